@@ -1,0 +1,1193 @@
+import { createRequire as __benchgateRequire } from 'node:module'; const require = __benchgateRequire(import.meta.url);
+
+// src/measure/micro/runner.ts
+import path from "node:path";
+
+// src/util/errors.ts
+function messageOf(error) {
+  if (error instanceof Error) return error.message;
+  return typeof error === "string" ? error : JSON.stringify(error) ?? String(error);
+}
+
+// node_modules/simple-statistics/dist/simple-statistics.mjs
+function quantileSorted(x2, p2) {
+  var idx = (x2.length - 1) * p2;
+  if (x2.length === 0) {
+    throw new Error("quantile requires at least one data point.");
+  } else if (p2 < 0 || p2 > 1) {
+    throw new Error("quantiles must be between 0 and 1");
+  } else if (p2 === 1) {
+    return x2[x2.length - 1];
+  } else if (p2 === 0) {
+    return x2[0];
+  } else if (idx % 1 !== 0) {
+    var lower = Math.floor(idx);
+    var upper = Math.ceil(idx);
+    var fraction = idx - lower;
+    return x2[lower] + fraction * (x2[upper] - x2[lower]);
+  } else {
+    return x2[idx];
+  }
+}
+function quickselect(arr, k2, left, right) {
+  left = left || 0;
+  right = right || arr.length - 1;
+  while (right > left) {
+    if (right - left > 600) {
+      var n2 = right - left + 1;
+      var m2 = k2 - left + 1;
+      var z3 = Math.log(n2);
+      var s2 = 0.5 * Math.exp(2 * z3 / 3);
+      var sd = 0.5 * Math.sqrt(z3 * s2 * (n2 - s2) / n2);
+      if (m2 - n2 / 2 < 0) {
+        sd *= -1;
+      }
+      var newLeft = Math.max(left, Math.floor(k2 - m2 * s2 / n2 + sd));
+      var newRight = Math.min(
+        right,
+        Math.floor(k2 + (n2 - m2) * s2 / n2 + sd)
+      );
+      quickselect(arr, k2, newLeft, newRight);
+    }
+    var t2 = arr[k2];
+    var i2 = left;
+    var j2 = right;
+    swap(arr, left, k2);
+    if (arr[right] > t2) {
+      swap(arr, left, right);
+    }
+    while (i2 < j2) {
+      swap(arr, i2, j2);
+      i2++;
+      j2--;
+      while (arr[i2] < t2) {
+        i2++;
+      }
+      while (arr[j2] > t2) {
+        j2--;
+      }
+    }
+    if (arr[left] === t2) {
+      swap(arr, left, j2);
+    } else {
+      j2++;
+      swap(arr, j2, right);
+    }
+    if (j2 <= k2) {
+      left = j2 + 1;
+    }
+    if (k2 <= j2) {
+      right = j2 - 1;
+    }
+  }
+}
+function swap(arr, i2, j2) {
+  var tmp = arr[i2];
+  arr[i2] = arr[j2];
+  arr[j2] = tmp;
+}
+function quantile(x2, p2) {
+  var copy = x2.slice();
+  if (Array.isArray(p2)) {
+    multiQuantileSelect(copy, p2);
+    var results = [];
+    for (var i2 = 0; i2 < p2.length; i2++) {
+      results[i2] = quantileSorted(copy, p2[i2]);
+    }
+    return results;
+  } else {
+    var idx = quantileIndex(copy.length, p2);
+    quantileSelect(copy, idx, 0, copy.length - 1);
+    return quantileSorted(copy, p2);
+  }
+}
+function quantileSelect(arr, k2, left, right) {
+  if (k2 % 1 === 0) {
+    quickselect(arr, k2, left, right);
+  } else {
+    k2 = Math.floor(k2);
+    quickselect(arr, k2, left, right);
+    quickselect(arr, k2 + 1, k2 + 1, right);
+  }
+}
+function multiQuantileSelect(arr, p2) {
+  var positions = /* @__PURE__ */ new Set();
+  for (var i2 = 0; i2 < p2.length; i2++) {
+    var idx = quantileIndex(arr.length, p2[i2]);
+    positions.add(Math.floor(idx));
+    positions.add(Math.ceil(idx));
+  }
+  var indices = Array.from(positions).sort(compare);
+  multiselect(arr, indices, 0, indices.length - 1, 0, arr.length - 1);
+}
+function multiselect(arr, indices, lo, hi, left, right) {
+  if (lo > hi) {
+    return;
+  }
+  var mid = lo + hi >> 1;
+  quickselect(arr, indices[mid], left, right);
+  multiselect(arr, indices, lo, mid - 1, left, indices[mid] - 1);
+  multiselect(arr, indices, mid + 1, hi, indices[mid] + 1, right);
+}
+function compare(a2, b) {
+  return a2 - b;
+}
+function quantileIndex(len, p2) {
+  var idx = (len - 1) * p2;
+  if (p2 === 1) {
+    return len - 1;
+  } else if (p2 === 0) {
+    return 0;
+  } else if (idx % 1 !== 0) {
+    return idx;
+  } else {
+    return idx;
+  }
+}
+function median(x2) {
+  return +quantile(x2, 0.5);
+}
+var BayesianClassifier = function BayesianClassifier2() {
+  this.totalCount = 0;
+  this.data = {};
+};
+BayesianClassifier.prototype.train = function train(item, category) {
+  if (!this.data[category]) {
+    this.data[category] = {};
+  }
+  for (var k2 in item) {
+    var v2 = item[k2];
+    if (this.data[category][k2] === void 0) {
+      this.data[category][k2] = {};
+    }
+    if (this.data[category][k2][v2] === void 0) {
+      this.data[category][k2][v2] = 0;
+    }
+    this.data[category][k2][v2]++;
+  }
+  this.totalCount++;
+};
+BayesianClassifier.prototype.score = function score(item) {
+  var odds = {};
+  var category;
+  for (var k2 in item) {
+    var v2 = item[k2];
+    for (category in this.data) {
+      if (odds[category] === void 0) {
+        odds[category] = {};
+      }
+      if (this.data[category][k2]) {
+        odds[category][k2 + "_" + v2] = (this.data[category][k2][v2] || 0) / this.totalCount;
+      } else {
+        odds[category][k2 + "_" + v2] = 0;
+      }
+    }
+  }
+  var oddsSums = {};
+  for (category in odds) {
+    oddsSums[category] = 0;
+    for (var combination in odds[category]) {
+      oddsSums[category] += odds[category][combination];
+    }
+  }
+  return oddsSums;
+};
+var g = 607 / 128;
+var LOGSQRT2PI = Math.log(Math.sqrt(2 * Math.PI));
+var SQRT_2PI$1 = Math.sqrt(2 * Math.PI);
+function cumulativeDistribution(z3) {
+  var sum = z3;
+  var tmp = z3;
+  for (var i2 = 1; i2 < 30; i2++) {
+    tmp *= z3 * z3 / (2 * i2 + 1);
+    sum += tmp;
+  }
+  return Math.round((0.5 + sum / SQRT_2PI$1 * Math.exp(-z3 * z3 / 2)) * 1e4) / 1e4;
+}
+var standardNormalTable = [];
+for (z = 0; z <= 3.09; z += 0.01) {
+  standardNormalTable.push(cumulativeDistribution(z));
+}
+var z;
+var SQRT_2PI = Math.sqrt(2 * Math.PI);
+var PerceptronModel = function PerceptronModel2() {
+  this.weights = [];
+  this.bias = 0;
+};
+PerceptronModel.prototype.predict = function predict(features) {
+  if (features.length !== this.weights.length) {
+    return null;
+  }
+  var score2 = 0;
+  for (var i2 = 0; i2 < this.weights.length; i2++) {
+    score2 += this.weights[i2] * features[i2];
+  }
+  score2 += this.bias;
+  if (score2 > 0) {
+    return 1;
+  } else {
+    return 0;
+  }
+};
+PerceptronModel.prototype.train = function train2(features, label) {
+  if (label !== 0 && label !== 1) {
+    return null;
+  }
+  if (features.length !== this.weights.length) {
+    this.weights = features.slice();
+    this.bias = 1;
+  }
+  var prediction = this.predict(features);
+  if (typeof prediction === "number" && prediction !== label) {
+    var gradient = label - prediction;
+    for (var i2 = 0; i2 < this.weights.length; i2++) {
+      this.weights[i2] += gradient * features[i2];
+    }
+    this.bias += gradient;
+  }
+  return this;
+};
+
+// node_modules/tinybench/dist/index.js
+var e = Object.freeze(() => {
+});
+var t = globalThis.Event;
+var n = class extends t {
+  get error() {
+    return this.#e;
+  }
+  get reason() {
+    return this.#t;
+  }
+  get task() {
+    return this.#n;
+  }
+  #e;
+  #t;
+  #n;
+  constructor(e2, t2, n2) {
+    super(e2), t2 != null && (this.#n = t2), typeof n2 == "string" ? this.#t = n2 : n2 != null && (this.#e = n2);
+  }
+};
+var r = (e2) => e2 !== null && (typeof e2 == "object" || typeof e2 == "function") && typeof e2.then == "function";
+var i = (async () => {
+}).constructor;
+var a = (e2) => typeof e2 == "function" && e2.constructor === i;
+var o = (t2) => {
+  if (t2 == null) return false;
+  if (a(t2)) return true;
+  try {
+    let n2 = t2(), i2 = r(n2);
+    if (i2) try {
+      n2.then(e).catch(e);
+    } catch {
+    }
+    return i2;
+  } catch {
+    return false;
+  }
+};
+var s = (e2, t2) => {
+  if (!e2) {
+    let e3 = Error.stackTraceLimit;
+    try {
+      Error.stackTraceLimit = 0;
+      let n2 = Error(t2);
+      throw Error.stackTraceLimit = e3, e3 !== 0 && Error.captureStackTrace(n2, s), n2;
+    } finally {
+      Error.stackTraceLimit = e3;
+    }
+  }
+};
+var c = (e2) => {
+  switch (typeof e2) {
+    case "function":
+      return Error(e2.name);
+    case "object":
+      if (e2 !== null) return e2 instanceof Error ? e2 : Error(e2.message ?? "");
+    case "undefined":
+      return Error();
+    case "string":
+      return Error(e2);
+    default:
+      return Error(String(e2));
+  }
+};
+var l = (e2) => Number(e2) / 1e6;
+var u = (e2) => Number(e2) * 1e6;
+var d = (e2) => e2;
+var f = (e2) => BigInt(Math.round(e2 * 1e6));
+function p(e2 = globalThis) {
+  let t2 = "unknown", n2 = "unknown";
+  if (e2.Bun || e2.process && e2.process.versions?.bun) {
+    t2 = "bun";
+    let r2 = e2.Bun?.version;
+    if (r2) n2 = r2;
+    else {
+      let t3 = e2.process?.versions?.bun;
+      t3 && (n2 = t3);
+    }
+  } else e2.Deno ? (t2 = "deno", n2 = e2.Deno.version?.deno ?? "unknown") : e2.process && e2.process.release?.name === "node" ? (t2 = "node", n2 = e2.process.versions?.node ?? "unknown") : e2.HermesInternal ? (t2 = "hermes", n2 = e2.HermesInternal.getRuntimeProperties?.()["OSS Release Version"] ?? "unknown") : m(e2) && e2.navigator.userAgent === "Cloudflare-Workers" ? t2 = "workerd" : m(e2) && e2.navigator.userAgent.toLowerCase().startsWith("quickjs-ng") ? (t2 = "quickjs-ng", n2 = e2.navigator.userAgent.split("/")[1] ?? "unknown") : typeof e2.Netlify == "object" ? t2 = "netlify" : typeof e2.EdgeRuntime == "string" ? t2 = "edge-light" : e2.__lagon__ ? t2 = "lagon" : e2.fastly ? t2 = "fastly" : e2.$262 && e2.lockdown && e2.AsyncDisposableStack ? t2 = "moddable" : e2.d8 ? (t2 = "v8", n2 = typeof e2.version == "function" ? e2.version() : "unknown") : e2.inIon && e2.performance && e2.performance.mozMemory ? t2 = "spidermonkey" : typeof e2.$ == "object" && e2.$ !== null && "IsHTMLDDA" in e2.$ ? t2 = "jsc" : e2.window && e2.navigator && (t2 = "browser");
+  return {
+    runtime: t2,
+    version: n2
+  };
+}
+function m(e2 = globalThis) {
+  return typeof e2.navigator == "object" && e2.navigator !== null && typeof e2.navigator.userAgent == "string";
+}
+var { runtime: h, version: g2 } = p();
+var _ = globalThis.performance.now.bind(globalThis.performance);
+var v = {
+  fn: _,
+  fromMs: d,
+  name: "performanceNow",
+  toMs: d
+};
+var y = globalThis.process?.hrtime?.bigint.bind(globalThis.process?.hrtime) ?? (() => {
+  throw Error("hrtime.bigint() is not supported in this JS environment");
+});
+var x = {
+  fn: y,
+  fromMs: f,
+  name: "hrtimeNow",
+  toMs: l
+};
+var S = globalThis.Bun?.nanoseconds;
+var C = S ? {
+  fn: S,
+  fromMs: u,
+  name: "bunNanoseconds",
+  toMs: l
+} : void 0;
+function w(e2) {
+  return {
+    fn: e2,
+    fromMs: d,
+    name: "custom",
+    toMs: d
+  };
+}
+var T = (e2 = h) => e2 === "bun" ? C : e2 === "deno" ? v : e2 === "node" ? x : v;
+var E = (e2) => {
+  switch (typeof e2) {
+    case "function":
+      return w(e2);
+    case "string":
+      switch (e2) {
+        case "auto":
+          return T();
+        case "bunNanoseconds":
+          return C ?? v;
+        case "hrtimeNow":
+          return x;
+        default:
+          return v;
+      }
+    case "object":
+      return e2 === null ? v : (s(D(e2), "Invalid Timestamp Provider object"), e2);
+    case "undefined":
+      return v;
+    default:
+      throw Error("Invalid value for 'timestampProvider' or 'now'");
+  }
+};
+function D(e2) {
+  return typeof e2 == "object" && !!e2 && typeof e2.fn == "function" && typeof e2.name == "string" && typeof e2.toMs == "function" && typeof e2.fromMs == "function";
+}
+var ee = async (e2) => {
+  let { fn: t2, iterations: n2, limit: r2, signal: i2, time: a2 = 0, timestampProvider: o2 = v } = e2, s2 = n2 === 0 ? r2 : Math.max(0, Math.min(r2, n2)), l2 = [], u2 = [], d2 = true, f2 = 0, p2 = Number.isFinite(a2) && a2 > 0, m2 = n2 > 0, h2 = 0, g3 = o2.fn, _2 = m2 ? p2 ? () => d2 && f2++ < n2 && (g3() < h2 || (d2 = false)) : () => d2 && f2++ < n2 : p2 ? () => d2 && (g3() < h2 || (d2 = false)) : () => d2, y2 = (e3) => {
+    d2 && u2.push(e3);
+  }, b = (e3) => {
+    l2.push(c(e3));
+  }, x2 = () => d2 = false;
+  if (i2) {
+    if (i2.aborted) return [];
+    i2.addEventListener("abort", x2);
+  }
+  let S2 = async () => {
+    for (; _2(); ) try {
+      y2(await t2());
+    } catch (e3) {
+      d2 = false, b(e3);
+      break;
+    }
+  };
+  try {
+    p2 && (h2 = g3() + o2.fromMs(a2));
+    let e3 = Array.from({ length: s2 }, () => S2());
+    await Promise.allSettled(e3);
+  } finally {
+    i2?.removeEventListener("abort", x2);
+  }
+  if (l2.length === 0) return u2;
+  throw l2.length === 1 ? l2[0] : AggregateError(l2, "Multiple errors occurred during concurrent execution");
+};
+var O = (e2, t2 = 5, n2 = 2) => {
+  if (e2 === Infinity) return "+\u221E";
+  if (e2 === -Infinity) return "-\u221E";
+  if (e2 !== e2) return "NaN";
+  let r2 = Math.abs(e2);
+  if (r2 >= 10 ** t2) return e2.toFixed();
+  if (r2 < 10 ** (t2 - n2)) return e2.toFixed(n2);
+  let i2 = Math.min(Math.max(0, t2 - (Math.floor(Math.log10(r2)) + 1)), n2);
+  return e2.toFixed(i2);
+};
+var te = (e2) => {
+  let t2 = e2.result.state;
+  return {
+    "Task name": e2.name,
+    ...t2 === "aborted-with-statistics" || t2 === "completed" ? {
+      "Latency avg (ns)": `${O(u(e2.result.latency.mean))} \xB1 ${O(e2.result.latency.rme)}%`,
+      "Latency med (ns)": `${O(u(e2.result.latency.p50))} \xB1 ${O(u(e2.result.latency.mad))}`,
+      "Throughput avg (ops/s)": `${Math.round(e2.result.throughput.mean).toString()} \xB1 ${O(e2.result.throughput.rme)}%`,
+      "Throughput med (ops/s)": `${Math.round(e2.result.throughput.p50).toString()} \xB1 ${Math.round(e2.result.throughput.mad).toString()}`,
+      Samples: e2.result.latency.samplesCount
+    } : t2 === "errored" ? {
+      Error: e2.result.error.message,
+      Stack: e2.result.error.stack ?? "N/A"
+    } : {
+      "Latency avg (ns)": "N/A",
+      "Latency med (ns)": "N/A",
+      "Throughput avg (ops/s)": "N/A",
+      "Throughput med (ops/s)": "N/A",
+      Samples: "N/A",
+      Remarks: t2
+    },
+    ...t2 === "aborted-with-statistics" && { Remarks: t2 }
+  };
+};
+var [k, ...A] = [
+  0.9999999999998099,
+  676.5203681218851,
+  -1259.1392167224028,
+  771.3234287776531,
+  -176.6150291621406,
+  12.507343278686905,
+  -0.13857109526572012,
+  9984369578019572e-21,
+  15056327351493116e-23
+];
+var j = (e2) => {
+  let t2 = k;
+  for (let n2 = 0; n2 < A.length; n2++) t2 += A[n2] / (e2 + n2);
+  return 0.5 * Math.log(2 * Math.PI) + (e2 - 0.5) * Math.log(e2 + 6.5) - (e2 + 6.5) + Math.log(t2);
+};
+var M = (e2, t2, n2) => {
+  let r2 = e2 + t2, i2 = e2 + 1, a2 = e2 - 1, o2 = 1, s2 = 1 - r2 * n2 / i2;
+  Math.abs(s2) < 1e-300 && (s2 = 1e-300), s2 = 1 / s2;
+  let c2 = s2;
+  for (let l2 = 1; l2 <= 300; l2++) {
+    let u2 = 2 * l2, d2 = l2 * (t2 - l2) * n2 / ((a2 + u2) * (e2 + u2));
+    s2 = 1 + d2 * s2, Math.abs(s2) < 1e-300 && (s2 = 1e-300), o2 = 1 + d2 / o2, Math.abs(o2) < 1e-300 && (o2 = 1e-300), s2 = 1 / s2, c2 *= s2 * o2, d2 = -(e2 + l2) * (r2 + l2) * n2 / ((e2 + u2) * (i2 + u2)), s2 = 1 + d2 * s2, Math.abs(s2) < 1e-300 && (s2 = 1e-300), o2 = 1 + d2 / o2, Math.abs(o2) < 1e-300 && (o2 = 1e-300), s2 = 1 / s2;
+    let f2 = s2 * o2;
+    if (c2 *= f2, Math.abs(f2 - 1) < 1e-16) break;
+  }
+  return c2;
+};
+var N = (e2) => {
+  let t2 = e2 > 0 ? e2 : 1, n2 = t2 / 2, r2 = 0.5, i2 = n2 < 12 ? j(n2 + 0.5) - j(n2) : 0.5 * Math.log(n2) - 1 / (8 * n2) + 1 / (192 * n2 ** 3) - 1 / (640 * n2 ** 5) + 0.00118582565234835 / n2 ** 7 - 0.00167977198469943 / n2 ** 9 + 0.00342404392538552 / n2 ** 11, a2 = 0.5 * Math.log(Math.PI), o2 = i2 - 0.5 * Math.log(t2 * Math.PI), s2 = (e3) => {
+    let o3 = e3 * e3, s3 = o3 / (t2 + o3), c3 = Math.exp(i2 - a2 + n2 * Math.log1p(-s3) + r2 * Math.log(s3));
+    return s3 <= 0.5 ? 1 - c3 * M(r2, n2, s3) / r2 : c3 * M(n2, r2, 1 - s3) / n2;
+  }, c2 = (e3) => o2 - (t2 + 1) / 2 * Math.log1p(e3 * e3 / t2), l2 = 1.959963984540054;
+  for (let e3 = 0; e3 < 30; e3++) {
+    let e4 = Math.exp(-c2(l2)), t3 = 0.5 * (s2(l2) - 0.05) * e4;
+    if (!Number.isFinite(t3)) break;
+    let n3 = l2 + t3;
+    if (!(n3 > 0)) break;
+    let r3 = Math.abs(t3);
+    if (l2 = n3, r3 <= 4e-16 * e4) break;
+  }
+  return l2;
+};
+var P = (e2) => Array.isArray(e2) && e2.length !== 0;
+function F(e2) {
+  let t2 = e2.length;
+  if (t2 < 1024) {
+    e2.sort(z2);
+    return;
+  }
+  let n2 = true, r2 = true, i2 = e2[0];
+  for (let a3 = 0; a3 < t2; a3++) {
+    let t3 = e2[a3];
+    if (!Number.isFinite(t3) || Object.is(t3, -0)) {
+      e2.sort(z2);
+      return;
+    }
+    (n2 || r2) && (n2 &&= t3 >= i2, r2 &&= t3 <= i2, i2 = t3);
+  }
+  if (n2) return;
+  if (r2) {
+    e2.reverse();
+    return;
+  }
+  let a2 = new Float64Array(e2).sort();
+  for (let n3 = 0; n3 < t2; n3++) e2[n3] = a2[n3];
+}
+var I = (e2) => {
+  let t2 = e2.length;
+  if (t2 === 1) return {
+    mean: e2[0],
+    vr: 0
+  };
+  let n2 = 0, r2 = 0, i2 = 0;
+  for (; i2 < t2; ) {
+    let t3 = e2[i2++], a2 = t3 - n2;
+    n2 += a2 / i2, r2 += a2 * (t3 - n2);
+  }
+  return {
+    mean: n2,
+    vr: r2 / (t2 - 1)
+  };
+};
+var L = (e2, t2) => {
+  let n2 = e2 + t2;
+  return Number.isFinite(n2) ? n2 / 2 : e2 / 2 + t2 / 2;
+};
+var R = (e2, t2) => {
+  let n2 = (e2.length - 1) * t2, r2 = Math.floor(n2), i2 = e2[r2];
+  if (n2 === r2) return i2;
+  let a2 = e2[r2 + 1];
+  if (i2 === a2) return i2;
+  let o2 = n2 - r2;
+  if (o2 === 0.5) return L(i2, a2);
+  let s2 = a2 - i2;
+  return Number.isFinite(s2) ? i2 + o2 * s2 : (1 - o2) * i2 + o2 * a2;
+};
+var z2 = (e2, t2) => e2 - t2;
+var B = (e2, t2) => {
+  let n2 = 0, r2 = e2.length, i2 = 0;
+  for (; i2 < r2; ) n2 += (Math.abs(e2[i2++] - t2) - n2) / i2;
+  return n2;
+};
+function V(e2, t2) {
+  let n2 = e2.length;
+  if (n2 === 1) return 0;
+  let r2 = n2 >> 1, i2 = n2 + 1 >> 1, a2 = 0, o2 = r2, s2, c2, l2, u2, d2, f2;
+  for (; a2 <= o2; ) {
+    if (s2 = a2 + o2 >> 1, c2 = i2 - s2, l2 = s2 === 0 ? -Infinity : t2 - e2[r2 - s2], d2 = s2 === r2 ? Infinity : t2 - e2[r2 - s2 - 1], u2 = c2 === 0 ? -Infinity : e2[r2 + c2 - 1] - t2, f2 = c2 === n2 - r2 ? Infinity : e2[r2 + c2] - t2, l2 <= f2 && u2 <= d2) return n2 & 1 ? Math.max(l2, u2) : L(Math.max(l2, u2), Math.min(d2, f2));
+    l2 > f2 ? o2 = s2 - 1 : a2 = s2 + 1;
+  }
+  return 0;
+}
+var H = (e2) => V(e2, R(e2, 0.5));
+function U(e2, t2 = false) {
+  let { mean: n2, vr: r2 } = I(e2), i2 = Math.sqrt(r2), a2 = i2 / Math.sqrt(e2.length), o2 = e2.length - 1, s2 = N(o2), c2 = a2 * s2, l2 = n2 === 0 ? Infinity : c2 / Math.abs(n2) * 100, u2 = R(e2, 0.5);
+  return {
+    aad: B(e2, n2),
+    critical: s2,
+    df: o2,
+    mad: V(e2, u2),
+    max: e2[o2],
+    mean: n2,
+    min: e2[0],
+    moe: c2,
+    p50: u2,
+    p75: R(e2, 0.75),
+    p99: R(e2, 0.99),
+    p995: R(e2, 0.995),
+    p999: R(e2, 0.999),
+    rme: l2,
+    samples: t2 ? e2 : void 0,
+    samplesCount: e2.length,
+    sd: i2,
+    sem: a2,
+    variance: r2
+  };
+}
+var W = (e2, t2) => {
+  let n2 = e2.length;
+  if (n2 < 10) return;
+  let r2 = 0;
+  for (let t3 of e2) t3 === 0 && r2++;
+  if (r2 * 2 > n2) return "zero-dominated";
+  let i2 = Math.max(3, Math.min(10, Math.floor(n2 / 1e3))), a2 = 1;
+  for (let t3 = 1; t3 < n2 && !(e2[t3] !== e2[t3 - 1] && (a2++, a2 >= i2)); t3++) ;
+  if (a2 < i2) return "low-distinct";
+  if (n2 > 100 && t2 === 0) return "zero-mad";
+};
+var K = (e2) => {
+  let t2;
+  for (let n2 = 0; n2 < e2.length; n2++) {
+    let r2 = e2[n2];
+    if (!(r2 <= 0) && (t2 ??= r2, e2[n2 + 1] === r2)) return r2;
+  }
+  return t2;
+};
+var q = (e2, t2 = {}) => {
+  let { estimator: n2 = "median", pairs: r2 = 1024, warmupPairs: i2 = 64 } = t2, { fn: a2, toMs: o2 } = e2;
+  if (!Number.isInteger(r2) || r2 <= 0) return 0;
+  if (Number.isInteger(i2) && i2 > 0) for (let e3 = 0; e3 < i2; e3++) {
+    let e4 = a2();
+    o2(a2() - e4);
+  }
+  let s2 = [];
+  for (let e3 = 0; e3 < r2; e3++) {
+    let e4 = a2(), t3 = o2(a2() - e4);
+    t3 > 0 && s2.push(t3);
+  }
+  return s2.length * 2 < r2 ? 0 : (s2.sort(z2), n2 === "min" ? s2[0] : R(s2, n2 === "p05" ? 0.05 : 0.5));
+};
+var ne = [
+  "afterAll",
+  "beforeAll",
+  "beforeEach",
+  "afterEach"
+];
+var re = ["not-started", "started"];
+var J = { state: "not-started" };
+var Y = { state: "aborted" };
+var ie = { state: "started" };
+var X = class extends EventTarget {
+  get detectedResolution() {
+    return this.#r;
+  }
+  get name() {
+    return this.#o;
+  }
+  get result() {
+    return {
+      ...this.#s,
+      runtime: this.#n.runtime,
+      runtimeVersion: this.#n.runtimeVersion,
+      timestampProviderName: this.#n.timestampProvider.name
+    };
+  }
+  get runs() {
+    return this.#l;
+  }
+  #e = false;
+  #t;
+  #n;
+  #r = void 0;
+  #i;
+  #a;
+  #o;
+  #s = J;
+  #c;
+  #l = 0;
+  #u;
+  #d;
+  #f;
+  #p;
+  constructor(e2, t2, n2, r2 = {}) {
+    super(), this.#n = e2, this.#o = t2, this.#i = n2, this.#a = r2, this.#t = r2.async ?? o(n2), this.#u = r2.signal, this.#c = r2.retainSamples ?? e2.retainSamples, this.#f = e2.timestampProvider, this.#d = e2.timestampProvider.fn, this.#p = e2.timestampProvider.toMs;
+    for (let e3 of ne) this.#a[e3] != null && s(typeof this.#a[e3] == "function", `'${e3}' must be a function if provided`);
+    this.reset(false), this.#u && (this.#u.aborted ? this.#v() : this.#u.addEventListener("abort", this.#v.bind(this), { once: true })), this.#n.signal && (this.#n.signal.aborted ? this.#v() : this.#n.signal.addEventListener("abort", this.#v.bind(this), { once: true }));
+  }
+  reset(e2 = true) {
+    this.#l = 0, this.#r = void 0, this.#s = this.#e ? Y : J, e2 && this.dispatchEvent(new n("reset", this));
+  }
+  async run() {
+    if (this.#s.state !== "not-started") return this;
+    this.#s = { state: "started" }, this.dispatchEvent(new n("start", this)), await this.#n.setup(this, "run");
+    let { error: e2, overriddenIndices: t2, samples: r2 } = await this.#m("run", this.#n.time, this.#n.iterations);
+    return await this.#n.teardown(this, "run"), this.#b({
+      error: e2,
+      latencySamples: r2,
+      overriddenIndices: t2
+    }), this;
+  }
+  runSync() {
+    if (this.#s.state !== "not-started") return this;
+    s(this.#n.concurrency === null, "Cannot use `concurrency` option when using `runSync`"), this.#s = ie, this.dispatchEvent(new n("start", this));
+    let e2 = this.#n.setup(this, "run");
+    s(!r(e2), "`setup` function must be sync when using `runSync()`");
+    let { error: t2, overriddenIndices: i2, samples: a2 } = this.#h("run", this.#n.time, this.#n.iterations), o2 = this.#n.teardown(this, "run");
+    return s(!r(o2), "`teardown` function must be sync when using `runSync()`"), this.#b({
+      error: t2,
+      latencySamples: a2,
+      overriddenIndices: i2
+    }), this;
+  }
+  async warmup() {
+    if (this.#s.state !== "not-started") return;
+    this.dispatchEvent(new n("warmup", this)), await this.#n.setup(this, "warmup");
+    let { error: e2 } = await this.#m("warmup", this.#n.warmupTime, this.#n.warmupIterations);
+    await this.#n.teardown(this, "warmup"), this.#y(e2);
+  }
+  warmupSync() {
+    if (this.#s.state !== "not-started") return;
+    this.dispatchEvent(new n("warmup", this));
+    let e2 = this.#n.setup(this, "warmup");
+    s(!r(e2), "`setup` function must be sync when using `runSync()`");
+    let { error: t2 } = this.#h("warmup", this.#n.warmupTime, this.#n.warmupIterations), i2 = this.#n.teardown(this, "warmup");
+    s(!r(i2), "`teardown` function must be sync when using `runSync()`"), this.#y(t2);
+  }
+  async #m(e2, t2, n2) {
+    try {
+      this.#a.beforeAll && await this.#a.beforeAll.call(this, e2);
+      let r2 = this.#n.concurrency !== "task", i2 = 0, a2 = [], o2 = /* @__PURE__ */ new Set(), s2 = async () => {
+        if (!this.#e) try {
+          this.#a.beforeEach != null && await this.#a.beforeEach.call(this, e2);
+          let { iterationCost: t3, overridden: n3, taskTime: s3 } = this.#t ? await this.#g(r2) : this.#_(r2), c2 = a2.push(s3) - 1;
+          n3 && o2.add(c2), r2 && (i2 += t3 ?? s3);
+        } finally {
+          this.#a.afterEach != null && await this.#a.afterEach.call(this, e2);
+        }
+      };
+      if (!r2) await ee({
+        fn: s2,
+        iterations: n2,
+        limit: Math.max(1, Math.floor(this.#n.threshold)),
+        signal: this.#u ?? this.#n.signal,
+        time: t2,
+        timestampProvider: this.#f
+      }), this.#l = a2.length;
+      else for (; (i2 < t2 || a2.length < n2) && !this.#e; ) await s2();
+      return this.#a.afterAll != null && await this.#a.afterAll.call(this, e2), P(a2) ? {
+        overriddenIndices: o2,
+        samples: a2
+      } : {};
+    } catch (e3) {
+      return { error: c(e3) };
+    }
+  }
+  #h(e2, t2, n2) {
+    try {
+      if (this.#a.beforeAll) {
+        let t3 = this.#a.beforeAll.call(this, e2);
+        s(!r(t3), "`beforeAll` function must be sync when using `runSync()`");
+      }
+      let i2 = 0, a2 = [], o2 = /* @__PURE__ */ new Set(), c2 = () => {
+        if (!this.#e) try {
+          if (this.#a.beforeEach) {
+            let t4 = this.#a.beforeEach.call(this, e2);
+            s(!r(t4), "`beforeEach` function must be sync when using `runSync()`");
+          }
+          let { iterationCost: t3, overridden: n3, taskTime: c3 } = this.#_(true), l2 = a2.push(c3) - 1;
+          n3 && o2.add(l2), i2 += t3 ?? c3;
+        } finally {
+          if (this.#a.afterEach) {
+            let t3 = this.#a.afterEach.call(this, e2);
+            s(!r(t3), "`afterEach` function must be sync when using `runSync()`");
+          }
+        }
+      };
+      for (; (i2 < t2 || a2.length < n2) && !this.#e; ) c2();
+      if (this.#a.afterAll) {
+        let t3 = this.#a.afterAll.call(this, e2);
+        s(!r(t3), "`afterAll` function must be sync when using `runSync()`");
+      }
+      return P(a2) ? {
+        overriddenIndices: o2,
+        samples: a2
+      } : {};
+    } catch (e3) {
+      return { error: c(e3) };
+    }
+  }
+  async #g(e2) {
+    let t2 = this.#d(), n2 = await this.#i.call(this), r2 = this.#p(this.#d() - t2), i2 = e2 ? Q(n2) : void 0, a2 = Z(n2);
+    return a2 === void 0 ? {
+      iterationCost: i2,
+      overridden: false,
+      taskTime: r2
+    } : {
+      iterationCost: i2,
+      overridden: true,
+      taskTime: a2
+    };
+  }
+  #_(e2) {
+    let t2 = this.#d(), n2 = this.#i.call(this), i2 = this.#p(this.#d() - t2);
+    s(!r(n2), "task function must be sync when using `runSync()`");
+    let a2 = e2 ? Q(n2) : void 0, o2 = Z(n2);
+    return o2 === void 0 ? {
+      iterationCost: a2,
+      overridden: false,
+      taskTime: i2
+    } : {
+      iterationCost: a2,
+      overridden: true,
+      taskTime: o2
+    };
+  }
+  #v() {
+    if (this.#e = true, re.includes(this.#s.state)) {
+      this.#s = Y;
+      let e2 = new n("abort", this);
+      this.dispatchEvent(e2), this.#n.dispatchEvent(e2);
+    }
+  }
+  #y(e2) {
+    if (e2) {
+      this.#s = {
+        state: "errored",
+        error: e2
+      };
+      let t2 = new n("error", this, e2);
+      if (this.dispatchEvent(t2), this.#n.dispatchEvent(t2), this.#n.throws) throw e2;
+    }
+  }
+  #b({ error: e2, latencySamples: t2, overriddenIndices: r2 }) {
+    if (P(t2)) {
+      this.#l = t2.length;
+      let e3 = this.#n.timerOverhead;
+      if (e3 !== void 0 && e3 > 0) for (let n2 = 0; n2 < t2.length; n2++) r2?.has(n2) || (t2[n2] = Math.max(0, t2[n2] - e3));
+      let i3 = (r2?.size ?? 0) > 0, a2 = i3 ? t2.filter((e4, t3) => !r2?.has(t3)) : t2;
+      F(t2);
+      let o2 = U(t2, this.#c), s2;
+      i3 ? P(a2) ? (F(a2), this.#r = K(a2), s2 = W(a2, H(a2))) : this.#r = void 0 : (this.#r = K(t2), s2 = W(t2, o2.mad));
+      let c2 = o2.mean, l2 = 0, u2 = [];
+      for (let e4 of t2) e4 === 0 ? u2.push(c2 === 0 ? 0 : 1e3 / c2) : (l2 += e4, u2.push(1e3 / e4));
+      F(u2);
+      let d2 = U(u2, this.#c);
+      if (this.#s = {
+        state: this.#e ? "aborted-with-statistics" : "completed",
+        latency: o2,
+        period: l2 / this.runs,
+        throughput: d2,
+        totalTime: l2
+      }, s2 !== void 0) {
+        let e4 = new n("warning", this, s2);
+        this.dispatchEvent(e4), this.#n.dispatchEvent(e4);
+      }
+    } else this.#e && (this.#s = Y);
+    if (e2) {
+      this.#s = {
+        state: "errored",
+        error: e2
+      };
+      let t3 = new n("error", this, e2);
+      if (this.dispatchEvent(t3), this.#n.dispatchEvent(t3), this.#n.throws) throw e2;
+    }
+    let i2 = new n("cycle", this);
+    this.dispatchEvent(i2), this.#n.dispatchEvent(i2), this.dispatchEvent(new n("complete", this));
+  }
+};
+function Z(e2) {
+  if (typeof e2 != "object" || !e2) return;
+  let t2 = e2;
+  if (!("overriddenDuration" in t2)) return;
+  let n2 = t2.overriddenDuration;
+  return typeof n2 == "number" && Number.isFinite(n2) && n2 >= 0 ? n2 : void 0;
+}
+function Q(e2) {
+  if (typeof e2 != "object" || !e2) return;
+  let t2 = e2;
+  try {
+    if (!("overriddenIterationCost" in t2)) return;
+    let e3 = t2.overriddenIterationCost;
+    return typeof e3 == "number" && Number.isFinite(e3) && e3 >= 0 ? e3 : void 0;
+  } catch {
+    return;
+  }
+}
+var $ = '`subtractTimerOverhead` cannot be used with `concurrency: "task"` \u2014 set `concurrency` to `null` or `"bench"`, or disable `subtractTimerOverhead`';
+var ae = class extends EventTarget {
+  concurrency;
+  iterations;
+  name;
+  now;
+  retainSamples;
+  runtime;
+  runtimeVersion;
+  setup;
+  signal;
+  subtractTimerOverhead;
+  teardown;
+  threshold;
+  throws;
+  time;
+  timerOverhead;
+  timestampProvider;
+  warmup;
+  warmupIterations;
+  warmupTime;
+  get results() {
+    return this.tasks.map((e2) => e2.result);
+  }
+  get tasks() {
+    return [...this.#e.values()];
+  }
+  #e = /* @__PURE__ */ new Map();
+  constructor(t2 = {}) {
+    super();
+    let { name: r2, ...i2 } = t2;
+    this.name = r2, this.runtime = h, this.runtimeVersion = g2, this.concurrency = i2.concurrency ?? null, this.threshold = i2.threshold ?? Infinity, this.time = i2.time ?? 1e3, this.iterations = i2.iterations ?? 64, s(i2.now === void 0 || i2.timestampProvider === void 0, "Cannot set both `now` and `timestampProvider` options"), this.timestampProvider = E(i2.now ?? i2.timestampProvider), this.now = () => this.timestampProvider.toMs(this.timestampProvider.fn()), this.warmup = i2.warmup ?? true, this.warmupIterations = i2.warmupIterations ?? 16, this.warmupTime = i2.warmupTime ?? 250, this.setup = i2.setup ?? e, this.teardown = i2.teardown ?? e, this.throws = i2.throws ?? false, i2.signal != null && (this.signal = i2.signal), this.retainSamples = i2.retainSamples === true, this.subtractTimerOverhead = i2.subtractTimerOverhead === true, s(!(this.subtractTimerOverhead && this.concurrency === "task"), $);
+    let a2 = this.subtractTimerOverhead ? q(this.timestampProvider) : void 0;
+    a2 != null && (this.timerOverhead = a2), this.signal && this.signal.addEventListener("abort", () => {
+      this.dispatchEvent(new n("abort"));
+    }, { once: true });
+  }
+  add(e2, t2, r2 = {}) {
+    if (this.#e.has(e2)) throw Error(`Task "${e2}" already exists`);
+    {
+      let i2 = new X(this, e2, t2, r2);
+      this.#e.set(e2, i2), this.dispatchEvent(new n("add", i2));
+    }
+    return this;
+  }
+  getTask(e2) {
+    return this.#e.get(e2);
+  }
+  remove(e2) {
+    let t2 = this.getTask(e2);
+    return t2 && (this.#e.delete(e2), this.dispatchEvent(new n("remove", t2))), this;
+  }
+  reset() {
+    for (let e2 of this.#e.values()) e2.reset();
+    this.dispatchEvent(new n("reset"));
+  }
+  async run() {
+    s(!(this.subtractTimerOverhead && this.concurrency === "task"), $), this.warmup && await this.#t(), this.dispatchEvent(new n("start"));
+    let e2 = [];
+    if (this.concurrency === "bench") {
+      let t2 = [];
+      for (let e3 of this.#e.values()) t2.push(e3.run());
+      e2 = await Promise.all(t2);
+    } else for (let t2 of this.#e.values()) e2.push(await t2.run());
+    return this.dispatchEvent(new n("complete")), e2;
+  }
+  runSync() {
+    s(this.concurrency === null, "Cannot use `concurrency` option when using `runSync`"), this.warmup && this.#n();
+    let e2 = [];
+    this.dispatchEvent(new n("start"));
+    for (let t2 of this.#e.values()) e2.push(t2.runSync());
+    return this.dispatchEvent(new n("complete")), e2;
+  }
+  table(e2 = te) {
+    return this.tasks.map(e2);
+  }
+  async #t() {
+    if (this.dispatchEvent(new n("warmup")), this.concurrency === "bench") {
+      let e2 = [];
+      for (let t2 of this.#e.values()) e2.push(t2.warmup());
+      await Promise.all(e2);
+    } else for (let e2 of this.#e.values()) await e2.warmup();
+  }
+  #n() {
+    this.dispatchEvent(new n("warmup"));
+    for (let e2 of this.#e.values()) e2.warmupSync();
+  }
+};
+
+// src/measure/micro/alternate.ts
+var SideFailure = class extends Error {
+  constructor(revision, cause) {
+    super(messageOf(cause));
+    this.revision = revision;
+  }
+  revision;
+};
+async function measureTask(id, sides, settings, fixedBatch, beat) {
+  const prepared = sides.map((side) => ({ ...side, isAsync: false, callMs: 0, runs: 0, timeMs: 0 }));
+  let batch = fixedBatch ?? 1;
+  let blocks = 0;
+  try {
+    for (const side of prepared) {
+      beat(side.revision);
+      await runHook(side, "beforeAll");
+      await probe(side);
+    }
+    const hasEachHooks = prepared.some((side) => side.opts.beforeEach || side.opts.afterEach);
+    const fastest = Math.min(...prepared.map((side) => side.callMs));
+    if (fixedBatch === void 0) batch = hasEachHooks ? 1 : Math.max(1, Math.ceil(settings.minSampleMs / Math.max(fastest, 1e-6)));
+    for (const side of prepared) side.batchFn = batchTask(side, batch);
+    const meanCallMs = prepared.reduce((sum, side) => sum + side.callMs, 0) / prepared.length;
+    const iterations = Math.min(1e4, Math.max(2, Math.round(settings.blockMs / (batch * Math.max(meanCallMs, 1e-6)))));
+    for (let k2 = 0; k2 < settings.warmupBlocks; k2++) await runBlock(order(prepared, k2), jitter(iterations));
+    for (const side of prepared) Object.assign(side, { runs: 0, timeMs: 0 });
+    const logRatios = [];
+    const started = performance.now();
+    const taskTime = prepared.length === 2 ? settings.taskTimeMs : settings.taskTimeMs / 2;
+    while (blocks < settings.minBlocks || performance.now() - started < taskTime) {
+      const periods = await runBlock(order(prepared, blocks), jitter(iterations));
+      blocks++;
+      if (prepared.length === 2) logRatios.push(Math.log(periods.get("base") / periods.get("head")));
+      beat();
+    }
+    const outcome = { id, batch, blocks };
+    for (const side of prepared) outcome[side.revision] = figures(side, batch);
+    if (logRatios.length) outcome.logRatio = median(logRatios);
+    return outcome;
+  } catch (error) {
+    if (error instanceof SideFailure) return { id, batch, blocks, error: { revision: error.revision, message: error.message } };
+    throw error;
+  } finally {
+    for (const side of prepared) await runHook(side, "afterAll").catch(() => void 0);
+  }
+}
+function jitter(iterations) {
+  return Math.max(2, Math.round(iterations * (0.5 + Math.random())));
+}
+function order(sides, k2) {
+  return k2 % 2 === 0 ? sides : [...sides].reverse();
+}
+async function runBlock(sides, iterations) {
+  const bench = new ae({ time: 0, iterations, warmup: false, throws: false, timestampProvider: "hrtimeNow" });
+  for (const side of sides) {
+    bench.add(side.revision, side.batchFn, { async: side.isAsync, beforeEach: side.opts.beforeEach, afterEach: side.opts.afterEach });
+  }
+  if (sides.some((side) => side.isAsync)) await bench.run();
+  else bench.runSync();
+  const periods = /* @__PURE__ */ new Map();
+  for (const side of sides) {
+    const task = bench.getTask(side.revision);
+    const result = task.result;
+    if (result.state === "errored") throw new SideFailure(side.revision, result.error);
+    if (result.state !== "completed") throw new SideFailure(side.revision, `tinybench ended the block in state '${result.state}'`);
+    side.runs += task.runs;
+    side.timeMs += result.totalTime;
+    periods.set(side.revision, result.period);
+  }
+  return periods;
+}
+function figures(side, batch) {
+  const calls = side.runs * batch;
+  return { calls, opsPerSec: side.timeMs > 0 ? calls / side.timeMs * 1e3 : Number.POSITIVE_INFINITY };
+}
+async function probe(side) {
+  try {
+    const first = side.fn();
+    side.isAsync = isThenable(first);
+    if (side.isAsync) await first;
+    const hooked = Boolean(side.opts.beforeEach || side.opts.afterEach);
+    const loop = hooked ? hookedLoop(side) : compileLoop(side.fn, side.isAsync);
+    side.loop = loop;
+    let count = 1;
+    for (; ; count *= 2) {
+      const start = performance.now();
+      await loop(count);
+      if (performance.now() - start >= 2 || count >= 1 << 22) break;
+    }
+    let best = Number.POSITIVE_INFINITY;
+    for (let i2 = 0; i2 < 8; i2++) {
+      const start = performance.now();
+      await loop(count);
+      best = Math.min(best, (performance.now() - start) / count);
+    }
+    side.callMs = best;
+  } catch (error) {
+    throw error instanceof SideFailure ? error : new SideFailure(side.revision, error);
+  }
+}
+function hookedLoop(side) {
+  return async (n2) => {
+    for (let i2 = 0; i2 < n2; i2++) {
+      await runHook(side, "beforeEach");
+      await side.fn();
+      await runHook(side, "afterEach");
+    }
+  };
+}
+async function runHook(side, hook) {
+  const fn = side.opts[hook];
+  if (!fn) return;
+  try {
+    await fn.call(void 0);
+  } catch (error) {
+    throw new SideFailure(side.revision, `${hook} hook: ${messageOf(error)}`);
+  }
+}
+function isThenable(value) {
+  return typeof value === "object" && value !== null && typeof value.then === "function";
+}
+function compileLoop(fn, isAsync) {
+  const body = isAsync ? "return async function benchgateLoop(n) { let last; for (let i = 0; i < n; i++) last = await fn(); sink.value = last; }" : "return function benchgateLoop(n) { let last; for (let i = 0; i < n; i++) last = fn(); sink.value = last; }";
+  return new Function("fn", "sink", body)(fn, sink);
+}
+function batchTask(side, batch) {
+  if (side.opts.beforeEach || side.opts.afterEach) return side.fn;
+  return new Function("loop", "n", "return function benchgateBatch() { return loop(n); }")(side.loop, batch);
+}
+var sink = { value: void 0 };
+
+// src/measure/micro/load.ts
+import { pathToFileURL } from "node:url";
+var CollectingBench = class extends ae {
+  declared = [];
+  add(name, fn, opts = {}) {
+    this.declared.push({ name, fn, opts });
+    return super.add(name, fn, opts);
+  }
+};
+var SHAPE = "export default { 'task name': () => work() }, or export default (bench) => { bench.add('task name', () => work()) }";
+async function loadBenchFile(file) {
+  const module = await import(pathToFileURL(file).href);
+  let exported = module.default;
+  if (isObject(exported) && exported.__esModule === true && "default" in exported) exported = exported.default;
+  let tasks;
+  if (typeof exported === "function") {
+    const bench = new CollectingBench();
+    await exported(bench);
+    tasks = bench.declared;
+  } else if (isObject(exported)) {
+    tasks = Object.entries(exported).map(([name, fn]) => {
+      if (typeof fn !== "function") throw new Error(`task '${name}' is ${fn === null ? "null" : typeof fn}, not a function`);
+      return { name, fn, opts: {} };
+    });
+  } else {
+    throw new Error(`its default export is ${exported === void 0 ? "missing" : typeof exported}; expected ${SHAPE}`);
+  }
+  if (tasks.length === 0) throw new Error(`it declares no tasks; expected ${SHAPE}`);
+  return tasks;
+}
+function isObject(value) {
+  return typeof value === "object" && value !== null;
+}
+
+// src/measure/micro/protocol.ts
+var ID_SEPARATOR = " > ";
+
+// src/measure/micro/runner.ts
+function send(message) {
+  return new Promise((resolve) => {
+    if (!process.send) return resolve();
+    process.send(message, void 0, {}, () => resolve());
+  });
+}
+var current = "loading bench files";
+async function runJob(job) {
+  const files = [];
+  const byId = /* @__PURE__ */ new Map();
+  for (const side of job.sides) {
+    for (const file of side.files) {
+      current = `loading ${file} (${side.revision})`;
+      try {
+        const tasks2 = await loadBenchFile(path.join(side.root, file));
+        files.push({ revision: side.revision, file, tasks: tasks2.map((task) => task.name) });
+        for (const task of tasks2) {
+          const id = `${file}${ID_SEPARATOR}${task.name}`;
+          const list = byId.get(id) ?? [];
+          list.push({ revision: side.revision, fn: task.fn, opts: task.opts });
+          byId.set(id, list);
+        }
+      } catch (error) {
+        files.push({ revision: side.revision, file, tasks: [], error: error instanceof Error && error.stack ? firstFrames(error) : messageOf(error) });
+      }
+    }
+  }
+  const tasks = [];
+  for (const [id, sides] of byId) {
+    if (job.skip.includes(id)) continue;
+    current = id;
+    await send({ type: "progress", id });
+    let lastBeat = 0;
+    const beat = (revision) => {
+      if (!revision && performance.now() - lastBeat < 250) return;
+      lastBeat = performance.now();
+      void send({ type: "progress", id, ...revision ? { revision } : {} });
+    };
+    tasks.push(await measureTask(id, sides, job.settings, job.batches[id], beat));
+  }
+  await send({ type: "result", files, tasks });
+}
+function firstFrames(error) {
+  return error.stack.split("\n").slice(0, 4).join("\n");
+}
+async function fatal(message) {
+  await send({ type: "fatal", message });
+  process.exit(1);
+}
+var doing = () => current.startsWith("loading") ? current : `running '${current}'`;
+process.on("uncaughtException", (error) => void fatal(`uncaught exception while ${doing()}: ${messageOf(error)}`));
+process.on("unhandledRejection", (error) => void fatal(`unhandled rejection while ${doing()}: ${messageOf(error)}`));
+process.once("message", (job) => {
+  runJob(job).then(
+    // Bench files may leave timers or sockets open: the result is sent, so leave now.
+    () => process.exit(0),
+    (error) => fatal(`error while ${doing()}: ${messageOf(error)}`)
+  );
+});

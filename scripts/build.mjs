@@ -1,0 +1,16 @@
+// Bundles each entry point into dist/: what npm and GitHub run is exactly this output.
+import { build } from 'esbuild';
+import { rmSync } from 'node:fs';
+
+rmSync('dist', { recursive: true, force: true });
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  legalComments: 'none',
+  logLevel: 'warning',
+  // CommonJS dependencies call require(); give the ESM bundle one.
+  banner: { js: "import { createRequire as __benchgateRequire } from 'node:module'; const require = __benchgateRequire(import.meta.url);" },
+};
+await build({ ...common, entryPoints: { cli: 'src/cli.ts', runner: 'src/measure/micro/runner.ts' }, outdir: 'dist' });

@@ -1,0 +1,47 @@
+// Builds a fixture's git history in a fresh temporary directory: base/ committed on main,
+// head/ laid over it and committed on feature (or left uncommitted with { commitHead: false }).
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, realpathSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const fixturesDir = fileURLToPath(new URL('../fixtures/', import.meta.url));
+
+/**
+ * @param {string} name fixture folder name
+ * @param {{ commitHead?: boolean, config?: string }} [options] config: text of a benchgate.yml written at both revisions
+ * @returns {string} the repository directory
+ */
+export function makeFixtureRepo(name, options = {}) {
+  const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), `benchgate-fixture-${name}-`)));
+  const git = (...args) => execFileSync('git', args, { cwd: dir, stdio: 'pipe' });
+  const env = ['-c', 'user.name=benchgate', '-c', 'user.email=benchgate@example.invalid', '-c', 'commit.gpgsign=false'];
+  git('init', '-q', '-b', 'main');
+  cpSync(path.join(fixturesDir, name, 'base'), dir, { recursive: true });
+  if (options.config !== undefined) cpSync(writeTemp(options.config), path.join(dir, 'benchgate.yml'));
+  git('add', '-A');
+  git(...env, 'commit', '-q', '-m', `${name}: base`);
+  git('checkout', '-q', '-b', 'feature');
+  cpSync(path.join(fixturesDir, name, 'head'), dir, { recursive: true });
+  if (options.commitHead !== false) {
+    git('add', '-A');
+    git(...env, 'commit', '-q', '-m', `${name}: head`);
+  }
+  return dir;
+}
+
+function writeTemp(text) {
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'benchgate-config-')), 'benchgate.yml');
+  execFileSync('sh', ['-c', 'cat > "$0"', file], { input: text });
+  return file;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const [name, ...rest] = process.argv.slice(2);
+  if (!name) {
+    console.error('usage: node scripts/fixture-repo.mjs <fixture> [--uncommitted]');
+    process.exit(2);
+  }
+  console.log(makeFixtureRepo(name, { commitHead: !rest.includes('--uncommitted') }));
+}

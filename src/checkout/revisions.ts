@@ -1,0 +1,147 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { UserError } from '../util/errors.js';
+import { runShell } from '../util/processes.js';
+import { git as defaultGit, GitError, type Git } from './git.js';
+import { detectInstall } from './install.js';
+
+export type RevisionLabel = 'base' | 'head';
+
+/** One side of the comparison, checked out, installed and built. */
+export interface Revision {
+  readonly label: RevisionLabel;
+  /** The ref as the user gave it, or "working tree". */
+  readonly ref: string;
+  readonly sha: string;
+  /** The project directory inside this revision's checkout: bench files, install and build live here. */
+  readonly root: string;
+  /** The temporary worktree benchgate created for it, if any. */
+  readonly worktree: string | undefined;
+  /** The working tree has uncommitted changes that are part of the measurement. */
+  readonly dirty: boolean;
+}
+
+export interface CheckoutOptions {
+  /** The project directory in the user's checkout (where benchgate.yml lives). */
+  cwd: string;
+  base: string;
+  /** A ref, or undefined for the working tree as it is (uncommitted changes included). */
+  head?: string | undefined;
+  install: string | false | undefined;
+  build: string | undefined;
+  log: (line: string) => void;
+  git?: Git;
+  commandTimeoutMs?: number;
+}
+
+export interface Checkout {
+  readonly base: Revision;
+  readonly head: Revision;
+  /** Remove the worktrees; synchronous so it can run from a signal handler. Safe to call twice. */
+  dispose(): void;
+}
+
+/**
+ * Check out base and head side by side: each revision other than the working
+ * tree gets a detached git worktree in a temporary directory; each is installed
+ * and built. On any failure the worktrees created so far are removed before the error propagates.
+ */
+export async function checkout(options: CheckoutOptions): Promise<Checkout> {
+  const run = options.git ?? defaultGit;
+  const repoRoot = await findRepoRoot(run, options.cwd);
+  const projectDir = path.relative(repoRoot, realpathSync(options.cwd));
+  const baseSha = await resolveRef(run, repoRoot, options.base, '--base');
+  const headSha = options.head === undefined ? await resolveRef(run, repoRoot, 'HEAD', 'HEAD') : await resolveRef(run, repoRoot, options.head, '--head');
+
+  const temp = mkdtempSync(path.join(os.tmpdir(), 'benchgate-'));
+  const created: string[] = [];
+  const dispose = () => removeWorktrees(repoRoot, created, temp);
+  try {
+    const addWorktree = async (label: RevisionLabel, sha: string): Promise<string> => {
+      const dir = path.join(temp, label);
+      await run(['worktree', 'add', '--detach', '--force', dir, sha], repoRoot);
+      created.push(dir);
+      return dir;
+    };
+    const baseTree = await addWorktree('base', baseSha);
+    const base: Revision = { label: 'base', ref: options.base, sha: baseSha, root: path.join(baseTree, projectDir), worktree: baseTree, dirty: false };
+    let head: Revision;
+    if (options.head === undefined) {
+      const status = await run(['status', '--porcelain', '--untracked-files=normal', '--', '.'], options.cwd);
+      head = { label: 'head', ref: 'working tree', sha: headSha, root: realpathSync(options.cwd), worktree: undefined, dirty: status.length > 0 };
+    } else {
+      const headTree = await addWorktree('head', headSha);
+      head = { label: 'head', ref: options.head, sha: headSha, root: path.join(headTree, projectDir), worktree: headTree, dirty: false };
+    }
+    for (const revision of [base, head]) await prepare(revision, options);
+    return { base, head, dispose };
+  } catch (error) {
+    dispose();
+    throw error;
+  }
+}
+
+async function findRepoRoot(run: Git, cwd: string): Promise<string> {
+  try {
+    return realpathSync(await run(['rev-parse', '--show-toplevel'], cwd));
+  } catch (error) {
+    if (error instanceof GitError) throw new UserError(`${cwd} is not inside a git repository: benchgate compares git revisions.`);
+    throw error;
+  }
+}
+
+async function resolveRef(run: Git, repoRoot: string, ref: string, flag: string): Promise<string> {
+  if (ref.startsWith('-')) throw new UserError(`${flag} '${ref}' is not a git revision.`);
+  try {
+    return await run(['rev-parse', '--verify', '--end-of-options', `${ref}^{commit}`], repoRoot);
+  } catch (error) {
+    if (!(error instanceof GitError)) throw error;
+    const hint = flag === 'HEAD' ? 'Make a first commit.' : `Check the name, or fetch it first (e.g. git fetch origin ${ref}).`;
+    throw new UserError(`${flag} '${ref}' does not resolve to a commit in ${repoRoot}. ${hint}`);
+  }
+}
+
+/** Install and build one revision; the working tree is built but never re-installed (it is the user's). */
+async function prepare(revision: Revision, options: CheckoutOptions): Promise<void> {
+  const describe = `${revision.label} (${revision.ref} @ ${revision.sha.slice(0, 7)})`;
+  if (!existsSync(revision.root)) {
+    throw new UserError(`The project directory ${path.basename(revision.root)} does not exist in ${describe}.`);
+  }
+  const install = revision.worktree === undefined ? undefined : options.install === undefined ? detectInstall(revision.root) : options.install || undefined;
+  for (const [step, command] of [
+    ['install', install],
+    ['build', options.build],
+  ] as const) {
+    if (!command) continue;
+    options.log(`${step} ${revision.label}: ${command}`);
+    const started = Date.now();
+    const result = await runShell(command, { cwd: revision.root, timeoutMs: options.commandTimeoutMs ?? 15 * 60_000 });
+    if (result.code !== 0) {
+      const how = result.timedOut ? 'timed out' : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
+      throw new UserError(`The ${step} of ${describe} failed: \`${command}\` ${how} in ${revision.root}.\nLast lines of its output:\n${indent(result.tail.lines(20))}`);
+    }
+    options.log(`${step} ${revision.label}: done in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+  }
+}
+
+function indent(text: string): string {
+  return text ? text.split('\n').map((line) => `  ${line}`).join('\n') : '  (no output)';
+}
+
+function removeWorktrees(repoRoot: string, dirs: string[], temp: string): void {
+  for (const dir of dirs.splice(0)) {
+    try {
+      execFileSync('git', ['worktree', 'remove', '--force', '--force', dir], { cwd: repoRoot, stdio: 'ignore' });
+    } catch {
+      // removed by hand below; prune drops git's record of it
+    }
+  }
+  rmSync(temp, { recursive: true, force: true });
+  try {
+    execFileSync('git', ['worktree', 'prune'], { cwd: repoRoot, stdio: 'ignore' });
+  } catch {
+    // nothing to prune
+  }
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env node
+import { fileURLToPath } from 'node:url';
+import manifest from '../package.json' with { type: 'json' };
+import { main } from './cli/main.js';
+
+main(process.argv.slice(2), {
+  cwd: process.cwd(),
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+  runnerPath: fileURLToPath(new URL('./runner.js', import.meta.url)),
+  version: manifest.version,
+}).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`benchgate: unexpected failure: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exitCode = 2;
+  },
+);

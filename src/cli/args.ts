@@ -1,0 +1,105 @@
+import { parseArgs } from 'node:util';
+import type { Isolation } from '../config/types.js';
+import { parseDuration } from '../config/units.js';
+import { UserError } from '../util/errors.js';
+
+export const USAGE = `Usage: benchgate compare --base <ref> [options]
+
+Compare the micro-benchmarks of two git revisions and fail when a budget is broken.
+
+Options:
+  --base <ref>          revision to compare against (required), e.g. main or a sha
+  --head <ref>          revision to test (default: the working tree, uncommitted changes included)
+  --config <file>       config file (default: benchgate.yml in the current directory)
+  --json <file>         write the report as JSON
+  --markdown <file>     write the report as markdown (for a PR comment)
+  --rounds <n>          benchmark processes to run (default 10, or benchgate.yml's rounds)
+  --time-limit <d>      upper bound on measuring, e.g. 90s or 5m (default 5m)
+  --isolation <mode>    alternate (default) or process
+  --no-color            plain output even on a terminal
+  -h, --help            show this help
+  -v, --version         show the version
+
+Exit codes: 0 every budget holds, 1 a budget is broken, 2 an error.`;
+
+export type Command =
+  | { kind: 'help' }
+  | { kind: 'version' }
+  | {
+      kind: 'compare';
+      base: string;
+      head: string | undefined;
+      config: string | undefined;
+      json: string | undefined;
+      markdown: string | undefined;
+      rounds: number | undefined;
+      timeLimitMs: number | undefined;
+      isolation: Isolation | undefined;
+      color: boolean | undefined;
+    };
+
+/** Parse the command line strictly: an unknown flag or a bad value is an error naming it. */
+export function parseCommand(argv: readonly string[]): Command {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        base: { type: 'string' },
+        head: { type: 'string' },
+        config: { type: 'string' },
+        json: { type: 'string' },
+        markdown: { type: 'string' },
+        rounds: { type: 'string' },
+        'time-limit': { type: 'string' },
+        isolation: { type: 'string' },
+        'no-color': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      },
+    });
+  } catch (error) {
+    throw new UserError(`${(error as Error).message}\n\n${USAGE}`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { kind: 'help' };
+  if (values.version) return { kind: 'version' };
+  if (positionals.length === 0) return { kind: 'help' };
+  if (positionals[0] !== 'compare' || positionals.length > 1) {
+    throw new UserError(`Unknown command '${positionals.join(' ')}': the command is 'compare'.\n\n${USAGE}`);
+  }
+  if (!values.base) throw new UserError(`--base is required: the revision to compare against, e.g. --base main.\n\n${USAGE}`);
+  return {
+    kind: 'compare',
+    base: values.base,
+    head: values.head,
+    config: values.config,
+    json: values.json,
+    markdown: values.markdown,
+    rounds: values.rounds === undefined ? undefined : parseRounds(values.rounds),
+    timeLimitMs: values['time-limit'] === undefined ? undefined : parseFlagDuration(values['time-limit']),
+    isolation: values.isolation === undefined ? undefined : parseIsolation(values.isolation),
+    color: values['no-color'] ? false : undefined,
+  };
+}
+
+function parseRounds(text: string): number {
+  const rounds = Number(text);
+  if (!Number.isInteger(rounds) || rounds < 2 || rounds > 500) throw new UserError(`--rounds '${text}' is not a whole number from 2 to 500.`);
+  return rounds;
+}
+
+function parseFlagDuration(text: string): number {
+  try {
+    return parseDuration(text);
+  } catch {
+    throw new UserError(`--time-limit '${text}' is not a duration like 90s or 5m.`);
+  }
+}
+
+function parseIsolation(text: string): Isolation {
+  if (text === 'alternate' || text === 'process') return text;
+  throw new UserError(`--isolation '${text}' is not alternate or process.`);
+}

@@ -1,0 +1,121 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { formatDuration } from '../config/units.js';
+import { errorReport, runGate } from '../gate.js';
+import type { MeasureProgress } from '../measure/types.js';
+import { renderMarkdown } from '../report/markdown.js';
+import type { Report } from '../report/model.js';
+import { renderTerminal } from '../report/terminal.js';
+import { messageOf, UserError } from '../util/errors.js';
+import { killAll } from '../util/processes.js';
+import { parseCommand, USAGE, type Command } from './args.js';
+
+export interface CliIo {
+  cwd: string;
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  env: NodeJS.ProcessEnv;
+  runnerPath: string;
+  version: string;
+}
+
+const EXIT = { pass: 0, fail: 1, error: 2 } as const;
+
+/** Run the CLI; resolves to the exit code. */
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  let command: Command;
+  try {
+    command = parseCommand(argv);
+  } catch (error) {
+    io.stderr.write(`benchgate: ${messageOf(error)}\n`);
+    return EXIT.error;
+  }
+  if (command.kind === 'help') {
+    io.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (command.kind === 'version') {
+    io.stdout.write(`${io.version}\n`);
+    return 0;
+  }
+  const color = command.color ?? (Boolean(io.stdout.isTTY) && !io.env.NO_COLOR && io.env.TERM !== 'dumb');
+  const progress = progressPrinter(io.stderr);
+  const cleanups = new Set<() => void>();
+  const onSignal = (signal: NodeJS.Signals) => {
+    progress.done();
+    io.stderr.write(`\nbenchgate: ${signal} received: stopping benchmark processes and removing worktrees\n`);
+    killAll();
+    for (const cleanup of cleanups) cleanup();
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  let report: Report;
+  try {
+    report = await runGate({
+      cwd: io.cwd,
+      base: command.base,
+      head: command.head,
+      configFile: command.config,
+      overrides: { rounds: command.rounds, timeLimitMs: command.timeLimitMs, isolation: command.isolation },
+      runnerPath: io.runnerPath,
+      toolVersion: io.version,
+      log: (line) => progress.log(line),
+      onProgress: (p) => progress.update(p),
+      onCleanup: (cleanup) => {
+        cleanups.add(cleanup);
+        return () => cleanups.delete(cleanup);
+      },
+    });
+  } catch (error) {
+    killAll();
+    const message = error instanceof UserError ? error.message : error instanceof Error ? (error.stack ?? error.message) : messageOf(error);
+    report = errorReport(message, io.version);
+  } finally {
+    progress.done();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  io.stdout.write(`${renderTerminal(report, { color })}\n`);
+  try {
+    if (command.json) write(io.cwd, command.json, `${JSON.stringify(report, null, 2)}\n`);
+    if (command.markdown) write(io.cwd, command.markdown, renderMarkdown(report));
+  } catch (error) {
+    io.stderr.write(`benchgate: could not write the report: ${messageOf(error)}\n`);
+    return EXIT.error;
+  }
+  return EXIT[report.verdict];
+}
+
+function write(cwd: string, file: string, text: string): void {
+  const target = path.resolve(cwd, file);
+  mkdirSync(path.dirname(target), { recursive: true });
+  writeFileSync(target, text);
+}
+
+/** Log lines and a progress line on stderr: rewritten in place on a terminal, one line per round elsewhere. */
+function progressPrinter(stream: NodeJS.WriteStream) {
+  let pending = false;
+  const clear = () => {
+    if (pending && stream.isTTY) stream.write('\r\x1b[K');
+    pending = false;
+  };
+  return {
+    log(line: string) {
+      clear();
+      stream.write(`benchgate: ${line}\n`);
+    },
+    update(p: MeasureProgress) {
+      const left = p.round > 1 ? ` · ~${formatDuration(p.remainingMs)} left` : '';
+      const text = `benchgate: round ${p.round} of ${p.rounds} · ${formatDuration(p.elapsedMs)} elapsed${left}`;
+      if (stream.isTTY) {
+        clear();
+        stream.write(text);
+        pending = true;
+      } else {
+        stream.write(`${text}\n`);
+      }
+    },
+    done: clear,
+  };
+}

@@ -1,0 +1,25 @@
+/** Parsers for the unit-bearing strings of the config ("5%", "30s"); the schema has already checked their form. */
+
+/** "5%" → 0.05 */
+export function parsePercent(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)%$/.exec(text.trim());
+  if (!match) throw new RangeError(`'${text}' is not a percentage like 5%`);
+  return Number(match[1]) / 100;
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
+
+/** "500ms" → 500, "2s" → 2000, "1.5m" → 90000 */
+export function parseDuration(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(text.trim());
+  if (!match) throw new RangeError(`'${text}' is not a duration like 500ms, 30s or 2m`);
+  return Number(match[1]) * UNIT_MS[match[2]!]!;
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)}s`;
+  const minutes = Math.floor(ms / 60_000);
+  const seconds = Math.round((ms % 60_000) / 1000);
+  return seconds ? `${minutes}m${String(seconds).padStart(2, '0')}s` : `${minutes}m`;
+}

@@ -1,0 +1,204 @@
+import { median } from 'simple-statistics';
+import { Bench, type Fn, type FnOptions } from 'tinybench';
+import type { RevisionLabel } from '../../checkout/revisions.js';
+import { messageOf } from '../../util/errors.js';
+import type { MeasureSettings, SideFigures, TaskOutcome } from './protocol.js';
+
+/** One revision's version of a task, inside a benchmark process. */
+export interface SideTask {
+  revision: RevisionLabel;
+  fn: Fn;
+  opts: FnOptions;
+}
+
+/** Reports that the process is alive and what it is running. */
+export type Heartbeat = (revision?: RevisionLabel) => void;
+
+class SideFailure extends Error {
+  constructor(
+    readonly revision: RevisionLabel,
+    cause: unknown,
+  ) {
+    super(messageOf(cause));
+  }
+}
+
+interface Prepared extends SideTask {
+  isAsync: boolean;
+  /** Wall time of one call, from a growing loop; only sizes batches and blocks. */
+  callMs: number;
+  loop?: Loop;
+  batchFn?: Fn;
+  runs: number;
+  timeMs: number;
+}
+
+/**
+ * Measure one task in this process: with two sides, alternate short timed
+ * blocks of base and head (order swapped every block) and take the median of
+ * the per-block log ratios; with one side, time it alone. tinybench times every
+ * sample; a sample is a batch of calls sized so tinybench's own per-call cost is negligible.
+ */
+export async function measureTask(id: string, sides: SideTask[], settings: MeasureSettings, fixedBatch: number | undefined, beat: Heartbeat): Promise<TaskOutcome> {
+  const prepared: Prepared[] = sides.map((side) => ({ ...side, isAsync: false, callMs: 0, runs: 0, timeMs: 0 }));
+  let batch = fixedBatch ?? 1;
+  let blocks = 0;
+  try {
+    for (const side of prepared) {
+      beat(side.revision);
+      await runHook(side, 'beforeAll');
+      await probe(side);
+    }
+    const hasEachHooks = prepared.some((side) => side.opts.beforeEach || side.opts.afterEach);
+    const fastest = Math.min(...prepared.map((side) => side.callMs));
+    // Hooks run once per sample, so a task with beforeEach/afterEach is timed one call per sample.
+    if (fixedBatch === undefined) batch = hasEachHooks ? 1 : Math.max(1, Math.ceil(settings.minSampleMs / Math.max(fastest, 1e-6)));
+    for (const side of prepared) side.batchFn = batchTask(side, batch);
+    const meanCallMs = prepared.reduce((sum, side) => sum + side.callMs, 0) / prepared.length;
+    const iterations = Math.min(10_000, Math.max(2, Math.round(settings.blockMs / (batch * Math.max(meanCallMs, 1e-6)))));
+
+    for (let k = 0; k < settings.warmupBlocks; k++) await runBlock(order(prepared, k), jitter(iterations));
+    for (const side of prepared) Object.assign(side, { runs: 0, timeMs: 0 });
+    const logRatios: number[] = [];
+    const started = performance.now();
+    const taskTime = prepared.length === 2 ? settings.taskTimeMs : settings.taskTimeMs / 2;
+    while (blocks < settings.minBlocks || performance.now() - started < taskTime) {
+      const periods = await runBlock(order(prepared, blocks), jitter(iterations));
+      blocks++;
+      if (prepared.length === 2) logRatios.push(Math.log(periods.get('base')! / periods.get('head')!));
+      beat();
+    }
+    const outcome: TaskOutcome = { id, batch, blocks };
+    for (const side of prepared) outcome[side.revision] = figures(side, batch);
+    if (logRatios.length) outcome.logRatio = median(logRatios);
+    return outcome;
+  } catch (error) {
+    if (error instanceof SideFailure) return { id, batch, blocks, error: { revision: error.revision, message: error.message } };
+    throw error;
+  } finally {
+    for (const side of prepared) await runHook(side, 'afterAll').catch(() => undefined);
+  }
+}
+
+/**
+ * Blocks of random length (0.5x to 1.5x, the same for both sides of a block):
+ * with a fixed length, periodic events such as garbage collections phase-lock
+ * with the AB BA schedule and land on the same side every time, a bias of tens
+ * of percent between identical code. Random lengths spread them by time share.
+ */
+function jitter(iterations: number): number {
+  return Math.max(2, Math.round(iterations * (0.5 + Math.random())));
+}
+
+/** Block k runs the sides in declared order when k is even and reversed when odd (AB BA AB ...). */
+function order(sides: Prepared[], k: number): Prepared[] {
+  return k % 2 === 0 ? sides : [...sides].reverse();
+}
+
+/** One block: a short tinybench run of each side, `iterations` samples each. Returns ms per sample by revision. */
+async function runBlock(sides: Prepared[], iterations: number): Promise<Map<RevisionLabel, number>> {
+  const bench = new Bench({ time: 0, iterations, warmup: false, throws: false, timestampProvider: 'hrtimeNow' });
+  for (const side of sides) {
+    bench.add(side.revision, side.batchFn!, { async: side.isAsync, beforeEach: side.opts.beforeEach, afterEach: side.opts.afterEach });
+  }
+  if (sides.some((side) => side.isAsync)) await bench.run();
+  else bench.runSync();
+  const periods = new Map<RevisionLabel, number>();
+  for (const side of sides) {
+    const task = bench.getTask(side.revision)!;
+    const result = task.result;
+    if (result.state === 'errored') throw new SideFailure(side.revision, result.error);
+    if (result.state !== 'completed') throw new SideFailure(side.revision, `tinybench ended the block in state '${result.state}'`);
+    side.runs += task.runs;
+    side.timeMs += result.totalTime;
+    periods.set(side.revision, result.period);
+  }
+  return periods;
+}
+
+function figures(side: Prepared, batch: number): SideFigures {
+  const calls = side.runs * batch;
+  return { calls, opsPerSec: side.timeMs > 0 ? (calls / side.timeMs) * 1000 : Number.POSITIVE_INFINITY };
+}
+
+/**
+ * Warm a side up and learn how long a call takes: its own compiled loop runs
+ * 1, 2, 4, ... calls until one run lasts 2 ms, then a few more runs at that size;
+ * the fastest of those gives the per-call time. This sizes the batches and
+ * blocks; it is not a measurement (that is tinybench's job, in the blocks).
+ */
+async function probe(side: Prepared): Promise<void> {
+  try {
+    const first = side.fn();
+    side.isAsync = isThenable(first);
+    if (side.isAsync) await first;
+    const hooked = Boolean(side.opts.beforeEach || side.opts.afterEach);
+    const loop = hooked ? hookedLoop(side) : compileLoop(side.fn, side.isAsync);
+    side.loop = loop;
+    let count = 1;
+    for (; ; count *= 2) {
+      const start = performance.now();
+      await loop(count);
+      if (performance.now() - start >= 2 || count >= 1 << 22) break;
+    }
+    let best = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < 8; i++) {
+      const start = performance.now();
+      await loop(count);
+      best = Math.min(best, (performance.now() - start) / count);
+    }
+    side.callMs = best;
+  } catch (error) {
+    throw error instanceof SideFailure ? error : new SideFailure(side.revision, error);
+  }
+}
+
+/** A probe loop that runs the task's per-call hooks around each call, as tinybench would. */
+function hookedLoop(side: Prepared): Loop {
+  return async (n) => {
+    for (let i = 0; i < n; i++) {
+      await runHook(side, 'beforeEach');
+      await side.fn();
+      await runHook(side, 'afterEach');
+    }
+  };
+}
+
+async function runHook(side: Prepared, hook: 'beforeAll' | 'afterAll' | 'beforeEach' | 'afterEach'): Promise<void> {
+  const fn = side.opts[hook];
+  if (!fn) return;
+  try {
+    // tinybench calls hooks with the task as `this`; a probe has no task, and hooks written for tinybench rarely need one.
+    await (fn as () => unknown).call(undefined);
+  } catch (error) {
+    throw new SideFailure(side.revision, `${hook} hook: ${messageOf(error)}`);
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+type Loop = (n: number) => unknown;
+
+/**
+ * A loop of n calls as a freshly compiled function, so each side has its own
+ * inline caches and optimised code: a loop shared by both revisions would see
+ * both functions at one call site and optimise both worse than either alone.
+ * The probe warms up this same loop that the timed batches then run.
+ */
+function compileLoop(fn: Fn, isAsync: boolean): Loop {
+  const body = isAsync
+    ? 'return async function benchgateLoop(n) { let last; for (let i = 0; i < n; i++) last = await fn(); sink.value = last; }'
+    : 'return function benchgateLoop(n) { let last; for (let i = 0; i < n; i++) last = fn(); sink.value = last; }';
+  return new Function('fn', 'sink', body)(fn, sink) as Loop;
+}
+
+/** One timed sample: `batch` calls of the side's loop (or the bare task when hooks must run per call). */
+function batchTask(side: Prepared, batch: number): Fn {
+  if (side.opts.beforeEach || side.opts.afterEach) return side.fn;
+  return new Function('loop', 'n', 'return function benchgateBatch() { return loop(n); }')(side.loop, batch) as Fn;
+}
+
+/** Where loop results go, so the optimiser cannot drop calls whose result is unused. */
+const sink: { value: unknown } = { value: undefined };

@@ -1,0 +1,68 @@
+/**
+ * The messages between benchgate and a benchmark process (dist/runner.js),
+ * sent over the IPC channel so bench files may print to stdout freely.
+ */
+import type { RevisionLabel } from '../../checkout/revisions.js';
+
+/** Between a bench file's path and a task's name in a benchmark id: `bench/ids.bench.js > uuid v4`. */
+export const ID_SEPARATOR = ' > ';
+
+export interface SideJob {
+  revision: RevisionLabel;
+  /** The revision's project directory. */
+  root: string;
+  /** Bench files relative to root, with forward slashes. */
+  files: string[];
+}
+
+export interface MeasureSettings {
+  /** Measuring time per task, both revisions together, in ms. */
+  taskTimeMs: number;
+  /** Time of one side's part of a block, in ms. */
+  blockMs: number;
+  /** Blocks run and discarded before measuring, per task. */
+  warmupBlocks: number;
+  /** The shortest timed sample (one batch of calls), in ms, so tinybench's per-call overhead stays small. */
+  minSampleMs: number;
+  /** The fewest blocks per task, however slow the task. */
+  minBlocks: number;
+}
+
+export interface MicroJob {
+  /** Sides in import order; one side in `process` isolation. */
+  sides: SideJob[];
+  settings: MeasureSettings;
+  /** Calls per timed sample, by benchmark id, fixed by the first round. */
+  batches: Record<string, number>;
+  /** Benchmark ids not to run (they hung or crashed a process before). */
+  skip: string[];
+}
+
+export interface FileLoad {
+  revision: RevisionLabel;
+  file: string;
+  tasks: string[];
+  error?: string;
+}
+
+export interface SideFigures {
+  opsPerSec: number;
+  /** Calls timed in this process. */
+  calls: number;
+}
+
+export interface TaskOutcome {
+  id: string;
+  batch: number;
+  blocks: number;
+  base?: SideFigures;
+  head?: SideFigures;
+  /** Median over blocks of ln(head ops/s / base ops/s), when both sides ran in this process. */
+  logRatio?: number;
+  error?: { revision: RevisionLabel; message: string };
+}
+
+export type RunnerMessage =
+  | { type: 'progress'; id: string; revision?: RevisionLabel }
+  | { type: 'result'; files: FileLoad[]; tasks: TaskOutcome[] }
+  | { type: 'fatal'; message: string };

@@ -1,0 +1,209 @@
+import type { Isolation } from '../../config/types.js';
+import type { Revision } from '../../checkout/revisions.js';
+import { familyConfidence } from '../../stats/compare.js';
+import { minimumRounds } from '../../stats/signed-rank.js';
+import { UserError } from '../../util/errors.js';
+import type { BenchmarkSamples, Measurement, MeasureProgress } from '../types.js';
+import { ID_SEPARATOR, type FileLoad, type MeasureSettings, type MicroJob, type SideJob, type TaskOutcome } from './protocol.js';
+import { runBenchmarkProcess, type ProcessOutcome } from './spawn.js';
+
+export interface MicroPlan {
+  base: Revision;
+  head: Revision;
+  /** Bench files found in each revision, relative to its project root. */
+  baseFiles: string[];
+  headFiles: string[];
+  isolation: Isolation;
+  settings: MeasureSettings;
+  stallTimeoutMs: number;
+  /** Rounds asked for; raised when the family of benchmarks needs more to reach `confidence`. */
+  rounds: number;
+  confidence: number;
+  timeLimitMs: number;
+  runnerPath: string;
+  onProgress?: (progress: MeasureProgress) => void;
+  log: (line: string) => void;
+  now?: () => number;
+}
+
+/** What one round yields, whichever way it was measured. */
+interface RoundOutcome {
+  ok: true;
+  files: FileLoad[];
+  tasks: TaskOutcome[];
+}
+
+type RoundFailure = Extract<ProcessOutcome, { ok: false }>;
+
+/**
+ * How a round is measured. This is the seam for other measuring strategies
+ * (CPU-time clocks, other isolation modes): the scheduler and the statistics
+ * only see per-round log ratios and ops/s.
+ */
+interface RoundStrategy {
+  run(round: number, job: Omit<MicroJob, 'sides'>): Promise<RoundOutcome | RoundFailure>;
+}
+
+/** Both revisions in one process, alternating blocks; which revision is imported first alternates by round. */
+function alternateStrategy(plan: MicroPlan, spawn: (job: MicroJob) => Promise<ProcessOutcome>): RoundStrategy {
+  const sides: SideJob[] = [
+    { revision: 'base', root: plan.base.root, files: plan.baseFiles },
+    { revision: 'head', root: plan.head.root, files: plan.headFiles },
+  ];
+  return {
+    async run(round, job) {
+      return spawn({ ...job, sides: round % 2 === 0 ? sides : [...sides].reverse() });
+    },
+  };
+}
+
+/** One revision per process, a pair of processes per round in AB BA order; the pair's ratio is the sample. */
+function processStrategy(plan: MicroPlan, spawn: (job: MicroJob) => Promise<ProcessOutcome>): RoundStrategy {
+  const base: SideJob = { revision: 'base', root: plan.base.root, files: plan.baseFiles };
+  const head: SideJob = { revision: 'head', root: plan.head.root, files: plan.headFiles };
+  return {
+    async run(round, job) {
+      const outcomes: { files: FileLoad[]; tasks: TaskOutcome[] }[] = [];
+      for (const side of round % 2 === 0 ? [base, head] : [head, base]) {
+        const outcome = await spawn({ ...job, sides: [side] });
+        if (!outcome.ok) return outcome;
+        outcomes.push(outcome);
+      }
+      return { ok: true, files: outcomes.flatMap((o) => o.files), tasks: mergePair(outcomes.flatMap((o) => o.tasks)) };
+    },
+  };
+}
+
+/** Join each task's base and head outcomes from two processes into one, with the pair's log ratio. */
+function mergePair(tasks: TaskOutcome[]): TaskOutcome[] {
+  const merged = new Map<string, TaskOutcome>();
+  for (const task of tasks) {
+    const seen = merged.get(task.id);
+    if (!seen) {
+      merged.set(task.id, { ...task });
+      continue;
+    }
+    Object.assign(seen, { base: seen.base ?? task.base, head: seen.head ?? task.head, error: seen.error ?? task.error, blocks: seen.blocks + task.blocks });
+    if (seen.base && seen.head && !seen.error) seen.logRatio = Math.log(seen.head.opsPerSec / seen.base.opsPerSec);
+  }
+  return [...merged.values()];
+}
+
+const MAX_ATTEMPTS_PER_ROUND = 3;
+
+/**
+ * Run the micro-benchmark rounds: one benchmark process per round (two in
+ * process isolation), until the planned rounds are done or the next round would
+ * not fit in the time limit. A task that hangs or crashes its process gets an
+ * error and is left out of later attempts, so the other tasks still get verdicts.
+ */
+export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
+  const now = plan.now ?? Date.now;
+  const started = now();
+  const spawn = (job: MicroJob) => runBenchmarkProcess(job, { runnerPath: plan.runnerPath, stallTimeoutMs: plan.stallTimeoutMs, cwd: plan.head.root });
+  const strategy = plan.isolation === 'process' ? processStrategy(plan, spawn) : alternateStrategy(plan, spawn);
+  const samples = new Map<string, BenchmarkSamples>();
+  const batches: Record<string, number> = {};
+  const skip = new Set<string>();
+  const errors = new Map<string, string>();
+  let plannedRounds = plan.rounds;
+  let rounds = 0;
+  let limited = false;
+
+  for (let round = 0; round < plannedRounds; round++) {
+    const elapsed = now() - started;
+    const perRound = rounds ? elapsed / rounds : 0;
+    if (rounds > 0 && elapsed + perRound > plan.timeLimitMs) {
+      limited = true;
+      plan.log(`time limit of ${Math.round(plan.timeLimitMs / 1000)}s reached after ${rounds} of ${plannedRounds} rounds`);
+      break;
+    }
+    plan.onProgress?.({ round: round + 1, rounds: plannedRounds, elapsedMs: elapsed, remainingMs: perRound * (plannedRounds - round) });
+    const outcome = await runRound(strategy, round, { settings: plan.settings, batches, skip: [...skip] }, errors, skip);
+    if (round === 0) {
+      await explainLoadErrors(outcome.files, plan, spawn, errors, skip);
+      plannedRounds = Math.max(plannedRounds, minimumRounds(familyConfidence(plan.confidence, comparable(outcome.tasks, errors))));
+    }
+    for (const task of outcome.tasks) {
+      batches[task.id] ??= task.batch;
+      record(samples, task, errors, skip);
+    }
+    rounds++;
+  }
+  for (const [id, message] of errors) {
+    const entry = samples.get(id) ?? emptySamples(id);
+    entry.error = message;
+    samples.set(id, entry);
+  }
+  return { benchmarks: [...samples.values()], rounds, plannedRounds, limited, durationMs: now() - started, isolation: plan.isolation };
+}
+
+async function runRound(strategy: RoundStrategy, round: number, job: Omit<MicroJob, 'sides'>, errors: Map<string, string>, skip: Set<string>): Promise<RoundOutcome> {
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await strategy.run(round, { ...job, skip: [...skip] });
+    if (outcome.ok) return outcome;
+    if (!outcome.id || attempt >= MAX_ATTEMPTS_PER_ROUND) {
+      throw new UserError(`Round ${round + 1}: ${outcome.message}`);
+    }
+    // Blame the task it was running, and run the round again without it.
+    errors.set(outcome.id, `${outcome.revision ? `at ${outcome.revision}: ` : ''}${outcome.message}`);
+    skip.add(outcome.id);
+  }
+}
+
+/** Benchmarks that exist on both sides and have not failed: the family the confidence is shared across. */
+function comparable(tasks: TaskOutcome[], errors: Map<string, string>): number {
+  return tasks.filter((task) => task.base && task.head && !task.error && !errors.has(task.id)).length;
+}
+
+function record(samples: Map<string, BenchmarkSamples>, task: TaskOutcome, errors: Map<string, string>, skip: Set<string>): void {
+  if (errors.has(task.id)) return;
+  if (task.error) {
+    errors.set(task.id, `at ${task.error.revision}: ${task.error.message}`);
+    skip.add(task.id);
+    return;
+  }
+  const entry = samples.get(task.id) ?? emptySamples(task.id);
+  entry.batch = task.batch;
+  if (task.base) (entry.base ??= { opsPerSec: [] }).opsPerSec.push(task.base.opsPerSec);
+  if (task.head) (entry.head ??= { opsPerSec: [] }).opsPerSec.push(task.head.opsPerSec);
+  if (task.logRatio !== undefined) entry.logRatios.push(task.logRatio);
+  samples.set(task.id, entry);
+}
+
+function emptySamples(id: string): BenchmarkSamples {
+  const separator = id.indexOf(ID_SEPARATOR);
+  return { id, kind: 'micro', file: separator > 0 ? id.slice(0, separator) : id, logRatios: [], base: undefined, head: undefined };
+}
+
+/**
+ * A bench file that failed to load: its tasks of the other revision are errors
+ * too (a broken file is not a removed benchmark). When it loaded for the other
+ * revision in the same process, check it alone: if it loads then, the code
+ * cannot be loaded twice in one process, and the message says what to do.
+ */
+async function explainLoadErrors(
+  files: FileLoad[],
+  plan: MicroPlan,
+  spawn: (job: MicroJob) => Promise<ProcessOutcome>,
+  errors: Map<string, string>,
+  skip: Set<string>,
+): Promise<void> {
+  for (const failed of files.filter((file) => file.error)) {
+    const other = files.find((file) => file.file === failed.file && file.revision !== failed.revision && !file.error);
+    let message = `${failed.file} failed to load at ${failed.revision}: ${failed.error}`;
+    if (other && plan.isolation === 'alternate') {
+      const side = failed.revision === 'base' ? plan.base : plan.head;
+      const alone = await spawn({ sides: [{ revision: failed.revision, root: side.root, files: [failed.file] }], settings: { ...plan.settings, taskTimeMs: 0, minBlocks: 1, warmupBlocks: 0 }, batches: {}, skip: [] });
+      if (alone.ok && alone.files.every((file) => !file.error)) {
+        message = `${failed.file} loads alone at ${failed.revision} but not in the same process as the other revision (${failed.error?.split('\n')[0]}). This code cannot be loaded twice in one process (global patching, native addons that load once): set micro.isolation: process in benchgate.yml.`;
+      }
+    }
+    plan.log(message);
+    const ids = other ? other.tasks.map((task) => `${failed.file}${ID_SEPARATOR}${task}`) : [failed.file];
+    for (const id of ids) {
+      errors.set(id, message);
+      skip.add(id);
+    }
+  }
+}

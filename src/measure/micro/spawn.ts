@@ -1,0 +1,68 @@
+import type { RevisionLabel } from '../../checkout/revisions.js';
+import { killGroup, OutputTail, spawnTracked } from '../../util/processes.js';
+import type { FileLoad, MicroJob, RunnerMessage, TaskOutcome } from './protocol.js';
+
+export type ProcessOutcome =
+  | { ok: true; files: FileLoad[]; tasks: TaskOutcome[]; durationMs: number }
+  | {
+      ok: false;
+      /** What went wrong, for people. */
+      message: string;
+      /** The benchmark it was running, when known. */
+      id?: string | undefined;
+      revision?: RevisionLabel | undefined;
+      durationMs: number;
+    };
+
+export interface SpawnSettings {
+  runnerPath: string;
+  /** Kill the process when it shows no progress for this long. */
+  stallTimeoutMs: number;
+  cwd: string;
+}
+
+/** Run one benchmark process and wait for its result, killing its process group on a stall or at the end. */
+export function runBenchmarkProcess(job: MicroJob, settings: SpawnSettings): Promise<ProcessOutcome> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const tail = new OutputTail();
+    const child = spawnTracked(process.execPath, [settings.runnerPath], {
+      cwd: settings.cwd,
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      env: process.env,
+    });
+    child.stdout?.on('data', (chunk: Buffer) => tail.push(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => tail.push(chunk));
+    let current: { id?: string; revision?: RevisionLabel } = {};
+    let settled = false;
+    const finish = (outcome: ProcessOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      killGroup(child);
+      resolve(outcome);
+    };
+    const fail = (message: string) => {
+      const output = tail.lines(20);
+      finish({ ok: false, message: output ? `${message}\nLast lines of its output:\n${output}` : message, ...current, durationMs: Date.now() - started });
+    };
+    let timer = setTimeout(stalled, settings.stallTimeoutMs);
+    function stalled() {
+      const what = current.id ? `while running '${current.id}'${current.revision ? ` (${current.revision})` : ''}` : 'while loading bench files';
+      fail(`the benchmark process (pid ${child.pid}) showed no progress for ${settings.stallTimeoutMs / 1000}s ${what} and was killed`);
+    }
+    child.on('message', (message: RunnerMessage) => {
+      clearTimeout(timer);
+      timer = setTimeout(stalled, settings.stallTimeoutMs);
+      if (message.type === 'progress') current = { id: message.id, revision: message.revision ?? (message.id === current.id ? current.revision : undefined) };
+      else if (message.type === 'result') finish({ ok: true, files: message.files, tasks: message.tasks, durationMs: Date.now() - started });
+      else fail(`the benchmark process (pid ${child.pid}) failed: ${message.message}`);
+    });
+    child.once('error', (error) => fail(`could not start the benchmark process: ${error.message}`));
+    child.once('exit', (code, signal) => {
+      // Give a result that is still in flight on the IPC channel a moment to arrive.
+      setTimeout(() => fail(`the benchmark process (pid ${child.pid}) exited with ${signal ? `signal ${signal}` : `code ${code}`} ${current.id ? `while running '${current.id}'` : 'while loading bench files'}`), 50);
+    });
+    child.send(job);
+  });
+}

@@ -1,0 +1,44 @@
+/** What measuring hands to the statistics, for any kind of benchmark. */
+
+export type BenchmarkKind = 'micro';
+
+/** One revision's figures for one benchmark: one value per round it ran in. */
+export interface SideSamples {
+  opsPerSec: number[];
+}
+
+/** Everything measured for one benchmark over a run. */
+export interface BenchmarkSamples {
+  id: string;
+  kind: BenchmarkKind;
+  /** The file that declares it (relative to the project root), for reports and annotations. */
+  file: string | undefined;
+  /** Per-round ln(head ops/s / base ops/s): the samples the change and its interval come from. */
+  logRatios: number[];
+  /** Undefined when the benchmark does not exist at that revision. */
+  base: SideSamples | undefined;
+  head: SideSamples | undefined;
+  /** Set when a revision failed to run it; it gets an `error` verdict. */
+  error?: string | undefined;
+  /** Calls per timed sample (micro only). */
+  batch?: number | undefined;
+}
+
+export interface MeasureProgress {
+  round: number;
+  rounds: number;
+  elapsedMs: number;
+  remainingMs: number;
+}
+
+/** The outcome of the measuring phase. */
+export interface Measurement {
+  benchmarks: BenchmarkSamples[];
+  /** Rounds completed and rounds planned. */
+  rounds: number;
+  plannedRounds: number;
+  /** True when the time limit stopped rounds before the plan was done. */
+  limited: boolean;
+  durationMs: number;
+  isolation: string;
+}

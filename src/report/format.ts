@@ -1,0 +1,63 @@
+import type { ReportBenchmark } from './model.js';
+
+/** 1234567 → "1.23M", 45678 → "45.7k", 12.3 → "12.3" */
+export function formatOps(ops: number | undefined): string {
+  if (ops === undefined || !Number.isFinite(ops)) return '–';
+  const units: [number, string][] = [
+    [1e9, 'G'],
+    [1e6, 'M'],
+    [1e3, 'k'],
+  ];
+  for (const [size, suffix] of units) if (ops >= size) return `${threeDigits(ops / size)}${suffix}`;
+  return threeDigits(ops);
+}
+
+function threeDigits(value: number): string {
+  return value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
+}
+
+/** -0.1234 → "-12.3%", 0.5 → "+50.0%" */
+export function formatPercent(fraction: number): string {
+  const percent = fraction * 100;
+  const digits = Math.abs(percent) >= 1000 ? 0 : 1;
+  const text = percent.toFixed(digits);
+  return `${percent > 0 && Number(text) !== 0 ? '+' : ''}${text === '-0.0' ? '0.0' : text}%`;
+}
+
+/** "-12.3% [-14.1%, -10.2%]", or "–" when there is no change to show. */
+export function formatChange(benchmark: ReportBenchmark): string {
+  const { change } = benchmark;
+  if (!change) return '–';
+  return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
+}
+
+/** 0.05 → "5%" */
+export function formatBudget(budget: number): string {
+  return `${Number((budget * 100).toFixed(2))}%`;
+}
+
+/** 0.98333 → "98.3%" */
+export function formatConfidence(confidence: number): string {
+  return `${Number((confidence * 100).toFixed(confidence > 0.999 ? 2 : 1))}%`;
+}
+
+/** The sentence a verdict stands for, used by both reports. */
+export function explainVerdict(benchmark: ReportBenchmark): string {
+  const budget = formatBudget(benchmark.budget);
+  switch (benchmark.verdict) {
+    case 'regression':
+      return `throughput fell by more than its ${budget} budget`;
+    case 'improvement':
+      return `throughput rose by more than ${budget}`;
+    case 'unchanged':
+      return `within ±${budget}`;
+    case 'inconclusive':
+      return `the interval straddles the ${budget} budget: more rounds would decide`;
+    case 'new':
+      return 'only at head';
+    case 'removed':
+      return 'only at base';
+    case 'error':
+      return benchmark.error ?? 'failed';
+  }
+}

@@ -1,0 +1,78 @@
+import type { Verdict } from '../stats/compare.js';
+import { formatBudget, formatChange, formatConfidence, formatOps } from './format.js';
+import { sortBenchmarks, verdictCounts, type Report } from './model.js';
+import { runLine } from './terminal.js';
+
+const ICON: Record<Verdict, string> = {
+  regression: '🔴',
+  error: '⚠️',
+  inconclusive: '🟡',
+  improvement: '🟢',
+  new: '🆕',
+  removed: '➖',
+  unchanged: '⚪',
+};
+
+const HEADLINE = { pass: '✅ benchgate: pass', fail: '❌ benchgate: regression', error: '⚠️ benchgate: error' };
+
+/**
+ * The report as GitHub-flavoured markdown, ready to be a PR comment. Every
+ * string that comes from a benchmark or a revision is escaped, so a task name
+ * cannot inject markdown, HTML or a mention.
+ */
+export function renderMarkdown(report: Report): string {
+  const out: string[] = [`### ${HEADLINE[report.verdict]}`, ''];
+  if (report.error) out.push(`The run failed: ${escapeInline(report.error.split('\n')[0]!)}`, '', details('Error', pre(report.error)));
+  else out.push(`**${escapeInline(verdictCounts(report.benchmarks))}**`, '');
+  if (report.base && report.head) {
+    out.push(`Base ${escapeInline(report.base.ref)} @ \`${report.base.sha.slice(0, 7)}\` · head ${escapeInline(report.head.ref)} @ \`${report.head.sha.slice(0, 7)}\`${report.head.dirty ? ' (with uncommitted changes)' : ''}`, '');
+  }
+  const benchmarks = sortBenchmarks(report.benchmarks);
+  if (benchmarks.length) {
+    const level = report.run ? formatConfidence(report.run.intervalConfidence) : '95%';
+    out.push(`| | Benchmark | Base ops/s | Head ops/s | Change [${level} CI] | Budget |`, '|---|---|--:|--:|---|--:|');
+    for (const b of benchmarks) {
+      out.push(`| ${ICON[b.verdict]} ${b.verdict} | ${escapeInline(b.id)} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${escapeInline(formatChange(b))} | ${formatBudget(b.budget)} |`);
+    }
+    out.push('');
+  }
+  const errors = benchmarks.filter((b) => b.error);
+  if (errors.length) out.push(details(`Errors (${errors.length})`, errors.map((b) => `<b>${escapeHtml(b.id)}</b>\n${pre(b.error!)}`).join('\n')), '');
+  if (report.run) out.push(`<sub>${escapeInline(runLine(report))} · ${escapeInline(environmentLine(report))}</sub>`, '');
+  out.push(details('How to read this', HOW_TO_READ), '');
+  return out.join('\n');
+}
+
+function environmentLine(report: Report): string {
+  const env = report.environment;
+  return `Node ${env.node} on ${env.os}/${env.arch}, ${env.cpus.count} × ${env.cpus.model}`;
+}
+
+const HOW_TO_READ = [
+  'Each benchmark runs base and head in the same processes, alternating short timed blocks; every round is a fresh process.',
+  'Change is head against base in operations per second, with a distribution-free confidence interval (Hodges–Lehmann estimate, Wilcoxon signed-rank interval over rounds), widened so the whole table shares one false-alarm rate.',
+  '<b>regression</b>: the whole interval lies below −budget. <b>improvement</b>: above +budget. <b>unchanged</b>: inside ±budget. <b>inconclusive</b>: anything else — not a failure.',
+].join('<br>\n');
+
+function details(summary: string, body: string): string {
+  return `<details><summary>${escapeHtml(summary)}</summary>\n\n${body}\n\n</details>`;
+}
+
+function pre(text: string): string {
+  return `<pre>${escapeHtml(text)}</pre>`;
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/**
+ * Text safe in a markdown table cell or paragraph: HTML-escaped, markdown
+ * punctuation backslash-escaped, pipes escaped, newlines flattened, and @ made
+ * inert so a name cannot mention anyone.
+ */
+export function escapeInline(text: string): string {
+  return escapeHtml(text.replace(/[\r\n]+/g, ' '))
+    .replace(/[\\`*_{}[\]()#+\-!|~]/g, (char) => `\\${char}`)
+    .replace(/@/g, '@\u200b');
+}

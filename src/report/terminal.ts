@@ -1,0 +1,81 @@
+import { styleText } from 'node:util';
+import type { Verdict } from '../stats/compare.js';
+import { formatDuration } from '../config/units.js';
+import { formatBudget, formatChange, formatConfidence, formatOps } from './format.js';
+import { sortBenchmarks, verdictCounts, type Report } from './model.js';
+
+export interface TerminalOptions {
+  color: boolean;
+  /** Columns the table may use. */
+  width?: number;
+}
+
+type Style = Parameters<typeof styleText>[0];
+
+const MARK: Record<Verdict, { mark: string; style: Style }> = {
+  regression: { mark: '✗', style: ['red', 'bold'] },
+  error: { mark: '!', style: ['magenta', 'bold'] },
+  inconclusive: { mark: '?', style: 'yellow' },
+  improvement: { mark: '↑', style: 'green' },
+  new: { mark: '+', style: 'cyan' },
+  removed: { mark: '-', style: 'cyan' },
+  unchanged: { mark: '✓', style: 'dim' },
+};
+
+/** The verdict table and summary for a terminal, at most `width` (100) columns wide. */
+export function renderTerminal(report: Report, options: TerminalOptions): string {
+  const paint = (style: Style, text: string) => (options.color ? styleText(style, text, { validateStream: false }) : text);
+  const width = options.width ?? 100;
+  const lines: string[] = [];
+  if (report.base && report.head) {
+    lines.push(`benchgate: base ${report.base.ref} @ ${report.base.sha.slice(0, 7)} vs head ${report.head.ref} @ ${report.head.sha.slice(0, 7)}${report.head.dirty ? ' (with uncommitted changes)' : ''}`, '');
+  }
+  const benchmarks = sortBenchmarks(report.benchmarks);
+  if (benchmarks.length) {
+    const level = report.run ? formatConfidence(report.run.intervalConfidence) : '95%';
+    const header = ['verdict', 'benchmark', 'base', 'head', `change [${level} CI]`, 'budget'];
+    const rows = benchmarks.map((b) => [`${MARK[b.verdict].mark} ${b.verdict}`, b.id, formatOps(b.base?.opsPerSec), formatOps(b.head?.opsPerSec), formatChange(b), formatBudget(b.budget)]);
+    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+    const fixed = widths.reduce((sum, w, i) => (i === 1 ? sum : sum + w), 0) + 2 * (widths.length - 1);
+    widths[1] = Math.max(12, Math.min(widths[1]!, width - fixed));
+    const align = (cells: string[]) =>
+      cells.map((cell, i) => (i >= 2 && i !== 4 ? cell.padStart(widths[i]!) : fit(cell, widths[i]!).padEnd(widths[i]!))).join('  ').trimEnd();
+    lines.push(paint('bold', align(header)));
+    rows.forEach((row, i) => {
+      const line = align(row);
+      const verdictWidth = widths[0]!;
+      lines.push(paint(MARK[benchmarks[i]!.verdict].style, line.slice(0, verdictWidth)) + line.slice(verdictWidth));
+    });
+    lines.push(paint('dim', 'base and head in operations per second (median over rounds); change is head against base'), '');
+  }
+  for (const b of benchmarks.filter((b) => b.error)) {
+    lines.push(paint(MARK.error.style, `! ${b.id}`), ...b.error!.split('\n').map((line) => `    ${line}`));
+  }
+  if (benchmarks.some((b) => b.error)) lines.push('');
+  if (report.error) lines.push(paint(MARK.error.style, `error: ${report.error}`));
+  const head = { pass: paint(['green', 'bold'], 'PASS'), fail: paint(['red', 'bold'], 'FAIL'), error: paint(['magenta', 'bold'], 'ERROR') }[report.verdict];
+  if (!report.error) lines.push(`${head}: ${verdictCounts(report.benchmarks)}`);
+  if (report.run) lines.push(paint('dim', runLine(report)));
+  return lines.join('\n');
+}
+
+/** "10 rounds in 31s (alternate) · each interval 98.3%, 95% for the run over 3 benchmarks" */
+export function runLine(report: Report): string {
+  const run = report.run!;
+  const family = report.benchmarks.filter((b) => b.change).length;
+  const rounds = run.limited ? `${run.rounds} of ${run.plannedRounds} rounds (time limit ${formatDuration(run.timeLimitMs)} reached)` : `${run.rounds} rounds`;
+  const confidence =
+    family > 1
+      ? `each interval ${formatConfidence(run.intervalConfidence)}, so ${formatConfidence(run.confidence)} for all ${family} together`
+      : `${formatConfidence(run.confidence)} confidence`;
+  return `${rounds} in ${formatDuration(run.measureMs)} (${run.isolation} isolation) · ${confidence}`;
+}
+
+/** Shorten a long benchmark id in the middle, keeping the file's start and the task's end. */
+function fit(text: string, width: number): string {
+  if (text.length <= width) return text;
+  const keep = width - 1;
+  const start = Math.ceil(keep / 2);
+  return `${text.slice(0, start)}…${text.slice(text.length - (keep - start))}`;
+}
+

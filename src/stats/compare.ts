@@ -1,0 +1,55 @@
+import { hodgesLehmann } from './signed-rank.js';
+
+/** What a comparison concludes about one benchmark. */
+export type Verdict = 'regression' | 'improvement' | 'unchanged' | 'inconclusive' | 'error' | 'new' | 'removed';
+
+/** A relative change of throughput: -0.12 means head does 12% fewer operations per second than base. */
+export interface Change {
+  estimate: number;
+  low: number;
+  high: number;
+  /** Confidence the interval was asked to have (after the family-wise adjustment). */
+  confidence: number;
+  /** Confidence it really has; below `confidence` when there were too few rounds. */
+  achievedConfidence: number;
+}
+
+/**
+ * Estimate the change from per-round log ratios ln(head ops/s / base ops/s).
+ * The Hodges–Lehmann estimate and the signed-rank interval are computed on the
+ * log scale, where a slowdown and the matching speed-up are symmetric, then mapped
+ * back to a relative change with exp(x) - 1 (monotone, so the interval stays valid).
+ */
+export function estimateChange(logRatios: readonly number[], confidence: number): Change {
+  const interval = hodgesLehmann(logRatios, confidence);
+  return {
+    estimate: Math.expm1(interval.estimate),
+    low: Math.expm1(interval.low),
+    high: Math.expm1(interval.high),
+    confidence,
+    achievedConfidence: interval.achievedConfidence,
+  };
+}
+
+/**
+ * Bonferroni: each of `family` intervals gets level 1 - alpha/family, so the
+ * chance that any one of them misses its true value (and so raises a false
+ * alarm) stays below alpha for the whole run.
+ */
+export function familyConfidence(confidence: number, family: number): number {
+  return 1 - (1 - confidence) / Math.max(1, family);
+}
+
+/**
+ * The verdict for a change against a budget (a fraction, 0.05 for 5%).
+ * regression: confident throughput fell by more than the budget (the whole interval lies below -budget);
+ * improvement: confident it rose by more than the budget; unchanged: the interval lies within ±budget;
+ * inconclusive: anything else, including an interval that could not reach the asked confidence.
+ */
+export function decide(change: Change, budget: number): Verdict {
+  if (change.achievedConfidence < change.confidence - 1e-12) return 'inconclusive';
+  if (change.high < -budget) return 'regression';
+  if (change.low > budget) return 'improvement';
+  if (change.low >= -budget && change.high <= budget) return 'unchanged';
+  return 'inconclusive';
+}

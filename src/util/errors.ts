@@ -1,0 +1,13 @@
+/**
+ * An error a user can act on: bad config, a revision that does not resolve, a
+ * failed install. The CLI prints its message alone (no stack) and exits with 2.
+ */
+export class UserError extends Error {
+  override name = 'UserError';
+}
+
+/** The message of anything thrown, Error or not. */
+export function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return typeof error === 'string' ? error : JSON.stringify(error) ?? String(error);
+}

@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { budgetFor } from '../../src/config/budgets.js';
+import { parseConfig } from '../../src/config/load.js';
+import { DEFAULTS } from '../../src/config/types.js';
+
+const load = (text: string) => parseConfig(text, '/repo/benchgate.yml');
+const errorOf = (text: string): string => {
+  try {
+    load(text);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error('expected a config error');
+};
+
+describe('config file', () => {
+  it('applies the defaults to an empty file', () => {
+    const config = load('');
+    expect(config.budget).toBe(DEFAULTS.budget);
+    expect(config.micro.files).toEqual(['bench/**/*.bench.{js,mjs,cjs}']);
+    expect(config.micro.isolation).toBe('alternate');
+    expect(config.timeLimitMs).toBe(300_000);
+    expect(config.install).toBeUndefined();
+  });
+
+  it('reads every documented field', () => {
+    const config = load(`
+budget: 7.5%
+budgets:
+  "bench/ids.bench.js > *": 10%
+micro:
+  files: [perf/*.bench.mjs]
+  isolation: process
+  task-time: 250ms
+  task-timeout: 5s
+install: pnpm install
+build: npm run build
+rounds: 12
+confidence: 99%
+time-limit: 2m
+`);
+    expect(config.budget).toBeCloseTo(0.075);
+    expect(config.budgets).toEqual([{ pattern: 'bench/ids.bench.js > *', budget: 0.1 }]);
+    expect(config.micro).toEqual({ files: ['perf/*.bench.mjs'], isolation: 'process', taskTimeMs: 250, taskTimeoutMs: 5000 });
+    expect(config.install).toBe('pnpm install');
+    expect(config.build).toBe('npm run build');
+    expect(config.rounds).toBe(12);
+    expect(config.confidence).toBeCloseTo(0.99);
+    expect(config.timeLimitMs).toBe(120_000);
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('accepts install: false to skip installing', () => {
+    expect(load('install: false').install).toBe(false);
+  });
+
+  it('names the file, line and problem of invalid YAML', () => {
+    expect(errorOf('budget: [5%\nmicro: {')).toBe(
+      '/repo/benchgate.yml:2:1: invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ].',
+    );
+  });
+
+  it('rejects an unknown key with a did-you-mean', () => {
+    expect(errorOf('budgte: 5%')).toBe(
+      "/repo/benchgate.yml:1:1: unknown key 'budgte' (did you mean 'budget'?). Known keys: budget, budgets, micro, install, build, rounds, confidence, time-limit.",
+    );
+    expect(errorOf('micro:\n  file: x.js')).toMatch(/benchgate\.yml:2:3: unknown key 'micro\.file' \(did you mean 'files'\?\)\. Known keys of micro: files, isolation/);
+  });
+
+  it('rejects a negative or non-numeric budget, naming the field and value', () => {
+    expect(errorOf('budget: -5%')).toBe("/repo/benchgate.yml:1:9: budget: '-5%' is not a percentage from 0% to 99%, like 5%.");
+    expect(errorOf('budgets:\n  "src/* > x": abc')).toBe(
+      '/repo/benchgate.yml:2:16: budgets["src/* > x"]: \'abc\' is not a percentage from 0% to 99%, like 5%.',
+    );
+    expect(errorOf('budget: 5')).toMatch(/budget: 5 is not a percentage/);
+  });
+
+  it('rejects bad durations, rounds and isolation modes, all at once', () => {
+    const message = errorOf('time-limit: soon\nrounds: 1\nmicro:\n  isolation: thread\n  files: []');
+    expect(message).toContain("time-limit: 'soon' is not a duration like 500ms, 30s or 2m.");
+    expect(message).toContain('rounds: 1 is not a whole number from 2 to 500.');
+    expect(message).toContain("micro.isolation: 'thread' is not alternate or process.");
+    expect(message).toContain('micro.files: [] is not a glob pattern or a list of them.');
+  });
+
+  it('rejects a top level that is not a mapping', () => {
+    expect(errorOf('- budget: 5%')).toMatch(/must be a mapping/);
+  });
+});
+
+describe('budget per benchmark', () => {
+  const config = {
+    budget: 0.05,
+    budgets: [
+      { pattern: 'bench/*', budget: 0.2 },
+      { pattern: 'bench/ids.bench.js > *', budget: 0.1 },
+      { pattern: 'bench/ids.bench.js > uuid v4', budget: 0.3 },
+    ],
+  };
+
+  it('uses an exact id before any pattern', () => expect(budgetFor('bench/ids.bench.js > uuid v4', config)).toBe(0.3));
+  it('prefers the most specific matching pattern', () => expect(budgetFor('bench/ids.bench.js > counter', config)).toBe(0.1));
+  it('lets * cross slashes in paths and names', () => expect(budgetFor('bench/deep/x.bench.js > a/b', config)).toBe(0.2));
+  it('falls back to the default budget', () => expect(budgetFor('other/x.bench.js > y', config)).toBe(0.05));
+});
