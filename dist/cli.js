@@ -16202,8 +16202,27 @@ import { fileURLToPath as fileURLToPath2 } from "node:url";
 var package_default = {
   name: "benchgate",
   version: "0.1.0",
-  private: false,
+  description: "A performance-regression gate for Node.js: compares the benchmarks of two git revisions with statistics and fails when a budget is broken.",
+  license: "MIT",
   type: "module",
+  bin: {
+    benchgate: "dist/cli.js"
+  },
+  files: [
+    "dist",
+    "schema",
+    "README.md"
+  ],
+  engines: {
+    node: ">=20"
+  },
+  scripts: {
+    build: "node scripts/build.mjs",
+    typecheck: "tsc --noEmit -p .",
+    test: "npm run build && vitest run",
+    demo: "npm run build && node scripts/demo.mjs",
+    bench: "npm run build && node scripts/bench-self.mjs"
+  },
   dependencies: {
     "@actions/core": "^3.0.1",
     "@actions/github": "^9.1.1",
@@ -16222,7 +16241,8 @@ var package_default = {
     esbuild: "^0.28.2",
     typescript: "5.9",
     vitest: "^4.1.12"
-  }
+  },
+  private: false
 };
 
 // src/cli/main.ts

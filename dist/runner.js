@@ -3,12 +3,6 @@ import { createRequire as __benchgateRequire } from 'node:module'; const require
 // src/measure/micro/runner.ts
 import path from "node:path";
 
-// src/util/errors.ts
-function messageOf(error) {
-  if (error instanceof Error) return error.message;
-  return typeof error === "string" ? error : JSON.stringify(error) ?? String(error);
-}
-
 // node_modules/simple-statistics/dist/simple-statistics.mjs
 function quantileSorted(x2, p2) {
   var idx = (x2.length - 1) * p2;
@@ -964,13 +958,31 @@ var ae = class extends EventTarget {
 };
 
 // src/measure/micro/alternate.ts
+import { pathToFileURL } from "node:url";
+
+// src/util/errors.ts
+function messageOf(error) {
+  if (error instanceof Error) return error.message;
+  return typeof error === "string" ? error : JSON.stringify(error) ?? String(error);
+}
+
+// src/measure/micro/alternate.ts
 var SideFailure = class extends Error {
-  constructor(revision, cause) {
-    super(messageOf(cause));
+  constructor(revision, cause, root, context) {
+    super(context ? `${context}: ${describeThrown(cause, root)}` : describeThrown(cause, root));
     this.revision = revision;
   }
   revision;
 };
+function describeThrown(thrown, root) {
+  if (!(thrown instanceof Error)) return `threw ${messageOf(thrown)}`;
+  const head = `${thrown.name}: ${thrown.message}`;
+  if (!root || !thrown.stack) return head;
+  const prefix = pathToFileURL(root).href + "/";
+  const frame = thrown.stack.split("\n").map((line) => line.trim()).find((line) => line.startsWith("at ") && (line.includes(prefix) || line.includes(root + "/")) && !line.includes("/node_modules/"));
+  return frame ? `${head}
+    ${frame.replace(prefix, "").replace(root + "/", "")}` : head;
+}
 async function measureTask(id, sides, settings, fixedBatch, beat) {
   const prepared = sides.map((side) => ({ ...side, isAsync: false, callMs: 0, runs: 0, timeMs: 0 }));
   let batch = fixedBatch ?? 1;
@@ -1026,7 +1038,7 @@ async function runBlock(sides, iterations) {
   for (const side of sides) {
     const task = bench.getTask(side.revision);
     const result = task.result;
-    if (result.state === "errored") throw new SideFailure(side.revision, result.error);
+    if (result.state === "errored") throw new SideFailure(side.revision, result.error, side.root);
     if (result.state !== "completed") throw new SideFailure(side.revision, `tinybench ended the block in state '${result.state}'`);
     side.runs += task.runs;
     side.timeMs += result.totalTime;
@@ -1060,7 +1072,7 @@ async function probe(side) {
     }
     side.callMs = best;
   } catch (error) {
-    throw error instanceof SideFailure ? error : new SideFailure(side.revision, error);
+    throw error instanceof SideFailure ? error : new SideFailure(side.revision, error, side.root);
   }
 }
 function hookedLoop(side) {
@@ -1078,7 +1090,7 @@ async function runHook(side, hook) {
   try {
     await fn.call(void 0);
   } catch (error) {
-    throw new SideFailure(side.revision, `${hook} hook: ${messageOf(error)}`);
+    throw new SideFailure(side.revision, error, side.root, `${hook} hook`);
   }
 }
 function isThenable(value) {
@@ -1095,7 +1107,7 @@ function batchTask(side, batch) {
 var sink = { value: void 0 };
 
 // src/measure/micro/load.ts
-import { pathToFileURL } from "node:url";
+import { pathToFileURL as pathToFileURL2 } from "node:url";
 var CollectingBench = class extends ae {
   declared = [];
   add(name, fn, opts = {}) {
@@ -1105,7 +1117,7 @@ var CollectingBench = class extends ae {
 };
 var SHAPE = "export default { 'task name': () => work() }, or export default (bench) => { bench.add('task name', () => work()) }";
 async function loadBenchFile(file) {
-  const module = await import(pathToFileURL(file).href);
+  const module = await import(pathToFileURL2(file).href);
   let exported = module.default;
   if (isObject(exported) && exported.__esModule === true && "default" in exported) exported = exported.default;
   let tasks;
@@ -1151,11 +1163,11 @@ async function runJob(job) {
         for (const task of tasks2) {
           const id = `${file}${ID_SEPARATOR}${task.name}`;
           const list = byId.get(id) ?? [];
-          list.push({ revision: side.revision, fn: task.fn, opts: task.opts });
+          list.push({ revision: side.revision, root: side.root, fn: task.fn, opts: task.opts });
           byId.set(id, list);
         }
       } catch (error) {
-        files.push({ revision: side.revision, file, tasks: [], error: error instanceof Error && error.stack ? firstFrames(error) : messageOf(error) });
+        files.push({ revision: side.revision, file, tasks: [], error: describeThrown(error, side.root) });
       }
     }
   }
@@ -1174,20 +1186,17 @@ async function runJob(job) {
   }
   await send({ type: "result", files, tasks });
 }
-function firstFrames(error) {
-  return error.stack.split("\n").slice(0, 4).join("\n");
-}
 async function fatal(message) {
   await send({ type: "fatal", message });
   process.exit(1);
 }
 var doing = () => current.startsWith("loading") ? current : `running '${current}'`;
-process.on("uncaughtException", (error) => void fatal(`uncaught exception while ${doing()}: ${messageOf(error)}`));
-process.on("unhandledRejection", (error) => void fatal(`unhandled rejection while ${doing()}: ${messageOf(error)}`));
+process.on("uncaughtException", (error) => void fatal(`uncaught exception while ${doing()}: ${describeThrown(error)}`));
+process.on("unhandledRejection", (error) => void fatal(`unhandled rejection while ${doing()}: ${describeThrown(error)}`));
 process.once("message", (job) => {
   runJob(job).then(
     // Bench files may leave timers or sockets open: the result is sent, so leave now.
     () => process.exit(0),
-    (error) => fatal(`error while ${doing()}: ${messageOf(error)}`)
+    (error) => fatal(`error while ${doing()}: ${describeThrown(error)}`)
   );
 });

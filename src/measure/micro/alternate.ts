@@ -1,12 +1,15 @@
 import { median } from 'simple-statistics';
 import { Bench, type Fn, type FnOptions } from 'tinybench';
 import type { RevisionLabel } from '../../checkout/revisions.js';
+import { pathToFileURL } from 'node:url';
 import { messageOf } from '../../util/errors.js';
 import type { MeasureSettings, SideFigures, TaskOutcome } from './protocol.js';
 
 /** One revision's version of a task, inside a benchmark process. */
 export interface SideTask {
   revision: RevisionLabel;
+  /** The revision's project directory, to show stack frames relative to it. */
+  root: string;
   fn: Fn;
   opts: FnOptions;
 }
@@ -18,9 +21,24 @@ class SideFailure extends Error {
   constructor(
     readonly revision: RevisionLabel,
     cause: unknown,
+    root?: string,
+    context?: string,
   ) {
-    super(messageOf(cause));
+    super(context ? `${context}: ${describeThrown(cause, root)}` : describeThrown(cause, root));
   }
+}
+
+/** "TypeError: boom\n    at bench/parse.bench.js:7:11": the error and the first frame in the project's own files. */
+export function describeThrown(thrown: unknown, root?: string): string {
+  if (!(thrown instanceof Error)) return `threw ${messageOf(thrown)}`;
+  const head = `${thrown.name}: ${thrown.message}`;
+  if (!root || !thrown.stack) return head;
+  const prefix = pathToFileURL(root).href + '/';
+  const frame = thrown.stack
+    .split('\n')
+    .map((line) => line.trim())
+    .find((line) => line.startsWith('at ') && (line.includes(prefix) || line.includes(root + '/')) && !line.includes('/node_modules/'));
+  return frame ? `${head}\n    ${frame.replace(prefix, '').replace(root + '/', '')}` : head;
 }
 
 interface Prepared extends SideTask {
@@ -107,7 +125,7 @@ async function runBlock(sides: Prepared[], iterations: number): Promise<Map<Revi
   for (const side of sides) {
     const task = bench.getTask(side.revision)!;
     const result = task.result;
-    if (result.state === 'errored') throw new SideFailure(side.revision, result.error);
+    if (result.state === 'errored') throw new SideFailure(side.revision, result.error, side.root);
     if (result.state !== 'completed') throw new SideFailure(side.revision, `tinybench ended the block in state '${result.state}'`);
     side.runs += task.runs;
     side.timeMs += result.totalTime;
@@ -149,7 +167,7 @@ async function probe(side: Prepared): Promise<void> {
     }
     side.callMs = best;
   } catch (error) {
-    throw error instanceof SideFailure ? error : new SideFailure(side.revision, error);
+    throw error instanceof SideFailure ? error : new SideFailure(side.revision, error, side.root);
   }
 }
 
@@ -171,7 +189,7 @@ async function runHook(side: Prepared, hook: 'beforeAll' | 'afterAll' | 'beforeE
     // tinybench calls hooks with the task as `this`; a probe has no task, and hooks written for tinybench rarely need one.
     await (fn as () => unknown).call(undefined);
   } catch (error) {
-    throw new SideFailure(side.revision, `${hook} hook: ${messageOf(error)}`);
+    throw new SideFailure(side.revision, error, side.root, `${hook} hook`);
   }
 }
 

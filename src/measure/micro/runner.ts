@@ -6,8 +6,7 @@
  */
 import path from 'node:path';
 import type { RevisionLabel } from '../../checkout/revisions.js';
-import { messageOf } from '../../util/errors.js';
-import { measureTask, type SideTask } from './alternate.js';
+import { describeThrown, measureTask, type SideTask } from './alternate.js';
 import { loadBenchFile } from './load.js';
 import { ID_SEPARATOR, type FileLoad, type MicroJob, type RunnerMessage, type TaskOutcome } from './protocol.js';
 
@@ -32,11 +31,11 @@ async function runJob(job: MicroJob): Promise<void> {
         for (const task of tasks) {
           const id = `${file}${ID_SEPARATOR}${task.name}`;
           const list = byId.get(id) ?? [];
-          list.push({ revision: side.revision, fn: task.fn, opts: task.opts });
+          list.push({ revision: side.revision, root: side.root, fn: task.fn, opts: task.opts });
           byId.set(id, list);
         }
       } catch (error) {
-        files.push({ revision: side.revision, file, tasks: [], error: error instanceof Error && error.stack ? firstFrames(error) : messageOf(error) });
+        files.push({ revision: side.revision, file, tasks: [], error: describeThrown(error, side.root) });
       }
     }
   }
@@ -57,22 +56,18 @@ async function runJob(job: MicroJob): Promise<void> {
   await send({ type: 'result', files, tasks });
 }
 
-function firstFrames(error: Error): string {
-  return error.stack!.split('\n').slice(0, 4).join('\n');
-}
-
 async function fatal(message: string): Promise<never> {
   await send({ type: 'fatal', message });
   process.exit(1);
 }
 
 const doing = () => (current.startsWith('loading') ? current : `running '${current}'`);
-process.on('uncaughtException', (error) => void fatal(`uncaught exception while ${doing()}: ${messageOf(error)}`));
-process.on('unhandledRejection', (error) => void fatal(`unhandled rejection while ${doing()}: ${messageOf(error)}`));
+process.on('uncaughtException', (error) => void fatal(`uncaught exception while ${doing()}: ${describeThrown(error)}`));
+process.on('unhandledRejection', (error) => void fatal(`unhandled rejection while ${doing()}: ${describeThrown(error)}`));
 process.once('message', (job: MicroJob) => {
   runJob(job).then(
     // Bench files may leave timers or sockets open: the result is sent, so leave now.
     () => process.exit(0),
-    (error: unknown) => fatal(`error while ${doing()}: ${messageOf(error)}`),
+    (error: unknown) => fatal(`error while ${doing()}: ${describeThrown(error)}`),
   );
 });

@@ -1,0 +1,117 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { fixtureRepo, leftovers, processesMentioning, readJson, removeFixtureRepos, runCli } from './helpers.js';
+
+// Short rounds keep the suite quick; the statistics still need (and get) enough rounds.
+const FAST = 'budget: 5%\nmicro:\n  task-time: 150ms\n';
+
+afterAll(removeFixtureRepos);
+
+let repo = '';
+afterEach(() => {
+  // Whatever a test did, nothing of benchgate's may outlive it.
+  expect(processesMentioning('dist/runner.js')).toEqual([]);
+  if (repo) expect(leftovers(repo)).toEqual({ worktrees: [], tempDirs: [] });
+});
+
+describe('benchgate compare, through the real CLI', () => {
+  it('flags a much slower id generator as a regression and exits 1', async () => {
+    repo = fixtureRepo('ids', { config: FAST });
+    const run = await runCli(['compare', '--base', 'main', '--json', 'out/report.json', '--markdown', 'out/report.md'], repo);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toMatch(/✗ regression\s+bench\/ids\.bench\.js > make request id/);
+    expect(run.stdout).toContain('FAIL: 1 regression');
+    const report = readJson(path.join(repo, 'out/report.json'));
+    expect(report).toMatchObject({ version: 1, verdict: 'fail', base: { ref: 'main' }, head: { ref: 'working tree', dirty: false } });
+    expect(report.base.sha).toMatch(/^[0-9a-f]{40}$/);
+    const [bench] = report.benchmarks;
+    expect(bench).toMatchObject({ id: 'bench/ids.bench.js > make request id', kind: 'micro', verdict: 'regression', budget: 0.05, file: 'bench/ids.bench.js' });
+    // The counter is many times faster than 16 random bytes per id: head loses most of its throughput.
+    expect(bench.change.estimate).toBeLessThan(-0.5);
+    expect(bench.change.high).toBeLessThan(-0.05);
+    expect(bench.change.low).toBeLessThanOrEqual(bench.change.estimate);
+    expect(bench.base.opsPerSec).toBeGreaterThan(bench.head.opsPerSec);
+    expect(bench.base.samples).toBe(report.run.rounds);
+    expect(report.run.rounds).toBeGreaterThanOrEqual(6);
+    expect(report.environment.cpus.count).toBeGreaterThan(0);
+    const markdown = readFileSync(path.join(repo, 'out/report.md'), 'utf8');
+    expect(markdown).toContain('### ❌ benchgate: regression');
+    expect(markdown).toContain('| 🔴 regression | bench/ids.bench.js &gt; make request id |');
+  });
+
+  it('reports dropping a sha512 per cache lookup as an improvement and exits 0', async () => {
+    repo = fixtureRepo('hashing', { config: FAST });
+    const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
+    expect(run.code, run.stderr).toBe(0);
+    const report = readJson(path.join(repo, 'report.json'));
+    expect(report.verdict).toBe('pass');
+    expect(report.benchmarks[0]).toMatchObject({ id: 'bench/cache.bench.mjs > cached response lookup', verdict: 'improvement' });
+    expect(report.benchmarks[0].change.low).toBeGreaterThan(0.05);
+  });
+
+  it('flags a defensive clone in serialization, declared with the Bench function form', async () => {
+    repo = fixtureRepo('serialization', { config: FAST });
+    const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
+    expect(run.code, run.stderr).toBe(1);
+    expect(readJson(path.join(repo, 'report.json')).benchmarks[0]).toMatchObject({ id: 'bench/serialize.bench.js > serialize todo list', verdict: 'regression' });
+  });
+
+  it('passes a change that touches nothing measured', async () => {
+    repo = fixtureRepo('untouched', { config: FAST });
+    const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const report = readJson(path.join(repo, 'report.json'));
+    expect(report.verdict).toBe('pass');
+    expect(report.benchmarks).toHaveLength(2);
+    for (const bench of report.benchmarks) {
+      // Identical code is never a regression or an improvement, and the estimate sits near zero.
+      expect(bench.verdict).toMatch(/^(unchanged|inconclusive)$/);
+      expect(Math.abs(bench.change.estimate)).toBeLessThan(0.05);
+    }
+    // The counter task's per-process spread is well under 1%: its interval fits inside ±5%.
+    expect(report.benchmarks.find((b: { id: string }) => b.id.endsWith('make request id')).verdict).toBe('unchanged');
+    expect(report.run.intervalConfidence).toBeCloseTo(0.975, 6);
+  });
+
+  it('gives a task that throws at head an error, still judges the others, and marks a head-only file new', async () => {
+    repo = fixtureRepo('mixed', { config: FAST });
+    const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
+    expect(run.code, run.stderr).toBe(2);
+    const report = readJson(path.join(repo, 'report.json'));
+    expect(report.verdict).toBe('error');
+    const byId = Object.fromEntries(report.benchmarks.map((b: { id: string }) => [b.id, b]));
+    expect(byId['bench/parse.bench.js > parse query']).toMatchObject({ verdict: 'error' });
+    expect(byId['bench/parse.bench.js > parse query'].error).toMatch(/^at head: TypeError: query parser not configured\n +at .*bench\/parse\.bench\.js:6:\d+/);
+    expect(byId['bench/parse.bench.js > parse body'].verdict).toMatch(/^(unchanged|inconclusive)$/);
+    expect(byId['bench/parse.bench.js > parse body'].change).not.toBeNull();
+    expect(byId['bench/format.bench.js > format date']).toMatchObject({ verdict: 'new', base: null, change: null });
+    expect(byId['bench/format.bench.js > format date'].head.opsPerSec).toBeGreaterThan(0);
+    expect(run.stdout).toContain('! bench/parse.bench.js > parse query');
+  });
+
+  it('compares two named revisions, and measures uncommitted changes of the working tree', async () => {
+    repo = fixtureRepo('ids', { config: FAST, commitHead: false });
+    const dirty = await runCli(['compare', '--base', 'main', '--json', 'dirty.json'], repo);
+    expect(dirty.code, dirty.stderr).toBe(1);
+    expect(readJson(path.join(repo, 'dirty.json')).head).toMatchObject({ ref: 'working tree', dirty: true });
+    expect(dirty.stdout).toContain('(with uncommitted changes)');
+    // main against itself, both from worktrees: nothing changed.
+    const same = await runCli(['compare', '--base', 'main', '--head', 'main', '--json', 'same.json'], repo);
+    expect(same.code, same.stderr).toBe(0);
+    const report = readJson(path.join(repo, 'same.json'));
+    expect(report.head.ref).toBe('main');
+    expect(report.verdict).toBe('pass');
+    expect(report.benchmarks[0].verdict).toMatch(/^(unchanged|inconclusive)$/);
+    expect(Math.abs(report.benchmarks[0].change.estimate)).toBeLessThan(0.05);
+  });
+
+  it('measures one revision per process with --isolation process', async () => {
+    repo = fixtureRepo('ids', { config: FAST });
+    const run = await runCli(['compare', '--base', 'main', '--isolation', 'process', '--json', 'report.json'], repo);
+    expect(run.code, run.stderr).toBe(1);
+    const report = readJson(path.join(repo, 'report.json'));
+    expect(report.run.isolation).toBe('process');
+    expect(report.benchmarks[0].verdict).toBe('regression');
+  });
+});
