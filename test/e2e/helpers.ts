@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -83,4 +83,31 @@ function worktreesOf(dir: string, repo: string): boolean {
     if (existsSync(gitFile) && readFileSync(gitFile, 'utf8').includes(repo)) return true;
   }
   return false;
+}
+
+/**
+ * A repository from inline files: `base` committed on main, then `head` written
+ * over it and committed on feature (left uncommitted with commitHead: false).
+ */
+export function inlineRepo(base: Record<string, string>, head: Record<string, string> = {}, options: { commitHead?: boolean } = {}): string {
+  const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'benchgate-inline-')));
+  repos.push(dir);
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, stdio: 'pipe' });
+  const write = (files: Record<string, string>) => {
+    for (const [file, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+      writeFileSync(path.join(dir, file), text);
+    }
+  };
+  git('init', '-q', '-b', 'main');
+  write({ 'package.json': '{ "name": "inline", "private": true, "type": "module" }\n', ...base });
+  git('add', '-A');
+  git('commit', '-q', '-m', 'base');
+  git('checkout', '-q', '-b', 'feature');
+  write(head);
+  if (options.commitHead !== false) {
+    git('add', '-A');
+    git('commit', '-q', '--allow-empty', '-m', 'head');
+  }
+  return dir;
 }

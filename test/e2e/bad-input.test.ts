@@ -1,0 +1,140 @@
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { inlineRepo, leftovers, processesMentioning, readJson, removeFixtureRepos, runCli } from './helpers.js';
+
+const FAST = 'micro:\n  task-time: 100ms\n  task-timeout: 2s\n';
+const BENCH = "export default {\n  'sum': () => [1, 2, 3].reduce((a, b) => a + b, 0),\n};\n";
+
+afterAll(removeFixtureRepos);
+
+let repo = '';
+afterEach(() => {
+  expect(processesMentioning('dist/runner.js')).toEqual([]);
+  expect(processesMentioning(repo)).toEqual([]);
+  if (repo) expect(leftovers(repo)).toEqual({ worktrees: [], tempDirs: [] });
+});
+
+async function gateError(args: string[]): Promise<{ output: string; report: any }> {
+  const run = await runCli([...args, '--json', 'report.json'], repo, { timeoutMs: 60_000 });
+  expect(run.code, run.stdout + run.stderr).toBe(2);
+  return { output: run.stdout + run.stderr, report: readJson(path.join(repo, 'report.json')) };
+}
+
+describe('bad config', () => {
+  it('names the file and line of invalid YAML', async () => {
+    repo = inlineRepo({ 'bench/a.bench.js': BENCH, 'benchgate.yml': 'budget: 5%\nbudgets: [oops\n' });
+    const { output, report } = await gateError(['compare', '--base', 'main']);
+    expect(output).toMatch(/benchgate\.yml:3:1: invalid YAML: /);
+    expect(report).toMatchObject({ version: 1, verdict: 'error', benchmarks: [] });
+    expect(report.error).toContain('invalid YAML');
+  });
+
+  it('rejects an unknown key with a did-you-mean', async () => {
+    repo = inlineRepo({ 'bench/a.bench.js': BENCH, 'benchgate.yml': 'budget: 5%\ntime-limt: 2m\n' });
+    const { output } = await gateError(['compare', '--base', 'main']);
+    expect(output).toContain("benchgate.yml:2:1: unknown key 'time-limt' (did you mean 'time-limit'?)");
+  });
+
+  it('rejects budgets of -5% and abc, naming each field', async () => {
+    repo = inlineRepo({ 'bench/a.bench.js': BENCH, 'benchgate.yml': "budget: -5%\nbudgets:\n  'bench/a.bench.js > *': abc\n" });
+    const { output } = await gateError(['compare', '--base', 'main']);
+    expect(output).toContain("benchgate.yml:1:9: budget: '-5%' is not a percentage from 0% to 99%, like 5%.");
+    expect(output).toContain('benchgate.yml:3:27: budgets["bench/a.bench.js > *"]: \'abc\' is not a percentage from 0% to 99%, like 5%.');
+  });
+
+  it('says so when no bench file matches', async () => {
+    repo = inlineRepo({ 'bench/a.bench.js': BENCH, 'benchgate.yml': 'micro:\n  files: perf/**/*.bench.js\n' });
+    const { output } = await gateError(['compare', '--base', 'main']);
+    expect(output).toContain('No bench files match perf/**/*.bench.js in base or head');
+  });
+
+  it('rejects a --config that does not exist and unknown flags', async () => {
+    repo = inlineRepo({ 'bench/a.bench.js': BENCH });
+    expect((await gateError(['compare', '--base', 'main', '--config', 'nope.yml'])).output).toContain('Config file nope.yml does not exist');
+    const flag = await runCli(['compare', '--base', 'main', '--budget', '5%'], repo);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain("Unknown option '--budget'");
+    const missing = await runCli(['compare'], repo);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--base is required');
+  });
+});
+
+describe('bad revisions and installs', () => {
+  it('reports a --base that does not resolve', async () => {
+    repo = inlineRepo({ 'bench/a.bench.js': BENCH });
+    const { output } = await gateError(['compare', '--base', 'no-such-branch']);
+    expect(output).toContain("--base 'no-such-branch' does not resolve to a commit");
+  });
+
+  it('names the revision and command of a failed install, with the tail of its output', async () => {
+    repo = inlineRepo({ 'bench/a.bench.js': BENCH, 'benchgate.yml': "install: 'echo fetching packages; echo npm ERR! could not reach the registry >&2; exit 3'\n" });
+    const { output } = await gateError(['compare', '--base', 'main']);
+    expect(output).toMatch(/The install of base \(main @ [0-9a-f]{7}\) failed: `echo fetching packages; .*exit 3` exited with code 3/);
+    expect(output).toContain('npm ERR! could not reach the registry');
+  });
+});
+
+describe('bad benchmarks', () => {
+  it('kills a benchmark process that hangs, reports the task, and still judges the others', async () => {
+    repo = inlineRepo(
+      { 'benchgate.yml': FAST, 'bench/a.bench.js': "export default {\n  'sum': () => [1, 2, 3].reduce((a, b) => a + b, 0),\n  'spin': () => 1,\n};\n" },
+      { 'bench/a.bench.js': "export default {\n  'sum': () => [1, 2, 3].reduce((a, b) => a + b, 0),\n  'spin': () => { for (;;) {} },\n};\n" },
+    );
+    const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
+    expect(run.code, run.stderr).toBe(2);
+    const report = readJson(path.join(repo, 'report.json'));
+    const spin = report.benchmarks.find((b: { id: string }) => b.id === 'bench/a.bench.js > spin');
+    expect(spin.verdict).toBe('error');
+    expect(spin.error).toMatch(/at head: the benchmark process \(pid \d+\) showed no progress for 2s while running 'bench\/a\.bench\.js > spin' \(head\) and was killed/);
+    expect(report.benchmarks.find((b: { id: string }) => b.id === 'bench/a.bench.js > sum').verdict).toMatch(/^(unchanged|inconclusive)$/);
+  });
+
+  it('reports a task that exits the process, with its exit code', async () => {
+    repo = inlineRepo({ 'benchgate.yml': FAST, 'bench/a.bench.js': BENCH, 'bench/b.bench.js': "export default { 'quit': () => 1 };\n" }, { 'bench/b.bench.js': "export default { 'quit': () => process.exit(7) };\n" });
+    const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
+    expect(run.code, run.stderr).toBe(2);
+    const report = readJson(path.join(repo, 'report.json'));
+    expect(report.benchmarks.find((b: { id: string }) => b.id === 'bench/b.bench.js > quit').error).toMatch(/exited with code 7 while running 'bench\/b\.bench\.js > quit'/);
+    expect(report.benchmarks.find((b: { id: string }) => b.id === 'bench/a.bench.js > sum').change).not.toBeNull();
+  });
+
+  it('explains a bench file with the wrong default export, and keeps its base tasks out of "removed"', async () => {
+    repo = inlineRepo({ 'benchgate.yml': FAST, 'bench/a.bench.js': BENCH }, { 'bench/a.bench.js': 'export default 42;\n' });
+    const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
+    expect(run.code).toBe(2);
+    const [sum] = readJson(path.join(repo, 'report.json')).benchmarks;
+    expect(sum).toMatchObject({ id: 'bench/a.bench.js > sum', verdict: 'error' });
+    expect(sum.error).toContain("bench/a.bench.js failed to load at head: Error: its default export is number; expected export default { 'task name': () => work() }");
+  });
+
+  it('says when a bench file cannot be loaded twice in one process, and works with isolation: process', async () => {
+    const patching = "if (globalThis.__patched) throw new Error('Date.now is already patched');\nglobalThis.__patched = true;\nexport default { 'now': () => Date.now() };\n";
+    repo = inlineRepo({ 'benchgate.yml': FAST, 'bench/a.bench.js': patching }, { 'README.md': 'docs\n' });
+    const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
+    expect(run.code).toBe(2);
+    const [now] = readJson(path.join(repo, 'report.json')).benchmarks;
+    expect(now.error).toMatch(/loads alone at (base|head) but not in the same process as the other revision \(Error: Date\.now is already patched\)\. .*set micro\.isolation: process/);
+    const isolated = await runCli(['compare', '--base', 'main', '--isolation', 'process', '--json', 'report.json'], repo);
+    expect(isolated.code, isolated.stdout).toBe(0);
+    expect(readJson(path.join(repo, 'report.json')).benchmarks[0].change).not.toBeNull();
+  });
+});
+
+describe('interrupted runs', () => {
+  it('on SIGINT stops every benchmark process and removes the worktrees', async () => {
+    repo = inlineRepo({ 'bench/a.bench.js': BENCH, 'benchgate.yml': 'rounds: 40\n' });
+    let sent = false;
+    const run = await runCli(['compare', '--base', 'main'], repo, {
+      onStderr: (text, pid) => {
+        if (!sent && text.includes('round 2 of')) {
+          sent = true;
+          process.kill(pid, 'SIGINT');
+        }
+      },
+    });
+    expect(sent).toBe(true);
+    expect(run.code).toBe(130);
+    expect(run.stderr).toContain('SIGINT received: stopping benchmark processes and removing worktrees');
+  });
+});
