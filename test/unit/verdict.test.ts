@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { analyze } from '../../src/stats/analyze.js';
+import { decide, estimateChange, familyConfidence, type Change } from '../../src/stats/compare.js';
+import type { BenchmarkSamples } from '../../src/measure/types.js';
+
+const change = (low: number, high: number, achieved = 0.96): Change => ({ estimate: (low + high) / 2, low, high, confidence: 0.95, achievedConfidence: achieved });
+
+describe('verdict against a 5% budget', () => {
+  it('is a regression only when the whole interval lies below -5%', () => {
+    expect(decide(change(-0.2, -0.06), 0.05)).toBe('regression');
+    expect(decide(change(-0.2, -0.04), 0.05)).toBe('inconclusive');
+  });
+  it('is an improvement only when the whole interval lies above +5%', () => {
+    expect(decide(change(0.06, 0.3), 0.05)).toBe('improvement');
+    expect(decide(change(0.04, 0.3), 0.05)).toBe('inconclusive');
+  });
+  it('is unchanged when the interval lies inside ±5%', () => {
+    expect(decide(change(-0.049, 0.03), 0.05)).toBe('unchanged');
+  });
+  it('claims nothing when too few rounds kept the interval below its confidence', () => {
+    expect(decide(change(-0.5, -0.4, 0.75), 0.05)).toBe('inconclusive');
+    expect(decide(change(-0.01, 0.01, 0.75), 0.05)).toBe('inconclusive');
+  });
+});
+
+describe('change estimate from per-round log ratios', () => {
+  it('maps a halving of throughput to -50%', () => {
+    const rounds = [0.99, 1.0, 1.01, 0.995, 1.005, 1.0, 0.998, 1.002].map((x) => Math.log(0.5 * x));
+    const result = estimateChange(rounds, 0.95);
+    expect(result.estimate).toBeCloseTo(-0.5, 2);
+    expect(result.low).toBeLessThan(result.estimate);
+    expect(result.high).toBeGreaterThan(result.estimate);
+    expect(result.achievedConfidence).toBeGreaterThanOrEqual(0.95);
+  });
+});
+
+describe('family-wise error control', () => {
+  it('gives each of m intervals level 1 - alpha/m (Bonferroni)', () => {
+    expect(familyConfidence(0.95, 1)).toBeCloseTo(0.95);
+    expect(familyConfidence(0.95, 10)).toBeCloseTo(0.995);
+  });
+
+  it('widens every interval as benchmarks are added, so ten benchmarks are not ten chances of a false alarm', () => {
+    const bench = (id: string): BenchmarkSamples => ({
+      id,
+      kind: 'micro',
+      file: 'bench/x.bench.js',
+      logRatios: [-0.07, -0.08, -0.065, -0.075, -0.09, -0.06, -0.07, -0.085, -0.072, -0.068],
+      base: { opsPerSec: [100] },
+      head: { opsPerSec: [93] },
+    });
+    const options = { confidence: 0.95, budgetFor: () => 0.05 };
+    const alone = analyze([bench('a')], options)[0]!;
+    const inFamily = analyze(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'].map(bench), options)[0]!;
+    expect(alone.change!.confidence).toBeCloseTo(0.95);
+    expect(inFamily.change!.confidence).toBeCloseTo(0.995);
+    expect(inFamily.change!.high).toBeGreaterThan(alone.change!.high);
+    expect(alone.verdict).toBe('regression');
+  });
+
+  it('keeps failed, new and removed benchmarks out of the family', () => {
+    const results = analyze(
+      [
+        { id: 'x > a', kind: 'micro', file: 'x', logRatios: [0.01, -0.01, 0, 0.005, -0.005, 0.002], base: { opsPerSec: [1] }, head: { opsPerSec: [1] } },
+        { id: 'x > new', kind: 'micro', file: 'x', logRatios: [], base: undefined, head: { opsPerSec: [5] } },
+        { id: 'x > gone', kind: 'micro', file: 'x', logRatios: [], base: { opsPerSec: [5] }, head: undefined },
+        { id: 'x > bad', kind: 'micro', file: 'x', logRatios: [], base: undefined, head: undefined, error: 'at head: boom' },
+      ],
+      { confidence: 0.95, budgetFor: () => 0.05 },
+    );
+    expect(results.map((r) => r.verdict)).toEqual(['unchanged', 'new', 'removed', 'error']);
+    expect(results[0]!.change!.confidence).toBeCloseTo(0.95);
+  });
+});
