@@ -17936,10 +17936,12 @@ function processStrategy(plan, spawn2) {
   return {
     async run(round, job) {
       const outcomes = [];
+      const batches = { ...job.batches };
       for (const side of round % 2 === 0 ? [base, head] : [head, base]) {
-        const outcome = await spawn2({ ...job, sides: [side] });
+        const outcome = await spawn2({ ...job, batches, sides: [side] });
         if (!outcome.ok) return outcome;
         outcomes.push(outcome);
+        for (const task of outcome.tasks) batches[task.id] ??= task.batch;
       }
       return { ok: true, files: outcomes.flatMap((o) => o.files), tasks: mergePair(outcomes.flatMap((o) => o.tasks)) };
     }
@@ -18275,7 +18277,7 @@ function renderTerminal(report2, options) {
   if (benchmarks.length) {
     const level = report2.run ? formatConfidence(report2.run.intervalConfidence) : "95%";
     const header = ["verdict", "benchmark", "base", "head", `change [${level} CI]`, "budget"];
-    const rows = benchmarks.map((b) => [`${MARK[b.verdict].mark} ${b.verdict}`, b.id, formatOps(b.base?.opsPerSec), formatOps(b.head?.opsPerSec), formatChange(b), formatBudget(b.budget)]);
+    const rows = benchmarks.map((b) => [`${MARK[b.verdict].mark} ${b.verdict}`, printable(b.id), formatOps(b.base?.opsPerSec), formatOps(b.head?.opsPerSec), formatChange(b), formatBudget(b.budget)]);
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
     const fixed = widths.reduce((sum, w, i) => i === 1 ? sum : sum + w, 0) + 2 * (widths.length - 1);
     widths[1] = Math.max(12, Math.min(widths[1], width - fixed));
@@ -18289,7 +18291,7 @@ function renderTerminal(report2, options) {
     lines.push(paint("dim", "base and head in operations per second (median over rounds); change is head against base"), "");
   }
   for (const b of benchmarks.filter((b2) => b2.error)) {
-    lines.push(paint(MARK.error.style, `! ${b.id}`), ...b.error.split("\n").map((line) => `    ${line}`));
+    lines.push(paint(MARK.error.style, `! ${printable(b.id)}`), ...b.error.split("\n").map((line) => `    ${printable(line)}`));
   }
   if (benchmarks.some((b) => b.error)) lines.push("");
   if (report2.error) lines.push(paint(MARK.error.style, `error: ${report2.error}`));
@@ -18304,6 +18306,9 @@ function runLine(report2) {
   const rounds = run.limited ? `${run.rounds} of ${run.plannedRounds} rounds (time limit ${formatDuration(run.timeLimitMs)} reached)` : `${run.rounds} rounds`;
   const confidence = family > 1 ? `each interval ${formatConfidence(run.intervalConfidence)}, so ${formatConfidence(run.confidence)} for all ${family} together` : `${formatConfidence(run.confidence)} confidence`;
   return `${rounds} in ${formatDuration(run.measureMs)} (${run.isolation} isolation) \xB7 ${confidence}`;
+}
+function printable(text) {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?");
 }
 function fit(text, width) {
   if (text.length <= width) return text;

@@ -34,7 +34,7 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
   if (benchmarks.length) {
     const level = report.run ? formatConfidence(report.run.intervalConfidence) : '95%';
     const header = ['verdict', 'benchmark', 'base', 'head', `change [${level} CI]`, 'budget'];
-    const rows = benchmarks.map((b) => [`${MARK[b.verdict].mark} ${b.verdict}`, b.id, formatOps(b.base?.opsPerSec), formatOps(b.head?.opsPerSec), formatChange(b), formatBudget(b.budget)]);
+    const rows = benchmarks.map((b) => [`${MARK[b.verdict].mark} ${b.verdict}`, printable(b.id), formatOps(b.base?.opsPerSec), formatOps(b.head?.opsPerSec), formatChange(b), formatBudget(b.budget)]);
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
     const fixed = widths.reduce((sum, w, i) => (i === 1 ? sum : sum + w), 0) + 2 * (widths.length - 1);
     widths[1] = Math.max(12, Math.min(widths[1]!, width - fixed));
@@ -49,7 +49,7 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
     lines.push(paint('dim', 'base and head in operations per second (median over rounds); change is head against base'), '');
   }
   for (const b of benchmarks.filter((b) => b.error)) {
-    lines.push(paint(MARK.error.style, `! ${b.id}`), ...b.error!.split('\n').map((line) => `    ${line}`));
+    lines.push(paint(MARK.error.style, `! ${printable(b.id)}`), ...b.error!.split('\n').map((line) => `    ${printable(line)}`));
   }
   if (benchmarks.some((b) => b.error)) lines.push('');
   if (report.error) lines.push(paint(MARK.error.style, `error: ${report.error}`));
@@ -69,6 +69,12 @@ export function runLine(report: Report): string {
       ? `each interval ${formatConfidence(run.intervalConfidence)}, so ${formatConfidence(run.confidence)} for all ${family} together`
       : `${formatConfidence(run.confidence)} confidence`;
   return `${rounds} in ${formatDuration(run.measureMs)} (${run.isolation} isolation) · ${confidence}`;
+}
+
+/** Control characters from task names or errors would drive the terminal: show them as '?'. */
+function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
 }
 
 /** Shorten a long benchmark id in the middle, keeping the file's start and the task's end. */

@@ -50,11 +50,15 @@ describe('benchgate compare, through the real CLI', () => {
     expect(report.benchmarks[0].change.low).toBeGreaterThan(0.05);
   });
 
-  it('flags a defensive clone in serialization, declared with the Bench function form', async () => {
+  it('flags a defensive clone in serialization, declared with the Bench function form and tinybench hooks', async () => {
     repo = fixtureRepo('serialization', { config: FAST });
     const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
     expect(run.code, run.stderr).toBe(1);
-    expect(readJson(path.join(repo, 'report.json')).benchmarks[0]).toMatchObject({ id: 'bench/serialize.bench.js > serialize todo list', verdict: 'regression' });
+    const report = readJson(path.join(repo, 'report.json'));
+    expect(report.benchmarks.map((b: { id: string; verdict: string }) => [b.id, b.verdict])).toEqual([
+      ['bench/serialize.bench.js > serialize a fresh list', 'regression'],
+      ['bench/serialize.bench.js > serialize todo list', 'regression'],
+    ]);
   });
 
   it('passes a change that touches nothing measured', async () => {
@@ -85,6 +89,9 @@ describe('benchgate compare, through the real CLI', () => {
     expect(byId['bench/parse.bench.js > parse query'].error).toMatch(/^at head: TypeError: query parser not configured\n +at .*bench\/parse\.bench\.js:6:\d+/);
     expect(byId['bench/parse.bench.js > parse body'].verdict).toMatch(/^(unchanged|inconclusive)$/);
     expect(byId['bench/parse.bench.js > parse body'].change).not.toBeNull();
+    // An async task is awaited call by call and compared like any other.
+    expect(byId['bench/parse.bench.js > read and parse body'].verdict).toMatch(/^(unchanged|inconclusive)$/);
+    expect(byId['bench/parse.bench.js > read and parse body'].head.opsPerSec).toBeGreaterThan(0);
     expect(byId['bench/format.bench.js > format date']).toMatchObject({ verdict: 'new', base: null, change: null });
     expect(byId['bench/format.bench.js > format date'].head.opsPerSec).toBeGreaterThan(0);
     expect(run.stdout).toContain('! bench/parse.bench.js > parse query');

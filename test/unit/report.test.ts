@@ -49,6 +49,13 @@ describe('terminal report', () => {
     expect(text).not.toContain('\x1b[');
     expect(renderTerminal(report([bench({ verdict: 'regression' })]), { color: true })).toContain('\x1b[31m');
   });
+
+
+  it('shows control characters in task names as ? so they cannot drive the terminal', () => {
+    const text = renderTerminal(report([bench({ id: 'x > \u001b[2Jclear', verdict: 'error', error: 'bad\u001b]0;title\u0007' })]), { color: false });
+    expect(text).not.toContain('\u001b');
+    expect(text).toContain('x > ?[2Jclear');
+  });
 });
 
 describe('markdown report', () => {

@@ -64,10 +64,13 @@ function processStrategy(plan: MicroPlan, spawn: (job: MicroJob) => Promise<Proc
   return {
     async run(round, job) {
       const outcomes: { files: FileLoad[]; tasks: TaskOutcome[] }[] = [];
+      const batches = { ...job.batches };
       for (const side of round % 2 === 0 ? [base, head] : [head, base]) {
-        const outcome = await spawn({ ...job, sides: [side] });
+        const outcome = await spawn({ ...job, batches, sides: [side] });
         if (!outcome.ok) return outcome;
         outcomes.push(outcome);
+        // The second process of the first pair uses the batch sizes the first one chose: the same for both revisions.
+        for (const task of outcome.tasks) batches[task.id] ??= task.batch;
       }
       return { ok: true, files: outcomes.flatMap((o) => o.files), tasks: mergePair(outcomes.flatMap((o) => o.tasks)) };
     },
