@@ -1,7 +1,7 @@
 // Builds a fixture's git history in a fresh temporary directory: base/ committed on main,
 // head/ laid over it and committed on feature (or left uncommitted with { commitHead: false }).
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, realpathSync } from 'node:fs';
+import { cpSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +19,7 @@ export function makeFixtureRepo(name, options = {}) {
   const env = ['-c', 'user.name=benchgate', '-c', 'user.email=benchgate@example.invalid', '-c', 'commit.gpgsign=false'];
   git('init', '-q', '-b', 'main');
   cpSync(path.join(fixturesDir, name, 'base'), dir, { recursive: true });
-  if (options.config !== undefined) cpSync(writeTemp(options.config), path.join(dir, 'benchgate.yml'));
+  if (options.config !== undefined) writeFileSync(path.join(dir, 'benchgate.yml'), options.config);
   git('add', '-A');
   git(...env, 'commit', '-q', '-m', `${name}: base`);
   git('checkout', '-q', '-b', 'feature');
@@ -29,12 +29,6 @@ export function makeFixtureRepo(name, options = {}) {
     git(...env, 'commit', '-q', '-m', `${name}: head`);
   }
   return dir;
-}
-
-function writeTemp(text) {
-  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'benchgate-config-')), 'benchgate.yml');
-  execFileSync('sh', ['-c', 'cat > "$0"', file], { input: text });
-  return file;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
