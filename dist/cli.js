@@ -16626,7 +16626,12 @@ async function checkout(options) {
   const headSha = options.head === void 0 ? await resolveRef(run, repoRoot, "HEAD", "HEAD") : await resolveRef(run, repoRoot, options.head, "--head");
   const temp = mkdtempSync(path3.join(os.tmpdir(), "benchgate-"));
   const created = [];
-  const dispose = () => removeWorktrees(repoRoot, created, temp);
+  let forget;
+  const dispose = () => {
+    forget?.();
+    removeWorktrees(repoRoot, created, temp);
+  };
+  forget = options.onCleanup?.(dispose);
   try {
     const addWorktree = async (label, sha) => {
       const dir = path3.join(temp, label);
@@ -18141,8 +18146,7 @@ async function runGate(options) {
   const now = options.now ?? Date.now;
   const started = now();
   const config = withOverrides(loadConfig({ root: options.cwd, file: options.configFile }), options.overrides);
-  const tree = await checkout({ cwd: options.cwd, base: options.base, head: options.head, install: config.install, build: config.build, log: options.log });
-  const forget = options.onCleanup?.(() => tree.dispose());
+  const tree = await checkout({ cwd: options.cwd, base: options.base, head: options.head, install: config.install, build: config.build, log: options.log, onCleanup: options.onCleanup });
   try {
     const [baseFiles, headFiles] = await Promise.all([tree.base, tree.head].map((revision) => discoverBenchFiles(revision.root, config.micro.files)));
     if (baseFiles.length === 0 && headFiles.length === 0) {
@@ -18191,7 +18195,6 @@ async function runGate(options) {
       environment: currentEnvironment()
     };
   } finally {
-    forget?.();
     tree.dispose();
   }
 }

@@ -48,8 +48,7 @@ export async function runGate(options: GateOptions): Promise<Report> {
   const now = options.now ?? Date.now;
   const started = now();
   const config = withOverrides(loadConfig({ root: options.cwd, file: options.configFile }), options.overrides);
-  const tree = await checkout({ cwd: options.cwd, base: options.base, head: options.head, install: config.install, build: config.build, log: options.log });
-  const forget = options.onCleanup?.(() => tree.dispose());
+  const tree = await checkout({ cwd: options.cwd, base: options.base, head: options.head, install: config.install, build: config.build, log: options.log, onCleanup: options.onCleanup });
   try {
     const [baseFiles, headFiles] = await Promise.all([tree.base, tree.head].map((revision) => discoverBenchFiles(revision.root, config.micro.files)));
     if (baseFiles!.length === 0 && headFiles!.length === 0) {
@@ -98,7 +97,6 @@ export async function runGate(options: GateOptions): Promise<Report> {
       environment: currentEnvironment(),
     };
   } finally {
-    forget?.();
     tree.dispose();
   }
 }

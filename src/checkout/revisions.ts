@@ -32,6 +32,8 @@ export interface CheckoutOptions {
   install: string | false | undefined;
   build: string | undefined;
   log: (line: string) => void;
+  /** Registers a cleanup for SIGINT/SIGTERM (from the moment a worktree may exist); returns its deregistration. */
+  onCleanup?: ((cleanup: () => void) => () => void) | undefined;
   git?: Git;
   commandTimeoutMs?: number;
 }
@@ -57,7 +59,12 @@ export async function checkout(options: CheckoutOptions): Promise<Checkout> {
 
   const temp = mkdtempSync(path.join(os.tmpdir(), 'benchgate-'));
   const created: string[] = [];
-  const dispose = () => removeWorktrees(repoRoot, created, temp);
+  let forget: (() => void) | undefined;
+  const dispose = () => {
+    forget?.();
+    removeWorktrees(repoRoot, created, temp);
+  };
+  forget = options.onCleanup?.(dispose);
   try {
     const addWorktree = async (label: RevisionLabel, sha: string): Promise<string> => {
       const dir = path.join(temp, label);

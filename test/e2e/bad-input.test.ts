@@ -122,6 +122,21 @@ describe('bad benchmarks', () => {
 });
 
 describe('interrupted runs', () => {
+  it('on SIGTERM during a slow install removes the worktree and kills the install', async () => {
+    repo = inlineRepo({ 'bench/a.bench.js': BENCH, 'benchgate.yml': "install: 'echo installing; sleep 30'\n" });
+    let sent = false;
+    const run = await runCli(['compare', '--base', 'main'], repo, {
+      onStderr: (text, pid) => {
+        if (!sent && text.includes('install base:')) {
+          sent = true;
+          setTimeout(() => process.kill(pid, 'SIGTERM'), 300);
+        }
+      },
+    });
+    expect(run.code).toBe(143);
+    expect(processesMentioning('sleep 30')).toEqual([]);
+  });
+
   it('on SIGINT stops every benchmark process and removes the worktrees', async () => {
     repo = inlineRepo({ 'bench/a.bench.js': BENCH, 'benchgate.yml': 'rounds: 40\n' });
     let sent = false;

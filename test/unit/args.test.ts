@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { parseCommand } from '../../src/cli/args.js';
+
+const error = (argv: string[]) => {
+  try {
+    parseCommand(argv);
+  } catch (e) {
+    return (e as Error).message;
+  }
+  throw new Error('expected an error');
+};
+
+describe('command line', () => {
+  it('reads a full compare command', () => {
+    expect(parseCommand(['compare', '--base', 'main', '--head', 'feature', '--json', 'r.json', '--markdown', 'r.md', '--rounds', '12', '--time-limit', '90s', '--isolation', 'process', '--no-color'])).toEqual({
+      kind: 'compare',
+      base: 'main',
+      head: 'feature',
+      config: undefined,
+      json: 'r.json',
+      markdown: 'r.md',
+      rounds: 12,
+      timeLimitMs: 90_000,
+      isolation: 'process',
+      color: false,
+    });
+  });
+  it('shows help with no command, -h or --help', () => {
+    expect(parseCommand([])).toEqual({ kind: 'help' });
+    expect(parseCommand(['-h'])).toEqual({ kind: 'help' });
+    expect(parseCommand(['compare', '--help'])).toEqual({ kind: 'help' });
+  });
+  it('names the flag and value at fault', () => {
+    expect(error(['compare'])).toMatch(/^--base is required/);
+    expect(error(['compare', '--base', 'main', '--rounds', '1'])).toMatch(/^--rounds '1' is not a whole number from 2 to 500/);
+    expect(error(['compare', '--base', 'main', '--time-limit', 'soon'])).toMatch(/^--time-limit 'soon' is not a duration/);
+    expect(error(['compare', '--base', 'main', '--isolation', 'thread'])).toMatch(/^--isolation 'thread' is not alternate or process/);
+    expect(error(['compara', '--base', 'main'])).toMatch(/^Unknown command 'compara'/);
+  });
+});
