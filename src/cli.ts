@@ -9,6 +9,7 @@ main(process.argv.slice(2), {
   stderr: process.stderr,
   env: process.env,
   runnerPath: fileURLToPath(new URL('./runner.js', import.meta.url)),
+  probePath: fileURLToPath(new URL('./probe.cjs', import.meta.url)),
   version: manifest.version,
 }).then(
   (code) => {

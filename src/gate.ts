@@ -1,14 +1,21 @@
 import { budgetFor } from './config/budgets.js';
 import { loadConfig } from './config/load.js';
-import type { Config, Isolation } from './config/types.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Config, HttpMode, Isolation } from './config/types.js';
 import { formatDuration } from './config/units.js';
 import { checkout } from './checkout/revisions.js';
 import { discoverBenchFiles } from './measure/micro/discover.js';
 import type { MeasureSettings } from './measure/micro/protocol.js';
 import { measureMicro } from './measure/micro/schedule.js';
-import type { MeasureProgress } from './measure/types.js';
+import { pinLoadGenerator } from './measure/http/pinning.js';
+import { measureHttp, type HttpMeasurement } from './measure/http/schedule.js';
+import type { Measurement, MeasureProgress } from './measure/types.js';
+import { httpDetails } from './report/http.js';
 import { analyze } from './stats/analyze.js';
 import { familyConfidence } from './stats/compare.js';
+import { minimumRounds } from './stats/signed-rank.js';
 import { currentEnvironment } from './report/environment.js';
 import { REPORT_VERSION, runVerdict, sortBenchmarks, summarize, toReportBenchmark, type Report } from './report/model.js';
 import { UserError } from './util/errors.js';
@@ -29,9 +36,11 @@ export interface GateOptions {
   head?: string | undefined;
   configFile?: string | undefined;
   /** Command-line values that win over the config file. */
-  overrides?: { rounds?: number | undefined; timeLimitMs?: number | undefined; isolation?: Isolation | undefined };
+  overrides?: { rounds?: number | undefined; timeLimitMs?: number | undefined; isolation?: Isolation | undefined; httpMode?: HttpMode | undefined; httpPin?: boolean | undefined };
   /** Path of the benchmark process script (dist/runner.js). */
   runnerPath: string;
+  /** Path of the server-side probe (dist/probe.cjs). */
+  probePath: string;
   toolVersion: string;
   log: (line: string) => void;
   onProgress?: (progress: MeasureProgress) => void;
@@ -49,32 +58,73 @@ export async function runGate(options: GateOptions): Promise<Report> {
   const started = now();
   const config = withOverrides(loadConfig({ root: options.cwd, file: options.configFile }), options.overrides);
   const tree = await checkout({ cwd: options.cwd, base: options.base, head: options.head, install: config.install, build: config.build, log: options.log, onCleanup: options.onCleanup });
+  const socketDir = mkdtempSync(path.join(os.tmpdir(), 'benchgate-sock-'));
   try {
     const [baseFiles, headFiles] = await Promise.all([tree.base, tree.head].map((revision) => discoverBenchFiles(revision.root, config.micro.files)));
-    if (baseFiles!.length === 0 && headFiles!.length === 0) {
-      throw new UserError(`No bench files match ${config.micro.files.join(', ')} in base or head. Add one (see the README's quick start) or set micro.files in benchgate.yml.`);
+    const hasMicro = baseFiles!.length > 0 || headFiles!.length > 0;
+    if (!hasMicro && config.http.length === 0) {
+      throw new UserError(`No bench files match ${config.micro.files.join(', ')} in base or head, and benchgate.yml declares no http load tests. Add a bench file (see the README's quick start), set micro.files, or declare http benchmarks.`);
     }
-    options.log(`bench files: ${describeFiles(baseFiles!, headFiles!)}`);
-    const measurement = await measureMicro({
-      base: tree.base,
-      head: tree.head,
-      baseFiles: baseFiles!,
-      headFiles: headFiles!,
-      isolation: config.micro.isolation,
-      settings: { ...MEASURE_DEFAULTS, taskTimeMs: config.micro.taskTimeMs },
-      stallTimeoutMs: config.micro.taskTimeoutMs,
-      rounds: config.rounds ?? 10,
+    const rounds = config.rounds ?? 10;
+    const httpFamily = config.http.reduce((sum, b) => sum + 1 + Object.keys(b.latencyBudget).length, 0);
+    // The HTTP load tests' planned time is set aside first: their rounds are long and fixed in length.
+    const httpPlannedMs = config.http.reduce((sum, b) => sum + rounds * (2 * (b.warmupMs + b.durationMs) + 1500), 0);
+    const microLimitMs = config.http.length ? Math.max(config.timeLimitMs - httpPlannedMs, config.timeLimitMs * 0.3) : config.timeLimitMs;
+    let micro: Measurement | undefined;
+    if (hasMicro) {
+      options.log(`bench files: ${describeFiles(baseFiles!, headFiles!)}`);
+      micro = await measureMicro({
+        base: tree.base,
+        head: tree.head,
+        baseFiles: baseFiles!,
+        headFiles: headFiles!,
+        isolation: config.micro.isolation,
+        settings: { ...MEASURE_DEFAULTS, taskTimeMs: config.micro.taskTimeMs },
+        stallTimeoutMs: config.micro.taskTimeoutMs,
+        rounds,
+        confidence: config.confidence,
+        otherFamily: httpFamily,
+        timeLimitMs: microLimitMs,
+        runnerPath: options.runnerPath,
+        log: options.log,
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+        now,
+      });
+      if (micro.limited) options.log(`the time limit cut the micro-benchmarks to ${micro.rounds} of ${micro.plannedRounds} rounds`);
+    }
+    let http: HttpMeasurement | undefined;
+    if (config.http.length) {
+      options.log(`http load tests: ${config.http.map((b) => b.name).join(', ')} (${config.httpMode} servers${config.httpPin ? ', pinned' : ''})`);
+      const pinning = config.httpPin ? pinLoadGenerator(options.log) : undefined;
+      try {
+      http = await measureHttp({
+        base: tree.base,
+        head: tree.head,
+        benchmarks: config.http,
+        mode: config.httpMode,
+        // Enough rounds for each interval to reach its share of the confidence, as for micro-benchmarks.
+        rounds: Math.max(rounds, minimumRounds(familyConfidence(config.confidence, httpFamily + comparableMicro(micro)))),
+        deadline: started + config.timeLimitMs,
+        probePath: options.probePath,
+        socketDir,
+        ...(pinning ? { serverPrefix: pinning.serverPrefix } : {}),
+        log: options.log,
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+        now,
+      });
+      } finally {
+        pinning?.release();
+      }
+    }
+    const samples = [...(micro?.benchmarks ?? []), ...(http?.benchmarks ?? [])];
+    const httpById = new Map(config.http.map((b) => [b.id, b]));
+    const comparisons = analyze(samples, {
       confidence: config.confidence,
-      timeLimitMs: config.timeLimitMs,
-      runnerPath: options.runnerPath,
-      log: options.log,
-      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-      now,
+      budgetFor: (id) => httpById.get(id)?.budget ?? budgetFor(id, config),
+      latencyBudgetFor: (id) => httpById.get(id)?.latencyBudget ?? {},
     });
-    if (measurement.limited) options.log(`the time limit (${formatDuration(config.timeLimitMs)}) cut the run to ${measurement.rounds} of ${measurement.plannedRounds} rounds`);
-    const comparisons = analyze(measurement.benchmarks, { confidence: config.confidence, budgetFor: (id) => budgetFor(id, config) });
-    const benchmarks = sortBenchmarks(comparisons.map(toReportBenchmark));
-    const family = comparisons.filter((c) => c.change).length;
+    const benchmarks = sortBenchmarks(comparisons.map((c, i) => toReportBenchmark(c, samples[i]!.http ? httpDetails(samples[i]!, c) : undefined)));
+    const family = comparisons.reduce((sum, c) => sum + (c.change ? 1 : 0) + Object.values(c.latency ?? {}).filter((l) => l.budget !== undefined).length, 0);
     return {
       version: REPORT_VERSION,
       tool: { name: 'benchgate', version: options.toolVersion },
@@ -84,21 +134,27 @@ export async function runGate(options: GateOptions): Promise<Report> {
       head: { ref: tree.head.ref, sha: tree.head.sha, dirty: tree.head.dirty },
       benchmarks,
       run: {
-        rounds: measurement.rounds,
-        plannedRounds: measurement.plannedRounds,
-        limited: measurement.limited,
-        isolation: measurement.isolation,
+        rounds: micro?.rounds ?? 0,
+        plannedRounds: micro?.plannedRounds ?? 0,
+        ...(http ? { httpRounds: http.rounds, httpMode: config.httpMode } : {}),
+        limited: Boolean(micro?.limited || http?.limited),
+        isolation: config.micro.isolation,
         confidence: config.confidence,
         intervalConfidence: familyConfidence(config.confidence, family),
         timeLimitMs: config.timeLimitMs,
-        measureMs: measurement.durationMs,
+        measureMs: (micro?.durationMs ?? 0) + (http?.durationMs ?? 0),
         totalMs: now() - started,
       },
       environment: currentEnvironment(),
     };
   } finally {
+    rmSync(socketDir, { recursive: true, force: true });
     tree.dispose();
   }
+}
+
+function comparableMicro(micro: Measurement | undefined): number {
+  return micro ? micro.benchmarks.filter((b) => !b.error && b.logRatios.length > 0).length : 0;
 }
 
 /** The report of a run that failed before it could compare anything. */
@@ -124,6 +180,8 @@ function withOverrides(config: Config, overrides: GateOptions['overrides']): Con
     rounds: overrides.rounds ?? config.rounds,
     timeLimitMs: overrides.timeLimitMs ?? config.timeLimitMs,
     micro: Object.freeze({ ...config.micro, isolation: overrides.isolation ?? config.micro.isolation }),
+    httpMode: overrides.httpMode ?? config.httpMode,
+    httpPin: overrides.httpPin ?? config.httpPin,
   });
 }
 

@@ -1,11 +1,11 @@
 import { parseArgs } from 'node:util';
-import type { Isolation } from '../config/types.js';
+import type { HttpMode, Isolation } from '../config/types.js';
 import { parseDuration } from '../config/units.js';
 import { UserError } from '../util/errors.js';
 
 export const USAGE = `Usage: benchgate compare --base <ref> [options]
 
-Compare the micro-benchmarks of two git revisions and fail when a budget is broken.
+Compare the micro-benchmarks and HTTP load tests of two git revisions and fail when a budget is broken.
 
 Options:
   --base <ref>          revision to compare against (required), e.g. main or a sha
@@ -16,6 +16,7 @@ Options:
   --rounds <n>          benchmark processes to run (default 10, or benchgate.yml's rounds)
   --time-limit <d>      upper bound on measuring, e.g. 90s or 5m (default 5m)
   --isolation <mode>    alternate (default) or process
+  --http-mode <mode>    fresh (default) or live: how HTTP load tests run their servers
   --no-color            plain output even on a terminal
   -h, --help            show this help
   -v, --version         show the version
@@ -35,6 +36,7 @@ export type Command =
       rounds: number | undefined;
       timeLimitMs: number | undefined;
       isolation: Isolation | undefined;
+      httpMode: HttpMode | undefined;
       color: boolean | undefined;
     };
 
@@ -55,6 +57,7 @@ export function parseCommand(argv: readonly string[]): Command {
         rounds: { type: 'string' },
         'time-limit': { type: 'string' },
         isolation: { type: 'string' },
+        'http-mode': { type: 'string' },
         'no-color': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
@@ -81,6 +84,7 @@ export function parseCommand(argv: readonly string[]): Command {
     rounds: values.rounds === undefined ? undefined : parseRounds(values.rounds),
     timeLimitMs: values['time-limit'] === undefined ? undefined : parseFlagDuration(values['time-limit']),
     isolation: values.isolation === undefined ? undefined : parseIsolation(values.isolation),
+    httpMode: values['http-mode'] === undefined ? undefined : parseHttpMode(values['http-mode']),
     color: values['no-color'] ? false : undefined,
   };
 }
@@ -97,6 +101,11 @@ function parseFlagDuration(text: string): number {
   } catch {
     throw new UserError(`--time-limit '${text}' is not a duration like 90s or 5m.`);
   }
+}
+
+function parseHttpMode(text: string): HttpMode {
+  if (text === 'fresh' || text === 'live') return text;
+  throw new UserError(`--http-mode '${text}' is not fresh or live.`);
 }
 
 function parseIsolation(text: string): Isolation {

@@ -16,6 +16,7 @@ export interface CliIo {
   stderr: NodeJS.WriteStream;
   env: NodeJS.ProcessEnv;
   runnerPath: string;
+  probePath: string;
   version: string;
 }
 
@@ -57,8 +58,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       base: command.base,
       head: command.head,
       configFile: command.config,
-      overrides: { rounds: command.rounds, timeLimitMs: command.timeLimitMs, isolation: command.isolation },
+      overrides: { rounds: command.rounds, timeLimitMs: command.timeLimitMs, isolation: command.isolation, httpMode: command.httpMode },
       runnerPath: io.runnerPath,
+      probePath: io.probePath,
       toolVersion: io.version,
       log: (line) => progress.log(line),
       onProgress: (p) => progress.update(p),

@@ -5,7 +5,7 @@ import { closest, distance } from 'fastest-levenshtein';
 import { isMap, LineCounter, parseDocument, type Document } from 'yaml';
 import schema from '../../schema/benchgate.schema.json' with { type: 'json' };
 import { UserError } from '../util/errors.js';
-import { DEFAULTS, type Config } from './types.js';
+import { DEFAULTS, type Config, type HttpBenchmarkConfig, type HttpMethod, type HttpMode, type LatencyStat } from './types.js';
 import { parseDuration, parsePercent } from './units.js';
 
 export const CONFIG_FILE = 'benchgate.yml';
@@ -15,11 +15,27 @@ interface RawConfig {
   budget?: string;
   budgets?: Record<string, string>;
   micro?: { files?: string | string[]; isolation?: 'alternate' | 'process'; 'task-time'?: string; 'task-timeout'?: string };
+  http?: RawHttp[];
+  'http-mode'?: HttpMode;
+  'http-pin'?: boolean;
   install?: string | false;
   build?: string;
   rounds?: number;
   confidence?: string;
   'time-limit'?: string;
+}
+
+interface RawHttp {
+  name: string;
+  start: string;
+  ready?: string;
+  'ready-timeout'?: string;
+  requests: { method?: HttpMethod; path: string; headers?: Record<string, string>; body?: string }[];
+  connections?: number;
+  duration?: string;
+  warmup?: string;
+  budget?: string;
+  'latency-budget'?: Partial<Record<LatencyStat, string>>;
 }
 
 const validate = new Ajv({ allErrors: true, verbose: true, strict: true, strictTuples: false }).compile<RawConfig>(schema);
@@ -60,6 +76,7 @@ export function parseConfig(text: string, file: string): Config {
     const problems = pickErrors(validate.errors ?? []).map((error) => describe(error, doc, lines, shown));
     throw new UserError(problems.join('\n'));
   }
+  checkHttpNames(raw, file);
   return toConfig(raw, file);
 }
 
@@ -75,11 +92,40 @@ function toConfig(raw: RawConfig, file: string | undefined): Config {
       taskTimeMs: raw.micro?.['task-time'] ? parseDuration(raw.micro['task-time']) : DEFAULTS.taskTimeMs,
       taskTimeoutMs: raw.micro?.['task-timeout'] ? parseDuration(raw.micro['task-timeout']) : DEFAULTS.taskTimeoutMs,
     }),
+    http: Object.freeze((raw.http ?? []).map((entry, index) => toHttp(entry, index, file))),
+    httpMode: raw['http-mode'] ?? DEFAULTS.httpMode,
+    httpPin: raw['http-pin'] ?? DEFAULTS.httpPin,
     install: raw.install,
     build: raw.build,
     rounds: raw.rounds,
     confidence: raw.confidence !== undefined ? parsePercent(raw.confidence) : DEFAULTS.confidence,
     timeLimitMs: raw['time-limit'] ? parseDuration(raw['time-limit']) : DEFAULTS.timeLimitMs,
+  });
+}
+
+function toHttp(raw: RawHttp, index: number, file: string | undefined): HttpBenchmarkConfig {
+  return Object.freeze({
+    name: raw.name,
+    id: `http > ${raw.name}`,
+    start: raw.start,
+    ready: raw.ready,
+    readyTimeoutMs: raw['ready-timeout'] ? parseDuration(raw['ready-timeout']) : DEFAULTS.httpReadyTimeoutMs,
+    requests: raw.requests.map((request) => Object.freeze({ method: request.method ?? 'GET', path: request.path, headers: { ...request.headers }, body: request.body })),
+    connections: raw.connections ?? DEFAULTS.httpConnections,
+    durationMs: raw.duration ? parseDuration(raw.duration) : DEFAULTS.httpDurationMs,
+    warmupMs: raw.warmup ? parseDuration(raw.warmup) : DEFAULTS.httpWarmupMs,
+    budget: raw.budget !== undefined ? parsePercent(raw.budget) : undefined,
+    latencyBudget: Object.fromEntries(Object.entries(raw['latency-budget'] ?? {}).map(([stat, budget]) => [stat, parsePercent(budget!)])),
+    where: `${file ? displayPath(file) : CONFIG_FILE}: http[${index}] (${raw.name})`,
+  });
+}
+
+/** Two HTTP benchmarks with one name would share an id. */
+function checkHttpNames(raw: RawConfig, file: string): void {
+  const seen = new Set<string>();
+  (raw.http ?? []).forEach((entry, index) => {
+    if (seen.has(entry.name)) throw new UserError(`${displayPath(file)}: http[${index}].name: '${entry.name}' is already the name of another HTTP benchmark; names must be unique.`);
+    seen.add(entry.name);
   });
 }
 
@@ -92,7 +138,12 @@ function displayPath(file: string): string {
 function pickErrors(errors: ErrorObject[]): ErrorObject[] {
   const byField = new Map<string, ErrorObject>();
   for (const error of errors) {
-    const key = error.keyword === 'additionalProperties' ? `${error.instancePath}/${String(error.params.additionalProperty)}` : error.instancePath;
+    const key =
+      error.keyword === 'additionalProperties'
+        ? `${error.instancePath}/${String(error.params.additionalProperty)}`
+        : error.keyword === 'required'
+          ? `${error.instancePath}/${String(error.params.missingProperty)}?`
+          : error.instancePath;
     const current = byField.get(key);
     if (!current || (!titleOf(current) && titleOf(error))) byField.set(key, error);
   }
@@ -115,6 +166,10 @@ function describe(error: ErrorObject, doc: Document, lines: LineCounter, file: s
     return `${file}:${position(doc, lines, segments, key)}: unknown key '${where}'${hint}. Known keys${segments.length ? ` of ${fieldName(segments)}` : ''}: ${known.join(', ')}.`;
   }
   const at = `${file}:${position(doc, lines, segments)}`;
+  if (error.keyword === 'required') {
+    const missing = String(error.params.missingProperty);
+    return `${at}: ${segments.length ? fieldName(segments) : 'the file'} has no '${missing}', which is required.`;
+  }
   if (segments.length === 0) return `${at}: the file must be a mapping of keys to values (like "budget: 5%").`;
   const expected = titleOf(error) ?? error.message ?? 'a valid value';
   return `${at}: ${fieldName(segments)}: ${showValue(error.data)} is not ${expected}.`;

@@ -16,6 +16,38 @@ export interface MicroConfig {
   readonly taskTimeoutMs: number;
 }
 
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
+
+export interface HttpRequestConfig {
+  readonly method: HttpMethod;
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string | undefined;
+}
+
+export type LatencyStat = 'p50' | 'p90' | 'p99' | 'mean';
+
+/** One HTTP load test: the server to start in each revision and the load to put on it. */
+export interface HttpBenchmarkConfig {
+  readonly name: string;
+  /** Benchmark id: `http > name`. */
+  readonly id: string;
+  readonly start: string;
+  readonly ready: string | undefined;
+  readonly readyTimeoutMs: number;
+  readonly requests: readonly HttpRequestConfig[];
+  readonly connections: number;
+  readonly durationMs: number;
+  readonly warmupMs: number;
+  /** Its own throughput budget, when set (a budgets pattern or the global budget otherwise). */
+  readonly budget: number | undefined;
+  readonly latencyBudget: Readonly<Partial<Record<LatencyStat, number>>>;
+  /** Where it is declared, for messages: "benchgate.yml: http[0]". */
+  readonly where: string;
+}
+
+export type HttpMode = 'fresh' | 'live';
+
 /** The whole configuration, parsed and validated once; every stage takes what it needs from here. */
 export interface Config {
   /** The file it was read from, or undefined when the defaults apply. */
@@ -23,6 +55,10 @@ export interface Config {
   readonly budget: number;
   readonly budgets: readonly BudgetRule[];
   readonly micro: MicroConfig;
+  readonly http: readonly HttpBenchmarkConfig[];
+  readonly httpMode: HttpMode;
+  /** Pin servers and the load generator to different cores. */
+  readonly httpPin: boolean;
   /** A command, false to skip, or undefined to detect from the lockfile. */
   readonly install: string | false | undefined;
   readonly build: string | undefined;
@@ -42,4 +78,10 @@ export const DEFAULTS = {
   confidence: 0.95,
   timeLimitMs: 5 * 60_000,
   rounds: 10,
+  httpConnections: 10,
+  httpDurationMs: 3000,
+  httpWarmupMs: 1000,
+  httpReadyTimeoutMs: 15_000,
+  httpMode: 'live' as HttpMode,
+  httpPin: true,
 } as const;

@@ -1,6 +1,8 @@
 /** What measuring hands to the statistics, for any kind of benchmark. */
+import type { HttpBenchmarkConfig, LatencyStat } from '../config/types.js';
+import type { HttpRoundFigures } from './http/types.js';
 
-export type BenchmarkKind = 'micro';
+export type BenchmarkKind = 'micro' | 'http';
 
 /** One revision's figures for one benchmark: one value per round it ran in. */
 export interface SideSamples {
@@ -22,6 +24,10 @@ export interface BenchmarkSamples {
   error?: string | undefined;
   /** Calls per timed sample (micro only). */
   batch?: number | undefined;
+  /** HTTP only: per-round ln(head / base) of each latency figure (higher is slower). */
+  latency?: Record<LatencyStat, number[]> | undefined;
+  /** HTTP only: each revision's figures per round, and the benchmark's config. */
+  http?: { base: HttpRoundFigures[]; head: HttpRoundFigures[]; config: HttpBenchmarkConfig } | undefined;
 }
 
 export interface MeasureProgress {

@@ -61,3 +61,9 @@ export function explainVerdict(benchmark: ReportBenchmark): string {
       return benchmark.error ?? 'failed';
   }
 }
+
+/** Milliseconds with the digits that matter: 0.144, 3.40, 45.1, 210 */
+export function formatMs(ms: number): string {
+  if (!Number.isFinite(ms)) return '–';
+  return ms < 1 ? ms.toFixed(3) : ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0);
+}

@@ -1,6 +1,7 @@
 import type { Verdict } from '../stats/compare.js';
 import { formatBudget, formatChange, formatConfidence, formatOps } from './format.js';
-import { sortBenchmarks, verdictCounts, type Report } from './model.js';
+import { httpSections } from './http-sections.js';
+import { sortBenchmarks, verdictCounts, type Report, type ReportBenchmark } from './model.js';
 import { runLine } from './terminal.js';
 
 const ICON: Record<Verdict, string> = {
@@ -36,11 +37,23 @@ export function renderMarkdown(report: Report): string {
     }
     out.push('');
   }
+  for (const b of benchmarks.filter((b) => b.http)) out.push(details(`${b.id}: latency and server`, httpMarkdown(b.id, b.http!)), '');
   const errors = benchmarks.filter((b) => b.error);
   if (errors.length) out.push(details(`Errors (${errors.length})`, errors.map((b) => `<b>${escapeHtml(b.id)}</b>\n${pre(b.error!)}`).join('\n')), '');
   if (report.run) out.push(`<sub>${escapeInline(runLine(report))} · ${escapeInline(environmentLine(report))}</sub>`, '');
   out.push(details('How to read this', HOW_TO_READ), '');
   return out.join('\n');
+}
+
+function httpMarkdown(id: string, http: NonNullable<ReportBenchmark['http']>): string {
+  const sections = httpSections(id, http);
+  const table = (header: string[], rows: string[][]) =>
+    [`| ${header.map(escapeInline).join(' | ')} |`, `|${header.map((_, i) => (i === 0 ? '---' : '--:')).join('|')}|`, ...rows.map((row) => `| ${row.map(escapeInline).join(' | ')} |`)].join('\n');
+  const parts = [`**${escapeInline(sections.title)}**`, '', table(sections.latency.header, sections.latency.rows), '', escapeInline(sections.failures)];
+  if (sections.server) parts.push('', table(sections.server.header, sections.server.rows));
+  if (sections.note) parts.push('', `<sub>${escapeInline(sections.note)}</sub>`);
+  if (sections.moved.length) parts.push('', ...sections.moved.map((line) => `- moved: ${escapeInline(line)}`));
+  return parts.join('\n');
 }
 
 function environmentLine(report: Report): string {

@@ -1,5 +1,6 @@
 import type { Comparison } from '../stats/analyze.js';
 import type { Verdict } from '../stats/compare.js';
+import type { HttpDetails } from './http.js';
 
 /** Version of the JSON report's schema (README, "JSON report"); bumped on any breaking change. */
 export const REPORT_VERSION = 1;
@@ -26,6 +27,8 @@ export interface ReportBenchmark {
   change: { estimate: number; low: number; high: number; confidence: number } | null;
   /** Per-round relative changes (head against base), the samples the interval comes from. */
   rounds: number[];
+  /** HTTP benchmarks: latency, traffic and server-side figures. base/head opsPerSec are 2xx requests/s. */
+  http?: HttpDetails;
   error?: string;
 }
 
@@ -37,8 +40,12 @@ export interface Environment {
 }
 
 export interface RunInfo {
+  /** Micro-benchmark rounds (processes or process pairs). */
   rounds: number;
   plannedRounds: number;
+  /** HTTP rounds per load test, when there are HTTP benchmarks. */
+  httpRounds?: number;
+  httpMode?: string;
   /** The time limit stopped rounds before the plan was done. */
   limited: boolean;
   isolation: string;
@@ -78,7 +85,7 @@ export function runVerdict(benchmarks: readonly ReportBenchmark[]): RunVerdict {
   return 'pass';
 }
 
-export function toReportBenchmark(comparison: Comparison): ReportBenchmark {
+export function toReportBenchmark(comparison: Comparison, http?: HttpDetails): ReportBenchmark {
   const { change } = comparison;
   return {
     id: comparison.id,
@@ -90,6 +97,7 @@ export function toReportBenchmark(comparison: Comparison): ReportBenchmark {
     head: comparison.head ?? null,
     change: change ? { estimate: change.estimate, low: change.low, high: change.high, confidence: change.confidence } : null,
     rounds: comparison.logRatios.map((x) => Math.expm1(x)),
+    ...(http ? { http } : {}),
     ...(comparison.error ? { error: comparison.error } : {}),
   };
 }

@@ -2,6 +2,7 @@ import { styleText } from 'node:util';
 import type { Verdict } from '../stats/compare.js';
 import { formatDuration } from '../config/units.js';
 import { formatBudget, formatChange, formatConfidence, formatOps } from './format.js';
+import { httpSections } from './http-sections.js';
 import { sortBenchmarks, verdictCounts, type Report } from './model.js';
 
 export interface TerminalOptions {
@@ -46,7 +47,18 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
       const verdictWidth = widths[0]!;
       lines.push(paint(MARK[benchmarks[i]!.verdict].style, line.slice(0, verdictWidth)) + line.slice(verdictWidth));
     });
-    lines.push(paint('dim', 'base and head in operations per second (median over rounds); change is head against base'), '');
+    const unit = benchmarks.some((b) => b.kind === 'http') ? 'operations (HTTP: 2xx requests) per second' : 'operations per second';
+    lines.push(paint('dim', `base and head in ${unit}, median over rounds; change is head against base`), '');
+  }
+  for (const b of benchmarks.filter((b) => b.http)) {
+    const sections = httpSections(printable(b.id), b.http!);
+    lines.push(paint('bold', fit(sections.title, width)));
+    lines.push(...indentLines(plainTable(sections.latency.header, sections.latency.rows)));
+    lines.push(`  ${sections.failures}`);
+    if (sections.server) lines.push(...indentLines(plainTable(sections.server.header, sections.server.rows)));
+    if (sections.note) lines.push(paint('dim', `  ${sections.note}`));
+    for (const line of sections.moved) lines.push(paint(['yellow'], `  moved: ${line}`));
+    lines.push('');
   }
   for (const b of benchmarks.filter((b) => b.error)) {
     lines.push(paint(MARK.error.style, `! ${printable(b.id)}`), ...b.error!.split('\n').map((line) => `    ${printable(line)}`));
@@ -62,13 +74,27 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
 /** "10 rounds in 31s (alternate) · each interval 98.3%, 95% for the run over 3 benchmarks" */
 export function runLine(report: Report): string {
   const run = report.run!;
-  const family = report.benchmarks.filter((b) => b.change).length;
+  // Bonferroni: each interval's level is 1 - alpha/family, so the family's size can be read back from it.
+  const family = Math.round((1 - run.confidence) / Math.max(1e-12, 1 - run.intervalConfidence));
   const rounds = run.limited ? `${run.rounds} of ${run.plannedRounds} rounds (time limit ${formatDuration(run.timeLimitMs)} reached)` : `${run.rounds} rounds`;
   const confidence =
     family > 1
-      ? `each interval ${formatConfidence(run.intervalConfidence)}, so ${formatConfidence(run.confidence)} for all ${family} together`
+      ? `each interval ${formatConfidence(run.intervalConfidence)}, so ${formatConfidence(run.confidence)} for all ${family} budgeted figures together`
       : `${formatConfidence(run.confidence)} confidence`;
-  return `${rounds} in ${formatDuration(run.measureMs)} (${run.isolation} isolation) · ${confidence}`;
+  const parts = [];
+  if (run.plannedRounds > 0) parts.push(`${rounds} (${run.isolation} isolation)`);
+  if (run.httpRounds !== undefined) parts.push(`${run.httpRounds} HTTP rounds (${run.httpMode} servers)`);
+  return `${parts.join(' and ')} in ${formatDuration(run.measureMs)} · ${confidence}`;
+}
+
+/** Columns padded to their widest cell; the first column left-aligned, the others right-aligned. */
+function plainTable(header: string[], rows: string[][]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
+  return [header, ...rows].map((row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ').trimEnd());
+}
+
+function indentLines(lines: string[]): string[] {
+  return lines.map((line) => `  ${line}`);
 }
 
 /** Control characters from task names or errors would drive the terminal: show them as '?'. */

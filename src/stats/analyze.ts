@@ -1,6 +1,7 @@
 import { median } from 'simple-statistics';
+import type { LatencyStat } from '../config/types.js';
 import type { BenchmarkKind, BenchmarkSamples } from '../measure/types.js';
-import { decide, estimateChange, familyConfidence, type Change, type Verdict } from './compare.js';
+import { decide, decideLowerIsBetter, estimateChange, familyConfidence, type Change, type Verdict } from './compare.js';
 
 /** One revision's summary for one benchmark. */
 export interface SideSummary {
@@ -22,13 +23,23 @@ export interface Comparison {
   change: Change | undefined;
   /** The per-round log ratios the change was estimated from. */
   logRatios: readonly number[];
+  /** HTTP only: the change of each latency figure (positive = slower), with a verdict where it has a budget. */
+  latency?: Partial<Record<LatencyStat, LatencyComparison>> | undefined;
   error?: string | undefined;
+}
+
+export interface LatencyComparison {
+  change: Change;
+  budget: number | undefined;
+  verdict: Verdict | undefined;
 }
 
 export interface AnalyzeOptions {
   /** Confidence for the whole run; each interval gets its Bonferroni share. */
   confidence: number;
   budgetFor: (id: string) => number;
+  /** Latency budgets of an HTTP benchmark, by id. */
+  latencyBudgetFor?: (id: string) => Partial<Record<LatencyStat, number>>;
 }
 
 /**
@@ -36,7 +47,10 @@ export interface AnalyzeOptions {
  * false alarms are controlled is every benchmark that has samples on both sides.
  */
 export function analyze(benchmarks: readonly BenchmarkSamples[], options: AnalyzeOptions): Comparison[] {
-  const family = benchmarks.filter((b) => !b.error && b.logRatios.length > 0).length;
+  const latencyBudgets = (id: string) => options.latencyBudgetFor?.(id) ?? {};
+  const compared = benchmarks.filter((b) => !b.error && b.base && b.head && b.logRatios.length > 0);
+  // Every budgeted figure is one chance of a false alarm: throughput of each benchmark, plus each latency budget.
+  const family = compared.reduce((sum, b) => sum + 1 + (b.latency ? Object.keys(latencyBudgets(b.id)).length : 0), 0);
   const level = familyConfidence(options.confidence, family);
   return benchmarks.map((benchmark) => {
     const budget = options.budgetFor(benchmark.id);
@@ -48,8 +62,25 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
     if (!benchmark.head) return { ...common, verdict: 'removed', change: undefined };
     if (benchmark.logRatios.length === 0) return { ...common, verdict: 'inconclusive', change: undefined };
     const change = estimateChange(benchmark.logRatios, level);
-    return { ...common, verdict: decide(change, budget), change };
+    const throughput = decide(change, budget);
+    if (!benchmark.latency) return { ...common, verdict: throughput, change };
+    const latency: Partial<Record<LatencyStat, LatencyComparison>> = {};
+    const budgets = latencyBudgets(benchmark.id);
+    for (const [stat, ratios] of Object.entries(benchmark.latency) as [LatencyStat, number[]][]) {
+      if (ratios.length === 0 || ratios.some((r) => !Number.isFinite(r))) continue;
+      const latencyChange = estimateChange(ratios, level);
+      const statBudget = budgets[stat];
+      latency[stat] = { change: latencyChange, budget: statBudget, verdict: statBudget === undefined ? undefined : decideLowerIsBetter(latencyChange, statBudget) };
+    }
+    const verdicts = [throughput, ...Object.values(latency).flatMap((l) => (l.verdict ? [l.verdict] : []))];
+    return { ...common, verdict: combine(verdicts), change, latency };
   });
+}
+
+/** The verdict of a benchmark judged on several figures: any regression wins, then any doubt, then any improvement. */
+function combine(verdicts: Verdict[]): Verdict {
+  for (const verdict of ['regression', 'inconclusive', 'improvement'] as const) if (verdicts.includes(verdict)) return verdict;
+  return 'unchanged';
 }
 
 function summarize(values: number[] | undefined): SideSummary | undefined {

@@ -53,3 +53,9 @@ export function decide(change: Change, budget: number): Verdict {
   if (change.low >= -budget && change.high <= budget) return 'unchanged';
   return 'inconclusive';
 }
+
+/** The verdict for a figure where higher is worse (latency): a rise beyond the budget is the regression. */
+export function decideLowerIsBetter(change: Change, budget: number): Verdict {
+  const mirrored: Change = { ...change, estimate: -change.estimate, low: -change.high, high: -change.low };
+  return decide(mirrored, budget);
+}

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -110,4 +110,24 @@ export function inlineRepo(base: Record<string, string>, head: Record<string, st
     git('commit', '-q', '--allow-empty', '-m', 'head');
   }
   return dir;
+}
+
+/**
+ * Processes (other than this one) whose working directory lies in `dir` or in a benchgate worktree:
+ * servers and benchmark processes of a run. Read from /proc, so it finds servers whatever their command line.
+ */
+export function processesWorkingIn(dir: string): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const cwd = readlinkSync(`/proc/${entry}/cwd`);
+      const state = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.[0];
+      if (state === 'Z') continue;
+      if (cwd.startsWith(dir) || /^\/tmp\/benchgate-[A-Za-z0-9]{6}\//.test(`${cwd}/`)) found.push(`${entry} ${readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ')} (in ${cwd})`);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
 }

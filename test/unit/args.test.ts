@@ -22,6 +22,7 @@ describe('command line', () => {
       rounds: 12,
       timeLimitMs: 90_000,
       isolation: 'process',
+      httpMode: undefined,
       color: false,
     });
   });

@@ -62,7 +62,7 @@ time-limit: 2m
 
   it('rejects an unknown key with a did-you-mean', () => {
     expect(errorOf('budgte: 5%')).toBe(
-      "/repo/benchgate.yml:1:1: unknown key 'budgte' (did you mean 'budget'?). Known keys: budget, budgets, micro, install, build, rounds, confidence, time-limit.",
+      "/repo/benchgate.yml:1:1: unknown key 'budgte' (did you mean 'budget'?). Known keys: budget, budgets, micro, install, build, rounds, confidence, time-limit, http, http-mode, http-pin.",
     );
     expect(errorOf('micro:\n  file: x.js')).toMatch(/benchgate\.yml:2:3: unknown key 'micro\.file' \(did you mean 'files'\?\)\. Known keys of micro: files, isolation/);
   });
@@ -85,6 +85,51 @@ time-limit: 2m
 
   it('rejects a top level that is not a mapping', () => {
     expect(errorOf('- budget: 5%')).toMatch(/must be a mapping/);
+  });
+});
+
+describe('http load tests in the config', () => {
+  it('reads a load test with its defaults', () => {
+    const [test] = load(`
+http:
+  - name: todo lists
+    start: node server.js
+    requests:
+      - path: /todo-lists
+      - method: POST
+        path: /todos
+        headers: { content-type: application/json }
+        body: '{"title":"milk"}'
+    latency-budget: { p99: 25% }
+`).http;
+    expect(test).toMatchObject({
+      id: 'http > todo lists',
+      start: 'node server.js',
+      ready: undefined,
+      connections: 10,
+      durationMs: 3000,
+      warmupMs: 1000,
+      readyTimeoutMs: 15_000,
+      budget: undefined,
+      latencyBudget: { p99: 0.25 },
+      where: '/repo/benchgate.yml: http[0] (todo lists)',
+    });
+    expect(test!.requests).toEqual([
+      { method: 'GET', path: '/todo-lists', headers: {}, body: undefined },
+      { method: 'POST', path: '/todos', headers: { 'content-type': 'application/json' }, body: '{"title":"milk"}' },
+    ]);
+  });
+
+  it('names the field of a bad load test', () => {
+    const message = errorOf('http:\n  - name: x\n    start: node s.js\n    requests: [{ path: todo }]\n    latency-budget: { p95: 5% }\n    connections: 0\n');
+    expect(message).toContain("http[0].requests[0].path: 'todo' is not a path starting with /.");
+    expect(message).toContain("unknown key 'http[0].latency-budget.p95' (did you mean 'p90'?)");
+    expect(message).toContain('http[0].connections: 0 is not a whole number from 1 to 1000.');
+    expect(errorOf('http:\n  - name: x\n    start: a\n')).toBe("/repo/benchgate.yml:2:5: http[0] has no 'requests', which is required.");
+  });
+
+  it('rejects two load tests with one name', () => {
+    expect(errorOf('http:\n  - { name: a, start: x, requests: [{ path: / }] }\n  - { name: a, start: y, requests: [{ path: / }] }\n')).toContain("http[1].name: 'a' is already the name of another HTTP benchmark");
   });
 });
 

@@ -19,6 +19,8 @@ export interface MicroPlan {
   /** Rounds asked for; raised when the family of benchmarks needs more to reach `confidence`. */
   rounds: number;
   confidence: number;
+  /** Budgeted figures measured elsewhere in the run (HTTP), which share the family-wise confidence. */
+  otherFamily?: number;
   timeLimitMs: number;
   runnerPath: string;
   onProgress?: (progress: MeasureProgress) => void;
@@ -125,7 +127,7 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     const outcome = await runRound(strategy, round, { settings: plan.settings, batches, skip: [...skip] }, errors, skip);
     if (round === 0) {
       await explainLoadErrors(outcome.files, plan, spawn, errors, skip);
-      plannedRounds = Math.max(plannedRounds, minimumRounds(familyConfidence(plan.confidence, comparable(outcome.tasks, errors))));
+      plannedRounds = Math.max(plannedRounds, minimumRounds(familyConfidence(plan.confidence, comparable(outcome.tasks, errors) + (plan.otherFamily ?? 0))));
     }
     for (const task of outcome.tasks) {
       batches[task.id] ??= task.batch;

@@ -1,0 +1,143 @@
+"use strict";
+var __create = Object.create;
+var __defProp = Object.defineProperty;
+var __getOwnPropDesc = Object.getOwnPropertyDescriptor;
+var __getOwnPropNames = Object.getOwnPropertyNames;
+var __getProtoOf = Object.getPrototypeOf;
+var __hasOwnProp = Object.prototype.hasOwnProperty;
+var __copyProps = (to, from, except, desc) => {
+  if (from && typeof from === "object" || typeof from === "function") {
+    for (let key of __getOwnPropNames(from))
+      if (!__hasOwnProp.call(to, key) && key !== except)
+        __defProp(to, key, { get: () => from[key], enumerable: !(desc = __getOwnPropDesc(from, key)) || desc.enumerable });
+  }
+  return to;
+};
+var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__getProtoOf(mod)) : {}, __copyProps(
+  // If the importer is in node compatibility mode or this is not an ESM
+  // file that has been converted to a CommonJS file using a Babel-
+  // compatible transform (i.e. "__esModule" has not been set), then set
+  // "default" to the CommonJS "module.exports" for node compatibility.
+  isNodeMode || !mod || !mod.__esModule ? __defProp(target, "default", { value: mod, enumerable: true }) : target,
+  mod
+));
+
+// src/measure/http/probe.ts
+var import_node_net = __toESM(require("node:net"), 1);
+var import_node_perf_hooks = require("node:perf_hooks");
+var GC_KINDS = {
+  [import_node_perf_hooks.constants.NODE_PERFORMANCE_GC_MINOR]: "minor",
+  [import_node_perf_hooks.constants.NODE_PERFORMANCE_GC_MAJOR]: "major",
+  [import_node_perf_hooks.constants.NODE_PERFORMANCE_GC_INCREMENTAL]: "incremental",
+  [import_node_perf_hooks.constants.NODE_PERFORMANCE_GC_WEAKCB]: "weakcb"
+};
+function install(socketPath2) {
+  delete process.env.BENCHGATE_PROBE_SOCKET;
+  if (process.env.NODE_OPTIONS) process.env.NODE_OPTIONS = process.env.NODE_OPTIONS.replace(/--require[= ]("[^"]*probe\.cjs"|\S*probe\.cjs)/, "").trim();
+  const delay = (0, import_node_perf_hooks.monitorEventLoopDelay)({ resolution: 1 });
+  let active = false;
+  let windowMs = 0;
+  let openedAt = 0;
+  let elu;
+  let busy = { idle: 0, active: 0 };
+  let gc = { count: 0, totalMs: 0, byKind: {} };
+  let peakRss = 0;
+  let peakHeap = 0;
+  let sampler;
+  const sampleMemory = () => {
+    const memory = process.memoryUsage();
+    peakRss = Math.max(peakRss, memory.rss);
+    peakHeap = Math.max(peakHeap, memory.heapUsed);
+  };
+  const recordGc = (entries) => {
+    if (!active) return;
+    for (const entry of entries) {
+      const kind = GC_KINDS[entry.detail?.kind ?? -1] ?? "other";
+      gc.count++;
+      gc.totalMs += entry.duration;
+      const slot = gc.byKind[kind] ??= { count: 0, totalMs: 0 };
+      slot.count++;
+      slot.totalMs += entry.duration;
+    }
+  };
+  const observer = new import_node_perf_hooks.PerformanceObserver((list) => recordGc(list.getEntries()));
+  observer.observe({ entryTypes: ["gc"] });
+  const resume = () => {
+    if (active) return;
+    active = true;
+    openedAt = import_node_perf_hooks.performance.now();
+    elu = import_node_perf_hooks.performance.eventLoopUtilization();
+    delay.enable();
+    sampleMemory();
+    sampler = setInterval(sampleMemory, 25);
+    sampler.unref();
+  };
+  const pause = () => {
+    if (!active) return;
+    recordGc(observer.takeRecords());
+    active = false;
+    windowMs += import_node_perf_hooks.performance.now() - openedAt;
+    const used = import_node_perf_hooks.performance.eventLoopUtilization(elu);
+    busy = { idle: busy.idle + used.idle, active: busy.active + used.active };
+    delay.disable();
+    clearInterval(sampler);
+    sampleMemory();
+  };
+  const handle = (command) => {
+    switch (command) {
+      case "hello":
+        return { ok: true, pid: process.pid, node: process.version };
+      case "start":
+        pause();
+        delay.reset();
+        windowMs = 0;
+        busy = { idle: 0, active: 0 };
+        gc = { count: 0, totalMs: 0, byKind: {} };
+        peakRss = 0;
+        peakHeap = 0;
+        resume();
+        return { ok: true };
+      case "pause":
+        pause();
+        return { ok: true };
+      case "resume":
+        resume();
+        return { ok: true };
+      case "stop": {
+        pause();
+        const ms = (ns) => Number.isFinite(ns) ? ns / 1e6 : 0;
+        const figures = {
+          windowMs,
+          eventLoopDelay: { p50: ms(delay.percentile(50)), p99: ms(delay.percentile(99)), max: ms(delay.max) },
+          eventLoopUtilization: busy.active + busy.idle > 0 ? busy.active / (busy.active + busy.idle) : 0,
+          gc,
+          peakRssBytes: peakRss,
+          peakHeapUsedBytes: peakHeap
+        };
+        return { ok: true, figures };
+      }
+      default:
+        return { ok: false, error: `unknown command ${command}` };
+    }
+  };
+  const server = import_node_net.default.createServer((socket) => {
+    socket.unref();
+    socket.setEncoding("utf8");
+    let buffer = "";
+    socket.on("data", (chunk) => {
+      buffer += chunk;
+      for (let end = buffer.indexOf("\n"); end >= 0; end = buffer.indexOf("\n")) {
+        const command = buffer.slice(0, end).trim();
+        buffer = buffer.slice(end + 1);
+        socket.write(`${JSON.stringify(handle(command))}
+`);
+      }
+    });
+    socket.on("error", () => void 0);
+  });
+  server.on("error", () => void 0);
+  server.listen(socketPath2);
+  server.unref();
+}
+var socketPath = process.env.BENCHGATE_PROBE_SOCKET;
+if (socketPath) install(socketPath);

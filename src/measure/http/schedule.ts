@@ -1,0 +1,251 @@
+import { median } from 'simple-statistics';
+import type { Revision } from '../../checkout/revisions.js';
+import type { HttpBenchmarkConfig, HttpMode, LatencyStat } from '../../config/types.js';
+import { messageOf } from '../../util/errors.js';
+import type { BenchmarkSamples, MeasureProgress } from '../types.js';
+import { latencyOf, preflight, runLoad, type LoadResult } from './load.js';
+import { ServerError, ServerProcess } from './server.js';
+import type { HttpRoundFigures, ProbeFigures, TrafficFigures } from './types.js';
+
+export interface HttpPlan {
+  base: Revision;
+  head: Revision;
+  benchmarks: readonly HttpBenchmarkConfig[];
+  mode: HttpMode;
+  rounds: number;
+  /** Date.now() by which measuring must be over: rounds that would not fit are not started. */
+  deadline: number;
+  probePath: string;
+  socketDir: string;
+  /** Length of one load block in `live` mode, ms. */
+  blockMs?: number;
+  /** Prefix for server commands that pins them to a core ("taskset -c 1 "), when pinning. */
+  serverPrefix?: string;
+  log: (line: string) => void;
+  onProgress?: (progress: MeasureProgress) => void;
+  now?: () => number;
+}
+
+export interface HttpMeasurement {
+  benchmarks: BenchmarkSamples[];
+  rounds: number;
+  plannedRounds: number;
+  limited: boolean;
+  durationMs: number;
+}
+
+type Side = 'base' | 'head';
+type RoundPair = Record<Side, HttpRoundFigures> & { logRatio: number };
+
+const LATENCY_STATS: LatencyStat[] = ['p50', 'p90', 'p99', 'mean'];
+
+/** A benchmark that cannot go on: the message is its `error` verdict. */
+class BenchmarkFailure extends Error {}
+
+/**
+ * Run every HTTP benchmark's rounds, one benchmark after the other. Each round
+ * yields one sample per metric: ln(head / base) of requests/s and of each latency figure.
+ */
+export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
+  const now = plan.now ?? Date.now;
+  const started = now();
+  const results: BenchmarkSamples[] = [];
+  let rounds = 0;
+  let limited = false;
+  const perRound = plan.benchmarks.map((b) => 2 * (b.warmupMs + b.durationMs) + 1500);
+  for (const [index, benchmark] of plan.benchmarks.entries()) {
+    const samples = emptySamples(benchmark);
+    results.push(samples);
+    const revisions = { base: plan.base, head: plan.head };
+    let spent = 0;
+    for (let round = 0; round < plan.rounds; round++) {
+      // Leave room for the rounds of the benchmarks still to come: each gets at least 2.
+      const reserved = plan.benchmarks.slice(index + 1).reduce((sum, _b, i) => sum + 2 * perRound[index + 1 + i]!, 0);
+      const estimate = round > 0 ? spent / round : perRound[index]!;
+      if (now() + estimate + reserved > plan.deadline) {
+        limited = true;
+        plan.log(`${benchmark.id}: the time limit stops it after ${round} of ${plan.rounds} rounds`);
+        break;
+      }
+      plan.onProgress?.({ round: round + 1, rounds: plan.rounds, elapsedMs: now() - started, remainingMs: estimate * (plan.rounds - round) });
+      const roundStart = now();
+      try {
+        const pair = plan.mode === 'live' ? await liveRound(benchmark, revisions, round, plan) : await freshRound(benchmark, revisions, round, plan);
+        record(samples, pair);
+      } catch (error) {
+        samples.error = error instanceof BenchmarkFailure || error instanceof ServerError ? error.message : `${messageOf(error)}`;
+        plan.log(`${benchmark.id}: ${samples.error.split('\n')[0]}`);
+        break;
+      }
+      spent += now() - roundStart;
+      rounds = Math.max(rounds, round + 1);
+    }
+  }
+  return { benchmarks: results, rounds, plannedRounds: plan.rounds, limited, durationMs: now() - started };
+}
+
+function emptySamples(benchmark: HttpBenchmarkConfig): BenchmarkSamples {
+  return {
+    id: benchmark.id,
+    kind: 'http',
+    file: undefined,
+    logRatios: [],
+    base: { opsPerSec: [] },
+    head: { opsPerSec: [] },
+    latency: { p50: [], p90: [], p99: [], mean: [] },
+    http: { base: [], head: [], config: benchmark },
+  };
+}
+
+function record(samples: BenchmarkSamples, pair: RoundPair): void {
+  samples.logRatios.push(pair.logRatio);
+  samples.base!.opsPerSec.push(pair.base.requestsPerSec);
+  samples.head!.opsPerSec.push(pair.head.requestsPerSec);
+  for (const stat of LATENCY_STATS) samples.latency![stat].push(Math.log(pair.head.latency[stat] / pair.base.latency[stat]));
+  samples.http!.base.push(pair.base);
+  samples.http!.head.push(pair.head);
+}
+
+function serverOptions(benchmark: HttpBenchmarkConfig, revision: Revision, plan: HttpPlan) {
+  return {
+    command: `${plan.serverPrefix ?? ''}${benchmark.start}`,
+    cwd: revision.root,
+    readyPath: benchmark.ready,
+    readyTimeoutMs: benchmark.readyTimeoutMs,
+    probePath: plan.probePath,
+    socketDir: plan.socketDir,
+    label: `${revision.label} (${revision.ref} @ ${revision.sha.slice(0, 7)})`,
+  };
+}
+
+/** Design (a): a fresh server per revision, one after the other, in AB BA order across rounds. */
+async function freshRound(benchmark: HttpBenchmarkConfig, revisions: Record<Side, Revision>, round: number, plan: HttpPlan): Promise<RoundPair> {
+  const figures: Partial<Record<Side, HttpRoundFigures>> = {};
+  for (const side of order(round)) {
+    const server = await ServerProcess.start(serverOptions(benchmark, revisions[side], plan));
+    try {
+      if (round === 0) await checkRequests(benchmark, server, side, revisions, plan);
+      await runLoad({ port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs: benchmark.warmupMs });
+      server.checkAlive('during the warm-up');
+      await server.probe('start');
+      const load = await runLoad({ port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs: benchmark.durationMs });
+      const probe = (await server.probe<{ figures?: ProbeFigures }>('stop'))?.figures;
+      server.checkAlive('under load');
+      figures[side] = { requestsPerSec: load.requestsPerSec, latency: load.latency, traffic: load.traffic, probe };
+    } finally {
+      await server.stop();
+    }
+  }
+  return judgeTraffic(benchmark, figures.base!, figures.head!, Math.log(figures.head!.requestsPerSec / figures.base!.requestsPerSec));
+}
+
+/**
+ * Design (b): both revisions' servers live at once (started in alternating
+ * order on fresh ports each round), the load alternating between them in short
+ * blocks, AB BA; the round's figure is the median of the block ratios.
+ */
+async function liveRound(benchmark: HttpBenchmarkConfig, revisions: Record<Side, Revision>, round: number, plan: HttpPlan): Promise<RoundPair> {
+  const servers: Partial<Record<Side, ServerProcess>> = {};
+  try {
+    for (const side of order(round)) {
+      servers[side] = await ServerProcess.start(serverOptions(benchmark, revisions[side], plan));
+      if (round === 0) await checkRequests(benchmark, servers[side]!, side, revisions, plan);
+    }
+    const load = (side: Side, durationMs: number) => runLoad({ port: servers[side]!.port, requests: benchmark.requests, connections: benchmark.connections, durationMs });
+    for (const side of order(round)) await load(side, benchmark.warmupMs);
+    for (const side of order(round)) {
+      await servers[side]!.probe('start');
+      await servers[side]!.probe('pause');
+    }
+    const blockMs = Math.min(plan.blockMs ?? 1000, benchmark.durationMs);
+    const blocks = Math.max(2, Math.round(benchmark.durationMs / blockMs));
+    const results: Record<Side, LoadResult[]> = { base: [], head: [] };
+    const ratios: number[] = [];
+    for (let k = 0; k < blocks; k++) {
+      const block: Partial<Record<Side, LoadResult>> = {};
+      for (const side of k % 2 === 0 ? order(round) : order(round).reverse()) {
+        await servers[side]!.probe('resume');
+        block[side] = await load(side, blockMs);
+        await servers[side]!.probe('pause');
+        servers[side]!.checkAlive('under load');
+        results[side].push(block[side]!);
+      }
+      ratios.push(Math.log(block.head!.requestsPerSec / block.base!.requestsPerSec));
+    }
+    const figures = {} as Record<Side, HttpRoundFigures>;
+    for (const side of ['base', 'head'] as const) {
+      const probe = (await servers[side]!.probe<{ figures?: ProbeFigures }>('stop'))?.figures;
+      figures[side] = pool(results[side], probe);
+    }
+    return judgeTraffic(benchmark, figures.base, figures.head, median(ratios));
+  } finally {
+    for (const server of Object.values(servers)) await server.stop();
+  }
+}
+
+/** One side's blocks as one round's figures. */
+function pool(blocks: LoadResult[], probe: ProbeFigures | undefined): HttpRoundFigures {
+  const elapsed = blocks.reduce((sum, b) => sum + b.elapsedMs, 0);
+  const traffic = blocks.map((b) => b.traffic).reduce(addTraffic);
+  return { requestsPerSec: (traffic.ok / elapsed) * 1000, latency: latencyOf(blocks.flatMap((b) => b.times)), traffic, probe };
+}
+
+function addTraffic(a: TrafficFigures, b: TrafficFigures): TrafficFigures {
+  const byClass = { ...a.byClass };
+  for (const [k, v] of Object.entries(b.byClass)) byClass[k] = (byClass[k] ?? 0) + v;
+  return { responses: a.responses + b.responses, ok: a.ok + b.ok, non2xx: a.non2xx + b.non2xx, byClass, errors: a.errors + b.errors, timeouts: a.timeouts + b.timeouts, resets: a.resets + b.resets };
+}
+
+function order(round: number): Side[] {
+  return round % 2 === 0 ? ['base', 'head'] : ['head', 'base'];
+}
+
+const preflightStatus = new WeakMap<HttpBenchmarkConfig, Partial<Record<Side, number[]>>>();
+
+/**
+ * Before the first load, send each request once to each revision: a request
+ * that fails at both is a config error (a wrong path), one that fails at head
+ * only is a broken head. Either way the message names the request.
+ */
+async function checkRequests(benchmark: HttpBenchmarkConfig, server: ServerProcess, side: Side, revisions: Record<Side, Revision>, plan: HttpPlan): Promise<void> {
+  const statuses = preflightStatus.get(benchmark) ?? {};
+  statuses[side] = await preflight(server.port, benchmark.requests);
+  preflightStatus.set(benchmark, statuses);
+  if (!statuses.base || !statuses.head) return;
+  benchmark.requests.forEach((request, i) => {
+    const base = statuses.base![i]!;
+    const head = statuses.head![i]!;
+    const ok = (status: number) => status >= 200 && status < 400;
+    const what = `${request.method} ${request.path} (${benchmark.where}.requests[${i}])`;
+    if (!ok(base) && !ok(head)) {
+      throw new BenchmarkFailure(`config error: ${what} answered ${statusText(base)} at base and ${statusText(head)} at head: check the request in ${benchmark.where.split(':')[0]}.`);
+    }
+    if (!ok(head)) throw new BenchmarkFailure(`head is broken: ${what} answered ${statusText(head)} at head (${revisions.head.ref}) but ${base} at base.`);
+    if (!ok(base)) plan.log(`${benchmark.id}: ${what} answered ${statusText(base)} at base but ${head} at head`);
+  });
+}
+
+function statusText(status: number): string {
+  return status === 0 ? 'no response' : String(status);
+}
+
+/** A head that fails requests is an error, never a fast server: its failed requests would look like speed. */
+function judgeTraffic(benchmark: HttpBenchmarkConfig, base: HttpRoundFigures, head: HttpRoundFigures, logRatio: number): RoundPair {
+  const bad = (t: TrafficFigures) => t.errors + t.timeouts + t.resets + (t.byClass['5xx'] ?? 0) + (t.byClass['4xx'] ?? 0);
+  const tolerated = (t: TrafficFigures) => Math.max(5, 0.001 * (t.responses + t.errors));
+  if (bad(head.traffic) > tolerated(head.traffic) && bad(head.traffic) > 2 * bad(base.traffic)) {
+    throw new BenchmarkFailure(`head is broken under load: ${describeTraffic(head.traffic)} (base: ${bad(base.traffic) ? describeTraffic(base.traffic) : 'none'}).`);
+  }
+  if (!(logRatio > -Infinity && logRatio < Infinity)) throw new BenchmarkFailure(`${benchmark.id}: no successful responses to compare (base ${base.traffic.ok}, head ${head.traffic.ok}).`);
+  return { base, head, logRatio };
+}
+
+export function describeTraffic(t: TrafficFigures): string {
+  const parts = Object.entries(t.byClass)
+    .filter(([k]) => k !== '3xx' && k !== '1xx')
+    .map(([k, v]) => `${v} ${k} responses`);
+  if (t.errors) parts.push(`${t.errors} connection errors`);
+  if (t.resets) parts.push(`${t.resets} connection resets`);
+  if (t.timeouts) parts.push(`${t.timeouts} timeouts`);
+  return `${parts.join(', ')} out of ${t.responses + t.errors} requests`;
+}

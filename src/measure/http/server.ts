@@ -1,0 +1,181 @@
+import type { ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { killGroup, OutputTail, spawnTracked } from '../../util/processes.js';
+import { freePort, isListening } from './port.js';
+import { probeCommand } from './probe-client.js';
+
+/** A server that failed: never ready, crashed, or would not stop. Its message says which and shows its output. */
+export class ServerError extends Error {
+  override name = 'ServerError';
+}
+
+export interface ServerOptions {
+  command: string;
+  cwd: string;
+  /** A path answering 2xx once the server is up; undefined: a TCP connect suffices. */
+  readyPath: string | undefined;
+  readyTimeoutMs: number;
+  /** Path of dist/probe.cjs, preloaded when the command runs node. */
+  probePath: string;
+  /** Where the probe's socket goes (a temp dir of the run). */
+  socketDir: string;
+  /** Names the server in messages: "head (feature @ 1a2b3c4)". */
+  label: string;
+}
+
+/** True when the command starts the server with node itself, so NODE_OPTIONS reaches it and the probe can load. */
+export function runsNode(command: string): boolean {
+  return /^\s*(?:taskset -c \S+ )?(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*(?:\S*\/)?node(?:\s|$)/.test(command);
+}
+
+let sequence = 0;
+
+/**
+ * One server process of one revision: started in its own process group with
+ * PORT and HOST=127.0.0.1, ready-checked, and stopped with SIGTERM then SIGKILL
+ * until its whole group is gone.
+ */
+export class ServerProcess {
+  readonly tail = new OutputTail();
+  exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  private constructor(
+    readonly child: ChildProcess,
+    readonly port: number,
+    /** The probe's socket, when the probe was preloaded. */
+    readonly probeSocket: string | undefined,
+    readonly label: string,
+  ) {
+    child.stdout?.on('data', (chunk: Buffer) => this.tail.push(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => this.tail.push(chunk));
+    child.once('exit', (code, signal) => (this.exit = { code, signal }));
+  }
+
+  /** Start on a free port and wait until ready; a port taken meanwhile by something else is retried on another. */
+  static async start(options: ServerOptions): Promise<ServerProcess> {
+    for (let attempt = 1; ; attempt++) {
+      const port = await freePort();
+      // Taken between the OS handing it out and now: something else would answer for our server.
+      if (await isListening(port, 200)) continue;
+      const server = ServerProcess.spawn(options, port);
+      try {
+        await server.waitReady(options);
+        return server;
+      } catch (error) {
+        await server.stop();
+        const portTaken = /EADDRINUSE/.test(server.tail.lines(40));
+        if (!portTaken || attempt >= 3) throw error;
+      }
+    }
+  }
+
+  private static spawn(options: ServerOptions, port: number): ServerProcess {
+    const probe = runsNode(options.command);
+    const socket = probe ? path.join(options.socketDir, `probe-${process.pid}-${++sequence}.sock`) : undefined;
+    const nodeOptions = [process.env.NODE_OPTIONS, probe ? `--require ${JSON.stringify(options.probePath)}` : undefined].filter(Boolean).join(' ');
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', NODE_OPTIONS: nodeOptions };
+    if (socket) env.BENCHGATE_PROBE_SOCKET = socket;
+    else delete env.BENCHGATE_PROBE_SOCKET;
+    const child = spawnTracked(execIfSimple(options.command), [], { cwd: options.cwd, env, shell: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    return new ServerProcess(child, port, socket, options.label);
+  }
+
+  private async waitReady(options: ServerOptions): Promise<void> {
+    const deadline = Date.now() + options.readyTimeoutMs;
+    while (Date.now() < deadline) {
+      if (this.exit) throw new ServerError(`${this.label}'s server exited before it was ready (${describeExit(this.exit)}).${this.output()}`);
+      if (options.readyPath ? await answers2xx(this.port, options.readyPath) : await isListening(this.port)) {
+        if (this.probeSocket) await this.probe('hello').catch(() => undefined);
+        return;
+      }
+      await sleep(50);
+    }
+    const what = options.readyPath ? `GET ${options.readyPath} did not answer 2xx` : `nothing accepted connections on port ${this.port}`;
+    throw new ServerError(`${this.label}'s server was not ready after ${options.readyTimeoutMs / 1000}s: ${what}.${this.output()}`);
+  }
+
+  /** Ask the probe something; undefined when there is no probe or it does not answer. */
+  async probe<T = Record<string, unknown>>(command: string): Promise<T | undefined> {
+    if (!this.probeSocket) return undefined;
+    try {
+      return await probeCommand<T>(this.probeSocket, command);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Throw if the server has died. */
+  checkAlive(during: string): void {
+    if (this.exit) throw new ServerError(`${this.label}'s server crashed ${during} (${describeExit(this.exit)}).${this.output()}`);
+  }
+
+  /** SIGTERM the group, SIGKILL it after `graceMs`, and wait until no process of the group is left. */
+  async stop(graceMs = 2000): Promise<void> {
+    const pid = this.child.pid;
+    if (pid === undefined) return;
+    killGroup(this.child, 'SIGTERM');
+    const deadline = Date.now() + graceMs;
+    while (groupAlive(pid) && Date.now() < deadline) await sleep(20);
+    if (groupAlive(pid)) killGroup(this.child, 'SIGKILL');
+    for (let i = 0; i < 100 && groupAlive(pid); i++) await sleep(20);
+    if (groupAlive(pid)) throw new ServerError(`${this.label}'s server (process group ${pid}) survived SIGKILL`);
+  }
+
+  output(): string {
+    const lines = this.tail.lines(20);
+    return lines ? `\nLast lines of its output:\n${lines.split('\n').map((line) => `  ${line}`).join('\n')}` : ' It printed nothing.';
+  }
+}
+
+/**
+ * A simple command (no shell operators) is exec'd by the shell, so the server
+ * is our direct child: its exit code and signal are its own, and it is never
+ * left an orphan that a slow init reaps seconds later.
+ */
+export function execIfSimple(command: string): string {
+  return /^[\w\s./=@%+:,-]+$/.test(command.trim()) ? `exec ${command.trim()}` : command;
+}
+
+/** Whether any process of the group is still running (zombies waiting for their reaper do not count). */
+function groupAlive(pgid: number): boolean {
+  if (process.platform === 'linux') return linuxGroupAlive(pgid);
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function linuxGroupAlive(pgid: number): boolean {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses, so parse from the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') return true;
+  }
+  return false;
+}
+
+export function describeExit(exit: { code: number | null; signal: NodeJS.Signals | null }): string {
+  return exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`;
+}
+
+function answers2xx(port: number, readyPath: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const request = http.get({ host: '127.0.0.1', port, path: readyPath, timeout: 1000, agent: false }, (response) => {
+      response.resume();
+      resolve((response.statusCode ?? 0) >= 200 && (response.statusCode ?? 0) < 300);
+    });
+    request.on('timeout', () => request.destroy());
+    request.on('error', () => resolve(false));
+  });
+}

@@ -1,0 +1,44 @@
+/** What one revision's server did in one round of an HTTP load test. */
+
+/** Server-side figures from the probe, for the measured window only. */
+export interface ProbeFigures {
+  /** Length of the recorded window(s), in ms. */
+  windowMs: number;
+  /** Event-loop delay in ms. */
+  eventLoopDelay: { p50: number; p99: number; max: number };
+  /** Event-loop utilisation over the window, 0 to 1. */
+  eventLoopUtilization: number;
+  gc: { count: number; totalMs: number; byKind: Record<string, { count: number; totalMs: number }> };
+  peakRssBytes: number;
+  peakHeapUsedBytes: number;
+}
+
+/** Latency of successful responses in ms, from hrtime, so sub-millisecond values keep their digits. */
+export interface LatencyFigures {
+  p50: number;
+  p90: number;
+  p99: number;
+  mean: number;
+}
+
+/** Counts of what went wrong under load. */
+export interface TrafficFigures {
+  /** All responses, and the 2xx among them. */
+  responses: number;
+  ok: number;
+  non2xx: number;
+  /** Status classes other than 2xx, e.g. { "5xx": 12 }. */
+  byClass: Record<string, number>;
+  errors: number;
+  timeouts: number;
+  resets: number;
+}
+
+export interface HttpRoundFigures {
+  /** 2xx responses per second. */
+  requestsPerSec: number;
+  latency: LatencyFigures;
+  traffic: TrafficFigures;
+  /** Undefined when the server is not a Node process started with `node …`. */
+  probe: ProbeFigures | undefined;
+}

@@ -1,0 +1,106 @@
+import { median } from 'simple-statistics';
+import type { LatencyStat } from '../config/types.js';
+import type { HttpRoundFigures, ProbeFigures, TrafficFigures } from '../measure/http/types.js';
+import type { BenchmarkSamples } from '../measure/types.js';
+import type { Comparison } from '../stats/analyze.js';
+import type { Verdict } from '../stats/compare.js';
+
+/** One revision's server, summarised over rounds (medians). */
+export interface ServerSummary {
+  eventLoopDelayMs: { p50: number; p99: number; max: number };
+  eventLoopUtilization: number;
+  gc: { count: number; totalMs: number; share: number; byKindMs: Record<string, number> };
+  peakRssMb: number;
+  peakHeapUsedMb: number;
+}
+
+export interface HttpDetails {
+  requests: string[];
+  connections: number;
+  durationMs: number;
+  warmupMs: number;
+  latency: Partial<Record<LatencyStat, { base: number; head: number; change: { estimate: number; low: number; high: number; confidence: number }; budget: number | null; verdict: Verdict | null }>>;
+  /** Summed over rounds. */
+  traffic: { base: TrafficFigures; head: TrafficFigures };
+  /** Null when the server is not run with `node …` (no probe): `note` says so. */
+  server: { base: ServerSummary | null; head: ServerSummary | null; note?: string };
+  /** Server-side figures that moved notably, in words: "event-loop delay p99 2.1 ms → 45.0 ms". */
+  moved: string[];
+}
+
+const STATS: LatencyStat[] = ['p50', 'p90', 'p99', 'mean'];
+
+export function httpDetails(samples: BenchmarkSamples, comparison: Comparison): HttpDetails | undefined {
+  const http = samples.http;
+  if (!http || http.base.length === 0 || http.head.length === 0) return undefined;
+  const latency: HttpDetails['latency'] = {};
+  for (const stat of STATS) {
+    const compared = comparison.latency?.[stat];
+    if (!compared) continue;
+    const { estimate, low, high, confidence } = compared.change;
+    latency[stat] = {
+      base: median(http.base.map((r) => r.latency[stat])),
+      head: median(http.head.map((r) => r.latency[stat])),
+      change: { estimate, low, high, confidence },
+      budget: compared.budget ?? null,
+      verdict: compared.verdict ?? null,
+    };
+  }
+  const base = summarizeServer(http.base);
+  const head = summarizeServer(http.head);
+  return {
+    requests: http.config.requests.map((r) => `${r.method} ${r.path}`),
+    connections: http.config.connections,
+    durationMs: http.config.durationMs,
+    warmupMs: http.config.warmupMs,
+    latency,
+    traffic: { base: sumTraffic(http.base), head: sumTraffic(http.head) },
+    server: base || head ? { base, head } : { base: null, head: null, note: 'server-side figures need a server started with `node …` (the probe is preloaded through NODE_OPTIONS); this one is not, so the probe was skipped' },
+    moved: base && head ? moved(base, head) : [],
+  };
+}
+
+function summarizeServer(rounds: HttpRoundFigures[]): ServerSummary | null {
+  const probes = rounds.map((r) => r.probe).filter((p): p is ProbeFigures => p !== undefined);
+  if (probes.length === 0) return null;
+  const med = (f: (p: ProbeFigures) => number) => median(probes.map(f));
+  const kinds = [...new Set(probes.flatMap((p) => Object.keys(p.gc.byKind)))];
+  return {
+    eventLoopDelayMs: { p50: med((p) => p.eventLoopDelay.p50), p99: med((p) => p.eventLoopDelay.p99), max: med((p) => p.eventLoopDelay.max) },
+    eventLoopUtilization: med((p) => p.eventLoopUtilization),
+    gc: {
+      count: med((p) => p.gc.count),
+      totalMs: med((p) => p.gc.totalMs),
+      share: med((p) => (p.windowMs > 0 ? p.gc.totalMs / p.windowMs : 0)),
+      byKindMs: Object.fromEntries(kinds.map((kind) => [kind, med((p) => p.gc.byKind[kind]?.totalMs ?? 0)])),
+    },
+    peakRssMb: med((p) => p.peakRssBytes) / 2 ** 20,
+    peakHeapUsedMb: med((p) => p.peakHeapUsedBytes) / 2 ** 20,
+  };
+}
+
+function sumTraffic(rounds: HttpRoundFigures[]): TrafficFigures {
+  return rounds
+    .map((r) => r.traffic)
+    .reduce((a, b) => {
+      const byClass = { ...a.byClass };
+      for (const [k, v] of Object.entries(b.byClass)) byClass[k] = (byClass[k] ?? 0) + v;
+      return { responses: a.responses + b.responses, ok: a.ok + b.ok, non2xx: a.non2xx + b.non2xx, byClass, errors: a.errors + b.errors, timeouts: a.timeouts + b.timeouts, resets: a.resets + b.resets };
+    });
+}
+
+/**
+ * The server-side figures that moved enough to mention: at least 1.5x (or 10
+ * points of utilisation or of time in GC) and past a floor below which changes are noise.
+ */
+export function moved(base: ServerSummary, head: ServerSummary): string[] {
+  const lines: string[] = [];
+  const ms = (x: number) => `${x.toFixed(1)} ms`;
+  const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
+  const grew = (a: number, b: number, floor: number) => Math.max(a, b) >= floor && (b >= a * 1.5 || a >= b * 1.5);
+  if (grew(base.eventLoopDelayMs.p99, head.eventLoopDelayMs.p99, 5)) lines.push(`event-loop delay p99 ${ms(base.eventLoopDelayMs.p99)} → ${ms(head.eventLoopDelayMs.p99)}`);
+  if (Math.abs(head.eventLoopUtilization - base.eventLoopUtilization) >= 0.1) lines.push(`event-loop utilisation ${pct(base.eventLoopUtilization)} → ${pct(head.eventLoopUtilization)}`);
+  if (Math.abs(head.gc.share - base.gc.share) >= 0.02 && grew(base.gc.share, head.gc.share, 0.02)) lines.push(`time in GC ${pct(base.gc.share)} → ${pct(head.gc.share)} of the window (${base.gc.totalMs.toFixed(0)} → ${head.gc.totalMs.toFixed(0)} ms)`);
+  if (grew(base.peakRssMb, head.peakRssMb, 64)) lines.push(`peak RSS ${base.peakRssMb.toFixed(0)} MB → ${head.peakRssMb.toFixed(0)} MB`);
+  return lines;
+}

@@ -1,0 +1,161 @@
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { fixtureRepo, inlineRepo, leftovers, processesWorkingIn, readJson, removeFixtureRepos, runCli } from './helpers.js';
+
+afterAll(removeFixtureRepos);
+
+let repo = '';
+afterEach(() => {
+  // Every server and benchmark process of the run is gone, whatever happened.
+  if (repo) {
+    expect(processesWorkingIn(repo)).toEqual([]);
+    expect(leftovers(repo)).toEqual({ worktrees: [], tempDirs: [] });
+  }
+});
+
+/** A short load test: enough rounds for the statistics, short loads so the suite stays quick. */
+function httpConfig(name: string, extra = '', durationMs = 400): string {
+  return `rounds: 6
+http:
+  - name: ${name}
+    start: node server.js
+    ready: /health
+    ready-timeout: 3s
+    requests:
+      - path: /todo-lists?filter=%7B%22include%22%3A%5B%22todos%22%5D%7D
+    connections: 8
+    duration: ${durationMs}ms
+    warmup: 200ms
+${extra}`;
+}
+
+const SERVER = (body: string) => `import http from 'node:http';
+${body}
+server.listen(Number(process.env.PORT), process.env.HOST);
+`;
+const OK_SERVER = SERVER("const server = http.createServer((req, res) => res.end(req.url === '/health' ? 'ok' : '[]'));");
+
+describe('HTTP load tests, through the real CLI', () => {
+  it('flags the etag middleware that adds a listener per request, with the probe showing the blocked event loop', async () => {
+    repo = fixtureRepo('http-etag', { config: httpConfig('todo lists', '    budget: 10%\n    latency-budget: { p99: 25% }\n') });
+    const run = await runCli(['compare', '--base', 'main', '--json', 'report.json', '--markdown', 'report.md'], repo);
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    const report = readJson(path.join(repo, 'report.json'));
+    const [bench] = report.benchmarks;
+    expect(bench).toMatchObject({ id: 'http > todo lists', kind: 'http', verdict: 'regression', budget: 0.1 });
+    expect(bench.change.high).toBeLessThan(-0.5);
+    expect(report.run.httpRounds).toBeGreaterThanOrEqual(7); // two budgeted figures need 7 rounds at 97.5% each
+    // Sub-millisecond latency keeps its digits: a local JSON route answers well under a millisecond at base.
+    const { p50, p99 } = bench.http.latency;
+    expect(p50.base).toBeGreaterThan(0.01);
+    expect(p50.base).toBeLessThan(5);
+    expect(Number.isInteger(p50.base)).toBe(false);
+    expect(p99.head).toBeGreaterThan(p99.base);
+    expect(p99.verdict).toBe('regression');
+    // The probe ran in both servers, for the measured window, and saw the event loop blocked at head.
+    for (const side of ['base', 'head'] as const) {
+      const server = bench.http.server[side];
+      expect(server.eventLoopUtilization).toBeGreaterThan(0.2);
+      expect(server.eventLoopUtilization).toBeLessThanOrEqual(1);
+      expect(server.peakRssMb).toBeGreaterThan(10);
+      expect(server.peakRssMb).toBeLessThan(2000);
+      expect(server.gc.count).toBeGreaterThanOrEqual(0);
+      expect(server.eventLoopDelayMs.max).toBeGreaterThanOrEqual(server.eventLoopDelayMs.p99);
+    }
+    expect(bench.http.server.head.eventLoopDelayMs.p99).toBeGreaterThan(3 * bench.http.server.base.eventLoopDelayMs.p99);
+    expect(bench.http.moved.some((line: string) => line.startsWith('event-loop delay p99'))).toBe(true);
+    expect(bench.http.traffic.base.non2xx + bench.http.traffic.head.non2xx).toBe(0);
+    expect(run.stdout).toContain('moved: event-loop delay p99');
+    expect(run.stdout).toMatch(/p99 +\d+\.\d+ +\d+\.?\d* +\+\d+%.*25% regression/);
+  });
+
+  it('flags a lifecycle that awaits every hook instead of only the async ones', async () => {
+    // A moderate effect needs longer loads than the others to stand out of the noise.
+    repo = fixtureRepo('http-lifecycle', { config: httpConfig('todo list', '    budget: 5%\n', 1000) });
+    const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
+    const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
+    expect(bench.verdict, run.stdout).toBe('regression');
+    expect(run.code).toBe(1);
+    expect(bench.http.server.head.gc.share).toBeGreaterThan(bench.http.server.base.gc.share);
+  });
+
+  it('passes a change that does not touch the server', async () => {
+    repo = fixtureRepo('http-untouched', { config: httpConfig('todo lists', '    budget: 25%\n') });
+    const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
+    expect(run.code, run.stdout).toBe(0);
+    const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
+    expect(bench.verdict).toMatch(/^(unchanged|inconclusive)$/);
+    expect(Math.abs(bench.change.estimate)).toBeLessThan(0.15);
+  });
+});
+
+describe('broken servers are errors, never fast servers', () => {
+  it('reports a head that answers 500 where base answered 200', async () => {
+    repo = inlineRepo(
+      { 'benchgate.yml': httpConfig('list'), 'server.js': OK_SERVER },
+      { 'server.js': SERVER("const server = http.createServer((req, res) => { res.statusCode = req.url === '/health' ? 200 : 500; res.end(); });") },
+    );
+    const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
+    expect(run.code).toBe(2);
+    const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
+    expect(bench.verdict).toBe('error');
+    expect(bench.error).toMatch(/head is broken: GET \/todo-lists\?filter=\S+ \(benchgate\.yml: http\[0\] \(list\)\.requests\[0\]\) answered 500 at head \(working tree\) but 200 at base/);
+  });
+
+  it('reports a head that starts failing under load, with the counts', async () => {
+    repo = inlineRepo(
+      { 'benchgate.yml': httpConfig('list'), 'server.js': OK_SERVER },
+      { 'server.js': SERVER("let n = 0;\nconst server = http.createServer((req, res) => { if (req.url !== '/health' && ++n > 50) res.statusCode = 503; res.end('[]'); });") },
+    );
+    const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
+    expect(run.code).toBe(2);
+    const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
+    expect(bench.error).toMatch(/^head is broken under load: \d+ 5xx responses out of \d+ requests \(base: none\)\.$/);
+  });
+
+  it('reports a server that never becomes ready, with its last lines of output', async () => {
+    repo = inlineRepo({ 'benchgate.yml': httpConfig('list').replace('ready-timeout: 3s', 'ready-timeout: 1s'), 'server.js': OK_SERVER }, { 'server.js': "console.log('connecting to the database at db:5432...');\nsetInterval(() => {}, 1000);\n" });
+    const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
+    expect(run.code).toBe(2);
+    const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
+    expect(bench.error).toMatch(/^head \(working tree @ [0-9a-f]{7}\)'s server was not ready after 1s: GET \/health did not answer 2xx\.\nLast lines of its output:\n  connecting to the database at db:5432\.\.\.$/);
+  });
+
+  it('reports a server that crashes mid-run, with its exit code and output', async () => {
+    repo = inlineRepo(
+      { 'benchgate.yml': httpConfig('list'), 'server.js': OK_SERVER },
+      { 'server.js': SERVER("let n = 0;\nconst server = http.createServer((req, res) => { if (req.url !== '/health' && ++n > 300) { console.error('FATAL: out of file handles'); process.exit(3); } res.end('[]'); });") },
+    );
+    const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
+    expect(run.code).toBe(2);
+    const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
+    expect(bench.error).toMatch(/^head \(working tree @ [0-9a-f]{7}\)'s server crashed (during the warm-up|under load) \(exit code 3\)\.\nLast lines of its output:\n  FATAL: out of file handles/);
+  });
+
+  it('treats a path that 404s on both sides as a config error naming the request', async () => {
+    repo = inlineRepo({ 'benchgate.yml': httpConfig('list'), 'server.js': SERVER("const server = http.createServer((req, res) => { res.statusCode = req.url === '/health' ? 200 : 404; res.end(); });") });
+    const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
+    expect(run.code).toBe(2);
+    const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
+    expect(bench.error).toMatch(/^config error: GET \/todo-lists\?\S+ \(benchgate\.yml: http\[0\] \(list\)\.requests\[0\]\) answered 404 at base and 404 at head: check the request in benchgate\.yml\.$/);
+  });
+
+  it('retries on another port when the first is taken, and skips the probe for a server not started with node', async () => {
+    // The first start of each revision's server fails with EADDRINUSE, as if something took its port.
+    const flaky = SERVER(`import { existsSync, writeFileSync } from 'node:fs';
+const marker = new URL('./.started', import.meta.url);
+if (!existsSync(marker)) {
+  writeFileSync(marker, '');
+  console.error('Error: listen EADDRINUSE: address already in use 127.0.0.1:' + process.env.PORT);
+  process.exit(1);
+}
+const server = http.createServer((req, res) => res.end(req.url === '/health' ? 'ok' : '[]'));`);
+    repo = inlineRepo({ 'benchgate.yml': httpConfig('list').replace('start: node server.js', "start: sh -c 'node server.js'"), 'server.js': flaky, '.gitignore': '.started\n' });
+    const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
+    expect(bench.change).not.toBeNull();
+    expect(bench.http.server).toEqual({ base: null, head: null, note: expect.stringContaining('the probe was skipped') });
+    expect(run.stdout).toContain('the probe was skipped');
+  });
+});

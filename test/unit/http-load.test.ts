@@ -1,0 +1,82 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { latencyOf, preflight, runLoad } from '../../src/measure/http/load.js';
+import { execIfSimple, runsNode } from '../../src/measure/http/server.js';
+
+let server: http.Server | undefined;
+afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
+
+function listen(handler: http.RequestListener): Promise<number> {
+  server = http.createServer(handler);
+  return new Promise((resolve) => server!.listen(0, '127.0.0.1', () => resolve((server!.address() as AddressInfo).port)));
+}
+
+describe('latency figures', () => {
+  it('computes percentiles and the mean of response times', () => {
+    const times = Array.from({ length: 1000 }, (_, i) => (i + 1) / 1000); // 0.001 … 1.000 ms
+    const figures = latencyOf(times);
+    expect(figures.p50).toBeCloseTo(0.5, 2);
+    expect(figures.p90).toBeCloseTo(0.9, 2);
+    expect(figures.p99).toBeCloseTo(0.99, 2);
+    expect(figures.mean).toBeCloseTo(0.5005, 6);
+    expect(latencyOf([]).p50).toBeNaN();
+  });
+
+  it('keeps sub-millisecond precision under real load: a 2.5 ms handler reads as 2.5–4 ms, not a whole number', async () => {
+    const port = await listen((req, res) => {
+      const until = performance.now() + 2.5;
+      while (performance.now() < until); // busy: one request at a time, each exactly 2.5 ms of work
+      res.end('ok');
+    });
+    const result = await runLoad({ port, requests: [{ method: 'GET', path: '/', headers: {}, body: undefined }], connections: 1, durationMs: 600 });
+    expect(result.traffic.ok).toBeGreaterThan(20);
+    expect(result.latency.p50).toBeGreaterThanOrEqual(2.5);
+    expect(result.latency.p50).toBeLessThan(4);
+    expect(Number.isInteger(result.latency.p50)).toBe(false);
+    // One connection, 2.5 ms a request: at most 400 requests per second.
+    expect(result.requestsPerSec).toBeLessThanOrEqual(400);
+  });
+
+  it('counts failed responses apart from successful ones', async () => {
+    let n = 0;
+    const port = await listen((req, res) => {
+      res.statusCode = ++n % 2 ? 200 : 503;
+      res.end();
+    });
+    const result = await runLoad({ port, requests: [{ method: 'GET', path: '/', headers: {}, body: undefined }], connections: 2, durationMs: 300 });
+    expect(result.traffic.byClass['5xx']).toBeGreaterThan(0);
+    expect(Math.abs(result.traffic.ok - result.traffic.byClass['5xx']!)).toBeLessThanOrEqual(2);
+    expect(result.times.length).toBe(result.traffic.ok);
+  });
+
+  it('sends each request once before the load, to name a failing one', async () => {
+    const port = await listen((req, res) => {
+      res.statusCode = req.method === 'POST' && req.url === '/todos' ? 201 : 404;
+      res.end();
+    });
+    const statuses = await preflight(port, [
+      { method: 'POST', path: '/todos', headers: { 'content-type': 'application/json' }, body: '{"title":"x"}' },
+      { method: 'GET', path: '/missing', headers: {}, body: undefined },
+    ]);
+    expect(statuses).toEqual([201, 404]);
+  });
+});
+
+describe('server commands', () => {
+  it('knows when the probe can be preloaded', () => {
+    expect(runsNode('node server.js')).toBe(true);
+    expect(runsNode('NODE_ENV=production node --max-old-space-size=512 dist/server.js')).toBe(true);
+    expect(runsNode('/usr/local/bin/node server.js')).toBe(true);
+    expect(runsNode('taskset -c 1 node server.js')).toBe(true);
+    expect(runsNode('npm start')).toBe(false);
+    expect(runsNode("sh -c 'node server.js'")).toBe(false);
+    expect(runsNode('python -m http.server')).toBe(false);
+  });
+
+  it('execs simple commands so the server is benchgate\'s own child', () => {
+    expect(execIfSimple('node server.js')).toBe('exec node server.js');
+    expect(execIfSimple('npm run build && node server.js')).toBe('npm run build && node server.js');
+    expect(execIfSimple('node server.js > log.txt')).toBe('node server.js > log.txt');
+  });
+});
