@@ -48191,6 +48191,20 @@ function answers2xx(port, readyPath) {
   });
 }
 
+// src/measure/http/traffic.ts
+function addTraffic(a, b) {
+  const byClass = { ...a.byClass };
+  for (const [k, v] of Object.entries(b.byClass)) byClass[k] = (byClass[k] ?? 0) + v;
+  return { responses: a.responses + b.responses, ok: a.ok + b.ok, non2xx: a.non2xx + b.non2xx, byClass, errors: a.errors + b.errors, timeouts: a.timeouts + b.timeouts, resets: a.resets + b.resets };
+}
+function describeTraffic(t) {
+  const parts = Object.entries(t.byClass).filter(([k]) => k !== "3xx" && k !== "1xx").map(([k, v]) => `${v} ${k} responses`);
+  if (t.errors) parts.push(`${t.errors} connection errors`);
+  if (t.resets) parts.push(`${t.resets} connection resets`);
+  if (t.timeouts) parts.push(`${t.timeouts} timeouts`);
+  return `${parts.join(", ")} out of ${t.responses + t.errors} requests`;
+}
+
 // src/measure/http/schedule.ts
 var LATENCY_STATS = ["p50", "p90", "p99", "mean"];
 var BenchmarkFailure = class extends Error {
@@ -48324,11 +48338,6 @@ function pool(blocks, probe) {
   const traffic = blocks.map((b) => b.traffic).reduce(addTraffic);
   return { requestsPerSec: traffic.ok / elapsed * 1e3, latency: latencyOf(blocks.flatMap((b) => b.times)), traffic, probe };
 }
-function addTraffic(a, b) {
-  const byClass = { ...a.byClass };
-  for (const [k, v] of Object.entries(b.byClass)) byClass[k] = (byClass[k] ?? 0) + v;
-  return { responses: a.responses + b.responses, ok: a.ok + b.ok, non2xx: a.non2xx + b.non2xx, byClass, errors: a.errors + b.errors, timeouts: a.timeouts + b.timeouts, resets: a.resets + b.resets };
-}
 function order(round) {
   return round % 2 === 0 ? ["base", "head"] : ["head", "base"];
 }
@@ -48361,13 +48370,6 @@ function judgeTraffic(benchmark, base, head, logRatio) {
   }
   if (!(logRatio > -Infinity && logRatio < Infinity)) throw new BenchmarkFailure(`${benchmark.id}: no successful responses to compare (base ${base.traffic.ok}, head ${head.traffic.ok}).`);
   return { base, head, logRatio };
-}
-function describeTraffic(t) {
-  const parts = Object.entries(t.byClass).filter(([k]) => k !== "3xx" && k !== "1xx").map(([k, v]) => `${v} ${k} responses`);
-  if (t.errors) parts.push(`${t.errors} connection errors`);
-  if (t.resets) parts.push(`${t.resets} connection resets`);
-  if (t.timeouts) parts.push(`${t.timeouts} timeouts`);
-  return `${parts.join(", ")} out of ${t.responses + t.errors} requests`;
 }
 
 // src/report/http.ts
@@ -48420,11 +48422,7 @@ function summarizeServer(rounds) {
   };
 }
 function sumTraffic(rounds) {
-  return rounds.map((r) => r.traffic).reduce((a, b) => {
-    const byClass = { ...a.byClass };
-    for (const [k, v] of Object.entries(b.byClass)) byClass[k] = (byClass[k] ?? 0) + v;
-    return { responses: a.responses + b.responses, ok: a.ok + b.ok, non2xx: a.non2xx + b.non2xx, byClass, errors: a.errors + b.errors, timeouts: a.timeouts + b.timeouts, resets: a.resets + b.resets };
-  });
+  return rounds.map((r) => r.traffic).reduce(addTraffic);
 }
 function moved(base, head) {
   const lines = [];

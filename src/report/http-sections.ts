@@ -1,4 +1,4 @@
-import { describeTraffic } from '../measure/http/schedule.js';
+import { describeTraffic } from '../measure/http/traffic.js';
 import type { TrafficFigures } from '../measure/http/types.js';
 import { formatDuration as formatMsDuration } from '../config/units.js';
 import { formatBudget, formatMs, formatPercent } from './format.js';

@@ -1,5 +1,6 @@
 import { median } from 'simple-statistics';
 import type { LatencyStat } from '../config/types.js';
+import { addTraffic } from '../measure/http/traffic.js';
 import type { HttpRoundFigures, ProbeFigures, TrafficFigures } from '../measure/http/types.js';
 import type { BenchmarkSamples } from '../measure/types.js';
 import type { Comparison } from '../stats/analyze.js';
@@ -80,13 +81,7 @@ function summarizeServer(rounds: HttpRoundFigures[]): ServerSummary | null {
 }
 
 function sumTraffic(rounds: HttpRoundFigures[]): TrafficFigures {
-  return rounds
-    .map((r) => r.traffic)
-    .reduce((a, b) => {
-      const byClass = { ...a.byClass };
-      for (const [k, v] of Object.entries(b.byClass)) byClass[k] = (byClass[k] ?? 0) + v;
-      return { responses: a.responses + b.responses, ok: a.ok + b.ok, non2xx: a.non2xx + b.non2xx, byClass, errors: a.errors + b.errors, timeouts: a.timeouts + b.timeouts, resets: a.resets + b.resets };
-    });
+  return rounds.map((r) => r.traffic).reduce(addTraffic);
 }
 
 /**

@@ -5,6 +5,7 @@ import { messageOf } from '../../util/errors.js';
 import type { BenchmarkSamples, MeasureProgress } from '../types.js';
 import { latencyOf, preflight, runLoad, type LoadResult } from './load.js';
 import { ServerError, ServerProcess } from './server.js';
+import { addTraffic, describeTraffic } from './traffic.js';
 import type { HttpRoundFigures, ProbeFigures, TrafficFigures } from './types.js';
 
 export interface HttpPlan {
@@ -190,12 +191,6 @@ function pool(blocks: LoadResult[], probe: ProbeFigures | undefined): HttpRoundF
   return { requestsPerSec: (traffic.ok / elapsed) * 1000, latency: latencyOf(blocks.flatMap((b) => b.times)), traffic, probe };
 }
 
-function addTraffic(a: TrafficFigures, b: TrafficFigures): TrafficFigures {
-  const byClass = { ...a.byClass };
-  for (const [k, v] of Object.entries(b.byClass)) byClass[k] = (byClass[k] ?? 0) + v;
-  return { responses: a.responses + b.responses, ok: a.ok + b.ok, non2xx: a.non2xx + b.non2xx, byClass, errors: a.errors + b.errors, timeouts: a.timeouts + b.timeouts, resets: a.resets + b.resets };
-}
-
 function order(round: number): Side[] {
   return round % 2 === 0 ? ['base', 'head'] : ['head', 'base'];
 }
@@ -238,14 +233,4 @@ function judgeTraffic(benchmark: HttpBenchmarkConfig, base: HttpRoundFigures, he
   }
   if (!(logRatio > -Infinity && logRatio < Infinity)) throw new BenchmarkFailure(`${benchmark.id}: no successful responses to compare (base ${base.traffic.ok}, head ${head.traffic.ok}).`);
   return { base, head, logRatio };
-}
-
-export function describeTraffic(t: TrafficFigures): string {
-  const parts = Object.entries(t.byClass)
-    .filter(([k]) => k !== '3xx' && k !== '1xx')
-    .map(([k, v]) => `${v} ${k} responses`);
-  if (t.errors) parts.push(`${t.errors} connection errors`);
-  if (t.resets) parts.push(`${t.resets} connection resets`);
-  if (t.timeouts) parts.push(`${t.timeouts} timeouts`);
-  return `${parts.join(', ')} out of ${t.responses + t.errors} requests`;
 }
