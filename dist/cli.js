@@ -45853,9 +45853,11 @@ var package_default = {
     yaml: "^2.9.1"
   },
   devDependencies: {
+    "@octokit/openapi": "^23.0.2",
     "@types/autocannon": "^7.12.7",
     "@types/node": "^20.19.43",
     "@types/picomatch": "^4.0.3",
+    "ajv-formats": "^3.0.1",
     esbuild: "^0.28.2",
     typescript: "5.9",
     vitest: "^4.1.12"
@@ -48659,6 +48661,8 @@ function withOverrides(config, overrides) {
   return Object.freeze({
     ...config,
     rounds: overrides.rounds ?? config.rounds,
+    budget: overrides.budget ?? config.budget,
+    budgets: overrides.budgets?.length ? [...overrides.budgets, ...config.budgets.filter((rule) => !overrides.budgets.some((o) => o.pattern === rule.pattern))] : config.budgets,
     timeLimitMs: overrides.timeLimitMs ?? config.timeLimitMs,
     micro: Object.freeze({ ...config.micro, isolation: overrides.isolation ?? config.micro.isolation }),
     httpMode: overrides.httpMode ?? config.httpMode,

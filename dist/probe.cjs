@@ -5,6 +5,10 @@ var __getOwnPropDesc = Object.getOwnPropertyDescriptor;
 var __getOwnPropNames = Object.getOwnPropertyNames;
 var __getProtoOf = Object.getPrototypeOf;
 var __hasOwnProp = Object.prototype.hasOwnProperty;
+var __export = (target, all) => {
+  for (var name in all)
+    __defProp(target, name, { get: all[name], enumerable: true });
+};
 var __copyProps = (to, from, except, desc) => {
   if (from && typeof from === "object" || typeof from === "function") {
     for (let key of __getOwnPropNames(from))
@@ -21,8 +25,14 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   isNodeMode || !mod || !mod.__esModule ? __defProp(target, "default", { value: mod, enumerable: true }) : target,
   mod
 ));
+var __toCommonJS = (mod) => __copyProps(__defProp({}, "__esModule", { value: true }), mod);
 
 // src/measure/http/probe.ts
+var probe_exports = {};
+__export(probe_exports, {
+  mergedPercentile: () => mergedPercentile
+});
+module.exports = __toCommonJS(probe_exports);
 var import_node_net = __toESM(require("node:net"), 1);
 var import_node_perf_hooks = require("node:perf_hooks");
 var GC_KINDS = {
@@ -34,7 +44,8 @@ var GC_KINDS = {
 function install(socketPath2) {
   delete process.env.BENCHGATE_PROBE_SOCKET;
   if (process.env.NODE_OPTIONS) process.env.NODE_OPTIONS = process.env.NODE_OPTIONS.replace(/--require[= ]("[^"]*probe\.cjs"|\S*probe\.cjs)/, "").trim();
-  const delay = (0, import_node_perf_hooks.monitorEventLoopDelay)({ resolution: 1 });
+  let segments = [];
+  let segment;
   let active = false;
   let windowMs = 0;
   let openedAt = 0;
@@ -67,7 +78,8 @@ function install(socketPath2) {
     active = true;
     openedAt = import_node_perf_hooks.performance.now();
     elu = import_node_perf_hooks.performance.eventLoopUtilization();
-    delay.enable();
+    segment = (0, import_node_perf_hooks.monitorEventLoopDelay)({ resolution: 1 });
+    segment.enable();
     sampleMemory();
     sampler = setInterval(sampleMemory, 25);
     sampler.unref();
@@ -79,7 +91,9 @@ function install(socketPath2) {
     windowMs += import_node_perf_hooks.performance.now() - openedAt;
     const used = import_node_perf_hooks.performance.eventLoopUtilization(elu);
     busy = { idle: busy.idle + used.idle, active: busy.active + used.active };
-    delay.disable();
+    segment?.disable();
+    if (segment && segment.count > 0) segments.push(segment);
+    segment = void 0;
     clearInterval(sampler);
     sampleMemory();
   };
@@ -89,7 +103,7 @@ function install(socketPath2) {
         return { ok: true, pid: process.pid, node: process.version };
       case "start":
         pause();
-        delay.reset();
+        segments = [];
         windowMs = 0;
         busy = { idle: 0, active: 0 };
         gc = { count: 0, totalMs: 0, byKind: {} };
@@ -108,7 +122,11 @@ function install(socketPath2) {
         const ms = (ns) => Number.isFinite(ns) ? ns / 1e6 : 0;
         const figures = {
           windowMs,
-          eventLoopDelay: { p50: ms(delay.percentile(50)), p99: ms(delay.percentile(99)), max: ms(delay.max) },
+          eventLoopDelay: {
+            p50: ms(mergedPercentile(segments, 50)),
+            p99: ms(mergedPercentile(segments, 99)),
+            max: ms(Math.max(0, ...segments.map((h) => h.max)))
+          },
           eventLoopUtilization: busy.active + busy.idle > 0 ? busy.active / (busy.active + busy.idle) : 0,
           gc,
           peakRssBytes: peakRss,
@@ -139,5 +157,24 @@ function install(socketPath2) {
   server.listen(socketPath2);
   server.unref();
 }
+function mergedPercentile(histograms, percentile) {
+  const total = histograms.reduce((sum, h) => sum + h.count, 0);
+  if (total === 0) return 0;
+  const cdf = (h, value) => {
+    let reached = 0;
+    for (const [p, v] of h.percentiles) if (v <= value && p > reached) reached = p;
+    return reached;
+  };
+  const candidates = [...new Set(histograms.flatMap((h) => [...h.percentiles.values()]))].sort((a, b) => a - b);
+  for (const value of candidates) {
+    const mixed = histograms.reduce((sum, h) => sum + h.count * cdf(h, value), 0) / total;
+    if (mixed >= percentile) return value;
+  }
+  return candidates[candidates.length - 1] ?? 0;
+}
 var socketPath = process.env.BENCHGATE_PROBE_SOCKET;
 if (socketPath) install(socketPath);
+// Annotate the CommonJS export names for ESM import in node:
+0 && (module.exports = {
+  mergedPercentile
+});

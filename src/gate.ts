@@ -3,7 +3,7 @@ import { loadConfig } from './config/load.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Config, HttpMode, Isolation } from './config/types.js';
+import type { BudgetRule, Config, HttpMode, Isolation } from './config/types.js';
 import { formatDuration } from './config/units.js';
 import { checkout } from './checkout/revisions.js';
 import { discoverBenchFiles } from './measure/micro/discover.js';
@@ -36,7 +36,13 @@ export interface GateOptions {
   head?: string | undefined;
   configFile?: string | undefined;
   /** Command-line values that win over the config file. */
-  overrides?: { rounds?: number | undefined; timeLimitMs?: number | undefined; isolation?: Isolation | undefined; httpMode?: HttpMode | undefined; httpPin?: boolean | undefined };
+  overrides?: { rounds?: number | undefined; timeLimitMs?: number | undefined; isolation?: Isolation | undefined;
+    httpMode?: HttpMode | undefined;
+    httpPin?: boolean | undefined;
+    /** The action's budget inputs: they win over the config file's. */
+    budget?: number | undefined;
+    budgets?: readonly BudgetRule[] | undefined;
+  };
   /** Path of the benchmark process script (dist/runner.js). */
   runnerPath: string;
   /** Path of the server-side probe (dist/probe.cjs). */
@@ -178,6 +184,8 @@ function withOverrides(config: Config, overrides: GateOptions['overrides']): Con
   return Object.freeze({
     ...config,
     rounds: overrides.rounds ?? config.rounds,
+    budget: overrides.budget ?? config.budget,
+    budgets: overrides.budgets?.length ? [...overrides.budgets, ...config.budgets.filter((rule) => !overrides.budgets!.some((o) => o.pattern === rule.pattern))] : config.budgets,
     timeLimitMs: overrides.timeLimitMs ?? config.timeLimitMs,
     micro: Object.freeze({ ...config.micro, isolation: overrides.isolation ?? config.micro.isolation }),
     httpMode: overrides.httpMode ?? config.httpMode,

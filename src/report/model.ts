@@ -70,6 +70,8 @@ export interface Report {
   environment: Environment;
   /** Set when the run itself failed (bad config, failed install, crashed process). */
   error?: string;
+  /** Set by the GitHub Action on pull request events: where the comment goes. */
+  pullRequest?: { owner: string; repo: string; number: number };
 }
 
 /** Worst first: what needs attention leads every table. */

@@ -80,3 +80,23 @@ describe('server commands', () => {
     expect(execIfSimple('node server.js > log.txt')).toBe('node server.js > log.txt');
   });
 });
+
+describe('event-loop delay over paused windows', () => {
+  it('merges the percentiles of several segments by their counts', async () => {
+    const { mergedPercentile } = await import('../../src/measure/http/probe.js');
+    const segment = (count: number, values: [number, number][]) => ({ count, percentiles: new Map(values) });
+    // 90 samples all at 1 ms, 10 samples all at 50 ms: p50 is 1 ms, p99 is 50 ms.
+    const quiet = segment(90, [
+      [0, 1],
+      [100, 1],
+    ]);
+    const busy = segment(10, [
+      [0, 50],
+      [100, 50],
+    ]);
+    expect(mergedPercentile([quiet, busy], 50)).toBe(1);
+    expect(mergedPercentile([quiet, busy], 89)).toBe(1);
+    expect(mergedPercentile([quiet, busy], 99)).toBe(50);
+    expect(mergedPercentile([], 99)).toBe(0);
+  });
+});

@@ -7,7 +7,7 @@
  * Everything it opens is unref'd: it never keeps a server alive or changes its exit.
  */
 import net from 'node:net';
-import { constants, monitorEventLoopDelay, performance, PerformanceObserver, type EventLoopUtilization, type PerformanceEntry } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, performance, PerformanceObserver, type EventLoopUtilization, type IntervalHistogram, type PerformanceEntry } from 'node:perf_hooks';
 import type { ProbeFigures } from './types.js';
 
 const GC_KINDS: Record<number, string> = {
@@ -22,7 +22,10 @@ function install(socketPath: string): void {
   delete process.env.BENCHGATE_PROBE_SOCKET;
   if (process.env.NODE_OPTIONS) process.env.NODE_OPTIONS = process.env.NODE_OPTIONS.replace(/--require[= ]("[^"]*probe\.cjs"|\S*probe\.cjs)/, '').trim();
 
-  const delay = monitorEventLoopDelay({ resolution: 1 });
+  // A fresh monitor per active segment, merged into one histogram: re-enabling a paused monitor would
+  // record the whole pause as one event-loop delay.
+  let segments: IntervalHistogram[] = [];
+  let segment: IntervalHistogram | undefined;
   let active = false;
   let windowMs = 0;
   let openedAt = 0;
@@ -57,7 +60,8 @@ function install(socketPath: string): void {
     active = true;
     openedAt = performance.now();
     elu = performance.eventLoopUtilization();
-    delay.enable();
+    segment = monitorEventLoopDelay({ resolution: 1 });
+    segment.enable();
     sampleMemory();
     sampler = setInterval(sampleMemory, 25);
     sampler.unref();
@@ -69,7 +73,9 @@ function install(socketPath: string): void {
     windowMs += performance.now() - openedAt;
     const used = performance.eventLoopUtilization(elu);
     busy = { idle: busy.idle + used.idle, active: busy.active + used.active };
-    delay.disable();
+    segment?.disable();
+    if (segment && segment.count > 0) segments.push(segment);
+    segment = undefined;
     clearInterval(sampler);
     sampleMemory();
   };
@@ -79,7 +85,7 @@ function install(socketPath: string): void {
         return { ok: true, pid: process.pid, node: process.version };
       case 'start':
         pause();
-        delay.reset();
+        segments = [];
         windowMs = 0;
         busy = { idle: 0, active: 0 };
         gc = { count: 0, totalMs: 0, byKind: {} };
@@ -98,7 +104,11 @@ function install(socketPath: string): void {
         const ms = (ns: number) => (Number.isFinite(ns) ? ns / 1e6 : 0);
         const figures: ProbeFigures = {
           windowMs,
-          eventLoopDelay: { p50: ms(delay.percentile(50)), p99: ms(delay.percentile(99)), max: ms(delay.max) },
+          eventLoopDelay: {
+            p50: ms(mergedPercentile(segments, 50)),
+            p99: ms(mergedPercentile(segments, 99)),
+            max: ms(Math.max(0, ...segments.map((h) => h.max))),
+          },
           eventLoopUtilization: busy.active + busy.idle > 0 ? busy.active / (busy.active + busy.idle) : 0,
           gc,
           peakRssBytes: peakRss,
@@ -129,6 +139,28 @@ function install(socketPath: string): void {
   server.on('error', () => undefined);
   server.listen(socketPath);
   server.unref();
+}
+
+/**
+ * A percentile over several histograms (Node cannot add event-loop-delay
+ * histograms together): the count-weighted mix of their cumulative
+ * distributions, read from each one's percentile map. Written here because
+ * perf_hooks offers no merge; exported for its test.
+ */
+export function mergedPercentile(histograms: { count: number; percentiles: Map<number, number> }[], percentile: number): number {
+  const total = histograms.reduce((sum, h) => sum + h.count, 0);
+  if (total === 0) return 0;
+  const cdf = (h: { percentiles: Map<number, number> }, value: number) => {
+    let reached = 0;
+    for (const [p, v] of h.percentiles) if (v <= value && p > reached) reached = p;
+    return reached;
+  };
+  const candidates = [...new Set(histograms.flatMap((h) => [...h.percentiles.values()]))].sort((a, b) => a - b);
+  for (const value of candidates) {
+    const mixed = histograms.reduce((sum, h) => sum + h.count * cdf(h, value), 0) / total;
+    if (mixed >= percentile) return value;
+  }
+  return candidates[candidates.length - 1] ?? 0;
 }
 
 const socketPath = process.env.BENCHGATE_PROBE_SOCKET;

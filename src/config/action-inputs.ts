@@ -1,0 +1,149 @@
+import path from 'node:path';
+import { UserError } from '../util/errors.js';
+import type { BudgetRule } from './types.js';
+import { parseDuration, parsePercent } from './units.js';
+
+export type CommentMode = 'always' | 'on-change' | 'on-regression' | 'never';
+export type ActionMode = 'gate' | 'comment';
+
+/** Everything the action needs from its inputs and its event, parsed once and frozen. */
+export interface ActionSettings {
+  /** gate: measure and report; comment: post the PR comment of a report made elsewhere (two-workflow pattern for forks). */
+  readonly mode: ActionMode;
+  readonly workingDirectory: string;
+  /** Config file relative to the working directory, or undefined for benchgate.yml. */
+  readonly config: string | undefined;
+  readonly base: string | undefined;
+  /** A ref, or undefined for the checked-out commit (the working tree). */
+  readonly head: string | undefined;
+  readonly budget: number | undefined;
+  readonly budgets: readonly BudgetRule[];
+  readonly failOnRegression: boolean;
+  readonly comment: CommentMode;
+  readonly githubToken: string;
+  readonly timeLimitMs: number | undefined;
+  /** comment mode: the report to post. */
+  readonly reportJson: string | undefined;
+  /** Where the report files go. */
+  readonly reportDir: string;
+  readonly allowPullRequestTarget: boolean;
+  /** The pull request to comment on, when there is one. */
+  readonly pullRequest: { owner: string; repo: string; number: number } | undefined;
+  /** GITHUB_REPOSITORY, split. */
+  readonly repository: { owner: string; repo: string };
+  readonly eventName: string;
+}
+
+export interface ActionEnvironment {
+  eventName: string;
+  /** The parsed event payload. */
+  event: Record<string, any>;
+  /** GITHUB_WORKSPACE */
+  workspace: string;
+  /** RUNNER_TEMP */
+  runnerTemp: string;
+  /** GITHUB_REPOSITORY, "owner/repo" */
+  repository: string;
+}
+
+const COMMENT_MODES: CommentMode[] = ['always', 'on-change', 'on-regression', 'never'];
+
+/**
+ * Parse the action's inputs strictly: a bad value is an error naming the input
+ * and what it accepts. `input` returns '' for an input that was not given.
+ */
+export function parseActionInputs(input: (name: string) => string, env: ActionEnvironment): ActionSettings {
+  const mode = oneOf(input, 'mode', ['gate', 'comment'], 'gate') as ActionMode;
+  const workingDirectory = path.resolve(env.workspace, input('working-directory') || '.');
+  const pullRequest = pullRequestOf(env);
+  const base = input('base') || defaultBase(env);
+  if (mode === 'gate' && !base) {
+    throw new UserError(
+      env.eventName === 'workflow_dispatch'
+        ? "Input 'base' is required for workflow_dispatch: the revision to compare against, e.g. main."
+        : `Input 'base' is required: the '${env.eventName}' event names no base revision.`,
+    );
+  }
+  return Object.freeze({
+    mode,
+    workingDirectory,
+    config: input('config') || undefined,
+    base,
+    head: input('head') || undefined,
+    budget: input('budget') ? budgetInput('budget', input('budget')) : undefined,
+    budgets: Object.freeze(parseBudgets(input('budgets'))),
+    failOnRegression: booleanInput(input, 'fail-on-regression', true),
+    comment: oneOf(input, 'comment', COMMENT_MODES, 'always') as CommentMode,
+    githubToken: input('github-token'),
+    timeLimitMs: input('time-limit') ? durationInput('time-limit', input('time-limit')) : undefined,
+    reportJson: input('report-json') ? path.resolve(workingDirectory, input('report-json')) : undefined,
+    reportDir: path.join(env.runnerTemp, 'benchgate'),
+    allowPullRequestTarget: booleanInput(input, 'allow-pull-request-target', false),
+    pullRequest,
+    repository: { owner: env.repository.split('/')[0] ?? '', repo: env.repository.split('/')[1] ?? '' },
+    eventName: env.eventName,
+  });
+}
+
+/** pull_request(_target): the PR's base sha; push: the commit before the push; otherwise none. */
+function defaultBase(env: ActionEnvironment): string | undefined {
+  const pr = env.event.pull_request;
+  if (pr?.base?.sha) return String(pr.base.sha);
+  if (env.eventName === 'push') {
+    const before = String(env.event.before ?? '');
+    if (/^0+$/.test(before)) throw new UserError("This push created the branch, so it has no 'before' commit to compare against: set the 'base' input (e.g. base: main).");
+    return before || undefined;
+  }
+  return undefined;
+}
+
+function pullRequestOf(env: ActionEnvironment): ActionSettings['pullRequest'] {
+  const [owner, repo] = env.repository.split('/');
+  const number = env.event.pull_request?.number ?? env.event.issue?.number;
+  if (!owner || !repo || typeof number !== 'number') return undefined;
+  return { owner, repo, number };
+}
+
+/** "pattern: budget" per line; blank lines and # comments are skipped. */
+export function parseBudgets(text: string): BudgetRule[] {
+  const rules: BudgetRule[] = [];
+  text.split('\n').forEach((raw, index) => {
+    const line = raw.trim();
+    if (!line || line.startsWith('#')) return;
+    const split = line.lastIndexOf(':');
+    if (split <= 0) throw new UserError(`Input 'budgets' line ${index + 1} ('${line}') is not 'pattern: budget', e.g. 'bench/ids.bench.js > *: 10%'.`);
+    const pattern = line.slice(0, split).trim().replace(/^(['"])(.*)\1$/, '$2');
+    rules.push({ pattern, budget: budgetInput(`budgets' line ${index + 1} ('${line}'`, line.slice(split + 1).trim(), true) });
+  });
+  return rules;
+}
+
+function budgetInput(name: string, value: string, inLine = false): number {
+  if (!/^\d{1,2}(\.\d+)?%$/.test(value)) {
+    throw new UserError(inLine ? `Input '${name}): '${value}' is not a percentage from 0% to 99%, like 5%.` : `Input '${name}' must be a percentage from 0% to 99%, like 5%, but got '${value}'.`);
+  }
+  return parsePercent(value);
+}
+
+function durationInput(name: string, value: string): number {
+  try {
+    return parseDuration(value);
+  } catch {
+    throw new UserError(`Input '${name}' must be a duration like 90s or 5m, but got '${value}'.`);
+  }
+}
+
+function booleanInput(input: (name: string) => string, name: string, fallback: boolean): boolean {
+  const value = input(name);
+  if (value === '') return fallback;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new UserError(`Input '${name}' must be true or false, but got '${value}'.`);
+}
+
+function oneOf(input: (name: string) => string, name: string, allowed: string[], fallback: string): string {
+  const value = input(name);
+  if (value === '') return fallback;
+  if (!allowed.includes(value)) throw new UserError(`Input '${name}' must be one of ${allowed.join(', ')}, but got '${value}'.`);
+  return value;
+}

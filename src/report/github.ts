@@ -1,0 +1,108 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { CommentMode } from '../config/action-inputs.js';
+import { formatBudget, formatChange } from './format.js';
+import type { Report, ReportBenchmark } from './model.js';
+
+/** GitHub's limit on a comment body. */
+export const COMMENT_LIMIT = 65_536;
+
+/** The part of an Octokit client the comment needs (so tests and other clients can stand in). */
+export interface CommentApi {
+  whoAmI(): Promise<string | undefined>;
+  listComments(): Promise<{ id: number; body?: string | null; user?: { login: string } | null }[]>;
+  createComment(body: string): Promise<void>;
+  updateComment(id: number, body: string): Promise<void>;
+}
+
+/** The hidden marker that finds this gate's comment again: one per config file, so two gates keep two comments. */
+export function commentMarker(configPath: string): string {
+  return `<!-- benchgate: ${configPath.replace(/--/g, '- -')} -->`;
+}
+
+export type CommentOutcome = 'created' | 'updated' | 'skipped';
+
+/**
+ * Create or update this gate's one comment on the PR. Comments are matched by
+ * marker and by author (the token's own identity, or github-actions[bot] for
+ * the default token, which cannot ask who it is), over every page of comments.
+ */
+export async function upsertComment(api: CommentApi, options: { mode: CommentMode; marker: string; body: string; report: Report }): Promise<CommentOutcome> {
+  if (options.mode === 'never') return 'skipped';
+  const me = (await api.whoAmI()) ?? 'github-actions[bot]';
+  const existing = (await api.listComments()).find((c) => c.user?.login === me && (c.body ?? '').includes(options.marker));
+  const wanted = wantsComment(options.mode, options.report);
+  // on-regression and on-change never leave a stale comment: once one exists it is kept current, even when all is well now.
+  if (!wanted && !existing) return 'skipped';
+  const body = `${options.marker}\n${options.body}`;
+  if (existing) {
+    await api.updateComment(existing.id, body);
+    return 'updated';
+  }
+  await api.createComment(body);
+  return 'created';
+}
+
+function wantsComment(mode: CommentMode, report: Report): boolean {
+  switch (mode) {
+    case 'always':
+      return true;
+    case 'never':
+      return false;
+    case 'on-regression':
+      return report.verdict !== 'pass';
+    case 'on-change':
+      return report.verdict !== 'pass' || report.benchmarks.some((b) => b.verdict !== 'unchanged' && b.verdict !== 'inconclusive');
+  }
+}
+
+/** Cut a body to GitHub's limit, at a line, with a pointer to where the whole report is. */
+export function fitComment(markdown: string, runUrl: string | undefined, limit = COMMENT_LIMIT - 200): string {
+  if (markdown.length <= limit) return markdown;
+  const note = `\n\n… the report is longer than a comment allows: the whole report is in the job summary${runUrl ? ` of [this run](${runUrl})` : ''}.\n`;
+  const cut = markdown.lastIndexOf('\n', limit - note.length);
+  let body = markdown.slice(0, cut > 0 ? cut : limit - note.length);
+  // Never leave a <details> or <pre> open: the rest of the page would fall into it.
+  const open = (tag: string) => (body.match(new RegExp(`<${tag}[ >]`, 'g')) ?? []).length - (body.match(new RegExp(`</${tag}>`, 'g')) ?? []).length;
+  if (open('pre') > 0) body += '</pre>';
+  for (let i = open('details'); i > 0; i--) body += '\n</details>';
+  return body + note;
+}
+
+export interface Annotation {
+  message: string;
+  title: string;
+  file: string | undefined;
+  line: number | undefined;
+}
+
+/**
+ * One error annotation per regression: on the bench file at the task's line
+ * (where its name appears), or on the config file at the HTTP test's name.
+ * Paths are relative to the repository root, as GitHub wants them.
+ */
+export function regressionAnnotations(report: Report, projectDir: string, repoRoot: string, configFile: string): Annotation[] {
+  return report.benchmarks
+    .filter((b) => b.verdict === 'regression')
+    .map((b) => {
+      const [file, needle] = b.kind === 'http' ? [configFile, `name: ${b.id.slice('http > '.length)}`] : [path.join(projectDir, b.file ?? ''), taskName(b)];
+      return {
+        title: `benchgate: ${b.id} regressed`,
+        message: `${b.id}: ${formatChange(b)} (budget ${formatBudget(b.budget)})`,
+        file: existsSync(file) ? path.relative(repoRoot, file) : undefined,
+        line: existsSync(file) ? lineOf(file, needle) : undefined,
+      };
+    });
+}
+
+function taskName(b: ReportBenchmark): string {
+  const at = b.id.indexOf(' > ');
+  return at >= 0 ? b.id.slice(at + 3) : b.id;
+}
+
+function lineOf(file: string, needle: string): number | undefined {
+  const index = readFileSync(file, 'utf8')
+    .split('\n')
+    .findIndex((line) => line.includes(needle));
+  return index >= 0 ? index + 1 : undefined;
+}
