@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { parseActionInputs, parseBudgets, type ActionEnvironment } from '../../src/config/action-inputs.js';
+import { commentMarker, fitComment, upsertComment, type CommentApi } from '../../src/report/github.js';
+import type { Report } from '../../src/report/model.js';
+
+const env = (over: Partial<ActionEnvironment> = {}): ActionEnvironment => ({
+  eventName: 'pull_request',
+  event: { pull_request: { number: 5, base: { sha: 'b'.repeat(40) } } },
+  workspace: '/w',
+  runnerTemp: '/t',
+  repository: 'octo/todo',
+  ...over,
+});
+const inputs = (values: Record<string, string>) => (name: string) => values[name] ?? '';
+
+describe('action inputs', () => {
+  it('defaults base to the pull request base and parses every input', () => {
+    const settings = parseActionInputs(inputs({ budget: '7%', budgets: 'http > *: 15%\n# note\n"bench/a.bench.js > x": 2%', comment: 'on-regression', 'time-limit': '3m', 'working-directory': 'packages/api' }), env());
+    expect(settings).toMatchObject({
+      mode: 'gate',
+      base: 'b'.repeat(40),
+      head: undefined,
+      budget: 0.07,
+      budgets: [
+        { pattern: 'http > *', budget: 0.15 },
+        { pattern: 'bench/a.bench.js > x', budget: 0.02 },
+      ],
+      comment: 'on-regression',
+      failOnRegression: true,
+      timeLimitMs: 180_000,
+      workingDirectory: '/w/packages/api',
+      reportDir: '/t/benchgate',
+      pullRequest: { owner: 'octo', repo: 'todo', number: 5 },
+    });
+  });
+
+  it('takes the push event before commit, and asks for a base where there is none', () => {
+    expect(parseActionInputs(inputs({}), env({ eventName: 'push', event: { before: 'c'.repeat(40) } })).base).toBe('c'.repeat(40));
+    expect(() => parseActionInputs(inputs({}), env({ eventName: 'push', event: { before: '0'.repeat(40) } }))).toThrow(/created the branch/);
+    expect(() => parseActionInputs(inputs({}), env({ eventName: 'workflow_dispatch', event: {} }))).toThrow("Input 'base' is required for workflow_dispatch");
+  });
+
+  it('names the input and what it accepts', () => {
+    expect(() => parseActionInputs(inputs({ 'fail-on-regression': 'yes' }), env())).toThrow("Input 'fail-on-regression' must be true or false, but got 'yes'.");
+    expect(() => parseActionInputs(inputs({ budget: '-5%' }), env())).toThrow("Input 'budget' must be a percentage from 0% to 99%, like 5%, but got '-5%'.");
+    expect(() => parseActionInputs(inputs({ 'time-limit': 'soon' }), env())).toThrow("Input 'time-limit' must be a duration like 90s or 5m, but got 'soon'.");
+    expect(() => parseBudgets('no colon here')).toThrow("Input 'budgets' line 1 ('no colon here') is not 'pattern: budget'");
+  });
+});
+
+const report = (verdict: Report['verdict']): Report => ({
+  version: 1,
+  tool: { name: 'benchgate', version: '0' },
+  verdict,
+  summary: verdict,
+  base: null,
+  head: null,
+  benchmarks: [],
+  run: null,
+  environment: { node: 'v24', os: 'Linux', arch: 'x64', cpus: { model: 'x', count: 2 } },
+});
+
+function fakeApi(comments: { id: number; body: string; user: { login: string } }[], me?: string): CommentApi & { calls: string[] } {
+  const calls: string[] = [];
+  return {
+    calls,
+    whoAmI: async () => me,
+    listComments: async () => comments,
+    createComment: async (body) => void calls.push(`create ${body.split('\n')[0]}`),
+    updateComment: async (id, body) => void calls.push(`update ${id} ${body.split('\n')[0]}`),
+  };
+}
+
+describe('the PR comment', () => {
+  const marker = commentMarker('benchgate.yml');
+
+  it('updates only its own comment: same marker and same author', async () => {
+    const api = fakeApi([
+      { id: 1, body: `someone quoting ${marker}`, user: { login: 'alice' } },
+      { id: 2, body: `${marker}\nold`, user: { login: 'github-actions[bot]' } },
+    ]);
+    expect(await upsertComment(api, { mode: 'always', marker, body: 'new', report: report('pass') })).toBe('updated');
+    expect(api.calls).toEqual([`update 2 ${marker}`]);
+  });
+
+  it('keeps two gates apart by their config path', async () => {
+    const api = fakeApi([{ id: 2, body: `${commentMarker('packages/api/benchgate.yml')}\nold`, user: { login: 'github-actions[bot]' } }]);
+    expect(await upsertComment(api, { mode: 'always', marker, body: 'new', report: report('pass') })).toBe('created');
+  });
+
+  it('on-regression: silent on a clean PR, but keeps an earlier comment current when the PR is clean again', async () => {
+    expect(await upsertComment(fakeApi([]), { mode: 'on-regression', marker, body: 'ok', report: report('pass') })).toBe('skipped');
+    expect(await upsertComment(fakeApi([]), { mode: 'on-regression', marker, body: 'bad', report: report('fail') })).toBe('created');
+    const api = fakeApi([{ id: 9, body: `${marker}\nregression`, user: { login: 'benchgate-bot' } }], 'benchgate-bot');
+    expect(await upsertComment(api, { mode: 'on-regression', marker, body: 'all clear', report: report('pass') })).toBe('updated');
+  });
+
+  it('stays under GitHub\'s size limit and never leaves a details section open', () => {
+    const long = `### head\n<details><summary>x</summary>\n\n${'| row |\n'.repeat(20_000)}</details>\n`;
+    const body = fitComment(long, 'https://github.com/o/r/actions/runs/1');
+    expect(body.length).toBeLessThan(65_536);
+    expect(body.match(/<details>/g)!.length).toBe(body.match(/<\/details>/g)!.length);
+    expect(body).toContain('the whole report is in the job summary of [this run](https://github.com/o/r/actions/runs/1)');
+    expect(fitComment('short', undefined)).toBe('short');
+  });
+});
