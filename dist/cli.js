@@ -45814,57 +45814,6 @@ var require_autocannon = __commonJS({
 // src/cli.ts
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 
-// package.json
-var package_default = {
-  name: "benchgate",
-  version: "0.1.0",
-  description: "A performance-regression gate for Node.js: compares the benchmarks of two git revisions with statistics and fails when a budget is broken.",
-  license: "MIT",
-  type: "module",
-  bin: {
-    benchgate: "dist/cli.js"
-  },
-  files: [
-    "dist",
-    "schema",
-    "README.md"
-  ],
-  engines: {
-    node: ">=20"
-  },
-  scripts: {
-    build: "node scripts/build.mjs",
-    typecheck: "tsc --noEmit -p .",
-    test: "npm run build && vitest run",
-    demo: "npm run build && node scripts/demo.mjs",
-    bench: "npm run build && node scripts/bench-self.mjs",
-    "bench:http": "npm run build && node scripts/bench-http.mjs"
-  },
-  dependencies: {
-    "@actions/core": "^3.0.1",
-    "@actions/github": "^9.1.1",
-    ajv: "^8.20.0",
-    autocannon: "^9.0.0",
-    "fastest-levenshtein": "^1.0.16",
-    picomatch: "^4.0.7",
-    "simple-statistics": "^7.12.1",
-    tinybench: "^6.2.3",
-    tinyglobby: "^0.2.17",
-    yaml: "^2.9.1"
-  },
-  devDependencies: {
-    "@octokit/openapi": "^23.0.2",
-    "@types/autocannon": "^7.12.7",
-    "@types/node": "^20.19.43",
-    "@types/picomatch": "^4.0.3",
-    "ajv-formats": "^3.0.1",
-    esbuild: "^0.28.2",
-    typescript: "5.9",
-    vitest: "^4.1.12"
-  },
-  private: false
-};
-
 // src/cli/main.ts
 import { mkdirSync, writeFileSync } from "node:fs";
 import path6 from "node:path";
@@ -49108,7 +49057,7 @@ main(process.argv.slice(2), {
   env: process.env,
   runnerPath: fileURLToPath2(new URL("./runner.js", import.meta.url)),
   probePath: fileURLToPath2(new URL("./probe.cjs", import.meta.url)),
-  version: package_default.version
+  version: "0.1.0"
 }).then(
   (code) => {
     process.exitCode = code;

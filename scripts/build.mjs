@@ -1,9 +1,12 @@
 // Bundles each entry point into dist/: what npm and GitHub run is exactly this output.
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 
 rmSync('dist', { recursive: true, force: true });
+const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
 const common = {
+  // Only the version goes into the bundles, so other package.json edits do not change dist/.
+  define: { BENCHGATE_VERSION: JSON.stringify(version) },
   bundle: true,
   platform: 'node',
   target: 'node20',

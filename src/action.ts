@@ -1,7 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import * as core from '@actions/core';
 import { getOctokit } from '@actions/github';
-import manifest from '../package.json' with { type: 'json' };
 import { runAction } from './action/run.js';
 
 // The action's entry (dist/action.js): real dependencies in, everything else in runAction.
@@ -30,5 +29,5 @@ await runAction({
   },
   runnerPath: fileURLToPath(new URL('./runner.js', import.meta.url)),
   probePath: fileURLToPath(new URL('./probe.cjs', import.meta.url)),
-  version: manifest.version,
+  version: BENCHGATE_VERSION,
 });

@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import { fileURLToPath } from 'node:url';
-import manifest from '../package.json' with { type: 'json' };
 import { main } from './cli/main.js';
 
 main(process.argv.slice(2), {
@@ -10,7 +9,7 @@ main(process.argv.slice(2), {
   env: process.env,
   runnerPath: fileURLToPath(new URL('./runner.js', import.meta.url)),
   probePath: fileURLToPath(new URL('./probe.cjs', import.meta.url)),
-  version: manifest.version,
+  version: BENCHGATE_VERSION,
 }).then(
   (code) => {
     process.exitCode = code;
