@@ -75185,12 +75185,13 @@ var memory = (s) => s ? `${s.peakRssMb.toFixed(0)} / ${s.peakHeapUsedMb.toFixed(
 function runLine(report2) {
   const run2 = report2.run;
   const family = Math.round((1 - run2.confidence) / Math.max(1e-12, 1 - run2.intervalConfidence));
-  const rounds = run2.limited ? `${run2.rounds} of ${run2.plannedRounds} rounds (time limit ${formatDuration(run2.timeLimitMs)} reached)` : `${run2.rounds} rounds`;
+  const rounds = run2.rounds < run2.plannedRounds ? `${run2.rounds} of ${run2.plannedRounds} rounds` : `${run2.rounds} rounds`;
   const confidence = family > 1 ? `each interval ${formatConfidence(run2.intervalConfidence)}, so ${formatConfidence(run2.confidence)} for all ${family} budgeted figures together` : `${formatConfidence(run2.confidence)} confidence`;
   const parts = [];
   if (run2.plannedRounds > 0) parts.push(`${rounds} (${run2.isolation} isolation)`);
   if (run2.httpRounds !== void 0) parts.push(`${run2.httpRounds} HTTP rounds (${run2.httpMode} servers)`);
-  return `${parts.join(" and ")} in ${formatDuration(run2.measureMs)} \xB7 ${confidence}`;
+  const cut = run2.limited ? ` \xB7 the time limit (${formatDuration(run2.timeLimitMs)}) cut rounds short` : "";
+  return `${parts.join(" and ")} in ${formatDuration(run2.measureMs)}${cut} \xB7 ${confidence}`;
 }
 
 // src/report/markdown.ts
@@ -75314,6 +75315,7 @@ async function runAction(deps) {
     await publish(report2, settings, deps);
   } catch (error2) {
     core.setFailed(messageOf(error2));
+    await core.summary.addRaw(renderMarkdown(errorReport(messageOf(error2), deps.version)), true).write().catch(() => void 0);
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);

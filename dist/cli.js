@@ -48752,12 +48752,13 @@ function renderTerminal(report2, options) {
 function runLine(report2) {
   const run = report2.run;
   const family = Math.round((1 - run.confidence) / Math.max(1e-12, 1 - run.intervalConfidence));
-  const rounds = run.limited ? `${run.rounds} of ${run.plannedRounds} rounds (time limit ${formatDuration(run.timeLimitMs)} reached)` : `${run.rounds} rounds`;
+  const rounds = run.rounds < run.plannedRounds ? `${run.rounds} of ${run.plannedRounds} rounds` : `${run.rounds} rounds`;
   const confidence = family > 1 ? `each interval ${formatConfidence(run.intervalConfidence)}, so ${formatConfidence(run.confidence)} for all ${family} budgeted figures together` : `${formatConfidence(run.confidence)} confidence`;
   const parts = [];
   if (run.plannedRounds > 0) parts.push(`${rounds} (${run.isolation} isolation)`);
   if (run.httpRounds !== void 0) parts.push(`${run.httpRounds} HTTP rounds (${run.httpMode} servers)`);
-  return `${parts.join(" and ")} in ${formatDuration(run.measureMs)} \xB7 ${confidence}`;
+  const cut = run.limited ? ` \xB7 the time limit (${formatDuration(run.timeLimitMs)}) cut rounds short` : "";
+  return `${parts.join(" and ")} in ${formatDuration(run.measureMs)}${cut} \xB7 ${confidence}`;
 }
 function plainTable(header, rows) {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? "").length)));

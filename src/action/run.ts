@@ -75,6 +75,11 @@ export async function runAction(deps: ActionDeps): Promise<void> {
     await publish(report, settings, deps);
   } catch (error) {
     core.setFailed(messageOf(error));
+    // The job summary is always written, also when the run could not start.
+    await core.summary
+      .addRaw(renderMarkdown(errorReport(messageOf(error), deps.version)), true)
+      .write()
+      .catch(() => undefined);
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

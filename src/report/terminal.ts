@@ -76,7 +76,7 @@ export function runLine(report: Report): string {
   const run = report.run!;
   // Bonferroni: each interval's level is 1 - alpha/family, so the family's size can be read back from it.
   const family = Math.round((1 - run.confidence) / Math.max(1e-12, 1 - run.intervalConfidence));
-  const rounds = run.limited ? `${run.rounds} of ${run.plannedRounds} rounds (time limit ${formatDuration(run.timeLimitMs)} reached)` : `${run.rounds} rounds`;
+  const rounds = run.rounds < run.plannedRounds ? `${run.rounds} of ${run.plannedRounds} rounds` : `${run.rounds} rounds`;
   const confidence =
     family > 1
       ? `each interval ${formatConfidence(run.intervalConfidence)}, so ${formatConfidence(run.confidence)} for all ${family} budgeted figures together`
@@ -84,7 +84,8 @@ export function runLine(report: Report): string {
   const parts = [];
   if (run.plannedRounds > 0) parts.push(`${rounds} (${run.isolation} isolation)`);
   if (run.httpRounds !== undefined) parts.push(`${run.httpRounds} HTTP rounds (${run.httpMode} servers)`);
-  return `${parts.join(' and ')} in ${formatDuration(run.measureMs)} · ${confidence}`;
+  const cut = run.limited ? ` · the time limit (${formatDuration(run.timeLimitMs)}) cut rounds short` : '';
+  return `${parts.join(' and ')} in ${formatDuration(run.measureMs)}${cut} · ${confidence}`;
 }
 
 /** Columns padded to their widest cell; the first column left-aligned, the others right-aligned. */

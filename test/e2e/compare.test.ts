@@ -113,6 +113,16 @@ describe('benchgate compare, through the real CLI', () => {
     expect(Math.abs(report.benchmarks[0].change.estimate)).toBeLessThan(0.05);
   });
 
+  it('stops starting rounds at the time limit and says so', async () => {
+    repo = fixtureRepo('ids', { config: `${FAST}rounds: 40\n` });
+    const run = await runCli(['compare', '--base', 'main', '--time-limit', '3s', '--json', 'report.json'], repo);
+    const report = readJson(path.join(repo, 'report.json'));
+    expect(report.run.limited).toBe(true);
+    expect(report.run.rounds).toBeLessThan(40);
+    expect(report.run.measureMs).toBeLessThan(3000 + 2000);
+    expect(run.stdout).toMatch(/\d+ of 40 rounds .*the time limit \(3\.0s\) cut rounds short/);
+  });
+
   it('measures one revision per process with --isolation process', async () => {
     repo = fixtureRepo('ids', { config: FAST });
     const run = await runCli(['compare', '--base', 'main', '--isolation', 'process', '--json', 'report.json'], repo);
