@@ -28908,7 +28908,7 @@ ${indent2}${line}` : "\n";
           str += ",";
         } else if (ctx.options.trailingComma) {
           if (ctx.options.lineWidth > 0) {
-            reqNewline || (reqNewline = lines.reduce((sum, line) => sum + line.length + 2, 2) + (str.length + 2) > ctx.options.lineWidth);
+            reqNewline || (reqNewline = lines.reduce((sum2, line) => sum2 + line.length + 2, 2) + (str.length + 2) > ctx.options.lineWidth);
           }
           if (reqNewline) {
             str += ",";
@@ -28924,7 +28924,7 @@ ${indent2}${line}` : "\n";
         return start + end;
       } else {
         if (!reqNewline) {
-          const len = lines.reduce((sum, line) => sum + line.length + 2, 2);
+          const len = lines.reduce((sum2, line) => sum2 + line.length + 2, 2);
           reqNewline = ctx.options.lineWidth > 0 && len > ctx.options.lineWidth;
         }
         if (reqNewline) {
@@ -37001,7 +37001,7 @@ var require_has_flag = __commonJS({
 var require_supports_colors = __commonJS({
   "node_modules/@colors/colors/lib/system/supports-colors.js"(exports2, module2) {
     "use strict";
-    var os10 = __require("os");
+    var os13 = __require("os");
     var hasFlag = require_has_flag();
     var env = process.env;
     var forceColor = void 0;
@@ -37039,7 +37039,7 @@ var require_supports_colors = __commonJS({
       }
       var min = forceColor ? 1 : 0;
       if (process.platform === "win32") {
-        var osRelease = os10.release().split(".");
+        var osRelease = os13.release().split(".");
         if (Number(process.versions.node.split(".")[0]) >= 8 && Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
           return Number(osRelease[2]) >= 14931 ? 3 : 2;
         }
@@ -39407,7 +39407,7 @@ var require_has_flag2 = __commonJS({
 var require_supports_color = __commonJS({
   "node_modules/supports-color/index.js"(exports2, module2) {
     "use strict";
-    var os10 = __require("os");
+    var os13 = __require("os");
     var tty = __require("tty");
     var hasFlag = require_has_flag2();
     var { env } = process;
@@ -39455,7 +39455,7 @@ var require_supports_color = __commonJS({
         return min;
       }
       if (process.platform === "win32") {
-        const osRelease = os10.release().split(".");
+        const osRelease = os13.release().split(".");
         if (Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
           return Number(osRelease[2]) >= 14931 ? 3 : 2;
         }
@@ -40737,7 +40737,7 @@ var require_JsHistogram = __commonJS({
         }
         return totalValue / this.totalCount;
       }
-      getStdDeviation(mean = this.mean) {
+      getStdDeviation(mean2 = this.mean) {
         if (this.totalCount === 0) {
           return 0;
         }
@@ -40745,7 +40745,7 @@ var require_JsHistogram = __commonJS({
         this.recordedValuesIterator.reset();
         while (this.recordedValuesIterator.hasNext()) {
           const iterationValue = this.recordedValuesIterator.next();
-          const deviation = this.medianEquivalentValue(iterationValue.valueIteratedTo) - mean;
+          const deviation = this.medianEquivalentValue(iterationValue.valueIteratedTo) - mean2;
           geometric_deviation_total += deviation * deviation * iterationValue.countAddedInThisIterationStep;
         }
         const std_deviation = Math.sqrt(geometric_deviation_total / this.totalCount);
@@ -40760,12 +40760,12 @@ var require_JsHistogram = __commonJS({
         if (this.totalCount === 0) {
           return 0;
         }
-        const mean = this.mean;
+        const mean2 = this.mean;
         let geometric_deviation_total = 0;
         this.recordedValuesIterator.reset();
         while (this.recordedValuesIterator.hasNext()) {
           const iterationValue = this.recordedValuesIterator.next();
-          const deviation = this.medianEquivalentValue(iterationValue.valueIteratedTo) - mean;
+          const deviation = this.medianEquivalentValue(iterationValue.valueIteratedTo) - mean2;
           geometric_deviation_total += deviation * deviation * iterationValue.countAddedInThisIterationStep;
         }
         const std_deviation = Math.sqrt(geometric_deviation_total / this.totalCount);
@@ -40820,14 +40820,14 @@ var require_JsHistogram = __commonJS({
         if (!useCsvFormat) {
           const formatter = (0, formatters_1.floatFormatter)(12, this.numberOfSignificantValueDigits);
           const _mean = this.mean;
-          const mean = formatter(_mean / outputValueUnitScalingRatio);
+          const mean2 = formatter(_mean / outputValueUnitScalingRatio);
           const std_deviation = formatter(this.getStdDeviation(_mean) / outputValueUnitScalingRatio);
           const max3 = formatter(this.maxValue / outputValueUnitScalingRatio);
           const intFormatter = (0, formatters_1.integerFormatter)(12);
           const totalCount = intFormatter(this.totalCount);
           const bucketCount = intFormatter(this.bucketCount);
           const subBucketCount = intFormatter(this.subBucketCount);
-          result += `#[Mean    = ${mean}, StdDeviation   = ${std_deviation}]
+          result += `#[Mean    = ${mean2}, StdDeviation   = ${std_deviation}]
 #[Max     = ${max3}, Total count    = ${totalCount}]
 #[Buckets = ${bucketCount}, SubBuckets     = ${subBucketCount}]
 `;
@@ -47611,11 +47611,11 @@ var require_hdr_histogram_percentiles_obj = __commonJS({
       99.999
     ];
     module2.exports.histAsObj = function(hist, total) {
-      const mean = Math.ceil(getMean(hist) * 100) / 100;
+      const mean2 = Math.ceil(getMean(hist) * 100) / 100;
       const result = {
-        average: mean,
+        average: mean2,
         // added for backward compat with wrk
-        mean,
+        mean: mean2,
         stddev: Math.ceil(getStdDeviation(hist) * 100) / 100,
         min: getMin(hist),
         max: getMax(hist)
@@ -65422,7 +65422,7 @@ var require_autocannon = __commonJS({
     "use strict";
     var crossArgv = require_cross_argv();
     var fs3 = __require("fs");
-    var os10 = __require("os");
+    var os13 = __require("os");
     var net3 = __require("net");
     var path14 = __require("path");
     var URL2 = __require("url").URL;
@@ -65677,7 +65677,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path14.join(os10.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path14.join(os13.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -72698,7 +72698,7 @@ function budgetFor(id, config) {
 
 // src/gate.ts
 import { mkdtempSync as mkdtempSync2, rmSync as rmSync2 } from "node:fs";
-import os9 from "node:os";
+import os12 from "node:os";
 import path11 from "node:path";
 
 // src/checkout/revisions.ts
@@ -73689,7 +73689,92 @@ async function discoverBenchFiles(root, patterns) {
   return files.map((file) => file.replace(/\\/g, "/")).sort();
 }
 
+// src/measure/micro/schedule.ts
+import os8 from "node:os";
+
+// src/measure/conditions.ts
+import os7 from "node:os";
+function sampleCpu() {
+  let busy = 0;
+  let total = 0;
+  for (const cpu of os7.cpus()) {
+    const { user, nice, sys, irq, idle } = cpu.times;
+    busy += user + nice + sys + irq;
+    total += user + nice + sys + irq + idle;
+  }
+  return { busy, total };
+}
+function busyBetween(start, end) {
+  const total = end.total - start.total;
+  return total > 0 ? (end.busy - start.busy) / total : 0;
+}
+function spikedRounds(rounds) {
+  if (rounds.length < 3) return [];
+  const sorted = rounds.map((r) => r.busy).sort((a, b) => a - b);
+  const median2 = sorted[Math.floor(sorted.length / 2)];
+  return rounds.flatMap((r, i) => r.busy > median2 + 0.2 ? [i + 1] : []);
+}
+
 // node_modules/simple-statistics/dist/simple-statistics.mjs
+function sum(x) {
+  if (x.length === 0) {
+    return 0;
+  }
+  var sum2 = x[0];
+  var correction = 0;
+  var transition;
+  if (typeof sum2 !== "number") {
+    return Number.NaN;
+  }
+  for (var i = 1; i < x.length; i++) {
+    if (typeof x[i] !== "number") {
+      return Number.NaN;
+    }
+    transition = sum2 + x[i];
+    if (Math.abs(sum2) >= Math.abs(x[i])) {
+      correction += sum2 - transition + x[i];
+    } else {
+      correction += x[i] - transition + sum2;
+    }
+    sum2 = transition;
+  }
+  return sum2 + correction;
+}
+function mean(x) {
+  if (x.length === 0) {
+    throw new Error("mean requires at least one data point");
+  }
+  return sum(x) / x.length;
+}
+function sumNthPowerDeviations(x, n) {
+  var meanValue = mean(x);
+  var sum2 = 0;
+  var tempValue;
+  var i;
+  if (n === 2) {
+    for (i = 0; i < x.length; i++) {
+      tempValue = x[i] - meanValue;
+      sum2 += tempValue * tempValue;
+    }
+  } else {
+    for (i = 0; i < x.length; i++) {
+      sum2 += Math.pow(x[i] - meanValue, n);
+    }
+  }
+  return sum2;
+}
+function sampleVariance(x) {
+  if (x.length < 2) {
+    throw new Error("sampleVariance requires at least two data points");
+  }
+  var sumSquaredDeviationsValue = sumNthPowerDeviations(x, 2);
+  var besselsCorrection = x.length - 1;
+  return sumSquaredDeviationsValue / besselsCorrection;
+}
+function sampleStandardDeviation(x) {
+  var sampleVarianceX = sampleVariance(x);
+  return Math.sqrt(sampleVarianceX);
+}
 function quantileSorted(x, p) {
   var idx = (x.length - 1) * p;
   if (x.length === 0) {
@@ -73827,6 +73912,14 @@ function quantileIndex(len, p) {
 function median(x) {
   return +quantile(x, 0.5);
 }
+function medianAbsoluteDeviation(x) {
+  var medianValue = median(x);
+  var medianAbsoluteDeviations = [];
+  for (var i = 0; i < x.length; i++) {
+    medianAbsoluteDeviations.push(Math.abs(x[i] - medianValue));
+  }
+  return median(medianAbsoluteDeviations);
+}
 function medianSorted(sorted) {
   return quantileSorted(sorted, 0.5);
 }
@@ -73880,13 +73973,13 @@ var g = 607 / 128;
 var LOGSQRT2PI = Math.log(Math.sqrt(2 * Math.PI));
 var SQRT_2PI$1 = Math.sqrt(2 * Math.PI);
 function cumulativeDistribution(z2) {
-  var sum = z2;
+  var sum2 = z2;
   var tmp = z2;
   for (var i = 1; i < 30; i++) {
     tmp *= z2 * z2 / (2 * i + 1);
-    sum += tmp;
+    sum2 += tmp;
   }
-  return Math.round((0.5 + sum / SQRT_2PI$1 * Math.exp(-z2 * z2 / 2)) * 1e4) / 1e4;
+  return Math.round((0.5 + sum2 / SQRT_2PI$1 * Math.exp(-z2 * z2 / 2)) * 1e4) / 1e4;
 }
 var standardNormalTable = [];
 for (z = 0; z <= 3.09; z += 0.01) {
@@ -73985,10 +74078,10 @@ function signedRankCdf(n) {
     pmf = next;
   }
   const cdf = new Float64Array(max2 + 1);
-  let sum = 0;
+  let sum2 = 0;
   for (let k = 0; k <= max2; k++) {
-    sum += pmf[k];
-    cdf[k] = Math.min(1, sum);
+    sum2 += pmf[k];
+    cdf[k] = Math.min(1, sum2);
   }
   cdfCache.set(n, cdf);
   return cdf;
@@ -73998,9 +74091,9 @@ function psignrank(k, n) {
   if (k < 0) return 0;
   if (k >= max2) return 1;
   if (n <= EXACT_LIMIT) return signedRankCdf(n)[Math.floor(k)];
-  const mean = max2 / 2;
+  const mean2 = max2 / 2;
   const sd = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24);
-  return normalCdf((Math.floor(k) + 0.5 - mean) / sd);
+  return normalCdf((Math.floor(k) + 0.5 - mean2) / sd);
 }
 function qsignrank(p, n) {
   const max2 = n * (n + 1) / 2;
@@ -74010,9 +74103,9 @@ function qsignrank(p, n) {
     for (let k = 0; k <= max2; k++) if (cdf[k] >= target) return k;
     return max2;
   }
-  const mean = max2 / 2;
+  const mean2 = max2 / 2;
   const sd = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24);
-  return Math.max(0, Math.min(max2, Math.ceil(mean + probit(p) * sd - 0.5)));
+  return Math.max(0, Math.min(max2, Math.ceil(mean2 + probit(p) * sd - 0.5)));
 }
 function normalCdf(z2) {
   return 0.5 * (1 + errorFunction(z2 / Math.SQRT2));
@@ -74177,6 +74270,7 @@ async function measureMicro(plan) {
   let plannedRounds = plan.rounds;
   let rounds = 0;
   let limited = false;
+  const conditions = [];
   for (let round = 0; round < plannedRounds; round++) {
     const elapsed = now() - started;
     const perRound = rounds ? elapsed / rounds : 0;
@@ -74186,6 +74280,8 @@ async function measureMicro(plan) {
       break;
     }
     plan.onProgress?.({ round: round + 1, rounds: plannedRounds, elapsedMs: elapsed, remainingMs: perRound * (plannedRounds - round) });
+    const cpuBefore = sampleCpu();
+    const load1 = os8.loadavg()[0] ?? 0;
     const outcome = await runRound(strategy, round, { settings: plan.settings, batches, skip: [...skip] }, errors, skip);
     if (round === 0) {
       await explainLoadErrors(outcome.files, plan, spawn3, errors, skip);
@@ -74195,6 +74291,7 @@ async function measureMicro(plan) {
       batches[task.id] ??= task.batch;
       record(samples, task, errors, skip);
     }
+    conditions.push({ busy: busyBetween(cpuBefore, sampleCpu()), load1 });
     rounds++;
   }
   for (const [id, message] of errors) {
@@ -74202,7 +74299,7 @@ async function measureMicro(plan) {
     entry.error = message;
     samples.set(id, entry);
   }
-  return { benchmarks: [...samples.values()], rounds, plannedRounds, limited, durationMs: now() - started, isolation: plan.isolation };
+  return { benchmarks: [...samples.values()], rounds, plannedRounds, limited, durationMs: now() - started, isolation: plan.isolation, conditions };
 }
 async function runRound(strategy, round, job, errors, skip) {
   for (let attempt = 1; ; attempt++) {
@@ -74258,9 +74355,9 @@ async function explainLoadErrors(files, plan, spawn3, errors, skip) {
 
 // src/measure/http/pinning.ts
 import { execFileSync as execFileSync2 } from "node:child_process";
-import os7 from "node:os";
+import os9 from "node:os";
 function pinLoadGenerator(log2) {
-  const cores = os7.availableParallelism();
+  const cores = os9.availableParallelism();
   if (cores < 2) {
     log2("CPU pinning skipped: it needs at least 2 cores");
     return void 0;
@@ -74284,6 +74381,9 @@ function pinLoadGenerator(log2) {
     }
   };
 }
+
+// src/measure/http/schedule.ts
+import os10 from "node:os";
 
 // src/measure/http/load.ts
 var import_autocannon = __toESM(require_autocannon(), 1);
@@ -74359,7 +74459,7 @@ function latencyOf(times) {
     p50: quantileSorted(values, 0.5),
     p90: quantileSorted(values, 0.9),
     p99: quantileSorted(values, 0.99),
-    mean: values.reduce((sum, t) => sum + t, 0) / values.length
+    mean: values.reduce((sum2, t) => sum2 + t, 0) / values.length
   };
 }
 
@@ -74585,6 +74685,7 @@ async function measureHttp(plan) {
   const results = [];
   let rounds = 0;
   let limited = false;
+  const conditions = [];
   const perRound = plan.benchmarks.map((b) => 2 * (b.warmupMs + b.durationMs) + 1500);
   for (const [index, benchmark] of plan.benchmarks.entries()) {
     const samples = emptySamples2(benchmark);
@@ -74592,7 +74693,7 @@ async function measureHttp(plan) {
     const revisions = { base: plan.base, head: plan.head };
     let spent = 0;
     for (let round = 0; round < plan.rounds; round++) {
-      const reserved = plan.benchmarks.slice(index + 1).reduce((sum, _b, i) => sum + 2 * perRound[index + 1 + i], 0);
+      const reserved = plan.benchmarks.slice(index + 1).reduce((sum2, _b, i) => sum2 + 2 * perRound[index + 1 + i], 0);
       const estimate = round > 0 ? spent / round : perRound[index];
       if (now() + estimate + reserved > plan.deadline) {
         limited = true;
@@ -74601,9 +74702,12 @@ async function measureHttp(plan) {
       }
       plan.onProgress?.({ round: round + 1, rounds: plan.rounds, elapsedMs: now() - started, remainingMs: estimate * (plan.rounds - round) });
       const roundStart = now();
+      const cpuBefore = sampleCpu();
+      const load1 = os10.loadavg()[0] ?? 0;
       try {
         const pair = plan.mode === "live" ? await liveRound(benchmark, revisions, round, plan) : await freshRound(benchmark, revisions, round, plan);
         record2(samples, pair);
+        conditions.push({ busy: busyBetween(cpuBefore, sampleCpu()), load1 });
       } catch (error2) {
         samples.error = error2 instanceof BenchmarkFailure || error2 instanceof ServerError ? error2.message : `${messageOf(error2)}`;
         plan.log(`${benchmark.id}: ${samples.error.split("\n")[0]}`);
@@ -74613,7 +74717,7 @@ async function measureHttp(plan) {
       rounds = Math.max(rounds, round + 1);
     }
   }
-  return { benchmarks: results, rounds, plannedRounds: plan.rounds, limited, durationMs: now() - started };
+  return { benchmarks: results, rounds, plannedRounds: plan.rounds, limited, durationMs: now() - started, conditions };
 }
 function emptySamples2(benchmark) {
   return {
@@ -74704,7 +74808,7 @@ async function liveRound(benchmark, revisions, round, plan) {
   }
 }
 function pool(blocks, probe) {
-  const elapsed = blocks.reduce((sum, b) => sum + b.elapsedMs, 0);
+  const elapsed = blocks.reduce((sum2, b) => sum2 + b.elapsedMs, 0);
   const traffic = blocks.map((b) => b.traffic).reduce(addTraffic);
   return { requestsPerSec: traffic.ok / elapsed * 1e3, latency: latencyOf(blocks.flatMap((b) => b.times)), traffic, probe };
 }
@@ -74806,11 +74910,23 @@ function moved(base, head) {
   return lines;
 }
 
+// src/stats/power.ts
+function roundSpread(logRatios) {
+  if (logRatios.length < 3) return Number.NaN;
+  const mad = 1.4826 * medianAbsoluteDeviation([...logRatios]);
+  return mad > 0 ? mad : sampleStandardDeviation([...logRatios]);
+}
+function resolvableChange(spread, rounds, confidence, power = 0.95) {
+  if (!(spread >= 0) || rounds < 1) return Number.NaN;
+  const z2 = probit(1 - (1 - confidence) / 2) + probit(power);
+  return Math.expm1(z2 * spread / Math.sqrt(rounds) / Math.sqrt(0.955));
+}
+
 // src/stats/analyze.ts
 function analyze(benchmarks, options) {
   const latencyBudgets = (id) => options.latencyBudgetFor?.(id) ?? {};
   const compared = benchmarks.filter((b) => !b.error && b.base && b.head && b.logRatios.length > 0);
-  const family = compared.reduce((sum, b) => sum + 1 + (b.latency ? Object.keys(latencyBudgets(b.id)).length : 0), 0);
+  const family = compared.reduce((sum2, b) => sum2 + 1 + (b.latency ? Object.keys(latencyBudgets(b.id)).length : 0), 0);
   const level = familyConfidence(options.confidence, family);
   return benchmarks.map((benchmark) => {
     const budget = options.budgetFor(benchmark.id);
@@ -74823,7 +74939,8 @@ function analyze(benchmarks, options) {
     if (benchmark.logRatios.length === 0) return { ...common, verdict: "inconclusive", change: void 0 };
     const change = estimateChange(benchmark.logRatios, level);
     const throughput = decide(change, budget);
-    if (!benchmark.latency) return { ...common, verdict: throughput, change };
+    const resolvable = resolvableChange(roundSpread(benchmark.logRatios), benchmark.logRatios.length, level);
+    if (!benchmark.latency) return { ...common, verdict: throughput, change, resolvable };
     const latency = {};
     const budgets = latencyBudgets(benchmark.id);
     for (const [stat3, ratios] of Object.entries(benchmark.latency)) {
@@ -74833,7 +74950,7 @@ function analyze(benchmarks, options) {
       latency[stat3] = { change: latencyChange, budget: statBudget, verdict: statBudget === void 0 ? void 0 : decideLowerIsBetter(latencyChange, statBudget) };
     }
     const verdicts = [throughput, ...Object.values(latency).flatMap((l) => l.verdict ? [l.verdict] : [])];
-    return { ...common, verdict: combine(verdicts), change, latency };
+    return { ...common, verdict: combine(verdicts), change, latency, resolvable };
   });
 }
 function combine(verdicts) {
@@ -74846,12 +74963,12 @@ function summarize(values) {
 }
 
 // src/report/environment.ts
-import os8 from "node:os";
+import os11 from "node:os";
 function currentEnvironment() {
-  const cpus = os8.cpus();
+  const cpus = os11.cpus();
   return {
     node: process.version,
-    os: `${os8.type()} ${os8.release()}`,
+    os: `${os11.type()} ${os11.release()}`,
     arch: process.arch,
     cpus: { model: cpus[0]?.model.trim() ?? "unknown", count: cpus.length }
   };
@@ -74880,9 +74997,17 @@ function toReportBenchmark(comparison, http4) {
     head: comparison.head ?? null,
     change: change ? { estimate: change.estimate, low: change.low, high: change.high, confidence: change.confidence } : null,
     rounds: comparison.logRatios.map((x) => Math.expm1(x)),
+    resolvable: Number.isFinite(comparison.resolvable) ? comparison.resolvable : null,
+    ...resolutionWarning(comparison) ? { warning: resolutionWarning(comparison) } : {},
     ...http4 ? { http: http4 } : {},
     ...comparison.error ? { error: comparison.error } : {}
   };
+}
+function resolutionWarning(comparison) {
+  const { resolvable, budget, verdict, logRatios } = comparison;
+  if (!Number.isFinite(resolvable) || resolvable <= budget || verdict === "regression" || verdict === "error") return void 0;
+  const pct2 = (x) => `${Number((x * 100).toFixed(x < 0.1 ? 1 : 0))}%`;
+  return `budget ${pct2(budget)} is below what this run resolves (\u2248${pct2(resolvable)} with ${logRatios.length} rounds): a regression between ${pct2(budget)} and ${pct2(resolvable)} would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both).`;
 }
 function verdictCounts(benchmarks) {
   const parts = [];
@@ -74914,7 +75039,8 @@ async function runGate(options) {
   const started = now();
   const config = withOverrides(loadConfig({ root: options.cwd, file: options.configFile }), options.overrides);
   const tree = await checkout({ cwd: options.cwd, base: options.base, head: options.head, install: config.install, build: config.build, log: options.log, onCleanup: options.onCleanup });
-  const socketDir = mkdtempSync2(path11.join(os9.tmpdir(), "benchgate-sock-"));
+  const socketDir = mkdtempSync2(path11.join(os12.tmpdir(), "benchgate-sock-"));
+  const loadBefore = os12.loadavg();
   try {
     const [baseFiles, headFiles] = await Promise.all([tree.base, tree.head].map((revision) => discoverBenchFiles(revision.root, config.micro.files)));
     const hasMicro = baseFiles.length > 0 || headFiles.length > 0;
@@ -74922,8 +75048,8 @@ async function runGate(options) {
       throw new UserError(`No bench files match ${config.micro.files.join(", ")} in base or head, and benchgate.yml declares no http load tests. Add a bench file (see the README's quick start), set micro.files, or declare http benchmarks.`);
     }
     const rounds = config.rounds ?? 10;
-    const httpFamily = config.http.reduce((sum, b) => sum + 1 + Object.keys(b.latencyBudget).length, 0);
-    const httpPlannedMs = config.http.reduce((sum, b) => sum + rounds * (2 * (b.warmupMs + b.durationMs) + 1500), 0);
+    const httpFamily = config.http.reduce((sum2, b) => sum2 + 1 + Object.keys(b.latencyBudget).length, 0);
+    const httpPlannedMs = config.http.reduce((sum2, b) => sum2 + rounds * (2 * (b.warmupMs + b.durationMs) + 1500), 0);
     const microLimitMs = config.http.length ? Math.max(config.timeLimitMs - httpPlannedMs, config.timeLimitMs * 0.3) : config.timeLimitMs;
     let micro;
     if (hasMicro) {
@@ -74971,6 +75097,9 @@ async function runGate(options) {
         pinning?.release();
       }
     }
+    const loadAfter = os12.loadavg();
+    const roundConditions = [...micro?.conditions ?? [], ...http4?.conditions ?? []];
+    const spiked = spikedRounds(roundConditions);
     const samples = [...micro?.benchmarks ?? [], ...http4?.benchmarks ?? []];
     const httpById = new Map(config.http.map((b) => [b.id, b]));
     const comparisons = analyze(samples, {
@@ -74979,7 +75108,7 @@ async function runGate(options) {
       latencyBudgetFor: (id) => httpById.get(id)?.latencyBudget ?? {}
     });
     const benchmarks = sortBenchmarks(comparisons.map((c, i) => toReportBenchmark(c, samples[i].http ? httpDetails(samples[i], c) : void 0)));
-    const family = comparisons.reduce((sum, c) => sum + (c.change ? 1 : 0) + Object.values(c.latency ?? {}).filter((l) => l.budget !== void 0).length, 0);
+    const family = comparisons.reduce((sum2, c) => sum2 + (c.change ? 1 : 0) + Object.values(c.latency ?? {}).filter((l) => l.budget !== void 0).length, 0);
     return {
       version: REPORT_VERSION,
       tool: { name: "benchgate", version: options.toolVersion },
@@ -74998,14 +75127,22 @@ async function runGate(options) {
         intervalConfidence: familyConfidence(config.confidence, family),
         timeLimitMs: config.timeLimitMs,
         measureMs: (micro?.durationMs ?? 0) + (http4?.durationMs ?? 0),
-        totalMs: now() - started
+        totalMs: now() - started,
+        conditions: { busy: roundConditions.map((c) => c.busy), spikedRounds: spiked, ...spiked.length ? { note: spikeNote(roundConditions, spiked) } : {} }
       },
-      environment: currentEnvironment()
+      environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: loadAfter } }
     };
   } finally {
     rmSync2(socketDir, { recursive: true, force: true });
     tree.dispose();
   }
+}
+function spikeNote(conditions, spiked) {
+  const busy = conditions.map((c) => c.busy);
+  const median2 = [...busy].sort((a, b) => a - b)[Math.floor(busy.length / 2)];
+  const pct2 = (x) => `${Math.round(x * 100)}%`;
+  const which2 = spiked.length === 1 ? `round ${spiked[0]}` : `rounds ${spiked.slice(0, -1).join(", ")} and ${spiked.at(-1)}`;
+  return `the machine was much busier in ${which2} (CPU ${spiked.map((r) => pct2(busy[r - 1])).join(", ")} against a median of ${pct2(median2)}): other jobs ran beside benchgate. Their samples still count (the intervals are robust to a few odd rounds), but a surprising verdict is worth a re-run.`;
 }
 function comparableMicro(micro) {
   return micro ? micro.benchmarks.filter((b) => !b.error && b.logRatios.length > 0).length : 0;
@@ -75222,10 +75359,15 @@ function renderMarkdown(report2) {
     out.push("");
   }
   for (const b of benchmarks.filter((b2) => b2.http)) out.push(details(`${b.id}: latency and server`, httpMarkdown(b.id, b.http)), "");
+  const warned = benchmarks.filter((b) => b.warning);
+  for (const b of warned) out.push(`> [!NOTE]
+> ${escapeInline(b.id)}: ${escapeInline(b.warning)}`, "");
   const errors = benchmarks.filter((b) => b.error);
   if (errors.length) out.push(details(`Errors (${errors.length})`, errors.map((b) => `<b>${escapeHtml(b.id)}</b>
 ${pre(b.error)}`).join("\n")), "");
   if (report2.run) out.push(`<sub>${escapeInline(runLine(report2))} \xB7 ${escapeInline(environmentLine(report2))}</sub>`, "");
+  if (report2.run?.conditions?.note) out.push(`> [!NOTE]
+> ${escapeInline(report2.run.conditions.note)}`, "");
   out.push(details("How to read this", HOW_TO_READ), "");
   return out.join("\n");
 }
@@ -75240,7 +75382,8 @@ function httpMarkdown(id, http4) {
 }
 function environmentLine(report2) {
   const env = report2.environment;
-  return `Node ${env.node} on ${env.os}/${env.arch}, ${env.cpus.count} \xD7 ${env.cpus.model}`;
+  const load = env.loadAverage ? `, load average ${env.loadAverage.before[0].toFixed(2)} \u2192 ${env.loadAverage.after[0].toFixed(2)}` : "";
+  return `Node ${env.node} on ${env.os}/${env.arch}, ${env.cpus.count} \xD7 ${env.cpus.model}${load}`;
 }
 var HOW_TO_READ = [
   "Each benchmark runs base and head in the same processes, alternating short timed blocks; every round is a fresh process.",

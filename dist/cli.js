@@ -10795,7 +10795,7 @@ ${indent2}${line}` : "\n";
           str += ",";
         } else if (ctx.options.trailingComma) {
           if (ctx.options.lineWidth > 0) {
-            reqNewline || (reqNewline = lines.reduce((sum, line) => sum + line.length + 2, 2) + (str.length + 2) > ctx.options.lineWidth);
+            reqNewline || (reqNewline = lines.reduce((sum2, line) => sum2 + line.length + 2, 2) + (str.length + 2) > ctx.options.lineWidth);
           }
           if (reqNewline) {
             str += ",";
@@ -10811,7 +10811,7 @@ ${indent2}${line}` : "\n";
         return start + end;
       } else {
         if (!reqNewline) {
-          const len = lines.reduce((sum, line) => sum + line.length + 2, 2);
+          const len = lines.reduce((sum2, line) => sum2 + line.length + 2, 2);
           reqNewline = ctx.options.lineWidth > 0 && len > ctx.options.lineWidth;
         }
         if (reqNewline) {
@@ -17112,7 +17112,7 @@ var require_has_flag = __commonJS({
 var require_supports_colors = __commonJS({
   "node_modules/@colors/colors/lib/system/supports-colors.js"(exports2, module2) {
     "use strict";
-    var os5 = __require("os");
+    var os8 = __require("os");
     var hasFlag = require_has_flag();
     var env = process.env;
     var forceColor = void 0;
@@ -17150,7 +17150,7 @@ var require_supports_colors = __commonJS({
       }
       var min = forceColor ? 1 : 0;
       if (process.platform === "win32") {
-        var osRelease = os5.release().split(".");
+        var osRelease = os8.release().split(".");
         if (Number(process.versions.node.split(".")[0]) >= 8 && Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
           return Number(osRelease[2]) >= 14931 ? 3 : 2;
         }
@@ -19518,7 +19518,7 @@ var require_has_flag2 = __commonJS({
 var require_supports_color = __commonJS({
   "node_modules/supports-color/index.js"(exports2, module2) {
     "use strict";
-    var os5 = __require("os");
+    var os8 = __require("os");
     var tty = __require("tty");
     var hasFlag = require_has_flag2();
     var { env } = process;
@@ -19566,7 +19566,7 @@ var require_supports_color = __commonJS({
         return min;
       }
       if (process.platform === "win32") {
-        const osRelease = os5.release().split(".");
+        const osRelease = os8.release().split(".");
         if (Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
           return Number(osRelease[2]) >= 14931 ? 3 : 2;
         }
@@ -20848,7 +20848,7 @@ var require_JsHistogram = __commonJS({
         }
         return totalValue / this.totalCount;
       }
-      getStdDeviation(mean = this.mean) {
+      getStdDeviation(mean2 = this.mean) {
         if (this.totalCount === 0) {
           return 0;
         }
@@ -20856,7 +20856,7 @@ var require_JsHistogram = __commonJS({
         this.recordedValuesIterator.reset();
         while (this.recordedValuesIterator.hasNext()) {
           const iterationValue = this.recordedValuesIterator.next();
-          const deviation = this.medianEquivalentValue(iterationValue.valueIteratedTo) - mean;
+          const deviation = this.medianEquivalentValue(iterationValue.valueIteratedTo) - mean2;
           geometric_deviation_total += deviation * deviation * iterationValue.countAddedInThisIterationStep;
         }
         const std_deviation = Math.sqrt(geometric_deviation_total / this.totalCount);
@@ -20871,12 +20871,12 @@ var require_JsHistogram = __commonJS({
         if (this.totalCount === 0) {
           return 0;
         }
-        const mean = this.mean;
+        const mean2 = this.mean;
         let geometric_deviation_total = 0;
         this.recordedValuesIterator.reset();
         while (this.recordedValuesIterator.hasNext()) {
           const iterationValue = this.recordedValuesIterator.next();
-          const deviation = this.medianEquivalentValue(iterationValue.valueIteratedTo) - mean;
+          const deviation = this.medianEquivalentValue(iterationValue.valueIteratedTo) - mean2;
           geometric_deviation_total += deviation * deviation * iterationValue.countAddedInThisIterationStep;
         }
         const std_deviation = Math.sqrt(geometric_deviation_total / this.totalCount);
@@ -20931,14 +20931,14 @@ var require_JsHistogram = __commonJS({
         if (!useCsvFormat) {
           const formatter = (0, formatters_1.floatFormatter)(12, this.numberOfSignificantValueDigits);
           const _mean = this.mean;
-          const mean = formatter(_mean / outputValueUnitScalingRatio);
+          const mean2 = formatter(_mean / outputValueUnitScalingRatio);
           const std_deviation = formatter(this.getStdDeviation(_mean) / outputValueUnitScalingRatio);
           const max3 = formatter(this.maxValue / outputValueUnitScalingRatio);
           const intFormatter = (0, formatters_1.integerFormatter)(12);
           const totalCount = intFormatter(this.totalCount);
           const bucketCount = intFormatter(this.bucketCount);
           const subBucketCount = intFormatter(this.subBucketCount);
-          result += `#[Mean    = ${mean}, StdDeviation   = ${std_deviation}]
+          result += `#[Mean    = ${mean2}, StdDeviation   = ${std_deviation}]
 #[Max     = ${max3}, Total count    = ${totalCount}]
 #[Buckets = ${bucketCount}, SubBuckets     = ${subBucketCount}]
 `;
@@ -27722,11 +27722,11 @@ var require_hdr_histogram_percentiles_obj = __commonJS({
       99.999
     ];
     module2.exports.histAsObj = function(hist, total) {
-      const mean = Math.ceil(getMean(hist) * 100) / 100;
+      const mean2 = Math.ceil(getMean(hist) * 100) / 100;
       const result = {
-        average: mean,
+        average: mean2,
         // added for backward compat with wrk
-        mean,
+        mean: mean2,
         stddev: Math.ceil(getStdDeviation(hist) * 100) / 100,
         min: getMin(hist),
         max: getMax(hist)
@@ -45533,7 +45533,7 @@ var require_autocannon = __commonJS({
     "use strict";
     var crossArgv = require_cross_argv();
     var fs = __require("fs");
-    var os5 = __require("os");
+    var os8 = __require("os");
     var net3 = __require("net");
     var path7 = __require("path");
     var URL2 = __require("url").URL;
@@ -45788,7 +45788,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path7.join(os5.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path7.join(os8.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -46279,7 +46279,7 @@ function position(doc, lines, segments, key) {
 
 // src/gate.ts
 import { mkdtempSync as mkdtempSync2, rmSync as rmSync2 } from "node:fs";
-import os4 from "node:os";
+import os7 from "node:os";
 import path5 from "node:path";
 
 // src/checkout/revisions.ts
@@ -47270,7 +47270,92 @@ async function discoverBenchFiles(root, patterns) {
   return files.map((file) => file.replace(/\\/g, "/")).sort();
 }
 
+// src/measure/micro/schedule.ts
+import os3 from "node:os";
+
+// src/measure/conditions.ts
+import os2 from "node:os";
+function sampleCpu() {
+  let busy = 0;
+  let total = 0;
+  for (const cpu of os2.cpus()) {
+    const { user, nice, sys, irq, idle } = cpu.times;
+    busy += user + nice + sys + irq;
+    total += user + nice + sys + irq + idle;
+  }
+  return { busy, total };
+}
+function busyBetween(start, end) {
+  const total = end.total - start.total;
+  return total > 0 ? (end.busy - start.busy) / total : 0;
+}
+function spikedRounds(rounds) {
+  if (rounds.length < 3) return [];
+  const sorted = rounds.map((r) => r.busy).sort((a, b) => a - b);
+  const median2 = sorted[Math.floor(sorted.length / 2)];
+  return rounds.flatMap((r, i) => r.busy > median2 + 0.2 ? [i + 1] : []);
+}
+
 // node_modules/simple-statistics/dist/simple-statistics.mjs
+function sum(x) {
+  if (x.length === 0) {
+    return 0;
+  }
+  var sum2 = x[0];
+  var correction = 0;
+  var transition;
+  if (typeof sum2 !== "number") {
+    return Number.NaN;
+  }
+  for (var i = 1; i < x.length; i++) {
+    if (typeof x[i] !== "number") {
+      return Number.NaN;
+    }
+    transition = sum2 + x[i];
+    if (Math.abs(sum2) >= Math.abs(x[i])) {
+      correction += sum2 - transition + x[i];
+    } else {
+      correction += x[i] - transition + sum2;
+    }
+    sum2 = transition;
+  }
+  return sum2 + correction;
+}
+function mean(x) {
+  if (x.length === 0) {
+    throw new Error("mean requires at least one data point");
+  }
+  return sum(x) / x.length;
+}
+function sumNthPowerDeviations(x, n) {
+  var meanValue = mean(x);
+  var sum2 = 0;
+  var tempValue;
+  var i;
+  if (n === 2) {
+    for (i = 0; i < x.length; i++) {
+      tempValue = x[i] - meanValue;
+      sum2 += tempValue * tempValue;
+    }
+  } else {
+    for (i = 0; i < x.length; i++) {
+      sum2 += Math.pow(x[i] - meanValue, n);
+    }
+  }
+  return sum2;
+}
+function sampleVariance(x) {
+  if (x.length < 2) {
+    throw new Error("sampleVariance requires at least two data points");
+  }
+  var sumSquaredDeviationsValue = sumNthPowerDeviations(x, 2);
+  var besselsCorrection = x.length - 1;
+  return sumSquaredDeviationsValue / besselsCorrection;
+}
+function sampleStandardDeviation(x) {
+  var sampleVarianceX = sampleVariance(x);
+  return Math.sqrt(sampleVarianceX);
+}
 function quantileSorted(x, p) {
   var idx = (x.length - 1) * p;
   if (x.length === 0) {
@@ -47408,6 +47493,14 @@ function quantileIndex(len, p) {
 function median(x) {
   return +quantile(x, 0.5);
 }
+function medianAbsoluteDeviation(x) {
+  var medianValue = median(x);
+  var medianAbsoluteDeviations = [];
+  for (var i = 0; i < x.length; i++) {
+    medianAbsoluteDeviations.push(Math.abs(x[i] - medianValue));
+  }
+  return median(medianAbsoluteDeviations);
+}
 function medianSorted(sorted) {
   return quantileSorted(sorted, 0.5);
 }
@@ -47461,13 +47554,13 @@ var g = 607 / 128;
 var LOGSQRT2PI = Math.log(Math.sqrt(2 * Math.PI));
 var SQRT_2PI$1 = Math.sqrt(2 * Math.PI);
 function cumulativeDistribution(z2) {
-  var sum = z2;
+  var sum2 = z2;
   var tmp = z2;
   for (var i = 1; i < 30; i++) {
     tmp *= z2 * z2 / (2 * i + 1);
-    sum += tmp;
+    sum2 += tmp;
   }
-  return Math.round((0.5 + sum / SQRT_2PI$1 * Math.exp(-z2 * z2 / 2)) * 1e4) / 1e4;
+  return Math.round((0.5 + sum2 / SQRT_2PI$1 * Math.exp(-z2 * z2 / 2)) * 1e4) / 1e4;
 }
 var standardNormalTable = [];
 for (z = 0; z <= 3.09; z += 0.01) {
@@ -47566,10 +47659,10 @@ function signedRankCdf(n) {
     pmf = next;
   }
   const cdf = new Float64Array(max2 + 1);
-  let sum = 0;
+  let sum2 = 0;
   for (let k = 0; k <= max2; k++) {
-    sum += pmf[k];
-    cdf[k] = Math.min(1, sum);
+    sum2 += pmf[k];
+    cdf[k] = Math.min(1, sum2);
   }
   cdfCache.set(n, cdf);
   return cdf;
@@ -47579,9 +47672,9 @@ function psignrank(k, n) {
   if (k < 0) return 0;
   if (k >= max2) return 1;
   if (n <= EXACT_LIMIT) return signedRankCdf(n)[Math.floor(k)];
-  const mean = max2 / 2;
+  const mean2 = max2 / 2;
   const sd = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24);
-  return normalCdf((Math.floor(k) + 0.5 - mean) / sd);
+  return normalCdf((Math.floor(k) + 0.5 - mean2) / sd);
 }
 function qsignrank(p, n) {
   const max2 = n * (n + 1) / 2;
@@ -47591,9 +47684,9 @@ function qsignrank(p, n) {
     for (let k = 0; k <= max2; k++) if (cdf[k] >= target) return k;
     return max2;
   }
-  const mean = max2 / 2;
+  const mean2 = max2 / 2;
   const sd = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24);
-  return Math.max(0, Math.min(max2, Math.ceil(mean + probit(p) * sd - 0.5)));
+  return Math.max(0, Math.min(max2, Math.ceil(mean2 + probit(p) * sd - 0.5)));
 }
 function normalCdf(z2) {
   return 0.5 * (1 + errorFunction(z2 / Math.SQRT2));
@@ -47758,6 +47851,7 @@ async function measureMicro(plan) {
   let plannedRounds = plan.rounds;
   let rounds = 0;
   let limited = false;
+  const conditions = [];
   for (let round = 0; round < plannedRounds; round++) {
     const elapsed = now() - started;
     const perRound = rounds ? elapsed / rounds : 0;
@@ -47767,6 +47861,8 @@ async function measureMicro(plan) {
       break;
     }
     plan.onProgress?.({ round: round + 1, rounds: plannedRounds, elapsedMs: elapsed, remainingMs: perRound * (plannedRounds - round) });
+    const cpuBefore = sampleCpu();
+    const load1 = os3.loadavg()[0] ?? 0;
     const outcome = await runRound(strategy, round, { settings: plan.settings, batches, skip: [...skip] }, errors, skip);
     if (round === 0) {
       await explainLoadErrors(outcome.files, plan, spawn2, errors, skip);
@@ -47776,6 +47872,7 @@ async function measureMicro(plan) {
       batches[task.id] ??= task.batch;
       record(samples, task, errors, skip);
     }
+    conditions.push({ busy: busyBetween(cpuBefore, sampleCpu()), load1 });
     rounds++;
   }
   for (const [id, message] of errors) {
@@ -47783,7 +47880,7 @@ async function measureMicro(plan) {
     entry.error = message;
     samples.set(id, entry);
   }
-  return { benchmarks: [...samples.values()], rounds, plannedRounds, limited, durationMs: now() - started, isolation: plan.isolation };
+  return { benchmarks: [...samples.values()], rounds, plannedRounds, limited, durationMs: now() - started, isolation: plan.isolation, conditions };
 }
 async function runRound(strategy, round, job, errors, skip) {
   for (let attempt = 1; ; attempt++) {
@@ -47839,9 +47936,9 @@ async function explainLoadErrors(files, plan, spawn2, errors, skip) {
 
 // src/measure/http/pinning.ts
 import { execFileSync as execFileSync2 } from "node:child_process";
-import os2 from "node:os";
+import os4 from "node:os";
 function pinLoadGenerator(log2) {
-  const cores = os2.availableParallelism();
+  const cores = os4.availableParallelism();
   if (cores < 2) {
     log2("CPU pinning skipped: it needs at least 2 cores");
     return void 0;
@@ -47865,6 +47962,9 @@ function pinLoadGenerator(log2) {
     }
   };
 }
+
+// src/measure/http/schedule.ts
+import os5 from "node:os";
 
 // src/measure/http/load.ts
 var import_autocannon = __toESM(require_autocannon(), 1);
@@ -47940,7 +48040,7 @@ function latencyOf(times) {
     p50: quantileSorted(values, 0.5),
     p90: quantileSorted(values, 0.9),
     p99: quantileSorted(values, 0.99),
-    mean: values.reduce((sum, t) => sum + t, 0) / values.length
+    mean: values.reduce((sum2, t) => sum2 + t, 0) / values.length
   };
 }
 
@@ -48166,6 +48266,7 @@ async function measureHttp(plan) {
   const results = [];
   let rounds = 0;
   let limited = false;
+  const conditions = [];
   const perRound = plan.benchmarks.map((b) => 2 * (b.warmupMs + b.durationMs) + 1500);
   for (const [index, benchmark] of plan.benchmarks.entries()) {
     const samples = emptySamples2(benchmark);
@@ -48173,7 +48274,7 @@ async function measureHttp(plan) {
     const revisions = { base: plan.base, head: plan.head };
     let spent = 0;
     for (let round = 0; round < plan.rounds; round++) {
-      const reserved = plan.benchmarks.slice(index + 1).reduce((sum, _b, i) => sum + 2 * perRound[index + 1 + i], 0);
+      const reserved = plan.benchmarks.slice(index + 1).reduce((sum2, _b, i) => sum2 + 2 * perRound[index + 1 + i], 0);
       const estimate = round > 0 ? spent / round : perRound[index];
       if (now() + estimate + reserved > plan.deadline) {
         limited = true;
@@ -48182,9 +48283,12 @@ async function measureHttp(plan) {
       }
       plan.onProgress?.({ round: round + 1, rounds: plan.rounds, elapsedMs: now() - started, remainingMs: estimate * (plan.rounds - round) });
       const roundStart = now();
+      const cpuBefore = sampleCpu();
+      const load1 = os5.loadavg()[0] ?? 0;
       try {
         const pair = plan.mode === "live" ? await liveRound(benchmark, revisions, round, plan) : await freshRound(benchmark, revisions, round, plan);
         record2(samples, pair);
+        conditions.push({ busy: busyBetween(cpuBefore, sampleCpu()), load1 });
       } catch (error) {
         samples.error = error instanceof BenchmarkFailure || error instanceof ServerError ? error.message : `${messageOf(error)}`;
         plan.log(`${benchmark.id}: ${samples.error.split("\n")[0]}`);
@@ -48194,7 +48298,7 @@ async function measureHttp(plan) {
       rounds = Math.max(rounds, round + 1);
     }
   }
-  return { benchmarks: results, rounds, plannedRounds: plan.rounds, limited, durationMs: now() - started };
+  return { benchmarks: results, rounds, plannedRounds: plan.rounds, limited, durationMs: now() - started, conditions };
 }
 function emptySamples2(benchmark) {
   return {
@@ -48285,7 +48389,7 @@ async function liveRound(benchmark, revisions, round, plan) {
   }
 }
 function pool(blocks, probe) {
-  const elapsed = blocks.reduce((sum, b) => sum + b.elapsedMs, 0);
+  const elapsed = blocks.reduce((sum2, b) => sum2 + b.elapsedMs, 0);
   const traffic = blocks.map((b) => b.traffic).reduce(addTraffic);
   return { requestsPerSec: traffic.ok / elapsed * 1e3, latency: latencyOf(blocks.flatMap((b) => b.times)), traffic, probe };
 }
@@ -48387,11 +48491,23 @@ function moved(base, head) {
   return lines;
 }
 
+// src/stats/power.ts
+function roundSpread(logRatios) {
+  if (logRatios.length < 3) return Number.NaN;
+  const mad = 1.4826 * medianAbsoluteDeviation([...logRatios]);
+  return mad > 0 ? mad : sampleStandardDeviation([...logRatios]);
+}
+function resolvableChange(spread, rounds, confidence, power = 0.95) {
+  if (!(spread >= 0) || rounds < 1) return Number.NaN;
+  const z2 = probit(1 - (1 - confidence) / 2) + probit(power);
+  return Math.expm1(z2 * spread / Math.sqrt(rounds) / Math.sqrt(0.955));
+}
+
 // src/stats/analyze.ts
 function analyze(benchmarks, options) {
   const latencyBudgets = (id) => options.latencyBudgetFor?.(id) ?? {};
   const compared = benchmarks.filter((b) => !b.error && b.base && b.head && b.logRatios.length > 0);
-  const family = compared.reduce((sum, b) => sum + 1 + (b.latency ? Object.keys(latencyBudgets(b.id)).length : 0), 0);
+  const family = compared.reduce((sum2, b) => sum2 + 1 + (b.latency ? Object.keys(latencyBudgets(b.id)).length : 0), 0);
   const level = familyConfidence(options.confidence, family);
   return benchmarks.map((benchmark) => {
     const budget = options.budgetFor(benchmark.id);
@@ -48404,7 +48520,8 @@ function analyze(benchmarks, options) {
     if (benchmark.logRatios.length === 0) return { ...common, verdict: "inconclusive", change: void 0 };
     const change = estimateChange(benchmark.logRatios, level);
     const throughput = decide(change, budget);
-    if (!benchmark.latency) return { ...common, verdict: throughput, change };
+    const resolvable = resolvableChange(roundSpread(benchmark.logRatios), benchmark.logRatios.length, level);
+    if (!benchmark.latency) return { ...common, verdict: throughput, change, resolvable };
     const latency = {};
     const budgets = latencyBudgets(benchmark.id);
     for (const [stat2, ratios] of Object.entries(benchmark.latency)) {
@@ -48414,7 +48531,7 @@ function analyze(benchmarks, options) {
       latency[stat2] = { change: latencyChange, budget: statBudget, verdict: statBudget === void 0 ? void 0 : decideLowerIsBetter(latencyChange, statBudget) };
     }
     const verdicts = [throughput, ...Object.values(latency).flatMap((l) => l.verdict ? [l.verdict] : [])];
-    return { ...common, verdict: combine(verdicts), change, latency };
+    return { ...common, verdict: combine(verdicts), change, latency, resolvable };
   });
 }
 function combine(verdicts) {
@@ -48427,12 +48544,12 @@ function summarize(values) {
 }
 
 // src/report/environment.ts
-import os3 from "node:os";
+import os6 from "node:os";
 function currentEnvironment() {
-  const cpus = os3.cpus();
+  const cpus = os6.cpus();
   return {
     node: process.version,
-    os: `${os3.type()} ${os3.release()}`,
+    os: `${os6.type()} ${os6.release()}`,
     arch: process.arch,
     cpus: { model: cpus[0]?.model.trim() ?? "unknown", count: cpus.length }
   };
@@ -48461,9 +48578,17 @@ function toReportBenchmark(comparison, http3) {
     head: comparison.head ?? null,
     change: change ? { estimate: change.estimate, low: change.low, high: change.high, confidence: change.confidence } : null,
     rounds: comparison.logRatios.map((x) => Math.expm1(x)),
+    resolvable: Number.isFinite(comparison.resolvable) ? comparison.resolvable : null,
+    ...resolutionWarning(comparison) ? { warning: resolutionWarning(comparison) } : {},
     ...http3 ? { http: http3 } : {},
     ...comparison.error ? { error: comparison.error } : {}
   };
+}
+function resolutionWarning(comparison) {
+  const { resolvable, budget, verdict, logRatios } = comparison;
+  if (!Number.isFinite(resolvable) || resolvable <= budget || verdict === "regression" || verdict === "error") return void 0;
+  const pct2 = (x) => `${Number((x * 100).toFixed(x < 0.1 ? 1 : 0))}%`;
+  return `budget ${pct2(budget)} is below what this run resolves (\u2248${pct2(resolvable)} with ${logRatios.length} rounds): a regression between ${pct2(budget)} and ${pct2(resolvable)} would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both).`;
 }
 function verdictCounts(benchmarks) {
   const parts = [];
@@ -48495,7 +48620,8 @@ async function runGate(options) {
   const started = now();
   const config = withOverrides(loadConfig({ root: options.cwd, file: options.configFile }), options.overrides);
   const tree = await checkout({ cwd: options.cwd, base: options.base, head: options.head, install: config.install, build: config.build, log: options.log, onCleanup: options.onCleanup });
-  const socketDir = mkdtempSync2(path5.join(os4.tmpdir(), "benchgate-sock-"));
+  const socketDir = mkdtempSync2(path5.join(os7.tmpdir(), "benchgate-sock-"));
+  const loadBefore = os7.loadavg();
   try {
     const [baseFiles, headFiles] = await Promise.all([tree.base, tree.head].map((revision) => discoverBenchFiles(revision.root, config.micro.files)));
     const hasMicro = baseFiles.length > 0 || headFiles.length > 0;
@@ -48503,8 +48629,8 @@ async function runGate(options) {
       throw new UserError(`No bench files match ${config.micro.files.join(", ")} in base or head, and benchgate.yml declares no http load tests. Add a bench file (see the README's quick start), set micro.files, or declare http benchmarks.`);
     }
     const rounds = config.rounds ?? 10;
-    const httpFamily = config.http.reduce((sum, b) => sum + 1 + Object.keys(b.latencyBudget).length, 0);
-    const httpPlannedMs = config.http.reduce((sum, b) => sum + rounds * (2 * (b.warmupMs + b.durationMs) + 1500), 0);
+    const httpFamily = config.http.reduce((sum2, b) => sum2 + 1 + Object.keys(b.latencyBudget).length, 0);
+    const httpPlannedMs = config.http.reduce((sum2, b) => sum2 + rounds * (2 * (b.warmupMs + b.durationMs) + 1500), 0);
     const microLimitMs = config.http.length ? Math.max(config.timeLimitMs - httpPlannedMs, config.timeLimitMs * 0.3) : config.timeLimitMs;
     let micro;
     if (hasMicro) {
@@ -48552,6 +48678,9 @@ async function runGate(options) {
         pinning?.release();
       }
     }
+    const loadAfter = os7.loadavg();
+    const roundConditions = [...micro?.conditions ?? [], ...http3?.conditions ?? []];
+    const spiked = spikedRounds(roundConditions);
     const samples = [...micro?.benchmarks ?? [], ...http3?.benchmarks ?? []];
     const httpById = new Map(config.http.map((b) => [b.id, b]));
     const comparisons = analyze(samples, {
@@ -48560,7 +48689,7 @@ async function runGate(options) {
       latencyBudgetFor: (id) => httpById.get(id)?.latencyBudget ?? {}
     });
     const benchmarks = sortBenchmarks(comparisons.map((c, i) => toReportBenchmark(c, samples[i].http ? httpDetails(samples[i], c) : void 0)));
-    const family = comparisons.reduce((sum, c) => sum + (c.change ? 1 : 0) + Object.values(c.latency ?? {}).filter((l) => l.budget !== void 0).length, 0);
+    const family = comparisons.reduce((sum2, c) => sum2 + (c.change ? 1 : 0) + Object.values(c.latency ?? {}).filter((l) => l.budget !== void 0).length, 0);
     return {
       version: REPORT_VERSION,
       tool: { name: "benchgate", version: options.toolVersion },
@@ -48579,14 +48708,22 @@ async function runGate(options) {
         intervalConfidence: familyConfidence(config.confidence, family),
         timeLimitMs: config.timeLimitMs,
         measureMs: (micro?.durationMs ?? 0) + (http3?.durationMs ?? 0),
-        totalMs: now() - started
+        totalMs: now() - started,
+        conditions: { busy: roundConditions.map((c) => c.busy), spikedRounds: spiked, ...spiked.length ? { note: spikeNote(roundConditions, spiked) } : {} }
       },
-      environment: currentEnvironment()
+      environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: loadAfter } }
     };
   } finally {
     rmSync2(socketDir, { recursive: true, force: true });
     tree.dispose();
   }
+}
+function spikeNote(conditions, spiked) {
+  const busy = conditions.map((c) => c.busy);
+  const median2 = [...busy].sort((a, b) => a - b)[Math.floor(busy.length / 2)];
+  const pct2 = (x) => `${Math.round(x * 100)}%`;
+  const which = spiked.length === 1 ? `round ${spiked[0]}` : `rounds ${spiked.slice(0, -1).join(", ")} and ${spiked.at(-1)}`;
+  return `the machine was much busier in ${which} (CPU ${spiked.map((r) => pct2(busy[r - 1])).join(", ")} against a median of ${pct2(median2)}): other jobs ran beside benchgate. Their samples still count (the intervals are robust to a few odd rounds), but a surprising verdict is worth a re-run.`;
 }
 function comparableMicro(micro) {
   return micro ? micro.benchmarks.filter((b) => !b.error && b.logRatios.length > 0).length : 0;
@@ -48621,6 +48758,53 @@ function withOverrides(config, overrides) {
 function describeFiles(base, head) {
   const all = [.../* @__PURE__ */ new Set([...base, ...head])].sort();
   return all.map((file) => base.includes(file) ? head.includes(file) ? file : `${file} (base only)` : `${file} (head only)`).join(", ");
+}
+
+// src/calibrate.ts
+async function calibrate(options) {
+  const report2 = await runGate({ ...options, head: options.base, overrides: { ...options.overrides, rounds: 500 } });
+  if (report2.verdict === "error" && report2.benchmarks.length === 0) throw new Error(report2.error ?? "the calibration run failed");
+  const measured = report2.benchmarks.filter((b) => b.change);
+  const level = familyConfidence(report2.run?.confidence ?? 0.95, measured.length);
+  const benchmarks = measured.map((b) => {
+    const logRatios = b.rounds.map((x) => Math.log1p(x));
+    const spread = roundSpread(logRatios);
+    const resolvable = resolvableChange(spread, options.compareRounds, level);
+    return {
+      id: b.id,
+      kind: b.kind,
+      spread,
+      rounds: logRatios.length,
+      resolvable,
+      suggestedBudget: Math.max(0.01, Math.ceil(resolvable * 100 - 1e-9) / 100),
+      budget: b.budget,
+      ...b.verdict === "regression" || b.verdict === "improvement" ? { warning: `identical code measured as a ${b.verdict} (${(b.change.estimate * 100).toFixed(1)}%): this benchmark's measurement is biased on this machine` } : {}
+    };
+  });
+  return { version: 1, kind: "calibration", ref: options.base, sha: report2.base?.sha ?? "", compareRounds: options.compareRounds, durationMs: report2.run?.measureMs ?? 0, benchmarks, report: report2 };
+}
+
+// src/report/calibration.ts
+function renderCalibration(calibration) {
+  const pct2 = (x) => Number.isFinite(x) ? `${Number((x * 100).toFixed(1))}%` : "\u2013";
+  const header = ["benchmark", "noise/round", `resolves in ${calibration.compareRounds} rounds`, "suggested budget", "budget now"];
+  const rows = calibration.benchmarks.map((b) => [b.id, pct2(b.spread), `\u2248${pct2(b.resolvable)}`, pct2(b.suggestedBudget), pct2(b.budget)]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells) => cells.map((c, i) => i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])).join("  ");
+  const rounds = calibration.benchmarks[0]?.rounds ?? 0;
+  const out = [
+    `benchgate calibrate: ${calibration.ref} @ ${calibration.sha.slice(0, 7)} against itself, ${rounds} rounds in ${formatDuration(calibration.durationMs)}`,
+    "",
+    line(header),
+    ...rows.map(line),
+    "",
+    "noise/round: robust spread of one round with identical code on both sides. resolves: the smallest",
+    "change beyond the budget a compare with these rounds catches 95% of the time. A budget below it",
+    "lets regressions between the two pass unnoticed: raise the budget or the rounds."
+  ];
+  for (const b of calibration.benchmarks.filter((b2) => b2.warning)) out.push(`warning: ${b.id}: ${b.warning}`);
+  for (const b of calibration.benchmarks.filter((b2) => b2.budget < b2.resolvable)) out.push(`note: ${b.id}: budget ${pct2(b.budget)} is below what ${calibration.compareRounds} rounds resolve (\u2248${pct2(b.resolvable)})`);
+  return out.join("\n");
 }
 
 // src/report/format.ts
@@ -48717,7 +48901,7 @@ function renderTerminal(report2, options) {
     const header = ["verdict", "benchmark", "base", "head", `change [${level} CI]`, "budget"];
     const rows = benchmarks.map((b) => [`${MARK[b.verdict].mark} ${b.verdict}`, printable(b.id), formatOps(b.base?.opsPerSec), formatOps(b.head?.opsPerSec), formatChange(b), formatBudget(b.budget)]);
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-    const fixed = widths.reduce((sum, w, i) => i === 1 ? sum : sum + w, 0) + 2 * (widths.length - 1);
+    const fixed = widths.reduce((sum2, w, i) => i === 1 ? sum2 : sum2 + w, 0) + 2 * (widths.length - 1);
     widths[1] = Math.max(12, Math.min(widths[1], width - fixed));
     const align = (cells) => cells.map((cell, i) => i >= 2 && i !== 4 ? cell.padStart(widths[i]) : fit(cell, widths[i]).padEnd(widths[i])).join("  ").trimEnd();
     lines.push(paint("bold", align(header)));
@@ -48739,6 +48923,8 @@ function renderTerminal(report2, options) {
     for (const line of sections.moved) lines.push(paint(["yellow"], `  moved: ${line}`));
     lines.push("");
   }
+  for (const b of benchmarks.filter((b2) => b2.warning)) lines.push(paint("yellow", `note: ${printable(b.id)}: ${b.warning}`));
+  if (benchmarks.some((b) => b.warning)) lines.push("");
   for (const b of benchmarks.filter((b2) => b2.error)) {
     lines.push(paint(MARK.error.style, `! ${printable(b.id)}`), ...b.error.split("\n").map((line) => `    ${printable(line)}`));
   }
@@ -48747,6 +48933,7 @@ function renderTerminal(report2, options) {
   const head = { pass: paint(["green", "bold"], "PASS"), fail: paint(["red", "bold"], "FAIL"), error: paint(["magenta", "bold"], "ERROR") }[report2.verdict];
   if (!report2.error) lines.push(`${head}: ${verdictCounts(report2.benchmarks)}`);
   if (report2.run) lines.push(paint("dim", runLine(report2)));
+  if (report2.run?.conditions?.note) lines.push(paint("yellow", `note: ${report2.run.conditions.note}`));
   return lines.join("\n");
 }
 function runLine(report2) {
@@ -48805,10 +48992,15 @@ function renderMarkdown(report2) {
     out.push("");
   }
   for (const b of benchmarks.filter((b2) => b2.http)) out.push(details(`${b.id}: latency and server`, httpMarkdown(b.id, b.http)), "");
+  const warned = benchmarks.filter((b) => b.warning);
+  for (const b of warned) out.push(`> [!NOTE]
+> ${escapeInline(b.id)}: ${escapeInline(b.warning)}`, "");
   const errors = benchmarks.filter((b) => b.error);
   if (errors.length) out.push(details(`Errors (${errors.length})`, errors.map((b) => `<b>${escapeHtml(b.id)}</b>
 ${pre(b.error)}`).join("\n")), "");
   if (report2.run) out.push(`<sub>${escapeInline(runLine(report2))} \xB7 ${escapeInline(environmentLine(report2))}</sub>`, "");
+  if (report2.run?.conditions?.note) out.push(`> [!NOTE]
+> ${escapeInline(report2.run.conditions.note)}`, "");
   out.push(details("How to read this", HOW_TO_READ), "");
   return out.join("\n");
 }
@@ -48823,7 +49015,8 @@ function httpMarkdown(id, http3) {
 }
 function environmentLine(report2) {
   const env = report2.environment;
-  return `Node ${env.node} on ${env.os}/${env.arch}, ${env.cpus.count} \xD7 ${env.cpus.model}`;
+  const load = env.loadAverage ? `, load average ${env.loadAverage.before[0].toFixed(2)} \u2192 ${env.loadAverage.after[0].toFixed(2)}` : "";
+  return `Node ${env.node} on ${env.os}/${env.arch}, ${env.cpus.count} \xD7 ${env.cpus.model}${load}`;
 }
 var HOW_TO_READ = [
   "Each benchmark runs base and head in the same processes, alternating short timed blocks; every round is a fresh process.",
@@ -48850,6 +49043,7 @@ function escapeInline(text) {
 // src/cli/args.ts
 import { parseArgs } from "node:util";
 var USAGE = `Usage: benchgate compare --base <ref> [options]
+       benchgate calibrate [--base <ref>] [--time-limit <d>] [--json <file>] [--config <file>]
 
 Compare the micro-benchmarks and HTTP load tests of two git revisions and fail when a budget is broken.
 
@@ -48866,6 +49060,10 @@ Options:
   --no-color            plain output even on a terminal
   -h, --help            show this help
   -v, --version         show the version
+
+calibrate runs one revision (default HEAD) against itself for the time limit (default 3m) and
+prints, per benchmark, the noise of a round, what a compare with the configured rounds can
+resolve, and a suggested budget.
 
 Exit codes: 0 every budget holds, 1 a budget is broken, 2 an error.`;
 function parseCommand(argv) {
@@ -48899,8 +49097,18 @@ ${USAGE}`);
   if (values.help) return { kind: "help" };
   if (values.version) return { kind: "version" };
   if (positionals.length === 0) return { kind: "help" };
+  if (positionals[0] === "calibrate" && positionals.length === 1) {
+    return {
+      kind: "calibrate",
+      base: values.base ?? "HEAD",
+      config: values.config,
+      json: values.json,
+      timeLimitMs: values["time-limit"] === void 0 ? 18e4 : parseFlagDuration(values["time-limit"]),
+      color: values["no-color"] ? false : void 0
+    };
+  }
   if (positionals[0] !== "compare" || positionals.length > 1) {
-    throw new UserError(`Unknown command '${positionals.join(" ")}': the command is 'compare'.
+    throw new UserError(`Unknown command '${positionals.join(" ")}': the commands are 'compare' and 'calibrate'.
 
 ${USAGE}`);
   }
@@ -48964,6 +49172,7 @@ async function main(argv, io) {
     return 0;
   }
   const color = command.color ?? (Boolean(io.stdout.isTTY) && !io.env.NO_COLOR && io.env.TERM !== "dumb");
+  if (command.kind === "calibrate") return runCalibrate(command, io);
   const progress = progressPrinter(io.stderr);
   const cleanups = /* @__PURE__ */ new Set();
   const onSignal = (signal) => {
@@ -49016,6 +49225,43 @@ benchgate: ${signal} received: stopping benchmark processes and removing worktre
     return EXIT.error;
   }
   return EXIT[report2.verdict];
+}
+async function runCalibrate(command, io) {
+  const progress = progressPrinter(io.stderr);
+  const onSignal = () => {
+    killAll();
+    process.exit(130);
+  };
+  process.once("SIGINT", onSignal);
+  try {
+    const config = loadConfig({ root: io.cwd, file: command.config });
+    const result = await calibrate({
+      cwd: io.cwd,
+      base: command.base,
+      configFile: command.config,
+      overrides: { timeLimitMs: command.timeLimitMs },
+      compareRounds: config.rounds ?? 10,
+      runnerPath: io.runnerPath,
+      probePath: io.probePath,
+      toolVersion: io.version,
+      log: (line) => progress.log(line),
+      onProgress: (p) => progress.update(p)
+    });
+    progress.done();
+    io.stdout.write(`${renderCalibration(result)}
+`);
+    if (command.json) write(io.cwd, command.json, `${JSON.stringify({ ...result, report: void 0 }, null, 2)}
+`);
+    return result.benchmarks.some((b) => b.warning) ? EXIT.fail : 0;
+  } catch (error) {
+    killAll();
+    progress.done();
+    io.stderr.write(`benchgate: ${messageOf(error)}
+`);
+    return EXIT.error;
+  } finally {
+    process.off("SIGINT", onSignal);
+  }
 }
 function write(cwd, file, text) {
   const target = path6.resolve(cwd, file);

@@ -11,6 +11,7 @@ import type { MeasureSettings } from './measure/micro/protocol.js';
 import { measureMicro } from './measure/micro/schedule.js';
 import { pinLoadGenerator } from './measure/http/pinning.js';
 import { measureHttp, type HttpMeasurement } from './measure/http/schedule.js';
+import { spikedRounds, type RoundConditions } from './measure/conditions.js';
 import type { Measurement, MeasureProgress } from './measure/types.js';
 import { httpDetails } from './report/http.js';
 import { analyze } from './stats/analyze.js';
@@ -65,6 +66,7 @@ export async function runGate(options: GateOptions): Promise<Report> {
   const config = withOverrides(loadConfig({ root: options.cwd, file: options.configFile }), options.overrides);
   const tree = await checkout({ cwd: options.cwd, base: options.base, head: options.head, install: config.install, build: config.build, log: options.log, onCleanup: options.onCleanup });
   const socketDir = mkdtempSync(path.join(os.tmpdir(), 'benchgate-sock-'));
+  const loadBefore = os.loadavg();
   try {
     const [baseFiles, headFiles] = await Promise.all([tree.base, tree.head].map((revision) => discoverBenchFiles(revision.root, config.micro.files)));
     const hasMicro = baseFiles!.length > 0 || headFiles!.length > 0;
@@ -122,6 +124,9 @@ export async function runGate(options: GateOptions): Promise<Report> {
         pinning?.release();
       }
     }
+    const loadAfter = os.loadavg();
+    const roundConditions = [...(micro?.conditions ?? []), ...(http?.conditions ?? [])];
+    const spiked = spikedRounds(roundConditions);
     const samples = [...(micro?.benchmarks ?? []), ...(http?.benchmarks ?? [])];
     const httpById = new Map(config.http.map((b) => [b.id, b]));
     const comparisons = analyze(samples, {
@@ -150,13 +155,23 @@ export async function runGate(options: GateOptions): Promise<Report> {
         timeLimitMs: config.timeLimitMs,
         measureMs: (micro?.durationMs ?? 0) + (http?.durationMs ?? 0),
         totalMs: now() - started,
+        conditions: { busy: roundConditions.map((c) => c.busy), spikedRounds: spiked, ...(spiked.length ? { note: spikeNote(roundConditions, spiked) } : {}) },
       },
-      environment: currentEnvironment(),
+      environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: loadAfter } },
     };
   } finally {
     rmSync(socketDir, { recursive: true, force: true });
     tree.dispose();
   }
+}
+
+/** "the machine was much busier in rounds 3 and 7 (CPU 97%, 95% against a median of 58%)…" */
+function spikeNote(conditions: RoundConditions[], spiked: number[]): string {
+  const busy = conditions.map((c) => c.busy);
+  const median = [...busy].sort((a, b) => a - b)[Math.floor(busy.length / 2)]!;
+  const pct = (x: number) => `${Math.round(x * 100)}%`;
+  const which = spiked.length === 1 ? `round ${spiked[0]}` : `rounds ${spiked.slice(0, -1).join(', ')} and ${spiked.at(-1)}`;
+  return `the machine was much busier in ${which} (CPU ${spiked.map((r) => pct(busy[r - 1]!)).join(', ')} against a median of ${pct(median)}): other jobs ran beside benchgate. Their samples still count (the intervals are robust to a few odd rounds), but a surprising verdict is worth a re-run.`;
 }
 
 function comparableMicro(micro: Measurement | undefined): number {

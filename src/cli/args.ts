@@ -4,6 +4,7 @@ import { parseDuration } from '../config/units.js';
 import { UserError } from '../util/errors.js';
 
 export const USAGE = `Usage: benchgate compare --base <ref> [options]
+       benchgate calibrate [--base <ref>] [--time-limit <d>] [--json <file>] [--config <file>]
 
 Compare the micro-benchmarks and HTTP load tests of two git revisions and fail when a budget is broken.
 
@@ -21,10 +22,15 @@ Options:
   -h, --help            show this help
   -v, --version         show the version
 
+calibrate runs one revision (default HEAD) against itself for the time limit (default 3m) and
+prints, per benchmark, the noise of a round, what a compare with the configured rounds can
+resolve, and a suggested budget.
+
 Exit codes: 0 every budget holds, 1 a budget is broken, 2 an error.`;
 
 export type Command =
   | { kind: 'help' }
+  | { kind: 'calibrate'; base: string; config: string | undefined; json: string | undefined; timeLimitMs: number; color: boolean | undefined }
   | { kind: 'version' }
   | {
       kind: 'compare';
@@ -70,8 +76,18 @@ export function parseCommand(argv: readonly string[]): Command {
   if (values.help) return { kind: 'help' };
   if (values.version) return { kind: 'version' };
   if (positionals.length === 0) return { kind: 'help' };
+  if (positionals[0] === 'calibrate' && positionals.length === 1) {
+    return {
+      kind: 'calibrate',
+      base: values.base ?? 'HEAD',
+      config: values.config,
+      json: values.json,
+      timeLimitMs: values['time-limit'] === undefined ? 180_000 : parseFlagDuration(values['time-limit']),
+      color: values['no-color'] ? false : undefined,
+    };
+  }
   if (positionals[0] !== 'compare' || positionals.length > 1) {
-    throw new UserError(`Unknown command '${positionals.join(' ')}': the command is 'compare'.\n\n${USAGE}`);
+    throw new UserError(`Unknown command '${positionals.join(' ')}': the commands are 'compare' and 'calibrate'.\n\n${USAGE}`);
   }
   if (!values.base) throw new UserError(`--base is required: the revision to compare against, e.g. --base main.\n\n${USAGE}`);
   return {

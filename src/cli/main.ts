@@ -1,7 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { formatDuration } from '../config/units.js';
+import { calibrate } from '../calibrate.js';
+import { loadConfig } from '../config/load.js';
 import { errorReport, runGate } from '../gate.js';
+import { renderCalibration } from '../report/calibration.js';
 import type { MeasureProgress } from '../measure/types.js';
 import { renderMarkdown } from '../report/markdown.js';
 import type { Report } from '../report/model.js';
@@ -40,6 +43,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     return 0;
   }
   const color = command.color ?? (Boolean(io.stdout.isTTY) && !io.env.NO_COLOR && io.env.TERM !== 'dumb');
+  if (command.kind === 'calibrate') return runCalibrate(command, io);
   const progress = progressPrinter(io.stderr);
   const cleanups = new Set<() => void>();
   const onSignal = (signal: NodeJS.Signals) => {
@@ -87,6 +91,41 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     return EXIT.error;
   }
   return EXIT[report.verdict];
+}
+
+async function runCalibrate(command: Extract<Command, { kind: 'calibrate' }>, io: CliIo): Promise<number> {
+  const progress = progressPrinter(io.stderr);
+  const onSignal = () => {
+    killAll();
+    process.exit(130);
+  };
+  process.once('SIGINT', onSignal);
+  try {
+    const config = loadConfig({ root: io.cwd, file: command.config });
+    const result = await calibrate({
+      cwd: io.cwd,
+      base: command.base,
+      configFile: command.config,
+      overrides: { timeLimitMs: command.timeLimitMs },
+      compareRounds: config.rounds ?? 10,
+      runnerPath: io.runnerPath,
+      probePath: io.probePath,
+      toolVersion: io.version,
+      log: (line) => progress.log(line),
+      onProgress: (p) => progress.update(p),
+    });
+    progress.done();
+    io.stdout.write(`${renderCalibration(result)}\n`);
+    if (command.json) write(io.cwd, command.json, `${JSON.stringify({ ...result, report: undefined }, null, 2)}\n`);
+    return result.benchmarks.some((b) => b.warning) ? EXIT.fail : 0;
+  } catch (error) {
+    killAll();
+    progress.done();
+    io.stderr.write(`benchgate: ${messageOf(error)}\n`);
+    return EXIT.error;
+  } finally {
+    process.off('SIGINT', onSignal);
+  }
 }
 
 function write(cwd: string, file: string, text: string): void {

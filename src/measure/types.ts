@@ -1,5 +1,6 @@
 /** What measuring hands to the statistics, for any kind of benchmark. */
 import type { HttpBenchmarkConfig, LatencyStat } from '../config/types.js';
+import type { RoundConditions } from './conditions.js';
 import type { HttpRoundFigures } from './http/types.js';
 
 export type BenchmarkKind = 'micro' | 'http';
@@ -47,4 +48,6 @@ export interface Measurement {
   limited: boolean;
   durationMs: number;
   isolation: string;
+  /** The machine's state in each completed round. */
+  conditions: RoundConditions[];
 }

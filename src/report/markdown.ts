@@ -38,9 +38,12 @@ export function renderMarkdown(report: Report): string {
     out.push('');
   }
   for (const b of benchmarks.filter((b) => b.http)) out.push(details(`${b.id}: latency and server`, httpMarkdown(b.id, b.http!)), '');
+  const warned = benchmarks.filter((b) => b.warning);
+  for (const b of warned) out.push(`> [!NOTE]\n> ${escapeInline(b.id)}: ${escapeInline(b.warning!)}`, '');
   const errors = benchmarks.filter((b) => b.error);
   if (errors.length) out.push(details(`Errors (${errors.length})`, errors.map((b) => `<b>${escapeHtml(b.id)}</b>\n${pre(b.error!)}`).join('\n')), '');
   if (report.run) out.push(`<sub>${escapeInline(runLine(report))} · ${escapeInline(environmentLine(report))}</sub>`, '');
+  if (report.run?.conditions?.note) out.push(`> [!NOTE]\n> ${escapeInline(report.run.conditions.note)}`, '');
   out.push(details('How to read this', HOW_TO_READ), '');
   return out.join('\n');
 }
@@ -58,7 +61,8 @@ function httpMarkdown(id: string, http: NonNullable<ReportBenchmark['http']>): s
 
 function environmentLine(report: Report): string {
   const env = report.environment;
-  return `Node ${env.node} on ${env.os}/${env.arch}, ${env.cpus.count} × ${env.cpus.model}`;
+  const load = env.loadAverage ? `, load average ${env.loadAverage.before[0]!.toFixed(2)} → ${env.loadAverage.after[0]!.toFixed(2)}` : '';
+  return `Node ${env.node} on ${env.os}/${env.arch}, ${env.cpus.count} × ${env.cpus.model}${load}`;
 }
 
 const HOW_TO_READ = [

@@ -27,6 +27,10 @@ export interface ReportBenchmark {
   change: { estimate: number; low: number; high: number; confidence: number } | null;
   /** Per-round relative changes (head against base), the samples the interval comes from. */
   rounds: number[];
+  /** The smallest change this run resolves beyond the budget with 95% power (relative), from its own spread; null when unknown. */
+  resolvable: number | null;
+  /** Set when the budget is below what the run resolves: a regression between the two would pass unnoticed. */
+  warning?: string;
   /** HTTP benchmarks: latency, traffic and server-side figures. base/head opsPerSec are 2xx requests/s. */
   http?: HttpDetails;
   error?: string;
@@ -37,6 +41,8 @@ export interface Environment {
   os: string;
   arch: string;
   cpus: { model: string; count: number };
+  /** 1, 5 and 15-minute load averages before and after measuring. */
+  loadAverage?: { before: number[]; after: number[] };
 }
 
 export interface RunInfo {
@@ -55,6 +61,8 @@ export interface RunInfo {
   timeLimitMs: number;
   measureMs: number;
   totalMs: number;
+  /** The machine's CPU busy share (0 to 1) in each round, micro then HTTP, and the rounds that ran much busier than the rest. */
+  conditions?: { busy: number[]; spikedRounds: number[]; note?: string };
 }
 
 export interface Report {
@@ -99,9 +107,22 @@ export function toReportBenchmark(comparison: Comparison, http?: HttpDetails): R
     head: comparison.head ?? null,
     change: change ? { estimate: change.estimate, low: change.low, high: change.high, confidence: change.confidence } : null,
     rounds: comparison.logRatios.map((x) => Math.expm1(x)),
+    resolvable: Number.isFinite(comparison.resolvable) ? comparison.resolvable! : null,
+    ...(resolutionWarning(comparison) ? { warning: resolutionWarning(comparison)! } : {}),
     ...(http ? { http } : {}),
     ...(comparison.error ? { error: comparison.error } : {}),
   };
+}
+
+/**
+ * "budget 2% is below what this run resolves (≈7% with 10 rounds): a regression of 2–7% would likely pass
+ * unnoticed". Only for benchmarks that passed: a verdict already found is a verdict.
+ */
+function resolutionWarning(comparison: Comparison): string | undefined {
+  const { resolvable, budget, verdict, logRatios } = comparison;
+  if (!Number.isFinite(resolvable) || resolvable! <= budget || verdict === 'regression' || verdict === 'error') return undefined;
+  const pct = (x: number) => `${Number((x * 100).toFixed(x < 0.1 ? 1 : 0))}%`;
+  return `budget ${pct(budget)} is below what this run resolves (≈${pct(resolvable!)} with ${logRatios.length} rounds): a regression between ${pct(budget)} and ${pct(resolvable!)} would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both).`;
 }
 
 /** Counts of each verdict, in table order, e.g. "1 regression, 2 unchanged". */

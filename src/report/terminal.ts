@@ -60,6 +60,8 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
     for (const line of sections.moved) lines.push(paint(['yellow'], `  moved: ${line}`));
     lines.push('');
   }
+  for (const b of benchmarks.filter((b) => b.warning)) lines.push(paint('yellow', `note: ${printable(b.id)}: ${b.warning}`));
+  if (benchmarks.some((b) => b.warning)) lines.push('');
   for (const b of benchmarks.filter((b) => b.error)) {
     lines.push(paint(MARK.error.style, `! ${printable(b.id)}`), ...b.error!.split('\n').map((line) => `    ${printable(line)}`));
   }
@@ -68,6 +70,7 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
   const head = { pass: paint(['green', 'bold'], 'PASS'), fail: paint(['red', 'bold'], 'FAIL'), error: paint(['magenta', 'bold'], 'ERROR') }[report.verdict];
   if (!report.error) lines.push(`${head}: ${verdictCounts(report.benchmarks)}`);
   if (report.run) lines.push(paint('dim', runLine(report)));
+  if (report.run?.conditions?.note) lines.push(paint('yellow', `note: ${report.run.conditions.note}`));
   return lines.join('\n');
 }
 

@@ -1,6 +1,7 @@
 import { median } from 'simple-statistics';
 import type { LatencyStat } from '../config/types.js';
 import type { BenchmarkKind, BenchmarkSamples } from '../measure/types.js';
+import { resolvableChange, roundSpread } from './power.js';
 import { decide, decideLowerIsBetter, estimateChange, familyConfidence, type Change, type Verdict } from './compare.js';
 
 /** One revision's summary for one benchmark. */
@@ -23,6 +24,8 @@ export interface Comparison {
   change: Change | undefined;
   /** The per-round log ratios the change was estimated from. */
   logRatios: readonly number[];
+  /** The smallest change beyond the budget this run's rounds detect with 95% power (relative); NaN when unknown. */
+  resolvable?: number | undefined;
   /** HTTP only: the change of each latency figure (positive = slower), with a verdict where it has a budget. */
   latency?: Partial<Record<LatencyStat, LatencyComparison>> | undefined;
   error?: string | undefined;
@@ -63,7 +66,8 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
     if (benchmark.logRatios.length === 0) return { ...common, verdict: 'inconclusive', change: undefined };
     const change = estimateChange(benchmark.logRatios, level);
     const throughput = decide(change, budget);
-    if (!benchmark.latency) return { ...common, verdict: throughput, change };
+    const resolvable = resolvableChange(roundSpread(benchmark.logRatios), benchmark.logRatios.length, level);
+    if (!benchmark.latency) return { ...common, verdict: throughput, change, resolvable };
     const latency: Partial<Record<LatencyStat, LatencyComparison>> = {};
     const budgets = latencyBudgets(benchmark.id);
     for (const [stat, ratios] of Object.entries(benchmark.latency) as [LatencyStat, number[]][]) {
@@ -73,7 +77,7 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       latency[stat] = { change: latencyChange, budget: statBudget, verdict: statBudget === undefined ? undefined : decideLowerIsBetter(latencyChange, statBudget) };
     }
     const verdicts = [throughput, ...Object.values(latency).flatMap((l) => (l.verdict ? [l.verdict] : []))];
-    return { ...common, verdict: combine(verdicts), change, latency };
+    return { ...common, verdict: combine(verdicts), change, latency, resolvable };
   });
 }
 

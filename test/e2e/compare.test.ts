@@ -132,3 +132,38 @@ describe('benchgate compare, through the real CLI', () => {
     expect(report.benchmarks[0].verdict).toBe('regression');
   });
 });
+
+describe('benchgate calibrate, and what a compare can resolve', () => {
+  it('measures a revision against itself and suggests budgets', async () => {
+    repo = fixtureRepo('untouched', { config: 'budget: 1%\nmicro:\n  task-time: 150ms\n' });
+    const run = await runCli(['calibrate', '--base', 'main', '--time-limit', '8s', '--json', 'calibration.json'], repo);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^benchgate calibrate: main @ [0-9a-f]{7} against itself, \d+ rounds in/);
+    const calibration = readJson(path.join(repo, 'calibration.json'));
+    expect(calibration).toMatchObject({ version: 1, kind: 'calibration', ref: 'main', compareRounds: 10 });
+    expect(calibration.benchmarks).toHaveLength(2);
+    for (const b of calibration.benchmarks) {
+      expect(b.rounds).toBeGreaterThan(6);
+      expect(b.spread).toBeGreaterThan(0);
+      expect(b.spread).toBeLessThan(0.2);
+      expect(b.suggestedBudget).toBeGreaterThanOrEqual(Math.max(0.01, b.resolvable) - 1e-9);
+      expect(b.warning).toBeUndefined();
+    }
+  });
+
+  it('warns when a budget is below what the run resolves', async () => {
+    // 0.1%: below what ten rounds resolve for any task on a shared machine.
+    repo = fixtureRepo('untouched', { config: 'budget: 0.1%\nmicro:\n  task-time: 150ms\n' });
+    const run = await runCli(['compare', '--base', 'main', '--json', 'report.json', '--markdown', 'report.md'], repo);
+    const report = readJson(path.join(repo, 'report.json'));
+    const warned = report.benchmarks.filter((b: { warning?: string }) => b.warning);
+    expect(warned.length).toBeGreaterThan(0);
+    expect(warned[0].warning).toMatch(/^budget 0\.1% is below what this run resolves \(≈[\d.]+% with \d+ rounds\): a regression between 0\.1% and [\d.]+% would likely pass unnoticed/);
+    expect(run.stdout).toContain('note: bench/ids.bench.js >');
+    expect(readFileSync(path.join(repo, 'report.md'), 'utf8')).toContain('> [!NOTE]');
+    // The machine's conditions are recorded with the run.
+    expect(report.environment.loadAverage.before).toHaveLength(3);
+    expect(report.run.conditions.busy).toHaveLength(report.run.rounds);
+    for (const busy of report.run.conditions.busy) expect(busy).toBeGreaterThan(0);
+  });
+});

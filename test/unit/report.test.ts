@@ -13,6 +13,7 @@ const bench = (over: Partial<ReportBenchmark>): ReportBenchmark => ({
   head: { opsPerSec: 28_400_000, samples: 10 },
   change: { estimate: -0.003, low: -0.01, high: 0.004, confidence: 0.95 },
   rounds: [],
+  resolvable: null,
   ...over,
 });
 

@@ -1,4 +1,6 @@
+import os from 'node:os';
 import { median } from 'simple-statistics';
+import { busyBetween, sampleCpu, type RoundConditions } from '../conditions.js';
 import type { Revision } from '../../checkout/revisions.js';
 import type { HttpBenchmarkConfig, HttpMode, LatencyStat } from '../../config/types.js';
 import { messageOf } from '../../util/errors.js';
@@ -29,6 +31,8 @@ export interface HttpPlan {
 
 export interface HttpMeasurement {
   benchmarks: BenchmarkSamples[];
+  /** The machine's state in each completed round, all load tests in order. */
+  conditions: RoundConditions[];
   rounds: number;
   plannedRounds: number;
   limited: boolean;
@@ -53,6 +57,7 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
   const results: BenchmarkSamples[] = [];
   let rounds = 0;
   let limited = false;
+  const conditions: RoundConditions[] = [];
   const perRound = plan.benchmarks.map((b) => 2 * (b.warmupMs + b.durationMs) + 1500);
   for (const [index, benchmark] of plan.benchmarks.entries()) {
     const samples = emptySamples(benchmark);
@@ -70,9 +75,12 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
       }
       plan.onProgress?.({ round: round + 1, rounds: plan.rounds, elapsedMs: now() - started, remainingMs: estimate * (plan.rounds - round) });
       const roundStart = now();
+      const cpuBefore = sampleCpu();
+      const load1 = os.loadavg()[0] ?? 0;
       try {
         const pair = plan.mode === 'live' ? await liveRound(benchmark, revisions, round, plan) : await freshRound(benchmark, revisions, round, plan);
         record(samples, pair);
+        conditions.push({ busy: busyBetween(cpuBefore, sampleCpu()), load1 });
       } catch (error) {
         samples.error = error instanceof BenchmarkFailure || error instanceof ServerError ? error.message : `${messageOf(error)}`;
         plan.log(`${benchmark.id}: ${samples.error.split('\n')[0]}`);
@@ -82,7 +90,7 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
       rounds = Math.max(rounds, round + 1);
     }
   }
-  return { benchmarks: results, rounds, plannedRounds: plan.rounds, limited, durationMs: now() - started };
+  return { benchmarks: results, rounds, plannedRounds: plan.rounds, limited, durationMs: now() - started, conditions };
 }
 
 function emptySamples(benchmark: HttpBenchmarkConfig): BenchmarkSamples {

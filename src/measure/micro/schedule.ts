@@ -1,4 +1,6 @@
+import os from 'node:os';
 import type { Isolation } from '../../config/types.js';
+import { busyBetween, sampleCpu, type RoundConditions } from '../conditions.js';
 import type { Revision } from '../../checkout/revisions.js';
 import { familyConfidence } from '../../stats/compare.js';
 import { minimumRounds } from '../../stats/signed-rank.js';
@@ -114,6 +116,7 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
   let plannedRounds = plan.rounds;
   let rounds = 0;
   let limited = false;
+  const conditions: RoundConditions[] = [];
 
   for (let round = 0; round < plannedRounds; round++) {
     const elapsed = now() - started;
@@ -124,6 +127,8 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
       break;
     }
     plan.onProgress?.({ round: round + 1, rounds: plannedRounds, elapsedMs: elapsed, remainingMs: perRound * (plannedRounds - round) });
+    const cpuBefore = sampleCpu();
+    const load1 = os.loadavg()[0] ?? 0;
     const outcome = await runRound(strategy, round, { settings: plan.settings, batches, skip: [...skip] }, errors, skip);
     if (round === 0) {
       await explainLoadErrors(outcome.files, plan, spawn, errors, skip);
@@ -133,6 +138,7 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
       batches[task.id] ??= task.batch;
       record(samples, task, errors, skip);
     }
+    conditions.push({ busy: busyBetween(cpuBefore, sampleCpu()), load1 });
     rounds++;
   }
   for (const [id, message] of errors) {
@@ -140,7 +146,7 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     entry.error = message;
     samples.set(id, entry);
   }
-  return { benchmarks: [...samples.values()], rounds, plannedRounds, limited, durationMs: now() - started, isolation: plan.isolation };
+  return { benchmarks: [...samples.values()], rounds, plannedRounds, limited, durationMs: now() - started, isolation: plan.isolation, conditions };
 }
 
 async function runRound(strategy: RoundStrategy, round: number, job: Omit<MicroJob, 'sides'>, errors: Map<string, string>, skip: Set<string>): Promise<RoundOutcome> {

@@ -1,0 +1,25 @@
+import type { Calibration } from '../calibrate.js';
+import { formatDuration } from '../config/units.js';
+
+/** The calibration as a terminal table. */
+export function renderCalibration(calibration: Calibration): string {
+  const pct = (x: number) => (Number.isFinite(x) ? `${Number((x * 100).toFixed(1))}%` : '–');
+  const header = ['benchmark', 'noise/round', `resolves in ${calibration.compareRounds} rounds`, 'suggested budget', 'budget now'];
+  const rows = calibration.benchmarks.map((b) => [b.id, pct(b.spread), `≈${pct(b.resolvable)}`, pct(b.suggestedBudget), pct(b.budget)]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const rounds = calibration.benchmarks[0]?.rounds ?? 0;
+  const out = [
+    `benchgate calibrate: ${calibration.ref} @ ${calibration.sha.slice(0, 7)} against itself, ${rounds} rounds in ${formatDuration(calibration.durationMs)}`,
+    '',
+    line(header),
+    ...rows.map(line),
+    '',
+    'noise/round: robust spread of one round with identical code on both sides. resolves: the smallest',
+    'change beyond the budget a compare with these rounds catches 95% of the time. A budget below it',
+    'lets regressions between the two pass unnoticed: raise the budget or the rounds.',
+  ];
+  for (const b of calibration.benchmarks.filter((b) => b.warning)) out.push(`warning: ${b.id}: ${b.warning}`);
+  for (const b of calibration.benchmarks.filter((b) => b.budget < b.resolvable)) out.push(`note: ${b.id}: budget ${pct(b.budget)} is below what ${calibration.compareRounds} rounds resolve (≈${pct(b.resolvable)})`);
+  return out.join('\n');
+}
