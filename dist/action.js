@@ -72362,7 +72362,7 @@ var benchgate_schema_default = {
     },
     rounds: {
       title: "a whole number from 2 to 500",
-      description: "How many benchmark processes (rounds) to run. Default 10, raised when many benchmarks need more for the family-wise confidence.",
+      description: "Micro-benchmark rounds before the first look at the data (adaptive rounds then add more for undecided benchmarks, up to max-rounds). Default 10, raised when many benchmarks need more for the family-wise confidence.",
       type: "integer",
       minimum: 2,
       maximum: 500
@@ -72395,6 +72395,18 @@ var benchgate_schema_default = {
     "http-pin": {
       title: "true or false",
       description: "Pin each HTTP server to the last core and benchgate's load generator to the others (taskset, 2+ cores; skipped with a note where unavailable). Default true: it lowered the A/A spread per round from 4-8% to 3-4% (README).",
+      type: "boolean"
+    },
+    "max-rounds": {
+      title: "a whole number from 2 to 500",
+      description: "Adaptive rounds: after `rounds`, benchmarks without a verdict get 5 more rounds at a time, up to this many (and the time limit). Every look is paid for in the confidence (Bonferroni over looks). Set it equal to rounds for a fixed number of rounds. Default 40.",
+      type: "integer",
+      minimum: 2,
+      maximum: 500
+    },
+    confirm: {
+      title: "true or false",
+      description: "Before failing the build, a fresh group of processes must reproduce each micro-benchmark regression. Default true.",
       type: "boolean"
     }
   },
@@ -72539,6 +72551,8 @@ var DEFAULTS2 = {
   confidence: 0.95,
   timeLimitMs: 5 * 6e4,
   rounds: 10,
+  maxRounds: 40,
+  lookEvery: 5,
   httpConnections: 10,
   httpDurationMs: 3e3,
   httpWarmupMs: 1e3,
@@ -72594,6 +72608,8 @@ function toConfig(raw, file) {
     install: raw.install,
     build: raw.build,
     rounds: raw.rounds,
+    maxRounds: Math.max(raw["max-rounds"] ?? DEFAULTS2.maxRounds, raw.rounds ?? DEFAULTS2.rounds),
+    confirm: raw.confirm ?? true,
     confidence: raw.confidence !== void 0 ? parsePercent(raw.confidence) : DEFAULTS2.confidence,
     timeLimitMs: raw["time-limit"] ? parseDuration(raw["time-limit"]) : DEFAULTS2.timeLimitMs
   });
@@ -74271,35 +74287,67 @@ async function measureMicro(plan) {
   let rounds = 0;
   let limited = false;
   const conditions = [];
-  for (let round = 0; round < plannedRounds; round++) {
-    const elapsed = now() - started;
-    const perRound = rounds ? elapsed / rounds : 0;
-    if (rounds > 0 && elapsed + perRound > plan.timeLimitMs) {
-      limited = true;
-      plan.log(`time limit of ${Math.round(plan.timeLimitMs / 1e3)}s reached after ${rounds} of ${plannedRounds} rounds`);
-      break;
-    }
-    plan.onProgress?.({ round: round + 1, rounds: plannedRounds, elapsedMs: elapsed, remainingMs: perRound * (plannedRounds - round) });
+  const adaptive = plan.adaptive;
+  const looks = adaptive?.looks ?? 1;
+  const decided = /* @__PURE__ */ new Set();
+  const reserve = (perRound) => adaptive && adaptive.confirmRounds > 0 ? adaptive.confirmRounds * perRound : 0;
+  const runOne = async (round, skipNow, into) => {
     const cpuBefore = sampleCpu();
     const load1 = os8.loadavg()[0] ?? 0;
-    const outcome = await runRound(strategy, round, { settings: plan.settings, batches, skip: [...skip] }, errors, skip);
+    const outcome = await runRound(strategy, round, { settings: plan.settings, batches, skip: [...skipNow] }, errors, skipNow);
+    for (const id of skipNow) if (errors.has(id)) skip.add(id);
     if (round === 0) {
       await explainLoadErrors(outcome.files, plan, spawn3, errors, skip);
-      plannedRounds = Math.max(plannedRounds, minimumRounds(familyConfidence(plan.confidence, comparable(outcome.tasks, errors) + (plan.otherFamily ?? 0))));
+      plannedRounds = Math.max(plannedRounds, minimumRounds(familyConfidence(plan.confidence, comparable(outcome.tasks, errors) * looks + (plan.otherFamily ?? 0))));
     }
     for (const task of outcome.tasks) {
       batches[task.id] ??= task.batch;
-      record(samples, task, errors, skip);
+      record(samples, task, errors, skip, into);
     }
     conditions.push({ busy: busyBetween(cpuBefore, sampleCpu()), load1 });
+  };
+  const maxRounds = () => Math.max(plannedRounds, adaptive?.maxRounds ?? plannedRounds);
+  for (let round = 0; round < maxRounds(); round++) {
+    const elapsed = now() - started;
+    const perRound = rounds ? elapsed / rounds : 0;
+    if (rounds > 0 && elapsed + perRound + (round >= plannedRounds ? reserve(perRound) : 0) > plan.timeLimitMs) {
+      limited = round < plannedRounds;
+      plan.log(`time limit of ${Math.round(plan.timeLimitMs / 1e3)}s: stopping after ${rounds} rounds`);
+      break;
+    }
+    const target = round < plannedRounds ? plannedRounds : maxRounds();
+    plan.onProgress?.({ round: round + 1, rounds: target, elapsedMs: elapsed, remainingMs: perRound * (target - round) });
+    await runOne(round, /* @__PURE__ */ new Set([...skip, ...decided]), "main");
     rounds++;
+    if (!adaptive) continue;
+    const look = rounds >= plannedRounds && (rounds - plannedRounds) % adaptive.lookEvery === 0;
+    if (!look) continue;
+    for (const id of adaptive.decided([...samples.values()])) decided.add(id);
+    const open2 = [...samples.values()].filter((b) => !b.error && !errors.has(b.id) && b.base && b.head && !decided.has(b.id));
+    if (open2.length === 0) break;
+    if (rounds === plannedRounds) plan.log(`after ${rounds} rounds, ${open2.length} benchmark(s) have no verdict yet: adding rounds for them (up to ${maxRounds()})`);
+  }
+  let confirmRounds = 0;
+  const confirming = adaptive && adaptive.confirmRounds > 0 ? adaptive.toConfirm([...samples.values()]) : /* @__PURE__ */ new Set();
+  const confirmTarget = adaptive ? Math.max(adaptive.confirmRounds, plannedRounds) : 0;
+  if (confirming.size > 0) {
+    plan.log(`confirming ${confirming.size} regression(s) with ${confirmTarget} fresh rounds`);
+    const others = new Set([...samples.keys()].filter((id) => !confirming.has(id)));
+    for (let i = 0; i < confirmTarget; i++) {
+      const elapsed = now() - started;
+      const perRound = rounds ? elapsed / rounds : 0;
+      if (elapsed + perRound > plan.timeLimitMs) break;
+      plan.onProgress?.({ round: i + 1, rounds: confirmTarget, elapsedMs: elapsed, remainingMs: perRound * (confirmTarget - i) });
+      await runOne(rounds + i, /* @__PURE__ */ new Set([...skip, ...others]), "confirmation");
+      confirmRounds++;
+    }
   }
   for (const [id, message] of errors) {
     const entry = samples.get(id) ?? emptySamples(id);
     entry.error = message;
     samples.set(id, entry);
   }
-  return { benchmarks: [...samples.values()], rounds, plannedRounds, limited, durationMs: now() - started, isolation: plan.isolation, conditions };
+  return { benchmarks: [...samples.values()], rounds, plannedRounds, limited, durationMs: now() - started, isolation: plan.isolation, conditions, confirmRounds };
 }
 async function runRound(strategy, round, job, errors, skip) {
   for (let attempt = 1; ; attempt++) {
@@ -74315,7 +74363,7 @@ async function runRound(strategy, round, job, errors, skip) {
 function comparable(tasks, errors) {
   return tasks.filter((task) => task.base && task.head && !task.error && !errors.has(task.id)).length;
 }
-function record(samples, task, errors, skip) {
+function record(samples, task, errors, skip, into) {
   if (errors.has(task.id)) return;
   if (task.error) {
     errors.set(task.id, `at ${task.error.revision}: ${task.error.message}`);
@@ -74323,6 +74371,10 @@ function record(samples, task, errors, skip) {
     return;
   }
   const entry = samples.get(task.id) ?? emptySamples(task.id);
+  if (into === "confirmation") {
+    if (task.logRatio !== void 0) (entry.confirmation ??= []).push(task.logRatio);
+    return;
+  }
   entry.batch = task.batch;
   if (task.base) (entry.base ??= { opsPerSec: [] }).opsPerSec.push(task.base.opsPerSec);
   if (task.head) (entry.head ??= { opsPerSec: [] }).opsPerSec.push(task.head.opsPerSec);
@@ -74901,11 +74953,11 @@ function sumTraffic(rounds) {
 function moved(base, head) {
   const lines = [];
   const ms = (x) => `${x.toFixed(1)} ms`;
-  const pct2 = (x) => `${(x * 100).toFixed(0)}%`;
+  const pct3 = (x) => `${(x * 100).toFixed(0)}%`;
   const grew = (a, b, floor) => Math.max(a, b) >= floor && (b >= a * 1.5 || a >= b * 1.5);
   if (grew(base.eventLoopDelayMs.p99, head.eventLoopDelayMs.p99, 5)) lines.push(`event-loop delay p99 ${ms(base.eventLoopDelayMs.p99)} \u2192 ${ms(head.eventLoopDelayMs.p99)}`);
-  if (Math.abs(head.eventLoopUtilization - base.eventLoopUtilization) >= 0.1) lines.push(`event-loop utilisation ${pct2(base.eventLoopUtilization)} \u2192 ${pct2(head.eventLoopUtilization)}`);
-  if (Math.abs(head.gc.share - base.gc.share) >= 0.02 && grew(base.gc.share, head.gc.share, 0.02)) lines.push(`time in GC ${pct2(base.gc.share)} \u2192 ${pct2(head.gc.share)} of the window (${base.gc.totalMs.toFixed(0)} \u2192 ${head.gc.totalMs.toFixed(0)} ms)`);
+  if (Math.abs(head.eventLoopUtilization - base.eventLoopUtilization) >= 0.1) lines.push(`event-loop utilisation ${pct3(base.eventLoopUtilization)} \u2192 ${pct3(head.eventLoopUtilization)}`);
+  if (Math.abs(head.gc.share - base.gc.share) >= 0.02 && grew(base.gc.share, head.gc.share, 0.02)) lines.push(`time in GC ${pct3(base.gc.share)} \u2192 ${pct3(head.gc.share)} of the window (${base.gc.totalMs.toFixed(0)} \u2192 ${head.gc.totalMs.toFixed(0)} ms)`);
   if (grew(base.peakRssMb, head.peakRssMb, 64)) lines.push(`peak RSS ${base.peakRssMb.toFixed(0)} MB \u2192 ${head.peakRssMb.toFixed(0)} MB`);
   return lines;
 }
@@ -74925,22 +74977,28 @@ function resolvableChange(spread, rounds, confidence, power = 0.95) {
 // src/stats/analyze.ts
 function analyze(benchmarks, options) {
   const latencyBudgets = (id) => options.latencyBudgetFor?.(id) ?? {};
-  const compared = benchmarks.filter((b) => !b.error && b.base && b.head && b.logRatios.length > 0);
-  const family = compared.reduce((sum2, b) => sum2 + 1 + (b.latency ? Object.keys(latencyBudgets(b.id)).length : 0), 0);
-  const level = familyConfidence(options.confidence, family);
+  const level = familyConfidence(options.confidence, familySize(benchmarks, options));
   return benchmarks.map((benchmark) => {
     const budget = options.budgetFor(benchmark.id);
     const base = summarize(benchmark.base?.opsPerSec);
     const head = summarize(benchmark.head?.opsPerSec);
-    const common = { id: benchmark.id, kind: benchmark.kind, file: benchmark.file, budget, base, head, logRatios: benchmark.logRatios };
+    const common = { id: benchmark.id, kind: benchmark.kind, file: benchmark.file, budget, base, head, logRatios: benchmark.logRatios, confirmation: benchmark.confirmation };
     if (benchmark.error) return { ...common, verdict: "error", change: void 0, error: benchmark.error };
     if (!benchmark.base) return { ...common, verdict: "new", change: void 0 };
     if (!benchmark.head) return { ...common, verdict: "removed", change: void 0 };
     if (benchmark.logRatios.length === 0) return { ...common, verdict: "inconclusive", change: void 0 };
     const change = estimateChange(benchmark.logRatios, level);
-    const throughput = decide(change, budget);
+    let throughput = decide(change, budget);
+    let note;
+    if (throughput === "regression" && benchmark.confirmation) {
+      const again = estimateChange(benchmark.confirmation, level);
+      if (decide(again, budget) !== "regression") {
+        throughput = "inconclusive";
+        note = `a regression in the first ${benchmark.logRatios.length} rounds (${pct(change.estimate)}) did not reproduce in ${benchmark.confirmation.length} fresh rounds (${pct(again.estimate)} [${pct(again.low)}, ${pct(again.high)}]): not failing the build on it`;
+      }
+    }
     const resolvable = resolvableChange(roundSpread(benchmark.logRatios), benchmark.logRatios.length, level);
-    if (!benchmark.latency) return { ...common, verdict: throughput, change, resolvable };
+    if (!benchmark.latency) return { ...common, verdict: throughput, change, resolvable, ...note ? { note } : {} };
     const latency = {};
     const budgets = latencyBudgets(benchmark.id);
     for (const [stat3, ratios] of Object.entries(benchmark.latency)) {
@@ -74953,6 +75011,12 @@ function analyze(benchmarks, options) {
     return { ...common, verdict: combine(verdicts), change, latency, resolvable };
   });
 }
+function familySize(benchmarks, options) {
+  const compared = benchmarks.filter((b) => !b.error && b.base && b.head && b.logRatios.length > 0);
+  const latencyBudgets = (id) => options.latencyBudgetFor?.(id) ?? {};
+  return (options.extraFamily ?? 0) + compared.reduce((sum2, b) => sum2 + (options.looksFor?.(b.id) ?? 1) * (1 + (b.latency ? Object.keys(latencyBudgets(b.id)).length : 0)), 0);
+}
+var pct = (x) => `${x > 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
 function combine(verdicts) {
   for (const verdict of ["regression", "inconclusive", "improvement"]) if (verdicts.includes(verdict)) return verdict;
   return "unchanged";
@@ -74998,6 +75062,8 @@ function toReportBenchmark(comparison, http4) {
     change: change ? { estimate: change.estimate, low: change.low, high: change.high, confidence: change.confidence } : null,
     rounds: comparison.logRatios.map((x) => Math.expm1(x)),
     resolvable: Number.isFinite(comparison.resolvable) ? comparison.resolvable : null,
+    ...comparison.confirmation ? { confirmation: comparison.confirmation.map((x) => Math.expm1(x)) } : {},
+    ...comparison.note ? { note: comparison.note } : {},
     ...resolutionWarning(comparison) ? { warning: resolutionWarning(comparison) } : {},
     ...http4 ? { http: http4 } : {},
     ...comparison.error ? { error: comparison.error } : {}
@@ -75006,8 +75072,8 @@ function toReportBenchmark(comparison, http4) {
 function resolutionWarning(comparison) {
   const { resolvable, budget, verdict, logRatios } = comparison;
   if (!Number.isFinite(resolvable) || resolvable <= budget || verdict === "regression" || verdict === "error") return void 0;
-  const pct2 = (x) => `${Number((x * 100).toFixed(x < 0.1 ? 1 : 0))}%`;
-  return `budget ${pct2(budget)} is below what this run resolves (\u2248${pct2(resolvable)} with ${logRatios.length} rounds): a regression between ${pct2(budget)} and ${pct2(resolvable)} would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both).`;
+  const pct3 = (x) => `${Number((x * 100).toFixed(x < 0.1 ? 1 : 0))}%`;
+  return `budget ${pct3(budget)} is below what this run resolves (\u2248${pct3(resolvable)} with ${logRatios.length} rounds): a regression between ${pct3(budget)} and ${pct3(resolvable)} would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both).`;
 }
 function verdictCounts(benchmarks) {
   const parts = [];
@@ -75049,6 +75115,15 @@ async function runGate(options) {
     }
     const rounds = config.rounds ?? 10;
     const httpFamily = config.http.reduce((sum2, b) => sum2 + 1 + Object.keys(b.latencyBudget).length, 0);
+    const looks = config.maxRounds > rounds ? 1 + Math.ceil((config.maxRounds - rounds) / DEFAULTS2.lookEvery) : 1;
+    const httpById = new Map(config.http.map((b) => [b.id, b]));
+    const analyzeOptions = {
+      confidence: config.confidence,
+      budgetFor: (id) => httpById.get(id)?.budget ?? budgetFor(id, config),
+      latencyBudgetFor: (id) => httpById.get(id)?.latencyBudget ?? {},
+      looksFor: (id) => httpById.has(id) ? 1 : looks
+    };
+    const microVerdicts = (partial) => analyze(partial, { ...analyzeOptions, extraFamily: httpFamily });
     const httpPlannedMs = config.http.reduce((sum2, b) => sum2 + rounds * (2 * (b.warmupMs + b.durationMs) + 1500), 0);
     const microLimitMs = config.http.length ? Math.max(config.timeLimitMs - httpPlannedMs, config.timeLimitMs * 0.3) : config.timeLimitMs;
     let micro;
@@ -75065,6 +75140,14 @@ async function runGate(options) {
         rounds,
         confidence: config.confidence,
         otherFamily: httpFamily,
+        adaptive: {
+          maxRounds: config.maxRounds,
+          lookEvery: DEFAULTS2.lookEvery,
+          looks,
+          decided: (partial) => new Set(microVerdicts(partial).filter((c) => c.verdict !== "inconclusive").map((c) => c.id)),
+          toConfirm: (partial) => config.confirm ? new Set(microVerdicts(partial).filter((c) => c.verdict === "regression").map((c) => c.id)) : /* @__PURE__ */ new Set(),
+          confirmRounds: config.confirm ? rounds : 0
+        },
         timeLimitMs: microLimitMs,
         runnerPath: options.runnerPath,
         log: options.log,
@@ -75084,7 +75167,7 @@ async function runGate(options) {
           benchmarks: config.http,
           mode: config.httpMode,
           // Enough rounds for each interval to reach its share of the confidence, as for micro-benchmarks.
-          rounds: Math.max(rounds, minimumRounds(familyConfidence(config.confidence, httpFamily + comparableMicro(micro)))),
+          rounds: Math.max(rounds, minimumRounds(familyConfidence(config.confidence, httpFamily + comparableMicro(micro) * looks))),
           deadline: started + config.timeLimitMs,
           probePath: options.probePath,
           socketDir,
@@ -75101,14 +75184,9 @@ async function runGate(options) {
     const roundConditions = [...micro?.conditions ?? [], ...http4?.conditions ?? []];
     const spiked = spikedRounds(roundConditions);
     const samples = [...micro?.benchmarks ?? [], ...http4?.benchmarks ?? []];
-    const httpById = new Map(config.http.map((b) => [b.id, b]));
-    const comparisons = analyze(samples, {
-      confidence: config.confidence,
-      budgetFor: (id) => httpById.get(id)?.budget ?? budgetFor(id, config),
-      latencyBudgetFor: (id) => httpById.get(id)?.latencyBudget ?? {}
-    });
+    const comparisons = analyze(samples, analyzeOptions);
     const benchmarks = sortBenchmarks(comparisons.map((c, i) => toReportBenchmark(c, samples[i].http ? httpDetails(samples[i], c) : void 0)));
-    const family = comparisons.reduce((sum2, c) => sum2 + (c.change ? 1 : 0) + Object.values(c.latency ?? {}).filter((l) => l.budget !== void 0).length, 0);
+    const family = familySize(samples, analyzeOptions);
     return {
       version: REPORT_VERSION,
       tool: { name: "benchgate", version: options.toolVersion },
@@ -75120,6 +75198,7 @@ async function runGate(options) {
       run: {
         rounds: micro?.rounds ?? 0,
         plannedRounds: micro?.plannedRounds ?? 0,
+        ...micro ? { maxRounds: Math.max(config.maxRounds, micro.plannedRounds), looks, confirmRounds: micro.confirmRounds ?? 0 } : {},
         ...http4 ? { httpRounds: http4.rounds, httpMode: config.httpMode } : {},
         limited: Boolean(micro?.limited || http4?.limited),
         isolation: config.micro.isolation,
@@ -75140,9 +75219,9 @@ async function runGate(options) {
 function spikeNote(conditions, spiked) {
   const busy = conditions.map((c) => c.busy);
   const median2 = [...busy].sort((a, b) => a - b)[Math.floor(busy.length / 2)];
-  const pct2 = (x) => `${Math.round(x * 100)}%`;
+  const pct3 = (x) => `${Math.round(x * 100)}%`;
   const which2 = spiked.length === 1 ? `round ${spiked[0]}` : `rounds ${spiked.slice(0, -1).join(", ")} and ${spiked.at(-1)}`;
-  return `the machine was much busier in ${which2} (CPU ${spiked.map((r) => pct2(busy[r - 1])).join(", ")} against a median of ${pct2(median2)}): other jobs ran beside benchgate. Their samples still count (the intervals are robust to a few odd rounds), but a surprising verdict is worth a re-run.`;
+  return `the machine was much busier in ${which2} (CPU ${spiked.map((r) => pct3(busy[r - 1])).join(", ")} against a median of ${pct3(median2)}): other jobs ran beside benchgate. Their samples still count (the intervals are robust to a few odd rounds), but a surprising verdict is worth a re-run.`;
 }
 function comparableMicro(micro) {
   return micro ? micro.benchmarks.filter((b) => !b.error && b.logRatios.length > 0).length : 0;
@@ -75301,7 +75380,7 @@ function httpSections(id, details2) {
     header: ["server", "base", "head"],
     rows: [
       ["event-loop delay p50/p99/max (ms)", delays(base), delays(head)],
-      ["event-loop utilisation", pct(base?.eventLoopUtilization), pct(head?.eventLoopUtilization)],
+      ["event-loop utilisation", pct2(base?.eventLoopUtilization), pct2(head?.eventLoopUtilization)],
       ["GC time (share of window)", gc(base), gc(head)],
       ["peak RSS / heap used (MB)", memory(base), memory(head)]
     ]
@@ -75314,7 +75393,7 @@ function failuresLine(base, head) {
   return `failed requests: base ${bad(base) ? describeTraffic(base) : "none"}; head ${bad(head) ? describeTraffic(head) : "none"}`;
 }
 var delays = (s) => s ? `${formatMs(s.eventLoopDelayMs.p50)} / ${formatMs(s.eventLoopDelayMs.p99)} / ${formatMs(s.eventLoopDelayMs.max)}` : "\u2013";
-var pct = (x) => x === void 0 ? "\u2013" : `${(x * 100).toFixed(0)}%`;
+var pct2 = (x) => x === void 0 ? "\u2013" : `${(x * 100).toFixed(0)}%`;
 var gc = (s) => s ? `${s.gc.totalMs.toFixed(0)} ms (${(s.gc.share * 100).toFixed(1)}%), ${s.gc.count.toFixed(0)} pauses` : "\u2013";
 var memory = (s) => s ? `${s.peakRssMb.toFixed(0)} / ${s.peakHeapUsedMb.toFixed(0)}` : "\u2013";
 
@@ -75322,7 +75401,9 @@ var memory = (s) => s ? `${s.peakRssMb.toFixed(0)} / ${s.peakHeapUsedMb.toFixed(
 function runLine(report2) {
   const run2 = report2.run;
   const family = Math.round((1 - run2.confidence) / Math.max(1e-12, 1 - run2.intervalConfidence));
-  const rounds = run2.rounds < run2.plannedRounds ? `${run2.rounds} of ${run2.plannedRounds} rounds` : `${run2.rounds} rounds`;
+  const adaptive = run2.maxRounds && run2.maxRounds > run2.plannedRounds ? ` (adaptive, ${run2.plannedRounds} to ${run2.maxRounds})` : "";
+  const confirmed = run2.confirmRounds ? ` + ${run2.confirmRounds} to confirm` : "";
+  const rounds = run2.rounds < run2.plannedRounds ? `${run2.rounds} of ${run2.plannedRounds} rounds` : `${run2.rounds} rounds${adaptive}${confirmed}`;
   const confidence = family > 1 ? `each interval ${formatConfidence(run2.intervalConfidence)}, so ${formatConfidence(run2.confidence)} for all ${family} budgeted figures together` : `${formatConfidence(run2.confidence)} confidence`;
   const parts = [];
   if (run2.plannedRounds > 0) parts.push(`${rounds} (${run2.isolation} isolation)`);
@@ -75359,6 +75440,8 @@ function renderMarkdown(report2) {
     out.push("");
   }
   for (const b of benchmarks.filter((b2) => b2.http)) out.push(details(`${b.id}: latency and server`, httpMarkdown(b.id, b.http)), "");
+  for (const b of benchmarks.filter((b2) => b2.note)) out.push(`> [!NOTE]
+> ${escapeInline(b.id)}: ${escapeInline(b.note)}`, "");
   const warned = benchmarks.filter((b) => b.warning);
   for (const b of warned) out.push(`> [!NOTE]
 > ${escapeInline(b.id)}: ${escapeInline(b.warning)}`, "");

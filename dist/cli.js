@@ -45949,7 +45949,7 @@ var benchgate_schema_default = {
     },
     rounds: {
       title: "a whole number from 2 to 500",
-      description: "How many benchmark processes (rounds) to run. Default 10, raised when many benchmarks need more for the family-wise confidence.",
+      description: "Micro-benchmark rounds before the first look at the data (adaptive rounds then add more for undecided benchmarks, up to max-rounds). Default 10, raised when many benchmarks need more for the family-wise confidence.",
       type: "integer",
       minimum: 2,
       maximum: 500
@@ -45982,6 +45982,18 @@ var benchgate_schema_default = {
     "http-pin": {
       title: "true or false",
       description: "Pin each HTTP server to the last core and benchgate's load generator to the others (taskset, 2+ cores; skipped with a note where unavailable). Default true: it lowered the A/A spread per round from 4-8% to 3-4% (README).",
+      type: "boolean"
+    },
+    "max-rounds": {
+      title: "a whole number from 2 to 500",
+      description: "Adaptive rounds: after `rounds`, benchmarks without a verdict get 5 more rounds at a time, up to this many (and the time limit). Every look is paid for in the confidence (Bonferroni over looks). Set it equal to rounds for a fixed number of rounds. Default 40.",
+      type: "integer",
+      minimum: 2,
+      maximum: 500
+    },
+    confirm: {
+      title: "true or false",
+      description: "Before failing the build, a fresh group of processes must reproduce each micro-benchmark regression. Default true.",
       type: "boolean"
     }
   },
@@ -46135,6 +46147,8 @@ var DEFAULTS = {
   confidence: 0.95,
   timeLimitMs: 5 * 6e4,
   rounds: 10,
+  maxRounds: 40,
+  lookEvery: 5,
   httpConnections: 10,
   httpDurationMs: 3e3,
   httpWarmupMs: 1e3,
@@ -46190,6 +46204,8 @@ function toConfig(raw, file) {
     install: raw.install,
     build: raw.build,
     rounds: raw.rounds,
+    maxRounds: Math.max(raw["max-rounds"] ?? DEFAULTS.maxRounds, raw.rounds ?? DEFAULTS.rounds),
+    confirm: raw.confirm ?? true,
     confidence: raw.confidence !== void 0 ? parsePercent(raw.confidence) : DEFAULTS.confidence,
     timeLimitMs: raw["time-limit"] ? parseDuration(raw["time-limit"]) : DEFAULTS.timeLimitMs
   });
@@ -47852,35 +47868,67 @@ async function measureMicro(plan) {
   let rounds = 0;
   let limited = false;
   const conditions = [];
-  for (let round = 0; round < plannedRounds; round++) {
-    const elapsed = now() - started;
-    const perRound = rounds ? elapsed / rounds : 0;
-    if (rounds > 0 && elapsed + perRound > plan.timeLimitMs) {
-      limited = true;
-      plan.log(`time limit of ${Math.round(plan.timeLimitMs / 1e3)}s reached after ${rounds} of ${plannedRounds} rounds`);
-      break;
-    }
-    plan.onProgress?.({ round: round + 1, rounds: plannedRounds, elapsedMs: elapsed, remainingMs: perRound * (plannedRounds - round) });
+  const adaptive = plan.adaptive;
+  const looks = adaptive?.looks ?? 1;
+  const decided = /* @__PURE__ */ new Set();
+  const reserve = (perRound) => adaptive && adaptive.confirmRounds > 0 ? adaptive.confirmRounds * perRound : 0;
+  const runOne = async (round, skipNow, into) => {
     const cpuBefore = sampleCpu();
     const load1 = os3.loadavg()[0] ?? 0;
-    const outcome = await runRound(strategy, round, { settings: plan.settings, batches, skip: [...skip] }, errors, skip);
+    const outcome = await runRound(strategy, round, { settings: plan.settings, batches, skip: [...skipNow] }, errors, skipNow);
+    for (const id of skipNow) if (errors.has(id)) skip.add(id);
     if (round === 0) {
       await explainLoadErrors(outcome.files, plan, spawn2, errors, skip);
-      plannedRounds = Math.max(plannedRounds, minimumRounds(familyConfidence(plan.confidence, comparable(outcome.tasks, errors) + (plan.otherFamily ?? 0))));
+      plannedRounds = Math.max(plannedRounds, minimumRounds(familyConfidence(plan.confidence, comparable(outcome.tasks, errors) * looks + (plan.otherFamily ?? 0))));
     }
     for (const task of outcome.tasks) {
       batches[task.id] ??= task.batch;
-      record(samples, task, errors, skip);
+      record(samples, task, errors, skip, into);
     }
     conditions.push({ busy: busyBetween(cpuBefore, sampleCpu()), load1 });
+  };
+  const maxRounds = () => Math.max(plannedRounds, adaptive?.maxRounds ?? plannedRounds);
+  for (let round = 0; round < maxRounds(); round++) {
+    const elapsed = now() - started;
+    const perRound = rounds ? elapsed / rounds : 0;
+    if (rounds > 0 && elapsed + perRound + (round >= plannedRounds ? reserve(perRound) : 0) > plan.timeLimitMs) {
+      limited = round < plannedRounds;
+      plan.log(`time limit of ${Math.round(plan.timeLimitMs / 1e3)}s: stopping after ${rounds} rounds`);
+      break;
+    }
+    const target = round < plannedRounds ? plannedRounds : maxRounds();
+    plan.onProgress?.({ round: round + 1, rounds: target, elapsedMs: elapsed, remainingMs: perRound * (target - round) });
+    await runOne(round, /* @__PURE__ */ new Set([...skip, ...decided]), "main");
     rounds++;
+    if (!adaptive) continue;
+    const look = rounds >= plannedRounds && (rounds - plannedRounds) % adaptive.lookEvery === 0;
+    if (!look) continue;
+    for (const id of adaptive.decided([...samples.values()])) decided.add(id);
+    const open = [...samples.values()].filter((b) => !b.error && !errors.has(b.id) && b.base && b.head && !decided.has(b.id));
+    if (open.length === 0) break;
+    if (rounds === plannedRounds) plan.log(`after ${rounds} rounds, ${open.length} benchmark(s) have no verdict yet: adding rounds for them (up to ${maxRounds()})`);
+  }
+  let confirmRounds = 0;
+  const confirming = adaptive && adaptive.confirmRounds > 0 ? adaptive.toConfirm([...samples.values()]) : /* @__PURE__ */ new Set();
+  const confirmTarget = adaptive ? Math.max(adaptive.confirmRounds, plannedRounds) : 0;
+  if (confirming.size > 0) {
+    plan.log(`confirming ${confirming.size} regression(s) with ${confirmTarget} fresh rounds`);
+    const others = new Set([...samples.keys()].filter((id) => !confirming.has(id)));
+    for (let i = 0; i < confirmTarget; i++) {
+      const elapsed = now() - started;
+      const perRound = rounds ? elapsed / rounds : 0;
+      if (elapsed + perRound > plan.timeLimitMs) break;
+      plan.onProgress?.({ round: i + 1, rounds: confirmTarget, elapsedMs: elapsed, remainingMs: perRound * (confirmTarget - i) });
+      await runOne(rounds + i, /* @__PURE__ */ new Set([...skip, ...others]), "confirmation");
+      confirmRounds++;
+    }
   }
   for (const [id, message] of errors) {
     const entry = samples.get(id) ?? emptySamples(id);
     entry.error = message;
     samples.set(id, entry);
   }
-  return { benchmarks: [...samples.values()], rounds, plannedRounds, limited, durationMs: now() - started, isolation: plan.isolation, conditions };
+  return { benchmarks: [...samples.values()], rounds, plannedRounds, limited, durationMs: now() - started, isolation: plan.isolation, conditions, confirmRounds };
 }
 async function runRound(strategy, round, job, errors, skip) {
   for (let attempt = 1; ; attempt++) {
@@ -47896,7 +47944,7 @@ async function runRound(strategy, round, job, errors, skip) {
 function comparable(tasks, errors) {
   return tasks.filter((task) => task.base && task.head && !task.error && !errors.has(task.id)).length;
 }
-function record(samples, task, errors, skip) {
+function record(samples, task, errors, skip, into) {
   if (errors.has(task.id)) return;
   if (task.error) {
     errors.set(task.id, `at ${task.error.revision}: ${task.error.message}`);
@@ -47904,6 +47952,10 @@ function record(samples, task, errors, skip) {
     return;
   }
   const entry = samples.get(task.id) ?? emptySamples(task.id);
+  if (into === "confirmation") {
+    if (task.logRatio !== void 0) (entry.confirmation ??= []).push(task.logRatio);
+    return;
+  }
   entry.batch = task.batch;
   if (task.base) (entry.base ??= { opsPerSec: [] }).opsPerSec.push(task.base.opsPerSec);
   if (task.head) (entry.head ??= { opsPerSec: [] }).opsPerSec.push(task.head.opsPerSec);
@@ -48482,11 +48534,11 @@ function sumTraffic(rounds) {
 function moved(base, head) {
   const lines = [];
   const ms = (x) => `${x.toFixed(1)} ms`;
-  const pct2 = (x) => `${(x * 100).toFixed(0)}%`;
+  const pct3 = (x) => `${(x * 100).toFixed(0)}%`;
   const grew = (a, b, floor) => Math.max(a, b) >= floor && (b >= a * 1.5 || a >= b * 1.5);
   if (grew(base.eventLoopDelayMs.p99, head.eventLoopDelayMs.p99, 5)) lines.push(`event-loop delay p99 ${ms(base.eventLoopDelayMs.p99)} \u2192 ${ms(head.eventLoopDelayMs.p99)}`);
-  if (Math.abs(head.eventLoopUtilization - base.eventLoopUtilization) >= 0.1) lines.push(`event-loop utilisation ${pct2(base.eventLoopUtilization)} \u2192 ${pct2(head.eventLoopUtilization)}`);
-  if (Math.abs(head.gc.share - base.gc.share) >= 0.02 && grew(base.gc.share, head.gc.share, 0.02)) lines.push(`time in GC ${pct2(base.gc.share)} \u2192 ${pct2(head.gc.share)} of the window (${base.gc.totalMs.toFixed(0)} \u2192 ${head.gc.totalMs.toFixed(0)} ms)`);
+  if (Math.abs(head.eventLoopUtilization - base.eventLoopUtilization) >= 0.1) lines.push(`event-loop utilisation ${pct3(base.eventLoopUtilization)} \u2192 ${pct3(head.eventLoopUtilization)}`);
+  if (Math.abs(head.gc.share - base.gc.share) >= 0.02 && grew(base.gc.share, head.gc.share, 0.02)) lines.push(`time in GC ${pct3(base.gc.share)} \u2192 ${pct3(head.gc.share)} of the window (${base.gc.totalMs.toFixed(0)} \u2192 ${head.gc.totalMs.toFixed(0)} ms)`);
   if (grew(base.peakRssMb, head.peakRssMb, 64)) lines.push(`peak RSS ${base.peakRssMb.toFixed(0)} MB \u2192 ${head.peakRssMb.toFixed(0)} MB`);
   return lines;
 }
@@ -48506,22 +48558,28 @@ function resolvableChange(spread, rounds, confidence, power = 0.95) {
 // src/stats/analyze.ts
 function analyze(benchmarks, options) {
   const latencyBudgets = (id) => options.latencyBudgetFor?.(id) ?? {};
-  const compared = benchmarks.filter((b) => !b.error && b.base && b.head && b.logRatios.length > 0);
-  const family = compared.reduce((sum2, b) => sum2 + 1 + (b.latency ? Object.keys(latencyBudgets(b.id)).length : 0), 0);
-  const level = familyConfidence(options.confidence, family);
+  const level = familyConfidence(options.confidence, familySize(benchmarks, options));
   return benchmarks.map((benchmark) => {
     const budget = options.budgetFor(benchmark.id);
     const base = summarize(benchmark.base?.opsPerSec);
     const head = summarize(benchmark.head?.opsPerSec);
-    const common = { id: benchmark.id, kind: benchmark.kind, file: benchmark.file, budget, base, head, logRatios: benchmark.logRatios };
+    const common = { id: benchmark.id, kind: benchmark.kind, file: benchmark.file, budget, base, head, logRatios: benchmark.logRatios, confirmation: benchmark.confirmation };
     if (benchmark.error) return { ...common, verdict: "error", change: void 0, error: benchmark.error };
     if (!benchmark.base) return { ...common, verdict: "new", change: void 0 };
     if (!benchmark.head) return { ...common, verdict: "removed", change: void 0 };
     if (benchmark.logRatios.length === 0) return { ...common, verdict: "inconclusive", change: void 0 };
     const change = estimateChange(benchmark.logRatios, level);
-    const throughput = decide(change, budget);
+    let throughput = decide(change, budget);
+    let note;
+    if (throughput === "regression" && benchmark.confirmation) {
+      const again = estimateChange(benchmark.confirmation, level);
+      if (decide(again, budget) !== "regression") {
+        throughput = "inconclusive";
+        note = `a regression in the first ${benchmark.logRatios.length} rounds (${pct(change.estimate)}) did not reproduce in ${benchmark.confirmation.length} fresh rounds (${pct(again.estimate)} [${pct(again.low)}, ${pct(again.high)}]): not failing the build on it`;
+      }
+    }
     const resolvable = resolvableChange(roundSpread(benchmark.logRatios), benchmark.logRatios.length, level);
-    if (!benchmark.latency) return { ...common, verdict: throughput, change, resolvable };
+    if (!benchmark.latency) return { ...common, verdict: throughput, change, resolvable, ...note ? { note } : {} };
     const latency = {};
     const budgets = latencyBudgets(benchmark.id);
     for (const [stat2, ratios] of Object.entries(benchmark.latency)) {
@@ -48534,6 +48592,12 @@ function analyze(benchmarks, options) {
     return { ...common, verdict: combine(verdicts), change, latency, resolvable };
   });
 }
+function familySize(benchmarks, options) {
+  const compared = benchmarks.filter((b) => !b.error && b.base && b.head && b.logRatios.length > 0);
+  const latencyBudgets = (id) => options.latencyBudgetFor?.(id) ?? {};
+  return (options.extraFamily ?? 0) + compared.reduce((sum2, b) => sum2 + (options.looksFor?.(b.id) ?? 1) * (1 + (b.latency ? Object.keys(latencyBudgets(b.id)).length : 0)), 0);
+}
+var pct = (x) => `${x > 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
 function combine(verdicts) {
   for (const verdict of ["regression", "inconclusive", "improvement"]) if (verdicts.includes(verdict)) return verdict;
   return "unchanged";
@@ -48579,6 +48643,8 @@ function toReportBenchmark(comparison, http3) {
     change: change ? { estimate: change.estimate, low: change.low, high: change.high, confidence: change.confidence } : null,
     rounds: comparison.logRatios.map((x) => Math.expm1(x)),
     resolvable: Number.isFinite(comparison.resolvable) ? comparison.resolvable : null,
+    ...comparison.confirmation ? { confirmation: comparison.confirmation.map((x) => Math.expm1(x)) } : {},
+    ...comparison.note ? { note: comparison.note } : {},
     ...resolutionWarning(comparison) ? { warning: resolutionWarning(comparison) } : {},
     ...http3 ? { http: http3 } : {},
     ...comparison.error ? { error: comparison.error } : {}
@@ -48587,8 +48653,8 @@ function toReportBenchmark(comparison, http3) {
 function resolutionWarning(comparison) {
   const { resolvable, budget, verdict, logRatios } = comparison;
   if (!Number.isFinite(resolvable) || resolvable <= budget || verdict === "regression" || verdict === "error") return void 0;
-  const pct2 = (x) => `${Number((x * 100).toFixed(x < 0.1 ? 1 : 0))}%`;
-  return `budget ${pct2(budget)} is below what this run resolves (\u2248${pct2(resolvable)} with ${logRatios.length} rounds): a regression between ${pct2(budget)} and ${pct2(resolvable)} would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both).`;
+  const pct3 = (x) => `${Number((x * 100).toFixed(x < 0.1 ? 1 : 0))}%`;
+  return `budget ${pct3(budget)} is below what this run resolves (\u2248${pct3(resolvable)} with ${logRatios.length} rounds): a regression between ${pct3(budget)} and ${pct3(resolvable)} would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both).`;
 }
 function verdictCounts(benchmarks) {
   const parts = [];
@@ -48630,6 +48696,15 @@ async function runGate(options) {
     }
     const rounds = config.rounds ?? 10;
     const httpFamily = config.http.reduce((sum2, b) => sum2 + 1 + Object.keys(b.latencyBudget).length, 0);
+    const looks = config.maxRounds > rounds ? 1 + Math.ceil((config.maxRounds - rounds) / DEFAULTS.lookEvery) : 1;
+    const httpById = new Map(config.http.map((b) => [b.id, b]));
+    const analyzeOptions = {
+      confidence: config.confidence,
+      budgetFor: (id) => httpById.get(id)?.budget ?? budgetFor(id, config),
+      latencyBudgetFor: (id) => httpById.get(id)?.latencyBudget ?? {},
+      looksFor: (id) => httpById.has(id) ? 1 : looks
+    };
+    const microVerdicts = (partial) => analyze(partial, { ...analyzeOptions, extraFamily: httpFamily });
     const httpPlannedMs = config.http.reduce((sum2, b) => sum2 + rounds * (2 * (b.warmupMs + b.durationMs) + 1500), 0);
     const microLimitMs = config.http.length ? Math.max(config.timeLimitMs - httpPlannedMs, config.timeLimitMs * 0.3) : config.timeLimitMs;
     let micro;
@@ -48646,6 +48721,14 @@ async function runGate(options) {
         rounds,
         confidence: config.confidence,
         otherFamily: httpFamily,
+        adaptive: {
+          maxRounds: config.maxRounds,
+          lookEvery: DEFAULTS.lookEvery,
+          looks,
+          decided: (partial) => new Set(microVerdicts(partial).filter((c) => c.verdict !== "inconclusive").map((c) => c.id)),
+          toConfirm: (partial) => config.confirm ? new Set(microVerdicts(partial).filter((c) => c.verdict === "regression").map((c) => c.id)) : /* @__PURE__ */ new Set(),
+          confirmRounds: config.confirm ? rounds : 0
+        },
         timeLimitMs: microLimitMs,
         runnerPath: options.runnerPath,
         log: options.log,
@@ -48665,7 +48748,7 @@ async function runGate(options) {
           benchmarks: config.http,
           mode: config.httpMode,
           // Enough rounds for each interval to reach its share of the confidence, as for micro-benchmarks.
-          rounds: Math.max(rounds, minimumRounds(familyConfidence(config.confidence, httpFamily + comparableMicro(micro)))),
+          rounds: Math.max(rounds, minimumRounds(familyConfidence(config.confidence, httpFamily + comparableMicro(micro) * looks))),
           deadline: started + config.timeLimitMs,
           probePath: options.probePath,
           socketDir,
@@ -48682,14 +48765,9 @@ async function runGate(options) {
     const roundConditions = [...micro?.conditions ?? [], ...http3?.conditions ?? []];
     const spiked = spikedRounds(roundConditions);
     const samples = [...micro?.benchmarks ?? [], ...http3?.benchmarks ?? []];
-    const httpById = new Map(config.http.map((b) => [b.id, b]));
-    const comparisons = analyze(samples, {
-      confidence: config.confidence,
-      budgetFor: (id) => httpById.get(id)?.budget ?? budgetFor(id, config),
-      latencyBudgetFor: (id) => httpById.get(id)?.latencyBudget ?? {}
-    });
+    const comparisons = analyze(samples, analyzeOptions);
     const benchmarks = sortBenchmarks(comparisons.map((c, i) => toReportBenchmark(c, samples[i].http ? httpDetails(samples[i], c) : void 0)));
-    const family = comparisons.reduce((sum2, c) => sum2 + (c.change ? 1 : 0) + Object.values(c.latency ?? {}).filter((l) => l.budget !== void 0).length, 0);
+    const family = familySize(samples, analyzeOptions);
     return {
       version: REPORT_VERSION,
       tool: { name: "benchgate", version: options.toolVersion },
@@ -48701,6 +48779,7 @@ async function runGate(options) {
       run: {
         rounds: micro?.rounds ?? 0,
         plannedRounds: micro?.plannedRounds ?? 0,
+        ...micro ? { maxRounds: Math.max(config.maxRounds, micro.plannedRounds), looks, confirmRounds: micro.confirmRounds ?? 0 } : {},
         ...http3 ? { httpRounds: http3.rounds, httpMode: config.httpMode } : {},
         limited: Boolean(micro?.limited || http3?.limited),
         isolation: config.micro.isolation,
@@ -48721,9 +48800,9 @@ async function runGate(options) {
 function spikeNote(conditions, spiked) {
   const busy = conditions.map((c) => c.busy);
   const median2 = [...busy].sort((a, b) => a - b)[Math.floor(busy.length / 2)];
-  const pct2 = (x) => `${Math.round(x * 100)}%`;
+  const pct3 = (x) => `${Math.round(x * 100)}%`;
   const which = spiked.length === 1 ? `round ${spiked[0]}` : `rounds ${spiked.slice(0, -1).join(", ")} and ${spiked.at(-1)}`;
-  return `the machine was much busier in ${which} (CPU ${spiked.map((r) => pct2(busy[r - 1])).join(", ")} against a median of ${pct2(median2)}): other jobs ran beside benchgate. Their samples still count (the intervals are robust to a few odd rounds), but a surprising verdict is worth a re-run.`;
+  return `the machine was much busier in ${which} (CPU ${spiked.map((r) => pct3(busy[r - 1])).join(", ")} against a median of ${pct3(median2)}): other jobs ran beside benchgate. Their samples still count (the intervals are robust to a few odd rounds), but a surprising verdict is worth a re-run.`;
 }
 function comparableMicro(micro) {
   return micro ? micro.benchmarks.filter((b) => !b.error && b.logRatios.length > 0).length : 0;
@@ -48786,9 +48865,9 @@ async function calibrate(options) {
 
 // src/report/calibration.ts
 function renderCalibration(calibration) {
-  const pct2 = (x) => Number.isFinite(x) ? `${Number((x * 100).toFixed(1))}%` : "\u2013";
+  const pct3 = (x) => Number.isFinite(x) ? `${Number((x * 100).toFixed(1))}%` : "\u2013";
   const header = ["benchmark", "noise/round", `resolves in ${calibration.compareRounds} rounds`, "suggested budget", "budget now"];
-  const rows = calibration.benchmarks.map((b) => [b.id, pct2(b.spread), `\u2248${pct2(b.resolvable)}`, pct2(b.suggestedBudget), pct2(b.budget)]);
+  const rows = calibration.benchmarks.map((b) => [b.id, pct3(b.spread), `\u2248${pct3(b.resolvable)}`, pct3(b.suggestedBudget), pct3(b.budget)]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells) => cells.map((c, i) => i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])).join("  ");
   const rounds = calibration.benchmarks[0]?.rounds ?? 0;
@@ -48803,7 +48882,7 @@ function renderCalibration(calibration) {
     "lets regressions between the two pass unnoticed: raise the budget or the rounds."
   ];
   for (const b of calibration.benchmarks.filter((b2) => b2.warning)) out.push(`warning: ${b.id}: ${b.warning}`);
-  for (const b of calibration.benchmarks.filter((b2) => b2.budget < b2.resolvable)) out.push(`note: ${b.id}: budget ${pct2(b.budget)} is below what ${calibration.compareRounds} rounds resolve (\u2248${pct2(b.resolvable)})`);
+  for (const b of calibration.benchmarks.filter((b2) => b2.budget < b2.resolvable)) out.push(`note: ${b.id}: budget ${pct3(b.budget)} is below what ${calibration.compareRounds} rounds resolve (\u2248${pct3(b.resolvable)})`);
   return out.join("\n");
 }
 
@@ -48860,7 +48939,7 @@ function httpSections(id, details2) {
     header: ["server", "base", "head"],
     rows: [
       ["event-loop delay p50/p99/max (ms)", delays(base), delays(head)],
-      ["event-loop utilisation", pct(base?.eventLoopUtilization), pct(head?.eventLoopUtilization)],
+      ["event-loop utilisation", pct2(base?.eventLoopUtilization), pct2(head?.eventLoopUtilization)],
       ["GC time (share of window)", gc(base), gc(head)],
       ["peak RSS / heap used (MB)", memory(base), memory(head)]
     ]
@@ -48873,7 +48952,7 @@ function failuresLine(base, head) {
   return `failed requests: base ${bad(base) ? describeTraffic(base) : "none"}; head ${bad(head) ? describeTraffic(head) : "none"}`;
 }
 var delays = (s) => s ? `${formatMs(s.eventLoopDelayMs.p50)} / ${formatMs(s.eventLoopDelayMs.p99)} / ${formatMs(s.eventLoopDelayMs.max)}` : "\u2013";
-var pct = (x) => x === void 0 ? "\u2013" : `${(x * 100).toFixed(0)}%`;
+var pct2 = (x) => x === void 0 ? "\u2013" : `${(x * 100).toFixed(0)}%`;
 var gc = (s) => s ? `${s.gc.totalMs.toFixed(0)} ms (${(s.gc.share * 100).toFixed(1)}%), ${s.gc.count.toFixed(0)} pauses` : "\u2013";
 var memory = (s) => s ? `${s.peakRssMb.toFixed(0)} / ${s.peakHeapUsedMb.toFixed(0)}` : "\u2013";
 
@@ -48923,8 +49002,9 @@ function renderTerminal(report2, options) {
     for (const line of sections.moved) lines.push(paint(["yellow"], `  moved: ${line}`));
     lines.push("");
   }
+  for (const b of benchmarks.filter((b2) => b2.note)) lines.push(paint("yellow", `note: ${printable(b.id)}: ${b.note}`));
   for (const b of benchmarks.filter((b2) => b2.warning)) lines.push(paint("yellow", `note: ${printable(b.id)}: ${b.warning}`));
-  if (benchmarks.some((b) => b.warning)) lines.push("");
+  if (benchmarks.some((b) => b.warning || b.note)) lines.push("");
   for (const b of benchmarks.filter((b2) => b2.error)) {
     lines.push(paint(MARK.error.style, `! ${printable(b.id)}`), ...b.error.split("\n").map((line) => `    ${printable(line)}`));
   }
@@ -48939,7 +49019,9 @@ function renderTerminal(report2, options) {
 function runLine(report2) {
   const run = report2.run;
   const family = Math.round((1 - run.confidence) / Math.max(1e-12, 1 - run.intervalConfidence));
-  const rounds = run.rounds < run.plannedRounds ? `${run.rounds} of ${run.plannedRounds} rounds` : `${run.rounds} rounds`;
+  const adaptive = run.maxRounds && run.maxRounds > run.plannedRounds ? ` (adaptive, ${run.plannedRounds} to ${run.maxRounds})` : "";
+  const confirmed = run.confirmRounds ? ` + ${run.confirmRounds} to confirm` : "";
+  const rounds = run.rounds < run.plannedRounds ? `${run.rounds} of ${run.plannedRounds} rounds` : `${run.rounds} rounds${adaptive}${confirmed}`;
   const confidence = family > 1 ? `each interval ${formatConfidence(run.intervalConfidence)}, so ${formatConfidence(run.confidence)} for all ${family} budgeted figures together` : `${formatConfidence(run.confidence)} confidence`;
   const parts = [];
   if (run.plannedRounds > 0) parts.push(`${rounds} (${run.isolation} isolation)`);
@@ -48992,6 +49074,8 @@ function renderMarkdown(report2) {
     out.push("");
   }
   for (const b of benchmarks.filter((b2) => b2.http)) out.push(details(`${b.id}: latency and server`, httpMarkdown(b.id, b.http)), "");
+  for (const b of benchmarks.filter((b2) => b2.note)) out.push(`> [!NOTE]
+> ${escapeInline(b.id)}: ${escapeInline(b.note)}`, "");
   const warned = benchmarks.filter((b) => b.warning);
   for (const b of warned) out.push(`> [!NOTE]
 > ${escapeInline(b.id)}: ${escapeInline(b.warning)}`, "");

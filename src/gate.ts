@@ -3,7 +3,7 @@ import { loadConfig } from './config/load.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { BudgetRule, Config, HttpMode, Isolation } from './config/types.js';
+import { DEFAULTS, type BudgetRule, type Config, type HttpMode, type Isolation } from './config/types.js';
 import { formatDuration } from './config/units.js';
 import { checkout } from './checkout/revisions.js';
 import { discoverBenchFiles } from './measure/micro/discover.js';
@@ -12,9 +12,9 @@ import { measureMicro } from './measure/micro/schedule.js';
 import { pinLoadGenerator } from './measure/http/pinning.js';
 import { measureHttp, type HttpMeasurement } from './measure/http/schedule.js';
 import { spikedRounds, type RoundConditions } from './measure/conditions.js';
-import type { Measurement, MeasureProgress } from './measure/types.js';
+import type { BenchmarkSamples, Measurement, MeasureProgress } from './measure/types.js';
 import { httpDetails } from './report/http.js';
-import { analyze } from './stats/analyze.js';
+import { analyze, familySize } from './stats/analyze.js';
 import { familyConfidence } from './stats/compare.js';
 import { minimumRounds } from './stats/signed-rank.js';
 import { currentEnvironment } from './report/environment.js';
@@ -75,6 +75,16 @@ export async function runGate(options: GateOptions): Promise<Report> {
     }
     const rounds = config.rounds ?? 10;
     const httpFamily = config.http.reduce((sum, b) => sum + 1 + Object.keys(b.latencyBudget).length, 0);
+    // Adaptive micro rounds: a look after `rounds`, then every lookEvery rounds up to maxRounds; each look is paid for.
+    const looks = config.maxRounds > rounds ? 1 + Math.ceil((config.maxRounds - rounds) / DEFAULTS.lookEvery) : 1;
+    const httpById = new Map(config.http.map((b) => [b.id, b]));
+    const analyzeOptions = {
+      confidence: config.confidence,
+      budgetFor: (id: string) => httpById.get(id)?.budget ?? budgetFor(id, config),
+      latencyBudgetFor: (id: string) => httpById.get(id)?.latencyBudget ?? {},
+      looksFor: (id: string) => (httpById.has(id) ? 1 : looks),
+    };
+    const microVerdicts = (partial: BenchmarkSamples[]) => analyze(partial, { ...analyzeOptions, extraFamily: httpFamily });
     // The HTTP load tests' planned time is set aside first: their rounds are long and fixed in length.
     const httpPlannedMs = config.http.reduce((sum, b) => sum + rounds * (2 * (b.warmupMs + b.durationMs) + 1500), 0);
     const microLimitMs = config.http.length ? Math.max(config.timeLimitMs - httpPlannedMs, config.timeLimitMs * 0.3) : config.timeLimitMs;
@@ -92,6 +102,14 @@ export async function runGate(options: GateOptions): Promise<Report> {
         rounds,
         confidence: config.confidence,
         otherFamily: httpFamily,
+        adaptive: {
+          maxRounds: config.maxRounds,
+          lookEvery: DEFAULTS.lookEvery,
+          looks,
+          decided: (partial) => new Set(microVerdicts(partial).filter((c) => c.verdict !== 'inconclusive').map((c) => c.id)),
+          toConfirm: (partial) => (config.confirm ? new Set(microVerdicts(partial).filter((c) => c.verdict === 'regression').map((c) => c.id)) : new Set()),
+          confirmRounds: config.confirm ? rounds : 0,
+        },
         timeLimitMs: microLimitMs,
         runnerPath: options.runnerPath,
         log: options.log,
@@ -111,7 +129,7 @@ export async function runGate(options: GateOptions): Promise<Report> {
         benchmarks: config.http,
         mode: config.httpMode,
         // Enough rounds for each interval to reach its share of the confidence, as for micro-benchmarks.
-        rounds: Math.max(rounds, minimumRounds(familyConfidence(config.confidence, httpFamily + comparableMicro(micro)))),
+        rounds: Math.max(rounds, minimumRounds(familyConfidence(config.confidence, httpFamily + comparableMicro(micro) * looks))),
         deadline: started + config.timeLimitMs,
         probePath: options.probePath,
         socketDir,
@@ -128,14 +146,9 @@ export async function runGate(options: GateOptions): Promise<Report> {
     const roundConditions = [...(micro?.conditions ?? []), ...(http?.conditions ?? [])];
     const spiked = spikedRounds(roundConditions);
     const samples = [...(micro?.benchmarks ?? []), ...(http?.benchmarks ?? [])];
-    const httpById = new Map(config.http.map((b) => [b.id, b]));
-    const comparisons = analyze(samples, {
-      confidence: config.confidence,
-      budgetFor: (id) => httpById.get(id)?.budget ?? budgetFor(id, config),
-      latencyBudgetFor: (id) => httpById.get(id)?.latencyBudget ?? {},
-    });
+    const comparisons = analyze(samples, analyzeOptions);
     const benchmarks = sortBenchmarks(comparisons.map((c, i) => toReportBenchmark(c, samples[i]!.http ? httpDetails(samples[i]!, c) : undefined)));
-    const family = comparisons.reduce((sum, c) => sum + (c.change ? 1 : 0) + Object.values(c.latency ?? {}).filter((l) => l.budget !== undefined).length, 0);
+    const family = familySize(samples, analyzeOptions);
     return {
       version: REPORT_VERSION,
       tool: { name: 'benchgate', version: options.toolVersion },
@@ -147,6 +160,7 @@ export async function runGate(options: GateOptions): Promise<Report> {
       run: {
         rounds: micro?.rounds ?? 0,
         plannedRounds: micro?.plannedRounds ?? 0,
+        ...(micro ? { maxRounds: Math.max(config.maxRounds, micro.plannedRounds), looks, confirmRounds: micro.confirmRounds ?? 0 } : {}),
         ...(http ? { httpRounds: http.rounds, httpMode: config.httpMode } : {}),
         limited: Boolean(micro?.limited || http?.limited),
         isolation: config.micro.isolation,

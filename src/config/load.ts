@@ -21,6 +21,8 @@ interface RawConfig {
   install?: string | false;
   build?: string;
   rounds?: number;
+  'max-rounds'?: number;
+  confirm?: boolean;
   confidence?: string;
   'time-limit'?: string;
 }
@@ -98,6 +100,8 @@ function toConfig(raw: RawConfig, file: string | undefined): Config {
     install: raw.install,
     build: raw.build,
     rounds: raw.rounds,
+    maxRounds: Math.max(raw['max-rounds'] ?? DEFAULTS.maxRounds, raw.rounds ?? DEFAULTS.rounds),
+    confirm: raw.confirm ?? true,
     confidence: raw.confidence !== undefined ? parsePercent(raw.confidence) : DEFAULTS.confidence,
     timeLimitMs: raw['time-limit'] ? parseDuration(raw['time-limit']) : DEFAULTS.timeLimitMs,
   });

@@ -64,6 +64,10 @@ export interface Config {
   readonly build: string | undefined;
   /** Rounds to run, or undefined for the default. */
   readonly rounds: number | undefined;
+  /** Adaptive rounds: the most micro-benchmark rounds a run may take. */
+  readonly maxRounds: number;
+  /** Confirm each micro-benchmark regression with a fresh group of processes. */
+  readonly confirm: boolean;
   /** Confidence for the whole run, e.g. 0.95. */
   readonly confidence: number;
   readonly timeLimitMs: number;
@@ -78,6 +82,8 @@ export const DEFAULTS = {
   confidence: 0.95,
   timeLimitMs: 5 * 60_000,
   rounds: 10,
+  maxRounds: 40,
+  lookEvery: 5,
   httpConnections: 10,
   httpDurationMs: 3000,
   httpWarmupMs: 1000,

@@ -18,6 +18,8 @@ export interface BenchmarkSamples {
   file: string | undefined;
   /** Per-round ln(head ops/s / base ops/s): the samples the change and its interval come from. */
   logRatios: number[];
+  /** Log ratios of the fresh group of processes that had to reproduce a regression (micro only). */
+  confirmation?: number[] | undefined;
   /** Undefined when the benchmark does not exist at that revision. */
   base: SideSamples | undefined;
   head: SideSamples | undefined;
@@ -46,6 +48,8 @@ export interface Measurement {
   plannedRounds: number;
   /** True when the time limit stopped rounds before the plan was done. */
   limited: boolean;
+  /** Rounds of the confirmation group (0 when nothing needed confirming). */
+  confirmRounds?: number;
   durationMs: number;
   isolation: string;
   /** The machine's state in each completed round. */

@@ -38,6 +38,7 @@ export function renderMarkdown(report: Report): string {
     out.push('');
   }
   for (const b of benchmarks.filter((b) => b.http)) out.push(details(`${b.id}: latency and server`, httpMarkdown(b.id, b.http!)), '');
+  for (const b of benchmarks.filter((b) => b.note)) out.push(`> [!NOTE]\n> ${escapeInline(b.id)}: ${escapeInline(b.note!)}`, '');
   const warned = benchmarks.filter((b) => b.warning);
   for (const b of warned) out.push(`> [!NOTE]\n> ${escapeInline(b.id)}: ${escapeInline(b.warning!)}`, '');
   const errors = benchmarks.filter((b) => b.error);

@@ -31,6 +31,9 @@ export interface ReportBenchmark {
   resolvable: number | null;
   /** Set when the budget is below what the run resolves: a regression between the two would pass unnoticed. */
   warning?: string;
+  /** Rounds of the fresh group that had to reproduce a regression, and why a verdict is not plain from its interval. */
+  confirmation?: number[];
+  note?: string;
   /** HTTP benchmarks: latency, traffic and server-side figures. base/head opsPerSec are 2xx requests/s. */
   http?: HttpDetails;
   error?: string;
@@ -49,6 +52,10 @@ export interface RunInfo {
   /** Micro-benchmark rounds (processes or process pairs). */
   rounds: number;
   plannedRounds: number;
+  /** Adaptive rounds: the most rounds allowed, the looks paid for in the confidence, and the rounds of the confirmation group. */
+  maxRounds?: number;
+  looks?: number;
+  confirmRounds?: number;
   /** HTTP rounds per load test, when there are HTTP benchmarks. */
   httpRounds?: number;
   httpMode?: string;
@@ -108,6 +115,8 @@ export function toReportBenchmark(comparison: Comparison, http?: HttpDetails): R
     change: change ? { estimate: change.estimate, low: change.low, high: change.high, confidence: change.confidence } : null,
     rounds: comparison.logRatios.map((x) => Math.expm1(x)),
     resolvable: Number.isFinite(comparison.resolvable) ? comparison.resolvable! : null,
+    ...(comparison.confirmation ? { confirmation: comparison.confirmation.map((x) => Math.expm1(x)) } : {}),
+    ...(comparison.note ? { note: comparison.note } : {}),
     ...(resolutionWarning(comparison) ? { warning: resolutionWarning(comparison)! } : {}),
     ...(http ? { http } : {}),
     ...(comparison.error ? { error: comparison.error } : {}),

@@ -60,8 +60,9 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
     for (const line of sections.moved) lines.push(paint(['yellow'], `  moved: ${line}`));
     lines.push('');
   }
+  for (const b of benchmarks.filter((b) => b.note)) lines.push(paint('yellow', `note: ${printable(b.id)}: ${b.note}`));
   for (const b of benchmarks.filter((b) => b.warning)) lines.push(paint('yellow', `note: ${printable(b.id)}: ${b.warning}`));
-  if (benchmarks.some((b) => b.warning)) lines.push('');
+  if (benchmarks.some((b) => b.warning || b.note)) lines.push('');
   for (const b of benchmarks.filter((b) => b.error)) {
     lines.push(paint(MARK.error.style, `! ${printable(b.id)}`), ...b.error!.split('\n').map((line) => `    ${printable(line)}`));
   }
@@ -79,7 +80,9 @@ export function runLine(report: Report): string {
   const run = report.run!;
   // Bonferroni: each interval's level is 1 - alpha/family, so the family's size can be read back from it.
   const family = Math.round((1 - run.confidence) / Math.max(1e-12, 1 - run.intervalConfidence));
-  const rounds = run.rounds < run.plannedRounds ? `${run.rounds} of ${run.plannedRounds} rounds` : `${run.rounds} rounds`;
+  const adaptive = run.maxRounds && run.maxRounds > run.plannedRounds ? ` (adaptive, ${run.plannedRounds} to ${run.maxRounds})` : '';
+  const confirmed = run.confirmRounds ? ` + ${run.confirmRounds} to confirm` : '';
+  const rounds = run.rounds < run.plannedRounds ? `${run.rounds} of ${run.plannedRounds} rounds` : `${run.rounds} rounds${adaptive}${confirmed}`;
   const confidence =
     family > 1
       ? `each interval ${formatConfidence(run.intervalConfidence)}, so ${formatConfidence(run.confidence)} for all ${family} budgeted figures together`

@@ -24,8 +24,12 @@ export interface Comparison {
   change: Change | undefined;
   /** The per-round log ratios the change was estimated from. */
   logRatios: readonly number[];
+  /** Log ratios of the confirmation group, when a regression had to reproduce. */
+  confirmation?: readonly number[] | undefined;
   /** The smallest change beyond the budget this run's rounds detect with 95% power (relative); NaN when unknown. */
   resolvable?: number | undefined;
+  /** Why the verdict is what it is, when that is not plain from the interval (an unconfirmed regression). */
+  note?: string | undefined;
   /** HTTP only: the change of each latency figure (positive = slower), with a verdict where it has a budget. */
   latency?: Partial<Record<LatencyStat, LatencyComparison>> | undefined;
   error?: string | undefined;
@@ -43,6 +47,14 @@ export interface AnalyzeOptions {
   budgetFor: (id: string) => number;
   /** Latency budgets of an HTTP benchmark, by id. */
   latencyBudgetFor?: (id: string) => Partial<Record<LatencyStat, number>>;
+  /**
+   * How many times the data of a benchmark is looked at (adaptive rounds), 1 by default. Each look is
+   * one more chance of a false verdict, so each counts in the family: Bonferroni over every
+   * (figure, look) pair keeps the whole sequential run's false-verdict rate at 1 - confidence.
+   */
+  looksFor?: (id: string) => number;
+  /** Budgeted figures measured elsewhere (HTTP, while micro rounds are still running) that share the family. */
+  extraFamily?: number;
 }
 
 /**
@@ -51,23 +63,29 @@ export interface AnalyzeOptions {
  */
 export function analyze(benchmarks: readonly BenchmarkSamples[], options: AnalyzeOptions): Comparison[] {
   const latencyBudgets = (id: string) => options.latencyBudgetFor?.(id) ?? {};
-  const compared = benchmarks.filter((b) => !b.error && b.base && b.head && b.logRatios.length > 0);
-  // Every budgeted figure is one chance of a false alarm: throughput of each benchmark, plus each latency budget.
-  const family = compared.reduce((sum, b) => sum + 1 + (b.latency ? Object.keys(latencyBudgets(b.id)).length : 0), 0);
-  const level = familyConfidence(options.confidence, family);
+  const level = familyConfidence(options.confidence, familySize(benchmarks, options));
   return benchmarks.map((benchmark) => {
     const budget = options.budgetFor(benchmark.id);
     const base = summarize(benchmark.base?.opsPerSec);
     const head = summarize(benchmark.head?.opsPerSec);
-    const common = { id: benchmark.id, kind: benchmark.kind, file: benchmark.file, budget, base, head, logRatios: benchmark.logRatios };
+    const common = { id: benchmark.id, kind: benchmark.kind, file: benchmark.file, budget, base, head, logRatios: benchmark.logRatios, confirmation: benchmark.confirmation };
     if (benchmark.error) return { ...common, verdict: 'error', change: undefined, error: benchmark.error };
     if (!benchmark.base) return { ...common, verdict: 'new', change: undefined };
     if (!benchmark.head) return { ...common, verdict: 'removed', change: undefined };
     if (benchmark.logRatios.length === 0) return { ...common, verdict: 'inconclusive', change: undefined };
     const change = estimateChange(benchmark.logRatios, level);
-    const throughput = decide(change, budget);
+    let throughput = decide(change, budget);
+    let note: string | undefined;
+    if (throughput === 'regression' && benchmark.confirmation) {
+      // The regression stands only if the fresh group alone shows it too.
+      const again = estimateChange(benchmark.confirmation, level);
+      if (decide(again, budget) !== 'regression') {
+        throughput = 'inconclusive';
+        note = `a regression in the first ${benchmark.logRatios.length} rounds (${pct(change.estimate)}) did not reproduce in ${benchmark.confirmation.length} fresh rounds (${pct(again.estimate)} [${pct(again.low)}, ${pct(again.high)}]): not failing the build on it`;
+      }
+    }
     const resolvable = resolvableChange(roundSpread(benchmark.logRatios), benchmark.logRatios.length, level);
-    if (!benchmark.latency) return { ...common, verdict: throughput, change, resolvable };
+    if (!benchmark.latency) return { ...common, verdict: throughput, change, resolvable, ...(note ? { note } : {}) };
     const latency: Partial<Record<LatencyStat, LatencyComparison>> = {};
     const budgets = latencyBudgets(benchmark.id);
     for (const [stat, ratios] of Object.entries(benchmark.latency) as [LatencyStat, number[]][]) {
@@ -80,6 +98,15 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
     return { ...common, verdict: combine(verdicts), change, latency, resolvable };
   });
 }
+
+/** Every budgeted figure, once per look at its data: throughput of each compared benchmark, plus each latency budget. */
+export function familySize(benchmarks: readonly BenchmarkSamples[], options: AnalyzeOptions): number {
+  const compared = benchmarks.filter((b) => !b.error && b.base && b.head && b.logRatios.length > 0);
+  const latencyBudgets = (id: string) => options.latencyBudgetFor?.(id) ?? {};
+  return (options.extraFamily ?? 0) + compared.reduce((sum, b) => sum + (options.looksFor?.(b.id) ?? 1) * (1 + (b.latency ? Object.keys(latencyBudgets(b.id)).length : 0)), 0);
+}
+
+const pct = (x: number) => `${x > 0 ? '+' : ''}${(x * 100).toFixed(1)}%`;
 
 /** The verdict of a benchmark judged on several figures: any regression wins, then any doubt, then any improvement. */
 function combine(verdicts: Verdict[]): Verdict {

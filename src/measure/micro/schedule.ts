@@ -25,6 +25,20 @@ export interface MicroPlan {
   otherFamily?: number;
   timeLimitMs: number;
   runnerPath: string;
+  /**
+   * Adaptive rounds: after `rounds`, every `lookEvery` rounds, `decided` names the benchmarks that need
+   * no more rounds (they are left out of later rounds), until all are decided or `maxRounds`. Then
+   * `toConfirm` names the regressions that a fresh group of `confirmRounds` rounds must reproduce.
+   */
+  adaptive?: {
+    maxRounds: number;
+    lookEvery: number;
+    /** How many looks the plan allows, so the statistics can pay for them: 1 + ceil((max - min) / lookEvery). */
+    looks: number;
+    decided: (benchmarks: BenchmarkSamples[]) => Set<string>;
+    toConfirm: (benchmarks: BenchmarkSamples[]) => Set<string>;
+    confirmRounds: number;
+  };
   onProgress?: (progress: MeasureProgress) => void;
   log: (line: string) => void;
   now?: () => number;
@@ -117,36 +131,73 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
   let rounds = 0;
   let limited = false;
   const conditions: RoundConditions[] = [];
+  const adaptive = plan.adaptive;
+  const looks = adaptive?.looks ?? 1;
+  const decided = new Set<string>();
+  // Time kept back for confirming regressions, once a round's length is known.
+  const reserve = (perRound: number) => (adaptive && adaptive.confirmRounds > 0 ? adaptive.confirmRounds * perRound : 0);
 
-  for (let round = 0; round < plannedRounds; round++) {
-    const elapsed = now() - started;
-    const perRound = rounds ? elapsed / rounds : 0;
-    if (rounds > 0 && elapsed + perRound > plan.timeLimitMs) {
-      limited = true;
-      plan.log(`time limit of ${Math.round(plan.timeLimitMs / 1000)}s reached after ${rounds} of ${plannedRounds} rounds`);
-      break;
-    }
-    plan.onProgress?.({ round: round + 1, rounds: plannedRounds, elapsedMs: elapsed, remainingMs: perRound * (plannedRounds - round) });
+  const runOne = async (round: number, skipNow: Set<string>, into: 'main' | 'confirmation') => {
     const cpuBefore = sampleCpu();
     const load1 = os.loadavg()[0] ?? 0;
-    const outcome = await runRound(strategy, round, { settings: plan.settings, batches, skip: [...skip] }, errors, skip);
+    const outcome = await runRound(strategy, round, { settings: plan.settings, batches, skip: [...skipNow] }, errors, skipNow);
+    for (const id of skipNow) if (errors.has(id)) skip.add(id);
     if (round === 0) {
       await explainLoadErrors(outcome.files, plan, spawn, errors, skip);
-      plannedRounds = Math.max(plannedRounds, minimumRounds(familyConfidence(plan.confidence, comparable(outcome.tasks, errors) + (plan.otherFamily ?? 0))));
+      plannedRounds = Math.max(plannedRounds, minimumRounds(familyConfidence(plan.confidence, comparable(outcome.tasks, errors) * looks + (plan.otherFamily ?? 0))));
     }
     for (const task of outcome.tasks) {
       batches[task.id] ??= task.batch;
-      record(samples, task, errors, skip);
+      record(samples, task, errors, skip, into);
     }
     conditions.push({ busy: busyBetween(cpuBefore, sampleCpu()), load1 });
+  };
+
+  const maxRounds = () => Math.max(plannedRounds, adaptive?.maxRounds ?? plannedRounds);
+  for (let round = 0; round < maxRounds(); round++) {
+    const elapsed = now() - started;
+    const perRound = rounds ? elapsed / rounds : 0;
+    if (rounds > 0 && elapsed + perRound + (round >= plannedRounds ? reserve(perRound) : 0) > plan.timeLimitMs) {
+      limited = round < plannedRounds;
+      plan.log(`time limit of ${Math.round(plan.timeLimitMs / 1000)}s: stopping after ${rounds} rounds`);
+      break;
+    }
+    const target = round < plannedRounds ? plannedRounds : maxRounds();
+    plan.onProgress?.({ round: round + 1, rounds: target, elapsedMs: elapsed, remainingMs: perRound * (target - round) });
+    await runOne(round, new Set([...skip, ...decided]), 'main');
     rounds++;
+    if (!adaptive) continue;
+    const look = rounds >= plannedRounds && (rounds - plannedRounds) % adaptive.lookEvery === 0;
+    if (!look) continue;
+    for (const id of adaptive.decided([...samples.values()])) decided.add(id);
+    const open = [...samples.values()].filter((b) => !b.error && !errors.has(b.id) && b.base && b.head && !decided.has(b.id));
+    if (open.length === 0) break;
+    if (rounds === plannedRounds) plan.log(`after ${rounds} rounds, ${open.length} benchmark(s) have no verdict yet: adding rounds for them (up to ${maxRounds()})`);
+  }
+
+  // A regression must reproduce in a fresh group of processes before it can fail the build.
+  let confirmRounds = 0;
+  const confirming = adaptive && adaptive.confirmRounds > 0 ? adaptive.toConfirm([...samples.values()]) : new Set<string>();
+  // As many fresh rounds as the first group had to have: enough for the interval to reach its level alone.
+  const confirmTarget = adaptive ? Math.max(adaptive.confirmRounds, plannedRounds) : 0;
+  if (confirming.size > 0) {
+    plan.log(`confirming ${confirming.size} regression(s) with ${confirmTarget} fresh rounds`);
+    const others = new Set([...samples.keys()].filter((id) => !confirming.has(id)));
+    for (let i = 0; i < confirmTarget; i++) {
+      const elapsed = now() - started;
+      const perRound = rounds ? elapsed / rounds : 0;
+      if (elapsed + perRound > plan.timeLimitMs) break;
+      plan.onProgress?.({ round: i + 1, rounds: confirmTarget, elapsedMs: elapsed, remainingMs: perRound * (confirmTarget - i) });
+      await runOne(rounds + i, new Set([...skip, ...others]), 'confirmation');
+      confirmRounds++;
+    }
   }
   for (const [id, message] of errors) {
     const entry = samples.get(id) ?? emptySamples(id);
     entry.error = message;
     samples.set(id, entry);
   }
-  return { benchmarks: [...samples.values()], rounds, plannedRounds, limited, durationMs: now() - started, isolation: plan.isolation, conditions };
+  return { benchmarks: [...samples.values()], rounds, plannedRounds, limited, durationMs: now() - started, isolation: plan.isolation, conditions, confirmRounds };
 }
 
 async function runRound(strategy: RoundStrategy, round: number, job: Omit<MicroJob, 'sides'>, errors: Map<string, string>, skip: Set<string>): Promise<RoundOutcome> {
@@ -167,7 +218,7 @@ function comparable(tasks: TaskOutcome[], errors: Map<string, string>): number {
   return tasks.filter((task) => task.base && task.head && !task.error && !errors.has(task.id)).length;
 }
 
-function record(samples: Map<string, BenchmarkSamples>, task: TaskOutcome, errors: Map<string, string>, skip: Set<string>): void {
+function record(samples: Map<string, BenchmarkSamples>, task: TaskOutcome, errors: Map<string, string>, skip: Set<string>, into: 'main' | 'confirmation'): void {
   if (errors.has(task.id)) return;
   if (task.error) {
     errors.set(task.id, `at ${task.error.revision}: ${task.error.message}`);
@@ -175,6 +226,10 @@ function record(samples: Map<string, BenchmarkSamples>, task: TaskOutcome, error
     return;
   }
   const entry = samples.get(task.id) ?? emptySamples(task.id);
+  if (into === 'confirmation') {
+    if (task.logRatio !== undefined) (entry.confirmation ??= []).push(task.logRatio);
+    return;
+  }
   entry.batch = task.batch;
   if (task.base) (entry.base ??= { opsPerSec: [] }).opsPerSec.push(task.base.opsPerSec);
   if (task.head) (entry.head ??= { opsPerSec: [] }).opsPerSec.push(task.head.opsPerSec);
