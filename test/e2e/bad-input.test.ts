@@ -123,7 +123,7 @@ describe('bad benchmarks', () => {
 
 describe('interrupted runs', () => {
   it('on SIGTERM during a slow install removes the worktree and kills the install', async () => {
-    repo = inlineRepo({ 'bench/a.bench.js': BENCH, 'benchgate.yml': "install: 'echo installing; sleep 30'\n" });
+    repo = inlineRepo({ 'bench/a.bench.js': BENCH, 'benchgate.yml': "install: 'echo installing; sleep 31.7'\n" });
     let sent = false;
     const run = await runCli(['compare', '--base', 'main'], repo, {
       onStderr: (text, pid) => {
@@ -134,7 +134,7 @@ describe('interrupted runs', () => {
       },
     });
     expect(run.code).toBe(143);
-    expect(processesMentioning('sleep 30')).toEqual([]);
+    expect(processesMentioning('sleep 31.7')).toEqual([]);
   });
 
   it('on SIGINT stops every benchmark process and removes the worktrees', async () => {
