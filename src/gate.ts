@@ -123,21 +123,21 @@ export async function runGate(options: GateOptions): Promise<Report> {
       options.log(`http load tests: ${config.http.map((b) => b.name).join(', ')} (${config.httpMode} servers${config.httpPin ? ', pinned' : ''})`);
       const pinning = config.httpPin ? pinLoadGenerator(options.log) : undefined;
       try {
-      http = await measureHttp({
-        base: tree.base,
-        head: tree.head,
-        benchmarks: config.http,
-        mode: config.httpMode,
-        // Enough rounds for each interval to reach its share of the confidence, as for micro-benchmarks.
-        rounds: Math.max(rounds, minimumRounds(familyConfidence(config.confidence, httpFamily + comparableMicro(micro) * looks))),
-        deadline: started + config.timeLimitMs,
-        probePath: options.probePath,
-        socketDir,
-        ...(pinning ? { serverPrefix: pinning.serverPrefix } : {}),
-        log: options.log,
-        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-        now,
-      });
+        http = await measureHttp({
+          base: tree.base,
+          head: tree.head,
+          benchmarks: config.http,
+          mode: config.httpMode,
+          // Enough rounds for each interval to reach its share of the confidence, as for micro-benchmarks.
+          rounds: Math.max(rounds, minimumRounds(familyConfidence(config.confidence, httpFamily + comparableMicro(micro) * looks))),
+          deadline: started + config.timeLimitMs,
+          probePath: options.probePath,
+          socketDir,
+          ...(pinning ? { serverPrefix: pinning.serverPrefix } : {}),
+          log: options.log,
+          ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+          now,
+        });
       } finally {
         pinning?.release();
       }
