@@ -1,0 +1,99 @@
+// npm run evaluate: runs the real gate many times on a generated project with known effects and prints
+// the false-fail rate on A/A, the detection rate per effect size, the time to a verdict, and how close
+// the estimate was to the truth. The slowdowns are injected busy work whose cost is measured first.
+// Not part of npm test: it takes minutes. RUNS_AA, RUNS_EFFECT, EFFECTS and BUDGET tune it.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+const runsAA = Number(process.env.RUNS_AA ?? 6);
+const runsEffect = Number(process.env.RUNS_EFFECT ?? 3);
+const effects = (process.env.EFFECTS ?? '0.03,0.05,0.10,0.20,1.0').split(',').map(Number);
+const budget = process.env.BUDGET ?? '1%';
+
+const WORK = `import { createHash } from 'node:crypto';
+export const busy = { k: 0 };
+let sink = 0;
+function spin(k) { for (let i = 0; i < k; i++) sink = (sink + i * 7) | 0; return sink; }
+export function etag(body) { spin(busy.k); return createHash('sha1').update(body).digest('base64'); }
+export function serialize(todo) { return JSON.stringify(todo); }
+let counter = 0;
+export function requestId() { counter = (counter + 1) | 0; return 'f0e1d2c3-b4a5-4697-' + counter; }
+export { spin };
+`;
+const BENCH = (k) => `import { busy, etag, requestId, serialize } from '../src/work.js';
+busy.k = ${k};
+const todo = { id: 1, title: 'groceries', todos: [{ id: 1, title: 'milk' }, { id: 2, title: 'bread' }] };
+export default {
+  'etag of a body': () => etag('{"id":1,"title":"groceries"}'),
+  'serialize a todo list': () => serialize(todo),
+  'make request id': () => requestId(),
+};
+`;
+
+/** Per-call time of the etag task and of one spin iteration, in one process: k for a given slowdown is their ratio. */
+function measureCosts(dir) {
+  const probe = `import { etag, spin } from './src/work.js';
+const time = (f, n) => { for (let i = 0; i < n; i++) f(); const t = process.hrtime.bigint(); for (let i = 0; i < n; i++) f(); return Number(process.hrtime.bigint() - t) / n; };
+const call = Math.min(...Array.from({ length: 5 }, () => time(() => etag('{"id":1,"title":"groceries"}'), 200000)));
+const iteration = Math.min(...Array.from({ length: 5 }, () => time(() => spin(1000), 20000))) / 1000;
+console.log(JSON.stringify({ call, iteration }));`;
+  writeFileSync(path.join(dir, 'probe.mjs'), probe);
+  return JSON.parse(execFileSync(process.execPath, ['probe.mjs'], { cwd: dir, encoding: 'utf8' }));
+}
+
+function makeRepo(k) {
+  const dir = fs_tmp();
+  const git = (...args) => execFileSync('git', ['-c', 'user.name=e', '-c', 'user.email=e@example.invalid', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, stdio: 'pipe' });
+  mkdirSync(path.join(dir, 'src'));
+  mkdirSync(path.join(dir, 'bench'));
+  writeFileSync(path.join(dir, 'package.json'), '{ "name": "evaluate", "private": true, "type": "module" }\n');
+  writeFileSync(path.join(dir, 'src/work.js'), WORK);
+  writeFileSync(path.join(dir, 'bench/work.bench.js'), BENCH(0));
+  writeFileSync(path.join(dir, 'benchgate.yml'), `budget: ${budget}\n`);
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'base');
+  git('checkout', '-q', '-b', 'feature');
+  writeFileSync(path.join(dir, 'bench/work.bench.js'), BENCH(k));
+  git('commit', '-q', '-am', 'head', '--allow-empty');
+  return dir;
+}
+
+function fs_tmp() {
+  return mkdtempSync(path.join(os.tmpdir(), 'benchgate-evaluate-'));
+}
+
+const scratch = makeRepo(0);
+const costs = measureCosts(scratch);
+rmSync(scratch, { recursive: true, force: true });
+console.log(`benchgate evaluate: ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model.trim()}, budget ${budget}`);
+console.log(`etag task ${costs.call.toFixed(0)} ns a call, one spin iteration ${costs.iteration.toFixed(2)} ns\n`);
+console.log('effect on etag  runs  fails (regression)  other tasks flagged  median time  max time  median estimate');
+const rows = [['A/A', 0, runsAA], ...effects.map((e) => [`-${Math.round((e / (1 + e)) * 1000) / 10}% (x${(1 + e).toFixed(2)} time)`, e, runsEffect])];
+for (const [label, effect, runs] of rows) {
+  const k = Math.round((effect * costs.call) / costs.iteration);
+  let fails = 0;
+  let others = 0;
+  const times = [];
+  const estimates = [];
+  for (let r = 0; r < runs; r++) {
+    const repo = makeRepo(k);
+    const started = Date.now();
+    spawnSync(process.execPath, [cli, 'compare', '--base', 'main', '--json', 'report.json'], { cwd: repo, stdio: 'ignore' });
+    times.push((Date.now() - started) / 1000);
+    const report = JSON.parse(readFileSync(path.join(repo, 'report.json'), 'utf8'));
+    rmSync(repo, { recursive: true, force: true });
+    const etag = report.benchmarks.find((b) => b.id.endsWith('etag of a body'));
+    if (etag?.verdict === 'regression') fails++;
+    if (etag?.change) estimates.push(etag.change.estimate);
+    others += report.benchmarks.filter((b) => !b.id.endsWith('etag of a body') && (b.verdict === 'regression' || b.verdict === 'improvement')).length;
+  }
+  times.sort((a, b) => a - b);
+  estimates.sort((a, b) => a - b);
+  const pct = (x) => `${(x * 100).toFixed(1)}%`;
+  console.log(`${String(label).padEnd(24)} ${String(runs).padStart(4)}  ${`${fails}/${runs}`.padStart(18)}  ${String(others).padStart(19)}  ${`${times[Math.floor(runs / 2)].toFixed(0)}s`.padStart(11)}  ${`${times.at(-1).toFixed(0)}s`.padStart(8)}  ${estimates.length ? pct(estimates[Math.floor(estimates.length / 2)]) : '–'}`);
+}
