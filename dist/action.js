@@ -72158,6 +72158,11 @@ function messageOf(error2) {
   if (error2 instanceof Error) return error2.message;
   return typeof error2 === "string" ? error2 : JSON.stringify(error2) ?? String(error2);
 }
+function describeFailure(error2) {
+  if (error2 instanceof UserError) return error2.message;
+  if (error2 instanceof Error) return error2.stack ?? error2.message;
+  return messageOf(error2);
+}
 
 // src/config/units.ts
 function parsePercent(text) {
@@ -72542,6 +72547,7 @@ var benchgate_schema_default = {
 };
 
 // src/config/types.ts
+var LATENCY_STATS = ["p50", "p90", "p99", "mean"];
 var DEFAULTS2 = {
   budget: 0.05,
   files: ["bench/**/*.bench.{js,mjs,cjs}"],
@@ -74728,7 +74734,9 @@ function describeTraffic(t) {
 }
 
 // src/measure/http/schedule.ts
-var LATENCY_STATS = ["p50", "p90", "p99", "mean"];
+function estimatedRoundMs(benchmark) {
+  return 2 * (benchmark.warmupMs + benchmark.durationMs) + 1500;
+}
 var BenchmarkFailure = class extends Error {
 };
 async function measureHttp(plan) {
@@ -74738,7 +74746,7 @@ async function measureHttp(plan) {
   let rounds = 0;
   let limited = false;
   const conditions = [];
-  const perRound = plan.benchmarks.map((b) => 2 * (b.warmupMs + b.durationMs) + 1500);
+  const perRound = plan.benchmarks.map(estimatedRoundMs);
   for (const [index, benchmark] of plan.benchmarks.entries()) {
     const samples = emptySamples2(benchmark);
     results.push(samples);
@@ -74899,12 +74907,11 @@ function judgeTraffic(benchmark, base, head, logRatio) {
 }
 
 // src/report/http.ts
-var STATS = ["p50", "p90", "p99", "mean"];
 function httpDetails(samples, comparison) {
   const http4 = samples.http;
   if (!http4 || http4.base.length === 0 || http4.head.length === 0) return void 0;
   const latency = {};
-  for (const stat3 of STATS) {
+  for (const stat3 of LATENCY_STATS) {
     const compared = comparison.latency?.[stat3];
     if (!compared) continue;
     const { estimate, low, high, confidence } = compared.change;
@@ -75051,6 +75058,7 @@ function runVerdict(benchmarks) {
 }
 function toReportBenchmark(comparison, http4) {
   const { change } = comparison;
+  const warning2 = resolutionWarning(comparison);
   return {
     id: comparison.id,
     kind: comparison.kind,
@@ -75064,7 +75072,7 @@ function toReportBenchmark(comparison, http4) {
     resolvable: Number.isFinite(comparison.resolvable) ? comparison.resolvable : null,
     ...comparison.confirmation ? { confirmation: comparison.confirmation.map((x) => Math.expm1(x)) } : {},
     ...comparison.note ? { note: comparison.note } : {},
-    ...resolutionWarning(comparison) ? { warning: resolutionWarning(comparison) } : {},
+    ...warning2 ? { warning: warning2 } : {},
     ...http4 ? { http: http4 } : {},
     ...comparison.error ? { error: comparison.error } : {}
   };
@@ -75124,7 +75132,7 @@ async function runGate(options) {
       looksFor: (id) => httpById.has(id) ? 1 : looks
     };
     const microVerdicts = (partial) => analyze(partial, { ...analyzeOptions, extraFamily: httpFamily });
-    const httpPlannedMs = config.http.reduce((sum2, b) => sum2 + rounds * (2 * (b.warmupMs + b.durationMs) + 1500), 0);
+    const httpPlannedMs = config.http.reduce((sum2, b) => sum2 + rounds * estimatedRoundMs(b), 0);
     const microLimitMs = config.http.length ? Math.max(config.timeLimitMs - httpPlannedMs, config.timeLimitMs * 0.3) : config.timeLimitMs;
     let micro;
     if (hasMicro) {
@@ -75490,20 +75498,38 @@ function escapeInline(text) {
   return escapeHtml(text.replace(/[\r\n]+/g, " ")).replace(/[\\`*_{}[\]()#+\-!|~]/g, (char) => `\\${char}`).replace(/@/g, "@\u200B");
 }
 
+// src/util/signals.ts
+function trapSignals(options) {
+  const cleanups = /* @__PURE__ */ new Set();
+  const onSignal = (signal) => {
+    options.announce(signal);
+    killAll();
+    for (const cleanup of cleanups) cleanup();
+    process.exit(options.exitCode(signal));
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  return {
+    onCleanup(cleanup) {
+      cleanups.add(cleanup);
+      return () => cleanups.delete(cleanup);
+    },
+    release() {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    }
+  };
+}
+
 // src/action/run.ts
 var run = promisify(execFile2);
 var PULL_REQUEST_TARGET = `benchgate refuses to run under pull_request_target: that event runs with a read/write token and the base repository's secrets, and benchgate would install and execute the pull request's code (its install script, bench files and server). A malicious pull request could then steal the token or the secrets. Use the pull_request event (and the two-workflow pattern for comments on pull requests from forks, see the README), or set allow-pull-request-target: true if every pull request to this repository is trusted.`;
 async function runAction(deps) {
   const { core, env } = deps;
-  const cleanups = /* @__PURE__ */ new Set();
-  const onSignal = (signal) => {
-    core.warning(`benchgate: ${signal} received (job cancelled): stopping benchmark processes and removing worktrees`);
-    killAll();
-    for (const cleanup of cleanups) cleanup();
-    process.exit(1);
-  };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+  const trap = trapSignals({
+    announce: (signal) => core.warning(`benchgate: ${signal} received (job cancelled): stopping benchmark processes and removing worktrees`),
+    exitCode: () => 1
+  });
   try {
     const settings = parseActionInputs((name) => core.getInput(name), {
       eventName: env.GITHUB_EVENT_NAME ?? "",
@@ -75528,14 +75554,11 @@ async function runAction(deps) {
         toolVersion: deps.version,
         log: (line) => core.info(line),
         onProgress: (p) => core.info(`round ${p.round} of ${p.rounds}`),
-        onCleanup: (cleanup) => {
-          cleanups.add(cleanup);
-          return () => cleanups.delete(cleanup);
-        }
+        onCleanup: trap.onCleanup
       });
     } catch (error2) {
       killAll();
-      report2 = errorReport(error2 instanceof UserError ? error2.message : error2 instanceof Error ? error2.stack ?? error2.message : messageOf(error2), deps.version);
+      report2 = errorReport(describeFailure(error2), deps.version);
     }
     if (settings.pullRequest) report2.pullRequest = settings.pullRequest;
     await publish(report2, settings, deps);
@@ -75543,8 +75566,7 @@ async function runAction(deps) {
     core.setFailed(messageOf(error2));
     await core.summary.addRaw(renderMarkdown(errorReport(messageOf(error2), deps.version)), true).write().catch(() => void 0);
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    trap.release();
   }
 }
 async function publish(report2, settings, deps) {

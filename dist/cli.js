@@ -46136,8 +46136,14 @@ function messageOf(error) {
   if (error instanceof Error) return error.message;
   return typeof error === "string" ? error : JSON.stringify(error) ?? String(error);
 }
+function describeFailure(error) {
+  if (error instanceof UserError) return error.message;
+  if (error instanceof Error) return error.stack ?? error.message;
+  return messageOf(error);
+}
 
 // src/config/types.ts
+var LATENCY_STATS = ["p50", "p90", "p99", "mean"];
 var DEFAULTS = {
   budget: 0.05,
   files: ["bench/**/*.bench.{js,mjs,cjs}"],
@@ -48309,7 +48315,9 @@ function describeTraffic(t) {
 }
 
 // src/measure/http/schedule.ts
-var LATENCY_STATS = ["p50", "p90", "p99", "mean"];
+function estimatedRoundMs(benchmark) {
+  return 2 * (benchmark.warmupMs + benchmark.durationMs) + 1500;
+}
 var BenchmarkFailure = class extends Error {
 };
 async function measureHttp(plan) {
@@ -48319,7 +48327,7 @@ async function measureHttp(plan) {
   let rounds = 0;
   let limited = false;
   const conditions = [];
-  const perRound = plan.benchmarks.map((b) => 2 * (b.warmupMs + b.durationMs) + 1500);
+  const perRound = plan.benchmarks.map(estimatedRoundMs);
   for (const [index, benchmark] of plan.benchmarks.entries()) {
     const samples = emptySamples2(benchmark);
     results.push(samples);
@@ -48480,12 +48488,11 @@ function judgeTraffic(benchmark, base, head, logRatio) {
 }
 
 // src/report/http.ts
-var STATS = ["p50", "p90", "p99", "mean"];
 function httpDetails(samples, comparison) {
   const http3 = samples.http;
   if (!http3 || http3.base.length === 0 || http3.head.length === 0) return void 0;
   const latency = {};
-  for (const stat2 of STATS) {
+  for (const stat2 of LATENCY_STATS) {
     const compared = comparison.latency?.[stat2];
     if (!compared) continue;
     const { estimate, low, high, confidence } = compared.change;
@@ -48632,6 +48639,7 @@ function runVerdict(benchmarks) {
 }
 function toReportBenchmark(comparison, http3) {
   const { change } = comparison;
+  const warning = resolutionWarning(comparison);
   return {
     id: comparison.id,
     kind: comparison.kind,
@@ -48645,7 +48653,7 @@ function toReportBenchmark(comparison, http3) {
     resolvable: Number.isFinite(comparison.resolvable) ? comparison.resolvable : null,
     ...comparison.confirmation ? { confirmation: comparison.confirmation.map((x) => Math.expm1(x)) } : {},
     ...comparison.note ? { note: comparison.note } : {},
-    ...resolutionWarning(comparison) ? { warning: resolutionWarning(comparison) } : {},
+    ...warning ? { warning } : {},
     ...http3 ? { http: http3 } : {},
     ...comparison.error ? { error: comparison.error } : {}
   };
@@ -48705,7 +48713,7 @@ async function runGate(options) {
       looksFor: (id) => httpById.has(id) ? 1 : looks
     };
     const microVerdicts = (partial) => analyze(partial, { ...analyzeOptions, extraFamily: httpFamily });
-    const httpPlannedMs = config.http.reduce((sum2, b) => sum2 + rounds * (2 * (b.warmupMs + b.durationMs) + 1500), 0);
+    const httpPlannedMs = config.http.reduce((sum2, b) => sum2 + rounds * estimatedRoundMs(b), 0);
     const microLimitMs = config.http.length ? Math.max(config.timeLimitMs - httpPlannedMs, config.timeLimitMs * 0.3) : config.timeLimitMs;
     let micro;
     if (hasMicro) {
@@ -49124,6 +49132,29 @@ function escapeInline(text) {
   return escapeHtml(text.replace(/[\r\n]+/g, " ")).replace(/[\\`*_{}[\]()#+\-!|~]/g, (char) => `\\${char}`).replace(/@/g, "@\u200B");
 }
 
+// src/util/signals.ts
+function trapSignals(options) {
+  const cleanups = /* @__PURE__ */ new Set();
+  const onSignal = (signal) => {
+    options.announce(signal);
+    killAll();
+    for (const cleanup of cleanups) cleanup();
+    process.exit(options.exitCode(signal));
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  return {
+    onCleanup(cleanup) {
+      cleanups.add(cleanup);
+      return () => cleanups.delete(cleanup);
+    },
+    release() {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    }
+  };
+}
+
 // src/cli/args.ts
 import { parseArgs } from "node:util";
 var USAGE = `Usage: benchgate compare --base <ref> [options]
@@ -49258,18 +49289,7 @@ async function main(argv, io) {
   const color = command.color ?? (Boolean(io.stdout.isTTY) && !io.env.NO_COLOR && io.env.TERM !== "dumb");
   if (command.kind === "calibrate") return runCalibrate(command, io);
   const progress = progressPrinter(io.stderr);
-  const cleanups = /* @__PURE__ */ new Set();
-  const onSignal = (signal) => {
-    progress.done();
-    io.stderr.write(`
-benchgate: ${signal} received: stopping benchmark processes and removing worktrees
-`);
-    killAll();
-    for (const cleanup of cleanups) cleanup();
-    process.exit(signal === "SIGINT" ? 130 : 143);
-  };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+  const trap = cliTrap(io, progress);
   let report2;
   try {
     report2 = await runGate({
@@ -49283,19 +49303,14 @@ benchgate: ${signal} received: stopping benchmark processes and removing worktre
       toolVersion: io.version,
       log: (line) => progress.log(line),
       onProgress: (p) => progress.update(p),
-      onCleanup: (cleanup) => {
-        cleanups.add(cleanup);
-        return () => cleanups.delete(cleanup);
-      }
+      onCleanup: trap.onCleanup
     });
   } catch (error) {
     killAll();
-    const message = error instanceof UserError ? error.message : error instanceof Error ? error.stack ?? error.message : messageOf(error);
-    report2 = errorReport(message, io.version);
+    report2 = errorReport(describeFailure(error), io.version);
   } finally {
     progress.done();
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    trap.release();
   }
   io.stdout.write(`${renderTerminal(report2, { color })}
 `);
@@ -49312,11 +49327,7 @@ benchgate: ${signal} received: stopping benchmark processes and removing worktre
 }
 async function runCalibrate(command, io) {
   const progress = progressPrinter(io.stderr);
-  const onSignal = () => {
-    killAll();
-    process.exit(130);
-  };
-  process.once("SIGINT", onSignal);
+  const trap = cliTrap(io, progress);
   try {
     const config = loadConfig({ root: io.cwd, file: command.config });
     const result = await calibrate({
@@ -49329,7 +49340,8 @@ async function runCalibrate(command, io) {
       probePath: io.probePath,
       toolVersion: io.version,
       log: (line) => progress.log(line),
-      onProgress: (p) => progress.update(p)
+      onProgress: (p) => progress.update(p),
+      onCleanup: trap.onCleanup
     });
     progress.done();
     io.stdout.write(`${renderCalibration(result)}
@@ -49344,8 +49356,19 @@ async function runCalibrate(command, io) {
 `);
     return EXIT.error;
   } finally {
-    process.off("SIGINT", onSignal);
+    trap.release();
   }
+}
+function cliTrap(io, progress) {
+  return trapSignals({
+    announce: (signal) => {
+      progress.done();
+      io.stderr.write(`
+benchgate: ${signal} received: stopping benchmark processes and removing worktrees
+`);
+    },
+    exitCode: (signal) => signal === "SIGINT" ? 130 : 143
+  });
 }
 function write(cwd, file, text) {
   const target = path6.resolve(cwd, file);

@@ -10,7 +10,7 @@ import { discoverBenchFiles } from './measure/micro/discover.js';
 import type { MeasureSettings } from './measure/micro/protocol.js';
 import { measureMicro } from './measure/micro/schedule.js';
 import { pinLoadGenerator } from './measure/http/pinning.js';
-import { measureHttp, type HttpMeasurement } from './measure/http/schedule.js';
+import { estimatedRoundMs, measureHttp, type HttpMeasurement } from './measure/http/schedule.js';
 import { spikedRounds, type RoundConditions } from './measure/conditions.js';
 import type { BenchmarkSamples, Measurement, MeasureProgress } from './measure/types.js';
 import { httpDetails } from './report/http.js';
@@ -86,7 +86,7 @@ export async function runGate(options: GateOptions): Promise<Report> {
     };
     const microVerdicts = (partial: BenchmarkSamples[]) => analyze(partial, { ...analyzeOptions, extraFamily: httpFamily });
     // The HTTP load tests' planned time is set aside first: their rounds are long and fixed in length.
-    const httpPlannedMs = config.http.reduce((sum, b) => sum + rounds * (2 * (b.warmupMs + b.durationMs) + 1500), 0);
+    const httpPlannedMs = config.http.reduce((sum, b) => sum + rounds * estimatedRoundMs(b), 0);
     const microLimitMs = config.http.length ? Math.max(config.timeLimitMs - httpPlannedMs, config.timeLimitMs * 0.3) : config.timeLimitMs;
     let micro: Measurement | undefined;
     if (hasMicro) {

@@ -9,8 +9,9 @@ import { errorReport, runGate } from '../gate.js';
 import { commentMarker, fitComment, regressionAnnotations, upsertComment, type CommentApi } from '../report/github.js';
 import { renderMarkdown } from '../report/markdown.js';
 import type { Report } from '../report/model.js';
-import { messageOf, UserError } from '../util/errors.js';
+import { describeFailure, messageOf, UserError } from '../util/errors.js';
 import { killAll } from '../util/processes.js';
+import { trapSignals } from '../util/signals.js';
 
 const run = promisify(execFile);
 
@@ -29,15 +30,10 @@ const PULL_REQUEST_TARGET = `benchgate refuses to run under pull_request_target:
 /** The whole action; never throws: every failure, Error or not, fails the step with its message. */
 export async function runAction(deps: ActionDeps): Promise<void> {
   const { core, env } = deps;
-  const cleanups = new Set<() => void>();
-  const onSignal = (signal: NodeJS.Signals) => {
-    core.warning(`benchgate: ${signal} received (job cancelled): stopping benchmark processes and removing worktrees`);
-    killAll();
-    for (const cleanup of cleanups) cleanup();
-    process.exit(1);
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const trap = trapSignals({
+    announce: (signal) => core.warning(`benchgate: ${signal} received (job cancelled): stopping benchmark processes and removing worktrees`),
+    exitCode: () => 1,
+  });
   try {
     const settings = parseActionInputs((name) => core.getInput(name), {
       eventName: env.GITHUB_EVENT_NAME ?? '',
@@ -62,14 +58,11 @@ export async function runAction(deps: ActionDeps): Promise<void> {
         toolVersion: deps.version,
         log: (line) => core.info(line),
         onProgress: (p) => core.info(`round ${p.round} of ${p.rounds}`),
-        onCleanup: (cleanup) => {
-          cleanups.add(cleanup);
-          return () => cleanups.delete(cleanup);
-        },
+        onCleanup: trap.onCleanup,
       });
     } catch (error) {
       killAll();
-      report = errorReport(error instanceof UserError ? error.message : error instanceof Error ? (error.stack ?? error.message) : messageOf(error), deps.version);
+      report = errorReport(describeFailure(error), deps.version);
     }
     if (settings.pullRequest) report.pullRequest = settings.pullRequest;
     await publish(report, settings, deps);
@@ -81,8 +74,7 @@ export async function runAction(deps: ActionDeps): Promise<void> {
       .write()
       .catch(() => undefined);
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    trap.release();
   }
 }
 

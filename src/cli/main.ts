@@ -9,8 +9,9 @@ import type { MeasureProgress } from '../measure/types.js';
 import { renderMarkdown } from '../report/markdown.js';
 import type { Report } from '../report/model.js';
 import { renderTerminal } from '../report/terminal.js';
-import { messageOf, UserError } from '../util/errors.js';
+import { describeFailure, messageOf } from '../util/errors.js';
 import { killAll } from '../util/processes.js';
+import { trapSignals } from '../util/signals.js';
 import { parseCommand, USAGE, type Command } from './args.js';
 
 export interface CliIo {
@@ -45,16 +46,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   const color = command.color ?? (Boolean(io.stdout.isTTY) && !io.env.NO_COLOR && io.env.TERM !== 'dumb');
   if (command.kind === 'calibrate') return runCalibrate(command, io);
   const progress = progressPrinter(io.stderr);
-  const cleanups = new Set<() => void>();
-  const onSignal = (signal: NodeJS.Signals) => {
-    progress.done();
-    io.stderr.write(`\nbenchgate: ${signal} received: stopping benchmark processes and removing worktrees\n`);
-    killAll();
-    for (const cleanup of cleanups) cleanup();
-    process.exit(signal === 'SIGINT' ? 130 : 143);
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const trap = cliTrap(io, progress);
   let report: Report;
   try {
     report = await runGate({
@@ -68,19 +60,14 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       toolVersion: io.version,
       log: (line) => progress.log(line),
       onProgress: (p) => progress.update(p),
-      onCleanup: (cleanup) => {
-        cleanups.add(cleanup);
-        return () => cleanups.delete(cleanup);
-      },
+      onCleanup: trap.onCleanup,
     });
   } catch (error) {
     killAll();
-    const message = error instanceof UserError ? error.message : error instanceof Error ? (error.stack ?? error.message) : messageOf(error);
-    report = errorReport(message, io.version);
+    report = errorReport(describeFailure(error), io.version);
   } finally {
     progress.done();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    trap.release();
   }
   io.stdout.write(`${renderTerminal(report, { color })}\n`);
   try {
@@ -95,11 +82,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
 
 async function runCalibrate(command: Extract<Command, { kind: 'calibrate' }>, io: CliIo): Promise<number> {
   const progress = progressPrinter(io.stderr);
-  const onSignal = () => {
-    killAll();
-    process.exit(130);
-  };
-  process.once('SIGINT', onSignal);
+  const trap = cliTrap(io, progress);
   try {
     const config = loadConfig({ root: io.cwd, file: command.config });
     const result = await calibrate({
@@ -113,6 +96,7 @@ async function runCalibrate(command: Extract<Command, { kind: 'calibrate' }>, io
       toolVersion: io.version,
       log: (line) => progress.log(line),
       onProgress: (p) => progress.update(p),
+      onCleanup: trap.onCleanup,
     });
     progress.done();
     io.stdout.write(`${renderCalibration(result)}\n`);
@@ -124,8 +108,19 @@ async function runCalibrate(command: Extract<Command, { kind: 'calibrate' }>, io
     io.stderr.write(`benchgate: ${messageOf(error)}\n`);
     return EXIT.error;
   } finally {
-    process.off('SIGINT', onSignal);
+    trap.release();
   }
+}
+
+/** SIGINT/SIGTERM: say so on stderr, clean up, exit 130/143 as shells expect. */
+function cliTrap(io: CliIo, progress: ReturnType<typeof progressPrinter>) {
+  return trapSignals({
+    announce: (signal) => {
+      progress.done();
+      io.stderr.write(`\nbenchgate: ${signal} received: stopping benchmark processes and removing worktrees\n`);
+    },
+    exitCode: (signal) => (signal === 'SIGINT' ? 130 : 143),
+  });
 }
 
 function write(cwd: string, file: string, text: string): void {

@@ -26,6 +26,7 @@ export interface HttpRequestConfig {
 }
 
 export type LatencyStat = 'p50' | 'p90' | 'p99' | 'mean';
+export const LATENCY_STATS: readonly LatencyStat[] = ['p50', 'p90', 'p99', 'mean'];
 
 /** One HTTP load test: the server to start in each revision and the load to put on it. */
 export interface HttpBenchmarkConfig {

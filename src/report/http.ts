@@ -1,5 +1,5 @@
 import { median } from 'simple-statistics';
-import type { LatencyStat } from '../config/types.js';
+import { LATENCY_STATS, type LatencyStat } from '../config/types.js';
 import { addTraffic } from '../measure/http/traffic.js';
 import type { HttpRoundFigures, ProbeFigures, TrafficFigures } from '../measure/http/types.js';
 import type { BenchmarkSamples } from '../measure/types.js';
@@ -29,13 +29,12 @@ export interface HttpDetails {
   moved: string[];
 }
 
-const STATS: LatencyStat[] = ['p50', 'p90', 'p99', 'mean'];
 
 export function httpDetails(samples: BenchmarkSamples, comparison: Comparison): HttpDetails | undefined {
   const http = samples.http;
   if (!http || http.base.length === 0 || http.head.length === 0) return undefined;
   const latency: HttpDetails['latency'] = {};
-  for (const stat of STATS) {
+  for (const stat of LATENCY_STATS) {
     const compared = comparison.latency?.[stat];
     if (!compared) continue;
     const { estimate, low, high, confidence } = compared.change;

@@ -104,6 +104,7 @@ export function runVerdict(benchmarks: readonly ReportBenchmark[]): RunVerdict {
 
 export function toReportBenchmark(comparison: Comparison, http?: HttpDetails): ReportBenchmark {
   const { change } = comparison;
+  const warning = resolutionWarning(comparison);
   return {
     id: comparison.id,
     kind: comparison.kind,
@@ -117,7 +118,7 @@ export function toReportBenchmark(comparison: Comparison, http?: HttpDetails): R
     resolvable: Number.isFinite(comparison.resolvable) ? comparison.resolvable! : null,
     ...(comparison.confirmation ? { confirmation: comparison.confirmation.map((x) => Math.expm1(x)) } : {}),
     ...(comparison.note ? { note: comparison.note } : {}),
-    ...(resolutionWarning(comparison) ? { warning: resolutionWarning(comparison)! } : {}),
+    ...(warning ? { warning } : {}),
     ...(http ? { http } : {}),
     ...(comparison.error ? { error: comparison.error } : {}),
   };

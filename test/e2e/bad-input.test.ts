@@ -137,6 +137,22 @@ describe('interrupted runs', () => {
     expect(processesMentioning('sleep 31.7')).toEqual([]);
   });
 
+  it('on SIGINT during calibrate stops every benchmark process and removes both worktrees', async () => {
+    repo = inlineRepo({ 'bench/a.bench.js': BENCH });
+    let sent = false;
+    const run = await runCli(['calibrate', '--base', 'main', '--time-limit', '60s'], repo, {
+      onStderr: (text, pid) => {
+        if (!sent && text.includes('round 2 of')) {
+          sent = true;
+          process.kill(pid, 'SIGINT');
+        }
+      },
+    });
+    expect(sent).toBe(true);
+    expect(run.code).toBe(130);
+    expect(run.stderr).toContain('SIGINT received: stopping benchmark processes and removing worktrees');
+  });
+
   it('on SIGINT stops every benchmark process and removes the worktrees', async () => {
     repo = inlineRepo({ 'bench/a.bench.js': BENCH, 'benchgate.yml': 'rounds: 40\n' });
     let sent = false;

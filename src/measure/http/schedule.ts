@@ -2,7 +2,7 @@ import os from 'node:os';
 import { median } from 'simple-statistics';
 import { busyBetween, sampleCpu, type RoundConditions } from '../conditions.js';
 import type { Revision } from '../../checkout/revisions.js';
-import type { HttpBenchmarkConfig, HttpMode, LatencyStat } from '../../config/types.js';
+import { LATENCY_STATS, type HttpBenchmarkConfig, type HttpMode } from '../../config/types.js';
 import { messageOf } from '../../util/errors.js';
 import type { BenchmarkSamples, MeasureProgress } from '../types.js';
 import { latencyOf, preflight, runLoad, type LoadResult } from './load.js';
@@ -42,7 +42,11 @@ export interface HttpMeasurement {
 type Side = 'base' | 'head';
 type RoundPair = Record<Side, HttpRoundFigures> & { logRatio: number };
 
-const LATENCY_STATS: LatencyStat[] = ['p50', 'p90', 'p99', 'mean'];
+
+/** What one round of a load test is expected to take: both revisions' warm-up and load, plus server start and stop. */
+export function estimatedRoundMs(benchmark: HttpBenchmarkConfig): number {
+  return 2 * (benchmark.warmupMs + benchmark.durationMs) + 1500;
+}
 
 /** A benchmark that cannot go on: the message is its `error` verdict. */
 class BenchmarkFailure extends Error {}
@@ -58,7 +62,7 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
   let rounds = 0;
   let limited = false;
   const conditions: RoundConditions[] = [];
-  const perRound = plan.benchmarks.map((b) => 2 * (b.warmupMs + b.durationMs) + 1500);
+  const perRound = plan.benchmarks.map(estimatedRoundMs);
   for (const [index, benchmark] of plan.benchmarks.entries()) {
     const samples = emptySamples(benchmark);
     results.push(samples);
