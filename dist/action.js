@@ -19,8 +19,8 @@ var __commonJS = (cb, mod) => function __require3() {
   }
 };
 var __export = (target, all) => {
-  for (var name in all)
-    __defProp(target, name, { get: all[name], enumerable: true });
+  for (var name2 in all)
+    __defProp(target, name2, { get: all[name2], enumerable: true });
 };
 var __copyProps = (to, from, except, desc) => {
   if (from && typeof from === "object" || typeof from === "function") {
@@ -1078,14 +1078,14 @@ var require_util = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path14 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path17 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path14 && path14[0] !== "/") {
-          path14 = `/${path14}`;
+        if (path17 && path17[0] !== "/") {
+          path17 = `/${path17}`;
         }
-        return new URL(`${origin}${path14}`);
+        return new URL(`${origin}${path17}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -1375,15 +1375,15 @@ var require_util = __commonJS({
         size: m[3] ? parseInt(m[3]) : null
       } : null;
     }
-    function addListener(obj, name, listener) {
+    function addListener(obj, name2, listener) {
       const listeners = obj[kListeners] ??= [];
-      listeners.push([name, listener]);
-      obj.on(name, listener);
+      listeners.push([name2, listener]);
+      obj.on(name2, listener);
       return obj;
     }
     function removeAllListeners(obj) {
-      for (const [name, listener] of obj[kListeners] ?? []) {
-        obj.removeListener(name, listener);
+      for (const [name2, listener] of obj[kListeners] ?? []) {
+        obj.removeListener(name2, listener);
       }
       obj[kListeners] = null;
     }
@@ -1536,39 +1536,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path14, origin }
+          request: { method, path: path17, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path14);
+        debuglog("sending request to %s %s/%s", method, origin, path17);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path14, origin },
+          request: { method, path: path17, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path14,
+          path17,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path14, origin }
+          request: { method, path: path17, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path14);
+        debuglog("trailers received from %s %s/%s", method, origin, path17);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path14, origin },
+          request: { method, path: path17, origin },
           error: error2
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path14,
+          path17,
           error2.message
         );
       });
@@ -1617,9 +1617,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path14, origin }
+            request: { method, path: path17, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path14);
+          debuglog("sending request to %s %s/%s", method, origin, path17);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -1682,7 +1682,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path14,
+        path: path17,
         method,
         body,
         headers,
@@ -1697,11 +1697,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler2) {
-        if (typeof path14 !== "string") {
+        if (typeof path17 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path14[0] !== "/" && !(path14.startsWith("http://") || path14.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path17[0] !== "/" && !(path17.startsWith("http://") || path17.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path14)) {
+        } else if (invalidPathRegex.test(path17)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -1767,7 +1767,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path14, query) : path14;
+        this.path = query ? buildURL(path17, query) : path17;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -3551,9 +3551,9 @@ var require_data_url = __commonJS({
       assert(mimeType !== "failure");
       const { parameters, essence } = mimeType;
       let serialization = essence;
-      for (let [name, value] of parameters.entries()) {
+      for (let [name2, value] of parameters.entries()) {
         serialization += ";";
-        serialization += name;
+        serialization += name2;
         serialization += "=";
         if (!HTTP_TOKEN_CODEPOINTS.test(value)) {
           value = value.replace(/(\\|")/g, "\\$1");
@@ -4001,11 +4001,11 @@ var require_webidl = __commonJS({
       }
       return V;
     };
-    webidl.converters.TypedArray = function(V, T, prefix, name, opts) {
+    webidl.converters.TypedArray = function(V, T, prefix, name2, opts) {
       if (webidl.util.Type(V) !== "Object" || !types.isTypedArray(V) || V.constructor.name !== T.name) {
         throw webidl.errors.conversionFailed({
           prefix,
-          argument: `${name} ("${webidl.util.Stringify(V)}")`,
+          argument: `${name2} ("${webidl.util.Stringify(V)}")`,
           types: [T.name]
         });
       }
@@ -4023,11 +4023,11 @@ var require_webidl = __commonJS({
       }
       return V;
     };
-    webidl.converters.DataView = function(V, prefix, name, opts) {
+    webidl.converters.DataView = function(V, prefix, name2, opts) {
       if (webidl.util.Type(V) !== "Object" || !types.isDataView(V)) {
         throw webidl.errors.exception({
           header: prefix,
-          message: `${name} is not a DataView.`
+          message: `${name2} is not a DataView.`
         });
       }
       if (opts?.allowShared === false && types.isSharedArrayBuffer(V.buffer)) {
@@ -4044,19 +4044,19 @@ var require_webidl = __commonJS({
       }
       return V;
     };
-    webidl.converters.BufferSource = function(V, prefix, name, opts) {
+    webidl.converters.BufferSource = function(V, prefix, name2, opts) {
       if (types.isAnyArrayBuffer(V)) {
-        return webidl.converters.ArrayBuffer(V, prefix, name, { ...opts, allowShared: false });
+        return webidl.converters.ArrayBuffer(V, prefix, name2, { ...opts, allowShared: false });
       }
       if (types.isTypedArray(V)) {
-        return webidl.converters.TypedArray(V, V.constructor, prefix, name, { ...opts, allowShared: false });
+        return webidl.converters.TypedArray(V, V.constructor, prefix, name2, { ...opts, allowShared: false });
       }
       if (types.isDataView(V)) {
-        return webidl.converters.DataView(V, prefix, name, { ...opts, allowShared: false });
+        return webidl.converters.DataView(V, prefix, name2, { ...opts, allowShared: false });
       }
       throw webidl.errors.conversionFailed({
         prefix,
-        argument: `${name} ("${webidl.util.Stringify(V)}")`,
+        argument: `${name2} ("${webidl.util.Stringify(V)}")`,
         types: ["BufferSource"]
       });
     };
@@ -4500,7 +4500,7 @@ var require_util2 = __commonJS({
       return result;
     }
     var esIteratorPrototype = Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]()));
-    function createIterator(name, kInternalIterator, keyIndex = 0, valueIndex = 1) {
+    function createIterator(name2, kInternalIterator, keyIndex = 0, valueIndex = 1) {
       class FastIterableIterator {
         /** @type {any} */
         #target;
@@ -4521,7 +4521,7 @@ var require_util2 = __commonJS({
         next() {
           if (typeof this !== "object" || this === null || !(#target in this)) {
             throw new TypeError(
-              `'next' called on an object that does not implement interface ${name} Iterator.`
+              `'next' called on an object that does not implement interface ${name2} Iterator.`
             );
           }
           const index = this.#index;
@@ -4560,7 +4560,7 @@ var require_util2 = __commonJS({
           writable: false,
           enumerable: false,
           configurable: true,
-          value: `${name} Iterator`
+          value: `${name2} Iterator`
         },
         next: { writable: true, enumerable: true, configurable: true }
       });
@@ -4568,8 +4568,8 @@ var require_util2 = __commonJS({
         return new FastIterableIterator(target, kind);
       };
     }
-    function iteratorMixin(name, object, kInternalIterator, keyIndex = 0, valueIndex = 1) {
-      const makeIterator = createIterator(name, kInternalIterator, keyIndex, valueIndex);
+    function iteratorMixin(name2, object, kInternalIterator, keyIndex = 0, valueIndex = 1) {
+      const makeIterator = createIterator(name2, kInternalIterator, keyIndex, valueIndex);
       const properties = {
         keys: {
           writable: true,
@@ -4604,10 +4604,10 @@ var require_util2 = __commonJS({
           configurable: true,
           value: function forEach(callbackfn, thisArg = globalThis) {
             webidl.brandCheck(this, object);
-            webidl.argumentLengthCheck(arguments, 1, `${name}.forEach`);
+            webidl.argumentLengthCheck(arguments, 1, `${name2}.forEach`);
             if (typeof callbackfn !== "function") {
               throw new TypeError(
-                `Failed to execute 'forEach' on '${name}': parameter 1 is not of type 'Function'.`
+                `Failed to execute 'forEach' on '${name2}': parameter 1 is not of type 'Function'.`
               );
             }
             for (const { 0: key, 1: value } of makeIterator(this, "key+value")) {
@@ -4859,8 +4859,8 @@ var require_util2 = __commonJS({
       }
       return values;
     }
-    function getDecodeSplit(name, list) {
-      const value = list.get(name, true);
+    function getDecodeSplit(name2, list) {
+      const value = list.get(name2, true);
       if (value === null) {
         return null;
       }
@@ -5047,7 +5047,7 @@ var require_formdata = __commonJS({
         }
         this[kState] = [];
       }
-      append(name, value, filename = void 0) {
+      append(name2, value, filename = void 0) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.append";
         webidl.argumentLengthCheck(arguments, 2, prefix);
@@ -5056,45 +5056,45 @@ var require_formdata = __commonJS({
             "Failed to execute 'append' on 'FormData': parameter 2 is not of type 'Blob'"
           );
         }
-        name = webidl.converters.USVString(name, prefix, "name");
+        name2 = webidl.converters.USVString(name2, prefix, "name");
         value = isBlobLike(value) ? webidl.converters.Blob(value, prefix, "value", { strict: false }) : webidl.converters.USVString(value, prefix, "value");
         filename = arguments.length === 3 ? webidl.converters.USVString(filename, prefix, "filename") : void 0;
-        const entry = makeEntry(name, value, filename);
+        const entry = makeEntry(name2, value, filename);
         this[kState].push(entry);
       }
-      delete(name) {
+      delete(name2) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.delete";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        name = webidl.converters.USVString(name, prefix, "name");
-        this[kState] = this[kState].filter((entry) => entry.name !== name);
+        name2 = webidl.converters.USVString(name2, prefix, "name");
+        this[kState] = this[kState].filter((entry) => entry.name !== name2);
       }
-      get(name) {
+      get(name2) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.get";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        name = webidl.converters.USVString(name, prefix, "name");
-        const idx = this[kState].findIndex((entry) => entry.name === name);
+        name2 = webidl.converters.USVString(name2, prefix, "name");
+        const idx = this[kState].findIndex((entry) => entry.name === name2);
         if (idx === -1) {
           return null;
         }
         return this[kState][idx].value;
       }
-      getAll(name) {
+      getAll(name2) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.getAll";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        name = webidl.converters.USVString(name, prefix, "name");
-        return this[kState].filter((entry) => entry.name === name).map((entry) => entry.value);
+        name2 = webidl.converters.USVString(name2, prefix, "name");
+        return this[kState].filter((entry) => entry.name === name2).map((entry) => entry.value);
       }
-      has(name) {
+      has(name2) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.has";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        name = webidl.converters.USVString(name, prefix, "name");
-        return this[kState].findIndex((entry) => entry.name === name) !== -1;
+        name2 = webidl.converters.USVString(name2, prefix, "name");
+        return this[kState].findIndex((entry) => entry.name === name2) !== -1;
       }
-      set(name, value, filename = void 0) {
+      set(name2, value, filename = void 0) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.set";
         webidl.argumentLengthCheck(arguments, 2, prefix);
@@ -5103,16 +5103,16 @@ var require_formdata = __commonJS({
             "Failed to execute 'set' on 'FormData': parameter 2 is not of type 'Blob'"
           );
         }
-        name = webidl.converters.USVString(name, prefix, "name");
+        name2 = webidl.converters.USVString(name2, prefix, "name");
         value = isBlobLike(value) ? webidl.converters.Blob(value, prefix, "name", { strict: false }) : webidl.converters.USVString(value, prefix, "name");
         filename = arguments.length === 3 ? webidl.converters.USVString(filename, prefix, "name") : void 0;
-        const entry = makeEntry(name, value, filename);
-        const idx = this[kState].findIndex((entry2) => entry2.name === name);
+        const entry = makeEntry(name2, value, filename);
+        const idx = this[kState].findIndex((entry2) => entry2.name === name2);
         if (idx !== -1) {
           this[kState] = [
             ...this[kState].slice(0, idx),
             entry,
-            ...this[kState].slice(idx + 1).filter((entry2) => entry2.name !== name)
+            ...this[kState].slice(idx + 1).filter((entry2) => entry2.name !== name2)
           ];
         } else {
           this[kState].push(entry);
@@ -5150,7 +5150,7 @@ var require_formdata = __commonJS({
         configurable: true
       }
     });
-    function makeEntry(name, value, filename) {
+    function makeEntry(name2, value, filename) {
       if (typeof value === "string") {
       } else {
         if (!isFileLike(value)) {
@@ -5164,7 +5164,7 @@ var require_formdata = __commonJS({
           value = value instanceof NativeFile ? new File([value], filename, options) : new FileLike(value, filename, options);
         }
       }
-      return { name, value };
+      return { name: name2, value };
     }
     module2.exports = { FormData, makeEntry };
   }
@@ -5243,7 +5243,7 @@ var require_formdata_parser = __commonJS({
         if (result === "failure") {
           return "failure";
         }
-        let { name, filename, contentType, encoding } = result;
+        let { name: name2, filename, contentType, encoding } = result;
         position2.position += 2;
         let body;
         {
@@ -5272,22 +5272,22 @@ var require_formdata_parser = __commonJS({
         } else {
           value = utf8DecodeBytes(Buffer.from(body));
         }
-        assert(isUSVString(name));
+        assert(isUSVString(name2));
         assert(typeof value === "string" && isUSVString(value) || isFileLike(value));
-        entryList.push(makeEntry(name, value, filename));
+        entryList.push(makeEntry(name2, value, filename));
       }
     }
     function parseMultipartFormDataHeaders(input, position2) {
-      let name = null;
+      let name2 = null;
       let filename = null;
       let contentType = null;
       let encoding = null;
       while (true) {
         if (input[position2.position] === 13 && input[position2.position + 1] === 10) {
-          if (name === null) {
+          if (name2 === null) {
             return "failure";
           }
-          return { name, filename, contentType, encoding };
+          return { name: name2, filename, contentType, encoding };
         }
         let headerName = collectASequenceOfBytes(
           (char) => char !== 10 && char !== 13 && char !== 58,
@@ -5309,13 +5309,13 @@ var require_formdata_parser = __commonJS({
         );
         switch (bufferToLowerCasedHeaderName(headerName)) {
           case "content-disposition": {
-            name = filename = null;
+            name2 = filename = null;
             if (!bufferStartsWith(input, formDataNameBuffer, position2)) {
               return "failure";
             }
             position2.position += 17;
-            name = parseMultipartFormDataName(input, position2);
-            if (name === null) {
+            name2 = parseMultipartFormDataName(input, position2);
+            if (name2 === null) {
               return "failure";
             }
             if (bufferStartsWith(input, filenameBuffer, position2)) {
@@ -5372,7 +5372,7 @@ var require_formdata_parser = __commonJS({
     }
     function parseMultipartFormDataName(input, position2) {
       assert(input[position2.position - 1] === 34);
-      let name = collectASequenceOfBytes(
+      let name2 = collectASequenceOfBytes(
         (char) => char !== 10 && char !== 13 && char !== 34,
         input,
         position2
@@ -5382,8 +5382,8 @@ var require_formdata_parser = __commonJS({
       } else {
         position2.position++;
       }
-      name = new TextDecoder().decode(name).replace(/%0A/ig, "\n").replace(/%0D/ig, "\r").replace(/%22/g, '"');
-      return name;
+      name2 = new TextDecoder().decode(name2).replace(/%0A/ig, "\n").replace(/%0D/ig, "\r").replace(/%22/g, '"');
+      return name2;
     }
     function collectASequenceOfBytes(condition, input, position2) {
       let start = position2.position;
@@ -5510,16 +5510,16 @@ Content-Disposition: form-data`;
         const rn = new Uint8Array([13, 10]);
         length = 0;
         let hasUnknownSizeValue = false;
-        for (const [name, value] of object) {
+        for (const [name2, value] of object) {
           if (typeof value === "string") {
-            const chunk2 = textEncoder.encode(prefix + `; name="${escape2(normalizeLinefeeds(name))}"\r
+            const chunk2 = textEncoder.encode(prefix + `; name="${escape2(normalizeLinefeeds(name2))}"\r
 \r
 ${normalizeLinefeeds(value)}\r
 `);
             blobParts.push(chunk2);
             length += chunk2.byteLength;
           } else {
-            const chunk2 = textEncoder.encode(`${prefix}; name="${escape2(normalizeLinefeeds(name))}"` + (value.name ? `; filename="${escape2(value.name)}"` : "") + `\r
+            const chunk2 = textEncoder.encode(`${prefix}; name="${escape2(normalizeLinefeeds(name2))}"` + (value.name ? `; filename="${escape2(value.name)}"` : "") + `\r
 Content-Type: ${value.type || "application/octet-stream"}\r
 \r
 `);
@@ -5663,8 +5663,8 @@ Content-Type: ${value.type || "application/octet-stream"}\r
                 case "application/x-www-form-urlencoded": {
                   const entries = new URLSearchParams(value.toString());
                   const fd = new FormData();
-                  for (const [name, value2] of entries) {
-                    fd.append(name, value2);
+                  for (const [name2, value2] of entries) {
+                    fd.append(name2, value2);
                   }
                   return fd;
                 }
@@ -6460,7 +6460,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request2) {
-      const { method, path: path14, host, upgrade, blocking, reset } = request2;
+      const { method, path: path17, host, upgrade, blocking, reset } = request2;
       let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -6541,7 +6541,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path14} HTTP/1.1\r
+      let header = `${method} ${path17} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -6920,13 +6920,13 @@ var require_client_h2 = __commonJS({
     } = http22;
     function parseH2Headers(headers) {
       const result = [];
-      for (const [name, value] of Object.entries(headers)) {
+      for (const [name2, value] of Object.entries(headers)) {
         if (Array.isArray(value)) {
           for (const subvalue of value) {
-            result.push(Buffer.from(name), Buffer.from(subvalue));
+            result.push(Buffer.from(name2), Buffer.from(subvalue));
           }
         } else {
-          result.push(Buffer.from(name), Buffer.from(value));
+          result.push(Buffer.from(name2), Buffer.from(value));
         }
       }
       return result;
@@ -7070,7 +7070,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request2) {
       const session = client[kHTTP2Session];
-      const { method, path: path14, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      const { method, path: path17, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
       let { body } = request2;
       if (upgrade) {
         util.errorRequest(client, request2, new Error("Upgrade not supported for H2"));
@@ -7167,7 +7167,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path14;
+      headers[HTTP2_HEADER_PATH] = path17;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -7520,9 +7520,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText2);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path14 = search ? `${pathname}${search}` : pathname;
+        const path17 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path14;
+        this.opts.path = path17;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -7570,8 +7570,8 @@ var require_redirect_handler = __commonJS({
         return true;
       }
       if (unknownOrigin && (header.length === 13 || header.length === 6 || header.length === 19)) {
-        const name = util.headerNameToString(header);
-        return name === "authorization" || name === "cookie" || name === "proxy-authorization";
+        const name2 = util.headerNameToString(header);
+        return name2 === "authorization" || name2 === "cookie" || name2 === "proxy-authorization";
       }
       return false;
     }
@@ -8761,10 +8761,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path14 = "/",
+          path: path17 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path14;
+        opts.path = origin + path17;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -10736,20 +10736,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path14) {
-      if (typeof path14 !== "string") {
-        return path14;
+    function safeUrl(path17) {
+      if (typeof path17 !== "string") {
+        return path17;
       }
-      const pathSegments = path14.split("?");
+      const pathSegments = path17.split("?");
       if (pathSegments.length !== 2) {
-        return path14;
+        return path17;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path14, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path14);
+    function matchKey(mockDispatch2, { path: path17, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path17);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -10771,7 +10771,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path14 }) => matchValue(safeUrl(path14), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path17 }) => matchValue(safeUrl(path17), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -10809,9 +10809,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path14, method, body, headers, query } = opts;
+      const { path: path17, method, body, headers, query } = opts;
       return {
-        path: path14,
+        path: path17,
         method,
         body,
         headers,
@@ -10824,13 +10824,13 @@ var require_mock_utils = __commonJS({
       for (let i = 0; i < keys.length; ++i) {
         const key = keys[i];
         const value = data[key];
-        const name = Buffer.from(`${key}`);
+        const name2 = Buffer.from(`${key}`);
         if (Array.isArray(value)) {
           for (let j = 0; j < value.length; ++j) {
-            result.push(name, Buffer.from(`${value[j]}`));
+            result.push(name2, Buffer.from(`${value[j]}`));
           }
         } else {
-          result.push(name, Buffer.from(`${value}`));
+          result.push(name2, Buffer.from(`${value}`));
         }
       }
       return result;
@@ -11274,10 +11274,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path14, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path17, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path14,
+            Path: path17,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -11980,12 +11980,12 @@ var require_headers = __commonJS({
         });
       }
     }
-    function appendHeader(headers, name, value) {
+    function appendHeader(headers, name2, value) {
       value = headerValueNormalize(value);
-      if (!isValidHeaderName(name)) {
+      if (!isValidHeaderName(name2)) {
         throw webidl.errors.invalidArgument({
           prefix: "Headers.append",
-          value: name,
+          value: name2,
           type: "header name"
         });
       } else if (!isValidHeaderValue(value)) {
@@ -11998,7 +11998,7 @@ var require_headers = __commonJS({
       if (getHeadersGuard(headers) === "immutable") {
         throw new TypeError("immutable");
       }
-      return getHeadersList(headers).append(name, value, false);
+      return getHeadersList(headers).append(name2, value, false);
     }
     function compareHeaderName(a, b) {
       return a[0] < b[0] ? -1 : 1;
@@ -12021,8 +12021,8 @@ var require_headers = __commonJS({
        * @param {string} name
        * @param {boolean} isLowerCase
        */
-      contains(name, isLowerCase) {
-        return this[kHeadersMap].has(isLowerCase ? name : name.toLowerCase());
+      contains(name2, isLowerCase) {
+        return this[kHeadersMap].has(isLowerCase ? name2 : name2.toLowerCase());
       }
       clear() {
         this[kHeadersMap].clear();
@@ -12035,9 +12035,9 @@ var require_headers = __commonJS({
        * @param {string} value
        * @param {boolean} isLowerCase
        */
-      append(name, value, isLowerCase) {
+      append(name2, value, isLowerCase) {
         this[kHeadersSortedMap] = null;
-        const lowercaseName = isLowerCase ? name : name.toLowerCase();
+        const lowercaseName = isLowerCase ? name2 : name2.toLowerCase();
         const exists2 = this[kHeadersMap].get(lowercaseName);
         if (exists2) {
           const delimiter3 = lowercaseName === "cookie" ? "; " : ", ";
@@ -12046,7 +12046,7 @@ var require_headers = __commonJS({
             value: `${exists2.value}${delimiter3}${value}`
           });
         } else {
-          this[kHeadersMap].set(lowercaseName, { name, value });
+          this[kHeadersMap].set(lowercaseName, { name: name2, value });
         }
         if (lowercaseName === "set-cookie") {
           (this.cookies ??= []).push(value);
@@ -12058,26 +12058,26 @@ var require_headers = __commonJS({
        * @param {string} value
        * @param {boolean} isLowerCase
        */
-      set(name, value, isLowerCase) {
+      set(name2, value, isLowerCase) {
         this[kHeadersSortedMap] = null;
-        const lowercaseName = isLowerCase ? name : name.toLowerCase();
+        const lowercaseName = isLowerCase ? name2 : name2.toLowerCase();
         if (lowercaseName === "set-cookie") {
           this.cookies = [value];
         }
-        this[kHeadersMap].set(lowercaseName, { name, value });
+        this[kHeadersMap].set(lowercaseName, { name: name2, value });
       }
       /**
        * @see https://fetch.spec.whatwg.org/#concept-header-list-delete
        * @param {string} name
        * @param {boolean} isLowerCase
        */
-      delete(name, isLowerCase) {
+      delete(name2, isLowerCase) {
         this[kHeadersSortedMap] = null;
-        if (!isLowerCase) name = name.toLowerCase();
-        if (name === "set-cookie") {
+        if (!isLowerCase) name2 = name2.toLowerCase();
+        if (name2 === "set-cookie") {
           this.cookies = null;
         }
-        this[kHeadersMap].delete(name);
+        this[kHeadersMap].delete(name2);
       }
       /**
        * @see https://fetch.spec.whatwg.org/#concept-header-list-get
@@ -12085,19 +12085,19 @@ var require_headers = __commonJS({
        * @param {boolean} isLowerCase
        * @returns {string | null}
        */
-      get(name, isLowerCase) {
-        return this[kHeadersMap].get(isLowerCase ? name : name.toLowerCase())?.value ?? null;
+      get(name2, isLowerCase) {
+        return this[kHeadersMap].get(isLowerCase ? name2 : name2.toLowerCase())?.value ?? null;
       }
       *[Symbol.iterator]() {
-        for (const { 0: name, 1: { value } } of this[kHeadersMap]) {
-          yield [name, value];
+        for (const { 0: name2, 1: { value } } of this[kHeadersMap]) {
+          yield [name2, value];
         }
       }
       get entries() {
         const headers = {};
         if (this[kHeadersMap].size !== 0) {
-          for (const { name, value } of this[kHeadersMap].values()) {
-            headers[name] = value;
+          for (const { name: name2, value } of this[kHeadersMap].values()) {
+            headers[name2] = value;
           }
         }
         return headers;
@@ -12108,13 +12108,13 @@ var require_headers = __commonJS({
       get entriesList() {
         const headers = [];
         if (this[kHeadersMap].size !== 0) {
-          for (const { 0: lowerName, 1: { name, value } } of this[kHeadersMap]) {
+          for (const { 0: lowerName, 1: { name: name2, value } } of this[kHeadersMap]) {
             if (lowerName === "set-cookie") {
               for (const cookie of this.cookies) {
-                headers.push([name, cookie]);
+                headers.push([name2, cookie]);
               }
             } else {
-              headers.push([name, value]);
+              headers.push([name2, value]);
             }
           }
         }
@@ -12160,8 +12160,8 @@ var require_headers = __commonJS({
           return array;
         } else {
           let i = 0;
-          for (const { 0: name, 1: { value } } of this[kHeadersMap]) {
-            array[i++] = [name, value];
+          for (const { 0: name2, 1: { value } } of this[kHeadersMap]) {
+            array[i++] = [name2, value];
             assert(value !== null);
           }
           return array.sort(compareHeaderName);
@@ -12184,77 +12184,77 @@ var require_headers = __commonJS({
         }
       }
       // https://fetch.spec.whatwg.org/#dom-headers-append
-      append(name, value) {
+      append(name2, value) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 2, "Headers.append");
         const prefix = "Headers.append";
-        name = webidl.converters.ByteString(name, prefix, "name");
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
         value = webidl.converters.ByteString(value, prefix, "value");
-        return appendHeader(this, name, value);
+        return appendHeader(this, name2, value);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-delete
-      delete(name) {
+      delete(name2) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 1, "Headers.delete");
         const prefix = "Headers.delete";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        if (!isValidHeaderName(name)) {
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
+        if (!isValidHeaderName(name2)) {
           throw webidl.errors.invalidArgument({
             prefix: "Headers.delete",
-            value: name,
+            value: name2,
             type: "header name"
           });
         }
         if (this.#guard === "immutable") {
           throw new TypeError("immutable");
         }
-        if (!this.#headersList.contains(name, false)) {
+        if (!this.#headersList.contains(name2, false)) {
           return;
         }
-        this.#headersList.delete(name, false);
+        this.#headersList.delete(name2, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-get
-      get(name) {
+      get(name2) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 1, "Headers.get");
         const prefix = "Headers.get";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        if (!isValidHeaderName(name)) {
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
+        if (!isValidHeaderName(name2)) {
           throw webidl.errors.invalidArgument({
             prefix,
-            value: name,
+            value: name2,
             type: "header name"
           });
         }
-        return this.#headersList.get(name, false);
+        return this.#headersList.get(name2, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-has
-      has(name) {
+      has(name2) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 1, "Headers.has");
         const prefix = "Headers.has";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        if (!isValidHeaderName(name)) {
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
+        if (!isValidHeaderName(name2)) {
           throw webidl.errors.invalidArgument({
             prefix,
-            value: name,
+            value: name2,
             type: "header name"
           });
         }
-        return this.#headersList.contains(name, false);
+        return this.#headersList.contains(name2, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-set
-      set(name, value) {
+      set(name2, value) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 2, "Headers.set");
         const prefix = "Headers.set";
-        name = webidl.converters.ByteString(name, prefix, "name");
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
         value = webidl.converters.ByteString(value, prefix, "value");
         value = headerValueNormalize(value);
-        if (!isValidHeaderName(name)) {
+        if (!isValidHeaderName(name2)) {
           throw webidl.errors.invalidArgument({
             prefix,
-            value: name,
+            value: name2,
             type: "header name"
           });
         } else if (!isValidHeaderValue(value)) {
@@ -12267,7 +12267,7 @@ var require_headers = __commonJS({
         if (this.#guard === "immutable") {
           throw new TypeError("immutable");
         }
-        this.#headersList.set(name, value, false);
+        this.#headersList.set(name2, value, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-getsetcookie
       getSetCookie() {
@@ -12290,13 +12290,13 @@ var require_headers = __commonJS({
           return this.#headersList[kHeadersSortedMap] = names;
         }
         for (let i = 0; i < names.length; ++i) {
-          const { 0: name, 1: value } = names[i];
-          if (name === "set-cookie") {
+          const { 0: name2, 1: value } = names[i];
+          if (name2 === "set-cookie") {
             for (let j = 0; j < cookies.length; ++j) {
-              headers.push([name, cookies[j]]);
+              headers.push([name2, cookies[j]]);
             }
           } else {
-            headers.push([name, value]);
+            headers.push([name2, value]);
           }
         }
         return this.#headersList[kHeadersSortedMap] = headers;
@@ -12716,23 +12716,23 @@ var require_response = __commonJS({
     webidl.converters.URLSearchParams = webidl.interfaceConverter(
       URLSearchParams
     );
-    webidl.converters.XMLHttpRequestBodyInit = function(V, prefix, name) {
+    webidl.converters.XMLHttpRequestBodyInit = function(V, prefix, name2) {
       if (typeof V === "string") {
-        return webidl.converters.USVString(V, prefix, name);
+        return webidl.converters.USVString(V, prefix, name2);
       }
       if (isBlobLike(V)) {
-        return webidl.converters.Blob(V, prefix, name, { strict: false });
+        return webidl.converters.Blob(V, prefix, name2, { strict: false });
       }
       if (ArrayBuffer.isView(V) || types.isArrayBuffer(V)) {
-        return webidl.converters.BufferSource(V, prefix, name);
+        return webidl.converters.BufferSource(V, prefix, name2);
       }
       if (util.isFormDataLike(V)) {
-        return webidl.converters.FormData(V, prefix, name, { strict: false });
+        return webidl.converters.FormData(V, prefix, name2, { strict: false });
       }
       if (V instanceof URLSearchParams) {
-        return webidl.converters.URLSearchParams(V, prefix, name);
+        return webidl.converters.URLSearchParams(V, prefix, name2);
       }
-      return webidl.converters.DOMString(V, prefix, name);
+      return webidl.converters.DOMString(V, prefix, name2);
     };
     webidl.converters.BodyInit = function(V, prefix, argument) {
       if (V instanceof ReadableStream) {
@@ -13103,8 +13103,8 @@ var require_request2 = __commonJS({
           const headers = init.headers !== void 0 ? init.headers : new HeadersList(headersList);
           headersList.clear();
           if (headers instanceof HeadersList) {
-            for (const { name, value } of headers.rawValues()) {
-              headersList.append(name, value, false);
+            for (const { name: name2, value } of headers.rawValues()) {
+              headersList.append(name2, value, false);
             }
             headersList.cookies = headers.cookies;
           } else {
@@ -16108,9 +16108,9 @@ var require_util6 = __commonJS({
       }
       return false;
     }
-    function validateCookieName(name) {
-      for (let i = 0; i < name.length; ++i) {
-        const code = name.charCodeAt(i);
+    function validateCookieName(name2) {
+      for (let i = 0; i < name2.length; ++i) {
+        const code = name2.charCodeAt(i);
         if (code < 33 || // exclude CTLs (0-31), SP and HT
         code > 126 || // exclude non-ascii and DEL
         code === 34 || // "
@@ -16156,9 +16156,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path14) {
-      for (let i = 0; i < path14.length; ++i) {
-        const code = path14.charCodeAt(i);
+    function validateCookiePath(path17) {
+      for (let i = 0; i < path17.length; ++i) {
+        const code = path17.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -16317,7 +16317,7 @@ var require_parse = __commonJS({
       }
       let nameValuePair = "";
       let unparsedAttributes = "";
-      let name = "";
+      let name2 = "";
       let value = "";
       if (header.includes(";")) {
         const position2 = { position: 0 };
@@ -16330,20 +16330,20 @@ var require_parse = __commonJS({
         value = nameValuePair;
       } else {
         const position2 = { position: 0 };
-        name = collectASequenceOfCodePointsFast(
+        name2 = collectASequenceOfCodePointsFast(
           "=",
           nameValuePair,
           position2
         );
         value = nameValuePair.slice(position2.position + 1);
       }
-      name = name.trim();
+      name2 = name2.trim();
       value = value.trim();
-      if (name.length + value.length > maxNameValuePairSize) {
+      if (name2.length + value.length > maxNameValuePairSize) {
         return null;
       }
       return {
-        name,
+        name: name2,
         value,
         ...parseUnparsedAttributes(unparsedAttributes)
       };
@@ -16456,19 +16456,19 @@ var require_cookies = __commonJS({
         return out;
       }
       for (const piece of cookie.split(";")) {
-        const [name, ...value] = piece.split("=");
-        out[name.trim()] = value.join("=");
+        const [name2, ...value] = piece.split("=");
+        out[name2.trim()] = value.join("=");
       }
       return out;
     }
-    function deleteCookie(headers, name, attributes) {
+    function deleteCookie(headers, name2, attributes) {
       webidl.brandCheck(headers, Headers2, { strict: false });
       const prefix = "deleteCookie";
       webidl.argumentLengthCheck(arguments, 2, prefix);
-      name = webidl.converters.DOMString(name, prefix, "name");
+      name2 = webidl.converters.DOMString(name2, prefix, "name");
       attributes = webidl.converters.DeleteCookieAttributes(attributes);
       setCookie(headers, {
-        name,
+        name: name2,
         value: "",
         expires: /* @__PURE__ */ new Date(0),
         ...attributes
@@ -17030,9 +17030,9 @@ var require_util7 = __commonJS({
       const extensionList = /* @__PURE__ */ new Map();
       while (position2.position < extensions.length) {
         const pair = collectASequenceOfCodePointsFast(";", extensions, position2);
-        const [name, value = ""] = pair.split("=");
+        const [name2, value = ""] = pair.split("=");
         extensionList.set(
-          removeHTTPWhitespace(name, true, false),
+          removeHTTPWhitespace(name2, true, false),
           removeHTTPWhitespace(value, false, true)
         );
         position2.position++;
@@ -19078,11 +19078,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path14 = opts.path;
+          let path17 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path14 = `/${path14}`;
+            path17 = `/${path17}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path14);
+          url = new URL(util.parseOrigin(url).origin + path17);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -20087,9 +20087,9 @@ var require_scope = __commonJS({
     exports2.ValueScope = exports2.ValueScopeName = exports2.Scope = exports2.varKinds = exports2.UsedValueState = void 0;
     var code_1 = require_code();
     var ValueError = class extends Error {
-      constructor(name) {
-        super(`CodeGen: "code" for ${name} not defined`);
-        this.value = name.value;
+      constructor(name2) {
+        super(`CodeGen: "code" for ${name2} not defined`);
+        this.value = name2.value;
       }
     };
     var UsedValueState;
@@ -20156,8 +20156,8 @@ var require_scope = __commonJS({
         var _a;
         if (value.ref === void 0)
           throw new Error("CodeGen: ref must be passed in value");
-        const name = this.toName(nameOrPrefix);
-        const { prefix } = name;
+        const name2 = this.toName(nameOrPrefix);
+        const { prefix } = name2;
         const valueKey = (_a = value.key) !== null && _a !== void 0 ? _a : value.ref;
         let vs = this._values[prefix];
         if (vs) {
@@ -20167,12 +20167,12 @@ var require_scope = __commonJS({
         } else {
           vs = this._values[prefix] = /* @__PURE__ */ new Map();
         }
-        vs.set(valueKey, name);
+        vs.set(valueKey, name2);
         const s = this._scope[prefix] || (this._scope[prefix] = []);
         const itemIndex = s.length;
         s[itemIndex] = value.ref;
-        name.setValue(value, { property: prefix, itemIndex });
-        return name;
+        name2.setValue(value, { property: prefix, itemIndex });
+        return name2;
       }
       getValue(prefix, keyOrRef) {
         const vs = this._values[prefix];
@@ -20181,17 +20181,17 @@ var require_scope = __commonJS({
         return vs.get(keyOrRef);
       }
       scopeRefs(scopeName, values = this._values) {
-        return this._reduceValues(values, (name) => {
-          if (name.scopePath === void 0)
-            throw new Error(`CodeGen: name "${name}" has no value`);
-          return (0, code_1._)`${scopeName}${name.scopePath}`;
+        return this._reduceValues(values, (name2) => {
+          if (name2.scopePath === void 0)
+            throw new Error(`CodeGen: name "${name2}" has no value`);
+          return (0, code_1._)`${scopeName}${name2.scopePath}`;
         });
       }
       scopeCode(values = this._values, usedValues, getCode) {
-        return this._reduceValues(values, (name) => {
-          if (name.value === void 0)
-            throw new Error(`CodeGen: name "${name}" has no value`);
-          return name.value.code;
+        return this._reduceValues(values, (name2) => {
+          if (name2.value === void 0)
+            throw new Error(`CodeGen: name "${name2}" has no value`);
+          return name2.value.code;
         }, usedValues, getCode);
       }
       _reduceValues(values, valueCode, usedValues = {}, getCode) {
@@ -20201,20 +20201,20 @@ var require_scope = __commonJS({
           if (!vs)
             continue;
           const nameSet = usedValues[prefix] = usedValues[prefix] || /* @__PURE__ */ new Map();
-          vs.forEach((name) => {
-            if (nameSet.has(name))
+          vs.forEach((name2) => {
+            if (nameSet.has(name2))
               return;
-            nameSet.set(name, UsedValueState.Started);
-            let c = valueCode(name);
+            nameSet.set(name2, UsedValueState.Started);
+            let c = valueCode(name2);
             if (c) {
               const def = this.opts.es5 ? exports2.varKinds.var : exports2.varKinds.const;
-              code = (0, code_1._)`${code}${def} ${name} = ${c};${this.opts._n}`;
-            } else if (c = getCode === null || getCode === void 0 ? void 0 : getCode(name)) {
+              code = (0, code_1._)`${code}${def} ${name2} = ${c};${this.opts._n}`;
+            } else if (c = getCode === null || getCode === void 0 ? void 0 : getCode(name2)) {
               code = (0, code_1._)`${code}${c}${this.opts._n}`;
             } else {
-              throw new ValueError(name);
+              throw new ValueError(name2);
             }
-            nameSet.set(name, UsedValueState.Completed);
+            nameSet.set(name2, UsedValueState.Completed);
           });
         }
         return code;
@@ -20291,10 +20291,10 @@ var require_codegen = __commonJS({
       }
     };
     var Def = class extends Node {
-      constructor(varKind, name, rhs) {
+      constructor(varKind, name2, rhs) {
         super();
         this.varKind = varKind;
-        this.name = name;
+        this.name = name2;
         this.rhs = rhs;
       }
       render({ es5, _n }) {
@@ -20514,17 +20514,17 @@ var require_codegen = __commonJS({
       }
     };
     var ForRange = class extends For {
-      constructor(varKind, name, from, to) {
+      constructor(varKind, name2, from, to) {
         super();
         this.varKind = varKind;
-        this.name = name;
+        this.name = name2;
         this.from = from;
         this.to = to;
       }
       render(opts) {
         const varKind = opts.es5 ? scope_1.varKinds.var : this.varKind;
-        const { name, from, to } = this;
-        return `for(${varKind} ${name}=${from}; ${name}<${to}; ${name}++)` + super.render(opts);
+        const { name: name2, from, to } = this;
+        return `for(${varKind} ${name2}=${from}; ${name2}<${to}; ${name2}++)` + super.render(opts);
       }
       get names() {
         const names = addExprNames(super.names, this.from);
@@ -20532,11 +20532,11 @@ var require_codegen = __commonJS({
       }
     };
     var ForIter = class extends For {
-      constructor(loop, varKind, name, iterable) {
+      constructor(loop, varKind, name2, iterable) {
         super();
         this.loop = loop;
         this.varKind = varKind;
-        this.name = name;
+        this.name = name2;
         this.iterable = iterable;
       }
       render(opts) {
@@ -20553,9 +20553,9 @@ var require_codegen = __commonJS({
       }
     };
     var Func = class extends BlockNode {
-      constructor(name, args, async) {
+      constructor(name2, args, async) {
         super();
-        this.name = name;
+        this.name = name2;
         this.args = args;
         this.async = async;
       }
@@ -20642,10 +20642,10 @@ var require_codegen = __commonJS({
       }
       // reserves unique name in the external scope and assigns value to it
       scopeValue(prefixOrName, value) {
-        const name = this._extScope.value(prefixOrName, value);
-        const vs = this._values[name.prefix] || (this._values[name.prefix] = /* @__PURE__ */ new Set());
-        vs.add(name);
-        return name;
+        const name2 = this._extScope.value(prefixOrName, value);
+        const vs = this._values[name2.prefix] || (this._values[name2.prefix] = /* @__PURE__ */ new Set());
+        vs.add(name2);
+        return name2;
       }
       getScopeValue(prefix, keyOrRef) {
         return this._extScope.getValue(prefix, keyOrRef);
@@ -20659,11 +20659,11 @@ var require_codegen = __commonJS({
         return this._extScope.scopeCode(this._values);
       }
       _def(varKind, nameOrPrefix, rhs, constant) {
-        const name = this._scope.toName(nameOrPrefix);
+        const name2 = this._scope.toName(nameOrPrefix);
         if (rhs !== void 0 && constant)
-          this._constants[name.str] = rhs;
-        this._leafNode(new Def(varKind, name, rhs));
-        return name;
+          this._constants[name2.str] = rhs;
+        this._leafNode(new Def(varKind, name2, rhs));
+        return name2;
       }
       // `const` declaration (`var` in es5 mode)
       const(nameOrPrefix, rhs, _constant) {
@@ -20744,20 +20744,20 @@ var require_codegen = __commonJS({
       }
       // `for` statement for a range of values
       forRange(nameOrPrefix, from, to, forBody, varKind = this.opts.es5 ? scope_1.varKinds.var : scope_1.varKinds.let) {
-        const name = this._scope.toName(nameOrPrefix);
-        return this._for(new ForRange(varKind, name, from, to), () => forBody(name));
+        const name2 = this._scope.toName(nameOrPrefix);
+        return this._for(new ForRange(varKind, name2, from, to), () => forBody(name2));
       }
       // `for-of` statement (in es5 mode replace with a normal for loop)
       forOf(nameOrPrefix, iterable, forBody, varKind = scope_1.varKinds.const) {
-        const name = this._scope.toName(nameOrPrefix);
+        const name2 = this._scope.toName(nameOrPrefix);
         if (this.opts.es5) {
           const arr = iterable instanceof code_1.Name ? iterable : this.var("_arr", iterable);
           return this.forRange("_i", 0, (0, code_1._)`${arr}.length`, (i) => {
-            this.var(name, (0, code_1._)`${arr}[${i}]`);
-            forBody(name);
+            this.var(name2, (0, code_1._)`${arr}[${i}]`);
+            forBody(name2);
           });
         }
-        return this._for(new ForIter("of", varKind, name, iterable), () => forBody(name));
+        return this._for(new ForIter("of", varKind, name2, iterable), () => forBody(name2));
       }
       // `for-in` statement.
       // With option `ownProperties` replaced with a `for-of` loop for object keys
@@ -20765,8 +20765,8 @@ var require_codegen = __commonJS({
         if (this.opts.ownProperties) {
           return this.forOf(nameOrPrefix, (0, code_1._)`Object.keys(${obj})`, forBody);
         }
-        const name = this._scope.toName(nameOrPrefix);
-        return this._for(new ForIter("in", varKind, name, obj), () => forBody(name));
+        const name2 = this._scope.toName(nameOrPrefix);
+        return this._for(new ForIter("in", varKind, name2, obj), () => forBody(name2));
       }
       // end `for` loop
       endFor() {
@@ -20831,8 +20831,8 @@ var require_codegen = __commonJS({
         return this;
       }
       // `function` heading (or definition if funcBody is passed)
-      func(name, args = code_1.nil, async, funcBody) {
-        this._blockNode(new Func(name, args, async));
+      func(name2, args = code_1.nil, async, funcBody) {
+        this._blockNode(new Func(name2, args, async));
         if (funcBody)
           this.code(funcBody).endFunc();
         return this;
@@ -23154,8 +23154,8 @@ var require_utils2 = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path14) {
-      let input = path14;
+    function removeDotSegments(path17) {
+      let input = path17;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -23229,11 +23229,11 @@ var require_utils2 = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path14) {
-      if (path14 === "" || path14[0] === "/") {
-        return removeDotSegments(path14);
+    function removeDotSegmentsRelative(path17) {
+      if (path17 === "" || path17[0] === "/") {
+        return removeDotSegments(path17);
       }
-      const segments = path14.split("/");
+      const segments = path17.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -23546,10 +23546,10 @@ var require_schemes = __commonJS({
         "urn:uuid"
       ]
     );
-    function isValidSchemeName(name) {
+    function isValidSchemeName(name2) {
       return supportedSchemeNames.indexOf(
         /** @type {*} */
-        name
+        name2
       ) !== -1;
     }
     function wsIsSecure(wsComponent) {
@@ -23596,8 +23596,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path14 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path14 && path14 !== "/" ? path14 : void 0;
+        const path17 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path17 && path17 !== "/" ? path17 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -24564,10 +24564,10 @@ var require_core = __commonJS({
         return this;
       }
       // Add format
-      addFormat(name, format) {
+      addFormat(name2, format) {
         if (typeof format == "string")
           format = new RegExp(format);
-        this.formats[name] = format;
+        this.formats[name2] = format;
         return this;
       }
       errorsText(errors = this.errors, { separator = ", ", dataVar = "data" } = {}) {
@@ -24684,10 +24684,10 @@ var require_core = __commonJS({
           this.addSchema(optsSchemas[key], key);
     }
     function addInitialFormats() {
-      for (const name in this.opts.formats) {
-        const format = this.opts.formats[name];
+      for (const name2 in this.opts.formats) {
+        const format = this.opts.formats[name2];
         if (format)
-          this.addFormat(name, format);
+          this.addFormat(name2, format);
       }
     }
     function addInitialKeywords(defs) {
@@ -27055,17 +27055,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path14) {
-      const ctrl = callVisitor(key, node, visitor, path14);
+    function visit_(key, node, visitor, path17) {
+      const ctrl = callVisitor(key, node, visitor, path17);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path14, ctrl);
-        return visit_(key, ctrl, visitor, path14);
+        replaceNode(key, path17, ctrl);
+        return visit_(key, ctrl, visitor, path17);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path14 = Object.freeze(path14.concat(node));
+          path17 = Object.freeze(path17.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = visit_(i, node.items[i], visitor, path14);
+            const ci = visit_(i, node.items[i], visitor, path17);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -27076,13 +27076,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path14 = Object.freeze(path14.concat(node));
-          const ck = visit_("key", node.key, visitor, path14);
+          path17 = Object.freeze(path17.concat(node));
+          const ck = visit_("key", node.key, visitor, path17);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path14);
+          const cv = visit_("value", node.value, visitor, path17);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -27103,17 +27103,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path14) {
-      const ctrl = await callVisitor(key, node, visitor, path14);
+    async function visitAsync_(key, node, visitor, path17) {
+      const ctrl = await callVisitor(key, node, visitor, path17);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path14, ctrl);
-        return visitAsync_(key, ctrl, visitor, path14);
+        replaceNode(key, path17, ctrl);
+        return visitAsync_(key, ctrl, visitor, path17);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path14 = Object.freeze(path14.concat(node));
+          path17 = Object.freeze(path17.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = await visitAsync_(i, node.items[i], visitor, path14);
+            const ci = await visitAsync_(i, node.items[i], visitor, path17);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -27124,13 +27124,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path14 = Object.freeze(path14.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path14);
+          path17 = Object.freeze(path17.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path17);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path14);
+          const cv = await visitAsync_("value", node.value, visitor, path17);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -27157,23 +27157,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path14) {
+    function callVisitor(key, node, visitor, path17) {
       if (typeof visitor === "function")
-        return visitor(key, node, path14);
+        return visitor(key, node, path17);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path14);
+        return visitor.Map?.(key, node, path17);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path14);
+        return visitor.Seq?.(key, node, path17);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path14);
+        return visitor.Pair?.(key, node, path17);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path14);
+        return visitor.Scalar?.(key, node, path17);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path14);
+        return visitor.Alias?.(key, node, path17);
       return void 0;
     }
-    function replaceNode(key, path14, node) {
-      const parent = path14[path14.length - 1];
+    function replaceNode(key, path17, node) {
+      const parent = path17[path17.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -27252,8 +27252,8 @@ var require_directives = __commonJS({
           this.atNextDocument = false;
         }
         const parts = line.trim().split(/[ \t]+/);
-        const name = parts.shift();
-        switch (name) {
+        const name2 = parts.shift();
+        switch (name2) {
           case "%TAG": {
             if (parts.length !== 2) {
               onError(0, "%TAG directive should contain exactly two parts");
@@ -27281,7 +27281,7 @@ var require_directives = __commonJS({
             }
           }
           default:
-            onError(0, `Unknown directive ${name}`, true);
+            onError(0, `Unknown directive ${name2}`, true);
             return false;
         }
       }
@@ -27390,9 +27390,9 @@ var require_anchors = __commonJS({
     }
     function findNewAnchor(prefix, exclude) {
       for (let i = 1; true; ++i) {
-        const name = `${prefix}${i}`;
-        if (!exclude.has(name))
-          return name;
+        const name2 = `${prefix}${i}`;
+        if (!exclude.has(name2))
+          return name2;
       }
     }
     function createNodeAnchors(doc, prefix) {
@@ -27785,10 +27785,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path14, value) {
+    function collectionFromPath(schema, path17, value) {
       let v = value;
-      for (let i = path14.length - 1; i >= 0; --i) {
-        const k = path14[i];
+      for (let i = path17.length - 1; i >= 0; --i) {
+        const k = path17[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -27807,7 +27807,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path14) => path14 == null || typeof path14 === "object" && !!path14[Symbol.iterator]().next().done;
+    var isEmptyPath = (path17) => path17 == null || typeof path17 === "object" && !!path17[Symbol.iterator]().next().done;
     var Collection2 = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -27837,11 +27837,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path14, value) {
-        if (isEmptyPath(path14))
+      addIn(path17, value) {
+        if (isEmptyPath(path17))
           this.add(value);
         else {
-          const [key, ...rest] = path14;
+          const [key, ...rest] = path17;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -27855,8 +27855,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path14) {
-        const [key, ...rest] = path14;
+      deleteIn(path17) {
+        const [key, ...rest] = path17;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -27870,8 +27870,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path14, keepScalar) {
-        const [key, ...rest] = path14;
+      getIn(path17, keepScalar) {
+        const [key, ...rest] = path17;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -27889,8 +27889,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path14) {
-        const [key, ...rest] = path14;
+      hasIn(path17) {
+        const [key, ...rest] = path17;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -27900,8 +27900,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path14, value) {
-        const [key, ...rest] = path14;
+      setIn(path17, value) {
+        const [key, ...rest] = path17;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -28429,8 +28429,8 @@ var require_stringify = __commonJS({
         tagObj = tags.find((t) => t.nodeClass && obj instanceof t.nodeClass);
       }
       if (!tagObj) {
-        const name = obj?.constructor?.name ?? (obj === null ? "null" : typeof obj);
-        throw new Error(`Tag not resolved for ${name} value`);
+        const name2 = obj?.constructor?.name ?? (obj === null ? "null" : typeof obj);
+        throw new Error(`Tag not resolved for ${name2} value`);
       }
       return tagObj;
     }
@@ -30416,9 +30416,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path14, value) {
+      addIn(path17, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path14, value);
+          this.contents.addIn(path17, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -30429,11 +30429,11 @@ var require_Document = __commonJS({
        * `name` will be used as a prefix for a new unique anchor.
        * If `name` is undefined, the generated anchor will use 'a' as a prefix.
        */
-      createAlias(node, name) {
+      createAlias(node, name2) {
         if (!node.anchor) {
           const prev = anchors.anchorNames(this);
           node.anchor = // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing
-          !name || prev.has(name) ? anchors.findNewAnchor(name || "a", prev) : name;
+          !name2 || prev.has(name2) ? anchors.findNewAnchor(name2 || "a", prev) : name2;
         }
         return new Alias.Alias(node.anchor);
       }
@@ -30493,14 +30493,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path14) {
-        if (Collection2.isEmptyPath(path14)) {
+      deleteIn(path17) {
+        if (Collection2.isEmptyPath(path17)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path14) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path17) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -30515,10 +30515,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path14, keepScalar) {
-        if (Collection2.isEmptyPath(path14))
+      getIn(path17, keepScalar) {
+        if (Collection2.isEmptyPath(path17))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path14, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path17, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -30529,10 +30529,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path14) {
-        if (Collection2.isEmptyPath(path14))
+      hasIn(path17) {
+        if (Collection2.isEmptyPath(path17))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path14) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path17) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -30549,13 +30549,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path14, value) {
-        if (Collection2.isEmptyPath(path14)) {
+      setIn(path17, value) {
+        if (Collection2.isEmptyPath(path17)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path14), value);
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path17), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path14, value);
+          this.contents.setIn(path17, value);
         }
       }
       /**
@@ -30652,9 +30652,9 @@ var require_errors3 = __commonJS({
   "node_modules/yaml/dist/errors.js"(exports2) {
     "use strict";
     var YAMLError = class extends Error {
-      constructor(name, pos, code, message) {
+      constructor(name2, pos, code, message) {
         super();
-        this.name = name;
+        this.name = name2;
         this.code = code;
         this.message = message;
         this.pos = pos;
@@ -31294,8 +31294,8 @@ var require_resolve_flow_collection = __commonJS({
       if (ce?.source === expectedEnd)
         cePos = ce.offset + ce.source.length;
       else {
-        const name = fcName[0].toUpperCase() + fcName.substring(1);
-        const msg = atRoot ? `${name} must end with a ${expectedEnd}` : `${name} in block collection must be sufficiently indented and end with a ${expectedEnd}`;
+        const name2 = fcName[0].toUpperCase() + fcName.substring(1);
+        const msg = atRoot ? `${name2} must end with a ${expectedEnd}` : `${name2} in block collection must be sufficiently indented and end with a ${expectedEnd}`;
         onError(offset, atRoot ? "MISSING_CHAR" : "BAD_INDENT", msg);
         if (ce && ce.source.length !== 1)
           ee.unshift(ce);
@@ -32516,9 +32516,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path14) => {
+    visit.itemAtPath = (cst, path17) => {
       let item = cst;
-      for (const [field, index] of path14) {
+      for (const [field, index] of path17) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -32527,23 +32527,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path14) => {
-      const parent = visit.itemAtPath(cst, path14.slice(0, -1));
-      const field = path14[path14.length - 1][0];
+    visit.parentCollection = (cst, path17) => {
+      const parent = visit.itemAtPath(cst, path17.slice(0, -1));
+      const field = path17[path17.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path14, item, visitor) {
-      let ctrl = visitor(item, path14);
+    function _visit(path17, item, visitor) {
+      let ctrl = visitor(item, path17);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path14.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path17.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -32554,10 +32554,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path14);
+            ctrl = ctrl(item, path17);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path14) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path17) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -34563,8 +34563,8 @@ var require_utils3 = __commonJS({
       }
       return output;
     };
-    exports2.basename = (path14, { windows } = {}) => {
-      const segs = path14.split(windows ? /[\\/]/ : "/");
+    exports2.basename = (path17, { windows } = {}) => {
+      const segs = path17.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -36187,8 +36187,8 @@ var require_dist2 = __commonJS({
         if (!append) {
           paths = paths.reverse();
         }
-        paths.forEach(function(path14) {
-          var pathArray = getPathArray(path14);
+        paths.forEach(function(path17) {
+          var pathArray = getPathArray(path17);
           addExistingPath(pathArray, env[pathVar], append);
           env[pathVar] = pathArray.join(separator);
         });
@@ -36202,14 +36202,14 @@ var require_dist2 = __commonJS({
         return [pathToAdd];
       }
     }
-    function addExistingPath(array, path14, appendMode) {
-      if (!path14) {
+    function addExistingPath(array, path17, appendMode) {
+      if (!path17) {
         return;
       }
       if (appendMode) {
-        array.unshift(path14);
+        array.unshift(path17);
       } else {
-        array.push(path14);
+        array.push(path17);
       }
     }
   }
@@ -36656,12 +36656,12 @@ var require_utils4 = __commonJS({
       return str;
     }
     var codeCache = {};
-    function addToCodeCache(name, on, off) {
+    function addToCodeCache(name2, on, off) {
       on = "\x1B[" + on + "m";
       off = "\x1B[" + off + "m";
-      codeCache[on] = { set: name, to: true };
-      codeCache[off] = { set: name, to: false };
-      codeCache[name] = { on, off };
+      codeCache[on] = { set: name2, to: true };
+      codeCache[off] = { set: name2, to: false };
+      codeCache[name2] = { on, off };
     }
     addToCodeCache("bold", 1, 22);
     addToCodeCache("italics", 3, 23);
@@ -37536,10 +37536,10 @@ var require_colors = __commonJS({
     };
     function init() {
       var ret = {};
-      Object.keys(styles).forEach(function(name) {
-        ret[name] = {
+      Object.keys(styles).forEach(function(name2) {
+        ret[name2] = {
           get: function() {
-            return build2([name]);
+            return build2([name2]);
           }
         };
       });
@@ -37624,8 +37624,8 @@ var require_cell = __commonJS({
         let optionsChars = this.options.chars || {};
         let tableChars = tableOptions.chars;
         let chars = this.chars = {};
-        CHAR_NAMES.forEach(function(name) {
-          setOption(optionsChars, tableChars, name, chars);
+        CHAR_NAMES.forEach(function(name2) {
+          setOption(optionsChars, tableChars, name2, chars);
         });
         this.truncate = this.options.truncate || tableOptions.truncate;
         let style = this.options.style = this.options.style || {};
@@ -37964,9 +37964,9 @@ var require_layout_manager = __commonJS({
         }
         return col;
       }
-      function layoutTable(table) {
+      function layoutTable(table2) {
         let alloc = {};
-        table.forEach(function(row, rowIndex) {
+        table2.forEach(function(row, rowIndex) {
           let col = 0;
           row.forEach(function(cell) {
             cell.y = rowIndex;
@@ -37986,17 +37986,17 @@ var require_layout_manager = __commonJS({
           });
         });
       }
-      function maxWidth(table) {
+      function maxWidth(table2) {
         let mw = 0;
-        table.forEach(function(row) {
+        table2.forEach(function(row) {
           row.forEach(function(cell) {
             mw = Math.max(mw, cell.x + (cell.colSpan || 1));
           });
         });
         return mw;
       }
-      function maxHeight(table) {
-        return table.length;
+      function maxHeight(table2) {
+        return table2.length;
       }
       function cellsConflict(cell1, cell2) {
         let yMin1 = cell1.y;
@@ -38032,15 +38032,15 @@ var require_layout_manager = __commonJS({
         }
         return true;
       }
-      function addRowSpanCells(table) {
-        table.forEach(function(row, rowIndex) {
+      function addRowSpanCells(table2) {
+        table2.forEach(function(row, rowIndex) {
           row.forEach(function(cell) {
             for (let i = 1; i < cell.rowSpan; i++) {
               let rowSpanCell = new RowSpanCell(cell);
               rowSpanCell.x = cell.x;
               rowSpanCell.y = cell.y + i;
               rowSpanCell.colSpan = cell.colSpan;
-              insertCell(rowSpanCell, table[rowIndex + i]);
+              insertCell(rowSpanCell, table2[rowIndex + i]);
             }
           });
         });
@@ -38066,21 +38066,21 @@ var require_layout_manager = __commonJS({
         }
         row.splice(x, 0, cell);
       }
-      function fillInTable(table) {
-        let h_max = maxHeight(table);
-        let w_max = maxWidth(table);
+      function fillInTable(table2) {
+        let h_max = maxHeight(table2);
+        let w_max = maxWidth(table2);
         debug2(`Max rows: ${h_max}; Max cols: ${w_max}`);
         for (let y = 0; y < h_max; y++) {
           for (let x = 0; x < w_max; x++) {
-            if (!conflictExists(table, x, y)) {
+            if (!conflictExists(table2, x, y)) {
               let opts = { x, y, colSpan: 1, rowSpan: 1 };
               x++;
-              while (x < w_max && !conflictExists(table, x, y)) {
+              while (x < w_max && !conflictExists(table2, x, y)) {
                 opts.colSpan++;
                 x++;
               }
               let y2 = y + 1;
-              while (y2 < h_max && allBlank(table, y2, opts.x, opts.x + opts.colSpan)) {
+              while (y2 < h_max && allBlank(table2, y2, opts.x, opts.x + opts.colSpan)) {
                 opts.rowSpan++;
                 y2++;
               }
@@ -38088,7 +38088,7 @@ var require_layout_manager = __commonJS({
               cell.x = opts.x;
               cell.y = opts.y;
               warn(`Missing cell at ${cell.y}-${cell.x}.`);
-              insertCell(cell, table[y]);
+              insertCell(cell, table2[y]);
             }
           }
         }
@@ -38129,11 +38129,11 @@ var require_layout_manager = __commonJS({
       };
     })();
     function makeComputeWidths(colSpan, desiredWidth, x, forcedMin) {
-      return function(vals, table) {
+      return function(vals, table2) {
         let result = [];
         let spanners = [];
         let auto = {};
-        table.forEach(function(row) {
+        table2.forEach(function(row) {
           row.forEach(function(cell) {
             if ((cell[colSpan] || 1) > 1) {
               spanners.push(cell);
@@ -39159,15 +39159,15 @@ var require_route = __commonJS({
       };
     }
     function wrapConversion(toModel, graph) {
-      const path14 = [graph[toModel].parent, toModel];
+      const path17 = [graph[toModel].parent, toModel];
       let fn = conversions[graph[toModel].parent][toModel];
       let cur = graph[toModel].parent;
       while (graph[cur].parent) {
-        path14.unshift(graph[cur].parent);
+        path17.unshift(graph[cur].parent);
         fn = link(conversions[graph[cur].parent][cur], fn);
         cur = graph[cur].parent;
       }
-      fn.conversion = path14;
+      fn.conversion = path17;
       return fn;
     }
     module2.exports = function(fromModel) {
@@ -39289,11 +39289,11 @@ var require_ansi_styles = __commonJS({
       const offset = isBackground ? 10 : 0;
       const styles = {};
       for (const [sourceSpace, suite] of Object.entries(colorConvert)) {
-        const name = sourceSpace === "ansi16" ? "ansi" : sourceSpace;
+        const name2 = sourceSpace === "ansi16" ? "ansi" : sourceSpace;
         if (sourceSpace === targetSpace) {
-          styles[name] = wrap(identity, offset);
+          styles[name2] = wrap(identity, offset);
         } else if (typeof suite === "object") {
-          styles[name] = wrap(suite[targetSpace], offset);
+          styles[name2] = wrap(suite[targetSpace], offset);
         }
       }
       return styles;
@@ -39575,7 +39575,7 @@ var require_templates = __commonJS({
       }
       return ESCAPES.get(c) || c;
     }
-    function parseArguments(name, arguments_) {
+    function parseArguments(name2, arguments_) {
       const results = [];
       const chunks = arguments_.trim().split(/\s*,\s*/g);
       let matches;
@@ -39586,7 +39586,7 @@ var require_templates = __commonJS({
         } else if (matches = chunk.match(STRING_REGEX)) {
           results.push(matches[2].replace(ESCAPE_REGEX, (m, escape2, character) => escape2 ? unescape(escape2) : character));
         } else {
-          throw new Error(`Invalid Chalk template style argument: ${chunk} (in style '${name}')`);
+          throw new Error(`Invalid Chalk template style argument: ${chunk} (in style '${name2}')`);
         }
       }
       return results;
@@ -39596,12 +39596,12 @@ var require_templates = __commonJS({
       const results = [];
       let matches;
       while ((matches = STYLE_REGEX.exec(style)) !== null) {
-        const name = matches[1];
+        const name2 = matches[1];
         if (matches[2]) {
-          const args = parseArguments(name, matches[2]);
-          results.push([name].concat(args));
+          const args = parseArguments(name2, matches[2]);
+          results.push([name2].concat(args));
         } else {
-          results.push([name]);
+          results.push([name2]);
         }
       }
       return results;
@@ -41963,15 +41963,15 @@ var require_crc32 = __commonJS({
   "node_modules/pako/lib/zlib/crc32.js"(exports2, module2) {
     "use strict";
     function makeTable() {
-      var c, table = [];
+      var c, table2 = [];
       for (var n = 0; n < 256; n++) {
         c = n;
         for (var k = 0; k < 8; k++) {
           c = c & 1 ? 3988292384 ^ c >>> 1 : c >>> 1;
         }
-        table[n] = c;
+        table2[n] = c;
       }
-      return table;
+      return table2;
     }
     var crcTable = makeTable();
     function crc32(crc, buf, len, pos) {
@@ -43765,7 +43765,7 @@ var require_inftrees = __commonJS({
       64,
       64
     ];
-    module2.exports = function inflate_table(type, lens, lens_index, codes, table, table_index, work, opts) {
+    module2.exports = function inflate_table(type, lens, lens_index, codes, table2, table_index, work, opts) {
       var bits = opts.bits;
       var len = 0;
       var sym = 0;
@@ -43805,8 +43805,8 @@ var require_inftrees = __commonJS({
         root = max2;
       }
       if (max2 === 0) {
-        table[table_index++] = 1 << 24 | 64 << 16 | 0;
-        table[table_index++] = 1 << 24 | 64 << 16 | 0;
+        table2[table_index++] = 1 << 24 | 64 << 16 | 0;
+        table2[table_index++] = 1 << 24 | 64 << 16 | 0;
         opts.bits = 1;
         return 0;
       }
@@ -43881,7 +43881,7 @@ var require_inftrees = __commonJS({
         min = fill;
         do {
           fill -= incr;
-          table[next + (huff >> drop) + fill] = here_bits << 24 | here_op << 16 | here_val | 0;
+          table2[next + (huff >> drop) + fill] = here_bits << 24 | here_op << 16 | here_val | 0;
         } while (fill !== 0);
         incr = 1 << len - 1;
         while (huff & incr) {
@@ -43920,11 +43920,11 @@ var require_inftrees = __commonJS({
             return 1;
           }
           low = huff & mask;
-          table[low] = root << 24 | curr << 16 | next - table_index | 0;
+          table2[low] = root << 24 | curr << 16 | next - table_index | 0;
         }
       }
       if (huff !== 0) {
-        table[next + huff] = len - drop << 24 | 64 << 16 | 0;
+        table2[next + huff] = len - drop << 24 | 64 << 16 | 0;
       }
       opts.bits = root;
       return 0;
@@ -45508,7 +45508,7 @@ var require_umd = __commonJS({
       function postInstantiate(extendedExports, instance) {
         const exports4 = instance.exports;
         const memory2 = exports4.memory;
-        const table = exports4.table;
+        const table2 = exports4.table;
         const __new = exports4.__new || F_NO_EXPORT_RUNTIME;
         const __pin = exports4.__pin || F_NO_EXPORT_RUNTIME;
         const __unpin = exports4.__unpin || F_NO_EXPORT_RUNTIME;
@@ -45646,9 +45646,9 @@ var require_umd = __commonJS({
         }
         extendedExports.__getArrayBuffer = __getArrayBuffer;
         function __getFunction(ptr) {
-          if (!table) throw Error(E_NO_EXPORT_TABLE);
+          if (!table2) throw Error(E_NO_EXPORT_TABLE);
           const index = new Uint32Array(memory2.buffer)[ptr >>> 2];
-          return table.get(index);
+          return table2.get(index);
         }
         extendedExports.__getFunction = __getFunction;
         function getTypedArray(Type, alignLog2, ptr) {
@@ -45659,9 +45659,9 @@ var require_umd = __commonJS({
           const U32 = new Uint32Array(buffer);
           return new Type(buffer, U32[ptr + ARRAYBUFFERVIEW_DATASTART_OFFSET >>> 2], U32[ptr + ARRAYBUFFERVIEW_BYTELENGTH_OFFSET >>> 2] >>> alignLog2);
         }
-        function attachTypedArrayFunctions(ctor, name, align) {
-          extendedExports[`__get${name}`] = getTypedArray.bind(null, ctor, align);
-          extendedExports[`__get${name}View`] = getTypedArrayView.bind(null, ctor, align);
+        function attachTypedArrayFunctions(ctor, name2, align) {
+          extendedExports[`__get${name2}`] = getTypedArray.bind(null, ctor, align);
+          extendedExports[`__get${name2}View`] = getTypedArrayView.bind(null, ctor, align);
         }
         [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array].forEach((ctor) => {
           attachTypedArrayFunctions(ctor, ctor.name, 31 - Math.clz32(ctor.BYTES_PER_ELEMENT));
@@ -45684,7 +45684,7 @@ var require_umd = __commonJS({
         }
         extendedExports.__instanceof = __instanceof;
         extendedExports.memory = extendedExports.memory || memory2;
-        extendedExports.table = extendedExports.table || table;
+        extendedExports.table = extendedExports.table || table2;
         return demangle(exports4, extendedExports);
       }
       function isResponse(src) {
@@ -45742,10 +45742,10 @@ var require_umd = __commonJS({
             if (!Object.hasOwn(curr, part)) curr[part] = {};
             curr = curr[part];
           }
-          let name = parts[0];
-          let hash = name.indexOf("#");
+          let name2 = parts[0];
+          let hash = name2.indexOf("#");
           if (hash >= 0) {
-            const className = name.substring(0, hash);
+            const className = name2.substring(0, hash);
             const classElem = curr[className];
             if (typeof classElem === "undefined" || !classElem.prototype) {
               const ctor = function(...args) {
@@ -45764,16 +45764,16 @@ var require_umd = __commonJS({
                   }
                 });
               };
-              if (classElem) Object.getOwnPropertyNames(classElem).forEach((name2) => Object.defineProperty(ctor, name2, Object.getOwnPropertyDescriptor(classElem, name2)));
+              if (classElem) Object.getOwnPropertyNames(classElem).forEach((name3) => Object.defineProperty(ctor, name3, Object.getOwnPropertyDescriptor(classElem, name3)));
               curr[className] = ctor;
             }
-            name = name.substring(hash + 1);
+            name2 = name2.substring(hash + 1);
             curr = curr[className].prototype;
-            if (/^(get|set):/.test(name)) {
-              if (!Object.hasOwn(curr, name = name.substring(4))) {
+            if (/^(get|set):/.test(name2)) {
+              if (!Object.hasOwn(curr, name2 = name2.substring(4))) {
                 let getter = exports4[internalName.replace("set:", "get:")];
                 let setter = exports4[internalName.replace("get:", "set:")];
-                Object.defineProperty(curr, name, {
+                Object.defineProperty(curr, name2, {
                   get() {
                     return getter(this[THIS]);
                   },
@@ -45784,34 +45784,34 @@ var require_umd = __commonJS({
                 });
               }
             } else {
-              if (name === "constructor") {
-                (curr[name] = function(...args) {
+              if (name2 === "constructor") {
+                (curr[name2] = function(...args) {
                   setArgumentsLength(args.length);
                   return elem(...args);
                 }).original = elem;
               } else {
-                (curr[name] = function(...args) {
+                (curr[name2] = function(...args) {
                   setArgumentsLength(args.length);
                   return elem(this[THIS], ...args);
                 }).original = elem;
               }
             }
           } else {
-            if (/^(get|set):/.test(name)) {
-              if (!Object.hasOwn(curr, name = name.substring(4))) {
-                Object.defineProperty(curr, name, {
+            if (/^(get|set):/.test(name2)) {
+              if (!Object.hasOwn(curr, name2 = name2.substring(4))) {
+                Object.defineProperty(curr, name2, {
                   get: exports4[internalName.replace("set:", "get:")],
                   set: exports4[internalName.replace("get:", "set:")],
                   enumerable: true
                 });
               }
             } else if (typeof elem === "function" && elem !== setArgumentsLength) {
-              (curr[name] = (...args) => {
+              (curr[name2] = (...args) => {
                 setArgumentsLength(args.length);
                 return elem(...args);
               }).original = elem;
             } else {
-              curr[name] = elem;
+              curr[name2] = elem;
             }
           }
         }
@@ -47830,9 +47830,9 @@ var require_printResult = __commonJS({
       }
       return strResult;
     };
-    function asLowRow(name, stat3) {
+    function asLowRow(name2, stat3) {
       return [
-        name,
+        name2,
         stat3.p2_5,
         stat3.p50,
         stat3.p97_5,
@@ -47842,9 +47842,9 @@ var require_printResult = __commonJS({
         typeof stat3.max === "string" ? stat3.max : Math.floor(stat3.max * 100) / 100
       ];
     }
-    function asHighRow(name, stat3) {
+    function asHighRow(name2, stat3) {
       return [
-        name,
+        name2,
         stat3.p1,
         stat3.p2_5,
         stat3.p50,
@@ -47993,7 +47993,7 @@ var require_aggregateResult = __commonJS({
 var require_manager = __commonJS({
   "node_modules/autocannon/lib/manager.js"(exports2, module2) {
     "use strict";
-    var path14 = __require("path");
+    var path17 = __require("path");
     var EE = __require("events").EventEmitter;
     var aggregateResult = require_aggregateResult();
     var { getHistograms } = require_histUtil();
@@ -48051,7 +48051,7 @@ var require_manager = __commonJS({
       workerOpts.c = workerOpts.connections;
       function init() {
         for (let i = 0; i < numWorkers; i++) {
-          const worker = new Worker(path14.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
+          const worker = new Worker(path17.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
           worker.on("message", (msg) => {
             const { cmd, data, error: error2 } = msg;
             if (cmd === "RESULT") {
@@ -48060,16 +48060,16 @@ var require_manager = __commonJS({
                 handleFinish();
               }
             } else if (cmd === "UPDATE_HIST") {
-              const { name, value } = data;
-              histData[name].push(value);
-              if (histData[name].length === workers.length) {
-                const total = histData[name].reduce((acc, v) => acc + v, 0);
-                histData[name].length = 0;
-                histograms[name].recordValue(total);
+              const { name: name2, value } = data;
+              histData[name2].push(value);
+              if (histData[name2].length === workers.length) {
+                const total = histData[name2].reduce((acc, v) => acc + v, 0);
+                histData[name2].length = 0;
+                histograms[name2].recordValue(total);
               }
             } else if (cmd === "RESET_HIST") {
-              const { name } = data;
-              histograms[name].reset();
+              const { name: name2 } = data;
+              histograms[name2].reset();
             } else if (cmd === "ERROR") {
               tracker.emit("error", error2);
             }
@@ -57062,11 +57062,11 @@ var require_mime_types = __commonJS({
       }
       return exts[0];
     }
-    function lookup(path14) {
-      if (!path14 || typeof path14 !== "string") {
+    function lookup(path17) {
+      if (!path17 || typeof path17 !== "string") {
         return false;
       }
-      var extension2 = extname2("x." + path14).toLowerCase().substr(1);
+      var extension2 = extname2("x." + path17).toLowerCase().substr(1);
       if (!extension2) {
         return false;
       }
@@ -57958,26 +57958,26 @@ var require_get_intrinsic = __commonJS({
     var getAsyncFunction = require_async_function();
     var getGeneratorFunction = require_generator_function();
     var getAsyncGeneratorFunction = require_async_generator_function();
-    var doEval = function doEval2(name) {
+    var doEval = function doEval2(name2) {
       var value;
-      if (name === "%AsyncFunction%") {
+      if (name2 === "%AsyncFunction%") {
         value = getAsyncFunction() || void undefined2;
-      } else if (name === "%GeneratorFunction%") {
+      } else if (name2 === "%GeneratorFunction%") {
         value = getGeneratorFunction() || void undefined2;
-      } else if (name === "%AsyncGeneratorFunction%") {
+      } else if (name2 === "%AsyncGeneratorFunction%") {
         value = getAsyncGeneratorFunction() || void undefined2;
-      } else if (name === "%AsyncGenerator%") {
+      } else if (name2 === "%AsyncGenerator%") {
         var fn = doEval2("%AsyncGeneratorFunction%");
         if (fn) {
           value = fn.prototype;
         }
-      } else if (name === "%AsyncIteratorPrototype%") {
+      } else if (name2 === "%AsyncIteratorPrototype%") {
         var gen = doEval2("%AsyncGenerator%");
         if (gen && getProto) {
           value = getProto(gen.prototype);
         }
       }
-      INTRINSICS[name] = value;
+      INTRINSICS[name2] = value;
       return value;
     };
     var LEGACY_ALIASES = {
@@ -58057,8 +58057,8 @@ var require_get_intrinsic = __commonJS({
       });
       return result;
     };
-    var getBaseIntrinsic = function getBaseIntrinsic2(name, allowMissing) {
-      var intrinsicName = name;
+    var getBaseIntrinsic = function getBaseIntrinsic2(name2, allowMissing) {
+      var intrinsicName = name2;
       var alias;
       if (hasOwn(LEGACY_ALIASES, intrinsicName)) {
         alias = LEGACY_ALIASES[intrinsicName];
@@ -58070,7 +58070,7 @@ var require_get_intrinsic = __commonJS({
           value = doEval(intrinsicName);
         }
         if (typeof value === "undefined" && !allowMissing) {
-          throw new $TypeError("intrinsic " + name + " exists, but is not available. Please file an issue!");
+          throw new $TypeError("intrinsic " + name2 + " exists, but is not available. Please file an issue!");
         }
         return {
           alias,
@@ -58078,19 +58078,19 @@ var require_get_intrinsic = __commonJS({
           value
         };
       }
-      throw new $SyntaxError("intrinsic " + name + " does not exist!");
+      throw new $SyntaxError("intrinsic " + name2 + " does not exist!");
     };
-    module2.exports = function GetIntrinsic(name, allowMissing) {
-      if (typeof name !== "string" || name.length === 0) {
+    module2.exports = function GetIntrinsic(name2, allowMissing) {
+      if (typeof name2 !== "string" || name2.length === 0) {
         throw new $TypeError("intrinsic name must be a non-empty string");
       }
       if (arguments.length > 1 && typeof allowMissing !== "boolean") {
         throw new $TypeError('"allowMissing" argument must be a boolean');
       }
-      if ($exec(/^%?[^%]*%?$/, name) === null) {
+      if ($exec(/^%?[^%]*%?$/, name2) === null) {
         throw new $SyntaxError("`%` may not be present anywhere but at the beginning and end of the intrinsic name");
       }
-      var parts = stringToPath(name);
+      var parts = stringToPath(name2);
       var intrinsicBaseName = parts.length > 0 ? parts[0] : "";
       var intrinsic = getBaseIntrinsic("%" + intrinsicBaseName + "%", allowMissing);
       var intrinsicRealName = intrinsic.name;
@@ -58118,7 +58118,7 @@ var require_get_intrinsic = __commonJS({
         } else if (value != null) {
           if (!(part in value)) {
             if (!allowMissing) {
-              throw new $TypeError("base intrinsic for " + name + " exists, but the property is not available.");
+              throw new $TypeError("base intrinsic for " + name2 + " exists, but the property is not available.");
             }
             return void undefined2;
           }
@@ -58206,7 +58206,7 @@ var require_form_data = __commonJS({
     "use strict";
     var CombinedStream = require_combined_stream();
     var util = __require("util");
-    var path14 = __require("path");
+    var path17 = __require("path");
     var http4 = __require("http");
     var https2 = __require("https");
     var parseUrl2 = __require("url").parse;
@@ -58337,11 +58337,11 @@ var require_form_data = __commonJS({
     FormData.prototype._getContentDisposition = function(value, options) {
       var filename;
       if (typeof options.filepath === "string") {
-        filename = path14.normalize(options.filepath).replace(/\\/g, "/");
+        filename = path17.normalize(options.filepath).replace(/\\/g, "/");
       } else if (options.filename || value && (value.name || value.path)) {
-        filename = path14.basename(options.filename || value && (value.name || value.path));
+        filename = path17.basename(options.filename || value && (value.name || value.path));
       } else if (value && value.readable && hasOwn(value, "httpVersion")) {
-        filename = path14.basename(value.client._httpMessage.path || "");
+        filename = path17.basename(value.client._httpMessage.path || "");
       }
       if (filename) {
         return 'filename="' + escapeHeaderParam(filename) + '"';
@@ -58527,15 +58527,15 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve4, basename: basename4 } = __require("path");
-    var { readFileSync: readFileSync7 } = __require("fs");
+    var { readFileSync: readFileSync9 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string) {
       try {
         return JSON.parse(string);
       } catch (error2) {
         try {
-          const path14 = resolve4(string);
-          const data = readFileSync7(path14, "utf8");
+          const path17 = resolve4(string);
+          const data = readFileSync9(path17, "utf8");
           return JSON.parse(data);
         } catch (error3) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -58549,14 +58549,14 @@ var require_multipart = __commonJS({
         const type = obj[key] && obj[key].type;
         switch (type) {
           case "file": {
-            const path14 = obj[key] && obj[key].path;
-            if (!path14) {
+            const path17 = obj[key] && obj[key].path;
+            if (!path17) {
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync7(path14);
+            const buffer = readFileSync9(path17);
             form.append(key, buffer, Object.assign({}, {
-              filename: basename4(path14)
+              filename: basename4(path17)
             }, opts));
             break;
           }
@@ -58605,8 +58605,8 @@ var require_parseHAR = __commonJS({
             if (!header || typeof header !== "object" || typeof header.name !== "string" || typeof header.value !== "string") {
               throw new Error(`invalid name or value in header #${j} of entry #${i}`);
             }
-            const { name, value } = header;
-            headers[name] = value;
+            const { name: name2, value } = header;
+            headers[name2] = value;
           }
           const { pathname, search, hash, origin } = new URL2(url);
           let requests = requestsPerOrigin.get(origin);
@@ -58734,11 +58734,11 @@ var require_re = __commonJS({
       }
       return value;
     };
-    var createToken = (name, value, isGlobal) => {
+    var createToken = (name2, value, isGlobal) => {
       const safe = makeSafeRegex(value);
       const index = R++;
-      debug2(name, index, value);
-      t[name] = index;
+      debug2(name2, index, value);
+      t[name2] = index;
       src[index] = value;
       safeSrc[index] = safe;
       re[index] = new RegExp(value, isGlobal ? "g" : void 0);
@@ -60877,14 +60877,14 @@ var require_validate2 = __commonJS({
     var lessThanOneError = (label) => new Error(`${label} can not be less than 1`);
     var greaterThanZeroError = (label) => new Error(`${label} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
-    function safeRequire(path14) {
-      if (typeof path14 === "string") {
+    function safeRequire(path17) {
+      if (typeof path17 === "string") {
         try {
-          return __require(path14);
+          return __require(path17);
         } catch (err) {
         }
       }
-      return path14;
+      return path17;
     }
     function defaultOpts(opts) {
       const setupClient = opts.workers ? opts.setupClient : safeRequire(opts.setupClient);
@@ -61525,9 +61525,9 @@ var require_http_parser = __commonJS({
         this.nextRequest();
       }
     };
-    ["Headers", "HeadersComplete", "Body", "MessageComplete"].forEach(function(name) {
-      var k = HTTPParser["kOn" + name];
-      Object.defineProperty(HTTPParser.prototype, "on" + name, {
+    ["Headers", "HeadersComplete", "Body", "MessageComplete"].forEach(function(name2) {
+      var k = HTTPParser["kOn" + name2];
+      Object.defineProperty(HTTPParser.prototype, "on" + name2, {
         get: function() {
           return this[k];
         },
@@ -63018,9 +63018,9 @@ var require_buffer = __commonJS({
     }
     E(
       "ERR_BUFFER_OUT_OF_BOUNDS",
-      function(name) {
-        if (name) {
-          return `${name} is outside of buffer bounds`;
+      function(name2) {
+        if (name2) {
+          return `${name2} is outside of buffer bounds`;
         }
         return "Attempt to access memory outside buffer bounds";
       },
@@ -63028,8 +63028,8 @@ var require_buffer = __commonJS({
     );
     E(
       "ERR_INVALID_ARG_TYPE",
-      function(name, actual) {
-        return `The "${name}" argument must be of type number. Received type ${typeof actual}`;
+      function(name2, actual) {
+        return `The "${name2}" argument must be of type number. Received type ${typeof actual}`;
       },
       TypeError
     );
@@ -63084,9 +63084,9 @@ var require_buffer = __commonJS({
       }
       checkBounds(buf, offset, byteLength2);
     }
-    function validateNumber(value, name) {
+    function validateNumber(value, name2) {
       if (typeof value !== "number") {
-        throw new errors.ERR_INVALID_ARG_TYPE(name, "number", value);
+        throw new errors.ERR_INVALID_ARG_TYPE(name2, "number", value);
       }
     }
     function boundsError(value, length, type) {
@@ -63212,14 +63212,14 @@ var require_buffer = __commonJS({
     }
     var hexSliceLookupTable = (function() {
       const alphabet = "0123456789abcdef";
-      const table = new Array(256);
+      const table2 = new Array(256);
       for (let i = 0; i < 16; ++i) {
         const i16 = i * 16;
         for (let j = 0; j < 16; ++j) {
-          table[i16 + j] = alphabet[i] + alphabet[j];
+          table2[i16 + j] = alphabet[i] + alphabet[j];
         }
       }
-      return table;
+      return table2;
     })();
     function defineBigIntMethod(fn) {
       return typeof BigInt === "undefined" ? BufferBigIntNotDefined : fn;
@@ -63365,7 +63365,7 @@ var require_httpRequestBuilder = __commonJS({
           return null;
         }
         const method = reqData.method;
-        const path14 = reqData.path;
+        const path17 = reqData.path;
         const headers = reqData.headers;
         const body = reqData.body;
         const headersDefinedHost = getPropertyCaseInsensitive(reqData.headers, "host");
@@ -63376,7 +63376,7 @@ var require_httpRequestBuilder = __commonJS({
           host = hostname + ":" + port;
         }
         const baseReq = [
-          `${method} ${path14} HTTP/1.1`
+          `${method} ${path17} HTTP/1.1`
         ];
         if (!headersDefinedHost) {
           baseReq.push(`Host: ${host}`);
@@ -65424,7 +65424,7 @@ var require_autocannon = __commonJS({
     var fs3 = __require("fs");
     var os13 = __require("os");
     var net3 = __require("net");
-    var path14 = __require("path");
+    var path17 = __require("path");
     var URL2 = __require("url").URL;
     var spawn3 = __require("child_process").spawn;
     var managePath = require_dist2();
@@ -65539,7 +65539,7 @@ var require_autocannon = __commonJS({
         return;
       }
       if (!checkURL(argv.url) || argv.help) {
-        const help = fs3.readFileSync(path14.join(__dirname, "help.txt"), "utf8");
+        const help = fs3.readFileSync(path17.join(__dirname, "help.txt"), "utf8");
         console.error(help);
         return;
       }
@@ -65653,7 +65653,7 @@ var require_autocannon = __commonJS({
           });
         });
         const alterPath = managePath({ PATH: process.env.NODE_PATH });
-        alterPath.unshift(path14.join(__dirname, "lib/preload"));
+        alterPath.unshift(path17.join(__dirname, "lib/preload"));
         const proc = spawn3(argv.spawn[0], argv.spawn.slice(1), {
           stdio: ["ignore", "inherit", "inherit"],
           env: Object.assign({}, process.env, {
@@ -65677,7 +65677,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path14.join(os13.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path17.join(os13.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -65701,7 +65701,7 @@ var require_autocannon = __commonJS({
 });
 
 // src/action.ts
-import { fileURLToPath as fileURLToPath2 } from "node:url";
+import { fileURLToPath as fileURLToPath3 } from "node:url";
 
 // node_modules/@actions/core/lib/core.js
 var core_exports = {};
@@ -65767,8 +65767,8 @@ function issueCommand(command, properties, message) {
   const cmd = new Command(command, properties, message);
   process.stdout.write(cmd.toString() + os.EOL);
 }
-function issue(name, message = "") {
-  issueCommand(name, {}, message);
+function issue(name2, message = "") {
+  issueCommand(name2, {}, message);
 }
 var CMD_STRING = "::";
 var Command = class {
@@ -67780,11 +67780,11 @@ var getWindowsInfo = () => __awaiter9(void 0, void 0, void 0, function* () {
   const { stdout: version } = yield getExecOutput('powershell -command "(Get-CimInstance -ClassName Win32_OperatingSystem).Version"', void 0, {
     silent: true
   });
-  const { stdout: name } = yield getExecOutput('powershell -command "(Get-CimInstance -ClassName Win32_OperatingSystem).Caption"', void 0, {
+  const { stdout: name2 } = yield getExecOutput('powershell -command "(Get-CimInstance -ClassName Win32_OperatingSystem).Caption"', void 0, {
     silent: true
   });
   return {
-    name: name.trim(),
+    name: name2.trim(),
     version: version.trim()
   };
 });
@@ -67794,9 +67794,9 @@ var getMacOsInfo = () => __awaiter9(void 0, void 0, void 0, function* () {
     silent: true
   });
   const version = (_b = (_a = stdout.match(/ProductVersion:\s*(.+)/)) === null || _a === void 0 ? void 0 : _a[1]) !== null && _b !== void 0 ? _b : "";
-  const name = (_d = (_c = stdout.match(/ProductName:\s*(.+)/)) === null || _c === void 0 ? void 0 : _c[1]) !== null && _d !== void 0 ? _d : "";
+  const name2 = (_d = (_c = stdout.match(/ProductName:\s*(.+)/)) === null || _c === void 0 ? void 0 : _c[1]) !== null && _d !== void 0 ? _d : "";
   return {
-    name,
+    name: name2,
     version
   };
 });
@@ -67804,9 +67804,9 @@ var getLinuxInfo = () => __awaiter9(void 0, void 0, void 0, function* () {
   const { stdout } = yield getExecOutput("lsb_release", ["-i", "-r", "-s"], {
     silent: true
   });
-  const [name, version] = stdout.trim().split("\n");
+  const [name2, version] = stdout.trim().split("\n");
   return {
-    name,
+    name: name2,
     version
   };
 });
@@ -67860,14 +67860,14 @@ var ExitCode;
   ExitCode2[ExitCode2["Success"] = 0] = "Success";
   ExitCode2[ExitCode2["Failure"] = 1] = "Failure";
 })(ExitCode || (ExitCode = {}));
-function exportVariable(name, val) {
+function exportVariable(name2, val) {
   const convertedVal = toCommandValue(val);
-  process.env[name] = convertedVal;
+  process.env[name2] = convertedVal;
   const filePath = process.env["GITHUB_ENV"] || "";
   if (filePath) {
-    return issueFileCommand("ENV", prepareKeyValueMessage(name, val));
+    return issueFileCommand("ENV", prepareKeyValueMessage(name2, val));
   }
-  issueCommand("set-env", { name }, convertedVal);
+  issueCommand("set-env", { name: name2 }, convertedVal);
 }
 function setSecret(secret) {
   issueCommand("add-mask", {}, secret);
@@ -67881,41 +67881,41 @@ function addPath(inputPath) {
   }
   process.env["PATH"] = `${inputPath}${path5.delimiter}${process.env["PATH"]}`;
 }
-function getInput(name, options) {
-  const val = process.env[`INPUT_${name.replace(/ /g, "_").toUpperCase()}`] || "";
+function getInput(name2, options) {
+  const val = process.env[`INPUT_${name2.replace(/ /g, "_").toUpperCase()}`] || "";
   if (options && options.required && !val) {
-    throw new Error(`Input required and not supplied: ${name}`);
+    throw new Error(`Input required and not supplied: ${name2}`);
   }
   if (options && options.trimWhitespace === false) {
     return val;
   }
   return val.trim();
 }
-function getMultilineInput(name, options) {
-  const inputs = getInput(name, options).split("\n").filter((x) => x !== "");
+function getMultilineInput(name2, options) {
+  const inputs = getInput(name2, options).split("\n").filter((x) => x !== "");
   if (options && options.trimWhitespace === false) {
     return inputs;
   }
   return inputs.map((input) => input.trim());
 }
-function getBooleanInput(name, options) {
+function getBooleanInput(name2, options) {
   const trueValue = ["true", "True", "TRUE"];
   const falseValue = ["false", "False", "FALSE"];
-  const val = getInput(name, options);
+  const val = getInput(name2, options);
   if (trueValue.includes(val))
     return true;
   if (falseValue.includes(val))
     return false;
-  throw new TypeError(`Input does not meet YAML 1.2 "Core Schema" specification: ${name}
+  throw new TypeError(`Input does not meet YAML 1.2 "Core Schema" specification: ${name2}
 Support boolean input list: \`true | True | TRUE | false | False | FALSE\``);
 }
-function setOutput(name, value) {
+function setOutput(name2, value) {
   const filePath = process.env["GITHUB_OUTPUT"] || "";
   if (filePath) {
-    return issueFileCommand("OUTPUT", prepareKeyValueMessage(name, value));
+    return issueFileCommand("OUTPUT", prepareKeyValueMessage(name2, value));
   }
   process.stdout.write(os5.EOL);
-  issueCommand("set-output", { name }, toCommandValue(value));
+  issueCommand("set-output", { name: name2 }, toCommandValue(value));
 }
 function setCommandEcho(enabled) {
   issue("echo", enabled ? "on" : "off");
@@ -67942,15 +67942,15 @@ function notice(message, properties = {}) {
 function info(message) {
   process.stdout.write(message + os5.EOL);
 }
-function startGroup(name) {
-  issue("group", name);
+function startGroup(name2) {
+  issue("group", name2);
 }
 function endGroup() {
   issue("endgroup");
 }
-function group(name, fn) {
+function group(name2, fn) {
   return __awaiter10(this, void 0, void 0, function* () {
-    startGroup(name);
+    startGroup(name2);
     let result;
     try {
       result = yield fn();
@@ -67960,15 +67960,15 @@ function group(name, fn) {
     return result;
   });
 }
-function saveState(name, value) {
+function saveState(name2, value) {
   const filePath = process.env["GITHUB_STATE"] || "";
   if (filePath) {
-    return issueFileCommand("STATE", prepareKeyValueMessage(name, value));
+    return issueFileCommand("STATE", prepareKeyValueMessage(name2, value));
   }
-  issueCommand("save-state", { name }, toCommandValue(value));
+  issueCommand("save-state", { name: name2 }, toCommandValue(value));
 }
-function getState(name) {
-  return process.env[`STATE_${name}`] || "";
+function getState(name2) {
+  return process.env[`STATE_${name2}`] || "";
 }
 function getIDToken(aud) {
   return __awaiter10(this, void 0, void 0, function* () {
@@ -67990,8 +67990,8 @@ var Context = class {
       if (existsSync2(process.env.GITHUB_EVENT_PATH)) {
         this.payload = JSON.parse(readFileSync(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
       } else {
-        const path14 = process.env.GITHUB_EVENT_PATH;
-        process.stdout.write(`GITHUB_EVENT_PATH ${path14} does not exist${EOL6}`);
+        const path17 = process.env.GITHUB_EVENT_PATH;
+        process.stdout.write(`GITHUB_EVENT_PATH ${path17} does not exist${EOL6}`);
       }
     }
     this.eventName = process.env.GITHUB_EVENT_NAME;
@@ -68109,33 +68109,33 @@ function getUserAgent() {
 }
 
 // node_modules/before-after-hook/lib/register.js
-function register(state, name, method, options) {
+function register(state, name2, method, options) {
   if (typeof method !== "function") {
     throw new Error("method for before hook must be a function");
   }
   if (!options) {
     options = {};
   }
-  if (Array.isArray(name)) {
-    return name.reverse().reduce((callback2, name2) => {
-      return register.bind(null, state, name2, callback2, options);
+  if (Array.isArray(name2)) {
+    return name2.reverse().reduce((callback2, name3) => {
+      return register.bind(null, state, name3, callback2, options);
     }, method)();
   }
   return Promise.resolve().then(() => {
-    if (!state.registry[name]) {
+    if (!state.registry[name2]) {
       return method(options);
     }
-    return state.registry[name].reduce((method2, registered) => {
+    return state.registry[name2].reduce((method2, registered) => {
       return registered.hook.bind(null, method2, options);
     }, method)();
   });
 }
 
 // node_modules/before-after-hook/lib/add.js
-function addHook(state, kind, name, hook2) {
+function addHook(state, kind, name2, hook2) {
   const orig = hook2;
-  if (!state.registry[name]) {
-    state.registry[name] = [];
+  if (!state.registry[name2]) {
+    state.registry[name2] = [];
   }
   if (kind === "before") {
     hook2 = (method, options) => {
@@ -68160,38 +68160,38 @@ function addHook(state, kind, name, hook2) {
       });
     };
   }
-  state.registry[name].push({
+  state.registry[name2].push({
     hook: hook2,
     orig
   });
 }
 
 // node_modules/before-after-hook/lib/remove.js
-function removeHook(state, name, method) {
-  if (!state.registry[name]) {
+function removeHook(state, name2, method) {
+  if (!state.registry[name2]) {
     return;
   }
-  const index = state.registry[name].map((registered) => {
+  const index = state.registry[name2].map((registered) => {
     return registered.orig;
   }).indexOf(method);
   if (index === -1) {
     return;
   }
-  state.registry[name].splice(index, 1);
+  state.registry[name2].splice(index, 1);
 }
 
 // node_modules/before-after-hook/index.js
 var bind = Function.bind;
 var bindable = bind.bind(bind);
-function bindApi(hook2, state, name) {
+function bindApi(hook2, state, name2) {
   const removeHookRef = bindable(removeHook, null).apply(
     null,
-    name ? [state, name] : [state]
+    name2 ? [state, name2] : [state]
   );
   hook2.api = { remove: removeHookRef };
   hook2.remove = removeHookRef;
   ["before", "error", "after", "wrap"].forEach((kind) => {
-    const args = name ? [state, kind, name] : [state, kind];
+    const args = name2 ? [state, kind, name2] : [state, kind];
     hook2[kind] = hook2.api[kind] = bindable(addHook, null).apply(null, args);
   });
 }
@@ -68292,11 +68292,11 @@ function addQueryParameters(url, parameters) {
   if (names.length === 0) {
     return url;
   }
-  return url + separator + names.map((name) => {
-    if (name === "q") {
+  return url + separator + names.map((name2) => {
+    if (name2 === "q") {
       return "q=" + parameters.q.split("+").map(encodeURIComponent).join("+");
     }
-    return `${name}=${encodeURIComponent(parameters[name])}`;
+    return `${name2}=${encodeURIComponent(parameters[name2])}`;
   }).join("&");
 }
 var urlVariableRegex = /\{[^{}}]+\}/g;
@@ -69112,8 +69112,8 @@ async function fetchWrapper(requestOptions) {
   const parseSuccessResponseBody = requestOptions.request?.parseSuccessResponseBody !== false;
   const body = isPlainObject2(requestOptions.body) || Array.isArray(requestOptions.body) ? JSONStringify(requestOptions.body) : requestOptions.body;
   const requestHeaders = Object.fromEntries(
-    Object.entries(requestOptions.headers).map(([name, value]) => [
-      name,
+    Object.entries(requestOptions.headers).map(([name2, value]) => [
+      name2,
       String(value)
     ])
   );
@@ -71957,17 +71957,17 @@ function decorate(octokit, scope, methodName, defaults2, decorations) {
     }
     if (decorations.renamedParameters) {
       const options2 = requestWithDefaults.endpoint.merge(...args);
-      for (const [name, alias] of Object.entries(
+      for (const [name2, alias] of Object.entries(
         decorations.renamedParameters
       )) {
-        if (name in options2) {
+        if (name2 in options2) {
           octokit.log.warn(
-            `"${name}" parameter is deprecated for "octokit.${scope}.${methodName}()". Use "${alias}" instead`
+            `"${name2}" parameter is deprecated for "octokit.${scope}.${methodName}()". Use "${alias}" instead`
           );
           if (!(alias in options2)) {
-            options2[alias] = options2[name];
+            options2[alias] = options2[name2];
           }
-          delete options2[name];
+          delete options2[name2];
         }
       }
       return requestWithDefaults(options2);
@@ -72143,8 +72143,8 @@ function getOctokit(token, options, ...additionalPlugins) {
 
 // src/action/run.ts
 import { execFile as execFile2 } from "node:child_process";
-import { mkdirSync, readFileSync as readFileSync6, writeFileSync } from "node:fs";
-import path13 from "node:path";
+import { mkdirSync as mkdirSync2, readFileSync as readFileSync8, writeFileSync } from "node:fs";
+import path16 from "node:path";
 import { promisify } from "node:util";
 
 // src/config/action-inputs.ts
@@ -72244,30 +72244,30 @@ function parseBudgets(text) {
   });
   return rules;
 }
-function budgetInput(name, value, inLine = false) {
+function budgetInput(name2, value, inLine = false) {
   if (!/^\d{1,2}(\.\d+)?%$/.test(value)) {
-    throw new UserError(inLine ? `Input '${name}): '${value}' is not a percentage from 0% to 99%, like 5%.` : `Input '${name}' must be a percentage from 0% to 99%, like 5%, but got '${value}'.`);
+    throw new UserError(inLine ? `Input '${name2}): '${value}' is not a percentage from 0% to 99%, like 5%.` : `Input '${name2}' must be a percentage from 0% to 99%, like 5%, but got '${value}'.`);
   }
   return parsePercent(value);
 }
-function durationInput(name, value) {
+function durationInput(name2, value) {
   try {
     return parseDuration(value);
   } catch {
-    throw new UserError(`Input '${name}' must be a duration like 90s or 5m, but got '${value}'.`);
+    throw new UserError(`Input '${name2}' must be a duration like 90s or 5m, but got '${value}'.`);
   }
 }
-function booleanInput(input, name, fallback) {
-  const value = input(name);
+function booleanInput(input, name2, fallback) {
+  const value = input(name2);
   if (value === "") return fallback;
   if (value === "true") return true;
   if (value === "false") return false;
-  throw new UserError(`Input '${name}' must be true or false, but got '${value}'.`);
+  throw new UserError(`Input '${name2}' must be true or false, but got '${value}'.`);
 }
-function oneOf(input, name, allowed, fallback) {
-  const value = input(name);
+function oneOf(input, name2, allowed, fallback) {
+  const value = input(name2);
   if (value === "") return fallback;
-  if (!allowed.includes(value)) throw new UserError(`Input '${name}' must be one of ${allowed.join(", ")}, but got '${value}'.`);
+  if (!allowed.includes(value)) throw new UserError(`Input '${name2}' must be one of ${allowed.join(", ")}, but got '${value}'.`);
   return value;
 }
 
@@ -72584,9 +72584,9 @@ function parseConfig(text, file) {
   const shown = displayPath(file);
   const yamlError = doc.errors[0];
   if (yamlError) {
-    const where = yamlError.linePos ? `:${yamlError.linePos[0].line}:${yamlError.linePos[0].col}` : "";
+    const where2 = yamlError.linePos ? `:${yamlError.linePos[0].line}:${yamlError.linePos[0].col}` : "";
     const reason = yamlError.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
-    throw new UserError(`${shown}${where}: invalid YAML: ${reason}.`);
+    throw new UserError(`${shown}${where2}: invalid YAML: ${reason}.`);
   }
   const raw = doc.toJS() ?? {};
   if (!validate(raw)) {
@@ -72667,8 +72667,8 @@ function describe(error2, doc, lines, file) {
     const known = Object.keys(error2.parentSchema.properties ?? {}).filter((k) => k !== "$schema");
     const guess = known.length ? (0, import_fastest_levenshtein.closest)(key, known) : void 0;
     const hint = guess && (0, import_fastest_levenshtein.distance)(key, guess) <= Math.max(2, Math.floor(key.length / 3)) ? ` (did you mean '${guess}'?)` : "";
-    const where = fieldName([...segments, key]);
-    return `${file}:${position(doc, lines, segments, key)}: unknown key '${where}'${hint}. Known keys${segments.length ? ` of ${fieldName(segments)}` : ""}: ${known.join(", ")}.`;
+    const where2 = fieldName([...segments, key]);
+    return `${file}:${position(doc, lines, segments, key)}: unknown key '${where2}'${hint}. Known keys${segments.length ? ` of ${fieldName(segments)}` : ""}: ${known.join(", ")}.`;
   }
   const at = `${file}:${position(doc, lines, segments)}`;
   if (error2.keyword === "required") {
@@ -72721,7 +72721,7 @@ function budgetFor(id, config) {
 // src/gate.ts
 import { mkdtempSync as mkdtempSync2, rmSync as rmSync2 } from "node:fs";
 import os12 from "node:os";
-import path11 from "node:path";
+import path13 from "node:path";
 
 // src/checkout/revisions.ts
 import { execFileSync } from "node:child_process";
@@ -72860,7 +72860,7 @@ async function checkout(options) {
     const base = { label: "base", ref: options.base, sha: baseSha, root: path9.join(baseTree, projectDir), worktree: baseTree, dirty: false };
     let head;
     if (options.head === void 0) {
-      const status = await run2(["status", "--porcelain", "--untracked-files=normal", "--", "."], options.cwd);
+      const status = await run2(["status", "--porcelain", "--untracked-files=normal", "--", ".", ":(exclude).benchgate"], options.cwd);
       head = { label: "head", ref: "working tree", sha: headSha, root: realpathSync(options.cwd), worktree: void 0, dirty: status.length > 0 };
     } else {
       const headTree = await addWorktree("head", headSha);
@@ -72941,27 +72941,27 @@ import { createRequire } from "module";
 import { basename as basename3, dirname as dirname3, normalize, relative as relative2, resolve as resolve2, sep as sep4 } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path14) {
-  let normalized = normalize(path14);
+function cleanPath(path17) {
+  let normalized = normalize(path17);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep4) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path14, separator) {
-  return path14.replace(SLASHES_REGEX, separator);
+function convertSlashes(path17, separator) {
+  return path17.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path14) {
-  return path14 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path14);
+function isRootDirectory(path17) {
+  return path17 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path17);
 }
-function normalizePath(path14, options) {
+function normalizePath(path17, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path14.includes("/") || path14.startsWith(".");
-  if (resolvePaths) path14 = resolve2(path14);
-  if (normalizePath$1 || pathNeedsCleaning) path14 = cleanPath(path14);
-  if (path14 === ".") return "";
-  const needsSeperator = path14[path14.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path14 + pathSeparator : path14, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path17.includes("/") || path17.startsWith(".");
+  if (resolvePaths) path17 = resolve2(path17);
+  if (normalizePath$1 || pathNeedsCleaning) path17 = cleanPath(path17);
+  if (path17 === ".") return "";
+  const needsSeperator = path17[path17.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path17 + pathSeparator : path17, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -72998,8 +72998,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path14 = directoryPath || ".";
-  if (filters.every((filter) => filter(path14, true))) paths.push(path14);
+  const path17 = directoryPath || ".";
+  if (filters.every((filter) => filter(path17, true))) paths.push(path17);
 };
 var empty$2 = () => {
 };
@@ -73051,26 +73051,26 @@ var empty = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty;
 }
-var resolveSymlinksAsync = function(path14, state, callback$1) {
+var resolveSymlinksAsync = function(path17, state, callback$1) {
   const { queue, fs: fs3, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs3.realpath(path14, (error2, resolvedPath) => {
+  fs3.realpath(path17, (error2, resolvedPath) => {
     if (error2) return queue.dequeue(suppressErrors ? null : error2, state);
     fs3.stat(resolvedPath, (error$1, stat3) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat3.isDirectory() && isRecursive(path14, resolvedPath, state)) return queue.dequeue(null, state);
+      if (stat3.isDirectory() && isRecursive(path17, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat3, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path14, state, callback$1) {
+var resolveSymlinks = function(path17, state, callback$1) {
   const { queue, fs: fs3, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs3.realpathSync(path14);
+    const resolvedPath = fs3.realpathSync(path17);
     const stat3 = fs3.statSync(resolvedPath);
-    if (stat3.isDirectory() && isRecursive(path14, resolvedPath, state)) return;
+    if (stat3.isDirectory() && isRecursive(path17, resolvedPath, state)) return;
     callback$1(stat3, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
@@ -73080,9 +73080,9 @@ function build$2(options, isSynchronous) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path14, resolved, state) {
+function isRecursive(path17, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname3(path14);
+  let parent = dirname3(path17);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -73090,7 +73090,7 @@ function isRecursive(path14, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname3(parent);
   }
-  state.symlinks.set(path14, resolved);
+  state.symlinks.set(path17, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -73262,19 +73262,19 @@ var Walker = class {
         const filename = this.joinPath(entry.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry.isDirectory()) {
-        let path14 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path14)) continue;
-        this.pushDirectory(path14, paths, filters);
-        this.walkDirectory(this.state, path14, path14, depth - 1, this.walk);
+        let path17 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path17)) continue;
+        this.pushDirectory(path17, paths, filters);
+        this.walkDirectory(this.state, path17, path17, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path14 = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path14, this.state, (stat3, resolvedPath) => {
+        let path17 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path17, this.state, (stat3, resolvedPath) => {
           if (stat3.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path14 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path14 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path17 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path17 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path14;
+            resolvedPath = useRealPaths ? resolvedPath : path17;
             const filename = basename3(resolvedPath);
             const directoryPath$1 = normalizePath(dirname3(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -73440,7 +73440,7 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path14) => isMatch(path14));
+    this.options.filters.push((path17) => isMatch(path17));
     return this;
   }
 };
@@ -73515,19 +73515,19 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path14) {
-  return path14.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path17) {
+  return path17.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path14) {
+function splitPattern(path17) {
   var _result$parts;
-  const result = import_picomatch2.default.scan(path14, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path14];
+  const result = import_picomatch2.default.scan(path17, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path17];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path14) => path14.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path14) => path14.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path17) => path17.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path17) => path17.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
@@ -73634,13 +73634,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug2 ? (p, isDirectory2) => {
-      const path14 = format(p, isDirectory2);
-      const matches = matcher(path14) && !ignore(path14);
-      if (matches) log(`matched ${path14}`);
+      const path17 = format(p, isDirectory2);
+      const matches = matcher(path17) && !ignore(path17);
+      if (matches) log(`matched ${path17}`);
       return matches;
     } : (p, isDirectory2) => {
-      const path14 = format(p, isDirectory2);
-      return matcher(path14) && !ignore(path14);
+      const path17 = format(p, isDirectory2);
+      return matcher(path17) && !ignore(path17);
     }],
     exclude: debug2 ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -74227,6 +74227,7 @@ ${output}` : message, ...current, durationMs: Date.now() - started });
       timer = setTimeout(stalled, settings.stallTimeoutMs);
       if (message.type === "progress") current = { id: message.id, revision: message.revision ?? (message.id === current.id ? current.revision : void 0) };
       else if (message.type === "result") finish({ ok: true, files: message.files, tasks: message.tasks, durationMs: Date.now() - started });
+      else if (message.type === "profiled") finish({ ok: true, files: [], tasks: [], calls: message.calls, durationMs: Date.now() - started });
       else fail(`the benchmark process (pid ${child2.pid}) failed: ${message.message}`);
     });
     child2.once("error", (error2) => fail(`could not start the benchmark process: ${error2.message}`));
@@ -74649,10 +74650,10 @@ var ServerProcess = class _ServerProcess {
     throw new ServerError(`${this.label}'s server was not ready after ${options.readyTimeoutMs / 1e3}s: ${what}.${this.output()}`);
   }
   /** Ask the probe something; undefined when there is no probe or it does not answer. */
-  async probe(command) {
+  async probe(command, timeoutMs) {
     if (!this.probeSocket) return void 0;
     try {
-      return await probeCommand(this.probeSocket, command);
+      return await probeCommand(this.probeSocket, command, timeoutMs);
     } catch {
       return void 0;
     }
@@ -74906,6 +74907,42 @@ function judgeTraffic(benchmark, base, head, logRatio) {
   return { base, head, logRatio };
 }
 
+// src/explain/rules.ts
+var FACTOR = 1.5;
+var FLOORS = { eventLoopDelayP99Ms: 5, gcShare: 0.02, rssMb: 64, heapMb: 32 };
+var POINTS = { eventLoopUtilization: 0.1, gcShare: 0.02 };
+var MEANINGS = {
+  blocked: "something blocks the event loop: synchronous work on the request path (CPU-heavy code such as hashing or big JSON, sync I/O, a long loop)",
+  allocation: "allocation pressure: many short-lived objects, strings or promises per request",
+  busier: "the event loop is busier for the same load: more CPU work per request",
+  waiting: "the server works less but answers slower: requests wait on I/O, timers, a queue or a lock rather than on the CPU",
+  memory: "memory grows under load: something is kept across requests (an unbounded cache, listeners or closures added per request)"
+};
+function diagnose(base, head, throughputChange) {
+  const lines = [];
+  const ms = (x) => `${x.toFixed(1)} ms`;
+  const pct3 = (x) => `${(x * 100).toFixed(0)}%`;
+  const mb = (x) => `${x.toFixed(0)} MB`;
+  const say = (figure, worse, meaning) => lines.push(worse ? `${figure}: ${meaning}` : figure);
+  const factor = (a, b, floor) => Math.max(a, b) >= floor && (b >= a * FACTOR || a >= b * FACTOR);
+  const delay = [base.eventLoopDelayMs.p99, head.eventLoopDelayMs.p99];
+  if (factor(...delay, FLOORS.eventLoopDelayP99Ms)) say(`event-loop delay p99 ${ms(delay[0])} \u2192 ${ms(delay[1])}`, delay[1] > delay[0], MEANINGS.blocked);
+  const gc2 = [base.gc.share, head.gc.share];
+  if (Math.abs(gc2[1] - gc2[0]) >= POINTS.gcShare && factor(...gc2, FLOORS.gcShare)) {
+    say(`time in GC ${pct3(gc2[0])} \u2192 ${pct3(gc2[1])} of the window (${base.gc.totalMs.toFixed(0)} \u2192 ${head.gc.totalMs.toFixed(0)} ms)`, gc2[1] > gc2[0], MEANINGS.allocation);
+  }
+  const elu = [base.eventLoopUtilization, head.eventLoopUtilization];
+  if (Math.abs(elu[1] - elu[0]) >= POINTS.eventLoopUtilization) {
+    const slower = throughputChange !== void 0 && throughputChange < 0;
+    say(`event-loop utilisation ${pct3(elu[0])} \u2192 ${pct3(elu[1])}`, slower, elu[1] > elu[0] ? MEANINGS.busier : MEANINGS.waiting);
+  }
+  const rss = [base.peakRssMb, head.peakRssMb];
+  const heap = [base.peakHeapUsedMb, head.peakHeapUsedMb];
+  if (factor(...heap, FLOORS.heapMb)) say(`peak heap used ${mb(heap[0])} \u2192 ${mb(heap[1])}`, heap[1] > heap[0], MEANINGS.memory);
+  else if (factor(...rss, FLOORS.rssMb)) say(`peak RSS ${mb(rss[0])} \u2192 ${mb(rss[1])}`, rss[1] > rss[0], MEANINGS.memory);
+  return lines;
+}
+
 // src/report/http.ts
 function httpDetails(samples, comparison) {
   const http4 = samples.http;
@@ -74933,7 +74970,7 @@ function httpDetails(samples, comparison) {
     latency,
     traffic: { base: sumTraffic(http4.base), head: sumTraffic(http4.head) },
     server: base || head ? { base, head } : { base: null, head: null, note: "server-side figures need a server started with `node \u2026` (the probe is preloaded through NODE_OPTIONS); this one is not, so the probe was skipped" },
-    moved: base && head ? moved(base, head) : []
+    moved: base && head ? diagnose(base, head, comparison.change?.estimate) : []
   };
 }
 function summarizeServer(rounds) {
@@ -74956,17 +74993,6 @@ function summarizeServer(rounds) {
 }
 function sumTraffic(rounds) {
   return rounds.map((r) => r.traffic).reduce(addTraffic);
-}
-function moved(base, head) {
-  const lines = [];
-  const ms = (x) => `${x.toFixed(1)} ms`;
-  const pct3 = (x) => `${(x * 100).toFixed(0)}%`;
-  const grew = (a, b, floor) => Math.max(a, b) >= floor && (b >= a * 1.5 || a >= b * 1.5);
-  if (grew(base.eventLoopDelayMs.p99, head.eventLoopDelayMs.p99, 5)) lines.push(`event-loop delay p99 ${ms(base.eventLoopDelayMs.p99)} \u2192 ${ms(head.eventLoopDelayMs.p99)}`);
-  if (Math.abs(head.eventLoopUtilization - base.eventLoopUtilization) >= 0.1) lines.push(`event-loop utilisation ${pct3(base.eventLoopUtilization)} \u2192 ${pct3(head.eventLoopUtilization)}`);
-  if (Math.abs(head.gc.share - base.gc.share) >= 0.02 && grew(base.gc.share, head.gc.share, 0.02)) lines.push(`time in GC ${pct3(base.gc.share)} \u2192 ${pct3(head.gc.share)} of the window (${base.gc.totalMs.toFixed(0)} \u2192 ${head.gc.totalMs.toFixed(0)} ms)`);
-  if (grew(base.peakRssMb, head.peakRssMb, 64)) lines.push(`peak RSS ${base.peakRssMb.toFixed(0)} MB \u2192 ${head.peakRssMb.toFixed(0)} MB`);
-  return lines;
 }
 
 // src/stats/power.ts
@@ -75101,7 +75127,243 @@ function summarize2(benchmarks) {
   return `error: ${counts}`;
 }
 
+// src/explain/run.ts
+import { mkdirSync, readFileSync as readFileSync6 } from "node:fs";
+import path12 from "node:path";
+
+// src/measure/http/profile.ts
+async function profileServer(benchmark, revision, plan, profile) {
+  const server = await ServerProcess.start(serverOptions(benchmark, revision, plan));
+  try {
+    if (!server.probeSocket) throw new ServerError("profiling needs a server started with `node \u2026`, which the probe can join; this one is not");
+    const load = (durationMs) => runLoad({ port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs });
+    await load(benchmark.warmupMs);
+    const started = await server.probe(`profile-start ${profile.intervalUs}`, 5e3);
+    if (!started?.ok) throw new ServerError(`the probe in ${server.label}'s server could not start the profiler${started?.error ? `: ${started.error}` : ""}`);
+    const result = await load(profile.durationMs);
+    const stopped = await server.probe(`profile-stop ${profile.outFile}`, 2e4);
+    server.checkAlive("while profiled");
+    if (!stopped?.ok) throw new ServerError(`the probe in ${server.label}'s server did not write its profile${stopped?.error ? `: ${stopped.error}` : ""}`);
+    return { requests: result.traffic.responses };
+  } finally {
+    await server.stop();
+  }
+}
+
+// src/explain/profile.ts
+import { existsSync as existsSync6, readFileSync as readFileSync5 } from "node:fs";
+import { SourceMap } from "node:module";
+import path11 from "node:path";
+import { fileURLToPath as fileURLToPath2 } from "node:url";
+var NOT_WORK = /* @__PURE__ */ new Set(["(root)", "(idle)"]);
+function summarizeProfile(profile, root, options = {}) {
+  const maps = options.maps ?? new SourceMaps();
+  const selfUs = /* @__PURE__ */ new Map();
+  const { samples, timeDeltas } = profile;
+  if (samples?.length && timeDeltas?.length === samples.length) {
+    const mean2 = (profile.endTime - profile.startTime) / samples.length;
+    samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + Math.max(0, timeDeltas[i + 1] ?? mean2)));
+  } else {
+    const hits = profile.nodes.reduce((sum2, node) => sum2 + (node.hitCount ?? 0), 0);
+    const perHit = hits > 0 ? (profile.endTime - profile.startTime) / hits : 0;
+    for (const node of profile.nodes) selfUs.set(node.id, (node.hitCount ?? 0) * perHit);
+  }
+  const parent = /* @__PURE__ */ new Map();
+  for (const node of profile.nodes) for (const child2 of node.children ?? []) parent.set(child2, node.id);
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const frames = /* @__PURE__ */ new Map();
+  const frameOf = (id) => {
+    let frame = frames.get(id);
+    if (frame) return frame;
+    const callFrame = byId.get(id).callFrame;
+    const place = maps.locate(callFrame.url, callFrame.lineNumber, callFrame.columnNumber, root);
+    const name2 = callFrame.functionName || "(anonymous)";
+    frame = {
+      name: name2,
+      location: place.file ? place.line >= 0 ? `${place.file}:${place.line + 1}` : place.file : "",
+      key: callFrame.functionName ? `${name2}|${place.file}` : `${name2}|${place.file}:${place.line}`,
+      own: isOwnCode(place.file) && !options.notOwn?.(place.file),
+      hidden: options.hidden?.(place.file) ?? false
+    };
+    frames.set(id, frame);
+    return frame;
+  };
+  const viaOf = (id) => {
+    for (let at = id; at !== void 0; at = parent.get(at)) if (frameOf(at).own) return frameOf(at);
+    return void 0;
+  };
+  const byKey = /* @__PURE__ */ new Map();
+  const ownTotals = /* @__PURE__ */ new Map();
+  let totalUs = 0;
+  for (const node of profile.nodes) {
+    const us = selfUs.get(node.id) ?? 0;
+    if (us === 0 || NOT_WORK.has(node.callFrame.functionName)) continue;
+    totalUs += us;
+    const seen = /* @__PURE__ */ new Set();
+    for (let at = node.id; at !== void 0; at = parent.get(at)) {
+      const frame2 = frameOf(at);
+      if (!frame2.own || seen.has(frame2.key)) continue;
+      seen.add(frame2.key);
+      const total = ownTotals.get(frame2.key) ?? { function: frame2.name, location: frame2.location, key: frame2.key, selfMs: 0 };
+      total.selfMs += us / 1e3;
+      ownTotals.set(frame2.key, total);
+    }
+    const frame = frameOf(node.id);
+    if (frame.hidden) continue;
+    const via = frame.own ? void 0 : viaOf(node.id);
+    const key = via ? `${frame.key}<${via.key}` : frame.key;
+    const cost = byKey.get(key) ?? { function: frame.name, location: frame.location, key, selfMs: 0, ...via ? { via: { function: via.name, location: via.location } } : {} };
+    cost.selfMs += us / 1e3;
+    byKey.set(key, cost);
+  }
+  const bySize = (a, b) => b.selfMs - a.selfMs;
+  return { functions: [...byKey.values()].sort(bySize), ownTotals: [...ownTotals.values()].sort(bySize), totalMs: totalUs / 1e3 };
+}
+function diffProfiles(base, head, top = 5, view = "functions") {
+  const baseByKey = new Map(base.summary[view].map((f) => [f.key, f]));
+  const headByKey = new Map(head.summary[view].map((f) => [f.key, f]));
+  const perOp = (cost, side) => cost && side.ops > 0 ? cost.selfMs * 1e3 / side.ops : 0;
+  const share2 = (cost, side) => cost && side.summary.totalMs > 0 ? cost.selfMs / side.summary.totalMs : 0;
+  const rows = [];
+  for (const key of /* @__PURE__ */ new Set([...baseByKey.keys(), ...headByKey.keys()])) {
+    const b = baseByKey.get(key);
+    const h = headByKey.get(key);
+    const either = h ?? b;
+    rows.push({
+      function: either.function,
+      location: either.location,
+      ...either.via ? { via: either.via } : {},
+      baseShare: share2(b, base),
+      headShare: share2(h, head),
+      basePerOpUs: perOp(b, base),
+      headPerOpUs: perOp(h, head)
+    });
+  }
+  return rows.filter((row) => row.headPerOpUs > row.basePerOpUs).sort((a, b) => b.headPerOpUs - b.basePerOpUs - (a.headPerOpUs - a.basePerOpUs)).slice(0, top);
+}
+var SourceMaps = class {
+  maps = /* @__PURE__ */ new Map();
+  locate(url, line, column, root) {
+    if (!url) return { file: "", line: -1 };
+    if (!url.startsWith("file://")) return { file: url, line };
+    const file = fileURLToPath2(url);
+    const mapped = this.original(file, line, column);
+    return { file: readable(mapped?.file ?? file, root), line: mapped?.line ?? line };
+  }
+  original(file, line, column) {
+    const entry = this.load(file);
+    if (!entry || line < 0) return void 0;
+    const found = entry.map.findEntry(line, Math.max(0, column));
+    if (!found.originalSource) return void 0;
+    const source = found.originalSource.startsWith("file://") ? fileURLToPath2(found.originalSource) : path11.resolve(entry.dir, entry.sourceRoot, found.originalSource);
+    return { file: source, line: found.originalLine ?? -1 };
+  }
+  load(file) {
+    if (this.maps.has(file)) return this.maps.get(file);
+    let entry = null;
+    try {
+      const text = readFileSync5(file, "utf8");
+      const reference = [...text.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1];
+      if (reference) {
+        let payload;
+        let dir = path11.dirname(file);
+        const inline = /^data:application\/json[^,]*;base64,(.*)$/.exec(reference);
+        if (inline) payload = JSON.parse(Buffer.from(inline[1], "base64").toString("utf8"));
+        else {
+          const mapFile = path11.resolve(dir, decodeURIComponent(reference));
+          if (!existsSync6(mapFile)) throw new Error("no map file");
+          payload = JSON.parse(readFileSync5(mapFile, "utf8"));
+          dir = path11.dirname(mapFile);
+        }
+        entry = { map: new SourceMap(payload), dir, sourceRoot: payload.sourceRoot ?? "" };
+      }
+    } catch {
+      entry = null;
+    }
+    this.maps.set(file, entry);
+    return entry;
+  }
+};
+function isOwnCode(file) {
+  return file !== "" && !file.startsWith("node:") && !file.startsWith("node_modules/") && !path11.isAbsolute(file) && !file.includes("://");
+}
+function readable(file, root) {
+  const relative3 = path11.relative(root, file);
+  if (!relative3.startsWith("..") && !path11.isAbsolute(relative3)) return relative3.split(path11.sep).join("/");
+  const modules = file.lastIndexOf(`${path11.sep}node_modules${path11.sep}`);
+  return modules >= 0 ? file.slice(modules + 1).split(path11.sep).join("/") : file;
+}
+
+// src/explain/run.ts
+var PROFILE_DEFAULTS = { micro: { durationMs: 1e3, intervalUs: 100 }, server: { durationMs: 3e3, intervalUs: 200 } };
+async function explain(plan) {
+  mkdirSync(plan.dir, { recursive: true });
+  const explanations = /* @__PURE__ */ new Map();
+  for (const target of plan.targets) {
+    const started = Date.now();
+    plan.log(`profiling ${target.id}`);
+    try {
+      explanations.set(target.id, await profileBoth(target, plan, started));
+    } catch (error2) {
+      const message = messageOf(error2);
+      plan.log(`${target.id}: could not profile: ${message.split("\n")[0]}`);
+      explanations.set(target.id, { error: message, durationMs: Date.now() - started });
+    }
+  }
+  return explanations;
+}
+async function profileBoth(target, plan, started) {
+  const revisions = { base: plan.base, head: plan.head };
+  const slug = target.id.replace(/[^\w.-]+/g, "-").replace(/^-+|-+$/g, "");
+  const files = { base: path12.join(plan.dir, `${slug}.base.cpuprofile`), head: path12.join(plan.dir, `${slug}.head.cpuprofile`) };
+  const ops = { base: 0, head: 0 };
+  for (const side of ["base", "head"]) {
+    ops[side] = target.kind === "http" ? await profileHttp(target, revisions[side], files[side], plan) : await profileMicro(target, revisions[side], files[side], plan);
+  }
+  const options = {
+    maps: new SourceMaps(),
+    // benchgate's runner and probe frames are not the project's; a micro task's bench file calls everything it does.
+    hidden: (file) => file.startsWith(path12.dirname(plan.runnerPath) + path12.sep) || file.startsWith(path12.dirname(plan.probePath) + path12.sep),
+    notOwn: (file) => file === target.file
+  };
+  const read = (side) => summarizeProfile(JSON.parse(readFileSync6(files[side], "utf8")), revisions[side].root, options);
+  const summaries = { base: read("base"), head: read("head") };
+  const perOp = (side) => ops[side] > 0 ? summaries[side].totalMs * 1e3 / ops[side] : 0;
+  return {
+    files,
+    unit: target.kind === "http" ? "request" : "call",
+    ops,
+    perOpUs: { base: perOp("base"), head: perOp("head") },
+    top: diffProfiles({ summary: summaries.base, ops: ops.base }, { summary: summaries.head, ops: ops.head }),
+    ownCode: diffProfiles({ summary: summaries.base, ops: ops.base }, { summary: summaries.head, ops: ops.head }, 3, "ownTotals"),
+    durationMs: Date.now() - started
+  };
+}
+async function profileMicro(target, revision, outFile, plan) {
+  if (!target.file) throw new Error(`no bench file is known for ${target.id}`);
+  const settings = plan.micro ?? PROFILE_DEFAULTS.micro;
+  const job = {
+    kind: "profile",
+    side: { revision: revision.label, root: revision.root, files: [target.file] },
+    task: target.id.slice(target.file.length + ID_SEPARATOR.length),
+    durationMs: settings.durationMs,
+    intervalUs: settings.intervalUs,
+    outFile
+  };
+  const outcome = await runBenchmarkProcess(job, { runnerPath: plan.runnerPath, stallTimeoutMs: plan.stallTimeoutMs, cwd: revision.root });
+  if (!outcome.ok) throw new Error(`${revision.label}: ${outcome.message}`);
+  return outcome.calls ?? 0;
+}
+async function profileHttp(target, revision, outFile, plan) {
+  const benchmark = plan.http.find((b) => b.id === target.id);
+  if (!benchmark) throw new Error(`no http benchmark is declared as ${target.id}`);
+  const settings = plan.server ?? PROFILE_DEFAULTS.server;
+  const { requests } = await profileServer(benchmark, revision, plan, { durationMs: Math.min(settings.durationMs, Math.max(benchmark.durationMs, 1e3)), intervalUs: settings.intervalUs, outFile });
+  return requests;
+}
+
 // src/gate.ts
+var MAX_PROFILED = 10;
 var MEASURE_DEFAULTS = {
   blockMs: 1,
   warmupBlocks: 10,
@@ -75113,7 +75375,7 @@ async function runGate(options) {
   const started = now();
   const config = withOverrides(loadConfig({ root: options.cwd, file: options.configFile }), options.overrides);
   const tree = await checkout({ cwd: options.cwd, base: options.base, head: options.head, install: config.install, build: config.build, log: options.log, onCleanup: options.onCleanup });
-  const socketDir = mkdtempSync2(path11.join(os12.tmpdir(), "benchgate-sock-"));
+  const socketDir = mkdtempSync2(path13.join(os12.tmpdir(), "benchgate-sock-"));
   const loadBefore = os12.loadavg();
   try {
     const [baseFiles, headFiles] = await Promise.all([tree.base, tree.head].map((revision) => discoverBenchFiles(revision.root, config.micro.files)));
@@ -75193,8 +75455,16 @@ async function runGate(options) {
     const spiked = spikedRounds(roundConditions);
     const samples = [...micro?.benchmarks ?? [], ...http4?.benchmarks ?? []];
     const comparisons = analyze(samples, analyzeOptions);
-    const benchmarks = sortBenchmarks(comparisons.map((c, i) => toReportBenchmark(c, samples[i].http ? httpDetails(samples[i], c) : void 0)));
+    let benchmarks = sortBenchmarks(comparisons.map((c, i) => toReportBenchmark(c, samples[i].http ? httpDetails(samples[i], c) : void 0)));
     const family = familySize(samples, analyzeOptions);
+    const measureEnded = now();
+    const profileMode = options.profile ?? "regressions";
+    const targets = benchmarks.filter((b) => b.change && (b.verdict === "regression" || profileMode === "always") && profileMode !== "never").slice(0, MAX_PROFILED).map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
+    const profileDir = path13.resolve(options.cwd, options.profileDir ?? path13.join(".benchgate", "profiles"));
+    if (targets.length) {
+      const explanations = await explain({ targets, base: tree.base, head: tree.head, http: config.http, dir: profileDir, runnerPath: options.runnerPath, probePath: options.probePath, socketDir, stallTimeoutMs: config.micro.taskTimeoutMs, log: options.log });
+      benchmarks = benchmarks.map((b) => explanations.has(b.id) ? { ...b, profile: explanations.get(b.id) } : b);
+    }
     return {
       version: REPORT_VERSION,
       tool: { name: "benchgate", version: options.toolVersion },
@@ -75215,6 +75485,7 @@ async function runGate(options) {
         timeLimitMs: config.timeLimitMs,
         measureMs: (micro?.durationMs ?? 0) + (http4?.durationMs ?? 0),
         totalMs: now() - started,
+        ...targets.length ? { profile: { dir: profileDir, benchmarks: targets.length, durationMs: now() - measureEnded } } : {},
         conditions: { busy: roundConditions.map((c) => c.busy), spikedRounds: spiked, ...spiked.length ? { note: spikeNote(roundConditions, spiked) } : {} }
       },
       environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: loadAfter } }
@@ -75267,8 +75538,8 @@ function describeFiles(base, head) {
 }
 
 // src/report/github.ts
-import { existsSync as existsSync6, readFileSync as readFileSync5 } from "node:fs";
-import path12 from "node:path";
+import { existsSync as existsSync7, readFileSync as readFileSync7 } from "node:fs";
+import path14 from "node:path";
 
 // src/report/format.ts
 function formatOps(ops) {
@@ -75304,6 +75575,12 @@ function formatConfidence(confidence) {
 function formatMs(ms) {
   if (!Number.isFinite(ms)) return "\u2013";
   return ms < 1 ? ms.toFixed(3) : ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0);
+}
+function fitMiddle(text, width) {
+  if (text.length <= width) return text;
+  const keep = width - 1;
+  const start = Math.ceil(keep / 2);
+  return `${text.slice(0, start)}\u2026${text.slice(text.length - (keep - start))}`;
 }
 
 // src/report/github.ts
@@ -75353,12 +75630,12 @@ function fitComment(markdown, runUrl, limit = COMMENT_LIMIT - 200) {
 }
 function regressionAnnotations(report2, projectDir, repoRoot, configFile) {
   return report2.benchmarks.filter((b) => b.verdict === "regression").map((b) => {
-    const [file, needle] = b.kind === "http" ? [configFile, `name: ${b.id.slice("http > ".length)}`] : [path12.join(projectDir, b.file ?? ""), taskName(b)];
+    const [file, needle] = b.kind === "http" ? [configFile, `name: ${b.id.slice("http > ".length)}`] : [path14.join(projectDir, b.file ?? ""), taskName(b)];
     return {
       title: `benchgate: ${b.id} regressed`,
       message: `${b.id}: ${formatChange(b)} (budget ${formatBudget(b.budget)})`,
-      file: existsSync6(file) ? path12.relative(repoRoot, file) : void 0,
-      line: existsSync6(file) ? lineOf(file, needle) : void 0
+      file: existsSync7(file) ? path14.relative(repoRoot, file) : void 0,
+      line: existsSync7(file) ? lineOf(file, needle) : void 0
     };
   });
 }
@@ -75367,7 +75644,7 @@ function taskName(b) {
   return at >= 0 ? b.id.slice(at + 3) : b.id;
 }
 function lineOf(file, needle) {
-  const index = readFileSync5(file, "utf8").split("\n").findIndex((line) => line.includes(needle));
+  const index = readFileSync7(file, "utf8").split("\n").findIndex((line) => line.includes(needle));
   return index >= 0 ? index + 1 : void 0;
 }
 
@@ -75404,6 +75681,69 @@ var delays = (s) => s ? `${formatMs(s.eventLoopDelayMs.p50)} / ${formatMs(s.even
 var pct2 = (x) => x === void 0 ? "\u2013" : `${(x * 100).toFixed(0)}%`;
 var gc = (s) => s ? `${s.gc.totalMs.toFixed(0)} ms (${(s.gc.share * 100).toFixed(1)}%), ${s.gc.count.toFixed(0)} pauses` : "\u2013";
 var memory = (s) => s ? `${s.peakRssMb.toFixed(0)} / ${s.peakHeapUsedMb.toFixed(0)}` : "\u2013";
+
+// src/report/chart.ts
+var SCALES = [2, 5, 10, 15, 20, 30, 50, 100];
+function changeChart(benchmarks, options = {}) {
+  const rows = benchmarks.filter((b) => b.change);
+  if (rows.length === 0) return [];
+  const cells = options.cells ?? 41;
+  const half = (cells - 1) / 2;
+  const widest = Math.round(3 * Math.max(...rows.map((b) => b.budget)) * 1e6) / 1e4;
+  const scale = (SCALES.find((s) => s >= widest) ?? 100) / 100;
+  const at = (fraction) => Math.round(half + fraction / scale * half);
+  const labelWidth = Math.min(options.labelWidth ?? 36, Math.max(...rows.map((b) => b.id.length)));
+  const lines = rows.map((b) => {
+    const line = Array.from({ length: cells }, () => "\xB7");
+    line[half] = "\u250A";
+    for (const edge of [-b.budget, b.budget]) {
+      const cell = at(edge);
+      if (cell >= 0 && cell < cells) line[cell] = "\u2502";
+    }
+    const { low, high, estimate } = b.change;
+    const from = Math.max(0, at(low));
+    const to = Math.min(cells - 1, at(high));
+    for (let cell = from; cell <= to; cell++) line[cell] = "\u2500";
+    if (at(low) < 0) line[0] = "\xAB";
+    if (at(high) > cells - 1) line[cells - 1] = "\xBB";
+    const point = at(estimate);
+    if (point >= 0 && point < cells) line[point] = "\u25CF";
+    else line[point < 0 ? 0 : cells - 1] = point < 0 ? "\xAB" : "\xBB";
+    return `${fitMiddle(b.id, labelWidth).padEnd(labelWidth)}  ${line.join("")}  ${formatPercent(estimate).padStart(7)}`;
+  });
+  const pct3 = (x) => `${Number((x * 100).toFixed(0))}%`;
+  const axis = `${" ".repeat(labelWidth + 2)}${`-${pct3(scale)}`.padEnd(half)}0${`+${pct3(scale)}`.padStart(cells - half - 1)}`;
+  return [...lines, axis];
+}
+
+// src/report/profile-sections.ts
+import path15 from "node:path";
+function formatMicros(us) {
+  if (!Number.isFinite(us)) return "\u2013";
+  if (us < 1) return `${Number((us * 1e3).toPrecision(3))} ns`;
+  if (us < 1e3) return `${Number(us.toPrecision(3))} \xB5s`;
+  return `${Number((us / 1e3).toPrecision(3))} ms`;
+}
+var share = (x) => `${(x * 100).toFixed(1)}%`;
+function name(row) {
+  return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
+}
+function where(row) {
+  return row.location || (row.function.startsWith("(") ? "V8" : "native");
+}
+function profileSections(id, profile) {
+  const took = formatDuration(profile.durationMs);
+  if ("error" in profile) return { title: `${id}: no CPU profile`, header: [], rows: [], ownCode: [], files: [], error: profile.error };
+  const unit = profile.unit;
+  return {
+    title: `${id}: CPU per ${unit} ${formatMicros(profile.perOpUs.base)} \u2192 ${formatMicros(profile.perOpUs.head)} (profiled in ${took})`,
+    header: ["function", "where", "base", "head", `change per ${unit}`],
+    rows: profile.top.map((row) => [name(row), where(row), share(row.baseShare), share(row.headShare), `+${formatMicros(row.headPerOpUs - row.basePerOpUs)}`]),
+    // Where the rows' ← names are, and what each of the project's functions costs with what it calls.
+    ownCode: profile.ownCode.map((row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit}, with what it calls`),
+    files: [profile.files.base, profile.files.head].map((file) => path15.basename(file))
+  };
+}
 
 // src/report/terminal.ts
 function runLine(report2) {
@@ -75446,7 +75786,10 @@ function renderMarkdown(report2) {
       out.push(`| ${ICON[b.verdict]} ${b.verdict} | ${escapeInline(b.id)} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${escapeInline(formatChange(b))} | ${formatBudget(b.budget)} |`);
     }
     out.push("");
+    const chart = changeChart(benchmarks);
+    if (chart.length) out.push("```text", ...chart.map((line) => line.replace(/`/g, "'").replace(/[\u0000-\u001f\u007f]/g, "?")), "```", CHART_LEGEND, "");
   }
+  for (const b of benchmarks.filter((b2) => b2.profile)) out.push(details(`${b.id}: where the time went`, profileMarkdown(b.id, b.profile, report2)), "");
   for (const b of benchmarks.filter((b2) => b2.http)) out.push(details(`${b.id}: latency and server`, httpMarkdown(b.id, b.http)), "");
   for (const b of benchmarks.filter((b2) => b2.note)) out.push(`> [!NOTE]
 > ${escapeInline(b.id)}: ${escapeInline(b.note)}`, "");
@@ -75464,13 +75807,29 @@ ${pre(b.error)}`).join("\n")), "");
 }
 function httpMarkdown(id, http4) {
   const sections = httpSections(id, http4);
-  const table = (header, rows) => [`| ${header.map(escapeInline).join(" | ")} |`, `|${header.map((_, i) => i === 0 ? "---" : "--:").join("|")}|`, ...rows.map((row) => `| ${row.map(escapeInline).join(" | ")} |`)].join("\n");
   const parts = [`**${escapeInline(sections.title)}**`, "", table(sections.latency.header, sections.latency.rows), "", escapeInline(sections.failures)];
   if (sections.server) parts.push("", table(sections.server.header, sections.server.rows));
   if (sections.note) parts.push("", `<sub>${escapeInline(sections.note)}</sub>`);
   if (sections.moved.length) parts.push("", ...sections.moved.map((line) => `- moved: ${escapeInline(line)}`));
   return parts.join("\n");
 }
+function profileMarkdown(id, profile, report2) {
+  const sections = profileSections(id, profile);
+  const parts = [`**${escapeInline(sections.title)}**`, ""];
+  if (sections.error) parts.push(pre(sections.error));
+  else if (sections.rows.length === 0) parts.push("No function costs more per operation at head.");
+  else parts.push(table(sections.header, sections.rows, 2));
+  if (sections.ownCode.length) parts.push("", ...sections.ownCode.map((line) => `- in the project's code: ${escapeInline(line)}`));
+  if (sections.files.length) {
+    const where2 = report2.pullRequest ? "in the workflow's profiles artifact" : report2.run?.profile ? `in ${report2.run.profile.dir}` : "";
+    parts.push("", `<sub>Profiles: ${sections.files.map((file) => `<code>${escapeHtml(file)}</code>`).join(", ")} ${escapeInline(where2)} (open them in Chrome DevTools or speedscope)</sub>`);
+  }
+  return parts.join("\n");
+}
+function table(header, rows, left = 1) {
+  return [`| ${header.map(escapeInline).join(" | ")} |`, `|${header.map((_, i) => i < left ? "---" : "--:").join("|")}|`, ...rows.map((row) => `| ${row.map(escapeInline).join(" | ")} |`)].join("\n");
+}
+var CHART_LEGEND = "<sub>\u25CF estimate, \u2500 its confidence interval, \u2502 the budget either side of \u250A 0; \xAB \xBB past the end of the axis.</sub>";
 function environmentLine(report2) {
   const env = report2.environment;
   const load = env.loadAverage ? `, load average ${env.loadAverage.before[0].toFixed(2)} \u2192 ${env.loadAverage.after[0].toFixed(2)}` : "";
@@ -75531,11 +75890,11 @@ async function runAction(deps) {
     exitCode: () => 1
   });
   try {
-    const settings = parseActionInputs((name) => core.getInput(name), {
+    const settings = parseActionInputs((name2) => core.getInput(name2), {
       eventName: env.GITHUB_EVENT_NAME ?? "",
-      event: env.GITHUB_EVENT_PATH ? JSON.parse(readFileSync6(env.GITHUB_EVENT_PATH, "utf8")) : {},
+      event: env.GITHUB_EVENT_PATH ? JSON.parse(readFileSync8(env.GITHUB_EVENT_PATH, "utf8")) : {},
       workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
-      runnerTemp: env.RUNNER_TEMP ?? path13.join(env.GITHUB_WORKSPACE ?? process.cwd(), ".benchgate"),
+      runnerTemp: env.RUNNER_TEMP ?? path16.join(env.GITHUB_WORKSPACE ?? process.cwd(), ".benchgate"),
       repository: env.GITHUB_REPOSITORY ?? ""
     });
     if (settings.mode === "comment") return await commentFromReport(settings, deps);
@@ -75571,10 +75930,10 @@ async function runAction(deps) {
 }
 async function publish(report2, settings, deps) {
   const { core, env } = deps;
-  mkdirSync(settings.reportDir, { recursive: true });
+  mkdirSync2(settings.reportDir, { recursive: true });
   const markdown = renderMarkdown(report2);
-  const jsonPath = path13.join(settings.reportDir, "report.json");
-  const markdownPath = path13.join(settings.reportDir, "report.md");
+  const jsonPath = path16.join(settings.reportDir, "report.json");
+  const markdownPath = path16.join(settings.reportDir, "report.md");
   writeFileSync(jsonPath, `${JSON.stringify(report2, null, 2)}
 `);
   writeFileSync(markdownPath, markdown);
@@ -75584,7 +75943,7 @@ async function publish(report2, settings, deps) {
   core.setOutput("report-json", jsonPath);
   core.setOutput("report-markdown", markdownPath);
   await core.summary.addRaw(markdown, true).write();
-  const configFile = path13.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
+  const configFile = path16.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
   const workspace = env.GITHUB_WORKSPACE ?? settings.workingDirectory;
   for (const annotation of regressionAnnotations(report2, settings.workingDirectory, workspace, configFile)) {
     core.error(annotation.message, { title: annotation.title, ...annotation.file ? { file: annotation.file } : {}, ...annotation.line ? { startLine: annotation.line } : {} });
@@ -75618,10 +75977,10 @@ async function comment(report2, markdown, settings, deps) {
 }
 async function commentFromReport(settings, deps) {
   if (!settings.reportJson) throw new UserError("Input 'report-json' is required with mode: comment: the report.json the gate's workflow uploaded.");
-  const report2 = JSON.parse(readFileSync6(settings.reportJson, "utf8"));
+  const report2 = JSON.parse(readFileSync8(settings.reportJson, "utf8"));
   const pr = report2.pullRequest ?? settings.pullRequest;
   if (!pr) throw new UserError(`${settings.reportJson} names no pull request: it was not made by benchgate on a pull_request event.`);
-  const event = deps.env.GITHUB_EVENT_PATH ? JSON.parse(readFileSync6(deps.env.GITHUB_EVENT_PATH, "utf8")) : {};
+  const event = deps.env.GITHUB_EVENT_PATH ? JSON.parse(readFileSync8(deps.env.GITHUB_EVENT_PATH, "utf8")) : {};
   const testedSha = event.workflow_run?.head_sha;
   if (testedSha && report2.head?.sha !== testedSha) {
     throw new UserError(`The report is of ${report2.head?.sha ?? "no commit"}, but the workflow run that uploaded it tested ${testedSha}: refusing to comment.`);
@@ -75648,7 +76007,7 @@ await runAction({
   env: process.env,
   commentApi: (settings, pr) => {
     const octokit = getOctokit(settings.githubToken, { baseUrl: process.env.GITHUB_API_URL ?? "https://api.github.com" });
-    const where = { owner: pr.owner, repo: pr.repo };
+    const where2 = { owner: pr.owner, repo: pr.repo };
     return {
       whoAmI: async () => {
         try {
@@ -75657,16 +76016,16 @@ await runAction({
           return void 0;
         }
       },
-      listComments: () => octokit.paginate(octokit.rest.issues.listComments, { ...where, issue_number: pr.number, per_page: 100 }),
+      listComments: () => octokit.paginate(octokit.rest.issues.listComments, { ...where2, issue_number: pr.number, per_page: 100 }),
       createComment: async (body) => {
-        await octokit.rest.issues.createComment({ ...where, issue_number: pr.number, body });
+        await octokit.rest.issues.createComment({ ...where2, issue_number: pr.number, body });
       },
       updateComment: async (id, body) => {
-        await octokit.rest.issues.updateComment({ ...where, comment_id: id, body });
+        await octokit.rest.issues.updateComment({ ...where2, comment_id: id, body });
       }
     };
   },
-  runnerPath: fileURLToPath2(new URL("./runner.js", import.meta.url)),
-  probePath: fileURLToPath2(new URL("./probe.cjs", import.meta.url)),
+  runnerPath: fileURLToPath3(new URL("./runner.js", import.meta.url)),
+  probePath: fileURLToPath3(new URL("./probe.cjs", import.meta.url)),
   version: "0.1.0"
 });

@@ -291,8 +291,8 @@ var require_utils = __commonJS({
       }
       return output;
     };
-    exports2.basename = (path7, { windows } = {}) => {
-      const segs = path7.split(windows ? /[\\/]/ : "/");
+    exports2.basename = (path10, { windows } = {}) => {
+      const segs = path10.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -1974,9 +1974,9 @@ var require_scope = __commonJS({
     exports2.ValueScope = exports2.ValueScopeName = exports2.Scope = exports2.varKinds = exports2.UsedValueState = void 0;
     var code_1 = require_code();
     var ValueError = class extends Error {
-      constructor(name) {
-        super(`CodeGen: "code" for ${name} not defined`);
-        this.value = name.value;
+      constructor(name2) {
+        super(`CodeGen: "code" for ${name2} not defined`);
+        this.value = name2.value;
       }
     };
     var UsedValueState;
@@ -2043,8 +2043,8 @@ var require_scope = __commonJS({
         var _a;
         if (value.ref === void 0)
           throw new Error("CodeGen: ref must be passed in value");
-        const name = this.toName(nameOrPrefix);
-        const { prefix } = name;
+        const name2 = this.toName(nameOrPrefix);
+        const { prefix } = name2;
         const valueKey = (_a = value.key) !== null && _a !== void 0 ? _a : value.ref;
         let vs = this._values[prefix];
         if (vs) {
@@ -2054,12 +2054,12 @@ var require_scope = __commonJS({
         } else {
           vs = this._values[prefix] = /* @__PURE__ */ new Map();
         }
-        vs.set(valueKey, name);
+        vs.set(valueKey, name2);
         const s = this._scope[prefix] || (this._scope[prefix] = []);
         const itemIndex = s.length;
         s[itemIndex] = value.ref;
-        name.setValue(value, { property: prefix, itemIndex });
-        return name;
+        name2.setValue(value, { property: prefix, itemIndex });
+        return name2;
       }
       getValue(prefix, keyOrRef) {
         const vs = this._values[prefix];
@@ -2068,17 +2068,17 @@ var require_scope = __commonJS({
         return vs.get(keyOrRef);
       }
       scopeRefs(scopeName, values = this._values) {
-        return this._reduceValues(values, (name) => {
-          if (name.scopePath === void 0)
-            throw new Error(`CodeGen: name "${name}" has no value`);
-          return (0, code_1._)`${scopeName}${name.scopePath}`;
+        return this._reduceValues(values, (name2) => {
+          if (name2.scopePath === void 0)
+            throw new Error(`CodeGen: name "${name2}" has no value`);
+          return (0, code_1._)`${scopeName}${name2.scopePath}`;
         });
       }
       scopeCode(values = this._values, usedValues, getCode) {
-        return this._reduceValues(values, (name) => {
-          if (name.value === void 0)
-            throw new Error(`CodeGen: name "${name}" has no value`);
-          return name.value.code;
+        return this._reduceValues(values, (name2) => {
+          if (name2.value === void 0)
+            throw new Error(`CodeGen: name "${name2}" has no value`);
+          return name2.value.code;
         }, usedValues, getCode);
       }
       _reduceValues(values, valueCode, usedValues = {}, getCode) {
@@ -2088,20 +2088,20 @@ var require_scope = __commonJS({
           if (!vs)
             continue;
           const nameSet = usedValues[prefix] = usedValues[prefix] || /* @__PURE__ */ new Map();
-          vs.forEach((name) => {
-            if (nameSet.has(name))
+          vs.forEach((name2) => {
+            if (nameSet.has(name2))
               return;
-            nameSet.set(name, UsedValueState.Started);
-            let c = valueCode(name);
+            nameSet.set(name2, UsedValueState.Started);
+            let c = valueCode(name2);
             if (c) {
               const def = this.opts.es5 ? exports2.varKinds.var : exports2.varKinds.const;
-              code = (0, code_1._)`${code}${def} ${name} = ${c};${this.opts._n}`;
-            } else if (c = getCode === null || getCode === void 0 ? void 0 : getCode(name)) {
+              code = (0, code_1._)`${code}${def} ${name2} = ${c};${this.opts._n}`;
+            } else if (c = getCode === null || getCode === void 0 ? void 0 : getCode(name2)) {
               code = (0, code_1._)`${code}${c}${this.opts._n}`;
             } else {
-              throw new ValueError(name);
+              throw new ValueError(name2);
             }
-            nameSet.set(name, UsedValueState.Completed);
+            nameSet.set(name2, UsedValueState.Completed);
           });
         }
         return code;
@@ -2178,10 +2178,10 @@ var require_codegen = __commonJS({
       }
     };
     var Def = class extends Node {
-      constructor(varKind, name, rhs) {
+      constructor(varKind, name2, rhs) {
         super();
         this.varKind = varKind;
-        this.name = name;
+        this.name = name2;
         this.rhs = rhs;
       }
       render({ es5, _n }) {
@@ -2401,17 +2401,17 @@ var require_codegen = __commonJS({
       }
     };
     var ForRange = class extends For {
-      constructor(varKind, name, from, to) {
+      constructor(varKind, name2, from, to) {
         super();
         this.varKind = varKind;
-        this.name = name;
+        this.name = name2;
         this.from = from;
         this.to = to;
       }
       render(opts) {
         const varKind = opts.es5 ? scope_1.varKinds.var : this.varKind;
-        const { name, from, to } = this;
-        return `for(${varKind} ${name}=${from}; ${name}<${to}; ${name}++)` + super.render(opts);
+        const { name: name2, from, to } = this;
+        return `for(${varKind} ${name2}=${from}; ${name2}<${to}; ${name2}++)` + super.render(opts);
       }
       get names() {
         const names = addExprNames(super.names, this.from);
@@ -2419,11 +2419,11 @@ var require_codegen = __commonJS({
       }
     };
     var ForIter = class extends For {
-      constructor(loop, varKind, name, iterable) {
+      constructor(loop, varKind, name2, iterable) {
         super();
         this.loop = loop;
         this.varKind = varKind;
-        this.name = name;
+        this.name = name2;
         this.iterable = iterable;
       }
       render(opts) {
@@ -2440,9 +2440,9 @@ var require_codegen = __commonJS({
       }
     };
     var Func = class extends BlockNode {
-      constructor(name, args, async) {
+      constructor(name2, args, async) {
         super();
-        this.name = name;
+        this.name = name2;
         this.args = args;
         this.async = async;
       }
@@ -2529,10 +2529,10 @@ var require_codegen = __commonJS({
       }
       // reserves unique name in the external scope and assigns value to it
       scopeValue(prefixOrName, value) {
-        const name = this._extScope.value(prefixOrName, value);
-        const vs = this._values[name.prefix] || (this._values[name.prefix] = /* @__PURE__ */ new Set());
-        vs.add(name);
-        return name;
+        const name2 = this._extScope.value(prefixOrName, value);
+        const vs = this._values[name2.prefix] || (this._values[name2.prefix] = /* @__PURE__ */ new Set());
+        vs.add(name2);
+        return name2;
       }
       getScopeValue(prefix, keyOrRef) {
         return this._extScope.getValue(prefix, keyOrRef);
@@ -2546,11 +2546,11 @@ var require_codegen = __commonJS({
         return this._extScope.scopeCode(this._values);
       }
       _def(varKind, nameOrPrefix, rhs, constant) {
-        const name = this._scope.toName(nameOrPrefix);
+        const name2 = this._scope.toName(nameOrPrefix);
         if (rhs !== void 0 && constant)
-          this._constants[name.str] = rhs;
-        this._leafNode(new Def(varKind, name, rhs));
-        return name;
+          this._constants[name2.str] = rhs;
+        this._leafNode(new Def(varKind, name2, rhs));
+        return name2;
       }
       // `const` declaration (`var` in es5 mode)
       const(nameOrPrefix, rhs, _constant) {
@@ -2631,20 +2631,20 @@ var require_codegen = __commonJS({
       }
       // `for` statement for a range of values
       forRange(nameOrPrefix, from, to, forBody, varKind = this.opts.es5 ? scope_1.varKinds.var : scope_1.varKinds.let) {
-        const name = this._scope.toName(nameOrPrefix);
-        return this._for(new ForRange(varKind, name, from, to), () => forBody(name));
+        const name2 = this._scope.toName(nameOrPrefix);
+        return this._for(new ForRange(varKind, name2, from, to), () => forBody(name2));
       }
       // `for-of` statement (in es5 mode replace with a normal for loop)
       forOf(nameOrPrefix, iterable, forBody, varKind = scope_1.varKinds.const) {
-        const name = this._scope.toName(nameOrPrefix);
+        const name2 = this._scope.toName(nameOrPrefix);
         if (this.opts.es5) {
           const arr = iterable instanceof code_1.Name ? iterable : this.var("_arr", iterable);
           return this.forRange("_i", 0, (0, code_1._)`${arr}.length`, (i) => {
-            this.var(name, (0, code_1._)`${arr}[${i}]`);
-            forBody(name);
+            this.var(name2, (0, code_1._)`${arr}[${i}]`);
+            forBody(name2);
           });
         }
-        return this._for(new ForIter("of", varKind, name, iterable), () => forBody(name));
+        return this._for(new ForIter("of", varKind, name2, iterable), () => forBody(name2));
       }
       // `for-in` statement.
       // With option `ownProperties` replaced with a `for-of` loop for object keys
@@ -2652,8 +2652,8 @@ var require_codegen = __commonJS({
         if (this.opts.ownProperties) {
           return this.forOf(nameOrPrefix, (0, code_1._)`Object.keys(${obj})`, forBody);
         }
-        const name = this._scope.toName(nameOrPrefix);
-        return this._for(new ForIter("in", varKind, name, obj), () => forBody(name));
+        const name2 = this._scope.toName(nameOrPrefix);
+        return this._for(new ForIter("in", varKind, name2, obj), () => forBody(name2));
       }
       // end `for` loop
       endFor() {
@@ -2718,8 +2718,8 @@ var require_codegen = __commonJS({
         return this;
       }
       // `function` heading (or definition if funcBody is passed)
-      func(name, args = code_1.nil, async, funcBody) {
-        this._blockNode(new Func(name, args, async));
+      func(name2, args = code_1.nil, async, funcBody) {
+        this._blockNode(new Func(name2, args, async));
         if (funcBody)
           this.code(funcBody).endFunc();
         return this;
@@ -5041,8 +5041,8 @@ var require_utils2 = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path7) {
-      let input = path7;
+    function removeDotSegments(path10) {
+      let input = path10;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -5116,11 +5116,11 @@ var require_utils2 = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path7) {
-      if (path7 === "" || path7[0] === "/") {
-        return removeDotSegments(path7);
+    function removeDotSegmentsRelative(path10) {
+      if (path10 === "" || path10[0] === "/") {
+        return removeDotSegments(path10);
       }
-      const segments = path7.split("/");
+      const segments = path10.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -5433,10 +5433,10 @@ var require_schemes = __commonJS({
         "urn:uuid"
       ]
     );
-    function isValidSchemeName(name) {
+    function isValidSchemeName(name2) {
       return supportedSchemeNames.indexOf(
         /** @type {*} */
-        name
+        name2
       ) !== -1;
     }
     function wsIsSecure(wsComponent) {
@@ -5483,8 +5483,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path7 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path7 && path7 !== "/" ? path7 : void 0;
+        const path10 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path10 && path10 !== "/" ? path10 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -6451,10 +6451,10 @@ var require_core = __commonJS({
         return this;
       }
       // Add format
-      addFormat(name, format) {
+      addFormat(name2, format) {
         if (typeof format == "string")
           format = new RegExp(format);
-        this.formats[name] = format;
+        this.formats[name2] = format;
         return this;
       }
       errorsText(errors = this.errors, { separator = ", ", dataVar = "data" } = {}) {
@@ -6571,10 +6571,10 @@ var require_core = __commonJS({
           this.addSchema(optsSchemas[key], key);
     }
     function addInitialFormats() {
-      for (const name in this.opts.formats) {
-        const format = this.opts.formats[name];
+      for (const name2 in this.opts.formats) {
+        const format = this.opts.formats[name2];
         if (format)
-          this.addFormat(name, format);
+          this.addFormat(name2, format);
       }
     }
     function addInitialKeywords(defs) {
@@ -8942,17 +8942,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path7) {
-      const ctrl = callVisitor(key, node, visitor, path7);
+    function visit_(key, node, visitor, path10) {
+      const ctrl = callVisitor(key, node, visitor, path10);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path7, ctrl);
-        return visit_(key, ctrl, visitor, path7);
+        replaceNode(key, path10, ctrl);
+        return visit_(key, ctrl, visitor, path10);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path7 = Object.freeze(path7.concat(node));
+          path10 = Object.freeze(path10.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = visit_(i, node.items[i], visitor, path7);
+            const ci = visit_(i, node.items[i], visitor, path10);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -8963,13 +8963,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path7 = Object.freeze(path7.concat(node));
-          const ck = visit_("key", node.key, visitor, path7);
+          path10 = Object.freeze(path10.concat(node));
+          const ck = visit_("key", node.key, visitor, path10);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path7);
+          const cv = visit_("value", node.value, visitor, path10);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -8990,17 +8990,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path7) {
-      const ctrl = await callVisitor(key, node, visitor, path7);
+    async function visitAsync_(key, node, visitor, path10) {
+      const ctrl = await callVisitor(key, node, visitor, path10);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path7, ctrl);
-        return visitAsync_(key, ctrl, visitor, path7);
+        replaceNode(key, path10, ctrl);
+        return visitAsync_(key, ctrl, visitor, path10);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path7 = Object.freeze(path7.concat(node));
+          path10 = Object.freeze(path10.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = await visitAsync_(i, node.items[i], visitor, path7);
+            const ci = await visitAsync_(i, node.items[i], visitor, path10);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -9011,13 +9011,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path7 = Object.freeze(path7.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path7);
+          path10 = Object.freeze(path10.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path10);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path7);
+          const cv = await visitAsync_("value", node.value, visitor, path10);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -9044,23 +9044,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path7) {
+    function callVisitor(key, node, visitor, path10) {
       if (typeof visitor === "function")
-        return visitor(key, node, path7);
+        return visitor(key, node, path10);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path7);
+        return visitor.Map?.(key, node, path10);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path7);
+        return visitor.Seq?.(key, node, path10);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path7);
+        return visitor.Pair?.(key, node, path10);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path7);
+        return visitor.Scalar?.(key, node, path10);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path7);
+        return visitor.Alias?.(key, node, path10);
       return void 0;
     }
-    function replaceNode(key, path7, node) {
-      const parent = path7[path7.length - 1];
+    function replaceNode(key, path10, node) {
+      const parent = path10[path10.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -9139,8 +9139,8 @@ var require_directives = __commonJS({
           this.atNextDocument = false;
         }
         const parts = line.trim().split(/[ \t]+/);
-        const name = parts.shift();
-        switch (name) {
+        const name2 = parts.shift();
+        switch (name2) {
           case "%TAG": {
             if (parts.length !== 2) {
               onError(0, "%TAG directive should contain exactly two parts");
@@ -9168,7 +9168,7 @@ var require_directives = __commonJS({
             }
           }
           default:
-            onError(0, `Unknown directive ${name}`, true);
+            onError(0, `Unknown directive ${name2}`, true);
             return false;
         }
       }
@@ -9277,9 +9277,9 @@ var require_anchors = __commonJS({
     }
     function findNewAnchor(prefix, exclude) {
       for (let i = 1; true; ++i) {
-        const name = `${prefix}${i}`;
-        if (!exclude.has(name))
-          return name;
+        const name2 = `${prefix}${i}`;
+        if (!exclude.has(name2))
+          return name2;
       }
     }
     function createNodeAnchors(doc, prefix) {
@@ -9672,10 +9672,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path7, value) {
+    function collectionFromPath(schema, path10, value) {
       let v = value;
-      for (let i = path7.length - 1; i >= 0; --i) {
-        const k = path7[i];
+      for (let i = path10.length - 1; i >= 0; --i) {
+        const k = path10[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -9694,7 +9694,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path7) => path7 == null || typeof path7 === "object" && !!path7[Symbol.iterator]().next().done;
+    var isEmptyPath = (path10) => path10 == null || typeof path10 === "object" && !!path10[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -9724,11 +9724,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path7, value) {
-        if (isEmptyPath(path7))
+      addIn(path10, value) {
+        if (isEmptyPath(path10))
           this.add(value);
         else {
-          const [key, ...rest] = path7;
+          const [key, ...rest] = path10;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -9742,8 +9742,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path7) {
-        const [key, ...rest] = path7;
+      deleteIn(path10) {
+        const [key, ...rest] = path10;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -9757,8 +9757,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path7, keepScalar) {
-        const [key, ...rest] = path7;
+      getIn(path10, keepScalar) {
+        const [key, ...rest] = path10;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -9776,8 +9776,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path7) {
-        const [key, ...rest] = path7;
+      hasIn(path10) {
+        const [key, ...rest] = path10;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -9787,8 +9787,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path7, value) {
-        const [key, ...rest] = path7;
+      setIn(path10, value) {
+        const [key, ...rest] = path10;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -10316,8 +10316,8 @@ var require_stringify = __commonJS({
         tagObj = tags.find((t) => t.nodeClass && obj instanceof t.nodeClass);
       }
       if (!tagObj) {
-        const name = obj?.constructor?.name ?? (obj === null ? "null" : typeof obj);
-        throw new Error(`Tag not resolved for ${name} value`);
+        const name2 = obj?.constructor?.name ?? (obj === null ? "null" : typeof obj);
+        throw new Error(`Tag not resolved for ${name2} value`);
       }
       return tagObj;
     }
@@ -12303,9 +12303,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path7, value) {
+      addIn(path10, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path7, value);
+          this.contents.addIn(path10, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -12316,11 +12316,11 @@ var require_Document = __commonJS({
        * `name` will be used as a prefix for a new unique anchor.
        * If `name` is undefined, the generated anchor will use 'a' as a prefix.
        */
-      createAlias(node, name) {
+      createAlias(node, name2) {
         if (!node.anchor) {
           const prev = anchors.anchorNames(this);
           node.anchor = // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing
-          !name || prev.has(name) ? anchors.findNewAnchor(name || "a", prev) : name;
+          !name2 || prev.has(name2) ? anchors.findNewAnchor(name2 || "a", prev) : name2;
         }
         return new Alias.Alias(node.anchor);
       }
@@ -12380,14 +12380,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path7) {
-        if (Collection.isEmptyPath(path7)) {
+      deleteIn(path10) {
+        if (Collection.isEmptyPath(path10)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path7) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path10) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -12402,10 +12402,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path7, keepScalar) {
-        if (Collection.isEmptyPath(path7))
+      getIn(path10, keepScalar) {
+        if (Collection.isEmptyPath(path10))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path7, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path10, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -12416,10 +12416,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path7) {
-        if (Collection.isEmptyPath(path7))
+      hasIn(path10) {
+        if (Collection.isEmptyPath(path10))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path7) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path10) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -12436,13 +12436,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path7, value) {
-        if (Collection.isEmptyPath(path7)) {
+      setIn(path10, value) {
+        if (Collection.isEmptyPath(path10)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path7), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path10), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path7, value);
+          this.contents.setIn(path10, value);
         }
       }
       /**
@@ -12539,9 +12539,9 @@ var require_errors2 = __commonJS({
   "node_modules/yaml/dist/errors.js"(exports2) {
     "use strict";
     var YAMLError = class extends Error {
-      constructor(name, pos, code, message) {
+      constructor(name2, pos, code, message) {
         super();
-        this.name = name;
+        this.name = name2;
         this.code = code;
         this.message = message;
         this.pos = pos;
@@ -13181,8 +13181,8 @@ var require_resolve_flow_collection = __commonJS({
       if (ce?.source === expectedEnd)
         cePos = ce.offset + ce.source.length;
       else {
-        const name = fcName[0].toUpperCase() + fcName.substring(1);
-        const msg = atRoot ? `${name} must end with a ${expectedEnd}` : `${name} in block collection must be sufficiently indented and end with a ${expectedEnd}`;
+        const name2 = fcName[0].toUpperCase() + fcName.substring(1);
+        const msg = atRoot ? `${name2} must end with a ${expectedEnd}` : `${name2} in block collection must be sufficiently indented and end with a ${expectedEnd}`;
         onError(offset, atRoot ? "MISSING_CHAR" : "BAD_INDENT", msg);
         if (ce && ce.source.length !== 1)
           ee.unshift(ce);
@@ -14403,9 +14403,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path7) => {
+    visit.itemAtPath = (cst, path10) => {
       let item = cst;
-      for (const [field, index] of path7) {
+      for (const [field, index] of path10) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -14414,23 +14414,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path7) => {
-      const parent = visit.itemAtPath(cst, path7.slice(0, -1));
-      const field = path7[path7.length - 1][0];
+    visit.parentCollection = (cst, path10) => {
+      const parent = visit.itemAtPath(cst, path10.slice(0, -1));
+      const field = path10[path10.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path7, item, visitor) {
-      let ctrl = visitor(item, path7);
+    function _visit(path10, item, visitor) {
+      let ctrl = visitor(item, path10);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path7.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path10.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -14441,10 +14441,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path7);
+            ctrl = ctrl(item, path10);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path7) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path10) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -16298,8 +16298,8 @@ var require_dist2 = __commonJS({
         if (!append) {
           paths = paths.reverse();
         }
-        paths.forEach(function(path7) {
-          var pathArray = getPathArray(path7);
+        paths.forEach(function(path10) {
+          var pathArray = getPathArray(path10);
           addExistingPath(pathArray, env[pathVar], append);
           env[pathVar] = pathArray.join(separator);
         });
@@ -16313,14 +16313,14 @@ var require_dist2 = __commonJS({
         return [pathToAdd];
       }
     }
-    function addExistingPath(array, path7, appendMode) {
-      if (!path7) {
+    function addExistingPath(array, path10, appendMode) {
+      if (!path10) {
         return;
       }
       if (appendMode) {
-        array.unshift(path7);
+        array.unshift(path10);
       } else {
-        array.push(path7);
+        array.push(path10);
       }
     }
   }
@@ -16767,12 +16767,12 @@ var require_utils3 = __commonJS({
       return str;
     }
     var codeCache = {};
-    function addToCodeCache(name, on, off) {
+    function addToCodeCache(name2, on, off) {
       on = "\x1B[" + on + "m";
       off = "\x1B[" + off + "m";
-      codeCache[on] = { set: name, to: true };
-      codeCache[off] = { set: name, to: false };
-      codeCache[name] = { on, off };
+      codeCache[on] = { set: name2, to: true };
+      codeCache[off] = { set: name2, to: false };
+      codeCache[name2] = { on, off };
     }
     addToCodeCache("bold", 1, 22);
     addToCodeCache("italics", 3, 23);
@@ -17647,10 +17647,10 @@ var require_colors = __commonJS({
     };
     function init() {
       var ret = {};
-      Object.keys(styles).forEach(function(name) {
-        ret[name] = {
+      Object.keys(styles).forEach(function(name2) {
+        ret[name2] = {
           get: function() {
-            return build2([name]);
+            return build2([name2]);
           }
         };
       });
@@ -17735,8 +17735,8 @@ var require_cell = __commonJS({
         let optionsChars = this.options.chars || {};
         let tableChars = tableOptions.chars;
         let chars = this.chars = {};
-        CHAR_NAMES.forEach(function(name) {
-          setOption(optionsChars, tableChars, name, chars);
+        CHAR_NAMES.forEach(function(name2) {
+          setOption(optionsChars, tableChars, name2, chars);
         });
         this.truncate = this.options.truncate || tableOptions.truncate;
         let style = this.options.style = this.options.style || {};
@@ -18075,9 +18075,9 @@ var require_layout_manager = __commonJS({
         }
         return col;
       }
-      function layoutTable(table) {
+      function layoutTable(table2) {
         let alloc = {};
-        table.forEach(function(row, rowIndex) {
+        table2.forEach(function(row, rowIndex) {
           let col = 0;
           row.forEach(function(cell) {
             cell.y = rowIndex;
@@ -18097,17 +18097,17 @@ var require_layout_manager = __commonJS({
           });
         });
       }
-      function maxWidth(table) {
+      function maxWidth(table2) {
         let mw = 0;
-        table.forEach(function(row) {
+        table2.forEach(function(row) {
           row.forEach(function(cell) {
             mw = Math.max(mw, cell.x + (cell.colSpan || 1));
           });
         });
         return mw;
       }
-      function maxHeight(table) {
-        return table.length;
+      function maxHeight(table2) {
+        return table2.length;
       }
       function cellsConflict(cell1, cell2) {
         let yMin1 = cell1.y;
@@ -18143,15 +18143,15 @@ var require_layout_manager = __commonJS({
         }
         return true;
       }
-      function addRowSpanCells(table) {
-        table.forEach(function(row, rowIndex) {
+      function addRowSpanCells(table2) {
+        table2.forEach(function(row, rowIndex) {
           row.forEach(function(cell) {
             for (let i = 1; i < cell.rowSpan; i++) {
               let rowSpanCell = new RowSpanCell(cell);
               rowSpanCell.x = cell.x;
               rowSpanCell.y = cell.y + i;
               rowSpanCell.colSpan = cell.colSpan;
-              insertCell(rowSpanCell, table[rowIndex + i]);
+              insertCell(rowSpanCell, table2[rowIndex + i]);
             }
           });
         });
@@ -18177,21 +18177,21 @@ var require_layout_manager = __commonJS({
         }
         row.splice(x, 0, cell);
       }
-      function fillInTable(table) {
-        let h_max = maxHeight(table);
-        let w_max = maxWidth(table);
+      function fillInTable(table2) {
+        let h_max = maxHeight(table2);
+        let w_max = maxWidth(table2);
         debug(`Max rows: ${h_max}; Max cols: ${w_max}`);
         for (let y = 0; y < h_max; y++) {
           for (let x = 0; x < w_max; x++) {
-            if (!conflictExists(table, x, y)) {
+            if (!conflictExists(table2, x, y)) {
               let opts = { x, y, colSpan: 1, rowSpan: 1 };
               x++;
-              while (x < w_max && !conflictExists(table, x, y)) {
+              while (x < w_max && !conflictExists(table2, x, y)) {
                 opts.colSpan++;
                 x++;
               }
               let y2 = y + 1;
-              while (y2 < h_max && allBlank(table, y2, opts.x, opts.x + opts.colSpan)) {
+              while (y2 < h_max && allBlank(table2, y2, opts.x, opts.x + opts.colSpan)) {
                 opts.rowSpan++;
                 y2++;
               }
@@ -18199,7 +18199,7 @@ var require_layout_manager = __commonJS({
               cell.x = opts.x;
               cell.y = opts.y;
               warn(`Missing cell at ${cell.y}-${cell.x}.`);
-              insertCell(cell, table[y]);
+              insertCell(cell, table2[y]);
             }
           }
         }
@@ -18240,11 +18240,11 @@ var require_layout_manager = __commonJS({
       };
     })();
     function makeComputeWidths(colSpan, desiredWidth, x, forcedMin) {
-      return function(vals, table) {
+      return function(vals, table2) {
         let result = [];
         let spanners = [];
         let auto = {};
-        table.forEach(function(row) {
+        table2.forEach(function(row) {
           row.forEach(function(cell) {
             if ((cell[colSpan] || 1) > 1) {
               spanners.push(cell);
@@ -19270,15 +19270,15 @@ var require_route = __commonJS({
       };
     }
     function wrapConversion(toModel, graph) {
-      const path7 = [graph[toModel].parent, toModel];
+      const path10 = [graph[toModel].parent, toModel];
       let fn = conversions[graph[toModel].parent][toModel];
       let cur = graph[toModel].parent;
       while (graph[cur].parent) {
-        path7.unshift(graph[cur].parent);
+        path10.unshift(graph[cur].parent);
         fn = link(conversions[graph[cur].parent][cur], fn);
         cur = graph[cur].parent;
       }
-      fn.conversion = path7;
+      fn.conversion = path10;
       return fn;
     }
     module2.exports = function(fromModel) {
@@ -19400,11 +19400,11 @@ var require_ansi_styles = __commonJS({
       const offset = isBackground ? 10 : 0;
       const styles = {};
       for (const [sourceSpace, suite] of Object.entries(colorConvert)) {
-        const name = sourceSpace === "ansi16" ? "ansi" : sourceSpace;
+        const name2 = sourceSpace === "ansi16" ? "ansi" : sourceSpace;
         if (sourceSpace === targetSpace) {
-          styles[name] = wrap(identity, offset);
+          styles[name2] = wrap(identity, offset);
         } else if (typeof suite === "object") {
-          styles[name] = wrap(suite[targetSpace], offset);
+          styles[name2] = wrap(suite[targetSpace], offset);
         }
       }
       return styles;
@@ -19686,7 +19686,7 @@ var require_templates = __commonJS({
       }
       return ESCAPES.get(c) || c;
     }
-    function parseArguments(name, arguments_) {
+    function parseArguments(name2, arguments_) {
       const results = [];
       const chunks = arguments_.trim().split(/\s*,\s*/g);
       let matches;
@@ -19697,7 +19697,7 @@ var require_templates = __commonJS({
         } else if (matches = chunk.match(STRING_REGEX)) {
           results.push(matches[2].replace(ESCAPE_REGEX, (m, escape2, character) => escape2 ? unescape(escape2) : character));
         } else {
-          throw new Error(`Invalid Chalk template style argument: ${chunk} (in style '${name}')`);
+          throw new Error(`Invalid Chalk template style argument: ${chunk} (in style '${name2}')`);
         }
       }
       return results;
@@ -19707,12 +19707,12 @@ var require_templates = __commonJS({
       const results = [];
       let matches;
       while ((matches = STYLE_REGEX.exec(style)) !== null) {
-        const name = matches[1];
+        const name2 = matches[1];
         if (matches[2]) {
-          const args = parseArguments(name, matches[2]);
-          results.push([name].concat(args));
+          const args = parseArguments(name2, matches[2]);
+          results.push([name2].concat(args));
         } else {
-          results.push([name]);
+          results.push([name2]);
         }
       }
       return results;
@@ -22074,15 +22074,15 @@ var require_crc32 = __commonJS({
   "node_modules/pako/lib/zlib/crc32.js"(exports2, module2) {
     "use strict";
     function makeTable() {
-      var c, table = [];
+      var c, table2 = [];
       for (var n = 0; n < 256; n++) {
         c = n;
         for (var k = 0; k < 8; k++) {
           c = c & 1 ? 3988292384 ^ c >>> 1 : c >>> 1;
         }
-        table[n] = c;
+        table2[n] = c;
       }
-      return table;
+      return table2;
     }
     var crcTable = makeTable();
     function crc32(crc, buf, len, pos) {
@@ -23876,7 +23876,7 @@ var require_inftrees = __commonJS({
       64,
       64
     ];
-    module2.exports = function inflate_table(type, lens, lens_index, codes, table, table_index, work, opts) {
+    module2.exports = function inflate_table(type, lens, lens_index, codes, table2, table_index, work, opts) {
       var bits = opts.bits;
       var len = 0;
       var sym = 0;
@@ -23916,8 +23916,8 @@ var require_inftrees = __commonJS({
         root = max2;
       }
       if (max2 === 0) {
-        table[table_index++] = 1 << 24 | 64 << 16 | 0;
-        table[table_index++] = 1 << 24 | 64 << 16 | 0;
+        table2[table_index++] = 1 << 24 | 64 << 16 | 0;
+        table2[table_index++] = 1 << 24 | 64 << 16 | 0;
         opts.bits = 1;
         return 0;
       }
@@ -23992,7 +23992,7 @@ var require_inftrees = __commonJS({
         min = fill;
         do {
           fill -= incr;
-          table[next + (huff >> drop) + fill] = here_bits << 24 | here_op << 16 | here_val | 0;
+          table2[next + (huff >> drop) + fill] = here_bits << 24 | here_op << 16 | here_val | 0;
         } while (fill !== 0);
         incr = 1 << len - 1;
         while (huff & incr) {
@@ -24031,11 +24031,11 @@ var require_inftrees = __commonJS({
             return 1;
           }
           low = huff & mask;
-          table[low] = root << 24 | curr << 16 | next - table_index | 0;
+          table2[low] = root << 24 | curr << 16 | next - table_index | 0;
         }
       }
       if (huff !== 0) {
-        table[next + huff] = len - drop << 24 | 64 << 16 | 0;
+        table2[next + huff] = len - drop << 24 | 64 << 16 | 0;
       }
       opts.bits = root;
       return 0;
@@ -25619,7 +25619,7 @@ var require_umd = __commonJS({
       function postInstantiate(extendedExports, instance) {
         const exports4 = instance.exports;
         const memory2 = exports4.memory;
-        const table = exports4.table;
+        const table2 = exports4.table;
         const __new = exports4.__new || F_NO_EXPORT_RUNTIME;
         const __pin = exports4.__pin || F_NO_EXPORT_RUNTIME;
         const __unpin = exports4.__unpin || F_NO_EXPORT_RUNTIME;
@@ -25757,9 +25757,9 @@ var require_umd = __commonJS({
         }
         extendedExports.__getArrayBuffer = __getArrayBuffer;
         function __getFunction(ptr) {
-          if (!table) throw Error(E_NO_EXPORT_TABLE);
+          if (!table2) throw Error(E_NO_EXPORT_TABLE);
           const index = new Uint32Array(memory2.buffer)[ptr >>> 2];
-          return table.get(index);
+          return table2.get(index);
         }
         extendedExports.__getFunction = __getFunction;
         function getTypedArray(Type, alignLog2, ptr) {
@@ -25770,9 +25770,9 @@ var require_umd = __commonJS({
           const U32 = new Uint32Array(buffer);
           return new Type(buffer, U32[ptr + ARRAYBUFFERVIEW_DATASTART_OFFSET >>> 2], U32[ptr + ARRAYBUFFERVIEW_BYTELENGTH_OFFSET >>> 2] >>> alignLog2);
         }
-        function attachTypedArrayFunctions(ctor, name, align) {
-          extendedExports[`__get${name}`] = getTypedArray.bind(null, ctor, align);
-          extendedExports[`__get${name}View`] = getTypedArrayView.bind(null, ctor, align);
+        function attachTypedArrayFunctions(ctor, name2, align) {
+          extendedExports[`__get${name2}`] = getTypedArray.bind(null, ctor, align);
+          extendedExports[`__get${name2}View`] = getTypedArrayView.bind(null, ctor, align);
         }
         [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array].forEach((ctor) => {
           attachTypedArrayFunctions(ctor, ctor.name, 31 - Math.clz32(ctor.BYTES_PER_ELEMENT));
@@ -25795,7 +25795,7 @@ var require_umd = __commonJS({
         }
         extendedExports.__instanceof = __instanceof;
         extendedExports.memory = extendedExports.memory || memory2;
-        extendedExports.table = extendedExports.table || table;
+        extendedExports.table = extendedExports.table || table2;
         return demangle(exports4, extendedExports);
       }
       function isResponse(src) {
@@ -25853,10 +25853,10 @@ var require_umd = __commonJS({
             if (!Object.hasOwn(curr, part)) curr[part] = {};
             curr = curr[part];
           }
-          let name = parts[0];
-          let hash = name.indexOf("#");
+          let name2 = parts[0];
+          let hash = name2.indexOf("#");
           if (hash >= 0) {
-            const className = name.substring(0, hash);
+            const className = name2.substring(0, hash);
             const classElem = curr[className];
             if (typeof classElem === "undefined" || !classElem.prototype) {
               const ctor = function(...args) {
@@ -25875,16 +25875,16 @@ var require_umd = __commonJS({
                   }
                 });
               };
-              if (classElem) Object.getOwnPropertyNames(classElem).forEach((name2) => Object.defineProperty(ctor, name2, Object.getOwnPropertyDescriptor(classElem, name2)));
+              if (classElem) Object.getOwnPropertyNames(classElem).forEach((name3) => Object.defineProperty(ctor, name3, Object.getOwnPropertyDescriptor(classElem, name3)));
               curr[className] = ctor;
             }
-            name = name.substring(hash + 1);
+            name2 = name2.substring(hash + 1);
             curr = curr[className].prototype;
-            if (/^(get|set):/.test(name)) {
-              if (!Object.hasOwn(curr, name = name.substring(4))) {
+            if (/^(get|set):/.test(name2)) {
+              if (!Object.hasOwn(curr, name2 = name2.substring(4))) {
                 let getter = exports4[internalName.replace("set:", "get:")];
                 let setter = exports4[internalName.replace("get:", "set:")];
-                Object.defineProperty(curr, name, {
+                Object.defineProperty(curr, name2, {
                   get() {
                     return getter(this[THIS]);
                   },
@@ -25895,34 +25895,34 @@ var require_umd = __commonJS({
                 });
               }
             } else {
-              if (name === "constructor") {
-                (curr[name] = function(...args) {
+              if (name2 === "constructor") {
+                (curr[name2] = function(...args) {
                   setArgumentsLength(args.length);
                   return elem(...args);
                 }).original = elem;
               } else {
-                (curr[name] = function(...args) {
+                (curr[name2] = function(...args) {
                   setArgumentsLength(args.length);
                   return elem(this[THIS], ...args);
                 }).original = elem;
               }
             }
           } else {
-            if (/^(get|set):/.test(name)) {
-              if (!Object.hasOwn(curr, name = name.substring(4))) {
-                Object.defineProperty(curr, name, {
+            if (/^(get|set):/.test(name2)) {
+              if (!Object.hasOwn(curr, name2 = name2.substring(4))) {
+                Object.defineProperty(curr, name2, {
                   get: exports4[internalName.replace("set:", "get:")],
                   set: exports4[internalName.replace("get:", "set:")],
                   enumerable: true
                 });
               }
             } else if (typeof elem === "function" && elem !== setArgumentsLength) {
-              (curr[name] = (...args) => {
+              (curr[name2] = (...args) => {
                 setArgumentsLength(args.length);
                 return elem(...args);
               }).original = elem;
             } else {
-              curr[name] = elem;
+              curr[name2] = elem;
             }
           }
         }
@@ -27941,9 +27941,9 @@ var require_printResult = __commonJS({
       }
       return strResult;
     };
-    function asLowRow(name, stat2) {
+    function asLowRow(name2, stat2) {
       return [
-        name,
+        name2,
         stat2.p2_5,
         stat2.p50,
         stat2.p97_5,
@@ -27953,9 +27953,9 @@ var require_printResult = __commonJS({
         typeof stat2.max === "string" ? stat2.max : Math.floor(stat2.max * 100) / 100
       ];
     }
-    function asHighRow(name, stat2) {
+    function asHighRow(name2, stat2) {
       return [
-        name,
+        name2,
         stat2.p1,
         stat2.p2_5,
         stat2.p50,
@@ -28104,7 +28104,7 @@ var require_aggregateResult = __commonJS({
 var require_manager = __commonJS({
   "node_modules/autocannon/lib/manager.js"(exports2, module2) {
     "use strict";
-    var path7 = __require("path");
+    var path10 = __require("path");
     var EE = __require("events").EventEmitter;
     var aggregateResult = require_aggregateResult();
     var { getHistograms } = require_histUtil();
@@ -28162,7 +28162,7 @@ var require_manager = __commonJS({
       workerOpts.c = workerOpts.connections;
       function init() {
         for (let i = 0; i < numWorkers; i++) {
-          const worker = new Worker(path7.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
+          const worker = new Worker(path10.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
           worker.on("message", (msg) => {
             const { cmd, data, error } = msg;
             if (cmd === "RESULT") {
@@ -28171,16 +28171,16 @@ var require_manager = __commonJS({
                 handleFinish();
               }
             } else if (cmd === "UPDATE_HIST") {
-              const { name, value } = data;
-              histData[name].push(value);
-              if (histData[name].length === workers.length) {
-                const total = histData[name].reduce((acc, v) => acc + v, 0);
-                histData[name].length = 0;
-                histograms[name].recordValue(total);
+              const { name: name2, value } = data;
+              histData[name2].push(value);
+              if (histData[name2].length === workers.length) {
+                const total = histData[name2].reduce((acc, v) => acc + v, 0);
+                histData[name2].length = 0;
+                histograms[name2].recordValue(total);
               }
             } else if (cmd === "RESET_HIST") {
-              const { name } = data;
-              histograms[name].reset();
+              const { name: name2 } = data;
+              histograms[name2].reset();
             } else if (cmd === "ERROR") {
               tracker.emit("error", error);
             }
@@ -37173,11 +37173,11 @@ var require_mime_types = __commonJS({
       }
       return exts[0];
     }
-    function lookup(path7) {
-      if (!path7 || typeof path7 !== "string") {
+    function lookup(path10) {
+      if (!path10 || typeof path10 !== "string") {
         return false;
       }
-      var extension2 = extname("x." + path7).toLowerCase().substr(1);
+      var extension2 = extname("x." + path10).toLowerCase().substr(1);
       if (!extension2) {
         return false;
       }
@@ -38069,26 +38069,26 @@ var require_get_intrinsic = __commonJS({
     var getAsyncFunction = require_async_function();
     var getGeneratorFunction = require_generator_function();
     var getAsyncGeneratorFunction = require_async_generator_function();
-    var doEval = function doEval2(name) {
+    var doEval = function doEval2(name2) {
       var value;
-      if (name === "%AsyncFunction%") {
+      if (name2 === "%AsyncFunction%") {
         value = getAsyncFunction() || void undefined2;
-      } else if (name === "%GeneratorFunction%") {
+      } else if (name2 === "%GeneratorFunction%") {
         value = getGeneratorFunction() || void undefined2;
-      } else if (name === "%AsyncGeneratorFunction%") {
+      } else if (name2 === "%AsyncGeneratorFunction%") {
         value = getAsyncGeneratorFunction() || void undefined2;
-      } else if (name === "%AsyncGenerator%") {
+      } else if (name2 === "%AsyncGenerator%") {
         var fn = doEval2("%AsyncGeneratorFunction%");
         if (fn) {
           value = fn.prototype;
         }
-      } else if (name === "%AsyncIteratorPrototype%") {
+      } else if (name2 === "%AsyncIteratorPrototype%") {
         var gen = doEval2("%AsyncGenerator%");
         if (gen && getProto) {
           value = getProto(gen.prototype);
         }
       }
-      INTRINSICS[name] = value;
+      INTRINSICS[name2] = value;
       return value;
     };
     var LEGACY_ALIASES = {
@@ -38168,8 +38168,8 @@ var require_get_intrinsic = __commonJS({
       });
       return result;
     };
-    var getBaseIntrinsic = function getBaseIntrinsic2(name, allowMissing) {
-      var intrinsicName = name;
+    var getBaseIntrinsic = function getBaseIntrinsic2(name2, allowMissing) {
+      var intrinsicName = name2;
       var alias;
       if (hasOwn(LEGACY_ALIASES, intrinsicName)) {
         alias = LEGACY_ALIASES[intrinsicName];
@@ -38181,7 +38181,7 @@ var require_get_intrinsic = __commonJS({
           value = doEval(intrinsicName);
         }
         if (typeof value === "undefined" && !allowMissing) {
-          throw new $TypeError("intrinsic " + name + " exists, but is not available. Please file an issue!");
+          throw new $TypeError("intrinsic " + name2 + " exists, but is not available. Please file an issue!");
         }
         return {
           alias,
@@ -38189,19 +38189,19 @@ var require_get_intrinsic = __commonJS({
           value
         };
       }
-      throw new $SyntaxError("intrinsic " + name + " does not exist!");
+      throw new $SyntaxError("intrinsic " + name2 + " does not exist!");
     };
-    module2.exports = function GetIntrinsic(name, allowMissing) {
-      if (typeof name !== "string" || name.length === 0) {
+    module2.exports = function GetIntrinsic(name2, allowMissing) {
+      if (typeof name2 !== "string" || name2.length === 0) {
         throw new $TypeError("intrinsic name must be a non-empty string");
       }
       if (arguments.length > 1 && typeof allowMissing !== "boolean") {
         throw new $TypeError('"allowMissing" argument must be a boolean');
       }
-      if ($exec(/^%?[^%]*%?$/, name) === null) {
+      if ($exec(/^%?[^%]*%?$/, name2) === null) {
         throw new $SyntaxError("`%` may not be present anywhere but at the beginning and end of the intrinsic name");
       }
-      var parts = stringToPath(name);
+      var parts = stringToPath(name2);
       var intrinsicBaseName = parts.length > 0 ? parts[0] : "";
       var intrinsic = getBaseIntrinsic("%" + intrinsicBaseName + "%", allowMissing);
       var intrinsicRealName = intrinsic.name;
@@ -38229,7 +38229,7 @@ var require_get_intrinsic = __commonJS({
         } else if (value != null) {
           if (!(part in value)) {
             if (!allowMissing) {
-              throw new $TypeError("base intrinsic for " + name + " exists, but the property is not available.");
+              throw new $TypeError("base intrinsic for " + name2 + " exists, but the property is not available.");
             }
             return void undefined2;
           }
@@ -38317,7 +38317,7 @@ var require_form_data = __commonJS({
     "use strict";
     var CombinedStream = require_combined_stream();
     var util = __require("util");
-    var path7 = __require("path");
+    var path10 = __require("path");
     var http3 = __require("http");
     var https = __require("https");
     var parseUrl = __require("url").parse;
@@ -38448,11 +38448,11 @@ var require_form_data = __commonJS({
     FormData.prototype._getContentDisposition = function(value, options) {
       var filename;
       if (typeof options.filepath === "string") {
-        filename = path7.normalize(options.filepath).replace(/\\/g, "/");
+        filename = path10.normalize(options.filepath).replace(/\\/g, "/");
       } else if (options.filename || value && (value.name || value.path)) {
-        filename = path7.basename(options.filename || value && (value.name || value.path));
+        filename = path10.basename(options.filename || value && (value.name || value.path));
       } else if (value && value.readable && hasOwn(value, "httpVersion")) {
-        filename = path7.basename(value.client._httpMessage.path || "");
+        filename = path10.basename(value.client._httpMessage.path || "");
       }
       if (filename) {
         return 'filename="' + escapeHeaderParam(filename) + '"';
@@ -38638,15 +38638,15 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve3, basename: basename2 } = __require("path");
-    var { readFileSync: readFileSync4 } = __require("fs");
+    var { readFileSync: readFileSync6 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string) {
       try {
         return JSON.parse(string);
       } catch (error) {
         try {
-          const path7 = resolve3(string);
-          const data = readFileSync4(path7, "utf8");
+          const path10 = resolve3(string);
+          const data = readFileSync6(path10, "utf8");
           return JSON.parse(data);
         } catch (error2) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -38660,14 +38660,14 @@ var require_multipart = __commonJS({
         const type = obj[key] && obj[key].type;
         switch (type) {
           case "file": {
-            const path7 = obj[key] && obj[key].path;
-            if (!path7) {
+            const path10 = obj[key] && obj[key].path;
+            if (!path10) {
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync4(path7);
+            const buffer = readFileSync6(path10);
             form.append(key, buffer, Object.assign({}, {
-              filename: basename2(path7)
+              filename: basename2(path10)
             }, opts));
             break;
           }
@@ -38716,8 +38716,8 @@ var require_parseHAR = __commonJS({
             if (!header || typeof header !== "object" || typeof header.name !== "string" || typeof header.value !== "string") {
               throw new Error(`invalid name or value in header #${j} of entry #${i}`);
             }
-            const { name, value } = header;
-            headers[name] = value;
+            const { name: name2, value } = header;
+            headers[name2] = value;
           }
           const { pathname, search, hash, origin } = new URL2(url);
           let requests = requestsPerOrigin.get(origin);
@@ -38845,11 +38845,11 @@ var require_re = __commonJS({
       }
       return value;
     };
-    var createToken = (name, value, isGlobal) => {
+    var createToken = (name2, value, isGlobal) => {
       const safe = makeSafeRegex(value);
       const index = R++;
-      debug(name, index, value);
-      t[name] = index;
+      debug(name2, index, value);
+      t[name2] = index;
       src[index] = value;
       safeSrc[index] = safe;
       re[index] = new RegExp(value, isGlobal ? "g" : void 0);
@@ -40988,14 +40988,14 @@ var require_validate2 = __commonJS({
     var lessThanOneError = (label) => new Error(`${label} can not be less than 1`);
     var greaterThanZeroError = (label) => new Error(`${label} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
-    function safeRequire(path7) {
-      if (typeof path7 === "string") {
+    function safeRequire(path10) {
+      if (typeof path10 === "string") {
         try {
-          return __require(path7);
+          return __require(path10);
         } catch (err) {
         }
       }
-      return path7;
+      return path10;
     }
     function defaultOpts(opts) {
       const setupClient = opts.workers ? opts.setupClient : safeRequire(opts.setupClient);
@@ -41636,9 +41636,9 @@ var require_http_parser = __commonJS({
         this.nextRequest();
       }
     };
-    ["Headers", "HeadersComplete", "Body", "MessageComplete"].forEach(function(name) {
-      var k = HTTPParser["kOn" + name];
-      Object.defineProperty(HTTPParser.prototype, "on" + name, {
+    ["Headers", "HeadersComplete", "Body", "MessageComplete"].forEach(function(name2) {
+      var k = HTTPParser["kOn" + name2];
+      Object.defineProperty(HTTPParser.prototype, "on" + name2, {
         get: function() {
           return this[k];
         },
@@ -43129,9 +43129,9 @@ var require_buffer = __commonJS({
     }
     E(
       "ERR_BUFFER_OUT_OF_BOUNDS",
-      function(name) {
-        if (name) {
-          return `${name} is outside of buffer bounds`;
+      function(name2) {
+        if (name2) {
+          return `${name2} is outside of buffer bounds`;
         }
         return "Attempt to access memory outside buffer bounds";
       },
@@ -43139,8 +43139,8 @@ var require_buffer = __commonJS({
     );
     E(
       "ERR_INVALID_ARG_TYPE",
-      function(name, actual) {
-        return `The "${name}" argument must be of type number. Received type ${typeof actual}`;
+      function(name2, actual) {
+        return `The "${name2}" argument must be of type number. Received type ${typeof actual}`;
       },
       TypeError
     );
@@ -43195,9 +43195,9 @@ var require_buffer = __commonJS({
       }
       checkBounds(buf, offset, byteLength2);
     }
-    function validateNumber(value, name) {
+    function validateNumber(value, name2) {
       if (typeof value !== "number") {
-        throw new errors.ERR_INVALID_ARG_TYPE(name, "number", value);
+        throw new errors.ERR_INVALID_ARG_TYPE(name2, "number", value);
       }
     }
     function boundsError(value, length, type) {
@@ -43323,14 +43323,14 @@ var require_buffer = __commonJS({
     }
     var hexSliceLookupTable = (function() {
       const alphabet = "0123456789abcdef";
-      const table = new Array(256);
+      const table2 = new Array(256);
       for (let i = 0; i < 16; ++i) {
         const i16 = i * 16;
         for (let j = 0; j < 16; ++j) {
-          table[i16 + j] = alphabet[i] + alphabet[j];
+          table2[i16 + j] = alphabet[i] + alphabet[j];
         }
       }
-      return table;
+      return table2;
     })();
     function defineBigIntMethod(fn) {
       return typeof BigInt === "undefined" ? BufferBigIntNotDefined : fn;
@@ -43476,7 +43476,7 @@ var require_httpRequestBuilder = __commonJS({
           return null;
         }
         const method = reqData.method;
-        const path7 = reqData.path;
+        const path10 = reqData.path;
         const headers = reqData.headers;
         const body = reqData.body;
         const headersDefinedHost = getPropertyCaseInsensitive(reqData.headers, "host");
@@ -43487,7 +43487,7 @@ var require_httpRequestBuilder = __commonJS({
           host = hostname + ":" + port;
         }
         const baseReq = [
-          `${method} ${path7} HTTP/1.1`
+          `${method} ${path10} HTTP/1.1`
         ];
         if (!headersDefinedHost) {
           baseReq.push(`Host: ${host}`);
@@ -45535,7 +45535,7 @@ var require_autocannon = __commonJS({
     var fs = __require("fs");
     var os8 = __require("os");
     var net3 = __require("net");
-    var path7 = __require("path");
+    var path10 = __require("path");
     var URL2 = __require("url").URL;
     var spawn2 = __require("child_process").spawn;
     var managePath = require_dist2();
@@ -45650,7 +45650,7 @@ var require_autocannon = __commonJS({
         return;
       }
       if (!checkURL(argv.url) || argv.help) {
-        const help = fs.readFileSync(path7.join(__dirname, "help.txt"), "utf8");
+        const help = fs.readFileSync(path10.join(__dirname, "help.txt"), "utf8");
         console.error(help);
         return;
       }
@@ -45764,7 +45764,7 @@ var require_autocannon = __commonJS({
           });
         });
         const alterPath = managePath({ PATH: process.env.NODE_PATH });
-        alterPath.unshift(path7.join(__dirname, "lib/preload"));
+        alterPath.unshift(path10.join(__dirname, "lib/preload"));
         const proc = spawn2(argv.spawn[0], argv.spawn.slice(1), {
           stdio: ["ignore", "inherit", "inherit"],
           env: Object.assign({}, process.env, {
@@ -45788,7 +45788,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path7.join(os8.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path10.join(os8.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -45812,11 +45812,11 @@ var require_autocannon = __commonJS({
 });
 
 // src/cli.ts
-import { fileURLToPath as fileURLToPath2 } from "node:url";
+import { fileURLToPath as fileURLToPath3 } from "node:url";
 
 // src/cli/main.ts
-import { mkdirSync, writeFileSync } from "node:fs";
-import path6 from "node:path";
+import { mkdirSync as mkdirSync2, writeFileSync } from "node:fs";
+import path9 from "node:path";
 
 // src/config/units.ts
 function parsePercent(text) {
@@ -46180,9 +46180,9 @@ function parseConfig(text, file) {
   const shown = displayPath(file);
   const yamlError = doc.errors[0];
   if (yamlError) {
-    const where = yamlError.linePos ? `:${yamlError.linePos[0].line}:${yamlError.linePos[0].col}` : "";
+    const where2 = yamlError.linePos ? `:${yamlError.linePos[0].line}:${yamlError.linePos[0].col}` : "";
     const reason = yamlError.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
-    throw new UserError(`${shown}${where}: invalid YAML: ${reason}.`);
+    throw new UserError(`${shown}${where2}: invalid YAML: ${reason}.`);
   }
   const raw = doc.toJS() ?? {};
   if (!validate(raw)) {
@@ -46263,8 +46263,8 @@ function describe(error, doc, lines, file) {
     const known = Object.keys(error.parentSchema.properties ?? {}).filter((k) => k !== "$schema");
     const guess = known.length ? (0, import_fastest_levenshtein.closest)(key, known) : void 0;
     const hint = guess && (0, import_fastest_levenshtein.distance)(key, guess) <= Math.max(2, Math.floor(key.length / 3)) ? ` (did you mean '${guess}'?)` : "";
-    const where = fieldName([...segments, key]);
-    return `${file}:${position(doc, lines, segments, key)}: unknown key '${where}'${hint}. Known keys${segments.length ? ` of ${fieldName(segments)}` : ""}: ${known.join(", ")}.`;
+    const where2 = fieldName([...segments, key]);
+    return `${file}:${position(doc, lines, segments, key)}: unknown key '${where2}'${hint}. Known keys${segments.length ? ` of ${fieldName(segments)}` : ""}: ${known.join(", ")}.`;
   }
   const at = `${file}:${position(doc, lines, segments)}`;
   if (error.keyword === "required") {
@@ -46302,7 +46302,7 @@ function position(doc, lines, segments, key) {
 // src/gate.ts
 import { mkdtempSync as mkdtempSync2, rmSync as rmSync2 } from "node:fs";
 import os7 from "node:os";
-import path5 from "node:path";
+import path7 from "node:path";
 
 // src/checkout/revisions.ts
 import { execFileSync } from "node:child_process";
@@ -46441,7 +46441,7 @@ async function checkout(options) {
     const base = { label: "base", ref: options.base, sha: baseSha, root: path3.join(baseTree, projectDir), worktree: baseTree, dirty: false };
     let head;
     if (options.head === void 0) {
-      const status = await run(["status", "--porcelain", "--untracked-files=normal", "--", "."], options.cwd);
+      const status = await run(["status", "--porcelain", "--untracked-files=normal", "--", ".", ":(exclude).benchgate"], options.cwd);
       head = { label: "head", ref: "working tree", sha: headSha, root: realpathSync(options.cwd), worktree: void 0, dirty: status.length > 0 };
     } else {
       const headTree = await addWorktree("head", headSha);
@@ -46522,27 +46522,27 @@ import { createRequire } from "module";
 import { basename, dirname, normalize, relative, resolve, sep } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path7) {
-  let normalized = normalize(path7);
+function cleanPath(path10) {
+  let normalized = normalize(path10);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path7, separator) {
-  return path7.replace(SLASHES_REGEX, separator);
+function convertSlashes(path10, separator) {
+  return path10.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path7) {
-  return path7 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path7);
+function isRootDirectory(path10) {
+  return path10 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path10);
 }
-function normalizePath(path7, options) {
+function normalizePath(path10, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path7.includes("/") || path7.startsWith(".");
-  if (resolvePaths) path7 = resolve(path7);
-  if (normalizePath$1 || pathNeedsCleaning) path7 = cleanPath(path7);
-  if (path7 === ".") return "";
-  const needsSeperator = path7[path7.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path7 + pathSeparator : path7, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path10.includes("/") || path10.startsWith(".");
+  if (resolvePaths) path10 = resolve(path10);
+  if (normalizePath$1 || pathNeedsCleaning) path10 = cleanPath(path10);
+  if (path10 === ".") return "";
+  const needsSeperator = path10[path10.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path10 + pathSeparator : path10, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -46579,8 +46579,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path7 = directoryPath || ".";
-  if (filters.every((filter) => filter(path7, true))) paths.push(path7);
+  const path10 = directoryPath || ".";
+  if (filters.every((filter) => filter(path10, true))) paths.push(path10);
 };
 var empty$2 = () => {
 };
@@ -46632,26 +46632,26 @@ var empty = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty;
 }
-var resolveSymlinksAsync = function(path7, state, callback$1) {
+var resolveSymlinksAsync = function(path10, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs.realpath(path7, (error, resolvedPath) => {
+  fs.realpath(path10, (error, resolvedPath) => {
     if (error) return queue.dequeue(suppressErrors ? null : error, state);
     fs.stat(resolvedPath, (error$1, stat2) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat2.isDirectory() && isRecursive(path7, resolvedPath, state)) return queue.dequeue(null, state);
+      if (stat2.isDirectory() && isRecursive(path10, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat2, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path7, state, callback$1) {
+var resolveSymlinks = function(path10, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs.realpathSync(path7);
+    const resolvedPath = fs.realpathSync(path10);
     const stat2 = fs.statSync(resolvedPath);
-    if (stat2.isDirectory() && isRecursive(path7, resolvedPath, state)) return;
+    if (stat2.isDirectory() && isRecursive(path10, resolvedPath, state)) return;
     callback$1(stat2, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
@@ -46661,9 +46661,9 @@ function build$2(options, isSynchronous) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path7, resolved, state) {
+function isRecursive(path10, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname(path7);
+  let parent = dirname(path10);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -46671,7 +46671,7 @@ function isRecursive(path7, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname(parent);
   }
-  state.symlinks.set(path7, resolved);
+  state.symlinks.set(path10, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -46843,19 +46843,19 @@ var Walker = class {
         const filename = this.joinPath(entry.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry.isDirectory()) {
-        let path7 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path7)) continue;
-        this.pushDirectory(path7, paths, filters);
-        this.walkDirectory(this.state, path7, path7, depth - 1, this.walk);
+        let path10 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path10)) continue;
+        this.pushDirectory(path10, paths, filters);
+        this.walkDirectory(this.state, path10, path10, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path7 = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path7, this.state, (stat2, resolvedPath) => {
+        let path10 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path10, this.state, (stat2, resolvedPath) => {
           if (stat2.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path7 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path7 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path10 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path10 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path7;
+            resolvedPath = useRealPaths ? resolvedPath : path10;
             const filename = basename(resolvedPath);
             const directoryPath$1 = normalizePath(dirname(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -47021,7 +47021,7 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path7) => isMatch(path7));
+    this.options.filters.push((path10) => isMatch(path10));
     return this;
   }
 };
@@ -47096,19 +47096,19 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path7) {
-  return path7.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path10) {
+  return path10.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path7) {
+function splitPattern(path10) {
   var _result$parts;
-  const result = import_picomatch2.default.scan(path7, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path7];
+  const result = import_picomatch2.default.scan(path10, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path10];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path7) => path7.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path7) => path7.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path10) => path10.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path10) => path10.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
@@ -47215,13 +47215,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug ? (p, isDirectory) => {
-      const path7 = format(p, isDirectory);
-      const matches = matcher(path7) && !ignore(path7);
-      if (matches) log(`matched ${path7}`);
+      const path10 = format(p, isDirectory);
+      const matches = matcher(path10) && !ignore(path10);
+      if (matches) log(`matched ${path10}`);
       return matches;
     } : (p, isDirectory) => {
-      const path7 = format(p, isDirectory);
-      return matcher(path7) && !ignore(path7);
+      const path10 = format(p, isDirectory);
+      return matcher(path10) && !ignore(path10);
     }],
     exclude: debug ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -47808,6 +47808,7 @@ ${output}` : message, ...current, durationMs: Date.now() - started });
       timer = setTimeout(stalled, settings.stallTimeoutMs);
       if (message.type === "progress") current = { id: message.id, revision: message.revision ?? (message.id === current.id ? current.revision : void 0) };
       else if (message.type === "result") finish({ ok: true, files: message.files, tasks: message.tasks, durationMs: Date.now() - started });
+      else if (message.type === "profiled") finish({ ok: true, files: [], tasks: [], calls: message.calls, durationMs: Date.now() - started });
       else fail(`the benchmark process (pid ${child.pid}) failed: ${message.message}`);
     });
     child.once("error", (error) => fail(`could not start the benchmark process: ${error.message}`));
@@ -48230,10 +48231,10 @@ var ServerProcess = class _ServerProcess {
     throw new ServerError(`${this.label}'s server was not ready after ${options.readyTimeoutMs / 1e3}s: ${what}.${this.output()}`);
   }
   /** Ask the probe something; undefined when there is no probe or it does not answer. */
-  async probe(command) {
+  async probe(command, timeoutMs) {
     if (!this.probeSocket) return void 0;
     try {
-      return await probeCommand(this.probeSocket, command);
+      return await probeCommand(this.probeSocket, command, timeoutMs);
     } catch {
       return void 0;
     }
@@ -48487,6 +48488,42 @@ function judgeTraffic(benchmark, base, head, logRatio) {
   return { base, head, logRatio };
 }
 
+// src/explain/rules.ts
+var FACTOR = 1.5;
+var FLOORS = { eventLoopDelayP99Ms: 5, gcShare: 0.02, rssMb: 64, heapMb: 32 };
+var POINTS = { eventLoopUtilization: 0.1, gcShare: 0.02 };
+var MEANINGS = {
+  blocked: "something blocks the event loop: synchronous work on the request path (CPU-heavy code such as hashing or big JSON, sync I/O, a long loop)",
+  allocation: "allocation pressure: many short-lived objects, strings or promises per request",
+  busier: "the event loop is busier for the same load: more CPU work per request",
+  waiting: "the server works less but answers slower: requests wait on I/O, timers, a queue or a lock rather than on the CPU",
+  memory: "memory grows under load: something is kept across requests (an unbounded cache, listeners or closures added per request)"
+};
+function diagnose(base, head, throughputChange) {
+  const lines = [];
+  const ms = (x) => `${x.toFixed(1)} ms`;
+  const pct3 = (x) => `${(x * 100).toFixed(0)}%`;
+  const mb = (x) => `${x.toFixed(0)} MB`;
+  const say = (figure, worse, meaning) => lines.push(worse ? `${figure}: ${meaning}` : figure);
+  const factor = (a, b, floor) => Math.max(a, b) >= floor && (b >= a * FACTOR || a >= b * FACTOR);
+  const delay = [base.eventLoopDelayMs.p99, head.eventLoopDelayMs.p99];
+  if (factor(...delay, FLOORS.eventLoopDelayP99Ms)) say(`event-loop delay p99 ${ms(delay[0])} \u2192 ${ms(delay[1])}`, delay[1] > delay[0], MEANINGS.blocked);
+  const gc2 = [base.gc.share, head.gc.share];
+  if (Math.abs(gc2[1] - gc2[0]) >= POINTS.gcShare && factor(...gc2, FLOORS.gcShare)) {
+    say(`time in GC ${pct3(gc2[0])} \u2192 ${pct3(gc2[1])} of the window (${base.gc.totalMs.toFixed(0)} \u2192 ${head.gc.totalMs.toFixed(0)} ms)`, gc2[1] > gc2[0], MEANINGS.allocation);
+  }
+  const elu = [base.eventLoopUtilization, head.eventLoopUtilization];
+  if (Math.abs(elu[1] - elu[0]) >= POINTS.eventLoopUtilization) {
+    const slower = throughputChange !== void 0 && throughputChange < 0;
+    say(`event-loop utilisation ${pct3(elu[0])} \u2192 ${pct3(elu[1])}`, slower, elu[1] > elu[0] ? MEANINGS.busier : MEANINGS.waiting);
+  }
+  const rss = [base.peakRssMb, head.peakRssMb];
+  const heap = [base.peakHeapUsedMb, head.peakHeapUsedMb];
+  if (factor(...heap, FLOORS.heapMb)) say(`peak heap used ${mb(heap[0])} \u2192 ${mb(heap[1])}`, heap[1] > heap[0], MEANINGS.memory);
+  else if (factor(...rss, FLOORS.rssMb)) say(`peak RSS ${mb(rss[0])} \u2192 ${mb(rss[1])}`, rss[1] > rss[0], MEANINGS.memory);
+  return lines;
+}
+
 // src/report/http.ts
 function httpDetails(samples, comparison) {
   const http3 = samples.http;
@@ -48514,7 +48551,7 @@ function httpDetails(samples, comparison) {
     latency,
     traffic: { base: sumTraffic(http3.base), head: sumTraffic(http3.head) },
     server: base || head ? { base, head } : { base: null, head: null, note: "server-side figures need a server started with `node \u2026` (the probe is preloaded through NODE_OPTIONS); this one is not, so the probe was skipped" },
-    moved: base && head ? moved(base, head) : []
+    moved: base && head ? diagnose(base, head, comparison.change?.estimate) : []
   };
 }
 function summarizeServer(rounds) {
@@ -48537,17 +48574,6 @@ function summarizeServer(rounds) {
 }
 function sumTraffic(rounds) {
   return rounds.map((r) => r.traffic).reduce(addTraffic);
-}
-function moved(base, head) {
-  const lines = [];
-  const ms = (x) => `${x.toFixed(1)} ms`;
-  const pct3 = (x) => `${(x * 100).toFixed(0)}%`;
-  const grew = (a, b, floor) => Math.max(a, b) >= floor && (b >= a * 1.5 || a >= b * 1.5);
-  if (grew(base.eventLoopDelayMs.p99, head.eventLoopDelayMs.p99, 5)) lines.push(`event-loop delay p99 ${ms(base.eventLoopDelayMs.p99)} \u2192 ${ms(head.eventLoopDelayMs.p99)}`);
-  if (Math.abs(head.eventLoopUtilization - base.eventLoopUtilization) >= 0.1) lines.push(`event-loop utilisation ${pct3(base.eventLoopUtilization)} \u2192 ${pct3(head.eventLoopUtilization)}`);
-  if (Math.abs(head.gc.share - base.gc.share) >= 0.02 && grew(base.gc.share, head.gc.share, 0.02)) lines.push(`time in GC ${pct3(base.gc.share)} \u2192 ${pct3(head.gc.share)} of the window (${base.gc.totalMs.toFixed(0)} \u2192 ${head.gc.totalMs.toFixed(0)} ms)`);
-  if (grew(base.peakRssMb, head.peakRssMb, 64)) lines.push(`peak RSS ${base.peakRssMb.toFixed(0)} MB \u2192 ${head.peakRssMb.toFixed(0)} MB`);
-  return lines;
 }
 
 // src/stats/power.ts
@@ -48682,7 +48708,243 @@ function summarize2(benchmarks) {
   return `error: ${counts}`;
 }
 
+// src/explain/run.ts
+import { mkdirSync, readFileSync as readFileSync5 } from "node:fs";
+import path6 from "node:path";
+
+// src/measure/http/profile.ts
+async function profileServer(benchmark, revision, plan, profile) {
+  const server = await ServerProcess.start(serverOptions(benchmark, revision, plan));
+  try {
+    if (!server.probeSocket) throw new ServerError("profiling needs a server started with `node \u2026`, which the probe can join; this one is not");
+    const load = (durationMs) => runLoad({ port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs });
+    await load(benchmark.warmupMs);
+    const started = await server.probe(`profile-start ${profile.intervalUs}`, 5e3);
+    if (!started?.ok) throw new ServerError(`the probe in ${server.label}'s server could not start the profiler${started?.error ? `: ${started.error}` : ""}`);
+    const result = await load(profile.durationMs);
+    const stopped = await server.probe(`profile-stop ${profile.outFile}`, 2e4);
+    server.checkAlive("while profiled");
+    if (!stopped?.ok) throw new ServerError(`the probe in ${server.label}'s server did not write its profile${stopped?.error ? `: ${stopped.error}` : ""}`);
+    return { requests: result.traffic.responses };
+  } finally {
+    await server.stop();
+  }
+}
+
+// src/explain/profile.ts
+import { existsSync as existsSync4, readFileSync as readFileSync4 } from "node:fs";
+import { SourceMap } from "node:module";
+import path5 from "node:path";
+import { fileURLToPath as fileURLToPath2 } from "node:url";
+var NOT_WORK = /* @__PURE__ */ new Set(["(root)", "(idle)"]);
+function summarizeProfile(profile, root, options = {}) {
+  const maps = options.maps ?? new SourceMaps();
+  const selfUs = /* @__PURE__ */ new Map();
+  const { samples, timeDeltas } = profile;
+  if (samples?.length && timeDeltas?.length === samples.length) {
+    const mean2 = (profile.endTime - profile.startTime) / samples.length;
+    samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + Math.max(0, timeDeltas[i + 1] ?? mean2)));
+  } else {
+    const hits = profile.nodes.reduce((sum2, node) => sum2 + (node.hitCount ?? 0), 0);
+    const perHit = hits > 0 ? (profile.endTime - profile.startTime) / hits : 0;
+    for (const node of profile.nodes) selfUs.set(node.id, (node.hitCount ?? 0) * perHit);
+  }
+  const parent = /* @__PURE__ */ new Map();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const frames = /* @__PURE__ */ new Map();
+  const frameOf = (id) => {
+    let frame = frames.get(id);
+    if (frame) return frame;
+    const callFrame = byId.get(id).callFrame;
+    const place = maps.locate(callFrame.url, callFrame.lineNumber, callFrame.columnNumber, root);
+    const name2 = callFrame.functionName || "(anonymous)";
+    frame = {
+      name: name2,
+      location: place.file ? place.line >= 0 ? `${place.file}:${place.line + 1}` : place.file : "",
+      key: callFrame.functionName ? `${name2}|${place.file}` : `${name2}|${place.file}:${place.line}`,
+      own: isOwnCode(place.file) && !options.notOwn?.(place.file),
+      hidden: options.hidden?.(place.file) ?? false
+    };
+    frames.set(id, frame);
+    return frame;
+  };
+  const viaOf = (id) => {
+    for (let at = id; at !== void 0; at = parent.get(at)) if (frameOf(at).own) return frameOf(at);
+    return void 0;
+  };
+  const byKey = /* @__PURE__ */ new Map();
+  const ownTotals = /* @__PURE__ */ new Map();
+  let totalUs = 0;
+  for (const node of profile.nodes) {
+    const us = selfUs.get(node.id) ?? 0;
+    if (us === 0 || NOT_WORK.has(node.callFrame.functionName)) continue;
+    totalUs += us;
+    const seen = /* @__PURE__ */ new Set();
+    for (let at = node.id; at !== void 0; at = parent.get(at)) {
+      const frame2 = frameOf(at);
+      if (!frame2.own || seen.has(frame2.key)) continue;
+      seen.add(frame2.key);
+      const total = ownTotals.get(frame2.key) ?? { function: frame2.name, location: frame2.location, key: frame2.key, selfMs: 0 };
+      total.selfMs += us / 1e3;
+      ownTotals.set(frame2.key, total);
+    }
+    const frame = frameOf(node.id);
+    if (frame.hidden) continue;
+    const via = frame.own ? void 0 : viaOf(node.id);
+    const key = via ? `${frame.key}<${via.key}` : frame.key;
+    const cost = byKey.get(key) ?? { function: frame.name, location: frame.location, key, selfMs: 0, ...via ? { via: { function: via.name, location: via.location } } : {} };
+    cost.selfMs += us / 1e3;
+    byKey.set(key, cost);
+  }
+  const bySize = (a, b) => b.selfMs - a.selfMs;
+  return { functions: [...byKey.values()].sort(bySize), ownTotals: [...ownTotals.values()].sort(bySize), totalMs: totalUs / 1e3 };
+}
+function diffProfiles(base, head, top = 5, view = "functions") {
+  const baseByKey = new Map(base.summary[view].map((f) => [f.key, f]));
+  const headByKey = new Map(head.summary[view].map((f) => [f.key, f]));
+  const perOp = (cost, side) => cost && side.ops > 0 ? cost.selfMs * 1e3 / side.ops : 0;
+  const share2 = (cost, side) => cost && side.summary.totalMs > 0 ? cost.selfMs / side.summary.totalMs : 0;
+  const rows = [];
+  for (const key of /* @__PURE__ */ new Set([...baseByKey.keys(), ...headByKey.keys()])) {
+    const b = baseByKey.get(key);
+    const h = headByKey.get(key);
+    const either = h ?? b;
+    rows.push({
+      function: either.function,
+      location: either.location,
+      ...either.via ? { via: either.via } : {},
+      baseShare: share2(b, base),
+      headShare: share2(h, head),
+      basePerOpUs: perOp(b, base),
+      headPerOpUs: perOp(h, head)
+    });
+  }
+  return rows.filter((row) => row.headPerOpUs > row.basePerOpUs).sort((a, b) => b.headPerOpUs - b.basePerOpUs - (a.headPerOpUs - a.basePerOpUs)).slice(0, top);
+}
+var SourceMaps = class {
+  maps = /* @__PURE__ */ new Map();
+  locate(url, line, column, root) {
+    if (!url) return { file: "", line: -1 };
+    if (!url.startsWith("file://")) return { file: url, line };
+    const file = fileURLToPath2(url);
+    const mapped = this.original(file, line, column);
+    return { file: readable(mapped?.file ?? file, root), line: mapped?.line ?? line };
+  }
+  original(file, line, column) {
+    const entry = this.load(file);
+    if (!entry || line < 0) return void 0;
+    const found = entry.map.findEntry(line, Math.max(0, column));
+    if (!found.originalSource) return void 0;
+    const source = found.originalSource.startsWith("file://") ? fileURLToPath2(found.originalSource) : path5.resolve(entry.dir, entry.sourceRoot, found.originalSource);
+    return { file: source, line: found.originalLine ?? -1 };
+  }
+  load(file) {
+    if (this.maps.has(file)) return this.maps.get(file);
+    let entry = null;
+    try {
+      const text = readFileSync4(file, "utf8");
+      const reference = [...text.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1];
+      if (reference) {
+        let payload;
+        let dir = path5.dirname(file);
+        const inline = /^data:application\/json[^,]*;base64,(.*)$/.exec(reference);
+        if (inline) payload = JSON.parse(Buffer.from(inline[1], "base64").toString("utf8"));
+        else {
+          const mapFile = path5.resolve(dir, decodeURIComponent(reference));
+          if (!existsSync4(mapFile)) throw new Error("no map file");
+          payload = JSON.parse(readFileSync4(mapFile, "utf8"));
+          dir = path5.dirname(mapFile);
+        }
+        entry = { map: new SourceMap(payload), dir, sourceRoot: payload.sourceRoot ?? "" };
+      }
+    } catch {
+      entry = null;
+    }
+    this.maps.set(file, entry);
+    return entry;
+  }
+};
+function isOwnCode(file) {
+  return file !== "" && !file.startsWith("node:") && !file.startsWith("node_modules/") && !path5.isAbsolute(file) && !file.includes("://");
+}
+function readable(file, root) {
+  const relative2 = path5.relative(root, file);
+  if (!relative2.startsWith("..") && !path5.isAbsolute(relative2)) return relative2.split(path5.sep).join("/");
+  const modules = file.lastIndexOf(`${path5.sep}node_modules${path5.sep}`);
+  return modules >= 0 ? file.slice(modules + 1).split(path5.sep).join("/") : file;
+}
+
+// src/explain/run.ts
+var PROFILE_DEFAULTS = { micro: { durationMs: 1e3, intervalUs: 100 }, server: { durationMs: 3e3, intervalUs: 200 } };
+async function explain(plan) {
+  mkdirSync(plan.dir, { recursive: true });
+  const explanations = /* @__PURE__ */ new Map();
+  for (const target of plan.targets) {
+    const started = Date.now();
+    plan.log(`profiling ${target.id}`);
+    try {
+      explanations.set(target.id, await profileBoth(target, plan, started));
+    } catch (error) {
+      const message = messageOf(error);
+      plan.log(`${target.id}: could not profile: ${message.split("\n")[0]}`);
+      explanations.set(target.id, { error: message, durationMs: Date.now() - started });
+    }
+  }
+  return explanations;
+}
+async function profileBoth(target, plan, started) {
+  const revisions = { base: plan.base, head: plan.head };
+  const slug = target.id.replace(/[^\w.-]+/g, "-").replace(/^-+|-+$/g, "");
+  const files = { base: path6.join(plan.dir, `${slug}.base.cpuprofile`), head: path6.join(plan.dir, `${slug}.head.cpuprofile`) };
+  const ops = { base: 0, head: 0 };
+  for (const side of ["base", "head"]) {
+    ops[side] = target.kind === "http" ? await profileHttp(target, revisions[side], files[side], plan) : await profileMicro(target, revisions[side], files[side], plan);
+  }
+  const options = {
+    maps: new SourceMaps(),
+    // benchgate's runner and probe frames are not the project's; a micro task's bench file calls everything it does.
+    hidden: (file) => file.startsWith(path6.dirname(plan.runnerPath) + path6.sep) || file.startsWith(path6.dirname(plan.probePath) + path6.sep),
+    notOwn: (file) => file === target.file
+  };
+  const read = (side) => summarizeProfile(JSON.parse(readFileSync5(files[side], "utf8")), revisions[side].root, options);
+  const summaries = { base: read("base"), head: read("head") };
+  const perOp = (side) => ops[side] > 0 ? summaries[side].totalMs * 1e3 / ops[side] : 0;
+  return {
+    files,
+    unit: target.kind === "http" ? "request" : "call",
+    ops,
+    perOpUs: { base: perOp("base"), head: perOp("head") },
+    top: diffProfiles({ summary: summaries.base, ops: ops.base }, { summary: summaries.head, ops: ops.head }),
+    ownCode: diffProfiles({ summary: summaries.base, ops: ops.base }, { summary: summaries.head, ops: ops.head }, 3, "ownTotals"),
+    durationMs: Date.now() - started
+  };
+}
+async function profileMicro(target, revision, outFile, plan) {
+  if (!target.file) throw new Error(`no bench file is known for ${target.id}`);
+  const settings = plan.micro ?? PROFILE_DEFAULTS.micro;
+  const job = {
+    kind: "profile",
+    side: { revision: revision.label, root: revision.root, files: [target.file] },
+    task: target.id.slice(target.file.length + ID_SEPARATOR.length),
+    durationMs: settings.durationMs,
+    intervalUs: settings.intervalUs,
+    outFile
+  };
+  const outcome = await runBenchmarkProcess(job, { runnerPath: plan.runnerPath, stallTimeoutMs: plan.stallTimeoutMs, cwd: revision.root });
+  if (!outcome.ok) throw new Error(`${revision.label}: ${outcome.message}`);
+  return outcome.calls ?? 0;
+}
+async function profileHttp(target, revision, outFile, plan) {
+  const benchmark = plan.http.find((b) => b.id === target.id);
+  if (!benchmark) throw new Error(`no http benchmark is declared as ${target.id}`);
+  const settings = plan.server ?? PROFILE_DEFAULTS.server;
+  const { requests } = await profileServer(benchmark, revision, plan, { durationMs: Math.min(settings.durationMs, Math.max(benchmark.durationMs, 1e3)), intervalUs: settings.intervalUs, outFile });
+  return requests;
+}
+
 // src/gate.ts
+var MAX_PROFILED = 10;
 var MEASURE_DEFAULTS = {
   blockMs: 1,
   warmupBlocks: 10,
@@ -48694,7 +48956,7 @@ async function runGate(options) {
   const started = now();
   const config = withOverrides(loadConfig({ root: options.cwd, file: options.configFile }), options.overrides);
   const tree = await checkout({ cwd: options.cwd, base: options.base, head: options.head, install: config.install, build: config.build, log: options.log, onCleanup: options.onCleanup });
-  const socketDir = mkdtempSync2(path5.join(os7.tmpdir(), "benchgate-sock-"));
+  const socketDir = mkdtempSync2(path7.join(os7.tmpdir(), "benchgate-sock-"));
   const loadBefore = os7.loadavg();
   try {
     const [baseFiles, headFiles] = await Promise.all([tree.base, tree.head].map((revision) => discoverBenchFiles(revision.root, config.micro.files)));
@@ -48774,8 +49036,16 @@ async function runGate(options) {
     const spiked = spikedRounds(roundConditions);
     const samples = [...micro?.benchmarks ?? [], ...http3?.benchmarks ?? []];
     const comparisons = analyze(samples, analyzeOptions);
-    const benchmarks = sortBenchmarks(comparisons.map((c, i) => toReportBenchmark(c, samples[i].http ? httpDetails(samples[i], c) : void 0)));
+    let benchmarks = sortBenchmarks(comparisons.map((c, i) => toReportBenchmark(c, samples[i].http ? httpDetails(samples[i], c) : void 0)));
     const family = familySize(samples, analyzeOptions);
+    const measureEnded = now();
+    const profileMode = options.profile ?? "regressions";
+    const targets = benchmarks.filter((b) => b.change && (b.verdict === "regression" || profileMode === "always") && profileMode !== "never").slice(0, MAX_PROFILED).map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
+    const profileDir = path7.resolve(options.cwd, options.profileDir ?? path7.join(".benchgate", "profiles"));
+    if (targets.length) {
+      const explanations = await explain({ targets, base: tree.base, head: tree.head, http: config.http, dir: profileDir, runnerPath: options.runnerPath, probePath: options.probePath, socketDir, stallTimeoutMs: config.micro.taskTimeoutMs, log: options.log });
+      benchmarks = benchmarks.map((b) => explanations.has(b.id) ? { ...b, profile: explanations.get(b.id) } : b);
+    }
     return {
       version: REPORT_VERSION,
       tool: { name: "benchgate", version: options.toolVersion },
@@ -48796,6 +49066,7 @@ async function runGate(options) {
         timeLimitMs: config.timeLimitMs,
         measureMs: (micro?.durationMs ?? 0) + (http3?.durationMs ?? 0),
         totalMs: now() - started,
+        ...targets.length ? { profile: { dir: profileDir, benchmarks: targets.length, durationMs: now() - measureEnded } } : {},
         conditions: { busy: roundConditions.map((c) => c.busy), spikedRounds: spiked, ...spiked.length ? { note: spikeNote(roundConditions, spiked) } : {} }
       },
       environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: loadAfter } }
@@ -48929,6 +49200,12 @@ function formatMs(ms) {
   if (!Number.isFinite(ms)) return "\u2013";
   return ms < 1 ? ms.toFixed(3) : ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0);
 }
+function fitMiddle(text, width) {
+  if (text.length <= width) return text;
+  const keep = width - 1;
+  const start = Math.ceil(keep / 2);
+  return `${text.slice(0, start)}\u2026${text.slice(text.length - (keep - start))}`;
+}
 
 // src/report/http-sections.ts
 function httpSections(id, details2) {
@@ -48964,6 +49241,69 @@ var pct2 = (x) => x === void 0 ? "\u2013" : `${(x * 100).toFixed(0)}%`;
 var gc = (s) => s ? `${s.gc.totalMs.toFixed(0)} ms (${(s.gc.share * 100).toFixed(1)}%), ${s.gc.count.toFixed(0)} pauses` : "\u2013";
 var memory = (s) => s ? `${s.peakRssMb.toFixed(0)} / ${s.peakHeapUsedMb.toFixed(0)}` : "\u2013";
 
+// src/report/chart.ts
+var SCALES = [2, 5, 10, 15, 20, 30, 50, 100];
+function changeChart(benchmarks, options = {}) {
+  const rows = benchmarks.filter((b) => b.change);
+  if (rows.length === 0) return [];
+  const cells = options.cells ?? 41;
+  const half = (cells - 1) / 2;
+  const widest = Math.round(3 * Math.max(...rows.map((b) => b.budget)) * 1e6) / 1e4;
+  const scale = (SCALES.find((s) => s >= widest) ?? 100) / 100;
+  const at = (fraction) => Math.round(half + fraction / scale * half);
+  const labelWidth = Math.min(options.labelWidth ?? 36, Math.max(...rows.map((b) => b.id.length)));
+  const lines = rows.map((b) => {
+    const line = Array.from({ length: cells }, () => "\xB7");
+    line[half] = "\u250A";
+    for (const edge of [-b.budget, b.budget]) {
+      const cell = at(edge);
+      if (cell >= 0 && cell < cells) line[cell] = "\u2502";
+    }
+    const { low, high, estimate } = b.change;
+    const from = Math.max(0, at(low));
+    const to = Math.min(cells - 1, at(high));
+    for (let cell = from; cell <= to; cell++) line[cell] = "\u2500";
+    if (at(low) < 0) line[0] = "\xAB";
+    if (at(high) > cells - 1) line[cells - 1] = "\xBB";
+    const point = at(estimate);
+    if (point >= 0 && point < cells) line[point] = "\u25CF";
+    else line[point < 0 ? 0 : cells - 1] = point < 0 ? "\xAB" : "\xBB";
+    return `${fitMiddle(b.id, labelWidth).padEnd(labelWidth)}  ${line.join("")}  ${formatPercent(estimate).padStart(7)}`;
+  });
+  const pct3 = (x) => `${Number((x * 100).toFixed(0))}%`;
+  const axis = `${" ".repeat(labelWidth + 2)}${`-${pct3(scale)}`.padEnd(half)}0${`+${pct3(scale)}`.padStart(cells - half - 1)}`;
+  return [...lines, axis];
+}
+
+// src/report/profile-sections.ts
+import path8 from "node:path";
+function formatMicros(us) {
+  if (!Number.isFinite(us)) return "\u2013";
+  if (us < 1) return `${Number((us * 1e3).toPrecision(3))} ns`;
+  if (us < 1e3) return `${Number(us.toPrecision(3))} \xB5s`;
+  return `${Number((us / 1e3).toPrecision(3))} ms`;
+}
+var share = (x) => `${(x * 100).toFixed(1)}%`;
+function name(row) {
+  return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
+}
+function where(row) {
+  return row.location || (row.function.startsWith("(") ? "V8" : "native");
+}
+function profileSections(id, profile) {
+  const took = formatDuration(profile.durationMs);
+  if ("error" in profile) return { title: `${id}: no CPU profile`, header: [], rows: [], ownCode: [], files: [], error: profile.error };
+  const unit = profile.unit;
+  return {
+    title: `${id}: CPU per ${unit} ${formatMicros(profile.perOpUs.base)} \u2192 ${formatMicros(profile.perOpUs.head)} (profiled in ${took})`,
+    header: ["function", "where", "base", "head", `change per ${unit}`],
+    rows: profile.top.map((row) => [name(row), where(row), share(row.baseShare), share(row.headShare), `+${formatMicros(row.headPerOpUs - row.basePerOpUs)}`]),
+    // Where the rows' ← names are, and what each of the project's functions costs with what it calls.
+    ownCode: profile.ownCode.map((row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit}, with what it calls`),
+    files: [profile.files.base, profile.files.head].map((file) => path8.basename(file))
+  };
+}
+
 // src/report/terminal.ts
 import { styleText } from "node:util";
 var MARK = {
@@ -48990,7 +49330,7 @@ function renderTerminal(report2, options) {
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
     const fixed = widths.reduce((sum2, w, i) => i === 1 ? sum2 : sum2 + w, 0) + 2 * (widths.length - 1);
     widths[1] = Math.max(12, Math.min(widths[1], width - fixed));
-    const align = (cells) => cells.map((cell, i) => i >= 2 && i !== 4 ? cell.padStart(widths[i]) : fit(cell, widths[i]).padEnd(widths[i])).join("  ").trimEnd();
+    const align = (cells) => cells.map((cell, i) => i >= 2 && i !== 4 ? cell.padStart(widths[i]) : fitMiddle(cell, widths[i]).padEnd(widths[i])).join("  ").trimEnd();
     lines.push(paint("bold", align(header)));
     rows.forEach((row, i) => {
       const line = align(row);
@@ -49002,7 +49342,7 @@ function renderTerminal(report2, options) {
   }
   for (const b of benchmarks.filter((b2) => b2.http)) {
     const sections = httpSections(printable(b.id), b.http);
-    lines.push(paint("bold", fit(sections.title, width)));
+    lines.push(paint("bold", fitMiddle(sections.title, width)));
     lines.push(...indentLines(plainTable(sections.latency.header, sections.latency.rows)));
     lines.push(`  ${sections.failures}`);
     if (sections.server) lines.push(...indentLines(plainTable(sections.server.header, sections.server.rows)));
@@ -49010,6 +49350,16 @@ function renderTerminal(report2, options) {
     for (const line of sections.moved) lines.push(paint(["yellow"], `  moved: ${line}`));
     lines.push("");
   }
+  for (const b of benchmarks.filter((b2) => b2.profile)) {
+    const sections = profileSections(printable(b.id), b.profile);
+    lines.push(paint("bold", fitMiddle(sections.title, width)));
+    if (sections.error) lines.push(...sections.error.split("\n").map((line) => paint("yellow", `  ${printable(line)}`)));
+    else if (sections.rows.length === 0) lines.push("  no function costs more per operation at head");
+    else lines.push(...indentLines(plainTable(sections.header, sections.rows.map((row) => row.map((cell, i) => fitMiddle(printable(cell), i < 2 ? 40 : 16))))));
+    for (const line of sections.ownCode) lines.push(`  in the project's code: ${printable(line)}`);
+    lines.push("");
+  }
+  if (report2.run?.profile) lines.push(paint("dim", `CPU profiles (Chrome DevTools, speedscope): ${report2.run.profile.dir}`), "");
   for (const b of benchmarks.filter((b2) => b2.note)) lines.push(paint("yellow", `note: ${printable(b.id)}: ${b.note}`));
   for (const b of benchmarks.filter((b2) => b2.warning)) lines.push(paint("yellow", `note: ${printable(b.id)}: ${b.warning}`));
   if (benchmarks.some((b) => b.warning || b.note)) lines.push("");
@@ -49047,12 +49397,6 @@ function indentLines(lines) {
 function printable(text) {
   return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?");
 }
-function fit(text, width) {
-  if (text.length <= width) return text;
-  const keep = width - 1;
-  const start = Math.ceil(keep / 2);
-  return `${text.slice(0, start)}\u2026${text.slice(text.length - (keep - start))}`;
-}
 
 // src/report/markdown.ts
 var ICON = {
@@ -49080,7 +49424,10 @@ function renderMarkdown(report2) {
       out.push(`| ${ICON[b.verdict]} ${b.verdict} | ${escapeInline(b.id)} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${escapeInline(formatChange(b))} | ${formatBudget(b.budget)} |`);
     }
     out.push("");
+    const chart = changeChart(benchmarks);
+    if (chart.length) out.push("```text", ...chart.map((line) => line.replace(/`/g, "'").replace(/[\u0000-\u001f\u007f]/g, "?")), "```", CHART_LEGEND, "");
   }
+  for (const b of benchmarks.filter((b2) => b2.profile)) out.push(details(`${b.id}: where the time went`, profileMarkdown(b.id, b.profile, report2)), "");
   for (const b of benchmarks.filter((b2) => b2.http)) out.push(details(`${b.id}: latency and server`, httpMarkdown(b.id, b.http)), "");
   for (const b of benchmarks.filter((b2) => b2.note)) out.push(`> [!NOTE]
 > ${escapeInline(b.id)}: ${escapeInline(b.note)}`, "");
@@ -49098,13 +49445,29 @@ ${pre(b.error)}`).join("\n")), "");
 }
 function httpMarkdown(id, http3) {
   const sections = httpSections(id, http3);
-  const table = (header, rows) => [`| ${header.map(escapeInline).join(" | ")} |`, `|${header.map((_, i) => i === 0 ? "---" : "--:").join("|")}|`, ...rows.map((row) => `| ${row.map(escapeInline).join(" | ")} |`)].join("\n");
   const parts = [`**${escapeInline(sections.title)}**`, "", table(sections.latency.header, sections.latency.rows), "", escapeInline(sections.failures)];
   if (sections.server) parts.push("", table(sections.server.header, sections.server.rows));
   if (sections.note) parts.push("", `<sub>${escapeInline(sections.note)}</sub>`);
   if (sections.moved.length) parts.push("", ...sections.moved.map((line) => `- moved: ${escapeInline(line)}`));
   return parts.join("\n");
 }
+function profileMarkdown(id, profile, report2) {
+  const sections = profileSections(id, profile);
+  const parts = [`**${escapeInline(sections.title)}**`, ""];
+  if (sections.error) parts.push(pre(sections.error));
+  else if (sections.rows.length === 0) parts.push("No function costs more per operation at head.");
+  else parts.push(table(sections.header, sections.rows, 2));
+  if (sections.ownCode.length) parts.push("", ...sections.ownCode.map((line) => `- in the project's code: ${escapeInline(line)}`));
+  if (sections.files.length) {
+    const where2 = report2.pullRequest ? "in the workflow's profiles artifact" : report2.run?.profile ? `in ${report2.run.profile.dir}` : "";
+    parts.push("", `<sub>Profiles: ${sections.files.map((file) => `<code>${escapeHtml(file)}</code>`).join(", ")} ${escapeInline(where2)} (open them in Chrome DevTools or speedscope)</sub>`);
+  }
+  return parts.join("\n");
+}
+function table(header, rows, left = 1) {
+  return [`| ${header.map(escapeInline).join(" | ")} |`, `|${header.map((_, i) => i < left ? "---" : "--:").join("|")}|`, ...rows.map((row) => `| ${row.map(escapeInline).join(" | ")} |`)].join("\n");
+}
+var CHART_LEGEND = "<sub>\u25CF estimate, \u2500 its confidence interval, \u2502 the budget either side of \u250A 0; \xAB \xBB past the end of the axis.</sub>";
 function environmentLine(report2) {
   const env = report2.environment;
   const load = env.loadAverage ? `, load average ${env.loadAverage.before[0].toFixed(2)} \u2192 ${env.loadAverage.after[0].toFixed(2)}` : "";
@@ -49371,8 +49734,8 @@ benchgate: ${signal} received: stopping benchmark processes and removing worktre
   });
 }
 function write(cwd, file, text) {
-  const target = path6.resolve(cwd, file);
-  mkdirSync(path6.dirname(target), { recursive: true });
+  const target = path9.resolve(cwd, file);
+  mkdirSync2(path9.dirname(target), { recursive: true });
   writeFileSync(target, text);
 }
 function progressPrinter(stream) {
@@ -49409,8 +49772,8 @@ main(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   env: process.env,
-  runnerPath: fileURLToPath2(new URL("./runner.js", import.meta.url)),
-  probePath: fileURLToPath2(new URL("./probe.cjs", import.meta.url)),
+  runnerPath: fileURLToPath3(new URL("./runner.js", import.meta.url)),
+  probePath: fileURLToPath3(new URL("./probe.cjs", import.meta.url)),
   version: "0.1.0"
 }).then(
   (code) => {

@@ -33,7 +33,35 @@ __export(probe_exports, {
   mergedPercentile: () => mergedPercentile
 });
 module.exports = __toCommonJS(probe_exports);
+var import_node_fs = require("node:fs");
 var import_node_net = __toESM(require("node:net"), 1);
+
+// src/measure/profiler.ts
+var import_node_inspector = require("node:inspector");
+function post(session, method, params) {
+  return new Promise((resolve, reject) => {
+    session.post(method, params, (error, result) => error ? reject(error) : resolve(result));
+  });
+}
+async function startProfiler(intervalUs) {
+  const session = new import_node_inspector.Session();
+  session.connect();
+  await post(session, "Profiler.enable");
+  await post(session, "Profiler.setSamplingInterval", { interval: intervalUs });
+  await post(session, "Profiler.start");
+  return {
+    async stop() {
+      try {
+        const { profile } = await post(session, "Profiler.stop");
+        return profile;
+      } finally {
+        session.disconnect();
+      }
+    }
+  };
+}
+
+// src/measure/http/probe.ts
 var import_node_perf_hooks = require("node:perf_hooks");
 var GC_KINDS = {
   [import_node_perf_hooks.constants.NODE_PERFORMANCE_GC_MINOR]: "minor",
@@ -97,8 +125,22 @@ function install(socketPath2) {
     clearInterval(sampler);
     sampleMemory();
   };
-  const handle = (command) => {
+  let profiler;
+  const handle = async (line) => {
+    const [command, ...rest] = line.split(" ");
+    const argument = rest.join(" ");
     switch (command) {
+      case "profile-start":
+        await profiler?.stop();
+        profiler = await startProfiler(Number(argument) || 100);
+        return { ok: true };
+      case "profile-stop": {
+        if (!profiler) return { ok: false, error: "the profiler is not running" };
+        const profile = await profiler.stop();
+        profiler = void 0;
+        (0, import_node_fs.writeFileSync)(argument, JSON.stringify(profile));
+        return { ok: true, samples: profile.samples?.length ?? 0 };
+      }
       case "hello":
         return { ok: true, pid: process.pid, node: process.version };
       case "start":
@@ -147,8 +189,12 @@ function install(socketPath2) {
       for (let end = buffer.indexOf("\n"); end >= 0; end = buffer.indexOf("\n")) {
         const command = buffer.slice(0, end).trim();
         buffer = buffer.slice(end + 1);
-        socket.write(`${JSON.stringify(handle(command))}
-`);
+        handle(command).then(
+          (reply) => socket.write(`${JSON.stringify(reply)}
+`),
+          (error) => socket.write(`${JSON.stringify({ ok: false, error: String(error) })}
+`)
+        );
       }
     });
     socket.on("error", () => void 0);

@@ -1,7 +1,33 @@
 import { createRequire as __benchgateRequire } from 'node:module'; const require = __benchgateRequire(import.meta.url);
 
 // src/measure/micro/runner.ts
+import { writeFileSync } from "node:fs";
 import path from "node:path";
+
+// src/measure/profiler.ts
+import { Session } from "node:inspector";
+function post(session, method, params) {
+  return new Promise((resolve, reject) => {
+    session.post(method, params, (error, result) => error ? reject(error) : resolve(result));
+  });
+}
+async function startProfiler(intervalUs) {
+  const session = new Session();
+  session.connect();
+  await post(session, "Profiler.enable");
+  await post(session, "Profiler.setSamplingInterval", { interval: intervalUs });
+  await post(session, "Profiler.start");
+  return {
+    async stop() {
+      try {
+        const { profile } = await post(session, "Profiler.stop");
+        return profile;
+      } finally {
+        session.disconnect();
+      }
+    }
+  };
+}
 
 // node_modules/simple-statistics/dist/simple-statistics.mjs
 function quantileSorted(x2, p2) {
@@ -1021,6 +1047,30 @@ async function measureTask(id, sides, settings, fixedBatch, beat) {
     for (const side of prepared) await runHook(side, "afterAll").catch(() => void 0);
   }
 }
+async function runTaskFor(side, durationMs, window, beat) {
+  const prepared = { ...side, isAsync: false, callMs: 0, runs: 0, timeMs: 0 };
+  try {
+    beat(side.revision);
+    await runHook(prepared, "beforeAll");
+    await probe(prepared);
+    const batch = Math.max(1, Math.round(1 / Math.max(prepared.callMs, 1e-6)));
+    let calls = 0;
+    await window.open();
+    const started = performance.now();
+    while (performance.now() - started < durationMs) {
+      await prepared.loop(batch);
+      calls += batch;
+      beat();
+    }
+    await window.close();
+    return { calls };
+  } catch (error) {
+    if (error instanceof SideFailure) return { error: error.message };
+    throw error;
+  } finally {
+    await runHook(prepared, "afterAll").catch(() => void 0);
+  }
+}
 function jitter(iterations) {
   return Math.max(2, Math.round(iterations * (0.5 + Math.random())));
 }
@@ -1176,15 +1226,40 @@ async function runJob(job) {
     if (job.skip.includes(id)) continue;
     current = id;
     await send({ type: "progress", id });
-    let lastBeat = 0;
-    const beat = (revision) => {
-      if (!revision && performance.now() - lastBeat < 250) return;
-      lastBeat = performance.now();
-      void send({ type: "progress", id, ...revision ? { revision } : {} });
-    };
+    const tick = throttled(() => void send({ type: "progress", id }));
+    const beat = (revision) => revision ? void send({ type: "progress", id, revision }) : tick();
     tasks.push(await measureTask(id, sides, job.settings, job.batches[id], beat));
   }
   await send({ type: "result", files, tasks });
+}
+function throttled(beat) {
+  let last = 0;
+  return () => {
+    if (performance.now() - last < 250) return;
+    last = performance.now();
+    beat();
+  };
+}
+async function runProfile(job) {
+  const { side } = job;
+  const file = side.files[0];
+  current = `loading ${file} (${side.revision})`;
+  const tasks = await loadBenchFile(path.join(side.root, file));
+  const task = tasks.find((t2) => t2.name === job.task);
+  if (!task) throw new Error(`${file} (${side.revision}) no longer declares the task '${job.task}'`);
+  current = `${file}${ID_SEPARATOR}${task.name}`;
+  let profiler;
+  const outcome = await runTaskFor(
+    { revision: side.revision, root: side.root, fn: task.fn, opts: task.opts },
+    job.durationMs,
+    {
+      open: async () => void (profiler = await startProfiler(job.intervalUs)),
+      close: async () => writeFileSync(job.outFile, JSON.stringify(await profiler.stop()))
+    },
+    throttled(() => void send({ type: "progress", id: current, revision: side.revision }))
+  );
+  if ("error" in outcome) return fatal(outcome.error);
+  await send({ type: "profiled", calls: outcome.calls });
 }
 async function fatal(message) {
   await send({ type: "fatal", message });
@@ -1194,7 +1269,7 @@ var doing = () => current.startsWith("loading") ? current : `running '${current}
 process.on("uncaughtException", (error) => void fatal(`uncaught exception while ${doing()}: ${describeThrown(error)}`));
 process.on("unhandledRejection", (error) => void fatal(`unhandled rejection while ${doing()}: ${describeThrown(error)}`));
 process.once("message", (job) => {
-  runJob(job).then(
+  ("kind" in job ? runProfile(job) : runJob(job)).then(
     // Bench files may leave timers or sockets open: the result is sent, so leave now.
     () => process.exit(0),
     (error) => fatal(`error while ${doing()}: ${describeThrown(error)}`)

@@ -20,6 +20,12 @@ import { minimumRounds } from './stats/signed-rank.js';
 import { currentEnvironment } from './report/environment.js';
 import { REPORT_VERSION, runVerdict, sortBenchmarks, summarize, toReportBenchmark, type Report } from './report/model.js';
 import { UserError } from './util/errors.js';
+import { explain, type ProfileTarget } from './explain/run.js';
+
+export type ProfileMode = 'regressions' | 'always' | 'never';
+
+/** The most benchmarks profiled in one run: each costs a few seconds. */
+const MAX_PROFILED = 10;
 
 /** How each micro-benchmark process measures; chosen from the measurements in the README ("Measurement"). */
 export const MEASURE_DEFAULTS: Omit<MeasureSettings, 'taskTimeMs'> = {
@@ -49,6 +55,10 @@ export interface GateOptions {
   /** Path of the server-side probe (dist/probe.cjs). */
   probePath: string;
   toolVersion: string;
+  /** Profile regressions (default), every compared benchmark, or none; the .cpuprofile files go to profileDir. */
+  profile?: ProfileMode | undefined;
+  /** Default: .benchgate/profiles under cwd. */
+  profileDir?: string | undefined;
   log: (line: string) => void;
   onProgress?: (progress: MeasureProgress) => void;
   /** Registers a cleanup for SIGINT/SIGTERM; returns its deregistration. */
@@ -147,8 +157,19 @@ export async function runGate(options: GateOptions): Promise<Report> {
     const spiked = spikedRounds(roundConditions);
     const samples = [...(micro?.benchmarks ?? []), ...(http?.benchmarks ?? [])];
     const comparisons = analyze(samples, analyzeOptions);
-    const benchmarks = sortBenchmarks(comparisons.map((c, i) => toReportBenchmark(c, samples[i]!.http ? httpDetails(samples[i]!, c) : undefined)));
+    let benchmarks = sortBenchmarks(comparisons.map((c, i) => toReportBenchmark(c, samples[i]!.http ? httpDetails(samples[i]!, c) : undefined)));
     const family = familySize(samples, analyzeOptions);
+    const measureEnded = now();
+    const profileMode = options.profile ?? 'regressions';
+    const targets: ProfileTarget[] = benchmarks
+      .filter((b) => b.change && (b.verdict === 'regression' || profileMode === 'always') && profileMode !== 'never')
+      .slice(0, MAX_PROFILED)
+      .map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
+    const profileDir = path.resolve(options.cwd, options.profileDir ?? path.join('.benchgate', 'profiles'));
+    if (targets.length) {
+      const explanations = await explain({ targets, base: tree.base, head: tree.head, http: config.http, dir: profileDir, runnerPath: options.runnerPath, probePath: options.probePath, socketDir, stallTimeoutMs: config.micro.taskTimeoutMs, log: options.log });
+      benchmarks = benchmarks.map((b) => (explanations.has(b.id) ? { ...b, profile: explanations.get(b.id)! } : b));
+    }
     return {
       version: REPORT_VERSION,
       tool: { name: 'benchgate', version: options.toolVersion },
@@ -169,6 +190,7 @@ export async function runGate(options: GateOptions): Promise<Report> {
         timeLimitMs: config.timeLimitMs,
         measureMs: (micro?.durationMs ?? 0) + (http?.durationMs ?? 0),
         totalMs: now() - started,
+        ...(targets.length ? { profile: { dir: profileDir, benchmarks: targets.length, durationMs: now() - measureEnded } } : {}),
         conditions: { busy: roundConditions.map((c) => c.busy), spikedRounds: spiked, ...(spiked.length ? { note: spikeNote(roundConditions, spiked) } : {}) },
       },
       environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: loadAfter } },

@@ -76,7 +76,8 @@ export async function checkout(options: CheckoutOptions): Promise<Checkout> {
     const base: Revision = { label: 'base', ref: options.base, sha: baseSha, root: path.join(baseTree, projectDir), worktree: baseTree, dirty: false };
     let head: Revision;
     if (options.head === undefined) {
-      const status = await run(['status', '--porcelain', '--untracked-files=normal', '--', '.'], options.cwd);
+      // benchgate's own output (.benchgate/profiles) is not a change to the project.
+      const status = await run(['status', '--porcelain', '--untracked-files=normal', '--', '.', ':(exclude).benchgate'], options.cwd);
       head = { label: 'head', ref: 'working tree', sha: headSha, root: realpathSync(options.cwd), worktree: undefined, dirty: status.length > 0 };
     } else {
       const headTree = await addWorktree('head', headSha);

@@ -67,3 +67,11 @@ export function formatMs(ms: number): string {
   if (!Number.isFinite(ms)) return '–';
   return ms < 1 ? ms.toFixed(3) : ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0);
 }
+
+/** Shorten a long text in the middle, keeping a benchmark id's file start and task end: "bench/a…task". */
+export function fitMiddle(text: string, width: number): string {
+  if (text.length <= width) return text;
+  const keep = width - 1;
+  const start = Math.ceil(keep / 2);
+  return `${text.slice(0, start)}…${text.slice(text.length - (keep - start))}`;
+}

@@ -5,6 +5,7 @@ import type { HttpRoundFigures, ProbeFigures, TrafficFigures } from '../measure/
 import type { BenchmarkSamples } from '../measure/types.js';
 import type { Comparison } from '../stats/analyze.js';
 import type { Verdict } from '../stats/compare.js';
+import { diagnose } from '../explain/rules.js';
 
 /** One revision's server, summarised over rounds (medians). */
 export interface ServerSummary {
@@ -25,7 +26,7 @@ export interface HttpDetails {
   traffic: { base: TrafficFigures; head: TrafficFigures };
   /** Null when the server is not run with `node …` (no probe): `note` says so. */
   server: { base: ServerSummary | null; head: ServerSummary | null; note?: string };
-  /** Server-side figures that moved notably, in words: "event-loop delay p99 2.1 ms → 45.0 ms". */
+  /** Server-side figures that moved notably, in words, with what they point to: "event-loop delay p99 2.1 ms → 45.0 ms: something blocks the event loop: …". */
   moved: string[];
 }
 
@@ -56,7 +57,7 @@ export function httpDetails(samples: BenchmarkSamples, comparison: Comparison): 
     latency,
     traffic: { base: sumTraffic(http.base), head: sumTraffic(http.head) },
     server: base || head ? { base, head } : { base: null, head: null, note: 'server-side figures need a server started with `node …` (the probe is preloaded through NODE_OPTIONS); this one is not, so the probe was skipped' },
-    moved: base && head ? moved(base, head) : [],
+    moved: base && head ? diagnose(base, head, comparison.change?.estimate) : [],
   };
 }
 
@@ -81,20 +82,4 @@ function summarizeServer(rounds: HttpRoundFigures[]): ServerSummary | null {
 
 function sumTraffic(rounds: HttpRoundFigures[]): TrafficFigures {
   return rounds.map((r) => r.traffic).reduce(addTraffic);
-}
-
-/**
- * The server-side figures that moved enough to mention: at least 1.5x (or 10
- * points of utilisation or of time in GC) and past a floor below which changes are noise.
- */
-export function moved(base: ServerSummary, head: ServerSummary): string[] {
-  const lines: string[] = [];
-  const ms = (x: number) => `${x.toFixed(1)} ms`;
-  const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
-  const grew = (a: number, b: number, floor: number) => Math.max(a, b) >= floor && (b >= a * 1.5 || a >= b * 1.5);
-  if (grew(base.eventLoopDelayMs.p99, head.eventLoopDelayMs.p99, 5)) lines.push(`event-loop delay p99 ${ms(base.eventLoopDelayMs.p99)} → ${ms(head.eventLoopDelayMs.p99)}`);
-  if (Math.abs(head.eventLoopUtilization - base.eventLoopUtilization) >= 0.1) lines.push(`event-loop utilisation ${pct(base.eventLoopUtilization)} → ${pct(head.eventLoopUtilization)}`);
-  if (Math.abs(head.gc.share - base.gc.share) >= 0.02 && grew(base.gc.share, head.gc.share, 0.02)) lines.push(`time in GC ${pct(base.gc.share)} → ${pct(head.gc.share)} of the window (${base.gc.totalMs.toFixed(0)} → ${head.gc.totalMs.toFixed(0)} ms)`);
-  if (grew(base.peakRssMb, head.peakRssMb, 64)) lines.push(`peak RSS ${base.peakRssMb.toFixed(0)} MB → ${head.peakRssMb.toFixed(0)} MB`);
-  return lines;
 }

@@ -1,6 +1,8 @@
 import type { Verdict } from '../stats/compare.js';
 import { formatBudget, formatChange, formatConfidence, formatOps } from './format.js';
 import { httpSections } from './http-sections.js';
+import { changeChart } from './chart.js';
+import { profileSections } from './profile-sections.js';
 import { sortBenchmarks, verdictCounts, type Report, type ReportBenchmark } from './model.js';
 import { runLine } from './terminal.js';
 
@@ -36,7 +38,11 @@ export function renderMarkdown(report: Report): string {
       out.push(`| ${ICON[b.verdict]} ${b.verdict} | ${escapeInline(b.id)} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${escapeInline(formatChange(b))} | ${formatBudget(b.budget)} |`);
     }
     out.push('');
+    const chart = changeChart(benchmarks);
+    // A code block renders the characters as they are: nothing in it is markdown or HTML.
+    if (chart.length) out.push('```text', ...chart.map((line) => line.replace(/`/g, "'").replace(/[\u0000-\u001f\u007f]/g, '?')), '```', CHART_LEGEND, '');
   }
+  for (const b of benchmarks.filter((b) => b.profile)) out.push(details(`${b.id}: where the time went`, profileMarkdown(b.id, b.profile!, report)), '');
   for (const b of benchmarks.filter((b) => b.http)) out.push(details(`${b.id}: latency and server`, httpMarkdown(b.id, b.http!)), '');
   for (const b of benchmarks.filter((b) => b.note)) out.push(`> [!NOTE]\n> ${escapeInline(b.id)}: ${escapeInline(b.note!)}`, '');
   const warned = benchmarks.filter((b) => b.warning);
@@ -51,14 +57,33 @@ export function renderMarkdown(report: Report): string {
 
 function httpMarkdown(id: string, http: NonNullable<ReportBenchmark['http']>): string {
   const sections = httpSections(id, http);
-  const table = (header: string[], rows: string[][]) =>
-    [`| ${header.map(escapeInline).join(' | ')} |`, `|${header.map((_, i) => (i === 0 ? '---' : '--:')).join('|')}|`, ...rows.map((row) => `| ${row.map(escapeInline).join(' | ')} |`)].join('\n');
   const parts = [`**${escapeInline(sections.title)}**`, '', table(sections.latency.header, sections.latency.rows), '', escapeInline(sections.failures)];
   if (sections.server) parts.push('', table(sections.server.header, sections.server.rows));
   if (sections.note) parts.push('', `<sub>${escapeInline(sections.note)}</sub>`);
   if (sections.moved.length) parts.push('', ...sections.moved.map((line) => `- moved: ${escapeInline(line)}`));
   return parts.join('\n');
 }
+
+function profileMarkdown(id: string, profile: NonNullable<ReportBenchmark['profile']>, report: Report): string {
+  const sections = profileSections(id, profile);
+  const parts = [`**${escapeInline(sections.title)}**`, ''];
+  if (sections.error) parts.push(pre(sections.error));
+  else if (sections.rows.length === 0) parts.push('No function costs more per operation at head.');
+  else parts.push(table(sections.header, sections.rows, 2));
+  if (sections.ownCode.length) parts.push('', ...sections.ownCode.map((line) => `- in the project's code: ${escapeInline(line)}`));
+  if (sections.files.length) {
+    const where = report.pullRequest ? 'in the workflow\'s profiles artifact' : report.run?.profile ? `in ${report.run.profile.dir}` : '';
+    parts.push('', `<sub>Profiles: ${sections.files.map((file) => `<code>${escapeHtml(file)}</code>`).join(', ')} ${escapeInline(where)} (open them in Chrome DevTools or speedscope)</sub>`);
+  }
+  return parts.join('\n');
+}
+
+/** A markdown table: the first `left` columns left-aligned, the rest (figures) right-aligned. */
+function table(header: string[], rows: string[][], left = 1): string {
+  return [`| ${header.map(escapeInline).join(' | ')} |`, `|${header.map((_, i) => (i < left ? '---' : '--:')).join('|')}|`, ...rows.map((row) => `| ${row.map(escapeInline).join(' | ')} |`)].join('\n');
+}
+
+const CHART_LEGEND = '<sub>● estimate, ─ its confidence interval, │ the budget either side of ┊ 0; « » past the end of the axis.</sub>';
 
 function environmentLine(report: Report): string {
   const env = report.environment;

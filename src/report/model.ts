@@ -1,6 +1,7 @@
 import type { Comparison } from '../stats/analyze.js';
 import type { Verdict } from '../stats/compare.js';
 import type { HttpDetails } from './http.js';
+import type { Explanation } from '../explain/run.js';
 
 /** Version of the JSON report's schema (README, "JSON report"); bumped on any breaking change. */
 export const REPORT_VERSION = 1;
@@ -36,6 +37,8 @@ export interface ReportBenchmark {
   note?: string;
   /** HTTP benchmarks: latency, traffic and server-side figures. base/head opsPerSec are 2xx requests/s. */
   http?: HttpDetails;
+  /** Regressions (or every benchmark, on demand): where the time went, from a CPU profile of each revision. */
+  profile?: Explanation;
   error?: string;
 }
 
@@ -68,6 +71,8 @@ export interface RunInfo {
   timeLimitMs: number;
   measureMs: number;
   totalMs: number;
+  /** Profiling after the verdicts: where the .cpuprofile files are, how many benchmarks, how long it took. */
+  profile?: { dir: string; benchmarks: number; durationMs: number };
   /** The machine's CPU busy share (0 to 1) in each round, micro then HTTP, and the rounds that ran much busier than the rest. */
   conditions?: { busy: number[]; spikedRounds: number[]; note?: string };
 }

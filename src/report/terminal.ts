@@ -1,7 +1,8 @@
 import { styleText } from 'node:util';
 import type { Verdict } from '../stats/compare.js';
 import { formatDuration } from '../config/units.js';
-import { formatBudget, formatChange, formatConfidence, formatOps } from './format.js';
+import { fitMiddle as fit, formatBudget, formatChange, formatConfidence, formatOps } from './format.js';
+import { profileSections } from './profile-sections.js';
 import { httpSections } from './http-sections.js';
 import { sortBenchmarks, verdictCounts, type Report } from './model.js';
 
@@ -60,6 +61,16 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
     for (const line of sections.moved) lines.push(paint(['yellow'], `  moved: ${line}`));
     lines.push('');
   }
+  for (const b of benchmarks.filter((b) => b.profile)) {
+    const sections = profileSections(printable(b.id), b.profile!);
+    lines.push(paint('bold', fit(sections.title, width)));
+    if (sections.error) lines.push(...sections.error.split('\n').map((line) => paint('yellow', `  ${printable(line)}`)));
+    else if (sections.rows.length === 0) lines.push('  no function costs more per operation at head');
+    else lines.push(...indentLines(plainTable(sections.header, sections.rows.map((row) => row.map((cell, i) => fit(printable(cell), i < 2 ? 40 : 16))))));
+    for (const line of sections.ownCode) lines.push(`  in the project's code: ${printable(line)}`);
+    lines.push('');
+  }
+  if (report.run?.profile) lines.push(paint('dim', `CPU profiles (Chrome DevTools, speedscope): ${report.run.profile.dir}`), '');
   for (const b of benchmarks.filter((b) => b.note)) lines.push(paint('yellow', `note: ${printable(b.id)}: ${b.note}`));
   for (const b of benchmarks.filter((b) => b.warning)) lines.push(paint('yellow', `note: ${printable(b.id)}: ${b.warning}`));
   if (benchmarks.some((b) => b.warning || b.note)) lines.push('');
@@ -109,12 +120,3 @@ function printable(text: string): string {
   // eslint-disable-next-line no-control-regex
   return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
 }
-
-/** Shorten a long benchmark id in the middle, keeping the file's start and the task's end. */
-function fit(text: string, width: number): string {
-  if (text.length <= width) return text;
-  const keep = width - 1;
-  const start = Math.ceil(keep / 2);
-  return `${text.slice(0, start)}…${text.slice(text.length - (keep - start))}`;
-}
-

@@ -3,10 +3,13 @@
  * user's server with NODE_OPTIONS=--require). It records, only while a window is
  * open, what Clinic Doctor reads: event-loop delay, event-loop utilisation, GC
  * pauses by kind, peak RSS and heap. benchgate drives it over a unix socket
- * (BENCHGATE_PROBE_SOCKET) with one-line commands: hello, start, pause, resume, stop.
+ * (BENCHGATE_PROBE_SOCKET) with one-line commands: hello, start, pause, resume, stop,
+ * and `profile-start <interval µs>` / `profile-stop <file>` around a window under the V8 CPU profiler.
  * Everything it opens is unref'd: it never keeps a server alive or changes its exit.
  */
+import { writeFileSync } from 'node:fs';
 import net from 'node:net';
+import { startProfiler, type RunningProfiler } from '../profiler.js';
 import { constants, monitorEventLoopDelay, performance, PerformanceObserver, type EventLoopUtilization, type IntervalHistogram, type PerformanceEntry } from 'node:perf_hooks';
 import type { ProbeFigures } from './types.js';
 
@@ -79,8 +82,22 @@ function install(socketPath: string): void {
     clearInterval(sampler);
     sampleMemory();
   };
-  const handle = (command: string): unknown => {
+  let profiler: RunningProfiler | undefined;
+  const handle = async (line: string): Promise<unknown> => {
+    const [command, ...rest] = line.split(' ');
+    const argument = rest.join(' ');
     switch (command) {
+      case 'profile-start':
+        await profiler?.stop();
+        profiler = await startProfiler(Number(argument) || 100);
+        return { ok: true };
+      case 'profile-stop': {
+        if (!profiler) return { ok: false, error: 'the profiler is not running' };
+        const profile = await profiler.stop();
+        profiler = undefined;
+        writeFileSync(argument, JSON.stringify(profile));
+        return { ok: true, samples: profile.samples?.length ?? 0 };
+      }
       case 'hello':
         return { ok: true, pid: process.pid, node: process.version };
       case 'start':
@@ -130,7 +147,10 @@ function install(socketPath: string): void {
       for (let end = buffer.indexOf('\n'); end >= 0; end = buffer.indexOf('\n')) {
         const command = buffer.slice(0, end).trim();
         buffer = buffer.slice(end + 1);
-        socket.write(`${JSON.stringify(handle(command))}\n`);
+        handle(command).then(
+          (reply) => socket.write(`${JSON.stringify(reply)}\n`),
+          (error: unknown) => socket.write(`${JSON.stringify({ ok: false, error: String(error) })}\n`),
+        );
       }
     });
     socket.on('error', () => undefined);

@@ -119,7 +119,7 @@ function record(samples: BenchmarkSamples, pair: RoundPair): void {
   samples.http!.head.push(pair.head);
 }
 
-function serverOptions(benchmark: HttpBenchmarkConfig, revision: Revision, plan: HttpPlan) {
+export function serverOptions(benchmark: HttpBenchmarkConfig, revision: Revision, plan: Pick<HttpPlan, 'serverPrefix' | 'probePath' | 'socketDir'>) {
   return {
     command: `${plan.serverPrefix ?? ''}${benchmark.start}`,
     cwd: revision.root,

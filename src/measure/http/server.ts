@@ -97,10 +97,10 @@ export class ServerProcess {
   }
 
   /** Ask the probe something; undefined when there is no probe or it does not answer. */
-  async probe<T = Record<string, unknown>>(command: string): Promise<T | undefined> {
+  async probe<T = Record<string, unknown>>(command: string, timeoutMs?: number): Promise<T | undefined> {
     if (!this.probeSocket) return undefined;
     try {
-      return await probeCommand<T>(this.probeSocket, command);
+      return await probeCommand<T>(this.probeSocket, command, timeoutMs);
     } catch {
       return undefined;
     }

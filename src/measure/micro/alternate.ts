@@ -98,6 +98,42 @@ export async function measureTask(id: string, sides: SideTask[], settings: Measu
   }
 }
 
+/** Where a profiled run's window opens and closes (around the CPU profiler). */
+export interface Window {
+  open(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Run one side's task for `durationMs` inside `window`, after the same hooks
+ * and warm-up as a measured round, in batches of about 1 ms. Returns the calls
+ * made inside the window. Used to profile a task, never to measure it.
+ */
+export async function runTaskFor(side: SideTask, durationMs: number, window: Window, beat: Heartbeat): Promise<{ calls: number } | { error: string }> {
+  const prepared: Prepared = { ...side, isAsync: false, callMs: 0, runs: 0, timeMs: 0 };
+  try {
+    beat(side.revision);
+    await runHook(prepared, 'beforeAll');
+    await probe(prepared);
+    const batch = Math.max(1, Math.round(1 / Math.max(prepared.callMs, 1e-6)));
+    let calls = 0;
+    await window.open();
+    const started = performance.now();
+    while (performance.now() - started < durationMs) {
+      await prepared.loop!(batch);
+      calls += batch;
+      beat();
+    }
+    await window.close();
+    return { calls };
+  } catch (error) {
+    if (error instanceof SideFailure) return { error: error.message };
+    throw error;
+  } finally {
+    await runHook(prepared, 'afterAll').catch(() => undefined);
+  }
+}
+
 /**
  * Blocks of random length (0.5x to 1.5x, the same for both sides of a block):
  * with a fixed length, periodic events such as garbage collections phase-lock

@@ -38,6 +38,18 @@ export interface MicroJob {
   skip: string[];
 }
 
+/** Run one task of one revision under the CPU profiler and write the profile to `outFile`. */
+export interface ProfileJob {
+  kind: 'profile';
+  /** The revision, with the one bench file that declares the task. */
+  side: SideJob;
+  task: string;
+  durationMs: number;
+  /** The profiler's sampling interval, in microseconds. */
+  intervalUs: number;
+  outFile: string;
+}
+
 export interface FileLoad {
   revision: RevisionLabel;
   file: string;
@@ -65,4 +77,6 @@ export interface TaskOutcome {
 export type RunnerMessage =
   | { type: 'progress'; id: string; revision?: RevisionLabel }
   | { type: 'result'; files: FileLoad[]; tasks: TaskOutcome[] }
+  /** A profile job's answer: the calls made while the profiler ran (the profile is in its outFile). */
+  | { type: 'profiled'; calls: number }
   | { type: 'fatal'; message: string };

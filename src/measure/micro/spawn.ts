@@ -1,9 +1,9 @@
 import type { RevisionLabel } from '../../checkout/revisions.js';
 import { killGroup, OutputTail, spawnTracked } from '../../util/processes.js';
-import type { FileLoad, MicroJob, RunnerMessage, TaskOutcome } from './protocol.js';
+import type { FileLoad, MicroJob, ProfileJob, RunnerMessage, TaskOutcome } from './protocol.js';
 
 export type ProcessOutcome =
-  | { ok: true; files: FileLoad[]; tasks: TaskOutcome[]; durationMs: number }
+  | { ok: true; files: FileLoad[]; tasks: TaskOutcome[]; durationMs: number; /** Profile jobs: calls made under the profiler. */ calls?: number }
   | {
       ok: false;
       /** What went wrong, for people. */
@@ -22,7 +22,7 @@ export interface SpawnSettings {
 }
 
 /** Run one benchmark process and wait for its result, killing its process group on a stall or at the end. */
-export function runBenchmarkProcess(job: MicroJob, settings: SpawnSettings): Promise<ProcessOutcome> {
+export function runBenchmarkProcess(job: MicroJob | ProfileJob, settings: SpawnSettings): Promise<ProcessOutcome> {
   const started = Date.now();
   return new Promise((resolve) => {
     const tail = new OutputTail();
@@ -56,6 +56,7 @@ export function runBenchmarkProcess(job: MicroJob, settings: SpawnSettings): Pro
       timer = setTimeout(stalled, settings.stallTimeoutMs);
       if (message.type === 'progress') current = { id: message.id, revision: message.revision ?? (message.id === current.id ? current.revision : undefined) };
       else if (message.type === 'result') finish({ ok: true, files: message.files, tasks: message.tasks, durationMs: Date.now() - started });
+      else if (message.type === 'profiled') finish({ ok: true, files: [], tasks: [], calls: message.calls, durationMs: Date.now() - started });
       else fail(`the benchmark process (pid ${child.pid}) failed: ${message.message}`);
     });
     child.once('error', (error) => fail(`could not start the benchmark process: ${error.message}`));

@@ -1,0 +1,131 @@
+/**
+ * Explain regressions: after the verdicts, one extra process per revision runs
+ * each chosen benchmark under the V8 CPU profiler (the task alone for a
+ * micro-benchmark, the server under load for an HTTP one), and the two
+ * profiles are compared function by function. Outside the measured rounds, so
+ * it never changes a verdict.
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Revision, RevisionLabel } from '../checkout/revisions.js';
+import type { HttpBenchmarkConfig } from '../config/types.js';
+import { profileServer } from '../measure/http/profile.js';
+import { ID_SEPARATOR, type ProfileJob } from '../measure/micro/protocol.js';
+import { runBenchmarkProcess } from '../measure/micro/spawn.js';
+import type { CpuProfile } from '../measure/profiler.js';
+import { messageOf } from '../util/errors.js';
+import { diffProfiles, SourceMaps, summarizeProfile, type ProfileRow } from './profile.js';
+
+/** What the profiles of one benchmark show. */
+export interface ProfileExplanation {
+  /** The .cpuprofile files (open them in Chrome DevTools or speedscope). */
+  files: { base: string; head: string };
+  /** What one operation is: a call of the task, or a request to the server. */
+  unit: 'call' | 'request';
+  /** Operations done while each profile ran. */
+  ops: { base: number; head: number };
+  /** Sampled (non-idle) time per operation, in microseconds. */
+  perOpUs: { base: number; head: number };
+  /** The functions whose self time per operation grew most. */
+  top: ProfileRow[];
+  /** The project's own functions whose total time (with what they call) per operation grew most. */
+  ownCode: ProfileRow[];
+  durationMs: number;
+}
+
+export type Explanation = ProfileExplanation | { error: string; durationMs: number };
+
+/** A benchmark to profile: its id, kind and (micro) the bench file that declares it. */
+export interface ProfileTarget {
+  id: string;
+  kind: 'micro' | 'http';
+  file: string | null;
+}
+
+export interface ExplainPlan {
+  targets: readonly ProfileTarget[];
+  base: Revision;
+  head: Revision;
+  http: readonly HttpBenchmarkConfig[];
+  /** Where the .cpuprofile files go. */
+  dir: string;
+  runnerPath: string;
+  probePath: string;
+  socketDir: string;
+  stallTimeoutMs: number;
+  log: (line: string) => void;
+  /** Profiled time per revision, and the sampling interval. */
+  micro?: { durationMs: number; intervalUs: number };
+  server?: { durationMs: number; intervalUs: number };
+}
+
+export const PROFILE_DEFAULTS = { micro: { durationMs: 1000, intervalUs: 100 }, server: { durationMs: 3000, intervalUs: 200 } };
+
+export async function explain(plan: ExplainPlan): Promise<Map<string, Explanation>> {
+  mkdirSync(plan.dir, { recursive: true });
+  const explanations = new Map<string, Explanation>();
+  for (const target of plan.targets) {
+    const started = Date.now();
+    plan.log(`profiling ${target.id}`);
+    try {
+      explanations.set(target.id, await profileBoth(target, plan, started));
+    } catch (error) {
+      const message = messageOf(error);
+      plan.log(`${target.id}: could not profile: ${message.split('\n')[0]}`);
+      explanations.set(target.id, { error: message, durationMs: Date.now() - started });
+    }
+  }
+  return explanations;
+}
+
+async function profileBoth(target: ProfileTarget, plan: ExplainPlan, started: number): Promise<ProfileExplanation> {
+  const revisions: Record<RevisionLabel, Revision> = { base: plan.base, head: plan.head };
+  const slug = target.id.replace(/[^\w.-]+/g, '-').replace(/^-+|-+$/g, '');
+  const files = { base: path.join(plan.dir, `${slug}.base.cpuprofile`), head: path.join(plan.dir, `${slug}.head.cpuprofile`) };
+  const ops = { base: 0, head: 0 };
+  for (const side of ['base', 'head'] as const) {
+    ops[side] = target.kind === 'http' ? await profileHttp(target, revisions[side], files[side], plan) : await profileMicro(target, revisions[side], files[side], plan);
+  }
+  const options = {
+    maps: new SourceMaps(),
+    // benchgate's runner and probe frames are not the project's; a micro task's bench file calls everything it does.
+    hidden: (file: string) => file.startsWith(path.dirname(plan.runnerPath) + path.sep) || file.startsWith(path.dirname(plan.probePath) + path.sep),
+    notOwn: (file: string) => file === target.file,
+  };
+  const read = (side: RevisionLabel) => summarizeProfile(JSON.parse(readFileSync(files[side], 'utf8')) as CpuProfile, revisions[side].root, options);
+  const summaries = { base: read('base'), head: read('head') };
+  const perOp = (side: RevisionLabel) => (ops[side] > 0 ? (summaries[side].totalMs * 1000) / ops[side] : 0);
+  return {
+    files,
+    unit: target.kind === 'http' ? 'request' : 'call',
+    ops,
+    perOpUs: { base: perOp('base'), head: perOp('head') },
+    top: diffProfiles({ summary: summaries.base, ops: ops.base }, { summary: summaries.head, ops: ops.head }),
+    ownCode: diffProfiles({ summary: summaries.base, ops: ops.base }, { summary: summaries.head, ops: ops.head }, 3, 'ownTotals'),
+    durationMs: Date.now() - started,
+  };
+}
+
+async function profileMicro(target: ProfileTarget, revision: Revision, outFile: string, plan: ExplainPlan): Promise<number> {
+  if (!target.file) throw new Error(`no bench file is known for ${target.id}`);
+  const settings = plan.micro ?? PROFILE_DEFAULTS.micro;
+  const job: ProfileJob = {
+    kind: 'profile',
+    side: { revision: revision.label, root: revision.root, files: [target.file] },
+    task: target.id.slice(target.file.length + ID_SEPARATOR.length),
+    durationMs: settings.durationMs,
+    intervalUs: settings.intervalUs,
+    outFile,
+  };
+  const outcome = await runBenchmarkProcess(job, { runnerPath: plan.runnerPath, stallTimeoutMs: plan.stallTimeoutMs, cwd: revision.root });
+  if (!outcome.ok) throw new Error(`${revision.label}: ${outcome.message}`);
+  return outcome.calls ?? 0;
+}
+
+async function profileHttp(target: ProfileTarget, revision: Revision, outFile: string, plan: ExplainPlan): Promise<number> {
+  const benchmark = plan.http.find((b) => b.id === target.id);
+  if (!benchmark) throw new Error(`no http benchmark is declared as ${target.id}`);
+  const settings = plan.server ?? PROFILE_DEFAULTS.server;
+  const { requests } = await profileServer(benchmark, revision, plan, { durationMs: Math.min(settings.durationMs, Math.max(benchmark.durationMs, 1000)), intervalUs: settings.intervalUs, outFile });
+  return requests;
+}

@@ -1,0 +1,48 @@
+import { fitMiddle, formatPercent } from './format.js';
+import type { ReportBenchmark } from './model.js';
+
+/** Scales the chart can take, in percent: the smallest that holds three budgets. */
+const SCALES = [2, 5, 10, 15, 20, 30, 50, 100];
+
+/**
+ * Every compared benchmark's change as one line of text: its interval (─) and
+ * estimate (●) on a shared axis, with its own budget lines (│) and zero (┊),
+ * e.g.
+ *
+ *   ids > make id   «●───────│────┊────│─────────  -99.1%
+ *   json > parse    ·········│··─●┊─··│·········   -0.4%
+ *
+ * Plain characters in a code block, so it reads the same in a PR comment, a
+ * job summary and a terminal. Values past the axis end in « or ».
+ */
+export function changeChart(benchmarks: readonly ReportBenchmark[], options: { cells?: number; labelWidth?: number } = {}): string[] {
+  const rows = benchmarks.filter((b) => b.change);
+  if (rows.length === 0) return [];
+  const cells = options.cells ?? 41;
+  const half = (cells - 1) / 2;
+  const widest = Math.round(3 * Math.max(...rows.map((b) => b.budget)) * 1e6) / 1e4;
+  const scale = (SCALES.find((s) => s >= widest) ?? 100) / 100;
+  const at = (fraction: number) => Math.round(half + (fraction / scale) * half);
+  const labelWidth = Math.min(options.labelWidth ?? 36, Math.max(...rows.map((b) => b.id.length)));
+  const lines = rows.map((b) => {
+    const line = Array.from({ length: cells }, () => '·');
+    line[half] = '┊';
+    for (const edge of [-b.budget, b.budget]) {
+      const cell = at(edge);
+      if (cell >= 0 && cell < cells) line[cell] = '│';
+    }
+    const { low, high, estimate } = b.change!;
+    const from = Math.max(0, at(low));
+    const to = Math.min(cells - 1, at(high));
+    for (let cell = from; cell <= to; cell++) line[cell] = '─';
+    if (at(low) < 0) line[0] = '«';
+    if (at(high) > cells - 1) line[cells - 1] = '»';
+    const point = at(estimate);
+    if (point >= 0 && point < cells) line[point] = '●';
+    else line[point < 0 ? 0 : cells - 1] = point < 0 ? '«' : '»';
+    return `${fitMiddle(b.id, labelWidth).padEnd(labelWidth)}  ${line.join('')}  ${formatPercent(estimate).padStart(7)}`;
+  });
+  const pct = (x: number) => `${Number((x * 100).toFixed(0))}%`;
+  const axis = `${' '.repeat(labelWidth + 2)}${`-${pct(scale)}`.padEnd(half)}0${`+${pct(scale)}`.padStart(cells - half - 1)}`;
+  return [...lines, axis];
+}
