@@ -49120,7 +49120,7 @@ function describeFiles(base, head) {
 
 // src/calibrate.ts
 async function calibrate(options) {
-  const report2 = await runGate({ ...options, head: options.base, overrides: { ...options.overrides, rounds: 500 } });
+  const report2 = await runGate({ ...options, head: options.base, profile: "never", overrides: { ...options.overrides, rounds: 500 } });
   if (report2.verdict === "error" && report2.benchmarks.length === 0) throw new Error(report2.error ?? "the calibration run failed");
   const measured = report2.benchmarks.filter((b) => b.change);
   const level = familyConfidence(report2.run?.confidence ?? 0.95, measured.length);
@@ -49534,7 +49534,10 @@ Options:
   --rounds <n>          benchmark processes to run (default 10, or benchgate.yml's rounds)
   --time-limit <d>      upper bound on measuring, e.g. 90s or 5m (default 5m)
   --isolation <mode>    alternate (default) or process
-  --http-mode <mode>    fresh (default) or live: how HTTP load tests run their servers
+  --http-mode <mode>    live (default) or fresh: how HTTP load tests run their servers
+  --profile <when>      CPU-profile each revision to show where the time went: regressions
+                        (default), always (every compared benchmark) or never
+  --profile-dir <dir>   where the .cpuprofile files go (default .benchgate/profiles)
   --no-color            plain output even on a terminal
   -h, --help            show this help
   -v, --version         show the version
@@ -49561,6 +49564,8 @@ function parseCommand(argv) {
         "time-limit": { type: "string" },
         isolation: { type: "string" },
         "http-mode": { type: "string" },
+        profile: { type: "string" },
+        "profile-dir": { type: "string" },
         "no-color": { type: "boolean" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "v" }
@@ -49604,6 +49609,8 @@ ${USAGE}`);
     timeLimitMs: values["time-limit"] === void 0 ? void 0 : parseFlagDuration(values["time-limit"]),
     isolation: values.isolation === void 0 ? void 0 : parseIsolation(values.isolation),
     httpMode: values["http-mode"] === void 0 ? void 0 : parseHttpMode(values["http-mode"]),
+    profile: values.profile === void 0 ? void 0 : parseProfileMode(values.profile),
+    profileDir: values["profile-dir"],
     color: values["no-color"] ? false : void 0
   };
 }
@@ -49626,6 +49633,10 @@ function parseHttpMode(text) {
 function parseIsolation(text) {
   if (text === "alternate" || text === "process") return text;
   throw new UserError(`--isolation '${text}' is not alternate or process.`);
+}
+function parseProfileMode(text) {
+  if (text === "regressions" || text === "always" || text === "never") return text;
+  throw new UserError(`--profile '${text}' is not regressions, always or never.`);
 }
 
 // src/cli/main.ts
@@ -49661,6 +49672,8 @@ async function main(argv, io) {
       head: command.head,
       configFile: command.config,
       overrides: { rounds: command.rounds, timeLimitMs: command.timeLimitMs, isolation: command.isolation, httpMode: command.httpMode },
+      profile: command.profile,
+      profileDir: command.profileDir,
       runnerPath: io.runnerPath,
       probePath: io.probePath,
       toolVersion: io.version,

@@ -37,7 +37,8 @@ export interface Calibration {
  * time limit, and turn the spread of its rounds into what a compare can resolve.
  */
 export async function calibrate(options: Omit<GateOptions, 'head'> & { compareRounds: number }): Promise<Calibration> {
-  const report = await runGate({ ...options, head: options.base, overrides: { ...options.overrides, rounds: 500 } });
+  // A/A: an alarm here is noise, so there is nothing to explain with a profile.
+  const report = await runGate({ ...options, head: options.base, profile: 'never', overrides: { ...options.overrides, rounds: 500 } });
   if (report.verdict === 'error' && report.benchmarks.length === 0) throw new Error(report.error ?? 'the calibration run failed');
   const measured = report.benchmarks.filter((b) => b.change);
   const level = familyConfidence(report.run?.confidence ?? 0.95, measured.length);

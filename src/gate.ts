@@ -3,7 +3,7 @@ import { loadConfig } from './config/load.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULTS, type BudgetRule, type Config, type HttpMode, type Isolation } from './config/types.js';
+import { DEFAULTS, type BudgetRule, type Config, type HttpMode, type Isolation, type ProfileMode } from './config/types.js';
 import { formatDuration } from './config/units.js';
 import { checkout } from './checkout/revisions.js';
 import { discoverBenchFiles } from './measure/micro/discover.js';
@@ -22,7 +22,6 @@ import { REPORT_VERSION, runVerdict, sortBenchmarks, summarize, toReportBenchmar
 import { UserError } from './util/errors.js';
 import { explain, type ProfileTarget } from './explain/run.js';
 
-export type ProfileMode = 'regressions' | 'always' | 'never';
 
 /** The most benchmarks profiled in one run: each costs a few seconds. */
 const MAX_PROFILED = 10;

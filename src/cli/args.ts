@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { HttpMode, Isolation } from '../config/types.js';
+import type { HttpMode, Isolation, ProfileMode } from '../config/types.js';
 import { parseDuration } from '../config/units.js';
 import { UserError } from '../util/errors.js';
 
@@ -17,7 +17,10 @@ Options:
   --rounds <n>          benchmark processes to run (default 10, or benchgate.yml's rounds)
   --time-limit <d>      upper bound on measuring, e.g. 90s or 5m (default 5m)
   --isolation <mode>    alternate (default) or process
-  --http-mode <mode>    fresh (default) or live: how HTTP load tests run their servers
+  --http-mode <mode>    live (default) or fresh: how HTTP load tests run their servers
+  --profile <when>      CPU-profile each revision to show where the time went: regressions
+                        (default), always (every compared benchmark) or never
+  --profile-dir <dir>   where the .cpuprofile files go (default .benchgate/profiles)
   --no-color            plain output even on a terminal
   -h, --help            show this help
   -v, --version         show the version
@@ -43,6 +46,8 @@ export type Command =
       timeLimitMs: number | undefined;
       isolation: Isolation | undefined;
       httpMode: HttpMode | undefined;
+      profile: ProfileMode | undefined;
+      profileDir: string | undefined;
       color: boolean | undefined;
     };
 
@@ -64,6 +69,8 @@ export function parseCommand(argv: readonly string[]): Command {
         'time-limit': { type: 'string' },
         isolation: { type: 'string' },
         'http-mode': { type: 'string' },
+        profile: { type: 'string' },
+        'profile-dir': { type: 'string' },
         'no-color': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
@@ -101,6 +108,8 @@ export function parseCommand(argv: readonly string[]): Command {
     timeLimitMs: values['time-limit'] === undefined ? undefined : parseFlagDuration(values['time-limit']),
     isolation: values.isolation === undefined ? undefined : parseIsolation(values.isolation),
     httpMode: values['http-mode'] === undefined ? undefined : parseHttpMode(values['http-mode']),
+    profile: values.profile === undefined ? undefined : parseProfileMode(values.profile),
+    profileDir: values['profile-dir'],
     color: values['no-color'] ? false : undefined,
   };
 }
@@ -127,4 +136,9 @@ function parseHttpMode(text: string): HttpMode {
 function parseIsolation(text: string): Isolation {
   if (text === 'alternate' || text === 'process') return text;
   throw new UserError(`--isolation '${text}' is not alternate or process.`);
+}
+
+function parseProfileMode(text: string): ProfileMode {
+  if (text === 'regressions' || text === 'always' || text === 'never') return text;
+  throw new UserError(`--profile '${text}' is not regressions, always or never.`);
 }

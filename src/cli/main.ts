@@ -55,6 +55,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       head: command.head,
       configFile: command.config,
       overrides: { rounds: command.rounds, timeLimitMs: command.timeLimitMs, isolation: command.isolation, httpMode: command.httpMode },
+      profile: command.profile,
+      profileDir: command.profileDir,
       runnerPath: io.runnerPath,
       probePath: io.probePath,
       toolVersion: io.version,

@@ -92,3 +92,6 @@ export const DEFAULTS = {
   httpMode: 'live' as HttpMode,
   httpPin: true,
 } as const;
+
+/** When to CPU-profile each revision after the verdicts: for regressions, for every compared benchmark, or never. */
+export type ProfileMode = 'regressions' | 'always' | 'never';
