@@ -177,7 +177,8 @@ interface Place {
 
 /**
  * Script URLs as people read them, through source maps where a script has one
- * (a `//# sourceMappingURL=` comment: a file next to it or an inline data URL),
+ * (a `//# sourceMappingURL=` comment naming a file or an inline data URL, or a
+ * `.map` file beside it),
  * so a profile of dist/ code points at src/.
  */
 export class SourceMaps {
@@ -205,7 +206,8 @@ export class SourceMaps {
     let entry: { map: SourceMap; dir: string; sourceRoot: string } | null = null;
     try {
       const text = readFileSync(file, 'utf8');
-      const reference = [...text.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1];
+      // The comment names the map; without one, a map file beside the script (esbuild's `sourcemap: 'external'`).
+      const reference = [...text.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync(`${file}.map`) ? `${path.basename(file)}.map` : undefined);
       if (reference) {
         let payload: SourceMapPayload;
         let dir = path.dirname(file);

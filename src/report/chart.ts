@@ -27,16 +27,17 @@ export function changeChart(benchmarks: readonly ReportBenchmark[], options: { c
   const lines = rows.map((b) => {
     const line = Array.from({ length: cells }, () => '·');
     line[half] = '┊';
-    for (const edge of [-b.budget, b.budget]) {
-      const cell = at(edge);
-      if (cell >= 0 && cell < cells) line[cell] = '│';
-    }
     const { low, high, estimate } = b.change!;
     const from = Math.max(0, at(low));
     const to = Math.min(cells - 1, at(high));
     for (let cell = from; cell <= to; cell++) line[cell] = '─';
     if (at(low) < 0) line[0] = '«';
     if (at(high) > cells - 1) line[cells - 1] = '»';
+    // The budget lines stay visible inside an interval: whether it crosses them is the verdict.
+    for (const edge of [-b.budget, b.budget]) {
+      const cell = at(edge);
+      if (cell >= 0 && cell < cells) line[cell] = '│';
+    }
     const point = at(estimate);
     if (point >= 0 && point < cells) line[point] = '●';
     else line[point < 0 ? 0 : cells - 1] = point < 0 ? '«' : '»';

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { runVerdict, type Report, type ReportBenchmark } from '../../src/report/model.js';
 import { renderTerminal } from '../../src/report/terminal.js';
+import { changeChart } from '../../src/report/chart.js';
 
 const bench = (over: Partial<ReportBenchmark>): ReportBenchmark => ({
   id: 'bench/ids.bench.js > make request id',
@@ -77,5 +78,83 @@ describe('markdown report', () => {
     expect(text.split('\n')[0]).toBe('### ❌ benchgate: regression');
     expect(text).toContain('| 🔴 regression | bench/ids.bench.js &gt; make request id | 28.5M | 28.4M | \\-50.0% \\[\\-52.0%, \\-48.0%\\] | 5% |');
     expect(text).toContain('(with uncommitted changes)');
+  });
+});
+
+const explained = (over: Partial<ReportBenchmark> = {}): ReportBenchmark =>
+  bench({
+    verdict: 'regression',
+    change: { estimate: -0.99, low: -0.992, high: -0.988, confidence: 0.95 },
+    profile: {
+      files: { base: '/tmp/p/ids.base.cpuprofile', head: '/tmp/p/ids.head.cpuprofile' },
+      unit: 'call',
+      ops: { base: 58_000_000, head: 480_000 },
+      perOpUs: { base: 0.017, head: 2.06 },
+      top: [
+        { function: 'run', location: '', via: { function: 'makeId', location: 'src/ids.js:4' }, baseShare: 0, headShare: 0.889, basePerOpUs: 0, headPerOpUs: 1.835 },
+        { function: '<img src=x onerror=alert(1)> | x', location: 'src/evil.js:1', baseShare: 0.1, headShare: 0.2, basePerOpUs: 0.001, headPerOpUs: 0.2 },
+      ],
+      ownCode: [{ function: 'makeId', location: 'src/ids.js:4', baseShare: 0.8, headShare: 0.9, basePerOpUs: 0.015, headPerOpUs: 1.84 }],
+      durationMs: 2235,
+    },
+    ...over,
+  });
+
+describe('where the time went', () => {
+  it('shows the functions that cost more per call, with the project function they were called from', () => {
+    const withRun = { ...report([explained()]), run: { ...report([]).run!, profile: { dir: '/tmp/p', benchmarks: 1, durationMs: 2235 } } };
+    const terminal = renderTerminal(withRun, { color: false });
+    expect(terminal).toContain('bench/ids.bench.js > make request id: CPU per call 17 ns → 2.06 µs (profiled in 2.2s)');
+    expect(terminal).toMatch(/run ← makeId +native +0\.0% +88\.9% +\+1\.83 µs/);
+    expect(terminal).toContain("in the project's code: makeId (src/ids.js:4): 15 ns → 1.84 µs per call, with what it calls");
+    expect(terminal).toContain('CPU profiles (Chrome DevTools, speedscope): /tmp/p');
+    for (const line of terminal.split('\n')) expect(line.length, line).toBeLessThanOrEqual(100);
+
+    const markdown = renderMarkdown(withRun);
+    expect(markdown).toContain('<details><summary>bench/ids.bench.js &gt; make request id: where the time went</summary>');
+    expect(markdown).toContain('| run ← makeId | native | 0.0% | 88.9% | \\+1.83 µs |');
+    expect(markdown).toContain('<code>ids.base.cpuprofile</code>, <code>ids.head.cpuprofile</code>');
+    // A function name is the project's text: escaped like a benchmark name.
+    expect(markdown).not.toContain('<img');
+    expect(markdown.split('\n').find((line) => line.includes('onerror'))!.split(/(?<!\\)\|/).length).toBe(7);
+  });
+
+  it('says why there is no profile when profiling failed', () => {
+    const failed = explained({ profile: { error: 'base: the benchmark process exited with code 1', durationMs: 900 } });
+    expect(renderTerminal(report([failed]), { color: false })).toContain('  base: the benchmark process exited with code 1');
+    expect(renderMarkdown(report([failed]))).toContain('<pre>base: the benchmark process exited with code 1</pre>');
+  });
+});
+
+describe('change chart', () => {
+  const change = (estimate: number, low: number, high: number) => ({ estimate, low, high, confidence: 0.95 });
+
+  it('places each interval and estimate on a shared axis, with the budget lines and zero', () => {
+    const lines = changeChart([
+      bench({ id: 'a', change: change(-0.075, -0.1, -0.05) }),
+      bench({ id: 'b', change: change(0, -0.0075, 0.0075) }),
+      bench({ id: 'gone', verdict: 'removed', change: null }),
+    ]);
+    // Three budgets of 5% make a ±15% axis over 41 cells: 0 at cell 20, 5% every 6.67 cells.
+    expect(lines).toEqual([
+      'a  ·······───●──│······┊······│·············    -7.5%',
+      'b  ·············│·····─●─·····│·············     0.0%',
+      '   -15%                0                +15%',
+    ]);
+  });
+
+  it('marks values past the axis with « and », and widens the axis for large budgets', () => {
+    expect(changeChart([bench({ id: 'x', change: change(-0.99, -0.992, -0.98) }), bench({ id: 'y', change: change(0.1, 0.05, 0.5) })])).toEqual([
+      'x  «············│······┊······│·············   -99.0%',
+      'y  ·············│······┊······│─────●──────»   +10.0%',
+      '   -15%                0                +15%',
+    ]);
+    expect(changeChart([bench({ id: 'z', budget: 0.25, change: change(-0.3, -0.4, -0.2) })]).at(-1)).toBe('   -100%               0               +100%');
+  });
+
+  it('appears in the markdown report as a code block with a legend, names made inert', () => {
+    const markdown = renderMarkdown(report([bench({ id: 'bench/a.js > `x`\n' })]));
+    expect(markdown).toContain("```text\nbench/a.js > 'x'?  ·············│·····─●─·····│·············    -0.3%\n");
+    expect(markdown).toMatch(/\+15%\n```\n<sub>● estimate/);
   });
 });
