@@ -72210,6 +72210,7 @@ function parseActionInputs(input, env) {
     timeLimitMs: input("time-limit") ? durationInput("time-limit", input("time-limit")) : void 0,
     reportJson: input("report-json") ? path6.resolve(workingDirectory, input("report-json")) : void 0,
     reportDir: path6.join(env.runnerTemp, "benchgate"),
+    profile: oneOf(input, "profile", ["regressions", "always", "never"], "regressions"),
     allowPullRequestTarget: booleanInput(input, "allow-pull-request-target", false),
     pullRequest,
     repository: { owner: env.repository.split("/")[0] ?? "", repo: env.repository.split("/")[1] ?? "" },
@@ -75263,7 +75264,7 @@ var SourceMaps = class {
     let entry = null;
     try {
       const text = readFileSync5(file, "utf8");
-      const reference = [...text.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1];
+      const reference = [...text.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync6(`${file}.map`) ? `${path11.basename(file)}.map` : void 0);
       if (reference) {
         let payload;
         let dir = path11.dirname(file);
@@ -75696,16 +75697,16 @@ function changeChart(benchmarks, options = {}) {
   const lines = rows.map((b) => {
     const line = Array.from({ length: cells }, () => "\xB7");
     line[half] = "\u250A";
-    for (const edge of [-b.budget, b.budget]) {
-      const cell = at(edge);
-      if (cell >= 0 && cell < cells) line[cell] = "\u2502";
-    }
     const { low, high, estimate } = b.change;
     const from = Math.max(0, at(low));
     const to = Math.min(cells - 1, at(high));
     for (let cell = from; cell <= to; cell++) line[cell] = "\u2500";
     if (at(low) < 0) line[0] = "\xAB";
     if (at(high) > cells - 1) line[cells - 1] = "\xBB";
+    for (const edge of [-b.budget, b.budget]) {
+      const cell = at(edge);
+      if (cell >= 0 && cell < cells) line[cell] = "\u2502";
+    }
     const point = at(estimate);
     if (point >= 0 && point < cells) line[point] = "\u25CF";
     else line[point < 0 ? 0 : cells - 1] = point < 0 ? "\xAB" : "\xBB";
@@ -75821,7 +75822,7 @@ function profileMarkdown(id, profile, report2) {
   else parts.push(table(sections.header, sections.rows, 2));
   if (sections.ownCode.length) parts.push("", ...sections.ownCode.map((line) => `- in the project's code: ${escapeInline(line)}`));
   if (sections.files.length) {
-    const where2 = report2.pullRequest ? "in the workflow's profiles artifact" : report2.run?.profile ? `in ${report2.run.profile.dir}` : "";
+    const where2 = report2.pullRequest ? "in the action's profiles-dir output (upload it with actions/upload-artifact)" : report2.run?.profile ? `in ${report2.run.profile.dir}` : "";
     parts.push("", `<sub>Profiles: ${sections.files.map((file) => `<code>${escapeHtml(file)}</code>`).join(", ")} ${escapeInline(where2)} (open them in Chrome DevTools or speedscope)</sub>`);
   }
   return parts.join("\n");
@@ -75911,6 +75912,8 @@ async function runAction(deps) {
         runnerPath: deps.runnerPath,
         probePath: deps.probePath,
         toolVersion: deps.version,
+        profile: settings.profile,
+        profileDir: path16.join(settings.reportDir, "profiles"),
         log: (line) => core.info(line),
         onProgress: (p) => core.info(`round ${p.round} of ${p.rounds}`),
         onCleanup: trap.onCleanup
@@ -75942,6 +75945,7 @@ async function publish(report2, settings, deps) {
   core.setOutput("regressions", String(regressions));
   core.setOutput("report-json", jsonPath);
   core.setOutput("report-markdown", markdownPath);
+  core.setOutput("profiles-dir", report2.run?.profile?.dir ?? "");
   await core.summary.addRaw(markdown, true).write();
   const configFile = path16.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
   const workspace = env.GITHUB_WORKSPACE ?? settings.workingDirectory;

@@ -48844,7 +48844,7 @@ var SourceMaps = class {
     let entry = null;
     try {
       const text = readFileSync4(file, "utf8");
-      const reference = [...text.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1];
+      const reference = [...text.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync4(`${file}.map`) ? `${path5.basename(file)}.map` : void 0);
       if (reference) {
         let payload;
         let dir = path5.dirname(file);
@@ -49255,16 +49255,16 @@ function changeChart(benchmarks, options = {}) {
   const lines = rows.map((b) => {
     const line = Array.from({ length: cells }, () => "\xB7");
     line[half] = "\u250A";
-    for (const edge of [-b.budget, b.budget]) {
-      const cell = at(edge);
-      if (cell >= 0 && cell < cells) line[cell] = "\u2502";
-    }
     const { low, high, estimate } = b.change;
     const from = Math.max(0, at(low));
     const to = Math.min(cells - 1, at(high));
     for (let cell = from; cell <= to; cell++) line[cell] = "\u2500";
     if (at(low) < 0) line[0] = "\xAB";
     if (at(high) > cells - 1) line[cells - 1] = "\xBB";
+    for (const edge of [-b.budget, b.budget]) {
+      const cell = at(edge);
+      if (cell >= 0 && cell < cells) line[cell] = "\u2502";
+    }
     const point = at(estimate);
     if (point >= 0 && point < cells) line[point] = "\u25CF";
     else line[point < 0 ? 0 : cells - 1] = point < 0 ? "\xAB" : "\xBB";
@@ -49459,7 +49459,7 @@ function profileMarkdown(id, profile, report2) {
   else parts.push(table(sections.header, sections.rows, 2));
   if (sections.ownCode.length) parts.push("", ...sections.ownCode.map((line) => `- in the project's code: ${escapeInline(line)}`));
   if (sections.files.length) {
-    const where2 = report2.pullRequest ? "in the workflow's profiles artifact" : report2.run?.profile ? `in ${report2.run.profile.dir}` : "";
+    const where2 = report2.pullRequest ? "in the action's profiles-dir output (upload it with actions/upload-artifact)" : report2.run?.profile ? `in ${report2.run.profile.dir}` : "";
     parts.push("", `<sub>Profiles: ${sections.files.map((file) => `<code>${escapeHtml(file)}</code>`).join(", ")} ${escapeInline(where2)} (open them in Chrome DevTools or speedscope)</sub>`);
   }
   return parts.join("\n");

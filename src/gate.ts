@@ -83,19 +83,20 @@ export async function runGate(options: GateOptions): Promise<Report> {
       throw new UserError(`No bench files match ${config.micro.files.join(', ')} in base or head, and benchgate.yml declares no http load tests. Add a bench file (see the README's quick start), set micro.files, or declare http benchmarks.`);
     }
     const rounds = config.rounds ?? 10;
-    const httpFamily = config.http.reduce((sum, b) => sum + 1 + Object.keys(b.latencyBudget).length, 0);
-    // Adaptive micro rounds: a look after `rounds`, then every lookEvery rounds up to maxRounds; each look is paid for.
+    // Adaptive rounds: a look after `rounds`, then every lookEvery rounds up to maxRounds; each look is paid for.
     const looks = config.maxRounds > rounds ? 1 + Math.ceil((config.maxRounds - rounds) / DEFAULTS.lookEvery) : 1;
+    const httpFamily = looks * config.http.reduce((sum, b) => sum + 1 + Object.keys(b.latencyBudget).length, 0);
     const httpById = new Map(config.http.map((b) => [b.id, b]));
     const analyzeOptions = {
       confidence: config.confidence,
       budgetFor: (id: string) => httpById.get(id)?.budget ?? budgetFor(id, config),
       latencyBudgetFor: (id: string) => httpById.get(id)?.latencyBudget ?? {},
-      looksFor: (id: string) => (httpById.has(id) ? 1 : looks),
+      looksFor: () => looks,
     };
     const microVerdicts = (partial: BenchmarkSamples[]) => analyze(partial, { ...analyzeOptions, extraFamily: httpFamily });
     // The HTTP load tests' planned time is set aside first: their rounds are long and fixed in length.
-    const httpPlannedMs = config.http.reduce((sum, b) => sum + rounds * estimatedRoundMs(b), 0);
+    // With confirm, one load test's worth of confirmation rounds too: a regression found there must be able to reproduce.
+    const httpPlannedMs = config.http.reduce((sum, b) => sum + rounds * estimatedRoundMs(b), 0) + (config.confirm && config.http.length ? rounds * Math.max(...config.http.map(estimatedRoundMs)) : 0);
     const microLimitMs = config.http.length ? Math.max(config.timeLimitMs - httpPlannedMs, config.timeLimitMs * 0.3) : config.timeLimitMs;
     let micro: Measurement | undefined;
     if (hasMicro) {
@@ -131,6 +132,9 @@ export async function runGate(options: GateOptions): Promise<Report> {
     if (config.http.length) {
       options.log(`http load tests: ${config.http.map((b) => b.name).join(', ')} (${config.httpMode} servers${config.httpPin ? ', pinned' : ''})`);
       const pinning = config.httpPin ? pinLoadGenerator(options.log) : undefined;
+      // Each look at a load test uses the level of the whole run's family: the micro-benchmarks measured, every HTTP figure planned.
+      const family = httpFamily + comparableMicro(micro) * looks;
+      const httpVerdict = (samples: BenchmarkSamples) => analyze([samples], { ...analyzeOptions, family })[0]!.verdict;
       try {
         http = await measureHttp({
           base: tree.base,
@@ -138,7 +142,14 @@ export async function runGate(options: GateOptions): Promise<Report> {
           benchmarks: config.http,
           mode: config.httpMode,
           // Enough rounds for each interval to reach its share of the confidence, as for micro-benchmarks.
-          rounds: Math.max(rounds, minimumRounds(familyConfidence(config.confidence, httpFamily + comparableMicro(micro) * looks))),
+          rounds: Math.max(rounds, minimumRounds(familyConfidence(config.confidence, family))),
+          adaptive: {
+            maxRounds: config.maxRounds,
+            lookEvery: DEFAULTS.lookEvery,
+            decided: (samples) => httpVerdict(samples) !== 'inconclusive',
+            toConfirm: (samples) => config.confirm && httpVerdict(samples) === 'regression',
+            confirmRounds: config.confirm ? rounds : 0,
+          },
           deadline: started + config.timeLimitMs,
           probePath: options.probePath,
           socketDir,
@@ -181,7 +192,7 @@ export async function runGate(options: GateOptions): Promise<Report> {
         rounds: micro?.rounds ?? 0,
         plannedRounds: micro?.plannedRounds ?? 0,
         ...(micro ? { maxRounds: Math.max(config.maxRounds, micro.plannedRounds), looks, confirmRounds: micro.confirmRounds ?? 0 } : {}),
-        ...(http ? { httpRounds: http.rounds, httpMode: config.httpMode } : {}),
+        ...(http ? { httpRounds: http.rounds, httpMode: config.httpMode, ...(http.confirmRounds ? { httpConfirmRounds: http.confirmRounds } : {}) } : {}),
         limited: Boolean(micro?.limited || http?.limited),
         isolation: config.micro.isolation,
         confidence: config.confidence,

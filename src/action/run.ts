@@ -56,6 +56,8 @@ export async function runAction(deps: ActionDeps): Promise<void> {
         runnerPath: deps.runnerPath,
         probePath: deps.probePath,
         toolVersion: deps.version,
+        profile: settings.profile,
+        profileDir: path.join(settings.reportDir, 'profiles'),
         log: (line) => core.info(line),
         onProgress: (p) => core.info(`round ${p.round} of ${p.rounds}`),
         onCleanup: trap.onCleanup,
@@ -92,6 +94,8 @@ async function publish(report: Report, settings: ActionSettings, deps: ActionDep
   core.setOutput('regressions', String(regressions));
   core.setOutput('report-json', jsonPath);
   core.setOutput('report-markdown', markdownPath);
+  // Empty when nothing was profiled, so `if: steps.x.outputs.profiles-dir` guards an upload step.
+  core.setOutput('profiles-dir', report.run?.profile?.dir ?? '');
   await core.summary.addRaw(markdown, true).write();
 
   const configFile = path.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { UserError } from '../util/errors.js';
-import type { BudgetRule } from './types.js';
+import type { BudgetRule, ProfileMode } from './types.js';
 import { parseDuration, parsePercent } from './units.js';
 
 export type CommentMode = 'always' | 'on-change' | 'on-regression' | 'never';
@@ -24,8 +24,9 @@ export interface ActionSettings {
   readonly timeLimitMs: number | undefined;
   /** comment mode: the report to post. */
   readonly reportJson: string | undefined;
-  /** Where the report files go. */
+  /** Where the report files go; the .cpuprofile files go to its profiles/ folder. */
   readonly reportDir: string;
+  readonly profile: ProfileMode;
   readonly allowPullRequestTarget: boolean;
   /** The pull request to comment on, when there is one. */
   readonly pullRequest: { owner: string; repo: string; number: number } | undefined;
@@ -78,6 +79,7 @@ export function parseActionInputs(input: (name: string) => string, env: ActionEn
     timeLimitMs: input('time-limit') ? durationInput('time-limit', input('time-limit')) : undefined,
     reportJson: input('report-json') ? path.resolve(workingDirectory, input('report-json')) : undefined,
     reportDir: path.join(env.runnerTemp, 'benchgate'),
+    profile: oneOf(input, 'profile', ['regressions', 'always', 'never'], 'regressions') as ProfileMode,
     allowPullRequestTarget: booleanInput(input, 'allow-pull-request-target', false),
     pullRequest,
     repository: { owner: env.repository.split('/')[0] ?? '', repo: env.repository.split('/')[1] ?? '' },

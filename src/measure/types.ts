@@ -18,8 +18,10 @@ export interface BenchmarkSamples {
   file: string | undefined;
   /** Per-round ln(head ops/s / base ops/s): the samples the change and its interval come from. */
   logRatios: number[];
-  /** Log ratios of the fresh group of processes that had to reproduce a regression (micro only). */
+  /** Log ratios of the fresh group of processes (new servers, for HTTP) that had to reproduce a regression. */
   confirmation?: number[] | undefined;
+  /** HTTP only: the confirmation group's latency ratios. */
+  confirmationLatency?: Record<LatencyStat, number[]> | undefined;
   /** Undefined when the benchmark does not exist at that revision. */
   base: SideSamples | undefined;
   head: SideSamples | undefined;

@@ -59,8 +59,9 @@ export interface RunInfo {
   maxRounds?: number;
   looks?: number;
   confirmRounds?: number;
-  /** HTTP rounds per load test, when there are HTTP benchmarks. */
+  /** HTTP rounds per load test (the most any ran), when there are HTTP benchmarks, and the most any ran to confirm a regression. */
   httpRounds?: number;
+  httpConfirmRounds?: number;
   httpMode?: string;
   /** The time limit stopped rounds before the plan was done. */
   limited: boolean;

@@ -100,7 +100,7 @@ export function runLine(report: Report): string {
       : `${formatConfidence(run.confidence)} confidence`;
   const parts = [];
   if (run.plannedRounds > 0) parts.push(`${rounds} (${run.isolation} isolation)`);
-  if (run.httpRounds !== undefined) parts.push(`${run.httpRounds} HTTP rounds (${run.httpMode} servers)`);
+  if (run.httpRounds !== undefined) parts.push(`${run.httpRounds} HTTP rounds${run.httpConfirmRounds ? ` + ${run.httpConfirmRounds} to confirm` : ''} (${run.httpMode} servers)`);
   const cut = run.limited ? ` · the time limit (${formatDuration(run.timeLimitMs)}) cut rounds short` : '';
   return `${parts.join(' and ')} in ${formatDuration(run.measureMs)}${cut} · ${confidence}`;
 }

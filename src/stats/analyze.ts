@@ -55,6 +55,8 @@ export interface AnalyzeOptions {
   looksFor?: (id: string) => number;
   /** Budgeted figures measured elsewhere (HTTP, while micro rounds are still running) that share the family. */
   extraFamily?: number;
+  /** The family's size when it is known in advance (a look at one benchmark while the others are done or planned). */
+  family?: number;
 }
 
 /**
@@ -63,7 +65,7 @@ export interface AnalyzeOptions {
  */
 export function analyze(benchmarks: readonly BenchmarkSamples[], options: AnalyzeOptions): Comparison[] {
   const latencyBudgets = (id: string) => options.latencyBudgetFor?.(id) ?? {};
-  const level = familyConfidence(options.confidence, familySize(benchmarks, options));
+  const level = familyConfidence(options.confidence, options.family ?? familySize(benchmarks, options));
   return benchmarks.map((benchmark) => {
     const budget = options.budgetFor(benchmark.id);
     const base = summarize(benchmark.base?.opsPerSec);
@@ -75,27 +77,36 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
     if (benchmark.logRatios.length === 0) return { ...common, verdict: 'inconclusive', change: undefined };
     const change = estimateChange(benchmark.logRatios, level);
     let throughput = decide(change, budget);
-    let note: string | undefined;
+    const notes: string[] = [];
     if (throughput === 'regression' && benchmark.confirmation) {
       // The regression stands only if the fresh group alone shows it too.
       const again = estimateChange(benchmark.confirmation, level);
       if (decide(again, budget) !== 'regression') {
         throughput = 'inconclusive';
-        note = `a regression in the first ${benchmark.logRatios.length} rounds (${pct(change.estimate)}) did not reproduce in ${benchmark.confirmation.length} fresh rounds (${pct(again.estimate)} [${pct(again.low)}, ${pct(again.high)}]): not failing the build on it`;
+        notes.push(unconfirmed('a regression', benchmark.logRatios.length, change, again, benchmark.confirmation.length));
       }
     }
     const resolvable = resolvableChange(roundSpread(benchmark.logRatios), benchmark.logRatios.length, level);
-    if (!benchmark.latency) return { ...common, verdict: throughput, change, resolvable, ...(note ? { note } : {}) };
+    if (!benchmark.latency) return { ...common, verdict: throughput, change, resolvable, ...(notes.length ? { note: notes.join('; ') } : {}) };
     const latency: Partial<Record<LatencyStat, LatencyComparison>> = {};
     const budgets = latencyBudgets(benchmark.id);
     for (const [stat, ratios] of Object.entries(benchmark.latency) as [LatencyStat, number[]][]) {
       if (ratios.length === 0 || ratios.some((r) => !Number.isFinite(r))) continue;
       const latencyChange = estimateChange(ratios, level);
       const statBudget = budgets[stat];
-      latency[stat] = { change: latencyChange, budget: statBudget, verdict: statBudget === undefined ? undefined : decideLowerIsBetter(latencyChange, statBudget) };
+      let verdict = statBudget === undefined ? undefined : decideLowerIsBetter(latencyChange, statBudget);
+      const fresh = benchmark.confirmationLatency?.[stat];
+      if (verdict === 'regression' && fresh?.length && fresh.every(Number.isFinite)) {
+        const again = estimateChange(fresh, level);
+        if (decideLowerIsBetter(again, statBudget!) !== 'regression') {
+          verdict = 'inconclusive';
+          notes.push(unconfirmed(`a ${stat} latency regression`, ratios.length, latencyChange, again, fresh.length));
+        }
+      }
+      latency[stat] = { change: latencyChange, budget: statBudget, verdict };
     }
     const verdicts = [throughput, ...Object.values(latency).flatMap((l) => (l.verdict ? [l.verdict] : []))];
-    return { ...common, verdict: combine(verdicts), change, latency, resolvable };
+    return { ...common, verdict: combine(verdicts), change, latency, resolvable, ...(notes.length ? { note: notes.join('; ') } : {}) };
   });
 }
 
@@ -104,6 +115,14 @@ export function familySize(benchmarks: readonly BenchmarkSamples[], options: Ana
   const compared = benchmarks.filter((b) => !b.error && b.base && b.head && b.logRatios.length > 0);
   const latencyBudgets = (id: string) => options.latencyBudgetFor?.(id) ?? {};
   return (options.extraFamily ?? 0) + compared.reduce((sum, b) => sum + (options.looksFor?.(b.id) ?? 1) * (1 + (b.latency ? Object.keys(latencyBudgets(b.id)).length : 0)), 0);
+}
+
+/** "a regression in the first 10 rounds (-7.1%) did not reproduce in 10 fresh rounds (-0.4% [-2.0%, +1.1%]): …" */
+function unconfirmed(what: string, rounds: number, first: Change, again: Change, freshRounds: number): string {
+  if (again.achievedConfidence < again.confidence) {
+    return `${what} in the first ${rounds} rounds (${pct(first.estimate)}) could not be confirmed: only ${freshRounds} fresh rounds fit in the time limit, too few for the interval's level (raise time-limit): not failing the build on it`;
+  }
+  return `${what} in the first ${rounds} rounds (${pct(first.estimate)}) did not reproduce in ${freshRounds} fresh rounds (${pct(again.estimate)} [${pct(again.low)}, ${pct(again.high)}]): not failing the build on it`;
 }
 
 const pct = (x: number) => `${x > 0 ? '+' : ''}${(x * 100).toFixed(1)}%`;

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -135,9 +135,14 @@ describe('the GitHub Action, run from its bundle', () => {
     expect(github.ours()).toHaveLength(1);
     expect(github.ours()[0]!.body.startsWith(`${MARKER}\n### ❌ benchgate: regression`)).toBe(true);
     expect(github.requests.filter((r) => r.startsWith('GET /repos/octo-org/todo-server/issues/7/comments'))).toHaveLength(2);
+    // The regression is explained: both revisions' profiles are in profiles-dir, for upload-artifact.
+    expect(readdirSync(first.outputs['profiles-dir']!).sort()).toEqual(['bench-ids.bench.js-make-request-id.base.cpuprofile', 'bench-ids.bench.js-make-request-id.head.cpuprofile']);
+    expect(github.ours()[0]!.body).toMatch(/<summary>bench\/ids\.bench\.js &gt; make request id: where the time went<\/summary>[\s\S]*← makeId/);
 
-    const second = await runAction(workspace, {}, event);
+    const second = await runAction(workspace, { profile: 'never' }, event);
     expect(second.code).toBe(1);
+    expect(second.outputs['profiles-dir']).toBe('');
+    expect(github.ours()[0]!.body).not.toContain('where the time went');
     expect(second.stdout).toContain('PR comment: updated');
     expect(github.ours()).toHaveLength(1);
     expect(github.comments).toHaveLength(131);

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { fixtureRepo, inlineRepo, leftovers, processesMentioning, readJson, removeFixtureRepos, runCli } from './helpers.js';
@@ -42,6 +42,27 @@ describe('benchgate compare, through the real CLI', () => {
     const markdown = readFileSync(path.join(repo, 'out/report.md'), 'utf8');
     expect(markdown).toContain('### ❌ benchgate: regression');
     expect(markdown).toContain('| 🔴 regression | bench/ids.bench.js &gt; make request id |');
+    // The change chart: the interval is far past the axis' left end.
+    expect(markdown).toMatch(/```text\nbench\/ids\.bench\.js > make request id  «[·│┊]+ +-9\d\.\d%\n/);
+
+    // The regression is explained by a CPU profile of each revision, taken after the verdict.
+    expect(report.run.profile).toMatchObject({ dir: path.join(repo, '.benchgate/profiles'), benchmarks: 1 });
+    expect(report.run.profile.durationMs).toBeGreaterThan(1000);
+    const { profile } = bench;
+    expect(profile.unit).toBe('call');
+    for (const side of ['base', 'head'] as const) {
+      const cpuprofile = readJson(profile.files[side]);
+      expect(cpuprofile.nodes.length).toBeGreaterThan(3);
+      expect(cpuprofile.samples.length).toBeGreaterThan(1000);
+    }
+    expect(profile.ops.base).toBeGreaterThan(10 * profile.ops.head);
+    // 16 random bytes per id cost more than the counter did: the top function, called from the new makeId.
+    expect(profile.top[0]).toMatchObject({ via: { function: 'makeId', location: expect.stringMatching(/^src\/ids\.js:\d+$/) } });
+    expect(profile.top[0].headPerOpUs).toBeGreaterThan(0.5);
+    expect(profile.ownCode[0]).toMatchObject({ function: 'makeId' });
+    expect(run.stdout).toMatch(/make request id: CPU per call [\d.]+ ns → [\d.]+ µs/);
+    expect(run.stdout).toMatch(/in the project's code: makeId \(src\/ids\.js:\d+\)/);
+    expect(markdown).toContain('make request id: where the time went</summary>');
   });
 
   it('reports dropping a sha512 per cache lookup as an improvement and exits 0', async () => {
@@ -67,11 +88,15 @@ describe('benchgate compare, through the real CLI', () => {
 
   it('passes a change that touches nothing measured', async () => {
     repo = fixtureRepo('untouched', { config: FAST });
-    const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
+    const run = await runCli(['compare', '--base', 'main', '--json', 'report.json', '--profile', 'always', '--profile-dir', 'out/profiles'], repo);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     const report = readJson(path.join(repo, 'report.json'));
     expect(report.verdict).toBe('pass');
     expect(report.benchmarks).toHaveLength(2);
+    // On demand, passing benchmarks are profiled too, after the verdicts, into the folder asked for.
+    expect(report.run.profile).toMatchObject({ dir: path.join(repo, 'out/profiles'), benchmarks: 2 });
+    expect(readdirSync(path.join(repo, 'out/profiles'))).toHaveLength(4);
+    for (const bench of report.benchmarks) expect(bench.profile.ops.base).toBeGreaterThan(0);
     for (const bench of report.benchmarks) {
       // Identical code is never a regression or an improvement, and the estimate sits near zero.
       expect(bench.verdict).toMatch(/^(unchanged|inconclusive)$/);

@@ -52,7 +52,7 @@ describe('CPU profile summaries', () => {
     expect(byName.run).toMatchObject({ location: '', selfMs: 15, via: { function: 'makeId', location: 'src/ids.js:6' } });
     expect(byName.randomBytes).toMatchObject({ location: 'node:internal/crypto/random:97', via: { function: 'makeId' } });
     expect(byName.makeId).toMatchObject({ location: 'src/ids.js:6', selfMs: 1 });
-    expect(byName.makeId.via).toBeUndefined();
+    expect(byName.makeId!.via).toBeUndefined();
     // The project's own functions with everything they call.
     expect(summary.ownTotals).toEqual([expect.objectContaining({ function: 'makeId', selfMs: 18 })]);
   });

@@ -24,6 +24,18 @@ export interface HttpPlan {
   blockMs?: number;
   /** Prefix for server commands that pins them to a core ("taskset -c 1 "), when pinning. */
   serverPrefix?: string;
+  /**
+   * Adaptive rounds, per load test: after `rounds`, every `lookEvery` rounds, stop once `decided`
+   * (up to `maxRounds`, within the deadline); then a regression (`toConfirm`) must reproduce in
+   * `confirmRounds` more rounds, on servers started anew, before it can fail the build.
+   */
+  adaptive?: {
+    maxRounds: number;
+    lookEvery: number;
+    decided: (samples: BenchmarkSamples) => boolean;
+    toConfirm: (samples: BenchmarkSamples) => boolean;
+    confirmRounds: number;
+  };
   log: (line: string) => void;
   onProgress?: (progress: MeasureProgress) => void;
   now?: () => number;
@@ -35,6 +47,8 @@ export interface HttpMeasurement {
   conditions: RoundConditions[];
   rounds: number;
   plannedRounds: number;
+  /** The most rounds any load test ran to confirm a regression (0 when none had to). */
+  confirmRounds: number;
   limited: boolean;
   durationMs: number;
 }
@@ -60,41 +74,68 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
   const started = now();
   const results: BenchmarkSamples[] = [];
   let rounds = 0;
+  let confirmRounds = 0;
   let limited = false;
   const conditions: RoundConditions[] = [];
   const perRound = plan.benchmarks.map(estimatedRoundMs);
+  const adaptive = plan.adaptive;
   for (const [index, benchmark] of plan.benchmarks.entries()) {
     const samples = emptySamples(benchmark);
     results.push(samples);
     const revisions = { base: plan.base, head: plan.head };
     let spent = 0;
-    for (let round = 0; round < plan.rounds; round++) {
-      // Leave room for the rounds of the benchmarks still to come: each gets at least 2.
-      const reserved = plan.benchmarks.slice(index + 1).reduce((sum, _b, i) => sum + 2 * perRound[index + 1 + i]!, 0);
-      const estimate = round > 0 ? spent / round : perRound[index]!;
-      if (now() + estimate + reserved > plan.deadline) {
-        limited = true;
-        plan.log(`${benchmark.id}: the time limit stops it after ${round} of ${plan.rounds} rounds`);
-        break;
-      }
-      plan.onProgress?.({ round: round + 1, rounds: plan.rounds, elapsedMs: now() - started, remainingMs: estimate * (plan.rounds - round) });
+    let done = 0;
+    // Leave room for the rounds of the benchmarks still to come: each gets at least 2.
+    const reserved = plan.benchmarks.slice(index + 1).reduce((sum, _b, i) => sum + 2 * perRound[index + 1 + i]!, 0);
+    const estimate = () => (done > 0 ? spent / done : perRound[index]!);
+    /** One round into the main samples or the confirmation group; false when it did not fit or failed. */
+    const runRound = async (round: number, target: number, into: 'main' | 'confirmation', keepBack: number): Promise<boolean> => {
+      if (now() + estimate() + reserved + keepBack > plan.deadline) return false;
+      plan.onProgress?.({ round: round + 1, rounds: target, elapsedMs: now() - started, remainingMs: estimate() * (target - round) });
       const roundStart = now();
       const cpuBefore = sampleCpu();
       const load1 = os.loadavg()[0] ?? 0;
       try {
-        const pair = plan.mode === 'live' ? await liveRound(benchmark, revisions, round, plan) : await freshRound(benchmark, revisions, round, plan);
-        record(samples, pair);
+        const pair = plan.mode === 'live' ? await liveRound(benchmark, revisions, done, plan) : await freshRound(benchmark, revisions, done, plan);
+        if (into === 'main') record(samples, pair);
+        else recordConfirmation(samples, pair);
         conditions.push({ busy: busyBetween(cpuBefore, sampleCpu()), load1 });
       } catch (error) {
         samples.error = error instanceof BenchmarkFailure || error instanceof ServerError ? error.message : `${messageOf(error)}`;
         plan.log(`${benchmark.id}: ${samples.error.split('\n')[0]}`);
-        break;
+        return false;
       }
       spent += now() - roundStart;
+      done++;
+      return true;
+    };
+
+    const maxRounds = adaptive ? Math.max(plan.rounds, adaptive.maxRounds) : plan.rounds;
+    const confirmTarget = adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plan.rounds) : 0;
+    for (let round = 0; round < maxRounds; round++) {
+      const extra = round >= plan.rounds;
+      // Extra rounds keep back the time a confirmation would need.
+      if (!(await runRound(round, extra ? maxRounds : plan.rounds, 'main', extra ? confirmTarget * estimate() : 0))) {
+        if (!samples.error && !extra) {
+          limited = true;
+          plan.log(`${benchmark.id}: the time limit stops it after ${round} of ${plan.rounds} rounds`);
+        }
+        break;
+      }
       rounds = Math.max(rounds, round + 1);
+      const look = adaptive && round + 1 >= plan.rounds && (round + 1 - plan.rounds) % adaptive.lookEvery === 0;
+      if (!look) continue;
+      if (adaptive.decided(samples)) break;
+      if (round + 1 === plan.rounds && maxRounds > plan.rounds) plan.log(`${benchmark.id}: no verdict after ${plan.rounds} rounds: adding rounds (up to ${maxRounds})`);
+    }
+    if (!samples.error && confirmTarget > 0 && adaptive!.toConfirm(samples)) {
+      plan.log(`${benchmark.id}: confirming the regression with ${confirmTarget} more rounds on new servers`);
+      let confirmed = 0;
+      while (confirmed < confirmTarget && (await runRound(confirmed, confirmTarget, 'confirmation', 0))) confirmed++;
+      confirmRounds = Math.max(confirmRounds, confirmed);
     }
   }
-  return { benchmarks: results, rounds, plannedRounds: plan.rounds, limited, durationMs: now() - started, conditions };
+  return { benchmarks: results, rounds, plannedRounds: plan.rounds, confirmRounds, limited, durationMs: now() - started, conditions };
 }
 
 function emptySamples(benchmark: HttpBenchmarkConfig): BenchmarkSamples {
@@ -108,6 +149,13 @@ function emptySamples(benchmark: HttpBenchmarkConfig): BenchmarkSamples {
     latency: { p50: [], p90: [], p99: [], mean: [] },
     http: { base: [], head: [], config: benchmark },
   };
+}
+
+/** A confirmation round: its throughput and latency ratios go to the fresh group, not the main samples. */
+function recordConfirmation(samples: BenchmarkSamples, pair: RoundPair): void {
+  (samples.confirmation ??= []).push(pair.logRatio);
+  const latency = (samples.confirmationLatency ??= { p50: [], p90: [], p99: [], mean: [] });
+  for (const stat of LATENCY_STATS) latency[stat].push(Math.log(pair.head.latency[stat] / pair.base.latency[stat]));
 }
 
 function record(samples: BenchmarkSamples, pair: RoundPair): void {
