@@ -3,13 +3,11 @@
 // the estimate was to the truth. The slowdowns are injected busy work, sized and then measured in
 // place: the task itself, with and without the extra work, alternated in one process.
 // Not part of npm test: it takes minutes. RUNS_AA, RUNS_EFFECT, EFFECTS (throughput drops) and BUDGET tune it.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { gitRepo, machine, rowLabel, sizeSlowdown, summary, timedCompare } from './evaluate-lib.mjs';
 
-const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const runsAA = Number(process.env.RUNS_AA ?? 6);
 const runsEffect = Number(process.env.RUNS_EFFECT ?? 3);
 const effects = (process.env.EFFECTS ?? '0.02,0.03,0.05,0.10,0.20,0.50').split(',').map(Number);
@@ -63,67 +61,36 @@ console.log(1 - ratios[ratios.length >> 1]);`;
 }
 
 function makeRepo(k) {
-  const dir = fs_tmp();
-  const git = (...args) => execFileSync('git', ['-c', 'user.name=e', '-c', 'user.email=e@example.invalid', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, stdio: 'pipe' });
-  mkdirSync(path.join(dir, 'src'));
-  mkdirSync(path.join(dir, 'bench'));
-  writeFileSync(path.join(dir, 'package.json'), '{ "name": "evaluate", "private": true, "type": "module" }\n');
-  writeFileSync(path.join(dir, 'src/work.js'), WORK);
-  writeFileSync(path.join(dir, 'bench/work.bench.js'), BENCH(0));
-  writeFileSync(path.join(dir, 'benchgate.yml'), `budget: ${budget}\n`);
-  git('init', '-q', '-b', 'main');
-  git('add', '-A');
-  git('commit', '-q', '-m', 'base');
-  git('checkout', '-q', '-b', 'feature');
-  writeFileSync(path.join(dir, 'bench/work.bench.js'), BENCH(k));
-  git('commit', '-q', '-am', 'head', '--allow-empty');
-  return dir;
-}
-
-function fs_tmp() {
-  return mkdtempSync(path.join(os.tmpdir(), 'benchgate-evaluate-'));
+  const files = { 'package.json': '{ "name": "evaluate", "private": true, "type": "module" }\n', 'src/work.js': WORK, 'bench/work.bench.js': BENCH(0), 'benchgate.yml': `budget: ${budget}\n` };
+  return gitRepo('benchgate-evaluate-', files, { 'bench/work.bench.js': BENCH(k) });
 }
 
 const scratch = makeRepo(0);
 const costs = measureCosts(scratch);
 // Size k for each drop from the per-call costs, then correct it from the drop measured in place (the
 // extra time is not linear in k: the loop's cost inside the task differs from its cost alone).
-const sized = effects.map((drop) => {
-  let k = Math.round(((1 / (1 - drop) - 1) * costs.call) / costs.iteration);
-  let truth = measureTruth(scratch, k);
-  for (let i = 0; i < 3 && truth > 0 && Math.abs(truth - drop) > drop * 0.1; i++) {
-    k = Math.max(1, Math.round((k * (1 / (1 - drop) - 1)) / (1 / (1 - truth) - 1)));
-    truth = measureTruth(scratch, k);
-  }
-  return { drop, k, truth };
-});
+const sized = [];
+for (const drop of effects) sized.push(await sizeSlowdown(drop, Math.round(((1 / (1 - drop) - 1) * costs.call) / costs.iteration), (k) => measureTruth(scratch, k)));
 rmSync(scratch, { recursive: true, force: true });
-console.log(`benchgate evaluate: ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model.trim()}, budget ${budget}`);
+console.log(`benchgate evaluate: ${machine()}, budget ${budget}`);
 console.log(`etag task ${costs.call.toFixed(0)} ns a call, one spin iteration ${costs.iteration.toFixed(2)} ns\n`);
 console.log('effect on etag (measured)  runs  fails (regression)  inconclusive  other tasks flagged  median time  max time  median estimate');
-const rows = [['A/A', 0, runsAA, 0], ...sized.map(({ drop, k, truth }) => [`-${(drop * 100).toFixed(0)}% (-${(truth * 100).toFixed(1)}%)`, k, runsEffect, truth])];
-for (const [label, k, runs] of rows) {
+const rows = [{ label: 'A/A', k: 0, runs: runsAA }, ...sized.map((size) => ({ label: rowLabel(size), k: size.k, runs: runsEffect }))];
+for (const { label, k, runs } of rows) {
   let fails = 0;
   let others = 0;
   let inconclusive = 0;
   const times = [];
   const estimates = [];
   for (let r = 0; r < runs; r++) {
-    const repo = makeRepo(k);
-    const started = Date.now();
-    // Time to a verdict: the profile of a regression comes after it and is left out here.
-    spawnSync(process.execPath, [cli, 'compare', '--base', 'main', '--json', 'report.json', '--profile', 'never'], { cwd: repo, stdio: 'ignore' });
-    times.push((Date.now() - started) / 1000);
-    const report = JSON.parse(readFileSync(path.join(repo, 'report.json'), 'utf8'));
-    rmSync(repo, { recursive: true, force: true });
+    const { report, seconds } = timedCompare(makeRepo(k));
+    times.push(seconds);
     const etag = report.benchmarks.find((b) => b.id.endsWith('etag of a body'));
     if (etag?.verdict === 'regression') fails++;
     if (etag?.verdict === 'inconclusive') inconclusive++;
     if (etag?.change) estimates.push(etag.change.estimate);
     others += report.benchmarks.filter((b) => !b.id.endsWith('etag of a body') && (b.verdict === 'regression' || b.verdict === 'improvement')).length;
   }
-  times.sort((a, b) => a - b);
-  estimates.sort((a, b) => a - b);
-  const pct = (x) => `${(x * 100).toFixed(1)}%`;
-  console.log(`${String(label).padEnd(26)} ${String(runs).padStart(4)}  ${`${fails}/${runs}`.padStart(18)}  ${String(inconclusive).padStart(12)}  ${String(others).padStart(19)}  ${`${times[Math.floor(runs / 2)].toFixed(0)}s`.padStart(11)}  ${`${times.at(-1).toFixed(0)}s`.padStart(8)}  ${estimates.length ? pct(estimates[Math.floor(estimates.length / 2)]) : '–'}`);
+  const { median, max, estimate } = summary(times, estimates);
+  console.log(`${label.padEnd(26)} ${String(runs).padStart(4)}  ${`${fails}/${runs}`.padStart(18)}  ${String(inconclusive).padStart(12)}  ${String(others).padStart(19)}  ${median.padStart(11)}  ${max.padStart(8)}  ${estimate}`);
 }

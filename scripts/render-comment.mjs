@@ -1,5 +1,6 @@
 // Renders a benchgate markdown report the way GitHub shows a PR comment (GFM + GitHub's markdown CSS)
 // and screenshots it with headless Chromium: node scripts/render-comment.mjs report.md docs/pr-comment.png
+// OPEN="where the time went" shows the collapsed sections whose summary contains that text opened, as after a click.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -10,7 +11,8 @@ import { marked } from 'marked';
 const [input, output, width = '980', height = '900'] = process.argv.slice(2);
 if (!input || !output) throw new Error('usage: node scripts/render-comment.mjs <report.md> <out.png> [width] [height]');
 const css = readFileSync(createRequire(import.meta.url).resolve('github-markdown-css/github-markdown-light.css'), 'utf8');
-const body = marked.parse(readFileSync(input, 'utf8').replace(/^<!-- benchgate:.*-->\n/, ''), { gfm: true });
+let body = marked.parse(readFileSync(input, 'utf8').replace(/^<!-- benchgate:.*-->\n/, ''), { gfm: true });
+if (process.env.OPEN) body = body.replace(/<details>(<summary>[^<]*?)/g, (all, summary) => (summary.includes(process.env.OPEN) ? `<details open>${summary}` : all));
 const page = `<!doctype html><html><head><meta charset="utf-8"><style>${css}
 body { background: #fff; margin: 0; padding: 16px; font-family: -apple-system, "Segoe UI", "Noto Sans", Helvetica, Arial, sans-serif; }
 .comment { border: 1px solid #d1d9e0; border-radius: 6px; max-width: 920px; }

@@ -6,14 +6,17 @@ const SCALES = [2, 5, 10, 15, 20, 30, 50, 100];
 
 /**
  * Every compared benchmark's change as one line of text: its interval (─) and
- * estimate (●) on a shared axis, with its own budget lines (│) and zero (┊),
+ * estimate (●) on a shared axis, with its own budget lines (│) and zero (¦),
  * e.g.
  *
- *   ids > make id   «●───────│────┊────│─────────  -99.1%
- *   json > parse    ·········│··─●┊─··│·········   -0.4%
+ *   etag   ·······───●──│······¦······│·············    -7.5%
+ *   parse  ·············│·····─●─·····│·············     0.0%
+ *   uuid   «············│······¦······│·············   -99.0%
  *
  * Plain characters in a code block, so it reads the same in a PR comment, a
- * job summary and a terminal. Values past the axis end in « or ».
+ * job summary and a terminal; all of them are in WGL4 (the set every
+ * monospace font on GitHub's font stack covers), so the columns stay aligned.
+ * Values past the axis end in « or ».
  */
 export function changeChart(benchmarks: readonly ReportBenchmark[], options: { cells?: number; labelWidth?: number } = {}): string[] {
   const rows = benchmarks.filter((b) => b.change);
@@ -26,7 +29,7 @@ export function changeChart(benchmarks: readonly ReportBenchmark[], options: { c
   const labelWidth = Math.min(options.labelWidth ?? 36, Math.max(...rows.map((b) => b.id.length)));
   const lines = rows.map((b) => {
     const line = Array.from({ length: cells }, () => '·');
-    line[half] = '┊';
+    line[half] = '¦';
     const { low, high, estimate } = b.change!;
     const from = Math.max(0, at(low));
     const to = Math.min(cells - 1, at(high));

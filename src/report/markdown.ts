@@ -83,7 +83,7 @@ function table(header: string[], rows: string[][], left = 1): string {
   return [`| ${header.map(escapeInline).join(' | ')} |`, `|${header.map((_, i) => (i < left ? '---' : '--:')).join('|')}|`, ...rows.map((row) => `| ${row.map(escapeInline).join(' | ')} |`)].join('\n');
 }
 
-const CHART_LEGEND = '<sub>● estimate, ─ its confidence interval, │ the budget either side of ┊ 0; « » past the end of the axis.</sub>';
+const CHART_LEGEND = '<sub>● estimate, ─ its confidence interval, │ the budget either side of ¦ 0; « » past the end of the axis.</sub>';
 
 function environmentLine(report: Report): string {
   const env = report.environment;

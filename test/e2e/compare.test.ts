@@ -43,7 +43,7 @@ describe('benchgate compare, through the real CLI', () => {
     expect(markdown).toContain('### ❌ benchgate: regression');
     expect(markdown).toContain('| 🔴 regression | bench/ids.bench.js &gt; make request id |');
     // The change chart: the interval is far past the axis' left end.
-    expect(markdown).toMatch(/```text\nbench\/ids\.bench\.js > make request id  «[·│┊]+ +-9\d\.\d%\n/);
+    expect(markdown).toMatch(/```text\nbench\/ids\.bench\.js > make request id  «[·│¦]+ +-9\d\.\d%\n/);
 
     // The regression is explained by a CPU profile of each revision, taken after the verdict.
     expect(report.run.profile).toMatchObject({ dir: path.join(repo, '.benchgate/profiles'), benchmarks: 1 });

@@ -137,7 +137,7 @@ describe('change chart', () => {
     ]);
     // Three budgets of 5% make a ±15% axis over 41 cells: 0 at cell 20, 5% every 6.67 cells.
     expect(lines).toEqual([
-      'a  ·······───●──│······┊······│·············    -7.5%',
+      'a  ·······───●──│······¦······│·············    -7.5%',
       'b  ·············│·····─●─·····│·············     0.0%',
       '   -15%                0                +15%',
     ]);
@@ -145,8 +145,8 @@ describe('change chart', () => {
 
   it('marks values past the axis with « and », and widens the axis for large budgets', () => {
     expect(changeChart([bench({ id: 'x', change: change(-0.99, -0.992, -0.98) }), bench({ id: 'y', change: change(0.1, 0.05, 0.5) })])).toEqual([
-      'x  «············│······┊······│·············   -99.0%',
-      'y  ·············│······┊······│─────●──────»   +10.0%',
+      'x  «············│······¦······│·············   -99.0%',
+      'y  ·············│······¦······│─────●──────»   +10.0%',
       '   -15%                0                +15%',
     ]);
     expect(changeChart([bench({ id: 'z', budget: 0.25, change: change(-0.3, -0.4, -0.2) })]).at(-1)).toBe('   -100%               0               +100%');
