@@ -74746,40 +74746,64 @@ async function measureHttp(plan) {
   const started = now();
   const results = [];
   let rounds = 0;
+  let confirmRounds = 0;
   let limited = false;
   const conditions = [];
   const perRound = plan.benchmarks.map(estimatedRoundMs);
+  const adaptive = plan.adaptive;
   for (const [index, benchmark] of plan.benchmarks.entries()) {
     const samples = emptySamples2(benchmark);
     results.push(samples);
     const revisions = { base: plan.base, head: plan.head };
     let spent = 0;
-    for (let round = 0; round < plan.rounds; round++) {
-      const reserved = plan.benchmarks.slice(index + 1).reduce((sum2, _b, i) => sum2 + 2 * perRound[index + 1 + i], 0);
-      const estimate = round > 0 ? spent / round : perRound[index];
-      if (now() + estimate + reserved > plan.deadline) {
-        limited = true;
-        plan.log(`${benchmark.id}: the time limit stops it after ${round} of ${plan.rounds} rounds`);
-        break;
-      }
-      plan.onProgress?.({ round: round + 1, rounds: plan.rounds, elapsedMs: now() - started, remainingMs: estimate * (plan.rounds - round) });
+    let done = 0;
+    const reserved = plan.benchmarks.slice(index + 1).reduce((sum2, _b, i) => sum2 + 2 * perRound[index + 1 + i], 0);
+    const estimate = () => done > 0 ? spent / done : perRound[index];
+    const runRound2 = async (round, target, into, keepBack) => {
+      if (now() + estimate() + reserved + keepBack > plan.deadline) return false;
+      plan.onProgress?.({ round: round + 1, rounds: target, elapsedMs: now() - started, remainingMs: estimate() * (target - round) });
       const roundStart = now();
       const cpuBefore = sampleCpu();
       const load1 = os10.loadavg()[0] ?? 0;
       try {
-        const pair = plan.mode === "live" ? await liveRound(benchmark, revisions, round, plan) : await freshRound(benchmark, revisions, round, plan);
-        record2(samples, pair);
+        const pair = plan.mode === "live" ? await liveRound(benchmark, revisions, done, plan) : await freshRound(benchmark, revisions, done, plan);
+        if (into === "main") record2(samples, pair);
+        else recordConfirmation(samples, pair);
         conditions.push({ busy: busyBetween(cpuBefore, sampleCpu()), load1 });
       } catch (error2) {
         samples.error = error2 instanceof BenchmarkFailure || error2 instanceof ServerError ? error2.message : `${messageOf(error2)}`;
         plan.log(`${benchmark.id}: ${samples.error.split("\n")[0]}`);
-        break;
+        return false;
       }
       spent += now() - roundStart;
+      done++;
+      return true;
+    };
+    const maxRounds = adaptive ? Math.max(plan.rounds, adaptive.maxRounds) : plan.rounds;
+    const confirmTarget = adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plan.rounds) : 0;
+    for (let round = 0; round < maxRounds; round++) {
+      const extra = round >= plan.rounds;
+      if (!await runRound2(round, extra ? maxRounds : plan.rounds, "main", extra ? confirmTarget * estimate() : 0)) {
+        if (!samples.error && !extra) {
+          limited = true;
+          plan.log(`${benchmark.id}: the time limit stops it after ${round} of ${plan.rounds} rounds`);
+        }
+        break;
+      }
       rounds = Math.max(rounds, round + 1);
+      const look = adaptive && round + 1 >= plan.rounds && (round + 1 - plan.rounds) % adaptive.lookEvery === 0;
+      if (!look) continue;
+      if (adaptive.decided(samples)) break;
+      if (round + 1 === plan.rounds && maxRounds > plan.rounds) plan.log(`${benchmark.id}: no verdict after ${plan.rounds} rounds: adding rounds (up to ${maxRounds})`);
+    }
+    if (!samples.error && confirmTarget > 0 && adaptive.toConfirm(samples)) {
+      plan.log(`${benchmark.id}: confirming the regression with ${confirmTarget} more rounds on new servers`);
+      let confirmed = 0;
+      while (confirmed < confirmTarget && await runRound2(confirmed, confirmTarget, "confirmation", 0)) confirmed++;
+      confirmRounds = Math.max(confirmRounds, confirmed);
     }
   }
-  return { benchmarks: results, rounds, plannedRounds: plan.rounds, limited, durationMs: now() - started, conditions };
+  return { benchmarks: results, rounds, plannedRounds: plan.rounds, confirmRounds, limited, durationMs: now() - started, conditions };
 }
 function emptySamples2(benchmark) {
   return {
@@ -74792,6 +74816,11 @@ function emptySamples2(benchmark) {
     latency: { p50: [], p90: [], p99: [], mean: [] },
     http: { base: [], head: [], config: benchmark }
   };
+}
+function recordConfirmation(samples, pair) {
+  (samples.confirmation ??= []).push(pair.logRatio);
+  const latency = samples.confirmationLatency ??= { p50: [], p90: [], p99: [], mean: [] };
+  for (const stat3 of LATENCY_STATS) latency[stat3].push(Math.log(pair.head.latency[stat3] / pair.base.latency[stat3]));
 }
 function record2(samples, pair) {
   samples.logRatios.push(pair.logRatio);
@@ -75011,7 +75040,7 @@ function resolvableChange(spread, rounds, confidence, power = 0.95) {
 // src/stats/analyze.ts
 function analyze(benchmarks, options) {
   const latencyBudgets = (id) => options.latencyBudgetFor?.(id) ?? {};
-  const level = familyConfidence(options.confidence, familySize(benchmarks, options));
+  const level = familyConfidence(options.confidence, options.family ?? familySize(benchmarks, options));
   return benchmarks.map((benchmark) => {
     const budget = options.budgetFor(benchmark.id);
     const base = summarize(benchmark.base?.opsPerSec);
@@ -75023,32 +75052,47 @@ function analyze(benchmarks, options) {
     if (benchmark.logRatios.length === 0) return { ...common, verdict: "inconclusive", change: void 0 };
     const change = estimateChange(benchmark.logRatios, level);
     let throughput = decide(change, budget);
-    let note;
+    const notes = [];
     if (throughput === "regression" && benchmark.confirmation) {
       const again = estimateChange(benchmark.confirmation, level);
       if (decide(again, budget) !== "regression") {
         throughput = "inconclusive";
-        note = `a regression in the first ${benchmark.logRatios.length} rounds (${pct(change.estimate)}) did not reproduce in ${benchmark.confirmation.length} fresh rounds (${pct(again.estimate)} [${pct(again.low)}, ${pct(again.high)}]): not failing the build on it`;
+        notes.push(unconfirmed("a regression", benchmark.logRatios.length, change, again, benchmark.confirmation.length));
       }
     }
     const resolvable = resolvableChange(roundSpread(benchmark.logRatios), benchmark.logRatios.length, level);
-    if (!benchmark.latency) return { ...common, verdict: throughput, change, resolvable, ...note ? { note } : {} };
+    if (!benchmark.latency) return { ...common, verdict: throughput, change, resolvable, ...notes.length ? { note: notes.join("; ") } : {} };
     const latency = {};
     const budgets = latencyBudgets(benchmark.id);
     for (const [stat3, ratios] of Object.entries(benchmark.latency)) {
       if (ratios.length === 0 || ratios.some((r) => !Number.isFinite(r))) continue;
       const latencyChange = estimateChange(ratios, level);
       const statBudget = budgets[stat3];
-      latency[stat3] = { change: latencyChange, budget: statBudget, verdict: statBudget === void 0 ? void 0 : decideLowerIsBetter(latencyChange, statBudget) };
+      let verdict = statBudget === void 0 ? void 0 : decideLowerIsBetter(latencyChange, statBudget);
+      const fresh = benchmark.confirmationLatency?.[stat3];
+      if (verdict === "regression" && fresh?.length && fresh.every(Number.isFinite)) {
+        const again = estimateChange(fresh, level);
+        if (decideLowerIsBetter(again, statBudget) !== "regression") {
+          verdict = "inconclusive";
+          notes.push(unconfirmed(`a ${stat3} latency regression`, ratios.length, latencyChange, again, fresh.length));
+        }
+      }
+      latency[stat3] = { change: latencyChange, budget: statBudget, verdict };
     }
     const verdicts = [throughput, ...Object.values(latency).flatMap((l) => l.verdict ? [l.verdict] : [])];
-    return { ...common, verdict: combine(verdicts), change, latency, resolvable };
+    return { ...common, verdict: combine(verdicts), change, latency, resolvable, ...notes.length ? { note: notes.join("; ") } : {} };
   });
 }
 function familySize(benchmarks, options) {
   const compared = benchmarks.filter((b) => !b.error && b.base && b.head && b.logRatios.length > 0);
   const latencyBudgets = (id) => options.latencyBudgetFor?.(id) ?? {};
   return (options.extraFamily ?? 0) + compared.reduce((sum2, b) => sum2 + (options.looksFor?.(b.id) ?? 1) * (1 + (b.latency ? Object.keys(latencyBudgets(b.id)).length : 0)), 0);
+}
+function unconfirmed(what, rounds, first, again, freshRounds) {
+  if (again.achievedConfidence < again.confidence) {
+    return `${what} in the first ${rounds} rounds (${pct(first.estimate)}) could not be confirmed: only ${freshRounds} fresh rounds fit in the time limit, too few for the interval's level (raise time-limit): not failing the build on it`;
+  }
+  return `${what} in the first ${rounds} rounds (${pct(first.estimate)}) did not reproduce in ${freshRounds} fresh rounds (${pct(again.estimate)} [${pct(again.low)}, ${pct(again.high)}]): not failing the build on it`;
 }
 var pct = (x) => `${x > 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
 function combine(verdicts) {
@@ -75385,17 +75429,17 @@ async function runGate(options) {
       throw new UserError(`No bench files match ${config.micro.files.join(", ")} in base or head, and benchgate.yml declares no http load tests. Add a bench file (see the README's quick start), set micro.files, or declare http benchmarks.`);
     }
     const rounds = config.rounds ?? 10;
-    const httpFamily = config.http.reduce((sum2, b) => sum2 + 1 + Object.keys(b.latencyBudget).length, 0);
     const looks = config.maxRounds > rounds ? 1 + Math.ceil((config.maxRounds - rounds) / DEFAULTS2.lookEvery) : 1;
+    const httpFamily = looks * config.http.reduce((sum2, b) => sum2 + 1 + Object.keys(b.latencyBudget).length, 0);
     const httpById = new Map(config.http.map((b) => [b.id, b]));
     const analyzeOptions = {
       confidence: config.confidence,
       budgetFor: (id) => httpById.get(id)?.budget ?? budgetFor(id, config),
       latencyBudgetFor: (id) => httpById.get(id)?.latencyBudget ?? {},
-      looksFor: (id) => httpById.has(id) ? 1 : looks
+      looksFor: () => looks
     };
     const microVerdicts = (partial) => analyze(partial, { ...analyzeOptions, extraFamily: httpFamily });
-    const httpPlannedMs = config.http.reduce((sum2, b) => sum2 + rounds * estimatedRoundMs(b), 0);
+    const httpPlannedMs = config.http.reduce((sum2, b) => sum2 + rounds * estimatedRoundMs(b), 0) + (config.confirm && config.http.length ? rounds * Math.max(...config.http.map(estimatedRoundMs)) : 0);
     const microLimitMs = config.http.length ? Math.max(config.timeLimitMs - httpPlannedMs, config.timeLimitMs * 0.3) : config.timeLimitMs;
     let micro;
     if (hasMicro) {
@@ -75431,6 +75475,8 @@ async function runGate(options) {
     if (config.http.length) {
       options.log(`http load tests: ${config.http.map((b) => b.name).join(", ")} (${config.httpMode} servers${config.httpPin ? ", pinned" : ""})`);
       const pinning = config.httpPin ? pinLoadGenerator(options.log) : void 0;
+      const family2 = httpFamily + comparableMicro(micro) * looks;
+      const httpVerdict = (samples2) => analyze([samples2], { ...analyzeOptions, family: family2 })[0].verdict;
       try {
         http4 = await measureHttp({
           base: tree.base,
@@ -75438,7 +75484,14 @@ async function runGate(options) {
           benchmarks: config.http,
           mode: config.httpMode,
           // Enough rounds for each interval to reach its share of the confidence, as for micro-benchmarks.
-          rounds: Math.max(rounds, minimumRounds(familyConfidence(config.confidence, httpFamily + comparableMicro(micro) * looks))),
+          rounds: Math.max(rounds, minimumRounds(familyConfidence(config.confidence, family2))),
+          adaptive: {
+            maxRounds: config.maxRounds,
+            lookEvery: DEFAULTS2.lookEvery,
+            decided: (samples2) => httpVerdict(samples2) !== "inconclusive",
+            toConfirm: (samples2) => config.confirm && httpVerdict(samples2) === "regression",
+            confirmRounds: config.confirm ? rounds : 0
+          },
           deadline: started + config.timeLimitMs,
           probePath: options.probePath,
           socketDir,
@@ -75478,7 +75531,7 @@ async function runGate(options) {
         rounds: micro?.rounds ?? 0,
         plannedRounds: micro?.plannedRounds ?? 0,
         ...micro ? { maxRounds: Math.max(config.maxRounds, micro.plannedRounds), looks, confirmRounds: micro.confirmRounds ?? 0 } : {},
-        ...http4 ? { httpRounds: http4.rounds, httpMode: config.httpMode } : {},
+        ...http4 ? { httpRounds: http4.rounds, httpMode: config.httpMode, ...http4.confirmRounds ? { httpConfirmRounds: http4.confirmRounds } : {} } : {},
         limited: Boolean(micro?.limited || http4?.limited),
         isolation: config.micro.isolation,
         confidence: config.confidence,
@@ -75540,7 +75593,7 @@ function describeFiles(base, head) {
 
 // src/report/github.ts
 import { existsSync as existsSync7, readFileSync as readFileSync7 } from "node:fs";
-import path14 from "node:path";
+import path15 from "node:path";
 
 // src/report/format.ts
 function formatOps(ops) {
@@ -75582,6 +75635,35 @@ function fitMiddle(text, width) {
   const keep = width - 1;
   const start = Math.ceil(keep / 2);
   return `${text.slice(0, start)}\u2026${text.slice(text.length - (keep - start))}`;
+}
+
+// src/report/profile-sections.ts
+import path14 from "node:path";
+function formatMicros(us) {
+  if (!Number.isFinite(us)) return "\u2013";
+  if (us < 1) return `${Number((us * 1e3).toPrecision(3))} ns`;
+  if (us < 1e3) return `${Number(us.toPrecision(3))} \xB5s`;
+  return `${Number((us / 1e3).toPrecision(3))} ms`;
+}
+var share = (x) => `${(x * 100).toFixed(1)}%`;
+function name(row) {
+  return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
+}
+function where(row) {
+  return row.location || (row.function.startsWith("(") ? "V8" : "native");
+}
+function profileSections(id, profile) {
+  const took = formatDuration(profile.durationMs);
+  if ("error" in profile) return { title: `${id}: no CPU profile`, header: [], rows: [], ownCode: [], files: [], error: profile.error };
+  const unit = profile.unit;
+  return {
+    title: `${id}: CPU per ${unit} ${formatMicros(profile.perOpUs.base)} \u2192 ${formatMicros(profile.perOpUs.head)} (profiled in ${took})`,
+    header: ["function", "where", "base", "head", `change per ${unit}`],
+    rows: profile.top.map((row) => [name(row), where(row), share(row.baseShare), share(row.headShare), `+${formatMicros(row.headPerOpUs - row.basePerOpUs)}`]),
+    // Where the rows' ← names are, and what each of the project's functions costs with what it calls.
+    ownCode: profile.ownCode.map((row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit}, with what it calls`),
+    files: [profile.files.base, profile.files.head].map((file) => path14.basename(file))
+  };
 }
 
 // src/report/github.ts
@@ -75630,14 +75712,30 @@ function fitComment(markdown, runUrl, limit = COMMENT_LIMIT - 200) {
   return body + note;
 }
 function regressionAnnotations(report2, projectDir, repoRoot, configFile) {
-  return report2.benchmarks.filter((b) => b.verdict === "regression").map((b) => {
-    const [file, needle] = b.kind === "http" ? [configFile, `name: ${b.id.slice("http > ".length)}`] : [path14.join(projectDir, b.file ?? ""), taskName(b)];
-    return {
-      title: `benchgate: ${b.id} regressed`,
-      message: `${b.id}: ${formatChange(b)} (budget ${formatBudget(b.budget)})`,
-      file: existsSync7(file) ? path14.relative(repoRoot, file) : void 0,
-      line: existsSync7(file) ? lineOf(file, needle) : void 0
-    };
+  return report2.benchmarks.filter((b) => b.verdict === "regression").flatMap((b) => {
+    const [file, needle] = b.kind === "http" ? [configFile, `name: ${b.id.slice("http > ".length)}`] : [path15.join(projectDir, b.file ?? ""), taskName(b)];
+    const annotations = [
+      {
+        level: "error",
+        title: `benchgate: ${b.id} regressed`,
+        message: `${b.id}: ${formatChange(b)} (budget ${formatBudget(b.budget)})`,
+        file: existsSync7(file) ? path15.relative(repoRoot, file) : void 0,
+        line: existsSync7(file) ? lineOf(file, needle) : void 0
+      }
+    ];
+    const slower = b.profile && "ownCode" in b.profile ? b.profile.ownCode[0] : void 0;
+    const place = slower && /^(.+):(\d+)$/.exec(slower.location);
+    if (slower && place && existsSync7(path15.join(projectDir, place[1]))) {
+      const unit = b.profile.unit;
+      annotations.push({
+        level: "notice",
+        title: `benchgate: ${slower.function} got slower`,
+        message: `${b.id}: ${slower.function} costs ${formatMicros(slower.headPerOpUs)} per ${unit} at head, ${formatMicros(slower.basePerOpUs)} at base (CPU profiles, with what it calls)`,
+        file: path15.relative(repoRoot, path15.join(projectDir, place[1])),
+        line: Number(place[2])
+      });
+    }
+    return annotations;
   });
 }
 function taskName(b) {
@@ -75696,7 +75794,7 @@ function changeChart(benchmarks, options = {}) {
   const labelWidth = Math.min(options.labelWidth ?? 36, Math.max(...rows.map((b) => b.id.length)));
   const lines = rows.map((b) => {
     const line = Array.from({ length: cells }, () => "\xB7");
-    line[half] = "\u250A";
+    line[half] = "\xA6";
     const { low, high, estimate } = b.change;
     const from = Math.max(0, at(low));
     const to = Math.min(cells - 1, at(high));
@@ -75717,35 +75815,6 @@ function changeChart(benchmarks, options = {}) {
   return [...lines, axis];
 }
 
-// src/report/profile-sections.ts
-import path15 from "node:path";
-function formatMicros(us) {
-  if (!Number.isFinite(us)) return "\u2013";
-  if (us < 1) return `${Number((us * 1e3).toPrecision(3))} ns`;
-  if (us < 1e3) return `${Number(us.toPrecision(3))} \xB5s`;
-  return `${Number((us / 1e3).toPrecision(3))} ms`;
-}
-var share = (x) => `${(x * 100).toFixed(1)}%`;
-function name(row) {
-  return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
-}
-function where(row) {
-  return row.location || (row.function.startsWith("(") ? "V8" : "native");
-}
-function profileSections(id, profile) {
-  const took = formatDuration(profile.durationMs);
-  if ("error" in profile) return { title: `${id}: no CPU profile`, header: [], rows: [], ownCode: [], files: [], error: profile.error };
-  const unit = profile.unit;
-  return {
-    title: `${id}: CPU per ${unit} ${formatMicros(profile.perOpUs.base)} \u2192 ${formatMicros(profile.perOpUs.head)} (profiled in ${took})`,
-    header: ["function", "where", "base", "head", `change per ${unit}`],
-    rows: profile.top.map((row) => [name(row), where(row), share(row.baseShare), share(row.headShare), `+${formatMicros(row.headPerOpUs - row.basePerOpUs)}`]),
-    // Where the rows' ← names are, and what each of the project's functions costs with what it calls.
-    ownCode: profile.ownCode.map((row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit}, with what it calls`),
-    files: [profile.files.base, profile.files.head].map((file) => path15.basename(file))
-  };
-}
-
 // src/report/terminal.ts
 function runLine(report2) {
   const run2 = report2.run;
@@ -75756,7 +75825,7 @@ function runLine(report2) {
   const confidence = family > 1 ? `each interval ${formatConfidence(run2.intervalConfidence)}, so ${formatConfidence(run2.confidence)} for all ${family} budgeted figures together` : `${formatConfidence(run2.confidence)} confidence`;
   const parts = [];
   if (run2.plannedRounds > 0) parts.push(`${rounds} (${run2.isolation} isolation)`);
-  if (run2.httpRounds !== void 0) parts.push(`${run2.httpRounds} HTTP rounds (${run2.httpMode} servers)`);
+  if (run2.httpRounds !== void 0) parts.push(`${run2.httpRounds} HTTP rounds${run2.httpConfirmRounds ? ` + ${run2.httpConfirmRounds} to confirm` : ""} (${run2.httpMode} servers)`);
   const cut = run2.limited ? ` \xB7 the time limit (${formatDuration(run2.timeLimitMs)}) cut rounds short` : "";
   return `${parts.join(" and ")} in ${formatDuration(run2.measureMs)}${cut} \xB7 ${confidence}`;
 }
@@ -75830,7 +75899,7 @@ function profileMarkdown(id, profile, report2) {
 function table(header, rows, left = 1) {
   return [`| ${header.map(escapeInline).join(" | ")} |`, `|${header.map((_, i) => i < left ? "---" : "--:").join("|")}|`, ...rows.map((row) => `| ${row.map(escapeInline).join(" | ")} |`)].join("\n");
 }
-var CHART_LEGEND = "<sub>\u25CF estimate, \u2500 its confidence interval, \u2502 the budget either side of \u250A 0; \xAB \xBB past the end of the axis.</sub>";
+var CHART_LEGEND = "<sub>\u25CF estimate, \u2500 its confidence interval, \u2502 the budget either side of \xA6 0; \xAB \xBB past the end of the axis.</sub>";
 function environmentLine(report2) {
   const env = report2.environment;
   const load = env.loadAverage ? `, load average ${env.loadAverage.before[0].toFixed(2)} \u2192 ${env.loadAverage.after[0].toFixed(2)}` : "";
@@ -75950,7 +76019,7 @@ async function publish(report2, settings, deps) {
   const configFile = path16.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
   const workspace = env.GITHUB_WORKSPACE ?? settings.workingDirectory;
   for (const annotation of regressionAnnotations(report2, settings.workingDirectory, workspace, configFile)) {
-    core.error(annotation.message, { title: annotation.title, ...annotation.file ? { file: annotation.file } : {}, ...annotation.line ? { startLine: annotation.line } : {} });
+    core[annotation.level](annotation.message, { title: annotation.title, ...annotation.file ? { file: annotation.file } : {}, ...annotation.line ? { startLine: annotation.line } : {} });
   }
   await comment(report2, markdown, settings, deps);
   if (report2.verdict === "error") core.setFailed(`benchgate: ${report2.error ? report2.error.split("\n")[0] : report2.summary}`);

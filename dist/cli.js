@@ -48326,40 +48326,64 @@ async function measureHttp(plan) {
   const started = now();
   const results = [];
   let rounds = 0;
+  let confirmRounds = 0;
   let limited = false;
   const conditions = [];
   const perRound = plan.benchmarks.map(estimatedRoundMs);
+  const adaptive = plan.adaptive;
   for (const [index, benchmark] of plan.benchmarks.entries()) {
     const samples = emptySamples2(benchmark);
     results.push(samples);
     const revisions = { base: plan.base, head: plan.head };
     let spent = 0;
-    for (let round = 0; round < plan.rounds; round++) {
-      const reserved = plan.benchmarks.slice(index + 1).reduce((sum2, _b, i) => sum2 + 2 * perRound[index + 1 + i], 0);
-      const estimate = round > 0 ? spent / round : perRound[index];
-      if (now() + estimate + reserved > plan.deadline) {
-        limited = true;
-        plan.log(`${benchmark.id}: the time limit stops it after ${round} of ${plan.rounds} rounds`);
-        break;
-      }
-      plan.onProgress?.({ round: round + 1, rounds: plan.rounds, elapsedMs: now() - started, remainingMs: estimate * (plan.rounds - round) });
+    let done = 0;
+    const reserved = plan.benchmarks.slice(index + 1).reduce((sum2, _b, i) => sum2 + 2 * perRound[index + 1 + i], 0);
+    const estimate = () => done > 0 ? spent / done : perRound[index];
+    const runRound2 = async (round, target, into, keepBack) => {
+      if (now() + estimate() + reserved + keepBack > plan.deadline) return false;
+      plan.onProgress?.({ round: round + 1, rounds: target, elapsedMs: now() - started, remainingMs: estimate() * (target - round) });
       const roundStart = now();
       const cpuBefore = sampleCpu();
       const load1 = os5.loadavg()[0] ?? 0;
       try {
-        const pair = plan.mode === "live" ? await liveRound(benchmark, revisions, round, plan) : await freshRound(benchmark, revisions, round, plan);
-        record2(samples, pair);
+        const pair = plan.mode === "live" ? await liveRound(benchmark, revisions, done, plan) : await freshRound(benchmark, revisions, done, plan);
+        if (into === "main") record2(samples, pair);
+        else recordConfirmation(samples, pair);
         conditions.push({ busy: busyBetween(cpuBefore, sampleCpu()), load1 });
       } catch (error) {
         samples.error = error instanceof BenchmarkFailure || error instanceof ServerError ? error.message : `${messageOf(error)}`;
         plan.log(`${benchmark.id}: ${samples.error.split("\n")[0]}`);
-        break;
+        return false;
       }
       spent += now() - roundStart;
+      done++;
+      return true;
+    };
+    const maxRounds = adaptive ? Math.max(plan.rounds, adaptive.maxRounds) : plan.rounds;
+    const confirmTarget = adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plan.rounds) : 0;
+    for (let round = 0; round < maxRounds; round++) {
+      const extra = round >= plan.rounds;
+      if (!await runRound2(round, extra ? maxRounds : plan.rounds, "main", extra ? confirmTarget * estimate() : 0)) {
+        if (!samples.error && !extra) {
+          limited = true;
+          plan.log(`${benchmark.id}: the time limit stops it after ${round} of ${plan.rounds} rounds`);
+        }
+        break;
+      }
       rounds = Math.max(rounds, round + 1);
+      const look = adaptive && round + 1 >= plan.rounds && (round + 1 - plan.rounds) % adaptive.lookEvery === 0;
+      if (!look) continue;
+      if (adaptive.decided(samples)) break;
+      if (round + 1 === plan.rounds && maxRounds > plan.rounds) plan.log(`${benchmark.id}: no verdict after ${plan.rounds} rounds: adding rounds (up to ${maxRounds})`);
+    }
+    if (!samples.error && confirmTarget > 0 && adaptive.toConfirm(samples)) {
+      plan.log(`${benchmark.id}: confirming the regression with ${confirmTarget} more rounds on new servers`);
+      let confirmed = 0;
+      while (confirmed < confirmTarget && await runRound2(confirmed, confirmTarget, "confirmation", 0)) confirmed++;
+      confirmRounds = Math.max(confirmRounds, confirmed);
     }
   }
-  return { benchmarks: results, rounds, plannedRounds: plan.rounds, limited, durationMs: now() - started, conditions };
+  return { benchmarks: results, rounds, plannedRounds: plan.rounds, confirmRounds, limited, durationMs: now() - started, conditions };
 }
 function emptySamples2(benchmark) {
   return {
@@ -48372,6 +48396,11 @@ function emptySamples2(benchmark) {
     latency: { p50: [], p90: [], p99: [], mean: [] },
     http: { base: [], head: [], config: benchmark }
   };
+}
+function recordConfirmation(samples, pair) {
+  (samples.confirmation ??= []).push(pair.logRatio);
+  const latency = samples.confirmationLatency ??= { p50: [], p90: [], p99: [], mean: [] };
+  for (const stat2 of LATENCY_STATS) latency[stat2].push(Math.log(pair.head.latency[stat2] / pair.base.latency[stat2]));
 }
 function record2(samples, pair) {
   samples.logRatios.push(pair.logRatio);
@@ -48591,7 +48620,7 @@ function resolvableChange(spread, rounds, confidence, power = 0.95) {
 // src/stats/analyze.ts
 function analyze(benchmarks, options) {
   const latencyBudgets = (id) => options.latencyBudgetFor?.(id) ?? {};
-  const level = familyConfidence(options.confidence, familySize(benchmarks, options));
+  const level = familyConfidence(options.confidence, options.family ?? familySize(benchmarks, options));
   return benchmarks.map((benchmark) => {
     const budget = options.budgetFor(benchmark.id);
     const base = summarize(benchmark.base?.opsPerSec);
@@ -48603,32 +48632,47 @@ function analyze(benchmarks, options) {
     if (benchmark.logRatios.length === 0) return { ...common, verdict: "inconclusive", change: void 0 };
     const change = estimateChange(benchmark.logRatios, level);
     let throughput = decide(change, budget);
-    let note;
+    const notes = [];
     if (throughput === "regression" && benchmark.confirmation) {
       const again = estimateChange(benchmark.confirmation, level);
       if (decide(again, budget) !== "regression") {
         throughput = "inconclusive";
-        note = `a regression in the first ${benchmark.logRatios.length} rounds (${pct(change.estimate)}) did not reproduce in ${benchmark.confirmation.length} fresh rounds (${pct(again.estimate)} [${pct(again.low)}, ${pct(again.high)}]): not failing the build on it`;
+        notes.push(unconfirmed("a regression", benchmark.logRatios.length, change, again, benchmark.confirmation.length));
       }
     }
     const resolvable = resolvableChange(roundSpread(benchmark.logRatios), benchmark.logRatios.length, level);
-    if (!benchmark.latency) return { ...common, verdict: throughput, change, resolvable, ...note ? { note } : {} };
+    if (!benchmark.latency) return { ...common, verdict: throughput, change, resolvable, ...notes.length ? { note: notes.join("; ") } : {} };
     const latency = {};
     const budgets = latencyBudgets(benchmark.id);
     for (const [stat2, ratios] of Object.entries(benchmark.latency)) {
       if (ratios.length === 0 || ratios.some((r) => !Number.isFinite(r))) continue;
       const latencyChange = estimateChange(ratios, level);
       const statBudget = budgets[stat2];
-      latency[stat2] = { change: latencyChange, budget: statBudget, verdict: statBudget === void 0 ? void 0 : decideLowerIsBetter(latencyChange, statBudget) };
+      let verdict = statBudget === void 0 ? void 0 : decideLowerIsBetter(latencyChange, statBudget);
+      const fresh = benchmark.confirmationLatency?.[stat2];
+      if (verdict === "regression" && fresh?.length && fresh.every(Number.isFinite)) {
+        const again = estimateChange(fresh, level);
+        if (decideLowerIsBetter(again, statBudget) !== "regression") {
+          verdict = "inconclusive";
+          notes.push(unconfirmed(`a ${stat2} latency regression`, ratios.length, latencyChange, again, fresh.length));
+        }
+      }
+      latency[stat2] = { change: latencyChange, budget: statBudget, verdict };
     }
     const verdicts = [throughput, ...Object.values(latency).flatMap((l) => l.verdict ? [l.verdict] : [])];
-    return { ...common, verdict: combine(verdicts), change, latency, resolvable };
+    return { ...common, verdict: combine(verdicts), change, latency, resolvable, ...notes.length ? { note: notes.join("; ") } : {} };
   });
 }
 function familySize(benchmarks, options) {
   const compared = benchmarks.filter((b) => !b.error && b.base && b.head && b.logRatios.length > 0);
   const latencyBudgets = (id) => options.latencyBudgetFor?.(id) ?? {};
   return (options.extraFamily ?? 0) + compared.reduce((sum2, b) => sum2 + (options.looksFor?.(b.id) ?? 1) * (1 + (b.latency ? Object.keys(latencyBudgets(b.id)).length : 0)), 0);
+}
+function unconfirmed(what, rounds, first, again, freshRounds) {
+  if (again.achievedConfidence < again.confidence) {
+    return `${what} in the first ${rounds} rounds (${pct(first.estimate)}) could not be confirmed: only ${freshRounds} fresh rounds fit in the time limit, too few for the interval's level (raise time-limit): not failing the build on it`;
+  }
+  return `${what} in the first ${rounds} rounds (${pct(first.estimate)}) did not reproduce in ${freshRounds} fresh rounds (${pct(again.estimate)} [${pct(again.low)}, ${pct(again.high)}]): not failing the build on it`;
 }
 var pct = (x) => `${x > 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
 function combine(verdicts) {
@@ -48965,17 +49009,17 @@ async function runGate(options) {
       throw new UserError(`No bench files match ${config.micro.files.join(", ")} in base or head, and benchgate.yml declares no http load tests. Add a bench file (see the README's quick start), set micro.files, or declare http benchmarks.`);
     }
     const rounds = config.rounds ?? 10;
-    const httpFamily = config.http.reduce((sum2, b) => sum2 + 1 + Object.keys(b.latencyBudget).length, 0);
     const looks = config.maxRounds > rounds ? 1 + Math.ceil((config.maxRounds - rounds) / DEFAULTS.lookEvery) : 1;
+    const httpFamily = looks * config.http.reduce((sum2, b) => sum2 + 1 + Object.keys(b.latencyBudget).length, 0);
     const httpById = new Map(config.http.map((b) => [b.id, b]));
     const analyzeOptions = {
       confidence: config.confidence,
       budgetFor: (id) => httpById.get(id)?.budget ?? budgetFor(id, config),
       latencyBudgetFor: (id) => httpById.get(id)?.latencyBudget ?? {},
-      looksFor: (id) => httpById.has(id) ? 1 : looks
+      looksFor: () => looks
     };
     const microVerdicts = (partial) => analyze(partial, { ...analyzeOptions, extraFamily: httpFamily });
-    const httpPlannedMs = config.http.reduce((sum2, b) => sum2 + rounds * estimatedRoundMs(b), 0);
+    const httpPlannedMs = config.http.reduce((sum2, b) => sum2 + rounds * estimatedRoundMs(b), 0) + (config.confirm && config.http.length ? rounds * Math.max(...config.http.map(estimatedRoundMs)) : 0);
     const microLimitMs = config.http.length ? Math.max(config.timeLimitMs - httpPlannedMs, config.timeLimitMs * 0.3) : config.timeLimitMs;
     let micro;
     if (hasMicro) {
@@ -49011,6 +49055,8 @@ async function runGate(options) {
     if (config.http.length) {
       options.log(`http load tests: ${config.http.map((b) => b.name).join(", ")} (${config.httpMode} servers${config.httpPin ? ", pinned" : ""})`);
       const pinning = config.httpPin ? pinLoadGenerator(options.log) : void 0;
+      const family2 = httpFamily + comparableMicro(micro) * looks;
+      const httpVerdict = (samples2) => analyze([samples2], { ...analyzeOptions, family: family2 })[0].verdict;
       try {
         http3 = await measureHttp({
           base: tree.base,
@@ -49018,7 +49064,14 @@ async function runGate(options) {
           benchmarks: config.http,
           mode: config.httpMode,
           // Enough rounds for each interval to reach its share of the confidence, as for micro-benchmarks.
-          rounds: Math.max(rounds, minimumRounds(familyConfidence(config.confidence, httpFamily + comparableMicro(micro) * looks))),
+          rounds: Math.max(rounds, minimumRounds(familyConfidence(config.confidence, family2))),
+          adaptive: {
+            maxRounds: config.maxRounds,
+            lookEvery: DEFAULTS.lookEvery,
+            decided: (samples2) => httpVerdict(samples2) !== "inconclusive",
+            toConfirm: (samples2) => config.confirm && httpVerdict(samples2) === "regression",
+            confirmRounds: config.confirm ? rounds : 0
+          },
           deadline: started + config.timeLimitMs,
           probePath: options.probePath,
           socketDir,
@@ -49058,7 +49111,7 @@ async function runGate(options) {
         rounds: micro?.rounds ?? 0,
         plannedRounds: micro?.plannedRounds ?? 0,
         ...micro ? { maxRounds: Math.max(config.maxRounds, micro.plannedRounds), looks, confirmRounds: micro.confirmRounds ?? 0 } : {},
-        ...http3 ? { httpRounds: http3.rounds, httpMode: config.httpMode } : {},
+        ...http3 ? { httpRounds: http3.rounds, httpMode: config.httpMode, ...http3.confirmRounds ? { httpConfirmRounds: http3.confirmRounds } : {} } : {},
         limited: Boolean(micro?.limited || http3?.limited),
         isolation: config.micro.isolation,
         confidence: config.confidence,
@@ -49254,7 +49307,7 @@ function changeChart(benchmarks, options = {}) {
   const labelWidth = Math.min(options.labelWidth ?? 36, Math.max(...rows.map((b) => b.id.length)));
   const lines = rows.map((b) => {
     const line = Array.from({ length: cells }, () => "\xB7");
-    line[half] = "\u250A";
+    line[half] = "\xA6";
     const { low, high, estimate } = b.change;
     const from = Math.max(0, at(low));
     const to = Math.min(cells - 1, at(high));
@@ -49383,7 +49436,7 @@ function runLine(report2) {
   const confidence = family > 1 ? `each interval ${formatConfidence(run.intervalConfidence)}, so ${formatConfidence(run.confidence)} for all ${family} budgeted figures together` : `${formatConfidence(run.confidence)} confidence`;
   const parts = [];
   if (run.plannedRounds > 0) parts.push(`${rounds} (${run.isolation} isolation)`);
-  if (run.httpRounds !== void 0) parts.push(`${run.httpRounds} HTTP rounds (${run.httpMode} servers)`);
+  if (run.httpRounds !== void 0) parts.push(`${run.httpRounds} HTTP rounds${run.httpConfirmRounds ? ` + ${run.httpConfirmRounds} to confirm` : ""} (${run.httpMode} servers)`);
   const cut = run.limited ? ` \xB7 the time limit (${formatDuration(run.timeLimitMs)}) cut rounds short` : "";
   return `${parts.join(" and ")} in ${formatDuration(run.measureMs)}${cut} \xB7 ${confidence}`;
 }
@@ -49467,7 +49520,7 @@ function profileMarkdown(id, profile, report2) {
 function table(header, rows, left = 1) {
   return [`| ${header.map(escapeInline).join(" | ")} |`, `|${header.map((_, i) => i < left ? "---" : "--:").join("|")}|`, ...rows.map((row) => `| ${row.map(escapeInline).join(" | ")} |`)].join("\n");
 }
-var CHART_LEGEND = "<sub>\u25CF estimate, \u2500 its confidence interval, \u2502 the budget either side of \u250A 0; \xAB \xBB past the end of the axis.</sub>";
+var CHART_LEGEND = "<sub>\u25CF estimate, \u2500 its confidence interval, \u2502 the budget either side of \xA6 0; \xAB \xBB past the end of the axis.</sub>";
 function environmentLine(report2) {
   const env = report2.environment;
   const load = env.loadAverage ? `, load average ${env.loadAverage.before[0].toFixed(2)} \u2192 ${env.loadAverage.after[0].toFixed(2)}` : "";

@@ -16,7 +16,7 @@ import { trapSignals } from '../util/signals.js';
 const run = promisify(execFile);
 
 export interface ActionDeps {
-  core: Pick<typeof Core, 'getInput' | 'setOutput' | 'setFailed' | 'warning' | 'error' | 'info' | 'summary'>;
+  core: Pick<typeof Core, 'getInput' | 'setOutput' | 'setFailed' | 'warning' | 'error' | 'notice' | 'info' | 'summary'>;
   env: NodeJS.ProcessEnv;
   /** A comment client for a repository and PR, made from the token and the API URL. */
   commentApi: (settings: ActionSettings, pr: NonNullable<ActionSettings['pullRequest']>) => CommentApi;
@@ -101,7 +101,7 @@ async function publish(report: Report, settings: ActionSettings, deps: ActionDep
   const configFile = path.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
   const workspace = env.GITHUB_WORKSPACE ?? settings.workingDirectory;
   for (const annotation of regressionAnnotations(report, settings.workingDirectory, workspace, configFile)) {
-    core.error(annotation.message, { title: annotation.title, ...(annotation.file ? { file: annotation.file } : {}), ...(annotation.line ? { startLine: annotation.line } : {}) });
+    core[annotation.level](annotation.message, { title: annotation.title, ...(annotation.file ? { file: annotation.file } : {}), ...(annotation.line ? { startLine: annotation.line } : {}) });
   }
   await comment(report, markdown, settings, deps);
 

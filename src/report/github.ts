@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CommentMode } from '../config/action-inputs.js';
 import { formatBudget, formatChange } from './format.js';
+import { formatMicros } from './profile-sections.js';
 import type { Report, ReportBenchmark } from './model.js';
 
 /** GitHub's limit on a comment body. */
@@ -70,6 +71,8 @@ export function fitComment(markdown: string, runUrl: string | undefined, limit =
 }
 
 export interface Annotation {
+  /** error: the regression itself; notice: the function a profile says got slower. */
+  level: 'error' | 'notice';
   message: string;
   title: string;
   file: string | undefined;
@@ -79,19 +82,37 @@ export interface Annotation {
 /**
  * One error annotation per regression: on the bench file at the task's line
  * (where its name appears), or on the config file at the HTTP test's name.
+ * When a profile found the project function that costs more, a notice on that
+ * function's line too, so the pull request's diff shows where to look.
  * Paths are relative to the repository root, as GitHub wants them.
  */
 export function regressionAnnotations(report: Report, projectDir: string, repoRoot: string, configFile: string): Annotation[] {
   return report.benchmarks
     .filter((b) => b.verdict === 'regression')
-    .map((b) => {
+    .flatMap((b) => {
       const [file, needle] = b.kind === 'http' ? [configFile, `name: ${b.id.slice('http > '.length)}`] : [path.join(projectDir, b.file ?? ''), taskName(b)];
-      return {
-        title: `benchgate: ${b.id} regressed`,
-        message: `${b.id}: ${formatChange(b)} (budget ${formatBudget(b.budget)})`,
-        file: existsSync(file) ? path.relative(repoRoot, file) : undefined,
-        line: existsSync(file) ? lineOf(file, needle) : undefined,
-      };
+      const annotations: Annotation[] = [
+        {
+          level: 'error',
+          title: `benchgate: ${b.id} regressed`,
+          message: `${b.id}: ${formatChange(b)} (budget ${formatBudget(b.budget)})`,
+          file: existsSync(file) ? path.relative(repoRoot, file) : undefined,
+          line: existsSync(file) ? lineOf(file, needle) : undefined,
+        },
+      ];
+      const slower = b.profile && 'ownCode' in b.profile ? b.profile.ownCode[0] : undefined;
+      const place = slower && /^(.+):(\d+)$/.exec(slower.location);
+      if (slower && place && existsSync(path.join(projectDir, place[1]!))) {
+        const unit = (b.profile as { unit: string }).unit;
+        annotations.push({
+          level: 'notice',
+          title: `benchgate: ${slower.function} got slower`,
+          message: `${b.id}: ${slower.function} costs ${formatMicros(slower.headPerOpUs)} per ${unit} at head, ${formatMicros(slower.basePerOpUs)} at base (CPU profiles, with what it calls)`,
+          file: path.relative(repoRoot, path.join(projectDir, place[1]!)),
+          line: Number(place[2]),
+        });
+      }
+      return annotations;
     });
 }
 

@@ -138,6 +138,8 @@ describe('the GitHub Action, run from its bundle', () => {
     // The regression is explained: both revisions' profiles are in profiles-dir, for upload-artifact.
     expect(readdirSync(first.outputs['profiles-dir']!).sort()).toEqual(['bench-ids.bench.js-make-request-id.base.cpuprofile', 'bench-ids.bench.js-make-request-id.head.cpuprofile']);
     expect(github.ours()[0]!.body).toMatch(/<summary>bench\/ids\.bench\.js &gt; make request id: where the time went<\/summary>[\s\S]*← makeId/);
+    // …and a notice on the function that got slower, so the diff shows where to look.
+    expect(first.stdout).toMatch(/::notice title=benchgate: makeId got slower,file=src\/ids\.js,line=\d+::bench\/ids\.bench\.js > make request id: makeId costs [\d.]+ µs per call at head, [\d.]+ ns at base/);
 
     const second = await runAction(workspace, { profile: 'never' }, event);
     expect(second.code).toBe(1);
