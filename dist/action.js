@@ -75054,7 +75054,7 @@ function analyze(benchmarks, options) {
     let throughput = decide(change, budget);
     const notes = [];
     if (throughput === "regression" && benchmark.confirmation) {
-      const again = estimateChange(benchmark.confirmation, level);
+      const again = estimateChange(benchmark.confirmation, options.confidence);
       if (decide(again, budget) !== "regression") {
         throughput = "inconclusive";
         notes.push(unconfirmed("a regression", benchmark.logRatios.length, change, again, benchmark.confirmation.length));
@@ -75071,7 +75071,7 @@ function analyze(benchmarks, options) {
       let verdict = statBudget === void 0 ? void 0 : decideLowerIsBetter(latencyChange, statBudget);
       const fresh = benchmark.confirmationLatency?.[stat3];
       if (verdict === "regression" && fresh?.length && fresh.every(Number.isFinite)) {
-        const again = estimateChange(fresh, level);
+        const again = estimateChange(fresh, options.confidence);
         if (decideLowerIsBetter(again, statBudget) !== "regression") {
           verdict = "inconclusive";
           notes.push(unconfirmed(`a ${stat3} latency regression`, ratios.length, latencyChange, again, fresh.length));

@@ -57,3 +57,42 @@ for (const [name, fn] of Object.entries(tasks)) {
 }
 await batched.run();
 for (const task of batched.tasks) console.log(`  batches of 2000      ${task.name.padEnd(28)} ${((2000 * 1000) / task.result.latency.mean / 1e6).toFixed(1)}M ops/s`);
+
+// 3. Where the remaining micro noise comes from: two copies of the same module in one process (what
+// alternate isolation runs), timed in long 20 ms blocks alternated AB BA, one figure per process.
+// The figures differ between processes by far more than any clock could explain: the offset belongs
+// to the process (code layout, JIT order), so only more processes average it out.
+if (process.env.COPIES !== '0') {
+  const { mkdtempSync, mkdirSync, writeFileSync } = await import('node:fs');
+  const os = await import('node:os');
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'benchgate-copies-'));
+  const work = "import { createHash } from 'node:crypto';\nexport const etag = (body) => createHash('sha1').update(body).digest('base64');\nlet n = 0;\nexport const id = () => 'f0e1d2c3-' + (n = (n + 1) | 0);\n";
+  for (const copy of ['a', 'b']) {
+    mkdirSync(path.join(dir, copy));
+    writeFileSync(path.join(dir, copy, 'work.mjs'), work);
+  }
+  writeFileSync(
+    path.join(dir, 'offset.mjs'),
+    `const [first, second] = process.argv[2] === '1' ? ['./b/work.mjs', './a/work.mjs'] : ['./a/work.mjs', './b/work.mjs'];
+const copies = { [first]: await import(first), [second]: await import(second) };
+const a = copies['./a/work.mjs'], b = copies['./b/work.mjs'];
+const result = {};
+for (const task of ['etag', 'id']) {
+  const block = (m) => { let n = 0; const end = performance.now() + 20; while (performance.now() < end) { for (let i = 0; i < 100; i++) m[task]('{"id":1}'); n += 100; } return n; };
+  for (let i = 0; i < 10; i++) { block(a); block(b); }
+  const ratios = [];
+  for (let i = 0; i < 40; i++) { const x = i % 2 ? block(b) : block(a); const y = i % 2 ? block(a) : block(b); ratios.push(i % 2 ? x / y : y / x); }
+  ratios.sort((p, q) => p - q);
+  result[task] = Math.log(ratios[ratios.length >> 1]);
+}
+console.log(JSON.stringify(result));`,
+  );
+  const processes = Number(process.env.COPIES ?? 12);
+  const figures = Array.from({ length: processes }, (_, i) => JSON.parse(spawnSync(process.execPath, ['offset.mjs', String(i % 2)], { cwd: dir, encoding: 'utf8' }).stdout));
+  rmSync(dir, { recursive: true, force: true });
+  console.log(`\nTwo copies of identical code in one process, 20 ms blocks AB BA, ${processes} processes (ln ratio per process):`);
+  for (const task of ['etag', 'id']) {
+    const values = figures.map((f) => f[task]);
+    console.log(`  ${task.padEnd(5)} ${values.map((x) => pct(x)).join(' ')}  spread ${pct(sd(values), 2)}`);
+  }
+}

@@ -79,8 +79,10 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
     let throughput = decide(change, budget);
     const notes: string[] = [];
     if (throughput === 'regression' && benchmark.confirmation) {
-      // The regression stands only if the fresh group alone shows it too.
-      const again = estimateChange(benchmark.confirmation, level);
+      // The regression stands only if the fresh group alone shows it too. At the run's confidence, not the
+      // family's share: the first group already holds the family's false-verdict rate, and a second test
+      // can only lower it; the fresh group only has to tell a real loss from a transient one.
+      const again = estimateChange(benchmark.confirmation, options.confidence);
       if (decide(again, budget) !== 'regression') {
         throughput = 'inconclusive';
         notes.push(unconfirmed('a regression', benchmark.logRatios.length, change, again, benchmark.confirmation.length));
@@ -97,7 +99,7 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       let verdict = statBudget === undefined ? undefined : decideLowerIsBetter(latencyChange, statBudget);
       const fresh = benchmark.confirmationLatency?.[stat];
       if (verdict === 'regression' && fresh?.length && fresh.every(Number.isFinite)) {
-        const again = estimateChange(fresh, level);
+        const again = estimateChange(fresh, options.confidence);
         if (decideLowerIsBetter(again, statBudget!) !== 'regression') {
           verdict = 'inconclusive';
           notes.push(unconfirmed(`a ${stat} latency regression`, ratios.length, latencyChange, again, fresh.length));

@@ -72,3 +72,33 @@ describe('family-wise error control', () => {
     expect(results[0]!.change!.confidence).toBeCloseTo(0.95);
   });
 });
+
+describe('confirmation of a regression by a fresh group of rounds', () => {
+  // The rounds of a real run (etag with injected work, budget 1%, 21 budgeted figure-looks): the first
+  // group says regression; the fresh group's one outlier (+1.5%) spans its interval at the family's level.
+  const first = [-3.5, -9.2, -4.3, -8.2, -5.7, -8.1, -11.8, -4.8, -8.4, -6.5].map((x) => Math.log1p(x / 100));
+  const fresh = [1.5, -6.7, -2.1, -12.1, -5.3, -7.7, -6.3, -6.0, -1.9, -6.8].map((x) => Math.log1p(x / 100));
+  const samples = (confirmation: number[]): BenchmarkSamples => ({ id: 'etag', kind: 'micro', file: 'bench/work.bench.js', logRatios: first, confirmation, base: { opsPerSec: [1] }, head: { opsPerSec: [1] } });
+  const options = { confidence: 0.95, budgetFor: () => 0.01, extraFamily: 20 };
+
+  it('holds when the fresh group shows the loss at the run confidence, however wide the family', () => {
+    const [result] = analyze([samples(fresh)], options);
+    expect(result!.change!.confidence).toBeCloseTo(1 - 0.05 / 21, 9);
+    expect(result!.verdict).toBe('regression');
+    // At the family's level the same fresh rounds would not have confirmed it: that lost half the 5% regressions.
+    expect(decide(estimateChange(fresh, 1 - 0.05 / 21), 0.01)).toBe('inconclusive');
+  });
+
+  it('does not hold when the fresh group shows no loss (a transient offset), and says why', () => {
+    const transient = [0.4, -0.8, 0.1, -0.3, 0.6, -0.2, 0.9, -0.5, 0.2, -0.1].map((x) => Math.log1p(x / 100));
+    const [result] = analyze([samples(transient)], options);
+    expect(result!.verdict).toBe('inconclusive');
+    expect(result!.note).toMatch(/^a regression in the first 10 rounds \(-7\.\d%\) did not reproduce in 10 fresh rounds \(-?0\.\d% \[/);
+  });
+
+  it('says when the fresh group was cut too short to confirm anything', () => {
+    const [result] = analyze([samples(fresh.slice(0, 3))], options);
+    expect(result!.verdict).toBe('inconclusive');
+    expect(result!.note).toMatch(/could not be confirmed: only 3 fresh rounds fit in the time limit/);
+  });
+});
