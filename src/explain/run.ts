@@ -95,13 +95,17 @@ async function profileBoth(target: ProfileTarget, plan: ExplainPlan, started: nu
   const read = (side: RevisionLabel) => summarizeProfile(JSON.parse(readFileSync(files[side], 'utf8')) as CpuProfile, revisions[side].root, options);
   const summaries = { base: read('base'), head: read('head') };
   const perOp = (side: RevisionLabel) => (ops[side] > 0 ? (summaries[side].totalMs * 1000) / ops[side] : 0);
+  const sides = [{ summary: summaries.base, ops: ops.base }, { summary: summaries.head, ops: ops.head }] as const;
+  // A function that explains less than 2% of the whole growth per operation is sampling noise, not a lead.
+  const growth = Math.max(0, perOp('head') - perOp('base'));
+  const matters = (row: ProfileRow) => row.headPerOpUs - row.basePerOpUs >= 0.02 * growth;
   return {
     files,
     unit: target.kind === 'http' ? 'request' : 'call',
     ops,
     perOpUs: { base: perOp('base'), head: perOp('head') },
-    top: diffProfiles({ summary: summaries.base, ops: ops.base }, { summary: summaries.head, ops: ops.head }),
-    ownCode: diffProfiles({ summary: summaries.base, ops: ops.base }, { summary: summaries.head, ops: ops.head }, 3, 'ownTotals'),
+    top: diffProfiles(...sides).filter(matters),
+    ownCode: diffProfiles(...sides, 3, 'ownTotals').filter(matters),
     durationMs: Date.now() - started,
   };
 }

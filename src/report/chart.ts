@@ -1,7 +1,7 @@
 import { fitMiddle, formatPercent } from './format.js';
 import type { ReportBenchmark } from './model.js';
 
-/** Scales the chart can take, in percent: the smallest that holds three budgets. */
+/** Scales the chart can take, in percent. */
 const SCALES = [2, 5, 10, 15, 20, 30, 50, 100];
 
 /**
@@ -23,10 +23,13 @@ export function changeChart(benchmarks: readonly ReportBenchmark[], options: { c
   if (rows.length === 0) return [];
   const cells = options.cells ?? 41;
   const half = (cells - 1) / 2;
-  const widest = Math.round(3 * Math.max(...rows.map((b) => b.budget)) * 1e6) / 1e4;
+  // Wide enough for three budgets and for the interval ends within five budgets; farther ones run off the end.
+  const budget = Math.max(...rows.map((b) => b.budget));
+  const reach = rows.flatMap((b) => [Math.abs(b.change!.low), Math.abs(b.change!.high)]).filter((x) => x <= 5 * budget);
+  const widest = Math.round(Math.max(3 * budget, 1.05 * Math.max(0, ...reach)) * 1e6) / 1e4;
   const scale = (SCALES.find((s) => s >= widest) ?? 100) / 100;
   const at = (fraction: number) => Math.round(half + (fraction / scale) * half);
-  const labelWidth = Math.min(options.labelWidth ?? 36, Math.max(...rows.map((b) => b.id.length)));
+  const labelWidth = Math.min(options.labelWidth ?? 40, Math.max(...rows.map((b) => b.id.length)));
   const lines = rows.map((b) => {
     const line = Array.from({ length: cells }, () => '·');
     line[half] = '¦';

@@ -150,6 +150,11 @@ describe('change chart', () => {
       '   -15%                0                +15%',
     ]);
     expect(changeChart([bench({ id: 'z', budget: 0.25, change: change(-0.3, -0.4, -0.2) })]).at(-1)).toBe('   -100%               0               +100%');
+    // An interval just past three budgets widens the axis to hold it (up to five budgets).
+    expect(changeChart([bench({ id: 'w', change: change(-0.157, -0.189, -0.122) })])).toEqual([
+      'w  ·───●────······│····¦····│···············   -15.7%',
+      '   -20%                0                +20%',
+    ]);
   });
 
   it('appears in the markdown report as a code block with a legend, names made inert', () => {
