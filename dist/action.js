@@ -74298,7 +74298,7 @@ async function measureMicro(plan) {
   const adaptive = plan.adaptive;
   const looks = adaptive?.looks ?? 1;
   const decided = /* @__PURE__ */ new Set();
-  const reserve = (perRound) => adaptive && adaptive.confirmRounds > 0 ? adaptive.confirmRounds * perRound : 0;
+  const reserve = (perRound, done) => adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, done) * perRound : 0;
   const runOne = async (round, skipNow, into) => {
     const cpuBefore = sampleCpu();
     const load1 = os8.loadavg()[0] ?? 0;
@@ -74318,7 +74318,7 @@ async function measureMicro(plan) {
   for (let round = 0; round < maxRounds(); round++) {
     const elapsed = now() - started;
     const perRound = rounds ? elapsed / rounds : 0;
-    if (rounds > 0 && elapsed + perRound + (round >= plannedRounds ? reserve(perRound) : 0) > plan.timeLimitMs) {
+    if (rounds > 0 && elapsed + perRound + (round >= plannedRounds ? reserve(perRound, rounds) : 0) > plan.timeLimitMs) {
       limited = round < plannedRounds;
       plan.log(`time limit of ${Math.round(plan.timeLimitMs / 1e3)}s: stopping after ${rounds} rounds`);
       break;
@@ -74337,7 +74337,7 @@ async function measureMicro(plan) {
   }
   let confirmRounds = 0;
   const confirming = adaptive && adaptive.confirmRounds > 0 ? adaptive.toConfirm([...samples.values()]) : /* @__PURE__ */ new Set();
-  const confirmTarget = adaptive ? Math.max(adaptive.confirmRounds, plannedRounds) : 0;
+  const confirmTarget = adaptive ? Math.max(adaptive.confirmRounds, plannedRounds, ...[...confirming].map((id) => samples.get(id)?.logRatios.length ?? 0)) : 0;
   if (confirming.size > 0) {
     plan.log(`confirming ${confirming.size} regression(s) with ${confirmTarget} fresh rounds`);
     const others = new Set([...samples.keys()].filter((id) => !confirming.has(id)));
@@ -74759,9 +74759,9 @@ async function measureHttp(plan) {
     let done = 0;
     const reserved = plan.benchmarks.slice(index + 1).reduce((sum2, _b, i) => sum2 + 2 * perRound[index + 1 + i], 0);
     const estimate = () => done > 0 ? spent / done : perRound[index];
-    const runRound2 = async (round, target, into, keepBack) => {
+    const runRound2 = async (round, target2, into, keepBack) => {
       if (now() + estimate() + reserved + keepBack > plan.deadline) return false;
-      plan.onProgress?.({ round: round + 1, rounds: target, elapsedMs: now() - started, remainingMs: estimate() * (target - round) });
+      plan.onProgress?.({ round: round + 1, rounds: target2, elapsedMs: now() - started, remainingMs: estimate() * (target2 - round) });
       const roundStart = now();
       const cpuBefore = sampleCpu();
       const load1 = os10.loadavg()[0] ?? 0;
@@ -74780,10 +74780,10 @@ async function measureHttp(plan) {
       return true;
     };
     const maxRounds = adaptive ? Math.max(plan.rounds, adaptive.maxRounds) : plan.rounds;
-    const confirmTarget = adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plan.rounds) : 0;
+    const confirmTarget = () => adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plan.rounds, samples.logRatios.length) : 0;
     for (let round = 0; round < maxRounds; round++) {
       const extra = round >= plan.rounds;
-      if (!await runRound2(round, extra ? maxRounds : plan.rounds, "main", extra ? confirmTarget * estimate() : 0)) {
+      if (!await runRound2(round, extra ? maxRounds : plan.rounds, "main", extra ? confirmTarget() * estimate() : 0)) {
         if (!samples.error && !extra) {
           limited = true;
           plan.log(`${benchmark.id}: the time limit stops it after ${round} of ${plan.rounds} rounds`);
@@ -74796,10 +74796,11 @@ async function measureHttp(plan) {
       if (adaptive.decided(samples)) break;
       if (round + 1 === plan.rounds && maxRounds > plan.rounds) plan.log(`${benchmark.id}: no verdict after ${plan.rounds} rounds: adding rounds (up to ${maxRounds})`);
     }
-    if (!samples.error && confirmTarget > 0 && adaptive.toConfirm(samples)) {
-      plan.log(`${benchmark.id}: confirming the regression with ${confirmTarget} more rounds on new servers`);
+    const target = confirmTarget();
+    if (!samples.error && target > 0 && adaptive.toConfirm(samples)) {
+      plan.log(`${benchmark.id}: confirming the regression with ${target} more rounds on new servers`);
       let confirmed = 0;
-      while (confirmed < confirmTarget && await runRound2(confirmed, confirmTarget, "confirmation", 0)) confirmed++;
+      while (confirmed < target && await runRound2(confirmed, target, "confirmation", 0)) confirmed++;
       confirmRounds = Math.max(confirmRounds, confirmed);
     }
   }
@@ -75374,13 +75375,16 @@ async function profileBoth(target, plan, started) {
   const read = (side) => summarizeProfile(JSON.parse(readFileSync6(files[side], "utf8")), revisions[side].root, options);
   const summaries = { base: read("base"), head: read("head") };
   const perOp = (side) => ops[side] > 0 ? summaries[side].totalMs * 1e3 / ops[side] : 0;
+  const sides = [{ summary: summaries.base, ops: ops.base }, { summary: summaries.head, ops: ops.head }];
+  const growth = Math.max(0, perOp("head") - perOp("base"));
+  const matters = (row) => row.headPerOpUs - row.basePerOpUs >= 0.02 * growth;
   return {
     files,
     unit: target.kind === "http" ? "request" : "call",
     ops,
     perOpUs: { base: perOp("base"), head: perOp("head") },
-    top: diffProfiles({ summary: summaries.base, ops: ops.base }, { summary: summaries.head, ops: ops.head }),
-    ownCode: diffProfiles({ summary: summaries.base, ops: ops.base }, { summary: summaries.head, ops: ops.head }, 3, "ownTotals"),
+    top: diffProfiles(...sides).filter(matters),
+    ownCode: diffProfiles(...sides, 3, "ownTotals").filter(matters),
     durationMs: Date.now() - started
   };
 }
@@ -75788,10 +75792,12 @@ function changeChart(benchmarks, options = {}) {
   if (rows.length === 0) return [];
   const cells = options.cells ?? 41;
   const half = (cells - 1) / 2;
-  const widest = Math.round(3 * Math.max(...rows.map((b) => b.budget)) * 1e6) / 1e4;
+  const budget = Math.max(...rows.map((b) => b.budget));
+  const reach = rows.flatMap((b) => [Math.abs(b.change.low), Math.abs(b.change.high)]).filter((x) => x <= 5 * budget);
+  const widest = Math.round(Math.max(3 * budget, 1.05 * Math.max(0, ...reach)) * 1e6) / 1e4;
   const scale = (SCALES.find((s) => s >= widest) ?? 100) / 100;
   const at = (fraction) => Math.round(half + fraction / scale * half);
-  const labelWidth = Math.min(options.labelWidth ?? 36, Math.max(...rows.map((b) => b.id.length)));
+  const labelWidth = Math.min(options.labelWidth ?? 40, Math.max(...rows.map((b) => b.id.length)));
   const lines = rows.map((b) => {
     const line = Array.from({ length: cells }, () => "\xB7");
     line[half] = "\xA6";

@@ -111,11 +111,12 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
     };
 
     const maxRounds = adaptive ? Math.max(plan.rounds, adaptive.maxRounds) : plan.rounds;
-    const confirmTarget = adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plan.rounds) : 0;
+    // As many fresh rounds as the first group ran (at least the first look's): as strong a test, on new servers.
+    const confirmTarget = () => (adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plan.rounds, samples.logRatios.length) : 0);
     for (let round = 0; round < maxRounds; round++) {
       const extra = round >= plan.rounds;
       // Extra rounds keep back the time a confirmation would need.
-      if (!(await runRound(round, extra ? maxRounds : plan.rounds, 'main', extra ? confirmTarget * estimate() : 0))) {
+      if (!(await runRound(round, extra ? maxRounds : plan.rounds, 'main', extra ? confirmTarget() * estimate() : 0))) {
         if (!samples.error && !extra) {
           limited = true;
           plan.log(`${benchmark.id}: the time limit stops it after ${round} of ${plan.rounds} rounds`);
@@ -128,10 +129,11 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
       if (adaptive.decided(samples)) break;
       if (round + 1 === plan.rounds && maxRounds > plan.rounds) plan.log(`${benchmark.id}: no verdict after ${plan.rounds} rounds: adding rounds (up to ${maxRounds})`);
     }
-    if (!samples.error && confirmTarget > 0 && adaptive!.toConfirm(samples)) {
-      plan.log(`${benchmark.id}: confirming the regression with ${confirmTarget} more rounds on new servers`);
+    const target = confirmTarget();
+    if (!samples.error && target > 0 && adaptive!.toConfirm(samples)) {
+      plan.log(`${benchmark.id}: confirming the regression with ${target} more rounds on new servers`);
       let confirmed = 0;
-      while (confirmed < confirmTarget && (await runRound(confirmed, confirmTarget, 'confirmation', 0))) confirmed++;
+      while (confirmed < target && (await runRound(confirmed, target, 'confirmation', 0))) confirmed++;
       confirmRounds = Math.max(confirmRounds, confirmed);
     }
   }

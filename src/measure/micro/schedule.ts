@@ -135,7 +135,8 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
   const looks = adaptive?.looks ?? 1;
   const decided = new Set<string>();
   // Time kept back for confirming regressions, once a round's length is known.
-  const reserve = (perRound: number) => (adaptive && adaptive.confirmRounds > 0 ? adaptive.confirmRounds * perRound : 0);
+  // (A confirmation runs as many rounds as the first group did, so the reserve grows with the rounds.)
+  const reserve = (perRound: number, done: number) => (adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, done) * perRound : 0);
 
   const runOne = async (round: number, skipNow: Set<string>, into: 'main' | 'confirmation') => {
     const cpuBefore = sampleCpu();
@@ -157,7 +158,7 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
   for (let round = 0; round < maxRounds(); round++) {
     const elapsed = now() - started;
     const perRound = rounds ? elapsed / rounds : 0;
-    if (rounds > 0 && elapsed + perRound + (round >= plannedRounds ? reserve(perRound) : 0) > plan.timeLimitMs) {
+    if (rounds > 0 && elapsed + perRound + (round >= plannedRounds ? reserve(perRound, rounds) : 0) > plan.timeLimitMs) {
       limited = round < plannedRounds;
       plan.log(`time limit of ${Math.round(plan.timeLimitMs / 1000)}s: stopping after ${rounds} rounds`);
       break;
@@ -178,8 +179,9 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
   // A regression must reproduce in a fresh group of processes before it can fail the build.
   let confirmRounds = 0;
   const confirming = adaptive && adaptive.confirmRounds > 0 ? adaptive.toConfirm([...samples.values()]) : new Set<string>();
-  // As many fresh rounds as the first group had to have: enough for the interval to reach its level alone.
-  const confirmTarget = adaptive ? Math.max(adaptive.confirmRounds, plannedRounds) : 0;
+  // As many fresh rounds as the first group took to find it (at least the first look's): a small loss that
+  // needed 25 rounds to stand out needs as many to show again, and fewer would let most of them through.
+  const confirmTarget = adaptive ? Math.max(adaptive.confirmRounds, plannedRounds, ...[...confirming].map((id) => samples.get(id)?.logRatios.length ?? 0)) : 0;
   if (confirming.size > 0) {
     plan.log(`confirming ${confirming.size} regression(s) with ${confirmTarget} fresh rounds`);
     const others = new Set([...samples.keys()].filter((id) => !confirming.has(id)));
