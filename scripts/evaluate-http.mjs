@@ -72,7 +72,7 @@ rmSync(scratch, { recursive: true, force: true });
 console.log(`benchgate evaluate:http: ${machine()}, budget ${budget}, ${duration} of load per revision per round`);
 console.log('effect (measured)          runs  fails (regression)  inconclusive  median time  max time  median estimate  rounds (+ confirm)');
 const rows = [{ label: 'A/A', k: 0, runs: runsAA }, ...sized.map((size) => ({ label: rowLabel(size), k: size.k, runs: runsEffect }))];
-for (const { label, k, runs } of rows) {
+for (const { label, k, runs } of rows.filter((row) => row.runs > 0)) {
   let fails = 0;
   let inconclusive = 0;
   const times = [];

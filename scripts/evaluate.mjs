@@ -76,7 +76,7 @@ console.log(`benchgate evaluate: ${machine()}, budget ${budget}`);
 console.log(`etag task ${costs.call.toFixed(0)} ns a call, one spin iteration ${costs.iteration.toFixed(2)} ns\n`);
 console.log('effect on etag (measured)  runs  fails (regression)  inconclusive  other tasks flagged  median time  max time  median estimate');
 const rows = [{ label: 'A/A', k: 0, runs: runsAA }, ...sized.map((size) => ({ label: rowLabel(size), k: size.k, runs: runsEffect }))];
-for (const { label, k, runs } of rows) {
+for (const { label, k, runs } of rows.filter((row) => row.runs > 0)) {
   let fails = 0;
   let others = 0;
   let inconclusive = 0;
