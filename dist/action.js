@@ -75202,6 +75202,7 @@ import { SourceMap } from "node:module";
 import path11 from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 var NOT_WORK = /* @__PURE__ */ new Set(["(root)", "(idle)"]);
+var INLINED = "(task code inlined into the loop)";
 function summarizeProfile(profile, root, options = {}) {
   const maps = options.maps ?? new SourceMaps();
   const selfUs = /* @__PURE__ */ new Map();
@@ -75223,10 +75224,11 @@ function summarizeProfile(profile, root, options = {}) {
     if (frame) return frame;
     const callFrame = byId.get(id).callFrame;
     const place = maps.locate(callFrame.url, callFrame.lineNumber, callFrame.columnNumber, root);
-    const name2 = callFrame.functionName || "(anonymous)";
+    const loop = !callFrame.url && (options.loops ?? []).includes(callFrame.functionName);
+    const name2 = loop ? INLINED : callFrame.functionName || "(anonymous)";
     frame = {
       name: name2,
-      location: place.file ? place.line >= 0 ? `${place.file}:${place.line + 1}` : place.file : "",
+      location: loop ? "JIT-inlined" : place.file ? place.line >= 0 ? `${place.file}:${place.line + 1}` : place.file : "",
       key: callFrame.functionName ? `${name2}|${place.file}` : `${name2}|${place.file}:${place.line}`,
       own: isOwnCode(place.file) && !options.notOwn?.(place.file),
       hidden: options.hidden?.(place.file) ?? false
@@ -75370,7 +75372,9 @@ async function profileBoth(target, plan, started) {
     maps: new SourceMaps(),
     // benchgate's runner and probe frames are not the project's; a micro task's bench file calls everything it does.
     hidden: (file) => file.startsWith(path12.dirname(plan.runnerPath) + path12.sep) || file.startsWith(path12.dirname(plan.probePath) + path12.sep),
-    notOwn: (file) => file === target.file
+    notOwn: (file) => file === target.file,
+    // The runner's compiled loops (measure/micro/alternate.ts): V8 may inline the whole task into them.
+    loops: ["benchgateLoop", "benchgateBatch"]
   };
   const read = (side) => summarizeProfile(JSON.parse(readFileSync6(files[side], "utf8")), revisions[side].root, options);
   const summaries = { base: read("base"), head: read("head") };

@@ -62,7 +62,15 @@ export interface SummaryOptions {
   hidden?: (file: string) => boolean;
   /** Project files that are not interesting as "own code" (the bench file, whose task calls everything). */
   notOwn?: (file: string) => boolean;
+  /**
+   * Names of script-less functions that run the task (benchgate's compiled loop): their self time is
+   * task code the JIT inlined into them, so they are shown as such, not as native code.
+   */
+  loops?: readonly string[];
 }
+
+/** How a benchmark loop's own frame is shown: the task code V8 compiled into it. */
+export const INLINED = '(task code inlined into the loop)';
 
 /** Self time per function: each sample's time goes to the function on top of its stack. */
 export function summarizeProfile(profile: CpuProfile, root: string, options: SummaryOptions = {}): ProfileSummary {
@@ -87,10 +95,11 @@ export function summarizeProfile(profile: CpuProfile, root: string, options: Sum
     if (frame) return frame;
     const callFrame = byId.get(id)!.callFrame;
     const place = maps.locate(callFrame.url, callFrame.lineNumber, callFrame.columnNumber, root);
-    const name = callFrame.functionName || '(anonymous)';
+    const loop = !callFrame.url && (options.loops ?? []).includes(callFrame.functionName);
+    const name = loop ? INLINED : callFrame.functionName || '(anonymous)';
     frame = {
       name,
-      location: place.file ? (place.line >= 0 ? `${place.file}:${place.line + 1}` : place.file) : '',
+      location: loop ? 'JIT-inlined' : place.file ? (place.line >= 0 ? `${place.file}:${place.line + 1}` : place.file) : '',
       key: callFrame.functionName ? `${name}|${place.file}` : `${name}|${place.file}:${place.line}`,
       own: isOwnCode(place.file) && !options.notOwn?.(place.file),
       hidden: options.hidden?.(place.file) ?? false,

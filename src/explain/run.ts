@@ -91,6 +91,8 @@ async function profileBoth(target: ProfileTarget, plan: ExplainPlan, started: nu
     // benchgate's runner and probe frames are not the project's; a micro task's bench file calls everything it does.
     hidden: (file: string) => file.startsWith(path.dirname(plan.runnerPath) + path.sep) || file.startsWith(path.dirname(plan.probePath) + path.sep),
     notOwn: (file: string) => file === target.file,
+    // The runner's compiled loops (measure/micro/alternate.ts): V8 may inline the whole task into them.
+    loops: ['benchgateLoop', 'benchgateBatch'],
   };
   const read = (side: RevisionLabel) => summarizeProfile(JSON.parse(readFileSync(files[side], 'utf8')) as CpuProfile, revisions[side].root, options);
   const summaries = { base: read('base'), head: read('head') };

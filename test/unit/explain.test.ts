@@ -57,6 +57,12 @@ describe('CPU profile summaries', () => {
     expect(summary.ownTotals).toEqual([expect.objectContaining({ function: 'makeId', selfMs: 18 })]);
   });
 
+  it("shows the benchmark loop's own time as task code the JIT inlined into it, not as native code", () => {
+    const summary = summarizeProfile(profiles.head, ROOT, { loops: ['benchgateLoop'] });
+    expect(summary.functions.find((f) => f.selfMs === 1 && f.location === 'JIT-inlined')).toMatchObject({ function: '(task code inlined into the loop)' });
+    expect(summary.functions.some((f) => f.function === 'benchgateLoop')).toBe(false);
+  });
+
   it('hides benchgate frames from the rows and keeps a bench file out of the own code, without losing their time', () => {
     const profile = profileOf(['(root)', '', -1, 0, [['runTaskFor', 'file:///opt/benchgate/dist/runner.js', 10, 3000, [['task', url('bench/a.bench.js'), 1, 1000, [['work', url('src/a.js'), 1, 6000]]]]]]]);
     const summary = summarizeProfile(profile, ROOT, { hidden: (file) => file.startsWith('/opt/benchgate/'), notOwn: (file) => file === 'bench/a.bench.js' });
