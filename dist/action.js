@@ -74814,22 +74814,27 @@ function emptySamples2(benchmark) {
     logRatios: [],
     base: { opsPerSec: [] },
     head: { opsPerSec: [] },
-    latency: { p50: [], p90: [], p99: [], mean: [] },
+    latency: noLatency(),
     http: { base: [], head: [], config: benchmark }
   };
 }
 function recordConfirmation(samples, pair) {
   (samples.confirmation ??= []).push(pair.logRatio);
-  const latency = samples.confirmationLatency ??= { p50: [], p90: [], p99: [], mean: [] };
-  for (const stat3 of LATENCY_STATS) latency[stat3].push(Math.log(pair.head.latency[stat3] / pair.base.latency[stat3]));
+  pushLatencyRatios(samples.confirmationLatency ??= noLatency(), pair);
 }
 function record2(samples, pair) {
   samples.logRatios.push(pair.logRatio);
   samples.base.opsPerSec.push(pair.base.requestsPerSec);
   samples.head.opsPerSec.push(pair.head.requestsPerSec);
-  for (const stat3 of LATENCY_STATS) samples.latency[stat3].push(Math.log(pair.head.latency[stat3] / pair.base.latency[stat3]));
+  pushLatencyRatios(samples.latency, pair);
   samples.http.base.push(pair.base);
   samples.http.head.push(pair.head);
+}
+function noLatency() {
+  return { p50: [], p90: [], p99: [], mean: [] };
+}
+function pushLatencyRatios(into, pair) {
+  for (const stat3 of LATENCY_STATS) into[stat3].push(Math.log(pair.head.latency[stat3] / pair.base.latency[stat3]));
 }
 function serverOptions(benchmark, revision, plan) {
   return {
@@ -75052,15 +75057,15 @@ function analyze(benchmarks, options) {
     if (!benchmark.head) return { ...common, verdict: "removed", change: void 0 };
     if (benchmark.logRatios.length === 0) return { ...common, verdict: "inconclusive", change: void 0 };
     const change = estimateChange(benchmark.logRatios, level);
-    let throughput = decide(change, budget);
     const notes = [];
-    if (throughput === "regression" && benchmark.confirmation) {
-      const again = estimateChange(benchmark.confirmation, options.confidence);
-      if (decide(again, budget) !== "regression") {
-        throughput = "inconclusive";
-        notes.push(unconfirmed("a regression", benchmark.logRatios.length, change, again, benchmark.confirmation.length));
-      }
-    }
+    const confirm = (verdict, what, first, rounds, fresh, judge) => {
+      if (verdict !== "regression" || !fresh?.length || !fresh.every(Number.isFinite)) return verdict;
+      const again = estimateChange(fresh, options.confidence);
+      if (judge(again) === "regression") return verdict;
+      notes.push(unconfirmed(what, rounds, first, again, fresh.length));
+      return "inconclusive";
+    };
+    const throughput = confirm(decide(change, budget), "a regression", change, benchmark.logRatios.length, benchmark.confirmation, (c) => decide(c, budget));
     const resolvable = resolvableChange(roundSpread(benchmark.logRatios), benchmark.logRatios.length, level);
     if (!benchmark.latency) return { ...common, verdict: throughput, change, resolvable, ...notes.length ? { note: notes.join("; ") } : {} };
     const latency = {};
@@ -75069,15 +75074,8 @@ function analyze(benchmarks, options) {
       if (ratios.length === 0 || ratios.some((r) => !Number.isFinite(r))) continue;
       const latencyChange = estimateChange(ratios, level);
       const statBudget = budgets[stat3];
-      let verdict = statBudget === void 0 ? void 0 : decideLowerIsBetter(latencyChange, statBudget);
-      const fresh = benchmark.confirmationLatency?.[stat3];
-      if (verdict === "regression" && fresh?.length && fresh.every(Number.isFinite)) {
-        const again = estimateChange(fresh, options.confidence);
-        if (decideLowerIsBetter(again, statBudget) !== "regression") {
-          verdict = "inconclusive";
-          notes.push(unconfirmed(`a ${stat3} latency regression`, ratios.length, latencyChange, again, fresh.length));
-        }
-      }
+      const judge = (c) => decideLowerIsBetter(c, statBudget);
+      const verdict = confirm(statBudget === void 0 ? void 0 : judge(latencyChange), `a ${stat3} latency regression`, latencyChange, ratios.length, benchmark.confirmationLatency?.[stat3], judge);
       latency[stat3] = { change: latencyChange, budget: statBudget, verdict };
     }
     const verdicts = [throughput, ...Object.values(latency).flatMap((l) => l.verdict ? [l.verdict] : [])];
@@ -75601,7 +75599,7 @@ function describeFiles(base, head) {
 
 // src/report/github.ts
 import { existsSync as existsSync7, readFileSync as readFileSync7 } from "node:fs";
-import path15 from "node:path";
+import path14 from "node:path";
 
 // src/report/format.ts
 function formatOps(ops) {
@@ -75644,34 +75642,11 @@ function fitMiddle(text, width) {
   const start = Math.ceil(keep / 2);
   return `${text.slice(0, start)}\u2026${text.slice(text.length - (keep - start))}`;
 }
-
-// src/report/profile-sections.ts
-import path14 from "node:path";
 function formatMicros(us) {
   if (!Number.isFinite(us)) return "\u2013";
   if (us < 1) return `${Number((us * 1e3).toPrecision(3))} ns`;
   if (us < 1e3) return `${Number(us.toPrecision(3))} \xB5s`;
   return `${Number((us / 1e3).toPrecision(3))} ms`;
-}
-var share = (x) => `${(x * 100).toFixed(1)}%`;
-function name(row) {
-  return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
-}
-function where(row) {
-  return row.location || (row.function.startsWith("(") ? "V8" : "native");
-}
-function profileSections(id, profile) {
-  const took = formatDuration(profile.durationMs);
-  if ("error" in profile) return { title: `${id}: no CPU profile`, header: [], rows: [], ownCode: [], files: [], error: profile.error };
-  const unit = profile.unit;
-  return {
-    title: `${id}: CPU per ${unit} ${formatMicros(profile.perOpUs.base)} \u2192 ${formatMicros(profile.perOpUs.head)} (profiled in ${took})`,
-    header: ["function", "where", "base", "head", `change per ${unit}`],
-    rows: profile.top.map((row) => [name(row), where(row), share(row.baseShare), share(row.headShare), `+${formatMicros(row.headPerOpUs - row.basePerOpUs)}`]),
-    // Where the rows' ← names are, and what each of the project's functions costs with what it calls.
-    ownCode: profile.ownCode.map((row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit}, with what it calls`),
-    files: [profile.files.base, profile.files.head].map((file) => path14.basename(file))
-  };
 }
 
 // src/report/github.ts
@@ -75721,25 +75696,25 @@ function fitComment(markdown, runUrl, limit = COMMENT_LIMIT - 200) {
 }
 function regressionAnnotations(report2, projectDir, repoRoot, configFile) {
   return report2.benchmarks.filter((b) => b.verdict === "regression").flatMap((b) => {
-    const [file, needle] = b.kind === "http" ? [configFile, `name: ${b.id.slice("http > ".length)}`] : [path15.join(projectDir, b.file ?? ""), taskName(b)];
+    const [file, needle] = b.kind === "http" ? [configFile, `name: ${b.id.slice("http > ".length)}`] : [path14.join(projectDir, b.file ?? ""), taskName(b)];
     const annotations = [
       {
         level: "error",
         title: `benchgate: ${b.id} regressed`,
         message: `${b.id}: ${formatChange(b)} (budget ${formatBudget(b.budget)})`,
-        file: existsSync7(file) ? path15.relative(repoRoot, file) : void 0,
+        file: existsSync7(file) ? path14.relative(repoRoot, file) : void 0,
         line: existsSync7(file) ? lineOf(file, needle) : void 0
       }
     ];
     const slower = b.profile && "ownCode" in b.profile ? b.profile.ownCode[0] : void 0;
     const place = slower && /^(.+):(\d+)$/.exec(slower.location);
-    if (slower && place && existsSync7(path15.join(projectDir, place[1]))) {
+    if (slower && place && existsSync7(path14.join(projectDir, place[1]))) {
       const unit = b.profile.unit;
       annotations.push({
         level: "notice",
         title: `benchgate: ${slower.function} got slower`,
         message: `${b.id}: ${slower.function} costs ${formatMicros(slower.headPerOpUs)} per ${unit} at head, ${formatMicros(slower.basePerOpUs)} at base (CPU profiles, with what it calls)`,
-        file: path15.relative(repoRoot, path15.join(projectDir, place[1])),
+        file: path14.relative(repoRoot, path14.join(projectDir, place[1])),
         line: Number(place[2])
       });
     }
@@ -75823,6 +75798,29 @@ function changeChart(benchmarks, options = {}) {
   const pct3 = (x) => `${Number((x * 100).toFixed(0))}%`;
   const axis = `${" ".repeat(labelWidth + 2)}${`-${pct3(scale)}`.padEnd(half)}0${`+${pct3(scale)}`.padStart(cells - half - 1)}`;
   return [...lines, axis];
+}
+
+// src/report/profile-sections.ts
+import path15 from "node:path";
+var share = (x) => `${(x * 100).toFixed(1)}%`;
+function name(row) {
+  return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
+}
+function where(row) {
+  return row.location || (row.function.startsWith("(") ? "V8" : "native");
+}
+function profileSections(id, profile) {
+  const took = formatDuration(profile.durationMs);
+  if ("error" in profile) return { title: `${id}: no CPU profile`, header: [], rows: [], ownCode: [], files: [], error: profile.error };
+  const unit = profile.unit;
+  return {
+    title: `${id}: CPU per ${unit} ${formatMicros(profile.perOpUs.base)} \u2192 ${formatMicros(profile.perOpUs.head)} (profiled in ${took})`,
+    header: ["function", "where", "base", "head", `change per ${unit}`],
+    rows: profile.top.map((row) => [name(row), where(row), share(row.baseShare), share(row.headShare), `+${formatMicros(row.headPerOpUs - row.basePerOpUs)}`]),
+    // Where the rows' ← names are, and what each of the project's functions costs with what it calls.
+    ownCode: profile.ownCode.map((row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit}, with what it calls`),
+    files: [profile.files.base, profile.files.head].map((file) => path15.basename(file))
+  };
 }
 
 // src/report/terminal.ts

@@ -48394,22 +48394,27 @@ function emptySamples2(benchmark) {
     logRatios: [],
     base: { opsPerSec: [] },
     head: { opsPerSec: [] },
-    latency: { p50: [], p90: [], p99: [], mean: [] },
+    latency: noLatency(),
     http: { base: [], head: [], config: benchmark }
   };
 }
 function recordConfirmation(samples, pair) {
   (samples.confirmation ??= []).push(pair.logRatio);
-  const latency = samples.confirmationLatency ??= { p50: [], p90: [], p99: [], mean: [] };
-  for (const stat2 of LATENCY_STATS) latency[stat2].push(Math.log(pair.head.latency[stat2] / pair.base.latency[stat2]));
+  pushLatencyRatios(samples.confirmationLatency ??= noLatency(), pair);
 }
 function record2(samples, pair) {
   samples.logRatios.push(pair.logRatio);
   samples.base.opsPerSec.push(pair.base.requestsPerSec);
   samples.head.opsPerSec.push(pair.head.requestsPerSec);
-  for (const stat2 of LATENCY_STATS) samples.latency[stat2].push(Math.log(pair.head.latency[stat2] / pair.base.latency[stat2]));
+  pushLatencyRatios(samples.latency, pair);
   samples.http.base.push(pair.base);
   samples.http.head.push(pair.head);
+}
+function noLatency() {
+  return { p50: [], p90: [], p99: [], mean: [] };
+}
+function pushLatencyRatios(into, pair) {
+  for (const stat2 of LATENCY_STATS) into[stat2].push(Math.log(pair.head.latency[stat2] / pair.base.latency[stat2]));
 }
 function serverOptions(benchmark, revision, plan) {
   return {
@@ -48632,15 +48637,15 @@ function analyze(benchmarks, options) {
     if (!benchmark.head) return { ...common, verdict: "removed", change: void 0 };
     if (benchmark.logRatios.length === 0) return { ...common, verdict: "inconclusive", change: void 0 };
     const change = estimateChange(benchmark.logRatios, level);
-    let throughput = decide(change, budget);
     const notes = [];
-    if (throughput === "regression" && benchmark.confirmation) {
-      const again = estimateChange(benchmark.confirmation, options.confidence);
-      if (decide(again, budget) !== "regression") {
-        throughput = "inconclusive";
-        notes.push(unconfirmed("a regression", benchmark.logRatios.length, change, again, benchmark.confirmation.length));
-      }
-    }
+    const confirm = (verdict, what, first, rounds, fresh, judge) => {
+      if (verdict !== "regression" || !fresh?.length || !fresh.every(Number.isFinite)) return verdict;
+      const again = estimateChange(fresh, options.confidence);
+      if (judge(again) === "regression") return verdict;
+      notes.push(unconfirmed(what, rounds, first, again, fresh.length));
+      return "inconclusive";
+    };
+    const throughput = confirm(decide(change, budget), "a regression", change, benchmark.logRatios.length, benchmark.confirmation, (c) => decide(c, budget));
     const resolvable = resolvableChange(roundSpread(benchmark.logRatios), benchmark.logRatios.length, level);
     if (!benchmark.latency) return { ...common, verdict: throughput, change, resolvable, ...notes.length ? { note: notes.join("; ") } : {} };
     const latency = {};
@@ -48649,15 +48654,8 @@ function analyze(benchmarks, options) {
       if (ratios.length === 0 || ratios.some((r) => !Number.isFinite(r))) continue;
       const latencyChange = estimateChange(ratios, level);
       const statBudget = budgets[stat2];
-      let verdict = statBudget === void 0 ? void 0 : decideLowerIsBetter(latencyChange, statBudget);
-      const fresh = benchmark.confirmationLatency?.[stat2];
-      if (verdict === "regression" && fresh?.length && fresh.every(Number.isFinite)) {
-        const again = estimateChange(fresh, options.confidence);
-        if (decideLowerIsBetter(again, statBudget) !== "regression") {
-          verdict = "inconclusive";
-          notes.push(unconfirmed(`a ${stat2} latency regression`, ratios.length, latencyChange, again, fresh.length));
-        }
-      }
+      const judge = (c) => decideLowerIsBetter(c, statBudget);
+      const verdict = confirm(statBudget === void 0 ? void 0 : judge(latencyChange), `a ${stat2} latency regression`, latencyChange, ratios.length, benchmark.confirmationLatency?.[stat2], judge);
       latency[stat2] = { change: latencyChange, budget: statBudget, verdict };
     }
     const verdicts = [throughput, ...Object.values(latency).flatMap((l) => l.verdict ? [l.verdict] : [])];
@@ -49267,6 +49265,12 @@ function fitMiddle(text, width) {
   const start = Math.ceil(keep / 2);
   return `${text.slice(0, start)}\u2026${text.slice(text.length - (keep - start))}`;
 }
+function formatMicros(us) {
+  if (!Number.isFinite(us)) return "\u2013";
+  if (us < 1) return `${Number((us * 1e3).toPrecision(3))} ns`;
+  if (us < 1e3) return `${Number(us.toPrecision(3))} \xB5s`;
+  return `${Number((us / 1e3).toPrecision(3))} ms`;
+}
 
 // src/report/http-sections.ts
 function httpSections(id, details2) {
@@ -49340,12 +49344,6 @@ function changeChart(benchmarks, options = {}) {
 
 // src/report/profile-sections.ts
 import path8 from "node:path";
-function formatMicros(us) {
-  if (!Number.isFinite(us)) return "\u2013";
-  if (us < 1) return `${Number((us * 1e3).toPrecision(3))} ns`;
-  if (us < 1e3) return `${Number(us.toPrecision(3))} \xB5s`;
-  return `${Number((us / 1e3).toPrecision(3))} ms`;
-}
 var share = (x) => `${(x * 100).toFixed(1)}%`;
 function name(row) {
   return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
@@ -49737,12 +49735,7 @@ async function main(argv, io) {
       overrides: { rounds: command.rounds, timeLimitMs: command.timeLimitMs, isolation: command.isolation, httpMode: command.httpMode },
       profile: command.profile,
       profileDir: command.profileDir,
-      runnerPath: io.runnerPath,
-      probePath: io.probePath,
-      toolVersion: io.version,
-      log: (line) => progress.log(line),
-      onProgress: (p) => progress.update(p),
-      onCleanup: trap.onCleanup
+      ...gateIo(io, progress, trap)
     });
   } catch (error) {
     killAll();
@@ -49775,12 +49768,7 @@ async function runCalibrate(command, io) {
       configFile: command.config,
       overrides: { timeLimitMs: command.timeLimitMs },
       compareRounds: config.rounds ?? 10,
-      runnerPath: io.runnerPath,
-      probePath: io.probePath,
-      toolVersion: io.version,
-      log: (line) => progress.log(line),
-      onProgress: (p) => progress.update(p),
-      onCleanup: trap.onCleanup
+      ...gateIo(io, progress, trap)
     });
     progress.done();
     io.stdout.write(`${renderCalibration(result)}
@@ -49797,6 +49785,16 @@ async function runCalibrate(command, io) {
   } finally {
     trap.release();
   }
+}
+function gateIo(io, progress, trap) {
+  return {
+    runnerPath: io.runnerPath,
+    probePath: io.probePath,
+    toolVersion: io.version,
+    log: (line) => progress.log(line),
+    onProgress: (p) => progress.update(p),
+    onCleanup: trap.onCleanup
+  };
 }
 function cliTrap(io, progress) {
   return trapSignals({

@@ -1010,66 +1010,72 @@ function describeThrown(thrown, root) {
     ${frame.replace(prefix, "").replace(root + "/", "")}` : head;
 }
 async function measureTask(id, sides, settings, fixedBatch, beat) {
-  const prepared = sides.map((side) => ({ ...side, isAsync: false, callMs: 0, runs: 0, timeMs: 0 }));
   let batch = fixedBatch ?? 1;
   let blocks = 0;
+  return withWarmSides(
+    sides,
+    beat,
+    async (prepared) => {
+      const hasEachHooks = prepared.some((side) => side.opts.beforeEach || side.opts.afterEach);
+      const fastest = Math.min(...prepared.map((side) => side.callMs));
+      if (fixedBatch === void 0) batch = hasEachHooks ? 1 : Math.max(1, Math.ceil(settings.minSampleMs / Math.max(fastest, 1e-6)));
+      for (const side of prepared) side.batchFn = batchTask(side, batch);
+      const meanCallMs = prepared.reduce((sum, side) => sum + side.callMs, 0) / prepared.length;
+      const iterations = Math.min(1e4, Math.max(2, Math.round(settings.blockMs / (batch * Math.max(meanCallMs, 1e-6)))));
+      for (let k2 = 0; k2 < settings.warmupBlocks; k2++) await runBlock(order(prepared, k2), jitter(iterations));
+      for (const side of prepared) Object.assign(side, { runs: 0, timeMs: 0 });
+      const logRatios = [];
+      const started = performance.now();
+      const taskTime = prepared.length === 2 ? settings.taskTimeMs : settings.taskTimeMs / 2;
+      while (blocks < settings.minBlocks || performance.now() - started < taskTime) {
+        const periods = await runBlock(order(prepared, blocks), jitter(iterations));
+        blocks++;
+        if (prepared.length === 2) logRatios.push(Math.log(periods.get("base") / periods.get("head")));
+        beat();
+      }
+      const outcome = { id, batch, blocks };
+      for (const side of prepared) outcome[side.revision] = figures(side, batch);
+      if (logRatios.length) outcome.logRatio = median(logRatios);
+      return outcome;
+    },
+    (failure) => ({ id, batch, blocks, error: { revision: failure.revision, message: failure.message } })
+  );
+}
+async function withWarmSides(sides, beat, work, onFailure) {
+  const prepared = sides.map((side) => ({ ...side, isAsync: false, callMs: 0, runs: 0, timeMs: 0 }));
   try {
     for (const side of prepared) {
       beat(side.revision);
       await runHook(side, "beforeAll");
       await probe(side);
     }
-    const hasEachHooks = prepared.some((side) => side.opts.beforeEach || side.opts.afterEach);
-    const fastest = Math.min(...prepared.map((side) => side.callMs));
-    if (fixedBatch === void 0) batch = hasEachHooks ? 1 : Math.max(1, Math.ceil(settings.minSampleMs / Math.max(fastest, 1e-6)));
-    for (const side of prepared) side.batchFn = batchTask(side, batch);
-    const meanCallMs = prepared.reduce((sum, side) => sum + side.callMs, 0) / prepared.length;
-    const iterations = Math.min(1e4, Math.max(2, Math.round(settings.blockMs / (batch * Math.max(meanCallMs, 1e-6)))));
-    for (let k2 = 0; k2 < settings.warmupBlocks; k2++) await runBlock(order(prepared, k2), jitter(iterations));
-    for (const side of prepared) Object.assign(side, { runs: 0, timeMs: 0 });
-    const logRatios = [];
-    const started = performance.now();
-    const taskTime = prepared.length === 2 ? settings.taskTimeMs : settings.taskTimeMs / 2;
-    while (blocks < settings.minBlocks || performance.now() - started < taskTime) {
-      const periods = await runBlock(order(prepared, blocks), jitter(iterations));
-      blocks++;
-      if (prepared.length === 2) logRatios.push(Math.log(periods.get("base") / periods.get("head")));
-      beat();
-    }
-    const outcome = { id, batch, blocks };
-    for (const side of prepared) outcome[side.revision] = figures(side, batch);
-    if (logRatios.length) outcome.logRatio = median(logRatios);
-    return outcome;
+    return await work(prepared);
   } catch (error) {
-    if (error instanceof SideFailure) return { id, batch, blocks, error: { revision: error.revision, message: error.message } };
+    if (error instanceof SideFailure) return onFailure(error);
     throw error;
   } finally {
     for (const side of prepared) await runHook(side, "afterAll").catch(() => void 0);
   }
 }
 async function runTaskFor(side, durationMs, window, beat) {
-  const prepared = { ...side, isAsync: false, callMs: 0, runs: 0, timeMs: 0 };
-  try {
-    beat(side.revision);
-    await runHook(prepared, "beforeAll");
-    await probe(prepared);
-    const batch = Math.max(1, Math.round(1 / Math.max(prepared.callMs, 1e-6)));
-    let calls = 0;
-    await window.open();
-    const started = performance.now();
-    while (performance.now() - started < durationMs) {
-      await prepared.loop(batch);
-      calls += batch;
-      beat();
-    }
-    await window.close();
-    return { calls };
-  } catch (error) {
-    if (error instanceof SideFailure) return { error: error.message };
-    throw error;
-  } finally {
-    await runHook(prepared, "afterAll").catch(() => void 0);
-  }
+  return withWarmSides(
+    [side],
+    beat,
+    async ([prepared]) => {
+      const batch = Math.max(1, Math.round(1 / Math.max(prepared.callMs, 1e-6)));
+      let calls = 0;
+      await window.open();
+      const started = performance.now();
+      while (performance.now() - started < durationMs) {
+        await prepared.loop(batch);
+        calls += batch;
+        beat();
+      }
+      await window.close();
+      return { calls };
+    },
+    (failure) => ({ error: failure.message })
+  );
 }
 function jitter(iterations) {
   return Math.max(2, Math.round(iterations * (0.5 + Math.random())));

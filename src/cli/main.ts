@@ -57,12 +57,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       overrides: { rounds: command.rounds, timeLimitMs: command.timeLimitMs, isolation: command.isolation, httpMode: command.httpMode },
       profile: command.profile,
       profileDir: command.profileDir,
-      runnerPath: io.runnerPath,
-      probePath: io.probePath,
-      toolVersion: io.version,
-      log: (line) => progress.log(line),
-      onProgress: (p) => progress.update(p),
-      onCleanup: trap.onCleanup,
+      ...gateIo(io, progress, trap),
     });
   } catch (error) {
     killAll();
@@ -93,12 +88,7 @@ async function runCalibrate(command: Extract<Command, { kind: 'calibrate' }>, io
       configFile: command.config,
       overrides: { timeLimitMs: command.timeLimitMs },
       compareRounds: config.rounds ?? 10,
-      runnerPath: io.runnerPath,
-      probePath: io.probePath,
-      toolVersion: io.version,
-      log: (line) => progress.log(line),
-      onProgress: (p) => progress.update(p),
-      onCleanup: trap.onCleanup,
+      ...gateIo(io, progress, trap),
     });
     progress.done();
     io.stdout.write(`${renderCalibration(result)}\n`);
@@ -112,6 +102,18 @@ async function runCalibrate(command: Extract<Command, { kind: 'calibrate' }>, io
   } finally {
     trap.release();
   }
+}
+
+/** What compare and calibrate both hand the gate: the bundles, the version, progress lines and the signal trap. */
+function gateIo(io: CliIo, progress: ReturnType<typeof progressPrinter>, trap: ReturnType<typeof cliTrap>) {
+  return {
+    runnerPath: io.runnerPath,
+    probePath: io.probePath,
+    toolVersion: io.version,
+    log: (line: string) => progress.log(line),
+    onProgress: (p: MeasureProgress) => progress.update(p),
+    onCleanup: trap.onCleanup,
+  };
 }
 
 /** SIGINT/SIGTERM: say so on stderr, clean up, exit 130/143 as shells expect. */

@@ -75,3 +75,11 @@ export function fitMiddle(text: string, width: number): string {
   const start = Math.ceil(keep / 2);
   return `${text.slice(0, start)}…${text.slice(text.length - (keep - start))}`;
 }
+
+/** Microseconds with three digits, in ns below 1 µs and ms from 1000 µs: "15.2 ns", "2.06 µs", "1.20 ms". */
+export function formatMicros(us: number): string {
+  if (!Number.isFinite(us)) return '–';
+  if (us < 1) return `${Number((us * 1000).toPrecision(3))} ns`;
+  if (us < 1000) return `${Number(us.toPrecision(3))} µs`;
+  return `${Number((us / 1000).toPrecision(3))} ms`;
+}

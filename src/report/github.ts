@@ -1,8 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CommentMode } from '../config/action-inputs.js';
-import { formatBudget, formatChange } from './format.js';
-import { formatMicros } from './profile-sections.js';
+import { formatBudget, formatChange, formatMicros } from './format.js';
 import type { Report, ReportBenchmark } from './model.js';
 
 /** GitHub's limit on a comment body. */

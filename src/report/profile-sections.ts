@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { formatDuration } from '../config/units.js';
+import { formatMicros } from './format.js';
 import type { Explanation } from '../explain/run.js';
 import type { ProfileRow } from '../explain/profile.js';
 
@@ -13,14 +14,6 @@ export interface ProfileSections {
   /** The .cpuprofile files' names. */
   files: string[];
   error?: string;
-}
-
-/** Microseconds with three digits, in ns below 1 µs and ms from 1000 µs: "15.2 ns", "2.06 µs", "1.20 ms". */
-export function formatMicros(us: number): string {
-  if (!Number.isFinite(us)) return '–';
-  if (us < 1) return `${Number((us * 1000).toPrecision(3))} ns`;
-  if (us < 1000) return `${Number(us.toPrecision(3))} µs`;
-  return `${Number((us / 1000).toPrecision(3))} ms`;
 }
 
 const share = (x: number) => `${(x * 100).toFixed(1)}%`;

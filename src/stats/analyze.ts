@@ -76,18 +76,18 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
     if (!benchmark.head) return { ...common, verdict: 'removed', change: undefined };
     if (benchmark.logRatios.length === 0) return { ...common, verdict: 'inconclusive', change: undefined };
     const change = estimateChange(benchmark.logRatios, level);
-    let throughput = decide(change, budget);
     const notes: string[] = [];
-    if (throughput === 'regression' && benchmark.confirmation) {
-      // The regression stands only if the fresh group alone shows it too. At the run's confidence, not the
-      // family's share: the first group already holds the family's false-verdict rate, and a second test
-      // can only lower it; the fresh group only has to tell a real loss from a transient one.
-      const again = estimateChange(benchmark.confirmation, options.confidence);
-      if (decide(again, budget) !== 'regression') {
-        throughput = 'inconclusive';
-        notes.push(unconfirmed('a regression', benchmark.logRatios.length, change, again, benchmark.confirmation.length));
-      }
-    }
+    // The regression stands only if the fresh group alone shows it too. At the run's confidence, not the
+    // family's share: the first group already holds the family's false-verdict rate, and a second test
+    // can only lower it; the fresh group only has to tell a real loss from a transient one.
+    const confirm = (verdict: Verdict | undefined, what: string, first: Change, rounds: number, fresh: readonly number[] | undefined, judge: (c: Change) => Verdict) => {
+      if (verdict !== 'regression' || !fresh?.length || !fresh.every(Number.isFinite)) return verdict;
+      const again = estimateChange(fresh, options.confidence);
+      if (judge(again) === 'regression') return verdict;
+      notes.push(unconfirmed(what, rounds, first, again, fresh.length));
+      return 'inconclusive';
+    };
+    const throughput = confirm(decide(change, budget), 'a regression', change, benchmark.logRatios.length, benchmark.confirmation, (c) => decide(c, budget))!;
     const resolvable = resolvableChange(roundSpread(benchmark.logRatios), benchmark.logRatios.length, level);
     if (!benchmark.latency) return { ...common, verdict: throughput, change, resolvable, ...(notes.length ? { note: notes.join('; ') } : {}) };
     const latency: Partial<Record<LatencyStat, LatencyComparison>> = {};
@@ -96,15 +96,8 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       if (ratios.length === 0 || ratios.some((r) => !Number.isFinite(r))) continue;
       const latencyChange = estimateChange(ratios, level);
       const statBudget = budgets[stat];
-      let verdict = statBudget === undefined ? undefined : decideLowerIsBetter(latencyChange, statBudget);
-      const fresh = benchmark.confirmationLatency?.[stat];
-      if (verdict === 'regression' && fresh?.length && fresh.every(Number.isFinite)) {
-        const again = estimateChange(fresh, options.confidence);
-        if (decideLowerIsBetter(again, statBudget!) !== 'regression') {
-          verdict = 'inconclusive';
-          notes.push(unconfirmed(`a ${stat} latency regression`, ratios.length, latencyChange, again, fresh.length));
-        }
-      }
+      const judge = (c: Change) => decideLowerIsBetter(c, statBudget!);
+      const verdict = confirm(statBudget === undefined ? undefined : judge(latencyChange), `a ${stat} latency regression`, latencyChange, ratios.length, benchmark.confirmationLatency?.[stat], judge);
       latency[stat] = { change: latencyChange, budget: statBudget, verdict };
     }
     const verdicts = [throughput, ...Object.values(latency).flatMap((l) => (l.verdict ? [l.verdict] : []))];

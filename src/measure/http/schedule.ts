@@ -2,7 +2,7 @@ import os from 'node:os';
 import { median } from 'simple-statistics';
 import { busyBetween, sampleCpu, type RoundConditions } from '../conditions.js';
 import type { Revision } from '../../checkout/revisions.js';
-import { LATENCY_STATS, type HttpBenchmarkConfig, type HttpMode } from '../../config/types.js';
+import { LATENCY_STATS, type HttpBenchmarkConfig, type HttpMode, type LatencyStat } from '../../config/types.js';
 import { messageOf } from '../../util/errors.js';
 import type { BenchmarkSamples, MeasureProgress } from '../types.js';
 import { latencyOf, preflight, runLoad, type LoadResult } from './load.js';
@@ -148,7 +148,7 @@ function emptySamples(benchmark: HttpBenchmarkConfig): BenchmarkSamples {
     logRatios: [],
     base: { opsPerSec: [] },
     head: { opsPerSec: [] },
-    latency: { p50: [], p90: [], p99: [], mean: [] },
+    latency: noLatency(),
     http: { base: [], head: [], config: benchmark },
   };
 }
@@ -156,17 +156,25 @@ function emptySamples(benchmark: HttpBenchmarkConfig): BenchmarkSamples {
 /** A confirmation round: its throughput and latency ratios go to the fresh group, not the main samples. */
 function recordConfirmation(samples: BenchmarkSamples, pair: RoundPair): void {
   (samples.confirmation ??= []).push(pair.logRatio);
-  const latency = (samples.confirmationLatency ??= { p50: [], p90: [], p99: [], mean: [] });
-  for (const stat of LATENCY_STATS) latency[stat].push(Math.log(pair.head.latency[stat] / pair.base.latency[stat]));
+  pushLatencyRatios((samples.confirmationLatency ??= noLatency()), pair);
 }
 
 function record(samples: BenchmarkSamples, pair: RoundPair): void {
   samples.logRatios.push(pair.logRatio);
   samples.base!.opsPerSec.push(pair.base.requestsPerSec);
   samples.head!.opsPerSec.push(pair.head.requestsPerSec);
-  for (const stat of LATENCY_STATS) samples.latency![stat].push(Math.log(pair.head.latency[stat] / pair.base.latency[stat]));
+  pushLatencyRatios(samples.latency!, pair);
   samples.http!.base.push(pair.base);
   samples.http!.head.push(pair.head);
+}
+
+function noLatency(): Record<LatencyStat, number[]> {
+  return { p50: [], p90: [], p99: [], mean: [] };
+}
+
+/** ln(head / base) of each latency figure of a round (higher is slower). */
+function pushLatencyRatios(into: Record<LatencyStat, number[]>, pair: RoundPair): void {
+  for (const stat of LATENCY_STATS) into[stat].push(Math.log(pair.head.latency[stat] / pair.base.latency[stat]));
 }
 
 export function serverOptions(benchmark: HttpBenchmarkConfig, revision: Revision, plan: Pick<HttpPlan, 'serverPrefix' | 'probePath' | 'socketDir'>) {

@@ -58,40 +58,57 @@ interface Prepared extends SideTask {
  * sample; a sample is a batch of calls sized so tinybench's own per-call cost is negligible.
  */
 export async function measureTask(id: string, sides: SideTask[], settings: MeasureSettings, fixedBatch: number | undefined, beat: Heartbeat): Promise<TaskOutcome> {
-  const prepared: Prepared[] = sides.map((side) => ({ ...side, isAsync: false, callMs: 0, runs: 0, timeMs: 0 }));
   let batch = fixedBatch ?? 1;
   let blocks = 0;
+  return withWarmSides(
+    sides,
+    beat,
+    async (prepared) => {
+      const hasEachHooks = prepared.some((side) => side.opts.beforeEach || side.opts.afterEach);
+      const fastest = Math.min(...prepared.map((side) => side.callMs));
+      // Hooks run once per sample, so a task with beforeEach/afterEach is timed one call per sample.
+      if (fixedBatch === undefined) batch = hasEachHooks ? 1 : Math.max(1, Math.ceil(settings.minSampleMs / Math.max(fastest, 1e-6)));
+      for (const side of prepared) side.batchFn = batchTask(side, batch);
+      const meanCallMs = prepared.reduce((sum, side) => sum + side.callMs, 0) / prepared.length;
+      const iterations = Math.min(10_000, Math.max(2, Math.round(settings.blockMs / (batch * Math.max(meanCallMs, 1e-6)))));
+
+      for (let k = 0; k < settings.warmupBlocks; k++) await runBlock(order(prepared, k), jitter(iterations));
+      for (const side of prepared) Object.assign(side, { runs: 0, timeMs: 0 });
+      const logRatios: number[] = [];
+      const started = performance.now();
+      const taskTime = prepared.length === 2 ? settings.taskTimeMs : settings.taskTimeMs / 2;
+      while (blocks < settings.minBlocks || performance.now() - started < taskTime) {
+        const periods = await runBlock(order(prepared, blocks), jitter(iterations));
+        blocks++;
+        if (prepared.length === 2) logRatios.push(Math.log(periods.get('base')! / periods.get('head')!));
+        beat();
+      }
+      const outcome: TaskOutcome = { id, batch, blocks };
+      for (const side of prepared) outcome[side.revision] = figures(side, batch);
+      if (logRatios.length) outcome.logRatio = median(logRatios);
+      return outcome;
+    },
+    (failure) => ({ id, batch, blocks, error: { revision: failure.revision, message: failure.message } }),
+  );
+}
+
+/**
+ * A task's life in a benchmark process, the same whether it is measured or
+ * profiled: each side's beforeAll hook and probe (warm-up and call time), the
+ * work, then every afterAll hook whatever happened. A side that throws ends the
+ * work through `onFailure`; anything else propagates.
+ */
+async function withWarmSides<T>(sides: SideTask[], beat: Heartbeat, work: (prepared: Prepared[]) => Promise<T>, onFailure: (failure: SideFailure) => T): Promise<T> {
+  const prepared: Prepared[] = sides.map((side) => ({ ...side, isAsync: false, callMs: 0, runs: 0, timeMs: 0 }));
   try {
     for (const side of prepared) {
       beat(side.revision);
       await runHook(side, 'beforeAll');
       await probe(side);
     }
-    const hasEachHooks = prepared.some((side) => side.opts.beforeEach || side.opts.afterEach);
-    const fastest = Math.min(...prepared.map((side) => side.callMs));
-    // Hooks run once per sample, so a task with beforeEach/afterEach is timed one call per sample.
-    if (fixedBatch === undefined) batch = hasEachHooks ? 1 : Math.max(1, Math.ceil(settings.minSampleMs / Math.max(fastest, 1e-6)));
-    for (const side of prepared) side.batchFn = batchTask(side, batch);
-    const meanCallMs = prepared.reduce((sum, side) => sum + side.callMs, 0) / prepared.length;
-    const iterations = Math.min(10_000, Math.max(2, Math.round(settings.blockMs / (batch * Math.max(meanCallMs, 1e-6)))));
-
-    for (let k = 0; k < settings.warmupBlocks; k++) await runBlock(order(prepared, k), jitter(iterations));
-    for (const side of prepared) Object.assign(side, { runs: 0, timeMs: 0 });
-    const logRatios: number[] = [];
-    const started = performance.now();
-    const taskTime = prepared.length === 2 ? settings.taskTimeMs : settings.taskTimeMs / 2;
-    while (blocks < settings.minBlocks || performance.now() - started < taskTime) {
-      const periods = await runBlock(order(prepared, blocks), jitter(iterations));
-      blocks++;
-      if (prepared.length === 2) logRatios.push(Math.log(periods.get('base')! / periods.get('head')!));
-      beat();
-    }
-    const outcome: TaskOutcome = { id, batch, blocks };
-    for (const side of prepared) outcome[side.revision] = figures(side, batch);
-    if (logRatios.length) outcome.logRatio = median(logRatios);
-    return outcome;
+    return await work(prepared);
   } catch (error) {
-    if (error instanceof SideFailure) return { id, batch, blocks, error: { revision: error.revision, message: error.message } };
+    if (error instanceof SideFailure) return onFailure(error);
     throw error;
   } finally {
     for (const side of prepared) await runHook(side, 'afterAll').catch(() => undefined);
@@ -110,28 +127,24 @@ export interface Window {
  * made inside the window. Used to profile a task, never to measure it.
  */
 export async function runTaskFor(side: SideTask, durationMs: number, window: Window, beat: Heartbeat): Promise<{ calls: number } | { error: string }> {
-  const prepared: Prepared = { ...side, isAsync: false, callMs: 0, runs: 0, timeMs: 0 };
-  try {
-    beat(side.revision);
-    await runHook(prepared, 'beforeAll');
-    await probe(prepared);
-    const batch = Math.max(1, Math.round(1 / Math.max(prepared.callMs, 1e-6)));
-    let calls = 0;
-    await window.open();
-    const started = performance.now();
-    while (performance.now() - started < durationMs) {
-      await prepared.loop!(batch);
-      calls += batch;
-      beat();
-    }
-    await window.close();
-    return { calls };
-  } catch (error) {
-    if (error instanceof SideFailure) return { error: error.message };
-    throw error;
-  } finally {
-    await runHook(prepared, 'afterAll').catch(() => undefined);
-  }
+  return withWarmSides<{ calls: number } | { error: string }>(
+    [side],
+    beat,
+    async ([prepared]) => {
+      const batch = Math.max(1, Math.round(1 / Math.max(prepared!.callMs, 1e-6)));
+      let calls = 0;
+      await window.open();
+      const started = performance.now();
+      while (performance.now() - started < durationMs) {
+        await prepared!.loop!(batch);
+        calls += batch;
+        beat();
+      }
+      await window.close();
+      return { calls };
+    },
+    (failure) => ({ error: failure.message }),
+  );
 }
 
 /**
