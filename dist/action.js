@@ -75343,8 +75343,15 @@ function readable(file, root) {
 // src/explain/run.ts
 var PROFILE_DEFAULTS = { micro: { durationMs: 1e3, intervalUs: 100 }, server: { durationMs: 3e3, intervalUs: 200 } };
 async function explain(plan) {
-  mkdirSync(plan.dir, { recursive: true });
   const explanations = /* @__PURE__ */ new Map();
+  try {
+    mkdirSync(plan.dir, { recursive: true });
+  } catch (error2) {
+    const message = `could not create the profile folder ${plan.dir}: ${messageOf(error2)}`;
+    plan.log(message);
+    for (const target of plan.targets) explanations.set(target.id, { error: message, durationMs: 0 });
+    return explanations;
+  }
   for (const target of plan.targets) {
     const started = Date.now();
     plan.log(`profiling ${target.id}`);
@@ -75545,7 +75552,10 @@ async function runGate(options) {
         timeLimitMs: config.timeLimitMs,
         measureMs: (micro?.durationMs ?? 0) + (http4?.durationMs ?? 0),
         totalMs: now() - started,
-        ...targets.length ? { profile: { dir: profileDir, benchmarks: targets.length, durationMs: now() - measureEnded } } : {},
+        ...targets.length ? {
+          // The folder only when it holds a profile: an output or a line pointing at nothing would mislead.
+          profile: { ...benchmarks.some((b) => b.profile && "files" in b.profile) ? { dir: profileDir } : {}, benchmarks: targets.length, durationMs: now() - measureEnded }
+        } : {},
         conditions: { busy: roundConditions.map((c) => c.busy), spikedRounds: spiked, ...spiked.length ? { note: spikeNote(roundConditions, spiked) } : {} }
       },
       environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: loadAfter } }
@@ -75899,7 +75909,7 @@ function profileMarkdown(id, profile, report2) {
   else parts.push(table(sections.header, sections.rows, 2));
   if (sections.ownCode.length) parts.push("", ...sections.ownCode.map((line) => `- in the project's code: ${escapeInline(line)}`));
   if (sections.files.length) {
-    const where2 = report2.pullRequest ? "in the action's profiles-dir output (upload it with actions/upload-artifact)" : report2.run?.profile ? `in ${report2.run.profile.dir}` : "";
+    const where2 = report2.pullRequest ? "in the action's profiles-dir output (upload it with actions/upload-artifact)" : report2.run?.profile?.dir ? `in ${report2.run.profile.dir}` : "";
     parts.push("", `<sub>Profiles: ${sections.files.map((file) => `<code>${escapeHtml(file)}</code>`).join(", ")} ${escapeInline(where2)} (open them in Chrome DevTools or speedscope)</sub>`);
   }
   return parts.join("\n");

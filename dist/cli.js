@@ -48923,8 +48923,15 @@ function readable(file, root) {
 // src/explain/run.ts
 var PROFILE_DEFAULTS = { micro: { durationMs: 1e3, intervalUs: 100 }, server: { durationMs: 3e3, intervalUs: 200 } };
 async function explain(plan) {
-  mkdirSync(plan.dir, { recursive: true });
   const explanations = /* @__PURE__ */ new Map();
+  try {
+    mkdirSync(plan.dir, { recursive: true });
+  } catch (error) {
+    const message = `could not create the profile folder ${plan.dir}: ${messageOf(error)}`;
+    plan.log(message);
+    for (const target of plan.targets) explanations.set(target.id, { error: message, durationMs: 0 });
+    return explanations;
+  }
   for (const target of plan.targets) {
     const started = Date.now();
     plan.log(`profiling ${target.id}`);
@@ -49125,7 +49132,10 @@ async function runGate(options) {
         timeLimitMs: config.timeLimitMs,
         measureMs: (micro?.durationMs ?? 0) + (http3?.durationMs ?? 0),
         totalMs: now() - started,
-        ...targets.length ? { profile: { dir: profileDir, benchmarks: targets.length, durationMs: now() - measureEnded } } : {},
+        ...targets.length ? {
+          // The folder only when it holds a profile: an output or a line pointing at nothing would mislead.
+          profile: { ...benchmarks.some((b) => b.profile && "files" in b.profile) ? { dir: profileDir } : {}, benchmarks: targets.length, durationMs: now() - measureEnded }
+        } : {},
         conditions: { busy: roundConditions.map((c) => c.busy), spikedRounds: spiked, ...spiked.length ? { note: spikeNote(roundConditions, spiked) } : {} }
       },
       environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: loadAfter } }
@@ -49420,7 +49430,7 @@ function renderTerminal(report2, options) {
     for (const line of sections.ownCode) lines.push(`  in the project's code: ${printable(line)}`);
     lines.push("");
   }
-  if (report2.run?.profile) lines.push(paint("dim", `CPU profiles (Chrome DevTools, speedscope): ${report2.run.profile.dir}`), "");
+  if (report2.run?.profile?.dir) lines.push(paint("dim", `CPU profiles (Chrome DevTools, speedscope): ${report2.run.profile.dir}`), "");
   for (const b of benchmarks.filter((b2) => b2.note)) lines.push(paint("yellow", `note: ${printable(b.id)}: ${b.note}`));
   for (const b of benchmarks.filter((b2) => b2.warning)) lines.push(paint("yellow", `note: ${printable(b.id)}: ${b.warning}`));
   if (benchmarks.some((b) => b.warning || b.note)) lines.push("");
@@ -49520,7 +49530,7 @@ function profileMarkdown(id, profile, report2) {
   else parts.push(table(sections.header, sections.rows, 2));
   if (sections.ownCode.length) parts.push("", ...sections.ownCode.map((line) => `- in the project's code: ${escapeInline(line)}`));
   if (sections.files.length) {
-    const where2 = report2.pullRequest ? "in the action's profiles-dir output (upload it with actions/upload-artifact)" : report2.run?.profile ? `in ${report2.run.profile.dir}` : "";
+    const where2 = report2.pullRequest ? "in the action's profiles-dir output (upload it with actions/upload-artifact)" : report2.run?.profile?.dir ? `in ${report2.run.profile.dir}` : "";
     parts.push("", `<sub>Profiles: ${sections.files.map((file) => `<code>${escapeHtml(file)}</code>`).join(", ")} ${escapeInline(where2)} (open them in Chrome DevTools or speedscope)</sub>`);
   }
   return parts.join("\n");

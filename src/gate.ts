@@ -200,7 +200,12 @@ export async function runGate(options: GateOptions): Promise<Report> {
         timeLimitMs: config.timeLimitMs,
         measureMs: (micro?.durationMs ?? 0) + (http?.durationMs ?? 0),
         totalMs: now() - started,
-        ...(targets.length ? { profile: { dir: profileDir, benchmarks: targets.length, durationMs: now() - measureEnded } } : {}),
+        ...(targets.length
+          ? {
+              // The folder only when it holds a profile: an output or a line pointing at nothing would mislead.
+              profile: { ...(benchmarks.some((b) => b.profile && 'files' in b.profile) ? { dir: profileDir } : {}), benchmarks: targets.length, durationMs: now() - measureEnded },
+            }
+          : {}),
         conditions: { busy: roundConditions.map((c) => c.busy), spikedRounds: spiked, ...(spiked.length ? { note: spikeNote(roundConditions, spiked) } : {}) },
       },
       environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: loadAfter } },

@@ -62,8 +62,16 @@ export interface ExplainPlan {
 export const PROFILE_DEFAULTS = { micro: { durationMs: 1000, intervalUs: 100 }, server: { durationMs: 3000, intervalUs: 200 } };
 
 export async function explain(plan: ExplainPlan): Promise<Map<string, Explanation>> {
-  mkdirSync(plan.dir, { recursive: true });
   const explanations = new Map<string, Explanation>();
+  try {
+    mkdirSync(plan.dir, { recursive: true });
+  } catch (error) {
+    // The verdicts are measured already: a profile folder that cannot be made costs the profiles, not the report.
+    const message = `could not create the profile folder ${plan.dir}: ${messageOf(error)}`;
+    plan.log(message);
+    for (const target of plan.targets) explanations.set(target.id, { error: message, durationMs: 0 });
+    return explanations;
+  }
   for (const target of plan.targets) {
     const started = Date.now();
     plan.log(`profiling ${target.id}`);

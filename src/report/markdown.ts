@@ -72,7 +72,7 @@ function profileMarkdown(id: string, profile: NonNullable<ReportBenchmark['profi
   else parts.push(table(sections.header, sections.rows, 2));
   if (sections.ownCode.length) parts.push('', ...sections.ownCode.map((line) => `- in the project's code: ${escapeInline(line)}`));
   if (sections.files.length) {
-    const where = report.pullRequest ? "in the action's profiles-dir output (upload it with actions/upload-artifact)" : report.run?.profile ? `in ${report.run.profile.dir}` : '';
+    const where = report.pullRequest ? "in the action's profiles-dir output (upload it with actions/upload-artifact)" : report.run?.profile?.dir ? `in ${report.run.profile.dir}` : '';
     parts.push('', `<sub>Profiles: ${sections.files.map((file) => `<code>${escapeHtml(file)}</code>`).join(', ')} ${escapeInline(where)} (open them in Chrome DevTools or speedscope)</sub>`);
   }
   return parts.join('\n');

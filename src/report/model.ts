@@ -72,8 +72,8 @@ export interface RunInfo {
   timeLimitMs: number;
   measureMs: number;
   totalMs: number;
-  /** Profiling after the verdicts: where the .cpuprofile files are, how many benchmarks, how long it took. */
-  profile?: { dir: string; benchmarks: number; durationMs: number };
+  /** Profiling after the verdicts: where the .cpuprofile files are (when any was written), how many benchmarks, how long it took. */
+  profile?: { dir?: string; benchmarks: number; durationMs: number };
   /** The machine's CPU busy share (0 to 1) in each round, micro then HTTP, and the rounds that ran much busier than the rest. */
   conditions?: { busy: number[]; spikedRounds: number[]; note?: string };
 }

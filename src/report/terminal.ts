@@ -70,7 +70,7 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
     for (const line of sections.ownCode) lines.push(`  in the project's code: ${printable(line)}`);
     lines.push('');
   }
-  if (report.run?.profile) lines.push(paint('dim', `CPU profiles (Chrome DevTools, speedscope): ${report.run.profile.dir}`), '');
+  if (report.run?.profile?.dir) lines.push(paint('dim', `CPU profiles (Chrome DevTools, speedscope): ${report.run.profile.dir}`), '');
   for (const b of benchmarks.filter((b) => b.note)) lines.push(paint('yellow', `note: ${printable(b.id)}: ${b.note}`));
   for (const b of benchmarks.filter((b) => b.warning)) lines.push(paint('yellow', `note: ${printable(b.id)}: ${b.warning}`));
   if (benchmarks.some((b) => b.warning || b.note)) lines.push('');

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { diffProfiles, SourceMaps, summarizeProfile } from '../../src/explain/profile.js';
+import { explain } from '../../src/explain/run.js';
 import { diagnose, MEANINGS } from '../../src/explain/rules.js';
 import { startProfiler, type CpuProfile } from '../../src/measure/profiler.js';
 import type { ServerSummary } from '../../src/report/http.js';
@@ -156,5 +157,29 @@ describe('what the server-side figures point to', () => {
     expect(diagnose(server({ eventLoopDelayMs: { p50: 30, p99: 50, max: 60 } }), server(), 0.5)).toEqual(['event-loop delay p99 50.0 ms → 2.0 ms']);
     // Below the floors, a doubling is noise: 1 → 2 ms of delay, 0.5% → 1% in GC.
     expect(diagnose(server({ eventLoopDelayMs: { p50: 1, p99: 1, max: 2 }, gc: { count: 1, totalMs: 5, share: 0.005, byKindMs: {} } }), server({ gc: { count: 2, totalMs: 10, share: 0.01, byKindMs: {} } }), -0.1)).toEqual([]);
+  });
+});
+
+describe('profiling after the verdicts', () => {
+  it('costs only the profiles, never the report, when the profile folder cannot be made', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'benchgate-explain-'));
+    writeFileSync(path.join(dir, 'blocker'), '');
+    const revision = { label: 'base', ref: 'main', sha: 'a'.repeat(40), root: dir, worktree: undefined, dirty: false } as const;
+    const logged: string[] = [];
+    const explanations = await explain({
+      targets: [{ id: 'bench/a.bench.js > x', kind: 'micro', file: 'bench/a.bench.js' }],
+      base: revision,
+      head: { ...revision, label: 'head' },
+      http: [],
+      dir: path.join(dir, 'blocker', 'profiles'),
+      runnerPath: '/nonexistent/runner.js',
+      probePath: '/nonexistent/probe.cjs',
+      socketDir: dir,
+      stallTimeoutMs: 1000,
+      log: (line) => logged.push(line),
+    });
+    rmSync(dir, { recursive: true, force: true });
+    expect(explanations.get('bench/a.bench.js > x')).toEqual({ error: expect.stringMatching(/^could not create the profile folder .*blocker\/profiles: .*ENOTDIR/), durationMs: 0 });
+    expect(logged).toHaveLength(1);
   });
 });

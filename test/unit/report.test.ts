@@ -121,7 +121,10 @@ describe('where the time went', () => {
 
   it('says why there is no profile when profiling failed', () => {
     const failed = explained({ profile: { error: 'base: the benchmark process exited with code 1', durationMs: 900 } });
-    expect(renderTerminal(report([failed]), { color: false })).toContain('  base: the benchmark process exited with code 1');
+    const terminal = renderTerminal({ ...report([failed]), run: { ...report([]).run!, profile: { benchmarks: 1, durationMs: 900 } } }, { color: false });
+    expect(terminal).toContain('  base: the benchmark process exited with code 1');
+    // No folder line when no profile was written.
+    expect(terminal).not.toContain('CPU profiles (');
     expect(renderMarkdown(report([failed]))).toContain('<pre>base: the benchmark process exited with code 1</pre>');
   });
 });
