@@ -48757,9 +48757,9 @@ import path6 from "node:path";
 
 // src/measure/http/profile.ts
 async function profileServer(benchmark, revision, plan, profile) {
+  if (!runsNode(benchmark.start)) throw new ServerError("profiling needs a server started with `node \u2026`, which the probe can join; this one is not");
   const server = await ServerProcess.start(serverOptions(benchmark, revision, plan));
   try {
-    if (!server.probeSocket) throw new ServerError("profiling needs a server started with `node \u2026`, which the probe can join; this one is not");
     const load = (durationMs) => runLoad({ port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs });
     await load(benchmark.warmupMs);
     const started = await server.probe(`profile-start ${profile.intervalUs}`, 5e3);

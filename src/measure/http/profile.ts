@@ -2,7 +2,7 @@ import type { Revision } from '../../checkout/revisions.js';
 import type { HttpBenchmarkConfig } from '../../config/types.js';
 import { runLoad } from './load.js';
 import { serverOptions, type HttpPlan } from './schedule.js';
-import { ServerError, ServerProcess } from './server.js';
+import { runsNode, ServerError, ServerProcess } from './server.js';
 
 /**
  * Profile one revision's server under the benchmark's load: a fresh server,
@@ -16,9 +16,10 @@ export async function profileServer(
   plan: Pick<HttpPlan, 'serverPrefix' | 'probePath' | 'socketDir'>,
   profile: { durationMs: number; intervalUs: number; outFile: string },
 ): Promise<{ requests: number }> {
+  // Only a server run by node gets the probe, which holds the profiler: anything else is not worth starting.
+  if (!runsNode(benchmark.start)) throw new ServerError('profiling needs a server started with `node …`, which the probe can join; this one is not');
   const server = await ServerProcess.start(serverOptions(benchmark, revision, plan));
   try {
-    if (!server.probeSocket) throw new ServerError('profiling needs a server started with `node …`, which the probe can join; this one is not');
     const load = (durationMs: number) => runLoad({ port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs });
     await load(benchmark.warmupMs);
     const started = await server.probe<{ ok: boolean; error?: string }>(`profile-start ${profile.intervalUs}`, 5000);
