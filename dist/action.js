@@ -11117,7 +11117,7 @@ var require_mock_interceptor = __commonJS({
 var require_mock_client = __commonJS({
   "node_modules/undici/lib/mock/mock-client.js"(exports2, module2) {
     "use strict";
-    var { promisify: promisify2 } = __require("node:util");
+    var { promisify } = __require("node:util");
     var Client = require_client();
     var { buildMockDispatch } = require_mock_utils();
     var {
@@ -11157,7 +11157,7 @@ var require_mock_client = __commonJS({
         return new MockInterceptor(opts, this[kDispatches]);
       }
       async [kClose]() {
-        await promisify2(this[kOriginalClose])();
+        await promisify(this[kOriginalClose])();
         this[kConnected] = 0;
         this[kMockAgent][Symbols.kClients].delete(this[kOrigin]);
       }
@@ -11170,7 +11170,7 @@ var require_mock_client = __commonJS({
 var require_mock_pool = __commonJS({
   "node_modules/undici/lib/mock/mock-pool.js"(exports2, module2) {
     "use strict";
-    var { promisify: promisify2 } = __require("node:util");
+    var { promisify } = __require("node:util");
     var Pool = require_pool();
     var { buildMockDispatch } = require_mock_utils();
     var {
@@ -11210,7 +11210,7 @@ var require_mock_pool = __commonJS({
         return new MockInterceptor(opts, this[kDispatches]);
       }
       async [kClose]() {
-        await promisify2(this[kOriginalClose])();
+        await promisify(this[kOriginalClose])();
         this[kConnected] = 0;
         this[kMockAgent][Symbols.kClients].delete(this[kOrigin]);
       }
@@ -12888,13 +12888,13 @@ var require_request2 = __commonJS({
         init = webidl.converters.RequestInit(init, prefix, "init");
         let request2 = null;
         let fallbackMode = null;
-        const baseUrl2 = environmentSettingsObject.settingsObject.baseUrl;
+        const baseUrl3 = environmentSettingsObject.settingsObject.baseUrl;
         let signal = null;
         if (typeof input === "string") {
           this[kDispatcher] = init.dispatcher;
           let parsedURL;
           try {
-            parsedURL = new URL(input, baseUrl2);
+            parsedURL = new URL(input, baseUrl3);
           } catch (err) {
             throw new TypeError("Failed to parse URL from " + input, { cause: err });
           }
@@ -12985,7 +12985,7 @@ var require_request2 = __commonJS({
           } else {
             let parsedReferrer;
             try {
-              parsedReferrer = new URL(referrer, baseUrl2);
+              parsedReferrer = new URL(referrer, baseUrl3);
             } catch (err) {
               throw new TypeError(`Referrer "${referrer}" is not a valid URL.`, { cause: err });
             }
@@ -21762,8 +21762,8 @@ var require_keyword = __commonJS({
       var _a;
       const { gen, keyword, schema, parentSchema, $data, it } = cxt;
       checkAsyncKeyword(it, def);
-      const validate2 = !$data && def.compile ? def.compile.call(it.self, schema, parentSchema, it) : def.validate;
-      const validateRef = useKeyword(gen, keyword, validate2);
+      const validate3 = !$data && def.compile ? def.compile.call(it.self, schema, parentSchema, it) : def.validate;
+      const validateRef = useKeyword(gen, keyword, validate3);
       const valid = gen.let("valid");
       cxt.block$data(valid, validateKeyword);
       cxt.ok((_a = def.valid) !== null && _a !== void 0 ? _a : valid);
@@ -22836,28 +22836,28 @@ var require_compile = __commonJS({
         if (this.opts.code.process)
           sourceCode = this.opts.code.process(sourceCode, sch);
         const makeValidate = new Function(`${names_1.default.self}`, `${names_1.default.scope}`, sourceCode);
-        const validate2 = makeValidate(this, this.scope.get());
-        this.scope.value(validateName, { ref: validate2 });
-        validate2.errors = null;
-        validate2.schema = sch.schema;
-        validate2.schemaEnv = sch;
+        const validate3 = makeValidate(this, this.scope.get());
+        this.scope.value(validateName, { ref: validate3 });
+        validate3.errors = null;
+        validate3.schema = sch.schema;
+        validate3.schemaEnv = sch;
         if (sch.$async)
-          validate2.$async = true;
+          validate3.$async = true;
         if (this.opts.code.source === true) {
-          validate2.source = { validateName, validateCode, scopeValues: gen._values };
+          validate3.source = { validateName, validateCode, scopeValues: gen._values };
         }
         if (this.opts.unevaluated) {
           const { props, items } = schemaCxt;
-          validate2.evaluated = {
+          validate3.evaluated = {
             props: props instanceof codegen_1.Name ? void 0 : props,
             items: items instanceof codegen_1.Name ? void 0 : items,
             dynamicProps: props instanceof codegen_1.Name,
             dynamicItems: items instanceof codegen_1.Name
           };
-          if (validate2.source)
-            validate2.source.evaluated = (0, codegen_1.stringify)(validate2.evaluated);
+          if (validate3.source)
+            validate3.source.evaluated = (0, codegen_1.stringify)(validate3.evaluated);
         }
-        sch.validate = validate2;
+        sch.validate = validate3;
         return sch;
       } catch (e) {
         delete sch.validate;
@@ -24289,7 +24289,7 @@ var require_core = __commonJS({
         uriResolver
       };
     }
-    var Ajv2 = class {
+    var Ajv3 = class {
       constructor(opts = {}) {
         this.schemas = {};
         this.refs = {};
@@ -24659,9 +24659,9 @@ var require_core = __commonJS({
         }
       }
     };
-    Ajv2.ValidationError = validation_error_1.default;
-    Ajv2.MissingRefError = ref_error_1.default;
-    exports2.default = Ajv2;
+    Ajv3.ValidationError = validation_error_1.default;
+    Ajv3.MissingRefError = ref_error_1.default;
+    exports2.default = Ajv3;
     function checkOptions(checkOpts, options, msg, log2 = "error") {
       for (const key in checkOpts) {
         const opt = key;
@@ -26772,7 +26772,7 @@ var require_ajv = __commonJS({
     var draft7MetaSchema = require_json_schema_draft_07();
     var META_SUPPORT_DATA = ["/properties"];
     var META_SCHEMA_ID = "http://json-schema.org/draft-07/schema";
-    var Ajv2 = class extends core_1.default {
+    var Ajv3 = class extends core_1.default {
       _addVocabularies() {
         super._addVocabularies();
         draft7_1.default.forEach((v) => this.addVocabulary(v));
@@ -26791,11 +26791,11 @@ var require_ajv = __commonJS({
         return this.opts.defaultMeta = super.defaultMeta() || (this.getSchema(META_SCHEMA_ID) ? META_SCHEMA_ID : void 0);
       }
     };
-    exports2.Ajv = Ajv2;
-    module2.exports = exports2 = Ajv2;
-    module2.exports.Ajv = Ajv2;
+    exports2.Ajv = Ajv3;
+    module2.exports = exports2 = Ajv3;
+    module2.exports.Ajv = Ajv3;
     Object.defineProperty(exports2, "__esModule", { value: true });
-    exports2.default = Ajv2;
+    exports2.default = Ajv3;
     var validate_1 = require_validate();
     Object.defineProperty(exports2, "KeywordCxt", { enumerable: true, get: function() {
       return validate_1.KeywordCxt;
@@ -58527,7 +58527,7 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve4, basename: basename4 } = __require("path");
-    var { readFileSync: readFileSync9 } = __require("fs");
+    var { readFileSync: readFileSync11 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string) {
       try {
@@ -58535,7 +58535,7 @@ var require_multipart = __commonJS({
       } catch (error2) {
         try {
           const path17 = resolve4(string);
-          const data = readFileSync9(path17, "utf8");
+          const data = readFileSync11(path17, "utf8");
           return JSON.parse(data);
         } catch (error3) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -58554,7 +58554,7 @@ var require_multipart = __commonJS({
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync9(path17);
+            const buffer = readFileSync11(path17);
             form.append(key, buffer, Object.assign({}, {
               filename: basename4(path17)
             }, opts));
@@ -64636,7 +64636,7 @@ var require_run = __commonJS({
     var defaults2 = {
       harRequests: /* @__PURE__ */ new Map()
     };
-    function run2(opts, tracker, cb) {
+    function run(opts, tracker, cb) {
       opts = Object.assign({}, defaults2, opts);
       tracker = tracker || new EE();
       const histograms = getHistograms(opts.histograms);
@@ -64874,7 +64874,7 @@ var require_run = __commonJS({
       };
       return tracker;
     }
-    module2.exports = run2;
+    module2.exports = run;
   }
 });
 
@@ -64883,12 +64883,12 @@ var require_runTracker = __commonJS({
   "node_modules/autocannon/lib/runTracker.js"(exports2, module2) {
     "use strict";
     var EE = __require("events").EventEmitter;
-    var run2 = require_run();
+    var run = require_run();
     var noop3 = require_noop();
     function runTracker(opts, tracker, cb) {
       cb = cb || noop3;
       tracker = tracker || new EE();
-      run2(opts, tracker, cb);
+      run(opts, tracker, cb);
       return tracker;
     }
     module2.exports = runTracker;
@@ -65220,13 +65220,13 @@ var require_init = __commonJS({
         if (opts.warmup) {
           return runWithWarmup(opts);
         } else {
-          return run2(opts);
+          return run(opts);
         }
       } else {
         return _init(opts, null, cb);
       }
     }
-    function run2(opts) {
+    function run(opts) {
       const tracker = new EE();
       const promise2 = new Promise((resolve4, reject) => {
         _init(opts, tracker, (err, results) => {
@@ -69334,9 +69334,9 @@ function graphql(request2, query, options) {
     result.variables[key] = parsedOptions[key];
     return result;
   }, {});
-  const baseUrl2 = parsedOptions.baseUrl || request2.endpoint.DEFAULTS.baseUrl;
-  if (GHES_V3_SUFFIX_REGEX.test(baseUrl2)) {
-    requestOptions.url = baseUrl2.replace(GHES_V3_SUFFIX_REGEX, "/api/graphql");
+  const baseUrl3 = parsedOptions.baseUrl || request2.endpoint.DEFAULTS.baseUrl;
+  if (GHES_V3_SUFFIX_REGEX.test(baseUrl3)) {
+    requestOptions.url = baseUrl3.replace(GHES_V3_SUFFIX_REGEX, "/api/graphql");
   }
   return request2(requestOptions).then((response) => {
     if (response.data.errors) {
@@ -72142,10 +72142,126 @@ function getOctokit(token, options, ...additionalPlugins) {
 }
 
 // src/action/run.ts
-import { execFile as execFile2 } from "node:child_process";
-import { mkdirSync as mkdirSync2, readFileSync as readFileSync8, writeFileSync } from "node:fs";
+import { mkdirSync as mkdirSync2, readFileSync as readFileSync10, writeFileSync } from "node:fs";
 import path16 from "node:path";
-import { promisify } from "node:util";
+
+// src/checkout/git.ts
+import { execFile, execFileSync } from "node:child_process";
+
+// src/util/processes.ts
+import { spawn as spawn2 } from "node:child_process";
+var live = /* @__PURE__ */ new Set();
+var OutputTail = class {
+  constructor(limit = 64 * 1024) {
+    this.limit = limit;
+  }
+  limit;
+  #text = "";
+  push(chunk) {
+    this.#text += chunk.toString();
+    if (this.#text.length > this.limit * 2) this.#text = this.#text.slice(-this.limit);
+  }
+  /** The last `count` non-empty lines. */
+  lines(count = 20) {
+    return this.#text.trimEnd().split("\n").slice(-count).join("\n");
+  }
+};
+var DENIED_PREFIXES = ["INPUT_", "ACTIONS_"];
+var DENIED_NAMES = /* @__PURE__ */ new Set(["GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_PATH", "GITHUB_STATE", "GITHUB_STEP_SUMMARY"]);
+var SECRET_WORD = /(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|PRIVATE_?KEY|API_?KEY|AUTH)(?:_|$)/i;
+function isDeniedVariable(name2) {
+  const upper = name2.toUpperCase();
+  return DENIED_PREFIXES.some((prefix) => upper.startsWith(prefix)) || DENIED_NAMES.has(upper) || SECRET_WORD.test(upper);
+}
+function childEnvironment(env = process.env) {
+  return Object.fromEntries(Object.entries(env).filter(([name2]) => !isDeniedVariable(name2)));
+}
+function spawnTracked(command, args, options) {
+  const child2 = spawn2(command, args, { ...options, env: childEnvironment(options.env ?? process.env), detached: true });
+  live.add(child2);
+  child2.once("exit", () => live.delete(child2));
+  child2.once("error", () => live.delete(child2));
+  return child2;
+}
+function killGroup(child2, signal = "SIGKILL") {
+  if (child2.pid === void 0) return;
+  try {
+    process.kill(-child2.pid, signal);
+  } catch {
+    try {
+      child2.kill(signal);
+    } catch {
+    }
+  }
+}
+function killAll(signal = "SIGKILL") {
+  for (const child2 of live) killGroup(child2, signal);
+}
+function runShell(command, options) {
+  return new Promise((resolve4) => {
+    const tail = new OutputTail();
+    const child2 = spawnTracked(command, [], { cwd: options.cwd, env: options.env, shell: true, stdio: ["ignore", "pipe", "pipe"] });
+    child2.stdout?.on("data", (chunk) => tail.push(chunk));
+    child2.stderr?.on("data", (chunk) => tail.push(chunk));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child2);
+    }, options.timeoutMs);
+    child2.once("error", (error2) => {
+      clearTimeout(timer);
+      tail.push(String(error2.message));
+      resolve4({ code: null, signal: null, tail, timedOut });
+    });
+    child2.once("close", (code, signal) => {
+      clearTimeout(timer);
+      killGroup(child2);
+      resolve4({ code, signal, tail, timedOut });
+    });
+  });
+}
+
+// src/checkout/git.ts
+var GIT_TIMEOUT_MS = 6e4;
+var GIT_FETCH_TIMEOUT_MS = 5 * 6e4;
+var GitError = class extends Error {
+  constructor(args, stderr) {
+    super(`git ${args.join(" ")} failed: ${stderr.trim().split("\n").slice(-3).join(" ")}`);
+    this.args = args;
+    this.stderr = stderr;
+  }
+  args;
+  stderr;
+  name = "GitError";
+};
+function gitEnvironment() {
+  return { ...childEnvironment(), GIT_TERMINAL_PROMPT: "0" };
+}
+var git = (args, cwd, options = {}) => {
+  const timeoutMs = options.timeoutMs ?? GIT_TIMEOUT_MS;
+  return new Promise((resolve4, reject) => {
+    execFile("git", [...args], { cwd, maxBuffer: 16 * 1024 * 1024, env: gitEnvironment(), timeout: timeoutMs, killSignal: "SIGKILL" }, (error2, stdout, stderr) => {
+      if (error2 && error2.killed) reject(new GitError(args, `did not finish within ${timeoutMs / 1e3}s and was killed`));
+      else if (error2) reject(new GitError(args, stderr || error2.message));
+      else resolve4(stdout.trim());
+    });
+  });
+};
+function gitSync(args, cwd) {
+  try {
+    execFileSync("git", [...args], { cwd, stdio: "ignore", env: gitEnvironment(), timeout: GIT_TIMEOUT_MS, killSignal: "SIGKILL" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+function isRevisionName(revision) {
+  const name2 = revision.replace(/(?:[~^]\d{0,4})+$/, "");
+  if (/^[0-9a-f]{7,64}$/i.test(name2)) return true;
+  if (name2.length === 0 || name2.length > 255 || name2.startsWith("-") || name2.startsWith("/") || name2.endsWith("/") || name2.endsWith(".") || name2.endsWith(".lock")) return false;
+  if (/[\u0000-\u0020\u007f~^:?*[\\]/.test(name2) || name2.includes("..") || name2.includes("@{") || name2.includes("//") || name2 === "@") return false;
+  return !name2.split("/").some((part) => part.startsWith(".") || part.endsWith(".lock"));
+}
 
 // src/config/action-inputs.ts
 import path6 from "node:path";
@@ -72190,7 +72306,9 @@ function parseActionInputs(input, env) {
   const mode = oneOf(input, "mode", ["gate", "comment"], "gate");
   const workingDirectory = path6.resolve(env.workspace, input("working-directory") || ".");
   const pullRequest = pullRequestOf(env);
-  const base = input("base") || defaultBase(env);
+  const base = revisionInput("base", input("base")) || defaultBase(env);
+  const head = revisionInput("head", input("head"));
+  const config = input("config") || void 0;
   if (mode === "gate" && !base) {
     throw new UserError(
       env.eventName === "workflow_dispatch" ? "Input 'base' is required for workflow_dispatch: the revision to compare against, e.g. main." : `Input 'base' is required: the '${env.eventName}' event names no base revision.`
@@ -72199,9 +72317,9 @@ function parseActionInputs(input, env) {
   return Object.freeze({
     mode,
     workingDirectory,
-    config: input("config") || void 0,
+    config,
     base,
-    head: input("head") || void 0,
+    head,
     budget: input("budget") ? budgetInput("budget", input("budget")) : void 0,
     budgets: Object.freeze(parseBudgets(input("budgets"))),
     failOnRegression: booleanInput(input, "fail-on-regression", true),
@@ -72209,6 +72327,7 @@ function parseActionInputs(input, env) {
     githubToken: input("github-token"),
     timeLimitMs: input("time-limit") ? durationInput("time-limit", input("time-limit")) : void 0,
     reportJson: input("report-json") ? path6.resolve(workingDirectory, input("report-json")) : void 0,
+    commentKey: commentKeyOf(path6.relative(env.workspace, workingDirectory), config, input("comment-key")),
     reportDir: path6.join(env.runnerTemp, "benchgate"),
     profile: oneOf(input, "profile", ["regressions", "always", "never"], "regressions"),
     allowPullRequestTarget: booleanInput(input, "allow-pull-request-target", false),
@@ -72217,13 +72336,25 @@ function parseActionInputs(input, env) {
     eventName: env.eventName
   });
 }
+function commentKeyOf(directory, config, key) {
+  const file = path6.posix.join(directory.split(path6.sep).join("/") || ".", config ?? "benchgate.yml");
+  return sanitizeCommentKey(key ? `${file}#${key}` : file);
+}
+function sanitizeCommentKey(key) {
+  return key.replace(/[^\w./#@+-]/g, "_").replace(/-{2,}/g, "-").slice(0, 200);
+}
+function revisionInput(name2, value) {
+  if (!value) return void 0;
+  if (!isRevisionName(value)) throw new UserError(`Input '${name2}' must be a branch, tag or commit sha (e.g. main or a 40-character sha), but got '${value}'.`);
+  return value;
+}
 function defaultBase(env) {
   const pr = env.event.pull_request;
-  if (pr?.base?.sha) return String(pr.base.sha);
+  if (pr?.base?.sha) return revisionInput("base", String(pr.base.sha));
   if (env.eventName === "push") {
     const before = String(env.event.before ?? "");
     if (/^0+$/.test(before)) throw new UserError("This push created the branch, so it has no 'before' commit to compare against: set the 'base' input (e.g. base: main).");
-    return before || void 0;
+    return revisionInput("base", before);
   }
   return void 0;
 }
@@ -72725,92 +72856,9 @@ import os12 from "node:os";
 import path13 from "node:path";
 
 // src/checkout/revisions.ts
-import { execFileSync } from "node:child_process";
 import { existsSync as existsSync5, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import os6 from "node:os";
 import path9 from "node:path";
-
-// src/util/processes.ts
-import { spawn as spawn2 } from "node:child_process";
-var live = /* @__PURE__ */ new Set();
-var OutputTail = class {
-  constructor(limit = 64 * 1024) {
-    this.limit = limit;
-  }
-  limit;
-  #text = "";
-  push(chunk) {
-    this.#text += chunk.toString();
-    if (this.#text.length > this.limit * 2) this.#text = this.#text.slice(-this.limit);
-  }
-  /** The last `count` non-empty lines. */
-  lines(count = 20) {
-    return this.#text.trimEnd().split("\n").slice(-count).join("\n");
-  }
-};
-function spawnTracked(command, args, options) {
-  const child2 = spawn2(command, args, { ...options, detached: true });
-  live.add(child2);
-  child2.once("exit", () => live.delete(child2));
-  child2.once("error", () => live.delete(child2));
-  return child2;
-}
-function killGroup(child2, signal = "SIGKILL") {
-  if (child2.pid === void 0) return;
-  try {
-    process.kill(-child2.pid, signal);
-  } catch {
-    try {
-      child2.kill(signal);
-    } catch {
-    }
-  }
-}
-function killAll(signal = "SIGKILL") {
-  for (const child2 of live) killGroup(child2, signal);
-}
-function runShell(command, options) {
-  return new Promise((resolve4) => {
-    const tail = new OutputTail();
-    const child2 = spawnTracked(command, [], { cwd: options.cwd, env: options.env ?? process.env, shell: true, stdio: ["ignore", "pipe", "pipe"] });
-    child2.stdout?.on("data", (chunk) => tail.push(chunk));
-    child2.stderr?.on("data", (chunk) => tail.push(chunk));
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup(child2);
-    }, options.timeoutMs);
-    child2.once("error", (error2) => {
-      clearTimeout(timer);
-      tail.push(String(error2.message));
-      resolve4({ code: null, signal: null, tail, timedOut });
-    });
-    child2.once("close", (code, signal) => {
-      clearTimeout(timer);
-      killGroup(child2);
-      resolve4({ code, signal, tail, timedOut });
-    });
-  });
-}
-
-// src/checkout/git.ts
-import { execFile } from "node:child_process";
-var GitError = class extends Error {
-  constructor(args, stderr) {
-    super(`git ${args.join(" ")} failed: ${stderr.trim().split("\n").slice(-3).join(" ")}`);
-    this.args = args;
-    this.stderr = stderr;
-  }
-  args;
-  stderr;
-  name = "GitError";
-};
-var git = (args, cwd) => new Promise((resolve4, reject) => {
-  execFile("git", [...args], { cwd, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, GIT_TERMINAL_PROMPT: "0" } }, (error2, stdout, stderr) => {
-    if (error2) reject(new GitError(args, stderr || error2.message));
-    else resolve4(stdout.trim());
-  });
-});
 
 // src/checkout/install.ts
 import { existsSync as existsSync4, readFileSync as readFileSync3 } from "node:fs";
@@ -72837,11 +72885,11 @@ function hasDependencies(root) {
 
 // src/checkout/revisions.ts
 async function checkout(options) {
-  const run2 = options.git ?? git;
-  const repoRoot = await findRepoRoot(run2, options.cwd);
+  const run = options.git ?? git;
+  const repoRoot = await findRepoRoot(run, options.cwd);
   const projectDir = path9.relative(repoRoot, realpathSync(options.cwd));
-  const baseSha = await resolveRef(run2, repoRoot, options.base, "--base");
-  const headSha = options.head === void 0 ? await resolveRef(run2, repoRoot, "HEAD", "HEAD") : await resolveRef(run2, repoRoot, options.head, "--head");
+  const baseSha = await resolveRef(run, repoRoot, options.base, "--base");
+  const headSha = options.head === void 0 ? await resolveRef(run, repoRoot, "HEAD", "HEAD") : await resolveRef(run, repoRoot, options.head, "--head");
   const temp = mkdtempSync(path9.join(os6.tmpdir(), "benchgate-"));
   const created = [];
   let forget;
@@ -72853,7 +72901,7 @@ async function checkout(options) {
   try {
     const addWorktree = async (label, sha) => {
       const dir = path9.join(temp, label);
-      await run2(["worktree", "add", "--detach", "--force", dir, sha], repoRoot);
+      await run(["worktree", "add", "--detach", "--force", dir, sha], repoRoot);
       created.push(dir);
       return dir;
     };
@@ -72861,7 +72909,7 @@ async function checkout(options) {
     const base = { label: "base", ref: options.base, sha: baseSha, root: path9.join(baseTree, projectDir), worktree: baseTree, dirty: false };
     let head;
     if (options.head === void 0) {
-      const status = await run2(["status", "--porcelain", "--untracked-files=normal", "--", ".", ":(exclude).benchgate"], options.cwd);
+      const status = await run(["status", "--porcelain", "--untracked-files=normal", "--", ".", ":(exclude).benchgate"], options.cwd);
       head = { label: "head", ref: "working tree", sha: headSha, root: realpathSync(options.cwd), worktree: void 0, dirty: status.length > 0 };
     } else {
       const headTree = await addWorktree("head", headSha);
@@ -72874,18 +72922,18 @@ async function checkout(options) {
     throw error2;
   }
 }
-async function findRepoRoot(run2, cwd) {
+async function findRepoRoot(run, cwd) {
   try {
-    return realpathSync(await run2(["rev-parse", "--show-toplevel"], cwd));
+    return realpathSync(await run(["rev-parse", "--show-toplevel"], cwd));
   } catch (error2) {
     if (error2 instanceof GitError) throw new UserError(`${cwd} is not inside a git repository: benchgate compares git revisions.`);
     throw error2;
   }
 }
-async function resolveRef(run2, repoRoot, ref, flag) {
-  if (ref.startsWith("-")) throw new UserError(`${flag} '${ref}' is not a git revision.`);
+async function resolveRef(run, repoRoot, ref, flag) {
+  if (!isRevisionName(ref)) throw new UserError(`${flag} '${ref}' is not a git revision: give a branch, tag or commit sha (e.g. main, origin/main, v1.2.0).`);
   try {
-    return await run2(["rev-parse", "--verify", "--end-of-options", `${ref}^{commit}`], repoRoot);
+    return await run(["rev-parse", "--verify", "--end-of-options", `${ref}^{commit}`], repoRoot);
   } catch (error2) {
     if (!(error2 instanceof GitError)) throw error2;
     const hint = flag === "HEAD" ? "Make a first commit." : `Check the name, or fetch it first (e.g. git fetch origin ${ref}).`;
@@ -72919,17 +72967,9 @@ function indent(text) {
   return text ? text.split("\n").map((line) => `  ${line}`).join("\n") : "  (no output)";
 }
 function removeWorktrees(repoRoot, dirs, temp) {
-  for (const dir of dirs.splice(0)) {
-    try {
-      execFileSync("git", ["worktree", "remove", "--force", "--force", dir], { cwd: repoRoot, stdio: "ignore" });
-    } catch {
-    }
-  }
+  for (const dir of dirs.splice(0)) gitSync(["worktree", "remove", "--force", "--force", dir], repoRoot);
   rmSync(temp, { recursive: true, force: true });
-  try {
-    execFileSync("git", ["worktree", "prune"], { cwd: repoRoot, stdio: "ignore" });
-  } catch {
-  }
+  gitSync(["worktree", "prune"], repoRoot);
 }
 
 // node_modules/tinyglobby/dist/index.mjs
@@ -74192,23 +74232,25 @@ function decideLowerIsBetter(change, budget) {
 var ID_SEPARATOR = " > ";
 
 // src/measure/micro/spawn.ts
+var DRAIN_MS = 5e3;
 function runBenchmarkProcess(job, settings) {
   const started = Date.now();
   return new Promise((resolve4) => {
     const tail = new OutputTail();
     const child2 = spawnTracked(process.execPath, [settings.runnerPath], {
       cwd: settings.cwd,
-      stdio: ["ignore", "pipe", "pipe", "ipc"],
-      env: process.env
+      stdio: ["ignore", "pipe", "pipe", "ipc"]
     });
     child2.stdout?.on("data", (chunk) => tail.push(chunk));
     child2.stderr?.on("data", (chunk) => tail.push(chunk));
     let current = {};
+    let ready = false;
     let settled = false;
     const finish = (outcome) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearTimeout(drain);
       killGroup(child2);
       resolve4(outcome);
     };
@@ -74219,23 +74261,30 @@ Last lines of its output:
 ${output}` : message, ...current, durationMs: Date.now() - started });
     };
     let timer = setTimeout(stalled, settings.stallTimeoutMs);
+    let drain;
     function stalled() {
+      if (!ready) return fail(`the benchmark process (pid ${child2.pid}) did not start within ${settings.stallTimeoutMs / 1e3}s (no handshake) and was killed`);
       const what = current.id ? `while running '${current.id}'${current.revision ? ` (${current.revision})` : ""}` : "while loading bench files";
       fail(`the benchmark process (pid ${child2.pid}) showed no progress for ${settings.stallTimeoutMs / 1e3}s ${what} and was killed`);
     }
     child2.on("message", (message) => {
       clearTimeout(timer);
       timer = setTimeout(stalled, settings.stallTimeoutMs);
-      if (message.type === "progress") current = { id: message.id, revision: message.revision ?? (message.id === current.id ? current.revision : void 0) };
+      if (message.type === "ready") {
+        ready = true;
+        child2.send(job);
+      } else if (message.type === "progress") current = { id: message.id, revision: message.revision ?? (message.id === current.id ? current.revision : void 0) };
       else if (message.type === "result") finish({ ok: true, files: message.files, tasks: message.tasks, durationMs: Date.now() - started });
       else if (message.type === "profiled") finish({ ok: true, files: [], tasks: [], calls: message.calls, durationMs: Date.now() - started });
       else fail(`the benchmark process (pid ${child2.pid}) failed: ${message.message}`);
     });
     child2.once("error", (error2) => fail(`could not start the benchmark process: ${error2.message}`));
+    const exited = (code, signal) => fail(`the benchmark process (pid ${child2.pid}) exited with ${signal ? `signal ${signal}` : `code ${code}`} ${current.id ? `while running '${current.id}'` : ready ? "while loading bench files" : "before its handshake"}`);
     child2.once("exit", (code, signal) => {
-      setTimeout(() => fail(`the benchmark process (pid ${child2.pid}) exited with ${signal ? `signal ${signal}` : `code ${code}`} ${current.id ? `while running '${current.id}'` : "while loading bench files"}`), 50);
+      killGroup(child2);
+      drain = setTimeout(() => exited(code, signal), DRAIN_MS);
     });
-    child2.send(job);
+    child2.once("close", (code, signal) => exited(code, signal));
   });
 }
 
@@ -74448,6 +74497,9 @@ import os10 from "node:os";
 // src/measure/http/load.ts
 var import_autocannon = __toESM(require_autocannon(), 1);
 import http2 from "node:http";
+var NoAnswerError = class extends Error {
+  name = "NoAnswerError";
+};
 function runLoad(options) {
   return new Promise((resolve4, reject) => {
     const times = [];
@@ -74471,6 +74523,11 @@ function runLoad(options) {
       (error2, result) => {
         if (error2) return reject(error2);
         const elapsedMs = performance.now() - started;
+        if (ok === 0 && options.durationMs > 0) {
+          const seconds = (options.durationMs / 1e3).toFixed(1);
+          const failed = [`${result.non2xx} non-2xx`, `${result.errors} errors`, `${result.timeouts} timeouts`].join(", ");
+          return reject(new NoAnswerError(`no request was answered with a 2xx in ${seconds}s of load on port ${options.port} (${failed}; requests still waiting at the deadline count as unanswered)`));
+        }
         resolve4({
           requestsPerSec: ok / elapsedMs * 1e3,
           times,
@@ -74853,10 +74910,10 @@ async function freshRound(benchmark, revisions, round, plan) {
     const server = await ServerProcess.start(serverOptions(benchmark, revisions[side], plan));
     try {
       if (round === 0) await checkRequests(benchmark, server, side, revisions, plan);
-      await runLoad({ port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs: benchmark.warmupMs });
+      await loadOn(server, benchmark, benchmark.warmupMs);
       server.checkAlive("during the warm-up");
       await server.probe("start");
-      const load = await runLoad({ port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs: benchmark.durationMs });
+      const load = await loadOn(server, benchmark, benchmark.durationMs);
       const probe = (await server.probe("stop"))?.figures;
       server.checkAlive("under load");
       figures[side] = { requestsPerSec: load.requestsPerSec, latency: load.latency, traffic: load.traffic, probe };
@@ -74873,7 +74930,7 @@ async function liveRound(benchmark, revisions, round, plan) {
       servers[side] = await ServerProcess.start(serverOptions(benchmark, revisions[side], plan));
       if (round === 0) await checkRequests(benchmark, servers[side], side, revisions, plan);
     }
-    const load = (side, durationMs) => runLoad({ port: servers[side].port, requests: benchmark.requests, connections: benchmark.connections, durationMs });
+    const load = (side, durationMs) => loadOn(servers[side], benchmark, durationMs);
     for (const side of order(round)) await load(side, benchmark.warmupMs);
     for (const side of order(round)) {
       await servers[side].probe("start");
@@ -74902,6 +74959,14 @@ async function liveRound(benchmark, revisions, round, plan) {
     return judgeTraffic(benchmark, figures.base, figures.head, median(ratios));
   } finally {
     for (const server of Object.values(servers)) await server.stop();
+  }
+}
+async function loadOn(server, benchmark, durationMs) {
+  try {
+    return await runLoad({ port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs });
+  } catch (error2) {
+    if (error2 instanceof NoAnswerError) throw new BenchmarkFailure(`${server.label}'s server answered nothing: ${error2.message}.${server.output()}`);
+    throw error2;
   }
 }
 function pool(blocks, probe) {
@@ -75434,6 +75499,8 @@ async function runGate(options) {
   const config = withOverrides(loadConfig({ root: options.cwd, file: options.configFile }), options.overrides);
   const tree = await checkout({ cwd: options.cwd, base: options.base, head: options.head, install: config.install, build: config.build, log: options.log, onCleanup: options.onCleanup });
   const socketDir = mkdtempSync2(path13.join(os12.tmpdir(), "benchgate-sock-"));
+  const removeSocketDir = () => rmSync2(socketDir, { recursive: true, force: true });
+  const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os12.loadavg();
   try {
     const [baseFiles, headFiles] = await Promise.all([tree.base, tree.head].map((revision) => discoverBenchFiles(revision.root, config.micro.files)));
@@ -75561,7 +75628,8 @@ async function runGate(options) {
       environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: loadAfter } }
     };
   } finally {
-    rmSync2(socketDir, { recursive: true, force: true });
+    forgetSocketDir?.();
+    removeSocketDir();
     tree.dispose();
   }
 }
@@ -75661,13 +75729,14 @@ function formatMicros(us) {
 
 // src/report/github.ts
 var COMMENT_LIMIT = 65536;
-function commentMarker(configPath) {
-  return `<!-- benchgate: ${configPath.replace(/--/g, "- -")} -->`;
+function commentMarker(gateKey) {
+  return `<!-- benchgate: ${gateKey.replace(/-{2,}/g, "-").replace(/>/g, "")} -->`;
 }
 async function upsertComment(api, options) {
   if (options.mode === "never") return "skipped";
   const me = await api.whoAmI() ?? "github-actions[bot]";
-  const existing = (await api.listComments()).find((c) => c.user?.login === me && (c.body ?? "").includes(options.marker));
+  const existing = (await api.listComments()).find((c) => c.user?.login === me && (c.body ?? "").startsWith(`${options.marker}
+`));
   const wanted = wantsComment(options.mode, options.report);
   if (!wanted && !existing) return "skipped";
   const body = `${options.marker}
@@ -75835,17 +75904,17 @@ function profileSections(id, profile) {
 
 // src/report/terminal.ts
 function runLine(report2) {
-  const run2 = report2.run;
-  const family = Math.round((1 - run2.confidence) / Math.max(1e-12, 1 - run2.intervalConfidence));
-  const adaptive = run2.maxRounds && run2.maxRounds > run2.plannedRounds ? ` (adaptive, ${run2.plannedRounds} to ${run2.maxRounds})` : "";
-  const confirmed = run2.confirmRounds ? ` + ${run2.confirmRounds} to confirm` : "";
-  const rounds = run2.rounds < run2.plannedRounds ? `${run2.rounds} of ${run2.plannedRounds} rounds` : `${run2.rounds} rounds${adaptive}${confirmed}`;
-  const confidence = family > 1 ? `each interval ${formatConfidence(run2.intervalConfidence)}, so ${formatConfidence(run2.confidence)} for all ${family} budgeted figures together` : `${formatConfidence(run2.confidence)} confidence`;
+  const run = report2.run;
+  const family = Math.round((1 - run.confidence) / Math.max(1e-12, 1 - run.intervalConfidence));
+  const adaptive = run.maxRounds && run.maxRounds > run.plannedRounds ? ` (adaptive, ${run.plannedRounds} to ${run.maxRounds})` : "";
+  const confirmed = run.confirmRounds ? ` + ${run.confirmRounds} to confirm` : "";
+  const rounds = run.rounds < run.plannedRounds ? `${run.rounds} of ${run.plannedRounds} rounds` : `${run.rounds} rounds${adaptive}${confirmed}`;
+  const confidence = family > 1 ? `each interval ${formatConfidence(run.intervalConfidence)}, so ${formatConfidence(run.confidence)} for all ${family} budgeted figures together` : `${formatConfidence(run.confidence)} confidence`;
   const parts = [];
-  if (run2.plannedRounds > 0) parts.push(`${rounds} (${run2.isolation} isolation)`);
-  if (run2.httpRounds !== void 0) parts.push(`${run2.httpRounds} HTTP rounds${run2.httpConfirmRounds ? ` + ${run2.httpConfirmRounds} to confirm` : ""} (${run2.httpMode} servers)`);
-  const cut = run2.limited ? ` \xB7 the time limit (${formatDuration(run2.timeLimitMs)}) cut rounds short` : "";
-  return `${parts.join(" and ")} in ${formatDuration(run2.measureMs)}${cut} \xB7 ${confidence}`;
+  if (run.plannedRounds > 0) parts.push(`${rounds} (${run.isolation} isolation)`);
+  if (run.httpRounds !== void 0) parts.push(`${run.httpRounds} HTTP rounds${run.httpConfirmRounds ? ` + ${run.httpConfirmRounds} to confirm` : ""} (${run.httpMode} servers)`);
+  const cut = run.limited ? ` \xB7 the time limit (${formatDuration(run.timeLimitMs)}) cut rounds short` : "";
+  return `${parts.join(" and ")} in ${formatDuration(run.measureMs)}${cut} \xB7 ${confidence}`;
 }
 
 // src/report/markdown.ts
@@ -75945,6 +76014,1485 @@ function escapeInline(text) {
   return escapeHtml(text.replace(/[\r\n]+/g, " ")).replace(/[\\`*_{}[\]()#+\-!|~]/g, (char) => `\\${char}`).replace(/@/g, "@\u200B");
 }
 
+// src/report/read.ts
+var import_ajv2 = __toESM(require_ajv(), 1);
+import { readFileSync as readFileSync8, statSync as statSync2 } from "node:fs";
+
+// schema/report.schema.json
+var report_schema_default = {
+  $schema: "http://json-schema.org/draft-07/schema#",
+  $ref: "#/definitions/Report",
+  definitions: {
+    Report: {
+      type: "object",
+      properties: {
+        version: {
+          type: [
+            "number",
+            "null"
+          ],
+          const: 1
+        },
+        tool: {
+          type: "object",
+          properties: {
+            name: {
+              type: "string",
+              const: "benchgate"
+            },
+            version: {
+              type: "string",
+              maxLength: 16384
+            }
+          },
+          required: [
+            "name",
+            "version"
+          ],
+          additionalProperties: false
+        },
+        verdict: {
+          $ref: "#/definitions/RunVerdict"
+        },
+        summary: {
+          type: "string",
+          description: "One line for people: what the verdict rests on.",
+          maxLength: 16384
+        },
+        base: {
+          anyOf: [
+            {
+              $ref: "#/definitions/RevisionInfo"
+            },
+            {
+              type: "null"
+            }
+          ]
+        },
+        head: {
+          anyOf: [
+            {
+              $ref: "#/definitions/RevisionInfo"
+            },
+            {
+              type: "null"
+            }
+          ]
+        },
+        benchmarks: {
+          type: "array",
+          items: {
+            $ref: "#/definitions/ReportBenchmark"
+          },
+          maxItems: 1e4
+        },
+        run: {
+          anyOf: [
+            {
+              $ref: "#/definitions/RunInfo"
+            },
+            {
+              type: "null"
+            }
+          ]
+        },
+        environment: {
+          $ref: "#/definitions/Environment"
+        },
+        error: {
+          type: "string",
+          description: "Set when the run itself failed (bad config, failed install, crashed process).",
+          maxLength: 16384
+        },
+        pullRequest: {
+          type: "object",
+          properties: {
+            owner: {
+              type: "string",
+              maxLength: 16384
+            },
+            repo: {
+              type: "string",
+              maxLength: 16384
+            },
+            number: {
+              type: [
+                "number",
+                "null"
+              ]
+            }
+          },
+          required: [
+            "owner",
+            "repo",
+            "number"
+          ],
+          additionalProperties: false,
+          description: "Set by the GitHub Action on pull request events, for people reading the file; mode: comment takes the pull request from its event, never from here."
+        },
+        commentKey: {
+          type: "string",
+          description: "Set by the GitHub Action: the gate's comment key (commentKeyOf), so mode: comment updates the same comment.",
+          maxLength: 16384
+        }
+      },
+      required: [
+        "version",
+        "tool",
+        "verdict",
+        "summary",
+        "base",
+        "head",
+        "benchmarks",
+        "run",
+        "environment"
+      ],
+      additionalProperties: false
+    },
+    RunVerdict: {
+      type: "string",
+      enum: [
+        "pass",
+        "fail",
+        "error"
+      ]
+    },
+    RevisionInfo: {
+      type: "object",
+      properties: {
+        ref: {
+          type: "string",
+          maxLength: 16384
+        },
+        sha: {
+          type: "string",
+          pattern: "^[0-9a-f]{40}$",
+          maxLength: 16384
+        },
+        dirty: {
+          type: "boolean",
+          description: "Head only: uncommitted changes of the working tree were measured."
+        }
+      },
+      required: [
+        "ref",
+        "sha"
+      ],
+      additionalProperties: false
+    },
+    ReportBenchmark: {
+      type: "object",
+      properties: {
+        id: {
+          type: "string",
+          maxLength: 16384
+        },
+        kind: {
+          $ref: "#/definitions/BenchmarkKind"
+        },
+        file: {
+          type: [
+            "string",
+            "null"
+          ],
+          maxLength: 16384
+        },
+        verdict: {
+          $ref: "#/definitions/Verdict"
+        },
+        budget: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "Allowed loss of throughput, as a fraction (0.05 = 5%)."
+        },
+        base: {
+          anyOf: [
+            {
+              type: "object",
+              properties: {
+                opsPerSec: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                samples: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                }
+              },
+              required: [
+                "opsPerSec",
+                "samples"
+              ],
+              additionalProperties: false
+            },
+            {
+              type: "null"
+            }
+          ]
+        },
+        head: {
+          anyOf: [
+            {
+              type: "object",
+              properties: {
+                opsPerSec: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                samples: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                }
+              },
+              required: [
+                "opsPerSec",
+                "samples"
+              ],
+              additionalProperties: false
+            },
+            {
+              type: "null"
+            }
+          ]
+        },
+        change: {
+          anyOf: [
+            {
+              type: "object",
+              properties: {
+                estimate: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                low: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                high: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                confidence: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                }
+              },
+              required: [
+                "estimate",
+                "low",
+                "high",
+                "confidence"
+              ],
+              additionalProperties: false
+            },
+            {
+              type: "null"
+            }
+          ],
+          description: "Relative change of ops/s, head against base: -0.12 means 12% fewer."
+        },
+        rounds: {
+          type: "array",
+          items: {
+            type: [
+              "number",
+              "null"
+            ]
+          },
+          description: "Per-round relative changes (head against base), the samples the interval comes from.",
+          maxItems: 1e4
+        },
+        resolvable: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "The smallest change this run resolves beyond the budget with 95% power (relative), from its own spread; null when unknown."
+        },
+        warning: {
+          type: "string",
+          description: "Set when the budget is below what the run resolves: a regression between the two would pass unnoticed.",
+          maxLength: 16384
+        },
+        confirmation: {
+          type: "array",
+          items: {
+            type: [
+              "number",
+              "null"
+            ]
+          },
+          description: "Rounds of the fresh group that had to reproduce a regression, and why a verdict is not plain from its interval.",
+          maxItems: 1e4
+        },
+        note: {
+          type: "string",
+          maxLength: 16384
+        },
+        http: {
+          $ref: "#/definitions/HttpDetails",
+          description: "HTTP benchmarks: latency, traffic and server-side figures. base/head opsPerSec are 2xx requests/s."
+        },
+        profile: {
+          $ref: "#/definitions/Explanation",
+          description: "Regressions (or every benchmark, on demand): where the time went, from a CPU profile of each revision."
+        },
+        error: {
+          type: "string",
+          maxLength: 16384
+        }
+      },
+      required: [
+        "id",
+        "kind",
+        "file",
+        "verdict",
+        "budget",
+        "base",
+        "head",
+        "change",
+        "rounds",
+        "resolvable"
+      ],
+      additionalProperties: false
+    },
+    BenchmarkKind: {
+      type: "string",
+      enum: [
+        "micro",
+        "http"
+      ]
+    },
+    Verdict: {
+      type: "string",
+      enum: [
+        "regression",
+        "improvement",
+        "unchanged",
+        "inconclusive",
+        "error",
+        "new",
+        "removed"
+      ],
+      description: "What a comparison concludes about one benchmark."
+    },
+    HttpDetails: {
+      type: "object",
+      properties: {
+        requests: {
+          type: "array",
+          items: {
+            type: "string",
+            maxLength: 16384
+          },
+          maxItems: 1e4
+        },
+        connections: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        durationMs: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        warmupMs: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        latency: {
+          type: "object",
+          properties: {
+            p50: {
+              type: "object",
+              properties: {
+                base: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                head: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                change: {
+                  type: "object",
+                  properties: {
+                    estimate: {
+                      type: [
+                        "number",
+                        "null"
+                      ]
+                    },
+                    low: {
+                      type: [
+                        "number",
+                        "null"
+                      ]
+                    },
+                    high: {
+                      type: [
+                        "number",
+                        "null"
+                      ]
+                    },
+                    confidence: {
+                      type: [
+                        "number",
+                        "null"
+                      ]
+                    }
+                  },
+                  required: [
+                    "estimate",
+                    "low",
+                    "high",
+                    "confidence"
+                  ],
+                  additionalProperties: false
+                },
+                budget: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                verdict: {
+                  anyOf: [
+                    {
+                      $ref: "#/definitions/Verdict"
+                    },
+                    {
+                      type: "null"
+                    }
+                  ]
+                }
+              },
+              required: [
+                "base",
+                "head",
+                "change",
+                "budget",
+                "verdict"
+              ],
+              additionalProperties: false
+            },
+            p90: {
+              type: "object",
+              properties: {
+                base: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                head: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                change: {
+                  type: "object",
+                  properties: {
+                    estimate: {
+                      type: [
+                        "number",
+                        "null"
+                      ]
+                    },
+                    low: {
+                      type: [
+                        "number",
+                        "null"
+                      ]
+                    },
+                    high: {
+                      type: [
+                        "number",
+                        "null"
+                      ]
+                    },
+                    confidence: {
+                      type: [
+                        "number",
+                        "null"
+                      ]
+                    }
+                  },
+                  required: [
+                    "estimate",
+                    "low",
+                    "high",
+                    "confidence"
+                  ],
+                  additionalProperties: false
+                },
+                budget: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                verdict: {
+                  anyOf: [
+                    {
+                      $ref: "#/definitions/Verdict"
+                    },
+                    {
+                      type: "null"
+                    }
+                  ]
+                }
+              },
+              required: [
+                "base",
+                "head",
+                "change",
+                "budget",
+                "verdict"
+              ],
+              additionalProperties: false
+            },
+            p99: {
+              type: "object",
+              properties: {
+                base: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                head: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                change: {
+                  type: "object",
+                  properties: {
+                    estimate: {
+                      type: [
+                        "number",
+                        "null"
+                      ]
+                    },
+                    low: {
+                      type: [
+                        "number",
+                        "null"
+                      ]
+                    },
+                    high: {
+                      type: [
+                        "number",
+                        "null"
+                      ]
+                    },
+                    confidence: {
+                      type: [
+                        "number",
+                        "null"
+                      ]
+                    }
+                  },
+                  required: [
+                    "estimate",
+                    "low",
+                    "high",
+                    "confidence"
+                  ],
+                  additionalProperties: false
+                },
+                budget: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                verdict: {
+                  anyOf: [
+                    {
+                      $ref: "#/definitions/Verdict"
+                    },
+                    {
+                      type: "null"
+                    }
+                  ]
+                }
+              },
+              required: [
+                "base",
+                "head",
+                "change",
+                "budget",
+                "verdict"
+              ],
+              additionalProperties: false
+            },
+            mean: {
+              type: "object",
+              properties: {
+                base: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                head: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                change: {
+                  type: "object",
+                  properties: {
+                    estimate: {
+                      type: [
+                        "number",
+                        "null"
+                      ]
+                    },
+                    low: {
+                      type: [
+                        "number",
+                        "null"
+                      ]
+                    },
+                    high: {
+                      type: [
+                        "number",
+                        "null"
+                      ]
+                    },
+                    confidence: {
+                      type: [
+                        "number",
+                        "null"
+                      ]
+                    }
+                  },
+                  required: [
+                    "estimate",
+                    "low",
+                    "high",
+                    "confidence"
+                  ],
+                  additionalProperties: false
+                },
+                budget: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                verdict: {
+                  anyOf: [
+                    {
+                      $ref: "#/definitions/Verdict"
+                    },
+                    {
+                      type: "null"
+                    }
+                  ]
+                }
+              },
+              required: [
+                "base",
+                "head",
+                "change",
+                "budget",
+                "verdict"
+              ],
+              additionalProperties: false
+            }
+          },
+          additionalProperties: false
+        },
+        traffic: {
+          type: "object",
+          properties: {
+            base: {
+              $ref: "#/definitions/TrafficFigures"
+            },
+            head: {
+              $ref: "#/definitions/TrafficFigures"
+            }
+          },
+          required: [
+            "base",
+            "head"
+          ],
+          additionalProperties: false,
+          description: "Summed over rounds."
+        },
+        server: {
+          type: "object",
+          properties: {
+            base: {
+              anyOf: [
+                {
+                  $ref: "#/definitions/ServerSummary"
+                },
+                {
+                  type: "null"
+                }
+              ]
+            },
+            head: {
+              anyOf: [
+                {
+                  $ref: "#/definitions/ServerSummary"
+                },
+                {
+                  type: "null"
+                }
+              ]
+            },
+            note: {
+              type: "string",
+              maxLength: 16384
+            }
+          },
+          required: [
+            "base",
+            "head"
+          ],
+          additionalProperties: false,
+          description: "Null when the server is not run with `node \u2026` (no probe): `note` says so."
+        },
+        moved: {
+          type: "array",
+          items: {
+            type: "string",
+            maxLength: 16384
+          },
+          description: 'Server-side figures that moved notably, in words, with what they point to: "event-loop delay p99 2.1 ms \u2192 45.0 ms: something blocks the event loop: \u2026".',
+          maxItems: 1e4
+        }
+      },
+      required: [
+        "requests",
+        "connections",
+        "durationMs",
+        "warmupMs",
+        "latency",
+        "traffic",
+        "server",
+        "moved"
+      ],
+      additionalProperties: false
+    },
+    TrafficFigures: {
+      type: "object",
+      properties: {
+        responses: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "All responses, and the 2xx among them."
+        },
+        ok: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        non2xx: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        byClass: {
+          type: "object",
+          additionalProperties: {
+            type: [
+              "number",
+              "null"
+            ]
+          },
+          description: 'Status classes other than 2xx, e.g. { "5xx": 12 }.'
+        },
+        errors: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        timeouts: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        resets: {
+          type: [
+            "number",
+            "null"
+          ]
+        }
+      },
+      required: [
+        "responses",
+        "ok",
+        "non2xx",
+        "byClass",
+        "errors",
+        "timeouts",
+        "resets"
+      ],
+      additionalProperties: false,
+      description: "Counts of what went wrong under load."
+    },
+    ServerSummary: {
+      type: "object",
+      properties: {
+        eventLoopDelayMs: {
+          type: "object",
+          properties: {
+            p50: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            p99: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            max: {
+              type: [
+                "number",
+                "null"
+              ]
+            }
+          },
+          required: [
+            "p50",
+            "p99",
+            "max"
+          ],
+          additionalProperties: false
+        },
+        eventLoopUtilization: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        gc: {
+          type: "object",
+          properties: {
+            count: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            totalMs: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            share: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            byKindMs: {
+              type: "object",
+              additionalProperties: {
+                type: [
+                  "number",
+                  "null"
+                ]
+              }
+            }
+          },
+          required: [
+            "count",
+            "totalMs",
+            "share",
+            "byKindMs"
+          ],
+          additionalProperties: false
+        },
+        peakRssMb: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        peakHeapUsedMb: {
+          type: [
+            "number",
+            "null"
+          ]
+        }
+      },
+      required: [
+        "eventLoopDelayMs",
+        "eventLoopUtilization",
+        "gc",
+        "peakRssMb",
+        "peakHeapUsedMb"
+      ],
+      additionalProperties: false,
+      description: "One revision's server, summarised over rounds (medians)."
+    },
+    Explanation: {
+      anyOf: [
+        {
+          $ref: "#/definitions/ProfileExplanation"
+        },
+        {
+          type: "object",
+          properties: {
+            error: {
+              type: "string",
+              maxLength: 16384
+            },
+            durationMs: {
+              type: [
+                "number",
+                "null"
+              ]
+            }
+          },
+          required: [
+            "error",
+            "durationMs"
+          ],
+          additionalProperties: false
+        }
+      ]
+    },
+    ProfileExplanation: {
+      type: "object",
+      properties: {
+        files: {
+          type: "object",
+          properties: {
+            base: {
+              type: "string",
+              maxLength: 16384
+            },
+            head: {
+              type: "string",
+              maxLength: 16384
+            }
+          },
+          required: [
+            "base",
+            "head"
+          ],
+          additionalProperties: false,
+          description: "The .cpuprofile files (open them in Chrome DevTools or speedscope)."
+        },
+        unit: {
+          type: "string",
+          enum: [
+            "call",
+            "request"
+          ],
+          description: "What one operation is: a call of the task, or a request to the server."
+        },
+        ops: {
+          type: "object",
+          properties: {
+            base: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            head: {
+              type: [
+                "number",
+                "null"
+              ]
+            }
+          },
+          required: [
+            "base",
+            "head"
+          ],
+          additionalProperties: false,
+          description: "Operations done while each profile ran."
+        },
+        perOpUs: {
+          type: "object",
+          properties: {
+            base: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            head: {
+              type: [
+                "number",
+                "null"
+              ]
+            }
+          },
+          required: [
+            "base",
+            "head"
+          ],
+          additionalProperties: false,
+          description: "Sampled (non-idle) time per operation, in microseconds."
+        },
+        top: {
+          type: "array",
+          items: {
+            $ref: "#/definitions/ProfileRow"
+          },
+          description: "The functions whose self time per operation grew most.",
+          maxItems: 1e4
+        },
+        ownCode: {
+          type: "array",
+          items: {
+            $ref: "#/definitions/ProfileRow"
+          },
+          description: "The project's own functions whose total time (with what they call) per operation grew most.",
+          maxItems: 1e4
+        },
+        durationMs: {
+          type: [
+            "number",
+            "null"
+          ]
+        }
+      },
+      required: [
+        "files",
+        "unit",
+        "ops",
+        "perOpUs",
+        "top",
+        "ownCode",
+        "durationMs"
+      ],
+      additionalProperties: false,
+      description: "What the profiles of one benchmark show."
+    },
+    ProfileRow: {
+      type: "object",
+      properties: {
+        function: {
+          type: "string",
+          maxLength: 16384
+        },
+        location: {
+          type: "string",
+          maxLength: 16384
+        },
+        via: {
+          $ref: "#/definitions/Via"
+        },
+        baseShare: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "Share of the sampled (non-idle) time spent in the function itself."
+        },
+        headShare: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        basePerOpUs: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "Self time per operation (call of the task, or request), in microseconds."
+        },
+        headPerOpUs: {
+          type: [
+            "number",
+            "null"
+          ]
+        }
+      },
+      required: [
+        "function",
+        "location",
+        "baseShare",
+        "headShare",
+        "basePerOpUs",
+        "headPerOpUs"
+      ],
+      additionalProperties: false
+    },
+    Via: {
+      type: "object",
+      properties: {
+        function: {
+          type: "string",
+          maxLength: 16384
+        },
+        location: {
+          type: "string",
+          maxLength: 16384
+        }
+      },
+      required: [
+        "function",
+        "location"
+      ],
+      additionalProperties: false,
+      description: "A project function on the stack above a function that is not the project's."
+    },
+    RunInfo: {
+      type: "object",
+      properties: {
+        rounds: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "Micro-benchmark rounds (processes or process pairs)."
+        },
+        plannedRounds: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        maxRounds: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "Adaptive rounds: the most rounds allowed, the looks paid for in the confidence, and the rounds of the confirmation group."
+        },
+        looks: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        confirmRounds: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        httpRounds: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "HTTP rounds per load test (the most any ran), when there are HTTP benchmarks, and the most any ran to confirm a regression."
+        },
+        httpConfirmRounds: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        httpMode: {
+          type: "string",
+          maxLength: 16384
+        },
+        limited: {
+          type: "boolean",
+          description: "The time limit stopped rounds before the plan was done."
+        },
+        isolation: {
+          type: "string",
+          maxLength: 16384
+        },
+        confidence: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "Confidence for the whole run, and the level each interval was computed at."
+        },
+        intervalConfidence: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        timeLimitMs: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        measureMs: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        totalMs: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        profile: {
+          type: "object",
+          properties: {
+            dir: {
+              type: "string",
+              maxLength: 16384
+            },
+            benchmarks: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            durationMs: {
+              type: [
+                "number",
+                "null"
+              ]
+            }
+          },
+          required: [
+            "benchmarks",
+            "durationMs"
+          ],
+          additionalProperties: false,
+          description: "Profiling after the verdicts: where the .cpuprofile files are (when any was written), how many benchmarks, how long it took."
+        },
+        conditions: {
+          type: "object",
+          properties: {
+            busy: {
+              type: "array",
+              items: {
+                type: [
+                  "number",
+                  "null"
+                ]
+              },
+              maxItems: 1e4
+            },
+            spikedRounds: {
+              type: "array",
+              items: {
+                type: [
+                  "number",
+                  "null"
+                ]
+              },
+              maxItems: 1e4
+            },
+            note: {
+              type: "string",
+              maxLength: 16384
+            }
+          },
+          required: [
+            "busy",
+            "spikedRounds"
+          ],
+          additionalProperties: false,
+          description: "The machine's CPU busy share (0 to 1) in each round, micro then HTTP, and the rounds that ran much busier than the rest."
+        }
+      },
+      required: [
+        "rounds",
+        "plannedRounds",
+        "limited",
+        "isolation",
+        "confidence",
+        "intervalConfidence",
+        "timeLimitMs",
+        "measureMs",
+        "totalMs"
+      ],
+      additionalProperties: false
+    },
+    Environment: {
+      type: "object",
+      properties: {
+        node: {
+          type: "string",
+          maxLength: 16384
+        },
+        os: {
+          type: "string",
+          maxLength: 16384
+        },
+        arch: {
+          type: "string",
+          maxLength: 16384
+        },
+        cpus: {
+          type: "object",
+          properties: {
+            model: {
+              type: "string",
+              maxLength: 16384
+            },
+            count: {
+              type: [
+                "number",
+                "null"
+              ]
+            }
+          },
+          required: [
+            "model",
+            "count"
+          ],
+          additionalProperties: false
+        },
+        loadAverage: {
+          type: "object",
+          properties: {
+            before: {
+              type: "array",
+              items: {
+                type: [
+                  "number",
+                  "null"
+                ]
+              },
+              maxItems: 1e4
+            },
+            after: {
+              type: "array",
+              items: {
+                type: [
+                  "number",
+                  "null"
+                ]
+              },
+              maxItems: 1e4
+            }
+          },
+          required: [
+            "before",
+            "after"
+          ],
+          additionalProperties: false,
+          description: "1, 5 and 15-minute load averages before and after measuring."
+        }
+      },
+      required: [
+        "node",
+        "os",
+        "arch",
+        "cpus"
+      ],
+      additionalProperties: false
+    }
+  },
+  $comment: "Generated by scripts/report-schema.mjs from src/report/model.ts: do not edit."
+};
+
+// src/report/read.ts
+var MAX_REPORT_BYTES = 5 * 1024 * 1024;
+var validate2 = new import_ajv2.default({ allErrors: false, strict: false }).compile(report_schema_default);
+function readReport(file) {
+  let size;
+  try {
+    size = statSync2(file).size;
+  } catch (error2) {
+    throw new UserError(`Cannot read the report ${file}: ${error2.code ?? String(error2)}.`);
+  }
+  if (size > MAX_REPORT_BYTES) throw new UserError(`The report ${file} is ${(size / 1024 / 1024).toFixed(1)} MB, more than benchgate writes (at most ${MAX_REPORT_BYTES / 1024 / 1024} MB): refusing it.`);
+  let data;
+  try {
+    data = JSON.parse(readFileSync8(file, "utf8"));
+  } catch {
+    throw new UserError(`The report ${file} is not JSON: refusing it.`);
+  }
+  if (!validate2(data)) {
+    const [first] = validate2.errors ?? [];
+    throw new UserError(`The report ${file} is not a benchgate report (schema/report.schema.json): ${first?.instancePath || "(root)"} ${first?.message ?? "is invalid"}. Refusing it.`);
+  }
+  return data;
+}
+
+// src/util/secrets.ts
+import { closeSync, openSync, readFileSync as readFileSync9, readSync, writeSync } from "node:fs";
+var OWN_FILE_COMMANDS = /* @__PURE__ */ new Set(["GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE"]);
+function forgetSecrets(env = process.env) {
+  const forgotten = Object.keys(env).filter((name2) => isDeniedVariable(name2) && !OWN_FILE_COMMANDS.has(name2.toUpperCase()));
+  for (const name2 of forgotten) delete env[name2];
+  const own = env === process.env && process.platform === "linux" && forgotten.length > 0;
+  return { forgotten, wiped: own ? wipeInitialEnvironment(new Set(forgotten)) : false };
+}
+function wipeInitialEnvironment(names) {
+  let fd;
+  try {
+    const stat3 = readFileSync9("/proc/self/stat", "utf8");
+    const fields = stat3.slice(stat3.lastIndexOf(")") + 2).split(" ");
+    const start = Number(fields[50 - 3]);
+    const end = Number(fields[51 - 3]);
+    if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end <= start || end - start > 16 * 1024 * 1024) return false;
+    fd = openSync("/proc/self/mem", "r+");
+    const block = Buffer.alloc(end - start);
+    readSync(fd, block, 0, block.length, start);
+    let offset = 0;
+    while (offset < block.length) {
+      let stop = block.indexOf(0, offset);
+      if (stop < 0) stop = block.length;
+      const entry = block.toString("latin1", offset, stop);
+      const equals = entry.indexOf("=");
+      if (equals > 0 && names.has(entry.slice(0, equals))) {
+        const valueStart = offset + equals + 1;
+        const length = stop - valueStart;
+        if (length > 0) writeSync(fd, Buffer.alloc(length), 0, length, start + valueStart);
+      }
+      offset = stop + 1;
+    }
+    return true;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== void 0) closeSync(fd);
+  }
+}
+
 // src/util/signals.ts
 function trapSignals(options) {
   const cleanups = /* @__PURE__ */ new Set();
@@ -75969,23 +77517,25 @@ function trapSignals(options) {
 }
 
 // src/action/run.ts
-var run = promisify(execFile2);
 var PULL_REQUEST_TARGET = `benchgate refuses to run under pull_request_target: that event runs with a read/write token and the base repository's secrets, and benchgate would install and execute the pull request's code (its install script, bench files and server). A malicious pull request could then steal the token or the secrets. Use the pull_request event (and the two-workflow pattern for comments on pull requests from forks, see the README), or set allow-pull-request-target: true if every pull request to this repository is trusted.`;
 async function runAction(deps) {
   const { core, env } = deps;
   const trap = trapSignals({
     announce: (signal) => core.warning(`benchgate: ${signal} received (job cancelled): stopping benchmark processes and removing worktrees`),
-    exitCode: () => 1
+    exitCode: (signal) => signal === "SIGINT" ? 130 : 143
   });
   try {
+    const event = env.GITHUB_EVENT_PATH ? JSON.parse(readFileSync10(env.GITHUB_EVENT_PATH, "utf8")) : {};
     const settings = parseActionInputs((name2) => core.getInput(name2), {
       eventName: env.GITHUB_EVENT_NAME ?? "",
-      event: env.GITHUB_EVENT_PATH ? JSON.parse(readFileSync8(env.GITHUB_EVENT_PATH, "utf8")) : {},
+      event,
       workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
       runnerTemp: env.RUNNER_TEMP ?? path16.join(env.GITHUB_WORKSPACE ?? process.cwd(), ".benchgate"),
       repository: env.GITHUB_REPOSITORY ?? ""
     });
-    if (settings.mode === "comment") return await commentFromReport(settings, deps);
+    const { forgotten, wiped } = forgetSecrets(env);
+    if (forgotten.length) core.info(`benchgate: ${forgotten.length} secret variable(s) kept from every process it starts${wiped ? " and wiped from its own /proc environ" : ""}`);
+    if (settings.mode === "comment") return await commentFromReport(settings, event, deps);
     if (settings.eventName === "pull_request_target" && !settings.allowPullRequestTarget) throw new UserError(PULL_REQUEST_TARGET);
     await ensureCommit(settings.base, settings.workingDirectory, core);
     let report2;
@@ -76010,6 +77560,7 @@ async function runAction(deps) {
       report2 = errorReport(describeFailure(error2), deps.version);
     }
     if (settings.pullRequest) report2.pullRequest = settings.pullRequest;
+    report2.commentKey = settings.commentKey;
     await publish(report2, settings, deps);
   } catch (error2) {
     core.setFailed(messageOf(error2));
@@ -76050,7 +77601,7 @@ async function comment(report2, markdown, settings, deps) {
   try {
     const outcome = await upsertComment(deps.commentApi(settings, settings.pullRequest), {
       mode: settings.comment,
-      marker: commentMarker(settings.config ?? CONFIG_FILE),
+      marker: commentMarker(settings.commentKey),
       body: fitComment(markdown, runUrl),
       report: report2
     });
@@ -76066,38 +77617,61 @@ async function comment(report2, markdown, settings, deps) {
     throw error2;
   }
 }
-async function commentFromReport(settings, deps) {
+async function commentFromReport(settings, event, deps) {
   if (!settings.reportJson) throw new UserError("Input 'report-json' is required with mode: comment: the report.json the gate's workflow uploaded.");
-  const report2 = JSON.parse(readFileSync8(settings.reportJson, "utf8"));
-  const pr = report2.pullRequest ?? settings.pullRequest;
-  if (!pr) throw new UserError(`${settings.reportJson} names no pull request: it was not made by benchgate on a pull_request event.`);
-  const event = deps.env.GITHUB_EVENT_PATH ? JSON.parse(readFileSync8(deps.env.GITHUB_EVENT_PATH, "utf8")) : {};
-  const testedSha = event.workflow_run?.head_sha;
-  if (testedSha && report2.head?.sha !== testedSha) {
-    throw new UserError(`The report is of ${report2.head?.sha ?? "no commit"}, but the workflow run that uploaded it tested ${testedSha}: refusing to comment.`);
+  const { number, headSha } = await pullRequestOfRun(settings, event, deps);
+  const report2 = readReport(settings.reportJson);
+  if (report2.head?.sha !== headSha) {
+    throw new UserError(`The report is of ${report2.head?.sha ?? "no commit"}, but the workflow run that uploaded it tested ${headSha}: refusing to comment.`);
   }
-  await comment(report2, renderMarkdown(report2), { ...settings, pullRequest: { ...settings.repository, number: pr.number } }, deps);
+  const commentKey = report2.commentKey ? sanitizeCommentKey(report2.commentKey) : settings.commentKey;
+  await comment(report2, renderMarkdown(report2), { ...settings, commentKey, pullRequest: { ...settings.repository, number } }, deps);
+}
+async function pullRequestOfRun(settings, event, deps) {
+  const run = event.workflow_run;
+  if (settings.eventName !== "workflow_run" || !run) throw new UserError(`mode: comment runs in a workflow triggered by workflow_run (see the README, "Pull requests from forks"), not on '${settings.eventName}': refusing to comment.`);
+  if (run.event !== "pull_request") throw new UserError(`The workflow run was triggered by '${String(run.event)}', not by a pull request: there is no pull request to comment on.`);
+  const headSha = String(run.head_sha ?? "");
+  if (!/^[0-9a-f]{40}$/.test(headSha)) throw new UserError("The workflow_run event names no head commit: refusing to comment.");
+  const named = (run.pull_requests ?? []).filter((pr) => pr.head?.sha === headSha && typeof pr.number === "number");
+  if (named.length === 1) return { number: named[0].number, headSha };
+  if (named.length > 1) throw new UserError(`The workflow run's commit ${headSha} is the head of ${named.length} pull requests: refusing to guess which to comment on.`);
+  const owner = run.head_repository?.owner?.login;
+  const branch = run.head_branch;
+  if (typeof owner !== "string" || typeof branch !== "string") throw new UserError("The workflow_run event names no pull request and no head branch: refusing to comment.");
+  const open2 = (await deps.pullRequestApi(settings).openPullRequests(`${owner}:${branch}`)).filter((pr) => pr.head.sha === headSha);
+  if (open2.length !== 1) {
+    throw new UserError(`${open2.length === 0 ? "No" : open2.length} open pull request(s) of ${settings.repository.owner}/${settings.repository.repo} have the head ${owner}:${branch} at ${headSha}: refusing to comment.`);
+  }
+  return { number: open2[0].number, headSha };
 }
 async function ensureCommit(sha, cwd, core) {
   try {
-    await run("git", ["cat-file", "-e", `${sha}^{commit}`], { cwd });
+    await git(["cat-file", "-e", "--end-of-options", `${sha}^{commit}`], cwd);
     return;
   } catch {
     core.info(`fetching base ${sha} (depth 1): the checkout does not have it`);
   }
   try {
-    await run("git", ["fetch", "--no-tags", "--depth=1", "origin", sha], { cwd });
+    await git(["fetch", "--no-tags", "--depth=1", "origin", "--end-of-options", sha], cwd, { timeoutMs: GIT_FETCH_TIMEOUT_MS });
   } catch (error2) {
     throw new UserError(`The base commit ${sha} is not in the checkout and could not be fetched from origin: ${messageOf(error2).split("\n").slice(-2).join(" ")}`);
   }
 }
 
 // src/action.ts
+var baseUrl2 = process.env.GITHUB_API_URL ?? "https://api.github.com";
 await runAction({
   core: core_exports,
   env: process.env,
+  pullRequestApi: (settings) => {
+    const octokit = getOctokit(settings.githubToken, { baseUrl: baseUrl2 });
+    return {
+      openPullRequests: async (head) => (await octokit.rest.pulls.list({ ...settings.repository, head, state: "open", per_page: 100 })).data
+    };
+  },
   commentApi: (settings, pr) => {
-    const octokit = getOctokit(settings.githubToken, { baseUrl: process.env.GITHUB_API_URL ?? "https://api.github.com" });
+    const octokit = getOctokit(settings.githubToken, { baseUrl: baseUrl2 });
     const where2 = { owner: pr.owner, repo: pr.repo };
     return {
       whoAmI: async () => {

@@ -46305,7 +46305,6 @@ import os7 from "node:os";
 import path7 from "node:path";
 
 // src/checkout/revisions.ts
-import { execFileSync } from "node:child_process";
 import { existsSync as existsSync3, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import os from "node:os";
 import path3 from "node:path";
@@ -46328,8 +46327,18 @@ var OutputTail = class {
     return this.#text.trimEnd().split("\n").slice(-count).join("\n");
   }
 };
+var DENIED_PREFIXES = ["INPUT_", "ACTIONS_"];
+var DENIED_NAMES = /* @__PURE__ */ new Set(["GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_PATH", "GITHUB_STATE", "GITHUB_STEP_SUMMARY"]);
+var SECRET_WORD = /(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|PRIVATE_?KEY|API_?KEY|AUTH)(?:_|$)/i;
+function isDeniedVariable(name2) {
+  const upper = name2.toUpperCase();
+  return DENIED_PREFIXES.some((prefix) => upper.startsWith(prefix)) || DENIED_NAMES.has(upper) || SECRET_WORD.test(upper);
+}
+function childEnvironment(env = process.env) {
+  return Object.fromEntries(Object.entries(env).filter(([name2]) => !isDeniedVariable(name2)));
+}
 function spawnTracked(command, args, options) {
-  const child = spawn(command, args, { ...options, detached: true });
+  const child = spawn(command, args, { ...options, env: childEnvironment(options.env ?? process.env), detached: true });
   live.add(child);
   child.once("exit", () => live.delete(child));
   child.once("error", () => live.delete(child));
@@ -46352,7 +46361,7 @@ function killAll(signal = "SIGKILL") {
 function runShell(command, options) {
   return new Promise((resolve3) => {
     const tail = new OutputTail();
-    const child = spawnTracked(command, [], { cwd: options.cwd, env: options.env ?? process.env, shell: true, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawnTracked(command, [], { cwd: options.cwd, env: options.env, shell: true, stdio: ["ignore", "pipe", "pipe"] });
     child.stdout?.on("data", (chunk) => tail.push(chunk));
     child.stderr?.on("data", (chunk) => tail.push(chunk));
     let timedOut = false;
@@ -46374,7 +46383,9 @@ function runShell(command, options) {
 }
 
 // src/checkout/git.ts
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
+var GIT_TIMEOUT_MS = 6e4;
+var GIT_FETCH_TIMEOUT_MS = 5 * 6e4;
 var GitError = class extends Error {
   constructor(args, stderr) {
     super(`git ${args.join(" ")} failed: ${stderr.trim().split("\n").slice(-3).join(" ")}`);
@@ -46385,12 +46396,34 @@ var GitError = class extends Error {
   stderr;
   name = "GitError";
 };
-var git = (args, cwd) => new Promise((resolve3, reject) => {
-  execFile("git", [...args], { cwd, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, GIT_TERMINAL_PROMPT: "0" } }, (error, stdout, stderr) => {
-    if (error) reject(new GitError(args, stderr || error.message));
-    else resolve3(stdout.trim());
+function gitEnvironment() {
+  return { ...childEnvironment(), GIT_TERMINAL_PROMPT: "0" };
+}
+var git = (args, cwd, options = {}) => {
+  const timeoutMs = options.timeoutMs ?? GIT_TIMEOUT_MS;
+  return new Promise((resolve3, reject) => {
+    execFile("git", [...args], { cwd, maxBuffer: 16 * 1024 * 1024, env: gitEnvironment(), timeout: timeoutMs, killSignal: "SIGKILL" }, (error, stdout, stderr) => {
+      if (error && error.killed) reject(new GitError(args, `did not finish within ${timeoutMs / 1e3}s and was killed`));
+      else if (error) reject(new GitError(args, stderr || error.message));
+      else resolve3(stdout.trim());
+    });
   });
-});
+};
+function gitSync(args, cwd) {
+  try {
+    execFileSync("git", [...args], { cwd, stdio: "ignore", env: gitEnvironment(), timeout: GIT_TIMEOUT_MS, killSignal: "SIGKILL" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+function isRevisionName(revision) {
+  const name2 = revision.replace(/(?:[~^]\d{0,4})+$/, "");
+  if (/^[0-9a-f]{7,64}$/i.test(name2)) return true;
+  if (name2.length === 0 || name2.length > 255 || name2.startsWith("-") || name2.startsWith("/") || name2.endsWith("/") || name2.endsWith(".") || name2.endsWith(".lock")) return false;
+  if (/[\u0000-\u0020\u007f~^:?*[\\]/.test(name2) || name2.includes("..") || name2.includes("@{") || name2.includes("//") || name2 === "@") return false;
+  return !name2.split("/").some((part) => part.startsWith(".") || part.endsWith(".lock"));
+}
 
 // src/checkout/install.ts
 import { existsSync as existsSync2, readFileSync as readFileSync2 } from "node:fs";
@@ -46463,7 +46496,7 @@ async function findRepoRoot(run, cwd) {
   }
 }
 async function resolveRef(run, repoRoot, ref, flag) {
-  if (ref.startsWith("-")) throw new UserError(`${flag} '${ref}' is not a git revision.`);
+  if (!isRevisionName(ref)) throw new UserError(`${flag} '${ref}' is not a git revision: give a branch, tag or commit sha (e.g. main, origin/main, v1.2.0).`);
   try {
     return await run(["rev-parse", "--verify", "--end-of-options", `${ref}^{commit}`], repoRoot);
   } catch (error) {
@@ -46499,17 +46532,9 @@ function indent(text) {
   return text ? text.split("\n").map((line) => `  ${line}`).join("\n") : "  (no output)";
 }
 function removeWorktrees(repoRoot, dirs, temp) {
-  for (const dir of dirs.splice(0)) {
-    try {
-      execFileSync("git", ["worktree", "remove", "--force", "--force", dir], { cwd: repoRoot, stdio: "ignore" });
-    } catch {
-    }
-  }
+  for (const dir of dirs.splice(0)) gitSync(["worktree", "remove", "--force", "--force", dir], repoRoot);
   rmSync(temp, { recursive: true, force: true });
-  try {
-    execFileSync("git", ["worktree", "prune"], { cwd: repoRoot, stdio: "ignore" });
-  } catch {
-  }
+  gitSync(["worktree", "prune"], repoRoot);
 }
 
 // node_modules/tinyglobby/dist/index.mjs
@@ -47772,23 +47797,25 @@ function decideLowerIsBetter(change, budget) {
 var ID_SEPARATOR = " > ";
 
 // src/measure/micro/spawn.ts
+var DRAIN_MS = 5e3;
 function runBenchmarkProcess(job, settings) {
   const started = Date.now();
   return new Promise((resolve3) => {
     const tail = new OutputTail();
     const child = spawnTracked(process.execPath, [settings.runnerPath], {
       cwd: settings.cwd,
-      stdio: ["ignore", "pipe", "pipe", "ipc"],
-      env: process.env
+      stdio: ["ignore", "pipe", "pipe", "ipc"]
     });
     child.stdout?.on("data", (chunk) => tail.push(chunk));
     child.stderr?.on("data", (chunk) => tail.push(chunk));
     let current = {};
+    let ready = false;
     let settled = false;
     const finish = (outcome) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearTimeout(drain);
       killGroup(child);
       resolve3(outcome);
     };
@@ -47799,23 +47826,30 @@ Last lines of its output:
 ${output}` : message, ...current, durationMs: Date.now() - started });
     };
     let timer = setTimeout(stalled, settings.stallTimeoutMs);
+    let drain;
     function stalled() {
+      if (!ready) return fail(`the benchmark process (pid ${child.pid}) did not start within ${settings.stallTimeoutMs / 1e3}s (no handshake) and was killed`);
       const what = current.id ? `while running '${current.id}'${current.revision ? ` (${current.revision})` : ""}` : "while loading bench files";
       fail(`the benchmark process (pid ${child.pid}) showed no progress for ${settings.stallTimeoutMs / 1e3}s ${what} and was killed`);
     }
     child.on("message", (message) => {
       clearTimeout(timer);
       timer = setTimeout(stalled, settings.stallTimeoutMs);
-      if (message.type === "progress") current = { id: message.id, revision: message.revision ?? (message.id === current.id ? current.revision : void 0) };
+      if (message.type === "ready") {
+        ready = true;
+        child.send(job);
+      } else if (message.type === "progress") current = { id: message.id, revision: message.revision ?? (message.id === current.id ? current.revision : void 0) };
       else if (message.type === "result") finish({ ok: true, files: message.files, tasks: message.tasks, durationMs: Date.now() - started });
       else if (message.type === "profiled") finish({ ok: true, files: [], tasks: [], calls: message.calls, durationMs: Date.now() - started });
       else fail(`the benchmark process (pid ${child.pid}) failed: ${message.message}`);
     });
     child.once("error", (error) => fail(`could not start the benchmark process: ${error.message}`));
+    const exited = (code, signal) => fail(`the benchmark process (pid ${child.pid}) exited with ${signal ? `signal ${signal}` : `code ${code}`} ${current.id ? `while running '${current.id}'` : ready ? "while loading bench files" : "before its handshake"}`);
     child.once("exit", (code, signal) => {
-      setTimeout(() => fail(`the benchmark process (pid ${child.pid}) exited with ${signal ? `signal ${signal}` : `code ${code}`} ${current.id ? `while running '${current.id}'` : "while loading bench files"}`), 50);
+      killGroup(child);
+      drain = setTimeout(() => exited(code, signal), DRAIN_MS);
     });
-    child.send(job);
+    child.once("close", (code, signal) => exited(code, signal));
   });
 }
 
@@ -48028,6 +48062,9 @@ import os5 from "node:os";
 // src/measure/http/load.ts
 var import_autocannon = __toESM(require_autocannon(), 1);
 import http from "node:http";
+var NoAnswerError = class extends Error {
+  name = "NoAnswerError";
+};
 function runLoad(options) {
   return new Promise((resolve3, reject) => {
     const times = [];
@@ -48051,6 +48088,11 @@ function runLoad(options) {
       (error, result) => {
         if (error) return reject(error);
         const elapsedMs = performance.now() - started;
+        if (ok === 0 && options.durationMs > 0) {
+          const seconds = (options.durationMs / 1e3).toFixed(1);
+          const failed = [`${result.non2xx} non-2xx`, `${result.errors} errors`, `${result.timeouts} timeouts`].join(", ");
+          return reject(new NoAnswerError(`no request was answered with a 2xx in ${seconds}s of load on port ${options.port} (${failed}; requests still waiting at the deadline count as unanswered)`));
+        }
         resolve3({
           requestsPerSec: ok / elapsedMs * 1e3,
           times,
@@ -48433,10 +48475,10 @@ async function freshRound(benchmark, revisions, round, plan) {
     const server = await ServerProcess.start(serverOptions(benchmark, revisions[side], plan));
     try {
       if (round === 0) await checkRequests(benchmark, server, side, revisions, plan);
-      await runLoad({ port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs: benchmark.warmupMs });
+      await loadOn(server, benchmark, benchmark.warmupMs);
       server.checkAlive("during the warm-up");
       await server.probe("start");
-      const load = await runLoad({ port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs: benchmark.durationMs });
+      const load = await loadOn(server, benchmark, benchmark.durationMs);
       const probe = (await server.probe("stop"))?.figures;
       server.checkAlive("under load");
       figures[side] = { requestsPerSec: load.requestsPerSec, latency: load.latency, traffic: load.traffic, probe };
@@ -48453,7 +48495,7 @@ async function liveRound(benchmark, revisions, round, plan) {
       servers[side] = await ServerProcess.start(serverOptions(benchmark, revisions[side], plan));
       if (round === 0) await checkRequests(benchmark, servers[side], side, revisions, plan);
     }
-    const load = (side, durationMs) => runLoad({ port: servers[side].port, requests: benchmark.requests, connections: benchmark.connections, durationMs });
+    const load = (side, durationMs) => loadOn(servers[side], benchmark, durationMs);
     for (const side of order(round)) await load(side, benchmark.warmupMs);
     for (const side of order(round)) {
       await servers[side].probe("start");
@@ -48482,6 +48524,14 @@ async function liveRound(benchmark, revisions, round, plan) {
     return judgeTraffic(benchmark, figures.base, figures.head, median(ratios));
   } finally {
     for (const server of Object.values(servers)) await server.stop();
+  }
+}
+async function loadOn(server, benchmark, durationMs) {
+  try {
+    return await runLoad({ port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs });
+  } catch (error) {
+    if (error instanceof NoAnswerError) throw new BenchmarkFailure(`${server.label}'s server answered nothing: ${error.message}.${server.output()}`);
+    throw error;
   }
 }
 function pool(blocks, probe) {
@@ -49014,6 +49064,8 @@ async function runGate(options) {
   const config = withOverrides(loadConfig({ root: options.cwd, file: options.configFile }), options.overrides);
   const tree = await checkout({ cwd: options.cwd, base: options.base, head: options.head, install: config.install, build: config.build, log: options.log, onCleanup: options.onCleanup });
   const socketDir = mkdtempSync2(path7.join(os7.tmpdir(), "benchgate-sock-"));
+  const removeSocketDir = () => rmSync2(socketDir, { recursive: true, force: true });
+  const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os7.loadavg();
   try {
     const [baseFiles, headFiles] = await Promise.all([tree.base, tree.head].map((revision) => discoverBenchFiles(revision.root, config.micro.files)));
@@ -49141,7 +49193,8 @@ async function runGate(options) {
       environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: loadAfter } }
     };
   } finally {
-    rmSync2(socketDir, { recursive: true, force: true });
+    forgetSocketDir?.();
+    removeSocketDir();
     tree.dispose();
   }
 }

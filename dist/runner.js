@@ -1281,3 +1281,4 @@ process.once("message", (job) => {
     (error) => fatal(`error while ${doing()}: ${describeThrown(error)}`)
   );
 });
+void send({ type: "ready" });

@@ -3,6 +3,7 @@ import { build } from 'esbuild';
 import { readFileSync, rmSync } from 'node:fs';
 
 rmSync('dist', { recursive: true, force: true });
+await import('./report-schema.mjs');
 const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
 const common = {
   // Only the version goes into the bundles, so other package.json edits do not change dist/.

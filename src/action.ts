@@ -4,11 +4,19 @@ import { getOctokit } from '@actions/github';
 import { runAction } from './action/run.js';
 
 // The action's entry (dist/action.js): real dependencies in, everything else in runAction.
+// The API's address is read now, before runAction forgets the secrets of this environment.
+const baseUrl = process.env.GITHUB_API_URL ?? 'https://api.github.com';
 await runAction({
   core,
   env: process.env,
+  pullRequestApi: (settings) => {
+    const octokit = getOctokit(settings.githubToken, { baseUrl });
+    return {
+      openPullRequests: async (head) => (await octokit.rest.pulls.list({ ...settings.repository, head, state: 'open', per_page: 100 })).data,
+    };
+  },
   commentApi: (settings, pr) => {
-    const octokit = getOctokit(settings.githubToken, { baseUrl: process.env.GITHUB_API_URL ?? 'https://api.github.com' });
+    const octokit = getOctokit(settings.githubToken, { baseUrl });
     const where = { owner: pr.owner, repo: pr.repo };
     return {
       whoAmI: async () => {

@@ -75,6 +75,9 @@ export async function runGate(options: GateOptions): Promise<Report> {
   const config = withOverrides(loadConfig({ root: options.cwd, file: options.configFile }), options.overrides);
   const tree = await checkout({ cwd: options.cwd, base: options.base, head: options.head, install: config.install, build: config.build, log: options.log, onCleanup: options.onCleanup });
   const socketDir = mkdtempSync(path.join(os.tmpdir(), 'benchgate-sock-'));
+  const removeSocketDir = () => rmSync(socketDir, { recursive: true, force: true });
+  // A signal ends the process without running `finally`: the trap removes the folder (and the worktrees) then.
+  const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os.loadavg();
   try {
     const [baseFiles, headFiles] = await Promise.all([tree.base, tree.head].map((revision) => discoverBenchFiles(revision.root, config.micro.files)));
@@ -211,7 +214,8 @@ export async function runGate(options: GateOptions): Promise<Report> {
       environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: loadAfter } },
     };
   } finally {
-    rmSync(socketDir, { recursive: true, force: true });
+    forgetSocketDir?.();
+    removeSocketDir();
     tree.dispose();
   }
 }

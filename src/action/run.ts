@@ -1,25 +1,26 @@
-import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import type * as Core from '@actions/core';
-import { parseActionInputs, type ActionSettings } from '../config/action-inputs.js';
+import { git, GIT_FETCH_TIMEOUT_MS } from '../checkout/git.js';
+import { parseActionInputs, sanitizeCommentKey, type ActionSettings } from '../config/action-inputs.js';
 import { CONFIG_FILE } from '../config/load.js';
 import { errorReport, runGate } from '../gate.js';
-import { commentMarker, fitComment, regressionAnnotations, upsertComment, type CommentApi } from '../report/github.js';
+import { commentMarker, fitComment, regressionAnnotations, upsertComment, type CommentApi, type PullRequestApi } from '../report/github.js';
 import { renderMarkdown } from '../report/markdown.js';
 import type { Report } from '../report/model.js';
+import { readReport } from '../report/read.js';
 import { describeFailure, messageOf, UserError } from '../util/errors.js';
 import { killAll } from '../util/processes.js';
+import { forgetSecrets } from '../util/secrets.js';
 import { trapSignals } from '../util/signals.js';
-
-const run = promisify(execFile);
 
 export interface ActionDeps {
   core: Pick<typeof Core, 'getInput' | 'setOutput' | 'setFailed' | 'warning' | 'error' | 'notice' | 'info' | 'summary'>;
   env: NodeJS.ProcessEnv;
   /** A comment client for a repository and PR, made from the token and the API URL. */
   commentApi: (settings: ActionSettings, pr: NonNullable<ActionSettings['pullRequest']>) => CommentApi;
+  /** Finds a fork's pull request by its head (mode: comment, when the event cannot name it). */
+  pullRequestApi: (settings: ActionSettings) => PullRequestApi;
   runnerPath: string;
   probePath: string;
   version: string;
@@ -32,17 +33,21 @@ export async function runAction(deps: ActionDeps): Promise<void> {
   const { core, env } = deps;
   const trap = trapSignals({
     announce: (signal) => core.warning(`benchgate: ${signal} received (job cancelled): stopping benchmark processes and removing worktrees`),
-    exitCode: () => 1,
+    exitCode: (signal) => (signal === 'SIGINT' ? 130 : 143),
   });
   try {
+    const event = env.GITHUB_EVENT_PATH ? (JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8')) as Record<string, unknown>) : {};
     const settings = parseActionInputs((name) => core.getInput(name), {
       eventName: env.GITHUB_EVENT_NAME ?? '',
-      event: env.GITHUB_EVENT_PATH ? (JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8')) as Record<string, unknown>) : {},
+      event,
       workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
       runnerTemp: env.RUNNER_TEMP ?? path.join(env.GITHUB_WORKSPACE ?? process.cwd(), '.benchgate'),
       repository: env.GITHUB_REPOSITORY ?? '',
     });
-    if (settings.mode === 'comment') return await commentFromReport(settings, deps);
+    // The inputs are read: from here on the token lives only in `settings`, never in an environment a child could read.
+    const { forgotten, wiped } = forgetSecrets(env);
+    if (forgotten.length) core.info(`benchgate: ${forgotten.length} secret variable(s) kept from every process it starts${wiped ? ' and wiped from its own /proc environ' : ''}`);
+    if (settings.mode === 'comment') return await commentFromReport(settings, event, deps);
     if (settings.eventName === 'pull_request_target' && !settings.allowPullRequestTarget) throw new UserError(PULL_REQUEST_TARGET);
     await ensureCommit(settings.base!, settings.workingDirectory, core);
     let report: Report;
@@ -67,6 +72,7 @@ export async function runAction(deps: ActionDeps): Promise<void> {
       report = errorReport(describeFailure(error), deps.version);
     }
     if (settings.pullRequest) report.pullRequest = settings.pullRequest;
+    report.commentKey = settings.commentKey;
     await publish(report, settings, deps);
   } catch (error) {
     core.setFailed(messageOf(error));
@@ -116,7 +122,7 @@ async function comment(report: Report, markdown: string, settings: ActionSetting
   try {
     const outcome = await upsertComment(deps.commentApi(settings, settings.pullRequest), {
       mode: settings.comment,
-      marker: commentMarker(settings.config ?? CONFIG_FILE),
+      marker: commentMarker(settings.commentKey),
       body: fitComment(markdown, runUrl),
       report,
     });
@@ -134,35 +140,59 @@ async function comment(report: Report, markdown: string, settings: ActionSetting
 }
 
 /**
- * The two-workflow pattern: a workflow_run workflow (trusted, with a write
- * token) posts the comment for a report that the pull_request workflow uploaded.
- * The report's head must be the commit the triggering run tested.
+ * The two-workflow pattern: a workflow_run workflow (trusted, with a write token) posts the
+ * comment for a report that a pull_request workflow uploaded. That report was written by the
+ * pull request's own code, so it decides nothing: the pull request and the commit come from the
+ * workflow_run event (which GitHub writes), the report must be of that commit, and it is read
+ * through a size cap and the report schema before anything of it is rendered (escaped).
  */
-async function commentFromReport(settings: ActionSettings, deps: ActionDeps): Promise<void> {
+async function commentFromReport(settings: ActionSettings, event: Record<string, any>, deps: ActionDeps): Promise<void> {
   if (!settings.reportJson) throw new UserError("Input 'report-json' is required with mode: comment: the report.json the gate's workflow uploaded.");
-  const report = JSON.parse(readFileSync(settings.reportJson, 'utf8')) as Report;
-  const pr = report.pullRequest ?? settings.pullRequest;
-  if (!pr) throw new UserError(`${settings.reportJson} names no pull request: it was not made by benchgate on a pull_request event.`);
-  const event = deps.env.GITHUB_EVENT_PATH ? (JSON.parse(readFileSync(deps.env.GITHUB_EVENT_PATH, 'utf8')) as { workflow_run?: { head_sha?: string } }) : {};
-  const testedSha = event.workflow_run?.head_sha;
-  if (testedSha && report.head?.sha !== testedSha) {
-    throw new UserError(`The report is of ${report.head?.sha ?? 'no commit'}, but the workflow run that uploaded it tested ${testedSha}: refusing to comment.`);
+  const { number, headSha } = await pullRequestOfRun(settings, event, deps);
+  const report = readReport(settings.reportJson);
+  if (report.head?.sha !== headSha) {
+    throw new UserError(`The report is of ${report.head?.sha ?? 'no commit'}, but the workflow run that uploaded it tested ${headSha}: refusing to comment.`);
   }
-  // The body is rendered here from the report's data, escaped, never taken as markdown from the untrusted run.
-  // Only the number comes from the report: the repository is always the one this workflow runs in.
-  await comment(report, renderMarkdown(report), { ...settings, pullRequest: { ...settings.repository, number: pr.number } }, deps);
+  // The report's own pull request, if any, is ignored; its comment key only picks which of this pull request's gate comments to update.
+  const commentKey = report.commentKey ? sanitizeCommentKey(report.commentKey) : settings.commentKey;
+  await comment(report, renderMarkdown(report), { ...settings, commentKey, pullRequest: { ...settings.repository, number } }, deps);
 }
 
-/** With a shallow checkout the base commit may be missing: fetch just it. */
+/**
+ * The pull request a workflow_run event is about, and the commit its run tested, from the event
+ * alone: workflow_run.pull_requests names same-repository pull requests; for a fork it is empty
+ * (GitHub leaves it so), and the one open pull request whose head is the run's head branch and
+ * commit is asked of the API. Anything else is refused.
+ */
+async function pullRequestOfRun(settings: ActionSettings, event: Record<string, any>, deps: ActionDeps): Promise<{ number: number; headSha: string }> {
+  const run = event.workflow_run as Record<string, any> | undefined;
+  if (settings.eventName !== 'workflow_run' || !run) throw new UserError(`mode: comment runs in a workflow triggered by workflow_run (see the README, "Pull requests from forks"), not on '${settings.eventName}': refusing to comment.`);
+  if (run.event !== 'pull_request') throw new UserError(`The workflow run was triggered by '${String(run.event)}', not by a pull request: there is no pull request to comment on.`);
+  const headSha = String(run.head_sha ?? '');
+  if (!/^[0-9a-f]{40}$/.test(headSha)) throw new UserError('The workflow_run event names no head commit: refusing to comment.');
+  const named = ((run.pull_requests ?? []) as { number?: unknown; head?: { sha?: unknown } }[]).filter((pr) => pr.head?.sha === headSha && typeof pr.number === 'number');
+  if (named.length === 1) return { number: named[0]!.number as number, headSha };
+  if (named.length > 1) throw new UserError(`The workflow run's commit ${headSha} is the head of ${named.length} pull requests: refusing to guess which to comment on.`);
+  const owner = run.head_repository?.owner?.login;
+  const branch = run.head_branch;
+  if (typeof owner !== 'string' || typeof branch !== 'string') throw new UserError('The workflow_run event names no pull request and no head branch: refusing to comment.');
+  const open = (await deps.pullRequestApi(settings).openPullRequests(`${owner}:${branch}`)).filter((pr) => pr.head.sha === headSha);
+  if (open.length !== 1) {
+    throw new UserError(`${open.length === 0 ? 'No' : open.length} open pull request(s) of ${settings.repository.owner}/${settings.repository.repo} have the head ${owner}:${branch} at ${headSha}: refusing to comment.`);
+  }
+  return { number: open[0]!.number, headSha };
+}
+
+/** With a shallow checkout the base commit may be missing: fetch just it (the input was checked to be a revision, not an option). */
 async function ensureCommit(sha: string, cwd: string, core: ActionDeps['core']): Promise<void> {
   try {
-    await run('git', ['cat-file', '-e', `${sha}^{commit}`], { cwd });
+    await git(['cat-file', '-e', '--end-of-options', `${sha}^{commit}`], cwd);
     return;
   } catch {
     core.info(`fetching base ${sha} (depth 1): the checkout does not have it`);
   }
   try {
-    await run('git', ['fetch', '--no-tags', '--depth=1', 'origin', sha], { cwd });
+    await git(['fetch', '--no-tags', '--depth=1', 'origin', '--end-of-options', sha], cwd, { timeoutMs: GIT_FETCH_TIMEOUT_MS });
   } catch (error) {
     throw new UserError(`The base commit ${sha} is not in the checkout and could not be fetched from origin: ${messageOf(error).split('\n').slice(-2).join(' ')}`);
   }

@@ -1,10 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { UserError } from '../util/errors.js';
 import { runShell } from '../util/processes.js';
-import { git as defaultGit, GitError, type Git } from './git.js';
+import { git as defaultGit, GitError, gitSync, isRevisionName, type Git } from './git.js';
 import { detectInstall } from './install.js';
 
 export type RevisionLabel = 'base' | 'head';
@@ -101,7 +100,7 @@ async function findRepoRoot(run: Git, cwd: string): Promise<string> {
 }
 
 async function resolveRef(run: Git, repoRoot: string, ref: string, flag: string): Promise<string> {
-  if (ref.startsWith('-')) throw new UserError(`${flag} '${ref}' is not a git revision.`);
+  if (!isRevisionName(ref)) throw new UserError(`${flag} '${ref}' is not a git revision: give a branch, tag or commit sha (e.g. main, origin/main, v1.2.0).`);
   try {
     return await run(['rev-parse', '--verify', '--end-of-options', `${ref}^{commit}`], repoRoot);
   } catch (error) {
@@ -139,17 +138,8 @@ function indent(text: string): string {
 }
 
 function removeWorktrees(repoRoot: string, dirs: string[], temp: string): void {
-  for (const dir of dirs.splice(0)) {
-    try {
-      execFileSync('git', ['worktree', 'remove', '--force', '--force', dir], { cwd: repoRoot, stdio: 'ignore' });
-    } catch {
-      // removed by hand below; prune drops git's record of it
-    }
-  }
+  // A worktree git cannot remove is removed by hand below; prune then drops git's record of it.
+  for (const dir of dirs.splice(0)) gitSync(['worktree', 'remove', '--force', '--force', dir], repoRoot);
   rmSync(temp, { recursive: true, force: true });
-  try {
-    execFileSync('git', ['worktree', 'prune'], { cwd: repoRoot, stdio: 'ignore' });
-  } catch {
-    // nothing to prune
-  }
+  gitSync(['worktree', 'prune'], repoRoot);
 }

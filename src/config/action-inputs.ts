@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isRevisionName } from '../checkout/git.js';
 import { UserError } from '../util/errors.js';
 import type { BudgetRule, ProfileMode } from './types.js';
 import { parseDuration, parsePercent } from './units.js';
@@ -24,6 +25,8 @@ export interface ActionSettings {
   readonly timeLimitMs: number | undefined;
   /** comment mode: the report to post. */
   readonly reportJson: string | undefined;
+  /** Names this gate's PR comment: the working directory, the config and the comment-key input (commentKeyOf). */
+  readonly commentKey: string;
   /** Where the report files go; the .cpuprofile files go to its profiles/ folder. */
   readonly reportDir: string;
   readonly profile: ProfileMode;
@@ -57,7 +60,9 @@ export function parseActionInputs(input: (name: string) => string, env: ActionEn
   const mode = oneOf(input, 'mode', ['gate', 'comment'], 'gate') as ActionMode;
   const workingDirectory = path.resolve(env.workspace, input('working-directory') || '.');
   const pullRequest = pullRequestOf(env);
-  const base = input('base') || defaultBase(env);
+  const base = revisionInput('base', input('base')) || defaultBase(env);
+  const head = revisionInput('head', input('head'));
+  const config = input('config') || undefined;
   if (mode === 'gate' && !base) {
     throw new UserError(
       env.eventName === 'workflow_dispatch'
@@ -68,9 +73,9 @@ export function parseActionInputs(input: (name: string) => string, env: ActionEn
   return Object.freeze({
     mode,
     workingDirectory,
-    config: input('config') || undefined,
+    config,
     base,
-    head: input('head') || undefined,
+    head,
     budget: input('budget') ? budgetInput('budget', input('budget')) : undefined,
     budgets: Object.freeze(parseBudgets(input('budgets'))),
     failOnRegression: booleanInput(input, 'fail-on-regression', true),
@@ -78,6 +83,7 @@ export function parseActionInputs(input: (name: string) => string, env: ActionEn
     githubToken: input('github-token'),
     timeLimitMs: input('time-limit') ? durationInput('time-limit', input('time-limit')) : undefined,
     reportJson: input('report-json') ? path.resolve(workingDirectory, input('report-json')) : undefined,
+    commentKey: commentKeyOf(path.relative(env.workspace, workingDirectory), config, input('comment-key')),
     reportDir: path.join(env.runnerTemp, 'benchgate'),
     profile: oneOf(input, 'profile', ['regressions', 'always', 'never'], 'regressions') as ProfileMode,
     allowPullRequestTarget: booleanInput(input, 'allow-pull-request-target', false),
@@ -87,14 +93,40 @@ export function parseActionInputs(input: (name: string) => string, env: ActionEn
   });
 }
 
+/**
+ * One key per gate, so that two gates on one pull request keep two comments: the project's directory
+ * in the repository and its config file ("packages/api/benchgate.yml"), and the comment-key input
+ * for gates that share both (a matrix over Node versions: comment-key: node-${{ matrix.node }}).
+ * Only characters that cannot end the HTML comment it goes into.
+ */
+export function commentKeyOf(directory: string, config: string | undefined, key: string): string {
+  const file = path.posix.join(directory.split(path.sep).join('/') || '.', config ?? 'benchgate.yml');
+  return sanitizeCommentKey(key ? `${file}#${key}` : file);
+}
+
+/** Letters, digits and . _ / # @ + - only, no "--", at most 200 characters. */
+export function sanitizeCommentKey(key: string): string {
+  return key
+    .replace(/[^\w./#@+-]/g, '_')
+    .replace(/-{2,}/g, '-')
+    .slice(0, 200);
+}
+
+/** A base or head input: a branch, tag or sha, never something git would take for an option. */
+function revisionInput(name: string, value: string): string | undefined {
+  if (!value) return undefined;
+  if (!isRevisionName(value)) throw new UserError(`Input '${name}' must be a branch, tag or commit sha (e.g. main or a 40-character sha), but got '${value}'.`);
+  return value;
+}
+
 /** pull_request(_target): the PR's base sha; push: the commit before the push; otherwise none. */
 function defaultBase(env: ActionEnvironment): string | undefined {
   const pr = env.event.pull_request;
-  if (pr?.base?.sha) return String(pr.base.sha);
+  if (pr?.base?.sha) return revisionInput('base', String(pr.base.sha));
   if (env.eventName === 'push') {
     const before = String(env.event.before ?? '');
     if (/^0+$/.test(before)) throw new UserError("This push created the branch, so it has no 'before' commit to compare against: set the 'base' input (e.g. base: main).");
-    return before || undefined;
+    return revisionInput('base', before);
   }
   return undefined;
 }

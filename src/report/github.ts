@@ -15,9 +15,17 @@ export interface CommentApi {
   updateComment(id: number, body: string): Promise<void>;
 }
 
-/** The hidden marker that finds this gate's comment again: one per config file, so two gates keep two comments. */
-export function commentMarker(configPath: string): string {
-  return `<!-- benchgate: ${configPath.replace(/--/g, '- -')} -->`;
+/**
+ * The hidden marker that finds this gate's comment again, at the very start of the body: one per
+ * gate key (commentKeyOf: directory, config, comment-key), so two gates keep two comments.
+ */
+export function commentMarker(gateKey: string): string {
+  return `<!-- benchgate: ${gateKey.replace(/-{2,}/g, '-').replace(/>/g, '')} -->`;
+}
+
+/** The open pull requests whose head is `owner:branch`, with their head commits (GET /repos/{owner}/{repo}/pulls). */
+export interface PullRequestApi {
+  openPullRequests(head: string): Promise<{ number: number; head: { sha: string } }[]>;
 }
 
 export type CommentOutcome = 'created' | 'updated' | 'skipped';
@@ -30,7 +38,8 @@ export type CommentOutcome = 'created' | 'updated' | 'skipped';
 export async function upsertComment(api: CommentApi, options: { mode: CommentMode; marker: string; body: string; report: Report }): Promise<CommentOutcome> {
   if (options.mode === 'never') return 'skipped';
   const me = (await api.whoAmI()) ?? 'github-actions[bot]';
-  const existing = (await api.listComments()).find((c) => c.user?.login === me && (c.body ?? '').includes(options.marker));
+  // Ours, and this gate's: the marker opens the body (a quote of it further down is somebody else's text).
+  const existing = (await api.listComments()).find((c) => c.user?.login === me && (c.body ?? '').startsWith(`${options.marker}\n`));
   const wanted = wantsComment(options.mode, options.report);
   // on-regression and on-change never leave a stale comment: once one exists it is kept current, even when all is well now.
   if (!wanted && !existing) return 'skipped';

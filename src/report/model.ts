@@ -10,6 +10,7 @@ export type RunVerdict = 'pass' | 'fail' | 'error';
 
 export interface RevisionInfo {
   ref: string;
+  /** @pattern ^[0-9a-f]{40}$ */
   sha: string;
   /** Head only: uncommitted changes of the working tree were measured. */
   dirty?: boolean;
@@ -91,8 +92,10 @@ export interface Report {
   environment: Environment;
   /** Set when the run itself failed (bad config, failed install, crashed process). */
   error?: string;
-  /** Set by the GitHub Action on pull request events: where the comment goes. */
+  /** Set by the GitHub Action on pull request events, for people reading the file; mode: comment takes the pull request from its event, never from here. */
   pullRequest?: { owner: string; repo: string; number: number };
+  /** Set by the GitHub Action: the gate's comment key (commentKeyOf), so mode: comment updates the same comment. */
+  commentKey?: string;
 }
 
 /** Worst first: what needs attention leads every table. */

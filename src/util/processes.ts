@@ -21,9 +21,37 @@ export class OutputTail {
   }
 }
 
-/** Start a process in a new process group, tracked until it exits. */
+/**
+ * What no child of benchgate may see. Every child runs code we do not trust: the pull request's
+ * install scripts, bench files and server, and git (whose hooks and config are the repository's).
+ * A deny-list, not an allow-list: installs need the user's PATH, HOME, proxies, npm_config_* and
+ * NODE_OPTIONS, which an allow-list would have to guess. Denied:
+ * - INPUT_*: the action's inputs, github-token among them;
+ * - ACTIONS_*: the runner's own credentials (ACTIONS_RUNTIME_TOKEN, ACTIONS_ID_TOKEN_REQUEST_TOKEN/URL,
+ *   the cache and results URLs that go with them);
+ * - GITHUB_ENV, GITHUB_OUTPUT, GITHUB_PATH, GITHUB_STATE, GITHUB_STEP_SUMMARY: files that set later
+ *   steps' environment, outputs and summary; a child writing there would steer the rest of the job;
+ * - any name with a secret's word as one of its parts: TOKEN, SECRET, PASSWORD, PASSWD, CREDENTIAL(S),
+ *   PRIVATE_KEY, API_KEY / APIKEY, AUTH (GITHUB_TOKEN, GH_TOKEN, NPM_TOKEN, NODE_AUTH_TOKEN, AWS_SECRET_ACCESS_KEY...).
+ */
+const DENIED_PREFIXES = ['INPUT_', 'ACTIONS_'];
+const DENIED_NAMES = new Set(['GITHUB_ENV', 'GITHUB_OUTPUT', 'GITHUB_PATH', 'GITHUB_STATE', 'GITHUB_STEP_SUMMARY']);
+const SECRET_WORD = /(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|PRIVATE_?KEY|API_?KEY|AUTH)(?:_|$)/i;
+
+/** Whether a variable of this name is kept from every child (see DENIED_PREFIXES). */
+export function isDeniedVariable(name: string): boolean {
+  const upper = name.toUpperCase();
+  return DENIED_PREFIXES.some((prefix) => upper.startsWith(prefix)) || DENIED_NAMES.has(upper) || SECRET_WORD.test(upper);
+}
+
+/** The environment a child gets: `env` without anything `isDeniedVariable` names. */
+export function childEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !isDeniedVariable(name)));
+}
+
+/** Start a process in a new process group, tracked until it exits. Its environment never holds a secret (childEnvironment). */
 export function spawnTracked(command: string, args: readonly string[], options: SpawnOptions): ChildProcess {
-  const child = spawn(command, args, { ...options, detached: true });
+  const child = spawn(command, args, { ...options, env: childEnvironment(options.env ?? process.env), detached: true });
   live.add(child);
   child.once('exit', () => live.delete(child));
   child.once('error', () => live.delete(child));
@@ -74,7 +102,7 @@ export interface CommandOptions {
 export function runShell(command: string, options: CommandOptions): Promise<CommandResult> {
   return new Promise((resolve) => {
     const tail = new OutputTail();
-    const child = spawnTracked(command, [], { cwd: options.cwd, env: options.env ?? process.env, shell: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnTracked(command, [], { cwd: options.cwd, env: options.env, shell: true, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout?.on('data', (chunk: Buffer) => tail.push(chunk));
     child.stderr?.on('data', (chunk: Buffer) => tail.push(chunk));
     let timedOut = false;

@@ -1,13 +1,10 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { pullRequestEvent, runActionBundle, shallowWorkspace as shallowClone, type ActionInputs, type ActionEvent } from './action-helpers.js';
 import { FakeGitHub } from './fake-github.js';
-import { fixtureRepo, processesWorkingIn, removeFixtureRepos } from './helpers.js';
+import { processesWorkingIn, removeFixtureRepos } from './helpers.js';
 
-const ACTION = fileURLToPath(new URL('../../dist/action.js', import.meta.url));
 const FAST = 'budget: 5%\nmicro:\n  task-time: 150ms\n';
 const MARKER = '<!-- benchgate: benchgate.yml -->';
 
@@ -21,99 +18,13 @@ afterAll(async () => {
   removeFixtureRepos();
   for (const dir of temps) rmSync(dir, { recursive: true, force: true });
 });
+const shallowWorkspace = (fixture: string) => shallowClone(fixture, FAST, temps);
+const runAction = (workspace: string, inputs: ActionInputs, event: ActionEvent) => runActionBundle(workspace, inputs, event, { apiUrl: github.url, temps });
+
 afterEach(() => {
   // Every request and every response the action exchanged matched GitHub's OpenAPI description.
   expect(github.problems).toEqual([]);
 });
-
-/** A shallow clone (depth 1) of a fixture's feature branch, as actions/checkout leaves it: the base commit is missing. */
-function shallowWorkspace(fixture: string): { workspace: string; baseSha: string; headSha: string } {
-  const origin = fixtureRepo(fixture, { config: FAST });
-  const sha = (ref: string) => execFileSync('git', ['rev-parse', ref], { cwd: origin, encoding: 'utf8' }).trim();
-  const workspace = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'benchgate-workspace-')));
-  temps.push(workspace);
-  execFileSync('git', ['clone', '-q', '--depth', '1', '--branch', 'feature', `file://${origin}`, workspace]);
-  return { workspace, baseSha: sha('main'), headSha: sha('feature') };
-}
-
-interface ActionRun {
-  code: number | null;
-  stdout: string;
-  outputs: Record<string, string>;
-  summary: string;
-}
-
-/** Run dist/action.js the way the runner does: INPUT_* variables (hyphens kept), an event payload, and the GITHUB_* files. */
-function runAction(workspace: string, inputs: Record<string, string>, event: { name: string; payload: object }): Promise<ActionRun> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'benchgate-runner-'));
-  temps.push(dir);
-  const files = { event: path.join(dir, 'event.json'), output: path.join(dir, 'output'), summary: path.join(dir, 'summary.md') };
-  writeFileSync(files.event, JSON.stringify(event.payload));
-  writeFileSync(files.output, '');
-  writeFileSync(files.summary, '');
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    GITHUB_ACTIONS: 'true',
-    GITHUB_EVENT_NAME: event.name,
-    GITHUB_EVENT_PATH: files.event,
-    GITHUB_OUTPUT: files.output,
-    GITHUB_STEP_SUMMARY: files.summary,
-    GITHUB_WORKSPACE: workspace,
-    GITHUB_REPOSITORY: 'octo-org/todo-server',
-    GITHUB_API_URL: github.url,
-    GITHUB_SERVER_URL: 'https://github.com',
-    GITHUB_RUN_ID: '4242',
-    RUNNER_TEMP: dir,
-    'INPUT_GITHUB-TOKEN': 'ghs_fake_token_for_tests',
-    ...Object.fromEntries(Object.entries(inputs).map(([name, value]) => [`INPUT_${name.toUpperCase()}`, value])),
-  };
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [ACTION], { cwd: workspace, env });
-    let stdout = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
-    child.stderr.on('data', (chunk: Buffer) => (stdout += chunk));
-    const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`action timed out\n${stdout}`))), 120_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout: unescapeCommands(stdout), outputs: parseOutputs(readFileSync(files.output, 'utf8')), summary: readFileSync(files.summary, 'utf8') });
-    });
-  });
-}
-
-/** Workflow commands escape %, CR, LF (and : and , in properties); read the log as a person would. */
-function unescapeCommands(text: string): string {
-  return text.replace(/%0D/g, '\r').replace(/%0A/g, '\n').replace(/%3A/g, ':').replace(/%2C/g, ',').replace(/%25/g, '%');
-}
-
-/** GITHUB_OUTPUT's heredoc format: name<<delimiter, value lines, delimiter. */
-function parseOutputs(text: string): Record<string, string> {
-  const outputs: Record<string, string> = {};
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const match = /^([^<]+)<<(.+)$/.exec(lines[i]!);
-    if (!match) continue;
-    const value: string[] = [];
-    for (i++; i < lines.length && lines[i] !== match[2]; i++) value.push(lines[i]!);
-    outputs[match[1]!] = value.join('\n');
-  }
-  return outputs;
-}
-
-function pullRequestEvent(number: number, baseSha: string, headSha: string) {
-  return {
-    action: 'synchronize',
-    number,
-    pull_request: {
-      number,
-      title: 'Use a uuid v4 for request ids `$(rm -rf ~)`',
-      head: { ref: 'feature; echo pwned', sha: headSha, repo: { full_name: 'octo-org/todo-server', fork: false } },
-      base: { ref: 'main', sha: baseSha, repo: { full_name: 'octo-org/todo-server' } },
-    },
-    repository: { full_name: 'octo-org/todo-server', name: 'todo-server', owner: { login: 'octo-org' } },
-    sender: { login: 'contributor' },
-  };
-}
 
 describe('the GitHub Action, run from its bundle', () => {
   it('comments once, updates the same comment on the next push, and fails the step on a regression', async () => {

@@ -41,7 +41,11 @@ export interface FakeComment {
 export class FakeGitHub {
   readonly problems: string[] = [];
   readonly requests: string[] = [];
+  /** The Authorization header of each request. */
+  readonly authorizations: string[] = [];
   comments: FakeComment[] = [];
+  /** Open pull requests, for GET /repos/{owner}/{repo}/pulls?head=owner:branch (a fork's, which workflow_run does not name). */
+  pulls: { number: number; head: { owner: string; ref: string; sha: string } }[] = [];
   /** Answer comment creation with 403, as GitHub does for a fork's read-only token. */
   denyCreate = false;
   private nextId = 1000;
@@ -78,6 +82,7 @@ export class FakeGitHub {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const method = (req.method ?? 'GET').toLowerCase();
     this.requests.push(`${req.method} ${url.pathname}${url.search}`);
+    this.authorizations.push(req.headers.authorization ?? '');
     const match = findOperation(url.pathname, method);
     if (!match) {
       this.problems.push(`${req.method} ${url.pathname}: no such operation in GitHub's OpenAPI description`);
@@ -129,6 +134,13 @@ export class FakeGitHub {
       if (!comment) return [404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' }];
       comment.body = String(body?.body);
       return [200, this.shape(template, comment, params)];
+    }
+    if (template === '/repos/{owner}/{repo}/pulls' && method === 'get') {
+      const example = loadSpec().paths[template]!.get!.responses['200']!.content!['application/json']!.examples!.default!.value as Record<string, any>[];
+      const wanted = url.searchParams.get('head');
+      const found = this.pulls.filter((pr) => !wanted || `${pr.head.owner}:${pr.head.ref}` === wanted);
+      // GitHub's own example lists a team without the 'type' its schema requires: no teams here.
+      return [200, found.map((pr) => ({ ...structuredClone(example[0]!), requested_teams: [], number: pr.number, head: { ...structuredClone(example[0]!.head), label: `${pr.head.owner}:${pr.head.ref}`, ref: pr.head.ref, sha: pr.head.sha } }))];
     }
     this.problems.push(`${method.toUpperCase()} ${template}: the fake does not implement it`);
     return [404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' }];

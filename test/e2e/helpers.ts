@@ -30,9 +30,9 @@ export interface CliRun {
 }
 
 /** Run the built CLI as a user would; `onStderr` can act mid-run (e.g. send SIGINT). */
-export function runCli(args: string[], cwd: string, options: { timeoutMs?: number; onStderr?: (text: string, pid: number) => void } = {}): Promise<CliRun> {
+export function runCli(args: string[], cwd: string, options: { timeoutMs?: number; env?: NodeJS.ProcessEnv; onStderr?: (text: string, pid: number) => void } = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', ...options.env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));

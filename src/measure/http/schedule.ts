@@ -5,7 +5,7 @@ import type { Revision } from '../../checkout/revisions.js';
 import { LATENCY_STATS, type HttpBenchmarkConfig, type HttpMode, type LatencyStat } from '../../config/types.js';
 import { messageOf } from '../../util/errors.js';
 import type { BenchmarkSamples, MeasureProgress } from '../types.js';
-import { latencyOf, preflight, runLoad, type LoadResult } from './load.js';
+import { latencyOf, NoAnswerError, preflight, runLoad, type LoadResult } from './load.js';
 import { ServerError, ServerProcess } from './server.js';
 import { addTraffic, describeTraffic } from './traffic.js';
 import type { HttpRoundFigures, ProbeFigures, TrafficFigures } from './types.js';
@@ -196,10 +196,10 @@ async function freshRound(benchmark: HttpBenchmarkConfig, revisions: Record<Side
     const server = await ServerProcess.start(serverOptions(benchmark, revisions[side], plan));
     try {
       if (round === 0) await checkRequests(benchmark, server, side, revisions, plan);
-      await runLoad({ port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs: benchmark.warmupMs });
+      await loadOn(server, benchmark, benchmark.warmupMs);
       server.checkAlive('during the warm-up');
       await server.probe('start');
-      const load = await runLoad({ port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs: benchmark.durationMs });
+      const load = await loadOn(server, benchmark, benchmark.durationMs);
       const probe = (await server.probe<{ figures?: ProbeFigures }>('stop'))?.figures;
       server.checkAlive('under load');
       figures[side] = { requestsPerSec: load.requestsPerSec, latency: load.latency, traffic: load.traffic, probe };
@@ -222,7 +222,7 @@ async function liveRound(benchmark: HttpBenchmarkConfig, revisions: Record<Side,
       servers[side] = await ServerProcess.start(serverOptions(benchmark, revisions[side], plan));
       if (round === 0) await checkRequests(benchmark, servers[side]!, side, revisions, plan);
     }
-    const load = (side: Side, durationMs: number) => runLoad({ port: servers[side]!.port, requests: benchmark.requests, connections: benchmark.connections, durationMs });
+    const load = (side: Side, durationMs: number) => loadOn(servers[side]!, benchmark, durationMs);
     for (const side of order(round)) await load(side, benchmark.warmupMs);
     for (const side of order(round)) {
       await servers[side]!.probe('start');
@@ -251,6 +251,16 @@ async function liveRound(benchmark: HttpBenchmarkConfig, revisions: Record<Side,
     return judgeTraffic(benchmark, figures.base, figures.head, median(ratios));
   } finally {
     for (const server of Object.values(servers)) await server.stop();
+  }
+}
+
+/** The benchmark's load on one server; a load nothing answered is that server's failure, by name. */
+async function loadOn(server: ServerProcess, benchmark: HttpBenchmarkConfig, durationMs: number): Promise<LoadResult> {
+  try {
+    return await runLoad({ port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs });
+  } catch (error) {
+    if (error instanceof NoAnswerError) throw new BenchmarkFailure(`${server.label}'s server answered nothing: ${error.message}.${server.output()}`);
+    throw error;
   }
 }
 

@@ -33,6 +33,9 @@ export function runsNode(command: string): boolean {
 
 let sequence = 0;
 
+/** Ports tried before giving up: a port the OS just called free is rarely taken, three in a row means something is wrong. */
+const START_ATTEMPTS = 3;
+
 /**
  * One server process of one revision: started in its own process group with
  * PORT and HOST=127.0.0.1, ready-checked, and stopped with SIGTERM then SIGKILL
@@ -55,7 +58,7 @@ export class ServerProcess {
 
   /** Start on a free port and wait until ready; a port taken meanwhile by something else is retried on another. */
   static async start(options: ServerOptions): Promise<ServerProcess> {
-    for (let attempt = 1; ; attempt++) {
+    for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
       const port = await freePort();
       // Taken between the OS handing it out and now: something else would answer for our server.
       if (await isListening(port, 200)) continue;
@@ -66,9 +69,10 @@ export class ServerProcess {
       } catch (error) {
         await server.stop();
         const portTaken = /EADDRINUSE/.test(server.tail.lines(40));
-        if (!portTaken || attempt >= 3) throw error;
+        if (!portTaken || attempt >= START_ATTEMPTS) throw error;
       }
     }
+    throw new ServerError(`${options.label}'s server could not be started: ${START_ATTEMPTS} free ports in a row were taken by something else before it could listen.`);
   }
 
   private static spawn(options: ServerOptions, port: number): ServerProcess {

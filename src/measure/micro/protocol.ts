@@ -75,6 +75,8 @@ export interface TaskOutcome {
 }
 
 export type RunnerMessage =
+  /** The handshake: the runner listens for its job. The job is sent only then. */
+  | { type: 'ready' }
   | { type: 'progress'; id: string; revision?: RevisionLabel }
   | { type: 'result'; files: FileLoad[]; tasks: TaskOutcome[] }
   /** A profile job's answer: the calls made while the profiler ran (the profile is in its outFile). */

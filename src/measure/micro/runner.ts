@@ -100,3 +100,4 @@ process.once('message', (job: MicroJob | ProfileJob) => {
     (error: unknown) => fatal(`error while ${doing()}: ${describeThrown(error)}`),
   );
 });
+void send({ type: 'ready' });

@@ -16,12 +16,19 @@ export type ProcessOutcome =
 
 export interface SpawnSettings {
   runnerPath: string;
-  /** Kill the process when it shows no progress for this long. */
+  /** Kill the process when it shows no progress for this long (from its start, until its handshake, too). */
   stallTimeoutMs: number;
   cwd: string;
 }
 
-/** Run one benchmark process and wait for its result, killing its process group on a stall or at the end. */
+/** Once the process has exited, how long its last messages and output may take to arrive (a grandchild holding its pipes open). */
+const DRAIN_MS = 5_000;
+
+/**
+ * Run one benchmark process and wait for its result, killing its process group on a stall or at the end.
+ * The job is sent after the runner's handshake ('ready'), and an exit is judged on 'close' (the IPC
+ * channel and pipes drained, so a result sent just before the exit is never lost), bounded by DRAIN_MS.
+ */
 export function runBenchmarkProcess(job: MicroJob | ProfileJob, settings: SpawnSettings): Promise<ProcessOutcome> {
   const started = Date.now();
   return new Promise((resolve) => {
@@ -29,16 +36,17 @@ export function runBenchmarkProcess(job: MicroJob | ProfileJob, settings: SpawnS
     const child = spawnTracked(process.execPath, [settings.runnerPath], {
       cwd: settings.cwd,
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      env: process.env,
     });
     child.stdout?.on('data', (chunk: Buffer) => tail.push(chunk));
     child.stderr?.on('data', (chunk: Buffer) => tail.push(chunk));
     let current: { id?: string; revision?: RevisionLabel } = {};
+    let ready = false;
     let settled = false;
     const finish = (outcome: ProcessOutcome) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearTimeout(drain);
       killGroup(child);
       resolve(outcome);
     };
@@ -47,23 +55,31 @@ export function runBenchmarkProcess(job: MicroJob | ProfileJob, settings: SpawnS
       finish({ ok: false, message: output ? `${message}\nLast lines of its output:\n${output}` : message, ...current, durationMs: Date.now() - started });
     };
     let timer = setTimeout(stalled, settings.stallTimeoutMs);
+    let drain: NodeJS.Timeout | undefined;
     function stalled() {
+      if (!ready) return fail(`the benchmark process (pid ${child.pid}) did not start within ${settings.stallTimeoutMs / 1000}s (no handshake) and was killed`);
       const what = current.id ? `while running '${current.id}'${current.revision ? ` (${current.revision})` : ''}` : 'while loading bench files';
       fail(`the benchmark process (pid ${child.pid}) showed no progress for ${settings.stallTimeoutMs / 1000}s ${what} and was killed`);
     }
     child.on('message', (message: RunnerMessage) => {
       clearTimeout(timer);
       timer = setTimeout(stalled, settings.stallTimeoutMs);
-      if (message.type === 'progress') current = { id: message.id, revision: message.revision ?? (message.id === current.id ? current.revision : undefined) };
+      if (message.type === 'ready') {
+        ready = true;
+        child.send(job);
+      } else if (message.type === 'progress') current = { id: message.id, revision: message.revision ?? (message.id === current.id ? current.revision : undefined) };
       else if (message.type === 'result') finish({ ok: true, files: message.files, tasks: message.tasks, durationMs: Date.now() - started });
       else if (message.type === 'profiled') finish({ ok: true, files: [], tasks: [], calls: message.calls, durationMs: Date.now() - started });
       else fail(`the benchmark process (pid ${child.pid}) failed: ${message.message}`);
     });
     child.once('error', (error) => fail(`could not start the benchmark process: ${error.message}`));
+    const exited = (code: number | null, signal: NodeJS.Signals | null) =>
+      fail(`the benchmark process (pid ${child.pid}) exited with ${signal ? `signal ${signal}` : `code ${code}`} ${current.id ? `while running '${current.id}'` : ready ? 'while loading bench files' : 'before its handshake'}`);
     child.once('exit', (code, signal) => {
-      // Give a result that is still in flight on the IPC channel a moment to arrive.
-      setTimeout(() => fail(`the benchmark process (pid ${child.pid}) exited with ${signal ? `signal ${signal}` : `code ${code}`} ${current.id ? `while running '${current.id}'` : 'while loading bench files'}`), 50);
+      // Its group may hold the pipes open: kill it, then judge on 'close', or after DRAIN_MS at the latest.
+      killGroup(child);
+      drain = setTimeout(() => exited(code, signal), DRAIN_MS);
     });
-    child.send(job);
+    child.once('close', (code, signal) => exited(code, signal));
   });
 }
