@@ -1,0 +1,134 @@
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { git, GitError, isRevisionName } from '../../src/checkout/git.js';
+import { commentKeyOf, parseActionInputs, type ActionEnvironment } from '../../src/config/action-inputs.js';
+import { NoAnswerError, runLoad } from '../../src/measure/http/load.js';
+import { runBenchmarkProcess } from '../../src/measure/micro/spawn.js';
+import { commentMarker, upsertComment, type CommentApi } from '../../src/report/github.js';
+import type { Report } from '../../src/report/model.js';
+import { childEnvironment, isDeniedVariable } from '../../src/util/processes.js';
+import { forgetSecrets } from '../../src/util/secrets.js';
+
+const temp = mkdtempSync(path.join(os.tmpdir(), 'benchgate-trust-'));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+
+const env = (over: Partial<ActionEnvironment> = {}): ActionEnvironment => ({ eventName: 'pull_request', event: { pull_request: { number: 5, base: { sha: 'b'.repeat(40) } } }, workspace: '/w', runnerTemp: '/t', repository: 'octo/todo', ...over });
+const inputs = (values: Record<string, string>) => (name: string) => values[name] ?? '';
+
+describe('the environment of every child', () => {
+  it('keeps out the action inputs, the runner credentials, the file commands and anything named like a secret', () => {
+    const denied = ['INPUT_GITHUB-TOKEN', 'INPUT_BUDGET', 'ACTIONS_RUNTIME_TOKEN', 'ACTIONS_ID_TOKEN_REQUEST_URL', 'ACTIONS_CACHE_URL', 'GITHUB_TOKEN', 'GH_TOKEN', 'NPM_TOKEN', 'NODE_AUTH_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'DB_PASSWORD', 'SSH_AUTH_SOCK', 'STRIPE_API_KEY', 'GOOGLE_APPLICATION_CREDENTIALS', 'GITHUB_ENV', 'GITHUB_OUTPUT', 'GITHUB_PATH', 'GITHUB_STATE', 'GITHUB_STEP_SUMMARY', 'github_token'];
+    const kept = ['PATH', 'HOME', 'NODE_OPTIONS', 'npm_config_registry', 'HTTPS_PROXY', 'GITHUB_WORKSPACE', 'GITHUB_SHA', 'RUNNER_TEMP', 'GIT_AUTHOR_NAME', 'TOKENIZER_MODEL', 'CI', 'PORT'];
+    expect(denied.filter((name) => !isDeniedVariable(name))).toEqual([]);
+    expect(kept.filter(isDeniedVariable)).toEqual([]);
+    const env = Object.fromEntries([...denied, ...kept].map((name) => [name, `value of ${name}`]));
+    expect(Object.keys(childEnvironment(env)).sort()).toEqual([...kept].sort());
+  });
+
+  it('forgets the secrets of its own environment once the inputs are read, keeping what @actions/core writes through', () => {
+    const env: NodeJS.ProcessEnv = { 'INPUT_GITHUB-TOKEN': 'ghs_x', ACTIONS_RUNTIME_TOKEN: 'r', GITHUB_OUTPUT: '/o', GITHUB_STEP_SUMMARY: '/s', PATH: '/bin' };
+    const { forgotten, wiped } = forgetSecrets(env);
+    expect(forgotten.sort()).toEqual(['ACTIONS_RUNTIME_TOKEN', 'INPUT_GITHUB-TOKEN']);
+    expect(env).toEqual({ GITHUB_OUTPUT: '/o', GITHUB_STEP_SUMMARY: '/s', PATH: '/bin' });
+    // Not this process's environment: nothing of ours is wiped.
+    expect(wiped).toBe(false);
+  });
+});
+
+describe('revisions from users and events', () => {
+  it('accepts branches, tags, shas and ancestry, and refuses what git would read as an option or cannot be a ref', () => {
+    for (const good of ['main', 'origin/main', 'v1.2.0', 'feature/x-y_z', 'HEAD', 'HEAD~1', 'main^', 'main~2^1', 'a'.repeat(40), 'deadbee']) expect(isRevisionName(good), good).toBe(true);
+    for (const bad of ['--upload-pack=touch /tmp/x', '-x', '', 'a..b', 'a b', 'x:y', 'a\nb', '@{-1}', 'refs/heads/.hidden', 'a.lock', 'a/', '/a', 'a//b', 'a*', 'a?', '[a]', 'a\\b']) {
+      expect(isRevisionName(bad), JSON.stringify(bad)).toBe(false);
+    }
+  });
+
+  it("names the base or head input that is not a revision, and the event's base too", () => {
+    expect(() => parseActionInputs(inputs({ base: '--upload-pack=touch /tmp/pwned' }), env())).toThrow("Input 'base' must be a branch, tag or commit sha (e.g. main or a 40-character sha), but got '--upload-pack=touch /tmp/pwned'.");
+    expect(() => parseActionInputs(inputs({ head: 'x y' }), env())).toThrow("Input 'head' must be a branch, tag or commit sha");
+    expect(() => parseActionInputs(inputs({}), env({ event: { pull_request: { number: 5, base: { sha: '-oops' } } } }))).toThrow("Input 'base' must be a branch, tag or commit sha");
+  });
+
+  it('stops a git command that does not finish, and names it', async () => {
+    // cat-file --batch reads commands from its stdin, which stays open: it would wait forever.
+    const error = await git(['cat-file', '--batch'], process.cwd(), { timeoutMs: 300 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GitError);
+    expect((error as Error).message).toBe('git cat-file --batch failed: did not finish within 0.3s and was killed');
+  });
+});
+
+describe('one comment per gate', () => {
+  it('keys each gate by its directory, config and comment-key, in characters that cannot close the marker', () => {
+    expect(commentKeyOf('', undefined, '')).toBe('benchgate.yml');
+    expect(commentKeyOf('packages/api', undefined, '')).toBe('packages/api/benchgate.yml');
+    expect(commentKeyOf('packages/web', 'perf/gate.yml', 'node-24')).toBe('packages/web/perf/gate.yml#node-24');
+    const hostile = commentMarker(commentKeyOf('', undefined, 'x --> <img src=x onerror=alert(1)> <!--'));
+    expect(hostile.startsWith('<!-- benchgate: ')).toBe(true);
+    expect(hostile.slice(4, -3)).not.toMatch(/--|>|</);
+    const settings = (dir: string, key = '') => parseActionInputs(inputs({ 'working-directory': dir, 'comment-key': key }), env()).commentKey;
+    expect(new Set([settings('packages/api'), settings('packages/web'), settings('packages/api', 'node-20'), settings('packages/api', 'node-24')]).size).toBe(4);
+  });
+
+  it("updates only a comment of its own that opens with its marker, not one that quotes it", async () => {
+    const marker = commentMarker('packages/api/benchgate.yml');
+    const comments = [
+      { id: 1, body: `quoting ${marker}\nsomething`, user: { login: 'github-actions[bot]' } },
+      { id: 2, body: `${commentMarker('packages/web/benchgate.yml')}\nweb`, user: { login: 'github-actions[bot]' } },
+    ];
+    const calls: string[] = [];
+    const api: CommentApi = {
+      whoAmI: async () => undefined,
+      listComments: async () => comments,
+      createComment: async () => void calls.push('create'),
+      updateComment: async (id) => void calls.push(`update ${id}`),
+    };
+    const report = { verdict: 'pass', benchmarks: [] } as unknown as Report;
+    expect(await upsertComment(api, { mode: 'always', marker, body: 'api', report })).toBe('created');
+    comments.push({ id: 3, body: `${marker}\napi`, user: { login: 'github-actions[bot]' } });
+    expect(await upsertComment(api, { mode: 'always', marker, body: 'api again', report })).toBe('updated');
+    expect(calls).toEqual(['create', 'update 3']);
+  });
+});
+
+describe('every wait has a deadline', () => {
+  it('an HTTP load that nothing answers is an error at its deadline, not 0 requests/s', async () => {
+    const server = http.createServer(() => undefined); // accepts, never answers
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const error = await runLoad({ port, requests: [{ method: 'GET', path: '/', headers: {}, body: undefined }], connections: 2, durationMs: 300 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(NoAnswerError);
+      expect((error as Error).message).toContain(`no request was answered with a 2xx in 0.3s of load on port ${port}`);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  const script = (name: string, text: string) => {
+    const file = path.join(temp, name);
+    writeFileSync(file, text);
+    chmodSync(file, 0o644);
+    return file;
+  };
+  const job = { sides: [], settings: {}, batches: {}, skip: [] } as never;
+
+  it('a benchmark process that never answers the handshake is killed and named', async () => {
+    const silent = script('silent.cjs', 'setInterval(() => {}, 1000);\n');
+    const outcome = await runBenchmarkProcess(job, { runnerPath: silent, stallTimeoutMs: 500, cwd: temp });
+    expect(outcome.ok).toBe(false);
+    expect(!outcome.ok && outcome.message).toMatch(/^the benchmark process \(pid \d+\) did not start within 0\.5s \(no handshake\) and was killed/);
+  });
+
+  it('a result sent just before the process exits is never lost', async () => {
+    // The job is sent only after the handshake; the answer and the exit follow at once, many times over.
+    const quick = script('quick.cjs', "process.send({ type: 'ready' });\nprocess.once('message', () => process.send({ type: 'result', files: [], tasks: [] }, undefined, {}, () => process.exit(0)));\n");
+    const outcomes = [];
+    for (let i = 0; i < 10; i++) outcomes.push(await runBenchmarkProcess(job, { runnerPath: quick, stallTimeoutMs: 30_000, cwd: temp }));
+    expect(outcomes.filter((o) => !o.ok)).toEqual([]);
+  });
+});
