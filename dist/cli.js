@@ -48217,6 +48217,7 @@ function runsNode(command) {
   return /^\s*(?:taskset -c \S+ )?(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*(?:\S*\/)?node(?:\s|$)/.test(command);
 }
 var sequence = 0;
+var START_ATTEMPTS = 3;
 var ServerProcess = class _ServerProcess {
   constructor(child, port, probeSocket, label) {
     this.child = child;
@@ -48235,7 +48236,7 @@ var ServerProcess = class _ServerProcess {
   exit;
   /** Start on a free port and wait until ready; a port taken meanwhile by something else is retried on another. */
   static async start(options) {
-    for (let attempt = 1; ; attempt++) {
+    for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
       const port = await freePort();
       if (await isListening(port, 200)) continue;
       const server = _ServerProcess.spawn(options, port);
@@ -48245,9 +48246,10 @@ var ServerProcess = class _ServerProcess {
       } catch (error) {
         await server.stop();
         const portTaken = /EADDRINUSE/.test(server.tail.lines(40));
-        if (!portTaken || attempt >= 3) throw error;
+        if (!portTaken || attempt >= START_ATTEMPTS) throw error;
       }
     }
+    throw new ServerError(`${options.label}'s server could not be started: ${START_ATTEMPTS} free ports in a row were taken by something else before it could listen.`);
   }
   static spawn(options, port) {
     const probe = runsNode(options.command);
