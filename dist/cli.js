@@ -48062,9 +48062,6 @@ import os5 from "node:os";
 // src/measure/http/load.ts
 var import_autocannon = __toESM(require_autocannon(), 1);
 import http from "node:http";
-var NoAnswerError = class extends Error {
-  name = "NoAnswerError";
-};
 function runLoad(options) {
   return new Promise((resolve3, reject) => {
     const times = [];
@@ -48088,11 +48085,6 @@ function runLoad(options) {
       (error, result) => {
         if (error) return reject(error);
         const elapsedMs = performance.now() - started;
-        if (ok === 0 && options.durationMs > 0) {
-          const seconds = (options.durationMs / 1e3).toFixed(1);
-          const failed = [`${result.non2xx} non-2xx`, `${result.errors} errors`, `${result.timeouts} timeouts`].join(", ");
-          return reject(new NoAnswerError(`no request was answered with a 2xx in ${seconds}s of load on port ${options.port} (${failed}; requests still waiting at the deadline count as unanswered)`));
-        }
         resolve3({
           requestsPerSec: ok / elapsedMs * 1e3,
           times,
@@ -48488,7 +48480,10 @@ async function freshRound(benchmark, revisions, round, plan) {
       await server.stop();
     }
   }
-  return judgeTraffic(benchmark, figures.base, figures.head, Math.log(figures.head.requestsPerSec / figures.base.requestsPerSec));
+  return judgeTraffic(benchmark, figures.base, figures.head, Math.log(figures.head.requestsPerSec / figures.base.requestsPerSec), {
+    base: figures.base.traffic.ok === 0 ? [benchmark.durationMs] : [],
+    head: figures.head.traffic.ok === 0 ? [benchmark.durationMs] : []
+  });
 }
 async function liveRound(benchmark, revisions, round, plan) {
   const servers = {};
@@ -48523,18 +48518,14 @@ async function liveRound(benchmark, revisions, round, plan) {
       const probe = (await servers[side].probe("stop"))?.figures;
       figures[side] = pool(results[side], probe);
     }
-    return judgeTraffic(benchmark, figures.base, figures.head, median(ratios));
+    const silent = (side) => results[side].filter((block) => block.traffic.ok === 0).map(() => blockMs);
+    return judgeTraffic(benchmark, figures.base, figures.head, median(ratios), { base: silent("base"), head: silent("head") }, servers);
   } finally {
     for (const server of Object.values(servers)) await server.stop();
   }
 }
-async function loadOn(server, benchmark, durationMs) {
-  try {
-    return await runLoad({ port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs });
-  } catch (error) {
-    if (error instanceof NoAnswerError) throw new BenchmarkFailure(`${server.label}'s server answered nothing: ${error.message}.${server.output()}`);
-    throw error;
-  }
+function loadOn(server, benchmark, durationMs) {
+  return runLoad({ port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs });
 }
 function pool(blocks, probe) {
   const elapsed = blocks.reduce((sum2, b) => sum2 + b.elapsedMs, 0);
@@ -48565,11 +48556,19 @@ async function checkRequests(benchmark, server, side, revisions, plan) {
 function statusText(status) {
   return status === 0 ? "no response" : String(status);
 }
-function judgeTraffic(benchmark, base, head, logRatio) {
+function judgeTraffic(benchmark, base, head, logRatio, silent, servers) {
   const bad = (t) => t.errors + t.timeouts + t.resets + (t.byClass["5xx"] ?? 0) + (t.byClass["4xx"] ?? 0);
   const tolerated = (t) => Math.max(5, 1e-3 * (t.responses + t.errors));
   if (bad(head.traffic) > tolerated(head.traffic) && bad(head.traffic) > 2 * bad(base.traffic)) {
     throw new BenchmarkFailure(`head is broken under load: ${describeTraffic(head.traffic)} (base: ${bad(base.traffic) ? describeTraffic(base.traffic) : "none"}).`);
+  }
+  for (const side of ["head", "base"]) {
+    const loads = silent[side];
+    if (!loads.length) continue;
+    const figures = side === "base" ? base : head;
+    throw new BenchmarkFailure(
+      `${servers?.[side]?.label ?? side}'s server answered no request with a 2xx in ${loads.length === 1 ? "a" : loads.length} ${(loads[0] / 1e3).toFixed(1)}s load${loads.length === 1 ? "" : "s"} (${describeTraffic(figures.traffic)}; requests still waiting at the deadline count as unanswered): a hung server, not a measurement.${servers?.[side]?.output() ?? ""}`
+    );
   }
   if (!(logRatio > -Infinity && logRatio < Infinity)) throw new BenchmarkFailure(`${benchmark.id}: no successful responses to compare (base ${base.traffic.ok}, head ${head.traffic.ok}).`);
   return { base, head, logRatio };

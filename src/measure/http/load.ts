@@ -20,16 +20,12 @@ export interface LoadResult {
   elapsedMs: number;
 }
 
-/** A load that ended at its deadline with no 2xx answer at all: a hung or broken server, never a figure of 0 requests/s. */
-export class NoAnswerError extends Error {
-  override name = 'NoAnswerError';
-}
-
 /**
  * Put load on 127.0.0.1:port with autocannon (programmatic API) for a bounded
  * time. autocannon's own latency histogram keeps whole milliseconds, so each
  * response's hrtime duration is taken from its 'response' event instead.
- * Rejects with NoAnswerError when not one request was answered 2xx.
+ * It ends at its deadline whatever the server does: requests still unanswered then are not
+ * counted (a hung server reads as 0 answers, which the rounds treat as an error).
  */
 export function runLoad(options: LoadOptions): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
@@ -54,11 +50,6 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
       (error: Error | null, result: autocannon.Result) => {
         if (error) return reject(error);
         const elapsedMs = performance.now() - started;
-        if (ok === 0 && options.durationMs > 0) {
-          const seconds = (options.durationMs / 1000).toFixed(1);
-          const failed = [`${result.non2xx} non-2xx`, `${result.errors} errors`, `${result.timeouts} timeouts`].join(', ');
-          return reject(new NoAnswerError(`no request was answered with a 2xx in ${seconds}s of load on port ${options.port} (${failed}; requests still waiting at the deadline count as unanswered)`));
-        }
         resolve({
           requestsPerSec: (ok / elapsedMs) * 1000,
           times,

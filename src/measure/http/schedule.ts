@@ -5,7 +5,7 @@ import type { Revision } from '../../checkout/revisions.js';
 import { LATENCY_STATS, type HttpBenchmarkConfig, type HttpMode, type LatencyStat } from '../../config/types.js';
 import { messageOf } from '../../util/errors.js';
 import type { BenchmarkSamples, MeasureProgress } from '../types.js';
-import { latencyOf, NoAnswerError, preflight, runLoad, type LoadResult } from './load.js';
+import { latencyOf, preflight, runLoad, type LoadResult } from './load.js';
 import { ServerError, ServerProcess } from './server.js';
 import { addTraffic, describeTraffic } from './traffic.js';
 import type { HttpRoundFigures, ProbeFigures, TrafficFigures } from './types.js';
@@ -207,7 +207,10 @@ async function freshRound(benchmark: HttpBenchmarkConfig, revisions: Record<Side
       await server.stop();
     }
   }
-  return judgeTraffic(benchmark, figures.base!, figures.head!, Math.log(figures.head!.requestsPerSec / figures.base!.requestsPerSec));
+  return judgeTraffic(benchmark, figures.base!, figures.head!, Math.log(figures.head!.requestsPerSec / figures.base!.requestsPerSec), {
+    base: figures.base!.traffic.ok === 0 ? [benchmark.durationMs] : [],
+    head: figures.head!.traffic.ok === 0 ? [benchmark.durationMs] : [],
+  });
 }
 
 /**
@@ -248,20 +251,16 @@ async function liveRound(benchmark: HttpBenchmarkConfig, revisions: Record<Side,
       const probe = (await servers[side]!.probe<{ figures?: ProbeFigures }>('stop'))?.figures;
       figures[side] = pool(results[side], probe);
     }
-    return judgeTraffic(benchmark, figures.base, figures.head, median(ratios));
+    const silent = (side: Side) => results[side].filter((block) => block.traffic.ok === 0).map(() => blockMs);
+    return judgeTraffic(benchmark, figures.base, figures.head, median(ratios), { base: silent('base'), head: silent('head') }, servers as Record<Side, ServerProcess>);
   } finally {
     for (const server of Object.values(servers)) await server.stop();
   }
 }
 
-/** The benchmark's load on one server; a load nothing answered is that server's failure, by name. */
-async function loadOn(server: ServerProcess, benchmark: HttpBenchmarkConfig, durationMs: number): Promise<LoadResult> {
-  try {
-    return await runLoad({ port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs });
-  } catch (error) {
-    if (error instanceof NoAnswerError) throw new BenchmarkFailure(`${server.label}'s server answered nothing: ${error.message}.${server.output()}`);
-    throw error;
-  }
+/** The benchmark's load on one server, for a bounded time. */
+function loadOn(server: ServerProcess, benchmark: HttpBenchmarkConfig, durationMs: number): Promise<LoadResult> {
+  return runLoad({ port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs });
 }
 
 /** One side's blocks as one round's figures. */
@@ -304,12 +303,25 @@ function statusText(status: number): string {
   return status === 0 ? 'no response' : String(status);
 }
 
-/** A head that fails requests is an error, never a fast server: its failed requests would look like speed. */
-function judgeTraffic(benchmark: HttpBenchmarkConfig, base: HttpRoundFigures, head: HttpRoundFigures, logRatio: number): RoundPair {
+/**
+ * A head that fails requests is an error, never a fast server: its failed requests would look like speed.
+ * So is a load (or a block of one) that ran to its deadline with no 2xx answer at either side: a
+ * hung server, whose figure of 0 requests/s is no measurement. `silent` lists, per side, the length
+ * of each such load.
+ */
+function judgeTraffic(benchmark: HttpBenchmarkConfig, base: HttpRoundFigures, head: HttpRoundFigures, logRatio: number, silent: Record<Side, number[]>, servers?: Record<Side, ServerProcess>): RoundPair {
   const bad = (t: TrafficFigures) => t.errors + t.timeouts + t.resets + (t.byClass['5xx'] ?? 0) + (t.byClass['4xx'] ?? 0);
   const tolerated = (t: TrafficFigures) => Math.max(5, 0.001 * (t.responses + t.errors));
   if (bad(head.traffic) > tolerated(head.traffic) && bad(head.traffic) > 2 * bad(base.traffic)) {
     throw new BenchmarkFailure(`head is broken under load: ${describeTraffic(head.traffic)} (base: ${bad(base.traffic) ? describeTraffic(base.traffic) : 'none'}).`);
+  }
+  for (const side of ['head', 'base'] as const) {
+    const loads = silent[side];
+    if (!loads.length) continue;
+    const figures = side === 'base' ? base : head;
+    throw new BenchmarkFailure(
+      `${servers?.[side]?.label ?? side}'s server answered no request with a 2xx in ${loads.length === 1 ? 'a' : loads.length} ${(loads[0]! / 1000).toFixed(1)}s load${loads.length === 1 ? '' : 's'} (${describeTraffic(figures.traffic)}; requests still waiting at the deadline count as unanswered): a hung server, not a measurement.${servers?.[side]?.output() ?? ''}`,
+    );
   }
   if (!(logRatio > -Infinity && logRatio < Infinity)) throw new BenchmarkFailure(`${benchmark.id}: no successful responses to compare (base ${base.traffic.ok}, head ${head.traffic.ok}).`);
   return { base, head, logRatio };
