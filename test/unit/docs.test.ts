@@ -1,0 +1,32 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/load.js';
+
+/** The README and every page of docs/: what a new user reads must work as written. */
+const pages = ['README.md', ...readdirSync('docs').filter((name) => name.endsWith('.md')).map((name) => path.join('docs', name))];
+
+const yamlBlocks = (page: string) => [...readFileSync(page, 'utf8').matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!);
+
+describe('the documentation', () => {
+  it('has config examples (a yaml block opening with "# benchgate.yml") that the config loader accepts', () => {
+    const examples = pages.flatMap((page) => yamlBlocks(page).filter((yaml) => yaml.startsWith('# benchgate.yml')).map((yaml) => ({ page, yaml })));
+    expect(examples.map((e) => e.page)).toEqual(expect.arrayContaining(['README.md', 'docs/configuration.md', 'docs/http.md']));
+    for (const { page, yaml } of examples) expect(() => parseConfig(yaml, `${page} example`), yaml).not.toThrow();
+  });
+
+  it('links only to files that exist', () => {
+    const broken: string[] = [];
+    for (const page of pages) {
+      for (const [, target] of readFileSync(page, 'utf8').matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
+        if (/^[a-z]+:/.test(target!)) continue; // https:, mailto:
+        if (!existsSync(path.join(path.dirname(page), target!))) broken.push(`${page} → ${target}`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it('keeps the README to about a page', () => {
+    expect(readFileSync('README.md', 'utf8').split('\n').length).toBeLessThanOrEqual(260);
+  });
+});
