@@ -49505,7 +49505,8 @@ function renderTerminal(report2, options) {
   }
   if (benchmarks.some((b) => b.error)) lines.push("");
   if (report2.error) lines.push(paint(MARK.error.style, `error: ${terminalText(report2.error, { keepNewlines: true })}`));
-  const head = { pass: paint(["green", "bold"], "PASS"), fail: paint(["red", "bold"], "FAIL"), error: paint(["magenta", "bold"], "ERROR") }[report2.verdict] ?? terminalText(report2.verdict);
+  const heads = { pass: paint(["green", "bold"], "PASS"), fail: paint(["red", "bold"], "FAIL"), error: paint(["magenta", "bold"], "ERROR") };
+  const head = Object.hasOwn(heads, report2.verdict) ? heads[report2.verdict] : terminalText(report2.verdict);
   if (!report2.error) lines.push(`${head}: ${verdictCounts(report2.benchmarks)}`);
   if (report2.run) lines.push(paint("dim", terminalText(runLine(report2))));
   if (report2.run?.conditions?.note) lines.push(paint("yellow", `note: ${terminalText(report2.run.conditions.note)}`));

@@ -89,7 +89,8 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
   }
   if (benchmarks.some((b) => b.error)) lines.push('');
   if (report.error) lines.push(paint(MARK.error.style, `error: ${printable(report.error, { keepNewlines: true })}`));
-  const head = { pass: paint(['green', 'bold'], 'PASS'), fail: paint(['red', 'bold'], 'FAIL'), error: paint(['magenta', 'bold'], 'ERROR') }[report.verdict] ?? printable(report.verdict);
+  const heads = { pass: paint(['green', 'bold'], 'PASS'), fail: paint(['red', 'bold'], 'FAIL'), error: paint(['magenta', 'bold'], 'ERROR') };
+  const head = Object.hasOwn(heads, report.verdict) ? heads[report.verdict] : printable(report.verdict);
   if (!report.error) lines.push(`${head}: ${verdictCounts(report.benchmarks)}`);
   if (report.run) lines.push(paint('dim', printable(runLine(report))));
   if (report.run?.conditions?.note) lines.push(paint('yellow', `note: ${printable(report.run.conditions.note)}`));

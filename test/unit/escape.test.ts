@@ -4,6 +4,7 @@ import { renderMarkdown } from '../../src/report/markdown.js';
 import type { Report, ReportBenchmark } from '../../src/report/model.js';
 import { renderTerminal } from '../../src/report/terminal.js';
 import { renderCalibration } from '../../src/report/calibration.js';
+import { fitComment } from '../../src/report/github.js';
 import { ALL_PAYLOADS, collapse, injectionProblems, PAYLOADS, renderHtml, skeleton, visibleText } from '../inert.js';
 
 /** A report with `text` in every string a pull request (or a forged report.json) can set: names, files, errors, refs, server and profile text. */
@@ -175,6 +176,20 @@ describe('a report whose every string is a payload', () => {
     expect(markdown).toContain('Base main @ <code>&#96;@\u200ba&#124;b&#96;</code>');
     expect(markdown).not.toMatch(/NaN|undefined|\[object/);
     expect(() => renderTerminal(forged, { color: true })).not.toThrow();
+  });
+});
+
+describe('a comment cut to GitHub\'s limit', () => {
+  it('stays inert wherever the cut falls: never inside a character reference, every <pre> and <details> closed', () => {
+    const report = reportWith(ALL_PAYLOADS);
+    report.benchmarks.push(...Array.from({ length: 6 }, (_, i) => ({ ...report.benchmarks[2]!, id: `${i} ${ALL_PAYLOADS}`, error: `${ALL_PAYLOADS}\n`.repeat(4) })));
+    const full = renderMarkdown(report);
+    for (let limit = 400; limit < full.length; limit += 53) {
+      const body = fitComment(full, undefined, limit);
+      // (the closing </pre> and </details> come on top of the limit: the default leaves 200 characters for them and the marker)
+      expect(body.length).toBeLessThanOrEqual(limit + '</pre>\n</details>'.length);
+      expect(injectionProblems(body), `cut at ${limit}`).toEqual([]);
+    }
   });
 });
 
