@@ -11645,7 +11645,7 @@ var require_dns = __commonJS({
   "node_modules/undici/lib/interceptor/dns.js"(exports2, module2) {
     "use strict";
     var { isIP } = __require("node:net");
-    var { lookup } = __require("node:dns");
+    var { lookup: lookup2 } = __require("node:dns");
     var DecoratorHandler = require_decorator_handler();
     var { InvalidArgumentError, InformationalError } = require_errors();
     var maxInt = Math.pow(2, 31) - 1;
@@ -11735,7 +11735,7 @@ var require_dns = __commonJS({
         }
       }
       #defaultLookup(origin, opts, cb) {
-        lookup(
+        lookup2(
           origin.hostname,
           {
             all: true,
@@ -20011,7 +20011,7 @@ var require_code = __commonJS({
       else if (arg instanceof Name)
         code.push(arg);
       else
-        code.push(interpolate(arg));
+        code.push(interpolate2(arg));
     }
     exports2.addCodeArg = addCodeArg;
     function optimize(expr) {
@@ -20050,7 +20050,7 @@ var require_code = __commonJS({
       return c2.emptyStr() ? c1 : c1.emptyStr() ? c2 : str`${c1}${c2}`;
     }
     exports2.strConcat = strConcat;
-    function interpolate(x) {
+    function interpolate2(x) {
       return typeof x == "number" || typeof x == "boolean" || x === null ? x : safeStringify(Array.isArray(x) ? x.join(",") : x);
     }
     function stringify(x) {
@@ -41109,12 +41109,12 @@ var require_base64_js = __commonJS({
     exports2.byteLength = byteLength;
     exports2.toByteArray = toByteArray;
     exports2.fromByteArray = fromByteArray;
-    var lookup = [];
+    var lookup2 = [];
     var revLookup = [];
     var Arr = typeof Uint8Array !== "undefined" ? Uint8Array : Array;
     var code = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     for (i = 0, len = code.length; i < len; ++i) {
-      lookup[i] = code[i];
+      lookup2[i] = code[i];
       revLookup[code.charCodeAt(i)] = i;
     }
     var i;
@@ -41167,7 +41167,7 @@ var require_base64_js = __commonJS({
       return arr;
     }
     function tripletToBase64(num) {
-      return lookup[num >> 18 & 63] + lookup[num >> 12 & 63] + lookup[num >> 6 & 63] + lookup[num & 63];
+      return lookup2[num >> 18 & 63] + lookup2[num >> 12 & 63] + lookup2[num >> 6 & 63] + lookup2[num & 63];
     }
     function encodeChunk(uint8, start, end) {
       var tmp;
@@ -41190,12 +41190,12 @@ var require_base64_js = __commonJS({
       if (extraBytes === 1) {
         tmp = uint8[len2 - 1];
         parts.push(
-          lookup[tmp >> 2] + lookup[tmp << 4 & 63] + "=="
+          lookup2[tmp >> 2] + lookup2[tmp << 4 & 63] + "=="
         );
       } else if (extraBytes === 2) {
         tmp = (uint8[len2 - 2] << 8) + uint8[len2 - 1];
         parts.push(
-          lookup[tmp >> 10] + lookup[tmp >> 4 & 63] + lookup[tmp << 2 & 63] + "="
+          lookup2[tmp >> 10] + lookup2[tmp >> 4 & 63] + lookup2[tmp << 2 & 63] + "="
         );
       }
       return parts.join("");
@@ -57020,7 +57020,7 @@ var require_mime_types = __commonJS({
     exports2.contentType = contentType;
     exports2.extension = extension;
     exports2.extensions = /* @__PURE__ */ Object.create(null);
-    exports2.lookup = lookup;
+    exports2.lookup = lookup2;
     exports2.types = /* @__PURE__ */ Object.create(null);
     populateMaps(exports2.extensions, exports2.types);
     function charset(type) {
@@ -57062,7 +57062,7 @@ var require_mime_types = __commonJS({
       }
       return exts[0];
     }
-    function lookup(path17) {
+    function lookup2(path17) {
       if (!path17 || typeof path17 !== "string") {
         return false;
       }
@@ -72293,6 +72293,7 @@ function parseDuration(text) {
   return Number(match[1]) * UNIT_MS[match[2]];
 }
 function formatDuration(ms) {
+  if (typeof ms !== "number" || !Number.isFinite(ms)) return "\u2013";
   if (ms < 1e3) return `${Math.round(ms)}ms`;
   if (ms < 6e4) return `${(ms / 1e3).toFixed(ms < 1e4 ? 1 : 0)}s`;
   const minutes = Math.floor(ms / 6e4);
@@ -75681,8 +75682,14 @@ import { existsSync as existsSync7, readFileSync as readFileSync7 } from "node:f
 import path14 from "node:path";
 
 // src/report/format.ts
+function isFiniteNumber(x) {
+  return typeof x === "number" && Number.isFinite(x);
+}
+function formatFixed(x, digits) {
+  return isFiniteNumber(x) ? x.toFixed(digits) : "\u2013";
+}
 function formatOps(ops) {
-  if (ops === void 0 || !Number.isFinite(ops)) return "\u2013";
+  if (!isFiniteNumber(ops)) return "\u2013";
   const units = [
     [1e9, "G"],
     [1e6, "M"],
@@ -75695,6 +75702,7 @@ function threeDigits(value) {
   return value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
 }
 function formatPercent(fraction) {
+  if (!isFiniteNumber(fraction)) return "\u2013";
   const percent = fraction * 100;
   const digits = Math.abs(percent) >= 1e3 ? 0 : 1;
   const text = percent.toFixed(digits);
@@ -75702,17 +75710,19 @@ function formatPercent(fraction) {
 }
 function formatChange(benchmark) {
   const { change } = benchmark;
-  if (!change) return "\u2013";
+  if (!change || !isFiniteNumber(change.estimate)) return "\u2013";
   return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
 }
 function formatBudget(budget) {
+  if (!isFiniteNumber(budget)) return "\u2013";
   return `${Number((budget * 100).toFixed(2))}%`;
 }
 function formatConfidence(confidence) {
+  if (!isFiniteNumber(confidence)) return "\u2013";
   return `${Number((confidence * 100).toFixed(confidence > 0.999 ? 2 : 1))}%`;
 }
 function formatMs(ms) {
-  if (!Number.isFinite(ms)) return "\u2013";
+  if (!isFiniteNumber(ms)) return "\u2013";
   return ms < 1 ? ms.toFixed(3) : ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0);
 }
 function fitMiddle(text, width) {
@@ -75722,7 +75732,7 @@ function fitMiddle(text, width) {
   return `${text.slice(0, start)}\u2026${text.slice(text.length - (keep - start))}`;
 }
 function formatMicros(us) {
-  if (!Number.isFinite(us)) return "\u2013";
+  if (!isFiniteNumber(us)) return "\u2013";
   if (us < 1) return `${Number((us * 1e3).toPrecision(3))} ns`;
   if (us < 1e3) return `${Number(us.toPrecision(3))} \xB5s`;
   return `${Number((us / 1e3).toPrecision(3))} ms`;
@@ -75810,6 +75820,55 @@ function lineOf(file, needle) {
   return index >= 0 ? index + 1 : void 0;
 }
 
+// src/report/escape.ts
+var CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+var NEWLINE = /\r\n?|\n/g;
+var SPECIAL = /^[-+](?=[- ]|$)|^[= ]|^(\d+)([.)])(?= |$)|(www)\.|[&<>"'\\`*_[\]#|~:$@]/gi;
+var REFERENCE = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  // GitHub finds mentions and issue references in the decoded text, so a character reference would not stop them: a zero-width space does.
+  "@": "@\u200B",
+  "#": "&#35;\u200B"
+};
+function escapeText(text) {
+  return encode(String(text ?? "").replace(NEWLINE, " ").replace(CONTROL, " "));
+}
+function escapeLines(text) {
+  return String(text ?? "").split(NEWLINE).map((line) => encode(line.replace(CONTROL, " "))).join("\n");
+}
+function encode(line) {
+  const reference = (char) => REFERENCE[char] ?? `&#${char.charCodeAt(0)};`;
+  return line.replace(SPECIAL, (match, digits, marker, www) => {
+    if (digits !== void 0) return `${digits}${reference(marker)}`;
+    if (www !== void 0) return `${www}${reference(".")}`;
+    return reference(match);
+  });
+}
+var Markup = class {
+  constructor(markup) {
+    this.markup = markup;
+  }
+  markup;
+  toString() {
+    return this.markup;
+  }
+};
+function md(strings, ...values) {
+  return new Markup(strings.reduce((out, literal, i) => out + interpolate(values[i - 1]) + literal));
+}
+function interpolate(value) {
+  return value instanceof Markup ? value.markup : escapeText(value);
+}
+function joinMarkup(parts, separator = "\n") {
+  return new Markup(parts.map(interpolate).join(separator));
+}
+function codeBlockText(text) {
+  return text.replace(/`/g, "'").replace(NEWLINE, (eol) => "?".repeat(eol.length)).replace(CONTROL, "?");
+}
+
 // src/report/http-sections.ts
 function httpSections(id, details2) {
   const requests = details2.requests.length === 1 ? details2.requests[0] : `${details2.requests.length} requests`;
@@ -75840,9 +75899,9 @@ function failuresLine(base, head) {
   return `failed requests: base ${bad(base) ? describeTraffic(base) : "none"}; head ${bad(head) ? describeTraffic(head) : "none"}`;
 }
 var delays = (s) => s ? `${formatMs(s.eventLoopDelayMs.p50)} / ${formatMs(s.eventLoopDelayMs.p99)} / ${formatMs(s.eventLoopDelayMs.max)}` : "\u2013";
-var pct2 = (x) => x === void 0 ? "\u2013" : `${(x * 100).toFixed(0)}%`;
-var gc = (s) => s ? `${s.gc.totalMs.toFixed(0)} ms (${(s.gc.share * 100).toFixed(1)}%), ${s.gc.count.toFixed(0)} pauses` : "\u2013";
-var memory = (s) => s ? `${s.peakRssMb.toFixed(0)} / ${s.peakHeapUsedMb.toFixed(0)}` : "\u2013";
+var pct2 = (x) => isFiniteNumber(x) ? `${(x * 100).toFixed(0)}%` : "\u2013";
+var gc = (s) => s ? `${formatFixed(s.gc?.totalMs, 0)} ms (${isFiniteNumber(s.gc?.share) ? (s.gc.share * 100).toFixed(1) : "\u2013"}%), ${formatFixed(s.gc?.count, 0)} pauses` : "\u2013";
+var memory = (s) => s ? `${formatFixed(s.peakRssMb, 0)} / ${formatFixed(s.peakHeapUsedMb, 0)}` : "\u2013";
 
 // src/report/chart.ts
 var SCALES = [2, 5, 10, 15, 20, 30, 50, 100];
@@ -75928,91 +75987,90 @@ var ICON = {
   removed: "\u2796",
   unchanged: "\u26AA"
 };
-var HEADLINE = { pass: "\u2705 benchgate: pass", fail: "\u274C benchgate: regression", error: "\u26A0\uFE0F benchgate: error" };
+var HEADLINE = { pass: md`✅ benchgate: pass`, fail: md`❌ benchgate: regression`, error: md`⚠️ benchgate: error` };
+function lookup(table2, key) {
+  return typeof key === "string" && Object.hasOwn(table2, key) ? table2[key] : void 0;
+}
 function renderMarkdown(report2) {
-  const out = [`### ${HEADLINE[report2.verdict]}`, ""];
-  if (report2.error) out.push(`The run failed: ${escapeInline(report2.error.split("\n")[0])}`, "", details("Error", pre(report2.error)));
-  else out.push(`**${escapeInline(verdictCounts(report2.benchmarks))}**`, "");
+  const out = [md`### ${lookup(HEADLINE, report2.verdict) ?? md`❔ benchgate: ${report2.verdict}`}`, md``];
+  if (report2.error) out.push(md`The run failed: ${String(report2.error).split(/\r\n?|\n/)[0]}`, md``, details(md`Error`, pre(report2.error)));
+  else out.push(md`**${verdictCounts(report2.benchmarks)}**`, md``);
   if (report2.base && report2.head) {
-    out.push(`Base ${escapeInline(report2.base.ref)} @ \`${report2.base.sha.slice(0, 7)}\` \xB7 head ${escapeInline(report2.head.ref)} @ \`${report2.head.sha.slice(0, 7)}\`${report2.head.dirty ? " (with uncommitted changes)" : ""}`, "");
+    out.push(md`Base ${report2.base.ref} @ <code>${shortSha(report2.base.sha)}</code> · head ${report2.head.ref} @ <code>${shortSha(report2.head.sha)}</code>${report2.head.dirty === true ? md` (with uncommitted changes)` : md``}`, md``);
   }
   const benchmarks = sortBenchmarks(report2.benchmarks);
   if (benchmarks.length) {
     const level = report2.run ? formatConfidence(report2.run.intervalConfidence) : "95%";
-    out.push(`| | Benchmark | Base ops/s | Head ops/s | Change [${level} CI] | Budget |`, "|---|---|--:|--:|---|--:|");
+    out.push(md`| | Benchmark | Base ops/s | Head ops/s | Change [${level} CI] | Budget |`, md`|---|---|--:|--:|---|--:|`);
     for (const b of benchmarks) {
-      out.push(`| ${ICON[b.verdict]} ${b.verdict} | ${escapeInline(b.id)} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${escapeInline(formatChange(b))} | ${formatBudget(b.budget)} |`);
+      out.push(md`| ${verdictCell(b.verdict)} | ${b.id} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${formatChange(b)} | ${formatBudget(b.budget)} |`);
     }
-    out.push("");
+    out.push(md``);
     const chart = changeChart(benchmarks);
-    if (chart.length) out.push("```text", ...chart.map((line) => line.replace(/`/g, "'").replace(/[\u0000-\u001f\u007f]/g, "?")), "```", CHART_LEGEND, "");
+    if (chart.length) out.push(new Markup(["```text", ...chart.map(codeBlockText), "```"].join("\n")), CHART_LEGEND, md``);
   }
-  for (const b of benchmarks.filter((b2) => b2.profile)) out.push(details(`${b.id}: where the time went`, profileMarkdown(b.id, b.profile, report2)), "");
-  for (const b of benchmarks.filter((b2) => b2.http)) out.push(details(`${b.id}: latency and server`, httpMarkdown(b.id, b.http)), "");
-  for (const b of benchmarks.filter((b2) => b2.note)) out.push(`> [!NOTE]
-> ${escapeInline(b.id)}: ${escapeInline(b.note)}`, "");
-  const warned = benchmarks.filter((b) => b.warning);
-  for (const b of warned) out.push(`> [!NOTE]
-> ${escapeInline(b.id)}: ${escapeInline(b.warning)}`, "");
+  for (const b of benchmarks.filter((b2) => b2.profile)) out.push(details(md`${b.id}: where the time went`, profileMarkdown(b.id, b.profile, report2)), md``);
+  for (const b of benchmarks.filter((b2) => b2.http)) out.push(details(md`${b.id}: latency and server`, httpMarkdown(b.id, b.http)), md``);
+  for (const b of benchmarks.filter((b2) => b2.note)) out.push(md`> [!NOTE]\n> ${b.id}: ${b.note}`, md``);
+  for (const b of benchmarks.filter((b2) => b2.warning)) out.push(md`> [!NOTE]\n> ${b.id}: ${b.warning}`, md``);
   const errors = benchmarks.filter((b) => b.error);
-  if (errors.length) out.push(details(`Errors (${errors.length})`, errors.map((b) => `<b>${escapeHtml(b.id)}</b>
-${pre(b.error)}`).join("\n")), "");
-  if (report2.run) out.push(`<sub>${escapeInline(runLine(report2))} \xB7 ${escapeInline(environmentLine(report2))}</sub>`, "");
-  if (report2.run?.conditions?.note) out.push(`> [!NOTE]
-> ${escapeInline(report2.run.conditions.note)}`, "");
-  out.push(details("How to read this", HOW_TO_READ), "");
-  return out.join("\n");
+  if (errors.length) out.push(details(md`Errors (${errors.length})`, joinMarkup(errors.map((b) => md`<b>${b.id}</b>\n${pre(b.error)}`))), md``);
+  if (report2.run) out.push(md`<sub>${runLine(report2)} · ${environmentLine(report2)}</sub>`, md``);
+  if (report2.run?.conditions?.note) out.push(md`> [!NOTE]\n> ${report2.run.conditions.note}`, md``);
+  out.push(details(md`How to read this`, HOW_TO_READ), md``);
+  return joinMarkup(out).markup;
+}
+function verdictCell(verdict) {
+  const icon = lookup(ICON, verdict);
+  return icon ? md`${icon} ${verdict}` : md`❔ ${verdict}`;
+}
+function shortSha(sha) {
+  return String(sha ?? "").slice(0, 7);
 }
 function httpMarkdown(id, http4) {
   const sections = httpSections(id, http4);
-  const parts = [`**${escapeInline(sections.title)}**`, "", table(sections.latency.header, sections.latency.rows), "", escapeInline(sections.failures)];
-  if (sections.server) parts.push("", table(sections.server.header, sections.server.rows));
-  if (sections.note) parts.push("", `<sub>${escapeInline(sections.note)}</sub>`);
-  if (sections.moved.length) parts.push("", ...sections.moved.map((line) => `- moved: ${escapeInline(line)}`));
-  return parts.join("\n");
+  const parts = [md`**${sections.title}**`, md``, table(sections.latency.header, sections.latency.rows), md``, md`${sections.failures}`];
+  if (sections.server) parts.push(md``, table(sections.server.header, sections.server.rows));
+  if (sections.note) parts.push(md``, md`<sub>${sections.note}</sub>`);
+  if (sections.moved.length) parts.push(md``, ...sections.moved.map((line) => md`- moved: ${line}`));
+  return joinMarkup(parts);
 }
 function profileMarkdown(id, profile, report2) {
   const sections = profileSections(id, profile);
-  const parts = [`**${escapeInline(sections.title)}**`, ""];
+  const parts = [md`**${sections.title}**`, md``];
   if (sections.error) parts.push(pre(sections.error));
-  else if (sections.rows.length === 0) parts.push("No function costs more per operation at head.");
+  else if (sections.rows.length === 0) parts.push(md`No function costs more per operation at head.`);
   else parts.push(table(sections.header, sections.rows, 2));
-  if (sections.ownCode.length) parts.push("", ...sections.ownCode.map((line) => `- in the project's code: ${escapeInline(line)}`));
+  if (sections.ownCode.length) parts.push(md``, ...sections.ownCode.map((line) => md`- in the project's code: ${line}`));
   if (sections.files.length) {
     const where2 = report2.pullRequest ? "in the action's profiles-dir output (upload it with actions/upload-artifact)" : report2.run?.profile?.dir ? `in ${report2.run.profile.dir}` : "";
-    parts.push("", `<sub>Profiles: ${sections.files.map((file) => `<code>${escapeHtml(file)}</code>`).join(", ")} ${escapeInline(where2)} (open them in Chrome DevTools or speedscope)</sub>`);
+    const files = joinMarkup(sections.files.map((file) => md`<code>${file}</code>`), ", ");
+    parts.push(md``, md`<sub>Profiles: ${files} ${where2} (open them in Chrome DevTools or speedscope)</sub>`);
   }
-  return parts.join("\n");
+  return joinMarkup(parts);
 }
 function table(header, rows, left = 1) {
-  return [`| ${header.map(escapeInline).join(" | ")} |`, `|${header.map((_, i) => i < left ? "---" : "--:").join("|")}|`, ...rows.map((row) => `| ${row.map(escapeInline).join(" | ")} |`)].join("\n");
+  const row = (cells) => md`| ${joinMarkup(cells.map((cell) => md`${cell}`), " | ")} |`;
+  return joinMarkup([row(header), new Markup(`|${header.map((_, i) => i < left ? "---" : "--:").join("|")}|`), ...rows.map(row)]);
 }
-var CHART_LEGEND = "<sub>\u25CF estimate, \u2500 its confidence interval, \u2502 the budget either side of \xA6 0; \xAB \xBB past the end of the axis.</sub>";
+var CHART_LEGEND = new Markup("<sub>\u25CF estimate, \u2500 its confidence interval, \u2502 the budget either side of \xA6 0; \xAB \xBB past the end of the axis.</sub>");
 function environmentLine(report2) {
   const env = report2.environment;
-  const load = env.loadAverage ? `, load average ${env.loadAverage.before[0].toFixed(2)} \u2192 ${env.loadAverage.after[0].toFixed(2)}` : "";
+  const load = env.loadAverage ? `, load average ${formatFixed(env.loadAverage.before?.[0], 2)} \u2192 ${formatFixed(env.loadAverage.after?.[0], 2)}` : "";
   return `Node ${env.node} on ${env.os}/${env.arch}, ${env.cpus.count} \xD7 ${env.cpus.model}${load}`;
 }
-var HOW_TO_READ = [
-  "Each benchmark runs base and head in the same processes, alternating short timed blocks; every round is a fresh process.",
-  "Change is head against base in operations per second, with a distribution-free confidence interval (Hodges\u2013Lehmann estimate, Wilcoxon signed-rank interval over rounds), widened so the whole table shares one false-alarm rate.",
-  "<b>regression</b>: the whole interval lies below \u2212budget. <b>improvement</b>: above +budget. <b>unchanged</b>: inside \xB1budget. <b>inconclusive</b>: anything else \u2014 not a failure."
-].join("<br>\n");
+var HOW_TO_READ = new Markup(
+  [
+    "Each benchmark runs base and head in the same processes, alternating short timed blocks; every round is a fresh process.",
+    "Change is head against base in operations per second, with a distribution-free confidence interval (Hodges\u2013Lehmann estimate, Wilcoxon signed-rank interval over rounds), widened so the whole table shares one false-alarm rate.",
+    "<b>regression</b>: the whole interval lies below \u2212budget. <b>improvement</b>: above +budget. <b>unchanged</b>: inside \xB1budget. <b>inconclusive</b>: anything else \u2014 not a failure."
+  ].join("<br>\n")
+);
 function details(summary2, body) {
-  return `<details><summary>${escapeHtml(summary2)}</summary>
-
-${body}
-
-</details>`;
+  return md`<details><summary>${summary2}</summary>\n\n${body}\n\n</details>`;
 }
 function pre(text) {
-  return `<pre>${escapeHtml(text)}</pre>`;
-}
-function escapeHtml(text) {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-}
-function escapeInline(text) {
-  return escapeHtml(text.replace(/[\r\n]+/g, " ")).replace(/[\\`*_{}[\]()#+\-!|~]/g, (char) => `\\${char}`).replace(/@/g, "@\u200B");
+  return new Markup(`<pre>${escapeLines(text)}</pre>`);
 }
 
 // src/report/read.ts

@@ -9,6 +9,7 @@ import type { MeasureProgress } from '../measure/types.js';
 import { renderMarkdown } from '../report/markdown.js';
 import type { Report } from '../report/model.js';
 import { renderTerminal } from '../report/terminal.js';
+import { terminalText } from '../report/escape.js';
 import { describeFailure, messageOf } from '../util/errors.js';
 import { killAll } from '../util/processes.js';
 import { trapSignals } from '../util/signals.js';
@@ -97,7 +98,7 @@ async function runCalibrate(command: Extract<Command, { kind: 'calibrate' }>, io
   } catch (error) {
     killAll();
     progress.done();
-    io.stderr.write(`benchgate: ${messageOf(error)}\n`);
+    io.stderr.write(`benchgate: ${terminalText(messageOf(error), { keepNewlines: true })}\n`);
     return EXIT.error;
   } finally {
     trap.release();
@@ -143,7 +144,8 @@ function progressPrinter(stream: NodeJS.WriteStream) {
   return {
     log(line: string) {
       clear();
-      stream.write(`benchgate: ${line}\n`);
+      // Log lines name benchmarks and quote servers and errors: the pull request's text, kept from driving the terminal.
+      stream.write(`benchgate: ${terminalText(line, { keepNewlines: true })}\n`);
     },
     update(p: MeasureProgress) {
       const left = p.round > 1 ? ` · ~${formatDuration(p.remainingMs)} left` : '';

@@ -17,6 +17,7 @@ export function parseDuration(text: string): number {
 }
 
 export function formatDuration(ms: number): string {
+  if (typeof ms !== 'number' || !Number.isFinite(ms)) return '–';
   if (ms < 1000) return `${Math.round(ms)}ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)}s`;
   const minutes = Math.floor(ms / 60_000);

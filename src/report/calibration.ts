@@ -1,16 +1,17 @@
 import type { Calibration } from '../calibrate.js';
 import { formatDuration } from '../config/units.js';
+import { terminalText as printable } from './escape.js';
 
-/** The calibration as a terminal table. */
+/** The calibration as a terminal table; names and refs go through `printable`, so they cannot drive the terminal. */
 export function renderCalibration(calibration: Calibration): string {
   const pct = (x: number) => (Number.isFinite(x) ? `${Number((x * 100).toFixed(1))}%` : '–');
   const header = ['benchmark', 'noise/round', `resolves in ${calibration.compareRounds} rounds`, 'suggested budget', 'budget now'];
-  const rows = calibration.benchmarks.map((b) => [b.id, pct(b.spread), `≈${pct(b.resolvable)}`, pct(b.suggestedBudget), pct(b.budget)]);
+  const rows = calibration.benchmarks.map((b) => [printable(b.id), pct(b.spread), `≈${pct(b.resolvable)}`, pct(b.suggestedBudget), pct(b.budget)]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   const rounds = calibration.benchmarks[0]?.rounds ?? 0;
   const out = [
-    `benchgate calibrate: ${calibration.ref} @ ${calibration.sha.slice(0, 7)} against itself, ${rounds} rounds in ${formatDuration(calibration.durationMs)}`,
+    `benchgate calibrate: ${printable(calibration.ref)} @ ${printable(calibration.sha.slice(0, 7))} against itself, ${rounds} rounds in ${formatDuration(calibration.durationMs)}`,
     '',
     line(header),
     ...rows.map(line),
@@ -19,7 +20,7 @@ export function renderCalibration(calibration: Calibration): string {
     'change beyond the budget a compare with these rounds catches 95% of the time. A budget below it',
     'lets regressions between the two pass unnoticed: raise the budget or the rounds.',
   ];
-  for (const b of calibration.benchmarks.filter((b) => b.warning)) out.push(`warning: ${b.id}: ${b.warning}`);
-  for (const b of calibration.benchmarks.filter((b) => b.budget < b.resolvable)) out.push(`note: ${b.id}: budget ${pct(b.budget)} is below what ${calibration.compareRounds} rounds resolve (≈${pct(b.resolvable)})`);
+  for (const b of calibration.benchmarks.filter((b) => b.warning)) out.push(`warning: ${printable(b.id)}: ${printable(b.warning)}`);
+  for (const b of calibration.benchmarks.filter((b) => b.budget < b.resolvable)) out.push(`note: ${printable(b.id)}: budget ${pct(b.budget)} is below what ${calibration.compareRounds} rounds resolve (≈${pct(b.resolvable)})`);
   return out.join('\n');
 }

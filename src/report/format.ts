@@ -1,8 +1,21 @@
 import type { ReportBenchmark } from './model.js';
 
+/**
+ * A finite number. Figures of a report.json made elsewhere (the two-workflow
+ * pattern) may hold anything: every formatter shows '–' for what is not one.
+ */
+export function isFiniteNumber(x: unknown): x is number {
+  return typeof x === 'number' && Number.isFinite(x);
+}
+
+/** x.toFixed(digits), or '–' for anything but a finite number. */
+export function formatFixed(x: unknown, digits: number): string {
+  return isFiniteNumber(x) ? x.toFixed(digits) : '–';
+}
+
 /** 1234567 → "1.23M", 45678 → "45.7k", 12.3 → "12.3" */
 export function formatOps(ops: number | undefined): string {
-  if (ops === undefined || !Number.isFinite(ops)) return '–';
+  if (!isFiniteNumber(ops)) return '–';
   const units: [number, string][] = [
     [1e9, 'G'],
     [1e6, 'M'],
@@ -18,6 +31,7 @@ function threeDigits(value: number): string {
 
 /** -0.1234 → "-12.3%", 0.5 → "+50.0%" */
 export function formatPercent(fraction: number): string {
+  if (!isFiniteNumber(fraction)) return '–';
   const percent = fraction * 100;
   const digits = Math.abs(percent) >= 1000 ? 0 : 1;
   const text = percent.toFixed(digits);
@@ -27,17 +41,19 @@ export function formatPercent(fraction: number): string {
 /** "-12.3% [-14.1%, -10.2%]", or "–" when there is no change to show. */
 export function formatChange(benchmark: ReportBenchmark): string {
   const { change } = benchmark;
-  if (!change) return '–';
+  if (!change || !isFiniteNumber(change.estimate)) return '–';
   return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
 }
 
 /** 0.05 → "5%" */
 export function formatBudget(budget: number): string {
+  if (!isFiniteNumber(budget)) return '–';
   return `${Number((budget * 100).toFixed(2))}%`;
 }
 
 /** 0.98333 → "98.3%" */
 export function formatConfidence(confidence: number): string {
+  if (!isFiniteNumber(confidence)) return '–';
   return `${Number((confidence * 100).toFixed(confidence > 0.999 ? 2 : 1))}%`;
 }
 
@@ -64,7 +80,7 @@ export function explainVerdict(benchmark: ReportBenchmark): string {
 
 /** Milliseconds with the digits that matter: 0.144, 3.40, 45.1, 210 */
 export function formatMs(ms: number): string {
-  if (!Number.isFinite(ms)) return '–';
+  if (!isFiniteNumber(ms)) return '–';
   return ms < 1 ? ms.toFixed(3) : ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0);
 }
 
@@ -78,7 +94,7 @@ export function fitMiddle(text: string, width: number): string {
 
 /** Microseconds with three digits, in ns below 1 µs and ms from 1000 µs: "15.2 ns", "2.06 µs", "1.20 ms". */
 export function formatMicros(us: number): string {
-  if (!Number.isFinite(us)) return '–';
+  if (!isFiniteNumber(us)) return '–';
   if (us < 1) return `${Number((us * 1000).toPrecision(3))} ns`;
   if (us < 1000) return `${Number(us.toPrecision(3))} µs`;
   return `${Number((us / 1000).toPrecision(3))} ms`;

@@ -1,7 +1,7 @@
 import { describeTraffic } from '../measure/http/traffic.js';
 import type { TrafficFigures } from '../measure/http/types.js';
 import { formatDuration as formatMsDuration } from '../config/units.js';
-import { formatBudget, formatMs, formatPercent } from './format.js';
+import { formatBudget, formatFixed, formatMs, formatPercent, isFiniteNumber } from './format.js';
 import type { HttpDetails, ServerSummary } from './http.js';
 
 /** The rows both reports show for an HTTP benchmark: one table of latency, one of the server, as plain cells. */
@@ -48,6 +48,7 @@ function failuresLine(base: TrafficFigures, head: TrafficFigures): string {
 }
 
 const delays = (s: ServerSummary | null) => (s ? `${formatMs(s.eventLoopDelayMs.p50)} / ${formatMs(s.eventLoopDelayMs.p99)} / ${formatMs(s.eventLoopDelayMs.max)}` : '–');
-const pct = (x: number | undefined) => (x === undefined ? '–' : `${(x * 100).toFixed(0)}%`);
-const gc = (s: ServerSummary | null) => (s ? `${s.gc.totalMs.toFixed(0)} ms (${(s.gc.share * 100).toFixed(1)}%), ${s.gc.count.toFixed(0)} pauses` : '–');
-const memory = (s: ServerSummary | null) => (s ? `${s.peakRssMb.toFixed(0)} / ${s.peakHeapUsedMb.toFixed(0)}` : '–');
+// Figures of a report.json made elsewhere may be anything: formatFixed shows '–' for what is not a number.
+const pct = (x: number | undefined) => (isFiniteNumber(x) ? `${(x * 100).toFixed(0)}%` : '–');
+const gc = (s: ServerSummary | null) => (s ? `${formatFixed(s.gc?.totalMs, 0)} ms (${isFiniteNumber(s.gc?.share) ? (s.gc.share * 100).toFixed(1) : '–'}%), ${formatFixed(s.gc?.count, 0)} pauses` : '–');
+const memory = (s: ServerSummary | null) => (s ? `${formatFixed(s.peakRssMb, 0)} / ${formatFixed(s.peakHeapUsedMb, 0)}` : '–');

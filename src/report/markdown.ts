@@ -1,5 +1,6 @@
 import type { Verdict } from '../stats/compare.js';
-import { formatBudget, formatChange, formatConfidence, formatOps } from './format.js';
+import { codeBlockText, escapeLines, joinMarkup, Markup, md } from './escape.js';
+import { formatBudget, formatChange, formatConfidence, formatFixed, formatOps } from './format.js';
 import { httpSections } from './http-sections.js';
 import { changeChart } from './chart.js';
 import { profileSections } from './profile-sections.js';
@@ -16,106 +17,112 @@ const ICON: Record<Verdict, string> = {
   unchanged: '⚪',
 };
 
-const HEADLINE = { pass: '✅ benchgate: pass', fail: '❌ benchgate: regression', error: '⚠️ benchgate: error' };
+const HEADLINE: Record<string, Markup> = { pass: md`✅ benchgate: pass`, fail: md`❌ benchgate: regression`, error: md`⚠️ benchgate: error` };
+
+/** An own key of a table of ours, so a value from a report ("constructor", "__proto__", anything) finds nothing it should not. */
+function lookup<T>(table: Record<string, T>, key: unknown): T | undefined {
+  return typeof key === 'string' && Object.hasOwn(table, key) ? table[key] : undefined;
+}
 
 /**
- * The report as GitHub-flavoured markdown, ready to be a PR comment. Every
- * string that comes from a benchmark or a revision is escaped, so a task name
- * cannot inject markdown, HTML or a mention.
+ * The report as GitHub-flavoured markdown, ready to be a PR comment. It is
+ * built with `md` templates, which escape every interpolated value (escape.ts),
+ * so a task name, error, ref or any field of a report made elsewhere cannot
+ * inject markdown, HTML or a mention; only the renderer's own fragments are Markup.
  */
 export function renderMarkdown(report: Report): string {
-  const out: string[] = [`### ${HEADLINE[report.verdict]}`, ''];
-  if (report.error) out.push(`The run failed: ${escapeInline(report.error.split('\n')[0]!)}`, '', details('Error', pre(report.error)));
-  else out.push(`**${escapeInline(verdictCounts(report.benchmarks))}**`, '');
+  const out: Markup[] = [md`### ${lookup(HEADLINE, report.verdict) ?? md`❔ benchgate: ${report.verdict}`}`, md``];
+  if (report.error) out.push(md`The run failed: ${String(report.error).split(/\r\n?|\n/)[0]}`, md``, details(md`Error`, pre(report.error)));
+  else out.push(md`**${verdictCounts(report.benchmarks)}**`, md``);
   if (report.base && report.head) {
-    out.push(`Base ${escapeInline(report.base.ref)} @ \`${report.base.sha.slice(0, 7)}\` · head ${escapeInline(report.head.ref)} @ \`${report.head.sha.slice(0, 7)}\`${report.head.dirty ? ' (with uncommitted changes)' : ''}`, '');
+    out.push(md`Base ${report.base.ref} @ <code>${shortSha(report.base.sha)}</code> · head ${report.head.ref} @ <code>${shortSha(report.head.sha)}</code>${report.head.dirty === true ? md` (with uncommitted changes)` : md``}`, md``);
   }
   const benchmarks = sortBenchmarks(report.benchmarks);
   if (benchmarks.length) {
     const level = report.run ? formatConfidence(report.run.intervalConfidence) : '95%';
-    out.push(`| | Benchmark | Base ops/s | Head ops/s | Change [${level} CI] | Budget |`, '|---|---|--:|--:|---|--:|');
+    out.push(md`| | Benchmark | Base ops/s | Head ops/s | Change [${level} CI] | Budget |`, md`|---|---|--:|--:|---|--:|`);
     for (const b of benchmarks) {
-      out.push(`| ${ICON[b.verdict]} ${b.verdict} | ${escapeInline(b.id)} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${escapeInline(formatChange(b))} | ${formatBudget(b.budget)} |`);
+      out.push(md`| ${verdictCell(b.verdict)} | ${b.id} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${formatChange(b)} | ${formatBudget(b.budget)} |`);
     }
-    out.push('');
+    out.push(md``);
     const chart = changeChart(benchmarks);
-    // A code block renders the characters as they are: nothing in it is markdown or HTML.
-    if (chart.length) out.push('```text', ...chart.map((line) => line.replace(/`/g, "'").replace(/[\u0000-\u001f\u007f]/g, '?')), '```', CHART_LEGEND, '');
+    // A code block shows its characters as they are: nothing in it is markdown or HTML, once no line can close it.
+    if (chart.length) out.push(new Markup(['```text', ...chart.map(codeBlockText), '```'].join('\n')), CHART_LEGEND, md``);
   }
-  for (const b of benchmarks.filter((b) => b.profile)) out.push(details(`${b.id}: where the time went`, profileMarkdown(b.id, b.profile!, report)), '');
-  for (const b of benchmarks.filter((b) => b.http)) out.push(details(`${b.id}: latency and server`, httpMarkdown(b.id, b.http!)), '');
-  for (const b of benchmarks.filter((b) => b.note)) out.push(`> [!NOTE]\n> ${escapeInline(b.id)}: ${escapeInline(b.note!)}`, '');
-  const warned = benchmarks.filter((b) => b.warning);
-  for (const b of warned) out.push(`> [!NOTE]\n> ${escapeInline(b.id)}: ${escapeInline(b.warning!)}`, '');
+  for (const b of benchmarks.filter((b) => b.profile)) out.push(details(md`${b.id}: where the time went`, profileMarkdown(b.id, b.profile!, report)), md``);
+  for (const b of benchmarks.filter((b) => b.http)) out.push(details(md`${b.id}: latency and server`, httpMarkdown(b.id, b.http!)), md``);
+  for (const b of benchmarks.filter((b) => b.note)) out.push(md`> [!NOTE]\n> ${b.id}: ${b.note}`, md``);
+  for (const b of benchmarks.filter((b) => b.warning)) out.push(md`> [!NOTE]\n> ${b.id}: ${b.warning}`, md``);
   const errors = benchmarks.filter((b) => b.error);
-  if (errors.length) out.push(details(`Errors (${errors.length})`, errors.map((b) => `<b>${escapeHtml(b.id)}</b>\n${pre(b.error!)}`).join('\n')), '');
-  if (report.run) out.push(`<sub>${escapeInline(runLine(report))} · ${escapeInline(environmentLine(report))}</sub>`, '');
-  if (report.run?.conditions?.note) out.push(`> [!NOTE]\n> ${escapeInline(report.run.conditions.note)}`, '');
-  out.push(details('How to read this', HOW_TO_READ), '');
-  return out.join('\n');
+  if (errors.length) out.push(details(md`Errors (${errors.length})`, joinMarkup(errors.map((b) => md`<b>${b.id}</b>\n${pre(b.error)}`))), md``);
+  if (report.run) out.push(md`<sub>${runLine(report)} · ${environmentLine(report)}</sub>`, md``);
+  if (report.run?.conditions?.note) out.push(md`> [!NOTE]\n> ${report.run.conditions.note}`, md``);
+  out.push(details(md`How to read this`, HOW_TO_READ), md``);
+  return joinMarkup(out).markup;
 }
 
-function httpMarkdown(id: string, http: NonNullable<ReportBenchmark['http']>): string {
+/** "🔴 regression"; a verdict that is not one of ours shows as text, inert. */
+function verdictCell(verdict: unknown): Markup {
+  const icon = lookup(ICON, verdict);
+  return icon ? md`${icon} ${verdict}` : md`❔ ${verdict}`;
+}
+
+function shortSha(sha: unknown): string {
+  return String(sha ?? '').slice(0, 7);
+}
+
+function httpMarkdown(id: string, http: NonNullable<ReportBenchmark['http']>): Markup {
   const sections = httpSections(id, http);
-  const parts = [`**${escapeInline(sections.title)}**`, '', table(sections.latency.header, sections.latency.rows), '', escapeInline(sections.failures)];
-  if (sections.server) parts.push('', table(sections.server.header, sections.server.rows));
-  if (sections.note) parts.push('', `<sub>${escapeInline(sections.note)}</sub>`);
-  if (sections.moved.length) parts.push('', ...sections.moved.map((line) => `- moved: ${escapeInline(line)}`));
-  return parts.join('\n');
+  const parts = [md`**${sections.title}**`, md``, table(sections.latency.header, sections.latency.rows), md``, md`${sections.failures}`];
+  if (sections.server) parts.push(md``, table(sections.server.header, sections.server.rows));
+  if (sections.note) parts.push(md``, md`<sub>${sections.note}</sub>`);
+  if (sections.moved.length) parts.push(md``, ...sections.moved.map((line) => md`- moved: ${line}`));
+  return joinMarkup(parts);
 }
 
-function profileMarkdown(id: string, profile: NonNullable<ReportBenchmark['profile']>, report: Report): string {
+function profileMarkdown(id: string, profile: NonNullable<ReportBenchmark['profile']>, report: Report): Markup {
   const sections = profileSections(id, profile);
-  const parts = [`**${escapeInline(sections.title)}**`, ''];
+  const parts = [md`**${sections.title}**`, md``];
   if (sections.error) parts.push(pre(sections.error));
-  else if (sections.rows.length === 0) parts.push('No function costs more per operation at head.');
+  else if (sections.rows.length === 0) parts.push(md`No function costs more per operation at head.`);
   else parts.push(table(sections.header, sections.rows, 2));
-  if (sections.ownCode.length) parts.push('', ...sections.ownCode.map((line) => `- in the project's code: ${escapeInline(line)}`));
+  if (sections.ownCode.length) parts.push(md``, ...sections.ownCode.map((line) => md`- in the project's code: ${line}`));
   if (sections.files.length) {
     const where = report.pullRequest ? "in the action's profiles-dir output (upload it with actions/upload-artifact)" : report.run?.profile?.dir ? `in ${report.run.profile.dir}` : '';
-    parts.push('', `<sub>Profiles: ${sections.files.map((file) => `<code>${escapeHtml(file)}</code>`).join(', ')} ${escapeInline(where)} (open them in Chrome DevTools or speedscope)</sub>`);
+    const files = joinMarkup(sections.files.map((file) => md`<code>${file}</code>`), ', ');
+    parts.push(md``, md`<sub>Profiles: ${files} ${where} (open them in Chrome DevTools or speedscope)</sub>`);
   }
-  return parts.join('\n');
+  return joinMarkup(parts);
 }
 
 /** A markdown table: the first `left` columns left-aligned, the rest (figures) right-aligned. */
-function table(header: string[], rows: string[][], left = 1): string {
-  return [`| ${header.map(escapeInline).join(' | ')} |`, `|${header.map((_, i) => (i < left ? '---' : '--:')).join('|')}|`, ...rows.map((row) => `| ${row.map(escapeInline).join(' | ')} |`)].join('\n');
+function table(header: string[], rows: string[][], left = 1): Markup {
+  const row = (cells: string[]) => md`| ${joinMarkup(cells.map((cell) => md`${cell}`), ' | ')} |`;
+  return joinMarkup([row(header), new Markup(`|${header.map((_, i) => (i < left ? '---' : '--:')).join('|')}|`), ...rows.map(row)]);
 }
 
-const CHART_LEGEND = '<sub>● estimate, ─ its confidence interval, │ the budget either side of ¦ 0; « » past the end of the axis.</sub>';
+const CHART_LEGEND = new Markup('<sub>● estimate, ─ its confidence interval, │ the budget either side of ¦ 0; « » past the end of the axis.</sub>');
 
 function environmentLine(report: Report): string {
   const env = report.environment;
-  const load = env.loadAverage ? `, load average ${env.loadAverage.before[0]!.toFixed(2)} → ${env.loadAverage.after[0]!.toFixed(2)}` : '';
+  const load = env.loadAverage ? `, load average ${formatFixed(env.loadAverage.before?.[0], 2)} → ${formatFixed(env.loadAverage.after?.[0], 2)}` : '';
   return `Node ${env.node} on ${env.os}/${env.arch}, ${env.cpus.count} × ${env.cpus.model}${load}`;
 }
 
-const HOW_TO_READ = [
-  'Each benchmark runs base and head in the same processes, alternating short timed blocks; every round is a fresh process.',
-  'Change is head against base in operations per second, with a distribution-free confidence interval (Hodges–Lehmann estimate, Wilcoxon signed-rank interval over rounds), widened so the whole table shares one false-alarm rate.',
-  '<b>regression</b>: the whole interval lies below −budget. <b>improvement</b>: above +budget. <b>unchanged</b>: inside ±budget. <b>inconclusive</b>: anything else — not a failure.',
-].join('<br>\n');
+const HOW_TO_READ = new Markup(
+  [
+    'Each benchmark runs base and head in the same processes, alternating short timed blocks; every round is a fresh process.',
+    'Change is head against base in operations per second, with a distribution-free confidence interval (Hodges–Lehmann estimate, Wilcoxon signed-rank interval over rounds), widened so the whole table shares one false-alarm rate.',
+    '<b>regression</b>: the whole interval lies below −budget. <b>improvement</b>: above +budget. <b>unchanged</b>: inside ±budget. <b>inconclusive</b>: anything else — not a failure.',
+  ].join('<br>\n'),
+);
 
-function details(summary: string, body: string): string {
-  return `<details><summary>${escapeHtml(summary)}</summary>\n\n${body}\n\n</details>`;
+/** A collapsed section: the summary stays on the `<details>` line (an HTML block ends at a blank line), the body is markdown. */
+function details(summary: Markup, body: Markup): Markup {
+  return md`<details><summary>${summary}</summary>\n\n${body}\n\n</details>`;
 }
 
-function pre(text: string): string {
-  return `<pre>${escapeHtml(text)}</pre>`;
-}
-
-export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
-
-/**
- * Text safe in a markdown table cell or paragraph: HTML-escaped, markdown
- * punctuation backslash-escaped, pipes escaped, newlines flattened, and @ made
- * inert so a name cannot mention anyone.
- */
-export function escapeInline(text: string): string {
-  return escapeHtml(text.replace(/[\r\n]+/g, ' '))
-    .replace(/[\\`*_{}[\]()#+\-!|~]/g, (char) => `\\${char}`)
-    .replace(/@/g, '@\u200b');
+/** Untrusted text kept as lines, in a `<pre>` (an HTML block that only `</pre>` ends, and that cannot be in it). */
+function pre(text: unknown): Markup {
+  return new Markup(`<pre>${escapeLines(text)}</pre>`);
 }

@@ -1,6 +1,7 @@
 import { styleText } from 'node:util';
 import type { Verdict } from '../stats/compare.js';
 import { formatDuration } from '../config/units.js';
+import { terminalText as printable } from './escape.js';
 import { fitMiddle as fit, formatBudget, formatChange, formatConfidence, formatOps } from './format.js';
 import { profileSections } from './profile-sections.js';
 import { httpSections } from './http-sections.js';
@@ -24,19 +25,28 @@ const MARK: Record<Verdict, { mark: string; style: Style }> = {
   unchanged: { mark: '✓', style: 'dim' },
 };
 
-/** The verdict table and summary for a terminal, at most `width` (100) columns wide. */
+/** A verdict's mark and style; a verdict that is not one of ours gets a plain '?'. */
+function markOf(verdict: unknown): { mark: string; style: Style } {
+  return typeof verdict === 'string' && Object.hasOwn(MARK, verdict) ? MARK[verdict as Verdict] : { mark: '?', style: 'reset' };
+}
+
+/**
+ * The verdict table and summary for a terminal, at most `width` (100) columns
+ * wide. Every string from a benchmark, a revision or the report goes through
+ * `printable` (escape.ts), so none can carry a control sequence to the terminal.
+ */
 export function renderTerminal(report: Report, options: TerminalOptions): string {
   const paint = (style: Style, text: string) => (options.color ? styleText(style, text, { validateStream: false }) : text);
   const width = options.width ?? 100;
   const lines: string[] = [];
   if (report.base && report.head) {
-    lines.push(`benchgate: base ${report.base.ref} @ ${report.base.sha.slice(0, 7)} vs head ${report.head.ref} @ ${report.head.sha.slice(0, 7)}${report.head.dirty ? ' (with uncommitted changes)' : ''}`, '');
+    lines.push(`benchgate: base ${printable(report.base.ref)} @ ${printable(String(report.base.sha).slice(0, 7))} vs head ${printable(report.head.ref)} @ ${printable(String(report.head.sha).slice(0, 7))}${report.head.dirty ? ' (with uncommitted changes)' : ''}`, '');
   }
   const benchmarks = sortBenchmarks(report.benchmarks);
   if (benchmarks.length) {
     const level = report.run ? formatConfidence(report.run.intervalConfidence) : '95%';
     const header = ['verdict', 'benchmark', 'base', 'head', `change [${level} CI]`, 'budget'];
-    const rows = benchmarks.map((b) => [`${MARK[b.verdict].mark} ${b.verdict}`, printable(b.id), formatOps(b.base?.opsPerSec), formatOps(b.head?.opsPerSec), formatChange(b), formatBudget(b.budget)]);
+    const rows = benchmarks.map((b) => [`${markOf(b.verdict).mark} ${printable(b.verdict)}`, printable(b.id), formatOps(b.base?.opsPerSec), formatOps(b.head?.opsPerSec), formatChange(b), formatBudget(b.budget)]);
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
     const fixed = widths.reduce((sum, w, i) => (i === 1 ? sum : sum + w), 0) + 2 * (widths.length - 1);
     widths[1] = Math.max(12, Math.min(widths[1]!, width - fixed));
@@ -46,43 +56,44 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
     rows.forEach((row, i) => {
       const line = align(row);
       const verdictWidth = widths[0]!;
-      lines.push(paint(MARK[benchmarks[i]!.verdict].style, line.slice(0, verdictWidth)) + line.slice(verdictWidth));
+      lines.push(paint(markOf(benchmarks[i]!.verdict).style, line.slice(0, verdictWidth)) + line.slice(verdictWidth));
     });
     const unit = benchmarks.some((b) => b.kind === 'http') ? 'operations (HTTP: 2xx requests) per second' : 'operations per second';
     lines.push(paint('dim', `base and head in ${unit}, median over rounds; change is head against base`), '');
   }
   for (const b of benchmarks.filter((b) => b.http)) {
-    const sections = httpSections(printable(b.id), b.http!);
-    lines.push(paint('bold', fit(sections.title, width)));
-    lines.push(...indentLines(plainTable(sections.latency.header, sections.latency.rows)));
-    lines.push(`  ${sections.failures}`);
-    if (sections.server) lines.push(...indentLines(plainTable(sections.server.header, sections.server.rows)));
-    if (sections.note) lines.push(paint('dim', `  ${sections.note}`));
-    for (const line of sections.moved) lines.push(paint(['yellow'], `  moved: ${line}`));
+    const sections = httpSections(b.id, b.http!);
+    lines.push(paint('bold', fit(printable(sections.title), width)));
+    lines.push(...indentLines(printableTable(sections.latency.header, sections.latency.rows)));
+    lines.push(`  ${printable(sections.failures)}`);
+    if (sections.server) lines.push(...indentLines(printableTable(sections.server.header, sections.server.rows)));
+    if (sections.note) lines.push(paint('dim', `  ${printable(sections.note)}`));
+    for (const line of sections.moved) lines.push(paint(['yellow'], `  moved: ${printable(line)}`));
     lines.push('');
   }
   for (const b of benchmarks.filter((b) => b.profile)) {
-    const sections = profileSections(printable(b.id), b.profile!);
-    lines.push(paint('bold', fit(sections.title, width)));
-    if (sections.error) lines.push(...sections.error.split('\n').map((line) => paint('yellow', `  ${printable(line)}`)));
+    const sections = profileSections(b.id, b.profile!);
+    lines.push(paint('bold', fit(printable(sections.title), width)));
+    if (sections.error) lines.push(...printable(sections.error, { keepNewlines: true }).split('\n').map((line) => paint('yellow', `  ${line}`)));
     else if (sections.rows.length === 0) lines.push('  no function costs more per operation at head');
     else lines.push(...indentLines(plainTable(sections.header, sections.rows.map((row) => row.map((cell, i) => fit(printable(cell), i < 2 ? 40 : 16))))));
     for (const line of sections.ownCode) lines.push(`  in the project's code: ${printable(line)}`);
     lines.push('');
   }
-  if (report.run?.profile?.dir) lines.push(paint('dim', `CPU profiles (Chrome DevTools, speedscope): ${report.run.profile.dir}`), '');
-  for (const b of benchmarks.filter((b) => b.note)) lines.push(paint('yellow', `note: ${printable(b.id)}: ${b.note}`));
-  for (const b of benchmarks.filter((b) => b.warning)) lines.push(paint('yellow', `note: ${printable(b.id)}: ${b.warning}`));
+  if (report.run?.profile?.dir) lines.push(paint('dim', `CPU profiles (Chrome DevTools, speedscope): ${printable(report.run.profile.dir)}`), '');
+  for (const b of benchmarks.filter((b) => b.note)) lines.push(paint('yellow', `note: ${printable(b.id)}: ${printable(b.note)}`));
+  for (const b of benchmarks.filter((b) => b.warning)) lines.push(paint('yellow', `note: ${printable(b.id)}: ${printable(b.warning)}`));
   if (benchmarks.some((b) => b.warning || b.note)) lines.push('');
   for (const b of benchmarks.filter((b) => b.error)) {
-    lines.push(paint(MARK.error.style, `! ${printable(b.id)}`), ...b.error!.split('\n').map((line) => `    ${printable(line)}`));
+    lines.push(paint(MARK.error.style, `! ${printable(b.id)}`), ...printable(b.error, { keepNewlines: true }).split('\n').map((line) => `    ${line}`));
   }
   if (benchmarks.some((b) => b.error)) lines.push('');
-  if (report.error) lines.push(paint(MARK.error.style, `error: ${report.error}`));
-  const head = { pass: paint(['green', 'bold'], 'PASS'), fail: paint(['red', 'bold'], 'FAIL'), error: paint(['magenta', 'bold'], 'ERROR') }[report.verdict];
+  if (report.error) lines.push(paint(MARK.error.style, `error: ${printable(report.error, { keepNewlines: true })}`));
+  const heads = { pass: paint(['green', 'bold'], 'PASS'), fail: paint(['red', 'bold'], 'FAIL'), error: paint(['magenta', 'bold'], 'ERROR') };
+  const head = Object.hasOwn(heads, report.verdict) ? heads[report.verdict] : printable(report.verdict);
   if (!report.error) lines.push(`${head}: ${verdictCounts(report.benchmarks)}`);
-  if (report.run) lines.push(paint('dim', runLine(report)));
-  if (report.run?.conditions?.note) lines.push(paint('yellow', `note: ${report.run.conditions.note}`));
+  if (report.run) lines.push(paint('dim', printable(runLine(report))));
+  if (report.run?.conditions?.note) lines.push(paint('yellow', `note: ${printable(report.run.conditions.note)}`));
   return lines.join('\n');
 }
 
@@ -111,12 +122,10 @@ function plainTable(header: string[], rows: string[][]): string[] {
   return [header, ...rows].map((row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ').trimEnd());
 }
 
-function indentLines(lines: string[]): string[] {
-  return lines.map((line) => `  ${line}`);
+function printableTable(header: string[], rows: string[][]): string[] {
+  return plainTable(header.map((cell) => printable(cell)), rows.map((row) => row.map((cell) => printable(cell))));
 }
 
-/** Control characters from task names or errors would drive the terminal: show them as '?'. */
-function printable(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+function indentLines(lines: string[]): string[] {
+  return lines.map((line) => `  ${line}`);
 }

@@ -1,9 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { pullRequestEvent, runActionBundle, shallowWorkspace as shallowClone, type ActionInputs, type ActionEvent } from './action-helpers.js';
 import { FakeGitHub } from './fake-github.js';
-import { processesWorkingIn, removeFixtureRepos } from './helpers.js';
+import { inlineRepo, processesWorkingIn, removeFixtureRepos } from './helpers.js';
+import { ALL_PAYLOADS, collapse, injectionProblems, renderHtml, visibleText } from '../inert.js';
 
 const FAST = 'budget: 5%\nmicro:\n  task-time: 150ms\n';
 const MARKER = '<!-- benchgate: benchgate.yml -->';
@@ -43,6 +45,7 @@ describe('the GitHub Action, run from its bundle', () => {
     expect(JSON.parse(readFileSync(first.outputs['report-json']!, 'utf8'))).toMatchObject({ verdict: 'fail', pullRequest: { owner: 'octo-org', repo: 'todo-server', number: 7 } });
     expect(readFileSync(first.outputs['report-markdown']!, 'utf8')).toContain('### ❌ benchgate: regression');
     expect(first.summary).toContain('| 🔴 regression | bench/ids.bench.js &gt; make request id |');
+    expect(injectionProblems(first.summary)).toEqual([]);
     expect(github.ours()).toHaveLength(1);
     expect(github.ours()[0]!.body.startsWith(`${MARKER}\n### ❌ benchgate: regression`)).toBe(true);
     expect(github.requests.filter((r) => r.startsWith('GET /repos/octo-org/todo-server/issues/7/comments'))).toHaveLength(2);
@@ -99,6 +102,47 @@ describe('the GitHub Action, run from its bundle', () => {
     expect(budgets.stdout).toContain("::error::Input 'budgets' line 1 ('http > *: lots'): 'lots' is not a percentage from 0% to 99%, like 5%.");
   });
 
+  it("renders the pull request's text inert: task and file names and errors in the comment and the job summary, any field of a forged report.json in the comment", async () => {
+    // A task named with every payload, a task that throws them, in a bench file whose name holds what a file name can.
+    const file = 'bench/a|b ``` @someone #1 [x](javascript:alert(1)) <img src=x onerror=alert(1)> <!-- c --> <details> **b**.bench.js';
+    const bench = `export default {\n  ${JSON.stringify(ALL_PAYLOADS)}: () => [1, 2, 3].reduce((a, b) => a + b, 0),\n  'throws': () => { throw new Error(${JSON.stringify(`boom ${ALL_PAYLOADS}`)}); },\n};\n`;
+    const workspace = inlineRepo({ [file]: bench, 'benchgate.yml': FAST });
+    const sha = (ref: string) => execFileSync('git', ['rev-parse', ref], { cwd: workspace, encoding: 'utf8' }).trim();
+    const [baseSha, headSha] = [sha('main'), sha('feature')];
+    github.comments = [];
+
+    const gate = await runAction(workspace, { profile: 'never' }, { name: 'pull_request', payload: pullRequestEvent(12, baseSha, headSha) });
+    expect(gate.outputs.verdict, gate.stdout).toBe('error');
+    expect(github.ours()).toHaveLength(1);
+    const comment = github.ours()[0]!.body;
+    expect(comment.startsWith(`${MARKER}\n### ⚠️ benchgate: error`)).toBe(true);
+    for (const markdown of [comment, gate.summary]) {
+      expect(injectionProblems(markdown)).toEqual([]);
+      // Still there for people to read: the names and the error, as text.
+      const text = visibleText(renderHtml(markdown));
+      expect(text).toContain(collapse(`${file} > ${ALL_PAYLOADS}`));
+      expect(text).toContain(collapse(`${file} > throws`));
+      expect(text).toContain(collapse(`boom ${ALL_PAYLOADS}`));
+    }
+
+    // The two-workflow pattern: the trusted workflow renders a report a fork's workflow uploaded, whose every text field may be hostile.
+    const report = JSON.parse(readFileSync(gate.outputs['report-json']!, 'utf8'));
+    report.base.ref = report.head.ref = report.summary = ALL_PAYLOADS;
+    for (const b of report.benchmarks) Object.assign(b, { id: `${b.id} ${ALL_PAYLOADS}`, note: ALL_PAYLOADS, warning: ALL_PAYLOADS, error: ALL_PAYLOADS });
+    Object.assign(report.environment, { node: ALL_PAYLOADS, os: ALL_PAYLOADS, arch: ALL_PAYLOADS });
+    report.environment.cpus.model = ALL_PAYLOADS;
+    report.run.conditions = { ...report.run.conditions, note: ALL_PAYLOADS };
+    const forged = path.join(workspace, 'forged-report.json');
+    writeFileSync(forged, JSON.stringify(report));
+    const posted = await runAction(workspace, { mode: 'comment', 'report-json': forged }, { name: 'workflow_run', payload: { workflow_run: { head_sha: headSha, event: 'pull_request', pull_requests: [{ number: 12, head: { sha: headSha } }] } } });
+    expect(posted.code, posted.stdout).toBe(0);
+    expect(posted.stdout).toContain('PR comment: updated');
+    const body = github.ours()[0]!.body;
+    expect(injectionProblems(body)).toEqual([]);
+    expect(visibleText(renderHtml(body)).split(collapse(ALL_PAYLOADS)).length).toBeGreaterThan(10);
+    expect(processesWorkingIn(workspace)).toEqual([]);
+  });
+
   it('posts the comment of an uploaded report from a workflow_run workflow (two-workflow pattern for forks)', async () => {
     const { workspace, baseSha, headSha } = shallowWorkspace('ids');
     github.comments = [];
@@ -106,11 +150,11 @@ describe('the GitHub Action, run from its bundle', () => {
     expect(gate.outputs.verdict).toBe('fail');
     expect(github.comments).toHaveLength(0);
     const report = gate.outputs['report-json']!;
-    const posted = await runAction(workspace, { mode: 'comment', 'report-json': report }, { name: 'workflow_run', payload: { workflow_run: { head_sha: headSha, event: 'pull_request', pull_requests: [] } } });
+    const posted = await runAction(workspace, { mode: 'comment', 'report-json': report }, { name: 'workflow_run', payload: { workflow_run: { head_sha: headSha, event: 'pull_request', pull_requests: [{ number: 11, head: { sha: headSha } }] } } });
     expect(posted.code, posted.stdout).toBe(0);
     expect(github.ours()).toHaveLength(1);
     expect(github.requests.at(-1)).toBe('POST /repos/octo-org/todo-server/issues/11/comments');
-    const stale = await runAction(workspace, { mode: 'comment', 'report-json': report }, { name: 'workflow_run', payload: { workflow_run: { head_sha: baseSha, event: 'pull_request', pull_requests: [] } } });
+    const stale = await runAction(workspace, { mode: 'comment', 'report-json': report }, { name: 'workflow_run', payload: { workflow_run: { head_sha: baseSha, event: 'pull_request', pull_requests: [{ number: 11, head: { sha: baseSha } }] } } });
     expect(stale.code).toBe(1);
     expect(stale.stdout).toContain('refusing to comment');
   });
