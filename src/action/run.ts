@@ -65,7 +65,7 @@ export async function runAction(deps: ActionDeps): Promise<void> {
         profileDir: path.join(settings.reportDir, 'profiles'),
         log: (line) => core.info(line),
         onProgress: (p) => core.info(`round ${p.round} of ${p.rounds}`),
-        onCleanup: trap.onCleanup,
+        onCleanup: (cleanup) => trap.onCleanup(cleanup),
       });
     } catch (error) {
       killAll();
@@ -146,7 +146,7 @@ async function comment(report: Report, markdown: string, settings: ActionSetting
  * workflow_run event (which GitHub writes), the report must be of that commit, and it is read
  * through a size cap and the report schema before anything of it is rendered (escaped).
  */
-async function commentFromReport(settings: ActionSettings, event: Record<string, any>, deps: ActionDeps): Promise<void> {
+async function commentFromReport(settings: ActionSettings, event: WorkflowEvent, deps: ActionDeps): Promise<void> {
   if (!settings.reportJson) throw new UserError("Input 'report-json' is required with mode: comment: the report.json the gate's workflow uploaded.");
   const { number, headSha } = await pullRequestOfRun(settings, event, deps);
   const report = readReport(settings.reportJson);
@@ -164,13 +164,24 @@ async function commentFromReport(settings: ActionSettings, event: Record<string,
  * (GitHub leaves it so), and the one open pull request whose head is the run's head branch and
  * commit is asked of the API. Anything else is refused.
  */
-async function pullRequestOfRun(settings: ActionSettings, event: Record<string, any>, deps: ActionDeps): Promise<{ number: number; headSha: string }> {
-  const run = event.workflow_run as Record<string, any> | undefined;
+/** The parts of a workflow_run event payload this file reads; every field is checked before use. */
+interface WorkflowEvent {
+  workflow_run?: {
+    event?: unknown;
+    head_sha?: unknown;
+    head_branch?: unknown;
+    head_repository?: { owner?: { login?: unknown } };
+    pull_requests?: { number?: unknown; head?: { sha?: unknown } }[];
+  };
+}
+
+async function pullRequestOfRun(settings: ActionSettings, event: WorkflowEvent, deps: ActionDeps): Promise<{ number: number; headSha: string }> {
+  const run = event.workflow_run;
   if (settings.eventName !== 'workflow_run' || !run) throw new UserError(`mode: comment runs in a workflow triggered by workflow_run (see the README, "Pull requests from forks"), not on '${settings.eventName}': refusing to comment.`);
   if (run.event !== 'pull_request') throw new UserError(`The workflow run was triggered by '${String(run.event)}', not by a pull request: there is no pull request to comment on.`);
-  const headSha = String(run.head_sha ?? '');
+  const headSha = typeof run.head_sha === 'string' ? run.head_sha : '';
   if (!/^[0-9a-f]{40}$/.test(headSha)) throw new UserError('The workflow_run event names no head commit: refusing to comment.');
-  const named = ((run.pull_requests ?? []) as { number?: unknown; head?: { sha?: unknown } }[]).filter((pr) => pr.head?.sha === headSha && typeof pr.number === 'number');
+  const named = (Array.isArray(run.pull_requests) ? run.pull_requests : []).filter((pr) => pr.head?.sha === headSha && typeof pr.number === 'number');
   if (named.length === 1) return { number: named[0]!.number as number, headSha };
   if (named.length > 1) throw new UserError(`The workflow run's commit ${headSha} is the head of ${named.length} pull requests: refusing to guess which to comment on.`);
   const owner = run.head_repository?.owner?.login;

@@ -58,12 +58,11 @@ export async function checkout(options: CheckoutOptions): Promise<Checkout> {
 
   const temp = mkdtempSync(path.join(os.tmpdir(), 'benchgate-'));
   const created: string[] = [];
-  let forget: (() => void) | undefined;
   const dispose = () => {
     forget?.();
     removeWorktrees(repoRoot, created, temp);
   };
-  forget = options.onCleanup?.(dispose);
+  const forget = options.onCleanup?.(dispose);
   try {
     const addWorktree = async (label: RevisionLabel, sha: string): Promise<string> => {
       const dir = path.join(temp, label);

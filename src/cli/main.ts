@@ -113,7 +113,7 @@ function gateIo(io: CliIo, progress: ReturnType<typeof progressPrinter>, trap: R
     toolVersion: io.version,
     log: (line: string) => progress.log(line),
     onProgress: (p: MeasureProgress) => progress.update(p),
-    onCleanup: trap.onCleanup,
+    onCleanup: (cleanup: () => void) => trap.onCleanup(cleanup),
   };
 }
 

@@ -38,10 +38,17 @@ export interface ActionSettings {
   readonly eventName: string;
 }
 
+/** The parts of an event payload the inputs are defaulted from; every field is checked before use. */
+export interface ActionEvent {
+  pull_request?: { number?: unknown; base?: { sha?: unknown } };
+  issue?: { number?: unknown };
+  before?: unknown;
+}
+
 export interface ActionEnvironment {
   eventName: string;
   /** The parsed event payload. */
-  event: Record<string, any>;
+  event: ActionEvent;
   /** GITHUB_WORKSPACE */
   workspace: string;
   /** RUNNER_TEMP */
@@ -122,9 +129,9 @@ function revisionInput(name: string, value: string): string | undefined {
 /** pull_request(_target): the PR's base sha; push: the commit before the push; otherwise none. */
 function defaultBase(env: ActionEnvironment): string | undefined {
   const pr = env.event.pull_request;
-  if (pr?.base?.sha) return revisionInput('base', String(pr.base.sha));
+  if (typeof pr?.base?.sha === 'string' && pr.base.sha) return revisionInput('base', pr.base.sha);
   if (env.eventName === 'push') {
-    const before = String(env.event.before ?? '');
+    const before = typeof env.event.before === 'string' ? env.event.before : '';
     if (/^0+$/.test(before)) throw new UserError("This push created the branch, so it has no 'before' commit to compare against: set the 'base' input (e.g. base: main).");
     return revisionInput('base', before);
   }

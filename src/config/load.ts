@@ -119,7 +119,7 @@ function toHttp(raw: RawHttp, index: number, file: string | undefined): HttpBenc
     durationMs: raw.duration ? parseDuration(raw.duration) : DEFAULTS.httpDurationMs,
     warmupMs: raw.warmup ? parseDuration(raw.warmup) : DEFAULTS.httpWarmupMs,
     budget: raw.budget !== undefined ? parsePercent(raw.budget) : undefined,
-    latencyBudget: Object.fromEntries(Object.entries(raw['latency-budget'] ?? {}).map(([stat, budget]) => [stat, parsePercent(budget!)])),
+    latencyBudget: Object.fromEntries(Object.entries(raw['latency-budget'] ?? {}).map(([stat, budget]) => [stat, parsePercent(budget)])),
     where: `${file ? displayPath(file) : CONFIG_FILE}: http[${index}] (${raw.name})`,
   });
 }

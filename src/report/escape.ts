@@ -54,13 +54,21 @@ const REFERENCE: Record<string, string> = {
  * cell); `@someone` mentions no one and `#12` links no issue; `www.` is not
  * autolinked. Once rendered, it reads as the original text.
  */
+/** Any value as text: strings as they are, nothing as '', anything else as JSON (a forged report may hold objects where text belongs). */
+function asText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  return JSON.stringify(value) ?? '';
+}
+
 export function escapeText(text: unknown): string {
-  return encode(String(text ?? '').replace(NEWLINE, ' ').replace(CONTROL, ' '));
+  return encode(asText(text).replace(NEWLINE, ' ').replace(CONTROL, ' '));
 }
 
 /** Untrusted text for the inside of a `<pre>`: escaped as {@link escapeText}, but its line breaks kept (as \n). */
 export function escapeLines(text: unknown): string {
-  return String(text ?? '')
+  return asText(text)
     .split(NEWLINE)
     .map((line) => encode(line.replace(CONTROL, ' ')))
     .join('\n');
@@ -116,6 +124,6 @@ export function codeBlockText(text: string): string {
  * the clipboard), line breaks unless kept, and bidirectional overrides show as ?.
  */
 export function terminalText(text: unknown, options: { keepNewlines?: boolean } = {}): string {
-  const flat = String(text ?? '');
+  const flat = asText(text);
   return options.keepNewlines ? flat.split(NEWLINE).map((line) => line.replace(CONTROL, '?')).join('\n') : flat.replace(NEWLINE, (eol) => '?'.repeat(eol.length)).replace(CONTROL, '?');
 }

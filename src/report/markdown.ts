@@ -68,7 +68,7 @@ function verdictCell(verdict: unknown): Markup {
 }
 
 function shortSha(sha: unknown): string {
-  return String(sha ?? '').slice(0, 7);
+  return typeof sha === 'string' ? sha.slice(0, 7) : '';
 }
 
 function httpMarkdown(id: string, http: NonNullable<ReportBenchmark['http']>): Markup {

@@ -19,8 +19,8 @@ export function probeCommand<T = Record<string, unknown>>(socketPath: string, co
       socket.end();
       try {
         resolve(JSON.parse(buffer.slice(0, end)) as T);
-      } catch (error) {
-        reject(error as Error);
+      } catch {
+        reject(new Error(`the probe answered '${command}' with something that is not JSON`));
       }
     });
     socket.on('error', (error) => {

@@ -258,12 +258,14 @@ function compileLoop(fn: Fn, isAsync: boolean): Loop {
   const body = isAsync
     ? 'return async function benchgateLoop(n) { let last; for (let i = 0; i < n; i++) last = await fn(); sink.value = last; }'
     : 'return function benchgateLoop(n) { let last; for (let i = 0; i < n; i++) last = fn(); sink.value = last; }';
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval, @typescript-eslint/no-unsafe-call -- a loop compiled per task and side, on purpose (see above)
   return new Function('fn', 'sink', body)(fn, sink) as Loop;
 }
 
 /** One timed sample: `batch` calls of the side's loop (or the bare task when hooks must run per call). */
 function batchTask(side: Prepared, batch: number): Fn {
   if (side.opts.beforeEach || side.opts.afterEach) return side.fn;
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval, @typescript-eslint/no-unsafe-call -- a closure per side and batch size, compiled like the loop
   return new Function('loop', 'n', 'return function benchgateBatch() { return loop(n); }')(side.loop, batch) as Fn;
 }
 
