@@ -2,7 +2,7 @@ import path from 'node:path';
 import { isRevisionName } from '../checkout/git.js';
 import { UserError } from '../util/errors.js';
 import type { BudgetRule, ProfileMode } from './types.js';
-import { parseDuration, parsePercent } from './units.js';
+import { BUDGET_FORM, parseBudget, parseDuration } from './units.js';
 
 export type CommentMode = 'always' | 'on-change' | 'on-regression' | 'never';
 export type ActionMode = 'gate' | 'comment';
@@ -160,10 +160,10 @@ export function parseBudgets(text: string): BudgetRule[] {
 }
 
 function budgetInput(name: string, value: string, inLine = false): number {
-  if (!/^\d{1,2}(\.\d+)?%$/.test(value)) {
+  if (!BUDGET_FORM.test(value)) {
     throw new UserError(inLine ? `Input '${name}): '${value}' is not a percentage from 0% to 99%, like 5%.` : `Input '${name}' must be a percentage from 0% to 99%, like 5%, but got '${value}'.`);
   }
-  return parsePercent(value);
+  return parseBudget(value);
 }
 
 function durationInput(name: string, value: string): number {

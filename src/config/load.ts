@@ -6,7 +6,7 @@ import { isMap, LineCounter, parseDocument, type Document } from 'yaml';
 import schema from '../../schema/benchgate.schema.json' with { type: 'json' };
 import { UserError } from '../util/errors.js';
 import { DEFAULTS, type Config, type HttpBenchmarkConfig, type HttpMethod, type HttpMode, type LatencyStat } from './types.js';
-import { parseDuration, parsePercent } from './units.js';
+import { parseBudget, parseDuration, parsePercent } from './units.js';
 
 export const CONFIG_FILE = 'benchgate.yml';
 
@@ -86,8 +86,8 @@ function toConfig(raw: RawConfig, file: string | undefined): Config {
   const files = raw.micro?.files;
   return Object.freeze({
     file,
-    budget: raw.budget !== undefined ? parsePercent(raw.budget) : DEFAULTS.budget,
-    budgets: Object.freeze(Object.entries(raw.budgets ?? {}).map(([pattern, budget]) => ({ pattern, budget: parsePercent(budget) }))),
+    budget: raw.budget !== undefined ? parseBudget(raw.budget) : DEFAULTS.budget,
+    budgets: Object.freeze(Object.entries(raw.budgets ?? {}).map(([pattern, budget]) => ({ pattern, budget: parseBudget(budget) }))),
     micro: Object.freeze({
       files: files === undefined ? [...DEFAULTS.files] : typeof files === 'string' ? [files] : [...files],
       isolation: raw.micro?.isolation ?? DEFAULTS.isolation,
@@ -119,7 +119,7 @@ function toHttp(raw: RawHttp, index: number, file: string | undefined): HttpBenc
     durationMs: raw.duration ? parseDuration(raw.duration) : DEFAULTS.httpDurationMs,
     warmupMs: raw.warmup ? parseDuration(raw.warmup) : DEFAULTS.httpWarmupMs,
     budget: raw.budget !== undefined ? parsePercent(raw.budget) : undefined,
-    latencyBudget: Object.fromEntries(Object.entries(raw['latency-budget'] ?? {}).map(([stat, budget]) => [stat, parsePercent(budget)])),
+    latencyBudget: Object.fromEntries(Object.entries(raw['latency-budget'] ?? {}).map(([stat, budget]) => [stat, parseBudget(budget)])),
     where: `${file ? displayPath(file) : CONFIG_FILE}: http[${index}] (${raw.name})`,
   });
 }

@@ -148,3 +148,13 @@ describe('budget per benchmark', () => {
   it('lets * cross slashes in paths and names', () => expect(budgetFor('bench/deep/x.bench.js > a/b', config)).toBe(0.2));
   it('falls back to the default budget', () => expect(budgetFor('other/x.bench.js > y', config)).toBe(0.05));
 });
+
+describe('one form of a budget', () => {
+  it('is the same expression in the config schema and in the parser the action inputs use', async () => {
+    const { BUDGET_FORM, parseBudget } = await import('../../src/config/units.js');
+    const schema = (await import('../../schema/benchgate.schema.json', { with: { type: 'json' } })).default as { definitions: { budget: { pattern: string } } };
+    expect(schema.definitions.budget.pattern).toBe(BUDGET_FORM.source);
+    expect(parseBudget('7.5%')).toBeCloseTo(0.075, 12);
+    for (const bad of ['100%', '-5%', '5', 'abc', '5 %']) expect(() => parseBudget(bad), bad).toThrow(RangeError);
+  });
+});
