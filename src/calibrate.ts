@@ -1,36 +1,7 @@
 import { runGate, type GateOptions } from './gate.js';
-import type { Report } from './report/model.js';
+import type { CalibratedBenchmark, Calibration } from './report/calibration.js';
 import { familyConfidence } from './stats/compare.js';
 import { resolvableChange, roundSpread } from './stats/power.js';
-
-/** What `benchgate calibrate` finds for one benchmark, from an A/A run. */
-export interface CalibratedBenchmark {
-  id: string;
-  kind: string;
-  /** Robust SD of one round's ln(head/base), with identical code on both sides. */
-  spread: number;
-  /** Rounds the calibration ran. */
-  rounds: number;
-  /** What a compare with `compareRounds` rounds resolves beyond its budget with 95% power (relative). */
-  resolvable: number;
-  /** The smallest whole-percent budget at or above `resolvable`, 1% at least. */
-  suggestedBudget: number;
-  /** The budget the config gives it now. */
-  budget: number;
-  /** A/A must find nothing: set when it found a regression or an improvement (a biased measurement). */
-  warning?: string;
-}
-
-export interface Calibration {
-  version: 1;
-  kind: 'calibration';
-  ref: string;
-  sha: string;
-  compareRounds: number;
-  durationMs: number;
-  benchmarks: CalibratedBenchmark[];
-  report: Report;
-}
 
 /**
  * Run one revision against itself (two worktrees of the same commit) for the

@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { UserError } from '../util/errors.js';
 import { runShell } from '../util/processes.js';
-import { git as defaultGit, GitError, gitSync, isRevisionName, type Git } from './git.js';
+import { isRevisionName } from '../config/revision.js';
+import { git as defaultGit, GitError, gitSync, type Git } from './git.js';
 import { detectInstall } from './install.js';
 
 export type RevisionLabel = 'base' | 'head';

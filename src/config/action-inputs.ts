@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { isRevisionName } from '../checkout/git.js';
+import { isRevisionName } from './revision.js';
 import { UserError } from '../util/errors.js';
 import type { BudgetRule, ProfileMode } from './types.js';
 import { BUDGET_FORM, parseBudget, parseDuration } from './units.js';

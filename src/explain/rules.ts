@@ -5,7 +5,7 @@
  * line names the figure that moved and what that usually means; the CPU
  * profile then says where.
  */
-import type { ServerSummary } from '../report/http.js';
+import type { ServerSummary } from '../measure/http/types.js';
 
 /** A figure moved when it changed by at least this factor... */
 const FACTOR = 1.5;

@@ -2,7 +2,8 @@ import { describeTraffic } from '../measure/http/traffic.js';
 import type { TrafficFigures } from '../measure/http/types.js';
 import { formatDuration as formatMsDuration } from '../config/units.js';
 import { formatBudget, formatFixed, formatMs, formatPercent, isFiniteNumber } from './format.js';
-import type { HttpDetails, ServerSummary } from './http.js';
+import type { ServerSummary } from '../measure/http/types.js';
+import type { HttpDetails } from './http.js';
 
 /** The rows both reports show for an HTTP benchmark: one table of latency, one of the server, as plain cells. */
 export interface HttpSections {

@@ -1,21 +1,13 @@
 import { median } from 'simple-statistics';
 import { LATENCY_STATS, type LatencyStat } from '../config/types.js';
 import { addTraffic } from '../measure/http/traffic.js';
-import type { HttpRoundFigures, ProbeFigures, TrafficFigures } from '../measure/http/types.js';
+import type { HttpRoundFigures, ProbeFigures, ServerSummary, TrafficFigures } from '../measure/http/types.js';
 import type { BenchmarkSamples } from '../measure/types.js';
 import type { Comparison } from '../stats/analyze.js';
 import type { Verdict } from '../stats/compare.js';
 import { diagnose } from '../explain/rules.js';
 
 /** One revision's server, summarised over rounds (medians). */
-export interface ServerSummary {
-  eventLoopDelayMs: { p50: number; p99: number; max: number };
-  eventLoopUtilization: number;
-  gc: { count: number; totalMs: number; share: number; byKindMs: Record<string, number> };
-  peakRssMb: number;
-  peakHeapUsedMb: number;
-}
-
 export interface HttpDetails {
   requests: string[];
   connections: number;

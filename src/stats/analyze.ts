@@ -1,6 +1,6 @@
 import { median } from 'simple-statistics';
 import type { LatencyStat } from '../config/types.js';
-import type { BenchmarkKind, BenchmarkSamples } from '../measure/types.js';
+import type { BenchmarkKind, Samples as BenchmarkSamples } from './samples.js';
 import { resolvableChange, roundSpread } from './power.js';
 import { decide, decideLowerIsBetter, estimateChange, familyConfidence, type Change, type Verdict } from './compare.js';
 

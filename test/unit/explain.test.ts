@@ -8,7 +8,7 @@ import { diffProfiles, SourceMaps, summarizeProfile } from '../../src/explain/pr
 import { explain } from '../../src/explain/run.js';
 import { diagnose, MEANINGS } from '../../src/explain/rules.js';
 import { startProfiler, type CpuProfile } from '../../src/measure/profiler.js';
-import type { ServerSummary } from '../../src/report/http.js';
+import type { ServerSummary } from '../../src/measure/http/types.js';
 
 const ROOT = '/work/project';
 const url = (file: string) => pathToFileURL(path.join(ROOT, file)).href;

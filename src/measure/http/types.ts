@@ -42,3 +42,12 @@ export interface HttpRoundFigures {
   /** Undefined when the server is not a Node process started with `node …`. */
   probe: ProbeFigures | undefined;
 }
+
+/** One revision's server over a load test, from the probe's figures of each round. */
+export interface ServerSummary {
+  eventLoopDelayMs: { p50: number; p99: number; max: number };
+  eventLoopUtilization: number;
+  gc: { count: number; totalMs: number; share: number; byKindMs: Record<string, number> };
+  peakRssMb: number;
+  peakHeapUsedMb: number;
+}

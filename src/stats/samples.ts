@@ -1,0 +1,30 @@
+import type { LatencyStat } from '../config/types.js';
+
+/** What the statistics need of a benchmark's measurements, whatever measured them (measure/ adds its own details). */
+export type BenchmarkKind = 'micro' | 'http';
+
+/** One revision's figures for one benchmark: one value per round it ran in. */
+export interface SideSamples {
+  opsPerSec: number[];
+}
+
+/** Everything the decision about one benchmark rests on. */
+export interface Samples {
+  id: string;
+  kind: BenchmarkKind;
+  /** The file that declares it (relative to the project root), for reports and annotations. */
+  file: string | undefined;
+  /** Per-round ln(head ops/s / base ops/s): the samples the change and its interval come from. */
+  logRatios: number[];
+  /** Log ratios of the fresh group of processes (new servers, for HTTP) that had to reproduce a regression. */
+  confirmation?: number[] | undefined;
+  /** HTTP only: the confirmation group's latency ratios. */
+  confirmationLatency?: Record<LatencyStat, number[]> | undefined;
+  /** Undefined when the benchmark does not exist at that revision. */
+  base: SideSamples | undefined;
+  head: SideSamples | undefined;
+  /** Set when a revision failed to run it; it gets an `error` verdict. */
+  error?: string | undefined;
+  /** HTTP only: per-round ln(head / base) of each latency figure (higher is slower). */
+  latency?: Record<LatencyStat, number[]> | undefined;
+}
