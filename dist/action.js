@@ -74285,7 +74285,7 @@ var MAX_ATTEMPTS_PER_ROUND = 3;
 async function measureMicro(plan) {
   const now = plan.now ?? Date.now;
   const started = now();
-  const spawn3 = (job) => runBenchmarkProcess(job, { runnerPath: plan.runnerPath, stallTimeoutMs: plan.stallTimeoutMs, cwd: plan.head.root });
+  const spawn3 = plan.spawn ?? ((job) => runBenchmarkProcess(job, { runnerPath: plan.runnerPath, stallTimeoutMs: plan.stallTimeoutMs, cwd: plan.head.root }));
   const strategy = plan.isolation === "process" ? processStrategy(plan, spawn3) : alternateStrategy(plan, spawn3);
   const samples = /* @__PURE__ */ new Map();
   const batches = {};

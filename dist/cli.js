@@ -47865,7 +47865,7 @@ var MAX_ATTEMPTS_PER_ROUND = 3;
 async function measureMicro(plan) {
   const now = plan.now ?? Date.now;
   const started = now();
-  const spawn2 = (job) => runBenchmarkProcess(job, { runnerPath: plan.runnerPath, stallTimeoutMs: plan.stallTimeoutMs, cwd: plan.head.root });
+  const spawn2 = plan.spawn ?? ((job) => runBenchmarkProcess(job, { runnerPath: plan.runnerPath, stallTimeoutMs: plan.stallTimeoutMs, cwd: plan.head.root }));
   const strategy = plan.isolation === "process" ? processStrategy(plan, spawn2) : alternateStrategy(plan, spawn2);
   const samples = /* @__PURE__ */ new Map();
   const batches = {};
