@@ -74751,6 +74751,7 @@ async function measureHttp(plan) {
   const conditions = [];
   const perRound = plan.benchmarks.map(estimatedRoundMs);
   const adaptive = plan.adaptive;
+  const measureRound = plan.measureRound ?? (plan.mode === "live" ? liveRound : freshRound);
   for (const [index, benchmark] of plan.benchmarks.entries()) {
     const samples = emptySamples2(benchmark);
     results.push(samples);
@@ -74766,7 +74767,7 @@ async function measureHttp(plan) {
       const cpuBefore = sampleCpu();
       const load1 = os10.loadavg()[0] ?? 0;
       try {
-        const pair = plan.mode === "live" ? await liveRound(benchmark, revisions, done, plan) : await freshRound(benchmark, revisions, done, plan);
+        const pair = await measureRound(benchmark, revisions, done, plan);
         if (into === "main") record2(samples, pair);
         else recordConfirmation(samples, pair);
         conditions.push({ busy: busyBetween(cpuBefore, sampleCpu()), load1 });
