@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeGitHub } from './fake-github.js';
-import { fixtureRepo, processesWorkingIn, removeFixtureRepos } from './helpers.js';
+import { fixtureRepo, leftoverProcesses, removeFixtureRepos, watchProcesses } from './helpers.js';
 
 const ACTION = fileURLToPath(new URL('../../dist/action.js', import.meta.url));
 const FAST = 'budget: 5%\nmicro:\n  task-time: 150ms\n';
@@ -21,9 +21,11 @@ afterAll(async () => {
   removeFixtureRepos();
   for (const dir of temps) rmSync(dir, { recursive: true, force: true });
 });
-afterEach(() => {
+afterEach(async () => {
   // Every request and every response the action exchanged matched GitHub's OpenAPI description.
   expect(github.problems).toEqual([]);
+  // Nothing the action started outlives it (found by pid and path, never by name).
+  expect(await leftoverProcesses()).toEqual([]);
 });
 
 /** A shallow clone (depth 1) of a fixture's feature branch, as actions/checkout leaves it: the base commit is missing. */
@@ -70,12 +72,18 @@ function runAction(workspace: string, inputs: Record<string, string>, event: { n
   };
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [ACTION], { cwd: workspace, env });
+    const watch = watchProcesses(child.pid!, [workspace]);
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
     child.stderr.on('data', (chunk: Buffer) => (stdout += chunk));
-    const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`action timed out\n${stdout}`))), 120_000);
+    const timer = setTimeout(() => {
+      watch.sample();
+      for (const p of watch.seen()) if (p.alive) process.kill(p.pid, 'SIGKILL');
+      reject(new Error(`action timed out\n${stdout}`));
+    }, 120_000);
     child.on('close', (code) => {
       clearTimeout(timer);
+      watch.stop();
       resolve({ code, stdout: unescapeCommands(stdout), outputs: parseOutputs(readFileSync(files.output, 'utf8')), summary: readFileSync(files.summary, 'utf8') });
     });
   });
@@ -148,7 +156,6 @@ describe('the GitHub Action, run from its bundle', () => {
     expect(second.stdout).toContain('PR comment: updated');
     expect(github.ours()).toHaveLength(1);
     expect(github.comments).toHaveLength(131);
-    expect(processesWorkingIn(workspace)).toEqual([]);
   });
 
   it('only warns when the token may not comment (a pull request from a fork), and still writes the summary and reports', async () => {

@@ -1,6 +1,9 @@
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { inlineRepo, leftovers, processesMentioning, readJson, removeFixtureRepos, runCli } from './helpers.js';
+import { CLI, inlineRepo, leftoverProcesses, leftovers, readJson, removeFixtureRepos, runCli, type ProcessWatch } from './helpers.js';
+
+/** A benchmark process of this build (only the run's own processes are ever looked at). */
+const isRunner = (cmd: string) => cmd.endsWith(path.join(path.dirname(CLI), 'runner.js'));
 
 const FAST = 'micro:\n  task-time: 100ms\n  task-timeout: 2s\n';
 const BENCH = "export default {\n  'sum': () => [1, 2, 3].reduce((a, b) => a + b, 0),\n};\n";
@@ -8,11 +11,22 @@ const BENCH = "export default {\n  'sum': () => [1, 2, 3].reduce((a, b) => a + b
 afterAll(removeFixtureRepos);
 
 let repo = '';
-afterEach(() => {
-  expect(processesMentioning('dist/runner.js')).toEqual([]);
-  expect(processesMentioning(repo)).toEqual([]);
+afterEach(async () => {
+  // Nothing the runs started may outlive the test (found by pid and path, never by name).
+  expect(await leftoverProcesses()).toEqual([]);
   if (repo) expect(leftovers(repo)).toEqual({ worktrees: [], tempDirs: [] });
 });
+
+/** Once the run has a live process whose command line passes `test`, call `then` (polling the run's own processes while it runs). */
+function whenRunning(watch: ProcessWatch, test: (cmd: string) => boolean, then: () => void): void {
+  const check = () => {
+    if (watch.stopped) return;
+    watch.sample();
+    if (watch.seen().some((p) => p.alive && test(p.cmd))) then();
+    else setTimeout(check, 20);
+  };
+  check();
+}
 
 async function gateError(args: string[]): Promise<{ output: string; report: any }> {
   const run = await runCli([...args, '--json', 'report.json'], repo, { timeoutMs: 60_000 });
@@ -126,30 +140,35 @@ describe('interrupted runs', () => {
     repo = inlineRepo({ 'bench/a.bench.js': BENCH, 'benchgate.yml': "install: 'echo installing; sleep 31.7'\n" });
     let sent = false;
     const run = await runCli(['compare', '--base', 'main'], repo, {
-      onStderr: (text, pid) => {
+      onStderr: (text, pid, watch) => {
         if (!sent && text.includes('install base:')) {
           sent = true;
-          setTimeout(() => process.kill(pid, 'SIGTERM'), 300);
+          // Only once the install's sleep runs: the test is about killing it.
+          whenRunning(watch, (cmd) => cmd === 'sleep 31.7', () => process.kill(pid, 'SIGTERM'));
         }
       },
     });
     expect(run.code).toBe(143);
-    expect(processesMentioning('sleep 31.7')).toEqual([]);
+    expect(run.processes.seen().some((p) => p.cmd === 'sleep 31.7')).toBe(true);
+    expect(await leftoverProcesses()).toEqual([]);
   });
 
   it('on SIGINT during calibrate stops every benchmark process and removes both worktrees', async () => {
     repo = inlineRepo({ 'bench/a.bench.js': BENCH });
     let sent = false;
     const run = await runCli(['calibrate', '--base', 'main', '--time-limit', '60s'], repo, {
-      onStderr: (text, pid) => {
+      onStderr: (text, pid, watch) => {
         if (!sent && text.includes('round 2 of')) {
           sent = true;
-          process.kill(pid, 'SIGINT');
+          // While a benchmark process runs: the test is about stopping it.
+          whenRunning(watch, isRunner, () => process.kill(pid, 'SIGINT'));
         }
       },
     });
     expect(sent).toBe(true);
     expect(run.code).toBe(130);
+    expect(run.processes.seen().some((p) => isRunner(p.cmd))).toBe(true);
+    expect(await leftoverProcesses()).toEqual([]);
     expect(run.stderr).toContain('SIGINT received: stopping benchmark processes and removing worktrees');
   });
 
@@ -157,15 +176,18 @@ describe('interrupted runs', () => {
     repo = inlineRepo({ 'bench/a.bench.js': BENCH, 'benchgate.yml': 'rounds: 40\n' });
     let sent = false;
     const run = await runCli(['compare', '--base', 'main'], repo, {
-      onStderr: (text, pid) => {
+      onStderr: (text, pid, watch) => {
         if (!sent && text.includes('round 2 of')) {
           sent = true;
-          process.kill(pid, 'SIGINT');
+          // While a benchmark process runs: the test is about stopping it.
+          whenRunning(watch, isRunner, () => process.kill(pid, 'SIGINT'));
         }
       },
     });
     expect(sent).toBe(true);
     expect(run.code).toBe(130);
+    expect(run.processes.seen().some((p) => isRunner(p.cmd))).toBe(true);
+    expect(await leftoverProcesses()).toEqual([]);
     expect(run.stderr).toContain('SIGINT received: stopping benchmark processes and removing worktrees');
   });
 });

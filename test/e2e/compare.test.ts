@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { fixtureRepo, inlineRepo, leftovers, processesMentioning, readJson, removeFixtureRepos, runCli } from './helpers.js';
+import { fixtureRepo, inlineRepo, leftoverProcesses, leftovers, readJson, removeFixtureRepos, runCli } from './helpers.js';
 
 // Short rounds keep the suite quick; the statistics still need (and get) enough rounds.
 const FAST = 'budget: 5%\nmicro:\n  task-time: 150ms\n';
@@ -9,9 +9,9 @@ const FAST = 'budget: 5%\nmicro:\n  task-time: 150ms\n';
 afterAll(removeFixtureRepos);
 
 let repo = '';
-afterEach(() => {
-  // Whatever a test did, nothing of benchgate's may outlive it.
-  expect(processesMentioning('dist/runner.js')).toEqual([]);
+afterEach(async () => {
+  // Whatever a test did, nothing its runs started may outlive it (found by pid and path, never by name).
+  expect(await leftoverProcesses()).toEqual([]);
   if (repo) expect(leftovers(repo)).toEqual({ worktrees: [], tempDirs: [] });
 });
 

@@ -1,16 +1,14 @@
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { fixtureRepo, inlineRepo, leftovers, processesWorkingIn, readJson, removeFixtureRepos, runCli } from './helpers.js';
+import { fixtureRepo, inlineRepo, leftoverProcesses, leftovers, readJson, removeFixtureRepos, runCli } from './helpers.js';
 
 afterAll(removeFixtureRepos);
 
 let repo = '';
-afterEach(() => {
-  // Every server and benchmark process of the run is gone, whatever happened.
-  if (repo) {
-    expect(processesWorkingIn(repo)).toEqual([]);
-    expect(leftovers(repo)).toEqual({ worktrees: [], tempDirs: [] });
-  }
+afterEach(async () => {
+  // Every server and benchmark process the run started is gone, whatever happened (found by pid and path, never by name).
+  expect(await leftoverProcesses()).toEqual([]);
+  if (repo) expect(leftovers(repo)).toEqual({ worktrees: [], tempDirs: [] });
 });
 
 /** A short load test: enough rounds for the statistics, short loads so the suite stays quick. */
