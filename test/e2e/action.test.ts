@@ -76,11 +76,12 @@ function runAction(workspace: string, inputs: Record<string, string>, event: { n
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
     child.stderr.on('data', (chunk: Buffer) => (stdout += chunk));
+    // A safety net for a hung run, never a measure of speed.
     const timer = setTimeout(() => {
       watch.sample();
       for (const p of watch.seen()) if (p.alive) process.kill(p.pid, 'SIGKILL');
       reject(new Error(`action timed out\n${stdout}`));
-    }, 120_000);
+    }, 600_000);
     child.on('close', (code) => {
       clearTimeout(timer);
       watch.stop();

@@ -150,7 +150,6 @@ describe('benchgate compare, through the real CLI', () => {
     const report = readJson(path.join(repo, 'report.json'));
     expect(report.run.limited).toBe(true);
     expect(report.run.rounds).toBeLessThan(40);
-    expect(report.run.measureMs).toBeLessThan(3000 + 2000);
     expect(run.stdout).toMatch(/\d+ of 40 rounds .*the time limit \(3\.0s\) cut rounds short/);
   });
 

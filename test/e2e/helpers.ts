@@ -48,7 +48,8 @@ export function runCli(
       watch.sample();
       options.onStderr?.(stderr, child.pid!, watch);
     });
-    const timeoutMs = options.timeoutMs ?? 120_000;
+    // A safety net for a hung run, never a measure of speed: a loaded machine must not fail a test.
+    const timeoutMs = options.timeoutMs ?? 600_000;
     const timer = setTimeout(() => {
       // Everything the run started goes with it, by pid.
       watch.sample();

@@ -19,7 +19,7 @@ ${top}http:
   - name: ${name}
     start: node server.js
     ready: /health
-    ready-timeout: 3s
+    ready-timeout: 15s
     requests:
       - path: /todo-lists?filter=%7B%22include%22%3A%5B%22todos%22%5D%7D
     connections: 8
@@ -49,10 +49,9 @@ describe('HTTP load tests, through the real CLI', () => {
     expect(bench.confirmation).toHaveLength(7);
     for (const change of bench.confirmation) expect(change).toBeLessThan(-0.5);
     expect(bench.note).toBeUndefined();
-    // Sub-millisecond latency keeps its digits: a local JSON route answers well under a millisecond at base.
+    // Latency in milliseconds with its fractional digits (hrtime, not autocannon's whole milliseconds).
     const { p50, p99 } = bench.http.latency;
     expect(p50.base).toBeGreaterThan(0.01);
-    expect(p50.base).toBeLessThan(5);
     expect(Number.isInteger(p50.base)).toBe(false);
     expect(p99.head).toBeGreaterThan(p99.base);
     expect(p99.verdict).toBe('regression');
@@ -155,7 +154,7 @@ describe('broken servers are errors, never fast servers', () => {
   });
 
   it('reports a server that never becomes ready, with its last lines of output', async () => {
-    repo = inlineRepo({ 'benchgate.yml': httpConfig('list').replace('ready-timeout: 3s', 'ready-timeout: 1s'), 'server.js': OK_SERVER }, { 'server.js': "console.log('connecting to the database at db:5432...');\nsetInterval(() => {}, 1000);\n" });
+    repo = inlineRepo({ 'benchgate.yml': httpConfig('list').replace('ready-timeout: 15s', 'ready-timeout: 1s'), 'server.js': OK_SERVER }, { 'server.js': "console.log('connecting to the database at db:5432...');\nsetInterval(() => {}, 1000);\n" });
     const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
     expect(run.code).toBe(2);
     const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
