@@ -143,7 +143,7 @@ describe('the GitHub Action, run from its bundle', () => {
     const [bench] = report.benchmarks;
     // An error annotation on the task's line, with the change the report holds.
     const error = first.stdout.split('\n').find((line) => line.startsWith('::error title=benchgate: bench/ids.bench.js > make request id regressed,'))!;
-    expect(error).toMatch(/^::error title=[^:]*,file=bench\/ids\.bench\.js,line=4::bench\/ids\.bench\.js > make request id: .* \(budget 5%\)$/);
+    expect(error).toMatch(/^::error title=benchgate: bench\/ids\.bench\.js > make request id regressed,file=bench\/ids\.bench\.js,line=4::bench\/ids\.bench\.js > make request id: .* \(budget 5%\)$/);
     const shown = error.slice(error.indexOf('make request id: ') + 'make request id: '.length, error.indexOf(' (budget'));
     expect(changeShown(shown, bench.change), shown).toBe(true);
     expect(readFileSync(first.outputs['report-markdown']!, 'utf8')).toContain('### ❌ benchgate: regression');
@@ -156,7 +156,7 @@ describe('the GitHub Action, run from its bundle', () => {
     expect(github.ours()[0]!.body).toMatch(/<summary>bench\/ids\.bench\.js &gt; make request id: where the time went<\/summary>[\s\S]*← makeId/);
     // …and a notice on the function that got slower, so the diff shows where to look.
     const notice = first.stdout.split('\n').find((line) => line.startsWith('::notice title=benchgate: makeId got slower,'))!;
-    expect(notice).toMatch(/^::notice title=[^:]*,file=src\/ids\.js,line=\d+::bench\/ids\.bench\.js > make request id: makeId costs .* per call at head, .* at base/);
+    expect(notice).toMatch(/^::notice title=benchgate: makeId got slower,file=src\/ids\.js,line=\d+::bench\/ids\.bench\.js > make request id: makeId costs .* per call at head, .* at base/);
     const [atHead, atBase] = printedDurations(notice.slice(notice.indexOf(' costs ')));
     const [makeId] = bench.profile.ownCode;
     expect(makeId.function).toBe('makeId');
