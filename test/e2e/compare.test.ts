@@ -211,7 +211,8 @@ describe('benchgate compare, through the real CLI', () => {
 describe('benchgate calibrate, and what a compare can resolve', () => {
   it('measures a revision against itself and suggests budgets', async () => {
     repo = fixtureRepo('untouched', { config: 'budget: 1%\nmicro:\n  task-time: 150ms\n' });
-    const run = await runCli(['calibrate', '--base', 'main', '--time-limit', '8s', '--json', 'calibration.json'], repo);
+    // Long enough for several rounds (a spread needs 3) even on a loaded machine: calibrate uses all of it.
+    const run = await runCli(['calibrate', '--base', 'main', '--time-limit', '15s', '--json', 'calibration.json'], repo);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^benchgate calibrate: main @ [0-9a-f]{7} against itself, \d+ rounds in/);
     const calibration = readJson(path.join(repo, 'calibration.json'));

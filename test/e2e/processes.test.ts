@@ -32,9 +32,11 @@ async function ends(pid: number): Promise<boolean> {
 
 describe('the leftover-process check', () => {
   it('finds a process a run left behind by its ancestry, wherever it works, and kills it', async () => {
-    // The "run" starts a sleep in / (outside every folder of the run) and exits without it.
-    const run = spawn('sh', ['-c', 'cd / && sleep 29.3 & sleep 0.5'], { cwd: dir, stdio: 'ignore' });
+    // The "run" starts a sleep in / (outside every folder of the run) and ends without it, once the watch saw it.
+    const run = spawn('sh', ['-c', 'cd / && sleep 29.3 & exec sleep 29.2'], { cwd: dir, stdio: 'ignore' });
     const watch = watchProcesses(run.pid!, [dir]);
+    while (!watch.seen().some((p) => p.cmd === 'sleep 29.3')) await new Promise((resolve) => setTimeout(resolve, 20));
+    run.kill('SIGKILL');
     await once(run, 'exit');
     watch.stop();
     const sleeper = watch.seen().find((p) => p.cmd === 'sleep 29.3')!;
