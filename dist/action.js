@@ -72255,6 +72255,11 @@ function gitSync(args, cwd) {
     return false;
   }
 }
+
+// src/config/action-inputs.ts
+import path6 from "node:path";
+
+// src/config/revision.ts
 function isRevisionName(revision) {
   const name2 = revision.replace(/(?:[~^]\d{0,4})+$/, "");
   if (/^[0-9a-f]{7,64}$/i.test(name2)) return true;
@@ -72262,9 +72267,6 @@ function isRevisionName(revision) {
   if (/[\u0000-\u0020\u007f~^:?*[\\]/.test(name2) || name2.includes("..") || name2.includes("@{") || name2.includes("//") || name2 === "@") return false;
   return !name2.split("/").some((part) => part.startsWith(".") || part.endsWith(".lock"));
 }
-
-// src/config/action-inputs.ts
-import path6 from "node:path";
 
 // src/util/errors.ts
 var UserError = class extends Error {
@@ -72281,6 +72283,11 @@ function describeFailure(error2) {
 }
 
 // src/config/units.ts
+var BUDGET_FORM = /^\d{1,2}(\.\d+)?%$/;
+function parseBudget(text) {
+  if (!BUDGET_FORM.test(text.trim())) throw new RangeError(`'${text}' is not a percentage from 0% to 99%, like 5%`);
+  return parsePercent(text);
+}
 function parsePercent(text) {
   const match = /^(\d+(?:\.\d+)?)%$/.exec(text.trim());
   if (!match) throw new RangeError(`'${text}' is not a percentage like 5%`);
@@ -72351,9 +72358,9 @@ function revisionInput(name2, value) {
 }
 function defaultBase(env) {
   const pr = env.event.pull_request;
-  if (pr?.base?.sha) return revisionInput("base", String(pr.base.sha));
+  if (typeof pr?.base?.sha === "string" && pr.base.sha) return revisionInput("base", pr.base.sha);
   if (env.eventName === "push") {
-    const before = String(env.event.before ?? "");
+    const before = typeof env.event.before === "string" ? env.event.before : "";
     if (/^0+$/.test(before)) throw new UserError("This push created the branch, so it has no 'before' commit to compare against: set the 'base' input (e.g. base: main).");
     return revisionInput("base", before);
   }
@@ -72378,10 +72385,10 @@ function parseBudgets(text) {
   return rules;
 }
 function budgetInput(name2, value, inLine = false) {
-  if (!/^\d{1,2}(\.\d+)?%$/.test(value)) {
+  if (!BUDGET_FORM.test(value)) {
     throw new UserError(inLine ? `Input '${name2}): '${value}' is not a percentage from 0% to 99%, like 5%.` : `Input '${name2}' must be a percentage from 0% to 99%, like 5%, but got '${value}'.`);
   }
-  return parsePercent(value);
+  return parseBudget(value);
 }
 function durationInput(name2, value) {
   try {
@@ -72733,8 +72740,8 @@ function toConfig(raw, file) {
   const files = raw.micro?.files;
   return Object.freeze({
     file,
-    budget: raw.budget !== void 0 ? parsePercent(raw.budget) : DEFAULTS2.budget,
-    budgets: Object.freeze(Object.entries(raw.budgets ?? {}).map(([pattern, budget]) => ({ pattern, budget: parsePercent(budget) }))),
+    budget: raw.budget !== void 0 ? parseBudget(raw.budget) : DEFAULTS2.budget,
+    budgets: Object.freeze(Object.entries(raw.budgets ?? {}).map(([pattern, budget]) => ({ pattern, budget: parseBudget(budget) }))),
     micro: Object.freeze({
       files: files === void 0 ? [...DEFAULTS2.files] : typeof files === "string" ? [files] : [...files],
       isolation: raw.micro?.isolation ?? DEFAULTS2.isolation,
@@ -72765,7 +72772,7 @@ function toHttp(raw, index, file) {
     durationMs: raw.duration ? parseDuration(raw.duration) : DEFAULTS2.httpDurationMs,
     warmupMs: raw.warmup ? parseDuration(raw.warmup) : DEFAULTS2.httpWarmupMs,
     budget: raw.budget !== void 0 ? parsePercent(raw.budget) : void 0,
-    latencyBudget: Object.fromEntries(Object.entries(raw["latency-budget"] ?? {}).map(([stat3, budget]) => [stat3, parsePercent(budget)])),
+    latencyBudget: Object.fromEntries(Object.entries(raw["latency-budget"] ?? {}).map(([stat3, budget]) => [stat3, parseBudget(budget)])),
     where: `${file ? displayPath(file) : CONFIG_FILE}: http[${index}] (${raw.name})`
   });
 }
@@ -72893,12 +72900,11 @@ async function checkout(options) {
   const headSha = options.head === void 0 ? await resolveRef(run, repoRoot, "HEAD", "HEAD") : await resolveRef(run, repoRoot, options.head, "--head");
   const temp = mkdtempSync(path9.join(os6.tmpdir(), "benchgate-"));
   const created = [];
-  let forget;
   const dispose = () => {
     forget?.();
     removeWorktrees(repoRoot, created, temp);
   };
-  forget = options.onCleanup?.(dispose);
+  const forget = options.onCleanup?.(dispose);
   try {
     const addWorktree = async (label, sha) => {
       const dir = path9.join(temp, label);
@@ -74335,7 +74341,7 @@ var MAX_ATTEMPTS_PER_ROUND = 3;
 async function measureMicro(plan) {
   const now = plan.now ?? Date.now;
   const started = now();
-  const spawn3 = (job) => runBenchmarkProcess(job, { runnerPath: plan.runnerPath, stallTimeoutMs: plan.stallTimeoutMs, cwd: plan.head.root });
+  const spawn3 = plan.spawn ?? ((job) => runBenchmarkProcess(job, { runnerPath: plan.runnerPath, stallTimeoutMs: plan.stallTimeoutMs, cwd: plan.head.root }));
   const strategy = plan.isolation === "process" ? processStrategy(plan, spawn3) : alternateStrategy(plan, spawn3);
   const samples = /* @__PURE__ */ new Map();
   const batches = {};
@@ -74626,8 +74632,8 @@ function probeCommand(socketPath, command, timeoutMs = 2e3) {
       socket.end();
       try {
         resolve4(JSON.parse(buffer.slice(0, end)));
-      } catch (error2) {
-        reject(error2);
+      } catch {
+        reject(new Error(`the probe answered '${command}' with something that is not JSON`));
       }
     });
     socket.on("error", (error2) => {
@@ -74803,6 +74809,7 @@ async function measureHttp(plan) {
   const conditions = [];
   const perRound = plan.benchmarks.map(estimatedRoundMs);
   const adaptive = plan.adaptive;
+  const measureRound = plan.measureRound ?? (plan.mode === "live" ? liveRound : freshRound);
   for (const [index, benchmark] of plan.benchmarks.entries()) {
     const samples = emptySamples2(benchmark);
     results.push(samples);
@@ -74818,7 +74825,7 @@ async function measureHttp(plan) {
       const cpuBefore = sampleCpu();
       const load1 = os10.loadavg()[0] ?? 0;
       try {
-        const pair = plan.mode === "live" ? await liveRound(benchmark, revisions, done, plan) : await freshRound(benchmark, revisions, done, plan);
+        const pair = await measureRound(benchmark, revisions, done, plan);
         if (into === "main") record2(samples, pair);
         else recordConfirmation(samples, pair);
         conditions.push({ busy: busyBetween(cpuBefore, sampleCpu()), load1 });
@@ -75511,7 +75518,7 @@ async function runGate(options) {
       throw new UserError(`No bench files match ${config.micro.files.join(", ")} in base or head, and benchgate.yml declares no http load tests. Add a bench file (see the README's quick start), set micro.files, or declare http benchmarks.`);
     }
     const rounds = config.rounds ?? 10;
-    const looks = config.maxRounds > rounds ? 1 + Math.ceil((config.maxRounds - rounds) / DEFAULTS2.lookEvery) : 1;
+    const looks = lookCount(rounds, config.maxRounds, DEFAULTS2.lookEvery);
     const httpFamily = looks * config.http.reduce((sum2, b) => sum2 + 1 + Object.keys(b.latencyBudget).length, 0);
     const httpById = new Map(config.http.map((b) => [b.id, b]));
     const analyzeOptions = {
@@ -75641,6 +75648,9 @@ function spikeNote(conditions, spiked) {
   const pct3 = (x) => `${Math.round(x * 100)}%`;
   const which2 = spiked.length === 1 ? `round ${spiked[0]}` : `rounds ${spiked.slice(0, -1).join(", ")} and ${spiked.at(-1)}`;
   return `the machine was much busier in ${which2} (CPU ${spiked.map((r) => pct3(busy[r - 1])).join(", ")} against a median of ${pct3(median2)}): other jobs ran beside benchgate. Their samples still count (the intervals are robust to a few odd rounds), but a surprising verdict is worth a re-run.`;
+}
+function lookCount(rounds, maxRounds, lookEvery) {
+  return maxRounds > rounds ? 1 + Math.ceil((maxRounds - rounds) / lookEvery) : 1;
 }
 function comparableMicro(micro) {
   return micro ? micro.benchmarks.filter((b) => !b.error && b.logRatios.length > 0).length : 0;
@@ -75833,11 +75843,17 @@ var REFERENCE = {
   "@": "@\u200B",
   "#": "&#35;\u200B"
 };
+function asText(value) {
+  if (typeof value === "string") return value;
+  if (value === void 0 || value === null) return "";
+  if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") return String(value);
+  return JSON.stringify(value) ?? "";
+}
 function escapeText(text) {
-  return encode(String(text ?? "").replace(NEWLINE, " ").replace(CONTROL, " "));
+  return encode(asText(text).replace(NEWLINE, " ").replace(CONTROL, " "));
 }
 function escapeLines(text) {
-  return String(text ?? "").split(NEWLINE).map((line) => encode(line.replace(CONTROL, " "))).join("\n");
+  return asText(text).split(NEWLINE).map((line) => encode(line.replace(CONTROL, " "))).join("\n");
 }
 function encode(line) {
   const reference = (char) => REFERENCE[char] ?? `&#${char.charCodeAt(0)};`;
@@ -76025,7 +76041,7 @@ function verdictCell(verdict) {
   return icon ? md`${icon} ${verdict}` : md`❔ ${verdict}`;
 }
 function shortSha(sha) {
-  return String(sha ?? "").slice(0, 7);
+  return typeof sha === "string" ? sha.slice(0, 7) : "";
 }
 function httpMarkdown(id, http4) {
   const sections = httpSections(id, http4);
@@ -76438,7 +76454,8 @@ var report_schema_default = {
       enum: [
         "micro",
         "http"
-      ]
+      ],
+      description: "What the statistics need of a benchmark's measurements, whatever measured them (measure/ adds its own details)."
     },
     Verdict: {
       type: "string",
@@ -76868,7 +76885,8 @@ var report_schema_default = {
         "server",
         "moved"
       ],
-      additionalProperties: false
+      additionalProperties: false,
+      description: "One revision's server, summarised over rounds (medians)."
     },
     TrafficFigures: {
       type: "object",
@@ -77031,7 +77049,7 @@ var report_schema_default = {
         "peakHeapUsedMb"
       ],
       additionalProperties: false,
-      description: "One revision's server, summarised over rounds (medians)."
+      description: "One revision's server over a load test, from the probe's figures of each round."
     },
     Explanation: {
       anyOf: [
@@ -77612,7 +77630,7 @@ async function runAction(deps) {
         profileDir: path16.join(settings.reportDir, "profiles"),
         log: (line) => core.info(line),
         onProgress: (p) => core.info(`round ${p.round} of ${p.rounds}`),
-        onCleanup: trap.onCleanup
+        onCleanup: (cleanup) => trap.onCleanup(cleanup)
       });
     } catch (error2) {
       killAll();
@@ -77690,9 +77708,9 @@ async function pullRequestOfRun(settings, event, deps) {
   const run = event.workflow_run;
   if (settings.eventName !== "workflow_run" || !run) throw new UserError(`mode: comment runs in a workflow triggered by workflow_run (see the README, "Pull requests from forks"), not on '${settings.eventName}': refusing to comment.`);
   if (run.event !== "pull_request") throw new UserError(`The workflow run was triggered by '${String(run.event)}', not by a pull request: there is no pull request to comment on.`);
-  const headSha = String(run.head_sha ?? "");
+  const headSha = typeof run.head_sha === "string" ? run.head_sha : "";
   if (!/^[0-9a-f]{40}$/.test(headSha)) throw new UserError("The workflow_run event names no head commit: refusing to comment.");
-  const named = (run.pull_requests ?? []).filter((pr) => pr.head?.sha === headSha && typeof pr.number === "number");
+  const named = (Array.isArray(run.pull_requests) ? run.pull_requests : []).filter((pr) => pr.head?.sha === headSha && typeof pr.number === "number");
   if (named.length === 1) return { number: named[0].number, headSha };
   if (named.length > 1) throw new UserError(`The workflow run's commit ${headSha} is the head of ${named.length} pull requests: refusing to guess which to comment on.`);
   const owner = run.head_repository?.owner?.login;

@@ -45819,6 +45819,11 @@ import { mkdirSync as mkdirSync2, writeFileSync } from "node:fs";
 import path9 from "node:path";
 
 // src/config/units.ts
+var BUDGET_FORM = /^\d{1,2}(\.\d+)?%$/;
+function parseBudget(text) {
+  if (!BUDGET_FORM.test(text.trim())) throw new RangeError(`'${text}' is not a percentage from 0% to 99%, like 5%`);
+  return parsePercent(text);
+}
 function parsePercent(text) {
   const match = /^(\d+(?:\.\d+)?)%$/.exec(text.trim());
   if (!match) throw new RangeError(`'${text}' is not a percentage like 5%`);
@@ -46197,8 +46202,8 @@ function toConfig(raw, file) {
   const files = raw.micro?.files;
   return Object.freeze({
     file,
-    budget: raw.budget !== void 0 ? parsePercent(raw.budget) : DEFAULTS.budget,
-    budgets: Object.freeze(Object.entries(raw.budgets ?? {}).map(([pattern, budget]) => ({ pattern, budget: parsePercent(budget) }))),
+    budget: raw.budget !== void 0 ? parseBudget(raw.budget) : DEFAULTS.budget,
+    budgets: Object.freeze(Object.entries(raw.budgets ?? {}).map(([pattern, budget]) => ({ pattern, budget: parseBudget(budget) }))),
     micro: Object.freeze({
       files: files === void 0 ? [...DEFAULTS.files] : typeof files === "string" ? [files] : [...files],
       isolation: raw.micro?.isolation ?? DEFAULTS.isolation,
@@ -46229,7 +46234,7 @@ function toHttp(raw, index, file) {
     durationMs: raw.duration ? parseDuration(raw.duration) : DEFAULTS.httpDurationMs,
     warmupMs: raw.warmup ? parseDuration(raw.warmup) : DEFAULTS.httpWarmupMs,
     budget: raw.budget !== void 0 ? parsePercent(raw.budget) : void 0,
-    latencyBudget: Object.fromEntries(Object.entries(raw["latency-budget"] ?? {}).map(([stat2, budget]) => [stat2, parsePercent(budget)])),
+    latencyBudget: Object.fromEntries(Object.entries(raw["latency-budget"] ?? {}).map(([stat2, budget]) => [stat2, parseBudget(budget)])),
     where: `${file ? displayPath(file) : CONFIG_FILE}: http[${index}] (${raw.name})`
   });
 }
@@ -46383,6 +46388,15 @@ function runShell(command, options) {
   });
 }
 
+// src/config/revision.ts
+function isRevisionName(revision) {
+  const name2 = revision.replace(/(?:[~^]\d{0,4})+$/, "");
+  if (/^[0-9a-f]{7,64}$/i.test(name2)) return true;
+  if (name2.length === 0 || name2.length > 255 || name2.startsWith("-") || name2.startsWith("/") || name2.endsWith("/") || name2.endsWith(".") || name2.endsWith(".lock")) return false;
+  if (/[\u0000-\u0020\u007f~^:?*[\\]/.test(name2) || name2.includes("..") || name2.includes("@{") || name2.includes("//") || name2 === "@") return false;
+  return !name2.split("/").some((part) => part.startsWith(".") || part.endsWith(".lock"));
+}
+
 // src/checkout/git.ts
 import { execFile, execFileSync } from "node:child_process";
 var GIT_TIMEOUT_MS = 6e4;
@@ -46418,13 +46432,6 @@ function gitSync(args, cwd) {
     return false;
   }
 }
-function isRevisionName(revision) {
-  const name2 = revision.replace(/(?:[~^]\d{0,4})+$/, "");
-  if (/^[0-9a-f]{7,64}$/i.test(name2)) return true;
-  if (name2.length === 0 || name2.length > 255 || name2.startsWith("-") || name2.startsWith("/") || name2.endsWith("/") || name2.endsWith(".") || name2.endsWith(".lock")) return false;
-  if (/[\u0000-\u0020\u007f~^:?*[\\]/.test(name2) || name2.includes("..") || name2.includes("@{") || name2.includes("//") || name2 === "@") return false;
-  return !name2.split("/").some((part) => part.startsWith(".") || part.endsWith(".lock"));
-}
 
 // src/checkout/install.ts
 import { existsSync as existsSync2, readFileSync as readFileSync2 } from "node:fs";
@@ -46458,12 +46465,11 @@ async function checkout(options) {
   const headSha = options.head === void 0 ? await resolveRef(run, repoRoot, "HEAD", "HEAD") : await resolveRef(run, repoRoot, options.head, "--head");
   const temp = mkdtempSync(path3.join(os.tmpdir(), "benchgate-"));
   const created = [];
-  let forget;
   const dispose = () => {
     forget?.();
     removeWorktrees(repoRoot, created, temp);
   };
-  forget = options.onCleanup?.(dispose);
+  const forget = options.onCleanup?.(dispose);
   try {
     const addWorktree = async (label, sha) => {
       const dir = path3.join(temp, label);
@@ -47900,7 +47906,7 @@ var MAX_ATTEMPTS_PER_ROUND = 3;
 async function measureMicro(plan) {
   const now = plan.now ?? Date.now;
   const started = now();
-  const spawn2 = (job) => runBenchmarkProcess(job, { runnerPath: plan.runnerPath, stallTimeoutMs: plan.stallTimeoutMs, cwd: plan.head.root });
+  const spawn2 = plan.spawn ?? ((job) => runBenchmarkProcess(job, { runnerPath: plan.runnerPath, stallTimeoutMs: plan.stallTimeoutMs, cwd: plan.head.root }));
   const strategy = plan.isolation === "process" ? processStrategy(plan, spawn2) : alternateStrategy(plan, spawn2);
   const samples = /* @__PURE__ */ new Map();
   const batches = {};
@@ -48191,8 +48197,8 @@ function probeCommand(socketPath, command, timeoutMs = 2e3) {
       socket.end();
       try {
         resolve3(JSON.parse(buffer.slice(0, end)));
-      } catch (error) {
-        reject(error);
+      } catch {
+        reject(new Error(`the probe answered '${command}' with something that is not JSON`));
       }
     });
     socket.on("error", (error) => {
@@ -48368,6 +48374,7 @@ async function measureHttp(plan) {
   const conditions = [];
   const perRound = plan.benchmarks.map(estimatedRoundMs);
   const adaptive = plan.adaptive;
+  const measureRound = plan.measureRound ?? (plan.mode === "live" ? liveRound : freshRound);
   for (const [index, benchmark] of plan.benchmarks.entries()) {
     const samples = emptySamples2(benchmark);
     results.push(samples);
@@ -48383,7 +48390,7 @@ async function measureHttp(plan) {
       const cpuBefore = sampleCpu();
       const load1 = os5.loadavg()[0] ?? 0;
       try {
-        const pair = plan.mode === "live" ? await liveRound(benchmark, revisions, done, plan) : await freshRound(benchmark, revisions, done, plan);
+        const pair = await measureRound(benchmark, revisions, done, plan);
         if (into === "main") record2(samples, pair);
         else recordConfirmation(samples, pair);
         conditions.push({ busy: busyBetween(cpuBefore, sampleCpu()), load1 });
@@ -49076,7 +49083,7 @@ async function runGate(options) {
       throw new UserError(`No bench files match ${config.micro.files.join(", ")} in base or head, and benchgate.yml declares no http load tests. Add a bench file (see the README's quick start), set micro.files, or declare http benchmarks.`);
     }
     const rounds = config.rounds ?? 10;
-    const looks = config.maxRounds > rounds ? 1 + Math.ceil((config.maxRounds - rounds) / DEFAULTS.lookEvery) : 1;
+    const looks = lookCount(rounds, config.maxRounds, DEFAULTS.lookEvery);
     const httpFamily = looks * config.http.reduce((sum2, b) => sum2 + 1 + Object.keys(b.latencyBudget).length, 0);
     const httpById = new Map(config.http.map((b) => [b.id, b]));
     const analyzeOptions = {
@@ -49207,6 +49214,9 @@ function spikeNote(conditions, spiked) {
   const which = spiked.length === 1 ? `round ${spiked[0]}` : `rounds ${spiked.slice(0, -1).join(", ")} and ${spiked.at(-1)}`;
   return `the machine was much busier in ${which} (CPU ${spiked.map((r) => pct3(busy[r - 1])).join(", ")} against a median of ${pct3(median2)}): other jobs ran beside benchgate. Their samples still count (the intervals are robust to a few odd rounds), but a surprising verdict is worth a re-run.`;
 }
+function lookCount(rounds, maxRounds, lookEvery) {
+  return maxRounds > rounds ? 1 + Math.ceil((maxRounds - rounds) / lookEvery) : 1;
+}
 function comparableMicro(micro) {
   return micro ? micro.benchmarks.filter((b) => !b.error && b.logRatios.length > 0).length : 0;
 }
@@ -49279,11 +49289,17 @@ var REFERENCE = {
   "@": "@\u200B",
   "#": "&#35;\u200B"
 };
+function asText(value) {
+  if (typeof value === "string") return value;
+  if (value === void 0 || value === null) return "";
+  if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") return String(value);
+  return JSON.stringify(value) ?? "";
+}
 function escapeText(text) {
-  return encode(String(text ?? "").replace(NEWLINE, " ").replace(CONTROL, " "));
+  return encode(asText(text).replace(NEWLINE, " ").replace(CONTROL, " "));
 }
 function escapeLines(text) {
-  return String(text ?? "").split(NEWLINE).map((line) => encode(line.replace(CONTROL, " "))).join("\n");
+  return asText(text).split(NEWLINE).map((line) => encode(line.replace(CONTROL, " "))).join("\n");
 }
 function encode(line) {
   const reference = (char) => REFERENCE[char] ?? `&#${char.charCodeAt(0)};`;
@@ -49315,7 +49331,7 @@ function codeBlockText(text) {
   return text.replace(/`/g, "'").replace(NEWLINE, (eol) => "?".repeat(eol.length)).replace(CONTROL, "?");
 }
 function terminalText(text, options = {}) {
-  const flat = String(text ?? "");
+  const flat = asText(text);
   return options.keepNewlines ? flat.split(NEWLINE).map((line) => line.replace(CONTROL, "?")).join("\n") : flat.replace(NEWLINE, (eol) => "?".repeat(eol.length)).replace(CONTROL, "?");
 }
 
@@ -49638,7 +49654,7 @@ function verdictCell(verdict) {
   return icon ? md`${icon} ${verdict}` : md`❔ ${verdict}`;
 }
 function shortSha(sha) {
-  return String(sha ?? "").slice(0, 7);
+  return typeof sha === "string" ? sha.slice(0, 7) : "";
 }
 function httpMarkdown(id, http3) {
   const sections = httpSections(id, http3);
@@ -49923,7 +49939,7 @@ function gateIo(io, progress, trap) {
     toolVersion: io.version,
     log: (line) => progress.log(line),
     onProgress: (p) => progress.update(p),
-    onCleanup: trap.onCleanup
+    onCleanup: (cleanup) => trap.onCleanup(cleanup)
   };
 }
 function cliTrap(io, progress) {

@@ -1,16 +1,56 @@
 // npm run bench:http: figures behind the README's HTTP measurement section, printed, never asserted.
-// Runs the HTTP A/A fixture (http-untouched) under each server design and CPU placement and prints
-// the per-round spread of ln(head/base) requests/s and p99 latency, the interval, and the time taken.
+// 1. The load generator's timing on this machine: a handler busy for a known time, one connection
+//    (the figures test/unit/http-load.test.ts used to bound; a loaded machine moves them, so they live here).
+// 2. Runs the HTTP A/A fixture (http-untouched) under each server design and CPU placement and prints
+//    the per-round spread of ln(head/base) requests/s and p99 latency, the interval, and the time taken.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
 import { makeFixtureRepo } from './fixture-repo.mjs';
 
 const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const rounds = Number(process.env.ROUNDS ?? 8);
 const fixture = process.env.FIXTURE ?? 'http-untouched';
-const variants = (process.env.VARIANTS ?? 'fresh:false,live:false,fresh:true,live:true').split(',').map((v) => v.split(':'));
+const variants = (process.env.VARIANTS ?? 'fresh:false,live:false,fresh:true,live:true').split(',').filter(Boolean).map((v) => v.split(':'));
+
+if (process.env.PRECISION !== '0') {
+  // benchgate's own load runner (src/measure/http/load.ts), bundled for this script.
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'benchgate-bench-load-'));
+  const outfile = path.join(dir, 'load.mjs');
+  await build({
+    entryPoints: [fileURLToPath(new URL('../src/measure/http/load.ts', import.meta.url))],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    outfile,
+    logLevel: 'warning',
+    banner: { js: "import { createRequire as __r } from 'node:module'; const require = __r(import.meta.url);" },
+  });
+  const { runLoad } = await import(pathToFileURL(outfile).href);
+  rmSync(dir, { recursive: true, force: true });
+  const busyMs = Number(process.env.BUSY_MS ?? 2.5);
+  const server = http.createServer((req, res) => {
+    const until = performance.now() + busyMs;
+    while (performance.now() < until); // busy: one request at a time, each exactly busyMs of work
+    res.end('ok');
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const ms = (x) => x.toFixed(3).padStart(8);
+  console.log(`Load generator timing: a handler busy ${busyMs} ms, 1 connection, 600 ms of load (in this process), ${os.cpus().length} cpus, load average ${os.loadavg()[0].toFixed(2)}`);
+  console.log('  run   ok    p50 ms    p90 ms    p99 ms   mean ms   req/s  (at most ' + (1000 / busyMs).toFixed(0) + ')');
+  for (let run = 1; run <= Number(process.env.PRECISION_RUNS ?? 5); run++) {
+    const result = await runLoad({ port: server.address().port, requests: [{ method: 'GET', path: '/', headers: {}, body: undefined }], connections: 1, durationMs: 600 });
+    const { p50, p90, p99, mean } = result.latency;
+    console.log(`  ${String(run).padStart(3)} ${String(result.traffic.ok).padStart(4)}  ${ms(p50)}  ${ms(p90)}  ${ms(p99)}  ${ms(mean)}  ${result.requestsPerSec.toFixed(0).padStart(6)}`);
+  }
+  server.close();
+  console.log('');
+}
+if (variants.length === 0) process.exit(0);
 const sd = (xs) => {
   const m = xs.reduce((a, b) => a + b, 0) / xs.length;
   return Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1));

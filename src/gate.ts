@@ -86,8 +86,7 @@ export async function runGate(options: GateOptions): Promise<Report> {
       throw new UserError(`No bench files match ${config.micro.files.join(', ')} in base or head, and benchgate.yml declares no http load tests. Add a bench file (see the README's quick start), set micro.files, or declare http benchmarks.`);
     }
     const rounds = config.rounds ?? 10;
-    // Adaptive rounds: a look after `rounds`, then every lookEvery rounds up to maxRounds; each look is paid for.
-    const looks = config.maxRounds > rounds ? 1 + Math.ceil((config.maxRounds - rounds) / DEFAULTS.lookEvery) : 1;
+    const looks = lookCount(rounds, config.maxRounds, DEFAULTS.lookEvery);
     const httpFamily = looks * config.http.reduce((sum, b) => sum + 1 + Object.keys(b.latencyBudget).length, 0);
     const httpById = new Map(config.http.map((b) => [b.id, b]));
     const analyzeOptions = {
@@ -227,6 +226,14 @@ function spikeNote(conditions: RoundConditions[], spiked: number[]): string {
   const pct = (x: number) => `${Math.round(x * 100)}%`;
   const which = spiked.length === 1 ? `round ${spiked[0]}` : `rounds ${spiked.slice(0, -1).join(', ')} and ${spiked.at(-1)}`;
   return `the machine was much busier in ${which} (CPU ${spiked.map((r) => pct(busy[r - 1]!)).join(', ')} against a median of ${pct(median)}): other jobs ran beside benchgate. Their samples still count (the intervals are robust to a few odd rounds), but a surprising verdict is worth a re-run.`;
+}
+
+/**
+ * Adaptive rounds: a look after `rounds`, then every `lookEvery` rounds up to `maxRounds` (the last
+ * rounds, however few, end in a look too); each look is paid for in the family.
+ */
+export function lookCount(rounds: number, maxRounds: number, lookEvery: number): number {
+  return maxRounds > rounds ? 1 + Math.ceil((maxRounds - rounds) / lookEvery) : 1;
 }
 
 function comparableMicro(micro: Measurement | undefined): number {

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fixtureRepo } from './helpers.js';
+import { fixtureRepo, watchProcesses } from './helpers.js';
 
 export const ACTION = fileURLToPath(new URL('../../dist/action.js', import.meta.url));
 
@@ -61,12 +61,20 @@ export function runActionBundle(workspace: string, inputs: ActionInputs, event: 
   };
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [ACTION], { cwd: workspace, env });
+    // What it starts is followed by pid and path: leftoverProcesses() checks it after the test.
+    const watch = watchProcesses(child.pid!, [workspace]);
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
     child.stderr.on('data', (chunk: Buffer) => (stdout += chunk));
-    const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`action timed out\n${stdout}`))), 120_000);
+    // A safety net for a hung run, never a measure of speed.
+    const timer = setTimeout(() => {
+      watch.sample();
+      for (const p of watch.seen()) if (p.alive) process.kill(p.pid, 'SIGKILL');
+      reject(new Error(`action timed out\n${stdout}`));
+    }, 600_000);
     child.on('close', (code) => {
       clearTimeout(timer);
+      watch.stop();
       resolve({ code, stdout: unescapeCommands(stdout), outputs: parseOutputs(readFileSync(files.output, 'utf8')), summary: readFileSync(files.summary, 'utf8') });
     });
   });

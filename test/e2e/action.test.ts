@@ -4,8 +4,9 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { pullRequestEvent, runActionBundle, shallowWorkspace as shallowClone, type ActionInputs, type ActionEvent } from './action-helpers.js';
 import { FakeGitHub } from './fake-github.js';
-import { inlineRepo, processesWorkingIn, removeFixtureRepos } from './helpers.js';
 import { ALL_PAYLOADS, collapse, injectionProblems, renderHtml, visibleText } from '../inert.js';
+import { changeShown, printedDurations, showsValue } from '../report-text.js';
+import { inlineRepo, leftoverProcesses, removeFixtureRepos } from './helpers.js';
 
 const FAST = 'budget: 5%\nmicro:\n  task-time: 150ms\n';
 const MARKER = '<!-- benchgate: benchgate.yml -->';
@@ -23,9 +24,11 @@ afterAll(async () => {
 const shallowWorkspace = (fixture: string) => shallowClone(fixture, FAST, temps);
 const runAction = (workspace: string, inputs: ActionInputs, event: ActionEvent) => runActionBundle(workspace, inputs, event, { apiUrl: github.url, temps });
 
-afterEach(() => {
+afterEach(async () => {
   // Every request and every response the action exchanged matched GitHub's OpenAPI description.
   expect(github.problems).toEqual([]);
+  // Nothing the action started outlives it (found by pid and path, never by name).
+  expect(await leftoverProcesses()).toEqual([]);
 });
 
 describe('the GitHub Action, run from its bundle', () => {
@@ -40,9 +43,15 @@ describe('the GitHub Action, run from its bundle', () => {
     expect(first.code, first.stdout).toBe(1);
     expect(first.stdout).toContain(`fetching base ${baseSha}`);
     expect(first.stdout).toMatch(/::error::benchgate: fail: 1 regression/);
-    expect(first.stdout).toMatch(/::error title=benchgate: bench\/ids\.bench\.js > make request id regressed,file=bench\/ids\.bench\.js,line=4::bench\/ids\.bench\.js > make request id: -9\d\.\d%/);
     expect(first.outputs).toMatchObject({ verdict: 'fail', regressions: '1' });
-    expect(JSON.parse(readFileSync(first.outputs['report-json']!, 'utf8'))).toMatchObject({ verdict: 'fail', pullRequest: { owner: 'octo-org', repo: 'todo-server', number: 7 } });
+    const report = JSON.parse(readFileSync(first.outputs['report-json']!, 'utf8'));
+    expect(report).toMatchObject({ verdict: 'fail', pullRequest: { owner: 'octo-org', repo: 'todo-server', number: 7 } });
+    const [bench] = report.benchmarks;
+    // An error annotation on the task's line, with the change the report holds.
+    const error = first.stdout.split('\n').find((line) => line.startsWith('::error title=benchgate: bench/ids.bench.js > make request id regressed,'))!;
+    expect(error).toMatch(/^::error title=benchgate: bench\/ids\.bench\.js > make request id regressed,file=bench\/ids\.bench\.js,line=4::bench\/ids\.bench\.js > make request id: .* \(budget 5%\)$/);
+    const shown = error.slice(error.indexOf('make request id: ') + 'make request id: '.length, error.indexOf(' (budget'));
+    expect(changeShown(shown, bench.change), shown).toBe(true);
     expect(readFileSync(first.outputs['report-markdown']!, 'utf8')).toContain('### ❌ benchgate: regression');
     expect(first.summary).toContain('| 🔴 regression | bench/ids.bench.js &gt; make request id |');
     expect(injectionProblems(first.summary)).toEqual([]);
@@ -53,7 +62,14 @@ describe('the GitHub Action, run from its bundle', () => {
     expect(readdirSync(first.outputs['profiles-dir']!).sort()).toEqual(['bench-ids.bench.js-make-request-id.base.cpuprofile', 'bench-ids.bench.js-make-request-id.head.cpuprofile']);
     expect(github.ours()[0]!.body).toMatch(/<summary>bench\/ids\.bench\.js &gt; make request id: where the time went<\/summary>[\s\S]*← makeId/);
     // …and a notice on the function that got slower, so the diff shows where to look.
-    expect(first.stdout).toMatch(/::notice title=benchgate: makeId got slower,file=src\/ids\.js,line=\d+::bench\/ids\.bench\.js > make request id: makeId costs [\d.]+ µs per call at head, [\d.]+ ns at base/);
+    const notice = first.stdout.split('\n').find((line) => line.startsWith('::notice title=benchgate: makeId got slower,'))!;
+    expect(notice).toMatch(/^::notice title=benchgate: makeId got slower,file=src\/ids\.js,line=\d+::bench\/ids\.bench\.js > make request id: makeId costs .* per call at head, .* at base/);
+    const [atHead, atBase] = printedDurations(notice.slice(notice.indexOf(' costs ')));
+    const [makeId] = bench.profile.ownCode;
+    expect(makeId.function).toBe('makeId');
+    expect(showsValue(atHead!, makeId.headPerOpUs), notice).toBe(true);
+    expect(showsValue(atBase!, makeId.basePerOpUs), notice).toBe(true);
+    expect(makeId.headPerOpUs).toBeGreaterThan(makeId.basePerOpUs);
 
     const second = await runAction(workspace, { profile: 'never' }, event);
     expect(second.code).toBe(1);
@@ -62,7 +78,6 @@ describe('the GitHub Action, run from its bundle', () => {
     expect(second.stdout).toContain('PR comment: updated');
     expect(github.ours()).toHaveLength(1);
     expect(github.comments).toHaveLength(131);
-    expect(processesWorkingIn(workspace)).toEqual([]);
   });
 
   it('only warns when the token may not comment (a pull request from a fork), and still writes the summary and reports', async () => {
@@ -140,7 +155,6 @@ describe('the GitHub Action, run from its bundle', () => {
     const body = github.ours()[0]!.body;
     expect(injectionProblems(body)).toEqual([]);
     expect(visibleText(renderHtml(body)).split(collapse(ALL_PAYLOADS)).length).toBeGreaterThan(10);
-    expect(processesWorkingIn(workspace)).toEqual([]);
   });
 
   it('posts the comment of an uploaded report from a workflow_run workflow (two-workflow pattern for forks)', async () => {

@@ -1,21 +1,24 @@
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { inlineRepo, leftovers, processesMentioning, readJson, removeFixtureRepos, runCli } from './helpers.js';
+import { inlineRepo, leftoverProcesses, leftovers, readJson, removeFixtureRepos, runCli } from './helpers.js';
 
-const FAST = 'micro:\n  task-time: 100ms\n  task-timeout: 2s\n';
+const FAST = 'micro:\n  task-time: 100ms\n';
+/** For the hanging task only: a short stall timeout keeps the test quick; the others keep the default, so a loaded machine never looks like a hang. */
+const STALL_2S = `${FAST}  task-timeout: 2s\n`;
 const BENCH = "export default {\n  'sum': () => [1, 2, 3].reduce((a, b) => a + b, 0),\n};\n";
 
 afterAll(removeFixtureRepos);
 
 let repo = '';
-afterEach(() => {
-  expect(processesMentioning('dist/runner.js')).toEqual([]);
-  expect(processesMentioning(repo)).toEqual([]);
+afterEach(async () => {
+  // Nothing the runs started may outlive the test (found by pid and path, never by name).
+  expect(await leftoverProcesses()).toEqual([]);
   if (repo) expect(leftovers(repo)).toEqual({ worktrees: [], tempDirs: [] });
 });
 
+
 async function gateError(args: string[]): Promise<{ output: string; report: any }> {
-  const run = await runCli([...args, '--json', 'report.json'], repo, { timeoutMs: 60_000 });
+  const run = await runCli([...args, '--json', 'report.json'], repo);
   expect(run.code, run.stdout + run.stderr).toBe(2);
   return { output: run.stdout + run.stderr, report: readJson(path.join(repo, 'report.json')) };
 }
@@ -78,7 +81,7 @@ describe('bad revisions and installs', () => {
 describe('bad benchmarks', () => {
   it('kills a benchmark process that hangs, reports the task, and still judges the others', async () => {
     repo = inlineRepo(
-      { 'benchgate.yml': FAST, 'bench/a.bench.js': "export default {\n  'sum': () => [1, 2, 3].reduce((a, b) => a + b, 0),\n  'spin': () => 1,\n};\n" },
+      { 'benchgate.yml': STALL_2S, 'bench/a.bench.js': "export default {\n  'sum': () => [1, 2, 3].reduce((a, b) => a + b, 0),\n  'spin': () => 1,\n};\n" },
       { 'bench/a.bench.js': "export default {\n  'sum': () => [1, 2, 3].reduce((a, b) => a + b, 0),\n  'spin': () => { for (;;) {} },\n};\n" },
     );
     const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
@@ -118,54 +121,5 @@ describe('bad benchmarks', () => {
     const isolated = await runCli(['compare', '--base', 'main', '--isolation', 'process', '--json', 'report.json'], repo);
     expect(isolated.code, isolated.stdout).toBe(0);
     expect(readJson(path.join(repo, 'report.json')).benchmarks[0].change).not.toBeNull();
-  });
-});
-
-describe('interrupted runs', () => {
-  it('on SIGTERM during a slow install removes the worktree and kills the install', async () => {
-    repo = inlineRepo({ 'bench/a.bench.js': BENCH, 'benchgate.yml': "install: 'echo installing; sleep 31.7'\n" });
-    let sent = false;
-    const run = await runCli(['compare', '--base', 'main'], repo, {
-      onStderr: (text, pid) => {
-        if (!sent && text.includes('install base:')) {
-          sent = true;
-          setTimeout(() => process.kill(pid, 'SIGTERM'), 300);
-        }
-      },
-    });
-    expect(run.code).toBe(143);
-    expect(processesMentioning('sleep 31.7')).toEqual([]);
-  });
-
-  it('on SIGINT during calibrate stops every benchmark process and removes both worktrees', async () => {
-    repo = inlineRepo({ 'bench/a.bench.js': BENCH });
-    let sent = false;
-    const run = await runCli(['calibrate', '--base', 'main', '--time-limit', '60s'], repo, {
-      onStderr: (text, pid) => {
-        if (!sent && text.includes('round 2 of')) {
-          sent = true;
-          process.kill(pid, 'SIGINT');
-        }
-      },
-    });
-    expect(sent).toBe(true);
-    expect(run.code).toBe(130);
-    expect(run.stderr).toContain('SIGINT received: stopping benchmark processes and removing worktrees');
-  });
-
-  it('on SIGINT stops every benchmark process and removes the worktrees', async () => {
-    repo = inlineRepo({ 'bench/a.bench.js': BENCH, 'benchgate.yml': 'rounds: 40\n' });
-    let sent = false;
-    const run = await runCli(['compare', '--base', 'main'], repo, {
-      onStderr: (text, pid) => {
-        if (!sent && text.includes('round 2 of')) {
-          sent = true;
-          process.kill(pid, 'SIGINT');
-        }
-      },
-    });
-    expect(sent).toBe(true);
-    expect(run.code).toBe(130);
-    expect(run.stderr).toContain('SIGINT received: stopping benchmark processes and removing worktrees');
   });
 });

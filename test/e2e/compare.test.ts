@@ -1,7 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { fixtureRepo, inlineRepo, leftovers, processesMentioning, readJson, removeFixtureRepos, runCli } from './helpers.js';
+import { resolvableChange } from '../../src/stats/power.js';
+import { changeShown, markdownRow, numbersIn, printedAs, printedDurations, printedNumbers, showsValue, terminalRow } from '../report-text.js';
+import { fixtureRepo, inlineRepo, leftoverProcesses, leftovers, readJson, removeFixtureRepos, runCli } from './helpers.js';
 
 // Short rounds keep the suite quick; the statistics still need (and get) enough rounds.
 const FAST = 'budget: 5%\nmicro:\n  task-time: 150ms\n';
@@ -9,9 +12,9 @@ const FAST = 'budget: 5%\nmicro:\n  task-time: 150ms\n';
 afterAll(removeFixtureRepos);
 
 let repo = '';
-afterEach(() => {
-  // Whatever a test did, nothing of benchgate's may outlive it.
-  expect(processesMentioning('dist/runner.js')).toEqual([]);
+afterEach(async () => {
+  // Whatever a test did, nothing its runs started may outlive it (found by pid and path, never by name).
+  expect(await leftoverProcesses()).toEqual([]);
   if (repo) expect(leftovers(repo)).toEqual({ worktrees: [], tempDirs: [] });
 });
 
@@ -20,7 +23,6 @@ describe('benchgate compare, through the real CLI', () => {
     repo = fixtureRepo('ids', { config: FAST });
     const run = await runCli(['compare', '--base', 'main', '--json', 'out/report.json', '--markdown', 'out/report.md'], repo);
     expect(run.code, run.stderr).toBe(1);
-    expect(run.stdout).toMatch(/✗ regression\s+bench\/ids\.bench\.js > make request id/);
     expect(run.stdout).toContain('FAIL: 1 regression');
     const report = readJson(path.join(repo, 'out/report.json'));
     expect(report).toMatchObject({ version: 1, verdict: 'fail', base: { ref: 'main' }, head: { ref: 'working tree', dirty: false } });
@@ -32,18 +34,43 @@ describe('benchgate compare, through the real CLI', () => {
     expect(bench.change.high).toBeLessThan(-0.05);
     expect(bench.change.low).toBeLessThanOrEqual(bench.change.estimate);
     expect(bench.base.opsPerSec).toBeGreaterThan(bench.head.opsPerSec);
+    // Ten rounds asked for (the default); one benchmark looked at up to 7 times needs only 9 at 1 - 5%/7.
+    // A loss this large is decided at that first look: no extra rounds.
+    expect(report.run.plannedRounds).toBe(10);
+    expect(report.run.rounds).toBe(10);
+    expect(report.run.looks).toBe(7);
+    expect(report.run.intervalConfidence).toBeCloseTo(1 - 0.05 / 7, 12);
     expect(bench.base.samples).toBe(report.run.rounds);
-    expect(report.run.rounds).toBeGreaterThanOrEqual(6);
-    // Before failing the build, a fresh group of processes reproduced it.
-    expect(report.run.confirmRounds).toBeGreaterThanOrEqual(report.run.plannedRounds);
+    expect(bench.rounds).toHaveLength(report.run.rounds);
+    // Before failing the build, a fresh group of as many processes reproduced it.
+    expect(report.run.confirmRounds).toBe(report.run.rounds);
     expect(bench.confirmation).toHaveLength(report.run.confirmRounds);
     for (const change of bench.confirmation) expect(change).toBeLessThan(-0.5);
-    expect(report.environment.cpus.count).toBeGreaterThan(0);
+    expect(report.environment.cpus).toEqual({ model: os.cpus()[0]!.model.trim(), count: os.cpus().length });
+    // The terminal table shows the report's figures and verdict.
+    const row = terminalRow(run.stdout, '✗ regression');
+    expect(row[1]).toBe('bench/ids.bench.js > make request id');
+    expect(printedAs(row[2]!, bench.base.opsPerSec), row[2]).toBe(true);
+    expect(printedAs(row[3]!, bench.head.opsPerSec), row[3]).toBe(true);
+    expect(changeShown(row[4]!, bench.change), row[4]).toBe(true);
+    expect(row[5]).toBe('5%');
     const markdown = readFileSync(path.join(repo, 'out/report.md'), 'utf8');
     expect(markdown).toContain('### ❌ benchgate: regression');
-    expect(markdown).toContain('| 🔴 regression | bench/ids.bench.js &gt; make request id |');
-    // The change chart: the interval is far past the axis' left end.
-    expect(markdown).toMatch(/```text\nbench\/ids\.bench\.js > make request id  «[·│¦]+ +-9\d\.\d%\n/);
+    // …and so does the markdown table.
+    const cells = markdownRow(markdown, '🔴 regression');
+    expect(cells[1]).toBe('bench/ids.bench.js > make request id');
+    expect(printedAs(cells[2]!, bench.base.opsPerSec), cells[2]).toBe(true);
+    expect(printedAs(cells[3]!, bench.head.opsPerSec), cells[3]).toBe(true);
+    expect(changeShown(cells[4]!, bench.change), cells[4]).toBe(true);
+    expect(cells[5]).toBe('5%');
+    // The change chart: the interval and its estimate lie far past the axis' left end, and the figure is the estimate.
+    const chartLine = markdown.split('\n').find((line) => line.startsWith('bench/ids.bench.js > make request id  '))!;
+    const [, bar, shown] = /^bench\/ids\.bench\.js > make request id {2}(\S+) +(\S+)$/.exec(chartLine)!;
+    expect(bar![0]).toBe('«');
+    expect(bar).not.toContain('●');
+    expect(printedAs(shown!, bench.change.estimate), shown).toBe(true);
+    // The machine's cores, as recorded, in the run line.
+    expect(markdown).toContain(`, ${os.cpus().length} × `);
 
     // The regression is explained by a CPU profile of each revision, taken after the verdict.
     expect(report.run.profile).toMatchObject({ dir: path.join(repo, '.benchgate/profiles'), benchmarks: 1 });
@@ -53,14 +80,23 @@ describe('benchgate compare, through the real CLI', () => {
     for (const side of ['base', 'head'] as const) {
       const cpuprofile = readJson(profile.files[side]);
       expect(cpuprofile.nodes.length).toBeGreaterThan(3);
-      expect(cpuprofile.samples.length).toBeGreaterThan(1000);
+      // Each side's task ran its whole second under the profiler (V8 times are in µs).
+      expect(cpuprofile.endTime - cpuprofile.startTime).toBeGreaterThanOrEqual(1_000_000);
+      expect(cpuprofile.samples.length).toBe(cpuprofile.timeDeltas.length);
     }
     expect(profile.ops.base).toBeGreaterThan(10 * profile.ops.head);
     // 16 random bytes per id cost more than the counter did: the top function, called from the new makeId.
     expect(profile.top[0]).toMatchObject({ via: { function: 'makeId', location: expect.stringMatching(/^src\/ids\.js:\d+$/) } });
-    expect(profile.top[0].headPerOpUs).toBeGreaterThan(0.5);
+    expect(profile.top[0].headPerOpUs).toBeGreaterThan(profile.top[0].basePerOpUs);
+    // No one function costs more per call than the whole call does.
+    expect(profile.top[0].headPerOpUs).toBeLessThanOrEqual(profile.perOpUs.head);
     expect(profile.ownCode[0]).toMatchObject({ function: 'makeId' });
-    expect(run.stdout).toMatch(/make request id: CPU per call [\d.]+ ns → [\d.]+ µs/);
+    expect(profile.perOpUs.head).toBeGreaterThan(10 * profile.perOpUs.base);
+    // The title line shows the JSON's CPU per call, whatever unit each figure needed.
+    const title = run.stdout.split('\n').find((line) => line.startsWith('bench/ids.bench.js > make request id: CPU per call '))!;
+    const [perCallBase, perCallHead] = printedDurations(title.slice(0, title.indexOf(' (profiled')));
+    expect(showsValue(perCallBase!, profile.perOpUs.base), title).toBe(true);
+    expect(showsValue(perCallHead!, profile.perOpUs.head), title).toBe(true);
     expect(run.stdout).toMatch(/in the project's code: makeId \(src\/ids\.js:\d+\)/);
     expect(markdown).toContain('make request id: where the time went</summary>');
   });
@@ -73,6 +109,10 @@ describe('benchgate compare, through the real CLI', () => {
     expect(report.verdict).toBe('pass');
     expect(report.benchmarks[0]).toMatchObject({ id: 'bench/cache.bench.mjs > cached response lookup', verdict: 'improvement' });
     expect(report.benchmarks[0].change.low).toBeGreaterThan(0.05);
+    // (The name may be shortened in the middle to fit 100 columns: the row is the only improvement.)
+    const row = terminalRow(run.stdout, '↑ improvement');
+    expect(changeShown(row[4]!, report.benchmarks[0].change), row[4]).toBe(true);
+    expect(numbersIn(row[4]!).every((x) => x > 0)).toBe(true);
   });
 
   it('flags a defensive clone in serialization, declared with the Bench function form and tinybench hooks', async () => {
@@ -148,10 +188,14 @@ describe('benchgate compare, through the real CLI', () => {
     repo = fixtureRepo('ids', { config: `${FAST}rounds: 40\n` });
     const run = await runCli(['compare', '--base', 'main', '--time-limit', '3s', '--json', 'report.json'], repo);
     const report = readJson(path.join(repo, 'report.json'));
+    // Each round takes at least its 150 ms of measuring: 40 of them cannot fit in 3 s.
     expect(report.run.limited).toBe(true);
+    expect(report.run.plannedRounds).toBe(40);
     expect(report.run.rounds).toBeLessThan(40);
-    expect(report.run.measureMs).toBeLessThan(3000 + 2000);
-    expect(run.stdout).toMatch(/\d+ of 40 rounds .*the time limit \(3\.0s\) cut rounds short/);
+    expect(report.benchmarks[0].rounds).toHaveLength(report.run.rounds);
+    const runLine = run.stdout.split('\n').find((line) => line.includes(' of 40 rounds'))!;
+    expect(runLine).toContain('the time limit (3.0s) cut rounds short');
+    expect(numbersIn(runLine.slice(0, runLine.indexOf(' of 40 rounds')))).toEqual([report.run.rounds]);
   });
 
   it('measures one revision per process with --isolation process', async () => {
@@ -167,17 +211,31 @@ describe('benchgate compare, through the real CLI', () => {
 describe('benchgate calibrate, and what a compare can resolve', () => {
   it('measures a revision against itself and suggests budgets', async () => {
     repo = fixtureRepo('untouched', { config: 'budget: 1%\nmicro:\n  task-time: 150ms\n' });
-    const run = await runCli(['calibrate', '--base', 'main', '--time-limit', '8s', '--json', 'calibration.json'], repo);
+    // Long enough for several rounds (a spread needs 3) even on a loaded machine: calibrate uses all of it.
+    const run = await runCli(['calibrate', '--base', 'main', '--time-limit', '15s', '--json', 'calibration.json'], repo);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^benchgate calibrate: main @ [0-9a-f]{7} against itself, \d+ rounds in/);
     const calibration = readJson(path.join(repo, 'calibration.json'));
     expect(calibration).toMatchObject({ version: 1, kind: 'calibration', ref: 'main', compareRounds: 10 });
     expect(calibration.benchmarks).toHaveLength(2);
+    // What a compare resolves is for its 10 rounds at each interval's share of 95% over 2 benchmarks,
+    // not for the calibration's own round count.
+    const level = 1 - 0.05 / 2;
+    const rounds = numbersIn(run.stdout.split('\n')[0]!.split('against itself, ')[1]!.split(' rounds in')[0]!);
     for (const b of calibration.benchmarks) {
-      expect(b.rounds).toBeGreaterThan(6);
+      // Both benchmarks ran in every round of the calibration.
+      expect([b.rounds]).toEqual(rounds);
       expect(b.spread).toBeGreaterThan(0);
-      expect(b.spread).toBeLessThan(0.2);
+      const row = terminalRow(run.stdout, b.id);
+      expect(printedAs(row[1]!, b.spread), row[1]).toBe(true);
+      expect(printedAs(row[2]!, b.resolvable), row[2]).toBe(true);
+      expect(printedAs(row[3]!, b.suggestedBudget), row[3]).toBe(true);
+      expect(row[4]).toBe('1%');
+      expect(b.resolvable).toBeCloseTo(resolvableChange(b.spread, 10, level), 12);
+      // The smallest whole percent at or above what it resolves, 1% at least.
       expect(b.suggestedBudget).toBeGreaterThanOrEqual(Math.max(0.01, b.resolvable) - 1e-9);
+      expect(b.suggestedBudget - 0.01).toBeLessThan(Math.max(0.01, b.resolvable) - 1e-9);
+      expect(Math.round(b.suggestedBudget * 100)).toBeCloseTo(b.suggestedBudget * 100, 9);
       expect(b.warning).toBeUndefined();
     }
   });
@@ -191,13 +249,23 @@ describe('benchgate calibrate, and what a compare can resolve', () => {
     expect(warned.length).toBeGreaterThan(0);
     // Undecided benchmarks got more rounds than the first look's.
     expect(report.run.rounds).toBeGreaterThan(report.run.plannedRounds);
-    expect(warned[0].warning).toMatch(/^budget 0\.1% is below what this run resolves \(≈[\d.]+% with \d+ rounds\): a regression between 0\.1% and [\d.]+% would likely pass unnoticed/);
+    expect(warned[0].warning).toMatch(/^budget .* is below what this run resolves \(≈.* with .* rounds\): a regression between .* and .* would likely pass unnoticed/);
+    // The figures in it are the benchmark's: its budget, what its rounds resolve, and how many there were.
+    const [budget, resolves, rounds, budgetAgain, resolvesAgain] = printedNumbers(warned[0].warning);
+    expect([budget!.value, budgetAgain!.value]).toEqual([0.001, 0.001]);
+    expect(warned[0].resolvable).toBeGreaterThan(0.001);
+    expect(showsValue(resolves!, warned[0].resolvable) && showsValue(resolvesAgain!, warned[0].resolvable), warned[0].warning).toBe(true);
+    expect(rounds!.value).toBe(warned[0].rounds.length);
     expect(run.stdout).toContain('note: bench/ids.bench.js >');
     expect(readFileSync(path.join(repo, 'report.md'), 'utf8')).toContain('> [!NOTE]');
-    // The machine's conditions are recorded with the run.
-    expect(report.environment.loadAverage.before).toHaveLength(3);
+    // The machine's conditions are recorded with the run, one figure per round, and shown in the report.
     expect(report.run.conditions.busy).toHaveLength(report.run.rounds);
     for (const busy of report.run.conditions.busy) expect(busy).toBeGreaterThan(0);
+    const { before, after } = report.environment.loadAverage;
+    const loadLine = readFileSync(path.join(repo, 'report.md'), 'utf8').split('\n').find((line) => line.includes(', load average '))!;
+    const [shownBefore, shownAfter] = printedNumbers(loadLine.slice(loadLine.indexOf(', load average ')));
+    expect(showsValue(shownBefore!, before[0]), loadLine).toBe(true);
+    expect(showsValue(shownAfter!, after[0]), loadLine).toBe(true);
   });
 });
 
@@ -224,8 +292,13 @@ export default {
     expect(run.code, run.stdout).toBe(0);
     expect(sum.verdict).toBe('inconclusive');
     expect(sum.change.high).toBeLessThan(-0.05); // the first rounds alone said "regression"…
-    expect(sum.confirmation.length).toBeGreaterThanOrEqual(report.run.plannedRounds);
-    expect(sum.note).toMatch(/^a regression in the first \d+ rounds \(-\d+\.\d%\) did not reproduce in \d+ fresh rounds/);
-    expect(run.stdout).toContain('not failing the build on it');
+    // …so a fresh group as large as the first one ran (at least the first look's rounds), and did not show it.
+    expect(sum.confirmation).toHaveLength(Math.max(report.run.plannedRounds, sum.rounds.length));
+    expect(sum.note).toMatch(/^a regression in the first .* rounds \(.*\) did not reproduce in .* fresh rounds \(.*\): not failing the build on it$/);
+    const [firstRounds, firstEstimate] = printedNumbers(sum.note.slice(0, sum.note.indexOf(' did not reproduce')));
+    expect(firstRounds!.value).toBe(sum.rounds.length);
+    expect(showsValue(firstEstimate!, sum.change.estimate), sum.note).toBe(true);
+    expect(numbersIn(sum.note.slice(sum.note.indexOf(' did not reproduce')))[0]).toBe(sum.confirmation.length);
+    expect(run.stdout).toContain(`note: bench/a.bench.js > sum: ${sum.note}`);
   });
 });

@@ -27,38 +27,45 @@ export interface CliRun {
   stdout: string;
   stderr: string;
   pid: number;
+  /** The processes the run started, as the test saw them. */
+  processes: ProcessWatch;
 }
 
-/** Run the built CLI as a user would; `onStderr` can act mid-run (e.g. send SIGINT). */
-export function runCli(args: string[], cwd: string, options: { timeoutMs?: number; env?: NodeJS.ProcessEnv; onStderr?: (text: string, pid: number) => void } = {}): Promise<CliRun> {
+/** Run the built CLI as a user would; `onStderr` can act mid-run (e.g. send SIGINT), with the run's process watch at hand. */
+export function runCli(
+  args: string[],
+  cwd: string,
+  options: { timeoutMs?: number; env?: NodeJS.ProcessEnv; onStderr?: (text: string, pid: number, watch: ProcessWatch) => void } = {},
+): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', ...options.env } });
+    const watch = watchProcesses(child.pid!, [cwd]);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk;
-      options.onStderr?.(stderr, child.pid!);
+      watch.sample();
+      options.onStderr?.(stderr, child.pid!, watch);
     });
+    // A safety net for a hung run, never a measure of speed: a loaded machine must not fail a test.
+    const timeoutMs = options.timeoutMs ?? 600_000;
     const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`benchgate ${args.join(' ')} did not finish in ${options.timeoutMs ?? 120_000} ms\n${stderr}`));
-    }, options.timeoutMs ?? 120_000);
+      // Everything the run started goes with it, by pid.
+      watch.sample();
+      for (const p of watch.seen()) if (p.alive) killPid(p.pid);
+      reject(new Error(`benchgate ${args.join(' ')} did not finish in ${timeoutMs} ms\n${stderr}`));
+    }, timeoutMs);
     child.once('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr, pid: child.pid! });
+      watch.stop();
+      resolve({ code, signal, stdout, stderr, pid: child.pid!, processes: watch });
     });
   });
 }
 
 export function readJson<T = any>(file: string): T {
   return JSON.parse(readFileSync(file, 'utf8')) as T;
-}
-
-/** Processes still running whose command line mentions `needle` (a fixture path or dist/runner.js). */
-export function processesMentioning(needle: string): string[] {
-  const lines = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).split('\n');
-  return lines.filter((line) => line.includes(needle) && !line.includes('ps -eo'));
 }
 
 /** Worktrees git still knows of besides the main one, and benchgate temp dirs left in the temp folder. */
@@ -112,22 +119,148 @@ export function inlineRepo(base: Record<string, string>, head: Record<string, st
   return dir;
 }
 
-/**
- * Processes (other than this one) whose working directory lies in `dir` or in a benchgate worktree:
- * servers and benchmark processes of a run. Read from /proc, so it finds servers whatever their command line.
- */
-export function processesWorkingIn(dir: string): string[] {
-  const found: string[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      const cwd = readlinkSync(`/proc/${entry}/cwd`);
-      const state = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.[0];
-      if (state === 'Z') continue;
-      if (cwd.startsWith(dir) || /^\/tmp\/benchgate-[A-Za-z0-9]{6}\//.test(`${cwd}/`)) found.push(`${entry} ${readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ')} (in ${cwd})`);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
+/** A process as /proc shows it; `start` (clock ticks after boot) tells a pid's reuse from the same process. */
+interface ProcInfo {
+  pid: number;
+  ppid: number;
+  start: string;
+  state: string;
 }
+
+function procInfo(pid: number): ProcInfo | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // After "pid (comm) ": state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime priority nice threads itrealvalue starttime
+    const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+    return { pid, state: fields[0]!, ppid: Number(fields[1]), start: fields[19]! };
+  } catch {
+    return undefined; // gone meanwhile
+  }
+}
+
+function allProcesses(): ProcInfo[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .map((entry) => procInfo(Number(entry)))
+    .filter((info): info is ProcInfo => info !== undefined);
+}
+
+function commandAndCwd(pid: number): { cmd: string; cwd: string } {
+  let cmd = '';
+  let cwd = '';
+  try {
+    cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
+    cwd = readlinkSync(`/proc/${pid}/cwd`);
+  } catch {
+    // gone meanwhile, or not ours to read
+  }
+  return { cmd, cwd };
+}
+
+const TEMP_WORKTREES = new RegExp(`^(${os.tmpdir().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/benchgate-[A-Za-z0-9]{6})(/|$)`);
+
+/**
+ * The processes one run started, found by pid and path only, never by a name another test or
+ * project could share: every descendant of the run's root process seen while it ran (sampled
+ * every 50 ms and on each line of output), and after the run every process working in the
+ * run's own directories (its repository, and the temporary worktrees its descendants ran in).
+ */
+export interface ProcessWatch {
+  /** Look at /proc now: record the root's descendants and the temp worktrees they work in. */
+  sample(): void;
+  stop(): void;
+  /** True once the run is over (its output closed). */
+  readonly stopped: boolean;
+  /** Every process seen so far: "pid command (in cwd)". */
+  seen(): { pid: number; cmd: string; cwd: string; alive: boolean }[];
+  /** Processes of the run still alive: seen ones (same pid and start time) and any working in the run's directories. */
+  leftovers(): { pid: number; text: string }[];
+}
+
+const watches: ProcessWatch[] = [];
+
+export function watchProcesses(root: number, dirs: string[]): ProcessWatch {
+  const seen = new Map<number, { start: string; cmd: string; cwd: string }>();
+  const places = new Set(dirs);
+  const sample = () => {
+    const processes = allProcesses();
+    const children = new Map<number, number[]>();
+    for (const p of processes) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p.pid]);
+    const starts = new Map(processes.map((p) => [p.pid, p.start]));
+    const queue = [root];
+    while (queue.length) {
+      const pid = queue.shift()!;
+      const start = starts.get(pid);
+      // Read again on every sample: a process seen between its fork and its exec shows its parent's command line.
+      if (start !== undefined) {
+        const { cmd, cwd } = commandAndCwd(pid);
+        if (cmd || seen.get(pid)?.start !== start) seen.set(pid, { start, cmd, cwd });
+        const temp = TEMP_WORKTREES.exec(cwd)?.[1];
+        if (temp) places.add(temp);
+      }
+      queue.push(...(children.get(pid) ?? []));
+    }
+  };
+  const isAlive = (pid: number, start: string) => {
+    const info = procInfo(pid);
+    return info !== undefined && info.start === start && info.state !== 'Z';
+  };
+  sample();
+  const timer = setInterval(sample, 50);
+  let stopped = false;
+  const watch: ProcessWatch = {
+    sample,
+    stop: () => {
+      stopped = true;
+      clearInterval(timer);
+    },
+    get stopped() {
+      return stopped;
+    },
+    seen: () => [...seen].map(([pid, p]) => ({ pid, cmd: p.cmd, cwd: p.cwd, alive: isAlive(pid, p.start) })),
+    leftovers() {
+      const found = new Map<number, string>();
+      for (const [pid, p] of seen) if (isAlive(pid, p.start)) found.set(pid, `${pid} ${p.cmd} (in ${p.cwd})`);
+      for (const p of allProcesses()) {
+        if (p.pid === process.pid || p.state === 'Z' || found.has(p.pid)) continue;
+        const { cmd, cwd } = commandAndCwd(p.pid);
+        if ([...places].some((dir) => cwd === dir || cwd.startsWith(`${dir}/`))) found.set(p.pid, `${p.pid} ${cmd} (in ${cwd})`);
+      }
+      return [...found].map(([pid, text]) => ({ pid, text }));
+    },
+  };
+  watches.push(watch);
+  return watch;
+}
+
+/**
+ * Processes that the runs watched since the last call started and that still live. A process
+ * killed as the run ended may take a moment to be torn down on a loaded machine: the check waits
+ * for that (a safety net, not a measure of speed), then names what is still running.
+ */
+export async function leftoverProcesses(graceMs = 5000): Promise<string[]> {
+  const current = watches.splice(0);
+  for (const watch of current) watch.stop();
+  const deadline = Date.now() + graceMs;
+  for (;;) {
+    const found = current.flatMap((watch) => watch.leftovers());
+    if (found.length === 0) return [];
+    if (Date.now() > deadline) {
+      // Named for the failure, then killed by pid, so they cannot disturb the next test.
+      for (const { pid } of found) killPid(pid);
+      return found.map((p) => p.text);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function killPid(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // gone meanwhile
+  }
+}
+
+/** A benchmark process of this build (only the run's own processes are ever looked at). */
+export const isRunner = (cmd: string) => cmd.endsWith(path.join(path.dirname(CLI), 'runner.js'));

@@ -1,16 +1,15 @@
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { fixtureRepo, inlineRepo, leftovers, processesWorkingIn, readJson, removeFixtureRepos, runCli } from './helpers.js';
+import { changeShown, numbersIn, printedAs, printedDurations, printedNumbers, showsValue, terminalRow } from '../report-text.js';
+import { fixtureRepo, inlineRepo, leftoverProcesses, leftovers, readJson, removeFixtureRepos, runCli } from './helpers.js';
 
 afterAll(removeFixtureRepos);
 
 let repo = '';
-afterEach(() => {
-  // Every server and benchmark process of the run is gone, whatever happened.
-  if (repo) {
-    expect(processesWorkingIn(repo)).toEqual([]);
-    expect(leftovers(repo)).toEqual({ worktrees: [], tempDirs: [] });
-  }
+afterEach(async () => {
+  // Every server and benchmark process the run started is gone, whatever happened (found by pid and path, never by name).
+  expect(await leftoverProcesses()).toEqual([]);
+  if (repo) expect(leftovers(repo)).toEqual({ worktrees: [], tempDirs: [] });
 });
 
 /** A short load test: enough rounds for the statistics, short loads so the suite stays quick. */
@@ -21,7 +20,7 @@ ${top}http:
   - name: ${name}
     start: node server.js
     ready: /health
-    ready-timeout: 3s
+    ready-timeout: 15s
     requests:
       - path: /todo-lists?filter=%7B%22include%22%3A%5B%22todos%22%5D%7D
     connections: 8
@@ -51,22 +50,44 @@ describe('HTTP load tests, through the real CLI', () => {
     expect(bench.confirmation).toHaveLength(7);
     for (const change of bench.confirmation) expect(change).toBeLessThan(-0.5);
     expect(bench.note).toBeUndefined();
-    // Sub-millisecond latency keeps its digits: a local JSON route answers well under a millisecond at base.
+    // Latency in milliseconds with its fractional digits (hrtime, not autocannon's whole milliseconds).
     const { p50, p99 } = bench.http.latency;
     expect(p50.base).toBeGreaterThan(0.01);
-    expect(p50.base).toBeLessThan(5);
     expect(Number.isInteger(p50.base)).toBe(false);
     expect(p99.head).toBeGreaterThan(p99.base);
     expect(p99.verdict).toBe('regression');
+    expect(p99.change.low).toBeGreaterThan(0.25);
+    // The latency table shows those figures, whatever their size: "+784.7%" and "+1065%" alike.
+    const p99Row = terminalRow(run.stdout, 'p99');
+    expect(printedAs(p99Row[1]!, p99.base), p99Row[1]).toBe(true);
+    expect(printedAs(p99Row[2]!, p99.head), p99Row[2]).toBe(true);
+    expect(changeShown(p99Row[3]!, p99.change), p99Row[3]).toBe(true);
+    expect(p99Row[4]).toBe('25% regression');
+    const p50Row = terminalRow(run.stdout, 'p50');
+    expect(printedAs(p50Row[1]!, p50.base), p50Row[1]).toBe(true);
+    expect(p50Row).toHaveLength(4); // no budget on p50: no verdict either
     // The probe ran in both servers, for the measured window, and saw the event loop blocked at head.
-    for (const side of ['base', 'head'] as const) {
+    const serverRow = (label: string) => terminalRow(run.stdout, label).slice(1);
+    for (const [i, side] of (['base', 'head'] as const).entries()) {
       const server = bench.http.server[side];
       expect(server.eventLoopUtilization).toBeGreaterThan(0.2);
-      expect(server.eventLoopUtilization).toBeLessThanOrEqual(1);
+      // A Node server holds tens of MB, its heap a part of that: megabytes, not bytes or gigabytes.
       expect(server.peakRssMb).toBeGreaterThan(10);
-      expect(server.peakRssMb).toBeLessThan(2000);
-      expect(server.gc.count).toBeGreaterThanOrEqual(0);
+      expect(server.peakHeapUsedMb).toBeGreaterThan(0);
+      expect(server.peakHeapUsedMb).toBeLessThan(server.peakRssMb);
+      // Thousands of requests in the window leave garbage: the probe saw collections, and their time.
+      expect(server.gc.count).toBeGreaterThan(0);
+      expect(server.gc.totalMs).toBeGreaterThan(0);
       expect(server.eventLoopDelayMs.max).toBeGreaterThanOrEqual(server.eventLoopDelayMs.p99);
+      expect(server.eventLoopDelayMs.p99).toBeGreaterThanOrEqual(server.eventLoopDelayMs.p50);
+      // The server table shows the same figures.
+      const delays = printedNumbers(serverRow('event-loop delay p50/p99/max (ms)')[i]!);
+      expect([server.eventLoopDelayMs.p50, server.eventLoopDelayMs.p99, server.eventLoopDelayMs.max].every((ms, k) => showsValue(delays[k]!, ms))).toBe(true);
+      expect(printedAs(serverRow('event-loop utilisation')[i]!, server.eventLoopUtilization)).toBe(true);
+      const gc = printedNumbers(serverRow('GC time (share of window)')[i]!);
+      expect([server.gc.totalMs, server.gc.share, server.gc.count].every((x, k) => showsValue(gc[k]!, x))).toBe(true);
+      const memory = printedNumbers(serverRow('peak RSS / heap used (MB)')[i]!);
+      expect([server.peakRssMb, server.peakHeapUsedMb].every((mb, k) => showsValue(memory[k]!, mb))).toBe(true);
     }
     expect(bench.http.server.head.eventLoopDelayMs.p99).toBeGreaterThan(3 * bench.http.server.base.eventLoopDelayMs.p99);
     expect(bench.http.moved.some((line: string) => line.startsWith('event-loop delay p99'))).toBe(true);
@@ -78,16 +99,25 @@ describe('HTTP load tests, through the real CLI', () => {
     expect(profile.unit).toBe('request');
     expect(profile.ops.base).toBeGreaterThan(profile.ops.head);
     expect(profile.perOpUs.head).toBeGreaterThan(10 * profile.perOpUs.base);
+    const title = run.stdout.split('\n').find((line) => line.startsWith('http > todo lists: CPU per request '))!;
+    const [perRequestBase, perRequestHead] = printedDurations(title.slice(0, title.indexOf(' (profiled')));
+    expect(showsValue(perRequestBase!, profile.perOpUs.base), title).toBe(true);
+    expect(showsValue(perRequestHead!, profile.perOpUs.head), title).toBe(true);
     const hashing = profile.top.slice(0, 3).filter((row: { function: string; location: string; via?: { function: string } }) => row.via?.function === 'sha512' || /hash/i.test(row.location));
     expect(hashing.length, JSON.stringify(profile.top, null, 1)).toBeGreaterThan(0);
     expect(profile.ownCode.map((row: { function: string }) => row.function)).toContain('sha512');
-    expect(readJson(profile.files.head).samples.length).toBeGreaterThan(100);
-    expect(run.stdout).toMatch(/p99 +\d+\.\d+ +\d+\.?\d* +\+\d+%.*25% regression/);
+    // The head's server was profiled through its second of load (less a tick of the load generator's clock; V8 times are in µs).
+    const headProfile = readJson(profile.files.head);
+    expect(headProfile.endTime - headProfile.startTime).toBeGreaterThan(900_000);
+    expect(headProfile.samples.length).toBe(headProfile.timeDeltas.length);
   });
 
   it('flags a lifecycle that awaits every hook instead of only the async ones', async () => {
-    // A moderate effect needs longer loads than the others to stand out of the noise.
-    repo = fixtureRepo('http-lifecycle', { config: httpConfig('todo list', '    budget: 5%\n', 1000, 'confirm: false\n') });
+    // A moderate effect needs longer loads than the others to stand out of the noise, and, as in a
+    // user's run, more rounds when a round the machine disturbed leaves the first look undecided
+    // (6 rounds at 95% are an interval from the lowest round to the highest: one odd round decides it).
+    const config = httpConfig('todo list', '    budget: 5%\n', 1000, 'confirm: false\n').replace('max-rounds: 6', 'max-rounds: 16');
+    repo = fixtureRepo('http-lifecycle', { config });
     const run = await runCli(['compare', '--base', 'main', '--json', 'report.json', '--profile', 'never'], repo);
     const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
     expect(bench.verdict, run.stdout).toBe('regression');
@@ -127,8 +157,14 @@ const server = http.createServer((req, res) => { if (starts < 7 && req.url !== '
     expect(bench.rounds).toHaveLength(7);
     expect(bench.change.high).toBeLessThan(-0.1); // the first rounds alone said "regression"…
     expect(bench.verdict).toBe('inconclusive');
-    expect(bench.confirmation.length).toBe(report.run.httpConfirmRounds);
-    expect(bench.note).toMatch(/^a regression in the first \d+ rounds \(-\d+\.\d%\) did not reproduce in \d+ fresh rounds/);
+    // As many fresh rounds as the first group ran, on servers started anew, and they did not show it.
+    expect(report.run.httpConfirmRounds).toBe(7);
+    expect(bench.confirmation).toHaveLength(7);
+    expect(bench.note).toMatch(/^a regression in the first .* rounds \(.*\) did not reproduce in .* fresh rounds/);
+    const [firstRounds, firstEstimate] = printedNumbers(bench.note.slice(0, bench.note.indexOf(' did not reproduce')));
+    expect(firstRounds!.value).toBe(7);
+    expect(showsValue(firstEstimate!, bench.change.estimate), bench.note).toBe(true);
+    expect(numbersIn(bench.note.slice(bench.note.indexOf(' did not reproduce')))[0]).toBe(7);
   });
 });
 
@@ -153,11 +189,14 @@ describe('broken servers are errors, never fast servers', () => {
     const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
     expect(run.code).toBe(2);
     const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
-    expect(bench.error).toMatch(/^head is broken under load: \d+ 5xx responses out of \d+ requests \(base: none\)\.$/);
+    expect(bench.error).toMatch(/^head is broken under load: .* 5xx responses out of .* requests \(base: none\)\.$/);
+    const [failed, requests] = numbersIn(bench.error);
+    expect(failed).toBeGreaterThan(0);
+    expect(failed).toBeLessThanOrEqual(requests!);
   });
 
   it('reports a server that never becomes ready, with its last lines of output', async () => {
-    repo = inlineRepo({ 'benchgate.yml': httpConfig('list').replace('ready-timeout: 3s', 'ready-timeout: 1s'), 'server.js': OK_SERVER }, { 'server.js': "console.log('connecting to the database at db:5432...');\nsetInterval(() => {}, 1000);\n" });
+    repo = inlineRepo({ 'benchgate.yml': httpConfig('list').replace('ready-timeout: 15s', 'ready-timeout: 1s'), 'server.js': OK_SERVER }, { 'server.js': "console.log('connecting to the database at db:5432...');\nsetInterval(() => {}, 1000);\n" });
     const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
     expect(run.code).toBe(2);
     const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;

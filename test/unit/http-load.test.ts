@@ -23,19 +23,25 @@ describe('latency figures', () => {
     expect(latencyOf([]).p50).toBeNaN();
   });
 
-  it('keeps sub-millisecond precision under real load: a 2.5 ms handler reads as 2.5–4 ms, not a whole number', async () => {
+  it('keeps sub-millisecond precision under real load: a handler busy 2.5 ms reads as at least 2.5 ms, not a whole number', async () => {
+    // (How close to 2.5 ms it reads depends on the machine: npm run bench:http prints it.)
     const port = await listen((req, res) => {
       const until = performance.now() + 2.5;
       while (performance.now() < until); // busy: one request at a time, each exactly 2.5 ms of work
       res.end('ok');
     });
     const result = await runLoad({ port, requests: [{ method: 'GET', path: '/', headers: {}, body: undefined }], connections: 1, durationMs: 600 });
-    expect(result.traffic.ok).toBeGreaterThan(20);
+    expect(result.traffic.ok).toBeGreaterThan(0);
+    expect(result.times).toHaveLength(result.traffic.ok);
+    // Every response waited for the whole 2.5 ms of work, timed to fractions of a millisecond.
+    expect(Math.min(...result.times)).toBeGreaterThanOrEqual(2.5);
+    expect(result.times.every((ms) => Number.isInteger(ms))).toBe(false);
     expect(result.latency.p50).toBeGreaterThanOrEqual(2.5);
-    expect(result.latency.p50).toBeLessThan(4);
-    expect(Number.isInteger(result.latency.p50)).toBe(false);
-    // One connection, 2.5 ms a request: at most 400 requests per second.
-    expect(result.requestsPerSec).toBeLessThanOrEqual(400);
+    expect(result.latency.p50).toBeLessThanOrEqual(result.latency.p99);
+    // One connection never has two requests in flight: the rate is at most one per mean response time,
+    // whatever the machine's speed (a rate over the nominal 600 ms instead of the real span could break it).
+    expect(result.requestsPerSec).toBeLessThanOrEqual(1000 / result.latency.mean);
+    expect(result.requestsPerSec).toBeCloseTo((result.traffic.ok / result.elapsedMs) * 1000, 9);
   });
 
   it('counts failed responses apart from successful ones', async () => {

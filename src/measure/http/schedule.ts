@@ -39,6 +39,8 @@ export interface HttpPlan {
   log: (line: string) => void;
   onProgress?: (progress: MeasureProgress) => void;
   now?: () => number;
+  /** Measures one round of one load test (default: by `mode`, on real servers); tests pass a fake. */
+  measureRound?: (benchmark: HttpBenchmarkConfig, revisions: Record<Side, Revision>, round: number, plan: HttpPlan) => Promise<RoundPair>;
 }
 
 export interface HttpMeasurement {
@@ -54,7 +56,8 @@ export interface HttpMeasurement {
 }
 
 type Side = 'base' | 'head';
-type RoundPair = Record<Side, HttpRoundFigures> & { logRatio: number };
+/** One round of one load test: each revision's figures and ln(head / base) of requests/s. */
+export type RoundPair = Record<Side, HttpRoundFigures> & { logRatio: number };
 
 
 /** What one round of a load test is expected to take: both revisions' warm-up and load, plus server start and stop. */
@@ -79,6 +82,7 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
   const conditions: RoundConditions[] = [];
   const perRound = plan.benchmarks.map(estimatedRoundMs);
   const adaptive = plan.adaptive;
+  const measureRound = plan.measureRound ?? (plan.mode === 'live' ? liveRound : freshRound);
   for (const [index, benchmark] of plan.benchmarks.entries()) {
     const samples = emptySamples(benchmark);
     results.push(samples);
@@ -96,7 +100,7 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
       const cpuBefore = sampleCpu();
       const load1 = os.loadavg()[0] ?? 0;
       try {
-        const pair = plan.mode === 'live' ? await liveRound(benchmark, revisions, done, plan) : await freshRound(benchmark, revisions, done, plan);
+        const pair = await measureRound(benchmark, revisions, done, plan);
         if (into === 'main') record(samples, pair);
         else recordConfirmation(samples, pair);
         conditions.push({ busy: busyBetween(cpuBefore, sampleCpu()), load1 });

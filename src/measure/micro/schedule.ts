@@ -42,6 +42,8 @@ export interface MicroPlan {
   onProgress?: (progress: MeasureProgress) => void;
   log: (line: string) => void;
   now?: () => number;
+  /** Runs one benchmark process (default: runBenchmarkProcess with runnerPath); tests pass a fake. */
+  spawn?: (job: MicroJob) => Promise<ProcessOutcome>;
 }
 
 /** What one round yields, whichever way it was measured. */
@@ -121,7 +123,7 @@ const MAX_ATTEMPTS_PER_ROUND = 3;
 export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
   const now = plan.now ?? Date.now;
   const started = now();
-  const spawn = (job: MicroJob) => runBenchmarkProcess(job, { runnerPath: plan.runnerPath, stallTimeoutMs: plan.stallTimeoutMs, cwd: plan.head.root });
+  const spawn = plan.spawn ?? ((job: MicroJob) => runBenchmarkProcess(job, { runnerPath: plan.runnerPath, stallTimeoutMs: plan.stallTimeoutMs, cwd: plan.head.root }));
   const strategy = plan.isolation === 'process' ? processStrategy(plan, spawn) : alternateStrategy(plan, spawn);
   const samples = new Map<string, BenchmarkSamples>();
   const batches: Record<string, number> = {};

@@ -1,0 +1,214 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { detectInstall } from '../../src/checkout/install.js';
+import { checkout, type Checkout, type CheckoutOptions } from '../../src/checkout/revisions.js';
+import { UserError } from '../../src/util/errors.js';
+
+/** Real git in temp directories: a repository with main (v1) and feature (v2) branches. */
+const temps: string[] = [];
+const open: Checkout[] = [];
+afterEach(() => {
+  for (const tree of open.splice(0)) tree.dispose();
+});
+afterAll(() => {
+  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+});
+
+function tempDir(prefix: string): string {
+  const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), prefix)));
+  temps.push(dir);
+  return dir;
+}
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', '-c', 'commit.gpgsign=false', ...args], { cwd, encoding: 'utf8', stdio: 'pipe' }).trim();
+}
+
+function write(dir: string, files: Record<string, string>): void {
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    writeFileSync(path.join(dir, file), text);
+  }
+}
+
+function repository(files: Record<string, string> = {}): string {
+  const dir = tempDir('benchgate-checkout-');
+  git(dir, 'init', '-q', '-b', 'main');
+  write(dir, { 'src/version.js': 'export const version = 1;\n', ...files });
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', 'v1');
+  git(dir, 'checkout', '-q', '-b', 'feature');
+  write(dir, { 'src/version.js': 'export const version = 2;\n' });
+  git(dir, 'commit', '-q', '-am', 'v2');
+  return dir;
+}
+
+async function checkOut(options: Partial<CheckoutOptions> & { cwd: string }): Promise<Checkout> {
+  const tree = await checkout({ base: 'main', install: false, build: undefined, log: () => {}, ...options });
+  open.push(tree);
+  return tree;
+}
+
+/** Worktrees git knows of, besides the repository's own. */
+const worktrees = (repo: string) =>
+  git(repo, 'worktree', 'list', '--porcelain')
+    .split('\n')
+    .filter((line) => line.startsWith('worktree ') && line !== `worktree ${repo}`);
+
+async function failure(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected the checkout to fail');
+}
+
+describe('checking out base and head', () => {
+  it('puts base in a temporary worktree and measures the working tree as head, clean', async () => {
+    const repo = repository();
+    const tree = await checkOut({ cwd: repo });
+    expect(tree.base).toMatchObject({ label: 'base', ref: 'main', sha: git(repo, 'rev-parse', 'main'), dirty: false });
+    expect(tree.base.worktree).toMatch(new RegExp(`^${os.tmpdir()}/benchgate-[A-Za-z0-9]{6}/base$`));
+    expect(tree.base.root).toBe(tree.base.worktree);
+    expect(readFileSync(path.join(tree.base.root, 'src/version.js'), 'utf8')).toContain('version = 1');
+    expect(tree.head).toEqual({ label: 'head', ref: 'working tree', sha: git(repo, 'rev-parse', 'HEAD'), root: repo, worktree: undefined, dirty: false });
+    expect(worktrees(repo)).toEqual([`worktree ${tree.base.worktree}`]);
+  });
+
+  it('marks uncommitted changes of the working tree as part of the measurement, but not benchgate\'s own output', async () => {
+    const repo = repository();
+    write(repo, { '.benchgate/profiles/x.cpuprofile': '{}' });
+    expect((await checkOut({ cwd: repo })).head.dirty).toBe(false);
+    write(repo, { 'src/version.js': 'export const version = 3;\n' });
+    expect((await checkOut({ cwd: repo })).head.dirty).toBe(true);
+  });
+
+  it('checks out a named head in its own worktree', async () => {
+    const repo = repository();
+    git(repo, 'checkout', '-q', 'main');
+    const tree = await checkOut({ cwd: repo, head: 'feature' });
+    expect(tree.head).toMatchObject({ label: 'head', ref: 'feature', sha: git(repo, 'rev-parse', 'feature'), dirty: false });
+    expect(tree.head.worktree).toBe(path.join(path.dirname(tree.base.worktree!), 'head'));
+    expect(readFileSync(path.join(tree.head.root, 'src/version.js'), 'utf8')).toContain('version = 2');
+    expect(worktrees(repo)).toHaveLength(2);
+  });
+
+  it('finds the project at the same place in each revision (a package in a monorepo)', async () => {
+    const repo = repository({ 'packages/api/package.json': '{}\n' });
+    const tree = await checkOut({ cwd: path.join(repo, 'packages/api') });
+    expect(tree.base.root).toBe(path.join(tree.base.worktree!, 'packages/api'));
+    expect(tree.head.root).toBe(path.join(repo, 'packages/api'));
+  });
+
+  it('removes the worktrees and their folder on dispose, and a second dispose does nothing', async () => {
+    const repo = repository();
+    git(repo, 'checkout', '-q', 'main');
+    const tree = await checkout({ cwd: repo, base: 'main', head: 'feature', install: false, build: undefined, log: () => {} });
+    const temp = path.dirname(tree.base.worktree!);
+    tree.dispose();
+    expect(worktrees(repo)).toEqual([]);
+    expect(existsSync(temp)).toBe(false);
+    expect(() => tree.dispose()).not.toThrow();
+    expect(worktrees(repo)).toEqual([]);
+  });
+});
+
+describe('refusing bad revisions', () => {
+  it('refuses a ref that git would read as an option, before running git with it', async () => {
+    const repo = repository();
+    for (const [option, ref] of [
+      ['base', '--output=/tmp/pwned'],
+      ['head', '-c'],
+    ] as const) {
+      const error = await failure(checkOut({ cwd: repo, [option]: ref }));
+      expect(error).toBeInstanceOf(UserError);
+      expect(error.message).toBe(`--${option} '${ref}' is not a git revision.`);
+    }
+    expect(worktrees(repo)).toEqual([]);
+  });
+
+  it('names a ref that does not resolve, where it looked, and how to fetch it', async () => {
+    const repo = repository();
+    const error = await failure(checkOut({ cwd: repo, base: 'no-such-branch' }));
+    expect(error).toBeInstanceOf(UserError);
+    expect(error.message).toBe(`--base 'no-such-branch' does not resolve to a commit in ${repo}. Check the name, or fetch it first (e.g. git fetch origin no-such-branch).`);
+    expect(worktrees(repo)).toEqual([]);
+  });
+
+  it('says when the folder is not in a git repository', async () => {
+    const dir = tempDir('benchgate-nogit-');
+    const error = await failure(checkOut({ cwd: dir }));
+    expect(error).toBeInstanceOf(UserError);
+    expect(error.message).toBe(`${dir} is not inside a git repository: benchgate compares git revisions.`);
+  });
+});
+
+describe('installing and building', () => {
+  it('picks the install command from the lockfile, in its reproducible mode', () => {
+    const project = (files: Record<string, string>) => {
+      const dir = tempDir('benchgate-install-');
+      write(dir, files);
+      return dir;
+    };
+    const manifest = (deps: object) => JSON.stringify({ name: 'x', ...deps });
+    expect(detectInstall(project({ 'package.json': manifest({}), 'pnpm-lock.yaml': '' }))).toBe('pnpm install --frozen-lockfile');
+    expect(detectInstall(project({ 'package.json': manifest({}), 'yarn.lock': '' }))).toBe('yarn install --immutable');
+    expect(detectInstall(project({ 'package.json': manifest({}), 'package-lock.json': '{}' }))).toBe('npm ci --no-audit --no-fund');
+    expect(detectInstall(project({ 'package.json': manifest({}), 'npm-shrinkwrap.json': '{}' }))).toBe('npm ci --no-audit --no-fund');
+    // pnpm's lockfile wins over a stray package-lock.json, yarn's too.
+    expect(detectInstall(project({ 'pnpm-lock.yaml': '', 'yarn.lock': '', 'package-lock.json': '{}' }))).toBe('pnpm install --frozen-lockfile');
+    expect(detectInstall(project({ 'yarn.lock': '', 'package-lock.json': '{}' }))).toBe('yarn install --immutable');
+    // No lockfile: install the dependencies there are, without writing a lockfile; none, nothing to install.
+    expect(detectInstall(project({ 'package.json': manifest({ devDependencies: { tinybench: '^6' } }) }))).toBe('npm install --no-audit --no-fund --no-package-lock');
+    expect(detectInstall(project({ 'package.json': manifest({ dependencies: {} }) }))).toBeUndefined();
+    expect(detectInstall(project({ 'package.json': 'not json' }))).toBeUndefined();
+    expect(detectInstall(project({}))).toBeUndefined();
+  });
+
+  it('installs in the worktrees only, never in the working tree (it is the user\'s), and builds both', async () => {
+    const repo = repository();
+    const lines: string[] = [];
+    const tree = await checkOut({ cwd: repo, install: 'touch installed', build: 'touch built', log: (line) => lines.push(line) });
+    expect(existsSync(path.join(tree.base.root, 'installed'))).toBe(true);
+    expect(existsSync(path.join(repo, 'installed'))).toBe(false);
+    expect(existsSync(path.join(tree.base.root, 'built'))).toBe(true);
+    expect(existsSync(path.join(repo, 'built'))).toBe(true);
+    expect(lines.filter((line) => !line.includes(': done in '))).toEqual(['install base: touch installed', 'build base: touch built', 'build head: touch built']);
+  });
+
+  it('runs the detected install when the config names none, and none with install: false', async () => {
+    // A package-lock.json in the repository: base gets `npm ci`, here stood in for by a PATH entry.
+    const repo = repository({ 'package-lock.json': '{}\n', 'package.json': '{ "name": "x" }\n' });
+    const bin = tempDir('benchgate-bin-');
+    writeFileSync(path.join(bin, 'npm'), '#!/bin/sh\necho "$@" > npm-args\n', { mode: 0o755 });
+    const pathBefore = process.env.PATH;
+    process.env.PATH = `${bin}:${pathBefore}`;
+    try {
+      const detected = await checkOut({ cwd: repo, install: undefined });
+      expect(readFileSync(path.join(detected.base.root, 'npm-args'), 'utf8').trim()).toBe('ci --no-audit --no-fund');
+      const skipped = await checkOut({ cwd: repo, install: false });
+      expect(existsSync(path.join(skipped.base.root, 'npm-args'))).toBe(false);
+    } finally {
+      process.env.PATH = pathBefore;
+    }
+  });
+
+  it('removes the worktrees and their folder when an install fails, and says which and why', async () => {
+    const repo = repository();
+    git(repo, 'checkout', '-q', 'main');
+    const where = path.join(tempDir('benchgate-where-'), 'pwd');
+    const error = await failure(checkOut({ cwd: repo, head: 'feature', install: `pwd > ${where}; echo npm ERR! could not reach the registry >&2; exit 3` }));
+    expect(error).toBeInstanceOf(UserError);
+    const base = readFileSync(where, 'utf8').trim();
+    expect(error.message).toBe(
+      `The install of base (main @ ${git(repo, 'rev-parse', '--short=7', 'main')}) failed: \`pwd > ${where}; echo npm ERR! could not reach the registry >&2; exit 3\` exited with code 3 in ${base}.\nLast lines of its output:\n  npm ERR! could not reach the registry`,
+    );
+    // Head's worktree was made before base's install ran; both are gone, and the folder that held them.
+    expect(worktrees(repo)).toEqual([]);
+    expect(existsSync(path.dirname(base))).toBe(false);
+  });
+});

@@ -1,0 +1,171 @@
+import { describe, expect, it } from 'vitest';
+import type { Revision } from '../../src/checkout/revisions.js';
+import type { HttpBenchmarkConfig } from '../../src/config/types.js';
+import { estimatedRoundMs, measureHttp, type HttpPlan, type RoundPair } from '../../src/measure/http/schedule.js';
+import { ServerError } from '../../src/measure/http/server.js';
+import type { HttpRoundFigures } from '../../src/measure/http/types.js';
+import type { BenchmarkSamples } from '../../src/measure/types.js';
+
+/**
+ * The HTTP scheduler with a fake round (no servers, no load) and a fake clock: each round
+ * takes `roundMs` of the clock, so the round counts below follow from the plan alone.
+ */
+const revision = (label: 'base' | 'head'): Revision => ({ label, ref: label, sha: 'a'.repeat(40), root: `/repo/${label}`, worktree: undefined, dirty: false });
+
+const loadTest = (name: string): HttpBenchmarkConfig => ({
+  name,
+  id: `http > ${name}`,
+  start: 'node server.js',
+  ready: '/health',
+  readyTimeoutMs: 15_000,
+  requests: [{ method: 'GET', path: '/todos', headers: {}, body: undefined }],
+  connections: 8,
+  // Estimated at 2 × (250 + 500) + 1500 = 3000 ms a round until a round has been timed.
+  durationMs: 500,
+  warmupMs: 250,
+  budget: undefined,
+  latencyBudget: {},
+  where: `benchgate.yml: http[0] (${name})`,
+});
+
+const figures = (requestsPerSec: number, p99: number): HttpRoundFigures => ({
+  requestsPerSec,
+  latency: { p50: p99 / 4, p90: p99 / 2, p99, mean: p99 / 3 },
+  traffic: { responses: 100, ok: 100, non2xx: 0, byClass: {}, errors: 0, timeouts: 0, resets: 0 },
+  probe: undefined,
+});
+
+interface Fake {
+  /** Every round measured: the load test and the round number it was given. */
+  calls: [string, number][];
+  now: () => number;
+  measureRound: NonNullable<HttpPlan['measureRound']>;
+}
+
+/** Head serves 80% of base's requests at twice its p99, each round; `fail` may throw instead. */
+function fakeRounds(options: { roundMs?: number; fail?: (id: string, round: number) => Error | undefined } = {}): Fake {
+  let clock = 0;
+  const calls: [string, number][] = [];
+  return {
+    calls,
+    now: () => clock,
+    async measureRound(benchmark, _revisions, round) {
+      calls.push([benchmark.id, round]);
+      clock += options.roundMs ?? 1000;
+      const failure = options.fail?.(benchmark.id, round);
+      if (failure) throw failure;
+      const pair: RoundPair = { base: figures(1000, 4), head: figures(800, 8), logRatio: Math.log(0.8) };
+      return pair;
+    },
+  };
+}
+
+function planFor(fake: Fake, over: Partial<HttpPlan> = {}): HttpPlan {
+  return {
+    base: revision('base'),
+    head: revision('head'),
+    benchmarks: [loadTest('todos')],
+    mode: 'fresh',
+    rounds: 6,
+    deadline: 1e9,
+    probePath: '/nonexistent/probe.cjs',
+    socketDir: '/nonexistent',
+    log: () => {},
+    now: fake.now,
+    measureRound: fake.measureRound,
+    ...over,
+  };
+}
+
+describe('HTTP rounds', () => {
+  it('runs the planned rounds and keeps every figure of each round', async () => {
+    const fake = fakeRounds();
+    const result = await measureHttp(planFor(fake));
+    expect(fake.calls).toEqual([0, 1, 2, 3, 4, 5].map((round) => ['http > todos', round]));
+    expect(result).toMatchObject({ rounds: 6, plannedRounds: 6, confirmRounds: 0, limited: false, durationMs: 6000 });
+    const [todos] = result.benchmarks;
+    expect(todos!.logRatios).toEqual(Array(6).fill(Math.log(0.8)));
+    expect(todos!.base!.opsPerSec).toEqual(Array(6).fill(1000));
+    expect(todos!.head!.opsPerSec).toEqual(Array(6).fill(800));
+    // Latency ratios are ln(head / base): twice the p99 is ln 2 (higher is slower).
+    for (const stat of ['p50', 'p90', 'p99', 'mean'] as const) expect(todos!.latency![stat]).toEqual(Array(6).fill(Math.log(2)));
+    expect(todos!.http!.base).toHaveLength(6);
+    expect(result.conditions).toHaveLength(6);
+  });
+
+  it('looks after the planned rounds, then every lookEvery rounds, and stops once decided', async () => {
+    const looks: number[] = [];
+    const decided = (samples: BenchmarkSamples) => looks.push(samples.logRatios.length) === 2;
+    const result = await measureHttp(planFor(fakeRounds(), { adaptive: { maxRounds: 16, lookEvery: 5, decided, toConfirm: () => false, confirmRounds: 0 } }));
+    expect(looks).toEqual([6, 11]);
+    expect(result.rounds).toBe(11);
+  });
+
+  it('confirms a regression on as many fresh rounds as found it, kept apart, without starting the count again', async () => {
+    const fake = fakeRounds();
+    const decided = (samples: BenchmarkSamples) => samples.logRatios.length === 11;
+    const result = await measureHttp(planFor(fake, { adaptive: { maxRounds: 16, lookEvery: 5, decided, toConfirm: () => true, confirmRounds: 6 } }));
+    const [todos] = result.benchmarks;
+    // Found after 11 rounds: 11 fresh ones, not the 6 of the first look.
+    expect(result.rounds).toBe(11);
+    expect(result.confirmRounds).toBe(11);
+    expect(todos!.logRatios).toHaveLength(11);
+    expect(todos!.confirmation).toEqual(Array(11).fill(Math.log(0.8)));
+    expect(todos!.confirmationLatency!.p99).toEqual(Array(11).fill(Math.log(2)));
+    expect(todos!.latency!.p99).toHaveLength(11);
+    // Round numbers go on (0 to 21): AB BA order continues and round 0's request check is not repeated.
+    expect(fake.calls.map(([, round]) => round)).toEqual(Array.from({ length: 22 }, (_, i) => i));
+  });
+
+  it('does not confirm what needs no confirming', async () => {
+    const fake = fakeRounds();
+    const result = await measureHttp(planFor(fake, { adaptive: { maxRounds: 6, lookEvery: 5, decided: () => true, toConfirm: () => false, confirmRounds: 6 } }));
+    expect(result.confirmRounds).toBe(0);
+    expect(result.benchmarks[0]!.confirmation).toBeUndefined();
+    expect(fake.calls).toHaveLength(6);
+  });
+});
+
+describe('the deadline', () => {
+  it('leaves room for the load tests still to come', async () => {
+    // Deadline at 20 s, rounds of 1 s, 20 planned each. The first load test keeps back two rounds
+    // of the second at its estimate (2 × 3 s): its round k starts if k + 1 + 6 <= 20, so 14 rounds.
+    // The second then runs from 14 s: its first round at the 3 s estimate, then while k + 1 <= 20: 6 rounds.
+    expect(estimatedRoundMs(loadTest('x'))).toBe(3000);
+    const fake = fakeRounds();
+    const lines: string[] = [];
+    const result = await measureHttp(planFor(fake, { benchmarks: [loadTest('first'), loadTest('second')], rounds: 20, deadline: 20_000, log: (line) => lines.push(line) }));
+    const [first, second] = result.benchmarks;
+    expect(first!.logRatios).toHaveLength(14);
+    expect(second!.logRatios).toHaveLength(6);
+    expect(result).toMatchObject({ rounds: 14, limited: true });
+    expect(lines).toEqual(['http > first: the time limit stops it after 14 of 20 rounds', 'http > second: the time limit stops it after 6 of 20 rounds']);
+  });
+
+  it('keeps back the time a confirmation needs before adding rounds', async () => {
+    // Deadline at 26 s, rounds of 1 s. Extra round k (from 6) keeps back max(6, k) rounds for a
+    // confirmation: it starts if k + 1 + k <= 26, so rounds 0 to 12 run; the 13 confirmation
+    // rounds then end at 26 s. (Without the reserve: 26 rounds and no confirmation.)
+    const result = await measureHttp(planFor(fakeRounds(), { deadline: 26_000, adaptive: { maxRounds: 40, lookEvery: 5, decided: () => false, toConfirm: () => true, confirmRounds: 6 } }));
+    expect(result.rounds).toBe(13);
+    expect(result.limited).toBe(false); // the planned 6 all ran
+    expect(result.confirmRounds).toBe(13);
+  });
+});
+
+describe('failures', () => {
+  it("ends a load test whose server fails with that error as its verdict, and still runs the next one", async () => {
+    const crash = new ServerError("head (working tree @ 1234567)'s server crashed under load (exit code 3).\nLast lines of its output:\n  FATAL");
+    const fake = fakeRounds({ fail: (id, round) => (id === 'http > first' && round === 2 ? crash : undefined) });
+    const lines: string[] = [];
+    const result = await measureHttp(planFor(fake, { benchmarks: [loadTest('first'), loadTest('second')], log: (line) => lines.push(line) }));
+    const [first, second] = result.benchmarks;
+    expect(first!.error).toBe(crash.message);
+    expect(first!.logRatios).toHaveLength(2);
+    expect(second!.error).toBeUndefined();
+    expect(second!.logRatios).toHaveLength(6);
+    // A failure is not the time limit.
+    expect(result.limited).toBe(false);
+    expect(lines).toEqual(["http > first: head (working tree @ 1234567)'s server crashed under load (exit code 3)."]);
+  });
+});

@@ -1,0 +1,288 @@
+import { describe, expect, it } from 'vitest';
+import type { Revision } from '../../src/checkout/revisions.js';
+import type { MicroJob, TaskOutcome } from '../../src/measure/micro/protocol.js';
+import { measureMicro, type MicroPlan } from '../../src/measure/micro/schedule.js';
+import type { ProcessOutcome } from '../../src/measure/micro/spawn.js';
+import type { BenchmarkSamples } from '../../src/measure/types.js';
+import { UserError } from '../../src/util/errors.js';
+
+/**
+ * The micro-benchmark scheduler on fake benchmark processes and a fake clock: every
+ * process answers at once with the log ratio the test scripts, and takes `roundMs` of
+ * the fake clock, so the round counts below follow from the plan alone.
+ */
+const FILE = 'bench/a.bench.js';
+const id = (task: string) => `${FILE} > ${task}`;
+
+const revision = (label: 'base' | 'head'): Revision => ({ label, ref: label, sha: 'a'.repeat(40), root: `/repo/${label}`, worktree: undefined, dirty: false });
+
+interface Fake {
+  jobs: MicroJob[];
+  spawn: (job: MicroJob) => Promise<ProcessOutcome>;
+  now: () => number;
+}
+
+/**
+ * Processes that measure `tasks` (names in FILE): head is exp(ratio) times base. In a job with one
+ * side (process isolation), base picks batch 64 and head 32 unless the job fixes one.
+ */
+function fakeProcesses(tasks: string[], options: { ratio?: (task: string, job: number) => number; roundMs?: number; fail?: (job: MicroJob, n: number) => ProcessOutcome | undefined } = {}): Fake {
+  let clock = 0;
+  const jobs: MicroJob[] = [];
+  return {
+    jobs,
+    now: () => clock,
+    async spawn(job) {
+      const n = jobs.push(structuredClone(job)) - 1;
+      clock += options.roundMs ?? 100;
+      const failure = options.fail?.(job, n);
+      if (failure) return failure;
+      const ratio = options.ratio ?? (() => -0.1);
+      const both = job.sides.length === 2;
+      const outcomes: TaskOutcome[] = tasks
+        .filter((task) => !job.skip.includes(id(task)))
+        .map((task) => {
+          const r = ratio(task, n);
+          const outcome: TaskOutcome = { id: id(task), batch: job.batches[id(task)] ?? (job.sides[0]!.revision === 'base' ? 64 : 32), blocks: 10 };
+          for (const side of job.sides) outcome[side.revision] = { opsPerSec: side.revision === 'base' ? 1000 : 1000 * Math.exp(r), calls: 1000 };
+          if (both) outcome.logRatio = r;
+          return outcome;
+        });
+      return { ok: true, files: job.sides.map((side) => ({ revision: side.revision, file: FILE, tasks })), tasks: outcomes, durationMs: options.roundMs ?? 100 };
+    },
+  };
+}
+
+function planFor(fake: Fake, over: Partial<MicroPlan> = {}): MicroPlan {
+  return {
+    base: revision('base'),
+    head: revision('head'),
+    baseFiles: [FILE],
+    headFiles: [FILE],
+    isolation: 'alternate',
+    settings: { taskTimeMs: 100, blockMs: 1, warmupBlocks: 0, minSampleMs: 0.02, minBlocks: 10 },
+    stallTimeoutMs: 1000,
+    rounds: 10,
+    confidence: 0.95,
+    timeLimitMs: 1e9,
+    runnerPath: '/nonexistent/runner.js',
+    log: () => {},
+    spawn: fake.spawn,
+    now: fake.now,
+    ...over,
+  };
+}
+
+const adaptive = (over: Partial<NonNullable<MicroPlan['adaptive']>> = {}): NonNullable<MicroPlan['adaptive']> => ({
+  maxRounds: 10,
+  lookEvery: 5,
+  looks: 1,
+  decided: () => new Set(),
+  toConfirm: () => new Set(),
+  confirmRounds: 0,
+  ...over,
+});
+
+const byId = (benchmarks: BenchmarkSamples[]) => Object.fromEntries(benchmarks.map((b) => [b.id.slice(FILE.length + 3), b]));
+
+describe('planning micro-benchmark rounds', () => {
+  it('raises the rounds until each interval can reach its share of the confidence', async () => {
+    // 3 benchmarks at 95%: each interval at 1 - 0.05/3; the widest interval of n rounds has
+    // confidence 1 - 2/2^n, so n >= 1 + log2(3 / 0.05) = 6.9: 7 rounds, not the 2 asked for.
+    const fake = fakeProcesses(['a', 'b', 'c']);
+    const result = await measureMicro(planFor(fake, { rounds: 2 }));
+    expect(result.plannedRounds).toBe(7);
+    expect(result.rounds).toBe(7);
+    expect(fake.jobs).toHaveLength(7);
+  });
+
+  it('counts the HTTP figures and every look in the family it plans for', async () => {
+    // 3 benchmarks + 9 HTTP figures = 12: n >= 1 + log2(12 / 0.05) = 8.9, so 9 rounds.
+    const withHttp = await measureMicro(planFor(fakeProcesses(['a', 'b', 'c']), { rounds: 2, otherFamily: 9 }));
+    expect(withHttp.plannedRounds).toBe(9);
+    // 3 benchmarks × 7 looks = 21: each interval at 1 - 0.05/21, n >= 1 + log2(420) = 9.7, so 10 rounds.
+    const fake = fakeProcesses(['a', 'b', 'c']);
+    const looked = await measureMicro(planFor(fake, { rounds: 2, adaptive: adaptive({ maxRounds: 2, looks: 7, decided: (b) => new Set(b.map((x) => x.id)) }) }));
+    expect(looked.plannedRounds).toBe(10);
+    expect(fake.jobs).toHaveLength(10);
+  });
+
+  it('leaves a benchmark that failed in the first round out of the family', async () => {
+    // 4 tasks, one broken at head: 3 in the family, n >= 1 + log2(3 / 0.05) = 6.9, so 7 (4 would need 8).
+    const fake = fakeProcesses(['a', 'b', 'c', 'broken']);
+    const spawn = fake.spawn;
+    fake.spawn = async (job) => {
+      const outcome = await spawn(job);
+      if (outcome.ok) for (const task of outcome.tasks) if (task.id === id('broken')) Object.assign(task, { error: { revision: 'head', message: 'TypeError: boom' }, logRatio: undefined });
+      return outcome;
+    };
+    const result = await measureMicro(planFor(fake, { rounds: 2 }));
+    expect(result.plannedRounds).toBe(7);
+    expect(byId(result.benchmarks).broken!.error).toBe('at head: TypeError: boom');
+    // …and it is not run again.
+    expect(fake.jobs.slice(1).every((job) => job.skip.includes(id('broken')))).toBe(true);
+  });
+
+  it('alternates which revision a process loads first, round by round', async () => {
+    const fake = fakeProcesses(['a']);
+    await measureMicro(planFor(fake, { rounds: 6 }));
+    expect(fake.jobs.map((job) => job.sides.map((s) => s.revision).join(','))).toEqual(['base,head', 'head,base', 'base,head', 'head,base', 'base,head', 'head,base']);
+  });
+
+  it('in process isolation, runs a pair of processes per round in AB BA order, the second with the first one\'s batch sizes', async () => {
+    const fake = fakeProcesses(['a'], { ratio: () => Math.log(0.8) });
+    const result = await measureMicro(planFor(fake, { rounds: 6, isolation: 'process' }));
+    expect(fake.jobs).toHaveLength(12);
+    expect(fake.jobs.slice(0, 4).map((job) => job.sides.map((s) => s.revision).join(','))).toEqual(['base', 'head', 'head', 'base']);
+    // Base chose 64 calls per sample in the first process; head measured with the same.
+    expect(fake.jobs[1]!.batches).toEqual({ [id('a')]: 64 });
+    const [a] = result.benchmarks;
+    expect(a!.logRatios).toHaveLength(6);
+    for (const ratio of a!.logRatios) expect(ratio).toBeCloseTo(Math.log(0.8), 12);
+    expect(a!.base!.opsPerSec).toEqual(Array(6).fill(1000));
+  });
+});
+
+describe('adaptive rounds', () => {
+  it('looks at the results after the planned rounds, then every lookEvery rounds, until max-rounds', async () => {
+    const looks: number[] = [];
+    const fake = fakeProcesses(['a']);
+    const result = await measureMicro(
+      planFor(fake, {
+        adaptive: adaptive({
+          maxRounds: 20,
+          looks: 3,
+          decided: (benchmarks) => {
+            looks.push(benchmarks[0]!.logRatios.length);
+            return new Set();
+          },
+        }),
+      }),
+    );
+    expect(looks).toEqual([10, 15, 20]);
+    expect(result.rounds).toBe(20);
+    expect(result.limited).toBe(false);
+  });
+
+  it('stops measuring a decided benchmark, and stops when every benchmark is decided', async () => {
+    const fake = fakeProcesses(['a', 'b']);
+    let look = 0;
+    const result = await measureMicro(
+      planFor(fake, { adaptive: adaptive({ maxRounds: 40, looks: 7, decided: () => new Set(++look === 1 ? [id('a')] : [id('a'), id('b')]) }) }),
+    );
+    // a was decided at round 10, b at round 15: the run ends there, 25 rounds early.
+    expect(result.rounds).toBe(15);
+    expect(fake.jobs).toHaveLength(15);
+    expect(fake.jobs.slice(10).every((job) => job.skip.includes(id('a')) && !job.skip.includes(id('b')))).toBe(true);
+    expect(byId(result.benchmarks).a!.logRatios).toHaveLength(10);
+    expect(byId(result.benchmarks).b!.logRatios).toHaveLength(15);
+  });
+
+  it('confirms a regression with as many fresh rounds as it took to find it, measuring only the suspect', async () => {
+    const fake = fakeProcesses(['a', 'b']);
+    let look = 0;
+    const result = await measureMicro(
+      planFor(fake, {
+        adaptive: adaptive({
+          maxRounds: 40,
+          looks: 7,
+          decided: () => new Set(++look === 1 ? [id('b')] : [id('a'), id('b')]),
+          toConfirm: () => new Set([id('a')]),
+          confirmRounds: 10,
+        }),
+      }),
+    );
+    const { a, b } = byId(result.benchmarks);
+    // a took 15 rounds to decide: 15 fresh ones, not the 10 of the first look.
+    expect(result.rounds).toBe(15);
+    expect(result.confirmRounds).toBe(15);
+    expect(a!.confirmation).toHaveLength(15);
+    expect(a!.logRatios).toHaveLength(15);
+    expect(b!.confirmation).toBeUndefined();
+    expect(fake.jobs).toHaveLength(30);
+    expect(fake.jobs.slice(15).every((job) => job.skip.includes(id('b')) && !job.skip.includes(id('a')))).toBe(true);
+  });
+
+  it('confirms nothing when confirmation is off', async () => {
+    let asked = false;
+    const result = await measureMicro(
+      planFor(fakeProcesses(['a']), {
+        adaptive: adaptive({
+          toConfirm: () => {
+            asked = true;
+            return new Set([id('a')]);
+          },
+          confirmRounds: 0,
+        }),
+      }),
+    );
+    expect(asked).toBe(false);
+    expect(result.confirmRounds).toBe(0);
+    expect(result.benchmarks[0]!.confirmation).toBeUndefined();
+  });
+});
+
+describe('the time limit', () => {
+  it('starts no round that would end past the limit, and says the plan was cut', async () => {
+    // Rounds of 1 s against 5.5 s: after 5 rounds the sixth would end at 6 s.
+    const lines: string[] = [];
+    const result = await measureMicro(planFor(fakeProcesses(['a'], { roundMs: 1000 }), { timeLimitMs: 5500, log: (line) => lines.push(line) }));
+    expect(result.rounds).toBe(5);
+    expect(result.plannedRounds).toBe(10);
+    expect(result.limited).toBe(true);
+    expect(result.durationMs).toBe(5000);
+    expect(lines).toContain('time limit of 6s: stopping after 5 rounds');
+  });
+
+  it('always runs the first round, whatever the limit', async () => {
+    const result = await measureMicro(planFor(fakeProcesses(['a'], { roundMs: 1000 }), { timeLimitMs: 1 }));
+    expect(result.rounds).toBe(1);
+    expect(result.limited).toBe(true);
+  });
+
+  it('keeps back the time a confirmation needs before adding rounds', async () => {
+    // Rounds of 1 s, 26.95 s in all. An extra round k starts only if k s + 1 s + max(10, k) s (the
+    // confirmation it may need) fit: 12 + 1 + 12 does, 13 + 1 + 13 does not. So 13 rounds, then
+    // all 13 confirmation rounds, which end at 26 s. (Without the reserve: 26 rounds, no confirmation.)
+    const fake = fakeProcesses(['a'], { roundMs: 1000 });
+    const result = await measureMicro(
+      planFor(fake, { timeLimitMs: 26_950, adaptive: adaptive({ maxRounds: 40, looks: 7, toConfirm: () => new Set([id('a')]), confirmRounds: 10 }) }),
+    );
+    expect(result.rounds).toBe(13);
+    expect(result.limited).toBe(false); // the planned 10 all ran
+    expect(result.confirmRounds).toBe(13);
+    expect(result.benchmarks[0]!.confirmation).toHaveLength(13);
+  });
+
+  it('cuts the confirmation short at the limit too', async () => {
+    // No extra rounds: 10 rounds of 1 s, then confirmation rounds while they fit in 14.5 s.
+    const result = await measureMicro(
+      planFor(fakeProcesses(['a'], { roundMs: 1000 }), { timeLimitMs: 14_500, adaptive: adaptive({ toConfirm: () => new Set([id('a')]), confirmRounds: 10 }) }),
+    );
+    expect(result.rounds).toBe(10);
+    expect(result.confirmRounds).toBe(4);
+    expect(result.benchmarks[0]!.confirmation).toHaveLength(4);
+  });
+});
+
+describe('failing benchmark processes', () => {
+  it('blames the task a crashed process was running and measures the others without it', async () => {
+    const fake = fakeProcesses(['a', 'quits'], {
+      fail: (job) => (job.skip.includes(id('quits')) ? undefined : { ok: false, message: "exited with code 7 while running 'bench/a.bench.js > quits'", id: id('quits'), revision: 'head', durationMs: 1 }),
+    });
+    const result = await measureMicro(planFor(fake, { rounds: 6 }));
+    const { a, quits } = byId(result.benchmarks);
+    expect(quits!.error).toBe("at head: exited with code 7 while running 'bench/a.bench.js > quits'");
+    expect(a!.logRatios).toHaveLength(6);
+    // One failed attempt, then every round without it.
+    expect(fake.jobs).toHaveLength(7);
+    expect(fake.jobs.slice(1).every((job) => job.skip.includes(id('quits')))).toBe(true);
+  });
+
+  it('fails the run when a process dies outside any task', async () => {
+    const fake = fakeProcesses(['a'], { fail: () => ({ ok: false, message: 'could not start the benchmark process: ENOENT', durationMs: 1 }) });
+    const run = measureMicro(planFor(fake, { rounds: 6 }));
+    await expect(run).rejects.toBeInstanceOf(UserError);
+    await expect(run).rejects.toThrow('Round 1: could not start the benchmark process: ENOENT');
+  });
+});
