@@ -8,6 +8,7 @@ import { errorReport, runGate } from '../gate.js';
 import { commentMarker, fitComment, regressionAnnotations, upsertComment, type CommentApi, type PullRequestApi } from '../report/github.js';
 import { renderMarkdown } from '../report/markdown.js';
 import type { Report } from '../report/model.js';
+import { terminalText } from '../report/escape.js';
 import { readReport } from '../report/read.js';
 import { describeFailure, messageOf, UserError } from '../util/errors.js';
 import { killAll } from '../util/processes.js';
@@ -27,6 +28,15 @@ export interface ActionDeps {
 }
 
 const PULL_REQUEST_TARGET = `benchgate refuses to run under pull_request_target: that event runs with a read/write token and the base repository's secrets, and benchgate would install and execute the pull request's code (its install script, bench files and server). A malicious pull request could then steal the token or the secrets. Use the pull_request event (and the two-workflow pattern for comments on pull requests from forks, see the README), or set allow-pull-request-target: true if every pull request to this repository is trusted.`;
+
+/**
+ * A progress line for the job's log. It may hold text from the pull request (bench ids, file names,
+ * errors), and the runner reads a line that starts with `::` as a workflow command: so one line
+ * (control characters and line breaks shown as ?), and never starting with `::`.
+ */
+export function logLine(line: string): string {
+  return terminalText(line).replace(/^(\s*):/, '$1?');
+}
 
 /** The whole action; never throws: every failure, Error or not, fails the step with its message. */
 export async function runAction(deps: ActionDeps): Promise<void> {
@@ -63,7 +73,7 @@ export async function runAction(deps: ActionDeps): Promise<void> {
         toolVersion: deps.version,
         profile: settings.profile,
         profileDir: path.join(settings.reportDir, 'profiles'),
-        log: (line) => core.info(line),
+        log: (line) => core.info(logLine(line)),
         onProgress: (p) => core.info(`round ${p.round} of ${p.rounds}`),
         onCleanup: (cleanup) => trap.onCleanup(cleanup),
       });

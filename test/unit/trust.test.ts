@@ -134,3 +134,13 @@ describe('every wait has a deadline', () => {
     expect(outcomes.filter((o) => !o.ok)).toEqual([]);
   });
 });
+
+describe("the action's log", () => {
+  it('never lets a name from the pull request start a workflow command', async () => {
+    const { logLine } = await import('../../src/action/run.js');
+    const line = logLine("bench files: bench/x.bench.js > a\n::error title=pwned::injected\r\n::add-mask::x");
+    expect(line.split(/\r|\n/)).toHaveLength(1);
+    expect(line).toBe('bench files: bench/x.bench.js > a?::error title=pwned::injected??::add-mask::x');
+    expect(logLine('::stop-commands::token')).toBe('?:stop-commands::token');
+  });
+});
