@@ -75884,6 +75884,10 @@ function joinMarkup(parts, separator = "\n") {
 function codeBlockText(text) {
   return text.replace(/`/g, "'").replace(NEWLINE, (eol) => "?".repeat(eol.length)).replace(CONTROL, "?");
 }
+function terminalText(text, options = {}) {
+  const flat = asText(text);
+  return options.keepNewlines ? flat.split(NEWLINE).map((line) => line.replace(CONTROL, "?")).join("\n") : flat.replace(NEWLINE, (eol) => "?".repeat(eol.length)).replace(CONTROL, "?");
+}
 
 // src/report/http-sections.ts
 function httpSections(id, details2) {
@@ -77595,6 +77599,9 @@ function trapSignals(options) {
 
 // src/action/run.ts
 var PULL_REQUEST_TARGET = `benchgate refuses to run under pull_request_target: that event runs with a read/write token and the base repository's secrets, and benchgate would install and execute the pull request's code (its install script, bench files and server). A malicious pull request could then steal the token or the secrets. Use the pull_request event (and the two-workflow pattern for comments on pull requests from forks, see the README), or set allow-pull-request-target: true if every pull request to this repository is trusted.`;
+function logLine(line) {
+  return terminalText(line).replace(/^(\s*):/, "$1?");
+}
 async function runAction(deps) {
   const { core, env } = deps;
   const trap = trapSignals({
@@ -77628,7 +77635,7 @@ async function runAction(deps) {
         toolVersion: deps.version,
         profile: settings.profile,
         profileDir: path16.join(settings.reportDir, "profiles"),
-        log: (line) => core.info(line),
+        log: (line) => core.info(logLine(line)),
         onProgress: (p) => core.info(`round ${p.round} of ${p.rounds}`),
         onCleanup: (cleanup) => trap.onCleanup(cleanup)
       });

@@ -61,7 +61,7 @@ console.log(`benchgate HTTP self-benchmark: ${fixture}, ${rounds} rounds of 2s +
 console.log('mode   pinned  rps spread/round  p99 spread/round  rps change [CI]               verdict       time');
 for (const [mode, pin] of variants) {
   const repo = makeFixtureRepo(fixture);
-  const config = readFileSync(path.join(repo, 'benchgate.yml'), 'utf8').replace(/^    start: (.*)$/m, '    start: $1\n    duration: 2s\n    warmup: 1s');
+  const config = readFileSync(path.join(repo, 'benchgate.yml'), 'utf8').replace(/^ {4}start: (.*)$/m, '    start: $1\n    duration: 2s\n    warmup: 1s');
   writeFileSync(path.join(repo, 'benchgate.yml'), `${config}rounds: ${rounds}\nhttp-mode: ${mode}\nhttp-pin: ${pin}\n`);
   const started = Date.now();
   spawnSync(process.execPath, [cli, 'compare', '--base', 'main', '--json', 'r.json'], { cwd: repo, stdio: 'ignore' });

@@ -31,7 +31,7 @@ export const PAYLOADS = {
 export const ALL_PAYLOADS = Object.values(PAYLOADS).join(' ');
 
 export function renderHtml(markdown: string): string {
-  return marked.parse(markdown, { gfm: true, async: false }) as string;
+  return marked.parse(markdown, { gfm: true, async: false });
 }
 
 /** The tags of rendered HTML in order: its structure without the text. */
@@ -46,7 +46,6 @@ export function visibleText(html: string): string {
 
 /** Whitespace (line breaks, the separators and controls the escaping flattens) collapsed to one space, zero-width spaces gone. */
 export function collapse(text: string): string {
-  // eslint-disable-next-line no-control-regex
   return text.replace(/\u200b/g, '').replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
 }
 

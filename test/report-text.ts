@@ -4,10 +4,12 @@
  * ("+631.6%" and "+31%" are both a percentage; "28.5M" and "950" both ops/s).
  */
 
-/** Markdown and HTML escapes undone, so a markdown cell reads like a terminal cell. */
+/** Markdown and HTML escapes undone (backslashes, named and numeric character references), so a markdown cell reads like a terminal cell. */
 export function plainText(text: string): string {
   return text
     .replace(/\\([\\`*_{}[\]()#+\-!|~])/g, '$1')
+    .replace(/&#(\d+);/g, (_, code: string) => String.fromCodePoint(Number(code)))
+    .replace(/&#x([0-9a-f]+);/gi, (_, code: string) => String.fromCodePoint(parseInt(code, 16)))
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')
     .replace(/&quot;/g, '"')

@@ -64,8 +64,8 @@ export function runActionBundle(workspace: string, inputs: ActionInputs, event: 
     // What it starts is followed by pid and path: leftoverProcesses() checks it after the test.
     const watch = watchProcesses(child.pid!, [workspace]);
     let stdout = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
-    child.stderr.on('data', (chunk: Buffer) => (stdout += chunk));
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     // A safety net for a hung run, never a measure of speed.
     const timer = setTimeout(() => {
       watch.sample();

@@ -57,7 +57,7 @@ export class FakeGitHub {
     loadSpec();
     fake.server = http.createServer((req, res) => {
       let text = '';
-      req.on('data', (chunk: Buffer) => (text += chunk));
+      req.on('data', (chunk: Buffer) => (text += chunk.toString()));
       req.on('end', () => fake.handle(req, res, text));
     });
     await new Promise<void>((resolve) => fake.server.listen(0, '127.0.0.1', () => resolve()));
@@ -180,7 +180,7 @@ function findOperation(pathname: string, method: string): { operation: Operation
     const pattern = new RegExp(`^${template.replace(/\{([^}]+)\}/g, (_m, name: string) => (names.push(name), '([^/]+)'))}$`);
     const match = pattern.exec(pathname);
     if (!match || !item[method]) continue;
-    return { operation: item[method]!, params: Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1]!)])), template };
+    return { operation: item[method], params: Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1]!)])), template };
   }
   return undefined;
 }

@@ -42,9 +42,9 @@ export function runCli(
     const watch = watchProcesses(child.pid!, [cwd]);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk;
+      stderr += chunk.toString();
       watch.sample();
       options.onStderr?.(stderr, child.pid!, watch);
     });

@@ -200,7 +200,7 @@ describe('broken servers are errors, never fast servers', () => {
     const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
     expect(run.code).toBe(2);
     const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
-    expect(bench.error).toMatch(/^head \(working tree @ [0-9a-f]{7}\)'s server was not ready after 1s: GET \/health did not answer 2xx\.\nLast lines of its output:\n  connecting to the database at db:5432\.\.\.$/);
+    expect(bench.error).toMatch(/^head \(working tree @ [0-9a-f]{7}\)'s server was not ready after 1s: GET \/health did not answer 2xx\.\nLast lines of its output:\n {2}connecting to the database at db:5432\.\.\.$/);
   });
 
   it('reports a server that crashes mid-run, with its exit code and output', async () => {
@@ -211,7 +211,7 @@ describe('broken servers are errors, never fast servers', () => {
     const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
     expect(run.code).toBe(2);
     const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
-    expect(bench.error).toMatch(/^head \(working tree @ [0-9a-f]{7}\)'s server crashed (during the warm-up|under load) \(exit code 3\)\.\nLast lines of its output:\n  FATAL: out of file handles/);
+    expect(bench.error).toMatch(/^head \(working tree @ [0-9a-f]{7}\)'s server crashed (during the warm-up|under load) \(exit code 3\)\.\nLast lines of its output:\n {2}FATAL: out of file handles/);
   });
 
   it('treats a path that 404s on both sides as a config error naming the request', async () => {

@@ -126,7 +126,7 @@ describe('refusing bad revisions', () => {
     ] as const) {
       const error = await failure(checkOut({ cwd: repo, [option]: ref }));
       expect(error).toBeInstanceOf(UserError);
-      expect(error.message).toBe(`--${option} '${ref}' is not a git revision.`);
+      expect(error.message).toBe(`--${option} '${ref}' is not a git revision: give a branch, tag or commit sha (e.g. main, origin/main, v1.2.0).`);
     }
     expect(worktrees(repo)).toEqual([]);
   });
