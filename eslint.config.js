@@ -10,7 +10,10 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['*.js', '*.cjs', '*.mjs', 'vitest.config.ts', 'scripts/*.mjs', 'bench/*.mjs'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        projectService: { allowDefaultProject: ['*.js', '*.cjs', '*.mjs', 'vitest.config.ts', 'scripts/*.mjs', 'bench/*.mjs'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
       globals: { ...globals.node, BENCHGATE_VERSION: 'readonly' },
     },
   },

@@ -2,7 +2,7 @@
 import { analyze, hodgesLehmann, renderMarkdown } from './.targets.mjs';
 
 let seed = 7;
-const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
 const rounds = Array.from({ length: 30 }, () => Math.log(0.95 + random() * 0.1));
 const benchmarks = Array.from({ length: 40 }, (_, i) => ({
   id: `bench/file-${i % 5}.bench.js > task ${i}`,
@@ -20,7 +20,14 @@ const report = {
   summary: '',
   base: { ref: 'main', sha: 'a'.repeat(40) },
   head: { ref: 'feature', sha: 'b'.repeat(40) },
-  benchmarks: comparisons.map((c) => ({ ...c, file: c.file ?? null, base: c.base ?? null, head: c.head ?? null, change: c.change ?? null, rounds: [] })),
+  benchmarks: comparisons.map((c) => ({
+    ...c,
+    file: c.file ?? null,
+    base: c.base ?? null,
+    head: c.head ?? null,
+    change: c.change ?? null,
+    rounds: [],
+  })),
   run: null,
   environment: { node: process.version, os: 'Linux', arch: 'x64', cpus: { model: 'cpu', count: 2 } },
 };

@@ -72240,11 +72240,16 @@ function gitEnvironment() {
 var git = (args, cwd, options = {}) => {
   const timeoutMs = options.timeoutMs ?? GIT_TIMEOUT_MS;
   return new Promise((resolve4, reject) => {
-    execFile("git", [...args], { cwd, maxBuffer: 16 * 1024 * 1024, env: gitEnvironment(), timeout: timeoutMs, killSignal: "SIGKILL" }, (error2, stdout, stderr) => {
-      if (error2 && error2.killed) reject(new GitError(args, `did not finish within ${timeoutMs / 1e3}s and was killed`));
-      else if (error2) reject(new GitError(args, stderr || error2.message));
-      else resolve4(stdout.trim());
-    });
+    execFile(
+      "git",
+      [...args],
+      { cwd, maxBuffer: 16 * 1024 * 1024, env: gitEnvironment(), timeout: timeoutMs, killSignal: "SIGKILL" },
+      (error2, stdout, stderr) => {
+        if (error2 && error2.killed) reject(new GitError(args, `did not finish within ${timeoutMs / 1e3}s and was killed`));
+        else if (error2) reject(new GitError(args, stderr || error2.message));
+        else resolve4(stdout.trim());
+      }
+    );
   });
 };
 function gitSync(args, cwd) {
@@ -72263,8 +72268,10 @@ import path6 from "node:path";
 function isRevisionName(revision) {
   const name2 = revision.replace(/(?:[~^]\d{0,4})+$/, "");
   if (/^[0-9a-f]{7,64}$/i.test(name2)) return true;
-  if (name2.length === 0 || name2.length > 255 || name2.startsWith("-") || name2.startsWith("/") || name2.endsWith("/") || name2.endsWith(".") || name2.endsWith(".lock")) return false;
-  if (/[\u0000-\u0020\u007f~^:?*[\\]/.test(name2) || name2.includes("..") || name2.includes("@{") || name2.includes("//") || name2 === "@") return false;
+  if (name2.length === 0 || name2.length > 255 || name2.startsWith("-") || name2.startsWith("/") || name2.endsWith("/") || name2.endsWith(".") || name2.endsWith(".lock"))
+    return false;
+  if (/[\u0000-\u0020\u007f~^:?*[\\]/.test(name2) || name2.includes("..") || name2.includes("@{") || name2.includes("//") || name2 === "@")
+    return false;
   return !name2.split("/").some((part) => part.startsWith(".") || part.endsWith(".lock"));
 }
 
@@ -72353,7 +72360,8 @@ function sanitizeCommentKey(key) {
 }
 function revisionInput(name2, value) {
   if (!value) return void 0;
-  if (!isRevisionName(value)) throw new UserError(`Input '${name2}' must be a branch, tag or commit sha (e.g. main or a 40-character sha), but got '${value}'.`);
+  if (!isRevisionName(value))
+    throw new UserError(`Input '${name2}' must be a branch, tag or commit sha (e.g. main or a 40-character sha), but got '${value}'.`);
   return value;
 }
 function defaultBase(env) {
@@ -72361,7 +72369,10 @@ function defaultBase(env) {
   if (typeof pr?.base?.sha === "string" && pr.base.sha) return revisionInput("base", pr.base.sha);
   if (env.eventName === "push") {
     const before = typeof env.event.before === "string" ? env.event.before : "";
-    if (/^0+$/.test(before)) throw new UserError("This push created the branch, so it has no 'before' commit to compare against: set the 'base' input (e.g. base: main).");
+    if (/^0+$/.test(before))
+      throw new UserError(
+        "This push created the branch, so it has no 'before' commit to compare against: set the 'base' input (e.g. base: main)."
+      );
     return revisionInput("base", before);
   }
   return void 0;
@@ -72378,7 +72389,8 @@ function parseBudgets(text) {
     const line = raw.trim();
     if (!line || line.startsWith("#")) return;
     const split = line.lastIndexOf(":");
-    if (split <= 0) throw new UserError(`Input 'budgets' line ${index + 1} ('${line}') is not 'pattern: budget', e.g. 'bench/ids.bench.js > *: 10%'.`);
+    if (split <= 0)
+      throw new UserError(`Input 'budgets' line ${index + 1} ('${line}') is not 'pattern: budget', e.g. 'bench/ids.bench.js > *: 10%'.`);
     const pattern = line.slice(0, split).trim().replace(/^(['"])(.*)\1$/, "$2");
     rules.push({ pattern, budget: budgetInput(`budgets' line ${index + 1} ('${line}'`, line.slice(split + 1).trim(), true) });
   });
@@ -72386,7 +72398,9 @@ function parseBudgets(text) {
 }
 function budgetInput(name2, value, inLine = false) {
   if (!BUDGET_FORM.test(value)) {
-    throw new UserError(inLine ? `Input '${name2}): '${value}' is not a percentage from 0% to 99%, like 5%.` : `Input '${name2}' must be a percentage from 0% to 99%, like 5%, but got '${value}'.`);
+    throw new UserError(
+      inLine ? `Input '${name2}): '${value}' is not a percentage from 0% to 99%, like 5%.` : `Input '${name2}' must be a percentage from 0% to 99%, like 5%, but got '${value}'.`
+    );
   }
   return parseBudget(value);
 }
@@ -72471,10 +72485,7 @@ var benchgate_schema_default = {
         isolation: {
           title: "alternate or process",
           description: "alternate (default): each process loads both revisions and alternates short timed blocks of base and head. process: one revision per process, for code that cannot be loaded twice in one process (global patching, native addons).",
-          enum: [
-            "alternate",
-            "process"
-          ]
+          enum: ["alternate", "process"]
         },
         "task-time": {
           $ref: "#/definitions/duration",
@@ -72532,10 +72543,7 @@ var benchgate_schema_default = {
     "http-mode": {
       title: "fresh or live",
       description: "live (default): both revisions' servers run at once and the load alternates between them in 1 s blocks (AB BA), both restarted on fresh ports every round. fresh: a new server per revision per round, rounds in AB BA order.",
-      enum: [
-        "fresh",
-        "live"
-      ]
+      enum: ["fresh", "live"]
     },
     "http-pin": {
       title: "true or false",
@@ -72569,11 +72577,7 @@ var benchgate_schema_default = {
     httpBenchmark: {
       type: "object",
       additionalProperties: false,
-      required: [
-        "name",
-        "start",
-        "requests"
-      ],
+      required: ["name", "start", "requests"],
       properties: {
         name: {
           type: "string",
@@ -72649,20 +72653,10 @@ var benchgate_schema_default = {
     httpRequest: {
       type: "object",
       additionalProperties: false,
-      required: [
-        "path"
-      ],
+      required: ["path"],
       properties: {
         method: {
-          enum: [
-            "GET",
-            "POST",
-            "PUT",
-            "PATCH",
-            "DELETE",
-            "HEAD",
-            "OPTIONS"
-          ],
+          enum: ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"],
           title: "an HTTP method (GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS)"
         },
         path: {
@@ -72767,7 +72761,9 @@ function toHttp(raw, index, file) {
     start: raw.start,
     ready: raw.ready,
     readyTimeoutMs: raw["ready-timeout"] ? parseDuration(raw["ready-timeout"]) : DEFAULTS2.httpReadyTimeoutMs,
-    requests: raw.requests.map((request2) => Object.freeze({ method: request2.method ?? "GET", path: request2.path, headers: { ...request2.headers }, body: request2.body })),
+    requests: raw.requests.map(
+      (request2) => Object.freeze({ method: request2.method ?? "GET", path: request2.path, headers: { ...request2.headers }, body: request2.body })
+    ),
     connections: raw.connections ?? DEFAULTS2.httpConnections,
     durationMs: raw.duration ? parseDuration(raw.duration) : DEFAULTS2.httpDurationMs,
     warmupMs: raw.warmup ? parseDuration(raw.warmup) : DEFAULTS2.httpWarmupMs,
@@ -72779,7 +72775,10 @@ function toHttp(raw, index, file) {
 function checkHttpNames(raw, file) {
   const seen = /* @__PURE__ */ new Set();
   (raw.http ?? []).forEach((entry, index) => {
-    if (seen.has(entry.name)) throw new UserError(`${displayPath(file)}: http[${index}].name: '${entry.name}' is already the name of another HTTP benchmark; names must be unique.`);
+    if (seen.has(entry.name))
+      throw new UserError(
+        `${displayPath(file)}: http[${index}].name: '${entry.name}' is already the name of another HTTP benchmark; names must be unique.`
+      );
     seen.add(entry.name);
   });
 }
@@ -72820,7 +72819,9 @@ function describe(error2, doc, lines, file) {
   return `${at}: ${fieldName(segments)}: ${showValue(error2.data)} is not ${expected}.`;
 }
 function fieldName(segments) {
-  return segments.map((segment, i) => /^\d+$/.test(segment) ? `[${segment}]` : /^[A-Za-z_$][\w$-]*$/.test(segment) ? i ? `.${segment}` : segment : `[${JSON.stringify(segment)}]`).join("");
+  return segments.map(
+    (segment, i) => /^\d+$/.test(segment) ? `[${segment}]` : /^[A-Za-z_$][\w$-]*$/.test(segment) ? i ? `.${segment}` : segment : `[${JSON.stringify(segment)}]`
+  ).join("");
 }
 function showValue(value) {
   if (typeof value === "string") return `'${value}'`;
@@ -72913,11 +72914,25 @@ async function checkout(options) {
       return dir;
     };
     const baseTree = await addWorktree("base", baseSha);
-    const base = { label: "base", ref: options.base, sha: baseSha, root: path9.join(baseTree, projectDir), worktree: baseTree, dirty: false };
+    const base = {
+      label: "base",
+      ref: options.base,
+      sha: baseSha,
+      root: path9.join(baseTree, projectDir),
+      worktree: baseTree,
+      dirty: false
+    };
     let head;
     if (options.head === void 0) {
       const status = await run(["status", "--porcelain", "--untracked-files=normal", "--", ".", ":(exclude).benchgate"], options.cwd);
-      head = { label: "head", ref: "working tree", sha: headSha, root: realpathSync(options.cwd), worktree: void 0, dirty: status.length > 0 };
+      head = {
+        label: "head",
+        ref: "working tree",
+        sha: headSha,
+        root: realpathSync(options.cwd),
+        worktree: void 0,
+        dirty: status.length > 0
+      };
     } else {
       const headTree = await addWorktree("head", headSha);
       head = { label: "head", ref: options.head, sha: headSha, root: path9.join(headTree, projectDir), worktree: headTree, dirty: false };
@@ -72938,7 +72953,8 @@ async function findRepoRoot(run, cwd) {
   }
 }
 async function resolveRef(run, repoRoot, ref, flag) {
-  if (!isRevisionName(ref)) throw new UserError(`${flag} '${ref}' is not a git revision: give a branch, tag or commit sha (e.g. main, origin/main, v1.2.0).`);
+  if (!isRevisionName(ref))
+    throw new UserError(`${flag} '${ref}' is not a git revision: give a branch, tag or commit sha (e.g. main, origin/main, v1.2.0).`);
   try {
     return await run(["rev-parse", "--verify", "--end-of-options", `${ref}^{commit}`], repoRoot);
   } catch (error2) {
@@ -72963,9 +72979,11 @@ async function prepare(revision, options) {
     const result = await runShell(command, { cwd: revision.root, timeoutMs: options.commandTimeoutMs ?? 15 * 6e4 });
     if (result.code !== 0) {
       const how = result.timedOut ? "timed out" : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
-      throw new UserError(`The ${step} of ${describe2} failed: \`${command}\` ${how} in ${revision.root}.
+      throw new UserError(
+        `The ${step} of ${describe2} failed: \`${command}\` ${how} in ${revision.root}.
 Last lines of its output:
-${indent(result.tail.lines(20))}`);
+${indent(result.tail.lines(20))}`
+      );
     }
     options.log(`${step} ${revision.label}: done in ${((Date.now() - started) / 1e3).toFixed(1)}s`);
   }
@@ -73755,7 +73773,12 @@ async function glob(globInput, options) {
 
 // src/measure/micro/discover.ts
 async function discoverBenchFiles(root, patterns) {
-  const files = await glob([...patterns], { cwd: root, onlyFiles: true, ignore: ["**/node_modules/**", "**/.git/**"], expandDirectories: false });
+  const files = await glob([...patterns], {
+    cwd: root,
+    onlyFiles: true,
+    ignore: ["**/node_modules/**", "**/.git/**"],
+    expandDirectories: false
+  });
   return files.map((file) => file.replace(/\\/g, "/")).sort();
 }
 
@@ -74263,14 +74286,22 @@ function runBenchmarkProcess(job, settings) {
     };
     const fail = (message) => {
       const output = tail.lines(20);
-      finish({ ok: false, message: output ? `${message}
+      finish({
+        ok: false,
+        message: output ? `${message}
 Last lines of its output:
-${output}` : message, ...current, durationMs: Date.now() - started });
+${output}` : message,
+        ...current,
+        durationMs: Date.now() - started
+      });
     };
     let timer = setTimeout(stalled, settings.stallTimeoutMs);
     let drain;
     function stalled() {
-      if (!ready) return fail(`the benchmark process (pid ${child2.pid}) did not start within ${settings.stallTimeoutMs / 1e3}s (no handshake) and was killed`);
+      if (!ready)
+        return fail(
+          `the benchmark process (pid ${child2.pid}) did not start within ${settings.stallTimeoutMs / 1e3}s (no handshake) and was killed`
+        );
       const what = current.id ? `while running '${current.id}'${current.revision ? ` (${current.revision})` : ""}` : "while loading bench files";
       fail(`the benchmark process (pid ${child2.pid}) showed no progress for ${settings.stallTimeoutMs / 1e3}s ${what} and was killed`);
     }
@@ -74280,13 +74311,18 @@ ${output}` : message, ...current, durationMs: Date.now() - started });
       if (message.type === "ready") {
         ready = true;
         child2.send(job);
-      } else if (message.type === "progress") current = { id: message.id, revision: message.revision ?? (message.id === current.id ? current.revision : void 0) };
-      else if (message.type === "result") finish({ ok: true, files: message.files, tasks: message.tasks, durationMs: Date.now() - started });
-      else if (message.type === "profiled") finish({ ok: true, files: [], tasks: [], calls: message.calls, durationMs: Date.now() - started });
+      } else if (message.type === "progress")
+        current = { id: message.id, revision: message.revision ?? (message.id === current.id ? current.revision : void 0) };
+      else if (message.type === "result")
+        finish({ ok: true, files: message.files, tasks: message.tasks, durationMs: Date.now() - started });
+      else if (message.type === "profiled")
+        finish({ ok: true, files: [], tasks: [], calls: message.calls, durationMs: Date.now() - started });
       else fail(`the benchmark process (pid ${child2.pid}) failed: ${message.message}`);
     });
     child2.once("error", (error2) => fail(`could not start the benchmark process: ${error2.message}`));
-    const exited = (code, signal) => fail(`the benchmark process (pid ${child2.pid}) exited with ${signal ? `signal ${signal}` : `code ${code}`} ${current.id ? `while running '${current.id}'` : ready ? "while loading bench files" : "before its handshake"}`);
+    const exited = (code, signal) => fail(
+      `the benchmark process (pid ${child2.pid}) exited with ${signal ? `signal ${signal}` : `code ${code}`} ${current.id ? `while running '${current.id}'` : ready ? "while loading bench files" : "before its handshake"}`
+    );
     child2.once("exit", (code, signal) => {
       killGroup(child2);
       drain = setTimeout(() => exited(code, signal), DRAIN_MS);
@@ -74332,7 +74368,12 @@ function mergePair(tasks) {
       merged.set(task.id, { ...task });
       continue;
     }
-    Object.assign(seen, { base: seen.base ?? task.base, head: seen.head ?? task.head, error: seen.error ?? task.error, blocks: seen.blocks + task.blocks });
+    Object.assign(seen, {
+      base: seen.base ?? task.base,
+      head: seen.head ?? task.head,
+      error: seen.error ?? task.error,
+      blocks: seen.blocks + task.blocks
+    });
     if (seen.base && seen.head && !seen.error) seen.logRatio = Math.log(seen.head.opsPerSec / seen.base.opsPerSec);
   }
   return [...merged.values()];
@@ -74362,7 +74403,10 @@ async function measureMicro(plan) {
     for (const id of skipNow) if (errors.has(id)) skip.add(id);
     if (round === 0) {
       await explainLoadErrors(outcome.files, plan, spawn3, errors, skip);
-      plannedRounds = Math.max(plannedRounds, minimumRounds(familyConfidence(plan.confidence, comparable(outcome.tasks, errors) * looks + (plan.otherFamily ?? 0))));
+      plannedRounds = Math.max(
+        plannedRounds,
+        minimumRounds(familyConfidence(plan.confidence, comparable(outcome.tasks, errors) * looks + (plan.otherFamily ?? 0)))
+      );
     }
     for (const task of outcome.tasks) {
       batches[task.id] ??= task.batch;
@@ -74389,7 +74433,8 @@ async function measureMicro(plan) {
     for (const id of adaptive.decided([...samples.values()])) decided.add(id);
     const open2 = [...samples.values()].filter((b) => !b.error && !errors.has(b.id) && b.base && b.head && !decided.has(b.id));
     if (open2.length === 0) break;
-    if (rounds === plannedRounds) plan.log(`after ${rounds} rounds, ${open2.length} benchmark(s) have no verdict yet: adding rounds for them (up to ${maxRounds()})`);
+    if (rounds === plannedRounds)
+      plan.log(`after ${rounds} rounds, ${open2.length} benchmark(s) have no verdict yet: adding rounds for them (up to ${maxRounds()})`);
   }
   let confirmRounds = 0;
   const confirming = adaptive && adaptive.confirmRounds > 0 ? adaptive.toConfirm([...samples.values()]) : /* @__PURE__ */ new Set();
@@ -74411,7 +74456,16 @@ async function measureMicro(plan) {
     entry.error = message;
     samples.set(id, entry);
   }
-  return { benchmarks: [...samples.values()], rounds, plannedRounds, limited, durationMs: now() - started, isolation: plan.isolation, conditions, confirmRounds };
+  return {
+    benchmarks: [...samples.values()],
+    rounds,
+    plannedRounds,
+    limited,
+    durationMs: now() - started,
+    isolation: plan.isolation,
+    conditions,
+    confirmRounds
+  };
 }
 async function runRound(strategy, round, job, errors, skip) {
   for (let attempt = 1; ; attempt++) {
@@ -74455,7 +74509,12 @@ async function explainLoadErrors(files, plan, spawn3, errors, skip) {
     let message = `${failed.file} failed to load at ${failed.revision}: ${failed.error}`;
     if (other && plan.isolation === "alternate") {
       const side = failed.revision === "base" ? plan.base : plan.head;
-      const alone = await spawn3({ sides: [{ revision: failed.revision, root: side.root, files: [failed.file] }], settings: { ...plan.settings, taskTimeMs: 0, minBlocks: 1, warmupBlocks: 0 }, batches: {}, skip: [] });
+      const alone = await spawn3({
+        sides: [{ revision: failed.revision, root: side.root, files: [failed.file] }],
+        settings: { ...plan.settings, taskTimeMs: 0, minBlocks: 1, warmupBlocks: 0 },
+        batches: {},
+        skip: []
+      });
       if (alone.ok && alone.files.every((file) => !file.error)) {
         message = `${failed.file} loads alone at ${failed.revision} but not in the same process as the other revision (${failed.error?.split("\n")[0]}). This code cannot be loaded twice in one process (global patching, native addons that load once): set micro.isolation: process in benchgate.yml.`;
       }
@@ -74556,10 +74615,13 @@ function preflight(port, requests) {
   return Promise.all(
     requests.map(
       (request2) => new Promise((resolve4) => {
-        const req = http2.request({ host: "127.0.0.1", port, path: request2.path, method: request2.method, headers: request2.headers, timeout: 5e3, agent: false }, (response) => {
-          response.resume();
-          resolve4(response.statusCode ?? 0);
-        });
+        const req = http2.request(
+          { host: "127.0.0.1", port, path: request2.path, method: request2.method, headers: request2.headers, timeout: 5e3, agent: false },
+          (response) => {
+            response.resume();
+            resolve4(response.statusCode ?? 0);
+          }
+        );
         req.on("timeout", () => req.destroy());
         req.on("error", () => resolve4(0));
         req.end(request2.body);
@@ -74683,7 +74745,9 @@ var ServerProcess = class _ServerProcess {
         if (!portTaken || attempt >= START_ATTEMPTS) throw error2;
       }
     }
-    throw new ServerError(`${options.label}'s server could not be started: ${START_ATTEMPTS} free ports in a row were taken by something else before it could listen.`);
+    throw new ServerError(
+      `${options.label}'s server could not be started: ${START_ATTEMPTS} free ports in a row were taken by something else before it could listen.`
+    );
   }
   static spawn(options, port) {
     const probe = runsNode(options.command);
@@ -74692,13 +74756,19 @@ var ServerProcess = class _ServerProcess {
     const env = { ...process.env, PORT: String(port), HOST: "127.0.0.1", NODE_OPTIONS: nodeOptions };
     if (socket) env.BENCHGATE_PROBE_SOCKET = socket;
     else delete env.BENCHGATE_PROBE_SOCKET;
-    const child2 = spawnTracked(execIfSimple(options.command), [], { cwd: options.cwd, env, shell: true, stdio: ["ignore", "pipe", "pipe"] });
+    const child2 = spawnTracked(execIfSimple(options.command), [], {
+      cwd: options.cwd,
+      env,
+      shell: true,
+      stdio: ["ignore", "pipe", "pipe"]
+    });
     return new _ServerProcess(child2, port, socket, options.label);
   }
   async waitReady(options) {
     const deadline = Date.now() + options.readyTimeoutMs;
     while (Date.now() < deadline) {
-      if (this.exit) throw new ServerError(`${this.label}'s server exited before it was ready (${describeExit(this.exit)}).${this.output()}`);
+      if (this.exit)
+        throw new ServerError(`${this.label}'s server exited before it was ready (${describeExit(this.exit)}).${this.output()}`);
       if (options.readyPath ? await answers2xx(this.port, options.readyPath) : await isListening(this.port)) {
         if (this.probeSocket) await this.probe("hello").catch(() => void 0);
         return;
@@ -74783,7 +74853,15 @@ function answers2xx(port, readyPath) {
 function addTraffic(a, b) {
   const byClass = { ...a.byClass };
   for (const [k, v] of Object.entries(b.byClass)) byClass[k] = (byClass[k] ?? 0) + v;
-  return { responses: a.responses + b.responses, ok: a.ok + b.ok, non2xx: a.non2xx + b.non2xx, byClass, errors: a.errors + b.errors, timeouts: a.timeouts + b.timeouts, resets: a.resets + b.resets };
+  return {
+    responses: a.responses + b.responses,
+    ok: a.ok + b.ok,
+    non2xx: a.non2xx + b.non2xx,
+    byClass,
+    errors: a.errors + b.errors,
+    timeouts: a.timeouts + b.timeouts,
+    resets: a.resets + b.resets
+  };
 }
 function describeTraffic(t) {
   const parts = Object.entries(t.byClass).filter(([k]) => k !== "3xx" && k !== "1xx").map(([k, v]) => `${v} ${k} responses`);
@@ -74853,7 +74931,8 @@ async function measureHttp(plan) {
       const look = adaptive && round + 1 >= plan.rounds && (round + 1 - plan.rounds) % adaptive.lookEvery === 0;
       if (!look) continue;
       if (adaptive.decided(samples)) break;
-      if (round + 1 === plan.rounds && maxRounds > plan.rounds) plan.log(`${benchmark.id}: no verdict after ${plan.rounds} rounds: adding rounds (up to ${maxRounds})`);
+      if (round + 1 === plan.rounds && maxRounds > plan.rounds)
+        plan.log(`${benchmark.id}: no verdict after ${plan.rounds} rounds: adding rounds (up to ${maxRounds})`);
     }
     const target = confirmTarget();
     if (!samples.error && target > 0 && adaptive.toConfirm(samples)) {
@@ -74962,7 +75041,14 @@ async function liveRound(benchmark, revisions, round, plan) {
       figures[side] = pool(results[side], probe);
     }
     const silent = (side) => results[side].filter((block) => block.traffic.ok === 0).map(() => blockMs);
-    return judgeTraffic(benchmark, figures.base, figures.head, median(ratios), { base: silent("base"), head: silent("head") }, servers);
+    return judgeTraffic(
+      benchmark,
+      figures.base,
+      figures.head,
+      median(ratios),
+      { base: silent("base"), head: silent("head") },
+      servers
+    );
   } finally {
     for (const server of Object.values(servers)) await server.stop();
   }
@@ -74990,9 +75076,14 @@ async function checkRequests(benchmark, server, side, revisions, plan) {
     const ok = (status) => status >= 200 && status < 400;
     const what = `${request2.method} ${request2.path} (${benchmark.where}.requests[${i}])`;
     if (!ok(base) && !ok(head)) {
-      throw new BenchmarkFailure(`config error: ${what} answered ${statusText(base)} at base and ${statusText(head)} at head: check the request in ${benchmark.where.split(":")[0]}.`);
+      throw new BenchmarkFailure(
+        `config error: ${what} answered ${statusText(base)} at base and ${statusText(head)} at head: check the request in ${benchmark.where.split(":")[0]}.`
+      );
     }
-    if (!ok(head)) throw new BenchmarkFailure(`head is broken: ${what} answered ${statusText(head)} at head (${revisions.head.ref}) but ${base} at base.`);
+    if (!ok(head))
+      throw new BenchmarkFailure(
+        `head is broken: ${what} answered ${statusText(head)} at head (${revisions.head.ref}) but ${base} at base.`
+      );
     if (!ok(base)) plan.log(`${benchmark.id}: ${what} answered ${statusText(base)} at base but ${head} at head`);
   });
 }
@@ -75003,7 +75094,9 @@ function judgeTraffic(benchmark, base, head, logRatio, silent, servers) {
   const bad = (t) => t.errors + t.timeouts + t.resets + (t.byClass["5xx"] ?? 0) + (t.byClass["4xx"] ?? 0);
   const tolerated = (t) => Math.max(5, 1e-3 * (t.responses + t.errors));
   if (bad(head.traffic) > tolerated(head.traffic) && bad(head.traffic) > 2 * bad(base.traffic)) {
-    throw new BenchmarkFailure(`head is broken under load: ${describeTraffic(head.traffic)} (base: ${bad(base.traffic) ? describeTraffic(base.traffic) : "none"}).`);
+    throw new BenchmarkFailure(
+      `head is broken under load: ${describeTraffic(head.traffic)} (base: ${bad(base.traffic) ? describeTraffic(base.traffic) : "none"}).`
+    );
   }
   for (const side of ["head", "base"]) {
     const loads = silent[side];
@@ -75013,7 +75106,8 @@ function judgeTraffic(benchmark, base, head, logRatio, silent, servers) {
       `${servers?.[side]?.label ?? side}'s server answered no request with a 2xx in ${loads.length === 1 ? "a" : loads.length} ${(loads[0] / 1e3).toFixed(1)}s load${loads.length === 1 ? "" : "s"} (${describeTraffic(figures.traffic)}; requests still waiting at the deadline count as unanswered): a hung server, not a measurement.${servers?.[side]?.output() ?? ""}`
     );
   }
-  if (!(logRatio > -Infinity && logRatio < Infinity)) throw new BenchmarkFailure(`${benchmark.id}: no successful responses to compare (base ${base.traffic.ok}, head ${head.traffic.ok}).`);
+  if (!(logRatio > -Infinity && logRatio < Infinity))
+    throw new BenchmarkFailure(`${benchmark.id}: no successful responses to compare (base ${base.traffic.ok}, head ${head.traffic.ok}).`);
   return { base, head, logRatio };
 }
 
@@ -75036,10 +75130,15 @@ function diagnose(base, head, throughputChange) {
   const say = (figure, worse, meaning) => lines.push(worse ? `${figure}: ${meaning}` : figure);
   const factor = (a, b, floor) => Math.max(a, b) >= floor && (b >= a * FACTOR || a >= b * FACTOR);
   const delay = [base.eventLoopDelayMs.p99, head.eventLoopDelayMs.p99];
-  if (factor(...delay, FLOORS.eventLoopDelayP99Ms)) say(`event-loop delay p99 ${ms(delay[0])} \u2192 ${ms(delay[1])}`, delay[1] > delay[0], MEANINGS.blocked);
+  if (factor(...delay, FLOORS.eventLoopDelayP99Ms))
+    say(`event-loop delay p99 ${ms(delay[0])} \u2192 ${ms(delay[1])}`, delay[1] > delay[0], MEANINGS.blocked);
   const gc2 = [base.gc.share, head.gc.share];
   if (Math.abs(gc2[1] - gc2[0]) >= POINTS.gcShare && factor(...gc2, FLOORS.gcShare)) {
-    say(`time in GC ${pct3(gc2[0])} \u2192 ${pct3(gc2[1])} of the window (${base.gc.totalMs.toFixed(0)} \u2192 ${head.gc.totalMs.toFixed(0)} ms)`, gc2[1] > gc2[0], MEANINGS.allocation);
+    say(
+      `time in GC ${pct3(gc2[0])} \u2192 ${pct3(gc2[1])} of the window (${base.gc.totalMs.toFixed(0)} \u2192 ${head.gc.totalMs.toFixed(0)} ms)`,
+      gc2[1] > gc2[0],
+      MEANINGS.allocation
+    );
   }
   const elu = [base.eventLoopUtilization, head.eventLoopUtilization];
   if (Math.abs(elu[1] - elu[0]) >= POINTS.eventLoopUtilization) {
@@ -75079,7 +75178,11 @@ function httpDetails(samples, comparison) {
     warmupMs: http4.config.warmupMs,
     latency,
     traffic: { base: sumTraffic(http4.base), head: sumTraffic(http4.head) },
-    server: base || head ? { base, head } : { base: null, head: null, note: "server-side figures need a server started with `node \u2026` (the probe is preloaded through NODE_OPTIONS); this one is not, so the probe was skipped" },
+    server: base || head ? { base, head } : {
+      base: null,
+      head: null,
+      note: "server-side figures need a server started with `node \u2026` (the probe is preloaded through NODE_OPTIONS); this one is not, so the probe was skipped"
+    },
     moved: base && head ? diagnose(base, head, comparison.change?.estimate) : []
   };
 }
@@ -75089,7 +75192,11 @@ function summarizeServer(rounds) {
   const med = (f) => median(probes.map(f));
   const kinds = [...new Set(probes.flatMap((p) => Object.keys(p.gc.byKind)))];
   return {
-    eventLoopDelayMs: { p50: med((p) => p.eventLoopDelay.p50), p99: med((p) => p.eventLoopDelay.p99), max: med((p) => p.eventLoopDelay.max) },
+    eventLoopDelayMs: {
+      p50: med((p) => p.eventLoopDelay.p50),
+      p99: med((p) => p.eventLoopDelay.p99),
+      max: med((p) => p.eventLoopDelay.max)
+    },
     eventLoopUtilization: med((p) => p.eventLoopUtilization),
     gc: {
       count: med((p) => p.gc.count),
@@ -75125,7 +75232,16 @@ function analyze(benchmarks, options) {
     const budget = options.budgetFor(benchmark.id);
     const base = summarize(benchmark.base?.opsPerSec);
     const head = summarize(benchmark.head?.opsPerSec);
-    const common = { id: benchmark.id, kind: benchmark.kind, file: benchmark.file, budget, base, head, logRatios: benchmark.logRatios, confirmation: benchmark.confirmation };
+    const common = {
+      id: benchmark.id,
+      kind: benchmark.kind,
+      file: benchmark.file,
+      budget,
+      base,
+      head,
+      logRatios: benchmark.logRatios,
+      confirmation: benchmark.confirmation
+    };
     if (benchmark.error) return { ...common, verdict: "error", change: void 0, error: benchmark.error };
     if (!benchmark.base) return { ...common, verdict: "new", change: void 0 };
     if (!benchmark.head) return { ...common, verdict: "removed", change: void 0 };
@@ -75139,9 +75255,17 @@ function analyze(benchmarks, options) {
       notes.push(unconfirmed(what, rounds, first, again, fresh.length));
       return "inconclusive";
     };
-    const throughput = confirm(decide(change, budget), "a regression", change, benchmark.logRatios.length, benchmark.confirmation, (c) => decide(c, budget));
+    const throughput = confirm(
+      decide(change, budget),
+      "a regression",
+      change,
+      benchmark.logRatios.length,
+      benchmark.confirmation,
+      (c) => decide(c, budget)
+    );
     const resolvable = resolvableChange(roundSpread(benchmark.logRatios), benchmark.logRatios.length, level);
-    if (!benchmark.latency) return { ...common, verdict: throughput, change, resolvable, ...notes.length ? { note: notes.join("; ") } : {} };
+    if (!benchmark.latency)
+      return { ...common, verdict: throughput, change, resolvable, ...notes.length ? { note: notes.join("; ") } : {} };
     const latency = {};
     const budgets = latencyBudgets(benchmark.id);
     for (const [stat3, ratios] of Object.entries(benchmark.latency)) {
@@ -75149,7 +75273,14 @@ function analyze(benchmarks, options) {
       const latencyChange = estimateChange(ratios, level);
       const statBudget = budgets[stat3];
       const judge = (c) => decideLowerIsBetter(c, statBudget);
-      const verdict = confirm(statBudget === void 0 ? void 0 : judge(latencyChange), `a ${stat3} latency regression`, latencyChange, ratios.length, benchmark.confirmationLatency?.[stat3], judge);
+      const verdict = confirm(
+        statBudget === void 0 ? void 0 : judge(latencyChange),
+        `a ${stat3} latency regression`,
+        latencyChange,
+        ratios.length,
+        benchmark.confirmationLatency?.[stat3],
+        judge
+      );
       latency[stat3] = { change: latencyChange, budget: statBudget, verdict };
     }
     const verdicts = [throughput, ...Object.values(latency).flatMap((l) => l.verdict ? [l.verdict] : [])];
@@ -75251,17 +75382,22 @@ import path12 from "node:path";
 
 // src/measure/http/profile.ts
 async function profileServer(benchmark, revision, plan, profile) {
-  if (!runsNode(benchmark.start)) throw new ServerError("profiling needs a server started with `node \u2026`, which the probe can join; this one is not");
+  if (!runsNode(benchmark.start))
+    throw new ServerError("profiling needs a server started with `node \u2026`, which the probe can join; this one is not");
   const server = await ServerProcess.start(serverOptions(benchmark, revision, plan));
   try {
     const load = (durationMs) => runLoad({ port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs });
     await load(benchmark.warmupMs);
     const started = await server.probe(`profile-start ${profile.intervalUs}`, 5e3);
-    if (!started?.ok) throw new ServerError(`the probe in ${server.label}'s server could not start the profiler${started?.error ? `: ${started.error}` : ""}`);
+    if (!started?.ok)
+      throw new ServerError(
+        `the probe in ${server.label}'s server could not start the profiler${started?.error ? `: ${started.error}` : ""}`
+      );
     const result = await load(profile.durationMs);
     const stopped = await server.probe(`profile-stop ${profile.outFile}`, 2e4);
     server.checkAlive("while profiled");
-    if (!stopped?.ok) throw new ServerError(`the probe in ${server.label}'s server did not write its profile${stopped?.error ? `: ${stopped.error}` : ""}`);
+    if (!stopped?.ok)
+      throw new ServerError(`the probe in ${server.label}'s server did not write its profile${stopped?.error ? `: ${stopped.error}` : ""}`);
     return { requests: result.traffic.responses };
   } finally {
     await server.stop();
@@ -75332,7 +75468,13 @@ function summarizeProfile(profile, root, options = {}) {
     if (frame.hidden) continue;
     const via = frame.own ? void 0 : viaOf(node.id);
     const key = via ? `${frame.key}<${via.key}` : frame.key;
-    const cost = byKey.get(key) ?? { function: frame.name, location: frame.location, key, selfMs: 0, ...via ? { via: { function: via.name, location: via.location } } : {} };
+    const cost = byKey.get(key) ?? {
+      function: frame.name,
+      location: frame.location,
+      key,
+      selfMs: 0,
+      ...via ? { via: { function: via.name, location: via.location } } : {}
+    };
     cost.selfMs += us / 1e3;
     byKey.set(key, cost);
   }
@@ -75458,7 +75600,10 @@ async function profileBoth(target, plan, started) {
   const read = (side) => summarizeProfile(JSON.parse(readFileSync6(files[side], "utf8")), revisions[side].root, options);
   const summaries = { base: read("base"), head: read("head") };
   const perOp = (side) => ops[side] > 0 ? summaries[side].totalMs * 1e3 / ops[side] : 0;
-  const sides = [{ summary: summaries.base, ops: ops.base }, { summary: summaries.head, ops: ops.head }];
+  const sides = [
+    { summary: summaries.base, ops: ops.base },
+    { summary: summaries.head, ops: ops.head }
+  ];
   const growth = Math.max(0, perOp("head") - perOp("base"));
   const matters = (row) => row.headPerOpUs - row.basePerOpUs >= 0.02 * growth;
   return {
@@ -75490,7 +75635,11 @@ async function profileHttp(target, revision, outFile, plan) {
   const benchmark = plan.http.find((b) => b.id === target.id);
   if (!benchmark) throw new Error(`no http benchmark is declared as ${target.id}`);
   const settings = plan.server ?? PROFILE_DEFAULTS.server;
-  const { requests } = await profileServer(benchmark, revision, plan, { durationMs: Math.min(settings.durationMs, Math.max(benchmark.durationMs, 1e3)), intervalUs: settings.intervalUs, outFile });
+  const { requests } = await profileServer(benchmark, revision, plan, {
+    durationMs: Math.min(settings.durationMs, Math.max(benchmark.durationMs, 1e3)),
+    intervalUs: settings.intervalUs,
+    outFile
+  });
   return requests;
 }
 
@@ -75506,16 +75655,28 @@ async function runGate(options) {
   const now = options.now ?? Date.now;
   const started = now();
   const config = withOverrides(loadConfig({ root: options.cwd, file: options.configFile }), options.overrides);
-  const tree = await checkout({ cwd: options.cwd, base: options.base, head: options.head, install: config.install, build: config.build, log: options.log, onCleanup: options.onCleanup });
+  const tree = await checkout({
+    cwd: options.cwd,
+    base: options.base,
+    head: options.head,
+    install: config.install,
+    build: config.build,
+    log: options.log,
+    onCleanup: options.onCleanup
+  });
   const socketDir = mkdtempSync2(path13.join(os12.tmpdir(), "benchgate-sock-"));
   const removeSocketDir = () => rmSync2(socketDir, { recursive: true, force: true });
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os12.loadavg();
   try {
-    const [baseFiles, headFiles] = await Promise.all([tree.base, tree.head].map((revision) => discoverBenchFiles(revision.root, config.micro.files)));
+    const [baseFiles, headFiles] = await Promise.all(
+      [tree.base, tree.head].map((revision) => discoverBenchFiles(revision.root, config.micro.files))
+    );
     const hasMicro = baseFiles.length > 0 || headFiles.length > 0;
     if (!hasMicro && config.http.length === 0) {
-      throw new UserError(`No bench files match ${config.micro.files.join(", ")} in base or head, and benchgate.yml declares no http load tests. Add a bench file (see the README's quick start), set micro.files, or declare http benchmarks.`);
+      throw new UserError(
+        `No bench files match ${config.micro.files.join(", ")} in base or head, and benchgate.yml declares no http load tests. Add a bench file (see the README's quick start), set micro.files, or declare http benchmarks.`
+      );
     }
     const rounds = config.rounds ?? 10;
     const looks = lookCount(rounds, config.maxRounds, DEFAULTS2.lookEvery);
@@ -75548,8 +75709,12 @@ async function runGate(options) {
           maxRounds: config.maxRounds,
           lookEvery: DEFAULTS2.lookEvery,
           looks,
-          decided: (partial) => new Set(microVerdicts(partial).filter((c) => c.verdict !== "inconclusive").map((c) => c.id)),
-          toConfirm: (partial) => config.confirm ? new Set(microVerdicts(partial).filter((c) => c.verdict === "regression").map((c) => c.id)) : /* @__PURE__ */ new Set(),
+          decided: (partial) => new Set(
+            microVerdicts(partial).filter((c) => c.verdict !== "inconclusive").map((c) => c.id)
+          ),
+          toConfirm: (partial) => config.confirm ? new Set(
+            microVerdicts(partial).filter((c) => c.verdict === "regression").map((c) => c.id)
+          ) : /* @__PURE__ */ new Set(),
           confirmRounds: config.confirm ? rounds : 0
         },
         timeLimitMs: microLimitMs,
@@ -75562,7 +75727,9 @@ async function runGate(options) {
     }
     let http4;
     if (config.http.length) {
-      options.log(`http load tests: ${config.http.map((b) => b.name).join(", ")} (${config.httpMode} servers${config.httpPin ? ", pinned" : ""})`);
+      options.log(
+        `http load tests: ${config.http.map((b) => b.name).join(", ")} (${config.httpMode} servers${config.httpPin ? ", pinned" : ""})`
+      );
       const pinning = config.httpPin ? pinLoadGenerator(options.log) : void 0;
       const family2 = httpFamily + comparableMicro(micro) * looks;
       const httpVerdict = (samples2) => analyze([samples2], { ...analyzeOptions, family: family2 })[0].verdict;
@@ -75598,14 +75765,27 @@ async function runGate(options) {
     const spiked = spikedRounds(roundConditions);
     const samples = [...micro?.benchmarks ?? [], ...http4?.benchmarks ?? []];
     const comparisons = analyze(samples, analyzeOptions);
-    let benchmarks = sortBenchmarks(comparisons.map((c, i) => toReportBenchmark(c, samples[i].http ? httpDetails(samples[i], c) : void 0)));
+    let benchmarks = sortBenchmarks(
+      comparisons.map((c, i) => toReportBenchmark(c, samples[i].http ? httpDetails(samples[i], c) : void 0))
+    );
     const family = familySize(samples, analyzeOptions);
     const measureEnded = now();
     const profileMode = options.profile ?? "regressions";
     const targets = benchmarks.filter((b) => b.change && (b.verdict === "regression" || profileMode === "always") && profileMode !== "never").slice(0, MAX_PROFILED).map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
     const profileDir = path13.resolve(options.cwd, options.profileDir ?? path13.join(".benchgate", "profiles"));
     if (targets.length) {
-      const explanations = await explain({ targets, base: tree.base, head: tree.head, http: config.http, dir: profileDir, runnerPath: options.runnerPath, probePath: options.probePath, socketDir, stallTimeoutMs: config.micro.taskTimeoutMs, log: options.log });
+      const explanations = await explain({
+        targets,
+        base: tree.base,
+        head: tree.head,
+        http: config.http,
+        dir: profileDir,
+        runnerPath: options.runnerPath,
+        probePath: options.probePath,
+        socketDir,
+        stallTimeoutMs: config.micro.taskTimeoutMs,
+        log: options.log
+      });
       benchmarks = benchmarks.map((b) => explanations.has(b.id) ? { ...b, profile: explanations.get(b.id) } : b);
     }
     return {
@@ -75630,9 +75810,17 @@ async function runGate(options) {
         totalMs: now() - started,
         ...targets.length ? {
           // The folder only when it holds a profile: an output or a line pointing at nothing would mislead.
-          profile: { ...benchmarks.some((b) => b.profile && "files" in b.profile) ? { dir: profileDir } : {}, benchmarks: targets.length, durationMs: now() - measureEnded }
+          profile: {
+            ...benchmarks.some((b) => b.profile && "files" in b.profile) ? { dir: profileDir } : {},
+            benchmarks: targets.length,
+            durationMs: now() - measureEnded
+          }
         } : {},
-        conditions: { busy: roundConditions.map((c) => c.busy), spikedRounds: spiked, ...spiked.length ? { note: spikeNote(roundConditions, spiked) } : {} }
+        conditions: {
+          busy: roundConditions.map((c) => c.busy),
+          spikedRounds: spiked,
+          ...spiked.length ? { note: spikeNote(roundConditions, spiked) } : {}
+        }
       },
       environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: loadAfter } }
     };
@@ -75911,7 +76099,14 @@ function httpSections(id, details2) {
       ["peak RSS / heap used (MB)", memory(base), memory(head)]
     ]
   } : void 0;
-  return { title, latency: { header: ["latency (ms)", "base", "head", "change [CI]", "budget"], rows: latencyRows }, failures, server, note: details2.server.note, moved: details2.moved };
+  return {
+    title,
+    latency: { header: ["latency (ms)", "base", "head", "change [CI]", "budget"], rows: latencyRows },
+    failures,
+    server,
+    note: details2.server.note,
+    moved: details2.moved
+  };
 }
 function failuresLine(base, head) {
   const bad = (t) => t.non2xx + t.errors + t.timeouts + t.resets;
@@ -75975,9 +76170,17 @@ function profileSections(id, profile) {
   return {
     title: `${id}: CPU per ${unit} ${formatMicros(profile.perOpUs.base)} \u2192 ${formatMicros(profile.perOpUs.head)} (profiled in ${took})`,
     header: ["function", "where", "base", "head", `change per ${unit}`],
-    rows: profile.top.map((row) => [name(row), where(row), share(row.baseShare), share(row.headShare), `+${formatMicros(row.headPerOpUs - row.basePerOpUs)}`]),
+    rows: profile.top.map((row) => [
+      name(row),
+      where(row),
+      share(row.baseShare),
+      share(row.headShare),
+      `+${formatMicros(row.headPerOpUs - row.basePerOpUs)}`
+    ]),
     // Where the rows' ← names are, and what each of the project's functions costs with what it calls.
-    ownCode: profile.ownCode.map((row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit}, with what it calls`),
+    ownCode: profile.ownCode.map(
+      (row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit}, with what it calls`
+    ),
     files: [profile.files.base, profile.files.head].map((file) => path15.basename(file))
   };
 }
@@ -75992,7 +76195,10 @@ function runLine(report2) {
   const confidence = family > 1 ? `each interval ${formatConfidence(run.intervalConfidence)}, so ${formatConfidence(run.confidence)} for all ${family} budgeted figures together` : `${formatConfidence(run.confidence)} confidence`;
   const parts = [];
   if (run.plannedRounds > 0) parts.push(`${rounds} (${run.isolation} isolation)`);
-  if (run.httpRounds !== void 0) parts.push(`${run.httpRounds} HTTP rounds${run.httpConfirmRounds ? ` + ${run.httpConfirmRounds} to confirm` : ""} (${run.httpMode} servers)`);
+  if (run.httpRounds !== void 0)
+    parts.push(
+      `${run.httpRounds} HTTP rounds${run.httpConfirmRounds ? ` + ${run.httpConfirmRounds} to confirm` : ""} (${run.httpMode} servers)`
+    );
   const cut = run.limited ? ` \xB7 the time limit (${formatDuration(run.timeLimitMs)}) cut rounds short` : "";
   return `${parts.join(" and ")} in ${formatDuration(run.measureMs)}${cut} \xB7 ${confidence}`;
 }
@@ -76007,37 +76213,77 @@ var ICON = {
   removed: "\u2796",
   unchanged: "\u26AA"
 };
-var HEADLINE = { pass: md`✅ benchgate: pass`, fail: md`❌ benchgate: regression`, error: md`⚠️ benchgate: error` };
+var HEADLINE = {
+  pass: md`
+✅ benchgate: pass
+  `,
+  fail: md`
+❌ benchgate: regression
+  `,
+  error: md`
+⚠️ benchgate: error
+  `
+};
 function lookup(table2, key) {
   return typeof key === "string" && Object.hasOwn(table2, key) ? table2[key] : void 0;
 }
 function renderMarkdown(report2) {
   const out = [md`### ${lookup(HEADLINE, report2.verdict) ?? md`❔ benchgate: ${report2.verdict}`}`, md``];
-  if (report2.error) out.push(md`The run failed: ${String(report2.error).split(/\r\n?|\n/)[0]}`, md``, details(md`Error`, pre(report2.error)));
+  if (report2.error)
+    out.push(
+      md`The run failed: ${String(report2.error).split(/\r\n?|\n/)[0]}`,
+      md``,
+      details(
+        md`
+Error
+        `,
+        pre(report2.error)
+      )
+    );
   else out.push(md`**${verdictCounts(report2.benchmarks)}**`, md``);
   if (report2.base && report2.head) {
-    out.push(md`Base ${report2.base.ref} @ <code>${shortSha(report2.base.sha)}</code> · head ${report2.head.ref} @ <code>${shortSha(report2.head.sha)}</code>${report2.head.dirty === true ? md` (with uncommitted changes)` : md``}`, md``);
+    out.push(
+      md`Base ${report2.base.ref} @ <code>${shortSha(report2.base.sha)}</code> · head ${report2.head.ref} @ <code>${shortSha(report2.head.sha)}</code>${report2.head.dirty === true ? md`(with uncommitted changes)` : md``}`,
+      md``
+    );
   }
   const benchmarks = sortBenchmarks(report2.benchmarks);
   if (benchmarks.length) {
     const level = report2.run ? formatConfidence(report2.run.intervalConfidence) : "95%";
-    out.push(md`| | Benchmark | Base ops/s | Head ops/s | Change [${level} CI] | Budget |`, md`|---|---|--:|--:|---|--:|`);
+    out.push(
+      md`| | Benchmark | Base ops/s | Head ops/s | Change [${level} CI] | Budget |`,
+      md`
+|---|---|--:|--:|---|--:|
+      `
+    );
     for (const b of benchmarks) {
-      out.push(md`| ${verdictCell(b.verdict)} | ${b.id} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${formatChange(b)} | ${formatBudget(b.budget)} |`);
+      out.push(
+        md`| ${verdictCell(b.verdict)} | ${b.id} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${formatChange(b)} | ${formatBudget(b.budget)} |`
+      );
     }
     out.push(md``);
     const chart = changeChart(benchmarks);
     if (chart.length) out.push(new Markup(["```text", ...chart.map(codeBlockText), "```"].join("\n")), CHART_LEGEND, md``);
   }
-  for (const b of benchmarks.filter((b2) => b2.profile)) out.push(details(md`${b.id}: where the time went`, profileMarkdown(b.id, b.profile, report2)), md``);
+  for (const b of benchmarks.filter((b2) => b2.profile))
+    out.push(details(md`${b.id}: where the time went`, profileMarkdown(b.id, b.profile, report2)), md``);
   for (const b of benchmarks.filter((b2) => b2.http)) out.push(details(md`${b.id}: latency and server`, httpMarkdown(b.id, b.http)), md``);
   for (const b of benchmarks.filter((b2) => b2.note)) out.push(md`> [!NOTE]\n> ${b.id}: ${b.note}`, md``);
   for (const b of benchmarks.filter((b2) => b2.warning)) out.push(md`> [!NOTE]\n> ${b.id}: ${b.warning}`, md``);
   const errors = benchmarks.filter((b) => b.error);
-  if (errors.length) out.push(details(md`Errors (${errors.length})`, joinMarkup(errors.map((b) => md`<b>${b.id}</b>\n${pre(b.error)}`))), md``);
+  if (errors.length)
+    out.push(details(md`Errors (${errors.length})`, joinMarkup(errors.map((b) => md`<b>${b.id}</b>\n${pre(b.error)}`))), md``);
   if (report2.run) out.push(md`<sub>${runLine(report2)} · ${environmentLine(report2)}</sub>`, md``);
   if (report2.run?.conditions?.note) out.push(md`> [!NOTE]\n> ${report2.run.conditions.note}`, md``);
-  out.push(details(md`How to read this`, HOW_TO_READ), md``);
+  out.push(
+    details(
+      md`
+How to read this
+      `,
+      HOW_TO_READ
+    ),
+    md``
+  );
   return joinMarkup(out).markup;
 }
 function verdictCell(verdict) {
@@ -76059,21 +76305,32 @@ function profileMarkdown(id, profile, report2) {
   const sections = profileSections(id, profile);
   const parts = [md`**${sections.title}**`, md``];
   if (sections.error) parts.push(pre(sections.error));
-  else if (sections.rows.length === 0) parts.push(md`No function costs more per operation at head.`);
+  else if (sections.rows.length === 0)
+    parts.push(md`
+No function costs more per operation at head.
+    `);
   else parts.push(table(sections.header, sections.rows, 2));
   if (sections.ownCode.length) parts.push(md``, ...sections.ownCode.map((line) => md`- in the project's code: ${line}`));
   if (sections.files.length) {
     const where2 = report2.pullRequest ? "in the action's profiles-dir output (upload it with actions/upload-artifact)" : report2.run?.profile?.dir ? `in ${report2.run.profile.dir}` : "";
-    const files = joinMarkup(sections.files.map((file) => md`<code>${file}</code>`), ", ");
+    const files = joinMarkup(
+      sections.files.map((file) => md`<code>${file}</code>`),
+      ", "
+    );
     parts.push(md``, md`<sub>Profiles: ${files} ${where2} (open them in Chrome DevTools or speedscope)</sub>`);
   }
   return joinMarkup(parts);
 }
 function table(header, rows, left = 1) {
-  const row = (cells) => md`| ${joinMarkup(cells.map((cell) => md`${cell}`), " | ")} |`;
+  const row = (cells) => md`| ${joinMarkup(
+    cells.map((cell) => md`${cell}`),
+    " | "
+  )} |`;
   return joinMarkup([row(header), new Markup(`|${header.map((_, i) => i < left ? "---" : "--:").join("|")}|`), ...rows.map(row)]);
 }
-var CHART_LEGEND = new Markup("<sub>\u25CF estimate, \u2500 its confidence interval, \u2502 the budget either side of \xA6 0; \xAB \xBB past the end of the axis.</sub>");
+var CHART_LEGEND = new Markup(
+  "<sub>\u25CF estimate, \u2500 its confidence interval, \u2502 the budget either side of \xA6 0; \xAB \xBB past the end of the axis.</sub>"
+);
 function environmentLine(report2) {
   const env = report2.environment;
   const load = env.loadAverage ? `, load average ${formatFixed(env.loadAverage.before?.[0], 2)} \u2192 ${formatFixed(env.loadAverage.after?.[0], 2)}` : "";
@@ -77519,7 +77776,10 @@ function readReport(file) {
   } catch (error2) {
     throw new UserError(`Cannot read the report ${file}: ${error2.code ?? String(error2)}.`);
   }
-  if (size > MAX_REPORT_BYTES) throw new UserError(`The report ${file} is ${(size / 1024 / 1024).toFixed(1)} MB, more than benchgate writes (at most ${MAX_REPORT_BYTES / 1024 / 1024} MB): refusing it.`);
+  if (size > MAX_REPORT_BYTES)
+    throw new UserError(
+      `The report ${file} is ${(size / 1024 / 1024).toFixed(1)} MB, more than benchgate writes (at most ${MAX_REPORT_BYTES / 1024 / 1024} MB): refusing it.`
+    );
   let data;
   try {
     data = JSON.parse(readFileSync8(file, "utf8"));
@@ -77528,7 +77788,9 @@ function readReport(file) {
   }
   if (!validate2(data)) {
     const [first] = validate2.errors ?? [];
-    throw new UserError(`The report ${file} is not a benchgate report (schema/report.schema.json): ${first?.instancePath || "(root)"} ${first?.message ?? "is invalid"}. Refusing it.`);
+    throw new UserError(
+      `The report ${file} is not a benchgate report (schema/report.schema.json): ${first?.instancePath || "(root)"} ${first?.message ?? "is invalid"}. Refusing it.`
+    );
   }
   return data;
 }
@@ -77618,7 +77880,10 @@ async function runAction(deps) {
       repository: env.GITHUB_REPOSITORY ?? ""
     });
     const { forgotten, wiped } = forgetSecrets(env);
-    if (forgotten.length) core.info(`benchgate: ${forgotten.length} secret variable(s) kept from every process it starts${wiped ? " and wiped from its own /proc environ" : ""}`);
+    if (forgotten.length)
+      core.info(
+        `benchgate: ${forgotten.length} secret variable(s) kept from every process it starts${wiped ? " and wiped from its own /proc environ" : ""}`
+      );
     if (settings.mode === "comment") return await commentFromReport(settings, event, deps);
     if (settings.eventName === "pull_request_target" && !settings.allowPullRequestTarget) throw new UserError(PULL_REQUEST_TARGET);
     await ensureCommit(settings.base, settings.workingDirectory, core);
@@ -77672,7 +77937,11 @@ async function publish(report2, settings, deps) {
   const configFile = path16.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
   const workspace = env.GITHUB_WORKSPACE ?? settings.workingDirectory;
   for (const annotation of regressionAnnotations(report2, settings.workingDirectory, workspace, configFile)) {
-    core[annotation.level](annotation.message, { title: annotation.title, ...annotation.file ? { file: annotation.file } : {}, ...annotation.line ? { startLine: annotation.line } : {} });
+    core[annotation.level](annotation.message, {
+      title: annotation.title,
+      ...annotation.file ? { file: annotation.file } : {},
+      ...annotation.line ? { startLine: annotation.line } : {}
+    });
   }
   await comment(report2, markdown, settings, deps);
   if (report2.verdict === "error") core.setFailed(`benchgate: ${report2.error ? report2.error.split("\n")[0] : report2.summary}`);
@@ -77702,30 +77971,47 @@ async function comment(report2, markdown, settings, deps) {
   }
 }
 async function commentFromReport(settings, event, deps) {
-  if (!settings.reportJson) throw new UserError("Input 'report-json' is required with mode: comment: the report.json the gate's workflow uploaded.");
+  if (!settings.reportJson)
+    throw new UserError("Input 'report-json' is required with mode: comment: the report.json the gate's workflow uploaded.");
   const { number, headSha } = await pullRequestOfRun(settings, event, deps);
   const report2 = readReport(settings.reportJson);
   if (report2.head?.sha !== headSha) {
-    throw new UserError(`The report is of ${report2.head?.sha ?? "no commit"}, but the workflow run that uploaded it tested ${headSha}: refusing to comment.`);
+    throw new UserError(
+      `The report is of ${report2.head?.sha ?? "no commit"}, but the workflow run that uploaded it tested ${headSha}: refusing to comment.`
+    );
   }
   const commentKey = report2.commentKey ? sanitizeCommentKey(report2.commentKey) : settings.commentKey;
   await comment(report2, renderMarkdown(report2), { ...settings, commentKey, pullRequest: { ...settings.repository, number } }, deps);
 }
 async function pullRequestOfRun(settings, event, deps) {
   const run = event.workflow_run;
-  if (settings.eventName !== "workflow_run" || !run) throw new UserError(`mode: comment runs in a workflow triggered by workflow_run (see the README, "Pull requests from forks"), not on '${settings.eventName}': refusing to comment.`);
-  if (run.event !== "pull_request") throw new UserError(`The workflow run was triggered by '${String(run.event)}', not by a pull request: there is no pull request to comment on.`);
+  if (settings.eventName !== "workflow_run" || !run)
+    throw new UserError(
+      `mode: comment runs in a workflow triggered by workflow_run (see the README, "Pull requests from forks"), not on '${settings.eventName}': refusing to comment.`
+    );
+  if (run.event !== "pull_request")
+    throw new UserError(
+      `The workflow run was triggered by '${String(run.event)}', not by a pull request: there is no pull request to comment on.`
+    );
   const headSha = typeof run.head_sha === "string" ? run.head_sha : "";
   if (!/^[0-9a-f]{40}$/.test(headSha)) throw new UserError("The workflow_run event names no head commit: refusing to comment.");
-  const named = (Array.isArray(run.pull_requests) ? run.pull_requests : []).filter((pr) => pr.head?.sha === headSha && typeof pr.number === "number");
+  const named = (Array.isArray(run.pull_requests) ? run.pull_requests : []).filter(
+    (pr) => pr.head?.sha === headSha && typeof pr.number === "number"
+  );
   if (named.length === 1) return { number: named[0].number, headSha };
-  if (named.length > 1) throw new UserError(`The workflow run's commit ${headSha} is the head of ${named.length} pull requests: refusing to guess which to comment on.`);
+  if (named.length > 1)
+    throw new UserError(
+      `The workflow run's commit ${headSha} is the head of ${named.length} pull requests: refusing to guess which to comment on.`
+    );
   const owner = run.head_repository?.owner?.login;
   const branch = run.head_branch;
-  if (typeof owner !== "string" || typeof branch !== "string") throw new UserError("The workflow_run event names no pull request and no head branch: refusing to comment.");
+  if (typeof owner !== "string" || typeof branch !== "string")
+    throw new UserError("The workflow_run event names no pull request and no head branch: refusing to comment.");
   const open2 = (await deps.pullRequestApi(settings).openPullRequests(`${owner}:${branch}`)).filter((pr) => pr.head.sha === headSha);
   if (open2.length !== 1) {
-    throw new UserError(`${open2.length === 0 ? "No" : open2.length} open pull request(s) of ${settings.repository.owner}/${settings.repository.repo} have the head ${owner}:${branch} at ${headSha}: refusing to comment.`);
+    throw new UserError(
+      `${open2.length === 0 ? "No" : open2.length} open pull request(s) of ${settings.repository.owner}/${settings.repository.repo} have the head ${owner}:${branch} at ${headSha}: refusing to comment.`
+    );
   }
   return { number: open2[0].number, headSha };
 }
@@ -77739,7 +78025,9 @@ async function ensureCommit(sha, cwd, core) {
   try {
     await git(["fetch", "--no-tags", "--depth=1", "origin", "--end-of-options", sha], cwd, { timeoutMs: GIT_FETCH_TIMEOUT_MS });
   } catch (error2) {
-    throw new UserError(`The base commit ${sha} is not in the checkout and could not be fetched from origin: ${messageOf(error2).split("\n").slice(-2).join(" ")}`);
+    throw new UserError(
+      `The base commit ${sha} is not in the checkout and could not be fetched from origin: ${messageOf(error2).split("\n").slice(-2).join(" ")}`
+    );
   }
 }
 

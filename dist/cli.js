@@ -45919,10 +45919,7 @@ var benchgate_schema_default = {
         isolation: {
           title: "alternate or process",
           description: "alternate (default): each process loads both revisions and alternates short timed blocks of base and head. process: one revision per process, for code that cannot be loaded twice in one process (global patching, native addons).",
-          enum: [
-            "alternate",
-            "process"
-          ]
+          enum: ["alternate", "process"]
         },
         "task-time": {
           $ref: "#/definitions/duration",
@@ -45980,10 +45977,7 @@ var benchgate_schema_default = {
     "http-mode": {
       title: "fresh or live",
       description: "live (default): both revisions' servers run at once and the load alternates between them in 1 s blocks (AB BA), both restarted on fresh ports every round. fresh: a new server per revision per round, rounds in AB BA order.",
-      enum: [
-        "fresh",
-        "live"
-      ]
+      enum: ["fresh", "live"]
     },
     "http-pin": {
       title: "true or false",
@@ -46017,11 +46011,7 @@ var benchgate_schema_default = {
     httpBenchmark: {
       type: "object",
       additionalProperties: false,
-      required: [
-        "name",
-        "start",
-        "requests"
-      ],
+      required: ["name", "start", "requests"],
       properties: {
         name: {
           type: "string",
@@ -46097,20 +46087,10 @@ var benchgate_schema_default = {
     httpRequest: {
       type: "object",
       additionalProperties: false,
-      required: [
-        "path"
-      ],
+      required: ["path"],
       properties: {
         method: {
-          enum: [
-            "GET",
-            "POST",
-            "PUT",
-            "PATCH",
-            "DELETE",
-            "HEAD",
-            "OPTIONS"
-          ],
+          enum: ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"],
           title: "an HTTP method (GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS)"
         },
         path: {
@@ -46229,7 +46209,9 @@ function toHttp(raw, index, file) {
     start: raw.start,
     ready: raw.ready,
     readyTimeoutMs: raw["ready-timeout"] ? parseDuration(raw["ready-timeout"]) : DEFAULTS.httpReadyTimeoutMs,
-    requests: raw.requests.map((request) => Object.freeze({ method: request.method ?? "GET", path: request.path, headers: { ...request.headers }, body: request.body })),
+    requests: raw.requests.map(
+      (request) => Object.freeze({ method: request.method ?? "GET", path: request.path, headers: { ...request.headers }, body: request.body })
+    ),
     connections: raw.connections ?? DEFAULTS.httpConnections,
     durationMs: raw.duration ? parseDuration(raw.duration) : DEFAULTS.httpDurationMs,
     warmupMs: raw.warmup ? parseDuration(raw.warmup) : DEFAULTS.httpWarmupMs,
@@ -46241,7 +46223,10 @@ function toHttp(raw, index, file) {
 function checkHttpNames(raw, file) {
   const seen = /* @__PURE__ */ new Set();
   (raw.http ?? []).forEach((entry, index) => {
-    if (seen.has(entry.name)) throw new UserError(`${displayPath(file)}: http[${index}].name: '${entry.name}' is already the name of another HTTP benchmark; names must be unique.`);
+    if (seen.has(entry.name))
+      throw new UserError(
+        `${displayPath(file)}: http[${index}].name: '${entry.name}' is already the name of another HTTP benchmark; names must be unique.`
+      );
     seen.add(entry.name);
   });
 }
@@ -46282,7 +46267,9 @@ function describe(error, doc, lines, file) {
   return `${at}: ${fieldName(segments)}: ${showValue(error.data)} is not ${expected}.`;
 }
 function fieldName(segments) {
-  return segments.map((segment, i) => /^\d+$/.test(segment) ? `[${segment}]` : /^[A-Za-z_$][\w$-]*$/.test(segment) ? i ? `.${segment}` : segment : `[${JSON.stringify(segment)}]`).join("");
+  return segments.map(
+    (segment, i) => /^\d+$/.test(segment) ? `[${segment}]` : /^[A-Za-z_$][\w$-]*$/.test(segment) ? i ? `.${segment}` : segment : `[${JSON.stringify(segment)}]`
+  ).join("");
 }
 function showValue(value) {
   if (typeof value === "string") return `'${value}'`;
@@ -46392,8 +46379,10 @@ function runShell(command, options) {
 function isRevisionName(revision) {
   const name2 = revision.replace(/(?:[~^]\d{0,4})+$/, "");
   if (/^[0-9a-f]{7,64}$/i.test(name2)) return true;
-  if (name2.length === 0 || name2.length > 255 || name2.startsWith("-") || name2.startsWith("/") || name2.endsWith("/") || name2.endsWith(".") || name2.endsWith(".lock")) return false;
-  if (/[\u0000-\u0020\u007f~^:?*[\\]/.test(name2) || name2.includes("..") || name2.includes("@{") || name2.includes("//") || name2 === "@") return false;
+  if (name2.length === 0 || name2.length > 255 || name2.startsWith("-") || name2.startsWith("/") || name2.endsWith("/") || name2.endsWith(".") || name2.endsWith(".lock"))
+    return false;
+  if (/[\u0000-\u0020\u007f~^:?*[\\]/.test(name2) || name2.includes("..") || name2.includes("@{") || name2.includes("//") || name2 === "@")
+    return false;
   return !name2.split("/").some((part) => part.startsWith(".") || part.endsWith(".lock"));
 }
 
@@ -46417,11 +46406,16 @@ function gitEnvironment() {
 var git = (args, cwd, options = {}) => {
   const timeoutMs = options.timeoutMs ?? GIT_TIMEOUT_MS;
   return new Promise((resolve3, reject) => {
-    execFile("git", [...args], { cwd, maxBuffer: 16 * 1024 * 1024, env: gitEnvironment(), timeout: timeoutMs, killSignal: "SIGKILL" }, (error, stdout, stderr) => {
-      if (error && error.killed) reject(new GitError(args, `did not finish within ${timeoutMs / 1e3}s and was killed`));
-      else if (error) reject(new GitError(args, stderr || error.message));
-      else resolve3(stdout.trim());
-    });
+    execFile(
+      "git",
+      [...args],
+      { cwd, maxBuffer: 16 * 1024 * 1024, env: gitEnvironment(), timeout: timeoutMs, killSignal: "SIGKILL" },
+      (error, stdout, stderr) => {
+        if (error && error.killed) reject(new GitError(args, `did not finish within ${timeoutMs / 1e3}s and was killed`));
+        else if (error) reject(new GitError(args, stderr || error.message));
+        else resolve3(stdout.trim());
+      }
+    );
   });
 };
 function gitSync(args, cwd) {
@@ -46478,11 +46472,25 @@ async function checkout(options) {
       return dir;
     };
     const baseTree = await addWorktree("base", baseSha);
-    const base = { label: "base", ref: options.base, sha: baseSha, root: path3.join(baseTree, projectDir), worktree: baseTree, dirty: false };
+    const base = {
+      label: "base",
+      ref: options.base,
+      sha: baseSha,
+      root: path3.join(baseTree, projectDir),
+      worktree: baseTree,
+      dirty: false
+    };
     let head;
     if (options.head === void 0) {
       const status = await run(["status", "--porcelain", "--untracked-files=normal", "--", ".", ":(exclude).benchgate"], options.cwd);
-      head = { label: "head", ref: "working tree", sha: headSha, root: realpathSync(options.cwd), worktree: void 0, dirty: status.length > 0 };
+      head = {
+        label: "head",
+        ref: "working tree",
+        sha: headSha,
+        root: realpathSync(options.cwd),
+        worktree: void 0,
+        dirty: status.length > 0
+      };
     } else {
       const headTree = await addWorktree("head", headSha);
       head = { label: "head", ref: options.head, sha: headSha, root: path3.join(headTree, projectDir), worktree: headTree, dirty: false };
@@ -46503,7 +46511,8 @@ async function findRepoRoot(run, cwd) {
   }
 }
 async function resolveRef(run, repoRoot, ref, flag) {
-  if (!isRevisionName(ref)) throw new UserError(`${flag} '${ref}' is not a git revision: give a branch, tag or commit sha (e.g. main, origin/main, v1.2.0).`);
+  if (!isRevisionName(ref))
+    throw new UserError(`${flag} '${ref}' is not a git revision: give a branch, tag or commit sha (e.g. main, origin/main, v1.2.0).`);
   try {
     return await run(["rev-parse", "--verify", "--end-of-options", `${ref}^{commit}`], repoRoot);
   } catch (error) {
@@ -46528,9 +46537,11 @@ async function prepare(revision, options) {
     const result = await runShell(command, { cwd: revision.root, timeoutMs: options.commandTimeoutMs ?? 15 * 6e4 });
     if (result.code !== 0) {
       const how = result.timedOut ? "timed out" : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
-      throw new UserError(`The ${step} of ${describe2} failed: \`${command}\` ${how} in ${revision.root}.
+      throw new UserError(
+        `The ${step} of ${describe2} failed: \`${command}\` ${how} in ${revision.root}.
 Last lines of its output:
-${indent(result.tail.lines(20))}`);
+${indent(result.tail.lines(20))}`
+      );
     }
     options.log(`${step} ${revision.label}: done in ${((Date.now() - started) / 1e3).toFixed(1)}s`);
   }
@@ -47320,7 +47331,12 @@ async function glob(globInput, options) {
 
 // src/measure/micro/discover.ts
 async function discoverBenchFiles(root, patterns) {
-  const files = await glob([...patterns], { cwd: root, onlyFiles: true, ignore: ["**/node_modules/**", "**/.git/**"], expandDirectories: false });
+  const files = await glob([...patterns], {
+    cwd: root,
+    onlyFiles: true,
+    ignore: ["**/node_modules/**", "**/.git/**"],
+    expandDirectories: false
+  });
   return files.map((file) => file.replace(/\\/g, "/")).sort();
 }
 
@@ -47828,14 +47844,22 @@ function runBenchmarkProcess(job, settings) {
     };
     const fail = (message) => {
       const output = tail.lines(20);
-      finish({ ok: false, message: output ? `${message}
+      finish({
+        ok: false,
+        message: output ? `${message}
 Last lines of its output:
-${output}` : message, ...current, durationMs: Date.now() - started });
+${output}` : message,
+        ...current,
+        durationMs: Date.now() - started
+      });
     };
     let timer = setTimeout(stalled, settings.stallTimeoutMs);
     let drain;
     function stalled() {
-      if (!ready) return fail(`the benchmark process (pid ${child.pid}) did not start within ${settings.stallTimeoutMs / 1e3}s (no handshake) and was killed`);
+      if (!ready)
+        return fail(
+          `the benchmark process (pid ${child.pid}) did not start within ${settings.stallTimeoutMs / 1e3}s (no handshake) and was killed`
+        );
       const what = current.id ? `while running '${current.id}'${current.revision ? ` (${current.revision})` : ""}` : "while loading bench files";
       fail(`the benchmark process (pid ${child.pid}) showed no progress for ${settings.stallTimeoutMs / 1e3}s ${what} and was killed`);
     }
@@ -47845,13 +47869,18 @@ ${output}` : message, ...current, durationMs: Date.now() - started });
       if (message.type === "ready") {
         ready = true;
         child.send(job);
-      } else if (message.type === "progress") current = { id: message.id, revision: message.revision ?? (message.id === current.id ? current.revision : void 0) };
-      else if (message.type === "result") finish({ ok: true, files: message.files, tasks: message.tasks, durationMs: Date.now() - started });
-      else if (message.type === "profiled") finish({ ok: true, files: [], tasks: [], calls: message.calls, durationMs: Date.now() - started });
+      } else if (message.type === "progress")
+        current = { id: message.id, revision: message.revision ?? (message.id === current.id ? current.revision : void 0) };
+      else if (message.type === "result")
+        finish({ ok: true, files: message.files, tasks: message.tasks, durationMs: Date.now() - started });
+      else if (message.type === "profiled")
+        finish({ ok: true, files: [], tasks: [], calls: message.calls, durationMs: Date.now() - started });
       else fail(`the benchmark process (pid ${child.pid}) failed: ${message.message}`);
     });
     child.once("error", (error) => fail(`could not start the benchmark process: ${error.message}`));
-    const exited = (code, signal) => fail(`the benchmark process (pid ${child.pid}) exited with ${signal ? `signal ${signal}` : `code ${code}`} ${current.id ? `while running '${current.id}'` : ready ? "while loading bench files" : "before its handshake"}`);
+    const exited = (code, signal) => fail(
+      `the benchmark process (pid ${child.pid}) exited with ${signal ? `signal ${signal}` : `code ${code}`} ${current.id ? `while running '${current.id}'` : ready ? "while loading bench files" : "before its handshake"}`
+    );
     child.once("exit", (code, signal) => {
       killGroup(child);
       drain = setTimeout(() => exited(code, signal), DRAIN_MS);
@@ -47897,7 +47926,12 @@ function mergePair(tasks) {
       merged.set(task.id, { ...task });
       continue;
     }
-    Object.assign(seen, { base: seen.base ?? task.base, head: seen.head ?? task.head, error: seen.error ?? task.error, blocks: seen.blocks + task.blocks });
+    Object.assign(seen, {
+      base: seen.base ?? task.base,
+      head: seen.head ?? task.head,
+      error: seen.error ?? task.error,
+      blocks: seen.blocks + task.blocks
+    });
     if (seen.base && seen.head && !seen.error) seen.logRatio = Math.log(seen.head.opsPerSec / seen.base.opsPerSec);
   }
   return [...merged.values()];
@@ -47927,7 +47961,10 @@ async function measureMicro(plan) {
     for (const id of skipNow) if (errors.has(id)) skip.add(id);
     if (round === 0) {
       await explainLoadErrors(outcome.files, plan, spawn2, errors, skip);
-      plannedRounds = Math.max(plannedRounds, minimumRounds(familyConfidence(plan.confidence, comparable(outcome.tasks, errors) * looks + (plan.otherFamily ?? 0))));
+      plannedRounds = Math.max(
+        plannedRounds,
+        minimumRounds(familyConfidence(plan.confidence, comparable(outcome.tasks, errors) * looks + (plan.otherFamily ?? 0)))
+      );
     }
     for (const task of outcome.tasks) {
       batches[task.id] ??= task.batch;
@@ -47954,7 +47991,8 @@ async function measureMicro(plan) {
     for (const id of adaptive.decided([...samples.values()])) decided.add(id);
     const open = [...samples.values()].filter((b) => !b.error && !errors.has(b.id) && b.base && b.head && !decided.has(b.id));
     if (open.length === 0) break;
-    if (rounds === plannedRounds) plan.log(`after ${rounds} rounds, ${open.length} benchmark(s) have no verdict yet: adding rounds for them (up to ${maxRounds()})`);
+    if (rounds === plannedRounds)
+      plan.log(`after ${rounds} rounds, ${open.length} benchmark(s) have no verdict yet: adding rounds for them (up to ${maxRounds()})`);
   }
   let confirmRounds = 0;
   const confirming = adaptive && adaptive.confirmRounds > 0 ? adaptive.toConfirm([...samples.values()]) : /* @__PURE__ */ new Set();
@@ -47976,7 +48014,16 @@ async function measureMicro(plan) {
     entry.error = message;
     samples.set(id, entry);
   }
-  return { benchmarks: [...samples.values()], rounds, plannedRounds, limited, durationMs: now() - started, isolation: plan.isolation, conditions, confirmRounds };
+  return {
+    benchmarks: [...samples.values()],
+    rounds,
+    plannedRounds,
+    limited,
+    durationMs: now() - started,
+    isolation: plan.isolation,
+    conditions,
+    confirmRounds
+  };
 }
 async function runRound(strategy, round, job, errors, skip) {
   for (let attempt = 1; ; attempt++) {
@@ -48020,7 +48067,12 @@ async function explainLoadErrors(files, plan, spawn2, errors, skip) {
     let message = `${failed.file} failed to load at ${failed.revision}: ${failed.error}`;
     if (other && plan.isolation === "alternate") {
       const side = failed.revision === "base" ? plan.base : plan.head;
-      const alone = await spawn2({ sides: [{ revision: failed.revision, root: side.root, files: [failed.file] }], settings: { ...plan.settings, taskTimeMs: 0, minBlocks: 1, warmupBlocks: 0 }, batches: {}, skip: [] });
+      const alone = await spawn2({
+        sides: [{ revision: failed.revision, root: side.root, files: [failed.file] }],
+        settings: { ...plan.settings, taskTimeMs: 0, minBlocks: 1, warmupBlocks: 0 },
+        batches: {},
+        skip: []
+      });
       if (alone.ok && alone.files.every((file) => !file.error)) {
         message = `${failed.file} loads alone at ${failed.revision} but not in the same process as the other revision (${failed.error?.split("\n")[0]}). This code cannot be loaded twice in one process (global patching, native addons that load once): set micro.isolation: process in benchgate.yml.`;
       }
@@ -48121,10 +48173,13 @@ function preflight(port, requests) {
   return Promise.all(
     requests.map(
       (request) => new Promise((resolve3) => {
-        const req = http.request({ host: "127.0.0.1", port, path: request.path, method: request.method, headers: request.headers, timeout: 5e3, agent: false }, (response) => {
-          response.resume();
-          resolve3(response.statusCode ?? 0);
-        });
+        const req = http.request(
+          { host: "127.0.0.1", port, path: request.path, method: request.method, headers: request.headers, timeout: 5e3, agent: false },
+          (response) => {
+            response.resume();
+            resolve3(response.statusCode ?? 0);
+          }
+        );
         req.on("timeout", () => req.destroy());
         req.on("error", () => resolve3(0));
         req.end(request.body);
@@ -48248,7 +48303,9 @@ var ServerProcess = class _ServerProcess {
         if (!portTaken || attempt >= START_ATTEMPTS) throw error;
       }
     }
-    throw new ServerError(`${options.label}'s server could not be started: ${START_ATTEMPTS} free ports in a row were taken by something else before it could listen.`);
+    throw new ServerError(
+      `${options.label}'s server could not be started: ${START_ATTEMPTS} free ports in a row were taken by something else before it could listen.`
+    );
   }
   static spawn(options, port) {
     const probe = runsNode(options.command);
@@ -48257,13 +48314,19 @@ var ServerProcess = class _ServerProcess {
     const env = { ...process.env, PORT: String(port), HOST: "127.0.0.1", NODE_OPTIONS: nodeOptions };
     if (socket) env.BENCHGATE_PROBE_SOCKET = socket;
     else delete env.BENCHGATE_PROBE_SOCKET;
-    const child = spawnTracked(execIfSimple(options.command), [], { cwd: options.cwd, env, shell: true, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawnTracked(execIfSimple(options.command), [], {
+      cwd: options.cwd,
+      env,
+      shell: true,
+      stdio: ["ignore", "pipe", "pipe"]
+    });
     return new _ServerProcess(child, port, socket, options.label);
   }
   async waitReady(options) {
     const deadline = Date.now() + options.readyTimeoutMs;
     while (Date.now() < deadline) {
-      if (this.exit) throw new ServerError(`${this.label}'s server exited before it was ready (${describeExit(this.exit)}).${this.output()}`);
+      if (this.exit)
+        throw new ServerError(`${this.label}'s server exited before it was ready (${describeExit(this.exit)}).${this.output()}`);
       if (options.readyPath ? await answers2xx(this.port, options.readyPath) : await isListening(this.port)) {
         if (this.probeSocket) await this.probe("hello").catch(() => void 0);
         return;
@@ -48348,7 +48411,15 @@ function answers2xx(port, readyPath) {
 function addTraffic(a, b) {
   const byClass = { ...a.byClass };
   for (const [k, v] of Object.entries(b.byClass)) byClass[k] = (byClass[k] ?? 0) + v;
-  return { responses: a.responses + b.responses, ok: a.ok + b.ok, non2xx: a.non2xx + b.non2xx, byClass, errors: a.errors + b.errors, timeouts: a.timeouts + b.timeouts, resets: a.resets + b.resets };
+  return {
+    responses: a.responses + b.responses,
+    ok: a.ok + b.ok,
+    non2xx: a.non2xx + b.non2xx,
+    byClass,
+    errors: a.errors + b.errors,
+    timeouts: a.timeouts + b.timeouts,
+    resets: a.resets + b.resets
+  };
 }
 function describeTraffic(t) {
   const parts = Object.entries(t.byClass).filter(([k]) => k !== "3xx" && k !== "1xx").map(([k, v]) => `${v} ${k} responses`);
@@ -48418,7 +48489,8 @@ async function measureHttp(plan) {
       const look = adaptive && round + 1 >= plan.rounds && (round + 1 - plan.rounds) % adaptive.lookEvery === 0;
       if (!look) continue;
       if (adaptive.decided(samples)) break;
-      if (round + 1 === plan.rounds && maxRounds > plan.rounds) plan.log(`${benchmark.id}: no verdict after ${plan.rounds} rounds: adding rounds (up to ${maxRounds})`);
+      if (round + 1 === plan.rounds && maxRounds > plan.rounds)
+        plan.log(`${benchmark.id}: no verdict after ${plan.rounds} rounds: adding rounds (up to ${maxRounds})`);
     }
     const target = confirmTarget();
     if (!samples.error && target > 0 && adaptive.toConfirm(samples)) {
@@ -48527,7 +48599,14 @@ async function liveRound(benchmark, revisions, round, plan) {
       figures[side] = pool(results[side], probe);
     }
     const silent = (side) => results[side].filter((block) => block.traffic.ok === 0).map(() => blockMs);
-    return judgeTraffic(benchmark, figures.base, figures.head, median(ratios), { base: silent("base"), head: silent("head") }, servers);
+    return judgeTraffic(
+      benchmark,
+      figures.base,
+      figures.head,
+      median(ratios),
+      { base: silent("base"), head: silent("head") },
+      servers
+    );
   } finally {
     for (const server of Object.values(servers)) await server.stop();
   }
@@ -48555,9 +48634,14 @@ async function checkRequests(benchmark, server, side, revisions, plan) {
     const ok = (status) => status >= 200 && status < 400;
     const what = `${request.method} ${request.path} (${benchmark.where}.requests[${i}])`;
     if (!ok(base) && !ok(head)) {
-      throw new BenchmarkFailure(`config error: ${what} answered ${statusText(base)} at base and ${statusText(head)} at head: check the request in ${benchmark.where.split(":")[0]}.`);
+      throw new BenchmarkFailure(
+        `config error: ${what} answered ${statusText(base)} at base and ${statusText(head)} at head: check the request in ${benchmark.where.split(":")[0]}.`
+      );
     }
-    if (!ok(head)) throw new BenchmarkFailure(`head is broken: ${what} answered ${statusText(head)} at head (${revisions.head.ref}) but ${base} at base.`);
+    if (!ok(head))
+      throw new BenchmarkFailure(
+        `head is broken: ${what} answered ${statusText(head)} at head (${revisions.head.ref}) but ${base} at base.`
+      );
     if (!ok(base)) plan.log(`${benchmark.id}: ${what} answered ${statusText(base)} at base but ${head} at head`);
   });
 }
@@ -48568,7 +48652,9 @@ function judgeTraffic(benchmark, base, head, logRatio, silent, servers) {
   const bad = (t) => t.errors + t.timeouts + t.resets + (t.byClass["5xx"] ?? 0) + (t.byClass["4xx"] ?? 0);
   const tolerated = (t) => Math.max(5, 1e-3 * (t.responses + t.errors));
   if (bad(head.traffic) > tolerated(head.traffic) && bad(head.traffic) > 2 * bad(base.traffic)) {
-    throw new BenchmarkFailure(`head is broken under load: ${describeTraffic(head.traffic)} (base: ${bad(base.traffic) ? describeTraffic(base.traffic) : "none"}).`);
+    throw new BenchmarkFailure(
+      `head is broken under load: ${describeTraffic(head.traffic)} (base: ${bad(base.traffic) ? describeTraffic(base.traffic) : "none"}).`
+    );
   }
   for (const side of ["head", "base"]) {
     const loads = silent[side];
@@ -48578,7 +48664,8 @@ function judgeTraffic(benchmark, base, head, logRatio, silent, servers) {
       `${servers?.[side]?.label ?? side}'s server answered no request with a 2xx in ${loads.length === 1 ? "a" : loads.length} ${(loads[0] / 1e3).toFixed(1)}s load${loads.length === 1 ? "" : "s"} (${describeTraffic(figures.traffic)}; requests still waiting at the deadline count as unanswered): a hung server, not a measurement.${servers?.[side]?.output() ?? ""}`
     );
   }
-  if (!(logRatio > -Infinity && logRatio < Infinity)) throw new BenchmarkFailure(`${benchmark.id}: no successful responses to compare (base ${base.traffic.ok}, head ${head.traffic.ok}).`);
+  if (!(logRatio > -Infinity && logRatio < Infinity))
+    throw new BenchmarkFailure(`${benchmark.id}: no successful responses to compare (base ${base.traffic.ok}, head ${head.traffic.ok}).`);
   return { base, head, logRatio };
 }
 
@@ -48601,10 +48688,15 @@ function diagnose(base, head, throughputChange) {
   const say = (figure, worse, meaning) => lines.push(worse ? `${figure}: ${meaning}` : figure);
   const factor = (a, b, floor) => Math.max(a, b) >= floor && (b >= a * FACTOR || a >= b * FACTOR);
   const delay = [base.eventLoopDelayMs.p99, head.eventLoopDelayMs.p99];
-  if (factor(...delay, FLOORS.eventLoopDelayP99Ms)) say(`event-loop delay p99 ${ms(delay[0])} \u2192 ${ms(delay[1])}`, delay[1] > delay[0], MEANINGS.blocked);
+  if (factor(...delay, FLOORS.eventLoopDelayP99Ms))
+    say(`event-loop delay p99 ${ms(delay[0])} \u2192 ${ms(delay[1])}`, delay[1] > delay[0], MEANINGS.blocked);
   const gc2 = [base.gc.share, head.gc.share];
   if (Math.abs(gc2[1] - gc2[0]) >= POINTS.gcShare && factor(...gc2, FLOORS.gcShare)) {
-    say(`time in GC ${pct3(gc2[0])} \u2192 ${pct3(gc2[1])} of the window (${base.gc.totalMs.toFixed(0)} \u2192 ${head.gc.totalMs.toFixed(0)} ms)`, gc2[1] > gc2[0], MEANINGS.allocation);
+    say(
+      `time in GC ${pct3(gc2[0])} \u2192 ${pct3(gc2[1])} of the window (${base.gc.totalMs.toFixed(0)} \u2192 ${head.gc.totalMs.toFixed(0)} ms)`,
+      gc2[1] > gc2[0],
+      MEANINGS.allocation
+    );
   }
   const elu = [base.eventLoopUtilization, head.eventLoopUtilization];
   if (Math.abs(elu[1] - elu[0]) >= POINTS.eventLoopUtilization) {
@@ -48644,7 +48736,11 @@ function httpDetails(samples, comparison) {
     warmupMs: http3.config.warmupMs,
     latency,
     traffic: { base: sumTraffic(http3.base), head: sumTraffic(http3.head) },
-    server: base || head ? { base, head } : { base: null, head: null, note: "server-side figures need a server started with `node \u2026` (the probe is preloaded through NODE_OPTIONS); this one is not, so the probe was skipped" },
+    server: base || head ? { base, head } : {
+      base: null,
+      head: null,
+      note: "server-side figures need a server started with `node \u2026` (the probe is preloaded through NODE_OPTIONS); this one is not, so the probe was skipped"
+    },
     moved: base && head ? diagnose(base, head, comparison.change?.estimate) : []
   };
 }
@@ -48654,7 +48750,11 @@ function summarizeServer(rounds) {
   const med = (f) => median(probes.map(f));
   const kinds = [...new Set(probes.flatMap((p) => Object.keys(p.gc.byKind)))];
   return {
-    eventLoopDelayMs: { p50: med((p) => p.eventLoopDelay.p50), p99: med((p) => p.eventLoopDelay.p99), max: med((p) => p.eventLoopDelay.max) },
+    eventLoopDelayMs: {
+      p50: med((p) => p.eventLoopDelay.p50),
+      p99: med((p) => p.eventLoopDelay.p99),
+      max: med((p) => p.eventLoopDelay.max)
+    },
     eventLoopUtilization: med((p) => p.eventLoopUtilization),
     gc: {
       count: med((p) => p.gc.count),
@@ -48690,7 +48790,16 @@ function analyze(benchmarks, options) {
     const budget = options.budgetFor(benchmark.id);
     const base = summarize(benchmark.base?.opsPerSec);
     const head = summarize(benchmark.head?.opsPerSec);
-    const common = { id: benchmark.id, kind: benchmark.kind, file: benchmark.file, budget, base, head, logRatios: benchmark.logRatios, confirmation: benchmark.confirmation };
+    const common = {
+      id: benchmark.id,
+      kind: benchmark.kind,
+      file: benchmark.file,
+      budget,
+      base,
+      head,
+      logRatios: benchmark.logRatios,
+      confirmation: benchmark.confirmation
+    };
     if (benchmark.error) return { ...common, verdict: "error", change: void 0, error: benchmark.error };
     if (!benchmark.base) return { ...common, verdict: "new", change: void 0 };
     if (!benchmark.head) return { ...common, verdict: "removed", change: void 0 };
@@ -48704,9 +48813,17 @@ function analyze(benchmarks, options) {
       notes.push(unconfirmed(what, rounds, first, again, fresh.length));
       return "inconclusive";
     };
-    const throughput = confirm(decide(change, budget), "a regression", change, benchmark.logRatios.length, benchmark.confirmation, (c) => decide(c, budget));
+    const throughput = confirm(
+      decide(change, budget),
+      "a regression",
+      change,
+      benchmark.logRatios.length,
+      benchmark.confirmation,
+      (c) => decide(c, budget)
+    );
     const resolvable = resolvableChange(roundSpread(benchmark.logRatios), benchmark.logRatios.length, level);
-    if (!benchmark.latency) return { ...common, verdict: throughput, change, resolvable, ...notes.length ? { note: notes.join("; ") } : {} };
+    if (!benchmark.latency)
+      return { ...common, verdict: throughput, change, resolvable, ...notes.length ? { note: notes.join("; ") } : {} };
     const latency = {};
     const budgets = latencyBudgets(benchmark.id);
     for (const [stat2, ratios] of Object.entries(benchmark.latency)) {
@@ -48714,7 +48831,14 @@ function analyze(benchmarks, options) {
       const latencyChange = estimateChange(ratios, level);
       const statBudget = budgets[stat2];
       const judge = (c) => decideLowerIsBetter(c, statBudget);
-      const verdict = confirm(statBudget === void 0 ? void 0 : judge(latencyChange), `a ${stat2} latency regression`, latencyChange, ratios.length, benchmark.confirmationLatency?.[stat2], judge);
+      const verdict = confirm(
+        statBudget === void 0 ? void 0 : judge(latencyChange),
+        `a ${stat2} latency regression`,
+        latencyChange,
+        ratios.length,
+        benchmark.confirmationLatency?.[stat2],
+        judge
+      );
       latency[stat2] = { change: latencyChange, budget: statBudget, verdict };
     }
     const verdicts = [throughput, ...Object.values(latency).flatMap((l) => l.verdict ? [l.verdict] : [])];
@@ -48816,17 +48940,22 @@ import path6 from "node:path";
 
 // src/measure/http/profile.ts
 async function profileServer(benchmark, revision, plan, profile) {
-  if (!runsNode(benchmark.start)) throw new ServerError("profiling needs a server started with `node \u2026`, which the probe can join; this one is not");
+  if (!runsNode(benchmark.start))
+    throw new ServerError("profiling needs a server started with `node \u2026`, which the probe can join; this one is not");
   const server = await ServerProcess.start(serverOptions(benchmark, revision, plan));
   try {
     const load = (durationMs) => runLoad({ port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs });
     await load(benchmark.warmupMs);
     const started = await server.probe(`profile-start ${profile.intervalUs}`, 5e3);
-    if (!started?.ok) throw new ServerError(`the probe in ${server.label}'s server could not start the profiler${started?.error ? `: ${started.error}` : ""}`);
+    if (!started?.ok)
+      throw new ServerError(
+        `the probe in ${server.label}'s server could not start the profiler${started?.error ? `: ${started.error}` : ""}`
+      );
     const result = await load(profile.durationMs);
     const stopped = await server.probe(`profile-stop ${profile.outFile}`, 2e4);
     server.checkAlive("while profiled");
-    if (!stopped?.ok) throw new ServerError(`the probe in ${server.label}'s server did not write its profile${stopped?.error ? `: ${stopped.error}` : ""}`);
+    if (!stopped?.ok)
+      throw new ServerError(`the probe in ${server.label}'s server did not write its profile${stopped?.error ? `: ${stopped.error}` : ""}`);
     return { requests: result.traffic.responses };
   } finally {
     await server.stop();
@@ -48897,7 +49026,13 @@ function summarizeProfile(profile, root, options = {}) {
     if (frame.hidden) continue;
     const via = frame.own ? void 0 : viaOf(node.id);
     const key = via ? `${frame.key}<${via.key}` : frame.key;
-    const cost = byKey.get(key) ?? { function: frame.name, location: frame.location, key, selfMs: 0, ...via ? { via: { function: via.name, location: via.location } } : {} };
+    const cost = byKey.get(key) ?? {
+      function: frame.name,
+      location: frame.location,
+      key,
+      selfMs: 0,
+      ...via ? { via: { function: via.name, location: via.location } } : {}
+    };
     cost.selfMs += us / 1e3;
     byKey.set(key, cost);
   }
@@ -49023,7 +49158,10 @@ async function profileBoth(target, plan, started) {
   const read = (side) => summarizeProfile(JSON.parse(readFileSync5(files[side], "utf8")), revisions[side].root, options);
   const summaries = { base: read("base"), head: read("head") };
   const perOp = (side) => ops[side] > 0 ? summaries[side].totalMs * 1e3 / ops[side] : 0;
-  const sides = [{ summary: summaries.base, ops: ops.base }, { summary: summaries.head, ops: ops.head }];
+  const sides = [
+    { summary: summaries.base, ops: ops.base },
+    { summary: summaries.head, ops: ops.head }
+  ];
   const growth = Math.max(0, perOp("head") - perOp("base"));
   const matters = (row) => row.headPerOpUs - row.basePerOpUs >= 0.02 * growth;
   return {
@@ -49055,7 +49193,11 @@ async function profileHttp(target, revision, outFile, plan) {
   const benchmark = plan.http.find((b) => b.id === target.id);
   if (!benchmark) throw new Error(`no http benchmark is declared as ${target.id}`);
   const settings = plan.server ?? PROFILE_DEFAULTS.server;
-  const { requests } = await profileServer(benchmark, revision, plan, { durationMs: Math.min(settings.durationMs, Math.max(benchmark.durationMs, 1e3)), intervalUs: settings.intervalUs, outFile });
+  const { requests } = await profileServer(benchmark, revision, plan, {
+    durationMs: Math.min(settings.durationMs, Math.max(benchmark.durationMs, 1e3)),
+    intervalUs: settings.intervalUs,
+    outFile
+  });
   return requests;
 }
 
@@ -49071,16 +49213,28 @@ async function runGate(options) {
   const now = options.now ?? Date.now;
   const started = now();
   const config = withOverrides(loadConfig({ root: options.cwd, file: options.configFile }), options.overrides);
-  const tree = await checkout({ cwd: options.cwd, base: options.base, head: options.head, install: config.install, build: config.build, log: options.log, onCleanup: options.onCleanup });
+  const tree = await checkout({
+    cwd: options.cwd,
+    base: options.base,
+    head: options.head,
+    install: config.install,
+    build: config.build,
+    log: options.log,
+    onCleanup: options.onCleanup
+  });
   const socketDir = mkdtempSync2(path7.join(os7.tmpdir(), "benchgate-sock-"));
   const removeSocketDir = () => rmSync2(socketDir, { recursive: true, force: true });
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os7.loadavg();
   try {
-    const [baseFiles, headFiles] = await Promise.all([tree.base, tree.head].map((revision) => discoverBenchFiles(revision.root, config.micro.files)));
+    const [baseFiles, headFiles] = await Promise.all(
+      [tree.base, tree.head].map((revision) => discoverBenchFiles(revision.root, config.micro.files))
+    );
     const hasMicro = baseFiles.length > 0 || headFiles.length > 0;
     if (!hasMicro && config.http.length === 0) {
-      throw new UserError(`No bench files match ${config.micro.files.join(", ")} in base or head, and benchgate.yml declares no http load tests. Add a bench file (see the README's quick start), set micro.files, or declare http benchmarks.`);
+      throw new UserError(
+        `No bench files match ${config.micro.files.join(", ")} in base or head, and benchgate.yml declares no http load tests. Add a bench file (see the README's quick start), set micro.files, or declare http benchmarks.`
+      );
     }
     const rounds = config.rounds ?? 10;
     const looks = lookCount(rounds, config.maxRounds, DEFAULTS.lookEvery);
@@ -49113,8 +49267,12 @@ async function runGate(options) {
           maxRounds: config.maxRounds,
           lookEvery: DEFAULTS.lookEvery,
           looks,
-          decided: (partial) => new Set(microVerdicts(partial).filter((c) => c.verdict !== "inconclusive").map((c) => c.id)),
-          toConfirm: (partial) => config.confirm ? new Set(microVerdicts(partial).filter((c) => c.verdict === "regression").map((c) => c.id)) : /* @__PURE__ */ new Set(),
+          decided: (partial) => new Set(
+            microVerdicts(partial).filter((c) => c.verdict !== "inconclusive").map((c) => c.id)
+          ),
+          toConfirm: (partial) => config.confirm ? new Set(
+            microVerdicts(partial).filter((c) => c.verdict === "regression").map((c) => c.id)
+          ) : /* @__PURE__ */ new Set(),
           confirmRounds: config.confirm ? rounds : 0
         },
         timeLimitMs: microLimitMs,
@@ -49127,7 +49285,9 @@ async function runGate(options) {
     }
     let http3;
     if (config.http.length) {
-      options.log(`http load tests: ${config.http.map((b) => b.name).join(", ")} (${config.httpMode} servers${config.httpPin ? ", pinned" : ""})`);
+      options.log(
+        `http load tests: ${config.http.map((b) => b.name).join(", ")} (${config.httpMode} servers${config.httpPin ? ", pinned" : ""})`
+      );
       const pinning = config.httpPin ? pinLoadGenerator(options.log) : void 0;
       const family2 = httpFamily + comparableMicro(micro) * looks;
       const httpVerdict = (samples2) => analyze([samples2], { ...analyzeOptions, family: family2 })[0].verdict;
@@ -49163,14 +49323,27 @@ async function runGate(options) {
     const spiked = spikedRounds(roundConditions);
     const samples = [...micro?.benchmarks ?? [], ...http3?.benchmarks ?? []];
     const comparisons = analyze(samples, analyzeOptions);
-    let benchmarks = sortBenchmarks(comparisons.map((c, i) => toReportBenchmark(c, samples[i].http ? httpDetails(samples[i], c) : void 0)));
+    let benchmarks = sortBenchmarks(
+      comparisons.map((c, i) => toReportBenchmark(c, samples[i].http ? httpDetails(samples[i], c) : void 0))
+    );
     const family = familySize(samples, analyzeOptions);
     const measureEnded = now();
     const profileMode = options.profile ?? "regressions";
     const targets = benchmarks.filter((b) => b.change && (b.verdict === "regression" || profileMode === "always") && profileMode !== "never").slice(0, MAX_PROFILED).map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
     const profileDir = path7.resolve(options.cwd, options.profileDir ?? path7.join(".benchgate", "profiles"));
     if (targets.length) {
-      const explanations = await explain({ targets, base: tree.base, head: tree.head, http: config.http, dir: profileDir, runnerPath: options.runnerPath, probePath: options.probePath, socketDir, stallTimeoutMs: config.micro.taskTimeoutMs, log: options.log });
+      const explanations = await explain({
+        targets,
+        base: tree.base,
+        head: tree.head,
+        http: config.http,
+        dir: profileDir,
+        runnerPath: options.runnerPath,
+        probePath: options.probePath,
+        socketDir,
+        stallTimeoutMs: config.micro.taskTimeoutMs,
+        log: options.log
+      });
       benchmarks = benchmarks.map((b) => explanations.has(b.id) ? { ...b, profile: explanations.get(b.id) } : b);
     }
     return {
@@ -49195,9 +49368,17 @@ async function runGate(options) {
         totalMs: now() - started,
         ...targets.length ? {
           // The folder only when it holds a profile: an output or a line pointing at nothing would mislead.
-          profile: { ...benchmarks.some((b) => b.profile && "files" in b.profile) ? { dir: profileDir } : {}, benchmarks: targets.length, durationMs: now() - measureEnded }
+          profile: {
+            ...benchmarks.some((b) => b.profile && "files" in b.profile) ? { dir: profileDir } : {},
+            benchmarks: targets.length,
+            durationMs: now() - measureEnded
+          }
         } : {},
-        conditions: { busy: roundConditions.map((c) => c.busy), spikedRounds: spiked, ...spiked.length ? { note: spikeNote(roundConditions, spiked) } : {} }
+        conditions: {
+          busy: roundConditions.map((c) => c.busy),
+          spikedRounds: spiked,
+          ...spiked.length ? { note: spikeNote(roundConditions, spiked) } : {}
+        }
       },
       environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: loadAfter } }
     };
@@ -49270,10 +49451,21 @@ async function calibrate(options) {
       resolvable,
       suggestedBudget: Math.max(0.01, Math.ceil(resolvable * 100 - 1e-9) / 100),
       budget: b.budget,
-      ...b.verdict === "regression" || b.verdict === "improvement" ? { warning: `identical code measured as a ${b.verdict} (${(b.change.estimate * 100).toFixed(1)}%): this benchmark's measurement is biased on this machine` } : {}
+      ...b.verdict === "regression" || b.verdict === "improvement" ? {
+        warning: `identical code measured as a ${b.verdict} (${(b.change.estimate * 100).toFixed(1)}%): this benchmark's measurement is biased on this machine`
+      } : {}
     };
   });
-  return { version: 1, kind: "calibration", ref: options.base, sha: report2.base?.sha ?? "", compareRounds: options.compareRounds, durationMs: report2.run?.measureMs ?? 0, benchmarks, report: report2 };
+  return {
+    version: 1,
+    kind: "calibration",
+    ref: options.base,
+    sha: report2.base?.sha ?? "",
+    compareRounds: options.compareRounds,
+    durationMs: report2.run?.measureMs ?? 0,
+    benchmarks,
+    report: report2
+  };
 }
 
 // src/report/escape.ts
@@ -49339,7 +49531,13 @@ function terminalText(text, options = {}) {
 function renderCalibration(calibration) {
   const pct3 = (x) => Number.isFinite(x) ? `${Number((x * 100).toFixed(1))}%` : "\u2013";
   const header = ["benchmark", "noise/round", `resolves in ${calibration.compareRounds} rounds`, "suggested budget", "budget now"];
-  const rows = calibration.benchmarks.map((b) => [terminalText(b.id), pct3(b.spread), `\u2248${pct3(b.resolvable)}`, pct3(b.suggestedBudget), pct3(b.budget)]);
+  const rows = calibration.benchmarks.map((b) => [
+    terminalText(b.id),
+    pct3(b.spread),
+    `\u2248${pct3(b.resolvable)}`,
+    pct3(b.suggestedBudget),
+    pct3(b.budget)
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells) => cells.map((c, i) => i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])).join("  ");
   const rounds = calibration.benchmarks[0]?.rounds ?? 0;
@@ -49354,7 +49552,10 @@ function renderCalibration(calibration) {
     "lets regressions between the two pass unnoticed: raise the budget or the rounds."
   ];
   for (const b of calibration.benchmarks.filter((b2) => b2.warning)) out.push(`warning: ${terminalText(b.id)}: ${terminalText(b.warning)}`);
-  for (const b of calibration.benchmarks.filter((b2) => b2.budget < b2.resolvable)) out.push(`note: ${terminalText(b.id)}: budget ${pct3(b.budget)} is below what ${calibration.compareRounds} rounds resolve (\u2248${pct3(b.resolvable)})`);
+  for (const b of calibration.benchmarks.filter((b2) => b2.budget < b2.resolvable))
+    out.push(
+      `note: ${terminalText(b.id)}: budget ${pct3(b.budget)} is below what ${calibration.compareRounds} rounds resolve (\u2248${pct3(b.resolvable)})`
+    );
   return out.join("\n");
 }
 
@@ -49437,7 +49638,14 @@ function httpSections(id, details2) {
       ["peak RSS / heap used (MB)", memory(base), memory(head)]
     ]
   } : void 0;
-  return { title, latency: { header: ["latency (ms)", "base", "head", "change [CI]", "budget"], rows: latencyRows }, failures, server, note: details2.server.note, moved: details2.moved };
+  return {
+    title,
+    latency: { header: ["latency (ms)", "base", "head", "change [CI]", "budget"], rows: latencyRows },
+    failures,
+    server,
+    note: details2.server.note,
+    moved: details2.moved
+  };
 }
 function failuresLine(base, head) {
   const bad = (t) => t.non2xx + t.errors + t.timeouts + t.resets;
@@ -49501,9 +49709,17 @@ function profileSections(id, profile) {
   return {
     title: `${id}: CPU per ${unit} ${formatMicros(profile.perOpUs.base)} \u2192 ${formatMicros(profile.perOpUs.head)} (profiled in ${took})`,
     header: ["function", "where", "base", "head", `change per ${unit}`],
-    rows: profile.top.map((row) => [name(row), where(row), share(row.baseShare), share(row.headShare), `+${formatMicros(row.headPerOpUs - row.basePerOpUs)}`]),
+    rows: profile.top.map((row) => [
+      name(row),
+      where(row),
+      share(row.baseShare),
+      share(row.headShare),
+      `+${formatMicros(row.headPerOpUs - row.basePerOpUs)}`
+    ]),
     // Where the rows' ← names are, and what each of the project's functions costs with what it calls.
-    ownCode: profile.ownCode.map((row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit}, with what it calls`),
+    ownCode: profile.ownCode.map(
+      (row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit}, with what it calls`
+    ),
     files: [profile.files.base, profile.files.head].map((file) => path8.basename(file))
   };
 }
@@ -49527,13 +49743,23 @@ function renderTerminal(report2, options) {
   const width = options.width ?? 100;
   const lines = [];
   if (report2.base && report2.head) {
-    lines.push(`benchgate: base ${terminalText(report2.base.ref)} @ ${terminalText(String(report2.base.sha).slice(0, 7))} vs head ${terminalText(report2.head.ref)} @ ${terminalText(String(report2.head.sha).slice(0, 7))}${report2.head.dirty ? " (with uncommitted changes)" : ""}`, "");
+    lines.push(
+      `benchgate: base ${terminalText(report2.base.ref)} @ ${terminalText(String(report2.base.sha).slice(0, 7))} vs head ${terminalText(report2.head.ref)} @ ${terminalText(String(report2.head.sha).slice(0, 7))}${report2.head.dirty ? " (with uncommitted changes)" : ""}`,
+      ""
+    );
   }
   const benchmarks = sortBenchmarks(report2.benchmarks);
   if (benchmarks.length) {
     const level = report2.run ? formatConfidence(report2.run.intervalConfidence) : "95%";
     const header = ["verdict", "benchmark", "base", "head", `change [${level} CI]`, "budget"];
-    const rows = benchmarks.map((b) => [`${markOf(b.verdict).mark} ${terminalText(b.verdict)}`, terminalText(b.id), formatOps(b.base?.opsPerSec), formatOps(b.head?.opsPerSec), formatChange(b), formatBudget(b.budget)]);
+    const rows = benchmarks.map((b) => [
+      `${markOf(b.verdict).mark} ${terminalText(b.verdict)}`,
+      terminalText(b.id),
+      formatOps(b.base?.opsPerSec),
+      formatOps(b.head?.opsPerSec),
+      formatChange(b),
+      formatBudget(b.budget)
+    ]);
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
     const fixed = widths.reduce((sum2, w, i) => i === 1 ? sum2 : sum2 + w, 0) + 2 * (widths.length - 1);
     widths[1] = Math.max(12, Math.min(widths[1], width - fixed));
@@ -49560,22 +49786,41 @@ function renderTerminal(report2, options) {
   for (const b of benchmarks.filter((b2) => b2.profile)) {
     const sections = profileSections(b.id, b.profile);
     lines.push(paint("bold", fitMiddle(terminalText(sections.title), width)));
-    if (sections.error) lines.push(...terminalText(sections.error, { keepNewlines: true }).split("\n").map((line) => paint("yellow", `  ${line}`)));
+    if (sections.error)
+      lines.push(
+        ...terminalText(sections.error, { keepNewlines: true }).split("\n").map((line) => paint("yellow", `  ${line}`))
+      );
     else if (sections.rows.length === 0) lines.push("  no function costs more per operation at head");
-    else lines.push(...indentLines(plainTable(sections.header, sections.rows.map((row) => row.map((cell, i) => fitMiddle(terminalText(cell), i < 2 ? 40 : 16))))));
+    else
+      lines.push(
+        ...indentLines(
+          plainTable(
+            sections.header,
+            sections.rows.map((row) => row.map((cell, i) => fitMiddle(terminalText(cell), i < 2 ? 40 : 16)))
+          )
+        )
+      );
     for (const line of sections.ownCode) lines.push(`  in the project's code: ${terminalText(line)}`);
     lines.push("");
   }
-  if (report2.run?.profile?.dir) lines.push(paint("dim", `CPU profiles (Chrome DevTools, speedscope): ${terminalText(report2.run.profile.dir)}`), "");
+  if (report2.run?.profile?.dir)
+    lines.push(paint("dim", `CPU profiles (Chrome DevTools, speedscope): ${terminalText(report2.run.profile.dir)}`), "");
   for (const b of benchmarks.filter((b2) => b2.note)) lines.push(paint("yellow", `note: ${terminalText(b.id)}: ${terminalText(b.note)}`));
   for (const b of benchmarks.filter((b2) => b2.warning)) lines.push(paint("yellow", `note: ${terminalText(b.id)}: ${terminalText(b.warning)}`));
   if (benchmarks.some((b) => b.warning || b.note)) lines.push("");
   for (const b of benchmarks.filter((b2) => b2.error)) {
-    lines.push(paint(MARK.error.style, `! ${terminalText(b.id)}`), ...terminalText(b.error, { keepNewlines: true }).split("\n").map((line) => `    ${line}`));
+    lines.push(
+      paint(MARK.error.style, `! ${terminalText(b.id)}`),
+      ...terminalText(b.error, { keepNewlines: true }).split("\n").map((line) => `    ${line}`)
+    );
   }
   if (benchmarks.some((b) => b.error)) lines.push("");
   if (report2.error) lines.push(paint(MARK.error.style, `error: ${terminalText(report2.error, { keepNewlines: true })}`));
-  const heads = { pass: paint(["green", "bold"], "PASS"), fail: paint(["red", "bold"], "FAIL"), error: paint(["magenta", "bold"], "ERROR") };
+  const heads = {
+    pass: paint(["green", "bold"], "PASS"),
+    fail: paint(["red", "bold"], "FAIL"),
+    error: paint(["magenta", "bold"], "ERROR")
+  };
   const head = Object.hasOwn(heads, report2.verdict) ? heads[report2.verdict] : terminalText(report2.verdict);
   if (!report2.error) lines.push(`${head}: ${verdictCounts(report2.benchmarks)}`);
   if (report2.run) lines.push(paint("dim", terminalText(runLine(report2))));
@@ -49591,16 +49836,24 @@ function runLine(report2) {
   const confidence = family > 1 ? `each interval ${formatConfidence(run.intervalConfidence)}, so ${formatConfidence(run.confidence)} for all ${family} budgeted figures together` : `${formatConfidence(run.confidence)} confidence`;
   const parts = [];
   if (run.plannedRounds > 0) parts.push(`${rounds} (${run.isolation} isolation)`);
-  if (run.httpRounds !== void 0) parts.push(`${run.httpRounds} HTTP rounds${run.httpConfirmRounds ? ` + ${run.httpConfirmRounds} to confirm` : ""} (${run.httpMode} servers)`);
+  if (run.httpRounds !== void 0)
+    parts.push(
+      `${run.httpRounds} HTTP rounds${run.httpConfirmRounds ? ` + ${run.httpConfirmRounds} to confirm` : ""} (${run.httpMode} servers)`
+    );
   const cut = run.limited ? ` \xB7 the time limit (${formatDuration(run.timeLimitMs)}) cut rounds short` : "";
   return `${parts.join(" and ")} in ${formatDuration(run.measureMs)}${cut} \xB7 ${confidence}`;
 }
 function plainTable(header, rows) {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? "").length)));
-  return [header, ...rows].map((row) => row.map((cell, i) => i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i])).join("  ").trimEnd());
+  return [header, ...rows].map(
+    (row) => row.map((cell, i) => i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i])).join("  ").trimEnd()
+  );
 }
 function printableTable(header, rows) {
-  return plainTable(header.map((cell) => terminalText(cell)), rows.map((row) => row.map((cell) => terminalText(cell))));
+  return plainTable(
+    header.map((cell) => terminalText(cell)),
+    rows.map((row) => row.map((cell) => terminalText(cell)))
+  );
 }
 function indentLines(lines) {
   return lines.map((line) => `  ${line}`);
@@ -49616,37 +49869,77 @@ var ICON = {
   removed: "\u2796",
   unchanged: "\u26AA"
 };
-var HEADLINE = { pass: md`✅ benchgate: pass`, fail: md`❌ benchgate: regression`, error: md`⚠️ benchgate: error` };
+var HEADLINE = {
+  pass: md`
+✅ benchgate: pass
+  `,
+  fail: md`
+❌ benchgate: regression
+  `,
+  error: md`
+⚠️ benchgate: error
+  `
+};
 function lookup(table2, key) {
   return typeof key === "string" && Object.hasOwn(table2, key) ? table2[key] : void 0;
 }
 function renderMarkdown(report2) {
   const out = [md`### ${lookup(HEADLINE, report2.verdict) ?? md`❔ benchgate: ${report2.verdict}`}`, md``];
-  if (report2.error) out.push(md`The run failed: ${String(report2.error).split(/\r\n?|\n/)[0]}`, md``, details(md`Error`, pre(report2.error)));
+  if (report2.error)
+    out.push(
+      md`The run failed: ${String(report2.error).split(/\r\n?|\n/)[0]}`,
+      md``,
+      details(
+        md`
+Error
+        `,
+        pre(report2.error)
+      )
+    );
   else out.push(md`**${verdictCounts(report2.benchmarks)}**`, md``);
   if (report2.base && report2.head) {
-    out.push(md`Base ${report2.base.ref} @ <code>${shortSha(report2.base.sha)}</code> · head ${report2.head.ref} @ <code>${shortSha(report2.head.sha)}</code>${report2.head.dirty === true ? md` (with uncommitted changes)` : md``}`, md``);
+    out.push(
+      md`Base ${report2.base.ref} @ <code>${shortSha(report2.base.sha)}</code> · head ${report2.head.ref} @ <code>${shortSha(report2.head.sha)}</code>${report2.head.dirty === true ? md`(with uncommitted changes)` : md``}`,
+      md``
+    );
   }
   const benchmarks = sortBenchmarks(report2.benchmarks);
   if (benchmarks.length) {
     const level = report2.run ? formatConfidence(report2.run.intervalConfidence) : "95%";
-    out.push(md`| | Benchmark | Base ops/s | Head ops/s | Change [${level} CI] | Budget |`, md`|---|---|--:|--:|---|--:|`);
+    out.push(
+      md`| | Benchmark | Base ops/s | Head ops/s | Change [${level} CI] | Budget |`,
+      md`
+|---|---|--:|--:|---|--:|
+      `
+    );
     for (const b of benchmarks) {
-      out.push(md`| ${verdictCell(b.verdict)} | ${b.id} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${formatChange(b)} | ${formatBudget(b.budget)} |`);
+      out.push(
+        md`| ${verdictCell(b.verdict)} | ${b.id} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${formatChange(b)} | ${formatBudget(b.budget)} |`
+      );
     }
     out.push(md``);
     const chart = changeChart(benchmarks);
     if (chart.length) out.push(new Markup(["```text", ...chart.map(codeBlockText), "```"].join("\n")), CHART_LEGEND, md``);
   }
-  for (const b of benchmarks.filter((b2) => b2.profile)) out.push(details(md`${b.id}: where the time went`, profileMarkdown(b.id, b.profile, report2)), md``);
+  for (const b of benchmarks.filter((b2) => b2.profile))
+    out.push(details(md`${b.id}: where the time went`, profileMarkdown(b.id, b.profile, report2)), md``);
   for (const b of benchmarks.filter((b2) => b2.http)) out.push(details(md`${b.id}: latency and server`, httpMarkdown(b.id, b.http)), md``);
   for (const b of benchmarks.filter((b2) => b2.note)) out.push(md`> [!NOTE]\n> ${b.id}: ${b.note}`, md``);
   for (const b of benchmarks.filter((b2) => b2.warning)) out.push(md`> [!NOTE]\n> ${b.id}: ${b.warning}`, md``);
   const errors = benchmarks.filter((b) => b.error);
-  if (errors.length) out.push(details(md`Errors (${errors.length})`, joinMarkup(errors.map((b) => md`<b>${b.id}</b>\n${pre(b.error)}`))), md``);
+  if (errors.length)
+    out.push(details(md`Errors (${errors.length})`, joinMarkup(errors.map((b) => md`<b>${b.id}</b>\n${pre(b.error)}`))), md``);
   if (report2.run) out.push(md`<sub>${runLine(report2)} · ${environmentLine(report2)}</sub>`, md``);
   if (report2.run?.conditions?.note) out.push(md`> [!NOTE]\n> ${report2.run.conditions.note}`, md``);
-  out.push(details(md`How to read this`, HOW_TO_READ), md``);
+  out.push(
+    details(
+      md`
+How to read this
+      `,
+      HOW_TO_READ
+    ),
+    md``
+  );
   return joinMarkup(out).markup;
 }
 function verdictCell(verdict) {
@@ -49668,21 +49961,32 @@ function profileMarkdown(id, profile, report2) {
   const sections = profileSections(id, profile);
   const parts = [md`**${sections.title}**`, md``];
   if (sections.error) parts.push(pre(sections.error));
-  else if (sections.rows.length === 0) parts.push(md`No function costs more per operation at head.`);
+  else if (sections.rows.length === 0)
+    parts.push(md`
+No function costs more per operation at head.
+    `);
   else parts.push(table(sections.header, sections.rows, 2));
   if (sections.ownCode.length) parts.push(md``, ...sections.ownCode.map((line) => md`- in the project's code: ${line}`));
   if (sections.files.length) {
     const where2 = report2.pullRequest ? "in the action's profiles-dir output (upload it with actions/upload-artifact)" : report2.run?.profile?.dir ? `in ${report2.run.profile.dir}` : "";
-    const files = joinMarkup(sections.files.map((file) => md`<code>${file}</code>`), ", ");
+    const files = joinMarkup(
+      sections.files.map((file) => md`<code>${file}</code>`),
+      ", "
+    );
     parts.push(md``, md`<sub>Profiles: ${files} ${where2} (open them in Chrome DevTools or speedscope)</sub>`);
   }
   return joinMarkup(parts);
 }
 function table(header, rows, left = 1) {
-  const row = (cells) => md`| ${joinMarkup(cells.map((cell) => md`${cell}`), " | ")} |`;
+  const row = (cells) => md`| ${joinMarkup(
+    cells.map((cell) => md`${cell}`),
+    " | "
+  )} |`;
   return joinMarkup([row(header), new Markup(`|${header.map((_, i) => i < left ? "---" : "--:").join("|")}|`), ...rows.map(row)]);
 }
-var CHART_LEGEND = new Markup("<sub>\u25CF estimate, \u2500 its confidence interval, \u2502 the budget either side of \xA6 0; \xAB \xBB past the end of the axis.</sub>");
+var CHART_LEGEND = new Markup(
+  "<sub>\u25CF estimate, \u2500 its confidence interval, \u2502 the budget either side of \xA6 0; \xAB \xBB past the end of the axis.</sub>"
+);
 function environmentLine(report2) {
   const env = report2.environment;
   const load = env.loadAverage ? `, load average ${formatFixed(env.loadAverage.before?.[0], 2)} \u2192 ${formatFixed(env.loadAverage.after?.[0], 2)}` : "";
@@ -49823,7 +50127,8 @@ ${USAGE}`);
 }
 function parseRounds(text) {
   const rounds = Number(text);
-  if (!Number.isInteger(rounds) || rounds < 2 || rounds > 500) throw new UserError(`--rounds '${text}' is not a whole number from 2 to 500.`);
+  if (!Number.isInteger(rounds) || rounds < 2 || rounds > 500)
+    throw new UserError(`--rounds '${text}' is not a whole number from 2 to 500.`);
   return rounds;
 }
 function parseFlagDuration(text) {

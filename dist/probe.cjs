@@ -71,7 +71,8 @@ var GC_KINDS = {
 };
 function install(socketPath2) {
   delete process.env.BENCHGATE_PROBE_SOCKET;
-  if (process.env.NODE_OPTIONS) process.env.NODE_OPTIONS = process.env.NODE_OPTIONS.replace(/--require[= ]("[^"]*probe\.cjs"|\S*probe\.cjs)/, "").trim();
+  if (process.env.NODE_OPTIONS)
+    process.env.NODE_OPTIONS = process.env.NODE_OPTIONS.replace(/--require[= ]("[^"]*probe\.cjs"|\S*probe\.cjs)/, "").trim();
   let segments = [];
   let segment;
   let active = false;

@@ -15,7 +15,10 @@ import { makeFixtureRepo } from './fixture-repo.mjs';
 const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const rounds = Number(process.env.ROUNDS ?? 8);
 const fixture = process.env.FIXTURE ?? 'http-untouched';
-const variants = (process.env.VARIANTS ?? 'fresh:false,live:false,fresh:true,live:true').split(',').filter(Boolean).map((v) => v.split(':'));
+const variants = (process.env.VARIANTS ?? 'fresh:false,live:false,fresh:true,live:true')
+  .split(',')
+  .filter(Boolean)
+  .map((v) => v.split(':'));
 
 if (process.env.PRECISION !== '0') {
   // benchgate's own load runner (src/measure/http/load.ts), bundled for this script.
@@ -40,12 +43,21 @@ if (process.env.PRECISION !== '0') {
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const ms = (x) => x.toFixed(3).padStart(8);
-  console.log(`Load generator timing: a handler busy ${busyMs} ms, 1 connection, 600 ms of load (in this process), ${os.cpus().length} cpus, load average ${os.loadavg()[0].toFixed(2)}`);
+  console.log(
+    `Load generator timing: a handler busy ${busyMs} ms, 1 connection, 600 ms of load (in this process), ${os.cpus().length} cpus, load average ${os.loadavg()[0].toFixed(2)}`,
+  );
   console.log('  run   ok    p50 ms    p90 ms    p99 ms   mean ms   req/s  (at most ' + (1000 / busyMs).toFixed(0) + ')');
   for (let run = 1; run <= Number(process.env.PRECISION_RUNS ?? 5); run++) {
-    const result = await runLoad({ port: server.address().port, requests: [{ method: 'GET', path: '/', headers: {}, body: undefined }], connections: 1, durationMs: 600 });
+    const result = await runLoad({
+      port: server.address().port,
+      requests: [{ method: 'GET', path: '/', headers: {}, body: undefined }],
+      connections: 1,
+      durationMs: 600,
+    });
     const { p50, p90, p99, mean } = result.latency;
-    console.log(`  ${String(run).padStart(3)} ${String(result.traffic.ok).padStart(4)}  ${ms(p50)}  ${ms(p90)}  ${ms(p99)}  ${ms(mean)}  ${result.requestsPerSec.toFixed(0).padStart(6)}`);
+    console.log(
+      `  ${String(run).padStart(3)} ${String(result.traffic.ok).padStart(4)}  ${ms(p50)}  ${ms(p90)}  ${ms(p99)}  ${ms(mean)}  ${result.requestsPerSec.toFixed(0).padStart(6)}`,
+    );
   }
   server.close();
   console.log('');
@@ -57,11 +69,16 @@ const sd = (xs) => {
 };
 const pct = (x) => `${(x * 100).toFixed(1)}%`;
 
-console.log(`benchgate HTTP self-benchmark: ${fixture}, ${rounds} rounds of 2s + 1s warm-up per revision, ${process.version}, ${new Date().toISOString().slice(0, 10)}\n`);
+console.log(
+  `benchgate HTTP self-benchmark: ${fixture}, ${rounds} rounds of 2s + 1s warm-up per revision, ${process.version}, ${new Date().toISOString().slice(0, 10)}\n`,
+);
 console.log('mode   pinned  rps spread/round  p99 spread/round  rps change [CI]               verdict       time');
 for (const [mode, pin] of variants) {
   const repo = makeFixtureRepo(fixture);
-  const config = readFileSync(path.join(repo, 'benchgate.yml'), 'utf8').replace(/^ {4}start: (.*)$/m, '    start: $1\n    duration: 2s\n    warmup: 1s');
+  const config = readFileSync(path.join(repo, 'benchgate.yml'), 'utf8').replace(
+    /^ {4}start: (.*)$/m,
+    '    start: $1\n    duration: 2s\n    warmup: 1s',
+  );
   writeFileSync(path.join(repo, 'benchgate.yml'), `${config}rounds: ${rounds}\nhttp-mode: ${mode}\nhttp-pin: ${pin}\n`);
   const started = Date.now();
   spawnSync(process.execPath, [cli, 'compare', '--base', 'main', '--json', 'r.json'], { cwd: repo, stdio: 'ignore' });

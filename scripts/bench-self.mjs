@@ -19,14 +19,19 @@ const sd = (xs) => {
 };
 const pct = (x, digits = 1) => `${(x * 100).toFixed(digits)}%`;
 
-console.log(`benchgate self-benchmark on ${process.version}, ${(await import('node:os')).cpus().length} cpus, ${new Date().toISOString().slice(0, 10)}\n`);
+console.log(
+  `benchgate self-benchmark on ${process.version}, ${(await import('node:os')).cpus().length} cpus, ${new Date().toISOString().slice(0, 10)}\n`,
+);
 console.log('fixture        mode       task                         rounds  spread/round  CI width   verdict       time');
 for (const fixture of fixtures) {
   for (const mode of modes) {
     for (let r = 0; r < repeats; r++) {
       const repo = makeFixtureRepo(fixture);
       const started = Date.now();
-      spawnSync(process.execPath, [cli, 'compare', '--base', 'main', '--isolation', mode, '--json', 'r.json'], { cwd: repo, stdio: 'ignore' });
+      spawnSync(process.execPath, [cli, 'compare', '--base', 'main', '--isolation', mode, '--json', 'r.json'], {
+        cwd: repo,
+        stdio: 'ignore',
+      });
       const seconds = (Date.now() - started) / 1000;
       const report = JSON.parse(readFileSync(path.join(repo, 'r.json'), 'utf8'));
       rmSync(repo, { recursive: true, force: true });
@@ -49,14 +54,16 @@ const tasks = { 'bare counter': () => counter++, 'counter id (hyperid-like)': ()
 const bench = new Bench({ time: 500 });
 for (const [name, fn] of Object.entries(tasks)) bench.add(name, fn);
 await bench.run();
-for (const task of bench.tasks) console.log(`  tinybench per call   ${task.name.padEnd(28)} ${(task.result.throughput.mean / 1e6).toFixed(1)}M ops/s`);
+for (const task of bench.tasks)
+  console.log(`  tinybench per call   ${task.name.padEnd(28)} ${(task.result.throughput.mean / 1e6).toFixed(1)}M ops/s`);
 const batched = new Bench({ time: 500 });
 for (const [name, fn] of Object.entries(tasks)) {
   const loop = new Function('fn', 'return function () { for (let i = 0; i < 2000; i++) fn(); }')(fn);
   batched.add(name, loop);
 }
 await batched.run();
-for (const task of batched.tasks) console.log(`  batches of 2000      ${task.name.padEnd(28)} ${((2000 * 1000) / task.result.latency.mean / 1e6).toFixed(1)}M ops/s`);
+for (const task of batched.tasks)
+  console.log(`  batches of 2000      ${task.name.padEnd(28)} ${((2000 * 1000) / task.result.latency.mean / 1e6).toFixed(1)}M ops/s`);
 
 // 3. Where the remaining micro noise comes from: two copies of the same module in one process (what
 // alternate isolation runs), timed in long 20 ms blocks alternated AB BA, one figure per process.
@@ -66,7 +73,8 @@ if (process.env.COPIES !== '0') {
   const { mkdtempSync, mkdirSync, writeFileSync } = await import('node:fs');
   const os = await import('node:os');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'benchgate-copies-'));
-  const work = "import { createHash } from 'node:crypto';\nexport const etag = (body) => createHash('sha1').update(body).digest('base64');\nlet n = 0;\nexport const id = () => 'f0e1d2c3-' + (n = (n + 1) | 0);\n";
+  const work =
+    "import { createHash } from 'node:crypto';\nexport const etag = (body) => createHash('sha1').update(body).digest('base64');\nlet n = 0;\nexport const id = () => 'f0e1d2c3-' + (n = (n + 1) | 0);\n";
   for (const copy of ['a', 'b']) {
     mkdirSync(path.join(dir, copy));
     writeFileSync(path.join(dir, copy, 'work.mjs'), work);
@@ -88,7 +96,9 @@ for (const task of ['etag', 'id']) {
 console.log(JSON.stringify(result));`,
   );
   const processes = Number(process.env.COPIES ?? 12);
-  const figures = Array.from({ length: processes }, (_, i) => JSON.parse(spawnSync(process.execPath, ['offset.mjs', String(i % 2)], { cwd: dir, encoding: 'utf8' }).stdout));
+  const figures = Array.from({ length: processes }, (_, i) =>
+    JSON.parse(spawnSync(process.execPath, ['offset.mjs', String(i % 2)], { cwd: dir, encoding: 'utf8' }).stdout),
+  );
   rmSync(dir, { recursive: true, force: true });
   console.log(`\nTwo copies of identical code in one process, 20 ms blocks AB BA, ${processes} processes (ln ratio per process):`);
   for (const task of ['etag', 'id']) {

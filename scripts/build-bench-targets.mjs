@@ -4,7 +4,8 @@ import { build } from 'esbuild';
 
 await build({
   stdin: {
-    contents: "export { hodgesLehmann } from './src/stats/signed-rank.ts'; export { analyze } from './src/stats/analyze.ts'; export { renderMarkdown } from './src/report/markdown.ts'; export { renderTerminal } from './src/report/terminal.ts';",
+    contents:
+      "export { hodgesLehmann } from './src/stats/signed-rank.ts'; export { analyze } from './src/stats/analyze.ts'; export { renderMarkdown } from './src/report/markdown.ts'; export { renderTerminal } from './src/report/terminal.ts';",
     resolveDir: '.',
     loader: 'ts',
   },

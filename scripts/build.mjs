@@ -17,6 +17,17 @@ const common = {
   // CommonJS dependencies call require(); give the ESM bundle one.
   banner: { js: "import { createRequire as __benchgateRequire } from 'node:module'; const require = __benchgateRequire(import.meta.url);" },
 };
-await build({ ...common, entryPoints: { cli: 'src/cli.ts', action: 'src/action.ts', runner: 'src/measure/micro/runner.ts' }, outdir: 'dist' });
+await build({
+  ...common,
+  entryPoints: { cli: 'src/cli.ts', action: 'src/action.ts', runner: 'src/measure/micro/runner.ts' },
+  outdir: 'dist',
+});
 // The probe is preloaded into users' servers with --require: CommonJS, no dependencies, no banner.
-await build({ ...common, banner: {}, format: 'cjs', entryPoints: { probe: 'src/measure/http/probe.ts' }, outdir: 'dist', outExtension: { '.js': '.cjs' } });
+await build({
+  ...common,
+  banner: {},
+  format: 'cjs',
+  entryPoints: { probe: 'src/measure/http/probe.ts' },
+  outdir: 'dist',
+  outExtension: { '.js': '.cjs' },
+});

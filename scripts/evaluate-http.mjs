@@ -29,8 +29,19 @@ const server = http.createServer((req, res) => {
 server.listen(Number(process.env.PORT), process.env.HOST ?? '127.0.0.1');
 `;
 
-const freePort = () => new Promise((resolve) => { const s = net.createServer().listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); }); });
-const load = (port, ms) => new Promise((resolve, reject) => autocannon({ url: `http://127.0.0.1:${port}/todos`, connections: 10, duration: ms / 1000, sampleInt: 50 }, (error, result) => (error ? reject(error) : resolve(result.requests.total))));
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+const load = (port, ms) =>
+  new Promise((resolve, reject) =>
+    autocannon({ url: `http://127.0.0.1:${port}/todos`, connections: 10, duration: ms / 1000, sampleInt: 50 }, (error, result) =>
+      error ? reject(error) : resolve(result.requests.total),
+    ),
+  );
 
 /** The true throughput drop with k spin iterations per request: two live servers, load alternating in 1 s blocks, median of the ratios. */
 async function measureTruth(dir, k) {
@@ -39,7 +50,13 @@ async function measureTruth(dir, k) {
     const ports = [];
     for (const spinCount of [0, k]) {
       const port = await freePort();
-      servers.push(spawn(process.execPath, ['server.js'], { cwd: dir, env: { ...process.env, PORT: String(port), SPIN: String(spinCount) }, stdio: 'ignore' }));
+      servers.push(
+        spawn(process.execPath, ['server.js'], {
+          cwd: dir,
+          env: { ...process.env, PORT: String(port), SPIN: String(spinCount) },
+          stdio: 'ignore',
+        }),
+      );
       ports.push(port);
     }
     await sleep(500);
@@ -60,7 +77,11 @@ async function measureTruth(dir, k) {
 
 function makeRepo(k) {
   const config = `http:\n  - name: todos\n    start: node server.js\n    ready: /health\n    requests:\n      - path: /todos\n    budget: ${budget}\n    duration: ${duration}\n`;
-  const files = { 'package.json': '{ "name": "evaluate-http", "private": true, "type": "module" }\n', 'server.js': SERVER.replace('SPIN_DEFAULT', '0'), 'benchgate.yml': config };
+  const files = {
+    'package.json': '{ "name": "evaluate-http", "private": true, "type": "module" }\n',
+    'server.js': SERVER.replace('SPIN_DEFAULT', '0'),
+    'benchgate.yml': config,
+  };
   return gitRepo('benchgate-evaluate-http-', files, { 'server.js': SERVER.replace('SPIN_DEFAULT', String(k)) });
 }
 
@@ -70,7 +91,9 @@ const sized = [];
 for (const drop of effects) sized.push(await sizeSlowdown(drop, 2000, (k) => measureTruth(scratch, k)));
 rmSync(scratch, { recursive: true, force: true });
 console.log(`benchgate evaluate:http: ${machine()}, budget ${budget}, ${duration} of load per revision per round`);
-console.log('effect (measured)          runs  fails (regression)  inconclusive  median time  max time  median estimate  rounds (+ confirm)');
+console.log(
+  'effect (measured)          runs  fails (regression)  inconclusive  median time  max time  median estimate  rounds (+ confirm)',
+);
 const rows = [{ label: 'A/A', k: 0, runs: runsAA }, ...sized.map((size) => ({ label: rowLabel(size), k: size.k, runs: runsEffect }))];
 for (const { label, k, runs } of rows.filter((row) => row.runs > 0)) {
   let fails = 0;
@@ -88,5 +111,7 @@ for (const { label, k, runs } of rows.filter((row) => row.runs > 0)) {
     rounds.push(`${bench?.rounds?.length ?? 0}${bench?.confirmation ? `+${bench.confirmation.length}` : ''}`);
   }
   const { median, max, estimate } = summary(times, estimates);
-  console.log(`${label.padEnd(26)} ${String(runs).padStart(4)}  ${`${fails}/${runs}`.padStart(18)}  ${String(inconclusive).padStart(12)}  ${median.padStart(11)}  ${max.padStart(8)}  ${estimate.padStart(15)}  ${rounds.join(' ')}`);
+  console.log(
+    `${label.padEnd(26)} ${String(runs).padStart(4)}  ${`${fails}/${runs}`.padStart(18)}  ${String(inconclusive).padStart(12)}  ${median.padStart(11)}  ${max.padStart(8)}  ${estimate.padStart(15)}  ${rounds.join(' ')}`,
+  );
 }

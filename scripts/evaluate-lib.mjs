@@ -11,7 +11,11 @@ const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 /** A git repository in a temp dir: `base` committed on main, then `head` (files overwritten) on feature, checked out. */
 export function gitRepo(prefix, base, head) {
   const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
-  const git = (...args) => execFileSync('git', ['-c', 'user.name=e', '-c', 'user.email=e@example.invalid', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, stdio: 'pipe' });
+  const git = (...args) =>
+    execFileSync('git', ['-c', 'user.name=e', '-c', 'user.email=e@example.invalid', '-c', 'commit.gpgsign=false', ...args], {
+      cwd: dir,
+      stdio: 'pipe',
+    });
   const write = (files) => {
     for (const [file, text] of Object.entries(files)) {
       mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
@@ -32,7 +36,10 @@ export function gitRepo(prefix, base, head) {
 export function timedCompare(repo) {
   const started = Date.now();
   // Time to a verdict: the profile of a regression comes after it and is left out here.
-  spawnSync(process.execPath, [cli, 'compare', '--base', 'main', '--json', 'report.json', '--profile', 'never'], { cwd: repo, stdio: 'ignore' });
+  spawnSync(process.execPath, [cli, 'compare', '--base', 'main', '--json', 'report.json', '--profile', 'never'], {
+    cwd: repo,
+    stdio: 'ignore',
+  });
   const seconds = (Date.now() - started) / 1000;
   const report = JSON.parse(readFileSync(path.join(repo, 'report.json'), 'utf8'));
   rmSync(repo, { recursive: true, force: true });

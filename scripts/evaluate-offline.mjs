@@ -14,10 +14,26 @@ if (!existsSync(dir)) {
   process.exit(2);
 }
 const bundle = path.join(root, 'node_modules', '.cache', 'benchgate-stats.mjs');
-await build({ stdin: { contents: "export { estimateChange, decide, familyConfidence } from './src/stats/compare.ts'; export { minimumRounds } from './src/stats/signed-rank.ts';", resolveDir: root, loader: 'ts' }, bundle: true, platform: 'node', format: 'esm', outfile: bundle, logLevel: 'warning' });
+await build({
+  stdin: {
+    contents:
+      "export { estimateChange, decide, familyConfidence } from './src/stats/compare.ts'; export { minimumRounds } from './src/stats/signed-rank.ts';",
+    resolveDir: root,
+    loader: 'ts',
+  },
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  outfile: bundle,
+  logLevel: 'warning',
+});
 const { estimateChange, decide, familyConfidence, minimumRounds } = await import(bundle);
 
-const read = (file) => readFileSync(path.join(dir, file), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+const read = (file) =>
+  readFileSync(path.join(dir, file), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
 const ops = (row) => row.reps[0].hz;
 
 /** Per-round log ratios of `variant` against base, pairing the two processes of each round (adjacent in time). */
@@ -74,7 +90,9 @@ function evaluate(pool, budget, runs = 2000) {
 
 const pct = (x) => `${(x * 100).toFixed(1)}%`;
 console.log(`Decision rule on process-level samples (${dir}); 2000 seeded runs per row`);
-console.log(`rounds ${MIN}, looks every ${EVERY} up to ${MAX} (${LOOKS} looks), confidence ${CONFIDENCE}, confirmation by ${MIN} fresh rounds\n`);
+console.log(
+  `rounds ${MIN}, looks every ${EVERY} up to ${MAX} (${LOOKS} looks), confidence ${CONFIDENCE}, confirmation by ${MIN} fresh rounds\n`,
+);
 console.log('data                     true change     budget  spread/round  fails (regression)  median rounds');
 const aa = read('aa_pool.jsonl');
 for (const task of [...new Set(aa.map((r) => r.task))]) {
@@ -83,7 +101,9 @@ for (const task of [...new Set(aa.map((r) => r.task))]) {
   const spread = Math.sqrt(pool.reduce((a, b) => a + (b - m) ** 2, 0) / (pool.length - 1));
   for (const budget of [0.02, 0.05]) {
     const { rate, median } = evaluate(pool, budget);
-    console.log(`A/A ${task.padEnd(20)} ${'none'.padEnd(14)}  ${pct(budget).padStart(6)}  ${pct(spread).padStart(12)}  ${pct(rate).padStart(18)}  ${String(median).padStart(13)}`);
+    console.log(
+      `A/A ${task.padEnd(20)} ${'none'.padEnd(14)}  ${pct(budget).padStart(6)}  ${pct(spread).padStart(12)}  ${pct(rate).padStart(18)}  ${String(median).padStart(13)}`,
+    );
   }
 }
 for (const [file, truth] of [
@@ -98,7 +118,9 @@ for (const [file, truth] of [
     const spread = Math.sqrt(pool.reduce((a, b) => a + (b - m) ** 2, 0) / (pool.length - 1));
     for (const budget of [0.02]) {
       const { rate, median } = evaluate(pool, budget);
-      console.log(`${`${task} ${variant}`.padEnd(24)} ${`-${truth[variant].replace('≈', '')}`.padEnd(14)}  ${pct(budget).padStart(6)}  ${pct(spread).padStart(12)}  ${pct(rate).padStart(18)}  ${String(median).padStart(13)}`);
+      console.log(
+        `${`${task} ${variant}`.padEnd(24)} ${`-${truth[variant].replace('≈', '')}`.padEnd(14)}  ${pct(budget).padStart(6)}  ${pct(spread).padStart(12)}  ${pct(rate).padStart(18)}  ${String(median).padStart(13)}`,
+      );
     }
   }
 }

@@ -61,7 +61,12 @@ console.log(1 - ratios[ratios.length >> 1]);`;
 }
 
 function makeRepo(k) {
-  const files = { 'package.json': '{ "name": "evaluate", "private": true, "type": "module" }\n', 'src/work.js': WORK, 'bench/work.bench.js': BENCH(0), 'benchgate.yml': `budget: ${budget}\n` };
+  const files = {
+    'package.json': '{ "name": "evaluate", "private": true, "type": "module" }\n',
+    'src/work.js': WORK,
+    'bench/work.bench.js': BENCH(0),
+    'benchgate.yml': `budget: ${budget}\n`,
+  };
   return gitRepo('benchgate-evaluate-', files, { 'bench/work.bench.js': BENCH(k) });
 }
 
@@ -70,11 +75,14 @@ const costs = measureCosts(scratch);
 // Size k for each drop from the per-call costs, then correct it from the drop measured in place (the
 // extra time is not linear in k: the loop's cost inside the task differs from its cost alone).
 const sized = [];
-for (const drop of effects) sized.push(await sizeSlowdown(drop, Math.round(((1 / (1 - drop) - 1) * costs.call) / costs.iteration), (k) => measureTruth(scratch, k)));
+for (const drop of effects)
+  sized.push(await sizeSlowdown(drop, Math.round(((1 / (1 - drop) - 1) * costs.call) / costs.iteration), (k) => measureTruth(scratch, k)));
 rmSync(scratch, { recursive: true, force: true });
 console.log(`benchgate evaluate: ${machine()}, budget ${budget}`);
 console.log(`etag task ${costs.call.toFixed(0)} ns a call, one spin iteration ${costs.iteration.toFixed(2)} ns\n`);
-console.log('effect on etag (measured)  runs  fails (regression)  inconclusive  other tasks flagged  median time  max time  median estimate');
+console.log(
+  'effect on etag (measured)  runs  fails (regression)  inconclusive  other tasks flagged  median time  max time  median estimate',
+);
 const rows = [{ label: 'A/A', k: 0, runs: runsAA }, ...sized.map((size) => ({ label: rowLabel(size), k: size.k, runs: runsEffect }))];
 for (const { label, k, runs } of rows.filter((row) => row.runs > 0)) {
   let fails = 0;
@@ -89,8 +97,12 @@ for (const { label, k, runs } of rows.filter((row) => row.runs > 0)) {
     if (etag?.verdict === 'regression') fails++;
     if (etag?.verdict === 'inconclusive') inconclusive++;
     if (etag?.change) estimates.push(etag.change.estimate);
-    others += report.benchmarks.filter((b) => !b.id.endsWith('etag of a body') && (b.verdict === 'regression' || b.verdict === 'improvement')).length;
+    others += report.benchmarks.filter(
+      (b) => !b.id.endsWith('etag of a body') && (b.verdict === 'regression' || b.verdict === 'improvement'),
+    ).length;
   }
   const { median, max, estimate } = summary(times, estimates);
-  console.log(`${label.padEnd(26)} ${String(runs).padStart(4)}  ${`${fails}/${runs}`.padStart(18)}  ${String(inconclusive).padStart(12)}  ${String(others).padStart(19)}  ${median.padStart(11)}  ${max.padStart(8)}  ${estimate}`);
+  console.log(
+    `${label.padEnd(26)} ${String(runs).padStart(4)}  ${`${fails}/${runs}`.padStart(18)}  ${String(inconclusive).padStart(12)}  ${String(others).padStart(19)}  ${median.padStart(11)}  ${max.padStart(8)}  ${estimate}`,
+  );
 }

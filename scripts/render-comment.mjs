@@ -12,7 +12,10 @@ const [input, output, width = '980', height = '900'] = process.argv.slice(2);
 if (!input || !output) throw new Error('usage: node scripts/render-comment.mjs <report.md> <out.png> [width] [height]');
 const css = readFileSync(createRequire(import.meta.url).resolve('github-markdown-css/github-markdown-light.css'), 'utf8');
 let body = marked.parse(readFileSync(input, 'utf8').replace(/^<!-- benchgate:.*-->\n/, ''), { gfm: true });
-if (process.env.OPEN) body = body.replace(/<details>(<summary>[^<]*)/g, (all, summary) => (summary.includes(process.env.OPEN) ? `<details open>${summary}` : all));
+if (process.env.OPEN)
+  body = body.replace(/<details>(<summary>[^<]*)/g, (all, summary) =>
+    summary.includes(process.env.OPEN) ? `<details open>${summary}` : all,
+  );
 const page = `<!doctype html><html><head><meta charset="utf-8"><style>${css}
 body { background: #fff; margin: 0; padding: 16px; font-family: -apple-system, "Segoe UI", "Noto Sans", Helvetica, Arial, sans-serif; }
 .comment { border: 1px solid #d1d9e0; border-radius: 6px; max-width: 920px; }
@@ -24,5 +27,23 @@ body { background: #fff; margin: 0; padding: 16px; font-family: -apple-system, "
 const dir = mkdtempSync(path.join(os.tmpdir(), 'benchgate-render-'));
 const html = path.join(dir, 'comment.html');
 writeFileSync(html, page);
-execFileSync('chromium', ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-data-dir=${path.join(dir, 'profile')}`, '--hide-scrollbars', `--window-size=${width},${height}`, `--screenshot=${path.resolve(output)}`, `file://${html}`], { stdio: 'ignore' });
+execFileSync(
+  'chromium',
+  [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    `--user-data-dir=${path.join(dir, 'profile')}`,
+    '--hide-scrollbars',
+    `--window-size=${width},${height}`,
+    `--screenshot=${path.resolve(output)}`,
+    `file://${html}`,
+  ],
+  { stdio: 'ignore' },
+);
 console.log(`wrote ${output}`);

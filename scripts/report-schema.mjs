@@ -10,7 +10,13 @@ export const MAX_STRING = 16_384;
 /** Most items in any list (rounds, benchmarks, profile rows). */
 export const MAX_ITEMS = 10_000;
 
-const schema = createGenerator({ path: 'src/report/model.ts', type: 'Report', tsconfig: 'tsconfig.json', skipTypeCheck: true, additionalProperties: false }).createSchema('Report');
+const schema = createGenerator({
+  path: 'src/report/model.ts',
+  type: 'Report',
+  tsconfig: 'tsconfig.json',
+  skipTypeCheck: true,
+  additionalProperties: false,
+}).createSchema('Report');
 
 /** Every string gets a length cap, every array an item cap; numbers may be null (JSON writes NaN and Infinity as null). */
 function bound(node) {

@@ -12,7 +12,8 @@ await runAction({
   pullRequestApi: (settings) => {
     const octokit = getOctokit(settings.githubToken, { baseUrl });
     return {
-      openPullRequests: async (head) => (await octokit.rest.pulls.list({ ...settings.repository, head, state: 'open', per_page: 100 })).data,
+      openPullRequests: async (head) =>
+        (await octokit.rest.pulls.list({ ...settings.repository, head, state: 'open', per_page: 100 })).data,
     };
   },
   commentApi: (settings, pr) => {

@@ -26,9 +26,20 @@ export async function calibrate(options: Omit<GateOptions, 'head'> & { compareRo
       suggestedBudget: Math.max(0.01, Math.ceil(resolvable * 100 - 1e-9) / 100),
       budget: b.budget,
       ...(b.verdict === 'regression' || b.verdict === 'improvement'
-        ? { warning: `identical code measured as a ${b.verdict} (${(b.change!.estimate * 100).toFixed(1)}%): this benchmark's measurement is biased on this machine` }
+        ? {
+            warning: `identical code measured as a ${b.verdict} (${(b.change!.estimate * 100).toFixed(1)}%): this benchmark's measurement is biased on this machine`,
+          }
         : {}),
     };
   });
-  return { version: 1, kind: 'calibration', ref: options.base, sha: report.base?.sha ?? '', compareRounds: options.compareRounds, durationMs: report.run?.measureMs ?? 0, benchmarks, report };
+  return {
+    version: 1,
+    kind: 'calibration',
+    ref: options.base,
+    sha: report.base?.sha ?? '',
+    compareRounds: options.compareRounds,
+    durationMs: report.run?.measureMs ?? 0,
+    benchmarks,
+    report,
+  };
 }

@@ -22,7 +22,6 @@ import { REPORT_VERSION, runVerdict, sortBenchmarks, summarize, toReportBenchmar
 import { UserError } from './util/errors.js';
 import { explain, type ProfileTarget } from './explain/run.js';
 
-
 /** The most benchmarks profiled in one run: each costs a few seconds. */
 const MAX_PROFILED = 10;
 
@@ -42,7 +41,10 @@ export interface GateOptions {
   head?: string | undefined;
   configFile?: string | undefined;
   /** Command-line values that win over the config file. */
-  overrides?: { rounds?: number | undefined; timeLimitMs?: number | undefined; isolation?: Isolation | undefined;
+  overrides?: {
+    rounds?: number | undefined;
+    timeLimitMs?: number | undefined;
+    isolation?: Isolation | undefined;
     httpMode?: HttpMode | undefined;
     httpPin?: boolean | undefined;
     /** The action's budget inputs: they win over the config file's. */
@@ -73,17 +75,29 @@ export async function runGate(options: GateOptions): Promise<Report> {
   const now = options.now ?? Date.now;
   const started = now();
   const config = withOverrides(loadConfig({ root: options.cwd, file: options.configFile }), options.overrides);
-  const tree = await checkout({ cwd: options.cwd, base: options.base, head: options.head, install: config.install, build: config.build, log: options.log, onCleanup: options.onCleanup });
+  const tree = await checkout({
+    cwd: options.cwd,
+    base: options.base,
+    head: options.head,
+    install: config.install,
+    build: config.build,
+    log: options.log,
+    onCleanup: options.onCleanup,
+  });
   const socketDir = mkdtempSync(path.join(os.tmpdir(), 'benchgate-sock-'));
   const removeSocketDir = () => rmSync(socketDir, { recursive: true, force: true });
   // A signal ends the process without running `finally`: the trap removes the folder (and the worktrees) then.
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os.loadavg();
   try {
-    const [baseFiles, headFiles] = await Promise.all([tree.base, tree.head].map((revision) => discoverBenchFiles(revision.root, config.micro.files)));
+    const [baseFiles, headFiles] = await Promise.all(
+      [tree.base, tree.head].map((revision) => discoverBenchFiles(revision.root, config.micro.files)),
+    );
     const hasMicro = baseFiles!.length > 0 || headFiles!.length > 0;
     if (!hasMicro && config.http.length === 0) {
-      throw new UserError(`No bench files match ${config.micro.files.join(', ')} in base or head, and benchgate.yml declares no http load tests. Add a bench file (see the README's quick start), set micro.files, or declare http benchmarks.`);
+      throw new UserError(
+        `No bench files match ${config.micro.files.join(', ')} in base or head, and benchgate.yml declares no http load tests. Add a bench file (see the README's quick start), set micro.files, or declare http benchmarks.`,
+      );
     }
     const rounds = config.rounds ?? 10;
     const looks = lookCount(rounds, config.maxRounds, DEFAULTS.lookEvery);
@@ -98,7 +112,9 @@ export async function runGate(options: GateOptions): Promise<Report> {
     const microVerdicts = (partial: BenchmarkSamples[]) => analyze(partial, { ...analyzeOptions, extraFamily: httpFamily });
     // The HTTP load tests' planned time is set aside first: their rounds are long and fixed in length.
     // With confirm, one load test's worth of confirmation rounds too: a regression found there must be able to reproduce.
-    const httpPlannedMs = config.http.reduce((sum, b) => sum + rounds * estimatedRoundMs(b), 0) + (config.confirm && config.http.length ? rounds * Math.max(...config.http.map(estimatedRoundMs)) : 0);
+    const httpPlannedMs =
+      config.http.reduce((sum, b) => sum + rounds * estimatedRoundMs(b), 0) +
+      (config.confirm && config.http.length ? rounds * Math.max(...config.http.map(estimatedRoundMs)) : 0);
     const microLimitMs = config.http.length ? Math.max(config.timeLimitMs - httpPlannedMs, config.timeLimitMs * 0.3) : config.timeLimitMs;
     let micro: Measurement | undefined;
     if (hasMicro) {
@@ -118,8 +134,20 @@ export async function runGate(options: GateOptions): Promise<Report> {
           maxRounds: config.maxRounds,
           lookEvery: DEFAULTS.lookEvery,
           looks,
-          decided: (partial) => new Set(microVerdicts(partial).filter((c) => c.verdict !== 'inconclusive').map((c) => c.id)),
-          toConfirm: (partial) => (config.confirm ? new Set(microVerdicts(partial).filter((c) => c.verdict === 'regression').map((c) => c.id)) : new Set()),
+          decided: (partial) =>
+            new Set(
+              microVerdicts(partial)
+                .filter((c) => c.verdict !== 'inconclusive')
+                .map((c) => c.id),
+            ),
+          toConfirm: (partial) =>
+            config.confirm
+              ? new Set(
+                  microVerdicts(partial)
+                    .filter((c) => c.verdict === 'regression')
+                    .map((c) => c.id),
+                )
+              : new Set(),
           confirmRounds: config.confirm ? rounds : 0,
         },
         timeLimitMs: microLimitMs,
@@ -132,7 +160,9 @@ export async function runGate(options: GateOptions): Promise<Report> {
     }
     let http: HttpMeasurement | undefined;
     if (config.http.length) {
-      options.log(`http load tests: ${config.http.map((b) => b.name).join(', ')} (${config.httpMode} servers${config.httpPin ? ', pinned' : ''})`);
+      options.log(
+        `http load tests: ${config.http.map((b) => b.name).join(', ')} (${config.httpMode} servers${config.httpPin ? ', pinned' : ''})`,
+      );
       const pinning = config.httpPin ? pinLoadGenerator(options.log) : undefined;
       // Each look at a load test uses the level of the whole run's family: the micro-benchmarks measured, every HTTP figure planned.
       const family = httpFamily + comparableMicro(micro) * looks;
@@ -169,7 +199,9 @@ export async function runGate(options: GateOptions): Promise<Report> {
     const spiked = spikedRounds(roundConditions);
     const samples = [...(micro?.benchmarks ?? []), ...(http?.benchmarks ?? [])];
     const comparisons = analyze(samples, analyzeOptions);
-    let benchmarks = sortBenchmarks(comparisons.map((c, i) => toReportBenchmark(c, samples[i]!.http ? httpDetails(samples[i]!, c) : undefined)));
+    let benchmarks = sortBenchmarks(
+      comparisons.map((c, i) => toReportBenchmark(c, samples[i]!.http ? httpDetails(samples[i]!, c) : undefined)),
+    );
     const family = familySize(samples, analyzeOptions);
     const measureEnded = now();
     const profileMode = options.profile ?? 'regressions';
@@ -179,7 +211,18 @@ export async function runGate(options: GateOptions): Promise<Report> {
       .map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
     const profileDir = path.resolve(options.cwd, options.profileDir ?? path.join('.benchgate', 'profiles'));
     if (targets.length) {
-      const explanations = await explain({ targets, base: tree.base, head: tree.head, http: config.http, dir: profileDir, runnerPath: options.runnerPath, probePath: options.probePath, socketDir, stallTimeoutMs: config.micro.taskTimeoutMs, log: options.log });
+      const explanations = await explain({
+        targets,
+        base: tree.base,
+        head: tree.head,
+        http: config.http,
+        dir: profileDir,
+        runnerPath: options.runnerPath,
+        probePath: options.probePath,
+        socketDir,
+        stallTimeoutMs: config.micro.taskTimeoutMs,
+        log: options.log,
+      });
       benchmarks = benchmarks.map((b) => (explanations.has(b.id) ? { ...b, profile: explanations.get(b.id)! } : b));
     }
     return {
@@ -194,7 +237,9 @@ export async function runGate(options: GateOptions): Promise<Report> {
         rounds: micro?.rounds ?? 0,
         plannedRounds: micro?.plannedRounds ?? 0,
         ...(micro ? { maxRounds: Math.max(config.maxRounds, micro.plannedRounds), looks, confirmRounds: micro.confirmRounds ?? 0 } : {}),
-        ...(http ? { httpRounds: http.rounds, httpMode: config.httpMode, ...(http.confirmRounds ? { httpConfirmRounds: http.confirmRounds } : {}) } : {}),
+        ...(http
+          ? { httpRounds: http.rounds, httpMode: config.httpMode, ...(http.confirmRounds ? { httpConfirmRounds: http.confirmRounds } : {}) }
+          : {}),
         limited: Boolean(micro?.limited || http?.limited),
         isolation: config.micro.isolation,
         confidence: config.confidence,
@@ -205,10 +250,18 @@ export async function runGate(options: GateOptions): Promise<Report> {
         ...(targets.length
           ? {
               // The folder only when it holds a profile: an output or a line pointing at nothing would mislead.
-              profile: { ...(benchmarks.some((b) => b.profile && 'files' in b.profile) ? { dir: profileDir } : {}), benchmarks: targets.length, durationMs: now() - measureEnded },
+              profile: {
+                ...(benchmarks.some((b) => b.profile && 'files' in b.profile) ? { dir: profileDir } : {}),
+                benchmarks: targets.length,
+                durationMs: now() - measureEnded,
+              },
             }
           : {}),
-        conditions: { busy: roundConditions.map((c) => c.busy), spikedRounds: spiked, ...(spiked.length ? { note: spikeNote(roundConditions, spiked) } : {}) },
+        conditions: {
+          busy: roundConditions.map((c) => c.busy),
+          spikedRounds: spiked,
+          ...(spiked.length ? { note: spikeNote(roundConditions, spiked) } : {}),
+        },
       },
       environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: loadAfter } },
     };
@@ -262,7 +315,9 @@ function withOverrides(config: Config, overrides: GateOptions['overrides']): Con
     ...config,
     rounds: overrides.rounds ?? config.rounds,
     budget: overrides.budget ?? config.budget,
-    budgets: overrides.budgets?.length ? [...overrides.budgets, ...config.budgets.filter((rule) => !overrides.budgets!.some((o) => o.pattern === rule.pattern))] : config.budgets,
+    budgets: overrides.budgets?.length
+      ? [...overrides.budgets, ...config.budgets.filter((rule) => !overrides.budgets!.some((o) => o.pattern === rule.pattern))]
+      : config.budgets,
     timeLimitMs: overrides.timeLimitMs ?? config.timeLimitMs,
     micro: Object.freeze({ ...config.micro, isolation: overrides.isolation ?? config.micro.isolation }),
     httpMode: overrides.httpMode ?? config.httpMode,

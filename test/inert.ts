@@ -41,12 +41,17 @@ export function skeleton(html: string): string[] {
 
 /** The text a reader sees: tags dropped, character references decoded, zero-width spaces dropped, whitespace collapsed. */
 export function visibleText(html: string): string {
-  return collapse(html.replace(/<[^>]*>/g, ' ').replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|apos|nbsp);/gi, (_, ref: string) => decode(ref)));
+  return collapse(
+    html.replace(/<[^>]*>/g, ' ').replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|apos|nbsp);/gi, (_, ref: string) => decode(ref)),
+  );
 }
 
 /** Whitespace (line breaks, the separators and controls the escaping flattens) collapsed to one space, zero-width spaces gone. */
 export function collapse(text: string): string {
-  return text.replace(/\u200b/g, '').replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
+  return text
+    .replace(/\u200b/g, '')
+    .replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ')
+    .trim();
 }
 
 function decode(ref: string): string {
@@ -105,7 +110,8 @@ export function injectionProblems(markdown: string): string[] {
   let inFence = false;
   for (const line of body.split('\n')) {
     if (line.startsWith('```')) inFence = !inFence;
-    else if (!inFence && !inPre && !OUR_LINE_STARTS.some((start) => start.test(line))) problems.push(`a line starts with untrusted text: ${JSON.stringify(line.slice(0, 60))}`);
+    else if (!inFence && !inPre && !OUR_LINE_STARTS.some((start) => start.test(line)))
+      problems.push(`a line starts with untrusted text: ${JSON.stringify(line.slice(0, 60))}`);
     if (!inFence && line.startsWith('<pre>')) inPre = true;
     if (inPre && line.includes('</pre>')) inPre = false;
   }
@@ -115,18 +121,23 @@ export function injectionProblems(markdown: string): string[] {
     if (token.type !== 'table') continue;
     const [header, , ...rows] = (token as Tokens.Table).raw.trim().split('\n');
     const cells = (row: string) => row.split(/(?<!\\)\|/).length;
-    for (const row of rows) if (cells(row) !== cells(header!)) problems.push(`a table row has ${cells(row) - 2} cells, its header ${cells(header!) - 2}: ${row.slice(0, 80)}`);
+    for (const row of rows)
+      if (cells(row) !== cells(header!))
+        problems.push(`a table row has ${cells(row) - 2} cells, its header ${cells(header!) - 2}: ${row.slice(0, 80)}`);
   }
 
   // HTML: nothing live.
-  for (const tag of ['a', 'img', 'script', 'h1', 'h2', 'h4', 'ol', 'em', 'del', 'hr', 'input', 'iframe']) if (count(tag)) problems.push(`HTML has <${tag}>`);
+  for (const tag of ['a', 'img', 'script', 'h1', 'h2', 'h4', 'ol', 'em', 'del', 'hr', 'input', 'iframe'])
+    if (count(tag)) problems.push(`HTML has <${tag}>`);
   if (count('h3') !== 1) problems.push(`HTML has ${count('h3')} <h3>, not the one headline`);
   if (/<!--/.test(html)) problems.push('HTML has a comment');
-  for (const tag of ['details', 'summary', 'pre', 'code', 'sub', 'b', 'table']) if (count(tag) !== count(`/${tag}`)) problems.push(`HTML has ${count(tag)} <${tag}> but ${count(`/${tag}`)} </${tag}>`);
+  for (const tag of ['details', 'summary', 'pre', 'code', 'sub', 'b', 'table'])
+    if (count(tag) !== count(`/${tag}`)) problems.push(`HTML has ${count(tag)} <${tag}> but ${count(`/${tag}`)} </${tag}>`);
   // GitHub links mentions and issue numbers in text outside pre, code and a (after decoding character references).
   const raw = html.replace(/<(pre|code)\b[\s\S]*?<\/\1>/g, ' ').replace(/<[^>]*>/g, ' ');
   const decoded = raw.replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|apos|nbsp);/gi, (_, ref: string) => decode(ref));
-  for (const m of decoded.matchAll(/(?:^|[^\w`])(@[a-z0-9][\w-]*|#\d+)/gi)) problems.push(`HTML text would link ${m[1]} (mention or issue)`);
+  for (const m of decoded.matchAll(/(?:^|[^\w`])(@[a-z0-9][\w-]*|#\d+)/gi))
+    problems.push(`HTML text would link ${m[1]} (mention or issue)`);
   return problems;
 }
 

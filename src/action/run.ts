@@ -42,7 +42,8 @@ export function logLine(line: string): string {
 export async function runAction(deps: ActionDeps): Promise<void> {
   const { core, env } = deps;
   const trap = trapSignals({
-    announce: (signal) => core.warning(`benchgate: ${signal} received (job cancelled): stopping benchmark processes and removing worktrees`),
+    announce: (signal) =>
+      core.warning(`benchgate: ${signal} received (job cancelled): stopping benchmark processes and removing worktrees`),
     exitCode: (signal) => (signal === 'SIGINT' ? 130 : 143),
   });
   try {
@@ -56,7 +57,10 @@ export async function runAction(deps: ActionDeps): Promise<void> {
     });
     // The inputs are read: from here on the token lives only in `settings`, never in an environment a child could read.
     const { forgotten, wiped } = forgetSecrets(env);
-    if (forgotten.length) core.info(`benchgate: ${forgotten.length} secret variable(s) kept from every process it starts${wiped ? ' and wiped from its own /proc environ' : ''}`);
+    if (forgotten.length)
+      core.info(
+        `benchgate: ${forgotten.length} secret variable(s) kept from every process it starts${wiped ? ' and wiped from its own /proc environ' : ''}`,
+      );
     if (settings.mode === 'comment') return await commentFromReport(settings, event, deps);
     if (settings.eventName === 'pull_request_target' && !settings.allowPullRequestTarget) throw new UserError(PULL_REQUEST_TARGET);
     await ensureCommit(settings.base!, settings.workingDirectory, core);
@@ -117,7 +121,11 @@ async function publish(report: Report, settings: ActionSettings, deps: ActionDep
   const configFile = path.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
   const workspace = env.GITHUB_WORKSPACE ?? settings.workingDirectory;
   for (const annotation of regressionAnnotations(report, settings.workingDirectory, workspace, configFile)) {
-    core[annotation.level](annotation.message, { title: annotation.title, ...(annotation.file ? { file: annotation.file } : {}), ...(annotation.line ? { startLine: annotation.line } : {}) });
+    core[annotation.level](annotation.message, {
+      title: annotation.title,
+      ...(annotation.file ? { file: annotation.file } : {}),
+      ...(annotation.line ? { startLine: annotation.line } : {}),
+    });
   }
   await comment(report, markdown, settings, deps);
 
@@ -128,7 +136,9 @@ async function publish(report: Report, settings: ActionSettings, deps: ActionDep
 async function comment(report: Report, markdown: string, settings: ActionSettings, deps: ActionDeps): Promise<void> {
   const { core, env } = deps;
   if (!settings.pullRequest || settings.comment === 'never') return;
-  const runUrl = env.GITHUB_RUN_ID ? `${env.GITHUB_SERVER_URL ?? 'https://github.com'}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}` : undefined;
+  const runUrl = env.GITHUB_RUN_ID
+    ? `${env.GITHUB_SERVER_URL ?? 'https://github.com'}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`
+    : undefined;
   try {
     const outcome = await upsertComment(deps.commentApi(settings, settings.pullRequest), {
       mode: settings.comment,
@@ -157,11 +167,14 @@ async function comment(report: Report, markdown: string, settings: ActionSetting
  * through a size cap and the report schema before anything of it is rendered (escaped).
  */
 async function commentFromReport(settings: ActionSettings, event: WorkflowEvent, deps: ActionDeps): Promise<void> {
-  if (!settings.reportJson) throw new UserError("Input 'report-json' is required with mode: comment: the report.json the gate's workflow uploaded.");
+  if (!settings.reportJson)
+    throw new UserError("Input 'report-json' is required with mode: comment: the report.json the gate's workflow uploaded.");
   const { number, headSha } = await pullRequestOfRun(settings, event, deps);
   const report = readReport(settings.reportJson);
   if (report.head?.sha !== headSha) {
-    throw new UserError(`The report is of ${report.head?.sha ?? 'no commit'}, but the workflow run that uploaded it tested ${headSha}: refusing to comment.`);
+    throw new UserError(
+      `The report is of ${report.head?.sha ?? 'no commit'}, but the workflow run that uploaded it tested ${headSha}: refusing to comment.`,
+    );
   }
   // The report's own pull request, if any, is ignored; its comment key only picks which of this pull request's gate comments to update.
   const commentKey = report.commentKey ? sanitizeCommentKey(report.commentKey) : settings.commentKey;
@@ -185,21 +198,39 @@ interface WorkflowEvent {
   };
 }
 
-async function pullRequestOfRun(settings: ActionSettings, event: WorkflowEvent, deps: ActionDeps): Promise<{ number: number; headSha: string }> {
+async function pullRequestOfRun(
+  settings: ActionSettings,
+  event: WorkflowEvent,
+  deps: ActionDeps,
+): Promise<{ number: number; headSha: string }> {
   const run = event.workflow_run;
-  if (settings.eventName !== 'workflow_run' || !run) throw new UserError(`mode: comment runs in a workflow triggered by workflow_run (see the README, "Pull requests from forks"), not on '${settings.eventName}': refusing to comment.`);
-  if (run.event !== 'pull_request') throw new UserError(`The workflow run was triggered by '${String(run.event)}', not by a pull request: there is no pull request to comment on.`);
+  if (settings.eventName !== 'workflow_run' || !run)
+    throw new UserError(
+      `mode: comment runs in a workflow triggered by workflow_run (see the README, "Pull requests from forks"), not on '${settings.eventName}': refusing to comment.`,
+    );
+  if (run.event !== 'pull_request')
+    throw new UserError(
+      `The workflow run was triggered by '${String(run.event)}', not by a pull request: there is no pull request to comment on.`,
+    );
   const headSha = typeof run.head_sha === 'string' ? run.head_sha : '';
   if (!/^[0-9a-f]{40}$/.test(headSha)) throw new UserError('The workflow_run event names no head commit: refusing to comment.');
-  const named = (Array.isArray(run.pull_requests) ? run.pull_requests : []).filter((pr) => pr.head?.sha === headSha && typeof pr.number === 'number');
+  const named = (Array.isArray(run.pull_requests) ? run.pull_requests : []).filter(
+    (pr) => pr.head?.sha === headSha && typeof pr.number === 'number',
+  );
   if (named.length === 1) return { number: named[0]!.number as number, headSha };
-  if (named.length > 1) throw new UserError(`The workflow run's commit ${headSha} is the head of ${named.length} pull requests: refusing to guess which to comment on.`);
+  if (named.length > 1)
+    throw new UserError(
+      `The workflow run's commit ${headSha} is the head of ${named.length} pull requests: refusing to guess which to comment on.`,
+    );
   const owner = run.head_repository?.owner?.login;
   const branch = run.head_branch;
-  if (typeof owner !== 'string' || typeof branch !== 'string') throw new UserError('The workflow_run event names no pull request and no head branch: refusing to comment.');
+  if (typeof owner !== 'string' || typeof branch !== 'string')
+    throw new UserError('The workflow_run event names no pull request and no head branch: refusing to comment.');
   const open = (await deps.pullRequestApi(settings).openPullRequests(`${owner}:${branch}`)).filter((pr) => pr.head.sha === headSha);
   if (open.length !== 1) {
-    throw new UserError(`${open.length === 0 ? 'No' : open.length} open pull request(s) of ${settings.repository.owner}/${settings.repository.repo} have the head ${owner}:${branch} at ${headSha}: refusing to comment.`);
+    throw new UserError(
+      `${open.length === 0 ? 'No' : open.length} open pull request(s) of ${settings.repository.owner}/${settings.repository.repo} have the head ${owner}:${branch} at ${headSha}: refusing to comment.`,
+    );
   }
   return { number: open[0]!.number, headSha };
 }
@@ -215,6 +246,8 @@ async function ensureCommit(sha: string, cwd: string, core: ActionDeps['core']):
   try {
     await git(['fetch', '--no-tags', '--depth=1', 'origin', '--end-of-options', sha], cwd, { timeoutMs: GIT_FETCH_TIMEOUT_MS });
   } catch (error) {
-    throw new UserError(`The base commit ${sha} is not in the checkout and could not be fetched from origin: ${messageOf(error).split('\n').slice(-2).join(' ')}`);
+    throw new UserError(
+      `The base commit ${sha} is not in the checkout and could not be fetched from origin: ${messageOf(error).split('\n').slice(-2).join(' ')}`,
+    );
   }
 }

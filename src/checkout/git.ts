@@ -26,11 +26,16 @@ function gitEnvironment(): NodeJS.ProcessEnv {
 export const git: Git = (args, cwd, options = {}) => {
   const timeoutMs = options.timeoutMs ?? GIT_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
-    execFile('git', [...args], { cwd, maxBuffer: 16 * 1024 * 1024, env: gitEnvironment(), timeout: timeoutMs, killSignal: 'SIGKILL' }, (error, stdout, stderr) => {
-      if (error && error.killed) reject(new GitError(args, `did not finish within ${timeoutMs / 1000}s and was killed`));
-      else if (error) reject(new GitError(args, stderr || error.message));
-      else resolve(stdout.trim());
-    });
+    execFile(
+      'git',
+      [...args],
+      { cwd, maxBuffer: 16 * 1024 * 1024, env: gitEnvironment(), timeout: timeoutMs, killSignal: 'SIGKILL' },
+      (error, stdout, stderr) => {
+        if (error && error.killed) reject(new GitError(args, `did not finish within ${timeoutMs / 1000}s and was killed`));
+        else if (error) reject(new GitError(args, stderr || error.message));
+        else resolve(stdout.trim());
+      },
+    );
   });
 };
 

@@ -55,7 +55,8 @@ export async function checkout(options: CheckoutOptions): Promise<Checkout> {
   const repoRoot = await findRepoRoot(run, options.cwd);
   const projectDir = path.relative(repoRoot, realpathSync(options.cwd));
   const baseSha = await resolveRef(run, repoRoot, options.base, '--base');
-  const headSha = options.head === undefined ? await resolveRef(run, repoRoot, 'HEAD', 'HEAD') : await resolveRef(run, repoRoot, options.head, '--head');
+  const headSha =
+    options.head === undefined ? await resolveRef(run, repoRoot, 'HEAD', 'HEAD') : await resolveRef(run, repoRoot, options.head, '--head');
 
   const temp = mkdtempSync(path.join(os.tmpdir(), 'benchgate-'));
   const created: string[] = [];
@@ -72,12 +73,26 @@ export async function checkout(options: CheckoutOptions): Promise<Checkout> {
       return dir;
     };
     const baseTree = await addWorktree('base', baseSha);
-    const base: Revision = { label: 'base', ref: options.base, sha: baseSha, root: path.join(baseTree, projectDir), worktree: baseTree, dirty: false };
+    const base: Revision = {
+      label: 'base',
+      ref: options.base,
+      sha: baseSha,
+      root: path.join(baseTree, projectDir),
+      worktree: baseTree,
+      dirty: false,
+    };
     let head: Revision;
     if (options.head === undefined) {
       // benchgate's own output (.benchgate/profiles) is not a change to the project.
       const status = await run(['status', '--porcelain', '--untracked-files=normal', '--', '.', ':(exclude).benchgate'], options.cwd);
-      head = { label: 'head', ref: 'working tree', sha: headSha, root: realpathSync(options.cwd), worktree: undefined, dirty: status.length > 0 };
+      head = {
+        label: 'head',
+        ref: 'working tree',
+        sha: headSha,
+        root: realpathSync(options.cwd),
+        worktree: undefined,
+        dirty: status.length > 0,
+      };
     } else {
       const headTree = await addWorktree('head', headSha);
       head = { label: 'head', ref: options.head, sha: headSha, root: path.join(headTree, projectDir), worktree: headTree, dirty: false };
@@ -100,7 +115,8 @@ async function findRepoRoot(run: Git, cwd: string): Promise<string> {
 }
 
 async function resolveRef(run: Git, repoRoot: string, ref: string, flag: string): Promise<string> {
-  if (!isRevisionName(ref)) throw new UserError(`${flag} '${ref}' is not a git revision: give a branch, tag or commit sha (e.g. main, origin/main, v1.2.0).`);
+  if (!isRevisionName(ref))
+    throw new UserError(`${flag} '${ref}' is not a git revision: give a branch, tag or commit sha (e.g. main, origin/main, v1.2.0).`);
   try {
     return await run(['rev-parse', '--verify', '--end-of-options', `${ref}^{commit}`], repoRoot);
   } catch (error) {
@@ -116,7 +132,12 @@ async function prepare(revision: Revision, options: CheckoutOptions): Promise<vo
   if (!existsSync(revision.root)) {
     throw new UserError(`The project directory ${path.basename(revision.root)} does not exist in ${describe}.`);
   }
-  const install = revision.worktree === undefined ? undefined : options.install === undefined ? detectInstall(revision.root) : options.install || undefined;
+  const install =
+    revision.worktree === undefined
+      ? undefined
+      : options.install === undefined
+        ? detectInstall(revision.root)
+        : options.install || undefined;
   for (const [step, command] of [
     ['install', install],
     ['build', options.build],
@@ -127,14 +148,21 @@ async function prepare(revision: Revision, options: CheckoutOptions): Promise<vo
     const result = await runShell(command, { cwd: revision.root, timeoutMs: options.commandTimeoutMs ?? 15 * 60_000 });
     if (result.code !== 0) {
       const how = result.timedOut ? 'timed out' : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
-      throw new UserError(`The ${step} of ${describe} failed: \`${command}\` ${how} in ${revision.root}.\nLast lines of its output:\n${indent(result.tail.lines(20))}`);
+      throw new UserError(
+        `The ${step} of ${describe} failed: \`${command}\` ${how} in ${revision.root}.\nLast lines of its output:\n${indent(result.tail.lines(20))}`,
+      );
     }
     options.log(`${step} ${revision.label}: done in ${((Date.now() - started) / 1000).toFixed(1)}s`);
   }
 }
 
 function indent(text: string): string {
-  return text ? text.split('\n').map((line) => `  ${line}`).join('\n') : '  (no output)';
+  return text
+    ? text
+        .split('\n')
+        .map((line) => `  ${line}`)
+        .join('\n')
+    : '  (no output)';
 }
 
 function removeWorktrees(repoRoot: string, dirs: string[], temp: string): void {

@@ -33,7 +33,14 @@ Exit codes: 0 every budget holds, 1 a budget is broken, 2 an error.`;
 
 export type Command =
   | { kind: 'help' }
-  | { kind: 'calibrate'; base: string; config: string | undefined; json: string | undefined; timeLimitMs: number; color: boolean | undefined }
+  | {
+      kind: 'calibrate';
+      base: string;
+      config: string | undefined;
+      json: string | undefined;
+      timeLimitMs: number;
+      color: boolean | undefined;
+    }
   | { kind: 'version' }
   | {
       kind: 'compare';
@@ -116,7 +123,8 @@ export function parseCommand(argv: readonly string[]): Command {
 
 function parseRounds(text: string): number {
   const rounds = Number(text);
-  if (!Number.isInteger(rounds) || rounds < 2 || rounds > 500) throw new UserError(`--rounds '${text}' is not a whole number from 2 to 500.`);
+  if (!Number.isInteger(rounds) || rounds < 2 || rounds > 500)
+    throw new UserError(`--rounds '${text}' is not a whole number from 2 to 500.`);
   return rounds;
 }
 

@@ -122,7 +122,8 @@ export function sanitizeCommentKey(key: string): string {
 /** A base or head input: a branch, tag or sha, never something git would take for an option. */
 function revisionInput(name: string, value: string): string | undefined {
   if (!value) return undefined;
-  if (!isRevisionName(value)) throw new UserError(`Input '${name}' must be a branch, tag or commit sha (e.g. main or a 40-character sha), but got '${value}'.`);
+  if (!isRevisionName(value))
+    throw new UserError(`Input '${name}' must be a branch, tag or commit sha (e.g. main or a 40-character sha), but got '${value}'.`);
   return value;
 }
 
@@ -132,7 +133,10 @@ function defaultBase(env: ActionEnvironment): string | undefined {
   if (typeof pr?.base?.sha === 'string' && pr.base.sha) return revisionInput('base', pr.base.sha);
   if (env.eventName === 'push') {
     const before = typeof env.event.before === 'string' ? env.event.before : '';
-    if (/^0+$/.test(before)) throw new UserError("This push created the branch, so it has no 'before' commit to compare against: set the 'base' input (e.g. base: main).");
+    if (/^0+$/.test(before))
+      throw new UserError(
+        "This push created the branch, so it has no 'before' commit to compare against: set the 'base' input (e.g. base: main).",
+      );
     return revisionInput('base', before);
   }
   return undefined;
@@ -152,8 +156,12 @@ export function parseBudgets(text: string): BudgetRule[] {
     const line = raw.trim();
     if (!line || line.startsWith('#')) return;
     const split = line.lastIndexOf(':');
-    if (split <= 0) throw new UserError(`Input 'budgets' line ${index + 1} ('${line}') is not 'pattern: budget', e.g. 'bench/ids.bench.js > *: 10%'.`);
-    const pattern = line.slice(0, split).trim().replace(/^(['"])(.*)\1$/, '$2');
+    if (split <= 0)
+      throw new UserError(`Input 'budgets' line ${index + 1} ('${line}') is not 'pattern: budget', e.g. 'bench/ids.bench.js > *: 10%'.`);
+    const pattern = line
+      .slice(0, split)
+      .trim()
+      .replace(/^(['"])(.*)\1$/, '$2');
     rules.push({ pattern, budget: budgetInput(`budgets' line ${index + 1} ('${line}'`, line.slice(split + 1).trim(), true) });
   });
   return rules;
@@ -161,7 +169,11 @@ export function parseBudgets(text: string): BudgetRule[] {
 
 function budgetInput(name: string, value: string, inLine = false): number {
   if (!BUDGET_FORM.test(value)) {
-    throw new UserError(inLine ? `Input '${name}): '${value}' is not a percentage from 0% to 99%, like 5%.` : `Input '${name}' must be a percentage from 0% to 99%, like 5%, but got '${value}'.`);
+    throw new UserError(
+      inLine
+        ? `Input '${name}): '${value}' is not a percentage from 0% to 99%, like 5%.`
+        : `Input '${name}' must be a percentage from 0% to 99%, like 5%, but got '${value}'.`,
+    );
   }
   return parseBudget(value);
 }

@@ -114,7 +114,9 @@ function toHttp(raw: RawHttp, index: number, file: string | undefined): HttpBenc
     start: raw.start,
     ready: raw.ready,
     readyTimeoutMs: raw['ready-timeout'] ? parseDuration(raw['ready-timeout']) : DEFAULTS.httpReadyTimeoutMs,
-    requests: raw.requests.map((request) => Object.freeze({ method: request.method ?? 'GET', path: request.path, headers: { ...request.headers }, body: request.body })),
+    requests: raw.requests.map((request) =>
+      Object.freeze({ method: request.method ?? 'GET', path: request.path, headers: { ...request.headers }, body: request.body }),
+    ),
     connections: raw.connections ?? DEFAULTS.httpConnections,
     durationMs: raw.duration ? parseDuration(raw.duration) : DEFAULTS.httpDurationMs,
     warmupMs: raw.warmup ? parseDuration(raw.warmup) : DEFAULTS.httpWarmupMs,
@@ -128,7 +130,10 @@ function toHttp(raw: RawHttp, index: number, file: string | undefined): HttpBenc
 function checkHttpNames(raw: RawConfig, file: string): void {
   const seen = new Set<string>();
   (raw.http ?? []).forEach((entry, index) => {
-    if (seen.has(entry.name)) throw new UserError(`${displayPath(file)}: http[${index}].name: '${entry.name}' is already the name of another HTTP benchmark; names must be unique.`);
+    if (seen.has(entry.name))
+      throw new UserError(
+        `${displayPath(file)}: http[${index}].name: '${entry.name}' is already the name of another HTTP benchmark; names must be unique.`,
+      );
     seen.add(entry.name);
   });
 }
@@ -160,7 +165,10 @@ function titleOf(error: ErrorObject): string | undefined {
 }
 
 function describe(error: ErrorObject, doc: Document, lines: LineCounter, file: string): string {
-  const segments = error.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (error.keyword === 'additionalProperties') {
     const key = String(error.params.additionalProperty);
     const known = Object.keys((error.parentSchema as { properties?: object }).properties ?? {}).filter((k) => k !== '$schema');
@@ -182,7 +190,15 @@ function describe(error: ErrorObject, doc: Document, lines: LineCounter, file: s
 /** "micro.files[0]", 'budgets["src/*.bench.js > *"]' */
 function fieldName(segments: string[]): string {
   return segments
-    .map((segment, i) => (/^\d+$/.test(segment) ? `[${segment}]` : /^[A-Za-z_$][\w$-]*$/.test(segment) ? (i ? `.${segment}` : segment) : `[${JSON.stringify(segment)}]`))
+    .map((segment, i) =>
+      /^\d+$/.test(segment)
+        ? `[${segment}]`
+        : /^[A-Za-z_$][\w$-]*$/.test(segment)
+          ? i
+            ? `.${segment}`
+            : segment
+          : `[${JSON.stringify(segment)}]`,
+    )
     .join('');
 }
 

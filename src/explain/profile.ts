@@ -132,7 +132,13 @@ export function summarizeProfile(profile: CpuProfile, root: string, options: Sum
     if (frame.hidden) continue;
     const via = frame.own ? undefined : viaOf(node.id);
     const key = via ? `${frame.key}<${via.key}` : frame.key;
-    const cost = byKey.get(key) ?? { function: frame.name, location: frame.location, key, selfMs: 0, ...(via ? { via: { function: via.name, location: via.location } } : {}) };
+    const cost = byKey.get(key) ?? {
+      function: frame.name,
+      location: frame.location,
+      key,
+      selfMs: 0,
+      ...(via ? { via: { function: via.name, location: via.location } } : {}),
+    };
     cost.selfMs += us / 1000;
     byKey.set(key, cost);
   }
@@ -156,7 +162,8 @@ export function diffProfiles(base: ProfiledSide, head: ProfiledSide, top = 5, vi
   const baseByKey = new Map(base.summary[view].map((f) => [f.key, f]));
   const headByKey = new Map(head.summary[view].map((f) => [f.key, f]));
   const perOp = (cost: FunctionCost | undefined, side: { ops: number }) => (cost && side.ops > 0 ? (cost.selfMs * 1000) / side.ops : 0);
-  const share = (cost: FunctionCost | undefined, side: { summary: ProfileSummary }) => (cost && side.summary.totalMs > 0 ? cost.selfMs / side.summary.totalMs : 0);
+  const share = (cost: FunctionCost | undefined, side: { summary: ProfileSummary }) =>
+    cost && side.summary.totalMs > 0 ? cost.selfMs / side.summary.totalMs : 0;
   const rows: ProfileRow[] = [];
   for (const key of new Set([...baseByKey.keys(), ...headByKey.keys()])) {
     const b = baseByKey.get(key);
@@ -206,7 +213,9 @@ export class SourceMaps {
     if (!entry || line < 0) return undefined;
     const found = entry.map.findEntry(line, Math.max(0, column)) as { originalSource?: string; originalLine?: number };
     if (!found.originalSource) return undefined;
-    const source = found.originalSource.startsWith('file://') ? fileURLToPath(found.originalSource) : path.resolve(entry.dir, entry.sourceRoot, found.originalSource);
+    const source = found.originalSource.startsWith('file://')
+      ? fileURLToPath(found.originalSource)
+      : path.resolve(entry.dir, entry.sourceRoot, found.originalSource);
     return { file: source, line: found.originalLine ?? -1 };
   }
 
@@ -216,7 +225,9 @@ export class SourceMaps {
     try {
       const text = readFileSync(file, 'utf8');
       // The comment names the map; without one, a map file beside the script (esbuild's `sourcemap: 'external'`).
-      const reference = [...text.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync(`${file}.map`) ? `${path.basename(file)}.map` : undefined);
+      const reference =
+        [...text.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ??
+        (existsSync(`${file}.map`) ? `${path.basename(file)}.map` : undefined);
       if (reference) {
         let payload: SourceMapPayload;
         let dir = path.dirname(file);
@@ -249,5 +260,10 @@ function readable(file: string, root: string): string {
   const relative = path.relative(root, file);
   if (!relative.startsWith('..') && !path.isAbsolute(relative)) return relative.split(path.sep).join('/');
   const modules = file.lastIndexOf(`${path.sep}node_modules${path.sep}`);
-  return modules >= 0 ? file.slice(modules + 1).split(path.sep).join('/') : file;
+  return modules >= 0
+    ? file
+        .slice(modules + 1)
+        .split(path.sep)
+        .join('/')
+    : file;
 }

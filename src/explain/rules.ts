@@ -15,7 +15,8 @@ const FLOORS = { eventLoopDelayP99Ms: 5, gcShare: 0.02, rssMb: 64, heapMb: 32 };
 const POINTS = { eventLoopUtilization: 0.1, gcShare: 0.02 };
 
 export const MEANINGS = {
-  blocked: 'something blocks the event loop: synchronous work on the request path (CPU-heavy code such as hashing or big JSON, sync I/O, a long loop)',
+  blocked:
+    'something blocks the event loop: synchronous work on the request path (CPU-heavy code such as hashing or big JSON, sync I/O, a long loop)',
   allocation: 'allocation pressure: many short-lived objects, strings or promises per request',
   busier: 'the event loop is busier for the same load: more CPU work per request',
   waiting: 'the server works less but answers slower: requests wait on I/O, timers, a queue or a lock rather than on the CPU',
@@ -38,11 +39,16 @@ export function diagnose(base: ServerSummary, head: ServerSummary, throughputCha
   const factor = (a: number, b: number, floor: number) => Math.max(a, b) >= floor && (b >= a * FACTOR || a >= b * FACTOR);
 
   const delay = [base.eventLoopDelayMs.p99, head.eventLoopDelayMs.p99] as const;
-  if (factor(...delay, FLOORS.eventLoopDelayP99Ms)) say(`event-loop delay p99 ${ms(delay[0])} → ${ms(delay[1])}`, delay[1] > delay[0], MEANINGS.blocked);
+  if (factor(...delay, FLOORS.eventLoopDelayP99Ms))
+    say(`event-loop delay p99 ${ms(delay[0])} → ${ms(delay[1])}`, delay[1] > delay[0], MEANINGS.blocked);
 
   const gc = [base.gc.share, head.gc.share] as const;
   if (Math.abs(gc[1] - gc[0]) >= POINTS.gcShare && factor(...gc, FLOORS.gcShare)) {
-    say(`time in GC ${pct(gc[0])} → ${pct(gc[1])} of the window (${base.gc.totalMs.toFixed(0)} → ${head.gc.totalMs.toFixed(0)} ms)`, gc[1] > gc[0], MEANINGS.allocation);
+    say(
+      `time in GC ${pct(gc[0])} → ${pct(gc[1])} of the window (${base.gc.totalMs.toFixed(0)} → ${head.gc.totalMs.toFixed(0)} ms)`,
+      gc[1] > gc[0],
+      MEANINGS.allocation,
+    );
   }
 
   const elu = [base.eventLoopUtilization, head.eventLoopUtilization] as const;

@@ -92,20 +92,28 @@ async function profileBoth(target: ProfileTarget, plan: ExplainPlan, started: nu
   const files = { base: path.join(plan.dir, `${slug}.base.cpuprofile`), head: path.join(plan.dir, `${slug}.head.cpuprofile`) };
   const ops = { base: 0, head: 0 };
   for (const side of ['base', 'head'] as const) {
-    ops[side] = target.kind === 'http' ? await profileHttp(target, revisions[side], files[side], plan) : await profileMicro(target, revisions[side], files[side], plan);
+    ops[side] =
+      target.kind === 'http'
+        ? await profileHttp(target, revisions[side], files[side], plan)
+        : await profileMicro(target, revisions[side], files[side], plan);
   }
   const options = {
     maps: new SourceMaps(),
     // benchgate's runner and probe frames are not the project's; a micro task's bench file calls everything it does.
-    hidden: (file: string) => file.startsWith(path.dirname(plan.runnerPath) + path.sep) || file.startsWith(path.dirname(plan.probePath) + path.sep),
+    hidden: (file: string) =>
+      file.startsWith(path.dirname(plan.runnerPath) + path.sep) || file.startsWith(path.dirname(plan.probePath) + path.sep),
     notOwn: (file: string) => file === target.file,
     // The runner's compiled loops (measure/micro/alternate.ts): V8 may inline the whole task into them.
     loops: ['benchgateLoop', 'benchgateBatch'],
   };
-  const read = (side: RevisionLabel) => summarizeProfile(JSON.parse(readFileSync(files[side], 'utf8')) as CpuProfile, revisions[side].root, options);
+  const read = (side: RevisionLabel) =>
+    summarizeProfile(JSON.parse(readFileSync(files[side], 'utf8')) as CpuProfile, revisions[side].root, options);
   const summaries = { base: read('base'), head: read('head') };
   const perOp = (side: RevisionLabel) => (ops[side] > 0 ? (summaries[side].totalMs * 1000) / ops[side] : 0);
-  const sides = [{ summary: summaries.base, ops: ops.base }, { summary: summaries.head, ops: ops.head }] as const;
+  const sides = [
+    { summary: summaries.base, ops: ops.base },
+    { summary: summaries.head, ops: ops.head },
+  ] as const;
   // A function that explains less than 2% of the whole growth per operation is sampling noise, not a lead.
   const growth = Math.max(0, perOp('head') - perOp('base'));
   const matters = (row: ProfileRow) => row.headPerOpUs - row.basePerOpUs >= 0.02 * growth;
@@ -140,6 +148,10 @@ async function profileHttp(target: ProfileTarget, revision: Revision, outFile: s
   const benchmark = plan.http.find((b) => b.id === target.id);
   if (!benchmark) throw new Error(`no http benchmark is declared as ${target.id}`);
   const settings = plan.server ?? PROFILE_DEFAULTS.server;
-  const { requests } = await profileServer(benchmark, revision, plan, { durationMs: Math.min(settings.durationMs, Math.max(benchmark.durationMs, 1000)), intervalUs: settings.intervalUs, outFile });
+  const { requests } = await profileServer(benchmark, revision, plan, {
+    durationMs: Math.min(settings.durationMs, Math.max(benchmark.durationMs, 1000)),
+    intervalUs: settings.intervalUs,
+    outFile,
+  });
   return requests;
 }

@@ -35,7 +35,13 @@ export interface Calibration {
 export function renderCalibration(calibration: Calibration): string {
   const pct = (x: number) => (Number.isFinite(x) ? `${Number((x * 100).toFixed(1))}%` : '–');
   const header = ['benchmark', 'noise/round', `resolves in ${calibration.compareRounds} rounds`, 'suggested budget', 'budget now'];
-  const rows = calibration.benchmarks.map((b) => [printable(b.id), pct(b.spread), `≈${pct(b.resolvable)}`, pct(b.suggestedBudget), pct(b.budget)]);
+  const rows = calibration.benchmarks.map((b) => [
+    printable(b.id),
+    pct(b.spread),
+    `≈${pct(b.resolvable)}`,
+    pct(b.suggestedBudget),
+    pct(b.budget),
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   const rounds = calibration.benchmarks[0]?.rounds ?? 0;
@@ -50,6 +56,9 @@ export function renderCalibration(calibration: Calibration): string {
     'lets regressions between the two pass unnoticed: raise the budget or the rounds.',
   ];
   for (const b of calibration.benchmarks.filter((b) => b.warning)) out.push(`warning: ${printable(b.id)}: ${printable(b.warning)}`);
-  for (const b of calibration.benchmarks.filter((b) => b.budget < b.resolvable)) out.push(`note: ${printable(b.id)}: budget ${pct(b.budget)} is below what ${calibration.compareRounds} rounds resolve (≈${pct(b.resolvable)})`);
+  for (const b of calibration.benchmarks.filter((b) => b.budget < b.resolvable))
+    out.push(
+      `note: ${printable(b.id)}: budget ${pct(b.budget)} is below what ${calibration.compareRounds} rounds resolve (≈${pct(b.resolvable)})`,
+    );
   return out.join('\n');
 }

@@ -115,7 +115,10 @@ export function joinMarkup(parts: readonly (Markup | string)[], separator = '\n'
  * control characters ?, one for one, so columns stay aligned.
  */
 export function codeBlockText(text: string): string {
-  return text.replace(/`/g, "'").replace(NEWLINE, (eol) => '?'.repeat(eol.length)).replace(CONTROL, '?');
+  return text
+    .replace(/`/g, "'")
+    .replace(NEWLINE, (eol) => '?'.repeat(eol.length))
+    .replace(CONTROL, '?');
 }
 
 /**
@@ -125,5 +128,10 @@ export function codeBlockText(text: string): string {
  */
 export function terminalText(text: unknown, options: { keepNewlines?: boolean } = {}): string {
   const flat = asText(text);
-  return options.keepNewlines ? flat.split(NEWLINE).map((line) => line.replace(CONTROL, '?')).join('\n') : flat.replace(NEWLINE, (eol) => '?'.repeat(eol.length)).replace(CONTROL, '?');
+  return options.keepNewlines
+    ? flat
+        .split(NEWLINE)
+        .map((line) => line.replace(CONTROL, '?'))
+        .join('\n')
+    : flat.replace(NEWLINE, (eol) => '?'.repeat(eol.length)).replace(CONTROL, '?');
 }

@@ -35,7 +35,10 @@ export type CommentOutcome = 'created' | 'updated' | 'skipped';
  * marker and by author (the token's own identity, or github-actions[bot] for
  * the default token, which cannot ask who it is), over every page of comments.
  */
-export async function upsertComment(api: CommentApi, options: { mode: CommentMode; marker: string; body: string; report: Report }): Promise<CommentOutcome> {
+export async function upsertComment(
+  api: CommentApi,
+  options: { mode: CommentMode; marker: string; body: string; report: Report },
+): Promise<CommentOutcome> {
   if (options.mode === 'never') return 'skipped';
   const me = (await api.whoAmI()) ?? 'github-actions[bot]';
   // Ours, and this gate's: the marker opens the body (a quote of it further down is somebody else's text).
@@ -72,7 +75,8 @@ export function fitComment(markdown: string, runUrl: string | undefined, limit =
   const cut = markdown.lastIndexOf('\n', limit - note.length);
   let body = markdown.slice(0, cut > 0 ? cut : limit - note.length);
   // Never leave a <details> or <pre> open: the rest of the page would fall into it.
-  const open = (tag: string) => (body.match(new RegExp(`<${tag}[ >]`, 'g')) ?? []).length - (body.match(new RegExp(`</${tag}>`, 'g')) ?? []).length;
+  const open = (tag: string) =>
+    (body.match(new RegExp(`<${tag}[ >]`, 'g')) ?? []).length - (body.match(new RegExp(`</${tag}>`, 'g')) ?? []).length;
   if (open('pre') > 0) body += '</pre>';
   for (let i = open('details'); i > 0; i--) body += '\n</details>';
   return body + note;
@@ -98,7 +102,8 @@ export function regressionAnnotations(report: Report, projectDir: string, repoRo
   return report.benchmarks
     .filter((b) => b.verdict === 'regression')
     .flatMap((b) => {
-      const [file, needle] = b.kind === 'http' ? [configFile, `name: ${b.id.slice('http > '.length)}`] : [path.join(projectDir, b.file ?? ''), taskName(b)];
+      const [file, needle] =
+        b.kind === 'http' ? [configFile, `name: ${b.id.slice('http > '.length)}`] : [path.join(projectDir, b.file ?? ''), taskName(b)];
       const annotations: Annotation[] = [
         {
           level: 'error',

@@ -39,7 +39,14 @@ export function httpSections(id: string, details: HttpDetails): HttpSections {
           ],
         }
       : undefined;
-  return { title, latency: { header: ['latency (ms)', 'base', 'head', 'change [CI]', 'budget'], rows: latencyRows }, failures, server, note: details.server.note, moved: details.moved };
+  return {
+    title,
+    latency: { header: ['latency (ms)', 'base', 'head', 'change [CI]', 'budget'], rows: latencyRows },
+    failures,
+    server,
+    note: details.server.note,
+    moved: details.moved,
+  };
 }
 
 function failuresLine(base: TrafficFigures, head: TrafficFigures): string {
@@ -48,8 +55,12 @@ function failuresLine(base: TrafficFigures, head: TrafficFigures): string {
   return `failed requests: base ${bad(base) ? describeTraffic(base) : 'none'}; head ${bad(head) ? describeTraffic(head) : 'none'}`;
 }
 
-const delays = (s: ServerSummary | null) => (s ? `${formatMs(s.eventLoopDelayMs.p50)} / ${formatMs(s.eventLoopDelayMs.p99)} / ${formatMs(s.eventLoopDelayMs.max)}` : '–');
+const delays = (s: ServerSummary | null) =>
+  s ? `${formatMs(s.eventLoopDelayMs.p50)} / ${formatMs(s.eventLoopDelayMs.p99)} / ${formatMs(s.eventLoopDelayMs.max)}` : '–';
 // Figures of a report.json made elsewhere may be anything: formatFixed shows '–' for what is not a number.
 const pct = (x: number | undefined) => (isFiniteNumber(x) ? `${(x * 100).toFixed(0)}%` : '–');
-const gc = (s: ServerSummary | null) => (s ? `${formatFixed(s.gc?.totalMs, 0)} ms (${isFiniteNumber(s.gc?.share) ? (s.gc.share * 100).toFixed(1) : '–'}%), ${formatFixed(s.gc?.count, 0)} pauses` : '–');
+const gc = (s: ServerSummary | null) =>
+  s
+    ? `${formatFixed(s.gc?.totalMs, 0)} ms (${isFiniteNumber(s.gc?.share) ? (s.gc.share * 100).toFixed(1) : '–'}%), ${formatFixed(s.gc?.count, 0)} pauses`
+    : '–';
 const memory = (s: ServerSummary | null) => (s ? `${formatFixed(s.peakRssMb, 0)} / ${formatFixed(s.peakHeapUsedMb, 0)}` : '–');

@@ -13,7 +13,18 @@ export interface HttpDetails {
   connections: number;
   durationMs: number;
   warmupMs: number;
-  latency: Partial<Record<LatencyStat, { base: number; head: number; change: { estimate: number; low: number; high: number; confidence: number }; budget: number | null; verdict: Verdict | null }>>;
+  latency: Partial<
+    Record<
+      LatencyStat,
+      {
+        base: number;
+        head: number;
+        change: { estimate: number; low: number; high: number; confidence: number };
+        budget: number | null;
+        verdict: Verdict | null;
+      }
+    >
+  >;
   /** Summed over rounds. */
   traffic: { base: TrafficFigures; head: TrafficFigures };
   /** Null when the server is not run with `node …` (no probe): `note` says so. */
@@ -21,7 +32,6 @@ export interface HttpDetails {
   /** Server-side figures that moved notably, in words, with what they point to: "event-loop delay p99 2.1 ms → 45.0 ms: something blocks the event loop: …". */
   moved: string[];
 }
-
 
 export function httpDetails(samples: BenchmarkSamples, comparison: Comparison): HttpDetails | undefined {
   const http = samples.http;
@@ -48,7 +58,14 @@ export function httpDetails(samples: BenchmarkSamples, comparison: Comparison): 
     warmupMs: http.config.warmupMs,
     latency,
     traffic: { base: sumTraffic(http.base), head: sumTraffic(http.head) },
-    server: base || head ? { base, head } : { base: null, head: null, note: 'server-side figures need a server started with `node …` (the probe is preloaded through NODE_OPTIONS); this one is not, so the probe was skipped' },
+    server:
+      base || head
+        ? { base, head }
+        : {
+            base: null,
+            head: null,
+            note: 'server-side figures need a server started with `node …` (the probe is preloaded through NODE_OPTIONS); this one is not, so the probe was skipped',
+          },
     moved: base && head ? diagnose(base, head, comparison.change?.estimate) : [],
   };
 }
@@ -59,7 +76,11 @@ function summarizeServer(rounds: HttpRoundFigures[]): ServerSummary | null {
   const med = (f: (p: ProbeFigures) => number) => median(probes.map(f));
   const kinds = [...new Set(probes.flatMap((p) => Object.keys(p.gc.byKind)))];
   return {
-    eventLoopDelayMs: { p50: med((p) => p.eventLoopDelay.p50), p99: med((p) => p.eventLoopDelay.p99), max: med((p) => p.eventLoopDelay.max) },
+    eventLoopDelayMs: {
+      p50: med((p) => p.eventLoopDelay.p50),
+      p99: med((p) => p.eventLoopDelay.p99),
+      max: med((p) => p.eventLoopDelay.max),
+    },
     eventLoopUtilization: med((p) => p.eventLoopUtilization),
     gc: {
       count: med((p) => p.gc.count),

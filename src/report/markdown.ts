@@ -17,7 +17,17 @@ const ICON: Record<Verdict, string> = {
   unchanged: '⚪',
 };
 
-const HEADLINE: Record<string, Markup> = { pass: md`✅ benchgate: pass`, fail: md`❌ benchgate: regression`, error: md`⚠️ benchgate: error` };
+const HEADLINE: Record<string, Markup> = {
+  pass: md`
+✅ benchgate: pass
+  `,
+  fail: md`
+❌ benchgate: regression
+  `,
+  error: md`
+⚠️ benchgate: error
+  `,
+};
 
 /** An own key of a table of ours, so a value from a report ("constructor", "__proto__", anything) finds nothing it should not. */
 function lookup<T>(table: Record<string, T>, key: unknown): T | undefined {
@@ -32,32 +42,62 @@ function lookup<T>(table: Record<string, T>, key: unknown): T | undefined {
  */
 export function renderMarkdown(report: Report): string {
   const out: Markup[] = [md`### ${lookup(HEADLINE, report.verdict) ?? md`❔ benchgate: ${report.verdict}`}`, md``];
-  if (report.error) out.push(md`The run failed: ${String(report.error).split(/\r\n?|\n/)[0]}`, md``, details(md`Error`, pre(report.error)));
+  if (report.error)
+    out.push(
+      md`The run failed: ${String(report.error).split(/\r\n?|\n/)[0]}`,
+      md``,
+      details(
+        md`
+Error
+        `,
+        pre(report.error),
+      ),
+    );
   else out.push(md`**${verdictCounts(report.benchmarks)}**`, md``);
   if (report.base && report.head) {
-    out.push(md`Base ${report.base.ref} @ <code>${shortSha(report.base.sha)}</code> · head ${report.head.ref} @ <code>${shortSha(report.head.sha)}</code>${report.head.dirty === true ? md` (with uncommitted changes)` : md``}`, md``);
+    out.push(
+      md`Base ${report.base.ref} @ <code>${shortSha(report.base.sha)}</code> · head ${report.head.ref} @ <code>${shortSha(report.head.sha)}</code>${report.head.dirty === true ? md`(with uncommitted changes)` : md``}`,
+      md``,
+    );
   }
   const benchmarks = sortBenchmarks(report.benchmarks);
   if (benchmarks.length) {
     const level = report.run ? formatConfidence(report.run.intervalConfidence) : '95%';
-    out.push(md`| | Benchmark | Base ops/s | Head ops/s | Change [${level} CI] | Budget |`, md`|---|---|--:|--:|---|--:|`);
+    out.push(
+      md`| | Benchmark | Base ops/s | Head ops/s | Change [${level} CI] | Budget |`,
+      md`
+|---|---|--:|--:|---|--:|
+      `,
+    );
     for (const b of benchmarks) {
-      out.push(md`| ${verdictCell(b.verdict)} | ${b.id} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${formatChange(b)} | ${formatBudget(b.budget)} |`);
+      out.push(
+        md`| ${verdictCell(b.verdict)} | ${b.id} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${formatChange(b)} | ${formatBudget(b.budget)} |`,
+      );
     }
     out.push(md``);
     const chart = changeChart(benchmarks);
     // A code block shows its characters as they are: nothing in it is markdown or HTML, once no line can close it.
     if (chart.length) out.push(new Markup(['```text', ...chart.map(codeBlockText), '```'].join('\n')), CHART_LEGEND, md``);
   }
-  for (const b of benchmarks.filter((b) => b.profile)) out.push(details(md`${b.id}: where the time went`, profileMarkdown(b.id, b.profile!, report)), md``);
+  for (const b of benchmarks.filter((b) => b.profile))
+    out.push(details(md`${b.id}: where the time went`, profileMarkdown(b.id, b.profile!, report)), md``);
   for (const b of benchmarks.filter((b) => b.http)) out.push(details(md`${b.id}: latency and server`, httpMarkdown(b.id, b.http!)), md``);
   for (const b of benchmarks.filter((b) => b.note)) out.push(md`> [!NOTE]\n> ${b.id}: ${b.note}`, md``);
   for (const b of benchmarks.filter((b) => b.warning)) out.push(md`> [!NOTE]\n> ${b.id}: ${b.warning}`, md``);
   const errors = benchmarks.filter((b) => b.error);
-  if (errors.length) out.push(details(md`Errors (${errors.length})`, joinMarkup(errors.map((b) => md`<b>${b.id}</b>\n${pre(b.error)}`))), md``);
+  if (errors.length)
+    out.push(details(md`Errors (${errors.length})`, joinMarkup(errors.map((b) => md`<b>${b.id}</b>\n${pre(b.error)}`))), md``);
   if (report.run) out.push(md`<sub>${runLine(report)} · ${environmentLine(report)}</sub>`, md``);
   if (report.run?.conditions?.note) out.push(md`> [!NOTE]\n> ${report.run.conditions.note}`, md``);
-  out.push(details(md`How to read this`, HOW_TO_READ), md``);
+  out.push(
+    details(
+      md`
+How to read this
+      `,
+      HOW_TO_READ,
+    ),
+    md``,
+  );
   return joinMarkup(out).markup;
 }
 
@@ -84,12 +124,22 @@ function profileMarkdown(id: string, profile: NonNullable<ReportBenchmark['profi
   const sections = profileSections(id, profile);
   const parts = [md`**${sections.title}**`, md``];
   if (sections.error) parts.push(pre(sections.error));
-  else if (sections.rows.length === 0) parts.push(md`No function costs more per operation at head.`);
+  else if (sections.rows.length === 0)
+    parts.push(md`
+No function costs more per operation at head.
+    `);
   else parts.push(table(sections.header, sections.rows, 2));
   if (sections.ownCode.length) parts.push(md``, ...sections.ownCode.map((line) => md`- in the project's code: ${line}`));
   if (sections.files.length) {
-    const where = report.pullRequest ? "in the action's profiles-dir output (upload it with actions/upload-artifact)" : report.run?.profile?.dir ? `in ${report.run.profile.dir}` : '';
-    const files = joinMarkup(sections.files.map((file) => md`<code>${file}</code>`), ', ');
+    const where = report.pullRequest
+      ? "in the action's profiles-dir output (upload it with actions/upload-artifact)"
+      : report.run?.profile?.dir
+        ? `in ${report.run.profile.dir}`
+        : '';
+    const files = joinMarkup(
+      sections.files.map((file) => md`<code>${file}</code>`),
+      ', ',
+    );
     parts.push(md``, md`<sub>Profiles: ${files} ${where} (open them in Chrome DevTools or speedscope)</sub>`);
   }
   return joinMarkup(parts);
@@ -97,15 +147,23 @@ function profileMarkdown(id: string, profile: NonNullable<ReportBenchmark['profi
 
 /** A markdown table: the first `left` columns left-aligned, the rest (figures) right-aligned. */
 function table(header: string[], rows: string[][], left = 1): Markup {
-  const row = (cells: string[]) => md`| ${joinMarkup(cells.map((cell) => md`${cell}`), ' | ')} |`;
+  const row = (cells: string[]) =>
+    md`| ${joinMarkup(
+      cells.map((cell) => md`${cell}`),
+      ' | ',
+    )} |`;
   return joinMarkup([row(header), new Markup(`|${header.map((_, i) => (i < left ? '---' : '--:')).join('|')}|`), ...rows.map(row)]);
 }
 
-const CHART_LEGEND = new Markup('<sub>● estimate, ─ its confidence interval, │ the budget either side of ¦ 0; « » past the end of the axis.</sub>');
+const CHART_LEGEND = new Markup(
+  '<sub>● estimate, ─ its confidence interval, │ the budget either side of ¦ 0; « » past the end of the axis.</sub>',
+);
 
 function environmentLine(report: Report): string {
   const env = report.environment;
-  const load = env.loadAverage ? `, load average ${formatFixed(env.loadAverage.before?.[0], 2)} → ${formatFixed(env.loadAverage.after?.[0], 2)}` : '';
+  const load = env.loadAverage
+    ? `, load average ${formatFixed(env.loadAverage.before?.[0], 2)} → ${formatFixed(env.loadAverage.after?.[0], 2)}`
+    : '';
   return `Node ${env.node} on ${env.os}/${env.arch}, ${env.cpus.count} × ${env.cpus.model}${load}`;
 }
 

@@ -150,7 +150,14 @@ export function verdictCounts(benchmarks: readonly ReportBenchmark[]): string {
   for (const verdict of ORDER) {
     const count = benchmarks.filter((b) => b.verdict === verdict).length;
     if (count === 0) continue;
-    const word = verdict === 'error' ? (count === 1 ? 'error' : 'errors') : count === 1 || verdict === 'unchanged' || verdict === 'inconclusive' || verdict === 'new' || verdict === 'removed' ? verdict : `${verdict}s`;
+    const word =
+      verdict === 'error'
+        ? count === 1
+          ? 'error'
+          : 'errors'
+        : count === 1 || verdict === 'unchanged' || verdict === 'inconclusive' || verdict === 'new' || verdict === 'removed'
+          ? verdict
+          : `${verdict}s`;
     parts.push(`${count} ${word}`);
   }
   return parts.join(', ') || 'no benchmarks';

@@ -35,9 +35,18 @@ export function profileSections(id: string, profile: Explanation): ProfileSectio
   return {
     title: `${id}: CPU per ${unit} ${formatMicros(profile.perOpUs.base)} → ${formatMicros(profile.perOpUs.head)} (profiled in ${took})`,
     header: ['function', 'where', 'base', 'head', `change per ${unit}`],
-    rows: profile.top.map((row) => [name(row), where(row), share(row.baseShare), share(row.headShare), `+${formatMicros(row.headPerOpUs - row.basePerOpUs)}`]),
+    rows: profile.top.map((row) => [
+      name(row),
+      where(row),
+      share(row.baseShare),
+      share(row.headShare),
+      `+${formatMicros(row.headPerOpUs - row.basePerOpUs)}`,
+    ]),
     // Where the rows' ← names are, and what each of the project's functions costs with what it calls.
-    ownCode: profile.ownCode.map((row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} → ${formatMicros(row.headPerOpUs)} per ${unit}, with what it calls`),
+    ownCode: profile.ownCode.map(
+      (row) =>
+        `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} → ${formatMicros(row.headPerOpUs)} per ${unit}, with what it calls`,
+    ),
     files: [profile.files.base, profile.files.head].map((file) => path.basename(file)),
   };
 }

@@ -21,7 +21,10 @@ export function readReport(file: string): Report {
   } catch (error) {
     throw new UserError(`Cannot read the report ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`);
   }
-  if (size > MAX_REPORT_BYTES) throw new UserError(`The report ${file} is ${(size / 1024 / 1024).toFixed(1)} MB, more than benchgate writes (at most ${MAX_REPORT_BYTES / 1024 / 1024} MB): refusing it.`);
+  if (size > MAX_REPORT_BYTES)
+    throw new UserError(
+      `The report ${file} is ${(size / 1024 / 1024).toFixed(1)} MB, more than benchgate writes (at most ${MAX_REPORT_BYTES / 1024 / 1024} MB): refusing it.`,
+    );
   let data: unknown;
   try {
     data = JSON.parse(readFileSync(file, 'utf8'));
@@ -30,7 +33,9 @@ export function readReport(file: string): Report {
   }
   if (!validate(data)) {
     const [first] = validate.errors ?? [];
-    throw new UserError(`The report ${file} is not a benchgate report (schema/report.schema.json): ${first?.instancePath || '(root)'} ${first?.message ?? 'is invalid'}. Refusing it.`);
+    throw new UserError(
+      `The report ${file} is not a benchgate report (schema/report.schema.json): ${first?.instancePath || '(root)'} ${first?.message ?? 'is invalid'}. Refusing it.`,
+    );
   }
   return data;
 }

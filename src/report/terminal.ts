@@ -40,18 +40,31 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
   const width = options.width ?? 100;
   const lines: string[] = [];
   if (report.base && report.head) {
-    lines.push(`benchgate: base ${printable(report.base.ref)} @ ${printable(String(report.base.sha).slice(0, 7))} vs head ${printable(report.head.ref)} @ ${printable(String(report.head.sha).slice(0, 7))}${report.head.dirty ? ' (with uncommitted changes)' : ''}`, '');
+    lines.push(
+      `benchgate: base ${printable(report.base.ref)} @ ${printable(String(report.base.sha).slice(0, 7))} vs head ${printable(report.head.ref)} @ ${printable(String(report.head.sha).slice(0, 7))}${report.head.dirty ? ' (with uncommitted changes)' : ''}`,
+      '',
+    );
   }
   const benchmarks = sortBenchmarks(report.benchmarks);
   if (benchmarks.length) {
     const level = report.run ? formatConfidence(report.run.intervalConfidence) : '95%';
     const header = ['verdict', 'benchmark', 'base', 'head', `change [${level} CI]`, 'budget'];
-    const rows = benchmarks.map((b) => [`${markOf(b.verdict).mark} ${printable(b.verdict)}`, printable(b.id), formatOps(b.base?.opsPerSec), formatOps(b.head?.opsPerSec), formatChange(b), formatBudget(b.budget)]);
+    const rows = benchmarks.map((b) => [
+      `${markOf(b.verdict).mark} ${printable(b.verdict)}`,
+      printable(b.id),
+      formatOps(b.base?.opsPerSec),
+      formatOps(b.head?.opsPerSec),
+      formatChange(b),
+      formatBudget(b.budget),
+    ]);
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
     const fixed = widths.reduce((sum, w, i) => (i === 1 ? sum : sum + w), 0) + 2 * (widths.length - 1);
     widths[1] = Math.max(12, Math.min(widths[1]!, width - fixed));
     const align = (cells: string[]) =>
-      cells.map((cell, i) => (i >= 2 && i !== 4 ? cell.padStart(widths[i]!) : fit(cell, widths[i]!).padEnd(widths[i]!))).join('  ').trimEnd();
+      cells
+        .map((cell, i) => (i >= 2 && i !== 4 ? cell.padStart(widths[i]!) : fit(cell, widths[i]!).padEnd(widths[i]!)))
+        .join('  ')
+        .trimEnd();
     lines.push(paint('bold', align(header)));
     rows.forEach((row, i) => {
       const line = align(row);
@@ -74,22 +87,45 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
   for (const b of benchmarks.filter((b) => b.profile)) {
     const sections = profileSections(b.id, b.profile!);
     lines.push(paint('bold', fit(printable(sections.title), width)));
-    if (sections.error) lines.push(...printable(sections.error, { keepNewlines: true }).split('\n').map((line) => paint('yellow', `  ${line}`)));
+    if (sections.error)
+      lines.push(
+        ...printable(sections.error, { keepNewlines: true })
+          .split('\n')
+          .map((line) => paint('yellow', `  ${line}`)),
+      );
     else if (sections.rows.length === 0) lines.push('  no function costs more per operation at head');
-    else lines.push(...indentLines(plainTable(sections.header, sections.rows.map((row) => row.map((cell, i) => fit(printable(cell), i < 2 ? 40 : 16))))));
+    else
+      lines.push(
+        ...indentLines(
+          plainTable(
+            sections.header,
+            sections.rows.map((row) => row.map((cell, i) => fit(printable(cell), i < 2 ? 40 : 16))),
+          ),
+        ),
+      );
     for (const line of sections.ownCode) lines.push(`  in the project's code: ${printable(line)}`);
     lines.push('');
   }
-  if (report.run?.profile?.dir) lines.push(paint('dim', `CPU profiles (Chrome DevTools, speedscope): ${printable(report.run.profile.dir)}`), '');
+  if (report.run?.profile?.dir)
+    lines.push(paint('dim', `CPU profiles (Chrome DevTools, speedscope): ${printable(report.run.profile.dir)}`), '');
   for (const b of benchmarks.filter((b) => b.note)) lines.push(paint('yellow', `note: ${printable(b.id)}: ${printable(b.note)}`));
   for (const b of benchmarks.filter((b) => b.warning)) lines.push(paint('yellow', `note: ${printable(b.id)}: ${printable(b.warning)}`));
   if (benchmarks.some((b) => b.warning || b.note)) lines.push('');
   for (const b of benchmarks.filter((b) => b.error)) {
-    lines.push(paint(MARK.error.style, `! ${printable(b.id)}`), ...printable(b.error, { keepNewlines: true }).split('\n').map((line) => `    ${line}`));
+    lines.push(
+      paint(MARK.error.style, `! ${printable(b.id)}`),
+      ...printable(b.error, { keepNewlines: true })
+        .split('\n')
+        .map((line) => `    ${line}`),
+    );
   }
   if (benchmarks.some((b) => b.error)) lines.push('');
   if (report.error) lines.push(paint(MARK.error.style, `error: ${printable(report.error, { keepNewlines: true })}`));
-  const heads = { pass: paint(['green', 'bold'], 'PASS'), fail: paint(['red', 'bold'], 'FAIL'), error: paint(['magenta', 'bold'], 'ERROR') };
+  const heads = {
+    pass: paint(['green', 'bold'], 'PASS'),
+    fail: paint(['red', 'bold'], 'FAIL'),
+    error: paint(['magenta', 'bold'], 'ERROR'),
+  };
   const head = Object.hasOwn(heads, report.verdict) ? heads[report.verdict] : printable(report.verdict);
   if (!report.error) lines.push(`${head}: ${verdictCounts(report.benchmarks)}`);
   if (report.run) lines.push(paint('dim', printable(runLine(report))));
@@ -104,14 +140,18 @@ export function runLine(report: Report): string {
   const family = Math.round((1 - run.confidence) / Math.max(1e-12, 1 - run.intervalConfidence));
   const adaptive = run.maxRounds && run.maxRounds > run.plannedRounds ? ` (adaptive, ${run.plannedRounds} to ${run.maxRounds})` : '';
   const confirmed = run.confirmRounds ? ` + ${run.confirmRounds} to confirm` : '';
-  const rounds = run.rounds < run.plannedRounds ? `${run.rounds} of ${run.plannedRounds} rounds` : `${run.rounds} rounds${adaptive}${confirmed}`;
+  const rounds =
+    run.rounds < run.plannedRounds ? `${run.rounds} of ${run.plannedRounds} rounds` : `${run.rounds} rounds${adaptive}${confirmed}`;
   const confidence =
     family > 1
       ? `each interval ${formatConfidence(run.intervalConfidence)}, so ${formatConfidence(run.confidence)} for all ${family} budgeted figures together`
       : `${formatConfidence(run.confidence)} confidence`;
   const parts = [];
   if (run.plannedRounds > 0) parts.push(`${rounds} (${run.isolation} isolation)`);
-  if (run.httpRounds !== undefined) parts.push(`${run.httpRounds} HTTP rounds${run.httpConfirmRounds ? ` + ${run.httpConfirmRounds} to confirm` : ''} (${run.httpMode} servers)`);
+  if (run.httpRounds !== undefined)
+    parts.push(
+      `${run.httpRounds} HTTP rounds${run.httpConfirmRounds ? ` + ${run.httpConfirmRounds} to confirm` : ''} (${run.httpMode} servers)`,
+    );
   const cut = run.limited ? ` · the time limit (${formatDuration(run.timeLimitMs)}) cut rounds short` : '';
   return `${parts.join(' and ')} in ${formatDuration(run.measureMs)}${cut} · ${confidence}`;
 }
@@ -119,11 +159,19 @@ export function runLine(report: Report): string {
 /** Columns padded to their widest cell; the first column left-aligned, the others right-aligned. */
 function plainTable(header: string[], rows: string[][]): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
-  return [header, ...rows].map((row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ').trimEnd());
+  return [header, ...rows].map((row) =>
+    row
+      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 function printableTable(header: string[], rows: string[][]): string[] {
-  return plainTable(header.map((cell) => printable(cell)), rows.map((row) => row.map((cell) => printable(cell))));
+  return plainTable(
+    header.map((cell) => printable(cell)),
+    rows.map((row) => row.map((cell) => printable(cell))),
+  );
 }
 
 function indentLines(lines: string[]): string[] {

@@ -70,7 +70,16 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
     const budget = options.budgetFor(benchmark.id);
     const base = summarize(benchmark.base?.opsPerSec);
     const head = summarize(benchmark.head?.opsPerSec);
-    const common = { id: benchmark.id, kind: benchmark.kind, file: benchmark.file, budget, base, head, logRatios: benchmark.logRatios, confirmation: benchmark.confirmation };
+    const common = {
+      id: benchmark.id,
+      kind: benchmark.kind,
+      file: benchmark.file,
+      budget,
+      base,
+      head,
+      logRatios: benchmark.logRatios,
+      confirmation: benchmark.confirmation,
+    };
     if (benchmark.error) return { ...common, verdict: 'error', change: undefined, error: benchmark.error };
     if (!benchmark.base) return { ...common, verdict: 'new', change: undefined };
     if (!benchmark.head) return { ...common, verdict: 'removed', change: undefined };
@@ -80,16 +89,26 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
     // The regression stands only if the fresh group alone shows it too. At the run's confidence, not the
     // family's share: the first group already holds the family's false-verdict rate, and a second test
     // can only lower it; the fresh group only has to tell a real loss from a transient one.
-    const confirm = (verdict: Verdict | undefined, what: string, first: Change, rounds: number, fresh: readonly number[] | undefined, judge: (c: Change) => Verdict) => {
+    const confirm = (
+      verdict: Verdict | undefined,
+      what: string,
+      first: Change,
+      rounds: number,
+      fresh: readonly number[] | undefined,
+      judge: (c: Change) => Verdict,
+    ) => {
       if (verdict !== 'regression' || !fresh?.length || !fresh.every(Number.isFinite)) return verdict;
       const again = estimateChange(fresh, options.confidence);
       if (judge(again) === 'regression') return verdict;
       notes.push(unconfirmed(what, rounds, first, again, fresh.length));
       return 'inconclusive';
     };
-    const throughput = confirm(decide(change, budget), 'a regression', change, benchmark.logRatios.length, benchmark.confirmation, (c) => decide(c, budget))!;
+    const throughput = confirm(decide(change, budget), 'a regression', change, benchmark.logRatios.length, benchmark.confirmation, (c) =>
+      decide(c, budget),
+    )!;
     const resolvable = resolvableChange(roundSpread(benchmark.logRatios), benchmark.logRatios.length, level);
-    if (!benchmark.latency) return { ...common, verdict: throughput, change, resolvable, ...(notes.length ? { note: notes.join('; ') } : {}) };
+    if (!benchmark.latency)
+      return { ...common, verdict: throughput, change, resolvable, ...(notes.length ? { note: notes.join('; ') } : {}) };
     const latency: Partial<Record<LatencyStat, LatencyComparison>> = {};
     const budgets = latencyBudgets(benchmark.id);
     for (const [stat, ratios] of Object.entries(benchmark.latency) as [LatencyStat, number[]][]) {
@@ -97,7 +116,14 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       const latencyChange = estimateChange(ratios, level);
       const statBudget = budgets[stat];
       const judge = (c: Change) => decideLowerIsBetter(c, statBudget!);
-      const verdict = confirm(statBudget === undefined ? undefined : judge(latencyChange), `a ${stat} latency regression`, latencyChange, ratios.length, benchmark.confirmationLatency?.[stat], judge);
+      const verdict = confirm(
+        statBudget === undefined ? undefined : judge(latencyChange),
+        `a ${stat} latency regression`,
+        latencyChange,
+        ratios.length,
+        benchmark.confirmationLatency?.[stat],
+        judge,
+      );
       latency[stat] = { change: latencyChange, budget: statBudget, verdict };
     }
     const verdicts = [throughput, ...Object.values(latency).flatMap((l) => (l.verdict ? [l.verdict] : []))];
@@ -109,7 +135,10 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
 export function familySize(benchmarks: readonly BenchmarkSamples[], options: AnalyzeOptions): number {
   const compared = benchmarks.filter((b) => !b.error && b.base && b.head && b.logRatios.length > 0);
   const latencyBudgets = (id: string) => options.latencyBudgetFor?.(id) ?? {};
-  return (options.extraFamily ?? 0) + compared.reduce((sum, b) => sum + (options.looksFor?.(b.id) ?? 1) * (1 + (b.latency ? Object.keys(latencyBudgets(b.id)).length : 0)), 0);
+  return (
+    (options.extraFamily ?? 0) +
+    compared.reduce((sum, b) => sum + (options.looksFor?.(b.id) ?? 1) * (1 + (b.latency ? Object.keys(latencyBudgets(b.id)).length : 0)), 0)
+  );
 }
 
 /** "a regression in the first 10 rounds (-7.1%) did not reproduce in 10 fresh rounds (-0.4% [-2.0%, +1.1%]): …" */

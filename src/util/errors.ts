@@ -9,7 +9,7 @@ export class UserError extends Error {
 /** The message of anything thrown, Error or not. */
 export function messageOf(error: unknown): string {
   if (error instanceof Error) return error.message;
-  return typeof error === 'string' ? error : JSON.stringify(error) ?? String(error);
+  return typeof error === 'string' ? error : (JSON.stringify(error) ?? String(error));
 }
 
 /** What a failed run reports: a UserError's message alone, another Error with its stack (a bug to report), anything else as text. */

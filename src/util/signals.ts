@@ -12,7 +12,10 @@ export interface SignalTrap {
   release(): void;
 }
 
-export function trapSignals(options: { announce: (signal: NodeJS.Signals) => void; exitCode: (signal: NodeJS.Signals) => number }): SignalTrap {
+export function trapSignals(options: {
+  announce: (signal: NodeJS.Signals) => void;
+  exitCode: (signal: NodeJS.Signals) => number;
+}): SignalTrap {
   const cleanups = new Set<() => void>();
   const onSignal = (signal: NodeJS.Signals) => {
     options.announce(signal);

@@ -14,7 +14,11 @@ export interface ActionEvent {
 }
 
 /** A shallow clone (depth 1) of a fixture's feature branch, as actions/checkout leaves it: the base commit is missing. */
-export function shallowWorkspace(fixture: string, config: string | undefined, temps: string[]): { workspace: string; baseSha: string; headSha: string; origin: string } {
+export function shallowWorkspace(
+  fixture: string,
+  config: string | undefined,
+  temps: string[],
+): { workspace: string; baseSha: string; headSha: string; origin: string } {
   const origin = fixtureRepo(fixture, config === undefined ? {} : { config });
   const sha = (ref: string) => execFileSync('git', ['rev-parse', ref], { cwd: origin, encoding: 'utf8' }).trim();
   const workspace = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'benchgate-workspace-')));
@@ -34,7 +38,12 @@ export interface ActionRun {
  * Run dist/action.js the way the runner does: INPUT_* variables (hyphens kept), an event payload,
  * and the GITHUB_* files. `env` adds variables (e.g. the runner's own tokens).
  */
-export function runActionBundle(workspace: string, inputs: ActionInputs, event: ActionEvent, options: { apiUrl: string; temps: string[]; env?: NodeJS.ProcessEnv; token?: string }): Promise<ActionRun> {
+export function runActionBundle(
+  workspace: string,
+  inputs: ActionInputs,
+  event: ActionEvent,
+  options: { apiUrl: string; temps: string[]; env?: NodeJS.ProcessEnv; token?: string },
+): Promise<ActionRun> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'benchgate-runner-'));
   options.temps.push(dir);
   const files = { event: path.join(dir, 'event.json'), output: path.join(dir, 'output'), summary: path.join(dir, 'summary.md') };
@@ -75,7 +84,12 @@ export function runActionBundle(workspace: string, inputs: ActionInputs, event: 
     child.on('close', (code) => {
       clearTimeout(timer);
       watch.stop();
-      resolve({ code, stdout: unescapeCommands(stdout), outputs: parseOutputs(readFileSync(files.output, 'utf8')), summary: readFileSync(files.summary, 'utf8') });
+      resolve({
+        code,
+        stdout: unescapeCommands(stdout),
+        outputs: parseOutputs(readFileSync(files.output, 'utf8')),
+        summary: readFileSync(files.summary, 'utf8'),
+      });
     });
   });
 }
@@ -113,4 +127,3 @@ export function pullRequestEvent(number: number, baseSha: string, headSha: strin
     sender: { login: 'contributor' },
   };
 }
-

@@ -50,7 +50,12 @@ describe("the pull request's code never sees a secret", () => {
       NODE_AUTH_TOKEN: secret('node_auth'),
       DEPLOY_SECRET: secret('deploy'),
     };
-    const result = await run(workspace, { profile: 'never', 'report-json': 'x' }, { name: 'pull_request', payload: pullRequestEvent(21, baseSha, headSha) }, { token, env: { ...secrets, LEAK_DIR: leaks } });
+    const result = await run(
+      workspace,
+      { profile: 'never', 'report-json': 'x' },
+      { name: 'pull_request', payload: pullRequestEvent(21, baseSha, headSha) },
+      { token, env: { ...secrets, LEAK_DIR: leaks } },
+    );
     expect(result.outputs.verdict, result.stdout).not.toBe('error');
 
     const dumps = readdirSync(leaks).map((file) => ({ file, text: readFileSync(path.join(leaks, file), 'utf8') }));
@@ -94,18 +99,31 @@ const workflowRun = (headSha: string, pulls: { number: number; sha: string }[], 
       event: 'pull_request',
       head_branch: 'feature',
       head_repository: { full_name: 'fork-owner/todo-server', owner: { login: 'fork-owner' } },
-      pull_requests: pulls.map((pr) => ({ number: pr.number, head: { sha: pr.sha, ref: 'feature' }, base: { sha: genuine.baseSha, ref: 'main' } })),
+      pull_requests: pulls.map((pr) => ({
+        number: pr.number,
+        head: { sha: pr.sha, ref: 'feature' },
+        base: { sha: genuine.baseSha, ref: 'main' },
+      })),
       ...extra,
     },
   },
 });
 
-const comment = (report: string, event: ActionEvent, inputs: ActionInputs = {}) => run(genuine.workspace, { mode: 'comment', 'report-json': report, ...inputs }, event);
+const comment = (report: string, event: ActionEvent, inputs: ActionInputs = {}) =>
+  run(genuine.workspace, { mode: 'comment', 'report-json': report, ...inputs }, event);
 
 describe('mode: comment trusts the workflow_run event, not the report', () => {
   beforeAll(async () => {
-    const { workspace, baseSha, headSha } = shallowWorkspace('untouched', 'budget: 50%\nrounds: 2\nmax-rounds: 2\nconfirm: false\nmicro:\n  task-time: 50ms\n', temps);
-    const gate = await run(workspace, { comment: 'never', profile: 'never' }, { name: 'pull_request', payload: pullRequestEvent(11, baseSha, headSha) });
+    const { workspace, baseSha, headSha } = shallowWorkspace(
+      'untouched',
+      'budget: 50%\nrounds: 2\nmax-rounds: 2\nconfirm: false\nmicro:\n  task-time: 50ms\n',
+      temps,
+    );
+    const gate = await run(
+      workspace,
+      { comment: 'never', profile: 'never' },
+      { name: 'pull_request', payload: pullRequestEvent(11, baseSha, headSha) },
+    );
     expect(gate.outputs['report-json'], gate.stdout).toBeTruthy();
     genuine = { report: JSON.parse(readFileSync(gate.outputs['report-json']!, 'utf8')), headSha, baseSha, workspace };
     expect(genuine.report.pullRequest.number).toBe(11);
@@ -124,15 +142,23 @@ describe('mode: comment trusts the workflow_run event, not the report', () => {
       { number: 12, head: { owner: 'fork-owner', ref: 'feature', sha: genuine.headSha } },
       { number: 13, head: { owner: 'someone-else', ref: 'feature', sha: genuine.headSha } },
     ];
-    const posted = await comment(tampered(() => undefined), workflowRun(genuine.headSha, []));
+    const posted = await comment(
+      tampered(() => undefined),
+      workflowRun(genuine.headSha, []),
+    );
     expect(posted.code, posted.stdout).toBe(0);
     expect(github.requests).toContain('GET /repos/octo-org/todo-server/pulls?head=fork-owner%3Afeature&state=open&per_page=100');
     expect(github.requests.at(-1)).toBe('POST /repos/octo-org/todo-server/issues/12/comments');
 
     github.pulls = [{ number: 12, head: { owner: 'fork-owner', ref: 'feature', sha: genuine.baseSha } }]; // pushed again since
-    const stale = await comment(tampered(() => undefined), workflowRun(genuine.headSha, []));
+    const stale = await comment(
+      tampered(() => undefined),
+      workflowRun(genuine.headSha, []),
+    );
     expect(stale.code).toBe(1);
-    expect(stale.stdout).toContain(`No open pull request(s) of octo-org/todo-server have the head fork-owner:feature at ${genuine.headSha}: refusing to comment.`);
+    expect(stale.stdout).toContain(
+      `No open pull request(s) of octo-org/todo-server have the head fork-owner:feature at ${genuine.headSha}: refusing to comment.`,
+    );
   });
 
   it('refuses a report of another commit, a report from another event, and an event that is not a pull request run', async () => {
@@ -141,11 +167,17 @@ describe('mode: comment trusts the workflow_run event, not the report', () => {
     expect(wrongCommit.code).toBe(1);
     expect(wrongCommit.stdout).toContain('refusing to comment');
 
-    const notWorkflowRun = await comment(tampered(() => undefined), { name: 'pull_request', payload: pullRequestEvent(11, genuine.baseSha, genuine.headSha) });
+    const notWorkflowRun = await comment(
+      tampered(() => undefined),
+      { name: 'pull_request', payload: pullRequestEvent(11, genuine.baseSha, genuine.headSha) },
+    );
     expect(notWorkflowRun.code).toBe(1);
-    expect(notWorkflowRun.stdout).toContain("mode: comment runs in a workflow triggered by workflow_run");
+    expect(notWorkflowRun.stdout).toContain('mode: comment runs in a workflow triggered by workflow_run');
 
-    const push = await comment(tampered(() => undefined), workflowRun(genuine.headSha, [], { event: 'push' }));
+    const push = await comment(
+      tampered(() => undefined),
+      workflowRun(genuine.headSha, [], { event: 'push' }),
+    );
     expect(push.code).toBe(1);
     expect(push.stdout).toContain("triggered by 'push', not by a pull request");
     expect(github.comments).toHaveLength(0);
@@ -153,19 +185,31 @@ describe('mode: comment trusts the workflow_run event, not the report', () => {
 
   it('refuses a 10 MB report, an over-long name and a report that is not of benchgate shape, before rendering anything', async () => {
     const event = workflowRun(genuine.headSha, [{ number: 11, sha: genuine.headSha }]);
-    const huge = await comment(tampered((r) => (r.benchmarks[0].id = 'x'.repeat(10 * 1024 * 1024))), event);
+    const huge = await comment(
+      tampered((r) => (r.benchmarks[0].id = 'x'.repeat(10 * 1024 * 1024))),
+      event,
+    );
     expect(huge.code).toBe(1);
     expect(huge.stdout).toMatch(/report .* is 10\.\d MB, more than benchgate writes/);
 
-    const long = await comment(tampered((r) => (r.benchmarks[0].id = 'x'.repeat(100_000))), event);
+    const long = await comment(
+      tampered((r) => (r.benchmarks[0].id = 'x'.repeat(100_000))),
+      event,
+    );
     expect(long.code).toBe(1);
     expect(long.stdout).toContain('/benchmarks/0/id must NOT have more than 16384 characters');
 
-    const shape = await comment(tampered((r) => (r.benchmarks[0].verdict = '<img src=x onerror=alert(1)>')), event);
+    const shape = await comment(
+      tampered((r) => (r.benchmarks[0].verdict = '<img src=x onerror=alert(1)>')),
+      event,
+    );
     expect(shape.code).toBe(1);
     expect(shape.stdout).toContain('/benchmarks/0/verdict must be equal to one of the allowed values');
 
-    const extra = await comment(tampered((r) => (r.benchmarks[0].markdown = '**bold**')), event);
+    const extra = await comment(
+      tampered((r) => (r.benchmarks[0].markdown = '**bold**')),
+      event,
+    );
     expect(extra.code).toBe(1);
     expect(extra.stdout).toContain('must NOT have additional properties');
     expect(github.comments).toHaveLength(0);
@@ -176,11 +220,27 @@ describe('one comment per gate', () => {
   it('two gates of a monorepo and the legs of a matrix each keep their own comment on one pull request', async () => {
     const event = workflowRun(genuine.headSha, [{ number: 11, sha: genuine.headSha }]);
     // What the gates of packages/api, packages/web and two matrix legs of packages/api wrote.
-    const gates = ['packages/api/benchgate.yml', 'packages/web/benchgate.yml', 'packages/api/benchgate.yml#node-20', 'packages/api/benchgate.yml#node-24'];
-    for (const key of gates) expect((await comment(tampered((r) => (r.commentKey = key)), event)).code).toBe(0);
+    const gates = [
+      'packages/api/benchgate.yml',
+      'packages/web/benchgate.yml',
+      'packages/api/benchgate.yml#node-20',
+      'packages/api/benchgate.yml#node-24',
+    ];
+    for (const key of gates)
+      expect(
+        (
+          await comment(
+            tampered((r) => (r.commentKey = key)),
+            event,
+          )
+        ).code,
+      ).toBe(0);
     expect(github.ours().map((c) => c.body.split('\n')[0])).toEqual(gates.map((key) => `<!-- benchgate: ${key} -->`));
     // The next push updates each gate's own comment.
-    const again = await comment(tampered((r) => (r.commentKey = gates[1])), event);
+    const again = await comment(
+      tampered((r) => (r.commentKey = gates[1])),
+      event,
+    );
     expect(again.stdout).toContain('PR comment: updated');
     expect(github.ours()).toHaveLength(4);
   });

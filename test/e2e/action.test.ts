@@ -2,7 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { pullRequestEvent, runActionBundle, shallowWorkspace as shallowClone, type ActionInputs, type ActionEvent } from './action-helpers.js';
+import {
+  pullRequestEvent,
+  runActionBundle,
+  shallowWorkspace as shallowClone,
+  type ActionInputs,
+  type ActionEvent,
+} from './action-helpers.js';
 import { FakeGitHub } from './fake-github.js';
 import { ALL_PAYLOADS, collapse, injectionProblems, renderHtml, visibleText } from '../inert.js';
 import { changeShown, printedDurations, showsValue } from '../report-text.js';
@@ -22,7 +28,8 @@ afterAll(async () => {
   for (const dir of temps) rmSync(dir, { recursive: true, force: true });
 });
 const shallowWorkspace = (fixture: string) => shallowClone(fixture, FAST, temps);
-const runAction = (workspace: string, inputs: ActionInputs, event: ActionEvent) => runActionBundle(workspace, inputs, event, { apiUrl: github.url, temps });
+const runAction = (workspace: string, inputs: ActionInputs, event: ActionEvent) =>
+  runActionBundle(workspace, inputs, event, { apiUrl: github.url, temps });
 
 afterEach(async () => {
   // Every request and every response the action exchanged matched GitHub's OpenAPI description.
@@ -48,8 +55,12 @@ describe('the GitHub Action, run from its bundle', () => {
     expect(report).toMatchObject({ verdict: 'fail', pullRequest: { owner: 'octo-org', repo: 'todo-server', number: 7 } });
     const [bench] = report.benchmarks;
     // An error annotation on the task's line, with the change the report holds.
-    const error = first.stdout.split('\n').find((line) => line.startsWith('::error title=benchgate: bench/ids.bench.js > make request id regressed,'))!;
-    expect(error).toMatch(/^::error title=benchgate: bench\/ids\.bench\.js > make request id regressed,file=bench\/ids\.bench\.js,line=4::bench\/ids\.bench\.js > make request id: .* \(budget 5%\)$/);
+    const error = first.stdout
+      .split('\n')
+      .find((line) => line.startsWith('::error title=benchgate: bench/ids.bench.js > make request id regressed,'))!;
+    expect(error).toMatch(
+      /^::error title=benchgate: bench\/ids\.bench\.js > make request id regressed,file=bench\/ids\.bench\.js,line=4::bench\/ids\.bench\.js > make request id: .* \(budget 5%\)$/,
+    );
     const shown = error.slice(error.indexOf('make request id: ') + 'make request id: '.length, error.indexOf(' (budget'));
     expect(changeShown(shown, bench.change), shown).toBe(true);
     expect(readFileSync(first.outputs['report-markdown']!, 'utf8')).toContain('### ❌ benchgate: regression');
@@ -59,11 +70,18 @@ describe('the GitHub Action, run from its bundle', () => {
     expect(github.ours()[0]!.body.startsWith(`${MARKER}\n### ❌ benchgate: regression`)).toBe(true);
     expect(github.requests.filter((r) => r.startsWith('GET /repos/octo-org/todo-server/issues/7/comments'))).toHaveLength(2);
     // The regression is explained: both revisions' profiles are in profiles-dir, for upload-artifact.
-    expect(readdirSync(first.outputs['profiles-dir']!).sort()).toEqual(['bench-ids.bench.js-make-request-id.base.cpuprofile', 'bench-ids.bench.js-make-request-id.head.cpuprofile']);
-    expect(github.ours()[0]!.body).toMatch(/<summary>bench\/ids\.bench\.js &gt; make request id: where the time went<\/summary>[\s\S]*← makeId/);
+    expect(readdirSync(first.outputs['profiles-dir']!).sort()).toEqual([
+      'bench-ids.bench.js-make-request-id.base.cpuprofile',
+      'bench-ids.bench.js-make-request-id.head.cpuprofile',
+    ]);
+    expect(github.ours()[0]!.body).toMatch(
+      /<summary>bench\/ids\.bench\.js &gt; make request id: where the time went<\/summary>[\s\S]*← makeId/,
+    );
     // …and a notice on the function that got slower, so the diff shows where to look.
     const notice = first.stdout.split('\n').find((line) => line.startsWith('::notice title=benchgate: makeId got slower,'))!;
-    expect(notice).toMatch(/^::notice title=benchgate: makeId got slower,file=src\/ids\.js,line=\d+::bench\/ids\.bench\.js > make request id: makeId costs .* per call at head, .* at base/);
+    expect(notice).toMatch(
+      /^::notice title=benchgate: makeId got slower,file=src\/ids\.js,line=\d+::bench\/ids\.bench\.js > make request id: makeId costs .* per call at head, .* at base/,
+    );
     const [atHead, atBase] = printedDurations(notice.slice(notice.indexOf(' costs ')));
     const [makeId] = bench.profile.ownCode;
     expect(makeId.function).toBe('makeId');
@@ -85,7 +103,11 @@ describe('the GitHub Action, run from its bundle', () => {
     github.comments = [];
     github.denyCreate = true;
     try {
-      const run = await runAction(workspace, { 'fail-on-regression': 'true' }, { name: 'pull_request', payload: pullRequestEvent(8, baseSha, headSha) });
+      const run = await runAction(
+        workspace,
+        { 'fail-on-regression': 'true' },
+        { name: 'pull_request', payload: pullRequestEvent(8, baseSha, headSha) },
+      );
       expect(run.code, run.stdout).toBe(0);
       expect(run.stdout).toMatch(/::warning::benchgate could not comment on pull request #8 \(HTTP 403\)/);
       expect(run.outputs.verdict).toBe('pass');
@@ -110,11 +132,21 @@ describe('the GitHub Action, run from its bundle', () => {
 
   it('names the input at fault', async () => {
     const { workspace, baseSha, headSha } = shallowWorkspace('ids');
-    const run = await runAction(workspace, { comment: 'sometimes' }, { name: 'pull_request', payload: pullRequestEvent(10, baseSha, headSha) });
+    const run = await runAction(
+      workspace,
+      { comment: 'sometimes' },
+      { name: 'pull_request', payload: pullRequestEvent(10, baseSha, headSha) },
+    );
     expect(run.code).toBe(1);
     expect(run.stdout).toContain("::error::Input 'comment' must be one of always, on-change, on-regression, never, but got 'sometimes'.");
-    const budgets = await runAction(workspace, { budgets: 'http > *: lots' }, { name: 'pull_request', payload: pullRequestEvent(10, baseSha, headSha) });
-    expect(budgets.stdout).toContain("::error::Input 'budgets' line 1 ('http > *: lots'): 'lots' is not a percentage from 0% to 99%, like 5%.");
+    const budgets = await runAction(
+      workspace,
+      { budgets: 'http > *: lots' },
+      { name: 'pull_request', payload: pullRequestEvent(10, baseSha, headSha) },
+    );
+    expect(budgets.stdout).toContain(
+      "::error::Input 'budgets' line 1 ('http > *: lots'): 'lots' is not a percentage from 0% to 99%, like 5%.",
+    );
   });
 
   it("renders the pull request's text inert: task and file names and errors in the comment and the job summary, any field of a forged report.json in the comment", async () => {
@@ -126,7 +158,11 @@ describe('the GitHub Action, run from its bundle', () => {
     const [baseSha, headSha] = [sha('main'), sha('feature')];
     github.comments = [];
 
-    const gate = await runAction(workspace, { profile: 'never' }, { name: 'pull_request', payload: pullRequestEvent(12, baseSha, headSha) });
+    const gate = await runAction(
+      workspace,
+      { profile: 'never' },
+      { name: 'pull_request', payload: pullRequestEvent(12, baseSha, headSha) },
+    );
     expect(gate.outputs.verdict, gate.stdout).toBe('error');
     expect(github.ours()).toHaveLength(1);
     const comment = github.ours()[0]!.body;
@@ -143,13 +179,21 @@ describe('the GitHub Action, run from its bundle', () => {
     // The two-workflow pattern: the trusted workflow renders a report a fork's workflow uploaded, whose every text field may be hostile.
     const report = JSON.parse(readFileSync(gate.outputs['report-json']!, 'utf8'));
     report.base.ref = report.head.ref = report.summary = ALL_PAYLOADS;
-    for (const b of report.benchmarks) Object.assign(b, { id: `${b.id} ${ALL_PAYLOADS}`, note: ALL_PAYLOADS, warning: ALL_PAYLOADS, error: ALL_PAYLOADS });
+    for (const b of report.benchmarks)
+      Object.assign(b, { id: `${b.id} ${ALL_PAYLOADS}`, note: ALL_PAYLOADS, warning: ALL_PAYLOADS, error: ALL_PAYLOADS });
     Object.assign(report.environment, { node: ALL_PAYLOADS, os: ALL_PAYLOADS, arch: ALL_PAYLOADS });
     report.environment.cpus.model = ALL_PAYLOADS;
     report.run.conditions = { ...report.run.conditions, note: ALL_PAYLOADS };
     const forged = path.join(workspace, 'forged-report.json');
     writeFileSync(forged, JSON.stringify(report));
-    const posted = await runAction(workspace, { mode: 'comment', 'report-json': forged }, { name: 'workflow_run', payload: { workflow_run: { head_sha: headSha, event: 'pull_request', pull_requests: [{ number: 12, head: { sha: headSha } }] } } });
+    const posted = await runAction(
+      workspace,
+      { mode: 'comment', 'report-json': forged },
+      {
+        name: 'workflow_run',
+        payload: { workflow_run: { head_sha: headSha, event: 'pull_request', pull_requests: [{ number: 12, head: { sha: headSha } }] } },
+      },
+    );
     expect(posted.code, posted.stdout).toBe(0);
     expect(posted.stdout).toContain('PR comment: updated');
     const body = github.ours()[0]!.body;
@@ -160,15 +204,33 @@ describe('the GitHub Action, run from its bundle', () => {
   it('posts the comment of an uploaded report from a workflow_run workflow (two-workflow pattern for forks)', async () => {
     const { workspace, baseSha, headSha } = shallowWorkspace('ids');
     github.comments = [];
-    const gate = await runAction(workspace, { comment: 'never' }, { name: 'pull_request', payload: pullRequestEvent(11, baseSha, headSha) });
+    const gate = await runAction(
+      workspace,
+      { comment: 'never' },
+      { name: 'pull_request', payload: pullRequestEvent(11, baseSha, headSha) },
+    );
     expect(gate.outputs.verdict).toBe('fail');
     expect(github.comments).toHaveLength(0);
     const report = gate.outputs['report-json']!;
-    const posted = await runAction(workspace, { mode: 'comment', 'report-json': report }, { name: 'workflow_run', payload: { workflow_run: { head_sha: headSha, event: 'pull_request', pull_requests: [{ number: 11, head: { sha: headSha } }] } } });
+    const posted = await runAction(
+      workspace,
+      { mode: 'comment', 'report-json': report },
+      {
+        name: 'workflow_run',
+        payload: { workflow_run: { head_sha: headSha, event: 'pull_request', pull_requests: [{ number: 11, head: { sha: headSha } }] } },
+      },
+    );
     expect(posted.code, posted.stdout).toBe(0);
     expect(github.ours()).toHaveLength(1);
     expect(github.requests.at(-1)).toBe('POST /repos/octo-org/todo-server/issues/11/comments');
-    const stale = await runAction(workspace, { mode: 'comment', 'report-json': report }, { name: 'workflow_run', payload: { workflow_run: { head_sha: baseSha, event: 'pull_request', pull_requests: [{ number: 11, head: { sha: baseSha } }] } } });
+    const stale = await runAction(
+      workspace,
+      { mode: 'comment', 'report-json': report },
+      {
+        name: 'workflow_run',
+        payload: { workflow_run: { head_sha: baseSha, event: 'pull_request', pull_requests: [{ number: 11, head: { sha: baseSha } }] } },
+      },
+    );
     expect(stale.code).toBe(1);
     expect(stale.stdout).toContain('refusing to comment');
   });

@@ -16,7 +16,6 @@ afterEach(async () => {
   if (repo) expect(leftovers(repo)).toEqual({ worktrees: [], tempDirs: [] });
 });
 
-
 async function gateError(args: string[]): Promise<{ output: string; report: any }> {
   const run = await runCli([...args, '--json', 'report.json'], repo);
   expect(run.code, run.stdout + run.stderr).toBe(2);
@@ -53,7 +52,9 @@ describe('bad config', () => {
 
   it('rejects a --config that does not exist and unknown flags', async () => {
     repo = inlineRepo({ 'bench/a.bench.js': BENCH });
-    expect((await gateError(['compare', '--base', 'main', '--config', 'nope.yml'])).output).toContain('Config file nope.yml does not exist');
+    expect((await gateError(['compare', '--base', 'main', '--config', 'nope.yml'])).output).toContain(
+      'Config file nope.yml does not exist',
+    );
     const flag = await runCli(['compare', '--base', 'main', '--budget', '5%'], repo);
     expect(flag.code).toBe(2);
     expect(flag.stderr).toContain("Unknown option '--budget'");
@@ -71,7 +72,10 @@ describe('bad revisions and installs', () => {
   });
 
   it('names the revision and command of a failed install, with the tail of its output', async () => {
-    repo = inlineRepo({ 'bench/a.bench.js': BENCH, 'benchgate.yml': "install: 'echo fetching packages; echo npm ERR! could not reach the registry >&2; exit 3'\n" });
+    repo = inlineRepo({
+      'bench/a.bench.js': BENCH,
+      'benchgate.yml': "install: 'echo fetching packages; echo npm ERR! could not reach the registry >&2; exit 3'\n",
+    });
     const { output } = await gateError(['compare', '--base', 'main']);
     expect(output).toMatch(/The install of base \(main @ [0-9a-f]{7}\) failed: `echo fetching packages; .*exit 3` exited with code 3/);
     expect(output).toContain('npm ERR! could not reach the registry');
@@ -81,24 +85,37 @@ describe('bad revisions and installs', () => {
 describe('bad benchmarks', () => {
   it('kills a benchmark process that hangs, reports the task, and still judges the others', async () => {
     repo = inlineRepo(
-      { 'benchgate.yml': STALL_2S, 'bench/a.bench.js': "export default {\n  'sum': () => [1, 2, 3].reduce((a, b) => a + b, 0),\n  'spin': () => 1,\n};\n" },
-      { 'bench/a.bench.js': "export default {\n  'sum': () => [1, 2, 3].reduce((a, b) => a + b, 0),\n  'spin': () => { for (;;) {} },\n};\n" },
+      {
+        'benchgate.yml': STALL_2S,
+        'bench/a.bench.js': "export default {\n  'sum': () => [1, 2, 3].reduce((a, b) => a + b, 0),\n  'spin': () => 1,\n};\n",
+      },
+      {
+        'bench/a.bench.js':
+          "export default {\n  'sum': () => [1, 2, 3].reduce((a, b) => a + b, 0),\n  'spin': () => { for (;;) {} },\n};\n",
+      },
     );
     const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
     expect(run.code, run.stderr).toBe(2);
     const report = readJson(path.join(repo, 'report.json'));
     const spin = report.benchmarks.find((b: { id: string }) => b.id === 'bench/a.bench.js > spin');
     expect(spin.verdict).toBe('error');
-    expect(spin.error).toMatch(/at head: the benchmark process \(pid \d+\) showed no progress for 2s while running 'bench\/a\.bench\.js > spin' \(head\) and was killed/);
+    expect(spin.error).toMatch(
+      /at head: the benchmark process \(pid \d+\) showed no progress for 2s while running 'bench\/a\.bench\.js > spin' \(head\) and was killed/,
+    );
     expect(report.benchmarks.find((b: { id: string }) => b.id === 'bench/a.bench.js > sum').verdict).toMatch(/^(unchanged|inconclusive)$/);
   });
 
   it('reports a task that exits the process, with its exit code', async () => {
-    repo = inlineRepo({ 'benchgate.yml': FAST, 'bench/a.bench.js': BENCH, 'bench/b.bench.js': "export default { 'quit': () => 1 };\n" }, { 'bench/b.bench.js': "export default { 'quit': () => process.exit(7) };\n" });
+    repo = inlineRepo(
+      { 'benchgate.yml': FAST, 'bench/a.bench.js': BENCH, 'bench/b.bench.js': "export default { 'quit': () => 1 };\n" },
+      { 'bench/b.bench.js': "export default { 'quit': () => process.exit(7) };\n" },
+    );
     const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
     expect(run.code, run.stderr).toBe(2);
     const report = readJson(path.join(repo, 'report.json'));
-    expect(report.benchmarks.find((b: { id: string }) => b.id === 'bench/b.bench.js > quit').error).toMatch(/exited with code 7 while running 'bench\/b\.bench\.js > quit'/);
+    expect(report.benchmarks.find((b: { id: string }) => b.id === 'bench/b.bench.js > quit').error).toMatch(
+      /exited with code 7 while running 'bench\/b\.bench\.js > quit'/,
+    );
     expect(report.benchmarks.find((b: { id: string }) => b.id === 'bench/a.bench.js > sum').change).not.toBeNull();
   });
 
@@ -108,16 +125,21 @@ describe('bad benchmarks', () => {
     expect(run.code).toBe(2);
     const [sum] = readJson(path.join(repo, 'report.json')).benchmarks;
     expect(sum).toMatchObject({ id: 'bench/a.bench.js > sum', verdict: 'error' });
-    expect(sum.error).toContain("bench/a.bench.js failed to load at head: Error: its default export is number; expected export default { 'task name': () => work() }");
+    expect(sum.error).toContain(
+      "bench/a.bench.js failed to load at head: Error: its default export is number; expected export default { 'task name': () => work() }",
+    );
   });
 
   it('says when a bench file cannot be loaded twice in one process, and works with isolation: process', async () => {
-    const patching = "if (globalThis.__patched) throw new Error('Date.now is already patched');\nglobalThis.__patched = true;\nexport default { 'now': () => Date.now() };\n";
+    const patching =
+      "if (globalThis.__patched) throw new Error('Date.now is already patched');\nglobalThis.__patched = true;\nexport default { 'now': () => Date.now() };\n";
     repo = inlineRepo({ 'benchgate.yml': FAST, 'bench/a.bench.js': patching }, { 'README.md': 'docs\n' });
     const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
     expect(run.code).toBe(2);
     const [now] = readJson(path.join(repo, 'report.json')).benchmarks;
-    expect(now.error).toMatch(/loads alone at (base|head) but not in the same process as the other revision \(Error: Date\.now is already patched\)\. .*set micro\.isolation: process/);
+    expect(now.error).toMatch(
+      /loads alone at (base|head) but not in the same process as the other revision \(Error: Date\.now is already patched\)\. .*set micro\.isolation: process/,
+    );
     const isolated = await runCli(['compare', '--base', 'main', '--isolation', 'process', '--json', 'report.json'], repo);
     expect(isolated.code, isolated.stdout).toBe(0);
     expect(readJson(path.join(repo, 'report.json')).benchmarks[0].change).not.toBeNull();

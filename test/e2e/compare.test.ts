@@ -3,7 +3,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { resolvableChange } from '../../src/stats/power.js';
-import { changeShown, markdownRow, numbersIn, printedAs, printedDurations, printedNumbers, showsValue, terminalRow } from '../report-text.js';
+import {
+  changeShown,
+  markdownRow,
+  numbersIn,
+  printedAs,
+  printedDurations,
+  printedNumbers,
+  showsValue,
+  terminalRow,
+} from '../report-text.js';
 import { fixtureRepo, inlineRepo, leftoverProcesses, leftovers, readJson, removeFixtureRepos, runCli } from './helpers.js';
 
 // Short rounds keep the suite quick; the statistics still need (and get) enough rounds.
@@ -28,7 +37,13 @@ describe('benchgate compare, through the real CLI', () => {
     expect(report).toMatchObject({ version: 1, verdict: 'fail', base: { ref: 'main' }, head: { ref: 'working tree', dirty: false } });
     expect(report.base.sha).toMatch(/^[0-9a-f]{40}$/);
     const [bench] = report.benchmarks;
-    expect(bench).toMatchObject({ id: 'bench/ids.bench.js > make request id', kind: 'micro', verdict: 'regression', budget: 0.05, file: 'bench/ids.bench.js' });
+    expect(bench).toMatchObject({
+      id: 'bench/ids.bench.js > make request id',
+      kind: 'micro',
+      verdict: 'regression',
+      budget: 0.05,
+      file: 'bench/ids.bench.js',
+    });
     // The counter is many times faster than 16 random bytes per id: head loses most of its throughput.
     expect(bench.change.estimate).toBeLessThan(-0.5);
     expect(bench.change.high).toBeLessThan(-0.05);
@@ -128,7 +143,10 @@ describe('benchgate compare, through the real CLI', () => {
 
   it('passes a change that touches nothing measured', async () => {
     repo = fixtureRepo('untouched', { config: FAST });
-    const run = await runCli(['compare', '--base', 'main', '--json', 'report.json', '--profile', 'always', '--profile-dir', 'out/profiles'], repo);
+    const run = await runCli(
+      ['compare', '--base', 'main', '--json', 'report.json', '--profile', 'always', '--profile-dir', 'out/profiles'],
+      repo,
+    );
     expect(run.code, run.stdout + run.stderr).toBe(0);
     const report = readJson(path.join(repo, 'report.json'));
     expect(report.verdict).toBe('pass');
@@ -157,7 +175,9 @@ describe('benchgate compare, through the real CLI', () => {
     expect(report.verdict).toBe('error');
     const byId = Object.fromEntries(report.benchmarks.map((b: { id: string }) => [b.id, b]));
     expect(byId['bench/parse.bench.js > parse query']).toMatchObject({ verdict: 'error' });
-    expect(byId['bench/parse.bench.js > parse query'].error).toMatch(/^at head: TypeError: query parser not configured\n +at .*bench\/parse\.bench\.js:6:\d+/);
+    expect(byId['bench/parse.bench.js > parse query'].error).toMatch(
+      /^at head: TypeError: query parser not configured\n +at .*bench\/parse\.bench\.js:6:\d+/,
+    );
     expect(byId['bench/parse.bench.js > parse body'].verdict).toMatch(/^(unchanged|inconclusive)$/);
     expect(byId['bench/parse.bench.js > parse body'].change).not.toBeNull();
     // An async task is awaited call by call and compared like any other.
@@ -249,7 +269,9 @@ describe('benchgate calibrate, and what a compare can resolve', () => {
     expect(warned.length).toBeGreaterThan(0);
     // Undecided benchmarks got more rounds than the first look's.
     expect(report.run.rounds).toBeGreaterThan(report.run.plannedRounds);
-    expect(warned[0].warning).toMatch(/^budget .* is below what this run resolves \(≈.* with .* rounds\): a regression between .* and .* would likely pass unnoticed/);
+    expect(warned[0].warning).toMatch(
+      /^budget .* is below what this run resolves \(≈.* with .* rounds\): a regression between .* and .* would likely pass unnoticed/,
+    );
     // The figures in it are the benchmark's: its budget, what its rounds resolve, and how many there were.
     const [budget, resolves, rounds, budgetAgain, resolvesAgain] = printedNumbers(warned[0].warning);
     expect([budget!.value, budgetAgain!.value]).toEqual([0.001, 0.001]);
@@ -262,7 +284,9 @@ describe('benchgate calibrate, and what a compare can resolve', () => {
     expect(report.run.conditions.busy).toHaveLength(report.run.rounds);
     for (const busy of report.run.conditions.busy) expect(busy).toBeGreaterThan(0);
     const { before, after } = report.environment.loadAverage;
-    const loadLine = readFileSync(path.join(repo, 'report.md'), 'utf8').split('\n').find((line) => line.includes(', load average '))!;
+    const loadLine = readFileSync(path.join(repo, 'report.md'), 'utf8')
+      .split('\n')
+      .find((line) => line.includes(', load average '))!;
     const [shownBefore, shownAfter] = printedNumbers(loadLine.slice(loadLine.indexOf(', load average ')));
     expect(showsValue(shownBefore!, before[0]), loadLine).toBe(true);
     expect(showsValue(shownAfter!, after[0]), loadLine).toBe(true);
@@ -283,7 +307,11 @@ export default {
 };
 `;
     repo = inlineRepo(
-      { 'benchgate.yml': 'micro:\n  task-time: 150ms\n', 'bench/a.bench.js': "export default {\n  'sum': () => { let s = 0; for (let i = 0; i < 100; i++) s += i; return s; },\n};\n", '.gitignore': '.processes\n' },
+      {
+        'benchgate.yml': 'micro:\n  task-time: 150ms\n',
+        'bench/a.bench.js': "export default {\n  'sum': () => { let s = 0; for (let i = 0; i < 100; i++) s += i; return s; },\n};\n",
+        '.gitignore': '.processes\n',
+      },
       { 'bench/a.bench.js': transient },
     );
     const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
@@ -294,7 +322,9 @@ export default {
     expect(sum.change.high).toBeLessThan(-0.05); // the first rounds alone said "regression"…
     // …so a fresh group as large as the first one ran (at least the first look's rounds), and did not show it.
     expect(sum.confirmation).toHaveLength(Math.max(report.run.plannedRounds, sum.rounds.length));
-    expect(sum.note).toMatch(/^a regression in the first .* rounds \(.*\) did not reproduce in .* fresh rounds \(.*\): not failing the build on it$/);
+    expect(sum.note).toMatch(
+      /^a regression in the first .* rounds \(.*\) did not reproduce in .* fresh rounds \(.*\): not failing the build on it$/,
+    );
     const [firstRounds, firstEstimate] = printedNumbers(sum.note.slice(0, sum.note.indexOf(' did not reproduce')));
     expect(firstRounds!.value).toBe(sum.rounds.length);
     expect(showsValue(firstEstimate!, sum.change.estimate), sum.note).toBe(true);

@@ -13,7 +13,11 @@ import addFormats from 'ajv-formats';
  * against its response schema before it is sent. Anything off is recorded in `problems`.
  */
 
-type Operation = { parameters?: { in: string; name: string; schema: object }[]; requestBody?: { content: Record<string, { schema: object }> }; responses: Record<string, { content?: Record<string, { schema: object; examples?: Record<string, { value: unknown }> }> }> };
+type Operation = {
+  parameters?: { in: string; name: string; schema: object }[];
+  requestBody?: { content: Record<string, { schema: object }> };
+  responses: Record<string, { content?: Record<string, { schema: object; examples?: Record<string, { value: unknown }> }> }>;
+};
 let spec: { paths: Record<string, Record<string, Operation>> } | undefined;
 const ajv = new Ajv({ strict: false, allErrors: true });
 addFormats(ajv);
@@ -71,7 +75,12 @@ export class FakeGitHub {
 
   /** Comments by someone else, some carrying benchgate's marker, to make paging and author matching matter. */
   seed(count: number, marker: string): void {
-    for (let i = 0; i < count; i++) this.comments.push({ id: this.nextId++, body: i % 10 === 0 ? `quoting: ${marker}` : `comment ${i}`, user: { login: `reviewer-${i % 3}` } });
+    for (let i = 0; i < count; i++)
+      this.comments.push({
+        id: this.nextId++,
+        body: i % 10 === 0 ? `quoting: ${marker}` : `comment ${i}`,
+        user: { login: `reviewer-${i % 3}` },
+      });
   }
 
   ours(login = 'github-actions[bot]'): FakeComment[] {
@@ -111,8 +120,18 @@ export class FakeGitHub {
     this.send(res, status, payload, headers);
   }
 
-  private respond(method: string, template: string, params: Record<string, string>, url: URL, body: any): [number, unknown, Record<string, string>?] {
-    const forbidden = { message: 'Resource not accessible by integration', documentation_url: 'https://docs.github.com/rest', status: '403' };
+  private respond(
+    method: string,
+    template: string,
+    params: Record<string, string>,
+    url: URL,
+    body: any,
+  ): [number, unknown, Record<string, string>?] {
+    const forbidden = {
+      message: 'Resource not accessible by integration',
+      documentation_url: 'https://docs.github.com/rest',
+      status: '403',
+    };
     if (template === '/user' && method === 'get') return [403, forbidden];
     if (template === '/repos/{owner}/{repo}/issues/{issue_number}/comments' && method === 'get') {
       const perPage = Number(url.searchParams.get('per_page') ?? 30);
@@ -120,7 +139,8 @@ export class FakeGitHub {
       const pages = Math.max(1, Math.ceil(this.comments.length / perPage));
       const slice = this.comments.slice((page - 1) * perPage, page * perPage).map((c) => this.shape(template, c, params));
       const headers: Record<string, string> = {};
-      if (page < pages) headers.link = `<${this.url}${url.pathname}?per_page=${perPage}&page=${page + 1}>; rel="next", <${this.url}${url.pathname}?per_page=${perPage}&page=${pages}>; rel="last"`;
+      if (page < pages)
+        headers.link = `<${this.url}${url.pathname}?per_page=${perPage}&page=${page + 1}>; rel="next", <${this.url}${url.pathname}?per_page=${perPage}&page=${pages}>; rel="last"`;
       return [200, slice, headers];
     }
     if (template === '/repos/{owner}/{repo}/issues/{issue_number}/comments' && method === 'post') {
@@ -136,11 +156,22 @@ export class FakeGitHub {
       return [200, this.shape(template, comment, params)];
     }
     if (template === '/repos/{owner}/{repo}/pulls' && method === 'get') {
-      const example = loadSpec().paths[template]!.get!.responses['200']!.content!['application/json']!.examples!.default!.value as Record<string, any>[];
+      const example = loadSpec().paths[template]!.get!.responses['200']!.content!['application/json']!.examples!.default!.value as Record<
+        string,
+        any
+      >[];
       const wanted = url.searchParams.get('head');
       const found = this.pulls.filter((pr) => !wanted || `${pr.head.owner}:${pr.head.ref}` === wanted);
       // GitHub's own example lists a team without the 'type' its schema requires: no teams here.
-      return [200, found.map((pr) => ({ ...structuredClone(example[0]!), requested_teams: [], number: pr.number, head: { ...structuredClone(example[0]!.head), label: `${pr.head.owner}:${pr.head.ref}`, ref: pr.head.ref, sha: pr.head.sha } }))];
+      return [
+        200,
+        found.map((pr) => ({
+          ...structuredClone(example[0]!),
+          requested_teams: [],
+          number: pr.number,
+          head: { ...structuredClone(example[0]!.head), label: `${pr.head.owner}:${pr.head.ref}`, ref: pr.head.ref, sha: pr.head.sha },
+        })),
+      ];
     }
     this.problems.push(`${method.toUpperCase()} ${template}: the fake does not implement it`);
     return [404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' }];
@@ -149,7 +180,10 @@ export class FakeGitHub {
   /** A comment shaped like GitHub's own example for this operation, with our id, body and author. */
   private shape(template: string, comment: FakeComment, params: Record<string, string>): unknown {
     const operation = loadSpec().paths['/repos/{owner}/{repo}/issues/comments/{comment_id}']!.get!;
-    const example = structuredClone(operation.responses['200']!.content!['application/json']!.examples!.default!.value) as Record<string, any>;
+    const example = structuredClone(operation.responses['200']!.content!['application/json']!.examples!.default!.value) as Record<
+      string,
+      any
+    >;
     const issue = params.issue_number ?? '1';
     return {
       ...example,
@@ -174,13 +208,20 @@ export class FakeGitHub {
   }
 }
 
-function findOperation(pathname: string, method: string): { operation: Operation; params: Record<string, string>; template: string } | undefined {
+function findOperation(
+  pathname: string,
+  method: string,
+): { operation: Operation; params: Record<string, string>; template: string } | undefined {
   for (const [template, item] of Object.entries(loadSpec().paths)) {
     const names: string[] = [];
     const pattern = new RegExp(`^${template.replace(/\{([^}]+)\}/g, (_m, name: string) => (names.push(name), '([^/]+)'))}$`);
     const match = pattern.exec(pathname);
     if (!match || !item[method]) continue;
-    return { operation: item[method], params: Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1]!)])), template };
+    return {
+      operation: item[method],
+      params: Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1]!)])),
+      template,
+    };
   }
   return undefined;
 }

@@ -96,10 +96,18 @@ function worktreesOf(dir: string, repo: string): boolean {
  * A repository from inline files: `base` committed on main, then `head` written
  * over it and committed on feature (left uncommitted with commitHead: false).
  */
-export function inlineRepo(base: Record<string, string>, head: Record<string, string> = {}, options: { commitHead?: boolean } = {}): string {
+export function inlineRepo(
+  base: Record<string, string>,
+  head: Record<string, string> = {},
+  options: { commitHead?: boolean } = {},
+): string {
   const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'benchgate-inline-')));
   repos.push(dir);
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, stdio: 'pipe' });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', '-c', 'commit.gpgsign=false', ...args], {
+      cwd: dir,
+      stdio: 'pipe',
+    });
   const write = (files: Record<string, string>) => {
     for (const [file, text] of Object.entries(files)) {
       mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });

@@ -82,7 +82,11 @@ describe('HTTP load tests, through the real CLI', () => {
       expect(server.eventLoopDelayMs.p99).toBeGreaterThanOrEqual(server.eventLoopDelayMs.p50);
       // The server table shows the same figures.
       const delays = printedNumbers(serverRow('event-loop delay p50/p99/max (ms)')[i]!);
-      expect([server.eventLoopDelayMs.p50, server.eventLoopDelayMs.p99, server.eventLoopDelayMs.max].every((ms, k) => showsValue(delays[k]!, ms))).toBe(true);
+      expect(
+        [server.eventLoopDelayMs.p50, server.eventLoopDelayMs.p99, server.eventLoopDelayMs.max].every((ms, k) =>
+          showsValue(delays[k]!, ms),
+        ),
+      ).toBe(true);
       expect(printedAs(serverRow('event-loop utilisation')[i]!, server.eventLoopUtilization)).toBe(true);
       const gc = printedNumbers(serverRow('GC time (share of window)')[i]!);
       expect([server.gc.totalMs, server.gc.share, server.gc.count].every((x, k) => showsValue(gc[k]!, x))).toBe(true);
@@ -94,7 +98,9 @@ describe('HTTP load tests, through the real CLI', () => {
     expect(bench.http.traffic.base.non2xx + bench.http.traffic.head.non2xx).toBe(0);
     expect(run.stdout).toContain('moved: event-loop delay p99');
     // What that means, in words, and where the time went: the sha512 of every listener added per request.
-    expect(bench.http.moved.find((line: string) => line.startsWith('event-loop delay p99'))).toMatch(/: something blocks the event loop: synchronous work on the request path/);
+    expect(bench.http.moved.find((line: string) => line.startsWith('event-loop delay p99'))).toMatch(
+      /: something blocks the event loop: synchronous work on the request path/,
+    );
     const { profile } = bench;
     expect(profile.unit).toBe('request');
     expect(profile.ops.base).toBeGreaterThan(profile.ops.head);
@@ -103,7 +109,12 @@ describe('HTTP load tests, through the real CLI', () => {
     const [perRequestBase, perRequestHead] = printedDurations(title.slice(0, title.indexOf(' (profiled')));
     expect(showsValue(perRequestBase!, profile.perOpUs.base), title).toBe(true);
     expect(showsValue(perRequestHead!, profile.perOpUs.head), title).toBe(true);
-    const hashing = profile.top.slice(0, 3).filter((row: { function: string; location: string; via?: { function: string } }) => row.via?.function === 'sha512' || /hash/i.test(row.location));
+    const hashing = profile.top
+      .slice(0, 3)
+      .filter(
+        (row: { function: string; location: string; via?: { function: string } }) =>
+          row.via?.function === 'sha512' || /hash/i.test(row.location),
+      );
     expect(hashing.length, JSON.stringify(profile.top, null, 1)).toBeGreaterThan(0);
     expect(profile.ownCode.map((row: { function: string }) => row.function)).toContain('sha512');
     // The head's server was profiled through its second of load (less a tick of the load generator's clock; V8 times are in µs).
@@ -145,7 +156,11 @@ writeFileSync(counter, String(starts + 1));
 const spin = (ms) => { const end = performance.now() + ms; while (performance.now() < end); };
 const server = http.createServer((req, res) => { if (starts < 7 && req.url !== '/health') spin(0.3); res.end(req.url === '/health' ? 'ok' : '[]'); });`);
     repo = inlineRepo(
-      { 'benchgate.yml': httpConfig('list', '    budget: 10%\n', 300).replace('max-rounds: 6', 'max-rounds: 11'), 'server.js': OK_SERVER, '.gitignore': '.starts\n' },
+      {
+        'benchgate.yml': httpConfig('list', '    budget: 10%\n', 300).replace('max-rounds: 6', 'max-rounds: 11'),
+        'server.js': OK_SERVER,
+        '.gitignore': '.starts\n',
+      },
       { 'server.js': transient },
     );
     const run = await runCli(['compare', '--base', 'main', '--json', 'report.json', '--profile', 'never'], repo);
@@ -172,19 +187,29 @@ describe('broken servers are errors, never fast servers', () => {
   it('reports a head that answers 500 where base answered 200', async () => {
     repo = inlineRepo(
       { 'benchgate.yml': httpConfig('list'), 'server.js': OK_SERVER },
-      { 'server.js': SERVER("const server = http.createServer((req, res) => { res.statusCode = req.url === '/health' ? 200 : 500; res.end(); });") },
+      {
+        'server.js': SERVER(
+          "const server = http.createServer((req, res) => { res.statusCode = req.url === '/health' ? 200 : 500; res.end(); });",
+        ),
+      },
     );
     const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
     expect(run.code).toBe(2);
     const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
     expect(bench.verdict).toBe('error');
-    expect(bench.error).toMatch(/head is broken: GET \/todo-lists\?filter=\S+ \(benchgate\.yml: http\[0\] \(list\)\.requests\[0\]\) answered 500 at head \(working tree\) but 200 at base/);
+    expect(bench.error).toMatch(
+      /head is broken: GET \/todo-lists\?filter=\S+ \(benchgate\.yml: http\[0\] \(list\)\.requests\[0\]\) answered 500 at head \(working tree\) but 200 at base/,
+    );
   });
 
   it('reports a head that starts failing under load, with the counts', async () => {
     repo = inlineRepo(
       { 'benchgate.yml': httpConfig('list'), 'server.js': OK_SERVER },
-      { 'server.js': SERVER("let n = 0;\nconst server = http.createServer((req, res) => { if (req.url !== '/health' && ++n > 50) res.statusCode = 503; res.end('[]'); });") },
+      {
+        'server.js': SERVER(
+          "let n = 0;\nconst server = http.createServer((req, res) => { if (req.url !== '/health' && ++n > 50) res.statusCode = 503; res.end('[]'); });",
+        ),
+      },
     );
     const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
     expect(run.code).toBe(2);
@@ -196,30 +221,48 @@ describe('broken servers are errors, never fast servers', () => {
   });
 
   it('reports a server that never becomes ready, with its last lines of output', async () => {
-    repo = inlineRepo({ 'benchgate.yml': httpConfig('list').replace('ready-timeout: 15s', 'ready-timeout: 1s'), 'server.js': OK_SERVER }, { 'server.js': "console.log('connecting to the database at db:5432...');\nsetInterval(() => {}, 1000);\n" });
+    repo = inlineRepo(
+      { 'benchgate.yml': httpConfig('list').replace('ready-timeout: 15s', 'ready-timeout: 1s'), 'server.js': OK_SERVER },
+      { 'server.js': "console.log('connecting to the database at db:5432...');\nsetInterval(() => {}, 1000);\n" },
+    );
     const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
     expect(run.code).toBe(2);
     const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
-    expect(bench.error).toMatch(/^head \(working tree @ [0-9a-f]{7}\)'s server was not ready after 1s: GET \/health did not answer 2xx\.\nLast lines of its output:\n {2}connecting to the database at db:5432\.\.\.$/);
+    expect(bench.error).toMatch(
+      /^head \(working tree @ [0-9a-f]{7}\)'s server was not ready after 1s: GET \/health did not answer 2xx\.\nLast lines of its output:\n {2}connecting to the database at db:5432\.\.\.$/,
+    );
   });
 
   it('reports a server that crashes mid-run, with its exit code and output', async () => {
     repo = inlineRepo(
       { 'benchgate.yml': httpConfig('list'), 'server.js': OK_SERVER },
-      { 'server.js': SERVER("let n = 0;\nconst server = http.createServer((req, res) => { if (req.url !== '/health' && ++n > 300) { console.error('FATAL: out of file handles'); process.exit(3); } res.end('[]'); });") },
+      {
+        'server.js': SERVER(
+          "let n = 0;\nconst server = http.createServer((req, res) => { if (req.url !== '/health' && ++n > 300) { console.error('FATAL: out of file handles'); process.exit(3); } res.end('[]'); });",
+        ),
+      },
     );
     const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
     expect(run.code).toBe(2);
     const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
-    expect(bench.error).toMatch(/^head \(working tree @ [0-9a-f]{7}\)'s server crashed (during the warm-up|under load) \(exit code 3\)\.\nLast lines of its output:\n {2}FATAL: out of file handles/);
+    expect(bench.error).toMatch(
+      /^head \(working tree @ [0-9a-f]{7}\)'s server crashed (during the warm-up|under load) \(exit code 3\)\.\nLast lines of its output:\n {2}FATAL: out of file handles/,
+    );
   });
 
   it('treats a path that 404s on both sides as a config error naming the request', async () => {
-    repo = inlineRepo({ 'benchgate.yml': httpConfig('list'), 'server.js': SERVER("const server = http.createServer((req, res) => { res.statusCode = req.url === '/health' ? 200 : 404; res.end(); });") });
+    repo = inlineRepo({
+      'benchgate.yml': httpConfig('list'),
+      'server.js': SERVER(
+        "const server = http.createServer((req, res) => { res.statusCode = req.url === '/health' ? 200 : 404; res.end(); });",
+      ),
+    });
     const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
     expect(run.code).toBe(2);
     const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
-    expect(bench.error).toMatch(/^config error: GET \/todo-lists\?\S+ \(benchgate\.yml: http\[0\] \(list\)\.requests\[0\]\) answered 404 at base and 404 at head: check the request in benchgate\.yml\.$/);
+    expect(bench.error).toMatch(
+      /^config error: GET \/todo-lists\?\S+ \(benchgate\.yml: http\[0\] \(list\)\.requests\[0\]\) answered 404 at base and 404 at head: check the request in benchgate\.yml\.$/,
+    );
   });
 
   it('retries on another port when the first is taken, and skips the probe for a server not started with node', async () => {
@@ -232,7 +275,11 @@ if (!existsSync(marker)) {
   process.exit(1);
 }
 const server = http.createServer((req, res) => res.end(req.url === '/health' ? 'ok' : '[]'));`);
-    repo = inlineRepo({ 'benchgate.yml': httpConfig('list').replace('start: node server.js', "start: sh -c 'node server.js'"), 'server.js': flaky, '.gitignore': '.started\n' });
+    repo = inlineRepo({
+      'benchgate.yml': httpConfig('list').replace('start: node server.js', "start: sh -c 'node server.js'"),
+      'server.js': flaky,
+      '.gitignore': '.started\n',
+    });
     const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;

@@ -57,7 +57,10 @@ describe('the leftover-process check', () => {
 
   it("never names another run's or another project's processes, whatever their command line", async () => {
     // Looks like a benchmark process of benchgate, but belongs to nobody this run started.
-    const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 29_500)', '/work/elsewhere/dist/runner.js'], { cwd: os.tmpdir(), stdio: 'ignore' });
+    const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 29_500)', '/work/elsewhere/dist/runner.js'], {
+      cwd: os.tmpdir(),
+      stdio: 'ignore',
+    });
     strangers.push(other);
     const run = spawn('true', [], { cwd: dir, stdio: 'ignore' });
     const watch = watchProcesses(run.pid!, [dir]);

@@ -3,7 +3,16 @@ import { mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { fixtureRepo, inlineRepo, isRunner, leftoverProcesses, removeFixtureRepos, runCli, type CliRun, type ProcessWatch } from './helpers.js';
+import {
+  fixtureRepo,
+  inlineRepo,
+  isRunner,
+  leftoverProcesses,
+  removeFixtureRepos,
+  runCli,
+  type CliRun,
+  type ProcessWatch,
+} from './helpers.js';
 
 /**
  * A cancelled job (SIGINT, SIGTERM) at each stage of a run: install, micro rounds, HTTP rounds,
@@ -28,14 +37,28 @@ function whenAlive(watch: ProcessWatch, ready: (alive: string[]) => boolean, the
   const check = () => {
     if (watch.stopped) return;
     watch.sample();
-    if (ready(watch.seen().filter((p) => p.alive).map((p) => p.cmd))) then();
+    if (
+      ready(
+        watch
+          .seen()
+          .filter((p) => p.alive)
+          .map((p) => p.cmd),
+      )
+    )
+      then();
     else setTimeout(check, 20);
   };
   check();
 }
 
 /** Run benchgate and send `signal` once the stage has begun (`stage` in its output) and its live processes satisfy `ready`. */
-async function interrupt(repo: string, args: string[], signal: Signal, stage: RegExp, ready: (alive: string[]) => boolean): Promise<CliRun & { tmp: string }> {
+async function interrupt(
+  repo: string,
+  args: string[],
+  signal: Signal,
+  stage: RegExp,
+  ready: (alive: string[]) => boolean,
+): Promise<CliRun & { tmp: string }> {
   const tmp = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'benchgate-signal-')));
   temps.push(tmp);
   let sent = false;
@@ -67,16 +90,25 @@ async function expectNothingLeft(repo: string, run: CliRun & { tmp: string }, si
   // Its temp folder is empty: no worktree, no probe socket folder, no temp file.
   expect(readdirSync(run.tmp)).toEqual([]);
   // git forgot the worktrees too.
-  const worktrees = execFileSync('git', ['worktree', 'list', '--porcelain'], { cwd: repo, encoding: 'utf8' }).split('\n').filter((line) => line.startsWith('worktree '));
+  const worktrees = execFileSync('git', ['worktree', 'list', '--porcelain'], { cwd: repo, encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line.startsWith('worktree '));
   expect(worktrees).toEqual([`worktree ${repo}`]);
 }
 
-const BENCH = "import { createHash } from 'node:crypto';\nexport default {\n  'sha1': () => createHash('sha1').update('benchgate').digest('hex'),\n};\n";
+const BENCH =
+  "import { createHash } from 'node:crypto';\nexport default {\n  'sha1': () => createHash('sha1').update('benchgate').digest('hex'),\n};\n";
 
 describe('a cancelled run leaves nothing behind and exits 130/143', () => {
   it('SIGTERM during the install of base: the install and its children are killed', async () => {
     const repo = inlineRepo({ 'bench/a.bench.js': BENCH, 'benchgate.yml': "install: 'echo installing; sleep 31.7'\n" });
-    const run = await interrupt(repo, ['compare', '--base', 'main'], 'SIGTERM', /install base:/, some((cmd) => cmd === 'sleep 31.7'));
+    const run = await interrupt(
+      repo,
+      ['compare', '--base', 'main'],
+      'SIGTERM',
+      /install base:/,
+      some((cmd) => cmd === 'sleep 31.7'),
+    );
     await expectNothingLeft(repo, run, 'SIGTERM');
   });
 
@@ -89,7 +121,13 @@ describe('a cancelled run leaves nothing behind and exits 130/143', () => {
   it('SIGTERM during HTTP rounds: both servers (with their probe sockets) are stopped', async () => {
     const config = `rounds: 6\nmax-rounds: 6\nhttp:\n  - name: todo lists\n    start: node server.js\n    ready: /health\n    requests:\n      - path: /todo-lists\n    duration: 2s\n    warmup: 200ms\n`;
     const repo = fixtureRepo('http-untouched', { config });
-    const run = await interrupt(repo, ['compare', '--base', 'main'], 'SIGTERM', /http load tests:/, (alive) => alive.filter((cmd) => cmd === 'node server.js').length >= 2);
+    const run = await interrupt(
+      repo,
+      ['compare', '--base', 'main'],
+      'SIGTERM',
+      /http load tests:/,
+      (alive) => alive.filter((cmd) => cmd === 'node server.js').length >= 2,
+    );
     await expectNothingLeft(repo, run, 'SIGTERM');
   });
 

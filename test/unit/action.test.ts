@@ -15,7 +15,16 @@ const inputs = (values: Record<string, string>) => (name: string) => values[name
 
 describe('action inputs', () => {
   it('defaults base to the pull request base and parses every input', () => {
-    const settings = parseActionInputs(inputs({ budget: '7%', budgets: 'http > *: 15%\n# note\n"bench/a.bench.js > x": 2%', comment: 'on-regression', 'time-limit': '3m', 'working-directory': 'packages/api' }), env());
+    const settings = parseActionInputs(
+      inputs({
+        budget: '7%',
+        budgets: 'http > *: 15%\n# note\n"bench/a.bench.js > x": 2%',
+        comment: 'on-regression',
+        'time-limit': '3m',
+        'working-directory': 'packages/api',
+      }),
+      env(),
+    );
     expect(settings).toMatchObject({
       mode: 'gate',
       base: 'b'.repeat(40),
@@ -36,14 +45,24 @@ describe('action inputs', () => {
 
   it('takes the push event before commit, and asks for a base where there is none', () => {
     expect(parseActionInputs(inputs({}), env({ eventName: 'push', event: { before: 'c'.repeat(40) } })).base).toBe('c'.repeat(40));
-    expect(() => parseActionInputs(inputs({}), env({ eventName: 'push', event: { before: '0'.repeat(40) } }))).toThrow(/created the branch/);
-    expect(() => parseActionInputs(inputs({}), env({ eventName: 'workflow_dispatch', event: {} }))).toThrow("Input 'base' is required for workflow_dispatch");
+    expect(() => parseActionInputs(inputs({}), env({ eventName: 'push', event: { before: '0'.repeat(40) } }))).toThrow(
+      /created the branch/,
+    );
+    expect(() => parseActionInputs(inputs({}), env({ eventName: 'workflow_dispatch', event: {} }))).toThrow(
+      "Input 'base' is required for workflow_dispatch",
+    );
   });
 
   it('names the input and what it accepts', () => {
-    expect(() => parseActionInputs(inputs({ 'fail-on-regression': 'yes' }), env())).toThrow("Input 'fail-on-regression' must be true or false, but got 'yes'.");
-    expect(() => parseActionInputs(inputs({ budget: '-5%' }), env())).toThrow("Input 'budget' must be a percentage from 0% to 99%, like 5%, but got '-5%'.");
-    expect(() => parseActionInputs(inputs({ 'time-limit': 'soon' }), env())).toThrow("Input 'time-limit' must be a duration like 90s or 5m, but got 'soon'.");
+    expect(() => parseActionInputs(inputs({ 'fail-on-regression': 'yes' }), env())).toThrow(
+      "Input 'fail-on-regression' must be true or false, but got 'yes'.",
+    );
+    expect(() => parseActionInputs(inputs({ budget: '-5%' }), env())).toThrow(
+      "Input 'budget' must be a percentage from 0% to 99%, like 5%, but got '-5%'.",
+    );
+    expect(() => parseActionInputs(inputs({ 'time-limit': 'soon' }), env())).toThrow(
+      "Input 'time-limit' must be a duration like 90s or 5m, but got 'soon'.",
+    );
     expect(() => parseBudgets('no colon here')).toThrow("Input 'budgets' line 1 ('no colon here') is not 'pattern: budget'");
   });
 });
@@ -95,7 +114,7 @@ describe('the PR comment', () => {
     expect(await upsertComment(api, { mode: 'on-regression', marker, body: 'all clear', report: report('pass') })).toBe('updated');
   });
 
-  it('stays under GitHub\'s size limit and never leaves a details section open', () => {
+  it("stays under GitHub's size limit and never leaves a details section open", () => {
     const long = `### head\n<details><summary>x</summary>\n\n${'| row |\n'.repeat(20_000)}</details>\n`;
     const body = fitComment(long, 'https://github.com/o/r/actions/runs/1');
     expect(body.length).toBeLessThan(65_536);

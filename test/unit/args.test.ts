@@ -12,7 +12,30 @@ const error = (argv: string[]) => {
 
 describe('command line', () => {
   it('reads a full compare command', () => {
-    expect(parseCommand(['compare', '--base', 'main', '--head', 'feature', '--json', 'r.json', '--markdown', 'r.md', '--rounds', '12', '--time-limit', '90s', '--isolation', 'process', '--profile', 'always', '--profile-dir', 'out/profiles', '--no-color'])).toEqual({
+    expect(
+      parseCommand([
+        'compare',
+        '--base',
+        'main',
+        '--head',
+        'feature',
+        '--json',
+        'r.json',
+        '--markdown',
+        'r.md',
+        '--rounds',
+        '12',
+        '--time-limit',
+        '90s',
+        '--isolation',
+        'process',
+        '--profile',
+        'always',
+        '--profile-dir',
+        'out/profiles',
+        '--no-color',
+      ]),
+    ).toEqual({
       kind: 'compare',
       base: 'main',
       head: 'feature',
@@ -38,7 +61,9 @@ describe('command line', () => {
     expect(error(['compare', '--base', 'main', '--rounds', '1'])).toMatch(/^--rounds '1' is not a whole number from 2 to 500/);
     expect(error(['compare', '--base', 'main', '--time-limit', 'soon'])).toMatch(/^--time-limit 'soon' is not a duration/);
     expect(error(['compare', '--base', 'main', '--isolation', 'thread'])).toMatch(/^--isolation 'thread' is not alternate or process/);
-    expect(error(['compare', '--base', 'main', '--profile', 'sometimes'])).toMatch(/^--profile 'sometimes' is not regressions, always or never/);
+    expect(error(['compare', '--base', 'main', '--profile', 'sometimes'])).toMatch(
+      /^--profile 'sometimes' is not regressions, always or never/,
+    );
     expect(error(['compara', '--base', 'main'])).toMatch(/^Unknown command 'compara'/);
   });
 });

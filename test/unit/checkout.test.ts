@@ -24,7 +24,11 @@ function tempDir(prefix: string): string {
 }
 
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', '-c', 'commit.gpgsign=false', ...args], { cwd, encoding: 'utf8', stdio: 'pipe' }).trim();
+  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', '-c', 'commit.gpgsign=false', ...args], {
+    cwd,
+    encoding: 'utf8',
+    stdio: 'pipe',
+  }).trim();
 }
 
 function write(dir: string, files: Record<string, string>): void {
@@ -75,11 +79,18 @@ describe('checking out base and head', () => {
     expect(tree.base.worktree).toMatch(new RegExp(`^${os.tmpdir()}/benchgate-[A-Za-z0-9]{6}/base$`));
     expect(tree.base.root).toBe(tree.base.worktree);
     expect(readFileSync(path.join(tree.base.root, 'src/version.js'), 'utf8')).toContain('version = 1');
-    expect(tree.head).toEqual({ label: 'head', ref: 'working tree', sha: git(repo, 'rev-parse', 'HEAD'), root: repo, worktree: undefined, dirty: false });
+    expect(tree.head).toEqual({
+      label: 'head',
+      ref: 'working tree',
+      sha: git(repo, 'rev-parse', 'HEAD'),
+      root: repo,
+      worktree: undefined,
+      dirty: false,
+    });
     expect(worktrees(repo)).toEqual([`worktree ${tree.base.worktree}`]);
   });
 
-  it('marks uncommitted changes of the working tree as part of the measurement, but not benchgate\'s own output', async () => {
+  it("marks uncommitted changes of the working tree as part of the measurement, but not benchgate's own output", async () => {
     const repo = repository();
     write(repo, { '.benchgate/profiles/x.cpuprofile': '{}' });
     expect((await checkOut({ cwd: repo })).head.dirty).toBe(false);
@@ -126,7 +137,9 @@ describe('refusing bad revisions', () => {
     ] as const) {
       const error = await failure(checkOut({ cwd: repo, [option]: ref }));
       expect(error).toBeInstanceOf(UserError);
-      expect(error.message).toBe(`--${option} '${ref}' is not a git revision: give a branch, tag or commit sha (e.g. main, origin/main, v1.2.0).`);
+      expect(error.message).toBe(
+        `--${option} '${ref}' is not a git revision: give a branch, tag or commit sha (e.g. main, origin/main, v1.2.0).`,
+      );
     }
     expect(worktrees(repo)).toEqual([]);
   });
@@ -135,7 +148,9 @@ describe('refusing bad revisions', () => {
     const repo = repository();
     const error = await failure(checkOut({ cwd: repo, base: 'no-such-branch' }));
     expect(error).toBeInstanceOf(UserError);
-    expect(error.message).toBe(`--base 'no-such-branch' does not resolve to a commit in ${repo}. Check the name, or fetch it first (e.g. git fetch origin no-such-branch).`);
+    expect(error.message).toBe(
+      `--base 'no-such-branch' does not resolve to a commit in ${repo}. Check the name, or fetch it first (e.g. git fetch origin no-such-branch).`,
+    );
     expect(worktrees(repo)).toEqual([]);
   });
 
@@ -160,16 +175,20 @@ describe('installing and building', () => {
     expect(detectInstall(project({ 'package.json': manifest({}), 'package-lock.json': '{}' }))).toBe('npm ci --no-audit --no-fund');
     expect(detectInstall(project({ 'package.json': manifest({}), 'npm-shrinkwrap.json': '{}' }))).toBe('npm ci --no-audit --no-fund');
     // pnpm's lockfile wins over a stray package-lock.json, yarn's too.
-    expect(detectInstall(project({ 'pnpm-lock.yaml': '', 'yarn.lock': '', 'package-lock.json': '{}' }))).toBe('pnpm install --frozen-lockfile');
+    expect(detectInstall(project({ 'pnpm-lock.yaml': '', 'yarn.lock': '', 'package-lock.json': '{}' }))).toBe(
+      'pnpm install --frozen-lockfile',
+    );
     expect(detectInstall(project({ 'yarn.lock': '', 'package-lock.json': '{}' }))).toBe('yarn install --immutable');
     // No lockfile: install the dependencies there are, without writing a lockfile; none, nothing to install.
-    expect(detectInstall(project({ 'package.json': manifest({ devDependencies: { tinybench: '^6' } }) }))).toBe('npm install --no-audit --no-fund --no-package-lock');
+    expect(detectInstall(project({ 'package.json': manifest({ devDependencies: { tinybench: '^6' } }) }))).toBe(
+      'npm install --no-audit --no-fund --no-package-lock',
+    );
     expect(detectInstall(project({ 'package.json': manifest({ dependencies: {} }) }))).toBeUndefined();
     expect(detectInstall(project({ 'package.json': 'not json' }))).toBeUndefined();
     expect(detectInstall(project({}))).toBeUndefined();
   });
 
-  it('installs in the worktrees only, never in the working tree (it is the user\'s), and builds both', async () => {
+  it("installs in the worktrees only, never in the working tree (it is the user's), and builds both", async () => {
     const repo = repository();
     const lines: string[] = [];
     const tree = await checkOut({ cwd: repo, install: 'touch installed', build: 'touch built', log: (line) => lines.push(line) });
@@ -177,7 +196,11 @@ describe('installing and building', () => {
     expect(existsSync(path.join(repo, 'installed'))).toBe(false);
     expect(existsSync(path.join(tree.base.root, 'built'))).toBe(true);
     expect(existsSync(path.join(repo, 'built'))).toBe(true);
-    expect(lines.filter((line) => !line.includes(': done in '))).toEqual(['install base: touch installed', 'build base: touch built', 'build head: touch built']);
+    expect(lines.filter((line) => !line.includes(': done in '))).toEqual([
+      'install base: touch installed',
+      'build base: touch built',
+      'build head: touch built',
+    ]);
   });
 
   it('runs the detected install when the config names none, and none with install: false', async () => {
@@ -201,7 +224,9 @@ describe('installing and building', () => {
     const repo = repository();
     git(repo, 'checkout', '-q', 'main');
     const where = path.join(tempDir('benchgate-where-'), 'pwd');
-    const error = await failure(checkOut({ cwd: repo, head: 'feature', install: `pwd > ${where}; echo npm ERR! could not reach the registry >&2; exit 3` }));
+    const error = await failure(
+      checkOut({ cwd: repo, head: 'feature', install: `pwd > ${where}; echo npm ERR! could not reach the registry >&2; exit 3` }),
+    );
     expect(error).toBeInstanceOf(UserError);
     const base = readFileSync(where, 'utf8').trim();
     expect(error.message).toBe(

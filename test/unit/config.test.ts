@@ -64,7 +64,9 @@ time-limit: 2m
     expect(errorOf('budgte: 5%')).toBe(
       "/repo/benchgate.yml:1:1: unknown key 'budgte' (did you mean 'budget'?). Known keys: budget, budgets, micro, install, build, rounds, confidence, time-limit, http, http-mode, http-pin, max-rounds, confirm.",
     );
-    expect(errorOf('micro:\n  file: x.js')).toMatch(/benchgate\.yml:2:3: unknown key 'micro\.file' \(did you mean 'files'\?\)\. Known keys of micro: files, isolation/);
+    expect(errorOf('micro:\n  file: x.js')).toMatch(
+      /benchgate\.yml:2:3: unknown key 'micro\.file' \(did you mean 'files'\?\)\. Known keys of micro: files, isolation/,
+    );
   });
 
   it('rejects a negative or non-numeric budget, naming the field and value', () => {
@@ -121,7 +123,9 @@ http:
   });
 
   it('names the field of a bad load test', () => {
-    const message = errorOf('http:\n  - name: x\n    start: node s.js\n    requests: [{ path: todo }]\n    latency-budget: { p95: 5% }\n    connections: 0\n');
+    const message = errorOf(
+      'http:\n  - name: x\n    start: node s.js\n    requests: [{ path: todo }]\n    latency-budget: { p95: 5% }\n    connections: 0\n',
+    );
     expect(message).toContain("http[0].requests[0].path: 'todo' is not a path starting with /.");
     expect(message).toContain("unknown key 'http[0].latency-budget.p95' (did you mean 'p90'?)");
     expect(message).toContain('http[0].connections: 0 is not a whole number from 1 to 1000.');
@@ -129,7 +133,9 @@ http:
   });
 
   it('rejects two load tests with one name', () => {
-    expect(errorOf('http:\n  - { name: a, start: x, requests: [{ path: / }] }\n  - { name: a, start: y, requests: [{ path: / }] }\n')).toContain("http[1].name: 'a' is already the name of another HTTP benchmark");
+    expect(
+      errorOf('http:\n  - { name: a, start: x, requests: [{ path: / }] }\n  - { name: a, start: y, requests: [{ path: / }] }\n'),
+    ).toContain("http[1].name: 'a' is already the name of another HTTP benchmark");
   });
 });
 
@@ -152,7 +158,9 @@ describe('budget per benchmark', () => {
 describe('one form of a budget', () => {
   it('is the same expression in the config schema and in the parser the action inputs use', async () => {
     const { BUDGET_FORM, parseBudget } = await import('../../src/config/units.js');
-    const schema = (await import('../../schema/benchgate.schema.json', { with: { type: 'json' } })).default as { definitions: { budget: { pattern: string } } };
+    const schema = (await import('../../schema/benchgate.schema.json', { with: { type: 'json' } })).default as {
+      definitions: { budget: { pattern: string } };
+    };
     expect(schema.definitions.budget.pattern).toBe(BUDGET_FORM.source);
     expect(parseBudget('7.5%')).toBeCloseTo(0.075, 12);
     for (const bad of ['100%', '-5%', '5', 'abc', '5 %']) expect(() => parseBudget(bad), bad).toThrow(RangeError);

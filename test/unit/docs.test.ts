@@ -4,13 +4,22 @@ import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 
 /** The README and every page of docs/: what a new user reads must work as written. */
-const pages = ['README.md', ...readdirSync('docs').filter((name) => name.endsWith('.md')).map((name) => path.join('docs', name))];
+const pages = [
+  'README.md',
+  ...readdirSync('docs')
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => path.join('docs', name)),
+];
 
 const yamlBlocks = (page: string) => [...readFileSync(page, 'utf8').matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!);
 
 describe('the documentation', () => {
   it('has config examples (a yaml block opening with "# benchgate.yml") that the config loader accepts', () => {
-    const examples = pages.flatMap((page) => yamlBlocks(page).filter((yaml) => yaml.startsWith('# benchgate.yml')).map((yaml) => ({ page, yaml })));
+    const examples = pages.flatMap((page) =>
+      yamlBlocks(page)
+        .filter((yaml) => yaml.startsWith('# benchgate.yml'))
+        .map((yaml) => ({ page, yaml })),
+    );
     expect(examples.map((e) => e.page)).toEqual(expect.arrayContaining(['README.md', 'docs/configuration.md', 'docs/http.md']));
     for (const { page, yaml } of examples) expect(() => parseConfig(yaml, `${page} example`), yaml).not.toThrow();
   });

@@ -9,8 +9,22 @@ import { ALL_PAYLOADS, collapse, injectionProblems, PAYLOADS, renderHtml, skelet
 
 /** A report with `text` in every string a pull request (or a forged report.json) can set: names, files, errors, refs, server and profile text. */
 function reportWith(text: string): Report {
-  const row = { function: text, location: text, via: { function: text, location: text }, baseShare: 0.1, headShare: 0.5, basePerOpUs: 0.5, headPerOpUs: 2 };
-  const server = { eventLoopDelayMs: { p50: 1, p99: 2, max: 3 }, eventLoopUtilization: 0.5, gc: { count: 3, totalMs: 12, share: 0.01, byKindMs: { [text]: 1 } }, peakRssMb: 80, peakHeapUsedMb: 20 };
+  const row = {
+    function: text,
+    location: text,
+    via: { function: text, location: text },
+    baseShare: 0.1,
+    headShare: 0.5,
+    basePerOpUs: 0.5,
+    headPerOpUs: 2,
+  };
+  const server = {
+    eventLoopDelayMs: { p50: 1, p99: 2, max: 3 },
+    eventLoopUtilization: 0.5,
+    gc: { count: 3, totalMs: 12, share: 0.01, byKindMs: { [text]: 1 } },
+    peakRssMb: 80,
+    peakHeapUsedMb: 20,
+  };
   const traffic = { responses: 100, ok: 90, non2xx: 10, byClass: { [text]: 10 }, errors: 1, timeouts: 0, resets: 0 };
   const micro = (over: Partial<ReportBenchmark>): ReportBenchmark => ({
     id: `bench/${text}.bench.js > ${text}`,
@@ -29,10 +43,24 @@ function reportWith(text: string): Report {
     micro({
       note: text,
       warning: text,
-      profile: { files: { base: `/tmp/${text}.base.cpuprofile`, head: `/tmp/${text}.head.cpuprofile` }, unit: 'call', ops: { base: 1, head: 1 }, perOpUs: { base: 1, head: 2 }, top: [row, { ...row, via: undefined, location: '' }], ownCode: [row], durationMs: 1000 },
+      profile: {
+        files: { base: `/tmp/${text}.base.cpuprofile`, head: `/tmp/${text}.head.cpuprofile` },
+        unit: 'call',
+        ops: { base: 1, head: 1 },
+        perOpUs: { base: 1, head: 2 },
+        top: [row, { ...row, via: undefined, location: '' }],
+        ownCode: [row],
+        durationMs: 1000,
+      },
     }),
     micro({ id: `bench/${text}.bench.js > ${text} (profile failed)`, profile: { error: `${text}\n${text}`, durationMs: 5 } }),
-    micro({ id: `${text} (error)`, verdict: 'error', change: null, head: null, error: `Error: ${text}\n    at ${text} (file:///${text}.js:1:2)\n${text}` }),
+    micro({
+      id: `${text} (error)`,
+      verdict: 'error',
+      change: null,
+      head: null,
+      error: `Error: ${text}\n    at ${text} (file:///${text}.js:1:2)\n${text}`,
+    }),
     micro({
       id: `http > ${text}`,
       kind: 'http',
@@ -44,7 +72,9 @@ function reportWith(text: string): Report {
         connections: 10,
         durationMs: 3000,
         warmupMs: 500,
-        latency: { p99: { base: 2, head: 3, change: { estimate: 0.5, low: 0.4, high: 0.6, confidence: 0.95 }, budget: 0.1, verdict: 'regression' } },
+        latency: {
+          p99: { base: 2, head: 3, change: { estimate: 0.5, low: 0.4, high: 0.6, confidence: 0.95 }, budget: 0.1, verdict: 'regression' },
+        },
         traffic: { base: traffic, head: traffic },
         server: { base: server, head: server, note: text },
         moved: [text, `${text}: ${text}`],
@@ -74,7 +104,13 @@ function reportWith(text: string): Report {
       profile: { dir: `/tmp/${text}`, benchmarks: 2, durationMs: 1005 },
       conditions: { busy: [], spikedRounds: [], note: text },
     },
-    environment: { node: text, os: text, arch: text, cpus: { model: text, count: 2 }, loadAverage: { before: [1, 1, 1], after: [2, 2, 2] } },
+    environment: {
+      node: text,
+      os: text,
+      arch: text,
+      cpus: { model: text, count: 2 },
+      loadAverage: { before: [1, 1, 1], after: [2, 2, 2] },
+    },
     error: `${text}\n${text}`,
   };
 }
@@ -113,7 +149,9 @@ describe('the escaping of untrusted text (src/report/escape.ts)', () => {
   });
 
   it('md escapes every interpolated value unless it is Markup already', () => {
-    expect(String(md`<b>${'<i>x</i>'}</b> ${md`<i>${'*'}</i>`} ${new Markup('<br>')} ${42} ${undefined}`)).toBe('<b>&lt;i&gt;x&lt;/i&gt;</b> <i>&#42;</i> <br> 42 ');
+    expect(String(md`<b>${'<i>x</i>'}</b> ${md`<i>${'*'}</i>`} ${new Markup('<br>')} ${42} ${undefined}`)).toBe(
+      '<b>&lt;i&gt;x&lt;/i&gt;</b> <i>&#42;</i> <br> 42 ',
+    );
   });
 
   it('keeps a code block closed and its columns aligned', () => {
@@ -128,14 +166,17 @@ describe('the escaping of untrusted text (src/report/escape.ts)', () => {
 });
 
 describe('a report whose every string is a payload', () => {
-  it.each(Object.entries({ ...PAYLOADS, all: ALL_PAYLOADS }))('renders %s as text: same structure as a harmless word, nothing live, readable', (_, payload) => {
-    const markdown = renderMarkdown(reportWith(payload));
-    expect(injectionProblems(markdown)).toEqual([]);
-    // Escaping only changes text: the rendered HTML has the tags of the harmless report, in the same order.
-    expect(skeleton(renderHtml(markdown))).toEqual(skeleton(renderHtml(control)));
-    // ...and the text reads as the payload.
-    expect(visibleText(renderHtml(markdown))).toContain(collapse(payload));
-  });
+  it.each(Object.entries({ ...PAYLOADS, all: ALL_PAYLOADS }))(
+    'renders %s as text: same structure as a harmless word, nothing live, readable',
+    (_, payload) => {
+      const markdown = renderMarkdown(reportWith(payload));
+      expect(injectionProblems(markdown)).toEqual([]);
+      // Escaping only changes text: the rendered HTML has the tags of the harmless report, in the same order.
+      expect(skeleton(renderHtml(markdown))).toEqual(skeleton(renderHtml(control)));
+      // ...and the text reads as the payload.
+      expect(visibleText(renderHtml(markdown))).toContain(collapse(payload));
+    },
+  );
 
   it('has no check that passes without escaping (each payload is caught by injectionProblems when raw)', () => {
     // The raw payloads in the same places as the renderer puts them break the checks: they are the test's teeth.
@@ -163,7 +204,13 @@ describe('a report whose every string is a payload', () => {
       ...report,
       verdict: '<img src=x onerror=alert(1)>',
       base: { ref: 'main', sha: '`@a|b`' },
-      benchmarks: report.benchmarks.map((b) => ({ ...b, verdict: '[x](javascript:alert(1)) | @someone', budget: '<b>5%</b>', base: { opsPerSec: '1|2', samples: 1 }, change: { estimate: '@a', low: '|', high: null, confidence: 1 } })),
+      benchmarks: report.benchmarks.map((b) => ({
+        ...b,
+        verdict: '[x](javascript:alert(1)) | @someone',
+        budget: '<b>5%</b>',
+        base: { opsPerSec: '1|2', samples: 1 },
+        change: { estimate: '@a', low: '|', high: null, confidence: 1 },
+      })),
       run: { ...report.run!, intervalConfidence: '|', measureMs: '<b>' },
       environment: { ...report.environment, loadAverage: { before: ['|'], after: [] } },
     } as unknown as Report;
@@ -172,17 +219,25 @@ describe('a report whose every string is a payload', () => {
     const markdown = renderMarkdown(forged);
     expect(injectionProblems(markdown)).toEqual([]);
     expect(markdown).toContain('### ❔ benchgate: &lt;img src=x onerror=alert(1)&gt;');
-    expect(markdown).toContain('| ❔ &#91;x&#93;(javascript&#58;alert(1)) &#124; @\u200bsomeone | bench/x.bench.js &gt; x | – | 1.00M | – | – |');
+    expect(markdown).toContain(
+      '| ❔ &#91;x&#93;(javascript&#58;alert(1)) &#124; @\u200bsomeone | bench/x.bench.js &gt; x | – | 1.00M | – | – |',
+    );
     expect(markdown).toContain('Base main @ <code>&#96;@\u200ba&#124;b&#96;</code>');
     expect(markdown).not.toMatch(/NaN|undefined|\[object/);
     expect(() => renderTerminal(forged, { color: true })).not.toThrow();
   });
 });
 
-describe('a comment cut to GitHub\'s limit', () => {
+describe("a comment cut to GitHub's limit", () => {
   it('stays inert wherever the cut falls: never inside a character reference, every <pre> and <details> closed', () => {
     const report = reportWith(ALL_PAYLOADS);
-    report.benchmarks.push(...Array.from({ length: 6 }, (_, i) => ({ ...report.benchmarks[2]!, id: `${i} ${ALL_PAYLOADS}`, error: `${ALL_PAYLOADS}\n`.repeat(4) })));
+    report.benchmarks.push(
+      ...Array.from({ length: 6 }, (_, i) => ({
+        ...report.benchmarks[2]!,
+        id: `${i} ${ALL_PAYLOADS}`,
+        error: `${ALL_PAYLOADS}\n`.repeat(4),
+      })),
+    );
     const full = renderMarkdown(report);
     for (let limit = 400; limit < full.length; limit += 53) {
       const body = fitComment(full, undefined, limit);
@@ -206,7 +261,13 @@ describe('the terminal report', () => {
   });
 
   it('and neither does the calibration table', () => {
-    const text = renderCalibration({ ref: payload, sha: payload, durationMs: 1000, compareRounds: 10, benchmarks: [{ id: payload, spread: 0.01, resolvable: 0.02, suggestedBudget: 0.03, budget: 0.01, rounds: 10, warning: payload }] } as never);
+    const text = renderCalibration({
+      ref: payload,
+      sha: payload,
+      durationMs: 1000,
+      compareRounds: 10,
+      benchmarks: [{ id: payload, spread: 0.01, resolvable: 0.02, suggestedBudget: 0.03, budget: 0.01, rounds: 10, warning: payload }],
+    } as never);
     expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
   });
 });

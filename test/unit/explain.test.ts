@@ -23,7 +23,11 @@ function profileOf(tree: Tree): CpuProfile {
   const samples: number[] = [];
   const add = ([name, scriptUrl, line, selfUs, children = []]: Tree): number => {
     const id = nodes.length + 1;
-    const node: CpuProfile['nodes'][number] = { id, callFrame: { functionName: name, url: scriptUrl, lineNumber: line, columnNumber: 0 }, children: [] };
+    const node: CpuProfile['nodes'][number] = {
+      id,
+      callFrame: { functionName: name, url: scriptUrl, lineNumber: line, columnNumber: 0 },
+      children: [],
+    };
     nodes.push(node);
     for (let i = 0; i < selfUs / 100; i++) samples.push(id);
     node.children = children.map(add);
@@ -34,15 +38,33 @@ function profileOf(tree: Tree): CpuProfile {
 }
 
 const profiles = {
-  base: profileOf(['(root)', '', -1, 0, [
-    ['benchgateLoop', '', 0, 1000, [['makeId', url('src/ids.js'), 3, 8000]]],
-    ['(garbage collector)', '', -1, 1000],
-    ['(idle)', '', -1, 50_000],
-  ]]),
-  head: profileOf(['(root)', '', -1, 0, [
-    ['benchgateLoop', '', 0, 1000, [['makeId', url('src/ids.js'), 5, 1000, [['randomBytes', 'node:internal/crypto/random', 96, 2000, [['run', '', -1, 15_000]]]]]]],
-    ['(garbage collector)', '', -1, 2000],
-  ]]),
+  base: profileOf([
+    '(root)',
+    '',
+    -1,
+    0,
+    [
+      ['benchgateLoop', '', 0, 1000, [['makeId', url('src/ids.js'), 3, 8000]]],
+      ['(garbage collector)', '', -1, 1000],
+      ['(idle)', '', -1, 50_000],
+    ],
+  ]),
+  head: profileOf([
+    '(root)',
+    '',
+    -1,
+    0,
+    [
+      [
+        'benchgateLoop',
+        '',
+        0,
+        1000,
+        [['makeId', url('src/ids.js'), 5, 1000, [['randomBytes', 'node:internal/crypto/random', 96, 2000, [['run', '', -1, 15_000]]]]]],
+      ],
+      ['(garbage collector)', '', -1, 2000],
+    ],
+  ]),
 };
 
 describe('CPU profile summaries', () => {
@@ -60,13 +82,32 @@ describe('CPU profile summaries', () => {
 
   it("shows the benchmark loop's own time as task code the JIT inlined into it, not as native code", () => {
     const summary = summarizeProfile(profiles.head, ROOT, { loops: ['benchgateLoop'] });
-    expect(summary.functions.find((f) => f.selfMs === 1 && f.location === 'JIT-inlined')).toMatchObject({ function: '(task code inlined into the loop)' });
+    expect(summary.functions.find((f) => f.selfMs === 1 && f.location === 'JIT-inlined')).toMatchObject({
+      function: '(task code inlined into the loop)',
+    });
     expect(summary.functions.some((f) => f.function === 'benchgateLoop')).toBe(false);
   });
 
   it('hides benchgate frames from the rows and keeps a bench file out of the own code, without losing their time', () => {
-    const profile = profileOf(['(root)', '', -1, 0, [['runTaskFor', 'file:///opt/benchgate/dist/runner.js', 10, 3000, [['task', url('bench/a.bench.js'), 1, 1000, [['work', url('src/a.js'), 1, 6000]]]]]]]);
-    const summary = summarizeProfile(profile, ROOT, { hidden: (file) => file.startsWith('/opt/benchgate/'), notOwn: (file) => file === 'bench/a.bench.js' });
+    const profile = profileOf([
+      '(root)',
+      '',
+      -1,
+      0,
+      [
+        [
+          'runTaskFor',
+          'file:///opt/benchgate/dist/runner.js',
+          10,
+          3000,
+          [['task', url('bench/a.bench.js'), 1, 1000, [['work', url('src/a.js'), 1, 6000]]]],
+        ],
+      ],
+    ]);
+    const summary = summarizeProfile(profile, ROOT, {
+      hidden: (file) => file.startsWith('/opt/benchgate/'),
+      notOwn: (file) => file === 'bench/a.bench.js',
+    });
     expect(summary.totalMs).toBeCloseTo(10, 6);
     expect(summary.functions.map((f) => f.function)).toEqual(['work', 'task']);
     expect(summary.ownTotals.map((f) => f.function)).toEqual(['work']);
@@ -82,7 +123,9 @@ describe('CPU profile summaries', () => {
     expect(rows[0]!.headShare).toBeCloseTo(15 / 21, 9);
     // makeId moved down two lines at head and is still the same function.
     expect(rows[4]).toMatchObject({ basePerOpUs: 8, headPerOpUs: 10, location: 'src/ids.js:6' });
-    expect(diffProfiles(base, head, 3, 'ownTotals')).toEqual([expect.objectContaining({ function: 'makeId', basePerOpUs: 8, headPerOpUs: 180 })]);
+    expect(diffProfiles(base, head, 3, 'ownTotals')).toEqual([
+      expect.objectContaining({ function: 'makeId', basePerOpUs: 8, headPerOpUs: 180 }),
+    ]);
     // Nothing grew from head to base: an empty list, not the smallest losses.
     expect(diffProfiles(head, { ...head })).toEqual([]);
   });
@@ -113,7 +156,10 @@ describe('source maps', () => {
 
   it('maps a compiled location back to its source, through a linked map file, an inline map or a map beside the script', () => {
     mkdirSync(path.join(dir, 'src'));
-    writeFileSync(path.join(dir, 'src/ids.ts'), "import { randomUUID } from 'node:crypto';\n\ninterface Id { value: string }\n\nexport function makeId(): Id {\n  return { value: randomUUID() };\n}\n");
+    writeFileSync(
+      path.join(dir, 'src/ids.ts'),
+      "import { randomUUID } from 'node:crypto';\n\ninterface Id { value: string }\n\nexport function makeId(): Id {\n  return { value: randomUUID() };\n}\n",
+    );
     const maps = new SourceMaps();
     for (const sourcemap of ['linked', 'inline', 'external'] as const) {
       const outfile = path.join(dir, `dist-${sourcemap}/ids.js`);
@@ -126,7 +172,10 @@ describe('source maps', () => {
     // No map: the compiled place, relative to the root; dependencies from node_modules/ on.
     writeFileSync(path.join(dir, 'plain.js'), 'export const a = 1;\n');
     expect(maps.locate(pathToFileURL(path.join(dir, 'plain.js')).href, 0, 0, dir)).toEqual({ file: 'plain.js', line: 0 });
-    expect(maps.locate('file:///elsewhere/node_modules/uuid/dist/v4.js', 4, 0, dir)).toEqual({ file: 'node_modules/uuid/dist/v4.js', line: 4 });
+    expect(maps.locate('file:///elsewhere/node_modules/uuid/dist/v4.js', 4, 0, dir)).toEqual({
+      file: 'node_modules/uuid/dist/v4.js',
+      line: 4,
+    });
     expect(maps.locate('node:internal/crypto/hash', 100, 0, dir)).toEqual({ file: 'node:internal/crypto/hash', line: 100 });
   });
 });
@@ -142,7 +191,11 @@ const server = (over: Partial<ServerSummary> = {}): ServerSummary => ({
 
 describe('what the server-side figures point to', () => {
   it('reads a blocked event loop and allocation pressure, as in the etag fixture', () => {
-    const lines = diagnose(server(), server({ eventLoopDelayMs: { p50: 36, p99: 52, max: 52 }, gc: { count: 158, totalMs: 450, share: 0.143, byKindMs: {} } }), -0.99);
+    const lines = diagnose(
+      server(),
+      server({ eventLoopDelayMs: { p50: 36, p99: 52, max: 52 }, gc: { count: 158, totalMs: 450, share: 0.143, byKindMs: {} } }),
+      -0.99,
+    );
     expect(lines).toEqual([
       `event-loop delay p99 2.0 ms → 52.0 ms: ${MEANINGS.blocked}`,
       `time in GC 5% → 14% of the window (150 → 450 ms): ${MEANINGS.allocation}`,
@@ -150,16 +203,32 @@ describe('what the server-side figures point to', () => {
   });
 
   it('tells a server that waits from one that works harder, only next to a loss of throughput', () => {
-    expect(diagnose(server(), server({ eventLoopUtilization: 0.6 }), -0.3)).toEqual([`event-loop utilisation 95% → 60%: ${MEANINGS.waiting}`]);
-    expect(diagnose(server({ eventLoopUtilization: 0.5 }), server({ eventLoopUtilization: 0.9 }), -0.2)).toEqual([`event-loop utilisation 50% → 90%: ${MEANINGS.busier}`]);
-    expect(diagnose(server({ eventLoopUtilization: 0.5 }), server({ eventLoopUtilization: 0.9 }), 0.4)).toEqual(['event-loop utilisation 50% → 90%']);
+    expect(diagnose(server(), server({ eventLoopUtilization: 0.6 }), -0.3)).toEqual([
+      `event-loop utilisation 95% → 60%: ${MEANINGS.waiting}`,
+    ]);
+    expect(diagnose(server({ eventLoopUtilization: 0.5 }), server({ eventLoopUtilization: 0.9 }), -0.2)).toEqual([
+      `event-loop utilisation 50% → 90%: ${MEANINGS.busier}`,
+    ]);
+    expect(diagnose(server({ eventLoopUtilization: 0.5 }), server({ eventLoopUtilization: 0.9 }), 0.4)).toEqual([
+      'event-loop utilisation 50% → 90%',
+    ]);
   });
 
   it('reads growing memory, and gives improvements and noise no meaning', () => {
-    expect(diagnose(server(), server({ peakHeapUsedMb: 400, peakRssMb: 500 }), -0.1)).toEqual([`peak heap used 12 MB → 400 MB: ${MEANINGS.memory}`]);
-    expect(diagnose(server({ eventLoopDelayMs: { p50: 30, p99: 50, max: 60 } }), server(), 0.5)).toEqual(['event-loop delay p99 50.0 ms → 2.0 ms']);
+    expect(diagnose(server(), server({ peakHeapUsedMb: 400, peakRssMb: 500 }), -0.1)).toEqual([
+      `peak heap used 12 MB → 400 MB: ${MEANINGS.memory}`,
+    ]);
+    expect(diagnose(server({ eventLoopDelayMs: { p50: 30, p99: 50, max: 60 } }), server(), 0.5)).toEqual([
+      'event-loop delay p99 50.0 ms → 2.0 ms',
+    ]);
     // Below the floors, a doubling is noise: 1 → 2 ms of delay, 0.5% → 1% in GC.
-    expect(diagnose(server({ eventLoopDelayMs: { p50: 1, p99: 1, max: 2 }, gc: { count: 1, totalMs: 5, share: 0.005, byKindMs: {} } }), server({ gc: { count: 2, totalMs: 10, share: 0.01, byKindMs: {} } }), -0.1)).toEqual([]);
+    expect(
+      diagnose(
+        server({ eventLoopDelayMs: { p50: 1, p99: 1, max: 2 }, gc: { count: 1, totalMs: 5, share: 0.005, byKindMs: {} } }),
+        server({ gc: { count: 2, totalMs: 10, share: 0.01, byKindMs: {} } }),
+        -0.1,
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -182,7 +251,10 @@ describe('profiling after the verdicts', () => {
       log: (line) => logged.push(line),
     });
     rmSync(dir, { recursive: true, force: true });
-    expect(explanations.get('bench/a.bench.js > x')).toEqual({ error: expect.stringMatching(/^could not create the profile folder .*blocker\/profiles: .*ENOTDIR/), durationMs: 0 });
+    expect(explanations.get('bench/a.bench.js > x')).toEqual({
+      error: expect.stringMatching(/^could not create the profile folder .*blocker\/profiles: .*ENOTDIR/),
+      durationMs: 0,
+    });
     expect(logged).toHaveLength(1);
   });
 });

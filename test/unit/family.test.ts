@@ -14,7 +14,14 @@ import { printedNumbers, showsValue } from '../report-text.js';
  * rounds for the widest interval, [min, max] with confidence 1 - 2 / 2^n, to reach it.
  */
 const around = (x: number, n: number) => Array.from({ length: n }, (_, i) => Math.log1p(x + ((i % 5) - 2) * 0.002));
-const micro = (id: string, logRatios = around(-0.1, 10)): BenchmarkSamples => ({ id, kind: 'micro', file: 'bench/x.bench.js', logRatios, base: { opsPerSec: [1000] }, head: { opsPerSec: [900] } });
+const micro = (id: string, logRatios = around(-0.1, 10)): BenchmarkSamples => ({
+  id,
+  kind: 'micro',
+  file: 'bench/x.bench.js',
+  logRatios,
+  base: { opsPerSec: [1000] },
+  head: { opsPerSec: [900] },
+});
 const http = (id: string): BenchmarkSamples => ({
   ...micro(id),
   kind: 'http',
@@ -36,7 +43,12 @@ describe('looks', () => {
 });
 
 describe('the family', () => {
-  const options = (over: Partial<AnalyzeOptions> = {}): AnalyzeOptions => ({ confidence: 0.95, budgetFor: () => 0.05, looksFor: () => 7, ...over });
+  const options = (over: Partial<AnalyzeOptions> = {}): AnalyzeOptions => ({
+    confidence: 0.95,
+    budgetFor: () => 0.05,
+    looksFor: () => 7,
+    ...over,
+  });
 
   it('is every budgeted figure times its looks: 3 benchmarks × 7 looks = 21', () => {
     expect(familySize([micro('a'), micro('b'), micro('c')], options())).toBe(21);
@@ -44,7 +56,13 @@ describe('the family', () => {
 
   it('leaves out what is not compared: errors, new and removed benchmarks, and ones with no rounds', () => {
     const family = familySize(
-      [micro('a'), { ...micro('failed'), error: 'at head: boom' }, { ...micro('new'), base: undefined }, { ...micro('removed'), head: undefined }, micro('empty', [])],
+      [
+        micro('a'),
+        { ...micro('failed'), error: 'at head: boom' },
+        { ...micro('new'), base: undefined },
+        { ...micro('removed'), head: undefined },
+        micro('empty', []),
+      ],
       options(),
     );
     expect(family).toBe(7);
@@ -62,13 +80,24 @@ describe('the family', () => {
     expect(familyConfidence(0.99, 4)).toBeCloseTo(1 - 0.01 / 4, 15);
     // An empty family is a family of one: the run's own level.
     expect(familyConfidence(0.95, 0)).toBe(0.95);
-    for (const comparison of analyze([micro('a'), micro('b'), micro('c')], options())) expect(comparison.change!.confidence).toBeCloseTo(1 - 0.05 / 21, 15);
+    for (const comparison of analyze([micro('a'), micro('b'), micro('c')], options()))
+      expect(comparison.change!.confidence).toBeCloseTo(1 - 0.05 / 21, 15);
     // A family known in advance (a look at one load test while the rest is planned) wins over the one in view.
     expect(analyze([micro('a')], options({ family: 30 }))[0]!.change!.confidence).toBeCloseTo(1 - 0.05 / 30, 15);
   });
 
-  it('reads back from the interval level in the report\'s run line', () => {
-    const run = { rounds: 10, plannedRounds: 10, limited: false, isolation: 'alternate', confidence: 0.95, intervalConfidence: familyConfidence(0.95, 21), timeLimitMs: 300_000, measureMs: 31_000, totalMs: 33_000 };
+  it("reads back from the interval level in the report's run line", () => {
+    const run = {
+      rounds: 10,
+      plannedRounds: 10,
+      limited: false,
+      isolation: 'alternate',
+      confidence: 0.95,
+      intervalConfidence: familyConfidence(0.95, 21),
+      timeLimitMs: 300_000,
+      measureMs: 31_000,
+      totalMs: 33_000,
+    };
     const report = { run } as Report;
     const line = runLine(report);
     const [interval, run95, family] = printedNumbers(line.slice(line.indexOf('each interval ')));
@@ -97,11 +126,15 @@ describe('the rounds a level needs', () => {
 });
 
 describe('the confirmation level', () => {
-  it('judges the fresh rounds at the run\'s confidence, not the family\'s share', () => {
+  it("judges the fresh rounds at the run's confidence, not the family's share", () => {
     // 3 benchmarks × 7 looks: each first interval at 1 - 0.05/21, which 10 rounds reach. Six fresh rounds
     // all near -10% span an interval of confidence 1 - 2/64 = 0.969: enough for 95%, not for 99.76%.
     const fresh = around(-0.1, 6);
-    const results = analyze([{ ...micro('a'), confirmation: fresh }, micro('b'), micro('c')], { confidence: 0.95, budgetFor: () => 0.05, looksFor: () => 7 });
+    const results = analyze([{ ...micro('a'), confirmation: fresh }, micro('b'), micro('c')], {
+      confidence: 0.95,
+      budgetFor: () => 0.05,
+      looksFor: () => 7,
+    });
     expect(results[0]!.change!.confidence).toBeCloseTo(1 - 0.05 / 21, 15);
     expect(results[0]!.verdict).toBe('regression');
     expect(results[0]!.note).toBeUndefined();

@@ -30,7 +30,12 @@ describe('latency figures', () => {
       while (performance.now() < until); // busy: one request at a time, each exactly 2.5 ms of work
       res.end('ok');
     });
-    const result = await runLoad({ port, requests: [{ method: 'GET', path: '/', headers: {}, body: undefined }], connections: 1, durationMs: 600 });
+    const result = await runLoad({
+      port,
+      requests: [{ method: 'GET', path: '/', headers: {}, body: undefined }],
+      connections: 1,
+      durationMs: 600,
+    });
     expect(result.traffic.ok).toBeGreaterThan(0);
     expect(result.times).toHaveLength(result.traffic.ok);
     // Every response waited for the whole 2.5 ms of work, timed to fractions of a millisecond.
@@ -50,7 +55,12 @@ describe('latency figures', () => {
       res.statusCode = ++n % 2 ? 200 : 503;
       res.end();
     });
-    const result = await runLoad({ port, requests: [{ method: 'GET', path: '/', headers: {}, body: undefined }], connections: 2, durationMs: 300 });
+    const result = await runLoad({
+      port,
+      requests: [{ method: 'GET', path: '/', headers: {}, body: undefined }],
+      connections: 2,
+      durationMs: 300,
+    });
     expect(result.traffic.byClass['5xx']).toBeGreaterThan(0);
     expect(Math.abs(result.traffic.ok - result.traffic.byClass['5xx']!)).toBeLessThanOrEqual(2);
     expect(result.times.length).toBe(result.traffic.ok);
@@ -80,7 +90,7 @@ describe('server commands', () => {
     expect(runsNode('python -m http.server')).toBe(false);
   });
 
-  it('execs simple commands so the server is benchgate\'s own child', () => {
+  it("execs simple commands so the server is benchgate's own child", () => {
     expect(execIfSimple('node server.js')).toBe('exec node server.js');
     expect(execIfSimple('npm run build && node server.js')).toBe('npm run build && node server.js');
     expect(execIfSimple('node server.js > log.txt')).toBe('node server.js > log.txt');

@@ -10,7 +10,14 @@ import type { BenchmarkSamples } from '../../src/measure/types.js';
  * The HTTP scheduler with a fake round (no servers, no load) and a fake clock: each round
  * takes `roundMs` of the clock, so the round counts below follow from the plan alone.
  */
-const revision = (label: 'base' | 'head'): Revision => ({ label, ref: label, sha: 'a'.repeat(40), root: `/repo/${label}`, worktree: undefined, dirty: false });
+const revision = (label: 'base' | 'head'): Revision => ({
+  label,
+  ref: label,
+  sha: 'a'.repeat(40),
+  root: `/repo/${label}`,
+  worktree: undefined,
+  dirty: false,
+});
 
 const loadTest = (name: string): HttpBenchmarkConfig => ({
   name,
@@ -96,7 +103,9 @@ describe('HTTP rounds', () => {
   it('looks after the planned rounds, then every lookEvery rounds, and stops once decided', async () => {
     const looks: number[] = [];
     const decided = (samples: BenchmarkSamples) => looks.push(samples.logRatios.length) === 2;
-    const result = await measureHttp(planFor(fakeRounds(), { adaptive: { maxRounds: 16, lookEvery: 5, decided, toConfirm: () => false, confirmRounds: 0 } }));
+    const result = await measureHttp(
+      planFor(fakeRounds(), { adaptive: { maxRounds: 16, lookEvery: 5, decided, toConfirm: () => false, confirmRounds: 0 } }),
+    );
     expect(looks).toEqual([6, 11]);
     expect(result.rounds).toBe(11);
   });
@@ -104,7 +113,9 @@ describe('HTTP rounds', () => {
   it('confirms a regression on as many fresh rounds as found it, kept apart, without starting the count again', async () => {
     const fake = fakeRounds();
     const decided = (samples: BenchmarkSamples) => samples.logRatios.length === 11;
-    const result = await measureHttp(planFor(fake, { adaptive: { maxRounds: 16, lookEvery: 5, decided, toConfirm: () => true, confirmRounds: 6 } }));
+    const result = await measureHttp(
+      planFor(fake, { adaptive: { maxRounds: 16, lookEvery: 5, decided, toConfirm: () => true, confirmRounds: 6 } }),
+    );
     const [todos] = result.benchmarks;
     // Found after 11 rounds: 11 fresh ones, not the 6 of the first look.
     expect(result.rounds).toBe(11);
@@ -119,7 +130,9 @@ describe('HTTP rounds', () => {
 
   it('does not confirm what needs no confirming', async () => {
     const fake = fakeRounds();
-    const result = await measureHttp(planFor(fake, { adaptive: { maxRounds: 6, lookEvery: 5, decided: () => true, toConfirm: () => false, confirmRounds: 6 } }));
+    const result = await measureHttp(
+      planFor(fake, { adaptive: { maxRounds: 6, lookEvery: 5, decided: () => true, toConfirm: () => false, confirmRounds: 6 } }),
+    );
     expect(result.confirmRounds).toBe(0);
     expect(result.benchmarks[0]!.confirmation).toBeUndefined();
     expect(fake.calls).toHaveLength(6);
@@ -134,19 +147,29 @@ describe('the deadline', () => {
     expect(estimatedRoundMs(loadTest('x'))).toBe(3000);
     const fake = fakeRounds();
     const lines: string[] = [];
-    const result = await measureHttp(planFor(fake, { benchmarks: [loadTest('first'), loadTest('second')], rounds: 20, deadline: 20_000, log: (line) => lines.push(line) }));
+    const result = await measureHttp(
+      planFor(fake, { benchmarks: [loadTest('first'), loadTest('second')], rounds: 20, deadline: 20_000, log: (line) => lines.push(line) }),
+    );
     const [first, second] = result.benchmarks;
     expect(first!.logRatios).toHaveLength(14);
     expect(second!.logRatios).toHaveLength(6);
     expect(result).toMatchObject({ rounds: 14, limited: true });
-    expect(lines).toEqual(['http > first: the time limit stops it after 14 of 20 rounds', 'http > second: the time limit stops it after 6 of 20 rounds']);
+    expect(lines).toEqual([
+      'http > first: the time limit stops it after 14 of 20 rounds',
+      'http > second: the time limit stops it after 6 of 20 rounds',
+    ]);
   });
 
   it('keeps back the time a confirmation needs before adding rounds', async () => {
     // Deadline at 26 s, rounds of 1 s. Extra round k (from 6) keeps back max(6, k) rounds for a
     // confirmation: it starts if k + 1 + k <= 26, so rounds 0 to 12 run; the 13 confirmation
     // rounds then end at 26 s. (Without the reserve: 26 rounds and no confirmation.)
-    const result = await measureHttp(planFor(fakeRounds(), { deadline: 26_000, adaptive: { maxRounds: 40, lookEvery: 5, decided: () => false, toConfirm: () => true, confirmRounds: 6 } }));
+    const result = await measureHttp(
+      planFor(fakeRounds(), {
+        deadline: 26_000,
+        adaptive: { maxRounds: 40, lookEvery: 5, decided: () => false, toConfirm: () => true, confirmRounds: 6 },
+      }),
+    );
     expect(result.rounds).toBe(13);
     expect(result.limited).toBe(false); // the planned 6 all ran
     expect(result.confirmRounds).toBe(13);
@@ -154,11 +177,15 @@ describe('the deadline', () => {
 });
 
 describe('failures', () => {
-  it("ends a load test whose server fails with that error as its verdict, and still runs the next one", async () => {
-    const crash = new ServerError("head (working tree @ 1234567)'s server crashed under load (exit code 3).\nLast lines of its output:\n  FATAL");
+  it('ends a load test whose server fails with that error as its verdict, and still runs the next one', async () => {
+    const crash = new ServerError(
+      "head (working tree @ 1234567)'s server crashed under load (exit code 3).\nLast lines of its output:\n  FATAL",
+    );
     const fake = fakeRounds({ fail: (id, round) => (id === 'http > first' && round === 2 ? crash : undefined) });
     const lines: string[] = [];
-    const result = await measureHttp(planFor(fake, { benchmarks: [loadTest('first'), loadTest('second')], log: (line) => lines.push(line) }));
+    const result = await measureHttp(
+      planFor(fake, { benchmarks: [loadTest('first'), loadTest('second')], log: (line) => lines.push(line) }),
+    );
     const [first, second] = result.benchmarks;
     expect(first!.error).toBe(crash.message);
     expect(first!.logRatios).toHaveLength(2);

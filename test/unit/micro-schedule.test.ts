@@ -14,7 +14,14 @@ import { UserError } from '../../src/util/errors.js';
 const FILE = 'bench/a.bench.js';
 const id = (task: string) => `${FILE} > ${task}`;
 
-const revision = (label: 'base' | 'head'): Revision => ({ label, ref: label, sha: 'a'.repeat(40), root: `/repo/${label}`, worktree: undefined, dirty: false });
+const revision = (label: 'base' | 'head'): Revision => ({
+  label,
+  ref: label,
+  sha: 'a'.repeat(40),
+  root: `/repo/${label}`,
+  worktree: undefined,
+  dirty: false,
+});
 
 interface Fake {
   jobs: MicroJob[];
@@ -26,7 +33,14 @@ interface Fake {
  * Processes that measure `tasks` (names in FILE): head is exp(ratio) times base. In a job with one
  * side (process isolation), base picks batch 64 and head 32 unless the job fixes one.
  */
-function fakeProcesses(tasks: string[], options: { ratio?: (task: string, job: number) => number; roundMs?: number; fail?: (job: MicroJob, n: number) => ProcessOutcome | undefined } = {}): Fake {
+function fakeProcesses(
+  tasks: string[],
+  options: {
+    ratio?: (task: string, job: number) => number;
+    roundMs?: number;
+    fail?: (job: MicroJob, n: number) => ProcessOutcome | undefined;
+  } = {},
+): Fake {
   let clock = 0;
   const jobs: MicroJob[] = [];
   return {
@@ -43,12 +57,22 @@ function fakeProcesses(tasks: string[], options: { ratio?: (task: string, job: n
         .filter((task) => !job.skip.includes(id(task)))
         .map((task) => {
           const r = ratio(task, n);
-          const outcome: TaskOutcome = { id: id(task), batch: job.batches[id(task)] ?? (job.sides[0]!.revision === 'base' ? 64 : 32), blocks: 10 };
-          for (const side of job.sides) outcome[side.revision] = { opsPerSec: side.revision === 'base' ? 1000 : 1000 * Math.exp(r), calls: 1000 };
+          const outcome: TaskOutcome = {
+            id: id(task),
+            batch: job.batches[id(task)] ?? (job.sides[0]!.revision === 'base' ? 64 : 32),
+            blocks: 10,
+          };
+          for (const side of job.sides)
+            outcome[side.revision] = { opsPerSec: side.revision === 'base' ? 1000 : 1000 * Math.exp(r), calls: 1000 };
           if (both) outcome.logRatio = r;
           return outcome;
         });
-      return { ok: true, files: job.sides.map((side) => ({ revision: side.revision, file: FILE, tasks })), tasks: outcomes, durationMs: options.roundMs ?? 100 };
+      return {
+        ok: true,
+        files: job.sides.map((side) => ({ revision: side.revision, file: FILE, tasks })),
+        tasks: outcomes,
+        durationMs: options.roundMs ?? 100,
+      };
     },
   };
 }
@@ -102,7 +126,9 @@ describe('planning micro-benchmark rounds', () => {
     expect(withHttp.plannedRounds).toBe(9);
     // 3 benchmarks × 7 looks = 21: each interval at 1 - 0.05/21, n >= 1 + log2(420) = 9.7, so 10 rounds.
     const fake = fakeProcesses(['a', 'b', 'c']);
-    const looked = await measureMicro(planFor(fake, { rounds: 2, adaptive: adaptive({ maxRounds: 2, looks: 7, decided: (b) => new Set(b.map((x) => x.id)) }) }));
+    const looked = await measureMicro(
+      planFor(fake, { rounds: 2, adaptive: adaptive({ maxRounds: 2, looks: 7, decided: (b) => new Set(b.map((x) => x.id)) }) }),
+    );
     expect(looked.plannedRounds).toBe(10);
     expect(fake.jobs).toHaveLength(10);
   });
@@ -113,7 +139,10 @@ describe('planning micro-benchmark rounds', () => {
     const spawn = fake.spawn;
     fake.spawn = async (job) => {
       const outcome = await spawn(job);
-      if (outcome.ok) for (const task of outcome.tasks) if (task.id === id('broken')) Object.assign(task, { error: { revision: 'head', message: 'TypeError: boom' }, logRatio: undefined });
+      if (outcome.ok)
+        for (const task of outcome.tasks)
+          if (task.id === id('broken'))
+            Object.assign(task, { error: { revision: 'head', message: 'TypeError: boom' }, logRatio: undefined });
       return outcome;
     };
     const result = await measureMicro(planFor(fake, { rounds: 2 }));
@@ -126,10 +155,17 @@ describe('planning micro-benchmark rounds', () => {
   it('alternates which revision a process loads first, round by round', async () => {
     const fake = fakeProcesses(['a']);
     await measureMicro(planFor(fake, { rounds: 6 }));
-    expect(fake.jobs.map((job) => job.sides.map((s) => s.revision).join(','))).toEqual(['base,head', 'head,base', 'base,head', 'head,base', 'base,head', 'head,base']);
+    expect(fake.jobs.map((job) => job.sides.map((s) => s.revision).join(','))).toEqual([
+      'base,head',
+      'head,base',
+      'base,head',
+      'head,base',
+      'base,head',
+      'head,base',
+    ]);
   });
 
-  it('in process isolation, runs a pair of processes per round in AB BA order, the second with the first one\'s batch sizes', async () => {
+  it("in process isolation, runs a pair of processes per round in AB BA order, the second with the first one's batch sizes", async () => {
     const fake = fakeProcesses(['a'], { ratio: () => Math.log(0.8) });
     const result = await measureMicro(planFor(fake, { rounds: 6, isolation: 'process' }));
     expect(fake.jobs).toHaveLength(12);
@@ -168,7 +204,9 @@ describe('adaptive rounds', () => {
     const fake = fakeProcesses(['a', 'b']);
     let look = 0;
     const result = await measureMicro(
-      planFor(fake, { adaptive: adaptive({ maxRounds: 40, looks: 7, decided: () => new Set(++look === 1 ? [id('a')] : [id('a'), id('b')]) }) }),
+      planFor(fake, {
+        adaptive: adaptive({ maxRounds: 40, looks: 7, decided: () => new Set(++look === 1 ? [id('a')] : [id('a'), id('b')]) }),
+      }),
     );
     // a was decided at round 10, b at round 15: the run ends there, 25 rounds early.
     expect(result.rounds).toBe(15);
@@ -226,7 +264,9 @@ describe('the time limit', () => {
   it('starts no round that would end past the limit, and says the plan was cut', async () => {
     // Rounds of 1 s against 5.5 s: after 5 rounds the sixth would end at 6 s.
     const lines: string[] = [];
-    const result = await measureMicro(planFor(fakeProcesses(['a'], { roundMs: 1000 }), { timeLimitMs: 5500, log: (line) => lines.push(line) }));
+    const result = await measureMicro(
+      planFor(fakeProcesses(['a'], { roundMs: 1000 }), { timeLimitMs: 5500, log: (line) => lines.push(line) }),
+    );
     expect(result.rounds).toBe(5);
     expect(result.plannedRounds).toBe(10);
     expect(result.limited).toBe(true);
@@ -246,7 +286,10 @@ describe('the time limit', () => {
     // all 13 confirmation rounds, which end at 26 s. (Without the reserve: 26 rounds, no confirmation.)
     const fake = fakeProcesses(['a'], { roundMs: 1000 });
     const result = await measureMicro(
-      planFor(fake, { timeLimitMs: 26_950, adaptive: adaptive({ maxRounds: 40, looks: 7, toConfirm: () => new Set([id('a')]), confirmRounds: 10 }) }),
+      planFor(fake, {
+        timeLimitMs: 26_950,
+        adaptive: adaptive({ maxRounds: 40, looks: 7, toConfirm: () => new Set([id('a')]), confirmRounds: 10 }),
+      }),
     );
     expect(result.rounds).toBe(13);
     expect(result.limited).toBe(false); // the planned 10 all ran
@@ -257,7 +300,10 @@ describe('the time limit', () => {
   it('cuts the confirmation short at the limit too', async () => {
     // No extra rounds: 10 rounds of 1 s, then confirmation rounds while they fit in 14.5 s.
     const result = await measureMicro(
-      planFor(fakeProcesses(['a'], { roundMs: 1000 }), { timeLimitMs: 14_500, adaptive: adaptive({ toConfirm: () => new Set([id('a')]), confirmRounds: 10 }) }),
+      planFor(fakeProcesses(['a'], { roundMs: 1000 }), {
+        timeLimitMs: 14_500,
+        adaptive: adaptive({ toConfirm: () => new Set([id('a')]), confirmRounds: 10 }),
+      }),
     );
     expect(result.rounds).toBe(10);
     expect(result.confirmRounds).toBe(4);
@@ -268,7 +314,16 @@ describe('the time limit', () => {
 describe('failing benchmark processes', () => {
   it('blames the task a crashed process was running and measures the others without it', async () => {
     const fake = fakeProcesses(['a', 'quits'], {
-      fail: (job) => (job.skip.includes(id('quits')) ? undefined : { ok: false, message: "exited with code 7 while running 'bench/a.bench.js > quits'", id: id('quits'), revision: 'head', durationMs: 1 }),
+      fail: (job) =>
+        job.skip.includes(id('quits'))
+          ? undefined
+          : {
+              ok: false,
+              message: "exited with code 7 while running 'bench/a.bench.js > quits'",
+              id: id('quits'),
+              revision: 'head',
+              durationMs: 1,
+            },
     });
     const result = await measureMicro(planFor(fake, { rounds: 6 }));
     const { a, quits } = byId(result.benchmarks);
@@ -280,7 +335,9 @@ describe('failing benchmark processes', () => {
   });
 
   it('fails the run when a process dies outside any task', async () => {
-    const fake = fakeProcesses(['a'], { fail: () => ({ ok: false, message: 'could not start the benchmark process: ENOENT', durationMs: 1 }) });
+    const fake = fakeProcesses(['a'], {
+      fail: () => ({ ok: false, message: 'could not start the benchmark process: ENOENT', durationMs: 1 }),
+    });
     const run = measureMicro(planFor(fake, { rounds: 6 }));
     await expect(run).rejects.toBeInstanceOf(UserError);
     await expect(run).rejects.toThrow('Round 1: could not start the benchmark process: ENOENT');

@@ -5,7 +5,7 @@ import { runVerdict, type Report, type ReportBenchmark } from '../../src/report/
 import { renderTerminal } from '../../src/report/terminal.js';
 import { changeShown, markdownRow, numbersIn, parseNumber, printedAs, printedDurations, showsValue, terminalRow } from '../report-text.js';
 
-describe('reading printed numbers back (the tests\' own parser)', () => {
+describe("reading printed numbers back (the tests' own parser)", () => {
   it('reads signs, separators, suffixes and percentages, whatever their digit count', () => {
     expect(parseNumber('+631.6%')).toBeCloseTo(6.316, 12);
     expect(parseNumber('+1065%')).toBeCloseTo(10.65, 12);
@@ -35,9 +35,11 @@ describe('reading printed numbers back (the tests\' own parser)', () => {
 
   it('reads back what the report formatters print, across magnitudes', () => {
     for (const ops of [0.5, 12.34, 999, 1234, 45_678, 1_234_567, 4.56e9]) expect(printedAs(formatOps(ops), ops), formatOps(ops)).toBe(true);
-    for (const change of [-0.999, -0.1234, -0.0004, 0.003, 0.5, 6.3158, 12.5]) expect(printedAs(formatPercent(change), change), formatPercent(change)).toBe(true);
+    for (const change of [-0.999, -0.1234, -0.0004, 0.003, 0.5, 6.3158, 12.5])
+      expect(printedAs(formatPercent(change), change), formatPercent(change)).toBe(true);
     for (const ms of [0.1443, 3.402, 45.12, 210.4]) expect(printedAs(formatMs(ms), ms), formatMs(ms)).toBe(true);
-    for (const us of [0.0172, 2.061, 812.4, 2962]) expect(showsValue(printedDurations(formatMicros(us))[0]!, us), formatMicros(us)).toBe(true);
+    for (const us of [0.0172, 2.061, 812.4, 2962])
+      expect(showsValue(printedDurations(formatMicros(us))[0]!, us), formatMicros(us)).toBe(true);
   });
 });
 
@@ -55,7 +57,16 @@ describe('reading report rows back as cells', () => {
     resolvable: null,
     ...over,
   });
-  const benchmarks = [bench({}), bench({ id: 'bench/a | b.bench.js > x', verdict: 'unchanged', base: { opsPerSec: 950, samples: 10 }, head: { opsPerSec: 951, samples: 10 }, change: { estimate: 0.001, low: -0.01, high: 0.012, confidence: 0.95 } })];
+  const benchmarks = [
+    bench({}),
+    bench({
+      id: 'bench/a | b.bench.js > x',
+      verdict: 'unchanged',
+      base: { opsPerSec: 950, samples: 10 },
+      head: { opsPerSec: 951, samples: 10 },
+      change: { estimate: 0.001, low: -0.01, high: 0.012, confidence: 0.95 },
+    }),
+  ];
   const report: Report = {
     version: 1,
     tool: { name: 'benchgate', version: '0' },
@@ -64,7 +75,17 @@ describe('reading report rows back as cells', () => {
     base: { ref: 'main', sha: 'a'.repeat(40) },
     head: { ref: 'working tree', sha: 'b'.repeat(40), dirty: false },
     benchmarks,
-    run: { rounds: 10, plannedRounds: 10, limited: false, isolation: 'alternate', confidence: 0.95, intervalConfidence: 0.975, timeLimitMs: 300_000, measureMs: 31_000, totalMs: 33_000 },
+    run: {
+      rounds: 10,
+      plannedRounds: 10,
+      limited: false,
+      isolation: 'alternate',
+      confidence: 0.95,
+      intervalConfidence: 0.975,
+      timeLimitMs: 300_000,
+      measureMs: 31_000,
+      totalMs: 33_000,
+    },
     environment: { node: 'v24.0.0', os: 'Linux', arch: 'x64', cpus: { model: 'Test CPU', count: 2 } },
   };
 

@@ -27,7 +27,17 @@ const report = (benchmarks: ReportBenchmark[]): Report => ({
   base: { ref: 'main', sha: 'a'.repeat(40) },
   head: { ref: 'working tree', sha: 'b'.repeat(40), dirty: true },
   benchmarks,
-  run: { rounds: 10, plannedRounds: 10, limited: false, isolation: 'alternate', confidence: 0.95, intervalConfidence: 0.95, timeLimitMs: 300_000, measureMs: 31_000, totalMs: 33_000 },
+  run: {
+    rounds: 10,
+    plannedRounds: 10,
+    limited: false,
+    isolation: 'alternate',
+    confidence: 0.95,
+    intervalConfidence: 0.95,
+    timeLimitMs: 300_000,
+    measureMs: 31_000,
+    totalMs: 33_000,
+  },
   environment: { node: 'v24.0.0', os: 'Linux', arch: 'x64', cpus: { model: 'Test CPU', count: 2 } },
 });
 
@@ -35,7 +45,11 @@ describe('terminal report', () => {
   it('fits 100 columns even with long benchmark names', () => {
     const text = renderTerminal(
       report([
-        bench({ id: `bench/${'deeply/nested/'.repeat(6)}ids.bench.js > ${'a very long task name '.repeat(4)}`, verdict: 'regression', change: { estimate: -0.123, low: -0.2, high: -0.1, confidence: 0.95 } }),
+        bench({
+          id: `bench/${'deeply/nested/'.repeat(6)}ids.bench.js > ${'a very long task name '.repeat(4)}`,
+          verdict: 'regression',
+          change: { estimate: -0.123, low: -0.2, high: -0.1, confidence: 0.95 },
+        }),
         bench({}),
       ]),
       { color: false },
@@ -53,9 +67,10 @@ describe('terminal report', () => {
     expect(renderTerminal(report([bench({ verdict: 'regression' })]), { color: true })).toContain('\x1b[31m');
   });
 
-
   it('shows control characters in task names as ? so they cannot drive the terminal', () => {
-    const text = renderTerminal(report([bench({ id: 'x > \u001b[2Jclear', verdict: 'error', error: 'bad\u001b]0;title\u0007' })]), { color: false });
+    const text = renderTerminal(report([bench({ id: 'x > \u001b[2Jclear', verdict: 'error', error: 'bad\u001b]0;title\u0007' })]), {
+      color: false,
+    });
     expect(text).not.toContain('\u001b');
     expect(text).toContain('x > ?[2Jclear');
   });
@@ -67,19 +82,27 @@ describe('markdown report', () => {
     const text = renderMarkdown(report([bench({ id: evil, verdict: 'error', error: '</pre><script>alert(1)</script>' })]));
     expect(text).not.toContain('<img');
     expect(text).not.toContain('<script>');
-    expect(text).toContain('&lt;img src=x onerror=alert(1)&gt; &#124; &#42;&#42;bold&#42;&#42; &#91;link&#93;(http&#58;//evil) @\u200boctocat &#96;code&#96;');
+    expect(text).toContain(
+      '&lt;img src=x onerror=alert(1)&gt; &#124; &#42;&#42;bold&#42;&#42; &#91;link&#93;(http&#58;//evil) @\u200boctocat &#96;code&#96;',
+    );
     expect(text).toContain('&lt;/pre&gt;&lt;script&gt;');
     // The row still has exactly six cells, and the error's heading (HTML, in a markdown paragraph) is escaped the same way.
     const row = text.split('\n').find((line) => line.startsWith('| ⚠️ error'))!;
     expect(row.split('|').length).toBe(8);
-    expect(text).toContain('<b>bench/x.bench.js &gt; &lt;img src=x onerror=alert(1)&gt; &#124; &#42;&#42;bold&#42;&#42; &#91;link&#93;(http&#58;//evil) @\u200boctocat &#96;code&#96;</b>');
+    expect(text).toContain(
+      '<b>bench/x.bench.js &gt; &lt;img src=x onerror=alert(1)&gt; &#124; &#42;&#42;bold&#42;&#42; &#91;link&#93;(http&#58;//evil) @\u200boctocat &#96;code&#96;</b>',
+    );
     expect(injectionProblems(text)).toEqual([]);
   });
 
   it('leads with the verdict and shows the table', () => {
-    const text = renderMarkdown(report([bench({ verdict: 'regression', change: { estimate: -0.5, low: -0.52, high: -0.48, confidence: 0.95 } })]));
+    const text = renderMarkdown(
+      report([bench({ verdict: 'regression', change: { estimate: -0.5, low: -0.52, high: -0.48, confidence: 0.95 } })]),
+    );
     expect(text.split('\n')[0]).toBe('### ❌ benchgate: regression');
-    expect(text).toContain('| 🔴 regression | bench/ids.bench.js &gt; make request id | 28.5M | 28.4M | -50.0% &#91;-52.0%, -48.0%&#93; | 5% |');
+    expect(text).toContain(
+      '| 🔴 regression | bench/ids.bench.js &gt; make request id | 28.5M | 28.4M | -50.0% &#91;-52.0%, -48.0%&#93; | 5% |',
+    );
     expect(text).toContain('(with uncommitted changes)');
   });
 });
@@ -94,8 +117,23 @@ const explained = (over: Partial<ReportBenchmark> = {}): ReportBenchmark =>
       ops: { base: 58_000_000, head: 480_000 },
       perOpUs: { base: 0.017, head: 2.06 },
       top: [
-        { function: 'run', location: '', via: { function: 'makeId', location: 'src/ids.js:4' }, baseShare: 0, headShare: 0.889, basePerOpUs: 0, headPerOpUs: 1.835 },
-        { function: '<img src=x onerror=alert(1)> | x', location: 'src/evil.js:1', baseShare: 0.1, headShare: 0.2, basePerOpUs: 0.001, headPerOpUs: 0.2 },
+        {
+          function: 'run',
+          location: '',
+          via: { function: 'makeId', location: 'src/ids.js:4' },
+          baseShare: 0,
+          headShare: 0.889,
+          basePerOpUs: 0,
+          headPerOpUs: 1.835,
+        },
+        {
+          function: '<img src=x onerror=alert(1)> | x',
+          location: 'src/evil.js:1',
+          baseShare: 0.1,
+          headShare: 0.2,
+          basePerOpUs: 0.001,
+          headPerOpUs: 0.2,
+        },
       ],
       ownCode: [{ function: 'makeId', location: 'src/ids.js:4', baseShare: 0.8, headShare: 0.9, basePerOpUs: 0.015, headPerOpUs: 1.84 }],
       durationMs: 2235,
@@ -119,13 +157,21 @@ describe('where the time went', () => {
     expect(markdown).toContain('<code>ids.base.cpuprofile</code>, <code>ids.head.cpuprofile</code>');
     // A function name is the project's text: escaped like a benchmark name.
     expect(markdown).not.toContain('<img');
-    expect(markdown.split('\n').find((line) => line.includes('onerror'))!.split('|').length).toBe(7);
+    expect(
+      markdown
+        .split('\n')
+        .find((line) => line.includes('onerror'))!
+        .split('|').length,
+    ).toBe(7);
     expect(injectionProblems(markdown)).toEqual([]);
   });
 
   it('says why there is no profile when profiling failed', () => {
     const failed = explained({ profile: { error: 'base: the benchmark process exited with code 1', durationMs: 900 } });
-    const terminal = renderTerminal({ ...report([failed]), run: { ...report([]).run!, profile: { benchmarks: 1, durationMs: 900 } } }, { color: false });
+    const terminal = renderTerminal(
+      { ...report([failed]), run: { ...report([]).run!, profile: { benchmarks: 1, durationMs: 900 } } },
+      { color: false },
+    );
     expect(terminal).toContain('  base: the benchmark process exited with code 1');
     // No folder line when no profile was written.
     expect(terminal).not.toContain('CPU profiles (');
@@ -151,12 +197,16 @@ describe('change chart', () => {
   });
 
   it('marks values past the axis with « and », and widens the axis for large budgets', () => {
-    expect(changeChart([bench({ id: 'x', change: change(-0.99, -0.992, -0.98) }), bench({ id: 'y', change: change(0.1, 0.05, 0.5) })])).toEqual([
+    expect(
+      changeChart([bench({ id: 'x', change: change(-0.99, -0.992, -0.98) }), bench({ id: 'y', change: change(0.1, 0.05, 0.5) })]),
+    ).toEqual([
       'x  «············│······¦······│·············   -99.0%',
       'y  ·············│······¦······│─────●──────»   +10.0%',
       '   -15%                0                +15%',
     ]);
-    expect(changeChart([bench({ id: 'z', budget: 0.25, change: change(-0.3, -0.4, -0.2) })]).at(-1)).toBe('   -100%               0               +100%');
+    expect(changeChart([bench({ id: 'z', budget: 0.25, change: change(-0.3, -0.4, -0.2) })]).at(-1)).toBe(
+      '   -100%               0               +100%',
+    );
     // An interval just past three budgets widens the axis to hold it (up to five budgets).
     expect(changeChart([bench({ id: 'w', change: change(-0.157, -0.189, -0.122) })])).toEqual([
       'w  ·───●────······│····¦····│···············   -15.7%',

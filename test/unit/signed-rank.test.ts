@@ -2,8 +2,21 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { hodgesLehmann, minimumRounds, psignrank, qsignrank } from '../../src/stats/signed-rank.js';
 
-interface IntervalCase { n: number; confidence: number; x: number[]; estimate: number; low: number; high: number }
-interface DistributionCase { n: number; k: number[]; p: number[]; q: number[]; qp: number[] }
+interface IntervalCase {
+  n: number;
+  confidence: number;
+  x: number[];
+  estimate: number;
+  low: number;
+  high: number;
+}
+interface DistributionCase {
+  n: number;
+  k: number[];
+  p: number[];
+  q: number[];
+  qp: number[];
+}
 const reference = JSON.parse(readFileSync(new URL('../reference/signed-rank.json', import.meta.url), 'utf8')) as {
   intervals: IntervalCase[];
   distribution: DistributionCase[];

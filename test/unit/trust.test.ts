@@ -17,13 +17,54 @@ import { forgetSecrets } from '../../src/util/secrets.js';
 const temp = mkdtempSync(path.join(os.tmpdir(), 'benchgate-trust-'));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
-const env = (over: Partial<ActionEnvironment> = {}): ActionEnvironment => ({ eventName: 'pull_request', event: { pull_request: { number: 5, base: { sha: 'b'.repeat(40) } } }, workspace: '/w', runnerTemp: '/t', repository: 'octo/todo', ...over });
+const env = (over: Partial<ActionEnvironment> = {}): ActionEnvironment => ({
+  eventName: 'pull_request',
+  event: { pull_request: { number: 5, base: { sha: 'b'.repeat(40) } } },
+  workspace: '/w',
+  runnerTemp: '/t',
+  repository: 'octo/todo',
+  ...over,
+});
 const inputs = (values: Record<string, string>) => (name: string) => values[name] ?? '';
 
 describe('the environment of every child', () => {
   it('keeps out the action inputs, the runner credentials, the file commands and anything named like a secret', () => {
-    const denied = ['INPUT_GITHUB-TOKEN', 'INPUT_BUDGET', 'ACTIONS_RUNTIME_TOKEN', 'ACTIONS_ID_TOKEN_REQUEST_URL', 'ACTIONS_CACHE_URL', 'GITHUB_TOKEN', 'GH_TOKEN', 'NPM_TOKEN', 'NODE_AUTH_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'DB_PASSWORD', 'SSH_AUTH_SOCK', 'STRIPE_API_KEY', 'GOOGLE_APPLICATION_CREDENTIALS', 'GITHUB_ENV', 'GITHUB_OUTPUT', 'GITHUB_PATH', 'GITHUB_STATE', 'GITHUB_STEP_SUMMARY', 'github_token'];
-    const kept = ['PATH', 'HOME', 'NODE_OPTIONS', 'npm_config_registry', 'HTTPS_PROXY', 'GITHUB_WORKSPACE', 'GITHUB_SHA', 'RUNNER_TEMP', 'GIT_AUTHOR_NAME', 'TOKENIZER_MODEL', 'CI', 'PORT'];
+    const denied = [
+      'INPUT_GITHUB-TOKEN',
+      'INPUT_BUDGET',
+      'ACTIONS_RUNTIME_TOKEN',
+      'ACTIONS_ID_TOKEN_REQUEST_URL',
+      'ACTIONS_CACHE_URL',
+      'GITHUB_TOKEN',
+      'GH_TOKEN',
+      'NPM_TOKEN',
+      'NODE_AUTH_TOKEN',
+      'AWS_SECRET_ACCESS_KEY',
+      'DB_PASSWORD',
+      'SSH_AUTH_SOCK',
+      'STRIPE_API_KEY',
+      'GOOGLE_APPLICATION_CREDENTIALS',
+      'GITHUB_ENV',
+      'GITHUB_OUTPUT',
+      'GITHUB_PATH',
+      'GITHUB_STATE',
+      'GITHUB_STEP_SUMMARY',
+      'github_token',
+    ];
+    const kept = [
+      'PATH',
+      'HOME',
+      'NODE_OPTIONS',
+      'npm_config_registry',
+      'HTTPS_PROXY',
+      'GITHUB_WORKSPACE',
+      'GITHUB_SHA',
+      'RUNNER_TEMP',
+      'GIT_AUTHOR_NAME',
+      'TOKENIZER_MODEL',
+      'CI',
+      'PORT',
+    ];
     expect(denied.filter((name) => !isDeniedVariable(name))).toEqual([]);
     expect(kept.filter(isDeniedVariable)).toEqual([]);
     const env = Object.fromEntries([...denied, ...kept].map((name) => [name, `value of ${name}`]));
@@ -31,7 +72,13 @@ describe('the environment of every child', () => {
   });
 
   it('forgets the secrets of its own environment once the inputs are read, keeping what @actions/core writes through', () => {
-    const env: NodeJS.ProcessEnv = { 'INPUT_GITHUB-TOKEN': 'ghs_x', ACTIONS_RUNTIME_TOKEN: 'r', GITHUB_OUTPUT: '/o', GITHUB_STEP_SUMMARY: '/s', PATH: '/bin' };
+    const env: NodeJS.ProcessEnv = {
+      'INPUT_GITHUB-TOKEN': 'ghs_x',
+      ACTIONS_RUNTIME_TOKEN: 'r',
+      GITHUB_OUTPUT: '/o',
+      GITHUB_STEP_SUMMARY: '/s',
+      PATH: '/bin',
+    };
     const { forgotten, wiped } = forgetSecrets(env);
     expect(forgotten.sort()).toEqual(['ACTIONS_RUNTIME_TOKEN', 'INPUT_GITHUB-TOKEN']);
     expect(env).toEqual({ GITHUB_OUTPUT: '/o', GITHUB_STEP_SUMMARY: '/s', PATH: '/bin' });
@@ -42,16 +89,39 @@ describe('the environment of every child', () => {
 
 describe('revisions from users and events', () => {
   it('accepts branches, tags, shas and ancestry, and refuses what git would read as an option or cannot be a ref', () => {
-    for (const good of ['main', 'origin/main', 'v1.2.0', 'feature/x-y_z', 'HEAD', 'HEAD~1', 'main^', 'main~2^1', 'a'.repeat(40), 'deadbee']) expect(isRevisionName(good), good).toBe(true);
-    for (const bad of ['--upload-pack=touch /tmp/x', '-x', '', 'a..b', 'a b', 'x:y', 'a\nb', '@{-1}', 'refs/heads/.hidden', 'a.lock', 'a/', '/a', 'a//b', 'a*', 'a?', '[a]', 'a\\b']) {
+    for (const good of ['main', 'origin/main', 'v1.2.0', 'feature/x-y_z', 'HEAD', 'HEAD~1', 'main^', 'main~2^1', 'a'.repeat(40), 'deadbee'])
+      expect(isRevisionName(good), good).toBe(true);
+    for (const bad of [
+      '--upload-pack=touch /tmp/x',
+      '-x',
+      '',
+      'a..b',
+      'a b',
+      'x:y',
+      'a\nb',
+      '@{-1}',
+      'refs/heads/.hidden',
+      'a.lock',
+      'a/',
+      '/a',
+      'a//b',
+      'a*',
+      'a?',
+      '[a]',
+      'a\\b',
+    ]) {
       expect(isRevisionName(bad), JSON.stringify(bad)).toBe(false);
     }
   });
 
   it("names the base or head input that is not a revision, and the event's base too", () => {
-    expect(() => parseActionInputs(inputs({ base: '--upload-pack=touch /tmp/pwned' }), env())).toThrow("Input 'base' must be a branch, tag or commit sha (e.g. main or a 40-character sha), but got '--upload-pack=touch /tmp/pwned'.");
+    expect(() => parseActionInputs(inputs({ base: '--upload-pack=touch /tmp/pwned' }), env())).toThrow(
+      "Input 'base' must be a branch, tag or commit sha (e.g. main or a 40-character sha), but got '--upload-pack=touch /tmp/pwned'.",
+    );
     expect(() => parseActionInputs(inputs({ head: 'x y' }), env())).toThrow("Input 'head' must be a branch, tag or commit sha");
-    expect(() => parseActionInputs(inputs({}), env({ event: { pull_request: { number: 5, base: { sha: '-oops' } } } }))).toThrow("Input 'base' must be a branch, tag or commit sha");
+    expect(() => parseActionInputs(inputs({}), env({ event: { pull_request: { number: 5, base: { sha: '-oops' } } } }))).toThrow(
+      "Input 'base' must be a branch, tag or commit sha",
+    );
   });
 
   it('stops a git command that does not finish, and names it', async () => {
@@ -70,11 +140,19 @@ describe('one comment per gate', () => {
     const hostile = commentMarker(commentKeyOf('', undefined, 'x --> <img src=x onerror=alert(1)> <!--'));
     expect(hostile.startsWith('<!-- benchgate: ')).toBe(true);
     expect(hostile.slice(4, -3)).not.toMatch(/--|>|</);
-    const settings = (dir: string, key = '') => parseActionInputs(inputs({ 'working-directory': dir, 'comment-key': key }), env()).commentKey;
-    expect(new Set([settings('packages/api'), settings('packages/web'), settings('packages/api', 'node-20'), settings('packages/api', 'node-24')]).size).toBe(4);
+    const settings = (dir: string, key = '') =>
+      parseActionInputs(inputs({ 'working-directory': dir, 'comment-key': key }), env()).commentKey;
+    expect(
+      new Set([
+        settings('packages/api'),
+        settings('packages/web'),
+        settings('packages/api', 'node-20'),
+        settings('packages/api', 'node-24'),
+      ]).size,
+    ).toBe(4);
   });
 
-  it("updates only a comment of its own that opens with its marker, not one that quotes it", async () => {
+  it('updates only a comment of its own that opens with its marker, not one that quotes it', async () => {
     const marker = commentMarker('packages/api/benchgate.yml');
     const comments = [
       { id: 1, body: `quoting ${marker}\nsomething`, user: { login: 'github-actions[bot]' } },
@@ -101,7 +179,12 @@ describe('every wait has a deadline', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const port = (server.address() as AddressInfo).port;
-      const result = await runLoad({ port, requests: [{ method: 'GET', path: '/', headers: {}, body: undefined }], connections: 2, durationMs: 300 });
+      const result = await runLoad({
+        port,
+        requests: [{ method: 'GET', path: '/', headers: {}, body: undefined }],
+        connections: 2,
+        durationMs: 300,
+      });
       expect(result.traffic.ok).toBe(0);
       expect(result.requestsPerSec).toBe(0);
       expect(result.times).toEqual([]);
@@ -123,12 +206,17 @@ describe('every wait has a deadline', () => {
     const silent = script('silent.cjs', 'setInterval(() => {}, 1000);\n');
     const outcome = await runBenchmarkProcess(job, { runnerPath: silent, stallTimeoutMs: 500, cwd: temp });
     expect(outcome.ok).toBe(false);
-    expect(!outcome.ok && outcome.message).toMatch(/^the benchmark process \(pid \d+\) did not start within 0\.5s \(no handshake\) and was killed/);
+    expect(!outcome.ok && outcome.message).toMatch(
+      /^the benchmark process \(pid \d+\) did not start within 0\.5s \(no handshake\) and was killed/,
+    );
   });
 
   it('a result sent just before the process exits is never lost', async () => {
     // The job is sent only after the handshake; the answer and the exit follow at once, many times over.
-    const quick = script('quick.cjs', "process.send({ type: 'ready' });\nprocess.once('message', () => process.send({ type: 'result', files: [], tasks: [] }, undefined, {}, () => process.exit(0)));\n");
+    const quick = script(
+      'quick.cjs',
+      "process.send({ type: 'ready' });\nprocess.once('message', () => process.send({ type: 'result', files: [], tasks: [] }, undefined, {}, () => process.exit(0)));\n",
+    );
     const outcomes = [];
     for (let i = 0; i < 10; i++) outcomes.push(await runBenchmarkProcess(job, { runnerPath: quick, stallTimeoutMs: 30_000, cwd: temp }));
     expect(outcomes.filter((o) => !o.ok)).toEqual([]);
@@ -138,7 +226,7 @@ describe('every wait has a deadline', () => {
 describe("the action's log", () => {
   it('never lets a name from the pull request start a workflow command', async () => {
     const { logLine } = await import('../../src/action/run.js');
-    const line = logLine("bench files: bench/x.bench.js > a\n::error title=pwned::injected\r\n::add-mask::x");
+    const line = logLine('bench files: bench/x.bench.js > a\n::error title=pwned::injected\r\n::add-mask::x');
     expect(line.split(/\r|\n/)).toHaveLength(1);
     expect(line).toBe('bench files: bench/x.bench.js > a?::error title=pwned::injected??::add-mask::x');
     expect(logLine('::stop-commands::token')).toBe('?:stop-commands::token');

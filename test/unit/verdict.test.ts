@@ -3,7 +3,13 @@ import { analyze } from '../../src/stats/analyze.js';
 import { decide, estimateChange, familyConfidence, type Change } from '../../src/stats/compare.js';
 import type { BenchmarkSamples } from '../../src/measure/types.js';
 
-const change = (low: number, high: number, achieved = 0.96): Change => ({ estimate: (low + high) / 2, low, high, confidence: 0.95, achievedConfidence: achieved });
+const change = (low: number, high: number, achieved = 0.96): Change => ({
+  estimate: (low + high) / 2,
+  low,
+  high,
+  confidence: 0.95,
+  achievedConfidence: achieved,
+});
 
 describe('verdict against a 5% budget', () => {
   it('is a regression only when the whole interval lies below -5%', () => {
@@ -61,7 +67,14 @@ describe('family-wise error control', () => {
   it('keeps failed, new and removed benchmarks out of the family', () => {
     const results = analyze(
       [
-        { id: 'x > a', kind: 'micro', file: 'x', logRatios: [0.01, -0.01, 0, 0.005, -0.005, 0.002], base: { opsPerSec: [1] }, head: { opsPerSec: [1] } },
+        {
+          id: 'x > a',
+          kind: 'micro',
+          file: 'x',
+          logRatios: [0.01, -0.01, 0, 0.005, -0.005, 0.002],
+          base: { opsPerSec: [1] },
+          head: { opsPerSec: [1] },
+        },
         { id: 'x > new', kind: 'micro', file: 'x', logRatios: [], base: undefined, head: { opsPerSec: [5] } },
         { id: 'x > gone', kind: 'micro', file: 'x', logRatios: [], base: { opsPerSec: [5] }, head: undefined },
         { id: 'x > bad', kind: 'micro', file: 'x', logRatios: [], base: undefined, head: undefined, error: 'at head: boom' },
@@ -78,7 +91,15 @@ describe('confirmation of a regression by a fresh group of rounds', () => {
   // group says regression; the fresh group's one outlier (+1.5%) spans its interval at the family's level.
   const first = [-3.5, -9.2, -4.3, -8.2, -5.7, -8.1, -11.8, -4.8, -8.4, -6.5].map((x) => Math.log1p(x / 100));
   const fresh = [1.5, -6.7, -2.1, -12.1, -5.3, -7.7, -6.3, -6.0, -1.9, -6.8].map((x) => Math.log1p(x / 100));
-  const samples = (confirmation: number[]): BenchmarkSamples => ({ id: 'etag', kind: 'micro', file: 'bench/work.bench.js', logRatios: first, confirmation, base: { opsPerSec: [1] }, head: { opsPerSec: [1] } });
+  const samples = (confirmation: number[]): BenchmarkSamples => ({
+    id: 'etag',
+    kind: 'micro',
+    file: 'bench/work.bench.js',
+    logRatios: first,
+    confirmation,
+    base: { opsPerSec: [1] },
+    head: { opsPerSec: [1] },
+  });
   const options = { confidence: 0.95, budgetFor: () => 0.01, extraFamily: 20 };
 
   it('holds when the fresh group shows the loss at the run confidence, however wide the family', () => {
@@ -93,7 +114,9 @@ describe('confirmation of a regression by a fresh group of rounds', () => {
     const transient = [0.4, -0.8, 0.1, -0.3, 0.6, -0.2, 0.9, -0.5, 0.2, -0.1].map((x) => Math.log1p(x / 100));
     const [result] = analyze([samples(transient)], options);
     expect(result!.verdict).toBe('inconclusive');
-    expect(result!.note).toBe('a regression in the first 10 rounds (-7.0%) did not reproduce in 10 fresh rounds (+0.0% [-0.4%, +0.4%]): not failing the build on it');
+    expect(result!.note).toBe(
+      'a regression in the first 10 rounds (-7.0%) did not reproduce in 10 fresh rounds (+0.0% [-0.4%, +0.4%]): not failing the build on it',
+    );
   });
 
   it('says when the fresh group was cut too short to confirm anything', () => {

@@ -82,10 +82,13 @@ export function preflight(port: number, requests: readonly HttpRequestConfig[]):
     requests.map(
       (request) =>
         new Promise<number>((resolve) => {
-          const req = http.request({ host: '127.0.0.1', port, path: request.path, method: request.method, headers: request.headers, timeout: 5000, agent: false }, (response) => {
-            response.resume();
-            resolve(response.statusCode ?? 0);
-          });
+          const req = http.request(
+            { host: '127.0.0.1', port, path: request.path, method: request.method, headers: request.headers, timeout: 5000, agent: false },
+            (response) => {
+              response.resume();
+              resolve(response.statusCode ?? 0);
+            },
+          );
           req.on('timeout', () => req.destroy());
           req.on('error', () => resolve(0));
           req.end(request.body);

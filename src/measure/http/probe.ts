@@ -10,7 +10,15 @@
 import { writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { startProfiler, type RunningProfiler } from '../profiler.js';
-import { constants, monitorEventLoopDelay, performance, PerformanceObserver, type EventLoopUtilization, type IntervalHistogram, type PerformanceEntry } from 'node:perf_hooks';
+import {
+  constants,
+  monitorEventLoopDelay,
+  performance,
+  PerformanceObserver,
+  type EventLoopUtilization,
+  type IntervalHistogram,
+  type PerformanceEntry,
+} from 'node:perf_hooks';
 import type { ProbeFigures } from './types.js';
 
 const GC_KINDS: Record<number, string> = {
@@ -23,7 +31,8 @@ const GC_KINDS: Record<number, string> = {
 function install(socketPath: string): void {
   // Children of the server (workers, npm scripts) must not load the probe or answer on its socket.
   delete process.env.BENCHGATE_PROBE_SOCKET;
-  if (process.env.NODE_OPTIONS) process.env.NODE_OPTIONS = process.env.NODE_OPTIONS.replace(/--require[= ]("[^"]*probe\.cjs"|\S*probe\.cjs)/, '').trim();
+  if (process.env.NODE_OPTIONS)
+    process.env.NODE_OPTIONS = process.env.NODE_OPTIONS.replace(/--require[= ]("[^"]*probe\.cjs"|\S*probe\.cjs)/, '').trim();
 
   // A fresh monitor per active segment, merged into one histogram: re-enabling a paused monitor would
   // record the whole pause as one event-loop delay.

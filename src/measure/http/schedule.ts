@@ -59,7 +59,6 @@ type Side = 'base' | 'head';
 /** One round of one load test: each revision's figures and ln(head / base) of requests/s. */
 export type RoundPair = Record<Side, HttpRoundFigures> & { logRatio: number };
 
-
 /** What one round of a load test is expected to take: both revisions' warm-up and load, plus server start and stop. */
 export function estimatedRoundMs(benchmark: HttpBenchmarkConfig): number {
   return 2 * (benchmark.warmupMs + benchmark.durationMs) + 1500;
@@ -116,7 +115,8 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
 
     const maxRounds = adaptive ? Math.max(plan.rounds, adaptive.maxRounds) : plan.rounds;
     // As many fresh rounds as the first group ran (at least the first look's): as strong a test, on new servers.
-    const confirmTarget = () => (adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plan.rounds, samples.logRatios.length) : 0);
+    const confirmTarget = () =>
+      adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plan.rounds, samples.logRatios.length) : 0;
     for (let round = 0; round < maxRounds; round++) {
       const extra = round >= plan.rounds;
       // Extra rounds keep back the time a confirmation would need.
@@ -131,7 +131,8 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
       const look = adaptive && round + 1 >= plan.rounds && (round + 1 - plan.rounds) % adaptive.lookEvery === 0;
       if (!look) continue;
       if (adaptive.decided(samples)) break;
-      if (round + 1 === plan.rounds && maxRounds > plan.rounds) plan.log(`${benchmark.id}: no verdict after ${plan.rounds} rounds: adding rounds (up to ${maxRounds})`);
+      if (round + 1 === plan.rounds && maxRounds > plan.rounds)
+        plan.log(`${benchmark.id}: no verdict after ${plan.rounds} rounds: adding rounds (up to ${maxRounds})`);
     }
     const target = confirmTarget();
     if (!samples.error && target > 0 && adaptive!.toConfirm(samples)) {
@@ -181,7 +182,11 @@ function pushLatencyRatios(into: Record<LatencyStat, number[]>, pair: RoundPair)
   for (const stat of LATENCY_STATS) into[stat].push(Math.log(pair.head.latency[stat] / pair.base.latency[stat]));
 }
 
-export function serverOptions(benchmark: HttpBenchmarkConfig, revision: Revision, plan: Pick<HttpPlan, 'serverPrefix' | 'probePath' | 'socketDir'>) {
+export function serverOptions(
+  benchmark: HttpBenchmarkConfig,
+  revision: Revision,
+  plan: Pick<HttpPlan, 'serverPrefix' | 'probePath' | 'socketDir'>,
+) {
   return {
     command: `${plan.serverPrefix ?? ''}${benchmark.start}`,
     cwd: revision.root,
@@ -194,7 +199,12 @@ export function serverOptions(benchmark: HttpBenchmarkConfig, revision: Revision
 }
 
 /** Design (a): a fresh server per revision, one after the other, in AB BA order across rounds. */
-async function freshRound(benchmark: HttpBenchmarkConfig, revisions: Record<Side, Revision>, round: number, plan: HttpPlan): Promise<RoundPair> {
+async function freshRound(
+  benchmark: HttpBenchmarkConfig,
+  revisions: Record<Side, Revision>,
+  round: number,
+  plan: HttpPlan,
+): Promise<RoundPair> {
   const figures: Partial<Record<Side, HttpRoundFigures>> = {};
   for (const side of order(round)) {
     const server = await ServerProcess.start(serverOptions(benchmark, revisions[side], plan));
@@ -222,7 +232,12 @@ async function freshRound(benchmark: HttpBenchmarkConfig, revisions: Record<Side
  * order on fresh ports each round), the load alternating between them in short
  * blocks, AB BA; the round's figure is the median of the block ratios.
  */
-async function liveRound(benchmark: HttpBenchmarkConfig, revisions: Record<Side, Revision>, round: number, plan: HttpPlan): Promise<RoundPair> {
+async function liveRound(
+  benchmark: HttpBenchmarkConfig,
+  revisions: Record<Side, Revision>,
+  round: number,
+  plan: HttpPlan,
+): Promise<RoundPair> {
   const servers: Partial<Record<Side, ServerProcess>> = {};
   try {
     for (const side of order(round)) {
@@ -256,7 +271,14 @@ async function liveRound(benchmark: HttpBenchmarkConfig, revisions: Record<Side,
       figures[side] = pool(results[side], probe);
     }
     const silent = (side: Side) => results[side].filter((block) => block.traffic.ok === 0).map(() => blockMs);
-    return judgeTraffic(benchmark, figures.base, figures.head, median(ratios), { base: silent('base'), head: silent('head') }, servers as Record<Side, ServerProcess>);
+    return judgeTraffic(
+      benchmark,
+      figures.base,
+      figures.head,
+      median(ratios),
+      { base: silent('base'), head: silent('head') },
+      servers as Record<Side, ServerProcess>,
+    );
   } finally {
     for (const server of Object.values(servers)) await server.stop();
   }
@@ -285,7 +307,13 @@ const preflightStatus = new WeakMap<HttpBenchmarkConfig, Partial<Record<Side, nu
  * that fails at both is a config error (a wrong path), one that fails at head
  * only is a broken head. Either way the message names the request.
  */
-async function checkRequests(benchmark: HttpBenchmarkConfig, server: ServerProcess, side: Side, revisions: Record<Side, Revision>, plan: HttpPlan): Promise<void> {
+async function checkRequests(
+  benchmark: HttpBenchmarkConfig,
+  server: ServerProcess,
+  side: Side,
+  revisions: Record<Side, Revision>,
+  plan: HttpPlan,
+): Promise<void> {
   const statuses = preflightStatus.get(benchmark) ?? {};
   statuses[side] = await preflight(server.port, benchmark.requests);
   preflightStatus.set(benchmark, statuses);
@@ -296,9 +324,14 @@ async function checkRequests(benchmark: HttpBenchmarkConfig, server: ServerProce
     const ok = (status: number) => status >= 200 && status < 400;
     const what = `${request.method} ${request.path} (${benchmark.where}.requests[${i}])`;
     if (!ok(base) && !ok(head)) {
-      throw new BenchmarkFailure(`config error: ${what} answered ${statusText(base)} at base and ${statusText(head)} at head: check the request in ${benchmark.where.split(':')[0]}.`);
+      throw new BenchmarkFailure(
+        `config error: ${what} answered ${statusText(base)} at base and ${statusText(head)} at head: check the request in ${benchmark.where.split(':')[0]}.`,
+      );
     }
-    if (!ok(head)) throw new BenchmarkFailure(`head is broken: ${what} answered ${statusText(head)} at head (${revisions.head.ref}) but ${base} at base.`);
+    if (!ok(head))
+      throw new BenchmarkFailure(
+        `head is broken: ${what} answered ${statusText(head)} at head (${revisions.head.ref}) but ${base} at base.`,
+      );
     if (!ok(base)) plan.log(`${benchmark.id}: ${what} answered ${statusText(base)} at base but ${head} at head`);
   });
 }
@@ -313,11 +346,20 @@ function statusText(status: number): string {
  * hung server, whose figure of 0 requests/s is no measurement. `silent` lists, per side, the length
  * of each such load.
  */
-function judgeTraffic(benchmark: HttpBenchmarkConfig, base: HttpRoundFigures, head: HttpRoundFigures, logRatio: number, silent: Record<Side, number[]>, servers?: Record<Side, ServerProcess>): RoundPair {
+function judgeTraffic(
+  benchmark: HttpBenchmarkConfig,
+  base: HttpRoundFigures,
+  head: HttpRoundFigures,
+  logRatio: number,
+  silent: Record<Side, number[]>,
+  servers?: Record<Side, ServerProcess>,
+): RoundPair {
   const bad = (t: TrafficFigures) => t.errors + t.timeouts + t.resets + (t.byClass['5xx'] ?? 0) + (t.byClass['4xx'] ?? 0);
   const tolerated = (t: TrafficFigures) => Math.max(5, 0.001 * (t.responses + t.errors));
   if (bad(head.traffic) > tolerated(head.traffic) && bad(head.traffic) > 2 * bad(base.traffic)) {
-    throw new BenchmarkFailure(`head is broken under load: ${describeTraffic(head.traffic)} (base: ${bad(base.traffic) ? describeTraffic(base.traffic) : 'none'}).`);
+    throw new BenchmarkFailure(
+      `head is broken under load: ${describeTraffic(head.traffic)} (base: ${bad(base.traffic) ? describeTraffic(base.traffic) : 'none'}).`,
+    );
   }
   for (const side of ['head', 'base'] as const) {
     const loads = silent[side];
@@ -327,6 +369,7 @@ function judgeTraffic(benchmark: HttpBenchmarkConfig, base: HttpRoundFigures, he
       `${servers?.[side]?.label ?? side}'s server answered no request with a 2xx in ${loads.length === 1 ? 'a' : loads.length} ${(loads[0]! / 1000).toFixed(1)}s load${loads.length === 1 ? '' : 's'} (${describeTraffic(figures.traffic)}; requests still waiting at the deadline count as unanswered): a hung server, not a measurement.${servers?.[side]?.output() ?? ''}`,
     );
   }
-  if (!(logRatio > -Infinity && logRatio < Infinity)) throw new BenchmarkFailure(`${benchmark.id}: no successful responses to compare (base ${base.traffic.ok}, head ${head.traffic.ok}).`);
+  if (!(logRatio > -Infinity && logRatio < Infinity))
+    throw new BenchmarkFailure(`${benchmark.id}: no successful responses to compare (base ${base.traffic.ok}, head ${head.traffic.ok}).`);
   return { base, head, logRatio };
 }

@@ -72,24 +72,34 @@ export class ServerProcess {
         if (!portTaken || attempt >= START_ATTEMPTS) throw error;
       }
     }
-    throw new ServerError(`${options.label}'s server could not be started: ${START_ATTEMPTS} free ports in a row were taken by something else before it could listen.`);
+    throw new ServerError(
+      `${options.label}'s server could not be started: ${START_ATTEMPTS} free ports in a row were taken by something else before it could listen.`,
+    );
   }
 
   private static spawn(options: ServerOptions, port: number): ServerProcess {
     const probe = runsNode(options.command);
     const socket = probe ? path.join(options.socketDir, `probe-${process.pid}-${++sequence}.sock`) : undefined;
-    const nodeOptions = [process.env.NODE_OPTIONS, probe ? `--require ${JSON.stringify(options.probePath)}` : undefined].filter(Boolean).join(' ');
+    const nodeOptions = [process.env.NODE_OPTIONS, probe ? `--require ${JSON.stringify(options.probePath)}` : undefined]
+      .filter(Boolean)
+      .join(' ');
     const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', NODE_OPTIONS: nodeOptions };
     if (socket) env.BENCHGATE_PROBE_SOCKET = socket;
     else delete env.BENCHGATE_PROBE_SOCKET;
-    const child = spawnTracked(execIfSimple(options.command), [], { cwd: options.cwd, env, shell: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnTracked(execIfSimple(options.command), [], {
+      cwd: options.cwd,
+      env,
+      shell: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     return new ServerProcess(child, port, socket, options.label);
   }
 
   private async waitReady(options: ServerOptions): Promise<void> {
     const deadline = Date.now() + options.readyTimeoutMs;
     while (Date.now() < deadline) {
-      if (this.exit) throw new ServerError(`${this.label}'s server exited before it was ready (${describeExit(this.exit)}).${this.output()}`);
+      if (this.exit)
+        throw new ServerError(`${this.label}'s server exited before it was ready (${describeExit(this.exit)}).${this.output()}`);
       if (options.readyPath ? await answers2xx(this.port, options.readyPath) : await isListening(this.port)) {
         if (this.probeSocket) await this.probe('hello').catch(() => undefined);
         return;
@@ -129,7 +139,12 @@ export class ServerProcess {
 
   output(): string {
     const lines = this.tail.lines(20);
-    return lines ? `\nLast lines of its output:\n${lines.split('\n').map((line) => `  ${line}`).join('\n')}` : ' It printed nothing.';
+    return lines
+      ? `\nLast lines of its output:\n${lines
+          .split('\n')
+          .map((line) => `  ${line}`)
+          .join('\n')}`
+      : ' It printed nothing.';
   }
 }
 

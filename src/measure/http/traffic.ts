@@ -4,7 +4,15 @@ import type { TrafficFigures } from './types.js';
 export function addTraffic(a: TrafficFigures, b: TrafficFigures): TrafficFigures {
   const byClass = { ...a.byClass };
   for (const [k, v] of Object.entries(b.byClass)) byClass[k] = (byClass[k] ?? 0) + v;
-  return { responses: a.responses + b.responses, ok: a.ok + b.ok, non2xx: a.non2xx + b.non2xx, byClass, errors: a.errors + b.errors, timeouts: a.timeouts + b.timeouts, resets: a.resets + b.resets };
+  return {
+    responses: a.responses + b.responses,
+    ok: a.ok + b.ok,
+    non2xx: a.non2xx + b.non2xx,
+    byClass,
+    errors: a.errors + b.errors,
+    timeouts: a.timeouts + b.timeouts,
+    resets: a.resets + b.resets,
+  };
 }
 
 /** "12 5xx responses, 3 connection resets out of 40000 requests" */

@@ -57,7 +57,13 @@ interface Prepared extends SideTask {
  * the per-block log ratios; with one side, time it alone. tinybench times every
  * sample; a sample is a batch of calls sized so tinybench's own per-call cost is negligible.
  */
-export async function measureTask(id: string, sides: SideTask[], settings: MeasureSettings, fixedBatch: number | undefined, beat: Heartbeat): Promise<TaskOutcome> {
+export async function measureTask(
+  id: string,
+  sides: SideTask[],
+  settings: MeasureSettings,
+  fixedBatch: number | undefined,
+  beat: Heartbeat,
+): Promise<TaskOutcome> {
   let batch = fixedBatch ?? 1;
   let blocks = 0;
   return withWarmSides(
@@ -98,7 +104,12 @@ export async function measureTask(id: string, sides: SideTask[], settings: Measu
  * work, then every afterAll hook whatever happened. A side that throws ends the
  * work through `onFailure`; anything else propagates.
  */
-async function withWarmSides<T>(sides: SideTask[], beat: Heartbeat, work: (prepared: Prepared[]) => Promise<T>, onFailure: (failure: SideFailure) => T): Promise<T> {
+async function withWarmSides<T>(
+  sides: SideTask[],
+  beat: Heartbeat,
+  work: (prepared: Prepared[]) => Promise<T>,
+  onFailure: (failure: SideFailure) => T,
+): Promise<T> {
   const prepared: Prepared[] = sides.map((side) => ({ ...side, isAsync: false, callMs: 0, runs: 0, timeMs: 0 }));
   try {
     for (const side of prepared) {
@@ -126,7 +137,12 @@ export interface Window {
  * and warm-up as a measured round, in batches of about 1 ms. Returns the calls
  * made inside the window. Used to profile a task, never to measure it.
  */
-export async function runTaskFor(side: SideTask, durationMs: number, window: Window, beat: Heartbeat): Promise<{ calls: number } | { error: string }> {
+export async function runTaskFor(
+  side: SideTask,
+  durationMs: number,
+  window: Window,
+  beat: Heartbeat,
+): Promise<{ calls: number } | { error: string }> {
   return withWarmSides<{ calls: number } | { error: string }>(
     [side],
     beat,

@@ -106,7 +106,12 @@ function mergePair(tasks: TaskOutcome[]): TaskOutcome[] {
       merged.set(task.id, { ...task });
       continue;
     }
-    Object.assign(seen, { base: seen.base ?? task.base, head: seen.head ?? task.head, error: seen.error ?? task.error, blocks: seen.blocks + task.blocks });
+    Object.assign(seen, {
+      base: seen.base ?? task.base,
+      head: seen.head ?? task.head,
+      error: seen.error ?? task.error,
+      blocks: seen.blocks + task.blocks,
+    });
     if (seen.base && seen.head && !seen.error) seen.logRatio = Math.log(seen.head.opsPerSec / seen.base.opsPerSec);
   }
   return [...merged.values()];
@@ -123,7 +128,10 @@ const MAX_ATTEMPTS_PER_ROUND = 3;
 export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
   const now = plan.now ?? Date.now;
   const started = now();
-  const spawn = plan.spawn ?? ((job: MicroJob) => runBenchmarkProcess(job, { runnerPath: plan.runnerPath, stallTimeoutMs: plan.stallTimeoutMs, cwd: plan.head.root }));
+  const spawn =
+    plan.spawn ??
+    ((job: MicroJob) =>
+      runBenchmarkProcess(job, { runnerPath: plan.runnerPath, stallTimeoutMs: plan.stallTimeoutMs, cwd: plan.head.root }));
   const strategy = plan.isolation === 'process' ? processStrategy(plan, spawn) : alternateStrategy(plan, spawn);
   const samples = new Map<string, BenchmarkSamples>();
   const batches: Record<string, number> = {};
@@ -138,7 +146,8 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
   const decided = new Set<string>();
   // Time kept back for confirming regressions, once a round's length is known.
   // (A confirmation runs as many rounds as the first group did, so the reserve grows with the rounds.)
-  const reserve = (perRound: number, done: number) => (adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, done) * perRound : 0);
+  const reserve = (perRound: number, done: number) =>
+    adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, done) * perRound : 0;
 
   const runOne = async (round: number, skipNow: Set<string>, into: 'main' | 'confirmation') => {
     const cpuBefore = sampleCpu();
@@ -147,7 +156,10 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     for (const id of skipNow) if (errors.has(id)) skip.add(id);
     if (round === 0) {
       await explainLoadErrors(outcome.files, plan, spawn, errors, skip);
-      plannedRounds = Math.max(plannedRounds, minimumRounds(familyConfidence(plan.confidence, comparable(outcome.tasks, errors) * looks + (plan.otherFamily ?? 0))));
+      plannedRounds = Math.max(
+        plannedRounds,
+        minimumRounds(familyConfidence(plan.confidence, comparable(outcome.tasks, errors) * looks + (plan.otherFamily ?? 0))),
+      );
     }
     for (const task of outcome.tasks) {
       batches[task.id] ??= task.batch;
@@ -175,7 +187,8 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     for (const id of adaptive.decided([...samples.values()])) decided.add(id);
     const open = [...samples.values()].filter((b) => !b.error && !errors.has(b.id) && b.base && b.head && !decided.has(b.id));
     if (open.length === 0) break;
-    if (rounds === plannedRounds) plan.log(`after ${rounds} rounds, ${open.length} benchmark(s) have no verdict yet: adding rounds for them (up to ${maxRounds()})`);
+    if (rounds === plannedRounds)
+      plan.log(`after ${rounds} rounds, ${open.length} benchmark(s) have no verdict yet: adding rounds for them (up to ${maxRounds()})`);
   }
 
   // A regression must reproduce in a fresh group of processes before it can fail the build.
@@ -183,7 +196,9 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
   const confirming = adaptive && adaptive.confirmRounds > 0 ? adaptive.toConfirm([...samples.values()]) : new Set<string>();
   // As many fresh rounds as the first group took to find it (at least the first look's): a small loss that
   // needed 25 rounds to stand out needs as many to show again, and fewer would let most of them through.
-  const confirmTarget = adaptive ? Math.max(adaptive.confirmRounds, plannedRounds, ...[...confirming].map((id) => samples.get(id)?.logRatios.length ?? 0)) : 0;
+  const confirmTarget = adaptive
+    ? Math.max(adaptive.confirmRounds, plannedRounds, ...[...confirming].map((id) => samples.get(id)?.logRatios.length ?? 0))
+    : 0;
   if (confirming.size > 0) {
     plan.log(`confirming ${confirming.size} regression(s) with ${confirmTarget} fresh rounds`);
     const others = new Set([...samples.keys()].filter((id) => !confirming.has(id)));
@@ -201,10 +216,25 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     entry.error = message;
     samples.set(id, entry);
   }
-  return { benchmarks: [...samples.values()], rounds, plannedRounds, limited, durationMs: now() - started, isolation: plan.isolation, conditions, confirmRounds };
+  return {
+    benchmarks: [...samples.values()],
+    rounds,
+    plannedRounds,
+    limited,
+    durationMs: now() - started,
+    isolation: plan.isolation,
+    conditions,
+    confirmRounds,
+  };
 }
 
-async function runRound(strategy: RoundStrategy, round: number, job: Omit<MicroJob, 'sides'>, errors: Map<string, string>, skip: Set<string>): Promise<RoundOutcome> {
+async function runRound(
+  strategy: RoundStrategy,
+  round: number,
+  job: Omit<MicroJob, 'sides'>,
+  errors: Map<string, string>,
+  skip: Set<string>,
+): Promise<RoundOutcome> {
   for (let attempt = 1; ; attempt++) {
     const outcome = await strategy.run(round, { ...job, skip: [...skip] });
     if (outcome.ok) return outcome;
@@ -222,7 +252,13 @@ function comparable(tasks: TaskOutcome[], errors: Map<string, string>): number {
   return tasks.filter((task) => task.base && task.head && !task.error && !errors.has(task.id)).length;
 }
 
-function record(samples: Map<string, BenchmarkSamples>, task: TaskOutcome, errors: Map<string, string>, skip: Set<string>, into: 'main' | 'confirmation'): void {
+function record(
+  samples: Map<string, BenchmarkSamples>,
+  task: TaskOutcome,
+  errors: Map<string, string>,
+  skip: Set<string>,
+  into: 'main' | 'confirmation',
+): void {
   if (errors.has(task.id)) return;
   if (task.error) {
     errors.set(task.id, `at ${task.error.revision}: ${task.error.message}`);
@@ -264,7 +300,12 @@ async function explainLoadErrors(
     let message = `${failed.file} failed to load at ${failed.revision}: ${failed.error}`;
     if (other && plan.isolation === 'alternate') {
       const side = failed.revision === 'base' ? plan.base : plan.head;
-      const alone = await spawn({ sides: [{ revision: failed.revision, root: side.root, files: [failed.file] }], settings: { ...plan.settings, taskTimeMs: 0, minBlocks: 1, warmupBlocks: 0 }, batches: {}, skip: [] });
+      const alone = await spawn({
+        sides: [{ revision: failed.revision, root: side.root, files: [failed.file] }],
+        settings: { ...plan.settings, taskTimeMs: 0, minBlocks: 1, warmupBlocks: 0 },
+        batches: {},
+        skip: [],
+      });
       if (alone.ok && alone.files.every((file) => !file.error)) {
         message = `${failed.file} loads alone at ${failed.revision} but not in the same process as the other revision (${failed.error?.split('\n')[0]}). This code cannot be loaded twice in one process (global patching, native addons that load once): set micro.isolation: process in benchgate.yml.`;
       }

@@ -3,7 +3,13 @@ import { killGroup, OutputTail, spawnTracked } from '../../util/processes.js';
 import type { FileLoad, MicroJob, ProfileJob, RunnerMessage, TaskOutcome } from './protocol.js';
 
 export type ProcessOutcome =
-  | { ok: true; files: FileLoad[]; tasks: TaskOutcome[]; durationMs: number; /** Profile jobs: calls made under the profiler. */ calls?: number }
+  | {
+      ok: true;
+      files: FileLoad[];
+      tasks: TaskOutcome[];
+      durationMs: number;
+      /** Profile jobs: calls made under the profiler. */ calls?: number;
+    }
   | {
       ok: false;
       /** What went wrong, for people. */
@@ -52,13 +58,23 @@ export function runBenchmarkProcess(job: MicroJob | ProfileJob, settings: SpawnS
     };
     const fail = (message: string) => {
       const output = tail.lines(20);
-      finish({ ok: false, message: output ? `${message}\nLast lines of its output:\n${output}` : message, ...current, durationMs: Date.now() - started });
+      finish({
+        ok: false,
+        message: output ? `${message}\nLast lines of its output:\n${output}` : message,
+        ...current,
+        durationMs: Date.now() - started,
+      });
     };
     let timer = setTimeout(stalled, settings.stallTimeoutMs);
     let drain: NodeJS.Timeout | undefined;
     function stalled() {
-      if (!ready) return fail(`the benchmark process (pid ${child.pid}) did not start within ${settings.stallTimeoutMs / 1000}s (no handshake) and was killed`);
-      const what = current.id ? `while running '${current.id}'${current.revision ? ` (${current.revision})` : ''}` : 'while loading bench files';
+      if (!ready)
+        return fail(
+          `the benchmark process (pid ${child.pid}) did not start within ${settings.stallTimeoutMs / 1000}s (no handshake) and was killed`,
+        );
+      const what = current.id
+        ? `while running '${current.id}'${current.revision ? ` (${current.revision})` : ''}`
+        : 'while loading bench files';
       fail(`the benchmark process (pid ${child.pid}) showed no progress for ${settings.stallTimeoutMs / 1000}s ${what} and was killed`);
     }
     child.on('message', (message: RunnerMessage) => {
@@ -67,14 +83,19 @@ export function runBenchmarkProcess(job: MicroJob | ProfileJob, settings: SpawnS
       if (message.type === 'ready') {
         ready = true;
         child.send(job);
-      } else if (message.type === 'progress') current = { id: message.id, revision: message.revision ?? (message.id === current.id ? current.revision : undefined) };
-      else if (message.type === 'result') finish({ ok: true, files: message.files, tasks: message.tasks, durationMs: Date.now() - started });
-      else if (message.type === 'profiled') finish({ ok: true, files: [], tasks: [], calls: message.calls, durationMs: Date.now() - started });
+      } else if (message.type === 'progress')
+        current = { id: message.id, revision: message.revision ?? (message.id === current.id ? current.revision : undefined) };
+      else if (message.type === 'result')
+        finish({ ok: true, files: message.files, tasks: message.tasks, durationMs: Date.now() - started });
+      else if (message.type === 'profiled')
+        finish({ ok: true, files: [], tasks: [], calls: message.calls, durationMs: Date.now() - started });
       else fail(`the benchmark process (pid ${child.pid}) failed: ${message.message}`);
     });
     child.once('error', (error) => fail(`could not start the benchmark process: ${error.message}`));
     const exited = (code: number | null, signal: NodeJS.Signals | null) =>
-      fail(`the benchmark process (pid ${child.pid}) exited with ${signal ? `signal ${signal}` : `code ${code}`} ${current.id ? `while running '${current.id}'` : ready ? 'while loading bench files' : 'before its handshake'}`);
+      fail(
+        `the benchmark process (pid ${child.pid}) exited with ${signal ? `signal ${signal}` : `code ${code}`} ${current.id ? `while running '${current.id}'` : ready ? 'while loading bench files' : 'before its handshake'}`,
+      );
     child.once('exit', (code, signal) => {
       // Its group may hold the pipes open: kill it, then judge on 'close', or after DRAIN_MS at the latest.
       killGroup(child);
