@@ -72319,7 +72319,7 @@ function formatDuration(ms) {
 var COMMENT_MODES = ["always", "on-change", "on-regression", "never"];
 function parseActionInputs(input, env) {
   const mode = oneOf(input, "mode", ["gate", "comment"], "gate");
-  const workingDirectory = path6.resolve(env.workspace, input("working-directory") || ".");
+  const workingDirectory2 = path6.resolve(env.workspace, input("working-directory") || ".");
   const pullRequest = pullRequestOf(env);
   const base = revisionInput("base", input("base")) || defaultBase(env);
   const head = revisionInput("head", input("head"));
@@ -72331,7 +72331,7 @@ function parseActionInputs(input, env) {
   }
   return Object.freeze({
     mode,
-    workingDirectory,
+    workingDirectory: workingDirectory2,
     config,
     base,
     head,
@@ -72341,8 +72341,8 @@ function parseActionInputs(input, env) {
     comment: oneOf(input, "comment", COMMENT_MODES, "always"),
     githubToken: input("github-token"),
     timeLimitMs: input("time-limit") ? durationInput("time-limit", input("time-limit")) : void 0,
-    reportJson: input("report-json") ? path6.resolve(workingDirectory, input("report-json")) : void 0,
-    commentKey: commentKeyOf(path6.relative(env.workspace, workingDirectory), config, input("comment-key")),
+    reportJson: input("report-json") ? path6.resolve(workingDirectory2, input("report-json")) : void 0,
+    commentKey: commentKeyOf(path6.relative(env.workspace, workingDirectory2), config, input("comment-key")),
     reportDir: path6.join(env.runnerTemp, "benchgate"),
     profile: oneOf(input, "profile", ["regressions", "always", "never"], "regressions"),
     allowPullRequestTarget: booleanInput(input, "allow-pull-request-target", false),
@@ -73808,6 +73808,307 @@ function spikedRounds(rounds) {
   return rounds.flatMap((r, i) => r.busy > median2 + 0.2 ? [i + 1] : []);
 }
 
+// src/measure/micro/protocol.ts
+var ID_SEPARATOR = " > ";
+
+// src/measure/micro/spawn.ts
+var DRAIN_MS = 5e3;
+function runBenchmarkProcess(job, settings) {
+  const started = Date.now();
+  return new Promise((resolve4) => {
+    const tail = new OutputTail();
+    const child2 = spawnTracked(process.execPath, [settings.runnerPath], {
+      cwd: settings.cwd,
+      stdio: ["ignore", "pipe", "pipe", "ipc"]
+    });
+    child2.stdout?.on("data", (chunk) => tail.push(chunk));
+    child2.stderr?.on("data", (chunk) => tail.push(chunk));
+    let current = {};
+    let ready = false;
+    let settled = false;
+    const finish = (outcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(drain);
+      killGroup(child2);
+      resolve4(outcome);
+    };
+    const fail = (message) => {
+      const output = tail.lines(20);
+      finish({
+        ok: false,
+        message: output ? `${message}
+Last lines of its output:
+${output}` : message,
+        ...current,
+        durationMs: Date.now() - started
+      });
+    };
+    let timer = setTimeout(stalled, settings.stallTimeoutMs);
+    let drain;
+    function stalled() {
+      if (!ready)
+        return fail(
+          `the benchmark process (pid ${child2.pid}) did not start within ${settings.stallTimeoutMs / 1e3}s (no handshake) and was killed`
+        );
+      const what = current.id ? `while running '${current.id}'${current.revision ? ` (${current.revision})` : ""}` : "while loading bench files";
+      fail(`the benchmark process (pid ${child2.pid}) showed no progress for ${settings.stallTimeoutMs / 1e3}s ${what} and was killed`);
+    }
+    child2.on("message", (message) => {
+      clearTimeout(timer);
+      timer = setTimeout(stalled, settings.stallTimeoutMs);
+      if (message.type === "ready") {
+        ready = true;
+        child2.send(job);
+      } else if (message.type === "progress")
+        current = { id: message.id, revision: message.revision ?? (message.id === current.id ? current.revision : void 0) };
+      else if (message.type === "result")
+        finish({ ok: true, files: message.files, tasks: message.tasks, durationMs: Date.now() - started });
+      else if (message.type === "profiled")
+        finish({ ok: true, files: [], tasks: [], calls: message.calls, durationMs: Date.now() - started });
+      else fail(`the benchmark process (pid ${child2.pid}) failed: ${message.message}`);
+    });
+    child2.once("error", (error2) => fail(`could not start the benchmark process: ${error2.message}`));
+    const exited = (code, signal) => fail(
+      `the benchmark process (pid ${child2.pid}) exited with ${signal ? `signal ${signal}` : `code ${code}`} ${current.id ? `while running '${current.id}'` : ready ? "while loading bench files" : "before its handshake"}`
+    );
+    child2.once("exit", (code, signal) => {
+      killGroup(child2);
+      drain = setTimeout(() => exited(code, signal), DRAIN_MS);
+    });
+    child2.once("close", (code, signal) => exited(code, signal));
+  });
+}
+
+// src/measure/micro/schedule.ts
+function alternateStrategy(plan, spawn3) {
+  const sides = [
+    { revision: "base", root: plan.base.root, files: plan.baseFiles },
+    { revision: "head", root: plan.head.root, files: plan.headFiles }
+  ];
+  return {
+    async run(round, job) {
+      return spawn3({ ...job, sides: round % 2 === 0 ? sides : [...sides].reverse() });
+    }
+  };
+}
+function processStrategy(plan, spawn3) {
+  const base = { revision: "base", root: plan.base.root, files: plan.baseFiles };
+  const head = { revision: "head", root: plan.head.root, files: plan.headFiles };
+  return {
+    async run(round, job) {
+      const outcomes = [];
+      const batches = { ...job.batches };
+      for (const side of round % 2 === 0 ? [base, head] : [head, base]) {
+        const outcome = await spawn3({ ...job, batches, sides: [side] });
+        if (!outcome.ok) return outcome;
+        outcomes.push(outcome);
+        for (const task of outcome.tasks) batches[task.id] ??= task.batch;
+      }
+      return { ok: true, files: outcomes.flatMap((o) => o.files), tasks: mergePair(outcomes.flatMap((o) => o.tasks)) };
+    }
+  };
+}
+function mergePair(tasks) {
+  const merged = /* @__PURE__ */ new Map();
+  for (const task of tasks) {
+    const seen = merged.get(task.id);
+    if (!seen) {
+      merged.set(task.id, { ...task });
+      continue;
+    }
+    Object.assign(seen, {
+      base: seen.base ?? task.base,
+      head: seen.head ?? task.head,
+      error: seen.error ?? task.error,
+      blocks: seen.blocks + task.blocks
+    });
+    if (seen.base && seen.head && !seen.error) seen.logRatio = Math.log(seen.head.opsPerSec / seen.base.opsPerSec);
+  }
+  return [...merged.values()];
+}
+var MAX_ATTEMPTS_PER_ROUND = 3;
+function workingDirectory(job, plan) {
+  return job.sides.length === 1 ? job.sides[0].root : plan.head.root;
+}
+async function measureMicro(plan) {
+  const now = plan.now ?? Date.now;
+  const started = now();
+  const spawn3 = plan.spawn ?? ((job) => runBenchmarkProcess(job, { runnerPath: plan.runnerPath, stallTimeoutMs: plan.stallTimeoutMs, cwd: workingDirectory(job, plan) }));
+  const strategy = plan.isolation === "process" ? processStrategy(plan, spawn3) : alternateStrategy(plan, spawn3);
+  const samples = /* @__PURE__ */ new Map();
+  const batches = {};
+  const skip = /* @__PURE__ */ new Set();
+  const errors = /* @__PURE__ */ new Map();
+  let plannedRounds = plan.rounds;
+  let rounds = 0;
+  let limited = false;
+  const conditions = [];
+  const adaptive = plan.adaptive;
+  const decided = /* @__PURE__ */ new Set();
+  const reserve = (perRound, done) => adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, done) * perRound : 0;
+  const runOne = async (round, skipNow, into) => {
+    const cpuBefore = sampleCpu();
+    const load1 = os8.loadavg()[0] ?? 0;
+    const outcome = await runRound(strategy, round, { settings: plan.settings, batches, skip: [...skipNow] }, errors, skipNow);
+    for (const id of skipNow) if (errors.has(id)) skip.add(id);
+    if (round === 0) {
+      await explainLoadErrors(outcome.files, plan, spawn3, errors, skip);
+      plannedRounds = Math.max(plannedRounds, plan.minimumRounds(comparable(outcome.tasks, errors)));
+    }
+    for (const task of outcome.tasks) {
+      batches[task.id] ??= task.batch;
+      record(samples, task, errors, skip, into);
+    }
+    conditions.push({ busy: busyBetween(cpuBefore, sampleCpu()), load1 });
+  };
+  const maxRounds = () => Math.max(plannedRounds, adaptive?.maxRounds ?? plannedRounds);
+  for (let round = 0; round < maxRounds(); round++) {
+    const elapsed = now() - started;
+    const perRound = rounds ? elapsed / rounds : 0;
+    if (rounds > 0 && elapsed + perRound + (round >= plannedRounds ? reserve(perRound, rounds) : 0) > plan.timeLimitMs) {
+      limited = round < plannedRounds;
+      plan.log(`time limit of ${Math.round(plan.timeLimitMs / 1e3)}s: stopping after ${rounds} rounds`);
+      break;
+    }
+    const target = round < plannedRounds ? plannedRounds : maxRounds();
+    plan.onProgress?.({ round: round + 1, rounds: target, elapsedMs: elapsed, remainingMs: perRound * (target - round) });
+    await runOne(round, /* @__PURE__ */ new Set([...skip, ...decided]), "main");
+    rounds++;
+    if (!adaptive) continue;
+    const look = rounds >= plannedRounds && (rounds - plannedRounds) % adaptive.lookEvery === 0;
+    if (!look) continue;
+    for (const id of adaptive.decided([...samples.values()])) decided.add(id);
+    const open2 = [...samples.values()].filter((b) => !b.error && !errors.has(b.id) && b.base && b.head && !decided.has(b.id));
+    if (open2.length === 0) break;
+    if (rounds === plannedRounds)
+      plan.log(`after ${rounds} rounds, ${open2.length} benchmark(s) have no verdict yet: adding rounds for them (up to ${maxRounds()})`);
+  }
+  let confirmRounds = 0;
+  const confirming = adaptive && adaptive.confirmRounds > 0 ? adaptive.toConfirm([...samples.values()]) : /* @__PURE__ */ new Set();
+  const confirmTarget = adaptive ? Math.max(adaptive.confirmRounds, plannedRounds, ...[...confirming].map((id) => samples.get(id)?.logRatios.length ?? 0)) : 0;
+  if (confirming.size > 0) {
+    plan.log(`confirming ${confirming.size} regression(s) with ${confirmTarget} fresh rounds`);
+    const others = new Set([...samples.keys()].filter((id) => !confirming.has(id)));
+    for (let i = 0; i < confirmTarget; i++) {
+      const elapsed = now() - started;
+      const perRound = rounds ? elapsed / rounds : 0;
+      if (elapsed + perRound > plan.timeLimitMs) break;
+      plan.onProgress?.({ round: i + 1, rounds: confirmTarget, elapsedMs: elapsed, remainingMs: perRound * (confirmTarget - i) });
+      await runOne(rounds + i, /* @__PURE__ */ new Set([...skip, ...others]), "confirmation");
+      confirmRounds++;
+    }
+  }
+  for (const [id, message] of errors) {
+    const entry = samples.get(id) ?? emptySamples(id);
+    entry.error = message;
+    samples.set(id, entry);
+  }
+  return {
+    benchmarks: [...samples.values()],
+    rounds,
+    plannedRounds,
+    limited,
+    durationMs: now() - started,
+    isolation: plan.isolation,
+    conditions,
+    confirmRounds
+  };
+}
+async function runRound(strategy, round, job, errors, skip) {
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await strategy.run(round, { ...job, skip: [...skip] });
+    if (outcome.ok) return outcome;
+    if (!outcome.id || attempt >= MAX_ATTEMPTS_PER_ROUND) {
+      throw new UserError(`Round ${round + 1}: ${outcome.message}`);
+    }
+    errors.set(outcome.id, `${outcome.revision ? `at ${outcome.revision}: ` : ""}${outcome.message}`);
+    skip.add(outcome.id);
+  }
+}
+function comparable(tasks, errors) {
+  return tasks.filter((task) => task.base && task.head && !task.error && !errors.has(task.id)).length;
+}
+function record(samples, task, errors, skip, into) {
+  if (errors.has(task.id)) return;
+  if (task.error) {
+    errors.set(task.id, `at ${task.error.revision}: ${task.error.message}`);
+    skip.add(task.id);
+    return;
+  }
+  const entry = samples.get(task.id) ?? emptySamples(task.id);
+  if (into === "confirmation") {
+    if (task.logRatio !== void 0) (entry.confirmation ??= []).push(task.logRatio);
+    return;
+  }
+  entry.batch = task.batch;
+  if (task.base) (entry.base ??= { opsPerSec: [] }).opsPerSec.push(task.base.opsPerSec);
+  if (task.head) (entry.head ??= { opsPerSec: [] }).opsPerSec.push(task.head.opsPerSec);
+  if (task.logRatio !== void 0) entry.logRatios.push(task.logRatio);
+  samples.set(task.id, entry);
+}
+function emptySamples(id) {
+  const separator = id.indexOf(ID_SEPARATOR);
+  return { id, kind: "micro", file: separator > 0 ? id.slice(0, separator) : id, logRatios: [], base: void 0, head: void 0 };
+}
+async function explainLoadErrors(files, plan, spawn3, errors, skip) {
+  for (const failed of files.filter((file) => file.error)) {
+    const other = files.find((file) => file.file === failed.file && file.revision !== failed.revision && !file.error);
+    let message = `${failed.file} failed to load at ${failed.revision}: ${failed.error}`;
+    if (other && plan.isolation === "alternate") {
+      const side = failed.revision === "base" ? plan.base : plan.head;
+      const alone = await spawn3({
+        sides: [{ revision: failed.revision, root: side.root, files: [failed.file] }],
+        settings: { ...plan.settings, taskTimeMs: 0, minBlocks: 1, warmupBlocks: 0 },
+        batches: {},
+        skip: []
+      });
+      if (alone.ok && alone.files.every((file) => !file.error)) {
+        message = `${failed.file} loads alone at ${failed.revision} but not in the same process as the other revision (${failed.error?.split("\n")[0]}). This code cannot be loaded twice in one process (global patching, native addons that load once): set micro.isolation: process in benchgate.yml.`;
+      }
+    }
+    plan.log(message);
+    const ids = other ? other.tasks.map((task) => `${failed.file}${ID_SEPARATOR}${task}`) : [failed.file];
+    for (const id of ids) {
+      errors.set(id, message);
+      skip.add(id);
+    }
+  }
+}
+
+// src/measure/http/pinning.ts
+import { execFileSync as execFileSync2 } from "node:child_process";
+import os9 from "node:os";
+function pinLoadGenerator(log2) {
+  const cores = os9.availableParallelism();
+  if (cores < 2) {
+    log2("CPU pinning skipped: it needs at least 2 cores");
+    return void 0;
+  }
+  const all = `0-${cores - 1}`;
+  const server = String(cores - 1);
+  const load = cores === 2 ? "0" : `0-${cores - 2}`;
+  try {
+    execFileSync2("taskset", ["-a", "-p", "-c", load, String(process.pid)], { stdio: "ignore" });
+  } catch {
+    log2("CPU pinning skipped: taskset is not available (install util-linux) or not permitted");
+    return void 0;
+  }
+  return {
+    serverPrefix: `taskset -c ${server} `,
+    release: () => {
+      try {
+        execFileSync2("taskset", ["-a", "-p", "-c", all, String(process.pid)], { stdio: "ignore" });
+      } catch {
+      }
+    }
+  };
+}
+
+// src/measure/http/schedule.ts
+import os10 from "node:os";
+
 // node_modules/simple-statistics/dist/simple-statistics.mjs
 function sum(x) {
   if (x.length === 0) {
@@ -74149,416 +74450,6 @@ function probit(p) {
   }
   return Math.sqrt(2) * inverseErrorFunction(2 * p - 1);
 }
-
-// src/stats/signed-rank.ts
-var EXACT_LIMIT = 400;
-var cdfCache = /* @__PURE__ */ new Map();
-function signedRankCdf(n) {
-  if (!Number.isInteger(n) || n < 1) throw new RangeError(`signedRankCdf needs a positive integer n, got ${n}`);
-  const cached = cdfCache.get(n);
-  if (cached) return cached;
-  const max2 = n * (n + 1) / 2;
-  let pmf = new Float64Array(max2 + 1);
-  pmf[0] = 1;
-  for (let rank = 1; rank <= n; rank++) {
-    const next = new Float64Array(max2 + 1);
-    const top = rank * (rank + 1) / 2;
-    for (let k = 0; k <= top; k++) {
-      const without = pmf[k];
-      const withRank = k >= rank ? pmf[k - rank] : 0;
-      next[k] = (without + withRank) / 2;
-    }
-    pmf = next;
-  }
-  const cdf = new Float64Array(max2 + 1);
-  let sum2 = 0;
-  for (let k = 0; k <= max2; k++) {
-    sum2 += pmf[k];
-    cdf[k] = Math.min(1, sum2);
-  }
-  cdfCache.set(n, cdf);
-  return cdf;
-}
-function psignrank(k, n) {
-  const max2 = n * (n + 1) / 2;
-  if (k < 0) return 0;
-  if (k >= max2) return 1;
-  if (n <= EXACT_LIMIT) return signedRankCdf(n)[Math.floor(k)];
-  const mean2 = max2 / 2;
-  const sd = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24);
-  return normalCdf((Math.floor(k) + 0.5 - mean2) / sd);
-}
-function qsignrank(p, n) {
-  const max2 = n * (n + 1) / 2;
-  if (n <= EXACT_LIMIT) {
-    const cdf = signedRankCdf(n);
-    const target = p * (1 - 64 * Number.EPSILON);
-    for (let k = 0; k <= max2; k++) if (cdf[k] >= target) return k;
-    return max2;
-  }
-  const mean2 = max2 / 2;
-  const sd = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24);
-  return Math.max(0, Math.min(max2, Math.ceil(mean2 + probit(p) * sd - 0.5)));
-}
-function normalCdf(z2) {
-  return 0.5 * (1 + errorFunction(z2 / Math.SQRT2));
-}
-function walshAverages(values) {
-  const out = [];
-  for (let i = 0; i < values.length; i++) {
-    for (let j = i; j < values.length; j++) out.push((values[i] + values[j]) / 2);
-  }
-  return out.sort((a, b) => a - b);
-}
-function hodgesLehmann(values, confidence) {
-  const n = values.length;
-  if (n === 0) throw new RangeError("hodgesLehmann needs at least one value");
-  if (!(confidence > 0 && confidence < 1)) throw new RangeError(`confidence must lie in (0, 1), got ${confidence}`);
-  const walsh = walshAverages(values);
-  const alpha = 1 - confidence;
-  let qu = qsignrank(alpha / 2, n);
-  if (qu === 0) qu = 1;
-  const ql = n * (n + 1) / 2 - qu;
-  const achievedAlpha = 2 * psignrank(qu - 1, n);
-  return {
-    estimate: medianSorted(walsh),
-    low: walsh[qu - 1],
-    high: walsh[ql],
-    achievedConfidence: 1 - Math.min(1, achievedAlpha)
-  };
-}
-function minimumRounds(confidence) {
-  const alpha = 1 - confidence;
-  return Math.max(2, Math.ceil(1 + Math.log2(1 / alpha)));
-}
-
-// src/stats/compare.ts
-function estimateChange(logRatios, confidence) {
-  const interval = hodgesLehmann(logRatios, confidence);
-  return {
-    estimate: Math.expm1(interval.estimate),
-    low: Math.expm1(interval.low),
-    high: Math.expm1(interval.high),
-    confidence,
-    achievedConfidence: interval.achievedConfidence
-  };
-}
-function familyConfidence(confidence, family) {
-  return 1 - (1 - confidence) / Math.max(1, family);
-}
-function decide(change, budget) {
-  if (change.achievedConfidence < change.confidence - 1e-12) return "inconclusive";
-  if (change.high < -budget) return "regression";
-  if (change.low > budget) return "improvement";
-  if (change.low >= -budget && change.high <= budget) return "unchanged";
-  return "inconclusive";
-}
-function decideLowerIsBetter(change, budget) {
-  const mirrored = { ...change, estimate: -change.estimate, low: -change.high, high: -change.low };
-  return decide(mirrored, budget);
-}
-
-// src/measure/micro/protocol.ts
-var ID_SEPARATOR = " > ";
-
-// src/measure/micro/spawn.ts
-var DRAIN_MS = 5e3;
-function runBenchmarkProcess(job, settings) {
-  const started = Date.now();
-  return new Promise((resolve4) => {
-    const tail = new OutputTail();
-    const child2 = spawnTracked(process.execPath, [settings.runnerPath], {
-      cwd: settings.cwd,
-      stdio: ["ignore", "pipe", "pipe", "ipc"]
-    });
-    child2.stdout?.on("data", (chunk) => tail.push(chunk));
-    child2.stderr?.on("data", (chunk) => tail.push(chunk));
-    let current = {};
-    let ready = false;
-    let settled = false;
-    const finish = (outcome) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      clearTimeout(drain);
-      killGroup(child2);
-      resolve4(outcome);
-    };
-    const fail = (message) => {
-      const output = tail.lines(20);
-      finish({
-        ok: false,
-        message: output ? `${message}
-Last lines of its output:
-${output}` : message,
-        ...current,
-        durationMs: Date.now() - started
-      });
-    };
-    let timer = setTimeout(stalled, settings.stallTimeoutMs);
-    let drain;
-    function stalled() {
-      if (!ready)
-        return fail(
-          `the benchmark process (pid ${child2.pid}) did not start within ${settings.stallTimeoutMs / 1e3}s (no handshake) and was killed`
-        );
-      const what = current.id ? `while running '${current.id}'${current.revision ? ` (${current.revision})` : ""}` : "while loading bench files";
-      fail(`the benchmark process (pid ${child2.pid}) showed no progress for ${settings.stallTimeoutMs / 1e3}s ${what} and was killed`);
-    }
-    child2.on("message", (message) => {
-      clearTimeout(timer);
-      timer = setTimeout(stalled, settings.stallTimeoutMs);
-      if (message.type === "ready") {
-        ready = true;
-        child2.send(job);
-      } else if (message.type === "progress")
-        current = { id: message.id, revision: message.revision ?? (message.id === current.id ? current.revision : void 0) };
-      else if (message.type === "result")
-        finish({ ok: true, files: message.files, tasks: message.tasks, durationMs: Date.now() - started });
-      else if (message.type === "profiled")
-        finish({ ok: true, files: [], tasks: [], calls: message.calls, durationMs: Date.now() - started });
-      else fail(`the benchmark process (pid ${child2.pid}) failed: ${message.message}`);
-    });
-    child2.once("error", (error2) => fail(`could not start the benchmark process: ${error2.message}`));
-    const exited = (code, signal) => fail(
-      `the benchmark process (pid ${child2.pid}) exited with ${signal ? `signal ${signal}` : `code ${code}`} ${current.id ? `while running '${current.id}'` : ready ? "while loading bench files" : "before its handshake"}`
-    );
-    child2.once("exit", (code, signal) => {
-      killGroup(child2);
-      drain = setTimeout(() => exited(code, signal), DRAIN_MS);
-    });
-    child2.once("close", (code, signal) => exited(code, signal));
-  });
-}
-
-// src/measure/micro/schedule.ts
-function alternateStrategy(plan, spawn3) {
-  const sides = [
-    { revision: "base", root: plan.base.root, files: plan.baseFiles },
-    { revision: "head", root: plan.head.root, files: plan.headFiles }
-  ];
-  return {
-    async run(round, job) {
-      return spawn3({ ...job, sides: round % 2 === 0 ? sides : [...sides].reverse() });
-    }
-  };
-}
-function processStrategy(plan, spawn3) {
-  const base = { revision: "base", root: plan.base.root, files: plan.baseFiles };
-  const head = { revision: "head", root: plan.head.root, files: plan.headFiles };
-  return {
-    async run(round, job) {
-      const outcomes = [];
-      const batches = { ...job.batches };
-      for (const side of round % 2 === 0 ? [base, head] : [head, base]) {
-        const outcome = await spawn3({ ...job, batches, sides: [side] });
-        if (!outcome.ok) return outcome;
-        outcomes.push(outcome);
-        for (const task of outcome.tasks) batches[task.id] ??= task.batch;
-      }
-      return { ok: true, files: outcomes.flatMap((o) => o.files), tasks: mergePair(outcomes.flatMap((o) => o.tasks)) };
-    }
-  };
-}
-function mergePair(tasks) {
-  const merged = /* @__PURE__ */ new Map();
-  for (const task of tasks) {
-    const seen = merged.get(task.id);
-    if (!seen) {
-      merged.set(task.id, { ...task });
-      continue;
-    }
-    Object.assign(seen, {
-      base: seen.base ?? task.base,
-      head: seen.head ?? task.head,
-      error: seen.error ?? task.error,
-      blocks: seen.blocks + task.blocks
-    });
-    if (seen.base && seen.head && !seen.error) seen.logRatio = Math.log(seen.head.opsPerSec / seen.base.opsPerSec);
-  }
-  return [...merged.values()];
-}
-var MAX_ATTEMPTS_PER_ROUND = 3;
-async function measureMicro(plan) {
-  const now = plan.now ?? Date.now;
-  const started = now();
-  const spawn3 = plan.spawn ?? ((job) => runBenchmarkProcess(job, { runnerPath: plan.runnerPath, stallTimeoutMs: plan.stallTimeoutMs, cwd: plan.head.root }));
-  const strategy = plan.isolation === "process" ? processStrategy(plan, spawn3) : alternateStrategy(plan, spawn3);
-  const samples = /* @__PURE__ */ new Map();
-  const batches = {};
-  const skip = /* @__PURE__ */ new Set();
-  const errors = /* @__PURE__ */ new Map();
-  let plannedRounds = plan.rounds;
-  let rounds = 0;
-  let limited = false;
-  const conditions = [];
-  const adaptive = plan.adaptive;
-  const looks = adaptive?.looks ?? 1;
-  const decided = /* @__PURE__ */ new Set();
-  const reserve = (perRound, done) => adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, done) * perRound : 0;
-  const runOne = async (round, skipNow, into) => {
-    const cpuBefore = sampleCpu();
-    const load1 = os8.loadavg()[0] ?? 0;
-    const outcome = await runRound(strategy, round, { settings: plan.settings, batches, skip: [...skipNow] }, errors, skipNow);
-    for (const id of skipNow) if (errors.has(id)) skip.add(id);
-    if (round === 0) {
-      await explainLoadErrors(outcome.files, plan, spawn3, errors, skip);
-      plannedRounds = Math.max(
-        plannedRounds,
-        minimumRounds(familyConfidence(plan.confidence, comparable(outcome.tasks, errors) * looks + (plan.otherFamily ?? 0)))
-      );
-    }
-    for (const task of outcome.tasks) {
-      batches[task.id] ??= task.batch;
-      record(samples, task, errors, skip, into);
-    }
-    conditions.push({ busy: busyBetween(cpuBefore, sampleCpu()), load1 });
-  };
-  const maxRounds = () => Math.max(plannedRounds, adaptive?.maxRounds ?? plannedRounds);
-  for (let round = 0; round < maxRounds(); round++) {
-    const elapsed = now() - started;
-    const perRound = rounds ? elapsed / rounds : 0;
-    if (rounds > 0 && elapsed + perRound + (round >= plannedRounds ? reserve(perRound, rounds) : 0) > plan.timeLimitMs) {
-      limited = round < plannedRounds;
-      plan.log(`time limit of ${Math.round(plan.timeLimitMs / 1e3)}s: stopping after ${rounds} rounds`);
-      break;
-    }
-    const target = round < plannedRounds ? plannedRounds : maxRounds();
-    plan.onProgress?.({ round: round + 1, rounds: target, elapsedMs: elapsed, remainingMs: perRound * (target - round) });
-    await runOne(round, /* @__PURE__ */ new Set([...skip, ...decided]), "main");
-    rounds++;
-    if (!adaptive) continue;
-    const look = rounds >= plannedRounds && (rounds - plannedRounds) % adaptive.lookEvery === 0;
-    if (!look) continue;
-    for (const id of adaptive.decided([...samples.values()])) decided.add(id);
-    const open2 = [...samples.values()].filter((b) => !b.error && !errors.has(b.id) && b.base && b.head && !decided.has(b.id));
-    if (open2.length === 0) break;
-    if (rounds === plannedRounds)
-      plan.log(`after ${rounds} rounds, ${open2.length} benchmark(s) have no verdict yet: adding rounds for them (up to ${maxRounds()})`);
-  }
-  let confirmRounds = 0;
-  const confirming = adaptive && adaptive.confirmRounds > 0 ? adaptive.toConfirm([...samples.values()]) : /* @__PURE__ */ new Set();
-  const confirmTarget = adaptive ? Math.max(adaptive.confirmRounds, plannedRounds, ...[...confirming].map((id) => samples.get(id)?.logRatios.length ?? 0)) : 0;
-  if (confirming.size > 0) {
-    plan.log(`confirming ${confirming.size} regression(s) with ${confirmTarget} fresh rounds`);
-    const others = new Set([...samples.keys()].filter((id) => !confirming.has(id)));
-    for (let i = 0; i < confirmTarget; i++) {
-      const elapsed = now() - started;
-      const perRound = rounds ? elapsed / rounds : 0;
-      if (elapsed + perRound > plan.timeLimitMs) break;
-      plan.onProgress?.({ round: i + 1, rounds: confirmTarget, elapsedMs: elapsed, remainingMs: perRound * (confirmTarget - i) });
-      await runOne(rounds + i, /* @__PURE__ */ new Set([...skip, ...others]), "confirmation");
-      confirmRounds++;
-    }
-  }
-  for (const [id, message] of errors) {
-    const entry = samples.get(id) ?? emptySamples(id);
-    entry.error = message;
-    samples.set(id, entry);
-  }
-  return {
-    benchmarks: [...samples.values()],
-    rounds,
-    plannedRounds,
-    limited,
-    durationMs: now() - started,
-    isolation: plan.isolation,
-    conditions,
-    confirmRounds
-  };
-}
-async function runRound(strategy, round, job, errors, skip) {
-  for (let attempt = 1; ; attempt++) {
-    const outcome = await strategy.run(round, { ...job, skip: [...skip] });
-    if (outcome.ok) return outcome;
-    if (!outcome.id || attempt >= MAX_ATTEMPTS_PER_ROUND) {
-      throw new UserError(`Round ${round + 1}: ${outcome.message}`);
-    }
-    errors.set(outcome.id, `${outcome.revision ? `at ${outcome.revision}: ` : ""}${outcome.message}`);
-    skip.add(outcome.id);
-  }
-}
-function comparable(tasks, errors) {
-  return tasks.filter((task) => task.base && task.head && !task.error && !errors.has(task.id)).length;
-}
-function record(samples, task, errors, skip, into) {
-  if (errors.has(task.id)) return;
-  if (task.error) {
-    errors.set(task.id, `at ${task.error.revision}: ${task.error.message}`);
-    skip.add(task.id);
-    return;
-  }
-  const entry = samples.get(task.id) ?? emptySamples(task.id);
-  if (into === "confirmation") {
-    if (task.logRatio !== void 0) (entry.confirmation ??= []).push(task.logRatio);
-    return;
-  }
-  entry.batch = task.batch;
-  if (task.base) (entry.base ??= { opsPerSec: [] }).opsPerSec.push(task.base.opsPerSec);
-  if (task.head) (entry.head ??= { opsPerSec: [] }).opsPerSec.push(task.head.opsPerSec);
-  if (task.logRatio !== void 0) entry.logRatios.push(task.logRatio);
-  samples.set(task.id, entry);
-}
-function emptySamples(id) {
-  const separator = id.indexOf(ID_SEPARATOR);
-  return { id, kind: "micro", file: separator > 0 ? id.slice(0, separator) : id, logRatios: [], base: void 0, head: void 0 };
-}
-async function explainLoadErrors(files, plan, spawn3, errors, skip) {
-  for (const failed of files.filter((file) => file.error)) {
-    const other = files.find((file) => file.file === failed.file && file.revision !== failed.revision && !file.error);
-    let message = `${failed.file} failed to load at ${failed.revision}: ${failed.error}`;
-    if (other && plan.isolation === "alternate") {
-      const side = failed.revision === "base" ? plan.base : plan.head;
-      const alone = await spawn3({
-        sides: [{ revision: failed.revision, root: side.root, files: [failed.file] }],
-        settings: { ...plan.settings, taskTimeMs: 0, minBlocks: 1, warmupBlocks: 0 },
-        batches: {},
-        skip: []
-      });
-      if (alone.ok && alone.files.every((file) => !file.error)) {
-        message = `${failed.file} loads alone at ${failed.revision} but not in the same process as the other revision (${failed.error?.split("\n")[0]}). This code cannot be loaded twice in one process (global patching, native addons that load once): set micro.isolation: process in benchgate.yml.`;
-      }
-    }
-    plan.log(message);
-    const ids = other ? other.tasks.map((task) => `${failed.file}${ID_SEPARATOR}${task}`) : [failed.file];
-    for (const id of ids) {
-      errors.set(id, message);
-      skip.add(id);
-    }
-  }
-}
-
-// src/measure/http/pinning.ts
-import { execFileSync as execFileSync2 } from "node:child_process";
-import os9 from "node:os";
-function pinLoadGenerator(log2) {
-  const cores = os9.availableParallelism();
-  if (cores < 2) {
-    log2("CPU pinning skipped: it needs at least 2 cores");
-    return void 0;
-  }
-  const all = `0-${cores - 1}`;
-  const server = String(cores - 1);
-  const load = cores === 2 ? "0" : `0-${cores - 2}`;
-  try {
-    execFileSync2("taskset", ["-a", "-p", "-c", load, String(process.pid)], { stdio: "ignore" });
-  } catch {
-    log2("CPU pinning skipped: taskset is not available (install util-linux) or not permitted");
-    return void 0;
-  }
-  return {
-    serverPrefix: `taskset -c ${server} `,
-    release: () => {
-      try {
-        execFileSync2("taskset", ["-a", "-p", "-c", all, String(process.pid)], { stdio: "ignore" });
-      } catch {
-      }
-    }
-  };
-}
-
-// src/measure/http/schedule.ts
-import os10 from "node:os";
 
 // src/measure/http/load.ts
 var import_autocannon = __toESM(require_autocannon(), 1);
@@ -75224,10 +75115,117 @@ function resolvableChange(spread, rounds, confidence, power = 0.95) {
   return Math.expm1(z2 * spread / Math.sqrt(rounds) / Math.sqrt(0.955));
 }
 
+// src/stats/signed-rank.ts
+var EXACT_LIMIT = 400;
+var cdfCache = /* @__PURE__ */ new Map();
+function signedRankCdf(n) {
+  if (!Number.isInteger(n) || n < 1) throw new RangeError(`signedRankCdf needs a positive integer n, got ${n}`);
+  const cached = cdfCache.get(n);
+  if (cached) return cached;
+  const max2 = n * (n + 1) / 2;
+  let pmf = new Float64Array(max2 + 1);
+  pmf[0] = 1;
+  for (let rank = 1; rank <= n; rank++) {
+    const next = new Float64Array(max2 + 1);
+    const top = rank * (rank + 1) / 2;
+    for (let k = 0; k <= top; k++) {
+      const without = pmf[k];
+      const withRank = k >= rank ? pmf[k - rank] : 0;
+      next[k] = (without + withRank) / 2;
+    }
+    pmf = next;
+  }
+  const cdf = new Float64Array(max2 + 1);
+  let sum2 = 0;
+  for (let k = 0; k <= max2; k++) {
+    sum2 += pmf[k];
+    cdf[k] = Math.min(1, sum2);
+  }
+  cdfCache.set(n, cdf);
+  return cdf;
+}
+function psignrank(k, n) {
+  const max2 = n * (n + 1) / 2;
+  if (k < 0) return 0;
+  if (k >= max2) return 1;
+  if (n <= EXACT_LIMIT) return signedRankCdf(n)[Math.floor(k)];
+  const mean2 = max2 / 2;
+  const sd = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24);
+  return normalCdf((Math.floor(k) + 0.5 - mean2) / sd);
+}
+function qsignrank(p, n) {
+  const max2 = n * (n + 1) / 2;
+  if (n <= EXACT_LIMIT) {
+    const cdf = signedRankCdf(n);
+    const target = p * (1 - 64 * Number.EPSILON);
+    for (let k = 0; k <= max2; k++) if (cdf[k] >= target) return k;
+    return max2;
+  }
+  const mean2 = max2 / 2;
+  const sd = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24);
+  return Math.max(0, Math.min(max2, Math.ceil(mean2 + probit(p) * sd - 0.5)));
+}
+function normalCdf(z2) {
+  return 0.5 * (1 + errorFunction(z2 / Math.SQRT2));
+}
+function walshAverages(values) {
+  const out = [];
+  for (let i = 0; i < values.length; i++) {
+    for (let j = i; j < values.length; j++) out.push((values[i] + values[j]) / 2);
+  }
+  return out.sort((a, b) => a - b);
+}
+function hodgesLehmann(values, confidence) {
+  const n = values.length;
+  if (n === 0) throw new RangeError("hodgesLehmann needs at least one value");
+  if (!(confidence > 0 && confidence < 1)) throw new RangeError(`confidence must lie in (0, 1), got ${confidence}`);
+  const walsh = walshAverages(values);
+  const alpha = 1 - confidence;
+  let qu = qsignrank(alpha / 2, n);
+  if (qu === 0) qu = 1;
+  const ql = n * (n + 1) / 2 - qu;
+  const achievedAlpha = 2 * psignrank(qu - 1, n);
+  return {
+    estimate: medianSorted(walsh),
+    low: walsh[qu - 1],
+    high: walsh[ql],
+    achievedConfidence: 1 - Math.min(1, achievedAlpha)
+  };
+}
+function minimumRounds(confidence) {
+  const alpha = 1 - confidence;
+  return Math.max(2, Math.ceil(1 + Math.log2(1 / alpha)));
+}
+
+// src/stats/compare.ts
+function estimateChange(logRatios, confidence) {
+  const interval = hodgesLehmann(logRatios, confidence);
+  return {
+    estimate: Math.expm1(interval.estimate),
+    low: Math.expm1(interval.low),
+    high: Math.expm1(interval.high),
+    confidence,
+    achievedConfidence: interval.achievedConfidence
+  };
+}
+function decide(change, budget) {
+  if (change.achievedConfidence < change.confidence - 1e-12) return "inconclusive";
+  if (change.high < -budget) return "regression";
+  if (change.low > budget) return "improvement";
+  if (change.low >= -budget && change.high <= budget) return "unchanged";
+  return "inconclusive";
+}
+function decideLowerIsBetter(change, budget) {
+  const mirrored = { ...change, estimate: -change.estimate, low: -change.high, high: -change.low };
+  return decide(mirrored, budget);
+}
+
 // src/stats/analyze.ts
 function analyze(benchmarks, options) {
   const latencyBudgets = (id) => options.latencyBudgetFor?.(id) ?? {};
-  const level = familyConfidence(options.confidence, options.family ?? familySize(benchmarks, options));
+  const level = options.rule.intervalLevel(
+    options.figures ?? budgetedFigures(benchmarks, options.latencyBudgetFor) + (options.otherFigures ?? 0)
+  );
   return benchmarks.map((benchmark) => {
     const budget = options.budgetFor(benchmark.id);
     const base = summarize(benchmark.base?.opsPerSec);
@@ -75248,10 +75246,10 @@ function analyze(benchmarks, options) {
     if (benchmark.logRatios.length === 0) return { ...common, verdict: "inconclusive", change: void 0 };
     const change = estimateChange(benchmark.logRatios, level);
     const notes = [];
-    const confirm = (verdict, what, first, rounds, fresh, judge) => {
+    const confirm = (verdict, what, first, rounds, fresh, judge2) => {
       if (verdict !== "regression" || !fresh?.length || !fresh.every(Number.isFinite)) return verdict;
-      const again = estimateChange(fresh, options.confidence);
-      if (judge(again) === "regression") return verdict;
+      const again = estimateChange(fresh, options.rule.confirmationLevel);
+      if (judge2(again) === "regression") return verdict;
       notes.push(unconfirmed(what, rounds, first, again, fresh.length));
       return "inconclusive";
     };
@@ -75272,14 +75270,14 @@ function analyze(benchmarks, options) {
       if (ratios.length === 0 || ratios.some((r) => !Number.isFinite(r))) continue;
       const latencyChange = estimateChange(ratios, level);
       const statBudget = budgets[stat3];
-      const judge = (c) => decideLowerIsBetter(c, statBudget);
+      const judge2 = (c) => decideLowerIsBetter(c, statBudget);
       const verdict = confirm(
-        statBudget === void 0 ? void 0 : judge(latencyChange),
+        statBudget === void 0 ? void 0 : judge2(latencyChange),
         `a ${stat3} latency regression`,
         latencyChange,
         ratios.length,
         benchmark.confirmationLatency?.[stat3],
-        judge
+        judge2
       );
       latency[stat3] = { change: latencyChange, budget: statBudget, verdict };
     }
@@ -75287,10 +75285,9 @@ function analyze(benchmarks, options) {
     return { ...common, verdict: combine(verdicts), change, latency, resolvable, ...notes.length ? { note: notes.join("; ") } : {} };
   });
 }
-function familySize(benchmarks, options) {
+function budgetedFigures(benchmarks, latencyBudgetFor) {
   const compared = benchmarks.filter((b) => !b.error && b.base && b.head && b.logRatios.length > 0);
-  const latencyBudgets = (id) => options.latencyBudgetFor?.(id) ?? {};
-  return (options.extraFamily ?? 0) + compared.reduce((sum2, b) => sum2 + (options.looksFor?.(b.id) ?? 1) * (1 + (b.latency ? Object.keys(latencyBudgets(b.id)).length : 0)), 0);
+  return compared.reduce((sum2, b) => sum2 + 1 + (b.latency ? Object.keys(latencyBudgetFor?.(b.id) ?? {}).length : 0), 0);
 }
 function unconfirmed(what, rounds, first, again, freshRounds) {
   if (again.achievedConfidence < again.confidence) {
@@ -75306,6 +75303,25 @@ function combine(verdicts) {
 function summarize(values) {
   if (!values || values.length === 0) return void 0;
   return { opsPerSec: median(values), samples: values.length };
+}
+
+// src/stats/decision.ts
+function decisionRule(plan) {
+  const looks = lookCount(plan.rounds, plan.maxRounds, plan.lookEvery);
+  const intervalLevel = (figures) => familyConfidence(plan.confidence, figures * looks);
+  return Object.freeze({
+    confidence: plan.confidence,
+    looks,
+    intervalLevel,
+    confirmationLevel: plan.confidence,
+    minimumRounds: (figures) => minimumRounds(intervalLevel(figures))
+  });
+}
+function lookCount(rounds, maxRounds, lookEvery) {
+  return maxRounds > rounds ? 1 + Math.ceil((maxRounds - rounds) / lookEvery) : 1;
+}
+function familyConfidence(confidence, family) {
+  return 1 - (1 - confidence) / Math.max(1, family);
 }
 
 // src/report/environment.ts
@@ -75669,160 +75685,23 @@ async function runGate(options) {
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os12.loadavg();
   try {
-    const [baseFiles, headFiles] = await Promise.all(
-      [tree.base, tree.head].map((revision) => discoverBenchFiles(revision.root, config.micro.files))
-    );
-    const hasMicro = baseFiles.length > 0 || headFiles.length > 0;
-    if (!hasMicro && config.http.length === 0) {
-      throw new UserError(
-        `No bench files match ${config.micro.files.join(", ")} in base or head, and benchgate.yml declares no http load tests. Add a bench file (see the README's quick start), set micro.files, or declare http benchmarks.`
-      );
-    }
-    const rounds = config.rounds ?? 10;
-    const looks = lookCount(rounds, config.maxRounds, DEFAULTS2.lookEvery);
-    const httpFamily = looks * config.http.reduce((sum2, b) => sum2 + 1 + Object.keys(b.latencyBudget).length, 0);
-    const httpById = new Map(config.http.map((b) => [b.id, b]));
-    const analyzeOptions = {
-      confidence: config.confidence,
-      budgetFor: (id) => httpById.get(id)?.budget ?? budgetFor(id, config),
-      latencyBudgetFor: (id) => httpById.get(id)?.latencyBudget ?? {},
-      looksFor: () => looks
-    };
-    const microVerdicts = (partial) => analyze(partial, { ...analyzeOptions, extraFamily: httpFamily });
-    const httpPlannedMs = config.http.reduce((sum2, b) => sum2 + rounds * estimatedRoundMs(b), 0) + (config.confirm && config.http.length ? rounds * Math.max(...config.http.map(estimatedRoundMs)) : 0);
-    const microLimitMs = config.http.length ? Math.max(config.timeLimitMs - httpPlannedMs, config.timeLimitMs * 0.3) : config.timeLimitMs;
-    let micro;
-    if (hasMicro) {
-      options.log(`bench files: ${describeFiles(baseFiles, headFiles)}`);
-      micro = await measureMicro({
-        base: tree.base,
-        head: tree.head,
-        baseFiles,
-        headFiles,
-        isolation: config.micro.isolation,
-        settings: { ...MEASURE_DEFAULTS, taskTimeMs: config.micro.taskTimeMs },
-        stallTimeoutMs: config.micro.taskTimeoutMs,
-        rounds,
-        confidence: config.confidence,
-        otherFamily: httpFamily,
-        adaptive: {
-          maxRounds: config.maxRounds,
-          lookEvery: DEFAULTS2.lookEvery,
-          looks,
-          decided: (partial) => new Set(
-            microVerdicts(partial).filter((c) => c.verdict !== "inconclusive").map((c) => c.id)
-          ),
-          toConfirm: (partial) => config.confirm ? new Set(
-            microVerdicts(partial).filter((c) => c.verdict === "regression").map((c) => c.id)
-          ) : /* @__PURE__ */ new Set(),
-          confirmRounds: config.confirm ? rounds : 0
-        },
-        timeLimitMs: microLimitMs,
-        runnerPath: options.runnerPath,
-        log: options.log,
-        ...options.onProgress ? { onProgress: options.onProgress } : {},
-        now
-      });
-      if (micro.limited) options.log(`the time limit cut the micro-benchmarks to ${micro.rounds} of ${micro.plannedRounds} rounds`);
-    }
-    let http4;
-    if (config.http.length) {
-      options.log(
-        `http load tests: ${config.http.map((b) => b.name).join(", ")} (${config.httpMode} servers${config.httpPin ? ", pinned" : ""})`
-      );
-      const pinning = config.httpPin ? pinLoadGenerator(options.log) : void 0;
-      const family2 = httpFamily + comparableMicro(micro) * looks;
-      const httpVerdict = (samples2) => analyze([samples2], { ...analyzeOptions, family: family2 })[0].verdict;
-      try {
-        http4 = await measureHttp({
-          base: tree.base,
-          head: tree.head,
-          benchmarks: config.http,
-          mode: config.httpMode,
-          // Enough rounds for each interval to reach its share of the confidence, as for micro-benchmarks.
-          rounds: Math.max(rounds, minimumRounds(familyConfidence(config.confidence, family2))),
-          adaptive: {
-            maxRounds: config.maxRounds,
-            lookEvery: DEFAULTS2.lookEvery,
-            decided: (samples2) => httpVerdict(samples2) !== "inconclusive",
-            toConfirm: (samples2) => config.confirm && httpVerdict(samples2) === "regression",
-            confirmRounds: config.confirm ? rounds : 0
-          },
-          deadline: started + config.timeLimitMs,
-          probePath: options.probePath,
-          socketDir,
-          ...pinning ? { serverPrefix: pinning.serverPrefix } : {},
-          log: options.log,
-          ...options.onProgress ? { onProgress: options.onProgress } : {},
-          now
-        });
-      } finally {
-        pinning?.release();
-      }
-    }
-    const loadAfter = os12.loadavg();
-    const roundConditions = [...micro?.conditions ?? [], ...http4?.conditions ?? []];
-    const spiked = spikedRounds(roundConditions);
-    const samples = [...micro?.benchmarks ?? [], ...http4?.benchmarks ?? []];
-    const comparisons = analyze(samples, analyzeOptions);
-    let benchmarks = sortBenchmarks(
-      comparisons.map((c, i) => toReportBenchmark(c, samples[i].http ? httpDetails(samples[i], c) : void 0))
-    );
-    const family = familySize(samples, analyzeOptions);
+    const run = { config, tree, options, plan: planRun(config), socketDir, started, now };
+    const files = await findBenchFiles(run);
+    const micro = files ? await measureMicroStage(run, files) : void 0;
+    const http4 = config.http.length ? await measureHttpStage(run, micro) : void 0;
+    const judged = judge(run, micro, http4);
     const measureEnded = now();
-    const profileMode = options.profile ?? "regressions";
-    const targets = benchmarks.filter((b) => b.change && (b.verdict === "regression" || profileMode === "always") && profileMode !== "never").slice(0, MAX_PROFILED).map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
-    const profileDir = path13.resolve(options.cwd, options.profileDir ?? path13.join(".benchgate", "profiles"));
-    if (targets.length) {
-      const explanations = await explain({
-        targets,
-        base: tree.base,
-        head: tree.head,
-        http: config.http,
-        dir: profileDir,
-        runnerPath: options.runnerPath,
-        probePath: options.probePath,
-        socketDir,
-        stallTimeoutMs: config.micro.taskTimeoutMs,
-        log: options.log
-      });
-      benchmarks = benchmarks.map((b) => explanations.has(b.id) ? { ...b, profile: explanations.get(b.id) } : b);
-    }
+    const explained = await explainStage(run, judged.benchmarks);
     return {
       version: REPORT_VERSION,
       tool: { name: "benchgate", version: options.toolVersion },
-      verdict: runVerdict(benchmarks),
-      summary: summarize2(benchmarks),
+      verdict: runVerdict(explained.benchmarks),
+      summary: summarize2(explained.benchmarks),
       base: { ref: tree.base.ref, sha: tree.base.sha },
       head: { ref: tree.head.ref, sha: tree.head.sha, dirty: tree.head.dirty },
-      benchmarks,
-      run: {
-        rounds: micro?.rounds ?? 0,
-        plannedRounds: micro?.plannedRounds ?? 0,
-        ...micro ? { maxRounds: Math.max(config.maxRounds, micro.plannedRounds), looks, confirmRounds: micro.confirmRounds ?? 0 } : {},
-        ...http4 ? { httpRounds: http4.rounds, httpMode: config.httpMode, ...http4.confirmRounds ? { httpConfirmRounds: http4.confirmRounds } : {} } : {},
-        limited: Boolean(micro?.limited || http4?.limited),
-        isolation: config.micro.isolation,
-        confidence: config.confidence,
-        intervalConfidence: familyConfidence(config.confidence, family),
-        timeLimitMs: config.timeLimitMs,
-        measureMs: (micro?.durationMs ?? 0) + (http4?.durationMs ?? 0),
-        totalMs: now() - started,
-        ...targets.length ? {
-          // The folder only when it holds a profile: an output or a line pointing at nothing would mislead.
-          profile: {
-            ...benchmarks.some((b) => b.profile && "files" in b.profile) ? { dir: profileDir } : {},
-            benchmarks: targets.length,
-            durationMs: now() - measureEnded
-          }
-        } : {},
-        conditions: {
-          busy: roundConditions.map((c) => c.busy),
-          spikedRounds: spiked,
-          ...spiked.length ? { note: spikeNote(roundConditions, spiked) } : {}
-        }
-      },
-      environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: loadAfter } }
+      benchmarks: explained.benchmarks,
+      run: runInfo(run, micro, http4, judged.intervalLevel, explained.profile && { ...explained.profile, durationMs: now() - measureEnded }),
+      environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os12.loadavg() } }
     };
   } finally {
     forgetSocketDir?.();
@@ -75830,15 +75709,165 @@ async function runGate(options) {
     tree.dispose();
   }
 }
+function planRun(config) {
+  const rounds = config.rounds ?? 10;
+  const rule = decisionRule({ confidence: config.confidence, rounds, maxRounds: config.maxRounds, lookEvery: DEFAULTS2.lookEvery });
+  const httpById = new Map(config.http.map((b) => [b.id, b]));
+  const httpPlannedMs = config.http.reduce((sum2, b) => sum2 + rounds * estimatedRoundMs(b), 0) + (config.confirm && config.http.length ? rounds * Math.max(...config.http.map(estimatedRoundMs)) : 0);
+  return {
+    rule,
+    rounds,
+    httpFigures: config.http.reduce((sum2, b) => sum2 + 1 + Object.keys(b.latencyBudget).length, 0),
+    analyzeOptions: {
+      rule,
+      budgetFor: (id) => httpById.get(id)?.budget ?? budgetFor(id, config),
+      latencyBudgetFor: (id) => httpById.get(id)?.latencyBudget ?? {}
+    },
+    microLimitMs: config.http.length ? Math.max(config.timeLimitMs - httpPlannedMs, config.timeLimitMs * 0.3) : config.timeLimitMs
+  };
+}
+async function findBenchFiles({ config, tree, options }) {
+  const [base, head] = await Promise.all([tree.base, tree.head].map((revision) => discoverBenchFiles(revision.root, config.micro.files)));
+  if (base.length > 0 || head.length > 0) {
+    options.log(`bench files: ${describeFiles(base, head)}`);
+    return { base, head };
+  }
+  if (config.http.length === 0) {
+    throw new UserError(
+      `No bench files match ${config.micro.files.join(", ")} in base or head, and benchgate.yml declares no http load tests. Add a bench file (see the README's quick start), set micro.files, or declare http benchmarks.`
+    );
+  }
+  return void 0;
+}
+async function measureMicroStage(run, files) {
+  const { config, plan, options } = run;
+  const verdicts = (partial) => analyze(partial, { ...plan.analyzeOptions, otherFigures: plan.httpFigures });
+  const ids = (partial, keep) => new Set(
+    verdicts(partial).filter((c) => keep(c.verdict)).map((c) => c.id)
+  );
+  const micro = await measureMicro({
+    base: run.tree.base,
+    head: run.tree.head,
+    baseFiles: files.base,
+    headFiles: files.head,
+    isolation: config.micro.isolation,
+    settings: { ...MEASURE_DEFAULTS, taskTimeMs: config.micro.taskTimeMs },
+    stallTimeoutMs: config.micro.taskTimeoutMs,
+    rounds: plan.rounds,
+    minimumRounds: (benchmarks) => plan.rule.minimumRounds(benchmarks + plan.httpFigures),
+    adaptive: {
+      maxRounds: config.maxRounds,
+      lookEvery: DEFAULTS2.lookEvery,
+      decided: (partial) => ids(partial, (verdict) => verdict !== "inconclusive"),
+      toConfirm: (partial) => config.confirm ? ids(partial, (verdict) => verdict === "regression") : /* @__PURE__ */ new Set(),
+      confirmRounds: config.confirm ? plan.rounds : 0
+    },
+    timeLimitMs: plan.microLimitMs,
+    runnerPath: options.runnerPath,
+    log: options.log,
+    ...options.onProgress ? { onProgress: options.onProgress } : {},
+    now: run.now
+  });
+  if (micro.limited) options.log(`the time limit cut the micro-benchmarks to ${micro.rounds} of ${micro.plannedRounds} rounds`);
+  return micro;
+}
+async function measureHttpStage(run, micro) {
+  const { config, plan, options } = run;
+  options.log(
+    `http load tests: ${config.http.map((b) => b.name).join(", ")} (${config.httpMode} servers${config.httpPin ? ", pinned" : ""})`
+  );
+  const figures = plan.httpFigures + comparableMicro(micro);
+  const verdict = (samples) => analyze([samples], { ...plan.analyzeOptions, figures })[0].verdict;
+  const pinning = config.httpPin ? pinLoadGenerator(options.log) : void 0;
+  try {
+    return await measureHttp({
+      base: run.tree.base,
+      head: run.tree.head,
+      benchmarks: config.http,
+      mode: config.httpMode,
+      rounds: Math.max(plan.rounds, plan.rule.minimumRounds(figures)),
+      adaptive: {
+        maxRounds: config.maxRounds,
+        lookEvery: DEFAULTS2.lookEvery,
+        decided: (samples) => verdict(samples) !== "inconclusive",
+        toConfirm: (samples) => config.confirm && verdict(samples) === "regression",
+        confirmRounds: config.confirm ? plan.rounds : 0
+      },
+      deadline: run.started + config.timeLimitMs,
+      probePath: options.probePath,
+      socketDir: run.socketDir,
+      ...pinning ? { serverPrefix: pinning.serverPrefix } : {},
+      log: options.log,
+      ...options.onProgress ? { onProgress: options.onProgress } : {},
+      now: run.now
+    });
+  } finally {
+    pinning?.release();
+  }
+}
+function judge(run, micro, http4) {
+  const { analyzeOptions, rule } = run.plan;
+  const samples = [...micro?.benchmarks ?? [], ...http4?.benchmarks ?? []];
+  const comparisons = analyze(samples, analyzeOptions);
+  return {
+    benchmarks: sortBenchmarks(comparisons.map((c, i) => toReportBenchmark(c, samples[i].http ? httpDetails(samples[i], c) : void 0))),
+    intervalLevel: rule.intervalLevel(budgetedFigures(samples, analyzeOptions.latencyBudgetFor))
+  };
+}
+async function explainStage(run, judged) {
+  const { options, config, tree } = run;
+  const mode = options.profile ?? "regressions";
+  const targets = judged.filter((b) => b.change && (b.verdict === "regression" || mode === "always") && mode !== "never").slice(0, MAX_PROFILED).map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
+  if (!targets.length) return { benchmarks: judged };
+  const dir = path13.resolve(options.cwd, options.profileDir ?? path13.join(".benchgate", "profiles"));
+  const explanations = await explain({
+    targets,
+    base: tree.base,
+    head: tree.head,
+    http: config.http,
+    dir,
+    runnerPath: options.runnerPath,
+    probePath: options.probePath,
+    socketDir: run.socketDir,
+    stallTimeoutMs: config.micro.taskTimeoutMs,
+    log: options.log
+  });
+  const benchmarks = judged.map((b) => explanations.has(b.id) ? { ...b, profile: explanations.get(b.id) } : b);
+  return {
+    benchmarks,
+    profile: { ...benchmarks.some((b) => b.profile && "files" in b.profile) ? { dir } : {}, benchmarks: targets.length }
+  };
+}
+function runInfo(run, micro, http4, intervalLevel, profile) {
+  const { config, plan } = run;
+  const conditions = [...micro?.conditions ?? [], ...http4?.conditions ?? []];
+  const spiked = spikedRounds(conditions);
+  return {
+    rounds: micro?.rounds ?? 0,
+    plannedRounds: micro?.plannedRounds ?? 0,
+    ...micro ? { maxRounds: Math.max(config.maxRounds, micro.plannedRounds), looks: plan.rule.looks, confirmRounds: micro.confirmRounds ?? 0 } : {},
+    ...http4 ? { httpRounds: http4.rounds, httpMode: config.httpMode, ...http4.confirmRounds ? { httpConfirmRounds: http4.confirmRounds } : {} } : {},
+    limited: Boolean(micro?.limited || http4?.limited),
+    isolation: config.micro.isolation,
+    confidence: config.confidence,
+    intervalConfidence: intervalLevel,
+    timeLimitMs: config.timeLimitMs,
+    measureMs: (micro?.durationMs ?? 0) + (http4?.durationMs ?? 0),
+    totalMs: run.now() - run.started,
+    ...profile ? { profile } : {},
+    conditions: {
+      busy: conditions.map((c) => c.busy),
+      spikedRounds: spiked,
+      ...spiked.length ? { note: spikeNote(conditions, spiked) } : {}
+    }
+  };
+}
 function spikeNote(conditions, spiked) {
   const busy = conditions.map((c) => c.busy);
   const median2 = [...busy].sort((a, b) => a - b)[Math.floor(busy.length / 2)];
   const pct3 = (x) => `${Math.round(x * 100)}%`;
   const which2 = spiked.length === 1 ? `round ${spiked[0]}` : `rounds ${spiked.slice(0, -1).join(", ")} and ${spiked.at(-1)}`;
   return `the machine was much busier in ${which2} (CPU ${spiked.map((r) => pct3(busy[r - 1])).join(", ")} against a median of ${pct3(median2)}): other jobs ran beside benchgate. Their samples still count (the intervals are robust to a few odd rounds), but a surprising verdict is worth a re-run.`;
-}
-function lookCount(rounds, maxRounds, lookEvery) {
-  return maxRounds > rounds ? 1 + Math.ceil((maxRounds - rounds) / lookEvery) : 1;
 }
 function comparableMicro(micro) {
   return micro ? micro.benchmarks.filter((b) => !b.error && b.logRatios.length > 0).length : 0;
@@ -76214,48 +76243,27 @@ var ICON = {
   unchanged: "\u26AA"
 };
 var HEADLINE = {
-  pass: md`
-✅ benchgate: pass
-  `,
-  fail: md`
-❌ benchgate: regression
-  `,
-  error: md`
-⚠️ benchgate: error
-  `
+  pass: md`✅ benchgate: pass`,
+  fail: md`❌ benchgate: regression`,
+  error: md`⚠️ benchgate: error`
 };
 function lookup(table2, key) {
   return typeof key === "string" && Object.hasOwn(table2, key) ? table2[key] : void 0;
 }
 function renderMarkdown(report2) {
   const out = [md`### ${lookup(HEADLINE, report2.verdict) ?? md`❔ benchgate: ${report2.verdict}`}`, md``];
-  if (report2.error)
-    out.push(
-      md`The run failed: ${String(report2.error).split(/\r\n?|\n/)[0]}`,
-      md``,
-      details(
-        md`
-Error
-        `,
-        pre(report2.error)
-      )
-    );
+  if (report2.error) out.push(md`The run failed: ${String(report2.error).split(/\r\n?|\n/)[0]}`, md``, details(md`Error`, pre(report2.error)));
   else out.push(md`**${verdictCounts(report2.benchmarks)}**`, md``);
   if (report2.base && report2.head) {
     out.push(
-      md`Base ${report2.base.ref} @ <code>${shortSha(report2.base.sha)}</code> · head ${report2.head.ref} @ <code>${shortSha(report2.head.sha)}</code>${report2.head.dirty === true ? md`(with uncommitted changes)` : md``}`,
+      md`Base ${report2.base.ref} @ <code>${shortSha(report2.base.sha)}</code> · head ${report2.head.ref} @ <code>${shortSha(report2.head.sha)}</code>${report2.head.dirty === true ? md` (with uncommitted changes)` : md``}`,
       md``
     );
   }
   const benchmarks = sortBenchmarks(report2.benchmarks);
   if (benchmarks.length) {
     const level = report2.run ? formatConfidence(report2.run.intervalConfidence) : "95%";
-    out.push(
-      md`| | Benchmark | Base ops/s | Head ops/s | Change [${level} CI] | Budget |`,
-      md`
-|---|---|--:|--:|---|--:|
-      `
-    );
+    out.push(md`| | Benchmark | Base ops/s | Head ops/s | Change [${level} CI] | Budget |`, md`|---|---|--:|--:|---|--:|`);
     for (const b of benchmarks) {
       out.push(
         md`| ${verdictCell(b.verdict)} | ${b.id} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${formatChange(b)} | ${formatBudget(b.budget)} |`
@@ -76275,15 +76283,7 @@ Error
     out.push(details(md`Errors (${errors.length})`, joinMarkup(errors.map((b) => md`<b>${b.id}</b>\n${pre(b.error)}`))), md``);
   if (report2.run) out.push(md`<sub>${runLine(report2)} · ${environmentLine(report2)}</sub>`, md``);
   if (report2.run?.conditions?.note) out.push(md`> [!NOTE]\n> ${report2.run.conditions.note}`, md``);
-  out.push(
-    details(
-      md`
-How to read this
-      `,
-      HOW_TO_READ
-    ),
-    md``
-  );
+  out.push(details(md`How to read this`, HOW_TO_READ), md``);
   return joinMarkup(out).markup;
 }
 function verdictCell(verdict) {
@@ -76305,10 +76305,7 @@ function profileMarkdown(id, profile, report2) {
   const sections = profileSections(id, profile);
   const parts = [md`**${sections.title}**`, md``];
   if (sections.error) parts.push(pre(sections.error));
-  else if (sections.rows.length === 0)
-    parts.push(md`
-No function costs more per operation at head.
-    `);
+  else if (sections.rows.length === 0) parts.push(md`No function costs more per operation at head.`);
   else parts.push(table(sections.header, sections.rows, 2));
   if (sections.ownCode.length) parts.push(md``, ...sections.ownCode.map((line) => md`- in the project's code: ${line}`));
   if (sections.files.length) {

@@ -1,6 +1,6 @@
 import { runGate, type GateOptions } from './gate.js';
 import type { CalibratedBenchmark, Calibration } from './report/calibration.js';
-import { familyConfidence } from './stats/compare.js';
+import { decisionRule } from './stats/decision.js';
 import { resolvableChange, roundSpread } from './stats/power.js';
 
 /**
@@ -12,7 +12,14 @@ export async function calibrate(options: Omit<GateOptions, 'head'> & { compareRo
   const report = await runGate({ ...options, head: options.base, profile: 'never', overrides: { ...options.overrides, rounds: 500 } });
   if (report.verdict === 'error' && report.benchmarks.length === 0) throw new Error(report.error ?? 'the calibration run failed');
   const measured = report.benchmarks.filter((b) => b.change);
-  const level = familyConfidence(report.run?.confidence ?? 0.95, measured.length);
+  // What a compare of these benchmarks with compareRounds rounds (one look) reads each interval at.
+  const rule = decisionRule({
+    confidence: report.run?.confidence ?? 0.95,
+    rounds: options.compareRounds,
+    maxRounds: options.compareRounds,
+    lookEvery: 1,
+  });
+  const level = rule.intervalLevel(measured.length);
   const benchmarks = measured.map((b): CalibratedBenchmark => {
     const logRatios = b.rounds.map((x) => Math.log1p(x));
     const spread = roundSpread(logRatios);

@@ -4,8 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULTS, type BudgetRule, type Config, type HttpMode, type Isolation, type ProfileMode } from './config/types.js';
-import { formatDuration } from './config/units.js';
-import { checkout } from './checkout/revisions.js';
+import { checkout, type Checkout } from './checkout/revisions.js';
 import { discoverBenchFiles } from './measure/micro/discover.js';
 import type { MeasureSettings } from './measure/micro/protocol.js';
 import { measureMicro } from './measure/micro/schedule.js';
@@ -14,11 +13,18 @@ import { estimatedRoundMs, measureHttp, type HttpMeasurement } from './measure/h
 import { spikedRounds, type RoundConditions } from './measure/conditions.js';
 import type { BenchmarkSamples, Measurement, MeasureProgress } from './measure/types.js';
 import { httpDetails } from './report/http.js';
-import { analyze, familySize } from './stats/analyze.js';
-import { familyConfidence } from './stats/compare.js';
-import { minimumRounds } from './stats/signed-rank.js';
+import { analyze, budgetedFigures, type AnalyzeOptions } from './stats/analyze.js';
+import { decisionRule, type DecisionRule } from './stats/decision.js';
 import { currentEnvironment } from './report/environment.js';
-import { REPORT_VERSION, runVerdict, sortBenchmarks, summarize, toReportBenchmark, type Report } from './report/model.js';
+import {
+  REPORT_VERSION,
+  runVerdict,
+  sortBenchmarks,
+  summarize,
+  toReportBenchmark,
+  type Report,
+  type ReportBenchmark,
+} from './report/model.js';
 import { UserError } from './util/errors.js';
 import { explain, type ProfileTarget } from './explain/run.js';
 
@@ -68,7 +74,7 @@ export interface GateOptions {
 }
 
 /**
- * The whole gate: config → checkout → measure → statistics → report model.
+ * The whole gate: config → checkout → measure → statistics → explanations → report model.
  * Entry points (CLI, action) call this and render the report their own way.
  */
 export async function runGate(options: GateOptions): Promise<Report> {
@@ -90,186 +96,245 @@ export async function runGate(options: GateOptions): Promise<Report> {
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os.loadavg();
   try {
-    const [baseFiles, headFiles] = await Promise.all(
-      [tree.base, tree.head].map((revision) => discoverBenchFiles(revision.root, config.micro.files)),
-    );
-    const hasMicro = baseFiles!.length > 0 || headFiles!.length > 0;
-    if (!hasMicro && config.http.length === 0) {
-      throw new UserError(
-        `No bench files match ${config.micro.files.join(', ')} in base or head, and benchgate.yml declares no http load tests. Add a bench file (see the README's quick start), set micro.files, or declare http benchmarks.`,
-      );
-    }
-    const rounds = config.rounds ?? 10;
-    const looks = lookCount(rounds, config.maxRounds, DEFAULTS.lookEvery);
-    const httpFamily = looks * config.http.reduce((sum, b) => sum + 1 + Object.keys(b.latencyBudget).length, 0);
-    const httpById = new Map(config.http.map((b) => [b.id, b]));
-    const analyzeOptions = {
-      confidence: config.confidence,
-      budgetFor: (id: string) => httpById.get(id)?.budget ?? budgetFor(id, config),
-      latencyBudgetFor: (id: string) => httpById.get(id)?.latencyBudget ?? {},
-      looksFor: () => looks,
-    };
-    const microVerdicts = (partial: BenchmarkSamples[]) => analyze(partial, { ...analyzeOptions, extraFamily: httpFamily });
-    // The HTTP load tests' planned time is set aside first: their rounds are long and fixed in length.
-    // With confirm, one load test's worth of confirmation rounds too: a regression found there must be able to reproduce.
-    const httpPlannedMs =
-      config.http.reduce((sum, b) => sum + rounds * estimatedRoundMs(b), 0) +
-      (config.confirm && config.http.length ? rounds * Math.max(...config.http.map(estimatedRoundMs)) : 0);
-    const microLimitMs = config.http.length ? Math.max(config.timeLimitMs - httpPlannedMs, config.timeLimitMs * 0.3) : config.timeLimitMs;
-    let micro: Measurement | undefined;
-    if (hasMicro) {
-      options.log(`bench files: ${describeFiles(baseFiles!, headFiles!)}`);
-      micro = await measureMicro({
-        base: tree.base,
-        head: tree.head,
-        baseFiles: baseFiles!,
-        headFiles: headFiles!,
-        isolation: config.micro.isolation,
-        settings: { ...MEASURE_DEFAULTS, taskTimeMs: config.micro.taskTimeMs },
-        stallTimeoutMs: config.micro.taskTimeoutMs,
-        rounds,
-        confidence: config.confidence,
-        otherFamily: httpFamily,
-        adaptive: {
-          maxRounds: config.maxRounds,
-          lookEvery: DEFAULTS.lookEvery,
-          looks,
-          decided: (partial) =>
-            new Set(
-              microVerdicts(partial)
-                .filter((c) => c.verdict !== 'inconclusive')
-                .map((c) => c.id),
-            ),
-          toConfirm: (partial) =>
-            config.confirm
-              ? new Set(
-                  microVerdicts(partial)
-                    .filter((c) => c.verdict === 'regression')
-                    .map((c) => c.id),
-                )
-              : new Set(),
-          confirmRounds: config.confirm ? rounds : 0,
-        },
-        timeLimitMs: microLimitMs,
-        runnerPath: options.runnerPath,
-        log: options.log,
-        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-        now,
-      });
-      if (micro.limited) options.log(`the time limit cut the micro-benchmarks to ${micro.rounds} of ${micro.plannedRounds} rounds`);
-    }
-    let http: HttpMeasurement | undefined;
-    if (config.http.length) {
-      options.log(
-        `http load tests: ${config.http.map((b) => b.name).join(', ')} (${config.httpMode} servers${config.httpPin ? ', pinned' : ''})`,
-      );
-      const pinning = config.httpPin ? pinLoadGenerator(options.log) : undefined;
-      // Each look at a load test uses the level of the whole run's family: the micro-benchmarks measured, every HTTP figure planned.
-      const family = httpFamily + comparableMicro(micro) * looks;
-      const httpVerdict = (samples: BenchmarkSamples) => analyze([samples], { ...analyzeOptions, family })[0]!.verdict;
-      try {
-        http = await measureHttp({
-          base: tree.base,
-          head: tree.head,
-          benchmarks: config.http,
-          mode: config.httpMode,
-          // Enough rounds for each interval to reach its share of the confidence, as for micro-benchmarks.
-          rounds: Math.max(rounds, minimumRounds(familyConfidence(config.confidence, family))),
-          adaptive: {
-            maxRounds: config.maxRounds,
-            lookEvery: DEFAULTS.lookEvery,
-            decided: (samples) => httpVerdict(samples) !== 'inconclusive',
-            toConfirm: (samples) => config.confirm && httpVerdict(samples) === 'regression',
-            confirmRounds: config.confirm ? rounds : 0,
-          },
-          deadline: started + config.timeLimitMs,
-          probePath: options.probePath,
-          socketDir,
-          ...(pinning ? { serverPrefix: pinning.serverPrefix } : {}),
-          log: options.log,
-          ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-          now,
-        });
-      } finally {
-        pinning?.release();
-      }
-    }
-    const loadAfter = os.loadavg();
-    const roundConditions = [...(micro?.conditions ?? []), ...(http?.conditions ?? [])];
-    const spiked = spikedRounds(roundConditions);
-    const samples = [...(micro?.benchmarks ?? []), ...(http?.benchmarks ?? [])];
-    const comparisons = analyze(samples, analyzeOptions);
-    let benchmarks = sortBenchmarks(
-      comparisons.map((c, i) => toReportBenchmark(c, samples[i]!.http ? httpDetails(samples[i]!, c) : undefined)),
-    );
-    const family = familySize(samples, analyzeOptions);
+    const run: RunContext = { config, tree, options, plan: planRun(config), socketDir, started, now };
+    const files = await findBenchFiles(run);
+    const micro = files ? await measureMicroStage(run, files) : undefined;
+    const http = config.http.length ? await measureHttpStage(run, micro) : undefined;
+    const judged = judge(run, micro, http);
     const measureEnded = now();
-    const profileMode = options.profile ?? 'regressions';
-    const targets: ProfileTarget[] = benchmarks
-      .filter((b) => b.change && (b.verdict === 'regression' || profileMode === 'always') && profileMode !== 'never')
-      .slice(0, MAX_PROFILED)
-      .map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
-    const profileDir = path.resolve(options.cwd, options.profileDir ?? path.join('.benchgate', 'profiles'));
-    if (targets.length) {
-      const explanations = await explain({
-        targets,
-        base: tree.base,
-        head: tree.head,
-        http: config.http,
-        dir: profileDir,
-        runnerPath: options.runnerPath,
-        probePath: options.probePath,
-        socketDir,
-        stallTimeoutMs: config.micro.taskTimeoutMs,
-        log: options.log,
-      });
-      benchmarks = benchmarks.map((b) => (explanations.has(b.id) ? { ...b, profile: explanations.get(b.id)! } : b));
-    }
+    const explained = await explainStage(run, judged.benchmarks);
     return {
       version: REPORT_VERSION,
       tool: { name: 'benchgate', version: options.toolVersion },
-      verdict: runVerdict(benchmarks),
-      summary: summarize(benchmarks),
+      verdict: runVerdict(explained.benchmarks),
+      summary: summarize(explained.benchmarks),
       base: { ref: tree.base.ref, sha: tree.base.sha },
       head: { ref: tree.head.ref, sha: tree.head.sha, dirty: tree.head.dirty },
-      benchmarks,
-      run: {
-        rounds: micro?.rounds ?? 0,
-        plannedRounds: micro?.plannedRounds ?? 0,
-        ...(micro ? { maxRounds: Math.max(config.maxRounds, micro.plannedRounds), looks, confirmRounds: micro.confirmRounds ?? 0 } : {}),
-        ...(http
-          ? { httpRounds: http.rounds, httpMode: config.httpMode, ...(http.confirmRounds ? { httpConfirmRounds: http.confirmRounds } : {}) }
-          : {}),
-        limited: Boolean(micro?.limited || http?.limited),
-        isolation: config.micro.isolation,
-        confidence: config.confidence,
-        intervalConfidence: familyConfidence(config.confidence, family),
-        timeLimitMs: config.timeLimitMs,
-        measureMs: (micro?.durationMs ?? 0) + (http?.durationMs ?? 0),
-        totalMs: now() - started,
-        ...(targets.length
-          ? {
-              // The folder only when it holds a profile: an output or a line pointing at nothing would mislead.
-              profile: {
-                ...(benchmarks.some((b) => b.profile && 'files' in b.profile) ? { dir: profileDir } : {}),
-                benchmarks: targets.length,
-                durationMs: now() - measureEnded,
-              },
-            }
-          : {}),
-        conditions: {
-          busy: roundConditions.map((c) => c.busy),
-          spikedRounds: spiked,
-          ...(spiked.length ? { note: spikeNote(roundConditions, spiked) } : {}),
-        },
-      },
-      environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: loadAfter } },
+      benchmarks: explained.benchmarks,
+      run: runInfo(run, micro, http, judged.intervalLevel, explained.profile && { ...explained.profile, durationMs: now() - measureEnded }),
+      environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os.loadavg() } },
     };
   } finally {
     forgetSocketDir?.();
     removeSocketDir();
     tree.dispose();
   }
+}
+
+/** What every stage of one run shares. */
+interface RunContext {
+  config: Config;
+  tree: Checkout;
+  options: GateOptions;
+  plan: RunPlan;
+  socketDir: string;
+  started: number;
+  now: () => number;
+}
+
+/** The run's decision rule and how it judges, planned from the config before anything is measured. */
+interface RunPlan {
+  rule: DecisionRule;
+  /** Rounds before the first look. */
+  rounds: number;
+  /** Budgeted figures of the HTTP load tests (throughput and each latency budget): planned, so they share the run from the start. */
+  httpFigures: number;
+  analyzeOptions: AnalyzeOptions;
+  /** The micro-benchmarks' share of the time limit: the HTTP rounds (and one load test's confirmation) are set aside first. */
+  microLimitMs: number;
+}
+
+function planRun(config: Config): RunPlan {
+  const rounds = config.rounds ?? 10;
+  const rule = decisionRule({ confidence: config.confidence, rounds, maxRounds: config.maxRounds, lookEvery: DEFAULTS.lookEvery });
+  const httpById = new Map(config.http.map((b) => [b.id, b]));
+  // HTTP rounds are long and fixed in length; with confirm, a regression found there must be able to reproduce.
+  const httpPlannedMs =
+    config.http.reduce((sum, b) => sum + rounds * estimatedRoundMs(b), 0) +
+    (config.confirm && config.http.length ? rounds * Math.max(...config.http.map(estimatedRoundMs)) : 0);
+  return {
+    rule,
+    rounds,
+    httpFigures: config.http.reduce((sum, b) => sum + 1 + Object.keys(b.latencyBudget).length, 0),
+    analyzeOptions: {
+      rule,
+      budgetFor: (id: string) => httpById.get(id)?.budget ?? budgetFor(id, config),
+      latencyBudgetFor: (id: string) => httpById.get(id)?.latencyBudget ?? {},
+    },
+    microLimitMs: config.http.length ? Math.max(config.timeLimitMs - httpPlannedMs, config.timeLimitMs * 0.3) : config.timeLimitMs,
+  };
+}
+
+/** Each revision's bench files; undefined when neither has any (HTTP only), an error when there is nothing to measure at all. */
+async function findBenchFiles({ config, tree, options }: RunContext): Promise<{ base: string[]; head: string[] } | undefined> {
+  const [base, head] = await Promise.all([tree.base, tree.head].map((revision) => discoverBenchFiles(revision.root, config.micro.files)));
+  if (base!.length > 0 || head!.length > 0) {
+    options.log(`bench files: ${describeFiles(base!, head!)}`);
+    return { base: base!, head: head! };
+  }
+  if (config.http.length === 0) {
+    throw new UserError(
+      `No bench files match ${config.micro.files.join(', ')} in base or head, and benchgate.yml declares no http load tests. Add a bench file (see the README's quick start), set micro.files, or declare http benchmarks.`,
+    );
+  }
+  return undefined;
+}
+
+/** The micro-benchmark rounds; every look judges with the HTTP figures counted in, as they are planned. */
+async function measureMicroStage(run: RunContext, files: { base: string[]; head: string[] }): Promise<Measurement> {
+  const { config, plan, options } = run;
+  const verdicts = (partial: BenchmarkSamples[]) => analyze(partial, { ...plan.analyzeOptions, otherFigures: plan.httpFigures });
+  const ids = (partial: BenchmarkSamples[], keep: (verdict: string) => boolean) =>
+    new Set(
+      verdicts(partial)
+        .filter((c) => keep(c.verdict))
+        .map((c) => c.id),
+    );
+  const micro = await measureMicro({
+    base: run.tree.base,
+    head: run.tree.head,
+    baseFiles: files.base,
+    headFiles: files.head,
+    isolation: config.micro.isolation,
+    settings: { ...MEASURE_DEFAULTS, taskTimeMs: config.micro.taskTimeMs },
+    stallTimeoutMs: config.micro.taskTimeoutMs,
+    rounds: plan.rounds,
+    minimumRounds: (benchmarks) => plan.rule.minimumRounds(benchmarks + plan.httpFigures),
+    adaptive: {
+      maxRounds: config.maxRounds,
+      lookEvery: DEFAULTS.lookEvery,
+      decided: (partial) => ids(partial, (verdict) => verdict !== 'inconclusive'),
+      toConfirm: (partial) => (config.confirm ? ids(partial, (verdict) => verdict === 'regression') : new Set()),
+      confirmRounds: config.confirm ? plan.rounds : 0,
+    },
+    timeLimitMs: plan.microLimitMs,
+    runnerPath: options.runnerPath,
+    log: options.log,
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    now: run.now,
+  });
+  if (micro.limited) options.log(`the time limit cut the micro-benchmarks to ${micro.rounds} of ${micro.plannedRounds} rounds`);
+  return micro;
+}
+
+/** The HTTP load tests, after the micro-benchmarks: each look uses the whole run's figures (micro measured, HTTP planned). */
+async function measureHttpStage(run: RunContext, micro: Measurement | undefined): Promise<HttpMeasurement> {
+  const { config, plan, options } = run;
+  options.log(
+    `http load tests: ${config.http.map((b) => b.name).join(', ')} (${config.httpMode} servers${config.httpPin ? ', pinned' : ''})`,
+  );
+  const figures = plan.httpFigures + comparableMicro(micro);
+  const verdict = (samples: BenchmarkSamples) => analyze([samples], { ...plan.analyzeOptions, figures })[0]!.verdict;
+  const pinning = config.httpPin ? pinLoadGenerator(options.log) : undefined;
+  try {
+    return await measureHttp({
+      base: run.tree.base,
+      head: run.tree.head,
+      benchmarks: config.http,
+      mode: config.httpMode,
+      rounds: Math.max(plan.rounds, plan.rule.minimumRounds(figures)),
+      adaptive: {
+        maxRounds: config.maxRounds,
+        lookEvery: DEFAULTS.lookEvery,
+        decided: (samples) => verdict(samples) !== 'inconclusive',
+        toConfirm: (samples) => config.confirm && verdict(samples) === 'regression',
+        confirmRounds: config.confirm ? plan.rounds : 0,
+      },
+      deadline: run.started + config.timeLimitMs,
+      probePath: options.probePath,
+      socketDir: run.socketDir,
+      ...(pinning ? { serverPrefix: pinning.serverPrefix } : {}),
+      log: options.log,
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      now: run.now,
+    });
+  } finally {
+    pinning?.release();
+  }
+}
+
+/** Every measured benchmark judged once more, together: the final verdicts, at the level the whole run's figures set. */
+function judge(
+  run: RunContext,
+  micro: Measurement | undefined,
+  http: HttpMeasurement | undefined,
+): { benchmarks: ReportBenchmark[]; intervalLevel: number } {
+  const { analyzeOptions, rule } = run.plan;
+  const samples = [...(micro?.benchmarks ?? []), ...(http?.benchmarks ?? [])];
+  const comparisons = analyze(samples, analyzeOptions);
+  return {
+    benchmarks: sortBenchmarks(comparisons.map((c, i) => toReportBenchmark(c, samples[i]!.http ? httpDetails(samples[i]!, c) : undefined))),
+    intervalLevel: rule.intervalLevel(budgetedFigures(samples, analyzeOptions.latencyBudgetFor)),
+  };
+}
+
+/** After the verdicts, outside the measured rounds: a CPU profile of each revision for the regressions (or all, or none). */
+async function explainStage(
+  run: RunContext,
+  judged: ReportBenchmark[],
+): Promise<{ benchmarks: ReportBenchmark[]; profile?: { dir?: string; benchmarks: number } }> {
+  const { options, config, tree } = run;
+  const mode = options.profile ?? 'regressions';
+  const targets: ProfileTarget[] = judged
+    .filter((b) => b.change && (b.verdict === 'regression' || mode === 'always') && mode !== 'never')
+    .slice(0, MAX_PROFILED)
+    .map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
+  if (!targets.length) return { benchmarks: judged };
+  const dir = path.resolve(options.cwd, options.profileDir ?? path.join('.benchgate', 'profiles'));
+  const explanations = await explain({
+    targets,
+    base: tree.base,
+    head: tree.head,
+    http: config.http,
+    dir,
+    runnerPath: options.runnerPath,
+    probePath: options.probePath,
+    socketDir: run.socketDir,
+    stallTimeoutMs: config.micro.taskTimeoutMs,
+    log: options.log,
+  });
+  const benchmarks = judged.map((b) => (explanations.has(b.id) ? { ...b, profile: explanations.get(b.id)! } : b));
+  // The folder only when it holds a profile: an output or a line pointing at nothing would mislead.
+  return {
+    benchmarks,
+    profile: { ...(benchmarks.some((b) => b.profile && 'files' in b.profile) ? { dir } : {}), benchmarks: targets.length },
+  };
+}
+
+/** How the run went: rounds, looks, levels, time, profiling, and the machine's conditions. */
+function runInfo(
+  run: RunContext,
+  micro: Measurement | undefined,
+  http: HttpMeasurement | undefined,
+  intervalLevel: number,
+  profile: { dir?: string; benchmarks: number; durationMs: number } | undefined,
+): NonNullable<Report['run']> {
+  const { config, plan } = run;
+  const conditions = [...(micro?.conditions ?? []), ...(http?.conditions ?? [])];
+  const spiked = spikedRounds(conditions);
+  return {
+    rounds: micro?.rounds ?? 0,
+    plannedRounds: micro?.plannedRounds ?? 0,
+    ...(micro
+      ? { maxRounds: Math.max(config.maxRounds, micro.plannedRounds), looks: plan.rule.looks, confirmRounds: micro.confirmRounds ?? 0 }
+      : {}),
+    ...(http
+      ? { httpRounds: http.rounds, httpMode: config.httpMode, ...(http.confirmRounds ? { httpConfirmRounds: http.confirmRounds } : {}) }
+      : {}),
+    limited: Boolean(micro?.limited || http?.limited),
+    isolation: config.micro.isolation,
+    confidence: config.confidence,
+    intervalConfidence: intervalLevel,
+    timeLimitMs: config.timeLimitMs,
+    measureMs: (micro?.durationMs ?? 0) + (http?.durationMs ?? 0),
+    totalMs: run.now() - run.started,
+    ...(profile ? { profile } : {}),
+    conditions: {
+      busy: conditions.map((c) => c.busy),
+      spikedRounds: spiked,
+      ...(spiked.length ? { note: spikeNote(conditions, spiked) } : {}),
+    },
+  };
 }
 
 /** "the machine was much busier in rounds 3 and 7 (CPU 97%, 95% against a median of 58%)…" */
@@ -279,14 +344,6 @@ function spikeNote(conditions: RoundConditions[], spiked: number[]): string {
   const pct = (x: number) => `${Math.round(x * 100)}%`;
   const which = spiked.length === 1 ? `round ${spiked[0]}` : `rounds ${spiked.slice(0, -1).join(', ')} and ${spiked.at(-1)}`;
   return `the machine was much busier in ${which} (CPU ${spiked.map((r) => pct(busy[r - 1]!)).join(', ')} against a median of ${pct(median)}): other jobs ran beside benchgate. Their samples still count (the intervals are robust to a few odd rounds), but a surprising verdict is worth a re-run.`;
-}
-
-/**
- * Adaptive rounds: a look after `rounds`, then every `lookEvery` rounds up to `maxRounds` (the last
- * rounds, however few, end in a look too); each look is paid for in the family.
- */
-export function lookCount(rounds: number, maxRounds: number, lookEvery: number): number {
-  return maxRounds > rounds ? 1 + Math.ceil((maxRounds - rounds) / lookEvery) : 1;
 }
 
 function comparableMicro(micro: Measurement | undefined): number {

@@ -18,15 +18,9 @@ const ICON: Record<Verdict, string> = {
 };
 
 const HEADLINE: Record<string, Markup> = {
-  pass: md`
-✅ benchgate: pass
-  `,
-  fail: md`
-❌ benchgate: regression
-  `,
-  error: md`
-⚠️ benchgate: error
-  `,
+  pass: md`✅ benchgate: pass`,
+  fail: md`❌ benchgate: regression`,
+  error: md`⚠️ benchgate: error`,
 };
 
 /** An own key of a table of ours, so a value from a report ("constructor", "__proto__", anything) finds nothing it should not. */
@@ -42,33 +36,18 @@ function lookup<T>(table: Record<string, T>, key: unknown): T | undefined {
  */
 export function renderMarkdown(report: Report): string {
   const out: Markup[] = [md`### ${lookup(HEADLINE, report.verdict) ?? md`❔ benchgate: ${report.verdict}`}`, md``];
-  if (report.error)
-    out.push(
-      md`The run failed: ${String(report.error).split(/\r\n?|\n/)[0]}`,
-      md``,
-      details(
-        md`
-Error
-        `,
-        pre(report.error),
-      ),
-    );
+  if (report.error) out.push(md`The run failed: ${String(report.error).split(/\r\n?|\n/)[0]}`, md``, details(md`Error`, pre(report.error)));
   else out.push(md`**${verdictCounts(report.benchmarks)}**`, md``);
   if (report.base && report.head) {
     out.push(
-      md`Base ${report.base.ref} @ <code>${shortSha(report.base.sha)}</code> · head ${report.head.ref} @ <code>${shortSha(report.head.sha)}</code>${report.head.dirty === true ? md`(with uncommitted changes)` : md``}`,
+      md`Base ${report.base.ref} @ <code>${shortSha(report.base.sha)}</code> · head ${report.head.ref} @ <code>${shortSha(report.head.sha)}</code>${report.head.dirty === true ? md` (with uncommitted changes)` : md``}`,
       md``,
     );
   }
   const benchmarks = sortBenchmarks(report.benchmarks);
   if (benchmarks.length) {
     const level = report.run ? formatConfidence(report.run.intervalConfidence) : '95%';
-    out.push(
-      md`| | Benchmark | Base ops/s | Head ops/s | Change [${level} CI] | Budget |`,
-      md`
-|---|---|--:|--:|---|--:|
-      `,
-    );
+    out.push(md`| | Benchmark | Base ops/s | Head ops/s | Change [${level} CI] | Budget |`, md`|---|---|--:|--:|---|--:|`);
     for (const b of benchmarks) {
       out.push(
         md`| ${verdictCell(b.verdict)} | ${b.id} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${formatChange(b)} | ${formatBudget(b.budget)} |`,
@@ -89,15 +68,7 @@ Error
     out.push(details(md`Errors (${errors.length})`, joinMarkup(errors.map((b) => md`<b>${b.id}</b>\n${pre(b.error)}`))), md``);
   if (report.run) out.push(md`<sub>${runLine(report)} · ${environmentLine(report)}</sub>`, md``);
   if (report.run?.conditions?.note) out.push(md`> [!NOTE]\n> ${report.run.conditions.note}`, md``);
-  out.push(
-    details(
-      md`
-How to read this
-      `,
-      HOW_TO_READ,
-    ),
-    md``,
-  );
+  out.push(details(md`How to read this`, HOW_TO_READ), md``);
   return joinMarkup(out).markup;
 }
 
@@ -124,10 +95,7 @@ function profileMarkdown(id: string, profile: NonNullable<ReportBenchmark['profi
   const sections = profileSections(id, profile);
   const parts = [md`**${sections.title}**`, md``];
   if (sections.error) parts.push(pre(sections.error));
-  else if (sections.rows.length === 0)
-    parts.push(md`
-No function costs more per operation at head.
-    `);
+  else if (sections.rows.length === 0) parts.push(md`No function costs more per operation at head.`);
   else parts.push(table(sections.header, sections.rows, 2));
   if (sections.ownCode.length) parts.push(md``, ...sections.ownCode.map((line) => md`- in the project's code: ${line}`));
   if (sections.files.length) {

@@ -2,7 +2,8 @@ import { median } from 'simple-statistics';
 import type { LatencyStat } from '../config/types.js';
 import type { BenchmarkKind, Samples as BenchmarkSamples } from './samples.js';
 import { resolvableChange, roundSpread } from './power.js';
-import { decide, decideLowerIsBetter, estimateChange, familyConfidence, type Change, type Verdict } from './compare.js';
+import { decide, decideLowerIsBetter, estimateChange, type Change, type Verdict } from './compare.js';
+import type { DecisionRule } from './decision.js';
 
 /** One revision's summary for one benchmark. */
 export interface SideSummary {
@@ -42,21 +43,15 @@ export interface LatencyComparison {
 }
 
 export interface AnalyzeOptions {
-  /** Confidence for the whole run; each interval gets its Bonferroni share. */
-  confidence: number;
+  /** The run's decision rule: the level of each interval and of a confirmation. */
+  rule: DecisionRule;
   budgetFor: (id: string) => number;
   /** Latency budgets of an HTTP benchmark, by id. */
   latencyBudgetFor?: (id: string) => Partial<Record<LatencyStat, number>>;
-  /**
-   * How many times the data of a benchmark is looked at (adaptive rounds), 1 by default. Each look is
-   * one more chance of a false verdict, so each counts in the family: Bonferroni over every
-   * (figure, look) pair keeps the whole sequential run's false-verdict rate at 1 - confidence.
-   */
-  looksFor?: (id: string) => number;
-  /** Budgeted figures measured elsewhere (HTTP, while micro rounds are still running) that share the family. */
-  extraFamily?: number;
-  /** The family's size when it is known in advance (a look at one benchmark while the others are done or planned). */
-  family?: number;
+  /** Budgeted figures measured elsewhere (HTTP, while micro rounds are still running) that share the run. */
+  otherFigures?: number;
+  /** The run's budgeted figures when known in advance (a look at one load test while the others are done or planned). */
+  figures?: number;
 }
 
 /**
@@ -65,7 +60,9 @@ export interface AnalyzeOptions {
  */
 export function analyze(benchmarks: readonly BenchmarkSamples[], options: AnalyzeOptions): Comparison[] {
   const latencyBudgets = (id: string) => options.latencyBudgetFor?.(id) ?? {};
-  const level = familyConfidence(options.confidence, options.family ?? familySize(benchmarks, options));
+  const level = options.rule.intervalLevel(
+    options.figures ?? budgetedFigures(benchmarks, options.latencyBudgetFor) + (options.otherFigures ?? 0),
+  );
   return benchmarks.map((benchmark) => {
     const budget = options.budgetFor(benchmark.id);
     const base = summarize(benchmark.base?.opsPerSec);
@@ -86,9 +83,7 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
     if (benchmark.logRatios.length === 0) return { ...common, verdict: 'inconclusive', change: undefined };
     const change = estimateChange(benchmark.logRatios, level);
     const notes: string[] = [];
-    // The regression stands only if the fresh group alone shows it too. At the run's confidence, not the
-    // family's share: the first group already holds the family's false-verdict rate, and a second test
-    // can only lower it; the fresh group only has to tell a real loss from a transient one.
+    // The regression stands only if the fresh group alone shows it too, at the rule's confirmation level.
     const confirm = (
       verdict: Verdict | undefined,
       what: string,
@@ -98,7 +93,7 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       judge: (c: Change) => Verdict,
     ) => {
       if (verdict !== 'regression' || !fresh?.length || !fresh.every(Number.isFinite)) return verdict;
-      const again = estimateChange(fresh, options.confidence);
+      const again = estimateChange(fresh, options.rule.confirmationLevel);
       if (judge(again) === 'regression') return verdict;
       notes.push(unconfirmed(what, rounds, first, again, fresh.length));
       return 'inconclusive';
@@ -131,14 +126,13 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
   });
 }
 
-/** Every budgeted figure, once per look at its data: throughput of each compared benchmark, plus each latency budget. */
-export function familySize(benchmarks: readonly BenchmarkSamples[], options: AnalyzeOptions): number {
+/** The budgeted figures of the compared benchmarks: throughput of each, plus each latency budget of a load test. */
+export function budgetedFigures(
+  benchmarks: readonly BenchmarkSamples[],
+  latencyBudgetFor?: (id: string) => Partial<Record<LatencyStat, number>>,
+): number {
   const compared = benchmarks.filter((b) => !b.error && b.base && b.head && b.logRatios.length > 0);
-  const latencyBudgets = (id: string) => options.latencyBudgetFor?.(id) ?? {};
-  return (
-    (options.extraFamily ?? 0) +
-    compared.reduce((sum, b) => sum + (options.looksFor?.(b.id) ?? 1) * (1 + (b.latency ? Object.keys(latencyBudgets(b.id)).length : 0)), 0)
-  );
+  return compared.reduce((sum, b) => sum + 1 + (b.latency ? Object.keys(latencyBudgetFor?.(b.id) ?? {}).length : 0), 0);
 }
 
 /** "a regression in the first 10 rounds (-7.1%) did not reproduce in 10 fresh rounds (-0.4% [-2.0%, +1.1%]): …" */

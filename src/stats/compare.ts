@@ -32,15 +32,6 @@ export function estimateChange(logRatios: readonly number[], confidence: number)
 }
 
 /**
- * Bonferroni: each of `family` intervals gets level 1 - alpha/family, so the
- * chance that any one of them misses its true value (and so raises a false
- * alarm) stays below alpha for the whole run.
- */
-export function familyConfidence(confidence: number, family: number): number {
-  return 1 - (1 - confidence) / Math.max(1, family);
-}
-
-/**
  * The verdict for a change against a budget (a fraction, 0.05 for 5%).
  * regression: confident throughput fell by more than the budget (the whole interval lies below -budget);
  * improvement: confident it rose by more than the budget; unchanged: the interval lies within ±budget;

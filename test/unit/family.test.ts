@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { lookCount } from '../../src/gate.js';
 import type { BenchmarkSamples } from '../../src/measure/types.js';
 import type { Report } from '../../src/report/model.js';
 import { runLine } from '../../src/report/terminal.js';
-import { analyze, familySize, type AnalyzeOptions } from '../../src/stats/analyze.js';
-import { familyConfidence } from '../../src/stats/compare.js';
+import { analyze, budgetedFigures, type AnalyzeOptions } from '../../src/stats/analyze.js';
+import { decisionRule, familyConfidence, lookCount } from '../../src/stats/decision.js';
 import { hodgesLehmann, minimumRounds } from '../../src/stats/signed-rank.js';
 import { printedNumbers, showsValue } from '../report-text.js';
 
@@ -28,6 +27,9 @@ const http = (id: string): BenchmarkSamples => ({
   latency: { p50: around(0.1, 10), p90: around(0.1, 10), p99: around(0.1, 10), mean: around(0.1, 10) },
 });
 
+/** The defaults: 10 rounds, up to 40, a look every 5, at 95%: seven looks. */
+const sevenLooks = decisionRule({ confidence: 0.95, rounds: 10, maxRounds: 40, lookEvery: 5 });
+
 describe('looks', () => {
   it('counts a look after the planned rounds, one every lookEvery rounds, and one at max-rounds', () => {
     // 10 to 40 by 5: looks at 10, 15, 20, 25, 30, 35, 40.
@@ -44,35 +46,38 @@ describe('looks', () => {
 
 describe('the family', () => {
   const options = (over: Partial<AnalyzeOptions> = {}): AnalyzeOptions => ({
-    confidence: 0.95,
+    rule: sevenLooks,
     budgetFor: () => 0.05,
-    looksFor: () => 7,
     ...over,
   });
 
   it('is every budgeted figure times its looks: 3 benchmarks × 7 looks = 21', () => {
-    expect(familySize([micro('a'), micro('b'), micro('c')], options())).toBe(21);
+    expect(sevenLooks.looks).toBe(7);
+    expect(budgetedFigures([micro('a'), micro('b'), micro('c')])).toBe(3);
+    for (const comparison of analyze([micro('a'), micro('b'), micro('c')], options()))
+      expect(comparison.change!.confidence).toBeCloseTo(1 - 0.05 / 21, 15);
   });
 
   it('leaves out what is not compared: errors, new and removed benchmarks, and ones with no rounds', () => {
-    const family = familySize(
-      [
-        micro('a'),
-        { ...micro('failed'), error: 'at head: boom' },
-        { ...micro('new'), base: undefined },
-        { ...micro('removed'), head: undefined },
-        micro('empty', []),
-      ],
-      options(),
-    );
-    expect(family).toBe(7);
+    const family = budgetedFigures([
+      micro('a'),
+      { ...micro('failed'), error: 'at head: boom' },
+      { ...micro('new'), base: undefined },
+      { ...micro('removed'), head: undefined },
+      micro('empty', []),
+    ]);
+    expect(family).toBe(1);
   });
 
   it('counts each latency budget of a load test as a figure of its own, and the figures measured elsewhere', () => {
     // An HTTP test with p99 and p90 budgets: (1 throughput + 2 latency) × 7 looks = 21; a micro-benchmark
     // has no latency figures whatever budgets match its id: 7; 9 figures measured elsewhere: 37 in all.
     const latencyBudgetFor = (id: string) => (id.startsWith('http') ? { p99: 0.25, p90: 0.25 } : { p99: 0.25 });
-    expect(familySize([http('http > todos'), micro('a')], options({ latencyBudgetFor, extraFamily: 9 }))).toBe(37);
+    // An HTTP test with p99 and p90 budgets is 3 figures; a micro-benchmark has no latency figures whatever budgets match its id: 4.
+    expect(budgetedFigures([http('http > todos'), micro('a')], latencyBudgetFor)).toBe(4);
+    // With 9 figures measured elsewhere, 13 figures × 7 looks share the run: each at 1 - 0.05/91.
+    const [first] = analyze([http('http > todos'), micro('a')], options({ latencyBudgetFor, otherFigures: 9 }));
+    expect(first!.change!.confidence).toBeCloseTo(1 - 0.05 / 91, 15);
   });
 
   it('gives each interval 1 - alpha / family: 3 benchmarks × 7 looks at 95% is 1 - 0.05/21 each', () => {
@@ -83,7 +88,7 @@ describe('the family', () => {
     for (const comparison of analyze([micro('a'), micro('b'), micro('c')], options()))
       expect(comparison.change!.confidence).toBeCloseTo(1 - 0.05 / 21, 15);
     // A family known in advance (a look at one load test while the rest is planned) wins over the one in view.
-    expect(analyze([micro('a')], options({ family: 30 }))[0]!.change!.confidence).toBeCloseTo(1 - 0.05 / 30, 15);
+    expect(analyze([micro('a')], options({ figures: 30 }))[0]!.change!.confidence).toBeCloseTo(1 - 0.05 / 210, 15);
   });
 
   it("reads back from the interval level in the report's run line", () => {
@@ -109,6 +114,12 @@ describe('the family', () => {
 });
 
 describe('the rounds a level needs', () => {
+  it("is the rule's level's: 3 figures × 7 looks need 10 rounds, one look needs 7", () => {
+    expect(sevenLooks.minimumRounds(3)).toBe(minimumRounds(1 - 0.05 / 21));
+    expect(sevenLooks.minimumRounds(3)).toBe(10);
+    expect(decisionRule({ confidence: 0.95, rounds: 10, maxRounds: 10, lookEvery: 5 }).minimumRounds(3)).toBe(7);
+  });
+
   it('is the fewest rounds whose widest interval reaches the level', () => {
     // 1 - 2/2^n >= 0.95 from n = 6 (0.969; 5 rounds give 0.9375).
     expect(minimumRounds(0.95)).toBe(6);
@@ -130,16 +141,13 @@ describe('the confirmation level', () => {
     // 3 benchmarks × 7 looks: each first interval at 1 - 0.05/21, which 10 rounds reach. Six fresh rounds
     // all near -10% span an interval of confidence 1 - 2/64 = 0.969: enough for 95%, not for 99.76%.
     const fresh = around(-0.1, 6);
-    const results = analyze([{ ...micro('a'), confirmation: fresh }, micro('b'), micro('c')], {
-      confidence: 0.95,
-      budgetFor: () => 0.05,
-      looksFor: () => 7,
-    });
+    const results = analyze([{ ...micro('a'), confirmation: fresh }, micro('b'), micro('c')], { rule: sevenLooks, budgetFor: () => 0.05 });
+    expect(sevenLooks.confirmationLevel).toBe(0.95);
     expect(results[0]!.change!.confidence).toBeCloseTo(1 - 0.05 / 21, 15);
     expect(results[0]!.verdict).toBe('regression');
     expect(results[0]!.note).toBeUndefined();
     // Too few fresh rounds for even the run's level: not confirmed, and the note says why.
-    const [short] = analyze([{ ...micro('a'), confirmation: fresh.slice(0, 5) }], { confidence: 0.95, budgetFor: () => 0.05 });
+    const [short] = analyze([{ ...micro('a'), confirmation: fresh.slice(0, 5) }], { rule: sevenLooks, budgetFor: () => 0.05 });
     expect(short!.verdict).toBe('inconclusive');
     expect(short!.note).toMatch(/could not be confirmed: only 5 fresh rounds fit in the time limit/);
   });

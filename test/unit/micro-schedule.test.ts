@@ -5,6 +5,10 @@ import { measureMicro, type MicroPlan } from '../../src/measure/micro/schedule.j
 import type { ProcessOutcome } from '../../src/measure/micro/spawn.js';
 import type { BenchmarkSamples } from '../../src/measure/types.js';
 import { UserError } from '../../src/util/errors.js';
+import { decisionRule } from '../../src/stats/decision.js';
+
+/** One look at 95%: the family is the benchmarks that compare. */
+const oneLook = decisionRule({ confidence: 0.95, rounds: 10, maxRounds: 10, lookEvery: 5 });
 
 /**
  * The micro-benchmark scheduler on fake benchmark processes and a fake clock: every
@@ -87,7 +91,7 @@ function planFor(fake: Fake, over: Partial<MicroPlan> = {}): MicroPlan {
     settings: { taskTimeMs: 100, blockMs: 1, warmupBlocks: 0, minSampleMs: 0.02, minBlocks: 10 },
     stallTimeoutMs: 1000,
     rounds: 10,
-    confidence: 0.95,
+    minimumRounds: (benchmarks) => oneLook.minimumRounds(benchmarks),
     timeLimitMs: 1e9,
     runnerPath: '/nonexistent/runner.js',
     log: () => {},
@@ -100,7 +104,6 @@ function planFor(fake: Fake, over: Partial<MicroPlan> = {}): MicroPlan {
 const adaptive = (over: Partial<NonNullable<MicroPlan['adaptive']>> = {}): NonNullable<MicroPlan['adaptive']> => ({
   maxRounds: 10,
   lookEvery: 5,
-  looks: 1,
   decided: () => new Set(),
   toConfirm: () => new Set(),
   confirmRounds: 0,
@@ -120,14 +123,21 @@ describe('planning micro-benchmark rounds', () => {
     expect(fake.jobs).toHaveLength(7);
   });
 
-  it('counts the HTTP figures and every look in the family it plans for', async () => {
+  it("asks the plan's rule, with the benchmarks that compare: the HTTP figures and every look count", async () => {
     // 3 benchmarks + 9 HTTP figures = 12: n >= 1 + log2(12 / 0.05) = 8.9, so 9 rounds.
-    const withHttp = await measureMicro(planFor(fakeProcesses(['a', 'b', 'c']), { rounds: 2, otherFamily: 9 }));
+    const withHttp = await measureMicro(
+      planFor(fakeProcesses(['a', 'b', 'c']), { rounds: 2, minimumRounds: (n) => oneLook.minimumRounds(n + 9) }),
+    );
     expect(withHttp.plannedRounds).toBe(9);
     // 3 benchmarks × 7 looks = 21: each interval at 1 - 0.05/21, n >= 1 + log2(420) = 9.7, so 10 rounds.
     const fake = fakeProcesses(['a', 'b', 'c']);
+    const sevenLooks = decisionRule({ confidence: 0.95, rounds: 10, maxRounds: 40, lookEvery: 5 });
     const looked = await measureMicro(
-      planFor(fake, { rounds: 2, adaptive: adaptive({ maxRounds: 2, looks: 7, decided: (b) => new Set(b.map((x) => x.id)) }) }),
+      planFor(fake, {
+        rounds: 2,
+        minimumRounds: (n) => sevenLooks.minimumRounds(n),
+        adaptive: adaptive({ maxRounds: 2, decided: (b) => new Set(b.map((x) => x.id)) }),
+      }),
     );
     expect(looked.plannedRounds).toBe(10);
     expect(fake.jobs).toHaveLength(10);
@@ -187,7 +197,6 @@ describe('adaptive rounds', () => {
       planFor(fake, {
         adaptive: adaptive({
           maxRounds: 20,
-          looks: 3,
           decided: (benchmarks) => {
             looks.push(benchmarks[0]!.logRatios.length);
             return new Set();
@@ -205,7 +214,7 @@ describe('adaptive rounds', () => {
     let look = 0;
     const result = await measureMicro(
       planFor(fake, {
-        adaptive: adaptive({ maxRounds: 40, looks: 7, decided: () => new Set(++look === 1 ? [id('a')] : [id('a'), id('b')]) }),
+        adaptive: adaptive({ maxRounds: 40, decided: () => new Set(++look === 1 ? [id('a')] : [id('a'), id('b')]) }),
       }),
     );
     // a was decided at round 10, b at round 15: the run ends there, 25 rounds early.
@@ -223,7 +232,6 @@ describe('adaptive rounds', () => {
       planFor(fake, {
         adaptive: adaptive({
           maxRounds: 40,
-          looks: 7,
           decided: () => new Set(++look === 1 ? [id('b')] : [id('a'), id('b')]),
           toConfirm: () => new Set([id('a')]),
           confirmRounds: 10,
@@ -288,7 +296,7 @@ describe('the time limit', () => {
     const result = await measureMicro(
       planFor(fake, {
         timeLimitMs: 26_950,
-        adaptive: adaptive({ maxRounds: 40, looks: 7, toConfirm: () => new Set([id('a')]), confirmRounds: 10 }),
+        adaptive: adaptive({ maxRounds: 40, toConfirm: () => new Set([id('a')]), confirmRounds: 10 }),
       }),
     );
     expect(result.rounds).toBe(13);

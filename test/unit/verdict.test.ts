@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { analyze } from '../../src/stats/analyze.js';
-import { decide, estimateChange, familyConfidence, type Change } from '../../src/stats/compare.js';
+import { decide, estimateChange, type Change } from '../../src/stats/compare.js';
+import { decisionRule, familyConfidence } from '../../src/stats/decision.js';
+
+/** One look at 95% (no adaptive rounds): the family is the budgeted figures alone. */
+const oneLook = decisionRule({ confidence: 0.95, rounds: 10, maxRounds: 10, lookEvery: 5 });
 import type { BenchmarkSamples } from '../../src/measure/types.js';
 
 const change = (low: number, high: number, achieved = 0.96): Change => ({
@@ -55,7 +59,7 @@ describe('family-wise error control', () => {
       base: { opsPerSec: [100] },
       head: { opsPerSec: [93] },
     });
-    const options = { confidence: 0.95, budgetFor: () => 0.05 };
+    const options = { rule: oneLook, budgetFor: () => 0.05 };
     const alone = analyze([bench('a')], options)[0]!;
     const inFamily = analyze(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'].map(bench), options)[0]!;
     expect(alone.change!.confidence).toBeCloseTo(0.95);
@@ -79,7 +83,7 @@ describe('family-wise error control', () => {
         { id: 'x > gone', kind: 'micro', file: 'x', logRatios: [], base: { opsPerSec: [5] }, head: undefined },
         { id: 'x > bad', kind: 'micro', file: 'x', logRatios: [], base: undefined, head: undefined, error: 'at head: boom' },
       ],
-      { confidence: 0.95, budgetFor: () => 0.05 },
+      { rule: oneLook, budgetFor: () => 0.05 },
     );
     expect(results.map((r) => r.verdict)).toEqual(['unchanged', 'new', 'removed', 'error']);
     expect(results[0]!.change!.confidence).toBeCloseTo(0.95);
@@ -100,7 +104,7 @@ describe('confirmation of a regression by a fresh group of rounds', () => {
     base: { opsPerSec: [1] },
     head: { opsPerSec: [1] },
   });
-  const options = { confidence: 0.95, budgetFor: () => 0.01, extraFamily: 20 };
+  const options = { rule: oneLook, budgetFor: () => 0.01, otherFigures: 20 };
 
   it('holds when the fresh group shows the loss at the run confidence, however wide the family', () => {
     const [result] = analyze([samples(fresh)], options);

@@ -242,7 +242,7 @@ async function liveRound(
   try {
     for (const side of order(round)) {
       servers[side] = await ServerProcess.start(serverOptions(benchmark, revisions[side], plan));
-      if (round === 0) await checkRequests(benchmark, servers[side]!, side, revisions, plan);
+      if (round === 0) await checkRequests(benchmark, servers[side], side, revisions, plan);
     }
     const load = (side: Side, durationMs: number) => loadOn(servers[side]!, benchmark, durationMs);
     for (const side of order(round)) await load(side, benchmark.warmupMs);
@@ -261,7 +261,7 @@ async function liveRound(
         block[side] = await load(side, blockMs);
         await servers[side]!.probe('pause');
         servers[side]!.checkAlive('under load');
-        results[side].push(block[side]!);
+        results[side].push(block[side]);
       }
       ratios.push(Math.log(block.head!.requestsPerSec / block.base!.requestsPerSec));
     }

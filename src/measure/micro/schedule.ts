@@ -2,8 +2,6 @@ import os from 'node:os';
 import type { Isolation } from '../../config/types.js';
 import { busyBetween, sampleCpu, type RoundConditions } from '../conditions.js';
 import type { Revision } from '../../checkout/revisions.js';
-import { familyConfidence } from '../../stats/compare.js';
-import { minimumRounds } from '../../stats/signed-rank.js';
 import { UserError } from '../../util/errors.js';
 import type { BenchmarkSamples, Measurement, MeasureProgress } from '../types.js';
 import { ID_SEPARATOR, type FileLoad, type MeasureSettings, type MicroJob, type SideJob, type TaskOutcome } from './protocol.js';
@@ -18,11 +16,10 @@ export interface MicroPlan {
   isolation: Isolation;
   settings: MeasureSettings;
   stallTimeoutMs: number;
-  /** Rounds asked for; raised when the family of benchmarks needs more to reach `confidence`. */
+  /** Rounds asked for; raised to minimumRounds once the first round shows how many benchmarks compare. */
   rounds: number;
-  confidence: number;
-  /** Budgeted figures measured elsewhere in the run (HTTP), which share the family-wise confidence. */
-  otherFamily?: number;
+  /** The fewest rounds whose intervals can reach their level when `benchmarks` micro-benchmarks compare (the decision rule's). */
+  minimumRounds: (benchmarks: number) => number;
   timeLimitMs: number;
   runnerPath: string;
   /**
@@ -33,8 +30,6 @@ export interface MicroPlan {
   adaptive?: {
     maxRounds: number;
     lookEvery: number;
-    /** How many looks the plan allows, so the statistics can pay for them: 1 + ceil((max - min) / lookEvery). */
-    looks: number;
     decided: (benchmarks: BenchmarkSamples[]) => Set<string>;
     toConfirm: (benchmarks: BenchmarkSamples[]) => Set<string>;
     confirmRounds: number;
@@ -120,6 +115,14 @@ function mergePair(tasks: TaskOutcome[]): TaskOutcome[] {
 const MAX_ATTEMPTS_PER_ROUND = 3;
 
 /**
+ * A process of one revision runs in that revision's project directory, so a bench file that reads a
+ * relative path reads its own revision's file; one that loads both revisions runs in head's.
+ */
+export function workingDirectory(job: MicroJob, plan: Pick<MicroPlan, 'head'>): string {
+  return job.sides.length === 1 ? job.sides[0]!.root : plan.head.root;
+}
+
+/**
  * Run the micro-benchmark rounds: one benchmark process per round (two in
  * process isolation), until the planned rounds are done or the next round would
  * not fit in the time limit. A task that hangs or crashes its process gets an
@@ -131,7 +134,7 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
   const spawn =
     plan.spawn ??
     ((job: MicroJob) =>
-      runBenchmarkProcess(job, { runnerPath: plan.runnerPath, stallTimeoutMs: plan.stallTimeoutMs, cwd: plan.head.root }));
+      runBenchmarkProcess(job, { runnerPath: plan.runnerPath, stallTimeoutMs: plan.stallTimeoutMs, cwd: workingDirectory(job, plan) }));
   const strategy = plan.isolation === 'process' ? processStrategy(plan, spawn) : alternateStrategy(plan, spawn);
   const samples = new Map<string, BenchmarkSamples>();
   const batches: Record<string, number> = {};
@@ -142,7 +145,6 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
   let limited = false;
   const conditions: RoundConditions[] = [];
   const adaptive = plan.adaptive;
-  const looks = adaptive?.looks ?? 1;
   const decided = new Set<string>();
   // Time kept back for confirming regressions, once a round's length is known.
   // (A confirmation runs as many rounds as the first group did, so the reserve grows with the rounds.)
@@ -156,10 +158,7 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     for (const id of skipNow) if (errors.has(id)) skip.add(id);
     if (round === 0) {
       await explainLoadErrors(outcome.files, plan, spawn, errors, skip);
-      plannedRounds = Math.max(
-        plannedRounds,
-        minimumRounds(familyConfidence(plan.confidence, comparable(outcome.tasks, errors) * looks + (plan.otherFamily ?? 0))),
-      );
+      plannedRounds = Math.max(plannedRounds, plan.minimumRounds(comparable(outcome.tasks, errors)));
     }
     for (const task of outcome.tasks) {
       batches[task.id] ??= task.batch;
