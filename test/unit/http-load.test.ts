@@ -23,6 +23,18 @@ describe('latency figures', () => {
     expect(latencyOf([]).p50).toBeNaN();
   });
 
+  it('keeps three significant digits from microseconds to seconds, where autocannon counts whole milliseconds', () => {
+    // A sub-millisecond route, a slow one and a very slow one: each read within 0.1%.
+    for (const ms of [0.153, 2.5, 47.3, 1234]) {
+      const figures = latencyOf(Array.from({ length: 100 }, () => ms));
+      for (const value of [figures.p50, figures.p99, figures.mean])
+        expect(Math.abs(value / ms - 1), `${ms} ms read as ${value}`).toBeLessThan(0.001);
+    }
+    // p99 of 99 fast answers and one slow one is the fast one; of 98 and two slow ones, the slow one.
+    expect(latencyOf([...Array.from({ length: 99 }, () => 1), 100]).p99).toBeCloseTo(1, 2);
+    expect(latencyOf([...Array.from({ length: 98 }, () => 1), 100, 100]).p99).toBeCloseTo(100, 0);
+  });
+
   it('keeps sub-millisecond precision under real load: a handler busy 2.5 ms reads as at least 2.5 ms, not a whole number', async () => {
     // (How close to 2.5 ms it reads depends on the machine: npm run bench:http prints it.)
     const port = await listen((req, res) => {
