@@ -72306,14 +72306,6 @@ function parseDuration(text) {
   if (!match) throw new RangeError(`'${text}' is not a duration like 500ms, 30s or 2m`);
   return Number(match[1]) * UNIT_MS[match[2]];
 }
-function formatDuration(ms) {
-  if (typeof ms !== "number" || !Number.isFinite(ms)) return "\u2013";
-  if (ms < 1e3) return `${Math.round(ms)}ms`;
-  if (ms < 6e4) return `${(ms / 1e3).toFixed(ms < 1e4 ? 1 : 0)}s`;
-  const minutes = Math.floor(ms / 6e4);
-  const seconds = Math.round(ms % 6e4 / 1e3);
-  return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
-}
 
 // src/config/action-inputs.ts
 var COMMENT_MODES = ["always", "on-change", "on-regression", "never"];
@@ -74453,6 +74445,7 @@ function probit(p) {
 
 // src/measure/http/load.ts
 var import_autocannon = __toESM(require_autocannon(), 1);
+var import_hdr_histogram_js = __toESM(require_dist3(), 1);
 import http2 from "node:http";
 function runLoad(options) {
   return new Promise((resolve4, reject) => {
@@ -74522,14 +74515,22 @@ function preflight(port, requests) {
 }
 function latencyOf(times) {
   if (times.length === 0) return { p50: Number.NaN, p90: Number.NaN, p99: Number.NaN, mean: Number.NaN };
-  const sorted = Float64Array.from(times).sort();
-  const values = Array.from(sorted);
-  return {
-    p50: quantileSorted(values, 0.5),
-    p90: quantileSorted(values, 0.9),
-    p99: quantileSorted(values, 0.99),
-    mean: values.reduce((sum2, t) => sum2 + t, 0) / values.length
+  const histogram = (0, import_hdr_histogram_js.build)({
+    bitBucketSize: 64,
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 36e8,
+    numberOfSignificantValueDigits: 3,
+    useWebAssembly: false
+  });
+  for (const ms of times) histogram.recordValue(Math.max(1, Math.round(ms * 1e3)));
+  const figures = {
+    p50: histogram.getValueAtPercentile(50) / 1e3,
+    p90: histogram.getValueAtPercentile(90) / 1e3,
+    p99: histogram.getValueAtPercentile(99) / 1e3,
+    mean: histogram.mean / 1e3
   };
+  histogram.destroy();
+  return figures;
 }
 
 // src/measure/http/server.ts
@@ -75002,6 +75003,64 @@ function judgeTraffic(benchmark, base, head, logRatio, silent, servers) {
   return { base, head, logRatio };
 }
 
+// src/util/format.ts
+function isFiniteNumber(x) {
+  return typeof x === "number" && Number.isFinite(x);
+}
+function formatFixed(x, digits) {
+  return isFiniteNumber(x) ? x.toFixed(digits) : "\u2013";
+}
+function formatShare(fraction, digits = 1) {
+  return isFiniteNumber(fraction) ? `${(fraction * 100).toFixed(digits)}%` : "\u2013";
+}
+function formatShortPercent(fraction, digits) {
+  return isFiniteNumber(fraction) ? `${Number((fraction * 100).toFixed(digits))}%` : "\u2013";
+}
+function formatOps(ops) {
+  if (!isFiniteNumber(ops)) return "\u2013";
+  const units = [
+    [1e9, "G"],
+    [1e6, "M"],
+    [1e3, "k"]
+  ];
+  for (const [size, suffix] of units) if (ops >= size) return `${threeDigits(ops / size)}${suffix}`;
+  return threeDigits(ops);
+}
+function threeDigits(value) {
+  return value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
+}
+function formatPercent(fraction) {
+  if (!isFiniteNumber(fraction)) return "\u2013";
+  const percent = fraction * 100;
+  const digits = Math.abs(percent) >= 1e3 ? 0 : 1;
+  const text = percent.toFixed(digits);
+  return `${percent > 0 && Number(text) !== 0 ? "+" : ""}${text === "-0.0" ? "0.0" : text}%`;
+}
+function formatBudget(budget) {
+  return formatShortPercent(budget, 2);
+}
+function formatConfidence(confidence) {
+  return formatShortPercent(confidence, isFiniteNumber(confidence) && confidence > 0.999 ? 2 : 1);
+}
+function formatMs(ms) {
+  if (!isFiniteNumber(ms)) return "\u2013";
+  return ms < 1 ? ms.toFixed(3) : ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0);
+}
+function formatMicros(us) {
+  if (!isFiniteNumber(us)) return "\u2013";
+  if (us < 1) return `${Number((us * 1e3).toPrecision(3))} ns`;
+  if (us < 1e3) return `${Number(us.toPrecision(3))} \xB5s`;
+  return `${Number((us / 1e3).toPrecision(3))} ms`;
+}
+function formatDuration(ms) {
+  if (!isFiniteNumber(ms)) return "\u2013";
+  if (ms < 1e3) return `${Math.round(ms)}ms`;
+  if (ms < 6e4) return `${(ms / 1e3).toFixed(ms < 1e4 ? 1 : 0)}s`;
+  const minutes = Math.floor(ms / 6e4);
+  const seconds = Math.round(ms % 6e4 / 1e3);
+  return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
+}
+
 // src/explain/rules.ts
 var FACTOR = 1.5;
 var FLOORS = { eventLoopDelayP99Ms: 5, gcShare: 0.02, rssMb: 64, heapMb: 32 };
@@ -75016,7 +75075,7 @@ var MEANINGS = {
 function diagnose(base, head, throughputChange) {
   const lines = [];
   const ms = (x) => `${x.toFixed(1)} ms`;
-  const pct3 = (x) => `${(x * 100).toFixed(0)}%`;
+  const pct3 = (x) => formatShare(x, 0);
   const mb = (x) => `${x.toFixed(0)} MB`;
   const say = (figure, worse, meaning) => lines.push(worse ? `${figure}: ${meaning}` : figure);
   const factor = (a, b, floor) => Math.max(a, b) >= floor && (b >= a * FACTOR || a >= b * FACTOR);
@@ -75295,7 +75354,7 @@ function unconfirmed(what, rounds, first, again, freshRounds) {
   }
   return `${what} in the first ${rounds} rounds (${pct(first.estimate)}) did not reproduce in ${freshRounds} fresh rounds (${pct(again.estimate)} [${pct(again.low)}, ${pct(again.high)}]): not failing the build on it`;
 }
-var pct = (x) => `${x > 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
+var pct = formatPercent;
 function combine(verdicts) {
   for (const verdict of ["regression", "inconclusive", "improvement"]) if (verdicts.includes(verdict)) return verdict;
   return "unchanged";
@@ -75371,7 +75430,7 @@ function toReportBenchmark(comparison, http4) {
 function resolutionWarning(comparison) {
   const { resolvable, budget, verdict, logRatios } = comparison;
   if (!Number.isFinite(resolvable) || resolvable <= budget || verdict === "regression" || verdict === "error") return void 0;
-  const pct3 = (x) => `${Number((x * 100).toFixed(x < 0.1 ? 1 : 0))}%`;
+  const pct3 = (x) => formatShortPercent(x, x < 0.1 ? 1 : 0);
   return `budget ${pct3(budget)} is below what this run resolves (\u2248${pct3(resolvable)} with ${logRatios.length} rounds): a regression between ${pct3(budget)} and ${pct3(resolvable)} would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both).`;
 }
 function verdictCounts(benchmarks) {
@@ -75865,7 +75924,7 @@ function runInfo(run, micro, http4, intervalLevel, profile) {
 function spikeNote(conditions, spiked) {
   const busy = conditions.map((c) => c.busy);
   const median2 = [...busy].sort((a, b) => a - b)[Math.floor(busy.length / 2)];
-  const pct3 = (x) => `${Math.round(x * 100)}%`;
+  const pct3 = (x) => formatShare(x, 0);
   const which2 = spiked.length === 1 ? `round ${spiked[0]}` : `rounds ${spiked.slice(0, -1).join(", ")} and ${spiked.at(-1)}`;
   return `the machine was much busier in ${which2} (CPU ${spiked.map((r) => pct3(busy[r - 1])).join(", ")} against a median of ${pct3(median2)}): other jobs ran beside benchgate. Their samples still count (the intervals are robust to a few odd rounds), but a surprising verdict is worth a re-run.`;
 }
@@ -75909,60 +75968,16 @@ import { existsSync as existsSync7, readFileSync as readFileSync7 } from "node:f
 import path14 from "node:path";
 
 // src/report/format.ts
-function isFiniteNumber(x) {
-  return typeof x === "number" && Number.isFinite(x);
-}
-function formatFixed(x, digits) {
-  return isFiniteNumber(x) ? x.toFixed(digits) : "\u2013";
-}
-function formatOps(ops) {
-  if (!isFiniteNumber(ops)) return "\u2013";
-  const units = [
-    [1e9, "G"],
-    [1e6, "M"],
-    [1e3, "k"]
-  ];
-  for (const [size, suffix] of units) if (ops >= size) return `${threeDigits(ops / size)}${suffix}`;
-  return threeDigits(ops);
-}
-function threeDigits(value) {
-  return value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
-}
-function formatPercent(fraction) {
-  if (!isFiniteNumber(fraction)) return "\u2013";
-  const percent = fraction * 100;
-  const digits = Math.abs(percent) >= 1e3 ? 0 : 1;
-  const text = percent.toFixed(digits);
-  return `${percent > 0 && Number(text) !== 0 ? "+" : ""}${text === "-0.0" ? "0.0" : text}%`;
-}
 function formatChange(benchmark) {
   const { change } = benchmark;
   if (!change || !isFiniteNumber(change.estimate)) return "\u2013";
   return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
-}
-function formatBudget(budget) {
-  if (!isFiniteNumber(budget)) return "\u2013";
-  return `${Number((budget * 100).toFixed(2))}%`;
-}
-function formatConfidence(confidence) {
-  if (!isFiniteNumber(confidence)) return "\u2013";
-  return `${Number((confidence * 100).toFixed(confidence > 0.999 ? 2 : 1))}%`;
-}
-function formatMs(ms) {
-  if (!isFiniteNumber(ms)) return "\u2013";
-  return ms < 1 ? ms.toFixed(3) : ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0);
 }
 function fitMiddle(text, width) {
   if (text.length <= width) return text;
   const keep = width - 1;
   const start = Math.ceil(keep / 2);
   return `${text.slice(0, start)}\u2026${text.slice(text.length - (keep - start))}`;
-}
-function formatMicros(us) {
-  if (!isFiniteNumber(us)) return "\u2013";
-  if (us < 1) return `${Number((us * 1e3).toPrecision(3))} ns`;
-  if (us < 1e3) return `${Number(us.toPrecision(3))} \xB5s`;
-  return `${Number((us / 1e3).toPrecision(3))} ms`;
 }
 
 // src/report/github.ts
@@ -76143,8 +76158,8 @@ function failuresLine(base, head) {
   return `failed requests: base ${bad(base) ? describeTraffic(base) : "none"}; head ${bad(head) ? describeTraffic(head) : "none"}`;
 }
 var delays = (s) => s ? `${formatMs(s.eventLoopDelayMs.p50)} / ${formatMs(s.eventLoopDelayMs.p99)} / ${formatMs(s.eventLoopDelayMs.max)}` : "\u2013";
-var pct2 = (x) => isFiniteNumber(x) ? `${(x * 100).toFixed(0)}%` : "\u2013";
-var gc = (s) => s ? `${formatFixed(s.gc?.totalMs, 0)} ms (${isFiniteNumber(s.gc?.share) ? (s.gc.share * 100).toFixed(1) : "\u2013"}%), ${formatFixed(s.gc?.count, 0)} pauses` : "\u2013";
+var pct2 = (x) => formatShare(x, 0);
+var gc = (s) => s ? `${formatFixed(s.gc?.totalMs, 0)} ms (${formatShare(s.gc?.share, 1)}), ${formatFixed(s.gc?.count, 0)} pauses` : "\u2013";
 var memory = (s) => s ? `${formatFixed(s.peakRssMb, 0)} / ${formatFixed(s.peakHeapUsedMb, 0)}` : "\u2013";
 
 // src/report/chart.ts
@@ -76178,14 +76193,14 @@ function changeChart(benchmarks, options = {}) {
     else line[point < 0 ? 0 : cells - 1] = point < 0 ? "\xAB" : "\xBB";
     return `${fitMiddle(b.id, labelWidth).padEnd(labelWidth)}  ${line.join("")}  ${formatPercent(estimate).padStart(7)}`;
   });
-  const pct3 = (x) => `${Number((x * 100).toFixed(0))}%`;
+  const pct3 = (x) => formatShortPercent(x, 0);
   const axis = `${" ".repeat(labelWidth + 2)}${`-${pct3(scale)}`.padEnd(half)}0${`+${pct3(scale)}`.padStart(cells - half - 1)}`;
   return [...lines, axis];
 }
 
 // src/report/profile-sections.ts
 import path15 from "node:path";
-var share = (x) => `${(x * 100).toFixed(1)}%`;
+var share = (x) => formatShare(x, 1);
 function name(row) {
   return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
 }

@@ -45818,25 +45818,57 @@ import { fileURLToPath as fileURLToPath3 } from "node:url";
 import { mkdirSync as mkdirSync2, writeFileSync } from "node:fs";
 import path9 from "node:path";
 
-// src/config/units.ts
-var BUDGET_FORM = /^\d{1,2}(\.\d+)?%$/;
-function parseBudget(text) {
-  if (!BUDGET_FORM.test(text.trim())) throw new RangeError(`'${text}' is not a percentage from 0% to 99%, like 5%`);
-  return parsePercent(text);
+// src/util/format.ts
+function isFiniteNumber(x) {
+  return typeof x === "number" && Number.isFinite(x);
 }
-function parsePercent(text) {
-  const match = /^(\d+(?:\.\d+)?)%$/.exec(text.trim());
-  if (!match) throw new RangeError(`'${text}' is not a percentage like 5%`);
-  return Number(match[1]) / 100;
+function formatFixed(x, digits) {
+  return isFiniteNumber(x) ? x.toFixed(digits) : "\u2013";
 }
-var UNIT_MS = { ms: 1, s: 1e3, m: 6e4 };
-function parseDuration(text) {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(text.trim());
-  if (!match) throw new RangeError(`'${text}' is not a duration like 500ms, 30s or 2m`);
-  return Number(match[1]) * UNIT_MS[match[2]];
+function formatShare(fraction, digits = 1) {
+  return isFiniteNumber(fraction) ? `${(fraction * 100).toFixed(digits)}%` : "\u2013";
+}
+function formatShortPercent(fraction, digits) {
+  return isFiniteNumber(fraction) ? `${Number((fraction * 100).toFixed(digits))}%` : "\u2013";
+}
+function formatOps(ops) {
+  if (!isFiniteNumber(ops)) return "\u2013";
+  const units = [
+    [1e9, "G"],
+    [1e6, "M"],
+    [1e3, "k"]
+  ];
+  for (const [size, suffix] of units) if (ops >= size) return `${threeDigits(ops / size)}${suffix}`;
+  return threeDigits(ops);
+}
+function threeDigits(value) {
+  return value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
+}
+function formatPercent(fraction) {
+  if (!isFiniteNumber(fraction)) return "\u2013";
+  const percent = fraction * 100;
+  const digits = Math.abs(percent) >= 1e3 ? 0 : 1;
+  const text = percent.toFixed(digits);
+  return `${percent > 0 && Number(text) !== 0 ? "+" : ""}${text === "-0.0" ? "0.0" : text}%`;
+}
+function formatBudget(budget) {
+  return formatShortPercent(budget, 2);
+}
+function formatConfidence(confidence) {
+  return formatShortPercent(confidence, isFiniteNumber(confidence) && confidence > 0.999 ? 2 : 1);
+}
+function formatMs(ms) {
+  if (!isFiniteNumber(ms)) return "\u2013";
+  return ms < 1 ? ms.toFixed(3) : ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0);
+}
+function formatMicros(us) {
+  if (!isFiniteNumber(us)) return "\u2013";
+  if (us < 1) return `${Number((us * 1e3).toPrecision(3))} ns`;
+  if (us < 1e3) return `${Number(us.toPrecision(3))} \xB5s`;
+  return `${Number((us / 1e3).toPrecision(3))} ms`;
 }
 function formatDuration(ms) {
-  if (typeof ms !== "number" || !Number.isFinite(ms)) return "\u2013";
+  if (!isFiniteNumber(ms)) return "\u2013";
   if (ms < 1e3) return `${Math.round(ms)}ms`;
   if (ms < 6e4) return `${(ms / 1e3).toFixed(ms < 1e4 ? 1 : 0)}s`;
   const minutes = Math.floor(ms / 6e4);
@@ -46148,6 +46180,24 @@ var DEFAULTS = {
   httpMode: "live",
   httpPin: true
 };
+
+// src/config/units.ts
+var BUDGET_FORM = /^\d{1,2}(\.\d+)?%$/;
+function parseBudget(text) {
+  if (!BUDGET_FORM.test(text.trim())) throw new RangeError(`'${text}' is not a percentage from 0% to 99%, like 5%`);
+  return parsePercent(text);
+}
+function parsePercent(text) {
+  const match = /^(\d+(?:\.\d+)?)%$/.exec(text.trim());
+  if (!match) throw new RangeError(`'${text}' is not a percentage like 5%`);
+  return Number(match[1]) / 100;
+}
+var UNIT_MS = { ms: 1, s: 1e3, m: 6e4 };
+function parseDuration(text) {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(text.trim());
+  if (!match) throw new RangeError(`'${text}' is not a duration like 500ms, 30s or 2m`);
+  return Number(match[1]) * UNIT_MS[match[2]];
+}
 
 // src/config/load.ts
 var CONFIG_FILE = "benchgate.yml";
@@ -48011,6 +48061,7 @@ function probit(p) {
 
 // src/measure/http/load.ts
 var import_autocannon = __toESM(require_autocannon(), 1);
+var import_hdr_histogram_js = __toESM(require_dist3(), 1);
 import http from "node:http";
 function runLoad(options) {
   return new Promise((resolve3, reject) => {
@@ -48080,14 +48131,22 @@ function preflight(port, requests) {
 }
 function latencyOf(times) {
   if (times.length === 0) return { p50: Number.NaN, p90: Number.NaN, p99: Number.NaN, mean: Number.NaN };
-  const sorted = Float64Array.from(times).sort();
-  const values = Array.from(sorted);
-  return {
-    p50: quantileSorted(values, 0.5),
-    p90: quantileSorted(values, 0.9),
-    p99: quantileSorted(values, 0.99),
-    mean: values.reduce((sum2, t) => sum2 + t, 0) / values.length
+  const histogram = (0, import_hdr_histogram_js.build)({
+    bitBucketSize: 64,
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 36e8,
+    numberOfSignificantValueDigits: 3,
+    useWebAssembly: false
+  });
+  for (const ms of times) histogram.recordValue(Math.max(1, Math.round(ms * 1e3)));
+  const figures = {
+    p50: histogram.getValueAtPercentile(50) / 1e3,
+    p90: histogram.getValueAtPercentile(90) / 1e3,
+    p99: histogram.getValueAtPercentile(99) / 1e3,
+    mean: histogram.mean / 1e3
   };
+  histogram.destroy();
+  return figures;
 }
 
 // src/measure/http/server.ts
@@ -48574,7 +48633,7 @@ var MEANINGS = {
 function diagnose(base, head, throughputChange) {
   const lines = [];
   const ms = (x) => `${x.toFixed(1)} ms`;
-  const pct3 = (x) => `${(x * 100).toFixed(0)}%`;
+  const pct3 = (x) => formatShare(x, 0);
   const mb = (x) => `${x.toFixed(0)} MB`;
   const say = (figure, worse, meaning) => lines.push(worse ? `${figure}: ${meaning}` : figure);
   const factor = (a, b, floor) => Math.max(a, b) >= floor && (b >= a * FACTOR || a >= b * FACTOR);
@@ -48853,7 +48912,7 @@ function unconfirmed(what, rounds, first, again, freshRounds) {
   }
   return `${what} in the first ${rounds} rounds (${pct(first.estimate)}) did not reproduce in ${freshRounds} fresh rounds (${pct(again.estimate)} [${pct(again.low)}, ${pct(again.high)}]): not failing the build on it`;
 }
-var pct = (x) => `${x > 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
+var pct = formatPercent;
 function combine(verdicts) {
   for (const verdict of ["regression", "inconclusive", "improvement"]) if (verdicts.includes(verdict)) return verdict;
   return "unchanged";
@@ -48929,7 +48988,7 @@ function toReportBenchmark(comparison, http3) {
 function resolutionWarning(comparison) {
   const { resolvable, budget, verdict, logRatios } = comparison;
   if (!Number.isFinite(resolvable) || resolvable <= budget || verdict === "regression" || verdict === "error") return void 0;
-  const pct3 = (x) => `${Number((x * 100).toFixed(x < 0.1 ? 1 : 0))}%`;
+  const pct3 = (x) => formatShortPercent(x, x < 0.1 ? 1 : 0);
   return `budget ${pct3(budget)} is below what this run resolves (\u2248${pct3(resolvable)} with ${logRatios.length} rounds): a regression between ${pct3(budget)} and ${pct3(resolvable)} would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both).`;
 }
 function verdictCounts(benchmarks) {
@@ -49423,7 +49482,7 @@ function runInfo(run, micro, http3, intervalLevel, profile) {
 function spikeNote(conditions, spiked) {
   const busy = conditions.map((c) => c.busy);
   const median2 = [...busy].sort((a, b) => a - b)[Math.floor(busy.length / 2)];
-  const pct3 = (x) => `${Math.round(x * 100)}%`;
+  const pct3 = (x) => formatShare(x, 0);
   const which = spiked.length === 1 ? `round ${spiked[0]}` : `rounds ${spiked.slice(0, -1).join(", ")} and ${spiked.at(-1)}`;
   return `the machine was much busier in ${which} (CPU ${spiked.map((r) => pct3(busy[r - 1])).join(", ")} against a median of ${pct3(median2)}): other jobs ran beside benchgate. Their samples still count (the intervals are robust to a few odd rounds), but a surprising verdict is worth a re-run.`;
 }
@@ -49487,7 +49546,7 @@ async function calibrate(options) {
       suggestedBudget: Math.max(0.01, Math.ceil(resolvable * 100 - 1e-9) / 100),
       budget: b.budget,
       ...b.verdict === "regression" || b.verdict === "improvement" ? {
-        warning: `identical code measured as a ${b.verdict} (${(b.change.estimate * 100).toFixed(1)}%): this benchmark's measurement is biased on this machine`
+        warning: `identical code measured as a ${b.verdict} (${formatPercent(b.change.estimate)}): this benchmark's measurement is biased on this machine`
       } : {}
     };
   });
@@ -49564,7 +49623,7 @@ function terminalText(text, options = {}) {
 
 // src/report/calibration.ts
 function renderCalibration(calibration) {
-  const pct3 = (x) => Number.isFinite(x) ? `${Number((x * 100).toFixed(1))}%` : "\u2013";
+  const pct3 = (x) => formatShortPercent(x, 1);
   const header = ["benchmark", "noise/round", `resolves in ${calibration.compareRounds} rounds`, "suggested budget", "budget now"];
   const rows = calibration.benchmarks.map((b) => [
     terminalText(b.id),
@@ -49595,60 +49654,16 @@ function renderCalibration(calibration) {
 }
 
 // src/report/format.ts
-function isFiniteNumber(x) {
-  return typeof x === "number" && Number.isFinite(x);
-}
-function formatFixed(x, digits) {
-  return isFiniteNumber(x) ? x.toFixed(digits) : "\u2013";
-}
-function formatOps(ops) {
-  if (!isFiniteNumber(ops)) return "\u2013";
-  const units = [
-    [1e9, "G"],
-    [1e6, "M"],
-    [1e3, "k"]
-  ];
-  for (const [size, suffix] of units) if (ops >= size) return `${threeDigits(ops / size)}${suffix}`;
-  return threeDigits(ops);
-}
-function threeDigits(value) {
-  return value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
-}
-function formatPercent(fraction) {
-  if (!isFiniteNumber(fraction)) return "\u2013";
-  const percent = fraction * 100;
-  const digits = Math.abs(percent) >= 1e3 ? 0 : 1;
-  const text = percent.toFixed(digits);
-  return `${percent > 0 && Number(text) !== 0 ? "+" : ""}${text === "-0.0" ? "0.0" : text}%`;
-}
 function formatChange(benchmark) {
   const { change } = benchmark;
   if (!change || !isFiniteNumber(change.estimate)) return "\u2013";
   return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
-}
-function formatBudget(budget) {
-  if (!isFiniteNumber(budget)) return "\u2013";
-  return `${Number((budget * 100).toFixed(2))}%`;
-}
-function formatConfidence(confidence) {
-  if (!isFiniteNumber(confidence)) return "\u2013";
-  return `${Number((confidence * 100).toFixed(confidence > 0.999 ? 2 : 1))}%`;
-}
-function formatMs(ms) {
-  if (!isFiniteNumber(ms)) return "\u2013";
-  return ms < 1 ? ms.toFixed(3) : ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0);
 }
 function fitMiddle(text, width) {
   if (text.length <= width) return text;
   const keep = width - 1;
   const start = Math.ceil(keep / 2);
   return `${text.slice(0, start)}\u2026${text.slice(text.length - (keep - start))}`;
-}
-function formatMicros(us) {
-  if (!isFiniteNumber(us)) return "\u2013";
-  if (us < 1) return `${Number((us * 1e3).toPrecision(3))} ns`;
-  if (us < 1e3) return `${Number(us.toPrecision(3))} \xB5s`;
-  return `${Number((us / 1e3).toPrecision(3))} ms`;
 }
 
 // src/report/http-sections.ts
@@ -49688,8 +49703,8 @@ function failuresLine(base, head) {
   return `failed requests: base ${bad(base) ? describeTraffic(base) : "none"}; head ${bad(head) ? describeTraffic(head) : "none"}`;
 }
 var delays = (s) => s ? `${formatMs(s.eventLoopDelayMs.p50)} / ${formatMs(s.eventLoopDelayMs.p99)} / ${formatMs(s.eventLoopDelayMs.max)}` : "\u2013";
-var pct2 = (x) => isFiniteNumber(x) ? `${(x * 100).toFixed(0)}%` : "\u2013";
-var gc = (s) => s ? `${formatFixed(s.gc?.totalMs, 0)} ms (${isFiniteNumber(s.gc?.share) ? (s.gc.share * 100).toFixed(1) : "\u2013"}%), ${formatFixed(s.gc?.count, 0)} pauses` : "\u2013";
+var pct2 = (x) => formatShare(x, 0);
+var gc = (s) => s ? `${formatFixed(s.gc?.totalMs, 0)} ms (${formatShare(s.gc?.share, 1)}), ${formatFixed(s.gc?.count, 0)} pauses` : "\u2013";
 var memory = (s) => s ? `${formatFixed(s.peakRssMb, 0)} / ${formatFixed(s.peakHeapUsedMb, 0)}` : "\u2013";
 
 // src/report/chart.ts
@@ -49723,14 +49738,14 @@ function changeChart(benchmarks, options = {}) {
     else line[point < 0 ? 0 : cells - 1] = point < 0 ? "\xAB" : "\xBB";
     return `${fitMiddle(b.id, labelWidth).padEnd(labelWidth)}  ${line.join("")}  ${formatPercent(estimate).padStart(7)}`;
   });
-  const pct3 = (x) => `${Number((x * 100).toFixed(0))}%`;
+  const pct3 = (x) => formatShortPercent(x, 0);
   const axis = `${" ".repeat(labelWidth + 2)}${`-${pct3(scale)}`.padEnd(half)}0${`+${pct3(scale)}`.padStart(cells - half - 1)}`;
   return [...lines, axis];
 }
 
 // src/report/profile-sections.ts
 import path8 from "node:path";
-var share = (x) => `${(x * 100).toFixed(1)}%`;
+var share = (x) => formatShare(x, 1);
 function name(row) {
   return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
 }

@@ -2,6 +2,7 @@ import { runGate, type GateOptions } from './gate.js';
 import type { CalibratedBenchmark, Calibration } from './report/calibration.js';
 import { decisionRule } from './stats/decision.js';
 import { resolvableChange, roundSpread } from './stats/power.js';
+import { formatPercent } from './util/format.js';
 
 /**
  * Run one revision against itself (two worktrees of the same commit) for the
@@ -34,7 +35,7 @@ export async function calibrate(options: Omit<GateOptions, 'head'> & { compareRo
       budget: b.budget,
       ...(b.verdict === 'regression' || b.verdict === 'improvement'
         ? {
-            warning: `identical code measured as a ${b.verdict} (${(b.change!.estimate * 100).toFixed(1)}%): this benchmark's measurement is biased on this machine`,
+            warning: `identical code measured as a ${b.verdict} (${formatPercent(b.change!.estimate)}): this benchmark's measurement is biased on this machine`,
           }
         : {}),
     };

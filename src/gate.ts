@@ -27,6 +27,7 @@ import {
 } from './report/model.js';
 import { UserError } from './util/errors.js';
 import { explain, type ProfileTarget } from './explain/run.js';
+import { formatShare } from './util/format.js';
 
 /** The most benchmarks profiled in one run: each costs a few seconds. */
 const MAX_PROFILED = 10;
@@ -341,7 +342,7 @@ function runInfo(
 function spikeNote(conditions: RoundConditions[], spiked: number[]): string {
   const busy = conditions.map((c) => c.busy);
   const median = [...busy].sort((a, b) => a - b)[Math.floor(busy.length / 2)]!;
-  const pct = (x: number) => `${Math.round(x * 100)}%`;
+  const pct = (x: number) => formatShare(x, 0);
   const which = spiked.length === 1 ? `round ${spiked[0]}` : `rounds ${spiked.slice(0, -1).join(', ')} and ${spiked.at(-1)}`;
   return `the machine was much busier in ${which} (CPU ${spiked.map((r) => pct(busy[r - 1]!)).join(', ')} against a median of ${pct(median)}): other jobs ran beside benchgate. Their samples still count (the intervals are robust to a few odd rounds), but a surprising verdict is worth a re-run.`;
 }

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { formatDuration } from '../config/units.js';
+import { formatDuration } from '../util/format.js';
 import { calibrate } from '../calibrate.js';
 import { loadConfig } from '../config/load.js';
 import { errorReport, runGate } from '../gate.js';

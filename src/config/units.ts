@@ -27,12 +27,3 @@ export function parseDuration(text: string): number {
   if (!match) throw new RangeError(`'${text}' is not a duration like 500ms, 30s or 2m`);
   return Number(match[1]) * UNIT_MS[match[2]!]!;
 }
-
-export function formatDuration(ms: number): string {
-  if (typeof ms !== 'number' || !Number.isFinite(ms)) return '–';
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)}s`;
-  const minutes = Math.floor(ms / 60_000);
-  const seconds = Math.round((ms % 60_000) / 1000);
-  return seconds ? `${minutes}m${String(seconds).padStart(2, '0')}s` : `${minutes}m`;
-}

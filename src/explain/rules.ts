@@ -6,6 +6,7 @@
  * profile then says where.
  */
 import type { ServerSummary } from '../measure/http/types.js';
+import { formatShare } from '../util/format.js';
 
 /** A figure moved when it changed by at least this factor... */
 const FACTOR = 1.5;
@@ -33,7 +34,7 @@ export const MEANINGS = {
 export function diagnose(base: ServerSummary, head: ServerSummary, throughputChange: number | undefined): string[] {
   const lines: string[] = [];
   const ms = (x: number) => `${x.toFixed(1)} ms`;
-  const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
+  const pct = (x: number) => formatShare(x, 0);
   const mb = (x: number) => `${x.toFixed(0)} MB`;
   const say = (figure: string, worse: boolean, meaning: string) => lines.push(worse ? `${figure}: ${meaning}` : figure);
   const factor = (a: number, b: number, floor: number) => Math.max(a, b) >= floor && (b >= a * FACTOR || a >= b * FACTOR);

@@ -1,4 +1,4 @@
-import { formatDuration } from '../config/units.js';
+import { formatDuration, formatShortPercent } from '../util/format.js';
 import { terminalText as printable } from './escape.js';
 import type { Report } from './model.js';
 
@@ -33,7 +33,7 @@ export interface Calibration {
 
 /** The calibration as a terminal table; names and refs go through `printable`, so they cannot drive the terminal. */
 export function renderCalibration(calibration: Calibration): string {
-  const pct = (x: number) => (Number.isFinite(x) ? `${Number((x * 100).toFixed(1))}%` : '–');
+  const pct = (x: number) => formatShortPercent(x, 1);
   const header = ['benchmark', 'noise/round', `resolves in ${calibration.compareRounds} rounds`, 'suggested budget', 'budget now'];
   const rows = calibration.benchmarks.map((b) => [
     printable(b.id),

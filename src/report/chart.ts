@@ -1,4 +1,5 @@
-import { fitMiddle, formatPercent } from './format.js';
+import { formatPercent, formatShortPercent } from '../util/format.js';
+import { fitMiddle } from './format.js';
 import type { ReportBenchmark } from './model.js';
 
 /** Scales the chart can take, in percent. */
@@ -49,7 +50,7 @@ export function changeChart(benchmarks: readonly ReportBenchmark[], options: { c
     else line[point < 0 ? 0 : cells - 1] = point < 0 ? '«' : '»';
     return `${fitMiddle(b.id, labelWidth).padEnd(labelWidth)}  ${line.join('')}  ${formatPercent(estimate).padStart(7)}`;
   });
-  const pct = (x: number) => `${Number((x * 100).toFixed(0))}%`;
+  const pct = (x: number) => formatShortPercent(x, 0);
   const axis = `${' '.repeat(labelWidth + 2)}${`-${pct(scale)}`.padEnd(half)}0${`+${pct(scale)}`.padStart(cells - half - 1)}`;
   return [...lines, axis];
 }

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CommentMode } from '../config/action-inputs.js';
-import { formatBudget, formatChange, formatMicros } from './format.js';
+import { formatBudget, formatMicros } from '../util/format.js';
+import { formatChange } from './format.js';
 import type { Report, ReportBenchmark } from './model.js';
 
 /** GitHub's limit on a comment body. */

@@ -1,7 +1,14 @@
 import { describeTraffic } from '../measure/http/traffic.js';
 import type { TrafficFigures } from '../measure/http/types.js';
-import { formatDuration as formatMsDuration } from '../config/units.js';
-import { formatBudget, formatFixed, formatMs, formatPercent, isFiniteNumber } from './format.js';
+import {
+  formatBudget,
+  formatDuration as formatMsDuration,
+  formatFixed,
+  formatMs,
+  formatPercent,
+  formatShare,
+  isFiniteNumber,
+} from '../util/format.js';
 import type { ServerSummary } from '../measure/http/types.js';
 import type { HttpDetails } from './http.js';
 
@@ -58,9 +65,7 @@ function failuresLine(base: TrafficFigures, head: TrafficFigures): string {
 const delays = (s: ServerSummary | null) =>
   s ? `${formatMs(s.eventLoopDelayMs.p50)} / ${formatMs(s.eventLoopDelayMs.p99)} / ${formatMs(s.eventLoopDelayMs.max)}` : '–';
 // Figures of a report.json made elsewhere may be anything: formatFixed shows '–' for what is not a number.
-const pct = (x: number | undefined) => (isFiniteNumber(x) ? `${(x * 100).toFixed(0)}%` : '–');
+const pct = (x: number | undefined) => formatShare(x, 0);
 const gc = (s: ServerSummary | null) =>
-  s
-    ? `${formatFixed(s.gc?.totalMs, 0)} ms (${isFiniteNumber(s.gc?.share) ? (s.gc.share * 100).toFixed(1) : '–'}%), ${formatFixed(s.gc?.count, 0)} pauses`
-    : '–';
+  s ? `${formatFixed(s.gc?.totalMs, 0)} ms (${formatShare(s.gc?.share, 1)}), ${formatFixed(s.gc?.count, 0)} pauses` : '–';
 const memory = (s: ServerSummary | null) => (s ? `${formatFixed(s.peakRssMb, 0)} / ${formatFixed(s.peakHeapUsedMb, 0)}` : '–');

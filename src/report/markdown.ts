@@ -1,6 +1,7 @@
 import type { Verdict } from '../stats/compare.js';
 import { codeBlockText, escapeLines, joinMarkup, Markup, md } from './escape.js';
-import { formatBudget, formatChange, formatConfidence, formatFixed, formatOps } from './format.js';
+import { formatBudget, formatConfidence, formatFixed, formatOps } from '../util/format.js';
+import { formatChange } from './format.js';
 import { httpSections } from './http-sections.js';
 import { changeChart } from './chart.js';
 import { profileSections } from './profile-sections.js';

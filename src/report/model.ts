@@ -2,6 +2,7 @@ import type { Comparison } from '../stats/analyze.js';
 import type { Verdict } from '../stats/compare.js';
 import type { HttpDetails } from './http.js';
 import type { Explanation } from '../explain/run.js';
+import { formatShortPercent } from '../util/format.js';
 
 /** Version of the JSON report's schema (README, "JSON report"); bumped on any breaking change. */
 export const REPORT_VERSION = 1;
@@ -140,7 +141,7 @@ export function toReportBenchmark(comparison: Comparison, http?: HttpDetails): R
 function resolutionWarning(comparison: Comparison): string | undefined {
   const { resolvable, budget, verdict, logRatios } = comparison;
   if (!Number.isFinite(resolvable) || resolvable! <= budget || verdict === 'regression' || verdict === 'error') return undefined;
-  const pct = (x: number) => `${Number((x * 100).toFixed(x < 0.1 ? 1 : 0))}%`;
+  const pct = (x: number) => formatShortPercent(x, x < 0.1 ? 1 : 0);
   return `budget ${pct(budget)} is below what this run resolves (≈${pct(resolvable!)} with ${logRatios.length} rounds): a regression between ${pct(budget)} and ${pct(resolvable!)} would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both).`;
 }
 

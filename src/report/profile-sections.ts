@@ -1,6 +1,5 @@
 import path from 'node:path';
-import { formatDuration } from '../config/units.js';
-import { formatMicros } from './format.js';
+import { formatDuration, formatMicros, formatShare } from '../util/format.js';
 import type { Explanation } from '../explain/run.js';
 import type { ProfileRow } from '../explain/profile.js';
 
@@ -16,7 +15,7 @@ export interface ProfileSections {
   error?: string;
 }
 
-const share = (x: number) => `${(x * 100).toFixed(1)}%`;
+const share = (x: number) => formatShare(x, 1);
 
 /** "randomBytes ← makeId": the function, and the project's function it was called from. */
 function name(row: ProfileRow): string {

@@ -1,8 +1,9 @@
 import { styleText } from 'node:util';
 import type { Verdict } from '../stats/compare.js';
-import { formatDuration } from '../config/units.js';
+
 import { terminalText as printable } from './escape.js';
-import { fitMiddle as fit, formatBudget, formatChange, formatConfidence, formatOps } from './format.js';
+import { formatBudget, formatConfidence, formatDuration, formatOps } from '../util/format.js';
+import { fitMiddle as fit, formatChange } from './format.js';
 import { profileSections } from './profile-sections.js';
 import { httpSections } from './http-sections.js';
 import { sortBenchmarks, verdictCounts, type Report } from './model.js';

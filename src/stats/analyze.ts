@@ -4,6 +4,7 @@ import type { BenchmarkKind, Samples as BenchmarkSamples } from './samples.js';
 import { resolvableChange, roundSpread } from './power.js';
 import { decide, decideLowerIsBetter, estimateChange, type Change, type Verdict } from './compare.js';
 import type { DecisionRule } from './decision.js';
+import { formatPercent } from '../util/format.js';
 
 /** One revision's summary for one benchmark. */
 export interface SideSummary {
@@ -143,7 +144,7 @@ function unconfirmed(what: string, rounds: number, first: Change, again: Change,
   return `${what} in the first ${rounds} rounds (${pct(first.estimate)}) did not reproduce in ${freshRounds} fresh rounds (${pct(again.estimate)} [${pct(again.low)}, ${pct(again.high)}]): not failing the build on it`;
 }
 
-const pct = (x: number) => `${x > 0 ? '+' : ''}${(x * 100).toFixed(1)}%`;
+const pct = formatPercent;
 
 /** The verdict of a benchmark judged on several figures: any regression wins, then any doubt, then any improvement. */
 function combine(verdicts: Verdict[]): Verdict {

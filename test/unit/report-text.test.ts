@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatMicros, formatMs, formatOps, formatPercent } from '../../src/report/format.js';
+import { formatMicros, formatMs, formatOps, formatPercent } from '../../src/util/format.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { runVerdict, type Report, type ReportBenchmark } from '../../src/report/model.js';
 import { renderTerminal } from '../../src/report/terminal.js';

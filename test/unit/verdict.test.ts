@@ -119,7 +119,7 @@ describe('confirmation of a regression by a fresh group of rounds', () => {
     const [result] = analyze([samples(transient)], options);
     expect(result!.verdict).toBe('inconclusive');
     expect(result!.note).toBe(
-      'a regression in the first 10 rounds (-7.0%) did not reproduce in 10 fresh rounds (+0.0% [-0.4%, +0.4%]): not failing the build on it',
+      'a regression in the first 10 rounds (-7.0%) did not reproduce in 10 fresh rounds (0.0% [-0.4%, +0.4%]): not failing the build on it',
     );
   });
 

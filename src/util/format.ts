@@ -1,0 +1,87 @@
+/**
+ * The one set of number formatters, for every report, note and log line. Each shows '–' for
+ * anything that is not a finite number: figures of a report.json made elsewhere (the two-workflow
+ * pattern) may hold anything.
+ */
+
+/**
+ * A finite number. Figures of a report.json made elsewhere (the two-workflow
+ * pattern) may hold anything: every formatter shows '–' for what is not one.
+ */
+export function isFiniteNumber(x: unknown): x is number {
+  return typeof x === 'number' && Number.isFinite(x);
+}
+
+/** x.toFixed(digits), or '–' for anything but a finite number. */
+export function formatFixed(x: unknown, digits: number): string {
+  return isFiniteNumber(x) ? x.toFixed(digits) : '–';
+}
+
+/** A fraction as a percentage with `digits` decimals: 0.1234 → "12.3%" (shares, utilisation, CPU busy). */
+export function formatShare(fraction: unknown, digits = 1): string {
+  return isFiniteNumber(fraction) ? `${(fraction * 100).toFixed(digits)}%` : '–';
+}
+
+/** A fraction as a percentage with at most `digits` decimals, trailing zeros dropped: 0.05 → "5%", 0.0125 → "1.25%". */
+export function formatShortPercent(fraction: unknown, digits: number): string {
+  return isFiniteNumber(fraction) ? `${Number((fraction * 100).toFixed(digits))}%` : '–';
+}
+
+/** 1234567 → "1.23M", 45678 → "45.7k", 12.3 → "12.3" */
+export function formatOps(ops: number | undefined): string {
+  if (!isFiniteNumber(ops)) return '–';
+  const units: [number, string][] = [
+    [1e9, 'G'],
+    [1e6, 'M'],
+    [1e3, 'k'],
+  ];
+  for (const [size, suffix] of units) if (ops >= size) return `${threeDigits(ops / size)}${suffix}`;
+  return threeDigits(ops);
+}
+
+function threeDigits(value: number): string {
+  return value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
+}
+
+/** -0.1234 → "-12.3%", 0.5 → "+50.0%" */
+export function formatPercent(fraction: number): string {
+  if (!isFiniteNumber(fraction)) return '–';
+  const percent = fraction * 100;
+  const digits = Math.abs(percent) >= 1000 ? 0 : 1;
+  const text = percent.toFixed(digits);
+  return `${percent > 0 && Number(text) !== 0 ? '+' : ''}${text === '-0.0' ? '0.0' : text}%`;
+}
+
+/** 0.05 → "5%" */
+export function formatBudget(budget: unknown): string {
+  return formatShortPercent(budget, 2);
+}
+
+/** 0.98333 → "98.3%", 0.99762 → "99.76%" */
+export function formatConfidence(confidence: unknown): string {
+  return formatShortPercent(confidence, isFiniteNumber(confidence) && confidence > 0.999 ? 2 : 1);
+}
+
+/** Milliseconds with the digits that matter: 0.144, 3.40, 45.1, 210 */
+export function formatMs(ms: number): string {
+  if (!isFiniteNumber(ms)) return '–';
+  return ms < 1 ? ms.toFixed(3) : ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0);
+}
+
+/** Microseconds with three digits, in ns below 1 µs and ms from 1000 µs: "15.2 ns", "2.06 µs", "1.20 ms". */
+export function formatMicros(us: number): string {
+  if (!isFiniteNumber(us)) return '–';
+  if (us < 1) return `${Number((us * 1000).toPrecision(3))} ns`;
+  if (us < 1000) return `${Number(us.toPrecision(3))} µs`;
+  return `${Number((us / 1000).toPrecision(3))} ms`;
+}
+
+/** 850 → "850ms", 12_300 → "12s", 150_000 → "2m30s" */
+export function formatDuration(ms: unknown): string {
+  if (!isFiniteNumber(ms)) return '–';
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)}s`;
+  const minutes = Math.floor(ms / 60_000);
+  const seconds = Math.round((ms % 60_000) / 1000);
+  return seconds ? `${minutes}m${String(seconds).padStart(2, '0')}s` : `${minutes}m`;
+}
