@@ -1,14 +1,6 @@
 import { describeTraffic } from '../measure/http/traffic.js';
 import type { TrafficFigures } from '../measure/http/types.js';
-import {
-  formatBudget,
-  formatDuration as formatMsDuration,
-  formatFixed,
-  formatMs,
-  formatPercent,
-  formatShare,
-  isFiniteNumber,
-} from '../util/format.js';
+import { formatBudget, formatDuration as formatMsDuration, formatFixed, formatMs, formatPercent, formatShare } from '../util/format.js';
 import type { ServerSummary } from '../measure/http/types.js';
 import type { HttpDetails } from './http.js';
 
