@@ -47698,7 +47698,7 @@ function pinLoadGenerator(log2) {
   const server = String(cores - 1);
   const load = cores === 2 ? "0" : `0-${cores - 2}`;
   try {
-    execFileSync2("taskset", ["-a", "-p", "-c", load, String(process.pid)], { stdio: "ignore" });
+    execFileSync2("taskset", ["-a", "-p", "-c", load, String(process.pid)], { stdio: "ignore", env: childEnvironment() });
   } catch {
     log2("CPU pinning skipped: taskset is not available (install util-linux) or not permitted");
     return void 0;
@@ -47707,7 +47707,7 @@ function pinLoadGenerator(log2) {
     serverPrefix: `taskset -c ${server} `,
     release: () => {
       try {
-        execFileSync2("taskset", ["-a", "-p", "-c", all, String(process.pid)], { stdio: "ignore" });
+        execFileSync2("taskset", ["-a", "-p", "-c", all, String(process.pid)], { stdio: "ignore", env: childEnvironment() });
       } catch {
       }
     }

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { childEnvironment } from '../../util/processes.js';
 import os from 'node:os';
 
 /**
@@ -23,7 +24,7 @@ export function pinLoadGenerator(log: (line: string) => void): Pinning | undefin
   const server = String(cores - 1);
   const load = cores === 2 ? '0' : `0-${cores - 2}`;
   try {
-    execFileSync('taskset', ['-a', '-p', '-c', load, String(process.pid)], { stdio: 'ignore' });
+    execFileSync('taskset', ['-a', '-p', '-c', load, String(process.pid)], { stdio: 'ignore', env: childEnvironment() });
   } catch {
     log('CPU pinning skipped: taskset is not available (install util-linux) or not permitted');
     return undefined;
@@ -32,7 +33,7 @@ export function pinLoadGenerator(log: (line: string) => void): Pinning | undefin
     serverPrefix: `taskset -c ${server} `,
     release: () => {
       try {
-        execFileSync('taskset', ['-a', '-p', '-c', all, String(process.pid)], { stdio: 'ignore' });
+        execFileSync('taskset', ['-a', '-p', '-c', all, String(process.pid)], { stdio: 'ignore', env: childEnvironment() });
       } catch {
         // the process ends soon anyway
       }
