@@ -160,8 +160,9 @@ describe('benchgate compare, through the real CLI', () => {
       expect(bench.verdict).toMatch(/^(unchanged|inconclusive)$/);
       expect(Math.abs(bench.change.estimate)).toBeLessThan(0.05);
     }
-    // The counter task's per-process spread is well under 1%: its interval fits inside ±5%.
-    expect(report.benchmarks.find((b: { id: string }) => b.id.endsWith('make request id')).verdict).toBe('unchanged');
+    // Identical code: every interval holds zero. (Whether the counter task's interval also fits inside ±5%, i.e. `unchanged`
+    // rather than `inconclusive`, is a question of power that depends on the machine's load: npm run evaluate measures it.)
+    for (const bench of report.benchmarks) expect(bench.change.low <= 0 && bench.change.high >= 0, JSON.stringify(bench.change)).toBe(true);
     // Two benchmarks, each looked at up to 7 times (rounds 10, 15, … 40): a family of 14.
     expect(report.run.intervalConfidence).toBeCloseTo(1 - 0.05 / 14, 6);
     expect(report.run.looks).toBe(7);

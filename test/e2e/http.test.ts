@@ -93,7 +93,9 @@ describe('HTTP load tests, through the real CLI', () => {
       const memory = printedNumbers(serverRow('peak RSS / heap used (MB)')[i]!);
       expect([server.peakRssMb, server.peakHeapUsedMb].every((mb, k) => showsValue(memory[k]!, mb))).toBe(true);
     }
-    expect(bench.http.server.head.eventLoopDelayMs.p99).toBeGreaterThan(3 * bench.http.server.base.eventLoopDelayMs.p99);
+    // Head's loop is blocked by the hashing, and the probe says so. How far above base depends on the machine's load
+    // (3× and more when quiet, 2.3× with two suites running beside it): the reading needs 1.5×, asserted through `moved`.
+    expect(bench.http.server.head.eventLoopDelayMs.p99).toBeGreaterThan(bench.http.server.base.eventLoopDelayMs.p99);
     expect(bench.http.moved.some((line: string) => line.startsWith('event-loop delay p99'))).toBe(true);
     expect(bench.http.traffic.base.non2xx + bench.http.traffic.head.non2xx).toBe(0);
     expect(run.stdout).toContain('moved: event-loop delay p99');
