@@ -77872,7 +77872,7 @@ function trapSignals(options) {
 }
 
 // src/action/run.ts
-var PULL_REQUEST_TARGET = `benchgate refuses to run under pull_request_target: that event runs with a read/write token and the base repository's secrets, and benchgate would install and execute the pull request's code (its install script, bench files and server). A malicious pull request could then steal the token or the secrets. Use the pull_request event (and the two-workflow pattern for comments on pull requests from forks, see the README), or set allow-pull-request-target: true if every pull request to this repository is trusted.`;
+var PULL_REQUEST_TARGET = `benchgate refuses to run under pull_request_target: that event runs with a read/write token and the base repository's secrets, and benchgate would install and execute the pull request's code (its install script, bench files and server). A malicious pull request could then steal the token or the secrets. Use the pull_request event (and the two-workflow pattern for comments on pull requests from forks: docs/security.md in benchgate's repository), or set allow-pull-request-target: true if every pull request to this repository is trusted.`;
 function logLine(line) {
   return terminalText(line).replace(/^(\s*):/, "$1?");
 }
@@ -77975,7 +77975,7 @@ async function comment(report2, markdown, settings, deps) {
     const status = error2.status;
     if (status === 403 || status === 404) {
       core.warning(
-        `benchgate could not comment on pull request #${settings.pullRequest.number} (HTTP ${status}): on a pull request from a fork the token is read-only. The job summary and the report files are written; to get the comment, use the two-workflow pattern (README, "Pull requests from forks").`
+        `benchgate could not comment on pull request #${settings.pullRequest.number} (HTTP ${status}): on a pull request from a fork the token is read-only. The job summary and the report files are written; to get the comment, use the two-workflow pattern (benchgate's docs/security.md, "Pull requests from forks").`
       );
       return;
     }
@@ -77999,7 +77999,7 @@ async function pullRequestOfRun(settings, event, deps) {
   const run = event.workflow_run;
   if (settings.eventName !== "workflow_run" || !run)
     throw new UserError(
-      `mode: comment runs in a workflow triggered by workflow_run (see the README, "Pull requests from forks"), not on '${settings.eventName}': refusing to comment.`
+      `mode: comment runs in a workflow triggered by workflow_run (benchgate's docs/security.md, "Pull requests from forks"), not on '${settings.eventName}': refusing to comment.`
     );
   if (run.event !== "pull_request")
     throw new UserError(

@@ -27,7 +27,7 @@ export interface ActionDeps {
   version: string;
 }
 
-const PULL_REQUEST_TARGET = `benchgate refuses to run under pull_request_target: that event runs with a read/write token and the base repository's secrets, and benchgate would install and execute the pull request's code (its install script, bench files and server). A malicious pull request could then steal the token or the secrets. Use the pull_request event (and the two-workflow pattern for comments on pull requests from forks, see the README), or set allow-pull-request-target: true if every pull request to this repository is trusted.`;
+const PULL_REQUEST_TARGET = `benchgate refuses to run under pull_request_target: that event runs with a read/write token and the base repository's secrets, and benchgate would install and execute the pull request's code (its install script, bench files and server). A malicious pull request could then steal the token or the secrets. Use the pull_request event (and the two-workflow pattern for comments on pull requests from forks: docs/security.md in benchgate's repository), or set allow-pull-request-target: true if every pull request to this repository is trusted.`;
 
 /**
  * A progress line for the job's log. It may hold text from the pull request (bench ids, file names,
@@ -151,7 +151,7 @@ async function comment(report: Report, markdown: string, settings: ActionSetting
     const status = (error as { status?: number }).status;
     if (status === 403 || status === 404) {
       core.warning(
-        `benchgate could not comment on pull request #${settings.pullRequest.number} (HTTP ${status}): on a pull request from a fork the token is read-only. The job summary and the report files are written; to get the comment, use the two-workflow pattern (README, "Pull requests from forks").`,
+        `benchgate could not comment on pull request #${settings.pullRequest.number} (HTTP ${status}): on a pull request from a fork the token is read-only. The job summary and the report files are written; to get the comment, use the two-workflow pattern (benchgate's docs/security.md, "Pull requests from forks").`,
       );
       return;
     }
@@ -206,7 +206,7 @@ async function pullRequestOfRun(
   const run = event.workflow_run;
   if (settings.eventName !== 'workflow_run' || !run)
     throw new UserError(
-      `mode: comment runs in a workflow triggered by workflow_run (see the README, "Pull requests from forks"), not on '${settings.eventName}': refusing to comment.`,
+      `mode: comment runs in a workflow triggered by workflow_run (benchgate's docs/security.md, "Pull requests from forks"), not on '${settings.eventName}': refusing to comment.`,
     );
   if (run.event !== 'pull_request')
     throw new UserError(
