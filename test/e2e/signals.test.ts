@@ -87,8 +87,8 @@ async function expectNothingLeft(repo: string, run: CliRun & { tmp: string }, si
   expect(run.stderr).toContain(`${signal} received: stopping benchmark processes and removing worktrees`);
   // Every process it had started is gone (by pid and start time, and by the folders it worked in).
   expect(await leftoverProcesses()).toEqual([]);
-  // Its temp folder is empty: no worktree, no probe socket folder, no temp file. (Node's own compile cache, which the npm of
-  // Node 22+ turns on while it installs base, is a cache meant to outlive the run, not a folder of benchgate's.)
+  // Its temp folder is empty: no worktree, no probe socket folder, no temp file. (Node's own compile cache, which npm turns on
+  // when it runs on Node 22+, here while it installs base, is a cache meant to outlive the run, not a folder of benchgate's.)
   expect(readdirSync(run.tmp).filter((name) => name !== 'node-compile-cache')).toEqual([]);
   // git forgot the worktrees too.
   const worktrees = execFileSync('git', ['worktree', 'list', '--porcelain'], { cwd: repo, encoding: 'utf8' })
