@@ -1,17 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { parseActionInputs, parseBudgets, type ActionEnvironment } from '../../src/config/action-inputs.js';
+import { parseActionInputs, parseBudgets } from '../../src/config/action-inputs.js';
 import { commentMarker, fitComment, upsertComment, type CommentApi } from '../../src/report/github.js';
 import type { Report } from '../../src/report/model.js';
+import { actionEnv, actionInputs } from '../action-env.js';
 
-const env = (over: Partial<ActionEnvironment> = {}): ActionEnvironment => ({
-  eventName: 'pull_request',
-  event: { pull_request: { number: 5, base: { sha: 'b'.repeat(40) } } },
-  workspace: '/w',
-  runnerTemp: '/t',
-  repository: 'octo/todo',
-  ...over,
-});
-const inputs = (values: Record<string, string>) => (name: string) => values[name] ?? '';
+const env = actionEnv;
+const inputs = actionInputs;
 
 describe('action inputs', () => {
   it('defaults base to the pull request base and parses every input', () => {

@@ -6,26 +6,20 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { git, GitError } from '../../src/checkout/git.js';
 import { isRevisionName } from '../../src/config/revision.js';
-import { commentKeyOf, parseActionInputs, type ActionEnvironment } from '../../src/config/action-inputs.js';
+import { commentKeyOf, parseActionInputs } from '../../src/config/action-inputs.js';
 import { runLoad } from '../../src/measure/http/load.js';
 import { runBenchmarkProcess } from '../../src/measure/micro/spawn.js';
 import { commentMarker, upsertComment, type CommentApi } from '../../src/report/github.js';
 import type { Report } from '../../src/report/model.js';
 import { childEnvironment, isDeniedVariable } from '../../src/util/processes.js';
 import { forgetSecrets } from '../../src/util/secrets.js';
+import { actionEnv, actionInputs } from '../action-env.js';
 
 const temp = mkdtempSync(path.join(os.tmpdir(), 'benchgate-trust-'));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
-const env = (over: Partial<ActionEnvironment> = {}): ActionEnvironment => ({
-  eventName: 'pull_request',
-  event: { pull_request: { number: 5, base: { sha: 'b'.repeat(40) } } },
-  workspace: '/w',
-  runnerTemp: '/t',
-  repository: 'octo/todo',
-  ...over,
-});
-const inputs = (values: Record<string, string>) => (name: string) => values[name] ?? '';
+const env = actionEnv;
+const inputs = actionInputs;
 
 describe('the environment of every child', () => {
   it('keeps out the action inputs, the runner credentials, the file commands and anything named like a secret', () => {
