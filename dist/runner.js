@@ -2,7 +2,8 @@ import { createRequire as __benchgateRequire } from 'node:module'; const require
 
 // src/measure/micro/runner.ts
 import { writeFileSync } from "node:fs";
-import path from "node:path";
+import { register } from "node:module";
+import path2 from "node:path";
 
 // src/measure/profiler.ts
 import { Session } from "node:inspector";
@@ -1162,8 +1163,584 @@ function batchTask(side, batch) {
 }
 var sink = { value: void 0 };
 
+// src/measure/micro/harness/capture.ts
+import { EventEmitter } from "node:events";
+import childProcess from "node:child_process";
+import { readFileSync } from "node:fs";
+import Module, { syncBuiltinESMExports } from "node:module";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL as pathToFileURL2 } from "node:url";
+import workerThreads from "node:worker_threads";
+var SYMBOL = /* @__PURE__ */ Symbol.for("benchgate.capture");
+var PADDING = /(?:\s|\.{3,})+$/;
+var Capture = class {
+  current;
+  activity = 0;
+  workersRunning = 0;
+  workerQueue = Promise.resolve();
+  workerCount = 0;
+  patched = /* @__PURE__ */ new WeakSet();
+  suiteStack = [];
+  mitataGroups = [];
+  get loading() {
+    return this.current !== void 0;
+  }
+  /** Load one bench file and everything it declares, in any shape benchgate knows. */
+  async declare(file, load) {
+    const declaration = {
+      tasks: [],
+      harnesses: [],
+      workers: [],
+      children: [],
+      lateErrors: [],
+      pending: [],
+      only: false
+    };
+    this.current = declaration;
+    this.suiteStack.length = 0;
+    this.mitataGroups = [];
+    const exit = Object.getOwnPropertyDescriptor(process, "exit");
+    process.exit = ((code) => void this.lateError(new Error(`called process.exit(${code ?? ""})`)));
+    try {
+      await load();
+      await this.settle();
+      for (const pending of declaration.pending) declaration.tasks.push(...await pending());
+    } finally {
+      Object.defineProperty(process, "exit", exit);
+      this.current = void 0;
+    }
+    let { tasks } = declaration;
+    if (declaration.only) tasks = tasks.filter((task) => task.only);
+    return { ...declaration, tasks: uniqueNames(tasks) };
+  }
+  /** Errors thrown or rejected while a file loads land here once it has declared something. */
+  lateError(error) {
+    if (!this.current) return false;
+    this.current.lateErrors.push(error);
+    return true;
+  }
+  /**
+   * Self-running scripts go on after `run()`: an async main, a chain of suites, a worker per
+   * scenario. Wait until nothing has happened for three turns of the event loop (100 ms when
+   * timers are pending) and no worker is loading, for 10 s at most.
+   */
+  async settle() {
+    const end = performance.now() + 1e4;
+    let seen = -1;
+    let quietSince = performance.now();
+    let quietTurns = 0;
+    while (performance.now() < end) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (this.activity !== seen || this.workersRunning > 0) {
+        seen = this.activity;
+        quietSince = performance.now();
+        quietTurns = 0;
+        continue;
+      }
+      quietTurns++;
+      const timers = process.getActiveResourcesInfo().includes("Timeout");
+      if (quietTurns >= 3 && (!timers || performance.now() - quietSince >= 100)) return;
+      if (timers) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+  record(harness, resolved) {
+    const declaration = this.current;
+    if (!declaration) return;
+    const file = resolved.startsWith("file:") ? fileURLToPath(resolved) : resolved;
+    if (declaration.harnesses.some((copy) => copy.harness === harness && copy.path === file)) return;
+    declaration.harnesses.push({ harness, path: file, ...versionOf(file) });
+  }
+  add(task) {
+    this.activity++;
+    this.current?.tasks.push({ ...task, name: String(task.name).replace(PADDING, "") || String(task.name) });
+  }
+  // --- benchmark.js ---------------------------------------------------------
+  benchmarkjs(namespace, resolved) {
+    this.record("benchmark.js", resolved);
+    const Benchmark = namespace.default;
+    if (typeof Benchmark !== "function" || this.patched.has(Benchmark)) return;
+    this.patched.add(Benchmark);
+    const collect = (suite) => {
+      for (let i2 = 0; i2 < suite.length; i2++) this.addBenchmark(suite[i2], typeof suite.name === "string" && suite.name ? [suite.name] : []);
+      try {
+        suite.emit("complete");
+      } catch (error) {
+        this.lateError(error);
+      }
+    };
+    const collectOne = (benchmark) => this.addBenchmark(benchmark, []);
+    Benchmark.Suite.prototype.run = function() {
+      collect(this);
+      return this;
+    };
+    Benchmark.prototype.run = function() {
+      collectOne(this);
+      return this;
+    };
+  }
+  addBenchmark(benchmark, suites) {
+    const { fn, setup, teardown } = benchmark;
+    const name = benchmark.name ?? `benchmark ${benchmark.id ?? ""}`.trim();
+    if (typeof fn !== "function")
+      throw new Error(`benchmark.js task '${name}' gives its code as a string; benchgate captures functions only: pass a function`);
+    for (const [hook, value] of [
+      ["setup", setup],
+      ["teardown", teardown]
+    ])
+      if (typeof value === "string" && value.trim())
+        throw new Error(`benchmark.js task '${name}' gives its ${hook} as a string; benchgate captures functions only: pass a function`);
+    const opts = {};
+    if (typeof setup === "function") opts.beforeAll = () => setup.call(benchmark);
+    if (typeof teardown === "function") opts.afterAll = () => teardown.call(benchmark);
+    const task = benchmark.defer ? () => new Promise((resolve, reject) => {
+      try {
+        fn.call(benchmark, { benchmark, resolve: () => resolve(), cycles: 0, elapsed: 0, timeStamp: 0 });
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    }) : fn;
+    this.add({ suites, name, fn: task, opts });
+  }
+  // --- tinybench -------------------------------------------------------------
+  tinybench(namespace, resolved) {
+    this.record("tinybench", resolved);
+    const Bench = namespace.Bench ?? namespace.default?.Bench ?? namespace.default;
+    if (typeof Bench !== "function" || this.patched.has(Bench)) return;
+    this.patched.add(Bench);
+    const proto = Bench.prototype;
+    const declared = /* @__PURE__ */ new WeakMap();
+    const collected = /* @__PURE__ */ new WeakSet();
+    const add = proto.add;
+    proto.add = function(name, fn, opts = {}) {
+      const list = declared.get(this) ?? [];
+      list.push({ name, fn, opts });
+      declared.set(this, list);
+      return add.call(this, name, fn, opts);
+    };
+    const collect = (bench) => {
+      if (collected.has(bench)) return;
+      collected.add(bench);
+      const present = new Set((bench.tasks ?? []).map((task) => task.name));
+      const latest = new Map((declared.get(bench) ?? []).filter((task) => present.has(task.name)).map((task) => [task.name, task]));
+      for (const { name, fn, opts } of latest.values())
+        this.add({
+          suites: typeof bench.name === "string" && bench.name ? [bench.name] : [],
+          name,
+          fn,
+          opts: withBenchHooks(bench, name, opts)
+        });
+    };
+    for (const method of ["run", "runConcurrently"])
+      if (typeof proto[method] === "function")
+        proto[method] = function() {
+          collect(this);
+          return Promise.resolve(this.tasks);
+        };
+    if (typeof proto.runSync === "function")
+      proto.runSync = function() {
+        collect(this);
+        return this.tasks;
+      };
+    for (const method of ["warmup", "warmupConcurrently"])
+      if (typeof proto[method] === "function") proto[method] = () => Promise.resolve();
+  }
+  // --- mitata ----------------------------------------------------------------
+  /** `real` is the revision's mitata; its other exports (measure, $, ...) stay its own. */
+  mitata(_real, resolved) {
+    this.record("mitata", resolved);
+    const within = (name, body) => {
+      const saved = this.mitataGroups;
+      if (name) this.mitataGroups = [...saved, name];
+      try {
+        return body();
+      } finally {
+        this.mitataGroups = saved;
+      }
+    };
+    const passThrough = (...args) => {
+      const body = args.find((arg) => typeof arg === "function");
+      return body?.();
+    };
+    const bench = (name, fn) => {
+      const [label, body] = typeof name === "function" ? [name.name || "anonymous", name] : [String(name), fn];
+      const declared = new MitataBench(label, body, [...this.mitataGroups]);
+      this.activity++;
+      this.current?.pending.push(() => declared.tasks());
+      return declared;
+    };
+    return {
+      bench,
+      baseline: bench,
+      group: (name, body) => typeof name === "function" ? within(void 0, name) : within(typeof name === "string" ? name : name?.name, body),
+      summary: passThrough,
+      barplot: passThrough,
+      boxplot: passThrough,
+      lineplot: passThrough,
+      compact: passThrough,
+      run: () => Promise.resolve({ benchmarks: [], context: {}, layout: [] }),
+      do_not_optimize: (value) => void (sink2.value = value)
+    };
+  }
+  // --- vitest ----------------------------------------------------------------
+  vitest(resolved) {
+    this.record("vitest", resolved);
+    const root = () => {
+      if (!this.suiteStack.length) this.suiteStack.push(newSuite("", void 0, false));
+      return this.suiteStack[this.suiteStack.length - 1];
+    };
+    const register2 = (name, fn, options, only) => {
+      if (typeof fn !== "function") return;
+      const suite = root();
+      this.addVitest(suite, String(name), fn, options ?? {}, only || suite.only);
+    };
+    const bench = Object.assign((name, fn, options) => register2(name, fn, options, false), {
+      only: (name, fn, options) => register2(name, fn, options, true),
+      skip: () => void 0,
+      todo: () => void 0,
+      skipIf: (condition) => condition ? () => void 0 : bench,
+      runIf: (condition) => condition ? bench : () => void 0
+    });
+    const describeWith = (only) => (name, fn) => {
+      const body = typeof fn === "function" ? fn : typeof name === "function" ? name : void 0;
+      const label = typeof name === "function" ? name.name : String(name);
+      const parent = root();
+      const suite = newSuite(label, parent, only || parent.only);
+      this.suiteStack.push(suite);
+      try {
+        const result = body?.();
+        if (isThenable2(result)) this.current?.pending.push(async () => (await result, []));
+      } finally {
+        this.suiteStack.pop();
+      }
+    };
+    const describe = Object.assign(describeWith(false), {
+      only: describeWith(true),
+      skip: () => void 0,
+      todo: () => void 0,
+      skipIf: (condition) => condition ? () => void 0 : describe,
+      runIf: (condition) => condition ? describe : () => void 0
+    });
+    const hook = (kind) => (fn) => void root()[kind].push(fn);
+    const test = Object.assign(() => void 0, {
+      only: () => void 0,
+      skip: () => void 0,
+      todo: () => void 0,
+      each: () => () => void 0
+    });
+    const unavailable = (what) => new Proxy(() => void 0, {
+      get: () => {
+        throw new Error(`benchgate runs vitest bench files without vitest: '${what}' is not available in them`);
+      },
+      apply: () => {
+        throw new Error(`benchgate runs vitest bench files without vitest: '${what}' is not available in them`);
+      }
+    });
+    return {
+      bench,
+      describe,
+      suite: describe,
+      it: test,
+      test,
+      beforeAll: hook("beforeAll"),
+      afterAll: hook("afterAll"),
+      beforeEach: hook("beforeEach"),
+      afterEach: hook("afterEach"),
+      vi: unavailable("vi"),
+      vitest: unavailable("vitest"),
+      expect: unavailable("expect"),
+      assert: unavailable("assert")
+    };
+  }
+  /**
+   * vitest's semantics in benchgate's per-task hooks: a suite's beforeAll hooks run once, before the
+   * first of its benches in this process (and what they return is a cleanup), its afterAll hooks after
+   * the last; beforeEach/afterEach hooks run around each bench; the bench's own setup/teardown
+   * options (tinybench's, called with the task and 'run') run innermost.
+   */
+  addVitest(suite, name, fn, options, only) {
+    const chain = [];
+    for (let at = suite; at; at = at.parent) chain.unshift(at);
+    for (const member of chain) member.remaining++;
+    const task = { name };
+    const opts = {
+      beforeAll: async () => {
+        for (const member of chain) {
+          if (member.started) continue;
+          member.started = true;
+          for (const hook of member.beforeAll) {
+            const cleanup = await hook();
+            if (typeof cleanup === "function") member.cleanups.unshift(cleanup);
+          }
+        }
+        for (const member of chain) for (const hook of member.beforeEach) await hook();
+        await options.setup?.(task, "run");
+      },
+      afterAll: async () => {
+        await options.teardown?.(task, "run");
+        for (const member of [...chain].reverse()) for (const hook of member.afterEach) await hook();
+        for (const member of [...chain].reverse()) {
+          if (--member.remaining > 0) continue;
+          for (const hook of [...member.cleanups, ...member.afterAll]) await hook();
+        }
+      }
+    };
+    const suites = chain.map((member) => member.name).filter(Boolean);
+    this.add({ suites, name, fn, opts, ...only ? { only: true } : {} });
+    if (only && this.current) this.current.only = true;
+  }
+  // --- worker threads and child processes --------------------------------------
+  /** Replace Worker and node-forking functions for the life of the process (only bench files start workers here). */
+  install() {
+    const start = (worker, port, filename, options) => this.startWorker(worker, port, filename, options);
+    class CapturedWorker extends EventEmitter {
+      threadId;
+      port = new EventEmitter();
+      constructor(filename, options = {}) {
+        super();
+        this.threadId = start(this, this.port, filename, options);
+      }
+      postMessage(message) {
+        setImmediate(() => this.port.emit("message", message));
+      }
+      terminate() {
+        return Promise.resolve(0);
+      }
+      ref() {
+      }
+      unref() {
+      }
+    }
+    workerThreads.Worker = CapturedWorker;
+    const refuse = (what, file) => {
+      this.current?.children.push(file);
+      throw new Error(
+        `benchgate does not run benchmarks in child processes (${what} '${file}'): it times tasks in its own processes, alternating base and head`
+      );
+    };
+    const isNode = (command) => command === process.execPath || command === "node" || String(command).endsWith("/node");
+    const { spawn, spawnSync, execFile, execFileSync } = childProcess;
+    Object.assign(childProcess, {
+      fork: (modulePath) => refuse("child_process.fork", String(modulePath)),
+      spawn: (command, ...rest) => isNode(command) && this.loading ? refuse("spawn", nodeScript(rest)) : spawn(command, ...rest),
+      spawnSync: (command, ...rest) => isNode(command) && this.loading ? refuse("spawnSync", nodeScript(rest)) : spawnSync(command, ...rest),
+      execFile: (command, ...rest) => isNode(command) && this.loading ? refuse("execFile", nodeScript(rest)) : execFile(command, ...rest),
+      execFileSync: (command, ...rest) => isNode(command) && this.loading ? refuse("execFileSync", nodeScript(rest)) : execFileSync(command, ...rest)
+    });
+    syncBuiltinESMExports();
+    this.wrapRequire();
+  }
+  /** A stand-in Worker's start: its file is loaded after the workers started before it; then it exits with 0. */
+  startWorker(worker, port, filename, options) {
+    const threadId = ++this.workerCount;
+    const file = filename instanceof URL || String(filename).startsWith("file:") ? fileURLToPath(filename) : path.resolve(String(filename));
+    if (options.eval) throw new Error("benchgate cannot collect tasks from a worker started from a string of code (eval: true)");
+    this.current?.workers.push(file);
+    this.workersRunning++;
+    Object.assign(port, {
+      postMessage: (message) => setImmediate(() => worker.emit("message", message)),
+      close() {
+      },
+      ref() {
+      },
+      unref() {
+      }
+    });
+    this.workerQueue = this.workerQueue.then(async () => {
+      try {
+        await this.runWorker(file, threadId, options.workerData, port);
+        setImmediate(() => (worker.emit("online"), worker.emit("exit", 0)));
+      } catch (error) {
+        setImmediate(() => (worker.emit("error", error), worker.emit("exit", 1)));
+      } finally {
+        this.workersRunning--;
+        this.activity++;
+      }
+    });
+    return threadId;
+  }
+  /** Load a worker's file in this thread, as that worker would see it, once per worker. */
+  async runWorker(file, threadId, workerData, port) {
+    const builtin = workerThreads;
+    const saved = {
+      workerData: builtin.workerData,
+      parentPort: builtin.parentPort,
+      isMainThread: builtin.isMainThread,
+      threadId: builtin.threadId
+    };
+    Object.assign(builtin, { workerData: structuredClone(workerData), parentPort: port, isMainThread: false, threadId });
+    syncBuiltinESMExports();
+    try {
+      const require2 = Module.createRequire(file);
+      delete require2.cache[file];
+      await import(`${pathToFileURL2(file).href}?benchgate-worker=${threadId}`);
+    } finally {
+      Object.assign(builtin, saved);
+      syncBuiltinESMExports();
+    }
+    for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+  }
+  /** `require()` of a harness, which Node 20 does not pass through the module hooks. */
+  wrapRequire() {
+    const internal = Module;
+    const load = internal._load;
+    const answer = (request, resolved, exports) => {
+      if (request === "vitest") return this.vitest(resolved);
+      const loaded = exports();
+      if (request === "benchmark") this.benchmarkjs({ default: loaded }, resolved);
+      else if (request === "tinybench") this.tinybench(loaded, resolved);
+      else return { ...loaded, ...this.mitata(loaded, resolved) };
+      return loaded;
+    };
+    internal._load = function(request, parent, isMain) {
+      const harness = HARNESS_PACKAGES.includes(request) && parent?.filename && !parent.filename.includes(`${path.sep}node_modules${path.sep}`);
+      if (!harness) return load.call(this, request, parent, isMain);
+      return answer(request, internal._resolveFilename(request, parent), () => load.call(this, request, parent, isMain));
+    };
+  }
+};
+var HARNESS_PACKAGES = ["benchmark", "tinybench", "mitata", "vitest"];
+function newSuite(name, parent, only) {
+  return { name, parent, only, started: false, remaining: 0, cleanups: [], beforeAll: [], afterAll: [], beforeEach: [], afterEach: [] };
+}
+var MitataBench = class {
+  constructor(label, fn, groups) {
+    this.label = label;
+    this.fn = fn;
+    this.groups = groups;
+  }
+  label;
+  fn;
+  groups;
+  params = /* @__PURE__ */ new Map();
+  name(label) {
+    this.label = label;
+    return this;
+  }
+  args(name, values) {
+    if (Array.isArray(name)) this.params.set("x", name);
+    else if (typeof name === "object" && name !== null)
+      for (const [key, list] of Object.entries(name)) this.params.set(key, list);
+    else this.params.set(String(name), values);
+    return this;
+  }
+  range(name, start, end, multiplier = 8) {
+    const values = [];
+    for (let value = start; value <= end; value *= multiplier) values.push(value);
+    return this.args(name, values);
+  }
+  dense_range(name, start, end, step = 1) {
+    const values = [];
+    for (let value = start; value <= end; value += step) values.push(value);
+    return this.args(name, values);
+  }
+  baseline() {
+    return this;
+  }
+  gc() {
+    return this;
+  }
+  compact() {
+    return this;
+  }
+  highlight() {
+    return this;
+  }
+  async tasks() {
+    let combinations = [{}];
+    for (const [key, values] of this.params)
+      combinations = combinations.flatMap((combo) => values.map((value) => ({ ...combo, [key]: value })));
+    const tasks = [];
+    for (const combo of combinations) {
+      const name = this.label.replace(/\$(\w+)/g, (whole, key) => key in combo ? String(combo[key]) : whole);
+      tasks.push({ suites: this.groups, name, ...await this.task(combo) });
+    }
+    return tasks;
+  }
+  async task(combo) {
+    const state = { get: (key) => combo[key], ...combo };
+    const kind = this.fn.constructor.name;
+    if (kind !== "GeneratorFunction" && kind !== "AsyncGeneratorFunction") {
+      const fn = this.fn;
+      return { fn: fn.length > 0 ? () => fn(state) : fn, opts: {} };
+    }
+    const generator = this.fn(state);
+    const first = await generator.next();
+    const teardown = { afterAll: async () => void await generator.next() };
+    const yielded = first.value;
+    if (typeof yielded === "function") return { fn: yielded, opts: teardown };
+    if (typeof yielded === "object" && yielded !== null && typeof yielded.bench === "function") {
+      const computed = yielded;
+      const makers = Object.keys(computed).filter((key) => /^\d+$/.test(key)).sort((a2, b) => Number(a2) - Number(b)).map((key) => computed[key]);
+      let values = [];
+      return {
+        fn: () => computed.bench(...values),
+        opts: { ...teardown, beforeEach: () => void (values = makers.map((make) => make())) }
+      };
+    }
+    throw new Error(`mitata bench '${this.label}' yields ${typeof yielded}, not the function to time`);
+  }
+};
+function withBenchHooks(bench, name, opts) {
+  const { setup, teardown } = bench;
+  if (typeof setup !== "function" && typeof teardown !== "function") return opts;
+  const task = () => bench.getTask?.(name);
+  return {
+    ...opts,
+    beforeAll: async function() {
+      if (typeof setup === "function") await setup(task(), "run");
+      await opts.beforeAll?.call(this);
+    },
+    afterAll: async function() {
+      await opts.afterAll?.call(this);
+      if (typeof teardown === "function") await teardown(task(), "run");
+    }
+  };
+}
+function uniqueNames(tasks) {
+  const seen = /* @__PURE__ */ new Map();
+  return tasks.map((task) => {
+    const key = [...task.suites, task.name].join("\0");
+    const count = (seen.get(key) ?? 0) + 1;
+    seen.set(key, count);
+    return count === 1 ? task : { ...task, name: `${task.name} (${count})` };
+  });
+}
+function versionOf(file) {
+  for (let dir = path.dirname(file); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    try {
+      const manifest = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8"));
+      if (typeof manifest.name === "string" && typeof manifest.version === "string") return { version: manifest.version };
+    } catch {
+    }
+  }
+  return {};
+}
+function nodeScript(rest) {
+  const args = rest.find((arg) => Array.isArray(arg));
+  const script = args?.find((arg) => typeof arg === "string" && !arg.startsWith("-"));
+  return script ?? "a script";
+}
+function isThenable2(value) {
+  return typeof value === "object" && value !== null && typeof value.then === "function";
+}
+var sink2 = { value: void 0 };
+var installed;
+function harnessCapture() {
+  if (!installed) {
+    installed = new Capture();
+    installed.install();
+    globalThis[SYMBOL] = installed;
+  }
+  return installed;
+}
+
 // src/measure/micro/load.ts
-import { pathToFileURL as pathToFileURL2 } from "node:url";
+import { pathToFileURL as pathToFileURL3 } from "node:url";
+
+// src/measure/micro/protocol.ts
+var ID_SEPARATOR = " > ";
+
+// src/measure/micro/load.ts
 var CollectingBench = class extends ae {
   declared = [];
   add(name, fn, opts = {}) {
@@ -1171,33 +1748,72 @@ var CollectingBench = class extends ae {
     return super.add(name, fn, opts);
   }
 };
-var SHAPE = "export default { 'task name': () => work() }, or export default (bench) => { bench.add('task name', () => work()) }";
-async function loadBenchFile(file) {
-  const module = await import(pathToFileURL2(file).href);
-  let exported = module.default;
+var ACCEPTED_SHAPES = [
+  "a benchmark.js suite: new Benchmark.Suite().add('name', fn).run()",
+  "a tinybench script: const bench = new Bench(); bench.add('name', fn); await bench.run()",
+  "a mitata file: bench('name', fn); await run()",
+  "a vitest bench file: describe('suite', () => { bench('name', fn) })",
+  "benchgate's own: export default { 'name': fn } or export default (bench) => { bench.add('name', fn) }"
+];
+async function loadBenchFile(file, root) {
+  let module = {};
+  let thrown;
+  const declaration = await harnessCapture().declare(file, async () => {
+    try {
+      module = await import(pathToFileURL3(file).href);
+    } catch (error) {
+      thrown = { error };
+    }
+  });
+  const harness = declaration.harnesses[0]?.harness;
+  if (declaration.tasks.length > 0) {
+    const notes = [...declaration.lateErrors, ...thrown ? [thrown.error] : []].map(
+      (error) => `after its tasks were collected it threw (set aside): ${describeThrown(error, root).split("\n")[0]}`
+    );
+    return {
+      harness: harness ?? "tinybench",
+      harnesses: declaration.harnesses,
+      tasks: declaration.tasks.map((task) => ({ name: [...task.suites, task.name].join(ID_SEPARATOR), fn: task.fn, opts: task.opts })),
+      notes
+    };
+  }
+  if (thrown) throw thrown.error;
+  const fromDefault = await defaultExportTasks(module.default);
+  if (fromDefault?.length) return { harness: "default export", harnesses: declaration.harnesses, tasks: fromDefault, notes: [] };
+  if (declaration.workers.length)
+    throw new Error(
+      `it measures in worker threads (${declaration.workers.join(", ")}) and no task was declared there. Declare each scenario as a task instead, e.g.
+  const bench = new Bench()
+  for (const scenario of scenarios) bench.add(scenario.name, () => run(scenario))
+  await bench.run()`
+    );
+  if (declaration.children.length)
+    throw new Error(
+      `it measures in child processes (${declaration.children.join(", ")}), which benchgate does not time. Declare each scenario as a task instead, e.g.
+  const bench = new Bench()
+  for (const scenario of scenarios) bench.add(scenario.name, () => run(scenario))
+  await bench.run()`
+    );
+  const what = harness ? `it imports ${harness} but declares no task` : "it declares no task";
+  throw new Error(`${what}. benchgate accepts:
+${ACCEPTED_SHAPES.map((shape) => `  - ${shape}`).join("\n")}`);
+}
+async function defaultExportTasks(exported) {
   if (isObject(exported) && exported.__esModule === true && "default" in exported) exported = exported.default;
-  let tasks;
   if (typeof exported === "function") {
     const bench = new CollectingBench();
     await exported(bench);
-    tasks = bench.declared;
-  } else if (isObject(exported)) {
-    tasks = Object.entries(exported).map(([name, fn]) => {
-      if (typeof fn !== "function") throw new Error(`task '${name}' is ${fn === null ? "null" : typeof fn}, not a function`);
-      return { name, fn, opts: {} };
-    });
-  } else {
-    throw new Error(`its default export is ${exported === void 0 ? "missing" : typeof exported}; expected ${SHAPE}`);
+    return bench.declared;
   }
-  if (tasks.length === 0) throw new Error(`it declares no tasks; expected ${SHAPE}`);
-  return tasks;
+  if (!isObject(exported)) return void 0;
+  return Object.entries(exported).map(([name, fn]) => {
+    if (typeof fn !== "function") throw new Error(`task '${name}' is ${fn === null ? "null" : typeof fn}, not a function`);
+    return { name, fn, opts: {} };
+  });
 }
 function isObject(value) {
   return typeof value === "object" && value !== null;
 }
-
-// src/measure/micro/protocol.ts
-var ID_SEPARATOR = " > ";
 
 // src/measure/micro/runner.ts
 function send(message) {
@@ -1214,8 +1830,8 @@ async function runJob(job) {
     for (const file of side.files) {
       current = `loading ${file} (${side.revision})`;
       try {
-        const tasks2 = await loadBenchFile(path.join(side.root, file));
-        files.push({ revision: side.revision, file, tasks: tasks2.map((task) => task.name) });
+        const { tasks: tasks2, harness, harnesses, notes } = await loadBenchFile(path2.join(side.root, file), side.root);
+        files.push({ revision: side.revision, file, tasks: tasks2.map((task) => task.name), harness, harnesses, notes });
         for (const task of tasks2) {
           const id = `${file}${ID_SEPARATOR}${task.name}`;
           const list = byId.get(id) ?? [];
@@ -1250,7 +1866,7 @@ async function runProfile(job) {
   const { side } = job;
   const file = side.files[0];
   current = `loading ${file} (${side.revision})`;
-  const tasks = await loadBenchFile(path.join(side.root, file));
+  const { tasks } = await loadBenchFile(path2.join(side.root, file), side.root);
   const task = tasks.find((t2) => t2.name === job.task);
   if (!task) throw new Error(`${file} (${side.revision}) no longer declares the task '${job.task}'`);
   current = `${file}${ID_SEPARATOR}${task.name}`;
@@ -1271,10 +1887,23 @@ async function fatal(message) {
   await send({ type: "fatal", message });
   process.exit(1);
 }
+function prepare(job) {
+  const files = "kind" in job ? job.side.files : job.sides.flatMap((side) => side.files);
+  if (files.some((file) => /\.[cm]?tsx?$/.test(file))) process.setSourceMapsEnabled(true);
+  register(new URL("./hooks.js", import.meta.url), { data: { transform: new URL("./typescript.js", import.meta.url).href } });
+  harnessCapture();
+}
 var doing = () => current.startsWith("loading") ? current : `running '${current}'`;
-process.on("uncaughtException", (error) => void fatal(`uncaught exception while ${doing()}: ${describeThrown(error)}`));
-process.on("unhandledRejection", (error) => void fatal(`unhandled rejection while ${doing()}: ${describeThrown(error)}`));
+process.on(
+  "uncaughtException",
+  (error) => void (harnessCapture().lateError(error) || fatal(`uncaught exception while ${doing()}: ${describeThrown(error)}`))
+);
+process.on(
+  "unhandledRejection",
+  (error) => void (harnessCapture().lateError(error) || fatal(`unhandled rejection while ${doing()}: ${describeThrown(error)}`))
+);
 process.once("message", (job) => {
+  prepare(job);
   ("kind" in job ? runProfile(job) : runJob(job)).then(
     // Bench files may leave timers or sockets open: the result is sent, so leave now.
     () => process.exit(0),

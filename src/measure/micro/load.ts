@@ -1,11 +1,25 @@
 import { pathToFileURL } from 'node:url';
 import { Bench, type Fn, type FnOptions } from 'tinybench';
+import { harnessCapture, type HarnessCopy } from './harness/capture.js';
+import { describeThrown } from './alternate.js';
+import { ID_SEPARATOR } from './protocol.js';
 
-/** A task as a bench file declares it: its name, its function and tinybench's task options (hooks). */
+/** A task as a bench file declares it: its name (with its suites: `suite > task`), its function and tinybench's task options (hooks). */
 export interface DeclaredTask {
   name: string;
   fn: Fn;
   opts: FnOptions;
+}
+
+/** A bench file's tasks and how they were declared. */
+export interface LoadedFile {
+  /** 'benchmark.js', 'tinybench', 'mitata', 'vitest' or 'default export' (benchgate's own shape). */
+  harness: string;
+  /** The harness copies the file resolved (each revision its own). */
+  harnesses: HarnessCopy[];
+  tasks: DeclaredTask[];
+  /** What the file did that benchgate set aside, e.g. an error after its tasks were collected. */
+  notes: string[];
 }
 
 /** A real tinybench Bench for bench files that take one; it only remembers what was added. */
@@ -17,32 +31,72 @@ class CollectingBench extends Bench {
   }
 }
 
-const SHAPE = "export default { 'task name': () => work() }, or export default (bench) => { bench.add('task name', () => work()) }";
+export const ACCEPTED_SHAPES = [
+  "a benchmark.js suite: new Benchmark.Suite().add('name', fn).run()",
+  "a tinybench script: const bench = new Bench(); bench.add('name', fn); await bench.run()",
+  "a mitata file: bench('name', fn); await run()",
+  "a vitest bench file: describe('suite', () => { bench('name', fn) })",
+  "benchgate's own: export default { 'name': fn } or export default (bench) => { bench.add('name', fn) }",
+];
 
 /**
- * Import a bench file and return its tasks. Its default export is either an
- * object of named task functions or a function that receives a tinybench Bench.
+ * Import a bench file and return its tasks: those its harness declares
+ * (benchmark.js, tinybench, mitata, vitest; see harness/capture.ts), or else
+ * those of its default export (an object of named task functions, or a
+ * function that receives a tinybench Bench).
  */
-export async function loadBenchFile(file: string): Promise<DeclaredTask[]> {
-  const module = (await import(pathToFileURL(file).href)) as { default?: unknown };
-  let exported = module.default;
+export async function loadBenchFile(file: string, root?: string): Promise<LoadedFile> {
+  let module: { default?: unknown } = {};
+  let thrown: { error: unknown } | undefined;
+  const declaration = await harnessCapture().declare(file, async () => {
+    try {
+      module = (await import(pathToFileURL(file).href)) as { default?: unknown };
+    } catch (error) {
+      thrown = { error };
+    }
+  });
+  const harness = declaration.harnesses[0]?.harness;
+  if (declaration.tasks.length > 0) {
+    const notes = [...declaration.lateErrors, ...(thrown ? [thrown.error] : [])].map(
+      (error) => `after its tasks were collected it threw (set aside): ${describeThrown(error, root).split('\n')[0]}`,
+    );
+    return {
+      harness: harness ?? 'tinybench',
+      harnesses: declaration.harnesses,
+      tasks: declaration.tasks.map((task) => ({ name: [...task.suites, task.name].join(ID_SEPARATOR), fn: task.fn, opts: task.opts })),
+      notes,
+    };
+  }
+  if (thrown) throw thrown.error;
+  const fromDefault = await defaultExportTasks(module.default);
+  if (fromDefault?.length) return { harness: 'default export', harnesses: declaration.harnesses, tasks: fromDefault, notes: [] };
+  if (declaration.workers.length)
+    throw new Error(
+      `it measures in worker threads (${declaration.workers.join(', ')}) and no task was declared there. Declare each scenario as a task instead, e.g.\n` +
+        `  const bench = new Bench()\n  for (const scenario of scenarios) bench.add(scenario.name, () => run(scenario))\n  await bench.run()`,
+    );
+  if (declaration.children.length)
+    throw new Error(
+      `it measures in child processes (${declaration.children.join(', ')}), which benchgate does not time. Declare each scenario as a task instead, e.g.\n` +
+        `  const bench = new Bench()\n  for (const scenario of scenarios) bench.add(scenario.name, () => run(scenario))\n  await bench.run()`,
+    );
+  const what = harness ? `it imports ${harness} but declares no task` : 'it declares no task';
+  throw new Error(`${what}. benchgate accepts:\n${ACCEPTED_SHAPES.map((shape) => `  - ${shape}`).join('\n')}`);
+}
+
+async function defaultExportTasks(exported: unknown): Promise<DeclaredTask[] | undefined> {
   // A transpiled CommonJS module carries its ESM default one level down.
   if (isObject(exported) && exported.__esModule === true && 'default' in exported) exported = exported.default;
-  let tasks: DeclaredTask[];
   if (typeof exported === 'function') {
     const bench = new CollectingBench();
     await (exported as (bench: Bench) => unknown)(bench);
-    tasks = bench.declared;
-  } else if (isObject(exported)) {
-    tasks = Object.entries(exported).map(([name, fn]) => {
-      if (typeof fn !== 'function') throw new Error(`task '${name}' is ${fn === null ? 'null' : typeof fn}, not a function`);
-      return { name, fn: fn as Fn, opts: {} };
-    });
-  } else {
-    throw new Error(`its default export is ${exported === undefined ? 'missing' : typeof exported}; expected ${SHAPE}`);
+    return bench.declared;
   }
-  if (tasks.length === 0) throw new Error(`it declares no tasks; expected ${SHAPE}`);
-  return tasks;
+  if (!isObject(exported)) return undefined;
+  return Object.entries(exported).map(([name, fn]) => {
+    if (typeof fn !== 'function') throw new Error(`task '${name}' is ${fn === null ? 'null' : typeof fn}, not a function`);
+    return { name, fn: fn as Fn, opts: {} };
+  });
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

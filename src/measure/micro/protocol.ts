@@ -54,6 +54,12 @@ export interface FileLoad {
   revision: RevisionLabel;
   file: string;
   tasks: string[];
+  /** How its tasks were declared: 'benchmark.js', 'tinybench', 'mitata', 'vitest' or 'default export'. */
+  harness?: string;
+  /** The harness copies it resolved, with their versions: each revision its own. */
+  harnesses?: { harness: string; version?: string; path: string }[];
+  /** What benchgate set aside while loading it (an error after its tasks were collected). */
+  notes?: string[];
   error?: string;
 }
 

@@ -5,10 +5,12 @@
  * task and sends back one result.
  */
 import { writeFileSync } from 'node:fs';
+import { register } from 'node:module';
 import path from 'node:path';
 import { startProfiler, type RunningProfiler } from '../profiler.js';
 import type { RevisionLabel } from '../../checkout/revisions.js';
 import { describeThrown, measureTask, runTaskFor, type SideTask } from './alternate.js';
+import { harnessCapture } from './harness/capture.js';
 import { loadBenchFile } from './load.js';
 import { ID_SEPARATOR, type FileLoad, type MicroJob, type ProfileJob, type RunnerMessage, type TaskOutcome } from './protocol.js';
 
@@ -28,8 +30,8 @@ async function runJob(job: MicroJob): Promise<void> {
     for (const file of side.files) {
       current = `loading ${file} (${side.revision})`;
       try {
-        const tasks = await loadBenchFile(path.join(side.root, file));
-        files.push({ revision: side.revision, file, tasks: tasks.map((task) => task.name) });
+        const { tasks, harness, harnesses, notes } = await loadBenchFile(path.join(side.root, file), side.root);
+        files.push({ revision: side.revision, file, tasks: tasks.map((task) => task.name), harness, harnesses, notes });
         for (const task of tasks) {
           const id = `${file}${ID_SEPARATOR}${task.name}`;
           const list = byId.get(id) ?? [];
@@ -67,7 +69,7 @@ async function runProfile(job: ProfileJob): Promise<void> {
   const { side } = job;
   const file = side.files[0]!;
   current = `loading ${file} (${side.revision})`;
-  const tasks = await loadBenchFile(path.join(side.root, file));
+  const { tasks } = await loadBenchFile(path.join(side.root, file), side.root);
   const task = tasks.find((t) => t.name === job.task);
   if (!task) throw new Error(`${file} (${side.revision}) no longer declares the task '${job.task}'`);
   current = `${file}${ID_SEPARATOR}${task.name}`;
@@ -90,10 +92,30 @@ async function fatal(message: string): Promise<never> {
   process.exit(1);
 }
 
+/**
+ * Before any bench file: the module hooks (harness imports and TypeScript, harness/hooks.ts)
+ * and the capture (harness/capture.ts). TypeScript files that needed more than type stripping
+ * carry a source map; Node applies it to stack traces only when asked before they load.
+ */
+function prepare(job: MicroJob | ProfileJob): void {
+  const files = 'kind' in job ? job.side.files : job.sides.flatMap((side) => side.files);
+  if (files.some((file) => /\.[cm]?tsx?$/.test(file))) process.setSourceMapsEnabled(true);
+  register(new URL('./hooks.js', import.meta.url), { data: { transform: new URL('./typescript.js', import.meta.url).href } });
+  harnessCapture();
+}
+
 const doing = () => (current.startsWith('loading') ? current : `running '${current}'`);
-process.on('uncaughtException', (error) => void fatal(`uncaught exception while ${doing()}: ${describeThrown(error)}`));
-process.on('unhandledRejection', (error) => void fatal(`unhandled rejection while ${doing()}: ${describeThrown(error)}`));
+// While a self-running script loads, what it throws after run() (printing results it never got) is set aside.
+process.on(
+  'uncaughtException',
+  (error) => void (harnessCapture().lateError(error) || fatal(`uncaught exception while ${doing()}: ${describeThrown(error)}`)),
+);
+process.on(
+  'unhandledRejection',
+  (error) => void (harnessCapture().lateError(error) || fatal(`unhandled rejection while ${doing()}: ${describeThrown(error)}`)),
+);
 process.once('message', (job: MicroJob | ProfileJob) => {
+  prepare(job);
   ('kind' in job ? runProfile(job) : runJob(job)).then(
     // Bench files may leave timers or sockets open: the result is sent, so leave now.
     () => process.exit(0),

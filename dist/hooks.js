@@ -1,0 +1,141 @@
+import { createRequire as __benchgateRequire } from 'node:module'; const require = __benchgateRequire(import.meta.url);
+
+// src/measure/micro/harness/hooks.ts
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import vm from "node:vm";
+var HARNESSES = /* @__PURE__ */ new Set(["benchmark", "tinybench", "mitata", "vitest"]);
+var SCHEME = "benchgate-harness:";
+var TYPESCRIPT = /\.(?:ts|mts|cts)$/;
+var transformUrl = "";
+function initialize(data) {
+  transformUrl = data.transform;
+}
+async function resolve(specifier, context, next) {
+  const parent = context.parentURL;
+  if (HARNESSES.has(specifier) && parent && !parent.startsWith(SCHEME) && !parent.includes("/node_modules/")) {
+    const real = await next(specifier, context);
+    return { url: `${SCHEME}${specifier}?${encodeURIComponent(real.url)}`, shortCircuit: true };
+  }
+  if (parent?.startsWith("file:") && TYPESCRIPT.test(parent) && isPathLike(specifier))
+    return resolveFromTypeScript(specifier, context, next);
+  return next(specifier, context);
+}
+async function resolveFromTypeScript(specifier, context, next) {
+  try {
+    return await next(specifier, context);
+  } catch (error) {
+    const code = error.code;
+    if (code !== "ERR_MODULE_NOT_FOUND" && code !== "ERR_UNSUPPORTED_DIR_IMPORT") throw error;
+    for (const candidate of typeScriptCandidates(specifier)) {
+      try {
+        return await next(candidate, context);
+      } catch {
+      }
+    }
+    throw error;
+  }
+}
+function typeScriptCandidates(specifier) {
+  const swapped = { ".js": [".ts", ".tsx"], ".mjs": [".mts"], ".cjs": [".cts"], ".jsx": [".tsx"] };
+  const extension = path.posix.extname(specifier);
+  if (swapped[extension]) return swapped[extension].map((ext) => specifier.slice(0, -extension.length) + ext);
+  return [".ts", ".tsx", ".mts", ".js", ".mjs", "/index.ts", "/index.js"].map((ext) => specifier.replace(/\/$/, "") + ext);
+}
+function isPathLike(specifier) {
+  return specifier.startsWith("./") || specifier.startsWith("../") || specifier.startsWith("/") || specifier.startsWith("file:");
+}
+async function load(url, context, next) {
+  if (url.startsWith(SCHEME)) return { format: "module", source: await captureModule(url, next), shortCircuit: true };
+  if (url.startsWith("file:") && TYPESCRIPT.test(new URL(url).pathname)) return loadTypeScript(url);
+  return next(url, context);
+}
+async function captureModule(url, next) {
+  const name = url.slice(SCHEME.length, url.indexOf("?"));
+  const real = decodeURIComponent(url.slice(url.indexOf("?") + 1));
+  const target = JSON.stringify(real);
+  const capture = `const capture = globalThis[Symbol.for('benchgate.capture')];`;
+  if (name === "vitest") {
+    const names = [
+      "bench",
+      "describe",
+      "suite",
+      "it",
+      "test",
+      "beforeAll",
+      "afterAll",
+      "beforeEach",
+      "afterEach",
+      "vi",
+      "vitest",
+      "expect",
+      "assert"
+    ];
+    return `${capture}
+const api = capture.vitest(${target});
+export const { ${names.join(", ")} } = api;
+export default api;
+`;
+  }
+  const hasDefault = await exportsDefault(real, next);
+  const reexport = `export * from ${target};${hasDefault ? `
+export { default } from ${target};` : ""}`;
+  if (name === "mitata") {
+    const names = ["bench", "group", "summary", "barplot", "boxplot", "lineplot", "compact", "baseline", "run", "do_not_optimize"];
+    return `import * as real from ${target};
+${capture}
+export const { ${names.join(", ")} } = capture.mitata(real, ${target});
+${reexport}
+`;
+  }
+  return `import * as real from ${target};
+${capture}
+capture.${name === "benchmark" ? "benchmarkjs" : "tinybench"}(real, ${target});
+${reexport}
+`;
+}
+async function exportsDefault(url, next) {
+  if (!url.startsWith("file:")) return false;
+  const loaded = await next(url, { conditions: [], format: void 0 });
+  if (loaded.format === "commonjs") return true;
+  const source = loaded.source ? Buffer.from(loaded.source).toString("utf8") : "";
+  return /\bexport\s+default\b|\bas\s+default\b/.test(source);
+}
+var transform;
+async function loadTypeScript(url) {
+  const file = fileURLToPath(url);
+  if (file.endsWith(".tsx")) throw new Error(`${file}: JSX in TypeScript bench files is not supported`);
+  transform ??= import(transformUrl);
+  const { code } = (await transform).transformTypeScript(await readFile(file, "utf8"), file);
+  return { format: await typeScriptFormat(file, code), source: code, shortCircuit: true };
+}
+async function typeScriptFormat(file, code) {
+  if (file.endsWith(".mts")) return "module";
+  if (file.endsWith(".cts")) return "commonjs";
+  const type = await packageType(path.dirname(file));
+  if (type === "module") return "module";
+  if (type === "commonjs") return "commonjs";
+  try {
+    new vm.Script(`(function () {${code}
+})`, { filename: file });
+    return "commonjs";
+  } catch {
+    return "module";
+  }
+}
+async function packageType(dir) {
+  for (let current = dir; ; current = path.dirname(current)) {
+    try {
+      const manifest = JSON.parse(await readFile(path.join(current, "package.json"), "utf8"));
+      return typeof manifest.type === "string" ? manifest.type : "none";
+    } catch {
+      if (path.dirname(current) === current) return void 0;
+    }
+  }
+}
+export {
+  initialize,
+  load,
+  resolve
+};

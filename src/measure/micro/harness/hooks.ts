@@ -1,0 +1,195 @@
+/**
+ * Node module customization hooks (bundled as dist/hooks.js, registered by the
+ * benchmark process with module.register before it imports any bench file).
+ *
+ * Why hooks: an ES module's exports are live, read-only bindings, so the only way
+ * to hand a bench file our own `bench`/`describe`/`run` in place of mitata's or
+ * vitest's is to answer its `import` with another module. The resolve hook does
+ * that for the four harnesses benchgate captures: it still resolves the
+ * specifier the normal way from the importing file (so each revision uses its
+ * own installed copy, and a missing install fails as it would without us) and
+ * answers with a small generated module that hands that copy to the capture in
+ * the benchmark process (see capture.ts). CommonJS `require()` does not go
+ * through these hooks on Node 20; capture.ts covers it by wrapping Module._load.
+ *
+ * The same hooks load TypeScript (see typescript.ts for the choice of transform).
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import vm from 'node:vm';
+
+/** Harness packages whose imports are answered by a capture module. */
+const HARNESSES = new Set(['benchmark', 'tinybench', 'mitata', 'vitest']);
+const SCHEME = 'benchgate-harness:';
+const TYPESCRIPT = /\.(?:ts|mts|cts)$/;
+
+interface ResolveContext {
+  parentURL?: string;
+  conditions: string[];
+  importAttributes?: Record<string, string>;
+}
+interface ResolveResult {
+  url: string;
+  format?: string | null;
+  shortCircuit?: boolean;
+}
+type NextResolve = (specifier: string, context?: ResolveContext) => Promise<ResolveResult>;
+interface LoadContext {
+  format?: string | null;
+  conditions: string[];
+  importAttributes?: Record<string, string>;
+}
+interface LoadResult {
+  format: string;
+  source?: string | ArrayBuffer | Uint8Array | null;
+  shortCircuit?: boolean;
+}
+type NextLoad = (url: string, context?: LoadContext) => Promise<LoadResult>;
+
+let transformUrl = '';
+
+/** `data.transform`: the URL of dist/typescript.js, imported only when a TypeScript file is loaded. */
+export function initialize(data: { transform: string }): void {
+  transformUrl = data.transform;
+}
+
+export async function resolve(specifier: string, context: ResolveContext, next: NextResolve): Promise<ResolveResult> {
+  const parent = context.parentURL;
+  if (HARNESSES.has(specifier) && parent && !parent.startsWith(SCHEME) && !parent.includes('/node_modules/')) {
+    const real = await next(specifier, context);
+    return { url: `${SCHEME}${specifier}?${encodeURIComponent(real.url)}`, shortCircuit: true };
+  }
+  if (parent?.startsWith('file:') && TYPESCRIPT.test(parent) && isPathLike(specifier))
+    return resolveFromTypeScript(specifier, context, next);
+  return next(specifier, context);
+}
+
+/**
+ * A TypeScript file imports its siblings the way tsc resolves them: `./x.js` for
+ * `./x.ts` (NodeNext), or without an extension (bundler resolution). Node's own
+ * resolution is tried first, so a real `./x.js` always wins.
+ */
+async function resolveFromTypeScript(specifier: string, context: ResolveContext, next: NextResolve): Promise<ResolveResult> {
+  try {
+    return await next(specifier, context);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'ERR_UNSUPPORTED_DIR_IMPORT') throw error;
+    for (const candidate of typeScriptCandidates(specifier)) {
+      try {
+        return await next(candidate, context);
+      } catch {
+        // try the next spelling
+      }
+    }
+    throw error;
+  }
+}
+
+function typeScriptCandidates(specifier: string): string[] {
+  const swapped: Record<string, string[]> = { '.js': ['.ts', '.tsx'], '.mjs': ['.mts'], '.cjs': ['.cts'], '.jsx': ['.tsx'] };
+  const extension = path.posix.extname(specifier);
+  if (swapped[extension]) return swapped[extension].map((ext) => specifier.slice(0, -extension.length) + ext);
+  return ['.ts', '.tsx', '.mts', '.js', '.mjs', '/index.ts', '/index.js'].map((ext) => specifier.replace(/\/$/, '') + ext);
+}
+
+function isPathLike(specifier: string): boolean {
+  return specifier.startsWith('./') || specifier.startsWith('../') || specifier.startsWith('/') || specifier.startsWith('file:');
+}
+
+export async function load(url: string, context: LoadContext, next: NextLoad): Promise<LoadResult> {
+  if (url.startsWith(SCHEME)) return { format: 'module', source: await captureModule(url, next), shortCircuit: true };
+  if (url.startsWith('file:') && TYPESCRIPT.test(new URL(url).pathname)) return loadTypeScript(url);
+  return next(url, context);
+}
+
+/**
+ * The module a bench file gets for `import ... from '<harness>'`: it hands the
+ * revision's real copy to the capture (globalThis[Symbol.for('benchgate.capture')],
+ * set up by the benchmark process) and exports what the capture answers.
+ */
+async function captureModule(url: string, next: NextLoad): Promise<string> {
+  const name = url.slice(SCHEME.length, url.indexOf('?'));
+  const real = decodeURIComponent(url.slice(url.indexOf('?') + 1));
+  const target = JSON.stringify(real);
+  const capture = `const capture = globalThis[Symbol.for('benchgate.capture')];`;
+  if (name === 'vitest') {
+    // vitest's own module cannot run outside its runner (it throws on describe/bench): it is resolved, never imported.
+    const names = [
+      'bench',
+      'describe',
+      'suite',
+      'it',
+      'test',
+      'beforeAll',
+      'afterAll',
+      'beforeEach',
+      'afterEach',
+      'vi',
+      'vitest',
+      'expect',
+      'assert',
+    ];
+    return `${capture}\nconst api = capture.vitest(${target});\nexport const { ${names.join(', ')} } = api;\nexport default api;\n`;
+  }
+  const hasDefault = await exportsDefault(real, next);
+  const reexport = `export * from ${target};${hasDefault ? `\nexport { default } from ${target};` : ''}`;
+  if (name === 'mitata') {
+    const names = ['bench', 'group', 'summary', 'barplot', 'boxplot', 'lineplot', 'compact', 'baseline', 'run', 'do_not_optimize'];
+    return `import * as real from ${target};\n${capture}\nexport const { ${names.join(', ')} } = capture.mitata(real, ${target});\n${reexport}\n`;
+  }
+  return `import * as real from ${target};\n${capture}\ncapture.${name === 'benchmark' ? 'benchmarkjs' : 'tinybench'}(real, ${target});\n${reexport}\n`;
+}
+
+/** Whether `url`'s module has a default export: always for CommonJS, by its source for an ES module. */
+async function exportsDefault(url: string, next: NextLoad): Promise<boolean> {
+  if (!url.startsWith('file:')) return false;
+  const loaded = await next(url, { conditions: [], format: undefined });
+  if (loaded.format === 'commonjs') return true;
+  const source = loaded.source ? Buffer.from(loaded.source as Uint8Array).toString('utf8') : '';
+  return /\bexport\s+default\b|\bas\s+default\b/.test(source);
+}
+
+interface Transform {
+  transformTypeScript(source: string, file: string): { code: string; mapped: boolean };
+}
+let transform: Promise<Transform> | undefined;
+
+async function loadTypeScript(url: string): Promise<LoadResult> {
+  const file = fileURLToPath(url);
+  if (file.endsWith('.tsx')) throw new Error(`${file}: JSX in TypeScript bench files is not supported`);
+  transform ??= import(transformUrl) as Promise<Transform>;
+  const { code } = (await transform).transformTypeScript(await readFile(file, 'utf8'), file);
+  return { format: await typeScriptFormat(file, code), source: code, shortCircuit: true };
+}
+
+/**
+ * .mts is a module and .cts CommonJS; a .ts file follows its package.json "type",
+ * and without one it is a module if it only parses as one, as Node decides for .js
+ * files (vitest bench files use import syntax in packages of either type).
+ */
+async function typeScriptFormat(file: string, code: string): Promise<'module' | 'commonjs'> {
+  if (file.endsWith('.mts')) return 'module';
+  if (file.endsWith('.cts')) return 'commonjs';
+  const type = await packageType(path.dirname(file));
+  if (type === 'module') return 'module';
+  if (type === 'commonjs') return 'commonjs';
+  try {
+    new vm.Script(`(function () {${code}\n})`, { filename: file });
+    return 'commonjs';
+  } catch {
+    return 'module';
+  }
+}
+
+async function packageType(dir: string): Promise<string | undefined> {
+  for (let current = dir; ; current = path.dirname(current)) {
+    try {
+      const manifest = JSON.parse(await readFile(path.join(current, 'package.json'), 'utf8')) as { type?: unknown };
+      return typeof manifest.type === 'string' ? manifest.type : 'none';
+    } catch {
+      if (path.dirname(current) === current) return undefined;
+    }
+  }
+}
