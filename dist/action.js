@@ -73774,35 +73774,6 @@ async function discoverBenchFiles(root, patterns) {
   return files.map((file) => file.replace(/\\/g, "/")).sort();
 }
 
-// src/measure/micro/schedule.ts
-import os8 from "node:os";
-
-// src/measure/conditions.ts
-import os7 from "node:os";
-function sampleCpu() {
-  let busy = 0;
-  let total = 0;
-  for (const cpu of os7.cpus()) {
-    const { user, nice, sys, irq, idle } = cpu.times;
-    busy += user + nice + sys + irq;
-    total += user + nice + sys + irq + idle;
-  }
-  return { busy, total };
-}
-function busyBetween(start, end) {
-  const total = end.total - start.total;
-  return total > 0 ? (end.busy - start.busy) / total : 0;
-}
-function spikedRounds(rounds) {
-  if (rounds.length < 3) return [];
-  const sorted = rounds.map((r) => r.busy).sort((a, b) => a - b);
-  const median2 = sorted[Math.floor(sorted.length / 2)];
-  return rounds.flatMap((r, i) => r.busy > median2 + 0.2 ? [i + 1] : []);
-}
-
-// src/measure/micro/protocol.ts
-var ID_SEPARATOR = " > ";
-
 // src/measure/micro/spawn.ts
 var DRAIN_MS = 5e3;
 function runBenchmarkProcess(job, settings) {
@@ -73872,6 +73843,70 @@ ${output}` : message,
     child2.once("close", (code, signal) => exited(code, signal));
   });
 }
+
+// src/measure/micro/inventory.ts
+async function loadInventory(sides, options) {
+  return Promise.all(
+    sides.map(async ({ revision, files }) => {
+      if (files.length === 0) return { revision, files: [] };
+      const outcome = await runBenchmarkProcess(
+        { kind: "load", sides: [{ revision: revision.label, root: revision.root, files }] },
+        { runnerPath: options.runnerPath, stallTimeoutMs: options.stallTimeoutMs, cwd: revision.root }
+      );
+      if (!outcome.ok) throw new UserError(`${describeRevision(revision)}: loading its bench files failed: ${outcome.message}`);
+      return { revision, files: outcome.files };
+    })
+  );
+}
+var MISSING_PACKAGE = /Cannot find (?:package|module) '((?:@[^/'\s]+\/)?[^./'\s][^/'\s]*)(?:\/[^'\s]*)?'/;
+function assertInstalled(inventory, install) {
+  for (const { revision, files } of inventory) {
+    const missing = files.flatMap((file) => {
+      const match = file.error ? MISSING_PACKAGE.exec(file.error) : null;
+      return match ? [{ file: file.file, name: match[1] }] : [];
+    });
+    if (missing.length === 0) continue;
+    const names = [...new Set(missing.map((m) => m.name))];
+    const where2 = missing.map((m) => `${m.file} imports '${m.name}'`).join("; ");
+    const command = typeof install === "string" ? install : detectInstall(revision.root) ?? "npm install";
+    const fix = revision.worktree === void 0 ? `Install it first: run \`${command}\` in ${revision.root}, then run benchgate again.` : install === false ? `benchgate.yml sets install: false, so nothing was installed in this checkout: set install to the command that installs it (e.g. ${command}).` : `benchgate installed this checkout with \`${command}\`, which left ${names.length > 1 ? "them" : "it"} out: check that the package is in ${revision.label}'s package.json and lockfile, or set install in benchgate.yml.`;
+    throw new UserError(
+      `${describeRevision(revision)} is not installed: ${where2}, and ${names.map((n) => `'${n}'`).join(", ")} ${names.length > 1 ? "are" : "is"} not found from ${revision.root}. ${fix}`
+    );
+  }
+}
+function describeRevision(revision) {
+  return revision.ref === "working tree" ? `${revision.label} (the working tree)` : `${revision.label} (${revision.ref})`;
+}
+
+// src/measure/micro/schedule.ts
+import os8 from "node:os";
+
+// src/measure/conditions.ts
+import os7 from "node:os";
+function sampleCpu() {
+  let busy = 0;
+  let total = 0;
+  for (const cpu of os7.cpus()) {
+    const { user, nice, sys, irq, idle } = cpu.times;
+    busy += user + nice + sys + irq;
+    total += user + nice + sys + irq + idle;
+  }
+  return { busy, total };
+}
+function busyBetween(start, end) {
+  const total = end.total - start.total;
+  return total > 0 ? (end.busy - start.busy) / total : 0;
+}
+function spikedRounds(rounds) {
+  if (rounds.length < 3) return [];
+  const sorted = rounds.map((r) => r.busy).sort((a, b) => a - b);
+  const median2 = sorted[Math.floor(sorted.length / 2)];
+  return rounds.flatMap((r, i) => r.busy > median2 + 0.2 ? [i + 1] : []);
+}
+
+// src/measure/micro/protocol.ts
+var ID_SEPARATOR = " > ";
 
 // src/measure/micro/schedule.ts
 function alternateStrategy(plan, spawn3) {
@@ -75746,6 +75781,7 @@ async function runGate(options) {
   try {
     const run = { config, tree, options, plan: planRun(config), socketDir, started, now };
     const files = await findBenchFiles(run);
+    if (files) await checkBenchFiles(run, files);
     const micro = files ? await measureMicroStage(run, files) : void 0;
     const http4 = config.http.length ? await measureHttpStage(run, micro) : void 0;
     const judged = judge(run, micro, http4);
@@ -75797,6 +75833,25 @@ async function findBenchFiles({ config, tree, options }) {
     );
   }
   return void 0;
+}
+async function checkBenchFiles(run, files) {
+  const { tree, config, options } = run;
+  const inventory = await loadInventory(
+    [
+      { revision: tree.base, files: files.base },
+      { revision: tree.head, files: files.head }
+    ],
+    { runnerPath: options.runnerPath, stallTimeoutMs: config.micro.taskTimeoutMs }
+  );
+  assertInstalled(inventory, config.install);
+  for (const { revision, files: loads } of inventory) {
+    const copies = [
+      ...new Set(loads.flatMap((load) => load.harnesses?.map((h) => `${h.harness}${h.version ? ` ${h.version}` : ""}`) ?? []))
+    ];
+    if (copies.length) options.log(`${revision.label} bench files use ${copies.join(", ")}`);
+    for (const load of loads) for (const note of load.notes ?? []) options.log(`${revision.label}: ${load.file}: ${note}`);
+  }
+  return inventory;
 }
 async function measureMicroStage(run, files) {
   const { config, plan, options } = run;

@@ -47390,35 +47390,6 @@ async function discoverBenchFiles(root, patterns) {
   return files.map((file) => file.replace(/\\/g, "/")).sort();
 }
 
-// src/measure/micro/schedule.ts
-import os3 from "node:os";
-
-// src/measure/conditions.ts
-import os2 from "node:os";
-function sampleCpu() {
-  let busy = 0;
-  let total = 0;
-  for (const cpu of os2.cpus()) {
-    const { user, nice, sys, irq, idle } = cpu.times;
-    busy += user + nice + sys + irq;
-    total += user + nice + sys + irq + idle;
-  }
-  return { busy, total };
-}
-function busyBetween(start, end) {
-  const total = end.total - start.total;
-  return total > 0 ? (end.busy - start.busy) / total : 0;
-}
-function spikedRounds(rounds) {
-  if (rounds.length < 3) return [];
-  const sorted = rounds.map((r) => r.busy).sort((a, b) => a - b);
-  const median2 = sorted[Math.floor(sorted.length / 2)];
-  return rounds.flatMap((r, i) => r.busy > median2 + 0.2 ? [i + 1] : []);
-}
-
-// src/measure/micro/protocol.ts
-var ID_SEPARATOR = " > ";
-
 // src/measure/micro/spawn.ts
 var DRAIN_MS = 5e3;
 function runBenchmarkProcess(job, settings) {
@@ -47488,6 +47459,70 @@ ${output}` : message,
     child.once("close", (code, signal) => exited(code, signal));
   });
 }
+
+// src/measure/micro/inventory.ts
+async function loadInventory(sides, options) {
+  return Promise.all(
+    sides.map(async ({ revision, files }) => {
+      if (files.length === 0) return { revision, files: [] };
+      const outcome = await runBenchmarkProcess(
+        { kind: "load", sides: [{ revision: revision.label, root: revision.root, files }] },
+        { runnerPath: options.runnerPath, stallTimeoutMs: options.stallTimeoutMs, cwd: revision.root }
+      );
+      if (!outcome.ok) throw new UserError(`${describeRevision(revision)}: loading its bench files failed: ${outcome.message}`);
+      return { revision, files: outcome.files };
+    })
+  );
+}
+var MISSING_PACKAGE = /Cannot find (?:package|module) '((?:@[^/'\s]+\/)?[^./'\s][^/'\s]*)(?:\/[^'\s]*)?'/;
+function assertInstalled(inventory, install) {
+  for (const { revision, files } of inventory) {
+    const missing = files.flatMap((file) => {
+      const match = file.error ? MISSING_PACKAGE.exec(file.error) : null;
+      return match ? [{ file: file.file, name: match[1] }] : [];
+    });
+    if (missing.length === 0) continue;
+    const names = [...new Set(missing.map((m) => m.name))];
+    const where2 = missing.map((m) => `${m.file} imports '${m.name}'`).join("; ");
+    const command = typeof install === "string" ? install : detectInstall(revision.root) ?? "npm install";
+    const fix = revision.worktree === void 0 ? `Install it first: run \`${command}\` in ${revision.root}, then run benchgate again.` : install === false ? `benchgate.yml sets install: false, so nothing was installed in this checkout: set install to the command that installs it (e.g. ${command}).` : `benchgate installed this checkout with \`${command}\`, which left ${names.length > 1 ? "them" : "it"} out: check that the package is in ${revision.label}'s package.json and lockfile, or set install in benchgate.yml.`;
+    throw new UserError(
+      `${describeRevision(revision)} is not installed: ${where2}, and ${names.map((n) => `'${n}'`).join(", ")} ${names.length > 1 ? "are" : "is"} not found from ${revision.root}. ${fix}`
+    );
+  }
+}
+function describeRevision(revision) {
+  return revision.ref === "working tree" ? `${revision.label} (the working tree)` : `${revision.label} (${revision.ref})`;
+}
+
+// src/measure/micro/schedule.ts
+import os3 from "node:os";
+
+// src/measure/conditions.ts
+import os2 from "node:os";
+function sampleCpu() {
+  let busy = 0;
+  let total = 0;
+  for (const cpu of os2.cpus()) {
+    const { user, nice, sys, irq, idle } = cpu.times;
+    busy += user + nice + sys + irq;
+    total += user + nice + sys + irq + idle;
+  }
+  return { busy, total };
+}
+function busyBetween(start, end) {
+  const total = end.total - start.total;
+  return total > 0 ? (end.busy - start.busy) / total : 0;
+}
+function spikedRounds(rounds) {
+  if (rounds.length < 3) return [];
+  const sorted = rounds.map((r) => r.busy).sort((a, b) => a - b);
+  const median2 = sorted[Math.floor(sorted.length / 2)];
+  return rounds.flatMap((r, i) => r.busy > median2 + 0.2 ? [i + 1] : []);
+}
+
+// src/measure/micro/protocol.ts
+var ID_SEPARATOR = " > ";
 
 // src/measure/micro/schedule.ts
 function alternateStrategy(plan, spawn2) {
@@ -49304,6 +49339,7 @@ async function runGate(options) {
   try {
     const run = { config, tree, options, plan: planRun(config), socketDir, started, now };
     const files = await findBenchFiles(run);
+    if (files) await checkBenchFiles(run, files);
     const micro = files ? await measureMicroStage(run, files) : void 0;
     const http3 = config.http.length ? await measureHttpStage(run, micro) : void 0;
     const judged = judge(run, micro, http3);
@@ -49355,6 +49391,57 @@ async function findBenchFiles({ config, tree, options }) {
     );
   }
   return void 0;
+}
+async function checkBenchFiles(run, files) {
+  const { tree, config, options } = run;
+  const inventory = await loadInventory(
+    [
+      { revision: tree.base, files: files.base },
+      { revision: tree.head, files: files.head }
+    ],
+    { runnerPath: options.runnerPath, stallTimeoutMs: config.micro.taskTimeoutMs }
+  );
+  assertInstalled(inventory, config.install);
+  for (const { revision, files: loads } of inventory) {
+    const copies = [
+      ...new Set(loads.flatMap((load) => load.harnesses?.map((h) => `${h.harness}${h.version ? ` ${h.version}` : ""}`) ?? []))
+    ];
+    if (copies.length) options.log(`${revision.label} bench files use ${copies.join(", ")}`);
+    for (const load of loads) for (const note of load.notes ?? []) options.log(`${revision.label}: ${load.file}: ${note}`);
+  }
+  return inventory;
+}
+async function listBenchmarks(options) {
+  const config = loadConfig({ root: options.cwd, file: options.configFile });
+  const tree = await checkout({
+    cwd: options.cwd,
+    base: options.base ?? options.head ?? "HEAD",
+    head: options.head,
+    install: options.base === void 0 ? false : config.install,
+    build: options.base === void 0 ? void 0 : config.build,
+    log: options.log,
+    onCleanup: options.onCleanup
+  });
+  try {
+    const revisions = options.base === void 0 ? [tree.head] : [tree.base, tree.head];
+    const inventory = await loadInventory(
+      await Promise.all(
+        revisions.map(async (revision) => ({ revision, files: await discoverBenchFiles(revision.root, config.micro.files) }))
+      ),
+      { runnerPath: options.runnerPath, stallTimeoutMs: config.micro.taskTimeoutMs }
+    );
+    return {
+      revisions: inventory.map(({ revision, files }) => ({
+        label: revision.label,
+        ref: revision.ref,
+        sha: revision.sha,
+        root: revision.root,
+        files
+      }))
+    };
+  } finally {
+    tree.dispose();
+  }
 }
 async function measureMicroStage(run, files) {
   const { config, plan, options } = run;
@@ -49619,6 +49706,27 @@ function codeBlockText(text) {
 function terminalText(text, options = {}) {
   const flat = asText(text);
   return options.keepNewlines ? flat.split(NEWLINE).map((line) => line.replace(CONTROL, "?")).join("\n") : flat.replace(NEWLINE, (eol) => "?".repeat(eol.length)).replace(CONTROL, "?");
+}
+
+// src/report/listing.ts
+function renderListing(listing) {
+  const lines = [];
+  for (const revision of listing.revisions) {
+    const tasks = revision.files.reduce((sum2, file) => sum2 + file.tasks.length, 0);
+    lines.push(
+      `${revision.label} (${revision.ref}, ${revision.sha.slice(0, 7)}): ${revision.files.length} bench file${revision.files.length === 1 ? "" : "s"}, ${tasks} task${tasks === 1 ? "" : "s"}`
+    );
+    if (revision.files.length === 0) lines.push("  no bench file matches micro.files");
+    for (const file of revision.files) {
+      const copies = (file.harnesses ?? []).map((h) => `${h.harness}${h.version ? ` ${h.version}` : ""}`);
+      const how = file.error ? "did not load" : file.harness === "default export" || copies.length === 0 ? file.harness ?? "" : copies.join(", ");
+      lines.push(`  ${terminalText(file.file)}  [${how}]`);
+      if (file.error) for (const line of file.error.split("\n")) lines.push(`      ${terminalText(line)}`);
+      for (const task of file.tasks) lines.push(`    ${terminalText(`${file.file}${ID_SEPARATOR}${task}`)}`);
+      for (const note of file.notes ?? []) lines.push(`    note: ${terminalText(note)}`);
+    }
+  }
+  return lines.join("\n");
 }
 
 // src/report/calibration.ts
@@ -50050,6 +50158,7 @@ function trapSignals(options) {
 // src/cli/args.ts
 import { parseArgs } from "node:util";
 var USAGE = `Usage: benchgate compare --base <ref> [options]
+       benchgate list [--base <ref>] [--head <ref>] [--json <file>] [--config <file>]
        benchgate calibrate [--base <ref>] [--time-limit <d>] [--json <file>] [--config <file>]
 
 Compare the micro-benchmarks and HTTP load tests of two git revisions and fail when a budget is broken.
@@ -50070,6 +50179,9 @@ Options:
   --no-color            plain output even on a terminal
   -h, --help            show this help
   -v, --version         show the version
+
+list loads the bench files of the working tree (or of base and head, checked out and installed)
+and prints each file, the harness it uses (and that copy's version) and its task ids, measuring nothing.
 
 calibrate runs one revision (default HEAD) against itself for the time limit (default 3m) and
 prints, per benchmark, the noise of a round, what a compare with the configured rounds can
@@ -50119,8 +50231,10 @@ ${USAGE}`);
       color: values["no-color"] ? false : void 0
     };
   }
+  if (positionals[0] === "list" && positionals.length === 1)
+    return { kind: "list", base: values.base, head: values.head, config: values.config, json: values.json };
   if (positionals[0] !== "compare" || positionals.length > 1) {
-    throw new UserError(`Unknown command '${positionals.join(" ")}': the commands are 'compare' and 'calibrate'.
+    throw new UserError(`Unknown command '${positionals.join(" ")}': the commands are 'compare', 'list' and 'calibrate'.
 
 ${USAGE}`);
   }
@@ -50190,6 +50304,7 @@ async function main(argv, io) {
 `);
     return 0;
   }
+  if (command.kind === "list") return runList(command, io);
   const color = command.color ?? (Boolean(io.stdout.isTTY) && !io.env.NO_COLOR && io.env.TERM !== "dumb");
   if (command.kind === "calibrate") return runCalibrate(command, io);
   const progress = progressPrinter(io.stderr);
@@ -50245,6 +50360,33 @@ async function runCalibrate(command, io) {
     if (command.json) write(io.cwd, command.json, `${JSON.stringify({ ...result, report: void 0 }, null, 2)}
 `);
     return result.benchmarks.some((b) => b.warning) ? EXIT.fail : 0;
+  } catch (error) {
+    killAll();
+    progress.done();
+    io.stderr.write(`benchgate: ${terminalText(messageOf(error), { keepNewlines: true })}
+`);
+    return EXIT.error;
+  } finally {
+    trap.release();
+  }
+}
+async function runList(command, io) {
+  const progress = progressPrinter(io.stderr);
+  const trap = cliTrap(io, progress);
+  try {
+    const listing = await listBenchmarks({
+      cwd: io.cwd,
+      base: command.base,
+      head: command.head,
+      configFile: command.config,
+      ...gateIo(io, progress, trap)
+    });
+    progress.done();
+    io.stdout.write(`${renderListing(listing)}
+`);
+    if (command.json) write(io.cwd, command.json, `${JSON.stringify(listing, null, 2)}
+`);
+    return listing.revisions.some((revision) => revision.files.some((file) => file.error)) ? EXIT.error : 0;
   } catch (error) {
     killAll();
     progress.done();

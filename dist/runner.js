@@ -3,7 +3,7 @@ import { createRequire as __benchgateRequire } from 'node:module'; const require
 // src/measure/micro/runner.ts
 import { writeFileSync } from "node:fs";
 import { register } from "node:module";
-import path2 from "node:path";
+import path3 from "node:path";
 
 // src/measure/profiler.ts
 import { Session } from "node:inspector";
@@ -1735,6 +1735,7 @@ function harnessCapture() {
 }
 
 // src/measure/micro/load.ts
+import path2 from "node:path";
 import { pathToFileURL as pathToFileURL3 } from "node:url";
 
 // src/measure/micro/protocol.ts
@@ -1766,6 +1767,7 @@ async function loadBenchFile(file, root) {
     }
   });
   const harness = declaration.harnesses[0]?.harness;
+  const workers = declaration.workers.map((worker) => path2.relative(root, worker).split(path2.sep).join("/"));
   if (declaration.tasks.length > 0) {
     const notes = [...declaration.lateErrors, ...thrown ? [thrown.error] : []].map(
       (error) => `after its tasks were collected it threw (set aside): ${describeThrown(error, root).split("\n")[0]}`
@@ -1774,12 +1776,13 @@ async function loadBenchFile(file, root) {
       harness: harness ?? "tinybench",
       harnesses: declaration.harnesses,
       tasks: declaration.tasks.map((task) => ({ name: [...task.suites, task.name].join(ID_SEPARATOR), fn: task.fn, opts: task.opts })),
-      notes
+      notes,
+      workers
     };
   }
   if (thrown) throw thrown.error;
   const fromDefault = await defaultExportTasks(module.default);
-  if (fromDefault?.length) return { harness: "default export", harnesses: declaration.harnesses, tasks: fromDefault, notes: [] };
+  if (fromDefault?.length) return { harness: "default export", harnesses: declaration.harnesses, tasks: fromDefault, notes: [], workers };
   if (declaration.workers.length)
     throw new Error(
       `it measures in worker threads (${declaration.workers.join(", ")}) and no task was declared there. Declare each scenario as a task instead, e.g.
@@ -1823,16 +1826,18 @@ function send(message) {
   });
 }
 var current = "loading bench files";
-async function runJob(job) {
+async function loadSides(sides) {
   const files = [];
   const byId = /* @__PURE__ */ new Map();
-  for (const side of job.sides) {
+  const workerOf = /* @__PURE__ */ new Map();
+  for (const side of sides) {
     for (const file of side.files) {
       current = `loading ${file} (${side.revision})`;
       try {
-        const { tasks: tasks2, harness, harnesses, notes } = await loadBenchFile(path2.join(side.root, file), side.root);
-        files.push({ revision: side.revision, file, tasks: tasks2.map((task) => task.name), harness, harnesses, notes });
-        for (const task of tasks2) {
+        const { tasks, harness, harnesses, notes, workers } = await loadBenchFile(path3.join(side.root, file), side.root);
+        for (const worker of workers) workerOf.set(`${side.revision}:${worker}`, file);
+        files.push({ revision: side.revision, file, tasks: tasks.map((task) => task.name), harness, harnesses, notes });
+        for (const task of tasks) {
           const id = `${file}${ID_SEPARATOR}${task.name}`;
           const list = byId.get(id) ?? [];
           list.push({ revision: side.revision, root: side.root, fn: task.fn, opts: task.opts });
@@ -1843,6 +1848,20 @@ async function runJob(job) {
       }
     }
   }
+  for (const load of files) {
+    const owner = workerOf.get(`${load.revision}:${load.file}`);
+    if (!owner) continue;
+    for (const task of load.tasks) byId.delete(`${load.file}${ID_SEPARATOR}${task}`);
+    Object.assign(load, { tasks: [], error: void 0, harness: void 0, workerOf: owner });
+  }
+  return { files, byId };
+}
+async function runLoad(job) {
+  const { files } = await loadSides(job.sides);
+  await send({ type: "result", files, tasks: [] });
+}
+async function runJob(job) {
+  const { files, byId } = await loadSides(job.sides);
   const tasks = [];
   for (const [id, sides] of byId) {
     if (job.skip.includes(id)) continue;
@@ -1866,7 +1885,7 @@ async function runProfile(job) {
   const { side } = job;
   const file = side.files[0];
   current = `loading ${file} (${side.revision})`;
-  const { tasks } = await loadBenchFile(path2.join(side.root, file), side.root);
+  const { tasks } = await loadBenchFile(path3.join(side.root, file), side.root);
   const task = tasks.find((t2) => t2.name === job.task);
   if (!task) throw new Error(`${file} (${side.revision}) no longer declares the task '${job.task}'`);
   current = `${file}${ID_SEPARATOR}${task.name}`;
@@ -1888,7 +1907,7 @@ async function fatal(message) {
   process.exit(1);
 }
 function prepare(job) {
-  const files = "kind" in job ? job.side.files : job.sides.flatMap((side) => side.files);
+  const files = "side" in job ? job.side.files : job.sides.flatMap((side) => side.files);
   if (files.some((file) => /\.[cm]?tsx?$/.test(file))) process.setSourceMapsEnabled(true);
   register(new URL("./hooks.js", import.meta.url), { data: { transform: new URL("./typescript.js", import.meta.url).href } });
   harnessCapture();
@@ -1904,7 +1923,7 @@ process.on(
 );
 process.once("message", (job) => {
   prepare(job);
-  ("kind" in job ? runProfile(job) : runJob(job)).then(
+  (!("kind" in job) ? runJob(job) : job.kind === "profile" ? runProfile(job) : runLoad(job)).then(
     // Bench files may leave timers or sockets open: the result is sent, so leave now.
     () => process.exit(0),
     (error) => fatal(`error while ${doing()}: ${describeThrown(error)}`)

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { DEFAULTS, type BudgetRule, type Config, type HttpMode, type Isolation, type ProfileMode } from './config/types.js';
 import { checkout, type Checkout } from './checkout/revisions.js';
 import { discoverBenchFiles } from './measure/micro/discover.js';
+import { assertInstalled, loadInventory, type RevisionInventory } from './measure/micro/inventory.js';
 import type { MeasureSettings } from './measure/micro/protocol.js';
 import { measureMicro } from './measure/micro/schedule.js';
 import { pinLoadGenerator } from './measure/http/pinning.js';
@@ -13,6 +14,7 @@ import { estimatedRoundMs, measureHttp, type HttpMeasurement } from './measure/h
 import { spikedRounds, type RoundConditions } from './measure/conditions.js';
 import type { BenchmarkSamples, Measurement, MeasureProgress } from './measure/types.js';
 import { httpDetails } from './report/http.js';
+import type { Listing } from './report/listing.js';
 import { analyze, budgetedFigures, type AnalyzeOptions } from './stats/analyze.js';
 import { decisionRule, type DecisionRule } from './stats/decision.js';
 import { currentEnvironment } from './report/environment.js';
@@ -99,6 +101,7 @@ export async function runGate(options: GateOptions): Promise<Report> {
   try {
     const run: RunContext = { config, tree, options, plan: planRun(config), socketDir, started, now };
     const files = await findBenchFiles(run);
+    if (files) await checkBenchFiles(run, files);
     const micro = files ? await measureMicroStage(run, files) : undefined;
     const http = config.http.length ? await measureHttpStage(run, micro) : undefined;
     const judged = judge(run, micro, http);
@@ -179,6 +182,65 @@ async function findBenchFiles({ config, tree, options }: RunContext): Promise<{ 
     );
   }
   return undefined;
+}
+
+/**
+ * Load each revision's bench files once before measuring (a second or two): a revision that is
+ * not installed stops the run here with the package and the command, not after rounds of import
+ * errors; and the log says which harness (and which copy of it) each revision's files use.
+ */
+async function checkBenchFiles(run: RunContext, files: { base: string[]; head: string[] }): Promise<RevisionInventory[]> {
+  const { tree, config, options } = run;
+  const inventory = await loadInventory(
+    [
+      { revision: tree.base, files: files.base },
+      { revision: tree.head, files: files.head },
+    ],
+    { runnerPath: options.runnerPath, stallTimeoutMs: config.micro.taskTimeoutMs },
+  );
+  assertInstalled(inventory, config.install);
+  for (const { revision, files: loads } of inventory) {
+    const copies = [
+      ...new Set(loads.flatMap((load) => load.harnesses?.map((h) => `${h.harness}${h.version ? ` ${h.version}` : ''}`) ?? [])),
+    ];
+    if (copies.length) options.log(`${revision.label} bench files use ${copies.join(', ')}`);
+    for (const load of loads) for (const note of load.notes ?? []) options.log(`${revision.label}: ${load.file}: ${note}`);
+  }
+  return inventory;
+}
+
+/** Check out (base and head, or only the working tree without a base), install, build, and load every bench file once. */
+export async function listBenchmarks(options: Omit<GateOptions, 'base' | 'probePath'> & { base?: string | undefined }): Promise<Listing> {
+  const config = loadConfig({ root: options.cwd, file: options.configFile });
+  const tree = await checkout({
+    cwd: options.cwd,
+    base: options.base ?? options.head ?? 'HEAD',
+    head: options.head,
+    install: options.base === undefined ? false : config.install,
+    build: options.base === undefined ? undefined : config.build,
+    log: options.log,
+    onCleanup: options.onCleanup,
+  });
+  try {
+    const revisions = options.base === undefined ? [tree.head] : [tree.base, tree.head];
+    const inventory = await loadInventory(
+      await Promise.all(
+        revisions.map(async (revision) => ({ revision, files: await discoverBenchFiles(revision.root, config.micro.files) })),
+      ),
+      { runnerPath: options.runnerPath, stallTimeoutMs: config.micro.taskTimeoutMs },
+    );
+    return {
+      revisions: inventory.map(({ revision, files }) => ({
+        label: revision.label,
+        ref: revision.ref,
+        sha: revision.sha,
+        root: revision.root,
+        files,
+      })),
+    };
+  } finally {
+    tree.dispose();
+  }
 }
 
 /** The micro-benchmark rounds; every look judges with the HTTP figures counted in, as they are planned. */

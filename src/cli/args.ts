@@ -4,6 +4,7 @@ import { parseDuration } from '../config/units.js';
 import { UserError } from '../util/errors.js';
 
 export const USAGE = `Usage: benchgate compare --base <ref> [options]
+       benchgate list [--base <ref>] [--head <ref>] [--json <file>] [--config <file>]
        benchgate calibrate [--base <ref>] [--time-limit <d>] [--json <file>] [--config <file>]
 
 Compare the micro-benchmarks and HTTP load tests of two git revisions and fail when a budget is broken.
@@ -25,6 +26,9 @@ Options:
   -h, --help            show this help
   -v, --version         show the version
 
+list loads the bench files of the working tree (or of base and head, checked out and installed)
+and prints each file, the harness it uses (and that copy's version) and its task ids, measuring nothing.
+
 calibrate runs one revision (default HEAD) against itself for the time limit (default 3m) and
 prints, per benchmark, the noise of a round, what a compare with the configured rounds can
 resolve, and a suggested budget.
@@ -42,6 +46,7 @@ export type Command =
       color: boolean | undefined;
     }
   | { kind: 'version' }
+  | { kind: 'list'; base: string | undefined; head: string | undefined; config: string | undefined; json: string | undefined }
   | {
       kind: 'compare';
       base: string;
@@ -100,8 +105,10 @@ export function parseCommand(argv: readonly string[]): Command {
       color: values['no-color'] ? false : undefined,
     };
   }
+  if (positionals[0] === 'list' && positionals.length === 1)
+    return { kind: 'list', base: values.base, head: values.head, config: values.config, json: values.json };
   if (positionals[0] !== 'compare' || positionals.length > 1) {
-    throw new UserError(`Unknown command '${positionals.join(' ')}': the commands are 'compare' and 'calibrate'.\n\n${USAGE}`);
+    throw new UserError(`Unknown command '${positionals.join(' ')}': the commands are 'compare', 'list' and 'calibrate'.\n\n${USAGE}`);
   }
   if (!values.base) throw new UserError(`--base is required: the revision to compare against, e.g. --base main.\n\n${USAGE}`);
   return {

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { formatDuration } from '../util/format.js';
 import { calibrate } from '../calibrate.js';
 import { loadConfig } from '../config/load.js';
-import { errorReport, runGate } from '../gate.js';
+import { errorReport, listBenchmarks, runGate } from '../gate.js';
+import { renderListing } from '../report/listing.js';
 import { renderCalibration } from '../report/calibration.js';
 import type { MeasureProgress } from '../measure/types.js';
 import { renderMarkdown } from '../report/markdown.js';
@@ -44,6 +45,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     io.stdout.write(`${io.version}\n`);
     return 0;
   }
+  if (command.kind === 'list') return runList(command, io);
   const color = command.color ?? (Boolean(io.stdout.isTTY) && !io.env.NO_COLOR && io.env.TERM !== 'dumb');
   if (command.kind === 'calibrate') return runCalibrate(command, io);
   const progress = progressPrinter(io.stderr);
@@ -95,6 +97,31 @@ async function runCalibrate(command: Extract<Command, { kind: 'calibrate' }>, io
     io.stdout.write(`${renderCalibration(result)}\n`);
     if (command.json) write(io.cwd, command.json, `${JSON.stringify({ ...result, report: undefined }, null, 2)}\n`);
     return result.benchmarks.some((b) => b.warning) ? EXIT.fail : 0;
+  } catch (error) {
+    killAll();
+    progress.done();
+    io.stderr.write(`benchgate: ${terminalText(messageOf(error), { keepNewlines: true })}\n`);
+    return EXIT.error;
+  } finally {
+    trap.release();
+  }
+}
+
+async function runList(command: Extract<Command, { kind: 'list' }>, io: CliIo): Promise<number> {
+  const progress = progressPrinter(io.stderr);
+  const trap = cliTrap(io, progress);
+  try {
+    const listing = await listBenchmarks({
+      cwd: io.cwd,
+      base: command.base,
+      head: command.head,
+      configFile: command.config,
+      ...gateIo(io, progress, trap),
+    });
+    progress.done();
+    io.stdout.write(`${renderListing(listing)}\n`);
+    if (command.json) write(io.cwd, command.json, `${JSON.stringify(listing, null, 2)}\n`);
+    return listing.revisions.some((revision) => revision.files.some((file) => file.error)) ? EXIT.error : 0;
   } catch (error) {
     killAll();
     progress.done();

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Bench, type Fn, type FnOptions } from 'tinybench';
 import { harnessCapture, type HarnessCopy } from './harness/capture.js';
@@ -20,6 +21,8 @@ export interface LoadedFile {
   tasks: DeclaredTask[];
   /** What the file did that benchgate set aside, e.g. an error after its tasks were collected. */
   notes: string[];
+  /** Worker files it started, relative to the project root with forward slashes. */
+  workers: string[];
 }
 
 /** A real tinybench Bench for bench files that take one; it only remembers what was added. */
@@ -45,7 +48,7 @@ export const ACCEPTED_SHAPES = [
  * those of its default export (an object of named task functions, or a
  * function that receives a tinybench Bench).
  */
-export async function loadBenchFile(file: string, root?: string): Promise<LoadedFile> {
+export async function loadBenchFile(file: string, root: string): Promise<LoadedFile> {
   let module: { default?: unknown } = {};
   let thrown: { error: unknown } | undefined;
   const declaration = await harnessCapture().declare(file, async () => {
@@ -56,6 +59,7 @@ export async function loadBenchFile(file: string, root?: string): Promise<Loaded
     }
   });
   const harness = declaration.harnesses[0]?.harness;
+  const workers = declaration.workers.map((worker) => path.relative(root, worker).split(path.sep).join('/'));
   if (declaration.tasks.length > 0) {
     const notes = [...declaration.lateErrors, ...(thrown ? [thrown.error] : [])].map(
       (error) => `after its tasks were collected it threw (set aside): ${describeThrown(error, root).split('\n')[0]}`,
@@ -65,11 +69,12 @@ export async function loadBenchFile(file: string, root?: string): Promise<Loaded
       harnesses: declaration.harnesses,
       tasks: declaration.tasks.map((task) => ({ name: [...task.suites, task.name].join(ID_SEPARATOR), fn: task.fn, opts: task.opts })),
       notes,
+      workers,
     };
   }
   if (thrown) throw thrown.error;
   const fromDefault = await defaultExportTasks(module.default);
-  if (fromDefault?.length) return { harness: 'default export', harnesses: declaration.harnesses, tasks: fromDefault, notes: [] };
+  if (fromDefault?.length) return { harness: 'default export', harnesses: declaration.harnesses, tasks: fromDefault, notes: [], workers };
   if (declaration.workers.length)
     throw new Error(
       `it measures in worker threads (${declaration.workers.join(', ')}) and no task was declared there. Declare each scenario as a task instead, e.g.\n` +

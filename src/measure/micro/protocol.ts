@@ -50,6 +50,12 @@ export interface ProfileJob {
   outFile: string;
 }
 
+/** Load every bench file of each side and say what it declares, measuring nothing (`benchgate list`, and the check before measuring). */
+export interface LoadJob {
+  kind: 'load';
+  sides: SideJob[];
+}
+
 export interface FileLoad {
   revision: RevisionLabel;
   file: string;
@@ -60,6 +66,8 @@ export interface FileLoad {
   harnesses?: { harness: string; version?: string; path: string }[];
   /** What benchgate set aside while loading it (an error after its tasks were collected). */
   notes?: string[];
+  /** The bench file that runs this one as a worker thread: its tasks are measured as that file's. */
+  workerOf?: string;
   error?: string;
 }
 

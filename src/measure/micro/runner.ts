@@ -12,7 +12,16 @@ import type { RevisionLabel } from '../../checkout/revisions.js';
 import { describeThrown, measureTask, runTaskFor, type SideTask } from './alternate.js';
 import { harnessCapture } from './harness/capture.js';
 import { loadBenchFile } from './load.js';
-import { ID_SEPARATOR, type FileLoad, type MicroJob, type ProfileJob, type RunnerMessage, type TaskOutcome } from './protocol.js';
+import {
+  ID_SEPARATOR,
+  type FileLoad,
+  type LoadJob,
+  type MicroJob,
+  type ProfileJob,
+  type RunnerMessage,
+  type SideJob,
+  type TaskOutcome,
+} from './protocol.js';
 
 function send(message: RunnerMessage): Promise<void> {
   return new Promise((resolve) => {
@@ -23,14 +32,17 @@ function send(message: RunnerMessage): Promise<void> {
 
 let current = 'loading bench files';
 
-async function runJob(job: MicroJob): Promise<void> {
+/** Every bench file of every side, loaded in order: what each declares, and each task's versions by benchmark id. */
+async function loadSides(sides: SideJob[]): Promise<{ files: FileLoad[]; byId: Map<string, SideTask[]> }> {
   const files: FileLoad[] = [];
   const byId = new Map<string, SideTask[]>();
-  for (const side of job.sides) {
+  const workerOf = new Map<string, string>();
+  for (const side of sides) {
     for (const file of side.files) {
       current = `loading ${file} (${side.revision})`;
       try {
-        const { tasks, harness, harnesses, notes } = await loadBenchFile(path.join(side.root, file), side.root);
+        const { tasks, harness, harnesses, notes, workers } = await loadBenchFile(path.join(side.root, file), side.root);
+        for (const worker of workers) workerOf.set(`${side.revision}:${worker}`, file);
         files.push({ revision: side.revision, file, tasks: tasks.map((task) => task.name), harness, harnesses, notes });
         for (const task of tasks) {
           const id = `${file}${ID_SEPARATOR}${task.name}`;
@@ -43,6 +55,23 @@ async function runJob(job: MicroJob): Promise<void> {
       }
     }
   }
+  // A file that another bench file runs as a worker (benchmark/bench-thread.js) is measured through that file, not on its own.
+  for (const load of files) {
+    const owner = workerOf.get(`${load.revision}:${load.file}`);
+    if (!owner) continue;
+    for (const task of load.tasks) byId.delete(`${load.file}${ID_SEPARATOR}${task}`);
+    Object.assign(load, { tasks: [], error: undefined, harness: undefined, workerOf: owner });
+  }
+  return { files, byId };
+}
+
+async function runLoad(job: LoadJob): Promise<void> {
+  const { files } = await loadSides(job.sides);
+  await send({ type: 'result', files, tasks: [] });
+}
+
+async function runJob(job: MicroJob): Promise<void> {
+  const { files, byId } = await loadSides(job.sides);
   const tasks: TaskOutcome[] = [];
   for (const [id, sides] of byId) {
     if (job.skip.includes(id)) continue;
@@ -97,8 +126,8 @@ async function fatal(message: string): Promise<never> {
  * and the capture (harness/capture.ts). TypeScript files that needed more than type stripping
  * carry a source map; Node applies it to stack traces only when asked before they load.
  */
-function prepare(job: MicroJob | ProfileJob): void {
-  const files = 'kind' in job ? job.side.files : job.sides.flatMap((side) => side.files);
+function prepare(job: MicroJob | ProfileJob | LoadJob): void {
+  const files = 'side' in job ? job.side.files : job.sides.flatMap((side) => side.files);
   if (files.some((file) => /\.[cm]?tsx?$/.test(file))) process.setSourceMapsEnabled(true);
   register(new URL('./hooks.js', import.meta.url), { data: { transform: new URL('./typescript.js', import.meta.url).href } });
   harnessCapture();
@@ -114,9 +143,9 @@ process.on(
   'unhandledRejection',
   (error) => void (harnessCapture().lateError(error) || fatal(`unhandled rejection while ${doing()}: ${describeThrown(error)}`)),
 );
-process.once('message', (job: MicroJob | ProfileJob) => {
+process.once('message', (job: MicroJob | ProfileJob | LoadJob) => {
   prepare(job);
-  ('kind' in job ? runProfile(job) : runJob(job)).then(
+  (!('kind' in job) ? runJob(job) : job.kind === 'profile' ? runProfile(job) : runLoad(job)).then(
     // Bench files may leave timers or sockets open: the result is sent, so leave now.
     () => process.exit(0),
     (error: unknown) => fatal(`error while ${doing()}: ${describeThrown(error)}`),

@@ -1,6 +1,6 @@
 import type { RevisionLabel } from '../../checkout/revisions.js';
 import { killGroup, OutputTail, spawnTracked } from '../../util/processes.js';
-import type { FileLoad, MicroJob, ProfileJob, RunnerMessage, TaskOutcome } from './protocol.js';
+import type { FileLoad, LoadJob, MicroJob, ProfileJob, RunnerMessage, TaskOutcome } from './protocol.js';
 
 export type ProcessOutcome =
   | {
@@ -35,7 +35,7 @@ const DRAIN_MS = 5_000;
  * The job is sent after the runner's handshake ('ready'), and an exit is judged on 'close' (the IPC
  * channel and pipes drained, so a result sent just before the exit is never lost), bounded by DRAIN_MS.
  */
-export function runBenchmarkProcess(job: MicroJob | ProfileJob, settings: SpawnSettings): Promise<ProcessOutcome> {
+export function runBenchmarkProcess(job: MicroJob | ProfileJob | LoadJob, settings: SpawnSettings): Promise<ProcessOutcome> {
   const started = Date.now();
   return new Promise((resolve) => {
     const tail = new OutputTail();

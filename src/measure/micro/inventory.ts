@@ -1,0 +1,73 @@
+import type { Revision } from '../../checkout/revisions.js';
+import { UserError } from '../../util/errors.js';
+import { detectInstall } from '../../checkout/install.js';
+import type { FileLoad } from './protocol.js';
+import { runBenchmarkProcess } from './spawn.js';
+
+/** What one revision's bench files declare, loaded in one benchmark process without measuring. */
+export interface RevisionInventory {
+  revision: Revision;
+  files: FileLoad[];
+}
+
+export interface InventoryOptions {
+  runnerPath: string;
+  stallTimeoutMs: number;
+}
+
+/**
+ * Load each revision's bench files once, in a process of its own, and report
+ * what each declares (harness, copy, tasks) or why it failed to load. Takes a
+ * second or two: it is the check before measuring, and `benchgate list`.
+ */
+export async function loadInventory(
+  sides: { revision: Revision; files: string[] }[],
+  options: InventoryOptions,
+): Promise<RevisionInventory[]> {
+  return Promise.all(
+    sides.map(async ({ revision, files }) => {
+      if (files.length === 0) return { revision, files: [] };
+      const outcome = await runBenchmarkProcess(
+        { kind: 'load', sides: [{ revision: revision.label, root: revision.root, files }] },
+        { runnerPath: options.runnerPath, stallTimeoutMs: options.stallTimeoutMs, cwd: revision.root },
+      );
+      if (!outcome.ok) throw new UserError(`${describeRevision(revision)}: loading its bench files failed: ${outcome.message}`);
+      return { revision, files: outcome.files };
+    }),
+  );
+}
+
+/** `Cannot find package 'tinybench' imported from …` (ESM) or `Cannot find module 'tinybench'` (CommonJS), for a package name. */
+const MISSING_PACKAGE = /Cannot find (?:package|module) '((?:@[^/'\s]+\/)?[^./'\s][^/'\s]*)(?:\/[^'\s]*)?'/;
+
+/**
+ * A bench file whose import of a package does not resolve means the revision is
+ * not installed (or its install left it out): measuring would give every
+ * benchmark the same import error, round after round. Say so before measuring,
+ * with the package and the command that fixes it.
+ */
+export function assertInstalled(inventory: RevisionInventory[], install: string | false | undefined): void {
+  for (const { revision, files } of inventory) {
+    const missing = files.flatMap((file) => {
+      const match = file.error ? MISSING_PACKAGE.exec(file.error) : null;
+      return match ? [{ file: file.file, name: match[1]! }] : [];
+    });
+    if (missing.length === 0) continue;
+    const names = [...new Set(missing.map((m) => m.name))];
+    const where = missing.map((m) => `${m.file} imports '${m.name}'`).join('; ');
+    const command = typeof install === 'string' ? install : (detectInstall(revision.root) ?? 'npm install');
+    const fix =
+      revision.worktree === undefined
+        ? `Install it first: run \`${command}\` in ${revision.root}, then run benchgate again.`
+        : install === false
+          ? `benchgate.yml sets install: false, so nothing was installed in this checkout: set install to the command that installs it (e.g. ${command}).`
+          : `benchgate installed this checkout with \`${command}\`, which left ${names.length > 1 ? 'them' : 'it'} out: check that the package is in ${revision.label}'s package.json and lockfile, or set install in benchgate.yml.`;
+    throw new UserError(
+      `${describeRevision(revision)} is not installed: ${where}, and ${names.map((n) => `'${n}'`).join(', ')} ${names.length > 1 ? 'are' : 'is'} not found from ${revision.root}. ${fix}`,
+    );
+  }
+}
+
+function describeRevision(revision: Revision): string {
+  return revision.ref === 'working tree' ? `${revision.label} (the working tree)` : `${revision.label} (${revision.ref})`;
+}

@@ -1,0 +1,36 @@
+import type { FileLoad } from '../measure/micro/protocol.js';
+import { ID_SEPARATOR } from '../measure/micro/protocol.js';
+import { terminalText } from './escape.js';
+
+/** What `benchgate list` shows: each revision's bench files, their harness and task ids, measured never. */
+export interface Listing {
+  revisions: { label: string; ref: string; sha: string; root: string; files: FileLoad[] }[];
+}
+
+/**
+ * Per revision, each bench file with the harness (and the copy's version) it used, then its
+ * task ids below it as they appear in reports (`file > suite > task`), or why it did not load.
+ */
+export function renderListing(listing: Listing): string {
+  const lines: string[] = [];
+  for (const revision of listing.revisions) {
+    const tasks = revision.files.reduce((sum, file) => sum + file.tasks.length, 0);
+    lines.push(
+      `${revision.label} (${revision.ref}, ${revision.sha.slice(0, 7)}): ${revision.files.length} bench file${revision.files.length === 1 ? '' : 's'}, ${tasks} task${tasks === 1 ? '' : 's'}`,
+    );
+    if (revision.files.length === 0) lines.push('  no bench file matches micro.files');
+    for (const file of revision.files) {
+      const copies = (file.harnesses ?? []).map((h) => `${h.harness}${h.version ? ` ${h.version}` : ''}`);
+      const how = file.error
+        ? 'did not load'
+        : file.harness === 'default export' || copies.length === 0
+          ? (file.harness ?? '')
+          : copies.join(', ');
+      lines.push(`  ${terminalText(file.file)}  [${how}]`);
+      if (file.error) for (const line of file.error.split('\n')) lines.push(`      ${terminalText(line)}`);
+      for (const task of file.tasks) lines.push(`    ${terminalText(`${file.file}${ID_SEPARATOR}${task}`)}`);
+      for (const note of file.notes ?? []) lines.push(`    note: ${terminalText(note)}`);
+    }
+  }
+  return lines.join('\n');
+}
