@@ -5,7 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { DEFAULTS, type BudgetRule, type Config, type HttpMode, type Isolation, type ProfileMode } from './config/types.js';
 import { checkout, type Checkout } from './checkout/revisions.js';
+import { configHash } from './config/hash.js';
+import { censusBenchFiles } from './measure/micro/census.js';
 import { discoverBenchFiles } from './measure/micro/discover.js';
+import { planSuite, type ShardSpec } from './measure/shard.js';
 import type { MeasureSettings } from './measure/micro/protocol.js';
 import { measureMicro } from './measure/micro/schedule.js';
 import { pinLoadGenerator } from './measure/http/pinning.js';
@@ -15,6 +18,7 @@ import type { BenchmarkSamples, Measurement, MeasureProgress } from './measure/t
 import { httpDetails } from './report/http.js';
 import { analyze, budgetedFigures, type AnalyzeOptions } from './stats/analyze.js';
 import { decisionRule, type DecisionRule } from './stats/decision.js';
+import { decideFamily } from './stats/family.js';
 import { currentEnvironment } from './report/environment.js';
 import {
   REPORT_VERSION,
@@ -24,6 +28,7 @@ import {
   toReportBenchmark,
   type Report,
   type ReportBenchmark,
+  type ShardInfo,
 } from './report/model.js';
 import { UserError } from './util/errors.js';
 import { explain, type ProfileTarget } from './explain/run.js';
@@ -58,6 +63,8 @@ export interface GateOptions {
     budget?: number | undefined;
     budgets?: readonly BudgetRule[] | undefined;
   };
+  /** Measure one shard of the suite (compare --shard i/n); its verdicts are at the whole suite's level. */
+  shard?: ShardSpec | undefined;
   /** Path of the benchmark process script (dist/runner.js). */
   runnerPath: string;
   /** Path of the server-side probe (dist/probe.cjs). */
@@ -97,8 +104,20 @@ export async function runGate(options: GateOptions): Promise<Report> {
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os.loadavg();
   try {
-    const run: RunContext = { config, tree, options, plan: planRun(config), socketDir, started, now };
-    const files = await findBenchFiles(run);
+    const found = await findBenchFiles({ config, tree, options });
+    const part = options.shard
+      ? await planShard(options.shard, { config, tree, options }, found)
+      : { config, files: found, shard: undefined };
+    const run: RunContext = {
+      config: part.config,
+      tree,
+      options,
+      plan: planRun(part.config, part.shard?.familySize),
+      socketDir,
+      started,
+      now,
+    };
+    const files = part.files;
     const micro = files ? await measureMicroStage(run, files) : undefined;
     const http = config.http.length ? await measureHttpStage(run, micro) : undefined;
     const judged = judge(run, micro, http);
@@ -114,6 +133,7 @@ export async function runGate(options: GateOptions): Promise<Report> {
       benchmarks: explained.benchmarks,
       run: runInfo(run, micro, http, judged.intervalLevel, explained.profile && { ...explained.profile, durationMs: now() - measureEnded }),
       environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os.loadavg() } },
+      ...(part.shard ? { shard: part.shard } : {}),
     };
   } finally {
     forgetSocketDir?.();
@@ -143,9 +163,11 @@ interface RunPlan {
   analyzeOptions: AnalyzeOptions;
   /** The micro-benchmarks' share of the time limit: the HTTP rounds (and one load test's confirmation) are set aside first. */
   microLimitMs: number;
+  /** A shard: the whole suite's budgeted figures, which every look and the final verdicts use instead of the shard's own. */
+  familyFigures: number | undefined;
 }
 
-function planRun(config: Config): RunPlan {
+function planRun(config: Config, familyFigures?: number): RunPlan {
   const rounds = config.rounds ?? 10;
   const rule = decisionRule({ confidence: config.confidence, rounds, maxRounds: config.maxRounds, lookEvery: DEFAULTS.lookEvery });
   const httpById = new Map(config.http.map((b) => [b.id, b]));
@@ -163,11 +185,58 @@ function planRun(config: Config): RunPlan {
       latencyBudgetFor: (id: string) => httpById.get(id)?.latencyBudget ?? {},
     },
     microLimitMs: config.http.length ? Math.max(config.timeLimitMs - httpPlannedMs, config.timeLimitMs * 0.3) : config.timeLimitMs,
+    familyFigures,
+  };
+}
+
+/**
+ * A sharded run: a census of the whole suite (every bench file loaded once per revision, no task
+ * run), the split that every shard plans alike from it, and this shard's part: its bench files and
+ * its load tests. The config keeps only this shard's load tests; the family stays the whole suite's.
+ */
+async function planShard(
+  spec: ShardSpec,
+  { config, tree, options }: Pick<RunContext, 'config' | 'tree' | 'options'>,
+  files: { base: string[]; head: string[] } | undefined,
+): Promise<{ config: Config; files: { base: string[]; head: string[] } | undefined; shard: ShardInfo }> {
+  const census = files
+    ? await censusBenchFiles({
+        base: tree.base,
+        head: tree.head,
+        baseFiles: files.base,
+        headFiles: files.head,
+        settings: { ...MEASURE_DEFAULTS, taskTimeMs: config.micro.taskTimeMs },
+        runnerPath: options.runnerPath,
+        stallTimeoutMs: config.micro.taskTimeoutMs,
+      })
+    : [];
+  const suite = planSuite(census, config.http, { taskTimeMs: config.micro.taskTimeMs, httpRoundMs: estimatedRoundMs }, spec.count);
+  const assigned = suite.shards[spec.index - 1]!;
+  const mine = new Set(assigned);
+  options.log(
+    `shard ${spec.index}/${spec.count}: ${assigned.length ? assigned.join(', ') : 'nothing (more shards than bench files and load tests)'}; judged as a family of ${suite.familySize} budgeted figures, the whole suite's`,
+  );
+  const own = files && { base: files.base.filter((f) => mine.has(f)), head: files.head.filter((f) => mine.has(f)) };
+  return {
+    config: Object.freeze({ ...config, http: config.http.filter((b) => mine.has(b.id)) }),
+    files: own && (own.base.length > 0 || own.head.length > 0) ? own : undefined,
+    shard: {
+      index: spec.index,
+      count: spec.count,
+      assigned,
+      suite: suite.units,
+      familySize: suite.familySize,
+      configHash: configHash(config),
+    },
   };
 }
 
 /** Each revision's bench files; undefined when neither has any (HTTP only), an error when there is nothing to measure at all. */
-async function findBenchFiles({ config, tree, options }: RunContext): Promise<{ base: string[]; head: string[] } | undefined> {
+async function findBenchFiles({
+  config,
+  tree,
+  options,
+}: Pick<RunContext, 'config' | 'tree' | 'options'>): Promise<{ base: string[]; head: string[] } | undefined> {
   const [base, head] = await Promise.all([tree.base, tree.head].map((revision) => discoverBenchFiles(revision.root, config.micro.files)));
   if (base!.length > 0 || head!.length > 0) {
     options.log(`bench files: ${describeFiles(base!, head!)}`);
@@ -184,7 +253,8 @@ async function findBenchFiles({ config, tree, options }: RunContext): Promise<{ 
 /** The micro-benchmark rounds; every look judges with the HTTP figures counted in, as they are planned. */
 async function measureMicroStage(run: RunContext, files: { base: string[]; head: string[] }): Promise<Measurement> {
   const { config, plan, options } = run;
-  const verdicts = (partial: BenchmarkSamples[]) => analyze(partial, { ...plan.analyzeOptions, otherFigures: plan.httpFigures });
+  const family = plan.familyFigures === undefined ? { otherFigures: plan.httpFigures } : { figures: plan.familyFigures };
+  const verdicts = (partial: BenchmarkSamples[]) => analyze(partial, { ...plan.analyzeOptions, ...family });
   const ids = (partial: BenchmarkSamples[], keep: (verdict: string) => boolean) =>
     new Set(
       verdicts(partial)
@@ -200,7 +270,7 @@ async function measureMicroStage(run: RunContext, files: { base: string[]; head:
     settings: { ...MEASURE_DEFAULTS, taskTimeMs: config.micro.taskTimeMs },
     stallTimeoutMs: config.micro.taskTimeoutMs,
     rounds: plan.rounds,
-    minimumRounds: (benchmarks) => plan.rule.minimumRounds(benchmarks + plan.httpFigures),
+    minimumRounds: (benchmarks) => plan.rule.minimumRounds(plan.familyFigures ?? benchmarks + plan.httpFigures),
     adaptive: {
       maxRounds: config.maxRounds,
       lookEvery: DEFAULTS.lookEvery,
@@ -224,7 +294,7 @@ async function measureHttpStage(run: RunContext, micro: Measurement | undefined)
   options.log(
     `http load tests: ${config.http.map((b) => b.name).join(', ')} (${config.httpMode} servers${config.httpPin ? ', pinned' : ''})`,
   );
-  const figures = plan.httpFigures + comparableMicro(micro);
+  const figures = plan.familyFigures ?? plan.httpFigures + comparableMicro(micro);
   const verdict = (samples: BenchmarkSamples) => analyze([samples], { ...plan.analyzeOptions, figures })[0]!.verdict;
   const pinning = config.httpPin ? pinLoadGenerator(options.log) : undefined;
   try {
@@ -260,13 +330,12 @@ function judge(
   micro: Measurement | undefined,
   http: HttpMeasurement | undefined,
 ): { benchmarks: ReportBenchmark[]; intervalLevel: number } {
-  const { analyzeOptions, rule } = run.plan;
+  const { analyzeOptions, rule, familyFigures } = run.plan;
   const samples = [...(micro?.benchmarks ?? []), ...(http?.benchmarks ?? [])];
-  const comparisons = analyze(samples, analyzeOptions);
-  return {
-    benchmarks: sortBenchmarks(comparisons.map((c, i) => toReportBenchmark(c, samples[i]!.http ? httpDetails(samples[i]!, c) : undefined))),
-    intervalLevel: rule.intervalLevel(budgetedFigures(samples, analyzeOptions.latencyBudgetFor)),
-  };
+  const figures = familyFigures ?? budgetedFigures(samples, analyzeOptions.latencyBudgetFor);
+  const comparisons = analyze(samples, { ...analyzeOptions, figures });
+  const benchmarks = comparisons.map((c, i) => toReportBenchmark(c, samples[i]!.http ? httpDetails(samples[i]!, c) : undefined));
+  return { benchmarks: sortBenchmarks(decideFamily(benchmarks, figures)), intervalLevel: rule.intervalLevel(figures) };
 }
 
 /** After the verdicts, outside the measured rounds: a CPU profile of each revision for the regressions (or all, or none). */

@@ -36,6 +36,8 @@ export interface MicroJob {
   batches: Record<string, number>;
   /** Benchmark ids not to run (they hung or crashed a process before). */
   skip: string[];
+  /** Only load the bench files and say which tasks each declares: run none (a sharded run's census of the suite). */
+  listOnly?: boolean;
 }
 
 /** Run one task of one revision under the CPU profiler and write the profile to `outFile`. */

@@ -42,7 +42,7 @@ async function runJob(job: MicroJob): Promise<void> {
     }
   }
   const tasks: TaskOutcome[] = [];
-  for (const [id, sides] of byId) {
+  for (const [id, sides] of job.listOnly ? [] : byId) {
     if (job.skip.includes(id)) continue;
     current = id;
     await send({ type: 'progress', id });
