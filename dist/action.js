@@ -1078,14 +1078,14 @@ var require_util = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path17 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path18 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path17 && path17[0] !== "/") {
-          path17 = `/${path17}`;
+        if (path18 && path18[0] !== "/") {
+          path18 = `/${path18}`;
         }
-        return new URL(`${origin}${path17}`);
+        return new URL(`${origin}${path18}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -1536,39 +1536,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path17, origin }
+          request: { method, path: path18, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path17);
+        debuglog("sending request to %s %s/%s", method, origin, path18);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path17, origin },
+          request: { method, path: path18, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path17,
+          path18,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path17, origin }
+          request: { method, path: path18, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path17);
+        debuglog("trailers received from %s %s/%s", method, origin, path18);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path17, origin },
+          request: { method, path: path18, origin },
           error: error2
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path17,
+          path18,
           error2.message
         );
       });
@@ -1617,9 +1617,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path17, origin }
+            request: { method, path: path18, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path17);
+          debuglog("sending request to %s %s/%s", method, origin, path18);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -1682,7 +1682,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path17,
+        path: path18,
         method,
         body,
         headers,
@@ -1697,11 +1697,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler2) {
-        if (typeof path17 !== "string") {
+        if (typeof path18 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path17[0] !== "/" && !(path17.startsWith("http://") || path17.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path18[0] !== "/" && !(path18.startsWith("http://") || path18.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path17)) {
+        } else if (invalidPathRegex.test(path18)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -1767,7 +1767,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path17, query) : path17;
+        this.path = query ? buildURL(path18, query) : path18;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -6460,7 +6460,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request2) {
-      const { method, path: path17, host, upgrade, blocking, reset } = request2;
+      const { method, path: path18, host, upgrade, blocking, reset } = request2;
       let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -6541,7 +6541,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path17} HTTP/1.1\r
+      let header = `${method} ${path18} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -7070,7 +7070,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request2) {
       const session = client[kHTTP2Session];
-      const { method, path: path17, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      const { method, path: path18, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
       let { body } = request2;
       if (upgrade) {
         util.errorRequest(client, request2, new Error("Upgrade not supported for H2"));
@@ -7167,7 +7167,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path17;
+      headers[HTTP2_HEADER_PATH] = path18;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -7520,9 +7520,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText2);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path17 = search ? `${pathname}${search}` : pathname;
+        const path18 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path17;
+        this.opts.path = path18;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -8761,10 +8761,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path17 = "/",
+          path: path18 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path17;
+        opts.path = origin + path18;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -10736,20 +10736,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path17) {
-      if (typeof path17 !== "string") {
-        return path17;
+    function safeUrl(path18) {
+      if (typeof path18 !== "string") {
+        return path18;
       }
-      const pathSegments = path17.split("?");
+      const pathSegments = path18.split("?");
       if (pathSegments.length !== 2) {
-        return path17;
+        return path18;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path17, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path17);
+    function matchKey(mockDispatch2, { path: path18, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path18);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -10771,7 +10771,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path17 }) => matchValue(safeUrl(path17), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path18 }) => matchValue(safeUrl(path18), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -10809,9 +10809,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path17, method, body, headers, query } = opts;
+      const { path: path18, method, body, headers, query } = opts;
       return {
-        path: path17,
+        path: path18,
         method,
         body,
         headers,
@@ -11274,10 +11274,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path17, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path18, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path17,
+            Path: path18,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -16156,9 +16156,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path17) {
-      for (let i = 0; i < path17.length; ++i) {
-        const code = path17.charCodeAt(i);
+    function validateCookiePath(path18) {
+      for (let i = 0; i < path18.length; ++i) {
+        const code = path18.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -19078,11 +19078,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path17 = opts.path;
+          let path18 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path17 = `/${path17}`;
+            path18 = `/${path18}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path17);
+          url = new URL(util.parseOrigin(url).origin + path18);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -23154,8 +23154,8 @@ var require_utils2 = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path17) {
-      let input = path17;
+    function removeDotSegments(path18) {
+      let input = path18;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -23229,11 +23229,11 @@ var require_utils2 = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path17) {
-      if (path17 === "" || path17[0] === "/") {
-        return removeDotSegments(path17);
+    function removeDotSegmentsRelative(path18) {
+      if (path18 === "" || path18[0] === "/") {
+        return removeDotSegments(path18);
       }
-      const segments = path17.split("/");
+      const segments = path18.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -23596,8 +23596,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path17 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path17 && path17 !== "/" ? path17 : void 0;
+        const path18 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path18 && path18 !== "/" ? path18 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -27055,17 +27055,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path17) {
-      const ctrl = callVisitor(key, node, visitor, path17);
+    function visit_(key, node, visitor, path18) {
+      const ctrl = callVisitor(key, node, visitor, path18);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path17, ctrl);
-        return visit_(key, ctrl, visitor, path17);
+        replaceNode(key, path18, ctrl);
+        return visit_(key, ctrl, visitor, path18);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path17 = Object.freeze(path17.concat(node));
+          path18 = Object.freeze(path18.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = visit_(i, node.items[i], visitor, path17);
+            const ci = visit_(i, node.items[i], visitor, path18);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -27076,13 +27076,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path17 = Object.freeze(path17.concat(node));
-          const ck = visit_("key", node.key, visitor, path17);
+          path18 = Object.freeze(path18.concat(node));
+          const ck = visit_("key", node.key, visitor, path18);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path17);
+          const cv = visit_("value", node.value, visitor, path18);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -27103,17 +27103,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path17) {
-      const ctrl = await callVisitor(key, node, visitor, path17);
+    async function visitAsync_(key, node, visitor, path18) {
+      const ctrl = await callVisitor(key, node, visitor, path18);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path17, ctrl);
-        return visitAsync_(key, ctrl, visitor, path17);
+        replaceNode(key, path18, ctrl);
+        return visitAsync_(key, ctrl, visitor, path18);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path17 = Object.freeze(path17.concat(node));
+          path18 = Object.freeze(path18.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = await visitAsync_(i, node.items[i], visitor, path17);
+            const ci = await visitAsync_(i, node.items[i], visitor, path18);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -27124,13 +27124,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path17 = Object.freeze(path17.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path17);
+          path18 = Object.freeze(path18.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path18);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path17);
+          const cv = await visitAsync_("value", node.value, visitor, path18);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -27157,23 +27157,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path17) {
+    function callVisitor(key, node, visitor, path18) {
       if (typeof visitor === "function")
-        return visitor(key, node, path17);
+        return visitor(key, node, path18);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path17);
+        return visitor.Map?.(key, node, path18);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path17);
+        return visitor.Seq?.(key, node, path18);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path17);
+        return visitor.Pair?.(key, node, path18);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path17);
+        return visitor.Scalar?.(key, node, path18);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path17);
+        return visitor.Alias?.(key, node, path18);
       return void 0;
     }
-    function replaceNode(key, path17, node) {
-      const parent = path17[path17.length - 1];
+    function replaceNode(key, path18, node) {
+      const parent = path18[path18.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -27785,10 +27785,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path17, value) {
+    function collectionFromPath(schema, path18, value) {
       let v = value;
-      for (let i = path17.length - 1; i >= 0; --i) {
-        const k = path17[i];
+      for (let i = path18.length - 1; i >= 0; --i) {
+        const k = path18[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -27807,7 +27807,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path17) => path17 == null || typeof path17 === "object" && !!path17[Symbol.iterator]().next().done;
+    var isEmptyPath = (path18) => path18 == null || typeof path18 === "object" && !!path18[Symbol.iterator]().next().done;
     var Collection2 = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -27837,11 +27837,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path17, value) {
-        if (isEmptyPath(path17))
+      addIn(path18, value) {
+        if (isEmptyPath(path18))
           this.add(value);
         else {
-          const [key, ...rest] = path17;
+          const [key, ...rest] = path18;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -27855,8 +27855,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path17) {
-        const [key, ...rest] = path17;
+      deleteIn(path18) {
+        const [key, ...rest] = path18;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -27870,8 +27870,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path17, keepScalar) {
-        const [key, ...rest] = path17;
+      getIn(path18, keepScalar) {
+        const [key, ...rest] = path18;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -27889,8 +27889,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path17) {
-        const [key, ...rest] = path17;
+      hasIn(path18) {
+        const [key, ...rest] = path18;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -27900,8 +27900,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path17, value) {
-        const [key, ...rest] = path17;
+      setIn(path18, value) {
+        const [key, ...rest] = path18;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -30416,9 +30416,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path17, value) {
+      addIn(path18, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path17, value);
+          this.contents.addIn(path18, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -30493,14 +30493,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path17) {
-        if (Collection2.isEmptyPath(path17)) {
+      deleteIn(path18) {
+        if (Collection2.isEmptyPath(path18)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path17) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path18) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -30515,10 +30515,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path17, keepScalar) {
-        if (Collection2.isEmptyPath(path17))
+      getIn(path18, keepScalar) {
+        if (Collection2.isEmptyPath(path18))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path17, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path18, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -30529,10 +30529,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path17) {
-        if (Collection2.isEmptyPath(path17))
+      hasIn(path18) {
+        if (Collection2.isEmptyPath(path18))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path17) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path18) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -30549,13 +30549,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path17, value) {
-        if (Collection2.isEmptyPath(path17)) {
+      setIn(path18, value) {
+        if (Collection2.isEmptyPath(path18)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path17), value);
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path18), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path17, value);
+          this.contents.setIn(path18, value);
         }
       }
       /**
@@ -32516,9 +32516,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path17) => {
+    visit.itemAtPath = (cst, path18) => {
       let item = cst;
-      for (const [field, index] of path17) {
+      for (const [field, index] of path18) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -32527,23 +32527,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path17) => {
-      const parent = visit.itemAtPath(cst, path17.slice(0, -1));
-      const field = path17[path17.length - 1][0];
+    visit.parentCollection = (cst, path18) => {
+      const parent = visit.itemAtPath(cst, path18.slice(0, -1));
+      const field = path18[path18.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path17, item, visitor) {
-      let ctrl = visitor(item, path17);
+    function _visit(path18, item, visitor) {
+      let ctrl = visitor(item, path18);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path17.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path18.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -32554,10 +32554,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path17);
+            ctrl = ctrl(item, path18);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path17) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path18) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -34563,8 +34563,8 @@ var require_utils3 = __commonJS({
       }
       return output;
     };
-    exports2.basename = (path17, { windows } = {}) => {
-      const segs = path17.split(windows ? /[\\/]/ : "/");
+    exports2.basename = (path18, { windows } = {}) => {
+      const segs = path18.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -36187,8 +36187,8 @@ var require_dist2 = __commonJS({
         if (!append) {
           paths = paths.reverse();
         }
-        paths.forEach(function(path17) {
-          var pathArray = getPathArray(path17);
+        paths.forEach(function(path18) {
+          var pathArray = getPathArray(path18);
           addExistingPath(pathArray, env[pathVar], append);
           env[pathVar] = pathArray.join(separator);
         });
@@ -36202,14 +36202,14 @@ var require_dist2 = __commonJS({
         return [pathToAdd];
       }
     }
-    function addExistingPath(array, path17, appendMode) {
-      if (!path17) {
+    function addExistingPath(array, path18, appendMode) {
+      if (!path18) {
         return;
       }
       if (appendMode) {
-        array.unshift(path17);
+        array.unshift(path18);
       } else {
-        array.push(path17);
+        array.push(path18);
       }
     }
   }
@@ -39159,15 +39159,15 @@ var require_route = __commonJS({
       };
     }
     function wrapConversion(toModel, graph) {
-      const path17 = [graph[toModel].parent, toModel];
+      const path18 = [graph[toModel].parent, toModel];
       let fn = conversions[graph[toModel].parent][toModel];
       let cur = graph[toModel].parent;
       while (graph[cur].parent) {
-        path17.unshift(graph[cur].parent);
+        path18.unshift(graph[cur].parent);
         fn = link(conversions[graph[cur].parent][cur], fn);
         cur = graph[cur].parent;
       }
-      fn.conversion = path17;
+      fn.conversion = path18;
       return fn;
     }
     module2.exports = function(fromModel) {
@@ -47993,7 +47993,7 @@ var require_aggregateResult = __commonJS({
 var require_manager = __commonJS({
   "node_modules/autocannon/lib/manager.js"(exports2, module2) {
     "use strict";
-    var path17 = __require("path");
+    var path18 = __require("path");
     var EE = __require("events").EventEmitter;
     var aggregateResult = require_aggregateResult();
     var { getHistograms } = require_histUtil();
@@ -48051,7 +48051,7 @@ var require_manager = __commonJS({
       workerOpts.c = workerOpts.connections;
       function init() {
         for (let i = 0; i < numWorkers; i++) {
-          const worker = new Worker(path17.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
+          const worker = new Worker(path18.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
           worker.on("message", (msg) => {
             const { cmd, data, error: error2 } = msg;
             if (cmd === "RESULT") {
@@ -57062,11 +57062,11 @@ var require_mime_types = __commonJS({
       }
       return exts[0];
     }
-    function lookup2(path17) {
-      if (!path17 || typeof path17 !== "string") {
+    function lookup2(path18) {
+      if (!path18 || typeof path18 !== "string") {
         return false;
       }
-      var extension2 = extname2("x." + path17).toLowerCase().substr(1);
+      var extension2 = extname2("x." + path18).toLowerCase().substr(1);
       if (!extension2) {
         return false;
       }
@@ -58206,7 +58206,7 @@ var require_form_data = __commonJS({
     "use strict";
     var CombinedStream = require_combined_stream();
     var util = __require("util");
-    var path17 = __require("path");
+    var path18 = __require("path");
     var http4 = __require("http");
     var https2 = __require("https");
     var parseUrl2 = __require("url").parse;
@@ -58337,11 +58337,11 @@ var require_form_data = __commonJS({
     FormData.prototype._getContentDisposition = function(value, options) {
       var filename;
       if (typeof options.filepath === "string") {
-        filename = path17.normalize(options.filepath).replace(/\\/g, "/");
+        filename = path18.normalize(options.filepath).replace(/\\/g, "/");
       } else if (options.filename || value && (value.name || value.path)) {
-        filename = path17.basename(options.filename || value && (value.name || value.path));
+        filename = path18.basename(options.filename || value && (value.name || value.path));
       } else if (value && value.readable && hasOwn(value, "httpVersion")) {
-        filename = path17.basename(value.client._httpMessage.path || "");
+        filename = path18.basename(value.client._httpMessage.path || "");
       }
       if (filename) {
         return 'filename="' + escapeHeaderParam(filename) + '"';
@@ -58534,8 +58534,8 @@ var require_multipart = __commonJS({
         return JSON.parse(string);
       } catch (error2) {
         try {
-          const path17 = resolve4(string);
-          const data = readFileSync11(path17, "utf8");
+          const path18 = resolve4(string);
+          const data = readFileSync11(path18, "utf8");
           return JSON.parse(data);
         } catch (error3) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -58549,14 +58549,14 @@ var require_multipart = __commonJS({
         const type = obj[key] && obj[key].type;
         switch (type) {
           case "file": {
-            const path17 = obj[key] && obj[key].path;
-            if (!path17) {
+            const path18 = obj[key] && obj[key].path;
+            if (!path18) {
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync11(path17);
+            const buffer = readFileSync11(path18);
             form.append(key, buffer, Object.assign({}, {
-              filename: basename4(path17)
+              filename: basename4(path18)
             }, opts));
             break;
           }
@@ -60877,14 +60877,14 @@ var require_validate2 = __commonJS({
     var lessThanOneError = (label) => new Error(`${label} can not be less than 1`);
     var greaterThanZeroError = (label) => new Error(`${label} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
-    function safeRequire(path17) {
-      if (typeof path17 === "string") {
+    function safeRequire(path18) {
+      if (typeof path18 === "string") {
         try {
-          return __require(path17);
+          return __require(path18);
         } catch (err) {
         }
       }
-      return path17;
+      return path18;
     }
     function defaultOpts(opts) {
       const setupClient = opts.workers ? opts.setupClient : safeRequire(opts.setupClient);
@@ -63365,7 +63365,7 @@ var require_httpRequestBuilder = __commonJS({
           return null;
         }
         const method = reqData.method;
-        const path17 = reqData.path;
+        const path18 = reqData.path;
         const headers = reqData.headers;
         const body = reqData.body;
         const headersDefinedHost = getPropertyCaseInsensitive(reqData.headers, "host");
@@ -63376,7 +63376,7 @@ var require_httpRequestBuilder = __commonJS({
           host = hostname + ":" + port;
         }
         const baseReq = [
-          `${method} ${path17} HTTP/1.1`
+          `${method} ${path18} HTTP/1.1`
         ];
         if (!headersDefinedHost) {
           baseReq.push(`Host: ${host}`);
@@ -65424,7 +65424,7 @@ var require_autocannon = __commonJS({
     var fs3 = __require("fs");
     var os13 = __require("os");
     var net3 = __require("net");
-    var path17 = __require("path");
+    var path18 = __require("path");
     var URL2 = __require("url").URL;
     var spawn3 = __require("child_process").spawn;
     var managePath = require_dist2();
@@ -65539,7 +65539,7 @@ var require_autocannon = __commonJS({
         return;
       }
       if (!checkURL(argv.url) || argv.help) {
-        const help = fs3.readFileSync(path17.join(__dirname, "help.txt"), "utf8");
+        const help = fs3.readFileSync(path18.join(__dirname, "help.txt"), "utf8");
         console.error(help);
         return;
       }
@@ -65653,7 +65653,7 @@ var require_autocannon = __commonJS({
           });
         });
         const alterPath = managePath({ PATH: process.env.NODE_PATH });
-        alterPath.unshift(path17.join(__dirname, "lib/preload"));
+        alterPath.unshift(path18.join(__dirname, "lib/preload"));
         const proc = spawn3(argv.spawn[0], argv.spawn.slice(1), {
           stdio: ["ignore", "inherit", "inherit"],
           env: Object.assign({}, process.env, {
@@ -65677,7 +65677,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path17.join(os13.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path18.join(os13.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -67990,8 +67990,8 @@ var Context = class {
       if (existsSync2(process.env.GITHUB_EVENT_PATH)) {
         this.payload = JSON.parse(readFileSync(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
       } else {
-        const path17 = process.env.GITHUB_EVENT_PATH;
-        process.stdout.write(`GITHUB_EVENT_PATH ${path17} does not exist${EOL6}`);
+        const path18 = process.env.GITHUB_EVENT_PATH;
+        process.stdout.write(`GITHUB_EVENT_PATH ${path18} does not exist${EOL6}`);
       }
     }
     this.eventName = process.env.GITHUB_EVENT_NAME;
@@ -72143,7 +72143,7 @@ function getOctokit(token, options, ...additionalPlugins) {
 
 // src/action/run.ts
 import { mkdirSync as mkdirSync2, readFileSync as readFileSync10, writeFileSync } from "node:fs";
-import path16 from "node:path";
+import path17 from "node:path";
 
 // src/checkout/git.ts
 import { execFile, execFileSync } from "node:child_process";
@@ -72310,7 +72310,7 @@ function parseDuration(text) {
 // src/config/action-inputs.ts
 var COMMENT_MODES = ["always", "on-change", "on-regression", "never"];
 function parseActionInputs(input, env) {
-  const mode = oneOf(input, "mode", ["gate", "comment"], "gate");
+  const mode = oneOf(input, "mode", ["gate", "comment", "merge"], "gate");
   const workingDirectory2 = path6.resolve(env.workspace, input("working-directory") || ".");
   const pullRequest = pullRequestOf(env);
   const base = revisionInput("base", input("base")) || defaultBase(env);
@@ -72334,6 +72334,7 @@ function parseActionInputs(input, env) {
     githubToken: input("github-token"),
     timeLimitMs: input("time-limit") ? durationInput("time-limit", input("time-limit")) : void 0,
     reportJson: input("report-json") ? path6.resolve(workingDirectory2, input("report-json")) : void 0,
+    shardReports: input("shard-reports") || void 0,
     commentKey: commentKeyOf(path6.relative(env.workspace, workingDirectory2), config, input("comment-key")),
     reportDir: path6.join(env.runnerTemp, "benchgate"),
     profile: oneOf(input, "profile", ["regressions", "always", "never"], "regressions"),
@@ -72989,6 +72990,20 @@ function removeWorktrees(repoRoot, dirs, temp) {
   gitSync(["worktree", "prune"], repoRoot);
 }
 
+// src/config/hash.ts
+import { createHash } from "node:crypto";
+function configHash(config) {
+  return createHash("sha256").update(stableJson({ ...config, file: void 0 })).digest("hex");
+}
+function stableJson(value) {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value).filter(([, v]) => v !== void 0).sort(([a], [b]) => a < b ? -1 : 1);
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
 // node_modules/tinyglobby/dist/index.mjs
 import { readdir as readdir2, readdirSync, realpath, realpathSync as realpathSync2, stat as stat2, statSync } from "fs";
 import { isAbsolute, posix, resolve as resolve3 } from "path";
@@ -72999,27 +73014,27 @@ import { createRequire } from "module";
 import { basename as basename3, dirname as dirname3, normalize, relative as relative2, resolve as resolve2, sep as sep4 } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path17) {
-  let normalized = normalize(path17);
+function cleanPath(path18) {
+  let normalized = normalize(path18);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep4) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path17, separator) {
-  return path17.replace(SLASHES_REGEX, separator);
+function convertSlashes(path18, separator) {
+  return path18.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path17) {
-  return path17 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path17);
+function isRootDirectory(path18) {
+  return path18 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path18);
 }
-function normalizePath(path17, options) {
+function normalizePath(path18, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path17.includes("/") || path17.startsWith(".");
-  if (resolvePaths) path17 = resolve2(path17);
-  if (normalizePath$1 || pathNeedsCleaning) path17 = cleanPath(path17);
-  if (path17 === ".") return "";
-  const needsSeperator = path17[path17.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path17 + pathSeparator : path17, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path18.includes("/") || path18.startsWith(".");
+  if (resolvePaths) path18 = resolve2(path18);
+  if (normalizePath$1 || pathNeedsCleaning) path18 = cleanPath(path18);
+  if (path18 === ".") return "";
+  const needsSeperator = path18[path18.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path18 + pathSeparator : path18, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -73056,8 +73071,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path17 = directoryPath || ".";
-  if (filters.every((filter) => filter(path17, true))) paths.push(path17);
+  const path18 = directoryPath || ".";
+  if (filters.every((filter) => filter(path18, true))) paths.push(path18);
 };
 var empty$2 = () => {
 };
@@ -73109,26 +73124,26 @@ var empty = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty;
 }
-var resolveSymlinksAsync = function(path17, state, callback$1) {
+var resolveSymlinksAsync = function(path18, state, callback$1) {
   const { queue, fs: fs3, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs3.realpath(path17, (error2, resolvedPath) => {
+  fs3.realpath(path18, (error2, resolvedPath) => {
     if (error2) return queue.dequeue(suppressErrors ? null : error2, state);
     fs3.stat(resolvedPath, (error$1, stat3) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat3.isDirectory() && isRecursive(path17, resolvedPath, state)) return queue.dequeue(null, state);
+      if (stat3.isDirectory() && isRecursive(path18, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat3, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path17, state, callback$1) {
+var resolveSymlinks = function(path18, state, callback$1) {
   const { queue, fs: fs3, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs3.realpathSync(path17);
+    const resolvedPath = fs3.realpathSync(path18);
     const stat3 = fs3.statSync(resolvedPath);
-    if (stat3.isDirectory() && isRecursive(path17, resolvedPath, state)) return;
+    if (stat3.isDirectory() && isRecursive(path18, resolvedPath, state)) return;
     callback$1(stat3, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
@@ -73138,9 +73153,9 @@ function build$2(options, isSynchronous) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path17, resolved, state) {
+function isRecursive(path18, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname3(path17);
+  let parent = dirname3(path18);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -73148,7 +73163,7 @@ function isRecursive(path17, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname3(parent);
   }
-  state.symlinks.set(path17, resolved);
+  state.symlinks.set(path18, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -73320,19 +73335,19 @@ var Walker = class {
         const filename = this.joinPath(entry.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry.isDirectory()) {
-        let path17 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path17)) continue;
-        this.pushDirectory(path17, paths, filters);
-        this.walkDirectory(this.state, path17, path17, depth - 1, this.walk);
+        let path18 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path18)) continue;
+        this.pushDirectory(path18, paths, filters);
+        this.walkDirectory(this.state, path18, path18, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path17 = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path17, this.state, (stat3, resolvedPath) => {
+        let path18 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path18, this.state, (stat3, resolvedPath) => {
           if (stat3.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path17 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path17 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path18 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path18 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path17;
+            resolvedPath = useRealPaths ? resolvedPath : path18;
             const filename = basename3(resolvedPath);
             const directoryPath$1 = normalizePath(dirname3(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -73498,7 +73513,7 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path17) => isMatch(path17));
+    this.options.filters.push((path18) => isMatch(path18));
     return this;
   }
 };
@@ -73573,19 +73588,19 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path17) {
-  return path17.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path18) {
+  return path18.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path17) {
+function splitPattern(path18) {
   var _result$parts;
-  const result = import_picomatch2.default.scan(path17, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path17];
+  const result = import_picomatch2.default.scan(path18, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path18];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path17) => path17.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path17) => path17.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path18) => path18.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path18) => path18.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
@@ -73692,13 +73707,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug2 ? (p, isDirectory2) => {
-      const path17 = format(p, isDirectory2);
-      const matches = matcher(path17) && !ignore(path17);
-      if (matches) log(`matched ${path17}`);
+      const path18 = format(p, isDirectory2);
+      const matches = matcher(path18) && !ignore(path18);
+      if (matches) log(`matched ${path18}`);
       return matches;
     } : (p, isDirectory2) => {
-      const path17 = format(p, isDirectory2);
-      return matcher(path17) && !ignore(path17);
+      const path18 = format(p, isDirectory2);
+      return matcher(path18) && !ignore(path18);
     }],
     exclude: debug2 ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -73761,6 +73776,10 @@ function getCrawler(globInput, inputOptions = {}) {
 async function glob(globInput, options) {
   const [crawler, relative3] = getCrawler(globInput, options);
   return crawler ? formatPaths(await crawler.withPromise(), relative3) : [];
+}
+function globSync(globInput, options) {
+  const [crawler, relative3] = getCrawler(globInput, options);
+  return crawler ? formatPaths(crawler.sync(), relative3) : [];
 }
 
 // src/measure/micro/discover.ts
@@ -73877,6 +73896,31 @@ function assertInstalled(inventory, install) {
 }
 function describeRevision(revision) {
   return revision.ref === "working tree" ? `${revision.label} (the working tree)` : `${revision.label} (${revision.ref})`;
+}
+
+// src/measure/shard.ts
+function assignShards(units, count) {
+  const shards = Array.from({ length: count }, () => ({ cost: 0, keys: [] }));
+  const ordered = [...units].sort((a, b) => b.cost - a.cost || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  for (const unit of ordered) {
+    const lightest = shards.reduce((best, shard) => shard.cost < best.cost ? shard : best, shards[0]);
+    lightest.cost += unit.cost;
+    lightest.keys.push(unit.key);
+  }
+  return shards.map((shard) => shard.keys.sort());
+}
+function planSuite(census, http4, costs, count) {
+  const units = [
+    ...census.map((f) => ({ key: f.file, cost: Math.max(1, f.base?.length ?? 0, f.head?.length ?? 0) * costs.taskTimeMs })),
+    ...http4.map((b) => ({ key: b.id, cost: costs.httpRoundMs(b) }))
+  ];
+  const compared = census.reduce((sum2, f) => sum2 + (f.base && f.head ? f.base.filter((task) => f.head.includes(task)).length : 0), 0);
+  const httpFigures = http4.reduce((sum2, b) => sum2 + 1 + Object.keys(b.latencyBudget).length, 0);
+  return {
+    units: units.map((u) => u.key).sort(),
+    shards: assignShards(units, count),
+    familySize: compared + httpFigures
+  };
 }
 
 // src/measure/micro/schedule.ts
@@ -75418,6 +75462,12 @@ function familyConfidence(confidence, family) {
   return 1 - (1 - confidence) / Math.max(1, family);
 }
 
+// src/stats/family.ts
+function decideFamily(results, familySize) {
+  if (!Number.isInteger(familySize) || familySize < 0) throw new RangeError(`family size ${familySize} is not a whole number`);
+  return [...results];
+}
+
 // src/report/environment.ts
 import os11 from "node:os";
 function currentEnvironment() {
@@ -75779,11 +75829,21 @@ async function runGate(options) {
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os12.loadavg();
   try {
-    const run = { config, tree, options, plan: planRun(config), socketDir, started, now };
-    const files = await findBenchFiles(run);
-    if (files) await checkBenchFiles(run, files);
+    const found = await findBenchFiles({ config, tree, options });
+    const inventory = found ? await checkBenchFiles({ config, tree, options }, found) : [];
+    const part = options.shard ? planShard(options.shard, { config, tree, options }, found, inventory) : { config, files: found, shard: void 0 };
+    const run = {
+      config: part.config,
+      tree,
+      options,
+      plan: planRun(part.config, part.shard?.familySize),
+      socketDir,
+      started,
+      now
+    };
+    const files = part.files;
     const micro = files ? await measureMicroStage(run, files) : void 0;
-    const http4 = config.http.length ? await measureHttpStage(run, micro) : void 0;
+    const http4 = run.config.http.length ? await measureHttpStage(run, micro) : void 0;
     const judged = judge(run, micro, http4);
     const measureEnded = now();
     const explained = await explainStage(run, judged.benchmarks);
@@ -75796,7 +75856,8 @@ async function runGate(options) {
       head: { ref: tree.head.ref, sha: tree.head.sha, dirty: tree.head.dirty },
       benchmarks: explained.benchmarks,
       run: runInfo(run, micro, http4, judged.intervalLevel, explained.profile && { ...explained.profile, durationMs: now() - measureEnded }),
-      environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os12.loadavg() } }
+      environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os12.loadavg() } },
+      ...part.shard ? { shard: part.shard } : {}
     };
   } finally {
     forgetSocketDir?.();
@@ -75804,7 +75865,7 @@ async function runGate(options) {
     tree.dispose();
   }
 }
-function planRun(config) {
+function planRun(config, familyFigures) {
   const rounds = config.rounds ?? 10;
   const rule = decisionRule({ confidence: config.confidence, rounds, maxRounds: config.maxRounds, lookEvery: DEFAULTS2.lookEvery });
   const httpById = new Map(config.http.map((b) => [b.id, b]));
@@ -75818,10 +75879,45 @@ function planRun(config) {
       budgetFor: (id) => httpById.get(id)?.budget ?? budgetFor(id, config),
       latencyBudgetFor: (id) => httpById.get(id)?.latencyBudget ?? {}
     },
-    microLimitMs: config.http.length ? Math.max(config.timeLimitMs - httpPlannedMs, config.timeLimitMs * 0.3) : config.timeLimitMs
+    microLimitMs: config.http.length ? Math.max(config.timeLimitMs - httpPlannedMs, config.timeLimitMs * 0.3) : config.timeLimitMs,
+    familyFigures
   };
 }
-async function findBenchFiles({ config, tree, options }) {
+function planShard(spec, { config, options }, files, inventory) {
+  const census = censusOf(files, inventory);
+  const suite = planSuite(census, config.http, { taskTimeMs: config.micro.taskTimeMs, httpRoundMs: estimatedRoundMs }, spec.count);
+  const assigned = suite.shards[spec.index - 1];
+  const mine = new Set(assigned);
+  options.log(
+    `shard ${spec.index}/${spec.count}: ${assigned.length ? assigned.join(", ") : "nothing (more shards than bench files and load tests)"}; judged as a family of ${suite.familySize} budgeted figures, the whole suite's`
+  );
+  const own = files && { base: files.base.filter((f) => mine.has(f)), head: files.head.filter((f) => mine.has(f)) };
+  return {
+    config: Object.freeze({ ...config, http: config.http.filter((b) => mine.has(b.id)) }),
+    files: own && (own.base.length > 0 || own.head.length > 0) ? own : void 0,
+    shard: {
+      index: spec.index,
+      count: spec.count,
+      assigned,
+      suite: suite.units,
+      familySize: suite.familySize,
+      configHash: configHash(config)
+    }
+  };
+}
+function censusOf(files, inventory) {
+  if (!files) return [];
+  const tasksAt = (label) => new Map(
+    inventory.filter((side) => side.revision.label === label).flatMap((side) => side.files.map((f) => [f.file, f.error ? void 0 : f.tasks]))
+  );
+  const [base, head] = [tasksAt("base"), tasksAt("head")];
+  return [.../* @__PURE__ */ new Set([...files.base, ...files.head])].sort().map((file) => ({ file, base: base.get(file), head: head.get(file) }));
+}
+async function findBenchFiles({
+  config,
+  tree,
+  options
+}) {
   const [base, head] = await Promise.all([tree.base, tree.head].map((revision) => discoverBenchFiles(revision.root, config.micro.files)));
   if (base.length > 0 || head.length > 0) {
     options.log(`bench files: ${describeFiles(base, head)}`);
@@ -75855,7 +75951,8 @@ async function checkBenchFiles(run, files) {
 }
 async function measureMicroStage(run, files) {
   const { config, plan, options } = run;
-  const verdicts = (partial) => analyze(partial, { ...plan.analyzeOptions, otherFigures: plan.httpFigures });
+  const family = plan.familyFigures === void 0 ? { otherFigures: plan.httpFigures } : { figures: plan.familyFigures };
+  const verdicts = (partial) => analyze(partial, { ...plan.analyzeOptions, ...family });
   const ids = (partial, keep) => new Set(
     verdicts(partial).filter((c) => keep(c.verdict)).map((c) => c.id)
   );
@@ -75868,7 +75965,7 @@ async function measureMicroStage(run, files) {
     settings: { ...MEASURE_DEFAULTS, taskTimeMs: config.micro.taskTimeMs },
     stallTimeoutMs: config.micro.taskTimeoutMs,
     rounds: plan.rounds,
-    minimumRounds: (benchmarks) => plan.rule.minimumRounds(benchmarks + plan.httpFigures),
+    minimumRounds: (benchmarks) => plan.rule.minimumRounds(plan.familyFigures ?? benchmarks + plan.httpFigures),
     adaptive: {
       maxRounds: config.maxRounds,
       lookEvery: DEFAULTS2.lookEvery,
@@ -75890,7 +75987,7 @@ async function measureHttpStage(run, micro) {
   options.log(
     `http load tests: ${config.http.map((b) => b.name).join(", ")} (${config.httpMode} servers${config.httpPin ? ", pinned" : ""})`
   );
-  const figures = plan.httpFigures + comparableMicro(micro);
+  const figures = plan.familyFigures ?? plan.httpFigures + comparableMicro(micro);
   const verdict = (samples) => analyze([samples], { ...plan.analyzeOptions, figures })[0].verdict;
   const pinning = config.httpPin ? pinLoadGenerator(options.log) : void 0;
   try {
@@ -75920,13 +76017,12 @@ async function measureHttpStage(run, micro) {
   }
 }
 function judge(run, micro, http4) {
-  const { analyzeOptions, rule } = run.plan;
+  const { analyzeOptions, rule, familyFigures } = run.plan;
   const samples = [...micro?.benchmarks ?? [], ...http4?.benchmarks ?? []];
-  const comparisons = analyze(samples, analyzeOptions);
-  return {
-    benchmarks: sortBenchmarks(comparisons.map((c, i) => toReportBenchmark(c, samples[i].http ? httpDetails(samples[i], c) : void 0))),
-    intervalLevel: rule.intervalLevel(budgetedFigures(samples, analyzeOptions.latencyBudgetFor))
-  };
+  const figures = familyFigures ?? budgetedFigures(samples, analyzeOptions.latencyBudgetFor);
+  const comparisons = analyze(samples, { ...analyzeOptions, figures });
+  const benchmarks = comparisons.map((c, i) => toReportBenchmark(c, samples[i].http ? httpDetails(samples[i], c) : void 0));
+  return { benchmarks: sortBenchmarks(decideFamily(benchmarks, figures)), intervalLevel: rule.intervalLevel(figures) };
 }
 async function explainStage(run, judged) {
   const { options, config, tree } = run;
@@ -76299,7 +76395,8 @@ function runLine(report2) {
       `${run.httpRounds} HTTP rounds${run.httpConfirmRounds ? ` + ${run.httpConfirmRounds} to confirm` : ""} (${run.httpMode} servers)`
     );
   const cut = run.limited ? ` \xB7 the time limit (${formatDuration(run.timeLimitMs)}) cut rounds short` : "";
-  return `${parts.join(" and ")} in ${formatDuration(run.measureMs)}${cut} \xB7 ${confidence}`;
+  const shards = run.shards ? ` on ${run.shards} shards (the longest)` : "";
+  return `${parts.join(" and ")} in ${formatDuration(run.measureMs)}${shards}${cut} \xB7 ${confidence}`;
 }
 
 // src/report/markdown.ts
@@ -76417,9 +76514,141 @@ function pre(text) {
   return new Markup(`<pre>${escapeLines(text)}</pre>`);
 }
 
+// src/report/merge.ts
+function mergeShards(reports) {
+  if (reports.length === 0) throw new UserError("No shard reports to merge: pass the shard-*.json files that compare --shard wrote.");
+  const shards = reports.map(checkShard);
+  checkComplete(shards);
+  checkSameRun(shards);
+  checkSuite(shards);
+  const [first] = shards;
+  const familySize = first.report.shard.familySize;
+  const benchmarks = sortBenchmarks(
+    decideFamily(
+      shards.flatMap((s) => s.report.benchmarks),
+      familySize
+    )
+  );
+  const merged = {
+    ...first.report,
+    version: REPORT_VERSION,
+    verdict: runVerdict(benchmarks),
+    summary: summarize2(benchmarks),
+    benchmarks,
+    run: mergeRuns(shards.map((s) => s.report.run))
+  };
+  delete merged.shard;
+  return merged;
+}
+function checkShard({ file, report: report2 }) {
+  if (report2.verdict === "error" && report2.error)
+    throw new UserError(`${file}: that shard's run failed, so the suite has no verdict: ${report2.error.split("\n")[0]}`);
+  if (!report2.shard || !report2.run || !report2.base || !report2.head)
+    throw new UserError(`${file} is not a shard's report (it has no shard block): write shard reports with compare --shard i/n --json.`);
+  return { file, report: report2 };
+}
+function checkComplete(shards) {
+  const count = shards[0].report.shard.count;
+  const other = shards.find((s) => s.report.shard.count !== count);
+  if (other)
+    throw new UserError(
+      `${other.file} is shard ${other.report.shard.index} of ${other.report.shard.count}, but ${shards[0].file} is of ${count}: shards of different splits cannot merge.`
+    );
+  const byIndex = /* @__PURE__ */ new Map();
+  for (const { file, report: report2 } of shards) {
+    const seen = byIndex.get(report2.shard.index);
+    if (seen) throw new UserError(`Shard ${report2.shard.index}/${count} appears twice: ${seen} and ${file}.`);
+    byIndex.set(report2.shard.index, file);
+  }
+  const missing = Array.from({ length: count }, (_, i) => i + 1).filter((index) => !byIndex.has(index));
+  if (missing.length)
+    throw new UserError(
+      `Shard ${missing.map((i) => `${i}/${count}`).join(", ")} ${missing.length === 1 ? "is" : "are"} missing (got ${shards.map((s) => `${s.report.shard.index} from ${s.file}`).join(", ")}): the suite has no verdict without ${missing.length === 1 ? "it" : "them"}. Did a shard's job fail or its artifact not download?`
+    );
+}
+function checkSameRun(shards) {
+  const [first, ...rest] = shards;
+  const facts = [
+    ["base commit", (r) => r.base.sha],
+    ["head commit", (r) => r.head.sha],
+    ["config (hash)", (r) => r.shard.configHash],
+    ["benchgate version", (r) => r.tool.version]
+  ];
+  for (const shard of rest) {
+    for (const [what, of] of facts) {
+      if (of(shard.report) !== of(first.report))
+        throw new UserError(
+          `${shard.file} has ${what} ${of(shard.report)}, but ${first.file} has ${of(first.report)}: shards of different runs cannot merge. Run every shard of the same commits, config and benchgate version.`
+        );
+    }
+  }
+}
+function checkSuite(shards) {
+  const [first] = shards;
+  const suite = first.report.shard.suite;
+  for (const shard of shards) {
+    if (shard.report.shard.suite.join("\n") !== suite.join("\n") || shard.report.shard.familySize !== first.report.shard.familySize)
+      throw new UserError(
+        `${shard.file} sees another suite (${shard.report.shard.suite.length} bench files and load tests, a family of ${shard.report.shard.familySize}) than ${first.file} (${suite.length}, ${first.report.shard.familySize}): shards of different runs cannot merge.`
+      );
+  }
+  const owner = /* @__PURE__ */ new Map();
+  for (const { file, report: report2 } of shards) {
+    for (const unit of report2.shard.assigned) {
+      if (owner.has(unit)) throw new UserError(`${unit} is claimed by two shards: ${owner.get(unit)} and ${file}.`);
+      if (!suite.includes(unit)) throw new UserError(`${file} claims ${unit}, which is not in the suite its shards share.`);
+      owner.set(unit, file);
+    }
+  }
+  const unmeasured = suite.filter((unit) => !owner.has(unit));
+  if (unmeasured.length) throw new UserError(`No shard measured ${unmeasured.join(", ")}: the shards do not cover the suite.`);
+  const reportedBy = /* @__PURE__ */ new Map();
+  for (const { file, report: report2 } of shards) {
+    const assigned = new Set(report2.shard.assigned);
+    for (const benchmark of report2.benchmarks) {
+      const seen = reportedBy.get(benchmark.id);
+      if (seen) throw new UserError(`The benchmark ${benchmark.id} is claimed by two shards: ${seen} and ${file}.`);
+      reportedBy.set(benchmark.id, file);
+      const unit = benchmark.kind === "http" ? benchmark.id : benchmark.file;
+      if (!unit || !assigned.has(unit))
+        throw new UserError(
+          `${file} reports ${benchmark.id}, which is not in its own part of the suite (${report2.shard.assigned.join(", ")}).`
+        );
+    }
+  }
+}
+function mergeRuns(runs) {
+  const most = (pick) => {
+    const values = runs.map(pick).filter((v) => v !== void 0);
+    return values.length ? Math.max(...values) : void 0;
+  };
+  const [first] = runs;
+  const optional = { maxRounds: most((r) => r.maxRounds), looks: most((r) => r.looks), confirmRounds: most((r) => r.confirmRounds) };
+  const http4 = { httpRounds: most((r) => r.httpRounds), httpConfirmRounds: most((r) => r.httpConfirmRounds) };
+  const httpMode = runs.find((r) => r.httpMode)?.httpMode;
+  const profiled = runs.reduce((sum2, r) => sum2 + (r.profile?.benchmarks ?? 0), 0);
+  return {
+    rounds: most((r) => r.rounds) ?? 0,
+    plannedRounds: most((r) => r.plannedRounds) ?? 0,
+    ...Object.fromEntries(Object.entries({ ...optional, ...http4 }).filter(([, v]) => v !== void 0)),
+    ...httpMode ? { httpMode } : {},
+    limited: runs.some((r) => r.limited),
+    isolation: first.isolation,
+    confidence: first.confidence,
+    intervalConfidence: first.intervalConfidence,
+    timeLimitMs: first.timeLimitMs,
+    measureMs: most((r) => r.measureMs) ?? 0,
+    totalMs: most((r) => r.totalMs) ?? 0,
+    shards: runs.length,
+    // The profiles' folders are on each shard's machine: only how many were profiled carries over.
+    ...profiled ? { profile: { benchmarks: profiled, durationMs: most((r) => r.profile?.durationMs) ?? 0 } } : {}
+  };
+}
+
 // src/report/read.ts
 var import_ajv2 = __toESM(require_ajv(), 1);
-import { readFileSync as readFileSync8, statSync as statSync2 } from "node:fs";
+import { existsSync as existsSync8, readFileSync as readFileSync8, statSync as statSync2 } from "node:fs";
+import path16 from "node:path";
 
 // schema/report.schema.json
 var report_schema_default = {
@@ -76537,6 +76766,10 @@ var report_schema_default = {
           type: "string",
           description: "Set by the GitHub Action: the gate's comment key (commentKeyOf), so mode: comment updates the same comment.",
           maxLength: 16384
+        },
+        shard: {
+          $ref: "#/definitions/ShardInfo",
+          description: "A shard's report (compare --shard): which part of the suite it measured. A merged report has none."
         }
       },
       required: [
@@ -77678,6 +77911,13 @@ var report_schema_default = {
             "null"
           ]
         },
+        shards: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "A merged report: how many shards measured the suite (rounds and times are then the most any shard took)."
+        },
         profile: {
           type: "object",
           properties: {
@@ -77828,6 +78068,65 @@ var report_schema_default = {
         "cpus"
       ],
       additionalProperties: false
+    },
+    ShardInfo: {
+      type: "object",
+      properties: {
+        index: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "1 to count."
+        },
+        count: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        assigned: {
+          type: "array",
+          items: {
+            type: "string",
+            maxLength: 16384
+          },
+          description: "The bench files and HTTP load tests (by id) this shard measured.",
+          maxItems: 1e4
+        },
+        suite: {
+          type: "array",
+          items: {
+            type: "string",
+            maxLength: 16384
+          },
+          description: "Every bench file and HTTP load test of the whole suite, sorted: what the shards' assigned must add up to.",
+          maxItems: 1e4
+        },
+        familySize: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "Budgeted figures of the whole suite: the family every shard judged at the level of."
+        },
+        configHash: {
+          type: "string",
+          description: "sha256 of the effective configuration (configHash).",
+          pattern: "^[0-9a-f]{64}$",
+          maxLength: 16384
+        }
+      },
+      required: [
+        "index",
+        "count",
+        "assigned",
+        "suite",
+        "familySize",
+        "configHash"
+      ],
+      additionalProperties: false,
+      description: "A shard's place in a split suite (compare --shard i/n): what benchgate merge checks before it joins shards into one report. The commits and benchgate's version are the report's own base.sha, head.sha and tool.version."
     }
   },
   $comment: "Generated by scripts/report-schema.mjs from src/report/model.ts: do not edit."
@@ -77860,6 +78159,15 @@ function readReport(file) {
     );
   }
   return data;
+}
+function reportFiles(patterns, cwd) {
+  const files = patterns.flatMap((pattern) => {
+    if (existsSync8(path16.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path16.resolve(cwd, pattern)];
+    const found = globSync(pattern, { cwd, onlyFiles: true, absolute: true, expandDirectories: false }).sort();
+    if (found.length === 0) throw new UserError(`No file matches ${pattern} (in ${cwd}).`);
+    return found;
+  });
+  return [...new Set(files)];
 }
 
 // src/util/secrets.ts
@@ -77943,7 +78251,7 @@ async function runAction(deps) {
       eventName: env.GITHUB_EVENT_NAME ?? "",
       event,
       workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
-      runnerTemp: env.RUNNER_TEMP ?? path16.join(env.GITHUB_WORKSPACE ?? process.cwd(), ".benchgate"),
+      runnerTemp: env.RUNNER_TEMP ?? path17.join(env.GITHUB_WORKSPACE ?? process.cwd(), ".benchgate"),
       repository: env.GITHUB_REPOSITORY ?? ""
     });
     const { forgotten, wiped } = forgetSecrets(env);
@@ -77952,6 +78260,7 @@ async function runAction(deps) {
         `benchgate: ${forgotten.length} secret variable(s) kept from every process it starts${wiped ? " and wiped from its own /proc environ" : ""}`
       );
     if (settings.mode === "comment") return await commentFromReport(settings, event, deps);
+    if (settings.mode === "merge") return await publish(mergedReport(settings, deps.version), settings, deps);
     if (settings.eventName === "pull_request_target" && !settings.allowPullRequestTarget) throw new UserError(PULL_REQUEST_TARGET);
     await ensureCommit(settings.base, settings.workingDirectory, core);
     let report2;
@@ -77966,7 +78275,7 @@ async function runAction(deps) {
         probePath: deps.probePath,
         toolVersion: deps.version,
         profile: settings.profile,
-        profileDir: path16.join(settings.reportDir, "profiles"),
+        profileDir: path17.join(settings.reportDir, "profiles"),
         log: (line) => core.info(logLine(line)),
         onProgress: (p) => core.info(`round ${p.round} of ${p.rounds}`),
         onCleanup: (cleanup) => trap.onCleanup(cleanup)
@@ -77989,8 +78298,8 @@ async function publish(report2, settings, deps) {
   const { core, env } = deps;
   mkdirSync2(settings.reportDir, { recursive: true });
   const markdown = renderMarkdown(report2);
-  const jsonPath = path16.join(settings.reportDir, "report.json");
-  const markdownPath = path16.join(settings.reportDir, "report.md");
+  const jsonPath = path17.join(settings.reportDir, "report.json");
+  const markdownPath = path17.join(settings.reportDir, "report.md");
   writeFileSync(jsonPath, `${JSON.stringify(report2, null, 2)}
 `);
   writeFileSync(markdownPath, markdown);
@@ -78001,7 +78310,7 @@ async function publish(report2, settings, deps) {
   core.setOutput("report-markdown", markdownPath);
   core.setOutput("profiles-dir", report2.run?.profile?.dir ?? "");
   await core.summary.addRaw(markdown, true).write();
-  const configFile = path16.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
+  const configFile = path17.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
   const workspace = env.GITHUB_WORKSPACE ?? settings.workingDirectory;
   for (const annotation of regressionAnnotations(report2, settings.workingDirectory, workspace, configFile)) {
     core[annotation.level](annotation.message, {
@@ -78036,6 +78345,25 @@ async function comment(report2, markdown, settings, deps) {
     }
     throw error2;
   }
+}
+function mergedReport(settings, version) {
+  let report2;
+  try {
+    if (!settings.shardReports)
+      throw new UserError("Input 'shard-reports' is required with mode: merge: the shard reports, e.g. shards/*.json.");
+    const files = reportFiles([settings.shardReports], settings.workingDirectory);
+    report2 = mergeShards(files.map((file) => ({ file: path17.relative(settings.workingDirectory, file), report: readReport(file) })));
+    if (settings.base && /^[0-9a-f]{40}$/.test(settings.base) && report2.base?.sha !== settings.base)
+      throw new UserError(
+        `The shard reports compare against ${report2.base?.sha ?? "no commit"}, but this workflow's base is ${settings.base}: refusing them.`
+      );
+  } catch (error2) {
+    report2 = errorReport(describeFailure(error2), version);
+  }
+  delete report2.pullRequest;
+  if (settings.pullRequest) report2.pullRequest = settings.pullRequest;
+  report2.commentKey = settings.commentKey;
+  return report2;
 }
 async function commentFromReport(settings, event, deps) {
   if (!settings.reportJson)

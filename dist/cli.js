@@ -291,8 +291,8 @@ var require_utils = __commonJS({
       }
       return output;
     };
-    exports2.basename = (path10, { windows } = {}) => {
-      const segs = path10.split(windows ? /[\\/]/ : "/");
+    exports2.basename = (path11, { windows } = {}) => {
+      const segs = path11.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -3649,8 +3649,8 @@ var require_keyword = __commonJS({
       var _a;
       const { gen, keyword, schema, parentSchema, $data, it } = cxt;
       checkAsyncKeyword(it, def);
-      const validate2 = !$data && def.compile ? def.compile.call(it.self, schema, parentSchema, it) : def.validate;
-      const validateRef = useKeyword(gen, keyword, validate2);
+      const validate3 = !$data && def.compile ? def.compile.call(it.self, schema, parentSchema, it) : def.validate;
+      const validateRef = useKeyword(gen, keyword, validate3);
       const valid = gen.let("valid");
       cxt.block$data(valid, validateKeyword);
       cxt.ok((_a = def.valid) !== null && _a !== void 0 ? _a : valid);
@@ -4723,28 +4723,28 @@ var require_compile = __commonJS({
         if (this.opts.code.process)
           sourceCode = this.opts.code.process(sourceCode, sch);
         const makeValidate = new Function(`${names_1.default.self}`, `${names_1.default.scope}`, sourceCode);
-        const validate2 = makeValidate(this, this.scope.get());
-        this.scope.value(validateName, { ref: validate2 });
-        validate2.errors = null;
-        validate2.schema = sch.schema;
-        validate2.schemaEnv = sch;
+        const validate3 = makeValidate(this, this.scope.get());
+        this.scope.value(validateName, { ref: validate3 });
+        validate3.errors = null;
+        validate3.schema = sch.schema;
+        validate3.schemaEnv = sch;
         if (sch.$async)
-          validate2.$async = true;
+          validate3.$async = true;
         if (this.opts.code.source === true) {
-          validate2.source = { validateName, validateCode, scopeValues: gen._values };
+          validate3.source = { validateName, validateCode, scopeValues: gen._values };
         }
         if (this.opts.unevaluated) {
           const { props, items } = schemaCxt;
-          validate2.evaluated = {
+          validate3.evaluated = {
             props: props instanceof codegen_1.Name ? void 0 : props,
             items: items instanceof codegen_1.Name ? void 0 : items,
             dynamicProps: props instanceof codegen_1.Name,
             dynamicItems: items instanceof codegen_1.Name
           };
-          if (validate2.source)
-            validate2.source.evaluated = (0, codegen_1.stringify)(validate2.evaluated);
+          if (validate3.source)
+            validate3.source.evaluated = (0, codegen_1.stringify)(validate3.evaluated);
         }
-        sch.validate = validate2;
+        sch.validate = validate3;
         return sch;
       } catch (e) {
         delete sch.validate;
@@ -5041,8 +5041,8 @@ var require_utils2 = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path10) {
-      let input = path10;
+    function removeDotSegments(path11) {
+      let input = path11;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -5116,11 +5116,11 @@ var require_utils2 = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path10) {
-      if (path10 === "" || path10[0] === "/") {
-        return removeDotSegments(path10);
+    function removeDotSegmentsRelative(path11) {
+      if (path11 === "" || path11[0] === "/") {
+        return removeDotSegments(path11);
       }
-      const segments = path10.split("/");
+      const segments = path11.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -5483,8 +5483,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path10 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path10 && path10 !== "/" ? path10 : void 0;
+        const path11 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path11 && path11 !== "/" ? path11 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -6176,7 +6176,7 @@ var require_core = __commonJS({
         uriResolver
       };
     }
-    var Ajv2 = class {
+    var Ajv3 = class {
       constructor(opts = {}) {
         this.schemas = {};
         this.refs = {};
@@ -6546,9 +6546,9 @@ var require_core = __commonJS({
         }
       }
     };
-    Ajv2.ValidationError = validation_error_1.default;
-    Ajv2.MissingRefError = ref_error_1.default;
-    exports2.default = Ajv2;
+    Ajv3.ValidationError = validation_error_1.default;
+    Ajv3.MissingRefError = ref_error_1.default;
+    exports2.default = Ajv3;
     function checkOptions(checkOpts, options, msg, log2 = "error") {
       for (const key in checkOpts) {
         const opt = key;
@@ -8659,7 +8659,7 @@ var require_ajv = __commonJS({
     var draft7MetaSchema = require_json_schema_draft_07();
     var META_SUPPORT_DATA = ["/properties"];
     var META_SCHEMA_ID = "http://json-schema.org/draft-07/schema";
-    var Ajv2 = class extends core_1.default {
+    var Ajv3 = class extends core_1.default {
       _addVocabularies() {
         super._addVocabularies();
         draft7_1.default.forEach((v) => this.addVocabulary(v));
@@ -8678,11 +8678,11 @@ var require_ajv = __commonJS({
         return this.opts.defaultMeta = super.defaultMeta() || (this.getSchema(META_SCHEMA_ID) ? META_SCHEMA_ID : void 0);
       }
     };
-    exports2.Ajv = Ajv2;
-    module2.exports = exports2 = Ajv2;
-    module2.exports.Ajv = Ajv2;
+    exports2.Ajv = Ajv3;
+    module2.exports = exports2 = Ajv3;
+    module2.exports.Ajv = Ajv3;
     Object.defineProperty(exports2, "__esModule", { value: true });
-    exports2.default = Ajv2;
+    exports2.default = Ajv3;
     var validate_1 = require_validate();
     Object.defineProperty(exports2, "KeywordCxt", { enumerable: true, get: function() {
       return validate_1.KeywordCxt;
@@ -8942,17 +8942,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path10) {
-      const ctrl = callVisitor(key, node, visitor, path10);
+    function visit_(key, node, visitor, path11) {
+      const ctrl = callVisitor(key, node, visitor, path11);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path10, ctrl);
-        return visit_(key, ctrl, visitor, path10);
+        replaceNode(key, path11, ctrl);
+        return visit_(key, ctrl, visitor, path11);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path10 = Object.freeze(path10.concat(node));
+          path11 = Object.freeze(path11.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = visit_(i, node.items[i], visitor, path10);
+            const ci = visit_(i, node.items[i], visitor, path11);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -8963,13 +8963,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path10 = Object.freeze(path10.concat(node));
-          const ck = visit_("key", node.key, visitor, path10);
+          path11 = Object.freeze(path11.concat(node));
+          const ck = visit_("key", node.key, visitor, path11);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path10);
+          const cv = visit_("value", node.value, visitor, path11);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -8990,17 +8990,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path10) {
-      const ctrl = await callVisitor(key, node, visitor, path10);
+    async function visitAsync_(key, node, visitor, path11) {
+      const ctrl = await callVisitor(key, node, visitor, path11);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path10, ctrl);
-        return visitAsync_(key, ctrl, visitor, path10);
+        replaceNode(key, path11, ctrl);
+        return visitAsync_(key, ctrl, visitor, path11);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path10 = Object.freeze(path10.concat(node));
+          path11 = Object.freeze(path11.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = await visitAsync_(i, node.items[i], visitor, path10);
+            const ci = await visitAsync_(i, node.items[i], visitor, path11);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -9011,13 +9011,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path10 = Object.freeze(path10.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path10);
+          path11 = Object.freeze(path11.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path11);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path10);
+          const cv = await visitAsync_("value", node.value, visitor, path11);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -9044,23 +9044,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path10) {
+    function callVisitor(key, node, visitor, path11) {
       if (typeof visitor === "function")
-        return visitor(key, node, path10);
+        return visitor(key, node, path11);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path10);
+        return visitor.Map?.(key, node, path11);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path10);
+        return visitor.Seq?.(key, node, path11);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path10);
+        return visitor.Pair?.(key, node, path11);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path10);
+        return visitor.Scalar?.(key, node, path11);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path10);
+        return visitor.Alias?.(key, node, path11);
       return void 0;
     }
-    function replaceNode(key, path10, node) {
-      const parent = path10[path10.length - 1];
+    function replaceNode(key, path11, node) {
+      const parent = path11[path11.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -9672,10 +9672,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path10, value) {
+    function collectionFromPath(schema, path11, value) {
       let v = value;
-      for (let i = path10.length - 1; i >= 0; --i) {
-        const k = path10[i];
+      for (let i = path11.length - 1; i >= 0; --i) {
+        const k = path11[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -9694,7 +9694,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path10) => path10 == null || typeof path10 === "object" && !!path10[Symbol.iterator]().next().done;
+    var isEmptyPath = (path11) => path11 == null || typeof path11 === "object" && !!path11[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -9724,11 +9724,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path10, value) {
-        if (isEmptyPath(path10))
+      addIn(path11, value) {
+        if (isEmptyPath(path11))
           this.add(value);
         else {
-          const [key, ...rest] = path10;
+          const [key, ...rest] = path11;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -9742,8 +9742,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path10) {
-        const [key, ...rest] = path10;
+      deleteIn(path11) {
+        const [key, ...rest] = path11;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -9757,8 +9757,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path10, keepScalar) {
-        const [key, ...rest] = path10;
+      getIn(path11, keepScalar) {
+        const [key, ...rest] = path11;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -9776,8 +9776,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path10) {
-        const [key, ...rest] = path10;
+      hasIn(path11) {
+        const [key, ...rest] = path11;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -9787,8 +9787,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path10, value) {
-        const [key, ...rest] = path10;
+      setIn(path11, value) {
+        const [key, ...rest] = path11;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -12303,9 +12303,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path10, value) {
+      addIn(path11, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path10, value);
+          this.contents.addIn(path11, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -12380,14 +12380,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path10) {
-        if (Collection.isEmptyPath(path10)) {
+      deleteIn(path11) {
+        if (Collection.isEmptyPath(path11)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path10) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path11) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -12402,10 +12402,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path10, keepScalar) {
-        if (Collection.isEmptyPath(path10))
+      getIn(path11, keepScalar) {
+        if (Collection.isEmptyPath(path11))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path10, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path11, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -12416,10 +12416,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path10) {
-        if (Collection.isEmptyPath(path10))
+      hasIn(path11) {
+        if (Collection.isEmptyPath(path11))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path10) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path11) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -12436,13 +12436,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path10, value) {
-        if (Collection.isEmptyPath(path10)) {
+      setIn(path11, value) {
+        if (Collection.isEmptyPath(path11)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path10), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path11), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path10, value);
+          this.contents.setIn(path11, value);
         }
       }
       /**
@@ -14403,9 +14403,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path10) => {
+    visit.itemAtPath = (cst, path11) => {
       let item = cst;
-      for (const [field, index] of path10) {
+      for (const [field, index] of path11) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -14414,23 +14414,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path10) => {
-      const parent = visit.itemAtPath(cst, path10.slice(0, -1));
-      const field = path10[path10.length - 1][0];
+    visit.parentCollection = (cst, path11) => {
+      const parent = visit.itemAtPath(cst, path11.slice(0, -1));
+      const field = path11[path11.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path10, item, visitor) {
-      let ctrl = visitor(item, path10);
+    function _visit(path11, item, visitor) {
+      let ctrl = visitor(item, path11);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path10.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path11.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -14441,10 +14441,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path10);
+            ctrl = ctrl(item, path11);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path10) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path11) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -16298,8 +16298,8 @@ var require_dist2 = __commonJS({
         if (!append) {
           paths = paths.reverse();
         }
-        paths.forEach(function(path10) {
-          var pathArray = getPathArray(path10);
+        paths.forEach(function(path11) {
+          var pathArray = getPathArray(path11);
           addExistingPath(pathArray, env[pathVar], append);
           env[pathVar] = pathArray.join(separator);
         });
@@ -16313,14 +16313,14 @@ var require_dist2 = __commonJS({
         return [pathToAdd];
       }
     }
-    function addExistingPath(array, path10, appendMode) {
-      if (!path10) {
+    function addExistingPath(array, path11, appendMode) {
+      if (!path11) {
         return;
       }
       if (appendMode) {
-        array.unshift(path10);
+        array.unshift(path11);
       } else {
-        array.push(path10);
+        array.push(path11);
       }
     }
   }
@@ -19270,15 +19270,15 @@ var require_route = __commonJS({
       };
     }
     function wrapConversion(toModel, graph) {
-      const path10 = [graph[toModel].parent, toModel];
+      const path11 = [graph[toModel].parent, toModel];
       let fn = conversions[graph[toModel].parent][toModel];
       let cur = graph[toModel].parent;
       while (graph[cur].parent) {
-        path10.unshift(graph[cur].parent);
+        path11.unshift(graph[cur].parent);
         fn = link(conversions[graph[cur].parent][cur], fn);
         cur = graph[cur].parent;
       }
-      fn.conversion = path10;
+      fn.conversion = path11;
       return fn;
     }
     module2.exports = function(fromModel) {
@@ -28104,7 +28104,7 @@ var require_aggregateResult = __commonJS({
 var require_manager = __commonJS({
   "node_modules/autocannon/lib/manager.js"(exports2, module2) {
     "use strict";
-    var path10 = __require("path");
+    var path11 = __require("path");
     var EE = __require("events").EventEmitter;
     var aggregateResult = require_aggregateResult();
     var { getHistograms } = require_histUtil();
@@ -28162,7 +28162,7 @@ var require_manager = __commonJS({
       workerOpts.c = workerOpts.connections;
       function init() {
         for (let i = 0; i < numWorkers; i++) {
-          const worker = new Worker(path10.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
+          const worker = new Worker(path11.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
           worker.on("message", (msg) => {
             const { cmd, data, error } = msg;
             if (cmd === "RESULT") {
@@ -37173,11 +37173,11 @@ var require_mime_types = __commonJS({
       }
       return exts[0];
     }
-    function lookup2(path10) {
-      if (!path10 || typeof path10 !== "string") {
+    function lookup2(path11) {
+      if (!path11 || typeof path11 !== "string") {
         return false;
       }
-      var extension2 = extname("x." + path10).toLowerCase().substr(1);
+      var extension2 = extname("x." + path11).toLowerCase().substr(1);
       if (!extension2) {
         return false;
       }
@@ -38317,7 +38317,7 @@ var require_form_data = __commonJS({
     "use strict";
     var CombinedStream = require_combined_stream();
     var util = __require("util");
-    var path10 = __require("path");
+    var path11 = __require("path");
     var http3 = __require("http");
     var https = __require("https");
     var parseUrl = __require("url").parse;
@@ -38448,11 +38448,11 @@ var require_form_data = __commonJS({
     FormData.prototype._getContentDisposition = function(value, options) {
       var filename;
       if (typeof options.filepath === "string") {
-        filename = path10.normalize(options.filepath).replace(/\\/g, "/");
+        filename = path11.normalize(options.filepath).replace(/\\/g, "/");
       } else if (options.filename || value && (value.name || value.path)) {
-        filename = path10.basename(options.filename || value && (value.name || value.path));
+        filename = path11.basename(options.filename || value && (value.name || value.path));
       } else if (value && value.readable && hasOwn(value, "httpVersion")) {
-        filename = path10.basename(value.client._httpMessage.path || "");
+        filename = path11.basename(value.client._httpMessage.path || "");
       }
       if (filename) {
         return 'filename="' + escapeHeaderParam(filename) + '"';
@@ -38638,15 +38638,15 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve3, basename: basename2 } = __require("path");
-    var { readFileSync: readFileSync6 } = __require("fs");
+    var { readFileSync: readFileSync7 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string) {
       try {
         return JSON.parse(string);
       } catch (error) {
         try {
-          const path10 = resolve3(string);
-          const data = readFileSync6(path10, "utf8");
+          const path11 = resolve3(string);
+          const data = readFileSync7(path11, "utf8");
           return JSON.parse(data);
         } catch (error2) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -38660,14 +38660,14 @@ var require_multipart = __commonJS({
         const type = obj[key] && obj[key].type;
         switch (type) {
           case "file": {
-            const path10 = obj[key] && obj[key].path;
-            if (!path10) {
+            const path11 = obj[key] && obj[key].path;
+            if (!path11) {
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync6(path10);
+            const buffer = readFileSync7(path11);
             form.append(key, buffer, Object.assign({}, {
-              filename: basename2(path10)
+              filename: basename2(path11)
             }, opts));
             break;
           }
@@ -40988,14 +40988,14 @@ var require_validate2 = __commonJS({
     var lessThanOneError = (label) => new Error(`${label} can not be less than 1`);
     var greaterThanZeroError = (label) => new Error(`${label} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
-    function safeRequire(path10) {
-      if (typeof path10 === "string") {
+    function safeRequire(path11) {
+      if (typeof path11 === "string") {
         try {
-          return __require(path10);
+          return __require(path11);
         } catch (err) {
         }
       }
-      return path10;
+      return path11;
     }
     function defaultOpts(opts) {
       const setupClient = opts.workers ? opts.setupClient : safeRequire(opts.setupClient);
@@ -43476,7 +43476,7 @@ var require_httpRequestBuilder = __commonJS({
           return null;
         }
         const method = reqData.method;
-        const path10 = reqData.path;
+        const path11 = reqData.path;
         const headers = reqData.headers;
         const body = reqData.body;
         const headersDefinedHost = getPropertyCaseInsensitive(reqData.headers, "host");
@@ -43487,7 +43487,7 @@ var require_httpRequestBuilder = __commonJS({
           host = hostname + ":" + port;
         }
         const baseReq = [
-          `${method} ${path10} HTTP/1.1`
+          `${method} ${path11} HTTP/1.1`
         ];
         if (!headersDefinedHost) {
           baseReq.push(`Host: ${host}`);
@@ -45535,7 +45535,7 @@ var require_autocannon = __commonJS({
     var fs = __require("fs");
     var os8 = __require("os");
     var net3 = __require("net");
-    var path10 = __require("path");
+    var path11 = __require("path");
     var URL2 = __require("url").URL;
     var spawn2 = __require("child_process").spawn;
     var managePath = require_dist2();
@@ -45650,7 +45650,7 @@ var require_autocannon = __commonJS({
         return;
       }
       if (!checkURL(argv.url) || argv.help) {
-        const help = fs.readFileSync(path10.join(__dirname, "help.txt"), "utf8");
+        const help = fs.readFileSync(path11.join(__dirname, "help.txt"), "utf8");
         console.error(help);
         return;
       }
@@ -45764,7 +45764,7 @@ var require_autocannon = __commonJS({
           });
         });
         const alterPath = managePath({ PATH: process.env.NODE_PATH });
-        alterPath.unshift(path10.join(__dirname, "lib/preload"));
+        alterPath.unshift(path11.join(__dirname, "lib/preload"));
         const proc = spawn2(argv.spawn[0], argv.spawn.slice(1), {
           stdio: ["ignore", "inherit", "inherit"],
           env: Object.assign({}, process.env, {
@@ -45788,7 +45788,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path10.join(os8.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path11.join(os8.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -45816,7 +45816,7 @@ import { fileURLToPath as fileURLToPath3 } from "node:url";
 
 // src/cli/main.ts
 import { mkdirSync as mkdirSync2, writeFileSync } from "node:fs";
-import path9 from "node:path";
+import path10 from "node:path";
 
 // src/util/format.ts
 function isFiniteNumber(x) {
@@ -46605,6 +46605,20 @@ function removeWorktrees(repoRoot, dirs, temp) {
   gitSync(["worktree", "prune"], repoRoot);
 }
 
+// src/config/hash.ts
+import { createHash } from "node:crypto";
+function configHash(config) {
+  return createHash("sha256").update(stableJson({ ...config, file: void 0 })).digest("hex");
+}
+function stableJson(value) {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value).filter(([, v]) => v !== void 0).sort(([a], [b]) => a < b ? -1 : 1);
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
 // node_modules/tinyglobby/dist/index.mjs
 import { readdir, readdirSync, realpath, realpathSync as realpathSync2, stat, statSync } from "fs";
 import { isAbsolute, posix, resolve as resolve2 } from "path";
@@ -46615,27 +46629,27 @@ import { createRequire } from "module";
 import { basename, dirname, normalize, relative, resolve, sep } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path10) {
-  let normalized = normalize(path10);
+function cleanPath(path11) {
+  let normalized = normalize(path11);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path10, separator) {
-  return path10.replace(SLASHES_REGEX, separator);
+function convertSlashes(path11, separator) {
+  return path11.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path10) {
-  return path10 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path10);
+function isRootDirectory(path11) {
+  return path11 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path11);
 }
-function normalizePath(path10, options) {
+function normalizePath(path11, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path10.includes("/") || path10.startsWith(".");
-  if (resolvePaths) path10 = resolve(path10);
-  if (normalizePath$1 || pathNeedsCleaning) path10 = cleanPath(path10);
-  if (path10 === ".") return "";
-  const needsSeperator = path10[path10.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path10 + pathSeparator : path10, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path11.includes("/") || path11.startsWith(".");
+  if (resolvePaths) path11 = resolve(path11);
+  if (normalizePath$1 || pathNeedsCleaning) path11 = cleanPath(path11);
+  if (path11 === ".") return "";
+  const needsSeperator = path11[path11.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path11 + pathSeparator : path11, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -46672,8 +46686,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path10 = directoryPath || ".";
-  if (filters.every((filter) => filter(path10, true))) paths.push(path10);
+  const path11 = directoryPath || ".";
+  if (filters.every((filter) => filter(path11, true))) paths.push(path11);
 };
 var empty$2 = () => {
 };
@@ -46725,26 +46739,26 @@ var empty = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty;
 }
-var resolveSymlinksAsync = function(path10, state, callback$1) {
+var resolveSymlinksAsync = function(path11, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs.realpath(path10, (error, resolvedPath) => {
+  fs.realpath(path11, (error, resolvedPath) => {
     if (error) return queue.dequeue(suppressErrors ? null : error, state);
     fs.stat(resolvedPath, (error$1, stat2) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat2.isDirectory() && isRecursive(path10, resolvedPath, state)) return queue.dequeue(null, state);
+      if (stat2.isDirectory() && isRecursive(path11, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat2, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path10, state, callback$1) {
+var resolveSymlinks = function(path11, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs.realpathSync(path10);
+    const resolvedPath = fs.realpathSync(path11);
     const stat2 = fs.statSync(resolvedPath);
-    if (stat2.isDirectory() && isRecursive(path10, resolvedPath, state)) return;
+    if (stat2.isDirectory() && isRecursive(path11, resolvedPath, state)) return;
     callback$1(stat2, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
@@ -46754,9 +46768,9 @@ function build$2(options, isSynchronous) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path10, resolved, state) {
+function isRecursive(path11, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname(path10);
+  let parent = dirname(path11);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -46764,7 +46778,7 @@ function isRecursive(path10, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname(parent);
   }
-  state.symlinks.set(path10, resolved);
+  state.symlinks.set(path11, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -46936,19 +46950,19 @@ var Walker = class {
         const filename = this.joinPath(entry.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry.isDirectory()) {
-        let path10 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path10)) continue;
-        this.pushDirectory(path10, paths, filters);
-        this.walkDirectory(this.state, path10, path10, depth - 1, this.walk);
+        let path11 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path11)) continue;
+        this.pushDirectory(path11, paths, filters);
+        this.walkDirectory(this.state, path11, path11, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path10 = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path10, this.state, (stat2, resolvedPath) => {
+        let path11 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path11, this.state, (stat2, resolvedPath) => {
           if (stat2.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path10 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path10 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path11 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path11 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path10;
+            resolvedPath = useRealPaths ? resolvedPath : path11;
             const filename = basename(resolvedPath);
             const directoryPath$1 = normalizePath(dirname(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -47114,7 +47128,7 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path10) => isMatch(path10));
+    this.options.filters.push((path11) => isMatch(path11));
     return this;
   }
 };
@@ -47189,19 +47203,19 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path10) {
-  return path10.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path11) {
+  return path11.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path10) {
+function splitPattern(path11) {
   var _result$parts;
-  const result = import_picomatch2.default.scan(path10, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path10];
+  const result = import_picomatch2.default.scan(path11, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path11];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path10) => path10.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path10) => path10.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path11) => path11.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path11) => path11.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
@@ -47308,13 +47322,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug ? (p, isDirectory) => {
-      const path10 = format(p, isDirectory);
-      const matches = matcher(path10) && !ignore(path10);
-      if (matches) log(`matched ${path10}`);
+      const path11 = format(p, isDirectory);
+      const matches = matcher(path11) && !ignore(path11);
+      if (matches) log(`matched ${path11}`);
       return matches;
     } : (p, isDirectory) => {
-      const path10 = format(p, isDirectory);
-      return matcher(path10) && !ignore(path10);
+      const path11 = format(p, isDirectory);
+      return matcher(path11) && !ignore(path11);
     }],
     exclude: debug ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -47377,6 +47391,10 @@ function getCrawler(globInput, inputOptions = {}) {
 async function glob(globInput, options) {
   const [crawler, relative2] = getCrawler(globInput, options);
   return crawler ? formatPaths(await crawler.withPromise(), relative2) : [];
+}
+function globSync(globInput, options) {
+  const [crawler, relative2] = getCrawler(globInput, options);
+  return crawler ? formatPaths(crawler.sync(), relative2) : [];
 }
 
 // src/measure/micro/discover.ts
@@ -47493,6 +47511,39 @@ function assertInstalled(inventory, install) {
 }
 function describeRevision(revision) {
   return revision.ref === "working tree" ? `${revision.label} (the working tree)` : `${revision.label} (${revision.ref})`;
+}
+
+// src/measure/shard.ts
+function parseShardSpec(text) {
+  const match = /^(\d{1,3})\/(\d{1,3})$/.exec(text.trim());
+  const index = Number(match?.[1]);
+  const count = Number(match?.[2]);
+  if (!match || count < 1 || index < 1 || index > count)
+    throw new UserError(`--shard '${text}' is not i/n with 1 \u2264 i \u2264 n, e.g. --shard 2/4 for the second of four shards.`);
+  return { index, count };
+}
+function assignShards(units, count) {
+  const shards = Array.from({ length: count }, () => ({ cost: 0, keys: [] }));
+  const ordered = [...units].sort((a, b) => b.cost - a.cost || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  for (const unit of ordered) {
+    const lightest = shards.reduce((best, shard) => shard.cost < best.cost ? shard : best, shards[0]);
+    lightest.cost += unit.cost;
+    lightest.keys.push(unit.key);
+  }
+  return shards.map((shard) => shard.keys.sort());
+}
+function planSuite(census, http3, costs, count) {
+  const units = [
+    ...census.map((f) => ({ key: f.file, cost: Math.max(1, f.base?.length ?? 0, f.head?.length ?? 0) * costs.taskTimeMs })),
+    ...http3.map((b) => ({ key: b.id, cost: costs.httpRoundMs(b) }))
+  ];
+  const compared = census.reduce((sum2, f) => sum2 + (f.base && f.head ? f.base.filter((task) => f.head.includes(task)).length : 0), 0);
+  const httpFigures = http3.reduce((sum2, b) => sum2 + 1 + Object.keys(b.latencyBudget).length, 0);
+  return {
+    units: units.map((u) => u.key).sort(),
+    shards: assignShards(units, count),
+    familySize: compared + httpFigures
+  };
 }
 
 // src/measure/micro/schedule.ts
@@ -48976,6 +49027,12 @@ function familyConfidence(confidence, family) {
   return 1 - (1 - confidence) / Math.max(1, family);
 }
 
+// src/stats/family.ts
+function decideFamily(results, familySize) {
+  if (!Number.isInteger(familySize) || familySize < 0) throw new RangeError(`family size ${familySize} is not a whole number`);
+  return [...results];
+}
+
 // src/report/environment.ts
 import os6 from "node:os";
 function currentEnvironment() {
@@ -49337,11 +49394,21 @@ async function runGate(options) {
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os7.loadavg();
   try {
-    const run = { config, tree, options, plan: planRun(config), socketDir, started, now };
-    const files = await findBenchFiles(run);
-    if (files) await checkBenchFiles(run, files);
+    const found = await findBenchFiles({ config, tree, options });
+    const inventory = found ? await checkBenchFiles({ config, tree, options }, found) : [];
+    const part = options.shard ? planShard(options.shard, { config, tree, options }, found, inventory) : { config, files: found, shard: void 0 };
+    const run = {
+      config: part.config,
+      tree,
+      options,
+      plan: planRun(part.config, part.shard?.familySize),
+      socketDir,
+      started,
+      now
+    };
+    const files = part.files;
     const micro = files ? await measureMicroStage(run, files) : void 0;
-    const http3 = config.http.length ? await measureHttpStage(run, micro) : void 0;
+    const http3 = run.config.http.length ? await measureHttpStage(run, micro) : void 0;
     const judged = judge(run, micro, http3);
     const measureEnded = now();
     const explained = await explainStage(run, judged.benchmarks);
@@ -49354,7 +49421,8 @@ async function runGate(options) {
       head: { ref: tree.head.ref, sha: tree.head.sha, dirty: tree.head.dirty },
       benchmarks: explained.benchmarks,
       run: runInfo(run, micro, http3, judged.intervalLevel, explained.profile && { ...explained.profile, durationMs: now() - measureEnded }),
-      environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os7.loadavg() } }
+      environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os7.loadavg() } },
+      ...part.shard ? { shard: part.shard } : {}
     };
   } finally {
     forgetSocketDir?.();
@@ -49362,7 +49430,7 @@ async function runGate(options) {
     tree.dispose();
   }
 }
-function planRun(config) {
+function planRun(config, familyFigures) {
   const rounds = config.rounds ?? 10;
   const rule = decisionRule({ confidence: config.confidence, rounds, maxRounds: config.maxRounds, lookEvery: DEFAULTS.lookEvery });
   const httpById = new Map(config.http.map((b) => [b.id, b]));
@@ -49376,10 +49444,45 @@ function planRun(config) {
       budgetFor: (id) => httpById.get(id)?.budget ?? budgetFor(id, config),
       latencyBudgetFor: (id) => httpById.get(id)?.latencyBudget ?? {}
     },
-    microLimitMs: config.http.length ? Math.max(config.timeLimitMs - httpPlannedMs, config.timeLimitMs * 0.3) : config.timeLimitMs
+    microLimitMs: config.http.length ? Math.max(config.timeLimitMs - httpPlannedMs, config.timeLimitMs * 0.3) : config.timeLimitMs,
+    familyFigures
   };
 }
-async function findBenchFiles({ config, tree, options }) {
+function planShard(spec, { config, options }, files, inventory) {
+  const census = censusOf(files, inventory);
+  const suite = planSuite(census, config.http, { taskTimeMs: config.micro.taskTimeMs, httpRoundMs: estimatedRoundMs }, spec.count);
+  const assigned = suite.shards[spec.index - 1];
+  const mine = new Set(assigned);
+  options.log(
+    `shard ${spec.index}/${spec.count}: ${assigned.length ? assigned.join(", ") : "nothing (more shards than bench files and load tests)"}; judged as a family of ${suite.familySize} budgeted figures, the whole suite's`
+  );
+  const own = files && { base: files.base.filter((f) => mine.has(f)), head: files.head.filter((f) => mine.has(f)) };
+  return {
+    config: Object.freeze({ ...config, http: config.http.filter((b) => mine.has(b.id)) }),
+    files: own && (own.base.length > 0 || own.head.length > 0) ? own : void 0,
+    shard: {
+      index: spec.index,
+      count: spec.count,
+      assigned,
+      suite: suite.units,
+      familySize: suite.familySize,
+      configHash: configHash(config)
+    }
+  };
+}
+function censusOf(files, inventory) {
+  if (!files) return [];
+  const tasksAt = (label) => new Map(
+    inventory.filter((side) => side.revision.label === label).flatMap((side) => side.files.map((f) => [f.file, f.error ? void 0 : f.tasks]))
+  );
+  const [base, head] = [tasksAt("base"), tasksAt("head")];
+  return [.../* @__PURE__ */ new Set([...files.base, ...files.head])].sort().map((file) => ({ file, base: base.get(file), head: head.get(file) }));
+}
+async function findBenchFiles({
+  config,
+  tree,
+  options
+}) {
   const [base, head] = await Promise.all([tree.base, tree.head].map((revision) => discoverBenchFiles(revision.root, config.micro.files)));
   if (base.length > 0 || head.length > 0) {
     options.log(`bench files: ${describeFiles(base, head)}`);
@@ -49445,7 +49548,8 @@ async function listBenchmarks(options) {
 }
 async function measureMicroStage(run, files) {
   const { config, plan, options } = run;
-  const verdicts = (partial) => analyze(partial, { ...plan.analyzeOptions, otherFigures: plan.httpFigures });
+  const family = plan.familyFigures === void 0 ? { otherFigures: plan.httpFigures } : { figures: plan.familyFigures };
+  const verdicts = (partial) => analyze(partial, { ...plan.analyzeOptions, ...family });
   const ids = (partial, keep) => new Set(
     verdicts(partial).filter((c) => keep(c.verdict)).map((c) => c.id)
   );
@@ -49458,7 +49562,7 @@ async function measureMicroStage(run, files) {
     settings: { ...MEASURE_DEFAULTS, taskTimeMs: config.micro.taskTimeMs },
     stallTimeoutMs: config.micro.taskTimeoutMs,
     rounds: plan.rounds,
-    minimumRounds: (benchmarks) => plan.rule.minimumRounds(benchmarks + plan.httpFigures),
+    minimumRounds: (benchmarks) => plan.rule.minimumRounds(plan.familyFigures ?? benchmarks + plan.httpFigures),
     adaptive: {
       maxRounds: config.maxRounds,
       lookEvery: DEFAULTS.lookEvery,
@@ -49480,7 +49584,7 @@ async function measureHttpStage(run, micro) {
   options.log(
     `http load tests: ${config.http.map((b) => b.name).join(", ")} (${config.httpMode} servers${config.httpPin ? ", pinned" : ""})`
   );
-  const figures = plan.httpFigures + comparableMicro(micro);
+  const figures = plan.familyFigures ?? plan.httpFigures + comparableMicro(micro);
   const verdict = (samples) => analyze([samples], { ...plan.analyzeOptions, figures })[0].verdict;
   const pinning = config.httpPin ? pinLoadGenerator(options.log) : void 0;
   try {
@@ -49510,13 +49614,12 @@ async function measureHttpStage(run, micro) {
   }
 }
 function judge(run, micro, http3) {
-  const { analyzeOptions, rule } = run.plan;
+  const { analyzeOptions, rule, familyFigures } = run.plan;
   const samples = [...micro?.benchmarks ?? [], ...http3?.benchmarks ?? []];
-  const comparisons = analyze(samples, analyzeOptions);
-  return {
-    benchmarks: sortBenchmarks(comparisons.map((c, i) => toReportBenchmark(c, samples[i].http ? httpDetails(samples[i], c) : void 0))),
-    intervalLevel: rule.intervalLevel(budgetedFigures(samples, analyzeOptions.latencyBudgetFor))
-  };
+  const figures = familyFigures ?? budgetedFigures(samples, analyzeOptions.latencyBudgetFor);
+  const comparisons = analyze(samples, { ...analyzeOptions, figures });
+  const benchmarks = comparisons.map((c, i) => toReportBenchmark(c, samples[i].http ? httpDetails(samples[i], c) : void 0));
+  return { benchmarks: sortBenchmarks(decideFamily(benchmarks, figures)), intervalLevel: rule.intervalLevel(figures) };
 }
 async function explainStage(run, judged) {
   const { options, config, tree } = run;
@@ -49999,7 +50102,8 @@ function runLine(report2) {
       `${run.httpRounds} HTTP rounds${run.httpConfirmRounds ? ` + ${run.httpConfirmRounds} to confirm` : ""} (${run.httpMode} servers)`
     );
   const cut = run.limited ? ` \xB7 the time limit (${formatDuration(run.timeLimitMs)}) cut rounds short` : "";
-  return `${parts.join(" and ")} in ${formatDuration(run.measureMs)}${cut} \xB7 ${confidence}`;
+  const shards = run.shards ? ` on ${run.shards} shards (the longest)` : "";
+  return `${parts.join(" and ")} in ${formatDuration(run.measureMs)}${shards}${cut} \xB7 ${confidence}`;
 }
 function plainTable(header, rows) {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? "").length)));
@@ -50132,6 +50236,1662 @@ function pre(text) {
   return new Markup(`<pre>${escapeLines(text)}</pre>`);
 }
 
+// src/report/merge.ts
+function mergeShards(reports) {
+  if (reports.length === 0) throw new UserError("No shard reports to merge: pass the shard-*.json files that compare --shard wrote.");
+  const shards = reports.map(checkShard);
+  checkComplete(shards);
+  checkSameRun(shards);
+  checkSuite(shards);
+  const [first] = shards;
+  const familySize = first.report.shard.familySize;
+  const benchmarks = sortBenchmarks(
+    decideFamily(
+      shards.flatMap((s) => s.report.benchmarks),
+      familySize
+    )
+  );
+  const merged = {
+    ...first.report,
+    version: REPORT_VERSION,
+    verdict: runVerdict(benchmarks),
+    summary: summarize2(benchmarks),
+    benchmarks,
+    run: mergeRuns(shards.map((s) => s.report.run))
+  };
+  delete merged.shard;
+  return merged;
+}
+function checkShard({ file, report: report2 }) {
+  if (report2.verdict === "error" && report2.error)
+    throw new UserError(`${file}: that shard's run failed, so the suite has no verdict: ${report2.error.split("\n")[0]}`);
+  if (!report2.shard || !report2.run || !report2.base || !report2.head)
+    throw new UserError(`${file} is not a shard's report (it has no shard block): write shard reports with compare --shard i/n --json.`);
+  return { file, report: report2 };
+}
+function checkComplete(shards) {
+  const count = shards[0].report.shard.count;
+  const other = shards.find((s) => s.report.shard.count !== count);
+  if (other)
+    throw new UserError(
+      `${other.file} is shard ${other.report.shard.index} of ${other.report.shard.count}, but ${shards[0].file} is of ${count}: shards of different splits cannot merge.`
+    );
+  const byIndex = /* @__PURE__ */ new Map();
+  for (const { file, report: report2 } of shards) {
+    const seen = byIndex.get(report2.shard.index);
+    if (seen) throw new UserError(`Shard ${report2.shard.index}/${count} appears twice: ${seen} and ${file}.`);
+    byIndex.set(report2.shard.index, file);
+  }
+  const missing = Array.from({ length: count }, (_, i) => i + 1).filter((index) => !byIndex.has(index));
+  if (missing.length)
+    throw new UserError(
+      `Shard ${missing.map((i) => `${i}/${count}`).join(", ")} ${missing.length === 1 ? "is" : "are"} missing (got ${shards.map((s) => `${s.report.shard.index} from ${s.file}`).join(", ")}): the suite has no verdict without ${missing.length === 1 ? "it" : "them"}. Did a shard's job fail or its artifact not download?`
+    );
+}
+function checkSameRun(shards) {
+  const [first, ...rest] = shards;
+  const facts = [
+    ["base commit", (r) => r.base.sha],
+    ["head commit", (r) => r.head.sha],
+    ["config (hash)", (r) => r.shard.configHash],
+    ["benchgate version", (r) => r.tool.version]
+  ];
+  for (const shard of rest) {
+    for (const [what, of] of facts) {
+      if (of(shard.report) !== of(first.report))
+        throw new UserError(
+          `${shard.file} has ${what} ${of(shard.report)}, but ${first.file} has ${of(first.report)}: shards of different runs cannot merge. Run every shard of the same commits, config and benchgate version.`
+        );
+    }
+  }
+}
+function checkSuite(shards) {
+  const [first] = shards;
+  const suite = first.report.shard.suite;
+  for (const shard of shards) {
+    if (shard.report.shard.suite.join("\n") !== suite.join("\n") || shard.report.shard.familySize !== first.report.shard.familySize)
+      throw new UserError(
+        `${shard.file} sees another suite (${shard.report.shard.suite.length} bench files and load tests, a family of ${shard.report.shard.familySize}) than ${first.file} (${suite.length}, ${first.report.shard.familySize}): shards of different runs cannot merge.`
+      );
+  }
+  const owner = /* @__PURE__ */ new Map();
+  for (const { file, report: report2 } of shards) {
+    for (const unit of report2.shard.assigned) {
+      if (owner.has(unit)) throw new UserError(`${unit} is claimed by two shards: ${owner.get(unit)} and ${file}.`);
+      if (!suite.includes(unit)) throw new UserError(`${file} claims ${unit}, which is not in the suite its shards share.`);
+      owner.set(unit, file);
+    }
+  }
+  const unmeasured = suite.filter((unit) => !owner.has(unit));
+  if (unmeasured.length) throw new UserError(`No shard measured ${unmeasured.join(", ")}: the shards do not cover the suite.`);
+  const reportedBy = /* @__PURE__ */ new Map();
+  for (const { file, report: report2 } of shards) {
+    const assigned = new Set(report2.shard.assigned);
+    for (const benchmark of report2.benchmarks) {
+      const seen = reportedBy.get(benchmark.id);
+      if (seen) throw new UserError(`The benchmark ${benchmark.id} is claimed by two shards: ${seen} and ${file}.`);
+      reportedBy.set(benchmark.id, file);
+      const unit = benchmark.kind === "http" ? benchmark.id : benchmark.file;
+      if (!unit || !assigned.has(unit))
+        throw new UserError(
+          `${file} reports ${benchmark.id}, which is not in its own part of the suite (${report2.shard.assigned.join(", ")}).`
+        );
+    }
+  }
+}
+function mergeRuns(runs) {
+  const most = (pick) => {
+    const values = runs.map(pick).filter((v) => v !== void 0);
+    return values.length ? Math.max(...values) : void 0;
+  };
+  const [first] = runs;
+  const optional = { maxRounds: most((r) => r.maxRounds), looks: most((r) => r.looks), confirmRounds: most((r) => r.confirmRounds) };
+  const http3 = { httpRounds: most((r) => r.httpRounds), httpConfirmRounds: most((r) => r.httpConfirmRounds) };
+  const httpMode = runs.find((r) => r.httpMode)?.httpMode;
+  const profiled = runs.reduce((sum2, r) => sum2 + (r.profile?.benchmarks ?? 0), 0);
+  return {
+    rounds: most((r) => r.rounds) ?? 0,
+    plannedRounds: most((r) => r.plannedRounds) ?? 0,
+    ...Object.fromEntries(Object.entries({ ...optional, ...http3 }).filter(([, v]) => v !== void 0)),
+    ...httpMode ? { httpMode } : {},
+    limited: runs.some((r) => r.limited),
+    isolation: first.isolation,
+    confidence: first.confidence,
+    intervalConfidence: first.intervalConfidence,
+    timeLimitMs: first.timeLimitMs,
+    measureMs: most((r) => r.measureMs) ?? 0,
+    totalMs: most((r) => r.totalMs) ?? 0,
+    shards: runs.length,
+    // The profiles' folders are on each shard's machine: only how many were profiled carries over.
+    ...profiled ? { profile: { benchmarks: profiled, durationMs: most((r) => r.profile?.durationMs) ?? 0 } } : {}
+  };
+}
+
+// src/report/read.ts
+var import_ajv2 = __toESM(require_ajv(), 1);
+import { existsSync as existsSync5, readFileSync as readFileSync6, statSync as statSync2 } from "node:fs";
+import path9 from "node:path";
+
+// schema/report.schema.json
+var report_schema_default = {
+  $schema: "http://json-schema.org/draft-07/schema#",
+  $ref: "#/definitions/Report",
+  definitions: {
+    Report: {
+      type: "object",
+      properties: {
+        version: {
+          type: [
+            "number",
+            "null"
+          ],
+          const: 1
+        },
+        tool: {
+          type: "object",
+          properties: {
+            name: {
+              type: "string",
+              const: "benchgate"
+            },
+            version: {
+              type: "string",
+              maxLength: 16384
+            }
+          },
+          required: [
+            "name",
+            "version"
+          ],
+          additionalProperties: false
+        },
+        verdict: {
+          $ref: "#/definitions/RunVerdict"
+        },
+        summary: {
+          type: "string",
+          description: "One line for people: what the verdict rests on.",
+          maxLength: 16384
+        },
+        base: {
+          anyOf: [
+            {
+              $ref: "#/definitions/RevisionInfo"
+            },
+            {
+              type: "null"
+            }
+          ]
+        },
+        head: {
+          anyOf: [
+            {
+              $ref: "#/definitions/RevisionInfo"
+            },
+            {
+              type: "null"
+            }
+          ]
+        },
+        benchmarks: {
+          type: "array",
+          items: {
+            $ref: "#/definitions/ReportBenchmark"
+          },
+          maxItems: 1e4
+        },
+        run: {
+          anyOf: [
+            {
+              $ref: "#/definitions/RunInfo"
+            },
+            {
+              type: "null"
+            }
+          ]
+        },
+        environment: {
+          $ref: "#/definitions/Environment"
+        },
+        error: {
+          type: "string",
+          description: "Set when the run itself failed (bad config, failed install, crashed process).",
+          maxLength: 16384
+        },
+        pullRequest: {
+          type: "object",
+          properties: {
+            owner: {
+              type: "string",
+              maxLength: 16384
+            },
+            repo: {
+              type: "string",
+              maxLength: 16384
+            },
+            number: {
+              type: [
+                "number",
+                "null"
+              ]
+            }
+          },
+          required: [
+            "owner",
+            "repo",
+            "number"
+          ],
+          additionalProperties: false,
+          description: "Set by the GitHub Action on pull request events, for people reading the file; mode: comment takes the pull request from its event, never from here."
+        },
+        commentKey: {
+          type: "string",
+          description: "Set by the GitHub Action: the gate's comment key (commentKeyOf), so mode: comment updates the same comment.",
+          maxLength: 16384
+        },
+        shard: {
+          $ref: "#/definitions/ShardInfo",
+          description: "A shard's report (compare --shard): which part of the suite it measured. A merged report has none."
+        }
+      },
+      required: [
+        "version",
+        "tool",
+        "verdict",
+        "summary",
+        "base",
+        "head",
+        "benchmarks",
+        "run",
+        "environment"
+      ],
+      additionalProperties: false
+    },
+    RunVerdict: {
+      type: "string",
+      enum: [
+        "pass",
+        "fail",
+        "error"
+      ]
+    },
+    RevisionInfo: {
+      type: "object",
+      properties: {
+        ref: {
+          type: "string",
+          maxLength: 16384
+        },
+        sha: {
+          type: "string",
+          pattern: "^[0-9a-f]{40}$",
+          maxLength: 16384
+        },
+        dirty: {
+          type: "boolean",
+          description: "Head only: uncommitted changes of the working tree were measured."
+        }
+      },
+      required: [
+        "ref",
+        "sha"
+      ],
+      additionalProperties: false
+    },
+    ReportBenchmark: {
+      type: "object",
+      properties: {
+        id: {
+          type: "string",
+          maxLength: 16384
+        },
+        kind: {
+          $ref: "#/definitions/BenchmarkKind"
+        },
+        file: {
+          type: [
+            "string",
+            "null"
+          ],
+          maxLength: 16384
+        },
+        verdict: {
+          $ref: "#/definitions/Verdict"
+        },
+        budget: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "Allowed loss of throughput, as a fraction (0.05 = 5%)."
+        },
+        base: {
+          anyOf: [
+            {
+              type: "object",
+              properties: {
+                opsPerSec: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                samples: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                }
+              },
+              required: [
+                "opsPerSec",
+                "samples"
+              ],
+              additionalProperties: false
+            },
+            {
+              type: "null"
+            }
+          ]
+        },
+        head: {
+          anyOf: [
+            {
+              type: "object",
+              properties: {
+                opsPerSec: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                samples: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                }
+              },
+              required: [
+                "opsPerSec",
+                "samples"
+              ],
+              additionalProperties: false
+            },
+            {
+              type: "null"
+            }
+          ]
+        },
+        change: {
+          anyOf: [
+            {
+              type: "object",
+              properties: {
+                estimate: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                low: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                high: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                confidence: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                }
+              },
+              required: [
+                "estimate",
+                "low",
+                "high",
+                "confidence"
+              ],
+              additionalProperties: false
+            },
+            {
+              type: "null"
+            }
+          ],
+          description: "Relative change of ops/s, head against base: -0.12 means 12% fewer."
+        },
+        rounds: {
+          type: "array",
+          items: {
+            type: [
+              "number",
+              "null"
+            ]
+          },
+          description: "Per-round relative changes (head against base), the samples the interval comes from.",
+          maxItems: 1e4
+        },
+        resolvable: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "The smallest change this run resolves beyond the budget with 95% power (relative), from its own spread; null when unknown."
+        },
+        warning: {
+          type: "string",
+          description: "Set when the budget is below what the run resolves: a regression between the two would pass unnoticed.",
+          maxLength: 16384
+        },
+        confirmation: {
+          type: "array",
+          items: {
+            type: [
+              "number",
+              "null"
+            ]
+          },
+          description: "Rounds of the fresh group that had to reproduce a regression, and why a verdict is not plain from its interval.",
+          maxItems: 1e4
+        },
+        note: {
+          type: "string",
+          maxLength: 16384
+        },
+        http: {
+          $ref: "#/definitions/HttpDetails",
+          description: "HTTP benchmarks: latency, traffic and server-side figures. base/head opsPerSec are 2xx requests/s."
+        },
+        profile: {
+          $ref: "#/definitions/Explanation",
+          description: "Regressions (or every benchmark, on demand): where the time went, from a CPU profile of each revision."
+        },
+        error: {
+          type: "string",
+          maxLength: 16384
+        }
+      },
+      required: [
+        "id",
+        "kind",
+        "file",
+        "verdict",
+        "budget",
+        "base",
+        "head",
+        "change",
+        "rounds",
+        "resolvable"
+      ],
+      additionalProperties: false
+    },
+    BenchmarkKind: {
+      type: "string",
+      enum: [
+        "micro",
+        "http"
+      ],
+      description: "What the statistics need of a benchmark's measurements, whatever measured them (measure/ adds its own details)."
+    },
+    Verdict: {
+      type: "string",
+      enum: [
+        "regression",
+        "improvement",
+        "unchanged",
+        "inconclusive",
+        "error",
+        "new",
+        "removed"
+      ],
+      description: "What a comparison concludes about one benchmark."
+    },
+    HttpDetails: {
+      type: "object",
+      properties: {
+        requests: {
+          type: "array",
+          items: {
+            type: "string",
+            maxLength: 16384
+          },
+          maxItems: 1e4
+        },
+        connections: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        durationMs: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        warmupMs: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        latency: {
+          type: "object",
+          properties: {
+            p50: {
+              type: "object",
+              properties: {
+                base: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                head: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                change: {
+                  type: "object",
+                  properties: {
+                    estimate: {
+                      type: [
+                        "number",
+                        "null"
+                      ]
+                    },
+                    low: {
+                      type: [
+                        "number",
+                        "null"
+                      ]
+                    },
+                    high: {
+                      type: [
+                        "number",
+                        "null"
+                      ]
+                    },
+                    confidence: {
+                      type: [
+                        "number",
+                        "null"
+                      ]
+                    }
+                  },
+                  required: [
+                    "estimate",
+                    "low",
+                    "high",
+                    "confidence"
+                  ],
+                  additionalProperties: false
+                },
+                budget: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                verdict: {
+                  anyOf: [
+                    {
+                      $ref: "#/definitions/Verdict"
+                    },
+                    {
+                      type: "null"
+                    }
+                  ]
+                }
+              },
+              required: [
+                "base",
+                "head",
+                "change",
+                "budget",
+                "verdict"
+              ],
+              additionalProperties: false
+            },
+            p90: {
+              type: "object",
+              properties: {
+                base: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                head: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                change: {
+                  type: "object",
+                  properties: {
+                    estimate: {
+                      type: [
+                        "number",
+                        "null"
+                      ]
+                    },
+                    low: {
+                      type: [
+                        "number",
+                        "null"
+                      ]
+                    },
+                    high: {
+                      type: [
+                        "number",
+                        "null"
+                      ]
+                    },
+                    confidence: {
+                      type: [
+                        "number",
+                        "null"
+                      ]
+                    }
+                  },
+                  required: [
+                    "estimate",
+                    "low",
+                    "high",
+                    "confidence"
+                  ],
+                  additionalProperties: false
+                },
+                budget: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                verdict: {
+                  anyOf: [
+                    {
+                      $ref: "#/definitions/Verdict"
+                    },
+                    {
+                      type: "null"
+                    }
+                  ]
+                }
+              },
+              required: [
+                "base",
+                "head",
+                "change",
+                "budget",
+                "verdict"
+              ],
+              additionalProperties: false
+            },
+            p99: {
+              type: "object",
+              properties: {
+                base: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                head: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                change: {
+                  type: "object",
+                  properties: {
+                    estimate: {
+                      type: [
+                        "number",
+                        "null"
+                      ]
+                    },
+                    low: {
+                      type: [
+                        "number",
+                        "null"
+                      ]
+                    },
+                    high: {
+                      type: [
+                        "number",
+                        "null"
+                      ]
+                    },
+                    confidence: {
+                      type: [
+                        "number",
+                        "null"
+                      ]
+                    }
+                  },
+                  required: [
+                    "estimate",
+                    "low",
+                    "high",
+                    "confidence"
+                  ],
+                  additionalProperties: false
+                },
+                budget: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                verdict: {
+                  anyOf: [
+                    {
+                      $ref: "#/definitions/Verdict"
+                    },
+                    {
+                      type: "null"
+                    }
+                  ]
+                }
+              },
+              required: [
+                "base",
+                "head",
+                "change",
+                "budget",
+                "verdict"
+              ],
+              additionalProperties: false
+            },
+            mean: {
+              type: "object",
+              properties: {
+                base: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                head: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                change: {
+                  type: "object",
+                  properties: {
+                    estimate: {
+                      type: [
+                        "number",
+                        "null"
+                      ]
+                    },
+                    low: {
+                      type: [
+                        "number",
+                        "null"
+                      ]
+                    },
+                    high: {
+                      type: [
+                        "number",
+                        "null"
+                      ]
+                    },
+                    confidence: {
+                      type: [
+                        "number",
+                        "null"
+                      ]
+                    }
+                  },
+                  required: [
+                    "estimate",
+                    "low",
+                    "high",
+                    "confidence"
+                  ],
+                  additionalProperties: false
+                },
+                budget: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                verdict: {
+                  anyOf: [
+                    {
+                      $ref: "#/definitions/Verdict"
+                    },
+                    {
+                      type: "null"
+                    }
+                  ]
+                }
+              },
+              required: [
+                "base",
+                "head",
+                "change",
+                "budget",
+                "verdict"
+              ],
+              additionalProperties: false
+            }
+          },
+          additionalProperties: false
+        },
+        traffic: {
+          type: "object",
+          properties: {
+            base: {
+              $ref: "#/definitions/TrafficFigures"
+            },
+            head: {
+              $ref: "#/definitions/TrafficFigures"
+            }
+          },
+          required: [
+            "base",
+            "head"
+          ],
+          additionalProperties: false,
+          description: "Summed over rounds."
+        },
+        server: {
+          type: "object",
+          properties: {
+            base: {
+              anyOf: [
+                {
+                  $ref: "#/definitions/ServerSummary"
+                },
+                {
+                  type: "null"
+                }
+              ]
+            },
+            head: {
+              anyOf: [
+                {
+                  $ref: "#/definitions/ServerSummary"
+                },
+                {
+                  type: "null"
+                }
+              ]
+            },
+            note: {
+              type: "string",
+              maxLength: 16384
+            }
+          },
+          required: [
+            "base",
+            "head"
+          ],
+          additionalProperties: false,
+          description: "Null when the server is not run with `node \u2026` (no probe): `note` says so."
+        },
+        moved: {
+          type: "array",
+          items: {
+            type: "string",
+            maxLength: 16384
+          },
+          description: 'Server-side figures that moved notably, in words, with what they point to: "event-loop delay p99 2.1 ms \u2192 45.0 ms: something blocks the event loop: \u2026".',
+          maxItems: 1e4
+        }
+      },
+      required: [
+        "requests",
+        "connections",
+        "durationMs",
+        "warmupMs",
+        "latency",
+        "traffic",
+        "server",
+        "moved"
+      ],
+      additionalProperties: false,
+      description: "One revision's server, summarised over rounds (medians)."
+    },
+    TrafficFigures: {
+      type: "object",
+      properties: {
+        responses: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "All responses, and the 2xx among them."
+        },
+        ok: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        non2xx: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        byClass: {
+          type: "object",
+          additionalProperties: {
+            type: [
+              "number",
+              "null"
+            ]
+          },
+          description: 'Status classes other than 2xx, e.g. { "5xx": 12 }.'
+        },
+        errors: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        timeouts: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        resets: {
+          type: [
+            "number",
+            "null"
+          ]
+        }
+      },
+      required: [
+        "responses",
+        "ok",
+        "non2xx",
+        "byClass",
+        "errors",
+        "timeouts",
+        "resets"
+      ],
+      additionalProperties: false,
+      description: "Counts of what went wrong under load."
+    },
+    ServerSummary: {
+      type: "object",
+      properties: {
+        eventLoopDelayMs: {
+          type: "object",
+          properties: {
+            p50: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            p99: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            max: {
+              type: [
+                "number",
+                "null"
+              ]
+            }
+          },
+          required: [
+            "p50",
+            "p99",
+            "max"
+          ],
+          additionalProperties: false
+        },
+        eventLoopUtilization: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        gc: {
+          type: "object",
+          properties: {
+            count: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            totalMs: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            share: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            byKindMs: {
+              type: "object",
+              additionalProperties: {
+                type: [
+                  "number",
+                  "null"
+                ]
+              }
+            }
+          },
+          required: [
+            "count",
+            "totalMs",
+            "share",
+            "byKindMs"
+          ],
+          additionalProperties: false
+        },
+        peakRssMb: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        peakHeapUsedMb: {
+          type: [
+            "number",
+            "null"
+          ]
+        }
+      },
+      required: [
+        "eventLoopDelayMs",
+        "eventLoopUtilization",
+        "gc",
+        "peakRssMb",
+        "peakHeapUsedMb"
+      ],
+      additionalProperties: false,
+      description: "One revision's server over a load test, from the probe's figures of each round."
+    },
+    Explanation: {
+      anyOf: [
+        {
+          $ref: "#/definitions/ProfileExplanation"
+        },
+        {
+          type: "object",
+          properties: {
+            error: {
+              type: "string",
+              maxLength: 16384
+            },
+            durationMs: {
+              type: [
+                "number",
+                "null"
+              ]
+            }
+          },
+          required: [
+            "error",
+            "durationMs"
+          ],
+          additionalProperties: false
+        }
+      ]
+    },
+    ProfileExplanation: {
+      type: "object",
+      properties: {
+        files: {
+          type: "object",
+          properties: {
+            base: {
+              type: "string",
+              maxLength: 16384
+            },
+            head: {
+              type: "string",
+              maxLength: 16384
+            }
+          },
+          required: [
+            "base",
+            "head"
+          ],
+          additionalProperties: false,
+          description: "The .cpuprofile files (open them in Chrome DevTools or speedscope)."
+        },
+        unit: {
+          type: "string",
+          enum: [
+            "call",
+            "request"
+          ],
+          description: "What one operation is: a call of the task, or a request to the server."
+        },
+        ops: {
+          type: "object",
+          properties: {
+            base: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            head: {
+              type: [
+                "number",
+                "null"
+              ]
+            }
+          },
+          required: [
+            "base",
+            "head"
+          ],
+          additionalProperties: false,
+          description: "Operations done while each profile ran."
+        },
+        perOpUs: {
+          type: "object",
+          properties: {
+            base: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            head: {
+              type: [
+                "number",
+                "null"
+              ]
+            }
+          },
+          required: [
+            "base",
+            "head"
+          ],
+          additionalProperties: false,
+          description: "Sampled (non-idle) time per operation, in microseconds."
+        },
+        top: {
+          type: "array",
+          items: {
+            $ref: "#/definitions/ProfileRow"
+          },
+          description: "The functions whose self time per operation grew most.",
+          maxItems: 1e4
+        },
+        ownCode: {
+          type: "array",
+          items: {
+            $ref: "#/definitions/ProfileRow"
+          },
+          description: "The project's own functions whose total time (with what they call) per operation grew most.",
+          maxItems: 1e4
+        },
+        durationMs: {
+          type: [
+            "number",
+            "null"
+          ]
+        }
+      },
+      required: [
+        "files",
+        "unit",
+        "ops",
+        "perOpUs",
+        "top",
+        "ownCode",
+        "durationMs"
+      ],
+      additionalProperties: false,
+      description: "What the profiles of one benchmark show."
+    },
+    ProfileRow: {
+      type: "object",
+      properties: {
+        function: {
+          type: "string",
+          maxLength: 16384
+        },
+        location: {
+          type: "string",
+          maxLength: 16384
+        },
+        via: {
+          $ref: "#/definitions/Via"
+        },
+        baseShare: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "Share of the sampled (non-idle) time spent in the function itself."
+        },
+        headShare: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        basePerOpUs: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "Self time per operation (call of the task, or request), in microseconds."
+        },
+        headPerOpUs: {
+          type: [
+            "number",
+            "null"
+          ]
+        }
+      },
+      required: [
+        "function",
+        "location",
+        "baseShare",
+        "headShare",
+        "basePerOpUs",
+        "headPerOpUs"
+      ],
+      additionalProperties: false
+    },
+    Via: {
+      type: "object",
+      properties: {
+        function: {
+          type: "string",
+          maxLength: 16384
+        },
+        location: {
+          type: "string",
+          maxLength: 16384
+        }
+      },
+      required: [
+        "function",
+        "location"
+      ],
+      additionalProperties: false,
+      description: "A project function on the stack above a function that is not the project's."
+    },
+    RunInfo: {
+      type: "object",
+      properties: {
+        rounds: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "Micro-benchmark rounds (processes or process pairs)."
+        },
+        plannedRounds: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        maxRounds: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "Adaptive rounds: the most rounds allowed, the looks paid for in the confidence, and the rounds of the confirmation group."
+        },
+        looks: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        confirmRounds: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        httpRounds: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "HTTP rounds per load test (the most any ran), when there are HTTP benchmarks, and the most any ran to confirm a regression."
+        },
+        httpConfirmRounds: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        httpMode: {
+          type: "string",
+          maxLength: 16384
+        },
+        limited: {
+          type: "boolean",
+          description: "The time limit stopped rounds before the plan was done."
+        },
+        isolation: {
+          type: "string",
+          maxLength: 16384
+        },
+        confidence: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "Confidence for the whole run, and the level each interval was computed at."
+        },
+        intervalConfidence: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        timeLimitMs: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        measureMs: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        totalMs: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        shards: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "A merged report: how many shards measured the suite (rounds and times are then the most any shard took)."
+        },
+        profile: {
+          type: "object",
+          properties: {
+            dir: {
+              type: "string",
+              maxLength: 16384
+            },
+            benchmarks: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            durationMs: {
+              type: [
+                "number",
+                "null"
+              ]
+            }
+          },
+          required: [
+            "benchmarks",
+            "durationMs"
+          ],
+          additionalProperties: false,
+          description: "Profiling after the verdicts: where the .cpuprofile files are (when any was written), how many benchmarks, how long it took."
+        },
+        conditions: {
+          type: "object",
+          properties: {
+            busy: {
+              type: "array",
+              items: {
+                type: [
+                  "number",
+                  "null"
+                ]
+              },
+              maxItems: 1e4
+            },
+            spikedRounds: {
+              type: "array",
+              items: {
+                type: [
+                  "number",
+                  "null"
+                ]
+              },
+              maxItems: 1e4
+            },
+            note: {
+              type: "string",
+              maxLength: 16384
+            }
+          },
+          required: [
+            "busy",
+            "spikedRounds"
+          ],
+          additionalProperties: false,
+          description: "The machine's CPU busy share (0 to 1) in each round, micro then HTTP, and the rounds that ran much busier than the rest."
+        }
+      },
+      required: [
+        "rounds",
+        "plannedRounds",
+        "limited",
+        "isolation",
+        "confidence",
+        "intervalConfidence",
+        "timeLimitMs",
+        "measureMs",
+        "totalMs"
+      ],
+      additionalProperties: false
+    },
+    Environment: {
+      type: "object",
+      properties: {
+        node: {
+          type: "string",
+          maxLength: 16384
+        },
+        os: {
+          type: "string",
+          maxLength: 16384
+        },
+        arch: {
+          type: "string",
+          maxLength: 16384
+        },
+        cpus: {
+          type: "object",
+          properties: {
+            model: {
+              type: "string",
+              maxLength: 16384
+            },
+            count: {
+              type: [
+                "number",
+                "null"
+              ]
+            }
+          },
+          required: [
+            "model",
+            "count"
+          ],
+          additionalProperties: false
+        },
+        loadAverage: {
+          type: "object",
+          properties: {
+            before: {
+              type: "array",
+              items: {
+                type: [
+                  "number",
+                  "null"
+                ]
+              },
+              maxItems: 1e4
+            },
+            after: {
+              type: "array",
+              items: {
+                type: [
+                  "number",
+                  "null"
+                ]
+              },
+              maxItems: 1e4
+            }
+          },
+          required: [
+            "before",
+            "after"
+          ],
+          additionalProperties: false,
+          description: "1, 5 and 15-minute load averages before and after measuring."
+        }
+      },
+      required: [
+        "node",
+        "os",
+        "arch",
+        "cpus"
+      ],
+      additionalProperties: false
+    },
+    ShardInfo: {
+      type: "object",
+      properties: {
+        index: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "1 to count."
+        },
+        count: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        assigned: {
+          type: "array",
+          items: {
+            type: "string",
+            maxLength: 16384
+          },
+          description: "The bench files and HTTP load tests (by id) this shard measured.",
+          maxItems: 1e4
+        },
+        suite: {
+          type: "array",
+          items: {
+            type: "string",
+            maxLength: 16384
+          },
+          description: "Every bench file and HTTP load test of the whole suite, sorted: what the shards' assigned must add up to.",
+          maxItems: 1e4
+        },
+        familySize: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "Budgeted figures of the whole suite: the family every shard judged at the level of."
+        },
+        configHash: {
+          type: "string",
+          description: "sha256 of the effective configuration (configHash).",
+          pattern: "^[0-9a-f]{64}$",
+          maxLength: 16384
+        }
+      },
+      required: [
+        "index",
+        "count",
+        "assigned",
+        "suite",
+        "familySize",
+        "configHash"
+      ],
+      additionalProperties: false,
+      description: "A shard's place in a split suite (compare --shard i/n): what benchgate merge checks before it joins shards into one report. The commits and benchgate's version are the report's own base.sha, head.sha and tool.version."
+    }
+  },
+  $comment: "Generated by scripts/report-schema.mjs from src/report/model.ts: do not edit."
+};
+
+// src/report/read.ts
+var MAX_REPORT_BYTES = 5 * 1024 * 1024;
+var validate2 = new import_ajv2.default({ allErrors: false, strict: false }).compile(report_schema_default);
+function readReport(file) {
+  let size;
+  try {
+    size = statSync2(file).size;
+  } catch (error) {
+    throw new UserError(`Cannot read the report ${file}: ${error.code ?? String(error)}.`);
+  }
+  if (size > MAX_REPORT_BYTES)
+    throw new UserError(
+      `The report ${file} is ${(size / 1024 / 1024).toFixed(1)} MB, more than benchgate writes (at most ${MAX_REPORT_BYTES / 1024 / 1024} MB): refusing it.`
+    );
+  let data;
+  try {
+    data = JSON.parse(readFileSync6(file, "utf8"));
+  } catch {
+    throw new UserError(`The report ${file} is not JSON: refusing it.`);
+  }
+  if (!validate2(data)) {
+    const [first] = validate2.errors ?? [];
+    throw new UserError(
+      `The report ${file} is not a benchgate report (schema/report.schema.json): ${first?.instancePath || "(root)"} ${first?.message ?? "is invalid"}. Refusing it.`
+    );
+  }
+  return data;
+}
+function reportFiles(patterns, cwd) {
+  const files = patterns.flatMap((pattern) => {
+    if (existsSync5(path9.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path9.resolve(cwd, pattern)];
+    const found = globSync(pattern, { cwd, onlyFiles: true, absolute: true, expandDirectories: false }).sort();
+    if (found.length === 0) throw new UserError(`No file matches ${pattern} (in ${cwd}).`);
+    return found;
+  });
+  return [...new Set(files)];
+}
+
 // src/util/signals.ts
 function trapSignals(options) {
   const cleanups = /* @__PURE__ */ new Set();
@@ -50159,6 +51919,7 @@ function trapSignals(options) {
 import { parseArgs } from "node:util";
 var USAGE = `Usage: benchgate compare --base <ref> [options]
        benchgate list [--base <ref>] [--head <ref>] [--json <file>] [--config <file>]
+       benchgate merge <shard report>... [--json <file>] [--markdown <file>]
        benchgate calibrate [--base <ref>] [--time-limit <d>] [--json <file>] [--config <file>]
 
 Compare the micro-benchmarks and HTTP load tests of two git revisions and fail when a budget is broken.
@@ -50176,12 +51937,19 @@ Options:
   --profile <when>      CPU-profile each revision to show where the time went: regressions
                         (default), always (every compared benchmark) or never
   --profile-dir <dir>   where the .cpuprofile files go (default .benchgate/profiles)
+  --shard <i>/<n>       measure the i-th of n parts of the suite (whole bench files and load
+                        tests, balanced by cost), judged at the whole suite's level; --json
+                        writes the shard report that merge joins
   --no-color            plain output even on a terminal
   -h, --help            show this help
   -v, --version         show the version
 
 list loads the bench files of the working tree (or of base and head, checked out and installed)
 and prints each file, the harness it uses (and that copy's version) and its task ids, measuring nothing.
+
+merge joins the reports of every shard of one compare --shard run (shell patterns such as
+'shard-*.json' are expanded) into one report: one table, one verdict. A missing or repeated shard,
+shards of other commits, config or version, or a benchmark claimed twice is an error naming it.
 
 calibrate runs one revision (default HEAD) against itself for the time limit (default 3m) and
 prints, per benchmark, the noise of a round, what a compare with the configured rounds can
@@ -50207,6 +51975,7 @@ function parseCommand(argv) {
         "http-mode": { type: "string" },
         profile: { type: "string" },
         "profile-dir": { type: "string" },
+        shard: { type: "string" },
         "no-color": { type: "boolean" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "v" }
@@ -50233,10 +52002,19 @@ ${USAGE}`);
   }
   if (positionals[0] === "list" && positionals.length === 1)
     return { kind: "list", base: values.base, head: values.head, config: values.config, json: values.json };
-  if (positionals[0] !== "compare" || positionals.length > 1) {
-    throw new UserError(`Unknown command '${positionals.join(" ")}': the commands are 'compare', 'list' and 'calibrate'.
+  if (positionals[0] === "merge") {
+    const files = positionals.slice(1);
+    if (files.length === 0) throw new UserError(`merge needs the shard reports, e.g. benchgate merge shard-*.json.
 
 ${USAGE}`);
+    return { kind: "merge", files, json: values.json, markdown: values.markdown, color: values["no-color"] ? false : void 0 };
+  }
+  if (positionals[0] !== "compare" || positionals.length > 1) {
+    throw new UserError(
+      `Unknown command '${positionals.join(" ")}': the commands are 'compare', 'list', 'merge' and 'calibrate'.
+
+${USAGE}`
+    );
   }
   if (!values.base) throw new UserError(`--base is required: the revision to compare against, e.g. --base main.
 
@@ -50254,6 +52032,7 @@ ${USAGE}`);
     httpMode: values["http-mode"] === void 0 ? void 0 : parseHttpMode(values["http-mode"]),
     profile: values.profile === void 0 ? void 0 : parseProfileMode(values.profile),
     profileDir: values["profile-dir"],
+    shard: values.shard === void 0 ? void 0 : parseShardSpec(values.shard),
     color: values["no-color"] ? false : void 0
   };
 }
@@ -50307,6 +52086,7 @@ async function main(argv, io) {
   if (command.kind === "list") return runList(command, io);
   const color = command.color ?? (Boolean(io.stdout.isTTY) && !io.env.NO_COLOR && io.env.TERM !== "dumb");
   if (command.kind === "calibrate") return runCalibrate(command, io);
+  if (command.kind === "merge") return writeReport(mergeFiles(command.files, io), command, color, io);
   const progress = progressPrinter(io.stderr);
   const trap = cliTrap(io, progress);
   let report2;
@@ -50319,6 +52099,7 @@ async function main(argv, io) {
       overrides: { rounds: command.rounds, timeLimitMs: command.timeLimitMs, isolation: command.isolation, httpMode: command.httpMode },
       profile: command.profile,
       profileDir: command.profileDir,
+      shard: command.shard,
       ...gateIo(io, progress, trap)
     });
   } catch (error) {
@@ -50328,6 +52109,9 @@ async function main(argv, io) {
     progress.done();
     trap.release();
   }
+  return writeReport(report2, command, color, io);
+}
+function writeReport(report2, command, color, io) {
   io.stdout.write(`${renderTerminal(report2, { color })}
 `);
   try {
@@ -50340,6 +52124,14 @@ async function main(argv, io) {
     return EXIT.error;
   }
   return EXIT[report2.verdict];
+}
+function mergeFiles(patterns, io) {
+  try {
+    const files = reportFiles(patterns, io.cwd);
+    return mergeShards(files.map((file) => ({ file: path10.relative(io.cwd, file) || file, report: readReport(file) })));
+  } catch (error) {
+    return errorReport(describeFailure(error), io.version);
+  }
 }
 async function runCalibrate(command, io) {
   const progress = progressPrinter(io.stderr);
@@ -50419,8 +52211,8 @@ benchgate: ${signal} received: stopping benchmark processes and removing worktre
   });
 }
 function write(cwd, file, text) {
-  const target = path9.resolve(cwd, file);
-  mkdirSync2(path9.dirname(target), { recursive: true });
+  const target = path10.resolve(cwd, file);
+  mkdirSync2(path10.dirname(target), { recursive: true });
   writeFileSync(target, text);
 }
 function progressPrinter(stream) {

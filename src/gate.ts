@@ -5,8 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { DEFAULTS, type BudgetRule, type Config, type HttpMode, type Isolation, type ProfileMode } from './config/types.js';
 import { checkout, type Checkout } from './checkout/revisions.js';
+import { configHash } from './config/hash.js';
 import { discoverBenchFiles } from './measure/micro/discover.js';
 import { assertInstalled, loadInventory, type RevisionInventory } from './measure/micro/inventory.js';
+import { planSuite, type FileCensus, type ShardSpec } from './measure/shard.js';
 import type { MeasureSettings } from './measure/micro/protocol.js';
 import { measureMicro } from './measure/micro/schedule.js';
 import { pinLoadGenerator } from './measure/http/pinning.js';
@@ -17,6 +19,7 @@ import { httpDetails } from './report/http.js';
 import type { Listing } from './report/listing.js';
 import { analyze, budgetedFigures, type AnalyzeOptions } from './stats/analyze.js';
 import { decisionRule, type DecisionRule } from './stats/decision.js';
+import { decideFamily } from './stats/family.js';
 import { currentEnvironment } from './report/environment.js';
 import {
   REPORT_VERSION,
@@ -26,6 +29,7 @@ import {
   toReportBenchmark,
   type Report,
   type ReportBenchmark,
+  type ShardInfo,
 } from './report/model.js';
 import { UserError } from './util/errors.js';
 import { explain, type ProfileTarget } from './explain/run.js';
@@ -60,6 +64,8 @@ export interface GateOptions {
     budget?: number | undefined;
     budgets?: readonly BudgetRule[] | undefined;
   };
+  /** Measure one shard of the suite (compare --shard i/n); its verdicts are at the whole suite's level. */
+  shard?: ShardSpec | undefined;
   /** Path of the benchmark process script (dist/runner.js). */
   runnerPath: string;
   /** Path of the server-side probe (dist/probe.cjs). */
@@ -99,11 +105,23 @@ export async function runGate(options: GateOptions): Promise<Report> {
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os.loadavg();
   try {
-    const run: RunContext = { config, tree, options, plan: planRun(config), socketDir, started, now };
-    const files = await findBenchFiles(run);
-    if (files) await checkBenchFiles(run, files);
+    const found = await findBenchFiles({ config, tree, options });
+    const inventory = found ? await checkBenchFiles({ config, tree, options }, found) : [];
+    const part = options.shard
+      ? planShard(options.shard, { config, tree, options }, found, inventory)
+      : { config, files: found, shard: undefined };
+    const run: RunContext = {
+      config: part.config,
+      tree,
+      options,
+      plan: planRun(part.config, part.shard?.familySize),
+      socketDir,
+      started,
+      now,
+    };
+    const files = part.files;
     const micro = files ? await measureMicroStage(run, files) : undefined;
-    const http = config.http.length ? await measureHttpStage(run, micro) : undefined;
+    const http = run.config.http.length ? await measureHttpStage(run, micro) : undefined;
     const judged = judge(run, micro, http);
     const measureEnded = now();
     const explained = await explainStage(run, judged.benchmarks);
@@ -117,6 +135,7 @@ export async function runGate(options: GateOptions): Promise<Report> {
       benchmarks: explained.benchmarks,
       run: runInfo(run, micro, http, judged.intervalLevel, explained.profile && { ...explained.profile, durationMs: now() - measureEnded }),
       environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os.loadavg() } },
+      ...(part.shard ? { shard: part.shard } : {}),
     };
   } finally {
     forgetSocketDir?.();
@@ -146,9 +165,11 @@ interface RunPlan {
   analyzeOptions: AnalyzeOptions;
   /** The micro-benchmarks' share of the time limit: the HTTP rounds (and one load test's confirmation) are set aside first. */
   microLimitMs: number;
+  /** A shard: the whole suite's budgeted figures, which every look and the final verdicts use instead of the shard's own. */
+  familyFigures: number | undefined;
 }
 
-function planRun(config: Config): RunPlan {
+function planRun(config: Config, familyFigures?: number): RunPlan {
   const rounds = config.rounds ?? 10;
   const rule = decisionRule({ confidence: config.confidence, rounds, maxRounds: config.maxRounds, lookEvery: DEFAULTS.lookEvery });
   const httpById = new Map(config.http.map((b) => [b.id, b]));
@@ -166,11 +187,62 @@ function planRun(config: Config): RunPlan {
       latencyBudgetFor: (id: string) => httpById.get(id)?.latencyBudget ?? {},
     },
     microLimitMs: config.http.length ? Math.max(config.timeLimitMs - httpPlannedMs, config.timeLimitMs * 0.3) : config.timeLimitMs,
+    familyFigures,
   };
 }
 
+/**
+ * A sharded run: a census of the whole suite (every bench file loaded once per revision, no task
+ * run), the split that every shard plans alike from it, and this shard's part: its bench files and
+ * its load tests. The config keeps only this shard's load tests; the family stays the whole suite's.
+ */
+function planShard(
+  spec: ShardSpec,
+  { config, options }: Pick<RunContext, 'config' | 'tree' | 'options'>,
+  files: { base: string[]; head: string[] } | undefined,
+  inventory: RevisionInventory[],
+): { config: Config; files: { base: string[]; head: string[] } | undefined; shard: ShardInfo } {
+  const census = censusOf(files, inventory);
+  const suite = planSuite(census, config.http, { taskTimeMs: config.micro.taskTimeMs, httpRoundMs: estimatedRoundMs }, spec.count);
+  const assigned = suite.shards[spec.index - 1]!;
+  const mine = new Set(assigned);
+  options.log(
+    `shard ${spec.index}/${spec.count}: ${assigned.length ? assigned.join(', ') : 'nothing (more shards than bench files and load tests)'}; judged as a family of ${suite.familySize} budgeted figures, the whole suite's`,
+  );
+  const own = files && { base: files.base.filter((f) => mine.has(f)), head: files.head.filter((f) => mine.has(f)) };
+  return {
+    config: Object.freeze({ ...config, http: config.http.filter((b) => mine.has(b.id)) }),
+    files: own && (own.base.length > 0 || own.head.length > 0) ? own : undefined,
+    shard: {
+      index: spec.index,
+      count: spec.count,
+      assigned,
+      suite: suite.units,
+      familySize: suite.familySize,
+      configHash: configHash(config),
+    },
+  };
+}
+
+/** Which tasks every bench file declares at each revision (undefined where it did not load): what a shard splits. */
+function censusOf(files: { base: string[]; head: string[] } | undefined, inventory: RevisionInventory[]): FileCensus[] {
+  if (!files) return [];
+  const tasksAt = (label: string) =>
+    new Map(
+      inventory
+        .filter((side) => side.revision.label === label)
+        .flatMap((side) => side.files.map((f) => [f.file, f.error ? undefined : f.tasks])),
+    );
+  const [base, head] = [tasksAt('base'), tasksAt('head')];
+  return [...new Set([...files.base, ...files.head])].sort().map((file) => ({ file, base: base.get(file), head: head.get(file) }));
+}
+
 /** Each revision's bench files; undefined when neither has any (HTTP only), an error when there is nothing to measure at all. */
-async function findBenchFiles({ config, tree, options }: RunContext): Promise<{ base: string[]; head: string[] } | undefined> {
+async function findBenchFiles({
+  config,
+  tree,
+  options,
+}: Pick<RunContext, 'config' | 'tree' | 'options'>): Promise<{ base: string[]; head: string[] } | undefined> {
   const [base, head] = await Promise.all([tree.base, tree.head].map((revision) => discoverBenchFiles(revision.root, config.micro.files)));
   if (base!.length > 0 || head!.length > 0) {
     options.log(`bench files: ${describeFiles(base!, head!)}`);
@@ -189,7 +261,10 @@ async function findBenchFiles({ config, tree, options }: RunContext): Promise<{ 
  * not installed stops the run here with the package and the command, not after rounds of import
  * errors; and the log says which harness (and which copy of it) each revision's files use.
  */
-async function checkBenchFiles(run: RunContext, files: { base: string[]; head: string[] }): Promise<RevisionInventory[]> {
+async function checkBenchFiles(
+  run: Pick<RunContext, 'config' | 'tree' | 'options'>,
+  files: { base: string[]; head: string[] },
+): Promise<RevisionInventory[]> {
   const { tree, config, options } = run;
   const inventory = await loadInventory(
     [
@@ -246,7 +321,8 @@ export async function listBenchmarks(options: Omit<GateOptions, 'base' | 'probeP
 /** The micro-benchmark rounds; every look judges with the HTTP figures counted in, as they are planned. */
 async function measureMicroStage(run: RunContext, files: { base: string[]; head: string[] }): Promise<Measurement> {
   const { config, plan, options } = run;
-  const verdicts = (partial: BenchmarkSamples[]) => analyze(partial, { ...plan.analyzeOptions, otherFigures: plan.httpFigures });
+  const family = plan.familyFigures === undefined ? { otherFigures: plan.httpFigures } : { figures: plan.familyFigures };
+  const verdicts = (partial: BenchmarkSamples[]) => analyze(partial, { ...plan.analyzeOptions, ...family });
   const ids = (partial: BenchmarkSamples[], keep: (verdict: string) => boolean) =>
     new Set(
       verdicts(partial)
@@ -262,7 +338,7 @@ async function measureMicroStage(run: RunContext, files: { base: string[]; head:
     settings: { ...MEASURE_DEFAULTS, taskTimeMs: config.micro.taskTimeMs },
     stallTimeoutMs: config.micro.taskTimeoutMs,
     rounds: plan.rounds,
-    minimumRounds: (benchmarks) => plan.rule.minimumRounds(benchmarks + plan.httpFigures),
+    minimumRounds: (benchmarks) => plan.rule.minimumRounds(plan.familyFigures ?? benchmarks + plan.httpFigures),
     adaptive: {
       maxRounds: config.maxRounds,
       lookEvery: DEFAULTS.lookEvery,
@@ -286,7 +362,7 @@ async function measureHttpStage(run: RunContext, micro: Measurement | undefined)
   options.log(
     `http load tests: ${config.http.map((b) => b.name).join(', ')} (${config.httpMode} servers${config.httpPin ? ', pinned' : ''})`,
   );
-  const figures = plan.httpFigures + comparableMicro(micro);
+  const figures = plan.familyFigures ?? plan.httpFigures + comparableMicro(micro);
   const verdict = (samples: BenchmarkSamples) => analyze([samples], { ...plan.analyzeOptions, figures })[0]!.verdict;
   const pinning = config.httpPin ? pinLoadGenerator(options.log) : undefined;
   try {
@@ -322,13 +398,12 @@ function judge(
   micro: Measurement | undefined,
   http: HttpMeasurement | undefined,
 ): { benchmarks: ReportBenchmark[]; intervalLevel: number } {
-  const { analyzeOptions, rule } = run.plan;
+  const { analyzeOptions, rule, familyFigures } = run.plan;
   const samples = [...(micro?.benchmarks ?? []), ...(http?.benchmarks ?? [])];
-  const comparisons = analyze(samples, analyzeOptions);
-  return {
-    benchmarks: sortBenchmarks(comparisons.map((c, i) => toReportBenchmark(c, samples[i]!.http ? httpDetails(samples[i]!, c) : undefined))),
-    intervalLevel: rule.intervalLevel(budgetedFigures(samples, analyzeOptions.latencyBudgetFor)),
-  };
+  const figures = familyFigures ?? budgetedFigures(samples, analyzeOptions.latencyBudgetFor);
+  const comparisons = analyze(samples, { ...analyzeOptions, figures });
+  const benchmarks = comparisons.map((c, i) => toReportBenchmark(c, samples[i]!.http ? httpDetails(samples[i]!, c) : undefined));
+  return { benchmarks: sortBenchmarks(decideFamily(benchmarks, figures)), intervalLevel: rule.intervalLevel(figures) };
 }
 
 /** After the verdicts, outside the measured rounds: a CPU profile of each revision for the regressions (or all, or none). */

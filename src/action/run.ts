@@ -9,7 +9,8 @@ import { commentMarker, fitComment, regressionAnnotations, upsertComment, type C
 import { renderMarkdown } from '../report/markdown.js';
 import type { Report } from '../report/model.js';
 import { terminalText } from '../report/escape.js';
-import { readReport } from '../report/read.js';
+import { mergeShards } from '../report/merge.js';
+import { readReport, reportFiles } from '../report/read.js';
 import { describeFailure, messageOf, UserError } from '../util/errors.js';
 import { killAll } from '../util/processes.js';
 import { forgetSecrets } from '../util/secrets.js';
@@ -62,6 +63,7 @@ export async function runAction(deps: ActionDeps): Promise<void> {
         `benchgate: ${forgotten.length} secret variable(s) kept from every process it starts${wiped ? ' and wiped from its own /proc environ' : ''}`,
       );
     if (settings.mode === 'comment') return await commentFromReport(settings, event, deps);
+    if (settings.mode === 'merge') return await publish(mergedReport(settings, deps.version), settings, deps);
     if (settings.eventName === 'pull_request_target' && !settings.allowPullRequestTarget) throw new UserError(PULL_REQUEST_TARGET);
     await ensureCommit(settings.base!, settings.workingDirectory, core);
     let report: Report;
@@ -157,6 +159,34 @@ async function comment(report: Report, markdown: string, settings: ActionSetting
     }
     throw error;
   }
+}
+
+/**
+ * mode: merge, in a job that `needs:` the shards' jobs and downloaded their reports: one report for
+ * the whole suite, published as a gate's (its comment key, so one sticky comment). It runs no code
+ * of the pull request; the shard reports are untrusted files (a shard's job ran that code), each
+ * read through the size cap and the schema. Anything that keeps them from adding up to the suite
+ * (a failed, missing or repeated shard, other commits) is an error report that fails the step.
+ */
+function mergedReport(settings: ActionSettings, version: string): Report {
+  let report: Report;
+  try {
+    if (!settings.shardReports)
+      throw new UserError("Input 'shard-reports' is required with mode: merge: the shard reports, e.g. shards/*.json.");
+    const files = reportFiles([settings.shardReports], settings.workingDirectory);
+    report = mergeShards(files.map((file) => ({ file: path.relative(settings.workingDirectory, file), report: readReport(file) })));
+    if (settings.base && /^[0-9a-f]{40}$/.test(settings.base) && report.base?.sha !== settings.base)
+      throw new UserError(
+        `The shard reports compare against ${report.base?.sha ?? 'no commit'}, but this workflow's base is ${settings.base}: refusing them.`,
+      );
+  } catch (error) {
+    report = errorReport(describeFailure(error), version);
+  }
+  // Whatever the shards wrote there is theirs; these are the event's and this gate's.
+  delete report.pullRequest;
+  if (settings.pullRequest) report.pullRequest = settings.pullRequest;
+  report.commentKey = settings.commentKey;
+  return report;
 }
 
 /**

@@ -1,10 +1,12 @@
 import { parseArgs } from 'node:util';
 import type { HttpMode, Isolation, ProfileMode } from '../config/types.js';
 import { parseDuration } from '../config/units.js';
+import { parseShardSpec, type ShardSpec } from '../measure/shard.js';
 import { UserError } from '../util/errors.js';
 
 export const USAGE = `Usage: benchgate compare --base <ref> [options]
        benchgate list [--base <ref>] [--head <ref>] [--json <file>] [--config <file>]
+       benchgate merge <shard report>... [--json <file>] [--markdown <file>]
        benchgate calibrate [--base <ref>] [--time-limit <d>] [--json <file>] [--config <file>]
 
 Compare the micro-benchmarks and HTTP load tests of two git revisions and fail when a budget is broken.
@@ -22,12 +24,19 @@ Options:
   --profile <when>      CPU-profile each revision to show where the time went: regressions
                         (default), always (every compared benchmark) or never
   --profile-dir <dir>   where the .cpuprofile files go (default .benchgate/profiles)
+  --shard <i>/<n>       measure the i-th of n parts of the suite (whole bench files and load
+                        tests, balanced by cost), judged at the whole suite's level; --json
+                        writes the shard report that merge joins
   --no-color            plain output even on a terminal
   -h, --help            show this help
   -v, --version         show the version
 
 list loads the bench files of the working tree (or of base and head, checked out and installed)
 and prints each file, the harness it uses (and that copy's version) and its task ids, measuring nothing.
+
+merge joins the reports of every shard of one compare --shard run (shell patterns such as
+'shard-*.json' are expanded) into one report: one table, one verdict. A missing or repeated shard,
+shards of other commits, config or version, or a benchmark claimed twice is an error naming it.
 
 calibrate runs one revision (default HEAD) against itself for the time limit (default 3m) and
 prints, per benchmark, the noise of a round, what a compare with the configured rounds can
@@ -47,6 +56,7 @@ export type Command =
     }
   | { kind: 'version' }
   | { kind: 'list'; base: string | undefined; head: string | undefined; config: string | undefined; json: string | undefined }
+  | { kind: 'merge'; files: string[]; json: string | undefined; markdown: string | undefined; color: boolean | undefined }
   | {
       kind: 'compare';
       base: string;
@@ -60,6 +70,7 @@ export type Command =
       httpMode: HttpMode | undefined;
       profile: ProfileMode | undefined;
       profileDir: string | undefined;
+      shard: ShardSpec | undefined;
       color: boolean | undefined;
     };
 
@@ -83,6 +94,7 @@ export function parseCommand(argv: readonly string[]): Command {
         'http-mode': { type: 'string' },
         profile: { type: 'string' },
         'profile-dir': { type: 'string' },
+        shard: { type: 'string' },
         'no-color': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
@@ -107,8 +119,15 @@ export function parseCommand(argv: readonly string[]): Command {
   }
   if (positionals[0] === 'list' && positionals.length === 1)
     return { kind: 'list', base: values.base, head: values.head, config: values.config, json: values.json };
+  if (positionals[0] === 'merge') {
+    const files = positionals.slice(1);
+    if (files.length === 0) throw new UserError(`merge needs the shard reports, e.g. benchgate merge shard-*.json.\n\n${USAGE}`);
+    return { kind: 'merge', files, json: values.json, markdown: values.markdown, color: values['no-color'] ? false : undefined };
+  }
   if (positionals[0] !== 'compare' || positionals.length > 1) {
-    throw new UserError(`Unknown command '${positionals.join(' ')}': the commands are 'compare', 'list' and 'calibrate'.\n\n${USAGE}`);
+    throw new UserError(
+      `Unknown command '${positionals.join(' ')}': the commands are 'compare', 'list', 'merge' and 'calibrate'.\n\n${USAGE}`,
+    );
   }
   if (!values.base) throw new UserError(`--base is required: the revision to compare against, e.g. --base main.\n\n${USAGE}`);
   return {
@@ -124,6 +143,7 @@ export function parseCommand(argv: readonly string[]): Command {
     httpMode: values['http-mode'] === undefined ? undefined : parseHttpMode(values['http-mode']),
     profile: values.profile === undefined ? undefined : parseProfileMode(values.profile),
     profileDir: values['profile-dir'],
+    shard: values.shard === undefined ? undefined : parseShardSpec(values.shard),
     color: values['no-color'] ? false : undefined,
   };
 }

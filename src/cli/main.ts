@@ -8,6 +8,8 @@ import { renderListing } from '../report/listing.js';
 import { renderCalibration } from '../report/calibration.js';
 import type { MeasureProgress } from '../measure/types.js';
 import { renderMarkdown } from '../report/markdown.js';
+import { mergeShards } from '../report/merge.js';
+import { readReport, reportFiles } from '../report/read.js';
 import type { Report } from '../report/model.js';
 import { renderTerminal } from '../report/terminal.js';
 import { terminalText } from '../report/escape.js';
@@ -48,6 +50,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   if (command.kind === 'list') return runList(command, io);
   const color = command.color ?? (Boolean(io.stdout.isTTY) && !io.env.NO_COLOR && io.env.TERM !== 'dumb');
   if (command.kind === 'calibrate') return runCalibrate(command, io);
+  if (command.kind === 'merge') return writeReport(mergeFiles(command.files, io), command, color, io);
   const progress = progressPrinter(io.stderr);
   const trap = cliTrap(io, progress);
   let report: Report;
@@ -60,6 +63,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       overrides: { rounds: command.rounds, timeLimitMs: command.timeLimitMs, isolation: command.isolation, httpMode: command.httpMode },
       profile: command.profile,
       profileDir: command.profileDir,
+      shard: command.shard,
       ...gateIo(io, progress, trap),
     });
   } catch (error) {
@@ -69,6 +73,16 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     progress.done();
     trap.release();
   }
+  return writeReport(report, command, color, io);
+}
+
+/** The table on stdout, the --json and --markdown files, and the exit code: the same for compare and merge. */
+function writeReport(
+  report: Report,
+  command: { json: string | undefined; markdown: string | undefined },
+  color: boolean,
+  io: CliIo,
+): number {
   io.stdout.write(`${renderTerminal(report, { color })}\n`);
   try {
     if (command.json) write(io.cwd, command.json, `${JSON.stringify(report, null, 2)}\n`);
@@ -78,6 +92,16 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     return EXIT.error;
   }
   return EXIT[report.verdict];
+}
+
+/** The shard reports, each read as untrusted input (size cap, schema), joined into one report; any problem is an error report naming it. */
+function mergeFiles(patterns: readonly string[], io: CliIo): Report {
+  try {
+    const files = reportFiles(patterns, io.cwd);
+    return mergeShards(files.map((file) => ({ file: path.relative(io.cwd, file) || file, report: readReport(file) })));
+  } catch (error) {
+    return errorReport(describeFailure(error), io.version);
+  }
 }
 
 async function runCalibrate(command: Extract<Command, { kind: 'calibrate' }>, io: CliIo): Promise<number> {

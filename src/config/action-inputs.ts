@@ -5,11 +5,14 @@ import type { BudgetRule, ProfileMode } from './types.js';
 import { BUDGET_FORM, parseBudget, parseDuration } from './units.js';
 
 export type CommentMode = 'always' | 'on-change' | 'on-regression' | 'never';
-export type ActionMode = 'gate' | 'comment';
+export type ActionMode = 'gate' | 'comment' | 'merge';
 
 /** Everything the action needs from its inputs and its event, parsed once and frozen. */
 export interface ActionSettings {
-  /** gate: measure and report; comment: post the PR comment of a report made elsewhere (two-workflow pattern for forks). */
+  /**
+   * gate: measure and report; comment: post the PR comment of a report made elsewhere (two-workflow
+   * pattern for forks); merge: join the shard reports of a sharded suite and report them as one gate.
+   */
   readonly mode: ActionMode;
   readonly workingDirectory: string;
   /** Config file relative to the working directory, or undefined for benchgate.yml. */
@@ -25,6 +28,8 @@ export interface ActionSettings {
   readonly timeLimitMs: number | undefined;
   /** comment mode: the report to post. */
   readonly reportJson: string | undefined;
+  /** merge mode: the shard reports, a path or pattern relative to the working directory. */
+  readonly shardReports: string | undefined;
   /** Names this gate's PR comment: the working directory, the config and the comment-key input (commentKeyOf). */
   readonly commentKey: string;
   /** Where the report files go; the .cpuprofile files go to its profiles/ folder. */
@@ -64,7 +69,7 @@ const COMMENT_MODES: CommentMode[] = ['always', 'on-change', 'on-regression', 'n
  * and what it accepts. `input` returns '' for an input that was not given.
  */
 export function parseActionInputs(input: (name: string) => string, env: ActionEnvironment): ActionSettings {
-  const mode = oneOf(input, 'mode', ['gate', 'comment'], 'gate') as ActionMode;
+  const mode = oneOf(input, 'mode', ['gate', 'comment', 'merge'], 'gate') as ActionMode;
   const workingDirectory = path.resolve(env.workspace, input('working-directory') || '.');
   const pullRequest = pullRequestOf(env);
   const base = revisionInput('base', input('base')) || defaultBase(env);
@@ -90,6 +95,7 @@ export function parseActionInputs(input: (name: string) => string, env: ActionEn
     githubToken: input('github-token'),
     timeLimitMs: input('time-limit') ? durationInput('time-limit', input('time-limit')) : undefined,
     reportJson: input('report-json') ? path.resolve(workingDirectory, input('report-json')) : undefined,
+    shardReports: input('shard-reports') || undefined,
     commentKey: commentKeyOf(path.relative(env.workspace, workingDirectory), config, input('comment-key')),
     reportDir: path.join(env.runnerTemp, 'benchgate'),
     profile: oneOf(input, 'profile', ['regressions', 'always', 'never'], 'regressions') as ProfileMode,

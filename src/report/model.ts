@@ -74,10 +74,34 @@ export interface RunInfo {
   timeLimitMs: number;
   measureMs: number;
   totalMs: number;
+  /** A merged report: how many shards measured the suite (rounds and times are then the most any shard took). */
+  shards?: number;
   /** Profiling after the verdicts: where the .cpuprofile files are (when any was written), how many benchmarks, how long it took. */
   profile?: { dir?: string; benchmarks: number; durationMs: number };
   /** The machine's CPU busy share (0 to 1) in each round, micro then HTTP, and the rounds that ran much busier than the rest. */
   conditions?: { busy: number[]; spikedRounds: number[]; note?: string };
+}
+
+/**
+ * A shard's place in a split suite (compare --shard i/n): what benchgate merge checks before it joins
+ * shards into one report. The commits and benchgate's version are the report's own base.sha,
+ * head.sha and tool.version.
+ */
+export interface ShardInfo {
+  /** 1 to count. */
+  index: number;
+  count: number;
+  /** The bench files and HTTP load tests (by id) this shard measured. */
+  assigned: string[];
+  /** Every bench file and HTTP load test of the whole suite, sorted: what the shards' assigned must add up to. */
+  suite: string[];
+  /** Budgeted figures of the whole suite: the family every shard judged at the level of. */
+  familySize: number;
+  /**
+   * sha256 of the effective configuration (configHash).
+   * @pattern ^[0-9a-f]{64}$
+   */
+  configHash: string;
 }
 
 export interface Report {
@@ -97,6 +121,8 @@ export interface Report {
   pullRequest?: { owner: string; repo: string; number: number };
   /** Set by the GitHub Action: the gate's comment key (commentKeyOf), so mode: comment updates the same comment. */
   commentKey?: string;
+  /** A shard's report (compare --shard): which part of the suite it measured. A merged report has none. */
+  shard?: ShardInfo;
 }
 
 /** Worst first: what needs attention leads every table. */

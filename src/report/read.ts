@@ -1,5 +1,7 @@
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
 import Ajv from 'ajv';
+import { globSync, isDynamicPattern } from 'tinyglobby';
 import schema from '../../schema/report.schema.json' with { type: 'json' };
 import { UserError } from '../util/errors.js';
 import type { Report } from './model.js';
@@ -38,4 +40,19 @@ export function readReport(file: string): Report {
     );
   }
   return data;
+}
+
+/**
+ * The report files that paths or patterns name, relative to `cwd`: a pattern (shard-*.json,
+ * reports/**\/*.json) the shell did not expand is expanded here. A name that matches nothing is an
+ * error, so a missing artifact is never mistaken for a smaller suite.
+ */
+export function reportFiles(patterns: readonly string[], cwd: string): string[] {
+  const files = patterns.flatMap((pattern) => {
+    if (existsSync(path.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path.resolve(cwd, pattern)];
+    const found = globSync(pattern, { cwd, onlyFiles: true, absolute: true, expandDirectories: false }).sort();
+    if (found.length === 0) throw new UserError(`No file matches ${pattern} (in ${cwd}).`);
+    return found;
+  });
+  return [...new Set(files)];
 }

@@ -154,7 +154,9 @@ export function runLine(report: Report): string {
       `${run.httpRounds} HTTP rounds${run.httpConfirmRounds ? ` + ${run.httpConfirmRounds} to confirm` : ''} (${run.httpMode} servers)`,
     );
   const cut = run.limited ? ` · the time limit (${formatDuration(run.timeLimitMs)}) cut rounds short` : '';
-  return `${parts.join(' and ')} in ${formatDuration(run.measureMs)}${cut} · ${confidence}`;
+  // Merged shards ran side by side: their rounds and time are the longest shard's.
+  const shards = run.shards ? ` on ${run.shards} shards (the longest)` : '';
+  return `${parts.join(' and ')} in ${formatDuration(run.measureMs)}${shards}${cut} · ${confidence}`;
 }
 
 /** Columns padded to their widest cell; the first column left-aligned, the others right-aligned. */
