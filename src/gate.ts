@@ -112,7 +112,7 @@ export async function runGate(options: GateOptions): Promise<Report> {
       base: { ref: tree.base.ref, sha: tree.base.sha },
       head: { ref: tree.head.ref, sha: tree.head.sha, dirty: tree.head.dirty },
       benchmarks: explained.benchmarks,
-      run: runInfo(run, micro, http, judged.intervalLevel, explained.profile && { ...explained.profile, durationMs: now() - measureEnded }),
+      run: runInfo(run, micro, http, judged, explained.profile && { ...explained.profile, durationMs: now() - measureEnded }),
       environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os.loadavg() } },
     };
   } finally {
@@ -259,13 +259,15 @@ function judge(
   run: RunContext,
   micro: Measurement | undefined,
   http: HttpMeasurement | undefined,
-): { benchmarks: ReportBenchmark[]; intervalLevel: number } {
+): { benchmarks: ReportBenchmark[]; intervalLevel: number; figures: number } {
   const { analyzeOptions, rule } = run.plan;
   const samples = [...(micro?.benchmarks ?? []), ...(http?.benchmarks ?? [])];
   const comparisons = analyze(samples, analyzeOptions);
+  const figures = budgetedFigures(samples, analyzeOptions.latencyBudgetFor);
   return {
     benchmarks: sortBenchmarks(comparisons.map((c, i) => toReportBenchmark(c, samples[i]!.http ? httpDetails(samples[i]!, c) : undefined))),
-    intervalLevel: rule.intervalLevel(budgetedFigures(samples, analyzeOptions.latencyBudgetFor)),
+    intervalLevel: rule.intervalLevel(figures),
+    figures,
   };
 }
 
@@ -307,7 +309,7 @@ function runInfo(
   run: RunContext,
   micro: Measurement | undefined,
   http: HttpMeasurement | undefined,
-  intervalLevel: number,
+  judged: { intervalLevel: number; figures: number },
   profile: { dir?: string; benchmarks: number; durationMs: number } | undefined,
 ): NonNullable<Report['run']> {
   const { config, plan } = run;
@@ -325,7 +327,8 @@ function runInfo(
     limited: Boolean(micro?.limited || http?.limited),
     isolation: config.micro.isolation,
     confidence: config.confidence,
-    intervalConfidence: intervalLevel,
+    intervalConfidence: judged.intervalLevel,
+    figures: judged.figures,
     timeLimitMs: config.timeLimitMs,
     measureMs: (micro?.durationMs ?? 0) + (http?.durationMs ?? 0),
     totalMs: run.now() - run.started,
