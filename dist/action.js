@@ -75195,7 +75195,8 @@ function httpDetails(samples, comparison) {
       head: median(http4.head.map((r) => r.latency[stat3])),
       change: { estimate, low, high, confidence },
       budget: compared.budget ?? null,
-      verdict: compared.verdict ?? null
+      verdict: compared.verdict ?? null,
+      ...compared.regressionP !== void 0 ? { regressionP: compared.regressionP } : {}
     };
   }
   const base = summarizeServer(http4.base);
@@ -75313,22 +75314,40 @@ function walshAverages(values) {
   }
   return out.sort((a, b) => a - b);
 }
-function hodgesLehmann(values, confidence) {
+function hodgesLehmannBounds(values, lowerAlpha, upperAlpha) {
   const n = values.length;
   if (n === 0) throw new RangeError("hodgesLehmann needs at least one value");
-  if (!(confidence > 0 && confidence < 1)) throw new RangeError(`confidence must lie in (0, 1), got ${confidence}`);
+  for (const a of [lowerAlpha, upperAlpha])
+    if (!(a > 0 && a < 0.5)) throw new RangeError(`a one-sided error must lie in (0, 0.5), got ${a}`);
   const walsh = walshAverages(values);
-  const alpha = 1 - confidence;
-  let qu = qsignrank(alpha / 2, n);
-  if (qu === 0) qu = 1;
-  const ql = n * (n + 1) / 2 - qu;
-  const achievedAlpha = 2 * psignrank(qu - 1, n);
+  const max2 = n * (n + 1) / 2;
+  const lower = boundRank(lowerAlpha, n);
+  const upper = boundRank(upperAlpha, n);
+  const missed = (rank, asked) => {
+    const achieved = psignrank(rank - 1, n);
+    return { achieved, short: Math.max(0, achieved - asked) };
+  };
+  const low = missed(lower, lowerAlpha);
+  const high = missed(upper, upperAlpha);
+  const achievedAlpha = low.achieved + high.achieved;
   return {
     estimate: medianSorted(walsh),
-    low: walsh[qu - 1],
-    high: walsh[ql],
-    achievedConfidence: 1 - Math.min(1, achievedAlpha)
+    low: walsh[lower - 1],
+    high: walsh[max2 - upper],
+    // A bound that cannot reach its level (too few rounds) leaves the interval short by what it misses.
+    achievedConfidence: low.short + high.short > 0 ? Math.min(1 - achievedAlpha, 1 - lowerAlpha - upperAlpha - low.short - high.short) : 1 - Math.min(1, achievedAlpha)
   };
+}
+function boundRank(alpha, n) {
+  const rank = qsignrank(alpha, n);
+  return rank === 0 ? 1 : rank;
+}
+function signedRankP(values, centre, side) {
+  const n = values.length;
+  if (n === 0) return 1;
+  const walsh = walshAverages(values);
+  const against = side === "below" ? walsh.filter((w) => w >= centre).length : walsh.filter((w) => w <= centre).length;
+  return psignrank(against, n);
 }
 function minimumRounds(confidence) {
   const alpha = 1 - confidence;
@@ -75337,7 +75356,13 @@ function minimumRounds(confidence) {
 
 // src/stats/compare.ts
 function estimateChange(logRatios, confidence) {
-  const interval = hodgesLehmann(logRatios, confidence);
+  const alpha = 1 - confidence;
+  return estimateChangeBounds(logRatios, alpha / 2, alpha / 2);
+}
+function estimateChangeBounds(logRatios, lowerAlpha, upperAlpha) {
+  return toChange(hodgesLehmannBounds(logRatios, lowerAlpha, upperAlpha), 1 - lowerAlpha - upperAlpha);
+}
+function toChange(interval, confidence) {
   return {
     estimate: Math.expm1(interval.estimate),
     low: Math.expm1(interval.low),
@@ -75345,6 +75370,10 @@ function estimateChange(logRatios, confidence) {
     confidence,
     achievedConfidence: interval.achievedConfidence
   };
+}
+function regressionNominalP(logRatios, budget, lowerIsBetter = false) {
+  if (logRatios.length === 0 || !logRatios.every(Number.isFinite) || !lowerIsBetter && budget >= 1) return 1;
+  return lowerIsBetter ? signedRankP(logRatios, Math.log1p(budget), "above") : signedRankP(logRatios, Math.log1p(-budget), "below");
 }
 function decide(change, budget) {
   if (change.achievedConfidence < change.confidence - 1e-12) return "inconclusive";
@@ -75358,12 +75387,80 @@ function decideLowerIsBetter(change, budget) {
   return decide(mirrored, budget);
 }
 
+// src/stats/decision.ts
+function hwangShihDeCani(gamma) {
+  return (t) => {
+    const x = Math.min(1, Math.max(0, t));
+    if (x === 0 || gamma === 0) return x;
+    return (1 - Math.exp(-gamma * x)) / (1 - Math.exp(-gamma));
+  };
+}
+function decisionRule(plan) {
+  const spending = plan.spending ?? hwangShihDeCani(-4);
+  const looks = lookCount(plan.rounds, plan.maxRounds, plan.lookEvery);
+  const maxRounds = Math.max(plan.rounds, plan.maxRounds);
+  const grid = lookRounds(plan.rounds, plan.maxRounds, plan.lookEvery);
+  const alpha = 1 - plan.confidence;
+  const lookWeight = (rounds) => {
+    if (looks === 1) return 1;
+    const at = Math.min(rounds, maxRounds);
+    const before = grid.filter((n) => n < at).at(-1) ?? 0;
+    return spending(at / maxRounds) - spending(before / maxRounds);
+  };
+  const lookAlpha = (rounds, share3) => share3 * lookWeight(rounds);
+  const share2 = (figures) => alpha / Math.max(1, figures);
+  const reaches = (rounds, figures) => roundsForOneSided(lookAlpha(rounds, share2(figures))) <= rounds;
+  return Object.freeze({
+    confidence: plan.confidence,
+    looks,
+    maxRounds,
+    lookAlpha,
+    lookWeight,
+    intervalLevel: (figures, rounds = maxRounds) => 1 - 2 * lookAlpha(rounds, share2(figures)),
+    confirmationLevel: 1 - 2 * alpha,
+    minimumRounds: (figures) => looks === 1 ? roundsForOneSided(share2(figures)) : grid.find((n) => reaches(n, figures)) ?? roundsForOneSided(lookAlpha(maxRounds, share2(figures))),
+    regressionP: (nominalP, rounds) => Math.min(1, nominalP / lookWeight(rounds))
+  });
+}
+function stepDown(pValues, alpha, family = pValues.length) {
+  const m = Math.max(family, pValues.length, 1);
+  const sorted = pValues.map((p) => Number.isFinite(p) ? p : 1).sort((a, b) => a - b);
+  let rejections = 0;
+  while (rejections < sorted.length && sorted[rejections] <= alpha / (m - rejections)) rejections++;
+  const share2 = alpha / Math.max(1, m - rejections);
+  return { rejected: pValues.map((p) => Number.isFinite(p) && p <= share2), share: share2 };
+}
+function lookCount(rounds, maxRounds, lookEvery) {
+  return lookRounds(rounds, maxRounds, lookEvery).length;
+}
+function lookRounds(rounds, maxRounds, lookEvery) {
+  if (maxRounds <= rounds) return [rounds];
+  const out = [];
+  for (let n = rounds; n < maxRounds; n += lookEvery) out.push(n);
+  return [...out, maxRounds];
+}
+function roundsForOneSided(alpha) {
+  return minimumRounds(1 - 2 * alpha);
+}
+
 // src/stats/analyze.ts
 function analyze(benchmarks, options) {
+  const { rule } = options;
   const latencyBudgets = (id) => options.latencyBudgetFor?.(id) ?? {};
-  const level = options.rule.intervalLevel(
-    options.figures ?? budgetedFigures(benchmarks, options.latencyBudgetFor) + (options.otherFigures ?? 0)
-  );
+  const family = options.figures ?? budgetedFigures(benchmarks, options.latencyBudgetFor) + (options.otherFigures ?? 0);
+  const alpha = 1 - rule.confidence;
+  const compared = (b) => !b.error && b.base && b.head && b.logRatios.length > 0;
+  const pOf = (ratios, budget, lowerIsBetter) => rule.regressionP(regressionNominalP(ratios, budget, lowerIsBetter), ratios.length);
+  const pValues = benchmarks.filter(compared).flatMap((b) => {
+    const budgets = b.latency ? latencyBudgets(b.id) : {};
+    const latency = Object.entries(budgets).map(([stat3, budget]) => {
+      const ratios = b.latency?.[stat3];
+      return ratios ? pOf(ratios, budget, true) : 1;
+    });
+    return [pOf(b.logRatios, options.budgetFor(b.id), false), ...latency];
+  });
+  const regressionShare = stepDown(pValues, alpha, family).share;
+  const otherShare = alpha / Math.max(1, family);
   return benchmarks.map((benchmark) => {
     const budget = options.budgetFor(benchmark.id);
     const base = summarize(benchmark.base?.opsPerSec);
@@ -75382,45 +75479,50 @@ function analyze(benchmarks, options) {
     if (!benchmark.base) return { ...common, verdict: "new", change: void 0 };
     if (!benchmark.head) return { ...common, verdict: "removed", change: void 0 };
     if (benchmark.logRatios.length === 0) return { ...common, verdict: "inconclusive", change: void 0 };
-    const change = estimateChange(benchmark.logRatios, level);
+    const rounds = benchmark.logRatios.length;
+    const change = estimateChangeBounds(benchmark.logRatios, rule.lookAlpha(rounds, otherShare), rule.lookAlpha(rounds, regressionShare));
+    const regressionP = pOf(benchmark.logRatios, budget, false);
     const notes = [];
-    const confirm = (verdict, what, first, rounds, fresh, judge2) => {
+    const confirm = (verdict, what, first, rounds2, fresh, judge2) => {
       if (verdict !== "regression" || !fresh?.length || !fresh.every(Number.isFinite)) return verdict;
-      const again = estimateChange(fresh, options.rule.confirmationLevel);
+      const again = estimateChange(fresh, rule.confirmationLevel);
       if (judge2(again) === "regression") return verdict;
-      notes.push(unconfirmed(what, rounds, first, again, fresh.length));
+      notes.push(unconfirmed(what, rounds2, first, again, fresh.length));
       return "inconclusive";
     };
-    const throughput = confirm(
-      decide(change, budget),
-      "a regression",
-      change,
-      benchmark.logRatios.length,
-      benchmark.confirmation,
-      (c) => decide(c, budget)
-    );
-    const resolvable = resolvableChange(roundSpread(benchmark.logRatios), benchmark.logRatios.length, level);
-    if (!benchmark.latency)
-      return { ...common, verdict: throughput, change, resolvable, ...notes.length ? { note: notes.join("; ") } : {} };
+    const throughput = confirm(decide(change, budget), "a regression", change, rounds, benchmark.confirmation, (c) => decide(c, budget));
+    const resolvable = resolvableChange(roundSpread(benchmark.logRatios), rounds, 1 - 2 * rule.lookAlpha(rounds, otherShare));
+    const result = { ...common, change, resolvable, regressionP };
+    if (!benchmark.latency) return { ...result, verdict: throughput, ...notes.length ? { note: notes.join("; ") } : {} };
     const latency = {};
     const budgets = latencyBudgets(benchmark.id);
     for (const [stat3, ratios] of Object.entries(benchmark.latency)) {
       if (ratios.length === 0 || ratios.some((r) => !Number.isFinite(r))) continue;
-      const latencyChange = estimateChange(ratios, level);
       const statBudget = budgets[stat3];
+      const n = ratios.length;
+      const latencyChange = estimateChangeBounds(
+        ratios,
+        rule.lookAlpha(n, statBudget === void 0 ? otherShare : regressionShare),
+        rule.lookAlpha(n, otherShare)
+      );
       const judge2 = (c) => decideLowerIsBetter(c, statBudget);
       const verdict = confirm(
         statBudget === void 0 ? void 0 : judge2(latencyChange),
         `a ${stat3} latency regression`,
         latencyChange,
-        ratios.length,
+        n,
         benchmark.confirmationLatency?.[stat3],
         judge2
       );
-      latency[stat3] = { change: latencyChange, budget: statBudget, verdict };
+      latency[stat3] = {
+        change: latencyChange,
+        budget: statBudget,
+        verdict,
+        ...statBudget === void 0 ? {} : { regressionP: pOf(ratios, statBudget, true) }
+      };
     }
     const verdicts = [throughput, ...Object.values(latency).flatMap((l) => l.verdict ? [l.verdict] : [])];
-    return { ...common, verdict: combine(verdicts), change, latency, resolvable, ...notes.length ? { note: notes.join("; ") } : {} };
+    return { ...result, verdict: combine(verdicts), latency, ...notes.length ? { note: notes.join("; ") } : {} };
   });
 }
 function budgetedFigures(benchmarks, latencyBudgetFor) {
@@ -75441,25 +75543,6 @@ function combine(verdicts) {
 function summarize(values) {
   if (!values || values.length === 0) return void 0;
   return { opsPerSec: median(values), samples: values.length };
-}
-
-// src/stats/decision.ts
-function decisionRule(plan) {
-  const looks = lookCount(plan.rounds, plan.maxRounds, plan.lookEvery);
-  const intervalLevel = (figures) => familyConfidence(plan.confidence, figures * looks);
-  return Object.freeze({
-    confidence: plan.confidence,
-    looks,
-    intervalLevel,
-    confirmationLevel: plan.confidence,
-    minimumRounds: (figures) => minimumRounds(intervalLevel(figures))
-  });
-}
-function lookCount(rounds, maxRounds, lookEvery) {
-  return maxRounds > rounds ? 1 + Math.ceil((maxRounds - rounds) / lookEvery) : 1;
-}
-function familyConfidence(confidence, family) {
-  return 1 - (1 - confidence) / Math.max(1, family);
 }
 
 // src/stats/family.ts
@@ -75504,6 +75587,7 @@ function toReportBenchmark(comparison, http4) {
     head: comparison.head ?? null,
     change: change ? { estimate: change.estimate, low: change.low, high: change.high, confidence: change.confidence } : null,
     rounds: comparison.logRatios.map((x) => Math.expm1(x)),
+    ...comparison.regressionP !== void 0 ? { regressionP: comparison.regressionP } : {},
     resolvable: Number.isFinite(comparison.resolvable) ? comparison.resolvable : null,
     ...comparison.confirmation ? { confirmation: comparison.confirmation.map((x) => Math.expm1(x)) } : {},
     ...comparison.note ? { note: comparison.note } : {},
@@ -75855,7 +75939,7 @@ async function runGate(options) {
       base: { ref: tree.base.ref, sha: tree.base.sha },
       head: { ref: tree.head.ref, sha: tree.head.sha, dirty: tree.head.dirty },
       benchmarks: explained.benchmarks,
-      run: runInfo(run, micro, http4, judged.intervalLevel, explained.profile && { ...explained.profile, durationMs: now() - measureEnded }),
+      run: runInfo(run, micro, http4, judged, explained.profile && { ...explained.profile, durationMs: now() - measureEnded }),
       environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os12.loadavg() } },
       ...part.shard ? { shard: part.shard } : {}
     };
@@ -76022,7 +76106,7 @@ function judge(run, micro, http4) {
   const figures = familyFigures ?? budgetedFigures(samples, analyzeOptions.latencyBudgetFor);
   const comparisons = analyze(samples, { ...analyzeOptions, figures });
   const benchmarks = comparisons.map((c, i) => toReportBenchmark(c, samples[i].http ? httpDetails(samples[i], c) : void 0));
-  return { benchmarks: sortBenchmarks(decideFamily(benchmarks, figures)), intervalLevel: rule.intervalLevel(figures) };
+  return { benchmarks: sortBenchmarks(decideFamily(benchmarks, figures)), intervalLevel: rule.intervalLevel(figures), figures };
 }
 async function explainStage(run, judged) {
   const { options, config, tree } = run;
@@ -76048,7 +76132,7 @@ async function explainStage(run, judged) {
     profile: { ...benchmarks.some((b) => b.profile && "files" in b.profile) ? { dir } : {}, benchmarks: targets.length }
   };
 }
-function runInfo(run, micro, http4, intervalLevel, profile) {
+function runInfo(run, micro, http4, judged, profile) {
   const { config, plan } = run;
   const conditions = [...micro?.conditions ?? [], ...http4?.conditions ?? []];
   const spiked = spikedRounds(conditions);
@@ -76060,7 +76144,8 @@ function runInfo(run, micro, http4, intervalLevel, profile) {
     limited: Boolean(micro?.limited || http4?.limited),
     isolation: config.micro.isolation,
     confidence: config.confidence,
-    intervalConfidence: intervalLevel,
+    intervalConfidence: judged.intervalLevel,
+    figures: judged.figures,
     timeLimitMs: config.timeLimitMs,
     measureMs: (micro?.durationMs ?? 0) + (http4?.durationMs ?? 0),
     totalMs: run.now() - run.started,
@@ -76383,11 +76468,11 @@ function profileSections(id, profile) {
 // src/report/terminal.ts
 function runLine(report2) {
   const run = report2.run;
-  const family = Math.round((1 - run.confidence) / Math.max(1e-12, 1 - run.intervalConfidence));
+  const family = run.figures ?? Math.round((1 - run.confidence) / Math.max(1e-12, 1 - run.intervalConfidence));
   const adaptive = run.maxRounds && run.maxRounds > run.plannedRounds ? ` (adaptive, ${run.plannedRounds} to ${run.maxRounds})` : "";
   const confirmed = run.confirmRounds ? ` + ${run.confirmRounds} to confirm` : "";
   const rounds = run.rounds < run.plannedRounds ? `${run.rounds} of ${run.plannedRounds} rounds` : `${run.rounds} rounds${adaptive}${confirmed}`;
-  const confidence = family > 1 ? `each interval ${formatConfidence(run.intervalConfidence)}, so ${formatConfidence(run.confidence)} for all ${family} budgeted figures together` : `${formatConfidence(run.confidence)} confidence`;
+  const confidence = family > 1 ? run.figures !== void 0 ? `${formatConfidence(run.confidence)} for all ${family} budgeted figures together (Holm, one-sided; each interval ${formatConfidence(run.intervalConfidence)} at the last look)` : `each interval ${formatConfidence(run.intervalConfidence)}, so ${formatConfidence(run.confidence)} for all ${family} budgeted figures together` : `${formatConfidence(run.confidence)} confidence`;
   const parts = [];
   if (run.plannedRounds > 0) parts.push(`${rounds} (${run.isolation} isolation)`);
   if (run.httpRounds !== void 0)
@@ -76956,6 +77041,13 @@ var report_schema_default = {
           description: "Per-round relative changes (head against base), the samples the interval comes from.",
           maxItems: 1e4
         },
+        regressionP: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: `The one-sided p-value of "it lost no more than its budget" at its last look (nominal p over the look's share of the spending): merged shard reports feed these to Holm's step-down (stats/decision.ts, stepDown).`
+        },
         resolvable: {
           type: [
             "number",
@@ -77129,6 +77221,13 @@ var report_schema_default = {
                       type: "null"
                     }
                   ]
+                },
+                regressionP: {
+                  type: [
+                    "number",
+                    "null"
+                  ],
+                  description: "Budgeted figures: the p-value Holm's step-down ranks (ReportBenchmark.regressionP)."
                 }
               },
               required: [
@@ -77206,6 +77305,13 @@ var report_schema_default = {
                       type: "null"
                     }
                   ]
+                },
+                regressionP: {
+                  type: [
+                    "number",
+                    "null"
+                  ],
+                  description: "Budgeted figures: the p-value Holm's step-down ranks (ReportBenchmark.regressionP)."
                 }
               },
               required: [
@@ -77283,6 +77389,13 @@ var report_schema_default = {
                       type: "null"
                     }
                   ]
+                },
+                regressionP: {
+                  type: [
+                    "number",
+                    "null"
+                  ],
+                  description: "Budgeted figures: the p-value Holm's step-down ranks (ReportBenchmark.regressionP)."
                 }
               },
               required: [
@@ -77360,6 +77473,13 @@ var report_schema_default = {
                       type: "null"
                     }
                   ]
+                },
+                regressionP: {
+                  type: [
+                    "number",
+                    "null"
+                  ],
+                  description: "Budgeted figures: the p-value Holm's step-down ranks (ReportBenchmark.regressionP)."
                 }
               },
               required: [
@@ -77885,13 +78005,20 @@ var report_schema_default = {
             "number",
             "null"
           ],
-          description: "Confidence for the whole run, and the level each interval was computed at."
+          description: "Confidence for the whole run (one-sided: 1 - confidence bounds the chance of any false regression), and the two-sided level of an interval at the last look when no figure is a regression (Holm's first step; each bound one-sided at the look's share of the spending)."
         },
         intervalConfidence: {
           type: [
             "number",
             "null"
           ]
+        },
+        figures: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "The budgeted figures that share the run's error (Holm's family)."
         },
         timeLimitMs: {
           type: [

@@ -1,7 +1,10 @@
-// npm run evaluate:offline: the decision rule (Hodges–Lehmann + signed-rank interval, adaptive looks
-// with Bonferroni, confirmation by a fresh group) replayed on real samples from a noisy 2-core machine
-// (../shared/data/noise, or NOISE_DIR): one process per revision, i.e. what `isolation: process` sees.
-// Prints the false-fail rate on A/A data and the detection rate of known slowdowns. Deterministic (seeded).
+// npm run evaluate:offline: the decision rule (Hodges–Lehmann + signed-rank interval, adaptive looks,
+// confirmation by a fresh group) replayed on real samples from a noisy 2-core machine (../shared/data/noise,
+// or NOISE_DIR): one process per revision, i.e. what `isolation: process` sees. The rule of
+// src/stats/decision.ts (one-sided, alpha spending across looks, Holm over the family) next to the rule it
+// replaced (two-sided intervals, Bonferroni over figures × looks), for families of 1, 20 and 200 budgeted
+// figures. Prints the A/A false-verdict rate (any regression in the family), the detection rate of known
+// slowdowns and the median resolvable change. Deterministic (seeded).
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,8 +19,12 @@ if (!existsSync(dir)) {
 const bundle = path.join(root, 'node_modules', '.cache', 'benchgate-stats.mjs');
 await build({
   stdin: {
-    contents:
-      "export { estimateChange, decide, familyConfidence } from './src/stats/compare.ts'; export { minimumRounds } from './src/stats/signed-rank.ts';",
+    contents: [
+      "export { estimateChangeBounds, decide, regressionNominalP } from './src/stats/compare.ts';",
+      "export { decisionRule, stepDown, lookCount } from './src/stats/decision.ts';",
+      "export { minimumRounds } from './src/stats/signed-rank.ts';",
+      "export { resolvableChange, roundSpread } from './src/stats/power.ts';",
+    ].join('\n'),
     resolveDir: root,
     loader: 'ts',
   },
@@ -27,7 +34,17 @@ await build({
   outfile: bundle,
   logLevel: 'warning',
 });
-const { estimateChange, decide, familyConfidence, minimumRounds } = await import(bundle);
+const {
+  estimateChangeBounds,
+  decide,
+  regressionNominalP,
+  decisionRule,
+  stepDown,
+  lookCount,
+  minimumRounds,
+  resolvableChange,
+  roundSpread,
+} = await import(bundle);
 
 const read = (file) =>
   readFileSync(path.join(dir, file), 'utf8')
@@ -55,72 +72,160 @@ let seed = 20261122;
 const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
 
 const CONFIDENCE = 0.95;
+const ALPHA = 1 - CONFIDENCE;
 const MIN = 10;
 const MAX = 40;
 const EVERY = 5;
-const LOOKS = 1 + Math.ceil((MAX - MIN) / EVERY);
+const LOOKS = lookCount(MIN, MAX, EVERY);
+const RUNS = Number(process.env.RUNS ?? 2000);
 
-/** One simulated run: draw rounds from the pool (consecutive, from a random start, wrapping), look, confirm. */
-function simulate(pool, budget) {
-  const level = familyConfidence(CONFIDENCE, LOOKS);
-  const start = Math.floor(random() * pool.length);
-  const take = (from, n) => Array.from({ length: n }, (_, i) => pool[(from + i) % pool.length]);
-  const min = Math.max(MIN, minimumRounds(level));
-  for (let n = min; n <= MAX; n += EVERY) {
-    const verdict = decide(estimateChange(take(start, n), level), budget);
-    if (verdict === 'inconclusive' && n + EVERY <= MAX) continue;
-    if (verdict !== 'regression') return { verdict, rounds: n };
-    const again = decide(estimateChange(take(start + n, min), level), budget);
-    return { verdict: again === 'regression' ? 'regression' : 'inconclusive', rounds: n + min };
-  }
-  return { verdict: 'inconclusive', rounds: MAX };
+/** Rounds from the pool: consecutive from `start`, wrapping (adjacent processes stay adjacent). */
+const take = (pool, from, n) => Array.from({ length: n }, (_, i) => pool.values[(from + i) % pool.values.length]);
+
+// Intervals are memoized by (pool, start, rounds, levels): a family of 200 reuses the same windows many times.
+const memo = new Map();
+const cached = (key, compute) => (memo.has(key) ? memo.get(key) : (memo.set(key, compute()), memo.get(key)));
+const verdictAt = (pool, start, n, lowerAlpha, upperAlpha, budget) =>
+  cached(`${pool.id}|${start}|${n}|${lowerAlpha}|${upperAlpha}|${budget}`, () =>
+    decide(estimateChangeBounds(take(pool, start, n), lowerAlpha, upperAlpha), budget),
+  );
+
+/** The rule benchgate used before: each two-sided interval at 1 - alpha / (figures × looks); confirmation two-sided at 95%. */
+function oldRule(family) {
+  const a = ALPHA / (family * LOOKS);
+  const first = Math.max(MIN, minimumRounds(1 - a));
+  return {
+    first,
+    look: (pool, start, n, budget) => verdictAt(pool, start, n, a / 2, a / 2, budget),
+    final: (benchmarks) => benchmarks.map((b) => verdictAt(b.pool, b.start, b.n, a / 2, a / 2, b.budget) === 'regression'),
+    confirmAlpha: ALPHA / 2,
+    resolvableLevel: () => 1 - a,
+  };
 }
 
-function evaluate(pool, budget, runs = 2000) {
-  let fails = 0;
-  const rounds = [];
-  for (let i = 0; i < runs; i++) {
-    const result = simulate(pool, budget);
-    if (result.verdict === 'regression') fails++;
-    rounds.push(result.rounds);
-  }
-  rounds.sort((a, b) => a - b);
-  return { rate: fails / runs, median: rounds[Math.floor(runs / 2)] };
+/** The rule of src/stats/decision.ts: looks at the Bonferroni share (Holm's first step), then Holm over the family's final p-values. */
+function newRule(family) {
+  const rule = decisionRule({ confidence: CONFIDENCE, rounds: MIN, maxRounds: MAX, lookEvery: EVERY });
+  const share = ALPHA / family;
+  return {
+    first: Math.max(MIN, rule.minimumRounds(family)),
+    look: (pool, start, n, budget) => verdictAt(pool, start, n, rule.lookAlpha(n, share), rule.lookAlpha(n, share), budget),
+    final: (benchmarks) => {
+      const ps = benchmarks.map((b) =>
+        cached(`p|${b.pool.id}|${b.start}|${b.n}|${b.budget}`, () =>
+          rule.regressionP(regressionNominalP(take(b.pool, b.start, b.n), b.budget), b.n),
+        ),
+      );
+      const holm = stepDown(ps, ALPHA, family).share;
+      return benchmarks.map(
+        (b) => verdictAt(b.pool, b.start, b.n, rule.lookAlpha(b.n, share), rule.lookAlpha(b.n, holm), b.budget) === 'regression',
+      );
+    },
+    confirmAlpha: (1 - rule.confirmationLevel) / 2,
+    resolvableLevel: (n) => 1 - 2 * rule.lookAlpha(n, share),
+  };
 }
 
+/** One benchmark's adaptive rounds: look, stop once decided, up to MAX. */
+function runBenchmark(rule, pool, budget) {
+  const start = Math.floor(random() * pool.values.length);
+  let n = rule.first;
+  for (; n < MAX; n = Math.min(MAX, n + EVERY)) if (rule.look(pool, start, n, budget) !== 'inconclusive') break;
+  return { pool, start, n: Math.min(n, MAX), budget };
+}
+
+/** One run of a family: every benchmark's rounds, the final decisions, a fresh group for each regression. */
+function runFamily(rule, pools, budget) {
+  const benchmarks = pools.map((pool) => runBenchmark(rule, pool, budget));
+  const flagged = rule.final(benchmarks);
+  return benchmarks.map((b, i) => {
+    if (!flagged[i]) return { ...b, flagged: false, regression: false };
+    const fresh = take(b.pool, b.start + b.n, b.n);
+    const again = decide(estimateChangeBounds(fresh, rule.confirmAlpha, rule.confirmAlpha), b.budget);
+    return { ...b, flagged: true, regression: again === 'regression' };
+  });
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const pct = (x) => `${(x * 100).toFixed(1)}%`;
-console.log(`Decision rule on process-level samples (${dir}); 2000 seeded runs per row`);
-console.log(
-  `rounds ${MIN}, looks every ${EVERY} up to ${MAX} (${LOOKS} looks), confidence ${CONFIDENCE}, confirmation by ${MIN} fresh rounds\n`,
-);
-console.log('data                     true change     budget  spread/round  fails (regression)  median rounds');
+const spreadOf = (values) => {
+  const m = values.reduce((a, b) => a + b, 0) / values.length;
+  return Math.sqrt(values.reduce((a, b) => a + (b - m) ** 2, 0) / (values.length - 1));
+};
+
 const aa = read('aa_pool.jsonl');
-for (const task of [...new Set(aa.map((r) => r.task))]) {
-  const pool = pairs(aa, 'head', task);
-  const m = pool.reduce((a, b) => a + b, 0) / pool.length;
-  const spread = Math.sqrt(pool.reduce((a, b) => a + (b - m) ** 2, 0) / (pool.length - 1));
-  for (const budget of [0.02, 0.05]) {
-    const { rate, median } = evaluate(pool, budget);
-    console.log(
-      `A/A ${task.padEnd(20)} ${'none'.padEnd(14)}  ${pct(budget).padStart(6)}  ${pct(spread).padStart(12)}  ${pct(rate).padStart(18)}  ${String(median).padStart(13)}`,
-    );
-  }
-}
+const nulls = [...new Set(aa.map((r) => r.task))].map((task) => ({ id: `aa ${task}`, values: pairs(aa, 'head', task) }));
+const slowed = [];
 for (const [file, truth] of [
-  ['power_sha512.jsonl', { s3: '≈3.5%', s5: '≈5–6%', s10: '≈7–11%' }],
-  ['power_json.jsonl', { s3: '≈3%', s5: '≈5%', s10: '≈10%' }],
+  ['power_sha512.jsonl', { s3: '3.5%', s5: '5–6%', s10: '7–11%' }],
+  ['power_json.jsonl', { s3: '3%', s5: '5%', s10: '10%' }],
 ]) {
   const rows = read(file);
   const task = rows[0].task;
-  for (const variant of ['s3', 's5', 's10']) {
-    const pool = pairs(rows, variant, task);
-    const m = pool.reduce((a, b) => a + b, 0) / pool.length;
-    const spread = Math.sqrt(pool.reduce((a, b) => a + (b - m) ** 2, 0) / (pool.length - 1));
-    for (const budget of [0.02]) {
-      const { rate, median } = evaluate(pool, budget);
-      console.log(
-        `${`${task} ${variant}`.padEnd(24)} ${`-${truth[variant].replace('≈', '')}`.padEnd(14)}  ${pct(budget).padStart(6)}  ${pct(spread).padStart(12)}  ${pct(rate).padStart(18)}  ${String(median).padStart(13)}`,
-      );
+  for (const variant of ['s3', 's5', 's10'])
+    slowed.push({ id: `${task} ${variant}`, truth: truth[variant], values: pairs(rows, variant, task) });
+}
+const pickNull = () => nulls[Math.floor(random() * nulls.length)];
+
+console.log(`Decision rules on process-level samples (${dir}); ${RUNS} seeded runs per row`);
+console.log(
+  `rounds ${MIN}, a look every ${EVERY} up to ${MAX} (${LOOKS} looks), confidence ${CONFIDENCE}, a regression confirmed by as many fresh rounds`,
+);
+console.log(`A/A pools (spread of a round): ${nulls.map((p) => `${p.id.slice(3)} ${pct(spreadOf(p.values))}`).join(', ')}\n`);
+console.log('before: two-sided intervals, Bonferroni over figures × looks; after: one-sided, Hwang–Shih–DeCani(-4) spending, Holm\n');
+
+const rules = { before: oldRule, after: newRule };
+console.log('A/A: identical code; a false verdict is any regression in the family (first group alone: before the fresh group confirms)\n');
+console.log(
+  'family  rule    first look  first group alone (b 0%)  A/A false verdicts (b 0%)  A/A false verdicts (b 2%)  median resolvable  median rounds',
+);
+for (const family of [1, 20, 200]) {
+  const runs = family === 200 ? Math.ceil(RUNS / 4) : RUNS;
+  for (const [name, make] of Object.entries(rules)) {
+    const rule = make(family);
+    const rates = [];
+    const resolvable = [];
+    const rounds = [];
+    for (const budget of [0, 0.02]) {
+      let false_ = 0;
+      let flaggedRuns = 0;
+      for (let i = 0; i < runs; i++) {
+        const result = runFamily(rule, Array.from({ length: family }, pickNull), budget);
+        if (result.some((b) => b.regression)) false_++;
+        if (result.some((b) => b.flagged)) flaggedRuns++;
+        if (budget === 0.02)
+          for (const b of result.slice(0, 5)) {
+            resolvable.push(resolvableChange(roundSpread(take(b.pool, b.start, b.n)), b.n, rule.resolvableLevel(b.n)));
+            rounds.push(b.n);
+          }
+      }
+      if (budget === 0) rates.push(`${pct(flaggedRuns / runs)} of ${runs}`);
+      rates.push(`${pct(false_ / runs)} of ${runs}`);
     }
+    console.log(
+      `${String(family).padStart(6)}  ${name.padEnd(6)}  ${String(rule.first).padStart(10)}  ${rates[0].padStart(24)}  ${rates[1].padStart(25)}  ${rates[2].padStart(25)}  ${pct(median(resolvable)).padStart(17)}  ${String(median(rounds)).padStart(13)}`,
+    );
   }
+}
+
+console.log('\nDetection of one slowed benchmark (budget 2%) in a family of 1, 20 or 200 (the rest A/A), before → after:');
+console.log(
+  `${'data'.padEnd(22)} ${'true change'.padEnd(12)} spread/round  ${[1, 20, 200].map((f) => `family ${f}`.padStart(18)).join('')}`,
+);
+for (const pool of slowed) {
+  const cells = [];
+  for (const family of [1, 20, 200]) {
+    const runs = family === 200 ? Math.ceil(RUNS / 4) : RUNS;
+    const rate = (make) => {
+      const rule = make(family);
+      let caught = 0;
+      for (let i = 0; i < runs; i++)
+        if (runFamily(rule, [pool, ...Array.from({ length: family - 1 }, pickNull)], 0.02)[0].regression) caught++;
+      return caught / runs;
+    };
+    cells.push(`${pct(rate(oldRule))} → ${pct(rate(newRule))}`);
+  }
+  console.log(
+    `${pool.id.padEnd(22)} ${`-${pool.truth}`.padEnd(12)} ${pct(spreadOf(pool.values)).padStart(12)}  ${cells.map((c) => c.padStart(18)).join('')}`,
+  );
 }

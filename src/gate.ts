@@ -133,7 +133,7 @@ export async function runGate(options: GateOptions): Promise<Report> {
       base: { ref: tree.base.ref, sha: tree.base.sha },
       head: { ref: tree.head.ref, sha: tree.head.sha, dirty: tree.head.dirty },
       benchmarks: explained.benchmarks,
-      run: runInfo(run, micro, http, judged.intervalLevel, explained.profile && { ...explained.profile, durationMs: now() - measureEnded }),
+      run: runInfo(run, micro, http, judged, explained.profile && { ...explained.profile, durationMs: now() - measureEnded }),
       environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os.loadavg() } },
       ...(part.shard ? { shard: part.shard } : {}),
     };
@@ -397,13 +397,13 @@ function judge(
   run: RunContext,
   micro: Measurement | undefined,
   http: HttpMeasurement | undefined,
-): { benchmarks: ReportBenchmark[]; intervalLevel: number } {
+): { benchmarks: ReportBenchmark[]; intervalLevel: number; figures: number } {
   const { analyzeOptions, rule, familyFigures } = run.plan;
   const samples = [...(micro?.benchmarks ?? []), ...(http?.benchmarks ?? [])];
   const figures = familyFigures ?? budgetedFigures(samples, analyzeOptions.latencyBudgetFor);
   const comparisons = analyze(samples, { ...analyzeOptions, figures });
   const benchmarks = comparisons.map((c, i) => toReportBenchmark(c, samples[i]!.http ? httpDetails(samples[i]!, c) : undefined));
-  return { benchmarks: sortBenchmarks(decideFamily(benchmarks, figures)), intervalLevel: rule.intervalLevel(figures) };
+  return { benchmarks: sortBenchmarks(decideFamily(benchmarks, figures)), intervalLevel: rule.intervalLevel(figures), figures };
 }
 
 /** After the verdicts, outside the measured rounds: a CPU profile of each revision for the regressions (or all, or none). */
@@ -444,7 +444,7 @@ function runInfo(
   run: RunContext,
   micro: Measurement | undefined,
   http: HttpMeasurement | undefined,
-  intervalLevel: number,
+  judged: { intervalLevel: number; figures: number },
   profile: { dir?: string; benchmarks: number; durationMs: number } | undefined,
 ): NonNullable<Report['run']> {
   const { config, plan } = run;
@@ -462,7 +462,8 @@ function runInfo(
     limited: Boolean(micro?.limited || http?.limited),
     isolation: config.micro.isolation,
     confidence: config.confidence,
-    intervalConfidence: intervalLevel,
+    intervalConfidence: judged.intervalLevel,
+    figures: judged.figures,
     timeLimitMs: config.timeLimitMs,
     measureMs: (micro?.durationMs ?? 0) + (http?.durationMs ?? 0),
     totalMs: run.now() - run.started,

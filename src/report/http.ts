@@ -22,6 +22,8 @@ export interface HttpDetails {
         change: { estimate: number; low: number; high: number; confidence: number };
         budget: number | null;
         verdict: Verdict | null;
+        /** Budgeted figures: the p-value Holm's step-down ranks (ReportBenchmark.regressionP). */
+        regressionP?: number;
       }
     >
   >;
@@ -47,6 +49,7 @@ export function httpDetails(samples: BenchmarkSamples, comparison: Comparison): 
       change: { estimate, low, high, confidence },
       budget: compared.budget ?? null,
       verdict: compared.verdict ?? null,
+      ...(compared.regressionP !== undefined ? { regressionP: compared.regressionP } : {}),
     };
   }
   const base = summarizeServer(http.base);

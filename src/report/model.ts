@@ -30,6 +30,11 @@ export interface ReportBenchmark {
   change: { estimate: number; low: number; high: number; confidence: number } | null;
   /** Per-round relative changes (head against base), the samples the interval comes from. */
   rounds: number[];
+  /**
+   * The one-sided p-value of "it lost no more than its budget" at its last look (nominal p over the look's
+   * share of the spending): merged shard reports feed these to Holm's step-down (stats/decision.ts, stepDown).
+   */
+  regressionP?: number;
   /** The smallest change this run resolves beyond the budget with 95% power (relative), from its own spread; null when unknown. */
   resolvable: number | null;
   /** Set when the budget is below what the run resolves: a regression between the two would pass unnoticed. */
@@ -68,9 +73,15 @@ export interface RunInfo {
   /** The time limit stopped rounds before the plan was done. */
   limited: boolean;
   isolation: string;
-  /** Confidence for the whole run, and the level each interval was computed at. */
+  /**
+   * Confidence for the whole run (one-sided: 1 - confidence bounds the chance of any false regression),
+   * and the two-sided level of an interval at the last look when no figure is a regression (Holm's
+   * first step; each bound one-sided at the look's share of the spending).
+   */
   confidence: number;
   intervalConfidence: number;
+  /** The budgeted figures that share the run's error (Holm's family). */
+  figures?: number;
   timeLimitMs: number;
   measureMs: number;
   totalMs: number;
@@ -151,6 +162,7 @@ export function toReportBenchmark(comparison: Comparison, http?: HttpDetails): R
     head: comparison.head ?? null,
     change: change ? { estimate: change.estimate, low: change.low, high: change.high, confidence: change.confidence } : null,
     rounds: comparison.logRatios.map((x) => Math.expm1(x)),
+    ...(comparison.regressionP !== undefined ? { regressionP: comparison.regressionP } : {}),
     resolvable: Number.isFinite(comparison.resolvable) ? comparison.resolvable! : null,
     ...(comparison.confirmation ? { confirmation: comparison.confirmation.map((x) => Math.expm1(x)) } : {}),
     ...(comparison.note ? { note: comparison.note } : {}),

@@ -134,18 +134,20 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
   return lines.join('\n');
 }
 
-/** "10 rounds in 31s (alternate) · each interval 98.3%, 95% for the run over 3 benchmarks" */
+/** "10 rounds in 31s (alternate) · 95% for all 3 budgeted figures together (Holm, one-sided; each interval 99.8% at the last look)" */
 export function runLine(report: Report): string {
   const run = report.run!;
-  // Bonferroni: each interval's level is 1 - alpha/family, so the family's size can be read back from it.
-  const family = Math.round((1 - run.confidence) / Math.max(1e-12, 1 - run.intervalConfidence));
+  // Reports written before the figures were recorded: Bonferroni, so the family's size reads back from the level.
+  const family = run.figures ?? Math.round((1 - run.confidence) / Math.max(1e-12, 1 - run.intervalConfidence));
   const adaptive = run.maxRounds && run.maxRounds > run.plannedRounds ? ` (adaptive, ${run.plannedRounds} to ${run.maxRounds})` : '';
   const confirmed = run.confirmRounds ? ` + ${run.confirmRounds} to confirm` : '';
   const rounds =
     run.rounds < run.plannedRounds ? `${run.rounds} of ${run.plannedRounds} rounds` : `${run.rounds} rounds${adaptive}${confirmed}`;
   const confidence =
     family > 1
-      ? `each interval ${formatConfidence(run.intervalConfidence)}, so ${formatConfidence(run.confidence)} for all ${family} budgeted figures together`
+      ? run.figures !== undefined
+        ? `${formatConfidence(run.confidence)} for all ${family} budgeted figures together (Holm, one-sided; each interval ${formatConfidence(run.intervalConfidence)} at the last look)`
+        : `each interval ${formatConfidence(run.intervalConfidence)}, so ${formatConfidence(run.confidence)} for all ${family} budgeted figures together`
       : `${formatConfidence(run.confidence)} confidence`;
   const parts = [];
   if (run.plannedRounds > 0) parts.push(`${rounds} (${run.isolation} isolation)`);

@@ -2,8 +2,16 @@ import { median } from 'simple-statistics';
 import type { LatencyStat } from '../config/types.js';
 import type { BenchmarkKind, Samples as BenchmarkSamples } from './samples.js';
 import { resolvableChange, roundSpread } from './power.js';
-import { decide, decideLowerIsBetter, estimateChange, type Change, type Verdict } from './compare.js';
-import type { DecisionRule } from './decision.js';
+import {
+  decide,
+  decideLowerIsBetter,
+  estimateChange,
+  estimateChangeBounds,
+  regressionNominalP,
+  type Change,
+  type Verdict,
+} from './compare.js';
+import { stepDown, type DecisionRule } from './decision.js';
 import { formatPercent } from '../util/format.js';
 
 /** One revision's summary for one benchmark. */
@@ -32,6 +40,11 @@ export interface Comparison {
   resolvable?: number | undefined;
   /** Why the verdict is what it is, when that is not plain from the interval (an unconfirmed regression). */
   note?: string | undefined;
+  /**
+   * The throughput's p-value for "it lost no more than its budget" at its last look (the rule's
+   * regressionP): what Holm's step-down ranks, here or, for a run split in shards, when they are merged.
+   */
+  regressionP?: number | undefined;
   /** HTTP only: the change of each latency figure (positive = slower), with a verdict where it has a budget. */
   latency?: Partial<Record<LatencyStat, LatencyComparison>> | undefined;
   error?: string | undefined;
@@ -41,6 +54,8 @@ export interface LatencyComparison {
   change: Change;
   budget: number | undefined;
   verdict: Verdict | undefined;
+  /** Budgeted figures only: the p-value Holm's step-down ranks (see Comparison.regressionP). */
+  regressionP?: number | undefined;
 }
 
 export interface AnalyzeOptions {
@@ -56,14 +71,31 @@ export interface AnalyzeOptions {
 }
 
 /**
- * Turn measured samples into comparisons with verdicts. The family over which
- * false alarms are controlled is every benchmark that has samples on both sides.
+ * Turn measured samples into comparisons with verdicts. The family over which false verdicts are
+ * controlled is every budgeted figure of the run (`figures`, or those in view plus `otherFigures`).
+ * Each figure's regression p-value at its last look goes into Holm's step-down over the family; its
+ * regression-side bound is read at the share that leaves (so a regression verdict is exactly a Holm
+ * rejection), the other bound at the Bonferroni share, each spent across looks by the rule.
  */
 export function analyze(benchmarks: readonly BenchmarkSamples[], options: AnalyzeOptions): Comparison[] {
+  const { rule } = options;
   const latencyBudgets = (id: string) => options.latencyBudgetFor?.(id) ?? {};
-  const level = options.rule.intervalLevel(
-    options.figures ?? budgetedFigures(benchmarks, options.latencyBudgetFor) + (options.otherFigures ?? 0),
-  );
+  const family = options.figures ?? budgetedFigures(benchmarks, options.latencyBudgetFor) + (options.otherFigures ?? 0);
+  const alpha = 1 - rule.confidence;
+  const compared = (b: BenchmarkSamples) => !b.error && b.base && b.head && b.logRatios.length > 0;
+  const pOf = (ratios: readonly number[], budget: number, lowerIsBetter: boolean) =>
+    rule.regressionP(regressionNominalP(ratios, budget, lowerIsBetter), ratios.length);
+  const pValues = benchmarks.filter(compared).flatMap((b) => {
+    const budgets = b.latency ? latencyBudgets(b.id) : {};
+    const latency = Object.entries(budgets).map(([stat, budget]) => {
+      const ratios = b.latency?.[stat as LatencyStat];
+      return ratios ? pOf(ratios, budget, true) : 1;
+    });
+    return [pOf(b.logRatios, options.budgetFor(b.id), false), ...latency];
+  });
+  // The regression side: Holm's share; the other side (improvement, and the lower half of unchanged): Bonferroni's.
+  const regressionShare = stepDown(pValues, alpha, family).share;
+  const otherShare = alpha / Math.max(1, family);
   return benchmarks.map((benchmark) => {
     const budget = options.budgetFor(benchmark.id);
     const base = summarize(benchmark.base?.opsPerSec);
@@ -82,7 +114,9 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
     if (!benchmark.base) return { ...common, verdict: 'new', change: undefined };
     if (!benchmark.head) return { ...common, verdict: 'removed', change: undefined };
     if (benchmark.logRatios.length === 0) return { ...common, verdict: 'inconclusive', change: undefined };
-    const change = estimateChange(benchmark.logRatios, level);
+    const rounds = benchmark.logRatios.length;
+    const change = estimateChangeBounds(benchmark.logRatios, rule.lookAlpha(rounds, otherShare), rule.lookAlpha(rounds, regressionShare));
+    const regressionP = pOf(benchmark.logRatios, budget, false);
     const notes: string[] = [];
     // The regression stands only if the fresh group alone shows it too, at the rule's confirmation level.
     const confirm = (
@@ -94,36 +128,46 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       judge: (c: Change) => Verdict,
     ) => {
       if (verdict !== 'regression' || !fresh?.length || !fresh.every(Number.isFinite)) return verdict;
-      const again = estimateChange(fresh, options.rule.confirmationLevel);
+      const again = estimateChange(fresh, rule.confirmationLevel);
       if (judge(again) === 'regression') return verdict;
       notes.push(unconfirmed(what, rounds, first, again, fresh.length));
       return 'inconclusive';
     };
-    const throughput = confirm(decide(change, budget), 'a regression', change, benchmark.logRatios.length, benchmark.confirmation, (c) =>
-      decide(c, budget),
-    )!;
-    const resolvable = resolvableChange(roundSpread(benchmark.logRatios), benchmark.logRatios.length, level);
-    if (!benchmark.latency)
-      return { ...common, verdict: throughput, change, resolvable, ...(notes.length ? { note: notes.join('; ') } : {}) };
+    const throughput = confirm(decide(change, budget), 'a regression', change, rounds, benchmark.confirmation, (c) => decide(c, budget))!;
+    // What the regression side resolves at this look, at the share that does not depend on other figures' outcomes.
+    const resolvable = resolvableChange(roundSpread(benchmark.logRatios), rounds, 1 - 2 * rule.lookAlpha(rounds, otherShare));
+    const result = { ...common, change, resolvable, regressionP };
+    if (!benchmark.latency) return { ...result, verdict: throughput, ...(notes.length ? { note: notes.join('; ') } : {}) };
     const latency: Partial<Record<LatencyStat, LatencyComparison>> = {};
     const budgets = latencyBudgets(benchmark.id);
     for (const [stat, ratios] of Object.entries(benchmark.latency) as [LatencyStat, number[]][]) {
       if (ratios.length === 0 || ratios.some((r) => !Number.isFinite(r))) continue;
-      const latencyChange = estimateChange(ratios, level);
       const statBudget = budgets[stat];
+      const n = ratios.length;
+      // Higher latency is worse: the lower bound is the regression side. An unbudgeted figure is reported at the other side's share.
+      const latencyChange = estimateChangeBounds(
+        ratios,
+        rule.lookAlpha(n, statBudget === undefined ? otherShare : regressionShare),
+        rule.lookAlpha(n, otherShare),
+      );
       const judge = (c: Change) => decideLowerIsBetter(c, statBudget!);
       const verdict = confirm(
         statBudget === undefined ? undefined : judge(latencyChange),
         `a ${stat} latency regression`,
         latencyChange,
-        ratios.length,
+        n,
         benchmark.confirmationLatency?.[stat],
         judge,
       );
-      latency[stat] = { change: latencyChange, budget: statBudget, verdict };
+      latency[stat] = {
+        change: latencyChange,
+        budget: statBudget,
+        verdict,
+        ...(statBudget === undefined ? {} : { regressionP: pOf(ratios, statBudget, true) }),
+      };
     }
     const verdicts = [throughput, ...Object.values(latency).flatMap((l) => (l.verdict ? [l.verdict] : []))];
-    return { ...common, verdict: combine(verdicts), change, latency, resolvable, ...(notes.length ? { note: notes.join('; ') } : {}) };
+    return { ...result, verdict: combine(verdicts), latency, ...(notes.length ? { note: notes.join('; ') } : {}) };
   });
 }
 

@@ -1,4 +1,4 @@
-import { hodgesLehmann } from './signed-rank.js';
+import { hodgesLehmannBounds, signedRankP, type LocationInterval } from './signed-rank.js';
 
 /** What a comparison concludes about one benchmark. */
 export type Verdict = 'regression' | 'improvement' | 'unchanged' | 'inconclusive' | 'error' | 'new' | 'removed';
@@ -21,7 +21,16 @@ export interface Change {
  * back to a relative change with exp(x) - 1 (monotone, so the interval stays valid).
  */
 export function estimateChange(logRatios: readonly number[], confidence: number): Change {
-  const interval = hodgesLehmann(logRatios, confidence);
+  const alpha = 1 - confidence;
+  return estimateChangeBounds(logRatios, alpha / 2, alpha / 2);
+}
+
+/** The same, each bound one-sided at its own error: the lower holds with 1 - lowerAlpha, the upper with 1 - upperAlpha. */
+export function estimateChangeBounds(logRatios: readonly number[], lowerAlpha: number, upperAlpha: number): Change {
+  return toChange(hodgesLehmannBounds(logRatios, lowerAlpha, upperAlpha), 1 - lowerAlpha - upperAlpha);
+}
+
+function toChange(interval: LocationInterval, confidence: number): Change {
   return {
     estimate: Math.expm1(interval.estimate),
     low: Math.expm1(interval.low),
@@ -29,6 +38,17 @@ export function estimateChange(logRatios: readonly number[], confidence: number)
     confidence,
     achievedConfidence: interval.achievedConfidence,
   };
+}
+
+/**
+ * The one-sided p-value of "throughput fell by no more than the budget" (higher is better) or "latency
+ * rose by no more than the budget" (lower is better): the exact signed-rank test of the log ratios
+ * against ln(1 - budget), or ln(1 + budget). Below the bound's error exactly when the interval's
+ * regression-side bound lies beyond the budget.
+ */
+export function regressionNominalP(logRatios: readonly number[], budget: number, lowerIsBetter = false): number {
+  if (logRatios.length === 0 || !logRatios.every(Number.isFinite) || (!lowerIsBetter && budget >= 1)) return 1;
+  return lowerIsBetter ? signedRankP(logRatios, Math.log1p(budget), 'above') : signedRankP(logRatios, Math.log1p(-budget), 'below');
 }
 
 /**

@@ -99,21 +99,63 @@ export interface LocationInterval {
  * (Hollander & Wolfe §3.3; same steps as R's wilcox.test(conf.int = TRUE, exact = TRUE)).
  */
 export function hodgesLehmann(values: readonly number[], confidence: number): LocationInterval {
+  if (!(confidence > 0 && confidence < 1)) throw new RangeError(`confidence must lie in (0, 1), got ${confidence}`);
+  const alpha = 1 - confidence;
+  return hodgesLehmannBounds(values, alpha / 2, alpha / 2);
+}
+
+/**
+ * The same estimate with each bound one-sided at its own error: the lower bound holds with
+ * 1 - lowerAlpha, the upper with 1 - upperAlpha (each is the one-sided signed-rank test inverted,
+ * Hollander & Wolfe §3.3), so the interval holds with 1 - lowerAlpha - upperAlpha.
+ */
+export function hodgesLehmannBounds(values: readonly number[], lowerAlpha: number, upperAlpha: number): LocationInterval {
   const n = values.length;
   if (n === 0) throw new RangeError('hodgesLehmann needs at least one value');
-  if (!(confidence > 0 && confidence < 1)) throw new RangeError(`confidence must lie in (0, 1), got ${confidence}`);
+  for (const a of [lowerAlpha, upperAlpha])
+    if (!(a > 0 && a < 0.5)) throw new RangeError(`a one-sided error must lie in (0, 0.5), got ${a}`);
   const walsh = walshAverages(values);
-  const alpha = 1 - confidence;
-  let qu = qsignrank(alpha / 2, n);
-  if (qu === 0) qu = 1;
-  const ql = (n * (n + 1)) / 2 - qu;
-  const achievedAlpha = 2 * psignrank(qu - 1, n);
+  const max = (n * (n + 1)) / 2;
+  // The k-th smallest Walsh average is a lower bound at 1 - P(T+ <= k - 1); the k-th largest an upper one.
+  const lower = boundRank(lowerAlpha, n);
+  const upper = boundRank(upperAlpha, n);
+  const missed = (rank: number, asked: number) => {
+    const achieved = psignrank(rank - 1, n);
+    return { achieved, short: Math.max(0, achieved - asked) };
+  };
+  const low = missed(lower, lowerAlpha);
+  const high = missed(upper, upperAlpha);
+  const achievedAlpha = low.achieved + high.achieved;
   return {
     estimate: medianSorted(walsh),
-    low: walsh[qu - 1]!,
-    high: walsh[ql]!,
-    achievedConfidence: 1 - Math.min(1, achievedAlpha),
+    low: walsh[lower - 1]!,
+    high: walsh[max - upper]!,
+    // A bound that cannot reach its level (too few rounds) leaves the interval short by what it misses.
+    achievedConfidence:
+      low.short + high.short > 0
+        ? Math.min(1 - achievedAlpha, 1 - lowerAlpha - upperAlpha - low.short - high.short)
+        : 1 - Math.min(1, achievedAlpha),
   };
+}
+
+/** The rank of the Walsh average that bounds at one-sided error alpha (the widest, rank 1, when none reaches it). */
+function boundRank(alpha: number, n: number): number {
+  const rank = qsignrank(alpha, n);
+  return rank === 0 ? 1 : rank;
+}
+
+/**
+ * One-sided exact signed-rank p-value against a shifted centre: for 'below', H1 is "the centre lies
+ * below `centre`", and the p-value is P(T+ <= #{Walsh averages >= centre}) (Hollander & Wolfe §3.1,
+ * T+ counted through the Walsh averages, §3.2); 'above' mirrors it. Rejecting at alpha when p < alpha
+ * is the same as the one-sided bound of hodgesLehmannBounds at alpha lying beyond `centre`.
+ */
+export function signedRankP(values: readonly number[], centre: number, side: 'below' | 'above'): number {
+  const n = values.length;
+  if (n === 0) return 1;
+  const walsh = walshAverages(values);
+  const against = side === 'below' ? walsh.filter((w) => w >= centre).length : walsh.filter((w) => w <= centre).length;
+  return psignrank(against, n);
 }
 
 /** The fewest rounds whose exact signed-rank interval can reach the given confidence at all. */

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { decisionRule } from '../../src/stats/decision.js';
 import { resolvableChange } from '../../src/stats/power.js';
 import {
   changeShown,
@@ -27,6 +28,9 @@ afterEach(async () => {
   if (repo) expect(leftovers(repo)).toEqual({ worktrees: [], tempDirs: [] });
 });
 
+/** The default plan: 10 rounds, up to 40, a look every 5, at 95%. */
+const SEVEN_LOOKS = decisionRule({ confidence: 0.95, rounds: 10, maxRounds: 40, lookEvery: 5 });
+
 describe('benchgate compare, through the real CLI', () => {
   it('flags a much slower id generator as a regression and exits 1', async () => {
     repo = fixtureRepo('ids', { config: FAST });
@@ -49,12 +53,13 @@ describe('benchgate compare, through the real CLI', () => {
     expect(bench.change.high).toBeLessThan(-0.05);
     expect(bench.change.low).toBeLessThanOrEqual(bench.change.estimate);
     expect(bench.base.opsPerSec).toBeGreaterThan(bench.head.opsPerSec);
-    // Ten rounds asked for (the default); one benchmark looked at up to 7 times needs only 9 at 1 - 5%/7.
+    // Ten rounds asked for (the default); one benchmark's first of 7 looks spends 3.2% of 5%, which 10 rounds reach.
     // A loss this large is decided at that first look: no extra rounds.
     expect(report.run.plannedRounds).toBe(10);
     expect(report.run.rounds).toBe(10);
     expect(report.run.looks).toBe(7);
-    expect(report.run.intervalConfidence).toBeCloseTo(1 - 0.05 / 7, 12);
+    expect(report.run.figures).toBe(1);
+    expect(report.run.intervalConfidence).toBeCloseTo(SEVEN_LOOKS.intervalLevel(1), 12);
     expect(bench.base.samples).toBe(report.run.rounds);
     expect(bench.rounds).toHaveLength(report.run.rounds);
     // Before failing the build, a fresh group of as many processes reproduced it.
@@ -163,8 +168,8 @@ describe('benchgate compare, through the real CLI', () => {
     // (Whether the counter task's interval also fits inside ±5%, `unchanged` rather than `inconclusive`, is a question of
     // power that depends on the machine's load, and a per-process offset between identical copies can move an interval off
     // zero: npm run evaluate measures both, over many runs.)
-    // Two benchmarks, each looked at up to 7 times (rounds 10, 15, … 40): a family of 14.
-    expect(report.run.intervalConfidence).toBeCloseTo(1 - 0.05 / 14, 6);
+    // Two benchmarks, each looked at up to 7 times (rounds 10, 15, … 40): each bound at 0.05/2 × the last look's weight.
+    expect(report.run.intervalConfidence).toBeCloseTo(SEVEN_LOOKS.intervalLevel(2), 6);
     expect(report.run.looks).toBe(7);
   });
 
@@ -239,9 +244,9 @@ describe('benchgate calibrate, and what a compare can resolve', () => {
     const calibration = readJson(path.join(repo, 'calibration.json'));
     expect(calibration).toMatchObject({ version: 1, kind: 'calibration', ref: 'main', compareRounds: 10 });
     expect(calibration.benchmarks).toHaveLength(2);
-    // What a compare resolves is for its 10 rounds at each interval's share of 95% over 2 benchmarks,
-    // not for the calibration's own round count.
-    const level = 1 - 0.05 / 2;
+    // What a compare resolves is for its 10 rounds at each regression bound's share of 5% over 2 benchmarks
+    // (one-sided 0.05/2, an interval of 1 - 2 × 0.05/2), not for the calibration's own round count.
+    const level = 1 - (2 * 0.05) / 2;
     const rounds = numbersIn(run.stdout.split('\n')[0]!.split('against itself, ')[1]!.split(' rounds in')[0]!);
     for (const b of calibration.benchmarks) {
       // Both benchmarks ran in every round of the calibration.

@@ -3,14 +3,15 @@ import type { BenchmarkSamples } from '../../src/measure/types.js';
 import type { Report } from '../../src/report/model.js';
 import { runLine } from '../../src/report/terminal.js';
 import { analyze, budgetedFigures, type AnalyzeOptions } from '../../src/stats/analyze.js';
-import { decisionRule, familyConfidence, lookCount } from '../../src/stats/decision.js';
+import { decisionRule, lookCount } from '../../src/stats/decision.js';
 import { hodgesLehmann, minimumRounds } from '../../src/stats/signed-rank.js';
 import { printedNumbers, showsValue } from '../report-text.js';
 
 /**
- * The family arithmetic: every budgeted figure, once per look at its data, shares the run's
- * false-verdict rate (Bonferroni), so each interval gets 1 - alpha / family, and needs enough
- * rounds for the widest interval, [min, max] with confidence 1 - 2 / 2^n, to reach it.
+ * The family arithmetic: every budgeted figure shares the run's false-verdict rate (Holm's step-down,
+ * whose first step is Bonferroni's alpha / family), each figure's share is spent across its looks
+ * (alpha spending), and a look needs enough rounds for its widest one-sided bound (confidence
+ * 1 - 1 / 2^n) to reach the look's level.
  */
 const around = (x: number, n: number) => Array.from({ length: n }, (_, i) => Math.log1p(x + ((i % 5) - 2) * 0.002));
 const micro = (id: string, logRatios = around(-0.1, 10)): BenchmarkSamples => ({
@@ -51,11 +52,12 @@ describe('the family', () => {
     ...over,
   });
 
-  it('is every budgeted figure times its looks: 3 benchmarks × 7 looks = 21', () => {
+  it('is every budgeted figure, each bound spending its share of alpha / 3 at the look its rounds end in', () => {
     expect(sevenLooks.looks).toBe(7);
     expect(budgetedFigures([micro('a'), micro('b'), micro('c')])).toBe(3);
+    // Ten rounds: the first look; each bound at 1 - (0.05 / 3) × the first look's weight.
     for (const comparison of analyze([micro('a'), micro('b'), micro('c')], options()))
-      expect(comparison.change!.confidence).toBeCloseTo(1 - 0.05 / 21, 15);
+      expect(comparison.change!.confidence).toBeCloseTo(1 - 2 * (0.05 / 3) * sevenLooks.lookWeight(10), 15);
   });
 
   it('leaves out what is not compared: errors, new and removed benchmarks, and ones with no rounds', () => {
@@ -64,60 +66,86 @@ describe('the family', () => {
       { ...micro('failed'), error: 'at head: boom' },
       { ...micro('new'), base: undefined },
       { ...micro('removed'), head: undefined },
-      micro('empty', []),
+      { ...micro('empty'), logRatios: [] },
     ]);
     expect(family).toBe(1);
   });
 
   it('counts each latency budget of a load test as a figure of its own, and the figures measured elsewhere', () => {
-    // An HTTP test with p99 and p90 budgets: (1 throughput + 2 latency) × 7 looks = 21; a micro-benchmark
-    // has no latency figures whatever budgets match its id: 7; 9 figures measured elsewhere: 37 in all.
-    const latencyBudgetFor = (id: string) => (id.startsWith('http') ? { p99: 0.25, p90: 0.25 } : { p99: 0.25 });
-    // An HTTP test with p99 and p90 budgets is 3 figures; a micro-benchmark has no latency figures whatever budgets match its id: 4.
+    const latencyBudgetFor = (id: string) => (id.startsWith('http') ? { p99: 0.1, p50: 0.1 } : {});
+    // The load test: throughput + p99 + p50 budgets = 3 figures; plus one micro-benchmark.
     expect(budgetedFigures([http('http > todos'), micro('a')], latencyBudgetFor)).toBe(4);
-    // With 9 figures measured elsewhere, 13 figures × 7 looks share the run: each at 1 - 0.05/91.
-    const [first] = analyze([http('http > todos'), micro('a')], options({ latencyBudgetFor, otherFigures: 9 }));
-    expect(first!.change!.confidence).toBeCloseTo(1 - 0.05 / 91, 15);
-  });
-
-  it('gives each interval 1 - alpha / family: 3 benchmarks × 7 looks at 95% is 1 - 0.05/21 each', () => {
-    expect(familyConfidence(0.95, 21)).toBeCloseTo(1 - 0.05 / 21, 15);
-    expect(familyConfidence(0.99, 4)).toBeCloseTo(1 - 0.01 / 4, 15);
-    // An empty family is a family of one: the run's own level.
-    expect(familyConfidence(0.95, 0)).toBe(0.95);
-    for (const comparison of analyze([micro('a'), micro('b'), micro('c')], options()))
-      expect(comparison.change!.confidence).toBeCloseTo(1 - 0.05 / 21, 15);
+    // With 9 figures measured elsewhere, 13 figures share the run: each bound at (0.05 / 13) × the look's weight.
+    const [result] = analyze([micro('a')], options({ otherFigures: 12 }));
+    expect(result!.change!.confidence).toBeCloseTo(1 - 2 * (0.05 / 13) * sevenLooks.lookWeight(10), 15);
     // A family known in advance (a look at one load test while the rest is planned) wins over the one in view.
-    expect(analyze([micro('a')], options({ figures: 30 }))[0]!.change!.confidence).toBeCloseTo(1 - 0.05 / 210, 15);
+    expect(analyze([micro('a')], options({ figures: 30 }))[0]!.change!.confidence).toBeCloseTo(
+      1 - 2 * (0.05 / 30) * sevenLooks.lookWeight(10),
+      15,
+    );
   });
 
-  it("reads back from the interval level in the report's run line", () => {
+  it('takes the family size from the argument, not from the benchmarks in view (a shard of a larger suite)', () => {
+    // The same loss, alone or as one of 200 figures: only the share it is read at changes.
+    const loss = micro('a', around(-0.12, 40));
+    const alone = analyze([loss], options({ figures: 1 }))[0]!;
+    const shard = analyze([loss], options({ figures: 200 }))[0]!;
+    expect(alone.change!.high).toBeLessThan(shard.change!.high);
+    expect(alone.change!.confidence).toBeCloseTo(1 - 2 * 0.05 * sevenLooks.lookWeight(40), 15);
+    // Holm: its p-value passes 0.05/200, so its regression bound is read at the next step's share, 0.05/199.
+    expect(shard.verdict).toBe('regression');
+    expect(shard.change!.confidence).toBeCloseTo(1 - (0.05 / 200 + 0.05 / 199) * sevenLooks.lookWeight(40), 15);
+    // Its p-value does not depend on the family: a merge step ranks it against the others.
+    expect(shard.regressionP).toBe(alone.regressionP);
+  });
+
+  it("reads the run's figures in the report's run line", () => {
     const run = {
       rounds: 10,
       plannedRounds: 10,
       limited: false,
       isolation: 'alternate',
       confidence: 0.95,
-      intervalConfidence: familyConfidence(0.95, 21),
+      intervalConfidence: sevenLooks.intervalLevel(21),
+      figures: 21,
       timeLimitMs: 300_000,
       measureMs: 31_000,
       totalMs: 33_000,
     };
-    const report = { run } as Report;
-    const line = runLine(report);
-    const [interval, run95, family] = printedNumbers(line.slice(line.indexOf('each interval ')));
-    expect(showsValue(interval!, 1 - 0.05 / 21), line).toBe(true);
+    const line = runLine({ run } as Report);
+    const [run95, family, interval] = printedNumbers(line.slice(line.indexOf(' · ') + 3));
     expect(run95!.value).toBe(0.95);
     expect(family!.value).toBe(21);
-    expect(line).toMatch(/each interval .*, so .* for all .* budgeted figures together$/);
+    expect(showsValue(interval!, sevenLooks.intervalLevel(21)), line).toBe(true);
+    expect(line).toMatch(/for all 21 budgeted figures together \(Holm, one-sided; each interval .* at the last look\)$/);
+    // A report written before figures were recorded: the Bonferroni level reads back as before.
+    const old = runLine({ run: { ...run, figures: undefined, intervalConfidence: 1 - 0.05 / 21 } } as unknown as Report);
+    expect(old).toMatch(/each interval .*, so 95% for all 21 budgeted figures together$/);
   });
 });
 
-describe('the rounds a level needs', () => {
-  it("is the rule's level's: 3 figures × 7 looks need 10 rounds, one look needs 7", () => {
-    expect(sevenLooks.minimumRounds(3)).toBe(minimumRounds(1 - 0.05 / 21));
-    expect(sevenLooks.minimumRounds(3)).toBe(10);
-    expect(decisionRule({ confidence: 0.95, rounds: 10, maxRounds: 10, lookEvery: 5 }).minimumRounds(3)).toBe(7);
+describe('the rounds a look needs', () => {
+  it('raises the first look to the first look of the plan whose bounds can reach their level', () => {
+    // One figure: 10 rounds reach 0.05 × 3.2% = 0.0016 (2^-10 = 0.00098); two need the look at 15.
+    expect(sevenLooks.minimumRounds(1)).toBe(10);
+    expect(sevenLooks.minimumRounds(2)).toBe(15);
+    expect(sevenLooks.minimumRounds(20)).toBe(15);
+    expect(sevenLooks.minimumRounds(53)).toBe(15);
+    expect(sevenLooks.minimumRounds(54)).toBe(20);
+    expect(sevenLooks.minimumRounds(200)).toBe(20);
+    // One look: the whole share, one-sided: 2^-n < 0.05 / 3 from n = 6.
+    expect(decisionRule({ confidence: 0.95, rounds: 10, maxRounds: 10, lookEvery: 5 }).minimumRounds(3)).toBe(6);
+    for (const figures of [1, 2, 3, 20, 200]) {
+      const n = sevenLooks.minimumRounds(figures);
+      const alpha = sevenLooks.lookAlpha(n, 0.05 / figures);
+      const rounds = (count: number) => Array.from({ length: count }, (_, i) => i + 1);
+      expect(hodgesLehmann(rounds(n), 1 - 2 * alpha).achievedConfidence).toBeGreaterThanOrEqual(1 - 2 * alpha);
+      // The look before it could not: a verdict there would have been inconclusive whatever the data.
+      if (n > 10) {
+        const before = sevenLooks.lookAlpha(n - 5, 0.05 / figures);
+        expect(hodgesLehmann(rounds(n - 5), 1 - 2 * before).achievedConfidence).toBeLessThan(1 - 2 * before);
+      }
+    }
   });
 
   it('is the fewest rounds whose widest interval reaches the level', () => {
@@ -125,30 +153,22 @@ describe('the rounds a level needs', () => {
     expect(minimumRounds(0.95)).toBe(6);
     // 1 - 2/2^n >= 1 - 0.05/3 from n = 7 (2/2^7 = 0.0156 <= 0.0167).
     expect(minimumRounds(1 - 0.05 / 3)).toBe(7);
-    // 1 - 2/2^n >= 1 - 0.05/21 from n = 10 (2/2^10 = 0.00195 <= 0.00238; 2/2^9 = 0.0039 is not).
     expect(minimumRounds(1 - 0.05 / 21)).toBe(10);
-    for (const level of [0.95, 1 - 0.05 / 3, 1 - 0.05 / 21, 1 - 0.05 / 37]) {
-      const n = minimumRounds(level);
-      const rounds = (count: number) => Array.from({ length: count }, (_, i) => i + 1);
-      expect(hodgesLehmann(rounds(n), level).achievedConfidence).toBeGreaterThanOrEqual(level);
-      expect(hodgesLehmann(rounds(n - 1), level).achievedConfidence).toBeLessThan(level);
-    }
   });
 });
 
 describe('the confirmation level', () => {
-  it("judges the fresh rounds at the run's confidence, not the family's share", () => {
-    // 3 benchmarks × 7 looks: each first interval at 1 - 0.05/21, which 10 rounds reach. Six fresh rounds
-    // all near -10% span an interval of confidence 1 - 2/64 = 0.969: enough for 95%, not for 99.76%.
-    const fresh = around(-0.1, 6);
-    const results = analyze([{ ...micro('a'), confirmation: fresh }, micro('b'), micro('c')], { rule: sevenLooks, budgetFor: () => 0.05 });
-    expect(sevenLooks.confirmationLevel).toBe(0.95);
-    expect(results[0]!.change!.confidence).toBeCloseTo(1 - 0.05 / 21, 15);
+  it("judges the fresh rounds one-sided at the run's confidence, not the family's share", () => {
+    // One benchmark, 10 rounds near -10%: a regression at the first look. Five fresh rounds all near
+    // -10% bound it one-sided at 1 - 1/32 = 0.969: enough for 95%, which two-sided would have needed six.
+    const fresh = around(-0.1, 5);
+    const results = analyze([{ ...micro('a'), confirmation: fresh }], { rule: sevenLooks, budgetFor: () => 0.05 });
+    expect(sevenLooks.confirmationLevel).toBeCloseTo(0.9, 15);
     expect(results[0]!.verdict).toBe('regression');
     expect(results[0]!.note).toBeUndefined();
     // Too few fresh rounds for even the run's level: not confirmed, and the note says why.
-    const [short] = analyze([{ ...micro('a'), confirmation: fresh.slice(0, 5) }], { rule: sevenLooks, budgetFor: () => 0.05 });
+    const [short] = analyze([{ ...micro('a'), confirmation: fresh.slice(0, 4) }], { rule: sevenLooks, budgetFor: () => 0.05 });
     expect(short!.verdict).toBe('inconclusive');
-    expect(short!.note).toMatch(/could not be confirmed: only 5 fresh rounds fit in the time limit/);
+    expect(short!.note).toMatch(/could not be confirmed: only 4 fresh rounds fit in the time limit/);
   });
 });

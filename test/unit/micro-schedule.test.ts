@@ -114,22 +114,22 @@ const byId = (benchmarks: BenchmarkSamples[]) => Object.fromEntries(benchmarks.m
 
 describe('planning micro-benchmark rounds', () => {
   it('raises the rounds until each interval can reach its share of the confidence', async () => {
-    // 3 benchmarks at 95%: each interval at 1 - 0.05/3; the widest interval of n rounds has
-    // confidence 1 - 2/2^n, so n >= 1 + log2(3 / 0.05) = 6.9: 7 rounds, not the 2 asked for.
+    // 3 benchmarks at 95%: each one-sided bound at 0.05/3; the widest bound of n rounds has
+    // confidence 1 - 1/2^n, so 2^n > 3 / 0.05 = 60: 6 rounds, not the 2 asked for.
     const fake = fakeProcesses(['a', 'b', 'c']);
     const result = await measureMicro(planFor(fake, { rounds: 2 }));
-    expect(result.plannedRounds).toBe(7);
-    expect(result.rounds).toBe(7);
-    expect(fake.jobs).toHaveLength(7);
+    expect(result.plannedRounds).toBe(6);
+    expect(result.rounds).toBe(6);
+    expect(fake.jobs).toHaveLength(6);
   });
 
   it("asks the plan's rule, with the benchmarks that compare: the HTTP figures and every look count", async () => {
-    // 3 benchmarks + 9 HTTP figures = 12: n >= 1 + log2(12 / 0.05) = 8.9, so 9 rounds.
+    // 3 benchmarks + 9 HTTP figures = 12: 2^n > 12 / 0.05 = 240, so 8 rounds.
     const withHttp = await measureMicro(
       planFor(fakeProcesses(['a', 'b', 'c']), { rounds: 2, minimumRounds: (n) => oneLook.minimumRounds(n + 9) }),
     );
-    expect(withHttp.plannedRounds).toBe(9);
-    // 3 benchmarks × 7 looks = 21: each interval at 1 - 0.05/21, n >= 1 + log2(420) = 9.7, so 10 rounds.
+    expect(withHttp.plannedRounds).toBe(8);
+    // 3 benchmarks, 7 looks: the look at 10 spends 3.2% of 0.05/3 (5.3e-4 < 2^-10), so the first look is the one at 15.
     const fake = fakeProcesses(['a', 'b', 'c']);
     const sevenLooks = decisionRule({ confidence: 0.95, rounds: 10, maxRounds: 40, lookEvery: 5 });
     const looked = await measureMicro(
@@ -139,12 +139,12 @@ describe('planning micro-benchmark rounds', () => {
         adaptive: adaptive({ maxRounds: 2, decided: (b) => new Set(b.map((x) => x.id)) }),
       }),
     );
-    expect(looked.plannedRounds).toBe(10);
-    expect(fake.jobs).toHaveLength(10);
+    expect(looked.plannedRounds).toBe(15);
+    expect(fake.jobs).toHaveLength(15);
   });
 
   it('leaves a benchmark that failed in the first round out of the family', async () => {
-    // 4 tasks, one broken at head: 3 in the family, n >= 1 + log2(3 / 0.05) = 6.9, so 7 (4 would need 8).
+    // 4 tasks, one broken at head: 3 in the family, 2^n > 60, so 6 (4 would need 7).
     const fake = fakeProcesses(['a', 'b', 'c', 'broken']);
     const spawn = fake.spawn;
     fake.spawn = async (job) => {
@@ -156,7 +156,7 @@ describe('planning micro-benchmark rounds', () => {
       return outcome;
     };
     const result = await measureMicro(planFor(fake, { rounds: 2 }));
-    expect(result.plannedRounds).toBe(7);
+    expect(result.plannedRounds).toBe(6);
     expect(byId(result.benchmarks).broken!.error).toBe('at head: TypeError: boom');
     // …and it is not run again.
     expect(fake.jobs.slice(1).every((job) => job.skip.includes(id('broken')))).toBe(true);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyze } from '../../src/stats/analyze.js';
 import { decide, estimateChange, type Change } from '../../src/stats/compare.js';
-import { decisionRule, familyConfidence } from '../../src/stats/decision.js';
+import { decisionRule } from '../../src/stats/decision.js';
 
 /** One look at 95% (no adaptive rounds): the family is the budgeted figures alone. */
 const oneLook = decisionRule({ confidence: 0.95, rounds: 10, maxRounds: 10, lookEvery: 5 });
@@ -45,13 +45,33 @@ describe('change estimate from per-round log ratios', () => {
 });
 
 describe('family-wise error control', () => {
-  it('gives each of m intervals level 1 - alpha/m (Bonferroni)', () => {
-    expect(familyConfidence(0.95, 1)).toBeCloseTo(0.95);
-    expect(familyConfidence(0.95, 10)).toBeCloseTo(0.995);
+  it("gives each of m one-sided bounds alpha/m at one look (Holm's first step), so each interval is 1 - 2 alpha/m", () => {
+    expect(oneLook.intervalLevel(1)).toBeCloseTo(0.9, 15);
+    expect(oneLook.intervalLevel(10)).toBeCloseTo(0.99, 15);
   });
 
   it('widens every interval as benchmarks are added, so ten benchmarks are not ten chances of a false alarm', () => {
-    const bench = (id: string): BenchmarkSamples => ({
+    const bench = (id: string, shift = 0): BenchmarkSamples => ({
+      id,
+      kind: 'micro',
+      file: 'bench/x.bench.js',
+      logRatios: [-0.07, -0.08, -0.065, -0.075, -0.09, -0.06, -0.07, -0.085, -0.072, -0.068].map((x) => x + shift),
+      base: { opsPerSec: [100] },
+      head: { opsPerSec: [93] },
+    });
+    const options = { rule: oneLook, budgetFor: () => 0.05 };
+    const alone = analyze([bench('a')], options)[0]!;
+    // Nine neighbours that lost nothing: Holm's first step, alpha / 10, for everyone.
+    const neighbours = ['b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'].map((id) => bench(id, 0.074));
+    const inFamily = analyze([bench('a'), ...neighbours], options);
+    expect(alone.change!.confidence).toBeCloseTo(0.9);
+    for (const result of inFamily.slice(1)) expect(result.change!.confidence).toBeCloseTo(0.99);
+    expect(inFamily[0]!.change!.high).toBeGreaterThan(alone.change!.high);
+    expect(alone.verdict).toBe('regression');
+  });
+
+  it('steps down (Holm) when several figures lose: ten clear losses are read at up to alpha, not alpha / 10', () => {
+    const loss = (id: string): BenchmarkSamples => ({
       id,
       kind: 'micro',
       file: 'bench/x.bench.js',
@@ -59,13 +79,12 @@ describe('family-wise error control', () => {
       base: { opsPerSec: [100] },
       head: { opsPerSec: [93] },
     });
-    const options = { rule: oneLook, budgetFor: () => 0.05 };
-    const alone = analyze([bench('a')], options)[0]!;
-    const inFamily = analyze(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'].map(bench), options)[0]!;
-    expect(alone.change!.confidence).toBeCloseTo(0.95);
-    expect(inFamily.change!.confidence).toBeCloseTo(0.995);
-    expect(inFamily.change!.high).toBeGreaterThan(alone.change!.high);
-    expect(alone.verdict).toBe('regression');
+    const results = analyze(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'].map(loss), { rule: oneLook, budgetFor: () => 0.05 });
+    for (const result of results) {
+      expect(result.verdict).toBe('regression');
+      // Every one rejected: the regression bound at the last step's share (alpha / 1), the other side stays at alpha / 10.
+      expect(result.change!.confidence).toBeCloseTo(1 - 0.05 - 0.005, 12);
+    }
   });
 
   it('keeps failed, new and removed benchmarks out of the family', () => {
@@ -86,7 +105,7 @@ describe('family-wise error control', () => {
       { rule: oneLook, budgetFor: () => 0.05 },
     );
     expect(results.map((r) => r.verdict)).toEqual(['unchanged', 'new', 'removed', 'error']);
-    expect(results[0]!.change!.confidence).toBeCloseTo(0.95);
+    expect(results[0]!.change!.confidence).toBeCloseTo(0.9);
   });
 });
 
@@ -108,7 +127,8 @@ describe('confirmation of a regression by a fresh group of rounds', () => {
 
   it('holds when the fresh group shows the loss at the run confidence, however wide the family', () => {
     const [result] = analyze([samples(fresh)], options);
-    expect(result!.change!.confidence).toBeCloseTo(1 - 0.05 / 21, 9);
+    // Holm: the regression passes 0.05/21, so its regression bound is read at 0.05/20, the other at 0.05/21.
+    expect(result!.change!.confidence).toBeCloseTo(1 - 0.05 / 21 - 0.05 / 20, 9);
     expect(result!.verdict).toBe('regression');
     // At the family's level the same fresh rounds would not have confirmed it: that lost half the 5% regressions.
     expect(decide(estimateChange(fresh, 1 - 0.05 / 21), 0.01)).toBe('inconclusive');
@@ -119,7 +139,7 @@ describe('confirmation of a regression by a fresh group of rounds', () => {
     const [result] = analyze([samples(transient)], options);
     expect(result!.verdict).toBe('inconclusive');
     expect(result!.note).toBe(
-      'a regression in the first 10 rounds (-7.0%) did not reproduce in 10 fresh rounds (0.0% [-0.4%, +0.4%]): not failing the build on it',
+      'a regression in the first 10 rounds (-7.0%) did not reproduce in 10 fresh rounds (0.0% [-0.3%, +0.3%]): not failing the build on it',
     );
   });
 
