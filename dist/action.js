@@ -72677,7 +72677,8 @@ var benchgate_schema_default = {
 var LATENCY_STATS = ["p50", "p90", "p99", "mean"];
 var DEFAULTS2 = {
   budget: 0.05,
-  files: ["bench/**/*.bench.{js,mjs,cjs}"],
+  // vitest's default bench file names: x.bench.js, x.benchmark.mts, x.bench.ts, ... anywhere in the project.
+  files: ["**/*.{bench,benchmark}.?(c|m)[jt]s?(x)"],
   isolation: "alternate",
   taskTimeMs: 400,
   taskTimeoutMs: 3e4,
@@ -73783,11 +73784,13 @@ function globSync(globInput, options) {
 }
 
 // src/measure/micro/discover.ts
+var DEFAULT_EXCLUDED = ["**/dist/**", "**/.cache/**", "**/.idea/**"];
 async function discoverBenchFiles(root, patterns) {
+  const isDefault = patterns.length === DEFAULTS2.files.length && patterns.every((p, i) => p === DEFAULTS2.files[i]);
   const files = await glob([...patterns], {
     cwd: root,
     onlyFiles: true,
-    ignore: ["**/node_modules/**", "**/.git/**"],
+    ignore: ["**/node_modules/**", "**/.git/**", ...isDefault ? DEFAULT_EXCLUDED : []],
     expandDirectories: false
   });
   return files.map((file) => file.replace(/\\/g, "/")).sort();

@@ -46164,7 +46164,8 @@ function describeFailure(error) {
 var LATENCY_STATS = ["p50", "p90", "p99", "mean"];
 var DEFAULTS = {
   budget: 0.05,
-  files: ["bench/**/*.bench.{js,mjs,cjs}"],
+  // vitest's default bench file names: x.bench.js, x.benchmark.mts, x.bench.ts, ... anywhere in the project.
+  files: ["**/*.{bench,benchmark}.?(c|m)[jt]s?(x)"],
   isolation: "alternate",
   taskTimeMs: 400,
   taskTimeoutMs: 3e4,
@@ -47398,11 +47399,13 @@ function globSync(globInput, options) {
 }
 
 // src/measure/micro/discover.ts
+var DEFAULT_EXCLUDED = ["**/dist/**", "**/.cache/**", "**/.idea/**"];
 async function discoverBenchFiles(root, patterns) {
+  const isDefault = patterns.length === DEFAULTS.files.length && patterns.every((p, i) => p === DEFAULTS.files[i]);
   const files = await glob([...patterns], {
     cwd: root,
     onlyFiles: true,
-    ignore: ["**/node_modules/**", "**/.git/**"],
+    ignore: ["**/node_modules/**", "**/.git/**", ...isDefault ? DEFAULT_EXCLUDED : []],
     expandDirectories: false
   });
   return files.map((file) => file.replace(/\\/g, "/")).sort();
@@ -49907,7 +49910,7 @@ function renderListing(listing) {
     if (revision.files.length === 0) lines.push("  no bench file matches micro.files");
     for (const file of revision.files) {
       const copies = (file.harnesses ?? []).map((h) => `${h.harness}${h.version ? ` ${h.version}` : ""}`);
-      const how = file.error ? "did not load" : file.harness === "default export" || copies.length === 0 ? file.harness ?? "" : copies.join(", ");
+      const how = file.workerOf ? `a worker of ${file.workerOf}` : file.error ? "did not load" : file.harness === "default export" || copies.length === 0 ? file.harness ?? "" : copies.join(", ");
       lines.push(`  ${terminalText(file.file)}  [${how}]`);
       if (file.error) for (const line of file.error.split("\n")) lines.push(`      ${terminalText(line)}`);
       for (const task of file.tasks) lines.push(`    ${terminalText(`${file.file}${ID_SEPARATOR}${task}`)}`);

@@ -1109,9 +1109,11 @@ function figures(side, batch) {
 }
 async function probe(side) {
   try {
+    await runHook(side, "beforeEach");
     const first = side.fn();
     side.isAsync = isThenable(first);
     if (side.isAsync) await first;
+    await runHook(side, "afterEach");
     const hooked = Boolean(side.opts.beforeEach || side.opts.afterEach);
     const loop = hooked ? hookedLoop(side) : compileLoop(side.fn, side.isAsync);
     side.loop = loop;
@@ -1172,7 +1174,6 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL as pathToFileURL2 } from "node:url";
 import workerThreads from "node:worker_threads";
 var SYMBOL = /* @__PURE__ */ Symbol.for("benchgate.capture");
-var PADDING = /(?:\s|\.{3,})+$/;
 var Capture = class {
   current;
   activity = 0;
@@ -1191,6 +1192,7 @@ var Capture = class {
       tasks: [],
       harnesses: [],
       workers: [],
+      workerErrors: [],
       children: [],
       lateErrors: [],
       pending: [],
@@ -1211,7 +1213,7 @@ var Capture = class {
     }
     let { tasks } = declaration;
     if (declaration.only) tasks = tasks.filter((task) => task.only);
-    return { ...declaration, tasks: uniqueNames(tasks) };
+    return { ...declaration, tasks: uniqueNames(withoutPadding(tasks)) };
   }
   /** Errors thrown or rejected while a file loads land here once it has declared something. */
   lateError(error) {
@@ -1252,7 +1254,7 @@ var Capture = class {
   }
   add(task) {
     this.activity++;
-    this.current?.tasks.push({ ...task, name: String(task.name).replace(PADDING, "") || String(task.name) });
+    this.current?.tasks.push({ ...task, name: String(task.name).trimEnd() || String(task.name) });
   }
   // --- benchmark.js ---------------------------------------------------------
   benchmarkjs(namespace, resolved) {
@@ -1400,18 +1402,27 @@ var Capture = class {
       skipIf: (condition) => condition ? () => void 0 : bench,
       runIf: (condition) => condition ? bench : () => void 0
     });
+    const collect = async (suite) => {
+      for (let i2 = 0; i2 < suite.children.length; i2++) {
+        const child = suite.children[i2];
+        this.suiteStack.push(child);
+        try {
+          await child.factory?.();
+        } finally {
+          this.suiteStack.pop();
+        }
+        await collect(child);
+      }
+      return [];
+    };
     const describeWith = (only) => (name, fn) => {
       const body = typeof fn === "function" ? fn : typeof name === "function" ? name : void 0;
       const label = typeof name === "function" ? name.name : String(name);
       const parent = root();
       const suite = newSuite(label, parent, only || parent.only);
-      this.suiteStack.push(suite);
-      try {
-        const result = body?.();
-        if (isThenable2(result)) this.current?.pending.push(async () => (await result, []));
-      } finally {
-        this.suiteStack.pop();
-      }
+      suite.factory = body;
+      parent.children.push(suite);
+      if (parent.parent === void 0 && parent.children.length === 1) this.current?.pending.push(() => collect(parent));
     };
     const describe = Object.assign(describeWith(false), {
       only: describeWith(true),
@@ -1550,6 +1561,7 @@ var Capture = class {
         await this.runWorker(file, threadId, options.workerData, port);
         setImmediate(() => (worker.emit("online"), worker.emit("exit", 0)));
       } catch (error) {
+        this.current?.workerErrors.push({ file, error });
         setImmediate(() => (worker.emit("error", error), worker.emit("exit", 1)));
       } finally {
         this.workersRunning--;
@@ -1600,7 +1612,19 @@ var Capture = class {
 };
 var HARNESS_PACKAGES = ["benchmark", "tinybench", "mitata", "vitest"];
 function newSuite(name, parent, only) {
-  return { name, parent, only, started: false, remaining: 0, cleanups: [], beforeAll: [], afterAll: [], beforeEach: [], afterEach: [] };
+  return {
+    name,
+    parent,
+    only,
+    children: [],
+    started: false,
+    remaining: 0,
+    cleanups: [],
+    beforeAll: [],
+    afterAll: [],
+    beforeEach: [],
+    afterEach: []
+  };
 }
 var MitataBench = class {
   constructor(label, fn, groups) {
@@ -1696,6 +1720,12 @@ function withBenchHooks(bench, name, opts) {
     }
   };
 }
+function withoutPadding(tasks) {
+  const longest = Math.max(0, ...tasks.map((task) => task.name.length));
+  const padded = tasks.filter((task) => task.name.length === longest && task.name.endsWith("."));
+  if (padded.length < 2) return tasks;
+  return tasks.map((task) => task.name.length === longest ? { ...task, name: task.name.replace(/\.+$/, "") || task.name } : task);
+}
 function uniqueNames(tasks) {
   const seen = /* @__PURE__ */ new Map();
   return tasks.map((task) => {
@@ -1719,9 +1749,6 @@ function nodeScript(rest) {
   const args = rest.find((arg) => Array.isArray(arg));
   const script = args?.find((arg) => typeof arg === "string" && !arg.startsWith("-"));
   return script ?? "a script";
-}
-function isThenable2(value) {
-  return typeof value === "object" && value !== null && typeof value.then === "function";
 }
 var sink2 = { value: void 0 };
 var installed;
@@ -1780,19 +1807,24 @@ async function loadBenchFile(file, root) {
       workers
     };
   }
-  if (thrown) throw thrown.error;
-  const fromDefault = await defaultExportTasks(module.default);
-  if (fromDefault?.length) return { harness: "default export", harnesses: declaration.harnesses, tasks: fromDefault, notes: [], workers };
-  if (declaration.workers.length)
+  if (declaration.children.length)
     throw new Error(
-      `it measures in worker threads (${declaration.workers.join(", ")}) and no task was declared there. Declare each scenario as a task instead, e.g.
+      `it measures in child processes (${declaration.children.map((child) => path2.relative(root, child)).join(", ")}), which benchgate does not time. Declare each scenario as a task instead, e.g.
   const bench = new Bench()
   for (const scenario of scenarios) bench.add(scenario.name, () => run(scenario))
   await bench.run()`
     );
-  if (declaration.children.length)
+  if (thrown) throw thrown.error;
+  const fromDefault = await defaultExportTasks(module.default);
+  if (fromDefault?.length) return { harness: "default export", harnesses: declaration.harnesses, tasks: fromDefault, notes: [], workers };
+  const failed = declaration.workerErrors[0];
+  if (failed)
     throw new Error(
-      `it measures in child processes (${declaration.children.join(", ")}), which benchgate does not time. Declare each scenario as a task instead, e.g.
+      `its worker ${path2.relative(root, failed.file).split(path2.sep).join("/")} failed to load: ${describeThrown(failed.error, root)}`
+    );
+  if (declaration.workers.length)
+    throw new Error(
+      `it measures in worker threads (${workers.join(", ")}) and no task was declared there. Declare each scenario as a task instead, e.g.
   const bench = new Bench()
   for (const scenario of scenarios) bench.add(scenario.name, () => run(scenario))
   await bench.run()`

@@ -76,7 +76,8 @@ export interface Config {
 
 export const DEFAULTS = {
   budget: 0.05,
-  files: ['bench/**/*.bench.{js,mjs,cjs}'],
+  // vitest's default bench file names: x.bench.js, x.benchmark.mts, x.bench.ts, ... anywhere in the project.
+  files: ['**/*.{bench,benchmark}.?(c|m)[jt]s?(x)'],
   isolation: 'alternate' as Isolation,
   taskTimeMs: 400,
   taskTimeoutMs: 30_000,

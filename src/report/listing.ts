@@ -21,11 +21,13 @@ export function renderListing(listing: Listing): string {
     if (revision.files.length === 0) lines.push('  no bench file matches micro.files');
     for (const file of revision.files) {
       const copies = (file.harnesses ?? []).map((h) => `${h.harness}${h.version ? ` ${h.version}` : ''}`);
-      const how = file.error
-        ? 'did not load'
-        : file.harness === 'default export' || copies.length === 0
-          ? (file.harness ?? '')
-          : copies.join(', ');
+      const how = file.workerOf
+        ? `a worker of ${file.workerOf}`
+        : file.error
+          ? 'did not load'
+          : file.harness === 'default export' || copies.length === 0
+            ? (file.harness ?? '')
+            : copies.join(', ');
       lines.push(`  ${terminalText(file.file)}  [${how}]`);
       if (file.error) for (const line of file.error.split('\n')) lines.push(`      ${terminalText(line)}`);
       for (const task of file.tasks) lines.push(`    ${terminalText(`${file.file}${ID_SEPARATOR}${task}`)}`);

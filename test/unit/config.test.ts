@@ -17,7 +17,7 @@ describe('config file', () => {
   it('applies the defaults to an empty file', () => {
     const config = load('');
     expect(config.budget).toBe(DEFAULTS.budget);
-    expect(config.micro.files).toEqual(['bench/**/*.bench.{js,mjs,cjs}']);
+    expect(config.micro.files).toEqual(['**/*.{bench,benchmark}.?(c|m)[jt]s?(x)']);
     expect(config.micro.isolation).toBe('alternate');
     expect(config.timeLimitMs).toBe(300_000);
     expect(config.install).toBeUndefined();

@@ -212,9 +212,12 @@ function figures(side: Prepared, batch: number): SideFigures {
  */
 async function probe(side: Prepared): Promise<void> {
   try {
+    // The first call tells a sync task from an async one; its per-call hooks run around it as around every other.
+    await runHook(side, 'beforeEach');
     const first = side.fn();
     side.isAsync = isThenable(first);
     if (side.isAsync) await first;
+    await runHook(side, 'afterEach');
     const hooked = Boolean(side.opts.beforeEach || side.opts.afterEach);
     const loop = hooked ? hookedLoop(side) : compileLoop(side.fn, side.isAsync);
     side.loop = loop;

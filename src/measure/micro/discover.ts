@@ -1,11 +1,16 @@
 import { glob } from 'tinyglobby';
+import { DEFAULTS } from '../../config/types.js';
+
+/** Where the default patterns do not look, as vitest's bench defaults: build output and caches hold copies, not sources. */
+const DEFAULT_EXCLUDED = ['**/dist/**', '**/.cache/**', '**/.idea/**'];
 
 /** Bench files of one revision, relative to its project root with forward slashes, sorted. */
 export async function discoverBenchFiles(root: string, patterns: readonly string[]): Promise<string[]> {
+  const isDefault = patterns.length === DEFAULTS.files.length && patterns.every((p, i) => p === DEFAULTS.files[i]);
   const files = await glob([...patterns], {
     cwd: root,
     onlyFiles: true,
-    ignore: ['**/node_modules/**', '**/.git/**'],
+    ignore: ['**/node_modules/**', '**/.git/**', ...(isDefault ? DEFAULT_EXCLUDED : [])],
     expandDirectories: false,
   });
   return files.map((file) => file.replace(/\\/g, '/')).sort();

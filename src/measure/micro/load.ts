@@ -72,17 +72,22 @@ export async function loadBenchFile(file: string, root: string): Promise<LoadedF
       workers,
     };
   }
+  if (declaration.children.length)
+    throw new Error(
+      `it measures in child processes (${declaration.children.map((child) => path.relative(root, child)).join(', ')}), which benchgate does not time. Declare each scenario as a task instead, e.g.\n` +
+        `  const bench = new Bench()\n  for (const scenario of scenarios) bench.add(scenario.name, () => run(scenario))\n  await bench.run()`,
+    );
   if (thrown) throw thrown.error;
   const fromDefault = await defaultExportTasks(module.default);
   if (fromDefault?.length) return { harness: 'default export', harnesses: declaration.harnesses, tasks: fromDefault, notes: [], workers };
+  const failed = declaration.workerErrors[0];
+  if (failed)
+    throw new Error(
+      `its worker ${path.relative(root, failed.file).split(path.sep).join('/')} failed to load: ${describeThrown(failed.error, root)}`,
+    );
   if (declaration.workers.length)
     throw new Error(
-      `it measures in worker threads (${declaration.workers.join(', ')}) and no task was declared there. Declare each scenario as a task instead, e.g.\n` +
-        `  const bench = new Bench()\n  for (const scenario of scenarios) bench.add(scenario.name, () => run(scenario))\n  await bench.run()`,
-    );
-  if (declaration.children.length)
-    throw new Error(
-      `it measures in child processes (${declaration.children.join(', ')}), which benchgate does not time. Declare each scenario as a task instead, e.g.\n` +
+      `it measures in worker threads (${workers.join(', ')}) and no task was declared there. Declare each scenario as a task instead, e.g.\n` +
         `  const bench = new Bench()\n  for (const scenario of scenarios) bench.add(scenario.name, () => run(scenario))\n  await bench.run()`,
     );
   const what = harness ? `it imports ${harness} but declares no task` : 'it declares no task';

@@ -55,6 +55,8 @@ export interface Declaration {
   harnesses: HarnessCopy[];
   /** Worker files it started (and whose tasks were collected). */
   workers: string[];
+  /** What a worker's file threw while it loaded, by file. */
+  workerErrors: { file: string; error: unknown }[];
   /** Node processes it tried to start (refused). */
   children: string[];
   /** What it threw after its tasks were collected (e.g. printing results benchgate does not produce): reported, not fatal. */
@@ -62,8 +64,6 @@ export interface Declaration {
 }
 
 const SYMBOL = Symbol.for('benchgate.capture');
-/** A name printed padded for alignment ('lookup route.........') is the name without the padding. */
-const PADDING = /(?:\s|\.{3,})+$/;
 
 type Hook = (...args: unknown[]) => unknown;
 type Pending = () => Promise<CapturedTask[]>;
@@ -88,6 +88,7 @@ class Capture {
       tasks: [],
       harnesses: [],
       workers: [],
+      workerErrors: [],
       children: [],
       lateErrors: [],
       pending: [],
@@ -108,7 +109,7 @@ class Capture {
     }
     let { tasks } = declaration;
     if (declaration.only) tasks = tasks.filter((task) => (task as OnlyTask).only);
-    return { ...declaration, tasks: uniqueNames(tasks) };
+    return { ...declaration, tasks: uniqueNames(withoutPadding(tasks)) };
   }
 
   /** Errors thrown or rejected while a file loads land here once it has declared something. */
@@ -153,7 +154,7 @@ class Capture {
 
   private add(task: CapturedTask & { only?: boolean }): void {
     this.activity++;
-    this.current?.tasks.push({ ...task, name: String(task.name).replace(PADDING, '') || String(task.name) });
+    this.current?.tasks.push({ ...task, name: String(task.name).trimEnd() || String(task.name) });
   }
 
   // --- benchmark.js ---------------------------------------------------------
@@ -320,6 +321,21 @@ class Capture {
       skipIf: (condition: unknown) => (condition ? () => undefined : bench),
       runIf: (condition: unknown) => (condition ? bench : () => undefined),
     });
+    // As vitest collects: describe() only registers its factory; factories run after the file has loaded,
+    // one at a time in order, each awaited, so an async factory's benches land in its own suite.
+    const collect = async (suite: VitestSuite): Promise<CapturedTask[]> => {
+      for (let i = 0; i < suite.children.length; i++) {
+        const child = suite.children[i]!;
+        this.suiteStack.push(child);
+        try {
+          await child.factory?.();
+        } finally {
+          this.suiteStack.pop();
+        }
+        await collect(child);
+      }
+      return [];
+    };
     const describeWith =
       (only: boolean) =>
       (name: unknown, fn?: unknown): void => {
@@ -327,13 +343,9 @@ class Capture {
         const label = typeof name === 'function' ? name.name : String(name);
         const parent = root();
         const suite = newSuite(label, parent, only || parent.only);
-        this.suiteStack.push(suite);
-        try {
-          const result = body?.();
-          if (isThenable(result)) this.current?.pending.push(async () => (await result, []));
-        } finally {
-          this.suiteStack.pop();
-        }
+        suite.factory = body;
+        parent.children.push(suite);
+        if (parent.parent === undefined && parent.children.length === 1) this.current?.pending.push(() => collect(parent));
       };
     const describe = Object.assign(describeWith(false), {
       only: describeWith(true),
@@ -477,6 +489,7 @@ class Capture {
         await this.runWorker(file, threadId, options.workerData, port);
         setImmediate(() => (worker.emit('online'), worker.emit('exit', 0)));
       } catch (error) {
+        this.current?.workerErrors.push({ file, error });
         setImmediate(() => (worker.emit('error', error), worker.emit('exit', 1)));
       } finally {
         this.workersRunning--;
@@ -552,6 +565,9 @@ interface VitestHooks {
 }
 interface VitestSuite extends VitestHooks {
   name: string;
+  /** The describe() callback, run when the file is collected. */
+  factory?: (() => unknown) | undefined;
+  children: VitestSuite[];
   parent: VitestSuite | undefined;
   only: boolean;
   started: boolean;
@@ -564,7 +580,19 @@ interface VitestBenchOptions {
 }
 
 function newSuite(name: string, parent: VitestSuite | undefined, only: boolean): VitestSuite {
-  return { name, parent, only, started: false, remaining: 0, cleanups: [], beforeAll: [], afterAll: [], beforeEach: [], afterEach: [] };
+  return {
+    name,
+    parent,
+    only,
+    children: [],
+    started: false,
+    remaining: 0,
+    cleanups: [],
+    beforeAll: [],
+    afterAll: [],
+    beforeEach: [],
+    afterEach: [],
+  };
 }
 
 /**
@@ -706,6 +734,17 @@ function withBenchHooks(bench: TinyBench, name: string, opts: FnOptions): FnOpti
   };
 }
 
+/**
+ * Names padded to one width for aligned output (find-my-way's `name.padEnd(longest, '.')`): when two
+ * or more names of the longest length end in dots, those dots are padding, not part of the names.
+ */
+function withoutPadding(tasks: CapturedTask[]): CapturedTask[] {
+  const longest = Math.max(0, ...tasks.map((task) => task.name.length));
+  const padded = tasks.filter((task) => task.name.length === longest && task.name.endsWith('.'));
+  if (padded.length < 2) return tasks;
+  return tasks.map((task) => (task.name.length === longest ? { ...task, name: task.name.replace(/\.+$/, '') || task.name } : task));
+}
+
 /** Two tasks of one file with one id get ' (2)', ' (3)': every id names one task. */
 function uniqueNames(tasks: CapturedTask[]): CapturedTask[] {
   const seen = new Map<string, number>();
@@ -733,10 +772,6 @@ function nodeScript(rest: unknown[]): string {
   const args = rest.find((arg): arg is unknown[] => Array.isArray(arg));
   const script = args?.find((arg): arg is string => typeof arg === 'string' && !arg.startsWith('-'));
   return script ?? 'a script';
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 const sink: { value: unknown } = { value: undefined };

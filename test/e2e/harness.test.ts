@@ -1,0 +1,174 @@
+// Real projects' benchmarks, unmodified: one fixture per harness (fixtures/harness-*), written the
+// way those projects write them, each with one known large regression at head and a different
+// installed copy of the harness at each revision.
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { fixtureRepo, leftoverProcesses, leftovers, readJson, removeFixtureRepos, runCli } from './helpers.js';
+
+afterAll(removeFixtureRepos);
+
+let repo = '';
+afterEach(async () => {
+  expect(await leftoverProcesses()).toEqual([]);
+  if (repo) expect(leftovers(repo)).toEqual({ worktrees: [], tempDirs: [] });
+});
+
+interface Case {
+  fixture: string;
+  /** micro.files for the fixture (its own benchgate.yml says the same; the test's config adds a short task time). */
+  files: string | undefined;
+  harness: string;
+  versions: [string, string];
+  tasks: string[];
+  regression: string;
+  /** What the harness itself prints when the file runs on its own: never on benchgate's stdout. */
+  harnessOutput: RegExp;
+}
+
+const CASES: Case[] = [
+  {
+    fixture: 'harness-benchmarkjs',
+    files: 'benchmark/*.js',
+    harness: 'benchmark.js',
+    versions: ['2.1.3', '2.1.4'],
+    tasks: [
+      'benchmark/bench.js > escapeHtml',
+      'benchmark/bench.js > parseQuery',
+      'benchmark/bench.js > etag',
+      'benchmark/bench.js > lookup and run async handler',
+      // Declared in worker threads, one per scenario, with names padded for alignment.
+      'benchmark/workers.js > lookup static route',
+      'benchmark/workers.js > lookup parametric route',
+      'benchmark/workers.js > lookup two params',
+      'benchmark/workers.js > lookup wildcard route',
+    ],
+    regression: 'benchmark/bench.js > etag',
+    harnessOutput: /ops\/sec|Fastest is|runs sampled/,
+  },
+  {
+    fixture: 'harness-tinybench',
+    files: 'bench/*.mjs',
+    harness: 'tinybench',
+    versions: ['2.9.0', '6.2.3'],
+    tasks: [
+      'bench/index.mjs > makeId',
+      'bench/index.mjs > slugify',
+      'bench/index.mjs > cursor round trip',
+      'bench/index.mjs > load session',
+    ],
+    regression: 'bench/index.mjs > slugify',
+    harnessOutput: /\(index\)|Task name|ops\/sec/,
+  },
+  {
+    fixture: 'harness-mitata',
+    files: 'bench/*.mjs',
+    harness: 'mitata',
+    versions: ['1.0.20', '1.0.34'],
+    tasks: [
+      'bench/escape.mjs > escaping > escapeHtml',
+      'bench/escape.mjs > escaping > csvRow',
+      'bench/escape.mjs > rendering > render template',
+      'bench/escape.mjs > rendering > fetchJson',
+    ],
+    regression: 'bench/escape.mjs > escaping > escapeHtml',
+    harnessOutput: /\/iter|faster than|clk:/,
+  },
+  {
+    fixture: 'harness-vitest',
+    // The default micro.files finds vitest's *.bench.ts.
+    files: undefined,
+    harness: 'vitest',
+    versions: ['3.2.4', '4.1.12'],
+    tasks: [
+      'bench/url.bench.ts > parse > parseURL',
+      'bench/url.bench.ts > parse > match a parsed url',
+      'bench/url.bench.ts > build > joinURL',
+      'bench/url.bench.ts > build > withQuery',
+    ],
+    regression: 'bench/url.bench.ts > build > withQuery',
+    harnessOutput: /BENCH|RUN\s+v|hz\s+min/,
+  },
+];
+
+const config = (files: string | undefined) => `budget: 5%\nmicro:\n  task-time: 150ms\n${files ? `  files: ${files}\n` : ''}`;
+
+describe.each(CASES)('$harness bench files, unmodified ($fixture)', (c) => {
+  it('lists each revision with its own copy of the harness, and the tasks with their nesting', async () => {
+    repo = fixtureRepo(c.fixture, { config: config(c.files) });
+    const run = await runCli(['list', '--base', 'main', '--head', 'feature', '--json', 'out/list.json'], repo);
+    expect(run.code, run.stderr).toBe(0);
+    const listing = readJson<{
+      revisions: {
+        label: string;
+        root: string;
+        files: { file: string; tasks: string[]; harness?: string; harnesses?: { harness: string; version?: string; path: string }[] }[];
+      }[];
+    }>(path.join(repo, 'out/list.json'));
+    expect(listing.revisions.map((r) => r.label)).toEqual(['base', 'head']);
+    listing.revisions.forEach((revision, i) => {
+      const ids = revision.files.flatMap((file) => file.tasks.map((task) => `${file.file} > ${task}`));
+      expect(ids.sort()).toEqual([...c.tasks].sort());
+      const copies = revision.files.flatMap((file) => file.harnesses ?? []);
+      expect(copies.length).toBeGreaterThan(0);
+      for (const copy of copies) {
+        expect(copy.harness).toBe(c.harness);
+        expect(copy.version).toBe(c.versions[i]);
+        // Resolved inside this revision's own checkout: its own node_modules.
+        expect(copy.path.startsWith(path.join(revision.root, 'node_modules') + path.sep)).toBe(true);
+      }
+    });
+    expect(listing.revisions[0]!.root).not.toBe(listing.revisions[1]!.root);
+    for (const id of c.tasks) expect(run.stdout).toContain(id);
+  });
+
+  it.each(['alternate', 'process'])('catches the regression and flags nothing else, in %s isolation', async (isolation) => {
+    repo = fixtureRepo(c.fixture, { config: config(c.files) });
+    const run = await runCli(
+      ['compare', '--base', 'main', '--head', 'feature', '--isolation', isolation, '--profile', 'never', '--json', 'out/report.json'],
+      repo,
+    );
+    expect(run.code, run.stderr).toBe(1);
+    const report = readJson<{ verdict: string; benchmarks: { id: string; verdict: string }[] }>(path.join(repo, 'out/report.json'));
+    expect(report.benchmarks.map((b) => b.id).sort()).toEqual([...c.tasks].sort());
+    const verdicts = Object.fromEntries(report.benchmarks.map((b) => [b.id, b.verdict]));
+    expect(verdicts[c.regression]).toBe('regression');
+    for (const id of c.tasks.filter((task) => task !== c.regression))
+      expect(['unchanged', 'inconclusive', 'improvement']).toContain(verdicts[id]);
+    expect(run.stderr).toContain(`base bench files use ${c.harness} ${c.versions[0]}`);
+    expect(run.stderr).toContain(`head bench files use ${c.harness} ${c.versions[1]}`);
+    // The harness neither timed nor printed anything of its own.
+    expect(run.stdout).not.toMatch(c.harnessOutput);
+  });
+});
+
+describe('a revision that is not installed', () => {
+  it('stops before measuring when the working tree has no node_modules, naming the package and the command', async () => {
+    repo = fixtureRepo('harness-tinybench', { config: config('bench/*.mjs'), commitHead: false });
+    const run = await runCli(['compare', '--base', 'main', '--json', 'out/report.json'], repo);
+    expect(run.code, run.stdout).toBe(2);
+    expect(run.stdout).toContain('head (the working tree) is not installed');
+    expect(run.stdout).toContain("bench/index.mjs imports 'tinybench'");
+    expect(run.stdout).toContain('run `npm ci --no-audit --no-fund` in');
+    expect(run.stderr).not.toMatch(/round \d+ of/);
+    expect(readJson<{ verdict: string }>(path.join(repo, 'out/report.json')).verdict).toBe('error');
+  });
+
+  it("stops before measuring when base's install left a bench file's import unresolved", async () => {
+    repo = fixtureRepo('harness-tinybench', { config: `${config('bench/*.mjs')}install: node -e 0\n` });
+    const run = await runCli(['compare', '--base', 'main', '--head', 'feature'], repo);
+    expect(run.code, run.stdout).toBe(2);
+    expect(run.stdout).toContain('base (main) is not installed');
+    expect(run.stdout).toContain("bench/index.mjs imports 'tinybench'");
+    expect(run.stdout).toContain('benchgate installed this checkout with `node -e 0`');
+    expect(run.stderr).not.toMatch(/round \d+ of/);
+  });
+
+  it('loads its bench files once the working tree is installed with that command', async () => {
+    repo = fixtureRepo('harness-tinybench', { config: config('bench/*.mjs'), commitHead: false });
+    execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: repo, stdio: 'ignore' });
+    const run = await runCli(['list'], repo);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('[tinybench 6.2.3]');
+  });
+});

@@ -1,0 +1,329 @@
+// Harness capture in the benchmark process (dist/runner.js): bench files written for benchmark.js,
+// tinybench, mitata and vitest, each in a small project whose node_modules links the real
+// packages (benchgate's own dev dependencies), loaded and measured as benchgate's runs do.
+import { fork } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { FileLoad, TaskOutcome } from '../../src/measure/micro/protocol.js';
+
+const RUNNER = fileURLToPath(new URL('../../dist/runner.js', import.meta.url));
+const MODULES = fileURLToPath(new URL('../../node_modules/', import.meta.url));
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A project with the given files and the real harness packages linked into its node_modules. */
+function project(files: Record<string, string>, manifest: Record<string, unknown> = {}): string {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'benchgate-capture-'));
+  dirs.push(root);
+  mkdirSync(path.join(root, 'node_modules'));
+  for (const name of ['benchmark', 'tinybench', 'mitata', 'vitest', 'lodash', 'platform'])
+    if (existsSync(path.join(MODULES, name))) symlinkSync(path.join(MODULES, name), path.join(root, 'node_modules', name));
+  writeFileSync(path.join(root, 'package.json'), JSON.stringify({ name: 'p', private: true, ...manifest }));
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    writeFileSync(path.join(root, file), text);
+  }
+  return root;
+}
+
+interface RunnerAnswer {
+  files: FileLoad[];
+  tasks: TaskOutcome[];
+  output: string;
+  fatal?: string;
+}
+
+/** One benchmark process: load (kind 'load') or measure briefly, as benchgate does. */
+function runner(root: string, files: string[], measure = false): Promise<RunnerAnswer> {
+  return new Promise((resolve, reject) => {
+    const child = fork(RUNNER, [], { cwd: root, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    let answer: RunnerAnswer | undefined;
+    const side = { revision: 'head', root, files };
+    child.on('message', (message: { type: string; files?: FileLoad[]; tasks?: TaskOutcome[]; message?: string }) => {
+      if (message.type === 'ready')
+        child.send(
+          measure
+            ? {
+                sides: [side],
+                settings: { taskTimeMs: 20, blockMs: 1, warmupBlocks: 1, minSampleMs: 0.02, minBlocks: 2 },
+                batches: {},
+                skip: [],
+              }
+            : { kind: 'load', sides: [side] },
+        );
+      if (message.type === 'result') answer = { files: message.files!, tasks: message.tasks!, output };
+      if (message.type === 'fatal') answer = { files: [], tasks: [], output, fatal: message.message };
+    });
+    child.once('error', reject);
+    child.once('close', () => (answer ? resolve({ ...answer, output }) : reject(new Error(`no answer from the runner:\n${output}`))));
+  });
+}
+
+const load = async (root: string, file: string) => (await runner(root, [file])).files[0]!;
+const logOf = (root: string) => (existsSync(path.join(root, 'log')) ? readFileSync(path.join(root, 'log'), 'utf8').trim().split('\n') : []);
+const LOG = `const log = (line) => require('node:fs').appendFileSync(require('node:path').join(__dirname, '..', 'log'), line + '\\n');`;
+const LOG_ESM = `import { appendFileSync } from 'node:fs'; const log = (line) => appendFileSync(new URL('../log', import.meta.url), line + '\\n');`;
+
+describe('benchmark.js', () => {
+  it('collects a self-running suite with a deferred task and setup, and measures it', async () => {
+    const root = project({
+      'benchmark/bench.js': `'use strict'
+${LOG}
+const Benchmark = require('benchmark')
+new Benchmark.Suite('strings')
+  .add('indexOf', function () { 'Hello World!'.indexOf('o') })
+  .add('deferred', { defer: true, fn (deferred) { setImmediate(() => deferred.resolve()) } })
+  .add('with setup', { setup () { log('setup') }, teardown () { log('teardown') }, fn () { return 1 + 1 } })
+  .on('cycle', (event) => console.log(String(event.target)))
+  .on('complete', function () { console.log('Fastest is ' + this.filter('fastest').map('name')) })
+  .run({ async: true })
+`,
+    });
+    const { files, tasks } = await runner(root, ['benchmark/bench.js'], true);
+    expect(files[0]).toMatchObject({ harness: 'benchmark.js', tasks: ['strings > indexOf', 'strings > deferred', 'strings > with setup'] });
+    expect(files[0]!.harnesses![0]!.path).toBe(realpathSync(path.join(root, 'node_modules/benchmark/benchmark.js')));
+    for (const task of tasks) expect(task.error).toBeUndefined();
+    // A deferred call waits for setImmediate: far fewer calls per second than indexOf.
+    const ops = Object.fromEntries(tasks.map((t) => [t.id, t.head!.opsPerSec]));
+    expect(ops['benchmark/bench.js > strings > deferred']!).toBeLessThan(ops['benchmark/bench.js > strings > indexOf']! / 10);
+    expect(logOf(root)).toEqual(['setup', 'teardown']);
+  });
+
+  it('follows a chain of suites started from complete, and refuses code given as a string', async () => {
+    const root = project({
+      'chain.js': `const Benchmark = require('benchmark')
+const second = new Benchmark.Suite().add('b', () => 2)
+new Benchmark.Suite().add('a', () => 1).on('complete', () => second.run()).run()`,
+      'string.js': `const Benchmark = require('benchmark')
+new Benchmark.Suite().add('compiled', 'x = 1 + 1').run()`,
+    });
+    const { files } = await runner(root, ['chain.js', 'string.js']);
+    expect(files[0]!.tasks).toEqual(['a', 'b']);
+    expect(files[1]!.error).toContain("benchmark.js task 'compiled' gives its code as a string");
+  });
+
+  it('collects the tasks of one worker thread per scenario, with their workerData', async () => {
+    const root = project({
+      'benchmark/thread.js': `const { workerData, parentPort } = require('worker_threads')
+const Benchmark = require('benchmark')
+Benchmark.Suite().add(workerData.name, () => workerData.n * 2).on('cycle', (e) => parentPort.postMessage(String(e.target))).run()`,
+      'benchmark/main.js': `const { Worker } = require('worker_threads')
+const scenarios = [{ name: 'one', n: 1 }, { name: 'three', n: 3 }, { name: 'longer name', n: 5 }]
+const longest = Math.max(...scenarios.map((s) => s.name.length))
+async function main () {
+  for (const s of scenarios) {
+    await new Promise((resolve, reject) => {
+      const worker = new Worker(require('path').join(__dirname, 'thread.js'), { workerData: { ...s, name: s.name.padEnd(longest, '.') } })
+      worker.on('message', console.log)
+      worker.on('error', reject)
+      worker.on('exit', resolve)
+    })
+  }
+}
+main()`,
+    });
+    const { files } = await runner(root, ['benchmark/main.js', 'benchmark/thread.js']);
+    // The padding dots of aligned names are not part of the names; the worker file is measured through main.js.
+    expect(files[0]).toMatchObject({ file: 'benchmark/main.js', tasks: ['one', 'three', 'longer name'] });
+    expect(files[1]).toMatchObject({ file: 'benchmark/thread.js', tasks: [], workerOf: 'benchmark/main.js' });
+    expect(files[1]!.error).toBeUndefined();
+  });
+
+  it('says which worker failed to load, and refuses benchmarks in forked processes with the lines to write instead', async () => {
+    const root = project({
+      'broken.js': `const { Worker } = require('worker_threads')
+new Worker(require('path').join(__dirname, 'thread.js'), { workerData: {} })`,
+      'thread.js': `require('not-installed-anywhere')`,
+      'forks.js': `require('child_process').fork(require('path').join(__dirname, 'child.js'))`,
+    });
+    const { files } = await runner(root, ['broken.js', 'forks.js']);
+    expect(files[0]!.error).toContain("its worker thread.js failed to load: Error: Cannot find module 'not-installed-anywhere'");
+    expect(files[1]!.error).toContain('it measures in child processes');
+    expect(files[1]!.error).toContain('bench.add(scenario.name');
+  });
+});
+
+describe('tinybench', () => {
+  it('collects a self-running script, with the Bench name as its suite and Bench-level setup around each task', async () => {
+    const root = project({
+      'bench/ids.mjs': `import { Bench } from 'tinybench'
+${LOG_ESM}
+const bench = new Bench({ name: 'ids', time: 100, setup: (task, mode) => log('setup ' + task.name + ' ' + mode) })
+bench.add('counter', () => 1).add('random', () => Math.random()).add('removed', () => 0)
+bench.remove('removed')
+await bench.run()
+console.table(bench.table())
+// Reading results benchgate never produces: set aside, not fatal.
+console.log(bench.tasks[0].result.latency.mean.toFixed(2))`,
+    });
+    const { files, tasks } = await runner(root, ['bench/ids.mjs'], true);
+    expect(files[0]).toMatchObject({ harness: 'tinybench', tasks: ['ids > counter', 'ids > random'] });
+    expect(files[0]!.notes).toHaveLength(1);
+    expect(files[0]!.notes![0]).toContain('after its tasks were collected it threw (set aside)');
+    expect(tasks.map((t) => t.error)).toEqual([undefined, undefined]);
+    expect(logOf(root)).toEqual(['setup counter run', 'setup random run']);
+  });
+
+  it('takes two tasks of one name as two benchmarks', async () => {
+    const root = project({
+      'dup.mjs': `import { Bench } from 'tinybench'
+const a = new Bench(); a.add('noop', () => 1); await a.run()
+const b = new Bench(); b.add('noop', () => 2); await b.run()`,
+    });
+    expect((await load(root, 'dup.mjs')).tasks).toEqual(['noop', 'noop (2)']);
+  });
+});
+
+describe('mitata', () => {
+  it('keeps groups, expands args, and runs a generator bench’s setup once and its teardown after', async () => {
+    const root = project({
+      'bench/m.mjs': `import { bench, group, summary, run, do_not_optimize } from 'mitata'
+${LOG_ESM}
+group('parse', () => {
+  summary(() => {
+    bench('JSON.parse', () => do_not_optimize(JSON.parse('{"a":1}')))
+    bench('sum $size', function* (state) {
+      const data = Array.from({ length: state.get('size') }, (_, i) => i)
+      log('setup ' + data.length)
+      yield () => data.reduce((a, b) => a + b, 0)
+      log('teardown ' + data.length)
+    }).args('size', [1, 8])
+  })
+})
+bench('computed', function* () { yield { [0]() { return [3, 1, 2] }, bench(list) { return list.sort() } } })
+await run()`,
+    });
+    const { files, tasks } = await runner(root, ['bench/m.mjs'], true);
+    expect(files[0]).toMatchObject({ harness: 'mitata', tasks: ['parse > JSON.parse', 'parse > sum 1', 'parse > sum 8', 'computed'] });
+    expect(tasks.map((t) => t.error)).toEqual([undefined, undefined, undefined, undefined]);
+    expect(logOf(root)).toEqual(['setup 1', 'setup 8', 'teardown 1', 'teardown 8']);
+  });
+
+  it('answers require() as well as import', async () => {
+    const root = project({ 'm.cjs': `const { bench, group } = require('mitata')\ngroup('g', () => bench('x', () => 1))` });
+    // mitata is an ES module; require() of it needs Node's require(esm) (20.17+, 22.12+), else it is refused as Node refuses it.
+    const loaded = await load(root, 'm.cjs');
+    if (loaded.error) expect(loaded.error).toMatch(/ERR_REQUIRE_ESM|require\(\) of ES Module/);
+    else expect(loaded.tasks).toEqual(['g > x']);
+  });
+});
+
+describe('vitest', () => {
+  it('runs describe and bench without vitest: suites, hooks in vitest order, setup/teardown, skip and async describe', async () => {
+    const root = project(
+      {
+        'test/url.bench.ts': `import { bench, describe, beforeAll, afterAll, beforeEach, afterEach } from 'vitest'
+${LOG_ESM}
+let input: string | undefined
+beforeAll(() => { log('file beforeAll') })
+describe('parse', () => {
+  beforeAll(() => { input = 'a=1&b=2'; log('parse beforeAll'); return () => log('parse cleanup') })
+  afterAll(() => log('parse afterAll'))
+  beforeEach(() => log('parse beforeEach'))
+  afterEach(() => log('parse afterEach'))
+  bench('split', () => { input!.split('&') }, { setup: (_task: unknown, mode: string) => log('setup ' + mode), teardown: () => log('teardown') })
+  bench('params', () => { new URLSearchParams(input) }, { time: 500 })
+  bench.skip('skipped', () => {})
+})
+describe('later', async () => {
+  await Promise.resolve()
+  bench('after await', () => 1)
+})`,
+      },
+      { type: 'module' },
+    );
+    const { files, tasks } = await runner(root, ['test/url.bench.ts'], true);
+    expect(files[0]).toMatchObject({ harness: 'vitest', tasks: ['parse > split', 'parse > params', 'later > after await'] });
+    expect(files[0]!.harnesses![0]!.path.startsWith(realpathSync(path.join(root, 'node_modules', 'vitest')))).toBe(true);
+    expect(tasks.map((t) => t.error)).toEqual([undefined, undefined, undefined]);
+    expect(logOf(root)).toEqual([
+      'file beforeAll',
+      'parse beforeAll',
+      'parse beforeEach',
+      'setup run',
+      'teardown',
+      'parse afterEach',
+      'parse beforeEach',
+      'parse afterEach',
+      'parse cleanup',
+      'parse afterAll',
+    ]);
+  });
+
+  it('keeps only .only benches when a file has one, and vi is named as unavailable when used', async () => {
+    const root = project({
+      'a.bench.mjs': `import { bench, describe } from 'vitest'\ndescribe('s', () => { bench('a', () => 1); bench.only('b', () => 2) })`,
+      'vi.bench.mjs': `import { bench, vi } from 'vitest'\nvi.fn()\nbench('x', () => 1)`,
+    });
+    const { files } = await runner(root, ['a.bench.mjs', 'vi.bench.mjs']);
+    expect(files[0]!.tasks).toEqual(['s > b']);
+    expect(files[1]!.error).toContain("'vi' is not available");
+  });
+});
+
+describe('TypeScript', () => {
+  const router = `import type { Server } from 'node:http'
+export interface Route { path: string }
+export class Router {
+  private routes = new Map<string, Route>()
+  add(path: string): void { this.routes.set(path, { path }) }
+  find(path: string): Route | undefined { return this.routes.get(path) }
+  fail(): never { throw new Error('no route') }
+}
+export type Listener = Server
+`;
+  it('strips types in place: a stack frame points at the .ts line and column', async () => {
+    const root = project(
+      {
+        'src/router.ts': router,
+        'bench/router.bench.ts': `import { Router } from '../src/router.js'\nconst r: Router = new Router()\nexport default { find: (): unknown => r.find('/'), fail: (): never => r.fail() }\n`,
+      },
+      { type: 'module' },
+    );
+    const { tasks } = await runner(root, ['bench/router.bench.ts'], true);
+    expect(tasks[0]!.error).toBeUndefined();
+    expect(tasks[1]!.error!.message).toContain('Error: no route\n    at Router.fail (src/router.ts:7:25)');
+  });
+
+  it('transforms enums and parameter properties with a source map, so frames still point at the .ts lines', async () => {
+    const root = project({
+      'src/kinds.ts': `export enum Kind { A, B }\nexport class Box {\n  constructor(private readonly kind: Kind) {}\n  open(): never {\n    throw new Error('closed ' + Kind[this.kind])\n  }\n}\n`,
+      // No "type": a .ts file with import syntax is a module, as Node decides for .js.
+      'bench/box.bench.ts': `import { Box, Kind } from '../src/kinds'\nexport default { open: () => new Box(Kind.B).open() }\n`,
+    });
+    const { tasks } = await runner(root, ['bench/box.bench.ts'], true);
+    expect(tasks[0]!.error!.message).toMatch(/Error: closed B\n {4}at Box\.open \(src\/kinds\.ts:5:11\)/);
+  });
+
+  it('loads .cts and .mts, and names the file and line of a syntax error', async () => {
+    const root = project({
+      'lib.cts': `exports.twice = (n: number): number => n * 2\n`,
+      'a.bench.cts': `const { twice } = require('./lib.cts') as { twice: (n: number) => number }\nmodule.exports = { twice: (): number => twice(21) }\n`,
+      'b.bench.mts': `import { createRequire } from 'node:module'\nconst { twice } = createRequire(import.meta.url)('./lib.cts')\nexport default { twice: (): number => twice(2) }\n`,
+      'bad.bench.ts': `export default {\n  broken: (: number) => 1,\n}\n`,
+    });
+    const { files } = await runner(root, ['a.bench.cts', 'b.bench.mts', 'bad.bench.ts']);
+    expect(files.map((f) => f.tasks)).toEqual([['twice'], ['twice'], []]);
+    expect(files[2]!.error).toContain(`${path.join(root, 'bad.bench.ts')}:2`);
+  });
+});
+
+describe('a file that declares nothing benchgate knows', () => {
+  it('gets an error naming the shapes benchgate accepts', async () => {
+    const root = project({
+      'plain.mjs': `const start = performance.now()\nfor (let i = 0; i < 1000; i++) Math.sqrt(i)\nconsole.log(performance.now() - start)\n`,
+    });
+    const loaded = await load(root, 'plain.mjs');
+    expect(loaded.error).toContain('it declares no task. benchgate accepts:');
+    for (const harness of ['benchmark.js suite', 'tinybench script', 'mitata file', 'vitest bench file', "benchgate's own"])
+      expect(loaded.error).toContain(harness);
+  });
+});
