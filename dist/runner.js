@@ -2,8 +2,9 @@ import { createRequire as __benchgateRequire } from 'node:module'; const require
 
 // src/measure/micro/runner.ts
 import { writeFileSync } from "node:fs";
-import { register } from "node:module";
+import { findSourceMap, register } from "node:module";
 import path3 from "node:path";
+import { fileURLToPath as fileURLToPath2 } from "node:url";
 
 // src/measure/profiler.ts
 import { Session } from "node:inspector";
@@ -1927,12 +1928,27 @@ async function runProfile(job) {
     job.durationMs,
     {
       open: async () => void (profiler = await startProfiler(job.intervalUs)),
-      close: async () => writeFileSync(job.outFile, JSON.stringify(await profiler.stop()))
+      close: async () => writeFileSync(job.outFile, JSON.stringify(atTypeScriptLines(await profiler.stop())))
     },
     throttled(() => void send({ type: "progress", id: current, revision: side.revision }))
   );
   if ("error" in outcome) return fatal(outcome.error);
   await send({ type: "profiled", calls: outcome.calls });
+}
+function atTypeScriptLines(profile) {
+  for (const node of profile.nodes) {
+    const { callFrame } = node;
+    if (!/\.[cm]?ts$/.test(callFrame.url)) continue;
+    const map = findSourceMap(callFrame.url) ?? (callFrame.url.startsWith("file:") ? findSourceMap(fileURLToPath2(callFrame.url)) : void 0);
+    if (!map) continue;
+    const entry = map.findEntry(callFrame.lineNumber, callFrame.columnNumber);
+    if ("originalLine" in entry) Object.assign(callFrame, { lineNumber: entry.originalLine, columnNumber: entry.originalColumn });
+    for (const tick of node.positionTicks ?? []) {
+      const line = map.findEntry(tick.line - 1, Number.MAX_SAFE_INTEGER);
+      if ("originalLine" in line) tick.line = line.originalLine + 1;
+    }
+  }
+  return profile;
 }
 async function fatal(message) {
   await send({ type: "fatal", message });

@@ -13,6 +13,8 @@ export interface CpuProfile {
     callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number; scriptId?: string };
     hitCount?: number;
     children?: number[];
+    /** Samples by 1-based source line within the function. */
+    positionTicks?: { line: number; ticks: number }[];
   }[];
   startTime: number;
   endTime: number;

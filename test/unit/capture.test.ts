@@ -38,8 +38,8 @@ interface RunnerAnswer {
   fatal?: string;
 }
 
-/** One benchmark process: load (kind 'load') or measure briefly, as benchgate does. */
-function runner(root: string, files: string[], measure = false): Promise<RunnerAnswer> {
+/** One benchmark process: load (kind 'load'), measure briefly, or profile one task, as benchgate does. */
+function runner(root: string, files: string[], measure: boolean | { task: string; outFile: string } = false): Promise<RunnerAnswer> {
   return new Promise((resolve, reject) => {
     const child = fork(RUNNER, [], { cwd: root, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     let output = '';
@@ -50,15 +50,18 @@ function runner(root: string, files: string[], measure = false): Promise<RunnerA
     child.on('message', (message: { type: string; files?: FileLoad[]; tasks?: TaskOutcome[]; message?: string }) => {
       if (message.type === 'ready')
         child.send(
-          measure
-            ? {
-                sides: [side],
-                settings: { taskTimeMs: 20, blockMs: 1, warmupBlocks: 1, minSampleMs: 0.02, minBlocks: 2 },
-                batches: {},
-                skip: [],
-              }
-            : { kind: 'load', sides: [side] },
+          typeof measure === 'object'
+            ? { kind: 'profile', side, task: measure.task, durationMs: 300, intervalUs: 100, outFile: measure.outFile }
+            : measure
+              ? {
+                  sides: [side],
+                  settings: { taskTimeMs: 20, blockMs: 1, warmupBlocks: 1, minSampleMs: 0.02, minBlocks: 2 },
+                  batches: {},
+                  skip: [],
+                }
+              : { kind: 'load', sides: [side] },
         );
+      if (message.type === 'profiled') answer = { files: [], tasks: [], output };
       if (message.type === 'result') answer = { files: message.files!, tasks: message.tasks!, output };
       if (message.type === 'fatal') answer = { files: [], tasks: [], output, fatal: message.message };
     });
@@ -301,6 +304,46 @@ export type Listener = Server
     });
     const { tasks } = await runner(root, ['bench/box.bench.ts'], true);
     expect(tasks[0]!.error!.message).toMatch(/Error: closed B\n {4}at Box\.open \(src\/kinds\.ts:5:11\)/);
+  });
+
+  it('puts the CPU profile of a transformed file at its .ts lines', async () => {
+    // Sixty loops: too big for V8 to inline into benchgate's loop, so spin keeps a frame of its own.
+    const loops = Array.from({ length: 60 }, (_, i) => `    for (let i = 0; i < 20; i++) total += (i ^ ${i}) * this.kind % ${i + 7}`);
+    const box = [
+      'export enum Kind { A, B }',
+      'export class Box {',
+      '  constructor(private readonly kind: Kind) {}',
+      '  spin(): number {',
+      '    let total = 0',
+      ...loops,
+      '    return total',
+      '  }',
+      '}',
+      '',
+    ];
+    const root = project({
+      'src/box.ts': box.join('\n'),
+      'bench/box.bench.ts': `import { Box, Kind } from '../src/box'\nconst box = new Box(Kind.B)\nexport default { spin: () => box.spin() }\n`,
+    });
+    const outFile = path.join(root, 'spin.cpuprofile');
+    const answer = await runner(root, ['bench/box.bench.ts'], { task: 'spin', outFile });
+    expect(answer.fatal).toBeUndefined();
+    const profile = JSON.parse(readFileSync(outFile, 'utf8')) as {
+      nodes: {
+        callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+        positionTicks?: { line: number }[];
+      }[];
+    };
+    const spins = profile.nodes.filter(
+      (node) => node.callFrame.functionName.endsWith('spin') && node.callFrame.url.endsWith('/src/box.ts'),
+    );
+    expect(spins.length).toBeGreaterThan(0);
+    // 0-based: `spin(): number {` is line 4, column 3 of box.ts; in the transformed code it is further down.
+    for (const spin of spins) expect(spin.callFrame).toMatchObject({ lineNumber: 3, columnNumber: 2 });
+    // Samples land on the loops' lines, 6 to 65 of box.ts (1-based), never past the end of the function.
+    const lines = spins.flatMap((spin) => (spin.positionTicks ?? []).map((tick) => tick.line));
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line >= 5 && line <= 66, `line ${line}`).toBe(true);
   });
 
   it('loads .cts and .mts, and names the file and line of a syntax error', async () => {

@@ -5,9 +5,10 @@
  * task and sends back one result.
  */
 import { writeFileSync } from 'node:fs';
-import { register } from 'node:module';
+import { findSourceMap, register } from 'node:module';
 import path from 'node:path';
-import { startProfiler, type RunningProfiler } from '../profiler.js';
+import { fileURLToPath } from 'node:url';
+import { startProfiler, type CpuProfile, type RunningProfiler } from '../profiler.js';
 import type { RevisionLabel } from '../../checkout/revisions.js';
 import { describeThrown, measureTask, runTaskFor, type SideTask } from './alternate.js';
 import { harnessCapture } from './harness/capture.js';
@@ -108,12 +109,36 @@ async function runProfile(job: ProfileJob): Promise<void> {
     job.durationMs,
     {
       open: async () => void (profiler = await startProfiler(job.intervalUs)),
-      close: async () => writeFileSync(job.outFile, JSON.stringify(await profiler!.stop())),
+      close: async () => writeFileSync(job.outFile, JSON.stringify(atTypeScriptLines(await profiler!.stop()))),
     },
     throttled(() => void send({ type: 'progress', id: current, revision: side.revision })),
   );
   if ('error' in outcome) return fatal(outcome.error);
   await send({ type: 'profiled', calls: outcome.calls });
+}
+
+/**
+ * A TypeScript file that needed more than type stripping ran as transformed code: its frames'
+ * positions are the transform's. Node holds the inline source map of each such module (source maps
+ * are on for TypeScript jobs, see prepare), so each frame is moved back to its .ts line and column.
+ * Stripped files need nothing: their positions are the .ts file's own.
+ */
+function atTypeScriptLines(profile: CpuProfile): CpuProfile {
+  for (const node of profile.nodes) {
+    const { callFrame } = node;
+    if (!/\.[cm]?ts$/.test(callFrame.url)) continue;
+    const map =
+      findSourceMap(callFrame.url) ?? (callFrame.url.startsWith('file:') ? findSourceMap(fileURLToPath(callFrame.url)) : undefined);
+    if (!map) continue;
+    const entry = map.findEntry(callFrame.lineNumber, callFrame.columnNumber);
+    if ('originalLine' in entry) Object.assign(callFrame, { lineNumber: entry.originalLine, columnNumber: entry.originalColumn });
+    // Line ticks are 1-based lines of the generated code: the last mapping on that line names its .ts line.
+    for (const tick of node.positionTicks ?? []) {
+      const line = map.findEntry(tick.line - 1, Number.MAX_SAFE_INTEGER);
+      if ('originalLine' in line) tick.line = line.originalLine + 1;
+    }
+  }
+  return profile;
 }
 
 async function fatal(message: string): Promise<never> {
