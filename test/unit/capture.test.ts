@@ -340,10 +340,10 @@ export type Listener = Server
     expect(spins.length).toBeGreaterThan(0);
     // 0-based: `spin(): number {` is line 4, column 3 of box.ts; in the transformed code it is further down.
     for (const spin of spins) expect(spin.callFrame).toMatchObject({ lineNumber: 3, columnNumber: 2 });
-    // Samples land on the loops' lines, 6 to 65 of box.ts (1-based), never past the end of the function.
+    // Samples land inside spin, lines 4 to 67 of box.ts (1-based), never past the end of the function.
     const lines = spins.flatMap((spin) => (spin.positionTicks ?? []).map((tick) => tick.line));
     expect(lines.length).toBeGreaterThan(0);
-    for (const line of lines) expect(line >= 5 && line <= 66, `line ${line}`).toBe(true);
+    for (const line of lines) expect(line >= 4 && line <= 67, `line ${line}`).toBe(true);
   });
 
   it('loads .cts and .mts, and names the file and line of a syntax error', async () => {
