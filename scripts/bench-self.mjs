@@ -106,3 +106,50 @@ console.log(JSON.stringify(result));`,
     console.log(`  ${task.padEnd(5)} ${values.map((x) => pct(x)).join(' ')}  spread ${pct(sd(values), 2)}`);
   }
 }
+
+// 4. What capturing a harness costs per call: the same two functions declared at base in benchgate's
+// own default-export shape and at head through each harness (benchmark.js, tinybench, mitata, a
+// mitata generator, vitest), compared by benchgate itself. The change is the capture's overhead,
+// with its interval; every harness should read "unchanged".
+if (process.env.CAPTURE !== '0') {
+  const { execFileSync } = await import('node:child_process');
+  const { mkdtempSync, mkdirSync, writeFileSync } = await import('node:fs');
+  const os = await import('node:os');
+  const modules = fileURLToPath(new URL('../node_modules', import.meta.url));
+  const work = "let n = 0;\nexport const id = () => 'f0e1d2c3-' + (n = (n + 1) | 0);\nexport const parse = () => JSON.parse('{\"id\":7,\"tags\":[\"a\",\"b\"]}');\n";
+  const heads = {
+    'default export': `import { id, parse } from '../src/work.mjs';\nexport default { id, parse };\n`,
+    'benchmark.js': `import Benchmark from 'benchmark';\nimport { id, parse } from '../src/work.mjs';\nnew Benchmark.Suite().add('id', id).add('parse', parse).on('cycle', (e) => console.log(String(e.target))).run();\n`,
+    tinybench: `import { Bench } from 'tinybench';\nimport { id, parse } from '../src/work.mjs';\nconst bench = new Bench();\nbench.add('id', id).add('parse', parse);\nawait bench.run();\nconsole.table(bench.table());\n`,
+    mitata: `import { bench, run } from 'mitata';\nimport { id, parse } from '../src/work.mjs';\nbench('id', id);\nbench('parse', parse);\nawait run();\n`,
+    'mitata generator': `import { bench, run } from 'mitata';\nimport { id, parse } from '../src/work.mjs';\nbench('id', function* () { yield id; });\nbench('parse', function* () { yield parse; });\nawait run();\n`,
+    vitest: `import { bench } from 'vitest';\nimport { id, parse } from '../src/work.mjs';\nbench('id', id);\nbench('parse', parse);\n`,
+  };
+  console.log('\nCapture overhead per call: default export (base) against each harness (head), same functions, benchgate compare:');
+  console.log('  harness            task    change   interval             verdict');
+  for (const [harness, text] of Object.entries(heads)) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'benchgate-capture-cost-'));
+    const git = (...args) => execFileSync('git', ['-c', 'user.name=b', '-c', 'user.email=b@example.invalid', ...args], { cwd: dir, stdio: 'ignore' });
+    mkdirSync(path.join(dir, 'src'));
+    mkdirSync(path.join(dir, 'bench'));
+    writeFileSync(path.join(dir, 'src/work.mjs'), work);
+    writeFileSync(path.join(dir, 'package.json'), '{ "name": "capture-cost", "private": true, "type": "module" }\n');
+    writeFileSync(path.join(dir, '.gitignore'), 'node_modules\nr.json\n');
+    // Each checkout links benchgate's own dev dependencies: the harnesses, without an install.
+    writeFileSync(path.join(dir, 'benchgate.yml'), `budget: 2%\ninstall: ln -s ${modules} node_modules\nmicro:\n  files: bench/*.mjs\n`);
+    writeFileSync(path.join(dir, 'bench/work.mjs'), heads['default export']);
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'default export');
+    writeFileSync(path.join(dir, 'bench/work.mjs'), text);
+    git('commit', '-q', '--allow-empty', '-am', harness);
+    spawnSync(process.execPath, [cli, 'compare', '--base', 'main', '--head', 'HEAD', '--profile', 'never', '--json', 'r.json'], { cwd: dir, stdio: 'ignore' });
+    const report = JSON.parse(readFileSync(path.join(dir, 'r.json'), 'utf8'));
+    rmSync(dir, { recursive: true, force: true });
+    for (const b of report.benchmarks) {
+      const c = b.change;
+      const interval = c ? `[${pct(c.low, 2)}, ${pct(c.high, 2)}]` : '';
+      console.log(`  ${harness.padEnd(18)} ${b.id.split(' > ').at(-1).padEnd(7)} ${c ? pct(c.estimate, 2).padStart(7) : '      -'}  ${interval.padEnd(20)} ${b.verdict}`);
+    }
+  }
+}
