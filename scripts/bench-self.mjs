@@ -116,7 +116,8 @@ if (process.env.CAPTURE !== '0') {
   const { mkdtempSync, mkdirSync, writeFileSync } = await import('node:fs');
   const os = await import('node:os');
   const modules = fileURLToPath(new URL('../node_modules', import.meta.url));
-  const work = "let n = 0;\nexport const id = () => 'f0e1d2c3-' + (n = (n + 1) | 0);\nexport const parse = () => JSON.parse('{\"id\":7,\"tags\":[\"a\",\"b\"]}');\n";
+  const work =
+    'let n = 0;\nexport const id = () => \'f0e1d2c3-\' + (n = (n + 1) | 0);\nexport const parse = () => JSON.parse(\'{"id":7,"tags":["a","b"]}\');\n';
   const heads = {
     'default export': `import { id, parse } from '../src/work.mjs';\nexport default { id, parse };\n`,
     'benchmark.js': `import Benchmark from 'benchmark';\nimport { id, parse } from '../src/work.mjs';\nnew Benchmark.Suite().add('id', id).add('parse', parse).on('cycle', (e) => console.log(String(e.target))).run();\n`,
@@ -129,7 +130,8 @@ if (process.env.CAPTURE !== '0') {
   console.log('  harness            task    change   interval             verdict');
   for (const [harness, text] of Object.entries(heads)) {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'benchgate-capture-cost-'));
-    const git = (...args) => execFileSync('git', ['-c', 'user.name=b', '-c', 'user.email=b@example.invalid', ...args], { cwd: dir, stdio: 'ignore' });
+    const git = (...args) =>
+      execFileSync('git', ['-c', 'user.name=b', '-c', 'user.email=b@example.invalid', ...args], { cwd: dir, stdio: 'ignore' });
     mkdirSync(path.join(dir, 'src'));
     mkdirSync(path.join(dir, 'bench'));
     writeFileSync(path.join(dir, 'src/work.mjs'), work);
@@ -143,13 +145,18 @@ if (process.env.CAPTURE !== '0') {
     git('commit', '-q', '-m', 'default export');
     writeFileSync(path.join(dir, 'bench/work.mjs'), text);
     git('commit', '-q', '--allow-empty', '-am', harness);
-    spawnSync(process.execPath, [cli, 'compare', '--base', 'main', '--head', 'HEAD', '--profile', 'never', '--json', 'r.json'], { cwd: dir, stdio: 'ignore' });
+    spawnSync(process.execPath, [cli, 'compare', '--base', 'main', '--head', 'HEAD', '--profile', 'never', '--json', 'r.json'], {
+      cwd: dir,
+      stdio: 'ignore',
+    });
     const report = JSON.parse(readFileSync(path.join(dir, 'r.json'), 'utf8'));
     rmSync(dir, { recursive: true, force: true });
     for (const b of report.benchmarks) {
       const c = b.change;
       const interval = c ? `[${pct(c.low, 2)}, ${pct(c.high, 2)}]` : '';
-      console.log(`  ${harness.padEnd(18)} ${b.id.split(' > ').at(-1).padEnd(7)} ${c ? pct(c.estimate, 2).padStart(7) : '      -'}  ${interval.padEnd(20)} ${b.verdict}`);
+      console.log(
+        `  ${harness.padEnd(18)} ${b.id.split(' > ').at(-1).padEnd(7)} ${c ? pct(c.estimate, 2).padStart(7) : '      -'}  ${interval.padEnd(20)} ${b.verdict}`,
+      );
     }
   }
 }
