@@ -5,7 +5,15 @@ import { closest, distance } from 'fastest-levenshtein';
 import { isMap, LineCounter, parseDocument, type Document } from 'yaml';
 import schema from '../../schema/benchgate.schema.json' with { type: 'json' };
 import { UserError } from '../util/errors.js';
-import { DEFAULTS, type Config, type HttpBenchmarkConfig, type HttpMethod, type HttpMode, type LatencyStat } from './types.js';
+import {
+  DEFAULTS,
+  type Config,
+  type ExpectedStatus,
+  type HttpBenchmarkConfig,
+  type HttpMethod,
+  type HttpMode,
+  type LatencyStat,
+} from './types.js';
 import { parseBudget, parseDuration, parsePercent } from './units.js';
 
 export const CONFIG_FILE = 'benchgate.yml';
@@ -32,7 +40,13 @@ interface RawHttp {
   start: string;
   ready?: string;
   'ready-timeout'?: string;
-  requests: { method?: HttpMethod; path: string; headers?: Record<string, string>; body?: string }[];
+  requests: {
+    method?: HttpMethod;
+    path: string;
+    headers?: Record<string, string>;
+    body?: string;
+    status?: ExpectedStatus | ExpectedStatus[];
+  }[];
   connections?: number;
   duration?: string;
   warmup?: string;
@@ -115,7 +129,13 @@ function toHttp(raw: RawHttp, index: number, file: string | undefined): HttpBenc
     ready: raw.ready,
     readyTimeoutMs: raw['ready-timeout'] ? parseDuration(raw['ready-timeout']) : DEFAULTS.httpReadyTimeoutMs,
     requests: raw.requests.map((request) =>
-      Object.freeze({ method: request.method ?? 'GET', path: request.path, headers: { ...request.headers }, body: request.body }),
+      Object.freeze({
+        method: request.method ?? 'GET',
+        path: request.path,
+        headers: { ...request.headers },
+        body: request.body,
+        status: request.status === undefined ? DEFAULTS.httpStatus : [request.status].flat(),
+      }),
     ),
     connections: raw.connections ?? DEFAULTS.httpConnections,
     durationMs: raw.duration ? parseDuration(raw.duration) : DEFAULTS.httpDurationMs,

@@ -18,11 +18,16 @@ export interface MicroConfig {
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
 
+/** A status code (404) or a whole class of them ('2xx'). */
+export type ExpectedStatus = number | `${1 | 2 | 3 | 4 | 5}xx`;
+
 export interface HttpRequestConfig {
   readonly method: HttpMethod;
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string | undefined;
+  /** The statuses that count as success for this request (default ['2xx']); any other is a failed request. */
+  readonly status: readonly ExpectedStatus[];
 }
 
 export type LatencyStat = 'p50' | 'p90' | 'p99' | 'mean';
@@ -92,6 +97,7 @@ export const DEFAULTS = {
   httpReadyTimeoutMs: 15_000,
   httpMode: 'live' as HttpMode,
   httpPin: true,
+  httpStatus: ['2xx'] as readonly ExpectedStatus[],
 } as const;
 
 /** When to CPU-profile each revision after the verdicts: for regressions, for every compared benchmark, or never. */

@@ -1,5 +1,6 @@
 import { formatPercent, formatShortPercent } from '../util/format.js';
-import { fitMiddle } from './format.js';
+import { wrapText } from './format.js';
+import { groupByFile, ungrouped } from './groups.js';
 import type { ReportBenchmark } from './model.js';
 
 /** Scales the chart can take, in percent. */
@@ -19,7 +20,10 @@ const SCALES = [2, 5, 10, 15, 20, 30, 50, 100];
  * monospace font on GitHub's font stack covers), so the columns stay aligned.
  * Values past the axis end in « or ».
  */
-export function changeChart(benchmarks: readonly ReportBenchmark[], options: { cells?: number; labelWidth?: number } = {}): string[] {
+export function changeChart(
+  benchmarks: readonly ReportBenchmark[],
+  options: { cells?: number; labelWidth?: number; grouped?: boolean } = {},
+): string[] {
   const rows = benchmarks.filter((b) => b.change);
   if (rows.length === 0) return [];
   const cells = options.cells ?? 41;
@@ -30,8 +34,11 @@ export function changeChart(benchmarks: readonly ReportBenchmark[], options: { c
   const widest = Math.round(Math.max(3 * budget, 1.05 * Math.max(0, ...reach)) * 1e6) / 1e4;
   const scale = (SCALES.find((s) => s >= widest) ?? 100) / 100;
   const at = (fraction: number) => Math.round(half + (fraction / scale) * half);
-  const labelWidth = Math.min(options.labelWidth ?? 40, Math.max(...rows.map((b) => b.id.length)));
-  const lines = rows.map((b) => {
+  // Grouped by file as the table is: a heading line per file, each row labelled with the rest of its id.
+  const groups = options.grouped ? groupByFile(rows) : ungrouped(rows);
+  const labels = groups.flatMap((g) => g.rows.map((row) => `${g.file === undefined ? '' : '  '}${row.name}`));
+  const labelWidth = Math.min(options.labelWidth ?? 40, Math.max(...labels.map((label) => label.length)));
+  const bar = (b: ReportBenchmark) => {
     const line = Array.from({ length: cells }, () => '·');
     line[half] = '¦';
     const { low, high, estimate } = b.change!;
@@ -48,7 +55,18 @@ export function changeChart(benchmarks: readonly ReportBenchmark[], options: { c
     const point = at(estimate);
     if (point >= 0 && point < cells) line[point] = '●';
     else line[point < 0 ? 0 : cells - 1] = point < 0 ? '«' : '»';
-    return `${fitMiddle(b.id, labelWidth).padEnd(labelWidth)}  ${line.join('')}  ${formatPercent(estimate).padStart(7)}`;
+    return `${line.join('')}  ${formatPercent(estimate).padStart(7)}`;
+  };
+  // A label too long for its column wraps onto lines of its own, whole: cut labels of one file can read alike.
+  const lines = groups.flatMap((group) => {
+    const indent = group.file === undefined ? '' : '  ';
+    const heading = group.file === undefined ? [] : [group.file];
+    return heading.concat(
+      group.rows.flatMap(({ item, name }) => {
+        const [first = '', ...more] = wrapText(name, labelWidth - indent.length, labelWidth - indent.length - 2);
+        return [`${`${indent}${first}`.padEnd(labelWidth)}  ${bar(item)}`, ...more.map((rest) => `${indent}  ${rest}`)];
+      }),
+    );
   });
   const pct = (x: number) => formatShortPercent(x, 0);
   const axis = `${' '.repeat(labelWidth + 2)}${`-${pct(scale)}`.padEnd(half)}0${`+${pct(scale)}`.padStart(cells - half - 1)}`;

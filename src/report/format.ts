@@ -36,3 +36,21 @@ export function fitMiddle(text: string, width: number): string {
   const start = Math.ceil(keep / 2);
   return `${text.slice(0, start)}…${text.slice(text.length - (keep - start))}`;
 }
+
+/**
+ * A text as lines of at most `width` characters (`restWidth` after the first), broken at spaces where it
+ * can and inside a word only when one is longer than a line: every other character is kept, so a long id
+ * stays whole and identifiable.
+ */
+export function wrapText(text: string, width: number, restWidth = width): string[] {
+  const lines: string[] = [];
+  let rest = text;
+  for (let room = Math.max(1, width); rest.length > room; room = Math.max(1, restWidth)) {
+    const space = rest.lastIndexOf(' ', room);
+    const cut = space > 0 ? space : room;
+    lines.push(rest.slice(0, cut));
+    rest = rest.slice(space > 0 ? cut + 1 : cut);
+  }
+  lines.push(rest);
+  return lines;
+}

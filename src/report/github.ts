@@ -75,9 +75,12 @@ export function fitComment(markdown: string, runUrl: string | undefined, limit =
   const note = `\n\n… the report is longer than a comment allows: the whole report is in the job summary${runUrl ? ` of [this run](${runUrl})` : ''}.\n`;
   const cut = markdown.lastIndexOf('\n', limit - note.length);
   let body = markdown.slice(0, cut > 0 ? cut : limit - note.length);
-  // Never leave a <details> or <pre> open: the rest of the page would fall into it.
+  // Never leave a code block, <details> or <pre> open: the rest of the page would fall into it.
+  if ((body.match(/^```/gm) ?? []).length % 2 === 1) body += '\n```';
+  // Tags are counted outside code blocks, where a name of the project's (shown as it is) is no tag.
+  const markup = body.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, '');
   const open = (tag: string) =>
-    (body.match(new RegExp(`<${tag}[ >]`, 'g')) ?? []).length - (body.match(new RegExp(`</${tag}>`, 'g')) ?? []).length;
+    (markup.match(new RegExp(`<${tag}[ >]`, 'g')) ?? []).length - (markup.match(new RegExp(`</${tag}>`, 'g')) ?? []).length;
   if (open('pre') > 0) body += '</pre>';
   for (let i = open('details'); i > 0; i--) body += '\n</details>';
   return body + note;

@@ -1,12 +1,22 @@
-import { describeTraffic } from '../measure/http/traffic.js';
+import { describeTraffic, failedRequests, type RequestLabel } from '../measure/http/traffic.js';
 import type { TrafficFigures } from '../measure/http/types.js';
-import { formatBudget, formatDuration as formatMsDuration, formatFixed, formatMs, formatPercent, formatShare } from '../util/format.js';
+import {
+  formatBudget,
+  formatDuration as formatMsDuration,
+  formatFixed,
+  formatMs,
+  formatPath,
+  formatPercent,
+  formatShare,
+} from '../util/format.js';
 import type { ServerSummary } from '../measure/http/types.js';
 import type { HttpDetails } from './http.js';
 
 /** The rows both reports show for an HTTP benchmark: one table of latency, one of the server, as plain cells. */
 export interface HttpSections {
   title: string;
+  /** Each request and the status it expects, when there are several. */
+  requests: { header: string[]; rows: string[][] } | undefined;
   latency: { header: string[]; rows: string[][] };
   failures: string;
   server: { header: string[]; rows: string[][] } | undefined;
@@ -15,7 +25,9 @@ export interface HttpSections {
 }
 
 export function httpSections(id: string, details: HttpDetails): HttpSections {
-  const requests = details.requests.length === 1 ? details.requests[0]! : `${details.requests.length} requests`;
+  const labels = requestLabels(details);
+  const only = labels.length === 1 ? labels[0]! : undefined;
+  const requests = only ? `${only.label}${only.expected === '2xx' ? '' : ` (expects ${only.expected})`}` : `${labels.length} requests`;
   const title = `${id} · ${requests} · ${details.connections} connections, ${formatMsDuration(details.durationMs)} per revision per round`;
   const latencyRows = Object.entries(details.latency).map(([stat, l]) => [
     stat,
@@ -24,7 +36,7 @@ export function httpSections(id: string, details: HttpDetails): HttpSections {
     `${formatPercent(l.change.estimate)} [${formatPercent(l.change.low)}, ${formatPercent(l.change.high)}]`,
     l.budget === null ? '' : `${formatBudget(l.budget)} ${l.verdict ?? ''}`.trim(),
   ]);
-  const failures = failuresLine(details.traffic.base, details.traffic.head);
+  const failures = failuresLine(details.traffic.base, details.traffic.head, labels);
   const { base, head } = details.server;
   const server =
     base || head
@@ -40,6 +52,7 @@ export function httpSections(id: string, details: HttpDetails): HttpSections {
       : undefined;
   return {
     title,
+    requests: only ? undefined : { header: ['request', 'expects'], rows: labels.map((r) => [r.label, r.expected]) },
     latency: { header: ['latency (ms)', 'base', 'head', 'change [CI]', 'budget'], rows: latencyRows },
     failures,
     server,
@@ -48,10 +61,29 @@ export function httpSections(id: string, details: HttpDetails): HttpSections {
   };
 }
 
-function failuresLine(base: TrafficFigures, head: TrafficFigures): string {
-  const bad = (t: TrafficFigures) => t.non2xx + t.errors + t.timeouts + t.resets;
-  if (!bad(base) && !bad(head)) return `failed requests: none (${base.ok} and ${head.ok} answered 2xx)`;
-  return `failed requests: base ${bad(base) ? describeTraffic(base) : 'none'}; head ${bad(head) ? describeTraffic(head) : 'none'}`;
+/**
+ * Each request of a report as "GET /path" (a long path shortened) and the status it expects. A report
+ * made elsewhere may hold anything here, or predate `expected` (when every request expected 2xx).
+ */
+function requestLabels(details: HttpDetails): RequestLabel[] {
+  const requests = Array.isArray(details.requests) ? details.requests : [];
+  return requests.map((request, i) => {
+    const text = String(request);
+    const space = text.indexOf(' ');
+    const label = space < 0 ? formatPath(text) : `${text.slice(0, space)} ${formatPath(text.slice(space + 1))}`;
+    const expected = Array.isArray(details.expected) && details.expected[i] !== undefined ? String(details.expected[i]) : '2xx';
+    return { label, expected };
+  });
+}
+
+function failuresLine(base: TrafficFigures, head: TrafficFigures, labels: RequestLabel[]): string {
+  const bad = failedRequests;
+  if (!bad(base) && !bad(head)) {
+    const expected = new Set(labels.map((r) => r.expected));
+    const answered = expected.size === 1 ? [...expected][0]! : 'as expected';
+    return `failed requests: none (${base.ok} and ${head.ok} answered ${answered})`;
+  }
+  return `failed requests: base ${bad(base) ? describeTraffic(base, labels) : 'none'}; head ${bad(head) ? describeTraffic(head, labels) : 'none'}`;
 }
 
 const delays = (s: ServerSummary | null) =>

@@ -1,4 +1,5 @@
 import { median } from 'simple-statistics';
+import { describeExpected } from '../config/status.js';
 import { LATENCY_STATS, type LatencyStat } from '../config/types.js';
 import { addTraffic } from '../measure/http/traffic.js';
 import type { HttpRoundFigures, ProbeFigures, ServerSummary, TrafficFigures } from '../measure/http/types.js';
@@ -9,7 +10,10 @@ import { diagnose } from '../explain/rules.js';
 
 /** One revision's server, summarised over rounds (medians). */
 export interface HttpDetails {
+  /** Each request as "GET /path", in config order. */
   requests: string[];
+  /** What each request expects to answer, in the same order: "2xx", "404", "200 or 304". Absent in reports that predate it (2xx each). */
+  expected?: string[];
   connections: number;
   durationMs: number;
   warmupMs: number;
@@ -56,6 +60,7 @@ export function httpDetails(samples: BenchmarkSamples, comparison: Comparison): 
   const head = summarizeServer(http.head);
   return {
     requests: http.config.requests.map((r) => `${r.method} ${r.path}`),
+    expected: http.config.requests.map((r) => describeExpected(r.status)),
     connections: http.config.connections,
     durationMs: http.config.durationMs,
     warmupMs: http.config.warmupMs,

@@ -4,6 +4,7 @@ import { formatBudget, formatConfidence, formatFixed, formatOps } from '../util/
 import { formatChange } from './format.js';
 import { httpSections } from './http-sections.js';
 import { changeChart } from './chart.js';
+import { groupByFile, groupingHelps, ungrouped } from './groups.js';
 import { profileSections } from './profile-sections.js';
 import { sortBenchmarks, verdictCounts, type Report, type ReportBenchmark } from './model.js';
 import { runLine } from './terminal.js';
@@ -49,13 +50,17 @@ export function renderMarkdown(report: Report): string {
   if (benchmarks.length) {
     const level = report.run ? formatConfidence(report.run.intervalConfidence) : '95%';
     out.push(md`| | Benchmark | Base ops/s | Head ops/s | Change [${level} CI] | Budget |`, md`|---|---|--:|--:|---|--:|`);
-    for (const b of benchmarks) {
-      out.push(
-        md`| ${verdictCell(b.verdict)} | ${b.id} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${formatChange(b)} | ${formatBudget(b.budget)} |`,
-      );
+    // Many benchmarks of one file: a heading row per file, each row the rest of its id (as in the terminal).
+    const grouped = groupingHelps(benchmarks.map((b) => b.id));
+    for (const group of grouped ? groupByFile(benchmarks) : ungrouped(benchmarks)) {
+      if (group.file !== undefined) out.push(md`| | <b>${group.file}</b> | | | | |`);
+      for (const { item: b, name } of group.rows)
+        out.push(
+          md`| ${verdictCell(b.verdict)} | ${name} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${formatChange(b)} | ${formatBudget(b.budget)} |`,
+        );
     }
     out.push(md``);
-    const chart = changeChart(benchmarks);
+    const chart = changeChart(benchmarks, { grouped });
     // A code block shows its characters as they are: nothing in it is markdown or HTML, once no line can close it.
     if (chart.length) out.push(new Markup(['```text', ...chart.map(codeBlockText), '```'].join('\n')), CHART_LEGEND, md``);
   }
@@ -85,7 +90,9 @@ function shortSha(sha: unknown): string {
 
 function httpMarkdown(id: string, http: NonNullable<ReportBenchmark['http']>): Markup {
   const sections = httpSections(id, http);
-  const parts = [md`**${sections.title}**`, md``, table(sections.latency.header, sections.latency.rows), md``, md`${sections.failures}`];
+  const parts = [md`**${sections.title}**`, md``];
+  if (sections.requests) parts.push(table(sections.requests.header, sections.requests.rows), md``);
+  parts.push(table(sections.latency.header, sections.latency.rows), md``, md`${sections.failures}`);
   if (sections.server) parts.push(md``, table(sections.server.header, sections.server.rows));
   if (sections.note) parts.push(md``, md`<sub>${sections.note}</sub>`);
   if (sections.moved.length) parts.push(md``, ...sections.moved.map((line) => md`- moved: ${line}`));

@@ -42,7 +42,7 @@ export interface ReportBenchmark {
   /** Rounds of the fresh group that had to reproduce a regression, and why a verdict is not plain from its interval. */
   confirmation?: number[];
   note?: string;
-  /** HTTP benchmarks: latency, traffic and server-side figures. base/head opsPerSec are 2xx requests/s. */
+  /** HTTP benchmarks: latency, traffic and server-side figures. base/head opsPerSec are successful requests/s (answered with an expected status). */
   http?: HttpDetails;
   /** Regressions (or every benchmark, on demand): where the time went, from a CPU profile of each revision. */
   profile?: Explanation;

@@ -3,10 +3,11 @@ import type { Verdict } from '../stats/compare.js';
 
 import { terminalText as printable } from './escape.js';
 import { formatBudget, formatConfidence, formatDuration, formatOps } from '../util/format.js';
-import { fitMiddle as fit, formatChange } from './format.js';
+import { fitMiddle as fit, formatChange, wrapText } from './format.js';
+import { groupByFile, groupingHelps, ungrouped } from './groups.js';
 import { profileSections } from './profile-sections.js';
 import { httpSections } from './http-sections.js';
-import { sortBenchmarks, verdictCounts, type Report } from './model.js';
+import { sortBenchmarks, verdictCounts, type Report, type ReportBenchmark } from './model.js';
 
 export interface TerminalOptions {
   color: boolean;
@@ -50,34 +51,58 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
   if (benchmarks.length) {
     const level = report.run ? formatConfidence(report.run.intervalConfidence) : '95%';
     const header = ['verdict', 'benchmark', 'base', 'head', `change [${level} CI]`, 'budget'];
-    const rows = benchmarks.map((b) => [
+    const cells = (b: ReportBenchmark, name: string) => [
       `${markOf(b.verdict).mark} ${printable(b.verdict)}`,
-      printable(b.id),
+      name,
       formatOps(b.base?.opsPerSec),
       formatOps(b.head?.opsPerSec),
       formatChange(b),
       formatBudget(b.budget),
-    ]);
-    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+    ];
+    const flat = benchmarks.map((b) => cells(b, printable(b.id)));
+    const widths = header.map((h, i) => Math.max(h.length, ...flat.map((row) => row[i]!.length)));
     const fixed = widths.reduce((sum, w, i) => (i === 1 ? sum : sum + w), 0) + 2 * (widths.length - 1);
-    widths[1] = Math.max(12, Math.min(widths[1]!, width - fixed));
-    const align = (cells: string[]) =>
-      cells
-        .map((cell, i) => (i >= 2 && i !== 4 ? cell.padStart(widths[i]!) : fit(cell, widths[i]!).padEnd(widths[i]!)))
+    const room = Math.max(12, width - fixed);
+    // Many ids of one file, or ids too long for their column, read best under a heading per file, each row
+    // showing the rest of its id, wrapped rather than cut: cut ids of one file can read alike.
+    const grouped = groupingHelps(
+      benchmarks.map((b) => b.id),
+      widths[1]! > room,
+    );
+    const groups = grouped ? groupByFile(benchmarks) : ungrouped(benchmarks);
+    const indent = grouped ? '  ' : '';
+    const names = groups.flatMap((g) => g.rows.map((row) => `${g.file === undefined ? '' : indent}${printable(row.name)}`));
+    widths[1] = Math.min(room, Math.max(header[1]!.length, ...names.map((name) => name.length)));
+    const align = (row: string[]) =>
+      row
+        .map((cell, i) => (i >= 2 && i !== 4 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
         .join('  ')
         .trimEnd();
+    const gap = ' '.repeat(widths[0]! + 2);
     lines.push(paint('bold', align(header)));
-    rows.forEach((row, i) => {
-      const line = align(row);
-      const verdictWidth = widths[0]!;
-      lines.push(paint(markOf(benchmarks[i]!.verdict).style, line.slice(0, verdictWidth)) + line.slice(verdictWidth));
-    });
-    const unit = benchmarks.some((b) => b.kind === 'http') ? 'operations (HTTP: 2xx requests) per second' : 'operations per second';
-    lines.push(paint('dim', `base and head in ${unit}, median over rounds; change is head against base`), '');
+    for (const group of groups) {
+      if (group.file !== undefined && grouped)
+        for (const line of wrapText(printable(group.file), width - gap.length)) lines.push(paint('bold', `${gap}${line}`));
+      const rowIndent = group.file === undefined ? '' : indent;
+      for (const { item, name } of group.rows) {
+        // Continuation lines sit two columns further in, so they never read as a row or a heading.
+        const [first = '', ...more] = wrapText(printable(name), widths[1] - rowIndent.length, widths[1] - rowIndent.length - 2);
+        const line = align(cells(item, `${rowIndent}${first}`));
+        const verdictWidth = widths[0]!;
+        lines.push(paint(markOf(item.verdict).style, line.slice(0, verdictWidth)) + line.slice(verdictWidth));
+        for (const rest of more) lines.push(`${gap}${rowIndent}  ${rest}`.trimEnd());
+      }
+    }
+    lines.push(paint('dim', 'base and head in operations per second, median over rounds; change is head against base'));
+    if (benchmarks.some((b) => b.kind === 'http'))
+      lines.push(paint('dim', 'HTTP: an operation is a request answered with a status it expects'));
+    lines.push('');
   }
   for (const b of benchmarks.filter((b) => b.http)) {
     const sections = httpSections(b.id, b.http!);
-    lines.push(paint('bold', fit(printable(sections.title), width)));
+    // Wrapped, not cut: its end says what the request expects.
+    for (const line of wrapText(printable(sections.title), width)) lines.push(paint('bold', line));
+    if (sections.requests) lines.push(...indentLines(printableTable(sections.requests.header, sections.requests.rows)));
     lines.push(...indentLines(printableTable(sections.latency.header, sections.latency.rows)));
     lines.push(`  ${printable(sections.failures)}`);
     if (sections.server) lines.push(...indentLines(printableTable(sections.server.header, sections.server.rows)));

@@ -85,3 +85,15 @@ export function formatDuration(ms: unknown): string {
   const seconds = Math.round((ms % 60_000) / 1000);
   return seconds ? `${minutes}m${String(seconds).padStart(2, '0')}s` : `${minutes}m`;
 }
+
+/**
+ * A request path for messages and tables, cut in the middle when long (a query string can run to
+ * thousands of characters), keeping the route's start and the query's end:
+ * "/search?q=aaaa…aaaa (2000 characters)".
+ */
+export function formatPath(path: string, width = 60): string {
+  if (path.length <= width) return path;
+  const keep = width - 1;
+  const start = Math.ceil((keep * 2) / 3);
+  return `${path.slice(0, start)}…${path.slice(path.length - (keep - start))} (${path.length} characters)`;
+}

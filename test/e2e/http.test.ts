@@ -219,8 +219,13 @@ describe('broken servers are errors, never fast servers', () => {
     const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
     expect(run.code).toBe(2);
     const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
-    expect(bench.error).toMatch(/^head is broken under load: .* 5xx responses out of .* requests \(base: none\)\.$/);
-    const [failed, requests] = numbersIn(bench.error);
+    const counts =
+      /^head is broken under load: (\d+) unexpected responses to GET \/todo-lists\?\S+ \(503 ×(\d+); expected 2xx\) out of (\d+) requests \(base: none\)\.$/.exec(
+        bench.error,
+      );
+    expect(counts, bench.error).not.toBeNull();
+    const [failed, with503, requests] = counts!.slice(1).map(Number);
+    expect(with503).toBe(failed);
     expect(failed).toBeGreaterThan(0);
     expect(failed).toBeLessThanOrEqual(requests!);
   });
@@ -266,8 +271,19 @@ describe('broken servers are errors, never fast servers', () => {
     expect(run.code).toBe(2);
     const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
     expect(bench.error).toMatch(
-      /^config error: GET \/todo-lists\?\S+ \(benchgate\.yml: http\[0\] \(list\)\.requests\[0\]\) answered 404 at base and 404 at head: check the request in benchgate\.yml\.$/,
+      /^config error: GET \/todo-lists\?\S+ \(benchgate\.yml: http\[0\] \(list\)\.requests\[0\]\) answered 404 at base and 404 at head, where 2xx is expected: check the request's path in benchgate\.yml, or set its status: 404 if that is the answer to load-test\.$/,
     );
+  });
+
+  it('reports a request that answers 200 at both revisions where 404 is expected, naming the expected status', async () => {
+    repo = inlineRepo({
+      'benchgate.yml': httpConfig('not found', '', 300).replace('%5D%7D\n', '%5D%7D\n        status: 404\n'),
+      'server.js': OK_SERVER,
+    });
+    const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
+    expect(run.code).toBe(2);
+    const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
+    expect(bench.error).toMatch(/\.requests\[0\]\) answered 200 at base and 200 at head, where 404 is expected: .* set its status: 200 /);
   });
 
   it('retries on another port when the first is taken, and skips the probe for a server not started with node', async () => {
@@ -291,5 +307,33 @@ const server = http.createServer((req, res) => res.end(req.url === '/health' ? '
     expect(bench.change).not.toBeNull();
     expect(bench.http.server).toEqual({ base: null, head: null, note: expect.stringContaining('the probe was skipped') });
     expect(run.stdout).toContain('the probe was skipped');
+  });
+});
+
+describe('requests that are meant to answer something other than 2xx', () => {
+  it("load-tests a router's not-found path answering 404 at both revisions: a verdict, not a config error", async () => {
+    const NOT_FOUND = SERVER(
+      "const server = http.createServer((req, res) => { res.statusCode = req.url === '/health' ? 200 : 404; res.end('not found'); });",
+    );
+    const config = httpConfig('not found', '    budget: 50%\n', 300).replace('%5D%7D\n', '%5D%7D\n        status: [404]\n');
+    repo = inlineRepo({ 'benchgate.yml': config, 'server.js': NOT_FOUND });
+    const run = await runCli(['compare', '--base', 'main', '--json', 'report.json', '--profile', 'never'], repo);
+    const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
+    expect(bench.error, bench.error).toBeUndefined();
+    expect(bench.verdict).toMatch(/^(unchanged|inconclusive|improvement|regression)$/);
+    expect(run.code, run.stdout + run.stderr).toBeLessThan(2);
+    expect(bench.http.expected).toEqual(['404']);
+    // Every answer was a 404 and counted as a success, at both revisions.
+    for (const side of ['base', 'head'] as const) {
+      const traffic = bench.http.traffic[side];
+      expect(traffic.ok).toBeGreaterThan(0);
+      expect(traffic.ok).toBe(traffic.responses);
+      expect(traffic.byClass['4xx']).toBe(traffic.responses);
+    }
+    expect(bench.base.opsPerSec).toBeGreaterThan(0);
+    const title = run.stdout.split('\n').find((line) => line.startsWith('http > not found · '))!;
+    expect(title).toContain('(expects 404)');
+    const failures = run.stdout.split('\n').find((line) => line.includes('failed requests: none'))!;
+    expect(numbersIn(failures.split('(')[1]!)).toEqual([bench.http.traffic.base.ok, bench.http.traffic.head.ok, 404]);
   });
 });

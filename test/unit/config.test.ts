@@ -117,9 +117,41 @@ http:
       where: '/repo/benchgate.yml: http[0] (todo lists)',
     });
     expect(test!.requests).toEqual([
-      { method: 'GET', path: '/todo-lists', headers: {}, body: undefined },
-      { method: 'POST', path: '/todos', headers: { 'content-type': 'application/json' }, body: '{"title":"milk"}' },
+      { method: 'GET', path: '/todo-lists', headers: {}, body: undefined, status: ['2xx'] },
+      { method: 'POST', path: '/todos', headers: { 'content-type': 'application/json' }, body: '{"title":"milk"}', status: ['2xx'] },
     ]);
+  });
+
+  it('reads the status each request expects: a number, a class or a list', () => {
+    const [test] = load(`
+http:
+  - name: router
+    start: node server.js
+    requests:
+      - path: /no-such-route
+        status: 404
+      - path: /cached
+        headers: { if-none-match: '"v1"' }
+        status: [200, 304]
+      - method: POST
+        path: /login
+        status: 4xx
+`).http;
+    expect(test!.requests.map((r) => r.status)).toEqual([[404], [200, 304], ['4xx']]);
+  });
+
+  it('names the file, the field and the bad value of a status', () => {
+    const at = (status: string) =>
+      errorOf(
+        `http:\n  - name: x\n    start: node s.js\n    requests:\n      - path: /\n      - path: /a\n      - path: /b\n        status: ${status}\n`,
+      );
+    const expected = 'is not an HTTP status (100 to 599, or a class like 4xx) or a list of them.';
+    expect(at('700')).toBe(`/repo/benchgate.yml:8:17: http[0].requests[2].status: 700 ${expected}`);
+    expect(at('not-found')).toBe(`/repo/benchgate.yml:8:17: http[0].requests[2].status: 'not-found' ${expected}`);
+    expect(at('[]')).toBe(`/repo/benchgate.yml:8:17: http[0].requests[2].status: [] ${expected}`);
+    expect(at('[200, 6xx]')).toContain(
+      "/repo/benchgate.yml:8:23: http[0].requests[2].status[1]: '6xx' is not an HTTP status (100 to 599, or a class like 4xx).",
+    );
   });
 
   it('names the field of a bad load test', () => {

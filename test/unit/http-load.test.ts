@@ -3,6 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { latencyOf, preflight, runLoad } from '../../src/measure/http/load.js';
 import { execIfSimple, runsNode } from '../../src/measure/http/server.js';
+import { describeTraffic, failedRequests, requestLabels } from '../../src/measure/http/traffic.js';
+import { formatPath } from '../../src/util/format.js';
+import { numbersIn } from '../report-text.js';
 
 let server: http.Server | undefined;
 afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
@@ -44,7 +47,7 @@ describe('latency figures', () => {
     });
     const result = await runLoad({
       port,
-      requests: [{ method: 'GET', path: '/', headers: {}, body: undefined }],
+      requests: [{ method: 'GET', path: '/', headers: {}, body: undefined, status: ['2xx'] }],
       connections: 1,
       durationMs: 600,
     });
@@ -69,7 +72,7 @@ describe('latency figures', () => {
     });
     const result = await runLoad({
       port,
-      requests: [{ method: 'GET', path: '/', headers: {}, body: undefined }],
+      requests: [{ method: 'GET', path: '/', headers: {}, body: undefined, status: ['2xx'] }],
       connections: 2,
       durationMs: 300,
     });
@@ -78,14 +81,53 @@ describe('latency figures', () => {
     expect(result.times.length).toBe(result.traffic.ok);
   });
 
+  it("counts a not-found route's 404s as successes when the request expects 404", async () => {
+    const port = await listen((req, res) => {
+      res.statusCode = req.url === '/' ? 200 : 404;
+      res.end();
+    });
+    const result = await runLoad({
+      port,
+      requests: [
+        { method: 'GET', path: '/no-such-route', headers: {}, body: undefined, status: [404] },
+        { method: 'GET', path: '/', headers: {}, body: undefined, status: ['2xx'] },
+      ],
+      connections: 2,
+      durationMs: 300,
+    });
+    expect(result.traffic.byClass['4xx']).toBeGreaterThan(0);
+    // Both routes' answers are successes: timed, counted in the rate, none failed.
+    expect(result.traffic.ok).toBe(result.traffic.responses);
+    expect(result.times).toHaveLength(result.traffic.ok);
+    expect(result.traffic.unexpected).toEqual([{}, {}]);
+    expect(failedRequests(result.traffic)).toBe(0);
+  });
+
+  it('counts a 200 where 404 is expected as a failure, and says which status was expected', async () => {
+    const port = await listen((req, res) => {
+      res.statusCode = 200;
+      res.end();
+    });
+    const requests = [{ method: 'GET' as const, path: '/no-such-route', headers: {}, body: undefined, status: [404] }];
+    const result = await runLoad({ port, requests, connections: 2, durationMs: 300 });
+    expect(result.traffic.ok).toBe(0);
+    expect(result.times).toEqual([]);
+    const failed = result.traffic.unexpected![0]!['200']!;
+    expect(failed).toBeGreaterThan(0);
+    expect(failed).toBe(result.traffic.responses);
+    const text = describeTraffic(result.traffic, requestLabels(requests));
+    expect(text).toMatch(/^\d+ unexpected responses to GET \/no-such-route \(200 ×\d+; expected 404\) out of \d+ requests$/);
+    expect(numbersIn(text)[0]).toBe(failed);
+  });
+
   it('sends each request once before the load, to name a failing one', async () => {
     const port = await listen((req, res) => {
       res.statusCode = req.method === 'POST' && req.url === '/todos' ? 201 : 404;
       res.end();
     });
     const statuses = await preflight(port, [
-      { method: 'POST', path: '/todos', headers: { 'content-type': 'application/json' }, body: '{"title":"x"}' },
-      { method: 'GET', path: '/missing', headers: {}, body: undefined },
+      { method: 'POST', path: '/todos', headers: { 'content-type': 'application/json' }, body: '{"title":"x"}', status: [201] },
+      { method: 'GET', path: '/missing', headers: {}, body: undefined, status: ['2xx'] },
     ]);
     expect(statuses).toEqual([201, 404]);
   });
@@ -126,5 +168,19 @@ describe('event-loop delay over paused windows', () => {
     expect(mergedPercentile([quiet, busy], 89)).toBe(1);
     expect(mergedPercentile([quiet, busy], 99)).toBe(50);
     expect(mergedPercentile([], 99)).toBe(0);
+  });
+});
+
+describe('long paths in messages and tables', () => {
+  it('shortens a 2,000-character path, keeping its start and end and saying how long it is', () => {
+    const path = `/search?q=${'a'.repeat(1000)}${'b'.repeat(983)}&page=2`;
+    expect(path).toHaveLength(2000);
+    const shown = formatPath(path);
+    expect(shown.length).toBeLessThan(90);
+    expect(shown.startsWith('/search?q=aaa')).toBe(true);
+    expect(shown).toMatch(/bbb&page=2 \(2000 characters\)$/);
+    expect(formatPath('/todo-lists?filter=x')).toBe('/todo-lists?filter=x');
+    const [label] = requestLabels([{ method: 'GET', path, headers: {}, body: undefined, status: [404] }]);
+    expect(label).toEqual({ label: `GET ${shown}`, expected: '404' });
   });
 });

@@ -25,7 +25,7 @@ const loadTest = (name: string): HttpBenchmarkConfig => ({
   start: 'node server.js',
   ready: '/health',
   readyTimeoutMs: 15_000,
-  requests: [{ method: 'GET', path: '/todos', headers: {}, body: undefined }],
+  requests: [{ method: 'GET', path: '/todos', headers: {}, body: undefined, status: ['2xx'] }],
   connections: 8,
   // Estimated at 2 × (250 + 500) + 1500 = 3000 ms a round until a round has been timed.
   durationMs: 500,

@@ -4,6 +4,7 @@ import { runVerdict, type Report, type ReportBenchmark } from '../../src/report/
 import { renderTerminal } from '../../src/report/terminal.js';
 import { changeChart } from '../../src/report/chart.js';
 import { injectionProblems } from '../inert.js';
+import { markdownRow, numbersIn, plainText, terminalRow, terminalRows } from '../report-text.js';
 
 const bench = (over: Partial<ReportBenchmark>): ReportBenchmark => ({
   id: 'bench/ids.bench.js > make request id',
@@ -55,7 +56,10 @@ describe('terminal report', () => {
       { color: false },
     );
     for (const line of text.split('\n')) expect(line.length, line).toBeLessThanOrEqual(100);
-    expect(text).toContain('…');
+    // Wrapped, not cut: every word of the long id is there.
+    const table = text.slice(0, text.indexOf('base and head in'));
+    expect(table).not.toContain('…');
+    for (const word of `${'deeply/nested/'.repeat(6)}ids.bench.js a very long task name`.split(/[ /]/)) expect(table).toContain(word);
     expect(text).toContain('-12.3% [-20.0%, -10.0%]');
     expect(text).toContain('FAIL: 1 regression, 1 unchanged');
   });
@@ -80,8 +84,10 @@ describe('markdown report', () => {
   it('escapes benchmark names so they cannot inject markdown, HTML or mentions', () => {
     const evil = 'bench/x.bench.js > <img src=x onerror=alert(1)> | **bold** [link](http://evil) @octocat `code`';
     const text = renderMarkdown(report([bench({ id: evil, verdict: 'error', error: '</pre><script>alert(1)</script>' })]));
-    expect(text).not.toContain('<img');
-    expect(text).not.toContain('<script>');
+    // Inside the chart's code block text shows as it is (no fence can close it there): everywhere else it is escaped.
+    const outsideCode = text.replace(/```text\n[\s\S]*?\n```/g, '');
+    expect(outsideCode).not.toContain('<img');
+    expect(outsideCode).not.toContain('<script>');
     expect(text).toContain(
       '&lt;img src=x onerror=alert(1)&gt; &#124; &#42;&#42;bold&#42;&#42; &#91;link&#93;(http&#58;//evil) @\u200boctocat &#96;code&#96;',
     );
@@ -218,5 +224,155 @@ describe('change chart', () => {
     const markdown = renderMarkdown(report([bench({ id: 'bench/a.js > `x`\n' })]));
     expect(markdown).toContain("```text\nbench/a.js > 'x'?  ·············│·····─●─·····│·············    -0.3%\n");
     expect(markdown).toMatch(/\+15%\n```\n<sub>● estimate/);
+  });
+});
+
+/** Eighteen tasks of one file whose ids differ only past the middle, as in issue 13 (the 100-column table read two of them alike). */
+const lookupIds = Array.from({ length: 18 }, (_, i) => {
+  const suite = ['static routes', 'routes with params'][i % 2];
+  const task = ['lookup with two short params', 'lookup with two long params', 'lookup short static route'][i % 3];
+  return `bench/lookup.bench.js > ${suite} > ${task} variant ${String.fromCharCode(97 + i)}`;
+});
+const lookupReport = () =>
+  report(
+    lookupIds.map((id, i) =>
+      bench({
+        id,
+        verdict: i === 7 ? 'regression' : 'unchanged',
+        change: { estimate: i === 7 ? -0.2 : 0.001 * i, low: i === 7 ? -0.25 : -0.01, high: i === 7 ? -0.15 : 0.02, confidence: 0.95 },
+      }),
+    ),
+  );
+const squash = (text: string) => text.replace(/\s+/g, '');
+
+/**
+ * The ids a terminal table shows, read back as a person would: a file heading, then rows (a verdict mark
+ * first) whose name may continue on lines further in. Whitespace is dropped, as a wrap may break a word.
+ */
+function idsInTerminalTable(text: string): string[] {
+  const lines = text.split('\n');
+  const header = lines.findIndex((line) => line.startsWith('verdict '));
+  const column = lines[header]!.indexOf('benchmark');
+  const ids: string[] = [];
+  let heading = '';
+  for (const line of lines.slice(header + 1)) {
+    if (line.startsWith('base and head in')) break;
+    const indent = line.length - line.trimStart().length;
+    if (/^[✓✗?↑+\-!] /.test(line)) {
+      const name = line.slice(column).trimStart().split(/ {2,}/)[0]!;
+      ids.push(`${heading}${heading ? ' > ' : ''}${name.trim()}`);
+    } else if (indent === column) heading = line.trim();
+    else ids[ids.length - 1] += ` ${line.trim()}`;
+  }
+  return ids.map(squash);
+}
+
+describe('many benchmarks of one file', () => {
+  it('shows each of 18 long ids of one file whole at 100 columns, under a heading for the file', () => {
+    const text = renderTerminal(lookupReport(), { color: false, width: 100 });
+    for (const line of text.split('\n')) expect(line.length, line).toBeLessThanOrEqual(100);
+    const shown = idsInTerminalTable(text);
+    expect(shown).toHaveLength(18);
+    expect(new Set(shown)).toEqual(new Set(lookupIds.map(squash)));
+    // The file is named once, not on each of its rows; the regression still leads the table.
+    expect(text.split('\n').filter((line) => line.includes('bench/lookup.bench.js'))).toHaveLength(1);
+    expect(shown[0]).toBe(squash(lookupIds[7]!));
+    expect(terminalRows(text, '✗ regression')).toHaveLength(1);
+    // Wrapped, never cut.
+    expect(text).not.toContain('…');
+  });
+
+  it('keeps one to three benchmarks on rows of their own, whole ids and no headings', () => {
+    const text = renderTerminal(report(lookupIds.slice(0, 3).map((id) => bench({ id }))), { color: false, width: 140 });
+    for (const id of lookupIds.slice(0, 3)) expect(terminalRows(text, '✓ unchanged').map((row) => row[1])).toContain(id);
+    expect(idsInTerminalTable(text)).toEqual(expect.arrayContaining(lookupIds.slice(0, 3).map(squash)));
+  });
+
+  it('groups the markdown table and the chart by file, each row naming the rest of its id', () => {
+    const markdown = renderMarkdown(lookupReport());
+    const rows = markdown.split('\n').filter((line) => line.startsWith('| ') && !line.startsWith('| | Benchmark'));
+    let heading = '';
+    const shown: string[] = [];
+    for (const row of rows) {
+      const cells = row
+        .slice(1, -1)
+        .split('|')
+        .map((cell) => plainText(cell.trim()));
+      if (cells[0] === '') heading = cells[1]!.replace(/^<b>|<\/b>$/g, '');
+      else shown.push(`${heading} > ${cells[1]}`);
+    }
+    expect(new Set(shown)).toEqual(new Set(lookupIds));
+    expect(shown).toHaveLength(18);
+    // The chart: one heading line, then each label whole (wrapped onto a line of its own when long).
+    const chart = markdown.slice(markdown.indexOf('```text\n') + 8, markdown.indexOf('\n```\n'));
+    const chartIds: string[] = [];
+    for (const line of chart.split('\n').slice(0, -1)) {
+      if (!line.startsWith(' ')) heading = line;
+      else if (line.startsWith('    ')) chartIds[chartIds.length - 1] += ` ${line.trim()}`;
+      else chartIds.push(`${heading} > ${line.split(/ {2,}/)[1]!}`);
+    }
+    expect(new Set(chartIds.map(squash))).toEqual(new Set(lookupIds.map(squash)));
+  });
+});
+
+describe('HTTP requests that expect another status than 2xx', () => {
+  const longPath = `/search?q=${'x'.repeat(1990)}`;
+  const traffic = (ok: number, unexpected: Record<string, number>[]) => ({
+    responses: ok + unexpected.reduce((sum, counts) => sum + Object.values(counts).reduce((a, b) => a + b, 0), 0),
+    ok,
+    non2xx: ok,
+    byClass: { '4xx': ok },
+    unexpected,
+    errors: 0,
+    timeouts: 0,
+    resets: 0,
+  });
+  const withHttp = (requests: string[], expected: string[], base: ReturnType<typeof traffic>, head: ReturnType<typeof traffic>) =>
+    report([
+      bench({
+        id: 'http > not found',
+        kind: 'http',
+        file: null,
+        http: {
+          requests,
+          expected,
+          connections: 10,
+          durationMs: 3000,
+          warmupMs: 1000,
+          latency: {},
+          traffic: { base, head },
+          server: { base: null, head: null, note: 'no probe' },
+          moved: [],
+        },
+      }),
+    ]);
+
+  it('says which status was expected, and shortens a 2,000-character path', () => {
+    const one = withHttp([`GET ${longPath}`], ['404'], traffic(5000, [{}]), traffic(4900, [{}]));
+    const terminal = renderTerminal(one, { color: false });
+    const markdown = renderMarkdown(one);
+    for (const text of [terminal, plainText(markdown)]) {
+      expect(text).not.toContain('x'.repeat(100));
+      expect(text.replace(/\s+/g, ' ')).toContain('(2000 characters) (expects 404)');
+      const failures = text.split('\n').find((line) => line.includes('failed requests: none'))!;
+      expect(failures).toMatch(/answered 404\)$/);
+      expect(numbersIn(failures).slice(0, 2)).toEqual([5000, 4900]);
+    }
+    for (const line of terminal.split('\n')) expect(line.length, line).toBeLessThanOrEqual(100);
+  });
+
+  it('lists each request with the status it expects, and names the expected status of failures', () => {
+    const several = withHttp(
+      ['GET /no-such-route', 'GET /cached'],
+      ['404', '200 or 304'],
+      traffic(5000, [{}, {}]),
+      traffic(10, [{ 200: 4990 }, {}]),
+    );
+    const terminal = renderTerminal(several, { color: false });
+    expect(terminalRow(terminal, 'GET /no-such-route')[1]).toBe('404');
+    expect(terminalRow(terminal, 'GET /cached')[1]).toBe('200 or 304');
+    expect(markdownRow(renderMarkdown(several), 'GET /cached')[1]).toBe('200 or 304');
+    const failures = terminal.split('\n').find((line) => line.includes('failed requests:'))!;
+    expect(failures).toContain('base none; head 4990 unexpected responses to GET /no-such-route (200 ×4990; expected 404)');
   });
 });

@@ -175,7 +175,7 @@ describe('every wait has a deadline', () => {
       const port = (server.address() as AddressInfo).port;
       const result = await runLoad({
         port,
-        requests: [{ method: 'GET', path: '/', headers: {}, body: undefined }],
+        requests: [{ method: 'GET', path: '/', headers: {}, body: undefined, status: ['2xx'] }],
         connections: 2,
         durationMs: 300,
       });

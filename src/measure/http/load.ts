@@ -1,6 +1,7 @@
 import http from 'node:http';
 import autocannon from 'autocannon';
 import { build as buildHistogram } from 'hdr-histogram-js';
+import { expectsStatus } from '../../config/status.js';
 import type { HttpRequestConfig } from '../../config/types.js';
 import type { LatencyFigures, TrafficFigures } from './types.js';
 
@@ -13,7 +14,7 @@ export interface LoadOptions {
 
 export interface LoadResult {
   requestsPerSec: number;
-  /** Every 2xx response time (ms), for pooling blocks. */
+  /** Every successful response's time (ms), for pooling blocks. */
   times: number[];
   latency: LatencyFigures;
   traffic: TrafficFigures;
@@ -24,6 +25,8 @@ export interface LoadResult {
  * Put load on 127.0.0.1:port with autocannon (programmatic API) for a bounded
  * time. autocannon's own latency histogram keeps whole milliseconds, so each
  * response's hrtime duration is taken from its 'response' event instead.
+ * A response succeeds when its status is one its request expects (2xx unless configured); any
+ * other is counted, per request and status, as unexpected.
  * It ends at its deadline whatever the server does: requests still unanswered then are not
  * counted (a hung server reads as 0 answers, which the rounds treat as an error).
  */
@@ -31,6 +34,11 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     const times: number[] = [];
     let ok = 0;
+    let responses = 0;
+    const unexpected: Record<string, number>[] = options.requests.map(() => ({}));
+    // autocannon calls a request's onResponse just before it emits 'response' for the same answer, on the same tick:
+    // that is the only place that knows which request an answer belongs to.
+    let expected = false;
     const started = performance.now();
     const instance = autocannon(
       {
@@ -40,11 +48,15 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
         // autocannon only checks for the end of a run on its sample tick (1 s by default): a short tick ends loads on time.
         sampleInt: 50,
         timeout: 10,
-        requests: options.requests.map((request) => ({
+        requests: options.requests.map((request, i) => ({
           method: request.method,
           path: request.path,
           headers: { ...request.headers },
           ...(request.body !== undefined ? { body: request.body } : {}),
+          onResponse: (status: number) => {
+            expected = expectsStatus(request.status, status);
+            if (!expected) unexpected[i]![status] = (unexpected[i]![status] ?? 0) + 1;
+          },
         })),
       },
       (error: Error | null, result: autocannon.Result) => {
@@ -55,10 +67,11 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
           times,
           latency: latencyOf(times),
           traffic: {
-            responses: ok + result.non2xx,
+            responses,
             ok,
             non2xx: result.non2xx,
             byClass: Object.fromEntries((['1xx', '3xx', '4xx', '5xx'] as const).filter((k) => result[k] > 0).map((k) => [k, result[k]])),
+            unexpected,
             errors: result.errors,
             timeouts: result.timeouts,
             resets: result.resets,
@@ -67,11 +80,11 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
         });
       },
     );
-    instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
-      if (statusCode >= 200 && statusCode < 300) {
-        ok++;
-        times.push(responseTime);
-      }
+    instance.on('response', (_client: unknown, _statusCode: number, _bytes: number, responseTime: number) => {
+      responses++;
+      if (!expected) return;
+      ok++;
+      times.push(responseTime);
     });
   });
 }

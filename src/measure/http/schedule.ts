@@ -3,11 +3,13 @@ import { median } from 'simple-statistics';
 import { busyBetween, sampleCpu, type RoundConditions } from '../conditions.js';
 import type { Revision } from '../../checkout/revisions.js';
 import { LATENCY_STATS, type HttpBenchmarkConfig, type HttpMode, type LatencyStat } from '../../config/types.js';
+import { describeExpected, expectsStatus } from '../../config/status.js';
 import { messageOf } from '../../util/errors.js';
+import { formatPath } from '../../util/format.js';
 import type { BenchmarkSamples, MeasureProgress } from '../types.js';
 import { latencyOf, preflight, runLoad, type LoadResult } from './load.js';
 import { ServerError, ServerProcess } from './server.js';
-import { addTraffic, describeTraffic } from './traffic.js';
+import { addTraffic, describeTraffic, failedRequests, requestLabels } from './traffic.js';
 import type { HttpRoundFigures, ProbeFigures, TrafficFigures } from './types.js';
 
 export interface HttpPlan {
@@ -304,8 +306,9 @@ const preflightStatus = new WeakMap<HttpBenchmarkConfig, Partial<Record<Side, nu
 
 /**
  * Before the first load, send each request once to each revision: a request
- * that fails at both is a config error (a wrong path), one that fails at head
- * only is a broken head. Either way the message names the request.
+ * that answers what it does not expect at both is a config error (a wrong path,
+ * or a status to declare), one that does at head only is a broken head. Either
+ * way the message names the request and the status it expects.
  */
 async function checkRequests(
   benchmark: HttpBenchmarkConfig,
@@ -318,21 +321,27 @@ async function checkRequests(
   statuses[side] = await preflight(server.port, benchmark.requests);
   preflightStatus.set(benchmark, statuses);
   if (!statuses.base || !statuses.head) return;
+  const file = benchmark.where.split(':')[0];
   benchmark.requests.forEach((request, i) => {
     const base = statuses.base![i]!;
     const head = statuses.head![i]!;
-    const ok = (status: number) => status >= 200 && status < 400;
-    const what = `${request.method} ${request.path} (${benchmark.where}.requests[${i}])`;
+    const ok = (status: number) => expectsStatus(request.status, status);
+    const expected = describeExpected(request.status);
+    const what = `${request.method} ${formatPath(request.path)} (${benchmark.where}.requests[${i}])`;
     if (!ok(base) && !ok(head)) {
+      const sameAnswer = base === head && base !== 0;
       throw new BenchmarkFailure(
-        `config error: ${what} answered ${statusText(base)} at base and ${statusText(head)} at head: check the request in ${benchmark.where.split(':')[0]}.`,
+        `config error: ${what} answered ${statusText(base)} at base and ${statusText(head)} at head, where ${expected} is expected: ` +
+          (sameAnswer
+            ? `check the request's path in ${file}, or set its status: ${base} if that is the answer to load-test.`
+            : `check the request in ${file}.`),
       );
     }
     if (!ok(head))
       throw new BenchmarkFailure(
-        `head is broken: ${what} answered ${statusText(head)} at head (${revisions.head.ref}) but ${base} at base.`,
+        `head is broken: ${what} answered ${statusText(head)} at head (${revisions.head.ref}) but ${base} at base (expected ${expected}).`,
       );
-    if (!ok(base)) plan.log(`${benchmark.id}: ${what} answered ${statusText(base)} at base but ${head} at head`);
+    if (!ok(base)) plan.log(`${benchmark.id}: ${what} answered ${statusText(base)} at base but ${head} at head (expected ${expected})`);
   });
 }
 
@@ -342,7 +351,8 @@ function statusText(status: number): string {
 
 /**
  * A head that fails requests is an error, never a fast server: its failed requests would look like speed.
- * So is a load (or a block of one) that ran to its deadline with no 2xx answer at either side: a
+ * A failed request is one answered with a status it does not expect, or not answered at all.
+ * So is a load (or a block of one) that ran to its deadline with no successful answer at either side: a
  * hung server, whose figure of 0 requests/s is no measurement. `silent` lists, per side, the length
  * of each such load.
  */
@@ -354,11 +364,12 @@ function judgeTraffic(
   silent: Record<Side, number[]>,
   servers?: Record<Side, ServerProcess>,
 ): RoundPair {
-  const bad = (t: TrafficFigures) => t.errors + t.timeouts + t.resets + (t.byClass['5xx'] ?? 0) + (t.byClass['4xx'] ?? 0);
+  const bad = failedRequests;
   const tolerated = (t: TrafficFigures) => Math.max(5, 0.001 * (t.responses + t.errors));
+  const labels = requestLabels(benchmark.requests);
   if (bad(head.traffic) > tolerated(head.traffic) && bad(head.traffic) > 2 * bad(base.traffic)) {
     throw new BenchmarkFailure(
-      `head is broken under load: ${describeTraffic(head.traffic)} (base: ${bad(base.traffic) ? describeTraffic(base.traffic) : 'none'}).`,
+      `head is broken under load: ${describeTraffic(head.traffic, labels)} (base: ${bad(base.traffic) ? describeTraffic(base.traffic, labels) : 'none'}).`,
     );
   }
   for (const side of ['head', 'base'] as const) {
@@ -366,7 +377,7 @@ function judgeTraffic(
     if (!loads.length) continue;
     const figures = side === 'base' ? base : head;
     throw new BenchmarkFailure(
-      `${servers?.[side]?.label ?? side}'s server answered no request with a 2xx in ${loads.length === 1 ? 'a' : loads.length} ${(loads[0]! / 1000).toFixed(1)}s load${loads.length === 1 ? '' : 's'} (${describeTraffic(figures.traffic)}; requests still waiting at the deadline count as unanswered): a hung server, not a measurement.${servers?.[side]?.output() ?? ''}`,
+      `${servers?.[side]?.label ?? side}'s server answered no request with an expected status in ${loads.length === 1 ? 'a' : loads.length} ${(loads[0]! / 1000).toFixed(1)}s load${loads.length === 1 ? '' : 's'} (${describeTraffic(figures.traffic, labels)}; requests still waiting at the deadline count as unanswered): a hung server, not a measurement.${servers?.[side]?.output() ?? ''}`,
     );
   }
   if (!(logRatio > -Infinity && logRatio < Infinity))

@@ -1,10 +1,23 @@
+import { describeExpected } from '../../config/status.js';
+import type { HttpRequestConfig } from '../../config/types.js';
+import { formatPath } from '../../util/format.js';
 import type { TrafficFigures } from './types.js';
+
+/** A request as messages name it: "GET /missing", what it expects: "404". */
+export interface RequestLabel {
+  label: string;
+  expected: string;
+}
+
+export function requestLabels(requests: readonly HttpRequestConfig[]): RequestLabel[] {
+  return requests.map((r) => ({ label: `${r.method} ${formatPath(r.path)}`, expected: describeExpected(r.status) }));
+}
 
 /** Two windows of traffic as one. */
 export function addTraffic(a: TrafficFigures, b: TrafficFigures): TrafficFigures {
   const byClass = { ...a.byClass };
   for (const [k, v] of Object.entries(b.byClass)) byClass[k] = (byClass[k] ?? 0) + v;
-  return {
+  const sum: TrafficFigures = {
     responses: a.responses + b.responses,
     ok: a.ok + b.ok,
     non2xx: a.non2xx + b.non2xx,
@@ -13,13 +26,47 @@ export function addTraffic(a: TrafficFigures, b: TrafficFigures): TrafficFigures
     timeouts: a.timeouts + b.timeouts,
     resets: a.resets + b.resets,
   };
+  if (a.unexpected || b.unexpected) {
+    const length = Math.max(a.unexpected?.length ?? 0, b.unexpected?.length ?? 0);
+    sum.unexpected = Array.from({ length }, (_, i) => {
+      const counts = { ...a.unexpected?.[i] };
+      for (const [status, n] of Object.entries(b.unexpected?.[i] ?? {})) counts[status] = (counts[status] ?? 0) + n;
+      return counts;
+    });
+  }
+  return sum;
 }
 
-/** "12 5xx responses, 3 connection resets out of 40000 requests" */
-export function describeTraffic(t: TrafficFigures): string {
-  const parts = Object.entries(t.byClass)
-    .filter(([k]) => k !== '3xx' && k !== '1xx')
-    .map(([k, v]) => `${v} ${k} responses`);
+/** Responses with a status their request does not expect (every non-2xx in reports that predate expected statuses). */
+export function failedResponses(t: TrafficFigures): number {
+  if (!Array.isArray(t.unexpected)) return t.non2xx;
+  return t.unexpected.reduce((sum, counts) => sum + Object.values(counts).reduce((a, b) => a + b, 0), 0);
+}
+
+/** Responses that failed plus requests that got no response: what makes a server broken under load. */
+export function failedRequests(t: TrafficFigures): number {
+  return failedResponses(t) + t.errors + t.timeouts + t.resets;
+}
+
+/**
+ * "2950 unexpected responses to GET /todo-lists (503 ×2950; expected 2xx), 3 connection resets out of 3001 requests".
+ * `requests` names each request; without it (or for a report that predates expected statuses) the counts stand alone.
+ */
+export function describeTraffic(t: TrafficFigures, requests: readonly RequestLabel[] = []): string {
+  const parts = Array.isArray(t.unexpected)
+    ? t.unexpected.flatMap((counts, i) => {
+        const statuses = Object.entries(counts).sort(([, x], [, y]) => y - x);
+        if (!statuses.length) return [];
+        const total = statuses.reduce((sum, [, n]) => sum + n, 0);
+        const request = requests[i];
+        const list = statuses.map(([status, n]) => `${status} ×${n}`).join(', ');
+        return [
+          `${total} unexpected responses to ${request?.label ?? `requests[${i}]`} (${list}${request ? `; expected ${request.expected}` : ''})`,
+        ];
+      })
+    : Object.entries(t.byClass)
+        .filter(([k]) => k !== '3xx' && k !== '1xx')
+        .map(([k, v]) => `${v} ${k} responses`);
   if (t.errors) parts.push(`${t.errors} connection errors`);
   if (t.resets) parts.push(`${t.resets} connection resets`);
   if (t.timeouts) parts.push(`${t.timeouts} timeouts`);

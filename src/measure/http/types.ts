@@ -13,7 +13,7 @@ export interface ProbeFigures {
   peakHeapUsedBytes: number;
 }
 
-/** Latency of successful responses in ms, from hrtime, so sub-millisecond values keep their digits. */
+/** Latency of successful responses (with an expected status) in ms, from hrtime, so sub-millisecond values keep their digits. */
 export interface LatencyFigures {
   p50: number;
   p90: number;
@@ -23,19 +23,24 @@ export interface LatencyFigures {
 
 /** Counts of what went wrong under load. */
 export interface TrafficFigures {
-  /** All responses, and the 2xx among them. */
+  /** All responses, and those with a status their request expects (2xx unless configured). */
   responses: number;
   ok: number;
   non2xx: number;
-  /** Status classes other than 2xx, e.g. { "5xx": 12 }. */
+  /** Status classes other than 2xx, e.g. { "5xx": 12 }, expected or not. */
   byClass: Record<string, number>;
+  /**
+   * Per request (in config order), the responses whose status it does not expect, by status: [{ "200": 12 }, {}].
+   * Absent in reports of versions that counted every non-2xx as a failure.
+   */
+  unexpected?: Record<string, number>[];
   errors: number;
   timeouts: number;
   resets: number;
 }
 
 export interface HttpRoundFigures {
-  /** 2xx responses per second. */
+  /** Successful responses (with an expected status) per second. */
   requestsPerSec: number;
   latency: LatencyFigures;
   traffic: TrafficFigures;
