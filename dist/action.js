@@ -72667,8 +72667,45 @@ var benchgate_schema_default = {
         body: {
           type: "string",
           title: "a string (the request body)"
+        },
+        status: {
+          title: "an HTTP status (100 to 599, or a class like 4xx) or a list of them",
+          description: "The status(es) that count as success, e.g. 404 for a not-found route or [200, 304]; any other answer is a failed request. Default 2xx.",
+          oneOf: [
+            {
+              type: "integer",
+              minimum: 100,
+              maximum: 599
+            },
+            {
+              type: "string",
+              pattern: "^[1-5]xx$"
+            },
+            {
+              type: "array",
+              minItems: 1,
+              uniqueItems: true,
+              items: {
+                $ref: "#/definitions/status"
+              }
+            }
+          ]
         }
       }
+    },
+    status: {
+      title: "an HTTP status (100 to 599, or a class like 4xx)",
+      oneOf: [
+        {
+          type: "integer",
+          minimum: 100,
+          maximum: 599
+        },
+        {
+          type: "string",
+          pattern: "^[1-5]xx$"
+        }
+      ]
     }
   }
 };
@@ -72692,7 +72729,8 @@ var DEFAULTS2 = {
   httpWarmupMs: 1e3,
   httpReadyTimeoutMs: 15e3,
   httpMode: "live",
-  httpPin: true
+  httpPin: true,
+  httpStatus: ["2xx"]
 };
 
 // src/config/load.ts
@@ -72756,7 +72794,13 @@ function toHttp(raw, index, file) {
     ready: raw.ready,
     readyTimeoutMs: raw["ready-timeout"] ? parseDuration(raw["ready-timeout"]) : DEFAULTS2.httpReadyTimeoutMs,
     requests: raw.requests.map(
-      (request2) => Object.freeze({ method: request2.method ?? "GET", path: request2.path, headers: { ...request2.headers }, body: request2.body })
+      (request2) => Object.freeze({
+        method: request2.method ?? "GET",
+        path: request2.path,
+        headers: { ...request2.headers },
+        body: request2.body,
+        status: request2.status === void 0 ? DEFAULTS2.httpStatus : [request2.status].flat()
+      })
     ),
     connections: raw.connections ?? DEFAULTS2.httpConnections,
     durationMs: raw.duration ? parseDuration(raw.duration) : DEFAULTS2.httpDurationMs,
@@ -74525,6 +74569,79 @@ function probit(p) {
   return Math.sqrt(2) * inverseErrorFunction(2 * p - 1);
 }
 
+// src/config/status.ts
+function expectsStatus(expected, status) {
+  return expected.some((e) => typeof e === "number" ? e === status : Math.floor(status / 100) === Number(e[0]));
+}
+function describeExpected(expected) {
+  const all = expected.map(String);
+  return all.length <= 1 ? all[0] ?? "2xx" : `${all.slice(0, -1).join(", ")} or ${all.at(-1)}`;
+}
+
+// src/util/format.ts
+function isFiniteNumber(x) {
+  return typeof x === "number" && Number.isFinite(x);
+}
+function formatFixed(x, digits) {
+  return isFiniteNumber(x) ? x.toFixed(digits) : "\u2013";
+}
+function formatShare(fraction, digits = 1) {
+  return isFiniteNumber(fraction) ? `${(fraction * 100).toFixed(digits)}%` : "\u2013";
+}
+function formatShortPercent(fraction, digits) {
+  return isFiniteNumber(fraction) ? `${Number((fraction * 100).toFixed(digits))}%` : "\u2013";
+}
+function formatOps(ops) {
+  if (!isFiniteNumber(ops)) return "\u2013";
+  const units = [
+    [1e9, "G"],
+    [1e6, "M"],
+    [1e3, "k"]
+  ];
+  for (const [size, suffix] of units) if (ops >= size) return `${threeDigits(ops / size)}${suffix}`;
+  return threeDigits(ops);
+}
+function threeDigits(value) {
+  return value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
+}
+function formatPercent(fraction) {
+  if (!isFiniteNumber(fraction)) return "\u2013";
+  const percent = fraction * 100;
+  const digits = Math.abs(percent) >= 1e3 ? 0 : 1;
+  const text = percent.toFixed(digits);
+  return `${percent > 0 && Number(text) !== 0 ? "+" : ""}${text === "-0.0" ? "0.0" : text}%`;
+}
+function formatBudget(budget) {
+  return formatShortPercent(budget, 2);
+}
+function formatConfidence(confidence) {
+  return formatShortPercent(confidence, isFiniteNumber(confidence) && confidence > 0.999 ? 2 : 1);
+}
+function formatMs(ms) {
+  if (!isFiniteNumber(ms)) return "\u2013";
+  return ms < 1 ? ms.toFixed(3) : ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0);
+}
+function formatMicros(us) {
+  if (!isFiniteNumber(us)) return "\u2013";
+  if (us < 1) return `${Number((us * 1e3).toPrecision(3))} ns`;
+  if (us < 1e3) return `${Number(us.toPrecision(3))} \xB5s`;
+  return `${Number((us / 1e3).toPrecision(3))} ms`;
+}
+function formatDuration(ms) {
+  if (!isFiniteNumber(ms)) return "\u2013";
+  if (ms < 1e3) return `${Math.round(ms)}ms`;
+  if (ms < 6e4) return `${(ms / 1e3).toFixed(ms < 1e4 ? 1 : 0)}s`;
+  const minutes = Math.floor(ms / 6e4);
+  const seconds = Math.round(ms % 6e4 / 1e3);
+  return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
+}
+function formatPath(path18, width = 60) {
+  if (path18.length <= width) return path18;
+  const keep = width - 1;
+  const start = Math.ceil(keep * 2 / 3);
+  return `${path18.slice(0, start)}\u2026${path18.slice(path18.length - (keep - start))} (${path18.length} characters)`;
+}
+
 // src/measure/http/load.ts
 var import_autocannon = __toESM(require_autocannon(), 1);
 var import_hdr_histogram_js = __toESM(require_dist3(), 1);
@@ -74533,6 +74650,9 @@ function runLoad(options) {
   return new Promise((resolve4, reject) => {
     const times = [];
     let ok = 0;
+    let responses = 0;
+    const unexpected = options.requests.map(() => ({}));
+    let expected = false;
     const started = performance.now();
     const instance = (0, import_autocannon.default)(
       {
@@ -74542,11 +74662,15 @@ function runLoad(options) {
         // autocannon only checks for the end of a run on its sample tick (1 s by default): a short tick ends loads on time.
         sampleInt: 50,
         timeout: 10,
-        requests: options.requests.map((request2) => ({
+        requests: options.requests.map((request2, i) => ({
           method: request2.method,
           path: request2.path,
           headers: { ...request2.headers },
-          ...request2.body !== void 0 ? { body: request2.body } : {}
+          ...request2.body !== void 0 ? { body: request2.body } : {},
+          onResponse: (status) => {
+            expected = expectsStatus(request2.status, status);
+            if (!expected) unexpected[i][status] = (unexpected[i][status] ?? 0) + 1;
+          }
         }))
       },
       (error2, result) => {
@@ -74557,10 +74681,11 @@ function runLoad(options) {
           times,
           latency: latencyOf(times),
           traffic: {
-            responses: ok + result.non2xx,
+            responses,
             ok,
             non2xx: result.non2xx,
             byClass: Object.fromEntries(["1xx", "3xx", "4xx", "5xx"].filter((k) => result[k] > 0).map((k) => [k, result[k]])),
+            unexpected,
             errors: result.errors,
             timeouts: result.timeouts,
             resets: result.resets
@@ -74569,11 +74694,11 @@ function runLoad(options) {
         });
       }
     );
-    instance.on("response", (_client, statusCode, _bytes, responseTime) => {
-      if (statusCode >= 200 && statusCode < 300) {
-        ok++;
-        times.push(responseTime);
-      }
+    instance.on("response", (_client, _statusCode, _bytes, responseTime) => {
+      responses++;
+      if (!expected) return;
+      ok++;
+      times.push(responseTime);
     });
   });
 }
@@ -74824,10 +74949,13 @@ function answers2xx(port, readyPath) {
 }
 
 // src/measure/http/traffic.ts
+function requestLabels(requests) {
+  return requests.map((r) => ({ label: `${r.method} ${formatPath(r.path)}`, expected: describeExpected(r.status) }));
+}
 function addTraffic(a, b) {
   const byClass = { ...a.byClass };
   for (const [k, v] of Object.entries(b.byClass)) byClass[k] = (byClass[k] ?? 0) + v;
-  return {
+  const sum2 = {
     responses: a.responses + b.responses,
     ok: a.ok + b.ok,
     non2xx: a.non2xx + b.non2xx,
@@ -74836,9 +74964,34 @@ function addTraffic(a, b) {
     timeouts: a.timeouts + b.timeouts,
     resets: a.resets + b.resets
   };
+  if (a.unexpected || b.unexpected) {
+    const length = Math.max(a.unexpected?.length ?? 0, b.unexpected?.length ?? 0);
+    sum2.unexpected = Array.from({ length }, (_, i) => {
+      const counts = { ...a.unexpected?.[i] };
+      for (const [status, n] of Object.entries(b.unexpected?.[i] ?? {})) counts[status] = (counts[status] ?? 0) + n;
+      return counts;
+    });
+  }
+  return sum2;
 }
-function describeTraffic(t) {
-  const parts = Object.entries(t.byClass).filter(([k]) => k !== "3xx" && k !== "1xx").map(([k, v]) => `${v} ${k} responses`);
+function failedResponses(t) {
+  if (!Array.isArray(t.unexpected)) return t.non2xx;
+  return t.unexpected.reduce((sum2, counts) => sum2 + Object.values(counts).reduce((a, b) => a + b, 0), 0);
+}
+function failedRequests(t) {
+  return failedResponses(t) + t.errors + t.timeouts + t.resets;
+}
+function describeTraffic(t, requests = []) {
+  const parts = Array.isArray(t.unexpected) ? t.unexpected.flatMap((counts, i) => {
+    const statuses = Object.entries(counts).sort(([, x], [, y]) => y - x);
+    if (!statuses.length) return [];
+    const total = statuses.reduce((sum2, [, n]) => sum2 + n, 0);
+    const request2 = requests[i];
+    const list = statuses.map(([status, n]) => `${status} \xD7${n}`).join(", ");
+    return [
+      `${total} unexpected responses to ${request2?.label ?? `requests[${i}]`} (${list}${request2 ? `; expected ${request2.expected}` : ""})`
+    ];
+  }) : Object.entries(t.byClass).filter(([k]) => k !== "3xx" && k !== "1xx").map(([k, v]) => `${v} ${k} responses`);
   if (t.errors) parts.push(`${t.errors} connection errors`);
   if (t.resets) parts.push(`${t.resets} connection resets`);
   if (t.timeouts) parts.push(`${t.timeouts} timeouts`);
@@ -75044,32 +75197,36 @@ async function checkRequests(benchmark, server, side, revisions, plan) {
   statuses[side] = await preflight(server.port, benchmark.requests);
   preflightStatus.set(benchmark, statuses);
   if (!statuses.base || !statuses.head) return;
+  const file = benchmark.where.split(":")[0];
   benchmark.requests.forEach((request2, i) => {
     const base = statuses.base[i];
     const head = statuses.head[i];
-    const ok = (status) => status >= 200 && status < 400;
-    const what = `${request2.method} ${request2.path} (${benchmark.where}.requests[${i}])`;
+    const ok = (status) => expectsStatus(request2.status, status);
+    const expected = describeExpected(request2.status);
+    const what = `${request2.method} ${formatPath(request2.path)} (${benchmark.where}.requests[${i}])`;
     if (!ok(base) && !ok(head)) {
+      const sameAnswer = base === head && base !== 0;
       throw new BenchmarkFailure(
-        `config error: ${what} answered ${statusText(base)} at base and ${statusText(head)} at head: check the request in ${benchmark.where.split(":")[0]}.`
+        `config error: ${what} answered ${statusText(base)} at base and ${statusText(head)} at head, where ${expected} is expected: ` + (sameAnswer ? `check the request's path in ${file}, or set its status: ${base} if that is the answer to load-test.` : `check the request in ${file}.`)
       );
     }
     if (!ok(head))
       throw new BenchmarkFailure(
-        `head is broken: ${what} answered ${statusText(head)} at head (${revisions.head.ref}) but ${base} at base.`
+        `head is broken: ${what} answered ${statusText(head)} at head (${revisions.head.ref}) but ${base} at base (expected ${expected}).`
       );
-    if (!ok(base)) plan.log(`${benchmark.id}: ${what} answered ${statusText(base)} at base but ${head} at head`);
+    if (!ok(base)) plan.log(`${benchmark.id}: ${what} answered ${statusText(base)} at base but ${head} at head (expected ${expected})`);
   });
 }
 function statusText(status) {
   return status === 0 ? "no response" : String(status);
 }
 function judgeTraffic(benchmark, base, head, logRatio, silent, servers) {
-  const bad = (t) => t.errors + t.timeouts + t.resets + (t.byClass["5xx"] ?? 0) + (t.byClass["4xx"] ?? 0);
+  const bad = failedRequests;
   const tolerated = (t) => Math.max(5, 1e-3 * (t.responses + t.errors));
+  const labels = requestLabels(benchmark.requests);
   if (bad(head.traffic) > tolerated(head.traffic) && bad(head.traffic) > 2 * bad(base.traffic)) {
     throw new BenchmarkFailure(
-      `head is broken under load: ${describeTraffic(head.traffic)} (base: ${bad(base.traffic) ? describeTraffic(base.traffic) : "none"}).`
+      `head is broken under load: ${describeTraffic(head.traffic, labels)} (base: ${bad(base.traffic) ? describeTraffic(base.traffic, labels) : "none"}).`
     );
   }
   for (const side of ["head", "base"]) {
@@ -75077,70 +75234,12 @@ function judgeTraffic(benchmark, base, head, logRatio, silent, servers) {
     if (!loads.length) continue;
     const figures = side === "base" ? base : head;
     throw new BenchmarkFailure(
-      `${servers?.[side]?.label ?? side}'s server answered no request with a 2xx in ${loads.length === 1 ? "a" : loads.length} ${(loads[0] / 1e3).toFixed(1)}s load${loads.length === 1 ? "" : "s"} (${describeTraffic(figures.traffic)}; requests still waiting at the deadline count as unanswered): a hung server, not a measurement.${servers?.[side]?.output() ?? ""}`
+      `${servers?.[side]?.label ?? side}'s server answered no request with an expected status in ${loads.length === 1 ? "a" : loads.length} ${(loads[0] / 1e3).toFixed(1)}s load${loads.length === 1 ? "" : "s"} (${describeTraffic(figures.traffic, labels)}; requests still waiting at the deadline count as unanswered): a hung server, not a measurement.${servers?.[side]?.output() ?? ""}`
     );
   }
   if (!(logRatio > -Infinity && logRatio < Infinity))
     throw new BenchmarkFailure(`${benchmark.id}: no successful responses to compare (base ${base.traffic.ok}, head ${head.traffic.ok}).`);
   return { base, head, logRatio };
-}
-
-// src/util/format.ts
-function isFiniteNumber(x) {
-  return typeof x === "number" && Number.isFinite(x);
-}
-function formatFixed(x, digits) {
-  return isFiniteNumber(x) ? x.toFixed(digits) : "\u2013";
-}
-function formatShare(fraction, digits = 1) {
-  return isFiniteNumber(fraction) ? `${(fraction * 100).toFixed(digits)}%` : "\u2013";
-}
-function formatShortPercent(fraction, digits) {
-  return isFiniteNumber(fraction) ? `${Number((fraction * 100).toFixed(digits))}%` : "\u2013";
-}
-function formatOps(ops) {
-  if (!isFiniteNumber(ops)) return "\u2013";
-  const units = [
-    [1e9, "G"],
-    [1e6, "M"],
-    [1e3, "k"]
-  ];
-  for (const [size, suffix] of units) if (ops >= size) return `${threeDigits(ops / size)}${suffix}`;
-  return threeDigits(ops);
-}
-function threeDigits(value) {
-  return value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
-}
-function formatPercent(fraction) {
-  if (!isFiniteNumber(fraction)) return "\u2013";
-  const percent = fraction * 100;
-  const digits = Math.abs(percent) >= 1e3 ? 0 : 1;
-  const text = percent.toFixed(digits);
-  return `${percent > 0 && Number(text) !== 0 ? "+" : ""}${text === "-0.0" ? "0.0" : text}%`;
-}
-function formatBudget(budget) {
-  return formatShortPercent(budget, 2);
-}
-function formatConfidence(confidence) {
-  return formatShortPercent(confidence, isFiniteNumber(confidence) && confidence > 0.999 ? 2 : 1);
-}
-function formatMs(ms) {
-  if (!isFiniteNumber(ms)) return "\u2013";
-  return ms < 1 ? ms.toFixed(3) : ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0);
-}
-function formatMicros(us) {
-  if (!isFiniteNumber(us)) return "\u2013";
-  if (us < 1) return `${Number((us * 1e3).toPrecision(3))} ns`;
-  if (us < 1e3) return `${Number(us.toPrecision(3))} \xB5s`;
-  return `${Number((us / 1e3).toPrecision(3))} ms`;
-}
-function formatDuration(ms) {
-  if (!isFiniteNumber(ms)) return "\u2013";
-  if (ms < 1e3) return `${Math.round(ms)}ms`;
-  if (ms < 6e4) return `${(ms / 1e3).toFixed(ms < 1e4 ? 1 : 0)}s`;
-  const minutes = Math.floor(ms / 6e4);
-  const seconds = Math.round(ms % 6e4 / 1e3);
-  return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
 }
 
 // src/explain/rules.ts
@@ -75206,6 +75305,7 @@ function httpDetails(samples, comparison) {
   const head = summarizeServer(http4.head);
   return {
     requests: http4.config.requests.map((r) => `${r.method} ${r.path}`),
+    expected: http4.config.requests.map((r) => describeExpected(r.status)),
     connections: http4.config.connections,
     durationMs: http4.config.durationMs,
     warmupMs: http4.config.warmupMs,
@@ -76212,11 +76312,17 @@ function formatChange(benchmark) {
   if (!change || !isFiniteNumber(change.estimate)) return "\u2013";
   return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
 }
-function fitMiddle(text, width) {
-  if (text.length <= width) return text;
-  const keep = width - 1;
-  const start = Math.ceil(keep / 2);
-  return `${text.slice(0, start)}\u2026${text.slice(text.length - (keep - start))}`;
+function wrapText(text, width, restWidth = width) {
+  const lines = [];
+  let rest = text;
+  for (let room = Math.max(1, width); rest.length > room; room = Math.max(1, restWidth)) {
+    const space = rest.lastIndexOf(" ", room);
+    const cut = space > 0 ? space : room;
+    lines.push(rest.slice(0, cut));
+    rest = rest.slice(space > 0 ? cut + 1 : cut);
+  }
+  lines.push(rest);
+  return lines;
 }
 
 // src/report/github.ts
@@ -76260,7 +76366,9 @@ function fitComment(markdown, runUrl, limit = COMMENT_LIMIT - 200) {
 `;
   const cut = markdown.lastIndexOf("\n", limit - note.length);
   let body = markdown.slice(0, cut > 0 ? cut : limit - note.length);
-  const open2 = (tag) => (body.match(new RegExp(`<${tag}[ >]`, "g")) ?? []).length - (body.match(new RegExp(`</${tag}>`, "g")) ?? []).length;
+  if ((body.match(/^```/gm) ?? []).length % 2 === 1) body += "\n```";
+  const markup = body.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, "");
+  const open2 = (tag) => (markup.match(new RegExp(`<${tag}[ >]`, "g")) ?? []).length - (markup.match(new RegExp(`</${tag}>`, "g")) ?? []).length;
   if (open2("pre") > 0) body += "</pre>";
   for (let i = open2("details"); i > 0; i--) body += "\n</details>";
   return body + note;
@@ -76362,7 +76470,9 @@ function terminalText(text, options = {}) {
 
 // src/report/http-sections.ts
 function httpSections(id, details2) {
-  const requests = details2.requests.length === 1 ? details2.requests[0] : `${details2.requests.length} requests`;
+  const labels = requestLabels2(details2);
+  const only = labels.length === 1 ? labels[0] : void 0;
+  const requests = only ? `${only.label}${only.expected === "2xx" ? "" : ` (expects ${only.expected})`}` : `${labels.length} requests`;
   const title = `${id} \xB7 ${requests} \xB7 ${details2.connections} connections, ${formatDuration(details2.durationMs)} per revision per round`;
   const latencyRows = Object.entries(details2.latency).map(([stat3, l]) => [
     stat3,
@@ -76371,7 +76481,7 @@ function httpSections(id, details2) {
     `${formatPercent(l.change.estimate)} [${formatPercent(l.change.low)}, ${formatPercent(l.change.high)}]`,
     l.budget === null ? "" : `${formatBudget(l.budget)} ${l.verdict ?? ""}`.trim()
   ]);
-  const failures = failuresLine(details2.traffic.base, details2.traffic.head);
+  const failures = failuresLine(details2.traffic.base, details2.traffic.head, labels);
   const { base, head } = details2.server;
   const server = base || head ? {
     header: ["server", "base", "head"],
@@ -76384,6 +76494,7 @@ function httpSections(id, details2) {
   } : void 0;
   return {
     title,
+    requests: only ? void 0 : { header: ["request", "expects"], rows: labels.map((r) => [r.label, r.expected]) },
     latency: { header: ["latency (ms)", "base", "head", "change [CI]", "budget"], rows: latencyRows },
     failures,
     server,
@@ -76391,15 +76502,63 @@ function httpSections(id, details2) {
     moved: details2.moved
   };
 }
-function failuresLine(base, head) {
-  const bad = (t) => t.non2xx + t.errors + t.timeouts + t.resets;
-  if (!bad(base) && !bad(head)) return `failed requests: none (${base.ok} and ${head.ok} answered 2xx)`;
-  return `failed requests: base ${bad(base) ? describeTraffic(base) : "none"}; head ${bad(head) ? describeTraffic(head) : "none"}`;
+function requestLabels2(details2) {
+  const requests = Array.isArray(details2.requests) ? details2.requests : [];
+  return requests.map((request2, i) => {
+    const text = String(request2);
+    const space = text.indexOf(" ");
+    const label = space < 0 ? formatPath(text) : `${text.slice(0, space)} ${formatPath(text.slice(space + 1))}`;
+    const expected = Array.isArray(details2.expected) && details2.expected[i] !== void 0 ? String(details2.expected[i]) : "2xx";
+    return { label, expected };
+  });
+}
+function failuresLine(base, head, labels) {
+  const bad = failedRequests;
+  if (!bad(base) && !bad(head)) {
+    const expected = new Set(labels.map((r) => r.expected));
+    const answered = expected.size === 1 ? [...expected][0] : "as expected";
+    return `failed requests: none (${base.ok} and ${head.ok} answered ${answered})`;
+  }
+  return `failed requests: base ${bad(base) ? describeTraffic(base, labels) : "none"}; head ${bad(head) ? describeTraffic(head, labels) : "none"}`;
 }
 var delays = (s) => s ? `${formatMs(s.eventLoopDelayMs.p50)} / ${formatMs(s.eventLoopDelayMs.p99)} / ${formatMs(s.eventLoopDelayMs.max)}` : "\u2013";
 var pct2 = (x) => formatShare(x, 0);
 var gc = (s) => s ? `${formatFixed(s.gc?.totalMs, 0)} ms (${formatShare(s.gc?.share, 1)}), ${formatFixed(s.gc?.count, 0)} pauses` : "\u2013";
 var memory = (s) => s ? `${formatFixed(s.peakRssMb, 0)} / ${formatFixed(s.peakHeapUsedMb, 0)}` : "\u2013";
+
+// src/report/groups.ts
+function fileOf(id) {
+  const at = id.indexOf(ID_SEPARATOR);
+  return at > 0 ? id.slice(0, at) : void 0;
+}
+function groupingHelps(ids, crowded = false) {
+  const files = ids.map((id) => fileOf(String(id))).filter((file) => file !== void 0);
+  return new Set(files).size < files.length && (ids.length > 3 || crowded);
+}
+function groupByFile(items) {
+  const loose = [];
+  const groups = [];
+  const byFile = /* @__PURE__ */ new Map();
+  for (const item of items) {
+    const id = String(item.id);
+    const file = fileOf(id);
+    if (file === void 0) {
+      loose.push({ file: void 0, rows: [{ item, name: id }] });
+      continue;
+    }
+    let group2 = byFile.get(file);
+    if (!group2) {
+      group2 = { file, rows: [] };
+      byFile.set(file, group2);
+      groups.push(group2);
+    }
+    group2.rows.push({ item, name: id.slice(file.length + ID_SEPARATOR.length) });
+  }
+  return [...loose, ...groups];
+}
+function ungrouped(items) {
+  return items.map((item) => ({ file: void 0, rows: [{ item, name: String(item.id) }] }));
+}
 
 // src/report/chart.ts
 var SCALES = [2, 5, 10, 15, 20, 30, 50, 100];
@@ -76413,8 +76572,10 @@ function changeChart(benchmarks, options = {}) {
   const widest = Math.round(Math.max(3 * budget, 1.05 * Math.max(0, ...reach)) * 1e6) / 1e4;
   const scale = (SCALES.find((s) => s >= widest) ?? 100) / 100;
   const at = (fraction) => Math.round(half + fraction / scale * half);
-  const labelWidth = Math.min(options.labelWidth ?? 40, Math.max(...rows.map((b) => b.id.length)));
-  const lines = rows.map((b) => {
+  const groups = options.grouped ? groupByFile(rows) : ungrouped(rows);
+  const labels = groups.flatMap((g2) => g2.rows.map((row) => `${g2.file === void 0 ? "" : "  "}${row.name}`));
+  const labelWidth = Math.min(options.labelWidth ?? 40, Math.max(...labels.map((label) => label.length)));
+  const bar = (b) => {
     const line = Array.from({ length: cells }, () => "\xB7");
     line[half] = "\xA6";
     const { low, high, estimate } = b.change;
@@ -76430,7 +76591,17 @@ function changeChart(benchmarks, options = {}) {
     const point = at(estimate);
     if (point >= 0 && point < cells) line[point] = "\u25CF";
     else line[point < 0 ? 0 : cells - 1] = point < 0 ? "\xAB" : "\xBB";
-    return `${fitMiddle(b.id, labelWidth).padEnd(labelWidth)}  ${line.join("")}  ${formatPercent(estimate).padStart(7)}`;
+    return `${line.join("")}  ${formatPercent(estimate).padStart(7)}`;
+  };
+  const lines = groups.flatMap((group2) => {
+    const indent2 = group2.file === void 0 ? "" : "  ";
+    const heading = group2.file === void 0 ? [] : [group2.file];
+    return heading.concat(
+      group2.rows.flatMap(({ item, name: name2 }) => {
+        const [first = "", ...more] = wrapText(name2, labelWidth - indent2.length, labelWidth - indent2.length - 2);
+        return [`${`${indent2}${first}`.padEnd(labelWidth)}  ${bar(item)}`, ...more.map((rest) => `${indent2}  ${rest}`)];
+      })
+    );
   });
   const pct3 = (x) => formatShortPercent(x, 0);
   const axis = `${" ".repeat(labelWidth + 2)}${`-${pct3(scale)}`.padEnd(half)}0${`+${pct3(scale)}`.padStart(cells - half - 1)}`;
@@ -76519,13 +76690,16 @@ function renderMarkdown(report2) {
   if (benchmarks.length) {
     const level = report2.run ? formatConfidence(report2.run.intervalConfidence) : "95%";
     out.push(md`| | Benchmark | Base ops/s | Head ops/s | Change [${level} CI] | Budget |`, md`|---|---|--:|--:|---|--:|`);
-    for (const b of benchmarks) {
-      out.push(
-        md`| ${verdictCell(b.verdict)} | ${b.id} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${formatChange(b)} | ${formatBudget(b.budget)} |`
-      );
+    const grouped = groupingHelps(benchmarks.map((b) => b.id));
+    for (const group2 of grouped ? groupByFile(benchmarks) : ungrouped(benchmarks)) {
+      if (group2.file !== void 0) out.push(md`| | <b>${group2.file}</b> | | | | |`);
+      for (const { item: b, name: name2 } of group2.rows)
+        out.push(
+          md`| ${verdictCell(b.verdict)} | ${name2} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${formatChange(b)} | ${formatBudget(b.budget)} |`
+        );
     }
     out.push(md``);
-    const chart = changeChart(benchmarks);
+    const chart = changeChart(benchmarks, { grouped });
     if (chart.length) out.push(new Markup(["```text", ...chart.map(codeBlockText), "```"].join("\n")), CHART_LEGEND, md``);
   }
   for (const b of benchmarks.filter((b2) => b2.profile))
@@ -76550,7 +76724,9 @@ function shortSha(sha) {
 }
 function httpMarkdown(id, http4) {
   const sections = httpSections(id, http4);
-  const parts = [md`**${sections.title}**`, md``, table(sections.latency.header, sections.latency.rows), md``, md`${sections.failures}`];
+  const parts = [md`**${sections.title}**`, md``];
+  if (sections.requests) parts.push(table(sections.requests.header, sections.requests.rows), md``);
+  parts.push(table(sections.latency.header, sections.latency.rows), md``, md`${sections.failures}`);
   if (sections.server) parts.push(md``, table(sections.server.header, sections.server.rows));
   if (sections.note) parts.push(md``, md`<sub>${sections.note}</sub>`);
   if (sections.moved.length) parts.push(md``, ...sections.moved.map((line) => md`- moved: ${line}`));
@@ -77080,7 +77256,7 @@ var report_schema_default = {
         },
         http: {
           $ref: "#/definitions/HttpDetails",
-          description: "HTTP benchmarks: latency, traffic and server-side figures. base/head opsPerSec are 2xx requests/s."
+          description: "HTTP benchmarks: latency, traffic and server-side figures. base/head opsPerSec are successful requests/s (answered with an expected status)."
         },
         profile: {
           $ref: "#/definitions/Explanation",
@@ -77135,6 +77311,16 @@ var report_schema_default = {
             type: "string",
             maxLength: 16384
           },
+          description: 'Each request as "GET /path", in config order.',
+          maxItems: 1e4
+        },
+        expected: {
+          type: "array",
+          items: {
+            type: "string",
+            maxLength: 16384
+          },
+          description: 'What each request expects to answer, in the same order: "2xx", "404", "200 or 304". Absent in reports that predate it (2xx each).',
           maxItems: 1e4
         },
         connections: {
@@ -77580,7 +77766,7 @@ var report_schema_default = {
             "number",
             "null"
           ],
-          description: "All responses, and the 2xx among them."
+          description: "All responses, and those with a status their request expects (2xx unless configured)."
         },
         ok: {
           type: [
@@ -77602,7 +77788,21 @@ var report_schema_default = {
               "null"
             ]
           },
-          description: 'Status classes other than 2xx, e.g. { "5xx": 12 }.'
+          description: 'Status classes other than 2xx, e.g. { "5xx": 12 }, expected or not.'
+        },
+        unexpected: {
+          type: "array",
+          items: {
+            type: "object",
+            additionalProperties: {
+              type: [
+                "number",
+                "null"
+              ]
+            }
+          },
+          description: 'Per request (in config order), the responses whose status it does not expect, by status: [{ "200": 12 }, {}]. Absent in reports of versions that counted every non-2xx as a failure.',
+          maxItems: 1e4
         },
         errors: {
           type: [

@@ -45875,6 +45875,12 @@ function formatDuration(ms) {
   const seconds = Math.round(ms % 6e4 / 1e3);
   return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
 }
+function formatPath(path11, width = 60) {
+  if (path11.length <= width) return path11;
+  const keep = width - 1;
+  const start = Math.ceil(keep * 2 / 3);
+  return `${path11.slice(0, start)}\u2026${path11.slice(path11.length - (keep - start))} (${path11.length} characters)`;
+}
 
 // src/config/budgets.ts
 var import_picomatch = __toESM(require_picomatch2(), 1);
@@ -46140,8 +46146,45 @@ var benchgate_schema_default = {
         body: {
           type: "string",
           title: "a string (the request body)"
+        },
+        status: {
+          title: "an HTTP status (100 to 599, or a class like 4xx) or a list of them",
+          description: "The status(es) that count as success, e.g. 404 for a not-found route or [200, 304]; any other answer is a failed request. Default 2xx.",
+          oneOf: [
+            {
+              type: "integer",
+              minimum: 100,
+              maximum: 599
+            },
+            {
+              type: "string",
+              pattern: "^[1-5]xx$"
+            },
+            {
+              type: "array",
+              minItems: 1,
+              uniqueItems: true,
+              items: {
+                $ref: "#/definitions/status"
+              }
+            }
+          ]
         }
       }
+    },
+    status: {
+      title: "an HTTP status (100 to 599, or a class like 4xx)",
+      oneOf: [
+        {
+          type: "integer",
+          minimum: 100,
+          maximum: 599
+        },
+        {
+          type: "string",
+          pattern: "^[1-5]xx$"
+        }
+      ]
     }
   }
 };
@@ -46179,7 +46222,8 @@ var DEFAULTS = {
   httpWarmupMs: 1e3,
   httpReadyTimeoutMs: 15e3,
   httpMode: "live",
-  httpPin: true
+  httpPin: true,
+  httpStatus: ["2xx"]
 };
 
 // src/config/units.ts
@@ -46261,7 +46305,13 @@ function toHttp(raw, index, file) {
     ready: raw.ready,
     readyTimeoutMs: raw["ready-timeout"] ? parseDuration(raw["ready-timeout"]) : DEFAULTS.httpReadyTimeoutMs,
     requests: raw.requests.map(
-      (request) => Object.freeze({ method: request.method ?? "GET", path: request.path, headers: { ...request.headers }, body: request.body })
+      (request) => Object.freeze({
+        method: request.method ?? "GET",
+        path: request.path,
+        headers: { ...request.headers },
+        body: request.body,
+        status: request.status === void 0 ? DEFAULTS.httpStatus : [request.status].flat()
+      })
     ),
     connections: raw.connections ?? DEFAULTS.httpConnections,
     durationMs: raw.duration ? parseDuration(raw.duration) : DEFAULTS.httpDurationMs,
@@ -48148,6 +48198,15 @@ function probit(p) {
   return Math.sqrt(2) * inverseErrorFunction(2 * p - 1);
 }
 
+// src/config/status.ts
+function expectsStatus(expected, status) {
+  return expected.some((e) => typeof e === "number" ? e === status : Math.floor(status / 100) === Number(e[0]));
+}
+function describeExpected(expected) {
+  const all = expected.map(String);
+  return all.length <= 1 ? all[0] ?? "2xx" : `${all.slice(0, -1).join(", ")} or ${all.at(-1)}`;
+}
+
 // src/measure/http/load.ts
 var import_autocannon = __toESM(require_autocannon(), 1);
 var import_hdr_histogram_js = __toESM(require_dist3(), 1);
@@ -48156,6 +48215,9 @@ function runLoad(options) {
   return new Promise((resolve3, reject) => {
     const times = [];
     let ok = 0;
+    let responses = 0;
+    const unexpected = options.requests.map(() => ({}));
+    let expected = false;
     const started = performance.now();
     const instance = (0, import_autocannon.default)(
       {
@@ -48165,11 +48227,15 @@ function runLoad(options) {
         // autocannon only checks for the end of a run on its sample tick (1 s by default): a short tick ends loads on time.
         sampleInt: 50,
         timeout: 10,
-        requests: options.requests.map((request) => ({
+        requests: options.requests.map((request, i) => ({
           method: request.method,
           path: request.path,
           headers: { ...request.headers },
-          ...request.body !== void 0 ? { body: request.body } : {}
+          ...request.body !== void 0 ? { body: request.body } : {},
+          onResponse: (status) => {
+            expected = expectsStatus(request.status, status);
+            if (!expected) unexpected[i][status] = (unexpected[i][status] ?? 0) + 1;
+          }
         }))
       },
       (error, result) => {
@@ -48180,10 +48246,11 @@ function runLoad(options) {
           times,
           latency: latencyOf(times),
           traffic: {
-            responses: ok + result.non2xx,
+            responses,
             ok,
             non2xx: result.non2xx,
             byClass: Object.fromEntries(["1xx", "3xx", "4xx", "5xx"].filter((k) => result[k] > 0).map((k) => [k, result[k]])),
+            unexpected,
             errors: result.errors,
             timeouts: result.timeouts,
             resets: result.resets
@@ -48192,11 +48259,11 @@ function runLoad(options) {
         });
       }
     );
-    instance.on("response", (_client, statusCode, _bytes, responseTime) => {
-      if (statusCode >= 200 && statusCode < 300) {
-        ok++;
-        times.push(responseTime);
-      }
+    instance.on("response", (_client, _statusCode, _bytes, responseTime) => {
+      responses++;
+      if (!expected) return;
+      ok++;
+      times.push(responseTime);
     });
   });
 }
@@ -48447,10 +48514,13 @@ function answers2xx(port, readyPath) {
 }
 
 // src/measure/http/traffic.ts
+function requestLabels(requests) {
+  return requests.map((r) => ({ label: `${r.method} ${formatPath(r.path)}`, expected: describeExpected(r.status) }));
+}
 function addTraffic(a, b) {
   const byClass = { ...a.byClass };
   for (const [k, v] of Object.entries(b.byClass)) byClass[k] = (byClass[k] ?? 0) + v;
-  return {
+  const sum2 = {
     responses: a.responses + b.responses,
     ok: a.ok + b.ok,
     non2xx: a.non2xx + b.non2xx,
@@ -48459,9 +48529,34 @@ function addTraffic(a, b) {
     timeouts: a.timeouts + b.timeouts,
     resets: a.resets + b.resets
   };
+  if (a.unexpected || b.unexpected) {
+    const length = Math.max(a.unexpected?.length ?? 0, b.unexpected?.length ?? 0);
+    sum2.unexpected = Array.from({ length }, (_, i) => {
+      const counts = { ...a.unexpected?.[i] };
+      for (const [status, n] of Object.entries(b.unexpected?.[i] ?? {})) counts[status] = (counts[status] ?? 0) + n;
+      return counts;
+    });
+  }
+  return sum2;
 }
-function describeTraffic(t) {
-  const parts = Object.entries(t.byClass).filter(([k]) => k !== "3xx" && k !== "1xx").map(([k, v]) => `${v} ${k} responses`);
+function failedResponses(t) {
+  if (!Array.isArray(t.unexpected)) return t.non2xx;
+  return t.unexpected.reduce((sum2, counts) => sum2 + Object.values(counts).reduce((a, b) => a + b, 0), 0);
+}
+function failedRequests(t) {
+  return failedResponses(t) + t.errors + t.timeouts + t.resets;
+}
+function describeTraffic(t, requests = []) {
+  const parts = Array.isArray(t.unexpected) ? t.unexpected.flatMap((counts, i) => {
+    const statuses = Object.entries(counts).sort(([, x], [, y]) => y - x);
+    if (!statuses.length) return [];
+    const total = statuses.reduce((sum2, [, n]) => sum2 + n, 0);
+    const request = requests[i];
+    const list = statuses.map(([status, n]) => `${status} \xD7${n}`).join(", ");
+    return [
+      `${total} unexpected responses to ${request?.label ?? `requests[${i}]`} (${list}${request ? `; expected ${request.expected}` : ""})`
+    ];
+  }) : Object.entries(t.byClass).filter(([k]) => k !== "3xx" && k !== "1xx").map(([k, v]) => `${v} ${k} responses`);
   if (t.errors) parts.push(`${t.errors} connection errors`);
   if (t.resets) parts.push(`${t.resets} connection resets`);
   if (t.timeouts) parts.push(`${t.timeouts} timeouts`);
@@ -48667,32 +48762,36 @@ async function checkRequests(benchmark, server, side, revisions, plan) {
   statuses[side] = await preflight(server.port, benchmark.requests);
   preflightStatus.set(benchmark, statuses);
   if (!statuses.base || !statuses.head) return;
+  const file = benchmark.where.split(":")[0];
   benchmark.requests.forEach((request, i) => {
     const base = statuses.base[i];
     const head = statuses.head[i];
-    const ok = (status) => status >= 200 && status < 400;
-    const what = `${request.method} ${request.path} (${benchmark.where}.requests[${i}])`;
+    const ok = (status) => expectsStatus(request.status, status);
+    const expected = describeExpected(request.status);
+    const what = `${request.method} ${formatPath(request.path)} (${benchmark.where}.requests[${i}])`;
     if (!ok(base) && !ok(head)) {
+      const sameAnswer = base === head && base !== 0;
       throw new BenchmarkFailure(
-        `config error: ${what} answered ${statusText(base)} at base and ${statusText(head)} at head: check the request in ${benchmark.where.split(":")[0]}.`
+        `config error: ${what} answered ${statusText(base)} at base and ${statusText(head)} at head, where ${expected} is expected: ` + (sameAnswer ? `check the request's path in ${file}, or set its status: ${base} if that is the answer to load-test.` : `check the request in ${file}.`)
       );
     }
     if (!ok(head))
       throw new BenchmarkFailure(
-        `head is broken: ${what} answered ${statusText(head)} at head (${revisions.head.ref}) but ${base} at base.`
+        `head is broken: ${what} answered ${statusText(head)} at head (${revisions.head.ref}) but ${base} at base (expected ${expected}).`
       );
-    if (!ok(base)) plan.log(`${benchmark.id}: ${what} answered ${statusText(base)} at base but ${head} at head`);
+    if (!ok(base)) plan.log(`${benchmark.id}: ${what} answered ${statusText(base)} at base but ${head} at head (expected ${expected})`);
   });
 }
 function statusText(status) {
   return status === 0 ? "no response" : String(status);
 }
 function judgeTraffic(benchmark, base, head, logRatio, silent, servers) {
-  const bad = (t) => t.errors + t.timeouts + t.resets + (t.byClass["5xx"] ?? 0) + (t.byClass["4xx"] ?? 0);
+  const bad = failedRequests;
   const tolerated = (t) => Math.max(5, 1e-3 * (t.responses + t.errors));
+  const labels = requestLabels(benchmark.requests);
   if (bad(head.traffic) > tolerated(head.traffic) && bad(head.traffic) > 2 * bad(base.traffic)) {
     throw new BenchmarkFailure(
-      `head is broken under load: ${describeTraffic(head.traffic)} (base: ${bad(base.traffic) ? describeTraffic(base.traffic) : "none"}).`
+      `head is broken under load: ${describeTraffic(head.traffic, labels)} (base: ${bad(base.traffic) ? describeTraffic(base.traffic, labels) : "none"}).`
     );
   }
   for (const side of ["head", "base"]) {
@@ -48700,7 +48799,7 @@ function judgeTraffic(benchmark, base, head, logRatio, silent, servers) {
     if (!loads.length) continue;
     const figures = side === "base" ? base : head;
     throw new BenchmarkFailure(
-      `${servers?.[side]?.label ?? side}'s server answered no request with a 2xx in ${loads.length === 1 ? "a" : loads.length} ${(loads[0] / 1e3).toFixed(1)}s load${loads.length === 1 ? "" : "s"} (${describeTraffic(figures.traffic)}; requests still waiting at the deadline count as unanswered): a hung server, not a measurement.${servers?.[side]?.output() ?? ""}`
+      `${servers?.[side]?.label ?? side}'s server answered no request with an expected status in ${loads.length === 1 ? "a" : loads.length} ${(loads[0] / 1e3).toFixed(1)}s load${loads.length === 1 ? "" : "s"} (${describeTraffic(figures.traffic, labels)}; requests still waiting at the deadline count as unanswered): a hung server, not a measurement.${servers?.[side]?.output() ?? ""}`
     );
   }
   if (!(logRatio > -Infinity && logRatio < Infinity))
@@ -48771,6 +48870,7 @@ function httpDetails(samples, comparison) {
   const head = summarizeServer(http3.head);
   return {
     requests: http3.config.requests.map((r) => `${r.method} ${r.path}`),
+    expected: http3.config.requests.map((r) => describeExpected(r.status)),
     connections: http3.config.connections,
     durationMs: http3.config.durationMs,
     warmupMs: http3.config.warmupMs,
@@ -49964,10 +50064,24 @@ function fitMiddle(text, width) {
   const start = Math.ceil(keep / 2);
   return `${text.slice(0, start)}\u2026${text.slice(text.length - (keep - start))}`;
 }
+function wrapText(text, width, restWidth = width) {
+  const lines = [];
+  let rest = text;
+  for (let room = Math.max(1, width); rest.length > room; room = Math.max(1, restWidth)) {
+    const space = rest.lastIndexOf(" ", room);
+    const cut = space > 0 ? space : room;
+    lines.push(rest.slice(0, cut));
+    rest = rest.slice(space > 0 ? cut + 1 : cut);
+  }
+  lines.push(rest);
+  return lines;
+}
 
 // src/report/http-sections.ts
 function httpSections(id, details2) {
-  const requests = details2.requests.length === 1 ? details2.requests[0] : `${details2.requests.length} requests`;
+  const labels = requestLabels2(details2);
+  const only = labels.length === 1 ? labels[0] : void 0;
+  const requests = only ? `${only.label}${only.expected === "2xx" ? "" : ` (expects ${only.expected})`}` : `${labels.length} requests`;
   const title = `${id} \xB7 ${requests} \xB7 ${details2.connections} connections, ${formatDuration(details2.durationMs)} per revision per round`;
   const latencyRows = Object.entries(details2.latency).map(([stat2, l]) => [
     stat2,
@@ -49976,7 +50090,7 @@ function httpSections(id, details2) {
     `${formatPercent(l.change.estimate)} [${formatPercent(l.change.low)}, ${formatPercent(l.change.high)}]`,
     l.budget === null ? "" : `${formatBudget(l.budget)} ${l.verdict ?? ""}`.trim()
   ]);
-  const failures = failuresLine(details2.traffic.base, details2.traffic.head);
+  const failures = failuresLine(details2.traffic.base, details2.traffic.head, labels);
   const { base, head } = details2.server;
   const server = base || head ? {
     header: ["server", "base", "head"],
@@ -49989,6 +50103,7 @@ function httpSections(id, details2) {
   } : void 0;
   return {
     title,
+    requests: only ? void 0 : { header: ["request", "expects"], rows: labels.map((r) => [r.label, r.expected]) },
     latency: { header: ["latency (ms)", "base", "head", "change [CI]", "budget"], rows: latencyRows },
     failures,
     server,
@@ -49996,15 +50111,63 @@ function httpSections(id, details2) {
     moved: details2.moved
   };
 }
-function failuresLine(base, head) {
-  const bad = (t) => t.non2xx + t.errors + t.timeouts + t.resets;
-  if (!bad(base) && !bad(head)) return `failed requests: none (${base.ok} and ${head.ok} answered 2xx)`;
-  return `failed requests: base ${bad(base) ? describeTraffic(base) : "none"}; head ${bad(head) ? describeTraffic(head) : "none"}`;
+function requestLabels2(details2) {
+  const requests = Array.isArray(details2.requests) ? details2.requests : [];
+  return requests.map((request, i) => {
+    const text = String(request);
+    const space = text.indexOf(" ");
+    const label = space < 0 ? formatPath(text) : `${text.slice(0, space)} ${formatPath(text.slice(space + 1))}`;
+    const expected = Array.isArray(details2.expected) && details2.expected[i] !== void 0 ? String(details2.expected[i]) : "2xx";
+    return { label, expected };
+  });
+}
+function failuresLine(base, head, labels) {
+  const bad = failedRequests;
+  if (!bad(base) && !bad(head)) {
+    const expected = new Set(labels.map((r) => r.expected));
+    const answered = expected.size === 1 ? [...expected][0] : "as expected";
+    return `failed requests: none (${base.ok} and ${head.ok} answered ${answered})`;
+  }
+  return `failed requests: base ${bad(base) ? describeTraffic(base, labels) : "none"}; head ${bad(head) ? describeTraffic(head, labels) : "none"}`;
 }
 var delays = (s) => s ? `${formatMs(s.eventLoopDelayMs.p50)} / ${formatMs(s.eventLoopDelayMs.p99)} / ${formatMs(s.eventLoopDelayMs.max)}` : "\u2013";
 var pct2 = (x) => formatShare(x, 0);
 var gc = (s) => s ? `${formatFixed(s.gc?.totalMs, 0)} ms (${formatShare(s.gc?.share, 1)}), ${formatFixed(s.gc?.count, 0)} pauses` : "\u2013";
 var memory = (s) => s ? `${formatFixed(s.peakRssMb, 0)} / ${formatFixed(s.peakHeapUsedMb, 0)}` : "\u2013";
+
+// src/report/groups.ts
+function fileOf(id) {
+  const at = id.indexOf(ID_SEPARATOR);
+  return at > 0 ? id.slice(0, at) : void 0;
+}
+function groupingHelps(ids, crowded = false) {
+  const files = ids.map((id) => fileOf(String(id))).filter((file) => file !== void 0);
+  return new Set(files).size < files.length && (ids.length > 3 || crowded);
+}
+function groupByFile(items) {
+  const loose = [];
+  const groups = [];
+  const byFile = /* @__PURE__ */ new Map();
+  for (const item of items) {
+    const id = String(item.id);
+    const file = fileOf(id);
+    if (file === void 0) {
+      loose.push({ file: void 0, rows: [{ item, name: id }] });
+      continue;
+    }
+    let group = byFile.get(file);
+    if (!group) {
+      group = { file, rows: [] };
+      byFile.set(file, group);
+      groups.push(group);
+    }
+    group.rows.push({ item, name: id.slice(file.length + ID_SEPARATOR.length) });
+  }
+  return [...loose, ...groups];
+}
+function ungrouped(items) {
+  return items.map((item) => ({ file: void 0, rows: [{ item, name: String(item.id) }] }));
+}
 
 // src/report/chart.ts
 var SCALES = [2, 5, 10, 15, 20, 30, 50, 100];
@@ -50018,8 +50181,10 @@ function changeChart(benchmarks, options = {}) {
   const widest = Math.round(Math.max(3 * budget, 1.05 * Math.max(0, ...reach)) * 1e6) / 1e4;
   const scale = (SCALES.find((s) => s >= widest) ?? 100) / 100;
   const at = (fraction) => Math.round(half + fraction / scale * half);
-  const labelWidth = Math.min(options.labelWidth ?? 40, Math.max(...rows.map((b) => b.id.length)));
-  const lines = rows.map((b) => {
+  const groups = options.grouped ? groupByFile(rows) : ungrouped(rows);
+  const labels = groups.flatMap((g2) => g2.rows.map((row) => `${g2.file === void 0 ? "" : "  "}${row.name}`));
+  const labelWidth = Math.min(options.labelWidth ?? 40, Math.max(...labels.map((label) => label.length)));
+  const bar = (b) => {
     const line = Array.from({ length: cells }, () => "\xB7");
     line[half] = "\xA6";
     const { low, high, estimate } = b.change;
@@ -50035,7 +50200,17 @@ function changeChart(benchmarks, options = {}) {
     const point = at(estimate);
     if (point >= 0 && point < cells) line[point] = "\u25CF";
     else line[point < 0 ? 0 : cells - 1] = point < 0 ? "\xAB" : "\xBB";
-    return `${fitMiddle(b.id, labelWidth).padEnd(labelWidth)}  ${line.join("")}  ${formatPercent(estimate).padStart(7)}`;
+    return `${line.join("")}  ${formatPercent(estimate).padStart(7)}`;
+  };
+  const lines = groups.flatMap((group) => {
+    const indent2 = group.file === void 0 ? "" : "  ";
+    const heading = group.file === void 0 ? [] : [group.file];
+    return heading.concat(
+      group.rows.flatMap(({ item, name: name2 }) => {
+        const [first = "", ...more] = wrapText(name2, labelWidth - indent2.length, labelWidth - indent2.length - 2);
+        return [`${`${indent2}${first}`.padEnd(labelWidth)}  ${bar(item)}`, ...more.map((rest) => `${indent2}  ${rest}`)];
+      })
+    );
   });
   const pct3 = (x) => formatShortPercent(x, 0);
   const axis = `${" ".repeat(labelWidth + 2)}${`-${pct3(scale)}`.padEnd(half)}0${`+${pct3(scale)}`.padStart(cells - half - 1)}`;
@@ -50101,30 +50276,50 @@ function renderTerminal(report2, options) {
   if (benchmarks.length) {
     const level = report2.run ? formatConfidence(report2.run.intervalConfidence) : "95%";
     const header = ["verdict", "benchmark", "base", "head", `change [${level} CI]`, "budget"];
-    const rows = benchmarks.map((b) => [
+    const cells = (b, name2) => [
       `${markOf(b.verdict).mark} ${terminalText(b.verdict)}`,
-      terminalText(b.id),
+      name2,
       formatOps(b.base?.opsPerSec),
       formatOps(b.head?.opsPerSec),
       formatChange(b),
       formatBudget(b.budget)
-    ]);
-    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+    ];
+    const flat = benchmarks.map((b) => cells(b, terminalText(b.id)));
+    const widths = header.map((h, i) => Math.max(h.length, ...flat.map((row) => row[i].length)));
     const fixed = widths.reduce((sum2, w, i) => i === 1 ? sum2 : sum2 + w, 0) + 2 * (widths.length - 1);
-    widths[1] = Math.max(12, Math.min(widths[1], width - fixed));
-    const align = (cells) => cells.map((cell, i) => i >= 2 && i !== 4 ? cell.padStart(widths[i]) : fitMiddle(cell, widths[i]).padEnd(widths[i])).join("  ").trimEnd();
+    const room = Math.max(12, width - fixed);
+    const grouped = groupingHelps(
+      benchmarks.map((b) => b.id),
+      widths[1] > room
+    );
+    const groups = grouped ? groupByFile(benchmarks) : ungrouped(benchmarks);
+    const indent2 = grouped ? "  " : "";
+    const names = groups.flatMap((g2) => g2.rows.map((row) => `${g2.file === void 0 ? "" : indent2}${terminalText(row.name)}`));
+    widths[1] = Math.min(room, Math.max(header[1].length, ...names.map((name2) => name2.length)));
+    const align = (row) => row.map((cell, i) => i >= 2 && i !== 4 ? cell.padStart(widths[i]) : cell.padEnd(widths[i])).join("  ").trimEnd();
+    const gap = " ".repeat(widths[0] + 2);
     lines.push(paint("bold", align(header)));
-    rows.forEach((row, i) => {
-      const line = align(row);
-      const verdictWidth = widths[0];
-      lines.push(paint(markOf(benchmarks[i].verdict).style, line.slice(0, verdictWidth)) + line.slice(verdictWidth));
-    });
-    const unit = benchmarks.some((b) => b.kind === "http") ? "operations (HTTP: 2xx requests) per second" : "operations per second";
-    lines.push(paint("dim", `base and head in ${unit}, median over rounds; change is head against base`), "");
+    for (const group of groups) {
+      if (group.file !== void 0 && grouped)
+        for (const line of wrapText(terminalText(group.file), width - gap.length)) lines.push(paint("bold", `${gap}${line}`));
+      const rowIndent = group.file === void 0 ? "" : indent2;
+      for (const { item, name: name2 } of group.rows) {
+        const [first = "", ...more] = wrapText(terminalText(name2), widths[1] - rowIndent.length, widths[1] - rowIndent.length - 2);
+        const line = align(cells(item, `${rowIndent}${first}`));
+        const verdictWidth = widths[0];
+        lines.push(paint(markOf(item.verdict).style, line.slice(0, verdictWidth)) + line.slice(verdictWidth));
+        for (const rest of more) lines.push(`${gap}${rowIndent}  ${rest}`.trimEnd());
+      }
+    }
+    lines.push(paint("dim", "base and head in operations per second, median over rounds; change is head against base"));
+    if (benchmarks.some((b) => b.kind === "http"))
+      lines.push(paint("dim", "HTTP: an operation is a request answered with a status it expects"));
+    lines.push("");
   }
   for (const b of benchmarks.filter((b2) => b2.http)) {
     const sections = httpSections(b.id, b.http);
-    lines.push(paint("bold", fitMiddle(terminalText(sections.title), width)));
+    for (const line of wrapText(terminalText(sections.title), width)) lines.push(paint("bold", line));
+    if (sections.requests) lines.push(...indentLines(printableTable(sections.requests.header, sections.requests.rows)));
     lines.push(...indentLines(printableTable(sections.latency.header, sections.latency.rows)));
     lines.push(`  ${terminalText(sections.failures)}`);
     if (sections.server) lines.push(...indentLines(printableTable(sections.server.header, sections.server.rows)));
@@ -50241,13 +50436,16 @@ function renderMarkdown(report2) {
   if (benchmarks.length) {
     const level = report2.run ? formatConfidence(report2.run.intervalConfidence) : "95%";
     out.push(md`| | Benchmark | Base ops/s | Head ops/s | Change [${level} CI] | Budget |`, md`|---|---|--:|--:|---|--:|`);
-    for (const b of benchmarks) {
-      out.push(
-        md`| ${verdictCell(b.verdict)} | ${b.id} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${formatChange(b)} | ${formatBudget(b.budget)} |`
-      );
+    const grouped = groupingHelps(benchmarks.map((b) => b.id));
+    for (const group of grouped ? groupByFile(benchmarks) : ungrouped(benchmarks)) {
+      if (group.file !== void 0) out.push(md`| | <b>${group.file}</b> | | | | |`);
+      for (const { item: b, name: name2 } of group.rows)
+        out.push(
+          md`| ${verdictCell(b.verdict)} | ${name2} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${formatChange(b)} | ${formatBudget(b.budget)} |`
+        );
     }
     out.push(md``);
-    const chart = changeChart(benchmarks);
+    const chart = changeChart(benchmarks, { grouped });
     if (chart.length) out.push(new Markup(["```text", ...chart.map(codeBlockText), "```"].join("\n")), CHART_LEGEND, md``);
   }
   for (const b of benchmarks.filter((b2) => b2.profile))
@@ -50272,7 +50470,9 @@ function shortSha(sha) {
 }
 function httpMarkdown(id, http3) {
   const sections = httpSections(id, http3);
-  const parts = [md`**${sections.title}**`, md``, table(sections.latency.header, sections.latency.rows), md``, md`${sections.failures}`];
+  const parts = [md`**${sections.title}**`, md``];
+  if (sections.requests) parts.push(table(sections.requests.header, sections.requests.rows), md``);
+  parts.push(table(sections.latency.header, sections.latency.rows), md``, md`${sections.failures}`);
   if (sections.server) parts.push(md``, table(sections.server.header, sections.server.rows));
   if (sections.note) parts.push(md``, md`<sub>${sections.note}</sub>`);
   if (sections.moved.length) parts.push(md``, ...sections.moved.map((line) => md`- moved: ${line}`));
@@ -50802,7 +51002,7 @@ var report_schema_default = {
         },
         http: {
           $ref: "#/definitions/HttpDetails",
-          description: "HTTP benchmarks: latency, traffic and server-side figures. base/head opsPerSec are 2xx requests/s."
+          description: "HTTP benchmarks: latency, traffic and server-side figures. base/head opsPerSec are successful requests/s (answered with an expected status)."
         },
         profile: {
           $ref: "#/definitions/Explanation",
@@ -50857,6 +51057,16 @@ var report_schema_default = {
             type: "string",
             maxLength: 16384
           },
+          description: 'Each request as "GET /path", in config order.',
+          maxItems: 1e4
+        },
+        expected: {
+          type: "array",
+          items: {
+            type: "string",
+            maxLength: 16384
+          },
+          description: 'What each request expects to answer, in the same order: "2xx", "404", "200 or 304". Absent in reports that predate it (2xx each).',
           maxItems: 1e4
         },
         connections: {
@@ -51302,7 +51512,7 @@ var report_schema_default = {
             "number",
             "null"
           ],
-          description: "All responses, and the 2xx among them."
+          description: "All responses, and those with a status their request expects (2xx unless configured)."
         },
         ok: {
           type: [
@@ -51324,7 +51534,21 @@ var report_schema_default = {
               "null"
             ]
           },
-          description: 'Status classes other than 2xx, e.g. { "5xx": 12 }.'
+          description: 'Status classes other than 2xx, e.g. { "5xx": 12 }, expected or not.'
+        },
+        unexpected: {
+          type: "array",
+          items: {
+            type: "object",
+            additionalProperties: {
+              type: [
+                "number",
+                "null"
+              ]
+            }
+          },
+          description: 'Per request (in config order), the responses whose status it does not expect, by status: [{ "200": 12 }, {}]. Absent in reports of versions that counted every non-2xx as a failure.',
+          maxItems: 1e4
         },
         errors: {
           type: [
