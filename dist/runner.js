@@ -1501,14 +1501,20 @@ var Capture = class {
     if (only && this.current) this.current.only = true;
   }
   // --- worker threads and child processes --------------------------------------
-  /** Replace Worker and node-forking functions for the life of the process (only bench files start workers here). */
+  /**
+   * Replace Worker and the node-forking functions. Only while a bench file loads: a task that starts a
+   * worker or a process when it is measured gets the real thing.
+   */
   install() {
     const start = (worker, port, filename, options) => this.startWorker(worker, port, filename, options);
+    const loading = () => this.loading;
+    const RealWorker = workerThreads.Worker;
     class CapturedWorker extends EventEmitter {
-      threadId;
+      threadId = 0;
       port = new EventEmitter();
       constructor(filename, options = {}) {
         super();
+        if (!loading()) return new RealWorker(filename, options);
         this.threadId = start(this, this.port, filename, options);
       }
       postMessage(message) {
@@ -1530,9 +1536,9 @@ var Capture = class {
       );
     };
     const isNode = (command) => command === process.execPath || command === "node" || String(command).endsWith("/node");
-    const { spawn, spawnSync, execFile, execFileSync } = childProcess;
+    const { fork, spawn, spawnSync, execFile, execFileSync } = childProcess;
     Object.assign(childProcess, {
-      fork: (modulePath) => refuse("child_process.fork", String(modulePath)),
+      fork: (modulePath, ...rest) => this.loading ? refuse("child_process.fork", String(modulePath)) : fork(modulePath, ...rest),
       spawn: (command, ...rest) => isNode(command) && this.loading ? refuse("spawn", nodeScript(rest)) : spawn(command, ...rest),
       spawnSync: (command, ...rest) => isNode(command) && this.loading ? refuse("spawnSync", nodeScript(rest)) : spawnSync(command, ...rest),
       execFile: (command, ...rest) => isNode(command) && this.loading ? refuse("execFile", nodeScript(rest)) : execFile(command, ...rest),

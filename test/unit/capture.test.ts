@@ -140,6 +140,22 @@ main()`,
     expect(files[1]!.error).toBeUndefined();
   });
 
+  it('gives a task that starts a worker when it is measured the real Worker', async () => {
+    const root = project({
+      'spawn.bench.mjs': `import { Worker, isMainThread } from 'node:worker_threads'
+export default {
+  'start a worker': () => new Promise((resolve, reject) => {
+    const worker = new Worker('require("node:worker_threads").parentPort.postMessage(require("node:worker_threads").isMainThread)', { eval: true })
+    worker.once('message', (inWorker) => (inWorker === false && isMainThread ? resolve() : reject(new Error('not a real worker'))))
+    worker.once('error', reject)
+  }),
+}`,
+    });
+    const { tasks } = await runner(root, ['spawn.bench.mjs'], true);
+    expect(tasks[0]!.error).toBeUndefined();
+    expect(tasks[0]!.head!.calls).toBeGreaterThan(0);
+  });
+
   it('says which worker failed to load, and refuses benchmarks in forked processes with the lines to write instead', async () => {
     const root = project({
       'broken.js': `const { Worker } = require('worker_threads')

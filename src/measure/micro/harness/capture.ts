@@ -427,15 +427,22 @@ class Capture {
 
   // --- worker threads and child processes --------------------------------------
 
-  /** Replace Worker and node-forking functions for the life of the process (only bench files start workers here). */
+  /**
+   * Replace Worker and the node-forking functions. Only while a bench file loads: a task that starts a
+   * worker or a process when it is measured gets the real thing.
+   */
   install(): void {
     const start = (worker: EventEmitter, port: EventEmitter, filename: string | URL, options: WorkerOptions) =>
       this.startWorker(worker, port, filename, options);
+    const loading = () => this.loading;
+    const RealWorker = workerThreads.Worker;
     class CapturedWorker extends EventEmitter {
-      readonly threadId: number;
+      readonly threadId: number = 0;
       private readonly port = new EventEmitter();
       constructor(filename: string | URL, options: WorkerOptions = {}) {
         super();
+        // A constructor may answer another object: outside loading, the real Worker.
+        if (!loading()) return new RealWorker(filename, options) as unknown as CapturedWorker;
         this.threadId = start(this, this.port, filename, options);
       }
       postMessage(message: unknown): void {
@@ -455,9 +462,10 @@ class Capture {
       );
     };
     const isNode = (command: unknown) => command === process.execPath || command === 'node' || String(command).endsWith('/node');
-    const { spawn, spawnSync, execFile, execFileSync } = childProcess;
+    const { fork, spawn, spawnSync, execFile, execFileSync } = childProcess;
     Object.assign(childProcess, {
-      fork: (modulePath: string | URL) => refuse('child_process.fork', String(modulePath)),
+      fork: (modulePath: string | URL, ...rest: unknown[]) =>
+        this.loading ? refuse('child_process.fork', String(modulePath)) : (fork as Hook)(modulePath, ...rest),
       spawn: (command: string, ...rest: unknown[]) =>
         isNode(command) && this.loading ? refuse('spawn', nodeScript(rest)) : (spawn as Hook)(command, ...rest),
       spawnSync: (command: string, ...rest: unknown[]) =>
