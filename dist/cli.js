@@ -52487,10 +52487,8 @@ function mergeFiles(patterns, io) {
     return errorReport(describeFailure(error), io.version);
   }
 }
-async function runCalibrate(command, io) {
-  const progress = progressPrinter(io.stderr);
-  const trap = cliTrap(io, progress);
-  try {
+function runCalibrate(command, io) {
+  return withProgress(io, async (gate, progress) => {
     const config = loadConfig({ root: io.cwd, file: command.config });
     const result = await calibrate({
       cwd: io.cwd,
@@ -52498,7 +52496,7 @@ async function runCalibrate(command, io) {
       configFile: command.config,
       overrides: { timeLimitMs: command.timeLimitMs },
       compareRounds: config.rounds ?? 10,
-      ...gateIo(io, progress, trap)
+      ...gate
     });
     progress.done();
     io.stdout.write(`${renderCalibration(result)}
@@ -52506,33 +52504,24 @@ async function runCalibrate(command, io) {
     if (command.json) write(io.cwd, command.json, `${JSON.stringify({ ...result, report: void 0 }, null, 2)}
 `);
     return result.benchmarks.some((b) => b.warning) ? EXIT.fail : 0;
-  } catch (error) {
-    killAll();
-    progress.done();
-    io.stderr.write(`benchgate: ${terminalText(messageOf(error), { keepNewlines: true })}
-`);
-    return EXIT.error;
-  } finally {
-    trap.release();
-  }
+  });
 }
-async function runList(command, io) {
-  const progress = progressPrinter(io.stderr);
-  const trap = cliTrap(io, progress);
-  try {
-    const listing = await listBenchmarks({
-      cwd: io.cwd,
-      base: command.base,
-      head: command.head,
-      configFile: command.config,
-      ...gateIo(io, progress, trap)
-    });
+function runList(command, io) {
+  return withProgress(io, async (gate, progress) => {
+    const listing = await listBenchmarks({ cwd: io.cwd, base: command.base, head: command.head, configFile: command.config, ...gate });
     progress.done();
     io.stdout.write(`${renderListing(listing)}
 `);
     if (command.json) write(io.cwd, command.json, `${JSON.stringify(listing, null, 2)}
 `);
     return listing.revisions.some((revision) => revision.files.some((file) => file.error)) ? EXIT.error : 0;
+  });
+}
+async function withProgress(io, body) {
+  const progress = progressPrinter(io.stderr);
+  const trap = cliTrap(io, progress);
+  try {
+    return await body(gateIo(io, progress, trap), progress);
   } catch (error) {
     killAll();
     progress.done();

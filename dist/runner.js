@@ -1783,6 +1783,7 @@ var CollectingBench = class extends ae {
     return super.add(name, fn, opts);
   }
 };
+var AS_TASKS = "Declare each scenario as a task instead, e.g.\n  const bench = new Bench()\n  for (const scenario of scenarios) bench.add(scenario.name, () => run(scenario))\n  await bench.run()";
 var ACCEPTED_SHAPES = [
   "a benchmark.js suite: new Benchmark.Suite().add('name', fn).run()",
   "a tinybench script: const bench = new Bench(); bench.add('name', fn); await bench.run()",
@@ -1816,10 +1817,7 @@ async function loadBenchFile(file, root) {
   }
   if (declaration.children.length)
     throw new Error(
-      `it measures in child processes (${declaration.children.map((child) => path2.relative(root, child)).join(", ")}), which benchgate does not time. Declare each scenario as a task instead, e.g.
-  const bench = new Bench()
-  for (const scenario of scenarios) bench.add(scenario.name, () => run(scenario))
-  await bench.run()`
+      `it measures in child processes (${declaration.children.map((child) => path2.relative(root, child)).join(", ")}), which benchgate does not time. ${AS_TASKS}`
     );
   if (thrown) throw thrown.error;
   const fromDefault = await defaultExportTasks(module.default);
@@ -1830,12 +1828,7 @@ async function loadBenchFile(file, root) {
       `its worker ${path2.relative(root, failed.file).split(path2.sep).join("/")} failed to load: ${describeThrown(failed.error, root)}`
     );
   if (declaration.workers.length)
-    throw new Error(
-      `it measures in worker threads (${workers.join(", ")}) and no task was declared there. Declare each scenario as a task instead, e.g.
-  const bench = new Bench()
-  for (const scenario of scenarios) bench.add(scenario.name, () => run(scenario))
-  await bench.run()`
-    );
+    throw new Error(`it measures in worker threads (${workers.join(", ")}) and no task was declared there. ${AS_TASKS}`);
   const what = harness ? `it imports ${harness} but declares no task` : "it declares no task";
   throw new Error(`${what}. benchgate accepts:
 ${ACCEPTED_SHAPES.map((shape) => `  - ${shape}`).join("\n")}`);

@@ -104,10 +104,8 @@ function mergeFiles(patterns: readonly string[], io: CliIo): Report {
   }
 }
 
-async function runCalibrate(command: Extract<Command, { kind: 'calibrate' }>, io: CliIo): Promise<number> {
-  const progress = progressPrinter(io.stderr);
-  const trap = cliTrap(io, progress);
-  try {
+function runCalibrate(command: Extract<Command, { kind: 'calibrate' }>, io: CliIo): Promise<number> {
+  return withProgress(io, async (gate, progress) => {
     const config = loadConfig({ root: io.cwd, file: command.config });
     const result = await calibrate({
       cwd: io.cwd,
@@ -115,37 +113,34 @@ async function runCalibrate(command: Extract<Command, { kind: 'calibrate' }>, io
       configFile: command.config,
       overrides: { timeLimitMs: command.timeLimitMs },
       compareRounds: config.rounds ?? 10,
-      ...gateIo(io, progress, trap),
+      ...gate,
     });
     progress.done();
     io.stdout.write(`${renderCalibration(result)}\n`);
     if (command.json) write(io.cwd, command.json, `${JSON.stringify({ ...result, report: undefined }, null, 2)}\n`);
     return result.benchmarks.some((b) => b.warning) ? EXIT.fail : 0;
-  } catch (error) {
-    killAll();
-    progress.done();
-    io.stderr.write(`benchgate: ${terminalText(messageOf(error), { keepNewlines: true })}\n`);
-    return EXIT.error;
-  } finally {
-    trap.release();
-  }
+  });
 }
 
-async function runList(command: Extract<Command, { kind: 'list' }>, io: CliIo): Promise<number> {
-  const progress = progressPrinter(io.stderr);
-  const trap = cliTrap(io, progress);
-  try {
-    const listing = await listBenchmarks({
-      cwd: io.cwd,
-      base: command.base,
-      head: command.head,
-      configFile: command.config,
-      ...gateIo(io, progress, trap),
-    });
+function runList(command: Extract<Command, { kind: 'list' }>, io: CliIo): Promise<number> {
+  return withProgress(io, async (gate, progress) => {
+    const listing = await listBenchmarks({ cwd: io.cwd, base: command.base, head: command.head, configFile: command.config, ...gate });
     progress.done();
     io.stdout.write(`${renderListing(listing)}\n`);
     if (command.json) write(io.cwd, command.json, `${JSON.stringify(listing, null, 2)}\n`);
     return listing.revisions.some((revision) => revision.files.some((file) => file.error)) ? EXIT.error : 0;
+  });
+}
+
+/** A command that prints progress and holds the signal trap: an error ends it with exit 2 and its message on stderr. */
+async function withProgress(
+  io: CliIo,
+  body: (gate: ReturnType<typeof gateIo>, progress: ReturnType<typeof progressPrinter>) => Promise<number>,
+): Promise<number> {
+  const progress = progressPrinter(io.stderr);
+  const trap = cliTrap(io, progress);
+  try {
+    return await body(gateIo(io, progress, trap), progress);
   } catch (error) {
     killAll();
     progress.done();

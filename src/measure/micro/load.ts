@@ -34,6 +34,10 @@ class CollectingBench extends Bench {
   }
 }
 
+/** What to write instead of benchmarks in other threads or processes: one task per scenario, in this process. */
+const AS_TASKS =
+  'Declare each scenario as a task instead, e.g.\n  const bench = new Bench()\n  for (const scenario of scenarios) bench.add(scenario.name, () => run(scenario))\n  await bench.run()';
+
 export const ACCEPTED_SHAPES = [
   "a benchmark.js suite: new Benchmark.Suite().add('name', fn).run()",
   "a tinybench script: const bench = new Bench(); bench.add('name', fn); await bench.run()",
@@ -74,8 +78,7 @@ export async function loadBenchFile(file: string, root: string): Promise<LoadedF
   }
   if (declaration.children.length)
     throw new Error(
-      `it measures in child processes (${declaration.children.map((child) => path.relative(root, child)).join(', ')}), which benchgate does not time. Declare each scenario as a task instead, e.g.\n` +
-        `  const bench = new Bench()\n  for (const scenario of scenarios) bench.add(scenario.name, () => run(scenario))\n  await bench.run()`,
+      `it measures in child processes (${declaration.children.map((child) => path.relative(root, child)).join(', ')}), which benchgate does not time. ${AS_TASKS}`,
     );
   if (thrown) throw thrown.error;
   const fromDefault = await defaultExportTasks(module.default);
@@ -86,10 +89,7 @@ export async function loadBenchFile(file: string, root: string): Promise<LoadedF
       `its worker ${path.relative(root, failed.file).split(path.sep).join('/')} failed to load: ${describeThrown(failed.error, root)}`,
     );
   if (declaration.workers.length)
-    throw new Error(
-      `it measures in worker threads (${workers.join(', ')}) and no task was declared there. Declare each scenario as a task instead, e.g.\n` +
-        `  const bench = new Bench()\n  for (const scenario of scenarios) bench.add(scenario.name, () => run(scenario))\n  await bench.run()`,
-    );
+    throw new Error(`it measures in worker threads (${workers.join(', ')}) and no task was declared there. ${AS_TASKS}`);
   const what = harness ? `it imports ${harness} but declares no task` : 'it declares no task';
   throw new Error(`${what}. benchgate accepts:\n${ACCEPTED_SHAPES.map((shape) => `  - ${shape}`).join('\n')}`);
 }
