@@ -1204,17 +1204,34 @@ var Capture = class {
     this.mitataGroups = [];
     const exit = Object.getOwnPropertyDescriptor(process, "exit");
     process.exit = ((code) => void this.lateError(new Error(`called process.exit(${code ?? ""})`)));
+    const removeGlobals = this.vitestGlobals(file);
     try {
       await load();
       await this.settle();
       for (const pending of declaration.pending) declaration.tasks.push(...await pending());
     } finally {
+      removeGlobals();
       Object.defineProperty(process, "exit", exit);
       this.current = void 0;
     }
     let { tasks } = declaration;
     if (declaration.only) tasks = tasks.filter((task) => task.only);
     return { ...declaration, tasks: uniqueNames(withoutPadding(tasks)) };
+  }
+  /**
+   * vitest's `globals: true`: bench files that call `bench` and `describe` without importing them.
+   * While a file loads, those names (where the global scope has none) stand for the vitest capture.
+   */
+  vitestGlobals(file) {
+    const names = ["bench", "describe", "suite", "beforeAll", "afterAll", "beforeEach", "afterEach"];
+    const scope = globalThis;
+    const free = names.filter((name) => !(name in scope));
+    let api;
+    const vitest = () => api ??= this.vitest(resolveFrom(file, "vitest") ?? "vitest (globals; not installed)");
+    for (const name of free) Object.defineProperty(scope, name, { configurable: true, get: () => vitest()[name] });
+    return () => {
+      for (const name of free) delete scope[name];
+    };
   }
   /** Errors thrown or rejected while a file loads land here once it has declared something. */
   lateError(error) {
@@ -1741,6 +1758,13 @@ function uniqueNames(tasks) {
     seen.set(key, count);
     return count === 1 ? task : { ...task, name: `${task.name} (${count})` };
   });
+}
+function resolveFrom(file, specifier) {
+  try {
+    return Module.createRequire(file).resolve(specifier);
+  } catch {
+    return void 0;
+  }
 }
 function versionOf(file) {
   for (let dir = path.dirname(file); dir !== path.dirname(dir); dir = path.dirname(dir)) {

@@ -277,6 +277,15 @@ describe('later', async () => {
     ]);
   });
 
+  it("reads a bench file written for vitest's globals, without imports", async () => {
+    const root = project({
+      'g.bench.mjs': `describe('globals', () => { beforeAll(() => {}); bench('x', () => 1) })\nbench('top', () => 2)`,
+    });
+    const loaded = await load(root, 'g.bench.mjs');
+    expect(loaded).toMatchObject({ harness: 'vitest', tasks: ['top', 'globals > x'] });
+    expect(loaded.harnesses![0]!.path.startsWith(realpathSync(path.join(root, 'node_modules', 'vitest')))).toBe(true);
+  });
+
   it('keeps only .only benches when a file has one, and vi is named as unavailable when used', async () => {
     const root = project({
       'a.bench.mjs': `import { bench, describe } from 'vitest'\ndescribe('s', () => { bench('a', () => 1); bench.only('b', () => 2) })`,

@@ -99,17 +99,35 @@ class Capture {
     this.mitataGroups = [];
     const exit = Object.getOwnPropertyDescriptor(process, 'exit')!;
     process.exit = ((code?: number) => void this.lateError(new Error(`called process.exit(${code ?? ''})`))) as typeof process.exit;
+    const removeGlobals = this.vitestGlobals(file);
     try {
       await load();
       await this.settle();
       for (const pending of declaration.pending) declaration.tasks.push(...(await pending()));
     } finally {
+      removeGlobals();
       Object.defineProperty(process, 'exit', exit);
       this.current = undefined;
     }
     let { tasks } = declaration;
     if (declaration.only) tasks = tasks.filter((task) => (task as OnlyTask).only);
     return { ...declaration, tasks: uniqueNames(withoutPadding(tasks)) };
+  }
+
+  /**
+   * vitest's `globals: true`: bench files that call `bench` and `describe` without importing them.
+   * While a file loads, those names (where the global scope has none) stand for the vitest capture.
+   */
+  private vitestGlobals(file: string): () => void {
+    const names = ['bench', 'describe', 'suite', 'beforeAll', 'afterAll', 'beforeEach', 'afterEach'];
+    const scope = globalThis as Record<string, unknown>;
+    const free = names.filter((name) => !(name in scope));
+    let api: Record<string, unknown> | undefined;
+    const vitest = () => (api ??= this.vitest(resolveFrom(file, 'vitest') ?? 'vitest (globals; not installed)'));
+    for (const name of free) Object.defineProperty(scope, name, { configurable: true, get: () => vitest()[name] });
+    return () => {
+      for (const name of free) delete scope[name];
+    };
   }
 
   /** Errors thrown or rejected while a file loads land here once it has declared something. */
@@ -762,6 +780,14 @@ function uniqueNames(tasks: CapturedTask[]): CapturedTask[] {
     seen.set(key, count);
     return count === 1 ? task : { ...task, name: `${task.name} (${count})` };
   });
+}
+
+function resolveFrom(file: string, specifier: string): string | undefined {
+  try {
+    return Module.createRequire(file).resolve(specifier);
+  } catch {
+    return undefined;
+  }
 }
 
 function versionOf(file: string): { version?: string } {
