@@ -76292,7 +76292,11 @@ function withOverrides(config, overrides) {
     budget: overrides.budget ?? config.budget,
     budgets: overrides.budgets?.length ? [...overrides.budgets, ...config.budgets.filter((rule) => !overrides.budgets.some((o) => o.pattern === rule.pattern))] : config.budgets,
     timeLimitMs: overrides.timeLimitMs ?? config.timeLimitMs,
-    micro: Object.freeze({ ...config.micro, isolation: overrides.isolation ?? config.micro.isolation }),
+    micro: Object.freeze({
+      ...config.micro,
+      isolation: overrides.isolation ?? config.micro.isolation,
+      files: overrides.files?.length ? [...overrides.files] : config.micro.files
+    }),
     httpMode: overrides.httpMode ?? config.httpMode,
     httpPin: overrides.httpPin ?? config.httpPin
   });

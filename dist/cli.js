@@ -49702,7 +49702,7 @@ async function checkBenchFiles(run, files) {
   return inventory;
 }
 async function listBenchmarks(options) {
-  const config = loadConfig({ root: options.cwd, file: options.configFile });
+  const config = withOverrides(loadConfig({ root: options.cwd, file: options.configFile }), options.overrides);
   const tree = await checkout({
     cwd: options.cwd,
     base: options.base ?? options.head ?? "HEAD",
@@ -49889,7 +49889,11 @@ function withOverrides(config, overrides) {
     budget: overrides.budget ?? config.budget,
     budgets: overrides.budgets?.length ? [...overrides.budgets, ...config.budgets.filter((rule) => !overrides.budgets.some((o) => o.pattern === rule.pattern))] : config.budgets,
     timeLimitMs: overrides.timeLimitMs ?? config.timeLimitMs,
-    micro: Object.freeze({ ...config.micro, isolation: overrides.isolation ?? config.micro.isolation }),
+    micro: Object.freeze({
+      ...config.micro,
+      isolation: overrides.isolation ?? config.micro.isolation,
+      files: overrides.files?.length ? [...overrides.files] : config.micro.files
+    }),
     httpMode: overrides.httpMode ?? config.httpMode,
     httpPin: overrides.httpPin ?? config.httpPin
   });
@@ -52272,7 +52276,7 @@ function trapSignals(options) {
 // src/cli/args.ts
 import { parseArgs } from "node:util";
 var USAGE = `Usage: benchgate compare --base <ref> [options]
-       benchgate list [--base <ref>] [--head <ref>] [--json <file>] [--config <file>]
+       benchgate list [--base <ref>] [--head <ref>] [--files <glob>] [--json <file>] [--config <file>]
        benchgate merge <shard report>... [--json <file>] [--markdown <file>]
        benchgate calibrate [--base <ref>] [--time-limit <d>] [--json <file>] [--config <file>]
 
@@ -52286,6 +52290,8 @@ Options:
   --markdown <file>     write the report as markdown (for a PR comment)
   --rounds <n>          benchmark processes to run (default 10, or benchgate.yml's rounds)
   --time-limit <d>      upper bound on measuring, e.g. 90s or 5m (default 5m)
+  --files <glob>        bench files to run, in place of micro.files (repeatable), e.g.
+                        --files 'benchmark/*.js'
   --isolation <mode>    alternate (default) or process
   --http-mode <mode>    live (default) or fresh: how HTTP load tests run their servers
   --profile <when>      CPU-profile each revision to show where the time went: regressions
@@ -52329,6 +52335,7 @@ function parseCommand(argv) {
         "http-mode": { type: "string" },
         profile: { type: "string" },
         "profile-dir": { type: "string" },
+        files: { type: "string", multiple: true },
         shard: { type: "string" },
         "no-color": { type: "boolean" },
         help: { type: "boolean", short: "h" },
@@ -52355,7 +52362,7 @@ ${USAGE}`);
     };
   }
   if (positionals[0] === "list" && positionals.length === 1)
-    return { kind: "list", base: values.base, head: values.head, config: values.config, json: values.json };
+    return { kind: "list", base: values.base, head: values.head, config: values.config, json: values.json, files: values.files };
   if (positionals[0] === "merge") {
     const files = positionals.slice(1);
     if (files.length === 0) throw new UserError(`merge needs the shard reports, e.g. benchgate merge shard-*.json.
@@ -52383,6 +52390,7 @@ ${USAGE}`);
     rounds: values.rounds === void 0 ? void 0 : parseRounds(values.rounds),
     timeLimitMs: values["time-limit"] === void 0 ? void 0 : parseFlagDuration(values["time-limit"]),
     isolation: values.isolation === void 0 ? void 0 : parseIsolation(values.isolation),
+    files: values.files,
     httpMode: values["http-mode"] === void 0 ? void 0 : parseHttpMode(values["http-mode"]),
     profile: values.profile === void 0 ? void 0 : parseProfileMode(values.profile),
     profileDir: values["profile-dir"],
@@ -52450,7 +52458,13 @@ async function main(argv, io) {
       base: command.base,
       head: command.head,
       configFile: command.config,
-      overrides: { rounds: command.rounds, timeLimitMs: command.timeLimitMs, isolation: command.isolation, httpMode: command.httpMode },
+      overrides: {
+        rounds: command.rounds,
+        timeLimitMs: command.timeLimitMs,
+        isolation: command.isolation,
+        files: command.files,
+        httpMode: command.httpMode
+      },
       profile: command.profile,
       profileDir: command.profileDir,
       shard: command.shard,
@@ -52508,7 +52522,14 @@ function runCalibrate(command, io) {
 }
 function runList(command, io) {
   return withProgress(io, async (gate, progress) => {
-    const listing = await listBenchmarks({ cwd: io.cwd, base: command.base, head: command.head, configFile: command.config, ...gate });
+    const listing = await listBenchmarks({
+      cwd: io.cwd,
+      base: command.base,
+      head: command.head,
+      configFile: command.config,
+      overrides: { files: command.files },
+      ...gate
+    });
     progress.done();
     io.stdout.write(`${renderListing(listing)}
 `);

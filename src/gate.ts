@@ -58,6 +58,8 @@ export interface GateOptions {
     rounds?: number | undefined;
     timeLimitMs?: number | undefined;
     isolation?: Isolation | undefined;
+    /** --files: bench file globs in place of micro.files. */
+    files?: readonly string[] | undefined;
     httpMode?: HttpMode | undefined;
     httpPin?: boolean | undefined;
     /** The action's budget inputs: they win over the config file's. */
@@ -286,7 +288,7 @@ async function checkBenchFiles(
 
 /** Check out (base and head, or only the working tree without a base), install, build, and load every bench file once. */
 export async function listBenchmarks(options: Omit<GateOptions, 'base' | 'probePath'> & { base?: string | undefined }): Promise<Listing> {
-  const config = loadConfig({ root: options.cwd, file: options.configFile });
+  const config = withOverrides(loadConfig({ root: options.cwd, file: options.configFile }), options.overrides);
   const tree = await checkout({
     cwd: options.cwd,
     base: options.base ?? options.head ?? 'HEAD',
@@ -515,7 +517,11 @@ function withOverrides(config: Config, overrides: GateOptions['overrides']): Con
       ? [...overrides.budgets, ...config.budgets.filter((rule) => !overrides.budgets!.some((o) => o.pattern === rule.pattern))]
       : config.budgets,
     timeLimitMs: overrides.timeLimitMs ?? config.timeLimitMs,
-    micro: Object.freeze({ ...config.micro, isolation: overrides.isolation ?? config.micro.isolation }),
+    micro: Object.freeze({
+      ...config.micro,
+      isolation: overrides.isolation ?? config.micro.isolation,
+      files: overrides.files?.length ? [...overrides.files] : config.micro.files,
+    }),
     httpMode: overrides.httpMode ?? config.httpMode,
     httpPin: overrides.httpPin ?? config.httpPin,
   });

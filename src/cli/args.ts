@@ -5,7 +5,7 @@ import { parseShardSpec, type ShardSpec } from '../measure/shard.js';
 import { UserError } from '../util/errors.js';
 
 export const USAGE = `Usage: benchgate compare --base <ref> [options]
-       benchgate list [--base <ref>] [--head <ref>] [--json <file>] [--config <file>]
+       benchgate list [--base <ref>] [--head <ref>] [--files <glob>] [--json <file>] [--config <file>]
        benchgate merge <shard report>... [--json <file>] [--markdown <file>]
        benchgate calibrate [--base <ref>] [--time-limit <d>] [--json <file>] [--config <file>]
 
@@ -19,6 +19,8 @@ Options:
   --markdown <file>     write the report as markdown (for a PR comment)
   --rounds <n>          benchmark processes to run (default 10, or benchgate.yml's rounds)
   --time-limit <d>      upper bound on measuring, e.g. 90s or 5m (default 5m)
+  --files <glob>        bench files to run, in place of micro.files (repeatable), e.g.
+                        --files 'benchmark/*.js'
   --isolation <mode>    alternate (default) or process
   --http-mode <mode>    live (default) or fresh: how HTTP load tests run their servers
   --profile <when>      CPU-profile each revision to show where the time went: regressions
@@ -55,7 +57,14 @@ export type Command =
       color: boolean | undefined;
     }
   | { kind: 'version' }
-  | { kind: 'list'; base: string | undefined; head: string | undefined; config: string | undefined; json: string | undefined }
+  | {
+      kind: 'list';
+      base: string | undefined;
+      head: string | undefined;
+      config: string | undefined;
+      json: string | undefined;
+      files: string[] | undefined;
+    }
   | { kind: 'merge'; files: string[]; json: string | undefined; markdown: string | undefined; color: boolean | undefined }
   | {
       kind: 'compare';
@@ -67,6 +76,7 @@ export type Command =
       rounds: number | undefined;
       timeLimitMs: number | undefined;
       isolation: Isolation | undefined;
+      files: string[] | undefined;
       httpMode: HttpMode | undefined;
       profile: ProfileMode | undefined;
       profileDir: string | undefined;
@@ -94,6 +104,7 @@ export function parseCommand(argv: readonly string[]): Command {
         'http-mode': { type: 'string' },
         profile: { type: 'string' },
         'profile-dir': { type: 'string' },
+        files: { type: 'string', multiple: true },
         shard: { type: 'string' },
         'no-color': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -118,7 +129,7 @@ export function parseCommand(argv: readonly string[]): Command {
     };
   }
   if (positionals[0] === 'list' && positionals.length === 1)
-    return { kind: 'list', base: values.base, head: values.head, config: values.config, json: values.json };
+    return { kind: 'list', base: values.base, head: values.head, config: values.config, json: values.json, files: values.files };
   if (positionals[0] === 'merge') {
     const files = positionals.slice(1);
     if (files.length === 0) throw new UserError(`merge needs the shard reports, e.g. benchgate merge shard-*.json.\n\n${USAGE}`);
@@ -140,6 +151,7 @@ export function parseCommand(argv: readonly string[]): Command {
     rounds: values.rounds === undefined ? undefined : parseRounds(values.rounds),
     timeLimitMs: values['time-limit'] === undefined ? undefined : parseFlagDuration(values['time-limit']),
     isolation: values.isolation === undefined ? undefined : parseIsolation(values.isolation),
+    files: values.files,
     httpMode: values['http-mode'] === undefined ? undefined : parseHttpMode(values['http-mode']),
     profile: values.profile === undefined ? undefined : parseProfileMode(values.profile),
     profileDir: values['profile-dir'],

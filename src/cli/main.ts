@@ -60,7 +60,13 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       base: command.base,
       head: command.head,
       configFile: command.config,
-      overrides: { rounds: command.rounds, timeLimitMs: command.timeLimitMs, isolation: command.isolation, httpMode: command.httpMode },
+      overrides: {
+        rounds: command.rounds,
+        timeLimitMs: command.timeLimitMs,
+        isolation: command.isolation,
+        files: command.files,
+        httpMode: command.httpMode,
+      },
       profile: command.profile,
       profileDir: command.profileDir,
       shard: command.shard,
@@ -124,7 +130,14 @@ function runCalibrate(command: Extract<Command, { kind: 'calibrate' }>, io: CliI
 
 function runList(command: Extract<Command, { kind: 'list' }>, io: CliIo): Promise<number> {
   return withProgress(io, async (gate, progress) => {
-    const listing = await listBenchmarks({ cwd: io.cwd, base: command.base, head: command.head, configFile: command.config, ...gate });
+    const listing = await listBenchmarks({
+      cwd: io.cwd,
+      base: command.base,
+      head: command.head,
+      configFile: command.config,
+      overrides: { files: command.files },
+      ...gate,
+    });
     progress.done();
     io.stdout.write(`${renderListing(listing)}\n`);
     if (command.json) write(io.cwd, command.json, `${JSON.stringify(listing, null, 2)}\n`);

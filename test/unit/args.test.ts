@@ -51,6 +51,19 @@ describe('command line', () => {
       color: false,
     });
   });
+  it('reads --files, repeated, for compare and list', () => {
+    const compare = parseCommand(['compare', '--base', 'main', '--files', 'benchmark/*.js', '--files', 'bench/**/*.ts']);
+    expect(compare).toMatchObject({ kind: 'compare', files: ['benchmark/*.js', 'bench/**/*.ts'] });
+    expect(parseCommand(['list', '--files', 'benchmark/bench.js'])).toEqual({
+      kind: 'list',
+      base: undefined,
+      head: undefined,
+      config: undefined,
+      json: undefined,
+      files: ['benchmark/bench.js'],
+    });
+  });
+
   it('shows help with no command, -h or --help', () => {
     expect(parseCommand([])).toEqual({ kind: 'help' });
     expect(parseCommand(['-h'])).toEqual({ kind: 'help' });
