@@ -1853,7 +1853,8 @@ async function loadBenchFile(file, root) {
     );
   if (declaration.workers.length)
     throw new Error(`it measures in worker threads (${workers.join(", ")}) and no task was declared there. ${AS_TASKS}`);
-  const what = harness ? `it imports ${harness} but declares no task` : "it declares no task";
+  const exported = module.default;
+  const what = harness ? `it imports ${harness} but declares no task` : exported !== void 0 && typeof exported !== "object" && typeof exported !== "function" ? `its default export is ${typeof exported}, which declares no task` : "it declares no task";
   throw new Error(`${what}. benchgate accepts:
 ${ACCEPTED_SHAPES.map((shape) => `  - ${shape}`).join("\n")}`);
 }

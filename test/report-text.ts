@@ -122,3 +122,31 @@ export function changeShown(cell: string, change: { estimate: number; low: numbe
   const numbers = printedNumbers(cell);
   return numbers.length === 3 && [change.estimate, change.low, change.high].every((value, i) => showsValue(numbers[i]!, value));
 }
+
+/** Whitespace dropped: a wrapped name may be broken anywhere. */
+export const squash = (text: string) => text.replace(/\s+/g, '');
+
+/**
+ * The rows a terminal table shows, read back as a person would: a file heading, then rows (a verdict mark
+ * first) whose name may continue on lines further in. Each row's id (whitespace dropped, as a wrap may
+ * break a word) with its first line.
+ */
+export function rowsInTerminalTable(text: string): { id: string; line: string }[] {
+  const lines = text.split('\n');
+  const header = lines.findIndex((line) => line.startsWith('verdict '));
+  const column = lines[header]!.indexOf('benchmark');
+  const rows: { id: string; line: string }[] = [];
+  let heading = '';
+  for (const line of lines.slice(header + 1)) {
+    if (line.startsWith('base and head in')) break;
+    const indent = line.length - line.trimStart().length;
+    if (/^[✓✗?↑+\-!] /.test(line)) {
+      const name = line.slice(column).trimStart().split(/ {2,}/)[0]!;
+      rows.push({ id: `${heading}${heading ? ' > ' : ''}${name.trim()}`, line });
+    } else if (indent === column) heading = line.trim();
+    else rows[rows.length - 1]!.id += ` ${line.trim()}`;
+  }
+  return rows.map((row) => ({ ...row, id: squash(row.id) }));
+}
+
+export const idsInTerminalTable = (text: string): string[] => rowsInTerminalTable(text).map((row) => row.id);

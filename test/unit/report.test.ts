@@ -4,7 +4,7 @@ import { runVerdict, type Report, type ReportBenchmark } from '../../src/report/
 import { renderTerminal } from '../../src/report/terminal.js';
 import { changeChart } from '../../src/report/chart.js';
 import { injectionProblems } from '../inert.js';
-import { markdownRow, numbersIn, plainText, terminalRow, terminalRows } from '../report-text.js';
+import { idsInTerminalTable, markdownRow, numbersIn, plainText, squash, terminalRow, terminalRows } from '../report-text.js';
 
 const bench = (over: Partial<ReportBenchmark>): ReportBenchmark => ({
   id: 'bench/ids.bench.js > make request id',
@@ -243,30 +243,6 @@ const lookupReport = () =>
       }),
     ),
   );
-const squash = (text: string) => text.replace(/\s+/g, '');
-
-/**
- * The ids a terminal table shows, read back as a person would: a file heading, then rows (a verdict mark
- * first) whose name may continue on lines further in. Whitespace is dropped, as a wrap may break a word.
- */
-function idsInTerminalTable(text: string): string[] {
-  const lines = text.split('\n');
-  const header = lines.findIndex((line) => line.startsWith('verdict '));
-  const column = lines[header]!.indexOf('benchmark');
-  const ids: string[] = [];
-  let heading = '';
-  for (const line of lines.slice(header + 1)) {
-    if (line.startsWith('base and head in')) break;
-    const indent = line.length - line.trimStart().length;
-    if (/^[✓✗?↑+\-!] /.test(line)) {
-      const name = line.slice(column).trimStart().split(/ {2,}/)[0]!;
-      ids.push(`${heading}${heading ? ' > ' : ''}${name.trim()}`);
-    } else if (indent === column) heading = line.trim();
-    else ids[ids.length - 1] += ` ${line.trim()}`;
-  }
-  return ids.map(squash);
-}
-
 describe('many benchmarks of one file', () => {
   it('shows each of 18 long ids of one file whole at 100 columns, under a heading for the file', () => {
     const text = renderTerminal(lookupReport(), { color: false, width: 100 });

@@ -90,7 +90,12 @@ export async function loadBenchFile(file: string, root: string): Promise<LoadedF
     );
   if (declaration.workers.length)
     throw new Error(`it measures in worker threads (${workers.join(', ')}) and no task was declared there. ${AS_TASKS}`);
-  const what = harness ? `it imports ${harness} but declares no task` : 'it declares no task';
+  const exported = module.default;
+  const what = harness
+    ? `it imports ${harness} but declares no task`
+    : exported !== undefined && typeof exported !== 'object' && typeof exported !== 'function'
+      ? `its default export is ${typeof exported}, which declares no task`
+      : 'it declares no task';
   throw new Error(`${what}. benchgate accepts:\n${ACCEPTED_SHAPES.map((shape) => `  - ${shape}`).join('\n')}`);
 }
 
