@@ -3,7 +3,7 @@ import type { Verdict } from '../stats/compare.js';
 
 import { terminalText as printable } from './escape.js';
 import { formatBudget, formatConfidence, formatDuration, formatOps } from '../util/format.js';
-import { fitMiddle as fit, formatChange, wrapText } from './format.js';
+import { fitMiddle as fit, formatChange, formatResolvable, RESOLVES_LEGEND, wrapText } from './format.js';
 import { groupByFile, groupingHelps, ungrouped } from './groups.js';
 import { profileSections } from './profile-sections.js';
 import { httpSections } from './http-sections.js';
@@ -50,7 +50,7 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
   const benchmarks = sortBenchmarks(report.benchmarks);
   if (benchmarks.length) {
     const level = report.run ? formatConfidence(report.run.intervalConfidence) : '95%';
-    const header = ['verdict', 'benchmark', 'base', 'head', `change [${level} CI]`, 'budget'];
+    const header = ['verdict', 'benchmark', 'base', 'head', `change [${level} CI]`, 'budget', 'resolves'];
     const cells = (b: ReportBenchmark, name: string) => [
       `${markOf(b.verdict).mark} ${printable(b.verdict)}`,
       name,
@@ -58,6 +58,7 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
       formatOps(b.head?.opsPerSec),
       formatChange(b),
       formatBudget(b.budget),
+      formatResolvable(b),
     ];
     const flat = benchmarks.map((b) => cells(b, printable(b.id)));
     const widths = header.map((h, i) => Math.max(h.length, ...flat.map((row) => row[i]!.length)));
@@ -94,6 +95,7 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
       }
     }
     lines.push(paint('dim', 'base and head in operations per second, median over rounds; change is head against base'));
+    lines.push(paint('dim', RESOLVES_LEGEND));
     if (benchmarks.some((b) => b.kind === 'http'))
       lines.push(paint('dim', 'HTTP: an operation is a request answered with a status it expects'));
     lines.push('');

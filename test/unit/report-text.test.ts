@@ -90,19 +90,20 @@ describe('reading report rows back as cells', () => {
   };
 
   it('splits a terminal row into its cells and its figures into numbers', () => {
-    const row = terminalRow(renderTerminal(report, { color: false }), '✗ regression');
+    const row = terminalRow(renderTerminal(report, { color: false, width: 120 }), '✗ regression');
     expect(row[1]).toBe('bench/ids.bench.js > make request id');
     expect(printedAs(row[2]!, 28_460_000)).toBe(true);
     expect(printedAs(row[3]!, 812_300)).toBe(true);
     expect(changeShown(row[4]!, benchmarks[0]!.change!)).toBe(true);
     expect(changeShown(row[4]!, { ...benchmarks[0]!.change!, high: -0.93 })).toBe(false);
     expect(row[5]).toBe('5%');
+    expect(row[6]).toBe('–');
   });
 
   it('splits a markdown row on unescaped pipes only, and undoes the escapes', () => {
     const markdown = renderMarkdown(report);
     const row = markdownRow(markdown, '⚪ unchanged');
-    expect(row).toHaveLength(6);
+    expect(row).toHaveLength(7);
     expect(row[1]).toBe('bench/a | b.bench.js > x');
     expect(printedAs(row[2]!, 950)).toBe(true);
     expect(changeShown(row[4]!, benchmarks[1]!.change!)).toBe(true);
