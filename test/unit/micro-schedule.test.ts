@@ -418,6 +418,18 @@ describe('measuring time allocated by where the noise is', () => {
     expect(result.rounds).toBe(25);
   });
 
+  it('gives the fresh processes of a confirmation to the suspects alone, decided as they were', async () => {
+    const fake = noisyProcesses(tasks, perBlock);
+    const decidedAll = () => new Set(tasks.map(id));
+    await run(fake, {
+      adaptive: adaptive({ maxRounds: 10, decided: decidedAll, toConfirm: () => new Set([id('route a')]), confirmRounds: 10 }),
+    });
+    const confirmation = fake.jobs.slice(10);
+    expect(confirmation).toHaveLength(10);
+    // Within-process noise: the suspect keeps the whole task time, and the allocation names only it.
+    for (const job of confirmation) expect(job.taskTimes).toEqual({ [id('route a')]: 400 });
+  });
+
   it('leaves process isolation at task-time: a pair of processes has no blocks to weigh', async () => {
     const fake = noisyProcesses(tasks, perProcess);
     await run(fake, { isolation: 'process', timeLimitMs: 20_000 });

@@ -223,6 +223,8 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     : 0;
   if (confirming.size > 0) {
     plan.log(`confirming ${confirming.size} regression(s) with ${confirmTarget} fresh rounds`);
+    // The suspects alone share the fresh processes (they were decided, so the last allocation left them out).
+    allocation = reallocate(plan, records, allocation, confirming);
     const others = new Set([...samples.keys()].filter((id) => !confirming.has(id)));
     for (let i = 0; i < confirmTarget; i++) {
       const elapsed = now() - started;
