@@ -284,7 +284,7 @@ describe('many benchmarks of one file', () => {
   });
 
   it('keeps one to three benchmarks on rows of their own, whole ids and no headings', () => {
-    const text = renderTerminal(report(lookupIds.slice(0, 3).map((id) => bench({ id }))), { color: false, width: 150 });
+    const text = renderTerminal(report(lookupIds.slice(0, 3).map((id) => bench({ id }))), { color: false, width: 140 });
     for (const id of lookupIds.slice(0, 3)) expect(terminalRows(text, '✓ unchanged').map((row) => row[1])).toContain(id);
     expect(idsInTerminalTable(text)).toEqual(expect.arrayContaining(lookupIds.slice(0, 3).map(squash)));
   });
@@ -413,6 +413,22 @@ describe('what a run resolves, per benchmark', () => {
     expect(markdown).toContain('| Budget | Resolves |');
     expect(row(markdownRows(markdown, '⚪ unchanged'), 'sharp')).toEqual(['5%', '≈1.2%']);
     expect(row(markdownRows(markdown, '🆕 new'), 'new one')).toEqual(['5%', '–']);
+  });
+
+  it('gives way in the terminal when its columns alone would make a whole id wrap', () => {
+    const id = 'bench/ids.bench.js > make request id';
+    const long = bench({
+      id,
+      verdict: 'regression',
+      change: { estimate: -0.9715, low: -0.9812, high: -0.9493, confidence: 0.95 },
+      resolvable: 0.02,
+    });
+    const text = renderTerminal(report([long, bench({ resolvable: 0.01 })]), { color: false });
+    expect(terminalRow(text, '✗ regression')).toEqual([expect.any(String), id, '28.5M', '28.4M', '-97.2% [-98.1%, -94.9%]', '5%']);
+    expect(text).not.toContain('resolves');
+    // Wider, it is back.
+    expect(terminalRow(renderTerminal(report([long]), { color: false, width: 120 }), '✗ regression').at(-1)).toBe('≈2%');
+    expect(renderMarkdown(report([long]))).toContain('| Budget | Resolves |');
   });
 
   it('keeps 18 grouped long ids within 100 columns with the extra column', () => {
