@@ -28908,7 +28908,7 @@ ${indent2}${line}` : "\n";
           str += ",";
         } else if (ctx.options.trailingComma) {
           if (ctx.options.lineWidth > 0) {
-            reqNewline || (reqNewline = lines.reduce((sum2, line) => sum2 + line.length + 2, 2) + (str.length + 2) > ctx.options.lineWidth);
+            reqNewline || (reqNewline = lines.reduce((sum3, line) => sum3 + line.length + 2, 2) + (str.length + 2) > ctx.options.lineWidth);
           }
           if (reqNewline) {
             str += ",";
@@ -28924,7 +28924,7 @@ ${indent2}${line}` : "\n";
         return start + end;
       } else {
         if (!reqNewline) {
-          const len = lines.reduce((sum2, line) => sum2 + line.length + 2, 2);
+          const len = lines.reduce((sum3, line) => sum3 + line.length + 2, 2);
           reqNewline = ctx.options.lineWidth > 0 && len > ctx.options.lineWidth;
         }
         if (reqNewline) {
@@ -40737,7 +40737,7 @@ var require_JsHistogram = __commonJS({
         }
         return totalValue / this.totalCount;
       }
-      getStdDeviation(mean2 = this.mean) {
+      getStdDeviation(mean3 = this.mean) {
         if (this.totalCount === 0) {
           return 0;
         }
@@ -40745,7 +40745,7 @@ var require_JsHistogram = __commonJS({
         this.recordedValuesIterator.reset();
         while (this.recordedValuesIterator.hasNext()) {
           const iterationValue = this.recordedValuesIterator.next();
-          const deviation = this.medianEquivalentValue(iterationValue.valueIteratedTo) - mean2;
+          const deviation = this.medianEquivalentValue(iterationValue.valueIteratedTo) - mean3;
           geometric_deviation_total += deviation * deviation * iterationValue.countAddedInThisIterationStep;
         }
         const std_deviation = Math.sqrt(geometric_deviation_total / this.totalCount);
@@ -40760,12 +40760,12 @@ var require_JsHistogram = __commonJS({
         if (this.totalCount === 0) {
           return 0;
         }
-        const mean2 = this.mean;
+        const mean3 = this.mean;
         let geometric_deviation_total = 0;
         this.recordedValuesIterator.reset();
         while (this.recordedValuesIterator.hasNext()) {
           const iterationValue = this.recordedValuesIterator.next();
-          const deviation = this.medianEquivalentValue(iterationValue.valueIteratedTo) - mean2;
+          const deviation = this.medianEquivalentValue(iterationValue.valueIteratedTo) - mean3;
           geometric_deviation_total += deviation * deviation * iterationValue.countAddedInThisIterationStep;
         }
         const std_deviation = Math.sqrt(geometric_deviation_total / this.totalCount);
@@ -40820,14 +40820,14 @@ var require_JsHistogram = __commonJS({
         if (!useCsvFormat) {
           const formatter = (0, formatters_1.floatFormatter)(12, this.numberOfSignificantValueDigits);
           const _mean = this.mean;
-          const mean2 = formatter(_mean / outputValueUnitScalingRatio);
+          const mean3 = formatter(_mean / outputValueUnitScalingRatio);
           const std_deviation = formatter(this.getStdDeviation(_mean) / outputValueUnitScalingRatio);
           const max3 = formatter(this.maxValue / outputValueUnitScalingRatio);
           const intFormatter = (0, formatters_1.integerFormatter)(12);
           const totalCount = intFormatter(this.totalCount);
           const bucketCount = intFormatter(this.bucketCount);
           const subBucketCount = intFormatter(this.subBucketCount);
-          result += `#[Mean    = ${mean2}, StdDeviation   = ${std_deviation}]
+          result += `#[Mean    = ${mean3}, StdDeviation   = ${std_deviation}]
 #[Max     = ${max3}, Total count    = ${totalCount}]
 #[Buckets = ${bucketCount}, SubBuckets     = ${subBucketCount}]
 `;
@@ -47611,11 +47611,11 @@ var require_hdr_histogram_percentiles_obj = __commonJS({
       99.999
     ];
     module2.exports.histAsObj = function(hist, total) {
-      const mean2 = Math.ceil(getMean(hist) * 100) / 100;
+      const mean3 = Math.ceil(getMean(hist) * 100) / 100;
       const result = {
-        average: mean2,
+        average: mean3,
         // added for backward compat with wrk
-        mean: mean2,
+        mean: mean3,
         stddev: Math.ceil(getStdDeviation(hist) * 100) / 100,
         min: getMin(hist),
         max: getMax(hist)
@@ -73961,8 +73961,8 @@ function planSuite(census, http4, costs, count) {
     ...census.map((f) => ({ key: f.file, cost: Math.max(1, f.base?.length ?? 0, f.head?.length ?? 0) * costs.taskTimeMs })),
     ...http4.map((b) => ({ key: b.id, cost: costs.httpRoundMs(b) }))
   ];
-  const compared = census.reduce((sum2, f) => sum2 + (f.base && f.head ? f.base.filter((task) => f.head.includes(task)).length : 0), 0);
-  const httpFigures = http4.reduce((sum2, b) => sum2 + 1 + Object.keys(b.latencyBudget).length, 0);
+  const compared = census.reduce((sum3, f) => sum3 + (f.base && f.head ? f.base.filter((task) => f.head.includes(task)).length : 0), 0);
+  const httpFigures = http4.reduce((sum3, b) => sum3 + 1 + Object.keys(b.latencyBudget).length, 0);
   return {
     units: units.map((u) => u.key).sort(),
     shards: assignShards(units, count),
@@ -73992,265 +73992,37 @@ function busyBetween(start, end) {
 function spikedRounds(rounds) {
   if (rounds.length < 3) return [];
   const sorted = rounds.map((r) => r.busy).sort((a, b) => a - b);
-  const median2 = sorted[Math.floor(sorted.length / 2)];
-  return rounds.flatMap((r, i) => r.busy > median2 + 0.2 ? [i + 1] : []);
+  const median3 = sorted[Math.floor(sorted.length / 2)];
+  return rounds.flatMap((r, i) => r.busy > median3 + 0.2 ? [i + 1] : []);
 }
 
 // src/measure/micro/protocol.ts
 var ID_SEPARATOR = " > ";
-
-// src/measure/micro/schedule.ts
-function alternateStrategy(plan, spawn3) {
-  const sides = [
-    { revision: "base", root: plan.base.root, files: plan.baseFiles },
-    { revision: "head", root: plan.head.root, files: plan.headFiles }
-  ];
-  return {
-    async run(round, job) {
-      return spawn3({ ...job, sides: round % 2 === 0 ? sides : [...sides].reverse() });
-    }
-  };
-}
-function processStrategy(plan, spawn3) {
-  const base = { revision: "base", root: plan.base.root, files: plan.baseFiles };
-  const head = { revision: "head", root: plan.head.root, files: plan.headFiles };
-  return {
-    async run(round, job) {
-      const outcomes = [];
-      const batches = { ...job.batches };
-      for (const side of round % 2 === 0 ? [base, head] : [head, base]) {
-        const outcome = await spawn3({ ...job, batches, sides: [side] });
-        if (!outcome.ok) return outcome;
-        outcomes.push(outcome);
-        for (const task of outcome.tasks) batches[task.id] ??= task.batch;
-      }
-      return { ok: true, files: outcomes.flatMap((o) => o.files), tasks: mergePair(outcomes.flatMap((o) => o.tasks)) };
-    }
-  };
-}
-function mergePair(tasks) {
-  const merged = /* @__PURE__ */ new Map();
-  for (const task of tasks) {
-    const seen = merged.get(task.id);
-    if (!seen) {
-      merged.set(task.id, { ...task });
-      continue;
-    }
-    Object.assign(seen, {
-      base: seen.base ?? task.base,
-      head: seen.head ?? task.head,
-      error: seen.error ?? task.error,
-      blocks: seen.blocks + task.blocks
-    });
-    if (seen.base && seen.head && !seen.error) seen.logRatio = Math.log(seen.head.opsPerSec / seen.base.opsPerSec);
-  }
-  return [...merged.values()];
-}
-var MAX_ATTEMPTS_PER_ROUND = 3;
-function workingDirectory(job, plan) {
-  return job.sides.length === 1 ? job.sides[0].root : plan.head.root;
-}
-async function measureMicro(plan) {
-  const now = plan.now ?? Date.now;
-  const started = now();
-  const spawn3 = plan.spawn ?? ((job) => runBenchmarkProcess(job, { runnerPath: plan.runnerPath, stallTimeoutMs: plan.stallTimeoutMs, cwd: workingDirectory(job, plan) }));
-  const strategy = plan.isolation === "process" ? processStrategy(plan, spawn3) : alternateStrategy(plan, spawn3);
-  const samples = /* @__PURE__ */ new Map();
-  const batches = {};
-  const skip = /* @__PURE__ */ new Set();
-  const errors = /* @__PURE__ */ new Map();
-  let plannedRounds = plan.rounds;
-  let rounds = 0;
-  let limited = false;
-  const conditions = [];
-  const adaptive = plan.adaptive;
-  const decided = /* @__PURE__ */ new Set();
-  const reserve = (perRound, done) => adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, done) * perRound : 0;
-  const runOne = async (round, skipNow, into) => {
-    const cpuBefore = sampleCpu();
-    const load1 = os8.loadavg()[0] ?? 0;
-    const outcome = await runRound(strategy, round, { settings: plan.settings, batches, skip: [...skipNow] }, errors, skipNow);
-    for (const id of skipNow) if (errors.has(id)) skip.add(id);
-    if (round === 0) {
-      await explainLoadErrors(outcome.files, plan, spawn3, errors, skip);
-      plannedRounds = Math.max(plannedRounds, plan.minimumRounds(comparable(outcome.tasks, errors)));
-    }
-    for (const task of outcome.tasks) {
-      batches[task.id] ??= task.batch;
-      record(samples, task, errors, skip, into);
-    }
-    conditions.push({ busy: busyBetween(cpuBefore, sampleCpu()), load1 });
-  };
-  const maxRounds = () => Math.max(plannedRounds, adaptive?.maxRounds ?? plannedRounds);
-  for (let round = 0; round < maxRounds(); round++) {
-    const elapsed = now() - started;
-    const perRound = rounds ? elapsed / rounds : 0;
-    if (rounds > 0 && elapsed + perRound + (round >= plannedRounds ? reserve(perRound, rounds) : 0) > plan.timeLimitMs) {
-      limited = round < plannedRounds;
-      plan.log(`time limit of ${Math.round(plan.timeLimitMs / 1e3)}s: stopping after ${rounds} rounds`);
-      break;
-    }
-    const target = round < plannedRounds ? plannedRounds : maxRounds();
-    plan.onProgress?.({ round: round + 1, rounds: target, elapsedMs: elapsed, remainingMs: perRound * (target - round) });
-    await runOne(round, /* @__PURE__ */ new Set([...skip, ...decided]), "main");
-    rounds++;
-    if (!adaptive) continue;
-    const look = rounds >= plannedRounds && (rounds - plannedRounds) % adaptive.lookEvery === 0;
-    if (!look) continue;
-    for (const id of adaptive.decided([...samples.values()])) decided.add(id);
-    const open2 = [...samples.values()].filter((b) => !b.error && !errors.has(b.id) && b.base && b.head && !decided.has(b.id));
-    if (open2.length === 0) break;
-    if (rounds === plannedRounds)
-      plan.log(`after ${rounds} rounds, ${open2.length} benchmark(s) have no verdict yet: adding rounds for them (up to ${maxRounds()})`);
-  }
-  let confirmRounds = 0;
-  const confirming = adaptive && adaptive.confirmRounds > 0 ? adaptive.toConfirm([...samples.values()]) : /* @__PURE__ */ new Set();
-  const confirmTarget = adaptive ? Math.max(adaptive.confirmRounds, plannedRounds, ...[...confirming].map((id) => samples.get(id)?.logRatios.length ?? 0)) : 0;
-  if (confirming.size > 0) {
-    plan.log(`confirming ${confirming.size} regression(s) with ${confirmTarget} fresh rounds`);
-    const others = new Set([...samples.keys()].filter((id) => !confirming.has(id)));
-    for (let i = 0; i < confirmTarget; i++) {
-      const elapsed = now() - started;
-      const perRound = rounds ? elapsed / rounds : 0;
-      if (elapsed + perRound > plan.timeLimitMs) break;
-      plan.onProgress?.({ round: i + 1, rounds: confirmTarget, elapsedMs: elapsed, remainingMs: perRound * (confirmTarget - i) });
-      await runOne(rounds + i, /* @__PURE__ */ new Set([...skip, ...others]), "confirmation");
-      confirmRounds++;
-    }
-  }
-  for (const [id, message] of errors) {
-    const entry = samples.get(id) ?? emptySamples(id);
-    entry.error = message;
-    samples.set(id, entry);
-  }
-  return {
-    benchmarks: [...samples.values()],
-    rounds,
-    plannedRounds,
-    limited,
-    durationMs: now() - started,
-    isolation: plan.isolation,
-    conditions,
-    confirmRounds
-  };
-}
-async function runRound(strategy, round, job, errors, skip) {
-  for (let attempt = 1; ; attempt++) {
-    const outcome = await strategy.run(round, { ...job, skip: [...skip] });
-    if (outcome.ok) return outcome;
-    if (!outcome.id || attempt >= MAX_ATTEMPTS_PER_ROUND) {
-      throw new UserError(`Round ${round + 1}: ${outcome.message}`);
-    }
-    errors.set(outcome.id, `${outcome.revision ? `at ${outcome.revision}: ` : ""}${outcome.message}`);
-    skip.add(outcome.id);
-  }
-}
-function comparable(tasks, errors) {
-  return tasks.filter((task) => task.base && task.head && !task.error && !errors.has(task.id)).length;
-}
-function record(samples, task, errors, skip, into) {
-  if (errors.has(task.id)) return;
-  if (task.error) {
-    errors.set(task.id, `at ${task.error.revision}: ${task.error.message}`);
-    skip.add(task.id);
-    return;
-  }
-  const entry = samples.get(task.id) ?? emptySamples(task.id);
-  if (into === "confirmation") {
-    if (task.logRatio !== void 0) (entry.confirmation ??= []).push(task.logRatio);
-    return;
-  }
-  entry.batch = task.batch;
-  if (task.base) (entry.base ??= { opsPerSec: [] }).opsPerSec.push(task.base.opsPerSec);
-  if (task.head) (entry.head ??= { opsPerSec: [] }).opsPerSec.push(task.head.opsPerSec);
-  if (task.logRatio !== void 0) entry.logRatios.push(task.logRatio);
-  samples.set(task.id, entry);
-}
-function emptySamples(id) {
-  const separator = id.indexOf(ID_SEPARATOR);
-  return { id, kind: "micro", file: separator > 0 ? id.slice(0, separator) : id, logRatios: [], base: void 0, head: void 0 };
-}
-async function explainLoadErrors(files, plan, spawn3, errors, skip) {
-  for (const failed of files.filter((file) => file.error)) {
-    const other = files.find((file) => file.file === failed.file && file.revision !== failed.revision && !file.error);
-    let message = `${failed.file} failed to load at ${failed.revision}: ${failed.error}`;
-    if (other && plan.isolation === "alternate") {
-      const side = failed.revision === "base" ? plan.base : plan.head;
-      const alone = await spawn3({
-        sides: [{ revision: failed.revision, root: side.root, files: [failed.file] }],
-        settings: { ...plan.settings, taskTimeMs: 0, minBlocks: 1, warmupBlocks: 0 },
-        batches: {},
-        skip: []
-      });
-      if (alone.ok && alone.files.every((file) => !file.error)) {
-        message = `${failed.file} loads alone at ${failed.revision} but not in the same process as the other revision (${failed.error?.split("\n")[0]}). This code cannot be loaded twice in one process (global patching, native addons that load once): set micro.isolation: process in benchgate.yml.`;
-      }
-    }
-    plan.log(message);
-    const ids = other ? other.tasks.map((task) => `${failed.file}${ID_SEPARATOR}${task}`) : [failed.file];
-    for (const id of ids) {
-      errors.set(id, message);
-      skip.add(id);
-    }
-  }
-}
-
-// src/measure/http/pinning.ts
-import { execFileSync as execFileSync2 } from "node:child_process";
-import os9 from "node:os";
-function pinLoadGenerator(log2) {
-  const cores = os9.availableParallelism();
-  if (cores < 2) {
-    log2("CPU pinning skipped: it needs at least 2 cores");
-    return void 0;
-  }
-  const all = `0-${cores - 1}`;
-  const server = String(cores - 1);
-  const load = cores === 2 ? "0" : `0-${cores - 2}`;
-  try {
-    execFileSync2("taskset", ["-a", "-p", "-c", load, String(process.pid)], { stdio: "ignore", env: childEnvironment() });
-  } catch {
-    log2("CPU pinning skipped: taskset is not available (install util-linux) or not permitted");
-    return void 0;
-  }
-  return {
-    serverPrefix: `taskset -c ${server} `,
-    release: () => {
-      try {
-        execFileSync2("taskset", ["-a", "-p", "-c", all, String(process.pid)], { stdio: "ignore", env: childEnvironment() });
-      } catch {
-      }
-    }
-  };
-}
-
-// src/measure/http/schedule.ts
-import os10 from "node:os";
 
 // node_modules/simple-statistics/dist/simple-statistics.mjs
 function sum(x) {
   if (x.length === 0) {
     return 0;
   }
-  var sum2 = x[0];
+  var sum3 = x[0];
   var correction = 0;
   var transition;
-  if (typeof sum2 !== "number") {
+  if (typeof sum3 !== "number") {
     return Number.NaN;
   }
   for (var i = 1; i < x.length; i++) {
     if (typeof x[i] !== "number") {
       return Number.NaN;
     }
-    transition = sum2 + x[i];
-    if (Math.abs(sum2) >= Math.abs(x[i])) {
-      correction += sum2 - transition + x[i];
+    transition = sum3 + x[i];
+    if (Math.abs(sum3) >= Math.abs(x[i])) {
+      correction += sum3 - transition + x[i];
     } else {
-      correction += x[i] - transition + sum2;
+      correction += x[i] - transition + sum3;
     }
-    sum2 = transition;
+    sum3 = transition;
   }
-  return sum2 + correction;
+  return sum3 + correction;
 }
 function mean(x) {
   if (x.length === 0) {
@@ -74260,20 +74032,20 @@ function mean(x) {
 }
 function sumNthPowerDeviations(x, n) {
   var meanValue = mean(x);
-  var sum2 = 0;
+  var sum3 = 0;
   var tempValue;
   var i;
   if (n === 2) {
     for (i = 0; i < x.length; i++) {
       tempValue = x[i] - meanValue;
-      sum2 += tempValue * tempValue;
+      sum3 += tempValue * tempValue;
     }
   } else {
     for (i = 0; i < x.length; i++) {
-      sum2 += Math.pow(x[i] - meanValue, n);
+      sum3 += Math.pow(x[i] - meanValue, n);
     }
   }
-  return sum2;
+  return sum3;
 }
 function sampleVariance(x) {
   if (x.length < 2) {
@@ -74485,13 +74257,13 @@ var g = 607 / 128;
 var LOGSQRT2PI = Math.log(Math.sqrt(2 * Math.PI));
 var SQRT_2PI$1 = Math.sqrt(2 * Math.PI);
 function cumulativeDistribution(z2) {
-  var sum2 = z2;
+  var sum3 = z2;
   var tmp = z2;
   for (var i = 1; i < 30; i++) {
     tmp *= z2 * z2 / (2 * i + 1);
-    sum2 += tmp;
+    sum3 += tmp;
   }
-  return Math.round((0.5 + sum2 / SQRT_2PI$1 * Math.exp(-z2 * z2 / 2)) * 1e4) / 1e4;
+  return Math.round((0.5 + sum3 / SQRT_2PI$1 * Math.exp(-z2 * z2 / 2)) * 1e4) / 1e4;
 }
 var standardNormalTable = [];
 for (z = 0; z <= 3.09; z += 0.01) {
@@ -74568,6 +74340,359 @@ function probit(p) {
   }
   return Math.sqrt(2) * inverseErrorFunction(2 * p - 1);
 }
+
+// src/stats/power.ts
+function roundSpread(logRatios) {
+  if (logRatios.length < 3) return Number.NaN;
+  const mad = 1.4826 * medianAbsoluteDeviation([...logRatios]);
+  return mad > 0 ? mad : sampleStandardDeviation([...logRatios]);
+}
+function resolvableChange(spread, rounds, confidence, power = 0.95) {
+  if (!(spread >= 0) || rounds < 1) return Number.NaN;
+  const z2 = probit(1 - (1 - confidence) / 2) + probit(power);
+  return Math.expm1(z2 * spread / Math.sqrt(rounds) / Math.sqrt(0.955));
+}
+
+// src/measure/micro/allocate.ts
+var PILOT_ROUNDS = 3;
+var MEDIAN_EFFICIENCY = Math.PI / 2;
+function allocateTaskTimes(rounds, bounds, open2) {
+  const noise = estimateNoise(rounds);
+  const ids = Object.keys(noise).filter((id) => !open2 || open2.has(id));
+  if (ids.length === 0) return void 0;
+  const overheadMs = median2(
+    rounds.slice(-PILOT_ROUNDS).map((round) => Math.max(0, round.durationMs - sum2([...round.tasks.values()].map((t) => t.measureMs))))
+  );
+  const blocksAt = (lambda) => Object.fromEntries(
+    ids.map((id) => {
+      const { between: a, within: c, blockMs: b } = noise[id];
+      const upper = Math.max(bounds.minBlocks, bounds.maxTaskMs / b);
+      return [id, clamp(optimalBlocks(a, c, b, lambda), bounds.minBlocks, upper)];
+    })
+  );
+  const roundMsOf = (blocks2) => overheadMs + sum2(ids.map((id) => noise[id].blockMs * blocks2[id]));
+  let [low, high] = [-40, 40];
+  for (let i = 0; i < 200; i++) {
+    const mid = (low + high) / 2;
+    if (Math.exp(mid) * roundMsOf(blocksAt(Math.exp(mid))) < ids.length) low = mid;
+    else high = mid;
+  }
+  const blocks = blocksAt(Math.exp((low + high) / 2));
+  return {
+    taskTimeMs: Object.fromEntries(ids.map((id) => [id, blocks[id] * noise[id].blockMs])),
+    overheadMs,
+    roundMs: roundMsOf(blocks),
+    noise: Object.fromEntries(ids.map((id) => [id, noise[id]]))
+  };
+}
+function optimalBlocks(a, c, b, lambda) {
+  if (!(c > 0)) return 0;
+  const k = c / (lambda * b);
+  if (!(a > 0)) return k / c;
+  return 2 * k / (c + Math.sqrt(c * c + 4 * a * k));
+}
+function estimateNoise(rounds) {
+  const ids = [...new Set(rounds.flatMap((round) => [...round.tasks.keys()]))];
+  const out = {};
+  for (const id of ids) {
+    const seen = rounds.map((round) => round.tasks.get(id)).filter((t) => t !== void 0 && usable(t));
+    if (seen.length < PILOT_ROUNDS) continue;
+    const within = mean2(seen.map((t) => MEDIAN_EFFICIENCY * t.blockVariance));
+    const explained = mean2(seen.map((t) => MEDIAN_EFFICIENCY * t.blockVariance / t.blocks));
+    const spread = roundSpread(seen.map((t) => t.logRatio));
+    out[id] = {
+      between: Math.max(0, spread * spread - explained),
+      within,
+      blockMs: sum2(seen.map((t) => t.measureMs)) / sum2(seen.map((t) => t.blocks))
+    };
+  }
+  return out;
+}
+function usable(t) {
+  return Number.isFinite(t.logRatio) && t.blocks > 0 && t.measureMs > 0 && Number.isFinite(t.blockVariance) && t.blockVariance >= 0;
+}
+var sum2 = (xs) => xs.reduce((s, x) => s + x, 0);
+var mean2 = (xs) => sum2(xs) / xs.length;
+var clamp = (x, low, high) => Math.min(high, Math.max(low, x));
+function median2(xs) {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+// src/measure/micro/schedule.ts
+var MIN_ALLOCATED_BLOCKS = 20;
+function alternateStrategy(plan, spawn3) {
+  const sides = [
+    { revision: "base", root: plan.base.root, files: plan.baseFiles },
+    { revision: "head", root: plan.head.root, files: plan.headFiles }
+  ];
+  return {
+    async run(round, job) {
+      return spawn3({ ...job, sides: round % 2 === 0 ? sides : [...sides].reverse() });
+    }
+  };
+}
+function processStrategy(plan, spawn3) {
+  const base = { revision: "base", root: plan.base.root, files: plan.baseFiles };
+  const head = { revision: "head", root: plan.head.root, files: plan.headFiles };
+  return {
+    async run(round, job) {
+      const outcomes = [];
+      const batches = { ...job.batches };
+      for (const side of round % 2 === 0 ? [base, head] : [head, base]) {
+        const outcome = await spawn3({ ...job, batches, sides: [side] });
+        if (!outcome.ok) return outcome;
+        outcomes.push(outcome);
+        for (const task of outcome.tasks) batches[task.id] ??= task.batch;
+      }
+      return { ok: true, files: outcomes.flatMap((o) => o.files), tasks: mergePair(outcomes.flatMap((o) => o.tasks)) };
+    }
+  };
+}
+function mergePair(tasks) {
+  const merged = /* @__PURE__ */ new Map();
+  for (const task of tasks) {
+    const seen = merged.get(task.id);
+    if (!seen) {
+      merged.set(task.id, { ...task });
+      continue;
+    }
+    Object.assign(seen, {
+      base: seen.base ?? task.base,
+      head: seen.head ?? task.head,
+      error: seen.error ?? task.error,
+      blocks: seen.blocks + task.blocks
+    });
+    if (seen.base && seen.head && !seen.error) seen.logRatio = Math.log(seen.head.opsPerSec / seen.base.opsPerSec);
+  }
+  return [...merged.values()];
+}
+var MAX_ATTEMPTS_PER_ROUND = 3;
+function workingDirectory(job, plan) {
+  return job.sides.length === 1 ? job.sides[0].root : plan.head.root;
+}
+async function measureMicro(plan) {
+  const now = plan.now ?? Date.now;
+  const started = now();
+  const spawn3 = plan.spawn ?? ((job) => runBenchmarkProcess(job, { runnerPath: plan.runnerPath, stallTimeoutMs: plan.stallTimeoutMs, cwd: workingDirectory(job, plan) }));
+  const strategy = plan.isolation === "process" ? processStrategy(plan, spawn3) : alternateStrategy(plan, spawn3);
+  const samples = /* @__PURE__ */ new Map();
+  const batches = {};
+  const skip = /* @__PURE__ */ new Set();
+  const errors = /* @__PURE__ */ new Map();
+  let plannedRounds = plan.rounds;
+  let rounds = 0;
+  const records = [];
+  let allocation;
+  let lastRoundMs = 0;
+  let limited = false;
+  const conditions = [];
+  const adaptive = plan.adaptive;
+  const decided = /* @__PURE__ */ new Set();
+  const reserve = (perRound, done) => adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, done) * perRound : 0;
+  const runOne = async (round, skipNow, into) => {
+    const cpuBefore = sampleCpu();
+    const load1 = os8.loadavg()[0] ?? 0;
+    const roundStarted = now();
+    const taskTimes = allocation?.taskTimeMs;
+    const outcome = await runRound(
+      strategy,
+      round,
+      { settings: plan.settings, batches, skip: [...skipNow], ...taskTimes ? { taskTimes } : {} },
+      errors,
+      skipNow
+    );
+    lastRoundMs = now() - roundStarted;
+    if (into === "main" && plan.isolation === "alternate") records.push(roundRecord(lastRoundMs, outcome.tasks));
+    for (const id of skipNow) if (errors.has(id)) skip.add(id);
+    if (round === 0) {
+      await explainLoadErrors(outcome.files, plan, spawn3, errors, skip);
+      plannedRounds = Math.max(plannedRounds, plan.minimumRounds(comparable(outcome.tasks, errors)));
+    }
+    for (const task of outcome.tasks) {
+      batches[task.id] ??= task.batch;
+      record(samples, task, errors, skip, into);
+    }
+    conditions.push({ busy: busyBetween(cpuBefore, sampleCpu()), load1 });
+  };
+  const maxRounds = () => Math.max(plannedRounds, adaptive?.maxRounds ?? plannedRounds);
+  const roundLength = (elapsed) => allocation ? lastRoundMs : rounds ? elapsed / rounds : 0;
+  for (let round = 0; round < maxRounds(); round++) {
+    const elapsed = now() - started;
+    const perRound = roundLength(elapsed);
+    if (rounds > 0 && elapsed + perRound + (round >= plannedRounds ? reserve(perRound, rounds) : 0) > plan.timeLimitMs) {
+      limited = round < plannedRounds;
+      plan.log(`time limit of ${Math.round(plan.timeLimitMs / 1e3)}s: stopping after ${rounds} rounds`);
+      break;
+    }
+    const target = round < plannedRounds ? plannedRounds : maxRounds();
+    plan.onProgress?.({ round: round + 1, rounds: target, elapsedMs: elapsed, remainingMs: perRound * (target - round) });
+    await runOne(round, /* @__PURE__ */ new Set([...skip, ...decided]), "main");
+    rounds++;
+    allocation = reallocate(plan, records, allocation, new Set([...samples.keys()].filter((id) => !skip.has(id) && !decided.has(id))));
+    if (!adaptive) continue;
+    const look = rounds >= plannedRounds && (rounds - plannedRounds) % adaptive.lookEvery === 0;
+    if (!look) continue;
+    for (const id of adaptive.decided([...samples.values()])) decided.add(id);
+    const open2 = [...samples.values()].filter((b) => !b.error && !errors.has(b.id) && b.base && b.head && !decided.has(b.id));
+    if (open2.length === 0) break;
+    if (rounds === plannedRounds)
+      plan.log(`after ${rounds} rounds, ${open2.length} benchmark(s) have no verdict yet: adding rounds for them (up to ${maxRounds()})`);
+  }
+  let confirmRounds = 0;
+  const confirming = adaptive && adaptive.confirmRounds > 0 ? adaptive.toConfirm([...samples.values()]) : /* @__PURE__ */ new Set();
+  const confirmTarget = adaptive ? Math.max(adaptive.confirmRounds, plannedRounds, ...[...confirming].map((id) => samples.get(id)?.logRatios.length ?? 0)) : 0;
+  if (confirming.size > 0) {
+    plan.log(`confirming ${confirming.size} regression(s) with ${confirmTarget} fresh rounds`);
+    allocation = reallocate(plan, records, allocation, confirming);
+    const others = new Set([...samples.keys()].filter((id) => !confirming.has(id)));
+    for (let i = 0; i < confirmTarget; i++) {
+      const elapsed = now() - started;
+      const perRound = roundLength(elapsed);
+      if (elapsed + perRound > plan.timeLimitMs) break;
+      plan.onProgress?.({ round: i + 1, rounds: confirmTarget, elapsedMs: elapsed, remainingMs: perRound * (confirmTarget - i) });
+      await runOne(rounds + i, /* @__PURE__ */ new Set([...skip, ...others]), "confirmation");
+      confirmRounds++;
+    }
+  }
+  for (const [id, message] of errors) {
+    const entry = samples.get(id) ?? emptySamples(id);
+    entry.error = message;
+    samples.set(id, entry);
+  }
+  return {
+    benchmarks: [...samples.values()],
+    rounds,
+    plannedRounds,
+    limited,
+    durationMs: now() - started,
+    isolation: plan.isolation,
+    conditions,
+    confirmRounds
+  };
+}
+function roundRecord(durationMs, tasks) {
+  const figures = /* @__PURE__ */ new Map();
+  for (const task of tasks) {
+    const { logRatio, blockVariance, measureMs, blocks } = task;
+    if (task.error || logRatio === void 0 || blockVariance === void 0 || measureMs === void 0) continue;
+    figures.set(task.id, { logRatio, blockVariance, measureMs, blocks });
+  }
+  return { durationMs, tasks: figures };
+}
+function reallocate(plan, records, before, open2) {
+  if (plan.allocate === false) return void 0;
+  const next = allocateTaskTimes(
+    records,
+    { minBlocks: Math.max(MIN_ALLOCATED_BLOCKS, plan.settings.minBlocks), maxTaskMs: plan.settings.taskTimeMs },
+    open2
+  );
+  if (!next) return before;
+  if (!before) plan.log(describeAllocation(next, records, plan.settings.taskTimeMs));
+  return next;
+}
+function describeAllocation(allocation, records, taskTimeMs) {
+  const noise = Object.entries(allocation.noise);
+  const times = Object.values(allocation.taskTimeMs);
+  const between = noise.filter(([, n]) => n.between >= n.within / Math.max(1, taskTimeMs / n.blockMs)).length;
+  const ms = (x) => x >= 1e3 ? `${(x / 1e3).toFixed(1)}s` : `${Math.round(x)}ms`;
+  const [low, high] = [Math.min(...times), Math.max(...times)];
+  const last = records.at(-1).durationMs;
+  return `after ${records.length} rounds: between-process noise dominates in ${between} of ${noise.length} tasks; task time ${ms(taskTimeMs)} \u2192 ${low === high ? ms(low) : `${ms(low)}\u2013${ms(high)}`}, a round \u2248${ms(last)} \u2192 ${ms(allocation.roundMs)}`;
+}
+async function runRound(strategy, round, job, errors, skip) {
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await strategy.run(round, { ...job, skip: [...skip] });
+    if (outcome.ok) return outcome;
+    if (!outcome.id || attempt >= MAX_ATTEMPTS_PER_ROUND) {
+      throw new UserError(`Round ${round + 1}: ${outcome.message}`);
+    }
+    errors.set(outcome.id, `${outcome.revision ? `at ${outcome.revision}: ` : ""}${outcome.message}`);
+    skip.add(outcome.id);
+  }
+}
+function comparable(tasks, errors) {
+  return tasks.filter((task) => task.base && task.head && !task.error && !errors.has(task.id)).length;
+}
+function record(samples, task, errors, skip, into) {
+  if (errors.has(task.id)) return;
+  if (task.error) {
+    errors.set(task.id, `at ${task.error.revision}: ${task.error.message}`);
+    skip.add(task.id);
+    return;
+  }
+  const entry = samples.get(task.id) ?? emptySamples(task.id);
+  if (into === "confirmation") {
+    if (task.logRatio !== void 0) (entry.confirmation ??= []).push(task.logRatio);
+    return;
+  }
+  entry.batch = task.batch;
+  if (task.base) (entry.base ??= { opsPerSec: [] }).opsPerSec.push(task.base.opsPerSec);
+  if (task.head) (entry.head ??= { opsPerSec: [] }).opsPerSec.push(task.head.opsPerSec);
+  if (task.logRatio !== void 0) entry.logRatios.push(task.logRatio);
+  samples.set(task.id, entry);
+}
+function emptySamples(id) {
+  const separator = id.indexOf(ID_SEPARATOR);
+  return { id, kind: "micro", file: separator > 0 ? id.slice(0, separator) : id, logRatios: [], base: void 0, head: void 0 };
+}
+async function explainLoadErrors(files, plan, spawn3, errors, skip) {
+  for (const failed of files.filter((file) => file.error)) {
+    const other = files.find((file) => file.file === failed.file && file.revision !== failed.revision && !file.error);
+    let message = `${failed.file} failed to load at ${failed.revision}: ${failed.error}`;
+    if (other && plan.isolation === "alternate") {
+      const side = failed.revision === "base" ? plan.base : plan.head;
+      const alone = await spawn3({
+        sides: [{ revision: failed.revision, root: side.root, files: [failed.file] }],
+        settings: { ...plan.settings, taskTimeMs: 0, minBlocks: 1, warmupBlocks: 0 },
+        batches: {},
+        skip: []
+      });
+      if (alone.ok && alone.files.every((file) => !file.error)) {
+        message = `${failed.file} loads alone at ${failed.revision} but not in the same process as the other revision (${failed.error?.split("\n")[0]}). This code cannot be loaded twice in one process (global patching, native addons that load once): set micro.isolation: process in benchgate.yml.`;
+      }
+    }
+    plan.log(message);
+    const ids = other ? other.tasks.map((task) => `${failed.file}${ID_SEPARATOR}${task}`) : [failed.file];
+    for (const id of ids) {
+      errors.set(id, message);
+      skip.add(id);
+    }
+  }
+}
+
+// src/measure/http/pinning.ts
+import { execFileSync as execFileSync2 } from "node:child_process";
+import os9 from "node:os";
+function pinLoadGenerator(log2) {
+  const cores = os9.availableParallelism();
+  if (cores < 2) {
+    log2("CPU pinning skipped: it needs at least 2 cores");
+    return void 0;
+  }
+  const all = `0-${cores - 1}`;
+  const server = String(cores - 1);
+  const load = cores === 2 ? "0" : `0-${cores - 2}`;
+  try {
+    execFileSync2("taskset", ["-a", "-p", "-c", load, String(process.pid)], { stdio: "ignore", env: childEnvironment() });
+  } catch {
+    log2("CPU pinning skipped: taskset is not available (install util-linux) or not permitted");
+    return void 0;
+  }
+  return {
+    serverPrefix: `taskset -c ${server} `,
+    release: () => {
+      try {
+        execFileSync2("taskset", ["-a", "-p", "-c", all, String(process.pid)], { stdio: "ignore", env: childEnvironment() });
+      } catch {
+      }
+    }
+  };
+}
+
+// src/measure/http/schedule.ts
+import os10 from "node:os";
 
 // src/config/status.ts
 function expectsStatus(expected, status) {
@@ -74955,7 +75080,7 @@ function requestLabels(requests) {
 function addTraffic(a, b) {
   const byClass = { ...a.byClass };
   for (const [k, v] of Object.entries(b.byClass)) byClass[k] = (byClass[k] ?? 0) + v;
-  const sum2 = {
+  const sum3 = {
     responses: a.responses + b.responses,
     ok: a.ok + b.ok,
     non2xx: a.non2xx + b.non2xx,
@@ -74966,17 +75091,17 @@ function addTraffic(a, b) {
   };
   if (a.unexpected || b.unexpected) {
     const length = Math.max(a.unexpected?.length ?? 0, b.unexpected?.length ?? 0);
-    sum2.unexpected = Array.from({ length }, (_, i) => {
+    sum3.unexpected = Array.from({ length }, (_, i) => {
       const counts = { ...a.unexpected?.[i] };
       for (const [status, n] of Object.entries(b.unexpected?.[i] ?? {})) counts[status] = (counts[status] ?? 0) + n;
       return counts;
     });
   }
-  return sum2;
+  return sum3;
 }
 function failedResponses(t) {
   if (!Array.isArray(t.unexpected)) return t.non2xx;
-  return t.unexpected.reduce((sum2, counts) => sum2 + Object.values(counts).reduce((a, b) => a + b, 0), 0);
+  return t.unexpected.reduce((sum3, counts) => sum3 + Object.values(counts).reduce((a, b) => a + b, 0), 0);
 }
 function failedRequests(t) {
   return failedResponses(t) + t.errors + t.timeouts + t.resets;
@@ -74985,7 +75110,7 @@ function describeTraffic(t, requests = []) {
   const parts = Array.isArray(t.unexpected) ? t.unexpected.flatMap((counts, i) => {
     const statuses = Object.entries(counts).sort(([, x], [, y]) => y - x);
     if (!statuses.length) return [];
-    const total = statuses.reduce((sum2, [, n]) => sum2 + n, 0);
+    const total = statuses.reduce((sum3, [, n]) => sum3 + n, 0);
     const request2 = requests[i];
     const list = statuses.map(([status, n]) => `${status} \xD7${n}`).join(", ");
     return [
@@ -75021,7 +75146,7 @@ async function measureHttp(plan) {
     const revisions = { base: plan.base, head: plan.head };
     let spent = 0;
     let done = 0;
-    const reserved = plan.benchmarks.slice(index + 1).reduce((sum2, _b, i) => sum2 + 2 * perRound[index + 1 + i], 0);
+    const reserved = plan.benchmarks.slice(index + 1).reduce((sum3, _b, i) => sum3 + 2 * perRound[index + 1 + i], 0);
     const estimate = () => done > 0 ? spent / done : perRound[index];
     const runRound2 = async (round, target2, into, keepBack) => {
       if (now() + estimate() + reserved + keepBack > plan.deadline) return false;
@@ -75184,7 +75309,7 @@ function loadOn(server, benchmark, durationMs) {
   return runLoad({ port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs });
 }
 function pool(blocks, probe) {
-  const elapsed = blocks.reduce((sum2, b) => sum2 + b.elapsedMs, 0);
+  const elapsed = blocks.reduce((sum3, b) => sum3 + b.elapsedMs, 0);
   const traffic = blocks.map((b) => b.traffic).reduce(addTraffic);
   return { requestsPerSec: traffic.ok / elapsed * 1e3, latency: latencyOf(blocks.flatMap((b) => b.times)), traffic, probe };
 }
@@ -75345,18 +75470,6 @@ function sumTraffic(rounds) {
   return rounds.map((r) => r.traffic).reduce(addTraffic);
 }
 
-// src/stats/power.ts
-function roundSpread(logRatios) {
-  if (logRatios.length < 3) return Number.NaN;
-  const mad = 1.4826 * medianAbsoluteDeviation([...logRatios]);
-  return mad > 0 ? mad : sampleStandardDeviation([...logRatios]);
-}
-function resolvableChange(spread, rounds, confidence, power = 0.95) {
-  if (!(spread >= 0) || rounds < 1) return Number.NaN;
-  const z2 = probit(1 - (1 - confidence) / 2) + probit(power);
-  return Math.expm1(z2 * spread / Math.sqrt(rounds) / Math.sqrt(0.955));
-}
-
 // src/stats/signed-rank.ts
 var EXACT_LIMIT = 400;
 var cdfCache = /* @__PURE__ */ new Map();
@@ -75378,10 +75491,10 @@ function signedRankCdf(n) {
     pmf = next;
   }
   const cdf = new Float64Array(max2 + 1);
-  let sum2 = 0;
+  let sum3 = 0;
   for (let k = 0; k <= max2; k++) {
-    sum2 += pmf[k];
-    cdf[k] = Math.min(1, sum2);
+    sum3 += pmf[k];
+    cdf[k] = Math.min(1, sum3);
   }
   cdfCache.set(n, cdf);
   return cdf;
@@ -75391,9 +75504,9 @@ function psignrank(k, n) {
   if (k < 0) return 0;
   if (k >= max2) return 1;
   if (n <= EXACT_LIMIT) return signedRankCdf(n)[Math.floor(k)];
-  const mean2 = max2 / 2;
+  const mean3 = max2 / 2;
   const sd = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24);
-  return normalCdf((Math.floor(k) + 0.5 - mean2) / sd);
+  return normalCdf((Math.floor(k) + 0.5 - mean3) / sd);
 }
 function qsignrank(p, n) {
   const max2 = n * (n + 1) / 2;
@@ -75403,9 +75516,9 @@ function qsignrank(p, n) {
     for (let k = 0; k <= max2; k++) if (cdf[k] >= target) return k;
     return max2;
   }
-  const mean2 = max2 / 2;
+  const mean3 = max2 / 2;
   const sd = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24);
-  return Math.max(0, Math.min(max2, Math.ceil(mean2 + probit(p) * sd - 0.5)));
+  return Math.max(0, Math.min(max2, Math.ceil(mean3 + probit(p) * sd - 0.5)));
 }
 function normalCdf(z2) {
   return 0.5 * (1 + errorFunction(z2 / Math.SQRT2));
@@ -75630,7 +75743,7 @@ function analyze(benchmarks, options) {
 }
 function budgetedFigures(benchmarks, latencyBudgetFor) {
   const compared = benchmarks.filter((b) => !b.error && b.base && b.head && b.logRatios.length > 0);
-  return compared.reduce((sum2, b) => sum2 + 1 + (b.latency ? Object.keys(latencyBudgetFor?.(b.id) ?? {}).length : 0), 0);
+  return compared.reduce((sum3, b) => sum3 + 1 + (b.latency ? Object.keys(latencyBudgetFor?.(b.id) ?? {}).length : 0), 0);
 }
 function unconfirmed(what, rounds, first, again, freshRounds) {
   if (again.achievedConfidence < again.confidence) {
@@ -75763,10 +75876,10 @@ function summarizeProfile(profile, root, options = {}) {
   const selfUs = /* @__PURE__ */ new Map();
   const { samples, timeDeltas } = profile;
   if (samples?.length && timeDeltas?.length === samples.length) {
-    const mean2 = (profile.endTime - profile.startTime) / samples.length;
-    samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + Math.max(0, timeDeltas[i + 1] ?? mean2)));
+    const mean3 = (profile.endTime - profile.startTime) / samples.length;
+    samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + Math.max(0, timeDeltas[i + 1] ?? mean3)));
   } else {
-    const hits = profile.nodes.reduce((sum2, node) => sum2 + (node.hitCount ?? 0), 0);
+    const hits = profile.nodes.reduce((sum3, node) => sum3 + (node.hitCount ?? 0), 0);
     const perHit = hits > 0 ? (profile.endTime - profile.startTime) / hits : 0;
     for (const node of profile.nodes) selfUs.set(node.id, (node.hitCount ?? 0) * perHit);
   }
@@ -76056,11 +76169,11 @@ function planRun(config, familyFigures) {
   const rounds = config.rounds ?? 10;
   const rule = decisionRule({ confidence: config.confidence, rounds, maxRounds: config.maxRounds, lookEvery: DEFAULTS2.lookEvery });
   const httpById = new Map(config.http.map((b) => [b.id, b]));
-  const httpPlannedMs = config.http.reduce((sum2, b) => sum2 + rounds * estimatedRoundMs(b), 0) + (config.confirm && config.http.length ? rounds * Math.max(...config.http.map(estimatedRoundMs)) : 0);
+  const httpPlannedMs = config.http.reduce((sum3, b) => sum3 + rounds * estimatedRoundMs(b), 0) + (config.confirm && config.http.length ? rounds * Math.max(...config.http.map(estimatedRoundMs)) : 0);
   return {
     rule,
     rounds,
-    httpFigures: config.http.reduce((sum2, b) => sum2 + 1 + Object.keys(b.latencyBudget).length, 0),
+    httpFigures: config.http.reduce((sum3, b) => sum3 + 1 + Object.keys(b.latencyBudget).length, 0),
     analyzeOptions: {
       rule,
       budgetFor: (id) => httpById.get(id)?.budget ?? budgetFor(id, config),
@@ -76262,10 +76375,10 @@ function runInfo(run, micro, http4, judged, profile) {
 }
 function spikeNote(conditions, spiked) {
   const busy = conditions.map((c) => c.busy);
-  const median2 = [...busy].sort((a, b) => a - b)[Math.floor(busy.length / 2)];
+  const median3 = [...busy].sort((a, b) => a - b)[Math.floor(busy.length / 2)];
   const pct3 = (x) => formatShare(x, 0);
   const which2 = spiked.length === 1 ? `round ${spiked[0]}` : `rounds ${spiked.slice(0, -1).join(", ")} and ${spiked.at(-1)}`;
-  return `the machine was much busier in ${which2} (CPU ${spiked.map((r) => pct3(busy[r - 1])).join(", ")} against a median of ${pct3(median2)}): other jobs ran beside benchgate. Their samples still count (the intervals are robust to a few odd rounds), but a surprising verdict is worth a re-run.`;
+  return `the machine was much busier in ${which2} (CPU ${spiked.map((r) => pct3(busy[r - 1])).join(", ")} against a median of ${pct3(median3)}): other jobs ran beside benchgate. Their samples still count (the intervals are robust to a few odd rounds), but a surprising verdict is worth a re-run.`;
 }
 function comparableMicro(micro) {
   return micro ? micro.benchmarks.filter((b) => !b.error && b.logRatios.length > 0).length : 0;
@@ -76316,6 +76429,12 @@ function formatChange(benchmark) {
   if (!change || !isFiniteNumber(change.estimate)) return "\u2013";
   return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
 }
+function formatResolvable(benchmark) {
+  const { resolvable } = benchmark;
+  if (!isFiniteNumber(resolvable)) return "\u2013";
+  return `\u2248${formatShortPercent(resolvable, resolvable < 0.1 ? 1 : 0)}`;
+}
+var RESOLVES_LEGEND = "resolves: the smallest change this run's rounds catch with 95% power, from their own spread";
 function wrapText(text, width, restWidth = width) {
   const lines = [];
   let rest = text;
@@ -76693,16 +76812,16 @@ function renderMarkdown(report2) {
   const benchmarks = sortBenchmarks(report2.benchmarks);
   if (benchmarks.length) {
     const level = report2.run ? formatConfidence(report2.run.intervalConfidence) : "95%";
-    out.push(md`| | Benchmark | Base ops/s | Head ops/s | Change [${level} CI] | Budget |`, md`|---|---|--:|--:|---|--:|`);
+    out.push(md`| | Benchmark | Base ops/s | Head ops/s | Change [${level} CI] | Budget | Resolves |`, md`|---|---|--:|--:|---|--:|--:|`);
     const grouped = groupingHelps(benchmarks.map((b) => b.id));
     for (const group2 of grouped ? groupByFile(benchmarks) : ungrouped(benchmarks)) {
-      if (group2.file !== void 0) out.push(md`| | <b>${group2.file}</b> | | | | |`);
+      if (group2.file !== void 0) out.push(md`| | <b>${group2.file}</b> | | | | | |`);
       for (const { item: b, name: name2 } of group2.rows)
         out.push(
-          md`| ${verdictCell(b.verdict)} | ${name2} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${formatChange(b)} | ${formatBudget(b.budget)} |`
+          md`| ${verdictCell(b.verdict)} | ${name2} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${formatChange(b)} | ${formatBudget(b.budget)} | ${formatResolvable(b)} |`
         );
     }
-    out.push(md``);
+    out.push(md``, md`<sub>${RESOLVES_LEGEND}</sub>`, md``);
     const chart = changeChart(benchmarks, { grouped });
     if (chart.length) out.push(new Markup(["```text", ...chart.map(codeBlockText), "```"].join("\n")), CHART_LEGEND, md``);
   }
@@ -76894,7 +77013,7 @@ function mergeRuns(runs) {
   const optional = { maxRounds: most((r) => r.maxRounds), looks: most((r) => r.looks), confirmRounds: most((r) => r.confirmRounds) };
   const http4 = { httpRounds: most((r) => r.httpRounds), httpConfirmRounds: most((r) => r.httpConfirmRounds) };
   const httpMode = runs.find((r) => r.httpMode)?.httpMode;
-  const profiled = runs.reduce((sum2, r) => sum2 + (r.profile?.benchmarks ?? 0), 0);
+  const profiled = runs.reduce((sum3, r) => sum3 + (r.profile?.benchmarks ?? 0), 0);
   return {
     rounds: most((r) => r.rounds) ?? 0,
     plannedRounds: most((r) => r.plannedRounds) ?? 0,

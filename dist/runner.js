@@ -32,6 +32,61 @@ async function startProfiler(intervalUs) {
 }
 
 // node_modules/simple-statistics/dist/simple-statistics.mjs
+function sum(x2) {
+  if (x2.length === 0) {
+    return 0;
+  }
+  var sum2 = x2[0];
+  var correction = 0;
+  var transition;
+  if (typeof sum2 !== "number") {
+    return Number.NaN;
+  }
+  for (var i2 = 1; i2 < x2.length; i2++) {
+    if (typeof x2[i2] !== "number") {
+      return Number.NaN;
+    }
+    transition = sum2 + x2[i2];
+    if (Math.abs(sum2) >= Math.abs(x2[i2])) {
+      correction += sum2 - transition + x2[i2];
+    } else {
+      correction += x2[i2] - transition + sum2;
+    }
+    sum2 = transition;
+  }
+  return sum2 + correction;
+}
+function mean(x2) {
+  if (x2.length === 0) {
+    throw new Error("mean requires at least one data point");
+  }
+  return sum(x2) / x2.length;
+}
+function sumNthPowerDeviations(x2, n2) {
+  var meanValue = mean(x2);
+  var sum2 = 0;
+  var tempValue;
+  var i2;
+  if (n2 === 2) {
+    for (i2 = 0; i2 < x2.length; i2++) {
+      tempValue = x2[i2] - meanValue;
+      sum2 += tempValue * tempValue;
+    }
+  } else {
+    for (i2 = 0; i2 < x2.length; i2++) {
+      sum2 += Math.pow(x2[i2] - meanValue, n2);
+    }
+  }
+  return sum2;
+}
+function sampleVariance(x2) {
+  if (x2.length < 2) {
+    throw new Error("sampleVariance requires at least two data points");
+  }
+  var sumSquaredDeviationsValue = sumNthPowerDeviations(x2, 2);
+  var besselsCorrection = x2.length - 1;
+  return sumSquaredDeviationsValue / besselsCorrection;
+}
 function quantileSorted(x2, p2) {
   var idx = (x2.length - 1) * p2;
   if (x2.length === 0) {
@@ -169,6 +224,14 @@ function quantileIndex(len, p2) {
 function median(x2) {
   return +quantile(x2, 0.5);
 }
+function medianAbsoluteDeviation(x2) {
+  var medianValue = median(x2);
+  var medianAbsoluteDeviations = [];
+  for (var i2 = 0; i2 < x2.length; i2++) {
+    medianAbsoluteDeviations.push(Math.abs(x2[i2] - medianValue));
+  }
+  return median(medianAbsoluteDeviations);
+}
 var BayesianClassifier = function BayesianClassifier2() {
   this.totalCount = 0;
   this.data = {};
@@ -218,13 +281,13 @@ var g = 607 / 128;
 var LOGSQRT2PI = Math.log(Math.sqrt(2 * Math.PI));
 var SQRT_2PI$1 = Math.sqrt(2 * Math.PI);
 function cumulativeDistribution(z3) {
-  var sum = z3;
+  var sum2 = z3;
   var tmp = z3;
   for (var i2 = 1; i2 < 30; i2++) {
     tmp *= z3 * z3 / (2 * i2 + 1);
-    sum += tmp;
+    sum2 += tmp;
   }
-  return Math.round((0.5 + sum / SQRT_2PI$1 * Math.exp(-z3 * z3 / 2)) * 1e4) / 1e4;
+  return Math.round((0.5 + sum2 / SQRT_2PI$1 * Math.exp(-z3 * z3 / 2)) * 1e4) / 1e4;
 }
 var standardNormalTable = [];
 for (z = 0; z <= 3.09; z += 0.01) {
@@ -1022,7 +1085,7 @@ async function measureTask(id, sides, settings, fixedBatch, beat) {
       const fastest = Math.min(...prepared.map((side) => side.callMs));
       if (fixedBatch === void 0) batch = hasEachHooks ? 1 : Math.max(1, Math.ceil(settings.minSampleMs / Math.max(fastest, 1e-6)));
       for (const side of prepared) side.batchFn = batchTask(side, batch);
-      const meanCallMs = prepared.reduce((sum, side) => sum + side.callMs, 0) / prepared.length;
+      const meanCallMs = prepared.reduce((sum2, side) => sum2 + side.callMs, 0) / prepared.length;
       const iterations = Math.min(1e4, Math.max(2, Math.round(settings.blockMs / (batch * Math.max(meanCallMs, 1e-6)))));
       for (let k2 = 0; k2 < settings.warmupBlocks; k2++) await runBlock(order(prepared, k2), jitter(iterations));
       for (const side of prepared) Object.assign(side, { runs: 0, timeMs: 0 });
@@ -1035,9 +1098,11 @@ async function measureTask(id, sides, settings, fixedBatch, beat) {
         if (prepared.length === 2) logRatios.push(Math.log(periods.get("base") / periods.get("head")));
         beat();
       }
-      const outcome = { id, batch, blocks };
+      const measureMs = performance.now() - started;
+      const outcome = { id, batch, blocks, measureMs };
       for (const side of prepared) outcome[side.revision] = figures(side, batch);
       if (logRatios.length) outcome.logRatio = median(logRatios);
+      if (logRatios.length >= 3) outcome.blockVariance = blockVariance(logRatios);
       return outcome;
     },
     (failure) => ({ id, batch, blocks, error: { revision: failure.revision, message: failure.message } })
@@ -1103,6 +1168,10 @@ async function runBlock(sides, iterations) {
     periods.set(side.revision, result.period);
   }
   return periods;
+}
+function blockVariance(logRatios) {
+  const mad = 1.4826 * medianAbsoluteDeviation(logRatios);
+  return mad > 0 ? mad * mad : sampleVariance(logRatios);
 }
 function figures(side, batch) {
   const calls = side.runs * batch;
@@ -1926,7 +1995,9 @@ async function runJob(job) {
     await send({ type: "progress", id });
     const tick = throttled(() => void send({ type: "progress", id }));
     const beat = (revision) => revision ? void send({ type: "progress", id, revision }) : tick();
-    tasks.push(await measureTask(id, sides, job.settings, job.batches[id], beat));
+    const taskTimeMs = job.taskTimes?.[id];
+    const settings = taskTimeMs === void 0 ? job.settings : { ...job.settings, taskTimeMs };
+    tasks.push(await measureTask(id, sides, settings, job.batches[id], beat));
   }
   await send({ type: "result", files, tasks });
 }

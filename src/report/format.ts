@@ -1,4 +1,4 @@
-import { formatBudget, formatPercent, isFiniteNumber } from '../util/format.js';
+import { formatBudget, formatPercent, formatShortPercent, isFiniteNumber } from '../util/format.js';
 import type { ReportBenchmark } from './model.js';
 
 /** "-12.3% [-14.1%, -10.2%]", or "–" when there is no change to show. */
@@ -7,6 +7,16 @@ export function formatChange(benchmark: ReportBenchmark): string {
   if (!change || !isFiniteNumber(change.estimate)) return '–';
   return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
 }
+
+/** What the run resolves (ReportBenchmark.resolvable): "≈1.4%", "≈12%", or "–" when unknown (too few rounds, no comparison). */
+export function formatResolvable(benchmark: ReportBenchmark): string {
+  const { resolvable } = benchmark;
+  if (!isFiniteNumber(resolvable)) return '–';
+  return `≈${formatShortPercent(resolvable, resolvable < 0.1 ? 1 : 0)}`;
+}
+
+/** The table's footnote for the resolves column, the same in both reports. */
+export const RESOLVES_LEGEND = "resolves: the smallest change this run's rounds catch with 95% power, from their own spread";
 
 /** The sentence a verdict stands for, used by both reports. */
 export function explainVerdict(benchmark: ReportBenchmark): string {

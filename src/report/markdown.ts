@@ -1,7 +1,7 @@
 import type { Verdict } from '../stats/compare.js';
 import { codeBlockText, escapeLines, joinMarkup, Markup, md } from './escape.js';
 import { formatBudget, formatConfidence, formatFixed, formatOps } from '../util/format.js';
-import { formatChange } from './format.js';
+import { formatChange, formatResolvable, RESOLVES_LEGEND } from './format.js';
 import { httpSections } from './http-sections.js';
 import { changeChart } from './chart.js';
 import { groupByFile, groupingHelps, ungrouped } from './groups.js';
@@ -49,17 +49,17 @@ export function renderMarkdown(report: Report): string {
   const benchmarks = sortBenchmarks(report.benchmarks);
   if (benchmarks.length) {
     const level = report.run ? formatConfidence(report.run.intervalConfidence) : '95%';
-    out.push(md`| | Benchmark | Base ops/s | Head ops/s | Change [${level} CI] | Budget |`, md`|---|---|--:|--:|---|--:|`);
+    out.push(md`| | Benchmark | Base ops/s | Head ops/s | Change [${level} CI] | Budget | Resolves |`, md`|---|---|--:|--:|---|--:|--:|`);
     // Many benchmarks of one file: a heading row per file, each row the rest of its id (as in the terminal).
     const grouped = groupingHelps(benchmarks.map((b) => b.id));
     for (const group of grouped ? groupByFile(benchmarks) : ungrouped(benchmarks)) {
-      if (group.file !== undefined) out.push(md`| | <b>${group.file}</b> | | | | |`);
+      if (group.file !== undefined) out.push(md`| | <b>${group.file}</b> | | | | | |`);
       for (const { item: b, name } of group.rows)
         out.push(
-          md`| ${verdictCell(b.verdict)} | ${name} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${formatChange(b)} | ${formatBudget(b.budget)} |`,
+          md`| ${verdictCell(b.verdict)} | ${name} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${formatChange(b)} | ${formatBudget(b.budget)} | ${formatResolvable(b)} |`,
         );
     }
-    out.push(md``);
+    out.push(md``, md`<sub>${RESOLVES_LEGEND}</sub>`, md``);
     const chart = changeChart(benchmarks, { grouped });
     // A code block shows its characters as they are: nothing in it is markdown or HTML, once no line can close it.
     if (chart.length) out.push(new Markup(['```text', ...chart.map(codeBlockText), '```'].join('\n')), CHART_LEGEND, md``);

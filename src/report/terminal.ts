@@ -3,7 +3,7 @@ import type { Verdict } from '../stats/compare.js';
 
 import { terminalText as printable } from './escape.js';
 import { formatBudget, formatConfidence, formatDuration, formatOps } from '../util/format.js';
-import { fitMiddle as fit, formatChange, wrapText } from './format.js';
+import { fitMiddle as fit, formatChange, formatResolvable, RESOLVES_LEGEND, wrapText } from './format.js';
 import { groupByFile, groupingHelps, ungrouped } from './groups.js';
 import { profileSections } from './profile-sections.js';
 import { httpSections } from './http-sections.js';
@@ -50,19 +50,26 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
   const benchmarks = sortBenchmarks(report.benchmarks);
   if (benchmarks.length) {
     const level = report.run ? formatConfidence(report.run.intervalConfidence) : '95%';
-    const header = ['verdict', 'benchmark', 'base', 'head', `change [${level} CI]`, 'budget'];
-    const cells = (b: ReportBenchmark, name: string) => [
+    const allHeader = ['verdict', 'benchmark', 'base', 'head', `change [${level} CI]`, 'budget', 'resolves'];
+    const allCells = (b: ReportBenchmark, name: string) => [
       `${markOf(b.verdict).mark} ${printable(b.verdict)}`,
       name,
       formatOps(b.base?.opsPerSec),
       formatOps(b.head?.opsPerSec),
       formatChange(b),
       formatBudget(b.budget),
+      formatResolvable(b),
     ];
-    const flat = benchmarks.map((b) => cells(b, printable(b.id)));
-    const widths = header.map((h, i) => Math.max(h.length, ...flat.map((row) => row[i]!.length)));
-    const fixed = widths.reduce((sum, w, i) => (i === 1 ? sum : sum + w), 0) + 2 * (widths.length - 1);
-    const room = Math.max(12, width - fixed);
+    const allWidths = allHeader.map((h, i) => Math.max(h.length, ...benchmarks.map((b) => allCells(b, printable(b.id))[i]!.length)));
+    const roomFor = (widths: number[]) =>
+      Math.max(12, width - widths.reduce((sum, w, i) => (i === 1 ? sum : sum + w), 0) - 2 * (widths.length - 1));
+    // The resolves column gives way when its 10 columns are what would make whole ids wrap: the notes still warn
+    // where it matters (a budget below it), and the JSON and markdown always have it.
+    const resolves = allWidths[1]! <= roomFor(allWidths) || allWidths[1]! > roomFor(allWidths.slice(0, -1));
+    const header = resolves ? allHeader : allHeader.slice(0, -1);
+    const cells = (b: ReportBenchmark, name: string) => (resolves ? allCells(b, name) : allCells(b, name).slice(0, -1));
+    const widths = resolves ? allWidths : allWidths.slice(0, -1);
+    const room = roomFor(widths);
     // Many ids of one file, or ids too long for their column, read best under a heading per file, each row
     // showing the rest of its id, wrapped rather than cut: cut ids of one file can read alike.
     const grouped = groupingHelps(
@@ -94,6 +101,7 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
       }
     }
     lines.push(paint('dim', 'base and head in operations per second, median over rounds; change is head against base'));
+    if (resolves) lines.push(paint('dim', RESOLVES_LEGEND));
     if (benchmarks.some((b) => b.kind === 'http'))
       lines.push(paint('dim', 'HTTP: an operation is a request answered with a status it expects'));
     lines.push('');

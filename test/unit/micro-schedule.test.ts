@@ -351,3 +351,88 @@ describe('failing benchmark processes', () => {
     await expect(run).rejects.toThrow('Round 1: could not start the benchmark process: ENOENT');
   });
 });
+
+describe('measuring time allocated by where the noise is', () => {
+  /**
+   * Processes that cost 800 ms of the fake clock to start and load, plus each task's measuring time
+   * (the job's taskTimes, else task-time), in blocks of 2 ms. `offsets` are the per-process offsets of
+   * every task's figure, round after round; `blockSpread` its spread from block to block.
+   */
+  function noisyProcesses(tasks: string[], noise: { offsets: number[]; blockSpread: number }): Fake {
+    let clock = 0;
+    const jobs: MicroJob[] = [];
+    return {
+      jobs,
+      now: () => clock,
+      async spawn(job) {
+        const n = jobs.push(structuredClone(job)) - 1;
+        const outcomes: TaskOutcome[] = tasks
+          .filter((task) => !job.skip.includes(id(task)))
+          .map((task) => {
+            const measureMs = job.taskTimes?.[id(task)] ?? job.settings.taskTimeMs;
+            return {
+              id: id(task),
+              batch: 1,
+              blocks: measureMs / 2,
+              measureMs,
+              base: { opsPerSec: 1000, calls: 1000 },
+              head: { opsPerSec: 1000, calls: 1000 },
+              logRatio: noise.offsets[n % noise.offsets.length]!,
+              blockVariance: noise.blockSpread ** 2,
+            };
+          });
+        const durationMs = 800 + outcomes.reduce((sum, t) => sum + t.measureMs!, 0);
+        clock += durationMs;
+        return { ok: true, files: job.sides.map((side) => ({ revision: side.revision, file: FILE, tasks })), tasks: outcomes, durationMs };
+      },
+    };
+  }
+  const tasks = ['route a', 'route b', 'route c', 'route d'];
+  const perProcess = { offsets: [-0.01, 0, 0.01], blockSpread: 0.005 };
+  const perBlock = { offsets: [0, 0, 0], blockSpread: 0.05 };
+  const settings = { taskTimeMs: 400, blockMs: 1, warmupBlocks: 0, minSampleMs: 0.02, minBlocks: 10 };
+  const run = (fake: Fake, over: Partial<MicroPlan> = {}) =>
+    measureMicro(planFor(fake, { settings, timeLimitMs: 60_000, adaptive: adaptive({ maxRounds: 200 }), ...over }));
+
+  it('runs many short processes when the noise is per process, and more rounds fit in the time limit', async () => {
+    const lines: string[] = [];
+    const fake = noisyProcesses(tasks, perProcess);
+    const result = await run(fake, { log: (line) => lines.push(line) });
+    // Three rounds at task-time, then 20 blocks (40 ms) per task: the fewest allowed.
+    expect(fake.jobs.slice(0, 3).every((job) => job.taskTimes === undefined)).toBe(true);
+    for (const job of fake.jobs.slice(3)) expect(Object.values(job.taskTimes!)).toEqual([40, 40, 40, 40]);
+    expect(lines).toContain(
+      'after 3 rounds: between-process noise dominates in 4 of 4 tasks; task time 400ms → 40ms, a round ≈2.4s → 960ms',
+    );
+    const fixed = await run(noisyProcesses(tasks, perProcess), { allocate: false });
+    // 60 s: 3 rounds of 2.4 s, then 55 of 0.96 s; at task-time throughout, 25 rounds.
+    expect(fixed.rounds).toBe(25);
+    expect(result.rounds).toBe(58);
+    expect(result.durationMs).toBeLessThanOrEqual(60_000);
+  });
+
+  it('keeps the whole task time when the noise is within the process', async () => {
+    const fake = noisyProcesses(tasks, perBlock);
+    const result = await run(fake);
+    for (const job of fake.jobs.slice(3)) expect(Object.values(job.taskTimes!)).toEqual([400, 400, 400, 400]);
+    expect(result.rounds).toBe(25);
+  });
+
+  it('gives the fresh processes of a confirmation to the suspects alone, decided as they were', async () => {
+    const fake = noisyProcesses(tasks, perBlock);
+    const decidedAll = () => new Set(tasks.map(id));
+    await run(fake, {
+      adaptive: adaptive({ maxRounds: 10, decided: decidedAll, toConfirm: () => new Set([id('route a')]), confirmRounds: 10 }),
+    });
+    const confirmation = fake.jobs.slice(10);
+    expect(confirmation).toHaveLength(10);
+    // Within-process noise: the suspect keeps the whole task time, and the allocation names only it.
+    for (const job of confirmation) expect(job.taskTimes).toEqual({ [id('route a')]: 400 });
+  });
+
+  it('leaves process isolation at task-time: a pair of processes has no blocks to weigh', async () => {
+    const fake = noisyProcesses(tasks, perProcess);
+    await run(fake, { isolation: 'process', timeLimitMs: 20_000 });
+    expect(fake.jobs.every((job) => job.taskTimes === undefined)).toBe(true);
+  });
+});

@@ -102,7 +102,7 @@ describe('reading report rows back as cells', () => {
   it('splits a markdown row on unescaped pipes only, and undoes the escapes', () => {
     const markdown = renderMarkdown(report);
     const row = markdownRow(markdown, '⚪ unchanged');
-    expect(row).toHaveLength(6);
+    expect(row).toHaveLength(7);
     expect(row[1]).toBe('bench/a | b.bench.js > x');
     expect(printedAs(row[2]!, 950)).toBe(true);
     expect(changeShown(row[4]!, benchmarks[1]!.change!)).toBe(true);

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { renderMarkdown } from '../../src/report/markdown.js';
-import { runVerdict, type Report, type ReportBenchmark } from '../../src/report/model.js';
+import { runVerdict, toReportBenchmark, type Report, type ReportBenchmark } from '../../src/report/model.js';
+import type { Comparison } from '../../src/stats/analyze.js';
 import { renderTerminal } from '../../src/report/terminal.js';
 import { changeChart } from '../../src/report/chart.js';
 import { injectionProblems } from '../inert.js';
-import { idsInTerminalTable, markdownRow, numbersIn, plainText, squash, terminalRow, terminalRows } from '../report-text.js';
+import { idsInTerminalTable, markdownRow, markdownRows, numbersIn, plainText, squash, terminalRow, terminalRows } from '../report-text.js';
 
 const bench = (over: Partial<ReportBenchmark>): ReportBenchmark => ({
   id: 'bench/ids.bench.js > make request id',
@@ -92,9 +93,9 @@ describe('markdown report', () => {
       '&lt;img src=x onerror=alert(1)&gt; &#124; &#42;&#42;bold&#42;&#42; &#91;link&#93;(http&#58;//evil) @\u200boctocat &#96;code&#96;',
     );
     expect(text).toContain('&lt;/pre&gt;&lt;script&gt;');
-    // The row still has exactly six cells, and the error's heading (HTML, in a markdown paragraph) is escaped the same way.
+    // The row still has exactly seven cells, and the error's heading (HTML, in a markdown paragraph) is escaped the same way.
     const row = text.split('\n').find((line) => line.startsWith('| ⚠️ error'))!;
-    expect(row.split('|').length).toBe(8);
+    expect(row.split('|').length).toBe(9);
     expect(text).toContain(
       '<b>bench/x.bench.js &gt; &lt;img src=x onerror=alert(1)&gt; &#124; &#42;&#42;bold&#42;&#42; &#91;link&#93;(http&#58;//evil) @\u200boctocat &#96;code&#96;</b>',
     );
@@ -350,5 +351,67 @@ describe('HTTP requests that expect another status than 2xx', () => {
     expect(markdownRow(renderMarkdown(several), 'GET /cached')[1]).toBe('200 or 304');
     const failures = terminal.split('\n').find((line) => line.includes('failed requests:'))!;
     expect(failures).toContain('base none; head 4990 unexpected responses to GET /no-such-route (200 ×4990; expected 404)');
+  });
+});
+
+describe('what a run resolves, per benchmark', () => {
+  const comparison = (over: Partial<Comparison>): Comparison => ({
+    id: 'bench/ids.bench.js > make request id',
+    kind: 'micro',
+    file: 'bench/ids.bench.js',
+    verdict: 'unchanged',
+    budget: 0.05,
+    base: { opsPerSec: 1000, samples: 10 },
+    head: { opsPerSec: 1000, samples: 10 },
+    change: { estimate: 0, low: -0.01, high: 0.01, confidence: 0.95, achievedConfidence: 0.95 },
+    logRatios: Array(10).fill(0),
+    ...over,
+  });
+
+  it('is in the JSON of every compared benchmark, and null where the run could not say', () => {
+    expect(toReportBenchmark(comparison({ resolvable: 0.0234 })).resolvable).toBe(0.0234);
+    expect(toReportBenchmark(comparison({ resolvable: Number.NaN })).resolvable).toBeNull();
+    expect(toReportBenchmark(comparison({ verdict: 'new', change: undefined })).resolvable).toBeNull();
+  });
+
+  it('shows in its own column of both tables, next to the budget it is judged against', () => {
+    const sharp = bench({ id: 'bench/a.bench.js > sharp', resolvable: 0.0123 });
+    const blunt = bench({ id: 'bench/a.bench.js > blunt', resolvable: 0.234 });
+    const unknown = bench({ id: 'bench/a.bench.js > new one', verdict: 'new', change: null, resolvable: null });
+    const terminal = renderTerminal(report([sharp, blunt, unknown]), { color: false });
+    expect(terminal.split('\n').find((line) => line.startsWith('verdict '))).toMatch(/budget {2}resolves$/);
+    const row = (rows: string[][], name: string) => rows.find((cells) => cells[1] === `bench/a.bench.js > ${name}`)!.slice(5);
+    expect(row(terminalRows(terminal, '✓ unchanged'), 'sharp')).toEqual(['5%', '≈1.2%']);
+    expect(row(terminalRows(terminal, '✓ unchanged'), 'blunt')).toEqual(['5%', '≈23%']);
+    expect(row(terminalRows(terminal, '+ new'), 'new one')).toEqual(['5%', '–']);
+    expect(terminal).toContain("resolves: the smallest change this run's rounds catch with 95% power");
+    const markdown = renderMarkdown(report([sharp, blunt, unknown]));
+    expect(markdown).toContain('| Budget | Resolves |');
+    expect(row(markdownRows(markdown, '⚪ unchanged'), 'sharp')).toEqual(['5%', '≈1.2%']);
+    expect(row(markdownRows(markdown, '🆕 new'), 'new one')).toEqual(['5%', '–']);
+  });
+
+  it('gives way in the terminal when its columns alone would make a whole id wrap', () => {
+    const id = 'bench/ids.bench.js > make request id';
+    const long = bench({
+      id,
+      verdict: 'regression',
+      change: { estimate: -0.9715, low: -0.9812, high: -0.9493, confidence: 0.95 },
+      resolvable: 0.02,
+    });
+    const text = renderTerminal(report([long, bench({ resolvable: 0.01 })]), { color: false });
+    expect(terminalRow(text, '✗ regression')).toEqual([expect.any(String), id, '28.5M', '28.4M', '-97.2% [-98.1%, -94.9%]', '5%']);
+    expect(text).not.toContain('resolves');
+    // Wider, it is back.
+    expect(terminalRow(renderTerminal(report([long]), { color: false, width: 120 }), '✗ regression').at(-1)).toBe('≈2%');
+    expect(renderMarkdown(report([long]))).toContain('| Budget | Resolves |');
+  });
+
+  it('keeps 18 grouped long ids within 100 columns with the extra column', () => {
+    const text = renderTerminal(lookupReport(), { color: false });
+    for (const line of text.split('\n')) expect(line.length, line).toBeLessThanOrEqual(100);
+    const shown = idsInTerminalTable(text);
+    expect(shown).toHaveLength(18);
+    expect(shown).toEqual(expect.arrayContaining(lookupIds.map(squash)));
   });
 });

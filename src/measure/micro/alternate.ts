@@ -1,4 +1,4 @@
-import { median } from 'simple-statistics';
+import { median, medianAbsoluteDeviation, sampleVariance } from 'simple-statistics';
 import { Bench, type Fn, type FnOptions } from 'tinybench';
 import type { RevisionLabel } from '../../checkout/revisions.js';
 import { pathToFileURL } from 'node:url';
@@ -89,9 +89,11 @@ export async function measureTask(
         if (prepared.length === 2) logRatios.push(Math.log(periods.get('base')! / periods.get('head')!));
         beat();
       }
-      const outcome: TaskOutcome = { id, batch, blocks };
+      const measureMs = performance.now() - started;
+      const outcome: TaskOutcome = { id, batch, blocks, measureMs };
       for (const side of prepared) outcome[side.revision] = figures(side, batch);
       if (logRatios.length) outcome.logRatio = median(logRatios);
+      if (logRatios.length >= 3) outcome.blockVariance = blockVariance(logRatios);
       return outcome;
     },
     (failure) => ({ id, batch, blocks, error: { revision: failure.revision, message: failure.message } }),
@@ -197,6 +199,12 @@ async function runBlock(sides: Prepared[], iterations: number): Promise<Map<Revi
     periods.set(side.revision, result.period);
   }
   return periods;
+}
+
+/** The within-process variance of one block's log ratio: (1.4826 MAD)², robust to a preempted block, or the sample variance when the MAD is 0. */
+export function blockVariance(logRatios: number[]): number {
+  const mad = 1.4826 * medianAbsoluteDeviation(logRatios);
+  return mad > 0 ? mad * mad : sampleVariance(logRatios);
 }
 
 function figures(side: Prepared, batch: number): SideFigures {

@@ -34,6 +34,8 @@ export interface MicroJob {
   settings: MeasureSettings;
   /** Calls per timed sample, by benchmark id, fixed by the first round. */
   batches: Record<string, number>;
+  /** Measuring time per task in this process, by benchmark id, where it differs from settings.taskTimeMs (allocate.ts). */
+  taskTimes?: Record<string, number>;
   /** Benchmark ids not to run (they hung or crashed a process before). */
   skip: string[];
 }
@@ -85,6 +87,10 @@ export interface TaskOutcome {
   head?: SideFigures;
   /** Median over blocks of ln(head ops/s / base ops/s), when both sides ran in this process. */
   logRatio?: number;
+  /** With logRatio: the variance of one block's log ratio in this process, robust ((1.4826 MAD)², the sample variance when the MAD is 0). */
+  blockVariance?: number;
+  /** Time the timed blocks took, in ms (the probe and warm-up blocks not included). */
+  measureMs?: number;
   error?: { revision: RevisionLabel; message: string };
 }
 

@@ -80,7 +80,9 @@ async function runJob(job: MicroJob): Promise<void> {
     await send({ type: 'progress', id });
     const tick = throttled(() => void send({ type: 'progress', id }));
     const beat = (revision?: RevisionLabel) => (revision ? void send({ type: 'progress', id, revision }) : tick());
-    tasks.push(await measureTask(id, sides, job.settings, job.batches[id], beat));
+    const taskTimeMs = job.taskTimes?.[id];
+    const settings = taskTimeMs === undefined ? job.settings : { ...job.settings, taskTimeMs };
+    tasks.push(await measureTask(id, sides, settings, job.batches[id], beat));
   }
   await send({ type: 'result', files, tasks });
 }

@@ -6,6 +6,10 @@ import { UserError } from '../../util/errors.js';
 import type { BenchmarkSamples, Measurement, MeasureProgress } from '../types.js';
 import { ID_SEPARATOR, type FileLoad, type MeasureSettings, type MicroJob, type SideJob, type TaskOutcome } from './protocol.js';
 import { runBenchmarkProcess, type ProcessOutcome } from './spawn.js';
+import { allocateTaskTimes, type Allocation, type RoundRecord, type TaskRound } from './allocate.js';
+
+/** The fewest blocks an allocated task time may leave a task, so the median over blocks stays stable. */
+export const MIN_ALLOCATED_BLOCKS = 20;
 
 export interface MicroPlan {
   base: Revision;
@@ -37,6 +41,8 @@ export interface MicroPlan {
   onProgress?: (progress: MeasureProgress) => void;
   log: (line: string) => void;
   now?: () => number;
+  /** Choose each task's time per process from the noise of the rounds so far (default; alternate isolation only). */
+  allocate?: boolean;
   /** Runs one benchmark process (default: runBenchmarkProcess with runnerPath); tests pass a fake. */
   spawn?: (job: MicroJob) => Promise<ProcessOutcome>;
 }
@@ -142,6 +148,10 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
   const errors = new Map<string, string>();
   let plannedRounds = plan.rounds;
   let rounds = 0;
+  // Alternate isolation: each round's within-process figures, from which the task times are chosen (allocate.ts).
+  const records: RoundRecord[] = [];
+  let allocation: Allocation | undefined;
+  let lastRoundMs = 0;
   let limited = false;
   const conditions: RoundConditions[] = [];
   const adaptive = plan.adaptive;
@@ -154,7 +164,17 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
   const runOne = async (round: number, skipNow: Set<string>, into: 'main' | 'confirmation') => {
     const cpuBefore = sampleCpu();
     const load1 = os.loadavg()[0] ?? 0;
-    const outcome = await runRound(strategy, round, { settings: plan.settings, batches, skip: [...skipNow] }, errors, skipNow);
+    const roundStarted = now();
+    const taskTimes = allocation?.taskTimeMs;
+    const outcome = await runRound(
+      strategy,
+      round,
+      { settings: plan.settings, batches, skip: [...skipNow], ...(taskTimes ? { taskTimes } : {}) },
+      errors,
+      skipNow,
+    );
+    lastRoundMs = now() - roundStarted;
+    if (into === 'main' && plan.isolation === 'alternate') records.push(roundRecord(lastRoundMs, outcome.tasks));
     for (const id of skipNow) if (errors.has(id)) skip.add(id);
     if (round === 0) {
       await explainLoadErrors(outcome.files, plan, spawn, errors, skip);
@@ -168,9 +188,11 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
   };
 
   const maxRounds = () => Math.max(plannedRounds, adaptive?.maxRounds ?? plannedRounds);
+  // Once task times are allocated, the rounds before (at the full task time) no longer say how long the next one takes.
+  const roundLength = (elapsed: number) => (allocation ? lastRoundMs : rounds ? elapsed / rounds : 0);
   for (let round = 0; round < maxRounds(); round++) {
     const elapsed = now() - started;
-    const perRound = rounds ? elapsed / rounds : 0;
+    const perRound = roundLength(elapsed);
     if (rounds > 0 && elapsed + perRound + (round >= plannedRounds ? reserve(perRound, rounds) : 0) > plan.timeLimitMs) {
       limited = round < plannedRounds;
       plan.log(`time limit of ${Math.round(plan.timeLimitMs / 1000)}s: stopping after ${rounds} rounds`);
@@ -180,6 +202,7 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     plan.onProgress?.({ round: round + 1, rounds: target, elapsedMs: elapsed, remainingMs: perRound * (target - round) });
     await runOne(round, new Set([...skip, ...decided]), 'main');
     rounds++;
+    allocation = reallocate(plan, records, allocation, new Set([...samples.keys()].filter((id) => !skip.has(id) && !decided.has(id))));
     if (!adaptive) continue;
     const look = rounds >= plannedRounds && (rounds - plannedRounds) % adaptive.lookEvery === 0;
     if (!look) continue;
@@ -200,10 +223,12 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     : 0;
   if (confirming.size > 0) {
     plan.log(`confirming ${confirming.size} regression(s) with ${confirmTarget} fresh rounds`);
+    // The suspects alone share the fresh processes (they were decided, so the last allocation left them out).
+    allocation = reallocate(plan, records, allocation, confirming);
     const others = new Set([...samples.keys()].filter((id) => !confirming.has(id)));
     for (let i = 0; i < confirmTarget; i++) {
       const elapsed = now() - started;
-      const perRound = rounds ? elapsed / rounds : 0;
+      const perRound = roundLength(elapsed);
       if (elapsed + perRound > plan.timeLimitMs) break;
       plan.onProgress?.({ round: i + 1, rounds: confirmTarget, elapsedMs: elapsed, remainingMs: perRound * (confirmTarget - i) });
       await runOne(rounds + i, new Set([...skip, ...others]), 'confirmation');
@@ -225,6 +250,45 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     conditions,
     confirmRounds,
   };
+}
+
+/** A round's within-process figures, for the tasks that have them. */
+function roundRecord(durationMs: number, tasks: TaskOutcome[]): RoundRecord {
+  const figures = new Map<string, TaskRound>();
+  for (const task of tasks) {
+    const { logRatio, blockVariance, measureMs, blocks } = task;
+    if (task.error || logRatio === undefined || blockVariance === undefined || measureMs === undefined) continue;
+    figures.set(task.id, { logRatio, blockVariance, measureMs, blocks });
+  }
+  return { durationMs, tasks: figures };
+}
+
+/**
+ * The task times for the next round, from every round so far (alternate isolation only; process
+ * isolation has no blocks to weigh). Logged the first time: what the rounds showed and what changed.
+ */
+function reallocate(plan: MicroPlan, records: RoundRecord[], before: Allocation | undefined, open: Set<string>): Allocation | undefined {
+  if (plan.allocate === false) return undefined;
+  const next = allocateTaskTimes(
+    records,
+    { minBlocks: Math.max(MIN_ALLOCATED_BLOCKS, plan.settings.minBlocks), maxTaskMs: plan.settings.taskTimeMs },
+    open,
+  );
+  if (!next) return before;
+  if (!before) plan.log(describeAllocation(next, records, plan.settings.taskTimeMs));
+  return next;
+}
+
+/** "after 3 rounds: between-process noise dominates in 15 of 18 tasks; task time 400ms → 20–85ms, a round ≈7.1s → 1.9s" */
+function describeAllocation(allocation: Allocation, records: RoundRecord[], taskTimeMs: number): string {
+  const noise = Object.entries(allocation.noise);
+  const times = Object.values(allocation.taskTimeMs);
+  // At the configured task time: whether more blocks per process could still help.
+  const between = noise.filter(([, n]) => n.between >= n.within / Math.max(1, taskTimeMs / n.blockMs)).length;
+  const ms = (x: number) => (x >= 1000 ? `${(x / 1000).toFixed(1)}s` : `${Math.round(x)}ms`);
+  const [low, high] = [Math.min(...times), Math.max(...times)];
+  const last = records.at(-1)!.durationMs;
+  return `after ${records.length} rounds: between-process noise dominates in ${between} of ${noise.length} tasks; task time ${ms(taskTimeMs)} → ${low === high ? ms(low) : `${ms(low)}–${ms(high)}`}, a round ≈${ms(last)} → ${ms(allocation.roundMs)}`;
 }
 
 async function runRound(

@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { allocateTaskTimes, estimateNoise, type RoundRecord, type TaskRound } from '../../src/measure/micro/allocate.js';
+import { blockVariance } from '../../src/measure/micro/alternate.js';
+
+/**
+ * The allocation on made-up rounds: each task's per-round figures are chosen so the spread across
+ * processes is known (±offset around 0: 1.4826 × offset), its block variance is given, and its blocks
+ * take `blockMs` each. A round lasts `overheadMs` plus its tasks' measuring time.
+ */
+interface FakeTask {
+  /** The per-process offsets of its figure, one per round. */
+  offsets: number[];
+  blockVariance: number;
+  blockMs?: number;
+  measureMs?: number;
+}
+
+function rounds(tasks: Record<string, FakeTask>, overheadMs: number): RoundRecord[] {
+  const count = Math.max(...Object.values(tasks).map((t) => t.offsets.length));
+  return Array.from({ length: count }, (_, r) => {
+    const figures = new Map<string, TaskRound>();
+    for (const [id, t] of Object.entries(tasks)) {
+      const measureMs = t.measureMs ?? 400;
+      figures.set(id, { logRatio: t.offsets[r]!, blockVariance: t.blockVariance, measureMs, blocks: measureMs / (t.blockMs ?? 2) });
+    }
+    return { durationMs: overheadMs + [...figures.values()].reduce((s, t) => s + t.measureMs, 0), tasks: figures };
+  });
+}
+
+const bounds = { minBlocks: 20, maxTaskMs: 400 };
+/** A 1% offset per process (1.4826 × MAD of ±1%), and a block spread of 0.5%: per-process noise dominates. */
+const betweenNoisy: FakeTask = { offsets: [-0.01, 0, 0.01], blockVariance: 0.005 ** 2 };
+/** No offset between processes, a block spread of 5%: only more blocks help. */
+const withinNoisy: FakeTask = { offsets: [0, 0, 0], blockVariance: 0.05 ** 2 };
+
+describe('allocating measuring time by where the noise is', () => {
+  it('waits for three rounds before it judges the spread across processes', () => {
+    expect(allocateTaskTimes(rounds({ a: { ...betweenNoisy, offsets: [-0.01, 0.01] } }, 500), bounds)).toBeUndefined();
+    expect(allocateTaskTimes(rounds({ a: betweenNoisy }, 500), bounds)).toBeDefined();
+  });
+
+  it('splits a round into between-process and within-process variance by the method of moments', () => {
+    const [noise] = Object.values(estimateNoise(rounds({ a: { offsets: [-0.02, 0, 0.02], blockVariance: 0.01 ** 2 } }, 500)));
+    const within = (Math.PI / 2) * 0.01 ** 2;
+    expect(noise!.within).toBeCloseTo(within, 15);
+    // 200 blocks of 2 ms: the blocks explain within / 200 of the round's variance (1.4826 × 2%)².
+    expect(noise!.between).toBeCloseTo((1.4826 * 0.02) ** 2 - within / 200, 15);
+    expect(noise!.blockMs).toBe(2);
+  });
+
+  it("gives one task Cochran's two-stage optimum, n = √(overhead × σ²_w / (ms per block × σ²_b))", () => {
+    const allocation = allocateTaskTimes(rounds({ a: { offsets: [-0.01, 0, 0.01], blockVariance: 0.02 ** 2 } }, 1000), bounds)!;
+    const { between, within, blockMs } = allocation.noise.a!;
+    const n = Math.sqrt((1000 * within) / (blockMs * between));
+    expect(n).toBeGreaterThan(20);
+    expect(n * blockMs).toBeLessThan(400);
+    expect(allocation.taskTimeMs.a).toBeCloseTo(n * blockMs, 6);
+    expect(allocation.overheadMs).toBe(1000);
+    expect(allocation.roundMs).toBeCloseTo(1000 + n * blockMs, 6);
+  });
+
+  it('measures a task briefly in many processes when its noise is per process, and long when it is within', () => {
+    const allocation = allocateTaskTimes(rounds({ router: betweenNoisy, etag: withinNoisy }, 800), bounds)!;
+    expect(allocation.taskTimeMs.router).toBeLessThan(100);
+    expect(allocation.taskTimeMs.etag).toBeGreaterThan(allocation.taskTimeMs.router! * 2);
+    // A round is shorter than the 800 ms of load and 2 × 400 ms of measuring it took before: more processes in the same time.
+    expect(allocation.roundMs).toBeLessThan(1600);
+  });
+
+  it('gives a task with no per-process noise an even share of the round, D / m', () => {
+    // Three tasks at their 40 ms floor and one within-only task t in a round of 100 ms overhead: t = (100 + 3 × 40 + t) / 4.
+    const allocation = allocateTaskTimes(rounds({ a: betweenNoisy, b: betweenNoisy, c: betweenNoisy, d: withinNoisy }, 100), {
+      minBlocks: 20,
+      maxTaskMs: 1000,
+    })!;
+    expect(allocation.taskTimeMs.a).toBe(40);
+    expect(allocation.taskTimeMs.d).toBeCloseTo(220 / 3, 6);
+  });
+
+  it('takes the per-process overhead from the latest rounds', () => {
+    const records = rounds({ a: { ...betweenNoisy, offsets: [-0.01, 0, 0.01, 0] } }, 800);
+    records[0] = { ...records[0]!, durationMs: records[0]!.durationMs + 10_000 };
+    expect(allocateTaskTimes(records, bounds)!.overheadMs).toBe(800);
+  });
+
+  it('never leaves a task fewer blocks than the minimum, nor more time than task-time', () => {
+    const allocation = allocateTaskTimes(
+      rounds({ quiet: { offsets: [-0.05, 0, 0.05], blockVariance: 1e-8 }, noisy: { offsets: [0, 0, 0], blockVariance: 1 } }, 5000),
+      bounds,
+    )!;
+    expect(allocation.taskTimeMs.quiet).toBe(20 * 2);
+    expect(allocation.taskTimeMs.noisy).toBe(400);
+  });
+
+  it('shares the round only among the tasks still measured', () => {
+    const both: FakeTask = { offsets: [-0.01, 0, 0.01], blockVariance: 0.02 ** 2 };
+    const all = rounds({ a: both, b: both, c: both, d: withinNoisy }, 800);
+    const open = allocateTaskTimes(all, bounds, new Set(['a']))!;
+    expect(Object.keys(open.taskTimeMs)).toEqual(['a']);
+    // One task alone carries the whole overhead: it gets more blocks than when four share it.
+    expect(open.taskTimeMs.a).toBeGreaterThan(allocateTaskTimes(all, bounds)!.taskTimeMs.a!);
+  });
+
+  it('leaves out a task without within-process figures', () => {
+    const records = rounds({ a: betweenNoisy, b: betweenNoisy }, 800);
+    for (const record of records)
+      (record.tasks as Map<string, TaskRound>).set('b', { ...record.tasks.get('b')!, blockVariance: Number.NaN });
+    expect(Object.keys(allocateTaskTimes(records, bounds)!.taskTimeMs)).toEqual(['a']);
+  });
+});
+
+describe("a process's within-process variance", () => {
+  it('is the robust variance of the block log ratios, so one preempted block does not inflate it', () => {
+    const blocks = [-0.01, -0.005, 0, 0.005, 0.01, 0.9];
+    expect(blockVariance(blocks)).toBeCloseTo((1.4826 * 0.0075) ** 2, 12);
+  });
+
+  it('falls back to the sample variance when most blocks agree exactly', () => {
+    expect(blockVariance([0, 0, 0, 0.03])).toBeCloseTo(0.03 ** 2 / 4, 12);
+  });
+});
