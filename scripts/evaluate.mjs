@@ -3,10 +3,12 @@
 // the estimate was to the truth. The slowdowns are injected busy work, sized and then measured in
 // place: the task itself, with and without the extra work, alternated in one process.
 // Not part of npm test: it takes minutes. RUNS_AA, RUNS_EFFECT, EFFECTS (throughput drops) and BUDGET tune it.
+// EVALUATE=suite runs the gate on the 24-task suite fixture instead, one job and 4 shards (evaluate-suite.mjs).
 import { execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gitRepo, machine, rowLabel, sizeSlowdown, summary, timedCompare } from './evaluate-lib.mjs';
+import { evaluateSuite } from './evaluate-suite.mjs';
 
 const runsAA = Number(process.env.RUNS_AA ?? 6);
 const runsEffect = Number(process.env.RUNS_EFFECT ?? 3);
@@ -70,39 +72,47 @@ function makeRepo(k) {
   return gitRepo('benchgate-evaluate-', files, { 'bench/work.bench.js': BENCH(k) });
 }
 
-const scratch = makeRepo(0);
-const costs = measureCosts(scratch);
-// Size k for each drop from the per-call costs, then correct it from the drop measured in place (the
-// extra time is not linear in k: the loop's cost inside the task differs from its cost alone).
-const sized = [];
-for (const drop of effects)
-  sized.push(await sizeSlowdown(drop, Math.round(((1 / (1 - drop) - 1) * costs.call) / costs.iteration), (k) => measureTruth(scratch, k)));
-rmSync(scratch, { recursive: true, force: true });
-console.log(`benchgate evaluate: ${machine()}, budget ${budget}`);
-console.log(`etag task ${costs.call.toFixed(0)} ns a call, one spin iteration ${costs.iteration.toFixed(2)} ns\n`);
-console.log(
-  'effect on etag (measured)  runs  fails (regression)  inconclusive  other tasks flagged  median time  max time  median estimate',
-);
-const rows = [{ label: 'A/A', k: 0, runs: runsAA }, ...sized.map((size) => ({ label: rowLabel(size), k: size.k, runs: runsEffect }))];
-for (const { label, k, runs } of rows.filter((row) => row.runs > 0)) {
-  let fails = 0;
-  let others = 0;
-  let inconclusive = 0;
-  const times = [];
-  const estimates = [];
-  for (let r = 0; r < runs; r++) {
-    const { report, seconds } = timedCompare(makeRepo(k));
-    times.push(seconds);
-    const etag = report.benchmarks.find((b) => b.id.endsWith('etag of a body'));
-    if (etag?.verdict === 'regression') fails++;
-    if (etag?.verdict === 'inconclusive') inconclusive++;
-    if (etag?.change) estimates.push(etag.change.estimate);
-    others += report.benchmarks.filter(
-      (b) => !b.id.endsWith('etag of a body') && (b.verdict === 'regression' || b.verdict === 'improvement'),
-    ).length;
-  }
-  const { median, max, estimate } = summary(times, estimates);
+/** The 3-task project, its etag task slowed by each of EFFECTS. */
+async function evaluateEffects() {
+  const scratch = makeRepo(0);
+  const costs = measureCosts(scratch);
+  // Size k for each drop from the per-call costs, then correct it from the drop measured in place (the
+  // extra time is not linear in k: the loop's cost inside the task differs from its cost alone).
+  const sized = [];
+  for (const drop of effects)
+    sized.push(
+      await sizeSlowdown(drop, Math.round(((1 / (1 - drop) - 1) * costs.call) / costs.iteration), (k) => measureTruth(scratch, k)),
+    );
+  rmSync(scratch, { recursive: true, force: true });
+  console.log(`benchgate evaluate: ${machine()}, budget ${budget}`);
+  console.log(`etag task ${costs.call.toFixed(0)} ns a call, one spin iteration ${costs.iteration.toFixed(2)} ns\n`);
   console.log(
-    `${label.padEnd(26)} ${String(runs).padStart(4)}  ${`${fails}/${runs}`.padStart(18)}  ${String(inconclusive).padStart(12)}  ${String(others).padStart(19)}  ${median.padStart(11)}  ${max.padStart(8)}  ${estimate}`,
+    'effect on etag (measured)  runs  fails (regression)  inconclusive  other tasks flagged  median time  max time  median estimate',
   );
+  const rows = [{ label: 'A/A', k: 0, runs: runsAA }, ...sized.map((size) => ({ label: rowLabel(size), k: size.k, runs: runsEffect }))];
+  for (const { label, k, runs } of rows.filter((row) => row.runs > 0)) {
+    let fails = 0;
+    let others = 0;
+    let inconclusive = 0;
+    const times = [];
+    const estimates = [];
+    for (let r = 0; r < runs; r++) {
+      const { report, seconds } = timedCompare(makeRepo(k));
+      times.push(seconds);
+      const etag = report.benchmarks.find((b) => b.id.endsWith('etag of a body'));
+      if (etag?.verdict === 'regression') fails++;
+      if (etag?.verdict === 'inconclusive') inconclusive++;
+      if (etag?.change) estimates.push(etag.change.estimate);
+      others += report.benchmarks.filter(
+        (b) => !b.id.endsWith('etag of a body') && (b.verdict === 'regression' || b.verdict === 'improvement'),
+      ).length;
+    }
+    const { median, max, estimate } = summary(times, estimates);
+    console.log(
+      `${label.padEnd(26)} ${String(runs).padStart(4)}  ${`${fails}/${runs}`.padStart(18)}  ${String(inconclusive).padStart(12)}  ${String(others).padStart(19)}  ${median.padStart(11)}  ${max.padStart(8)}  ${estimate}`,
+    );
+  }
 }
+
+if (process.env.EVALUATE === 'suite') await evaluateSuite();
+else await evaluateEffects();

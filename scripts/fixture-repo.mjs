@@ -1,5 +1,6 @@
 // Builds a fixture's git history in a fresh temporary directory: base/ committed on main,
-// head/ laid over it and committed on feature (or left uncommitted with { commitHead: false }).
+// head/ (or another folder of the fixture, { head: 'head-aa' }) laid over it and committed on feature
+// (or left uncommitted with { commitHead: false }).
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -10,7 +11,8 @@ export const fixturesDir = fileURLToPath(new URL('../fixtures/', import.meta.url
 
 /**
  * @param {string} name fixture folder name
- * @param {{ commitHead?: boolean, config?: string }} [options] config: text of a benchgate.yml written at both revisions
+ * @param {{ commitHead?: boolean, config?: string, head?: string }} [options] config: text of a benchgate.yml written at
+ *   both revisions; head: the fixture's folder laid over base (default head)
  * @returns {string} the repository directory
  */
 export function makeFixtureRepo(name, options = {}) {
@@ -23,7 +25,7 @@ export function makeFixtureRepo(name, options = {}) {
   git('add', '-A');
   git(...env, 'commit', '-q', '-m', `${name}: base`);
   git('checkout', '-q', '-b', 'feature');
-  cpSync(path.join(fixturesDir, name, 'head'), dir, { recursive: true });
+  cpSync(path.join(fixturesDir, name, options.head ?? 'head'), dir, { recursive: true });
   if (options.commitHead !== false) {
     git('add', '-A');
     git(...env, 'commit', '-q', '-m', `${name}: head`);
@@ -34,8 +36,9 @@ export function makeFixtureRepo(name, options = {}) {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const [name, ...rest] = process.argv.slice(2);
   if (!name) {
-    console.error('usage: node scripts/fixture-repo.mjs <fixture> [--uncommitted]');
+    console.error('usage: node scripts/fixture-repo.mjs <fixture> [--uncommitted] [--head <folder>]');
     process.exit(2);
   }
-  console.log(makeFixtureRepo(name, { commitHead: !rest.includes('--uncommitted') }));
+  const head = rest.includes('--head') ? rest[rest.indexOf('--head') + 1] : undefined;
+  console.log(makeFixtureRepo(name, { commitHead: !rest.includes('--uncommitted'), head }));
 }
