@@ -72962,15 +72962,7 @@ async function checkout(options) {
     };
     let head;
     if (options.head === void 0) {
-      const status = await run(["status", "--porcelain", "--untracked-files=normal", "--", ".", ":(exclude).benchgate"], options.cwd);
-      head = {
-        label: "head",
-        ref: "working tree",
-        sha: headSha,
-        root: realpathSync(options.cwd),
-        worktree: void 0,
-        dirty: status.length > 0
-      };
+      head = await describeWorkingTree(run, options.cwd, headSha);
     } else {
       const headTree = await addWorktree("head", headSha);
       head = { label: "head", ref: options.head, sha: headSha, root: path9.join(headTree, projectDir), worktree: headTree, dirty: false };
@@ -72981,6 +72973,10 @@ async function checkout(options) {
     dispose();
     throw error2;
   }
+}
+async function describeWorkingTree(run, cwd, sha) {
+  const status = await run(["status", "--porcelain", "--untracked-files=normal", "--", ".", ":(exclude).benchgate"], cwd);
+  return { label: "head", ref: "working tree", sha, root: realpathSync(cwd), worktree: void 0, dirty: status.length > 0 };
 }
 async function findRepoRoot(run, cwd) {
   try {

@@ -46583,15 +46583,7 @@ async function checkout(options) {
     };
     let head;
     if (options.head === void 0) {
-      const status = await run(["status", "--porcelain", "--untracked-files=normal", "--", ".", ":(exclude).benchgate"], options.cwd);
-      head = {
-        label: "head",
-        ref: "working tree",
-        sha: headSha,
-        root: realpathSync(options.cwd),
-        worktree: void 0,
-        dirty: status.length > 0
-      };
+      head = await describeWorkingTree(run, options.cwd, headSha);
     } else {
       const headTree = await addWorktree("head", headSha);
       head = { label: "head", ref: options.head, sha: headSha, root: path3.join(headTree, projectDir), worktree: headTree, dirty: false };
@@ -46602,6 +46594,14 @@ async function checkout(options) {
     dispose();
     throw error;
   }
+}
+async function describeWorkingTree(run, cwd, sha) {
+  const status = await run(["status", "--porcelain", "--untracked-files=normal", "--", ".", ":(exclude).benchgate"], cwd);
+  return { label: "head", ref: "working tree", sha, root: realpathSync(cwd), worktree: void 0, dirty: status.length > 0 };
+}
+async function workingTree(cwd, run = git) {
+  const repoRoot = await findRepoRoot(run, cwd);
+  return describeWorkingTree(run, cwd, await resolveRef(run, repoRoot, "HEAD", "HEAD"));
 }
 async function findRepoRoot(run, cwd) {
   try {
@@ -49816,17 +49816,18 @@ async function checkBenchFiles(run, files) {
 }
 async function listBenchmarks(options) {
   const config = withOverrides(loadConfig({ root: options.cwd, file: options.configFile }), options.overrides);
-  const tree = await checkout({
+  const tree = options.base === void 0 && options.head === void 0 ? { base: void 0, head: await workingTree(options.cwd), dispose: () => void 0 } : await checkout({
     cwd: options.cwd,
-    base: options.base ?? options.head ?? "HEAD",
+    // Only --head: it is checked out, installed and built like any revision (its twin at base goes unused).
+    base: options.base ?? options.head,
     head: options.head,
-    install: options.base === void 0 ? false : config.install,
-    build: options.base === void 0 ? void 0 : config.build,
+    install: config.install,
+    build: config.build,
     log: options.log,
     onCleanup: options.onCleanup
   });
   try {
-    const revisions = options.base === void 0 ? [tree.head] : [tree.base, tree.head];
+    const revisions = options.base === void 0 || !tree.base ? [tree.head] : [tree.base, tree.head];
     const inventory = await loadInventory(
       await Promise.all(
         revisions.map(async (revision) => ({ revision, files: await discoverBenchFiles(revision.root, config.micro.files) }))

@@ -5,7 +5,11 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import vm from "node:vm";
-var HARNESSES = /* @__PURE__ */ new Set(["benchmark", "tinybench", "mitata", "vitest"]);
+
+// src/measure/micro/harness/packages.ts
+var HARNESS_PACKAGES = ["benchmark", "tinybench", "mitata", "vitest"];
+
+// src/measure/micro/harness/hooks.ts
 var SCHEME = "benchgate-harness:";
 var TYPESCRIPT = /\.(?:ts|mts|cts)$/;
 var transformUrl = "";
@@ -14,7 +18,7 @@ function initialize(data) {
 }
 async function resolve(specifier, context, next) {
   const parent = context.parentURL;
-  if (HARNESSES.has(specifier) && parent && !parent.startsWith(SCHEME) && !parent.includes("/node_modules/")) {
+  if (HARNESS_PACKAGES.includes(specifier) && parent && !parent.startsWith(SCHEME) && !parent.includes("/node_modules/")) {
     const real = await next(specifier, context);
     return { url: `${SCHEME}${specifier}?${encodeURIComponent(real.url)}`, shortCircuit: true };
   }

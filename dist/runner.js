@@ -1243,6 +1243,11 @@ import Module, { syncBuiltinESMExports } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL as pathToFileURL2 } from "node:url";
 import workerThreads from "node:worker_threads";
+
+// src/measure/micro/harness/packages.ts
+var HARNESS_PACKAGES = ["benchmark", "tinybench", "mitata", "vitest"];
+
+// src/measure/micro/harness/capture.ts
 var SYMBOL = /* @__PURE__ */ Symbol.for("benchgate.capture");
 var Capture = class {
   current;
@@ -1622,14 +1627,16 @@ var Capture = class {
       );
     };
     const isNode = (command) => command === process.execPath || command === "node" || String(command).endsWith("/node");
-    const { fork, spawn, spawnSync, execFile, execFileSync } = childProcess;
-    Object.assign(childProcess, {
-      fork: (modulePath, ...rest) => this.loading ? refuse("child_process.fork", String(modulePath)) : fork(modulePath, ...rest),
-      spawn: (command, ...rest) => isNode(command) && this.loading ? refuse("spawn", nodeScript(rest)) : spawn(command, ...rest),
-      spawnSync: (command, ...rest) => isNode(command) && this.loading ? refuse("spawnSync", nodeScript(rest)) : spawnSync(command, ...rest),
-      execFile: (command, ...rest) => isNode(command) && this.loading ? refuse("execFile", nodeScript(rest)) : execFile(command, ...rest),
-      execFileSync: (command, ...rest) => isNode(command) && this.loading ? refuse("execFileSync", nodeScript(rest)) : execFileSync(command, ...rest)
-    });
+    const real = childProcess;
+    const { fork } = real;
+    const stand = {
+      fork: (modulePath, ...rest) => this.loading ? refuse("child_process.fork", String(modulePath)) : fork(modulePath, ...rest)
+    };
+    for (const name of ["spawn", "spawnSync", "execFile", "execFileSync"]) {
+      const original = real[name];
+      stand[name] = (command, ...rest) => isNode(command) && this.loading ? refuse(name, nodeScript(rest)) : original(command, ...rest);
+    }
+    Object.assign(childProcess, stand);
     syncBuiltinESMExports();
     this.wrapRequire();
   }
@@ -1703,7 +1710,6 @@ var Capture = class {
     };
   }
 };
-var HARNESS_PACKAGES = ["benchmark", "tinybench", "mitata", "vitest"];
 function newSuite(name, parent, only) {
   return {
     name,

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULTS, type BudgetRule, type Config, type HttpMode, type Isolation, type ProfileMode } from './config/types.js';
-import { checkout, type Checkout } from './checkout/revisions.js';
+import { checkout, workingTree, type Checkout } from './checkout/revisions.js';
 import { configHash } from './config/hash.js';
 import { discoverBenchFiles } from './measure/micro/discover.js';
 import { assertInstalled, loadInventory, type RevisionInventory } from './measure/micro/inventory.js';
@@ -289,17 +289,22 @@ async function checkBenchFiles(
 /** Check out (base and head, or only the working tree without a base), install, build, and load every bench file once. */
 export async function listBenchmarks(options: Omit<GateOptions, 'base' | 'probePath'> & { base?: string | undefined }): Promise<Listing> {
   const config = withOverrides(loadConfig({ root: options.cwd, file: options.configFile }), options.overrides);
-  const tree = await checkout({
-    cwd: options.cwd,
-    base: options.base ?? options.head ?? 'HEAD',
-    head: options.head,
-    install: options.base === undefined ? false : config.install,
-    build: options.base === undefined ? undefined : config.build,
-    log: options.log,
-    onCleanup: options.onCleanup,
-  });
+  // Neither revision named: the working tree as it is, with nothing checked out.
+  const tree =
+    options.base === undefined && options.head === undefined
+      ? { base: undefined, head: await workingTree(options.cwd), dispose: () => undefined }
+      : await checkout({
+          cwd: options.cwd,
+          // Only --head: it is checked out, installed and built like any revision (its twin at base goes unused).
+          base: options.base ?? options.head!,
+          head: options.head,
+          install: config.install,
+          build: config.build,
+          log: options.log,
+          onCleanup: options.onCleanup,
+        });
   try {
-    const revisions = options.base === undefined ? [tree.head] : [tree.base, tree.head];
+    const revisions = options.base === undefined || !tree.base ? [tree.head] : [tree.base, tree.head];
     const inventory = await loadInventory(
       await Promise.all(
         revisions.map(async (revision) => ({ revision, files: await discoverBenchFiles(revision.root, config.micro.files) })),

@@ -83,16 +83,7 @@ export async function checkout(options: CheckoutOptions): Promise<Checkout> {
     };
     let head: Revision;
     if (options.head === undefined) {
-      // benchgate's own output (.benchgate/profiles) is not a change to the project.
-      const status = await run(['status', '--porcelain', '--untracked-files=normal', '--', '.', ':(exclude).benchgate'], options.cwd);
-      head = {
-        label: 'head',
-        ref: 'working tree',
-        sha: headSha,
-        root: realpathSync(options.cwd),
-        worktree: undefined,
-        dirty: status.length > 0,
-      };
+      head = await describeWorkingTree(run, options.cwd, headSha);
     } else {
       const headTree = await addWorktree('head', headSha);
       head = { label: 'head', ref: options.head, sha: headSha, root: path.join(headTree, projectDir), worktree: headTree, dirty: false };
@@ -103,6 +94,19 @@ export async function checkout(options: CheckoutOptions): Promise<Checkout> {
     dispose();
     throw error;
   }
+}
+
+/** The user's working tree as the head revision, uncommitted changes included: never checked out, never installed. */
+async function describeWorkingTree(run: Git, cwd: string, sha: string): Promise<Revision> {
+  // benchgate's own output (.benchgate/profiles) is not a change to the project.
+  const status = await run(['status', '--porcelain', '--untracked-files=normal', '--', '.', ':(exclude).benchgate'], cwd);
+  return { label: 'head', ref: 'working tree', sha, root: realpathSync(cwd), worktree: undefined, dirty: status.length > 0 };
+}
+
+/** The working tree alone (`benchgate list` without revisions): no worktree, no install, no build. */
+export async function workingTree(cwd: string, run: Git = defaultGit): Promise<Revision> {
+  const repoRoot = await findRepoRoot(run, cwd);
+  return describeWorkingTree(run, cwd, await resolveRef(run, repoRoot, 'HEAD', 'HEAD'));
 }
 
 async function findRepoRoot(run: Git, cwd: string): Promise<string> {

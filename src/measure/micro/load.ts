@@ -38,7 +38,7 @@ class CollectingBench extends Bench {
 const AS_TASKS =
   'Declare each scenario as a task instead, e.g.\n  const bench = new Bench()\n  for (const scenario of scenarios) bench.add(scenario.name, () => run(scenario))\n  await bench.run()';
 
-export const ACCEPTED_SHAPES = [
+const ACCEPTED_SHAPES = [
   "a benchmark.js suite: new Benchmark.Suite().add('name', fn).run()",
   "a tinybench script: const bench = new Bench(); bench.add('name', fn); await bench.run()",
   "a mitata file: bench('name', fn); await run()",

@@ -30,6 +30,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import workerThreads from 'node:worker_threads';
 import type { Fn, FnOptions } from 'tinybench';
+import { HARNESS_PACKAGES } from './packages.js';
 
 export type HarnessName = 'benchmark.js' | 'tinybench' | 'mitata' | 'vitest';
 
@@ -480,19 +481,19 @@ class Capture {
       );
     };
     const isNode = (command: unknown) => command === process.execPath || command === 'node' || String(command).endsWith('/node');
-    const { fork, spawn, spawnSync, execFile, execFileSync } = childProcess;
-    Object.assign(childProcess, {
+    const real = childProcess as unknown as Record<string, Hook>;
+    const { fork } = real;
+    const stand = {
       fork: (modulePath: string | URL, ...rest: unknown[]) =>
-        this.loading ? refuse('child_process.fork', String(modulePath)) : (fork as Hook)(modulePath, ...rest),
-      spawn: (command: string, ...rest: unknown[]) =>
-        isNode(command) && this.loading ? refuse('spawn', nodeScript(rest)) : (spawn as Hook)(command, ...rest),
-      spawnSync: (command: string, ...rest: unknown[]) =>
-        isNode(command) && this.loading ? refuse('spawnSync', nodeScript(rest)) : (spawnSync as Hook)(command, ...rest),
-      execFile: (command: string, ...rest: unknown[]) =>
-        isNode(command) && this.loading ? refuse('execFile', nodeScript(rest)) : (execFile as Hook)(command, ...rest),
-      execFileSync: (command: string, ...rest: unknown[]) =>
-        isNode(command) && this.loading ? refuse('execFileSync', nodeScript(rest)) : (execFileSync as Hook)(command, ...rest),
-    });
+        this.loading ? refuse('child_process.fork', String(modulePath)) : fork!(modulePath, ...rest),
+    } as Record<string, Hook>;
+    // A node script started these ways while a file loads is a benchmark run in another process; any other command passes.
+    for (const name of ['spawn', 'spawnSync', 'execFile', 'execFileSync']) {
+      const original = real[name]!;
+      stand[name] = (command: unknown, ...rest: unknown[]) =>
+        isNode(command) && this.loading ? refuse(name, nodeScript(rest)) : original(command, ...rest);
+    }
+    Object.assign(childProcess, stand);
     syncBuiltinESMExports();
     this.wrapRequire();
   }
@@ -571,8 +572,6 @@ class Capture {
     };
   }
 }
-
-const HARNESS_PACKAGES = ['benchmark', 'tinybench', 'mitata', 'vitest'];
 
 interface WorkerOptions {
   workerData?: unknown;

@@ -18,9 +18,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
+import { HARNESS_PACKAGES } from './packages.js';
 
-/** Harness packages whose imports are answered by a capture module. */
-const HARNESSES = new Set(['benchmark', 'tinybench', 'mitata', 'vitest']);
 const SCHEME = 'benchgate-harness:';
 const TYPESCRIPT = /\.(?:ts|mts|cts)$/;
 
@@ -56,7 +55,7 @@ export function initialize(data: { transform: string }): void {
 
 export async function resolve(specifier: string, context: ResolveContext, next: NextResolve): Promise<ResolveResult> {
   const parent = context.parentURL;
-  if (HARNESSES.has(specifier) && parent && !parent.startsWith(SCHEME) && !parent.includes('/node_modules/')) {
+  if (HARNESS_PACKAGES.includes(specifier) && parent && !parent.startsWith(SCHEME) && !parent.includes('/node_modules/')) {
     const real = await next(specifier, context);
     return { url: `${SCHEME}${specifier}?${encodeURIComponent(real.url)}`, shortCircuit: true };
   }
