@@ -145,6 +145,23 @@ describe.each(CASES)('$harness bench files, unmodified ($fixture)', (c) => {
   });
 });
 
+describe('benchgate list of one revision', () => {
+  it('checks out, installs and lists --head alone, and lists the working tree without a worktree', async () => {
+    repo = fixtureRepo('harness-tinybench', { config: config('bench/*.mjs') });
+    const head = await runCli(['list', '--head', 'main'], repo);
+    expect(head.code, head.stdout + head.stderr).toBe(0);
+    // main's own copy, installed in its checkout: tinybench 2.9.0 (the working tree, feature, has none installed).
+    expect(head.stdout).toMatch(/^head \(main, [0-9a-f]{7}\): 1 bench file, 4 tasks$/m);
+    expect(head.stdout).toContain('[tinybench 2.9.0]');
+    const here = await runCli(['list'], repo);
+    // Nothing checked out or installed: the working tree as it is, whose import does not resolve.
+    expect(here.stderr).not.toContain('install');
+    expect(here.stdout).toMatch(/^head \(working tree, [0-9a-f]{7}\)/m);
+    expect(here.stdout).toContain("Cannot find package 'tinybench'");
+    expect(here.code).toBe(2);
+  });
+});
+
 describe('a revision that is not installed', () => {
   it('stops before measuring when the working tree has no node_modules, naming the package and the command', async () => {
     repo = fixtureRepo('harness-tinybench', { config: config('bench/*.mjs'), commitHead: false });
