@@ -47602,32 +47602,6 @@ function planSuite(census, http3, costs, count) {
 // src/measure/micro/schedule.ts
 import os3 from "node:os";
 
-// src/measure/conditions.ts
-import os2 from "node:os";
-function sampleCpu() {
-  let busy = 0;
-  let total = 0;
-  for (const cpu of os2.cpus()) {
-    const { user, nice, sys, irq, idle } = cpu.times;
-    busy += user + nice + sys + irq;
-    total += user + nice + sys + irq + idle;
-  }
-  return { busy, total };
-}
-function busyBetween(start, end) {
-  const total = end.total - start.total;
-  return total > 0 ? (end.busy - start.busy) / total : 0;
-}
-function spikedRounds(rounds) {
-  if (rounds.length < 3) return [];
-  const sorted = rounds.map((r) => r.busy).sort((a, b) => a - b);
-  const median3 = sorted[Math.floor(sorted.length / 2)];
-  return rounds.flatMap((r, i) => r.busy > median3 + 0.2 ? [i + 1] : []);
-}
-
-// src/measure/micro/protocol.ts
-var ID_SEPARATOR = " > ";
-
 // node_modules/simple-statistics/dist/simple-statistics.mjs
 function sum(x) {
   if (x.length === 0) {
@@ -47970,6 +47944,32 @@ function probit(p) {
   return Math.sqrt(2) * inverseErrorFunction(2 * p - 1);
 }
 
+// src/measure/conditions.ts
+import os2 from "node:os";
+function sampleCpu() {
+  let busy = 0;
+  let total = 0;
+  for (const cpu of os2.cpus()) {
+    const { user, nice, sys, irq, idle } = cpu.times;
+    busy += user + nice + sys + irq;
+    total += user + nice + sys + irq + idle;
+  }
+  return { busy, total };
+}
+function busyBetween(start, end) {
+  const total = end.total - start.total;
+  return total > 0 ? (end.busy - start.busy) / total : 0;
+}
+function spikedRounds(rounds) {
+  if (rounds.length < 3) return [];
+  const sorted = rounds.map((r) => r.busy).sort((a, b) => a - b);
+  const median2 = sorted[Math.floor(sorted.length / 2)];
+  return rounds.flatMap((r, i) => r.busy > median2 + 0.2 ? [i + 1] : []);
+}
+
+// src/measure/micro/protocol.ts
+var ID_SEPARATOR = " > ";
+
 // src/stats/power.ts
 function roundSpread(logRatios) {
   if (logRatios.length < 3) return Number.NaN;
@@ -47989,7 +47989,7 @@ function allocateTaskTimes(rounds, bounds, open) {
   const noise = estimateNoise(rounds);
   const ids = Object.keys(noise).filter((id) => !open || open.has(id));
   if (ids.length === 0) return void 0;
-  const overheadMs = median2(
+  const overheadMs = median(
     rounds.slice(-PILOT_ROUNDS).map((round) => Math.max(0, round.durationMs - sum2([...round.tasks.values()].map((t) => t.measureMs))))
   );
   const blocksAt = (lambda) => Object.fromEntries(
@@ -48043,10 +48043,19 @@ function usable(t) {
 var sum2 = (xs) => xs.reduce((s, x) => s + x, 0);
 var mean2 = (xs) => sum2(xs) / xs.length;
 var clamp = (x, low, high) => Math.min(high, Math.max(low, x));
-function median2(xs) {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+var MAX_PROCESSES_PER_ROUND = 8;
+function processesPerRound(allocation, plan) {
+  const ids = Object.keys(allocation.taskTimeMs);
+  const spreadAt = (id, k) => {
+    const { between, within, blockMs } = allocation.noise[id];
+    const blocks = Math.max(1, allocation.taskTimeMs[id] / blockMs);
+    return Math.sqrt((between + within / blocks) / k);
+  };
+  let needed = 1;
+  while (needed < MAX_PROCESSES_PER_ROUND && !ids.every((id) => plan.enough(id, spreadAt(id, needed)))) needed++;
+  const perProcess = plan.roundsToGo * allocation.roundMs + plan.confirmRounds * plan.confirmMs;
+  const fits = perProcess > 0 ? Math.floor(plan.remainingMs / perProcess) : MAX_PROCESSES_PER_ROUND;
+  return Math.max(1, Math.min(needed, fits));
 }
 
 // src/measure/micro/schedule.ts
@@ -48057,8 +48066,8 @@ function alternateStrategy(plan, spawn2) {
     { revision: "head", root: plan.head.root, files: plan.headFiles }
   ];
   return {
-    async run(round, job) {
-      return spawn2({ ...job, sides: round % 2 === 0 ? sides : [...sides].reverse() });
+    async run(order2, job) {
+      return spawn2({ ...job, sides: order2 % 2 === 0 ? sides : [...sides].reverse() });
     }
   };
 }
@@ -48066,10 +48075,10 @@ function processStrategy(plan, spawn2) {
   const base = { revision: "base", root: plan.base.root, files: plan.baseFiles };
   const head = { revision: "head", root: plan.head.root, files: plan.headFiles };
   return {
-    async run(round, job) {
+    async run(order2, job) {
       const outcomes = [];
       const batches = { ...job.batches };
-      for (const side of round % 2 === 0 ? [base, head] : [head, base]) {
+      for (const side of order2 % 2 === 0 ? [base, head] : [head, base]) {
         const outcome = await spawn2({ ...job, batches, sides: [side] });
         if (!outcome.ok) return outcome;
         outcomes.push(outcome);
@@ -48112,32 +48121,46 @@ async function measureMicro(plan) {
   const errors = /* @__PURE__ */ new Map();
   let plannedRounds = plan.rounds;
   let rounds = 0;
+  let processes = 0;
+  let perRound = 1;
+  let family = 0;
+  const taskMs = /* @__PURE__ */ new Map();
+  let suspects = /* @__PURE__ */ new Set();
   const records = [];
   let allocation;
-  let lastRoundMs = 0;
+  let lastProcessMs = 0;
   let limited = false;
   const conditions = [];
   const adaptive = plan.adaptive;
   const decided = /* @__PURE__ */ new Set();
-  const reserve = (perRound, done) => adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, done) * perRound : 0;
+  const confirmationRounds = (done) => adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plannedRounds, done) : 0;
+  const confirmProcessMs = (fallback) => {
+    if (!allocation) return fallback;
+    const times = Object.values(allocation.taskTimeMs);
+    const typical = times.length ? median(times) : 0;
+    return allocation.overheadMs + typical + [...suspects].reduce((sum3, id) => sum3 + (taskMs.get(id) ?? typical), 0);
+  };
+  const reserve = (roundMs, done) => confirmationRounds(done) * perRound * confirmProcessMs(roundMs / perRound);
   const runOne = async (round, skipNow, into) => {
     const cpuBefore = sampleCpu();
     const load1 = os3.loadavg()[0] ?? 0;
-    const roundStarted = now();
     const taskTimes = allocation?.taskTimeMs;
-    const outcome = await runRound(
-      strategy,
-      round,
-      { settings: plan.settings, batches, skip: [...skipNow], ...taskTimes ? { taskTimes } : {} },
-      errors,
-      skipNow
-    );
-    lastRoundMs = now() - roundStarted;
-    if (into === "main" && plan.isolation === "alternate") records.push(roundRecord(lastRoundMs, outcome.tasks));
+    const outcomes = [];
+    for (let p = 0; p < perRound; p++) {
+      const processStarted = now();
+      const job = { settings: plan.settings, batches, skip: [...skipNow], ...taskTimes ? { taskTimes } : {} };
+      const outcome2 = await runRound(strategy, round, processes++, job, errors, skipNow);
+      lastProcessMs = now() - processStarted;
+      if (into === "main" && plan.isolation === "alternate") records.push(roundRecord(lastProcessMs, outcome2.tasks));
+      for (const task of outcome2.tasks) if (task.measureMs !== void 0) taskMs.set(task.id, task.measureMs);
+      outcomes.push(outcome2);
+    }
+    const outcome = meanOfProcesses(outcomes);
     for (const id of skipNow) if (errors.has(id)) skip.add(id);
     if (round === 0) {
       await explainLoadErrors(outcome.files, plan, spawn2, errors, skip);
-      plannedRounds = Math.max(plannedRounds, plan.minimumRounds(comparable(outcome.tasks, errors)));
+      family = comparable(outcome.tasks, errors);
+      plannedRounds = Math.max(plannedRounds, plan.minimumRounds(family));
     }
     for (const task of outcome.tasks) {
       batches[task.id] ??= task.batch;
@@ -48146,24 +48169,44 @@ async function measureMicro(plan) {
     conditions.push({ busy: busyBetween(cpuBefore, sampleCpu()), load1 });
   };
   const maxRounds = () => Math.max(plannedRounds, adaptive?.maxRounds ?? plannedRounds);
-  const roundLength = (elapsed) => allocation ? lastRoundMs : rounds ? elapsed / rounds : 0;
+  const roundLength = (elapsed) => allocation ? lastProcessMs * perRound : rounds ? elapsed / rounds : 0;
+  const nextLook = () => rounds < plannedRounds || !adaptive ? plannedRounds : Math.min(maxRounds(), plannedRounds + (Math.floor((rounds - plannedRounds) / adaptive.lookEvery) + 1) * adaptive.lookEvery);
+  const replan = () => {
+    if (!allocation || !plan.resolves || rounds >= maxRounds()) return;
+    const next = processesPerRound(allocation, {
+      enough: (id, spread) => plan.resolves(id, spread, nextLook(), family),
+      remainingMs: plan.timeLimitMs - (now() - started),
+      roundsToGo: Math.max(0, maxRounds() - rounds),
+      confirmMs: confirmProcessMs(allocation.roundMs),
+      confirmRounds: confirmationRounds(nextLook())
+    });
+    if (next !== perRound)
+      plan.log(
+        `from round ${rounds + 1}: ${next} process${next > 1 ? "es" : ""} per round (between-process noise; what the budgets need at round ${nextLook()} and the time allows)`
+      );
+    perRound = next;
+  };
   for (let round = 0; round < maxRounds(); round++) {
     const elapsed = now() - started;
-    const perRound = roundLength(elapsed);
-    if (rounds > 0 && elapsed + perRound + (round >= plannedRounds ? reserve(perRound, rounds) : 0) > plan.timeLimitMs) {
+    const roundMs = roundLength(elapsed);
+    if (rounds > 0 && elapsed + roundMs + (round >= plannedRounds ? reserve(roundMs, rounds) : 0) > plan.timeLimitMs) {
       limited = round < plannedRounds;
       plan.log(`time limit of ${Math.round(plan.timeLimitMs / 1e3)}s: stopping after ${rounds} rounds`);
       break;
     }
     const target = round < plannedRounds ? plannedRounds : maxRounds();
-    plan.onProgress?.({ round: round + 1, rounds: target, elapsedMs: elapsed, remainingMs: perRound * (target - round) });
+    plan.onProgress?.({ round: round + 1, rounds: target, elapsedMs: elapsed, remainingMs: roundMs * (target - round) });
     await runOne(round, /* @__PURE__ */ new Set([...skip, ...decided]), "main");
     rounds++;
     allocation = reallocate(plan, records, allocation, new Set([...samples.keys()].filter((id) => !skip.has(id) && !decided.has(id))));
     if (!adaptive) continue;
     const look = rounds >= plannedRounds && (rounds - plannedRounds) % adaptive.lookEvery === 0;
+    if (look) {
+      for (const id of adaptive.decided([...samples.values()])) decided.add(id);
+      if (adaptive.confirmRounds > 0) suspects = adaptive.toConfirm([...samples.values()]);
+    }
+    replan();
     if (!look) continue;
-    for (const id of adaptive.decided([...samples.values()])) decided.add(id);
     const open = [...samples.values()].filter((b) => !b.error && !errors.has(b.id) && b.base && b.head && !decided.has(b.id));
     if (open.length === 0) break;
     if (rounds === plannedRounds)
@@ -48175,12 +48218,13 @@ async function measureMicro(plan) {
   if (confirming.size > 0) {
     plan.log(`confirming ${confirming.size} regression(s) with ${confirmTarget} fresh rounds`);
     allocation = reallocate(plan, records, allocation, confirming);
+    suspects = confirming;
     const others = new Set([...samples.keys()].filter((id) => !confirming.has(id)));
     for (let i = 0; i < confirmTarget; i++) {
       const elapsed = now() - started;
-      const perRound = roundLength(elapsed);
-      if (elapsed + perRound > plan.timeLimitMs) break;
-      plan.onProgress?.({ round: i + 1, rounds: confirmTarget, elapsedMs: elapsed, remainingMs: perRound * (confirmTarget - i) });
+      const roundMs = roundLength(elapsed);
+      if (elapsed + roundMs > plan.timeLimitMs) break;
+      plan.onProgress?.({ round: i + 1, rounds: confirmTarget, elapsedMs: elapsed, remainingMs: roundMs * (confirmTarget - i) });
       await runOne(rounds + i, /* @__PURE__ */ new Set([...skip, ...others]), "confirmation");
       confirmRounds++;
     }
@@ -48198,8 +48242,28 @@ async function measureMicro(plan) {
     durationMs: now() - started,
     isolation: plan.isolation,
     conditions,
-    confirmRounds
+    confirmRounds,
+    processes
   };
+}
+function meanOfProcesses(outcomes) {
+  if (outcomes.length === 1) return outcomes[0];
+  const byId = /* @__PURE__ */ new Map();
+  for (const outcome of outcomes) for (const task of outcome.tasks) byId.set(task.id, [...byId.get(task.id) ?? [], task]);
+  const logMean = (xs) => xs.reduce((sum3, x) => sum3 + x, 0) / xs.length;
+  const tasks = [...byId.values()].map((seen) => {
+    const task = { ...seen[0], blocks: seen.reduce((sum3, t) => sum3 + t.blocks, 0) };
+    const error = seen.find((t) => t.error)?.error;
+    if (error) return { ...task, error };
+    for (const side of ["base", "head"]) {
+      const figures = seen.map((t) => t[side]).filter((f) => f !== void 0);
+      if (figures.length) task[side] = { ...figures[0], opsPerSec: Math.exp(logMean(figures.map((f) => Math.log(f.opsPerSec)))) };
+    }
+    const ratios = seen.map((t) => t.logRatio).filter((r) => r !== void 0);
+    if (ratios.length) task.logRatio = logMean(ratios);
+    return task;
+  });
+  return { ok: true, files: outcomes[0].files, tasks };
 }
 function roundRecord(durationMs, tasks) {
   const figures = /* @__PURE__ */ new Map();
@@ -48230,9 +48294,9 @@ function describeAllocation(allocation, records, taskTimeMs) {
   const last = records.at(-1).durationMs;
   return `after ${records.length} rounds: between-process noise dominates in ${between} of ${noise.length} tasks; task time ${ms(taskTimeMs)} \u2192 ${low === high ? ms(low) : `${ms(low)}\u2013${ms(high)}`}, a round \u2248${ms(last)} \u2192 ${ms(allocation.roundMs)}`;
 }
-async function runRound(strategy, round, job, errors, skip) {
+async function runRound(strategy, round, order2, job, errors, skip) {
   for (let attempt = 1; ; attempt++) {
-    const outcome = await strategy.run(round, { ...job, skip: [...skip] });
+    const outcome = await strategy.run(order2, { ...job, skip: [...skip] });
     if (outcome.ok) return outcome;
     if (!outcome.id || attempt >= MAX_ATTEMPTS_PER_ROUND) {
       throw new UserError(`Round ${round + 1}: ${outcome.message}`);
@@ -49200,7 +49264,8 @@ function decisionRule(plan) {
     intervalLevel: (figures, rounds = maxRounds) => 1 - 2 * lookAlpha(rounds, share2(figures)),
     confirmationLevel: 1 - 2 * alpha,
     minimumRounds: (figures) => looks === 1 ? roundsForOneSided(share2(figures)) : grid.find((n) => reaches(n, figures)) ?? roundsForOneSided(lookAlpha(maxRounds, share2(figures))),
-    regressionP: (nominalP, rounds) => Math.min(1, nominalP / lookWeight(rounds))
+    regressionP: (nominalP, rounds) => Math.min(1, nominalP / lookWeight(rounds)),
+    resolvable: (spread, rounds, figures) => resolvableChange(spread, rounds, 1 - 2 * lookAlpha(rounds, share2(figures)))
   });
 }
 function stepDown(pValues, alpha, family = pValues.length) {
@@ -49272,7 +49337,7 @@ function analyze(benchmarks, options) {
       return "inconclusive";
     };
     const throughput = confirm(decide(change, budget), "a regression", change, rounds, benchmark.confirmation, (c) => decide(c, budget));
-    const resolvable = resolvableChange(roundSpread(benchmark.logRatios), rounds, 1 - 2 * rule.lookAlpha(rounds, otherShare));
+    const resolvable = rule.resolvable(roundSpread(benchmark.logRatios), rounds, family);
     const result = { ...common, change, resolvable, regressionP };
     if (!benchmark.latency) return { ...result, verdict: throughput, ...notes.length ? { note: notes.join("; ") } : {} };
     const latency = {};
@@ -49381,7 +49446,7 @@ function resolutionWarning(comparison) {
   const { resolvable, budget, verdict, logRatios } = comparison;
   if (!Number.isFinite(resolvable) || resolvable <= budget || verdict === "regression" || verdict === "error") return void 0;
   const pct3 = (x) => formatShortPercent(x, x < 0.1 ? 1 : 0);
-  return `budget ${pct3(budget)} is below what this run resolves (\u2248${pct3(resolvable)} with ${logRatios.length} rounds): a regression between ${pct3(budget)} and ${pct3(resolvable)} would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both).`;
+  return `budget ${pct3(budget)} is below what this run resolves beyond it (\u2248${pct3(resolvable)} with ${logRatios.length} rounds): a regression between ${pct3(budget)} and ${pct3(budget + resolvable)} would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both).`;
 }
 function verdictCounts(benchmarks) {
   const parts = [];
@@ -49864,6 +49929,8 @@ async function measureMicroStage(run, files) {
     stallTimeoutMs: config.micro.taskTimeoutMs,
     rounds: plan.rounds,
     minimumRounds: (benchmarks) => plan.rule.minimumRounds(plan.familyFigures ?? benchmarks + plan.httpFigures),
+    // A round of several processes when a budget needs it: resolving it means catching a loss of twice the budget with 95% power.
+    resolves: (id, spread, rounds, benchmarks) => plan.rule.resolvable(spread, rounds, plan.familyFigures ?? benchmarks + plan.httpFigures) <= plan.analyzeOptions.budgetFor(id),
     adaptive: {
       maxRounds: config.maxRounds,
       lookEvery: DEFAULTS.lookEvery,
@@ -49953,7 +50020,12 @@ function runInfo(run, micro, http3, judged, profile) {
   return {
     rounds: micro?.rounds ?? 0,
     plannedRounds: micro?.plannedRounds ?? 0,
-    ...micro ? { maxRounds: Math.max(config.maxRounds, micro.plannedRounds), looks: plan.rule.looks, confirmRounds: micro.confirmRounds ?? 0 } : {},
+    ...micro ? {
+      maxRounds: Math.max(config.maxRounds, micro.plannedRounds),
+      looks: plan.rule.looks,
+      confirmRounds: micro.confirmRounds ?? 0,
+      ...micro.processes ? { processes: micro.processes } : {}
+    } : {},
     ...http3 ? { httpRounds: http3.rounds, httpMode: config.httpMode, ...http3.confirmRounds ? { httpConfirmRounds: http3.confirmRounds } : {} } : {},
     limited: Boolean(micro?.limited || http3?.limited),
     isolation: config.micro.isolation,
@@ -49973,10 +50045,10 @@ function runInfo(run, micro, http3, judged, profile) {
 }
 function spikeNote(conditions, spiked) {
   const busy = conditions.map((c) => c.busy);
-  const median3 = [...busy].sort((a, b) => a - b)[Math.floor(busy.length / 2)];
+  const median2 = [...busy].sort((a, b) => a - b)[Math.floor(busy.length / 2)];
   const pct3 = (x) => formatShare(x, 0);
   const which = spiked.length === 1 ? `round ${spiked[0]}` : `rounds ${spiked.slice(0, -1).join(", ")} and ${spiked.at(-1)}`;
-  return `the machine was much busier in ${which} (CPU ${spiked.map((r) => pct3(busy[r - 1])).join(", ")} against a median of ${pct3(median3)}): other jobs ran beside benchgate. Their samples still count (the intervals are robust to a few odd rounds), but a surprising verdict is worth a re-run.`;
+  return `the machine was much busier in ${which} (CPU ${spiked.map((r) => pct3(busy[r - 1])).join(", ")} against a median of ${pct3(median2)}): other jobs ran beside benchgate. Their samples still count (the intervals are robust to a few odd rounds), but a surprising verdict is worth a re-run.`;
 }
 function comparableMicro(micro) {
   return micro ? micro.benchmarks.filter((b) => !b.error && b.logRatios.length > 0).length : 0;
@@ -50505,7 +50577,8 @@ function runLine(report2) {
   const family = run.figures ?? Math.round((1 - run.confidence) / Math.max(1e-12, 1 - run.intervalConfidence));
   const adaptive = run.maxRounds && run.maxRounds > run.plannedRounds ? ` (adaptive, ${run.plannedRounds} to ${run.maxRounds})` : "";
   const confirmed = run.confirmRounds ? ` + ${run.confirmRounds} to confirm` : "";
-  const rounds = run.rounds < run.plannedRounds ? `${run.rounds} of ${run.plannedRounds} rounds` : `${run.rounds} rounds${adaptive}${confirmed}`;
+  const processes = run.processes && run.processes > run.rounds + (run.confirmRounds ?? 0) ? `, ${run.processes} processes` : "";
+  const rounds = run.rounds < run.plannedRounds ? `${run.rounds} of ${run.plannedRounds} rounds${processes}` : `${run.rounds} rounds${adaptive}${confirmed}${processes}`;
   const confidence = family > 1 ? run.figures !== void 0 ? `${formatConfidence(run.confidence)} for all ${family} budgeted figures together (Holm, one-sided; each interval ${formatConfidence(run.intervalConfidence)} at the last look)` : `each interval ${formatConfidence(run.intervalConfidence)}, so ${formatConfidence(run.confidence)} for all ${family} budgeted figures together` : `${formatConfidence(run.confidence)} confidence`;
   const parts = [];
   if (run.plannedRounds > 0) parts.push(`${rounds} (${run.isolation} isolation)`);
@@ -50762,7 +50835,12 @@ function mergeRuns(runs) {
     return values.length ? Math.max(...values) : void 0;
   };
   const [first] = runs;
-  const optional = { maxRounds: most((r) => r.maxRounds), looks: most((r) => r.looks), confirmRounds: most((r) => r.confirmRounds) };
+  const optional = {
+    maxRounds: most((r) => r.maxRounds),
+    looks: most((r) => r.looks),
+    confirmRounds: most((r) => r.confirmRounds),
+    processes: most((r) => r.processes)
+  };
   const http3 = { httpRounds: most((r) => r.httpRounds), httpConfirmRounds: most((r) => r.httpConfirmRounds) };
   const httpMode = runs.find((r) => r.httpMode)?.httpMode;
   const profiled = runs.reduce((sum3, r) => sum3 + (r.profile?.benchmarks ?? 0), 0);
@@ -52052,6 +52130,13 @@ var report_schema_default = {
             "number",
             "null"
           ]
+        },
+        processes: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "Micro-benchmark processes run (pairs in process isolation), confirmation included: more than the rounds when a round took several."
         },
         httpRounds: {
           type: [

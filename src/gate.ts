@@ -346,6 +346,9 @@ async function measureMicroStage(run: RunContext, files: { base: string[]; head:
     stallTimeoutMs: config.micro.taskTimeoutMs,
     rounds: plan.rounds,
     minimumRounds: (benchmarks) => plan.rule.minimumRounds(plan.familyFigures ?? benchmarks + plan.httpFigures),
+    // A round of several processes when a budget needs it: resolving it means catching a loss of twice the budget with 95% power.
+    resolves: (id, spread, rounds, benchmarks) =>
+      plan.rule.resolvable(spread, rounds, plan.familyFigures ?? benchmarks + plan.httpFigures) <= plan.analyzeOptions.budgetFor(id),
     adaptive: {
       maxRounds: config.maxRounds,
       lookEvery: DEFAULTS.lookEvery,
@@ -461,7 +464,12 @@ function runInfo(
     rounds: micro?.rounds ?? 0,
     plannedRounds: micro?.plannedRounds ?? 0,
     ...(micro
-      ? { maxRounds: Math.max(config.maxRounds, micro.plannedRounds), looks: plan.rule.looks, confirmRounds: micro.confirmRounds ?? 0 }
+      ? {
+          maxRounds: Math.max(config.maxRounds, micro.plannedRounds),
+          looks: plan.rule.looks,
+          confirmRounds: micro.confirmRounds ?? 0,
+          ...(micro.processes ? { processes: micro.processes } : {}),
+        }
       : {}),
     ...(http
       ? { httpRounds: http.rounds, httpMode: config.httpMode, ...(http.confirmRounds ? { httpConfirmRounds: http.confirmRounds } : {}) }

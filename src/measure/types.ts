@@ -29,6 +29,8 @@ export interface Measurement {
   limited: boolean;
   /** Rounds of the confirmation group (0 when nothing needed confirming). */
   confirmRounds?: number;
+  /** Benchmark processes run (process pairs in process isolation), confirmation included: a round may run several. */
+  processes?: number;
   durationMs: number;
   isolation: string;
   /** The machine's state in each completed round. */

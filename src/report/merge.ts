@@ -135,7 +135,12 @@ function mergeRuns(runs: RunInfo[]): RunInfo {
     return values.length ? Math.max(...values) : undefined;
   };
   const [first] = runs;
-  const optional = { maxRounds: most((r) => r.maxRounds), looks: most((r) => r.looks), confirmRounds: most((r) => r.confirmRounds) };
+  const optional = {
+    maxRounds: most((r) => r.maxRounds),
+    looks: most((r) => r.looks),
+    confirmRounds: most((r) => r.confirmRounds),
+    processes: most((r) => r.processes),
+  };
   const http = { httpRounds: most((r) => r.httpRounds), httpConfirmRounds: most((r) => r.httpConfirmRounds) };
   const httpMode = runs.find((r) => r.httpMode)?.httpMode;
   const profiled = runs.reduce((sum, r) => sum + (r.profile?.benchmarks ?? 0), 0);

@@ -66,6 +66,8 @@ export interface RunInfo {
   maxRounds?: number;
   looks?: number;
   confirmRounds?: number;
+  /** Micro-benchmark processes run (pairs in process isolation), confirmation included: more than the rounds when a round took several. */
+  processes?: number;
   /** HTTP rounds per load test (the most any ran), when there are HTTP benchmarks, and the most any ran to confirm a regression. */
   httpRounds?: number;
   httpConfirmRounds?: number;
@@ -173,14 +175,17 @@ export function toReportBenchmark(comparison: Comparison, http?: HttpDetails): R
 }
 
 /**
- * "budget 2% is below what this run resolves (≈7% with 10 rounds): a regression of 2–7% would likely pass
- * unnoticed". Only for benchmarks that passed: a verdict already found is a verdict.
+ * "budget 2% is below what this run resolves beyond it (≈5.3% with 10 rounds): a regression between 2% and
+ * 7.3% would likely pass unnoticed". `resolvable` is the distance beyond the budget a loss needs to be
+ * caught with 95% power; the warning comes when that distance is larger than the budget itself (a loss
+ * of twice the budget would likely pass, the line benchgate calibrate draws too). Only for benchmarks
+ * that passed: a verdict already found is a verdict.
  */
 function resolutionWarning(comparison: Comparison): string | undefined {
   const { resolvable, budget, verdict, logRatios } = comparison;
   if (!Number.isFinite(resolvable) || resolvable! <= budget || verdict === 'regression' || verdict === 'error') return undefined;
   const pct = (x: number) => formatShortPercent(x, x < 0.1 ? 1 : 0);
-  return `budget ${pct(budget)} is below what this run resolves (≈${pct(resolvable!)} with ${logRatios.length} rounds): a regression between ${pct(budget)} and ${pct(resolvable!)} would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both).`;
+  return `budget ${pct(budget)} is below what this run resolves beyond it (≈${pct(resolvable!)} with ${logRatios.length} rounds): a regression between ${pct(budget)} and ${pct(budget + resolvable!)} would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both).`;
 }
 
 /** Counts of each verdict, in table order, e.g. "1 regression, 2 unchanged". */

@@ -174,8 +174,12 @@ export function runLine(report: Report): string {
   const family = run.figures ?? Math.round((1 - run.confidence) / Math.max(1e-12, 1 - run.intervalConfidence));
   const adaptive = run.maxRounds && run.maxRounds > run.plannedRounds ? ` (adaptive, ${run.plannedRounds} to ${run.maxRounds})` : '';
   const confirmed = run.confirmRounds ? ` + ${run.confirmRounds} to confirm` : '';
+  // Rounds of several processes (noise per process): how many processes the rounds took in all.
+  const processes = run.processes && run.processes > run.rounds + (run.confirmRounds ?? 0) ? `, ${run.processes} processes` : '';
   const rounds =
-    run.rounds < run.plannedRounds ? `${run.rounds} of ${run.plannedRounds} rounds` : `${run.rounds} rounds${adaptive}${confirmed}`;
+    run.rounds < run.plannedRounds
+      ? `${run.rounds} of ${run.plannedRounds} rounds${processes}`
+      : `${run.rounds} rounds${adaptive}${confirmed}${processes}`;
   const confidence =
     family > 1
       ? run.figures !== undefined

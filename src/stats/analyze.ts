@@ -1,7 +1,7 @@
 import { median } from 'simple-statistics';
 import type { LatencyStat } from '../config/types.js';
 import type { BenchmarkKind, Samples as BenchmarkSamples } from './samples.js';
-import { resolvableChange, roundSpread } from './power.js';
+import { roundSpread } from './power.js';
 import {
   decide,
   decideLowerIsBetter,
@@ -135,7 +135,7 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
     };
     const throughput = confirm(decide(change, budget), 'a regression', change, rounds, benchmark.confirmation, (c) => decide(c, budget))!;
     // What the regression side resolves at this look, at the share that does not depend on other figures' outcomes.
-    const resolvable = resolvableChange(roundSpread(benchmark.logRatios), rounds, 1 - 2 * rule.lookAlpha(rounds, otherShare));
+    const resolvable = rule.resolvable(roundSpread(benchmark.logRatios), rounds, family);
     const result = { ...common, change, resolvable, regressionP };
     if (!benchmark.latency) return { ...result, verdict: throughput, ...(notes.length ? { note: notes.join('; ') } : {}) };
     const latency: Partial<Record<LatencyStat, LatencyComparison>> = {};

@@ -1,3 +1,4 @@
+import { resolvableChange } from './power.js';
 import { minimumRounds as roundsForLevel } from './signed-rank.js';
 
 /**
@@ -48,6 +49,13 @@ export interface DecisionRule {
    * step-down: the nominal one-sided p-value at its last look divided by that look's weight.
    */
   regressionP(nominalP: number, rounds: number): number;
+  /**
+   * The smallest change beyond its budget that a figure's bound catches with 95% power at the look that
+   * ends after `rounds` rounds, when a round spreads `spread` (log units) and `figures` figures share
+   * the run: what a run resolves (resolvableChange at the bound's level, the share not counting on
+   * other figures' outcomes).
+   */
+  resolvable(spread: number, rounds: number, figures: number): number;
 }
 
 export interface RulePlan {
@@ -133,6 +141,8 @@ export function decisionRule(plan: RulePlan): DecisionRule {
         ? roundsForOneSided(share(figures))
         : (grid.find((n) => reaches(n, figures)) ?? roundsForOneSided(lookAlpha(maxRounds, share(figures)))),
     regressionP: (nominalP: number, rounds: number) => Math.min(1, nominalP / lookWeight(rounds)),
+    resolvable: (spread: number, rounds: number, figures: number) =>
+      resolvableChange(spread, rounds, 1 - 2 * lookAlpha(rounds, share(figures))),
   });
 }
 

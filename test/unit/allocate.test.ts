@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { allocateTaskTimes, estimateNoise, type RoundRecord, type TaskRound } from '../../src/measure/micro/allocate.js';
+import {
+  allocateTaskTimes,
+  estimateNoise,
+  MAX_PROCESSES_PER_ROUND,
+  processesPerRound,
+  type RoundRecord,
+  type TaskRound,
+} from '../../src/measure/micro/allocate.js';
 import { blockVariance } from '../../src/measure/micro/alternate.js';
 
 /**
@@ -106,6 +113,38 @@ describe('allocating measuring time by where the noise is', () => {
     for (const record of records)
       (record.tasks as Map<string, TaskRound>).set('b', { ...record.tasks.get('b')!, blockVariance: Number.NaN });
     expect(Object.keys(allocateTaskTimes(records, bounds)!.taskTimeMs)).toEqual(['a']);
+  });
+});
+
+describe('processes per round', () => {
+  // Per-process noise: a round of one process spreads σ = √(σ²_b + σ²_w / n) in log units.
+  const allocation = allocateTaskTimes(rounds({ a: betweenNoisy, b: betweenNoisy }, 500), bounds)!;
+  const { between, within, blockMs } = allocation.noise.a!;
+  const spread1 = Math.sqrt(between + within / (allocation.taskTimeMs.a! / blockMs));
+  const roomy = { remainingMs: 1e9, roundsToGo: 10, confirmMs: 0, confirmRounds: 0 };
+
+  it('runs one process when one resolves every budget', () => {
+    expect(processesPerRound(allocation, { ...roomy, enough: (_, spread) => spread <= spread1 * 1.0001 })).toBe(1);
+  });
+
+  it('runs the fewest processes whose mean resolves every budget: the spread falls as 1/√k', () => {
+    // Half the spread needs 4 processes; a third of it, 9, more than a round may take.
+    expect(processesPerRound(allocation, { ...roomy, enough: (_, spread) => spread <= (spread1 / 2) * 1.0001 })).toBe(4);
+    expect(processesPerRound(allocation, { ...roomy, enough: (_, spread) => spread <= spread1 / 3 })).toBe(MAX_PROCESSES_PER_ROUND);
+    // The noisiest task sets it.
+    const noisier = (id: string, spread: number) => spread <= (id === 'a' ? spread1 : spread1 / 2) * 1.0001;
+    expect(processesPerRound(allocation, { ...roomy, enough: noisier })).toBe(4);
+  });
+
+  it('runs no more processes than let every round still to run, and a confirmation, fit in the time left', () => {
+    const never = () => false;
+    const round = allocation.roundMs;
+    // 10 rounds to go and a confirmation of 10 rounds at half a round each: 15 rounds' time per process per round.
+    const timed = { roundsToGo: 10, confirmMs: round / 2, confirmRounds: 10, enough: never };
+    expect(processesPerRound(allocation, { ...timed, remainingMs: 15 * round * 3 + 1 })).toBe(3);
+    expect(processesPerRound(allocation, { ...timed, remainingMs: 15 * round * 3 - 1 })).toBe(2);
+    // Even when not one process per round fits, one it is (the time limit stops the rounds).
+    expect(processesPerRound(allocation, { ...timed, remainingMs: 0 })).toBe(1);
   });
 });
 

@@ -430,6 +430,70 @@ describe('measuring time allocated by where the noise is', () => {
     for (const job of confirmation) expect(job.taskTimes).toEqual({ [id('route a')]: 400 });
   });
 
+  it('runs several processes per round when one cannot resolve the budget, as many as the time allows, and averages them', async () => {
+    const lines: string[] = [];
+    const fake = noisyProcesses(tasks, { ...perProcess, offsets: [-0.01, 0, 0.01, 0.03] });
+    // One process spreads ≈2%: a spread of 0.4% needs 8 processes or more. Three rounds of 2.4 s, then
+    // processes of 0.96 s: 9 rounds to go to max-rounds in 52.8 s leave 6 processes per round, and the
+    // last round the 6.72 s left: 7.
+    const result = await run(fake, {
+      adaptive: adaptive({ maxRounds: 12 }),
+      resolves: (_, spread) => spread <= 0.004,
+      log: (line) => lines.push(line),
+    });
+    expect(lines.filter((line) => line.includes('per round'))).toEqual([
+      'from round 4: 6 processes per round (between-process noise; what the budgets need at round 10 and the time allows)',
+      'from round 12: 7 processes per round (between-process noise; what the budgets need at round 12 and the time allows)',
+    ]);
+    expect(result.rounds).toBe(12);
+    expect(fake.jobs).toHaveLength(3 + 8 * 6 + 7);
+    expect(result.processes).toBe(fake.jobs.length);
+    expect(result.durationMs).toBeLessThanOrEqual(60_000);
+    // Which revision loads first alternates process by process, so each round of 6 is balanced.
+    fake.jobs.forEach((job, n) => expect(job.sides[0]!.revision).toBe(n % 2 ? 'head' : 'base'));
+    // A round's figure is the mean of its processes' figures (process n has offset n mod 4).
+    const offset = (n: number) => [-0.01, 0, 0.01, 0.03][n % 4]!;
+    const processesOf = (round: number) =>
+      round < 3 ? [round] : Array.from({ length: round === 11 ? 7 : 6 }, (_, p) => 3 + (round - 3) * 6 + p);
+    const expected = Array.from({ length: 12 }, (_, round) => {
+      const group = processesOf(round).map(offset);
+      return group.reduce((sum, x) => sum + x, 0) / group.length;
+    });
+    for (const benchmark of result.benchmarks)
+      expect(benchmark.logRatios.map((r) => r.toFixed(12))).toEqual(expected.map((r) => r.toFixed(12)));
+  });
+
+  it('runs one process per round when one resolves every budget', async () => {
+    const lines: string[] = [];
+    const fake = noisyProcesses(tasks, perProcess);
+    const result = await run(fake, { adaptive: adaptive({ maxRounds: 12 }), resolves: () => true, log: (line) => lines.push(line) });
+    expect(result.rounds).toBe(12);
+    expect(fake.jobs).toHaveLength(12);
+    expect(lines.some((line) => line.includes('per round'))).toBe(false);
+  });
+
+  it('keeps back for a confirmation only what its processes cost: the suspects, not a whole round', async () => {
+    // 20 tasks at 100 ms: three rounds of 2.8 s, then 40 ms per task, a round of 1.6 s; a confirmation
+    // process measures the suspect (and room for one more): 0.8 s + 2 × 40 ms.
+    const many = Array.from({ length: 20 }, (_, i) => `route ${i}`);
+    const fake = noisyProcesses(many, perProcess);
+    const result = await run(fake, {
+      settings: { ...settings, taskTimeMs: 100 },
+      adaptive: adaptive({ maxRounds: 200, toConfirm: () => new Set([id('route 0')]), confirmRounds: 10 }),
+    });
+    // The main rounds that fit when a confirmation of max(10, rounds) rounds is kept back at `confirmMs` a round.
+    const fitting = (confirmMs: number) => {
+      let done = 3;
+      while (8_400 + (done - 3) * 1_600 + 1_600 + Math.max(10, done) * confirmMs <= 60_000) done++;
+      return done;
+    };
+    expect(result.rounds).toBe(fitting(880));
+    expect(result.rounds).toBeGreaterThan(fitting(1_600) + 3);
+    // The confirmation then ran as many rounds as the first group, inside the limit.
+    expect(result.confirmRounds).toBe(result.rounds);
+    expect(result.durationMs).toBeLessThanOrEqual(60_000);
+  });
+
   it('leaves process isolation at task-time: a pair of processes has no blocks to weigh', async () => {
     const fake = noisyProcesses(tasks, perProcess);
     await run(fake, { isolation: 'process', timeLimitMs: 20_000 });

@@ -1,3 +1,4 @@
+import { median } from 'simple-statistics';
 import { roundSpread } from '../../stats/power.js';
 
 /** What one process told about one task's noise and cost (alternate isolation). */
@@ -143,8 +144,43 @@ const sum = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0);
 const mean = (xs: readonly number[]) => sum(xs) / xs.length;
 const clamp = (x: number, low: number, high: number) => Math.min(high, Math.max(low, x));
 
-function median(xs: readonly number[]): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+/** The most benchmark processes one round may take: a round's figure is their mean. */
+export const MAX_PROCESSES_PER_ROUND = 8;
+
+export interface ProcessPlan {
+  /** Whether a task's figure, with this spread per round (log units), resolves its budget at the next look. */
+  enough: (id: string, spread: number) => boolean;
+  /** The time left until the limit, in ms. */
+  remainingMs: number;
+  /** Main rounds still to run until max-rounds (the spending function's horizon). */
+  roundsToGo: number;
+  /** A confirmation round's length at one process per round, and how many rounds a confirmation may take. */
+  confirmMs: number;
+  confirmRounds: number;
+}
+
+/**
+ * How many benchmark processes each round runs, when the noise is per process. A round of k processes
+ * has its tasks' figures averaged over them, so a task's per-round variance (a + c / n) becomes
+ * (a + c / n) / k: the between-process part that only more processes average away falls as 1/k, and
+ * the decision rule (its rounds, looks and spending, which count rounds) is unchanged. k is the
+ * fewest processes that let every open task resolve its budget at the next look (`enough`), bounded by
+ * the time: all rounds still to run and a confirmation, each k times as long, must fit in what is
+ * left. It is chosen from the noise and the clock, never from which way a figure leans, so each
+ * round's figure stays symmetric about the true change given the rounds before it, which is all the
+ * signed-rank test needs (its rounds need not share one spread). 1 when the time allows no more, or
+ * when the allocation has no noise figures.
+ */
+export function processesPerRound(allocation: Allocation, plan: ProcessPlan): number {
+  const ids = Object.keys(allocation.taskTimeMs);
+  const spreadAt = (id: string, k: number) => {
+    const { between, within, blockMs } = allocation.noise[id]!;
+    const blocks = Math.max(1, allocation.taskTimeMs[id]! / blockMs);
+    return Math.sqrt((between + within / blocks) / k);
+  };
+  let needed = 1;
+  while (needed < MAX_PROCESSES_PER_ROUND && !ids.every((id) => plan.enough(id, spreadAt(id, needed)))) needed++;
+  const perProcess = plan.roundsToGo * allocation.roundMs + plan.confirmRounds * plan.confirmMs;
+  const fits = perProcess > 0 ? Math.floor(plan.remainingMs / perProcess) : MAX_PROCESSES_PER_ROUND;
+  return Math.max(1, Math.min(needed, fits));
 }

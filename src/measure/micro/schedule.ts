@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { median } from 'simple-statistics';
 import type { Isolation } from '../../config/types.js';
 import { busyBetween, sampleCpu, type RoundConditions } from '../conditions.js';
 import type { Revision } from '../../checkout/revisions.js';
@@ -6,7 +7,7 @@ import { UserError } from '../../util/errors.js';
 import type { BenchmarkSamples, Measurement, MeasureProgress } from '../types.js';
 import { ID_SEPARATOR, type FileLoad, type MeasureSettings, type MicroJob, type SideJob, type TaskOutcome } from './protocol.js';
 import { runBenchmarkProcess, type ProcessOutcome } from './spawn.js';
-import { allocateTaskTimes, type Allocation, type RoundRecord, type TaskRound } from './allocate.js';
+import { allocateTaskTimes, processesPerRound, type Allocation, type RoundRecord, type TaskRound } from './allocate.js';
 
 /** The fewest blocks an allocated task time may leave a task, so the median over blocks stays stable. */
 export const MIN_ALLOCATED_BLOCKS = 20;
@@ -43,6 +44,12 @@ export interface MicroPlan {
   now?: () => number;
   /** Choose each task's time per process from the noise of the rounds so far (default; alternate isolation only). */
   allocate?: boolean;
+  /**
+   * Whether a benchmark's figure resolves its budget after `rounds` rounds when a round spreads `spread`
+   * (log units) and `benchmarks` compare (the decision rule's level at that look). With it, and an
+   * allocation, a round may run several processes (processesPerRound); without it, one.
+   */
+  resolves?: (id: string, spread: number, rounds: number, benchmarks: number) => boolean;
   /** Runs one benchmark process (default: runBenchmarkProcess with runnerPath); tests pass a fake. */
   spawn?: (job: MicroJob) => Promise<ProcessOutcome>;
 }
@@ -62,7 +69,8 @@ type RoundFailure = Extract<ProcessOutcome, { ok: false }>;
  * only see per-round log ratios and ops/s.
  */
 interface RoundStrategy {
-  run(round: number, job: Omit<MicroJob, 'sides'>): Promise<RoundOutcome | RoundFailure>;
+  /** `order`: the processes (or pairs) run before this one, which alternate the revision loaded first. */
+  run(order: number, job: Omit<MicroJob, 'sides'>): Promise<RoundOutcome | RoundFailure>;
 }
 
 /** Both revisions in one process, alternating blocks; which revision is imported first alternates by round. */
@@ -72,8 +80,8 @@ function alternateStrategy(plan: MicroPlan, spawn: (job: MicroJob) => Promise<Pr
     { revision: 'head', root: plan.head.root, files: plan.headFiles },
   ];
   return {
-    async run(round, job) {
-      return spawn({ ...job, sides: round % 2 === 0 ? sides : [...sides].reverse() });
+    async run(order, job) {
+      return spawn({ ...job, sides: order % 2 === 0 ? sides : [...sides].reverse() });
     },
   };
 }
@@ -83,10 +91,10 @@ function processStrategy(plan: MicroPlan, spawn: (job: MicroJob) => Promise<Proc
   const base: SideJob = { revision: 'base', root: plan.base.root, files: plan.baseFiles };
   const head: SideJob = { revision: 'head', root: plan.head.root, files: plan.headFiles };
   return {
-    async run(round, job) {
+    async run(order, job) {
       const outcomes: { files: FileLoad[]; tasks: TaskOutcome[] }[] = [];
       const batches = { ...job.batches };
-      for (const side of round % 2 === 0 ? [base, head] : [head, base]) {
+      for (const side of order % 2 === 0 ? [base, head] : [head, base]) {
         const outcome = await spawn({ ...job, batches, sides: [side] });
         if (!outcome.ok) return outcome;
         outcomes.push(outcome);
@@ -148,37 +156,56 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
   const errors = new Map<string, string>();
   let plannedRounds = plan.rounds;
   let rounds = 0;
+  // Benchmark processes (pairs in process isolation) run so far, which alternate the revision loaded first,
+  // and how many the next round runs (more than one only with an allocation, see processesPerRound).
+  let processes = 0;
+  let perRound = 1;
+  let family = 0;
+  // The last measuring time of each task in one process, and the regressions of the last look (the confirmation's tasks).
+  const taskMs = new Map<string, number>();
+  let suspects = new Set<string>();
   // Alternate isolation: each round's within-process figures, from which the task times are chosen (allocate.ts).
   const records: RoundRecord[] = [];
   let allocation: Allocation | undefined;
-  let lastRoundMs = 0;
+  let lastProcessMs = 0;
   let limited = false;
   const conditions: RoundConditions[] = [];
   const adaptive = plan.adaptive;
   const decided = new Set<string>();
+  // A confirmation runs as many rounds as the first group did (at least the first look's), so the time it needs grows with the rounds.
+  const confirmationRounds = (done: number) =>
+    adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plannedRounds, done) : 0;
+  // One process of a confirmation: it measures only the regressions (the last look's, and room for one more),
+  // so with an allocation it costs the process's fixed part and their task times, not a whole round.
+  const confirmProcessMs = (fallback: number) => {
+    if (!allocation) return fallback;
+    const times = Object.values(allocation.taskTimeMs);
+    const typical = times.length ? median(times) : 0;
+    return allocation.overheadMs + typical + [...suspects].reduce((sum, id) => sum + (taskMs.get(id) ?? typical), 0);
+  };
   // Time kept back for confirming regressions, once a round's length is known.
-  // (A confirmation runs as many rounds as the first group did, so the reserve grows with the rounds.)
-  const reserve = (perRound: number, done: number) =>
-    adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, done) * perRound : 0;
+  const reserve = (roundMs: number, done: number) => confirmationRounds(done) * perRound * confirmProcessMs(roundMs / perRound);
 
   const runOne = async (round: number, skipNow: Set<string>, into: 'main' | 'confirmation') => {
     const cpuBefore = sampleCpu();
     const load1 = os.loadavg()[0] ?? 0;
-    const roundStarted = now();
     const taskTimes = allocation?.taskTimeMs;
-    const outcome = await runRound(
-      strategy,
-      round,
-      { settings: plan.settings, batches, skip: [...skipNow], ...(taskTimes ? { taskTimes } : {}) },
-      errors,
-      skipNow,
-    );
-    lastRoundMs = now() - roundStarted;
-    if (into === 'main' && plan.isolation === 'alternate') records.push(roundRecord(lastRoundMs, outcome.tasks));
+    const outcomes: RoundOutcome[] = [];
+    for (let p = 0; p < perRound; p++) {
+      const processStarted = now();
+      const job = { settings: plan.settings, batches, skip: [...skipNow], ...(taskTimes ? { taskTimes } : {}) };
+      const outcome = await runRound(strategy, round, processes++, job, errors, skipNow);
+      lastProcessMs = now() - processStarted;
+      if (into === 'main' && plan.isolation === 'alternate') records.push(roundRecord(lastProcessMs, outcome.tasks));
+      for (const task of outcome.tasks) if (task.measureMs !== undefined) taskMs.set(task.id, task.measureMs);
+      outcomes.push(outcome);
+    }
+    const outcome = meanOfProcesses(outcomes);
     for (const id of skipNow) if (errors.has(id)) skip.add(id);
     if (round === 0) {
       await explainLoadErrors(outcome.files, plan, spawn, errors, skip);
-      plannedRounds = Math.max(plannedRounds, plan.minimumRounds(comparable(outcome.tasks, errors)));
+      family = comparable(outcome.tasks, errors);
+      plannedRounds = Math.max(plannedRounds, plan.minimumRounds(family));
     }
     for (const task of outcome.tasks) {
       batches[task.id] ??= task.batch;
@@ -189,24 +216,49 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
 
   const maxRounds = () => Math.max(plannedRounds, adaptive?.maxRounds ?? plannedRounds);
   // Once task times are allocated, the rounds before (at the full task time) no longer say how long the next one takes.
-  const roundLength = (elapsed: number) => (allocation ? lastRoundMs : rounds ? elapsed / rounds : 0);
+  const roundLength = (elapsed: number) => (allocation ? lastProcessMs * perRound : rounds ? elapsed / rounds : 0);
+  // The rounds of the next look: the first one, then every lookEvery, up to max-rounds.
+  const nextLook = () =>
+    rounds < plannedRounds || !adaptive
+      ? plannedRounds
+      : Math.min(maxRounds(), plannedRounds + (Math.floor((rounds - plannedRounds) / adaptive.lookEvery) + 1) * adaptive.lookEvery);
+  // With an allocation, the processes of the next rounds: as many as the budgets need at the next look and the time allows.
+  const replan = () => {
+    if (!allocation || !plan.resolves || rounds >= maxRounds()) return;
+    const next = processesPerRound(allocation, {
+      enough: (id, spread) => plan.resolves!(id, spread, nextLook(), family),
+      remainingMs: plan.timeLimitMs - (now() - started),
+      roundsToGo: Math.max(0, maxRounds() - rounds),
+      confirmMs: confirmProcessMs(allocation.roundMs),
+      confirmRounds: confirmationRounds(nextLook()),
+    });
+    if (next !== perRound)
+      plan.log(
+        `from round ${rounds + 1}: ${next} process${next > 1 ? 'es' : ''} per round (between-process noise; what the budgets need at round ${nextLook()} and the time allows)`,
+      );
+    perRound = next;
+  };
   for (let round = 0; round < maxRounds(); round++) {
     const elapsed = now() - started;
-    const perRound = roundLength(elapsed);
-    if (rounds > 0 && elapsed + perRound + (round >= plannedRounds ? reserve(perRound, rounds) : 0) > plan.timeLimitMs) {
+    const roundMs = roundLength(elapsed);
+    if (rounds > 0 && elapsed + roundMs + (round >= plannedRounds ? reserve(roundMs, rounds) : 0) > plan.timeLimitMs) {
       limited = round < plannedRounds;
       plan.log(`time limit of ${Math.round(plan.timeLimitMs / 1000)}s: stopping after ${rounds} rounds`);
       break;
     }
     const target = round < plannedRounds ? plannedRounds : maxRounds();
-    plan.onProgress?.({ round: round + 1, rounds: target, elapsedMs: elapsed, remainingMs: perRound * (target - round) });
+    plan.onProgress?.({ round: round + 1, rounds: target, elapsedMs: elapsed, remainingMs: roundMs * (target - round) });
     await runOne(round, new Set([...skip, ...decided]), 'main');
     rounds++;
     allocation = reallocate(plan, records, allocation, new Set([...samples.keys()].filter((id) => !skip.has(id) && !decided.has(id))));
     if (!adaptive) continue;
     const look = rounds >= plannedRounds && (rounds - plannedRounds) % adaptive.lookEvery === 0;
+    if (look) {
+      for (const id of adaptive.decided([...samples.values()])) decided.add(id);
+      if (adaptive.confirmRounds > 0) suspects = adaptive.toConfirm([...samples.values()]);
+    }
+    replan();
     if (!look) continue;
-    for (const id of adaptive.decided([...samples.values()])) decided.add(id);
     const open = [...samples.values()].filter((b) => !b.error && !errors.has(b.id) && b.base && b.head && !decided.has(b.id));
     if (open.length === 0) break;
     if (rounds === plannedRounds)
@@ -225,12 +277,13 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     plan.log(`confirming ${confirming.size} regression(s) with ${confirmTarget} fresh rounds`);
     // The suspects alone share the fresh processes (they were decided, so the last allocation left them out).
     allocation = reallocate(plan, records, allocation, confirming);
+    suspects = confirming;
     const others = new Set([...samples.keys()].filter((id) => !confirming.has(id)));
     for (let i = 0; i < confirmTarget; i++) {
       const elapsed = now() - started;
-      const perRound = roundLength(elapsed);
-      if (elapsed + perRound > plan.timeLimitMs) break;
-      plan.onProgress?.({ round: i + 1, rounds: confirmTarget, elapsedMs: elapsed, remainingMs: perRound * (confirmTarget - i) });
+      const roundMs = roundLength(elapsed);
+      if (elapsed + roundMs > plan.timeLimitMs) break;
+      plan.onProgress?.({ round: i + 1, rounds: confirmTarget, elapsedMs: elapsed, remainingMs: roundMs * (confirmTarget - i) });
       await runOne(rounds + i, new Set([...skip, ...others]), 'confirmation');
       confirmRounds++;
     }
@@ -249,7 +302,33 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     isolation: plan.isolation,
     conditions,
     confirmRounds,
+    processes,
   };
+}
+
+/**
+ * One round's outcome from its processes: each task's figure is the mean of its per-process log
+ * ratios (each already a median over blocks, so one odd block cannot sway it), its throughputs their
+ * geometric means; an error in any process is the task's error.
+ */
+function meanOfProcesses(outcomes: RoundOutcome[]): RoundOutcome {
+  if (outcomes.length === 1) return outcomes[0]!;
+  const byId = new Map<string, TaskOutcome[]>();
+  for (const outcome of outcomes) for (const task of outcome.tasks) byId.set(task.id, [...(byId.get(task.id) ?? []), task]);
+  const logMean = (xs: number[]) => xs.reduce((sum, x) => sum + x, 0) / xs.length;
+  const tasks = [...byId.values()].map((seen) => {
+    const task: TaskOutcome = { ...seen[0]!, blocks: seen.reduce((sum, t) => sum + t.blocks, 0) };
+    const error = seen.find((t) => t.error)?.error;
+    if (error) return { ...task, error };
+    for (const side of ['base', 'head'] as const) {
+      const figures = seen.map((t) => t[side]).filter((f) => f !== undefined);
+      if (figures.length) task[side] = { ...figures[0]!, opsPerSec: Math.exp(logMean(figures.map((f) => Math.log(f.opsPerSec)))) };
+    }
+    const ratios = seen.map((t) => t.logRatio).filter((r) => r !== undefined);
+    if (ratios.length) task.logRatio = logMean(ratios);
+    return task;
+  });
+  return { ok: true, files: outcomes[0]!.files, tasks };
 }
 
 /** A round's within-process figures, for the tasks that have them. */
@@ -291,15 +370,17 @@ function describeAllocation(allocation: Allocation, records: RoundRecord[], task
   return `after ${records.length} rounds: between-process noise dominates in ${between} of ${noise.length} tasks; task time ${ms(taskTimeMs)} → ${low === high ? ms(low) : `${ms(low)}–${ms(high)}`}, a round ≈${ms(last)} → ${ms(allocation.roundMs)}`;
 }
 
+/** One process (a pair in process isolation) of round `round`; `order` (the processes before it) picks which revision loads first. */
 async function runRound(
   strategy: RoundStrategy,
   round: number,
+  order: number,
   job: Omit<MicroJob, 'sides'>,
   errors: Map<string, string>,
   skip: Set<string>,
 ): Promise<RoundOutcome> {
   for (let attempt = 1; ; attempt++) {
-    const outcome = await strategy.run(round, { ...job, skip: [...skip] });
+    const outcome = await strategy.run(order, { ...job, skip: [...skip] });
     if (outcome.ok) return outcome;
     if (!outcome.id || attempt >= MAX_ATTEMPTS_PER_ROUND) {
       throw new UserError(`Round ${round + 1}: ${outcome.message}`);
