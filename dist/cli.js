@@ -47992,11 +47992,11 @@ function allocateTaskTimes(rounds, bounds, open) {
   const overheadMs = median(
     rounds.slice(-PILOT_ROUNDS).map((round) => Math.max(0, round.durationMs - sum2([...round.tasks.values()].map((t) => t.measureMs))))
   );
-  const blocksAt = (lambda) => Object.fromEntries(
+  const blocksAt = (lambda2) => Object.fromEntries(
     ids.map((id) => {
       const { between: a, within: c, blockMs: b } = noise[id];
       const upper = Math.max(bounds.minBlocks, bounds.maxTaskMs / b);
-      return [id, clamp(optimalBlocks(a, c, b, lambda), bounds.minBlocks, upper)];
+      return [id, clamp(optimalBlocks(a, c, b, lambda2), bounds.minBlocks, upper)];
     })
   );
   const roundMsOf = (blocks2) => overheadMs + sum2(ids.map((id) => noise[id].blockMs * blocks2[id]));
@@ -48006,7 +48006,22 @@ function allocateTaskTimes(rounds, bounds, open) {
     if (Math.exp(mid) * roundMsOf(blocksAt(Math.exp(mid))) < ids.length) low = mid;
     else high = mid;
   }
-  const blocks = blocksAt(Math.exp((low + high) / 2));
+  let lambda = (low + high) / 2;
+  const fitMs = (blocks2) => {
+    if (!bounds.fit) return 0;
+    const typical = median(ids.map((id) => noise[id].blockMs * blocks2[id]));
+    return bounds.fit.rounds * roundMsOf(blocks2) + bounds.fit.confirmRounds * (overheadMs + 2 * typical);
+  };
+  if (bounds.fit && fitMs(blocksAt(Math.exp(lambda))) > bounds.fit.timeMs) {
+    [low, high] = [lambda, 40];
+    for (let i = 0; i < 200; i++) {
+      const mid = (low + high) / 2;
+      if (fitMs(blocksAt(Math.exp(mid))) > bounds.fit.timeMs) low = mid;
+      else high = mid;
+    }
+    lambda = high;
+  }
+  const blocks = blocksAt(Math.exp(lambda));
   return {
     taskTimeMs: Object.fromEntries(ids.map((id) => [id, blocks[id] * noise[id].blockMs])),
     overheadMs,
@@ -48198,7 +48213,9 @@ async function measureMicro(plan) {
     plan.onProgress?.({ round: round + 1, rounds: target, elapsedMs: elapsed, remainingMs: roundMs * (target - round) });
     await runOne(round, /* @__PURE__ */ new Set([...skip, ...decided]), "main");
     rounds++;
-    allocation = reallocate(plan, records, allocation, new Set([...samples.keys()].filter((id) => !skip.has(id) && !decided.has(id))));
+    const fit = rounds < plannedRounds ? { timeMs: plan.timeLimitMs - (now() - started), rounds: plannedRounds - rounds, confirmRounds: confirmationRounds(plannedRounds) } : void 0;
+    const measured = new Set([...samples.keys()].filter((id) => !skip.has(id) && !decided.has(id)));
+    allocation = reallocate(plan, records, allocation, measured, fit);
     if (!adaptive) continue;
     const look = rounds >= plannedRounds && (rounds - plannedRounds) % adaptive.lookEvery === 0;
     if (look) {
@@ -48274,11 +48291,11 @@ function roundRecord(durationMs, tasks) {
   }
   return { durationMs, tasks: figures };
 }
-function reallocate(plan, records, before, open) {
+function reallocate(plan, records, before, open, fit) {
   if (plan.allocate === false) return void 0;
   const next = allocateTaskTimes(
     records,
-    { minBlocks: Math.max(MIN_ALLOCATED_BLOCKS, plan.settings.minBlocks), maxTaskMs: plan.settings.taskTimeMs },
+    { minBlocks: Math.max(MIN_ALLOCATED_BLOCKS, plan.settings.minBlocks), maxTaskMs: plan.settings.taskTimeMs, ...fit ? { fit } : {} },
     open
   );
   if (!next) return before;

@@ -74,6 +74,33 @@ describe('allocating measuring time by where the noise is', () => {
     expect(allocation.roundMs).toBeLessThan(1600);
   });
 
+  it('shortens the task times until the rounds the first look needs, and a confirmation, fit in the time left', () => {
+    const tasks = { a: withinNoisy, b: withinNoisy, c: betweenNoisy };
+    const free = allocateTaskTimes(rounds(tasks, 800), bounds)!;
+    // Within-process noise keeps task-time: 3 × 400 ms (c less) and 800 ms of overhead a round.
+    expect(free.taskTimeMs.a).toBe(400);
+    const fits = (a: typeof free, fit: { timeMs: number; rounds: number; confirmRounds: number }) => {
+      const times = Object.values(a.taskTimeMs).sort((x, y) => x - y);
+      return fit.rounds * a.roundMs + fit.confirmRounds * (a.overheadMs + 2 * times[1]!) <= fit.timeMs + 1e-6;
+    };
+    const roomy = { timeMs: 1e7, rounds: 12, confirmRounds: 15 };
+    expect(allocateTaskTimes(rounds(tasks, 800), { ...bounds, fit: roomy })).toEqual(free);
+    // 12 rounds and a confirmation of 15 in 30 s: the free split would take 12 × 1.8 s + 15 × 1.6 s.
+    const tight = { timeMs: 30_000, rounds: 12, confirmRounds: 15 };
+    expect(fits(free, tight)).toBe(false);
+    const fitted = allocateTaskTimes(rounds(tasks, 800), { ...bounds, fit: tight })!;
+    expect(fits(fitted, tight)).toBe(true);
+    // The largest that fit: at a few ms more per task, it would not.
+    const longer = { ...fitted, taskTimeMs: Object.fromEntries(Object.entries(fitted.taskTimeMs).map(([id, ms]) => [id, ms * 1.01])) };
+    expect(fits({ ...longer, roundMs: fitted.overheadMs + Object.values(longer.taskTimeMs).reduce((x, y) => x + y, 0) }, tight)).toBe(
+      false,
+    );
+    expect(fitted.taskTimeMs.a).toBeLessThan(400);
+    // Never below the fewest blocks, even when nothing fits.
+    const none = allocateTaskTimes(rounds(tasks, 800), { ...bounds, fit: { ...tight, timeMs: 1 } })!;
+    for (const [id, ms] of Object.entries(none.taskTimeMs)) expect(ms / none.noise[id]!.blockMs).toBeCloseTo(20, 6);
+  });
+
   it('gives a task with no per-process noise an even share of the round, D / m', () => {
     // Three tasks at their 40 ms floor and one within-only task t in a round of 100 ms overhead: t = (100 + 3 × 40 + t) / 4.
     const allocation = allocateTaskTimes(rounds({ a: betweenNoisy, b: betweenNoisy, c: betweenNoisy, d: withinNoisy }, 100), {

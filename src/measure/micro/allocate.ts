@@ -23,6 +23,12 @@ export interface AllocationBounds {
   minBlocks: number;
   /** The longest measuring time per task and process (micro.task-time). */
   maxTaskMs: number;
+  /**
+   * Rounds that must fit in `timeMs`, and a confirmation of `confirmRounds` rounds after them (each
+   * process the overhead and two tasks' time: a suspect and room for one more): before the first look,
+   * the rounds it needs, so that a loaded machine still reaches a verdict in the time limit.
+   */
+  fit?: { timeMs: number; rounds: number; confirmRounds: number };
 }
 
 /** One task's noise as the rounds so far show it, in squared log-ratio units. */
@@ -63,8 +69,10 @@ const MEDIAN_EFFICIENCY = Math.PI / 2;
  * n = √(O c / (b a)) (Cochran, Sampling Techniques, 3rd ed., §10.6). Each n_j is then held within
  * [minBlocks, maxTaskMs / b_j]: between-process noise (large a_j) gives short task times and more
  * processes per second, within-process noise (large c_j) long ones. T drops out: the optimum is the
- * same whatever the time, so the rounds themselves stay the decision rule's and the time limit's.
- * Only the `open` tasks (those the next round runs) share the round. Undefined before PILOT_ROUNDS
+ * same whatever the time, so the rounds themselves stay the decision rule's and the time limit's,
+ * unless `bounds.fit` says the rounds the rule needs would not fit: then λ is raised until they do
+ * (a bound D ≤ D_max adds its multiplier μ to m / D, so the optimum keeps the same form with a larger λ),
+ * down to minBlocks per task. Only the `open` tasks (those the next round runs) share the round. Undefined before PILOT_ROUNDS
  * rounds, or when no open task has both kinds of figures.
  */
 export function allocateTaskTimes(
@@ -95,7 +103,24 @@ export function allocateTaskTimes(
     if (Math.exp(mid) * roundMsOf(blocksAt(Math.exp(mid))) < ids.length) low = mid;
     else high = mid;
   }
-  const blocks = blocksAt(Math.exp((low + high) / 2));
+  let lambda = (low + high) / 2;
+  // Before the first look: the time the rounds the rule needs, and a confirmation, take at these task times.
+  const fitMs = (blocks: Record<string, number>) => {
+    if (!bounds.fit) return 0;
+    const typical = median(ids.map((id) => noise[id]!.blockMs * blocks[id]!));
+    return bounds.fit.rounds * roundMsOf(blocks) + bounds.fit.confirmRounds * (overheadMs + 2 * typical);
+  };
+  if (bounds.fit && fitMs(blocksAt(Math.exp(lambda))) > bounds.fit.timeMs) {
+    // Both fall as λ rises: bisect on log λ above the optimum's for the largest task times that fit.
+    [low, high] = [lambda, 40];
+    for (let i = 0; i < 200; i++) {
+      const mid = (low + high) / 2;
+      if (fitMs(blocksAt(Math.exp(mid))) > bounds.fit.timeMs) low = mid;
+      else high = mid;
+    }
+    lambda = high;
+  }
+  const blocks = blocksAt(Math.exp(lambda));
   return {
     taskTimeMs: Object.fromEntries(ids.map((id) => [id, blocks[id]! * noise[id]!.blockMs])),
     overheadMs,

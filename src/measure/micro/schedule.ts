@@ -7,7 +7,14 @@ import { UserError } from '../../util/errors.js';
 import type { BenchmarkSamples, Measurement, MeasureProgress } from '../types.js';
 import { ID_SEPARATOR, type FileLoad, type MeasureSettings, type MicroJob, type SideJob, type TaskOutcome } from './protocol.js';
 import { runBenchmarkProcess, type ProcessOutcome } from './spawn.js';
-import { allocateTaskTimes, processesPerRound, type Allocation, type RoundRecord, type TaskRound } from './allocate.js';
+import {
+  allocateTaskTimes,
+  processesPerRound,
+  type Allocation,
+  type AllocationBounds,
+  type RoundRecord,
+  type TaskRound,
+} from './allocate.js';
 
 /** The fewest blocks an allocated task time may leave a task, so the median over blocks stays stable. */
 export const MIN_ALLOCATED_BLOCKS = 20;
@@ -250,7 +257,13 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     plan.onProgress?.({ round: round + 1, rounds: target, elapsedMs: elapsed, remainingMs: roundMs * (target - round) });
     await runOne(round, new Set([...skip, ...decided]), 'main');
     rounds++;
-    allocation = reallocate(plan, records, allocation, new Set([...samples.keys()].filter((id) => !skip.has(id) && !decided.has(id))));
+    // Before the first look, its rounds and a confirmation must fit in the time left.
+    const fit =
+      rounds < plannedRounds
+        ? { timeMs: plan.timeLimitMs - (now() - started), rounds: plannedRounds - rounds, confirmRounds: confirmationRounds(plannedRounds) }
+        : undefined;
+    const measured = new Set([...samples.keys()].filter((id) => !skip.has(id) && !decided.has(id)));
+    allocation = reallocate(plan, records, allocation, measured, fit);
     if (!adaptive) continue;
     const look = rounds >= plannedRounds && (rounds - plannedRounds) % adaptive.lookEvery === 0;
     if (look) {
@@ -346,11 +359,17 @@ function roundRecord(durationMs: number, tasks: TaskOutcome[]): RoundRecord {
  * The task times for the next round, from every round so far (alternate isolation only; process
  * isolation has no blocks to weigh). Logged the first time: what the rounds showed and what changed.
  */
-function reallocate(plan: MicroPlan, records: RoundRecord[], before: Allocation | undefined, open: Set<string>): Allocation | undefined {
+function reallocate(
+  plan: MicroPlan,
+  records: RoundRecord[],
+  before: Allocation | undefined,
+  open: Set<string>,
+  fit?: AllocationBounds['fit'],
+): Allocation | undefined {
   if (plan.allocate === false) return undefined;
   const next = allocateTaskTimes(
     records,
-    { minBlocks: Math.max(MIN_ALLOCATED_BLOCKS, plan.settings.minBlocks), maxTaskMs: plan.settings.taskTimeMs },
+    { minBlocks: Math.max(MIN_ALLOCATED_BLOCKS, plan.settings.minBlocks), maxTaskMs: plan.settings.taskTimeMs, ...(fit ? { fit } : {}) },
     open,
   );
   if (!next) return before;
