@@ -4,7 +4,9 @@
 // by side) merged into one report, and RUNS_AA A/A compares (head-aa: a README change), and prints per
 // run the resolvable change per benchmark and which changes were caught. TIME_LIMIT (3m) bounds each
 // compare or shard, TIME_LIMIT_AA (default TIME_LIMIT) each A/A compare; AA_SHARDED=1 runs the A/A in 4 shards.
-import { execFileSync, spawnSync } from 'node:child_process';
+// COPIES=9 makes the suite 9 times larger (216 tasks: each bench file also as <name>-2 … -9, the six changed tasks
+// changed in every copy); PARALLEL=2 runs that many shards at a time (on this 2-core machine, each shard a core).
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,6 +22,8 @@ const timeLimit = process.env.TIME_LIMIT ?? '3m';
 const timeLimitAA = process.env.TIME_LIMIT_AA ?? timeLimit;
 const aaShards = process.env.AA_SHARDED === '1' ? 4 : 1;
 const SHARDS = 4;
+const copies = Number(process.env.COPIES ?? 1);
+const parallel = Number(process.env.PARALLEL ?? 1);
 
 /** The six changed tasks, called as their bench files call them, and the loss each was sized for. */
 export const CHANGED = [
@@ -98,7 +102,7 @@ const compareArgs = (limit) => ['compare', '--base', 'main', '--time-limit', lim
 
 /** A fresh copy of the fixture with head checked out and installed, as a CI job has it before `benchgate compare`. */
 function checkout(head = 'head') {
-  const repo = makeFixtureRepo('suite', { head });
+  const repo = makeFixtureRepo('suite', { head, copies });
   execFileSync('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: repo, stdio: 'ignore' });
   return repo;
 }
@@ -111,12 +115,27 @@ function singleRun(head, limit) {
   return { report, seconds, shardSeconds: [seconds] };
 }
 
-/** Four shards measured one after another, then merged; seconds: the longest shard (what 4 parallel jobs would take). */
-function shardedRun(head, limit) {
+/** One `benchgate` command run in the background: resolves to its seconds (the report is read at merge). */
+function gateAsync(repo, args) {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [cli, ...args], { cwd: repo, stdio: 'ignore' });
+    child.on('close', () => resolve((Date.now() - started) / 1000));
+  });
+}
+
+/** Four shards, PARALLEL at a time, then merged; seconds: the longest shard (what 4 parallel jobs would take). */
+async function shardedRun(head, limit) {
   const repo = checkout(head);
   const shardSeconds = [];
-  for (let i = 1; i <= SHARDS; i++)
-    shardSeconds.push(gate(repo, [...compareArgs(limit), '--shard', `${i}/${SHARDS}`, '--json', `shard-${i}.json`]).seconds);
+  for (let first = 1; first <= SHARDS; first += parallel) {
+    const batch = Array.from({ length: Math.min(parallel, SHARDS - first + 1) }, (_, k) => first + k);
+    shardSeconds.push(
+      ...(await Promise.all(
+        batch.map((i) => gateAsync(repo, [...compareArgs(limit), '--shard', `${i}/${SHARDS}`, '--json', `shard-${i}.json`])),
+      )),
+    );
+  }
   const shards = Array.from({ length: SHARDS }, (_, i) => `shard-${i + 1}.json`);
   const { report } = gate(repo, ['merge', ...shards, '--json', 'merged.json']);
   rmSync(repo, { recursive: true, force: true });
@@ -133,14 +152,17 @@ const median = (values) => {
 };
 
 /** One run's figures: resolvable per benchmark (median, worst), caught changes by size, false verdicts on untouched tasks. */
-function figures({ report, seconds, shardSeconds }, changedIds) {
+function figures({ report, seconds, shardSeconds }, changed) {
   const benchmarks = report.benchmarks.filter((b) => b.kind !== 'http');
+  // A copy's id (bench/router-2.bench.mjs > …) is its original's with the copy's number in the file name.
+  const original = (id) => id.replace(/-\d+(\.bench\.)/, '$1');
+  const changedIds = new Set(benchmarks.map((b) => b.id).filter((id) => changed.has(original(id))));
   const resolvables = benchmarks.map(resolvable).filter((x) => x !== null);
   const caught = {};
-  for (const { id, size } of CHANGED.filter((task) => changedIds.has(task.id))) {
-    const verdict = benchmarks.find((b) => b.id === id)?.verdict;
+  for (const id of changedIds) {
+    const { size } = CHANGED.find((task) => task.id === original(id));
     caught[size] ??= [];
-    caught[size].push(verdict === 'regression');
+    caught[size].push(benchmarks.find((b) => b.id === id)?.verdict === 'regression');
   }
   const untouched = benchmarks.filter((b) => !changedIds.has(b.id));
   return {
@@ -206,6 +228,8 @@ export async function evaluateSuite() {
       .join(' ')}`,
   );
   const losses = measureChanges();
+  if (copies > 1) console.log(`the suite ${copies} times over: ${copies * 24} tasks, the six changes in every copy`);
+  if (parallel > 1) console.log(`shards ${parallel} at a time on this machine's ${os.cpus().length} cores`);
   console.log(
     'changes measured in place (1 − median of 30 paired throughput ratios, base and head alternated in one process; median over 5 processes and range):',
   );
@@ -221,12 +245,12 @@ export async function evaluateSuite() {
   }
   const shards = [];
   for (let r = 0; r < sharded; r++) {
-    shards.push(figures(shardedRun('head', timeLimit), changed));
+    shards.push(figures(await shardedRun('head', timeLimit), changed));
     printRun(`${SHARDS} shards, run ${r + 1}/${sharded}`, shards.at(-1));
   }
   const aa = [];
   for (let r = 0; r < runsAA; r++) {
-    aa.push(figures(aaShards > 1 ? shardedRun('head-aa', timeLimitAA) : singleRun('head-aa', timeLimitAA), new Set()));
+    aa.push(figures(aaShards > 1 ? await shardedRun('head-aa', timeLimitAA) : singleRun('head-aa', timeLimitAA), new Set()));
     printRun(`A/A${aaShards > 1 ? `, ${SHARDS} shards` : ''}, run ${r + 1}/${runsAA}`, aa.at(-1));
   }
   console.log(

@@ -2,7 +2,7 @@
 // head/ (or another folder of the fixture, { head: 'head-aa' }) laid over it and committed on feature
 // (or left uncommitted with { commitHead: false }).
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,8 +11,9 @@ export const fixturesDir = fileURLToPath(new URL('../fixtures/', import.meta.url
 
 /**
  * @param {string} name fixture folder name
- * @param {{ commitHead?: boolean, config?: string, head?: string }} [options] config: text of a benchgate.yml written at
- *   both revisions; head: the fixture's folder laid over base (default head)
+ * @param {{ commitHead?: boolean, config?: string, head?: string, copies?: number }} [options] config: text of a benchgate.yml
+ *   written at both revisions; head: the fixture's folder laid over base (default head); copies: each bench/*.bench.* file
+ *   also as bench/<name>-2.bench.* … -<copies>.bench.* in both revisions (a larger suite of the same tasks)
  * @returns {string} the repository directory
  */
 export function makeFixtureRepo(name, options = {}) {
@@ -22,6 +23,10 @@ export function makeFixtureRepo(name, options = {}) {
   git('init', '-q', '-b', 'main');
   cpSync(path.join(fixturesDir, name, 'base'), dir, { recursive: true });
   if (options.config !== undefined) writeFileSync(path.join(dir, 'benchgate.yml'), options.config);
+  const bench = path.join(dir, 'bench');
+  for (let copy = 2; copy <= (options.copies ?? 1); copy++)
+    for (const file of readdirSync(bench).filter((f) => /^[^-]+\.bench\.[cm]?[jt]s$/.test(f)))
+      cpSync(path.join(bench, file), path.join(bench, file.replace('.bench.', `-${copy}.bench.`)));
   git('add', '-A');
   git(...env, 'commit', '-q', '-m', `${name}: base`);
   git('checkout', '-q', '-b', 'feature');
