@@ -49961,7 +49961,12 @@ async function measureMicroStage(run, files) {
     ...options.onProgress ? { onProgress: options.onProgress } : {},
     now: run.now
   });
-  if (micro.limited) options.log(`the time limit cut the micro-benchmarks to ${micro.rounds} of ${micro.plannedRounds} rounds`);
+  if (micro.limited) {
+    const needs = micro.durationMs / Math.max(1, micro.rounds) * micro.plannedRounds;
+    options.log(
+      `the time limit cut the micro-benchmarks to ${micro.rounds} of ${micro.plannedRounds} rounds: at this pace the first look needs about ${formatDuration(needs)} of measuring; raise time-limit, or split the suite into more shards (--shard)`
+    );
+  }
   return micro;
 }
 async function measureHttpStage(run, micro) {

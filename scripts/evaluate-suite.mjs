@@ -168,6 +168,7 @@ function figures({ report, seconds, shardSeconds }, changed) {
   return {
     count: benchmarks.length,
     rounds: report.run.rounds,
+    processes: report.run.processes,
     limited: report.run.limited,
     verdicts: Object.fromEntries(
       ['regression', 'improvement', 'unchanged', 'inconclusive', 'error'].map((v) => [v, benchmarks.filter((b) => b.verdict === v).length]),
@@ -190,7 +191,7 @@ function printRun(label, f) {
     .join(', ');
   const load = f.load ? ` load ${f.load.before[0].toFixed(1)}→${f.load.after[0].toFixed(1)}` : '';
   console.log(
-    `${label}: ${f.count} benchmarks, ${f.rounds} rounds${f.limited ? ' (time limit)' : ''}, ${f.shardSeconds.map((s) => `${s.toFixed(0)}s`).join(' + ')}${load}; ` +
+    `${label}: ${f.count} benchmarks, ${f.rounds} rounds${f.processes > f.rounds * 2 ? ` (${f.processes} processes)` : ''}${f.limited ? ' (time limit)' : ''}, ${f.shardSeconds.map((s) => `${s.toFixed(0)}s`).join(' + ')}${load}; ` +
       `resolvable median ${pct(f.medianResolvable)} worst ${pct(f.worstResolvable)} (${f.worstId}); ` +
       `${Object.entries(f.verdicts)
         .filter(([, n]) => n)

@@ -33,7 +33,7 @@ import {
 } from './report/model.js';
 import { UserError } from './util/errors.js';
 import { explain, type ProfileTarget } from './explain/run.js';
-import { formatShare } from './util/format.js';
+import { formatDuration, formatShare } from './util/format.js';
 
 /** The most benchmarks profiled in one run: each costs a few seconds. */
 const MAX_PROFILED = 10;
@@ -362,7 +362,13 @@ async function measureMicroStage(run: RunContext, files: { base: string[]; head:
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     now: run.now,
   });
-  if (micro.limited) options.log(`the time limit cut the micro-benchmarks to ${micro.rounds} of ${micro.plannedRounds} rounds`);
+  if (micro.limited) {
+    // What the first look would have taken at this run's pace, so the fix (more time, or more shards) can be sized.
+    const needs = (micro.durationMs / Math.max(1, micro.rounds)) * micro.plannedRounds;
+    options.log(
+      `the time limit cut the micro-benchmarks to ${micro.rounds} of ${micro.plannedRounds} rounds: at this pace the first look needs about ${formatDuration(needs)} of measuring; raise time-limit, or split the suite into more shards (--shard)`,
+    );
+  }
   return micro;
 }
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { decisionRule } from '../../src/stats/decision.js';
 import { resolvableChange } from '../../src/stats/power.js';
+import { formatDuration } from '../../src/util/format.js';
 import {
   changeShown,
   markdownRow,
@@ -222,6 +223,11 @@ describe('benchgate compare, through the real CLI', () => {
     const runLine = run.stdout.split('\n').find((line) => line.includes(' of 40 rounds'))!;
     expect(runLine).toContain('the time limit (3.0s) cut rounds short');
     expect(numbersIn(runLine.slice(0, runLine.indexOf(' of 40 rounds')))).toEqual([report.run.rounds]);
+    // The log sizes the fix: the first look's 40 rounds at this run's pace.
+    const needs = formatDuration((report.run.measureMs / report.run.rounds) * 40);
+    expect(run.stderr).toContain(
+      `the time limit cut the micro-benchmarks to ${report.run.rounds} of 40 rounds: at this pace the first look needs about ${needs} of measuring; raise time-limit, or split the suite into more shards (--shard)`,
+    );
   });
 
   it('measures one revision per process with --isolation process', async () => {
