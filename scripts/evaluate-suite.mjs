@@ -5,7 +5,8 @@
 // run the resolvable change per benchmark and which changes were caught. TIME_LIMIT (3m) bounds each
 // compare or shard, TIME_LIMIT_AA (default TIME_LIMIT) each A/A compare; AA_SHARDED=1 runs the A/A in 4 shards.
 // COPIES=9 makes the suite 9 times larger (216 tasks: each bench file also as <name>-2 … -9, the six changed tasks
-// changed in every copy); PARALLEL=2 runs that many shards at a time (on this 2-core machine, each shard a core).
+// changed in every copy); SHARDS (4) sets the shards of a sharded run, PARALLEL=2 runs that many at a time (on
+// this 2-core machine, each shard a core).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -21,7 +22,7 @@ const runsAA = Number(process.env.RUNS_AA ?? 3);
 const timeLimit = process.env.TIME_LIMIT ?? '3m';
 const timeLimitAA = process.env.TIME_LIMIT_AA ?? timeLimit;
 const aaShards = process.env.AA_SHARDED === '1' ? 4 : 1;
-const SHARDS = 4;
+const SHARDS = Number(process.env.SHARDS ?? 4);
 const copies = Number(process.env.COPIES ?? 1);
 const parallel = Number(process.env.PARALLEL ?? 1);
 
