@@ -47944,6 +47944,175 @@ function probit(p) {
   return Math.sqrt(2) * inverseErrorFunction(2 * p - 1);
 }
 
+// src/stats/power.ts
+function roundSpread(logRatios) {
+  if (logRatios.length < 3) return Number.NaN;
+  const mad = 1.4826 * medianAbsoluteDeviation([...logRatios]);
+  return mad > 0 ? mad : sampleStandardDeviation([...logRatios]);
+}
+function resolvableChange(spread, rounds, confidence, power = 0.95) {
+  if (!(spread >= 0) || rounds < 1) return Number.NaN;
+  const z2 = probit(1 - (1 - confidence) / 2) + probit(power);
+  return Math.expm1(z2 * spread / Math.sqrt(rounds) / Math.sqrt(0.955));
+}
+
+// src/stats/signed-rank.ts
+var EXACT_LIMIT = 400;
+var cdfCache = /* @__PURE__ */ new Map();
+function signedRankCdf(n) {
+  if (!Number.isInteger(n) || n < 1) throw new RangeError(`signedRankCdf needs a positive integer n, got ${n}`);
+  const cached = cdfCache.get(n);
+  if (cached) return cached;
+  const max2 = n * (n + 1) / 2;
+  let pmf = new Float64Array(max2 + 1);
+  pmf[0] = 1;
+  for (let rank = 1; rank <= n; rank++) {
+    const next = new Float64Array(max2 + 1);
+    const top = rank * (rank + 1) / 2;
+    for (let k = 0; k <= top; k++) {
+      const without = pmf[k];
+      const withRank = k >= rank ? pmf[k - rank] : 0;
+      next[k] = (without + withRank) / 2;
+    }
+    pmf = next;
+  }
+  const cdf = new Float64Array(max2 + 1);
+  let sum3 = 0;
+  for (let k = 0; k <= max2; k++) {
+    sum3 += pmf[k];
+    cdf[k] = Math.min(1, sum3);
+  }
+  cdfCache.set(n, cdf);
+  return cdf;
+}
+function psignrank(k, n) {
+  const max2 = n * (n + 1) / 2;
+  if (k < 0) return 0;
+  if (k >= max2) return 1;
+  if (n <= EXACT_LIMIT) return signedRankCdf(n)[Math.floor(k)];
+  const mean3 = max2 / 2;
+  const sd = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24);
+  return normalCdf((Math.floor(k) + 0.5 - mean3) / sd);
+}
+function qsignrank(p, n) {
+  const max2 = n * (n + 1) / 2;
+  if (n <= EXACT_LIMIT) {
+    const cdf = signedRankCdf(n);
+    const target = p * (1 - 64 * Number.EPSILON);
+    for (let k = 0; k <= max2; k++) if (cdf[k] >= target) return k;
+    return max2;
+  }
+  const mean3 = max2 / 2;
+  const sd = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24);
+  return Math.max(0, Math.min(max2, Math.ceil(mean3 + probit(p) * sd - 0.5)));
+}
+function normalCdf(z2) {
+  return 0.5 * (1 + errorFunction(z2 / Math.SQRT2));
+}
+function walshAverages(values) {
+  const out = [];
+  for (let i = 0; i < values.length; i++) {
+    for (let j = i; j < values.length; j++) out.push((values[i] + values[j]) / 2);
+  }
+  return out.sort((a, b) => a - b);
+}
+function hodgesLehmannBounds(values, lowerAlpha, upperAlpha) {
+  const n = values.length;
+  if (n === 0) throw new RangeError("hodgesLehmann needs at least one value");
+  for (const a of [lowerAlpha, upperAlpha])
+    if (!(a > 0 && a < 0.5)) throw new RangeError(`a one-sided error must lie in (0, 0.5), got ${a}`);
+  const walsh = walshAverages(values);
+  const max2 = n * (n + 1) / 2;
+  const lower = boundRank(lowerAlpha, n);
+  const upper = boundRank(upperAlpha, n);
+  const missed = (rank, asked) => {
+    const achieved = psignrank(rank - 1, n);
+    return { achieved, short: Math.max(0, achieved - asked) };
+  };
+  const low = missed(lower, lowerAlpha);
+  const high = missed(upper, upperAlpha);
+  const achievedAlpha = low.achieved + high.achieved;
+  return {
+    estimate: medianSorted(walsh),
+    low: walsh[lower - 1],
+    high: walsh[max2 - upper],
+    // A bound that cannot reach its level (too few rounds) leaves the interval short by what it misses.
+    achievedConfidence: low.short + high.short > 0 ? Math.min(1 - achievedAlpha, 1 - lowerAlpha - upperAlpha - low.short - high.short) : 1 - Math.min(1, achievedAlpha)
+  };
+}
+function boundRank(alpha, n) {
+  const rank = qsignrank(alpha, n);
+  return rank === 0 ? 1 : rank;
+}
+function signedRankP(values, centre, side) {
+  const n = values.length;
+  if (n === 0) return 1;
+  const walsh = walshAverages(values);
+  const against = side === "below" ? walsh.filter((w) => w >= centre).length : walsh.filter((w) => w <= centre).length;
+  return psignrank(against, n);
+}
+function minimumRounds(confidence) {
+  const alpha = 1 - confidence;
+  return Math.max(2, Math.ceil(1 + Math.log2(1 / alpha)));
+}
+
+// src/stats/decision.ts
+function hwangShihDeCani(gamma) {
+  return (t) => {
+    const x = Math.min(1, Math.max(0, t));
+    if (x === 0 || gamma === 0) return x;
+    return (1 - Math.exp(-gamma * x)) / (1 - Math.exp(-gamma));
+  };
+}
+function decisionRule(plan) {
+  const spending = plan.spending ?? hwangShihDeCani(-4);
+  const looks = lookCount(plan.rounds, plan.maxRounds, plan.lookEvery);
+  const maxRounds = Math.max(plan.rounds, plan.maxRounds);
+  const grid = lookRounds(plan.rounds, plan.maxRounds, plan.lookEvery);
+  const alpha = 1 - plan.confidence;
+  const lookWeight = (rounds) => {
+    if (looks === 1) return 1;
+    const at = Math.min(rounds, maxRounds);
+    const before = grid.filter((n) => n < at).at(-1) ?? 0;
+    return spending(at / maxRounds) - spending(before / maxRounds);
+  };
+  const lookAlpha = (rounds, share3) => share3 * lookWeight(rounds);
+  const share2 = (figures) => alpha / Math.max(1, figures);
+  const reaches = (rounds, figures) => roundsForOneSided(lookAlpha(rounds, share2(figures))) <= rounds;
+  return Object.freeze({
+    confidence: plan.confidence,
+    looks,
+    maxRounds,
+    lookAlpha,
+    lookWeight,
+    intervalLevel: (figures, rounds = maxRounds) => 1 - 2 * lookAlpha(rounds, share2(figures)),
+    confirmationLevel: 1 - 2 * alpha,
+    minimumRounds: (figures) => looks === 1 ? roundsForOneSided(share2(figures)) : grid.find((n) => reaches(n, figures)) ?? roundsForOneSided(lookAlpha(maxRounds, share2(figures))),
+    regressionP: (nominalP, rounds) => Math.min(1, nominalP / lookWeight(rounds)),
+    resolvable: (spread, rounds, figures) => resolvableChange(spread, rounds, 1 - 2 * lookAlpha(rounds, share2(figures)))
+  });
+}
+function stepDown(pValues, alpha, family = pValues.length) {
+  const m = Math.max(family, pValues.length, 1);
+  const sorted = pValues.map((p) => Number.isFinite(p) ? p : 1).sort((a, b) => a - b);
+  let rejections = 0;
+  while (rejections < sorted.length && sorted[rejections] <= alpha / (m - rejections)) rejections++;
+  const share2 = alpha / Math.max(1, m - rejections);
+  return { rejected: pValues.map((p) => Number.isFinite(p) && p <= share2), share: share2 };
+}
+function lookCount(rounds, maxRounds, lookEvery) {
+  return lookRounds(rounds, maxRounds, lookEvery).length;
+}
+function lookRounds(rounds, maxRounds, lookEvery) {
+  if (maxRounds <= rounds) return [rounds];
+  const out = [];
+  for (let n = rounds; n < maxRounds; n += lookEvery) out.push(n);
+  return [...out, maxRounds];
+}
+function roundsForOneSided(alpha) {
+  return minimumRounds(1 - 2 * alpha);
+}
+
 // src/measure/conditions.ts
 import os2 from "node:os";
 function sampleCpu() {
@@ -47969,18 +48138,6 @@ function spikedRounds(rounds) {
 
 // src/measure/micro/protocol.ts
 var ID_SEPARATOR = " > ";
-
-// src/stats/power.ts
-function roundSpread(logRatios) {
-  if (logRatios.length < 3) return Number.NaN;
-  const mad = 1.4826 * medianAbsoluteDeviation([...logRatios]);
-  return mad > 0 ? mad : sampleStandardDeviation([...logRatios]);
-}
-function resolvableChange(spread, rounds, confidence, power = 0.95) {
-  if (!(spread >= 0) || rounds < 1) return Number.NaN;
-  const z2 = probit(1 - (1 - confidence) / 2) + probit(power);
-  return Math.expm1(z2 * spread / Math.sqrt(rounds) / Math.sqrt(0.955));
-}
 
 // src/measure/micro/allocate.ts
 var PILOT_ROUNDS = 3;
@@ -48139,7 +48296,6 @@ async function measureMicro(plan) {
   let processes = 0;
   let perRound = 1;
   let family = 0;
-  const taskMs = /* @__PURE__ */ new Map();
   let suspects = /* @__PURE__ */ new Set();
   const records = [];
   let allocation;
@@ -48153,7 +48309,8 @@ async function measureMicro(plan) {
     if (!allocation) return fallback;
     const times = Object.values(allocation.taskTimeMs);
     const typical = times.length ? median(times) : 0;
-    return allocation.overheadMs + typical + [...suspects].reduce((sum3, id) => sum3 + (taskMs.get(id) ?? typical), 0);
+    const measured = (id) => records.findLast((record3) => record3.tasks.has(id))?.tasks.get(id)?.measureMs ?? typical;
+    return allocation.overheadMs + typical + [...suspects].reduce((sum3, id) => sum3 + measured(id), 0);
   };
   const reserve = (roundMs, done) => confirmationRounds(done) * perRound * confirmProcessMs(roundMs / perRound);
   const runOne = async (round, skipNow, into) => {
@@ -48167,7 +48324,6 @@ async function measureMicro(plan) {
       const outcome2 = await runRound(strategy, round, processes++, job, errors, skipNow);
       lastProcessMs = now() - processStarted;
       if (into === "main" && plan.isolation === "alternate") records.push(roundRecord(lastProcessMs, outcome2.tasks));
-      for (const task of outcome2.tasks) if (task.measureMs !== void 0) taskMs.set(task.id, task.measureMs);
       outcomes.push(outcome2);
     }
     const outcome = meanOfProcesses(outcomes);
@@ -48185,7 +48341,7 @@ async function measureMicro(plan) {
   };
   const maxRounds = () => Math.max(plannedRounds, adaptive?.maxRounds ?? plannedRounds);
   const roundLength = (elapsed) => allocation ? lastProcessMs * perRound : rounds ? elapsed / rounds : 0;
-  const nextLook = () => rounds < plannedRounds || !adaptive ? plannedRounds : Math.min(maxRounds(), plannedRounds + (Math.floor((rounds - plannedRounds) / adaptive.lookEvery) + 1) * adaptive.lookEvery);
+  const nextLook = () => adaptive ? lookRounds(plannedRounds, maxRounds(), adaptive.lookEvery).find((n) => n > rounds) ?? maxRounds() : plannedRounds;
   const replan = () => {
     if (!allocation || !plan.resolves || rounds >= maxRounds()) return;
     const next = processesPerRound(allocation, {
@@ -48267,17 +48423,16 @@ function meanOfProcesses(outcomes) {
   if (outcomes.length === 1) return outcomes[0];
   const byId = /* @__PURE__ */ new Map();
   for (const outcome of outcomes) for (const task of outcome.tasks) byId.set(task.id, [...byId.get(task.id) ?? [], task]);
-  const logMean = (xs) => xs.reduce((sum3, x) => sum3 + x, 0) / xs.length;
   const tasks = [...byId.values()].map((seen) => {
     const task = { ...seen[0], blocks: seen.reduce((sum3, t) => sum3 + t.blocks, 0) };
     const error = seen.find((t) => t.error)?.error;
     if (error) return { ...task, error };
     for (const side of ["base", "head"]) {
       const figures = seen.map((t) => t[side]).filter((f) => f !== void 0);
-      if (figures.length) task[side] = { ...figures[0], opsPerSec: Math.exp(logMean(figures.map((f) => Math.log(f.opsPerSec)))) };
+      if (figures.length) task[side] = { ...figures[0], opsPerSec: Math.exp(mean(figures.map((f) => Math.log(f.opsPerSec)))) };
     }
     const ratios = seen.map((t) => t.logRatio).filter((r) => r !== void 0);
-    if (ratios.length) task.logRatio = logMean(ratios);
+    if (ratios.length) task.logRatio = mean(ratios);
     return task;
   });
   return { ok: true, files: outcomes[0].files, tasks };
@@ -49116,106 +49271,6 @@ function sumTraffic(rounds) {
   return rounds.map((r) => r.traffic).reduce(addTraffic);
 }
 
-// src/stats/signed-rank.ts
-var EXACT_LIMIT = 400;
-var cdfCache = /* @__PURE__ */ new Map();
-function signedRankCdf(n) {
-  if (!Number.isInteger(n) || n < 1) throw new RangeError(`signedRankCdf needs a positive integer n, got ${n}`);
-  const cached = cdfCache.get(n);
-  if (cached) return cached;
-  const max2 = n * (n + 1) / 2;
-  let pmf = new Float64Array(max2 + 1);
-  pmf[0] = 1;
-  for (let rank = 1; rank <= n; rank++) {
-    const next = new Float64Array(max2 + 1);
-    const top = rank * (rank + 1) / 2;
-    for (let k = 0; k <= top; k++) {
-      const without = pmf[k];
-      const withRank = k >= rank ? pmf[k - rank] : 0;
-      next[k] = (without + withRank) / 2;
-    }
-    pmf = next;
-  }
-  const cdf = new Float64Array(max2 + 1);
-  let sum3 = 0;
-  for (let k = 0; k <= max2; k++) {
-    sum3 += pmf[k];
-    cdf[k] = Math.min(1, sum3);
-  }
-  cdfCache.set(n, cdf);
-  return cdf;
-}
-function psignrank(k, n) {
-  const max2 = n * (n + 1) / 2;
-  if (k < 0) return 0;
-  if (k >= max2) return 1;
-  if (n <= EXACT_LIMIT) return signedRankCdf(n)[Math.floor(k)];
-  const mean3 = max2 / 2;
-  const sd = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24);
-  return normalCdf((Math.floor(k) + 0.5 - mean3) / sd);
-}
-function qsignrank(p, n) {
-  const max2 = n * (n + 1) / 2;
-  if (n <= EXACT_LIMIT) {
-    const cdf = signedRankCdf(n);
-    const target = p * (1 - 64 * Number.EPSILON);
-    for (let k = 0; k <= max2; k++) if (cdf[k] >= target) return k;
-    return max2;
-  }
-  const mean3 = max2 / 2;
-  const sd = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24);
-  return Math.max(0, Math.min(max2, Math.ceil(mean3 + probit(p) * sd - 0.5)));
-}
-function normalCdf(z2) {
-  return 0.5 * (1 + errorFunction(z2 / Math.SQRT2));
-}
-function walshAverages(values) {
-  const out = [];
-  for (let i = 0; i < values.length; i++) {
-    for (let j = i; j < values.length; j++) out.push((values[i] + values[j]) / 2);
-  }
-  return out.sort((a, b) => a - b);
-}
-function hodgesLehmannBounds(values, lowerAlpha, upperAlpha) {
-  const n = values.length;
-  if (n === 0) throw new RangeError("hodgesLehmann needs at least one value");
-  for (const a of [lowerAlpha, upperAlpha])
-    if (!(a > 0 && a < 0.5)) throw new RangeError(`a one-sided error must lie in (0, 0.5), got ${a}`);
-  const walsh = walshAverages(values);
-  const max2 = n * (n + 1) / 2;
-  const lower = boundRank(lowerAlpha, n);
-  const upper = boundRank(upperAlpha, n);
-  const missed = (rank, asked) => {
-    const achieved = psignrank(rank - 1, n);
-    return { achieved, short: Math.max(0, achieved - asked) };
-  };
-  const low = missed(lower, lowerAlpha);
-  const high = missed(upper, upperAlpha);
-  const achievedAlpha = low.achieved + high.achieved;
-  return {
-    estimate: medianSorted(walsh),
-    low: walsh[lower - 1],
-    high: walsh[max2 - upper],
-    // A bound that cannot reach its level (too few rounds) leaves the interval short by what it misses.
-    achievedConfidence: low.short + high.short > 0 ? Math.min(1 - achievedAlpha, 1 - lowerAlpha - upperAlpha - low.short - high.short) : 1 - Math.min(1, achievedAlpha)
-  };
-}
-function boundRank(alpha, n) {
-  const rank = qsignrank(alpha, n);
-  return rank === 0 ? 1 : rank;
-}
-function signedRankP(values, centre, side) {
-  const n = values.length;
-  if (n === 0) return 1;
-  const walsh = walshAverages(values);
-  const against = side === "below" ? walsh.filter((w) => w >= centre).length : walsh.filter((w) => w <= centre).length;
-  return psignrank(against, n);
-}
-function minimumRounds(confidence) {
-  const alpha = 1 - confidence;
-  return Math.max(2, Math.ceil(1 + Math.log2(1 / alpha)));
-}
-
 // src/stats/compare.ts
 function estimateChange(logRatios, confidence) {
   const alpha = 1 - confidence;
@@ -49247,63 +49302,6 @@ function decide(change, budget) {
 function decideLowerIsBetter(change, budget) {
   const mirrored = { ...change, estimate: -change.estimate, low: -change.high, high: -change.low };
   return decide(mirrored, budget);
-}
-
-// src/stats/decision.ts
-function hwangShihDeCani(gamma) {
-  return (t) => {
-    const x = Math.min(1, Math.max(0, t));
-    if (x === 0 || gamma === 0) return x;
-    return (1 - Math.exp(-gamma * x)) / (1 - Math.exp(-gamma));
-  };
-}
-function decisionRule(plan) {
-  const spending = plan.spending ?? hwangShihDeCani(-4);
-  const looks = lookCount(plan.rounds, plan.maxRounds, plan.lookEvery);
-  const maxRounds = Math.max(plan.rounds, plan.maxRounds);
-  const grid = lookRounds(plan.rounds, plan.maxRounds, plan.lookEvery);
-  const alpha = 1 - plan.confidence;
-  const lookWeight = (rounds) => {
-    if (looks === 1) return 1;
-    const at = Math.min(rounds, maxRounds);
-    const before = grid.filter((n) => n < at).at(-1) ?? 0;
-    return spending(at / maxRounds) - spending(before / maxRounds);
-  };
-  const lookAlpha = (rounds, share3) => share3 * lookWeight(rounds);
-  const share2 = (figures) => alpha / Math.max(1, figures);
-  const reaches = (rounds, figures) => roundsForOneSided(lookAlpha(rounds, share2(figures))) <= rounds;
-  return Object.freeze({
-    confidence: plan.confidence,
-    looks,
-    maxRounds,
-    lookAlpha,
-    lookWeight,
-    intervalLevel: (figures, rounds = maxRounds) => 1 - 2 * lookAlpha(rounds, share2(figures)),
-    confirmationLevel: 1 - 2 * alpha,
-    minimumRounds: (figures) => looks === 1 ? roundsForOneSided(share2(figures)) : grid.find((n) => reaches(n, figures)) ?? roundsForOneSided(lookAlpha(maxRounds, share2(figures))),
-    regressionP: (nominalP, rounds) => Math.min(1, nominalP / lookWeight(rounds)),
-    resolvable: (spread, rounds, figures) => resolvableChange(spread, rounds, 1 - 2 * lookAlpha(rounds, share2(figures)))
-  });
-}
-function stepDown(pValues, alpha, family = pValues.length) {
-  const m = Math.max(family, pValues.length, 1);
-  const sorted = pValues.map((p) => Number.isFinite(p) ? p : 1).sort((a, b) => a - b);
-  let rejections = 0;
-  while (rejections < sorted.length && sorted[rejections] <= alpha / (m - rejections)) rejections++;
-  const share2 = alpha / Math.max(1, m - rejections);
-  return { rejected: pValues.map((p) => Number.isFinite(p) && p <= share2), share: share2 };
-}
-function lookCount(rounds, maxRounds, lookEvery) {
-  return lookRounds(rounds, maxRounds, lookEvery).length;
-}
-function lookRounds(rounds, maxRounds, lookEvery) {
-  if (maxRounds <= rounds) return [rounds];
-  const out = [];
-  for (let n = rounds; n < maxRounds; n += lookEvery) out.push(n);
-  return [...out, maxRounds];
-}
-function roundsForOneSided(alpha) {
-  return minimumRounds(1 - 2 * alpha);
 }
 
 // src/stats/analyze.ts

@@ -1,5 +1,6 @@
 import os from 'node:os';
-import { median } from 'simple-statistics';
+import { mean, median } from 'simple-statistics';
+import { lookRounds } from '../../stats/decision.js';
 import type { Isolation } from '../../config/types.js';
 import { busyBetween, sampleCpu, type RoundConditions } from '../conditions.js';
 import type { Revision } from '../../checkout/revisions.js';
@@ -168,8 +169,7 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
   let processes = 0;
   let perRound = 1;
   let family = 0;
-  // The last measuring time of each task in one process, and the regressions of the last look (the confirmation's tasks).
-  const taskMs = new Map<string, number>();
+  // The regressions of the last look (the confirmation's tasks).
   let suspects = new Set<string>();
   // Alternate isolation: each round's within-process figures, from which the task times are chosen (allocate.ts).
   const records: RoundRecord[] = [];
@@ -188,7 +188,9 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     if (!allocation) return fallback;
     const times = Object.values(allocation.taskTimeMs);
     const typical = times.length ? median(times) : 0;
-    return allocation.overheadMs + typical + [...suspects].reduce((sum, id) => sum + (taskMs.get(id) ?? typical), 0);
+    // A suspect's time in one process: its latest round's (decided, it has left the allocation).
+    const measured = (id: string) => records.findLast((record) => record.tasks.has(id))?.tasks.get(id)?.measureMs ?? typical;
+    return allocation.overheadMs + typical + [...suspects].reduce((sum, id) => sum + measured(id), 0);
   };
   // Time kept back for confirming regressions, once a round's length is known.
   const reserve = (roundMs: number, done: number) => confirmationRounds(done) * perRound * confirmProcessMs(roundMs / perRound);
@@ -204,7 +206,6 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
       const outcome = await runRound(strategy, round, processes++, job, errors, skipNow);
       lastProcessMs = now() - processStarted;
       if (into === 'main' && plan.isolation === 'alternate') records.push(roundRecord(lastProcessMs, outcome.tasks));
-      for (const task of outcome.tasks) if (task.measureMs !== undefined) taskMs.set(task.id, task.measureMs);
       outcomes.push(outcome);
     }
     const outcome = meanOfProcesses(outcomes);
@@ -226,9 +227,7 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
   const roundLength = (elapsed: number) => (allocation ? lastProcessMs * perRound : rounds ? elapsed / rounds : 0);
   // The rounds of the next look: the first one, then every lookEvery, up to max-rounds.
   const nextLook = () =>
-    rounds < plannedRounds || !adaptive
-      ? plannedRounds
-      : Math.min(maxRounds(), plannedRounds + (Math.floor((rounds - plannedRounds) / adaptive.lookEvery) + 1) * adaptive.lookEvery);
+    adaptive ? (lookRounds(plannedRounds, maxRounds(), adaptive.lookEvery).find((n) => n > rounds) ?? maxRounds()) : plannedRounds;
   // With an allocation, the processes of the next rounds: as many as the budgets need at the next look and the time allows.
   const replan = () => {
     if (!allocation || !plan.resolves || rounds >= maxRounds()) return;
@@ -328,17 +327,16 @@ function meanOfProcesses(outcomes: RoundOutcome[]): RoundOutcome {
   if (outcomes.length === 1) return outcomes[0]!;
   const byId = new Map<string, TaskOutcome[]>();
   for (const outcome of outcomes) for (const task of outcome.tasks) byId.set(task.id, [...(byId.get(task.id) ?? []), task]);
-  const logMean = (xs: number[]) => xs.reduce((sum, x) => sum + x, 0) / xs.length;
   const tasks = [...byId.values()].map((seen) => {
     const task: TaskOutcome = { ...seen[0]!, blocks: seen.reduce((sum, t) => sum + t.blocks, 0) };
     const error = seen.find((t) => t.error)?.error;
     if (error) return { ...task, error };
     for (const side of ['base', 'head'] as const) {
       const figures = seen.map((t) => t[side]).filter((f) => f !== undefined);
-      if (figures.length) task[side] = { ...figures[0]!, opsPerSec: Math.exp(logMean(figures.map((f) => Math.log(f.opsPerSec)))) };
+      if (figures.length) task[side] = { ...figures[0]!, opsPerSec: Math.exp(mean(figures.map((f) => Math.log(f.opsPerSec)))) };
     }
     const ratios = seen.map((t) => t.logRatio).filter((r) => r !== undefined);
-    if (ratios.length) task.logRatio = logMean(ratios);
+    if (ratios.length) task.logRatio = mean(ratios);
     return task;
   });
   return { ok: true, files: outcomes[0]!.files, tasks };
