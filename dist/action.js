@@ -73900,7 +73900,7 @@ ${output}` : message,
     );
     child2.once("exit", (code, signal) => {
       killGroup(child2);
-      drain = setTimeout(() => exited(code, signal), DRAIN_MS);
+      if (!settled) drain = setTimeout(() => exited(code, signal), DRAIN_MS);
     });
     child2.once("close", (code, signal) => exited(code, signal));
   });

@@ -47525,7 +47525,7 @@ ${output}` : message,
     );
     child.once("exit", (code, signal) => {
       killGroup(child);
-      drain = setTimeout(() => exited(code, signal), DRAIN_MS);
+      if (!settled) drain = setTimeout(() => exited(code, signal), DRAIN_MS);
     });
     child.once("close", (code, signal) => exited(code, signal));
   });

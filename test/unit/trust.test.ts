@@ -1,9 +1,9 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { git, GitError } from '../../src/checkout/git.js';
 import { isRevisionName } from '../../src/config/revision.js';
 import { commentKeyOf, parseActionInputs } from '../../src/config/action-inputs.js';
@@ -214,6 +214,43 @@ describe('every wait has a deadline', () => {
     const outcomes = [];
     for (let i = 0; i < 10; i++) outcomes.push(await runBenchmarkProcess(job, { runnerPath: quick, stallTimeoutMs: 30_000, cwd: temp }));
     expect(outcomes.filter((o) => !o.ok)).toEqual([]);
+  });
+
+  it('leaves no timer behind once a process has answered and exited, so benchgate exits when its work is done', async () => {
+    const pidFile = path.join(temp, 'answers.pid');
+    const answers = script(
+      'answers.cjs',
+      `require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));\nprocess.send({ type: 'ready' });\nprocess.once('message', () => process.send({ type: 'result', files: [], tasks: [] }, undefined, {}, () => process.exit(0)));\n`,
+    );
+    // Every timer the run sets, and whether it fired or was cleared: one still pending after the exit would hold benchgate open.
+    const pending = new Set<unknown>();
+    const realSet = globalThis.setTimeout;
+    const realClear = globalThis.clearTimeout;
+    const set = vi.spyOn(globalThis, 'setTimeout').mockImplementation((fn: () => void, ms?: number) => {
+      const handle = realSet(() => {
+        pending.delete(handle);
+        fn();
+      }, ms);
+      pending.add(handle);
+      return handle;
+    });
+    const clear = vi.spyOn(globalThis, 'clearTimeout').mockImplementation(((handle?: NodeJS.Timeout) => {
+      pending.delete(handle);
+      realClear(handle);
+    }) as typeof clearTimeout);
+    try {
+      const outcome = await runBenchmarkProcess(job, { runnerPath: answers, stallTimeoutMs: 30_000, cwd: temp });
+      expect(outcome.ok).toBe(true);
+      // The result settles the outcome and its exit follows: once the kernel has reaped it, its 'exit' has been handled.
+      const pid = Number(readFileSync(pidFile, 'utf8'));
+      while (existsSync(`/proc/${pid}`)) await new Promise<void>((resolve) => realSet(resolve, 20));
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      expect(set).toHaveBeenCalled();
+      expect(pending.size).toBe(0);
+    } finally {
+      set.mockRestore();
+      clear.mockRestore();
+    }
   });
 });
 

@@ -99,7 +99,8 @@ export function runBenchmarkProcess(job: MicroJob | ProfileJob | LoadJob, settin
     child.once('exit', (code, signal) => {
       // Its group may hold the pipes open: kill it, then judge on 'close', or after DRAIN_MS at the latest.
       killGroup(child);
-      drain = setTimeout(() => exited(code, signal), DRAIN_MS);
+      // Settled already (its result came first): a drain timer would only hold benchgate open for DRAIN_MS.
+      if (!settled) drain = setTimeout(() => exited(code, signal), DRAIN_MS);
     });
     child.once('close', (code, signal) => exited(code, signal));
   });
