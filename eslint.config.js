@@ -11,7 +11,9 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['*.js', '*.cjs', '*.mjs', 'vitest.config.ts', 'scripts/*.mjs', 'bench/*.mjs'] },
+        projectService: {
+          allowDefaultProject: ['*.js', '*.cjs', '*.mjs', 'vitest.config.ts', 'vitest.power.config.ts', 'scripts/*.mjs', 'bench/*.mjs'],
+        },
         tsconfigRootDir: import.meta.dirname,
       },
       globals: { ...globals.node, BENCHGATE_VERSION: 'readonly' },

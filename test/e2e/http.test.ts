@@ -130,27 +130,16 @@ describe('HTTP load tests, through the real CLI', () => {
     expect(headProfile.samples.length).toBe(headProfile.timeDeltas.length);
   });
 
-  it('flags a lifecycle that awaits every hook instead of only the async ones', async () => {
-    // A moderate effect needs longer loads than the others to stand out of the noise, and, as in a
-    // user's run, more rounds when a round the machine disturbed leaves the first look undecided
-    // (6 rounds at 95% are an interval from the lowest round to the highest: one odd round decides it).
-    const config = httpConfig('todo list', '    budget: 5%\n', 1000, 'confirm: false\n').replace('max-rounds: 6', 'max-rounds: 16');
-    repo = fixtureRepo('http-lifecycle', { config });
-    const run = await runCli(['compare', '--base', 'main', '--json', 'report.json', '--profile', 'never'], repo);
-    const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
-    expect(bench.verdict, run.stdout).toBe('regression');
-    expect(run.code).toBe(1);
-    expect(bench.http.server.head.gc.share).toBeGreaterThan(bench.http.server.base.gc.share);
-  });
-
   it('passes a change that does not touch the server', async () => {
-    repo = fixtureRepo('http-untouched', { config: httpConfig('todo lists', '    budget: 25%\n') });
+    // A budget wide enough that identical servers' whole interval sits inside it, even on a loaded machine (16% off
+    // once with two suites running beside it): unchanged. How narrow it gets is npm run evaluate:http's question.
+    repo = fixtureRepo('http-untouched', { config: httpConfig('todo lists', '    budget: 50%\n') });
     const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
     expect(run.code, run.stdout).toBe(0);
     const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
-    // Identical servers are never a regression or an improvement. (How close to 0 the estimate lands depends on the
-    // machine's load: 16% once with two suites running beside it; npm run evaluate:http measures it.)
-    expect(bench.verdict).toMatch(/^(unchanged|inconclusive)$/);
+    expect(bench.verdict).toBe('unchanged');
+    expect(bench.change.low).toBeGreaterThan(-0.5);
+    expect(bench.change.high).toBeLessThan(0.5);
     expect(bench.change.low).toBeLessThanOrEqual(bench.change.estimate);
     expect(bench.change.estimate).toBeLessThanOrEqual(bench.change.high);
   });
@@ -303,14 +292,15 @@ if (!existsSync(marker)) {
 }
 const server = http.createServer((req, res) => res.end(req.url === '/health' ? 'ok' : '[]'));`);
     repo = inlineRepo({
-      'benchgate.yml': httpConfig('list').replace('start: node server.js', "start: sh -c 'node server.js'"),
+      // Identical servers, a budget their interval sits inside: a pass, once both have started on a free port.
+      'benchgate.yml': httpConfig('list', '    budget: 50%\n').replace('start: node server.js', "start: sh -c 'node server.js'"),
       'server.js': flaky,
       '.gitignore': '.started\n',
     });
     const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
-    expect(bench.change).not.toBeNull();
+    expect(bench.verdict).toBe('unchanged');
     expect(bench.http.server).toEqual({ base: null, head: null, note: expect.stringContaining('the probe was skipped') });
     expect(run.stdout).toContain('the probe was skipped');
   });
@@ -326,8 +316,9 @@ describe('requests that are meant to answer something other than 2xx', () => {
     const run = await runCli(['compare', '--base', 'main', '--json', 'report.json', '--profile', 'never'], repo);
     const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
     expect(bench.error, bench.error).toBeUndefined();
-    expect(bench.verdict).toMatch(/^(unchanged|inconclusive|improvement|regression)$/);
-    expect(run.code, run.stdout + run.stderr).toBeLessThan(2);
+    // Identical servers inside a 50% budget: a verdict like any load test's, and a pass.
+    expect(bench.verdict).toBe('unchanged');
+    expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(bench.http.expected).toEqual(['404']);
     // Every answer was a 404 and counted as a success, at both revisions.
     for (const side of ['base', 'head'] as const) {
