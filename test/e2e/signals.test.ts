@@ -133,7 +133,7 @@ describe('a cancelled run leaves nothing behind and exits 130/143', () => {
   });
 
   it('SIGINT while profiling a regression: the profiled process is killed', async () => {
-    const repo = fixtureRepo('ids', { config: 'budget: 5%\nmicro:\n  task-time: 150ms\n' });
+    const repo = fixtureRepo('ids', { config: 'budget: 5%\nrounds: 5\nmax-rounds: 5\nmicro:\n  task-time: 50ms\n' });
     const run = await interrupt(repo, ['compare', '--base', 'main', '--profile', 'regressions'], 'SIGINT', /profiling /, some(isRunner));
     await expectNothingLeft(repo, run, 'SIGINT');
   });
