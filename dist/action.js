@@ -72333,6 +72333,7 @@ function parseActionInputs(input, env) {
     comment: oneOf(input, "comment", COMMENT_MODES, "always"),
     githubToken: input("github-token"),
     timeLimitMs: input("time-limit") ? durationInput("time-limit", input("time-limit")) : void 0,
+    installTimeoutMs: input("install-timeout") ? durationInput("install-timeout", input("install-timeout")) : void 0,
     reportJson: input("report-json") ? path6.resolve(workingDirectory2, input("report-json")) : void 0,
     shardReports: input("shard-reports") || void 0,
     commentKey: commentKeyOf(path6.relative(env.workspace, workingDirectory2), config, input("comment-key")),
@@ -72524,7 +72525,11 @@ var benchgate_schema_default = {
     },
     "time-limit": {
       $ref: "#/definitions/duration",
-      description: "Upper bound on the measuring phase. Rounds that would not fit are not started, and the report says so. Default 5m."
+      description: "Upper bound on the measuring phase (checkout, install and build not counted). Rounds that would not fit are not started; a benchmark left short of its first look is `unmeasured`, which fails the run. Default 5m."
+    },
+    "install-timeout": {
+      $ref: "#/definitions/duration",
+      description: "Upper bound on each install and build command of each revision; one that runs longer is killed and the run ends with an error naming the revision and the command. Default 15m."
     },
     http: {
       type: "array",
@@ -72721,6 +72726,7 @@ var DEFAULTS2 = {
   taskTimeoutMs: 3e4,
   confidence: 0.95,
   timeLimitMs: 5 * 6e4,
+  installTimeoutMs: 15 * 6e4,
   rounds: 10,
   maxRounds: 40,
   lookEvery: 5,
@@ -72783,7 +72789,8 @@ function toConfig(raw, file) {
     maxRounds: Math.max(raw["max-rounds"] ?? DEFAULTS2.maxRounds, raw.rounds ?? DEFAULTS2.rounds),
     confirm: raw.confirm ?? true,
     confidence: raw.confidence !== void 0 ? parsePercent(raw.confidence) : DEFAULTS2.confidence,
-    timeLimitMs: raw["time-limit"] ? parseDuration(raw["time-limit"]) : DEFAULTS2.timeLimitMs
+    timeLimitMs: raw["time-limit"] ? parseDuration(raw["time-limit"]) : DEFAULTS2.timeLimitMs,
+    installTimeoutMs: raw["install-timeout"] ? parseDuration(raw["install-timeout"]) : DEFAULTS2.installTimeoutMs
   });
 }
 function toHttp(raw, index, file) {
@@ -72907,6 +72914,70 @@ import { existsSync as existsSync5, mkdtempSync, realpathSync, rmSync } from "no
 import os6 from "node:os";
 import path9 from "node:path";
 
+// src/util/format.ts
+function isFiniteNumber(x) {
+  return typeof x === "number" && Number.isFinite(x);
+}
+function formatFixed(x, digits) {
+  return isFiniteNumber(x) ? x.toFixed(digits) : "\u2013";
+}
+function formatShare(fraction, digits = 1) {
+  return isFiniteNumber(fraction) ? `${(fraction * 100).toFixed(digits)}%` : "\u2013";
+}
+function formatShortPercent(fraction, digits) {
+  return isFiniteNumber(fraction) ? `${Number((fraction * 100).toFixed(digits))}%` : "\u2013";
+}
+function formatOps(ops) {
+  if (!isFiniteNumber(ops)) return "\u2013";
+  const units = [
+    [1e9, "G"],
+    [1e6, "M"],
+    [1e3, "k"]
+  ];
+  for (const [size, suffix] of units) if (ops >= size) return `${threeDigits(ops / size)}${suffix}`;
+  return threeDigits(ops);
+}
+function threeDigits(value) {
+  return value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
+}
+function formatPercent(fraction) {
+  if (!isFiniteNumber(fraction)) return "\u2013";
+  const percent = fraction * 100;
+  const digits = Math.abs(percent) >= 1e3 ? 0 : 1;
+  const text = percent.toFixed(digits);
+  return `${percent > 0 && Number(text) !== 0 ? "+" : ""}${text === "-0.0" ? "0.0" : text}%`;
+}
+function formatBudget(budget) {
+  return formatShortPercent(budget, 2);
+}
+function formatConfidence(confidence) {
+  return formatShortPercent(confidence, isFiniteNumber(confidence) && confidence > 0.999 ? 2 : 1);
+}
+function formatMs(ms) {
+  if (!isFiniteNumber(ms)) return "\u2013";
+  return ms < 1 ? ms.toFixed(3) : ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0);
+}
+function formatMicros(us) {
+  if (!isFiniteNumber(us)) return "\u2013";
+  if (us < 1) return `${Number((us * 1e3).toPrecision(3))} ns`;
+  if (us < 1e3) return `${Number(us.toPrecision(3))} \xB5s`;
+  return `${Number((us / 1e3).toPrecision(3))} ms`;
+}
+function formatDuration(ms) {
+  if (!isFiniteNumber(ms)) return "\u2013";
+  if (ms < 1e3) return `${Math.round(ms)}ms`;
+  if (ms < 6e4) return `${(ms / 1e3).toFixed(ms < 1e4 ? 1 : 0)}s`;
+  const minutes = Math.floor(ms / 6e4);
+  const seconds = Math.round(ms % 6e4 / 1e3);
+  return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
+}
+function formatPath(path18, width = 60) {
+  if (path18.length <= width) return path18;
+  const keep = width - 1;
+  const start = Math.ceil(keep * 2 / 3);
+  return `${path18.slice(0, start)}\u2026${path18.slice(path18.length - (keep - start))} (${path18.length} characters)`;
+}
+
 // src/checkout/install.ts
 import { existsSync as existsSync4, readFileSync as readFileSync3 } from "node:fs";
 import path8 from "node:path";
@@ -72997,6 +73068,7 @@ async function resolveRef(run, repoRoot, ref, flag) {
     throw new UserError(`${flag} '${ref}' does not resolve to a commit in ${repoRoot}. ${hint}`);
   }
 }
+var DEFAULT_COMMAND_TIMEOUT_MS = 15 * 6e4;
 async function prepare(revision, options) {
   const describe2 = `${revision.label} (${revision.ref} @ ${revision.sha.slice(0, 7)})`;
   if (!existsSync5(revision.root)) {
@@ -73010,9 +73082,10 @@ async function prepare(revision, options) {
     if (!command) continue;
     options.log(`${step} ${revision.label}: ${command}`);
     const started = Date.now();
-    const result = await runShell(command, { cwd: revision.root, timeoutMs: options.commandTimeoutMs ?? 15 * 6e4 });
+    const result = await runShell(command, { cwd: revision.root, timeoutMs: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS });
     if (result.code !== 0) {
-      const how = result.timedOut ? "timed out" : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
+      const limit = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+      const how = result.timedOut ? `did not finish within install-timeout (${formatDuration(limit)}) and was killed` : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
       throw new UserError(
         `The ${step} of ${describe2} failed: \`${command}\` ${how} in ${revision.root}.
 Last lines of its output:
@@ -74935,70 +75008,6 @@ function describeExpected(expected) {
   return all.length <= 1 ? all[0] ?? "2xx" : `${all.slice(0, -1).join(", ")} or ${all.at(-1)}`;
 }
 
-// src/util/format.ts
-function isFiniteNumber(x) {
-  return typeof x === "number" && Number.isFinite(x);
-}
-function formatFixed(x, digits) {
-  return isFiniteNumber(x) ? x.toFixed(digits) : "\u2013";
-}
-function formatShare(fraction, digits = 1) {
-  return isFiniteNumber(fraction) ? `${(fraction * 100).toFixed(digits)}%` : "\u2013";
-}
-function formatShortPercent(fraction, digits) {
-  return isFiniteNumber(fraction) ? `${Number((fraction * 100).toFixed(digits))}%` : "\u2013";
-}
-function formatOps(ops) {
-  if (!isFiniteNumber(ops)) return "\u2013";
-  const units = [
-    [1e9, "G"],
-    [1e6, "M"],
-    [1e3, "k"]
-  ];
-  for (const [size, suffix] of units) if (ops >= size) return `${threeDigits(ops / size)}${suffix}`;
-  return threeDigits(ops);
-}
-function threeDigits(value) {
-  return value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
-}
-function formatPercent(fraction) {
-  if (!isFiniteNumber(fraction)) return "\u2013";
-  const percent = fraction * 100;
-  const digits = Math.abs(percent) >= 1e3 ? 0 : 1;
-  const text = percent.toFixed(digits);
-  return `${percent > 0 && Number(text) !== 0 ? "+" : ""}${text === "-0.0" ? "0.0" : text}%`;
-}
-function formatBudget(budget) {
-  return formatShortPercent(budget, 2);
-}
-function formatConfidence(confidence) {
-  return formatShortPercent(confidence, isFiniteNumber(confidence) && confidence > 0.999 ? 2 : 1);
-}
-function formatMs(ms) {
-  if (!isFiniteNumber(ms)) return "\u2013";
-  return ms < 1 ? ms.toFixed(3) : ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0);
-}
-function formatMicros(us) {
-  if (!isFiniteNumber(us)) return "\u2013";
-  if (us < 1) return `${Number((us * 1e3).toPrecision(3))} ns`;
-  if (us < 1e3) return `${Number(us.toPrecision(3))} \xB5s`;
-  return `${Number((us / 1e3).toPrecision(3))} ms`;
-}
-function formatDuration(ms) {
-  if (!isFiniteNumber(ms)) return "\u2013";
-  if (ms < 1e3) return `${Math.round(ms)}ms`;
-  if (ms < 6e4) return `${(ms / 1e3).toFixed(ms < 1e4 ? 1 : 0)}s`;
-  const minutes = Math.floor(ms / 6e4);
-  const seconds = Math.round(ms % 6e4 / 1e3);
-  return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
-}
-function formatPath(path18, width = 60) {
-  if (path18.length <= width) return path18;
-  const keep = width - 1;
-  const start = Math.ceil(keep * 2 / 3);
-  return `${path18.slice(0, start)}\u2026${path18.slice(path18.length - (keep - start))} (${path18.length} characters)`;
-}
-
 // src/measure/http/load.ts
 var import_autocannon = __toESM(require_autocannon(), 1);
 var import_hdr_histogram_js = __toESM(require_dist3(), 1);
@@ -75775,14 +75784,28 @@ function analyze(benchmarks, options) {
     const change = estimateChangeBounds(benchmark.logRatios, rule.lookAlpha(rounds, otherShare), rule.lookAlpha(rounds, regressionShare));
     const regressionP = pOf(benchmark.logRatios, budget, false);
     const notes = [];
-    const confirm = (verdict, what, first, rounds2, fresh, judge2) => {
+    const confirm = (verdict, what, first2, rounds2, fresh, judge2) => {
       if (verdict !== "regression" || !fresh?.length || !fresh.every(Number.isFinite)) return verdict;
       const again = estimateChange(fresh, rule.confirmationLevel);
       if (judge2(again) === "regression") return verdict;
-      notes.push(unconfirmed(what, rounds2, first, again, fresh.length));
-      return "inconclusive";
+      notes.push(unconfirmed(what, rounds2, first2, again, fresh.length));
+      return again.achievedConfidence < again.confidence - 1e-12 ? "unmeasured" : "inconclusive";
     };
     const throughput = confirm(decide(change, budget), "a regression", change, rounds, benchmark.confirmation, (c) => decide(c, budget));
+    const first = options.firstLook?.(benchmark);
+    if (first && rounds < first.rounds && throughput !== "regression") {
+      notes.push(
+        `measured in ${rounds} of the ${first.rounds} rounds its first look needs: too few for a verdict, and an unmeasured benchmark is never a pass: ${first.hint}`
+      );
+      return {
+        ...common,
+        change,
+        resolvable: rule.resolvable(roundSpread(benchmark.logRatios), rounds, family),
+        regressionP,
+        verdict: "unmeasured",
+        note: notes.join("; ")
+      };
+    }
     const resolvable = rule.resolvable(roundSpread(benchmark.logRatios), rounds, family);
     const result = { ...common, change, resolvable, regressionP };
     if (!benchmark.latency) return { ...result, verdict: throughput, ...notes.length ? { note: notes.join("; ") } : {} };
@@ -75823,13 +75846,14 @@ function budgetedFigures(benchmarks, latencyBudgetFor) {
 }
 function unconfirmed(what, rounds, first, again, freshRounds) {
   if (again.achievedConfidence < again.confidence) {
-    return `${what} in the first ${rounds} rounds (${pct(first.estimate)}) could not be confirmed: only ${freshRounds} fresh rounds fit in the time limit, too few for the interval's level (raise time-limit): not failing the build on it`;
+    return `${what} in the first ${rounds} rounds (${pct(first.estimate)}) could not be confirmed: only ${freshRounds} fresh rounds fit in the time limit, too few for the interval's level: unmeasured, which fails the run (raise time-limit)`;
   }
   return `${what} in the first ${rounds} rounds (${pct(first.estimate)}) did not reproduce in ${freshRounds} fresh rounds (${pct(again.estimate)} [${pct(again.low)}, ${pct(again.high)}]): not failing the build on it`;
 }
 var pct = formatPercent;
 function combine(verdicts) {
-  for (const verdict of ["regression", "inconclusive", "improvement"]) if (verdicts.includes(verdict)) return verdict;
+  for (const verdict of ["regression", "unmeasured", "inconclusive", "improvement"])
+    if (verdicts.includes(verdict)) return verdict;
   return "unchanged";
 }
 function summarize(values) {
@@ -75857,12 +75881,12 @@ function currentEnvironment() {
 
 // src/report/model.ts
 var REPORT_VERSION = 1;
-var ORDER = ["error", "regression", "inconclusive", "improvement", "new", "removed", "unchanged"];
+var ORDER = ["error", "unmeasured", "regression", "inconclusive", "improvement", "new", "removed", "unchanged"];
 function sortBenchmarks(benchmarks) {
   return [...benchmarks].sort((a, b) => ORDER.indexOf(a.verdict) - ORDER.indexOf(b.verdict) || a.id.localeCompare(b.id));
 }
 function runVerdict(benchmarks) {
-  if (benchmarks.some((b) => b.verdict === "error")) return "error";
+  if (benchmarks.some((b) => b.verdict === "error" || b.verdict === "unmeasured")) return "error";
   if (benchmarks.some((b) => b.verdict === "regression")) return "fail";
   return "pass";
 }
@@ -75890,7 +75914,8 @@ function toReportBenchmark(comparison, http4) {
 }
 function resolutionWarning(comparison) {
   const { resolvable, budget, verdict, logRatios } = comparison;
-  if (!Number.isFinite(resolvable) || resolvable <= budget || verdict === "regression" || verdict === "error") return void 0;
+  if (!Number.isFinite(resolvable) || resolvable <= budget || verdict === "regression" || verdict === "error" || verdict === "unmeasured")
+    return void 0;
   const pct3 = (x) => formatShortPercent(x, x < 0.1 ? 1 : 0);
   return `budget ${pct3(budget)} is below what this run resolves beyond it (\u2248${pct3(resolvable)} with ${logRatios.length} rounds): a regression between ${pct3(budget)} and ${pct3(budget + resolvable)} would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both).`;
 }
@@ -75899,7 +75924,7 @@ function verdictCounts(benchmarks) {
   for (const verdict of ORDER) {
     const count = benchmarks.filter((b) => b.verdict === verdict).length;
     if (count === 0) continue;
-    const word = verdict === "error" ? count === 1 ? "error" : "errors" : count === 1 || verdict === "unchanged" || verdict === "inconclusive" || verdict === "new" || verdict === "removed" ? verdict : `${verdict}s`;
+    const word = verdict === "error" ? count === 1 ? "error" : "errors" : count === 1 || verdict === "unchanged" || verdict === "inconclusive" || verdict === "unmeasured" || verdict === "new" || verdict === "removed" ? verdict : `${verdict}s`;
     parts.push(`${count} ${word}`);
   }
   return parts.join(", ") || "no benchmarks";
@@ -76189,7 +76214,7 @@ var MEASURE_DEFAULTS = {
 };
 async function runGate(options) {
   const now = options.now ?? Date.now;
-  const started = now();
+  const begun = now();
   const config = withOverrides(loadConfig({ root: options.cwd, file: options.configFile }), options.overrides);
   const tree = await checkout({
     cwd: options.cwd,
@@ -76197,6 +76222,7 @@ async function runGate(options) {
     head: options.head,
     install: config.install,
     build: config.build,
+    commandTimeoutMs: config.installTimeoutMs,
     log: options.log,
     onCleanup: options.onCleanup
   });
@@ -76208,13 +76234,17 @@ async function runGate(options) {
     const found = await findBenchFiles({ config, tree, options });
     const inventory = found ? await checkBenchFiles({ config, tree, options }, found) : [];
     const part = options.shard ? planShard(options.shard, { config, tree, options }, found, inventory) : { config, files: found, shard: void 0 };
+    const plan = planRun(part.config, part.shard?.familySize);
+    if (!options.untilTimeLimit) warnIfFirstLooksCannotFit(part.config, plan, inventory, part.files, options.log);
     const run = {
       config: part.config,
       tree,
       options,
-      plan: planRun(part.config, part.shard?.familySize),
+      plan,
       socketDir,
-      started,
+      // time-limit bounds measuring only: checkout, install, build and the check of the bench files are behind us.
+      started: now(),
+      begun,
       now
     };
     const files = part.files;
@@ -76357,13 +76387,36 @@ async function measureMicroStage(run, files) {
     ...options.onProgress ? { onProgress: options.onProgress } : {},
     now: run.now
   });
-  if (micro.limited) {
-    const needs = micro.durationMs / Math.max(1, micro.rounds) * micro.plannedRounds;
-    options.log(
-      `the time limit cut the micro-benchmarks to ${micro.rounds} of ${micro.plannedRounds} rounds: at this pace the first look needs about ${formatDuration(needs)} of measuring; raise time-limit, or split the suite into more shards (--shard)`
-    );
-  }
+  if (micro.limited)
+    options.log(`the time limit cut the micro-benchmarks to ${micro.rounds} of ${micro.plannedRounds} rounds: ${timeHint(micro, run)}`);
   return micro;
+}
+function timeHint(measured, run) {
+  const needs = measured.durationMs / Math.max(1, measured.rounds) * measured.plannedRounds;
+  const limit = run.config.timeLimitMs;
+  return `at this pace the first look needs about ${formatDuration(needs)} of measuring, and time-limit gave ${formatDuration(limit)} (checkout, install and build not counted): raise time-limit, or split the suite into more shards (--shard ${Math.max(2, Math.ceil(needs / limit))} or more)`;
+}
+var SHORTEST_TASK_MS = (MEASURE_DEFAULTS.warmupBlocks + MEASURE_DEFAULTS.minBlocks) * MEASURE_DEFAULTS.blockMs * 2;
+var PROCESS_START_MS = 150;
+function warnIfFirstLooksCannotFit(config, plan, inventory, files, log2) {
+  const mine = /* @__PURE__ */ new Set([...files?.base ?? [], ...files?.head ?? []]);
+  const tasks = new Set(
+    inventory.flatMap((side) => side.files.filter((f) => mine.has(f.file)).flatMap((f) => (f.tasks ?? []).map((t) => `${f.file}\0${t}`)))
+  ).size;
+  const figures = plan.familyFigures ?? tasks + plan.httpFigures;
+  const firstLook = Math.max(plan.rounds, plan.rule.minimumRounds(figures));
+  const processes = config.micro.isolation === "process" ? 2 : 1;
+  const microMs = tasks ? firstLook * (tasks * SHORTEST_TASK_MS + processes * PROCESS_START_MS) : 0;
+  const httpMs = config.http.reduce((sum3, b) => sum3 + firstLook * estimatedRoundMs(b), 0);
+  const needs = microMs + httpMs;
+  if (needs <= config.timeLimitMs) return;
+  const parts = [
+    ...microMs ? [`${tasks} micro task(s) at their shortest, ${formatDuration(microMs)}`] : [],
+    ...httpMs ? [`${config.http.length} load test(s), ${formatDuration(httpMs)}`] : []
+  ];
+  log2(
+    `warning: the first look needs ${firstLook} rounds of every benchmark, at least ${formatDuration(needs)} of measuring (${parts.join("; ")}), but time-limit is ${formatDuration(config.timeLimitMs)}: what it leaves unmeasured fails the run. Raise time-limit to at least ${formatDuration(needs)}, or split the suite into ${Math.ceil(needs / config.timeLimitMs)} or more shards (--shard).`
+  );
 }
 async function measureHttpStage(run, micro) {
   const { config, plan, options } = run;
@@ -76374,7 +76427,7 @@ async function measureHttpStage(run, micro) {
   const verdict = (samples) => analyze([samples], { ...plan.analyzeOptions, figures })[0].verdict;
   const pinning = config.httpPin ? pinLoadGenerator(options.log) : void 0;
   try {
-    return await measureHttp({
+    const measured = await measureHttp({
       base: run.tree.base,
       head: run.tree.head,
       benchmarks: config.http,
@@ -76395,6 +76448,9 @@ async function measureHttpStage(run, micro) {
       ...options.onProgress ? { onProgress: options.onProgress } : {},
       now: run.now
     });
+    if (measured.limited)
+      options.log(`the time limit cut the load tests short of ${measured.plannedRounds} rounds: ${timeHint(measured, run)}`);
+    return measured;
   } finally {
     pinning?.release();
   }
@@ -76403,7 +76459,11 @@ function judge(run, micro, http4) {
   const { analyzeOptions, rule, familyFigures } = run.plan;
   const samples = [...micro?.benchmarks ?? [], ...http4?.benchmarks ?? []];
   const figures = familyFigures ?? budgetedFigures(samples, analyzeOptions.latencyBudgetFor);
-  const comparisons = analyze(samples, { ...analyzeOptions, figures });
+  const firstLook = (benchmark) => {
+    const measured = benchmark.http ? http4 : micro;
+    return { rounds: measured?.plannedRounds ?? 0, hint: measured ? timeHint(measured, run) : "" };
+  };
+  const comparisons = analyze(samples, { ...analyzeOptions, figures, firstLook });
   const benchmarks = comparisons.map((c, i) => toReportBenchmark(c, samples[i].http ? httpDetails(samples[i], c) : void 0));
   return { benchmarks: sortBenchmarks(decideFamily(benchmarks, figures)), intervalLevel: rule.intervalLevel(figures), figures };
 }
@@ -76452,7 +76512,7 @@ function runInfo(run, micro, http4, judged, profile) {
     figures: judged.figures,
     timeLimitMs: config.timeLimitMs,
     measureMs: (micro?.durationMs ?? 0) + (http4?.durationMs ?? 0),
-    totalMs: run.now() - run.started,
+    totalMs: run.now() - run.begun,
     ...profile ? { profile } : {},
     conditions: {
       busy: conditions.map((c) => c.busy),
@@ -76493,6 +76553,7 @@ function withOverrides(config, overrides) {
     budget: overrides.budget ?? config.budget,
     budgets: overrides.budgets?.length ? [...overrides.budgets, ...config.budgets.filter((rule) => !overrides.budgets.some((o) => o.pattern === rule.pattern))] : config.budgets,
     timeLimitMs: overrides.timeLimitMs ?? config.timeLimitMs,
+    installTimeoutMs: overrides.installTimeoutMs ?? config.installTimeoutMs,
     micro: Object.freeze({
       ...config.micro,
       isolation: overrides.isolation ?? config.micro.isolation,
@@ -76875,6 +76936,7 @@ var ICON = {
   regression: "\u{1F534}",
   error: "\u26A0\uFE0F",
   inconclusive: "\u{1F7E1}",
+  unmeasured: "\u23F3",
   improvement: "\u{1F7E2}",
   new: "\u{1F195}",
   removed: "\u2796",
@@ -77513,11 +77575,12 @@ var report_schema_default = {
         "improvement",
         "unchanged",
         "inconclusive",
+        "unmeasured",
         "error",
         "new",
         "removed"
       ],
-      description: "What a comparison concludes about one benchmark."
+      description: "unmeasured: compared at both revisions, but with too few rounds for the decision rule to judge it (the time limit stopped the run before its first look, or before a regression's confirmation could reach its level). It is never a pass: a result that was not measured is not a result."
     },
     HttpDetails: {
       type: "object",
@@ -78824,7 +78887,12 @@ async function runAction(deps) {
         base: settings.base,
         head: settings.head,
         configFile: settings.config,
-        overrides: { timeLimitMs: settings.timeLimitMs, budget: settings.budget, budgets: settings.budgets },
+        overrides: {
+          timeLimitMs: settings.timeLimitMs,
+          installTimeoutMs: settings.installTimeoutMs,
+          budget: settings.budget,
+          budgets: settings.budgets
+        },
         runnerPath: deps.runnerPath,
         probePath: deps.probePath,
         toolVersion: deps.version,

@@ -10,7 +10,13 @@ import { formatPercent } from './util/format.js';
  */
 export async function calibrate(options: Omit<GateOptions, 'head'> & { compareRounds: number }): Promise<Calibration> {
   // A/A: an alarm here is noise, so there is nothing to explain with a profile.
-  const report = await runGate({ ...options, head: options.base, profile: 'never', overrides: { ...options.overrides, rounds: 500 } });
+  const report = await runGate({
+    ...options,
+    head: options.base,
+    profile: 'never',
+    untilTimeLimit: true,
+    overrides: { ...options.overrides, rounds: 500 },
+  });
   if (report.verdict === 'error' && report.benchmarks.length === 0) throw new Error(report.error ?? 'the calibration run failed');
   const measured = report.benchmarks.filter((b) => b.change);
   // What a compare of these benchmarks with compareRounds rounds (one look) reads each interval at.

@@ -57,6 +57,7 @@ export interface GateOptions {
   overrides?: {
     rounds?: number | undefined;
     timeLimitMs?: number | undefined;
+    installTimeoutMs?: number | undefined;
     isolation?: Isolation | undefined;
     /** --files: bench file globs in place of micro.files. */
     files?: readonly string[] | undefined;
@@ -82,6 +83,8 @@ export interface GateOptions {
   /** Registers a cleanup for SIGINT/SIGTERM; returns its deregistration. */
   onCleanup?: (cleanup: () => void) => () => void;
   now?: () => number;
+  /** calibrate: rounds until the time limit on purpose, so no warning that the first look cannot fit. */
+  untilTimeLimit?: boolean;
 }
 
 /**
@@ -90,7 +93,7 @@ export interface GateOptions {
  */
 export async function runGate(options: GateOptions): Promise<Report> {
   const now = options.now ?? Date.now;
-  const started = now();
+  const begun = now();
   const config = withOverrides(loadConfig({ root: options.cwd, file: options.configFile }), options.overrides);
   const tree = await checkout({
     cwd: options.cwd,
@@ -98,6 +101,7 @@ export async function runGate(options: GateOptions): Promise<Report> {
     head: options.head,
     install: config.install,
     build: config.build,
+    commandTimeoutMs: config.installTimeoutMs,
     log: options.log,
     onCleanup: options.onCleanup,
   });
@@ -112,13 +116,17 @@ export async function runGate(options: GateOptions): Promise<Report> {
     const part = options.shard
       ? planShard(options.shard, { config, tree, options }, found, inventory)
       : { config, files: found, shard: undefined };
+    const plan = planRun(part.config, part.shard?.familySize);
+    if (!options.untilTimeLimit) warnIfFirstLooksCannotFit(part.config, plan, inventory, part.files, options.log);
     const run: RunContext = {
       config: part.config,
       tree,
       options,
-      plan: planRun(part.config, part.shard?.familySize),
+      plan,
       socketDir,
-      started,
+      // time-limit bounds measuring only: checkout, install, build and the check of the bench files are behind us.
+      started: now(),
+      begun,
       now,
     };
     const files = part.files;
@@ -153,7 +161,10 @@ interface RunContext {
   options: GateOptions;
   plan: RunPlan;
   socketDir: string;
+  /** When measuring began: the time limit counts from here. */
   started: number;
+  /** When the run began (config, checkout, install, build): the run's total time counts from here. */
+  begun: number;
   now: () => number;
 }
 
@@ -362,14 +373,56 @@ async function measureMicroStage(run: RunContext, files: { base: string[]; head:
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     now: run.now,
   });
-  if (micro.limited) {
-    // What the first look would have taken at this run's pace, so the fix (more time, or more shards) can be sized.
-    const needs = (micro.durationMs / Math.max(1, micro.rounds)) * micro.plannedRounds;
-    options.log(
-      `the time limit cut the micro-benchmarks to ${micro.rounds} of ${micro.plannedRounds} rounds: at this pace the first look needs about ${formatDuration(needs)} of measuring; raise time-limit, or split the suite into more shards (--shard)`,
-    );
-  }
+  if (micro.limited)
+    options.log(`the time limit cut the micro-benchmarks to ${micro.rounds} of ${micro.plannedRounds} rounds: ${timeHint(micro, run)}`);
   return micro;
+}
+
+/**
+ * What the first look would have taken at this run's pace, so the fix (more time, or more shards) can be
+ * sized: said when the time limit cut a stage short, and in the note of every benchmark left unmeasured.
+ */
+function timeHint(measured: { durationMs: number; rounds: number; plannedRounds: number }, run: RunContext): string {
+  const needs = (measured.durationMs / Math.max(1, measured.rounds)) * measured.plannedRounds;
+  const limit = run.config.timeLimitMs;
+  return `at this pace the first look needs about ${formatDuration(needs)} of measuring, and time-limit gave ${formatDuration(limit)} (checkout, install and build not counted): raise time-limit, or split the suite into more shards (--shard ${Math.max(2, Math.ceil(needs / limit))} or more)`;
+}
+
+/** The shortest round a micro task can have: the runner's warm-up and fewest blocks at both revisions. */
+const SHORTEST_TASK_MS = (MEASURE_DEFAULTS.warmupBlocks + MEASURE_DEFAULTS.minBlocks) * MEASURE_DEFAULTS.blockMs * 2;
+/** A benchmark process's start and its bench files' load, at the least (measured: 0.1–0.5 s on a 2-core machine). */
+const PROCESS_START_MS = 150;
+
+/**
+ * Before the first round: when the plan cannot reach every first look within time-limit even at its
+ * shortest (micro task times shrink to fit, load tests do not), say so now, loudly, with what would fit.
+ * The run goes on (a fast machine may still make it); what it leaves unmeasured fails it.
+ */
+function warnIfFirstLooksCannotFit(
+  config: Config,
+  plan: RunPlan,
+  inventory: RevisionInventory[],
+  files: { base: string[]; head: string[] } | undefined,
+  log: (line: string) => void,
+): void {
+  const mine = new Set([...(files?.base ?? []), ...(files?.head ?? [])]);
+  const tasks = new Set(
+    inventory.flatMap((side) => side.files.filter((f) => mine.has(f.file)).flatMap((f) => (f.tasks ?? []).map((t) => `${f.file}\0${t}`))),
+  ).size;
+  const figures = plan.familyFigures ?? tasks + plan.httpFigures;
+  const firstLook = Math.max(plan.rounds, plan.rule.minimumRounds(figures));
+  const processes = config.micro.isolation === 'process' ? 2 : 1;
+  const microMs = tasks ? firstLook * (tasks * SHORTEST_TASK_MS + processes * PROCESS_START_MS) : 0;
+  const httpMs = config.http.reduce((sum, b) => sum + firstLook * estimatedRoundMs(b), 0);
+  const needs = microMs + httpMs;
+  if (needs <= config.timeLimitMs) return;
+  const parts = [
+    ...(microMs ? [`${tasks} micro task(s) at their shortest, ${formatDuration(microMs)}`] : []),
+    ...(httpMs ? [`${config.http.length} load test(s), ${formatDuration(httpMs)}`] : []),
+  ];
+  log(
+    `warning: the first look needs ${firstLook} rounds of every benchmark, at least ${formatDuration(needs)} of measuring (${parts.join('; ')}), but time-limit is ${formatDuration(config.timeLimitMs)}: what it leaves unmeasured fails the run. Raise time-limit to at least ${formatDuration(needs)}, or split the suite into ${Math.ceil(needs / config.timeLimitMs)} or more shards (--shard).`,
+  );
 }
 
 /** The HTTP load tests, after the micro-benchmarks: each look uses the whole run's figures (micro measured, HTTP planned). */
@@ -382,7 +435,7 @@ async function measureHttpStage(run: RunContext, micro: Measurement | undefined)
   const verdict = (samples: BenchmarkSamples) => analyze([samples], { ...plan.analyzeOptions, figures })[0]!.verdict;
   const pinning = config.httpPin ? pinLoadGenerator(options.log) : undefined;
   try {
-    return await measureHttp({
+    const measured = await measureHttp({
       base: run.tree.base,
       head: run.tree.head,
       benchmarks: config.http,
@@ -403,6 +456,9 @@ async function measureHttpStage(run: RunContext, micro: Measurement | undefined)
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       now: run.now,
     });
+    if (measured.limited)
+      options.log(`the time limit cut the load tests short of ${measured.plannedRounds} rounds: ${timeHint(measured, run)}`);
+    return measured;
   } finally {
     pinning?.release();
   }
@@ -417,7 +473,11 @@ function judge(
   const { analyzeOptions, rule, familyFigures } = run.plan;
   const samples = [...(micro?.benchmarks ?? []), ...(http?.benchmarks ?? [])];
   const figures = familyFigures ?? budgetedFigures(samples, analyzeOptions.latencyBudgetFor);
-  const comparisons = analyze(samples, { ...analyzeOptions, figures });
+  const firstLook = (benchmark: BenchmarkSamples) => {
+    const measured = benchmark.http ? http : micro;
+    return { rounds: measured?.plannedRounds ?? 0, hint: measured ? timeHint(measured, run) : '' };
+  };
+  const comparisons = analyze(samples, { ...analyzeOptions, figures, firstLook });
   const benchmarks = comparisons.map((c, i) => toReportBenchmark(c, samples[i]!.http ? httpDetails(samples[i]!, c) : undefined));
   return { benchmarks: sortBenchmarks(decideFamily(benchmarks, figures)), intervalLevel: rule.intervalLevel(figures), figures };
 }
@@ -487,7 +547,7 @@ function runInfo(
     figures: judged.figures,
     timeLimitMs: config.timeLimitMs,
     measureMs: (micro?.durationMs ?? 0) + (http?.durationMs ?? 0),
-    totalMs: run.now() - run.started,
+    totalMs: run.now() - run.begun,
     ...(profile ? { profile } : {}),
     conditions: {
       busy: conditions.map((c) => c.busy),
@@ -536,6 +596,7 @@ function withOverrides(config: Config, overrides: GateOptions['overrides']): Con
       ? [...overrides.budgets, ...config.budgets.filter((rule) => !overrides.budgets!.some((o) => o.pattern === rule.pattern))]
       : config.budgets,
     timeLimitMs: overrides.timeLimitMs ?? config.timeLimitMs,
+    installTimeoutMs: overrides.installTimeoutMs ?? config.installTimeoutMs,
     micro: Object.freeze({
       ...config.micro,
       isolation: overrides.isolation ?? config.micro.isolation,

@@ -73,7 +73,12 @@ export async function runAction(deps: ActionDeps): Promise<void> {
         base: settings.base!,
         head: settings.head,
         configFile: settings.config,
-        overrides: { timeLimitMs: settings.timeLimitMs, budget: settings.budget, budgets: settings.budgets },
+        overrides: {
+          timeLimitMs: settings.timeLimitMs,
+          installTimeoutMs: settings.installTimeoutMs,
+          budget: settings.budget,
+          budgets: settings.budgets,
+        },
         runnerPath: deps.runnerPath,
         probePath: deps.probePath,
         toolVersion: deps.version,

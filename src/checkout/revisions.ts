@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { UserError } from '../util/errors.js';
+import { formatDuration } from '../util/format.js';
 import { runShell } from '../util/processes.js';
 import { isRevisionName } from '../config/revision.js';
 import { git as defaultGit, GitError, gitSync, type Git } from './git.js';
@@ -35,6 +36,7 @@ export interface CheckoutOptions {
   /** Registers a cleanup for SIGINT/SIGTERM (from the moment a worktree may exist); returns its deregistration. */
   onCleanup?: ((cleanup: () => void) => () => void) | undefined;
   git?: Git;
+  /** Bound on each install and build command (install-timeout); default DEFAULT_COMMAND_TIMEOUT_MS. */
   commandTimeoutMs?: number;
 }
 
@@ -130,6 +132,9 @@ async function resolveRef(run: Git, repoRoot: string, ref: string, flag: string)
   }
 }
 
+/** install-timeout's default: generous, since a cold npm install of a large project takes minutes. */
+const DEFAULT_COMMAND_TIMEOUT_MS = 15 * 60_000;
+
 /** Install and build one revision; the working tree is built but never re-installed (it is the user's). */
 async function prepare(revision: Revision, options: CheckoutOptions): Promise<void> {
   const describe = `${revision.label} (${revision.ref} @ ${revision.sha.slice(0, 7)})`;
@@ -149,9 +154,14 @@ async function prepare(revision: Revision, options: CheckoutOptions): Promise<vo
     if (!command) continue;
     options.log(`${step} ${revision.label}: ${command}`);
     const started = Date.now();
-    const result = await runShell(command, { cwd: revision.root, timeoutMs: options.commandTimeoutMs ?? 15 * 60_000 });
+    const result = await runShell(command, { cwd: revision.root, timeoutMs: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS });
     if (result.code !== 0) {
-      const how = result.timedOut ? 'timed out' : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
+      const limit = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+      const how = result.timedOut
+        ? `did not finish within install-timeout (${formatDuration(limit)}) and was killed`
+        : result.signal
+          ? `was killed by ${result.signal}`
+          : `exited with code ${result.code}`;
       throw new UserError(
         `The ${step} of ${describe} failed: \`${command}\` ${how} in ${revision.root}.\nLast lines of its output:\n${indent(result.tail.lines(20))}`,
       );

@@ -18,7 +18,9 @@ Options:
   --json <file>         write the report as JSON
   --markdown <file>     write the report as markdown (for a PR comment)
   --rounds <n>          benchmark processes to run (default 10, or benchgate.yml's rounds)
-  --time-limit <d>      upper bound on measuring, e.g. 90s or 5m (default 5m)
+  --time-limit <d>      upper bound on measuring, e.g. 90s or 5m (default 5m); checkout,
+                        install and build are not counted
+  --install-timeout <d> upper bound on each revision's install and build commands (default 15m)
   --files <glob>        bench files to run, in place of micro.files (repeatable), e.g.
                         --files 'benchmark/*.js'
   --isolation <mode>    alternate (default) or process
@@ -75,6 +77,7 @@ export type Command =
       markdown: string | undefined;
       rounds: number | undefined;
       timeLimitMs: number | undefined;
+      installTimeoutMs: number | undefined;
       isolation: Isolation | undefined;
       files: string[] | undefined;
       httpMode: HttpMode | undefined;
@@ -100,6 +103,7 @@ export function parseCommand(argv: readonly string[]): Command {
         markdown: { type: 'string' },
         rounds: { type: 'string' },
         'time-limit': { type: 'string' },
+        'install-timeout': { type: 'string' },
         isolation: { type: 'string' },
         'http-mode': { type: 'string' },
         profile: { type: 'string' },
@@ -150,6 +154,8 @@ export function parseCommand(argv: readonly string[]): Command {
     markdown: values.markdown,
     rounds: values.rounds === undefined ? undefined : parseRounds(values.rounds),
     timeLimitMs: values['time-limit'] === undefined ? undefined : parseFlagDuration(values['time-limit']),
+    installTimeoutMs:
+      values['install-timeout'] === undefined ? undefined : parseFlagDuration(values['install-timeout'], '--install-timeout'),
     isolation: values.isolation === undefined ? undefined : parseIsolation(values.isolation),
     files: values.files,
     httpMode: values['http-mode'] === undefined ? undefined : parseHttpMode(values['http-mode']),
@@ -167,11 +173,11 @@ function parseRounds(text: string): number {
   return rounds;
 }
 
-function parseFlagDuration(text: string): number {
+function parseFlagDuration(text: string, flag = '--time-limit'): number {
   try {
     return parseDuration(text);
   } catch {
-    throw new UserError(`--time-limit '${text}' is not a duration like 90s or 5m.`);
+    throw new UserError(`${flag} '${text}' is not a duration like 90s or 5m.`);
   }
 }
 

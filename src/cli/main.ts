@@ -63,6 +63,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       overrides: {
         rounds: command.rounds,
         timeLimitMs: command.timeLimitMs,
+        installTimeoutMs: command.installTimeoutMs,
         isolation: command.isolation,
         files: command.files,
         httpMode: command.httpMode,

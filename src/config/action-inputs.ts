@@ -26,6 +26,7 @@ export interface ActionSettings {
   readonly comment: CommentMode;
   readonly githubToken: string;
   readonly timeLimitMs: number | undefined;
+  readonly installTimeoutMs: number | undefined;
   /** comment mode: the report to post. */
   readonly reportJson: string | undefined;
   /** merge mode: the shard reports, a path or pattern relative to the working directory. */
@@ -94,6 +95,7 @@ export function parseActionInputs(input: (name: string) => string, env: ActionEn
     comment: oneOf(input, 'comment', COMMENT_MODES, 'always') as CommentMode,
     githubToken: input('github-token'),
     timeLimitMs: input('time-limit') ? durationInput('time-limit', input('time-limit')) : undefined,
+    installTimeoutMs: input('install-timeout') ? durationInput('install-timeout', input('install-timeout')) : undefined,
     reportJson: input('report-json') ? path.resolve(workingDirectory, input('report-json')) : undefined,
     shardReports: input('shard-reports') || undefined,
     commentKey: commentKeyOf(path.relative(env.workspace, workingDirectory), config, input('comment-key')),

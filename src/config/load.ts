@@ -33,6 +33,7 @@ interface RawConfig {
   confirm?: boolean;
   confidence?: string;
   'time-limit'?: string;
+  'install-timeout'?: string;
 }
 
 interface RawHttp {
@@ -118,6 +119,7 @@ function toConfig(raw: RawConfig, file: string | undefined): Config {
     confirm: raw.confirm ?? true,
     confidence: raw.confidence !== undefined ? parsePercent(raw.confidence) : DEFAULTS.confidence,
     timeLimitMs: raw['time-limit'] ? parseDuration(raw['time-limit']) : DEFAULTS.timeLimitMs,
+    installTimeoutMs: raw['install-timeout'] ? parseDuration(raw['install-timeout']) : DEFAULTS.installTimeoutMs,
   });
 }
 

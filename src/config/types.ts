@@ -76,7 +76,10 @@ export interface Config {
   readonly confirm: boolean;
   /** Confidence for the whole run, e.g. 0.95. */
   readonly confidence: number;
+  /** Bound on measuring only (checkout, install and build not counted). */
   readonly timeLimitMs: number;
+  /** Bound on each install and build command of each revision. */
+  readonly installTimeoutMs: number;
 }
 
 export const DEFAULTS = {
@@ -88,6 +91,7 @@ export const DEFAULTS = {
   taskTimeoutMs: 30_000,
   confidence: 0.95,
   timeLimitMs: 5 * 60_000,
+  installTimeoutMs: 15 * 60_000,
   rounds: 10,
   maxRounds: 40,
   lookEvery: 5,

@@ -30,6 +30,8 @@ export function explainVerdict(benchmark: ReportBenchmark): string {
       return `within ±${budget}`;
     case 'inconclusive':
       return `the interval straddles the ${budget} budget: more rounds would decide`;
+    case 'unmeasured':
+      return 'too few rounds for a verdict: not a pass';
     case 'new':
       return 'only at head';
     case 'removed':

@@ -13,6 +13,7 @@ const ICON: Record<Verdict, string> = {
   regression: '🔴',
   error: '⚠️',
   inconclusive: '🟡',
+  unmeasured: '⏳',
   improvement: '🟢',
   new: '🆕',
   removed: '➖',

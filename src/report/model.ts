@@ -139,14 +139,15 @@ export interface Report {
 }
 
 /** Worst first: what needs attention leads every table. */
-const ORDER: Verdict[] = ['error', 'regression', 'inconclusive', 'improvement', 'new', 'removed', 'unchanged'];
+const ORDER: Verdict[] = ['error', 'unmeasured', 'regression', 'inconclusive', 'improvement', 'new', 'removed', 'unchanged'];
 
 export function sortBenchmarks(benchmarks: readonly ReportBenchmark[]): ReportBenchmark[] {
   return [...benchmarks].sort((a, b) => ORDER.indexOf(a.verdict) - ORDER.indexOf(b.verdict) || a.id.localeCompare(b.id));
 }
 
+/** error (exit 2) when anything could not be judged, an error or a benchmark left unmeasured; fail (exit 1) on a regression. */
 export function runVerdict(benchmarks: readonly ReportBenchmark[]): RunVerdict {
-  if (benchmarks.some((b) => b.verdict === 'error')) return 'error';
+  if (benchmarks.some((b) => b.verdict === 'error' || b.verdict === 'unmeasured')) return 'error';
   if (benchmarks.some((b) => b.verdict === 'regression')) return 'fail';
   return 'pass';
 }
@@ -183,7 +184,8 @@ export function toReportBenchmark(comparison: Comparison, http?: HttpDetails): R
  */
 function resolutionWarning(comparison: Comparison): string | undefined {
   const { resolvable, budget, verdict, logRatios } = comparison;
-  if (!Number.isFinite(resolvable) || resolvable! <= budget || verdict === 'regression' || verdict === 'error') return undefined;
+  if (!Number.isFinite(resolvable) || resolvable! <= budget || verdict === 'regression' || verdict === 'error' || verdict === 'unmeasured')
+    return undefined;
   const pct = (x: number) => formatShortPercent(x, x < 0.1 ? 1 : 0);
   return `budget ${pct(budget)} is below what this run resolves beyond it (≈${pct(resolvable!)} with ${logRatios.length} rounds): a regression between ${pct(budget)} and ${pct(budget + resolvable!)} would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both).`;
 }
@@ -199,7 +201,12 @@ export function verdictCounts(benchmarks: readonly ReportBenchmark[]): string {
         ? count === 1
           ? 'error'
           : 'errors'
-        : count === 1 || verdict === 'unchanged' || verdict === 'inconclusive' || verdict === 'new' || verdict === 'removed'
+        : count === 1 ||
+            verdict === 'unchanged' ||
+            verdict === 'inconclusive' ||
+            verdict === 'unmeasured' ||
+            verdict === 'new' ||
+            verdict === 'removed'
           ? verdict
           : `${verdict}s`;
     parts.push(`${count} ${word}`);

@@ -21,6 +21,7 @@ const MARK: Record<Verdict, { mark: string; style: Style }> = {
   regression: { mark: '✗', style: ['red', 'bold'] },
   error: { mark: '!', style: ['magenta', 'bold'] },
   inconclusive: { mark: '?', style: 'yellow' },
+  unmeasured: { mark: '…', style: ['magenta', 'bold'] },
   improvement: { mark: '↑', style: 'green' },
   new: { mark: '+', style: 'cyan' },
   removed: { mark: '-', style: 'cyan' },

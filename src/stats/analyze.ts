@@ -68,6 +68,12 @@ export interface AnalyzeOptions {
   otherFigures?: number;
   /** The run's budgeted figures when known in advance (a look at one load test while the others are done or planned). */
   figures?: number;
+  /**
+   * The final judgement only (never a look while measuring): the rounds each benchmark's first look needs, and
+   * what to say when it has fewer (what took the time, what would fit). A compared benchmark short of its first
+   * look is `unmeasured`, unless it is already a regression.
+   */
+  firstLook?: (benchmark: BenchmarkSamples) => { rounds: number; hint: string };
 }
 
 /**
@@ -131,9 +137,24 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       const again = estimateChange(fresh, rule.confirmationLevel);
       if (judge(again) === 'regression') return verdict;
       notes.push(unconfirmed(what, rounds, first, again, fresh.length));
-      return 'inconclusive';
+      // Too few fresh rounds to reach the level: not disproved, only unmeasured, which fails the run too.
+      return again.achievedConfidence < again.confidence - 1e-12 ? 'unmeasured' : 'inconclusive';
     };
     const throughput = confirm(decide(change, budget), 'a regression', change, rounds, benchmark.confirmation, (c) => decide(c, budget))!;
+    const first = options.firstLook?.(benchmark);
+    if (first && rounds < first.rounds && throughput !== 'regression') {
+      notes.push(
+        `measured in ${rounds} of the ${first.rounds} rounds its first look needs: too few for a verdict, and an unmeasured benchmark is never a pass: ${first.hint}`,
+      );
+      return {
+        ...common,
+        change,
+        resolvable: rule.resolvable(roundSpread(benchmark.logRatios), rounds, family),
+        regressionP,
+        verdict: 'unmeasured',
+        note: notes.join('; '),
+      };
+    }
     // What the regression side resolves at this look, at the share that does not depend on other figures' outcomes.
     const resolvable = rule.resolvable(roundSpread(benchmark.logRatios), rounds, family);
     const result = { ...common, change, resolvable, regressionP };
@@ -183,16 +204,17 @@ export function budgetedFigures(
 /** "a regression in the first 10 rounds (-7.1%) did not reproduce in 10 fresh rounds (-0.4% [-2.0%, +1.1%]): …" */
 function unconfirmed(what: string, rounds: number, first: Change, again: Change, freshRounds: number): string {
   if (again.achievedConfidence < again.confidence) {
-    return `${what} in the first ${rounds} rounds (${pct(first.estimate)}) could not be confirmed: only ${freshRounds} fresh rounds fit in the time limit, too few for the interval's level (raise time-limit): not failing the build on it`;
+    return `${what} in the first ${rounds} rounds (${pct(first.estimate)}) could not be confirmed: only ${freshRounds} fresh rounds fit in the time limit, too few for the interval's level: unmeasured, which fails the run (raise time-limit)`;
   }
   return `${what} in the first ${rounds} rounds (${pct(first.estimate)}) did not reproduce in ${freshRounds} fresh rounds (${pct(again.estimate)} [${pct(again.low)}, ${pct(again.high)}]): not failing the build on it`;
 }
 
 const pct = formatPercent;
 
-/** The verdict of a benchmark judged on several figures: any regression wins, then any doubt, then any improvement. */
+/** The verdict of a benchmark judged on several figures: any regression wins, then anything unmeasured, then any doubt, then any improvement. */
 function combine(verdicts: Verdict[]): Verdict {
-  for (const verdict of ['regression', 'inconclusive', 'improvement'] as const) if (verdicts.includes(verdict)) return verdict;
+  for (const verdict of ['regression', 'unmeasured', 'inconclusive', 'improvement'] as const)
+    if (verdicts.includes(verdict)) return verdict;
   return 'unchanged';
 }
 

@@ -1,7 +1,12 @@
 import { hodgesLehmannBounds, signedRankP, type LocationInterval } from './signed-rank.js';
 
 /** What a comparison concludes about one benchmark. */
-export type Verdict = 'regression' | 'improvement' | 'unchanged' | 'inconclusive' | 'error' | 'new' | 'removed';
+/**
+ * unmeasured: compared at both revisions, but with too few rounds for the decision rule to judge it (the time
+ * limit stopped the run before its first look, or before a regression's confirmation could reach its level).
+ * It is never a pass: a result that was not measured is not a result.
+ */
+export type Verdict = 'regression' | 'improvement' | 'unchanged' | 'inconclusive' | 'unmeasured' | 'error' | 'new' | 'removed';
 
 /** A relative change of throughput: -0.12 means head does 12% fewer operations per second than base. */
 export interface Change {

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { formatDuration } from '../../src/util/format.js';
 import { inlineRepo, readJson, removeFixtureRepos, runCli } from './helpers.js';
 
 afterAll(removeFixtureRepos);
@@ -46,5 +47,72 @@ describe('every wait has a deadline', () => {
     const run = await runCli(['compare', '--base=--upload-pack=touch pwned'], repo);
     expect(run.code).toBe(2);
     expect(run.stdout + run.stderr).toContain("--base '--upload-pack=touch pwned' is not a git revision: give a branch, tag or commit sha");
+  });
+});
+
+describe('time-limit bounds measuring, and nothing unmeasured passes', () => {
+  // Head does twenty times the work: a loss no noise hides, decided at the first look.
+  const SUM = (n: string) => `export default { 'sum': () => { let s = 0; for (let i = 0; i < ${n}; i++) s += i; return s; } };\n`;
+  const QUICK = 'budget: 5%\nrounds: 5\nmax-rounds: 5\nconfirm: false\nmicro:\n  task-time: 50ms\n';
+  // A build that takes longer than the whole time limit, at each revision.
+  const SLOW_BUILD = 'build: node -e "setTimeout(() => {}, 5000)"\n';
+
+  it('catches a regression when the builds alone take longer than time-limit: install and build are not measuring', async () => {
+    const repo = inlineRepo(
+      { 'benchgate.yml': `${QUICK}${SLOW_BUILD}`, 'bench/a.bench.js': SUM('100') },
+      { 'bench/a.bench.js': SUM('2000') },
+    );
+    const run = await runCli(
+      ['compare', '--base', 'main', '--head', 'feature', '--time-limit', '4s', '--profile', 'never', '--json', 'report.json'],
+      repo,
+    );
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    const report = readJson(path.join(repo, 'report.json'));
+    expect(report.benchmarks[0].verdict).toBe('regression');
+    // Each build took its 5 s, more than the 4 s limit, and measuring still had its own 4 s.
+    const builds = [...run.stderr.matchAll(/build (base|head): done in ([\d.]+)s/g)].map((m) => Number(m[2]));
+    expect(builds).toHaveLength(2);
+    for (const seconds of builds) expect(seconds).toBeGreaterThanOrEqual(5);
+    expect(report.run.measureMs).toBeLessThanOrEqual(4000);
+    expect(report.run.totalMs).toBeGreaterThan(report.run.measureMs + 10_000);
+    expect(report.run.limited).toBe(false);
+  });
+
+  it('stops a build at install-timeout, naming the revision, the command and the limit', async () => {
+    const repo = inlineRepo({ 'benchgate.yml': `${QUICK}build: node -e "setTimeout(() => {}, 60000)"\n`, 'bench/a.bench.js': SUM('100') });
+    const run = await runCli(['compare', '--base', 'main', '--install-timeout', '1s', '--json', 'report.json'], repo);
+    expect(run.code, run.stdout + run.stderr).toBe(2);
+    const report = readJson(path.join(repo, 'report.json'));
+    expect(report.verdict).toBe('error');
+    expect(report.error).toMatch(
+      /^The build of base \(main @ [0-9a-f]{7}\) failed: `node -e "setTimeout\(\(\) => \{\}, 60000\)"` did not finish within install-timeout \(1\.0s\) and was killed in /,
+    );
+  });
+
+  it('fails a run the time limit cut before the first look, saying so before the first round and naming the time that would fit', async () => {
+    const repo = inlineRepo({
+      'benchgate.yml': 'budget: 5%\nrounds: 40\nmax-rounds: 40\nmicro:\n  task-time: 150ms\n',
+      'bench/a.bench.js': SUM('100'),
+    });
+    const run = await runCli(['compare', '--base', 'main', '--time-limit', '3s', '--profile', 'never', '--json', 'report.json'], repo);
+    expect(run.code, run.stdout + run.stderr).toBe(2);
+    const report = readJson(path.join(repo, 'report.json'));
+    expect(report.verdict).toBe('error');
+    expect(report.run.limited).toBe(true);
+    const [bench] = report.benchmarks;
+    expect(bench.verdict).toBe('unmeasured');
+    expect(bench.rounds.length).toBeLessThan(40);
+    // Before the first round: 40 rounds of even the shortest task cannot fit in 3 s.
+    const warning = run.stderr.split('\n').findIndex((line) => line.includes('warning: the first look needs 40 rounds of every benchmark'));
+    const firstRound = run.stderr.split('\n').findIndex((line) => /round 1 of/.test(line));
+    expect(warning).toBeGreaterThanOrEqual(0);
+    expect(warning).toBeLessThan(firstRound);
+    // The note names the rounds measured and what the first look needs at this run's pace.
+    const needs = formatDuration((report.run.measureMs / bench.rounds.length) * 40);
+    expect(bench.note).toBe(
+      `measured in ${bench.rounds.length} of the 40 rounds its first look needs: too few for a verdict, and an unmeasured benchmark is never a pass: at this pace the first look needs about ${needs} of measuring, and time-limit gave 3.0s (checkout, install and build not counted): raise time-limit, or split the suite into more shards (--shard ${Math.max(2, Math.ceil(((report.run.measureMs / bench.rounds.length) * 40) / 3000))} or more)`,
+    );
+    expect(run.stdout).toContain('ERROR: 1 unmeasured');
+    expect(run.stdout).toContain('… unmeasured');
   });
 });

@@ -62,7 +62,7 @@ time-limit: 2m
 
   it('rejects an unknown key with a did-you-mean', () => {
     expect(errorOf('budgte: 5%')).toBe(
-      "/repo/benchgate.yml:1:1: unknown key 'budgte' (did you mean 'budget'?). Known keys: budget, budgets, micro, install, build, rounds, confidence, time-limit, http, http-mode, http-pin, max-rounds, confirm.",
+      "/repo/benchgate.yml:1:1: unknown key 'budgte' (did you mean 'budget'?). Known keys: budget, budgets, micro, install, build, rounds, confidence, time-limit, install-timeout, http, http-mode, http-pin, max-rounds, confirm.",
     );
     expect(errorOf('micro:\n  file: x.js')).toMatch(
       /benchgate\.yml:2:3: unknown key 'micro\.file' \(did you mean 'files'\?\)\. Known keys of micro: files, isolation/,

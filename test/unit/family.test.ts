@@ -166,9 +166,9 @@ describe('the confirmation level', () => {
     expect(sevenLooks.confirmationLevel).toBeCloseTo(0.9, 15);
     expect(results[0]!.verdict).toBe('regression');
     expect(results[0]!.note).toBeUndefined();
-    // Too few fresh rounds for even the run's level: not confirmed, and the note says why.
+    // Too few fresh rounds for even the run's level: neither confirmed nor disproved, so unmeasured (never a pass).
     const [short] = analyze([{ ...micro('a'), confirmation: fresh.slice(0, 4) }], { rule: sevenLooks, budgetFor: () => 0.05 });
-    expect(short!.verdict).toBe('inconclusive');
+    expect(short!.verdict).toBe('unmeasured');
     expect(short!.note).toMatch(/could not be confirmed: only 4 fresh rounds fit in the time limit/);
   });
 });

@@ -6,6 +6,7 @@ import { decisionRule } from '../../src/stats/decision.js';
 /** One look at 95% (no adaptive rounds): the family is the budgeted figures alone. */
 const oneLook = decisionRule({ confidence: 0.95, rounds: 10, maxRounds: 10, lookEvery: 5 });
 import type { BenchmarkSamples } from '../../src/measure/types.js';
+import { runVerdict, verdictCounts, type ReportBenchmark } from '../../src/report/model.js';
 
 const change = (low: number, high: number, achieved = 0.96): Change => ({
   estimate: (low + high) / 2,
@@ -145,7 +146,60 @@ describe('confirmation of a regression by a fresh group of rounds', () => {
 
   it('says when the fresh group was cut too short to confirm anything', () => {
     const [result] = analyze([samples(fresh.slice(0, 3))], options);
-    expect(result!.verdict).toBe('inconclusive');
+    // Not disproved either: a regression the time limit kept from its confirmation is unmeasured, never a pass.
+    expect(result!.verdict).toBe('unmeasured');
     expect(result!.note).toMatch(/could not be confirmed: only 3 fresh rounds fit in the time limit/);
   });
 });
+
+describe('a benchmark short of its first look is unmeasured, never a pass', () => {
+  const tenRounds = decisionRule({ confidence: 0.95, rounds: 10, maxRounds: 10, lookEvery: 5 });
+  const aa = (rounds: number, offset = 0): BenchmarkSamples => ({
+    id: 'x > task',
+    kind: 'micro',
+    file: 'x',
+    // Identical code, a few rounds: what a run cut by the time limit has.
+    logRatios: Array.from({ length: rounds }, (_, i) => Math.log1p(offset + ((i % 3) - 1) * 0.001)),
+    base: { opsPerSec: Array.from({ length: rounds }, () => 100) },
+    head: { opsPerSec: Array.from({ length: rounds }, () => 100) },
+  });
+  const firstLook = () => ({ rounds: 10, hint: 'raise time-limit' });
+
+  it('gives 3 of 10 rounds the verdict unmeasured, with the rounds and the hint in its note', () => {
+    const [result] = analyze([aa(3)], { rule: tenRounds, budgetFor: () => 0.5, firstLook });
+    expect(result!.verdict).toBe('unmeasured');
+    expect(result!.note).toBe(
+      'measured in 3 of the 10 rounds its first look needs: too few for a verdict, and an unmeasured benchmark is never a pass: raise time-limit',
+    );
+    // Without the first look (a look while measuring), the same rounds are merely not decided yet.
+    expect(analyze([aa(3)], { rule: tenRounds, budgetFor: () => 0.5 })[0]!.verdict).toBe('inconclusive');
+  });
+
+  it('judges a benchmark that reached its first look as usual', () => {
+    expect(analyze([aa(10)], { rule: tenRounds, budgetFor: () => 0.5, firstLook })[0]!.verdict).toBe('unchanged');
+    expect(analyze([aa(10)], { rule: tenRounds, budgetFor: () => 0.5, firstLook })[0]!.note).toBeUndefined();
+  });
+
+  it('keeps a regression a regression, and leaves errors, new and removed benchmarks as they are', () => {
+    // A loss so large that even 9 rounds bound it below the budget: failing on it is right, whatever the rounds.
+    const lost = { ...aa(9, -0.5), id: 'x > lost' };
+    const others: BenchmarkSamples[] = [
+      { id: 'x > new', kind: 'micro', file: 'x', logRatios: [], base: undefined, head: { opsPerSec: [5] } },
+      { id: 'x > bad', kind: 'micro', file: 'x', logRatios: [], base: undefined, head: undefined, error: 'at head: boom' },
+    ];
+    const results = analyze([lost, ...others], { rule: oneLookAt(9), budgetFor: () => 0.05, firstLook });
+    expect(results.map((r) => r.verdict)).toEqual(['regression', 'new', 'error']);
+  });
+
+  it('fails the run: error (exit 2), counted in the summary', () => {
+    const bench = (verdict: ReportBenchmark['verdict']) => ({ verdict }) as ReportBenchmark;
+    expect(runVerdict([bench('unchanged'), bench('unmeasured')])).toBe('error');
+    expect(runVerdict([bench('regression'), bench('unmeasured')])).toBe('error');
+    expect(runVerdict([bench('unchanged'), bench('inconclusive')])).toBe('pass');
+    expect(verdictCounts([bench('unmeasured'), bench('unmeasured'), bench('unchanged')])).toBe('2 unmeasured, 1 unchanged');
+  });
+});
+
+function oneLookAt(rounds: number) {
+  return decisionRule({ confidence: 0.95, rounds, maxRounds: rounds, lookEvery: 5 });
+}
