@@ -4859,8 +4859,8 @@ var require_util2 = __commonJS({
       }
       return values;
     }
-    function getDecodeSplit(name2, list) {
-      const value = list.get(name2, true);
+    function getDecodeSplit(name2, list2) {
+      const value = list2.get(name2, true);
       if (value === null) {
         return null;
       }
@@ -11240,11 +11240,11 @@ var require_pluralizer = __commonJS({
         this.singular = singular;
         this.plural = plural;
       }
-      pluralize(count) {
-        const one = count === 1;
+      pluralize(count3) {
+        const one = count3 === 1;
         const keys = one ? singulars : plurals;
         const noun = one ? this.singular : this.plural;
-        return { ...keys, count, noun };
+        return { ...keys, count: count3, noun };
       }
     };
   }
@@ -12272,9 +12272,9 @@ var require_headers = __commonJS({
       // https://fetch.spec.whatwg.org/#dom-headers-getsetcookie
       getSetCookie() {
         webidl.brandCheck(this, _Headers);
-        const list = this.#headersList.cookies;
-        if (list) {
-          return [...list];
+        const list2 = this.#headersList.cookies;
+        if (list2) {
+          return [...list2];
         }
         return [];
       }
@@ -12314,8 +12314,8 @@ var require_headers = __commonJS({
       static getHeadersList(o) {
         return o.#headersList;
       }
-      static setHeadersList(o, list) {
-        o.#headersList = list;
+      static setHeadersList(o, list2) {
+        o.#headersList = list2;
       }
     };
     var { getHeadersGuard, setHeadersGuard, getHeadersList, setHeadersList } = Headers2;
@@ -13283,13 +13283,13 @@ var require_request2 = __commonJS({
         if (this.signal.aborted) {
           ac.abort(this.signal.reason);
         } else {
-          let list = dependentControllerMap.get(this.signal);
-          if (list === void 0) {
-            list = /* @__PURE__ */ new Set();
-            dependentControllerMap.set(this.signal, list);
+          let list2 = dependentControllerMap.get(this.signal);
+          if (list2 === void 0) {
+            list2 = /* @__PURE__ */ new Set();
+            dependentControllerMap.set(this.signal, list2);
           }
           const acRef = new WeakRef(ac);
-          list.add(acRef);
+          list2.add(acRef);
           util.addAbortListener(
             ac.signal,
             buildAbort(acRef)
@@ -14661,11 +14661,11 @@ var require_progressevent = __commonJS({
 var require_encoding = __commonJS({
   "node_modules/undici/lib/web/fileapi/encoding.js"(exports2, module2) {
     "use strict";
-    function getEncoding(label) {
-      if (!label) {
+    function getEncoding(label2) {
+      if (!label2) {
         return "failure";
       }
-      switch (label.trim().toLowerCase()) {
+      switch (label2.trim().toLowerCase()) {
         case "unicode-1-1-utf-8":
         case "unicode11utf8":
         case "unicode20utf8":
@@ -18663,15 +18663,15 @@ ${value}`;
           pos = 0;
         }
       }
-      discardLeadingBytes(count) {
-        while (count > 0 && this.lineChunkIndex < this.chunks.length) {
+      discardLeadingBytes(count3) {
+        while (count3 > 0 && this.lineChunkIndex < this.chunks.length) {
           const chunk = this.chunks[this.lineChunkIndex];
           const remaining = chunk.length - this.linePos;
-          if (count < remaining) {
-            this.linePos += count;
-            count = 0;
+          if (count3 < remaining) {
+            this.linePos += count3;
+            count3 = 0;
           } else {
-            count -= remaining;
+            count3 -= remaining;
             this.lineChunkIndex++;
             this.linePos = 0;
           }
@@ -20344,9 +20344,9 @@ var require_codegen = __commonJS({
       }
     };
     var Label = class extends Node {
-      constructor(label) {
+      constructor(label2) {
         super();
-        this.label = label;
+        this.label = label2;
         this.names = {};
       }
       render({ _n }) {
@@ -20354,14 +20354,14 @@ var require_codegen = __commonJS({
       }
     };
     var Break = class extends Node {
-      constructor(label) {
+      constructor(label2) {
         super();
-        this.label = label;
+        this.label = label2;
         this.names = {};
       }
       render({ _n }) {
-        const label = this.label ? ` ${this.label}` : "";
-        return `break${label};` + _n;
+        const label2 = this.label ? ` ${this.label}` : "";
+        return `break${label2};` + _n;
       }
     };
     var Throw = class extends Node {
@@ -20773,12 +20773,12 @@ var require_codegen = __commonJS({
         return this._endBlockNode(For);
       }
       // `label` statement
-      label(label) {
-        return this._leafNode(new Label(label));
+      label(label2) {
+        return this._leafNode(new Label(label2));
       }
       // `break` statement
-      break(label) {
-        return this._leafNode(new Break(label));
+      break(label2) {
+        return this._leafNode(new Break(label2));
       }
       // `return` statement
       return(value) {
@@ -20959,52 +20959,52 @@ var require_util9 = __commonJS({
       return hash;
     }
     exports2.toHash = toHash;
-    function alwaysValidSchema(it, schema) {
-      if (typeof schema == "boolean")
-        return schema;
-      if (Object.keys(schema).length === 0)
+    function alwaysValidSchema(it, schema2) {
+      if (typeof schema2 == "boolean")
+        return schema2;
+      if (Object.keys(schema2).length === 0)
         return true;
-      checkUnknownRules(it, schema);
-      return !schemaHasRules(schema, it.self.RULES.all);
+      checkUnknownRules(it, schema2);
+      return !schemaHasRules(schema2, it.self.RULES.all);
     }
     exports2.alwaysValidSchema = alwaysValidSchema;
-    function checkUnknownRules(it, schema = it.schema) {
+    function checkUnknownRules(it, schema2 = it.schema) {
       const { opts, self: self2 } = it;
       if (!opts.strictSchema)
         return;
-      if (typeof schema === "boolean")
+      if (typeof schema2 === "boolean")
         return;
       const rules = self2.RULES.keywords;
-      for (const key in schema) {
+      for (const key in schema2) {
         if (!rules[key])
           checkStrictMode(it, `unknown keyword: "${key}"`);
       }
     }
     exports2.checkUnknownRules = checkUnknownRules;
-    function schemaHasRules(schema, rules) {
-      if (typeof schema == "boolean")
-        return !schema;
-      for (const key in schema)
+    function schemaHasRules(schema2, rules) {
+      if (typeof schema2 == "boolean")
+        return !schema2;
+      for (const key in schema2)
         if (rules[key])
           return true;
       return false;
     }
     exports2.schemaHasRules = schemaHasRules;
-    function schemaHasRulesButRef(schema, RULES) {
-      if (typeof schema == "boolean")
-        return !schema;
-      for (const key in schema)
+    function schemaHasRulesButRef(schema2, RULES) {
+      if (typeof schema2 == "boolean")
+        return !schema2;
+      for (const key in schema2)
         if (key !== "$ref" && RULES.all[key])
           return true;
       return false;
     }
     exports2.schemaHasRulesButRef = schemaHasRulesButRef;
-    function schemaRefOrVal({ topSchemaRef, schemaPath }, schema, keyword, $data) {
+    function schemaRefOrVal({ topSchemaRef, schemaPath }, schema2, keyword, $data) {
       if (!$data) {
-        if (typeof schema == "number" || typeof schema == "boolean")
-          return schema;
-        if (typeof schema == "string")
-          return (0, codegen_1._)`${schema}`;
+        if (typeof schema2 == "number" || typeof schema2 == "boolean")
+          return schema2;
+        if (typeof schema2 == "string")
+          return (0, codegen_1._)`${schema2}`;
       }
       return (0, codegen_1._)`${topSchemaRef}${schemaPath}${(0, codegen_1.getProperty)(keyword)}`;
     }
@@ -21285,10 +21285,10 @@ var require_boolSchema = __commonJS({
       message: "boolean schema is false"
     };
     function topBoolOrEmptySchema(it) {
-      const { gen, schema, validateName } = it;
-      if (schema === false) {
+      const { gen, schema: schema2, validateName } = it;
+      if (schema2 === false) {
         falseSchemaError(it, false);
-      } else if (typeof schema == "object" && schema.$async === true) {
+      } else if (typeof schema2 == "object" && schema2.$async === true) {
         gen.return(names_1.default.data);
       } else {
         gen.assign((0, codegen_1._)`${validateName}.errors`, null);
@@ -21297,8 +21297,8 @@ var require_boolSchema = __commonJS({
     }
     exports2.topBoolOrEmptySchema = topBoolOrEmptySchema;
     function boolOrEmptySchema(it, valid) {
-      const { gen, schema } = it;
-      if (schema === false) {
+      const { gen, schema: schema2 } = it;
+      if (schema2 === false) {
         gen.var(valid, false);
         falseSchemaError(it);
       } else {
@@ -21360,18 +21360,18 @@ var require_applicability = __commonJS({
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.shouldUseRule = exports2.shouldUseGroup = exports2.schemaHasRulesForType = void 0;
-    function schemaHasRulesForType({ schema, self: self2 }, type) {
+    function schemaHasRulesForType({ schema: schema2, self: self2 }, type) {
       const group2 = self2.RULES.types[type];
-      return group2 && group2 !== true && shouldUseGroup(schema, group2);
+      return group2 && group2 !== true && shouldUseGroup(schema2, group2);
     }
     exports2.schemaHasRulesForType = schemaHasRulesForType;
-    function shouldUseGroup(schema, group2) {
-      return group2.rules.some((rule) => shouldUseRule(schema, rule));
+    function shouldUseGroup(schema2, group2) {
+      return group2.rules.some((rule) => shouldUseRule(schema2, rule));
     }
     exports2.shouldUseGroup = shouldUseGroup;
-    function shouldUseRule(schema, rule) {
+    function shouldUseRule(schema2, rule) {
       var _a;
-      return schema[rule.keyword] !== void 0 || ((_a = rule.definition.implements) === null || _a === void 0 ? void 0 : _a.some((kwd) => schema[kwd] !== void 0));
+      return schema2[rule.keyword] !== void 0 || ((_a = rule.definition.implements) === null || _a === void 0 ? void 0 : _a.some((kwd) => schema2[kwd] !== void 0));
     }
     exports2.shouldUseRule = shouldUseRule;
   }
@@ -21393,17 +21393,17 @@ var require_dataType = __commonJS({
       DataType2[DataType2["Correct"] = 0] = "Correct";
       DataType2[DataType2["Wrong"] = 1] = "Wrong";
     })(DataType || (exports2.DataType = DataType = {}));
-    function getSchemaTypes(schema) {
-      const types = getJSONTypes(schema.type);
+    function getSchemaTypes(schema2) {
+      const types = getJSONTypes(schema2.type);
       const hasNull = types.includes("null");
       if (hasNull) {
-        if (schema.nullable === false)
+        if (schema2.nullable === false)
           throw new Error("type: null contradicts nullable: false");
       } else {
-        if (!types.length && schema.nullable !== void 0) {
+        if (!types.length && schema2.nullable !== void 0) {
           throw new Error('"nullable" cannot be used without "type"');
         }
-        if (schema.nullable === true)
+        if (schema2.nullable === true)
           types.push("null");
       }
       return types;
@@ -21535,8 +21535,8 @@ var require_dataType = __commonJS({
     }
     exports2.checkDataTypes = checkDataTypes;
     var typeError = {
-      message: ({ schema }) => `must be ${schema}`,
-      params: ({ schema, schemaValue }) => typeof schema == "string" ? (0, codegen_1._)`{type: ${schema}}` : (0, codegen_1._)`{type: ${schemaValue}}`
+      message: ({ schema: schema2 }) => `must be ${schema2}`,
+      params: ({ schema: schema2, schemaValue }) => typeof schema2 == "string" ? (0, codegen_1._)`{type: ${schema2}}` : (0, codegen_1._)`{type: ${schemaValue}}`
     };
     function reportTypeError(it) {
       const cxt = getTypeErrorContext(it);
@@ -21544,16 +21544,16 @@ var require_dataType = __commonJS({
     }
     exports2.reportTypeError = reportTypeError;
     function getTypeErrorContext(it) {
-      const { gen, data, schema } = it;
-      const schemaCode = (0, util_1.schemaRefOrVal)(it, schema, "type");
+      const { gen, data, schema: schema2 } = it;
+      const schemaCode = (0, util_1.schemaRefOrVal)(it, schema2, "type");
       return {
         gen,
         keyword: "type",
         data,
-        schema: schema.type,
+        schema: schema2.type,
         schemaCode,
         schemaValue: schemaCode,
-        parentSchema: schema,
+        parentSchema: schema2,
         params: {},
         it
       };
@@ -21706,15 +21706,15 @@ var require_code2 = __commonJS({
     }
     exports2.validateArray = validateArray;
     function validateUnion(cxt) {
-      const { gen, schema, keyword, it } = cxt;
-      if (!Array.isArray(schema))
+      const { gen, schema: schema2, keyword, it } = cxt;
+      if (!Array.isArray(schema2))
         throw new Error("ajv implementation error");
-      const alwaysValid = schema.some((sch) => (0, util_1.alwaysValidSchema)(it, sch));
+      const alwaysValid = schema2.some((sch) => (0, util_1.alwaysValidSchema)(it, sch));
       if (alwaysValid && !it.opts.unevaluated)
         return;
       const valid = gen.let("valid", false);
       const schValid = gen.name("_valid");
-      gen.block(() => schema.forEach((_sch, i) => {
+      gen.block(() => schema2.forEach((_sch, i) => {
         const schCxt = cxt.subschema({
           keyword,
           schemaProp: i,
@@ -21742,8 +21742,8 @@ var require_keyword = __commonJS({
     var code_1 = require_code2();
     var errors_1 = require_errors2();
     function macroKeywordCode(cxt, def) {
-      const { gen, keyword, schema, parentSchema, it } = cxt;
-      const macroSchema = def.macro.call(it.self, schema, parentSchema, it);
+      const { gen, keyword, schema: schema2, parentSchema, it } = cxt;
+      const macroSchema = def.macro.call(it.self, schema2, parentSchema, it);
       const schemaRef = useKeyword(gen, keyword, macroSchema);
       if (it.opts.validateSchema !== false)
         it.self.validateSchema(macroSchema, true);
@@ -21760,10 +21760,10 @@ var require_keyword = __commonJS({
     exports2.macroKeywordCode = macroKeywordCode;
     function funcKeywordCode(cxt, def) {
       var _a;
-      const { gen, keyword, schema, parentSchema, $data, it } = cxt;
+      const { gen, keyword, schema: schema2, parentSchema, $data, it } = cxt;
       checkAsyncKeyword(it, def);
-      const validate3 = !$data && def.compile ? def.compile.call(it.self, schema, parentSchema, it) : def.validate;
-      const validateRef = useKeyword(gen, keyword, validate3);
+      const validate4 = !$data && def.compile ? def.compile.call(it.self, schema2, parentSchema, it) : def.validate;
+      const validateRef = useKeyword(gen, keyword, validate4);
       const valid = gen.let("valid");
       cxt.block$data(valid, validateKeyword);
       cxt.ok((_a = def.valid) !== null && _a !== void 0 ? _a : valid);
@@ -21822,20 +21822,20 @@ var require_keyword = __commonJS({
         throw new Error(`keyword "${keyword}" failed to compile`);
       return gen.scopeValue("keyword", typeof result == "function" ? { ref: result } : { ref: result, code: (0, codegen_1.stringify)(result) });
     }
-    function validSchemaType(schema, schemaType, allowUndefined = false) {
-      return !schemaType.length || schemaType.some((st) => st === "array" ? Array.isArray(schema) : st === "object" ? schema && typeof schema == "object" && !Array.isArray(schema) : typeof schema == st || allowUndefined && typeof schema == "undefined");
+    function validSchemaType(schema2, schemaType, allowUndefined = false) {
+      return !schemaType.length || schemaType.some((st) => st === "array" ? Array.isArray(schema2) : st === "object" ? schema2 && typeof schema2 == "object" && !Array.isArray(schema2) : typeof schema2 == st || allowUndefined && typeof schema2 == "undefined");
     }
     exports2.validSchemaType = validSchemaType;
-    function validateKeywordUsage({ schema, opts, self: self2, errSchemaPath }, def, keyword) {
+    function validateKeywordUsage({ schema: schema2, opts, self: self2, errSchemaPath }, def, keyword) {
       if (Array.isArray(def.keyword) ? !def.keyword.includes(keyword) : def.keyword !== keyword) {
         throw new Error("ajv implementation error");
       }
       const deps = def.dependencies;
-      if (deps === null || deps === void 0 ? void 0 : deps.some((kwd) => !Object.prototype.hasOwnProperty.call(schema, kwd))) {
+      if (deps === null || deps === void 0 ? void 0 : deps.some((kwd) => !Object.prototype.hasOwnProperty.call(schema2, kwd))) {
         throw new Error(`parent schema must have dependencies of ${keyword}: ${deps.join(",")}`);
       }
       if (def.validateSchema) {
-        const valid = def.validateSchema(schema[keyword]);
+        const valid = def.validateSchema(schema2[keyword]);
         if (!valid) {
           const msg = `keyword "${keyword}" value is invalid at path "${errSchemaPath}": ` + self2.errorsText(def.validateSchema.errors);
           if (opts.validateSchema === "log")
@@ -21857,8 +21857,8 @@ var require_subschema = __commonJS({
     exports2.extendSubschemaMode = exports2.extendSubschemaData = exports2.getSubschema = void 0;
     var codegen_1 = require_codegen();
     var util_1 = require_util9();
-    function getSubschema(it, { keyword, schemaProp, schema, schemaPath, errSchemaPath, topSchemaRef }) {
-      if (keyword !== void 0 && schema !== void 0) {
+    function getSubschema(it, { keyword, schemaProp, schema: schema2, schemaPath, errSchemaPath, topSchemaRef }) {
+      if (keyword !== void 0 && schema2 !== void 0) {
         throw new Error('both "keyword" and "schema" passed, only one allowed');
       }
       if (keyword !== void 0) {
@@ -21873,12 +21873,12 @@ var require_subschema = __commonJS({
           errSchemaPath: `${it.errSchemaPath}/${keyword}/${(0, util_1.escapeFragment)(schemaProp)}`
         };
       }
-      if (schema !== void 0) {
+      if (schema2 !== void 0) {
         if (schemaPath === void 0 || errSchemaPath === void 0 || topSchemaRef === void 0) {
           throw new Error('"schemaPath", "errSchemaPath" and "topSchemaRef" are required with "schema"');
         }
         return {
-          schema,
+          schema: schema2,
           schemaPath,
           topSchemaRef,
           errSchemaPath
@@ -21971,7 +21971,7 @@ var require_fast_deep_equal = __commonJS({
 var require_json_schema_traverse = __commonJS({
   "node_modules/json-schema-traverse/index.js"(exports2, module2) {
     "use strict";
-    var traverse = module2.exports = function(schema, opts, cb) {
+    var traverse = module2.exports = function(schema2, opts, cb) {
       if (typeof opts == "function") {
         cb = opts;
         opts = {};
@@ -21981,7 +21981,7 @@ var require_json_schema_traverse = __commonJS({
       };
       var post = cb.post || function() {
       };
-      _traverse(opts, pre2, post, schema, "", schema);
+      _traverse(opts, pre2, post, schema2, "", schema2);
     };
     traverse.keywords = {
       additionalItems: true,
@@ -22027,26 +22027,26 @@ var require_json_schema_traverse = __commonJS({
       maxProperties: true,
       minProperties: true
     };
-    function _traverse(opts, pre2, post, schema, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex) {
-      if (schema && typeof schema == "object" && !Array.isArray(schema)) {
-        pre2(schema, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
-        for (var key in schema) {
-          var sch = schema[key];
+    function _traverse(opts, pre2, post, schema2, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex) {
+      if (schema2 && typeof schema2 == "object" && !Array.isArray(schema2)) {
+        pre2(schema2, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
+        for (var key in schema2) {
+          var sch = schema2[key];
           if (Array.isArray(sch)) {
             if (key in traverse.arrayKeywords) {
               for (var i = 0; i < sch.length; i++)
-                _traverse(opts, pre2, post, sch[i], jsonPtr + "/" + key + "/" + i, rootSchema, jsonPtr, key, schema, i);
+                _traverse(opts, pre2, post, sch[i], jsonPtr + "/" + key + "/" + i, rootSchema, jsonPtr, key, schema2, i);
             }
           } else if (key in traverse.propsKeywords) {
             if (sch && typeof sch == "object") {
               for (var prop in sch)
-                _traverse(opts, pre2, post, sch[prop], jsonPtr + "/" + key + "/" + escapeJsonPtr(prop), rootSchema, jsonPtr, key, schema, prop);
+                _traverse(opts, pre2, post, sch[prop], jsonPtr + "/" + key + "/" + escapeJsonPtr(prop), rootSchema, jsonPtr, key, schema2, prop);
             }
           } else if (key in traverse.keywords || opts.allKeys && !(key in traverse.skipKeywords)) {
-            _traverse(opts, pre2, post, sch, jsonPtr + "/" + key, rootSchema, jsonPtr, key, schema);
+            _traverse(opts, pre2, post, sch, jsonPtr + "/" + key, rootSchema, jsonPtr, key, schema2);
           }
         }
-        post(schema, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
+        post(schema2, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
       }
     }
     function escapeJsonPtr(str) {
@@ -22082,14 +22082,14 @@ var require_resolve = __commonJS({
       "enum",
       "const"
     ]);
-    function inlineRef(schema, limit = true) {
-      if (typeof schema == "boolean")
+    function inlineRef(schema2, limit = true) {
+      if (typeof schema2 == "boolean")
         return true;
       if (limit === true)
-        return !hasRef(schema);
+        return !hasRef(schema2);
       if (!limit)
         return false;
-      return countKeys(schema) <= limit;
+      return countKeys(schema2) <= limit;
     }
     exports2.inlineRef = inlineRef;
     var REF_KEYWORDS = /* @__PURE__ */ new Set([
@@ -22099,11 +22099,11 @@ var require_resolve = __commonJS({
       "$dynamicRef",
       "$dynamicAnchor"
     ]);
-    function hasRef(schema) {
-      for (const key in schema) {
+    function hasRef(schema2) {
+      for (const key in schema2) {
         if (REF_KEYWORDS.has(key))
           return true;
-        const sch = schema[key];
+        const sch = schema2[key];
         if (Array.isArray(sch) && sch.some(hasRef))
           return true;
         if (typeof sch == "object" && hasRef(sch))
@@ -22111,21 +22111,21 @@ var require_resolve = __commonJS({
       }
       return false;
     }
-    function countKeys(schema) {
-      let count = 0;
-      for (const key in schema) {
+    function countKeys(schema2) {
+      let count3 = 0;
+      for (const key in schema2) {
         if (key === "$ref")
           return Infinity;
-        count++;
+        count3++;
         if (SIMPLE_INLINED.has(key))
           continue;
-        if (typeof schema[key] == "object") {
-          (0, util_1.eachItem)(schema[key], (sch) => count += countKeys(sch));
+        if (typeof schema2[key] == "object") {
+          (0, util_1.eachItem)(schema2[key], (sch) => count3 += countKeys(sch));
         }
-        if (count === Infinity)
+        if (count3 === Infinity)
           return Infinity;
       }
-      return count;
+      return count3;
     }
     function getFullPath(resolver, id = "", normalize2) {
       if (normalize2 !== false)
@@ -22150,16 +22150,16 @@ var require_resolve = __commonJS({
     }
     exports2.resolveUrl = resolveUrl;
     var ANCHOR = /^[a-z_][-a-z0-9._]*$/i;
-    function getSchemaRefs(schema, baseId) {
-      if (typeof schema == "boolean")
+    function getSchemaRefs(schema2, baseId) {
+      if (typeof schema2 == "boolean")
         return {};
       const { schemaId, uriResolver } = this.opts;
-      const schId = normalizeId(schema[schemaId] || baseId);
+      const schId = normalizeId(schema2[schemaId] || baseId);
       const baseIds = { "": schId };
       const pathPrefix = getFullPath(uriResolver, schId, false);
       const localRefs = {};
       const schemaRefs = /* @__PURE__ */ new Set();
-      traverse(schema, { allKeys: true }, (sch, jsonPtr, _, parentJsonPtr) => {
+      traverse(schema2, { allKeys: true }, (sch, jsonPtr, _, parentJsonPtr) => {
         if (parentJsonPtr === void 0)
           return;
         const fullPath = pathPrefix + jsonPtr;
@@ -22240,15 +22240,15 @@ var require_validate = __commonJS({
       validateFunction(it, () => (0, boolSchema_1.topBoolOrEmptySchema)(it));
     }
     exports2.validateFunctionCode = validateFunctionCode;
-    function validateFunction({ gen, validateName, schema, schemaEnv, opts }, body) {
+    function validateFunction({ gen, validateName, schema: schema2, schemaEnv, opts }, body) {
       if (opts.code.es5) {
         gen.func(validateName, (0, codegen_1._)`${names_1.default.data}, ${names_1.default.valCxt}`, schemaEnv.$async, () => {
-          gen.code((0, codegen_1._)`"use strict"; ${funcSourceUrl(schema, opts)}`);
+          gen.code((0, codegen_1._)`"use strict"; ${funcSourceUrl(schema2, opts)}`);
           destructureValCxtES5(gen, opts);
           gen.code(body);
         });
       } else {
-        gen.func(validateName, (0, codegen_1._)`${names_1.default.data}, ${destructureValCxt(opts)}`, schemaEnv.$async, () => gen.code(funcSourceUrl(schema, opts)).code(body));
+        gen.func(validateName, (0, codegen_1._)`${names_1.default.data}, ${destructureValCxt(opts)}`, schemaEnv.$async, () => gen.code(funcSourceUrl(schema2, opts)).code(body));
       }
     }
     function destructureValCxt(opts) {
@@ -22272,9 +22272,9 @@ var require_validate = __commonJS({
       });
     }
     function topSchemaObjCode(it) {
-      const { schema, opts, gen } = it;
+      const { schema: schema2, opts, gen } = it;
       validateFunction(it, () => {
-        if (opts.$comment && schema.$comment)
+        if (opts.$comment && schema2.$comment)
           commentKeyword(it);
         checkNoDefault(it);
         gen.let(names_1.default.vErrors, null);
@@ -22292,8 +22292,8 @@ var require_validate = __commonJS({
       gen.if((0, codegen_1._)`${it.evaluated}.dynamicProps`, () => gen.assign((0, codegen_1._)`${it.evaluated}.props`, (0, codegen_1._)`undefined`));
       gen.if((0, codegen_1._)`${it.evaluated}.dynamicItems`, () => gen.assign((0, codegen_1._)`${it.evaluated}.items`, (0, codegen_1._)`undefined`));
     }
-    function funcSourceUrl(schema, opts) {
-      const schId = typeof schema == "object" && schema[opts.schemaId];
+    function funcSourceUrl(schema2, opts) {
+      const schId = typeof schema2 == "object" && schema2[opts.schemaId];
       return schId && (opts.code.source || opts.code.process) ? (0, codegen_1._)`/*# sourceURL=${schId} */` : codegen_1.nil;
     }
     function subschemaCode(it, valid) {
@@ -22306,10 +22306,10 @@ var require_validate = __commonJS({
       }
       (0, boolSchema_1.boolOrEmptySchema)(it, valid);
     }
-    function schemaCxtHasRules({ schema, self: self2 }) {
-      if (typeof schema == "boolean")
-        return !schema;
-      for (const key in schema)
+    function schemaCxtHasRules({ schema: schema2, self: self2 }) {
+      if (typeof schema2 == "boolean")
+        return !schema2;
+      for (const key in schema2)
         if (self2.RULES.all[key])
           return true;
       return false;
@@ -22318,8 +22318,8 @@ var require_validate = __commonJS({
       return typeof it.schema != "boolean";
     }
     function subSchemaObjCode(it, valid) {
-      const { schema, gen, opts } = it;
-      if (opts.$comment && schema.$comment)
+      const { schema: schema2, gen, opts } = it;
+      if (opts.$comment && schema2.$comment)
         commentKeyword(it);
       updateContext(it);
       checkAsyncSchema(it);
@@ -22339,14 +22339,14 @@ var require_validate = __commonJS({
       schemaKeywords(it, types, !checkedTypes, errsCount);
     }
     function checkRefsAndKeywords(it) {
-      const { schema, errSchemaPath, opts, self: self2 } = it;
-      if (schema.$ref && opts.ignoreKeywordsWithRef && (0, util_1.schemaHasRulesButRef)(schema, self2.RULES)) {
+      const { schema: schema2, errSchemaPath, opts, self: self2 } = it;
+      if (schema2.$ref && opts.ignoreKeywordsWithRef && (0, util_1.schemaHasRulesButRef)(schema2, self2.RULES)) {
         self2.logger.warn(`$ref: keywords ignored in schema at path "${errSchemaPath}"`);
       }
     }
     function checkNoDefault(it) {
-      const { schema, opts } = it;
-      if (schema.default !== void 0 && opts.useDefaults && opts.strictSchema) {
+      const { schema: schema2, opts } = it;
+      if (schema2.default !== void 0 && opts.useDefaults && opts.strictSchema) {
         (0, util_1.checkStrictMode)(it, "default is ignored in the schema root");
       }
     }
@@ -22359,8 +22359,8 @@ var require_validate = __commonJS({
       if (it.schema.$async && !it.schemaEnv.$async)
         throw new Error("async schema in sync schema");
     }
-    function commentKeyword({ gen, schemaEnv, schema, errSchemaPath, opts }) {
-      const msg = schema.$comment;
+    function commentKeyword({ gen, schemaEnv, schema: schema2, errSchemaPath, opts }) {
+      const msg = schema2.$comment;
       if (opts.$comment === true) {
         gen.code((0, codegen_1._)`${names_1.default.self}.logger.log(${msg})`);
       } else if (typeof opts.$comment == "function") {
@@ -22387,9 +22387,9 @@ var require_validate = __commonJS({
         gen.assign((0, codegen_1._)`${evaluated}.items`, items);
     }
     function schemaKeywords(it, types, typeErrors, errsCount) {
-      const { gen, schema, data, allErrors, opts, self: self2 } = it;
+      const { gen, schema: schema2, data, allErrors, opts, self: self2 } = it;
       const { RULES } = self2;
-      if (schema.$ref && (opts.ignoreKeywordsWithRef || !(0, util_1.schemaHasRulesButRef)(schema, RULES))) {
+      if (schema2.$ref && (opts.ignoreKeywordsWithRef || !(0, util_1.schemaHasRulesButRef)(schema2, RULES))) {
         gen.block(() => keywordCode(it, "$ref", RULES.all.$ref.definition));
         return;
       }
@@ -22401,7 +22401,7 @@ var require_validate = __commonJS({
         groupKeywords(RULES.post);
       });
       function groupKeywords(group2) {
-        if (!(0, applicability_1.shouldUseGroup)(schema, group2))
+        if (!(0, applicability_1.shouldUseGroup)(schema2, group2))
           return;
         if (group2.type) {
           gen.if((0, dataType_2.checkDataType)(group2.type, data, opts.strictNumbers));
@@ -22419,12 +22419,12 @@ var require_validate = __commonJS({
       }
     }
     function iterateKeywords(it, group2) {
-      const { gen, schema, opts: { useDefaults } } = it;
+      const { gen, schema: schema2, opts: { useDefaults } } = it;
       if (useDefaults)
         (0, defaults_1.assignDefaults)(it, group2.type);
       gen.block(() => {
         for (const rule of group2.rules) {
-          if ((0, applicability_1.shouldUseRule)(schema, rule)) {
+          if ((0, applicability_1.shouldUseRule)(schema2, rule)) {
             keywordCode(it, rule.keyword, rule.definition, group2.type);
           }
         }
@@ -22769,17 +22769,17 @@ var require_compile = __commonJS({
         var _a;
         this.refs = {};
         this.dynamicAnchors = {};
-        let schema;
+        let schema2;
         if (typeof env.schema == "object")
-          schema = env.schema;
+          schema2 = env.schema;
         this.schema = env.schema;
         this.schemaId = env.schemaId;
         this.root = env.root || this;
-        this.baseId = (_a = env.baseId) !== null && _a !== void 0 ? _a : (0, resolve_1.normalizeId)(schema === null || schema === void 0 ? void 0 : schema[env.schemaId || "$id"]);
+        this.baseId = (_a = env.baseId) !== null && _a !== void 0 ? _a : (0, resolve_1.normalizeId)(schema2 === null || schema2 === void 0 ? void 0 : schema2[env.schemaId || "$id"]);
         this.schemaPath = env.schemaPath;
         this.localRefs = env.localRefs;
         this.meta = env.meta;
-        this.$async = schema === null || schema === void 0 ? void 0 : schema.$async;
+        this.$async = schema2 === null || schema2 === void 0 ? void 0 : schema2.$async;
         this.refs = {};
       }
     };
@@ -22836,28 +22836,28 @@ var require_compile = __commonJS({
         if (this.opts.code.process)
           sourceCode = this.opts.code.process(sourceCode, sch);
         const makeValidate = new Function(`${names_1.default.self}`, `${names_1.default.scope}`, sourceCode);
-        const validate3 = makeValidate(this, this.scope.get());
-        this.scope.value(validateName, { ref: validate3 });
-        validate3.errors = null;
-        validate3.schema = sch.schema;
-        validate3.schemaEnv = sch;
+        const validate4 = makeValidate(this, this.scope.get());
+        this.scope.value(validateName, { ref: validate4 });
+        validate4.errors = null;
+        validate4.schema = sch.schema;
+        validate4.schemaEnv = sch;
         if (sch.$async)
-          validate3.$async = true;
+          validate4.$async = true;
         if (this.opts.code.source === true) {
-          validate3.source = { validateName, validateCode, scopeValues: gen._values };
+          validate4.source = { validateName, validateCode, scopeValues: gen._values };
         }
         if (this.opts.unevaluated) {
           const { props, items } = schemaCxt;
-          validate3.evaluated = {
+          validate4.evaluated = {
             props: props instanceof codegen_1.Name ? void 0 : props,
             items: items instanceof codegen_1.Name ? void 0 : items,
             dynamicProps: props instanceof codegen_1.Name,
             dynamicItems: items instanceof codegen_1.Name
           };
-          if (validate3.source)
-            validate3.source.evaluated = (0, codegen_1.stringify)(validate3.evaluated);
+          if (validate4.source)
+            validate4.source.evaluated = (0, codegen_1.stringify)(validate4.evaluated);
         }
-        sch.validate = validate3;
+        sch.validate = validate4;
         return sch;
       } catch (e) {
         delete sch.validate;
@@ -22878,10 +22878,10 @@ var require_compile = __commonJS({
         return schOrFunc;
       let _sch = resolve4.call(this, root, ref);
       if (_sch === void 0) {
-        const schema = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref];
+        const schema2 = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref];
         const { schemaId } = this.opts;
-        if (schema)
-          _sch = new SchemaEnv({ schema, schemaId, root, baseId });
+        if (schema2)
+          _sch = new SchemaEnv({ schema: schema2, schemaId, root, baseId });
       }
       if (_sch === void 0)
         return;
@@ -22929,12 +22929,12 @@ var require_compile = __commonJS({
       if (!schOrRef.validate)
         compileSchema.call(this, schOrRef);
       if (id === (0, resolve_1.normalizeId)(ref)) {
-        const { schema } = schOrRef;
+        const { schema: schema2 } = schOrRef;
         const { schemaId } = this.opts;
-        const schId = schema[schemaId];
+        const schId = schema2[schemaId];
         if (schId)
           baseId = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, schId);
-        return new SchemaEnv({ schema, schemaId, root, baseId });
+        return new SchemaEnv({ schema: schema2, schemaId, root, baseId });
       }
       return getJsonPointer.call(this, p, schOrRef);
     }
@@ -22946,29 +22946,29 @@ var require_compile = __commonJS({
       "dependencies",
       "definitions"
     ]);
-    function getJsonPointer(parsedRef, { baseId, schema, root }) {
+    function getJsonPointer(parsedRef, { baseId, schema: schema2, root }) {
       var _a;
       if (((_a = parsedRef.fragment) === null || _a === void 0 ? void 0 : _a[0]) !== "/")
         return;
       for (const part of parsedRef.fragment.slice(1).split("/")) {
-        if (typeof schema === "boolean")
+        if (typeof schema2 === "boolean")
           return;
-        const partSchema = schema[(0, util_1.unescapeFragment)(part)];
+        const partSchema = schema2[(0, util_1.unescapeFragment)(part)];
         if (partSchema === void 0)
           return;
-        schema = partSchema;
-        const schId = typeof schema === "object" && schema[this.opts.schemaId];
+        schema2 = partSchema;
+        const schId = typeof schema2 === "object" && schema2[this.opts.schemaId];
         if (!PREVENT_SCOPE_CHANGE.has(part) && schId) {
           baseId = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, schId);
         }
       }
       let env;
-      if (typeof schema != "boolean" && schema.$ref && !(0, util_1.schemaHasRulesButRef)(schema, this.RULES)) {
-        const $ref = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, schema.$ref);
+      if (typeof schema2 != "boolean" && schema2.$ref && !(0, util_1.schemaHasRulesButRef)(schema2, this.RULES)) {
+        const $ref = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, schema2.$ref);
         env = resolveSchema.call(this, root, $ref);
       }
       const { schemaId } = this.opts;
-      env = env || new SchemaEnv({ schema, schemaId, root, baseId });
+      env = env || new SchemaEnv({ schema: schema2, schemaId, root, baseId });
       if (env.schema !== env.root.schema)
         return env;
       return void 0;
@@ -24289,7 +24289,7 @@ var require_core = __commonJS({
         uriResolver
       };
     }
-    var Ajv3 = class {
+    var Ajv5 = class {
       constructor(opts = {}) {
         this.schemas = {};
         this.refs = {};
@@ -24350,16 +24350,16 @@ var require_core = __commonJS({
           this.errors = v.errors;
         return valid;
       }
-      compile(schema, _meta) {
-        const sch = this._addSchema(schema, _meta);
+      compile(schema2, _meta) {
+        const sch = this._addSchema(schema2, _meta);
         return sch.validate || this._compileSchemaEnv(sch);
       }
-      compileAsync(schema, meta) {
+      compileAsync(schema2, meta) {
         if (typeof this.opts.loadSchema != "function") {
           throw new Error("options.loadSchema should be a function");
         }
         const { loadSchema } = this.opts;
-        return runCompileAsync.call(this, schema, meta);
+        return runCompileAsync.call(this, schema2, meta);
         async function runCompileAsync(_schema, _meta) {
           await loadMetaSchema.call(this, _schema.$schema);
           const sch = this._addSchema(_schema, _meta);
@@ -24405,37 +24405,37 @@ var require_core = __commonJS({
         }
       }
       // Adds schema to the instance
-      addSchema(schema, key, _meta, _validateSchema = this.opts.validateSchema) {
-        if (Array.isArray(schema)) {
-          for (const sch of schema)
+      addSchema(schema2, key, _meta, _validateSchema = this.opts.validateSchema) {
+        if (Array.isArray(schema2)) {
+          for (const sch of schema2)
             this.addSchema(sch, void 0, _meta, _validateSchema);
           return this;
         }
         let id;
-        if (typeof schema === "object") {
+        if (typeof schema2 === "object") {
           const { schemaId } = this.opts;
-          id = schema[schemaId];
+          id = schema2[schemaId];
           if (id !== void 0 && typeof id != "string") {
             throw new Error(`schema ${schemaId} must be string`);
           }
         }
         key = (0, resolve_1.normalizeId)(key || id);
         this._checkUnique(key);
-        this.schemas[key] = this._addSchema(schema, _meta, key, _validateSchema, true);
+        this.schemas[key] = this._addSchema(schema2, _meta, key, _validateSchema, true);
         return this;
       }
       // Add schema that will be used to validate other schemas
       // options in META_IGNORE_OPTIONS are alway set to false
-      addMetaSchema(schema, key, _validateSchema = this.opts.validateSchema) {
-        this.addSchema(schema, key, true, _validateSchema);
+      addMetaSchema(schema2, key, _validateSchema = this.opts.validateSchema) {
+        this.addSchema(schema2, key, true, _validateSchema);
         return this;
       }
       //  Validate schema against its meta-schema
-      validateSchema(schema, throwOrLogError) {
-        if (typeof schema == "boolean")
+      validateSchema(schema2, throwOrLogError) {
+        if (typeof schema2 == "boolean")
           return true;
         let $schema;
-        $schema = schema.$schema;
+        $schema = schema2.$schema;
         if ($schema !== void 0 && typeof $schema != "string") {
           throw new Error("$schema must be a string");
         }
@@ -24445,7 +24445,7 @@ var require_core = __commonJS({
           this.errors = null;
           return true;
         }
-        const valid = this.validate($schema, schema);
+        const valid = this.validate($schema, schema2);
         if (!valid && throwOrLogError) {
           const message = "schema is invalid: " + this.errorsText();
           if (this.opts.validateSchema === "log")
@@ -24573,7 +24573,7 @@ var require_core = __commonJS({
       errorsText(errors = this.errors, { separator = ", ", dataVar = "data" } = {}) {
         if (!errors || errors.length === 0)
           return "No errors";
-        return errors.map((e) => `${dataVar}${e.instancePath} ${e.message}`).reduce((text, msg) => text + separator + msg);
+        return errors.map((e) => `${dataVar}${e.instancePath} ${e.message}`).reduce((text2, msg) => text2 + separator + msg);
       }
       $dataMetaSchema(metaSchema, keywordsJsonPointers) {
         const rules = this.RULES.all;
@@ -24588,9 +24588,9 @@ var require_core = __commonJS({
             if (typeof rule != "object")
               continue;
             const { $data } = rule.definition;
-            const schema = keywords[key];
-            if ($data && schema)
-              keywords[key] = schemaOrData(schema);
+            const schema2 = keywords[key];
+            if ($data && schema2)
+              keywords[key] = schemaOrData(schema2);
           }
         }
         return metaSchema;
@@ -24608,23 +24608,23 @@ var require_core = __commonJS({
           }
         }
       }
-      _addSchema(schema, meta, baseId, validateSchema = this.opts.validateSchema, addSchema = this.opts.addUsedSchema) {
+      _addSchema(schema2, meta, baseId, validateSchema = this.opts.validateSchema, addSchema = this.opts.addUsedSchema) {
         let id;
         const { schemaId } = this.opts;
-        if (typeof schema == "object") {
-          id = schema[schemaId];
+        if (typeof schema2 == "object") {
+          id = schema2[schemaId];
         } else {
           if (this.opts.jtd)
             throw new Error("schema must be object");
-          else if (typeof schema != "boolean")
+          else if (typeof schema2 != "boolean")
             throw new Error("schema must be object or boolean");
         }
-        let sch = this._cache.get(schema);
+        let sch = this._cache.get(schema2);
         if (sch !== void 0)
           return sch;
         baseId = (0, resolve_1.normalizeId)(id || baseId);
-        const localRefs = resolve_1.getSchemaRefs.call(this, schema, baseId);
-        sch = new compile_1.SchemaEnv({ schema, schemaId, meta, baseId, localRefs });
+        const localRefs = resolve_1.getSchemaRefs.call(this, schema2, baseId);
+        sch = new compile_1.SchemaEnv({ schema: schema2, schemaId, meta, baseId, localRefs });
         this._cache.set(sch.schema, sch);
         if (addSchema && !baseId.startsWith("#")) {
           if (baseId)
@@ -24632,7 +24632,7 @@ var require_core = __commonJS({
           this.refs[baseId] = sch;
         }
         if (validateSchema)
-          this.validateSchema(schema, true);
+          this.validateSchema(schema2, true);
         return sch;
       }
       _checkUnique(id) {
@@ -24659,9 +24659,9 @@ var require_core = __commonJS({
         }
       }
     };
-    Ajv3.ValidationError = validation_error_1.default;
-    Ajv3.MissingRefError = ref_error_1.default;
-    exports2.default = Ajv3;
+    Ajv5.ValidationError = validation_error_1.default;
+    Ajv5.MissingRefError = ref_error_1.default;
+    exports2.default = Ajv5;
     function checkOptions(checkOpts, options, msg, log2 = "error") {
       for (const key in checkOpts) {
         const opt = key;
@@ -24786,8 +24786,8 @@ var require_core = __commonJS({
     var $dataRef = {
       $ref: "https://raw.githubusercontent.com/ajv-validator/ajv/master/lib/refs/data.json#"
     };
-    function schemaOrData(schema) {
-      return { anyOf: [schema, $dataRef] };
+    function schemaOrData(schema2) {
+      return { anyOf: [schema2, $dataRef] };
     }
   }
 });
@@ -25087,7 +25087,7 @@ var require_pattern = __commonJS({
       $data: true,
       error: error2,
       code(cxt) {
-        const { gen, data, $data, schema, schemaCode, it } = cxt;
+        const { gen, data, $data, schema: schema2, schemaCode, it } = cxt;
         const u = it.opts.unicodeRegExp ? "u" : "";
         if ($data) {
           const { regExp } = it.opts.code;
@@ -25096,7 +25096,7 @@ var require_pattern = __commonJS({
           gen.try(() => gen.assign(valid, (0, codegen_1._)`${regExpCode}(${schemaCode}, ${u}).test(${data})`), () => gen.assign(valid, false));
           cxt.fail$data((0, codegen_1._)`!${valid}`);
         } else {
-          const regExp = (0, code_1.usePattern)(cxt, schema);
+          const regExp = (0, code_1.usePattern)(cxt, schema2);
           cxt.fail$data((0, codegen_1._)`!${regExp}.test(${data})`);
         }
       }
@@ -25153,11 +25153,11 @@ var require_required = __commonJS({
       $data: true,
       error: error2,
       code(cxt) {
-        const { gen, schema, schemaCode, data, $data, it } = cxt;
+        const { gen, schema: schema2, schemaCode, data, $data, it } = cxt;
         const { opts } = it;
-        if (!$data && schema.length === 0)
+        if (!$data && schema2.length === 0)
           return;
-        const useLoop = schema.length >= opts.loopRequired;
+        const useLoop = schema2.length >= opts.loopRequired;
         if (it.allErrors)
           allErrorsMode();
         else
@@ -25165,7 +25165,7 @@ var require_required = __commonJS({
         if (opts.strictRequired) {
           const props = cxt.parentSchema.properties;
           const { definedProperties } = cxt.it;
-          for (const requiredKey of schema) {
+          for (const requiredKey of schema2) {
             if ((props === null || props === void 0 ? void 0 : props[requiredKey]) === void 0 && !definedProperties.has(requiredKey)) {
               const schemaPath = it.schemaEnv.baseId + it.errSchemaPath;
               const msg = `required property "${requiredKey}" is not defined at "${schemaPath}" (strictRequired)`;
@@ -25177,7 +25177,7 @@ var require_required = __commonJS({
           if (useLoop || $data) {
             cxt.block$data(codegen_1.nil, loopAllRequired);
           } else {
-            for (const prop of schema) {
+            for (const prop of schema2) {
               (0, code_1.checkReportMissingProp)(cxt, prop);
             }
           }
@@ -25189,7 +25189,7 @@ var require_required = __commonJS({
             cxt.block$data(valid, () => loopUntilMissing(missing, valid));
             cxt.ok(valid);
           } else {
-            gen.if((0, code_1.checkMissingProp)(cxt, schema, missing));
+            gen.if((0, code_1.checkMissingProp)(cxt, schema2, missing));
             (0, code_1.reportMissingProp)(cxt, missing);
             gen.else();
           }
@@ -25276,8 +25276,8 @@ var require_uniqueItems = __commonJS({
       $data: true,
       error: error2,
       code(cxt) {
-        const { gen, data, $data, schema, parentSchema, schemaCode, it } = cxt;
-        if (!$data && !schema)
+        const { gen, data, $data, schema: schema2, parentSchema, schemaCode, it } = cxt;
+        if (!$data && !schema2)
           return;
         const valid = gen.let("valid");
         const itemTypes = parentSchema.items ? (0, dataType_1.getSchemaTypes)(parentSchema.items) : [];
@@ -25340,11 +25340,11 @@ var require_const = __commonJS({
       $data: true,
       error: error2,
       code(cxt) {
-        const { gen, data, $data, schemaCode, schema } = cxt;
-        if ($data || schema && typeof schema == "object") {
+        const { gen, data, $data, schemaCode, schema: schema2 } = cxt;
+        if ($data || schema2 && typeof schema2 == "object") {
           cxt.fail$data((0, codegen_1._)`!${(0, util_1.useFunc)(gen, equal_1.default)}(${data}, ${schemaCode})`);
         } else {
-          cxt.fail((0, codegen_1._)`${schema} !== ${data}`);
+          cxt.fail((0, codegen_1._)`${schema2} !== ${data}`);
         }
       }
     };
@@ -25370,10 +25370,10 @@ var require_enum = __commonJS({
       $data: true,
       error: error2,
       code(cxt) {
-        const { gen, data, $data, schema, schemaCode, it } = cxt;
-        if (!$data && schema.length === 0)
+        const { gen, data, $data, schema: schema2, schemaCode, it } = cxt;
+        if (!$data && schema2.length === 0)
           throw new Error("enum must have non-empty array");
-        const useLoop = schema.length >= it.opts.loopEnum;
+        const useLoop = schema2.length >= it.opts.loopEnum;
         let eql;
         const getEql = () => eql !== null && eql !== void 0 ? eql : eql = (0, util_1.useFunc)(gen, equal_1.default);
         let valid;
@@ -25381,10 +25381,10 @@ var require_enum = __commonJS({
           valid = gen.let("valid");
           cxt.block$data(valid, loopEnum);
         } else {
-          if (!Array.isArray(schema))
+          if (!Array.isArray(schema2))
             throw new Error("ajv implementation error");
           const vSchema = gen.const("vSchema", schemaCode);
-          valid = (0, codegen_1.or)(...schema.map((_x, i) => equalCode(vSchema, i)));
+          valid = (0, codegen_1.or)(...schema2.map((_x, i) => equalCode(vSchema, i)));
         }
         cxt.pass(valid);
         function loopEnum() {
@@ -25392,7 +25392,7 @@ var require_enum = __commonJS({
           gen.forOf("v", schemaCode, (v) => gen.if((0, codegen_1._)`${getEql()}(${data}, ${v})`, () => gen.assign(valid, true).break()));
         }
         function equalCode(vSchema, i) {
-          const sch = schema[i];
+          const sch = schema2[i];
           return typeof sch === "object" && sch !== null ? (0, codegen_1._)`${getEql()}(${data}, ${vSchema}[${i}])` : (0, codegen_1._)`${data} === ${sch}`;
         }
       }
@@ -25468,13 +25468,13 @@ var require_additionalItems = __commonJS({
       }
     };
     function validateAdditionalItems(cxt, items) {
-      const { gen, schema, data, keyword, it } = cxt;
+      const { gen, schema: schema2, data, keyword, it } = cxt;
       it.items = true;
       const len = gen.const("len", (0, codegen_1._)`${data}.length`);
-      if (schema === false) {
+      if (schema2 === false) {
         cxt.setParams({ len: items.length });
         cxt.pass((0, codegen_1._)`${len} <= ${items.length}`);
-      } else if (typeof schema == "object" && !(0, util_1.alwaysValidSchema)(it, schema)) {
+      } else if (typeof schema2 == "object" && !(0, util_1.alwaysValidSchema)(it, schema2)) {
         const valid = gen.var("valid", (0, codegen_1._)`${len} <= ${items.length}`);
         gen.if((0, codegen_1.not)(valid), () => validateItems(valid));
         cxt.ok(valid);
@@ -25507,11 +25507,11 @@ var require_items = __commonJS({
       schemaType: ["object", "array", "boolean"],
       before: "uniqueItems",
       code(cxt) {
-        const { schema, it } = cxt;
-        if (Array.isArray(schema))
-          return validateTuple(cxt, "additionalItems", schema);
+        const { schema: schema2, it } = cxt;
+        if (Array.isArray(schema2))
+          return validateTuple(cxt, "additionalItems", schema2);
         it.items = true;
-        if ((0, util_1.alwaysValidSchema)(it, schema))
+        if ((0, util_1.alwaysValidSchema)(it, schema2))
           return;
         cxt.ok((0, code_1.validateArray)(cxt));
       }
@@ -25586,10 +25586,10 @@ var require_items2020 = __commonJS({
       before: "uniqueItems",
       error: error2,
       code(cxt) {
-        const { schema, parentSchema, it } = cxt;
+        const { schema: schema2, parentSchema, it } = cxt;
         const { prefixItems } = parentSchema;
         it.items = true;
-        if ((0, util_1.alwaysValidSchema)(it, schema))
+        if ((0, util_1.alwaysValidSchema)(it, schema2))
           return;
         if (prefixItems)
           (0, additionalItems_1.validateAdditionalItems)(cxt, prefixItems);
@@ -25620,7 +25620,7 @@ var require_contains = __commonJS({
       trackErrors: true,
       error: error2,
       code(cxt) {
-        const { gen, schema, parentSchema, data, it } = cxt;
+        const { gen, schema: schema2, parentSchema, data, it } = cxt;
         let min;
         let max2;
         const { minContains, maxContains } = parentSchema;
@@ -25641,7 +25641,7 @@ var require_contains = __commonJS({
           cxt.fail();
           return;
         }
-        if ((0, util_1.alwaysValidSchema)(it, schema)) {
+        if ((0, util_1.alwaysValidSchema)(it, schema2)) {
           let cond = (0, codegen_1._)`${len} >= ${min}`;
           if (max2 !== void 0)
             cond = (0, codegen_1._)`${cond} && ${len} <= ${max2}`;
@@ -25663,8 +25663,8 @@ var require_contains = __commonJS({
         cxt.result(valid, () => cxt.reset());
         function validateItemsWithCount() {
           const schValid = gen.name("_valid");
-          const count = gen.let("count", 0);
-          validateItems(schValid, () => gen.if(schValid, () => checkLimits(count)));
+          const count3 = gen.let("count", 0);
+          validateItems(schValid, () => gen.if(schValid, () => checkLimits(count3)));
         }
         function validateItems(_valid, block) {
           gen.forRange("i", 0, len, (i) => {
@@ -25677,16 +25677,16 @@ var require_contains = __commonJS({
             block();
           });
         }
-        function checkLimits(count) {
-          gen.code((0, codegen_1._)`${count}++`);
+        function checkLimits(count3) {
+          gen.code((0, codegen_1._)`${count3}++`);
           if (max2 === void 0) {
-            gen.if((0, codegen_1._)`${count} >= ${min}`, () => gen.assign(valid, true).break());
+            gen.if((0, codegen_1._)`${count3} >= ${min}`, () => gen.assign(valid, true).break());
           } else {
-            gen.if((0, codegen_1._)`${count} > ${max2}`, () => gen.assign(valid, false).break());
+            gen.if((0, codegen_1._)`${count3} > ${max2}`, () => gen.assign(valid, false).break());
             if (min === 1)
               gen.assign(valid, true);
             else
-              gen.if((0, codegen_1._)`${count} >= ${min}`, () => gen.assign(valid, true));
+              gen.if((0, codegen_1._)`${count3} >= ${min}`, () => gen.assign(valid, true));
           }
         }
       }
@@ -25726,14 +25726,14 @@ var require_dependencies = __commonJS({
         validateSchemaDeps(cxt, schDeps);
       }
     };
-    function splitDependencies({ schema }) {
+    function splitDependencies({ schema: schema2 }) {
       const propertyDeps = {};
       const schemaDeps = {};
-      for (const key in schema) {
+      for (const key in schema2) {
         if (key === "__proto__")
           continue;
-        const deps = Array.isArray(schema[key]) ? propertyDeps : schemaDeps;
-        deps[key] = schema[key];
+        const deps = Array.isArray(schema2[key]) ? propertyDeps : schemaDeps;
+        deps[key] = schema2[key];
       }
       return [propertyDeps, schemaDeps];
     }
@@ -25806,8 +25806,8 @@ var require_propertyNames = __commonJS({
       schemaType: ["object", "boolean"],
       error: error2,
       code(cxt) {
-        const { gen, schema, data, it } = cxt;
-        if ((0, util_1.alwaysValidSchema)(it, schema))
+        const { gen, schema: schema2, data, it } = cxt;
+        if ((0, util_1.alwaysValidSchema)(it, schema2))
           return;
         const valid = gen.name("valid");
         gen.forIn("key", data, (key) => {
@@ -25853,12 +25853,12 @@ var require_additionalProperties = __commonJS({
       trackErrors: true,
       error: error2,
       code(cxt) {
-        const { gen, schema, parentSchema, data, errsCount, it } = cxt;
+        const { gen, schema: schema2, parentSchema, data, errsCount, it } = cxt;
         if (!errsCount)
           throw new Error("ajv implementation error");
         const { allErrors, opts } = it;
         it.props = true;
-        if (opts.removeAdditional !== "all" && (0, util_1.alwaysValidSchema)(it, schema))
+        if (opts.removeAdditional !== "all" && (0, util_1.alwaysValidSchema)(it, schema2))
           return;
         const props = (0, code_1.allSchemaProperties)(parentSchema.properties);
         const patProps = (0, code_1.allSchemaProperties)(parentSchema.patternProperties);
@@ -25891,18 +25891,18 @@ var require_additionalProperties = __commonJS({
           gen.code((0, codegen_1._)`delete ${data}[${key}]`);
         }
         function additionalPropertyCode(key) {
-          if (opts.removeAdditional === "all" || opts.removeAdditional && schema === false) {
+          if (opts.removeAdditional === "all" || opts.removeAdditional && schema2 === false) {
             deleteAdditional(key);
             return;
           }
-          if (schema === false) {
+          if (schema2 === false) {
             cxt.setParams({ additionalProperty: key });
             cxt.error();
             if (!allErrors)
               gen.break();
             return;
           }
-          if (typeof schema == "object" && !(0, util_1.alwaysValidSchema)(it, schema)) {
+          if (typeof schema2 == "object" && !(0, util_1.alwaysValidSchema)(it, schema2)) {
             const valid = gen.name("valid");
             if (opts.removeAdditional === "failing") {
               applyAdditionalSchema(key, valid, false);
@@ -25952,18 +25952,18 @@ var require_properties = __commonJS({
       type: "object",
       schemaType: "object",
       code(cxt) {
-        const { gen, schema, parentSchema, data, it } = cxt;
+        const { gen, schema: schema2, parentSchema, data, it } = cxt;
         if (it.opts.removeAdditional === "all" && parentSchema.additionalProperties === void 0) {
           additionalProperties_1.default.code(new validate_1.KeywordCxt(it, additionalProperties_1.default, "additionalProperties"));
         }
-        const allProps = (0, code_1.allSchemaProperties)(schema);
+        const allProps = (0, code_1.allSchemaProperties)(schema2);
         for (const prop of allProps) {
           it.definedProperties.add(prop);
         }
         if (it.opts.unevaluated && allProps.length && it.props !== true) {
           it.props = util_1.mergeEvaluated.props(gen, (0, util_1.toHash)(allProps), it.props);
         }
-        const properties = allProps.filter((p) => !(0, util_1.alwaysValidSchema)(it, schema[p]));
+        const properties = allProps.filter((p) => !(0, util_1.alwaysValidSchema)(it, schema2[p]));
         if (properties.length === 0)
           return;
         const valid = gen.name("valid");
@@ -25981,7 +25981,7 @@ var require_properties = __commonJS({
           cxt.ok(valid);
         }
         function hasDefault(prop) {
-          return it.opts.useDefaults && !it.compositeRule && schema[prop].default !== void 0;
+          return it.opts.useDefaults && !it.compositeRule && schema2[prop].default !== void 0;
         }
         function applyPropertySchema(prop) {
           cxt.subschema({
@@ -26010,10 +26010,10 @@ var require_patternProperties = __commonJS({
       type: "object",
       schemaType: "object",
       code(cxt) {
-        const { gen, schema, data, parentSchema, it } = cxt;
+        const { gen, schema: schema2, data, parentSchema, it } = cxt;
         const { opts } = it;
-        const patterns = (0, code_1.allSchemaProperties)(schema);
-        const alwaysValidPatterns = patterns.filter((p) => (0, util_1.alwaysValidSchema)(it, schema[p]));
+        const patterns = (0, code_1.allSchemaProperties)(schema2);
+        const alwaysValidPatterns = patterns.filter((p) => (0, util_1.alwaysValidSchema)(it, schema2[p]));
         if (patterns.length === 0 || alwaysValidPatterns.length === patterns.length && (!it.opts.unevaluated || it.props === true)) {
           return;
         }
@@ -26081,8 +26081,8 @@ var require_not = __commonJS({
       schemaType: ["object", "boolean"],
       trackErrors: true,
       code(cxt) {
-        const { gen, schema, it } = cxt;
-        if ((0, util_1.alwaysValidSchema)(it, schema)) {
+        const { gen, schema: schema2, it } = cxt;
+        if ((0, util_1.alwaysValidSchema)(it, schema2)) {
           cxt.fail();
           return;
         }
@@ -26135,12 +26135,12 @@ var require_oneOf = __commonJS({
       trackErrors: true,
       error: error2,
       code(cxt) {
-        const { gen, schema, parentSchema, it } = cxt;
-        if (!Array.isArray(schema))
+        const { gen, schema: schema2, parentSchema, it } = cxt;
+        if (!Array.isArray(schema2))
           throw new Error("ajv implementation error");
         if (it.opts.discriminator && parentSchema.discriminator)
           return;
-        const schArr = schema;
+        const schArr = schema2;
         const valid = gen.let("valid", false);
         const passing = gen.let("passing", null);
         const schValid = gen.name("_valid");
@@ -26186,11 +26186,11 @@ var require_allOf = __commonJS({
       keyword: "allOf",
       schemaType: "array",
       code(cxt) {
-        const { gen, schema, it } = cxt;
-        if (!Array.isArray(schema))
+        const { gen, schema: schema2, it } = cxt;
+        if (!Array.isArray(schema2))
           throw new Error("ajv implementation error");
         const valid = gen.name("valid");
-        schema.forEach((sch, i) => {
+        schema2.forEach((sch, i) => {
           if ((0, util_1.alwaysValidSchema)(it, sch))
             return;
           const schCxt = cxt.subschema({ keyword: "allOf", schemaProp: i }, valid);
@@ -26265,8 +26265,8 @@ var require_if = __commonJS({
       }
     };
     function hasSchema(it, keyword) {
-      const schema = it.schema[keyword];
-      return schema !== void 0 && !(0, util_1.alwaysValidSchema)(it, schema);
+      const schema2 = it.schema[keyword];
+      return schema2 !== void 0 && !(0, util_1.alwaysValidSchema)(it, schema2);
     }
     exports2.default = def;
   }
@@ -26355,7 +26355,7 @@ var require_format = __commonJS({
       $data: true,
       error: error2,
       code(cxt, ruleType) {
-        const { gen, data, $data, schema, schemaCode, it } = cxt;
+        const { gen, data, $data, schema: schema2, schemaCode, it } = cxt;
         const { opts, errSchemaPath, schemaEnv, self: self2 } = it;
         if (!opts.validateFormats)
           return;
@@ -26385,7 +26385,7 @@ var require_format = __commonJS({
           }
         }
         function validateFormat() {
-          const formatDef = self2.formats[schema];
+          const formatDef = self2.formats[schema2];
           if (!formatDef) {
             unknownFormat();
             return;
@@ -26402,12 +26402,12 @@ var require_format = __commonJS({
             }
             throw new Error(unknownMsg());
             function unknownMsg() {
-              return `unknown format "${schema}" ignored in schema at path "${errSchemaPath}"`;
+              return `unknown format "${schema2}" ignored in schema at path "${errSchemaPath}"`;
             }
           }
           function getFormat(fmtDef) {
-            const code = fmtDef instanceof RegExp ? (0, codegen_1.regexpCode)(fmtDef) : opts.code.formats ? (0, codegen_1._)`${opts.code.formats}${(0, codegen_1.getProperty)(schema)}` : void 0;
-            const fmt = gen.scopeValue("formats", { key: schema, ref: fmtDef, code });
+            const code = fmtDef instanceof RegExp ? (0, codegen_1.regexpCode)(fmtDef) : opts.code.formats ? (0, codegen_1._)`${opts.code.formats}${(0, codegen_1.getProperty)(schema2)}` : void 0;
+            const fmt = gen.scopeValue("formats", { key: schema2, ref: fmtDef, code });
             if (typeof fmtDef == "object" && !(fmtDef instanceof RegExp)) {
               return [fmtDef.type || "string", fmtDef.validate, (0, codegen_1._)`${fmt}.validate`];
             }
@@ -26518,15 +26518,15 @@ var require_discriminator = __commonJS({
       schemaType: "object",
       error: error2,
       code(cxt) {
-        const { gen, data, schema, parentSchema, it } = cxt;
+        const { gen, data, schema: schema2, parentSchema, it } = cxt;
         const { oneOf: oneOf2 } = parentSchema;
         if (!it.opts.discriminator) {
           throw new Error("discriminator: requires discriminator option");
         }
-        const tagName = schema.propertyName;
+        const tagName = schema2.propertyName;
         if (typeof tagName != "string")
           throw new Error("discriminator: requires propertyName");
-        if (schema.mapping)
+        if (schema2.mapping)
           throw new Error("discriminator: mapping is not supported");
         if (!oneOf2)
           throw new Error("discriminator: requires oneOf keyword");
@@ -26772,7 +26772,7 @@ var require_ajv = __commonJS({
     var draft7MetaSchema = require_json_schema_draft_07();
     var META_SUPPORT_DATA = ["/properties"];
     var META_SCHEMA_ID = "http://json-schema.org/draft-07/schema";
-    var Ajv3 = class extends core_1.default {
+    var Ajv5 = class extends core_1.default {
       _addVocabularies() {
         super._addVocabularies();
         draft7_1.default.forEach((v) => this.addVocabulary(v));
@@ -26791,11 +26791,11 @@ var require_ajv = __commonJS({
         return this.opts.defaultMeta = super.defaultMeta() || (this.getSchema(META_SCHEMA_ID) ? META_SCHEMA_ID : void 0);
       }
     };
-    exports2.Ajv = Ajv3;
-    module2.exports = exports2 = Ajv3;
-    module2.exports.Ajv = Ajv3;
+    exports2.Ajv = Ajv5;
+    module2.exports = exports2 = Ajv5;
+    module2.exports.Ajv = Ajv5;
     Object.defineProperty(exports2, "__esModule", { value: true });
-    exports2.default = Ajv3;
+    exports2.default = Ajv5;
     var validate_1 = require_validate();
     Object.defineProperty(exports2, "KeywordCxt", { enumerable: true, get: function() {
       return validate_1.KeywordCxt;
@@ -27546,8 +27546,8 @@ var require_Node = __commonJS({
         };
         const res = toJS.toJS(this, "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count);
+          for (const { count: count3, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count3);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
     };
@@ -27655,13 +27655,13 @@ var require_Alias = __commonJS({
         const anchor = anchors2 && source && anchors2.get(source);
         return anchor ? anchor.count * anchor.aliasCount : 0;
       } else if (identity.isCollection(node)) {
-        let count = 0;
+        let count3 = 0;
         for (const item of node.items) {
           const c = getAliasCount(doc, item, anchors2);
-          if (c > count)
-            count = c;
+          if (c > count3)
+            count3 = c;
         }
-        return count;
+        return count3;
       } else if (identity.isPair(node)) {
         const kc = getAliasCount(doc, node.key, anchors2);
         const vc = getAliasCount(doc, node.value, anchors2);
@@ -27734,7 +27734,7 @@ var require_createNode = __commonJS({
       if (value instanceof String || value instanceof Number || value instanceof Boolean || typeof BigInt !== "undefined" && value instanceof BigInt) {
         value = value.valueOf();
       }
-      const { aliasDuplicateObjects, onAnchor, onTagObj, schema, sourceObjects } = ctx;
+      const { aliasDuplicateObjects, onAnchor, onTagObj, schema: schema2, sourceObjects } = ctx;
       let ref = void 0;
       if (aliasDuplicateObjects && value && typeof value === "object") {
         ref = sourceObjects.get(value);
@@ -27748,7 +27748,7 @@ var require_createNode = __commonJS({
       }
       if (tagName?.startsWith("!!"))
         tagName = defaultTagPrefix + tagName.slice(2);
-      let tagObj = findTagObject(value, tagName, schema.tags);
+      let tagObj = findTagObject(value, tagName, schema2.tags);
       if (!tagObj) {
         if (value && typeof value.toJSON === "function") {
           value = value.toJSON();
@@ -27759,7 +27759,7 @@ var require_createNode = __commonJS({
             ref.node = node2;
           return node2;
         }
-        tagObj = value instanceof Map ? schema[identity.MAP] : Symbol.iterator in Object(value) ? schema[identity.SEQ] : schema[identity.MAP];
+        tagObj = value instanceof Map ? schema2[identity.MAP] : Symbol.iterator in Object(value) ? schema2[identity.SEQ] : schema2[identity.MAP];
       }
       if (onTagObj) {
         onTagObj(tagObj);
@@ -27785,7 +27785,7 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path18, value) {
+    function collectionFromPath(schema2, path18, value) {
       let v = value;
       for (let i = path18.length - 1; i >= 0; --i) {
         const k = path18[i];
@@ -27803,16 +27803,16 @@ var require_Collection = __commonJS({
         onAnchor: () => {
           throw new Error("This should not happen, please report a bug.");
         },
-        schema,
+        schema: schema2,
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
     var isEmptyPath = (path18) => path18 == null || typeof path18 === "object" && !!path18[Symbol.iterator]().next().done;
     var Collection2 = class extends Node.NodeBase {
-      constructor(type, schema) {
+      constructor(type, schema2) {
         super(type);
         Object.defineProperty(this, "schema", {
-          value: schema,
+          value: schema2,
           configurable: true,
           enumerable: false,
           writable: true
@@ -27823,11 +27823,11 @@ var require_Collection = __commonJS({
        *
        * @param schema - If defined, overwrites the original's schema
        */
-      clone(schema) {
+      clone(schema2) {
         const copy = Object.create(Object.getPrototypeOf(this), Object.getOwnPropertyDescriptors(this));
-        if (schema)
-          copy.schema = schema;
-        copy.items = copy.items.map((it) => identity.isNode(it) || identity.isPair(it) ? it.clone(schema) : it);
+        if (schema2)
+          copy.schema = schema2;
+        copy.items = copy.items.map((it) => identity.isNode(it) || identity.isPair(it) ? it.clone(schema2) : it);
         if (this.range)
           copy.range = this.range.slice();
         return copy;
@@ -27945,14 +27945,14 @@ var require_foldFlowLines = __commonJS({
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
     var FOLD_QUOTED = "quoted";
-    function foldFlowLines(text, indent2, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
+    function foldFlowLines(text2, indent2, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
       if (!lineWidth || lineWidth < 0)
-        return text;
+        return text2;
       if (lineWidth < minContentWidth)
         minContentWidth = 0;
       const endStep = Math.max(1 + minContentWidth, 1 + lineWidth - indent2.length);
-      if (text.length <= endStep)
-        return text;
+      if (text2.length <= endStep)
+        return text2;
       const folds = [];
       const escapedFolds = {};
       let end = lineWidth - indent2.length;
@@ -27969,14 +27969,14 @@ var require_foldFlowLines = __commonJS({
       let escStart = -1;
       let escEnd = -1;
       if (mode === FOLD_BLOCK) {
-        i = consumeMoreIndentedLines(text, i, indent2.length);
+        i = consumeMoreIndentedLines(text2, i, indent2.length);
         if (i !== -1)
           end = i + endStep;
       }
-      for (let ch; ch = text[i += 1]; ) {
+      for (let ch; ch = text2[i += 1]; ) {
         if (mode === FOLD_QUOTED && ch === "\\") {
           escStart = i;
-          switch (text[i + 1]) {
+          switch (text2[i + 1]) {
             case "x":
               i += 3;
               break;
@@ -27993,12 +27993,12 @@ var require_foldFlowLines = __commonJS({
         }
         if (ch === "\n") {
           if (mode === FOLD_BLOCK)
-            i = consumeMoreIndentedLines(text, i, indent2.length);
+            i = consumeMoreIndentedLines(text2, i, indent2.length);
           end = i + indent2.length + endStep;
           split = void 0;
         } else {
           if (ch === " " && prev && prev !== " " && prev !== "\n" && prev !== "	") {
-            const next = text[i + 1];
+            const next = text2[i + 1];
             if (next && next !== " " && next !== "\n" && next !== "	")
               split = i;
           }
@@ -28010,12 +28010,12 @@ var require_foldFlowLines = __commonJS({
             } else if (mode === FOLD_QUOTED) {
               while (prev === " " || prev === "	") {
                 prev = ch;
-                ch = text[i += 1];
+                ch = text2[i += 1];
                 overflow = true;
               }
               const j = i > escEnd + 1 ? i - 2 : escStart - 1;
               if (escapedFolds[j])
-                return text;
+                return text2;
               folds.push(j);
               escapedFolds[j] = true;
               end = j + endStep;
@@ -28030,39 +28030,39 @@ var require_foldFlowLines = __commonJS({
       if (overflow && onOverflow)
         onOverflow();
       if (folds.length === 0)
-        return text;
+        return text2;
       if (onFold)
         onFold();
-      let res = text.slice(0, folds[0]);
+      let res = text2.slice(0, folds[0]);
       for (let i2 = 0; i2 < folds.length; ++i2) {
         const fold = folds[i2];
-        const end2 = folds[i2 + 1] || text.length;
+        const end2 = folds[i2 + 1] || text2.length;
         if (fold === 0)
           res = `
-${indent2}${text.slice(0, end2)}`;
+${indent2}${text2.slice(0, end2)}`;
         else {
           if (mode === FOLD_QUOTED && escapedFolds[fold])
-            res += `${text[fold]}\\`;
+            res += `${text2[fold]}\\`;
           res += `
-${indent2}${text.slice(fold + 1, end2)}`;
+${indent2}${text2.slice(fold + 1, end2)}`;
         }
       }
       return res;
     }
-    function consumeMoreIndentedLines(text, i, indent2) {
+    function consumeMoreIndentedLines(text2, i, indent2) {
       let end = i;
       let start = i + 1;
-      let ch = text[start];
+      let ch = text2[start];
       while (ch === " " || ch === "	") {
         if (i < start + indent2) {
-          ch = text[++i];
+          ch = text2[++i];
         } else {
           do {
-            ch = text[++i];
+            ch = text2[++i];
           } while (ch && ch !== "\n");
           end = i;
           start = i + 1;
-          ch = text[start];
+          ch = text2[start];
         }
       }
       return end;
@@ -28779,12 +28779,12 @@ var require_Pair = __commonJS({
         this.key = key;
         this.value = value;
       }
-      clone(schema) {
+      clone(schema2) {
         let { key, value } = this;
         if (identity.isNode(key))
-          key = key.clone(schema);
+          key = key.clone(schema2);
         if (identity.isNode(value))
-          value = value.clone(schema);
+          value = value.clone(schema2);
         return new _Pair(key, value);
       }
       toJSON(_, ctx) {
@@ -28977,17 +28977,17 @@ var require_YAMLMap = __commonJS({
       static get tagName() {
         return "tag:yaml.org,2002:map";
       }
-      constructor(schema) {
-        super(identity.MAP, schema);
+      constructor(schema2) {
+        super(identity.MAP, schema2);
         this.items = [];
       }
       /**
        * A generic collection parsing method that can be extended
        * to other node classes that inherit from YAMLMap
        */
-      static from(schema, obj, ctx) {
+      static from(schema2, obj, ctx) {
         const { keepUndefined, replacer } = ctx;
-        const map = new this(schema);
+        const map = new this(schema2);
         const add = (key, value) => {
           if (typeof replacer === "function")
             value = replacer.call(obj, key, value);
@@ -29003,8 +29003,8 @@ var require_YAMLMap = __commonJS({
           for (const key of Object.keys(obj))
             add(key, obj[key]);
         }
-        if (typeof schema.sortMapEntries === "function") {
-          map.items.sort(schema.sortMapEntries);
+        if (typeof schema2.sortMapEntries === "function") {
+          map.items.sort(schema2.sortMapEntries);
         }
         return map;
       }
@@ -29111,7 +29111,7 @@ var require_map = __commonJS({
           onError("Expected a mapping for this tag");
         return map2;
       },
-      createNode: (schema, obj, ctx) => YAMLMap.YAMLMap.from(schema, obj, ctx)
+      createNode: (schema2, obj, ctx) => YAMLMap.YAMLMap.from(schema2, obj, ctx)
     };
     exports2.map = map;
   }
@@ -29131,8 +29131,8 @@ var require_YAMLSeq = __commonJS({
       static get tagName() {
         return "tag:yaml.org,2002:seq";
       }
-      constructor(schema) {
-        super(identity.SEQ, schema);
+      constructor(schema2) {
+        super(identity.SEQ, schema2);
         this.items = [];
       }
       add(value) {
@@ -29207,9 +29207,9 @@ var require_YAMLSeq = __commonJS({
           onComment
         });
       }
-      static from(schema, obj, ctx) {
+      static from(schema2, obj, ctx) {
         const { replacer } = ctx;
-        const seq = new this(schema);
+        const seq = new this(schema2);
         if (obj && Symbol.iterator in Object(obj)) {
           let i = 0;
           for (let it of obj) {
@@ -29249,7 +29249,7 @@ var require_seq = __commonJS({
           onError("Expected a sequence for this tag");
         return seq2;
       },
-      createNode: (schema, obj, ctx) => YAMLSeq.YAMLSeq.from(schema, obj, ctx)
+      createNode: (schema2, obj, ctx) => YAMLSeq.YAMLSeq.from(schema2, obj, ctx)
     };
     exports2.seq = seq;
   }
@@ -29445,7 +29445,7 @@ var require_schema = __commonJS({
     var bool = require_bool();
     var float = require_float();
     var int = require_int();
-    var schema = [
+    var schema2 = [
       map.map,
       seq.seq,
       string.string,
@@ -29458,7 +29458,7 @@ var require_schema = __commonJS({
       float.floatExp,
       float.float
     ];
-    exports2.schema = schema;
+    exports2.schema = schema2;
   }
 });
 
@@ -29524,8 +29524,8 @@ var require_schema2 = __commonJS({
         return str;
       }
     };
-    var schema = [map.map, seq.seq].concat(jsonScalars, jsonError);
-    exports2.schema = schema;
+    var schema2 = [map.map, seq.seq].concat(jsonScalars, jsonError);
+    exports2.schema = schema2;
   }
 });
 
@@ -29629,9 +29629,9 @@ ${cn.comment}` : item.comment;
         onError("Expected a sequence for this tag");
       return seq;
     }
-    function createPairs(schema, iterable, ctx) {
+    function createPairs(schema2, iterable, ctx) {
       const { replacer } = ctx;
-      const pairs2 = new YAMLSeq.YAMLSeq(schema);
+      const pairs2 = new YAMLSeq.YAMLSeq(schema2);
       pairs2.tag = "tag:yaml.org,2002:pairs";
       let i = 0;
       if (iterable && Symbol.iterator in Object(iterable))
@@ -29716,8 +29716,8 @@ var require_omap = __commonJS({
         }
         return map;
       }
-      static from(schema, iterable, ctx) {
-        const pairs$1 = pairs.createPairs(schema, iterable, ctx);
+      static from(schema2, iterable, ctx) {
+        const pairs$1 = pairs.createPairs(schema2, iterable, ctx);
         const omap2 = new this();
         omap2.items = pairs$1.items;
         return omap2;
@@ -29744,7 +29744,7 @@ var require_omap = __commonJS({
         }
         return Object.assign(new YAMLOMap(), pairs$1);
       },
-      createNode: (schema, iterable, ctx) => YAMLOMap.from(schema, iterable, ctx)
+      createNode: (schema2, iterable, ctx) => YAMLOMap.from(schema2, iterable, ctx)
     };
     exports2.YAMLOMap = YAMLOMap;
     exports2.omap = omap;
@@ -29919,8 +29919,8 @@ var require_set = __commonJS({
     var Pair = require_Pair();
     var YAMLMap = require_YAMLMap();
     var YAMLSet = class _YAMLSet extends YAMLMap.YAMLMap {
-      constructor(schema) {
-        super(schema);
+      constructor(schema2) {
+        super(schema2);
         this.tag = _YAMLSet.tag;
       }
       add(key) {
@@ -29964,9 +29964,9 @@ var require_set = __commonJS({
         else
           throw new Error("Set items must all have null values");
       }
-      static from(schema, iterable, ctx) {
+      static from(schema2, iterable, ctx) {
         const { replacer } = ctx;
-        const set2 = new this(schema);
+        const set2 = new this(schema2);
         if (iterable && Symbol.iterator in Object(iterable))
           for (let value of iterable) {
             if (typeof replacer === "function")
@@ -29983,7 +29983,7 @@ var require_set = __commonJS({
       nodeClass: YAMLSet,
       default: false,
       tag: "tag:yaml.org,2002:set",
-      createNode: (schema, iterable, ctx) => YAMLSet.from(schema, iterable, ctx),
+      createNode: (schema2, iterable, ctx) => YAMLSet.from(schema2, iterable, ctx),
       resolve(map, onError) {
         if (identity.isMap(map)) {
           if (map.hasAllNullValues(true))
@@ -30105,7 +30105,7 @@ var require_schema3 = __commonJS({
     var pairs = require_pairs();
     var set = require_set();
     var timestamp = require_timestamp();
-    var schema = [
+    var schema2 = [
       map.map,
       seq.seq,
       string.string,
@@ -30128,7 +30128,7 @@ var require_schema3 = __commonJS({
       timestamp.floatTime,
       timestamp.timestamp
     ];
-    exports2.schema = schema;
+    exports2.schema = schema2;
   }
 });
 
@@ -30143,7 +30143,7 @@ var require_tags = __commonJS({
     var bool = require_bool();
     var float = require_float();
     var int = require_int();
-    var schema = require_schema();
+    var schema2 = require_schema();
     var schema$1 = require_schema2();
     var binary = require_binary();
     var merge2 = require_merge();
@@ -30153,7 +30153,7 @@ var require_tags = __commonJS({
     var set = require_set();
     var timestamp = require_timestamp();
     var schemas = /* @__PURE__ */ new Map([
-      ["core", schema.schema],
+      ["core", schema2.schema],
       ["failsafe", [map.map, seq.seq, string.string]],
       ["json", schema$1.schema],
       ["yaml11", schema$2.schema],
@@ -30237,9 +30237,9 @@ var require_Schema = __commonJS({
     var tags = require_tags();
     var sortMapEntriesByKey = (a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
     var Schema = class _Schema {
-      constructor({ compat, customTags, merge: merge2, resolveKnownTags, schema, sortMapEntries, toStringDefaults }) {
+      constructor({ compat, customTags, merge: merge2, resolveKnownTags, schema: schema2, sortMapEntries, toStringDefaults }) {
         this.compat = Array.isArray(compat) ? tags.getTags(compat, "compat") : compat ? tags.getTags(null, compat) : null;
-        this.name = typeof schema === "string" && schema || "core";
+        this.name = typeof schema2 === "string" && schema2 || "core";
         this.knownTags = resolveKnownTags ? tags.coreKnownTags : {};
         this.tags = tags.getTags(customTags, this.name, merge2);
         this.toStringOptions = toStringDefaults ?? null;
@@ -30614,8 +30614,8 @@ var require_Document = __commonJS({
         };
         const res = toJS.toJS(this.contents, jsonArg ?? "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count);
+          for (const { count: count3, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count3);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
       /**
@@ -30692,12 +30692,12 @@ var require_errors3 = __commonJS({
         lineStr = prev + lineStr;
       }
       if (/[^ ]/.test(lineStr)) {
-        let count = 1;
+        let count3 = 1;
         const end = error2.linePos[1];
         if (end?.line === line && end.col > col) {
-          count = Math.max(1, Math.min(end.col - col, 80 - ci));
+          count3 = Math.max(1, Math.min(end.col - col, 80 - ci));
         }
-        const pointer = " ".repeat(ci) + "^".repeat(count);
+        const pointer = " ".repeat(ci) + "^".repeat(count3);
         error2.message += `:
 
 ${lineStr}
@@ -31828,11 +31828,11 @@ var require_compose_scalar = __commonJS({
         scalar.comment = comment2;
       return scalar;
     }
-    function findScalarTagByName(schema, value, tagName, tagToken, onError) {
+    function findScalarTagByName(schema2, value, tagName, tagToken, onError) {
       if (tagName === "!")
-        return schema[identity.SCALAR];
+        return schema2[identity.SCALAR];
       const matchWithTest = [];
-      for (const tag of schema.tags) {
+      for (const tag of schema2.tags) {
         if (!tag.collection && tag.tag === tagName) {
           if (tag.default && tag.test)
             matchWithTest.push(tag);
@@ -31843,18 +31843,18 @@ var require_compose_scalar = __commonJS({
       for (const tag of matchWithTest)
         if (tag.test?.test(value))
           return tag;
-      const kt = schema.knownTags[tagName];
+      const kt = schema2.knownTags[tagName];
       if (kt && !kt.collection) {
-        schema.tags.push(Object.assign({}, kt, { default: false, test: void 0 }));
+        schema2.tags.push(Object.assign({}, kt, { default: false, test: void 0 }));
         return kt;
       }
       onError(tagToken, "TAG_RESOLVE_FAILED", `Unresolved tag: ${tagName}`, tagName !== "tag:yaml.org,2002:str");
-      return schema[identity.SCALAR];
+      return schema2[identity.SCALAR];
     }
-    function findScalarTagByTest({ atKey, directives, schema }, value, token, onError) {
-      const tag = schema.tags.find((tag2) => (tag2.default === true || atKey && tag2.default === "key") && tag2.test?.test(value)) || schema[identity.SCALAR];
-      if (schema.compat) {
-        const compat = schema.compat.find((tag2) => tag2.default && tag2.test?.test(value)) ?? schema[identity.SCALAR];
+    function findScalarTagByTest({ atKey, directives, schema: schema2 }, value, token, onError) {
+      const tag = schema2.tags.find((tag2) => (tag2.default === true || atKey && tag2.default === "key") && tag2.test?.test(value)) || schema2[identity.SCALAR];
+      if (schema2.compat) {
+        const compat = schema2.compat.find((tag2) => tag2.default && tag2.test?.test(value)) ?? schema2[identity.SCALAR];
         if (tag.tag !== compat.tag) {
           const ts = directives.tagString(tag.tag);
           const cs = directives.tagString(compat.tag);
@@ -33292,15 +33292,15 @@ var require_parser = __commonJS({
     var node_process = __require("process");
     var cst = require_cst();
     var lexer = require_lexer();
-    function includesToken(list, type) {
-      for (let i = 0; i < list.length; ++i)
-        if (list[i].type === type)
+    function includesToken(list2, type) {
+      for (let i = 0; i < list2.length; ++i)
+        if (list2[i].type === type)
           return true;
       return false;
     }
-    function findNonEmptyIndex(list) {
-      for (let i = 0; i < list.length; ++i) {
-        switch (list[i].type) {
+    function findNonEmptyIndex(list2) {
+      for (let i = 0; i < list2.length; ++i) {
+        switch (list2[i].type) {
           case "space":
           case "comment":
           case "newline":
@@ -35244,13 +35244,13 @@ var require_parse2 = __commonJS({
         consume(token.value);
       };
       const negate = () => {
-        let count = 1;
+        let count3 = 1;
         while (peek() === "!" && (peek(2) !== "(" || peek(3) === "?")) {
           advance();
           state.start++;
-          count++;
+          count3++;
         }
-        if (count % 2 === 0) {
+        if (count3 % 2 === 0) {
           return false;
         }
         state.negated = true;
@@ -36897,11 +36897,11 @@ var require_utils4 = __commonJS({
       }
       return output;
     }
-    function hyperlink(url, text) {
+    function hyperlink(url, text2) {
       const OSC = "\x1B]";
       const BEL = "\x07";
       const SEP = ";";
-      return [OSC, "8", SEP, SEP, url || text, BEL, text, OSC, "8", SEP, SEP, BEL].join("");
+      return [OSC, "8", SEP, SEP, url || text2, BEL, text2, OSC, "8", SEP, SEP, BEL].join("");
     }
     module2.exports = {
       strlen,
@@ -37001,7 +37001,7 @@ var require_has_flag = __commonJS({
 var require_supports_colors = __commonJS({
   "node_modules/@colors/colors/lib/system/supports-colors.js"(exports2, module2) {
     "use strict";
-    var os13 = __require("os");
+    var os14 = __require("os");
     var hasFlag = require_has_flag();
     var env = process.env;
     var forceColor = void 0;
@@ -37039,7 +37039,7 @@ var require_supports_colors = __commonJS({
       }
       var min = forceColor ? 1 : 0;
       if (process.platform === "win32") {
-        var osRelease = os13.release().split(".");
+        var osRelease = os14.release().split(".");
         if (Number(process.versions.node.split(".")[0]) >= 8 && Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
           return Number(osRelease[2]) >= 14931 ? 3 : 2;
         }
@@ -37096,10 +37096,10 @@ var require_supports_colors = __commonJS({
 // node_modules/@colors/colors/lib/custom/trap.js
 var require_trap = __commonJS({
   "node_modules/@colors/colors/lib/custom/trap.js"(exports2, module2) {
-    module2["exports"] = function runTheTrap(text, options) {
+    module2["exports"] = function runTheTrap(text2, options) {
       var result = "";
-      text = text || "Run the trap, drop the bass";
-      text = text.split("");
+      text2 = text2 || "Run the trap, drop the bass";
+      text2 = text2.split("");
       var trap = {
         a: ["@", "\u0104", "\u023A", "\u0245", "\u0394", "\u039B", "\u0414"],
         b: ["\xDF", "\u0181", "\u0243", "\u026E", "\u03B2", "\u0E3F"],
@@ -37147,7 +37147,7 @@ var require_trap = __commonJS({
         y: ["\xA5", "\u04B0", "\u04CB"],
         z: ["\u01B5", "\u0240"]
       };
-      text.forEach(function(c) {
+      text2.forEach(function(c) {
         c = c.toLowerCase();
         var chars = trap[c] || [" "];
         var rand = Math.floor(Math.random() * chars.length);
@@ -37165,8 +37165,8 @@ var require_trap = __commonJS({
 // node_modules/@colors/colors/lib/custom/zalgo.js
 var require_zalgo = __commonJS({
   "node_modules/@colors/colors/lib/custom/zalgo.js"(exports2, module2) {
-    module2["exports"] = function zalgo(text, options) {
-      text = text || "   he is here   ";
+    module2["exports"] = function zalgo(text2, options) {
+      text2 = text2 || "   he is here   ";
       var soul = {
         "up": [
           "\u030D",
@@ -37299,7 +37299,7 @@ var require_zalgo = __commonJS({
         });
         return bool;
       }
-      function heComes(text2, options2) {
+      function heComes(text3, options2) {
         var result = "";
         var counts;
         var l;
@@ -37308,12 +37308,12 @@ var require_zalgo = __commonJS({
         options2["mid"] = typeof options2["mid"] !== "undefined" ? options2["mid"] : true;
         options2["down"] = typeof options2["down"] !== "undefined" ? options2["down"] : true;
         options2["size"] = typeof options2["size"] !== "undefined" ? options2["size"] : "maxi";
-        text2 = text2.split("");
-        for (l in text2) {
+        text3 = text3.split("");
+        for (l in text3) {
           if (isChar(l)) {
             continue;
           }
-          result = result + text2[l];
+          result = result + text3[l];
           counts = { "up": 0, "down": 0, "mid": 0 };
           switch (options2.size) {
             case "mini":
@@ -37344,7 +37344,7 @@ var require_zalgo = __commonJS({
         }
         return result;
       }
-      return heComes(text, options);
+      return heComes(text2, options);
     };
   }
 });
@@ -39407,7 +39407,7 @@ var require_has_flag2 = __commonJS({
 var require_supports_color = __commonJS({
   "node_modules/supports-color/index.js"(exports2, module2) {
     "use strict";
-    var os13 = __require("os");
+    var os14 = __require("os");
     var tty = __require("tty");
     var hasFlag = require_has_flag2();
     var { env } = process;
@@ -39455,7 +39455,7 @@ var require_supports_color = __commonJS({
         return min;
       }
       if (process.platform === "win32") {
-        const osRelease = os13.release().split(".");
+        const osRelease = os14.release().split(".");
         if (Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
           return Number(osRelease[2]) >= 14931 ? 3 : 2;
         }
@@ -40574,13 +40574,13 @@ var require_JsHistogram = __commonJS({
         this.updateMinAndMax(value);
         this.incrementTotalCount();
       }
-      handleRecordException(count, value) {
+      handleRecordException(count3, value) {
         if (!this.autoResize) {
           throw new Error("Value " + value + " is outside of histogram covered range");
         }
         this.resize(value);
         var countsIndex = this.countsArrayIndex(value);
-        this.addToCountAtIndex(countsIndex, count);
+        this.addToCountAtIndex(countsIndex, count3);
         this.highestTrackableValue = this.highestEquivalentValue(this.valueFromIndex(this.countsArrayLength - 1));
       }
       countsArrayIndex(value) {
@@ -40863,15 +40863,15 @@ var require_JsHistogram = __commonJS({
           this.recordSingleValue(missingValue);
         }
       }
-      recordCountAtValue(count, value) {
+      recordCountAtValue(count3, value) {
         const countsIndex = this.countsArrayIndex(value);
         if (countsIndex >= this.countsArrayLength) {
-          this.handleRecordException(count, value);
+          this.handleRecordException(count3, value);
         } else {
-          this.addToCountAtIndex(countsIndex, count);
+          this.addToCountAtIndex(countsIndex, count3);
         }
         this.updateMinAndMax(value);
-        this.addToTotalCount(count);
+        this.addToTotalCount(count3);
       }
       /**
        * Record a value in the histogram (adding to the value's current count)
@@ -40880,8 +40880,8 @@ var require_JsHistogram = __commonJS({
        * @param count The number of occurrences of this value to record
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithCount(value, count) {
-        this.recordCountAtValue(count, value);
+      recordValueWithCount(value, count3) {
+        this.recordCountAtValue(count3, value);
       }
       /**
        * Record a value in the histogram.
@@ -40907,13 +40907,13 @@ var require_JsHistogram = __commonJS({
       recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples) {
         this.recordSingleValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples);
       }
-      recordValueWithCountAndExpectedInterval(value, count, expectedIntervalBetweenValueSamples) {
-        this.recordCountAtValue(count, value);
+      recordValueWithCountAndExpectedInterval(value, count3, expectedIntervalBetweenValueSamples) {
+        this.recordCountAtValue(count3, value);
         if (expectedIntervalBetweenValueSamples <= 0) {
           return;
         }
         for (let missingValue = value - expectedIntervalBetweenValueSamples; missingValue >= expectedIntervalBetweenValueSamples; missingValue -= expectedIntervalBetweenValueSamples) {
-          this.recordCountAtValue(count, missingValue);
+          this.recordCountAtValue(count3, missingValue);
         }
       }
       /**
@@ -41728,7 +41728,7 @@ var require_trees = __commonJS({
       var prevlen = -1;
       var curlen;
       var nextlen = tree[0 * 2 + 1];
-      var count = 0;
+      var count3 = 0;
       var max_count = 7;
       var min_count = 4;
       if (nextlen === 0) {
@@ -41739,21 +41739,21 @@ var require_trees = __commonJS({
       for (n = 0; n <= max_code; n++) {
         curlen = nextlen;
         nextlen = tree[(n + 1) * 2 + 1];
-        if (++count < max_count && curlen === nextlen) {
+        if (++count3 < max_count && curlen === nextlen) {
           continue;
-        } else if (count < min_count) {
-          s.bl_tree[curlen * 2] += count;
+        } else if (count3 < min_count) {
+          s.bl_tree[curlen * 2] += count3;
         } else if (curlen !== 0) {
           if (curlen !== prevlen) {
             s.bl_tree[curlen * 2]++;
           }
           s.bl_tree[REP_3_6 * 2]++;
-        } else if (count <= 10) {
+        } else if (count3 <= 10) {
           s.bl_tree[REPZ_3_10 * 2]++;
         } else {
           s.bl_tree[REPZ_11_138 * 2]++;
         }
-        count = 0;
+        count3 = 0;
         prevlen = curlen;
         if (nextlen === 0) {
           max_count = 138;
@@ -41772,7 +41772,7 @@ var require_trees = __commonJS({
       var prevlen = -1;
       var curlen;
       var nextlen = tree[0 * 2 + 1];
-      var count = 0;
+      var count3 = 0;
       var max_count = 7;
       var min_count = 4;
       if (nextlen === 0) {
@@ -41782,27 +41782,27 @@ var require_trees = __commonJS({
       for (n = 0; n <= max_code; n++) {
         curlen = nextlen;
         nextlen = tree[(n + 1) * 2 + 1];
-        if (++count < max_count && curlen === nextlen) {
+        if (++count3 < max_count && curlen === nextlen) {
           continue;
-        } else if (count < min_count) {
+        } else if (count3 < min_count) {
           do {
             send_code(s, curlen, s.bl_tree);
-          } while (--count !== 0);
+          } while (--count3 !== 0);
         } else if (curlen !== 0) {
           if (curlen !== prevlen) {
             send_code(s, curlen, s.bl_tree);
-            count--;
+            count3--;
           }
           send_code(s, REP_3_6, s.bl_tree);
-          send_bits(s, count - 3, 2);
-        } else if (count <= 10) {
+          send_bits(s, count3 - 3, 2);
+        } else if (count3 <= 10) {
           send_code(s, REPZ_3_10, s.bl_tree);
-          send_bits(s, count - 3, 3);
+          send_bits(s, count3 - 3, 3);
         } else {
           send_code(s, REPZ_11_138, s.bl_tree);
-          send_bits(s, count - 11, 7);
+          send_bits(s, count3 - 11, 7);
         }
-        count = 0;
+        count3 = 0;
         prevlen = curlen;
         if (nextlen === 0) {
           max_count = 138;
@@ -43784,20 +43784,20 @@ var require_inftrees = __commonJS({
       var base = null;
       var base_index = 0;
       var end;
-      var count = new utils.Buf16(MAXBITS + 1);
+      var count3 = new utils.Buf16(MAXBITS + 1);
       var offs = new utils.Buf16(MAXBITS + 1);
       var extra = null;
       var extra_index = 0;
       var here_bits, here_op, here_val;
       for (len = 0; len <= MAXBITS; len++) {
-        count[len] = 0;
+        count3[len] = 0;
       }
       for (sym = 0; sym < codes; sym++) {
-        count[lens[lens_index + sym]]++;
+        count3[lens[lens_index + sym]]++;
       }
       root = bits;
       for (max2 = MAXBITS; max2 >= 1; max2--) {
-        if (count[max2] !== 0) {
+        if (count3[max2] !== 0) {
           break;
         }
       }
@@ -43811,7 +43811,7 @@ var require_inftrees = __commonJS({
         return 0;
       }
       for (min = 1; min < max2; min++) {
-        if (count[min] !== 0) {
+        if (count3[min] !== 0) {
           break;
         }
       }
@@ -43821,7 +43821,7 @@ var require_inftrees = __commonJS({
       left = 1;
       for (len = 1; len <= MAXBITS; len++) {
         left <<= 1;
-        left -= count[len];
+        left -= count3[len];
         if (left < 0) {
           return -1;
         }
@@ -43831,7 +43831,7 @@ var require_inftrees = __commonJS({
       }
       offs[1] = 0;
       for (len = 1; len < MAXBITS; len++) {
-        offs[len + 1] = offs[len] + count[len];
+        offs[len + 1] = offs[len] + count3[len];
       }
       for (sym = 0; sym < codes; sym++) {
         if (lens[lens_index + sym] !== 0) {
@@ -43894,7 +43894,7 @@ var require_inftrees = __commonJS({
           huff = 0;
         }
         sym++;
-        if (--count[len] === 0) {
+        if (--count3[len] === 0) {
           if (len === max2) {
             break;
           }
@@ -43908,7 +43908,7 @@ var require_inftrees = __commonJS({
           curr = len - drop;
           left = 1 << curr;
           while (curr + drop < max2) {
-            left -= count[curr + drop];
+            left -= count3[curr + drop];
             if (left <= 0) {
               break;
             }
@@ -45989,8 +45989,8 @@ var require_wasm = __commonJS({
       recordValue(value) {
         this._wasmHistogram.recordValue(value);
       }
-      recordValueWithCount(value, count) {
-        this._wasmHistogram.recordValueWithCount(value, count);
+      recordValueWithCount(value, count3) {
+        this._wasmHistogram.recordValueWithCount(value, count3);
       }
       recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples) {
         this._wasmHistogram.recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples);
@@ -46989,12 +46989,12 @@ var require_JsHistogram_encoding = __commonJS({
       const countsLimit = self2.countsArrayIndex(self2.maxValue) + 1;
       let srcIndex = 0;
       while (srcIndex < countsLimit) {
-        const count = self2.getCountAtIndex(srcIndex++);
-        if (count < 0) {
-          throw new Error("Cannot encode histogram containing negative counts (" + count + ") at index " + srcIndex + ", corresponding the value range [" + self2.lowestEquivalentValue(self2.valueFromIndex(srcIndex)) + "," + self2.nextNonEquivalentValue(self2.valueFromIndex(srcIndex)) + ")");
+        const count3 = self2.getCountAtIndex(srcIndex++);
+        if (count3 < 0) {
+          throw new Error("Cannot encode histogram containing negative counts (" + count3 + ") at index " + srcIndex + ", corresponding the value range [" + self2.lowestEquivalentValue(self2.valueFromIndex(srcIndex)) + "," + self2.nextNonEquivalentValue(self2.valueFromIndex(srcIndex)) + ")");
         }
         let zerosCount = 0;
-        if (count == 0) {
+        if (count3 == 0) {
           zerosCount = 1;
           while (srcIndex < countsLimit && self2.getCountAtIndex(srcIndex) == 0) {
             zerosCount++;
@@ -47004,7 +47004,7 @@ var require_JsHistogram_encoding = __commonJS({
         if (zerosCount > 1) {
           ZigZagEncoding_1.default.encode(buffer, -zerosCount);
         } else {
-          ZigZagEncoding_1.default.encode(buffer, count);
+          ZigZagEncoding_1.default.encode(buffer, count3);
         }
       }
     }
@@ -47033,12 +47033,12 @@ var require_JsHistogram_encoding = __commonJS({
       const endPosition = sourceBuffer.position + lengthInBytes;
       while (sourceBuffer.position < endPosition) {
         let zerosCount = 0;
-        let count = ZigZagEncoding_1.default.decode(sourceBuffer);
-        if (count < 0) {
-          zerosCount = -count;
+        let count3 = ZigZagEncoding_1.default.decode(sourceBuffer);
+        if (count3 < 0) {
+          zerosCount = -count3;
           dstIndex += zerosCount;
         } else {
-          self2.setCountAtIndex(dstIndex++, count);
+          self2.setCountAtIndex(dstIndex++, count3);
         }
       }
       return dstIndex;
@@ -47421,8 +47421,8 @@ var require_Recorder = __commonJS({
        * @param count The number of occurrences of this value to record
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithCount(value, count) {
-        this.activeHistogram.recordValueWithCount(value, count);
+      recordValueWithCount(value, count3) {
+        this.activeHistogram.recordValueWithCount(value, count3);
       }
       /**
        * Record a value
@@ -57157,9 +57157,9 @@ var require_iterate = __commonJS({
     var async = require_async();
     var abort = require_abort();
     module2.exports = iterate;
-    function iterate(list, iterator2, state, callback2) {
+    function iterate(list2, iterator2, state, callback2) {
       var key = state["keyedList"] ? state["keyedList"][state.index] : state.index;
-      state.jobs[key] = runJob(iterator2, key, list[key], function(error2, output) {
+      state.jobs[key] = runJob(iterator2, key, list2[key], function(error2, output) {
         if (!(key in state.jobs)) {
           return;
         }
@@ -57188,17 +57188,17 @@ var require_iterate = __commonJS({
 var require_state = __commonJS({
   "node_modules/asynckit/lib/state.js"(exports2, module2) {
     module2.exports = state;
-    function state(list, sortMethod) {
-      var isNamedList = !Array.isArray(list), initState = {
+    function state(list2, sortMethod) {
+      var isNamedList = !Array.isArray(list2), initState = {
         index: 0,
-        keyedList: isNamedList || sortMethod ? Object.keys(list) : null,
+        keyedList: isNamedList || sortMethod ? Object.keys(list2) : null,
         jobs: {},
         results: isNamedList ? {} : [],
-        size: isNamedList ? Object.keys(list).length : list.length
+        size: isNamedList ? Object.keys(list2).length : list2.length
       };
       if (sortMethod) {
         initState.keyedList.sort(isNamedList ? sortMethod : function(a, b) {
-          return sortMethod(list[a], list[b]);
+          return sortMethod(list2[a], list2[b]);
         });
       }
       return initState;
@@ -57230,10 +57230,10 @@ var require_parallel = __commonJS({
     var initState = require_state();
     var terminator = require_terminator();
     module2.exports = parallel;
-    function parallel(list, iterator2, callback2) {
-      var state = initState(list);
-      while (state.index < (state["keyedList"] || list).length) {
-        iterate(list, iterator2, state, function(error2, result) {
+    function parallel(list2, iterator2, callback2) {
+      var state = initState(list2);
+      while (state.index < (state["keyedList"] || list2).length) {
+        iterate(list2, iterator2, state, function(error2, result) {
           if (error2) {
             callback2(error2, result);
             return;
@@ -57259,16 +57259,16 @@ var require_serialOrdered = __commonJS({
     module2.exports = serialOrdered;
     module2.exports.ascending = ascending;
     module2.exports.descending = descending;
-    function serialOrdered(list, iterator2, sortMethod, callback2) {
-      var state = initState(list, sortMethod);
-      iterate(list, iterator2, state, function iteratorHandler(error2, result) {
+    function serialOrdered(list2, iterator2, sortMethod, callback2) {
+      var state = initState(list2, sortMethod);
+      iterate(list2, iterator2, state, function iteratorHandler(error2, result) {
         if (error2) {
           callback2(error2, result);
           return;
         }
         state.index++;
-        if (state.index < (state["keyedList"] || list).length) {
-          iterate(list, iterator2, state, iteratorHandler);
+        if (state.index < (state["keyedList"] || list2).length) {
+          iterate(list2, iterator2, state, iteratorHandler);
           return;
         }
         callback2(null, state.results);
@@ -57289,8 +57289,8 @@ var require_serial = __commonJS({
   "node_modules/asynckit/serial.js"(exports2, module2) {
     var serialOrdered = require_serialOrdered();
     module2.exports = serial;
-    function serial(list, iterator2, callback2) {
-      return serialOrdered(list, iterator2, null, callback2);
+    function serial(list2, iterator2, callback2) {
+      return serialOrdered(list2, iterator2, null, callback2);
     }
   }
 });
@@ -59337,7 +59337,7 @@ var require_sort = __commonJS({
   "node_modules/semver/functions/sort.js"(exports2, module2) {
     "use strict";
     var compareBuild = require_compare_build();
-    var sort = (list, loose) => list.sort((a, b) => compareBuild(a, b, loose));
+    var sort = (list2, loose) => list2.sort((a, b) => compareBuild(a, b, loose));
     module2.exports = sort;
   }
 });
@@ -59347,7 +59347,7 @@ var require_rsort = __commonJS({
   "node_modules/semver/functions/rsort.js"(exports2, module2) {
     "use strict";
     var compareBuild = require_compare_build();
-    var rsort = (list, loose) => list.sort((a, b) => compareBuild(b, a, loose));
+    var rsort = (list2, loose) => list2.sort((a, b) => compareBuild(b, a, loose));
     module2.exports = rsort;
   }
 });
@@ -60874,8 +60874,8 @@ var require_validate2 = __commonJS({
     var { parseHAR } = require_parseHAR();
     var { hasWorkerSupport } = require_util11();
     var isValidFn = (opt) => !opt || typeof opt === "function" || typeof opt === "string";
-    var lessThanOneError = (label) => new Error(`${label} can not be less than 1`);
-    var greaterThanZeroError = (label) => new Error(`${label} must be greater than 0`);
+    var lessThanOneError = (label2) => new Error(`${label2} can not be less than 1`);
+    var greaterThanZeroError = (label2) => new Error(`${label2} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
     function safeRequire(path18) {
       if (typeof path18 === "string") {
@@ -61897,24 +61897,24 @@ var require_buffer = __commonJS({
           return false;
       }
     };
-    Buffer2.concat = function concat(list, length) {
-      if (!Array.isArray(list)) {
+    Buffer2.concat = function concat(list2, length) {
+      if (!Array.isArray(list2)) {
         throw new TypeError('"list" argument must be an Array of Buffers');
       }
-      if (list.length === 0) {
+      if (list2.length === 0) {
         return Buffer2.alloc(0);
       }
       let i;
       if (length === void 0) {
         length = 0;
-        for (i = 0; i < list.length; ++i) {
-          length += list[i].length;
+        for (i = 0; i < list2.length; ++i) {
+          length += list2[i].length;
         }
       }
       const buffer = Buffer2.allocUnsafe(length);
       let pos = 0;
-      for (i = 0; i < list.length; ++i) {
-        let buf = list[i];
+      for (i = 0; i < list2.length; ++i) {
+        let buf = list2[i];
         if (isInstance(buf, Uint8Array)) {
           if (pos + buf.length > buffer.length) {
             if (!Buffer2.isBuffer(buf)) buf = Buffer2.from(buf);
@@ -63256,9 +63256,9 @@ var require_hyperid = __commonJS({
       generate.uuid = uuidv4();
       generate.decode = decode;
       let id = baseId(generate.uuid, urlSafe);
-      let count = Math.floor(opts.startFrom || 0);
+      let count3 = Math.floor(opts.startFrom || 0);
       if (isNaN(maxInt)) throw new Error(`maxInt must be a number. recieved ${opts.maxInt}`);
-      if (isNaN(count) || !(maxInt > count && count >= 0)) {
+      if (isNaN(count3) || !(maxInt > count3 && count3 >= 0)) {
         throw new Error([
           `when passed, opts.startFrom must be a number between 0 and ${maxInt}.`,
           "Only the integer part matters.",
@@ -63268,17 +63268,17 @@ var require_hyperid = __commonJS({
       return generate;
       function generate() {
         let result;
-        if (count === maxInt) {
+        if (count3 === maxInt) {
           generate.uuid = uuidv4();
           id = baseId(generate.uuid, urlSafe);
-          count = 0;
+          count3 = 0;
         }
         if (fixedLength) {
-          result = id + `0000000000${count}`.slice(-10);
+          result = id + `0000000000${count3}`.slice(-10);
         } else {
-          result = id + count;
+          result = id + count3;
         }
-        count = count + 1 | 0;
+        count3 = count3 + 1 | 0;
         return result;
       }
     }
@@ -64382,10 +64382,10 @@ var require_pipelinedRequestsQueue = __commonJS({
           return this.pendingRequests[0];
         }
       }
-      addByteCount(count) {
+      addByteCount(count3) {
         const req = this.peek();
         if (req) {
-          req.bytes += count;
+          req.bytes += count3;
         }
       }
       addBody(data) {
@@ -65422,7 +65422,7 @@ var require_autocannon = __commonJS({
     "use strict";
     var crossArgv = require_cross_argv();
     var fs3 = __require("fs");
-    var os13 = __require("os");
+    var os14 = __require("os");
     var net3 = __require("net");
     var path18 = __require("path");
     var URL2 = __require("url").URL;
@@ -65677,7 +65677,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path18.join(os13.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path18.join(os14.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -66823,8 +66823,8 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addRaw(text, addEOL = false) {
-    this._buffer += text;
+  addRaw(text2, addEOL = false) {
+    this._buffer += text2;
     return addEOL ? this.addEOL() : this;
   }
   /**
@@ -66893,8 +66893,8 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addDetails(label, content) {
-    const element = this.wrap("details", this.wrap("summary", label) + content);
+  addDetails(label2, content) {
+    const element = this.wrap("details", this.wrap("summary", label2) + content);
     return this.addRaw(element).addEOL();
   }
   /**
@@ -66920,10 +66920,10 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addHeading(text, level) {
+  addHeading(text2, level) {
     const tag = `h${level}`;
     const allowedTag = ["h1", "h2", "h3", "h4", "h5", "h6"].includes(tag) ? tag : "h1";
-    const element = this.wrap(allowedTag, text);
+    const element = this.wrap(allowedTag, text2);
     return this.addRaw(element).addEOL();
   }
   /**
@@ -66952,9 +66952,9 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addQuote(text, cite) {
+  addQuote(text2, cite) {
     const attrs = Object.assign({}, cite && { cite });
-    const element = this.wrap("blockquote", text, attrs);
+    const element = this.wrap("blockquote", text2, attrs);
     return this.addRaw(element).addEOL();
   }
   /**
@@ -66965,8 +66965,8 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addLink(text, href) {
-    const element = this.wrap("a", text, { href });
+  addLink(text2, href) {
+    const element = this.wrap("a", text2, { href });
     return this.addRaw(element).addEOL();
   }
 };
@@ -68953,8 +68953,8 @@ var convertMarkedBigIntsReviver = (key, value, context3, userReviver) => {
   if (!hasUserReviver) return value;
   return userReviver(key, value, context3);
 };
-var JSONParseV2 = (text, reviver) => {
-  return JSON.parse(text, (key, value, context3) => {
+var JSONParseV2 = (text2, reviver) => {
+  return JSON.parse(text2, (key, value, context3) => {
     const isNumber = typeof value === "number";
     const isOutOfBounds = value > Number.MAX_SAFE_INTEGER || value < Number.MIN_SAFE_INTEGER;
     const isBigNumber = isNumber && isOutOfBounds;
@@ -69012,8 +69012,8 @@ var applyReviverIteratively = (parsed, userReviver) => {
   }
   return rootHolder[""];
 };
-var serializeBigInts = (text) => {
-  return text.replace(
+var serializeBigInts = (text2) => {
+  return text2.replace(
     stringsOrLargeNumbers,
     (match, digits, fractional, exponential) => {
       const isString = match[0] === '"';
@@ -69027,18 +69027,18 @@ var serializeBigInts = (text) => {
     }
   );
 };
-var JSONParse = (text, reviver) => {
-  if (!text) return originalParse(text, reviver);
+var JSONParse = (text2, reviver) => {
+  if (!text2) return originalParse(text2, reviver);
   try {
-    if (isContextSourceSupported()) return JSONParseV2(text, reviver);
-    const serializedData = serializeBigInts(text);
+    if (isContextSourceSupported()) return JSONParseV2(text2, reviver);
+    const serializedData = serializeBigInts(text2);
     return originalParse(
       serializedData,
       (key, value, context3) => convertMarkedBigIntsReviver(key, value, context3, reviver)
     );
   } catch (error2) {
     if (error2 instanceof RangeError) {
-      const serializedData = serializeBigInts(text);
+      const serializedData = serializeBigInts(text2);
       const parsed = originalParse(serializedData);
       return applyReviverIteratively(parsed, reviver);
     }
@@ -69206,12 +69206,12 @@ async function getResponseData(response) {
   }
   const mimetype = parse2(contentType);
   if (isJSONResponse(mimetype)) {
-    let text = "";
+    let text2 = "";
     try {
-      text = await response.text();
-      return JSONParse(text);
+      text2 = await response.text();
+      return JSONParse(text2);
     } catch (err) {
-      return text;
+      return text2;
     }
   } else if (mimetype.type.startsWith("text/") || // `application/octet-stream` is the canonical "arbitrary binary" type
   // (RFC 2046) and must never be decoded as text, even when the response
@@ -72162,8 +72162,8 @@ var OutputTail = class {
     if (this.#text.length > this.limit * 2) this.#text = this.#text.slice(-this.limit);
   }
   /** The last `count` non-empty lines. */
-  lines(count = 20) {
-    return this.#text.trimEnd().split("\n").slice(-count).join("\n");
+  lines(count3 = 20) {
+    return this.#text.trimEnd().split("\n").slice(-count3).join("\n");
   }
 };
 var DENIED_PREFIXES = ["INPUT_", "ACTIONS_"];
@@ -72291,19 +72291,19 @@ function describeFailure(error2) {
 
 // src/config/units.ts
 var BUDGET_FORM = /^\d{1,2}(\.\d+)?%$/;
-function parseBudget(text) {
-  if (!BUDGET_FORM.test(text.trim())) throw new RangeError(`'${text}' is not a percentage from 0% to 99%, like 5%`);
-  return parsePercent(text);
+function parseBudget(text2) {
+  if (!BUDGET_FORM.test(text2.trim())) throw new RangeError(`'${text2}' is not a percentage from 0% to 99%, like 5%`);
+  return parsePercent(text2);
 }
-function parsePercent(text) {
-  const match = /^(\d+(?:\.\d+)?)%$/.exec(text.trim());
-  if (!match) throw new RangeError(`'${text}' is not a percentage like 5%`);
+function parsePercent(text2) {
+  const match = /^(\d+(?:\.\d+)?)%$/.exec(text2.trim());
+  if (!match) throw new RangeError(`'${text2}' is not a percentage like 5%`);
   return Number(match[1]) / 100;
 }
 var UNIT_MS = { ms: 1, s: 1e3, m: 6e4 };
-function parseDuration(text) {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(text.trim());
-  if (!match) throw new RangeError(`'${text}' is not a duration like 500ms, 30s or 2m`);
+function parseDuration(text2) {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(text2.trim());
+  if (!match) throw new RangeError(`'${text2}' is not a duration like 500ms, 30s or 2m`);
   return Number(match[1]) * UNIT_MS[match[2]];
 }
 
@@ -72377,9 +72377,9 @@ function pullRequestOf(env) {
   if (!owner || !repo || typeof number !== "number") return void 0;
   return { owner, repo, number };
 }
-function parseBudgets(text) {
+function parseBudgets(text2) {
   const rules = [];
-  text.split("\n").forEach((raw, index) => {
+  text2.split("\n").forEach((raw, index) => {
     const line = raw.trim();
     if (!line || line.startsWith("#")) return;
     const split = line.lastIndexOf(":");
@@ -72750,9 +72750,9 @@ function loadConfig(options) {
   }
   return parseConfig(readFileSync2(file, "utf8"), file);
 }
-function parseConfig(text, file) {
+function parseConfig(text2, file) {
   const lines = new import_yaml.LineCounter();
-  const doc = (0, import_yaml.parseDocument)(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
+  const doc = (0, import_yaml.parseDocument)(text2, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
   const shown = displayPath(file);
   const yamlError = doc.errors[0];
   if (yamlError) {
@@ -72944,8 +72944,8 @@ function formatPercent(fraction) {
   if (!isFiniteNumber(fraction)) return "\u2013";
   const percent = fraction * 100;
   const digits = Math.abs(percent) >= 1e3 ? 0 : 1;
-  const text = percent.toFixed(digits);
-  return `${percent > 0 && Number(text) !== 0 ? "+" : ""}${text === "-0.0" ? "0.0" : text}%`;
+  const text2 = percent.toFixed(digits);
+  return `${percent > 0 && Number(text2) !== 0 ? "+" : ""}${text2 === "-0.0" ? "0.0" : text2}%`;
 }
 function formatBudget(budget) {
   return formatShortPercent(budget, 2);
@@ -73016,8 +73016,8 @@ async function checkout(options) {
   };
   const forget = options.onCleanup?.(dispose);
   try {
-    const addWorktree = async (label, sha) => {
-      const dir = path9.join(temp, label);
+    const addWorktree = async (label2, sha) => {
+      const dir = path9.join(temp, label2);
       await run(["worktree", "add", "--detach", "--force", dir, sha], repoRoot);
       created.push(dir);
       return dir;
@@ -73095,8 +73095,8 @@ ${indent(result.tail.lines(20))}`
     options.log(`${step} ${revision.label}: done in ${((Date.now() - started) / 1e3).toFixed(1)}s`);
   }
 }
-function indent(text) {
-  return text ? text.split("\n").map((line) => `  ${line}`).join("\n") : "  (no output)";
+function indent(text2) {
+  return text2 ? text2.split("\n").map((line) => `  ${line}`).join("\n") : "  (no output)";
 }
 function removeWorktrees(repoRoot, dirs, temp) {
   for (const dir of dirs.splice(0)) gitSync(["worktree", "remove", "--force", "--force", dir], repoRoot);
@@ -73909,6 +73909,67 @@ async function discoverBenchFiles(root, patterns) {
   return files.map((file) => file.replace(/\\/g, "/")).sort();
 }
 
+// src/measure/micro/messages.ts
+var import_ajv2 = __toESM(require_ajv(), 1);
+var text = { type: "string", maxLength: 16384 };
+var label = { enum: ["base", "head"] };
+var count = { type: "number", minimum: 0 };
+var side = { type: "object", required: ["opsPerSec", "calls"], properties: { opsPerSec: count, calls: count } };
+var list = (items) => ({ type: "array", maxItems: 1e5, items });
+var schema = {
+  oneOf: [
+    { type: "object", required: ["type"], properties: { type: { const: "ready" } } },
+    { type: "object", required: ["type", "id"], properties: { type: { const: "progress" }, id: text, revision: label } },
+    { type: "object", required: ["type", "calls"], properties: { type: { const: "profiled" }, calls: count } },
+    { type: "object", required: ["type", "message"], properties: { type: { const: "fatal" }, message: text } },
+    {
+      type: "object",
+      required: ["type", "files", "tasks"],
+      properties: {
+        type: { const: "result" },
+        files: list({
+          type: "object",
+          required: ["revision", "file", "tasks"],
+          properties: {
+            revision: label,
+            file: text,
+            tasks: list(text),
+            harness: text,
+            harnesses: list({
+              type: "object",
+              required: ["harness", "path"],
+              properties: { harness: text, version: text, path: text }
+            }),
+            notes: list(text),
+            workerOf: text,
+            error: text
+          }
+        }),
+        tasks: list({
+          type: "object",
+          required: ["id", "batch", "blocks"],
+          properties: {
+            id: text,
+            batch: count,
+            blocks: count,
+            base: side,
+            head: side,
+            logRatio: { type: "number" },
+            blockVariance: count,
+            measureMs: count,
+            error: { type: "object", required: ["revision", "message"], properties: { revision: label, message: text } }
+          }
+        })
+      }
+    }
+  ]
+};
+var validate2 = new import_ajv2.default({ allErrors: false, strict: false }).compile(schema);
+function checkRunnerMessage(message) {
+  if (validate2(message)) return { ok: true, message };
+  return { ok: false, preview: (JSON.stringify(message) ?? String(message)).slice(0, 200) };
+}
+
 // src/measure/micro/spawn.ts
 var DRAIN_MS = 5e3;
 function runBenchmarkProcess(job, settings) {
@@ -73953,9 +74014,17 @@ ${output}` : message,
       const what = current.id ? `while running '${current.id}'${current.revision ? ` (${current.revision})` : ""}` : "while loading bench files";
       fail(`the benchmark process (pid ${child2.pid}) showed no progress for ${settings.stallTimeoutMs / 1e3}s ${what} and was killed`);
     }
-    child2.on("message", (message) => {
+    child2.on("message", (raw) => {
       clearTimeout(timer);
       timer = setTimeout(stalled, settings.stallTimeoutMs);
+      const checked = checkRunnerMessage(raw);
+      if (!checked.ok) {
+        const where2 = current.id ? ` while running '${current.id}'` : ready ? " while loading bench files" : " before its handshake";
+        return fail(
+          `the benchmark process (pid ${child2.pid}) sent a message that is not benchgate's${where2}: ${checked.preview} (does the bench file call process.send itself?)`
+        );
+      }
+      const message = checked.message;
       if (message.type === "ready") {
         ready = true;
         child2.send(job);
@@ -74015,8 +74084,8 @@ function describeRevision(revision) {
 }
 
 // src/measure/shard.ts
-function assignShards(units, count) {
-  const shards = Array.from({ length: count }, () => ({ cost: 0, keys: [] }));
+function assignShards(units, count3) {
+  const shards = Array.from({ length: count3 }, () => ({ cost: 0, keys: [] }));
   const ordered = [...units].sort((a, b) => b.cost - a.cost || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   for (const unit of ordered) {
     const lightest = shards.reduce((best, shard) => shard.cost < best.cost ? shard : best, shards[0]);
@@ -74025,7 +74094,7 @@ function assignShards(units, count) {
   }
   return shards.map((shard) => shard.keys.sort());
 }
-function planSuite(census, http4, costs, count) {
+function planSuite(census, http4, costs, count3) {
   const units = [
     ...census.map((f) => ({ key: f.file, cost: Math.max(1, f.base?.length ?? 0, f.head?.length ?? 0) * costs.taskTimeMs })),
     ...http4.map((b) => ({ key: b.id, cost: costs.httpRoundMs(b) }))
@@ -74034,7 +74103,7 @@ function planSuite(census, http4, costs, count) {
   const httpFigures = http4.reduce((sum3, b) => sum3 + 1 + Object.keys(b.latencyBudget).length, 0);
   return {
     units: units.map((u) => u.key).sort(),
-    shards: assignShards(units, count),
+    shards: assignShards(units, count3),
     familySize: compared + httpFigures
   };
 }
@@ -74357,8 +74426,8 @@ PerceptronModel.prototype.predict = function predict(features) {
     return 0;
   }
 };
-PerceptronModel.prototype.train = function train2(features, label) {
-  if (label !== 0 && label !== 1) {
+PerceptronModel.prototype.train = function train2(features, label2) {
+  if (label2 !== 0 && label2 !== 1) {
     return null;
   }
   if (features.length !== this.weights.length) {
@@ -74366,8 +74435,8 @@ PerceptronModel.prototype.train = function train2(features, label) {
     this.bias = 1;
   }
   var prediction = this.predict(features);
-  if (typeof prediction === "number" && prediction !== label) {
-    var gradient = label - prediction;
+  if (typeof prediction === "number" && prediction !== label2) {
+    var gradient = label2 - prediction;
     for (var i = 0; i < this.weights.length; i++) {
       this.weights[i] += gradient * features[i];
     }
@@ -74484,11 +74553,11 @@ function boundRank(alpha, n) {
   const rank = qsignrank(alpha, n);
   return rank === 0 ? 1 : rank;
 }
-function signedRankP(values, centre, side) {
+function signedRankP(values, centre, side2) {
   const n = values.length;
   if (n === 0) return 1;
   const walsh = walshAverages(values);
-  const against = side === "below" ? walsh.filter((w) => w >= centre).length : walsh.filter((w) => w <= centre).length;
+  const against = side2 === "below" ? walsh.filter((w) => w >= centre).length : walsh.filter((w) => w <= centre).length;
   return psignrank(against, n);
 }
 function minimumRounds(confidence) {
@@ -74690,8 +74759,8 @@ function processStrategy(plan, spawn3) {
     async run(order2, job) {
       const outcomes = [];
       const batches = { ...job.batches };
-      for (const side of order2 % 2 === 0 ? [base, head] : [head, base]) {
-        const outcome = await spawn3({ ...job, batches, sides: [side] });
+      for (const side2 of order2 % 2 === 0 ? [base, head] : [head, base]) {
+        const outcome = await spawn3({ ...job, batches, sides: [side2] });
         if (!outcome.ok) return outcome;
         outcomes.push(outcome);
         for (const task of outcome.tasks) batches[task.id] ??= task.batch;
@@ -74718,7 +74787,6 @@ function mergePair(tasks) {
   }
   return [...merged.values()];
 }
-var MAX_ATTEMPTS_PER_ROUND = 3;
 function workingDirectory(job, plan) {
   return job.sides.length === 1 ? job.sides[0].root : plan.head.root;
 }
@@ -74867,9 +74935,9 @@ function meanOfProcesses(outcomes) {
     const task = { ...seen[0], blocks: seen.reduce((sum3, t) => sum3 + t.blocks, 0) };
     const error2 = seen.find((t) => t.error)?.error;
     if (error2) return { ...task, error: error2 };
-    for (const side of ["base", "head"]) {
-      const figures = seen.map((t) => t[side]).filter((f) => f !== void 0);
-      if (figures.length) task[side] = { ...figures[0], opsPerSec: Math.exp(mean(figures.map((f) => Math.log(f.opsPerSec)))) };
+    for (const side2 of ["base", "head"]) {
+      const figures = seen.map((t) => t[side2]).filter((f) => f !== void 0);
+      if (figures.length) task[side2] = { ...figures[0], opsPerSec: Math.exp(mean(figures.map((f) => Math.log(f.opsPerSec)))) };
     }
     const ratios = seen.map((t) => t.logRatio).filter((r) => r !== void 0);
     if (ratios.length) task.logRatio = mean(ratios);
@@ -74907,10 +74975,10 @@ function describeAllocation(allocation, records, taskTimeMs) {
   return `after ${records.length} rounds: between-process noise dominates in ${between} of ${noise.length} tasks; task time ${ms(taskTimeMs)} \u2192 ${low === high ? ms(low) : `${ms(low)}\u2013${ms(high)}`}, a round \u2248${ms(last)} \u2192 ${ms(allocation.roundMs)}`;
 }
 async function runRound(strategy, round, order2, job, errors, skip) {
-  for (let attempt = 1; ; attempt++) {
+  for (; ; ) {
     const outcome = await strategy.run(order2, { ...job, skip: [...skip] });
     if (outcome.ok) return outcome;
-    if (!outcome.id || attempt >= MAX_ATTEMPTS_PER_ROUND) {
+    if (!outcome.id || skip.has(outcome.id)) {
       throw new UserError(`Round ${round + 1}: ${outcome.message}`);
     }
     errors.set(outcome.id, `${outcome.revision ? `at ${outcome.revision}: ` : ""}${outcome.message}`);
@@ -74947,9 +75015,9 @@ async function explainLoadErrors(files, plan, spawn3, errors, skip) {
     const other = files.find((file) => file.file === failed.file && file.revision !== failed.revision && !file.error);
     let message = `${failed.file} failed to load at ${failed.revision}: ${failed.error}`;
     if (other && plan.isolation === "alternate") {
-      const side = failed.revision === "base" ? plan.base : plan.head;
+      const side2 = failed.revision === "base" ? plan.base : plan.head;
       const alone = await spawn3({
-        sides: [{ revision: failed.revision, root: side.root, files: [failed.file] }],
+        sides: [{ revision: failed.revision, root: side2.root, files: [failed.file] }],
         settings: { ...plan.settings, taskTimeMs: 0, minBlocks: 1, warmupBlocks: 0 },
         batches: {},
         skip: []
@@ -75106,43 +75174,41 @@ function latencyOf(times) {
   return figures;
 }
 
-// src/measure/http/server.ts
-import { readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
-import http3 from "node:http";
-import path10 from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
-
-// src/measure/http/port.ts
-import net from "node:net";
-function freePort() {
-  return new Promise((resolve4, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => typeof address === "object" && address ? resolve4(address.port) : reject(new Error("no port assigned")));
-    });
-  });
-}
-function isListening(port, timeoutMs = 500) {
-  return new Promise((resolve4) => {
-    const socket = net.connect({ host: "127.0.0.1", port });
-    const done = (result) => {
-      socket.destroy();
-      resolve4(result);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once("connect", () => done(true));
-    socket.once("error", () => done(false));
-  });
-}
-
 // src/measure/http/probe-client.ts
-import net2 from "node:net";
+var import_ajv3 = __toESM(require_ajv(), 1);
+import net from "node:net";
+var count2 = { type: "number", minimum: 0 };
+var validFigures = new import_ajv3.default({ strict: false }).compile({
+  type: "object",
+  required: ["windowMs", "eventLoopDelay", "eventLoopUtilization", "gc", "peakRssBytes", "peakHeapUsedBytes"],
+  properties: {
+    windowMs: count2,
+    eventLoopDelay: { type: "object", required: ["p50", "p99", "max"], properties: { p50: count2, p99: count2, max: count2 } },
+    eventLoopUtilization: { type: "number", minimum: 0, maximum: 1 },
+    gc: {
+      type: "object",
+      required: ["count", "totalMs", "byKind"],
+      properties: {
+        count: count2,
+        totalMs: count2,
+        byKind: {
+          type: "object",
+          maxProperties: 32,
+          propertyNames: { maxLength: 64 },
+          additionalProperties: { type: "object", required: ["count", "totalMs"], properties: { count: count2, totalMs: count2 } }
+        }
+      }
+    },
+    peakRssBytes: count2,
+    peakHeapUsedBytes: count2
+  }
+});
+function checkProbeFigures(figures) {
+  return validFigures(figures) ? figures : void 0;
+}
 function probeCommand(socketPath, command, timeoutMs = 2e3) {
   return new Promise((resolve4, reject) => {
-    const socket = net2.connect(socketPath);
+    const socket = net.connect(socketPath);
     let buffer = "";
     const timer = setTimeout(() => {
       socket.destroy();
@@ -75171,6 +75237,38 @@ function probeCommand(socketPath, command, timeoutMs = 2e3) {
 }
 
 // src/measure/http/server.ts
+import { readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
+import http3 from "node:http";
+import path10 from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+
+// src/measure/http/port.ts
+import net2 from "node:net";
+function freePort() {
+  return new Promise((resolve4, reject) => {
+    const server = net2.createServer();
+    server.unref();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => typeof address === "object" && address ? resolve4(address.port) : reject(new Error("no port assigned")));
+    });
+  });
+}
+function isListening(port, timeoutMs = 500) {
+  return new Promise((resolve4) => {
+    const socket = net2.connect({ host: "127.0.0.1", port });
+    const done = (result) => {
+      socket.destroy();
+      resolve4(result);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+  });
+}
+
+// src/measure/http/server.ts
 var ServerError = class extends Error {
   name = "ServerError";
 };
@@ -75180,11 +75278,11 @@ function runsNode(command) {
 var sequence = 0;
 var START_ATTEMPTS = 3;
 var ServerProcess = class _ServerProcess {
-  constructor(child2, port, probeSocket, label) {
+  constructor(child2, port, probeSocket, label2) {
     this.child = child2;
     this.port = port;
     this.probeSocket = probeSocket;
-    this.label = label;
+    this.label = label2;
     child2.stdout?.on("data", (chunk) => this.tail.push(chunk));
     child2.stderr?.on("data", (chunk) => this.tail.push(chunk));
     child2.once("exit", (code, signal) => this.exit = { code, signal });
@@ -75219,8 +75317,13 @@ var ServerProcess = class _ServerProcess {
     const socket = probe ? path10.join(options.socketDir, `probe-${process.pid}-${++sequence}.sock`) : void 0;
     const nodeOptions = [process.env.NODE_OPTIONS, probe ? `--require ${JSON.stringify(options.probePath)}` : void 0].filter(Boolean).join(" ");
     const env = { ...process.env, PORT: String(port), HOST: "127.0.0.1", NODE_OPTIONS: nodeOptions };
-    if (socket) env.BENCHGATE_PROBE_SOCKET = socket;
-    else delete env.BENCHGATE_PROBE_SOCKET;
+    if (socket) {
+      env.BENCHGATE_PROBE_SOCKET = socket;
+      env.BENCHGATE_PARENT_PID = String(process.pid);
+    } else {
+      delete env.BENCHGATE_PROBE_SOCKET;
+      delete env.BENCHGATE_PARENT_PID;
+    }
     const child2 = spawnTracked(execIfSimple(options.command), [], {
       cwd: options.cwd,
       env,
@@ -75353,9 +75456,9 @@ function describeTraffic(t, requests = []) {
     if (!statuses.length) return [];
     const total = statuses.reduce((sum3, [, n]) => sum3 + n, 0);
     const request2 = requests[i];
-    const list = statuses.map(([status, n]) => `${status} \xD7${n}`).join(", ");
+    const list2 = statuses.map(([status, n]) => `${status} \xD7${n}`).join(", ");
     return [
-      `${total} unexpected responses to ${request2?.label ?? `requests[${i}]`} (${list}${request2 ? `; expected ${request2.expected}` : ""})`
+      `${total} unexpected responses to ${request2?.label ?? `requests[${i}]`} (${list2}${request2 ? `; expected ${request2.expected}` : ""})`
     ];
   }) : Object.entries(t.byClass).filter(([k]) => k !== "3xx" && k !== "1xx").map(([k, v]) => `${v} ${k} responses`);
   if (t.errors) parts.push(`${t.errors} connection errors`);
@@ -75480,17 +75583,17 @@ function serverOptions(benchmark, revision, plan) {
 }
 async function freshRound(benchmark, revisions, round, plan) {
   const figures = {};
-  for (const side of order(round)) {
-    const server = await ServerProcess.start(serverOptions(benchmark, revisions[side], plan));
+  for (const side2 of order(round)) {
+    const server = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
     try {
-      if (round === 0) await checkRequests(benchmark, server, side, revisions, plan);
+      if (round === 0) await checkRequests(benchmark, server, side2, revisions, plan);
       await loadOn(server, benchmark, benchmark.warmupMs);
       server.checkAlive("during the warm-up");
       await server.probe("start");
       const load = await loadOn(server, benchmark, benchmark.durationMs);
-      const probe = (await server.probe("stop"))?.figures;
+      const probe = checkProbeFigures((await server.probe("stop"))?.figures);
       server.checkAlive("under load");
-      figures[side] = { requestsPerSec: load.requestsPerSec, latency: load.latency, traffic: load.traffic, probe };
+      figures[side2] = { requestsPerSec: load.requestsPerSec, latency: load.latency, traffic: load.traffic, probe };
     } finally {
       await server.stop();
     }
@@ -75503,15 +75606,15 @@ async function freshRound(benchmark, revisions, round, plan) {
 async function liveRound(benchmark, revisions, round, plan) {
   const servers = {};
   try {
-    for (const side of order(round)) {
-      servers[side] = await ServerProcess.start(serverOptions(benchmark, revisions[side], plan));
-      if (round === 0) await checkRequests(benchmark, servers[side], side, revisions, plan);
+    for (const side2 of order(round)) {
+      servers[side2] = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
+      if (round === 0) await checkRequests(benchmark, servers[side2], side2, revisions, plan);
     }
-    const load = (side, durationMs) => loadOn(servers[side], benchmark, durationMs);
-    for (const side of order(round)) await load(side, benchmark.warmupMs);
-    for (const side of order(round)) {
-      await servers[side].probe("start");
-      await servers[side].probe("pause");
+    const load = (side2, durationMs) => loadOn(servers[side2], benchmark, durationMs);
+    for (const side2 of order(round)) await load(side2, benchmark.warmupMs);
+    for (const side2 of order(round)) {
+      await servers[side2].probe("start");
+      await servers[side2].probe("pause");
     }
     const blockMs = Math.min(plan.blockMs ?? 1e3, benchmark.durationMs);
     const blocks = Math.max(2, Math.round(benchmark.durationMs / blockMs));
@@ -75519,21 +75622,21 @@ async function liveRound(benchmark, revisions, round, plan) {
     const ratios = [];
     for (let k = 0; k < blocks; k++) {
       const block = {};
-      for (const side of k % 2 === 0 ? order(round) : order(round).reverse()) {
-        await servers[side].probe("resume");
-        block[side] = await load(side, blockMs);
-        await servers[side].probe("pause");
-        servers[side].checkAlive("under load");
-        results[side].push(block[side]);
+      for (const side2 of k % 2 === 0 ? order(round) : order(round).reverse()) {
+        await servers[side2].probe("resume");
+        block[side2] = await load(side2, blockMs);
+        await servers[side2].probe("pause");
+        servers[side2].checkAlive("under load");
+        results[side2].push(block[side2]);
       }
       ratios.push(Math.log(block.head.requestsPerSec / block.base.requestsPerSec));
     }
     const figures = {};
-    for (const side of ["base", "head"]) {
-      const probe = (await servers[side].probe("stop"))?.figures;
-      figures[side] = pool(results[side], probe);
+    for (const side2 of ["base", "head"]) {
+      const probe = checkProbeFigures((await servers[side2].probe("stop"))?.figures);
+      figures[side2] = pool(results[side2], probe);
     }
-    const silent = (side) => results[side].filter((block) => block.traffic.ok === 0).map(() => blockMs);
+    const silent = (side2) => results[side2].filter((block) => block.traffic.ok === 0).map(() => blockMs);
     return judgeTraffic(
       benchmark,
       figures.base,
@@ -75558,9 +75661,9 @@ function order(round) {
   return round % 2 === 0 ? ["base", "head"] : ["head", "base"];
 }
 var preflightStatus = /* @__PURE__ */ new WeakMap();
-async function checkRequests(benchmark, server, side, revisions, plan) {
+async function checkRequests(benchmark, server, side2, revisions, plan) {
   const statuses = preflightStatus.get(benchmark) ?? {};
-  statuses[side] = await preflight(server.port, benchmark.requests);
+  statuses[side2] = await preflight(server.port, benchmark.requests);
   preflightStatus.set(benchmark, statuses);
   if (!statuses.base || !statuses.head) return;
   const file = benchmark.where.split(":")[0];
@@ -75595,12 +75698,12 @@ function judgeTraffic(benchmark, base, head, logRatio, silent, servers) {
       `head is broken under load: ${describeTraffic(head.traffic, labels)} (base: ${bad(base.traffic) ? describeTraffic(base.traffic, labels) : "none"}).`
     );
   }
-  for (const side of ["head", "base"]) {
-    const loads = silent[side];
+  for (const side2 of ["head", "base"]) {
+    const loads = silent[side2];
     if (!loads.length) continue;
-    const figures = side === "base" ? base : head;
+    const figures = side2 === "base" ? base : head;
     throw new BenchmarkFailure(
-      `${servers?.[side]?.label ?? side}'s server answered no request with an expected status in ${loads.length === 1 ? "a" : loads.length} ${(loads[0] / 1e3).toFixed(1)}s load${loads.length === 1 ? "" : "s"} (${describeTraffic(figures.traffic, labels)}; requests still waiting at the deadline count as unanswered): a hung server, not a measurement.${servers?.[side]?.output() ?? ""}`
+      `${servers?.[side2]?.label ?? side2}'s server answered no request with an expected status in ${loads.length === 1 ? "a" : loads.length} ${(loads[0] / 1e3).toFixed(1)}s load${loads.length === 1 ? "" : "s"} (${describeTraffic(figures.traffic, labels)}; requests still waiting at the deadline count as unanswered): a hung server, not a measurement.${servers?.[side2]?.output() ?? ""}`
     );
   }
   if (!(logRatio > -Infinity && logRatio < Infinity))
@@ -75922,10 +76025,10 @@ function resolutionWarning(comparison) {
 function verdictCounts(benchmarks) {
   const parts = [];
   for (const verdict of ORDER) {
-    const count = benchmarks.filter((b) => b.verdict === verdict).length;
-    if (count === 0) continue;
-    const word = verdict === "error" ? count === 1 ? "error" : "errors" : count === 1 || verdict === "unchanged" || verdict === "inconclusive" || verdict === "unmeasured" || verdict === "new" || verdict === "removed" ? verdict : `${verdict}s`;
-    parts.push(`${count} ${word}`);
+    const count3 = benchmarks.filter((b) => b.verdict === verdict).length;
+    if (count3 === 0) continue;
+    const word = verdict === "error" ? count3 === 1 ? "error" : "errors" : count3 === 1 || verdict === "unchanged" || verdict === "inconclusive" || verdict === "unmeasured" || verdict === "new" || verdict === "removed" ? verdict : `${verdict}s`;
+    parts.push(`${count3} ${word}`);
   }
   return parts.join(", ") || "no benchmarks";
 }
@@ -76045,8 +76148,8 @@ function summarizeProfile(profile, root, options = {}) {
 function diffProfiles(base, head, top = 5, view = "functions") {
   const baseByKey = new Map(base.summary[view].map((f) => [f.key, f]));
   const headByKey = new Map(head.summary[view].map((f) => [f.key, f]));
-  const perOp = (cost, side) => cost && side.ops > 0 ? cost.selfMs * 1e3 / side.ops : 0;
-  const share2 = (cost, side) => cost && side.summary.totalMs > 0 ? cost.selfMs / side.summary.totalMs : 0;
+  const perOp = (cost, side2) => cost && side2.ops > 0 ? cost.selfMs * 1e3 / side2.ops : 0;
+  const share2 = (cost, side2) => cost && side2.summary.totalMs > 0 ? cost.selfMs / side2.summary.totalMs : 0;
   const rows = [];
   for (const key of /* @__PURE__ */ new Set([...baseByKey.keys(), ...headByKey.keys()])) {
     const b = baseByKey.get(key);
@@ -76085,8 +76188,8 @@ var SourceMaps = class {
     if (this.maps.has(file)) return this.maps.get(file);
     let entry = null;
     try {
-      const text = readFileSync5(file, "utf8");
-      const reference = [...text.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync6(`${file}.map`) ? `${path11.basename(file)}.map` : void 0);
+      const text2 = readFileSync5(file, "utf8");
+      const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync6(`${file}.map`) ? `${path11.basename(file)}.map` : void 0);
       if (reference) {
         let payload;
         let dir = path11.dirname(file);
@@ -76147,8 +76250,8 @@ async function profileBoth(target, plan, started) {
   const slug = target.id.replace(/[^\w.-]+/g, "-").replace(/^-+|-+$/g, "");
   const files = { base: path12.join(plan.dir, `${slug}.base.cpuprofile`), head: path12.join(plan.dir, `${slug}.head.cpuprofile`) };
   const ops = { base: 0, head: 0 };
-  for (const side of ["base", "head"]) {
-    ops[side] = target.kind === "http" ? await profileHttp(target, revisions[side], files[side], plan) : await profileMicro(target, revisions[side], files[side], plan);
+  for (const side2 of ["base", "head"]) {
+    ops[side2] = target.kind === "http" ? await profileHttp(target, revisions[side2], files[side2], plan) : await profileMicro(target, revisions[side2], files[side2], plan);
   }
   const options = {
     maps: new SourceMaps(),
@@ -76158,9 +76261,9 @@ async function profileBoth(target, plan, started) {
     // The runner's compiled loops (measure/micro/alternate.ts): V8 may inline the whole task into them.
     loops: ["benchgateLoop", "benchgateBatch"]
   };
-  const read = (side) => summarizeProfile(JSON.parse(readFileSync6(files[side], "utf8")), revisions[side].root, options);
+  const read = (side2) => summarizeProfile(JSON.parse(readFileSync6(files[side2], "utf8")), revisions[side2].root, options);
   const summaries = { base: read("base"), head: read("head") };
-  const perOp = (side) => ops[side] > 0 ? summaries[side].totalMs * 1e3 / ops[side] : 0;
+  const perOp = (side2) => ops[side2] > 0 ? summaries[side2].totalMs * 1e3 / ops[side2] : 0;
   const sides = [
     { summary: summaries.base, ops: ops.base },
     { summary: summaries.head, ops: ops.head }
@@ -76313,8 +76416,8 @@ function planShard(spec, { config, options }, files, inventory) {
 }
 function censusOf(files, inventory) {
   if (!files) return [];
-  const tasksAt = (label) => new Map(
-    inventory.filter((side) => side.revision.label === label).flatMap((side) => side.files.map((f) => [f.file, f.error ? void 0 : f.tasks]))
+  const tasksAt = (label2) => new Map(
+    inventory.filter((side2) => side2.revision.label === label2).flatMap((side2) => side2.files.map((f) => [f.file, f.error ? void 0 : f.tasks]))
   );
   const [base, head] = [tasksAt("base"), tasksAt("head")];
   return [.../* @__PURE__ */ new Set([...files.base, ...files.head])].sort().map((file) => ({ file, base: base.get(file), head: head.get(file) }));
@@ -76401,7 +76504,7 @@ var PROCESS_START_MS = 150;
 function warnIfFirstLooksCannotFit(config, plan, inventory, files, log2) {
   const mine = /* @__PURE__ */ new Set([...files?.base ?? [], ...files?.head ?? []]);
   const tasks = new Set(
-    inventory.flatMap((side) => side.files.filter((f) => mine.has(f.file)).flatMap((f) => (f.tasks ?? []).map((t) => `${f.file}\0${t}`)))
+    inventory.flatMap((side2) => side2.files.filter((f) => mine.has(f.file)).flatMap((f) => (f.tasks ?? []).map((t) => `${f.file}\0${t}`)))
   ).size;
   const figures = plan.familyFigures ?? tasks + plan.httpFigures;
   const firstLook = Math.max(plan.rounds, plan.rule.minimumRounds(figures));
@@ -76584,9 +76687,9 @@ function formatResolvable(benchmark) {
   return `\u2248${formatShortPercent(resolvable, resolvable < 0.1 ? 1 : 0)}`;
 }
 var RESOLVES_LEGEND = "resolves: the smallest change this run's rounds catch with 95% power, from their own spread";
-function wrapText(text, width, restWidth = width) {
+function wrapText(text2, width, restWidth = width) {
   const lines = [];
-  let rest = text;
+  let rest = text2;
   for (let room = Math.max(1, width); rest.length > room; room = Math.max(1, restWidth)) {
     const space = rest.lastIndexOf(" ", room);
     const cut = space > 0 ? space : room;
@@ -76700,11 +76803,11 @@ function asText(value) {
   if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") return String(value);
   return JSON.stringify(value) ?? "";
 }
-function escapeText(text) {
-  return encode(asText(text).replace(NEWLINE, " ").replace(CONTROL, " "));
+function escapeText(text2) {
+  return encode(asText(text2).replace(NEWLINE, " ").replace(CONTROL, " "));
 }
-function escapeLines(text) {
-  return asText(text).split(NEWLINE).map((line) => encode(line.replace(CONTROL, " "))).join("\n");
+function escapeLines(text2) {
+  return asText(text2).split(NEWLINE).map((line) => encode(line.replace(CONTROL, " "))).join("\n");
 }
 function encode(line) {
   const reference = (char) => REFERENCE[char] ?? `&#${char.charCodeAt(0)};`;
@@ -76732,11 +76835,11 @@ function interpolate(value) {
 function joinMarkup(parts, separator = "\n") {
   return new Markup(parts.map(interpolate).join(separator));
 }
-function codeBlockText(text) {
-  return text.replace(/`/g, "'").replace(NEWLINE, (eol) => "?".repeat(eol.length)).replace(CONTROL, "?");
+function codeBlockText(text2) {
+  return text2.replace(/`/g, "'").replace(NEWLINE, (eol) => "?".repeat(eol.length)).replace(CONTROL, "?");
 }
-function terminalText(text, options = {}) {
-  const flat = asText(text);
+function terminalText(text2, options = {}) {
+  const flat = asText(text2);
   return options.keepNewlines ? flat.split(NEWLINE).map((line) => line.replace(CONTROL, "?")).join("\n") : flat.replace(NEWLINE, (eol) => "?".repeat(eol.length)).replace(CONTROL, "?");
 }
 
@@ -76777,11 +76880,11 @@ function httpSections(id, details2) {
 function requestLabels2(details2) {
   const requests = Array.isArray(details2.requests) ? details2.requests : [];
   return requests.map((request2, i) => {
-    const text = String(request2);
-    const space = text.indexOf(" ");
-    const label = space < 0 ? formatPath(text) : `${text.slice(0, space)} ${formatPath(text.slice(space + 1))}`;
+    const text2 = String(request2);
+    const space = text2.indexOf(" ");
+    const label2 = space < 0 ? formatPath(text2) : `${text2.slice(0, space)} ${formatPath(text2.slice(space + 1))}`;
     const expected = Array.isArray(details2.expected) && details2.expected[i] !== void 0 ? String(details2.expected[i]) : "2xx";
-    return { label, expected };
+    return { label: label2, expected };
   });
 }
 function failuresLine(base, head, labels) {
@@ -76846,7 +76949,7 @@ function changeChart(benchmarks, options = {}) {
   const at = (fraction) => Math.round(half + fraction / scale * half);
   const groups = options.grouped ? groupByFile(rows) : ungrouped(rows);
   const labels = groups.flatMap((g2) => g2.rows.map((row) => `${g2.file === void 0 ? "" : "  "}${row.name}`));
-  const labelWidth = Math.min(options.labelWidth ?? 40, Math.max(...labels.map((label) => label.length)));
+  const labelWidth = Math.min(options.labelWidth ?? 40, Math.max(...labels.map((label2) => label2.length)));
   const bar = (b) => {
     const line = Array.from({ length: cells }, () => "\xB7");
     line[half] = "\xA6";
@@ -77048,8 +77151,8 @@ var HOW_TO_READ = new Markup(
 function details(summary2, body) {
   return md`<details><summary>${summary2}</summary>\n\n${body}\n\n</details>`;
 }
-function pre(text) {
-  return new Markup(`<pre>${escapeLines(text)}</pre>`);
+function pre(text2) {
+  return new Markup(`<pre>${escapeLines(text2)}</pre>`);
 }
 
 // src/report/merge.ts
@@ -77086,22 +77189,22 @@ function checkShard({ file, report: report2 }) {
   return { file, report: report2 };
 }
 function checkComplete(shards) {
-  const count = shards[0].report.shard.count;
-  const other = shards.find((s) => s.report.shard.count !== count);
+  const count3 = shards[0].report.shard.count;
+  const other = shards.find((s) => s.report.shard.count !== count3);
   if (other)
     throw new UserError(
-      `${other.file} is shard ${other.report.shard.index} of ${other.report.shard.count}, but ${shards[0].file} is of ${count}: shards of different splits cannot merge.`
+      `${other.file} is shard ${other.report.shard.index} of ${other.report.shard.count}, but ${shards[0].file} is of ${count3}: shards of different splits cannot merge.`
     );
   const byIndex = /* @__PURE__ */ new Map();
   for (const { file, report: report2 } of shards) {
     const seen = byIndex.get(report2.shard.index);
-    if (seen) throw new UserError(`Shard ${report2.shard.index}/${count} appears twice: ${seen} and ${file}.`);
+    if (seen) throw new UserError(`Shard ${report2.shard.index}/${count3} appears twice: ${seen} and ${file}.`);
     byIndex.set(report2.shard.index, file);
   }
-  const missing = Array.from({ length: count }, (_, i) => i + 1).filter((index) => !byIndex.has(index));
+  const missing = Array.from({ length: count3 }, (_, i) => i + 1).filter((index) => !byIndex.has(index));
   if (missing.length)
     throw new UserError(
-      `Shard ${missing.map((i) => `${i}/${count}`).join(", ")} ${missing.length === 1 ? "is" : "are"} missing (got ${shards.map((s) => `${s.report.shard.index} from ${s.file}`).join(", ")}): the suite has no verdict without ${missing.length === 1 ? "it" : "them"}. Did a shard's job fail or its artifact not download?`
+      `Shard ${missing.map((i) => `${i}/${count3}`).join(", ")} ${missing.length === 1 ? "is" : "are"} missing (got ${shards.map((s) => `${s.report.shard.index} from ${s.file}`).join(", ")}): the suite has no verdict without ${missing.length === 1 ? "it" : "them"}. Did a shard's job fail or its artifact not download?`
     );
 }
 function checkSameRun(shards) {
@@ -77189,7 +77292,7 @@ function mergeRuns(runs) {
 }
 
 // src/report/read.ts
-var import_ajv2 = __toESM(require_ajv(), 1);
+var import_ajv4 = __toESM(require_ajv(), 1);
 import { existsSync as existsSync8, readFileSync as readFileSync8, statSync as statSync2 } from "node:fs";
 import path16 from "node:path";
 
@@ -78751,7 +78854,7 @@ var report_schema_default = {
 
 // src/report/read.ts
 var MAX_REPORT_BYTES = 5 * 1024 * 1024;
-var validate2 = new import_ajv2.default({ allErrors: false, strict: false }).compile(report_schema_default);
+var validate3 = new import_ajv4.default({ allErrors: false, strict: false }).compile(report_schema_default);
 function readReport(file) {
   let size;
   try {
@@ -78769,8 +78872,8 @@ function readReport(file) {
   } catch {
     throw new UserError(`The report ${file} is not JSON: refusing it.`);
   }
-  if (!validate2(data)) {
-    const [first] = validate2.errors ?? [];
+  if (!validate3(data)) {
+    const [first] = validate3.errors ?? [];
     throw new UserError(
       `The report ${file} is not a benchgate report (schema/report.schema.json): ${first?.instancePath || "(root)"} ${first?.message ?? "is invalid"}. Refusing it.`
     );
@@ -78829,24 +78932,49 @@ function wipeInitialEnvironment(names) {
 }
 
 // src/util/signals.ts
+import os13 from "node:os";
+function signalExitCode(signal) {
+  return 128 + os13.constants.signals[signal];
+}
+var SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];
+var CRASH_REPORT_MS = 6e4;
 function trapSignals(options) {
   const cleanups = /* @__PURE__ */ new Set();
+  const stop = () => {
+    killAll();
+    for (const cleanup of cleanups) {
+      try {
+        cleanup();
+      } catch {
+      }
+    }
+  };
   const onSignal = (signal) => {
     options.announce(signal);
-    killAll();
-    for (const cleanup of cleanups) cleanup();
+    stop();
     process.exit(options.exitCode(signal));
   };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+  let crashed = false;
+  const onCrash = (error2) => {
+    if (crashed) return;
+    crashed = true;
+    stop();
+    const exit = () => process.exit(2);
+    setTimeout(exit, CRASH_REPORT_MS).unref();
+    Promise.resolve().then(() => options.onCrash?.(error2)).then(exit, exit);
+  };
+  for (const signal of SIGNALS) process.once(signal, onSignal);
+  process.on("uncaughtException", onCrash);
+  process.on("unhandledRejection", onCrash);
   return {
     onCleanup(cleanup) {
       cleanups.add(cleanup);
       return () => cleanups.delete(cleanup);
     },
     release() {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
+      for (const signal of SIGNALS) process.off(signal, onSignal);
+      process.off("uncaughtException", onCrash);
+      process.off("unhandledRejection", onCrash);
     }
   };
 }
@@ -78858,13 +78986,22 @@ function logLine(line) {
 }
 async function runAction(deps) {
   const { core, env } = deps;
+  let settings;
   const trap = trapSignals({
     announce: (signal) => core.warning(`benchgate: ${signal} received (job cancelled): stopping benchmark processes and removing worktrees`),
-    exitCode: (signal) => signal === "SIGINT" ? 130 : 143
+    exitCode: signalExitCode,
+    // A crash of benchgate itself: the report, summary, outputs and comment still say what happened, and the step fails.
+    onCrash: async (error2) => {
+      const report2 = errorReport(`benchgate crashed: ${describeFailure(error2)}`, deps.version);
+      if (!settings) return failWithSummary(report2, deps);
+      if (settings.pullRequest) report2.pullRequest = settings.pullRequest;
+      report2.commentKey = settings.commentKey;
+      await publish(report2, settings, deps).catch(() => failWithSummary(report2, deps));
+    }
   });
   try {
     const event = env.GITHUB_EVENT_PATH ? JSON.parse(readFileSync10(env.GITHUB_EVENT_PATH, "utf8")) : {};
-    const settings = parseActionInputs((name2) => core.getInput(name2), {
+    settings = parseActionInputs((name2) => core.getInput(name2), {
       eventName: env.GITHUB_EVENT_NAME ?? "",
       event,
       workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
@@ -78910,11 +79047,14 @@ async function runAction(deps) {
     report2.commentKey = settings.commentKey;
     await publish(report2, settings, deps);
   } catch (error2) {
-    core.setFailed(messageOf(error2));
-    await core.summary.addRaw(renderMarkdown(errorReport(messageOf(error2), deps.version)), true).write().catch(() => void 0);
+    await failWithSummary(errorReport(messageOf(error2), deps.version), deps);
   } finally {
     trap.release();
   }
+}
+async function failWithSummary(report2, deps) {
+  deps.core.setFailed(report2.error ?? report2.summary);
+  await deps.core.summary.addRaw(renderMarkdown(report2), true).write().catch(() => void 0);
 }
 async function publish(report2, settings, deps) {
   const { core, env } = deps;

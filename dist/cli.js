@@ -972,13 +972,13 @@ var require_parse = __commonJS({
         consume(token.value);
       };
       const negate = () => {
-        let count = 1;
+        let count3 = 1;
         while (peek() === "!" && (peek(2) !== "(" || peek(3) === "?")) {
           advance();
           state.start++;
-          count++;
+          count3++;
         }
-        if (count % 2 === 0) {
+        if (count3 % 2 === 0) {
           return false;
         }
         state.negated = true;
@@ -2231,9 +2231,9 @@ var require_codegen = __commonJS({
       }
     };
     var Label = class extends Node {
-      constructor(label) {
+      constructor(label2) {
         super();
-        this.label = label;
+        this.label = label2;
         this.names = {};
       }
       render({ _n }) {
@@ -2241,14 +2241,14 @@ var require_codegen = __commonJS({
       }
     };
     var Break = class extends Node {
-      constructor(label) {
+      constructor(label2) {
         super();
-        this.label = label;
+        this.label = label2;
         this.names = {};
       }
       render({ _n }) {
-        const label = this.label ? ` ${this.label}` : "";
-        return `break${label};` + _n;
+        const label2 = this.label ? ` ${this.label}` : "";
+        return `break${label2};` + _n;
       }
     };
     var Throw = class extends Node {
@@ -2660,12 +2660,12 @@ var require_codegen = __commonJS({
         return this._endBlockNode(For);
       }
       // `label` statement
-      label(label) {
-        return this._leafNode(new Label(label));
+      label(label2) {
+        return this._leafNode(new Label(label2));
       }
       // `break` statement
-      break(label) {
-        return this._leafNode(new Break(label));
+      break(label2) {
+        return this._leafNode(new Break(label2));
       }
       // `return` statement
       return(value) {
@@ -2846,52 +2846,52 @@ var require_util = __commonJS({
       return hash;
     }
     exports2.toHash = toHash;
-    function alwaysValidSchema(it, schema) {
-      if (typeof schema == "boolean")
-        return schema;
-      if (Object.keys(schema).length === 0)
+    function alwaysValidSchema(it, schema2) {
+      if (typeof schema2 == "boolean")
+        return schema2;
+      if (Object.keys(schema2).length === 0)
         return true;
-      checkUnknownRules(it, schema);
-      return !schemaHasRules(schema, it.self.RULES.all);
+      checkUnknownRules(it, schema2);
+      return !schemaHasRules(schema2, it.self.RULES.all);
     }
     exports2.alwaysValidSchema = alwaysValidSchema;
-    function checkUnknownRules(it, schema = it.schema) {
+    function checkUnknownRules(it, schema2 = it.schema) {
       const { opts, self: self2 } = it;
       if (!opts.strictSchema)
         return;
-      if (typeof schema === "boolean")
+      if (typeof schema2 === "boolean")
         return;
       const rules = self2.RULES.keywords;
-      for (const key in schema) {
+      for (const key in schema2) {
         if (!rules[key])
           checkStrictMode(it, `unknown keyword: "${key}"`);
       }
     }
     exports2.checkUnknownRules = checkUnknownRules;
-    function schemaHasRules(schema, rules) {
-      if (typeof schema == "boolean")
-        return !schema;
-      for (const key in schema)
+    function schemaHasRules(schema2, rules) {
+      if (typeof schema2 == "boolean")
+        return !schema2;
+      for (const key in schema2)
         if (rules[key])
           return true;
       return false;
     }
     exports2.schemaHasRules = schemaHasRules;
-    function schemaHasRulesButRef(schema, RULES) {
-      if (typeof schema == "boolean")
-        return !schema;
-      for (const key in schema)
+    function schemaHasRulesButRef(schema2, RULES) {
+      if (typeof schema2 == "boolean")
+        return !schema2;
+      for (const key in schema2)
         if (key !== "$ref" && RULES.all[key])
           return true;
       return false;
     }
     exports2.schemaHasRulesButRef = schemaHasRulesButRef;
-    function schemaRefOrVal({ topSchemaRef, schemaPath }, schema, keyword, $data) {
+    function schemaRefOrVal({ topSchemaRef, schemaPath }, schema2, keyword, $data) {
       if (!$data) {
-        if (typeof schema == "number" || typeof schema == "boolean")
-          return schema;
-        if (typeof schema == "string")
-          return (0, codegen_1._)`${schema}`;
+        if (typeof schema2 == "number" || typeof schema2 == "boolean")
+          return schema2;
+        if (typeof schema2 == "string")
+          return (0, codegen_1._)`${schema2}`;
       }
       return (0, codegen_1._)`${topSchemaRef}${schemaPath}${(0, codegen_1.getProperty)(keyword)}`;
     }
@@ -3172,10 +3172,10 @@ var require_boolSchema = __commonJS({
       message: "boolean schema is false"
     };
     function topBoolOrEmptySchema(it) {
-      const { gen, schema, validateName } = it;
-      if (schema === false) {
+      const { gen, schema: schema2, validateName } = it;
+      if (schema2 === false) {
         falseSchemaError(it, false);
-      } else if (typeof schema == "object" && schema.$async === true) {
+      } else if (typeof schema2 == "object" && schema2.$async === true) {
         gen.return(names_1.default.data);
       } else {
         gen.assign((0, codegen_1._)`${validateName}.errors`, null);
@@ -3184,8 +3184,8 @@ var require_boolSchema = __commonJS({
     }
     exports2.topBoolOrEmptySchema = topBoolOrEmptySchema;
     function boolOrEmptySchema(it, valid) {
-      const { gen, schema } = it;
-      if (schema === false) {
+      const { gen, schema: schema2 } = it;
+      if (schema2 === false) {
         gen.var(valid, false);
         falseSchemaError(it);
       } else {
@@ -3247,18 +3247,18 @@ var require_applicability = __commonJS({
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.shouldUseRule = exports2.shouldUseGroup = exports2.schemaHasRulesForType = void 0;
-    function schemaHasRulesForType({ schema, self: self2 }, type) {
+    function schemaHasRulesForType({ schema: schema2, self: self2 }, type) {
       const group = self2.RULES.types[type];
-      return group && group !== true && shouldUseGroup(schema, group);
+      return group && group !== true && shouldUseGroup(schema2, group);
     }
     exports2.schemaHasRulesForType = schemaHasRulesForType;
-    function shouldUseGroup(schema, group) {
-      return group.rules.some((rule) => shouldUseRule(schema, rule));
+    function shouldUseGroup(schema2, group) {
+      return group.rules.some((rule) => shouldUseRule(schema2, rule));
     }
     exports2.shouldUseGroup = shouldUseGroup;
-    function shouldUseRule(schema, rule) {
+    function shouldUseRule(schema2, rule) {
       var _a;
-      return schema[rule.keyword] !== void 0 || ((_a = rule.definition.implements) === null || _a === void 0 ? void 0 : _a.some((kwd) => schema[kwd] !== void 0));
+      return schema2[rule.keyword] !== void 0 || ((_a = rule.definition.implements) === null || _a === void 0 ? void 0 : _a.some((kwd) => schema2[kwd] !== void 0));
     }
     exports2.shouldUseRule = shouldUseRule;
   }
@@ -3280,17 +3280,17 @@ var require_dataType = __commonJS({
       DataType2[DataType2["Correct"] = 0] = "Correct";
       DataType2[DataType2["Wrong"] = 1] = "Wrong";
     })(DataType || (exports2.DataType = DataType = {}));
-    function getSchemaTypes(schema) {
-      const types = getJSONTypes(schema.type);
+    function getSchemaTypes(schema2) {
+      const types = getJSONTypes(schema2.type);
       const hasNull = types.includes("null");
       if (hasNull) {
-        if (schema.nullable === false)
+        if (schema2.nullable === false)
           throw new Error("type: null contradicts nullable: false");
       } else {
-        if (!types.length && schema.nullable !== void 0) {
+        if (!types.length && schema2.nullable !== void 0) {
           throw new Error('"nullable" cannot be used without "type"');
         }
-        if (schema.nullable === true)
+        if (schema2.nullable === true)
           types.push("null");
       }
       return types;
@@ -3422,8 +3422,8 @@ var require_dataType = __commonJS({
     }
     exports2.checkDataTypes = checkDataTypes;
     var typeError = {
-      message: ({ schema }) => `must be ${schema}`,
-      params: ({ schema, schemaValue }) => typeof schema == "string" ? (0, codegen_1._)`{type: ${schema}}` : (0, codegen_1._)`{type: ${schemaValue}}`
+      message: ({ schema: schema2 }) => `must be ${schema2}`,
+      params: ({ schema: schema2, schemaValue }) => typeof schema2 == "string" ? (0, codegen_1._)`{type: ${schema2}}` : (0, codegen_1._)`{type: ${schemaValue}}`
     };
     function reportTypeError(it) {
       const cxt = getTypeErrorContext(it);
@@ -3431,16 +3431,16 @@ var require_dataType = __commonJS({
     }
     exports2.reportTypeError = reportTypeError;
     function getTypeErrorContext(it) {
-      const { gen, data, schema } = it;
-      const schemaCode = (0, util_1.schemaRefOrVal)(it, schema, "type");
+      const { gen, data, schema: schema2 } = it;
+      const schemaCode = (0, util_1.schemaRefOrVal)(it, schema2, "type");
       return {
         gen,
         keyword: "type",
         data,
-        schema: schema.type,
+        schema: schema2.type,
         schemaCode,
         schemaValue: schemaCode,
-        parentSchema: schema,
+        parentSchema: schema2,
         params: {},
         it
       };
@@ -3593,15 +3593,15 @@ var require_code2 = __commonJS({
     }
     exports2.validateArray = validateArray;
     function validateUnion(cxt) {
-      const { gen, schema, keyword, it } = cxt;
-      if (!Array.isArray(schema))
+      const { gen, schema: schema2, keyword, it } = cxt;
+      if (!Array.isArray(schema2))
         throw new Error("ajv implementation error");
-      const alwaysValid = schema.some((sch) => (0, util_1.alwaysValidSchema)(it, sch));
+      const alwaysValid = schema2.some((sch) => (0, util_1.alwaysValidSchema)(it, sch));
       if (alwaysValid && !it.opts.unevaluated)
         return;
       const valid = gen.let("valid", false);
       const schValid = gen.name("_valid");
-      gen.block(() => schema.forEach((_sch, i) => {
+      gen.block(() => schema2.forEach((_sch, i) => {
         const schCxt = cxt.subschema({
           keyword,
           schemaProp: i,
@@ -3629,8 +3629,8 @@ var require_keyword = __commonJS({
     var code_1 = require_code2();
     var errors_1 = require_errors();
     function macroKeywordCode(cxt, def) {
-      const { gen, keyword, schema, parentSchema, it } = cxt;
-      const macroSchema = def.macro.call(it.self, schema, parentSchema, it);
+      const { gen, keyword, schema: schema2, parentSchema, it } = cxt;
+      const macroSchema = def.macro.call(it.self, schema2, parentSchema, it);
       const schemaRef = useKeyword(gen, keyword, macroSchema);
       if (it.opts.validateSchema !== false)
         it.self.validateSchema(macroSchema, true);
@@ -3647,10 +3647,10 @@ var require_keyword = __commonJS({
     exports2.macroKeywordCode = macroKeywordCode;
     function funcKeywordCode(cxt, def) {
       var _a;
-      const { gen, keyword, schema, parentSchema, $data, it } = cxt;
+      const { gen, keyword, schema: schema2, parentSchema, $data, it } = cxt;
       checkAsyncKeyword(it, def);
-      const validate3 = !$data && def.compile ? def.compile.call(it.self, schema, parentSchema, it) : def.validate;
-      const validateRef = useKeyword(gen, keyword, validate3);
+      const validate4 = !$data && def.compile ? def.compile.call(it.self, schema2, parentSchema, it) : def.validate;
+      const validateRef = useKeyword(gen, keyword, validate4);
       const valid = gen.let("valid");
       cxt.block$data(valid, validateKeyword);
       cxt.ok((_a = def.valid) !== null && _a !== void 0 ? _a : valid);
@@ -3709,20 +3709,20 @@ var require_keyword = __commonJS({
         throw new Error(`keyword "${keyword}" failed to compile`);
       return gen.scopeValue("keyword", typeof result == "function" ? { ref: result } : { ref: result, code: (0, codegen_1.stringify)(result) });
     }
-    function validSchemaType(schema, schemaType, allowUndefined = false) {
-      return !schemaType.length || schemaType.some((st) => st === "array" ? Array.isArray(schema) : st === "object" ? schema && typeof schema == "object" && !Array.isArray(schema) : typeof schema == st || allowUndefined && typeof schema == "undefined");
+    function validSchemaType(schema2, schemaType, allowUndefined = false) {
+      return !schemaType.length || schemaType.some((st) => st === "array" ? Array.isArray(schema2) : st === "object" ? schema2 && typeof schema2 == "object" && !Array.isArray(schema2) : typeof schema2 == st || allowUndefined && typeof schema2 == "undefined");
     }
     exports2.validSchemaType = validSchemaType;
-    function validateKeywordUsage({ schema, opts, self: self2, errSchemaPath }, def, keyword) {
+    function validateKeywordUsage({ schema: schema2, opts, self: self2, errSchemaPath }, def, keyword) {
       if (Array.isArray(def.keyword) ? !def.keyword.includes(keyword) : def.keyword !== keyword) {
         throw new Error("ajv implementation error");
       }
       const deps = def.dependencies;
-      if (deps === null || deps === void 0 ? void 0 : deps.some((kwd) => !Object.prototype.hasOwnProperty.call(schema, kwd))) {
+      if (deps === null || deps === void 0 ? void 0 : deps.some((kwd) => !Object.prototype.hasOwnProperty.call(schema2, kwd))) {
         throw new Error(`parent schema must have dependencies of ${keyword}: ${deps.join(",")}`);
       }
       if (def.validateSchema) {
-        const valid = def.validateSchema(schema[keyword]);
+        const valid = def.validateSchema(schema2[keyword]);
         if (!valid) {
           const msg = `keyword "${keyword}" value is invalid at path "${errSchemaPath}": ` + self2.errorsText(def.validateSchema.errors);
           if (opts.validateSchema === "log")
@@ -3744,8 +3744,8 @@ var require_subschema = __commonJS({
     exports2.extendSubschemaMode = exports2.extendSubschemaData = exports2.getSubschema = void 0;
     var codegen_1 = require_codegen();
     var util_1 = require_util();
-    function getSubschema(it, { keyword, schemaProp, schema, schemaPath, errSchemaPath, topSchemaRef }) {
-      if (keyword !== void 0 && schema !== void 0) {
+    function getSubschema(it, { keyword, schemaProp, schema: schema2, schemaPath, errSchemaPath, topSchemaRef }) {
+      if (keyword !== void 0 && schema2 !== void 0) {
         throw new Error('both "keyword" and "schema" passed, only one allowed');
       }
       if (keyword !== void 0) {
@@ -3760,12 +3760,12 @@ var require_subschema = __commonJS({
           errSchemaPath: `${it.errSchemaPath}/${keyword}/${(0, util_1.escapeFragment)(schemaProp)}`
         };
       }
-      if (schema !== void 0) {
+      if (schema2 !== void 0) {
         if (schemaPath === void 0 || errSchemaPath === void 0 || topSchemaRef === void 0) {
           throw new Error('"schemaPath", "errSchemaPath" and "topSchemaRef" are required with "schema"');
         }
         return {
-          schema,
+          schema: schema2,
           schemaPath,
           topSchemaRef,
           errSchemaPath
@@ -3858,7 +3858,7 @@ var require_fast_deep_equal = __commonJS({
 var require_json_schema_traverse = __commonJS({
   "node_modules/json-schema-traverse/index.js"(exports2, module2) {
     "use strict";
-    var traverse = module2.exports = function(schema, opts, cb) {
+    var traverse = module2.exports = function(schema2, opts, cb) {
       if (typeof opts == "function") {
         cb = opts;
         opts = {};
@@ -3868,7 +3868,7 @@ var require_json_schema_traverse = __commonJS({
       };
       var post = cb.post || function() {
       };
-      _traverse(opts, pre2, post, schema, "", schema);
+      _traverse(opts, pre2, post, schema2, "", schema2);
     };
     traverse.keywords = {
       additionalItems: true,
@@ -3914,26 +3914,26 @@ var require_json_schema_traverse = __commonJS({
       maxProperties: true,
       minProperties: true
     };
-    function _traverse(opts, pre2, post, schema, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex) {
-      if (schema && typeof schema == "object" && !Array.isArray(schema)) {
-        pre2(schema, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
-        for (var key in schema) {
-          var sch = schema[key];
+    function _traverse(opts, pre2, post, schema2, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex) {
+      if (schema2 && typeof schema2 == "object" && !Array.isArray(schema2)) {
+        pre2(schema2, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
+        for (var key in schema2) {
+          var sch = schema2[key];
           if (Array.isArray(sch)) {
             if (key in traverse.arrayKeywords) {
               for (var i = 0; i < sch.length; i++)
-                _traverse(opts, pre2, post, sch[i], jsonPtr + "/" + key + "/" + i, rootSchema, jsonPtr, key, schema, i);
+                _traverse(opts, pre2, post, sch[i], jsonPtr + "/" + key + "/" + i, rootSchema, jsonPtr, key, schema2, i);
             }
           } else if (key in traverse.propsKeywords) {
             if (sch && typeof sch == "object") {
               for (var prop in sch)
-                _traverse(opts, pre2, post, sch[prop], jsonPtr + "/" + key + "/" + escapeJsonPtr(prop), rootSchema, jsonPtr, key, schema, prop);
+                _traverse(opts, pre2, post, sch[prop], jsonPtr + "/" + key + "/" + escapeJsonPtr(prop), rootSchema, jsonPtr, key, schema2, prop);
             }
           } else if (key in traverse.keywords || opts.allKeys && !(key in traverse.skipKeywords)) {
-            _traverse(opts, pre2, post, sch, jsonPtr + "/" + key, rootSchema, jsonPtr, key, schema);
+            _traverse(opts, pre2, post, sch, jsonPtr + "/" + key, rootSchema, jsonPtr, key, schema2);
           }
         }
-        post(schema, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
+        post(schema2, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
       }
     }
     function escapeJsonPtr(str) {
@@ -3969,14 +3969,14 @@ var require_resolve = __commonJS({
       "enum",
       "const"
     ]);
-    function inlineRef(schema, limit = true) {
-      if (typeof schema == "boolean")
+    function inlineRef(schema2, limit = true) {
+      if (typeof schema2 == "boolean")
         return true;
       if (limit === true)
-        return !hasRef(schema);
+        return !hasRef(schema2);
       if (!limit)
         return false;
-      return countKeys(schema) <= limit;
+      return countKeys(schema2) <= limit;
     }
     exports2.inlineRef = inlineRef;
     var REF_KEYWORDS = /* @__PURE__ */ new Set([
@@ -3986,11 +3986,11 @@ var require_resolve = __commonJS({
       "$dynamicRef",
       "$dynamicAnchor"
     ]);
-    function hasRef(schema) {
-      for (const key in schema) {
+    function hasRef(schema2) {
+      for (const key in schema2) {
         if (REF_KEYWORDS.has(key))
           return true;
-        const sch = schema[key];
+        const sch = schema2[key];
         if (Array.isArray(sch) && sch.some(hasRef))
           return true;
         if (typeof sch == "object" && hasRef(sch))
@@ -3998,21 +3998,21 @@ var require_resolve = __commonJS({
       }
       return false;
     }
-    function countKeys(schema) {
-      let count = 0;
-      for (const key in schema) {
+    function countKeys(schema2) {
+      let count3 = 0;
+      for (const key in schema2) {
         if (key === "$ref")
           return Infinity;
-        count++;
+        count3++;
         if (SIMPLE_INLINED.has(key))
           continue;
-        if (typeof schema[key] == "object") {
-          (0, util_1.eachItem)(schema[key], (sch) => count += countKeys(sch));
+        if (typeof schema2[key] == "object") {
+          (0, util_1.eachItem)(schema2[key], (sch) => count3 += countKeys(sch));
         }
-        if (count === Infinity)
+        if (count3 === Infinity)
           return Infinity;
       }
-      return count;
+      return count3;
     }
     function getFullPath(resolver, id = "", normalize2) {
       if (normalize2 !== false)
@@ -4037,16 +4037,16 @@ var require_resolve = __commonJS({
     }
     exports2.resolveUrl = resolveUrl;
     var ANCHOR = /^[a-z_][-a-z0-9._]*$/i;
-    function getSchemaRefs(schema, baseId) {
-      if (typeof schema == "boolean")
+    function getSchemaRefs(schema2, baseId) {
+      if (typeof schema2 == "boolean")
         return {};
       const { schemaId, uriResolver } = this.opts;
-      const schId = normalizeId(schema[schemaId] || baseId);
+      const schId = normalizeId(schema2[schemaId] || baseId);
       const baseIds = { "": schId };
       const pathPrefix = getFullPath(uriResolver, schId, false);
       const localRefs = {};
       const schemaRefs = /* @__PURE__ */ new Set();
-      traverse(schema, { allKeys: true }, (sch, jsonPtr, _, parentJsonPtr) => {
+      traverse(schema2, { allKeys: true }, (sch, jsonPtr, _, parentJsonPtr) => {
         if (parentJsonPtr === void 0)
           return;
         const fullPath = pathPrefix + jsonPtr;
@@ -4127,15 +4127,15 @@ var require_validate = __commonJS({
       validateFunction(it, () => (0, boolSchema_1.topBoolOrEmptySchema)(it));
     }
     exports2.validateFunctionCode = validateFunctionCode;
-    function validateFunction({ gen, validateName, schema, schemaEnv, opts }, body) {
+    function validateFunction({ gen, validateName, schema: schema2, schemaEnv, opts }, body) {
       if (opts.code.es5) {
         gen.func(validateName, (0, codegen_1._)`${names_1.default.data}, ${names_1.default.valCxt}`, schemaEnv.$async, () => {
-          gen.code((0, codegen_1._)`"use strict"; ${funcSourceUrl(schema, opts)}`);
+          gen.code((0, codegen_1._)`"use strict"; ${funcSourceUrl(schema2, opts)}`);
           destructureValCxtES5(gen, opts);
           gen.code(body);
         });
       } else {
-        gen.func(validateName, (0, codegen_1._)`${names_1.default.data}, ${destructureValCxt(opts)}`, schemaEnv.$async, () => gen.code(funcSourceUrl(schema, opts)).code(body));
+        gen.func(validateName, (0, codegen_1._)`${names_1.default.data}, ${destructureValCxt(opts)}`, schemaEnv.$async, () => gen.code(funcSourceUrl(schema2, opts)).code(body));
       }
     }
     function destructureValCxt(opts) {
@@ -4159,9 +4159,9 @@ var require_validate = __commonJS({
       });
     }
     function topSchemaObjCode(it) {
-      const { schema, opts, gen } = it;
+      const { schema: schema2, opts, gen } = it;
       validateFunction(it, () => {
-        if (opts.$comment && schema.$comment)
+        if (opts.$comment && schema2.$comment)
           commentKeyword(it);
         checkNoDefault(it);
         gen.let(names_1.default.vErrors, null);
@@ -4179,8 +4179,8 @@ var require_validate = __commonJS({
       gen.if((0, codegen_1._)`${it.evaluated}.dynamicProps`, () => gen.assign((0, codegen_1._)`${it.evaluated}.props`, (0, codegen_1._)`undefined`));
       gen.if((0, codegen_1._)`${it.evaluated}.dynamicItems`, () => gen.assign((0, codegen_1._)`${it.evaluated}.items`, (0, codegen_1._)`undefined`));
     }
-    function funcSourceUrl(schema, opts) {
-      const schId = typeof schema == "object" && schema[opts.schemaId];
+    function funcSourceUrl(schema2, opts) {
+      const schId = typeof schema2 == "object" && schema2[opts.schemaId];
       return schId && (opts.code.source || opts.code.process) ? (0, codegen_1._)`/*# sourceURL=${schId} */` : codegen_1.nil;
     }
     function subschemaCode(it, valid) {
@@ -4193,10 +4193,10 @@ var require_validate = __commonJS({
       }
       (0, boolSchema_1.boolOrEmptySchema)(it, valid);
     }
-    function schemaCxtHasRules({ schema, self: self2 }) {
-      if (typeof schema == "boolean")
-        return !schema;
-      for (const key in schema)
+    function schemaCxtHasRules({ schema: schema2, self: self2 }) {
+      if (typeof schema2 == "boolean")
+        return !schema2;
+      for (const key in schema2)
         if (self2.RULES.all[key])
           return true;
       return false;
@@ -4205,8 +4205,8 @@ var require_validate = __commonJS({
       return typeof it.schema != "boolean";
     }
     function subSchemaObjCode(it, valid) {
-      const { schema, gen, opts } = it;
-      if (opts.$comment && schema.$comment)
+      const { schema: schema2, gen, opts } = it;
+      if (opts.$comment && schema2.$comment)
         commentKeyword(it);
       updateContext(it);
       checkAsyncSchema(it);
@@ -4226,14 +4226,14 @@ var require_validate = __commonJS({
       schemaKeywords(it, types, !checkedTypes, errsCount);
     }
     function checkRefsAndKeywords(it) {
-      const { schema, errSchemaPath, opts, self: self2 } = it;
-      if (schema.$ref && opts.ignoreKeywordsWithRef && (0, util_1.schemaHasRulesButRef)(schema, self2.RULES)) {
+      const { schema: schema2, errSchemaPath, opts, self: self2 } = it;
+      if (schema2.$ref && opts.ignoreKeywordsWithRef && (0, util_1.schemaHasRulesButRef)(schema2, self2.RULES)) {
         self2.logger.warn(`$ref: keywords ignored in schema at path "${errSchemaPath}"`);
       }
     }
     function checkNoDefault(it) {
-      const { schema, opts } = it;
-      if (schema.default !== void 0 && opts.useDefaults && opts.strictSchema) {
+      const { schema: schema2, opts } = it;
+      if (schema2.default !== void 0 && opts.useDefaults && opts.strictSchema) {
         (0, util_1.checkStrictMode)(it, "default is ignored in the schema root");
       }
     }
@@ -4246,8 +4246,8 @@ var require_validate = __commonJS({
       if (it.schema.$async && !it.schemaEnv.$async)
         throw new Error("async schema in sync schema");
     }
-    function commentKeyword({ gen, schemaEnv, schema, errSchemaPath, opts }) {
-      const msg = schema.$comment;
+    function commentKeyword({ gen, schemaEnv, schema: schema2, errSchemaPath, opts }) {
+      const msg = schema2.$comment;
       if (opts.$comment === true) {
         gen.code((0, codegen_1._)`${names_1.default.self}.logger.log(${msg})`);
       } else if (typeof opts.$comment == "function") {
@@ -4274,9 +4274,9 @@ var require_validate = __commonJS({
         gen.assign((0, codegen_1._)`${evaluated}.items`, items);
     }
     function schemaKeywords(it, types, typeErrors, errsCount) {
-      const { gen, schema, data, allErrors, opts, self: self2 } = it;
+      const { gen, schema: schema2, data, allErrors, opts, self: self2 } = it;
       const { RULES } = self2;
-      if (schema.$ref && (opts.ignoreKeywordsWithRef || !(0, util_1.schemaHasRulesButRef)(schema, RULES))) {
+      if (schema2.$ref && (opts.ignoreKeywordsWithRef || !(0, util_1.schemaHasRulesButRef)(schema2, RULES))) {
         gen.block(() => keywordCode(it, "$ref", RULES.all.$ref.definition));
         return;
       }
@@ -4288,7 +4288,7 @@ var require_validate = __commonJS({
         groupKeywords(RULES.post);
       });
       function groupKeywords(group) {
-        if (!(0, applicability_1.shouldUseGroup)(schema, group))
+        if (!(0, applicability_1.shouldUseGroup)(schema2, group))
           return;
         if (group.type) {
           gen.if((0, dataType_2.checkDataType)(group.type, data, opts.strictNumbers));
@@ -4306,12 +4306,12 @@ var require_validate = __commonJS({
       }
     }
     function iterateKeywords(it, group) {
-      const { gen, schema, opts: { useDefaults } } = it;
+      const { gen, schema: schema2, opts: { useDefaults } } = it;
       if (useDefaults)
         (0, defaults_1.assignDefaults)(it, group.type);
       gen.block(() => {
         for (const rule of group.rules) {
-          if ((0, applicability_1.shouldUseRule)(schema, rule)) {
+          if ((0, applicability_1.shouldUseRule)(schema2, rule)) {
             keywordCode(it, rule.keyword, rule.definition, group.type);
           }
         }
@@ -4656,17 +4656,17 @@ var require_compile = __commonJS({
         var _a;
         this.refs = {};
         this.dynamicAnchors = {};
-        let schema;
+        let schema2;
         if (typeof env.schema == "object")
-          schema = env.schema;
+          schema2 = env.schema;
         this.schema = env.schema;
         this.schemaId = env.schemaId;
         this.root = env.root || this;
-        this.baseId = (_a = env.baseId) !== null && _a !== void 0 ? _a : (0, resolve_1.normalizeId)(schema === null || schema === void 0 ? void 0 : schema[env.schemaId || "$id"]);
+        this.baseId = (_a = env.baseId) !== null && _a !== void 0 ? _a : (0, resolve_1.normalizeId)(schema2 === null || schema2 === void 0 ? void 0 : schema2[env.schemaId || "$id"]);
         this.schemaPath = env.schemaPath;
         this.localRefs = env.localRefs;
         this.meta = env.meta;
-        this.$async = schema === null || schema === void 0 ? void 0 : schema.$async;
+        this.$async = schema2 === null || schema2 === void 0 ? void 0 : schema2.$async;
         this.refs = {};
       }
     };
@@ -4723,28 +4723,28 @@ var require_compile = __commonJS({
         if (this.opts.code.process)
           sourceCode = this.opts.code.process(sourceCode, sch);
         const makeValidate = new Function(`${names_1.default.self}`, `${names_1.default.scope}`, sourceCode);
-        const validate3 = makeValidate(this, this.scope.get());
-        this.scope.value(validateName, { ref: validate3 });
-        validate3.errors = null;
-        validate3.schema = sch.schema;
-        validate3.schemaEnv = sch;
+        const validate4 = makeValidate(this, this.scope.get());
+        this.scope.value(validateName, { ref: validate4 });
+        validate4.errors = null;
+        validate4.schema = sch.schema;
+        validate4.schemaEnv = sch;
         if (sch.$async)
-          validate3.$async = true;
+          validate4.$async = true;
         if (this.opts.code.source === true) {
-          validate3.source = { validateName, validateCode, scopeValues: gen._values };
+          validate4.source = { validateName, validateCode, scopeValues: gen._values };
         }
         if (this.opts.unevaluated) {
           const { props, items } = schemaCxt;
-          validate3.evaluated = {
+          validate4.evaluated = {
             props: props instanceof codegen_1.Name ? void 0 : props,
             items: items instanceof codegen_1.Name ? void 0 : items,
             dynamicProps: props instanceof codegen_1.Name,
             dynamicItems: items instanceof codegen_1.Name
           };
-          if (validate3.source)
-            validate3.source.evaluated = (0, codegen_1.stringify)(validate3.evaluated);
+          if (validate4.source)
+            validate4.source.evaluated = (0, codegen_1.stringify)(validate4.evaluated);
         }
-        sch.validate = validate3;
+        sch.validate = validate4;
         return sch;
       } catch (e) {
         delete sch.validate;
@@ -4765,10 +4765,10 @@ var require_compile = __commonJS({
         return schOrFunc;
       let _sch = resolve3.call(this, root, ref);
       if (_sch === void 0) {
-        const schema = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref];
+        const schema2 = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref];
         const { schemaId } = this.opts;
-        if (schema)
-          _sch = new SchemaEnv({ schema, schemaId, root, baseId });
+        if (schema2)
+          _sch = new SchemaEnv({ schema: schema2, schemaId, root, baseId });
       }
       if (_sch === void 0)
         return;
@@ -4816,12 +4816,12 @@ var require_compile = __commonJS({
       if (!schOrRef.validate)
         compileSchema.call(this, schOrRef);
       if (id === (0, resolve_1.normalizeId)(ref)) {
-        const { schema } = schOrRef;
+        const { schema: schema2 } = schOrRef;
         const { schemaId } = this.opts;
-        const schId = schema[schemaId];
+        const schId = schema2[schemaId];
         if (schId)
           baseId = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, schId);
-        return new SchemaEnv({ schema, schemaId, root, baseId });
+        return new SchemaEnv({ schema: schema2, schemaId, root, baseId });
       }
       return getJsonPointer.call(this, p, schOrRef);
     }
@@ -4833,29 +4833,29 @@ var require_compile = __commonJS({
       "dependencies",
       "definitions"
     ]);
-    function getJsonPointer(parsedRef, { baseId, schema, root }) {
+    function getJsonPointer(parsedRef, { baseId, schema: schema2, root }) {
       var _a;
       if (((_a = parsedRef.fragment) === null || _a === void 0 ? void 0 : _a[0]) !== "/")
         return;
       for (const part of parsedRef.fragment.slice(1).split("/")) {
-        if (typeof schema === "boolean")
+        if (typeof schema2 === "boolean")
           return;
-        const partSchema = schema[(0, util_1.unescapeFragment)(part)];
+        const partSchema = schema2[(0, util_1.unescapeFragment)(part)];
         if (partSchema === void 0)
           return;
-        schema = partSchema;
-        const schId = typeof schema === "object" && schema[this.opts.schemaId];
+        schema2 = partSchema;
+        const schId = typeof schema2 === "object" && schema2[this.opts.schemaId];
         if (!PREVENT_SCOPE_CHANGE.has(part) && schId) {
           baseId = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, schId);
         }
       }
       let env;
-      if (typeof schema != "boolean" && schema.$ref && !(0, util_1.schemaHasRulesButRef)(schema, this.RULES)) {
-        const $ref = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, schema.$ref);
+      if (typeof schema2 != "boolean" && schema2.$ref && !(0, util_1.schemaHasRulesButRef)(schema2, this.RULES)) {
+        const $ref = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, schema2.$ref);
         env = resolveSchema.call(this, root, $ref);
       }
       const { schemaId } = this.opts;
-      env = env || new SchemaEnv({ schema, schemaId, root, baseId });
+      env = env || new SchemaEnv({ schema: schema2, schemaId, root, baseId });
       if (env.schema !== env.root.schema)
         return env;
       return void 0;
@@ -6176,7 +6176,7 @@ var require_core = __commonJS({
         uriResolver
       };
     }
-    var Ajv3 = class {
+    var Ajv5 = class {
       constructor(opts = {}) {
         this.schemas = {};
         this.refs = {};
@@ -6237,16 +6237,16 @@ var require_core = __commonJS({
           this.errors = v.errors;
         return valid;
       }
-      compile(schema, _meta) {
-        const sch = this._addSchema(schema, _meta);
+      compile(schema2, _meta) {
+        const sch = this._addSchema(schema2, _meta);
         return sch.validate || this._compileSchemaEnv(sch);
       }
-      compileAsync(schema, meta) {
+      compileAsync(schema2, meta) {
         if (typeof this.opts.loadSchema != "function") {
           throw new Error("options.loadSchema should be a function");
         }
         const { loadSchema } = this.opts;
-        return runCompileAsync.call(this, schema, meta);
+        return runCompileAsync.call(this, schema2, meta);
         async function runCompileAsync(_schema, _meta) {
           await loadMetaSchema.call(this, _schema.$schema);
           const sch = this._addSchema(_schema, _meta);
@@ -6292,37 +6292,37 @@ var require_core = __commonJS({
         }
       }
       // Adds schema to the instance
-      addSchema(schema, key, _meta, _validateSchema = this.opts.validateSchema) {
-        if (Array.isArray(schema)) {
-          for (const sch of schema)
+      addSchema(schema2, key, _meta, _validateSchema = this.opts.validateSchema) {
+        if (Array.isArray(schema2)) {
+          for (const sch of schema2)
             this.addSchema(sch, void 0, _meta, _validateSchema);
           return this;
         }
         let id;
-        if (typeof schema === "object") {
+        if (typeof schema2 === "object") {
           const { schemaId } = this.opts;
-          id = schema[schemaId];
+          id = schema2[schemaId];
           if (id !== void 0 && typeof id != "string") {
             throw new Error(`schema ${schemaId} must be string`);
           }
         }
         key = (0, resolve_1.normalizeId)(key || id);
         this._checkUnique(key);
-        this.schemas[key] = this._addSchema(schema, _meta, key, _validateSchema, true);
+        this.schemas[key] = this._addSchema(schema2, _meta, key, _validateSchema, true);
         return this;
       }
       // Add schema that will be used to validate other schemas
       // options in META_IGNORE_OPTIONS are alway set to false
-      addMetaSchema(schema, key, _validateSchema = this.opts.validateSchema) {
-        this.addSchema(schema, key, true, _validateSchema);
+      addMetaSchema(schema2, key, _validateSchema = this.opts.validateSchema) {
+        this.addSchema(schema2, key, true, _validateSchema);
         return this;
       }
       //  Validate schema against its meta-schema
-      validateSchema(schema, throwOrLogError) {
-        if (typeof schema == "boolean")
+      validateSchema(schema2, throwOrLogError) {
+        if (typeof schema2 == "boolean")
           return true;
         let $schema;
-        $schema = schema.$schema;
+        $schema = schema2.$schema;
         if ($schema !== void 0 && typeof $schema != "string") {
           throw new Error("$schema must be a string");
         }
@@ -6332,7 +6332,7 @@ var require_core = __commonJS({
           this.errors = null;
           return true;
         }
-        const valid = this.validate($schema, schema);
+        const valid = this.validate($schema, schema2);
         if (!valid && throwOrLogError) {
           const message = "schema is invalid: " + this.errorsText();
           if (this.opts.validateSchema === "log")
@@ -6460,7 +6460,7 @@ var require_core = __commonJS({
       errorsText(errors = this.errors, { separator = ", ", dataVar = "data" } = {}) {
         if (!errors || errors.length === 0)
           return "No errors";
-        return errors.map((e) => `${dataVar}${e.instancePath} ${e.message}`).reduce((text, msg) => text + separator + msg);
+        return errors.map((e) => `${dataVar}${e.instancePath} ${e.message}`).reduce((text2, msg) => text2 + separator + msg);
       }
       $dataMetaSchema(metaSchema, keywordsJsonPointers) {
         const rules = this.RULES.all;
@@ -6475,9 +6475,9 @@ var require_core = __commonJS({
             if (typeof rule != "object")
               continue;
             const { $data } = rule.definition;
-            const schema = keywords[key];
-            if ($data && schema)
-              keywords[key] = schemaOrData(schema);
+            const schema2 = keywords[key];
+            if ($data && schema2)
+              keywords[key] = schemaOrData(schema2);
           }
         }
         return metaSchema;
@@ -6495,23 +6495,23 @@ var require_core = __commonJS({
           }
         }
       }
-      _addSchema(schema, meta, baseId, validateSchema = this.opts.validateSchema, addSchema = this.opts.addUsedSchema) {
+      _addSchema(schema2, meta, baseId, validateSchema = this.opts.validateSchema, addSchema = this.opts.addUsedSchema) {
         let id;
         const { schemaId } = this.opts;
-        if (typeof schema == "object") {
-          id = schema[schemaId];
+        if (typeof schema2 == "object") {
+          id = schema2[schemaId];
         } else {
           if (this.opts.jtd)
             throw new Error("schema must be object");
-          else if (typeof schema != "boolean")
+          else if (typeof schema2 != "boolean")
             throw new Error("schema must be object or boolean");
         }
-        let sch = this._cache.get(schema);
+        let sch = this._cache.get(schema2);
         if (sch !== void 0)
           return sch;
         baseId = (0, resolve_1.normalizeId)(id || baseId);
-        const localRefs = resolve_1.getSchemaRefs.call(this, schema, baseId);
-        sch = new compile_1.SchemaEnv({ schema, schemaId, meta, baseId, localRefs });
+        const localRefs = resolve_1.getSchemaRefs.call(this, schema2, baseId);
+        sch = new compile_1.SchemaEnv({ schema: schema2, schemaId, meta, baseId, localRefs });
         this._cache.set(sch.schema, sch);
         if (addSchema && !baseId.startsWith("#")) {
           if (baseId)
@@ -6519,7 +6519,7 @@ var require_core = __commonJS({
           this.refs[baseId] = sch;
         }
         if (validateSchema)
-          this.validateSchema(schema, true);
+          this.validateSchema(schema2, true);
         return sch;
       }
       _checkUnique(id) {
@@ -6546,9 +6546,9 @@ var require_core = __commonJS({
         }
       }
     };
-    Ajv3.ValidationError = validation_error_1.default;
-    Ajv3.MissingRefError = ref_error_1.default;
-    exports2.default = Ajv3;
+    Ajv5.ValidationError = validation_error_1.default;
+    Ajv5.MissingRefError = ref_error_1.default;
+    exports2.default = Ajv5;
     function checkOptions(checkOpts, options, msg, log2 = "error") {
       for (const key in checkOpts) {
         const opt = key;
@@ -6673,8 +6673,8 @@ var require_core = __commonJS({
     var $dataRef = {
       $ref: "https://raw.githubusercontent.com/ajv-validator/ajv/master/lib/refs/data.json#"
     };
-    function schemaOrData(schema) {
-      return { anyOf: [schema, $dataRef] };
+    function schemaOrData(schema2) {
+      return { anyOf: [schema2, $dataRef] };
     }
   }
 });
@@ -6974,7 +6974,7 @@ var require_pattern = __commonJS({
       $data: true,
       error,
       code(cxt) {
-        const { gen, data, $data, schema, schemaCode, it } = cxt;
+        const { gen, data, $data, schema: schema2, schemaCode, it } = cxt;
         const u = it.opts.unicodeRegExp ? "u" : "";
         if ($data) {
           const { regExp } = it.opts.code;
@@ -6983,7 +6983,7 @@ var require_pattern = __commonJS({
           gen.try(() => gen.assign(valid, (0, codegen_1._)`${regExpCode}(${schemaCode}, ${u}).test(${data})`), () => gen.assign(valid, false));
           cxt.fail$data((0, codegen_1._)`!${valid}`);
         } else {
-          const regExp = (0, code_1.usePattern)(cxt, schema);
+          const regExp = (0, code_1.usePattern)(cxt, schema2);
           cxt.fail$data((0, codegen_1._)`!${regExp}.test(${data})`);
         }
       }
@@ -7040,11 +7040,11 @@ var require_required = __commonJS({
       $data: true,
       error,
       code(cxt) {
-        const { gen, schema, schemaCode, data, $data, it } = cxt;
+        const { gen, schema: schema2, schemaCode, data, $data, it } = cxt;
         const { opts } = it;
-        if (!$data && schema.length === 0)
+        if (!$data && schema2.length === 0)
           return;
-        const useLoop = schema.length >= opts.loopRequired;
+        const useLoop = schema2.length >= opts.loopRequired;
         if (it.allErrors)
           allErrorsMode();
         else
@@ -7052,7 +7052,7 @@ var require_required = __commonJS({
         if (opts.strictRequired) {
           const props = cxt.parentSchema.properties;
           const { definedProperties } = cxt.it;
-          for (const requiredKey of schema) {
+          for (const requiredKey of schema2) {
             if ((props === null || props === void 0 ? void 0 : props[requiredKey]) === void 0 && !definedProperties.has(requiredKey)) {
               const schemaPath = it.schemaEnv.baseId + it.errSchemaPath;
               const msg = `required property "${requiredKey}" is not defined at "${schemaPath}" (strictRequired)`;
@@ -7064,7 +7064,7 @@ var require_required = __commonJS({
           if (useLoop || $data) {
             cxt.block$data(codegen_1.nil, loopAllRequired);
           } else {
-            for (const prop of schema) {
+            for (const prop of schema2) {
               (0, code_1.checkReportMissingProp)(cxt, prop);
             }
           }
@@ -7076,7 +7076,7 @@ var require_required = __commonJS({
             cxt.block$data(valid, () => loopUntilMissing(missing, valid));
             cxt.ok(valid);
           } else {
-            gen.if((0, code_1.checkMissingProp)(cxt, schema, missing));
+            gen.if((0, code_1.checkMissingProp)(cxt, schema2, missing));
             (0, code_1.reportMissingProp)(cxt, missing);
             gen.else();
           }
@@ -7163,8 +7163,8 @@ var require_uniqueItems = __commonJS({
       $data: true,
       error,
       code(cxt) {
-        const { gen, data, $data, schema, parentSchema, schemaCode, it } = cxt;
-        if (!$data && !schema)
+        const { gen, data, $data, schema: schema2, parentSchema, schemaCode, it } = cxt;
+        if (!$data && !schema2)
           return;
         const valid = gen.let("valid");
         const itemTypes = parentSchema.items ? (0, dataType_1.getSchemaTypes)(parentSchema.items) : [];
@@ -7227,11 +7227,11 @@ var require_const = __commonJS({
       $data: true,
       error,
       code(cxt) {
-        const { gen, data, $data, schemaCode, schema } = cxt;
-        if ($data || schema && typeof schema == "object") {
+        const { gen, data, $data, schemaCode, schema: schema2 } = cxt;
+        if ($data || schema2 && typeof schema2 == "object") {
           cxt.fail$data((0, codegen_1._)`!${(0, util_1.useFunc)(gen, equal_1.default)}(${data}, ${schemaCode})`);
         } else {
-          cxt.fail((0, codegen_1._)`${schema} !== ${data}`);
+          cxt.fail((0, codegen_1._)`${schema2} !== ${data}`);
         }
       }
     };
@@ -7257,10 +7257,10 @@ var require_enum = __commonJS({
       $data: true,
       error,
       code(cxt) {
-        const { gen, data, $data, schema, schemaCode, it } = cxt;
-        if (!$data && schema.length === 0)
+        const { gen, data, $data, schema: schema2, schemaCode, it } = cxt;
+        if (!$data && schema2.length === 0)
           throw new Error("enum must have non-empty array");
-        const useLoop = schema.length >= it.opts.loopEnum;
+        const useLoop = schema2.length >= it.opts.loopEnum;
         let eql;
         const getEql = () => eql !== null && eql !== void 0 ? eql : eql = (0, util_1.useFunc)(gen, equal_1.default);
         let valid;
@@ -7268,10 +7268,10 @@ var require_enum = __commonJS({
           valid = gen.let("valid");
           cxt.block$data(valid, loopEnum);
         } else {
-          if (!Array.isArray(schema))
+          if (!Array.isArray(schema2))
             throw new Error("ajv implementation error");
           const vSchema = gen.const("vSchema", schemaCode);
-          valid = (0, codegen_1.or)(...schema.map((_x, i) => equalCode(vSchema, i)));
+          valid = (0, codegen_1.or)(...schema2.map((_x, i) => equalCode(vSchema, i)));
         }
         cxt.pass(valid);
         function loopEnum() {
@@ -7279,7 +7279,7 @@ var require_enum = __commonJS({
           gen.forOf("v", schemaCode, (v) => gen.if((0, codegen_1._)`${getEql()}(${data}, ${v})`, () => gen.assign(valid, true).break()));
         }
         function equalCode(vSchema, i) {
-          const sch = schema[i];
+          const sch = schema2[i];
           return typeof sch === "object" && sch !== null ? (0, codegen_1._)`${getEql()}(${data}, ${vSchema}[${i}])` : (0, codegen_1._)`${data} === ${sch}`;
         }
       }
@@ -7355,13 +7355,13 @@ var require_additionalItems = __commonJS({
       }
     };
     function validateAdditionalItems(cxt, items) {
-      const { gen, schema, data, keyword, it } = cxt;
+      const { gen, schema: schema2, data, keyword, it } = cxt;
       it.items = true;
       const len = gen.const("len", (0, codegen_1._)`${data}.length`);
-      if (schema === false) {
+      if (schema2 === false) {
         cxt.setParams({ len: items.length });
         cxt.pass((0, codegen_1._)`${len} <= ${items.length}`);
-      } else if (typeof schema == "object" && !(0, util_1.alwaysValidSchema)(it, schema)) {
+      } else if (typeof schema2 == "object" && !(0, util_1.alwaysValidSchema)(it, schema2)) {
         const valid = gen.var("valid", (0, codegen_1._)`${len} <= ${items.length}`);
         gen.if((0, codegen_1.not)(valid), () => validateItems(valid));
         cxt.ok(valid);
@@ -7394,11 +7394,11 @@ var require_items = __commonJS({
       schemaType: ["object", "array", "boolean"],
       before: "uniqueItems",
       code(cxt) {
-        const { schema, it } = cxt;
-        if (Array.isArray(schema))
-          return validateTuple(cxt, "additionalItems", schema);
+        const { schema: schema2, it } = cxt;
+        if (Array.isArray(schema2))
+          return validateTuple(cxt, "additionalItems", schema2);
         it.items = true;
-        if ((0, util_1.alwaysValidSchema)(it, schema))
+        if ((0, util_1.alwaysValidSchema)(it, schema2))
           return;
         cxt.ok((0, code_1.validateArray)(cxt));
       }
@@ -7473,10 +7473,10 @@ var require_items2020 = __commonJS({
       before: "uniqueItems",
       error,
       code(cxt) {
-        const { schema, parentSchema, it } = cxt;
+        const { schema: schema2, parentSchema, it } = cxt;
         const { prefixItems } = parentSchema;
         it.items = true;
-        if ((0, util_1.alwaysValidSchema)(it, schema))
+        if ((0, util_1.alwaysValidSchema)(it, schema2))
           return;
         if (prefixItems)
           (0, additionalItems_1.validateAdditionalItems)(cxt, prefixItems);
@@ -7507,7 +7507,7 @@ var require_contains = __commonJS({
       trackErrors: true,
       error,
       code(cxt) {
-        const { gen, schema, parentSchema, data, it } = cxt;
+        const { gen, schema: schema2, parentSchema, data, it } = cxt;
         let min;
         let max2;
         const { minContains, maxContains } = parentSchema;
@@ -7528,7 +7528,7 @@ var require_contains = __commonJS({
           cxt.fail();
           return;
         }
-        if ((0, util_1.alwaysValidSchema)(it, schema)) {
+        if ((0, util_1.alwaysValidSchema)(it, schema2)) {
           let cond = (0, codegen_1._)`${len} >= ${min}`;
           if (max2 !== void 0)
             cond = (0, codegen_1._)`${cond} && ${len} <= ${max2}`;
@@ -7550,8 +7550,8 @@ var require_contains = __commonJS({
         cxt.result(valid, () => cxt.reset());
         function validateItemsWithCount() {
           const schValid = gen.name("_valid");
-          const count = gen.let("count", 0);
-          validateItems(schValid, () => gen.if(schValid, () => checkLimits(count)));
+          const count3 = gen.let("count", 0);
+          validateItems(schValid, () => gen.if(schValid, () => checkLimits(count3)));
         }
         function validateItems(_valid, block) {
           gen.forRange("i", 0, len, (i) => {
@@ -7564,16 +7564,16 @@ var require_contains = __commonJS({
             block();
           });
         }
-        function checkLimits(count) {
-          gen.code((0, codegen_1._)`${count}++`);
+        function checkLimits(count3) {
+          gen.code((0, codegen_1._)`${count3}++`);
           if (max2 === void 0) {
-            gen.if((0, codegen_1._)`${count} >= ${min}`, () => gen.assign(valid, true).break());
+            gen.if((0, codegen_1._)`${count3} >= ${min}`, () => gen.assign(valid, true).break());
           } else {
-            gen.if((0, codegen_1._)`${count} > ${max2}`, () => gen.assign(valid, false).break());
+            gen.if((0, codegen_1._)`${count3} > ${max2}`, () => gen.assign(valid, false).break());
             if (min === 1)
               gen.assign(valid, true);
             else
-              gen.if((0, codegen_1._)`${count} >= ${min}`, () => gen.assign(valid, true));
+              gen.if((0, codegen_1._)`${count3} >= ${min}`, () => gen.assign(valid, true));
           }
         }
       }
@@ -7613,14 +7613,14 @@ var require_dependencies = __commonJS({
         validateSchemaDeps(cxt, schDeps);
       }
     };
-    function splitDependencies({ schema }) {
+    function splitDependencies({ schema: schema2 }) {
       const propertyDeps = {};
       const schemaDeps = {};
-      for (const key in schema) {
+      for (const key in schema2) {
         if (key === "__proto__")
           continue;
-        const deps = Array.isArray(schema[key]) ? propertyDeps : schemaDeps;
-        deps[key] = schema[key];
+        const deps = Array.isArray(schema2[key]) ? propertyDeps : schemaDeps;
+        deps[key] = schema2[key];
       }
       return [propertyDeps, schemaDeps];
     }
@@ -7693,8 +7693,8 @@ var require_propertyNames = __commonJS({
       schemaType: ["object", "boolean"],
       error,
       code(cxt) {
-        const { gen, schema, data, it } = cxt;
-        if ((0, util_1.alwaysValidSchema)(it, schema))
+        const { gen, schema: schema2, data, it } = cxt;
+        if ((0, util_1.alwaysValidSchema)(it, schema2))
           return;
         const valid = gen.name("valid");
         gen.forIn("key", data, (key) => {
@@ -7740,12 +7740,12 @@ var require_additionalProperties = __commonJS({
       trackErrors: true,
       error,
       code(cxt) {
-        const { gen, schema, parentSchema, data, errsCount, it } = cxt;
+        const { gen, schema: schema2, parentSchema, data, errsCount, it } = cxt;
         if (!errsCount)
           throw new Error("ajv implementation error");
         const { allErrors, opts } = it;
         it.props = true;
-        if (opts.removeAdditional !== "all" && (0, util_1.alwaysValidSchema)(it, schema))
+        if (opts.removeAdditional !== "all" && (0, util_1.alwaysValidSchema)(it, schema2))
           return;
         const props = (0, code_1.allSchemaProperties)(parentSchema.properties);
         const patProps = (0, code_1.allSchemaProperties)(parentSchema.patternProperties);
@@ -7778,18 +7778,18 @@ var require_additionalProperties = __commonJS({
           gen.code((0, codegen_1._)`delete ${data}[${key}]`);
         }
         function additionalPropertyCode(key) {
-          if (opts.removeAdditional === "all" || opts.removeAdditional && schema === false) {
+          if (opts.removeAdditional === "all" || opts.removeAdditional && schema2 === false) {
             deleteAdditional(key);
             return;
           }
-          if (schema === false) {
+          if (schema2 === false) {
             cxt.setParams({ additionalProperty: key });
             cxt.error();
             if (!allErrors)
               gen.break();
             return;
           }
-          if (typeof schema == "object" && !(0, util_1.alwaysValidSchema)(it, schema)) {
+          if (typeof schema2 == "object" && !(0, util_1.alwaysValidSchema)(it, schema2)) {
             const valid = gen.name("valid");
             if (opts.removeAdditional === "failing") {
               applyAdditionalSchema(key, valid, false);
@@ -7839,18 +7839,18 @@ var require_properties = __commonJS({
       type: "object",
       schemaType: "object",
       code(cxt) {
-        const { gen, schema, parentSchema, data, it } = cxt;
+        const { gen, schema: schema2, parentSchema, data, it } = cxt;
         if (it.opts.removeAdditional === "all" && parentSchema.additionalProperties === void 0) {
           additionalProperties_1.default.code(new validate_1.KeywordCxt(it, additionalProperties_1.default, "additionalProperties"));
         }
-        const allProps = (0, code_1.allSchemaProperties)(schema);
+        const allProps = (0, code_1.allSchemaProperties)(schema2);
         for (const prop of allProps) {
           it.definedProperties.add(prop);
         }
         if (it.opts.unevaluated && allProps.length && it.props !== true) {
           it.props = util_1.mergeEvaluated.props(gen, (0, util_1.toHash)(allProps), it.props);
         }
-        const properties = allProps.filter((p) => !(0, util_1.alwaysValidSchema)(it, schema[p]));
+        const properties = allProps.filter((p) => !(0, util_1.alwaysValidSchema)(it, schema2[p]));
         if (properties.length === 0)
           return;
         const valid = gen.name("valid");
@@ -7868,7 +7868,7 @@ var require_properties = __commonJS({
           cxt.ok(valid);
         }
         function hasDefault(prop) {
-          return it.opts.useDefaults && !it.compositeRule && schema[prop].default !== void 0;
+          return it.opts.useDefaults && !it.compositeRule && schema2[prop].default !== void 0;
         }
         function applyPropertySchema(prop) {
           cxt.subschema({
@@ -7897,10 +7897,10 @@ var require_patternProperties = __commonJS({
       type: "object",
       schemaType: "object",
       code(cxt) {
-        const { gen, schema, data, parentSchema, it } = cxt;
+        const { gen, schema: schema2, data, parentSchema, it } = cxt;
         const { opts } = it;
-        const patterns = (0, code_1.allSchemaProperties)(schema);
-        const alwaysValidPatterns = patterns.filter((p) => (0, util_1.alwaysValidSchema)(it, schema[p]));
+        const patterns = (0, code_1.allSchemaProperties)(schema2);
+        const alwaysValidPatterns = patterns.filter((p) => (0, util_1.alwaysValidSchema)(it, schema2[p]));
         if (patterns.length === 0 || alwaysValidPatterns.length === patterns.length && (!it.opts.unevaluated || it.props === true)) {
           return;
         }
@@ -7968,8 +7968,8 @@ var require_not = __commonJS({
       schemaType: ["object", "boolean"],
       trackErrors: true,
       code(cxt) {
-        const { gen, schema, it } = cxt;
-        if ((0, util_1.alwaysValidSchema)(it, schema)) {
+        const { gen, schema: schema2, it } = cxt;
+        if ((0, util_1.alwaysValidSchema)(it, schema2)) {
           cxt.fail();
           return;
         }
@@ -8022,12 +8022,12 @@ var require_oneOf = __commonJS({
       trackErrors: true,
       error,
       code(cxt) {
-        const { gen, schema, parentSchema, it } = cxt;
-        if (!Array.isArray(schema))
+        const { gen, schema: schema2, parentSchema, it } = cxt;
+        if (!Array.isArray(schema2))
           throw new Error("ajv implementation error");
         if (it.opts.discriminator && parentSchema.discriminator)
           return;
-        const schArr = schema;
+        const schArr = schema2;
         const valid = gen.let("valid", false);
         const passing = gen.let("passing", null);
         const schValid = gen.name("_valid");
@@ -8073,11 +8073,11 @@ var require_allOf = __commonJS({
       keyword: "allOf",
       schemaType: "array",
       code(cxt) {
-        const { gen, schema, it } = cxt;
-        if (!Array.isArray(schema))
+        const { gen, schema: schema2, it } = cxt;
+        if (!Array.isArray(schema2))
           throw new Error("ajv implementation error");
         const valid = gen.name("valid");
-        schema.forEach((sch, i) => {
+        schema2.forEach((sch, i) => {
           if ((0, util_1.alwaysValidSchema)(it, sch))
             return;
           const schCxt = cxt.subschema({ keyword: "allOf", schemaProp: i }, valid);
@@ -8152,8 +8152,8 @@ var require_if = __commonJS({
       }
     };
     function hasSchema(it, keyword) {
-      const schema = it.schema[keyword];
-      return schema !== void 0 && !(0, util_1.alwaysValidSchema)(it, schema);
+      const schema2 = it.schema[keyword];
+      return schema2 !== void 0 && !(0, util_1.alwaysValidSchema)(it, schema2);
     }
     exports2.default = def;
   }
@@ -8242,7 +8242,7 @@ var require_format = __commonJS({
       $data: true,
       error,
       code(cxt, ruleType) {
-        const { gen, data, $data, schema, schemaCode, it } = cxt;
+        const { gen, data, $data, schema: schema2, schemaCode, it } = cxt;
         const { opts, errSchemaPath, schemaEnv, self: self2 } = it;
         if (!opts.validateFormats)
           return;
@@ -8272,7 +8272,7 @@ var require_format = __commonJS({
           }
         }
         function validateFormat() {
-          const formatDef = self2.formats[schema];
+          const formatDef = self2.formats[schema2];
           if (!formatDef) {
             unknownFormat();
             return;
@@ -8289,12 +8289,12 @@ var require_format = __commonJS({
             }
             throw new Error(unknownMsg());
             function unknownMsg() {
-              return `unknown format "${schema}" ignored in schema at path "${errSchemaPath}"`;
+              return `unknown format "${schema2}" ignored in schema at path "${errSchemaPath}"`;
             }
           }
           function getFormat(fmtDef) {
-            const code = fmtDef instanceof RegExp ? (0, codegen_1.regexpCode)(fmtDef) : opts.code.formats ? (0, codegen_1._)`${opts.code.formats}${(0, codegen_1.getProperty)(schema)}` : void 0;
-            const fmt = gen.scopeValue("formats", { key: schema, ref: fmtDef, code });
+            const code = fmtDef instanceof RegExp ? (0, codegen_1.regexpCode)(fmtDef) : opts.code.formats ? (0, codegen_1._)`${opts.code.formats}${(0, codegen_1.getProperty)(schema2)}` : void 0;
+            const fmt = gen.scopeValue("formats", { key: schema2, ref: fmtDef, code });
             if (typeof fmtDef == "object" && !(fmtDef instanceof RegExp)) {
               return [fmtDef.type || "string", fmtDef.validate, (0, codegen_1._)`${fmt}.validate`];
             }
@@ -8405,15 +8405,15 @@ var require_discriminator = __commonJS({
       schemaType: "object",
       error,
       code(cxt) {
-        const { gen, data, schema, parentSchema, it } = cxt;
+        const { gen, data, schema: schema2, parentSchema, it } = cxt;
         const { oneOf } = parentSchema;
         if (!it.opts.discriminator) {
           throw new Error("discriminator: requires discriminator option");
         }
-        const tagName = schema.propertyName;
+        const tagName = schema2.propertyName;
         if (typeof tagName != "string")
           throw new Error("discriminator: requires propertyName");
-        if (schema.mapping)
+        if (schema2.mapping)
           throw new Error("discriminator: mapping is not supported");
         if (!oneOf)
           throw new Error("discriminator: requires oneOf keyword");
@@ -8659,7 +8659,7 @@ var require_ajv = __commonJS({
     var draft7MetaSchema = require_json_schema_draft_07();
     var META_SUPPORT_DATA = ["/properties"];
     var META_SCHEMA_ID = "http://json-schema.org/draft-07/schema";
-    var Ajv3 = class extends core_1.default {
+    var Ajv5 = class extends core_1.default {
       _addVocabularies() {
         super._addVocabularies();
         draft7_1.default.forEach((v) => this.addVocabulary(v));
@@ -8678,11 +8678,11 @@ var require_ajv = __commonJS({
         return this.opts.defaultMeta = super.defaultMeta() || (this.getSchema(META_SCHEMA_ID) ? META_SCHEMA_ID : void 0);
       }
     };
-    exports2.Ajv = Ajv3;
-    module2.exports = exports2 = Ajv3;
-    module2.exports.Ajv = Ajv3;
+    exports2.Ajv = Ajv5;
+    module2.exports = exports2 = Ajv5;
+    module2.exports.Ajv = Ajv5;
     Object.defineProperty(exports2, "__esModule", { value: true });
-    exports2.default = Ajv3;
+    exports2.default = Ajv5;
     var validate_1 = require_validate();
     Object.defineProperty(exports2, "KeywordCxt", { enumerable: true, get: function() {
       return validate_1.KeywordCxt;
@@ -9433,8 +9433,8 @@ var require_Node = __commonJS({
         };
         const res = toJS.toJS(this, "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count);
+          for (const { count: count3, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count3);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
     };
@@ -9542,13 +9542,13 @@ var require_Alias = __commonJS({
         const anchor = anchors2 && source && anchors2.get(source);
         return anchor ? anchor.count * anchor.aliasCount : 0;
       } else if (identity.isCollection(node)) {
-        let count = 0;
+        let count3 = 0;
         for (const item of node.items) {
           const c = getAliasCount(doc, item, anchors2);
-          if (c > count)
-            count = c;
+          if (c > count3)
+            count3 = c;
         }
-        return count;
+        return count3;
       } else if (identity.isPair(node)) {
         const kc = getAliasCount(doc, node.key, anchors2);
         const vc = getAliasCount(doc, node.value, anchors2);
@@ -9621,7 +9621,7 @@ var require_createNode = __commonJS({
       if (value instanceof String || value instanceof Number || value instanceof Boolean || typeof BigInt !== "undefined" && value instanceof BigInt) {
         value = value.valueOf();
       }
-      const { aliasDuplicateObjects, onAnchor, onTagObj, schema, sourceObjects } = ctx;
+      const { aliasDuplicateObjects, onAnchor, onTagObj, schema: schema2, sourceObjects } = ctx;
       let ref = void 0;
       if (aliasDuplicateObjects && value && typeof value === "object") {
         ref = sourceObjects.get(value);
@@ -9635,7 +9635,7 @@ var require_createNode = __commonJS({
       }
       if (tagName?.startsWith("!!"))
         tagName = defaultTagPrefix + tagName.slice(2);
-      let tagObj = findTagObject(value, tagName, schema.tags);
+      let tagObj = findTagObject(value, tagName, schema2.tags);
       if (!tagObj) {
         if (value && typeof value.toJSON === "function") {
           value = value.toJSON();
@@ -9646,7 +9646,7 @@ var require_createNode = __commonJS({
             ref.node = node2;
           return node2;
         }
-        tagObj = value instanceof Map ? schema[identity.MAP] : Symbol.iterator in Object(value) ? schema[identity.SEQ] : schema[identity.MAP];
+        tagObj = value instanceof Map ? schema2[identity.MAP] : Symbol.iterator in Object(value) ? schema2[identity.SEQ] : schema2[identity.MAP];
       }
       if (onTagObj) {
         onTagObj(tagObj);
@@ -9672,7 +9672,7 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path11, value) {
+    function collectionFromPath(schema2, path11, value) {
       let v = value;
       for (let i = path11.length - 1; i >= 0; --i) {
         const k = path11[i];
@@ -9690,16 +9690,16 @@ var require_Collection = __commonJS({
         onAnchor: () => {
           throw new Error("This should not happen, please report a bug.");
         },
-        schema,
+        schema: schema2,
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
     var isEmptyPath = (path11) => path11 == null || typeof path11 === "object" && !!path11[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
-      constructor(type, schema) {
+      constructor(type, schema2) {
         super(type);
         Object.defineProperty(this, "schema", {
-          value: schema,
+          value: schema2,
           configurable: true,
           enumerable: false,
           writable: true
@@ -9710,11 +9710,11 @@ var require_Collection = __commonJS({
        *
        * @param schema - If defined, overwrites the original's schema
        */
-      clone(schema) {
+      clone(schema2) {
         const copy = Object.create(Object.getPrototypeOf(this), Object.getOwnPropertyDescriptors(this));
-        if (schema)
-          copy.schema = schema;
-        copy.items = copy.items.map((it) => identity.isNode(it) || identity.isPair(it) ? it.clone(schema) : it);
+        if (schema2)
+          copy.schema = schema2;
+        copy.items = copy.items.map((it) => identity.isNode(it) || identity.isPair(it) ? it.clone(schema2) : it);
         if (this.range)
           copy.range = this.range.slice();
         return copy;
@@ -9832,14 +9832,14 @@ var require_foldFlowLines = __commonJS({
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
     var FOLD_QUOTED = "quoted";
-    function foldFlowLines(text, indent2, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
+    function foldFlowLines(text2, indent2, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
       if (!lineWidth || lineWidth < 0)
-        return text;
+        return text2;
       if (lineWidth < minContentWidth)
         minContentWidth = 0;
       const endStep = Math.max(1 + minContentWidth, 1 + lineWidth - indent2.length);
-      if (text.length <= endStep)
-        return text;
+      if (text2.length <= endStep)
+        return text2;
       const folds = [];
       const escapedFolds = {};
       let end = lineWidth - indent2.length;
@@ -9856,14 +9856,14 @@ var require_foldFlowLines = __commonJS({
       let escStart = -1;
       let escEnd = -1;
       if (mode === FOLD_BLOCK) {
-        i = consumeMoreIndentedLines(text, i, indent2.length);
+        i = consumeMoreIndentedLines(text2, i, indent2.length);
         if (i !== -1)
           end = i + endStep;
       }
-      for (let ch; ch = text[i += 1]; ) {
+      for (let ch; ch = text2[i += 1]; ) {
         if (mode === FOLD_QUOTED && ch === "\\") {
           escStart = i;
-          switch (text[i + 1]) {
+          switch (text2[i + 1]) {
             case "x":
               i += 3;
               break;
@@ -9880,12 +9880,12 @@ var require_foldFlowLines = __commonJS({
         }
         if (ch === "\n") {
           if (mode === FOLD_BLOCK)
-            i = consumeMoreIndentedLines(text, i, indent2.length);
+            i = consumeMoreIndentedLines(text2, i, indent2.length);
           end = i + indent2.length + endStep;
           split = void 0;
         } else {
           if (ch === " " && prev && prev !== " " && prev !== "\n" && prev !== "	") {
-            const next = text[i + 1];
+            const next = text2[i + 1];
             if (next && next !== " " && next !== "\n" && next !== "	")
               split = i;
           }
@@ -9897,12 +9897,12 @@ var require_foldFlowLines = __commonJS({
             } else if (mode === FOLD_QUOTED) {
               while (prev === " " || prev === "	") {
                 prev = ch;
-                ch = text[i += 1];
+                ch = text2[i += 1];
                 overflow = true;
               }
               const j = i > escEnd + 1 ? i - 2 : escStart - 1;
               if (escapedFolds[j])
-                return text;
+                return text2;
               folds.push(j);
               escapedFolds[j] = true;
               end = j + endStep;
@@ -9917,39 +9917,39 @@ var require_foldFlowLines = __commonJS({
       if (overflow && onOverflow)
         onOverflow();
       if (folds.length === 0)
-        return text;
+        return text2;
       if (onFold)
         onFold();
-      let res = text.slice(0, folds[0]);
+      let res = text2.slice(0, folds[0]);
       for (let i2 = 0; i2 < folds.length; ++i2) {
         const fold = folds[i2];
-        const end2 = folds[i2 + 1] || text.length;
+        const end2 = folds[i2 + 1] || text2.length;
         if (fold === 0)
           res = `
-${indent2}${text.slice(0, end2)}`;
+${indent2}${text2.slice(0, end2)}`;
         else {
           if (mode === FOLD_QUOTED && escapedFolds[fold])
-            res += `${text[fold]}\\`;
+            res += `${text2[fold]}\\`;
           res += `
-${indent2}${text.slice(fold + 1, end2)}`;
+${indent2}${text2.slice(fold + 1, end2)}`;
         }
       }
       return res;
     }
-    function consumeMoreIndentedLines(text, i, indent2) {
+    function consumeMoreIndentedLines(text2, i, indent2) {
       let end = i;
       let start = i + 1;
-      let ch = text[start];
+      let ch = text2[start];
       while (ch === " " || ch === "	") {
         if (i < start + indent2) {
-          ch = text[++i];
+          ch = text2[++i];
         } else {
           do {
-            ch = text[++i];
+            ch = text2[++i];
           } while (ch && ch !== "\n");
           end = i;
           start = i + 1;
-          ch = text[start];
+          ch = text2[start];
         }
       }
       return end;
@@ -10666,12 +10666,12 @@ var require_Pair = __commonJS({
         this.key = key;
         this.value = value;
       }
-      clone(schema) {
+      clone(schema2) {
         let { key, value } = this;
         if (identity.isNode(key))
-          key = key.clone(schema);
+          key = key.clone(schema2);
         if (identity.isNode(value))
-          value = value.clone(schema);
+          value = value.clone(schema2);
         return new _Pair(key, value);
       }
       toJSON(_, ctx) {
@@ -10864,17 +10864,17 @@ var require_YAMLMap = __commonJS({
       static get tagName() {
         return "tag:yaml.org,2002:map";
       }
-      constructor(schema) {
-        super(identity.MAP, schema);
+      constructor(schema2) {
+        super(identity.MAP, schema2);
         this.items = [];
       }
       /**
        * A generic collection parsing method that can be extended
        * to other node classes that inherit from YAMLMap
        */
-      static from(schema, obj, ctx) {
+      static from(schema2, obj, ctx) {
         const { keepUndefined, replacer } = ctx;
-        const map = new this(schema);
+        const map = new this(schema2);
         const add = (key, value) => {
           if (typeof replacer === "function")
             value = replacer.call(obj, key, value);
@@ -10890,8 +10890,8 @@ var require_YAMLMap = __commonJS({
           for (const key of Object.keys(obj))
             add(key, obj[key]);
         }
-        if (typeof schema.sortMapEntries === "function") {
-          map.items.sort(schema.sortMapEntries);
+        if (typeof schema2.sortMapEntries === "function") {
+          map.items.sort(schema2.sortMapEntries);
         }
         return map;
       }
@@ -10998,7 +10998,7 @@ var require_map = __commonJS({
           onError("Expected a mapping for this tag");
         return map2;
       },
-      createNode: (schema, obj, ctx) => YAMLMap.YAMLMap.from(schema, obj, ctx)
+      createNode: (schema2, obj, ctx) => YAMLMap.YAMLMap.from(schema2, obj, ctx)
     };
     exports2.map = map;
   }
@@ -11018,8 +11018,8 @@ var require_YAMLSeq = __commonJS({
       static get tagName() {
         return "tag:yaml.org,2002:seq";
       }
-      constructor(schema) {
-        super(identity.SEQ, schema);
+      constructor(schema2) {
+        super(identity.SEQ, schema2);
         this.items = [];
       }
       add(value) {
@@ -11094,9 +11094,9 @@ var require_YAMLSeq = __commonJS({
           onComment
         });
       }
-      static from(schema, obj, ctx) {
+      static from(schema2, obj, ctx) {
         const { replacer } = ctx;
-        const seq = new this(schema);
+        const seq = new this(schema2);
         if (obj && Symbol.iterator in Object(obj)) {
           let i = 0;
           for (let it of obj) {
@@ -11136,7 +11136,7 @@ var require_seq = __commonJS({
           onError("Expected a sequence for this tag");
         return seq2;
       },
-      createNode: (schema, obj, ctx) => YAMLSeq.YAMLSeq.from(schema, obj, ctx)
+      createNode: (schema2, obj, ctx) => YAMLSeq.YAMLSeq.from(schema2, obj, ctx)
     };
     exports2.seq = seq;
   }
@@ -11332,7 +11332,7 @@ var require_schema = __commonJS({
     var bool = require_bool();
     var float = require_float();
     var int = require_int();
-    var schema = [
+    var schema2 = [
       map.map,
       seq.seq,
       string.string,
@@ -11345,7 +11345,7 @@ var require_schema = __commonJS({
       float.floatExp,
       float.float
     ];
-    exports2.schema = schema;
+    exports2.schema = schema2;
   }
 });
 
@@ -11411,8 +11411,8 @@ var require_schema2 = __commonJS({
         return str;
       }
     };
-    var schema = [map.map, seq.seq].concat(jsonScalars, jsonError);
-    exports2.schema = schema;
+    var schema2 = [map.map, seq.seq].concat(jsonScalars, jsonError);
+    exports2.schema = schema2;
   }
 });
 
@@ -11516,9 +11516,9 @@ ${cn.comment}` : item.comment;
         onError("Expected a sequence for this tag");
       return seq;
     }
-    function createPairs(schema, iterable, ctx) {
+    function createPairs(schema2, iterable, ctx) {
       const { replacer } = ctx;
-      const pairs2 = new YAMLSeq.YAMLSeq(schema);
+      const pairs2 = new YAMLSeq.YAMLSeq(schema2);
       pairs2.tag = "tag:yaml.org,2002:pairs";
       let i = 0;
       if (iterable && Symbol.iterator in Object(iterable))
@@ -11603,8 +11603,8 @@ var require_omap = __commonJS({
         }
         return map;
       }
-      static from(schema, iterable, ctx) {
-        const pairs$1 = pairs.createPairs(schema, iterable, ctx);
+      static from(schema2, iterable, ctx) {
+        const pairs$1 = pairs.createPairs(schema2, iterable, ctx);
         const omap2 = new this();
         omap2.items = pairs$1.items;
         return omap2;
@@ -11631,7 +11631,7 @@ var require_omap = __commonJS({
         }
         return Object.assign(new YAMLOMap(), pairs$1);
       },
-      createNode: (schema, iterable, ctx) => YAMLOMap.from(schema, iterable, ctx)
+      createNode: (schema2, iterable, ctx) => YAMLOMap.from(schema2, iterable, ctx)
     };
     exports2.YAMLOMap = YAMLOMap;
     exports2.omap = omap;
@@ -11806,8 +11806,8 @@ var require_set = __commonJS({
     var Pair = require_Pair();
     var YAMLMap = require_YAMLMap();
     var YAMLSet = class _YAMLSet extends YAMLMap.YAMLMap {
-      constructor(schema) {
-        super(schema);
+      constructor(schema2) {
+        super(schema2);
         this.tag = _YAMLSet.tag;
       }
       add(key) {
@@ -11851,9 +11851,9 @@ var require_set = __commonJS({
         else
           throw new Error("Set items must all have null values");
       }
-      static from(schema, iterable, ctx) {
+      static from(schema2, iterable, ctx) {
         const { replacer } = ctx;
-        const set2 = new this(schema);
+        const set2 = new this(schema2);
         if (iterable && Symbol.iterator in Object(iterable))
           for (let value of iterable) {
             if (typeof replacer === "function")
@@ -11870,7 +11870,7 @@ var require_set = __commonJS({
       nodeClass: YAMLSet,
       default: false,
       tag: "tag:yaml.org,2002:set",
-      createNode: (schema, iterable, ctx) => YAMLSet.from(schema, iterable, ctx),
+      createNode: (schema2, iterable, ctx) => YAMLSet.from(schema2, iterable, ctx),
       resolve(map, onError) {
         if (identity.isMap(map)) {
           if (map.hasAllNullValues(true))
@@ -11992,7 +11992,7 @@ var require_schema3 = __commonJS({
     var pairs = require_pairs();
     var set = require_set();
     var timestamp = require_timestamp();
-    var schema = [
+    var schema2 = [
       map.map,
       seq.seq,
       string.string,
@@ -12015,7 +12015,7 @@ var require_schema3 = __commonJS({
       timestamp.floatTime,
       timestamp.timestamp
     ];
-    exports2.schema = schema;
+    exports2.schema = schema2;
   }
 });
 
@@ -12030,7 +12030,7 @@ var require_tags = __commonJS({
     var bool = require_bool();
     var float = require_float();
     var int = require_int();
-    var schema = require_schema();
+    var schema2 = require_schema();
     var schema$1 = require_schema2();
     var binary = require_binary();
     var merge = require_merge();
@@ -12040,7 +12040,7 @@ var require_tags = __commonJS({
     var set = require_set();
     var timestamp = require_timestamp();
     var schemas = /* @__PURE__ */ new Map([
-      ["core", schema.schema],
+      ["core", schema2.schema],
       ["failsafe", [map.map, seq.seq, string.string]],
       ["json", schema$1.schema],
       ["yaml11", schema$2.schema],
@@ -12124,9 +12124,9 @@ var require_Schema = __commonJS({
     var tags = require_tags();
     var sortMapEntriesByKey = (a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
     var Schema = class _Schema {
-      constructor({ compat, customTags, merge, resolveKnownTags, schema, sortMapEntries, toStringDefaults }) {
+      constructor({ compat, customTags, merge, resolveKnownTags, schema: schema2, sortMapEntries, toStringDefaults }) {
         this.compat = Array.isArray(compat) ? tags.getTags(compat, "compat") : compat ? tags.getTags(null, compat) : null;
-        this.name = typeof schema === "string" && schema || "core";
+        this.name = typeof schema2 === "string" && schema2 || "core";
         this.knownTags = resolveKnownTags ? tags.coreKnownTags : {};
         this.tags = tags.getTags(customTags, this.name, merge);
         this.toStringOptions = toStringDefaults ?? null;
@@ -12501,8 +12501,8 @@ var require_Document = __commonJS({
         };
         const res = toJS.toJS(this.contents, jsonArg ?? "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count);
+          for (const { count: count3, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count3);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
       /**
@@ -12579,12 +12579,12 @@ var require_errors2 = __commonJS({
         lineStr = prev + lineStr;
       }
       if (/[^ ]/.test(lineStr)) {
-        let count = 1;
+        let count3 = 1;
         const end = error.linePos[1];
         if (end?.line === line && end.col > col) {
-          count = Math.max(1, Math.min(end.col - col, 80 - ci));
+          count3 = Math.max(1, Math.min(end.col - col, 80 - ci));
         }
-        const pointer = " ".repeat(ci) + "^".repeat(count);
+        const pointer = " ".repeat(ci) + "^".repeat(count3);
         error.message += `:
 
 ${lineStr}
@@ -13715,11 +13715,11 @@ var require_compose_scalar = __commonJS({
         scalar.comment = comment;
       return scalar;
     }
-    function findScalarTagByName(schema, value, tagName, tagToken, onError) {
+    function findScalarTagByName(schema2, value, tagName, tagToken, onError) {
       if (tagName === "!")
-        return schema[identity.SCALAR];
+        return schema2[identity.SCALAR];
       const matchWithTest = [];
-      for (const tag of schema.tags) {
+      for (const tag of schema2.tags) {
         if (!tag.collection && tag.tag === tagName) {
           if (tag.default && tag.test)
             matchWithTest.push(tag);
@@ -13730,18 +13730,18 @@ var require_compose_scalar = __commonJS({
       for (const tag of matchWithTest)
         if (tag.test?.test(value))
           return tag;
-      const kt = schema.knownTags[tagName];
+      const kt = schema2.knownTags[tagName];
       if (kt && !kt.collection) {
-        schema.tags.push(Object.assign({}, kt, { default: false, test: void 0 }));
+        schema2.tags.push(Object.assign({}, kt, { default: false, test: void 0 }));
         return kt;
       }
       onError(tagToken, "TAG_RESOLVE_FAILED", `Unresolved tag: ${tagName}`, tagName !== "tag:yaml.org,2002:str");
-      return schema[identity.SCALAR];
+      return schema2[identity.SCALAR];
     }
-    function findScalarTagByTest({ atKey, directives, schema }, value, token, onError) {
-      const tag = schema.tags.find((tag2) => (tag2.default === true || atKey && tag2.default === "key") && tag2.test?.test(value)) || schema[identity.SCALAR];
-      if (schema.compat) {
-        const compat = schema.compat.find((tag2) => tag2.default && tag2.test?.test(value)) ?? schema[identity.SCALAR];
+    function findScalarTagByTest({ atKey, directives, schema: schema2 }, value, token, onError) {
+      const tag = schema2.tags.find((tag2) => (tag2.default === true || atKey && tag2.default === "key") && tag2.test?.test(value)) || schema2[identity.SCALAR];
+      if (schema2.compat) {
+        const compat = schema2.compat.find((tag2) => tag2.default && tag2.test?.test(value)) ?? schema2[identity.SCALAR];
         if (tag.tag !== compat.tag) {
           const ts = directives.tagString(tag.tag);
           const cs = directives.tagString(compat.tag);
@@ -15179,15 +15179,15 @@ var require_parser = __commonJS({
     var node_process = __require("process");
     var cst = require_cst();
     var lexer = require_lexer();
-    function includesToken(list, type) {
-      for (let i = 0; i < list.length; ++i)
-        if (list[i].type === type)
+    function includesToken(list2, type) {
+      for (let i = 0; i < list2.length; ++i)
+        if (list2[i].type === type)
           return true;
       return false;
     }
-    function findNonEmptyIndex(list) {
-      for (let i = 0; i < list.length; ++i) {
-        switch (list[i].type) {
+    function findNonEmptyIndex(list2) {
+      for (let i = 0; i < list2.length; ++i) {
+        switch (list2[i].type) {
           case "space":
           case "comment":
           case "newline":
@@ -17008,11 +17008,11 @@ var require_utils3 = __commonJS({
       }
       return output;
     }
-    function hyperlink(url, text) {
+    function hyperlink(url, text2) {
       const OSC = "\x1B]";
       const BEL = "\x07";
       const SEP = ";";
-      return [OSC, "8", SEP, SEP, url || text, BEL, text, OSC, "8", SEP, SEP, BEL].join("");
+      return [OSC, "8", SEP, SEP, url || text2, BEL, text2, OSC, "8", SEP, SEP, BEL].join("");
     }
     module2.exports = {
       strlen,
@@ -17112,7 +17112,7 @@ var require_has_flag = __commonJS({
 var require_supports_colors = __commonJS({
   "node_modules/@colors/colors/lib/system/supports-colors.js"(exports2, module2) {
     "use strict";
-    var os8 = __require("os");
+    var os9 = __require("os");
     var hasFlag = require_has_flag();
     var env = process.env;
     var forceColor = void 0;
@@ -17150,7 +17150,7 @@ var require_supports_colors = __commonJS({
       }
       var min = forceColor ? 1 : 0;
       if (process.platform === "win32") {
-        var osRelease = os8.release().split(".");
+        var osRelease = os9.release().split(".");
         if (Number(process.versions.node.split(".")[0]) >= 8 && Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
           return Number(osRelease[2]) >= 14931 ? 3 : 2;
         }
@@ -17207,10 +17207,10 @@ var require_supports_colors = __commonJS({
 // node_modules/@colors/colors/lib/custom/trap.js
 var require_trap = __commonJS({
   "node_modules/@colors/colors/lib/custom/trap.js"(exports2, module2) {
-    module2["exports"] = function runTheTrap(text, options) {
+    module2["exports"] = function runTheTrap(text2, options) {
       var result = "";
-      text = text || "Run the trap, drop the bass";
-      text = text.split("");
+      text2 = text2 || "Run the trap, drop the bass";
+      text2 = text2.split("");
       var trap = {
         a: ["@", "\u0104", "\u023A", "\u0245", "\u0394", "\u039B", "\u0414"],
         b: ["\xDF", "\u0181", "\u0243", "\u026E", "\u03B2", "\u0E3F"],
@@ -17258,7 +17258,7 @@ var require_trap = __commonJS({
         y: ["\xA5", "\u04B0", "\u04CB"],
         z: ["\u01B5", "\u0240"]
       };
-      text.forEach(function(c) {
+      text2.forEach(function(c) {
         c = c.toLowerCase();
         var chars = trap[c] || [" "];
         var rand = Math.floor(Math.random() * chars.length);
@@ -17276,8 +17276,8 @@ var require_trap = __commonJS({
 // node_modules/@colors/colors/lib/custom/zalgo.js
 var require_zalgo = __commonJS({
   "node_modules/@colors/colors/lib/custom/zalgo.js"(exports2, module2) {
-    module2["exports"] = function zalgo(text, options) {
-      text = text || "   he is here   ";
+    module2["exports"] = function zalgo(text2, options) {
+      text2 = text2 || "   he is here   ";
       var soul = {
         "up": [
           "\u030D",
@@ -17410,7 +17410,7 @@ var require_zalgo = __commonJS({
         });
         return bool;
       }
-      function heComes(text2, options2) {
+      function heComes(text3, options2) {
         var result = "";
         var counts;
         var l;
@@ -17419,12 +17419,12 @@ var require_zalgo = __commonJS({
         options2["mid"] = typeof options2["mid"] !== "undefined" ? options2["mid"] : true;
         options2["down"] = typeof options2["down"] !== "undefined" ? options2["down"] : true;
         options2["size"] = typeof options2["size"] !== "undefined" ? options2["size"] : "maxi";
-        text2 = text2.split("");
-        for (l in text2) {
+        text3 = text3.split("");
+        for (l in text3) {
           if (isChar(l)) {
             continue;
           }
-          result = result + text2[l];
+          result = result + text3[l];
           counts = { "up": 0, "down": 0, "mid": 0 };
           switch (options2.size) {
             case "mini":
@@ -17455,7 +17455,7 @@ var require_zalgo = __commonJS({
         }
         return result;
       }
-      return heComes(text, options);
+      return heComes(text2, options);
     };
   }
 });
@@ -19518,7 +19518,7 @@ var require_has_flag2 = __commonJS({
 var require_supports_color = __commonJS({
   "node_modules/supports-color/index.js"(exports2, module2) {
     "use strict";
-    var os8 = __require("os");
+    var os9 = __require("os");
     var tty = __require("tty");
     var hasFlag = require_has_flag2();
     var { env } = process;
@@ -19566,7 +19566,7 @@ var require_supports_color = __commonJS({
         return min;
       }
       if (process.platform === "win32") {
-        const osRelease = os8.release().split(".");
+        const osRelease = os9.release().split(".");
         if (Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
           return Number(osRelease[2]) >= 14931 ? 3 : 2;
         }
@@ -20685,13 +20685,13 @@ var require_JsHistogram = __commonJS({
         this.updateMinAndMax(value);
         this.incrementTotalCount();
       }
-      handleRecordException(count, value) {
+      handleRecordException(count3, value) {
         if (!this.autoResize) {
           throw new Error("Value " + value + " is outside of histogram covered range");
         }
         this.resize(value);
         var countsIndex = this.countsArrayIndex(value);
-        this.addToCountAtIndex(countsIndex, count);
+        this.addToCountAtIndex(countsIndex, count3);
         this.highestTrackableValue = this.highestEquivalentValue(this.valueFromIndex(this.countsArrayLength - 1));
       }
       countsArrayIndex(value) {
@@ -20974,15 +20974,15 @@ var require_JsHistogram = __commonJS({
           this.recordSingleValue(missingValue);
         }
       }
-      recordCountAtValue(count, value) {
+      recordCountAtValue(count3, value) {
         const countsIndex = this.countsArrayIndex(value);
         if (countsIndex >= this.countsArrayLength) {
-          this.handleRecordException(count, value);
+          this.handleRecordException(count3, value);
         } else {
-          this.addToCountAtIndex(countsIndex, count);
+          this.addToCountAtIndex(countsIndex, count3);
         }
         this.updateMinAndMax(value);
-        this.addToTotalCount(count);
+        this.addToTotalCount(count3);
       }
       /**
        * Record a value in the histogram (adding to the value's current count)
@@ -20991,8 +20991,8 @@ var require_JsHistogram = __commonJS({
        * @param count The number of occurrences of this value to record
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithCount(value, count) {
-        this.recordCountAtValue(count, value);
+      recordValueWithCount(value, count3) {
+        this.recordCountAtValue(count3, value);
       }
       /**
        * Record a value in the histogram.
@@ -21018,13 +21018,13 @@ var require_JsHistogram = __commonJS({
       recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples) {
         this.recordSingleValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples);
       }
-      recordValueWithCountAndExpectedInterval(value, count, expectedIntervalBetweenValueSamples) {
-        this.recordCountAtValue(count, value);
+      recordValueWithCountAndExpectedInterval(value, count3, expectedIntervalBetweenValueSamples) {
+        this.recordCountAtValue(count3, value);
         if (expectedIntervalBetweenValueSamples <= 0) {
           return;
         }
         for (let missingValue = value - expectedIntervalBetweenValueSamples; missingValue >= expectedIntervalBetweenValueSamples; missingValue -= expectedIntervalBetweenValueSamples) {
-          this.recordCountAtValue(count, missingValue);
+          this.recordCountAtValue(count3, missingValue);
         }
       }
       /**
@@ -21839,7 +21839,7 @@ var require_trees = __commonJS({
       var prevlen = -1;
       var curlen;
       var nextlen = tree[0 * 2 + 1];
-      var count = 0;
+      var count3 = 0;
       var max_count = 7;
       var min_count = 4;
       if (nextlen === 0) {
@@ -21850,21 +21850,21 @@ var require_trees = __commonJS({
       for (n = 0; n <= max_code; n++) {
         curlen = nextlen;
         nextlen = tree[(n + 1) * 2 + 1];
-        if (++count < max_count && curlen === nextlen) {
+        if (++count3 < max_count && curlen === nextlen) {
           continue;
-        } else if (count < min_count) {
-          s.bl_tree[curlen * 2] += count;
+        } else if (count3 < min_count) {
+          s.bl_tree[curlen * 2] += count3;
         } else if (curlen !== 0) {
           if (curlen !== prevlen) {
             s.bl_tree[curlen * 2]++;
           }
           s.bl_tree[REP_3_6 * 2]++;
-        } else if (count <= 10) {
+        } else if (count3 <= 10) {
           s.bl_tree[REPZ_3_10 * 2]++;
         } else {
           s.bl_tree[REPZ_11_138 * 2]++;
         }
-        count = 0;
+        count3 = 0;
         prevlen = curlen;
         if (nextlen === 0) {
           max_count = 138;
@@ -21883,7 +21883,7 @@ var require_trees = __commonJS({
       var prevlen = -1;
       var curlen;
       var nextlen = tree[0 * 2 + 1];
-      var count = 0;
+      var count3 = 0;
       var max_count = 7;
       var min_count = 4;
       if (nextlen === 0) {
@@ -21893,27 +21893,27 @@ var require_trees = __commonJS({
       for (n = 0; n <= max_code; n++) {
         curlen = nextlen;
         nextlen = tree[(n + 1) * 2 + 1];
-        if (++count < max_count && curlen === nextlen) {
+        if (++count3 < max_count && curlen === nextlen) {
           continue;
-        } else if (count < min_count) {
+        } else if (count3 < min_count) {
           do {
             send_code(s, curlen, s.bl_tree);
-          } while (--count !== 0);
+          } while (--count3 !== 0);
         } else if (curlen !== 0) {
           if (curlen !== prevlen) {
             send_code(s, curlen, s.bl_tree);
-            count--;
+            count3--;
           }
           send_code(s, REP_3_6, s.bl_tree);
-          send_bits(s, count - 3, 2);
-        } else if (count <= 10) {
+          send_bits(s, count3 - 3, 2);
+        } else if (count3 <= 10) {
           send_code(s, REPZ_3_10, s.bl_tree);
-          send_bits(s, count - 3, 3);
+          send_bits(s, count3 - 3, 3);
         } else {
           send_code(s, REPZ_11_138, s.bl_tree);
-          send_bits(s, count - 11, 7);
+          send_bits(s, count3 - 11, 7);
         }
-        count = 0;
+        count3 = 0;
         prevlen = curlen;
         if (nextlen === 0) {
           max_count = 138;
@@ -23895,20 +23895,20 @@ var require_inftrees = __commonJS({
       var base = null;
       var base_index = 0;
       var end;
-      var count = new utils.Buf16(MAXBITS + 1);
+      var count3 = new utils.Buf16(MAXBITS + 1);
       var offs = new utils.Buf16(MAXBITS + 1);
       var extra = null;
       var extra_index = 0;
       var here_bits, here_op, here_val;
       for (len = 0; len <= MAXBITS; len++) {
-        count[len] = 0;
+        count3[len] = 0;
       }
       for (sym = 0; sym < codes; sym++) {
-        count[lens[lens_index + sym]]++;
+        count3[lens[lens_index + sym]]++;
       }
       root = bits;
       for (max2 = MAXBITS; max2 >= 1; max2--) {
-        if (count[max2] !== 0) {
+        if (count3[max2] !== 0) {
           break;
         }
       }
@@ -23922,7 +23922,7 @@ var require_inftrees = __commonJS({
         return 0;
       }
       for (min = 1; min < max2; min++) {
-        if (count[min] !== 0) {
+        if (count3[min] !== 0) {
           break;
         }
       }
@@ -23932,7 +23932,7 @@ var require_inftrees = __commonJS({
       left = 1;
       for (len = 1; len <= MAXBITS; len++) {
         left <<= 1;
-        left -= count[len];
+        left -= count3[len];
         if (left < 0) {
           return -1;
         }
@@ -23942,7 +23942,7 @@ var require_inftrees = __commonJS({
       }
       offs[1] = 0;
       for (len = 1; len < MAXBITS; len++) {
-        offs[len + 1] = offs[len] + count[len];
+        offs[len + 1] = offs[len] + count3[len];
       }
       for (sym = 0; sym < codes; sym++) {
         if (lens[lens_index + sym] !== 0) {
@@ -24005,7 +24005,7 @@ var require_inftrees = __commonJS({
           huff = 0;
         }
         sym++;
-        if (--count[len] === 0) {
+        if (--count3[len] === 0) {
           if (len === max2) {
             break;
           }
@@ -24019,7 +24019,7 @@ var require_inftrees = __commonJS({
           curr = len - drop;
           left = 1 << curr;
           while (curr + drop < max2) {
-            left -= count[curr + drop];
+            left -= count3[curr + drop];
             if (left <= 0) {
               break;
             }
@@ -26100,8 +26100,8 @@ var require_wasm = __commonJS({
       recordValue(value) {
         this._wasmHistogram.recordValue(value);
       }
-      recordValueWithCount(value, count) {
-        this._wasmHistogram.recordValueWithCount(value, count);
+      recordValueWithCount(value, count3) {
+        this._wasmHistogram.recordValueWithCount(value, count3);
       }
       recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples) {
         this._wasmHistogram.recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples);
@@ -27100,12 +27100,12 @@ var require_JsHistogram_encoding = __commonJS({
       const countsLimit = self2.countsArrayIndex(self2.maxValue) + 1;
       let srcIndex = 0;
       while (srcIndex < countsLimit) {
-        const count = self2.getCountAtIndex(srcIndex++);
-        if (count < 0) {
-          throw new Error("Cannot encode histogram containing negative counts (" + count + ") at index " + srcIndex + ", corresponding the value range [" + self2.lowestEquivalentValue(self2.valueFromIndex(srcIndex)) + "," + self2.nextNonEquivalentValue(self2.valueFromIndex(srcIndex)) + ")");
+        const count3 = self2.getCountAtIndex(srcIndex++);
+        if (count3 < 0) {
+          throw new Error("Cannot encode histogram containing negative counts (" + count3 + ") at index " + srcIndex + ", corresponding the value range [" + self2.lowestEquivalentValue(self2.valueFromIndex(srcIndex)) + "," + self2.nextNonEquivalentValue(self2.valueFromIndex(srcIndex)) + ")");
         }
         let zerosCount = 0;
-        if (count == 0) {
+        if (count3 == 0) {
           zerosCount = 1;
           while (srcIndex < countsLimit && self2.getCountAtIndex(srcIndex) == 0) {
             zerosCount++;
@@ -27115,7 +27115,7 @@ var require_JsHistogram_encoding = __commonJS({
         if (zerosCount > 1) {
           ZigZagEncoding_1.default.encode(buffer, -zerosCount);
         } else {
-          ZigZagEncoding_1.default.encode(buffer, count);
+          ZigZagEncoding_1.default.encode(buffer, count3);
         }
       }
     }
@@ -27144,12 +27144,12 @@ var require_JsHistogram_encoding = __commonJS({
       const endPosition = sourceBuffer.position + lengthInBytes;
       while (sourceBuffer.position < endPosition) {
         let zerosCount = 0;
-        let count = ZigZagEncoding_1.default.decode(sourceBuffer);
-        if (count < 0) {
-          zerosCount = -count;
+        let count3 = ZigZagEncoding_1.default.decode(sourceBuffer);
+        if (count3 < 0) {
+          zerosCount = -count3;
           dstIndex += zerosCount;
         } else {
-          self2.setCountAtIndex(dstIndex++, count);
+          self2.setCountAtIndex(dstIndex++, count3);
         }
       }
       return dstIndex;
@@ -27532,8 +27532,8 @@ var require_Recorder = __commonJS({
        * @param count The number of occurrences of this value to record
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithCount(value, count) {
-        this.activeHistogram.recordValueWithCount(value, count);
+      recordValueWithCount(value, count3) {
+        this.activeHistogram.recordValueWithCount(value, count3);
       }
       /**
        * Record a value
@@ -37268,9 +37268,9 @@ var require_iterate = __commonJS({
     var async = require_async();
     var abort = require_abort();
     module2.exports = iterate;
-    function iterate(list, iterator, state, callback2) {
+    function iterate(list2, iterator, state, callback2) {
       var key = state["keyedList"] ? state["keyedList"][state.index] : state.index;
-      state.jobs[key] = runJob(iterator, key, list[key], function(error, output) {
+      state.jobs[key] = runJob(iterator, key, list2[key], function(error, output) {
         if (!(key in state.jobs)) {
           return;
         }
@@ -37299,17 +37299,17 @@ var require_iterate = __commonJS({
 var require_state = __commonJS({
   "node_modules/asynckit/lib/state.js"(exports2, module2) {
     module2.exports = state;
-    function state(list, sortMethod) {
-      var isNamedList = !Array.isArray(list), initState = {
+    function state(list2, sortMethod) {
+      var isNamedList = !Array.isArray(list2), initState = {
         index: 0,
-        keyedList: isNamedList || sortMethod ? Object.keys(list) : null,
+        keyedList: isNamedList || sortMethod ? Object.keys(list2) : null,
         jobs: {},
         results: isNamedList ? {} : [],
-        size: isNamedList ? Object.keys(list).length : list.length
+        size: isNamedList ? Object.keys(list2).length : list2.length
       };
       if (sortMethod) {
         initState.keyedList.sort(isNamedList ? sortMethod : function(a, b) {
-          return sortMethod(list[a], list[b]);
+          return sortMethod(list2[a], list2[b]);
         });
       }
       return initState;
@@ -37341,10 +37341,10 @@ var require_parallel = __commonJS({
     var initState = require_state();
     var terminator = require_terminator();
     module2.exports = parallel;
-    function parallel(list, iterator, callback2) {
-      var state = initState(list);
-      while (state.index < (state["keyedList"] || list).length) {
-        iterate(list, iterator, state, function(error, result) {
+    function parallel(list2, iterator, callback2) {
+      var state = initState(list2);
+      while (state.index < (state["keyedList"] || list2).length) {
+        iterate(list2, iterator, state, function(error, result) {
           if (error) {
             callback2(error, result);
             return;
@@ -37370,16 +37370,16 @@ var require_serialOrdered = __commonJS({
     module2.exports = serialOrdered;
     module2.exports.ascending = ascending;
     module2.exports.descending = descending;
-    function serialOrdered(list, iterator, sortMethod, callback2) {
-      var state = initState(list, sortMethod);
-      iterate(list, iterator, state, function iteratorHandler(error, result) {
+    function serialOrdered(list2, iterator, sortMethod, callback2) {
+      var state = initState(list2, sortMethod);
+      iterate(list2, iterator, state, function iteratorHandler(error, result) {
         if (error) {
           callback2(error, result);
           return;
         }
         state.index++;
-        if (state.index < (state["keyedList"] || list).length) {
-          iterate(list, iterator, state, iteratorHandler);
+        if (state.index < (state["keyedList"] || list2).length) {
+          iterate(list2, iterator, state, iteratorHandler);
           return;
         }
         callback2(null, state.results);
@@ -37400,8 +37400,8 @@ var require_serial = __commonJS({
   "node_modules/asynckit/serial.js"(exports2, module2) {
     var serialOrdered = require_serialOrdered();
     module2.exports = serial;
-    function serial(list, iterator, callback2) {
-      return serialOrdered(list, iterator, null, callback2);
+    function serial(list2, iterator, callback2) {
+      return serialOrdered(list2, iterator, null, callback2);
     }
   }
 });
@@ -39448,7 +39448,7 @@ var require_sort = __commonJS({
   "node_modules/semver/functions/sort.js"(exports2, module2) {
     "use strict";
     var compareBuild = require_compare_build();
-    var sort = (list, loose) => list.sort((a, b) => compareBuild(a, b, loose));
+    var sort = (list2, loose) => list2.sort((a, b) => compareBuild(a, b, loose));
     module2.exports = sort;
   }
 });
@@ -39458,7 +39458,7 @@ var require_rsort = __commonJS({
   "node_modules/semver/functions/rsort.js"(exports2, module2) {
     "use strict";
     var compareBuild = require_compare_build();
-    var rsort = (list, loose) => list.sort((a, b) => compareBuild(b, a, loose));
+    var rsort = (list2, loose) => list2.sort((a, b) => compareBuild(b, a, loose));
     module2.exports = rsort;
   }
 });
@@ -40985,8 +40985,8 @@ var require_validate2 = __commonJS({
     var { parseHAR } = require_parseHAR();
     var { hasWorkerSupport } = require_util3();
     var isValidFn = (opt) => !opt || typeof opt === "function" || typeof opt === "string";
-    var lessThanOneError = (label) => new Error(`${label} can not be less than 1`);
-    var greaterThanZeroError = (label) => new Error(`${label} must be greater than 0`);
+    var lessThanOneError = (label2) => new Error(`${label2} can not be less than 1`);
+    var greaterThanZeroError = (label2) => new Error(`${label2} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
     function safeRequire(path11) {
       if (typeof path11 === "string") {
@@ -42008,24 +42008,24 @@ var require_buffer = __commonJS({
           return false;
       }
     };
-    Buffer2.concat = function concat(list, length) {
-      if (!Array.isArray(list)) {
+    Buffer2.concat = function concat(list2, length) {
+      if (!Array.isArray(list2)) {
         throw new TypeError('"list" argument must be an Array of Buffers');
       }
-      if (list.length === 0) {
+      if (list2.length === 0) {
         return Buffer2.alloc(0);
       }
       let i;
       if (length === void 0) {
         length = 0;
-        for (i = 0; i < list.length; ++i) {
-          length += list[i].length;
+        for (i = 0; i < list2.length; ++i) {
+          length += list2[i].length;
         }
       }
       const buffer = Buffer2.allocUnsafe(length);
       let pos = 0;
-      for (i = 0; i < list.length; ++i) {
-        let buf = list[i];
+      for (i = 0; i < list2.length; ++i) {
+        let buf = list2[i];
         if (isInstance(buf, Uint8Array)) {
           if (pos + buf.length > buffer.length) {
             if (!Buffer2.isBuffer(buf)) buf = Buffer2.from(buf);
@@ -43367,9 +43367,9 @@ var require_hyperid = __commonJS({
       generate.uuid = uuidv4();
       generate.decode = decode;
       let id = baseId(generate.uuid, urlSafe);
-      let count = Math.floor(opts.startFrom || 0);
+      let count3 = Math.floor(opts.startFrom || 0);
       if (isNaN(maxInt)) throw new Error(`maxInt must be a number. recieved ${opts.maxInt}`);
-      if (isNaN(count) || !(maxInt > count && count >= 0)) {
+      if (isNaN(count3) || !(maxInt > count3 && count3 >= 0)) {
         throw new Error([
           `when passed, opts.startFrom must be a number between 0 and ${maxInt}.`,
           "Only the integer part matters.",
@@ -43379,17 +43379,17 @@ var require_hyperid = __commonJS({
       return generate;
       function generate() {
         let result;
-        if (count === maxInt) {
+        if (count3 === maxInt) {
           generate.uuid = uuidv4();
           id = baseId(generate.uuid, urlSafe);
-          count = 0;
+          count3 = 0;
         }
         if (fixedLength) {
-          result = id + `0000000000${count}`.slice(-10);
+          result = id + `0000000000${count3}`.slice(-10);
         } else {
-          result = id + count;
+          result = id + count3;
         }
-        count = count + 1 | 0;
+        count3 = count3 + 1 | 0;
         return result;
       }
     }
@@ -44493,10 +44493,10 @@ var require_pipelinedRequestsQueue = __commonJS({
           return this.pendingRequests[0];
         }
       }
-      addByteCount(count) {
+      addByteCount(count3) {
         const req = this.peek();
         if (req) {
-          req.bytes += count;
+          req.bytes += count3;
         }
       }
       addBody(data) {
@@ -45533,7 +45533,7 @@ var require_autocannon = __commonJS({
     "use strict";
     var crossArgv = require_cross_argv();
     var fs = __require("fs");
-    var os8 = __require("os");
+    var os9 = __require("os");
     var net3 = __require("net");
     var path11 = __require("path");
     var URL2 = __require("url").URL;
@@ -45788,7 +45788,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path11.join(os8.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path11.join(os9.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -45848,8 +45848,8 @@ function formatPercent(fraction) {
   if (!isFiniteNumber(fraction)) return "\u2013";
   const percent = fraction * 100;
   const digits = Math.abs(percent) >= 1e3 ? 0 : 1;
-  const text = percent.toFixed(digits);
-  return `${percent > 0 && Number(text) !== 0 ? "+" : ""}${text === "-0.0" ? "0.0" : text}%`;
+  const text2 = percent.toFixed(digits);
+  return `${percent > 0 && Number(text2) !== 0 ? "+" : ""}${text2 === "-0.0" ? "0.0" : text2}%`;
 }
 function formatBudget(budget) {
   return formatShortPercent(budget, 2);
@@ -46233,19 +46233,19 @@ var DEFAULTS = {
 
 // src/config/units.ts
 var BUDGET_FORM = /^\d{1,2}(\.\d+)?%$/;
-function parseBudget(text) {
-  if (!BUDGET_FORM.test(text.trim())) throw new RangeError(`'${text}' is not a percentage from 0% to 99%, like 5%`);
-  return parsePercent(text);
+function parseBudget(text2) {
+  if (!BUDGET_FORM.test(text2.trim())) throw new RangeError(`'${text2}' is not a percentage from 0% to 99%, like 5%`);
+  return parsePercent(text2);
 }
-function parsePercent(text) {
-  const match = /^(\d+(?:\.\d+)?)%$/.exec(text.trim());
-  if (!match) throw new RangeError(`'${text}' is not a percentage like 5%`);
+function parsePercent(text2) {
+  const match = /^(\d+(?:\.\d+)?)%$/.exec(text2.trim());
+  if (!match) throw new RangeError(`'${text2}' is not a percentage like 5%`);
   return Number(match[1]) / 100;
 }
 var UNIT_MS = { ms: 1, s: 1e3, m: 6e4 };
-function parseDuration(text) {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(text.trim());
-  if (!match) throw new RangeError(`'${text}' is not a duration like 500ms, 30s or 2m`);
+function parseDuration(text2) {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(text2.trim());
+  if (!match) throw new RangeError(`'${text2}' is not a duration like 500ms, 30s or 2m`);
   return Number(match[1]) * UNIT_MS[match[2]];
 }
 
@@ -46260,9 +46260,9 @@ function loadConfig(options) {
   }
   return parseConfig(readFileSync(file, "utf8"), file);
 }
-function parseConfig(text, file) {
+function parseConfig(text2, file) {
   const lines = new import_yaml.LineCounter();
-  const doc = (0, import_yaml.parseDocument)(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
+  const doc = (0, import_yaml.parseDocument)(text2, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
   const shown = displayPath(file);
   const yamlError = doc.errors[0];
   if (yamlError) {
@@ -46423,8 +46423,8 @@ var OutputTail = class {
     if (this.#text.length > this.limit * 2) this.#text = this.#text.slice(-this.limit);
   }
   /** The last `count` non-empty lines. */
-  lines(count = 20) {
-    return this.#text.trimEnd().split("\n").slice(-count).join("\n");
+  lines(count3 = 20) {
+    return this.#text.trimEnd().split("\n").slice(-count3).join("\n");
   }
 };
 var DENIED_PREFIXES = ["INPUT_", "ACTIONS_"];
@@ -46572,8 +46572,8 @@ async function checkout(options) {
   };
   const forget = options.onCleanup?.(dispose);
   try {
-    const addWorktree = async (label, sha) => {
-      const dir = path3.join(temp, label);
+    const addWorktree = async (label2, sha) => {
+      const dir = path3.join(temp, label2);
       await run(["worktree", "add", "--detach", "--force", dir, sha], repoRoot);
       created.push(dir);
       return dir;
@@ -46655,8 +46655,8 @@ ${indent(result.tail.lines(20))}`
     options.log(`${step} ${revision.label}: done in ${((Date.now() - started) / 1e3).toFixed(1)}s`);
   }
 }
-function indent(text) {
-  return text ? text.split("\n").map((line) => `  ${line}`).join("\n") : "  (no output)";
+function indent(text2) {
+  return text2 ? text2.split("\n").map((line) => `  ${line}`).join("\n") : "  (no output)";
 }
 function removeWorktrees(repoRoot, dirs, temp) {
   for (const dir of dirs.splice(0)) gitSync(["worktree", "remove", "--force", "--force", dir], repoRoot);
@@ -47469,6 +47469,67 @@ async function discoverBenchFiles(root, patterns) {
   return files.map((file) => file.replace(/\\/g, "/")).sort();
 }
 
+// src/measure/micro/messages.ts
+var import_ajv2 = __toESM(require_ajv(), 1);
+var text = { type: "string", maxLength: 16384 };
+var label = { enum: ["base", "head"] };
+var count = { type: "number", minimum: 0 };
+var side = { type: "object", required: ["opsPerSec", "calls"], properties: { opsPerSec: count, calls: count } };
+var list = (items) => ({ type: "array", maxItems: 1e5, items });
+var schema = {
+  oneOf: [
+    { type: "object", required: ["type"], properties: { type: { const: "ready" } } },
+    { type: "object", required: ["type", "id"], properties: { type: { const: "progress" }, id: text, revision: label } },
+    { type: "object", required: ["type", "calls"], properties: { type: { const: "profiled" }, calls: count } },
+    { type: "object", required: ["type", "message"], properties: { type: { const: "fatal" }, message: text } },
+    {
+      type: "object",
+      required: ["type", "files", "tasks"],
+      properties: {
+        type: { const: "result" },
+        files: list({
+          type: "object",
+          required: ["revision", "file", "tasks"],
+          properties: {
+            revision: label,
+            file: text,
+            tasks: list(text),
+            harness: text,
+            harnesses: list({
+              type: "object",
+              required: ["harness", "path"],
+              properties: { harness: text, version: text, path: text }
+            }),
+            notes: list(text),
+            workerOf: text,
+            error: text
+          }
+        }),
+        tasks: list({
+          type: "object",
+          required: ["id", "batch", "blocks"],
+          properties: {
+            id: text,
+            batch: count,
+            blocks: count,
+            base: side,
+            head: side,
+            logRatio: { type: "number" },
+            blockVariance: count,
+            measureMs: count,
+            error: { type: "object", required: ["revision", "message"], properties: { revision: label, message: text } }
+          }
+        })
+      }
+    }
+  ]
+};
+var validate2 = new import_ajv2.default({ allErrors: false, strict: false }).compile(schema);
+function checkRunnerMessage(message) {
+  if (validate2(message)) return { ok: true, message };
+  return { ok: false, preview: (JSON.stringify(message) ?? String(message)).slice(0, 200) };
+}
+
 // src/measure/micro/spawn.ts
 var DRAIN_MS = 5e3;
 function runBenchmarkProcess(job, settings) {
@@ -47513,9 +47574,17 @@ ${output}` : message,
       const what = current.id ? `while running '${current.id}'${current.revision ? ` (${current.revision})` : ""}` : "while loading bench files";
       fail(`the benchmark process (pid ${child.pid}) showed no progress for ${settings.stallTimeoutMs / 1e3}s ${what} and was killed`);
     }
-    child.on("message", (message) => {
+    child.on("message", (raw) => {
       clearTimeout(timer);
       timer = setTimeout(stalled, settings.stallTimeoutMs);
+      const checked = checkRunnerMessage(raw);
+      if (!checked.ok) {
+        const where2 = current.id ? ` while running '${current.id}'` : ready ? " while loading bench files" : " before its handshake";
+        return fail(
+          `the benchmark process (pid ${child.pid}) sent a message that is not benchgate's${where2}: ${checked.preview} (does the bench file call process.send itself?)`
+        );
+      }
+      const message = checked.message;
       if (message.type === "ready") {
         ready = true;
         child.send(job);
@@ -47575,16 +47644,16 @@ function describeRevision(revision) {
 }
 
 // src/measure/shard.ts
-function parseShardSpec(text) {
-  const match = /^(\d{1,3})\/(\d{1,3})$/.exec(text.trim());
+function parseShardSpec(text2) {
+  const match = /^(\d{1,3})\/(\d{1,3})$/.exec(text2.trim());
   const index = Number(match?.[1]);
-  const count = Number(match?.[2]);
-  if (!match || count < 1 || index < 1 || index > count)
-    throw new UserError(`--shard '${text}' is not i/n with 1 \u2264 i \u2264 n, e.g. --shard 2/4 for the second of four shards.`);
-  return { index, count };
+  const count3 = Number(match?.[2]);
+  if (!match || count3 < 1 || index < 1 || index > count3)
+    throw new UserError(`--shard '${text2}' is not i/n with 1 \u2264 i \u2264 n, e.g. --shard 2/4 for the second of four shards.`);
+  return { index, count: count3 };
 }
-function assignShards(units, count) {
-  const shards = Array.from({ length: count }, () => ({ cost: 0, keys: [] }));
+function assignShards(units, count3) {
+  const shards = Array.from({ length: count3 }, () => ({ cost: 0, keys: [] }));
   const ordered = [...units].sort((a, b) => b.cost - a.cost || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   for (const unit of ordered) {
     const lightest = shards.reduce((best, shard) => shard.cost < best.cost ? shard : best, shards[0]);
@@ -47593,7 +47662,7 @@ function assignShards(units, count) {
   }
   return shards.map((shard) => shard.keys.sort());
 }
-function planSuite(census, http3, costs, count) {
+function planSuite(census, http3, costs, count3) {
   const units = [
     ...census.map((f) => ({ key: f.file, cost: Math.max(1, f.base?.length ?? 0, f.head?.length ?? 0) * costs.taskTimeMs })),
     ...http3.map((b) => ({ key: b.id, cost: costs.httpRoundMs(b) }))
@@ -47602,7 +47671,7 @@ function planSuite(census, http3, costs, count) {
   const httpFigures = http3.reduce((sum3, b) => sum3 + 1 + Object.keys(b.latencyBudget).length, 0);
   return {
     units: units.map((u) => u.key).sort(),
-    shards: assignShards(units, count),
+    shards: assignShards(units, count3),
     familySize: compared + httpFigures
   };
 }
@@ -47925,8 +47994,8 @@ PerceptronModel.prototype.predict = function predict(features) {
     return 0;
   }
 };
-PerceptronModel.prototype.train = function train2(features, label) {
-  if (label !== 0 && label !== 1) {
+PerceptronModel.prototype.train = function train2(features, label2) {
+  if (label2 !== 0 && label2 !== 1) {
     return null;
   }
   if (features.length !== this.weights.length) {
@@ -47934,8 +48003,8 @@ PerceptronModel.prototype.train = function train2(features, label) {
     this.bias = 1;
   }
   var prediction = this.predict(features);
-  if (typeof prediction === "number" && prediction !== label) {
-    var gradient = label - prediction;
+  if (typeof prediction === "number" && prediction !== label2) {
+    var gradient = label2 - prediction;
     for (var i = 0; i < this.weights.length; i++) {
       this.weights[i] += gradient * features[i];
     }
@@ -48052,11 +48121,11 @@ function boundRank(alpha, n) {
   const rank = qsignrank(alpha, n);
   return rank === 0 ? 1 : rank;
 }
-function signedRankP(values, centre, side) {
+function signedRankP(values, centre, side2) {
   const n = values.length;
   if (n === 0) return 1;
   const walsh = walshAverages(values);
-  const against = side === "below" ? walsh.filter((w) => w >= centre).length : walsh.filter((w) => w <= centre).length;
+  const against = side2 === "below" ? walsh.filter((w) => w >= centre).length : walsh.filter((w) => w <= centre).length;
   return psignrank(against, n);
 }
 function minimumRounds(confidence) {
@@ -48258,8 +48327,8 @@ function processStrategy(plan, spawn2) {
     async run(order2, job) {
       const outcomes = [];
       const batches = { ...job.batches };
-      for (const side of order2 % 2 === 0 ? [base, head] : [head, base]) {
-        const outcome = await spawn2({ ...job, batches, sides: [side] });
+      for (const side2 of order2 % 2 === 0 ? [base, head] : [head, base]) {
+        const outcome = await spawn2({ ...job, batches, sides: [side2] });
         if (!outcome.ok) return outcome;
         outcomes.push(outcome);
         for (const task of outcome.tasks) batches[task.id] ??= task.batch;
@@ -48286,7 +48355,6 @@ function mergePair(tasks) {
   }
   return [...merged.values()];
 }
-var MAX_ATTEMPTS_PER_ROUND = 3;
 function workingDirectory(job, plan) {
   return job.sides.length === 1 ? job.sides[0].root : plan.head.root;
 }
@@ -48435,9 +48503,9 @@ function meanOfProcesses(outcomes) {
     const task = { ...seen[0], blocks: seen.reduce((sum3, t) => sum3 + t.blocks, 0) };
     const error = seen.find((t) => t.error)?.error;
     if (error) return { ...task, error };
-    for (const side of ["base", "head"]) {
-      const figures = seen.map((t) => t[side]).filter((f) => f !== void 0);
-      if (figures.length) task[side] = { ...figures[0], opsPerSec: Math.exp(mean(figures.map((f) => Math.log(f.opsPerSec)))) };
+    for (const side2 of ["base", "head"]) {
+      const figures = seen.map((t) => t[side2]).filter((f) => f !== void 0);
+      if (figures.length) task[side2] = { ...figures[0], opsPerSec: Math.exp(mean(figures.map((f) => Math.log(f.opsPerSec)))) };
     }
     const ratios = seen.map((t) => t.logRatio).filter((r) => r !== void 0);
     if (ratios.length) task.logRatio = mean(ratios);
@@ -48475,10 +48543,10 @@ function describeAllocation(allocation, records, taskTimeMs) {
   return `after ${records.length} rounds: between-process noise dominates in ${between} of ${noise.length} tasks; task time ${ms(taskTimeMs)} \u2192 ${low === high ? ms(low) : `${ms(low)}\u2013${ms(high)}`}, a round \u2248${ms(last)} \u2192 ${ms(allocation.roundMs)}`;
 }
 async function runRound(strategy, round, order2, job, errors, skip) {
-  for (let attempt = 1; ; attempt++) {
+  for (; ; ) {
     const outcome = await strategy.run(order2, { ...job, skip: [...skip] });
     if (outcome.ok) return outcome;
-    if (!outcome.id || attempt >= MAX_ATTEMPTS_PER_ROUND) {
+    if (!outcome.id || skip.has(outcome.id)) {
       throw new UserError(`Round ${round + 1}: ${outcome.message}`);
     }
     errors.set(outcome.id, `${outcome.revision ? `at ${outcome.revision}: ` : ""}${outcome.message}`);
@@ -48515,9 +48583,9 @@ async function explainLoadErrors(files, plan, spawn2, errors, skip) {
     const other = files.find((file) => file.file === failed.file && file.revision !== failed.revision && !file.error);
     let message = `${failed.file} failed to load at ${failed.revision}: ${failed.error}`;
     if (other && plan.isolation === "alternate") {
-      const side = failed.revision === "base" ? plan.base : plan.head;
+      const side2 = failed.revision === "base" ? plan.base : plan.head;
       const alone = await spawn2({
-        sides: [{ revision: failed.revision, root: side.root, files: [failed.file] }],
+        sides: [{ revision: failed.revision, root: side2.root, files: [failed.file] }],
         settings: { ...plan.settings, taskTimeMs: 0, minBlocks: 1, warmupBlocks: 0 },
         batches: {},
         skip: []
@@ -48674,43 +48742,41 @@ function latencyOf(times) {
   return figures;
 }
 
-// src/measure/http/server.ts
-import { readdirSync as readdirSync2, readFileSync as readFileSync3 } from "node:fs";
-import http2 from "node:http";
-import path4 from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
-
-// src/measure/http/port.ts
-import net from "node:net";
-function freePort() {
-  return new Promise((resolve3, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => typeof address === "object" && address ? resolve3(address.port) : reject(new Error("no port assigned")));
-    });
-  });
-}
-function isListening(port, timeoutMs = 500) {
-  return new Promise((resolve3) => {
-    const socket = net.connect({ host: "127.0.0.1", port });
-    const done = (result) => {
-      socket.destroy();
-      resolve3(result);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once("connect", () => done(true));
-    socket.once("error", () => done(false));
-  });
-}
-
 // src/measure/http/probe-client.ts
-import net2 from "node:net";
+var import_ajv3 = __toESM(require_ajv(), 1);
+import net from "node:net";
+var count2 = { type: "number", minimum: 0 };
+var validFigures = new import_ajv3.default({ strict: false }).compile({
+  type: "object",
+  required: ["windowMs", "eventLoopDelay", "eventLoopUtilization", "gc", "peakRssBytes", "peakHeapUsedBytes"],
+  properties: {
+    windowMs: count2,
+    eventLoopDelay: { type: "object", required: ["p50", "p99", "max"], properties: { p50: count2, p99: count2, max: count2 } },
+    eventLoopUtilization: { type: "number", minimum: 0, maximum: 1 },
+    gc: {
+      type: "object",
+      required: ["count", "totalMs", "byKind"],
+      properties: {
+        count: count2,
+        totalMs: count2,
+        byKind: {
+          type: "object",
+          maxProperties: 32,
+          propertyNames: { maxLength: 64 },
+          additionalProperties: { type: "object", required: ["count", "totalMs"], properties: { count: count2, totalMs: count2 } }
+        }
+      }
+    },
+    peakRssBytes: count2,
+    peakHeapUsedBytes: count2
+  }
+});
+function checkProbeFigures(figures) {
+  return validFigures(figures) ? figures : void 0;
+}
 function probeCommand(socketPath, command, timeoutMs = 2e3) {
   return new Promise((resolve3, reject) => {
-    const socket = net2.connect(socketPath);
+    const socket = net.connect(socketPath);
     let buffer = "";
     const timer = setTimeout(() => {
       socket.destroy();
@@ -48739,6 +48805,38 @@ function probeCommand(socketPath, command, timeoutMs = 2e3) {
 }
 
 // src/measure/http/server.ts
+import { readdirSync as readdirSync2, readFileSync as readFileSync3 } from "node:fs";
+import http2 from "node:http";
+import path4 from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+
+// src/measure/http/port.ts
+import net2 from "node:net";
+function freePort() {
+  return new Promise((resolve3, reject) => {
+    const server = net2.createServer();
+    server.unref();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => typeof address === "object" && address ? resolve3(address.port) : reject(new Error("no port assigned")));
+    });
+  });
+}
+function isListening(port, timeoutMs = 500) {
+  return new Promise((resolve3) => {
+    const socket = net2.connect({ host: "127.0.0.1", port });
+    const done = (result) => {
+      socket.destroy();
+      resolve3(result);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+  });
+}
+
+// src/measure/http/server.ts
 var ServerError = class extends Error {
   name = "ServerError";
 };
@@ -48748,11 +48846,11 @@ function runsNode(command) {
 var sequence = 0;
 var START_ATTEMPTS = 3;
 var ServerProcess = class _ServerProcess {
-  constructor(child, port, probeSocket, label) {
+  constructor(child, port, probeSocket, label2) {
     this.child = child;
     this.port = port;
     this.probeSocket = probeSocket;
-    this.label = label;
+    this.label = label2;
     child.stdout?.on("data", (chunk) => this.tail.push(chunk));
     child.stderr?.on("data", (chunk) => this.tail.push(chunk));
     child.once("exit", (code, signal) => this.exit = { code, signal });
@@ -48787,8 +48885,13 @@ var ServerProcess = class _ServerProcess {
     const socket = probe ? path4.join(options.socketDir, `probe-${process.pid}-${++sequence}.sock`) : void 0;
     const nodeOptions = [process.env.NODE_OPTIONS, probe ? `--require ${JSON.stringify(options.probePath)}` : void 0].filter(Boolean).join(" ");
     const env = { ...process.env, PORT: String(port), HOST: "127.0.0.1", NODE_OPTIONS: nodeOptions };
-    if (socket) env.BENCHGATE_PROBE_SOCKET = socket;
-    else delete env.BENCHGATE_PROBE_SOCKET;
+    if (socket) {
+      env.BENCHGATE_PROBE_SOCKET = socket;
+      env.BENCHGATE_PARENT_PID = String(process.pid);
+    } else {
+      delete env.BENCHGATE_PROBE_SOCKET;
+      delete env.BENCHGATE_PARENT_PID;
+    }
     const child = spawnTracked(execIfSimple(options.command), [], {
       cwd: options.cwd,
       env,
@@ -48921,9 +49024,9 @@ function describeTraffic(t, requests = []) {
     if (!statuses.length) return [];
     const total = statuses.reduce((sum3, [, n]) => sum3 + n, 0);
     const request = requests[i];
-    const list = statuses.map(([status, n]) => `${status} \xD7${n}`).join(", ");
+    const list2 = statuses.map(([status, n]) => `${status} \xD7${n}`).join(", ");
     return [
-      `${total} unexpected responses to ${request?.label ?? `requests[${i}]`} (${list}${request ? `; expected ${request.expected}` : ""})`
+      `${total} unexpected responses to ${request?.label ?? `requests[${i}]`} (${list2}${request ? `; expected ${request.expected}` : ""})`
     ];
   }) : Object.entries(t.byClass).filter(([k]) => k !== "3xx" && k !== "1xx").map(([k, v]) => `${v} ${k} responses`);
   if (t.errors) parts.push(`${t.errors} connection errors`);
@@ -49048,17 +49151,17 @@ function serverOptions(benchmark, revision, plan) {
 }
 async function freshRound(benchmark, revisions, round, plan) {
   const figures = {};
-  for (const side of order(round)) {
-    const server = await ServerProcess.start(serverOptions(benchmark, revisions[side], plan));
+  for (const side2 of order(round)) {
+    const server = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
     try {
-      if (round === 0) await checkRequests(benchmark, server, side, revisions, plan);
+      if (round === 0) await checkRequests(benchmark, server, side2, revisions, plan);
       await loadOn(server, benchmark, benchmark.warmupMs);
       server.checkAlive("during the warm-up");
       await server.probe("start");
       const load = await loadOn(server, benchmark, benchmark.durationMs);
-      const probe = (await server.probe("stop"))?.figures;
+      const probe = checkProbeFigures((await server.probe("stop"))?.figures);
       server.checkAlive("under load");
-      figures[side] = { requestsPerSec: load.requestsPerSec, latency: load.latency, traffic: load.traffic, probe };
+      figures[side2] = { requestsPerSec: load.requestsPerSec, latency: load.latency, traffic: load.traffic, probe };
     } finally {
       await server.stop();
     }
@@ -49071,15 +49174,15 @@ async function freshRound(benchmark, revisions, round, plan) {
 async function liveRound(benchmark, revisions, round, plan) {
   const servers = {};
   try {
-    for (const side of order(round)) {
-      servers[side] = await ServerProcess.start(serverOptions(benchmark, revisions[side], plan));
-      if (round === 0) await checkRequests(benchmark, servers[side], side, revisions, plan);
+    for (const side2 of order(round)) {
+      servers[side2] = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
+      if (round === 0) await checkRequests(benchmark, servers[side2], side2, revisions, plan);
     }
-    const load = (side, durationMs) => loadOn(servers[side], benchmark, durationMs);
-    for (const side of order(round)) await load(side, benchmark.warmupMs);
-    for (const side of order(round)) {
-      await servers[side].probe("start");
-      await servers[side].probe("pause");
+    const load = (side2, durationMs) => loadOn(servers[side2], benchmark, durationMs);
+    for (const side2 of order(round)) await load(side2, benchmark.warmupMs);
+    for (const side2 of order(round)) {
+      await servers[side2].probe("start");
+      await servers[side2].probe("pause");
     }
     const blockMs = Math.min(plan.blockMs ?? 1e3, benchmark.durationMs);
     const blocks = Math.max(2, Math.round(benchmark.durationMs / blockMs));
@@ -49087,21 +49190,21 @@ async function liveRound(benchmark, revisions, round, plan) {
     const ratios = [];
     for (let k = 0; k < blocks; k++) {
       const block = {};
-      for (const side of k % 2 === 0 ? order(round) : order(round).reverse()) {
-        await servers[side].probe("resume");
-        block[side] = await load(side, blockMs);
-        await servers[side].probe("pause");
-        servers[side].checkAlive("under load");
-        results[side].push(block[side]);
+      for (const side2 of k % 2 === 0 ? order(round) : order(round).reverse()) {
+        await servers[side2].probe("resume");
+        block[side2] = await load(side2, blockMs);
+        await servers[side2].probe("pause");
+        servers[side2].checkAlive("under load");
+        results[side2].push(block[side2]);
       }
       ratios.push(Math.log(block.head.requestsPerSec / block.base.requestsPerSec));
     }
     const figures = {};
-    for (const side of ["base", "head"]) {
-      const probe = (await servers[side].probe("stop"))?.figures;
-      figures[side] = pool(results[side], probe);
+    for (const side2 of ["base", "head"]) {
+      const probe = checkProbeFigures((await servers[side2].probe("stop"))?.figures);
+      figures[side2] = pool(results[side2], probe);
     }
-    const silent = (side) => results[side].filter((block) => block.traffic.ok === 0).map(() => blockMs);
+    const silent = (side2) => results[side2].filter((block) => block.traffic.ok === 0).map(() => blockMs);
     return judgeTraffic(
       benchmark,
       figures.base,
@@ -49126,9 +49229,9 @@ function order(round) {
   return round % 2 === 0 ? ["base", "head"] : ["head", "base"];
 }
 var preflightStatus = /* @__PURE__ */ new WeakMap();
-async function checkRequests(benchmark, server, side, revisions, plan) {
+async function checkRequests(benchmark, server, side2, revisions, plan) {
   const statuses = preflightStatus.get(benchmark) ?? {};
-  statuses[side] = await preflight(server.port, benchmark.requests);
+  statuses[side2] = await preflight(server.port, benchmark.requests);
   preflightStatus.set(benchmark, statuses);
   if (!statuses.base || !statuses.head) return;
   const file = benchmark.where.split(":")[0];
@@ -49163,12 +49266,12 @@ function judgeTraffic(benchmark, base, head, logRatio, silent, servers) {
       `head is broken under load: ${describeTraffic(head.traffic, labels)} (base: ${bad(base.traffic) ? describeTraffic(base.traffic, labels) : "none"}).`
     );
   }
-  for (const side of ["head", "base"]) {
-    const loads = silent[side];
+  for (const side2 of ["head", "base"]) {
+    const loads = silent[side2];
     if (!loads.length) continue;
-    const figures = side === "base" ? base : head;
+    const figures = side2 === "base" ? base : head;
     throw new BenchmarkFailure(
-      `${servers?.[side]?.label ?? side}'s server answered no request with an expected status in ${loads.length === 1 ? "a" : loads.length} ${(loads[0] / 1e3).toFixed(1)}s load${loads.length === 1 ? "" : "s"} (${describeTraffic(figures.traffic, labels)}; requests still waiting at the deadline count as unanswered): a hung server, not a measurement.${servers?.[side]?.output() ?? ""}`
+      `${servers?.[side2]?.label ?? side2}'s server answered no request with an expected status in ${loads.length === 1 ? "a" : loads.length} ${(loads[0] / 1e3).toFixed(1)}s load${loads.length === 1 ? "" : "s"} (${describeTraffic(figures.traffic, labels)}; requests still waiting at the deadline count as unanswered): a hung server, not a measurement.${servers?.[side2]?.output() ?? ""}`
     );
   }
   if (!(logRatio > -Infinity && logRatio < Infinity))
@@ -49490,10 +49593,10 @@ function resolutionWarning(comparison) {
 function verdictCounts(benchmarks) {
   const parts = [];
   for (const verdict of ORDER) {
-    const count = benchmarks.filter((b) => b.verdict === verdict).length;
-    if (count === 0) continue;
-    const word = verdict === "error" ? count === 1 ? "error" : "errors" : count === 1 || verdict === "unchanged" || verdict === "inconclusive" || verdict === "unmeasured" || verdict === "new" || verdict === "removed" ? verdict : `${verdict}s`;
-    parts.push(`${count} ${word}`);
+    const count3 = benchmarks.filter((b) => b.verdict === verdict).length;
+    if (count3 === 0) continue;
+    const word = verdict === "error" ? count3 === 1 ? "error" : "errors" : count3 === 1 || verdict === "unchanged" || verdict === "inconclusive" || verdict === "unmeasured" || verdict === "new" || verdict === "removed" ? verdict : `${verdict}s`;
+    parts.push(`${count3} ${word}`);
   }
   return parts.join(", ") || "no benchmarks";
 }
@@ -49613,8 +49716,8 @@ function summarizeProfile(profile, root, options = {}) {
 function diffProfiles(base, head, top = 5, view = "functions") {
   const baseByKey = new Map(base.summary[view].map((f) => [f.key, f]));
   const headByKey = new Map(head.summary[view].map((f) => [f.key, f]));
-  const perOp = (cost, side) => cost && side.ops > 0 ? cost.selfMs * 1e3 / side.ops : 0;
-  const share2 = (cost, side) => cost && side.summary.totalMs > 0 ? cost.selfMs / side.summary.totalMs : 0;
+  const perOp = (cost, side2) => cost && side2.ops > 0 ? cost.selfMs * 1e3 / side2.ops : 0;
+  const share2 = (cost, side2) => cost && side2.summary.totalMs > 0 ? cost.selfMs / side2.summary.totalMs : 0;
   const rows = [];
   for (const key of /* @__PURE__ */ new Set([...baseByKey.keys(), ...headByKey.keys()])) {
     const b = baseByKey.get(key);
@@ -49653,8 +49756,8 @@ var SourceMaps = class {
     if (this.maps.has(file)) return this.maps.get(file);
     let entry = null;
     try {
-      const text = readFileSync4(file, "utf8");
-      const reference = [...text.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync4(`${file}.map`) ? `${path5.basename(file)}.map` : void 0);
+      const text2 = readFileSync4(file, "utf8");
+      const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync4(`${file}.map`) ? `${path5.basename(file)}.map` : void 0);
       if (reference) {
         let payload;
         let dir = path5.dirname(file);
@@ -49715,8 +49818,8 @@ async function profileBoth(target, plan, started) {
   const slug = target.id.replace(/[^\w.-]+/g, "-").replace(/^-+|-+$/g, "");
   const files = { base: path6.join(plan.dir, `${slug}.base.cpuprofile`), head: path6.join(plan.dir, `${slug}.head.cpuprofile`) };
   const ops = { base: 0, head: 0 };
-  for (const side of ["base", "head"]) {
-    ops[side] = target.kind === "http" ? await profileHttp(target, revisions[side], files[side], plan) : await profileMicro(target, revisions[side], files[side], plan);
+  for (const side2 of ["base", "head"]) {
+    ops[side2] = target.kind === "http" ? await profileHttp(target, revisions[side2], files[side2], plan) : await profileMicro(target, revisions[side2], files[side2], plan);
   }
   const options = {
     maps: new SourceMaps(),
@@ -49726,9 +49829,9 @@ async function profileBoth(target, plan, started) {
     // The runner's compiled loops (measure/micro/alternate.ts): V8 may inline the whole task into them.
     loops: ["benchgateLoop", "benchgateBatch"]
   };
-  const read = (side) => summarizeProfile(JSON.parse(readFileSync5(files[side], "utf8")), revisions[side].root, options);
+  const read = (side2) => summarizeProfile(JSON.parse(readFileSync5(files[side2], "utf8")), revisions[side2].root, options);
   const summaries = { base: read("base"), head: read("head") };
-  const perOp = (side) => ops[side] > 0 ? summaries[side].totalMs * 1e3 / ops[side] : 0;
+  const perOp = (side2) => ops[side2] > 0 ? summaries[side2].totalMs * 1e3 / ops[side2] : 0;
   const sides = [
     { summary: summaries.base, ops: ops.base },
     { summary: summaries.head, ops: ops.head }
@@ -49881,8 +49984,8 @@ function planShard(spec, { config, options }, files, inventory) {
 }
 function censusOf(files, inventory) {
   if (!files) return [];
-  const tasksAt = (label) => new Map(
-    inventory.filter((side) => side.revision.label === label).flatMap((side) => side.files.map((f) => [f.file, f.error ? void 0 : f.tasks]))
+  const tasksAt = (label2) => new Map(
+    inventory.filter((side2) => side2.revision.label === label2).flatMap((side2) => side2.files.map((f) => [f.file, f.error ? void 0 : f.tasks]))
   );
   const [base, head] = [tasksAt("base"), tasksAt("head")];
   return [.../* @__PURE__ */ new Set([...files.base, ...files.head])].sort().map((file) => ({ file, base: base.get(file), head: head.get(file) }));
@@ -50002,7 +50105,7 @@ var PROCESS_START_MS = 150;
 function warnIfFirstLooksCannotFit(config, plan, inventory, files, log2) {
   const mine = /* @__PURE__ */ new Set([...files?.base ?? [], ...files?.head ?? []]);
   const tasks = new Set(
-    inventory.flatMap((side) => side.files.filter((f) => mine.has(f.file)).flatMap((f) => (f.tasks ?? []).map((t) => `${f.file}\0${t}`)))
+    inventory.flatMap((side2) => side2.files.filter((f) => mine.has(f.file)).flatMap((f) => (f.tasks ?? []).map((t) => `${f.file}\0${t}`)))
   ).size;
   const figures = plan.familyFigures ?? tasks + plan.httpFigures;
   const firstLook = Math.max(plan.rounds, plan.rule.minimumRounds(figures));
@@ -50235,11 +50338,11 @@ function asText(value) {
   if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") return String(value);
   return JSON.stringify(value) ?? "";
 }
-function escapeText(text) {
-  return encode(asText(text).replace(NEWLINE, " ").replace(CONTROL, " "));
+function escapeText(text2) {
+  return encode(asText(text2).replace(NEWLINE, " ").replace(CONTROL, " "));
 }
-function escapeLines(text) {
-  return asText(text).split(NEWLINE).map((line) => encode(line.replace(CONTROL, " "))).join("\n");
+function escapeLines(text2) {
+  return asText(text2).split(NEWLINE).map((line) => encode(line.replace(CONTROL, " "))).join("\n");
 }
 function encode(line) {
   const reference = (char) => REFERENCE[char] ?? `&#${char.charCodeAt(0)};`;
@@ -50267,11 +50370,11 @@ function interpolate(value) {
 function joinMarkup(parts, separator = "\n") {
   return new Markup(parts.map(interpolate).join(separator));
 }
-function codeBlockText(text) {
-  return text.replace(/`/g, "'").replace(NEWLINE, (eol) => "?".repeat(eol.length)).replace(CONTROL, "?");
+function codeBlockText(text2) {
+  return text2.replace(/`/g, "'").replace(NEWLINE, (eol) => "?".repeat(eol.length)).replace(CONTROL, "?");
 }
-function terminalText(text, options = {}) {
-  const flat = asText(text);
+function terminalText(text2, options = {}) {
+  const flat = asText(text2);
   return options.keepNewlines ? flat.split(NEWLINE).map((line) => line.replace(CONTROL, "?")).join("\n") : flat.replace(NEWLINE, (eol) => "?".repeat(eol.length)).replace(CONTROL, "?");
 }
 
@@ -50340,15 +50443,15 @@ function formatResolvable(benchmark) {
   return `\u2248${formatShortPercent(resolvable, resolvable < 0.1 ? 1 : 0)}`;
 }
 var RESOLVES_LEGEND = "resolves: the smallest change this run's rounds catch with 95% power, from their own spread";
-function fitMiddle(text, width) {
-  if (text.length <= width) return text;
+function fitMiddle(text2, width) {
+  if (text2.length <= width) return text2;
   const keep = width - 1;
   const start = Math.ceil(keep / 2);
-  return `${text.slice(0, start)}\u2026${text.slice(text.length - (keep - start))}`;
+  return `${text2.slice(0, start)}\u2026${text2.slice(text2.length - (keep - start))}`;
 }
-function wrapText(text, width, restWidth = width) {
+function wrapText(text2, width, restWidth = width) {
   const lines = [];
-  let rest = text;
+  let rest = text2;
   for (let room = Math.max(1, width); rest.length > room; room = Math.max(1, restWidth)) {
     const space = rest.lastIndexOf(" ", room);
     const cut = space > 0 ? space : room;
@@ -50396,11 +50499,11 @@ function httpSections(id, details2) {
 function requestLabels2(details2) {
   const requests = Array.isArray(details2.requests) ? details2.requests : [];
   return requests.map((request, i) => {
-    const text = String(request);
-    const space = text.indexOf(" ");
-    const label = space < 0 ? formatPath(text) : `${text.slice(0, space)} ${formatPath(text.slice(space + 1))}`;
+    const text2 = String(request);
+    const space = text2.indexOf(" ");
+    const label2 = space < 0 ? formatPath(text2) : `${text2.slice(0, space)} ${formatPath(text2.slice(space + 1))}`;
     const expected = Array.isArray(details2.expected) && details2.expected[i] !== void 0 ? String(details2.expected[i]) : "2xx";
-    return { label, expected };
+    return { label: label2, expected };
   });
 }
 function failuresLine(base, head, labels) {
@@ -50465,7 +50568,7 @@ function changeChart(benchmarks, options = {}) {
   const at = (fraction) => Math.round(half + fraction / scale * half);
   const groups = options.grouped ? groupByFile(rows) : ungrouped(rows);
   const labels = groups.flatMap((g2) => g2.rows.map((row) => `${g2.file === void 0 ? "" : "  "}${row.name}`));
-  const labelWidth = Math.min(options.labelWidth ?? 40, Math.max(...labels.map((label) => label.length)));
+  const labelWidth = Math.min(options.labelWidth ?? 40, Math.max(...labels.map((label2) => label2.length)));
   const bar = (b) => {
     const line = Array.from({ length: cells }, () => "\xB7");
     line[half] = "\xA6";
@@ -50546,7 +50649,7 @@ function markOf(verdict) {
   return typeof verdict === "string" && Object.hasOwn(MARK, verdict) ? MARK[verdict] : { mark: "?", style: "reset" };
 }
 function renderTerminal(report2, options) {
-  const paint = (style, text) => options.color ? styleText(style, text, { validateStream: false }) : text;
+  const paint = (style, text2) => options.color ? styleText(style, text2, { validateStream: false }) : text2;
   const width = options.width ?? 100;
   const lines = [];
   if (report2.base && report2.head) {
@@ -50810,8 +50913,8 @@ var HOW_TO_READ = new Markup(
 function details(summary, body) {
   return md`<details><summary>${summary}</summary>\n\n${body}\n\n</details>`;
 }
-function pre(text) {
-  return new Markup(`<pre>${escapeLines(text)}</pre>`);
+function pre(text2) {
+  return new Markup(`<pre>${escapeLines(text2)}</pre>`);
 }
 
 // src/report/merge.ts
@@ -50848,22 +50951,22 @@ function checkShard({ file, report: report2 }) {
   return { file, report: report2 };
 }
 function checkComplete(shards) {
-  const count = shards[0].report.shard.count;
-  const other = shards.find((s) => s.report.shard.count !== count);
+  const count3 = shards[0].report.shard.count;
+  const other = shards.find((s) => s.report.shard.count !== count3);
   if (other)
     throw new UserError(
-      `${other.file} is shard ${other.report.shard.index} of ${other.report.shard.count}, but ${shards[0].file} is of ${count}: shards of different splits cannot merge.`
+      `${other.file} is shard ${other.report.shard.index} of ${other.report.shard.count}, but ${shards[0].file} is of ${count3}: shards of different splits cannot merge.`
     );
   const byIndex = /* @__PURE__ */ new Map();
   for (const { file, report: report2 } of shards) {
     const seen = byIndex.get(report2.shard.index);
-    if (seen) throw new UserError(`Shard ${report2.shard.index}/${count} appears twice: ${seen} and ${file}.`);
+    if (seen) throw new UserError(`Shard ${report2.shard.index}/${count3} appears twice: ${seen} and ${file}.`);
     byIndex.set(report2.shard.index, file);
   }
-  const missing = Array.from({ length: count }, (_, i) => i + 1).filter((index) => !byIndex.has(index));
+  const missing = Array.from({ length: count3 }, (_, i) => i + 1).filter((index) => !byIndex.has(index));
   if (missing.length)
     throw new UserError(
-      `Shard ${missing.map((i) => `${i}/${count}`).join(", ")} ${missing.length === 1 ? "is" : "are"} missing (got ${shards.map((s) => `${s.report.shard.index} from ${s.file}`).join(", ")}): the suite has no verdict without ${missing.length === 1 ? "it" : "them"}. Did a shard's job fail or its artifact not download?`
+      `Shard ${missing.map((i) => `${i}/${count3}`).join(", ")} ${missing.length === 1 ? "is" : "are"} missing (got ${shards.map((s) => `${s.report.shard.index} from ${s.file}`).join(", ")}): the suite has no verdict without ${missing.length === 1 ? "it" : "them"}. Did a shard's job fail or its artifact not download?`
     );
 }
 function checkSameRun(shards) {
@@ -50951,7 +51054,7 @@ function mergeRuns(runs) {
 }
 
 // src/report/read.ts
-var import_ajv2 = __toESM(require_ajv(), 1);
+var import_ajv4 = __toESM(require_ajv(), 1);
 import { existsSync as existsSync5, readFileSync as readFileSync6, statSync as statSync2 } from "node:fs";
 import path9 from "node:path";
 
@@ -52513,7 +52616,7 @@ var report_schema_default = {
 
 // src/report/read.ts
 var MAX_REPORT_BYTES = 5 * 1024 * 1024;
-var validate2 = new import_ajv2.default({ allErrors: false, strict: false }).compile(report_schema_default);
+var validate3 = new import_ajv4.default({ allErrors: false, strict: false }).compile(report_schema_default);
 function readReport(file) {
   let size;
   try {
@@ -52531,8 +52634,8 @@ function readReport(file) {
   } catch {
     throw new UserError(`The report ${file} is not JSON: refusing it.`);
   }
-  if (!validate2(data)) {
-    const [first] = validate2.errors ?? [];
+  if (!validate3(data)) {
+    const [first] = validate3.errors ?? [];
     throw new UserError(
       `The report ${file} is not a benchgate report (schema/report.schema.json): ${first?.instancePath || "(root)"} ${first?.message ?? "is invalid"}. Refusing it.`
     );
@@ -52550,24 +52653,49 @@ function reportFiles(patterns, cwd) {
 }
 
 // src/util/signals.ts
+import os8 from "node:os";
+function signalExitCode(signal) {
+  return 128 + os8.constants.signals[signal];
+}
+var SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];
+var CRASH_REPORT_MS = 6e4;
 function trapSignals(options) {
   const cleanups = /* @__PURE__ */ new Set();
+  const stop = () => {
+    killAll();
+    for (const cleanup of cleanups) {
+      try {
+        cleanup();
+      } catch {
+      }
+    }
+  };
   const onSignal = (signal) => {
     options.announce(signal);
-    killAll();
-    for (const cleanup of cleanups) cleanup();
+    stop();
     process.exit(options.exitCode(signal));
   };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+  let crashed = false;
+  const onCrash = (error) => {
+    if (crashed) return;
+    crashed = true;
+    stop();
+    const exit = () => process.exit(2);
+    setTimeout(exit, CRASH_REPORT_MS).unref();
+    Promise.resolve().then(() => options.onCrash?.(error)).then(exit, exit);
+  };
+  for (const signal of SIGNALS) process.once(signal, onSignal);
+  process.on("uncaughtException", onCrash);
+  process.on("unhandledRejection", onCrash);
   return {
     onCleanup(cleanup) {
       cleanups.add(cleanup);
       return () => cleanups.delete(cleanup);
     },
     release() {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
+      for (const signal of SIGNALS) process.off(signal, onSignal);
+      process.off("uncaughtException", onCrash);
+      process.off("unhandledRejection", onCrash);
     }
   };
 }
@@ -52701,30 +52829,30 @@ ${USAGE}`);
     color: values["no-color"] ? false : void 0
   };
 }
-function parseRounds(text) {
-  const rounds = Number(text);
+function parseRounds(text2) {
+  const rounds = Number(text2);
   if (!Number.isInteger(rounds) || rounds < 2 || rounds > 500)
-    throw new UserError(`--rounds '${text}' is not a whole number from 2 to 500.`);
+    throw new UserError(`--rounds '${text2}' is not a whole number from 2 to 500.`);
   return rounds;
 }
-function parseFlagDuration(text, flag = "--time-limit") {
+function parseFlagDuration(text2, flag = "--time-limit") {
   try {
-    return parseDuration(text);
+    return parseDuration(text2);
   } catch {
-    throw new UserError(`${flag} '${text}' is not a duration like 90s or 5m.`);
+    throw new UserError(`${flag} '${text2}' is not a duration like 90s or 5m.`);
   }
 }
-function parseHttpMode(text) {
-  if (text === "fresh" || text === "live") return text;
-  throw new UserError(`--http-mode '${text}' is not fresh or live.`);
+function parseHttpMode(text2) {
+  if (text2 === "fresh" || text2 === "live") return text2;
+  throw new UserError(`--http-mode '${text2}' is not fresh or live.`);
 }
-function parseIsolation(text) {
-  if (text === "alternate" || text === "process") return text;
-  throw new UserError(`--isolation '${text}' is not alternate or process.`);
+function parseIsolation(text2) {
+  if (text2 === "alternate" || text2 === "process") return text2;
+  throw new UserError(`--isolation '${text2}' is not alternate or process.`);
 }
-function parseProfileMode(text) {
-  if (text === "regressions" || text === "always" || text === "never") return text;
-  throw new UserError(`--profile '${text}' is not regressions, always or never.`);
+function parseProfileMode(text2) {
+  if (text2 === "regressions" || text2 === "always" || text2 === "never") return text2;
+  throw new UserError(`--profile '${text2}' is not regressions, always or never.`);
 }
 
 // src/cli/main.ts
@@ -52753,7 +52881,9 @@ async function main(argv, io) {
   if (command.kind === "calibrate") return runCalibrate(command, io);
   if (command.kind === "merge") return writeReport(mergeFiles(command.files, io), command, color, io);
   const progress = progressPrinter(io.stderr);
-  const trap = cliTrap(io, progress);
+  const trap = cliTrap(io, progress, (error) => {
+    writeReport(errorReport(`benchgate crashed: ${describeFailure(error)}`, io.version), command, color, io);
+  });
   let report2;
   try {
     report2 = await runGate({
@@ -52867,7 +52997,7 @@ function gateIo(io, progress, trap) {
     onCleanup: (cleanup) => trap.onCleanup(cleanup)
   };
 }
-function cliTrap(io, progress) {
+function cliTrap(io, progress, onCrash) {
   return trapSignals({
     announce: (signal) => {
       progress.done();
@@ -52875,13 +53005,20 @@ function cliTrap(io, progress) {
 benchgate: ${signal} received: stopping benchmark processes and removing worktrees
 `);
     },
-    exitCode: (signal) => signal === "SIGINT" ? 130 : 143
+    exitCode: signalExitCode,
+    onCrash: (error) => {
+      progress.done();
+      io.stderr.write(`
+benchgate: crashed (${messageOf(error)}): benchmark processes stopped and worktrees removed
+`);
+      onCrash?.(error);
+    }
   });
 }
-function write(cwd, file, text) {
+function write(cwd, file, text2) {
   const target = path10.resolve(cwd, file);
   mkdirSync2(path10.dirname(target), { recursive: true });
-  writeFileSync(target, text);
+  writeFileSync(target, text2);
 }
 function progressPrinter(stream) {
   let pending = false;
@@ -52897,13 +53034,13 @@ function progressPrinter(stream) {
     },
     update(p) {
       const left = p.round > 1 ? ` \xB7 ~${formatDuration(p.remainingMs)} left` : "";
-      const text = `benchgate: round ${p.round} of ${p.rounds} \xB7 ${formatDuration(p.elapsedMs)} elapsed${left}`;
+      const text2 = `benchgate: round ${p.round} of ${p.rounds} \xB7 ${formatDuration(p.elapsedMs)} elapsed${left}`;
       if (stream.isTTY) {
         clear();
-        stream.write(text);
+        stream.write(text2);
         pending = true;
       } else {
-        stream.write(`${text}
+        stream.write(`${text2}
 `);
       }
     },

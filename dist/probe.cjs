@@ -69,8 +69,21 @@ var GC_KINDS = {
   [import_node_perf_hooks.constants.NODE_PERFORMANCE_GC_INCREMENTAL]: "incremental",
   [import_node_perf_hooks.constants.NODE_PERFORMANCE_GC_WEAKCB]: "weakcb"
 };
+var PARENT_CHECK_MS = 500;
+function exitWithParent(pid) {
+  if (!Number.isSafeInteger(pid) || pid <= 1) return;
+  setInterval(() => {
+    try {
+      process.kill(pid, 0);
+    } catch (error) {
+      if (error.code === "ESRCH") process.exit(1);
+    }
+  }, PARENT_CHECK_MS).unref();
+}
 function install(socketPath2) {
+  exitWithParent(Number(process.env.BENCHGATE_PARENT_PID));
   delete process.env.BENCHGATE_PROBE_SOCKET;
+  delete process.env.BENCHGATE_PARENT_PID;
   if (process.env.NODE_OPTIONS)
     process.env.NODE_OPTIONS = process.env.NODE_OPTIONS.replace(/--require[= ]("[^"]*probe\.cjs"|\S*probe\.cjs)/, "").trim();
   let segments = [];

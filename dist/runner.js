@@ -2070,6 +2070,7 @@ process.on(
   "unhandledRejection",
   (error) => void (harnessCapture().lateError(error) || fatal(`unhandled rejection while ${doing()}: ${describeThrown(error)}`))
 );
+process.once("disconnect", () => process.exit(1));
 process.once("message", (job) => {
   prepare(job);
   (!("kind" in job) ? runJob(job) : job.kind === "profile" ? runProfile(job) : runLoad(job)).then(

@@ -14,7 +14,7 @@ import { readReport, reportFiles } from '../report/read.js';
 import { describeFailure, messageOf, UserError } from '../util/errors.js';
 import { killAll } from '../util/processes.js';
 import { forgetSecrets } from '../util/secrets.js';
-import { trapSignals } from '../util/signals.js';
+import { signalExitCode, trapSignals } from '../util/signals.js';
 
 export interface ActionDeps {
   core: Pick<typeof Core, 'getInput' | 'setOutput' | 'setFailed' | 'warning' | 'error' | 'notice' | 'info' | 'summary'>;
@@ -42,14 +42,23 @@ export function logLine(line: string): string {
 /** The whole action; never throws: every failure, Error or not, fails the step with its message. */
 export async function runAction(deps: ActionDeps): Promise<void> {
   const { core, env } = deps;
+  let settings: ActionSettings | undefined;
   const trap = trapSignals({
     announce: (signal) =>
       core.warning(`benchgate: ${signal} received (job cancelled): stopping benchmark processes and removing worktrees`),
-    exitCode: (signal) => (signal === 'SIGINT' ? 130 : 143),
+    exitCode: signalExitCode,
+    // A crash of benchgate itself: the report, summary, outputs and comment still say what happened, and the step fails.
+    onCrash: async (error) => {
+      const report = errorReport(`benchgate crashed: ${describeFailure(error)}`, deps.version);
+      if (!settings) return failWithSummary(report, deps);
+      if (settings.pullRequest) report.pullRequest = settings.pullRequest;
+      report.commentKey = settings.commentKey;
+      await publish(report, settings, deps).catch(() => failWithSummary(report, deps));
+    },
   });
   try {
     const event = env.GITHUB_EVENT_PATH ? (JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8')) as Record<string, unknown>) : {};
-    const settings = parseActionInputs((name) => core.getInput(name), {
+    settings = parseActionInputs((name) => core.getInput(name), {
       eventName: env.GITHUB_EVENT_NAME ?? '',
       event,
       workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
@@ -96,15 +105,19 @@ export async function runAction(deps: ActionDeps): Promise<void> {
     report.commentKey = settings.commentKey;
     await publish(report, settings, deps);
   } catch (error) {
-    core.setFailed(messageOf(error));
-    // The job summary is always written, also when the run could not start.
-    await core.summary
-      .addRaw(renderMarkdown(errorReport(messageOf(error), deps.version)), true)
-      .write()
-      .catch(() => undefined);
+    await failWithSummary(errorReport(messageOf(error), deps.version), deps);
   } finally {
     trap.release();
   }
+}
+
+/** Fail the step with the report's error; the job summary is always written, also when the run could not start. */
+async function failWithSummary(report: Report, deps: ActionDeps): Promise<void> {
+  deps.core.setFailed(report.error ?? report.summary);
+  await deps.core.summary
+    .addRaw(renderMarkdown(report), true)
+    .write()
+    .catch(() => undefined);
 }
 
 /** Write the report files, outputs, job summary, annotations and comment; then fail the step when it must. */

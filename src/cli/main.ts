@@ -15,7 +15,7 @@ import { renderTerminal } from '../report/terminal.js';
 import { terminalText } from '../report/escape.js';
 import { describeFailure, messageOf } from '../util/errors.js';
 import { killAll } from '../util/processes.js';
-import { trapSignals } from '../util/signals.js';
+import { signalExitCode, trapSignals } from '../util/signals.js';
 import { parseCommand, USAGE, type Command } from './args.js';
 
 export interface CliIo {
@@ -52,7 +52,10 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   if (command.kind === 'calibrate') return runCalibrate(command, io);
   if (command.kind === 'merge') return writeReport(mergeFiles(command.files, io), command, color, io);
   const progress = progressPrinter(io.stderr);
-  const trap = cliTrap(io, progress);
+  // A crash of benchgate itself still leaves the report, with the error, where it was asked for.
+  const trap = cliTrap(io, progress, (error) => {
+    writeReport(errorReport(`benchgate crashed: ${describeFailure(error)}`, io.version), command, color, io);
+  });
   let report: Report;
   try {
     report = await runGate({
@@ -178,13 +181,18 @@ function gateIo(io: CliIo, progress: ReturnType<typeof progressPrinter>, trap: R
 }
 
 /** SIGINT/SIGTERM: say so on stderr, clean up, exit 130/143 as shells expect. */
-function cliTrap(io: CliIo, progress: ReturnType<typeof progressPrinter>) {
+function cliTrap(io: CliIo, progress: ReturnType<typeof progressPrinter>, onCrash?: (error: unknown) => void) {
   return trapSignals({
     announce: (signal) => {
       progress.done();
       io.stderr.write(`\nbenchgate: ${signal} received: stopping benchmark processes and removing worktrees\n`);
     },
-    exitCode: (signal) => (signal === 'SIGINT' ? 130 : 143),
+    exitCode: signalExitCode,
+    onCrash: (error) => {
+      progress.done();
+      io.stderr.write(`\nbenchgate: crashed (${messageOf(error)}): benchmark processes stopped and worktrees removed\n`);
+      onCrash?.(error);
+    },
   });
 }
 

@@ -105,6 +105,40 @@ describe('bad benchmarks', () => {
     expect(report.benchmarks.find((b: { id: string }) => b.id === 'bench/a.bench.js > sum').verdict).toMatch(/^(unchanged|inconclusive)$/);
   });
 
+  it('gives a task whose code sends benchgate malformed messages an error, with a full report of the others', async () => {
+    // A bench file that talks on the benchmark process's own channel: null, a string, and a forged result.
+    const rude = `const calls = { null: 0, forged: 0, text: 0 };
+export default {
+  'null': () => { if (++calls.null === 50) process.send(null); return calls.null; },
+  'forged': () => { if (++calls.forged === 50) process.send({ type: 'result', files: 'all of them', tasks: [{ id: 1 }] }); return calls.forged; },
+  'text': () => { if (++calls.text === 50) process.send('done'); return calls.text; },
+};
+`;
+    repo = inlineRepo(
+      { 'benchgate.yml': FAST, 'bench/a.bench.js': BENCH, 'bench/rude.bench.js': rude },
+      { 'bench/a.bench.js': BENCH.replace('[1, 2, 3]', '[1, 2, 3, 4]') },
+    );
+    const run = await runCli(['compare', '--base', 'main', '--json', 'report.json', '--profile', 'never'], repo);
+    expect(run.code, run.stdout + run.stderr).toBe(2);
+    const report = readJson(path.join(repo, 'report.json'));
+    const byId = Object.fromEntries(report.benchmarks.map((b: { id: string }) => [b.id, b]));
+    for (const [task, sent] of [
+      ['null', 'null'],
+      ['forged', '{"type":"result","files":"all of them","tasks":[{"id":1}]}'],
+      ['text', '"done"'],
+    ] as const) {
+      const bench = byId[`bench/rude.bench.js > ${task}`];
+      expect(bench.verdict).toBe('error');
+      expect(bench.error).toContain(
+        `the benchmark process (pid ${/pid (\d+)/.exec(bench.error)![1]}) sent a message that is not benchgate's while running 'bench/rude.bench.js > ${task}': ${sent} (does the bench file call process.send itself?)`,
+      );
+    }
+    // The other file's task is measured and judged as usual.
+    expect(byId['bench/a.bench.js > sum'].change).not.toBeNull();
+    expect(byId['bench/a.bench.js > sum'].rounds.length).toBeGreaterThanOrEqual(5);
+    expect(leftovers(repo)).toEqual({ worktrees: [], tempDirs: [] });
+  });
+
   it('reports a task that exits the process, with its exit code', async () => {
     repo = inlineRepo(
       { 'benchgate.yml': FAST, 'bench/a.bench.js': BENCH, 'bench/b.bench.js': "export default { 'quit': () => 1 };\n" },

@@ -263,3 +263,65 @@ describe("the action's log", () => {
     expect(logLine('::stop-commands::token')).toBe('?:stop-commands::token');
   });
 });
+
+describe('what code under test sends benchgate is checked before it is read', () => {
+  it('takes only the messages of the runner protocol, with their types', async () => {
+    const { checkRunnerMessage } = await import('../../src/measure/micro/messages.js');
+    const task = { id: 'a > b', batch: 10, blocks: 20, base: { opsPerSec: 5, calls: 100 }, logRatio: -0.1, measureMs: 30 };
+    for (const good of [
+      { type: 'ready' },
+      { type: 'progress', id: 'a > b', revision: 'head' },
+      { type: 'profiled', calls: 12 },
+      { type: 'fatal', message: 'boom' },
+      { type: 'result', files: [{ revision: 'base', file: 'a', tasks: ['b'] }], tasks: [task] },
+    ])
+      expect(checkRunnerMessage(good).ok, JSON.stringify(good)).toBe(true);
+    for (const bad of [
+      null,
+      'done',
+      42,
+      [],
+      {},
+      { type: 'pwned' },
+      { type: 'progress' },
+      { type: 'progress', id: 7 },
+      { type: 'progress', id: 'a', revision: 'main' },
+      { type: 'result', files: 'all of them', tasks: [] },
+      { type: 'result', files: [], tasks: [{ id: 1 }] },
+      { type: 'result', files: [], tasks: [{ ...task, batch: -1 }] },
+      { type: 'result', files: [], tasks: [{ ...task, logRatio: 'fast' }] },
+      { type: 'result', files: [], tasks: [{ ...task, base: { opsPerSec: null, calls: 1 } }] },
+      { type: 'result', files: [{ revision: 'base', file: 'a', tasks: [1] }], tasks: [] },
+      { type: 'fatal', message: 'x'.repeat(20_000) },
+      { type: 'profiled', calls: -3 },
+    ]) {
+      const checked = checkRunnerMessage(bad);
+      expect(checked.ok, JSON.stringify(bad)?.slice(0, 80)).toBe(false);
+      // What arrived is shown, cut short: it is the pull request's text.
+      if (!checked.ok) expect(checked.preview.length).toBeLessThanOrEqual(200);
+    }
+  });
+
+  it("takes the probe's figures only with the probe's shape and ranges", async () => {
+    const { checkProbeFigures } = await import('../../src/measure/http/probe-client.js');
+    const figures = {
+      windowMs: 1000,
+      eventLoopDelay: { p50: 1, p99: 2, max: 3 },
+      eventLoopUtilization: 0.5,
+      gc: { count: 2, totalMs: 3, byKind: { minor: { count: 2, totalMs: 3 } } },
+      peakRssBytes: 1e8,
+      peakHeapUsedBytes: 1e7,
+    };
+    expect(checkProbeFigures(figures)).toEqual(figures);
+    for (const bad of [
+      undefined,
+      'fast',
+      { ...figures, eventLoopUtilization: 7 },
+      { ...figures, windowMs: -1 },
+      { ...figures, eventLoopDelay: { p50: 1, p99: '2', max: 3 } },
+      { ...figures, gc: { count: 2, totalMs: 3, byKind: { minor: { count: 'many', totalMs: 3 } } } },
+      { ...figures, peakRssBytes: undefined },
+    ])
+      expect(checkProbeFigures(bad), JSON.stringify(bad)?.slice(0, 80)).toBeUndefined();
+  });
+});

@@ -28,9 +28,29 @@ const GC_KINDS: Record<number, string> = {
   [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakcb',
 };
 
+/** How often the probe looks whether benchgate is still there. */
+const PARENT_CHECK_MS = 500;
+
+/**
+ * benchgate stops its servers when it ends, or on a signal it can trap. SIGKILL it cannot: then the
+ * probe, which lives in the server, ends the server once benchgate's process is gone.
+ */
+function exitWithParent(pid: number): void {
+  if (!Number.isSafeInteger(pid) || pid <= 1) return;
+  setInterval(() => {
+    try {
+      process.kill(pid, 0);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ESRCH') process.exit(1);
+    }
+  }, PARENT_CHECK_MS).unref();
+}
+
 function install(socketPath: string): void {
+  exitWithParent(Number(process.env.BENCHGATE_PARENT_PID));
   // Children of the server (workers, npm scripts) must not load the probe or answer on its socket.
   delete process.env.BENCHGATE_PROBE_SOCKET;
+  delete process.env.BENCHGATE_PARENT_PID;
   if (process.env.NODE_OPTIONS)
     process.env.NODE_OPTIONS = process.env.NODE_OPTIONS.replace(/--require[= ]("[^"]*probe\.cjs"|\S*probe\.cjs)/, '').trim();
 

@@ -8,6 +8,7 @@ import { messageOf } from '../../util/errors.js';
 import { formatPath } from '../../util/format.js';
 import type { BenchmarkSamples, MeasureProgress } from '../types.js';
 import { latencyOf, preflight, runLoad, type LoadResult } from './load.js';
+import { checkProbeFigures } from './probe-client.js';
 import { ServerError, ServerProcess } from './server.js';
 import { addTraffic, describeTraffic, failedRequests, requestLabels } from './traffic.js';
 import type { HttpRoundFigures, ProbeFigures, TrafficFigures } from './types.js';
@@ -216,7 +217,7 @@ async function freshRound(
       server.checkAlive('during the warm-up');
       await server.probe('start');
       const load = await loadOn(server, benchmark, benchmark.durationMs);
-      const probe = (await server.probe<{ figures?: ProbeFigures }>('stop'))?.figures;
+      const probe = checkProbeFigures((await server.probe<{ figures?: unknown }>('stop'))?.figures);
       server.checkAlive('under load');
       figures[side] = { requestsPerSec: load.requestsPerSec, latency: load.latency, traffic: load.traffic, probe };
     } finally {
@@ -269,7 +270,7 @@ async function liveRound(
     }
     const figures = {} as Record<Side, HttpRoundFigures>;
     for (const side of ['base', 'head'] as const) {
-      const probe = (await servers[side]!.probe<{ figures?: ProbeFigures }>('stop'))?.figures;
+      const probe = checkProbeFigures((await servers[side]!.probe<{ figures?: unknown }>('stop'))?.figures);
       figures[side] = pool(results[side], probe);
     }
     const silent = (side: Side) => results[side].filter((block) => block.traffic.ok === 0).map(() => blockMs);

@@ -84,8 +84,14 @@ export class ServerProcess {
       .filter(Boolean)
       .join(' ');
     const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', NODE_OPTIONS: nodeOptions };
-    if (socket) env.BENCHGATE_PROBE_SOCKET = socket;
-    else delete env.BENCHGATE_PROBE_SOCKET;
+    if (socket) {
+      env.BENCHGATE_PROBE_SOCKET = socket;
+      // The probe ends the server when benchgate is gone (killed with SIGKILL, no cleanup ran): no orphaned servers.
+      env.BENCHGATE_PARENT_PID = String(process.pid);
+    } else {
+      delete env.BENCHGATE_PROBE_SOCKET;
+      delete env.BENCHGATE_PARENT_PID;
+    }
     const child = spawnTracked(execIfSimple(options.command), [], {
       cwd: options.cwd,
       env,

@@ -170,6 +170,8 @@ process.on(
   'unhandledRejection',
   (error) => void (harnessCapture().lateError(error) || fatal(`unhandled rejection while ${doing()}: ${describeThrown(error)}`)),
 );
+// benchgate is gone (killed with SIGKILL, so it could not stop us): nobody will read a result, so leave.
+process.once('disconnect', () => process.exit(1));
 process.once('message', (job: MicroJob | ProfileJob | LoadJob) => {
   prepare(job);
   (!('kind' in job) ? runJob(job) : job.kind === 'profile' ? runProfile(job) : runLoad(job)).then(

@@ -134,8 +134,6 @@ function mergePair(tasks: TaskOutcome[]): TaskOutcome[] {
   return [...merged.values()];
 }
 
-const MAX_ATTEMPTS_PER_ROUND = 3;
-
 /**
  * A process of one revision runs in that revision's project directory, so a bench file that reads a
  * relative path reads its own revision's file; one that loads both revisions runs in head's.
@@ -396,10 +394,11 @@ async function runRound(
   errors: Map<string, string>,
   skip: Set<string>,
 ): Promise<RoundOutcome> {
-  for (let attempt = 1; ; attempt++) {
+  for (;;) {
     const outcome = await strategy.run(order, { ...job, skip: [...skip] });
     if (outcome.ok) return outcome;
-    if (!outcome.id || attempt >= MAX_ATTEMPTS_PER_ROUND) {
+    // Each retry leaves out one more task, so this ends; a failure no task can be blamed for ends the run.
+    if (!outcome.id || skip.has(outcome.id)) {
       throw new UserError(`Round ${round + 1}: ${outcome.message}`);
     }
     // Blame the task it was running, and run the round again without it.

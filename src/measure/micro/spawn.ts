@@ -1,6 +1,7 @@
 import type { RevisionLabel } from '../../checkout/revisions.js';
 import { killGroup, OutputTail, spawnTracked } from '../../util/processes.js';
-import type { FileLoad, LoadJob, MicroJob, ProfileJob, RunnerMessage, TaskOutcome } from './protocol.js';
+import { checkRunnerMessage } from './messages.js';
+import type { FileLoad, LoadJob, MicroJob, ProfileJob, TaskOutcome } from './protocol.js';
 
 export type ProcessOutcome =
   | {
@@ -77,9 +78,17 @@ export function runBenchmarkProcess(job: MicroJob | ProfileJob | LoadJob, settin
         : 'while loading bench files';
       fail(`the benchmark process (pid ${child.pid}) showed no progress for ${settings.stallTimeoutMs / 1000}s ${what} and was killed`);
     }
-    child.on('message', (message: RunnerMessage) => {
+    child.on('message', (raw: unknown) => {
       clearTimeout(timer);
       timer = setTimeout(stalled, settings.stallTimeoutMs);
+      const checked = checkRunnerMessage(raw);
+      if (!checked.ok) {
+        const where = current.id ? ` while running '${current.id}'` : ready ? ' while loading bench files' : ' before its handshake';
+        return fail(
+          `the benchmark process (pid ${child.pid}) sent a message that is not benchgate's${where}: ${checked.preview} (does the bench file call process.send itself?)`,
+        );
+      }
+      const message = checked.message;
       if (message.type === 'ready') {
         ready = true;
         child.send(job);
