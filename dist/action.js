@@ -72166,15 +72166,91 @@ var OutputTail = class {
     return this.#text.trimEnd().split("\n").slice(-count3).join("\n");
   }
 };
-var DENIED_PREFIXES = ["INPUT_", "ACTIONS_"];
-var DENIED_NAMES = /* @__PURE__ */ new Set(["GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_PATH", "GITHUB_STATE", "GITHUB_STEP_SUMMARY"]);
-var SECRET_WORD = /(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|PRIVATE_?KEY|API_?KEY|AUTH)(?:_|$)/i;
-function isDeniedVariable(name2) {
+var BASICS = /* @__PURE__ */ new Set([
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "TERM",
+  "COLORTERM",
+  "NO_COLOR",
+  "FORCE_COLOR",
+  "LANG",
+  "LANGUAGE",
+  "TZ",
+  "TMPDIR",
+  "TMP",
+  "TEMP",
+  "CI",
+  "XDG_CACHE_HOME",
+  "XDG_CONFIG_HOME",
+  "XDG_DATA_HOME",
+  "XDG_RUNTIME_DIR",
+  // Set by a shell or by npm for the commands they run.
+  "PWD",
+  "OLDPWD",
+  "SHLVL",
+  "_",
+  "INIT_CWD",
+  // Set by benchgate for a server: where to listen.
+  "PORT",
+  "HOST",
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "NO_PROXY",
+  "http_proxy",
+  "https_proxy",
+  "no_proxy"
+]);
+var CONTEXT = /* @__PURE__ */ new Set([
+  "GITHUB_ACTIONS",
+  "GITHUB_ACTION",
+  "GITHUB_ACTOR",
+  "GITHUB_REPOSITORY",
+  "GITHUB_REPOSITORY_OWNER",
+  "GITHUB_SHA",
+  "GITHUB_REF",
+  "GITHUB_REF_NAME",
+  "GITHUB_REF_TYPE",
+  "GITHUB_HEAD_REF",
+  "GITHUB_BASE_REF",
+  "GITHUB_EVENT_NAME",
+  "GITHUB_RUN_ID",
+  "GITHUB_RUN_NUMBER",
+  "GITHUB_RUN_ATTEMPT",
+  "GITHUB_JOB",
+  "GITHUB_WORKFLOW",
+  "GITHUB_WORKSPACE",
+  "GITHUB_SERVER_URL",
+  "GITHUB_API_URL",
+  "GITHUB_GRAPHQL_URL"
+]);
+var TOOL_PREFIXES = ["LC_", "NODE_", "NPM_", "COREPACK_", "PNPM_", "YARN_", "RUNNER_", "BENCHGATE_"];
+var JOB_FILES = /* @__PURE__ */ new Set(["GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_PATH", "GITHUB_STATE", "GITHUB_STEP_SUMMARY"]);
+var SECRET_WORD = /PASSWORD|PASSWD|SECRET|TOKEN|CREDENTIAL|PRIVATE_?KEY|API_?KEY|(?:^|[_:/])_*(?:KEY|PAT|PASS|AUTH|CERT|DSN|URL|URI)(?:_|$)/i;
+function looksLikeCredential(name2) {
+  return SECRET_WORD.test(name2) || name2.includes("//");
+}
+var extraNames = { trusted: /* @__PURE__ */ new Set(), fromConfig: /* @__PURE__ */ new Set() };
+function allowChildVariables(names) {
+  extraNames = { trusted: new Set(names.trusted ?? []), fromConfig: new Set(names.fromConfig ?? []) };
+}
+function neverPassed(name2) {
   const upper = name2.toUpperCase();
-  return DENIED_PREFIXES.some((prefix) => upper.startsWith(prefix)) || DENIED_NAMES.has(upper) || SECRET_WORD.test(upper);
+  return JOB_FILES.has(upper) || upper.startsWith("INPUT_") || upper.startsWith("ACTIONS_") || upper === "GITHUB_TOKEN";
+}
+function isChildVariable(name2) {
+  if (neverPassed(name2)) return false;
+  if (extraNames.trusted.has(name2)) return true;
+  const secretLooking = looksLikeCredential(name2);
+  if (extraNames.fromConfig.has(name2)) return !secretLooking;
+  if (BASICS.has(name2) || CONTEXT.has(name2)) return true;
+  const upper = name2.toUpperCase();
+  return TOOL_PREFIXES.some((prefix) => upper.startsWith(prefix)) && !secretLooking;
 }
 function childEnvironment(env = process.env) {
-  return Object.fromEntries(Object.entries(env).filter(([name2]) => !isDeniedVariable(name2)));
+  return Object.fromEntries(Object.entries(env).filter(([name2]) => isChildVariable(name2)));
 }
 function spawnTracked(command, args, options) {
   const child2 = spawn2(command, args, { ...options, env: childEnvironment(options.env ?? process.env), detached: true });
@@ -72334,6 +72410,7 @@ function parseActionInputs(input, env) {
     githubToken: input("github-token"),
     timeLimitMs: input("time-limit") ? durationInput("time-limit", input("time-limit")) : void 0,
     installTimeoutMs: input("install-timeout") ? durationInput("install-timeout", input("install-timeout")) : void 0,
+    env: Object.freeze(envNames(input("env"))),
     reportJson: input("report-json") ? path6.resolve(workingDirectory2, input("report-json")) : void 0,
     shardReports: input("shard-reports") || void 0,
     commentKey: commentKeyOf(path6.relative(env.workspace, workingDirectory2), config, input("comment-key")),
@@ -72417,6 +72494,18 @@ function oneOf(input, name2, allowed, fallback) {
   if (value === "") return fallback;
   if (!allowed.includes(value)) throw new UserError(`Input '${name2}' must be one of ${allowed.join(", ")}, but got '${value}'.`);
   return value;
+}
+function envNames(text2) {
+  const names = text2.split(/[\s,]+/).filter(Boolean);
+  for (const name2 of names) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name2))
+      throw new UserError(`Input 'env' must list variable names (letters, digits, _), but got '${name2}'.`);
+    if (neverPassed(name2))
+      throw new UserError(
+        `Input 'env' lists '${name2}': the job files, the action's inputs, the runner's ACTIONS_* credentials and GITHUB_TOKEN never reach the pull request's code.`
+      );
+  }
+  return names;
 }
 
 // src/config/load.ts
@@ -72526,6 +72615,12 @@ var benchgate_schema_default = {
     "time-limit": {
       $ref: "#/definitions/duration",
       description: "Upper bound on the measuring phase (checkout, install and build not counted). Rounds that would not fit are not started; a benchmark left short of its first look is `unmeasured`, which fails the run. Default 5m."
+    },
+    env: {
+      type: "array",
+      description: "Environment variables that install, build, bench files and servers may see, by name, beyond what benchgate passes to every child (PATH, HOME, locale, TZ, temp folders, CI, NODE_* and npm settings without credentials, the run's public GITHUB_*/RUNNER_* context). A name that looks like a credential (TOKEN, SECRET, PASSWORD, KEY, AUTH, URL, ...) is refused here, since a pull request can edit this file: list it in the action's env input instead.",
+      items: { type: "string", pattern: "^[A-Za-z_][A-Za-z0-9_]*$", maxLength: 128 },
+      maxItems: 100
     },
     "install-timeout": {
       $ref: "#/definitions/duration",
@@ -72766,7 +72861,15 @@ function parseConfig(text2, file) {
     throw new UserError(problems.join("\n"));
   }
   checkHttpNames(raw, file);
+  checkEnvNames(raw, shown);
   return toConfig(raw, file);
+}
+function checkEnvNames(raw, shown) {
+  const refused = (raw.env ?? []).filter((name2) => looksLikeCredential(name2) || neverPassed(name2));
+  if (refused.length)
+    throw new UserError(
+      `${shown}: env: ${refused.map((name2) => `'${name2}'`).join(", ")} look${refused.length === 1 ? "s" : ""} like a credential or one of the runner's own files, and a pull request can edit this file: list such a variable in the action's env input (the workflow's, which the pull request's code cannot change), or rename it.`
+    );
 }
 function toConfig(raw, file) {
   const files = raw.micro?.files;
@@ -72790,7 +72893,8 @@ function toConfig(raw, file) {
     confirm: raw.confirm ?? true,
     confidence: raw.confidence !== void 0 ? parsePercent(raw.confidence) : DEFAULTS2.confidence,
     timeLimitMs: raw["time-limit"] ? parseDuration(raw["time-limit"]) : DEFAULTS2.timeLimitMs,
-    installTimeoutMs: raw["install-timeout"] ? parseDuration(raw["install-timeout"]) : DEFAULTS2.installTimeoutMs
+    installTimeoutMs: raw["install-timeout"] ? parseDuration(raw["install-timeout"]) : DEFAULTS2.installTimeoutMs,
+    env: Object.freeze([...raw.env ?? []])
   });
 }
 function toHttp(raw, index, file) {
@@ -76319,6 +76423,7 @@ async function runGate(options) {
   const now = options.now ?? Date.now;
   const begun = now();
   const config = withOverrides(loadConfig({ root: options.cwd, file: options.configFile }), options.overrides);
+  allowChildVariables({ trusted: options.childEnv, fromConfig: config.env });
   const tree = await checkout({
     cwd: options.cwd,
     base: options.base,
@@ -78892,12 +78997,19 @@ function reportFiles(patterns, cwd) {
 
 // src/util/secrets.ts
 import { closeSync, openSync, readFileSync as readFileSync9, readSync, writeSync } from "node:fs";
-var OWN_FILE_COMMANDS = /* @__PURE__ */ new Set(["GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE"]);
 function forgetSecrets(env = process.env) {
-  const forgotten = Object.keys(env).filter((name2) => isDeniedVariable(name2) && !OWN_FILE_COMMANDS.has(name2.toUpperCase()));
+  const jobFiles = Object.fromEntries(
+    Object.entries(env).filter((entry) => JOB_FILES.has(entry[0].toUpperCase()) && entry[1] !== void 0)
+  );
+  const hidden = Object.keys(env).filter((name2) => !isChildVariable(name2));
+  const forgotten = hidden.filter(neverPassed);
   for (const name2 of forgotten) delete env[name2];
-  const own = env === process.env && process.platform === "linux" && forgotten.length > 0;
-  return { forgotten, wiped: own ? wipeInitialEnvironment(new Set(forgotten)) : false };
+  for (const name2 of hidden) if (env[name2] !== void 0) env[name2] = String(env[name2]);
+  const own = env === process.env && process.platform === "linux" && hidden.length > 0;
+  return { forgotten, wiped: own ? wipeInitialEnvironment(new Set(hidden)) : false, jobFiles };
+}
+function restoreJobFiles(jobFiles, env = process.env) {
+  Object.assign(env, jobFiles);
 }
 function wipeInitialEnvironment(names) {
   let fd;
@@ -78987,12 +79099,14 @@ function logLine(line) {
 async function runAction(deps) {
   const { core, env } = deps;
   let settings;
+  let restore = () => void 0;
   const trap = trapSignals({
     announce: (signal) => core.warning(`benchgate: ${signal} received (job cancelled): stopping benchmark processes and removing worktrees`),
     exitCode: signalExitCode,
     // A crash of benchgate itself: the report, summary, outputs and comment still say what happened, and the step fails.
     onCrash: async (error2) => {
       const report2 = errorReport(`benchgate crashed: ${describeFailure(error2)}`, deps.version);
+      restore();
       if (!settings) return failWithSummary(report2, deps);
       if (settings.pullRequest) report2.pullRequest = settings.pullRequest;
       report2.commentKey = settings.commentKey;
@@ -79008,13 +79122,17 @@ async function runAction(deps) {
       runnerTemp: env.RUNNER_TEMP ?? path17.join(env.GITHUB_WORKSPACE ?? process.cwd(), ".benchgate"),
       repository: env.GITHUB_REPOSITORY ?? ""
     });
-    const { forgotten, wiped } = forgetSecrets(env);
+    const { forgotten, wiped, jobFiles } = forgetSecrets(env);
+    restore = () => restoreJobFiles(jobFiles, env);
     if (forgotten.length)
       core.info(
         `benchgate: ${forgotten.length} secret variable(s) kept from every process it starts${wiped ? " and wiped from its own /proc environ" : ""}`
       );
-    if (settings.mode === "comment") return await commentFromReport(settings, event, deps);
-    if (settings.mode === "merge") return await publish(mergedReport(settings, deps.version), settings, deps);
+    if (settings.mode !== "gate") {
+      restore();
+      if (settings.mode === "comment") return await commentFromReport(settings, event, deps);
+      return await publish(mergedReport(settings, deps.version), settings, deps);
+    }
     if (settings.eventName === "pull_request_target" && !settings.allowPullRequestTarget) throw new UserError(PULL_REQUEST_TARGET);
     await ensureCommit(settings.base, settings.workingDirectory, core);
     let report2;
@@ -79034,6 +79152,7 @@ async function runAction(deps) {
         probePath: deps.probePath,
         toolVersion: deps.version,
         profile: settings.profile,
+        childEnv: settings.env,
         profileDir: path17.join(settings.reportDir, "profiles"),
         log: (line) => core.info(logLine(line)),
         onProgress: (p) => core.info(`round ${p.round} of ${p.rounds}`),
@@ -79043,10 +79162,12 @@ async function runAction(deps) {
       killAll();
       report2 = errorReport(describeFailure(error2), deps.version);
     }
+    restore();
     if (settings.pullRequest) report2.pullRequest = settings.pullRequest;
     report2.commentKey = settings.commentKey;
     await publish(report2, settings, deps);
   } catch (error2) {
+    restore();
     await failWithSummary(errorReport(messageOf(error2), deps.version), deps);
   } finally {
     trap.release();

@@ -38638,7 +38638,7 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve3, basename: basename2 } = __require("path");
-    var { readFileSync: readFileSync7 } = __require("fs");
+    var { readFileSync: readFileSync8 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string) {
       try {
@@ -38646,7 +38646,7 @@ var require_multipart = __commonJS({
       } catch (error) {
         try {
           const path11 = resolve3(string);
-          const data = readFileSync7(path11, "utf8");
+          const data = readFileSync8(path11, "utf8");
           return JSON.parse(data);
         } catch (error2) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -38665,7 +38665,7 @@ var require_multipart = __commonJS({
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync7(path11);
+            const buffer = readFileSync8(path11);
             form.append(key, buffer, Object.assign({}, {
               filename: basename2(path11)
             }, opts));
@@ -46005,6 +46005,12 @@ var benchgate_schema_default = {
       $ref: "#/definitions/duration",
       description: "Upper bound on the measuring phase (checkout, install and build not counted). Rounds that would not fit are not started; a benchmark left short of its first look is `unmeasured`, which fails the run. Default 5m."
     },
+    env: {
+      type: "array",
+      description: "Environment variables that install, build, bench files and servers may see, by name, beyond what benchgate passes to every child (PATH, HOME, locale, TZ, temp folders, CI, NODE_* and npm settings without credentials, the run's public GITHUB_*/RUNNER_* context). A name that looks like a credential (TOKEN, SECRET, PASSWORD, KEY, AUTH, URL, ...) is refused here, since a pull request can edit this file: list it in the action's env input instead.",
+      items: { type: "string", pattern: "^[A-Za-z_][A-Za-z0-9_]*$", maxLength: 128 },
+      maxItems: 100
+    },
     "install-timeout": {
       $ref: "#/definitions/duration",
       description: "Upper bound on each install and build command of each revision; one that runs longer is killed and the run ends with an error naming the revision and the command. Default 15m."
@@ -46207,6 +46213,155 @@ function describeFailure(error) {
   return messageOf(error);
 }
 
+// src/util/processes.ts
+import { spawn } from "node:child_process";
+var live = /* @__PURE__ */ new Set();
+var OutputTail = class {
+  constructor(limit = 64 * 1024) {
+    this.limit = limit;
+  }
+  limit;
+  #text = "";
+  push(chunk) {
+    this.#text += chunk.toString();
+    if (this.#text.length > this.limit * 2) this.#text = this.#text.slice(-this.limit);
+  }
+  /** The last `count` non-empty lines. */
+  lines(count3 = 20) {
+    return this.#text.trimEnd().split("\n").slice(-count3).join("\n");
+  }
+};
+var BASICS = /* @__PURE__ */ new Set([
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "TERM",
+  "COLORTERM",
+  "NO_COLOR",
+  "FORCE_COLOR",
+  "LANG",
+  "LANGUAGE",
+  "TZ",
+  "TMPDIR",
+  "TMP",
+  "TEMP",
+  "CI",
+  "XDG_CACHE_HOME",
+  "XDG_CONFIG_HOME",
+  "XDG_DATA_HOME",
+  "XDG_RUNTIME_DIR",
+  // Set by a shell or by npm for the commands they run.
+  "PWD",
+  "OLDPWD",
+  "SHLVL",
+  "_",
+  "INIT_CWD",
+  // Set by benchgate for a server: where to listen.
+  "PORT",
+  "HOST",
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "NO_PROXY",
+  "http_proxy",
+  "https_proxy",
+  "no_proxy"
+]);
+var CONTEXT = /* @__PURE__ */ new Set([
+  "GITHUB_ACTIONS",
+  "GITHUB_ACTION",
+  "GITHUB_ACTOR",
+  "GITHUB_REPOSITORY",
+  "GITHUB_REPOSITORY_OWNER",
+  "GITHUB_SHA",
+  "GITHUB_REF",
+  "GITHUB_REF_NAME",
+  "GITHUB_REF_TYPE",
+  "GITHUB_HEAD_REF",
+  "GITHUB_BASE_REF",
+  "GITHUB_EVENT_NAME",
+  "GITHUB_RUN_ID",
+  "GITHUB_RUN_NUMBER",
+  "GITHUB_RUN_ATTEMPT",
+  "GITHUB_JOB",
+  "GITHUB_WORKFLOW",
+  "GITHUB_WORKSPACE",
+  "GITHUB_SERVER_URL",
+  "GITHUB_API_URL",
+  "GITHUB_GRAPHQL_URL"
+]);
+var TOOL_PREFIXES = ["LC_", "NODE_", "NPM_", "COREPACK_", "PNPM_", "YARN_", "RUNNER_", "BENCHGATE_"];
+var JOB_FILES = /* @__PURE__ */ new Set(["GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_PATH", "GITHUB_STATE", "GITHUB_STEP_SUMMARY"]);
+var SECRET_WORD = /PASSWORD|PASSWD|SECRET|TOKEN|CREDENTIAL|PRIVATE_?KEY|API_?KEY|(?:^|[_:/])_*(?:KEY|PAT|PASS|AUTH|CERT|DSN|URL|URI)(?:_|$)/i;
+function looksLikeCredential(name2) {
+  return SECRET_WORD.test(name2) || name2.includes("//");
+}
+var extraNames = { trusted: /* @__PURE__ */ new Set(), fromConfig: /* @__PURE__ */ new Set() };
+function allowChildVariables(names) {
+  extraNames = { trusted: new Set(names.trusted ?? []), fromConfig: new Set(names.fromConfig ?? []) };
+}
+function neverPassed(name2) {
+  const upper = name2.toUpperCase();
+  return JOB_FILES.has(upper) || upper.startsWith("INPUT_") || upper.startsWith("ACTIONS_") || upper === "GITHUB_TOKEN";
+}
+function isChildVariable(name2) {
+  if (neverPassed(name2)) return false;
+  if (extraNames.trusted.has(name2)) return true;
+  const secretLooking = looksLikeCredential(name2);
+  if (extraNames.fromConfig.has(name2)) return !secretLooking;
+  if (BASICS.has(name2) || CONTEXT.has(name2)) return true;
+  const upper = name2.toUpperCase();
+  return TOOL_PREFIXES.some((prefix) => upper.startsWith(prefix)) && !secretLooking;
+}
+function childEnvironment(env = process.env) {
+  return Object.fromEntries(Object.entries(env).filter(([name2]) => isChildVariable(name2)));
+}
+function spawnTracked(command, args, options) {
+  const child = spawn(command, args, { ...options, env: childEnvironment(options.env ?? process.env), detached: true });
+  live.add(child);
+  child.once("exit", () => live.delete(child));
+  child.once("error", () => live.delete(child));
+  return child;
+}
+function killGroup(child, signal = "SIGKILL") {
+  if (child.pid === void 0) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    try {
+      child.kill(signal);
+    } catch {
+    }
+  }
+}
+function killAll(signal = "SIGKILL") {
+  for (const child of live) killGroup(child, signal);
+}
+function runShell(command, options) {
+  return new Promise((resolve3) => {
+    const tail = new OutputTail();
+    const child = spawnTracked(command, [], { cwd: options.cwd, env: options.env, shell: true, stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout?.on("data", (chunk) => tail.push(chunk));
+    child.stderr?.on("data", (chunk) => tail.push(chunk));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child);
+    }, options.timeoutMs);
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      tail.push(String(error.message));
+      resolve3({ code: null, signal: null, tail, timedOut });
+    });
+    child.once("close", (code, signal) => {
+      clearTimeout(timer);
+      killGroup(child);
+      resolve3({ code, signal, tail, timedOut });
+    });
+  });
+}
+
 // src/config/types.ts
 var LATENCY_STATS = ["p50", "p90", "p99", "mean"];
 var DEFAULTS = {
@@ -46276,7 +46431,15 @@ function parseConfig(text2, file) {
     throw new UserError(problems.join("\n"));
   }
   checkHttpNames(raw, file);
+  checkEnvNames(raw, shown);
   return toConfig(raw, file);
+}
+function checkEnvNames(raw, shown) {
+  const refused = (raw.env ?? []).filter((name2) => looksLikeCredential(name2) || neverPassed(name2));
+  if (refused.length)
+    throw new UserError(
+      `${shown}: env: ${refused.map((name2) => `'${name2}'`).join(", ")} look${refused.length === 1 ? "s" : ""} like a credential or one of the runner's own files, and a pull request can edit this file: list such a variable in the action's env input (the workflow's, which the pull request's code cannot change), or rename it.`
+    );
 }
 function toConfig(raw, file) {
   const files = raw.micro?.files;
@@ -46300,7 +46463,8 @@ function toConfig(raw, file) {
     confirm: raw.confirm ?? true,
     confidence: raw.confidence !== void 0 ? parsePercent(raw.confidence) : DEFAULTS.confidence,
     timeLimitMs: raw["time-limit"] ? parseDuration(raw["time-limit"]) : DEFAULTS.timeLimitMs,
-    installTimeoutMs: raw["install-timeout"] ? parseDuration(raw["install-timeout"]) : DEFAULTS.installTimeoutMs
+    installTimeoutMs: raw["install-timeout"] ? parseDuration(raw["install-timeout"]) : DEFAULTS.installTimeoutMs,
+    env: Object.freeze([...raw.env ?? []])
   });
 }
 function toHttp(raw, index, file) {
@@ -46408,79 +46572,6 @@ import path7 from "node:path";
 import { existsSync as existsSync3, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import os from "node:os";
 import path3 from "node:path";
-
-// src/util/processes.ts
-import { spawn } from "node:child_process";
-var live = /* @__PURE__ */ new Set();
-var OutputTail = class {
-  constructor(limit = 64 * 1024) {
-    this.limit = limit;
-  }
-  limit;
-  #text = "";
-  push(chunk) {
-    this.#text += chunk.toString();
-    if (this.#text.length > this.limit * 2) this.#text = this.#text.slice(-this.limit);
-  }
-  /** The last `count` non-empty lines. */
-  lines(count3 = 20) {
-    return this.#text.trimEnd().split("\n").slice(-count3).join("\n");
-  }
-};
-var DENIED_PREFIXES = ["INPUT_", "ACTIONS_"];
-var DENIED_NAMES = /* @__PURE__ */ new Set(["GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_PATH", "GITHUB_STATE", "GITHUB_STEP_SUMMARY"]);
-var SECRET_WORD = /(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|PRIVATE_?KEY|API_?KEY|AUTH)(?:_|$)/i;
-function isDeniedVariable(name2) {
-  const upper = name2.toUpperCase();
-  return DENIED_PREFIXES.some((prefix) => upper.startsWith(prefix)) || DENIED_NAMES.has(upper) || SECRET_WORD.test(upper);
-}
-function childEnvironment(env = process.env) {
-  return Object.fromEntries(Object.entries(env).filter(([name2]) => !isDeniedVariable(name2)));
-}
-function spawnTracked(command, args, options) {
-  const child = spawn(command, args, { ...options, env: childEnvironment(options.env ?? process.env), detached: true });
-  live.add(child);
-  child.once("exit", () => live.delete(child));
-  child.once("error", () => live.delete(child));
-  return child;
-}
-function killGroup(child, signal = "SIGKILL") {
-  if (child.pid === void 0) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    try {
-      child.kill(signal);
-    } catch {
-    }
-  }
-}
-function killAll(signal = "SIGKILL") {
-  for (const child of live) killGroup(child, signal);
-}
-function runShell(command, options) {
-  return new Promise((resolve3) => {
-    const tail = new OutputTail();
-    const child = spawnTracked(command, [], { cwd: options.cwd, env: options.env, shell: true, stdio: ["ignore", "pipe", "pipe"] });
-    child.stdout?.on("data", (chunk) => tail.push(chunk));
-    child.stderr?.on("data", (chunk) => tail.push(chunk));
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup(child);
-    }, options.timeoutMs);
-    child.once("error", (error) => {
-      clearTimeout(timer);
-      tail.push(String(error.message));
-      resolve3({ code: null, signal: null, tail, timedOut });
-    });
-    child.once("close", (code, signal) => {
-      clearTimeout(timer);
-      killGroup(child);
-      resolve3({ code, signal, tail, timedOut });
-    });
-  });
-}
 
 // src/config/revision.ts
 function isRevisionName(revision) {
@@ -49887,6 +49978,7 @@ async function runGate(options) {
   const now = options.now ?? Date.now;
   const begun = now();
   const config = withOverrides(loadConfig({ root: options.cwd, file: options.configFile }), options.overrides);
+  allowChildVariables({ trusted: options.childEnv, fromConfig: config.env });
   const tree = await checkout({
     cwd: options.cwd,
     base: options.base,
@@ -50028,6 +50120,7 @@ async function checkBenchFiles(run, files) {
 }
 async function listBenchmarks(options) {
   const config = withOverrides(loadConfig({ root: options.cwd, file: options.configFile }), options.overrides);
+  allowChildVariables({ trusted: options.childEnv, fromConfig: config.env });
   const tree = options.base === void 0 && options.head === void 0 ? { base: void 0, head: await workingTree(options.cwd), dispose: () => void 0 } : await checkout({
     cwd: options.cwd,
     // Only --head: it is checked out, installed and built like any revision (its twin at base goes unused).
@@ -53048,7 +53141,53 @@ function progressPrinter(stream) {
   };
 }
 
+// src/util/secrets.ts
+import { closeSync, openSync, readFileSync as readFileSync7, readSync, writeSync } from "node:fs";
+function forgetSecrets(env = process.env) {
+  const jobFiles = Object.fromEntries(
+    Object.entries(env).filter((entry) => JOB_FILES.has(entry[0].toUpperCase()) && entry[1] !== void 0)
+  );
+  const hidden = Object.keys(env).filter((name2) => !isChildVariable(name2));
+  const forgotten = hidden.filter(neverPassed);
+  for (const name2 of forgotten) delete env[name2];
+  for (const name2 of hidden) if (env[name2] !== void 0) env[name2] = String(env[name2]);
+  const own = env === process.env && process.platform === "linux" && hidden.length > 0;
+  return { forgotten, wiped: own ? wipeInitialEnvironment(new Set(hidden)) : false, jobFiles };
+}
+function wipeInitialEnvironment(names) {
+  let fd;
+  try {
+    const stat2 = readFileSync7("/proc/self/stat", "utf8");
+    const fields = stat2.slice(stat2.lastIndexOf(")") + 2).split(" ");
+    const start = Number(fields[50 - 3]);
+    const end = Number(fields[51 - 3]);
+    if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end <= start || end - start > 16 * 1024 * 1024) return false;
+    fd = openSync("/proc/self/mem", "r+");
+    const block = Buffer.alloc(end - start);
+    readSync(fd, block, 0, block.length, start);
+    let offset = 0;
+    while (offset < block.length) {
+      let stop = block.indexOf(0, offset);
+      if (stop < 0) stop = block.length;
+      const entry = block.toString("latin1", offset, stop);
+      const equals = entry.indexOf("=");
+      if (equals > 0 && names.has(entry.slice(0, equals))) {
+        const valueStart = offset + equals + 1;
+        const length = stop - valueStart;
+        if (length > 0) writeSync(fd, Buffer.alloc(length), 0, length, start + valueStart);
+      }
+      offset = stop + 1;
+    }
+    return true;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== void 0) closeSync(fd);
+  }
+}
+
 // src/cli.ts
+forgetSecrets(process.env);
 main(process.argv.slice(2), {
   cwd: process.cwd(),
   stdout: process.stdout,

@@ -1,6 +1,11 @@
 #!/usr/bin/env node
 import { fileURLToPath } from 'node:url';
 import { main } from './cli/main.js';
+import { forgetSecrets } from './util/secrets.js';
+
+// On a CI runner a step's environment holds the job files and any secret the step was given: none of it is
+// benchgate's to pass on, and its children can read this process's initial environment (see forgetSecrets).
+forgetSecrets(process.env);
 
 main(process.argv.slice(2), {
   cwd: process.cwd(),

@@ -32,6 +32,7 @@ import {
   type ShardInfo,
 } from './report/model.js';
 import { UserError } from './util/errors.js';
+import { allowChildVariables } from './util/processes.js';
 import { explain, type ProfileTarget } from './explain/run.js';
 import { formatDuration, formatShare } from './util/format.js';
 
@@ -83,6 +84,8 @@ export interface GateOptions {
   /** Registers a cleanup for SIGINT/SIGTERM; returns its deregistration. */
   onCleanup?: (cleanup: () => void) => () => void;
   now?: () => number;
+  /** Variables the children may see beyond the allow-list, from a trusted source (the action's env input): any name but the runner's own. */
+  childEnv?: readonly string[] | undefined;
   /** calibrate: rounds until the time limit on purpose, so no warning that the first look cannot fit. */
   untilTimeLimit?: boolean;
 }
@@ -95,6 +98,7 @@ export async function runGate(options: GateOptions): Promise<Report> {
   const now = options.now ?? Date.now;
   const begun = now();
   const config = withOverrides(loadConfig({ root: options.cwd, file: options.configFile }), options.overrides);
+  allowChildVariables({ trusted: options.childEnv, fromConfig: config.env });
   const tree = await checkout({
     cwd: options.cwd,
     base: options.base,
@@ -300,6 +304,7 @@ async function checkBenchFiles(
 /** Check out (base and head, or only the working tree without a base), install, build, and load every bench file once. */
 export async function listBenchmarks(options: Omit<GateOptions, 'base' | 'probePath'> & { base?: string | undefined }): Promise<Listing> {
   const config = withOverrides(loadConfig({ root: options.cwd, file: options.configFile }), options.overrides);
+  allowChildVariables({ trusted: options.childEnv, fromConfig: config.env });
   // Neither revision named: the working tree as it is, with nothing checked out.
   const tree =
     options.base === undefined && options.head === undefined

@@ -13,7 +13,7 @@ import { mergeShards } from '../report/merge.js';
 import { readReport, reportFiles } from '../report/read.js';
 import { describeFailure, messageOf, UserError } from '../util/errors.js';
 import { killAll } from '../util/processes.js';
-import { forgetSecrets } from '../util/secrets.js';
+import { forgetSecrets, restoreJobFiles } from '../util/secrets.js';
 import { signalExitCode, trapSignals } from '../util/signals.js';
 
 export interface ActionDeps {
@@ -43,6 +43,8 @@ export function logLine(line: string): string {
 export async function runAction(deps: ActionDeps): Promise<void> {
   const { core, env } = deps;
   let settings: ActionSettings | undefined;
+  /** Give @actions/core back the job files (outputs, summary) once no child of the run can be alive. */
+  let restore = () => undefined as void;
   const trap = trapSignals({
     announce: (signal) =>
       core.warning(`benchgate: ${signal} received (job cancelled): stopping benchmark processes and removing worktrees`),
@@ -50,6 +52,7 @@ export async function runAction(deps: ActionDeps): Promise<void> {
     // A crash of benchgate itself: the report, summary, outputs and comment still say what happened, and the step fails.
     onCrash: async (error) => {
       const report = errorReport(`benchgate crashed: ${describeFailure(error)}`, deps.version);
+      restore();
       if (!settings) return failWithSummary(report, deps);
       if (settings.pullRequest) report.pullRequest = settings.pullRequest;
       report.commentKey = settings.commentKey;
@@ -66,13 +69,18 @@ export async function runAction(deps: ActionDeps): Promise<void> {
       repository: env.GITHUB_REPOSITORY ?? '',
     });
     // The inputs are read: from here on the token lives only in `settings`, never in an environment a child could read.
-    const { forgotten, wiped } = forgetSecrets(env);
+    const { forgotten, wiped, jobFiles } = forgetSecrets(env);
+    restore = () => restoreJobFiles(jobFiles, env);
     if (forgotten.length)
       core.info(
         `benchgate: ${forgotten.length} secret variable(s) kept from every process it starts${wiped ? ' and wiped from its own /proc environ' : ''}`,
       );
-    if (settings.mode === 'comment') return await commentFromReport(settings, event, deps);
-    if (settings.mode === 'merge') return await publish(mergedReport(settings, deps.version), settings, deps);
+    if (settings.mode !== 'gate') {
+      // No code of the pull request runs in these modes: nothing to keep the job files from.
+      restore();
+      if (settings.mode === 'comment') return await commentFromReport(settings, event, deps);
+      return await publish(mergedReport(settings, deps.version), settings, deps);
+    }
     if (settings.eventName === 'pull_request_target' && !settings.allowPullRequestTarget) throw new UserError(PULL_REQUEST_TARGET);
     await ensureCommit(settings.base!, settings.workingDirectory, core);
     let report: Report;
@@ -92,6 +100,7 @@ export async function runAction(deps: ActionDeps): Promise<void> {
         probePath: deps.probePath,
         toolVersion: deps.version,
         profile: settings.profile,
+        childEnv: settings.env,
         profileDir: path.join(settings.reportDir, 'profiles'),
         log: (line) => core.info(logLine(line)),
         onProgress: (p) => core.info(`round ${p.round} of ${p.rounds}`),
@@ -101,10 +110,13 @@ export async function runAction(deps: ActionDeps): Promise<void> {
       killAll();
       report = errorReport(describeFailure(error), deps.version);
     }
+    // The run is over and its children with it.
+    restore();
     if (settings.pullRequest) report.pullRequest = settings.pullRequest;
     report.commentKey = settings.commentKey;
     await publish(report, settings, deps);
   } catch (error) {
+    restore();
     await failWithSummary(errorReport(messageOf(error), deps.version), deps);
   } finally {
     trap.release();

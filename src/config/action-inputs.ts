@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { isRevisionName } from './revision.js';
 import { UserError } from '../util/errors.js';
+import { neverPassed } from '../util/processes.js';
 import type { BudgetRule, ProfileMode } from './types.js';
 import { BUDGET_FORM, parseBudget, parseDuration } from './units.js';
 
@@ -27,6 +28,8 @@ export interface ActionSettings {
   readonly githubToken: string;
   readonly timeLimitMs: number | undefined;
   readonly installTimeoutMs: number | undefined;
+  /** Variables the pull request's code may see beyond the allow-list (the env input: the workflow's, so trusted). */
+  readonly env: readonly string[];
   /** comment mode: the report to post. */
   readonly reportJson: string | undefined;
   /** merge mode: the shard reports, a path or pattern relative to the working directory. */
@@ -96,6 +99,7 @@ export function parseActionInputs(input: (name: string) => string, env: ActionEn
     githubToken: input('github-token'),
     timeLimitMs: input('time-limit') ? durationInput('time-limit', input('time-limit')) : undefined,
     installTimeoutMs: input('install-timeout') ? durationInput('install-timeout', input('install-timeout')) : undefined,
+    env: Object.freeze(envNames(input('env'))),
     reportJson: input('report-json') ? path.resolve(workingDirectory, input('report-json')) : undefined,
     shardReports: input('shard-reports') || undefined,
     commentKey: commentKeyOf(path.relative(env.workspace, workingDirectory), config, input('comment-key')),
@@ -207,4 +211,18 @@ function oneOf(input: (name: string) => string, name: string, allowed: string[],
   if (value === '') return fallback;
   if (!allowed.includes(value)) throw new UserError(`Input '${name}' must be one of ${allowed.join(', ')}, but got '${value}'.`);
   return value;
+}
+
+/** The env input: variable names, one per line or separated by commas or spaces; never the runner's own files or credentials. */
+function envNames(text: string): string[] {
+  const names = text.split(/[\s,]+/).filter(Boolean);
+  for (const name of names) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      throw new UserError(`Input 'env' must list variable names (letters, digits, _), but got '${name}'.`);
+    if (neverPassed(name))
+      throw new UserError(
+        `Input 'env' lists '${name}': the job files, the action's inputs, the runner's ACTIONS_* credentials and GITHUB_TOKEN never reach the pull request's code.`,
+      );
+  }
+  return names;
 }

@@ -5,6 +5,7 @@ import { closest, distance } from 'fastest-levenshtein';
 import { isMap, LineCounter, parseDocument, type Document } from 'yaml';
 import schema from '../../schema/benchgate.schema.json' with { type: 'json' };
 import { UserError } from '../util/errors.js';
+import { looksLikeCredential, neverPassed } from '../util/processes.js';
 import {
   DEFAULTS,
   type Config,
@@ -34,6 +35,7 @@ interface RawConfig {
   confidence?: string;
   'time-limit'?: string;
   'install-timeout'?: string;
+  env?: string[];
 }
 
 interface RawHttp {
@@ -94,7 +96,17 @@ export function parseConfig(text: string, file: string): Config {
     throw new UserError(problems.join('\n'));
   }
   checkHttpNames(raw, file);
+  checkEnvNames(raw, shown);
   return toConfig(raw, file);
+}
+
+/** benchgate.yml is the pull request's to edit: a credential's name there would hand the credential to its code. */
+function checkEnvNames(raw: RawConfig, shown: string): void {
+  const refused = (raw.env ?? []).filter((name) => looksLikeCredential(name) || neverPassed(name));
+  if (refused.length)
+    throw new UserError(
+      `${shown}: env: ${refused.map((name) => `'${name}'`).join(', ')} look${refused.length === 1 ? 's' : ''} like a credential or one of the runner's own files, and a pull request can edit this file: list such a variable in the action's env input (the workflow's, which the pull request's code cannot change), or rename it.`,
+    );
 }
 
 function toConfig(raw: RawConfig, file: string | undefined): Config {
@@ -120,6 +132,7 @@ function toConfig(raw: RawConfig, file: string | undefined): Config {
     confidence: raw.confidence !== undefined ? parsePercent(raw.confidence) : DEFAULTS.confidence,
     timeLimitMs: raw['time-limit'] ? parseDuration(raw['time-limit']) : DEFAULTS.timeLimitMs,
     installTimeoutMs: raw['install-timeout'] ? parseDuration(raw['install-timeout']) : DEFAULTS.installTimeoutMs,
+    env: Object.freeze([...(raw.env ?? [])]),
   });
 }
 

@@ -80,6 +80,8 @@ export interface Config {
   readonly timeLimitMs: number;
   /** Bound on each install and build command of each revision. */
   readonly installTimeoutMs: number;
+  /** Variables the children (install, build, bench files, servers) may see beyond the allow-list; none that looks like a credential. */
+  readonly env: readonly string[];
 }
 
 export const DEFAULTS = {

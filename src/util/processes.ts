@@ -22,31 +22,132 @@ export class OutputTail {
 }
 
 /**
- * What no child of benchgate may see. Every child runs code we do not trust: the pull request's
- * install scripts, bench files and server, and git (whose hooks and config are the repository's).
- * A deny-list, not an allow-list: installs need the user's PATH, HOME, proxies, npm_config_* and
- * NODE_OPTIONS, which an allow-list would have to guess. Denied:
- * - INPUT_*: the action's inputs, github-token among them;
- * - ACTIONS_*: the runner's own credentials (ACTIONS_RUNTIME_TOKEN, ACTIONS_ID_TOKEN_REQUEST_TOKEN/URL,
- *   the cache and results URLs that go with them);
- * - GITHUB_ENV, GITHUB_OUTPUT, GITHUB_PATH, GITHUB_STATE, GITHUB_STEP_SUMMARY: files that set later
- *   steps' environment, outputs and summary; a child writing there would steer the rest of the job;
- * - any name with a secret's word as one of its parts: TOKEN, SECRET, PASSWORD, PASSWD, CREDENTIAL(S),
- *   PRIVATE_KEY, API_KEY / APIKEY, AUTH (GITHUB_TOKEN, GH_TOKEN, NPM_TOKEN, NODE_AUTH_TOKEN, AWS_SECRET_ACCESS_KEY...).
+ * What a child of benchgate may see: an allow-list. Every child runs code we do not trust (the pull
+ * request's install scripts, bench files and server, and git, whose hooks and config are the
+ * repository's), and on a runner benchgate's own environment holds more than secrets: the job files
+ * (GITHUB_ENV, GITHUB_OUTPUT, GITHUB_PATH, GITHUB_STATE, GITHUB_STEP_SUMMARY) steer every later step,
+ * and a step's `env:` can hold any credential under any name (PGPASSWORD, DATABASE_URL, DEPLOY_KEY...).
+ * A deny-list has to guess every such name; an allow-list only has to know what a build, a server and a
+ * bench need:
+ * - the basics: PATH, HOME, USER, LOGNAME, SHELL, TERM and colour switches, locale (LANG, LANGUAGE, LC_*),
+ *   TZ, temp folders, CI, XDG folders, proxies;
+ * - Node's and npm's own settings: NODE_* and npm_* / NPM_* (npm_config_*, npm_lifecycle_*; COREPACK_*, PNPM_*, YARN_*
+ *   likewise), never one that names a credential (NODE_AUTH_TOKEN, npm_config__authToken, //host/:_auth...);
+ * - the run's public context: GITHUB_* names that say what is being built (repository, sha, ref, run id,
+ *   workspace, server and API URLs) and RUNNER_* (os, arch, temp, tool cache); never the job files,
+ *   the token, or the event payload's path;
+ * - benchgate's own BENCHGATE_* (the probe's socket), set by benchgate itself;
+ * - the names the user lists (`env:` in benchgate.yml, the action's `env` input), see allowChildVariables.
  */
-const DENIED_PREFIXES = ['INPUT_', 'ACTIONS_'];
-const DENIED_NAMES = new Set(['GITHUB_ENV', 'GITHUB_OUTPUT', 'GITHUB_PATH', 'GITHUB_STATE', 'GITHUB_STEP_SUMMARY']);
-const SECRET_WORD = /(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|PRIVATE_?KEY|API_?KEY|AUTH)(?:_|$)/i;
+const BASICS = new Set([
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'TERM',
+  'COLORTERM',
+  'NO_COLOR',
+  'FORCE_COLOR',
+  'LANG',
+  'LANGUAGE',
+  'TZ',
+  'TMPDIR',
+  'TMP',
+  'TEMP',
+  'CI',
+  'XDG_CACHE_HOME',
+  'XDG_CONFIG_HOME',
+  'XDG_DATA_HOME',
+  'XDG_RUNTIME_DIR',
+  // Set by a shell or by npm for the commands they run.
+  'PWD',
+  'OLDPWD',
+  'SHLVL',
+  '_',
+  'INIT_CWD',
+  // Set by benchgate for a server: where to listen.
+  'PORT',
+  'HOST',
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'NO_PROXY',
+  'http_proxy',
+  'https_proxy',
+  'no_proxy',
+]);
+const CONTEXT = new Set([
+  'GITHUB_ACTIONS',
+  'GITHUB_ACTION',
+  'GITHUB_ACTOR',
+  'GITHUB_REPOSITORY',
+  'GITHUB_REPOSITORY_OWNER',
+  'GITHUB_SHA',
+  'GITHUB_REF',
+  'GITHUB_REF_NAME',
+  'GITHUB_REF_TYPE',
+  'GITHUB_HEAD_REF',
+  'GITHUB_BASE_REF',
+  'GITHUB_EVENT_NAME',
+  'GITHUB_RUN_ID',
+  'GITHUB_RUN_NUMBER',
+  'GITHUB_RUN_ATTEMPT',
+  'GITHUB_JOB',
+  'GITHUB_WORKFLOW',
+  'GITHUB_WORKSPACE',
+  'GITHUB_SERVER_URL',
+  'GITHUB_API_URL',
+  'GITHUB_GRAPHQL_URL',
+]);
+const TOOL_PREFIXES = ['LC_', 'NODE_', 'NPM_', 'COREPACK_', 'PNPM_', 'YARN_', 'RUNNER_', 'BENCHGATE_'];
+/** The job files: whoever writes them steers the rest of the job. Never passed, whoever lists them. */
+export const JOB_FILES = new Set(['GITHUB_ENV', 'GITHUB_OUTPUT', 'GITHUB_PATH', 'GITHUB_STATE', 'GITHUB_STEP_SUMMARY']);
+/** A name with a credential's word as one of its parts (or npm's //host/:_authToken form). */
+const SECRET_WORD =
+  /PASSWORD|PASSWD|SECRET|TOKEN|CREDENTIAL|PRIVATE_?KEY|API_?KEY|(?:^|[_:/])_*(?:KEY|PAT|PASS|AUTH|CERT|DSN|URL|URI)(?:_|$)/i;
 
-/** Whether a variable of this name is kept from every child (see DENIED_PREFIXES). */
-export function isDeniedVariable(name: string): boolean {
-  const upper = name.toUpperCase();
-  return DENIED_PREFIXES.some((prefix) => upper.startsWith(prefix)) || DENIED_NAMES.has(upper) || SECRET_WORD.test(upper);
+/** Whether a variable's name says it holds a credential (NODE_AUTH_TOKEN, PGPASSWORD's kin, DATABASE_URL, DEPLOY_KEY, GH_PAT...). */
+export function looksLikeCredential(name: string): boolean {
+  return SECRET_WORD.test(name) || name.includes('//');
 }
 
-/** The environment a child gets: `env` without anything `isDeniedVariable` names. */
+/** Names the user allowed on top (their own list), kept apart from what the pull request may ask for. */
+let extraNames: { trusted: ReadonlySet<string>; fromConfig: ReadonlySet<string> } = { trusted: new Set(), fromConfig: new Set() };
+
+/**
+ * Let children see more variables, by exact name. `trusted` comes from the workflow (the action's `env`
+ * input): any name but the job files and the action's own INPUT_* and ACTIONS_*. `fromConfig` comes from
+ * benchgate.yml, which a pull request can edit: only names that do not look like a credential.
+ */
+export function allowChildVariables(names: { trusted?: readonly string[]; fromConfig?: readonly string[] }): void {
+  extraNames = { trusted: new Set(names.trusted ?? []), fromConfig: new Set(names.fromConfig ?? []) };
+}
+
+/** The job files, the action's inputs (its token) and the runner's credentials: never passed, whoever lists them. */
+export function neverPassed(name: string): boolean {
+  const upper = name.toUpperCase();
+  return JOB_FILES.has(upper) || upper.startsWith('INPUT_') || upper.startsWith('ACTIONS_') || upper === 'GITHUB_TOKEN';
+}
+
+/** Whether a child may see a variable of this name. */
+export function isChildVariable(name: string): boolean {
+  if (neverPassed(name)) return false;
+  if (extraNames.trusted.has(name)) return true;
+  const secretLooking = looksLikeCredential(name);
+  if (extraNames.fromConfig.has(name)) return !secretLooking;
+  if (BASICS.has(name) || CONTEXT.has(name)) return true;
+  const upper = name.toUpperCase();
+  return TOOL_PREFIXES.some((prefix) => upper.startsWith(prefix)) && !secretLooking;
+}
+
+/** Whether a child may NOT see it (the complement of isChildVariable, for checks that list what was kept out). */
+export function isDeniedVariable(name: string): boolean {
+  return !isChildVariable(name);
+}
+
+/** The environment a child gets: `env` with only the variables isChildVariable allows. */
 export function childEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(env).filter(([name]) => !isDeniedVariable(name)));
+  return Object.fromEntries(Object.entries(env).filter(([name]) => isChildVariable(name)));
 }
 
 /** Start a process in a new process group, tracked until it exits. Its environment never holds a secret (childEnvironment). */

@@ -1,26 +1,43 @@
 import { closeSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
-import { isDeniedVariable } from './processes.js';
-
-/** Files that @actions/core itself writes through: kept in this process (never passed to a child). */
-const OWN_FILE_COMMANDS = new Set(['GITHUB_OUTPUT', 'GITHUB_STEP_SUMMARY', 'GITHUB_ENV', 'GITHUB_PATH', 'GITHUB_STATE']);
+import { isChildVariable, JOB_FILES, neverPassed } from './processes.js';
 
 /**
- * Forget every secret this process was started with, once its inputs are read: the action's
- * inputs (the token among them), the runner's ACTIONS_* credentials and any *_TOKEN, *_SECRET...
- * (the names isDeniedVariable denies to children). They leave process.env, and on Linux also the
- * process's initial environment block, which /proc/PID/environ shows to every process of the same
- * user: a child could otherwise read it from its parent. Returns the names forgotten.
+ * Once the inputs are read, keep what a child must never reach out of reach:
+ * - /proc/PID/environ shows every process of the same user the environment this process was started
+ *   with (the initial block the kernel laid on the stack at exec), whatever process.env says since. Every
+ *   variable a child may not see (isChildVariable, with no user list yet) has its value wiped there: the
+ *   token, the runner's credentials, a step's DATABASE_URL, the job files' paths.
+ * - process.env loses what benchgate never passes on: the action's inputs (INPUT_*, the token among them),
+ *   the runner's ACTIONS_* credentials, GITHUB_TOKEN, and the job files. A user-listed name (`env:`) stays
+ *   in process.env, which no other process can read, until the allow-list passes it to a child.
+ * - The job files are handed back (`jobFiles`): @actions/core reads them from process.env when it writes
+ *   outputs and the summary, which restoreJobFiles allows once no child of the run is left.
  *
- * Written by hand: no library wipes /proc/self/environ. The block is the original copy that the
- * kernel laid on the stack at exec; libc's getenv of a name that was unset no longer points into it,
- * so overwriting a value there with NUL bytes changes nothing else in the process.
+ * Written by hand: no library wipes /proc/self/environ. libc's getenv of a name that was unset, or set again
+ * (setenv copies the value), no longer points into the initial block, so overwriting a value there with NUL
+ * bytes changes nothing else.
  */
-export function forgetSecrets(env: NodeJS.ProcessEnv = process.env): { forgotten: string[]; wiped: boolean } {
-  const forgotten = Object.keys(env).filter((name) => isDeniedVariable(name) && !OWN_FILE_COMMANDS.has(name.toUpperCase()));
+export function forgetSecrets(env: NodeJS.ProcessEnv = process.env): {
+  forgotten: string[];
+  wiped: boolean;
+  jobFiles: Record<string, string>;
+} {
+  const jobFiles = Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => JOB_FILES.has(entry[0].toUpperCase()) && entry[1] !== undefined),
+  );
+  const hidden = Object.keys(env).filter((name) => !isChildVariable(name));
+  const forgotten = hidden.filter(neverPassed);
   for (const name of forgotten) delete env[name];
+  // What stays (a user may list it) must stop pointing into the block about to be wiped: setting it again copies it out.
+  for (const name of hidden) if (env[name] !== undefined) env[name] = String(env[name]);
   // Only this process's own environment has a block to wipe (tests pass a plain object).
-  const own = env === process.env && process.platform === 'linux' && forgotten.length > 0;
-  return { forgotten, wiped: own ? wipeInitialEnvironment(new Set(forgotten)) : false };
+  const own = env === process.env && process.platform === 'linux' && hidden.length > 0;
+  return { forgotten, wiped: own ? wipeInitialEnvironment(new Set(hidden)) : false, jobFiles };
+}
+
+/** Give @actions/core its job files back, once every child of the run is gone (no child sees process.env changes anyway). */
+export function restoreJobFiles(jobFiles: Record<string, string>, env: NodeJS.ProcessEnv = process.env): void {
+  Object.assign(env, jobFiles);
 }
 
 /** Overwrite the values of `names` in /proc/self/environ with NUL bytes; false when the kernel does not let us. */

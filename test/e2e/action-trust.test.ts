@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isDeniedVariable } from '../../src/util/processes.js';
 import { pullRequestEvent, runActionBundle, shallowWorkspace, type ActionEvent, type ActionInputs } from './action-helpers.js';
 import { FakeGitHub } from './fake-github.js';
-import { removeFixtureRepos } from './helpers.js';
+import { fixtureRepo, removeFixtureRepos, runCli } from './helpers.js';
 
 /**
  * The trust boundary of the action: the pull request's code (install, build, bench files, server)
@@ -49,6 +49,17 @@ describe("the pull request's code never sees a secret", () => {
       NPM_TOKEN: secret('npm'),
       NODE_AUTH_TOKEN: secret('node_auth'),
       DEPLOY_SECRET: secret('deploy'),
+      // Credentials under names no deny-list guesses, as a step's env: may hold them.
+      PGPASSWORD: secret('pg'),
+      GH_PAT: secret('ghp'),
+      DEPLOY_KEY: secret('deploykey'),
+      SSH_KEY: secret('ssh'),
+      DATABASE_URL: `postgres://app:${secret('db')}@db.invalid/app`,
+      NPM_CONFIG__AUTHTOKEN: secret('npmrc'),
+      // The job files: whoever writes them steers the later steps (BASH_ENV=, PATH) or the summary.
+      GITHUB_ENV: path.join(os.tmpdir(), secret('github_env')),
+      GITHUB_PATH: path.join(os.tmpdir(), secret('github_path')),
+      GITHUB_STATE: path.join(os.tmpdir(), secret('github_state')),
     };
     const result = await run(
       workspace,
@@ -65,19 +76,76 @@ describe("the pull request's code never sees a secret", () => {
     expect(roles.filter((r) => r === 'build').length).toBeGreaterThanOrEqual(2);
     expect(roles.filter((r) => r === 'bench').length).toBeGreaterThanOrEqual(1);
     expect(roles.filter((r) => r === 'server').length).toBeGreaterThanOrEqual(2);
-    for (const { file, text } of dumps) {
-      for (const value of [token, ...Object.values(secrets)]) expect(text.includes(value), `${file} holds a secret`).toBe(false);
-      const dump = JSON.parse(text) as { env: Record<string, string>; ancestors: Record<string, string[]> };
-      expect(Object.keys(dump.env).filter(isDeniedVariable), file).toEqual([]);
-      expect(dump.env.GITHUB_ENV ?? dump.env.GITHUB_OUTPUT ?? dump.env.GITHUB_STEP_SUMMARY).toBeUndefined();
-      // The action's own process is among the ancestors, and it was readable: the secrets were wiped from it.
-      expect(Object.values(dump.ancestors).some((env) => env.some((line) => line.startsWith('GITHUB_EVENT_PATH=')))).toBe(true);
-    }
+    expectNoLeak(dumps, [token, ...Object.values(secrets)]);
     // The action itself still had the token: the comment was posted with it.
     expect(github.ours()).toHaveLength(1);
     expect(github.authorizations.at(-1)).toBe(`token ${token}`);
+    // And @actions/core still wrote the outputs and the summary, though the job files were kept from every child.
+    expect(result.summary).toContain('benchgate');
+  });
+
+  it("the CLI in a CI step keeps the same from the code it runs: the job files and the step's credentials", async () => {
+    const repo = fixtureRepo('env-leak');
+    const leaks = mkdtempSync(path.join(os.tmpdir(), 'benchgate-leaks-'));
+    temps.push(leaks);
+    const secrets = {
+      GITHUB_TOKEN: secret('ghs_env'),
+      PGPASSWORD: secret('pg'),
+      GH_PAT: secret('ghp'),
+      DEPLOY_KEY: secret('deploykey'),
+      SSH_KEY: secret('ssh'),
+      DATABASE_URL: `postgres://app:${secret('db')}@db.invalid/app`,
+      NPM_CONFIG__AUTHTOKEN: secret('npmrc'),
+      GITHUB_ENV: path.join(os.tmpdir(), secret('github_env')),
+      GITHUB_OUTPUT: path.join(os.tmpdir(), secret('github_output')),
+      GITHUB_PATH: path.join(os.tmpdir(), secret('github_path')),
+      GITHUB_STATE: path.join(os.tmpdir(), secret('github_state')),
+      GITHUB_STEP_SUMMARY: path.join(os.tmpdir(), secret('github_step_summary')),
+    };
+    const run = await runCli(['compare', '--base', 'main', '--head', 'feature', '--profile', 'never'], repo, {
+      env: { ...secrets, LEAK_DIR: leaks },
+    });
+    expect(run.code, run.stdout + run.stderr).toBeLessThan(2);
+    const dumps = readdirSync(leaks).map((file) => ({ file, text: readFileSync(path.join(leaks, file), 'utf8') }));
+    const roles = new Set(dumps.map((d) => d.file.split('-')[0]));
+    expect([...roles].sort()).toEqual(['bench', 'build', 'install', 'server']);
+    expectNoLeak(dumps, Object.values(secrets));
   });
 });
+
+const JOB_FILE = /^(GITHUB_ENV|GITHUB_OUTPUT|GITHUB_PATH|GITHUB_STATE|GITHUB_STEP_SUMMARY)=./;
+
+/**
+ * No child's environment, and no environment of any ancestor a child could read (/proc/PID/environ, up to
+ * pid 1), holds any of `values` or a job file's path: benchgate's own process is among those ancestors.
+ */
+function expectNoLeak(dumps: { file: string; text: string }[], values: string[]): void {
+  for (const { file, text } of dumps) {
+    for (const value of values) expect(text.includes(value), `${file} holds ${value.slice(0, 12)}…`).toBe(false);
+    const dump = JSON.parse(text) as { env: Record<string, string>; ancestors: Record<string, string[]> };
+    // Only the allow-list, and LEAK_DIR, which the fixture's benchgate.yml lists (env:).
+    expect(
+      Object.keys(dump.env).filter((name) => name !== 'LEAK_DIR' && isDeniedVariable(name)),
+      file,
+    ).toEqual([]);
+    expect(
+      Object.keys(dump.env).filter((name) => JOB_FILE.test(`${name}=x`)),
+      file,
+    ).toEqual([]);
+    // benchgate's own process is among the ancestors, and it was readable: what a child may not see was wiped from it.
+    expect(Object.keys(dump.ancestors).length, file).toBeGreaterThan(0);
+    for (const [pid, env] of Object.entries(dump.ancestors)) {
+      expect(
+        env.filter((line) => line.startsWith('unreadable')),
+        `${file}: ancestor ${pid}`,
+      ).toEqual([]);
+      expect(
+        env.filter((line) => JOB_FILE.test(line)),
+        `${file}: ancestor ${pid}`,
+      ).toEqual([]);
+    }
+  }
+}
 
 /** A report made by a real gate run on the untouched fixture, then tampered with. */
 let genuine: { report: Record<string, any>; headSha: string; baseSha: string; workspace: string };

@@ -62,7 +62,7 @@ time-limit: 2m
 
   it('rejects an unknown key with a did-you-mean', () => {
     expect(errorOf('budgte: 5%')).toBe(
-      "/repo/benchgate.yml:1:1: unknown key 'budgte' (did you mean 'budget'?). Known keys: budget, budgets, micro, install, build, rounds, confidence, time-limit, install-timeout, http, http-mode, http-pin, max-rounds, confirm.",
+      "/repo/benchgate.yml:1:1: unknown key 'budgte' (did you mean 'budget'?). Known keys: budget, budgets, micro, install, build, rounds, confidence, time-limit, env, install-timeout, http, http-mode, http-pin, max-rounds, confirm.",
     );
     expect(errorOf('micro:\n  file: x.js')).toMatch(
       /benchgate\.yml:2:3: unknown key 'micro\.file' \(did you mean 'files'\?\)\. Known keys of micro: files, isolation/,
@@ -196,5 +196,14 @@ describe('one form of a budget', () => {
     expect(schema.definitions.budget.pattern).toBe(BUDGET_FORM.source);
     expect(parseBudget('7.5%')).toBeCloseTo(0.075, 12);
     for (const bad of ['100%', '-5%', '5', 'abc', '5 %']) expect(() => parseBudget(bad), bad).toThrow(RangeError);
+  });
+});
+
+describe('env: in benchgate.yml', () => {
+  it("lists variables for the children, and refuses a credential's name, which a pull request could add", () => {
+    expect(load('env: [BENCH_SIZE, FEATURE_FLAGS]\n').env).toEqual(['BENCH_SIZE', 'FEATURE_FLAGS']);
+    expect(errorOf('env: [BENCH_SIZE, DATABASE_URL, GITHUB_OUTPUT]\n')).toContain(
+      "env: 'DATABASE_URL', 'GITHUB_OUTPUT' look like a credential or one of the runner's own files, and a pull request can edit this file: list such a variable in the action's env input",
+    );
   });
 });

@@ -11,8 +11,8 @@ import { runLoad } from '../../src/measure/http/load.js';
 import { runBenchmarkProcess } from '../../src/measure/micro/spawn.js';
 import { commentMarker, upsertComment, type CommentApi } from '../../src/report/github.js';
 import type { Report } from '../../src/report/model.js';
-import { childEnvironment, isDeniedVariable } from '../../src/util/processes.js';
-import { forgetSecrets } from '../../src/util/secrets.js';
+import { allowChildVariables, childEnvironment, isDeniedVariable } from '../../src/util/processes.js';
+import { forgetSecrets, restoreJobFiles } from '../../src/util/secrets.js';
 import { actionEnv, actionInputs } from '../action-env.js';
 
 const temp = mkdtempSync(path.join(os.tmpdir(), 'benchgate-trust-'));
@@ -22,7 +22,8 @@ const env = actionEnv;
 const inputs = actionInputs;
 
 describe('the environment of every child', () => {
-  it('keeps out the action inputs, the runner credentials, the file commands and anything named like a secret', () => {
+  it('passes an allow-list: what builds, servers and benches need, never a job file or anything named like a credential', () => {
+    allowChildVariables({});
     const denied = [
       'INPUT_GITHUB-TOKEN',
       'INPUT_BUDGET',
@@ -43,21 +44,43 @@ describe('the environment of every child', () => {
       'GITHUB_PATH',
       'GITHUB_STATE',
       'GITHUB_STEP_SUMMARY',
+      'GITHUB_EVENT_PATH',
       'github_token',
+      // What a deny-list of secret words missed: an allow-list needs no name to be guessed.
+      'PGPASSWORD',
+      'GH_PAT',
+      'DEPLOY_KEY',
+      'SSH_KEY',
+      'DATABASE_URL',
+      'NPM_CONFIG__AUTHTOKEN',
+      'npm_config_//registry.npmjs.org/:_authToken',
+      'YARN_NPM_AUTH_TOKEN',
+      'SENTRY_DSN',
+      'GIT_AUTHOR_NAME',
+      'BASH_ENV',
+      'LD_PRELOAD',
     ];
     const kept = [
       'PATH',
       'HOME',
+      'LANG',
+      'LC_ALL',
+      'TZ',
+      'TMPDIR',
       'NODE_OPTIONS',
+      'NODE_ENV',
+      'NODE_EXTRA_CA_CERTS',
       'npm_config_registry',
+      'NPM_CONFIG_CACHE',
       'HTTPS_PROXY',
       'GITHUB_WORKSPACE',
       'GITHUB_SHA',
+      'GITHUB_REPOSITORY',
       'RUNNER_TEMP',
-      'GIT_AUTHOR_NAME',
-      'TOKENIZER_MODEL',
+      'RUNNER_OS',
       'CI',
       'PORT',
+      'BENCHGATE_PROBE_SOCKET',
     ];
     expect(denied.filter((name) => !isDeniedVariable(name))).toEqual([]);
     expect(kept.filter(isDeniedVariable)).toEqual([]);
@@ -65,17 +88,39 @@ describe('the environment of every child', () => {
     expect(Object.keys(childEnvironment(env)).sort()).toEqual([...kept].sort());
   });
 
-  it('forgets the secrets of its own environment once the inputs are read, keeping what @actions/core writes through', () => {
+  it("adds the names the user lists: any from the workflow's env input, none that looks like a credential from benchgate.yml", () => {
+    try {
+      allowChildVariables({ trusted: ['DATABASE_URL', 'LEAK_DIR'], fromConfig: ['BENCH_SIZE', 'DEPLOY_KEY'] });
+      expect(isDeniedVariable('DATABASE_URL')).toBe(false);
+      expect(isDeniedVariable('LEAK_DIR')).toBe(false);
+      expect(isDeniedVariable('BENCH_SIZE')).toBe(false);
+      // benchgate.yml is the pull request's: a credential's name listed there is not passed.
+      expect(isDeniedVariable('DEPLOY_KEY')).toBe(true);
+      // Nobody's list passes the job files, the inputs or the runner's credentials.
+      allowChildVariables({ trusted: ['GITHUB_OUTPUT', 'INPUT_GITHUB-TOKEN', 'ACTIONS_RUNTIME_TOKEN', 'GITHUB_TOKEN'] });
+      for (const name of ['GITHUB_OUTPUT', 'INPUT_GITHUB-TOKEN', 'ACTIONS_RUNTIME_TOKEN', 'GITHUB_TOKEN'])
+        expect(isDeniedVariable(name)).toBe(true);
+    } finally {
+      allowChildVariables({});
+    }
+  });
+
+  it('forgets what no child may see once the inputs are read, and hands back the job files for @actions/core', () => {
     const env: NodeJS.ProcessEnv = {
       'INPUT_GITHUB-TOKEN': 'ghs_x',
       ACTIONS_RUNTIME_TOKEN: 'r',
       GITHUB_OUTPUT: '/o',
       GITHUB_STEP_SUMMARY: '/s',
+      DATABASE_URL: 'postgres://u:p@h/db',
       PATH: '/bin',
     };
-    const { forgotten, wiped } = forgetSecrets(env);
-    expect(forgotten.sort()).toEqual(['ACTIONS_RUNTIME_TOKEN', 'INPUT_GITHUB-TOKEN']);
-    expect(env).toEqual({ GITHUB_OUTPUT: '/o', GITHUB_STEP_SUMMARY: '/s', PATH: '/bin' });
+    const { forgotten, wiped, jobFiles } = forgetSecrets(env);
+    expect(forgotten.sort()).toEqual(['ACTIONS_RUNTIME_TOKEN', 'GITHUB_OUTPUT', 'GITHUB_STEP_SUMMARY', 'INPUT_GITHUB-TOKEN']);
+    // A user-listed variable may still be passed on by name, so it stays in process.env (which no other process reads).
+    expect(env).toEqual({ DATABASE_URL: 'postgres://u:p@h/db', PATH: '/bin' });
+    expect(jobFiles).toEqual({ GITHUB_OUTPUT: '/o', GITHUB_STEP_SUMMARY: '/s' });
+    restoreJobFiles(jobFiles, env);
+    expect(env.GITHUB_OUTPUT).toBe('/o');
     // Not this process's environment: nothing of ours is wiped.
     expect(wiped).toBe(false);
   });
