@@ -2,13 +2,13 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type * as Core from '@actions/core';
 import { git, GIT_FETCH_TIMEOUT_MS } from '../checkout/git.js';
-import { parseActionInputs, sanitizeCommentKey, type ActionSettings } from '../config/action-inputs.js';
+import { parseActionInputs, type ActionSettings } from '../config/action-inputs.js';
 import { CONFIG_FILE } from '../config/load.js';
 import { errorReport, runGate } from '../gate.js';
 import { commentMarker, fitComment, regressionAnnotations, upsertComment, type CommentApi, type PullRequestApi } from '../report/github.js';
 import { renderMarkdown } from '../report/markdown.js';
 import type { Report } from '../report/model.js';
-import { terminalText } from '../report/escape.js';
+import { escapeText, terminalText } from '../report/escape.js';
 import { mergeShards } from '../report/merge.js';
 import { readReport, reportFiles } from '../report/read.js';
 import { describeFailure, messageOf, UserError } from '../util/errors.js';
@@ -27,8 +27,6 @@ export interface ActionDeps {
   probePath: string;
   version: string;
 }
-
-const PULL_REQUEST_TARGET = `benchgate refuses to run under pull_request_target: that event runs with a read/write token and the base repository's secrets, and benchgate would install and execute the pull request's code (its install script, bench files and server). A malicious pull request could then steal the token or the secrets. Use the pull_request event (and the two-workflow pattern for comments on pull requests from forks: docs/security.md in benchgate's repository), or set allow-pull-request-target: true if every pull request to this repository is trusted.`;
 
 /**
  * A progress line for the job's log. It may hold text from the pull request (bench ids, file names,
@@ -79,9 +77,8 @@ export async function runAction(deps: ActionDeps): Promise<void> {
       // No code of the pull request runs in these modes: nothing to keep the job files from.
       restore();
       if (settings.mode === 'comment') return await commentFromReport(settings, event, deps);
-      return await publish(mergedReport(settings, deps.version), settings, deps);
+      return await publishMerged(settings, event, deps);
     }
-    if (settings.eventName === 'pull_request_target' && !settings.allowPullRequestTarget) throw new UserError(PULL_REQUEST_TARGET);
     await ensureCommit(settings.base!, settings.workingDirectory, core);
     let report: Report;
     try {
@@ -148,7 +145,9 @@ async function publish(report: Report, settings: ActionSettings, deps: ActionDep
   core.setOutput('report-markdown', markdownPath);
   // Empty when nothing was profiled, so `if: steps.x.outputs.profiles-dir` guards an upload step.
   core.setOutput('profiles-dir', report.run?.profile?.dir ?? '');
-  await core.summary.addRaw(markdown, true).write();
+  // The comment first: when it cannot be posted, the summary says why (it never changes the verdict).
+  const commentProblem = await comment(report, markdown, settings, deps);
+  await core.summary.addRaw(commentProblem ? `${markdown}\n> [!WARNING]\n> ${escapeText(commentProblem)}\n` : markdown, true).write();
 
   const configFile = path.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
   const workspace = env.GITHUB_WORKSPACE ?? settings.workingDirectory;
@@ -159,36 +158,53 @@ async function publish(report: Report, settings: ActionSettings, deps: ActionDep
       ...(annotation.line ? { startLine: annotation.line } : {}),
     });
   }
-  await comment(report, markdown, settings, deps);
 
   if (report.verdict === 'error') core.setFailed(`benchgate: ${report.error ? report.error.split('\n')[0] : report.summary}`);
   else if (report.verdict === 'fail' && settings.failOnRegression) core.setFailed(`benchgate: ${report.summary} (see the job summary)`);
 }
 
-async function comment(report: Report, markdown: string, settings: ActionSettings, deps: ActionDeps): Promise<void> {
+/**
+ * Post or update the gate's comment. A comment that cannot be posted never changes the gate's verdict:
+ * it is a warning, and what it returns (why) goes into the job summary. Retries of 5xx answers and waits
+ * for rate limits happen in the client (Octokit's retry and throttling plugins) before an error gets here.
+ */
+async function comment(report: Report, markdown: string, settings: ActionSettings, deps: ActionDeps): Promise<string | undefined> {
   const { core, env } = deps;
-  if (!settings.pullRequest || settings.comment === 'never') return;
+  if (!settings.pullRequest || settings.comment === 'never') return undefined;
   const runUrl = env.GITHUB_RUN_ID
     ? `${env.GITHUB_SERVER_URL ?? 'https://github.com'}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`
     : undefined;
+  const marker = commentMarker(settings.commentKey);
   try {
     const outcome = await upsertComment(deps.commentApi(settings, settings.pullRequest), {
       mode: settings.comment,
-      marker: commentMarker(settings.commentKey),
-      body: fitComment(markdown, runUrl),
+      marker,
+      body: fitComment(markdown, runUrl, { marker }),
       report,
     });
     core.info(`PR comment: ${outcome}`);
+    return undefined;
   } catch (error) {
-    const status = (error as { status?: number }).status;
-    if (status === 403 || status === 404) {
-      core.warning(
-        `benchgate could not comment on pull request #${settings.pullRequest.number} (HTTP ${status}): on a pull request from a fork the token is read-only. The job summary and the report files are written; to get the comment, use the two-workflow pattern (benchgate's docs/security.md, "Pull requests from forks").`,
-      );
-      return;
-    }
-    throw error;
+    const problem = `benchgate could not comment on pull request #${settings.pullRequest.number}: ${whyNoComment(error)} The verdict stands as reported here and in the report files.`;
+    core.warning(problem);
+    return problem;
   }
+}
+
+/** What a failed comment request means for the user: a rate limit, a read-only token, or GitHub failing. */
+export function whyNoComment(error: unknown): string {
+  const { status, response } = error as { status?: number; response?: { headers?: Record<string, string | undefined> } };
+  const headers = response?.headers ?? {};
+  const message = messageOf(error).split('\n')[0]!.slice(0, 300);
+  if ((status === 403 || status === 429) && (headers['x-ratelimit-remaining'] === '0' || /rate limit/i.test(message))) {
+    const reset = Number(headers['x-ratelimit-reset']);
+    const at = Number.isFinite(reset) && reset > 0 ? ` (it resets at ${new Date(reset * 1000).toISOString()})` : '';
+    return `GitHub's API rate limit was reached${at}, and waiting longer would hold the job: HTTP ${status}, ${message}.`;
+  }
+  if (status === 403 || status === 404)
+    return `HTTP ${status}: the token may not write comments here. On a pull request from a fork the token is read-only: to get the comment, use the two-workflow pattern (benchgate's docs/security.md, "Pull requests from forks"); otherwise give the job permissions: pull-requests: write.`;
+  if (status !== undefined) return `GitHub answered HTTP ${status} (${message}), also after retries.`;
+  return `the request failed (${message}), also after retries.`;
 }
 
 /**
@@ -220,6 +236,26 @@ function mergedReport(settings: ActionSettings, version: string): Report {
 }
 
 /**
+ * mode: merge publishes as the gate would: under pull_request (shards and merge in one workflow) the event
+ * names the pull request; under workflow_run (the fork setup: the shards ran in a pull_request workflow),
+ * the run names it, with the same checks as mode: comment: the merged report must be of the run's commit.
+ */
+async function publishMerged(settings: ActionSettings, event: WorkflowEvent, deps: ActionDeps): Promise<void> {
+  let report = mergedReport(settings, deps.version);
+  if (settings.eventName !== 'workflow_run') return publish(report, settings, deps);
+  const { number, headSha } = await pullRequestOfRun(settings, event, deps);
+  if (report.verdict !== 'error' && report.head?.sha !== headSha)
+    report = errorReport(
+      `The shard reports are of ${report.head?.sha ?? 'no commit'}, but the workflow run that uploaded them tested ${headSha}: refusing them.`,
+      deps.version,
+    );
+  const pullRequest = { ...settings.repository, number };
+  report.pullRequest = pullRequest;
+  report.commentKey = settings.commentKey;
+  await publish(report, { ...settings, pullRequest }, deps);
+}
+
+/**
  * The two-workflow pattern: a workflow_run workflow (trusted, with a write token) posts the
  * comment for a report that a pull_request workflow uploaded. That report was written by the
  * pull request's own code, so it decides nothing: the pull request and the commit come from the
@@ -236,9 +272,9 @@ async function commentFromReport(settings: ActionSettings, event: WorkflowEvent,
       `The report is of ${report.head?.sha ?? 'no commit'}, but the workflow run that uploaded it tested ${headSha}: refusing to comment.`,
     );
   }
-  // The report's own pull request, if any, is ignored; its comment key only picks which of this pull request's gate comments to update.
-  const commentKey = report.commentKey ? sanitizeCommentKey(report.commentKey) : settings.commentKey;
-  await comment(report, renderMarkdown(report), { ...settings, commentKey, pullRequest: { ...settings.repository, number } }, deps);
+  // The report's own pull request and comment key are ignored (it is the pull request's file): this workflow's inputs name the gate.
+  const problem = await comment(report, renderMarkdown(report), { ...settings, pullRequest: { ...settings.repository, number } }, deps);
+  if (problem) await deps.core.summary.addRaw(`> [!WARNING]\n> ${escapeText(problem)}\n`, true).write();
 }
 
 /**
@@ -266,7 +302,7 @@ async function pullRequestOfRun(
   const run = event.workflow_run;
   if (settings.eventName !== 'workflow_run' || !run)
     throw new UserError(
-      `mode: comment runs in a workflow triggered by workflow_run (benchgate's docs/security.md, "Pull requests from forks"), not on '${settings.eventName}': refusing to comment.`,
+      `mode: ${settings.mode} finds its pull request from a workflow_run event (benchgate's docs/security.md, "Pull requests from forks"), not from '${settings.eventName}': refusing to comment.`,
     );
   if (run.event !== 'pull_request')
     throw new UserError(

@@ -39,7 +39,8 @@ export interface ActionSettings {
   /** Where the report files go; the .cpuprofile files go to its profiles/ folder. */
   readonly reportDir: string;
   readonly profile: ProfileMode;
-  readonly allowPullRequestTarget: boolean;
+  /** Gate mode under an event that runs with a write token (UNTRUSTED_EVENTS), allowed by the workflow. */
+  readonly allowUntrustedEvent: boolean;
   /** The pull request to comment on, when there is one. */
   readonly pullRequest: { owner: string; repo: string; number: number } | undefined;
   /** GITHUB_REPOSITORY, split. */
@@ -50,8 +51,28 @@ export interface ActionSettings {
 /** The parts of an event payload the inputs are defaulted from; every field is checked before use. */
 export interface ActionEvent {
   pull_request?: { number?: unknown; base?: { sha?: unknown } };
-  issue?: { number?: unknown };
+  issue?: { number?: unknown; pull_request?: unknown };
   before?: unknown;
+  merge_group?: { base_sha?: unknown; head_sha?: unknown };
+}
+
+/**
+ * Events whose workflows run with a write token and the repository's secrets while the pull request's
+ * code can be at hand: gate mode would install and run that code (install script, bench files, server)
+ * with them. Refused unless the workflow says every pull request is trusted (allow-untrusted-event).
+ */
+export const UNTRUSTED_EVENTS: Readonly<Record<string, string>> = {
+  pull_request_target: 'runs with a read/write token and the base repository\'s secrets',
+  workflow_run: 'runs with a read/write token and the repository\'s secrets, whatever workflow triggered it',
+  issue_comment: 'runs with a read/write token and the repository\'s secrets, triggered by anyone who can comment',
+  pull_request_review: 'runs with a read/write token and the repository\'s secrets for reviews of pull requests from forks alike',
+  pull_request_review_comment:
+    'runs with a read/write token and the repository\'s secrets for review comments on pull requests from forks alike',
+};
+
+/** Why gate mode is refused under `event`, and what to do instead. */
+export function untrustedEventRefusal(event: string): string {
+  return `benchgate refuses to run in gate mode under ${event}: that event ${UNTRUSTED_EVENTS[event]}, and benchgate would install and execute the pull request's code (its install script, bench files and server). A malicious pull request could then steal the token or the secrets. Use the pull_request event (and, for comments on pull requests from forks, mode: comment under workflow_run: the two-workflow pattern in benchgate's docs/security.md), or set allow-untrusted-event: true if every pull request to this repository is trusted.`;
 }
 
 export interface ActionEnvironment {
@@ -74,6 +95,10 @@ const COMMENT_MODES: CommentMode[] = ['always', 'on-change', 'on-regression', 'n
  */
 export function parseActionInputs(input: (name: string) => string, env: ActionEnvironment): ActionSettings {
   const mode = oneOf(input, 'mode', ['gate', 'comment', 'merge'], 'gate') as ActionMode;
+  const allowUntrustedEvent =
+    booleanInput(input, 'allow-untrusted-event', false) ||
+    (env.eventName === 'pull_request_target' && booleanInput(input, 'allow-pull-request-target', false));
+  if (mode === 'gate' && env.eventName in UNTRUSTED_EVENTS && !allowUntrustedEvent) throw new UserError(untrustedEventRefusal(env.eventName));
   const workingDirectory = path.resolve(env.workspace, input('working-directory') || '.');
   const pullRequest = pullRequestOf(env);
   const base = revisionInput('base', input('base')) || defaultBase(env);
@@ -81,9 +106,7 @@ export function parseActionInputs(input: (name: string) => string, env: ActionEn
   const config = input('config') || undefined;
   if (mode === 'gate' && !base) {
     throw new UserError(
-      env.eventName === 'workflow_dispatch'
-        ? "Input 'base' is required for workflow_dispatch: the revision to compare against, e.g. main."
-        : `Input 'base' is required: the '${env.eventName}' event names no base revision.`,
+      `Input 'base' is required under ${env.eventName || 'this event'}: the event names no revision to compare against. Set it, e.g. base: main (or a release tag).`,
     );
   }
   return Object.freeze({
@@ -105,7 +128,7 @@ export function parseActionInputs(input: (name: string) => string, env: ActionEn
     commentKey: commentKeyOf(path.relative(env.workspace, workingDirectory), config, input('comment-key')),
     reportDir: path.join(env.runnerTemp, 'benchgate'),
     profile: oneOf(input, 'profile', ['regressions', 'always', 'never'], 'regressions') as ProfileMode,
-    allowPullRequestTarget: booleanInput(input, 'allow-pull-request-target', false),
+    allowUntrustedEvent,
     pullRequest,
     repository: { owner: env.repository.split('/')[0] ?? '', repo: env.repository.split('/')[1] ?? '' },
     eventName: env.eventName,
@@ -139,10 +162,15 @@ function revisionInput(name: string, value: string): string | undefined {
   return value;
 }
 
-/** pull_request(_target): the PR's base sha; push: the commit before the push; otherwise none. */
+/** pull_request (and its kin): the PR's base sha; push: the commit before the push; merge_group: the queue's base; otherwise none. */
 function defaultBase(env: ActionEnvironment): string | undefined {
   const pr = env.event.pull_request;
   if (typeof pr?.base?.sha === 'string' && pr.base.sha) return revisionInput('base', pr.base.sha);
+  if (env.eventName === 'merge_group') {
+    const sha = env.event.merge_group?.base_sha;
+    if (typeof sha !== 'string' || !sha) throw new UserError("The merge_group event names no base_sha: set the 'base' input.");
+    return revisionInput('base', sha);
+  }
   if (env.eventName === 'push') {
     const before = typeof env.event.before === 'string' ? env.event.before : '';
     if (/^0+$/.test(before))
@@ -154,9 +182,17 @@ function defaultBase(env: ActionEnvironment): string | undefined {
   return undefined;
 }
 
+/**
+ * The pull request to comment on, from the event: pull_request and its kin name it; issue_comment only when
+ * the issue is a pull request. workflow_run's is found from its run (mode: comment and merge); push,
+ * merge_group, schedule and workflow_dispatch have none, so they never comment.
+ */
 function pullRequestOf(env: ActionEnvironment): ActionSettings['pullRequest'] {
   const [owner, repo] = env.repository.split('/');
-  const number = env.event.pull_request?.number ?? env.event.issue?.number;
+  const number =
+    env.eventName === 'merge_group'
+      ? undefined
+      : (env.event.pull_request?.number ?? (env.event.issue?.pull_request ? env.event.issue.number : undefined));
   if (!owner || !repo || typeof number !== 'number') return undefined;
   return { owner, repo, number };
 }

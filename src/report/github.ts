@@ -11,7 +11,7 @@ export const COMMENT_LIMIT = 65_536;
 /** The part of an Octokit client the comment needs (so tests and other clients can stand in). */
 export interface CommentApi {
   whoAmI(): Promise<string | undefined>;
-  listComments(): Promise<{ id: number; body?: string | null; user?: { login: string } | null }[]>;
+  listComments(): Promise<{ id: number; body?: string | null; user?: { login: string; type?: string } | null }[]>;
   createComment(body: string): Promise<void>;
   updateComment(id: number, body: string): Promise<void>;
 }
@@ -32,18 +32,21 @@ export interface PullRequestApi {
 export type CommentOutcome = 'created' | 'updated' | 'skipped';
 
 /**
- * Create or update this gate's one comment on the PR. Comments are matched by
- * marker and by author (the token's own identity, or github-actions[bot] for
- * the default token, which cannot ask who it is), over every page of comments.
+ * Create or update this gate's one comment on the PR, over every page of comments. A comment is this
+ * gate's when the marker opens its body (a quote of it further down is somebody else's text) and its
+ * author is the token's own identity; when the token cannot say who it is (the default GITHUB_TOKEN, a
+ * GitHub App's installation token, or GET /user failing), when its author is a bot: a person's comment
+ * that copies the marker is never taken over. `body` is cut to fit with the marker (fitComment).
  */
 export async function upsertComment(
   api: CommentApi,
   options: { mode: CommentMode; marker: string; body: string; report: Report },
 ): Promise<CommentOutcome> {
   if (options.mode === 'never') return 'skipped';
-  const me = (await api.whoAmI()) ?? 'github-actions[bot]';
-  // Ours, and this gate's: the marker opens the body (a quote of it further down is somebody else's text).
-  const existing = (await api.listComments()).find((c) => c.user?.login === me && (c.body ?? '').startsWith(`${options.marker}\n`));
+  const me = await api.whoAmI();
+  const mine = (user: { login: string; type?: string } | null | undefined) =>
+    user ? (me ? user.login === me : user.type === 'Bot') : false;
+  const existing = (await api.listComments()).find((c) => mine(c.user) && (c.body ?? '').startsWith(`${options.marker}\n`));
   const wanted = wantsComment(options.mode, options.report);
   // on-regression and on-change never leave a stale comment: once one exists it is kept current, even when all is well now.
   if (!wanted && !existing) return 'skipped';
@@ -69,13 +72,29 @@ function wantsComment(mode: CommentMode, report: Report): boolean {
   }
 }
 
-/** Cut a body to GitHub's limit, at a line, with a pointer to where the whole report is. */
-export function fitComment(markdown: string, runUrl: string | undefined, limit = COMMENT_LIMIT - 200): string {
+/**
+ * Cut a body to GitHub's limit, at a line, with a pointer to where the whole report is. `marker` goes
+ * in front of it (upsertComment), so it counts against the limit too (with its line break).
+ */
+export function fitComment(
+  markdown: string,
+  runUrl: string | undefined,
+  { marker = '', limit = COMMENT_LIMIT - (marker ? marker.length + 1 : 0) }: { marker?: string; limit?: number } = {},
+): string {
   if (markdown.length <= limit) return markdown;
   const note = `\n\n… the report is longer than a comment allows: the whole report is in the job summary${runUrl ? ` of [this run](${runUrl})` : ''}.\n`;
-  const cut = markdown.lastIndexOf('\n', limit - note.length);
-  let body = markdown.slice(0, cut > 0 ? cut : limit - note.length);
-  // Never leave a code block, <details> or <pre> open: the rest of the page would fall into it.
+  // The tags that close what the cut left open count against the limit too: cut earlier until all of it fits.
+  for (let room = limit - note.length; ;) {
+    const cut = markdown.lastIndexOf('\n', room);
+    const body = closeOpenBlocks(markdown.slice(0, cut > 0 ? cut : room));
+    if (body.length + note.length <= limit) return body + note;
+    room -= body.length + note.length - limit;
+  }
+}
+
+/** Never leave a code block, <details> or <pre> open: the rest of the page would fall into it. */
+function closeOpenBlocks(text: string): string {
+  let body = text;
   if ((body.match(/^```/gm) ?? []).length % 2 === 1) body += '\n```';
   // Tags are counted outside code blocks, where a name of the project's (shown as it is) is no tag.
   const markup = body.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, '');
@@ -83,7 +102,7 @@ export function fitComment(markdown: string, runUrl: string | undefined, limit =
     (markup.match(new RegExp(`<${tag}[ >]`, 'g')) ?? []).length - (markup.match(new RegExp(`</${tag}>`, 'g')) ?? []).length;
   if (open('pre') > 0) body += '</pre>';
   for (let i = open('details'); i > 0; i--) body += '\n</details>';
-  return body + note;
+  return body;
 }
 
 export interface Annotation {

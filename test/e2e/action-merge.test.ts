@@ -24,7 +24,7 @@ beforeAll(async () => {
   github = await FakeGitHub.start();
   workspace = inlineRepo(
     {
-      'benchgate.yml': 'budget: 5%\nmicro:\n  task-time: 150ms\n',
+      'benchgate.yml': 'budget: 30%\nrounds: 5\nmax-rounds: 5\nmicro:\n  task-time: 50ms\n',
       'src/sum.js': 'export const sum = (n) => { let s = 0; for (let i = 0; i < n; i++) s += i; return s; };\n',
       'bench/sum.bench.js': "import { sum } from '../src/sum.js';\nexport default { 'sum of 100': () => sum(100) };\n",
       'bench/strings.bench.js': "export default { join: () => ['a', 'b', 'c'].join('-') };\n",
@@ -112,6 +112,38 @@ describe('the action in mode: merge', () => {
     );
     expect(run.outputs.verdict).toBe('error');
     expect(run.stdout).toContain(`but this workflow's base is ${headSha}`);
+  });
+
+  it('under workflow_run (the fork setup), comments on the pull request the run names, under this workflow’s key', async () => {
+    github.comments = [];
+    const workflowRun = (sha: string) => ({
+      name: 'workflow_run',
+      payload: {
+        workflow_run: {
+          event: 'pull_request',
+          head_sha: sha,
+          head_branch: 'feature',
+          head_repository: { owner: { login: 'octo-org' } },
+          pull_requests: [{ number: 12, head: { sha } }],
+        },
+      },
+    });
+    const run = await runActionBundle(workspace, { mode: 'merge', 'shard-reports': 'shards/*.json' }, workflowRun(headSha), {
+      apiUrl: github.url,
+      temps,
+    });
+    expect(run.code, run.stdout).toBe(1);
+    expect(run.outputs.verdict).toBe('fail');
+    expect(github.ours()).toHaveLength(1);
+    expect(github.ours()[0]!.body.startsWith(`${MARKER}\n`)).toBe(true);
+    expect(github.requests).toContain('POST /repos/octo-org/todo-server/issues/12/comments');
+    // Shard reports of another commit than the run tested are refused, and the refusal is what is posted.
+    const other = await runActionBundle(workspace, { mode: 'merge', 'shard-reports': 'shards/*.json' }, workflowRun(baseSha), {
+      apiUrl: github.url,
+      temps,
+    });
+    expect(other.outputs.verdict).toBe('error');
+    expect(other.stdout).toContain(`but the workflow run that uploaded them tested ${baseSha}: refusing them.`);
   });
 
   it('asks for the shard reports', async () => {

@@ -240,7 +240,9 @@ describe('mode: comment trusts the workflow_run event, not the report', () => {
       { name: 'pull_request', payload: pullRequestEvent(11, genuine.baseSha, genuine.headSha) },
     );
     expect(notWorkflowRun.code).toBe(1);
-    expect(notWorkflowRun.stdout).toContain('mode: comment runs in a workflow triggered by workflow_run');
+    expect(notWorkflowRun.stdout).toContain(
+      "mode: comment finds its pull request from a workflow_run event (benchgate's docs/security.md, \"Pull requests from forks\"), not from 'pull_request': refusing to comment.",
+    );
 
     const push = await comment(
       tampered(() => undefined),
@@ -285,31 +287,35 @@ describe('mode: comment trusts the workflow_run event, not the report', () => {
 });
 
 describe('one comment per gate', () => {
-  it('two gates of a monorepo and the legs of a matrix each keep their own comment on one pull request', async () => {
+  it('two gates of a monorepo and the legs of a matrix each keep their own comment, named by the workflow, never by the report', async () => {
     const event = workflowRun(genuine.headSha, [{ number: 11, sha: genuine.headSha }]);
-    // What the gates of packages/api, packages/web and two matrix legs of packages/api wrote.
-    const gates = [
-      'packages/api/benchgate.yml',
-      'packages/web/benchgate.yml',
-      'packages/api/benchgate.yml#node-20',
-      'packages/api/benchgate.yml#node-24',
+    // The comment workflows of packages/api, packages/web and two matrix legs of packages/api, each with its gate's inputs.
+    const gates: [string, ActionInputs][] = [
+      ['packages/api/benchgate.yml', { 'working-directory': 'packages/api' }],
+      ['packages/web/benchgate.yml', { 'working-directory': 'packages/web' }],
+      ['packages/api/benchgate.yml#node-20', { 'working-directory': 'packages/api', 'comment-key': 'node-20' }],
+      ['packages/api/benchgate.yml#node-24', { 'working-directory': 'packages/api', 'comment-key': 'node-24' }],
     ];
-    for (const key of gates)
+    for (const [, inputs] of gates)
       expect(
         (
           await comment(
-            tampered((r) => (r.commentKey = key)),
+            tampered(() => undefined),
             event,
+            inputs,
           )
         ).code,
       ).toBe(0);
-    expect(github.ours().map((c) => c.body.split('\n')[0])).toEqual(gates.map((key) => `<!-- benchgate: ${key} -->`));
-    // The next push updates each gate's own comment.
-    const again = await comment(
-      tampered((r) => (r.commentKey = gates[1])),
+    expect(github.ours().map((c) => c.body.split('\n')[0])).toEqual(gates.map(([key]) => `<!-- benchgate: ${key} -->`));
+    // The next push updates each gate's own comment; a report claiming another gate's key (the report is the pull
+    // request's file) changes nothing: the web gate's comment workflow updates the web comment.
+    const forged = await comment(
+      tampered((r) => (r.commentKey = gates[0]![0])),
       event,
+      gates[1]![1],
     );
-    expect(again.stdout).toContain('PR comment: updated');
+    expect(forged.stdout).toContain('PR comment: updated');
     expect(github.ours()).toHaveLength(4);
+    expect(github.ours().map((c) => c.body.split('\n')[0])).toEqual(gates.map(([key]) => `<!-- benchgate: ${key} -->`));
   });
 });

@@ -110,7 +110,12 @@ describe('the GitHub Action, run from its bundle', () => {
         { name: 'pull_request', payload: pullRequestEvent(8, baseSha, headSha) },
       );
       expect(run.code, run.stdout).toBe(0);
-      expect(run.stdout).toMatch(/::warning::benchgate could not comment on pull request #8 \(HTTP 403\)/);
+      expect(run.stdout).toMatch(
+        /::warning::benchgate could not comment on pull request #8: HTTP 403: the token may not write comments here\. On a pull request from a fork the token is read-only/,
+      );
+      // The summary says why there is no comment; the verdict stands.
+      const shown = run.summary.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code))).replace(/\u200b/g, '');
+      expect(shown).toContain('> benchgate could not comment on pull request #8: HTTP 403: the token may not write comments here.');
       expect(run.outputs.verdict).toBe('pass');
       expect(existsSync(run.outputs['report-json']!)).toBe(true);
       expect(run.summary).toContain('### ✅ benchgate: pass');
@@ -126,7 +131,9 @@ describe('the GitHub Action, run from its bundle', () => {
     const requests = github.requests.length;
     const run = await runAction(workspace, {}, { name: 'pull_request_target', payload: pullRequestEvent(9, baseSha, headSha) });
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/::error::benchgate refuses to run under pull_request_target: .*steal the token or the secrets/);
+    expect(run.stdout).toMatch(
+      /::error::benchgate refuses to run in gate mode under pull_request_target: .*steal the token or the secrets/,
+    );
     expect(github.requests.length).toBe(requests);
     expect(run.outputs).toEqual({});
   });

@@ -52,6 +52,12 @@ export class FakeGitHub {
   pulls: { number: number; head: { owner: string; ref: string; sha: string } }[] = [];
   /** Answer comment creation with 403, as GitHub does for a fork's read-only token. */
   denyCreate = false;
+  /** Who GET /user says the token is; undefined: 403, as for the default GITHUB_TOKEN and an app's installation token. */
+  authenticatedAs: string | undefined = undefined;
+  /** Who the comments this token creates are by: github-actions[bot] for the default token, <app>[bot] for an app's. */
+  author = 'github-actions[bot]';
+  /** Answers forced on the next matching requests, in order (a 502, a rate limit, a 422), before the normal answer. */
+  failures: { method: string; template: string; status: number; headers?: Record<string, string>; message?: string }[] = [];
   private nextId = 1000;
   private server!: http.Server;
   url = '';
@@ -115,7 +121,9 @@ export class FakeGitHub {
     }
     const [status, payload, headers] = this.respond(method, template, params, url, body);
     const schema = operation.responses[String(status)]?.content?.['application/json']?.schema;
-    if (!operation.responses[String(status)]) this.problems.push(`${req.method} ${template}: status ${status} is not one GitHub documents`);
+    // A 5xx is any operation's possible answer, documented or not.
+    if (!operation.responses[String(status)] && status < 500)
+      this.problems.push(`${req.method} ${template}: status ${status} is not one GitHub documents`);
     if (schema) this.check(validator(schema), payload, `${req.method} ${template} response ${status}`);
     this.send(res, status, payload, headers);
   }
@@ -132,7 +140,16 @@ export class FakeGitHub {
       documentation_url: 'https://docs.github.com/rest',
       status: '403',
     };
-    if (template === '/user' && method === 'get') return [403, forbidden];
+    const failure = this.failures.findIndex((f) => f.method === method && f.template === template);
+    if (failure >= 0) {
+      const [f] = this.failures.splice(failure, 1);
+      return [f!.status, { message: f!.message ?? 'Server Error', documentation_url: 'https://docs.github.com/rest' }, f!.headers];
+    }
+    if (template === '/user' && method === 'get') {
+      if (!this.authenticatedAs) return [403, forbidden];
+      const examples = loadSpec().paths[template]!.get!.responses['200']!.content!['application/json']!.examples!;
+      return [200, { ...structuredClone(Object.values(examples)[0]!.value as object), login: this.authenticatedAs }];
+    }
     if (template === '/repos/{owner}/{repo}/issues/{issue_number}/comments' && method === 'get') {
       const perPage = Number(url.searchParams.get('per_page') ?? 30);
       const page = Number(url.searchParams.get('page') ?? 1);
@@ -145,7 +162,7 @@ export class FakeGitHub {
     }
     if (template === '/repos/{owner}/{repo}/issues/{issue_number}/comments' && method === 'post') {
       if (this.denyCreate) return [403, forbidden];
-      const comment = { id: this.nextId++, body: String(body?.body), user: { login: 'github-actions[bot]' } };
+      const comment = { id: this.nextId++, body: String(body?.body), user: { login: this.author } };
       this.comments.push(comment);
       return [201, this.shape(template, comment, params)];
     }

@@ -37,13 +37,56 @@ describe('action inputs', () => {
     });
   });
 
+  it('defines each event: its base, its pull request, and gate mode refused where it would hand the pull request a write token', () => {
+    const c = 'c'.repeat(40);
+    // merge_group: the queue's base, and no pull request to comment on.
+    const queue = parseActionInputs(
+      inputs({}),
+      env({ eventName: 'merge_group', event: { merge_group: { base_sha: c, head_sha: 'd'.repeat(40) } } }),
+    );
+    expect(queue).toMatchObject({ base: c, pullRequest: undefined });
+    // issue_comment: a pull request only when the issue is one (mode merge may run there; gate mode may not).
+    const onIssue = (issue: object) => parseActionInputs(inputs({ mode: 'merge' }), env({ eventName: 'issue_comment', event: { issue } }));
+    expect(onIssue({ number: 7 }).pullRequest).toBeUndefined();
+    expect(onIssue({ number: 7, pull_request: { url: 'x' } }).pullRequest).toEqual({ owner: 'octo', repo: 'todo', number: 7 });
+    for (const eventName of [
+      'pull_request_target',
+      'workflow_run',
+      'issue_comment',
+      'pull_request_review',
+      'pull_request_review_comment',
+    ]) {
+      expect(() => parseActionInputs(inputs({ base: c }), env({ eventName }))).toThrow(
+        `benchgate refuses to run in gate mode under ${eventName}`,
+      );
+      expect(parseActionInputs(inputs({ base: c, 'allow-untrusted-event': 'true' }), env({ eventName })).allowUntrustedEvent).toBe(true);
+    }
+    // The older input allows pull_request_target alone.
+    expect(parseActionInputs(inputs({ 'allow-pull-request-target': 'true' }), env({ eventName: 'pull_request_target' })).mode).toBe('gate');
+    expect(() => parseActionInputs(inputs({ base: c, 'allow-pull-request-target': 'true' }), env({ eventName: 'workflow_run' }))).toThrow(
+      'refuses to run in gate mode under workflow_run',
+    );
+    // mode: comment and merge run no code of the pull request: allowed under workflow_run.
+    expect(parseActionInputs(inputs({ mode: 'comment' }), env({ eventName: 'workflow_run' })).mode).toBe('comment');
+  });
+
+  it('reads the env input: variable names, never the job files or the token', () => {
+    expect(parseActionInputs(inputs({ env: 'DATABASE_URL\nBENCH_SIZE, REDIS_HOST' }), env()).env).toEqual([
+      'DATABASE_URL',
+      'BENCH_SIZE',
+      'REDIS_HOST',
+    ]);
+    expect(() => parseActionInputs(inputs({ env: 'GITHUB_OUTPUT' }), env())).toThrow("Input 'env' lists 'GITHUB_OUTPUT'");
+    expect(() => parseActionInputs(inputs({ env: 'A=B' }), env())).toThrow("Input 'env' must list variable names");
+  });
+
   it('takes the push event before commit, and asks for a base where there is none', () => {
     expect(parseActionInputs(inputs({}), env({ eventName: 'push', event: { before: 'c'.repeat(40) } })).base).toBe('c'.repeat(40));
     expect(() => parseActionInputs(inputs({}), env({ eventName: 'push', event: { before: '0'.repeat(40) } }))).toThrow(
       /created the branch/,
     );
     expect(() => parseActionInputs(inputs({}), env({ eventName: 'workflow_dispatch', event: {} }))).toThrow(
-      "Input 'base' is required for workflow_dispatch",
+      "Input 'base' is required under workflow_dispatch: the event names no revision to compare against.",
     );
   });
 
@@ -73,7 +116,10 @@ const report = (verdict: Report['verdict']): Report => ({
   environment: { node: 'v24', os: 'Linux', arch: 'x64', cpus: { model: 'x', count: 2 } },
 });
 
-function fakeApi(comments: { id: number; body: string; user: { login: string } }[], me?: string): CommentApi & { calls: string[] } {
+function fakeApi(
+  comments: { id: number; body: string; user: { login: string; type?: string } }[],
+  me?: string,
+): CommentApi & { calls: string[] } {
   const calls: string[] = [];
   return {
     calls,
@@ -89,15 +135,17 @@ describe('the PR comment', () => {
 
   it('updates only its own comment: same marker and same author', async () => {
     const api = fakeApi([
-      { id: 1, body: `someone quoting ${marker}`, user: { login: 'alice' } },
-      { id: 2, body: `${marker}\nold`, user: { login: 'github-actions[bot]' } },
+      { id: 1, body: `someone quoting ${marker}`, user: { login: 'alice', type: 'User' } },
+      { id: 2, body: `${marker}\nold`, user: { login: 'github-actions[bot]', type: 'Bot' } },
     ]);
     expect(await upsertComment(api, { mode: 'always', marker, body: 'new', report: report('pass') })).toBe('updated');
     expect(api.calls).toEqual([`update 2 ${marker}`]);
   });
 
   it('keeps two gates apart by their config path', async () => {
-    const api = fakeApi([{ id: 2, body: `${commentMarker('packages/api/benchgate.yml')}\nold`, user: { login: 'github-actions[bot]' } }]);
+    const api = fakeApi([
+      { id: 2, body: `${commentMarker('packages/api/benchgate.yml')}\nold`, user: { login: 'github-actions[bot]', type: 'Bot' } },
+    ]);
     expect(await upsertComment(api, { mode: 'always', marker, body: 'new', report: report('pass') })).toBe('created');
   });
 
@@ -115,5 +163,36 @@ describe('the PR comment', () => {
     expect(body.match(/<details>/g)!.length).toBe(body.match(/<\/details>/g)!.length);
     expect(body).toContain('the whole report is in the job summary of [this run](https://github.com/o/r/actions/runs/1)');
     expect(fitComment('short', undefined)).toBe('short');
+  });
+
+  it('counts the marker in the limit: a long comment key never makes a body GitHub refuses', async () => {
+    const longMarker = commentMarker(`packages/${'x'.repeat(190)}/benchgate.yml`);
+    const long = `### head\n${'| a row of the table |\n'.repeat(5_000)}`;
+    const posted: string[] = [];
+    const api = { ...fakeApi([]), createComment: async (body: string) => void posted.push(body) };
+    await upsertComment(api, {
+      mode: 'always',
+      marker: longMarker,
+      body: fitComment(long, undefined, { marker: longMarker }),
+      report: report('pass'),
+    });
+    expect(posted).toHaveLength(1);
+    expect(posted[0]!.startsWith(`${longMarker}\n`)).toBe(true);
+    expect(posted[0]!.length).toBeLessThanOrEqual(65_536);
+    // Cut close to the limit, not far short of it: the marker is what was set aside.
+    expect(posted[0]!.length).toBeGreaterThan(65_536 - 200);
+  });
+
+  it('finds its own comment without asking who it is (an app token, GET /user failing): marker and a bot author', async () => {
+    // whoAmI answers nothing: a person's comment that copies the marker is never taken over; a bot's is ours.
+    const api = fakeApi([
+      { id: 1, body: `${marker}\nforged`, user: { login: 'mallory', type: 'User' } },
+      { id: 2, body: `${marker}\nold`, user: { login: 'benchgate-app[bot]', type: 'Bot' } },
+    ]);
+    expect(await upsertComment(api, { mode: 'always', marker, body: 'new', report: report('pass') })).toBe('updated');
+    expect(api.calls).toEqual([`update 2 ${marker}`]);
+    // Only a person's copy: a new comment, never an update of theirs.
+    const human = fakeApi([{ id: 1, body: `${marker}\nforged`, user: { login: 'mallory', type: 'User' } }]);
+    expect(await upsertComment(human, { mode: 'always', marker, body: 'new', report: report('pass') })).toBe('created');
   });
 });

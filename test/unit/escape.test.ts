@@ -238,7 +238,7 @@ describe("a comment cut to GitHub's limit", () => {
     );
     const full = renderMarkdown(report);
     for (let limit = 400; limit < full.length; limit += 53) {
-      const body = fitComment(full, undefined, limit);
+      const body = fitComment(full, undefined, { limit });
       // (the closing </pre> and </details> come on top of the limit: the default leaves 200 characters for them and the marker)
       expect(body.length).toBeLessThanOrEqual(limit + '</pre>\n</details>'.length);
       expect(injectionProblems(body), `cut at ${limit}`).toEqual([]);

@@ -194,8 +194,8 @@ describe('one comment per gate', () => {
   it('updates only a comment of its own that opens with its marker, not one that quotes it', async () => {
     const marker = commentMarker('packages/api/benchgate.yml');
     const comments = [
-      { id: 1, body: `quoting ${marker}\nsomething`, user: { login: 'github-actions[bot]' } },
-      { id: 2, body: `${commentMarker('packages/web/benchgate.yml')}\nweb`, user: { login: 'github-actions[bot]' } },
+      { id: 1, body: `quoting ${marker}\nsomething`, user: { login: 'github-actions[bot]', type: 'Bot' } },
+      { id: 2, body: `${commentMarker('packages/web/benchgate.yml')}\nweb`, user: { login: 'github-actions[bot]', type: 'Bot' } },
     ];
     const calls: string[] = [];
     const api: CommentApi = {
@@ -206,7 +206,7 @@ describe('one comment per gate', () => {
     };
     const report = { verdict: 'pass', benchmarks: [] } as unknown as Report;
     expect(await upsertComment(api, { mode: 'always', marker, body: 'api', report })).toBe('created');
-    comments.push({ id: 3, body: `${marker}\napi`, user: { login: 'github-actions[bot]' } });
+    comments.push({ id: 3, body: `${marker}\napi`, user: { login: 'github-actions[bot]', type: 'Bot' } });
     expect(await upsertComment(api, { mode: 'always', marker, body: 'api again', report })).toBe('updated');
     expect(calls).toEqual(['create', 'update 3']);
   });
