@@ -77785,6 +77785,7 @@ function summarize2(benchmarks) {
 }
 
 // src/explain/run.ts
+import { createHash as createHash2 } from "node:crypto";
 import { mkdirSync, readFileSync as readFileSync6 } from "node:fs";
 import path12 from "node:path";
 
@@ -77989,9 +77990,13 @@ async function explain(plan) {
   }
   return explanations;
 }
+function profileSlug(id) {
+  const readable2 = id.replace(/[^\w.-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 100);
+  return `${readable2}-${createHash2("sha256").update(id).digest("hex").slice(0, 8)}`;
+}
 async function profileBoth(target, plan, started) {
   const revisions = { base: plan.base, head: plan.head };
-  const slug = target.id.replace(/[^\w.-]+/g, "-").replace(/^-+|-+$/g, "");
+  const slug = profileSlug(target.id);
   const files = { base: path12.join(plan.dir, `${slug}.base.cpuprofile`), head: path12.join(plan.dir, `${slug}.head.cpuprofile`) };
   const ops = { base: 0, head: 0 };
   for (const side2 of ["base", "head"]) {

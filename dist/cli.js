@@ -49700,6 +49700,7 @@ function summarize2(benchmarks) {
 }
 
 // src/explain/run.ts
+import { createHash as createHash2 } from "node:crypto";
 import { mkdirSync, readFileSync as readFileSync5 } from "node:fs";
 import path6 from "node:path";
 
@@ -49904,9 +49905,13 @@ async function explain(plan) {
   }
   return explanations;
 }
+function profileSlug(id) {
+  const readable2 = id.replace(/[^\w.-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 100);
+  return `${readable2}-${createHash2("sha256").update(id).digest("hex").slice(0, 8)}`;
+}
 async function profileBoth(target, plan, started) {
   const revisions = { base: plan.base, head: plan.head };
-  const slug = target.id.replace(/[^\w.-]+/g, "-").replace(/^-+|-+$/g, "");
+  const slug = profileSlug(target.id);
   const files = { base: path6.join(plan.dir, `${slug}.base.cpuprofile`), head: path6.join(plan.dir, `${slug}.head.cpuprofile`) };
   const ops = { base: 0, head: 0 };
   for (const side2 of ["base", "head"]) {
@@ -50477,13 +50482,13 @@ function renderListing(listing) {
   for (const revision of listing.revisions) {
     const tasks = revision.files.reduce((sum3, file) => sum3 + file.tasks.length, 0);
     lines.push(
-      `${revision.label} (${revision.ref}, ${revision.sha.slice(0, 7)}): ${revision.files.length} bench file${revision.files.length === 1 ? "" : "s"}, ${tasks} task${tasks === 1 ? "" : "s"}`
+      `${revision.label} (${terminalText(revision.ref)}, ${revision.sha.slice(0, 7)}): ${revision.files.length} bench file${revision.files.length === 1 ? "" : "s"}, ${tasks} task${tasks === 1 ? "" : "s"}`
     );
     if (revision.files.length === 0) lines.push("  no bench file matches micro.files");
     for (const file of revision.files) {
       const copies = (file.harnesses ?? []).map((h) => `${h.harness}${h.version ? ` ${h.version}` : ""}`);
       const how = file.workerOf ? `a worker of ${file.workerOf}` : file.error ? "did not load" : file.harness === "default export" || copies.length === 0 ? file.harness ?? "" : copies.join(", ");
-      lines.push(`  ${terminalText(file.file)}  [${how}]`);
+      lines.push(`  ${terminalText(file.file)}  [${terminalText(how)}]`);
       if (file.error) for (const line of file.error.split("\n")) lines.push(`      ${terminalText(line)}`);
       for (const task of file.tasks) lines.push(`    ${terminalText(`${file.file}${ID_SEPARATOR}${task}`)}`);
       for (const note of file.notes ?? []) lines.push(`    note: ${terminalText(note)}`);

@@ -5,6 +5,7 @@
  * profiles are compared function by function. Outside the measured rounds, so
  * it never changes a verdict.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Revision, RevisionLabel } from '../checkout/revisions.js';
@@ -86,9 +87,18 @@ export async function explain(plan: ExplainPlan): Promise<Map<string, Explanatio
   return explanations;
 }
 
+/**
+ * A file name for a benchmark's profiles: its id made safe for a path and kept short, and a hash of the
+ * whole id, so two ids that read alike once made safe ('f > a b', 'f > a-b') never share a file.
+ */
+export function profileSlug(id: string): string {
+  const readable = id.replace(/[^\w.-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 100);
+  return `${readable}-${createHash('sha256').update(id).digest('hex').slice(0, 8)}`;
+}
+
 async function profileBoth(target: ProfileTarget, plan: ExplainPlan, started: number): Promise<ProfileExplanation> {
   const revisions: Record<RevisionLabel, Revision> = { base: plan.base, head: plan.head };
-  const slug = target.id.replace(/[^\w.-]+/g, '-').replace(/^-+|-+$/g, '');
+  const slug = profileSlug(target.id);
   const files = { base: path.join(plan.dir, `${slug}.base.cpuprofile`), head: path.join(plan.dir, `${slug}.head.cpuprofile`) };
   const ops = { base: 0, head: 0 };
   for (const side of ['base', 'head'] as const) {

@@ -16,7 +16,7 @@ export function renderListing(listing: Listing): string {
   for (const revision of listing.revisions) {
     const tasks = revision.files.reduce((sum, file) => sum + file.tasks.length, 0);
     lines.push(
-      `${revision.label} (${revision.ref}, ${revision.sha.slice(0, 7)}): ${revision.files.length} bench file${revision.files.length === 1 ? '' : 's'}, ${tasks} task${tasks === 1 ? '' : 's'}`,
+      `${revision.label} (${terminalText(revision.ref)}, ${revision.sha.slice(0, 7)}): ${revision.files.length} bench file${revision.files.length === 1 ? '' : 's'}, ${tasks} task${tasks === 1 ? '' : 's'}`,
     );
     if (revision.files.length === 0) lines.push('  no bench file matches micro.files');
     for (const file of revision.files) {
@@ -28,7 +28,7 @@ export function renderListing(listing: Listing): string {
           : file.harness === 'default export' || copies.length === 0
             ? (file.harness ?? '')
             : copies.join(', ');
-      lines.push(`  ${terminalText(file.file)}  [${how}]`);
+      lines.push(`  ${terminalText(file.file)}  [${terminalText(how)}]`);
       if (file.error) for (const line of file.error.split('\n')) lines.push(`      ${terminalText(line)}`);
       for (const task of file.tasks) lines.push(`    ${terminalText(`${file.file}${ID_SEPARATOR}${task}`)}`);
       for (const note of file.notes ?? []) lines.push(`    note: ${terminalText(note)}`);

@@ -1,3 +1,4 @@
+import { profileSlug } from '../../src/explain/run.js';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -71,10 +72,9 @@ describe('the GitHub Action, run from its bundle', () => {
     expect(github.ours()[0]!.body.startsWith(`${MARKER}\n### ❌ benchgate: regression`)).toBe(true);
     expect(github.requests.filter((r) => r.startsWith('GET /repos/octo-org/todo-server/issues/7/comments'))).toHaveLength(2);
     // The regression is explained: both revisions' profiles are in profiles-dir, for upload-artifact.
-    expect(readdirSync(first.outputs['profiles-dir']!).sort()).toEqual([
-      'bench-ids.bench.js-make-request-id.base.cpuprofile',
-      'bench-ids.bench.js-make-request-id.head.cpuprofile',
-    ]);
+    const slug = profileSlug('bench/ids.bench.js > make request id');
+    expect(slug).toMatch(/^bench-ids\.bench\.js-make-request-id-[0-9a-f]{8}$/);
+    expect(readdirSync(first.outputs['profiles-dir']!).sort()).toEqual([`${slug}.base.cpuprofile`, `${slug}.head.cpuprofile`]);
     expect(github.ours()[0]!.body).toMatch(
       /<summary>bench\/ids\.bench\.js &gt; make request id: where the time went<\/summary>[\s\S]*← makeId/,
     );

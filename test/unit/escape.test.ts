@@ -269,3 +269,33 @@ describe('the terminal report', () => {
     expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
   });
 });
+
+describe('benchgate list', () => {
+  it("shows a harness's version from the pull request's node_modules without its terminal control characters", async () => {
+    const { renderListing } = await import('../../src/report/listing.js');
+    const evil = '6.2.3\u001b[2J\u001b]0;pwned\u0007\r\nFAKE: all good';
+    const text = renderListing({
+      revisions: [
+        {
+          label: 'head',
+          ref: 'feature',
+          sha: 'a'.repeat(40),
+          root: '/r',
+          files: [
+            {
+              revision: 'head',
+              file: 'bench/a.bench.js',
+              tasks: ['x'],
+              harness: 'tinybench',
+              harnesses: [{ harness: 'tinybench', version: evil, path: '/r/node_modules/tinybench' }],
+            },
+          ],
+        },
+      ],
+    });
+    expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u009b]/);
+    // One line per item: the version cannot start a line of its own.
+    expect(text.split('\n').filter((line) => line.startsWith('FAKE'))).toEqual([]);
+    expect(text).toContain('[tinybench 6.2.3');
+  });
+});

@@ -258,3 +258,16 @@ describe('profiling after the verdicts', () => {
     expect(logged).toHaveLength(1);
   });
 });
+
+describe('profile file names', () => {
+  it('never share a file between two benchmarks whose ids read alike once made safe for a path', async () => {
+    const { profileSlug } = await import('../../src/explain/run.js');
+    const ids = ['f > a b', 'f > a-b', 'f > a/b', 'f > a_b', `f > ${'x'.repeat(300)}`, `f > ${'x'.repeat(300)}y`];
+    const slugs = ids.map(profileSlug);
+    expect(new Set(slugs).size).toBe(ids.length);
+    for (const slug of slugs) {
+      expect(slug).toMatch(/^[\w.-]+$/);
+      expect(slug.length).toBeLessThanOrEqual(109);
+    }
+  });
+});
