@@ -48744,6 +48744,8 @@ function runLoad(options) {
     const times = [];
     let ok = 0;
     let responses = 0;
+    let bodyBytes = 0;
+    let pendingBody = 0;
     const unexpected = options.requests.map(() => ({}));
     let expected = false;
     const started = performance.now();
@@ -48760,8 +48762,9 @@ function runLoad(options) {
           path: request.path,
           headers: { ...request.headers },
           ...request.body !== void 0 ? { body: request.body } : {},
-          onResponse: (status) => {
+          onResponse: (status, body) => {
             expected = expectsStatus(request.status, status);
+            pendingBody = body ? Buffer.byteLength(body) : 0;
             if (!expected) unexpected[i][status] = (unexpected[i][status] ?? 0) + 1;
           }
         }))
@@ -48781,7 +48784,8 @@ function runLoad(options) {
             unexpected,
             errors: result.errors,
             timeouts: result.timeouts,
-            resets: result.resets
+            resets: result.resets,
+            bodyBytes
           },
           elapsedMs
         });
@@ -48791,6 +48795,7 @@ function runLoad(options) {
       responses++;
       if (!expected) return;
       ok++;
+      bodyBytes += pendingBody;
       times.push(responseTime);
     });
   });
@@ -49092,6 +49097,7 @@ function addTraffic(a, b) {
     timeouts: a.timeouts + b.timeouts,
     resets: a.resets + b.resets
   };
+  if (a.bodyBytes !== void 0 || b.bodyBytes !== void 0) sum3.bodyBytes = (a.bodyBytes ?? 0) + (b.bodyBytes ?? 0);
   if (a.unexpected || b.unexpected) {
     const length = Math.max(a.unexpected?.length ?? 0, b.unexpected?.length ?? 0);
     sum3.unexpected = Array.from({ length }, (_, i) => {
@@ -49101,6 +49107,23 @@ function addTraffic(a, b) {
     });
   }
   return sum3;
+}
+function meanBodyBytes(t) {
+  return t.bodyBytes === void 0 || t.ok === 0 ? void 0 : t.bodyBytes / t.ok;
+}
+var BODY_SIZE_RATIO = 2;
+function bodySizeMismatch(base, head) {
+  const [b, h] = [meanBodyBytes(base), meanBodyBytes(head)];
+  if (b === void 0 || h === void 0) return void 0;
+  const empty2 = b === 0 !== (h === 0);
+  const apart = b > 0 && h > 0 && Math.max(b / h, h / b) > BODY_SIZE_RATIO;
+  if (!empty2 && !apart) return void 0;
+  return `head answered ${formatBytes(h)} per response where base answered ${formatBytes(b)}: different answers, not a faster or slower server (a body ${BODY_SIZE_RATIO}\xD7 larger or smaller, or empty on one side only, is not compared). Check what head's server sends for these requests.`;
+}
+function formatBytes(bytes) {
+  if (bytes < 1e3) return `${Math.round(bytes)} B`;
+  if (bytes < 1e6) return `${(bytes / 1e3).toFixed(1)} kB`;
+  return `${(bytes / 1e6).toFixed(1)} MB`;
 }
 function failedResponses(t) {
   if (!Array.isArray(t.unexpected)) return t.non2xx;
@@ -49365,6 +49388,8 @@ function judgeTraffic(benchmark, base, head, logRatio, silent, servers) {
       `${servers?.[side2]?.label ?? side2}'s server answered no request with an expected status in ${loads.length === 1 ? "a" : loads.length} ${(loads[0] / 1e3).toFixed(1)}s load${loads.length === 1 ? "" : "s"} (${describeTraffic(figures.traffic, labels)}; requests still waiting at the deadline count as unanswered): a hung server, not a measurement.${servers?.[side2]?.output() ?? ""}`
     );
   }
+  const mismatch = bodySizeMismatch(base.traffic, head.traffic);
+  if (mismatch) throw new BenchmarkFailure(mismatch);
   if (!(logRatio > -Infinity && logRatio < Infinity))
     throw new BenchmarkFailure(`${benchmark.id}: no successful responses to compare (base ${base.traffic.ok}, head ${head.traffic.ok}).`);
   return { base, head, logRatio };
@@ -52064,6 +52089,13 @@ var report_schema_default = {
             "number",
             "null"
           ]
+        },
+        bodyBytes: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "Body bytes of the responses with an expected status (their mean size is bodyBytes / ok). Absent in older reports."
         }
       },
       required: [

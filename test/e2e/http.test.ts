@@ -202,6 +202,22 @@ describe('broken servers are errors, never fast servers', () => {
     );
   });
 
+  it('reports a head that answers an empty 200 fast as an error naming both sizes, not as a faster server', async () => {
+    const LIST = SERVER(
+      "const list = JSON.stringify(Array.from({ length: 40 }, (_, i) => ({ id: i, title: 'todo ' + i, done: i % 2 === 0 })));\nconst server = http.createServer((req, res) => res.end(req.url === '/health' ? 'ok' : list));",
+    );
+    const EMPTY = SERVER("const server = http.createServer((req, res) => res.end(req.url === '/health' ? 'ok' : ''));");
+    repo = inlineRepo({ 'benchgate.yml': httpConfig('list'), 'server.js': LIST }, { 'server.js': EMPTY });
+    const run = await runCli(['compare', '--base', 'main', '--json', 'report.json', '--profile', 'never'], repo);
+    expect(run.code, run.stdout + run.stderr).toBe(2);
+    const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
+    expect(bench.verdict).toBe('error');
+    const size = JSON.stringify(Array.from({ length: 40 }, (_, i) => ({ id: i, title: `todo ${i}`, done: i % 2 === 0 }))).length;
+    expect(bench.error).toContain(
+      `head answered 0 B per response where base answered ${(size / 1000).toFixed(1)} kB: different answers, not a faster or slower server`,
+    );
+  });
+
   it('reports a head that starts failing under load, with the counts', async () => {
     repo = inlineRepo(
       { 'benchgate.yml': httpConfig('list'), 'server.js': OK_SERVER },

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { latencyOf, preflight, runLoad } from '../../src/measure/http/load.js';
 import { execIfSimple, runsNode } from '../../src/measure/http/server.js';
-import { describeTraffic, failedRequests, requestLabels } from '../../src/measure/http/traffic.js';
+import { bodySizeMismatch, describeTraffic, failedRequests, requestLabels } from '../../src/measure/http/traffic.js';
+import type { TrafficFigures } from '../../src/measure/http/types.js';
 import { formatPath } from '../../src/util/format.js';
 import { numbersIn } from '../report-text.js';
 
@@ -182,5 +183,38 @@ describe('long paths in messages and tables', () => {
     expect(formatPath('/todo-lists?filter=x')).toBe('/todo-lists?filter=x');
     const [label] = requestLabels([{ method: 'GET', path, headers: {}, body: undefined, status: [404] }]);
     expect(label).toEqual({ label: `GET ${shown}`, expected: '404' });
+  });
+});
+
+describe('the size of the answers', () => {
+  const load = (port: number) =>
+    runLoad({ port, requests: [{ method: 'GET', path: '/', headers: {}, status: ['2xx'] }] as never, connections: 2, durationMs: 300 });
+
+  it('counts the body bytes of the expected responses, per response', async () => {
+    const body = 'x'.repeat(1234);
+    const full = await load(await listen((req, res) => res.end(body)));
+    expect(full.traffic.ok).toBeGreaterThan(0);
+    expect(full.traffic.bodyBytes! / full.traffic.ok).toBe(1234);
+    await new Promise<void>((resolve) => server!.close(() => resolve()));
+    const empty = await load(await listen((req, res) => res.end()));
+    expect(empty.traffic.ok).toBeGreaterThan(0);
+    expect(empty.traffic.bodyBytes).toBe(0);
+  });
+
+  it('calls answers of a very different size different answers, not a faster server', () => {
+    const traffic = (ok: number, bodyBytes: number | undefined) =>
+      ({ responses: ok, ok, non2xx: 0, byClass: {}, errors: 0, timeouts: 0, resets: 0, bodyBytes }) as TrafficFigures;
+    const base = traffic(100, 120_000); // 1.2 kB a response
+    expect(bodySizeMismatch(base, traffic(200, 240_000))).toBeUndefined();
+    // Dynamic bodies (a date, an id) move by bytes.
+    expect(bodySizeMismatch(base, traffic(100, 119_000))).toBeUndefined();
+    expect(bodySizeMismatch(base, traffic(100, 0))).toBe(
+      "head answered 0 B per response where base answered 1.2 kB: different answers, not a faster or slower server (a body 2× larger or smaller, or empty on one side only, is not compared). Check what head's server sends for these requests.",
+    );
+    expect(bodySizeMismatch(base, traffic(100, 50_000))).toMatch(/^head answered 500 B per response where base answered 1\.2 kB/);
+    expect(bodySizeMismatch(base, traffic(100, 300_000))).toMatch(/^head answered 3\.0 kB per response where base answered 1\.2 kB/);
+    expect(bodySizeMismatch(traffic(100, 0), traffic(100, 0))).toBeUndefined();
+    // A report from before sizes were counted: nothing to compare.
+    expect(bodySizeMismatch(traffic(100, undefined), traffic(100, 0))).toBeUndefined();
   });
 });

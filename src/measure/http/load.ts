@@ -35,6 +35,8 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
     const times: number[] = [];
     let ok = 0;
     let responses = 0;
+    let bodyBytes = 0;
+    let pendingBody = 0;
     const unexpected: Record<string, number>[] = options.requests.map(() => ({}));
     // autocannon calls a request's onResponse just before it emits 'response' for the same answer, on the same tick:
     // that is the only place that knows which request an answer belongs to.
@@ -53,8 +55,9 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
           path: request.path,
           headers: { ...request.headers },
           ...(request.body !== undefined ? { body: request.body } : {}),
-          onResponse: (status: number) => {
+          onResponse: (status: number, body: string | undefined) => {
             expected = expectsStatus(request.status, status);
+            pendingBody = body ? Buffer.byteLength(body) : 0;
             if (!expected) unexpected[i]![status] = (unexpected[i]![status] ?? 0) + 1;
           },
         })),
@@ -75,6 +78,7 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
             errors: result.errors,
             timeouts: result.timeouts,
             resets: result.resets,
+            bodyBytes,
           },
           elapsedMs,
         });
@@ -84,6 +88,7 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
       responses++;
       if (!expected) return;
       ok++;
+      bodyBytes += pendingBody;
       times.push(responseTime);
     });
   });

@@ -10,7 +10,7 @@ import type { BenchmarkSamples, MeasureProgress } from '../types.js';
 import { latencyOf, preflight, runLoad, type LoadResult } from './load.js';
 import { checkProbeFigures } from './probe-client.js';
 import { ServerError, ServerProcess } from './server.js';
-import { addTraffic, describeTraffic, failedRequests, requestLabels } from './traffic.js';
+import { addTraffic, bodySizeMismatch, describeTraffic, failedRequests, requestLabels } from './traffic.js';
 import type { HttpRoundFigures, ProbeFigures, TrafficFigures } from './types.js';
 
 export interface HttpPlan {
@@ -381,6 +381,8 @@ function judgeTraffic(
       `${servers?.[side]?.label ?? side}'s server answered no request with an expected status in ${loads.length === 1 ? 'a' : loads.length} ${(loads[0]! / 1000).toFixed(1)}s load${loads.length === 1 ? '' : 's'} (${describeTraffic(figures.traffic, labels)}; requests still waiting at the deadline count as unanswered): a hung server, not a measurement.${servers?.[side]?.output() ?? ''}`,
     );
   }
+  const mismatch = bodySizeMismatch(base.traffic, head.traffic);
+  if (mismatch) throw new BenchmarkFailure(mismatch);
   if (!(logRatio > -Infinity && logRatio < Infinity))
     throw new BenchmarkFailure(`${benchmark.id}: no successful responses to compare (base ${base.traffic.ok}, head ${head.traffic.ok}).`);
   return { base, head, logRatio };

@@ -26,6 +26,7 @@ export function addTraffic(a: TrafficFigures, b: TrafficFigures): TrafficFigures
     timeouts: a.timeouts + b.timeouts,
     resets: a.resets + b.resets,
   };
+  if (a.bodyBytes !== undefined || b.bodyBytes !== undefined) sum.bodyBytes = (a.bodyBytes ?? 0) + (b.bodyBytes ?? 0);
   if (a.unexpected || b.unexpected) {
     const length = Math.max(a.unexpected?.length ?? 0, b.unexpected?.length ?? 0);
     sum.unexpected = Array.from({ length }, (_, i) => {
@@ -35,6 +36,34 @@ export function addTraffic(a: TrafficFigures, b: TrafficFigures): TrafficFigures
     });
   }
   return sum;
+}
+
+/** The mean body size of the expected responses, in bytes; undefined when unknown (older reports) or none came. */
+export function meanBodyBytes(t: TrafficFigures): number | undefined {
+  return t.bodyBytes === undefined || t.ok === 0 ? undefined : t.bodyBytes / t.ok;
+}
+
+/**
+ * How far apart two servers' answers may be in size and still be the same answers: dynamic bodies (a
+ * date, an id, a count) move by bytes, not by half. An empty body where the other side sends one, or a
+ * body half or twice the size, is a different answer, and a faster server that sends less is not faster.
+ */
+export const BODY_SIZE_RATIO = 2;
+
+/** Why head's answers are not base's, by their size, or undefined when they may be the same answers. */
+export function bodySizeMismatch(base: TrafficFigures, head: TrafficFigures): string | undefined {
+  const [b, h] = [meanBodyBytes(base), meanBodyBytes(head)];
+  if (b === undefined || h === undefined) return undefined;
+  const empty = (b === 0) !== (h === 0);
+  const apart = b > 0 && h > 0 && Math.max(b / h, h / b) > BODY_SIZE_RATIO;
+  if (!empty && !apart) return undefined;
+  return `head answered ${formatBytes(h)} per response where base answered ${formatBytes(b)}: different answers, not a faster or slower server (a body ${BODY_SIZE_RATIO}× larger or smaller, or empty on one side only, is not compared). Check what head's server sends for these requests.`;
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1000) return `${Math.round(bytes)} B`;
+  if (bytes < 1_000_000) return `${(bytes / 1000).toFixed(1)} kB`;
+  return `${(bytes / 1_000_000).toFixed(1)} MB`;
 }
 
 /** Responses with a status their request does not expect (every non-2xx in reports that predate expected statuses). */

@@ -37,6 +37,8 @@ export interface TrafficFigures {
   errors: number;
   timeouts: number;
   resets: number;
+  /** Body bytes of the responses with an expected status (their mean size is bodyBytes / ok). Absent in older reports. */
+  bodyBytes?: number;
 }
 
 export interface HttpRoundFigures {
