@@ -46563,8 +46563,49 @@ function position(doc, lines, segments, key) {
   return `${line}:${col}`;
 }
 
+// src/config/policy.ts
+function policyOf(config) {
+  const settings = /* @__PURE__ */ new Map([
+    ["budget", formatBudget(config.budget)],
+    ["confidence", `${Math.round(config.confidence * 1e3) / 10}%`],
+    ["rounds", config.rounds === void 0 ? "default" : String(config.rounds)],
+    ["max-rounds", String(config.maxRounds)],
+    ["confirm", String(config.confirm)],
+    ["time-limit", formatDuration(config.timeLimitMs)],
+    ["micro.task-time", formatDuration(config.micro.taskTimeMs)]
+  ]);
+  for (const rule of config.budgets) settings.set(`budgets["${rule.pattern}"]`, formatBudget(rule.budget));
+  for (const test of config.http) {
+    if (test.budget !== void 0) settings.set(`http "${test.name}" budget`, formatBudget(test.budget));
+    for (const [stat2, budget] of Object.entries(test.latencyBudget))
+      settings.set(`http "${test.name}" latency-budget ${stat2}`, formatBudget(budget));
+  }
+  return settings;
+}
+function policyChanges(base, head) {
+  const [before, after] = [policyOf(base), policyOf(head)];
+  return [.../* @__PURE__ */ new Set([...before.keys(), ...after.keys()])].filter((setting) => before.get(setting) !== after.get(setting)).map((setting) => ({ setting, base: before.get(setting) ?? "none", head: after.get(setting) ?? "none" }));
+}
+function withPolicyOf(head, base) {
+  const baseTests = new Map(base.http.map((test) => [test.id, test]));
+  return Object.freeze({
+    ...head,
+    budget: base.budget,
+    budgets: base.budgets,
+    confidence: base.confidence,
+    rounds: base.rounds,
+    maxRounds: base.maxRounds,
+    confirm: base.confirm,
+    timeLimitMs: base.timeLimitMs,
+    micro: Object.freeze({ ...head.micro, taskTimeMs: base.micro.taskTimeMs }),
+    http: head.http.map(
+      (test) => Object.freeze({ ...test, budget: baseTests.get(test.id)?.budget, latencyBudget: baseTests.get(test.id)?.latencyBudget ?? {} })
+    )
+  });
+}
+
 // src/gate.ts
-import { mkdtempSync as mkdtempSync2, rmSync as rmSync2 } from "node:fs";
+import { existsSync as existsSync5, mkdtempSync as mkdtempSync2, rmSync as rmSync2 } from "node:fs";
 import os7 from "node:os";
 import path7 from "node:path";
 
@@ -50007,15 +50048,16 @@ var MEASURE_DEFAULTS = {
 async function runGate(options) {
   const now = options.now ?? Date.now;
   const begun = now();
-  const config = withOverrides(loadConfig({ root: options.cwd, file: options.configFile }), options.overrides);
-  allowChildVariables({ trusted: options.childEnv, fromConfig: config.env });
+  const own = loadConfig({ root: options.cwd, file: options.configFile });
+  const setup = withOverrides(own, options.overrides);
+  allowChildVariables({ trusted: options.childEnv, fromConfig: setup.env });
   const tree = await checkout({
     cwd: options.cwd,
     base: options.base,
     head: options.head,
-    install: config.install,
-    build: config.build,
-    commandTimeoutMs: config.installTimeoutMs,
+    install: setup.install,
+    build: setup.build,
+    commandTimeoutMs: setup.installTimeoutMs,
     log: options.log,
     onCleanup: options.onCleanup
   });
@@ -50024,6 +50066,7 @@ async function runGate(options) {
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os7.loadavg();
   try {
+    const { config, policy } = choosePolicy(own, tree, options);
     const found = await findBenchFiles({ config, tree, options });
     const inventory = found ? await checkBenchFiles({ config, tree, options }, found) : [];
     const part = options.shard ? planShard(options.shard, { config, tree, options }, found, inventory) : { config, files: found, shard: void 0 };
@@ -50056,13 +50099,27 @@ async function runGate(options) {
       benchmarks: explained.benchmarks,
       run: runInfo(run, micro, http3, judged, explained.profile && { ...explained.profile, durationMs: now() - measureEnded }),
       environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os7.loadavg() } },
-      ...part.shard ? { shard: part.shard } : {}
+      ...part.shard ? { shard: part.shard } : {},
+      ...policy ? { policy } : {}
     };
   } finally {
     forgetSocketDir?.();
     removeSocketDir();
     tree.dispose();
   }
+}
+function choosePolicy(own, tree, options) {
+  const file = path7.relative(options.cwd, path7.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
+  const atBase = path7.join(tree.base.root, file);
+  const base = existsSync5(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
+  const from = options.policy ?? "head";
+  const changes = policyChanges(base, own);
+  const config = withOverrides(from === "base" ? withPolicyOf(own, base) : own, options.overrides);
+  if (changes.length)
+    options.log(
+      `policy changes at head: ${changes.map((c) => `${c.setting} ${c.base} \u2192 ${c.head}`).join(", ")}; ${from === "base" ? "this run uses base's (they apply once merged)" : "this run uses them"}`
+    );
+  return { config, policy: changes.length || from === "base" ? { from, changes } : void 0 };
 }
 function planRun(config, familyFigures) {
   const rounds = config.rounds ?? 10;
@@ -50938,6 +50995,12 @@ var HEADLINE = {
 function lookup(table2, key) {
   return typeof key === "string" && Object.hasOwn(table2, key) ? table2[key] : void 0;
 }
+function policyNote(report2) {
+  const changes = report2.policy?.changes ?? [];
+  if (!changes.length) return void 0;
+  const list2 = changes.map((c) => `${c.setting} ${c.base} \u2192 ${c.head}`).join(", ");
+  return report2.policy.from === "base" ? `This change edits the gate's policy in its config: ${list2}. They apply once merged: this run was judged by base's.` : `This change edits the gate's policy in its config: ${list2}. This run was judged by them (the gate takes its policy from the change itself).`;
+}
 function renderMarkdown(report2) {
   const out = [md`### ${lookup(HEADLINE, report2.verdict) ?? md`❔ benchgate: ${report2.verdict}`}`, md``];
   if (report2.error) out.push(md`The run failed: ${String(report2.error).split(/\r\n?|\n/)[0]}`, md``, details(md`Error`, pre(report2.error)));
@@ -50948,6 +51011,8 @@ function renderMarkdown(report2) {
       md``
     );
   }
+  const policy = policyNote(report2);
+  if (policy) out.push(md`> [!WARNING]\n> ${policy}`, md``);
   const benchmarks = sortBenchmarks(report2.benchmarks);
   if (benchmarks.length) {
     const level = report2.run ? formatConfidence(report2.run.intervalConfidence) : "95%";
@@ -51178,7 +51243,7 @@ function mergeRuns(runs) {
 
 // src/report/read.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
-import { existsSync as existsSync5, readFileSync as readFileSync6, statSync as statSync2 } from "node:fs";
+import { existsSync as existsSync6, readFileSync as readFileSync6, statSync as statSync2 } from "node:fs";
 import path9 from "node:path";
 
 // schema/report.schema.json
@@ -51301,6 +51366,10 @@ var report_schema_default = {
         shard: {
           $ref: "#/definitions/ShardInfo",
           description: "A shard's report (compare --shard): which part of the suite it measured. A merged report has none."
+        },
+        policy: {
+          $ref: "#/definitions/PolicyInfo",
+          description: "Whose config decided (base's in the action), and each policy setting the change makes different from base's."
         }
       },
       required: [
@@ -52739,6 +52808,59 @@ var report_schema_default = {
       ],
       additionalProperties: false,
       description: "A shard's place in a split suite (compare --shard i/n): what benchgate merge checks before it joins shards into one report. The commits and benchgate's version are the report's own base.sha, head.sha and tool.version."
+    },
+    PolicyInfo: {
+      type: "object",
+      properties: {
+        from: {
+          $ref: "#/definitions/PolicySource"
+        },
+        changes: {
+          type: "array",
+          items: {
+            $ref: "#/definitions/PolicyChange"
+          },
+          maxItems: 1e4
+        }
+      },
+      required: [
+        "from",
+        "changes"
+      ],
+      additionalProperties: false,
+      description: "Where the run's policy came from, and what the pull request changes in it."
+    },
+    PolicySource: {
+      type: "string",
+      enum: [
+        "base",
+        "head"
+      ],
+      description: "The gate's policy: what decides pass or fail, as opposed to what is measured. A pull request edits benchgate.yml like any file, so in the action the policy comes from the base revision's config (the branch the pull request wants to merge into), and the pull request's own changes to it are shown, applying once merged. What is measured (bench files, load tests, install and build) stays the head's: it is the code under test."
+    },
+    PolicyChange: {
+      type: "object",
+      properties: {
+        setting: {
+          type: "string",
+          maxLength: 16384
+        },
+        base: {
+          type: "string",
+          maxLength: 16384
+        },
+        head: {
+          type: "string",
+          maxLength: 16384
+        }
+      },
+      required: [
+        "setting",
+        "base",
+        "head"
+      ],
+      additionalProperties: false,
+      description: 'One setting the pull request changes: "budget 5% \u2192 99%".'
     }
   },
   $comment: "Generated by scripts/report-schema.mjs from src/report/model.ts: do not edit."
@@ -52774,7 +52896,7 @@ function readReport(file) {
 }
 function reportFiles(patterns, cwd) {
   const files = patterns.flatMap((pattern) => {
-    if (existsSync5(path9.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path9.resolve(cwd, pattern)];
+    if (existsSync6(path9.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path9.resolve(cwd, pattern)];
     const found = globSync(pattern, { cwd, onlyFiles: true, absolute: true, expandDirectories: false }).sort();
     if (found.length === 0) throw new UserError(`No file matches ${pattern} (in ${cwd}).`);
     return found;

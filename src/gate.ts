@@ -1,6 +1,7 @@
 import { budgetFor } from './config/budgets.js';
-import { loadConfig } from './config/load.js';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { CONFIG_FILE, loadConfig, parseConfig } from './config/load.js';
+import { policyChanges, withPolicyOf, type PolicyInfo, type PolicySource } from './config/policy.js';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULTS, type BudgetRule, type Config, type HttpMode, type Isolation, type ProfileMode } from './config/types.js';
@@ -86,6 +87,8 @@ export interface GateOptions {
   now?: () => number;
   /** Variables the children may see beyond the allow-list, from a trusted source (the action's env input): any name but the runner's own. */
   childEnv?: readonly string[] | undefined;
+  /** Whose config decides pass or fail: the working tree's (head, the CLI's default) or base's (the action's default). */
+  policy?: PolicySource | undefined;
   /** calibrate: rounds until the time limit on purpose, so no warning that the first look cannot fit. */
   untilTimeLimit?: boolean;
 }
@@ -97,15 +100,16 @@ export interface GateOptions {
 export async function runGate(options: GateOptions): Promise<Report> {
   const now = options.now ?? Date.now;
   const begun = now();
-  const config = withOverrides(loadConfig({ root: options.cwd, file: options.configFile }), options.overrides);
-  allowChildVariables({ trusted: options.childEnv, fromConfig: config.env });
+  const own = loadConfig({ root: options.cwd, file: options.configFile });
+  const setup = withOverrides(own, options.overrides);
+  allowChildVariables({ trusted: options.childEnv, fromConfig: setup.env });
   const tree = await checkout({
     cwd: options.cwd,
     base: options.base,
     head: options.head,
-    install: config.install,
-    build: config.build,
-    commandTimeoutMs: config.installTimeoutMs,
+    install: setup.install,
+    build: setup.build,
+    commandTimeoutMs: setup.installTimeoutMs,
     log: options.log,
     onCleanup: options.onCleanup,
   });
@@ -115,6 +119,7 @@ export async function runGate(options: GateOptions): Promise<Report> {
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os.loadavg();
   try {
+    const { config, policy } = choosePolicy(own, tree, options);
     const found = await findBenchFiles({ config, tree, options });
     const inventory = found ? await checkBenchFiles({ config, tree, options }, found) : [];
     const part = options.shard
@@ -150,12 +155,34 @@ export async function runGate(options: GateOptions): Promise<Report> {
       run: runInfo(run, micro, http, judged, explained.profile && { ...explained.profile, durationMs: now() - measureEnded }),
       environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os.loadavg() } },
       ...(part.shard ? { shard: part.shard } : {}),
+      ...(policy ? { policy } : {}),
     };
   } finally {
     forgetSocketDir?.();
     removeSocketDir();
     tree.dispose();
   }
+}
+
+/**
+ * The run's policy (what decides pass or fail): base's config in the action by default, the working tree's
+ * in the CLI (GateOptions.policy); what is measured stays the working tree's either way. The settings the
+ * change makes different from base's are listed whichever applies, so a pull request that loosens its own
+ * gate says so in the comment.
+ */
+function choosePolicy(own: Config, tree: Checkout, options: GateOptions): { config: Config; policy: PolicyInfo | undefined } {
+  const file = path.relative(options.cwd, path.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
+  const atBase = path.join(tree.base.root, file);
+  // No config at base (the pull request adds benchgate.yml): base's policy is the defaults.
+  const base = existsSync(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig('', atBase);
+  const from = options.policy ?? 'head';
+  const changes = policyChanges(base, own);
+  const config = withOverrides(from === 'base' ? withPolicyOf(own, base) : own, options.overrides);
+  if (changes.length)
+    options.log(
+      `policy changes at head: ${changes.map((c) => `${c.setting} ${c.base} → ${c.head}`).join(', ')}; ${from === 'base' ? "this run uses base's (they apply once merged)" : 'this run uses them'}`,
+    );
+  return { config, policy: changes.length || from === 'base' ? { from, changes } : undefined };
 }
 
 /** What every stage of one run shares. */

@@ -98,6 +98,7 @@ export async function runAction(deps: ActionDeps): Promise<void> {
         toolVersion: deps.version,
         profile: settings.profile,
         childEnv: settings.env,
+        policy: settings.policy,
         profileDir: path.join(settings.reportDir, 'profiles'),
         log: (line) => core.info(logLine(line)),
         onProgress: (p) => core.info(`round ${p.round} of ${p.rounds}`),

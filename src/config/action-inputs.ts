@@ -2,6 +2,7 @@ import path from 'node:path';
 import { isRevisionName } from './revision.js';
 import { UserError } from '../util/errors.js';
 import { neverPassed } from '../util/processes.js';
+import type { PolicySource } from './policy.js';
 import type { BudgetRule, ProfileMode } from './types.js';
 import { BUDGET_FORM, parseBudget, parseDuration } from './units.js';
 
@@ -28,6 +29,8 @@ export interface ActionSettings {
   readonly githubToken: string;
   readonly timeLimitMs: number | undefined;
   readonly installTimeoutMs: number | undefined;
+  /** Whose config decides pass or fail: base's (default: a pull request cannot loosen its own gate) or head's. */
+  readonly policy: PolicySource;
   /** Variables the pull request's code may see beyond the allow-list (the env input: the workflow's, so trusted). */
   readonly env: readonly string[];
   /** comment mode: the report to post. */
@@ -123,6 +126,7 @@ export function parseActionInputs(input: (name: string) => string, env: ActionEn
     timeLimitMs: input('time-limit') ? durationInput('time-limit', input('time-limit')) : undefined,
     installTimeoutMs: input('install-timeout') ? durationInput('install-timeout', input('install-timeout')) : undefined,
     env: Object.freeze(envNames(input('env'))),
+    policy: oneOf(input, 'policy', ['base', 'head'], 'base') as PolicySource,
     reportJson: input('report-json') ? path.resolve(workingDirectory, input('report-json')) : undefined,
     shardReports: input('shard-reports') || undefined,
     commentKey: commentKeyOf(path.relative(env.workspace, workingDirectory), config, input('comment-key')),

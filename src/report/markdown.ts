@@ -37,6 +37,16 @@ function lookup<T>(table: Record<string, T>, key: unknown): T | undefined {
  * so a task name, error, ref or any field of a report made elsewhere cannot
  * inject markdown, HTML or a mention; only the renderer's own fragments are Markup.
  */
+/** "This change edits the gate's policy: budget 5% → 99%. They apply once merged: this run used base's." */
+export function policyNote(report: Report): string | undefined {
+  const changes = report.policy?.changes ?? [];
+  if (!changes.length) return undefined;
+  const list = changes.map((c) => `${c.setting} ${c.base} → ${c.head}`).join(', ');
+  return report.policy!.from === 'base'
+    ? `This change edits the gate's policy in its config: ${list}. They apply once merged: this run was judged by base's.`
+    : `This change edits the gate's policy in its config: ${list}. This run was judged by them (the gate takes its policy from the change itself).`;
+}
+
 export function renderMarkdown(report: Report): string {
   const out: Markup[] = [md`### ${lookup(HEADLINE, report.verdict) ?? md`❔ benchgate: ${report.verdict}`}`, md``];
   if (report.error) out.push(md`The run failed: ${String(report.error).split(/\r\n?|\n/)[0]}`, md``, details(md`Error`, pre(report.error)));
@@ -47,6 +57,8 @@ export function renderMarkdown(report: Report): string {
       md``,
     );
   }
+  const policy = policyNote(report);
+  if (policy) out.push(md`> [!WARNING]\n> ${policy}`, md``);
   const benchmarks = sortBenchmarks(report.benchmarks);
   if (benchmarks.length) {
     const level = report.run ? formatConfidence(report.run.intervalConfidence) : '95%';

@@ -1,4 +1,5 @@
 import type { Comparison } from '../stats/analyze.js';
+import type { PolicyInfo } from '../config/policy.js';
 import type { Verdict } from '../stats/compare.js';
 import type { HttpDetails } from './http.js';
 import type { Explanation } from '../explain/run.js';
@@ -136,6 +137,8 @@ export interface Report {
   commentKey?: string;
   /** A shard's report (compare --shard): which part of the suite it measured. A merged report has none. */
   shard?: ShardInfo;
+  /** Whose config decided (base's in the action), and each policy setting the change makes different from base's. */
+  policy?: PolicyInfo;
 }
 
 /** Worst first: what needs attention leads every table. */

@@ -2,7 +2,8 @@ import { readFileSync, rmSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { pullRequestEvent, runActionBundle, shallowWorkspace, type ActionEvent, type ActionInputs } from './action-helpers.js';
 import { FakeGitHub } from './fake-github.js';
-import { leftoverProcesses, removeFixtureRepos } from './helpers.js';
+import { execFileSync } from 'node:child_process';
+import { inlineRepo, leftoverProcesses, removeFixtureRepos } from './helpers.js';
 
 /**
  * Every GitHub event has a defined behaviour (the table in docs/github-action.md), and the comment
@@ -166,5 +167,44 @@ describe('mode: comment under workflow_run: the comment is robust', () => {
       `::warning::benchgate could not comment on pull request #30: GitHub's API rate limit was reached (it resets at ${new Date(reset * 1000).toISOString()})`,
     );
     expect(limited.stdout).not.toContain('read-only');
+  });
+});
+
+describe("in the action, base's config decides, and the comment shows what the pull request changes", () => {
+  // Head does twenty times the work, and its benchgate.yml lets any benchmark lose 99%.
+  const SUM = (n: number) => `export default { 'sum': () => { let s = 0; for (let i = 0; i < ${n}; i++) s += i; return s; } };\n`;
+  const loosened = () => {
+    const repo = inlineRepo(
+      { 'benchgate.yml': QUICK, 'bench/a.bench.js': SUM(100) },
+      { 'benchgate.yml': QUICK.replace('budget: 5%', 'budget: 99%'), 'bench/a.bench.js': SUM(2000) },
+    );
+    const sha = (ref: string) => execFileSync('git', ['rev-parse', ref], { cwd: repo, encoding: 'utf8' }).trim();
+    return { repo, event: { name: 'pull_request', payload: pullRequestEvent(40, sha('main'), sha('feature')) } };
+  };
+  const shown = (text: string) => text.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code))).replace(/\u200b/g, '');
+
+  it("fails a regression that the pull request's own budget of 99% would pass, and says the change applies once merged", async () => {
+    const { repo, event } = loosened();
+    const gate = await runActionBundle(repo, { profile: 'never' }, event, { apiUrl: github.url, temps });
+    expect(gate.code, gate.stdout).toBe(1);
+    expect(gate.outputs.verdict).toBe('fail');
+    const body = shown(github.ours()[0]!.body);
+    expect(body).toContain(
+      "> This change edits the gate's policy in its config: budget 5% → 99%. They apply once merged: this run was judged by base's.",
+    );
+    expect(JSON.parse(readFileSync(gate.outputs['report-json']!, 'utf8')).policy).toEqual({
+      from: 'base',
+      changes: [{ setting: 'budget', base: '5%', head: '99%' }],
+    });
+  });
+
+  it("with policy: head, judges by the pull request's config, and says so", async () => {
+    const { repo, event } = loosened();
+    const gate = await runActionBundle(repo, { profile: 'never', policy: 'head' }, event, { apiUrl: github.url, temps });
+    expect(gate.code, gate.stdout).toBe(0);
+    expect(gate.outputs.verdict).toBe('pass');
+    expect(shown(gate.summary)).toContain(
+      "> This change edits the gate's policy in its config: budget 5% → 99%. This run was judged by them (the gate takes its policy from the change itself).",
+    );
   });
 });
