@@ -59846,7 +59846,7 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve4, basename: basename4 } = __require("path");
-    var { readFileSync: readFileSync11 } = __require("fs");
+    var { readFileSync: readFileSync12 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string) {
       try {
@@ -59854,7 +59854,7 @@ var require_multipart = __commonJS({
       } catch (error2) {
         try {
           const path18 = resolve4(string);
-          const data = readFileSync11(path18, "utf8");
+          const data = readFileSync12(path18, "utf8");
           return JSON.parse(data);
         } catch (error3) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -59873,7 +59873,7 @@ var require_multipart = __commonJS({
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync11(path18);
+            const buffer = readFileSync12(path18);
             form.append(key, buffer, Object.assign({}, {
               filename: basename4(path18)
             }, opts));
@@ -73765,7 +73765,7 @@ throttling.VERSION = VERSION8;
 throttling.triggersNotification = triggersNotification;
 
 // src/action/run.ts
-import { mkdirSync as mkdirSync2, readFileSync as readFileSync10, writeFileSync } from "node:fs";
+import { mkdirSync as mkdirSync2, readFileSync as readFileSync11, writeFileSync } from "node:fs";
 import path17 from "node:path";
 
 // src/checkout/git.ts
@@ -73773,6 +73773,8 @@ import { execFile, execFileSync } from "node:child_process";
 
 // src/util/processes.ts
 import { spawn as spawn2 } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readdirSync, readFileSync as readFileSync2 } from "node:fs";
 var live = /* @__PURE__ */ new Set();
 var OutputTail = class {
   constructor(limit = 64 * 1024) {
@@ -73876,7 +73878,8 @@ function childEnvironment(env = process.env) {
   return Object.fromEntries(Object.entries(env).filter(([name2]) => isChildVariable(name2)));
 }
 function spawnTracked(command, args, options) {
-  const child2 = spawn2(command, args, { ...options, env: childEnvironment(options.env ?? process.env), detached: true });
+  const env = { ...childEnvironment(options.env ?? process.env), [RUN_MARK]: runMark };
+  const child2 = spawn2(command, args, { ...options, env, detached: true });
   live.add(child2);
   child2.once("exit", () => live.delete(child2));
   child2.once("error", () => live.delete(child2));
@@ -73895,6 +73898,32 @@ function killGroup(child2, signal = "SIGKILL") {
 }
 function killAll(signal = "SIGKILL") {
   for (const child2 of live) killGroup(child2, signal);
+  killStrays(signal);
+}
+var RUN_MARK = "BENCHGATE_RUN";
+var runMark = `${process.pid}-${randomBytes(8).toString("hex")}`;
+function killStrays(signal = "SIGKILL") {
+  if (process.platform !== "linux") return [];
+  const needle = Buffer.from(`\0${RUN_MARK}=${runMark}\0`);
+  const killed = [];
+  let entries;
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  for (const entry of entries) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      const environ = Buffer.concat([Buffer.from([0]), readFileSync2(`/proc/${pid}/environ`)]);
+      if (!environ.includes(needle)) continue;
+      process.kill(pid, signal);
+      killed.push(pid);
+    } catch {
+    }
+  }
+  return killed;
 }
 function runShell(command, options) {
   return new Promise((resolve4) => {
@@ -74153,7 +74182,7 @@ function envNames(text2) {
 var import_ajv = __toESM(require_ajv(), 1);
 var import_fastest_levenshtein = __toESM(require_mod(), 1);
 var import_yaml = __toESM(require_dist(), 1);
-import { existsSync as existsSync3, readFileSync as readFileSync2 } from "node:fs";
+import { existsSync as existsSync3, readFileSync as readFileSync3 } from "node:fs";
 import path7 from "node:path";
 
 // schema/benchgate.schema.json
@@ -74484,7 +74513,7 @@ function loadConfig(options) {
     if (options.file) throw new UserError(`Config file ${options.file} does not exist (resolved to ${file}).`);
     return toConfig({}, void 0);
   }
-  return parseConfig(readFileSync2(file, "utf8"), file);
+  return parseConfig(readFileSync3(file, "utf8"), file);
 }
 function parseConfig(text2, file) {
   const lines = new import_yaml.LineCounter();
@@ -74765,7 +74794,7 @@ import os6 from "node:os";
 import path9 from "node:path";
 
 // src/checkout/install.ts
-import { existsSync as existsSync4, readFileSync as readFileSync3 } from "node:fs";
+import { existsSync as existsSync4, readFileSync as readFileSync4 } from "node:fs";
 import path8 from "node:path";
 function detectInstall(root) {
   const has = (file) => existsSync4(path8.join(root, file));
@@ -74777,7 +74806,7 @@ function detectInstall(root) {
 }
 function hasDependencies(root) {
   try {
-    const manifest = JSON.parse(readFileSync3(path8.join(root, "package.json"), "utf8"));
+    const manifest = JSON.parse(readFileSync4(path8.join(root, "package.json"), "utf8"));
     return ["dependencies", "devDependencies", "optionalDependencies"].some((field) => {
       const deps = manifest[field];
       return typeof deps === "object" && deps !== null && Object.keys(deps).length > 0;
@@ -74905,7 +74934,7 @@ function stableJson(value) {
 }
 
 // node_modules/tinyglobby/dist/index.mjs
-import { readdir as readdir2, readdirSync, realpath, realpathSync as realpathSync2, stat as stat2, statSync } from "fs";
+import { readdir as readdir2, readdirSync as readdirSync2, realpath, realpathSync as realpathSync2, stat as stat2, statSync } from "fs";
 import { isAbsolute, posix, resolve as resolve3 } from "path";
 import { fileURLToPath } from "url";
 
@@ -75656,7 +75685,7 @@ function getOptions(options) {
   opts.ignore = ensureStringArray(opts.ignore);
   opts.fs && (opts.fs = {
     readdir: opts.fs.readdir || readdir2,
-    readdirSync: opts.fs.readdirSync || readdirSync,
+    readdirSync: opts.fs.readdirSync || readdirSync2,
     realpath: opts.fs.realpath || realpath,
     realpathSync: opts.fs.realpathSync || realpathSync2,
     stat: opts.fs.stat || stat2,
@@ -77028,7 +77057,7 @@ function probeCommand(socketPath, command, timeoutMs = 2e3) {
 }
 
 // src/measure/http/server.ts
-import { readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
+import { readdirSync as readdirSync3, readFileSync as readFileSync5 } from "node:fs";
 import http3 from "node:http";
 import path10 from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -77181,11 +77210,11 @@ function groupAlive(pgid) {
   }
 }
 function linuxGroupAlive(pgid) {
-  for (const entry of readdirSync2("/proc")) {
+  for (const entry of readdirSync3("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     let stat3;
     try {
-      stat3 = readFileSync4(`/proc/${entry}/stat`, "utf8");
+      stat3 = readFileSync5(`/proc/${entry}/stat`, "utf8");
     } catch {
       continue;
     }
@@ -77853,7 +77882,7 @@ function summarize2(benchmarks) {
 
 // src/explain/run.ts
 import { createHash as createHash2 } from "node:crypto";
-import { mkdirSync, readFileSync as readFileSync6 } from "node:fs";
+import { mkdirSync, readFileSync as readFileSync7 } from "node:fs";
 import path12 from "node:path";
 
 // src/measure/http/profile.ts
@@ -77881,7 +77910,7 @@ async function profileServer(benchmark, revision, plan, profile) {
 }
 
 // src/explain/profile.ts
-import { existsSync as existsSync6, readFileSync as readFileSync5 } from "node:fs";
+import { existsSync as existsSync6, readFileSync as readFileSync6 } from "node:fs";
 import { SourceMap } from "node:module";
 import path11 from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
@@ -78000,7 +78029,7 @@ var SourceMaps = class {
     if (this.maps.has(file)) return this.maps.get(file);
     let entry = null;
     try {
-      const text2 = readFileSync5(file, "utf8");
+      const text2 = readFileSync6(file, "utf8");
       const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync6(`${file}.map`) ? `${path11.basename(file)}.map` : void 0);
       if (reference) {
         let payload;
@@ -78010,7 +78039,7 @@ var SourceMaps = class {
         else {
           const mapFile = path11.resolve(dir, decodeURIComponent(reference));
           if (!existsSync6(mapFile)) throw new Error("no map file");
-          payload = JSON.parse(readFileSync5(mapFile, "utf8"));
+          payload = JSON.parse(readFileSync6(mapFile, "utf8"));
           dir = path11.dirname(mapFile);
         }
         entry = { map: new SourceMap(payload), dir, sourceRoot: payload.sourceRoot ?? "" };
@@ -78077,7 +78106,7 @@ async function profileBoth(target, plan, started) {
     // The runner's compiled loops (measure/micro/alternate.ts): V8 may inline the whole task into them.
     loops: ["benchgateLoop", "benchgateBatch"]
   };
-  const read = (side2) => summarizeProfile(JSON.parse(readFileSync6(files[side2], "utf8")), revisions[side2].root, options);
+  const read = (side2) => summarizeProfile(JSON.parse(readFileSync7(files[side2], "utf8")), revisions[side2].root, options);
   const summaries = { base: read("base"), head: read("head") };
   const perOp = (side2) => ops[side2] > 0 ? summaries[side2].totalMs * 1e3 / ops[side2] : 0;
   const sides = [
@@ -78189,6 +78218,7 @@ async function runGate(options) {
       ...policy ? { policy } : {}
     };
   } finally {
+    killStrays();
     forgetSocketDir?.();
     removeSocketDir();
     tree.dispose();
@@ -78505,7 +78535,7 @@ function describeFiles(base, head) {
 }
 
 // src/report/github.ts
-import { existsSync as existsSync8, readFileSync as readFileSync7 } from "node:fs";
+import { existsSync as existsSync8, readFileSync as readFileSync8 } from "node:fs";
 import path14 from "node:path";
 
 // src/report/format.ts
@@ -78621,7 +78651,7 @@ function taskName(b) {
   return at >= 0 ? b.id.slice(at + 3) : b.id;
 }
 function lineOf(file, needle) {
-  const index = readFileSync7(file, "utf8").split("\n").findIndex((line) => line.includes(needle));
+  const index = readFileSync8(file, "utf8").split("\n").findIndex((line) => line.includes(needle));
   return index >= 0 ? index + 1 : void 0;
 }
 
@@ -79142,7 +79172,7 @@ function mergeRuns(runs) {
 
 // src/report/read.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
-import { existsSync as existsSync9, readFileSync as readFileSync8, statSync as statSync2 } from "node:fs";
+import { existsSync as existsSync9, readFileSync as readFileSync9, statSync as statSync2 } from "node:fs";
 import path16 from "node:path";
 
 // schema/report.schema.json
@@ -80781,7 +80811,7 @@ function readReport(file) {
     );
   let data;
   try {
-    data = JSON.parse(readFileSync8(file, "utf8"));
+    data = JSON.parse(readFileSync9(file, "utf8"));
   } catch {
     throw new UserError(`The report ${file} is not JSON: refusing it.`);
   }
@@ -80804,7 +80834,7 @@ function reportFiles(patterns, cwd) {
 }
 
 // src/util/secrets.ts
-import { closeSync, openSync, readFileSync as readFileSync9, readSync, writeSync } from "node:fs";
+import { closeSync, openSync, readFileSync as readFileSync10, readSync, writeSync } from "node:fs";
 function forgetSecrets(env = process.env) {
   const jobFiles = Object.fromEntries(
     Object.entries(env).filter((entry) => JOB_FILES.has(entry[0].toUpperCase()) && entry[1] !== void 0)
@@ -80822,7 +80852,7 @@ function restoreJobFiles(jobFiles, env = process.env) {
 function wipeInitialEnvironment(names) {
   let fd;
   try {
-    const stat3 = readFileSync9("/proc/self/stat", "utf8");
+    const stat3 = readFileSync10("/proc/self/stat", "utf8");
     const fields = stat3.slice(stat3.lastIndexOf(")") + 2).split(" ");
     const start = Number(fields[50 - 3]);
     const end = Number(fields[51 - 3]);
@@ -80921,7 +80951,7 @@ async function runAction(deps) {
     }
   });
   try {
-    const event = env.GITHUB_EVENT_PATH ? JSON.parse(readFileSync10(env.GITHUB_EVENT_PATH, "utf8")) : {};
+    const event = env.GITHUB_EVENT_PATH ? JSON.parse(readFileSync11(env.GITHUB_EVENT_PATH, "utf8")) : {};
     settings = parseActionInputs((name2) => core.getInput(name2), {
       eventName: env.GITHUB_EVENT_NAME ?? "",
       event,

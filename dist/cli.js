@@ -38638,7 +38638,7 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve3, basename: basename2 } = __require("path");
-    var { readFileSync: readFileSync8 } = __require("fs");
+    var { readFileSync: readFileSync9 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string) {
       try {
@@ -38646,7 +38646,7 @@ var require_multipart = __commonJS({
       } catch (error) {
         try {
           const path11 = resolve3(string);
-          const data = readFileSync8(path11, "utf8");
+          const data = readFileSync9(path11, "utf8");
           return JSON.parse(data);
         } catch (error2) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -38665,7 +38665,7 @@ var require_multipart = __commonJS({
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync8(path11);
+            const buffer = readFileSync9(path11);
             form.append(key, buffer, Object.assign({}, {
               filename: basename2(path11)
             }, opts));
@@ -45901,7 +45901,7 @@ function budgetFor(id, config) {
 var import_ajv = __toESM(require_ajv(), 1);
 var import_fastest_levenshtein = __toESM(require_mod(), 1);
 var import_yaml = __toESM(require_dist(), 1);
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync as readFileSync2 } from "node:fs";
 import path from "node:path";
 
 // schema/benchgate.schema.json
@@ -46215,6 +46215,8 @@ function describeFailure(error) {
 
 // src/util/processes.ts
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
 var live = /* @__PURE__ */ new Set();
 var OutputTail = class {
   constructor(limit = 64 * 1024) {
@@ -46318,7 +46320,8 @@ function childEnvironment(env = process.env) {
   return Object.fromEntries(Object.entries(env).filter(([name2]) => isChildVariable(name2)));
 }
 function spawnTracked(command, args, options) {
-  const child = spawn(command, args, { ...options, env: childEnvironment(options.env ?? process.env), detached: true });
+  const env = { ...childEnvironment(options.env ?? process.env), [RUN_MARK]: runMark };
+  const child = spawn(command, args, { ...options, env, detached: true });
   live.add(child);
   child.once("exit", () => live.delete(child));
   child.once("error", () => live.delete(child));
@@ -46337,6 +46340,32 @@ function killGroup(child, signal = "SIGKILL") {
 }
 function killAll(signal = "SIGKILL") {
   for (const child of live) killGroup(child, signal);
+  killStrays(signal);
+}
+var RUN_MARK = "BENCHGATE_RUN";
+var runMark = `${process.pid}-${randomBytes(8).toString("hex")}`;
+function killStrays(signal = "SIGKILL") {
+  if (process.platform !== "linux") return [];
+  const needle = Buffer.from(`\0${RUN_MARK}=${runMark}\0`);
+  const killed = [];
+  let entries;
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  for (const entry of entries) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      const environ = Buffer.concat([Buffer.from([0]), readFileSync(`/proc/${pid}/environ`)]);
+      if (!environ.includes(needle)) continue;
+      process.kill(pid, signal);
+      killed.push(pid);
+    } catch {
+    }
+  }
+  return killed;
 }
 function runShell(command, options) {
   return new Promise((resolve3) => {
@@ -46413,7 +46442,7 @@ function loadConfig(options) {
     if (options.file) throw new UserError(`Config file ${options.file} does not exist (resolved to ${file}).`);
     return toConfig({}, void 0);
   }
-  return parseConfig(readFileSync(file, "utf8"), file);
+  return parseConfig(readFileSync2(file, "utf8"), file);
 }
 function parseConfig(text2, file) {
   const lines = new import_yaml.LineCounter();
@@ -46667,7 +46696,7 @@ function gitSync(args, cwd) {
 }
 
 // src/checkout/install.ts
-import { existsSync as existsSync2, readFileSync as readFileSync2 } from "node:fs";
+import { existsSync as existsSync2, readFileSync as readFileSync3 } from "node:fs";
 import path2 from "node:path";
 function detectInstall(root) {
   const has = (file) => existsSync2(path2.join(root, file));
@@ -46679,7 +46708,7 @@ function detectInstall(root) {
 }
 function hasDependencies(root) {
   try {
-    const manifest = JSON.parse(readFileSync2(path2.join(root, "package.json"), "utf8"));
+    const manifest = JSON.parse(readFileSync3(path2.join(root, "package.json"), "utf8"));
     return ["dependencies", "devDependencies", "optionalDependencies"].some((field) => {
       const deps = manifest[field];
       return typeof deps === "object" && deps !== null && Object.keys(deps).length > 0;
@@ -46811,7 +46840,7 @@ function stableJson(value) {
 }
 
 // node_modules/tinyglobby/dist/index.mjs
-import { readdir, readdirSync, realpath, realpathSync as realpathSync2, stat, statSync } from "fs";
+import { readdir, readdirSync as readdirSync2, realpath, realpathSync as realpathSync2, stat, statSync } from "fs";
 import { isAbsolute, posix, resolve as resolve2 } from "path";
 import { fileURLToPath } from "url";
 
@@ -47562,7 +47591,7 @@ function getOptions(options) {
   opts.ignore = ensureStringArray(opts.ignore);
   opts.fs && (opts.fs = {
     readdir: opts.fs.readdir || readdir,
-    readdirSync: opts.fs.readdirSync || readdirSync,
+    readdirSync: opts.fs.readdirSync || readdirSync2,
     realpath: opts.fs.realpath || realpath,
     realpathSync: opts.fs.realpathSync || realpathSync2,
     stat: opts.fs.stat || stat,
@@ -48942,7 +48971,7 @@ function probeCommand(socketPath, command, timeoutMs = 2e3) {
 }
 
 // src/measure/http/server.ts
-import { readdirSync as readdirSync2, readFileSync as readFileSync3 } from "node:fs";
+import { readdirSync as readdirSync3, readFileSync as readFileSync4 } from "node:fs";
 import http2 from "node:http";
 import path4 from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -49095,11 +49124,11 @@ function groupAlive(pgid) {
   }
 }
 function linuxGroupAlive(pgid) {
-  for (const entry of readdirSync2("/proc")) {
+  for (const entry of readdirSync3("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     let stat2;
     try {
-      stat2 = readFileSync3(`/proc/${entry}/stat`, "utf8");
+      stat2 = readFileSync4(`/proc/${entry}/stat`, "utf8");
     } catch {
       continue;
     }
@@ -49767,7 +49796,7 @@ function summarize2(benchmarks) {
 
 // src/explain/run.ts
 import { createHash as createHash2 } from "node:crypto";
-import { mkdirSync, readFileSync as readFileSync5 } from "node:fs";
+import { mkdirSync, readFileSync as readFileSync6 } from "node:fs";
 import path6 from "node:path";
 
 // src/measure/http/profile.ts
@@ -49795,7 +49824,7 @@ async function profileServer(benchmark, revision, plan, profile) {
 }
 
 // src/explain/profile.ts
-import { existsSync as existsSync4, readFileSync as readFileSync4 } from "node:fs";
+import { existsSync as existsSync4, readFileSync as readFileSync5 } from "node:fs";
 import { SourceMap } from "node:module";
 import path5 from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
@@ -49914,7 +49943,7 @@ var SourceMaps = class {
     if (this.maps.has(file)) return this.maps.get(file);
     let entry = null;
     try {
-      const text2 = readFileSync4(file, "utf8");
+      const text2 = readFileSync5(file, "utf8");
       const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync4(`${file}.map`) ? `${path5.basename(file)}.map` : void 0);
       if (reference) {
         let payload;
@@ -49924,7 +49953,7 @@ var SourceMaps = class {
         else {
           const mapFile = path5.resolve(dir, decodeURIComponent(reference));
           if (!existsSync4(mapFile)) throw new Error("no map file");
-          payload = JSON.parse(readFileSync4(mapFile, "utf8"));
+          payload = JSON.parse(readFileSync5(mapFile, "utf8"));
           dir = path5.dirname(mapFile);
         }
         entry = { map: new SourceMap(payload), dir, sourceRoot: payload.sourceRoot ?? "" };
@@ -49991,7 +50020,7 @@ async function profileBoth(target, plan, started) {
     // The runner's compiled loops (measure/micro/alternate.ts): V8 may inline the whole task into them.
     loops: ["benchgateLoop", "benchgateBatch"]
   };
-  const read = (side2) => summarizeProfile(JSON.parse(readFileSync5(files[side2], "utf8")), revisions[side2].root, options);
+  const read = (side2) => summarizeProfile(JSON.parse(readFileSync6(files[side2], "utf8")), revisions[side2].root, options);
   const summaries = { base: read("base"), head: read("head") };
   const perOp = (side2) => ops[side2] > 0 ? summaries[side2].totalMs * 1e3 / ops[side2] : 0;
   const sides = [
@@ -50103,6 +50132,7 @@ async function runGate(options) {
       ...policy ? { policy } : {}
     };
   } finally {
+    killStrays();
     forgetSocketDir?.();
     removeSocketDir();
     tree.dispose();
@@ -50236,6 +50266,7 @@ async function listBenchmarks(options) {
       }))
     };
   } finally {
+    killStrays();
     tree.dispose();
   }
 }
@@ -51243,7 +51274,7 @@ function mergeRuns(runs) {
 
 // src/report/read.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
-import { existsSync as existsSync6, readFileSync as readFileSync6, statSync as statSync2 } from "node:fs";
+import { existsSync as existsSync6, readFileSync as readFileSync7, statSync as statSync2 } from "node:fs";
 import path9 from "node:path";
 
 // schema/report.schema.json
@@ -52882,7 +52913,7 @@ function readReport(file) {
     );
   let data;
   try {
-    data = JSON.parse(readFileSync6(file, "utf8"));
+    data = JSON.parse(readFileSync7(file, "utf8"));
   } catch {
     throw new UserError(`The report ${file} is not JSON: refusing it.`);
   }
@@ -53301,7 +53332,7 @@ function progressPrinter(stream) {
 }
 
 // src/util/secrets.ts
-import { closeSync, openSync, readFileSync as readFileSync7, readSync, writeSync } from "node:fs";
+import { closeSync, openSync, readFileSync as readFileSync8, readSync, writeSync } from "node:fs";
 function forgetSecrets(env = process.env) {
   const jobFiles = Object.fromEntries(
     Object.entries(env).filter((entry) => JOB_FILES.has(entry[0].toUpperCase()) && entry[1] !== void 0)
@@ -53316,7 +53347,7 @@ function forgetSecrets(env = process.env) {
 function wipeInitialEnvironment(names) {
   let fd;
   try {
-    const stat2 = readFileSync7("/proc/self/stat", "utf8");
+    const stat2 = readFileSync8("/proc/self/stat", "utf8");
     const fields = stat2.slice(stat2.lastIndexOf(")") + 2).split(" ");
     const start = Number(fields[50 - 3]);
     const end = Number(fields[51 - 3]);

@@ -33,7 +33,7 @@ import {
   type ShardInfo,
 } from './report/model.js';
 import { UserError } from './util/errors.js';
-import { allowChildVariables } from './util/processes.js';
+import { allowChildVariables, killStrays } from './util/processes.js';
 import { explain, type ProfileTarget } from './explain/run.js';
 import { formatDuration, formatShare } from './util/format.js';
 
@@ -158,6 +158,8 @@ export async function runGate(options: GateOptions): Promise<Report> {
       ...(policy ? { policy } : {}),
     };
   } finally {
+    // What the pull request's code detached from its process group (a daemon, a setsid) goes with the run.
+    killStrays();
     forgetSocketDir?.();
     removeSocketDir();
     tree.dispose();
@@ -364,6 +366,7 @@ export async function listBenchmarks(options: Omit<GateOptions, 'base' | 'probeP
       })),
     };
   } finally {
+    killStrays();
     tree.dispose();
   }
 }

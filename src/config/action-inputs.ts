@@ -65,12 +65,12 @@ export interface ActionEvent {
  * with them. Refused unless the workflow says every pull request is trusted (allow-untrusted-event).
  */
 export const UNTRUSTED_EVENTS: Readonly<Record<string, string>> = {
-  pull_request_target: 'runs with a read/write token and the base repository\'s secrets',
-  workflow_run: 'runs with a read/write token and the repository\'s secrets, whatever workflow triggered it',
-  issue_comment: 'runs with a read/write token and the repository\'s secrets, triggered by anyone who can comment',
-  pull_request_review: 'runs with a read/write token and the repository\'s secrets for reviews of pull requests from forks alike',
+  pull_request_target: "runs with a read/write token and the base repository's secrets",
+  workflow_run: "runs with a read/write token and the repository's secrets, whatever workflow triggered it",
+  issue_comment: "runs with a read/write token and the repository's secrets, triggered by anyone who can comment",
+  pull_request_review: "runs with a read/write token and the repository's secrets for reviews of pull requests from forks alike",
   pull_request_review_comment:
-    'runs with a read/write token and the repository\'s secrets for review comments on pull requests from forks alike',
+    "runs with a read/write token and the repository's secrets for review comments on pull requests from forks alike",
 };
 
 /** Why gate mode is refused under `event`, and what to do instead. */
@@ -101,7 +101,8 @@ export function parseActionInputs(input: (name: string) => string, env: ActionEn
   const allowUntrustedEvent =
     booleanInput(input, 'allow-untrusted-event', false) ||
     (env.eventName === 'pull_request_target' && booleanInput(input, 'allow-pull-request-target', false));
-  if (mode === 'gate' && env.eventName in UNTRUSTED_EVENTS && !allowUntrustedEvent) throw new UserError(untrustedEventRefusal(env.eventName));
+  if (mode === 'gate' && env.eventName in UNTRUSTED_EVENTS && !allowUntrustedEvent)
+    throw new UserError(untrustedEventRefusal(env.eventName));
   const workingDirectory = path.resolve(env.workspace, input('working-directory') || '.');
   const pullRequest = pullRequestOf(env);
   const base = revisionInput('base', input('base')) || defaultBase(env);

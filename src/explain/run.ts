@@ -92,7 +92,10 @@ export async function explain(plan: ExplainPlan): Promise<Map<string, Explanatio
  * whole id, so two ids that read alike once made safe ('f > a b', 'f > a-b') never share a file.
  */
 export function profileSlug(id: string): string {
-  const readable = id.replace(/[^\w.-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 100);
+  const readable = id
+    .replace(/[^\w.-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 100);
   return `${readable}-${createHash('sha256').update(id).digest('hex').slice(0, 8)}`;
 }
 

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * Every child benchgate starts runs in its own process group, is tracked here
@@ -152,7 +154,8 @@ export function childEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.P
 
 /** Start a process in a new process group, tracked until it exits. Its environment never holds a secret (childEnvironment). */
 export function spawnTracked(command: string, args: readonly string[], options: SpawnOptions): ChildProcess {
-  const child = spawn(command, args, { ...options, env: childEnvironment(options.env ?? process.env), detached: true });
+  const env = { ...childEnvironment(options.env ?? process.env), [RUN_MARK]: runMark };
+  const child = spawn(command, args, { ...options, env, detached: true });
   live.add(child);
   child.once('exit', () => live.delete(child));
   child.once('error', () => live.delete(child));
@@ -176,6 +179,46 @@ export function killGroup(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL
 /** Kill every tracked process group: for errors and for SIGINT/SIGTERM. */
 export function killAll(signal: NodeJS.Signals = 'SIGKILL'): void {
   for (const child of live) killGroup(child, signal);
+  killStrays(signal);
+}
+
+/**
+ * Every child carries this run's mark in its environment, and so does whatever it starts. A process the
+ * pull request's code detached from its group (setsid, a daemon started by an install script or a
+ * server) escapes killGroup; at the end of a run (killStrays) it is found by that mark and killed.
+ */
+const RUN_MARK = 'BENCHGATE_RUN';
+const runMark = `${process.pid}-${randomBytes(8).toString('hex')}`;
+
+/**
+ * Kill the processes, other than this one, whose environment carries this run's mark: those that left
+ * their process group. Linux only (/proc/PID/environ, readable for the processes of the same user).
+ * Only once the run's own children are done: they carry the mark too. Returns the pids it killed.
+ * Written by hand: no package finds processes by their environment.
+ */
+export function killStrays(signal: NodeJS.Signals = 'SIGKILL'): number[] {
+  if (process.platform !== 'linux') return [];
+  const needle = Buffer.from(`\0${RUN_MARK}=${runMark}\0`);
+  const killed: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  for (const entry of entries) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      const environ = Buffer.concat([Buffer.from([0]), readFileSync(`/proc/${pid}/environ`)]);
+      if (!environ.includes(needle)) continue;
+      process.kill(pid, signal);
+      killed.push(pid);
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return killed;
 }
 
 /** Pids still alive among the ones benchgate started (for tests and diagnostics). */

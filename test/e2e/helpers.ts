@@ -38,8 +38,9 @@ export function runCli(
   options: { timeoutMs?: number; env?: NodeJS.ProcessEnv; onStderr?: (text: string, pid: number, watch: ProcessWatch) => void } = {},
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', ...options.env } });
-    const watch = watchProcesses(child.pid!, [cwd]);
+    const mark = runMark();
+    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', ...options.env, ...mark.env } });
+    const watch = watchProcesses(child.pid!, [cwd], mark.value);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -168,10 +169,11 @@ function commandAndCwd(pid: number): { cmd: string; cwd: string } {
 const TEMP_WORKTREES = new RegExp(`^(${os.tmpdir().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/benchgate-[A-Za-z0-9]{6})(/|$)`);
 
 /**
- * The processes one run started, found by pid and path only, never by a name another test or
+ * The processes one run started, found by pid, path and mark only, never by a name another test or
  * project could share: every descendant of the run's root process seen while it ran (sampled
  * every 50 ms and on each line of output), and after the run every process working in the
- * run's own directories (its repository, and the temporary worktrees its descendants ran in).
+ * run's own directories (its repository, and the temporary worktrees its descendants ran in) or
+ * carrying the run's mark in its environment (runMark: one that detached faster than a sample).
  */
 export interface ProcessWatch {
   /** Look at /proc now: record the root's descendants and the temp worktrees they work in. */
@@ -187,7 +189,24 @@ export interface ProcessWatch {
 
 const watches: ProcessWatch[] = [];
 
-export function watchProcesses(root: number, dirs: string[]): ProcessWatch {
+/**
+ * A mark for one run's environment, which every process it starts inherits (benchgate passes BENCHGATE_*
+ * to its children): a process that detached from the run's tree before a sample saw it is still found by it.
+ */
+export function runMark(): { env: NodeJS.ProcessEnv; value: string } {
+  const value = `${process.pid}-${Math.random().toString(36).slice(2)}`;
+  return { env: { BENCHGATE_TEST_RUN: value }, value };
+}
+
+function carriesMark(pid: number, mark: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(`BENCHGATE_TEST_RUN=${mark}`);
+  } catch {
+    return false; // gone meanwhile, or not ours to read
+  }
+}
+
+export function watchProcesses(root: number, dirs: string[], mark?: string): ProcessWatch {
   const seen = new Map<number, { start: string; cmd: string; cwd: string }>();
   const places = new Set(dirs);
   const sample = () => {
@@ -232,7 +251,8 @@ export function watchProcesses(root: number, dirs: string[]): ProcessWatch {
       for (const p of allProcesses()) {
         if (p.pid === process.pid || p.state === 'Z' || found.has(p.pid)) continue;
         const { cmd, cwd } = commandAndCwd(p.pid);
-        if ([...places].some((dir) => cwd === dir || cwd.startsWith(`${dir}/`))) found.set(p.pid, `${p.pid} ${cmd} (in ${cwd})`);
+        const inPlace = [...places].some((dir) => cwd === dir || cwd.startsWith(`${dir}/`));
+        if (inPlace || (mark !== undefined && carriesMark(p.pid, mark))) found.set(p.pid, `${p.pid} ${cmd} (in ${cwd})`);
       }
       return [...found].map(([pid, text]) => ({ pid, text }));
     },

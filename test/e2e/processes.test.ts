@@ -4,12 +4,13 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { leftoverProcesses, watchProcesses } from './helpers.js';
+import { inlineRepo, leftoverProcesses, removeFixtureRepos, runCli, runMark, watchProcesses } from './helpers.js';
 
 /** The leftover-process check the end-to-end tests rely on: it must find what a run left, and only that. */
 const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'benchgate-watch-')));
 const strangers: ChildProcess[] = [];
 afterAll(() => {
+  removeFixtureRepos();
   for (const child of strangers) child.kill('SIGKILL');
   rmSync(dir, { recursive: true, force: true });
 });
@@ -68,5 +69,39 @@ describe('the leftover-process check', () => {
     watch.stop();
     expect(await leftoverProcesses(200)).toEqual([]);
     expect(alive(other.pid!)).toBe(true);
+  });
+});
+
+describe('processes that leave the run', () => {
+  it('finds a process that detached faster than any sample, by the mark in its environment', async () => {
+    // Detached at once (its own session, in /), before the watch's first sample: neither its ancestry nor its folder tells.
+    const mark = runMark();
+    const run = spawn(
+      process.execPath,
+      ['-e', "require('child_process').spawn('sleep', ['29.6'], { detached: true, stdio: 'ignore', cwd: '/' }).unref()"],
+      {
+        cwd: dir,
+        stdio: 'ignore',
+        env: { ...process.env, ...mark.env },
+      },
+    );
+    await once(run, 'exit');
+    const watch = watchProcesses(run.pid!, [dir], mark.value);
+    watch.stop();
+    const found = await leftoverProcesses(200);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(/^\d+ sleep 29\.6 \(in \/\)$/);
+  });
+
+  it("benchgate kills what the pull request's code detached from its process group, when the run ends", async () => {
+    // A bench file that starts a daemon of its own (setsid, in /) each time it loads: the process group kill misses it.
+    const bench = `import { spawn } from 'node:child_process';
+spawn('sleep', ['29.7'], { detached: true, stdio: 'ignore', cwd: '/' }).unref();
+export default { 'sum': () => 1 + 1 };
+`;
+    const repo = inlineRepo({ 'benchgate.yml': 'rounds: 5\nmax-rounds: 5\nmicro:\n  task-time: 30ms\n', 'bench/a.bench.js': bench });
+    const run = await runCli(['compare', '--base', 'main', '--profile', 'never'], repo);
+    expect(run.code, run.stdout + run.stderr).toBeLessThan(2);
+    expect(await leftoverProcesses()).toEqual([]);
   });
 });
