@@ -8,11 +8,12 @@ export default defineConfig({
     // (Timing figures are printed by npm run bench and npm run bench:http, never asserted.)
     testTimeout: 600_000,
     hookTimeout: 600_000,
-    // Two test files at a time: an end-to-end test spends most of its time waiting (installs, process starts,
-    // measuring blocks of fixed wall-clock length), and every assertion holds on a loaded machine: a second file
-    // beside it costs noise, never a verdict (budgets are sized for that). Each run watches its own processes
+    // Three test files at a time on 2 cores: an end-to-end test spends most of its time waiting (installs, process
+    // starts, measuring blocks of fixed wall-clock length), and every assertion holds on a loaded machine: the files
+    // beside it cost noise, never a verdict (budgets, rounds and what is asserted are sized for that; power claims
+    // live in test/power). Each run watches its own processes
     // by pid and path, and fixtures live in their own temp folders, so files never see each other's.
     fileParallelism: true,
-    maxWorkers: 2,
+    maxWorkers: 3,
   },
 });

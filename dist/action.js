@@ -74050,7 +74050,8 @@ var COMMENT_MODES = ["always", "on-change", "on-regression", "never"];
 function parseActionInputs(input, env) {
   const mode = oneOf(input, "mode", ["gate", "comment", "merge"], "gate");
   const allowUntrustedEvent = booleanInput(input, "allow-untrusted-event", false) || env.eventName === "pull_request_target" && booleanInput(input, "allow-pull-request-target", false);
-  if (mode === "gate" && env.eventName in UNTRUSTED_EVENTS && !allowUntrustedEvent) throw new UserError(untrustedEventRefusal(env.eventName));
+  if (mode === "gate" && env.eventName in UNTRUSTED_EVENTS && !allowUntrustedEvent)
+    throw new UserError(untrustedEventRefusal(env.eventName));
   const workingDirectory2 = path6.resolve(env.workspace, input("working-directory") || ".");
   const pullRequest = pullRequestOf(env);
   const base = revisionInput("base", input("base")) || defaultBase(env);
@@ -79024,7 +79025,7 @@ var HOW_TO_READ = new Markup(
   [
     "Each benchmark runs base and head in the same processes, alternating short timed blocks; every round is a fresh process.",
     "Change is head against base in operations per second, with a distribution-free confidence interval (Hodges\u2013Lehmann estimate, Wilcoxon signed-rank interval over rounds), widened so the whole table shares one false-alarm rate.",
-    "<b>regression</b>: the whole interval lies below \u2212budget. <b>improvement</b>: above +budget. <b>unchanged</b>: inside \xB1budget. <b>inconclusive</b>: anything else \u2014 not a failure."
+    "<b>regression</b>: the whole interval lies below \u2212budget. <b>improvement</b>: above +budget. <b>unchanged</b>: inside \xB1budget. <b>inconclusive</b>: anything else \u2014 not a failure. <b>unmeasured</b>: too few rounds for a verdict (the time limit cut it short) \u2014 a failure, never a pass."
   ].join("<br>\n")
 );
 function details(summary2, body) {

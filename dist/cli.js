@@ -51126,7 +51126,7 @@ var HOW_TO_READ = new Markup(
   [
     "Each benchmark runs base and head in the same processes, alternating short timed blocks; every round is a fresh process.",
     "Change is head against base in operations per second, with a distribution-free confidence interval (Hodges\u2013Lehmann estimate, Wilcoxon signed-rank interval over rounds), widened so the whole table shares one false-alarm rate.",
-    "<b>regression</b>: the whole interval lies below \u2212budget. <b>improvement</b>: above +budget. <b>unchanged</b>: inside \xB1budget. <b>inconclusive</b>: anything else \u2014 not a failure."
+    "<b>regression</b>: the whole interval lies below \u2212budget. <b>improvement</b>: above +budget. <b>unchanged</b>: inside \xB1budget. <b>inconclusive</b>: anything else \u2014 not a failure. <b>unmeasured</b>: too few rounds for a verdict (the time limit cut it short) \u2014 a failure, never a pass."
   ].join("<br>\n")
 );
 function details(summary, body) {

@@ -160,7 +160,7 @@ const HOW_TO_READ = new Markup(
   [
     'Each benchmark runs base and head in the same processes, alternating short timed blocks; every round is a fresh process.',
     'Change is head against base in operations per second, with a distribution-free confidence interval (Hodges–Lehmann estimate, Wilcoxon signed-rank interval over rounds), widened so the whole table shares one false-alarm rate.',
-    '<b>regression</b>: the whole interval lies below −budget. <b>improvement</b>: above +budget. <b>unchanged</b>: inside ±budget. <b>inconclusive</b>: anything else — not a failure.',
+    '<b>regression</b>: the whole interval lies below −budget. <b>improvement</b>: above +budget. <b>unchanged</b>: inside ±budget. <b>inconclusive</b>: anything else — not a failure. <b>unmeasured</b>: too few rounds for a verdict (the time limit cut it short) — a failure, never a pass.',
   ].join('<br>\n'),
 );
 

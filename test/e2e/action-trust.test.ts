@@ -35,6 +35,19 @@ const run = (workspace: string, inputs: ActionInputs, event: ActionEvent, extra:
 
 const secret = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
+/** What a step's env: may hold under names no deny-list guesses, and the job files that steer later steps (BASH_ENV=, PATH). */
+const stepSecrets = () => ({
+  PGPASSWORD: secret('pg'),
+  GH_PAT: secret('ghp'),
+  DEPLOY_KEY: secret('deploykey'),
+  SSH_KEY: secret('ssh'),
+  DATABASE_URL: `postgres://app:${secret('db')}@db.invalid/app`,
+  NPM_CONFIG__AUTHTOKEN: secret('npmrc'),
+  GITHUB_ENV: path.join(os.tmpdir(), secret('github_env')),
+  GITHUB_PATH: path.join(os.tmpdir(), secret('github_path')),
+  GITHUB_STATE: path.join(os.tmpdir(), secret('github_state')),
+});
+
 describe("the pull request's code never sees a secret", () => {
   it('install, build, bench file and server find no token in their environment or in any ancestor environment they can read', async () => {
     const { workspace, baseSha, headSha } = shallowWorkspace('env-leak', undefined, temps);
@@ -49,17 +62,7 @@ describe("the pull request's code never sees a secret", () => {
       NPM_TOKEN: secret('npm'),
       NODE_AUTH_TOKEN: secret('node_auth'),
       DEPLOY_SECRET: secret('deploy'),
-      // Credentials under names no deny-list guesses, as a step's env: may hold them.
-      PGPASSWORD: secret('pg'),
-      GH_PAT: secret('ghp'),
-      DEPLOY_KEY: secret('deploykey'),
-      SSH_KEY: secret('ssh'),
-      DATABASE_URL: `postgres://app:${secret('db')}@db.invalid/app`,
-      NPM_CONFIG__AUTHTOKEN: secret('npmrc'),
-      // The job files: whoever writes them steers the later steps (BASH_ENV=, PATH) or the summary.
-      GITHUB_ENV: path.join(os.tmpdir(), secret('github_env')),
-      GITHUB_PATH: path.join(os.tmpdir(), secret('github_path')),
-      GITHUB_STATE: path.join(os.tmpdir(), secret('github_state')),
+      ...stepSecrets(),
     };
     const result = await run(
       workspace,
@@ -90,16 +93,8 @@ describe("the pull request's code never sees a secret", () => {
     temps.push(leaks);
     const secrets = {
       GITHUB_TOKEN: secret('ghs_env'),
-      PGPASSWORD: secret('pg'),
-      GH_PAT: secret('ghp'),
-      DEPLOY_KEY: secret('deploykey'),
-      SSH_KEY: secret('ssh'),
-      DATABASE_URL: `postgres://app:${secret('db')}@db.invalid/app`,
-      NPM_CONFIG__AUTHTOKEN: secret('npmrc'),
-      GITHUB_ENV: path.join(os.tmpdir(), secret('github_env')),
+      ...stepSecrets(),
       GITHUB_OUTPUT: path.join(os.tmpdir(), secret('github_output')),
-      GITHUB_PATH: path.join(os.tmpdir(), secret('github_path')),
-      GITHUB_STATE: path.join(os.tmpdir(), secret('github_state')),
       GITHUB_STEP_SUMMARY: path.join(os.tmpdir(), secret('github_step_summary')),
     };
     const run = await runCli(['compare', '--base', 'main', '--head', 'feature', '--profile', 'never'], repo, {

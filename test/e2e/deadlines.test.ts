@@ -55,7 +55,7 @@ describe('time-limit bounds measuring, and nothing unmeasured passes', () => {
   const SUM = (n: string) => `export default { 'sum': () => { let s = 0; for (let i = 0; i < ${n}; i++) s += i; return s; } };\n`;
   const QUICK = 'budget: 5%\nrounds: 5\nmax-rounds: 5\nconfirm: false\nmicro:\n  task-time: 50ms\n';
   // A build that takes longer than the whole time limit, at each revision.
-  const SLOW_BUILD = 'build: node -e "setTimeout(() => {}, 5000)"\n';
+  const SLOW_BUILD = 'build: node -e "setTimeout(() => {}, 6000)"\n';
 
   it('catches a regression when the builds alone take longer than time-limit: install and build are not measuring', async () => {
     const repo = inlineRepo(
@@ -63,18 +63,18 @@ describe('time-limit bounds measuring, and nothing unmeasured passes', () => {
       { 'bench/a.bench.js': SUM('2000') },
     );
     const run = await runCli(
-      ['compare', '--base', 'main', '--head', 'feature', '--time-limit', '4s', '--profile', 'never', '--json', 'report.json'],
+      ['compare', '--base', 'main', '--head', 'feature', '--time-limit', '5s', '--profile', 'never', '--json', 'report.json'],
       repo,
     );
     expect(run.code, run.stdout + run.stderr).toBe(1);
     const report = readJson(path.join(repo, 'report.json'));
     expect(report.benchmarks[0].verdict).toBe('regression');
-    // Each build took its 5 s, more than the 4 s limit, and measuring still had its own 4 s.
+    // Each build took its 6 s, more than the 5 s limit, and measuring still had its own 5 s.
     const builds = [...run.stderr.matchAll(/build (base|head): done in ([\d.]+)s/g)].map((m) => Number(m[2]));
     expect(builds).toHaveLength(2);
-    for (const seconds of builds) expect(seconds).toBeGreaterThanOrEqual(5);
-    expect(report.run.measureMs).toBeLessThanOrEqual(4000);
-    expect(report.run.totalMs).toBeGreaterThan(report.run.measureMs + 10_000);
+    for (const seconds of builds) expect(seconds).toBeGreaterThanOrEqual(6);
+    expect(report.run.measureMs).toBeLessThanOrEqual(5000);
+    expect(report.run.totalMs).toBeGreaterThan(report.run.measureMs + 12_000);
     expect(report.run.limited).toBe(false);
   });
 

@@ -3,6 +3,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { changeShown, numbersIn, printedAs, printedDurations, printedNumbers, showsValue, terminalRow } from '../report-text.js';
 import { fixtureRepo, inlineRepo, leftoverProcesses, leftovers, readJson, removeFixtureRepos, runCli } from './helpers.js';
 import { decisionRule } from '../../src/stats/decision.js';
+import { httpConfig, OK_SERVER, SERVER } from './http-fixtures.js';
 
 afterAll(removeFixtureRepos);
 
@@ -12,29 +13,6 @@ afterEach(async () => {
   expect(await leftoverProcesses()).toEqual([]);
   if (repo) expect(leftovers(repo)).toEqual({ worktrees: [], tempDirs: [] });
 });
-
-/** A short load test: enough rounds for the statistics, short loads so the suite stays quick. */
-function httpConfig(name: string, extra = '', durationMs = 400, top = ''): string {
-  return `rounds: 6
-max-rounds: 6
-${top}http:
-  - name: ${name}
-    start: node server.js
-    ready: /health
-    ready-timeout: 15s
-    requests:
-      - path: /todo-lists?filter=%7B%22include%22%3A%5B%22todos%22%5D%7D
-    connections: 8
-    duration: ${durationMs}ms
-    warmup: 200ms
-${extra}`;
-}
-
-const SERVER = (body: string) => `import http from 'node:http';
-${body}
-server.listen(Number(process.env.PORT), process.env.HOST);
-`;
-const OK_SERVER = SERVER("const server = http.createServer((req, res) => res.end(req.url === '/health' ? 'ok' : '[]'));");
 
 describe('HTTP load tests, through the real CLI', () => {
   it('flags the etag middleware that adds a listener per request, with the probe showing the blocked event loop', async () => {

@@ -99,6 +99,9 @@ async function expectNothingLeft(repo: string, run: CliRun & { tmp: string }, si
   expect(worktrees).toEqual([`worktree ${repo}`]);
 }
 
+/** One load test of 2 s loads: long enough for a signal to land while the servers are up. */
+const HTTP_CONFIG = `rounds: 6\nmax-rounds: 6\nhttp:\n  - name: todo lists\n    start: node server.js\n    ready: /health\n    requests:\n      - path: /todo-lists\n    duration: 2s\n    warmup: 200ms\n`;
+
 const BENCH =
   "import { createHash } from 'node:crypto';\nexport default {\n  'sha1': () => createHash('sha1').update('benchgate').digest('hex'),\n};\n";
 
@@ -122,8 +125,7 @@ describe('a cancelled run leaves nothing behind and exits 130/143', () => {
   });
 
   it('SIGTERM during HTTP rounds: both servers (with their probe sockets) are stopped', async () => {
-    const config = `rounds: 6\nmax-rounds: 6\nhttp:\n  - name: todo lists\n    start: node server.js\n    ready: /health\n    requests:\n      - path: /todo-lists\n    duration: 2s\n    warmup: 200ms\n`;
-    const repo = fixtureRepo('http-untouched', { config });
+    const repo = fixtureRepo('http-untouched', { config: HTTP_CONFIG });
     const run = await interrupt(
       repo,
       ['compare', '--base', 'main'],
@@ -135,7 +137,7 @@ describe('a cancelled run leaves nothing behind and exits 130/143', () => {
   });
 
   it('SIGINT while profiling a regression: the profiled process is killed', async () => {
-    const repo = fixtureRepo('ids', { config: 'budget: 5%\nrounds: 5\nmax-rounds: 5\nmicro:\n  task-time: 50ms\n' });
+    const repo = fixtureRepo('ids', { config: 'budget: 5%\nrounds: 5\nmax-rounds: 5\nconfirm: false\nmicro:\n  task-time: 50ms\n' });
     const run = await interrupt(repo, ['compare', '--base', 'main', '--profile', 'regressions'], 'SIGINT', /profiling /, some(isRunner));
     await expectNothingLeft(repo, run, 'SIGINT');
   });
@@ -157,8 +159,7 @@ describe('benchgate killed, hung up on or crashed', () => {
   it('SIGKILL, which no cleanup can trap: the benchmark processes and the servers end themselves', async () => {
     const micro = inlineRepo({ 'bench/a.bench.js': BENCH, 'benchgate.yml': 'rounds: 40\nmicro:\n  task-time: 300ms\n' });
     const inMicro = await interrupt(micro, ['compare', '--base', 'main'], 'SIGKILL', /round 2 of/, some(isRunner));
-    const config = `rounds: 6\nmax-rounds: 6\nhttp:\n  - name: todo lists\n    start: node server.js\n    ready: /health\n    requests:\n      - path: /todo-lists\n    duration: 2s\n    warmup: 200ms\n`;
-    const http = fixtureRepo('http-untouched', { config });
+    const http = fixtureRepo('http-untouched', { config: HTTP_CONFIG });
     const inHttp = await interrupt(
       http,
       ['compare', '--base', 'main'],

@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { fixtureRepo, leftoverProcesses, leftovers, readJson, removeFixtureRepos, runCli } from '../e2e/helpers.js';
+import { httpConfig } from '../e2e/http-fixtures.js';
 
 afterAll(removeFixtureRepos);
 
@@ -17,21 +18,7 @@ describe('HTTP load tests catch a moderate loss', () => {
     // A moderate effect needs longer loads than the e2e tests' to stand out of the noise, and, as in a
     // user's run, more rounds when a round the machine disturbed leaves the first look undecided
     // (6 rounds at 95% are an interval from the lowest round to the highest: one odd round decides it).
-    const config = `rounds: 6
-max-rounds: 16
-confirm: false
-http:
-  - name: todo list
-    start: node server.js
-    ready: /health
-    ready-timeout: 15s
-    requests:
-      - path: /todo-lists?filter=%7B%22include%22%3A%5B%22todos%22%5D%7D
-    connections: 8
-    duration: 1000ms
-    warmup: 200ms
-    budget: 5%
-`;
+    const config = httpConfig('todo list', '    budget: 5%\n', 1000, 'confirm: false\n').replace('max-rounds: 6', 'max-rounds: 16');
     repo = fixtureRepo('http-lifecycle', { config });
     const run = await runCli(['compare', '--base', 'main', '--json', 'report.json', '--profile', 'never'], repo);
     const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
