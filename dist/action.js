@@ -78604,12 +78604,13 @@ function fitComment(markdown, runUrl, { marker = "", limit = COMMENT_LIMIT - (ma
 
 \u2026 the report is longer than a comment allows: the whole report is in the job summary${runUrl ? ` of [this run](${runUrl})` : ""}.
 `;
-  for (let room = limit - note.length; ; ) {
+  for (let room = limit - note.length; room > 0; ) {
     const cut = markdown.lastIndexOf("\n", room);
     const body = closeOpenBlocks(markdown.slice(0, cut > 0 ? cut : room));
     if (body.length + note.length <= limit) return body + note;
     room -= body.length + note.length - limit;
   }
+  return note.trim().slice(0, limit);
 }
 function closeOpenBlocks(text2) {
   let body = text2;

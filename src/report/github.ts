@@ -84,12 +84,14 @@ export function fitComment(
   if (markdown.length <= limit) return markdown;
   const note = `\n\n… the report is longer than a comment allows: the whole report is in the job summary${runUrl ? ` of [this run](${runUrl})` : ''}.\n`;
   // The tags that close what the cut left open count against the limit too: cut earlier until all of it fits.
-  for (let room = limit - note.length; ;) {
+  for (let room = limit - note.length; room > 0;) {
     const cut = markdown.lastIndexOf('\n', room);
     const body = closeOpenBlocks(markdown.slice(0, cut > 0 ? cut : room));
     if (body.length + note.length <= limit) return body + note;
     room -= body.length + note.length - limit;
   }
+  // A limit too small for any of the report: the pointer to it alone.
+  return note.trim().slice(0, limit);
 }
 
 /** Never leave a code block, <details> or <pre> open: the rest of the page would fall into it. */

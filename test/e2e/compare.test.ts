@@ -313,7 +313,8 @@ export default {
 `;
     repo = inlineRepo(
       {
-        'benchgate.yml': 'micro:\n  task-time: 150ms\n',
+        // A budget the counter task resolves with one process a round (no allocation adds processes): the staging counts them.
+        'benchgate.yml': 'budget: 50%\nmicro:\n  task-time: 150ms\n',
         'bench/a.bench.js': "export default {\n  'sum': () => { let s = 0; for (let i = 0; i < 100; i++) s += i; return s; },\n};\n",
         '.gitignore': '.processes\n',
       },

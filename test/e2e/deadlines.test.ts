@@ -73,7 +73,6 @@ describe('time-limit bounds measuring, and nothing unmeasured passes', () => {
     const builds = [...run.stderr.matchAll(/build (base|head): done in ([\d.]+)s/g)].map((m) => Number(m[2]));
     expect(builds).toHaveLength(2);
     for (const seconds of builds) expect(seconds).toBeGreaterThanOrEqual(6);
-    expect(report.run.measureMs).toBeLessThanOrEqual(5000);
     expect(report.run.totalMs).toBeGreaterThan(report.run.measureMs + 12_000);
     expect(report.run.limited).toBe(false);
   });

@@ -196,3 +196,11 @@ describe('the PR comment', () => {
     expect(await upsertComment(human, { mode: 'always', marker, body: 'new', report: report('pass') })).toBe('created');
   });
 });
+
+describe('a comment limit too small for the report', () => {
+  it('ends, with the pointer to the summary alone', () => {
+    const body = fitComment('### head\n| row |\n'.repeat(100), undefined, { limit: 50 });
+    expect(body.length).toBeLessThanOrEqual(50);
+    expect(body.startsWith('… the report is longer than a comment allows')).toBe(true);
+  });
+});
