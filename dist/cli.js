@@ -48550,14 +48550,16 @@ async function measureMicro(plan) {
     return allocation.overheadMs + typical + [...suspects].reduce((sum3, id) => sum3 + measured(id), 0);
   };
   const reserve = (roundMs, done) => confirmationRounds(done) * perRound * confirmProcessMs(roundMs / perRound);
-  const runOne = async (round, skipNow, into) => {
+  const runOne = async (round, unmeasured, into) => {
     const cpuBefore = sampleCpu();
     const load1 = os3.loadavg()[0] ?? 0;
     const taskTimes = allocation?.taskTimeMs;
     const outcomes = [];
+    const skipNow = new Set(skip);
+    const decidedNow = [...unmeasured].filter((id) => !skip.has(id));
     for (let p = 0; p < perRound; p++) {
       const processStarted = now();
-      const job = { settings: plan.settings, batches, skip: [...skipNow], ...taskTimes ? { taskTimes } : {} };
+      const job = { settings: plan.settings, batches, skip: [...skipNow], decided: decidedNow, ...taskTimes ? { taskTimes } : {} };
       const outcome2 = await runRound(strategy, round, processes++, job, errors, skipNow);
       lastProcessMs = now() - processStarted;
       if (into === "main" && plan.isolation === "alternate") records.push(roundRecord(lastProcessMs, outcome2.tasks));
@@ -48604,7 +48606,7 @@ async function measureMicro(plan) {
     }
     const target = round < plannedRounds ? plannedRounds : maxRounds();
     plan.onProgress?.({ round: round + 1, rounds: target, elapsedMs: elapsed, remainingMs: roundMs * (target - round) });
-    await runOne(round, /* @__PURE__ */ new Set([...skip, ...decided]), "main");
+    await runOne(round, decided, "main");
     rounds++;
     const fit = rounds < plannedRounds ? { timeMs: plan.timeLimitMs - (now() - started), rounds: plannedRounds - rounds, confirmRounds: confirmationRounds(plannedRounds) } : void 0;
     const measured = new Set([...samples.keys()].filter((id) => !skip.has(id) && !decided.has(id)));
@@ -48635,7 +48637,7 @@ async function measureMicro(plan) {
       const roundMs = roundLength(elapsed);
       if (elapsed + roundMs > plan.timeLimitMs) break;
       plan.onProgress?.({ round: i + 1, rounds: confirmTarget, elapsedMs: elapsed, remainingMs: roundMs * (confirmTarget - i) });
-      await runOne(rounds + i, /* @__PURE__ */ new Set([...skip, ...others]), "confirmation");
+      await runOne(rounds + i, others, "confirmation");
       confirmRounds++;
     }
   }

@@ -8,6 +8,7 @@ import vm from "node:vm";
 
 // src/measure/micro/harness/packages.ts
 var HARNESS_PACKAGES = ["benchmark", "tinybench", "mitata", "vitest"];
+var GRAPH_PARAMETER = "benchgate-graph";
 
 // src/measure/micro/harness/hooks.ts
 var SCHEME = "benchgate-harness:";
@@ -17,12 +18,25 @@ function initialize(data) {
   transformUrl = data.transform;
 }
 async function resolve(specifier, context, next) {
+  const resolved = await resolveOnce(specifier, context, next);
+  return inParentGraph(resolved, context.parentURL);
+}
+function inParentGraph(resolved, parent) {
+  if (!parent?.startsWith("file:") || !resolved.url.startsWith("file:")) return resolved;
+  const graph = new URL(parent).searchParams.get(GRAPH_PARAMETER);
+  if (graph === null) return resolved;
+  const url = new URL(resolved.url);
+  if (url.searchParams.has(GRAPH_PARAMETER)) return resolved;
+  url.searchParams.set(GRAPH_PARAMETER, graph);
+  return { ...resolved, url: url.href };
+}
+async function resolveOnce(specifier, context, next) {
   const parent = context.parentURL;
   if (HARNESS_PACKAGES.includes(specifier) && parent && !parent.startsWith(SCHEME) && !parent.includes("/node_modules/")) {
     const real = await next(specifier, context);
     return { url: `${SCHEME}${specifier}?${encodeURIComponent(real.url)}`, shortCircuit: true };
   }
-  if (parent?.startsWith("file:") && TYPESCRIPT.test(parent) && isPathLike(specifier))
+  if (parent?.startsWith("file:") && TYPESCRIPT.test(new URL(parent).pathname) && isPathLike(specifier))
     return resolveFromTypeScript(specifier, context, next);
   return next(specifier, context);
 }

@@ -1057,6 +1057,10 @@ function messageOf(error) {
   return typeof error === "string" ? error : JSON.stringify(error) ?? String(error);
 }
 
+// src/measure/micro/harness/packages.ts
+var HARNESS_PACKAGES = ["benchmark", "tinybench", "mitata", "vitest"];
+var GRAPH_PARAMETER = "benchgate-graph";
+
 // src/measure/micro/alternate.ts
 var SideFailure = class extends Error {
   constructor(revision, cause, root, context) {
@@ -1072,14 +1076,17 @@ function describeThrown(thrown, root) {
   const prefix = pathToFileURL(root).href + "/";
   const frame = thrown.stack.split("\n").map((line) => line.trim()).find((line) => line.startsWith("at ") && (line.includes(prefix) || line.includes(root + "/")) && !line.includes("/node_modules/"));
   return frame ? `${head}
-    ${frame.replace(prefix, "").replace(root + "/", "")}` : head;
+    ${withoutGraph(frame.replace(prefix, "").replace(root + "/", ""))}` : head;
 }
-async function measureTask(id, sides, settings, fixedBatch, beat) {
+function withoutGraph(location) {
+  return location.replace(new RegExp(`[?&]${GRAPH_PARAMETER}=\\d+`, "g"), "");
+}
+async function measureTask(id, sides, settings, fixedBatch, beat2) {
   let batch = fixedBatch ?? 1;
   let blocks = 0;
   return withWarmSides(
     sides,
-    beat,
+    beat2,
     async (prepared) => {
       const hasEachHooks = prepared.some((side) => side.opts.beforeEach || side.opts.afterEach);
       const fastest = Math.min(...prepared.map((side) => side.callMs));
@@ -1096,7 +1103,7 @@ async function measureTask(id, sides, settings, fixedBatch, beat) {
         const periods = await runBlock(order(prepared, blocks), jitter(iterations));
         blocks++;
         if (prepared.length === 2) logRatios.push(Math.log(periods.get("base") / periods.get("head")));
-        beat();
+        beat2();
       }
       const measureMs = performance.now() - started;
       const outcome = { id, batch, blocks, measureMs };
@@ -1108,11 +1115,11 @@ async function measureTask(id, sides, settings, fixedBatch, beat) {
     (failure) => ({ id, batch, blocks, error: { revision: failure.revision, message: failure.message } })
   );
 }
-async function withWarmSides(sides, beat, work, onFailure) {
+async function withWarmSides(sides, beat2, work, onFailure) {
   const prepared = sides.map((side) => ({ ...side, isAsync: false, callMs: 0, runs: 0, timeMs: 0 }));
   try {
     for (const side of prepared) {
-      beat(side.revision);
+      beat2(side.revision);
       await runHook(side, "beforeAll");
       await probe(side);
     }
@@ -1124,10 +1131,10 @@ async function withWarmSides(sides, beat, work, onFailure) {
     for (const side of prepared) await runHook(side, "afterAll").catch(() => void 0);
   }
 }
-async function runTaskFor(side, durationMs, window, beat) {
+async function runTaskFor(side, durationMs, window, beat2) {
   return withWarmSides(
     [side],
-    beat,
+    beat2,
     async ([prepared]) => {
       const batch = Math.max(1, Math.round(1 / Math.max(prepared.callMs, 1e-6)));
       let calls = 0;
@@ -1136,7 +1143,7 @@ async function runTaskFor(side, durationMs, window, beat) {
       while (performance.now() - started < durationMs) {
         await prepared.loop(batch);
         calls += batch;
-        beat();
+        beat2();
       }
       await window.close();
       return { calls };
@@ -1243,11 +1250,6 @@ import Module, { syncBuiltinESMExports } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL as pathToFileURL2 } from "node:url";
 import workerThreads from "node:worker_threads";
-
-// src/measure/micro/harness/packages.ts
-var HARNESS_PACKAGES = ["benchmark", "tinybench", "mitata", "vitest"];
-
-// src/measure/micro/harness/capture.ts
 var SYMBOL = /* @__PURE__ */ Symbol.for("benchgate.capture");
 var Capture = class {
   current;
@@ -1255,6 +1257,12 @@ var Capture = class {
   workersRunning = 0;
   workerQueue = Promise.resolve();
   workerCount = 0;
+  /** CommonJS modules loaded before any bench file (benchgate's own): kept when a new module graph starts. */
+  preloaded;
+  graphs = 0;
+  /** The unit of the bench file that is loading: 0 the file itself, k its k-th worker. */
+  unit = 0;
+  workersOfFile = 0;
   patched = /* @__PURE__ */ new WeakSet();
   suiteStack = [];
   mitataGroups = [];
@@ -1274,6 +1282,8 @@ var Capture = class {
       only: false
     };
     this.current = declaration;
+    this.unit = 0;
+    this.workersOfFile = 0;
     this.suiteStack.length = 0;
     this.mitataGroups = [];
     const exit = Object.getOwnPropertyDescriptor(process, "exit");
@@ -1346,7 +1356,12 @@ var Capture = class {
   }
   add(task) {
     this.activity++;
-    this.current?.tasks.push({ ...task, name: String(task.name).trimEnd() || String(task.name) });
+    this.current?.tasks.push({ unit: this.unit, ...task, name: String(task.name).trimEnd() || String(task.name) });
+  }
+  /** A harness that declares its tasks once the file has settled: they belong to the unit that was loading when it was called. */
+  later(collect) {
+    const unit = this.unit;
+    this.current?.pending.push(async () => (await collect()).map((task) => ({ unit, ...task })));
   }
   // --- benchmark.js ---------------------------------------------------------
   benchmarkjs(namespace, resolved) {
@@ -1459,7 +1474,7 @@ var Capture = class {
       const [label, body] = typeof name === "function" ? [name.name || "anonymous", name] : [String(name), fn];
       const declared = new MitataBench(label, body, [...this.mitataGroups]);
       this.activity++;
-      this.current?.pending.push(() => declared.tasks());
+      this.later(() => declared.tasks());
       return declared;
     };
     return {
@@ -1514,7 +1529,7 @@ var Capture = class {
       const suite = newSuite(label, parent, only || parent.only);
       suite.factory = body;
       parent.children.push(suite);
-      if (parent.parent === void 0 && parent.children.length === 1) this.current?.pending.push(() => collect(parent));
+      if (parent.parent === void 0 && parent.children.length === 1) this.later(() => collect(parent));
     };
     const describe = Object.assign(describeWith(false), {
       only: describeWith(true),
@@ -1643,6 +1658,7 @@ var Capture = class {
   /** A stand-in Worker's start: its file is loaded after the workers started before it; then it exits with 0. */
   startWorker(worker, port, filename, options) {
     const threadId = ++this.workerCount;
+    const unit = ++this.workersOfFile;
     const file = filename instanceof URL || String(filename).startsWith("file:") ? fileURLToPath(filename) : path.resolve(String(filename));
     if (options.eval) throw new Error("benchgate cannot collect tasks from a worker started from a string of code (eval: true)");
     this.current?.workers.push(file);
@@ -1658,7 +1674,7 @@ var Capture = class {
     });
     this.workerQueue = this.workerQueue.then(async () => {
       try {
-        await this.runWorker(file, threadId, options.workerData, port);
+        await this.runWorker(file, threadId, unit, options.workerData, port);
         setImmediate(() => (worker.emit("online"), worker.emit("exit", 0)));
       } catch (error) {
         this.current?.workerErrors.push({ file, error });
@@ -1671,7 +1687,7 @@ var Capture = class {
     return threadId;
   }
   /** Load a worker's file in this thread, as that worker would see it, once per worker. */
-  async runWorker(file, threadId, workerData, port) {
+  async runWorker(file, threadId, unit, workerData, port) {
     const builtin = workerThreads;
     const saved = {
       workerData: builtin.workerData,
@@ -1681,15 +1697,32 @@ var Capture = class {
     };
     Object.assign(builtin, { workerData: structuredClone(workerData), parentPort: port, isMainThread: false, threadId });
     syncBuiltinESMExports();
+    this.unit = unit;
     try {
-      const require2 = Module.createRequire(file);
-      delete require2.cache[file];
-      await import(`${pathToFileURL2(file).href}?benchgate-worker=${threadId}`);
+      await import(this.inNewGraph(file));
     } finally {
       Object.assign(builtin, saved);
       syncBuiltinESMExports();
     }
     for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+    this.unit = 0;
+  }
+  /**
+   * The URL to import `file` with so that it and everything it imports get instances of their own: a
+   * module graph per bench file and per worker, as each would have in its own process or thread. Code
+   * shared by the tasks of two files, or by two workers' scenarios (one router class behind eighteen
+   * lookup scenarios), would otherwise be one function in this process, its inline caches and
+   * optimised code shaped by whichever scenarios ran before: a task's figure would depend on its
+   * neighbours, and change when they are decided and leave (docs/statistics.md). ES modules: the URL
+   * carries a graph number that the resolve hook (hooks.ts) passes on to every file the module
+   * imports. CommonJS: the require cache is emptied of the previous graphs' modules (they live on in
+   * the closures that hold them), since Node keys a CommonJS module by its path alone.
+   */
+  inNewGraph(file) {
+    const cache = Module.createRequire(file).cache;
+    this.preloaded ??= new Set(Object.keys(cache));
+    for (const key of Object.keys(cache)) if (!this.preloaded.has(key)) delete cache[key];
+    return `${pathToFileURL2(file).href}?${GRAPH_PARAMETER}=${++this.graphs}`;
   }
   /** `require()` of a harness, which Node 20 does not pass through the module hooks. */
   wrapRequire() {
@@ -1869,7 +1902,6 @@ function harnessCapture() {
 
 // src/measure/micro/load.ts
 import path2 from "node:path";
-import { pathToFileURL as pathToFileURL3 } from "node:url";
 
 // src/measure/micro/protocol.ts
 var ID_SEPARATOR = " > ";
@@ -1895,7 +1927,7 @@ async function loadBenchFile(file, root) {
   let thrown;
   const declaration = await harnessCapture().declare(file, async () => {
     try {
-      module = await import(pathToFileURL3(file).href);
+      module = await import(harnessCapture().inNewGraph(file));
     } catch (error) {
       thrown = { error };
     }
@@ -1909,7 +1941,12 @@ async function loadBenchFile(file, root) {
     return {
       harness: harness ?? "tinybench",
       harnesses: declaration.harnesses,
-      tasks: declaration.tasks.map((task) => ({ name: [...task.suites, task.name].join(ID_SEPARATOR), fn: task.fn, opts: task.opts })),
+      tasks: declaration.tasks.map((task) => ({
+        name: [...task.suites, task.name].join(ID_SEPARATOR),
+        fn: task.fn,
+        opts: task.opts,
+        unit: task.unit ?? 0
+      })),
       notes,
       workers
     };
@@ -1972,7 +2009,7 @@ async function loadSides(sides) {
         for (const task of tasks) {
           const id = `${file}${ID_SEPARATOR}${task.name}`;
           const list = byId.get(id) ?? [];
-          list.push({ revision: side.revision, root: side.root, fn: task.fn, opts: task.opts });
+          list.push({ revision: side.revision, root: side.root, fn: task.fn, opts: task.opts, unit: task.unit ?? 0 });
           byId.set(id, list);
         }
       } catch (error) {
@@ -1995,24 +2032,38 @@ async function runLoad(job) {
 async function runJob(job) {
   const { files, byId } = await loadSides(job.sides);
   const tasks = [];
-  for (const [id, sides] of byId) {
-    if (job.skip.includes(id)) continue;
+  const run = [...byId].filter(([id]) => !job.skip.includes(id));
+  const decided = new Set(job.decided);
+  const graph = (id, sides) => `${id.slice(0, id.indexOf(ID_SEPARATOR))}#${sides[0].unit}`;
+  const lastMeasured = /* @__PURE__ */ new Map();
+  run.forEach(([id, sides], at) => void (decided.has(id) || lastMeasured.set(graph(id, sides), at)));
+  for (const [at, [id, sides]] of run.entries()) {
     current = id;
+    if (decided.has(id)) {
+      if ((lastMeasured.get(graph(id, sides)) ?? -1) > at) await warmUp(id, sides, job, beat(id));
+      continue;
+    }
     await send({ type: "progress", id });
-    const tick = throttled(() => void send({ type: "progress", id }));
-    const beat = (revision) => revision ? void send({ type: "progress", id, revision }) : tick();
     const taskTimeMs = job.taskTimes?.[id];
     const settings = taskTimeMs === void 0 ? job.settings : { ...job.settings, taskTimeMs };
-    tasks.push(await measureTask(id, sides, settings, job.batches[id], beat));
+    tasks.push(await measureTask(id, sides, settings, job.batches[id], beat(id)));
   }
   await send({ type: "result", files, tasks });
 }
-function throttled(beat) {
+function beat(id) {
+  const tick = throttled(() => void send({ type: "progress", id }));
+  return (revision) => revision ? void send({ type: "progress", id, revision }) : tick();
+}
+async function warmUp(id, sides, job, heartbeat) {
+  await send({ type: "progress", id });
+  await measureTask(id, sides, { ...job.settings, taskTimeMs: 0, minBlocks: 0 }, job.batches[id], heartbeat);
+}
+function throttled(beat2) {
   let last = 0;
   return () => {
     if (performance.now() - last < 250) return;
     last = performance.now();
-    beat();
+    beat2();
   };
 }
 async function runProfile(job) {
@@ -2029,18 +2080,20 @@ async function runProfile(job) {
     job.durationMs,
     {
       open: async () => void (profiler = await startProfiler(job.intervalUs)),
-      close: async () => writeFileSync(job.outFile, JSON.stringify(atTypeScriptLines(await profiler.stop())))
+      close: async () => writeFileSync(job.outFile, JSON.stringify(atSourceFiles(await profiler.stop())))
     },
     throttled(() => void send({ type: "progress", id: current, revision: side.revision }))
   );
   if ("error" in outcome) return fatal(outcome.error);
   await send({ type: "profiled", calls: outcome.calls });
 }
-function atTypeScriptLines(profile) {
+function atSourceFiles(profile) {
   for (const node of profile.nodes) {
     const { callFrame } = node;
+    const loaded = callFrame.url;
+    callFrame.url = withoutGraph(loaded);
     if (!/\.[cm]?ts$/.test(callFrame.url)) continue;
-    const map = findSourceMap(callFrame.url) ?? (callFrame.url.startsWith("file:") ? findSourceMap(fileURLToPath2(callFrame.url)) : void 0);
+    const map = findSourceMap(loaded) ?? (loaded.startsWith("file:") ? findSourceMap(fileURLToPath2(loaded)) : void 0);
     if (!map) continue;
     const entry = map.findEntry(callFrame.lineNumber, callFrame.columnNumber);
     if ("originalLine" in entry) Object.assign(callFrame, { lineNumber: entry.originalLine, columnNumber: entry.originalColumn });

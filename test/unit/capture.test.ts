@@ -39,7 +39,11 @@ interface RunnerAnswer {
 }
 
 /** One benchmark process: load (kind 'load'), measure briefly, or profile one task, as benchgate does. */
-function runner(root: string, files: string[], measure: boolean | { task: string; outFile: string } = false): Promise<RunnerAnswer> {
+function runner(
+  root: string,
+  files: string[],
+  measure: boolean | { task: string; outFile: string } | { decided: string[] } = false,
+): Promise<RunnerAnswer> {
   return new Promise((resolve, reject) => {
     const child = fork(RUNNER, [], { cwd: root, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     let output = '';
@@ -50,7 +54,7 @@ function runner(root: string, files: string[], measure: boolean | { task: string
     child.on('message', (message: { type: string; files?: FileLoad[]; tasks?: TaskOutcome[]; message?: string }) => {
       if (message.type === 'ready')
         child.send(
-          typeof measure === 'object'
+          typeof measure === 'object' && 'task' in measure
             ? { kind: 'profile', side, task: measure.task, durationMs: 300, intervalUs: 100, outFile: measure.outFile }
             : measure
               ? {
@@ -58,6 +62,7 @@ function runner(root: string, files: string[], measure: boolean | { task: string
                   settings: { taskTimeMs: 20, blockMs: 1, warmupBlocks: 1, minSampleMs: 0.02, minBlocks: 2 },
                   batches: {},
                   skip: [],
+                  ...(typeof measure === 'object' ? measure : {}),
                 }
               : { kind: 'load', sides: [side] },
         );
@@ -375,7 +380,8 @@ export type Listener = Server
     const root = project({
       'lib.cts': `exports.twice = (n: number): number => n * 2\n`,
       'a.bench.cts': `const { twice } = require('./lib.cts') as { twice: (n: number) => number }\nmodule.exports = { twice: (): number => twice(21) }\n`,
-      'b.bench.mts': `import { createRequire } from 'node:module'\nconst { twice } = createRequire(import.meta.url)('./lib.cts')\nexport default { twice: (): number => twice(2) }\n`,
+      // Each bench file has a module graph of its own: b imports lib.cts itself (through the hooks), not a's copy.
+      'b.bench.mts': `import lib from './lib.cts'\nconst { twice } = lib as { twice: (n: number) => number }\nexport default { twice: (): number => twice(2) }\n`,
       'bad.bench.ts': `export default {\n  broken: (: number) => 1,\n}\n`,
     });
     const { files } = await runner(root, ['a.bench.cts', 'b.bench.mts', 'bad.bench.ts']);
@@ -393,5 +399,58 @@ describe('a file that declares nothing benchgate knows', () => {
     expect(loaded.error).toContain('it declares no task. benchgate accepts:');
     for (const harness of ['benchmark.js suite', 'tinybench script', 'mitata file', 'vitest bench file', "benchgate's own"])
       expect(loaded.error).toContain(harness);
+  });
+});
+
+describe('module graphs and neighbours', () => {
+  it('gives each bench file, and each worker a file starts, instances of its own of every module it imports', async () => {
+    const root = project({
+      // One CommonJS and one ES module shared by everything below: each logs every time it is evaluated.
+      'src/shared.js': `${LOG}\nlog('shared.js')\nmodule.exports = { twice: (n) => n * 2 }\n`,
+      'src/shared.mjs': `${LOG_ESM}\nlog('shared.mjs')\nexport const half = (n) => n / 2\n`,
+      'bench/a.bench.mjs': `import { half } from '../src/shared.mjs'\nimport { createRequire } from 'node:module'\nconst { twice } = createRequire(import.meta.url)('../src/shared.js')\nexport default { a: () => twice(half(4)) }\n`,
+      'bench/b.bench.mjs': `import { half } from '../src/shared.mjs'\nimport { createRequire } from 'node:module'\nconst { twice } = createRequire(import.meta.url)('../src/shared.js')\nexport default { b: () => twice(half(8)) }\n`,
+      'benchmark/thread.js': `const { workerData } = require('worker_threads')
+const Benchmark = require('benchmark')
+const { twice } = require('../src/shared.js')
+Benchmark.Suite().add(workerData.name, () => twice(workerData.n)).run()`,
+      'benchmark/main.js': `const { Worker } = require('worker_threads')
+;(async () => {
+  for (const s of [{ name: 'one', n: 1 }, { name: 'two', n: 2 }, { name: 'three', n: 3 }])
+    await new Promise((resolve) => new Worker(require('path').join(__dirname, 'thread.js'), { workerData: s }).on('exit', resolve))
+})()`,
+    });
+    const { files, tasks } = await runner(root, ['bench/a.bench.mjs', 'bench/b.bench.mjs', 'benchmark/main.js'], true);
+    expect(files.map((f) => f.tasks)).toEqual([['a'], ['b'], ['one', 'two', 'three']]);
+    expect(tasks.map((t) => t.error)).toEqual([undefined, undefined, undefined, undefined, undefined]);
+    // Shared code is evaluated once per module graph: a, b, and each of the three workers (one process would share one copy).
+    const log = logOf(root);
+    expect(log.filter((line) => line === 'shared.js')).toHaveLength(5);
+    expect(log.filter((line) => line === 'shared.mjs')).toHaveLength(2);
+  });
+
+  it('warms up a decided task when a measured task after it shares its module graph, and only then', async () => {
+    // Each task logs its name the first time it runs in a process.
+    const task = (name: string) =>
+      `'${name}': (() => { let seen = false; return () => { if (!seen) { seen = true; log('${name}') } return '${name}'.length } })()`;
+    const root = project({
+      'bench/plain.bench.mjs': `${LOG_ESM}\nexport default { ${['a', 'b', 'c'].map(task).join(', ')} }\n`,
+      'benchmark/thread.js': `${LOG}
+const { workerData } = require('worker_threads')
+const Benchmark = require('benchmark')
+let seen = false
+Benchmark.Suite().add(workerData, () => { if (!seen) { seen = true; log(workerData) } return 1 }).run()`,
+      'benchmark/main.js': `const { Worker } = require('worker_threads')
+;(async () => {
+  for (const s of ['one', 'two'])
+    await new Promise((resolve) => new Worker(require('path').join(__dirname, 'thread.js'), { workerData: s }).on('exit', resolve))
+})()`,
+    });
+    const decided = ['bench/plain.bench.mjs > a', 'bench/plain.bench.mjs > c', 'benchmark/main.js > one'];
+    const { tasks } = await runner(root, ['bench/plain.bench.mjs', 'benchmark/main.js'], { decided });
+    // Only the open tasks are measured and reported.
+    expect(tasks.map((t) => t.id)).toEqual(['bench/plain.bench.mjs > b', 'benchmark/main.js > two']);
+    // a ran before b (same file, same graph); c comes after every measured task of its file; worker 'one' has a graph of its own.
+    expect(logOf(root).sort()).toEqual(['a', 'b', 'two']);
   });
 });

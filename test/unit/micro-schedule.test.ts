@@ -58,7 +58,7 @@ function fakeProcesses(
       const ratio = options.ratio ?? (() => -0.1);
       const both = job.sides.length === 2;
       const outcomes: TaskOutcome[] = tasks
-        .filter((task) => !job.skip.includes(id(task)))
+        .filter((task) => !job.skip.includes(id(task)) && !job.decided?.includes(id(task)))
         .map((task) => {
           const r = ratio(task, n);
           const outcome: TaskOutcome = {
@@ -220,7 +220,9 @@ describe('adaptive rounds', () => {
     // a was decided at round 10, b at round 15: the run ends there, 25 rounds early.
     expect(result.rounds).toBe(15);
     expect(fake.jobs).toHaveLength(15);
-    expect(fake.jobs.slice(10).every((job) => job.skip.includes(id('a')) && !job.skip.includes(id('b')))).toBe(true);
+    // A decided benchmark is not measured, but not skipped either: it still warms up before the tasks after it.
+    expect(fake.jobs.slice(10).every((job) => job.decided?.includes(id('a')) && !job.decided.includes(id('b')))).toBe(true);
+    expect(fake.jobs.every((job) => job.skip.length === 0)).toBe(true);
     expect(byId(result.benchmarks).a!.logRatios).toHaveLength(10);
     expect(byId(result.benchmarks).b!.logRatios).toHaveLength(15);
   });
@@ -246,7 +248,7 @@ describe('adaptive rounds', () => {
     expect(a!.logRatios).toHaveLength(15);
     expect(b!.confirmation).toBeUndefined();
     expect(fake.jobs).toHaveLength(30);
-    expect(fake.jobs.slice(15).every((job) => job.skip.includes(id('b')) && !job.skip.includes(id('a')))).toBe(true);
+    expect(fake.jobs.slice(15).every((job) => job.decided?.includes(id('b')) && !job.decided.includes(id('a')))).toBe(true);
   });
 
   it('confirms nothing when confirmation is off', async () => {
@@ -367,7 +369,7 @@ describe('measuring time allocated by where the noise is', () => {
       async spawn(job) {
         const n = jobs.push(structuredClone(job)) - 1;
         const outcomes: TaskOutcome[] = tasks
-          .filter((task) => !job.skip.includes(id(task)))
+          .filter((task) => !job.skip.includes(id(task)) && !job.decided?.includes(id(task)))
           .map((task) => {
             const measureMs = job.taskTimes?.[id(task)] ?? job.settings.taskTimeMs;
             return {

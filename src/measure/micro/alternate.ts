@@ -4,6 +4,7 @@ import type { RevisionLabel } from '../../checkout/revisions.js';
 import { pathToFileURL } from 'node:url';
 import { messageOf } from '../../util/errors.js';
 import type { MeasureSettings, SideFigures, TaskOutcome } from './protocol.js';
+import { GRAPH_PARAMETER } from './harness/packages.js';
 
 /** One revision's version of a task, inside a benchmark process. */
 export interface SideTask {
@@ -12,6 +13,8 @@ export interface SideTask {
   root: string;
   fn: Fn;
   opts: FnOptions;
+  /** Its module graph within its bench file (0 the file's own, k its k-th worker's); tasks of one graph share code. */
+  unit?: number;
 }
 
 /** Reports that the process is alive and what it is running. */
@@ -38,7 +41,12 @@ export function describeThrown(thrown: unknown, root?: string): string {
     .split('\n')
     .map((line) => line.trim())
     .find((line) => line.startsWith('at ') && (line.includes(prefix) || line.includes(root + '/')) && !line.includes('/node_modules/'));
-  return frame ? `${head}\n    ${frame.replace(prefix, '').replace(root + '/', '')}` : head;
+  return frame ? `${head}\n    ${withoutGraph(frame.replace(prefix, '').replace(root + '/', ''))}` : head;
+}
+
+/** A location without the module graph's number that a bench file's modules carry in their URLs (harness/capture.ts, inNewGraph). */
+export function withoutGraph(location: string): string {
+  return location.replace(new RegExp(`[?&]${GRAPH_PARAMETER}=\\d+`, 'g'), '');
 }
 
 interface Prepared extends SideTask {

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Bench, type Fn, type FnOptions } from 'tinybench';
 import { harnessCapture, type HarnessCopy } from './harness/capture.js';
 import { describeThrown } from './alternate.js';
@@ -10,6 +9,8 @@ export interface DeclaredTask {
   name: string;
   fn: Fn;
   opts: FnOptions;
+  /** Its module graph within the file: 0 the file's own, k its k-th worker's (harness/capture.ts). */
+  unit?: number;
 }
 
 /** A bench file's tasks and how they were declared. */
@@ -57,7 +58,7 @@ export async function loadBenchFile(file: string, root: string): Promise<LoadedF
   let thrown: { error: unknown } | undefined;
   const declaration = await harnessCapture().declare(file, async () => {
     try {
-      module = (await import(pathToFileURL(file).href)) as { default?: unknown };
+      module = (await import(harnessCapture().inNewGraph(file))) as { default?: unknown };
     } catch (error) {
       thrown = { error };
     }
@@ -71,7 +72,12 @@ export async function loadBenchFile(file: string, root: string): Promise<LoadedF
     return {
       harness: harness ?? 'tinybench',
       harnesses: declaration.harnesses,
-      tasks: declaration.tasks.map((task) => ({ name: [...task.suites, task.name].join(ID_SEPARATOR), fn: task.fn, opts: task.opts })),
+      tasks: declaration.tasks.map((task) => ({
+        name: [...task.suites, task.name].join(ID_SEPARATOR),
+        fn: task.fn,
+        opts: task.opts,
+        unit: task.unit ?? 0,
+      })),
       notes,
       workers,
     };

@@ -38,6 +38,12 @@ export interface MicroJob {
   taskTimes?: Record<string, number>;
   /** Benchmark ids not to run (they hung or crashed a process before). */
   skip: string[];
+  /**
+   * Benchmark ids not to measure (decided). Each still runs its warm-up, unmeasured, when a task measured
+   * after it shares its module graph (its bench file, or its worker): what ran before a measured task is
+   * then the same in every round, whichever tasks have been decided.
+   */
+  decided?: string[];
 }
 
 /** Run one task of one revision under the CPU profiler and write the profile to `outFile`. */

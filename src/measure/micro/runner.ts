@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startProfiler, type CpuProfile, type RunningProfiler } from '../profiler.js';
 import type { RevisionLabel } from '../../checkout/revisions.js';
-import { describeThrown, measureTask, runTaskFor, type SideTask } from './alternate.js';
+import { describeThrown, measureTask, runTaskFor, withoutGraph, type Heartbeat, type SideTask } from './alternate.js';
 import { harnessCapture } from './harness/capture.js';
 import { loadBenchFile } from './load.js';
 import {
@@ -48,7 +48,7 @@ async function loadSides(sides: SideJob[]): Promise<{ files: FileLoad[]; byId: M
         for (const task of tasks) {
           const id = `${file}${ID_SEPARATOR}${task.name}`;
           const list = byId.get(id) ?? [];
-          list.push({ revision: side.revision, root: side.root, fn: task.fn, opts: task.opts });
+          list.push({ revision: side.revision, root: side.root, fn: task.fn, opts: task.opts, unit: task.unit ?? 0 });
           byId.set(id, list);
         }
       } catch (error) {
@@ -74,17 +74,35 @@ async function runLoad(job: LoadJob): Promise<void> {
 async function runJob(job: MicroJob): Promise<void> {
   const { files, byId } = await loadSides(job.sides);
   const tasks: TaskOutcome[] = [];
-  for (const [id, sides] of byId) {
-    if (job.skip.includes(id)) continue;
+  const run = [...byId].filter(([id]) => !job.skip.includes(id));
+  const decided = new Set(job.decided);
+  // A decided task's warm-up keeps the neighbours of the measured tasks after it in its module graph.
+  const graph = (id: string, sides: SideTask[]) => `${id.slice(0, id.indexOf(ID_SEPARATOR))}#${sides[0]!.unit}`;
+  const lastMeasured = new Map<string, number>();
+  run.forEach(([id, sides], at) => void (decided.has(id) || lastMeasured.set(graph(id, sides), at)));
+  for (const [at, [id, sides]] of run.entries()) {
     current = id;
+    if (decided.has(id)) {
+      if ((lastMeasured.get(graph(id, sides)) ?? -1) > at) await warmUp(id, sides, job, beat(id));
+      continue;
+    }
     await send({ type: 'progress', id });
-    const tick = throttled(() => void send({ type: 'progress', id }));
-    const beat = (revision?: RevisionLabel) => (revision ? void send({ type: 'progress', id, revision }) : tick());
     const taskTimeMs = job.taskTimes?.[id];
     const settings = taskTimeMs === undefined ? job.settings : { ...job.settings, taskTimeMs };
-    tasks.push(await measureTask(id, sides, settings, job.batches[id], beat));
+    tasks.push(await measureTask(id, sides, settings, job.batches[id], beat(id)));
   }
   await send({ type: 'result', files, tasks });
+}
+
+function beat(id: string): Heartbeat {
+  const tick = throttled(() => void send({ type: 'progress', id }));
+  return (revision?: RevisionLabel) => (revision ? void send({ type: 'progress', id, revision }) : tick());
+}
+
+/** A decided task's probe and warm-up blocks, as before its measured blocks, and nothing timed; what it says is not kept. */
+async function warmUp(id: string, sides: SideTask[], job: MicroJob, heartbeat: Heartbeat): Promise<void> {
+  await send({ type: 'progress', id });
+  await measureTask(id, sides, { ...job.settings, taskTimeMs: 0, minBlocks: 0 }, job.batches[id], heartbeat);
 }
 
 /** A heartbeat per block or batch would flood the channel for fast tasks: one per 250 ms shows the process is alive. */
@@ -111,7 +129,7 @@ async function runProfile(job: ProfileJob): Promise<void> {
     job.durationMs,
     {
       open: async () => void (profiler = await startProfiler(job.intervalUs)),
-      close: async () => writeFileSync(job.outFile, JSON.stringify(atTypeScriptLines(await profiler!.stop()))),
+      close: async () => writeFileSync(job.outFile, JSON.stringify(atSourceFiles(await profiler!.stop()))),
     },
     throttled(() => void send({ type: 'progress', id: current, revision: side.revision })),
   );
@@ -120,17 +138,19 @@ async function runProfile(job: ProfileJob): Promise<void> {
 }
 
 /**
- * A TypeScript file that needed more than type stripping ran as transformed code: its frames'
- * positions are the transform's. Node holds the inline source map of each such module (source maps
- * are on for TypeScript jobs, see prepare), so each frame is moved back to its .ts line and column.
- * Stripped files need nothing: their positions are the .ts file's own.
+ * Each frame at its source file: its URL without the module graph's number (harness/capture.ts,
+ * inNewGraph), and, in a TypeScript file that needed more than type stripping (it ran as
+ * transformed code, so its frames' positions are the transform's), at its .ts line and column:
+ * Node holds the inline source map of each such module (source maps are on for TypeScript jobs, see
+ * prepare). Stripped files need nothing: their positions are the .ts file's own.
  */
-function atTypeScriptLines(profile: CpuProfile): CpuProfile {
+function atSourceFiles(profile: CpuProfile): CpuProfile {
   for (const node of profile.nodes) {
     const { callFrame } = node;
+    const loaded = callFrame.url;
+    callFrame.url = withoutGraph(loaded);
     if (!/\.[cm]?ts$/.test(callFrame.url)) continue;
-    const map =
-      findSourceMap(callFrame.url) ?? (callFrame.url.startsWith('file:') ? findSourceMap(fileURLToPath(callFrame.url)) : undefined);
+    const map = findSourceMap(loaded) ?? (loaded.startsWith('file:') ? findSourceMap(fileURLToPath(loaded)) : undefined);
     if (!map) continue;
     const entry = map.findEntry(callFrame.lineNumber, callFrame.columnNumber);
     if ('originalLine' in entry) Object.assign(callFrame, { lineNumber: entry.originalLine, columnNumber: entry.originalColumn });

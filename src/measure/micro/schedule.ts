@@ -193,14 +193,18 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
   // Time kept back for confirming regressions, once a round's length is known.
   const reserve = (roundMs: number, done: number) => confirmationRounds(done) * perRound * confirmProcessMs(roundMs / perRound);
 
-  const runOne = async (round: number, skipNow: Set<string>, into: 'main' | 'confirmation') => {
+  // `unmeasured`: the tasks this round does not measure (decided, or not under confirmation); they still warm up
+  // where a measured task after them shares their code (MicroJob.decided), so its neighbours never change.
+  const runOne = async (round: number, unmeasured: Set<string>, into: 'main' | 'confirmation') => {
     const cpuBefore = sampleCpu();
     const load1 = os.loadavg()[0] ?? 0;
     const taskTimes = allocation?.taskTimeMs;
     const outcomes: RoundOutcome[] = [];
+    const skipNow = new Set(skip);
+    const decidedNow = [...unmeasured].filter((id) => !skip.has(id));
     for (let p = 0; p < perRound; p++) {
       const processStarted = now();
-      const job = { settings: plan.settings, batches, skip: [...skipNow], ...(taskTimes ? { taskTimes } : {}) };
+      const job = { settings: plan.settings, batches, skip: [...skipNow], decided: decidedNow, ...(taskTimes ? { taskTimes } : {}) };
       const outcome = await runRound(strategy, round, processes++, job, errors, skipNow);
       lastProcessMs = now() - processStarted;
       if (into === 'main' && plan.isolation === 'alternate') records.push(roundRecord(lastProcessMs, outcome.tasks));
@@ -252,7 +256,7 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     }
     const target = round < plannedRounds ? plannedRounds : maxRounds();
     plan.onProgress?.({ round: round + 1, rounds: target, elapsedMs: elapsed, remainingMs: roundMs * (target - round) });
-    await runOne(round, new Set([...skip, ...decided]), 'main');
+    await runOne(round, decided, 'main');
     rounds++;
     // Before the first look, its rounds and a confirmation must fit in the time left.
     const fit =
@@ -294,7 +298,7 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
       const roundMs = roundLength(elapsed);
       if (elapsed + roundMs > plan.timeLimitMs) break;
       plan.onProgress?.({ round: i + 1, rounds: confirmTarget, elapsedMs: elapsed, remainingMs: roundMs * (confirmTarget - i) });
-      await runOne(rounds + i, new Set([...skip, ...others]), 'confirmation');
+      await runOne(rounds + i, others, 'confirmation');
       confirmRounds++;
     }
   }

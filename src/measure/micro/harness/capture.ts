@@ -30,7 +30,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import workerThreads from 'node:worker_threads';
 import type { Fn, FnOptions } from 'tinybench';
-import { HARNESS_PACKAGES } from './packages.js';
+import { GRAPH_PARAMETER, HARNESS_PACKAGES } from './packages.js';
 
 export type HarnessName = 'benchmark.js' | 'tinybench' | 'mitata' | 'vitest';
 
@@ -40,6 +40,8 @@ export interface CapturedTask {
   name: string;
   fn: Fn;
   opts: FnOptions;
+  /** Where it was declared: 0 in the bench file itself, k in the k-th worker the file started (each its own module graph). */
+  unit?: number;
 }
 
 /** The copy of a harness a bench file got: each revision resolves its own. */
@@ -75,6 +77,12 @@ class Capture {
   private workersRunning = 0;
   private workerQueue: Promise<void> = Promise.resolve();
   private workerCount = 0;
+  /** CommonJS modules loaded before any bench file (benchgate's own): kept when a new module graph starts. */
+  private preloaded: Set<string> | undefined;
+  private graphs = 0;
+  /** The unit of the bench file that is loading: 0 the file itself, k its k-th worker. */
+  private unit = 0;
+  private workersOfFile = 0;
   private readonly patched = new WeakSet<object>();
   private readonly suiteStack: VitestSuite[] = [];
   private mitataGroups: string[] = [];
@@ -96,6 +104,8 @@ class Capture {
       only: false,
     };
     this.current = declaration;
+    this.unit = 0;
+    this.workersOfFile = 0;
     this.suiteStack.length = 0;
     this.mitataGroups = [];
     const exit = Object.getOwnPropertyDescriptor(process, 'exit')!;
@@ -173,7 +183,13 @@ class Capture {
 
   private add(task: CapturedTask & { only?: boolean }): void {
     this.activity++;
-    this.current?.tasks.push({ ...task, name: String(task.name).trimEnd() || String(task.name) });
+    this.current?.tasks.push({ unit: this.unit, ...task, name: String(task.name).trimEnd() || String(task.name) });
+  }
+
+  /** A harness that declares its tasks once the file has settled: they belong to the unit that was loading when it was called. */
+  private later(collect: () => Promise<CapturedTask[]>): void {
+    const unit = this.unit;
+    this.current?.pending.push(async () => (await collect()).map((task) => ({ unit, ...task })));
   }
 
   // --- benchmark.js ---------------------------------------------------------
@@ -300,7 +316,7 @@ class Capture {
       const [label, body] = typeof name === 'function' ? [name.name || 'anonymous', name as Hook] : [String(name), fn as Hook];
       const declared = new MitataBench(label, body, [...this.mitataGroups]);
       this.activity++;
-      this.current?.pending.push(() => declared.tasks());
+      this.later(() => declared.tasks());
       return declared;
     };
     return {
@@ -364,7 +380,7 @@ class Capture {
         const suite = newSuite(label, parent, only || parent.only);
         suite.factory = body;
         parent.children.push(suite);
-        if (parent.parent === undefined && parent.children.length === 1) this.current?.pending.push(() => collect(parent));
+        if (parent.parent === undefined && parent.children.length === 1) this.later(() => collect(parent));
       };
     const describe = Object.assign(describeWith(false), {
       only: describeWith(true),
@@ -501,6 +517,7 @@ class Capture {
   /** A stand-in Worker's start: its file is loaded after the workers started before it; then it exits with 0. */
   private startWorker(worker: EventEmitter, port: EventEmitter, filename: string | URL, options: WorkerOptions): number {
     const threadId = ++this.workerCount;
+    const unit = ++this.workersOfFile;
     const file = filename instanceof URL || String(filename).startsWith('file:') ? fileURLToPath(filename) : path.resolve(String(filename));
     if (options.eval) throw new Error('benchgate cannot collect tasks from a worker started from a string of code (eval: true)');
     this.current?.workers.push(file);
@@ -513,7 +530,7 @@ class Capture {
     });
     this.workerQueue = this.workerQueue.then(async () => {
       try {
-        await this.runWorker(file, threadId, options.workerData, port);
+        await this.runWorker(file, threadId, unit, options.workerData, port);
         setImmediate(() => (worker.emit('online'), worker.emit('exit', 0)));
       } catch (error) {
         this.current?.workerErrors.push({ file, error });
@@ -527,7 +544,7 @@ class Capture {
   }
 
   /** Load a worker's file in this thread, as that worker would see it, once per worker. */
-  private async runWorker(file: string, threadId: number, workerData: unknown, port: EventEmitter): Promise<void> {
+  private async runWorker(file: string, threadId: number, unit: number, workerData: unknown, port: EventEmitter): Promise<void> {
     const builtin = workerThreads as unknown as Record<string, unknown>;
     const saved = {
       workerData: builtin.workerData,
@@ -537,16 +554,34 @@ class Capture {
     };
     Object.assign(builtin, { workerData: structuredClone(workerData), parentPort: port, isMainThread: false, threadId });
     syncBuiltinESMExports();
+    this.unit = unit;
     try {
-      const require = Module.createRequire(file);
-      delete require.cache[file];
-      await import(`${pathToFileURL(file).href}?benchgate-worker=${threadId}`);
+      await import(this.inNewGraph(file));
     } finally {
       Object.assign(builtin, saved);
       syncBuiltinESMExports();
     }
     // Messages the main script posts to the worker arrive on the next turns.
     for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+    this.unit = 0;
+  }
+
+  /**
+   * The URL to import `file` with so that it and everything it imports get instances of their own: a
+   * module graph per bench file and per worker, as each would have in its own process or thread. Code
+   * shared by the tasks of two files, or by two workers' scenarios (one router class behind eighteen
+   * lookup scenarios), would otherwise be one function in this process, its inline caches and
+   * optimised code shaped by whichever scenarios ran before: a task's figure would depend on its
+   * neighbours, and change when they are decided and leave (docs/statistics.md). ES modules: the URL
+   * carries a graph number that the resolve hook (hooks.ts) passes on to every file the module
+   * imports. CommonJS: the require cache is emptied of the previous graphs' modules (they live on in
+   * the closures that hold them), since Node keys a CommonJS module by its path alone.
+   */
+  inNewGraph(file: string): string {
+    const cache = Module.createRequire(file).cache;
+    this.preloaded ??= new Set(Object.keys(cache));
+    for (const key of Object.keys(cache)) if (!this.preloaded.has(key)) delete cache[key];
+    return `${pathToFileURL(file).href}?${GRAPH_PARAMETER}=${++this.graphs}`;
   }
 
   /** `require()` of a harness, which Node 20 does not pass through the module hooks. */

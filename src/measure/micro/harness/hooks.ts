@@ -18,7 +18,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
-import { HARNESS_PACKAGES } from './packages.js';
+import { GRAPH_PARAMETER, HARNESS_PACKAGES } from './packages.js';
 
 const SCHEME = 'benchgate-harness:';
 const TYPESCRIPT = /\.(?:ts|mts|cts)$/;
@@ -54,12 +54,31 @@ export function initialize(data: { transform: string }): void {
 }
 
 export async function resolve(specifier: string, context: ResolveContext, next: NextResolve): Promise<ResolveResult> {
+  const resolved = await resolveOnce(specifier, context, next);
+  return inParentGraph(resolved, context.parentURL);
+}
+
+/**
+ * A module imported from a bench file's module graph (capture.ts, inNewGraph) belongs to that graph:
+ * its URL carries the same graph number, so each graph gets its own instance of every file it imports.
+ */
+function inParentGraph(resolved: ResolveResult, parent: string | undefined): ResolveResult {
+  if (!parent?.startsWith('file:') || !resolved.url.startsWith('file:')) return resolved;
+  const graph = new URL(parent).searchParams.get(GRAPH_PARAMETER);
+  if (graph === null) return resolved;
+  const url = new URL(resolved.url);
+  if (url.searchParams.has(GRAPH_PARAMETER)) return resolved;
+  url.searchParams.set(GRAPH_PARAMETER, graph);
+  return { ...resolved, url: url.href };
+}
+
+async function resolveOnce(specifier: string, context: ResolveContext, next: NextResolve): Promise<ResolveResult> {
   const parent = context.parentURL;
   if (HARNESS_PACKAGES.includes(specifier) && parent && !parent.startsWith(SCHEME) && !parent.includes('/node_modules/')) {
     const real = await next(specifier, context);
     return { url: `${SCHEME}${specifier}?${encodeURIComponent(real.url)}`, shortCircuit: true };
   }
-  if (parent?.startsWith('file:') && TYPESCRIPT.test(parent) && isPathLike(specifier))
+  if (parent?.startsWith('file:') && TYPESCRIPT.test(new URL(parent).pathname) && isPathLike(specifier))
     return resolveFromTypeScript(specifier, context, next);
   return next(specifier, context);
 }
