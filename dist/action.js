@@ -74245,6 +74245,14 @@ var benchgate_schema_default = {
           $ref: "#/definitions/duration",
           description: "Measuring time per task in each process (both revisions together). Default 400ms."
         },
+        processes: {
+          title: "auto, or the most processes a round may run (1 to 8)",
+          description: "auto (default): once the noise is known (alternate isolation), a round runs as many benchmark processes as the budgets need at the next look, at most 8, within the time limit. A number caps it (1: one process per round).",
+          oneOf: [
+            { const: "auto" },
+            { type: "integer", minimum: 1, maximum: 8 }
+          ]
+        },
         "task-timeout": {
           $ref: "#/definitions/duration",
           description: "A benchmark process that shows no progress for this long is killed and the task it was running is reported as an error. Default 30s."
@@ -74482,6 +74490,7 @@ var benchgate_schema_default = {
 };
 
 // src/config/types.ts
+var MAX_PROCESSES_PER_ROUND = 8;
 var LATENCY_STATS = ["p50", "p90", "p99", "mean"];
 var DEFAULTS2 = {
   budget: 0.05,
@@ -74552,7 +74561,8 @@ function toConfig(raw, file) {
       files: files === void 0 ? [...DEFAULTS2.files] : typeof files === "string" ? [files] : [...files],
       isolation: raw.micro?.isolation ?? DEFAULTS2.isolation,
       taskTimeMs: raw.micro?.["task-time"] ? parseDuration(raw.micro["task-time"]) : DEFAULTS2.taskTimeMs,
-      taskTimeoutMs: raw.micro?.["task-timeout"] ? parseDuration(raw.micro["task-timeout"]) : DEFAULTS2.taskTimeoutMs
+      taskTimeoutMs: raw.micro?.["task-timeout"] ? parseDuration(raw.micro["task-timeout"]) : DEFAULTS2.taskTimeoutMs,
+      maxProcesses: typeof raw.micro?.processes === "number" ? raw.micro.processes : MAX_PROCESSES_PER_ROUND
     }),
     http: Object.freeze((raw.http ?? []).map((entry, index) => toHttp(entry, index, file))),
     httpMode: raw["http-mode"] ?? DEFAULTS2.httpMode,
@@ -74752,7 +74762,8 @@ function policyOf(config) {
     ["max-rounds", String(config.maxRounds)],
     ["confirm", String(config.confirm)],
     ["time-limit", formatDuration(config.timeLimitMs)],
-    ["micro.task-time", formatDuration(config.micro.taskTimeMs)]
+    ["micro.task-time", formatDuration(config.micro.taskTimeMs)],
+    ["micro.processes", config.micro.maxProcesses === MAX_PROCESSES_PER_ROUND ? "auto" : String(config.micro.maxProcesses)]
   ]);
   for (const rule of config.budgets) settings.set(`budgets["${rule.pattern}"]`, formatBudget(rule.budget));
   for (const test of config.http) {
@@ -74777,7 +74788,7 @@ function withPolicyOf(head, base) {
     maxRounds: base.maxRounds,
     confirm: base.confirm,
     timeLimitMs: base.timeLimitMs,
-    micro: Object.freeze({ ...head.micro, taskTimeMs: base.micro.taskTimeMs }),
+    micro: Object.freeze({ ...head.micro, taskTimeMs: base.micro.taskTimeMs, maxProcesses: base.micro.maxProcesses }),
     http: head.http.map(
       (test) => Object.freeze({ ...test, budget: baseTests.get(test.id)?.budget, latencyBudget: baseTests.get(test.id)?.latencyBudget ?? {} })
     )
@@ -76540,7 +76551,6 @@ function usable(t) {
 var sum2 = (xs) => xs.reduce((s, x) => s + x, 0);
 var mean2 = (xs) => sum2(xs) / xs.length;
 var clamp = (x, low, high) => Math.min(high, Math.max(low, x));
-var MAX_PROCESSES_PER_ROUND = 8;
 function processesPerRound(allocation, plan) {
   const ids = Object.keys(allocation.taskTimeMs);
   const spreadAt = (id, k) => {
@@ -76549,9 +76559,9 @@ function processesPerRound(allocation, plan) {
     return Math.sqrt((between + within / blocks) / k);
   };
   let needed = 1;
-  while (needed < MAX_PROCESSES_PER_ROUND && !ids.every((id) => plan.enough(id, spreadAt(id, needed)))) needed++;
+  while (needed < plan.maxProcesses && !ids.every((id) => plan.enough(id, spreadAt(id, needed)))) needed++;
   const perProcess = plan.roundsToGo * allocation.roundMs + plan.confirmRounds * plan.confirmMs;
-  const fits = perProcess > 0 ? Math.floor(plan.remainingMs / perProcess) : MAX_PROCESSES_PER_ROUND;
+  const fits = perProcess > 0 ? Math.floor(plan.remainingMs / perProcess) : plan.maxProcesses;
   return Math.max(1, Math.min(needed, fits));
 }
 
@@ -76671,6 +76681,7 @@ async function measureMicro(plan) {
   const replan = () => {
     if (!allocation || !plan.resolves || rounds >= maxRounds()) return;
     const next = processesPerRound(allocation, {
+      maxProcesses: plan.maxProcesses ?? MAX_PROCESSES_PER_ROUND,
       enough: (id, spread) => plan.resolves(id, spread, nextLook(), family),
       remainingMs: plan.timeLimitMs - (now() - started),
       roundsToGo: Math.max(0, maxRounds() - rounds),
@@ -78337,6 +78348,7 @@ async function measureMicroStage(run, files) {
     baseFiles: files.base,
     headFiles: files.head,
     isolation: config.micro.isolation,
+    maxProcesses: config.micro.maxProcesses,
     settings: { ...MEASURE_DEFAULTS, taskTimeMs: config.micro.taskTimeMs },
     stallTimeoutMs: config.micro.taskTimeoutMs,
     rounds: plan.rounds,

@@ -3,12 +3,14 @@
 // the estimate was to the truth. The slowdowns are injected busy work, sized and then measured in
 // place: the task itself, with and without the extra work, alternated in one process.
 // Not part of npm test: it takes minutes. RUNS_AA, RUNS_EFFECT, EFFECTS (throughput drops) and BUDGET tune it.
-// EVALUATE=suite runs the gate on the 24-task suite fixture instead, one job and 4 shards (evaluate-suite.mjs).
+// EVALUATE=suite runs the gate on the 24-task suite fixture instead, one job and 4 shards (evaluate-suite.mjs);
+// EVALUATE=repro the same compare of fixtures/router-suite RUNS times, and how well the runs agree (evaluate-repro.mjs).
 import { execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gitRepo, machine, rowLabel, sizeSlowdown, summary, timedCompare } from './evaluate-lib.mjs';
 import { evaluateSuite } from './evaluate-suite.mjs';
+import { evaluateRepro } from './evaluate-repro.mjs';
 
 const runsAA = Number(process.env.RUNS_AA ?? 6);
 const runsEffect = Number(process.env.RUNS_EFFECT ?? 3);
@@ -115,4 +117,5 @@ async function evaluateEffects() {
 }
 
 if (process.env.EVALUATE === 'suite') await evaluateSuite();
+else if (process.env.EVALUATE === 'repro') await evaluateRepro();
 else await evaluateEffects();

@@ -388,6 +388,7 @@ async function measureMicroStage(run: RunContext, files: { base: string[]; head:
     baseFiles: files.base,
     headFiles: files.head,
     isolation: config.micro.isolation,
+    maxProcesses: config.micro.maxProcesses,
     settings: { ...MEASURE_DEFAULTS, taskTimeMs: config.micro.taskTimeMs },
     stallTimeoutMs: config.micro.taskTimeoutMs,
     rounds: plan.rounds,

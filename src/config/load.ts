@@ -8,6 +8,7 @@ import { UserError } from '../util/errors.js';
 import { looksLikeCredential, neverPassed } from '../util/processes.js';
 import {
   DEFAULTS,
+  MAX_PROCESSES_PER_ROUND,
   type Config,
   type ExpectedStatus,
   type HttpBenchmarkConfig,
@@ -23,7 +24,13 @@ export const CONFIG_FILE = 'benchgate.yml';
 interface RawConfig {
   budget?: string;
   budgets?: Record<string, string>;
-  micro?: { files?: string | string[]; isolation?: 'alternate' | 'process'; 'task-time'?: string; 'task-timeout'?: string };
+  micro?: {
+    files?: string | string[];
+    isolation?: 'alternate' | 'process';
+    'task-time'?: string;
+    'task-timeout'?: string;
+    processes?: 'auto' | number;
+  };
   http?: RawHttp[];
   'http-mode'?: HttpMode;
   'http-pin'?: boolean;
@@ -120,6 +127,7 @@ function toConfig(raw: RawConfig, file: string | undefined): Config {
       isolation: raw.micro?.isolation ?? DEFAULTS.isolation,
       taskTimeMs: raw.micro?.['task-time'] ? parseDuration(raw.micro['task-time']) : DEFAULTS.taskTimeMs,
       taskTimeoutMs: raw.micro?.['task-timeout'] ? parseDuration(raw.micro['task-timeout']) : DEFAULTS.taskTimeoutMs,
+      maxProcesses: typeof raw.micro?.processes === 'number' ? raw.micro.processes : MAX_PROCESSES_PER_ROUND,
     }),
     http: Object.freeze((raw.http ?? []).map((entry, index) => toHttp(entry, index, file))),
     httpMode: raw['http-mode'] ?? DEFAULTS.httpMode,

@@ -1,5 +1,5 @@
 import { formatBudget, formatDuration } from '../util/format.js';
-import type { Config, LatencyStat } from './types.js';
+import { MAX_PROCESSES_PER_ROUND, type Config, type LatencyStat } from './types.js';
 
 /**
  * The gate's policy: what decides pass or fail, as opposed to what is measured. A pull request edits
@@ -33,6 +33,7 @@ function policyOf(config: Config): Map<string, string> {
     ['confirm', String(config.confirm)],
     ['time-limit', formatDuration(config.timeLimitMs)],
     ['micro.task-time', formatDuration(config.micro.taskTimeMs)],
+    ['micro.processes', config.micro.maxProcesses === MAX_PROCESSES_PER_ROUND ? 'auto' : String(config.micro.maxProcesses)],
   ]);
   for (const rule of config.budgets) settings.set(`budgets["${rule.pattern}"]`, formatBudget(rule.budget));
   for (const test of config.http) {
@@ -53,7 +54,7 @@ export function policyChanges(base: Config, head: Config): PolicyChange[] {
 
 /**
  * Head's config with base's policy: budgets, latency budgets, confidence, rounds, max-rounds, confirm,
- * time-limit and task time from base; bench files, load tests, install and build from head. A load test
+ * time-limit, task time and processes per round from base; bench files, load tests, install and build from head. A load test
  * new at head gets base's budgets (its patterns, or the global budget) and no latency budget.
  */
 export function withPolicyOf(head: Config, base: Config): Config {
@@ -67,7 +68,7 @@ export function withPolicyOf(head: Config, base: Config): Config {
     maxRounds: base.maxRounds,
     confirm: base.confirm,
     timeLimitMs: base.timeLimitMs,
-    micro: Object.freeze({ ...head.micro, taskTimeMs: base.micro.taskTimeMs }),
+    micro: Object.freeze({ ...head.micro, taskTimeMs: base.micro.taskTimeMs, maxProcesses: base.micro.maxProcesses }),
     http: head.http.map((test) =>
       Object.freeze({ ...test, budget: baseTests.get(test.id)?.budget, latencyBudget: baseTests.get(test.id)?.latencyBudget ?? {} }),
     ),

@@ -14,7 +14,12 @@ export interface MicroConfig {
   readonly taskTimeMs: number;
   /** A benchmark process silent for this long (ms) is killed. */
   readonly taskTimeoutMs: number;
+  /** The most benchmark processes one round may run (micro.processes; 8 for auto). */
+  readonly maxProcesses: number;
 }
+
+/** micro.processes: auto means up to this many. */
+export const MAX_PROCESSES_PER_ROUND = 8;
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
 

@@ -11,7 +11,7 @@ import { inlineRepo, leftoverProcesses, removeFixtureRepos } from './helpers.js'
  */
 
 // One look at 5 rounds of short tasks, no profile: these tests are about what the action reads and writes.
-const QUICK = 'budget: 5%\nrounds: 5\nmax-rounds: 5\nconfirm: false\nmicro:\n  task-time: 30ms\n';
+const QUICK = 'budget: 5%\nrounds: 5\nmax-rounds: 5\nconfirm: false\nmicro:\n  task-time: 30ms\n  processes: 1\n';
 const COMMENTS = '/repos/{owner}/{repo}/issues/{issue_number}/comments';
 
 let github: FakeGitHub;

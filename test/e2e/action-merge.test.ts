@@ -24,7 +24,7 @@ beforeAll(async () => {
   github = await FakeGitHub.start();
   workspace = inlineRepo(
     {
-      'benchgate.yml': 'budget: 30%\nrounds: 5\nmax-rounds: 5\nmicro:\n  task-time: 50ms\n',
+      'benchgate.yml': 'budget: 30%\nrounds: 5\nmax-rounds: 5\nmicro:\n  task-time: 50ms\n  processes: 1\n',
       'src/sum.js': 'export const sum = (n) => { let s = 0; for (let i = 0; i < n; i++) s += i; return s; };\n',
       'bench/sum.bench.js': "import { sum } from '../src/sum.js';\nexport default { 'sum of 100': () => sum(100) };\n",
       'bench/strings.bench.js': "export default { join: () => ['a', 'b', 'c'].join('-') };\n",

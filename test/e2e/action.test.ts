@@ -16,7 +16,7 @@ import { changeShown, printedDurations, showsValue } from '../report-text.js';
 import { inlineRepo, leftoverProcesses, removeFixtureRepos } from './helpers.js';
 
 // One look at 5 rounds of short tasks: the action's tests are about what it reads, writes and posts.
-const FAST = 'budget: 5%\nrounds: 5\nmax-rounds: 5\nconfirm: false\nmicro:\n  task-time: 50ms\n';
+const FAST = 'budget: 5%\nrounds: 5\nmax-rounds: 5\nconfirm: false\nmicro:\n  task-time: 50ms\n  processes: 1\n';
 const MARKER = '<!-- benchgate: benchgate.yml -->';
 
 let github: FakeGitHub;

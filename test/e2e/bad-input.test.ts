@@ -2,7 +2,7 @@ import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { inlineRepo, leftoverProcesses, leftovers, readJson, removeFixtureRepos, runCli } from './helpers.js';
 
-const FAST = 'rounds: 5\nmax-rounds: 5\nmicro:\n  task-time: 50ms\n';
+const FAST = 'rounds: 5\nmax-rounds: 5\nmicro:\n  task-time: 50ms\n  processes: 1\n';
 /** For the hanging task only: a short stall timeout keeps the test quick; the others keep the default, so a loaded machine never looks like a hang. */
 const STALL_2S = `${FAST}  task-timeout: 2s\n`;
 const BENCH = "export default {\n  'sum': () => [1, 2, 3].reduce((a, b) => a + b, 0),\n};\n";

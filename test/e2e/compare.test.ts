@@ -17,10 +17,11 @@ import {
 import { fixtureRepo, inlineRepo, leftoverProcesses, leftovers, readJson, removeFixtureRepos, runCli } from './helpers.js';
 
 // Short tasks and one look keep the suite quick; the statistics still need (and get) the rounds that look needs.
-const FAST = 'budget: 5%\nrounds: 5\nmax-rounds: 5\nmicro:\n  task-time: 50ms\n';
+// One process a round: how many a round takes is the scheduler's choice, tested on fakes (test/unit/allocate, micro-schedule).
+const FAST = 'budget: 5%\nrounds: 5\nmax-rounds: 5\nmicro:\n  task-time: 50ms\n  processes: 1\n';
 // Identical code at both sides: a budget wide enough that an interval of a few rounds on a loaded machine
 // sits inside it, so the verdict is `unchanged` (how narrow an A/A interval gets is npm run evaluate's question).
-const AA = 'budget: 50%\nrounds: 8\nmax-rounds: 8\nmicro:\n  task-time: 50ms\n';
+const AA = 'budget: 50%\nrounds: 8\nmax-rounds: 8\nmicro:\n  task-time: 50ms\n  processes: 1\n';
 
 afterAll(removeFixtureRepos);
 

@@ -53,7 +53,7 @@ describe('every wait has a deadline', () => {
 describe('time-limit bounds measuring, and nothing unmeasured passes', () => {
   // Head does twenty times the work: a loss no noise hides, decided at the first look.
   const SUM = (n: string) => `export default { 'sum': () => { let s = 0; for (let i = 0; i < ${n}; i++) s += i; return s; } };\n`;
-  const QUICK = 'budget: 5%\nrounds: 5\nmax-rounds: 5\nconfirm: false\nmicro:\n  task-time: 50ms\n';
+  const QUICK = 'budget: 5%\nrounds: 5\nmax-rounds: 5\nconfirm: false\nmicro:\n  task-time: 50ms\n  processes: 1\n';
   // A build that takes longer than the whole time limit, at each revision.
   const SLOW_BUILD = 'build: node -e "setTimeout(() => {}, 6000)"\n';
 

@@ -103,7 +103,7 @@ const CASES: Case[] = [
 // needs (the decision rule and the confirmation have their own tests). A wide budget keeps the untouched tasks'
 // verdicts out of the noise of a loaded machine, and rounds at one process each (no budget asks for more).
 const config = (files: string | undefined) =>
-  `budget: 25%\nrounds: 5\nmax-rounds: 5\nconfirm: false\nmicro:\n  task-time: 50ms\n${files ? `  files: ${files}\n` : ''}`;
+  `budget: 25%\nrounds: 5\nmax-rounds: 5\nconfirm: false\nmicro:\n  task-time: 50ms\n  processes: 1\n${files ? `  files: ${files}\n` : ''}`;
 
 describe.each(CASES)('$harness bench files, unmodified ($fixture)', (c) => {
   it('lists each revision with its own copy of the harness, and the tasks with their nesting', async () => {

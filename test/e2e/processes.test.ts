@@ -99,7 +99,10 @@ describe('processes that leave the run', () => {
 spawn('sleep', ['29.7'], { detached: true, stdio: 'ignore', cwd: '/' }).unref();
 export default { 'sum': () => 1 + 1 };
 `;
-    const repo = inlineRepo({ 'benchgate.yml': 'rounds: 5\nmax-rounds: 5\nmicro:\n  task-time: 30ms\n', 'bench/a.bench.js': bench });
+    const repo = inlineRepo({
+      'benchgate.yml': 'rounds: 5\nmax-rounds: 5\nmicro:\n  task-time: 30ms\n  processes: 1\n',
+      'bench/a.bench.js': bench,
+    });
     const run = await runCli(['compare', '--base', 'main', '--profile', 'never'], repo);
     expect(run.code, run.stdout + run.stderr).toBeLessThan(2);
     expect(await leftoverProcesses()).toEqual([]);

@@ -137,7 +137,9 @@ describe('a cancelled run leaves nothing behind and exits 130/143', () => {
   });
 
   it('SIGINT while profiling a regression: the profiled process is killed', async () => {
-    const repo = fixtureRepo('ids', { config: 'budget: 5%\nrounds: 5\nmax-rounds: 5\nconfirm: false\nmicro:\n  task-time: 50ms\n' });
+    const repo = fixtureRepo('ids', {
+      config: 'budget: 5%\nrounds: 5\nmax-rounds: 5\nconfirm: false\nmicro:\n  task-time: 50ms\n  processes: 1\n',
+    });
     const run = await interrupt(repo, ['compare', '--base', 'main', '--profile', 'regressions'], 'SIGINT', /profiling /, some(isRunner));
     await expectNothingLeft(repo, run, 'SIGINT');
   });

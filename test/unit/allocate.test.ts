@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  allocateTaskTimes,
-  estimateNoise,
-  MAX_PROCESSES_PER_ROUND,
-  processesPerRound,
-  type RoundRecord,
-  type TaskRound,
-} from '../../src/measure/micro/allocate.js';
+import { allocateTaskTimes, estimateNoise, processesPerRound, type RoundRecord, type TaskRound } from '../../src/measure/micro/allocate.js';
 import { blockVariance } from '../../src/measure/micro/alternate.js';
+import { MAX_PROCESSES_PER_ROUND } from '../../src/config/types.js';
 
 /**
  * The allocation on made-up rounds: each task's per-round figures are chosen so the spread across
@@ -148,7 +142,7 @@ describe('processes per round', () => {
   const allocation = allocateTaskTimes(rounds({ a: betweenNoisy, b: betweenNoisy }, 500), bounds)!;
   const { between, within, blockMs } = allocation.noise.a!;
   const spread1 = Math.sqrt(between + within / (allocation.taskTimeMs.a! / blockMs));
-  const roomy = { remainingMs: 1e9, roundsToGo: 10, confirmMs: 0, confirmRounds: 0 };
+  const roomy = { maxProcesses: MAX_PROCESSES_PER_ROUND, remainingMs: 1e9, roundsToGo: 10, confirmMs: 0, confirmRounds: 0 };
 
   it('runs one process when one resolves every budget', () => {
     expect(processesPerRound(allocation, { ...roomy, enough: (_, spread) => spread <= spread1 * 1.0001 })).toBe(1);
@@ -163,11 +157,17 @@ describe('processes per round', () => {
     expect(processesPerRound(allocation, { ...roomy, enough: noisier })).toBe(4);
   });
 
+  it('runs no more processes than micro.processes allows', () => {
+    const half = (_: string, spread: number) => spread <= (spread1 / 2) * 1.0001;
+    expect(processesPerRound(allocation, { ...roomy, maxProcesses: 3, enough: half })).toBe(3);
+    expect(processesPerRound(allocation, { ...roomy, maxProcesses: 1, enough: () => false })).toBe(1);
+  });
+
   it('runs no more processes than let every round still to run, and a confirmation, fit in the time left', () => {
     const never = () => false;
     const round = allocation.roundMs;
     // 10 rounds to go and a confirmation of 10 rounds at half a round each: 15 rounds' time per process per round.
-    const timed = { roundsToGo: 10, confirmMs: round / 2, confirmRounds: 10, enough: never };
+    const timed = { maxProcesses: MAX_PROCESSES_PER_ROUND, roundsToGo: 10, confirmMs: round / 2, confirmRounds: 10, enough: never };
     expect(processesPerRound(allocation, { ...timed, remainingMs: 15 * round * 3 + 1 })).toBe(3);
     expect(processesPerRound(allocation, { ...timed, remainingMs: 15 * round * 3 - 1 })).toBe(2);
     // Even when not one process per round fits, one it is (the time limit stops the rounds).

@@ -33,6 +33,7 @@ micro:
   isolation: process
   task-time: 250ms
   task-timeout: 5s
+  processes: 2
 install: pnpm install
 build: npm run build
 rounds: 12
@@ -41,7 +42,15 @@ time-limit: 2m
 `);
     expect(config.budget).toBeCloseTo(0.075);
     expect(config.budgets).toEqual([{ pattern: 'bench/ids.bench.js > *', budget: 0.1 }]);
-    expect(config.micro).toEqual({ files: ['perf/*.bench.mjs'], isolation: 'process', taskTimeMs: 250, taskTimeoutMs: 5000 });
+    expect(config.micro).toEqual({
+      files: ['perf/*.bench.mjs'],
+      isolation: 'process',
+      taskTimeMs: 250,
+      taskTimeoutMs: 5000,
+      maxProcesses: 2,
+    });
+    expect(load('micro:\n  processes: auto\n').micro.maxProcesses).toBe(8);
+    expect(() => load('micro:\n  processes: 9\n')).toThrow(/processes/);
     expect(config.install).toBe('pnpm install');
     expect(config.build).toBe('npm run build');
     expect(config.rounds).toBe(12);

@@ -169,10 +169,9 @@ const sum = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0);
 const mean = (xs: readonly number[]) => sum(xs) / xs.length;
 const clamp = (x: number, low: number, high: number) => Math.min(high, Math.max(low, x));
 
-/** The most benchmark processes one round may take: a round's figure is their mean. */
-export const MAX_PROCESSES_PER_ROUND = 8;
-
 export interface ProcessPlan {
+  /** The most processes a round may take (micro.processes). */
+  maxProcesses: number;
   /** Whether a task's figure, with this spread per round (log units), resolves its budget at the next look. */
   enough: (id: string, spread: number) => boolean;
   /** The time left until the limit, in ms. */
@@ -204,8 +203,8 @@ export function processesPerRound(allocation: Allocation, plan: ProcessPlan): nu
     return Math.sqrt((between + within / blocks) / k);
   };
   let needed = 1;
-  while (needed < MAX_PROCESSES_PER_ROUND && !ids.every((id) => plan.enough(id, spreadAt(id, needed)))) needed++;
+  while (needed < plan.maxProcesses && !ids.every((id) => plan.enough(id, spreadAt(id, needed)))) needed++;
   const perProcess = plan.roundsToGo * allocation.roundMs + plan.confirmRounds * plan.confirmMs;
-  const fits = perProcess > 0 ? Math.floor(plan.remainingMs / perProcess) : MAX_PROCESSES_PER_ROUND;
+  const fits = perProcess > 0 ? Math.floor(plan.remainingMs / perProcess) : plan.maxProcesses;
   return Math.max(1, Math.min(needed, fits));
 }

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { mean, median } from 'simple-statistics';
 import { lookRounds } from '../../stats/decision.js';
-import type { Isolation } from '../../config/types.js';
+import { MAX_PROCESSES_PER_ROUND, type Isolation } from '../../config/types.js';
 import { busyBetween, sampleCpu, type RoundConditions } from '../conditions.js';
 import type { Revision } from '../../checkout/revisions.js';
 import { UserError } from '../../util/errors.js';
@@ -58,6 +58,8 @@ export interface MicroPlan {
    * allocation, a round may run several processes (processesPerRound); without it, one.
    */
   resolves?: (id: string, spread: number, rounds: number, benchmarks: number) => boolean;
+  /** The most processes a round may run (micro.processes; default 8). */
+  maxProcesses?: number;
   /** Runs one benchmark process (default: runBenchmarkProcess with runnerPath); tests pass a fake. */
   spawn?: (job: MicroJob) => Promise<ProcessOutcome>;
 }
@@ -234,6 +236,7 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
   const replan = () => {
     if (!allocation || !plan.resolves || rounds >= maxRounds()) return;
     const next = processesPerRound(allocation, {
+      maxProcesses: plan.maxProcesses ?? MAX_PROCESSES_PER_ROUND,
       enough: (id, spread) => plan.resolves!(id, spread, nextLook(), family),
       remainingMs: plan.timeLimitMs - (now() - started),
       roundsToGo: Math.max(0, maxRounds() - rounds),
