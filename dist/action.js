@@ -74248,10 +74248,7 @@ var benchgate_schema_default = {
         processes: {
           title: "auto, or the most processes a round may run (1 to 8)",
           description: "auto (default): once the noise is known (alternate isolation), a round runs as many benchmark processes as the budgets need at the next look, at most 8, within the time limit. A number caps it (1: one process per round).",
-          oneOf: [
-            { const: "auto" },
-            { type: "integer", minimum: 1, maximum: 8 }
-          ]
+          oneOf: [{ const: "auto" }, { type: "integer", minimum: 1, maximum: 8 }]
         },
         "task-timeout": {
           $ref: "#/definitions/duration",

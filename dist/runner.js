@@ -1721,7 +1721,7 @@ var Capture = class {
   inNewGraph(file) {
     const cache = Module.createRequire(file).cache;
     this.preloaded ??= new Set(Object.keys(cache));
-    for (const key of Object.keys(cache)) if (!this.preloaded.has(key)) delete cache[key];
+    for (const key of Object.keys(cache)) if (!this.preloaded.has(key) && !key.endsWith(".node")) delete cache[key];
     return `${pathToFileURL2(file).href}?${GRAPH_PARAMETER}=${++this.graphs}`;
   }
   /** `require()` of a harness, which Node 20 does not pass through the module hooks. */

@@ -4,13 +4,15 @@
 // place: the task itself, with and without the extra work, alternated in one process.
 // Not part of npm test: it takes minutes. RUNS_AA, RUNS_EFFECT, EFFECTS (throughput drops) and BUDGET tune it.
 // EVALUATE=suite runs the gate on the 24-task suite fixture instead, one job and 4 shards (evaluate-suite.mjs);
-// EVALUATE=repro the same compare of fixtures/router-suite RUNS times, and how well the runs agree (evaluate-repro.mjs).
+// EVALUATE=repro the same compare of fixtures/router-suite RUNS times, and how well the runs agree (evaluate-repro.mjs);
+// EVALUATE=neighbours whether a task's figure depends on the other tasks of its process (evaluate-neighbours.mjs).
 import { execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gitRepo, machine, rowLabel, sizeSlowdown, summary, timedCompare } from './evaluate-lib.mjs';
 import { evaluateSuite } from './evaluate-suite.mjs';
 import { evaluateRepro } from './evaluate-repro.mjs';
+import { evaluateNeighbours } from './evaluate-neighbours.mjs';
 
 const runsAA = Number(process.env.RUNS_AA ?? 6);
 const runsEffect = Number(process.env.RUNS_EFFECT ?? 3);
@@ -118,4 +120,5 @@ async function evaluateEffects() {
 
 if (process.env.EVALUATE === 'suite') await evaluateSuite();
 else if (process.env.EVALUATE === 'repro') await evaluateRepro();
+else if (process.env.EVALUATE === 'neighbours') await evaluateNeighbours();
 else await evaluateEffects();

@@ -580,7 +580,8 @@ class Capture {
   inNewGraph(file: string): string {
     const cache = Module.createRequire(file).cache;
     this.preloaded ??= new Set(Object.keys(cache));
-    for (const key of Object.keys(cache)) if (!this.preloaded.has(key)) delete cache[key];
+    // A native addon stays shared: its library is loaded once per process whatever the cache says.
+    for (const key of Object.keys(cache)) if (!this.preloaded.has(key) && !key.endsWith('.node')) delete cache[key];
     return `${pathToFileURL(file).href}?${GRAPH_PARAMETER}=${++this.graphs}`;
   }
 
