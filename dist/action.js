@@ -76654,13 +76654,13 @@ async function measureMicro(plan) {
     for (let p = 0; p < perRound; p++) {
       const processStarted = now();
       const job = { settings: plan.settings, batches, skip: [...skipNow], decided: decidedNow, ...taskTimes ? { taskTimes } : {} };
-      const outcome2 = await runRound(strategy, round, processes++, job, errors, skipNow);
+      const outcome2 = await runRound(strategy, round, processes++, job, errors, skipNow, plan.log);
       lastProcessMs = now() - processStarted;
       if (into === "main" && plan.isolation === "alternate") records.push(roundRecord(lastProcessMs, outcome2.tasks));
       outcomes.push(outcome2);
     }
     const outcome = meanOfProcesses(outcomes);
-    for (const id of skipNow) if (errors.has(id)) skip.add(id);
+    for (const id of skipNow) skip.add(id);
     if (round === 0) {
       await explainLoadErrors(outcome.files, plan, spawn3, errors, skip);
       family = comparable(outcome.tasks, errors);
@@ -76800,15 +76800,19 @@ function describeAllocation(allocation, records, taskTimeMs) {
   const last = records.at(-1).durationMs;
   return `after ${records.length} rounds: between-process noise dominates in ${between} of ${noise.length} tasks; task time ${ms(taskTimeMs)} \u2192 ${low === high ? ms(low) : `${ms(low)}\u2013${ms(high)}`}, a round \u2248${ms(last)} \u2192 ${ms(allocation.roundMs)}`;
 }
-async function runRound(strategy, round, order2, job, errors, skip) {
+async function runRound(strategy, round, order2, job, errors, skip, log2) {
   for (; ; ) {
     const outcome = await strategy.run(order2, { ...job, skip: [...skip] });
     if (outcome.ok) return outcome;
     if (!outcome.id || skip.has(outcome.id)) {
       throw new UserError(`Round ${round + 1}: ${outcome.message}`);
     }
-    errors.set(outcome.id, `${outcome.revision ? `at ${outcome.revision}: ` : ""}${outcome.message}`);
     skip.add(outcome.id);
+    if (job.decided?.includes(outcome.id)) {
+      log2(`round ${round + 1}: ${outcome.id}, already decided, failed while warming up and is no longer run (${outcome.message})`);
+      continue;
+    }
+    errors.set(outcome.id, `${outcome.revision ? `at ${outcome.revision}: ` : ""}${outcome.message}`);
   }
 }
 function comparable(tasks, errors) {

@@ -26,10 +26,12 @@ function inParentGraph(resolved, parent) {
   const graph = new URL(parent).searchParams.get(GRAPH_PARAMETER);
   if (graph === null) return resolved;
   const url = new URL(resolved.url);
-  if (url.searchParams.has(GRAPH_PARAMETER)) return resolved;
-  url.searchParams.set(GRAPH_PARAMETER, graph);
-  return { ...resolved, url: url.href };
+  if (url.searchParams.has(GRAPH_PARAMETER) || HARNESS_IN_PATH.test(url.pathname)) return resolved;
+  const hashAt = resolved.url.indexOf("#");
+  const [head, hash] = hashAt < 0 ? [resolved.url, ""] : [resolved.url.slice(0, hashAt), resolved.url.slice(hashAt)];
+  return { ...resolved, url: `${head}${head.includes("?") ? "&" : "?"}${GRAPH_PARAMETER}=${graph}${hash}` };
 }
+var HARNESS_IN_PATH = new RegExp(`/node_modules/(?:${HARNESS_PACKAGES.join("|")})/`);
 async function resolveOnce(specifier, context, next) {
   const parent = context.parentURL;
   if (HARNESS_PACKAGES.includes(specifier) && parent && !parent.startsWith(SCHEME) && !parent.includes("/node_modules/")) {

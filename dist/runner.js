@@ -1260,6 +1260,8 @@ var Capture = class {
   /** CommonJS modules loaded before any bench file (benchgate's own): kept when a new module graph starts. */
   preloaded;
   graphs = 0;
+  graphCaches = /* @__PURE__ */ new Map();
+  cacheOfModule = /* @__PURE__ */ new WeakMap();
   /** The unit of the bench file that is loading: 0 the file itself, k its k-th worker. */
   unit = 0;
   workersOfFile = 0;
@@ -1699,13 +1701,16 @@ var Capture = class {
     syncBuiltinESMExports();
     this.unit = unit;
     try {
-      await import(this.inNewGraph(file));
+      try {
+        await import(this.inNewGraph(file));
+      } finally {
+        Object.assign(builtin, saved);
+        syncBuiltinESMExports();
+      }
+      for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
     } finally {
-      Object.assign(builtin, saved);
-      syncBuiltinESMExports();
+      this.unit = 0;
     }
-    for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
-    this.unit = 0;
   }
   /**
    * The URL to import `file` with so that it and everything it imports get instances of their own: a
@@ -1715,14 +1720,16 @@ var Capture = class {
    * optimised code shaped by whichever scenarios ran before: a task's figure would depend on its
    * neighbours, and change when they are decided and leave (docs/statistics.md). ES modules: the URL
    * carries a graph number that the resolve hook (hooks.ts) passes on to every file the module
-   * imports. CommonJS: the require cache is emptied of the previous graphs' modules (they live on in
-   * the closures that hold them), since Node keys a CommonJS module by its path alone.
+   * imports. CommonJS: a require cache per graph, since Node keys a CommonJS module by its path alone.
    */
   inNewGraph(file) {
-    const cache = Module.createRequire(file).cache;
-    this.preloaded ??= new Set(Object.keys(cache));
-    for (const key of Object.keys(cache)) if (!this.preloaded.has(key) && !key.endsWith(".node")) delete cache[key];
-    return `${pathToFileURL2(file).href}?${GRAPH_PARAMETER}=${++this.graphs}`;
+    const internal = Module;
+    this.preloaded ??= new Set(Object.keys(internal._cache));
+    const cache = /* @__PURE__ */ Object.create(null);
+    for (const [key, module] of Object.entries(internal._cache)) if (this.preloaded.has(key) || key.endsWith(".node")) cache[key] = module;
+    internal._cache = cache;
+    this.graphCaches.set(++this.graphs, cache);
+    return `${pathToFileURL2(file).href}?${GRAPH_PARAMETER}=${this.graphs}`;
   }
   /** `require()` of a harness, which Node 20 does not pass through the module hooks. */
   wrapRequire() {
@@ -1736,11 +1743,38 @@ var Capture = class {
       else return { ...loaded, ...this.mitata(loaded, resolved) };
       return loaded;
     };
+    const inGraphOf = this.inGraphOf.bind(this);
     internal._load = function(request, parent, isMain) {
       const harness = HARNESS_PACKAGES.includes(request) && parent?.filename && !parent.filename.includes(`${path.sep}node_modules${path.sep}`);
-      if (!harness) return load.call(this, request, parent, isMain);
-      return answer(request, internal._resolveFilename(request, parent), () => load.call(this, request, parent, isMain));
+      return inGraphOf(parent, () => {
+        if (!harness) return load.call(this, request, parent, isMain);
+        return answer(request, internal._resolveFilename(request, parent), () => load.call(this, request, parent, isMain));
+      });
     };
+  }
+  /**
+   * A require() runs against the require cache of its parent's module graph: a module that requires lazily
+   * (inside a function, at measurement time, after other graphs have loaded) gets its own graph's instances.
+   */
+  inGraphOf(parent, load) {
+    const cache = parent ? this.graphCacheOf(parent) : void 0;
+    const internal = Module;
+    if (!cache || cache === internal._cache) return load();
+    const active = internal._cache;
+    internal._cache = cache;
+    try {
+      return load();
+    } finally {
+      internal._cache = active;
+    }
+  }
+  graphCacheOf(module) {
+    if (this.cacheOfModule.has(module)) return this.cacheOfModule.get(module);
+    const filename = module.filename;
+    if (typeof filename !== "string") return void 0;
+    const cache = [...this.graphCaches.values()].find((candidate) => candidate[filename] === module);
+    if (cache) this.cacheOfModule.set(module, cache);
+    return cache;
   }
 };
 function newSuite(name, parent, only) {
@@ -2034,13 +2068,16 @@ async function runJob(job) {
   const tasks = [];
   const run = [...byId].filter(([id]) => !job.skip.includes(id));
   const decided = new Set(job.decided);
-  const graph = (id, sides) => `${id.slice(0, id.indexOf(ID_SEPARATOR))}#${sides[0].unit}`;
+  const graph = (id, side) => `${side.revision}:${id.slice(0, id.indexOf(ID_SEPARATOR))}#${side.unit ?? 0}`;
   const lastMeasured = /* @__PURE__ */ new Map();
-  run.forEach(([id, sides], at) => void (decided.has(id) || lastMeasured.set(graph(id, sides), at)));
+  run.forEach(([id, sides], at) => {
+    if (!decided.has(id)) for (const side of sides) lastMeasured.set(graph(id, side), at);
+  });
   for (const [at, [id, sides]] of run.entries()) {
     current = id;
     if (decided.has(id)) {
-      if ((lastMeasured.get(graph(id, sides)) ?? -1) > at) await warmUp(id, sides, job, beat(id));
+      const neighbours = sides.filter((side) => (lastMeasured.get(graph(id, side)) ?? -1) > at);
+      if (neighbours.length) await warmUp(id, neighbours, job, beat(id));
       continue;
     }
     await send({ type: "progress", id });

@@ -47,8 +47,16 @@ describe('HTTP load tests, through the real CLI', () => {
     expect(p50.base).toBeGreaterThan(0.01);
     expect(Number.isInteger(p50.base)).toBe(false);
     expect(p99.head).toBeGreaterThan(p99.base);
-    expect(p99.verdict).toBe(bench.note ? 'inconclusive' : 'regression');
-    expect(p99.change.low).toBeGreaterThan(0.25);
+    // The rounds stop once the benchmark is decided: throughput's loss can decide it at a look where p99's wider
+    // interval (a tail, from few slow requests a round) still reaches under its 25% budget. Then p99 is inconclusive,
+    // its estimate still far over the budget; otherwise it is a regression whose whole interval is over the budget.
+    expect(p99.change.estimate).toBeGreaterThan(0.25);
+    if (bench.note) expect(p99.verdict).toBe('inconclusive');
+    else if (p99.verdict === 'inconclusive') expect(p99.change.low).toBeLessThanOrEqual(0.25 + 1e-9);
+    else {
+      expect(p99.verdict).toBe('regression');
+      expect(p99.change.low).toBeGreaterThan(0.25);
+    }
     // The latency table shows those figures, whatever their size: "+784.7%" and "+1065%" alike.
     const p99Row = terminalRow(run.stdout, 'p99');
     expect(printedAs(p99Row[1]!, p99.base), p99Row[1]).toBe(true);
@@ -98,7 +106,9 @@ describe('HTTP load tests, through the real CLI', () => {
     const { profile } = bench;
     expect(profile.unit).toBe('request');
     expect(profile.ops.base).toBeGreaterThan(profile.ops.head);
-    expect(profile.perOpUs.head).toBeGreaterThan(10 * profile.perOpUs.base);
+    // Head's cost per request grows with the listeners its earlier requests left, so the ratio depends on how many
+    // requests the profiled server had answered (5× on a loaded machine, over 10× on a quiet one): twice is certain.
+    expect(profile.perOpUs.head).toBeGreaterThan(2 * profile.perOpUs.base);
     const title = run.stdout.split('\n').find((line) => line.startsWith('http > todo lists: CPU per request '))!;
     const [perRequestBase, perRequestHead] = printedDurations(title.slice(0, title.indexOf(' (profiled')));
     expect(showsValue(perRequestBase!, profile.perOpUs.base), title).toBe(true);

@@ -429,6 +429,21 @@ Benchmark.Suite().add(workerData.name, () => twice(workerData.n)).run()`,
     expect(log.filter((line) => line === 'shared.mjs')).toHaveLength(2);
   });
 
+  it("keeps a module's later require() in its own graph: a lazy require at measurement time gets its graph's instance", async () => {
+    const root = project({
+      // A registry filled when a file loads, and read lazily (a require inside the task) when it is measured.
+      'src/registry.js': `module.exports = { names: [] }\n`,
+      'src/lazy.js': `exports.count = () => require('./registry.js').names.length\n`,
+      'bench/a.bench.js': `require('../src/registry.js').names.push('a')\nconst { count } = require('../src/lazy.js')\nmodule.exports = { a: () => { if (count() !== 1) throw new Error('a sees ' + count()); return 1 } }\n`,
+      'bench/b.bench.js': `const r = require('../src/registry.js')\nr.names.push('b1', 'b2')\nconst { count } = require('../src/lazy.js')\nmodule.exports = { b: () => { if (count() !== 2) throw new Error('b sees ' + count()); return 1 } }\n`,
+    });
+    const { tasks } = await runner(root, ['bench/a.bench.js', 'bench/b.bench.js'], true);
+    expect(tasks.map((t) => [t.id, t.error?.message])).toEqual([
+      ['bench/a.bench.js > a', undefined],
+      ['bench/b.bench.js > b', undefined],
+    ]);
+  });
+
   it('warms up a decided task when a measured task after it shares its module graph, and only then', async () => {
     // Each task logs its name the first time it runs in a process.
     const task = (name: string) =>

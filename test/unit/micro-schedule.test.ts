@@ -344,6 +344,34 @@ describe('failing benchmark processes', () => {
     expect(fake.jobs.slice(1).every((job) => job.skip.includes(id('quits')))).toBe(true);
   });
 
+  it('stops warming up a decided task that crashes its process, and keeps the verdict its rounds gave', async () => {
+    // a is decided at the first look (round 10); from then on it only warms up before b, and that crashes the process.
+    const fake = fakeProcesses(['a', 'b'], {
+      fail: (job) =>
+        job.decided?.includes(id('a')) && !job.skip.includes(id('a'))
+          ? { ok: false, message: "exited with code 7 while running 'bench/a.bench.js > a'", id: id('a'), revision: 'base', durationMs: 1 }
+          : undefined,
+    });
+    const lines: string[] = [];
+    let look = 0;
+    const result = await measureMicro(
+      planFor(fake, {
+        log: (line) => lines.push(line),
+        adaptive: adaptive({ maxRounds: 20, decided: () => new Set(++look === 1 ? [id('a')] : [id('a'), id('b')]) }),
+      }),
+    );
+    const { a, b } = byId(result.benchmarks);
+    expect(a!.error).toBeUndefined();
+    expect(a!.logRatios).toHaveLength(10);
+    expect(b!.logRatios).toHaveLength(15);
+    // One failed attempt at round 11, then rounds that no longer run a at all.
+    expect(fake.jobs).toHaveLength(16);
+    expect(fake.jobs.slice(11).every((job) => job.skip.includes(id('a')))).toBe(true);
+    expect(lines).toContain(
+      "round 11: bench/a.bench.js > a, already decided, failed while warming up and is no longer run (exited with code 7 while running 'bench/a.bench.js > a')",
+    );
+  });
+
   it('fails the run when a process dies outside any task', async () => {
     const fake = fakeProcesses(['a'], {
       fail: () => ({ ok: false, message: 'could not start the benchmark process: ENOENT', durationMs: 1 }),

@@ -76,14 +76,18 @@ async function runJob(job: MicroJob): Promise<void> {
   const tasks: TaskOutcome[] = [];
   const run = [...byId].filter(([id]) => !job.skip.includes(id));
   const decided = new Set(job.decided);
-  // A decided task's warm-up keeps the neighbours of the measured tasks after it in its module graph.
-  const graph = (id: string, sides: SideTask[]) => `${id.slice(0, id.indexOf(ID_SEPARATOR))}#${sides[0]!.unit}`;
+  // A decided task's warm-up keeps the neighbours of the measured tasks after it in its module graph: per
+  // revision, since the revisions' graphs are their own (and a revision may declare a task elsewhere).
+  const graph = (id: string, side: SideTask) => `${side.revision}:${id.slice(0, id.indexOf(ID_SEPARATOR))}#${side.unit ?? 0}`;
   const lastMeasured = new Map<string, number>();
-  run.forEach(([id, sides], at) => void (decided.has(id) || lastMeasured.set(graph(id, sides), at)));
+  run.forEach(([id, sides], at) => {
+    if (!decided.has(id)) for (const side of sides) lastMeasured.set(graph(id, side), at);
+  });
   for (const [at, [id, sides]] of run.entries()) {
     current = id;
     if (decided.has(id)) {
-      if ((lastMeasured.get(graph(id, sides)) ?? -1) > at) await warmUp(id, sides, job, beat(id));
+      const neighbours = sides.filter((side) => (lastMeasured.get(graph(id, side)) ?? -1) > at);
+      if (neighbours.length) await warmUp(id, neighbours, job, beat(id));
       continue;
     }
     await send({ type: 'progress', id });

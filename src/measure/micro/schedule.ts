@@ -207,13 +207,14 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     for (let p = 0; p < perRound; p++) {
       const processStarted = now();
       const job = { settings: plan.settings, batches, skip: [...skipNow], decided: decidedNow, ...(taskTimes ? { taskTimes } : {}) };
-      const outcome = await runRound(strategy, round, processes++, job, errors, skipNow);
+      const outcome = await runRound(strategy, round, processes++, job, errors, skipNow, plan.log);
       lastProcessMs = now() - processStarted;
       if (into === 'main' && plan.isolation === 'alternate') records.push(roundRecord(lastProcessMs, outcome.tasks));
       outcomes.push(outcome);
     }
     const outcome = meanOfProcesses(outcomes);
-    for (const id of skipNow) if (errors.has(id)) skip.add(id);
+    // Failed in this round: an error, or a decided task that failed while warming up (never run again).
+    for (const id of skipNow) skip.add(id);
     if (round === 0) {
       await explainLoadErrors(outcome.files, plan, spawn, errors, skip);
       family = comparable(outcome.tasks, errors);
@@ -400,6 +401,7 @@ async function runRound(
   job: Omit<MicroJob, 'sides'>,
   errors: Map<string, string>,
   skip: Set<string>,
+  log: (line: string) => void,
 ): Promise<RoundOutcome> {
   for (;;) {
     const outcome = await strategy.run(order, { ...job, skip: [...skip] });
@@ -408,9 +410,15 @@ async function runRound(
     if (!outcome.id || skip.has(outcome.id)) {
       throw new UserError(`Round ${round + 1}: ${outcome.message}`);
     }
+    skip.add(outcome.id);
+    // A decided task that fails while it only warms up keeps its verdict: it is no longer run (its neighbours
+    // after it lose its warm-up from here on, which the log says).
+    if (job.decided?.includes(outcome.id)) {
+      log(`round ${round + 1}: ${outcome.id}, already decided, failed while warming up and is no longer run (${outcome.message})`);
+      continue;
+    }
     // Blame the task it was running, and run the round again without it.
     errors.set(outcome.id, `${outcome.revision ? `at ${outcome.revision}: ` : ''}${outcome.message}`);
-    skip.add(outcome.id);
   }
 }
 

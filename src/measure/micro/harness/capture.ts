@@ -69,6 +69,8 @@ export interface Declaration {
 const SYMBOL = Symbol.for('benchgate.capture');
 
 type Hook = (...args: unknown[]) => unknown;
+/** Node's require cache: modules by file name (Module._cache). */
+type ModuleCache = Record<string, unknown>;
 type Pending = () => Promise<CapturedTask[]>;
 
 class Capture {
@@ -80,6 +82,8 @@ class Capture {
   /** CommonJS modules loaded before any bench file (benchgate's own): kept when a new module graph starts. */
   private preloaded: Set<string> | undefined;
   private graphs = 0;
+  private readonly graphCaches = new Map<number, ModuleCache>();
+  private readonly cacheOfModule = new WeakMap<object, ModuleCache | undefined>();
   /** The unit of the bench file that is loading: 0 the file itself, k its k-th worker. */
   private unit = 0;
   private workersOfFile = 0;
@@ -554,16 +558,22 @@ class Capture {
     };
     Object.assign(builtin, { workerData: structuredClone(workerData), parentPort: port, isMainThread: false, threadId });
     syncBuiltinESMExports();
+    // Tasks declared from here until the worker is done belong to its graph. A worker that declares them later
+    // (after an await of its own) gets the file's unit: its decided tasks then warm up before the file's, which
+    // costs time but never leaves a measured task without a neighbour it had.
     this.unit = unit;
     try {
-      await import(this.inNewGraph(file));
+      try {
+        await import(this.inNewGraph(file));
+      } finally {
+        Object.assign(builtin, saved);
+        syncBuiltinESMExports();
+      }
+      // Messages the main script posts to the worker arrive on the next turns.
+      for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
     } finally {
-      Object.assign(builtin, saved);
-      syncBuiltinESMExports();
+      this.unit = 0;
     }
-    // Messages the main script posts to the worker arrive on the next turns.
-    for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
-    this.unit = 0;
   }
 
   /**
@@ -574,15 +584,19 @@ class Capture {
    * optimised code shaped by whichever scenarios ran before: a task's figure would depend on its
    * neighbours, and change when they are decided and leave (docs/statistics.md). ES modules: the URL
    * carries a graph number that the resolve hook (hooks.ts) passes on to every file the module
-   * imports. CommonJS: the require cache is emptied of the previous graphs' modules (they live on in
-   * the closures that hold them), since Node keys a CommonJS module by its path alone.
+   * imports. CommonJS: a require cache per graph, since Node keys a CommonJS module by its path alone.
    */
   inNewGraph(file: string): string {
-    const cache = Module.createRequire(file).cache;
-    this.preloaded ??= new Set(Object.keys(cache));
-    // A native addon stays shared: its library is loaded once per process whatever the cache says.
-    for (const key of Object.keys(cache)) if (!this.preloaded.has(key) && !key.endsWith('.node')) delete cache[key];
-    return `${pathToFileURL(file).href}?${GRAPH_PARAMETER}=${++this.graphs}`;
+    const internal = Module as unknown as { _cache: ModuleCache };
+    this.preloaded ??= new Set(Object.keys(internal._cache));
+    // Each graph has a require cache of its own, active while it loads (and for its requires later, see
+    // inGraphOf). benchgate's own modules and native addons stay shared: an addon's library is loaded
+    // once per process whatever the cache says.
+    const cache: ModuleCache = Object.create(null) as ModuleCache;
+    for (const [key, module] of Object.entries(internal._cache)) if (this.preloaded.has(key) || key.endsWith('.node')) cache[key] = module;
+    internal._cache = cache;
+    this.graphCaches.set(++this.graphs, cache);
+    return `${pathToFileURL(file).href}?${GRAPH_PARAMETER}=${this.graphs}`;
   }
 
   /** `require()` of a harness, which Node 20 does not pass through the module hooks. */
@@ -600,12 +614,41 @@ class Capture {
       else return { ...(loaded as object), ...this.mitata(loaded as Record<string, unknown>, resolved) };
       return loaded;
     };
+    const inGraphOf = this.inGraphOf.bind(this);
     internal._load = function (request, parent, isMain) {
       const harness =
         HARNESS_PACKAGES.includes(request) && parent?.filename && !parent.filename.includes(`${path.sep}node_modules${path.sep}`);
-      if (!harness) return load.call(this, request, parent, isMain);
-      return answer(request, internal._resolveFilename(request, parent), () => load.call(this, request, parent, isMain));
+      return inGraphOf(parent, () => {
+        if (!harness) return load.call(this, request, parent, isMain);
+        return answer(request, internal._resolveFilename(request, parent), () => load.call(this, request, parent, isMain));
+      });
     };
+  }
+
+  /**
+   * A require() runs against the require cache of its parent's module graph: a module that requires lazily
+   * (inside a function, at measurement time, after other graphs have loaded) gets its own graph's instances.
+   */
+  private inGraphOf<T>(parent: object | undefined, load: () => T): T {
+    const cache = parent ? this.graphCacheOf(parent) : undefined;
+    const internal = Module as unknown as { _cache: ModuleCache };
+    if (!cache || cache === internal._cache) return load();
+    const active = internal._cache;
+    internal._cache = cache;
+    try {
+      return load();
+    } finally {
+      internal._cache = active;
+    }
+  }
+
+  private graphCacheOf(module: object): ModuleCache | undefined {
+    if (this.cacheOfModule.has(module)) return this.cacheOfModule.get(module);
+    const filename = (module as { filename?: unknown }).filename;
+    if (typeof filename !== 'string') return undefined;
+    const cache = [...this.graphCaches.values()].find((candidate) => candidate[filename] === module);
+    if (cache) this.cacheOfModule.set(module, cache);
+    return cache;
   }
 }
 

@@ -67,10 +67,15 @@ function inParentGraph(resolved: ResolveResult, parent: string | undefined): Res
   const graph = new URL(parent).searchParams.get(GRAPH_PARAMETER);
   if (graph === null) return resolved;
   const url = new URL(resolved.url);
-  if (url.searchParams.has(GRAPH_PARAMETER)) return resolved;
-  url.searchParams.set(GRAPH_PARAMETER, graph);
-  return { ...resolved, url: url.href };
+  // A harness stays one copy per revision, the one the capture patched (a helper in node_modules may import it too).
+  if (url.searchParams.has(GRAPH_PARAMETER) || HARNESS_IN_PATH.test(url.pathname)) return resolved;
+  // Appended as text: a query the URL already has is kept as it is written.
+  const hashAt = resolved.url.indexOf('#');
+  const [head, hash] = hashAt < 0 ? [resolved.url, ''] : [resolved.url.slice(0, hashAt), resolved.url.slice(hashAt)];
+  return { ...resolved, url: `${head}${head.includes('?') ? '&' : '?'}${GRAPH_PARAMETER}=${graph}${hash}` };
 }
+
+const HARNESS_IN_PATH = new RegExp(`/node_modules/(?:${HARNESS_PACKAGES.join('|')})/`);
 
 async function resolveOnce(specifier: string, context: ResolveContext, next: NextResolve): Promise<ResolveResult> {
   const parent = context.parentURL;
