@@ -1,7 +1,7 @@
 // The layering of src/, checked in CI (npm run lint:layers): one folder per stage, and a stage only
 // imports stages below it. Lowest first: util, config, stats (pure decision rules), checkout,
-// measure, explain, report, then the entry points that wire them (gate, calibrate, cli, action).
-const LAYERS = ['util', 'config', 'stats', 'checkout', 'measure', 'explain', 'report'];
+// measure, explain, report, history (records of main, drift, bisect), then the entry points that wire them (gate, calibrate, cli, action).
+const LAYERS = ['util', 'config', 'stats', 'checkout', 'measure', 'explain', 'report', 'history'];
 const ENTRY = '^src/(gate|calibrate|cli|action)(\\.ts$|/)';
 
 const upward = LAYERS.map((layer, i) => ({

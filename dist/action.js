@@ -37254,10 +37254,10 @@ var require_picomatch = __commonJS({
     var parse3 = require_parse2();
     var utils = require_utils3();
     var constants3 = require_constants6();
-    var isObject = (val) => val && typeof val === "object" && !Array.isArray(val);
-    var picomatch3 = (glob2, options, returnState = false) => {
+    var isObject2 = (val) => val && typeof val === "object" && !Array.isArray(val);
+    var picomatch4 = (glob2, options, returnState = false) => {
       if (Array.isArray(glob2)) {
-        const fns = glob2.map((input) => picomatch3(input, options, returnState));
+        const fns = glob2.map((input) => picomatch4(input, options, returnState));
         const arrayMatcher = (str) => {
           for (const isMatch of fns) {
             const state2 = isMatch(str);
@@ -37267,22 +37267,22 @@ var require_picomatch = __commonJS({
         };
         return arrayMatcher;
       }
-      const isState = isObject(glob2) && glob2.tokens && glob2.input;
+      const isState = isObject2(glob2) && glob2.tokens && glob2.input;
       if (glob2 === "" || typeof glob2 !== "string" && !isState) {
         throw new TypeError("Expected pattern to be a non-empty string");
       }
       const opts = options || {};
       const posix2 = opts.windows;
-      const regex2 = isState ? picomatch3.compileRe(glob2, options) : picomatch3.makeRe(glob2, options, false, true);
+      const regex2 = isState ? picomatch4.compileRe(glob2, options) : picomatch4.makeRe(glob2, options, false, true);
       const state = regex2.state;
       delete regex2.state;
       let isIgnored = () => false;
       if (opts.ignore) {
         const ignoreOpts = { ...options, ignore: null, onMatch: null, onResult: null };
-        isIgnored = picomatch3(opts.ignore, ignoreOpts, returnState);
+        isIgnored = picomatch4(opts.ignore, ignoreOpts, returnState);
       }
       const matcher = (input, returnObject = false) => {
-        const { isMatch, match, output } = picomatch3.test(input, regex2, options, { glob: glob2, posix: posix2 });
+        const { isMatch, match, output } = picomatch4.test(input, regex2, options, { glob: glob2, posix: posix2 });
         const result = { glob: glob2, state, regex: regex2, posix: posix2, input, output, match, isMatch };
         if (typeof opts.onResult === "function") {
           opts.onResult(result);
@@ -37308,7 +37308,7 @@ var require_picomatch = __commonJS({
       }
       return matcher;
     };
-    picomatch3.test = (input, regex2, options, { glob: glob2, posix: posix2 } = {}) => {
+    picomatch4.test = (input, regex2, options, { glob: glob2, posix: posix2 } = {}) => {
       if (typeof input !== "string") {
         throw new TypeError("Expected input to be a string");
       }
@@ -37325,24 +37325,24 @@ var require_picomatch = __commonJS({
       }
       if (match === false || opts.capture === true) {
         if (opts.matchBase === true || opts.basename === true) {
-          match = picomatch3.matchBase(input, regex2, options, posix2);
+          match = picomatch4.matchBase(input, regex2, options, posix2);
         } else {
           match = regex2.exec(output);
         }
       }
       return { isMatch: Boolean(match), match, output };
     };
-    picomatch3.matchBase = (input, glob2, options, posix2 = options && options.windows) => {
-      const regex2 = glob2 instanceof RegExp ? glob2 : picomatch3.makeRe(glob2, options);
+    picomatch4.matchBase = (input, glob2, options, posix2 = options && options.windows) => {
+      const regex2 = glob2 instanceof RegExp ? glob2 : picomatch4.makeRe(glob2, options);
       return regex2.test(utils.basename(input, { windows: posix2 }));
     };
-    picomatch3.isMatch = (str, patterns, options) => picomatch3(patterns, options)(str);
-    picomatch3.parse = (pattern, options) => {
-      if (Array.isArray(pattern)) return pattern.map((p) => picomatch3.parse(p, options));
+    picomatch4.isMatch = (str, patterns, options) => picomatch4(patterns, options)(str);
+    picomatch4.parse = (pattern, options) => {
+      if (Array.isArray(pattern)) return pattern.map((p) => picomatch4.parse(p, options));
       return parse3(pattern, { ...options, fastpaths: false });
     };
-    picomatch3.scan = (input, options) => scan(input, options);
-    picomatch3.compileRe = (state, options, returnOutput = false, returnState = false) => {
+    picomatch4.scan = (input, options) => scan(input, options);
+    picomatch4.compileRe = (state, options, returnOutput = false, returnState = false) => {
       if (returnOutput === true) {
         return state.output;
       }
@@ -37353,13 +37353,13 @@ var require_picomatch = __commonJS({
       if (state && state.negated === true) {
         source = `^(?!${source}).*$`;
       }
-      const regex2 = picomatch3.toRegex(source, options);
+      const regex2 = picomatch4.toRegex(source, options);
       if (returnState === true) {
         regex2.state = state;
       }
       return regex2;
     };
-    picomatch3.makeRe = (input, options = {}, returnOutput = false, returnState = false) => {
+    picomatch4.makeRe = (input, options = {}, returnOutput = false, returnState = false) => {
       if (!input || typeof input !== "string") {
         throw new TypeError("Expected a non-empty string");
       }
@@ -37370,9 +37370,9 @@ var require_picomatch = __commonJS({
       if (!parsed.output) {
         parsed = parse3(input, options);
       }
-      return picomatch3.compileRe(parsed, options, returnOutput, returnState);
+      return picomatch4.compileRe(parsed, options, returnOutput, returnState);
     };
-    picomatch3.toRegex = (source, options) => {
+    picomatch4.toRegex = (source, options) => {
       try {
         const opts = options || {};
         return new RegExp(source, opts.flags || (opts.nocase ? "i" : ""));
@@ -37381,8 +37381,8 @@ var require_picomatch = __commonJS({
         return /$^/;
       }
     };
-    picomatch3.constants = constants3;
-    module2.exports = picomatch3;
+    picomatch4.constants = constants3;
+    module2.exports = picomatch4;
   }
 });
 
@@ -37392,14 +37392,14 @@ var require_picomatch2 = __commonJS({
     "use strict";
     var pico = require_picomatch();
     var utils = require_utils3();
-    function picomatch3(glob2, options, returnState = false) {
+    function picomatch4(glob2, options, returnState = false) {
       if (options && (options.windows === null || options.windows === void 0)) {
         options = { ...options, windows: utils.isWindows() };
       }
       return pico(glob2, options, returnState);
     }
-    Object.assign(picomatch3, pico);
-    module2.exports = picomatch3;
+    Object.assign(picomatch4, pico);
+    module2.exports = picomatch4;
   }
 });
 
@@ -41721,16 +41721,16 @@ var require_Histogram = __commonJS({
     exports2.NO_TAG = "NO TAG";
     var toSummary = (histogram) => {
       const { totalCount, maxValue, numberOfSignificantValueDigits } = histogram;
-      const round = (0, formatters_1.keepSignificantDigits)(numberOfSignificantValueDigits);
+      const round2 = (0, formatters_1.keepSignificantDigits)(numberOfSignificantValueDigits);
       return {
-        p50: round(histogram.getValueAtPercentile(50)),
-        p75: round(histogram.getValueAtPercentile(75)),
-        p90: round(histogram.getValueAtPercentile(90)),
-        p97_5: round(histogram.getValueAtPercentile(97.5)),
-        p99: round(histogram.getValueAtPercentile(99)),
-        p99_9: round(histogram.getValueAtPercentile(99.9)),
-        p99_99: round(histogram.getValueAtPercentile(99.99)),
-        p99_999: round(histogram.getValueAtPercentile(99.999)),
+        p50: round2(histogram.getValueAtPercentile(50)),
+        p75: round2(histogram.getValueAtPercentile(75)),
+        p90: round2(histogram.getValueAtPercentile(90)),
+        p97_5: round2(histogram.getValueAtPercentile(97.5)),
+        p99: round2(histogram.getValueAtPercentile(99)),
+        p99_9: round2(histogram.getValueAtPercentile(99.9)),
+        p99_99: round2(histogram.getValueAtPercentile(99.99)),
+        p99_999: round2(histogram.getValueAtPercentile(99.999)),
         max: maxValue,
         totalCount
       };
@@ -46882,7 +46882,7 @@ var require_umd = __commonJS({
           return getStringImpl(buffer, ptr);
         }
         extendedExports.__getString = __getString;
-        function getView(alignLog2, signed, float) {
+        function getView(alignLog2, signed2, float) {
           const buffer = memory2.buffer;
           if (float) {
             switch (alignLog2) {
@@ -46894,13 +46894,13 @@ var require_umd = __commonJS({
           } else {
             switch (alignLog2) {
               case 0:
-                return new (signed ? Int8Array : Uint8Array)(buffer);
+                return new (signed2 ? Int8Array : Uint8Array)(buffer);
               case 1:
-                return new (signed ? Int16Array : Uint16Array)(buffer);
+                return new (signed2 ? Int16Array : Uint16Array)(buffer);
               case 2:
-                return new (signed ? Int32Array : Uint32Array)(buffer);
+                return new (signed2 ? Int32Array : Uint32Array)(buffer);
               case 3:
-                return new (signed ? BigInt64Array : BigUint64Array)(buffer);
+                return new (signed2 ? BigInt64Array : BigUint64Array)(buffer);
             }
           }
           throw Error(`unsupported align: ${alignLog2}`);
@@ -59154,7 +59154,7 @@ var require_get_intrinsic = __commonJS({
     var max2 = require_max();
     var min = require_min();
     var pow = require_pow();
-    var round = require_round();
+    var round2 = require_round();
     var sign = require_sign();
     var $gOPD = require_gopd();
     var $defineProperty = require_es_define_property();
@@ -59261,7 +59261,7 @@ var require_get_intrinsic = __commonJS({
       "%Math.max%": max2,
       "%Math.min%": min,
       "%Math.pow%": pow,
-      "%Math.round%": round,
+      "%Math.round%": round2,
       "%Math.sign%": sign,
       "%Reflect.getPrototypeOf%": $ReflectGPO
     };
@@ -65077,7 +65077,7 @@ var require_lodash = __commonJS({
       if (result !== void 0) {
         return result;
       }
-      if (!isObject(value)) {
+      if (!isObject2(value)) {
         return value;
       }
       var isArr = isArray(value);
@@ -65125,7 +65125,7 @@ var require_lodash = __commonJS({
       return result;
     }
     function baseCreate(proto) {
-      return isObject(proto) ? objectCreate(proto) : {};
+      return isObject2(proto) ? objectCreate(proto) : {};
     }
     function baseGetAllKeys(object, keysFunc, symbolsFunc) {
       var result = keysFunc(object);
@@ -65135,7 +65135,7 @@ var require_lodash = __commonJS({
       return objectToString.call(value);
     }
     function baseIsNative(value) {
-      if (!isObject(value) || isMasked(value)) {
+      if (!isObject2(value) || isMasked(value)) {
         return false;
       }
       var pattern = isFunction(value) || isHostObject(value) ? reIsNative : reIsHostCtor;
@@ -65334,13 +65334,13 @@ var require_lodash = __commonJS({
     }
     var isBuffer = nativeIsBuffer || stubFalse;
     function isFunction(value) {
-      var tag = isObject(value) ? objectToString.call(value) : "";
+      var tag = isObject2(value) ? objectToString.call(value) : "";
       return tag == funcTag || tag == genTag;
     }
     function isLength(value) {
       return typeof value == "number" && value > -1 && value % 1 == 0 && value <= MAX_SAFE_INTEGER;
     }
-    function isObject(value) {
+    function isObject2(value) {
       var type = typeof value;
       return !!value && (type == "object" || type == "function");
     }
@@ -65402,7 +65402,7 @@ var require_lodash2 = __commonJS({
       return !!length && (typeof value == "number" || reIsUint.test(value)) && (value > -1 && value % 1 == 0 && value < length);
     }
     function isIterateeCall(value, index, object) {
-      if (!isObject(object)) {
+      if (!isObject2(object)) {
         return false;
       }
       var type = typeof index;
@@ -65434,13 +65434,13 @@ var require_lodash2 = __commonJS({
       return value != null && isLength(value.length) && !isFunction(value);
     }
     function isFunction(value) {
-      var tag = isObject(value) ? objectToString.call(value) : "";
+      var tag = isObject2(value) ? objectToString.call(value) : "";
       return tag == funcTag || tag == genTag;
     }
     function isLength(value) {
       return typeof value == "number" && value > -1 && value % 1 == 0 && value <= MAX_SAFE_INTEGER;
     }
-    function isObject(value) {
+    function isObject2(value) {
       var type = typeof value;
       return !!value && (type == "object" || type == "function");
     }
@@ -65472,9 +65472,9 @@ var require_lodash2 = __commonJS({
       if (isSymbol(value)) {
         return NAN;
       }
-      if (isObject(value)) {
+      if (isObject2(value)) {
         var other = typeof value.valueOf == "function" ? value.valueOf() : value;
-        value = isObject(other) ? other + "" : other;
+        value = isObject2(other) ? other + "" : other;
       }
       if (typeof value != "string") {
         return value === 0 ? value : +value;
@@ -65546,13 +65546,13 @@ var require_lodash3 = __commonJS({
       return isObjectLike(value) && isArrayLike(value);
     }
     function isFunction(value) {
-      var tag = isObject(value) ? objectToString.call(value) : "";
+      var tag = isObject2(value) ? objectToString.call(value) : "";
       return tag == funcTag || tag == genTag;
     }
     function isLength(value) {
       return typeof value == "number" && value > -1 && value % 1 == 0 && value <= MAX_SAFE_INTEGER;
     }
-    function isObject(value) {
+    function isObject2(value) {
       var type = typeof value;
       return !!value && (type == "object" || type == "function");
     }
@@ -70050,8 +70050,8 @@ var stringifyIteratively = (rootValue, replacer, spaceParam) => {
   const isFunctionReplacer = typeof replacer === "function";
   const propertyList = Array.isArray(replacer) ? new Set(replacer.map(String)) : null;
   const prepareVal = (parent, key, val) => {
-    const isObject = val !== null && typeof val === "object";
-    const hasToJSON = isObject && typeof val.toJSON === "function";
+    const isObject2 = val !== null && typeof val === "object";
+    const hasToJSON = isObject2 && typeof val.toJSON === "function";
     if (hasToJSON) {
       val = val.toJSON(key);
     }
@@ -74046,15 +74046,20 @@ var UNTRUSTED_EVENTS = {
 function untrustedEventRefusal(event) {
   return `benchgate refuses to run in gate mode under ${event}: that event ${UNTRUSTED_EVENTS[event]}, and benchgate would install and execute the pull request's code (its install script, bench files and server). A malicious pull request could then steal the token or the secrets. Use the pull_request event (and, for comments on pull requests from forks, mode: comment under workflow_run: the two-workflow pattern in benchgate's docs/security.md), or set allow-untrusted-event: true if every pull request to this repository is trusted.`;
 }
+var HISTORY_EVENTS = ["push", "schedule", "workflow_dispatch"];
 var COMMENT_MODES = ["always", "on-change", "on-regression", "never"];
 function parseActionInputs(input, env) {
-  const mode = oneOf(input, "mode", ["gate", "comment", "merge"], "gate");
+  const mode = oneOf(input, "mode", ["gate", "comment", "merge", "drift"], "gate");
+  if (mode === "drift" && !HISTORY_EVENTS.includes(env.eventName))
+    throw new UserError(
+      `mode: drift runs on push, schedule or workflow_dispatch (the default branch's own code), not under ${env.eventName || "this event"}: a pull request's drift is its own gate's comparison.`
+    );
   const allowUntrustedEvent = booleanInput(input, "allow-untrusted-event", false) || env.eventName === "pull_request_target" && booleanInput(input, "allow-pull-request-target", false);
   if (mode === "gate" && env.eventName in UNTRUSTED_EVENTS && !allowUntrustedEvent)
     throw new UserError(untrustedEventRefusal(env.eventName));
   const workingDirectory2 = path6.resolve(env.workspace, input("working-directory") || ".");
   const pullRequest = pullRequestOf(env);
-  const base = revisionInput("base", input("base")) || defaultBase(env);
+  const base = mode === "drift" ? void 0 : revisionInput("base", input("base")) || defaultBase(env);
   const head = revisionInput("head", input("head"));
   const config = input("config") || void 0;
   if (mode === "gate" && !base) {
@@ -74085,8 +74090,32 @@ function parseActionInputs(input, env) {
     allowUntrustedEvent,
     pullRequest,
     repository: { owner: env.repository.split("/")[0] ?? "", repo: env.repository.split("/")[1] ?? "" },
-    eventName: env.eventName
+    eventName: env.eventName,
+    history: historyBranch(input("history")),
+    historyLimit: countInput(input, "history-limit", 1e3, 10, 1e5),
+    historyWrites: HISTORY_EVENTS.includes(env.eventName) && onDefaultBranch(env),
+    anchor: input("anchor") || "tag:v*",
+    driftBudget: input("drift-budget") ? budgetInput("drift-budget", input("drift-budget")) : 0.1
   });
+}
+function onDefaultBranch(env) {
+  const branch = env.event.repository?.default_branch;
+  const ref = typeof env.event.ref === "string" ? env.event.ref : env.ref;
+  return typeof branch === "string" && branch !== "" && ref === `refs/heads/${branch}`;
+}
+function historyBranch(value) {
+  if (!value) return void 0;
+  if (!isRevisionName(value) || /^[0-9a-f]{7,64}$/i.test(value) || /[~^]/.test(value))
+    throw new UserError(`Input 'history' must name the branch that keeps the history, e.g. benchgate-history, but got '${value}'.`);
+  return value;
+}
+function countInput(input, name2, fallback, min, max2) {
+  const value = input(name2);
+  if (value === "") return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max2)
+    throw new UserError(`Input '${name2}' must be a whole number from ${min} to ${max2}, but got '${value}'.`);
+  return n;
 }
 function commentKeyOf(directory, config, key) {
   const file = path6.posix.join(directory.split(path6.sep).join("/") || ".", config ?? "benchgate.yml");
@@ -76480,7 +76509,7 @@ function allocateTaskTimes(rounds, bounds, open2) {
   const ids = Object.keys(noise).filter((id) => !open2 || open2.has(id));
   if (ids.length === 0) return void 0;
   const overheadMs = median(
-    rounds.slice(-PILOT_ROUNDS).map((round) => Math.max(0, round.durationMs - sum2([...round.tasks.values()].map((t) => t.measureMs))))
+    rounds.slice(-PILOT_ROUNDS).map((round2) => Math.max(0, round2.durationMs - sum2([...round2.tasks.values()].map((t) => t.measureMs))))
   );
   const blocksAt = (lambda2) => Object.fromEntries(
     ids.map((id) => {
@@ -76526,10 +76555,10 @@ function optimalBlocks(a, c, b, lambda) {
   return 2 * k / (c + Math.sqrt(c * c + 4 * a * k));
 }
 function estimateNoise(rounds) {
-  const ids = [...new Set(rounds.flatMap((round) => [...round.tasks.keys()]))];
+  const ids = [...new Set(rounds.flatMap((round2) => [...round2.tasks.keys()]))];
   const out = {};
   for (const id of ids) {
-    const seen = rounds.map((round) => round.tasks.get(id)).filter((t) => t !== void 0 && usable(t));
+    const seen = rounds.map((round2) => round2.tasks.get(id)).filter((t) => t !== void 0 && usable(t));
     if (seen.length < PILOT_ROUNDS) continue;
     const within = mean2(seen.map((t) => MEDIAN_EFFICIENCY * t.blockVariance));
     const explained = mean2(seen.map((t) => MEDIAN_EFFICIENCY * t.blockVariance / t.blocks));
@@ -76627,7 +76656,7 @@ async function measureMicro(plan) {
   let processes = 0;
   let perRound = 1;
   let family = 0;
-  let suspects = /* @__PURE__ */ new Set();
+  let suspects2 = /* @__PURE__ */ new Set();
   const records = [];
   let allocation;
   let lastProcessMs = 0;
@@ -76641,10 +76670,10 @@ async function measureMicro(plan) {
     const times = Object.values(allocation.taskTimeMs);
     const typical = times.length ? median(times) : 0;
     const measured = (id) => records.findLast((record3) => record3.tasks.has(id))?.tasks.get(id)?.measureMs ?? typical;
-    return allocation.overheadMs + typical + [...suspects].reduce((sum3, id) => sum3 + measured(id), 0);
+    return allocation.overheadMs + typical + [...suspects2].reduce((sum3, id) => sum3 + measured(id), 0);
   };
   const reserve = (roundMs, done) => confirmationRounds(done) * perRound * confirmProcessMs(roundMs / perRound);
-  const runOne = async (round, unmeasured, into) => {
+  const runOne = async (round2, unmeasured, into) => {
     const cpuBefore = sampleCpu();
     const load1 = os8.loadavg()[0] ?? 0;
     const taskTimes = allocation?.taskTimeMs;
@@ -76654,14 +76683,14 @@ async function measureMicro(plan) {
     for (let p = 0; p < perRound; p++) {
       const processStarted = now();
       const job = { settings: plan.settings, batches, skip: [...skipNow], decided: decidedNow, ...taskTimes ? { taskTimes } : {} };
-      const outcome2 = await runRound(strategy, round, processes++, job, errors, skipNow, plan.log);
+      const outcome2 = await runRound(strategy, round2, processes++, job, errors, skipNow, plan.log);
       lastProcessMs = now() - processStarted;
       if (into === "main" && plan.isolation === "alternate") records.push(roundRecord(lastProcessMs, outcome2.tasks));
       outcomes.push(outcome2);
     }
     const outcome = meanOfProcesses(outcomes);
     for (const id of skipNow) skip.add(id);
-    if (round === 0) {
+    if (round2 === 0) {
       await explainLoadErrors(outcome.files, plan, spawn3, errors, skip);
       family = comparable(outcome.tasks, errors);
       plannedRounds = Math.max(plannedRounds, plan.minimumRounds(family));
@@ -76691,17 +76720,17 @@ async function measureMicro(plan) {
       );
     perRound = next;
   };
-  for (let round = 0; round < maxRounds(); round++) {
+  for (let round2 = 0; round2 < maxRounds(); round2++) {
     const elapsed = now() - started;
     const roundMs = roundLength(elapsed);
-    if (rounds > 0 && elapsed + roundMs + (round >= plannedRounds ? reserve(roundMs, rounds) : 0) > plan.timeLimitMs) {
-      limited = round < plannedRounds;
+    if (rounds > 0 && elapsed + roundMs + (round2 >= plannedRounds ? reserve(roundMs, rounds) : 0) > plan.timeLimitMs) {
+      limited = round2 < plannedRounds;
       plan.log(`time limit of ${Math.round(plan.timeLimitMs / 1e3)}s: stopping after ${rounds} rounds`);
       break;
     }
-    const target = round < plannedRounds ? plannedRounds : maxRounds();
-    plan.onProgress?.({ round: round + 1, rounds: target, elapsedMs: elapsed, remainingMs: roundMs * (target - round) });
-    await runOne(round, decided, "main");
+    const target = round2 < plannedRounds ? plannedRounds : maxRounds();
+    plan.onProgress?.({ round: round2 + 1, rounds: target, elapsedMs: elapsed, remainingMs: roundMs * (target - round2) });
+    await runOne(round2, decided, "main");
     rounds++;
     const fit = rounds < plannedRounds ? { timeMs: plan.timeLimitMs - (now() - started), rounds: plannedRounds - rounds, confirmRounds: confirmationRounds(plannedRounds) } : void 0;
     const measured = new Set([...samples.keys()].filter((id) => !skip.has(id) && !decided.has(id)));
@@ -76710,7 +76739,7 @@ async function measureMicro(plan) {
     const look = rounds >= plannedRounds && (rounds - plannedRounds) % adaptive.lookEvery === 0;
     if (look) {
       for (const id of adaptive.decided([...samples.values()])) decided.add(id);
-      if (adaptive.confirmRounds > 0) suspects = adaptive.toConfirm([...samples.values()]);
+      if (adaptive.confirmRounds > 0) suspects2 = adaptive.toConfirm([...samples.values()]);
     }
     replan();
     if (!look) continue;
@@ -76725,7 +76754,7 @@ async function measureMicro(plan) {
   if (confirming.size > 0) {
     plan.log(`confirming ${confirming.size} regression(s) with ${confirmTarget} fresh rounds`);
     allocation = reallocate(plan, records, allocation, confirming);
-    suspects = confirming;
+    suspects2 = confirming;
     const others = new Set([...samples.keys()].filter((id) => !confirming.has(id)));
     for (let i = 0; i < confirmTarget; i++) {
       const elapsed = now() - started;
@@ -76800,16 +76829,16 @@ function describeAllocation(allocation, records, taskTimeMs) {
   const last = records.at(-1).durationMs;
   return `after ${records.length} rounds: between-process noise dominates in ${between} of ${noise.length} tasks; task time ${ms(taskTimeMs)} \u2192 ${low === high ? ms(low) : `${ms(low)}\u2013${ms(high)}`}, a round \u2248${ms(last)} \u2192 ${ms(allocation.roundMs)}`;
 }
-async function runRound(strategy, round, order2, job, errors, skip, log2) {
+async function runRound(strategy, round2, order2, job, errors, skip, log2) {
   for (; ; ) {
     const outcome = await strategy.run(order2, { ...job, skip: [...skip] });
     if (outcome.ok) return outcome;
     if (!outcome.id || skip.has(outcome.id)) {
-      throw new UserError(`Round ${round + 1}: ${outcome.message}`);
+      throw new UserError(`Round ${round2 + 1}: ${outcome.message}`);
     }
     skip.add(outcome.id);
     if (job.decided?.includes(outcome.id)) {
-      log2(`round ${round + 1}: ${outcome.id}, already decided, failed while warming up and is no longer run (${outcome.message})`);
+      log2(`round ${round2 + 1}: ${outcome.id}, already decided, failed while warming up and is no longer run (${outcome.message})`);
       continue;
     }
     errors.set(outcome.id, `${outcome.revision ? `at ${outcome.revision}: ` : ""}${outcome.message}`);
@@ -77345,9 +77374,9 @@ async function measureHttp(plan) {
     let done = 0;
     const reserved = plan.benchmarks.slice(index + 1).reduce((sum3, _b, i) => sum3 + 2 * perRound[index + 1 + i], 0);
     const estimate = () => done > 0 ? spent / done : perRound[index];
-    const runRound2 = async (round, target2, into, keepBack) => {
+    const runRound2 = async (round2, target2, into, keepBack) => {
       if (now() + estimate() + reserved + keepBack > plan.deadline) return false;
-      plan.onProgress?.({ round: round + 1, rounds: target2, elapsedMs: now() - started, remainingMs: estimate() * (target2 - round) });
+      plan.onProgress?.({ round: round2 + 1, rounds: target2, elapsedMs: now() - started, remainingMs: estimate() * (target2 - round2) });
       const roundStart = now();
       const cpuBefore = sampleCpu();
       const load1 = os10.loadavg()[0] ?? 0;
@@ -77367,20 +77396,20 @@ async function measureHttp(plan) {
     };
     const maxRounds = adaptive ? Math.max(plan.rounds, adaptive.maxRounds) : plan.rounds;
     const confirmTarget = () => adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plan.rounds, samples.logRatios.length) : 0;
-    for (let round = 0; round < maxRounds; round++) {
-      const extra = round >= plan.rounds;
-      if (!await runRound2(round, extra ? maxRounds : plan.rounds, "main", extra ? confirmTarget() * estimate() : 0)) {
+    for (let round2 = 0; round2 < maxRounds; round2++) {
+      const extra = round2 >= plan.rounds;
+      if (!await runRound2(round2, extra ? maxRounds : plan.rounds, "main", extra ? confirmTarget() * estimate() : 0)) {
         if (!samples.error && !extra) {
           limited = true;
-          plan.log(`${benchmark.id}: the time limit stops it after ${round} of ${plan.rounds} rounds`);
+          plan.log(`${benchmark.id}: the time limit stops it after ${round2} of ${plan.rounds} rounds`);
         }
         break;
       }
-      rounds = Math.max(rounds, round + 1);
-      const look = adaptive && round + 1 >= plan.rounds && (round + 1 - plan.rounds) % adaptive.lookEvery === 0;
+      rounds = Math.max(rounds, round2 + 1);
+      const look = adaptive && round2 + 1 >= plan.rounds && (round2 + 1 - plan.rounds) % adaptive.lookEvery === 0;
       if (!look) continue;
       if (adaptive.decided(samples)) break;
-      if (round + 1 === plan.rounds && maxRounds > plan.rounds)
+      if (round2 + 1 === plan.rounds && maxRounds > plan.rounds)
         plan.log(`${benchmark.id}: no verdict after ${plan.rounds} rounds: adding rounds (up to ${maxRounds})`);
     }
     const target = confirmTarget();
@@ -77434,12 +77463,12 @@ function serverOptions(benchmark, revision, plan) {
     label: `${revision.label} (${revision.ref} @ ${revision.sha.slice(0, 7)})`
   };
 }
-async function freshRound(benchmark, revisions, round, plan) {
+async function freshRound(benchmark, revisions, round2, plan) {
   const figures = {};
-  for (const side2 of order(round)) {
+  for (const side2 of order(round2)) {
     const server = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
     try {
-      if (round === 0) await checkRequests(benchmark, server, side2, revisions, plan);
+      if (round2 === 0) await checkRequests(benchmark, server, side2, revisions, plan);
       await loadOn(server, benchmark, benchmark.warmupMs);
       server.checkAlive("during the warm-up");
       await server.probe("start");
@@ -77456,16 +77485,16 @@ async function freshRound(benchmark, revisions, round, plan) {
     head: figures.head.traffic.ok === 0 ? [benchmark.durationMs] : []
   });
 }
-async function liveRound(benchmark, revisions, round, plan) {
+async function liveRound(benchmark, revisions, round2, plan) {
   const servers = {};
   try {
-    for (const side2 of order(round)) {
+    for (const side2 of order(round2)) {
       servers[side2] = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
-      if (round === 0) await checkRequests(benchmark, servers[side2], side2, revisions, plan);
+      if (round2 === 0) await checkRequests(benchmark, servers[side2], side2, revisions, plan);
     }
     const load = (side2, durationMs) => loadOn(servers[side2], benchmark, durationMs);
-    for (const side2 of order(round)) await load(side2, benchmark.warmupMs);
-    for (const side2 of order(round)) {
+    for (const side2 of order(round2)) await load(side2, benchmark.warmupMs);
+    for (const side2 of order(round2)) {
       await servers[side2].probe("start");
       await servers[side2].probe("pause");
     }
@@ -77475,7 +77504,7 @@ async function liveRound(benchmark, revisions, round, plan) {
     const ratios = [];
     for (let k = 0; k < blocks; k++) {
       const block = {};
-      for (const side2 of k % 2 === 0 ? order(round) : order(round).reverse()) {
+      for (const side2 of k % 2 === 0 ? order(round2) : order(round2).reverse()) {
         await servers[side2].probe("resume");
         block[side2] = await load(side2, blockMs);
         await servers[side2].probe("pause");
@@ -77510,8 +77539,8 @@ function pool(blocks, probe) {
   const traffic = blocks.map((b) => b.traffic).reduce(addTraffic);
   return { requestsPerSec: traffic.ok / elapsed * 1e3, latency: latencyOf(blocks.flatMap((b) => b.times)), traffic, probe };
 }
-function order(round) {
-  return round % 2 === 0 ? ["base", "head"] : ["head", "base"];
+function order(round2) {
+  return round2 % 2 === 0 ? ["base", "head"] : ["head", "base"];
 }
 var preflightStatus = /* @__PURE__ */ new WeakMap();
 async function checkRequests(benchmark, server, side2, revisions, plan) {
@@ -78532,8 +78561,9 @@ function withOverrides(config, overrides) {
   return Object.freeze({
     ...config,
     rounds: overrides.rounds ?? config.rounds,
-    budget: overrides.budget ?? config.budget,
-    budgets: overrides.budgets?.length ? [...overrides.budgets, ...config.budgets.filter((rule) => !overrides.budgets.some((o) => o.pattern === rule.pattern))] : config.budgets,
+    budget: overrides.driftBudget ?? overrides.budget ?? config.budget,
+    budgets: overrides.driftBudget !== void 0 ? [] : overrides.budgets?.length ? [...overrides.budgets, ...config.budgets.filter((rule) => !overrides.budgets.some((o) => o.pattern === rule.pattern))] : config.budgets,
+    maxRounds: overrides.maxRounds ?? config.maxRounds,
     timeLimitMs: overrides.timeLimitMs ?? config.timeLimitMs,
     installTimeoutMs: overrides.installTimeoutMs ?? config.installTimeoutMs,
     micro: Object.freeze({
@@ -80946,6 +80976,560 @@ function trapSignals(options) {
   };
 }
 
+// src/history/anchor.ts
+function parseAnchor(text2, what = "anchor") {
+  const value = text2.trim();
+  if (value.startsWith("tag:")) {
+    const pattern = value.slice(4);
+    if (!/^[A-Za-z0-9._/*?+-]{1,100}$/.test(pattern))
+      throw new UserError(`${what} '${text2}': the tag pattern may hold letters, digits, . _ / + - and the globs * ?, e.g. tag:v*.`);
+    return { kind: "tag", pattern };
+  }
+  if (value.startsWith("days:")) {
+    const days = Number(value.slice(5));
+    if (!Number.isInteger(days) || days < 1 || days > 3650)
+      throw new UserError(`${what} '${text2}': days must be a whole number from 1 to 3650, e.g. days:30.`);
+    return { kind: "days", days };
+  }
+  if (!isRevisionName(value)) throw new UserError(`${what} '${text2}' is not tag:<pattern>, days:<n> or a revision name.`);
+  return { kind: "ref", ref: value };
+}
+async function resolveAnchor(spec, head, cwd, run = git, now = /* @__PURE__ */ new Date()) {
+  const shallowHint = " (a shallow clone has no history: check out with fetch-depth: 0 and fetch-tags: true)";
+  if (spec.kind === "ref") {
+    const commit2 = await run(["rev-parse", "--verify", "--quiet", "--end-of-options", `${spec.ref}^{commit}`], cwd).catch(() => "");
+    if (!commit2) throw new UserError(`anchor '${spec.ref}' is not a revision of this repository${shallowHint}.`);
+    return { commit: commit2, label: spec.ref };
+  }
+  if (spec.kind === "tag") {
+    const tags = await run(["tag", "--list", "--merged", head, "--no-contains", head, "--sort=-v:refname", "--", spec.pattern], cwd);
+    const tag = tags.split("\n").find(Boolean);
+    if (!tag)
+      throw new UserError(
+        `no tag matching '${spec.pattern}' before ${head}: nothing to compare with${shallowHint}. Set anchor to a revision, or days:N.`
+      );
+    const commit2 = await run(["rev-parse", "--verify", `refs/tags/${tag}^{commit}`], cwd);
+    return { commit: commit2, label: tag };
+  }
+  const before = new Date(now.getTime() - spec.days * 864e5).toISOString();
+  const commit = await run(["rev-list", "-1", "--first-parent", `--before=${before}`, head, "--"], cwd);
+  if (!commit) throw new UserError(`no commit of ${head} is ${spec.days} days old${shallowHint}.`);
+  return { commit, label: `${spec.days} days ago (${commit.slice(0, 7)})` };
+}
+async function commitInfo(commit, parent, cwd, run = git) {
+  const [date = "", ...subject] = (await run(["log", "-1", "--format=%cI%x09%s", commit, "--"], cwd)).split("	");
+  const tagsAt = async (sha) => (await run(["tag", "--points-at", sha], cwd)).split("\n").filter(Boolean);
+  return { date, subject: subject.join("	"), tags: await tagsAt(commit), parentTags: await tagsAt(parent) };
+}
+async function commitOf(revision, cwd, run = git) {
+  const sha = await run(["rev-parse", "--verify", "--quiet", "--end-of-options", `${revision}^{commit}`], cwd).catch(() => "");
+  if (!sha) throw new UserError(`'${revision}' is not a revision of this repository.`);
+  return sha;
+}
+
+// src/history/chain.ts
+var import_picomatch3 = __toESM(require_picomatch2(), 1);
+var TREND_CONFIDENCE = 0.95;
+function chainOf(records, gate, options = {}) {
+  const byCommit = /* @__PURE__ */ new Map();
+  for (const r of records) if (r.gate === gate) byCommit.set(r.commit, r);
+  const own = records.filter((r) => r.gate === gate);
+  let commit = options.head ?? own.at(-1)?.commit;
+  const chain = [];
+  const seen = /* @__PURE__ */ new Set();
+  while (commit && !seen.has(commit)) {
+    if (commit === options.anchor) return { chain: chain.reverse(), anchor: commit, reached: true };
+    const record3 = byCommit.get(commit);
+    if (!record3) break;
+    if (options.anchorTag && chain.length > 0 && record3.tags.some(options.anchorTag))
+      return { chain: chain.reverse(), anchor: commit, reached: true };
+    seen.add(commit);
+    chain.push(record3);
+    if (options.anchorTag && record3.parentTags.some(options.anchorTag))
+      return { chain: chain.reverse(), anchor: record3.parent, reached: true };
+    commit = record3.parent;
+  }
+  chain.reverse();
+  return { chain, anchor: chain[0]?.parent, reached: !options.anchor && !options.anchorTag };
+}
+function trendOf(chain, gate, anchor, reached) {
+  const ids = [...new Set(chain.flatMap((r) => r.benchmarks.map((b) => b.id)))].sort();
+  const benchmarks = ids.map((id) => {
+    let sum3 = { log: 0, se: 0 };
+    let from = anchor.commit;
+    let budget = 0;
+    const points = chain.map((record3) => {
+      const b = record3.benchmarks.find((p) => p.id === id);
+      if (b) budget = b.budget;
+      const step = b?.change ? toLog(b.change) : null;
+      if (!step) {
+        sum3 = null;
+        from = record3.commit;
+      } else {
+        sum3 = sum3 ? { log: sum3.log + step.log, se: Math.hypot(sum3.se, step.se) } : step;
+      }
+      return {
+        commit: record3.commit,
+        parent: record3.parent,
+        date: record3.date,
+        subject: record3.subject,
+        tags: record3.tags,
+        step: step ? fromLog(step) : null,
+        cumulative: sum3 && from !== record3.commit ? fromLog(sum3) : null
+      };
+    });
+    return { id, budget, from, points, cumulative: points.at(-1)?.cumulative ?? null };
+  });
+  return {
+    gate,
+    anchor,
+    head: chain.at(-1)?.commit ?? anchor.commit,
+    records: [...chain],
+    benchmarks,
+    ...reached ? {} : { brokenAt: chain[0]?.parent ?? anchor.commit }
+  };
+}
+function suspects(trend, count3 = 3) {
+  const measured = trend.points.filter((p) => p.step && p.step.estimate < 0);
+  const sure = (p) => p.step.high < 0 ? 0 : 1;
+  return measured.sort((a, b) => sure(a) - sure(b) || a.step.estimate - b.step.estimate).slice(0, count3);
+}
+function toLog(change) {
+  const z2 = probit(0.5 + change.confidence / 2);
+  return { log: Math.log1p(change.estimate), se: (Math.log1p(change.high) - Math.log1p(change.low)) / (2 * z2) };
+}
+function fromLog(change) {
+  const z2 = probit(0.5 + TREND_CONFIDENCE / 2);
+  return { estimate: Math.expm1(change.log), low: Math.expm1(change.log - z2 * change.se), high: Math.expm1(change.log + z2 * change.se) };
+}
+function trendSince(records, gate, options) {
+  const head = options.head ?? records.filter((r) => r.gate === gate).at(-1)?.commit;
+  const anchor = options.anchor;
+  if (anchor && "commit" in anchor) {
+    const { chain: chain2, reached } = chainOf(records, gate, { ...head ? { head } : {}, anchor: anchor.commit });
+    return trendOf(chain2, gate, anchor, reached);
+  }
+  const isRelease = (0, import_picomatch3.default)(anchor?.pattern ?? "v*", { dot: true });
+  const tagged = chainOf(records, gate, { ...head ? { head } : {}, anchorTag: isRelease });
+  if (tagged.reached) {
+    const tags = [
+      ...records.filter((r) => r.commit === tagged.anchor).flatMap((r) => r.tags),
+      ...records.filter((r) => r.parent === tagged.anchor).flatMap((r) => r.parentTags)
+    ];
+    const tag = tags.find((t) => isRelease(t)) ?? tagged.anchor.slice(0, 7);
+    return trendOf(tagged.chain, gate, { commit: tagged.anchor, label: tag }, true);
+  }
+  const { chain } = chainOf(records, gate, head ? { head } : {});
+  const start = chain[0]?.parent ?? head ?? "";
+  return trendOf(chain, gate, { commit: start, label: start.slice(0, 7) }, true);
+}
+
+// src/history/issue.ts
+var DRIFT_LABEL = "benchgate-drift";
+async function upsertDriftIssue(api, options) {
+  const existing = (await api.openIssues(DRIFT_LABEL)).find(
+    (issue2) => issue2.user?.type === "Bot" && (issue2.body ?? "").startsWith(`${options.marker}
+`)
+  );
+  const body = options.body.startsWith(options.marker) ? options.body : `${options.marker}
+${options.body}`;
+  if (existing) {
+    await api.updateIssue(existing.number, { title: options.title, body });
+    return { action: "updated", number: existing.number };
+  }
+  if (!options.broken) return { action: "none" };
+  return { action: "created", number: await api.createIssue({ title: options.title, body, labels: [DRIFT_LABEL] }) };
+}
+
+// src/history/record.ts
+var HISTORY_VERSION = 1;
+function recordOf(report2, gate, commit, recorded) {
+  if (report2.verdict === "error" || !report2.base || !report2.head || report2.head.dirty) return void 0;
+  return {
+    v: HISTORY_VERSION,
+    gate,
+    commit: report2.head.sha,
+    parent: report2.base.sha,
+    date: commit.date,
+    recorded: recorded.toISOString(),
+    subject: commit.subject.slice(0, 200),
+    tags: commit.tags.slice(0, 20),
+    parentTags: commit.parentTags.slice(0, 20),
+    runner: {
+      os: report2.environment.os,
+      arch: report2.environment.arch,
+      cpus: report2.environment.cpus.count,
+      node: report2.environment.node
+    },
+    benchmarks: report2.benchmarks.map((b) => ({
+      id: b.id,
+      verdict: b.verdict,
+      budget: b.budget,
+      // Rounded to what the figures mean (0.001% of change, 4 significant digits of ops/s): a third of the bytes.
+      change: b.change ? {
+        estimate: round(b.change.estimate, 5),
+        low: round(b.change.low, 5),
+        high: round(b.change.high, 5),
+        confidence: round(b.change.confidence, 6)
+      } : null,
+      base: b.base ? Number(b.base.opsPerSec.toPrecision(4)) : null,
+      head: b.head ? Number(b.head.opsPerSec.toPrecision(4)) : null
+    }))
+  };
+}
+function round(x, digits) {
+  return Number(x.toFixed(digits));
+}
+function appendRecords(existing, added, limit) {
+  let records = [...existing];
+  for (const record3 of added) {
+    records = records.filter((r) => !(r.gate === record3.gate && r.commit === record3.commit && r.parent === record3.parent));
+    records.push(record3);
+  }
+  const kept = /* @__PURE__ */ new Map();
+  const newestFirst = records.reverse().filter((r) => {
+    const count3 = (kept.get(r.gate) ?? 0) + 1;
+    kept.set(r.gate, count3);
+    return count3 <= limit;
+  });
+  return newestFirst.reverse();
+}
+function serializeHistory(records) {
+  return records.map((r) => `${JSON.stringify(r)}
+`).join("");
+}
+var SHA = /^[0-9a-f]{40}$/;
+var VERDICTS = ["regression", "improvement", "unchanged", "inconclusive", "unmeasured", "error", "new", "removed"];
+function parseHistory(text2, source) {
+  const records = [];
+  const lines = text2.split("\n");
+  for (const [i, line] of lines.entries()) {
+    if (!line.trim()) continue;
+    const at = `${source}:${i + 1}`;
+    let value;
+    try {
+      value = JSON.parse(line);
+    } catch (error2) {
+      throw new UserError(`${at}: not a history record (${error2.message}).`);
+    }
+    const problem = recordProblem(value);
+    if (problem) throw new UserError(`${at}: not a history record: ${problem}.`);
+    records.push(value);
+  }
+  return records;
+}
+function recordProblem(value) {
+  if (!isObject(value)) return "not an object";
+  if (value.v !== HISTORY_VERSION) return `version ${JSON.stringify(value.v)}, this benchgate reads version ${HISTORY_VERSION}`;
+  for (const field of ["commit", "parent"])
+    if (typeof value[field] !== "string" || !SHA.test(value[field])) return `${field} is not a 40-character commit sha`;
+  for (const field of ["gate", "date", "recorded", "subject"])
+    if (typeof value[field] !== "string") return `${field} is not a string`;
+  for (const field of ["tags", "parentTags"]) {
+    const list2 = value[field];
+    if (!Array.isArray(list2) || !list2.every((t) => typeof t === "string")) return `${field} is not a list of strings`;
+  }
+  const runner = value.runner;
+  if (!isObject(runner) || typeof runner.os !== "string" || typeof runner.node !== "string" || typeof runner.cpus !== "number")
+    return "runner is not { os, arch, cpus, node }";
+  if (!Array.isArray(value.benchmarks)) return "benchmarks is not a list";
+  for (const [k, b] of value.benchmarks.entries()) {
+    const problem = pointProblem(b);
+    if (problem) return `benchmarks[${k}]: ${problem}`;
+  }
+  return void 0;
+}
+function pointProblem(b) {
+  if (!isObject(b)) return "not an object";
+  if (typeof b.id !== "string") return "id is not a string";
+  if (typeof b.verdict !== "string" || !VERDICTS.includes(b.verdict))
+    return `verdict ${JSON.stringify(b.verdict)} is not one benchgate gives`;
+  if (!finite(b.budget)) return "budget is not a number";
+  if (b.change !== null) {
+    const c = b.change;
+    if (!isObject(c) || ![c.estimate, c.low, c.high, c.confidence].every(finite))
+      return "change is not { estimate, low, high, confidence }";
+    if (!(c.low <= c.estimate && c.estimate <= c.high))
+      return "change is not ordered low \u2264 estimate \u2264 high";
+    if (c.low <= -1) return "change.low is a loss of 100% or more";
+  }
+  if (!(b.base === null || finite(b.base)) || !(b.head === null || finite(b.head))) return "base/head is not a number or null";
+  return void 0;
+}
+function isObject(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+function finite(x) {
+  return typeof x === "number" && Number.isFinite(x);
+}
+
+// src/history/picture.ts
+var MAX_COLUMNS = 40;
+var HEIGHT = 9;
+function trendPicture(benchmark, trend, options = {}) {
+  const title = `${benchmark.id}  ${headline(benchmark, trend)}`;
+  const points = benchmark.points.slice(-MAX_COLUMNS);
+  const shown = [
+    ...points.length === benchmark.points.length ? [{ estimate: 0, low: 0, high: 0 }] : [],
+    ...points.map((p) => p.cumulative)
+  ];
+  const tagged = [...points.length === benchmark.points.length ? [[anchorTag(trend)].filter(Boolean)] : [], ...points.map((p) => p.tags)];
+  if (shown.every((c) => !c)) return [title, "  (no measured change yet)"];
+  const budget = options.driftBudget === void 0 ? void 0 : -options.driftBudget;
+  const values = [0, ...shown.flatMap((c) => c ? [c.low, c.high] : []), ...budget === void 0 ? [] : [budget]];
+  const [bottom, top] = niceRange(Math.min(...values), Math.max(...values));
+  const rowOf = (v) => Math.round((top - v) / (top - bottom) * (HEIGHT - 1));
+  const zeroRow = rowOf(0);
+  const budgetRow = budget === void 0 ? -1 : rowOf(budget);
+  const labels = new Map([
+    [0, signed(top)],
+    [HEIGHT - 1, signed(bottom)],
+    [zeroRow, "0%"],
+    ...budgetRow >= 0 ? [[budgetRow, signed(budget)]] : []
+  ]);
+  const labelWidth = Math.max(...[...labels.values()].map((l) => l.length));
+  const lines = [title];
+  for (let row = 0; row < HEIGHT; row++) {
+    const label2 = labels.get(row) ?? "";
+    const axis = row === zeroRow ? "\u253C" : labels.has(row) ? "\u2524" : "\u2502";
+    const cells = shown.map((c) => {
+      const background = row === budgetRow ? "\u2550" : row === zeroRow ? "\xB7" : " ";
+      if (!c) return `${background}${background}`;
+      if (rowOf(c.estimate) === row) return `\u25CF${background}`;
+      if (rowOf(c.high) <= row && row <= rowOf(c.low)) return `\u2502${background}`;
+      return `${background}${background}`;
+    });
+    const suffix = row === budgetRow ? " drift budget" : "";
+    lines.push(`${label2.padStart(labelWidth)} ${axis}${cells.join("").trimEnd()}${suffix}`);
+  }
+  lines.push(`${" ".repeat(labelWidth)} \u2514${tagged.map((tags) => tags.length ? "\u25B2\u2500" : "\u2500\u2500").join("")}`);
+  const releases = tagged.flatMap((tags, i) => tags.length ? [`${" ".repeat(labelWidth + 2 + 2 * i)}${tags[0]}`] : []);
+  lines.push(...releases.slice(-3));
+  return lines;
+}
+function headline(benchmark, trend) {
+  const since = benchmark.from === trend.anchor.commit ? trend.anchor.label : benchmark.from.slice(0, 7);
+  const pushes = benchmark.points.filter((p) => p.step).length;
+  const c = benchmark.cumulative;
+  if (!c) return `since ${since}: not measured`;
+  return `since ${since}: ${formatPercent(c.estimate)} [${formatPercent(c.low)}, ${formatPercent(c.high)}] over ${pushes} push${pushes === 1 ? "" : "es"}`;
+}
+function anchorTag(trend) {
+  return /^[0-9a-f]{7}$/.test(trend.anchor.label) ? "" : trend.anchor.label;
+}
+function signed(fraction) {
+  const text2 = formatShortPercent(fraction, 1);
+  return fraction > 0 ? `+${text2}` : text2;
+}
+function niceRange(min, max2) {
+  const span = Math.max(max2 - min, 0.01);
+  const step = [5e-3, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5].find((s) => span / s <= 8) ?? 1;
+  return [Math.floor(min / step - 1e-9) * step, Math.ceil(max2 / step + 1e-9) * step];
+}
+
+// src/history/render.ts
+var MAX_PICTURES = 8;
+function byLoss(trend) {
+  return [...trend.benchmarks].sort((a, b) => (a.cumulative?.estimate ?? 0) - (b.cumulative?.estimate ?? 0));
+}
+function trendText(trend, options = {}) {
+  if (trend.records.length === 0) return [`main's trend: no history recorded yet after ${trend.anchor.label}`];
+  const sorted = byLoss(trend);
+  const lines = [
+    `main's trend since ${trend.anchor.label}: ${trend.records.length} push(es) to ${trend.head.slice(0, 7)}, each measured side by side with the one before`
+  ];
+  if (trend.brokenAt)
+    lines.push(
+      `(the history does not reach back to ${trend.anchor.label}: it starts at ${trend.brokenAt.slice(0, 7)}, so the figures start there)`
+    );
+  for (const b of sorted.slice(0, MAX_PICTURES)) lines.push("", ...trendPicture(b, trend, options));
+  if (sorted.length > MAX_PICTURES) {
+    lines.push("");
+    for (const b of sorted.slice(MAX_PICTURES)) lines.push(`${b.id}  ${headline(b, trend)}`);
+  }
+  return lines;
+}
+function trendMarkdown(trend, options = {}) {
+  return joinMarkup([md`### Main's trend since ${trend.anchor.label}`, md``, fenced(trendText(trend, options)), md``]);
+}
+function trendLines(trend, report2) {
+  const rows = byLoss(trend).filter((b) => b.cumulative);
+  if (rows.length === 0) return void 0;
+  const lines = rows.slice(0, 10).map((b) => {
+    const pr = report2.benchmarks.find((x) => x.id === b.id)?.change;
+    const c = b.cumulative;
+    return md`- ${b.id}: main since ${trend.anchor.label}: ${formatPercent(c.estimate)} ±${plusMinus(c)}; this PR: ${pr ? formatPercent(pr.estimate) : "\u2013"}`;
+  });
+  const more = rows.length > 10 ? [md`- and ${rows.length - 10} more (in the history job's summary)`] : [];
+  return joinMarkup([
+    md`<details><summary>Main's trend since ${trend.anchor.label} (${trend.records.length} pushes, chained side-by-side changes)</summary>`,
+    md``,
+    ...lines,
+    ...more,
+    md``,
+    md`</details>`
+  ]);
+}
+function plusMinus(c) {
+  return formatPercent((c.high - c.low) / 2).replace(/^\+/, "");
+}
+function driftMarkdown(options) {
+  const { report: report2, trend, driftBudget, anchorLabel } = options;
+  const broken = report2.benchmarks.filter((b) => b.verdict === "regression");
+  const out = [];
+  const head = report2.head ? report2.head.sha.slice(0, 7) : "?";
+  out.push(
+    broken.length ? md`### ❌ benchgate drift: ${broken.length} benchmark(s) lost more than ${formatBudget(driftBudget)} since ${anchorLabel}` : md`### ✅ benchgate drift: within ${formatBudget(driftBudget)} of ${anchorLabel}`,
+    md``,
+    md`Measured side by side: ${anchorLabel} @ <code>${report2.base?.sha.slice(0, 7) ?? "?"}</code> against <code>${head}</code>, in one job.`,
+    md``
+  );
+  if (report2.error) out.push(md`The drift compare failed: ${String(report2.error).split("\n")[0]}`, md``);
+  if (broken.length) {
+    out.push(md`| benchmark | change since ${anchorLabel} | drift budget | commits the history suspects |`, md`|---|---|---|---|`);
+    for (const b of broken) {
+      const chained = trend?.benchmarks.find((t) => t.id === b.id);
+      const suspected = chained ? suspects(chained) : [];
+      const list2 = suspected.length ? joinMarkup(
+        suspected.map((p) => md`<code>${p.commit.slice(0, 7)}</code> ${p.subject.slice(0, 60)} (${formatPercent(p.step.estimate)})`),
+        "<br>"
+      ) : md`–`;
+      const c = b.change;
+      out.push(
+        md`| ${b.id} | ${formatPercent(c.estimate)} [${formatPercent(c.low)}, ${formatPercent(c.high)}] | ${formatBudget(b.budget)} | ${list2} |`
+      );
+    }
+    out.push(md``, md`Find the commit: \`npx benchgate bisect --good ${anchorLabel}\` (side-by-side compares over the range).`, md``);
+  }
+  if (trend) out.push(trendMarkdown(trend, { driftBudget }));
+  return `${options.marker}
+${joinMarkup(out).markup}`;
+}
+function fenced(lines) {
+  return joinMarkup([md`\`\`\`text`, ...lines.map((line) => new Markup(codeBlockText(line))), md`\`\`\``]);
+}
+
+// src/history/store.ts
+import { setTimeout as sleep2 } from "node:timers/promises";
+var MAX_BYTES = 64 * 1024 * 1024;
+var BRANCH_WRITE_TRIES = 8;
+function branchStore(api, options) {
+  const where2 = `${options.file} on branch ${options.branch}`;
+  const readAt = async (commit) => {
+    if (!commit) return [];
+    const text2 = await api.readFile(commit, options.file);
+    if (text2 === void 0) return [];
+    if (text2.length > MAX_BYTES) throw new UserError(`${where2}: more than a history file holds (64 MB).`);
+    return parseHistory(text2, where2);
+  };
+  return {
+    where: where2,
+    read: async () => readAt(await api.branchHead(options.branch)),
+    append: async (records) => {
+      for (let attempt = 1; attempt <= BRANCH_WRITE_TRIES; attempt++) {
+        const head = await api.branchHead(options.branch);
+        const next = serializeHistory(appendRecords(await readAt(head), records, options.limit));
+        const commit = await api.commitFile({
+          baseTree: head ? await api.treeOf(head) : void 0,
+          file: options.file,
+          text: next,
+          parent: head,
+          message: `benchgate history: ${records.map((r) => r.commit.slice(0, 7)).join(", ")}`
+        });
+        const landed = head ? await api.moveBranch(options.branch, commit) : await api.createBranch(options.branch, commit);
+        if (landed) return;
+        options.log?.(`history: ${options.branch} moved while writing (another job wrote first); merging and trying again`);
+        await sleep2(100 * attempt + Math.random() * 200);
+      }
+      throw new UserError(`could not write ${where2}: it moved ${BRANCH_WRITE_TRIES} times while writing.`);
+    }
+  };
+}
+
+// src/action/history.ts
+function historyFileOf(gateKey) {
+  return `history/${gateKey.replace(/#/g, "@")}.jsonl`;
+}
+function storeOf(settings, deps) {
+  return branchStore(deps.branchApi(settings), {
+    branch: settings.history,
+    file: historyFileOf(settings.commentKey),
+    limit: settings.historyLimit,
+    log: deps.log
+  });
+}
+function driftMarker(gateKey) {
+  return `<!-- benchgate drift: ${gateKey.replace(/-{2,}/g, "-").replace(/>/g, "")} -->`;
+}
+async function historyStep(report2, settings, deps) {
+  const store = storeOf(settings, deps);
+  const spec = parseAnchor(settings.anchor, "Input 'anchor'");
+  const anchor = spec.kind === "tag" ? spec : void 0;
+  try {
+    if (settings.historyWrites) {
+      if (!report2.base || !report2.head || report2.verdict === "error") {
+        deps.warn(`benchgate: nothing recorded in ${store.where}: the compare measured nothing.`);
+        return void 0;
+      }
+      const info2 = await commitInfo(report2.head.sha, report2.base.sha, settings.workingDirectory);
+      const record3 = recordOf(report2, settings.commentKey, info2, /* @__PURE__ */ new Date());
+      if (!record3) return void 0;
+      await store.append([record3]);
+      deps.log(`benchgate: recorded ${record3.benchmarks.length} benchmark(s) of ${record3.commit.slice(0, 7)} in ${store.where}`);
+      return trendMarkdown(trendSince(await store.read(), settings.commentKey, { head: record3.commit, anchor })).markup;
+    }
+    if (!settings.pullRequest) return void 0;
+    const records = await store.read();
+    if (!records.length) return void 0;
+    const base = report2.base?.sha;
+    const own = records.filter((r) => r.gate === settings.commentKey);
+    const head = own.some((r) => r.commit === base) ? base : own.at(-1)?.commit;
+    return trendLines(trendSince(records, settings.commentKey, { head, anchor }), report2)?.markup;
+  } catch (error2) {
+    deps.warn(
+      `benchgate: the history (${store.where}) could not be ${settings.historyWrites ? "written" : "read"}: ${messageOf(error2).split("\n")[0]}. The verdict stands.`
+    );
+    return void 0;
+  }
+}
+async function driftStep(settings, deps, gate) {
+  const cwd = settings.workingDirectory;
+  const head = await commitOf(settings.head ?? "HEAD", cwd);
+  const anchor = await resolveAnchor(parseAnchor(settings.anchor, "Input 'anchor'"), head, cwd);
+  deps.log(
+    `benchgate drift: ${head.slice(0, 7)} against ${anchor.label} (${anchor.commit.slice(0, 7)}) at a ${formatBudget(settings.driftBudget)} drift budget`
+  );
+  const report2 = await runGate({
+    ...gate,
+    cwd,
+    base: anchor.commit,
+    head,
+    overrides: { ...gate.overrides, driftBudget: settings.driftBudget }
+  });
+  let trend;
+  if (settings.history) {
+    try {
+      trend = trendSince(await storeOf(settings, deps).read(), settings.commentKey, { head, anchor });
+    } catch (error2) {
+      deps.warn(`benchgate: the history could not be read: ${messageOf(error2).split("\n")[0]}; the drift is judged without it.`);
+    }
+  }
+  const marker = driftMarker(settings.commentKey);
+  const markdown = driftMarkdown({ report: report2, trend, driftBudget: settings.driftBudget, anchorLabel: anchor.label, marker });
+  if (report2.verdict === "error") return { report: report2, markdown };
+  const broken = report2.benchmarks.filter((b) => b.verdict === "regression");
+  const title = broken.length ? `benchgate drift: ${broken.length} benchmark(s) lost more than ${formatBudget(settings.driftBudget)} since ${anchor.label}` : `benchgate drift: within ${formatBudget(settings.driftBudget)} of ${anchor.label} again`;
+  try {
+    const outcome = await upsertDriftIssue(deps.issueApi(settings), { marker, title, body: markdown, broken: broken.length > 0 });
+    if (outcome.action !== "none") deps.log(`benchgate: drift issue #${outcome.number} ${outcome.action}`);
+  } catch (error2) {
+    deps.warn(
+      `benchgate could not open or update the drift issue (label ${DRIFT_LABEL}): ${messageOf(error2).split("\n")[0]}. Give the job permissions: issues: write.`
+    );
+  }
+  return { report: report2, markdown };
+}
+
 // src/action/run.ts
 function logLine(line) {
   return terminalText(line).replace(/^(\s*):/, "$1?");
@@ -80974,7 +81558,8 @@ async function runAction(deps) {
       event,
       workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
       runnerTemp: env.RUNNER_TEMP ?? path17.join(env.GITHUB_WORKSPACE ?? process.cwd(), ".benchgate"),
-      repository: env.GITHUB_REPOSITORY ?? ""
+      repository: env.GITHUB_REPOSITORY ?? "",
+      ...env.GITHUB_REF ? { ref: env.GITHUB_REF } : {}
     });
     const { forgotten, wiped, jobFiles } = forgetSecrets(env);
     restore = () => restoreJobFiles(jobFiles, env);
@@ -80982,36 +81567,40 @@ async function runAction(deps) {
       core.info(
         `benchgate: ${forgotten.length} secret variable(s) kept from every process it starts${wiped ? " and wiped from its own /proc environ" : ""}`
       );
-    if (settings.mode !== "gate") {
+    if (settings.mode === "comment" || settings.mode === "merge") {
       restore();
       if (settings.mode === "comment") return await commentFromReport(settings, event, deps);
       return await publishMerged(settings, event, deps);
     }
-    await ensureCommit(settings.base, settings.workingDirectory, core);
+    const gate = {
+      configFile: settings.config,
+      overrides: {
+        timeLimitMs: settings.timeLimitMs,
+        installTimeoutMs: settings.installTimeoutMs,
+        budget: settings.budget,
+        budgets: settings.budgets
+      },
+      runnerPath: deps.runnerPath,
+      probePath: deps.probePath,
+      toolVersion: deps.version,
+      profile: settings.profile,
+      childEnv: settings.env,
+      policy: settings.policy,
+      profileDir: path17.join(settings.reportDir, "profiles"),
+      log: (line) => core.info(logLine(line)),
+      onProgress: (p) => core.info(`round ${p.round} of ${p.rounds}`),
+      onCleanup: (cleanup) => trap.onCleanup(cleanup)
+    };
+    const history = historyDeps(deps);
     let report2;
+    let extra;
     try {
-      report2 = await runGate({
-        cwd: settings.workingDirectory,
-        base: settings.base,
-        head: settings.head,
-        configFile: settings.config,
-        overrides: {
-          timeLimitMs: settings.timeLimitMs,
-          installTimeoutMs: settings.installTimeoutMs,
-          budget: settings.budget,
-          budgets: settings.budgets
-        },
-        runnerPath: deps.runnerPath,
-        probePath: deps.probePath,
-        toolVersion: deps.version,
-        profile: settings.profile,
-        childEnv: settings.env,
-        policy: settings.policy,
-        profileDir: path17.join(settings.reportDir, "profiles"),
-        log: (line) => core.info(logLine(line)),
-        onProgress: (p) => core.info(`round ${p.round} of ${p.rounds}`),
-        onCleanup: (cleanup) => trap.onCleanup(cleanup)
-      });
+      if (settings.mode === "drift") {
+        ({ report: report2, markdown: extra } = await driftStep(settings, history, gate));
+      } else {
+        await ensureCommit(settings.base, settings.workingDirectory, core);
+        report2 = await runGate({ ...gate, cwd: settings.workingDirectory, base: settings.base, head: settings.head });
+      }
     } catch (error2) {
       killAll();
       report2 = errorReport(describeFailure(error2), deps.version);
@@ -81019,7 +81608,8 @@ async function runAction(deps) {
     restore();
     if (settings.pullRequest) report2.pullRequest = settings.pullRequest;
     report2.commentKey = settings.commentKey;
-    await publish(report2, settings, deps);
+    if (settings.mode === "gate" && settings.history) extra = await historyStep(report2, settings, history);
+    await publish(report2, settings, deps, extra);
   } catch (error2) {
     restore();
     await failWithSummary(errorReport(messageOf(error2), deps.version), deps);
@@ -81027,14 +81617,24 @@ async function runAction(deps) {
     trap.release();
   }
 }
+function historyDeps(deps) {
+  return {
+    branchApi: deps.branchApi,
+    issueApi: deps.issueApi,
+    log: (line) => deps.core.info(logLine(line)),
+    warn: (line) => deps.core.warning(logLine(line))
+  };
+}
 async function failWithSummary(report2, deps) {
   deps.core.setFailed(report2.error ?? report2.summary);
   await deps.core.summary.addRaw(renderMarkdown(report2), true).write().catch(() => void 0);
 }
-async function publish(report2, settings, deps) {
+async function publish(report2, settings, deps, extra) {
   const { core, env } = deps;
   mkdirSync2(settings.reportDir, { recursive: true });
-  const markdown = renderMarkdown(report2);
+  const markdown = extra ? `${renderMarkdown(report2)}
+${extra}
+` : renderMarkdown(report2);
   const jsonPath = path17.join(settings.reportDir, "report.json");
   const markdownPath = path17.join(settings.reportDir, "report.md");
   writeFileSync(jsonPath, `${JSON.stringify(report2, null, 2)}
@@ -81231,6 +81831,47 @@ await runAction({
       },
       updateComment: async (id, body) => {
         await octokit.rest.issues.updateComment({ ...where2, comment_id: id, body });
+      }
+    };
+  },
+  branchApi: (settings) => {
+    const octokit = octokitFor(settings);
+    const where2 = settings.repository;
+    const unless = async (status, request2) => request2.catch((error2) => {
+      if (error2.status === status) return void 0;
+      throw error2;
+    });
+    return {
+      branchHead: async (branch) => (await unless(404, octokit.rest.git.getRef({ ...where2, ref: `heads/${branch}` })))?.data.object.sha,
+      readFile: async (commit, file) => {
+        const answer = await unless(404, octokit.rest.repos.getContent({ ...where2, path: file, ref: commit }));
+        const data = answer?.data;
+        if (!data || Array.isArray(data) || data.type !== "file") return void 0;
+        const content = data.encoding === "base64" && data.content ? data.content : (await octokit.rest.git.getBlob({ ...where2, file_sha: data.sha })).data.content;
+        return Buffer.from(content, "base64").toString("utf8");
+      },
+      treeOf: async (commit) => (await octokit.rest.git.getCommit({ ...where2, commit_sha: commit })).data.tree.sha,
+      commitFile: async ({ baseTree, file, text: text2, parent, message }) => {
+        const blob = (await octokit.rest.git.createBlob({ ...where2, content: text2, encoding: "utf-8" })).data.sha;
+        const tree = (await octokit.rest.git.createTree({
+          ...where2,
+          ...baseTree ? { base_tree: baseTree } : {},
+          tree: [{ path: file, mode: "100644", type: "blob", sha: blob }]
+        })).data.sha;
+        return (await octokit.rest.git.createCommit({ ...where2, message, tree, parents: parent ? [parent] : [] })).data.sha;
+      },
+      createBranch: async (branch, commit) => await unless(422, octokit.rest.git.createRef({ ...where2, ref: `refs/heads/${branch}`, sha: commit })) !== void 0,
+      moveBranch: async (branch, commit) => await unless(422, octokit.rest.git.updateRef({ ...where2, ref: `heads/${branch}`, sha: commit, force: false })) !== void 0
+    };
+  },
+  issueApi: (settings) => {
+    const octokit = octokitFor(settings);
+    const where2 = settings.repository;
+    return {
+      openIssues: (label2) => octokit.paginate(octokit.rest.issues.listForRepo, { ...where2, state: "open", labels: label2, per_page: 100 }),
+      createIssue: async (issue2) => (await octokit.rest.issues.create({ ...where2, ...issue2 })).data.number,
+      updateIssue: async (number, issue2) => {
+        await octokit.rest.issues.update({ ...where2, issue_number: number, ...issue2 });
       }
     };
   },

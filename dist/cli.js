@@ -291,8 +291,8 @@ var require_utils = __commonJS({
       }
       return output;
     };
-    exports2.basename = (path11, { windows } = {}) => {
-      const segs = path11.split(windows ? /[\\/]/ : "/");
+    exports2.basename = (path13, { windows } = {}) => {
+      const segs = path13.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -1663,10 +1663,10 @@ var require_picomatch = __commonJS({
     var parse = require_parse();
     var utils = require_utils();
     var constants = require_constants();
-    var isObject = (val) => val && typeof val === "object" && !Array.isArray(val);
-    var picomatch3 = (glob2, options, returnState = false) => {
+    var isObject2 = (val) => val && typeof val === "object" && !Array.isArray(val);
+    var picomatch5 = (glob2, options, returnState = false) => {
       if (Array.isArray(glob2)) {
-        const fns = glob2.map((input) => picomatch3(input, options, returnState));
+        const fns = glob2.map((input) => picomatch5(input, options, returnState));
         const arrayMatcher = (str) => {
           for (const isMatch of fns) {
             const state2 = isMatch(str);
@@ -1676,22 +1676,22 @@ var require_picomatch = __commonJS({
         };
         return arrayMatcher;
       }
-      const isState = isObject(glob2) && glob2.tokens && glob2.input;
+      const isState = isObject2(glob2) && glob2.tokens && glob2.input;
       if (glob2 === "" || typeof glob2 !== "string" && !isState) {
         throw new TypeError("Expected pattern to be a non-empty string");
       }
       const opts = options || {};
       const posix2 = opts.windows;
-      const regex = isState ? picomatch3.compileRe(glob2, options) : picomatch3.makeRe(glob2, options, false, true);
+      const regex = isState ? picomatch5.compileRe(glob2, options) : picomatch5.makeRe(glob2, options, false, true);
       const state = regex.state;
       delete regex.state;
       let isIgnored = () => false;
       if (opts.ignore) {
         const ignoreOpts = { ...options, ignore: null, onMatch: null, onResult: null };
-        isIgnored = picomatch3(opts.ignore, ignoreOpts, returnState);
+        isIgnored = picomatch5(opts.ignore, ignoreOpts, returnState);
       }
       const matcher = (input, returnObject = false) => {
-        const { isMatch, match, output } = picomatch3.test(input, regex, options, { glob: glob2, posix: posix2 });
+        const { isMatch, match, output } = picomatch5.test(input, regex, options, { glob: glob2, posix: posix2 });
         const result = { glob: glob2, state, regex, posix: posix2, input, output, match, isMatch };
         if (typeof opts.onResult === "function") {
           opts.onResult(result);
@@ -1717,7 +1717,7 @@ var require_picomatch = __commonJS({
       }
       return matcher;
     };
-    picomatch3.test = (input, regex, options, { glob: glob2, posix: posix2 } = {}) => {
+    picomatch5.test = (input, regex, options, { glob: glob2, posix: posix2 } = {}) => {
       if (typeof input !== "string") {
         throw new TypeError("Expected input to be a string");
       }
@@ -1734,24 +1734,24 @@ var require_picomatch = __commonJS({
       }
       if (match === false || opts.capture === true) {
         if (opts.matchBase === true || opts.basename === true) {
-          match = picomatch3.matchBase(input, regex, options, posix2);
+          match = picomatch5.matchBase(input, regex, options, posix2);
         } else {
           match = regex.exec(output);
         }
       }
       return { isMatch: Boolean(match), match, output };
     };
-    picomatch3.matchBase = (input, glob2, options, posix2 = options && options.windows) => {
-      const regex = glob2 instanceof RegExp ? glob2 : picomatch3.makeRe(glob2, options);
+    picomatch5.matchBase = (input, glob2, options, posix2 = options && options.windows) => {
+      const regex = glob2 instanceof RegExp ? glob2 : picomatch5.makeRe(glob2, options);
       return regex.test(utils.basename(input, { windows: posix2 }));
     };
-    picomatch3.isMatch = (str, patterns, options) => picomatch3(patterns, options)(str);
-    picomatch3.parse = (pattern, options) => {
-      if (Array.isArray(pattern)) return pattern.map((p) => picomatch3.parse(p, options));
+    picomatch5.isMatch = (str, patterns, options) => picomatch5(patterns, options)(str);
+    picomatch5.parse = (pattern, options) => {
+      if (Array.isArray(pattern)) return pattern.map((p) => picomatch5.parse(p, options));
       return parse(pattern, { ...options, fastpaths: false });
     };
-    picomatch3.scan = (input, options) => scan(input, options);
-    picomatch3.compileRe = (state, options, returnOutput = false, returnState = false) => {
+    picomatch5.scan = (input, options) => scan(input, options);
+    picomatch5.compileRe = (state, options, returnOutput = false, returnState = false) => {
       if (returnOutput === true) {
         return state.output;
       }
@@ -1762,13 +1762,13 @@ var require_picomatch = __commonJS({
       if (state && state.negated === true) {
         source = `^(?!${source}).*$`;
       }
-      const regex = picomatch3.toRegex(source, options);
+      const regex = picomatch5.toRegex(source, options);
       if (returnState === true) {
         regex.state = state;
       }
       return regex;
     };
-    picomatch3.makeRe = (input, options = {}, returnOutput = false, returnState = false) => {
+    picomatch5.makeRe = (input, options = {}, returnOutput = false, returnState = false) => {
       if (!input || typeof input !== "string") {
         throw new TypeError("Expected a non-empty string");
       }
@@ -1779,9 +1779,9 @@ var require_picomatch = __commonJS({
       if (!parsed.output) {
         parsed = parse(input, options);
       }
-      return picomatch3.compileRe(parsed, options, returnOutput, returnState);
+      return picomatch5.compileRe(parsed, options, returnOutput, returnState);
     };
-    picomatch3.toRegex = (source, options) => {
+    picomatch5.toRegex = (source, options) => {
       try {
         const opts = options || {};
         return new RegExp(source, opts.flags || (opts.nocase ? "i" : ""));
@@ -1790,8 +1790,8 @@ var require_picomatch = __commonJS({
         return /$^/;
       }
     };
-    picomatch3.constants = constants;
-    module2.exports = picomatch3;
+    picomatch5.constants = constants;
+    module2.exports = picomatch5;
   }
 });
 
@@ -1801,14 +1801,14 @@ var require_picomatch2 = __commonJS({
     "use strict";
     var pico = require_picomatch();
     var utils = require_utils();
-    function picomatch3(glob2, options, returnState = false) {
+    function picomatch5(glob2, options, returnState = false) {
       if (options && (options.windows === null || options.windows === void 0)) {
         options = { ...options, windows: utils.isWindows() };
       }
       return pico(glob2, options, returnState);
     }
-    Object.assign(picomatch3, pico);
-    module2.exports = picomatch3;
+    Object.assign(picomatch5, pico);
+    module2.exports = picomatch5;
   }
 });
 
@@ -5041,8 +5041,8 @@ var require_utils2 = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path11) {
-      let input = path11;
+    function removeDotSegments(path13) {
+      let input = path13;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -5116,11 +5116,11 @@ var require_utils2 = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path11) {
-      if (path11 === "" || path11[0] === "/") {
-        return removeDotSegments(path11);
+    function removeDotSegmentsRelative(path13) {
+      if (path13 === "" || path13[0] === "/") {
+        return removeDotSegments(path13);
       }
-      const segments = path11.split("/");
+      const segments = path13.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -5483,8 +5483,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path11 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path11 && path11 !== "/" ? path11 : void 0;
+        const path13 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path13 && path13 !== "/" ? path13 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -8942,17 +8942,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path11) {
-      const ctrl = callVisitor(key, node, visitor, path11);
+    function visit_(key, node, visitor, path13) {
+      const ctrl = callVisitor(key, node, visitor, path13);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path11, ctrl);
-        return visit_(key, ctrl, visitor, path11);
+        replaceNode(key, path13, ctrl);
+        return visit_(key, ctrl, visitor, path13);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path11 = Object.freeze(path11.concat(node));
+          path13 = Object.freeze(path13.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = visit_(i, node.items[i], visitor, path11);
+            const ci = visit_(i, node.items[i], visitor, path13);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -8963,13 +8963,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path11 = Object.freeze(path11.concat(node));
-          const ck = visit_("key", node.key, visitor, path11);
+          path13 = Object.freeze(path13.concat(node));
+          const ck = visit_("key", node.key, visitor, path13);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path11);
+          const cv = visit_("value", node.value, visitor, path13);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -8990,17 +8990,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path11) {
-      const ctrl = await callVisitor(key, node, visitor, path11);
+    async function visitAsync_(key, node, visitor, path13) {
+      const ctrl = await callVisitor(key, node, visitor, path13);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path11, ctrl);
-        return visitAsync_(key, ctrl, visitor, path11);
+        replaceNode(key, path13, ctrl);
+        return visitAsync_(key, ctrl, visitor, path13);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path11 = Object.freeze(path11.concat(node));
+          path13 = Object.freeze(path13.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = await visitAsync_(i, node.items[i], visitor, path11);
+            const ci = await visitAsync_(i, node.items[i], visitor, path13);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -9011,13 +9011,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path11 = Object.freeze(path11.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path11);
+          path13 = Object.freeze(path13.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path13);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path11);
+          const cv = await visitAsync_("value", node.value, visitor, path13);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -9044,23 +9044,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path11) {
+    function callVisitor(key, node, visitor, path13) {
       if (typeof visitor === "function")
-        return visitor(key, node, path11);
+        return visitor(key, node, path13);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path11);
+        return visitor.Map?.(key, node, path13);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path11);
+        return visitor.Seq?.(key, node, path13);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path11);
+        return visitor.Pair?.(key, node, path13);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path11);
+        return visitor.Scalar?.(key, node, path13);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path11);
+        return visitor.Alias?.(key, node, path13);
       return void 0;
     }
-    function replaceNode(key, path11, node) {
-      const parent = path11[path11.length - 1];
+    function replaceNode(key, path13, node) {
+      const parent = path13[path13.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -9672,10 +9672,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema2, path11, value) {
+    function collectionFromPath(schema2, path13, value) {
       let v = value;
-      for (let i = path11.length - 1; i >= 0; --i) {
-        const k = path11[i];
+      for (let i = path13.length - 1; i >= 0; --i) {
+        const k = path13[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -9694,7 +9694,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path11) => path11 == null || typeof path11 === "object" && !!path11[Symbol.iterator]().next().done;
+    var isEmptyPath = (path13) => path13 == null || typeof path13 === "object" && !!path13[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema2) {
         super(type);
@@ -9724,11 +9724,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path11, value) {
-        if (isEmptyPath(path11))
+      addIn(path13, value) {
+        if (isEmptyPath(path13))
           this.add(value);
         else {
-          const [key, ...rest] = path11;
+          const [key, ...rest] = path13;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -9742,8 +9742,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path11) {
-        const [key, ...rest] = path11;
+      deleteIn(path13) {
+        const [key, ...rest] = path13;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -9757,8 +9757,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path11, keepScalar) {
-        const [key, ...rest] = path11;
+      getIn(path13, keepScalar) {
+        const [key, ...rest] = path13;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -9776,8 +9776,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path11) {
-        const [key, ...rest] = path11;
+      hasIn(path13) {
+        const [key, ...rest] = path13;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -9787,8 +9787,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path11, value) {
-        const [key, ...rest] = path11;
+      setIn(path13, value) {
+        const [key, ...rest] = path13;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -12303,9 +12303,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path11, value) {
+      addIn(path13, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path11, value);
+          this.contents.addIn(path13, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -12380,14 +12380,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path11) {
-        if (Collection.isEmptyPath(path11)) {
+      deleteIn(path13) {
+        if (Collection.isEmptyPath(path13)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path11) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path13) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -12402,10 +12402,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path11, keepScalar) {
-        if (Collection.isEmptyPath(path11))
+      getIn(path13, keepScalar) {
+        if (Collection.isEmptyPath(path13))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path11, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path13, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -12416,10 +12416,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path11) {
-        if (Collection.isEmptyPath(path11))
+      hasIn(path13) {
+        if (Collection.isEmptyPath(path13))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path11) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path13) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -12436,13 +12436,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path11, value) {
-        if (Collection.isEmptyPath(path11)) {
+      setIn(path13, value) {
+        if (Collection.isEmptyPath(path13)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path11), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path13), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path11, value);
+          this.contents.setIn(path13, value);
         }
       }
       /**
@@ -14403,9 +14403,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path11) => {
+    visit.itemAtPath = (cst, path13) => {
       let item = cst;
-      for (const [field, index] of path11) {
+      for (const [field, index] of path13) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -14414,23 +14414,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path11) => {
-      const parent = visit.itemAtPath(cst, path11.slice(0, -1));
-      const field = path11[path11.length - 1][0];
+    visit.parentCollection = (cst, path13) => {
+      const parent = visit.itemAtPath(cst, path13.slice(0, -1));
+      const field = path13[path13.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path11, item, visitor) {
-      let ctrl = visitor(item, path11);
+    function _visit(path13, item, visitor) {
+      let ctrl = visitor(item, path13);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path11.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path13.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -14441,10 +14441,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path11);
+            ctrl = ctrl(item, path13);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path11) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path13) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -16298,8 +16298,8 @@ var require_dist2 = __commonJS({
         if (!append) {
           paths = paths.reverse();
         }
-        paths.forEach(function(path11) {
-          var pathArray = getPathArray(path11);
+        paths.forEach(function(path13) {
+          var pathArray = getPathArray(path13);
           addExistingPath(pathArray, env[pathVar], append);
           env[pathVar] = pathArray.join(separator);
         });
@@ -16313,14 +16313,14 @@ var require_dist2 = __commonJS({
         return [pathToAdd];
       }
     }
-    function addExistingPath(array, path11, appendMode) {
-      if (!path11) {
+    function addExistingPath(array, path13, appendMode) {
+      if (!path13) {
         return;
       }
       if (appendMode) {
-        array.unshift(path11);
+        array.unshift(path13);
       } else {
-        array.push(path11);
+        array.push(path13);
       }
     }
   }
@@ -19270,15 +19270,15 @@ var require_route = __commonJS({
       };
     }
     function wrapConversion(toModel, graph) {
-      const path11 = [graph[toModel].parent, toModel];
+      const path13 = [graph[toModel].parent, toModel];
       let fn = conversions[graph[toModel].parent][toModel];
       let cur = graph[toModel].parent;
       while (graph[cur].parent) {
-        path11.unshift(graph[cur].parent);
+        path13.unshift(graph[cur].parent);
         fn = link(conversions[graph[cur].parent][cur], fn);
         cur = graph[cur].parent;
       }
-      fn.conversion = path11;
+      fn.conversion = path13;
       return fn;
     }
     module2.exports = function(fromModel) {
@@ -20513,16 +20513,16 @@ var require_Histogram = __commonJS({
     exports2.NO_TAG = "NO TAG";
     var toSummary = (histogram) => {
       const { totalCount, maxValue, numberOfSignificantValueDigits } = histogram;
-      const round = (0, formatters_1.keepSignificantDigits)(numberOfSignificantValueDigits);
+      const round2 = (0, formatters_1.keepSignificantDigits)(numberOfSignificantValueDigits);
       return {
-        p50: round(histogram.getValueAtPercentile(50)),
-        p75: round(histogram.getValueAtPercentile(75)),
-        p90: round(histogram.getValueAtPercentile(90)),
-        p97_5: round(histogram.getValueAtPercentile(97.5)),
-        p99: round(histogram.getValueAtPercentile(99)),
-        p99_9: round(histogram.getValueAtPercentile(99.9)),
-        p99_99: round(histogram.getValueAtPercentile(99.99)),
-        p99_999: round(histogram.getValueAtPercentile(99.999)),
+        p50: round2(histogram.getValueAtPercentile(50)),
+        p75: round2(histogram.getValueAtPercentile(75)),
+        p90: round2(histogram.getValueAtPercentile(90)),
+        p97_5: round2(histogram.getValueAtPercentile(97.5)),
+        p99: round2(histogram.getValueAtPercentile(99)),
+        p99_9: round2(histogram.getValueAtPercentile(99.9)),
+        p99_99: round2(histogram.getValueAtPercentile(99.99)),
+        p99_999: round2(histogram.getValueAtPercentile(99.999)),
         max: maxValue,
         totalCount
       };
@@ -25674,7 +25674,7 @@ var require_umd = __commonJS({
           return getStringImpl(buffer, ptr);
         }
         extendedExports.__getString = __getString;
-        function getView(alignLog2, signed, float) {
+        function getView(alignLog2, signed2, float) {
           const buffer = memory2.buffer;
           if (float) {
             switch (alignLog2) {
@@ -25686,13 +25686,13 @@ var require_umd = __commonJS({
           } else {
             switch (alignLog2) {
               case 0:
-                return new (signed ? Int8Array : Uint8Array)(buffer);
+                return new (signed2 ? Int8Array : Uint8Array)(buffer);
               case 1:
-                return new (signed ? Int16Array : Uint16Array)(buffer);
+                return new (signed2 ? Int16Array : Uint16Array)(buffer);
               case 2:
-                return new (signed ? Int32Array : Uint32Array)(buffer);
+                return new (signed2 ? Int32Array : Uint32Array)(buffer);
               case 3:
-                return new (signed ? BigInt64Array : BigUint64Array)(buffer);
+                return new (signed2 ? BigInt64Array : BigUint64Array)(buffer);
             }
           }
           throw Error(`unsupported align: ${alignLog2}`);
@@ -28104,7 +28104,7 @@ var require_aggregateResult = __commonJS({
 var require_manager = __commonJS({
   "node_modules/autocannon/lib/manager.js"(exports2, module2) {
     "use strict";
-    var path11 = __require("path");
+    var path13 = __require("path");
     var EE = __require("events").EventEmitter;
     var aggregateResult = require_aggregateResult();
     var { getHistograms } = require_histUtil();
@@ -28162,7 +28162,7 @@ var require_manager = __commonJS({
       workerOpts.c = workerOpts.connections;
       function init() {
         for (let i = 0; i < numWorkers; i++) {
-          const worker = new Worker(path11.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
+          const worker = new Worker(path13.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
           worker.on("message", (msg) => {
             const { cmd, data, error } = msg;
             if (cmd === "RESULT") {
@@ -37173,11 +37173,11 @@ var require_mime_types = __commonJS({
       }
       return exts[0];
     }
-    function lookup2(path11) {
-      if (!path11 || typeof path11 !== "string") {
+    function lookup2(path13) {
+      if (!path13 || typeof path13 !== "string") {
         return false;
       }
-      var extension2 = extname("x." + path11).toLowerCase().substr(1);
+      var extension2 = extname("x." + path13).toLowerCase().substr(1);
       if (!extension2) {
         return false;
       }
@@ -37946,7 +37946,7 @@ var require_get_intrinsic = __commonJS({
     var max2 = require_max();
     var min = require_min();
     var pow = require_pow();
-    var round = require_round();
+    var round2 = require_round();
     var sign = require_sign();
     var $gOPD = require_gopd();
     var $defineProperty = require_es_define_property();
@@ -38053,7 +38053,7 @@ var require_get_intrinsic = __commonJS({
       "%Math.max%": max2,
       "%Math.min%": min,
       "%Math.pow%": pow,
-      "%Math.round%": round,
+      "%Math.round%": round2,
       "%Math.sign%": sign,
       "%Reflect.getPrototypeOf%": $ReflectGPO
     };
@@ -38317,7 +38317,7 @@ var require_form_data = __commonJS({
     "use strict";
     var CombinedStream = require_combined_stream();
     var util = __require("util");
-    var path11 = __require("path");
+    var path13 = __require("path");
     var http3 = __require("http");
     var https = __require("https");
     var parseUrl = __require("url").parse;
@@ -38448,11 +38448,11 @@ var require_form_data = __commonJS({
     FormData.prototype._getContentDisposition = function(value, options) {
       var filename;
       if (typeof options.filepath === "string") {
-        filename = path11.normalize(options.filepath).replace(/\\/g, "/");
+        filename = path13.normalize(options.filepath).replace(/\\/g, "/");
       } else if (options.filename || value && (value.name || value.path)) {
-        filename = path11.basename(options.filename || value && (value.name || value.path));
+        filename = path13.basename(options.filename || value && (value.name || value.path));
       } else if (value && value.readable && hasOwn(value, "httpVersion")) {
-        filename = path11.basename(value.client._httpMessage.path || "");
+        filename = path13.basename(value.client._httpMessage.path || "");
       }
       if (filename) {
         return 'filename="' + escapeHeaderParam(filename) + '"';
@@ -38638,15 +38638,15 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve3, basename: basename2 } = __require("path");
-    var { readFileSync: readFileSync9 } = __require("fs");
+    var { readFileSync: readFileSync10 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string) {
       try {
         return JSON.parse(string);
       } catch (error) {
         try {
-          const path11 = resolve3(string);
-          const data = readFileSync9(path11, "utf8");
+          const path13 = resolve3(string);
+          const data = readFileSync10(path13, "utf8");
           return JSON.parse(data);
         } catch (error2) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -38660,14 +38660,14 @@ var require_multipart = __commonJS({
         const type = obj[key] && obj[key].type;
         switch (type) {
           case "file": {
-            const path11 = obj[key] && obj[key].path;
-            if (!path11) {
+            const path13 = obj[key] && obj[key].path;
+            if (!path13) {
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync9(path11);
+            const buffer = readFileSync10(path13);
             form.append(key, buffer, Object.assign({}, {
-              filename: basename2(path11)
+              filename: basename2(path13)
             }, opts));
             break;
           }
@@ -39404,8 +39404,8 @@ var require_compare = __commonJS({
   "node_modules/semver/functions/compare.js"(exports2, module2) {
     "use strict";
     var SemVer = require_semver();
-    var compare2 = (a, b, loose) => new SemVer(a, loose).compare(new SemVer(b, loose));
-    module2.exports = compare2;
+    var compare3 = (a, b, loose) => new SemVer(a, loose).compare(new SemVer(b, loose));
+    module2.exports = compare3;
   }
 });
 
@@ -39413,8 +39413,8 @@ var require_compare = __commonJS({
 var require_rcompare = __commonJS({
   "node_modules/semver/functions/rcompare.js"(exports2, module2) {
     "use strict";
-    var compare2 = require_compare();
-    var rcompare = (a, b, loose) => compare2(b, a, loose);
+    var compare3 = require_compare();
+    var rcompare = (a, b, loose) => compare3(b, a, loose);
     module2.exports = rcompare;
   }
 });
@@ -39423,8 +39423,8 @@ var require_rcompare = __commonJS({
 var require_compare_loose = __commonJS({
   "node_modules/semver/functions/compare-loose.js"(exports2, module2) {
     "use strict";
-    var compare2 = require_compare();
-    var compareLoose = (a, b) => compare2(a, b, true);
+    var compare3 = require_compare();
+    var compareLoose = (a, b) => compare3(a, b, true);
     module2.exports = compareLoose;
   }
 });
@@ -39467,8 +39467,8 @@ var require_rsort = __commonJS({
 var require_gt = __commonJS({
   "node_modules/semver/functions/gt.js"(exports2, module2) {
     "use strict";
-    var compare2 = require_compare();
-    var gt = (a, b, loose) => compare2(a, b, loose) > 0;
+    var compare3 = require_compare();
+    var gt = (a, b, loose) => compare3(a, b, loose) > 0;
     module2.exports = gt;
   }
 });
@@ -39477,8 +39477,8 @@ var require_gt = __commonJS({
 var require_lt = __commonJS({
   "node_modules/semver/functions/lt.js"(exports2, module2) {
     "use strict";
-    var compare2 = require_compare();
-    var lt = (a, b, loose) => compare2(a, b, loose) < 0;
+    var compare3 = require_compare();
+    var lt = (a, b, loose) => compare3(a, b, loose) < 0;
     module2.exports = lt;
   }
 });
@@ -39487,8 +39487,8 @@ var require_lt = __commonJS({
 var require_eq = __commonJS({
   "node_modules/semver/functions/eq.js"(exports2, module2) {
     "use strict";
-    var compare2 = require_compare();
-    var eq = (a, b, loose) => compare2(a, b, loose) === 0;
+    var compare3 = require_compare();
+    var eq = (a, b, loose) => compare3(a, b, loose) === 0;
     module2.exports = eq;
   }
 });
@@ -39497,8 +39497,8 @@ var require_eq = __commonJS({
 var require_neq = __commonJS({
   "node_modules/semver/functions/neq.js"(exports2, module2) {
     "use strict";
-    var compare2 = require_compare();
-    var neq = (a, b, loose) => compare2(a, b, loose) !== 0;
+    var compare3 = require_compare();
+    var neq = (a, b, loose) => compare3(a, b, loose) !== 0;
     module2.exports = neq;
   }
 });
@@ -39507,8 +39507,8 @@ var require_neq = __commonJS({
 var require_gte = __commonJS({
   "node_modules/semver/functions/gte.js"(exports2, module2) {
     "use strict";
-    var compare2 = require_compare();
-    var gte = (a, b, loose) => compare2(a, b, loose) >= 0;
+    var compare3 = require_compare();
+    var gte = (a, b, loose) => compare3(a, b, loose) >= 0;
     module2.exports = gte;
   }
 });
@@ -39517,8 +39517,8 @@ var require_gte = __commonJS({
 var require_lte = __commonJS({
   "node_modules/semver/functions/lte.js"(exports2, module2) {
     "use strict";
-    var compare2 = require_compare();
-    var lte = (a, b, loose) => compare2(a, b, loose) <= 0;
+    var compare3 = require_compare();
+    var lte = (a, b, loose) => compare3(a, b, loose) <= 0;
     module2.exports = lte;
   }
 });
@@ -40655,12 +40655,12 @@ var require_simplify = __commonJS({
   "node_modules/semver/ranges/simplify.js"(exports2, module2) {
     "use strict";
     var satisfies = require_satisfies();
-    var compare2 = require_compare();
+    var compare3 = require_compare();
     module2.exports = (versions, range, options) => {
       const set = [];
       let first = null;
       let prev = null;
-      const v = versions.sort((a, b) => compare2(a, b, options));
+      const v = versions.sort((a, b) => compare3(a, b, options));
       for (const version of v) {
         const included = satisfies(version, range, options);
         if (included) {
@@ -40708,7 +40708,7 @@ var require_subset = __commonJS({
     var Comparator = require_comparator();
     var { ANY } = Comparator;
     var satisfies = require_satisfies();
-    var compare2 = require_compare();
+    var compare3 = require_compare();
     var subset = (sub, dom, options = {}) => {
       if (sub === dom) {
         return true;
@@ -40768,7 +40768,7 @@ var require_subset = __commonJS({
       }
       let gtltComp;
       if (gt && lt) {
-        gtltComp = compare2(gt.semver, lt.semver, options);
+        gtltComp = compare3(gt.semver, lt.semver, options);
         if (gtltComp > 0) {
           return null;
         } else if (gtltComp === 0 && (gt.operator !== ">=" || lt.operator !== "<=")) {
@@ -40848,14 +40848,14 @@ var require_subset = __commonJS({
       if (!a) {
         return b;
       }
-      const comp = compare2(a.semver, b.semver, options);
+      const comp = compare3(a.semver, b.semver, options);
       return comp > 0 ? a : comp < 0 ? b : b.operator === ">" && a.operator === ">=" ? b : a;
     };
     var lowerLT = (a, b, options) => {
       if (!a) {
         return b;
       }
-      const comp = compare2(a.semver, b.semver, options);
+      const comp = compare3(a.semver, b.semver, options);
       return comp < 0 ? a : comp > 0 ? b : b.operator === "<" && a.operator === "<=" ? b : a;
     };
     module2.exports = subset;
@@ -40879,7 +40879,7 @@ var require_semver2 = __commonJS({
     var minor = require_minor();
     var patch = require_patch();
     var prerelease = require_prerelease();
-    var compare2 = require_compare();
+    var compare3 = require_compare();
     var rcompare = require_rcompare();
     var compareLoose = require_compare_loose();
     var compareBuild = require_compare_build();
@@ -40918,7 +40918,7 @@ var require_semver2 = __commonJS({
       minor,
       patch,
       prerelease,
-      compare: compare2,
+      compare: compare3,
       rcompare,
       compareLoose,
       compareBuild,
@@ -40988,14 +40988,14 @@ var require_validate2 = __commonJS({
     var lessThanOneError = (label2) => new Error(`${label2} can not be less than 1`);
     var greaterThanZeroError = (label2) => new Error(`${label2} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
-    function safeRequire(path11) {
-      if (typeof path11 === "string") {
+    function safeRequire(path13) {
+      if (typeof path13 === "string") {
         try {
-          return __require(path11);
+          return __require(path13);
         } catch (err) {
         }
       }
-      return path11;
+      return path13;
     }
     function defaultOpts(opts) {
       const setupClient = opts.workers ? opts.setupClient : safeRequire(opts.setupClient);
@@ -41968,7 +41968,7 @@ var require_buffer = __commonJS({
     Buffer2.isBuffer = function isBuffer(b) {
       return b != null && b._isBuffer === true && b !== Buffer2.prototype;
     };
-    Buffer2.compare = function compare2(a, b) {
+    Buffer2.compare = function compare3(a, b) {
       if (isInstance(a, Uint8Array)) a = Buffer2.from(a, a.offset, a.byteLength);
       if (isInstance(b, Uint8Array)) b = Buffer2.from(b, b.offset, b.byteLength);
       if (!Buffer2.isBuffer(a) || !Buffer2.isBuffer(b)) {
@@ -42198,7 +42198,7 @@ var require_buffer = __commonJS({
     if (customInspectSymbol) {
       Buffer2.prototype[customInspectSymbol] = Buffer2.prototype.inspect;
     }
-    Buffer2.prototype.compare = function compare2(target, start, end, thisStart, thisEnd) {
+    Buffer2.prototype.compare = function compare3(target, start, end, thisStart, thisEnd) {
       if (isInstance(target, Uint8Array)) {
         target = Buffer2.from(target, target.offset, target.byteLength);
       }
@@ -43476,7 +43476,7 @@ var require_httpRequestBuilder = __commonJS({
           return null;
         }
         const method = reqData.method;
-        const path11 = reqData.path;
+        const path13 = reqData.path;
         const headers = reqData.headers;
         const body = reqData.body;
         const headersDefinedHost = getPropertyCaseInsensitive(reqData.headers, "host");
@@ -43487,7 +43487,7 @@ var require_httpRequestBuilder = __commonJS({
           host = hostname + ":" + port;
         }
         const baseReq = [
-          `${method} ${path11} HTTP/1.1`
+          `${method} ${path13} HTTP/1.1`
         ];
         if (!headersDefinedHost) {
           baseReq.push(`Host: ${host}`);
@@ -43869,7 +43869,7 @@ var require_lodash = __commonJS({
       if (result !== void 0) {
         return result;
       }
-      if (!isObject(value)) {
+      if (!isObject2(value)) {
         return value;
       }
       var isArr = isArray(value);
@@ -43917,7 +43917,7 @@ var require_lodash = __commonJS({
       return result;
     }
     function baseCreate(proto) {
-      return isObject(proto) ? objectCreate(proto) : {};
+      return isObject2(proto) ? objectCreate(proto) : {};
     }
     function baseGetAllKeys(object, keysFunc, symbolsFunc) {
       var result = keysFunc(object);
@@ -43927,7 +43927,7 @@ var require_lodash = __commonJS({
       return objectToString.call(value);
     }
     function baseIsNative(value) {
-      if (!isObject(value) || isMasked(value)) {
+      if (!isObject2(value) || isMasked(value)) {
         return false;
       }
       var pattern = isFunction(value) || isHostObject(value) ? reIsNative : reIsHostCtor;
@@ -44126,13 +44126,13 @@ var require_lodash = __commonJS({
     }
     var isBuffer = nativeIsBuffer || stubFalse;
     function isFunction(value) {
-      var tag = isObject(value) ? objectToString.call(value) : "";
+      var tag = isObject2(value) ? objectToString.call(value) : "";
       return tag == funcTag || tag == genTag;
     }
     function isLength(value) {
       return typeof value == "number" && value > -1 && value % 1 == 0 && value <= MAX_SAFE_INTEGER;
     }
-    function isObject(value) {
+    function isObject2(value) {
       var type = typeof value;
       return !!value && (type == "object" || type == "function");
     }
@@ -44194,7 +44194,7 @@ var require_lodash2 = __commonJS({
       return !!length && (typeof value == "number" || reIsUint.test(value)) && (value > -1 && value % 1 == 0 && value < length);
     }
     function isIterateeCall(value, index, object) {
-      if (!isObject(object)) {
+      if (!isObject2(object)) {
         return false;
       }
       var type = typeof index;
@@ -44226,13 +44226,13 @@ var require_lodash2 = __commonJS({
       return value != null && isLength(value.length) && !isFunction(value);
     }
     function isFunction(value) {
-      var tag = isObject(value) ? objectToString.call(value) : "";
+      var tag = isObject2(value) ? objectToString.call(value) : "";
       return tag == funcTag || tag == genTag;
     }
     function isLength(value) {
       return typeof value == "number" && value > -1 && value % 1 == 0 && value <= MAX_SAFE_INTEGER;
     }
-    function isObject(value) {
+    function isObject2(value) {
       var type = typeof value;
       return !!value && (type == "object" || type == "function");
     }
@@ -44264,9 +44264,9 @@ var require_lodash2 = __commonJS({
       if (isSymbol(value)) {
         return NAN;
       }
-      if (isObject(value)) {
+      if (isObject2(value)) {
         var other = typeof value.valueOf == "function" ? value.valueOf() : value;
-        value = isObject(other) ? other + "" : other;
+        value = isObject2(other) ? other + "" : other;
       }
       if (typeof value != "string") {
         return value === 0 ? value : +value;
@@ -44338,13 +44338,13 @@ var require_lodash3 = __commonJS({
       return isObjectLike(value) && isArrayLike(value);
     }
     function isFunction(value) {
-      var tag = isObject(value) ? objectToString.call(value) : "";
+      var tag = isObject2(value) ? objectToString.call(value) : "";
       return tag == funcTag || tag == genTag;
     }
     function isLength(value) {
       return typeof value == "number" && value > -1 && value % 1 == 0 && value <= MAX_SAFE_INTEGER;
     }
-    function isObject(value) {
+    function isObject2(value) {
       var type = typeof value;
       return !!value && (type == "object" || type == "function");
     }
@@ -45535,7 +45535,7 @@ var require_autocannon = __commonJS({
     var fs = __require("fs");
     var os9 = __require("os");
     var net3 = __require("net");
-    var path11 = __require("path");
+    var path13 = __require("path");
     var URL2 = __require("url").URL;
     var spawn2 = __require("child_process").spawn;
     var managePath = require_dist2();
@@ -45650,7 +45650,7 @@ var require_autocannon = __commonJS({
         return;
       }
       if (!checkURL(argv.url) || argv.help) {
-        const help = fs.readFileSync(path11.join(__dirname, "help.txt"), "utf8");
+        const help = fs.readFileSync(path13.join(__dirname, "help.txt"), "utf8");
         console.error(help);
         return;
       }
@@ -45764,7 +45764,7 @@ var require_autocannon = __commonJS({
           });
         });
         const alterPath = managePath({ PATH: process.env.NODE_PATH });
-        alterPath.unshift(path11.join(__dirname, "lib/preload"));
+        alterPath.unshift(path13.join(__dirname, "lib/preload"));
         const proc = spawn2(argv.spawn[0], argv.spawn.slice(1), {
           stdio: ["ignore", "inherit", "inherit"],
           env: Object.assign({}, process.env, {
@@ -45788,7 +45788,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path11.join(os9.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path13.join(os9.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -45815,8 +45815,8 @@ var require_autocannon = __commonJS({
 import { fileURLToPath as fileURLToPath3 } from "node:url";
 
 // src/cli/main.ts
-import { mkdirSync as mkdirSync2, writeFileSync } from "node:fs";
-import path10 from "node:path";
+import { mkdirSync as mkdirSync3, writeFileSync as writeFileSync2 } from "node:fs";
+import path12 from "node:path";
 
 // src/util/format.ts
 function isFiniteNumber(x) {
@@ -45875,11 +45875,11 @@ function formatDuration(ms) {
   const seconds = Math.round(ms % 6e4 / 1e3);
   return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
 }
-function formatPath(path11, width = 60) {
-  if (path11.length <= width) return path11;
+function formatPath(path13, width = 60) {
+  if (path13.length <= width) return path13;
   const keep = width - 1;
   const start = Math.ceil(keep * 2 / 3);
-  return `${path11.slice(0, start)}\u2026${path11.slice(path11.length - (keep - start))} (${path11.length} characters)`;
+  return `${path13.slice(0, start)}\u2026${path13.slice(path13.length - (keep - start))} (${path13.length} characters)`;
 }
 
 // src/config/budgets.ts
@@ -46857,27 +46857,27 @@ import { createRequire } from "module";
 import { basename, dirname, normalize, relative, resolve, sep } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path11) {
-  let normalized = normalize(path11);
+function cleanPath(path13) {
+  let normalized = normalize(path13);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path11, separator) {
-  return path11.replace(SLASHES_REGEX, separator);
+function convertSlashes(path13, separator) {
+  return path13.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path11) {
-  return path11 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path11);
+function isRootDirectory(path13) {
+  return path13 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path13);
 }
-function normalizePath(path11, options) {
+function normalizePath(path13, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path11.includes("/") || path11.startsWith(".");
-  if (resolvePaths) path11 = resolve(path11);
-  if (normalizePath$1 || pathNeedsCleaning) path11 = cleanPath(path11);
-  if (path11 === ".") return "";
-  const needsSeperator = path11[path11.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path11 + pathSeparator : path11, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path13.includes("/") || path13.startsWith(".");
+  if (resolvePaths) path13 = resolve(path13);
+  if (normalizePath$1 || pathNeedsCleaning) path13 = cleanPath(path13);
+  if (path13 === ".") return "";
+  const needsSeperator = path13[path13.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path13 + pathSeparator : path13, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -46914,8 +46914,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path11 = directoryPath || ".";
-  if (filters.every((filter) => filter(path11, true))) paths.push(path11);
+  const path13 = directoryPath || ".";
+  if (filters.every((filter) => filter(path13, true))) paths.push(path13);
 };
 var empty$2 = () => {
 };
@@ -46967,26 +46967,26 @@ var empty = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty;
 }
-var resolveSymlinksAsync = function(path11, state, callback$1) {
+var resolveSymlinksAsync = function(path13, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs.realpath(path11, (error, resolvedPath) => {
+  fs.realpath(path13, (error, resolvedPath) => {
     if (error) return queue.dequeue(suppressErrors ? null : error, state);
     fs.stat(resolvedPath, (error$1, stat2) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat2.isDirectory() && isRecursive(path11, resolvedPath, state)) return queue.dequeue(null, state);
+      if (stat2.isDirectory() && isRecursive(path13, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat2, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path11, state, callback$1) {
+var resolveSymlinks = function(path13, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs.realpathSync(path11);
+    const resolvedPath = fs.realpathSync(path13);
     const stat2 = fs.statSync(resolvedPath);
-    if (stat2.isDirectory() && isRecursive(path11, resolvedPath, state)) return;
+    if (stat2.isDirectory() && isRecursive(path13, resolvedPath, state)) return;
     callback$1(stat2, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
@@ -46996,9 +46996,9 @@ function build$2(options, isSynchronous) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path11, resolved, state) {
+function isRecursive(path13, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname(path11);
+  let parent = dirname(path13);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -47006,7 +47006,7 @@ function isRecursive(path11, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname(parent);
   }
-  state.symlinks.set(path11, resolved);
+  state.symlinks.set(path13, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -47178,19 +47178,19 @@ var Walker = class {
         const filename = this.joinPath(entry.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry.isDirectory()) {
-        let path11 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path11)) continue;
-        this.pushDirectory(path11, paths, filters);
-        this.walkDirectory(this.state, path11, path11, depth - 1, this.walk);
+        let path13 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path13)) continue;
+        this.pushDirectory(path13, paths, filters);
+        this.walkDirectory(this.state, path13, path13, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path11 = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path11, this.state, (stat2, resolvedPath) => {
+        let path13 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path13, this.state, (stat2, resolvedPath) => {
           if (stat2.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path11 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path11 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path13 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path13 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path11;
+            resolvedPath = useRealPaths ? resolvedPath : path13;
             const filename = basename(resolvedPath);
             const directoryPath$1 = normalizePath(dirname(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -47356,7 +47356,7 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path11) => isMatch(path11));
+    this.options.filters.push((path13) => isMatch(path13));
     return this;
   }
 };
@@ -47431,19 +47431,19 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path11) {
-  return path11.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path13) {
+  return path13.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path11) {
+function splitPattern(path13) {
   var _result$parts;
-  const result = import_picomatch2.default.scan(path11, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path11];
+  const result = import_picomatch2.default.scan(path13, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path13];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path11) => path11.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path11) => path11.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path13) => path13.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path13) => path13.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
@@ -47550,13 +47550,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug ? (p, isDirectory) => {
-      const path11 = format(p, isDirectory);
-      const matches = matcher(path11) && !ignore(path11);
-      if (matches) log(`matched ${path11}`);
+      const path13 = format(p, isDirectory);
+      const matches = matcher(path13) && !ignore(path13);
+      if (matches) log(`matched ${path13}`);
       return matches;
     } : (p, isDirectory) => {
-      const path11 = format(p, isDirectory);
-      return matcher(path11) && !ignore(path11);
+      const path13 = format(p, isDirectory);
+      return matcher(path13) && !ignore(path13);
     }],
     exclude: debug ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -48393,7 +48393,7 @@ function allocateTaskTimes(rounds, bounds, open) {
   const ids = Object.keys(noise).filter((id) => !open || open.has(id));
   if (ids.length === 0) return void 0;
   const overheadMs = median(
-    rounds.slice(-PILOT_ROUNDS).map((round) => Math.max(0, round.durationMs - sum2([...round.tasks.values()].map((t) => t.measureMs))))
+    rounds.slice(-PILOT_ROUNDS).map((round2) => Math.max(0, round2.durationMs - sum2([...round2.tasks.values()].map((t) => t.measureMs))))
   );
   const blocksAt = (lambda2) => Object.fromEntries(
     ids.map((id) => {
@@ -48439,10 +48439,10 @@ function optimalBlocks(a, c, b, lambda) {
   return 2 * k / (c + Math.sqrt(c * c + 4 * a * k));
 }
 function estimateNoise(rounds) {
-  const ids = [...new Set(rounds.flatMap((round) => [...round.tasks.keys()]))];
+  const ids = [...new Set(rounds.flatMap((round2) => [...round2.tasks.keys()]))];
   const out = {};
   for (const id of ids) {
-    const seen = rounds.map((round) => round.tasks.get(id)).filter((t) => t !== void 0 && usable(t));
+    const seen = rounds.map((round2) => round2.tasks.get(id)).filter((t) => t !== void 0 && usable(t));
     if (seen.length < PILOT_ROUNDS) continue;
     const within = mean2(seen.map((t) => MEDIAN_EFFICIENCY * t.blockVariance));
     const explained = mean2(seen.map((t) => MEDIAN_EFFICIENCY * t.blockVariance / t.blocks));
@@ -48540,7 +48540,7 @@ async function measureMicro(plan) {
   let processes = 0;
   let perRound = 1;
   let family = 0;
-  let suspects = /* @__PURE__ */ new Set();
+  let suspects2 = /* @__PURE__ */ new Set();
   const records = [];
   let allocation;
   let lastProcessMs = 0;
@@ -48554,10 +48554,10 @@ async function measureMicro(plan) {
     const times = Object.values(allocation.taskTimeMs);
     const typical = times.length ? median(times) : 0;
     const measured = (id) => records.findLast((record3) => record3.tasks.has(id))?.tasks.get(id)?.measureMs ?? typical;
-    return allocation.overheadMs + typical + [...suspects].reduce((sum3, id) => sum3 + measured(id), 0);
+    return allocation.overheadMs + typical + [...suspects2].reduce((sum3, id) => sum3 + measured(id), 0);
   };
   const reserve = (roundMs, done) => confirmationRounds(done) * perRound * confirmProcessMs(roundMs / perRound);
-  const runOne = async (round, unmeasured, into) => {
+  const runOne = async (round2, unmeasured, into) => {
     const cpuBefore = sampleCpu();
     const load1 = os3.loadavg()[0] ?? 0;
     const taskTimes = allocation?.taskTimeMs;
@@ -48567,14 +48567,14 @@ async function measureMicro(plan) {
     for (let p = 0; p < perRound; p++) {
       const processStarted = now();
       const job = { settings: plan.settings, batches, skip: [...skipNow], decided: decidedNow, ...taskTimes ? { taskTimes } : {} };
-      const outcome2 = await runRound(strategy, round, processes++, job, errors, skipNow, plan.log);
+      const outcome2 = await runRound(strategy, round2, processes++, job, errors, skipNow, plan.log);
       lastProcessMs = now() - processStarted;
       if (into === "main" && plan.isolation === "alternate") records.push(roundRecord(lastProcessMs, outcome2.tasks));
       outcomes.push(outcome2);
     }
     const outcome = meanOfProcesses(outcomes);
     for (const id of skipNow) skip.add(id);
-    if (round === 0) {
+    if (round2 === 0) {
       await explainLoadErrors(outcome.files, plan, spawn2, errors, skip);
       family = comparable(outcome.tasks, errors);
       plannedRounds = Math.max(plannedRounds, plan.minimumRounds(family));
@@ -48604,17 +48604,17 @@ async function measureMicro(plan) {
       );
     perRound = next;
   };
-  for (let round = 0; round < maxRounds(); round++) {
+  for (let round2 = 0; round2 < maxRounds(); round2++) {
     const elapsed = now() - started;
     const roundMs = roundLength(elapsed);
-    if (rounds > 0 && elapsed + roundMs + (round >= plannedRounds ? reserve(roundMs, rounds) : 0) > plan.timeLimitMs) {
-      limited = round < plannedRounds;
+    if (rounds > 0 && elapsed + roundMs + (round2 >= plannedRounds ? reserve(roundMs, rounds) : 0) > plan.timeLimitMs) {
+      limited = round2 < plannedRounds;
       plan.log(`time limit of ${Math.round(plan.timeLimitMs / 1e3)}s: stopping after ${rounds} rounds`);
       break;
     }
-    const target = round < plannedRounds ? plannedRounds : maxRounds();
-    plan.onProgress?.({ round: round + 1, rounds: target, elapsedMs: elapsed, remainingMs: roundMs * (target - round) });
-    await runOne(round, decided, "main");
+    const target = round2 < plannedRounds ? plannedRounds : maxRounds();
+    plan.onProgress?.({ round: round2 + 1, rounds: target, elapsedMs: elapsed, remainingMs: roundMs * (target - round2) });
+    await runOne(round2, decided, "main");
     rounds++;
     const fit = rounds < plannedRounds ? { timeMs: plan.timeLimitMs - (now() - started), rounds: plannedRounds - rounds, confirmRounds: confirmationRounds(plannedRounds) } : void 0;
     const measured = new Set([...samples.keys()].filter((id) => !skip.has(id) && !decided.has(id)));
@@ -48623,7 +48623,7 @@ async function measureMicro(plan) {
     const look = rounds >= plannedRounds && (rounds - plannedRounds) % adaptive.lookEvery === 0;
     if (look) {
       for (const id of adaptive.decided([...samples.values()])) decided.add(id);
-      if (adaptive.confirmRounds > 0) suspects = adaptive.toConfirm([...samples.values()]);
+      if (adaptive.confirmRounds > 0) suspects2 = adaptive.toConfirm([...samples.values()]);
     }
     replan();
     if (!look) continue;
@@ -48638,7 +48638,7 @@ async function measureMicro(plan) {
   if (confirming.size > 0) {
     plan.log(`confirming ${confirming.size} regression(s) with ${confirmTarget} fresh rounds`);
     allocation = reallocate(plan, records, allocation, confirming);
-    suspects = confirming;
+    suspects2 = confirming;
     const others = new Set([...samples.keys()].filter((id) => !confirming.has(id)));
     for (let i = 0; i < confirmTarget; i++) {
       const elapsed = now() - started;
@@ -48713,16 +48713,16 @@ function describeAllocation(allocation, records, taskTimeMs) {
   const last = records.at(-1).durationMs;
   return `after ${records.length} rounds: between-process noise dominates in ${between} of ${noise.length} tasks; task time ${ms(taskTimeMs)} \u2192 ${low === high ? ms(low) : `${ms(low)}\u2013${ms(high)}`}, a round \u2248${ms(last)} \u2192 ${ms(allocation.roundMs)}`;
 }
-async function runRound(strategy, round, order2, job, errors, skip, log2) {
+async function runRound(strategy, round2, order2, job, errors, skip, log2) {
   for (; ; ) {
     const outcome = await strategy.run(order2, { ...job, skip: [...skip] });
     if (outcome.ok) return outcome;
     if (!outcome.id || skip.has(outcome.id)) {
-      throw new UserError(`Round ${round + 1}: ${outcome.message}`);
+      throw new UserError(`Round ${round2 + 1}: ${outcome.message}`);
     }
     skip.add(outcome.id);
     if (job.decided?.includes(outcome.id)) {
-      log2(`round ${round + 1}: ${outcome.id}, already decided, failed while warming up and is no longer run (${outcome.message})`);
+      log2(`round ${round2 + 1}: ${outcome.id}, already decided, failed while warming up and is no longer run (${outcome.message})`);
       continue;
     }
     errors.set(outcome.id, `${outcome.revision ? `at ${outcome.revision}: ` : ""}${outcome.message}`);
@@ -49258,9 +49258,9 @@ async function measureHttp(plan) {
     let done = 0;
     const reserved = plan.benchmarks.slice(index + 1).reduce((sum3, _b, i) => sum3 + 2 * perRound[index + 1 + i], 0);
     const estimate = () => done > 0 ? spent / done : perRound[index];
-    const runRound2 = async (round, target2, into, keepBack) => {
+    const runRound2 = async (round2, target2, into, keepBack) => {
       if (now() + estimate() + reserved + keepBack > plan.deadline) return false;
-      plan.onProgress?.({ round: round + 1, rounds: target2, elapsedMs: now() - started, remainingMs: estimate() * (target2 - round) });
+      plan.onProgress?.({ round: round2 + 1, rounds: target2, elapsedMs: now() - started, remainingMs: estimate() * (target2 - round2) });
       const roundStart = now();
       const cpuBefore = sampleCpu();
       const load1 = os5.loadavg()[0] ?? 0;
@@ -49280,20 +49280,20 @@ async function measureHttp(plan) {
     };
     const maxRounds = adaptive ? Math.max(plan.rounds, adaptive.maxRounds) : plan.rounds;
     const confirmTarget = () => adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plan.rounds, samples.logRatios.length) : 0;
-    for (let round = 0; round < maxRounds; round++) {
-      const extra = round >= plan.rounds;
-      if (!await runRound2(round, extra ? maxRounds : plan.rounds, "main", extra ? confirmTarget() * estimate() : 0)) {
+    for (let round2 = 0; round2 < maxRounds; round2++) {
+      const extra = round2 >= plan.rounds;
+      if (!await runRound2(round2, extra ? maxRounds : plan.rounds, "main", extra ? confirmTarget() * estimate() : 0)) {
         if (!samples.error && !extra) {
           limited = true;
-          plan.log(`${benchmark.id}: the time limit stops it after ${round} of ${plan.rounds} rounds`);
+          plan.log(`${benchmark.id}: the time limit stops it after ${round2} of ${plan.rounds} rounds`);
         }
         break;
       }
-      rounds = Math.max(rounds, round + 1);
-      const look = adaptive && round + 1 >= plan.rounds && (round + 1 - plan.rounds) % adaptive.lookEvery === 0;
+      rounds = Math.max(rounds, round2 + 1);
+      const look = adaptive && round2 + 1 >= plan.rounds && (round2 + 1 - plan.rounds) % adaptive.lookEvery === 0;
       if (!look) continue;
       if (adaptive.decided(samples)) break;
-      if (round + 1 === plan.rounds && maxRounds > plan.rounds)
+      if (round2 + 1 === plan.rounds && maxRounds > plan.rounds)
         plan.log(`${benchmark.id}: no verdict after ${plan.rounds} rounds: adding rounds (up to ${maxRounds})`);
     }
     const target = confirmTarget();
@@ -49347,12 +49347,12 @@ function serverOptions(benchmark, revision, plan) {
     label: `${revision.label} (${revision.ref} @ ${revision.sha.slice(0, 7)})`
   };
 }
-async function freshRound(benchmark, revisions, round, plan) {
+async function freshRound(benchmark, revisions, round2, plan) {
   const figures = {};
-  for (const side2 of order(round)) {
+  for (const side2 of order(round2)) {
     const server = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
     try {
-      if (round === 0) await checkRequests(benchmark, server, side2, revisions, plan);
+      if (round2 === 0) await checkRequests(benchmark, server, side2, revisions, plan);
       await loadOn(server, benchmark, benchmark.warmupMs);
       server.checkAlive("during the warm-up");
       await server.probe("start");
@@ -49369,16 +49369,16 @@ async function freshRound(benchmark, revisions, round, plan) {
     head: figures.head.traffic.ok === 0 ? [benchmark.durationMs] : []
   });
 }
-async function liveRound(benchmark, revisions, round, plan) {
+async function liveRound(benchmark, revisions, round2, plan) {
   const servers = {};
   try {
-    for (const side2 of order(round)) {
+    for (const side2 of order(round2)) {
       servers[side2] = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
-      if (round === 0) await checkRequests(benchmark, servers[side2], side2, revisions, plan);
+      if (round2 === 0) await checkRequests(benchmark, servers[side2], side2, revisions, plan);
     }
     const load = (side2, durationMs) => loadOn(servers[side2], benchmark, durationMs);
-    for (const side2 of order(round)) await load(side2, benchmark.warmupMs);
-    for (const side2 of order(round)) {
+    for (const side2 of order(round2)) await load(side2, benchmark.warmupMs);
+    for (const side2 of order(round2)) {
       await servers[side2].probe("start");
       await servers[side2].probe("pause");
     }
@@ -49388,7 +49388,7 @@ async function liveRound(benchmark, revisions, round, plan) {
     const ratios = [];
     for (let k = 0; k < blocks; k++) {
       const block = {};
-      for (const side2 of k % 2 === 0 ? order(round) : order(round).reverse()) {
+      for (const side2 of k % 2 === 0 ? order(round2) : order(round2).reverse()) {
         await servers[side2].probe("resume");
         block[side2] = await load(side2, blockMs);
         await servers[side2].probe("pause");
@@ -49423,8 +49423,8 @@ function pool(blocks, probe) {
   const traffic = blocks.map((b) => b.traffic).reduce(addTraffic);
   return { requestsPerSec: traffic.ok / elapsed * 1e3, latency: latencyOf(blocks.flatMap((b) => b.times)), traffic, probe };
 }
-function order(round) {
-  return round % 2 === 0 ? ["base", "head"] : ["head", "base"];
+function order(round2) {
+  return round2 % 2 === 0 ? ["base", "head"] : ["head", "base"];
 }
 var preflightStatus = /* @__PURE__ */ new WeakMap();
 async function checkRequests(benchmark, server, side2, revisions, plan) {
@@ -50480,8 +50480,9 @@ function withOverrides(config, overrides) {
   return Object.freeze({
     ...config,
     rounds: overrides.rounds ?? config.rounds,
-    budget: overrides.budget ?? config.budget,
-    budgets: overrides.budgets?.length ? [...overrides.budgets, ...config.budgets.filter((rule) => !overrides.budgets.some((o) => o.pattern === rule.pattern))] : config.budgets,
+    budget: overrides.driftBudget ?? overrides.budget ?? config.budget,
+    budgets: overrides.driftBudget !== void 0 ? [] : overrides.budgets?.length ? [...overrides.budgets, ...config.budgets.filter((rule) => !overrides.budgets.some((o) => o.pattern === rule.pattern))] : config.budgets,
+    maxRounds: overrides.maxRounds ?? config.maxRounds,
     timeLimitMs: overrides.timeLimitMs ?? config.timeLimitMs,
     installTimeoutMs: overrides.installTimeoutMs ?? config.installTimeoutMs,
     micro: Object.freeze({
@@ -53004,6 +53005,10 @@ var USAGE = `Usage: benchgate compare --base <ref> [options]
        benchgate list [--base <ref>] [--head <ref>] [--files <glob>] [--json <file>] [--config <file>]
        benchgate merge <shard report>... [--json <file>] [--markdown <file>]
        benchgate calibrate [--base <ref>] [--time-limit <d>] [--json <file>] [--config <file>]
+       benchgate record [--base <ref>] [--head <ref>] [--history <file>] [compare options]
+       benchgate trend [--history <file>] [--anchor <anchor>] [--markdown <file>]
+       benchgate drift [--anchor <anchor>] [--drift-budget <p>] [--history <file>] [compare options]
+       benchgate bisect --good <ref> [--bad <ref>] [--benchmark <pattern>] [--json <file>]
 
 Compare the micro-benchmarks and HTTP load tests of two git revisions and fail when a budget is broken.
 
@@ -53042,6 +53047,15 @@ calibrate runs one revision (default HEAD) against itself for the time limit (de
 prints, per benchmark, the noise of a round, what a compare with the configured rounds can
 resolve, and a suggested budget.
 
+History (docs/history.md): every record is a change measured side by side, never an absolute figure.
+record compares --head (default HEAD) with --base (default its first parent) and appends one record
+per benchmark to --history (default .benchgate/history.jsonl). trend draws main's cumulative change
+since --anchor from those records. drift compares HEAD with the anchor side by side, judged against
+--drift-budget (default 10%). An anchor is tag:<pattern> (the newest tag before HEAD, default tag:v*),
+days:<n> (HEAD's first-parent history n days ago) or a revision. bisect finds the first commit after
+--good whose benchmarks (--benchmark, a glob on ids; default all) lose more than their budget
+against --good, by side-by-side compares: about log2(commits) of them.
+
 Exit codes: 0 every budget holds, 1 a budget is broken, 2 an error.`;
 function parseCommand(argv) {
   let parsed;
@@ -53065,6 +53079,12 @@ function parseCommand(argv) {
         "profile-dir": { type: "string" },
         files: { type: "string", multiple: true },
         shard: { type: "string" },
+        history: { type: "string" },
+        anchor: { type: "string" },
+        "drift-budget": { type: "string" },
+        good: { type: "string" },
+        bad: { type: "string" },
+        benchmark: { type: "string" },
         "no-color": { type: "boolean" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "v" }
@@ -53098,9 +53118,52 @@ ${USAGE}`);
 ${USAGE}`);
     return { kind: "merge", files, json: values.json, markdown: values.markdown, color: values["no-color"] ? false : void 0 };
   }
+  const history = values.history ?? DEFAULT_HISTORY_FILE;
+  const color = values["no-color"] ? false : void 0;
+  const timeLimitMs = values["time-limit"] === void 0 ? void 0 : parseFlagDuration(values["time-limit"]);
+  if (positionals[0] === "record" && positionals.length === 1)
+    return {
+      kind: "record",
+      base: values.base,
+      head: values.head ?? "HEAD",
+      history,
+      config: values.config,
+      json: values.json,
+      markdown: values.markdown,
+      timeLimitMs,
+      color
+    };
+  if (positionals[0] === "trend" && positionals.length === 1)
+    return { kind: "trend", history, anchor: values.anchor, config: values.config, markdown: values.markdown };
+  if (positionals[0] === "drift" && positionals.length === 1)
+    return {
+      kind: "drift",
+      anchor: values.anchor ?? "tag:v*",
+      driftBudget: values["drift-budget"] === void 0 ? DEFAULT_DRIFT_BUDGET : parseFlagBudget(values["drift-budget"]),
+      history,
+      config: values.config,
+      json: values.json,
+      markdown: values.markdown,
+      timeLimitMs,
+      color
+    };
+  if (positionals[0] === "bisect" && positionals.length === 1) {
+    if (!values.good) throw new UserError(`bisect needs --good: a revision without the loss, e.g. --good v1.4.0.
+
+${USAGE}`);
+    return {
+      kind: "bisect",
+      good: values.good,
+      bad: values.bad ?? "HEAD",
+      benchmark: values.benchmark,
+      config: values.config,
+      json: values.json,
+      timeLimitMs
+    };
+  }
   if (positionals[0] !== "compare" || positionals.length > 1) {
     throw new UserError(
-      `Unknown command '${positionals.join(" ")}': the commands are 'compare', 'list', 'merge' and 'calibrate'.
+      `Unknown command '${positionals.join(" ")}': the commands are 'compare', 'list', 'merge', 'calibrate', 'record', 'trend', 'drift' and 'bisect'.
 
 ${USAGE}`
     );
@@ -53126,6 +53189,15 @@ ${USAGE}`);
     shard: values.shard === void 0 ? void 0 : parseShardSpec(values.shard),
     color: values["no-color"] ? false : void 0
   };
+}
+var DEFAULT_HISTORY_FILE = ".benchgate/history.jsonl";
+var DEFAULT_DRIFT_BUDGET = 0.1;
+function parseFlagBudget(text2) {
+  try {
+    return parseBudget(text2);
+  } catch {
+    throw new UserError(`--drift-budget '${text2}' is not a share like 10% (above 0%, below 100%).`);
+  }
 }
 function parseRounds(text2) {
   const rounds = Number(text2);
@@ -53153,6 +53225,725 @@ function parseProfileMode(text2) {
   throw new UserError(`--profile '${text2}' is not regressions, always or never.`);
 }
 
+// src/cli/history.ts
+var import_picomatch4 = __toESM(require_picomatch2(), 1);
+
+// src/config/action-inputs.ts
+import path10 from "node:path";
+function commentKeyOf(directory, config, key) {
+  const file = path10.posix.join(directory.split(path10.sep).join("/") || ".", config ?? "benchgate.yml");
+  return sanitizeCommentKey(key ? `${file}#${key}` : file);
+}
+function sanitizeCommentKey(key) {
+  return key.replace(/[^\w./#@+-]/g, "_").replace(/-{2,}/g, "-").slice(0, 200);
+}
+
+// src/history/anchor.ts
+function parseAnchor(text2, what = "anchor") {
+  const value = text2.trim();
+  if (value.startsWith("tag:")) {
+    const pattern = value.slice(4);
+    if (!/^[A-Za-z0-9._/*?+-]{1,100}$/.test(pattern))
+      throw new UserError(`${what} '${text2}': the tag pattern may hold letters, digits, . _ / + - and the globs * ?, e.g. tag:v*.`);
+    return { kind: "tag", pattern };
+  }
+  if (value.startsWith("days:")) {
+    const days = Number(value.slice(5));
+    if (!Number.isInteger(days) || days < 1 || days > 3650)
+      throw new UserError(`${what} '${text2}': days must be a whole number from 1 to 3650, e.g. days:30.`);
+    return { kind: "days", days };
+  }
+  if (!isRevisionName(value)) throw new UserError(`${what} '${text2}' is not tag:<pattern>, days:<n> or a revision name.`);
+  return { kind: "ref", ref: value };
+}
+async function resolveAnchor(spec, head, cwd, run = git, now = /* @__PURE__ */ new Date()) {
+  const shallowHint = " (a shallow clone has no history: check out with fetch-depth: 0 and fetch-tags: true)";
+  if (spec.kind === "ref") {
+    const commit2 = await run(["rev-parse", "--verify", "--quiet", "--end-of-options", `${spec.ref}^{commit}`], cwd).catch(() => "");
+    if (!commit2) throw new UserError(`anchor '${spec.ref}' is not a revision of this repository${shallowHint}.`);
+    return { commit: commit2, label: spec.ref };
+  }
+  if (spec.kind === "tag") {
+    const tags = await run(["tag", "--list", "--merged", head, "--no-contains", head, "--sort=-v:refname", "--", spec.pattern], cwd);
+    const tag = tags.split("\n").find(Boolean);
+    if (!tag)
+      throw new UserError(
+        `no tag matching '${spec.pattern}' before ${head}: nothing to compare with${shallowHint}. Set anchor to a revision, or days:N.`
+      );
+    const commit2 = await run(["rev-parse", "--verify", `refs/tags/${tag}^{commit}`], cwd);
+    return { commit: commit2, label: tag };
+  }
+  const before = new Date(now.getTime() - spec.days * 864e5).toISOString();
+  const commit = await run(["rev-list", "-1", "--first-parent", `--before=${before}`, head, "--"], cwd);
+  if (!commit) throw new UserError(`no commit of ${head} is ${spec.days} days old${shallowHint}.`);
+  return { commit, label: `${spec.days} days ago (${commit.slice(0, 7)})` };
+}
+async function commitsBetween(good, bad, cwd, run = git) {
+  const out = await run(["log", "--first-parent", "--reverse", "--format=%H%x09%s", `${good}..${bad}`, "--"], cwd);
+  return out.split("\n").filter(Boolean).map((line) => {
+    const [sha, ...subject] = line.split("	");
+    return { sha, subject: subject.join("	") };
+  });
+}
+async function commitInfo(commit, parent, cwd, run = git) {
+  const [date = "", ...subject] = (await run(["log", "-1", "--format=%cI%x09%s", commit, "--"], cwd)).split("	");
+  const tagsAt = async (sha) => (await run(["tag", "--points-at", sha], cwd)).split("\n").filter(Boolean);
+  return { date, subject: subject.join("	"), tags: await tagsAt(commit), parentTags: await tagsAt(parent) };
+}
+async function commitOf(revision, cwd, run = git) {
+  const sha = await run(["rev-parse", "--verify", "--quiet", "--end-of-options", `${revision}^{commit}`], cwd).catch(() => "");
+  if (!sha) throw new UserError(`'${revision}' is not a revision of this repository.`);
+  return sha;
+}
+
+// src/history/bisect.ts
+async function bisect(options) {
+  const { good, commits, select, log: log2 } = options;
+  const result = { good, bad: options.bad, targets: [], commits: [...commits], steps: [], compares: 0 };
+  if (commits.length === 0) return { ...result, noLoss: true };
+  const measured = /* @__PURE__ */ new Map();
+  const outcomes = /* @__PURE__ */ new Map();
+  const run = async (index, targets) => {
+    const commit = commits[index];
+    let extended = false;
+    let report2 = await compareOnce(commit.sha, false);
+    let outcome = outcomeOf(report2, targets);
+    if (outcome === "undecided") {
+      log2(`${commit.sha.slice(0, 7)} is inconclusive against ${good.slice(0, 7)}: comparing again with more rounds`);
+      extended = true;
+      report2 = await compareOnce(commit.sha, true);
+      outcome = outcomeOf(report2, targets);
+    }
+    measured.set(index, report2);
+    outcomes.set(index, outcome);
+    const step = {
+      commit: commit.sha,
+      outcome,
+      extended,
+      changes: report2.benchmarks.filter((b) => select(b.id)).map((b) => ({ id: b.id, verdict: b.verdict, change: b.change }))
+    };
+    result.steps.push(step);
+    log2(`${commit.sha.slice(0, 7)} ${outcome} (${result.compares} compare${result.compares === 1 ? "" : "s"} so far)`);
+    return step;
+  };
+  const compareOnce = async (head, extend) => {
+    result.compares++;
+    const report2 = await options.compare(good, head, extend);
+    if (report2.verdict === "error")
+      throw new Error(`the compare of ${good.slice(0, 12)} and ${head.slice(0, 12)} failed: ${report2.error ?? report2.summary}`);
+    return report2;
+  };
+  const outcomeOf = (report2, targets) => {
+    const chosen = report2.benchmarks.filter((b) => targets ? targets.includes(b.id) : select(b.id));
+    if (chosen.some((b) => b.verdict === "regression")) return "bad";
+    if (chosen.some((b) => b.verdict === "inconclusive" || b.verdict === "unmeasured")) return "undecided";
+    return "good";
+  };
+  const sinceGood = (index, id) => {
+    if (index < 0) return { estimate: 0, low: 0, high: 0, se: 0 };
+    const b = measured.get(index)?.benchmarks.find((x) => x.id === id);
+    return b?.change && outcomes.get(index) !== "undecided" ? withSe(b.change) : { estimate: 0, low: 0, high: 0, se: Infinity };
+  };
+  const largest = () => {
+    const indices = [-1, ...[...measured.keys()].filter((i) => outcomes.get(i) !== "undecided").sort((a, b) => a - b)];
+    return result.targets.flatMap(
+      (id) => indices.slice(1).map((to, k) => ({
+        from: indices[k] < 0 ? good : commits[indices[k]].sha,
+        to: commits[to].sha,
+        id,
+        step: difference(sinceGood(to, id), sinceGood(indices[k], id))
+      }))
+    ).sort((a, b) => a.step.estimate - b.step.estimate).slice(0, 5);
+  };
+  const last = commits.length - 1;
+  const whole = await run(last, void 0);
+  result.targets = whole.changes.filter((c) => c.verdict === "regression").map((c) => c.id);
+  if (whole.outcome !== "bad") {
+    if (whole.outcome === "undecided") return { ...result, undecided: { after: good, upTo: commits[last].sha } };
+    return { ...result, noLoss: true };
+  }
+  let lo = -1;
+  let hi = last;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    const step = await run(mid, result.targets);
+    if (step.outcome === "undecided") {
+      result.undecided = { after: lo < 0 ? good : commits[lo].sha, upTo: commits[hi].sha };
+      result.largestSteps = largest();
+      return result;
+    }
+    if (step.outcome === "bad") hi = mid;
+    else lo = mid;
+  }
+  const budgets = new Map(measured.get(last).benchmarks.map((b) => [b.id, b.budget]));
+  const changes = result.targets.map((id) => {
+    const at = sinceGood(hi, id);
+    const before = sinceGood(lo, id);
+    return { id, sinceGood: strip(at), step: difference(at, before) };
+  });
+  const alone = changes.some((c) => c.step.high < -(budgets.get(c.id) ?? 0));
+  result.firstBad = { commit: commits[hi], changes, alone };
+  if (!alone) result.largestSteps = largest();
+  return result;
+}
+var Z95 = probit(0.975);
+function withSe(change) {
+  const z2 = probit(0.5 + change.confidence / 2);
+  return {
+    estimate: change.estimate,
+    low: change.low,
+    high: change.high,
+    se: (Math.log1p(change.high) - Math.log1p(change.low)) / (2 * z2)
+  };
+}
+function difference(to, from) {
+  const log2 = Math.log1p(to.estimate) - Math.log1p(from.estimate);
+  const se = Math.hypot(to.se, from.se);
+  return { estimate: Math.expm1(log2), low: Math.expm1(log2 - Z95 * se), high: Math.expm1(log2 + Z95 * se) };
+}
+function strip(x) {
+  return { estimate: x.estimate, low: x.low, high: x.high };
+}
+
+// src/history/chain.ts
+var import_picomatch3 = __toESM(require_picomatch2(), 1);
+var TREND_CONFIDENCE = 0.95;
+function chainOf(records, gate, options = {}) {
+  const byCommit = /* @__PURE__ */ new Map();
+  for (const r of records) if (r.gate === gate) byCommit.set(r.commit, r);
+  const own = records.filter((r) => r.gate === gate);
+  let commit = options.head ?? own.at(-1)?.commit;
+  const chain = [];
+  const seen = /* @__PURE__ */ new Set();
+  while (commit && !seen.has(commit)) {
+    if (commit === options.anchor) return { chain: chain.reverse(), anchor: commit, reached: true };
+    const record3 = byCommit.get(commit);
+    if (!record3) break;
+    if (options.anchorTag && chain.length > 0 && record3.tags.some(options.anchorTag))
+      return { chain: chain.reverse(), anchor: commit, reached: true };
+    seen.add(commit);
+    chain.push(record3);
+    if (options.anchorTag && record3.parentTags.some(options.anchorTag))
+      return { chain: chain.reverse(), anchor: record3.parent, reached: true };
+    commit = record3.parent;
+  }
+  chain.reverse();
+  return { chain, anchor: chain[0]?.parent, reached: !options.anchor && !options.anchorTag };
+}
+function trendOf(chain, gate, anchor, reached) {
+  const ids = [...new Set(chain.flatMap((r) => r.benchmarks.map((b) => b.id)))].sort();
+  const benchmarks = ids.map((id) => {
+    let sum3 = { log: 0, se: 0 };
+    let from = anchor.commit;
+    let budget = 0;
+    const points = chain.map((record3) => {
+      const b = record3.benchmarks.find((p) => p.id === id);
+      if (b) budget = b.budget;
+      const step = b?.change ? toLog(b.change) : null;
+      if (!step) {
+        sum3 = null;
+        from = record3.commit;
+      } else {
+        sum3 = sum3 ? { log: sum3.log + step.log, se: Math.hypot(sum3.se, step.se) } : step;
+      }
+      return {
+        commit: record3.commit,
+        parent: record3.parent,
+        date: record3.date,
+        subject: record3.subject,
+        tags: record3.tags,
+        step: step ? fromLog(step) : null,
+        cumulative: sum3 && from !== record3.commit ? fromLog(sum3) : null
+      };
+    });
+    return { id, budget, from, points, cumulative: points.at(-1)?.cumulative ?? null };
+  });
+  return {
+    gate,
+    anchor,
+    head: chain.at(-1)?.commit ?? anchor.commit,
+    records: [...chain],
+    benchmarks,
+    ...reached ? {} : { brokenAt: chain[0]?.parent ?? anchor.commit }
+  };
+}
+function suspects(trend, count3 = 3) {
+  const measured = trend.points.filter((p) => p.step && p.step.estimate < 0);
+  const sure = (p) => p.step.high < 0 ? 0 : 1;
+  return measured.sort((a, b) => sure(a) - sure(b) || a.step.estimate - b.step.estimate).slice(0, count3);
+}
+function toLog(change) {
+  const z2 = probit(0.5 + change.confidence / 2);
+  return { log: Math.log1p(change.estimate), se: (Math.log1p(change.high) - Math.log1p(change.low)) / (2 * z2) };
+}
+function fromLog(change) {
+  const z2 = probit(0.5 + TREND_CONFIDENCE / 2);
+  return { estimate: Math.expm1(change.log), low: Math.expm1(change.log - z2 * change.se), high: Math.expm1(change.log + z2 * change.se) };
+}
+function trendSince(records, gate, options) {
+  const head = options.head ?? records.filter((r) => r.gate === gate).at(-1)?.commit;
+  const anchor = options.anchor;
+  if (anchor && "commit" in anchor) {
+    const { chain: chain2, reached } = chainOf(records, gate, { ...head ? { head } : {}, anchor: anchor.commit });
+    return trendOf(chain2, gate, anchor, reached);
+  }
+  const isRelease = (0, import_picomatch3.default)(anchor?.pattern ?? "v*", { dot: true });
+  const tagged = chainOf(records, gate, { ...head ? { head } : {}, anchorTag: isRelease });
+  if (tagged.reached) {
+    const tags = [
+      ...records.filter((r) => r.commit === tagged.anchor).flatMap((r) => r.tags),
+      ...records.filter((r) => r.parent === tagged.anchor).flatMap((r) => r.parentTags)
+    ];
+    const tag = tags.find((t) => isRelease(t)) ?? tagged.anchor.slice(0, 7);
+    return trendOf(tagged.chain, gate, { commit: tagged.anchor, label: tag }, true);
+  }
+  const { chain } = chainOf(records, gate, head ? { head } : {});
+  const start = chain[0]?.parent ?? head ?? "";
+  return trendOf(chain, gate, { commit: start, label: start.slice(0, 7) }, true);
+}
+
+// src/history/record.ts
+var HISTORY_VERSION = 1;
+var DEFAULT_HISTORY_LIMIT = 1e3;
+function recordOf(report2, gate, commit, recorded) {
+  if (report2.verdict === "error" || !report2.base || !report2.head || report2.head.dirty) return void 0;
+  return {
+    v: HISTORY_VERSION,
+    gate,
+    commit: report2.head.sha,
+    parent: report2.base.sha,
+    date: commit.date,
+    recorded: recorded.toISOString(),
+    subject: commit.subject.slice(0, 200),
+    tags: commit.tags.slice(0, 20),
+    parentTags: commit.parentTags.slice(0, 20),
+    runner: {
+      os: report2.environment.os,
+      arch: report2.environment.arch,
+      cpus: report2.environment.cpus.count,
+      node: report2.environment.node
+    },
+    benchmarks: report2.benchmarks.map((b) => ({
+      id: b.id,
+      verdict: b.verdict,
+      budget: b.budget,
+      // Rounded to what the figures mean (0.001% of change, 4 significant digits of ops/s): a third of the bytes.
+      change: b.change ? {
+        estimate: round(b.change.estimate, 5),
+        low: round(b.change.low, 5),
+        high: round(b.change.high, 5),
+        confidence: round(b.change.confidence, 6)
+      } : null,
+      base: b.base ? Number(b.base.opsPerSec.toPrecision(4)) : null,
+      head: b.head ? Number(b.head.opsPerSec.toPrecision(4)) : null
+    }))
+  };
+}
+function round(x, digits) {
+  return Number(x.toFixed(digits));
+}
+function appendRecords(existing, added, limit) {
+  let records = [...existing];
+  for (const record3 of added) {
+    records = records.filter((r) => !(r.gate === record3.gate && r.commit === record3.commit && r.parent === record3.parent));
+    records.push(record3);
+  }
+  const kept = /* @__PURE__ */ new Map();
+  const newestFirst = records.reverse().filter((r) => {
+    const count3 = (kept.get(r.gate) ?? 0) + 1;
+    kept.set(r.gate, count3);
+    return count3 <= limit;
+  });
+  return newestFirst.reverse();
+}
+function serializeHistory(records) {
+  return records.map((r) => `${JSON.stringify(r)}
+`).join("");
+}
+var SHA = /^[0-9a-f]{40}$/;
+var VERDICTS = ["regression", "improvement", "unchanged", "inconclusive", "unmeasured", "error", "new", "removed"];
+function parseHistory(text2, source) {
+  const records = [];
+  const lines = text2.split("\n");
+  for (const [i, line] of lines.entries()) {
+    if (!line.trim()) continue;
+    const at = `${source}:${i + 1}`;
+    let value;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      throw new UserError(`${at}: not a history record (${error.message}).`);
+    }
+    const problem = recordProblem(value);
+    if (problem) throw new UserError(`${at}: not a history record: ${problem}.`);
+    records.push(value);
+  }
+  return records;
+}
+function recordProblem(value) {
+  if (!isObject(value)) return "not an object";
+  if (value.v !== HISTORY_VERSION) return `version ${JSON.stringify(value.v)}, this benchgate reads version ${HISTORY_VERSION}`;
+  for (const field of ["commit", "parent"])
+    if (typeof value[field] !== "string" || !SHA.test(value[field])) return `${field} is not a 40-character commit sha`;
+  for (const field of ["gate", "date", "recorded", "subject"])
+    if (typeof value[field] !== "string") return `${field} is not a string`;
+  for (const field of ["tags", "parentTags"]) {
+    const list2 = value[field];
+    if (!Array.isArray(list2) || !list2.every((t) => typeof t === "string")) return `${field} is not a list of strings`;
+  }
+  const runner = value.runner;
+  if (!isObject(runner) || typeof runner.os !== "string" || typeof runner.node !== "string" || typeof runner.cpus !== "number")
+    return "runner is not { os, arch, cpus, node }";
+  if (!Array.isArray(value.benchmarks)) return "benchmarks is not a list";
+  for (const [k, b] of value.benchmarks.entries()) {
+    const problem = pointProblem(b);
+    if (problem) return `benchmarks[${k}]: ${problem}`;
+  }
+  return void 0;
+}
+function pointProblem(b) {
+  if (!isObject(b)) return "not an object";
+  if (typeof b.id !== "string") return "id is not a string";
+  if (typeof b.verdict !== "string" || !VERDICTS.includes(b.verdict))
+    return `verdict ${JSON.stringify(b.verdict)} is not one benchgate gives`;
+  if (!finite(b.budget)) return "budget is not a number";
+  if (b.change !== null) {
+    const c = b.change;
+    if (!isObject(c) || ![c.estimate, c.low, c.high, c.confidence].every(finite))
+      return "change is not { estimate, low, high, confidence }";
+    if (!(c.low <= c.estimate && c.estimate <= c.high))
+      return "change is not ordered low \u2264 estimate \u2264 high";
+    if (c.low <= -1) return "change.low is a loss of 100% or more";
+  }
+  if (!(b.base === null || finite(b.base)) || !(b.head === null || finite(b.head))) return "base/head is not a number or null";
+  return void 0;
+}
+function isObject(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+function finite(x) {
+  return typeof x === "number" && Number.isFinite(x);
+}
+
+// src/history/picture.ts
+var MAX_COLUMNS = 40;
+var HEIGHT = 9;
+function trendPicture(benchmark, trend, options = {}) {
+  const title = `${benchmark.id}  ${headline(benchmark, trend)}`;
+  const points = benchmark.points.slice(-MAX_COLUMNS);
+  const shown = [
+    ...points.length === benchmark.points.length ? [{ estimate: 0, low: 0, high: 0 }] : [],
+    ...points.map((p) => p.cumulative)
+  ];
+  const tagged = [...points.length === benchmark.points.length ? [[anchorTag(trend)].filter(Boolean)] : [], ...points.map((p) => p.tags)];
+  if (shown.every((c) => !c)) return [title, "  (no measured change yet)"];
+  const budget = options.driftBudget === void 0 ? void 0 : -options.driftBudget;
+  const values = [0, ...shown.flatMap((c) => c ? [c.low, c.high] : []), ...budget === void 0 ? [] : [budget]];
+  const [bottom, top] = niceRange(Math.min(...values), Math.max(...values));
+  const rowOf = (v) => Math.round((top - v) / (top - bottom) * (HEIGHT - 1));
+  const zeroRow = rowOf(0);
+  const budgetRow = budget === void 0 ? -1 : rowOf(budget);
+  const labels = new Map([
+    [0, signed(top)],
+    [HEIGHT - 1, signed(bottom)],
+    [zeroRow, "0%"],
+    ...budgetRow >= 0 ? [[budgetRow, signed(budget)]] : []
+  ]);
+  const labelWidth = Math.max(...[...labels.values()].map((l) => l.length));
+  const lines = [title];
+  for (let row = 0; row < HEIGHT; row++) {
+    const label2 = labels.get(row) ?? "";
+    const axis = row === zeroRow ? "\u253C" : labels.has(row) ? "\u2524" : "\u2502";
+    const cells = shown.map((c) => {
+      const background = row === budgetRow ? "\u2550" : row === zeroRow ? "\xB7" : " ";
+      if (!c) return `${background}${background}`;
+      if (rowOf(c.estimate) === row) return `\u25CF${background}`;
+      if (rowOf(c.high) <= row && row <= rowOf(c.low)) return `\u2502${background}`;
+      return `${background}${background}`;
+    });
+    const suffix = row === budgetRow ? " drift budget" : "";
+    lines.push(`${label2.padStart(labelWidth)} ${axis}${cells.join("").trimEnd()}${suffix}`);
+  }
+  lines.push(`${" ".repeat(labelWidth)} \u2514${tagged.map((tags) => tags.length ? "\u25B2\u2500" : "\u2500\u2500").join("")}`);
+  const releases = tagged.flatMap((tags, i) => tags.length ? [`${" ".repeat(labelWidth + 2 + 2 * i)}${tags[0]}`] : []);
+  lines.push(...releases.slice(-3));
+  return lines;
+}
+function headline(benchmark, trend) {
+  const since = benchmark.from === trend.anchor.commit ? trend.anchor.label : benchmark.from.slice(0, 7);
+  const pushes = benchmark.points.filter((p) => p.step).length;
+  const c = benchmark.cumulative;
+  if (!c) return `since ${since}: not measured`;
+  return `since ${since}: ${formatPercent(c.estimate)} [${formatPercent(c.low)}, ${formatPercent(c.high)}] over ${pushes} push${pushes === 1 ? "" : "es"}`;
+}
+function anchorTag(trend) {
+  return /^[0-9a-f]{7}$/.test(trend.anchor.label) ? "" : trend.anchor.label;
+}
+function signed(fraction) {
+  const text2 = formatShortPercent(fraction, 1);
+  return fraction > 0 ? `+${text2}` : text2;
+}
+function niceRange(min, max2) {
+  const span = Math.max(max2 - min, 0.01);
+  const step = [5e-3, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5].find((s) => span / s <= 8) ?? 1;
+  return [Math.floor(min / step - 1e-9) * step, Math.ceil(max2 / step + 1e-9) * step];
+}
+
+// src/history/render.ts
+var MAX_PICTURES = 8;
+function byLoss(trend) {
+  return [...trend.benchmarks].sort((a, b) => (a.cumulative?.estimate ?? 0) - (b.cumulative?.estimate ?? 0));
+}
+function trendText(trend, options = {}) {
+  if (trend.records.length === 0) return [`main's trend: no history recorded yet after ${trend.anchor.label}`];
+  const sorted = byLoss(trend);
+  const lines = [
+    `main's trend since ${trend.anchor.label}: ${trend.records.length} push(es) to ${trend.head.slice(0, 7)}, each measured side by side with the one before`
+  ];
+  if (trend.brokenAt)
+    lines.push(
+      `(the history does not reach back to ${trend.anchor.label}: it starts at ${trend.brokenAt.slice(0, 7)}, so the figures start there)`
+    );
+  for (const b of sorted.slice(0, MAX_PICTURES)) lines.push("", ...trendPicture(b, trend, options));
+  if (sorted.length > MAX_PICTURES) {
+    lines.push("");
+    for (const b of sorted.slice(MAX_PICTURES)) lines.push(`${b.id}  ${headline(b, trend)}`);
+  }
+  return lines;
+}
+function trendMarkdown(trend, options = {}) {
+  return joinMarkup([md`### Main's trend since ${trend.anchor.label}`, md``, fenced(trendText(trend, options)), md``]);
+}
+function driftMarkdown(options) {
+  const { report: report2, trend, driftBudget, anchorLabel } = options;
+  const broken = report2.benchmarks.filter((b) => b.verdict === "regression");
+  const out = [];
+  const head = report2.head ? report2.head.sha.slice(0, 7) : "?";
+  out.push(
+    broken.length ? md`### ❌ benchgate drift: ${broken.length} benchmark(s) lost more than ${formatBudget(driftBudget)} since ${anchorLabel}` : md`### ✅ benchgate drift: within ${formatBudget(driftBudget)} of ${anchorLabel}`,
+    md``,
+    md`Measured side by side: ${anchorLabel} @ <code>${report2.base?.sha.slice(0, 7) ?? "?"}</code> against <code>${head}</code>, in one job.`,
+    md``
+  );
+  if (report2.error) out.push(md`The drift compare failed: ${String(report2.error).split("\n")[0]}`, md``);
+  if (broken.length) {
+    out.push(md`| benchmark | change since ${anchorLabel} | drift budget | commits the history suspects |`, md`|---|---|---|---|`);
+    for (const b of broken) {
+      const chained = trend?.benchmarks.find((t) => t.id === b.id);
+      const suspected = chained ? suspects(chained) : [];
+      const list2 = suspected.length ? joinMarkup(
+        suspected.map((p) => md`<code>${p.commit.slice(0, 7)}</code> ${p.subject.slice(0, 60)} (${formatPercent(p.step.estimate)})`),
+        "<br>"
+      ) : md`–`;
+      const c = b.change;
+      out.push(
+        md`| ${b.id} | ${formatPercent(c.estimate)} [${formatPercent(c.low)}, ${formatPercent(c.high)}] | ${formatBudget(b.budget)} | ${list2} |`
+      );
+    }
+    out.push(md``, md`Find the commit: \`npx benchgate bisect --good ${anchorLabel}\` (side-by-side compares over the range).`, md``);
+  }
+  if (trend) out.push(trendMarkdown(trend, { driftBudget }));
+  return `${options.marker}
+${joinMarkup(out).markup}`;
+}
+function bisectText(result) {
+  const short = (sha) => sha.slice(0, 7);
+  const lines = [
+    `bisect: ${result.commits.length} commit(s) after ${short(result.good)} up to ${short(result.bad)}; ${result.compares} compare(s)`
+  ];
+  for (const step of result.steps) {
+    const changes2 = step.changes.filter((c) => result.targets.length === 0 || result.targets.includes(c.id)).map((c) => `${c.id} ${c.change ? formatPercent(c.change.estimate) : "\u2013"} ${c.verdict}`).join("; ");
+    lines.push(`  ${short(step.commit)} ${step.outcome}${step.extended ? " (extended)" : ""}: ${changes2}`);
+  }
+  if (result.noLoss) {
+    lines.push(`no benchmark matching lost its budget from ${short(result.good)} to ${short(result.bad)}: nothing to bisect`);
+    return lines;
+  }
+  if (result.undecided) {
+    lines.push(
+      `undecided: the first bad commit is after ${short(result.undecided.after)} and up to ${short(result.undecided.upTo)}, but a compare stayed inconclusive after more rounds; raise time-limit or max-rounds, or narrow --benchmark`
+    );
+    return lines;
+  }
+  const first = result.firstBad;
+  const changes = first.changes.map(
+    (c) => `${c.id}: ${formatPercent(c.step.estimate)} [${formatPercent(c.step.low)}, ${formatPercent(c.step.high)}] in this commit, ${formatPercent(c.sinceGood.estimate)} since ${short(result.good)}`
+  );
+  if (!first.alone) {
+    lines.push(
+      `the loss is spread over several commits: none loses the budget alone (the budget is first broken at ${short(first.commit.sha)} ${first.commit.subject})`,
+      "largest steps:",
+      ...(result.largestSteps ?? []).map(
+        (s) => `  ${short(s.from)}..${short(s.to)} ${s.id}: ${formatPercent(s.step.estimate)} [${formatPercent(s.step.low)}, ${formatPercent(s.step.high)}]`
+      )
+    );
+    return lines;
+  }
+  lines.push(`first bad commit: ${first.commit.sha} ${first.commit.subject}`, ...changes.map((c) => `  ${c}`));
+  return lines;
+}
+function fenced(lines) {
+  return joinMarkup([md`\`\`\`text`, ...lines.map((line) => new Markup(codeBlockText(line))), md`\`\`\``]);
+}
+
+// src/history/store.ts
+import { closeSync, existsSync as existsSync7, mkdirSync as mkdirSync2, openSync, readFileSync as readFileSync8, renameSync, rmSync as rmSync3, statSync as statSync3, writeFileSync } from "node:fs";
+import path11 from "node:path";
+import { setTimeout as sleep2 } from "node:timers/promises";
+var MAX_BYTES = 64 * 1024 * 1024;
+var LOCK_WAIT_MS = 3e4;
+var STALE_LOCK_MS = 12e4;
+function fileStore(file, limit) {
+  const read = () => {
+    if (!existsSync7(file)) return [];
+    const size = statSync3(file).size;
+    if (size > MAX_BYTES) throw new UserError(`${file}: ${size} bytes is more than a history file holds (64 MB): is it the right file?`);
+    return parseHistory(readFileSync8(file, "utf8"), file);
+  };
+  return {
+    where: file,
+    read: () => Promise.resolve().then(read),
+    append: async (records) => {
+      mkdirSync2(path11.dirname(path11.resolve(file)), { recursive: true });
+      const release = await lock(`${file}.lock`);
+      try {
+        const next = serializeHistory(appendRecords(read(), records, limit));
+        const temp = `${file}.${process.pid}.tmp`;
+        writeFileSync(temp, next);
+        renameSync(temp, file);
+      } finally {
+        release();
+      }
+    }
+  };
+}
+async function lock(lockFile) {
+  const started = Date.now();
+  for (; ; ) {
+    try {
+      closeSync(openSync(lockFile, "wx"));
+      return () => rmSync3(lockFile, { force: true });
+    } catch (error) {
+      if (error.code !== "EEXIST") throw error;
+      const age = Date.now() - (statSafe(lockFile) ?? Date.now());
+      if (age > STALE_LOCK_MS) rmSync3(lockFile, { force: true });
+      else if (Date.now() - started > LOCK_WAIT_MS)
+        throw new UserError(`${lockFile} is held by another benchgate writing the history: remove it if no benchgate is running.`);
+      else await sleep2(20 + Math.random() * 30);
+    }
+  }
+}
+function statSafe(file) {
+  try {
+    return statSync3(file).mtimeMs;
+  } catch {
+    return void 0;
+  }
+}
+
+// src/cli/history.ts
+async function gateKey(cwd, config) {
+  const prefix = (await git(["rev-parse", "--show-prefix"], cwd)).replace(/\/$/, "");
+  return commentKeyOf(prefix, config, "");
+}
+async function compare2(io, options) {
+  try {
+    return await runGate({ cwd: io.cwd, profile: "never", ...options, ...io.gate });
+  } catch (error) {
+    killAll();
+    return errorReport(describeFailure(error), io.version);
+  }
+}
+async function runRecord(command, io) {
+  const head = await commitOf(command.head, io.cwd);
+  const base = await commitOf(command.base ?? `${head}^`, io.cwd);
+  const report2 = await compare2(io, { base, head, configFile: command.config, overrides: { timeLimitMs: command.timeLimitMs } });
+  const code = io.writeReport(report2);
+  const gate = await gateKey(io.cwd, command.config);
+  const record3 = recordOf(report2, gate, await commitInfo(head, base, io.cwd), /* @__PURE__ */ new Date());
+  if (!record3) {
+    io.gate.log(`nothing recorded in ${command.history}: the compare measured nothing`);
+    return 2;
+  }
+  const store = fileStore(command.history, DEFAULT_HISTORY_LIMIT);
+  await store.append([record3]);
+  io.gate.log(
+    `recorded ${record3.benchmarks.length} benchmark(s) of ${head.slice(0, 7)} (against ${base.slice(0, 7)}) in ${command.history}`
+  );
+  const trend = trendSince(await store.read(), gate, { head, anchor: void 0 });
+  io.print(`
+${trendText(trend).join("\n")}
+`);
+  return code;
+}
+async function runTrend(command, io) {
+  const records = await fileStore(command.history, DEFAULT_HISTORY_LIMIT).read();
+  const gate = await gateKey(io.cwd, command.config);
+  const spec = command.anchor === void 0 ? void 0 : parseAnchor(command.anchor, "--anchor");
+  const head = records.filter((r) => r.gate === gate).at(-1)?.commit;
+  const anchor = spec && spec.kind !== "tag" && head ? await resolveAnchor(spec, head, io.cwd) : void 0;
+  const trend = trendSince(records, gate, { head, anchor: anchor ?? (spec?.kind === "tag" ? spec : void 0) });
+  io.print(`${trendText(trend).join("\n")}
+`);
+  if (command.markdown) io.write(command.markdown, trendMarkdown(trend).markup);
+  return 0;
+}
+async function runDrift(command, io) {
+  const head = await commitOf("HEAD", io.cwd);
+  const anchor = await resolveAnchor(parseAnchor(command.anchor, "--anchor"), head, io.cwd);
+  io.gate.log(
+    `drift: ${head.slice(0, 7)} against ${anchor.label} (${anchor.commit.slice(0, 7)}), drift budget ${Math.round(command.driftBudget * 1e3) / 10}%`
+  );
+  const report2 = await compare2(io, {
+    base: anchor.commit,
+    head,
+    configFile: command.config,
+    overrides: { timeLimitMs: command.timeLimitMs, driftBudget: command.driftBudget }
+  });
+  const code = io.writeReport(report2);
+  const records = await fileStore(command.history, DEFAULT_HISTORY_LIMIT).read();
+  const gate = await gateKey(io.cwd, command.config);
+  const trend = records.length ? trendSince(records, gate, { head, anchor }) : void 0;
+  if (trend) io.print(`
+${trendText(trend, { driftBudget: command.driftBudget }).join("\n")}
+`);
+  if (command.markdown)
+    io.write(command.markdown, driftMarkdown({ report: report2, trend, driftBudget: command.driftBudget, anchorLabel: anchor.label, marker: "" }));
+  return code;
+}
+async function runBisect(command, io) {
+  const good = await commitOf(command.good, io.cwd);
+  const bad = await commitOf(command.bad, io.cwd);
+  const commits = await commitsBetween(good, bad, io.cwd);
+  const config = loadConfig({ root: io.cwd, file: command.config });
+  const select = command.benchmark ? (0, import_picomatch4.default)(command.benchmark, { dot: true }) : () => true;
+  io.gate.log(
+    `bisect: ${commits.length} commit(s) after ${good.slice(0, 7)} up to ${bad.slice(0, 7)}, about ${Math.ceil(Math.log2(commits.length + 1)) + 1} compares`
+  );
+  const result = await bisect({
+    good,
+    bad,
+    commits,
+    select,
+    log: io.gate.log,
+    compare: (base, head, extend) => compare2(io, {
+      base,
+      head,
+      configFile: command.config,
+      overrides: {
+        timeLimitMs: command.timeLimitMs === void 0 ? void 0 : command.timeLimitMs * (extend ? 2 : 1),
+        ...extend ? { maxRounds: config.maxRounds * 2, timeLimitMs: (command.timeLimitMs ?? config.timeLimitMs) * 2 } : {}
+      }
+    })
+  });
+  const lines = bisectText(result);
+  io.print(`${lines.join("\n")}
+`);
+  if (command.json) io.write(command.json, `${JSON.stringify(result, null, 2)}
+`);
+  return result.firstBad || result.noLoss ? 0 : 2;
+}
+
 // src/cli/main.ts
 var EXIT = { pass: 0, fail: 1, error: 2 };
 async function main(argv, io) {
@@ -53175,6 +53966,8 @@ async function main(argv, io) {
     return 0;
   }
   if (command.kind === "list") return runList(command, io);
+  if (command.kind === "trend" || command.kind === "record" || command.kind === "drift" || command.kind === "bisect")
+    return runHistoryCommand(command, io);
   const color = command.color ?? (Boolean(io.stdout.isTTY) && !io.env.NO_COLOR && io.env.TERM !== "dumb");
   if (command.kind === "calibrate") return runCalibrate(command, io);
   if (command.kind === "merge") return writeReport(mergeFiles(command.files, io), command, color, io);
@@ -53211,6 +54004,30 @@ async function main(argv, io) {
   }
   return writeReport(report2, command, color, io);
 }
+function runHistoryCommand(command, io) {
+  return withProgress(io, async (gate, progress) => {
+    const color = "color" in command && command.color !== void 0 ? command.color : Boolean(io.stdout.isTTY) && !io.env.NO_COLOR && io.env.TERM !== "dumb";
+    const historyIo = {
+      cwd: io.cwd,
+      version: io.version,
+      gate,
+      print: (text2) => {
+        progress.done();
+        io.stdout.write(terminalText(text2, { keepNewlines: true }));
+      },
+      write: (file, text2) => write(io.cwd, file, text2),
+      writeReport: (report2) => {
+        progress.done();
+        const files = command.kind === "record" ? command : { json: command.kind === "drift" ? command.json : void 0, markdown: void 0 };
+        return writeReport(report2, files, color, io);
+      }
+    };
+    if (command.kind === "record") return runRecord(command, historyIo);
+    if (command.kind === "trend") return runTrend(command, historyIo);
+    if (command.kind === "drift") return runDrift(command, historyIo);
+    return runBisect(command, historyIo);
+  });
+}
 function writeReport(report2, command, color, io) {
   io.stdout.write(`${renderTerminal(report2, { color })}
 `);
@@ -53228,7 +54045,7 @@ function writeReport(report2, command, color, io) {
 function mergeFiles(patterns, io) {
   try {
     const files = reportFiles(patterns, io.cwd);
-    return mergeShards(files.map((file) => ({ file: path10.relative(io.cwd, file) || file, report: readReport(file) })));
+    return mergeShards(files.map((file) => ({ file: path12.relative(io.cwd, file) || file, report: readReport(file) })));
   } catch (error) {
     return errorReport(describeFailure(error), io.version);
   }
@@ -53314,9 +54131,9 @@ benchgate: crashed (${messageOf(error)}): benchmark processes stopped and worktr
   });
 }
 function write(cwd, file, text2) {
-  const target = path10.resolve(cwd, file);
-  mkdirSync2(path10.dirname(target), { recursive: true });
-  writeFileSync(target, text2);
+  const target = path12.resolve(cwd, file);
+  mkdirSync3(path12.dirname(target), { recursive: true });
+  writeFileSync2(target, text2);
 }
 function progressPrinter(stream) {
   let pending = false;
@@ -53347,7 +54164,7 @@ function progressPrinter(stream) {
 }
 
 // src/util/secrets.ts
-import { closeSync, openSync, readFileSync as readFileSync8, readSync, writeSync } from "node:fs";
+import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync9, readSync, writeSync } from "node:fs";
 function forgetSecrets(env = process.env) {
   const jobFiles = Object.fromEntries(
     Object.entries(env).filter((entry) => JOB_FILES.has(entry[0].toUpperCase()) && entry[1] !== void 0)
@@ -53362,12 +54179,12 @@ function forgetSecrets(env = process.env) {
 function wipeInitialEnvironment(names) {
   let fd;
   try {
-    const stat2 = readFileSync8("/proc/self/stat", "utf8");
+    const stat2 = readFileSync9("/proc/self/stat", "utf8");
     const fields = stat2.slice(stat2.lastIndexOf(")") + 2).split(" ");
     const start = Number(fields[50 - 3]);
     const end = Number(fields[51 - 3]);
     if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end <= start || end - start > 16 * 1024 * 1024) return false;
-    fd = openSync("/proc/self/mem", "r+");
+    fd = openSync2("/proc/self/mem", "r+");
     const block = Buffer.alloc(end - start);
     readSync(fd, block, 0, block.length, start);
     let offset = 0;
@@ -53387,7 +54204,7 @@ function wipeInitialEnvironment(names) {
   } catch {
     return false;
   } finally {
-    if (fd !== void 0) closeSync(fd);
+    if (fd !== void 0) closeSync2(fd);
   }
 }
 

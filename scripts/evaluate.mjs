@@ -5,7 +5,8 @@
 // Not part of npm test: it takes minutes. RUNS_AA, RUNS_EFFECT, EFFECTS (throughput drops) and BUDGET tune it.
 // EVALUATE=suite runs the gate on the 24-task suite fixture instead, one job and 4 shards (evaluate-suite.mjs);
 // EVALUATE=repro the same compare of fixtures/router-suite RUNS times, and how well the runs agree (evaluate-repro.mjs);
-// EVALUATE=neighbours whether a task's figure depends on the other tasks of its process (evaluate-neighbours.mjs).
+// EVALUATE=neighbours whether a task's figure depends on the other tasks of its process (evaluate-neighbours.mjs);
+// EVALUATE=history drift and bisect on chains of commits of known cost (evaluate-history.mjs).
 import { execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -13,6 +14,7 @@ import { gitRepo, machine, rowLabel, sizeSlowdown, summary, timedCompare } from 
 import { evaluateSuite } from './evaluate-suite.mjs';
 import { evaluateRepro } from './evaluate-repro.mjs';
 import { evaluateNeighbours } from './evaluate-neighbours.mjs';
+import { evaluateHistory } from './evaluate-history.mjs';
 
 const runsAA = Number(process.env.RUNS_AA ?? 6);
 const runsEffect = Number(process.env.RUNS_EFFECT ?? 3);
@@ -121,4 +123,5 @@ async function evaluateEffects() {
 if (process.env.EVALUATE === 'suite') await evaluateSuite();
 else if (process.env.EVALUATE === 'repro') await evaluateRepro();
 else if (process.env.EVALUATE === 'neighbours') await evaluateNeighbours();
+else if (process.env.EVALUATE === 'history') await evaluateHistory();
 else await evaluateEffects();

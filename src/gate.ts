@@ -68,6 +68,10 @@ export interface GateOptions {
     /** The action's budget inputs: they win over the config file's. */
     budget?: number | undefined;
     budgets?: readonly BudgetRule[] | undefined;
+    /** drift: every benchmark judged against this one cumulative budget, in place of the config's budgets. */
+    driftBudget?: number | undefined;
+    /** bisect's extended compare: this many rounds at most, in place of max-rounds. */
+    maxRounds?: number | undefined;
   };
   /** Measure one shard of the suite (compare --shard i/n); its verdicts are at the whole suite's level. */
   shard?: ShardSpec | undefined;
@@ -627,10 +631,14 @@ function withOverrides(config: Config, overrides: GateOptions['overrides']): Con
   return Object.freeze({
     ...config,
     rounds: overrides.rounds ?? config.rounds,
-    budget: overrides.budget ?? config.budget,
-    budgets: overrides.budgets?.length
-      ? [...overrides.budgets, ...config.budgets.filter((rule) => !overrides.budgets!.some((o) => o.pattern === rule.pattern))]
-      : config.budgets,
+    budget: overrides.driftBudget ?? overrides.budget ?? config.budget,
+    budgets:
+      overrides.driftBudget !== undefined
+        ? []
+        : overrides.budgets?.length
+          ? [...overrides.budgets, ...config.budgets.filter((rule) => !overrides.budgets!.some((o) => o.pattern === rule.pattern))]
+          : config.budgets,
+    maxRounds: overrides.maxRounds ?? config.maxRounds,
     timeLimitMs: overrides.timeLimitMs ?? config.timeLimitMs,
     installTimeoutMs: overrides.installTimeoutMs ?? config.installTimeoutMs,
     micro: Object.freeze({

@@ -15,6 +15,8 @@ import { describeFailure, messageOf, UserError } from '../util/errors.js';
 import { killAll } from '../util/processes.js';
 import { forgetSecrets, restoreJobFiles } from '../util/secrets.js';
 import { signalExitCode, trapSignals } from '../util/signals.js';
+import type { MeasureProgress } from '../measure/types.js';
+import { driftStep, historyStep, type HistoryDeps } from './history.js';
 
 export interface ActionDeps {
   core: Pick<typeof Core, 'getInput' | 'setOutput' | 'setFailed' | 'warning' | 'error' | 'notice' | 'info' | 'summary'>;
@@ -23,6 +25,9 @@ export interface ActionDeps {
   commentApi: (settings: ActionSettings, pr: NonNullable<ActionSettings['pullRequest']>) => CommentApi;
   /** Finds a fork's pull request by its head (mode: comment, when the event cannot name it). */
   pullRequestApi: (settings: ActionSettings) => PullRequestApi;
+  /** The history's data branch (git data API) and drift's issue. */
+  branchApi: HistoryDeps['branchApi'];
+  issueApi: HistoryDeps['issueApi'];
   runnerPath: string;
   probePath: string;
   version: string;
@@ -65,6 +70,7 @@ export async function runAction(deps: ActionDeps): Promise<void> {
       workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
       runnerTemp: env.RUNNER_TEMP ?? path.join(env.GITHUB_WORKSPACE ?? process.cwd(), '.benchgate'),
       repository: env.GITHUB_REPOSITORY ?? '',
+      ...(env.GITHUB_REF ? { ref: env.GITHUB_REF } : {}),
     });
     // The inputs are read: from here on the token lives only in `settings`, never in an environment a child could read.
     const { forgotten, wiped, jobFiles } = forgetSecrets(env);
@@ -73,37 +79,42 @@ export async function runAction(deps: ActionDeps): Promise<void> {
       core.info(
         `benchgate: ${forgotten.length} secret variable(s) kept from every process it starts${wiped ? ' and wiped from its own /proc environ' : ''}`,
       );
-    if (settings.mode !== 'gate') {
+    if (settings.mode === 'comment' || settings.mode === 'merge') {
       // No code of the pull request runs in these modes: nothing to keep the job files from.
       restore();
       if (settings.mode === 'comment') return await commentFromReport(settings, event, deps);
       return await publishMerged(settings, event, deps);
     }
-    await ensureCommit(settings.base!, settings.workingDirectory, core);
+    const gate = {
+      configFile: settings.config,
+      overrides: {
+        timeLimitMs: settings.timeLimitMs,
+        installTimeoutMs: settings.installTimeoutMs,
+        budget: settings.budget,
+        budgets: settings.budgets,
+      },
+      runnerPath: deps.runnerPath,
+      probePath: deps.probePath,
+      toolVersion: deps.version,
+      profile: settings.profile,
+      childEnv: settings.env,
+      policy: settings.policy,
+      profileDir: path.join(settings.reportDir, 'profiles'),
+      log: (line: string) => core.info(logLine(line)),
+      onProgress: (p: MeasureProgress) => core.info(`round ${p.round} of ${p.rounds}`),
+      onCleanup: (cleanup: () => void) => trap.onCleanup(cleanup),
+    };
+    const history = historyDeps(deps);
     let report: Report;
+    /** Markdown after the report, in the summary and the comment: the trend, or the drift's findings. */
+    let extra: string | undefined;
     try {
-      report = await runGate({
-        cwd: settings.workingDirectory,
-        base: settings.base!,
-        head: settings.head,
-        configFile: settings.config,
-        overrides: {
-          timeLimitMs: settings.timeLimitMs,
-          installTimeoutMs: settings.installTimeoutMs,
-          budget: settings.budget,
-          budgets: settings.budgets,
-        },
-        runnerPath: deps.runnerPath,
-        probePath: deps.probePath,
-        toolVersion: deps.version,
-        profile: settings.profile,
-        childEnv: settings.env,
-        policy: settings.policy,
-        profileDir: path.join(settings.reportDir, 'profiles'),
-        log: (line) => core.info(logLine(line)),
-        onProgress: (p) => core.info(`round ${p.round} of ${p.rounds}`),
-        onCleanup: (cleanup) => trap.onCleanup(cleanup),
-      });
+      if (settings.mode === 'drift') {
+        ({ report, markdown: extra } = await driftStep(settings, history, gate));
+      } else {
+        await ensureCommit(settings.base!, settings.workingDirectory, core);
+        report = await runGate({ ...gate, cwd: settings.workingDirectory, base: settings.base!, head: settings.head });
+      }
     } catch (error) {
       killAll();
       report = errorReport(describeFailure(error), deps.version);
@@ -112,13 +123,24 @@ export async function runAction(deps: ActionDeps): Promise<void> {
     restore();
     if (settings.pullRequest) report.pullRequest = settings.pullRequest;
     report.commentKey = settings.commentKey;
-    await publish(report, settings, deps);
+    if (settings.mode === 'gate' && settings.history) extra = await historyStep(report, settings, history);
+    await publish(report, settings, deps, extra);
   } catch (error) {
     restore();
     await failWithSummary(errorReport(messageOf(error), deps.version), deps);
   } finally {
     trap.release();
   }
+}
+
+/** The history steps' view of the action: its API clients, and the job log. */
+function historyDeps(deps: ActionDeps): HistoryDeps {
+  return {
+    branchApi: deps.branchApi,
+    issueApi: deps.issueApi,
+    log: (line) => deps.core.info(logLine(line)),
+    warn: (line) => deps.core.warning(logLine(line)),
+  };
 }
 
 /** Fail the step with the report's error; the job summary is always written, also when the run could not start. */
@@ -131,10 +153,10 @@ async function failWithSummary(report: Report, deps: ActionDeps): Promise<void> 
 }
 
 /** Write the report files, outputs, job summary, annotations and comment; then fail the step when it must. */
-async function publish(report: Report, settings: ActionSettings, deps: ActionDeps): Promise<void> {
+async function publish(report: Report, settings: ActionSettings, deps: ActionDeps, extra?: string): Promise<void> {
   const { core, env } = deps;
   mkdirSync(settings.reportDir, { recursive: true });
-  const markdown = renderMarkdown(report);
+  const markdown = extra ? `${renderMarkdown(report)}\n${extra}\n` : renderMarkdown(report);
   const jsonPath = path.join(settings.reportDir, 'report.json');
   const markdownPath = path.join(settings.reportDir, 'report.md');
   writeFileSync(jsonPath, `${JSON.stringify(report, null, 2)}\n`);

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { HttpMode, Isolation, ProfileMode } from '../config/types.js';
-import { parseDuration } from '../config/units.js';
+import { parseBudget, parseDuration } from '../config/units.js';
 import { parseShardSpec, type ShardSpec } from '../measure/shard.js';
 import { UserError } from '../util/errors.js';
 
@@ -8,6 +8,10 @@ export const USAGE = `Usage: benchgate compare --base <ref> [options]
        benchgate list [--base <ref>] [--head <ref>] [--files <glob>] [--json <file>] [--config <file>]
        benchgate merge <shard report>... [--json <file>] [--markdown <file>]
        benchgate calibrate [--base <ref>] [--time-limit <d>] [--json <file>] [--config <file>]
+       benchgate record [--base <ref>] [--head <ref>] [--history <file>] [compare options]
+       benchgate trend [--history <file>] [--anchor <anchor>] [--markdown <file>]
+       benchgate drift [--anchor <anchor>] [--drift-budget <p>] [--history <file>] [compare options]
+       benchgate bisect --good <ref> [--bad <ref>] [--benchmark <pattern>] [--json <file>]
 
 Compare the micro-benchmarks and HTTP load tests of two git revisions and fail when a budget is broken.
 
@@ -46,6 +50,15 @@ calibrate runs one revision (default HEAD) against itself for the time limit (de
 prints, per benchmark, the noise of a round, what a compare with the configured rounds can
 resolve, and a suggested budget.
 
+History (docs/history.md): every record is a change measured side by side, never an absolute figure.
+record compares --head (default HEAD) with --base (default its first parent) and appends one record
+per benchmark to --history (default .benchgate/history.jsonl). trend draws main's cumulative change
+since --anchor from those records. drift compares HEAD with the anchor side by side, judged against
+--drift-budget (default 10%). An anchor is tag:<pattern> (the newest tag before HEAD, default tag:v*),
+days:<n> (HEAD's first-parent history n days ago) or a revision. bisect finds the first commit after
+--good whose benchmarks (--benchmark, a glob on ids; default all) lose more than their budget
+against --good, by side-by-side compares: about log2(commits) of them.
+
 Exit codes: 0 every budget holds, 1 a budget is broken, 2 an error.`;
 
 export type Command =
@@ -68,6 +81,38 @@ export type Command =
       files: string[] | undefined;
     }
   | { kind: 'merge'; files: string[]; json: string | undefined; markdown: string | undefined; color: boolean | undefined }
+  | {
+      kind: 'record';
+      base: string | undefined;
+      head: string;
+      history: string;
+      config: string | undefined;
+      json: string | undefined;
+      markdown: string | undefined;
+      timeLimitMs: number | undefined;
+      color: boolean | undefined;
+    }
+  | { kind: 'trend'; history: string; anchor: string | undefined; config: string | undefined; markdown: string | undefined }
+  | {
+      kind: 'drift';
+      anchor: string;
+      driftBudget: number;
+      history: string;
+      config: string | undefined;
+      json: string | undefined;
+      markdown: string | undefined;
+      timeLimitMs: number | undefined;
+      color: boolean | undefined;
+    }
+  | {
+      kind: 'bisect';
+      good: string;
+      bad: string;
+      benchmark: string | undefined;
+      config: string | undefined;
+      json: string | undefined;
+      timeLimitMs: number | undefined;
+    }
   | {
       kind: 'compare';
       base: string;
@@ -110,6 +155,12 @@ export function parseCommand(argv: readonly string[]): Command {
         'profile-dir': { type: 'string' },
         files: { type: 'string', multiple: true },
         shard: { type: 'string' },
+        history: { type: 'string' },
+        anchor: { type: 'string' },
+        'drift-budget': { type: 'string' },
+        good: { type: 'string' },
+        bad: { type: 'string' },
+        benchmark: { type: 'string' },
         'no-color': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
@@ -139,9 +190,50 @@ export function parseCommand(argv: readonly string[]): Command {
     if (files.length === 0) throw new UserError(`merge needs the shard reports, e.g. benchgate merge shard-*.json.\n\n${USAGE}`);
     return { kind: 'merge', files, json: values.json, markdown: values.markdown, color: values['no-color'] ? false : undefined };
   }
+  const history = values.history ?? DEFAULT_HISTORY_FILE;
+  const color = values['no-color'] ? false : undefined;
+  const timeLimitMs = values['time-limit'] === undefined ? undefined : parseFlagDuration(values['time-limit']);
+  if (positionals[0] === 'record' && positionals.length === 1)
+    return {
+      kind: 'record',
+      base: values.base,
+      head: values.head ?? 'HEAD',
+      history,
+      config: values.config,
+      json: values.json,
+      markdown: values.markdown,
+      timeLimitMs,
+      color,
+    };
+  if (positionals[0] === 'trend' && positionals.length === 1)
+    return { kind: 'trend', history, anchor: values.anchor, config: values.config, markdown: values.markdown };
+  if (positionals[0] === 'drift' && positionals.length === 1)
+    return {
+      kind: 'drift',
+      anchor: values.anchor ?? 'tag:v*',
+      driftBudget: values['drift-budget'] === undefined ? DEFAULT_DRIFT_BUDGET : parseFlagBudget(values['drift-budget']),
+      history,
+      config: values.config,
+      json: values.json,
+      markdown: values.markdown,
+      timeLimitMs,
+      color,
+    };
+  if (positionals[0] === 'bisect' && positionals.length === 1) {
+    if (!values.good) throw new UserError(`bisect needs --good: a revision without the loss, e.g. --good v1.4.0.\n\n${USAGE}`);
+    return {
+      kind: 'bisect',
+      good: values.good,
+      bad: values.bad ?? 'HEAD',
+      benchmark: values.benchmark,
+      config: values.config,
+      json: values.json,
+      timeLimitMs,
+    };
+  }
   if (positionals[0] !== 'compare' || positionals.length > 1) {
     throw new UserError(
-      `Unknown command '${positionals.join(' ')}': the commands are 'compare', 'list', 'merge' and 'calibrate'.\n\n${USAGE}`,
+      `Unknown command '${positionals.join(' ')}': the commands are 'compare', 'list', 'merge', 'calibrate', 'record', 'trend', 'drift' and 'bisect'.\n\n${USAGE}`,
     );
   }
   if (!values.base) throw new UserError(`--base is required: the revision to compare against, e.g. --base main.\n\n${USAGE}`);
@@ -164,6 +256,19 @@ export function parseCommand(argv: readonly string[]): Command {
     shard: values.shard === undefined ? undefined : parseShardSpec(values.shard),
     color: values['no-color'] ? false : undefined,
   };
+}
+
+/** Where record, trend and drift keep the history when --history is not given. */
+export const DEFAULT_HISTORY_FILE = '.benchgate/history.jsonl';
+/** The cumulative loss drift allows by default: two releases' worth of 5% budgets. */
+export const DEFAULT_DRIFT_BUDGET = 0.1;
+
+function parseFlagBudget(text: string): number {
+  try {
+    return parseBudget(text);
+  } catch {
+    throw new UserError(`--drift-budget '${text}' is not a share like 10% (above 0%, below 100%).`);
+  }
 }
 
 function parseRounds(text: string): number {

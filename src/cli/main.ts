@@ -17,6 +17,7 @@ import { describeFailure, messageOf } from '../util/errors.js';
 import { killAll } from '../util/processes.js';
 import { signalExitCode, trapSignals } from '../util/signals.js';
 import { parseCommand, USAGE, type Command } from './args.js';
+import { runBisect, runDrift, runRecord, runTrend, type HistoryIo } from './history.js';
 
 export interface CliIo {
   cwd: string;
@@ -48,6 +49,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     return 0;
   }
   if (command.kind === 'list') return runList(command, io);
+  if (command.kind === 'trend' || command.kind === 'record' || command.kind === 'drift' || command.kind === 'bisect')
+    return runHistoryCommand(command, io);
   const color = command.color ?? (Boolean(io.stdout.isTTY) && !io.env.NO_COLOR && io.env.TERM !== 'dumb');
   if (command.kind === 'calibrate') return runCalibrate(command, io);
   if (command.kind === 'merge') return writeReport(mergeFiles(command.files, io), command, color, io);
@@ -84,6 +87,38 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     trap.release();
   }
   return writeReport(report, command, color, io);
+}
+
+/** record, trend, drift and bisect (src/history): their compares print and write reports as compare does. */
+function runHistoryCommand(command: Extract<Command, { kind: 'trend' | 'record' | 'drift' | 'bisect' }>, io: CliIo): Promise<number> {
+  return withProgress(io, async (gate, progress) => {
+    const color =
+      'color' in command && command.color !== undefined
+        ? command.color
+        : Boolean(io.stdout.isTTY) && !io.env.NO_COLOR && io.env.TERM !== 'dumb';
+    const historyIo: HistoryIo = {
+      cwd: io.cwd,
+      version: io.version,
+      gate,
+      print: (text) => {
+        progress.done();
+        // Subjects, tags and bench ids are the repository's text: kept from driving the terminal.
+        io.stdout.write(terminalText(text, { keepNewlines: true }));
+      },
+      write: (file, text) => write(io.cwd, file, text),
+      writeReport: (report) => {
+        progress.done();
+        // record writes the compare's report where asked; drift its JSON (its --markdown is the drift's own); bisect its steps.
+        const files =
+          command.kind === 'record' ? command : { json: command.kind === 'drift' ? command.json : undefined, markdown: undefined };
+        return writeReport(report, files, color, io);
+      },
+    };
+    if (command.kind === 'record') return runRecord(command, historyIo);
+    if (command.kind === 'trend') return runTrend(command, historyIo);
+    if (command.kind === 'drift') return runDrift(command, historyIo);
+    return runBisect(command, historyIo);
+  });
 }
 
 /** The table on stdout, the --json and --markdown files, and the exit code: the same for compare and merge. */

@@ -7,7 +7,7 @@ import type { BudgetRule, ProfileMode } from './types.js';
 import { BUDGET_FORM, parseBudget, parseDuration } from './units.js';
 
 export type CommentMode = 'always' | 'on-change' | 'on-regression' | 'never';
-export type ActionMode = 'gate' | 'comment' | 'merge';
+export type ActionMode = 'gate' | 'comment' | 'merge' | 'drift';
 
 /** Everything the action needs from its inputs and its event, parsed once and frozen. */
 export interface ActionSettings {
@@ -49,6 +49,16 @@ export interface ActionSettings {
   /** GITHUB_REPOSITORY, split. */
   readonly repository: { owner: string; repo: string };
   readonly eventName: string;
+  /**
+   * The data branch that keeps main's history (docs/history.md), or undefined for none. Written only when
+   * `historyWrites` (a push, schedule or dispatch on the default branch); read by pull request runs for their comment.
+   */
+  readonly history: string | undefined;
+  readonly historyLimit: number;
+  readonly historyWrites: boolean;
+  /** mode: drift: what to compare HEAD with (tag:<pattern>, days:<n> or a revision), and the cumulative budget. */
+  readonly anchor: string;
+  readonly driftBudget: number;
 }
 
 /** The parts of an event payload the inputs are defaulted from; every field is checked before use. */
@@ -57,6 +67,8 @@ export interface ActionEvent {
   issue?: { number?: unknown; pull_request?: unknown };
   before?: unknown;
   merge_group?: { base_sha?: unknown; head_sha?: unknown };
+  repository?: { default_branch?: unknown };
+  ref?: unknown;
 }
 
 /**
@@ -88,7 +100,12 @@ export interface ActionEnvironment {
   runnerTemp: string;
   /** GITHUB_REPOSITORY, "owner/repo" */
   repository: string;
+  /** GITHUB_REF: the branch or tag the workflow runs on (refs/heads/main). */
+  ref?: string;
 }
+
+/** The events whose run may write the history (never a pull request's), and drift's. */
+export const HISTORY_EVENTS = ['push', 'schedule', 'workflow_dispatch'];
 
 const COMMENT_MODES: CommentMode[] = ['always', 'on-change', 'on-regression', 'never'];
 
@@ -97,7 +114,11 @@ const COMMENT_MODES: CommentMode[] = ['always', 'on-change', 'on-regression', 'n
  * and what it accepts. `input` returns '' for an input that was not given.
  */
 export function parseActionInputs(input: (name: string) => string, env: ActionEnvironment): ActionSettings {
-  const mode = oneOf(input, 'mode', ['gate', 'comment', 'merge'], 'gate') as ActionMode;
+  const mode = oneOf(input, 'mode', ['gate', 'comment', 'merge', 'drift'], 'gate') as ActionMode;
+  if (mode === 'drift' && !HISTORY_EVENTS.includes(env.eventName))
+    throw new UserError(
+      `mode: drift runs on push, schedule or workflow_dispatch (the default branch's own code), not under ${env.eventName || 'this event'}: a pull request's drift is its own gate's comparison.`,
+    );
   const allowUntrustedEvent =
     booleanInput(input, 'allow-untrusted-event', false) ||
     (env.eventName === 'pull_request_target' && booleanInput(input, 'allow-pull-request-target', false));
@@ -105,7 +126,8 @@ export function parseActionInputs(input: (name: string) => string, env: ActionEn
     throw new UserError(untrustedEventRefusal(env.eventName));
   const workingDirectory = path.resolve(env.workspace, input('working-directory') || '.');
   const pullRequest = pullRequestOf(env);
-  const base = revisionInput('base', input('base')) || defaultBase(env);
+  // drift compares with its anchor, never with the event's base.
+  const base = mode === 'drift' ? undefined : revisionInput('base', input('base')) || defaultBase(env);
   const head = revisionInput('head', input('head'));
   const config = input('config') || undefined;
   if (mode === 'gate' && !base) {
@@ -137,7 +159,36 @@ export function parseActionInputs(input: (name: string) => string, env: ActionEn
     pullRequest,
     repository: { owner: env.repository.split('/')[0] ?? '', repo: env.repository.split('/')[1] ?? '' },
     eventName: env.eventName,
+    history: historyBranch(input('history')),
+    historyLimit: countInput(input, 'history-limit', 1000, 10, 100_000),
+    historyWrites: HISTORY_EVENTS.includes(env.eventName) && onDefaultBranch(env),
+    anchor: input('anchor') || 'tag:v*',
+    driftBudget: input('drift-budget') ? budgetInput('drift-budget', input('drift-budget')) : 0.1,
   });
+}
+
+/** The run is on the repository's default branch: the event's ref is refs/heads/<default_branch>. */
+function onDefaultBranch(env: ActionEnvironment): boolean {
+  const branch = env.event.repository?.default_branch;
+  const ref = typeof env.event.ref === 'string' ? env.event.ref : env.ref;
+  return typeof branch === 'string' && branch !== '' && ref === `refs/heads/${branch}`;
+}
+
+/** The history input: a branch name for the data branch, or '' for no history. */
+function historyBranch(value: string): string | undefined {
+  if (!value) return undefined;
+  if (!isRevisionName(value) || /^[0-9a-f]{7,64}$/i.test(value) || /[~^]/.test(value))
+    throw new UserError(`Input 'history' must name the branch that keeps the history, e.g. benchgate-history, but got '${value}'.`);
+  return value;
+}
+
+function countInput(input: (name: string) => string, name: string, fallback: number, min: number, max: number): number {
+  const value = input(name);
+  if (value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new UserError(`Input '${name}' must be a whole number from ${min} to ${max}, but got '${value}'.`);
+  return n;
 }
 
 /**

@@ -204,3 +204,38 @@ describe('a comment limit too small for the report', () => {
     expect(body.startsWith('… the report is longer than a comment allows')).toBe(true);
   });
 });
+
+describe('history and drift inputs', () => {
+  const c = 'c'.repeat(40);
+  const main = { repository: { default_branch: 'main' } };
+  it('writes the history only on a push, schedule or dispatch of the default branch', () => {
+    const writes = (eventName: string, event: object, ref?: string) =>
+      parseActionInputs(inputs({ history: 'benchgate-history', base: c }), env({ eventName, event, ...(ref ? { ref } : {}) }))
+        .historyWrites;
+    expect(writes('push', { ...main, before: c, ref: 'refs/heads/main' })).toBe(true);
+    expect(writes('push', { ...main, before: c, ref: 'refs/heads/feature' })).toBe(false);
+    expect(writes('schedule', main, 'refs/heads/main')).toBe(true);
+    expect(writes('workflow_dispatch', main, 'refs/heads/release')).toBe(false);
+    // A pull request's run, even one whose head branch is called main, never writes.
+    expect(
+      writes('pull_request', { ...main, ref: 'refs/heads/main', pull_request: { number: 3, base: { sha: c } } }, 'refs/heads/main'),
+    ).toBe(false);
+    expect(writes('merge_group', { ...main, merge_group: { base_sha: c } }, 'refs/heads/main')).toBe(false);
+    // Without a default branch in the event, nothing is known to be main.
+    expect(writes('push', { before: c, ref: 'refs/heads/main' })).toBe(false);
+  });
+
+  it('checks the history branch, the limit and the drift budget, and runs drift only where the history may be written', () => {
+    expect(() => parseActionInputs(inputs({ history: '-x' }), env())).toThrow("Input 'history' must name the branch");
+    expect(() => parseActionInputs(inputs({ history: 'a'.repeat(40) }), env())).toThrow("Input 'history' must name the branch");
+    expect(() => parseActionInputs(inputs({ 'history-limit': '5' }), env())).toThrow(
+      "Input 'history-limit' must be a whole number from 10 to 100000",
+    );
+    expect(() => parseActionInputs(inputs({ mode: 'drift' }), env())).toThrow('mode: drift runs on push, schedule or workflow_dispatch');
+    const drift = parseActionInputs(inputs({ mode: 'drift', 'drift-budget': '15%' }), env({ eventName: 'schedule', event: main }));
+    expect(drift).toMatchObject({ mode: 'drift', base: undefined, anchor: 'tag:v*', driftBudget: 0.15, history: undefined });
+    expect(() => parseActionInputs(inputs({ mode: 'drift', 'drift-budget': 'lots' }), env({ eventName: 'schedule', event: main }))).toThrow(
+      "Input 'drift-budget' must be a percentage",
+    );
+  });
+});

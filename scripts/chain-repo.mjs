@@ -1,0 +1,57 @@
+// Builds a repository whose main branch is a chain of commits, each changing the work of one benchmark
+// by a known factor: the history, drift and bisect tests and evaluation run on it.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * @param {{ losses: number[], tags?: Record<number, string>, config: string, work?: number }} options
+ *   losses: per commit after the first, the throughput 'work' loses in it (0.03 = 3% fewer ops/s; 0 = untouched);
+ *   tags: commit index (0 = the first) → tag name; config: benchgate.yml; work: the first commit's loop length
+ * @returns {{ dir: string, commits: string[] }} the repository and its commits, oldest first
+ */
+export function makeChainRepo(options) {
+  const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'benchgate-chain-')));
+  const git = (...args) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', '-c', 'commit.gpgsign=false', ...args], {
+      cwd: dir,
+      encoding: 'utf8',
+    }).trim();
+  const write = (file, text) => {
+    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    writeFileSync(path.join(dir, file), text);
+  };
+  const base = options.work ?? 2000;
+  git('init', '-q', '-b', 'main');
+  write('package.json', '{ "name": "chain", "private": true, "type": "module" }\n');
+  write('benchgate.yml', options.config);
+  // 'work' loops over its length; 'steady' never changes: a control the history must keep flat.
+  write(
+    'bench/work.bench.js',
+    [
+      "import { LENGTH } from '../src/length.js';",
+      'const loop = (n) => { let s = 0; for (let i = 0; i < n; i++) s += i; return s; };',
+      `export default { work: () => loop(LENGTH), steady: () => loop(${base}) };`,
+      '',
+    ].join('\n'),
+  );
+  const commits = [];
+  let length = base;
+  for (let i = 0; i <= options.losses.length; i++) {
+    if (i > 0) length = length / (1 - options.losses[i - 1]);
+    write('src/length.js', `export const LENGTH = ${Math.round(length)};\n`);
+    git('add', '-A');
+    const loss = i === 0 ? 0 : options.losses[i - 1];
+    git(
+      'commit',
+      '-q',
+      '--allow-empty',
+      '-m',
+      i === 0 ? 'first' : loss ? `step ${i}: work costs ${Math.round(loss * 1000) / 10}% more` : `step ${i}: untouched`,
+    );
+    commits.push(git('rev-parse', 'HEAD'));
+    if (options.tags?.[i]) git('tag', options.tags[i]);
+  }
+  return { dir, commits };
+}

@@ -1,0 +1,97 @@
+import { git as defaultGit, type Git } from '../checkout/git.js';
+import { isRevisionName } from '../config/revision.js';
+import { UserError } from '../util/errors.js';
+import type { BisectCommit } from './bisect.js';
+import type { CommitInfo } from './record.js';
+
+/** What drift compares with: a named revision, the newest release tag matching a pattern, or main as of N days ago. */
+export type AnchorSpec = { kind: 'ref'; ref: string } | { kind: 'tag'; pattern: string } | { kind: 'days'; days: number };
+
+/** The default anchor: the newest release tag named like v1.2.3. */
+export const DEFAULT_ANCHOR: AnchorSpec = { kind: 'tag', pattern: 'v*' };
+
+/**
+ * An anchor as the action's input and the CLI write it: `tag:v*` (the newest tag matching the pattern that
+ * head contains), `days:30` (head's first-parent history as of 30 days ago), or a revision (a tag, a branch, a sha).
+ */
+export function parseAnchor(text: string, what = 'anchor'): AnchorSpec {
+  const value = text.trim();
+  if (value.startsWith('tag:')) {
+    const pattern = value.slice(4);
+    // A glob for git tag --list, passed as one argument (never through a shell): refname characters and * ? only.
+    if (!/^[A-Za-z0-9._/*?+-]{1,100}$/.test(pattern))
+      throw new UserError(`${what} '${text}': the tag pattern may hold letters, digits, . _ / + - and the globs * ?, e.g. tag:v*.`);
+    return { kind: 'tag', pattern };
+  }
+  if (value.startsWith('days:')) {
+    const days = Number(value.slice(5));
+    if (!Number.isInteger(days) || days < 1 || days > 3650)
+      throw new UserError(`${what} '${text}': days must be a whole number from 1 to 3650, e.g. days:30.`);
+    return { kind: 'days', days };
+  }
+  if (!isRevisionName(value)) throw new UserError(`${what} '${text}' is not tag:<pattern>, days:<n> or a revision name.`);
+  return { kind: 'ref', ref: value };
+}
+
+export interface ResolvedAnchor {
+  commit: string;
+  /** How people call it: the tag, the ref, or "main 30 days ago (abc1234)". */
+  label: string;
+}
+
+/** The anchor's commit, resolved in `cwd` against `head`; a clear error when there is none (no tag yet, a shallow clone). */
+export async function resolveAnchor(
+  spec: AnchorSpec,
+  head: string,
+  cwd: string,
+  run: Git = defaultGit,
+  now = new Date(),
+): Promise<ResolvedAnchor> {
+  const shallowHint = ' (a shallow clone has no history: check out with fetch-depth: 0 and fetch-tags: true)';
+  if (spec.kind === 'ref') {
+    const commit = await run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${spec.ref}^{commit}`], cwd).catch(() => '');
+    if (!commit) throw new UserError(`anchor '${spec.ref}' is not a revision of this repository${shallowHint}.`);
+    return { commit, label: spec.ref };
+  }
+  if (spec.kind === 'tag') {
+    // Tags head contains, but not those on head itself (a release push compares the release with the one before).
+    const tags = await run(['tag', '--list', '--merged', head, '--no-contains', head, '--sort=-v:refname', '--', spec.pattern], cwd);
+    const tag = tags.split('\n').find(Boolean);
+    if (!tag)
+      throw new UserError(
+        `no tag matching '${spec.pattern}' before ${head}: nothing to compare with${shallowHint}. Set anchor to a revision, or days:N.`,
+      );
+    const commit = await run(['rev-parse', '--verify', `refs/tags/${tag}^{commit}`], cwd);
+    return { commit, label: tag };
+  }
+  const before = new Date(now.getTime() - spec.days * 86_400_000).toISOString();
+  const commit = await run(['rev-list', '-1', '--first-parent', `--before=${before}`, head, '--'], cwd);
+  if (!commit) throw new UserError(`no commit of ${head} is ${spec.days} days old${shallowHint}.`);
+  return { commit, label: `${spec.days} days ago (${commit.slice(0, 7)})` };
+}
+
+/** The commits after `good` up to `bad`, oldest first, along the first parent (the default branch's own pushes and merges). */
+export async function commitsBetween(good: string, bad: string, cwd: string, run: Git = defaultGit): Promise<BisectCommit[]> {
+  const out = await run(['log', '--first-parent', '--reverse', '--format=%H%x09%s', `${good}..${bad}`, '--'], cwd);
+  return out
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [sha, ...subject] = line.split('\t');
+      return { sha: sha!, subject: subject.join('\t') };
+    });
+}
+
+/** A commit's date, subject and tags, and its parent's tags, for its history record. */
+export async function commitInfo(commit: string, parent: string, cwd: string, run: Git = defaultGit): Promise<CommitInfo> {
+  const [date = '', ...subject] = (await run(['log', '-1', '--format=%cI%x09%s', commit, '--'], cwd)).split('\t');
+  const tagsAt = async (sha: string) => (await run(['tag', '--points-at', sha], cwd)).split('\n').filter(Boolean);
+  return { date, subject: subject.join('\t'), tags: await tagsAt(commit), parentTags: await tagsAt(parent) };
+}
+
+/** The full sha of a revision. */
+export async function commitOf(revision: string, cwd: string, run: Git = defaultGit): Promise<string> {
+  const sha = await run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${revision}^{commit}`], cwd).catch(() => '');
+  if (!sha) throw new UserError(`'${revision}' is not a revision of this repository.`);
+  return sha;
+}

@@ -1,0 +1,187 @@
+import { probit } from 'simple-statistics';
+import type { Report, ReportBenchmark } from '../report/model.js';
+import type { Interval } from './chain.js';
+
+export interface BisectCommit {
+  sha: string;
+  subject: string;
+}
+
+export interface BisectStep {
+  /** The commit compared with `good`. */
+  commit: string;
+  /** good: no target lost its budget since `good`; bad: one did; undecided: still inconclusive after extending. */
+  outcome: 'good' | 'bad' | 'undecided';
+  /** The compare was run again with more rounds because its first run was inconclusive. */
+  extended: boolean;
+  changes: { id: string; verdict: string; change: ReportBenchmark['change'] }[];
+}
+
+export interface BisectResult {
+  good: string;
+  bad: string;
+  /** The benchmarks bisected: those matching the pattern that lost their budget from good to bad. */
+  targets: string[];
+  /** Commits from good (excluded) to bad, oldest first. */
+  commits: BisectCommit[];
+  steps: BisectStep[];
+  compares: number;
+  /** The first commit whose compare with good loses a target's budget, and what its own step changed. */
+  firstBad?: {
+    commit: BisectCommit;
+    /** Per target: the change since good at this commit, and the step from the commit before (the difference of two compares). */
+    changes: { id: string; sinceGood: Interval; step: Interval }[];
+    /** True when a target's step alone loses more than its budget: the commit caused the loss; false: it only tipped a spread loss over. */
+    alone: boolean;
+  };
+  /** When the loss is spread: the largest steps seen between the compared commits, worst first. */
+  largestSteps?: { from: string; to: string; id: string; step: Interval }[];
+  /** Set when a compare stayed inconclusive after being extended: the range the first bad commit is in. */
+  undecided?: { after: string; upTo: string };
+  /** Nothing to bisect: no benchmark matching lost its budget from good to bad. */
+  noLoss?: boolean;
+}
+
+/**
+ * Run a compare of `base` and `head` (installed and built as compare does); `extend` asks for more rounds,
+ * for a compare whose first run was inconclusive.
+ */
+export type CompareFn = (base: string, head: string, extend: boolean) => Promise<Report>;
+
+/**
+ * Find the first commit after `good` whose benchmark lost more than its budget against `good`, by side-by-side
+ * compares with good: first good against bad (which benchmarks lost), then a binary search, about
+ * log2(n) compares. Every compare judges against the same side (good), so each decision is one compare at the
+ * budget's power, with the gate's own confirmation; an inconclusive compare is run again with more rounds, and
+ * if it stays inconclusive the search stops and says between which commits the first bad one is, never guessing.
+ */
+export async function bisect(options: {
+  good: string;
+  bad: string;
+  commits: readonly BisectCommit[];
+  compare: CompareFn;
+  select: (id: string) => boolean;
+  log: (line: string) => void;
+}): Promise<BisectResult> {
+  const { good, commits, select, log } = options;
+  const result: BisectResult = { good, bad: options.bad, targets: [], commits: [...commits], steps: [], compares: 0 };
+  if (commits.length === 0) return { ...result, noLoss: true };
+  const measured = new Map<number, Report>();
+  const outcomes = new Map<number, BisectStep['outcome']>();
+  const run = async (index: number, targets: readonly string[] | undefined): Promise<BisectStep> => {
+    const commit = commits[index]!;
+    let extended = false;
+    let report = await compareOnce(commit.sha, false);
+    let outcome = outcomeOf(report, targets);
+    if (outcome === 'undecided') {
+      log(`${commit.sha.slice(0, 7)} is inconclusive against ${good.slice(0, 7)}: comparing again with more rounds`);
+      extended = true;
+      report = await compareOnce(commit.sha, true);
+      outcome = outcomeOf(report, targets);
+    }
+    measured.set(index, report);
+    outcomes.set(index, outcome);
+    const step: BisectStep = {
+      commit: commit.sha,
+      outcome,
+      extended,
+      changes: report.benchmarks.filter((b) => select(b.id)).map((b) => ({ id: b.id, verdict: b.verdict, change: b.change })),
+    };
+    result.steps.push(step);
+    log(`${commit.sha.slice(0, 7)} ${outcome} (${result.compares} compare${result.compares === 1 ? '' : 's'} so far)`);
+    return step;
+  };
+  const compareOnce = async (head: string, extend: boolean) => {
+    result.compares++;
+    const report = await options.compare(good, head, extend);
+    if (report.verdict === 'error')
+      throw new Error(`the compare of ${good.slice(0, 12)} and ${head.slice(0, 12)} failed: ${report.error ?? report.summary}`);
+    return report;
+  };
+  const outcomeOf = (report: Report, targets: readonly string[] | undefined): BisectStep['outcome'] => {
+    const chosen = report.benchmarks.filter((b) => (targets ? targets.includes(b.id) : select(b.id)));
+    if (chosen.some((b) => b.verdict === 'regression')) return 'bad';
+    if (chosen.some((b) => b.verdict === 'inconclusive' || b.verdict === 'unmeasured')) return 'undecided';
+    return 'good';
+  };
+
+  /** A target's change since good at a compared commit (-1: good itself), with its standard error on the log scale. */
+  const sinceGood = (index: number, id: string): Interval & { se: number } => {
+    if (index < 0) return { estimate: 0, low: 0, high: 0, se: 0 };
+    const b = measured.get(index)?.benchmarks.find((x) => x.id === id);
+    return b?.change && outcomes.get(index) !== 'undecided' ? withSe(b.change) : { estimate: 0, low: 0, high: 0, se: Infinity };
+  };
+  /** The steps between every two commits compared (in order), worst first. */
+  const largest = () => {
+    const indices = [-1, ...[...measured.keys()].filter((i) => outcomes.get(i) !== 'undecided').sort((a, b) => a - b)];
+    return result.targets
+      .flatMap((id) =>
+        indices.slice(1).map((to, k) => ({
+          from: indices[k]! < 0 ? good : commits[indices[k]!]!.sha,
+          to: commits[to]!.sha,
+          id,
+          step: difference(sinceGood(to, id), sinceGood(indices[k]!, id)),
+        })),
+      )
+      .sort((a, b) => a.step.estimate - b.step.estimate)
+      .slice(0, 5);
+  };
+
+  // The whole range first: which benchmarks lost their budget from good to bad.
+  const last = commits.length - 1;
+  const whole = await run(last, undefined);
+  result.targets = whole.changes.filter((c) => c.verdict === 'regression').map((c) => c.id);
+  if (whole.outcome !== 'bad') {
+    if (whole.outcome === 'undecided') return { ...result, undecided: { after: good, upTo: commits[last]!.sha } };
+    return { ...result, noLoss: true };
+  }
+  let lo = -1;
+  let hi = last;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    const step = await run(mid, result.targets);
+    if (step.outcome === 'undecided') {
+      result.undecided = { after: lo < 0 ? good : commits[lo]!.sha, upTo: commits[hi]!.sha };
+      result.largestSteps = largest();
+      return result;
+    }
+    if (step.outcome === 'bad') hi = mid;
+    else lo = mid;
+  }
+
+  const budgets = new Map(measured.get(last)!.benchmarks.map((b) => [b.id, b.budget]));
+  const changes = result.targets.map((id) => {
+    const at = sinceGood(hi, id);
+    const before = sinceGood(lo, id);
+    return { id, sinceGood: strip(at), step: difference(at, before) };
+  });
+  // The step alone loses the budget (its whole interval below -budget, at 95%): this commit is the cause.
+  const alone = changes.some((c) => c.step.high < -(budgets.get(c.id) ?? 0));
+  result.firstBad = { commit: commits[hi]!, changes, alone };
+  // A spread loss: none of the steps loses the budget alone; the largest are what to look at.
+  if (!alone) result.largestSteps = largest();
+  return result;
+}
+
+const Z95 = probit(0.975);
+
+function withSe(change: NonNullable<ReportBenchmark['change']>): Interval & { se: number } {
+  const z = probit(0.5 + change.confidence / 2);
+  return {
+    estimate: change.estimate,
+    low: change.low,
+    high: change.high,
+    se: (Math.log1p(change.high) - Math.log1p(change.low)) / (2 * z),
+  };
+}
+
+/** The change from one compare's head to another's, both against the same good: the ratio of the two, its error from both. */
+function difference(to: Interval & { se: number }, from: Interval & { se: number }): Interval {
+  const log = Math.log1p(to.estimate) - Math.log1p(from.estimate);
+  const se = Math.hypot(to.se, from.se);
+  return { estimate: Math.expm1(log), low: Math.expm1(log - Z95 * se), high: Math.expm1(log + Z95 * se) };
+}
+
+function strip(x: Interval): Interval {
+  return { estimate: x.estimate, low: x.low, high: x.high };
+}

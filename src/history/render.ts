@@ -1,0 +1,156 @@
+import { codeBlockText, joinMarkup, Markup, md } from '../report/escape.js';
+import type { Report } from '../report/model.js';
+import { formatBudget, formatPercent } from '../util/format.js';
+import type { BisectResult } from './bisect.js';
+import { suspects, type BenchmarkTrend, type Interval, type Trend } from './chain.js';
+import { headline, trendPicture } from './picture.js';
+
+/** Pictures drawn in full; the other benchmarks get their headline only (largest change first). */
+const MAX_PICTURES = 8;
+
+/** Largest cumulative loss first: what people should look at leads. */
+function byLoss(trend: Trend): BenchmarkTrend[] {
+  return [...trend.benchmarks].sort((a, b) => (a.cumulative?.estimate ?? 0) - (b.cumulative?.estimate ?? 0));
+}
+
+/** The trend pictures, as lines of plain text (a terminal, or the inside of a code block). */
+export function trendText(trend: Trend, options: { driftBudget?: number } = {}): string[] {
+  if (trend.records.length === 0) return [`main's trend: no history recorded yet after ${trend.anchor.label}`];
+  const sorted = byLoss(trend);
+  const lines = [
+    `main's trend since ${trend.anchor.label}: ${trend.records.length} push(es) to ${trend.head.slice(0, 7)}, each measured side by side with the one before`,
+  ];
+  if (trend.brokenAt)
+    lines.push(
+      `(the history does not reach back to ${trend.anchor.label}: it starts at ${trend.brokenAt.slice(0, 7)}, so the figures start there)`,
+    );
+  for (const b of sorted.slice(0, MAX_PICTURES)) lines.push('', ...trendPicture(b, trend, options));
+  if (sorted.length > MAX_PICTURES) {
+    lines.push('');
+    for (const b of sorted.slice(MAX_PICTURES)) lines.push(`${b.id}  ${headline(b, trend)}`);
+  }
+  return lines;
+}
+
+/** The trend for a job summary: the pictures first (people look before they read), in a code block. */
+export function trendMarkdown(trend: Trend, options: { driftBudget?: number } = {}): Markup {
+  return joinMarkup([md`### Main's trend since ${trend.anchor.label}`, md``, fenced(trendText(trend, options)), md``]);
+}
+
+/**
+ * The PR comment's small trend: per benchmark, main's chained change since the anchor and this PR's own.
+ * "main since v1.4.0: -6.0% ±1.5%; this PR: -2.1%"
+ */
+export function trendLines(trend: Trend, report: Report): Markup | undefined {
+  const rows = byLoss(trend).filter((b) => b.cumulative);
+  if (rows.length === 0) return undefined;
+  const lines = rows.slice(0, 10).map((b) => {
+    const pr = report.benchmarks.find((x) => x.id === b.id)?.change;
+    const c = b.cumulative!;
+    return md`- ${b.id}: main since ${trend.anchor.label}: ${formatPercent(c.estimate)} ±${plusMinus(c)}; this PR: ${pr ? formatPercent(pr.estimate) : '–'}`;
+  });
+  const more = rows.length > 10 ? [md`- and ${rows.length - 10} more (in the history job's summary)`] : [];
+  return joinMarkup([
+    md`<details><summary>Main's trend since ${trend.anchor.label} (${trend.records.length} pushes, chained side-by-side changes)</summary>`,
+    md``,
+    ...lines,
+    ...more,
+    md``,
+    md`</details>`,
+  ]);
+}
+
+function plusMinus(c: Interval): string {
+  return formatPercent((c.high - c.low) / 2).replace(/^\+/, '');
+}
+
+/** Shared by the drift issue and the drift summary: what broke, by how much since the anchor, and who the history suspects. */
+export function driftMarkdown(options: {
+  report: Report;
+  trend: Trend | undefined;
+  driftBudget: number;
+  anchorLabel: string;
+  marker: string;
+}): string {
+  const { report, trend, driftBudget, anchorLabel } = options;
+  const broken = report.benchmarks.filter((b) => b.verdict === 'regression');
+  const out: Markup[] = [];
+  const head = report.head ? report.head.sha.slice(0, 7) : '?';
+  out.push(
+    broken.length
+      ? md`### ❌ benchgate drift: ${broken.length} benchmark(s) lost more than ${formatBudget(driftBudget)} since ${anchorLabel}`
+      : md`### ✅ benchgate drift: within ${formatBudget(driftBudget)} of ${anchorLabel}`,
+    md``,
+    md`Measured side by side: ${anchorLabel} @ <code>${report.base?.sha.slice(0, 7) ?? '?'}</code> against <code>${head}</code>, in one job.`,
+    md``,
+  );
+  if (report.error) out.push(md`The drift compare failed: ${String(report.error).split('\n')[0]}`, md``);
+  if (broken.length) {
+    out.push(md`| benchmark | change since ${anchorLabel} | drift budget | commits the history suspects |`, md`|---|---|---|---|`);
+    for (const b of broken) {
+      const chained = trend?.benchmarks.find((t) => t.id === b.id);
+      const suspected = chained ? suspects(chained) : [];
+      const list = suspected.length
+        ? joinMarkup(
+            suspected.map((p) => md`<code>${p.commit.slice(0, 7)}</code> ${p.subject.slice(0, 60)} (${formatPercent(p.step!.estimate)})`),
+            '<br>',
+          )
+        : md`–`;
+      const c = b.change!;
+      out.push(
+        md`| ${b.id} | ${formatPercent(c.estimate)} [${formatPercent(c.low)}, ${formatPercent(c.high)}] | ${formatBudget(b.budget)} | ${list} |`,
+      );
+    }
+    out.push(md``, md`Find the commit: \`npx benchgate bisect --good ${anchorLabel}\` (side-by-side compares over the range).`, md``);
+  }
+  if (trend) out.push(trendMarkdown(trend, { driftBudget }));
+  return `${options.marker}\n${joinMarkup(out).markup}`;
+}
+
+/** bisect's result for a terminal; its last lines name the first bad commit (or say why none is named). */
+export function bisectText(result: BisectResult): string[] {
+  const short = (sha: string) => sha.slice(0, 7);
+  const lines = [
+    `bisect: ${result.commits.length} commit(s) after ${short(result.good)} up to ${short(result.bad)}; ${result.compares} compare(s)`,
+  ];
+  for (const step of result.steps) {
+    const changes = step.changes
+      .filter((c) => result.targets.length === 0 || result.targets.includes(c.id))
+      .map((c) => `${c.id} ${c.change ? formatPercent(c.change.estimate) : '–'} ${c.verdict}`)
+      .join('; ');
+    lines.push(`  ${short(step.commit)} ${step.outcome}${step.extended ? ' (extended)' : ''}: ${changes}`);
+  }
+  if (result.noLoss) {
+    lines.push(`no benchmark matching lost its budget from ${short(result.good)} to ${short(result.bad)}: nothing to bisect`);
+    return lines;
+  }
+  if (result.undecided) {
+    lines.push(
+      `undecided: the first bad commit is after ${short(result.undecided.after)} and up to ${short(result.undecided.upTo)}, but a compare stayed inconclusive after more rounds; raise time-limit or max-rounds, or narrow --benchmark`,
+    );
+    return lines;
+  }
+  const first = result.firstBad!;
+  const changes = first.changes.map(
+    (c) =>
+      `${c.id}: ${formatPercent(c.step.estimate)} [${formatPercent(c.step.low)}, ${formatPercent(c.step.high)}] in this commit, ${formatPercent(c.sinceGood.estimate)} since ${short(result.good)}`,
+  );
+  if (!first.alone) {
+    lines.push(
+      `the loss is spread over several commits: none loses the budget alone (the budget is first broken at ${short(first.commit.sha)} ${first.commit.subject})`,
+      'largest steps:',
+      ...(result.largestSteps ?? []).map(
+        (s) =>
+          `  ${short(s.from)}..${short(s.to)} ${s.id}: ${formatPercent(s.step.estimate)} [${formatPercent(s.step.low)}, ${formatPercent(s.step.high)}]`,
+      ),
+    );
+    return lines;
+  }
+  lines.push(`first bad commit: ${first.commit.sha} ${first.commit.subject}`, ...changes.map((c) => `  ${c}`));
+  return lines;
+}
+
+function fenced(lines: readonly string[]): Markup {
+  // Inside the fence every character shows as it is; codeBlockText keeps a bench id or a tag from closing it.
+  return joinMarkup([md`\`\`\`text`, ...lines.map((line) => new Markup(codeBlockText(line))), md`\`\`\``]);
+}

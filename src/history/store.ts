@@ -1,0 +1,146 @@
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { UserError } from '../util/errors.js';
+import { appendRecords, parseHistory, serializeHistory, type HistoryRecord } from './record.js';
+
+/** Where a history lives: a local file (the CLI) or a file on a data branch (the action). */
+export interface HistoryStore {
+  /** For messages: the file, or the branch and path. */
+  readonly where: string;
+  read(): Promise<HistoryRecord[]>;
+  /** Adds records; a concurrent writer never makes one of them, or of its own, disappear. */
+  append(records: readonly HistoryRecord[]): Promise<void>;
+}
+
+/** The most a history file may hold before it is refused (a hand-made file, a wrong path): 64 MB. */
+const MAX_BYTES = 64 * 1024 * 1024;
+/** How long a writer waits for another's lock before it says so: a write takes milliseconds. */
+const LOCK_WAIT_MS = 30_000;
+/** A lock older than this was left by a process that died while writing. */
+const STALE_LOCK_MS = 120_000;
+
+/**
+ * A history in a local file, one JSON line per record. Writers take `<file>.lock` (created exclusively),
+ * rewrite the file beside it and rename it into place: two runs appending at once both land, and a reader
+ * never sees half a file.
+ */
+export function fileStore(file: string, limit: number): HistoryStore {
+  const read = (): HistoryRecord[] => {
+    if (!existsSync(file)) return [];
+    const size = statSync(file).size;
+    if (size > MAX_BYTES) throw new UserError(`${file}: ${size} bytes is more than a history file holds (64 MB): is it the right file?`);
+    return parseHistory(readFileSync(file, 'utf8'), file);
+  };
+  return {
+    where: file,
+    read: () => Promise.resolve().then(read),
+    append: async (records) => {
+      mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+      const release = await lock(`${file}.lock`);
+      try {
+        const next = serializeHistory(appendRecords(read(), records, limit));
+        const temp = `${file}.${process.pid}.tmp`;
+        writeFileSync(temp, next);
+        renameSync(temp, file);
+      } finally {
+        release();
+      }
+    },
+  };
+}
+
+async function lock(lockFile: string): Promise<() => void> {
+  const started = Date.now();
+  for (;;) {
+    try {
+      closeSync(openSync(lockFile, 'wx'));
+      return () => rmSync(lockFile, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const age = Date.now() - (statSafe(lockFile) ?? Date.now());
+      if (age > STALE_LOCK_MS) rmSync(lockFile, { force: true });
+      else if (Date.now() - started > LOCK_WAIT_MS)
+        throw new UserError(`${lockFile} is held by another benchgate writing the history: remove it if no benchgate is running.`);
+      else await sleep(20 + Math.random() * 30);
+    }
+  }
+}
+
+function statSafe(file: string): number | undefined {
+  try {
+    return statSync(file).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The git data operations a history on a data branch needs (GitHub's Git Database API; the action's
+ * Octokit client implements them, tests stand in). `updateRef` is a fast-forward only: it answers false
+ * when the branch moved since it was read.
+ */
+export interface BranchApi {
+  /** The branch's commit, or undefined when there is no such branch. */
+  branchHead(branch: string): Promise<string | undefined>;
+  /** The file's text at a commit, or undefined when it has none. */
+  readFile(commit: string, file: string): Promise<string | undefined>;
+  treeOf(commit: string): Promise<string>;
+  /** A commit whose tree is `baseTree` (or nothing) with `file` set to `text`. */
+  commitFile(options: {
+    baseTree: string | undefined;
+    file: string;
+    text: string;
+    parent: string | undefined;
+    message: string;
+  }): Promise<string>;
+  /** Creates the branch at `commit`; false when it exists already (another writer was first). */
+  createBranch(branch: string, commit: string): Promise<boolean>;
+  /** Moves the branch to `commit`, a fast-forward only; false when it is not one (another writer was first). */
+  moveBranch(branch: string, commit: string): Promise<boolean>;
+}
+
+/** Tries before a write gives up: each lost race costs one, and a race is lost only to a write that landed. */
+const BRANCH_WRITE_TRIES = 8;
+
+/**
+ * A history file on a data branch of the repository, written through the API with a fast-forward update of
+ * the branch: when two jobs write at once, the one that loses the race reads again, merges its records into
+ * what the other wrote and tries again, so no record is lost. The branch holds only history files, one per
+ * gate key, so it never mixes with the project's code.
+ */
+export function branchStore(
+  api: BranchApi,
+  options: { branch: string; file: string; limit: number; log?: (line: string) => void },
+): HistoryStore {
+  const where = `${options.file} on branch ${options.branch}`;
+  const readAt = async (commit: string | undefined) => {
+    if (!commit) return [];
+    const text = await api.readFile(commit, options.file);
+    if (text === undefined) return [];
+    if (text.length > MAX_BYTES) throw new UserError(`${where}: more than a history file holds (64 MB).`);
+    return parseHistory(text, where);
+  };
+  return {
+    where,
+    read: async () => readAt(await api.branchHead(options.branch)),
+    append: async (records) => {
+      for (let attempt = 1; attempt <= BRANCH_WRITE_TRIES; attempt++) {
+        const head = await api.branchHead(options.branch);
+        const next = serializeHistory(appendRecords(await readAt(head), records, options.limit));
+        const commit = await api.commitFile({
+          baseTree: head ? await api.treeOf(head) : undefined,
+          file: options.file,
+          text: next,
+          parent: head,
+          message: `benchgate history: ${records.map((r) => r.commit.slice(0, 7)).join(', ')}`,
+        });
+        const landed = head ? await api.moveBranch(options.branch, commit) : await api.createBranch(options.branch, commit);
+        if (landed) return;
+        options.log?.(`history: ${options.branch} moved while writing (another job wrote first); merging and trying again`);
+        await sleep(100 * attempt + Math.random() * 200);
+      }
+      throw new UserError(`could not write ${where}: it moved ${BRANCH_WRITE_TRIES} times while writing.`);
+    },
+  };
+}

@@ -1,0 +1,159 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+// @ts-expect-error -- a plain .mjs script shared with npm run evaluate
+import { makeChainRepo } from '../../scripts/chain-repo.mjs';
+import { pullRequestEvent, runActionBundle, type ActionEvent, type ActionInputs } from './action-helpers.js';
+import { FakeGitHub } from './fake-github.js';
+import { leftoverProcesses } from './helpers.js';
+
+/**
+ * main's history and drift through dist/action.js as the runner starts it, against the fake API (GitHub's
+ * OpenAPI description checks every request): written on the default branch's pushes only, read by pull
+ * requests, never losing a record to a concurrent push; drift opens one issue and then keeps it current.
+ */
+
+const QUICK = 'budget: 25%\nrounds: 5\nmax-rounds: 5\nconfirm: false\nmicro:\n  task-time: 30ms\n  processes: 1\n';
+const FILE = 'history/benchgate.yml.jsonl';
+const WORK = 'bench/work.bench.js > work';
+
+let github: FakeGitHub;
+const temps: string[] = [];
+/** main: v1.0.0, then three pushes that each cost 'work' 12% (each passes a 25% budget; together 32%). */
+let commits: string[] = [];
+let origin = '';
+
+beforeAll(async () => {
+  github = await FakeGitHub.start();
+  const made = makeChainRepo({ losses: [0.12, 0.12, 0.12], tags: { 0: 'v1.0.0' }, config: QUICK });
+  origin = made.dir;
+  commits = made.commits;
+  temps.push(origin);
+});
+afterAll(async () => {
+  await github.close();
+  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+});
+afterEach(async () => {
+  expect(github.problems.splice(0)).toEqual([]);
+  expect(await leftoverProcesses()).toEqual([]);
+});
+
+/** A full clone (tags and history, as actions/checkout with fetch-depth: 0) at `commit`. */
+function workspaceAt(commit: string): string {
+  const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'benchgate-workspace-')));
+  temps.push(dir);
+  execFileSync('git', ['clone', '-q', `file://${origin}`, dir]);
+  execFileSync('git', ['checkout', '-q', commit], { cwd: dir });
+  return dir;
+}
+
+function run(commit: string, inputs: ActionInputs, event: ActionEvent, env: NodeJS.ProcessEnv = {}) {
+  return runActionBundle(workspaceAt(commit), { profile: 'never', comment: 'always', ...inputs }, event, {
+    apiUrl: github.url,
+    temps,
+    env,
+  });
+}
+
+const push = (before: string, after: string, ref = 'refs/heads/main'): ActionEvent => ({
+  name: 'push',
+  payload: { before, after, ref, repository: { default_branch: 'main', full_name: 'octo-org/todo-server' } },
+});
+const records = (branch: string) =>
+  (github.fileOn(branch, FILE) ?? '')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { commit: string; parent: string; benchmarks: { id: string; change: { estimate: number } }[] });
+const writes = () => github.requests.filter((r) => /^(POST|PATCH) \/repos\/[^/]+\/[^/]+\/git\//.test(r)).length;
+
+describe('history on the data branch', () => {
+  it('records each push of the default branch, and the summary draws the trend since the release', async () => {
+    for (let i = 1; i <= 3; i++) {
+      const result = await run(commits[i]!, { history: 'benchgate-history' }, push(commits[i - 1]!, commits[i]!));
+      expect(result.code, result.stdout).toBe(0);
+      expect(result.stdout).toContain(`recorded 2 benchmark(s) of ${commits[i]!.slice(0, 7)} in ${FILE} on branch benchgate-history`);
+    }
+    const kept = records('benchgate-history');
+    expect(kept.map((r) => [r.parent, r.commit])).toEqual([1, 2, 3].map((i) => [commits[i - 1], commits[i]]));
+    for (const r of kept) expect(r.benchmarks.find((b) => b.id === WORK)!.change.estimate).toBeLessThan(-0.04);
+    // The data branch holds history files only: one commit per record, none of the project's code.
+    const head = github.refs.get('heads/benchgate-history')!;
+    expect([...github.trees.get(github.commits.get(head)!.tree)!.keys()]).toEqual([FILE]);
+  });
+
+  it('a pull request reads the history for its comment and never writes it', async () => {
+    const before = writes();
+    const result = await run(
+      commits[3]!,
+      { history: 'benchgate-history' },
+      { name: 'pull_request', payload: pullRequestEvent(7, commits[2]!, commits[3]!) },
+    );
+    expect(result.code, result.stdout).toBe(0);
+    expect(writes()).toBe(before);
+    const [comment] = github.comments.splice(0);
+    expect(comment!.body).toContain("<summary>Main's trend since v1.0.0 (2 pushes, chained side-by-side changes)</summary>");
+    expect(comment!.body).toMatch(
+      new RegExp(`- bench/work\\.bench\\.js &gt; work: main since v1\\.0\\.0: -\\d+\\.\\d% ±\\d+\\.\\d%; this PR: -\\d+\\.\\d%`),
+    );
+  });
+
+  it('writes nothing for a push to another branch', async () => {
+    const before = writes();
+    const result = await run(commits[1]!, { history: 'benchgate-history' }, push(commits[0]!, commits[1]!, 'refs/heads/feature'));
+    expect(result.code, result.stdout).toBe(0);
+    expect(writes()).toBe(before);
+  });
+
+  it('keeps both records when two pushes write at once', async () => {
+    const [a, b] = await Promise.all([
+      run(commits[1]!, { history: 'race' }, push(commits[0]!, commits[1]!)),
+      run(commits[2]!, { history: 'race' }, push(commits[1]!, commits[2]!)),
+    ]);
+    expect(a.code, a.stdout).toBe(0);
+    expect(b.code, b.stdout).toBe(0);
+    expect(
+      records('race')
+        .map((r) => r.commit)
+        .sort(),
+    ).toEqual([commits[1], commits[2]].sort());
+  });
+});
+
+describe('drift', () => {
+  it('opens one issue when the drift budget is broken, and updates it on the next run', async () => {
+    const schedule: ActionEvent = { name: 'schedule', payload: { schedule: '0 3 * * 1', repository: { default_branch: 'main' } } };
+    const inputs = { mode: 'drift', 'drift-budget': '20%', history: 'benchgate-history' };
+    const first = await run(commits[3]!, inputs, schedule, { GITHUB_REF: 'refs/heads/main' });
+    expect(first.code, first.stdout).toBe(1);
+    expect(first.outputs.verdict).toBe('fail');
+    expect(github.issues).toHaveLength(1);
+    const [issue] = github.issues;
+    expect(issue).toMatchObject({ title: 'benchgate drift: 1 benchmark(s) lost more than 20% since v1.0.0', labels: ['benchgate-drift'] });
+    expect(issue!.body).toMatch(/^<!-- benchgate drift: benchgate\.yml -->\n/);
+    // The benchmark, its change since the release with the interval, and the pushes the history suspects.
+    const row = issue!.body.split('\n').find((line) => line.startsWith('| bench/work.bench.js &gt; work |'))!;
+    expect(row, issue!.body).toMatch(/^\| [^|]+ \| -\d+\.\d% \[-\d+\.\d%, -\d+\.\d%\] \| 20% \| /);
+    expect(commits.slice(1).some((c) => row.includes(`<code>${c.slice(0, 7)}</code>`))).toBe(true);
+    expect(first.summary).toContain("### Main's trend since v1.0.0");
+
+    const second = await run(commits[3]!, inputs, schedule, { GITHUB_REF: 'refs/heads/main' });
+    expect(second.code, second.stdout).toBe(1);
+    expect(github.issues).toHaveLength(1);
+    expect(second.stdout).toContain(`drift issue #${issue!.number} updated`);
+  });
+
+  it('refuses to run under a pull request', async () => {
+    const result = await run(
+      commits[3]!,
+      { mode: 'drift' },
+      { name: 'pull_request', payload: pullRequestEvent(8, commits[2]!, commits[3]!) },
+    );
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('mode: drift runs on push, schedule or workflow_dispatch');
+    expect(github.issues.filter((i) => i.number !== github.issues[0]?.number)).toHaveLength(0);
+  });
+});

@@ -1,0 +1,130 @@
+import { readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+// @ts-expect-error -- a plain .mjs script shared with npm run evaluate
+import { makeChainRepo } from '../../scripts/chain-repo.mjs';
+import { numbersIn } from '../report-text.js';
+import { leftoverProcesses, leftovers, readJson, runCli } from './helpers.js';
+
+/**
+ * History through the real CLI, on repositories whose main is a chain of commits of known cost: record each
+ * push, draw the trend, catch the drift no single push shows, and bisect to the commit that caused a loss.
+ */
+
+// One look at 5 rounds of short tasks, one process a round: these tests are about what history does with compares.
+const QUICK = (budget: string) =>
+  `budget: ${budget}\nrounds: 5\nmax-rounds: 5\nconfirm: false\nmicro:\n  task-time: 30ms\n  processes: 1\n`;
+
+const repos: string[] = [];
+afterAll(() => repos.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+afterEach(async () => {
+  expect(await leftoverProcesses()).toEqual([]);
+  for (const repo of repos) expect(leftovers(repo)).toEqual({ worktrees: [], tempDirs: [] });
+});
+
+function chain(losses: number[], budget: string, tags: Record<number, string> = {}): { dir: string; commits: string[] } {
+  const made = makeChainRepo({ losses, tags, config: QUICK(budget) });
+  repos.push(made.dir);
+  return made;
+}
+
+interface Point {
+  id: string;
+  verdict: string;
+  change: { estimate: number; low: number; high: number } | null;
+}
+
+describe('history of main, from the CLI', () => {
+  it('records each push side by side, chains them into a trend, and catches the drift that every push passed', async () => {
+    // Three pushes, each costing 'work' 12%: every one passes a 25% budget, together they lose 32%.
+    const { dir, commits } = chain([0.12, 0.12, 0.12], '25%', { 0: 'v1.0.0' });
+    for (const commit of commits.slice(1)) {
+      const run = await runCli(['record', '--head', commit, '--history', 'history.jsonl'], dir);
+      expect(run.code, run.stdout + run.stderr).toBe(0);
+      expect(run.stderr).toContain(`recorded 2 benchmark(s) of ${commit.slice(0, 7)}`);
+    }
+    const records = readFileSync(path.join(dir, 'history.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { commit: string; parent: string; tags: string[]; benchmarks: Point[] });
+    // One record per push, each compared with the commit before it.
+    expect(records.map((r) => [r.parent, r.commit])).toEqual(commits.slice(1).map((c, i) => [commits[i], c]));
+    const work = records.map((r) => r.benchmarks.find((b) => b.id === 'bench/work.bench.js > work')!);
+    for (const point of work) {
+      expect(['unchanged', 'inconclusive']).toContain(point.verdict);
+      // 12% fewer ops/s, measured: well away from nothing and from the budget.
+      expect(point.change!.estimate).toBeLessThan(-0.04);
+      expect(point.change!.estimate).toBeGreaterThan(-0.22);
+    }
+
+    // The trend: the steps multiplied, since the release.
+    const trend = await runCli(['trend', '--history', 'history.jsonl'], dir);
+    expect(trend.code, trend.stderr).toBe(0);
+    const lines = trend.stdout.split('\n');
+    const title = lines.find((line) => line.startsWith('bench/work.bench.js > work  since v1.0.0: '))!;
+    expect(title, trend.stdout).toBeDefined();
+    const [estimate] = numbersIn(title.slice(title.indexOf(': ') + 2));
+    const chained = work.reduce((product, p) => product * (1 + p.change!.estimate), 1) - 1;
+    expect(Math.abs(estimate! - chained)).toBeLessThan(0.0006);
+    expect(title).toMatch(/over 3 pushes$/);
+    // The release is marked under the first column, its name under the mark.
+    const marks = lines.findIndex((line, i) => i > lines.indexOf(title) && line.includes('└'));
+    expect(lines[marks]).toMatch(/└▲/);
+    expect(lines[marks + 1]!.indexOf('v1.0.0')).toBe(lines[marks]!.indexOf('▲'));
+
+    // Drift: HEAD against v1.0.0, side by side, at a 20% cumulative budget (well inside the 32% lost: one look of 5 rounds decides it).
+    const drift = await runCli(
+      [
+        'drift',
+        '--anchor',
+        'tag:v*',
+        '--drift-budget',
+        '20%',
+        '--history',
+        'history.jsonl',
+        '--json',
+        'drift.json',
+        '--markdown',
+        'drift.md',
+      ],
+      dir,
+    );
+    expect(drift.code, drift.stdout + drift.stderr).toBe(1);
+    const report = readJson(path.join(dir, 'drift.json'));
+    expect(report.base.sha).toBe(commits[0]);
+    expect(report.head.sha).toBe(commits[3]);
+    const [driftWork, steady] = ['work', 'steady'].map((id) =>
+      report.benchmarks.find((b: Point) => b.id === `bench/work.bench.js > ${id}`),
+    );
+    expect(driftWork).toMatchObject({ verdict: 'regression', budget: 0.2 });
+    expect(driftWork.change.high).toBeLessThan(-0.2);
+    expect(steady.verdict).not.toBe('regression');
+    const markdown = readFileSync(path.join(dir, 'drift.md'), 'utf8');
+    expect(markdown).toContain('### ❌ benchgate drift: 1 benchmark(s) lost more than 20% since v1.0.0');
+    // The history's suspects are the pushes in between, named by sha and subject.
+    const row = markdown.split('\n').find((line) => line.startsWith('| bench/work.bench.js &gt; work |'))!;
+    expect(row, markdown).toBeDefined();
+    expect(commits.slice(1).some((c) => row.includes(`<code>${c.slice(0, 7)}</code> step `))).toBe(true);
+    expect(markdown).toContain("### Main's trend since v1.0.0");
+  });
+
+  it('bisects to the commit that made a benchmark 1.5× slower, in ⌈log2 n⌉ + 1 compares', async () => {
+    const { dir, commits } = chain([0, 0, 1 / 3, 0], '10%');
+    const run = await runCli(['bisect', '--good', commits[0]!, '--json', 'bisect.json'], dir);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const lines = run.stdout.trim().split('\n');
+    const named = lines.findIndex((line) => line.startsWith('first bad commit: '));
+    expect(lines[named]).toBe(`first bad commit: ${commits[3]} step 3: work costs 33.3% more`);
+    // The change it made, alone: about a third fewer ops/s (the difference of two compares against good).
+    const change = lines.slice(named + 1).find((line) => line.includes('bench/work.bench.js > work: '))!;
+    const [step] = numbersIn(change.slice(change.indexOf(': ') + 2));
+    expect(step).toBeLessThan(-0.2);
+    expect(step).toBeGreaterThan(-0.45);
+    const result = readJson(path.join(dir, 'bisect.json'));
+    expect(result.firstBad.commit.sha).toBe(commits[3]);
+    expect(result.firstBad.alone).toBe(true);
+    expect(result.targets).toEqual(['bench/work.bench.js > work']);
+    // 4 commits: good against bad, then two halvings (an inconclusive compare would add its extension, never a guess).
+    expect(result.compares - result.steps.filter((s: { extended: boolean }) => s.extended).length).toBeLessThanOrEqual(3);
+  });
+});

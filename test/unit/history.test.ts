@@ -1,0 +1,342 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+// @ts-expect-error -- a plain .mjs script shared with npm run evaluate
+import { makeChainRepo } from '../../scripts/chain-repo.mjs';
+import { commitsBetween, parseAnchor, resolveAnchor } from '../../src/history/anchor.js';
+import { bisect, type BisectCommit } from '../../src/history/bisect.js';
+import { chainOf, suspects, trendOf, trendSince } from '../../src/history/chain.js';
+import { trendPicture } from '../../src/history/picture.js';
+import { appendRecords, parseHistory, recordOf, serializeHistory, type HistoryRecord } from '../../src/history/record.js';
+import { bisectText, trendMarkdown } from '../../src/history/render.js';
+import { branchStore, fileStore, type BranchApi } from '../../src/history/store.js';
+import type { Report } from '../../src/report/model.js';
+
+const sha = (i: number) => i.toString(16).padStart(40, '0');
+const temps: string[] = [];
+afterAll(() => temps.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+/** A record of commit i (parent i-1) where 'work' changed by `work` with a ±`half` interval, 'steady' by nothing. */
+function record(i: number, work: number | null, options: { half?: number; tags?: string[]; gate?: string } = {}): HistoryRecord {
+  const half = options.half ?? 0.01;
+  return {
+    v: 1,
+    gate: options.gate ?? 'benchgate.yml',
+    commit: sha(i),
+    parent: sha(i - 1),
+    date: `2026-11-${String(i).padStart(2, '0')}T10:00:00Z`,
+    recorded: '2026-11-24T10:00:00Z',
+    subject: `commit ${i}`,
+    tags: options.tags ?? [],
+    parentTags: [],
+    runner: { os: 'linux', arch: 'x64', cpus: 2, node: 'v20.0.0' },
+    benchmarks: [
+      {
+        id: 'work',
+        verdict: 'unchanged',
+        budget: 0.05,
+        change: work === null ? null : { estimate: work, low: work - half, high: work + half, confidence: 0.95 },
+        base: 1e6,
+        head: 1e6 * (1 + (work ?? 0)),
+      },
+      {
+        id: 'steady',
+        verdict: 'unchanged',
+        budget: 0.05,
+        change: { estimate: 0, low: -half, high: half, confidence: 0.95 },
+        base: 1e6,
+        head: 1e6,
+      },
+    ],
+  };
+}
+
+describe('history records', () => {
+  it('round-trips through its text, and refuses a bad line naming the file and line', () => {
+    const records = [record(1, -0.03), record(2, -0.03)];
+    expect(parseHistory(serializeHistory(records), 'h.jsonl')).toEqual(records);
+    const bad = serializeHistory(records).replace(sha(2), 'not-a-sha');
+    expect(() => parseHistory(bad, 'h.jsonl')).toThrow('h.jsonl:2: not a history record: commit is not a 40-character commit sha.');
+    expect(() => parseHistory('{"v":2}\n', 'h.jsonl')).toThrow(
+      'h.jsonl:1: not a history record: version 2, this benchgate reads version 1.',
+    );
+    expect(() => parseHistory('[1,\n', 'x')).toThrow(/^x:1: not a history record \(/);
+    const unordered = JSON.stringify({
+      ...record(3, 0),
+      benchmarks: [{ ...record(3, 0).benchmarks[0], change: { estimate: 0, low: 0.1, high: 0.2, confidence: 0.95 } }],
+    });
+    expect(() => parseHistory(unordered, 'h')).toThrow('benchmarks[0]: change is not ordered low ≤ estimate ≤ high');
+  });
+
+  it('keeps the newest records per gate up to the limit, and a re-run of a commit replaces its record', () => {
+    const many = Array.from({ length: 12 }, (_, i) => record(i + 1, -0.01));
+    const other = record(5, 0, { gate: 'other.yml' });
+    const kept = appendRecords([...many, other], [record(13, -0.02)], 10);
+    expect(kept.filter((r) => r.gate === 'benchgate.yml').map((r) => r.commit)).toEqual(Array.from({ length: 10 }, (_, i) => sha(i + 4)));
+    expect(kept).toContainEqual(other);
+    const rerun = appendRecords(kept, [record(13, -0.05)], 10);
+    expect(rerun.filter((r) => r.commit === sha(13))).toHaveLength(1);
+    expect(rerun.at(-1)!.benchmarks[0]!.change!.estimate).toBe(-0.05);
+  });
+
+  it('1,000 pushes of 20 benchmarks stay under 5 MB (about 230 bytes a benchmark a push)', () => {
+    const report = (i: number) =>
+      ({
+        verdict: 'pass',
+        base: { ref: 'HEAD^', sha: sha(i) },
+        head: { ref: 'HEAD', sha: sha(i + 1) },
+        environment: {
+          os: 'linux 6.8.0-1017-azure',
+          arch: 'x64',
+          cpus: { model: 'AMD EPYC 7763 64-Core Processor', count: 4 },
+          node: 'v24.11.0',
+        },
+        benchmarks: Array.from({ length: 20 }, (_, k) => ({
+          id: `bench/router.bench.js > lookup scenario number ${k}`,
+          verdict: 'unchanged',
+          budget: 0.05,
+          change: { estimate: -0.0123456789, low: -0.0234567891, high: 0.00123456789, confidence: 0.9987654321 },
+          base: { opsPerSec: 12345678.9012, samples: 10 },
+          head: { opsPerSec: 12198765.4321, samples: 10 },
+        })),
+      }) as unknown as Report;
+    const info = {
+      date: '2026-11-24T10:00:00+01:00',
+      subject: 'Merge pull request #1234 from someone/some-branch-name',
+      tags: [],
+      parentTags: [],
+    };
+    const records = Array.from({ length: 1000 }, (_, i) => recordOf(report(i), 'benchgate.yml', info, new Date(0))!);
+    const text = serializeHistory(records);
+    expect(Buffer.byteLength(text)).toBeLessThan(5 * 1024 * 1024);
+    expect(records[0]!.benchmarks[0]).toMatchObject({ change: { estimate: -0.01235, low: -0.02346, high: 0.00123 }, base: 12350000 });
+    expect(parseHistory(text, 'big')).toHaveLength(1000);
+  });
+});
+
+describe('the chain of main', () => {
+  it('chains each push measured side by side: the changes multiply, their errors add in quadrature', () => {
+    const records = [record(1, -0.03, { tags: ['v1.0.0'] }), ...Array.from({ length: 8 }, (_, i) => record(i + 2, -0.03))];
+    const trend = trendSince(records, 'benchgate.yml', {});
+    expect(trend.anchor).toEqual({ commit: sha(1), label: 'v1.0.0' });
+    expect(trend.records).toHaveLength(8);
+    const work = trend.benchmarks.find((b) => b.id === 'work')!;
+    expect(work.cumulative!.estimate).toBeCloseTo(0.97 ** 8 - 1, 10);
+    // Each step ±1% at 95% ≈ ±0.0103 on the log scale; eight of them: √8 times as wide.
+    const width = (Math.log1p(work.cumulative!.high) - Math.log1p(work.cumulative!.low)) / 2;
+    const stepWidth = (Math.log1p(-0.02) - Math.log1p(-0.04)) / 2;
+    expect(width).toBeCloseTo(Math.sqrt(8) * stepWidth, 10);
+    const steady = trend.benchmarks.find((b) => b.id === 'steady')!;
+    expect(steady.cumulative!.low).toBeLessThan(0);
+    expect(steady.cumulative!.high).toBeGreaterThan(0);
+  });
+
+  it('follows parents, not file order: a record of another branch is not on main', () => {
+    const side = { ...record(50, -0.5), parent: sha(2) };
+    const records = [record(1, -0.01), record(2, -0.01), side, record(3, -0.01)];
+    const { chain, reached } = chainOf(records, 'benchgate.yml', { anchor: sha(0) });
+    expect(chain.map((r) => r.commit)).toEqual([sha(1), sha(2), sha(3)]);
+    expect(reached).toBe(true);
+    // An anchor the records do not reach: the trend says where it starts.
+    const far = trendOf(
+      chainOf(records, 'benchgate.yml', { anchor: sha(99) }).chain,
+      'benchgate.yml',
+      { commit: sha(99), label: 'v0.1.0' },
+      false,
+    );
+    expect(far.brokenAt).toBe(sha(0));
+  });
+
+  it('restarts a benchmark after a push that has no figure of it, rather than guess', () => {
+    const records = [record(1, -0.1), record(2, null), record(3, -0.02), record(4, -0.02)];
+    const work = trendSince(records, 'benchgate.yml', { anchor: { commit: sha(0), label: 'start' } }).benchmarks.find(
+      (b) => b.id === 'work',
+    )!;
+    expect(work.from).toBe(sha(2));
+    expect(work.cumulative!.estimate).toBeCloseTo(0.98 ** 2 - 1, 10);
+    expect(work.points[1]!.cumulative).toBeNull();
+  });
+
+  it('suspects the steps that lost the most, sure losses first', () => {
+    const records = [record(1, -0.015), record(2, -0.06, { half: 0.07 }), record(3, -0.04), record(4, 0.02)];
+    const work = trendSince(records, 'benchgate.yml', {}).benchmarks.find((b) => b.id === 'work')!;
+    expect(suspects(work).map((p) => p.commit)).toEqual([sha(3), sha(1), sha(2)]);
+  });
+});
+
+describe('the trend picture', () => {
+  const records = [
+    record(1, 0, { tags: ['v1.0.0'] }),
+    ...Array.from({ length: 6 }, (_, i) => record(i + 2, -0.03)),
+    record(8, -0.03, { tags: ['v1.1.0'] }),
+  ];
+  const trend = trendSince(records, 'benchgate.yml', { anchor: { commit: sha(1), label: 'v1.0.0' } });
+  const work = trend.benchmarks.find((b) => b.id === 'work')!;
+  const lines = trendPicture(work, trend, { driftBudget: 0.1 });
+
+  it('puts each push at its chained estimate, the drift budget and zero on their rows, releases under their push', () => {
+    expect(lines[0]).toBe(`work  since v1.0.0: ${'-19.2%'} [-21.4%, -17.0%] over 7 pushes`);
+    const rows = lines.slice(1, 10);
+    const label = (row: string) => row.slice(0, row.search(/[┼┤│]/)).trim();
+    const zero = rows.findIndex((row) => label(row) === '0%');
+    const budget = rows.findIndex((row) => row.endsWith(' drift budget'));
+    expect(label(rows[budget]!)).toBe('-10%');
+    const axis = rows[0]!.search(/[┼┤│]/);
+    // Column k (0: the anchor) is at axis + 1 + 2k: the anchor on zero, the last push lowest of all, below the budget.
+    const rowOfColumn = (k: number) => rows.findIndex((row) => row[axis + 1 + 2 * k] === '●');
+    expect(rowOfColumn(0)).toBe(zero);
+    const last = rowOfColumn(7);
+    expect(last).toBeGreaterThan(budget);
+    for (let k = 1; k < 7; k++) expect(rowOfColumn(k)).toBeLessThanOrEqual(rowOfColumn(k + 1));
+    const marks = lines[10]!;
+    expect(marks.indexOf('▲')).toBe(axis + 1);
+    expect(marks.lastIndexOf('▲')).toBe(axis + 1 + 2 * 7);
+    expect(lines.slice(11)).toEqual([`${' '.repeat(axis + 1)}v1.0.0`, `${' '.repeat(axis + 1 + 14)}v1.1.0`]);
+  });
+
+  it('keeps a bench id with backticks inside its code block in the summary', () => {
+    const odd = [{ ...record(1, -0.02), benchmarks: [{ ...record(1, -0.02).benchmarks[0]!, id: '```\n<img src=x>' }] }];
+    const markdown = trendMarkdown(trendSince(odd, 'benchgate.yml', {})).markup;
+    expect(markdown.match(/```/g)).toHaveLength(2);
+    expect(markdown).toContain("'''?<img src=x>");
+  });
+});
+
+describe('history stores', () => {
+  it('a file: two writers at once both land', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'benchgate-history-'));
+    temps.push(dir);
+    const file = path.join(dir, 'h', 'history.jsonl');
+    await Promise.all(Array.from({ length: 6 }, (_, i) => fileStore(file, 100).append([record(i + 1, -0.01)])));
+    expect(
+      parseHistory(readFileSync(file, 'utf8'), file)
+        .map((r) => r.commit)
+        .sort(),
+    ).toEqual(Array.from({ length: 6 }, (_, i) => sha(i + 1)));
+    writeFileSync(file, 'garbage\n');
+    await expect(fileStore(file, 100).read()).rejects.toThrow(`${file}:1: not a history record`);
+  });
+
+  it('a data branch: a writer that loses the race reads again and keeps both records', async () => {
+    const files = new Map<string, string>(); // commit → text
+    let head: string | undefined;
+    let n = 0;
+    let interfere: (() => Promise<void>) | undefined;
+    const api: BranchApi = {
+      branchHead: async () => head,
+      readFile: async (commit) => files.get(commit),
+      treeOf: async (commit) => `tree-${commit}`,
+      commitFile: async ({ text }) => {
+        const commit = `c${++n}`;
+        files.set(commit, text);
+        return commit;
+      },
+      createBranch: async (_b, commit) => {
+        if (head) return false;
+        head = commit;
+        return true;
+      },
+      moveBranch: async (_b, commit) => {
+        const other = interfere;
+        interfere = undefined;
+        if (other) {
+          // Another job lands its write between our read and our update: ours is no longer a fast-forward.
+          await other();
+          return false;
+        }
+        head = commit;
+        return true;
+      },
+    };
+    const store = branchStore(api, { branch: 'benchgate-history', file: 'benchgate.yml.jsonl', limit: 100 });
+    await store.append([record(1, -0.01)]);
+    interfere = async () => {
+      const other = `c${++n}`;
+      files.set(other, serializeHistory([...(await store.read()), record(2, -0.02)]));
+      head = other;
+    };
+    await store.append([record(3, -0.03)]);
+    expect((await store.read()).map((r) => r.commit)).toEqual([sha(1), sha(2), sha(3)]);
+  });
+});
+
+describe('bisect', () => {
+  const commits: BisectCommit[] = Array.from({ length: 16 }, (_, i) => ({ sha: sha(i + 1), subject: `commit ${i + 1}` }));
+  /** A compare of good (index 0) with commit `head`, as the gate would judge a throughput of `at(head)`. */
+  const fakeCompare = (at: (index: number) => number, halfWidth = 0.02, inconclusiveAt = new Set<number>()) => {
+    const calls: { head: string; extend: boolean }[] = [];
+    const compare = async (_base: string, head: string, extend: boolean): Promise<Report> => {
+      calls.push({ head, extend });
+      const index = Number.parseInt(head, 16);
+      const estimate = at(index) - 1;
+      const change = { estimate, low: estimate - halfWidth, high: estimate + halfWidth, confidence: 0.95, achievedConfidence: 0.95 };
+      const verdict = inconclusiveAt.has(index)
+        ? 'inconclusive'
+        : change.high < -0.05
+          ? 'regression'
+          : change.low > -0.05
+            ? 'unchanged'
+            : 'inconclusive';
+      return { verdict: 'pass', benchmarks: [{ id: 'work', verdict, budget: 0.05, change }] } as unknown as Report;
+    };
+    return { compare, calls };
+  };
+
+  it('names a 1.5× step among 16 commits with ⌈log2 16⌉ + 1 compares', async () => {
+    for (const step of [1, 7, 11, 16]) {
+      const { compare, calls } = fakeCompare((i) => (i >= step ? 1 / 1.5 : 1));
+      const result = await bisect({ good: sha(0), bad: sha(16), commits, compare, select: () => true, log: () => {} });
+      expect(result.firstBad!.commit.sha).toBe(sha(step));
+      expect(result.firstBad!.alone).toBe(true);
+      expect(calls.length).toBeLessThanOrEqual(5);
+      expect(bisectText(result).at(-2)).toBe(`first bad commit: ${sha(step)} commit ${step}`);
+    }
+  });
+
+  it('says a loss spread over several commits is spread, and lists the largest steps', async () => {
+    const { compare } = fakeCompare((i) => 0.97 ** i, 0.005);
+    const result = await bisect({ good: sha(0), bad: sha(16), commits, compare, select: () => true, log: () => {} });
+    expect(result.firstBad!.alone).toBe(false);
+    expect(result.largestSteps!.length).toBeGreaterThan(0);
+    expect(bisectText(result).join('\n')).toContain('the loss is spread over several commits: none loses the budget alone');
+  });
+
+  it('extends an inconclusive compare, and stops undecided rather than guess', async () => {
+    const { compare, calls } = fakeCompare((i) => (i >= 9 ? 0.7 : 1), 0.02, new Set([8]));
+    const result = await bisect({ good: sha(0), bad: sha(16), commits, compare, select: () => true, log: () => {} });
+    expect(calls.filter((c) => c.head === sha(8)).map((c) => c.extend)).toEqual([false, true]);
+    expect(result.undecided).toEqual({ after: sha(0), upTo: sha(16) });
+    expect(result.firstBad).toBeUndefined();
+  });
+
+  it('has nothing to bisect when good and bad differ by less than the budget', async () => {
+    const { compare, calls } = fakeCompare(() => 0.99);
+    const result = await bisect({ good: sha(0), bad: sha(16), commits, compare, select: () => true, log: () => {} });
+    expect(result.noLoss).toBe(true);
+    expect(calls).toHaveLength(1);
+  });
+});
+
+describe('anchors', () => {
+  it('parses tag:, days: and revisions, and refuses anything else naming the input', () => {
+    expect(parseAnchor('tag:v*')).toEqual({ kind: 'tag', pattern: 'v*' });
+    expect(parseAnchor('days:30')).toEqual({ kind: 'days', days: 30 });
+    expect(parseAnchor('v1.4.0')).toEqual({ kind: 'ref', ref: 'v1.4.0' });
+    expect(() => parseAnchor('tag:$(rm -rf ~)', "Input 'anchor'")).toThrow("Input 'anchor' 'tag:$(rm -rf ~)': the tag pattern may hold");
+    expect(() => parseAnchor('days:0')).toThrow('days must be a whole number from 1 to 3650');
+    expect(() => parseAnchor('--upload-pack=x')).toThrow('is not tag:<pattern>, days:<n> or a revision name');
+  });
+
+  it('resolves the newest release before the commit, not a tag on the commit itself', async () => {
+    const { dir, commits } = makeChainRepo({ losses: [0, 0, 0], tags: { 0: 'v1.9.0', 1: 'v1.10.0', 3: 'v1.11.0' }, config: '' });
+    temps.push(dir);
+    // Version order, not text order: v1.10.0 is newer than v1.9.0; v1.11.0 is on HEAD itself.
+    expect(await resolveAnchor({ kind: 'tag', pattern: 'v*' }, commits[3], dir)).toEqual({ commit: commits[1], label: 'v1.10.0' });
+    expect(await resolveAnchor({ kind: 'ref', ref: 'v1.9.0' }, commits[3], dir)).toEqual({ commit: commits[0], label: 'v1.9.0' });
+    await expect(resolveAnchor({ kind: 'tag', pattern: 'release-*' }, commits[3], dir)).rejects.toThrow("no tag matching 'release-*'");
+    // The commits were made just now: none is a year old.
+    await expect(resolveAnchor({ kind: 'days', days: 365 }, commits[3], dir)).rejects.toThrow('no commit of');
+    expect((await commitsBetween(commits[0], commits[3], dir)).map((c) => c.sha)).toEqual(commits.slice(1));
+  });
+});
