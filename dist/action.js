@@ -81476,7 +81476,8 @@ async function historyStep(report2, settings, deps) {
       if (!record3) return void 0;
       await store.append([record3]);
       deps.log(`benchgate: recorded ${record3.benchmarks.length} benchmark(s) of ${record3.commit.slice(0, 7)} in ${store.where}`);
-      return trendMarkdown(trendSince(await store.read(), settings.commentKey, { head: record3.commit, anchor })).markup;
+      const trend = trendSince(await store.read(), settings.commentKey, { head: record3.commit, anchor });
+      return trendMarkdown(trend, { driftBudget: settings.driftBudget }).markup;
     }
     if (!settings.pullRequest) return void 0;
     const records = await store.read();

@@ -3,6 +3,7 @@
 //   drift:   8 commits each costing 'work' 3% (every push passes a 5% budget); `benchgate drift` against the
 //            first commit at a 10% drift budget, RUNS times: how often the drift is caught;
 //   drift A/A: the same chain with no loss: how often drift raises a false alarm;
+//   scale:   a history of 1,000 pushes of 20 benchmarks: its size, and how long `benchgate trend` takes over it;
 //   bisect:  16 commits, one step (1.5×, and 15% at a 5% budget) at a random commit: how often `benchgate bisect`
 //            names it, and how many compares it took;
 // RUNS (20) per scenario, BISECT_RUNS (RUNS) per bisect scenario, CONFIG (the quick config below) tune it.
@@ -80,6 +81,54 @@ function bisectScenario(step, label) {
   return { label, runs: bisectRuns, named, compares, seconds, outcomes };
 }
 
+/**
+ * 1,000 pushes of 20 benchmarks, shaped as `record` writes them (rounded figures, a commit subject, tags): the
+ * file's size, and the time `benchgate trend` takes to load and chain it and draw every picture, beyond the CLI's start.
+ */
+function historyAtScale() {
+  const { dir, commits } = makeChainRepo({ losses: [0], config: CONFIG });
+  const sha = (i) => i.toString(16).padStart(40, '0');
+  const lines = [];
+  for (let i = 1; i <= 1000; i++) {
+    const last = i === 1000;
+    lines.push(
+      JSON.stringify({
+        v: 1,
+        gate: 'benchgate.yml',
+        commit: last ? commits[1] : sha(i),
+        parent: i === 1 ? commits[0] : sha(i - 1),
+        date: '2026-11-24T10:00:00+00:00',
+        recorded: '2026-11-24T10:05:00.000Z',
+        subject: `Merge pull request #${i} from someone/some-branch-name`,
+        tags: i % 100 === 0 ? [`v1.${i / 100}.0`] : [],
+        parentTags: [],
+        runner: { os: 'linux 6.8.0-1017-azure', arch: 'x64', cpus: 4, node: 'v24.11.0' },
+        benchmarks: Array.from({ length: 20 }, (_, k) => ({
+          id: `bench/router.bench.js > lookup scenario number ${k}`,
+          verdict: 'unchanged',
+          budget: 0.05,
+          change: { estimate: -0.00123, low: -0.01234, high: 0.00987, confidence: 0.99875 },
+          base: 12350000,
+          head: 12330000,
+        })),
+      }),
+    );
+  }
+  const file = path.join(dir, 'history.jsonl');
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  const times = [];
+  const starts = [];
+  for (let i = 0; i < 5; i++) {
+    const run = cliRun(['trend', '--history', 'history.jsonl', '--anchor', 'tag:none*'], dir);
+    if (run.status !== 0) throw new Error(run.stderr);
+    times.push(run.seconds);
+    starts.push(cliRun(['--version'], dir).seconds);
+  }
+  const bytes = readFileSync(file).length;
+  rmSync(dir, { recursive: true, force: true });
+  return { bytes, seconds: median(times), start: median(starts) };
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 export async function evaluateHistory() {
@@ -109,6 +158,10 @@ export async function evaluateHistory() {
         .map(([k, v]) => `${k} ${v}`)
         .join(', ')} | ${median(b.compares)}, ${Math.max(...b.compares)} | ${median(b.seconds).toFixed(0)} s |`,
     );
+  const scale = historyAtScale();
+  console.log(
+    `\nhistory of 1,000 pushes of 20 benchmarks: ${(scale.bytes / 1024 / 1024).toFixed(2)} MB; \`benchgate trend\` over all of it ${scale.seconds.toFixed(2)} s, of which ${scale.start.toFixed(2)} s is the CLI starting (\`benchgate --version\`): ${(scale.seconds - scale.start).toFixed(2)} s to load, chain and draw (medians of 5)`,
+  );
   const out = process.env.OUT;
   if (out) writeFileSync(out, JSON.stringify({ results, bisects }, null, 2));
 }

@@ -58,7 +58,9 @@ export async function historyStep(report: Report, settings: ActionSettings, deps
       if (!record) return undefined;
       await store.append([record]);
       deps.log(`benchgate: recorded ${record.benchmarks.length} benchmark(s) of ${record.commit.slice(0, 7)} in ${store.where}`);
-      return trendMarkdown(trendSince(await store.read(), settings.commentKey, { head: record.commit, anchor })).markup;
+      // The chained estimate between anchored runs, against the drift budget: drift decides, this suspects.
+      const trend = trendSince(await store.read(), settings.commentKey, { head: record.commit, anchor });
+      return trendMarkdown(trend, { driftBudget: settings.driftBudget }).markup;
     }
     if (!settings.pullRequest) return undefined;
     // Main's trend up to the pull request's base: what this pull request adds to.
