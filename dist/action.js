@@ -29942,12 +29942,12 @@ var require_log = __commonJS({
       if (logLevel === "debug")
         console.log(...messages);
     }
-    function warn(logLevel, warning2) {
+    function warn(logLevel, warning3) {
       if (logLevel === "debug" || logLevel === "warn") {
         if (typeof node_process.emitWarning === "function")
-          node_process.emitWarning(warning2);
+          node_process.emitWarning(warning3);
         else
-          console.warn(warning2);
+          console.warn(warning3);
       }
     }
     exports2.debug = debug2;
@@ -33417,9 +33417,9 @@ var require_composer = __commonJS({
         this.prelude = [];
         this.errors = [];
         this.warnings = [];
-        this.onError = (source, code, message, warning2) => {
+        this.onError = (source, code, message, warning3) => {
           const pos = getErrorPos(source);
-          if (warning2)
+          if (warning3)
             this.warnings.push(new errors.YAMLWarning(pos, code, message));
           else
             this.errors.push(new errors.YAMLParseError(pos, code, message));
@@ -33492,10 +33492,10 @@ ${cb}` : comment2;
           console.dir(token, { depth: null });
         switch (token.type) {
           case "directive":
-            this.directives.add(token.source, (offset, message, warning2) => {
+            this.directives.add(token.source, (offset, message, warning3) => {
               const pos = getErrorPos(token);
               pos[0] += offset;
-              this.onError(pos, "BAD_DIRECTIVE", message, warning2);
+              this.onError(pos, "BAD_DIRECTIVE", message, warning3);
             });
             this.prelude.push(token.source);
             this.atDirectives = true;
@@ -35537,7 +35537,7 @@ var require_public_api = __commonJS({
       const doc = parseDocument2(src, options);
       if (!doc)
         return null;
-      doc.warnings.forEach((warning2) => log2.warn(doc.options.logLevel, warning2));
+      doc.warnings.forEach((warning3) => log2.warn(doc.options.logLevel, warning3));
       if (doc.errors.length > 0) {
         if (doc.options.logLevel !== "silent")
           throw doc.errors[0];
@@ -74017,6 +74017,25 @@ function describeFailure(error2) {
   return messageOf(error2);
 }
 
+// src/config/anchor.ts
+function parseAnchor(text2, what = "anchor") {
+  const value = text2.trim();
+  if (value.startsWith("tag:")) {
+    const pattern = value.slice(4);
+    if (!/^[A-Za-z0-9._/*?+-]{1,100}$/.test(pattern))
+      throw new UserError(`${what} '${text2}': the tag pattern may hold letters, digits, . _ / + - and the globs * ?, e.g. tag:v*.`);
+    return { kind: "tag", pattern };
+  }
+  if (value.startsWith("days:")) {
+    const days = Number(value.slice(5));
+    if (!Number.isInteger(days) || days < 1 || days > 3650)
+      throw new UserError(`${what} '${text2}': days must be a whole number from 1 to 3650, e.g. days:30.`);
+    return { kind: "days", days };
+  }
+  if (!isRevisionName(value)) throw new UserError(`${what} '${text2}' is not tag:<pattern>, days:<n> or a revision name.`);
+  return { kind: "ref", ref: value };
+}
+
 // src/config/units.ts
 var BUDGET_FORM = /^\d{1,2}(\.\d+)?%$/;
 function parseBudget(text2) {
@@ -74094,7 +74113,7 @@ function parseActionInputs(input, env) {
     history: historyBranch(input("history")),
     historyLimit: countInput(input, "history-limit", 1e3, 10, 1e5),
     historyWrites: HISTORY_EVENTS.includes(env.eventName) && onDefaultBranch(env),
-    anchor: input("anchor") || "tag:v*",
+    anchor: parseAnchor(input("anchor") || "tag:v*", "Input 'anchor'"),
     driftBudget: input("drift-budget") ? budgetInput("drift-budget", input("drift-budget")) : 0.1
   });
 }
@@ -77879,7 +77898,7 @@ function runVerdict(benchmarks) {
 }
 function toReportBenchmark(comparison, http4) {
   const { change } = comparison;
-  const warning2 = resolutionWarning(comparison);
+  const warning3 = resolutionWarning(comparison);
   return {
     id: comparison.id,
     kind: comparison.kind,
@@ -77894,7 +77913,7 @@ function toReportBenchmark(comparison, http4) {
     resolvable: Number.isFinite(comparison.resolvable) ? comparison.resolvable : null,
     ...comparison.confirmation ? { confirmation: comparison.confirmation.map((x) => Math.expm1(x)) } : {},
     ...comparison.note ? { note: comparison.note } : {},
-    ...warning2 ? { warning: warning2 } : {},
+    ...warning3 ? { warning: warning3 } : {},
     ...http4 ? { http: http4 } : {},
     ...comparison.error ? { error: comparison.error } : {}
   };
@@ -78564,6 +78583,8 @@ function withOverrides(config, overrides) {
     budget: overrides.driftBudget ?? overrides.budget ?? config.budget,
     budgets: overrides.driftBudget !== void 0 ? [] : overrides.budgets?.length ? [...overrides.budgets, ...config.budgets.filter((rule) => !overrides.budgets.some((o) => o.pattern === rule.pattern))] : config.budgets,
     maxRounds: overrides.maxRounds ?? config.maxRounds,
+    // drift judges every benchmark's throughput at the one cumulative budget: an HTTP test's own budgets too.
+    http: overrides.driftBudget !== void 0 ? config.http.map((b) => Object.freeze({ ...b, budget: overrides.driftBudget, latencyBudget: {} })) : config.http,
     timeLimitMs: overrides.timeLimitMs ?? config.timeLimitMs,
     installTimeoutMs: overrides.installTimeoutMs ?? config.installTimeoutMs,
     micro: Object.freeze({
@@ -80977,23 +80998,6 @@ function trapSignals(options) {
 }
 
 // src/history/anchor.ts
-function parseAnchor(text2, what = "anchor") {
-  const value = text2.trim();
-  if (value.startsWith("tag:")) {
-    const pattern = value.slice(4);
-    if (!/^[A-Za-z0-9._/*?+-]{1,100}$/.test(pattern))
-      throw new UserError(`${what} '${text2}': the tag pattern may hold letters, digits, . _ / + - and the globs * ?, e.g. tag:v*.`);
-    return { kind: "tag", pattern };
-  }
-  if (value.startsWith("days:")) {
-    const days = Number(value.slice(5));
-    if (!Number.isInteger(days) || days < 1 || days > 3650)
-      throw new UserError(`${what} '${text2}': days must be a whole number from 1 to 3650, e.g. days:30.`);
-    return { kind: "days", days };
-  }
-  if (!isRevisionName(value)) throw new UserError(`${what} '${text2}' is not tag:<pattern>, days:<n> or a revision name.`);
-  return { kind: "ref", ref: value };
-}
 async function resolveAnchor(spec, head, cwd, run = git, now = /* @__PURE__ */ new Date()) {
   const shallowHint = " (a shallow clone has no history: check out with fetch-depth: 0 and fetch-tags: true)";
   if (spec.kind === "ref") {
@@ -81031,15 +81035,19 @@ async function commitOf(revision, cwd, run = git) {
 var import_picomatch3 = __toESM(require_picomatch2(), 1);
 var TREND_CONFIDENCE = 0.95;
 function chainOf(records, gate, options = {}) {
-  const byCommit = /* @__PURE__ */ new Map();
-  for (const r of records) if (r.gate === gate) byCommit.set(r.commit, r);
   const own = records.filter((r) => r.gate === gate);
-  let commit = options.head ?? own.at(-1)?.commit;
+  const byCommit = /* @__PURE__ */ new Map();
+  for (const r of own) byCommit.set(r.commit, [...byCommit.get(r.commit) ?? [], r]);
+  const recordOf2 = (commit2) => {
+    const candidates = byCommit.get(commit2) ?? [];
+    return candidates.filter((r) => r.parent === options.anchor || byCommit.has(r.parent)).at(-1) ?? candidates.at(-1);
+  };
+  let commit = options.head ?? newestTip(own);
   const chain = [];
   const seen = /* @__PURE__ */ new Set();
   while (commit && !seen.has(commit)) {
     if (commit === options.anchor) return { chain: chain.reverse(), anchor: commit, reached: true };
-    const record3 = byCommit.get(commit);
+    const record3 = recordOf2(commit);
     if (!record3) break;
     if (options.anchorTag && chain.length > 0 && record3.tags.some(options.anchorTag))
       return { chain: chain.reverse(), anchor: commit, reached: true };
@@ -81051,6 +81059,15 @@ function chainOf(records, gate, options = {}) {
   }
   chain.reverse();
   return { chain, anchor: chain[0]?.parent, reached: !options.anchor && !options.anchorTag };
+}
+function newestTip(records) {
+  const parents = new Set(records.map((r) => r.parent));
+  const tips = records.filter((r) => !parents.has(r.commit));
+  const time = (r) => Date.parse(r.date) || 0;
+  return (tips.length ? tips : records).reduce(
+    (newest, r) => !newest || time(r) >= time(newest) ? r : newest,
+    void 0
+  )?.commit;
 }
 function trendOf(chain, gate, anchor, reached) {
   const ids = [...new Set(chain.flatMap((r) => r.benchmarks.map((b) => b.id)))].sort();
@@ -81103,7 +81120,7 @@ function fromLog(change) {
   return { estimate: Math.expm1(change.log), low: Math.expm1(change.log - z2 * change.se), high: Math.expm1(change.log + z2 * change.se) };
 }
 function trendSince(records, gate, options) {
-  const head = options.head ?? records.filter((r) => r.gate === gate).at(-1)?.commit;
+  const head = options.head ?? newestTip(records.filter((r) => r.gate === gate));
   const anchor = options.anchor;
   if (anchor && "commit" in anchor) {
     const { chain: chain2, reached } = chainOf(records, gate, { ...head ? { head } : {}, anchor: anchor.commit });
@@ -81144,7 +81161,7 @@ ${options.body}`;
 // src/history/record.ts
 var HISTORY_VERSION = 1;
 function recordOf(report2, gate, commit, recorded) {
-  if (report2.verdict === "error" || !report2.base || !report2.head || report2.head.dirty) return void 0;
+  if (!report2.base || !report2.head || report2.head.dirty) return void 0;
   return {
     v: HISTORY_VERSION,
     gate,
@@ -81166,12 +81183,15 @@ function recordOf(report2, gate, commit, recorded) {
       verdict: b.verdict,
       budget: b.budget,
       // Rounded to what the figures mean (0.001% of change, 4 significant digits of ops/s): a third of the bytes.
-      change: b.change ? {
-        estimate: round(b.change.estimate, 5),
-        low: round(b.change.low, 5),
-        high: round(b.change.high, 5),
-        confidence: round(b.change.confidence, 6)
-      } : null,
+      change: (
+        // What the gate did not count as measured is no step either.
+        b.change && b.verdict !== "error" && b.verdict !== "unmeasured" ? {
+          estimate: round(b.change.estimate, 5),
+          low: round(b.change.low, 5),
+          high: round(b.change.high, 5),
+          confidence: round(b.change.confidence, 6)
+        } : null
+      ),
       base: b.base ? Number(b.base.opsPerSec.toPrecision(4)) : null,
       head: b.head ? Number(b.head.opsPerSec.toPrecision(4)) : null
     }))
@@ -81252,6 +81272,7 @@ function pointProblem(b) {
     if (!(c.low <= c.estimate && c.estimate <= c.high))
       return "change is not ordered low \u2264 estimate \u2264 high";
     if (c.low <= -1) return "change.low is a loss of 100% or more";
+    if (!(c.confidence > 0 && c.confidence < 1)) return "change.confidence is not between 0 and 1";
   }
   if (!(b.base === null || finite(b.base)) || !(b.head === null || finite(b.head))) return "base/head is not a number or null";
   return void 0;
@@ -81373,20 +81394,34 @@ function trendLines(trend, report2) {
 function plusMinus(c) {
   return formatPercent((c.high - c.low) / 2).replace(/^\+/, "");
 }
+function driftState(report2) {
+  if (report2.verdict === "error" && !report2.benchmarks.some((b) => b.verdict === "regression")) return "failed";
+  if (report2.benchmarks.some((b) => b.verdict === "regression")) return "broken";
+  const judged = report2.benchmarks.filter((b) => b.verdict !== "new" && b.verdict !== "removed");
+  return judged.length > 0 && judged.every((b) => b.verdict === "unchanged" || b.verdict === "improvement") ? "holds" : "undecided";
+}
 function driftMarkdown(options) {
-  const { report: report2, trend, driftBudget, anchorLabel } = options;
+  const { report: report2, trend, driftBudget, anchor } = options;
   const broken = report2.benchmarks.filter((b) => b.verdict === "regression");
+  const undecided = report2.benchmarks.filter((b) => b.verdict === "inconclusive" || b.verdict === "unmeasured" || b.verdict === "error");
+  const budget = formatBudget(driftBudget);
   const out = [];
   const head = report2.head ? report2.head.sha.slice(0, 7) : "?";
+  const headline2 = {
+    broken: md`### ❌ benchgate drift: ${broken.length} benchmark(s) lost more than ${budget} since ${anchor.label}`,
+    holds: md`### ✅ benchgate drift: every benchmark within ${budget} of ${anchor.label}`,
+    undecided: md`### 🟡 benchgate drift: undecided, ${undecided.length} benchmark(s) not shown within ${budget} of ${anchor.label}`,
+    failed: md`### ⚠️ benchgate drift: the compare with ${anchor.label} failed`
+  };
   out.push(
-    broken.length ? md`### ❌ benchgate drift: ${broken.length} benchmark(s) lost more than ${formatBudget(driftBudget)} since ${anchorLabel}` : md`### ✅ benchgate drift: within ${formatBudget(driftBudget)} of ${anchorLabel}`,
+    headline2[driftState(report2)],
     md``,
-    md`Measured side by side: ${anchorLabel} @ <code>${report2.base?.sha.slice(0, 7) ?? "?"}</code> against <code>${head}</code>, in one job.`,
+    md`Measured side by side: ${anchor.label} @ <code>${anchor.commit.slice(0, 7)}</code> against <code>${head}</code>, in one job.`,
     md``
   );
   if (report2.error) out.push(md`The drift compare failed: ${String(report2.error).split("\n")[0]}`, md``);
   if (broken.length) {
-    out.push(md`| benchmark | change since ${anchorLabel} | drift budget | commits the history suspects |`, md`|---|---|---|---|`);
+    out.push(md`| benchmark | change since ${anchor.label} | drift budget | commits the history suspects |`, md`|---|---|---|---|`);
     for (const b of broken) {
       const chained = trend?.benchmarks.find((t) => t.id === b.id);
       const suspected = chained ? suspects(chained) : [];
@@ -81399,7 +81434,11 @@ function driftMarkdown(options) {
         md`| ${b.id} | ${formatPercent(c.estimate)} [${formatPercent(c.low)}, ${formatPercent(c.high)}] | ${formatBudget(b.budget)} | ${list2} |`
       );
     }
-    out.push(md``, md`Find the commit: \`npx benchgate bisect --good ${anchorLabel}\` (side-by-side compares over the range).`, md``);
+    out.push(
+      md``,
+      md`Find the commit: <code>npx benchgate bisect --good ${anchor.commit.slice(0, 12)}</code> (side-by-side compares over the range).`,
+      md``
+    );
   }
   if (trend) out.push(trendMarkdown(trend, { driftBudget }));
   return `${options.marker}
@@ -81448,7 +81487,8 @@ function branchStore(api, options) {
 
 // src/action/history.ts
 function historyFileOf(gateKey) {
-  return `history/${gateKey.replace(/#/g, "@")}.jsonl`;
+  const name2 = gateKey.replace(/#/g, "@").split("/").map((part) => /^\.+$/.test(part) ? "_" : part).join("/");
+  return `history/${name2}.jsonl`;
 }
 function storeOf(settings, deps) {
   return branchStore(deps.branchApi(settings), {
@@ -81461,45 +81501,63 @@ function storeOf(settings, deps) {
 function driftMarker(gateKey) {
   return `<!-- benchgate drift: ${gateKey.replace(/-{2,}/g, "-").replace(/>/g, "")} -->`;
 }
+async function trendAnchor(spec, head, cwd) {
+  return spec.kind === "tag" ? spec : resolveAnchor(spec, head, cwd);
+}
+async function historyBase(settings, deps, head, eventBase) {
+  try {
+    const own = (await storeOf(settings, deps).read()).filter((r) => r.gate === settings.commentKey);
+    const last = newestTip(own);
+    if (!last || last === eventBase) return eventBase;
+    await git(["merge-base", "--is-ancestor", last, head], settings.workingDirectory);
+    if (last !== head)
+      deps.log(`benchgate: comparing with ${last.slice(0, 7)}, the newest recorded commit (the pushes since it were not recorded)`);
+    return last === head ? eventBase : last;
+  } catch {
+    return eventBase;
+  }
+}
 async function historyStep(report2, settings, deps) {
   const store = storeOf(settings, deps);
-  const spec = parseAnchor(settings.anchor, "Input 'anchor'");
-  const anchor = spec.kind === "tag" ? spec : void 0;
+  const cwd = settings.workingDirectory;
   try {
     if (settings.historyWrites) {
-      if (!report2.base || !report2.head || report2.verdict === "error") {
-        deps.warn(`benchgate: nothing recorded in ${store.where}: the compare measured nothing.`);
-        return void 0;
-      }
-      const info2 = await commitInfo(report2.head.sha, report2.base.sha, settings.workingDirectory);
-      const record3 = recordOf(report2, settings.commentKey, info2, /* @__PURE__ */ new Date());
-      if (!record3) return void 0;
+      const info2 = report2.base && report2.head ? await commitInfo(report2.head.sha, report2.base.sha, cwd) : void 0;
+      const record3 = info2 && recordOf(report2, settings.commentKey, info2, /* @__PURE__ */ new Date());
+      if (!record3) return warning2(deps, `nothing recorded in ${store.where}: the run compared no two commits.`);
       await store.append([record3]);
       deps.log(`benchgate: recorded ${record3.benchmarks.length} benchmark(s) of ${record3.commit.slice(0, 7)} in ${store.where}`);
-      const trend = trendSince(await store.read(), settings.commentKey, { head: record3.commit, anchor });
+      const anchor2 = await trendAnchor(settings.anchor, record3.commit, cwd);
+      const trend = trendSince(await store.read(), settings.commentKey, { head: record3.commit, anchor: anchor2 });
       return trendMarkdown(trend, { driftBudget: settings.driftBudget }).markup;
     }
     if (!settings.pullRequest) return void 0;
     const records = await store.read();
-    if (!records.length) return void 0;
-    const base = report2.base?.sha;
     const own = records.filter((r) => r.gate === settings.commentKey);
-    const head = own.some((r) => r.commit === base) ? base : own.at(-1)?.commit;
+    if (!own.length) return void 0;
+    const base = report2.base?.sha;
+    const head = own.some((r) => r.commit === base) ? base : newestTip(own);
+    const anchor = await trendAnchor(settings.anchor, head, cwd);
     return trendLines(trendSince(records, settings.commentKey, { head, anchor }), report2)?.markup;
   } catch (error2) {
-    deps.warn(
-      `benchgate: the history (${store.where}) could not be ${settings.historyWrites ? "written" : "read"}: ${messageOf(error2).split("\n")[0]}. The verdict stands.`
+    return warning2(
+      deps,
+      `the history (${store.where}) could not be ${settings.historyWrites ? "written" : "read"}: ${messageOf(error2).split("\n")[0]}. The verdict stands.`
     );
-    return void 0;
   }
+}
+function warning2(deps, text2) {
+  deps.warn(`benchgate: ${text2}`);
+  return `> [!WARNING]
+> ${escapeText(text2)}
+`;
 }
 async function driftStep(settings, deps, gate) {
   const cwd = settings.workingDirectory;
   const head = await commitOf(settings.head ?? "HEAD", cwd);
-  const anchor = await resolveAnchor(parseAnchor(settings.anchor, "Input 'anchor'"), head, cwd);
-  deps.log(
-    `benchgate drift: ${head.slice(0, 7)} against ${anchor.label} (${anchor.commit.slice(0, 7)}) at a ${formatBudget(settings.driftBudget)} drift budget`
-  );
+  const anchor = await resolveAnchor(settings.anchor, head, cwd);
+  const budget = formatBudget(settings.driftBudget);
+  deps.log(`benchgate drift: ${head.slice(0, 7)} against ${anchor.label} (${anchor.commit.slice(0, 7)}) at a ${budget} drift budget`);
   const report2 = await runGate({
     ...gate,
     cwd,
@@ -81516,12 +81574,18 @@ async function driftStep(settings, deps, gate) {
     }
   }
   const marker = driftMarker(settings.commentKey);
-  const markdown = driftMarkdown({ report: report2, trend, driftBudget: settings.driftBudget, anchorLabel: anchor.label, marker });
-  if (report2.verdict === "error") return { report: report2, markdown };
-  const broken = report2.benchmarks.filter((b) => b.verdict === "regression");
-  const title = broken.length ? `benchgate drift: ${broken.length} benchmark(s) lost more than ${formatBudget(settings.driftBudget)} since ${anchor.label}` : `benchgate drift: within ${formatBudget(settings.driftBudget)} of ${anchor.label} again`;
+  const markdown = driftMarkdown({ report: report2, trend, driftBudget: settings.driftBudget, anchor, marker });
+  const state = driftState(report2);
+  if (state === "failed" || state === "undecided") {
+    deps.log(
+      `benchgate: the drift is ${state === "failed" ? "unknown (the compare failed)" : "undecided"}: the drift issue is left as it is`
+    );
+    return { report: report2, markdown };
+  }
+  const broken = report2.benchmarks.filter((b) => b.verdict === "regression").length;
+  const title = state === "broken" ? `benchgate drift: ${broken} benchmark(s) lost more than ${budget} since ${anchor.label}` : `benchgate drift: every benchmark within ${budget} of ${anchor.label} again`;
   try {
-    const outcome = await upsertDriftIssue(deps.issueApi(settings), { marker, title, body: markdown, broken: broken.length > 0 });
+    const outcome = await upsertDriftIssue(deps.issueApi(settings), { marker, title, body: markdown, broken: state === "broken" });
     if (outcome.action !== "none") deps.log(`benchgate: drift issue #${outcome.number} ${outcome.action}`);
   } catch (error2) {
     deps.warn(
@@ -81599,8 +81663,13 @@ async function runAction(deps) {
       if (settings.mode === "drift") {
         ({ report: report2, markdown: extra } = await driftStep(settings, history, gate));
       } else {
-        await ensureCommit(settings.base, settings.workingDirectory, core);
-        report2 = await runGate({ ...gate, cwd: settings.workingDirectory, base: settings.base, head: settings.head });
+        let base = settings.base;
+        await ensureCommit(base, settings.workingDirectory, core);
+        if (settings.history && settings.historyWrites) {
+          const head = await git(["rev-parse", "--verify", `${settings.head ?? "HEAD"}^{commit}`], settings.workingDirectory);
+          base = await historyBase(settings, history, head, base);
+        }
+        report2 = await runGate({ ...gate, cwd: settings.workingDirectory, base, head: settings.head });
       }
     } catch (error2) {
       killAll();

@@ -50483,6 +50483,8 @@ function withOverrides(config, overrides) {
     budget: overrides.driftBudget ?? overrides.budget ?? config.budget,
     budgets: overrides.driftBudget !== void 0 ? [] : overrides.budgets?.length ? [...overrides.budgets, ...config.budgets.filter((rule) => !overrides.budgets.some((o) => o.pattern === rule.pattern))] : config.budgets,
     maxRounds: overrides.maxRounds ?? config.maxRounds,
+    // drift judges every benchmark's throughput at the one cumulative budget: an HTTP test's own budgets too.
+    http: overrides.driftBudget !== void 0 ? config.http.map((b) => Object.freeze({ ...b, budget: overrides.driftBudget, latencyBudget: {} })) : config.http,
     timeLimitMs: overrides.timeLimitMs ?? config.timeLimitMs,
     installTimeoutMs: overrides.installTimeoutMs ?? config.installTimeoutMs,
     micro: Object.freeze({
@@ -53230,15 +53232,8 @@ var import_picomatch4 = __toESM(require_picomatch2(), 1);
 
 // src/config/action-inputs.ts
 import path10 from "node:path";
-function commentKeyOf(directory, config, key) {
-  const file = path10.posix.join(directory.split(path10.sep).join("/") || ".", config ?? "benchgate.yml");
-  return sanitizeCommentKey(key ? `${file}#${key}` : file);
-}
-function sanitizeCommentKey(key) {
-  return key.replace(/[^\w./#@+-]/g, "_").replace(/-{2,}/g, "-").slice(0, 200);
-}
 
-// src/history/anchor.ts
+// src/config/anchor.ts
 function parseAnchor(text2, what = "anchor") {
   const value = text2.trim();
   if (value.startsWith("tag:")) {
@@ -53256,6 +53251,17 @@ function parseAnchor(text2, what = "anchor") {
   if (!isRevisionName(value)) throw new UserError(`${what} '${text2}' is not tag:<pattern>, days:<n> or a revision name.`);
   return { kind: "ref", ref: value };
 }
+
+// src/config/action-inputs.ts
+function commentKeyOf(directory, config, key) {
+  const file = path10.posix.join(directory.split(path10.sep).join("/") || ".", config ?? "benchgate.yml");
+  return sanitizeCommentKey(key ? `${file}#${key}` : file);
+}
+function sanitizeCommentKey(key) {
+  return key.replace(/[^\w./#@+-]/g, "_").replace(/-{2,}/g, "-").slice(0, 200);
+}
+
+// src/history/anchor.ts
 async function resolveAnchor(spec, head, cwd, run = git, now = /* @__PURE__ */ new Date()) {
   const shallowHint = " (a shallow clone has no history: check out with fetch-depth: 0 and fetch-tags: true)";
   if (spec.kind === "ref") {
@@ -53300,7 +53306,8 @@ async function commitOf(revision, cwd, run = git) {
 async function bisect(options) {
   const { good, commits, select, log: log2 } = options;
   const result = { good, bad: options.bad, targets: [], commits: [...commits], steps: [], compares: 0 };
-  if (commits.length === 0) return { ...result, noLoss: true };
+  if (commits.length === 0)
+    throw new UserError(`no commits after ${good.slice(0, 12)} up to ${options.bad.slice(0, 12)}: is --good an ancestor of --bad?`);
   const measured = /* @__PURE__ */ new Map();
   const outcomes = /* @__PURE__ */ new Map();
   const run = async (index, targets) => {
@@ -53308,7 +53315,7 @@ async function bisect(options) {
     let extended = false;
     let report2 = await compareOnce(commit.sha, false);
     let outcome = outcomeOf(report2, targets);
-    if (outcome === "undecided") {
+    if (outcome === "undecided" && report2.verdict !== "error") {
       log2(`${commit.sha.slice(0, 7)} is inconclusive against ${good.slice(0, 7)}: comparing again with more rounds`);
       extended = true;
       report2 = await compareOnce(commit.sha, true);
@@ -53329,15 +53336,19 @@ async function bisect(options) {
   const compareOnce = async (head, extend) => {
     result.compares++;
     const report2 = await options.compare(good, head, extend);
-    if (report2.verdict === "error")
-      throw new Error(`the compare of ${good.slice(0, 12)} and ${head.slice(0, 12)} failed: ${report2.error ?? report2.summary}`);
+    if (report2.verdict === "error") {
+      result.error = `the compare of ${good.slice(0, 12)} and ${head.slice(0, 12)} failed: ${(report2.error ?? report2.summary).split("\n")[0]}`;
+      log2(result.error);
+    }
     return report2;
   };
   const outcomeOf = (report2, targets) => {
     const chosen = report2.benchmarks.filter((b) => targets ? targets.includes(b.id) : select(b.id));
     if (chosen.some((b) => b.verdict === "regression")) return "bad";
-    if (chosen.some((b) => b.verdict === "inconclusive" || b.verdict === "unmeasured")) return "undecided";
-    return "good";
+    if (report2.verdict === "error" || targets && chosen.length < targets.length) return "undecided";
+    const compared = chosen.filter((b) => b.verdict !== "new" && b.verdict !== "removed");
+    if (compared.every((b) => b.verdict === "unchanged" || b.verdict === "improvement")) return "good";
+    return "undecided";
   };
   const sinceGood = (index, id) => {
     if (index < 0) return { estimate: 0, low: 0, high: 0, se: 0 };
@@ -53357,6 +53368,8 @@ async function bisect(options) {
   };
   const last = commits.length - 1;
   const whole = await run(last, void 0);
+  if (whole.changes.length === 0 && measured.get(last).verdict !== "error")
+    throw new UserError(`no benchmark matches the pattern at ${commits[last].sha.slice(0, 12)}: see the ids with benchgate list.`);
   result.targets = whole.changes.filter((c) => c.verdict === "regression").map((c) => c.id);
   if (whole.outcome !== "bad") {
     if (whole.outcome === "undecided") return { ...result, undecided: { after: good, upTo: commits[last].sha } };
@@ -53409,15 +53422,19 @@ function strip(x) {
 var import_picomatch3 = __toESM(require_picomatch2(), 1);
 var TREND_CONFIDENCE = 0.95;
 function chainOf(records, gate, options = {}) {
-  const byCommit = /* @__PURE__ */ new Map();
-  for (const r of records) if (r.gate === gate) byCommit.set(r.commit, r);
   const own = records.filter((r) => r.gate === gate);
-  let commit = options.head ?? own.at(-1)?.commit;
+  const byCommit = /* @__PURE__ */ new Map();
+  for (const r of own) byCommit.set(r.commit, [...byCommit.get(r.commit) ?? [], r]);
+  const recordOf2 = (commit2) => {
+    const candidates = byCommit.get(commit2) ?? [];
+    return candidates.filter((r) => r.parent === options.anchor || byCommit.has(r.parent)).at(-1) ?? candidates.at(-1);
+  };
+  let commit = options.head ?? newestTip(own);
   const chain = [];
   const seen = /* @__PURE__ */ new Set();
   while (commit && !seen.has(commit)) {
     if (commit === options.anchor) return { chain: chain.reverse(), anchor: commit, reached: true };
-    const record3 = byCommit.get(commit);
+    const record3 = recordOf2(commit);
     if (!record3) break;
     if (options.anchorTag && chain.length > 0 && record3.tags.some(options.anchorTag))
       return { chain: chain.reverse(), anchor: commit, reached: true };
@@ -53429,6 +53446,15 @@ function chainOf(records, gate, options = {}) {
   }
   chain.reverse();
   return { chain, anchor: chain[0]?.parent, reached: !options.anchor && !options.anchorTag };
+}
+function newestTip(records) {
+  const parents = new Set(records.map((r) => r.parent));
+  const tips = records.filter((r) => !parents.has(r.commit));
+  const time = (r) => Date.parse(r.date) || 0;
+  return (tips.length ? tips : records).reduce(
+    (newest, r) => !newest || time(r) >= time(newest) ? r : newest,
+    void 0
+  )?.commit;
 }
 function trendOf(chain, gate, anchor, reached) {
   const ids = [...new Set(chain.flatMap((r) => r.benchmarks.map((b) => b.id)))].sort();
@@ -53481,7 +53507,7 @@ function fromLog(change) {
   return { estimate: Math.expm1(change.log), low: Math.expm1(change.log - z2 * change.se), high: Math.expm1(change.log + z2 * change.se) };
 }
 function trendSince(records, gate, options) {
-  const head = options.head ?? records.filter((r) => r.gate === gate).at(-1)?.commit;
+  const head = options.head ?? newestTip(records.filter((r) => r.gate === gate));
   const anchor = options.anchor;
   if (anchor && "commit" in anchor) {
     const { chain: chain2, reached } = chainOf(records, gate, { ...head ? { head } : {}, anchor: anchor.commit });
@@ -53506,7 +53532,7 @@ function trendSince(records, gate, options) {
 var HISTORY_VERSION = 1;
 var DEFAULT_HISTORY_LIMIT = 1e3;
 function recordOf(report2, gate, commit, recorded) {
-  if (report2.verdict === "error" || !report2.base || !report2.head || report2.head.dirty) return void 0;
+  if (!report2.base || !report2.head || report2.head.dirty) return void 0;
   return {
     v: HISTORY_VERSION,
     gate,
@@ -53528,12 +53554,15 @@ function recordOf(report2, gate, commit, recorded) {
       verdict: b.verdict,
       budget: b.budget,
       // Rounded to what the figures mean (0.001% of change, 4 significant digits of ops/s): a third of the bytes.
-      change: b.change ? {
-        estimate: round(b.change.estimate, 5),
-        low: round(b.change.low, 5),
-        high: round(b.change.high, 5),
-        confidence: round(b.change.confidence, 6)
-      } : null,
+      change: (
+        // What the gate did not count as measured is no step either.
+        b.change && b.verdict !== "error" && b.verdict !== "unmeasured" ? {
+          estimate: round(b.change.estimate, 5),
+          low: round(b.change.low, 5),
+          high: round(b.change.high, 5),
+          confidence: round(b.change.confidence, 6)
+        } : null
+      ),
       base: b.base ? Number(b.base.opsPerSec.toPrecision(4)) : null,
       head: b.head ? Number(b.head.opsPerSec.toPrecision(4)) : null
     }))
@@ -53614,6 +53643,7 @@ function pointProblem(b) {
     if (!(c.low <= c.estimate && c.estimate <= c.high))
       return "change is not ordered low \u2264 estimate \u2264 high";
     if (c.low <= -1) return "change.low is a loss of 100% or more";
+    if (!(c.confidence > 0 && c.confidence < 1)) return "change.confidence is not between 0 and 1";
   }
   if (!(b.base === null || finite(b.base)) || !(b.head === null || finite(b.head))) return "base/head is not a number or null";
   return void 0;
@@ -53714,20 +53744,34 @@ function trendText(trend, options = {}) {
 function trendMarkdown(trend, options = {}) {
   return joinMarkup([md`### Main's trend since ${trend.anchor.label}`, md``, fenced(trendText(trend, options)), md``]);
 }
+function driftState(report2) {
+  if (report2.verdict === "error" && !report2.benchmarks.some((b) => b.verdict === "regression")) return "failed";
+  if (report2.benchmarks.some((b) => b.verdict === "regression")) return "broken";
+  const judged = report2.benchmarks.filter((b) => b.verdict !== "new" && b.verdict !== "removed");
+  return judged.length > 0 && judged.every((b) => b.verdict === "unchanged" || b.verdict === "improvement") ? "holds" : "undecided";
+}
 function driftMarkdown(options) {
-  const { report: report2, trend, driftBudget, anchorLabel } = options;
+  const { report: report2, trend, driftBudget, anchor } = options;
   const broken = report2.benchmarks.filter((b) => b.verdict === "regression");
+  const undecided = report2.benchmarks.filter((b) => b.verdict === "inconclusive" || b.verdict === "unmeasured" || b.verdict === "error");
+  const budget = formatBudget(driftBudget);
   const out = [];
   const head = report2.head ? report2.head.sha.slice(0, 7) : "?";
+  const headline2 = {
+    broken: md`### ❌ benchgate drift: ${broken.length} benchmark(s) lost more than ${budget} since ${anchor.label}`,
+    holds: md`### ✅ benchgate drift: every benchmark within ${budget} of ${anchor.label}`,
+    undecided: md`### 🟡 benchgate drift: undecided, ${undecided.length} benchmark(s) not shown within ${budget} of ${anchor.label}`,
+    failed: md`### ⚠️ benchgate drift: the compare with ${anchor.label} failed`
+  };
   out.push(
-    broken.length ? md`### ❌ benchgate drift: ${broken.length} benchmark(s) lost more than ${formatBudget(driftBudget)} since ${anchorLabel}` : md`### ✅ benchgate drift: within ${formatBudget(driftBudget)} of ${anchorLabel}`,
+    headline2[driftState(report2)],
     md``,
-    md`Measured side by side: ${anchorLabel} @ <code>${report2.base?.sha.slice(0, 7) ?? "?"}</code> against <code>${head}</code>, in one job.`,
+    md`Measured side by side: ${anchor.label} @ <code>${anchor.commit.slice(0, 7)}</code> against <code>${head}</code>, in one job.`,
     md``
   );
   if (report2.error) out.push(md`The drift compare failed: ${String(report2.error).split("\n")[0]}`, md``);
   if (broken.length) {
-    out.push(md`| benchmark | change since ${anchorLabel} | drift budget | commits the history suspects |`, md`|---|---|---|---|`);
+    out.push(md`| benchmark | change since ${anchor.label} | drift budget | commits the history suspects |`, md`|---|---|---|---|`);
     for (const b of broken) {
       const chained = trend?.benchmarks.find((t) => t.id === b.id);
       const suspected = chained ? suspects(chained) : [];
@@ -53740,7 +53784,11 @@ function driftMarkdown(options) {
         md`| ${b.id} | ${formatPercent(c.estimate)} [${formatPercent(c.low)}, ${formatPercent(c.high)}] | ${formatBudget(b.budget)} | ${list2} |`
       );
     }
-    out.push(md``, md`Find the commit: \`npx benchgate bisect --good ${anchorLabel}\` (side-by-side compares over the range).`, md``);
+    out.push(
+      md``,
+      md`Find the commit: <code>npx benchgate bisect --good ${anchor.commit.slice(0, 12)}</code> (side-by-side compares over the range).`,
+      md``
+    );
   }
   if (trend) out.push(trendMarkdown(trend, { driftBudget }));
   return `${options.marker}
@@ -53760,6 +53808,7 @@ function bisectText(result) {
     return lines;
   }
   if (result.undecided) {
+    if (result.error) lines.push(result.error);
     lines.push(
       `undecided: the first bad commit is after ${short(result.undecided.after)} and up to ${short(result.undecided.upTo)}, but a compare stayed inconclusive after more rounds; raise time-limit or max-rounds, or narrow --benchmark`
     );
@@ -53771,7 +53820,7 @@ function bisectText(result) {
   );
   if (!first.alone) {
     lines.push(
-      `the loss is spread over several commits: none loses the budget alone (the budget is first broken at ${short(first.commit.sha)} ${first.commit.subject})`,
+      `the loss looks spread over several commits: no single step is shown to lose the budget alone (the budget is first broken at ${short(first.commit.sha)} ${first.commit.subject})`,
       "largest steps:",
       ...(result.largestSteps ?? []).map(
         (s) => `  ${short(s.from)}..${short(s.to)} ${s.id}: ${formatPercent(s.step.estimate)} [${formatPercent(s.step.low)}, ${formatPercent(s.step.high)}]`
@@ -53821,8 +53870,13 @@ async function lock(lockFile) {
   const started = Date.now();
   for (; ; ) {
     try {
-      closeSync(openSync(lockFile, "wx"));
-      return () => rmSync3(lockFile, { force: true });
+      const token = `${process.pid} ${Math.random()}`;
+      const fd = openSync(lockFile, "wx");
+      writeFileSync(fd, token);
+      closeSync(fd);
+      return () => {
+        if (readSafe(lockFile) === token) rmSync3(lockFile, { force: true });
+      };
     } catch (error) {
       if (error.code !== "EEXIST") throw error;
       const age = Date.now() - (statSafe(lockFile) ?? Date.now());
@@ -53831,6 +53885,13 @@ async function lock(lockFile) {
         throw new UserError(`${lockFile} is held by another benchgate writing the history: remove it if no benchgate is running.`);
       else await sleep2(20 + Math.random() * 30);
     }
+  }
+}
+function readSafe(file) {
+  try {
+    return readFileSync8(file, "utf8");
+  } catch {
+    return void 0;
   }
 }
 function statSafe(file) {
@@ -53880,7 +53941,7 @@ async function runTrend(command, io) {
   const records = await fileStore(command.history, DEFAULT_HISTORY_LIMIT).read();
   const gate = await gateKey(io.cwd, command.config);
   const spec = command.anchor === void 0 ? void 0 : parseAnchor(command.anchor, "--anchor");
-  const head = records.filter((r) => r.gate === gate).at(-1)?.commit;
+  const head = newestTip(records.filter((r) => r.gate === gate));
   const anchor = spec && spec.kind !== "tag" && head ? await resolveAnchor(spec, head, io.cwd) : void 0;
   const trend = trendSince(records, gate, { head, anchor: anchor ?? (spec?.kind === "tag" ? spec : void 0) });
   io.print(`${trendText(trend).join("\n")}
@@ -53907,8 +53968,7 @@ async function runDrift(command, io) {
   if (trend) io.print(`
 ${trendText(trend, { driftBudget: command.driftBudget }).join("\n")}
 `);
-  if (command.markdown)
-    io.write(command.markdown, driftMarkdown({ report: report2, trend, driftBudget: command.driftBudget, anchorLabel: anchor.label, marker: "" }));
+  if (command.markdown) io.write(command.markdown, driftMarkdown({ report: report2, trend, driftBudget: command.driftBudget, anchor, marker: "" }));
   return code;
 }
 async function runBisect(command, io) {

@@ -639,6 +639,11 @@ function withOverrides(config: Config, overrides: GateOptions['overrides']): Con
           ? [...overrides.budgets, ...config.budgets.filter((rule) => !overrides.budgets!.some((o) => o.pattern === rule.pattern))]
           : config.budgets,
     maxRounds: overrides.maxRounds ?? config.maxRounds,
+    // drift judges every benchmark's throughput at the one cumulative budget: an HTTP test's own budgets too.
+    http:
+      overrides.driftBudget !== undefined
+        ? config.http.map((b) => Object.freeze({ ...b, budget: overrides.driftBudget, latencyBudget: {} }))
+        : config.http,
     timeLimitMs: overrides.timeLimitMs ?? config.timeLimitMs,
     installTimeoutMs: overrides.installTimeoutMs ?? config.installTimeoutMs,
     micro: Object.freeze({

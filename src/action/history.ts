@@ -1,14 +1,17 @@
+import { git } from '../checkout/git.js';
+import type { AnchorSpec } from '../config/anchor.js';
 import type { ActionSettings } from '../config/action-inputs.js';
 import { runGate, type GateOptions } from '../gate.js';
-import { commitInfo, commitOf, parseAnchor, resolveAnchor } from '../history/anchor.js';
-import { trendSince } from '../history/chain.js';
+import { commitInfo, commitOf, resolveAnchor } from '../history/anchor.js';
+import { newestTip, trendSince } from '../history/chain.js';
 import { DRIFT_LABEL, upsertDriftIssue, type IssueApi } from '../history/issue.js';
 import { recordOf } from '../history/record.js';
-import { driftMarkdown, trendLines, trendMarkdown } from '../history/render.js';
+import { driftMarkdown, driftState, trendLines, trendMarkdown } from '../history/render.js';
 import { branchStore, type BranchApi, type HistoryStore } from '../history/store.js';
-import { formatBudget } from '../util/format.js';
+import { escapeText } from '../report/escape.js';
 import type { Report } from '../report/model.js';
 import { messageOf } from '../util/errors.js';
+import { formatBudget } from '../util/format.js';
 
 /** What the history steps need of the action: its API clients and a log. */
 export interface HistoryDeps {
@@ -18,9 +21,14 @@ export interface HistoryDeps {
   warn: (line: string) => void;
 }
 
-/** The gate's history file on the data branch: one per gate key, so gates sharing the branch never mix. */
+/** The gate's history file on the data branch: one per gate key (no `..`: it stays inside history/), so gates sharing the branch never mix. */
 export function historyFileOf(gateKey: string): string {
-  return `history/${gateKey.replace(/#/g, '@')}.jsonl`;
+  const name = gateKey
+    .replace(/#/g, '@')
+    .split('/')
+    .map((part) => (/^\.+$/.test(part) ? '_' : part))
+    .join('/');
+  return `history/${name}.jsonl`;
 }
 
 function storeOf(settings: ActionSettings, deps: HistoryDeps): HistoryStore {
@@ -37,51 +45,78 @@ function driftMarker(gateKey: string): string {
   return `<!-- benchgate drift: ${gateKey.replace(/-{2,}/g, '-').replace(/>/g, '')} -->`;
 }
 
+/** Where the trend starts: a tag pattern as it is (the records carry their tags), anything else resolved to its commit. */
+async function trendAnchor(spec: AnchorSpec, head: string, cwd: string) {
+  return spec.kind === 'tag' ? spec : resolveAnchor(spec, head, cwd);
+}
+
+/**
+ * The base a recording push compares with: the newest recorded commit of this gate when it is an ancestor of
+ * the head, else the event's. A push whose job was cancelled or skipped left no record; comparing with the
+ * last recorded commit makes this record span it, so the chain never breaks.
+ */
+export async function historyBase(settings: ActionSettings, deps: HistoryDeps, head: string, eventBase: string): Promise<string> {
+  try {
+    const own = (await storeOf(settings, deps).read()).filter((r) => r.gate === settings.commentKey);
+    const last = newestTip(own);
+    if (!last || last === eventBase) return eventBase;
+    await git(['merge-base', '--is-ancestor', last, head], settings.workingDirectory);
+    if (last !== head)
+      deps.log(`benchgate: comparing with ${last.slice(0, 7)}, the newest recorded commit (the pushes since it were not recorded)`);
+    return last === head ? eventBase : last;
+  } catch {
+    return eventBase; // no history yet, or its newest commit is not in this checkout's history: the event's base
+  }
+}
+
 /**
  * After a gate's compare, with `history` set. On a push (schedule, dispatch) of the default branch: append the
  * compare as a record and return the trend for the summary. Under a pull request: read the history (the token
  * may be read-only) and return the comment's small trend. A history that cannot be read or written is a
- * warning: it never changes the gate's verdict. Returns the markdown to add, or undefined.
+ * warning, in the log and the summary: it never changes the gate's verdict. Returns the markdown to add, or undefined.
  */
 export async function historyStep(report: Report, settings: ActionSettings, deps: HistoryDeps): Promise<string | undefined> {
   const store = storeOf(settings, deps);
-  const spec = parseAnchor(settings.anchor, "Input 'anchor'");
-  const anchor = spec.kind === 'tag' ? spec : undefined;
+  const cwd = settings.workingDirectory;
   try {
     if (settings.historyWrites) {
-      if (!report.base || !report.head || report.verdict === 'error') {
-        deps.warn(`benchgate: nothing recorded in ${store.where}: the compare measured nothing.`);
-        return undefined;
-      }
-      const info = await commitInfo(report.head.sha, report.base.sha, settings.workingDirectory);
-      const record = recordOf(report, settings.commentKey, info, new Date());
-      if (!record) return undefined;
+      const info = report.base && report.head ? await commitInfo(report.head.sha, report.base.sha, cwd) : undefined;
+      const record = info && recordOf(report, settings.commentKey, info, new Date());
+      if (!record) return warning(deps, `nothing recorded in ${store.where}: the run compared no two commits.`);
       await store.append([record]);
       deps.log(`benchgate: recorded ${record.benchmarks.length} benchmark(s) of ${record.commit.slice(0, 7)} in ${store.where}`);
       // The chained estimate between anchored runs, against the drift budget: drift decides, this suspects.
+      const anchor = await trendAnchor(settings.anchor, record.commit, cwd);
       const trend = trendSince(await store.read(), settings.commentKey, { head: record.commit, anchor });
       return trendMarkdown(trend, { driftBudget: settings.driftBudget }).markup;
     }
     if (!settings.pullRequest) return undefined;
     // Main's trend up to the pull request's base: what this pull request adds to.
     const records = await store.read();
-    if (!records.length) return undefined;
-    const base = report.base?.sha;
     const own = records.filter((r) => r.gate === settings.commentKey);
-    const head = own.some((r) => r.commit === base) ? base : own.at(-1)?.commit;
+    if (!own.length) return undefined;
+    const base = report.base?.sha;
+    const head = own.some((r) => r.commit === base) ? base : newestTip(own);
+    const anchor = await trendAnchor(settings.anchor, head!, cwd);
     return trendLines(trendSince(records, settings.commentKey, { head, anchor }), report)?.markup;
   } catch (error) {
-    deps.warn(
-      `benchgate: the history (${store.where}) could not be ${settings.historyWrites ? 'written' : 'read'}: ${messageOf(error).split('\n')[0]}. The verdict stands.`,
+    return warning(
+      deps,
+      `the history (${store.where}) could not be ${settings.historyWrites ? 'written' : 'read'}: ${messageOf(error).split('\n')[0]}. The verdict stands.`,
     );
-    return undefined;
   }
+}
+
+function warning(deps: HistoryDeps, text: string): string {
+  deps.warn(`benchgate: ${text}`);
+  return `> [!WARNING]\n> ${escapeText(text)}\n`;
 }
 
 /**
  * mode: drift. HEAD (the default branch's own code) against the anchor, side by side, every benchmark at the
  * drift budget; the history, when there is one, supplies the trend and the commits it suspects. A broken
- * budget opens or updates one issue. Returns the report and the markdown for the summary.
+ * budget opens or updates one issue; a budget shown to hold updates an open one; an undecided or failed compare
+ * leaves the issue as it is. Returns the report and the markdown for the summary.
  */
 export async function driftStep(
   settings: ActionSettings,
@@ -90,10 +125,9 @@ export async function driftStep(
 ): Promise<{ report: Report; markdown: string }> {
   const cwd = settings.workingDirectory;
   const head = await commitOf(settings.head ?? 'HEAD', cwd);
-  const anchor = await resolveAnchor(parseAnchor(settings.anchor, "Input 'anchor'"), head, cwd);
-  deps.log(
-    `benchgate drift: ${head.slice(0, 7)} against ${anchor.label} (${anchor.commit.slice(0, 7)}) at a ${formatBudget(settings.driftBudget)} drift budget`,
-  );
+  const anchor = await resolveAnchor(settings.anchor, head, cwd);
+  const budget = formatBudget(settings.driftBudget);
+  deps.log(`benchgate drift: ${head.slice(0, 7)} against ${anchor.label} (${anchor.commit.slice(0, 7)}) at a ${budget} drift budget`);
   const report = await runGate({
     ...gate,
     cwd,
@@ -110,14 +144,21 @@ export async function driftStep(
     }
   }
   const marker = driftMarker(settings.commentKey);
-  const markdown = driftMarkdown({ report, trend, driftBudget: settings.driftBudget, anchorLabel: anchor.label, marker });
-  if (report.verdict === 'error') return { report, markdown };
-  const broken = report.benchmarks.filter((b) => b.verdict === 'regression');
-  const title = broken.length
-    ? `benchgate drift: ${broken.length} benchmark(s) lost more than ${formatBudget(settings.driftBudget)} since ${anchor.label}`
-    : `benchgate drift: within ${formatBudget(settings.driftBudget)} of ${anchor.label} again`;
+  const markdown = driftMarkdown({ report, trend, driftBudget: settings.driftBudget, anchor, marker });
+  const state = driftState(report);
+  if (state === 'failed' || state === 'undecided') {
+    deps.log(
+      `benchgate: the drift is ${state === 'failed' ? 'unknown (the compare failed)' : 'undecided'}: the drift issue is left as it is`,
+    );
+    return { report, markdown };
+  }
+  const broken = report.benchmarks.filter((b) => b.verdict === 'regression').length;
+  const title =
+    state === 'broken'
+      ? `benchgate drift: ${broken} benchmark(s) lost more than ${budget} since ${anchor.label}`
+      : `benchgate drift: every benchmark within ${budget} of ${anchor.label} again`;
   try {
-    const outcome = await upsertDriftIssue(deps.issueApi(settings), { marker, title, body: markdown, broken: broken.length > 0 });
+    const outcome = await upsertDriftIssue(deps.issueApi(settings), { marker, title, body: markdown, broken: state === 'broken' });
     if (outcome.action !== 'none') deps.log(`benchgate: drift issue #${outcome.number} ${outcome.action}`);
   } catch (error) {
     deps.warn(

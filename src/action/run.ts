@@ -16,7 +16,7 @@ import { killAll } from '../util/processes.js';
 import { forgetSecrets, restoreJobFiles } from '../util/secrets.js';
 import { signalExitCode, trapSignals } from '../util/signals.js';
 import type { MeasureProgress } from '../measure/types.js';
-import { driftStep, historyStep, type HistoryDeps } from './history.js';
+import { driftStep, historyBase, historyStep, type HistoryDeps } from './history.js';
 
 export interface ActionDeps {
   core: Pick<typeof Core, 'getInput' | 'setOutput' | 'setFailed' | 'warning' | 'error' | 'notice' | 'info' | 'summary'>;
@@ -112,8 +112,13 @@ export async function runAction(deps: ActionDeps): Promise<void> {
       if (settings.mode === 'drift') {
         ({ report, markdown: extra } = await driftStep(settings, history, gate));
       } else {
-        await ensureCommit(settings.base!, settings.workingDirectory, core);
-        report = await runGate({ ...gate, cwd: settings.workingDirectory, base: settings.base!, head: settings.head });
+        let base = settings.base!;
+        await ensureCommit(base, settings.workingDirectory, core);
+        if (settings.history && settings.historyWrites) {
+          const head = await git(['rev-parse', '--verify', `${settings.head ?? 'HEAD'}^{commit}`], settings.workingDirectory);
+          base = await historyBase(settings, history, head, base);
+        }
+        report = await runGate({ ...gate, cwd: settings.workingDirectory, base, head: settings.head });
       }
     } catch (error) {
       killAll();

@@ -3,9 +3,10 @@ import { git } from '../checkout/git.js';
 import { commentKeyOf } from '../config/action-inputs.js';
 import { loadConfig } from '../config/load.js';
 import { errorReport, runGate, type GateOptions } from '../gate.js';
-import { commitInfo, commitOf, commitsBetween, parseAnchor, resolveAnchor } from '../history/anchor.js';
+import { parseAnchor } from '../config/anchor.js';
+import { commitInfo, commitOf, commitsBetween, resolveAnchor } from '../history/anchor.js';
 import { bisect } from '../history/bisect.js';
-import { trendSince } from '../history/chain.js';
+import { newestTip, trendSince } from '../history/chain.js';
 import { DEFAULT_HISTORY_LIMIT, recordOf } from '../history/record.js';
 import { bisectText, driftMarkdown, trendMarkdown, trendText } from '../history/render.js';
 import { fileStore } from '../history/store.js';
@@ -67,7 +68,7 @@ export async function runTrend(command: Extract<Command, { kind: 'trend' }>, io:
   const records = await fileStore(command.history, DEFAULT_HISTORY_LIMIT).read();
   const gate = await gateKey(io.cwd, command.config);
   const spec = command.anchor === undefined ? undefined : parseAnchor(command.anchor, '--anchor');
-  const head = records.filter((r) => r.gate === gate).at(-1)?.commit;
+  const head = newestTip(records.filter((r) => r.gate === gate));
   const anchor = spec && spec.kind !== 'tag' && head ? await resolveAnchor(spec, head, io.cwd) : undefined;
   const trend = trendSince(records, gate, { head, anchor: anchor ?? (spec?.kind === 'tag' ? spec : undefined) });
   io.print(`${trendText(trend).join('\n')}\n`);
@@ -96,8 +97,7 @@ export async function runDrift(command: Extract<Command, { kind: 'drift' }>, io:
   const gate = await gateKey(io.cwd, command.config);
   const trend = records.length ? trendSince(records, gate, { head, anchor }) : undefined;
   if (trend) io.print(`\n${trendText(trend, { driftBudget: command.driftBudget }).join('\n')}\n`);
-  if (command.markdown)
-    io.write(command.markdown, driftMarkdown({ report, trend, driftBudget: command.driftBudget, anchorLabel: anchor.label, marker: '' }));
+  if (command.markdown) io.write(command.markdown, driftMarkdown({ report, trend, driftBudget: command.driftBudget, anchor, marker: '' }));
   return code;
 }
 

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { isRevisionName } from './revision.js';
+import { parseAnchor, type AnchorSpec } from './anchor.js';
 import { UserError } from '../util/errors.js';
 import { neverPassed } from '../util/processes.js';
 import type { PolicySource } from './policy.js';
@@ -56,8 +57,8 @@ export interface ActionSettings {
   readonly history: string | undefined;
   readonly historyLimit: number;
   readonly historyWrites: boolean;
-  /** mode: drift: what to compare HEAD with (tag:<pattern>, days:<n> or a revision), and the cumulative budget. */
-  readonly anchor: string;
+  /** What drift compares HEAD with, and where the trend starts (tag:<pattern>, days:<n> or a revision); drift's cumulative budget. */
+  readonly anchor: AnchorSpec;
   readonly driftBudget: number;
 }
 
@@ -162,7 +163,7 @@ export function parseActionInputs(input: (name: string) => string, env: ActionEn
     history: historyBranch(input('history')),
     historyLimit: countInput(input, 'history-limit', 1000, 10, 100_000),
     historyWrites: HISTORY_EVENTS.includes(env.eventName) && onDefaultBranch(env),
-    anchor: input('anchor') || 'tag:v*',
+    anchor: parseAnchor(input('anchor') || 'tag:v*', "Input 'anchor'"),
     driftBudget: input('drift-budget') ? budgetInput('drift-budget', input('drift-budget')) : 0.1,
   });
 }

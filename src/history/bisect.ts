@@ -1,5 +1,6 @@
 import { probit } from 'simple-statistics';
 import type { Report, ReportBenchmark } from '../report/model.js';
+import { UserError } from '../util/errors.js';
 import type { Interval } from './chain.js';
 
 export interface BisectCommit {
@@ -40,6 +41,8 @@ export interface BisectResult {
   undecided?: { after: string; upTo: string };
   /** Nothing to bisect: no benchmark matching lost its budget from good to bad. */
   noLoss?: boolean;
+  /** A compare failed (install, build, a crash): the search stopped there, undecided. */
+  error?: string;
 }
 
 /**
@@ -65,7 +68,8 @@ export async function bisect(options: {
 }): Promise<BisectResult> {
   const { good, commits, select, log } = options;
   const result: BisectResult = { good, bad: options.bad, targets: [], commits: [...commits], steps: [], compares: 0 };
-  if (commits.length === 0) return { ...result, noLoss: true };
+  if (commits.length === 0)
+    throw new UserError(`no commits after ${good.slice(0, 12)} up to ${options.bad.slice(0, 12)}: is --good an ancestor of --bad?`);
   const measured = new Map<number, Report>();
   const outcomes = new Map<number, BisectStep['outcome']>();
   const run = async (index: number, targets: readonly string[] | undefined): Promise<BisectStep> => {
@@ -73,7 +77,8 @@ export async function bisect(options: {
     let extended = false;
     let report = await compareOnce(commit.sha, false);
     let outcome = outcomeOf(report, targets);
-    if (outcome === 'undecided') {
+    // A failed compare is not run again: more rounds do not mend a build that failed.
+    if (outcome === 'undecided' && report.verdict !== 'error') {
       log(`${commit.sha.slice(0, 7)} is inconclusive against ${good.slice(0, 7)}: comparing again with more rounds`);
       extended = true;
       report = await compareOnce(commit.sha, true);
@@ -94,15 +99,21 @@ export async function bisect(options: {
   const compareOnce = async (head: string, extend: boolean) => {
     result.compares++;
     const report = await options.compare(good, head, extend);
-    if (report.verdict === 'error')
-      throw new Error(`the compare of ${good.slice(0, 12)} and ${head.slice(0, 12)} failed: ${report.error ?? report.summary}`);
+    if (report.verdict === 'error') {
+      result.error = `the compare of ${good.slice(0, 12)} and ${head.slice(0, 12)} failed: ${(report.error ?? report.summary).split('\n')[0]}`;
+      log(result.error);
+    }
     return report;
   };
+  /** bad: a target lost its budget; good: every target was measured and did not; anything else (not measured, missing, failed) is undecided. */
   const outcomeOf = (report: Report, targets: readonly string[] | undefined): BisectStep['outcome'] => {
     const chosen = report.benchmarks.filter((b) => (targets ? targets.includes(b.id) : select(b.id)));
     if (chosen.some((b) => b.verdict === 'regression')) return 'bad';
-    if (chosen.some((b) => b.verdict === 'inconclusive' || b.verdict === 'unmeasured')) return 'undecided';
-    return 'good';
+    if (report.verdict === 'error' || (targets && chosen.length < targets.length)) return 'undecided';
+    // A benchmark only one side has (new, removed) has no change to judge: it neither blocks nor decides.
+    const compared = chosen.filter((b) => b.verdict !== 'new' && b.verdict !== 'removed');
+    if (compared.every((b) => b.verdict === 'unchanged' || b.verdict === 'improvement')) return 'good';
+    return 'undecided';
   };
 
   /** A target's change since good at a compared commit (-1: good itself), with its standard error on the log scale. */
@@ -130,6 +141,8 @@ export async function bisect(options: {
   // The whole range first: which benchmarks lost their budget from good to bad.
   const last = commits.length - 1;
   const whole = await run(last, undefined);
+  if (whole.changes.length === 0 && measured.get(last)!.verdict !== 'error')
+    throw new UserError(`no benchmark matches the pattern at ${commits[last]!.sha.slice(0, 12)}: see the ids with benchgate list.`);
   result.targets = whole.changes.filter((c) => c.verdict === 'regression').map((c) => c.id);
   if (whole.outcome !== 'bad') {
     if (whole.outcome === 'undecided') return { ...result, undecided: { after: good, upTo: commits[last]!.sha } };

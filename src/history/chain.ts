@@ -61,15 +61,20 @@ export function chainOf(
   gate: string,
   options: { head?: string; anchor?: string; anchorTag?: (tag: string) => boolean } = {},
 ): { chain: HistoryRecord[]; anchor: string | undefined; reached: boolean } {
-  const byCommit = new Map<string, HistoryRecord>();
-  for (const r of records) if (r.gate === gate) byCommit.set(r.commit, r); // the newest record of a commit wins
   const own = records.filter((r) => r.gate === gate);
-  let commit = options.head ?? own.at(-1)?.commit;
+  const byCommit = new Map<string, HistoryRecord[]>();
+  for (const r of own) byCommit.set(r.commit, [...(byCommit.get(r.commit) ?? []), r]);
+  /** A commit's record that leads on: one whose parent is recorded (or is the anchor), else the newest. */
+  const recordOf = (commit: string) => {
+    const candidates = byCommit.get(commit) ?? [];
+    return candidates.filter((r) => r.parent === options.anchor || byCommit.has(r.parent)).at(-1) ?? candidates.at(-1);
+  };
+  let commit = options.head ?? newestTip(own);
   const chain: HistoryRecord[] = [];
   const seen = new Set<string>();
   while (commit && !seen.has(commit)) {
     if (commit === options.anchor) return { chain: chain.reverse(), anchor: commit, reached: true };
-    const record = byCommit.get(commit);
+    const record = recordOf(commit);
     if (!record) break;
     if (options.anchorTag && chain.length > 0 && record.tags.some(options.anchorTag))
       return { chain: chain.reverse(), anchor: commit, reached: true };
@@ -81,6 +86,20 @@ export function chainOf(
   }
   chain.reverse();
   return { chain, anchor: chain[0]?.parent, reached: !options.anchor && !options.anchorTag };
+}
+
+/**
+ * The newest commit of the history: among the records whose commit no other record builds on (the tips), the
+ * latest by commit date. File order is the order jobs finished in, which need not be the order of the pushes.
+ */
+export function newestTip(records: readonly HistoryRecord[]): string | undefined {
+  const parents = new Set(records.map((r) => r.parent));
+  const tips = records.filter((r) => !parents.has(r.commit));
+  const time = (r: HistoryRecord) => Date.parse(r.date) || 0;
+  return (tips.length ? tips : records).reduce<HistoryRecord | undefined>(
+    (newest, r) => (!newest || time(r) >= time(newest) ? r : newest),
+    undefined,
+  )?.commit;
 }
 
 /** The trend of each benchmark along a chain of records: each step as measured, and the steps chained since the anchor. */
@@ -154,7 +173,7 @@ export function trendSince(
   gate: string,
   options: { head?: string | undefined; anchor?: { commit: string; label: string } | { kind: 'tag'; pattern: string } | undefined },
 ): Trend {
-  const head = options.head ?? records.filter((r) => r.gate === gate).at(-1)?.commit;
+  const head = options.head ?? newestTip(records.filter((r) => r.gate === gate));
   const anchor = options.anchor;
   if (anchor && 'commit' in anchor) {
     const { chain, reached } = chainOf(records, gate, { ...(head ? { head } : {}), anchor: anchor.commit });

@@ -53,9 +53,13 @@ export interface CommitInfo {
   parentTags: string[];
 }
 
-/** The record a compare of `report.base` → `report.head` makes; undefined when the compare measured nothing (an error). */
+/**
+ * The record a compare of `report.base` → `report.head` makes. A compare that failed still makes one, with no
+ * figure for what it did not measure, so the chain goes on past it and those benchmarks' series restart after
+ * it (the trend never guesses a step); undefined only when it got no commits to compare (or a dirty head).
+ */
 export function recordOf(report: Report, gate: string, commit: CommitInfo, recorded: Date): HistoryRecord | undefined {
-  if (report.verdict === 'error' || !report.base || !report.head || report.head.dirty) return undefined;
+  if (!report.base || !report.head || report.head.dirty) return undefined;
   return {
     v: HISTORY_VERSION,
     gate,
@@ -77,14 +81,16 @@ export function recordOf(report: Report, gate: string, commit: CommitInfo, recor
       verdict: b.verdict,
       budget: b.budget,
       // Rounded to what the figures mean (0.001% of change, 4 significant digits of ops/s): a third of the bytes.
-      change: b.change
-        ? {
-            estimate: round(b.change.estimate, 5),
-            low: round(b.change.low, 5),
-            high: round(b.change.high, 5),
-            confidence: round(b.change.confidence, 6),
-          }
-        : null,
+      change:
+        // What the gate did not count as measured is no step either.
+        b.change && b.verdict !== 'error' && b.verdict !== 'unmeasured'
+          ? {
+              estimate: round(b.change.estimate, 5),
+              low: round(b.change.low, 5),
+              high: round(b.change.high, 5),
+              confidence: round(b.change.confidence, 6),
+            }
+          : null,
       base: b.base ? Number(b.base.opsPerSec.toPrecision(4)) : null,
       head: b.head ? Number(b.head.opsPerSec.toPrecision(4)) : null,
     })),
@@ -179,6 +185,7 @@ function pointProblem(b: unknown): string | undefined {
     if (!((c.low as number) <= (c.estimate as number) && (c.estimate as number) <= (c.high as number)))
       return 'change is not ordered low ≤ estimate ≤ high';
     if ((c.low as number) <= -1) return 'change.low is a loss of 100% or more';
+    if (!((c.confidence as number) > 0 && (c.confidence as number) < 1)) return 'change.confidence is not between 0 and 1';
   }
   if (!(b.base === null || finite(b.base)) || !(b.head === null || finite(b.head))) return 'base/head is not a number or null';
   return undefined;

@@ -64,29 +64,46 @@ function plusMinus(c: Interval): string {
   return formatPercent((c.high - c.low) / 2).replace(/^\+/, '');
 }
 
+/** What a drift compare concluded: a broken budget, a budget that holds for every benchmark, or no conclusion. */
+export type DriftState = 'broken' | 'holds' | 'undecided' | 'failed';
+
+export function driftState(report: Report): DriftState {
+  if (report.verdict === 'error' && !report.benchmarks.some((b) => b.verdict === 'regression')) return 'failed';
+  if (report.benchmarks.some((b) => b.verdict === 'regression')) return 'broken';
+  // Only what was measured and found within the budget holds; anything else (inconclusive, unmeasured) is no answer.
+  const judged = report.benchmarks.filter((b) => b.verdict !== 'new' && b.verdict !== 'removed');
+  return judged.length > 0 && judged.every((b) => b.verdict === 'unchanged' || b.verdict === 'improvement') ? 'holds' : 'undecided';
+}
+
 /** Shared by the drift issue and the drift summary: what broke, by how much since the anchor, and who the history suspects. */
 export function driftMarkdown(options: {
   report: Report;
   trend: Trend | undefined;
   driftBudget: number;
-  anchorLabel: string;
+  anchor: { commit: string; label: string };
   marker: string;
 }): string {
-  const { report, trend, driftBudget, anchorLabel } = options;
+  const { report, trend, driftBudget, anchor } = options;
   const broken = report.benchmarks.filter((b) => b.verdict === 'regression');
+  const undecided = report.benchmarks.filter((b) => b.verdict === 'inconclusive' || b.verdict === 'unmeasured' || b.verdict === 'error');
+  const budget = formatBudget(driftBudget);
   const out: Markup[] = [];
   const head = report.head ? report.head.sha.slice(0, 7) : '?';
+  const headline: Record<DriftState, Markup> = {
+    broken: md`### ❌ benchgate drift: ${broken.length} benchmark(s) lost more than ${budget} since ${anchor.label}`,
+    holds: md`### ✅ benchgate drift: every benchmark within ${budget} of ${anchor.label}`,
+    undecided: md`### 🟡 benchgate drift: undecided, ${undecided.length} benchmark(s) not shown within ${budget} of ${anchor.label}`,
+    failed: md`### ⚠️ benchgate drift: the compare with ${anchor.label} failed`,
+  };
   out.push(
-    broken.length
-      ? md`### ❌ benchgate drift: ${broken.length} benchmark(s) lost more than ${formatBudget(driftBudget)} since ${anchorLabel}`
-      : md`### ✅ benchgate drift: within ${formatBudget(driftBudget)} of ${anchorLabel}`,
+    headline[driftState(report)],
     md``,
-    md`Measured side by side: ${anchorLabel} @ <code>${report.base?.sha.slice(0, 7) ?? '?'}</code> against <code>${head}</code>, in one job.`,
+    md`Measured side by side: ${anchor.label} @ <code>${anchor.commit.slice(0, 7)}</code> against <code>${head}</code>, in one job.`,
     md``,
   );
   if (report.error) out.push(md`The drift compare failed: ${String(report.error).split('\n')[0]}`, md``);
   if (broken.length) {
-    out.push(md`| benchmark | change since ${anchorLabel} | drift budget | commits the history suspects |`, md`|---|---|---|---|`);
+    out.push(md`| benchmark | change since ${anchor.label} | drift budget | commits the history suspects |`, md`|---|---|---|---|`);
     for (const b of broken) {
       const chained = trend?.benchmarks.find((t) => t.id === b.id);
       const suspected = chained ? suspects(chained) : [];
@@ -101,7 +118,12 @@ export function driftMarkdown(options: {
         md`| ${b.id} | ${formatPercent(c.estimate)} [${formatPercent(c.low)}, ${formatPercent(c.high)}] | ${formatBudget(b.budget)} | ${list} |`,
       );
     }
-    out.push(md``, md`Find the commit: \`npx benchgate bisect --good ${anchorLabel}\` (side-by-side compares over the range).`, md``);
+    // The anchor's sha, not its label: a label may be "30 days ago (abc1234)", and a code span shows entities as they are.
+    out.push(
+      md``,
+      md`Find the commit: <code>npx benchgate bisect --good ${anchor.commit.slice(0, 12)}</code> (side-by-side compares over the range).`,
+      md``,
+    );
   }
   if (trend) out.push(trendMarkdown(trend, { driftBudget }));
   return `${options.marker}\n${joinMarkup(out).markup}`;
@@ -125,6 +147,7 @@ export function bisectText(result: BisectResult): string[] {
     return lines;
   }
   if (result.undecided) {
+    if (result.error) lines.push(result.error);
     lines.push(
       `undecided: the first bad commit is after ${short(result.undecided.after)} and up to ${short(result.undecided.upTo)}, but a compare stayed inconclusive after more rounds; raise time-limit or max-rounds, or narrow --benchmark`,
     );
@@ -137,7 +160,7 @@ export function bisectText(result: BisectResult): string[] {
   );
   if (!first.alone) {
     lines.push(
-      `the loss is spread over several commits: none loses the budget alone (the budget is first broken at ${short(first.commit.sha)} ${first.commit.subject})`,
+      `the loss looks spread over several commits: no single step is shown to lose the budget alone (the budget is first broken at ${short(first.commit.sha)} ${first.commit.subject})`,
       'largest steps:',
       ...(result.largestSteps ?? []).map(
         (s) =>

@@ -54,8 +54,14 @@ async function lock(lockFile: string): Promise<() => void> {
   const started = Date.now();
   for (;;) {
     try {
-      closeSync(openSync(lockFile, 'wx'));
-      return () => rmSync(lockFile, { force: true });
+      const token = `${process.pid} ${Math.random()}`;
+      const fd = openSync(lockFile, 'wx');
+      writeFileSync(fd, token);
+      closeSync(fd);
+      // Released only while it is still ours: a lock taken over as stale belongs to its new holder.
+      return () => {
+        if (readSafe(lockFile) === token) rmSync(lockFile, { force: true });
+      };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const age = Date.now() - (statSafe(lockFile) ?? Date.now());
@@ -64,6 +70,14 @@ async function lock(lockFile: string): Promise<() => void> {
         throw new UserError(`${lockFile} is held by another benchgate writing the history: remove it if no benchgate is running.`);
       else await sleep(20 + Math.random() * 30);
     }
+  }
+}
+
+function readSafe(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
   }
 }
 

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -72,14 +72,18 @@ const writes = () => github.requests.filter((r) => /^(POST|PATCH) \/repos\/[^/]+
 
 describe('history on the data branch', () => {
   it('records each push of the default branch, and the summary draws the trend since the release', async () => {
+    const measured: number[] = [];
     for (let i = 1; i <= 3; i++) {
       const result = await run(commits[i]!, { history: 'benchgate-history' }, push(commits[i - 1]!, commits[i]!));
       expect(result.code, result.stdout).toBe(0);
       expect(result.stdout).toContain(`recorded 2 benchmark(s) of ${commits[i]!.slice(0, 7)} in ${FILE} on branch benchgate-history`);
+      const report = JSON.parse(readFileSync(result.outputs['report-json']!, 'utf8'));
+      measured.push(report.benchmarks.find((b: { id: string }) => b.id === WORK).change.estimate);
     }
     const kept = records('benchgate-history');
     expect(kept.map((r) => [r.parent, r.commit])).toEqual([1, 2, 3].map((i) => [commits[i - 1], commits[i]]));
-    for (const r of kept) expect(r.benchmarks.find((b) => b.id === WORK)!.change.estimate).toBeLessThan(-0.04);
+    // Each record holds its push's change as that job measured it (rounded to 0.001%).
+    expect(kept.map((r) => r.benchmarks.find((b) => b.id === WORK)!.change.estimate)).toEqual(measured.map((x) => Number(x.toFixed(5))));
     // The data branch holds history files only: one commit per record, none of the project's code.
     const head = github.refs.get('heads/benchgate-history')!;
     expect([...github.trees.get(github.commits.get(head)!.tree)!.keys()]).toEqual([FILE]);
@@ -109,6 +113,15 @@ describe('history on the data branch', () => {
   });
 
   it('keeps both records when two pushes write at once', async () => {
+    // Whatever the timing of the two jobs, one update of the branch is refused as not a fast-forward, as GitHub
+    // does when another write landed first: that writer must read again and keep both records.
+    github.failures.push({
+      method: 'patch',
+      template: '/repos/{owner}/{repo}/git/refs/{ref}',
+      status: 422,
+      message: 'Update is not a fast forward',
+    });
+    github.seedFile('race', 'README.md', 'a branch another job created a moment ago\n');
     const [a, b] = await Promise.all([
       run(commits[1]!, { history: 'race' }, push(commits[0]!, commits[1]!)),
       run(commits[2]!, { history: 'race' }, push(commits[1]!, commits[2]!)),
@@ -120,6 +133,8 @@ describe('history on the data branch', () => {
         .map((r) => r.commit)
         .sort(),
     ).toEqual([commits[1], commits[2]].sort());
+    expect(a.stdout + b.stdout).toContain('history: race moved while writing (another job wrote first); merging and trying again');
+    expect(github.failures).toEqual([]);
   });
 });
 

@@ -232,8 +232,18 @@ describe('history and drift inputs', () => {
       "Input 'history-limit' must be a whole number from 10 to 100000",
     );
     expect(() => parseActionInputs(inputs({ mode: 'drift' }), env())).toThrow('mode: drift runs on push, schedule or workflow_dispatch');
+    // A bad anchor is refused with the inputs, before anything runs.
+    expect(() => parseActionInputs(inputs({ anchor: 'days:many' }), env())).toThrow(
+      "Input 'anchor' 'days:many': days must be a whole number",
+    );
     const drift = parseActionInputs(inputs({ mode: 'drift', 'drift-budget': '15%' }), env({ eventName: 'schedule', event: main }));
-    expect(drift).toMatchObject({ mode: 'drift', base: undefined, anchor: 'tag:v*', driftBudget: 0.15, history: undefined });
+    expect(drift).toMatchObject({
+      mode: 'drift',
+      base: undefined,
+      anchor: { kind: 'tag', pattern: 'v*' },
+      driftBudget: 0.15,
+      history: undefined,
+    });
     expect(() => parseActionInputs(inputs({ mode: 'drift', 'drift-budget': 'lots' }), env({ eventName: 'schedule', event: main }))).toThrow(
       "Input 'drift-budget' must be a percentage",
     );

@@ -1,15 +1,19 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { buildSync } from 'esbuild';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 // @ts-expect-error -- a plain .mjs script shared with npm run evaluate
 import { makeChainRepo } from '../../scripts/chain-repo.mjs';
-import { commitsBetween, parseAnchor, resolveAnchor } from '../../src/history/anchor.js';
+import { parseAnchor } from '../../src/config/anchor.js';
+import { commitsBetween, resolveAnchor } from '../../src/history/anchor.js';
 import { bisect, type BisectCommit } from '../../src/history/bisect.js';
-import { chainOf, suspects, trendOf, trendSince } from '../../src/history/chain.js';
+import { chainOf, newestTip, suspects, trendOf, trendSince } from '../../src/history/chain.js';
+import { historyFileOf } from '../../src/action/history.js';
 import { trendPicture } from '../../src/history/picture.js';
 import { appendRecords, parseHistory, recordOf, serializeHistory, type HistoryRecord } from '../../src/history/record.js';
-import { bisectText, trendMarkdown } from '../../src/history/render.js';
+import { bisectText, driftMarkdown, driftState, trendMarkdown } from '../../src/history/render.js';
 import { branchStore, fileStore, type BranchApi } from '../../src/history/store.js';
 import type { Report } from '../../src/report/model.js';
 
@@ -204,16 +208,32 @@ describe('the trend picture', () => {
 });
 
 describe('history stores', () => {
-  it('a file: two writers at once both land', async () => {
+  it('a file: six processes appending at once, twenty records each, lose none', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'benchgate-history-'));
     temps.push(dir);
+    // The store as its own module, for child processes: their read-modify-write cycles interleave, unlike in one event loop.
+    const bundle = path.join(dir, 'store.mjs');
+    buildSync({
+      entryPoints: ['src/history/store.ts'],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      outfile: bundle,
+      logLevel: 'silent',
+    });
     const file = path.join(dir, 'h', 'history.jsonl');
-    await Promise.all(Array.from({ length: 6 }, (_, i) => fileStore(file, 100).append([record(i + 1, -0.01)])));
-    expect(
-      parseHistory(readFileSync(file, 'utf8'), file)
-        .map((r) => r.commit)
-        .sort(),
-    ).toEqual(Array.from({ length: 6 }, (_, i) => sha(i + 1)));
+    const writer = (w: number) =>
+      new Promise<number | null>((resolve) => {
+        const records = Array.from({ length: 20 }, (_, k) => record(w * 100 + k + 1, -0.01));
+        const script = `const { fileStore } = await import(${JSON.stringify(bundle)}); const records = ${JSON.stringify(records)};
+for (const r of records) await fileStore(${JSON.stringify(file)}, 1000).append([r]);`;
+        const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'inherit' });
+        child.on('close', resolve);
+      });
+    expect(await Promise.all(Array.from({ length: 6 }, (_, w) => writer(w)))).toEqual([0, 0, 0, 0, 0, 0]);
+    const commits = parseHistory(readFileSync(file, 'utf8'), file).map((r) => r.commit);
+    expect(commits).toHaveLength(120);
+    expect(new Set(commits).size).toBe(120);
     writeFileSync(file, 'garbage\n');
     await expect(fileStore(file, 100).read()).rejects.toThrow(`${file}:1: not a history record`);
   });
@@ -299,7 +319,9 @@ describe('bisect', () => {
     const result = await bisect({ good: sha(0), bad: sha(16), commits, compare, select: () => true, log: () => {} });
     expect(result.firstBad!.alone).toBe(false);
     expect(result.largestSteps!.length).toBeGreaterThan(0);
-    expect(bisectText(result).join('\n')).toContain('the loss is spread over several commits: none loses the budget alone');
+    expect(bisectText(result).join('\n')).toContain(
+      'the loss looks spread over several commits: no single step is shown to lose the budget alone',
+    );
   });
 
   it('extends an inconclusive compare, and stops undecided rather than guess', async () => {
@@ -338,5 +360,118 @@ describe('anchors', () => {
     // The commits were made just now: none is a year old.
     await expect(resolveAnchor({ kind: 'days', days: 365 }, commits[3], dir)).rejects.toThrow('no commit of');
     expect((await commitsBetween(commits[0], commits[3], dir)).map((c) => c.sha)).toEqual(commits.slice(1));
+  });
+});
+
+describe('what the review found', () => {
+  it('follows the record whose parent is recorded when a commit has two, and takes the newest tip, not the last line', () => {
+    const dispatch = { ...record(5, -0.5), parent: sha(40) }; // a dispatch run of commit 5 with another base
+    const records = [record(1, -0.01), record(2, -0.01), { ...record(5, -0.02), parent: sha(2) }, dispatch];
+    expect(chainOf(records, 'benchgate.yml', { anchor: sha(0) }).chain.map((r) => r.commit)).toEqual([sha(1), sha(2), sha(5)]);
+    // Jobs that finished out of order: the file's last line is an older push.
+    const late = [record(1, 0), record(3, 0), record(2, 0)];
+    expect(newestTip(late)).toBe(sha(3));
+  });
+
+  it('keeps a failed compare in the chain: its benchmarks restart after it, the others go on', () => {
+    const failed = recordOf(
+      {
+        verdict: 'error',
+        base: { ref: 'x', sha: sha(1) },
+        head: { ref: 'y', sha: sha(2) },
+        environment: { os: 'linux', arch: 'x64', cpus: { model: 'm', count: 2 }, node: 'v20' },
+        benchmarks: [
+          { id: 'work', verdict: 'error', budget: 0.05, change: null, base: null, head: null },
+          {
+            id: 'steady',
+            verdict: 'unchanged',
+            budget: 0.05,
+            change: { estimate: 0.01, low: 0, high: 0.02, confidence: 0.95 },
+            base: { opsPerSec: 1 },
+            head: { opsPerSec: 1 },
+          },
+        ],
+      } as unknown as Report,
+      'benchgate.yml',
+      { date: '', subject: 'broke the build', tags: [], parentTags: [] },
+      new Date(0),
+    )!;
+    const trend = trendSince([record(1, -0.1), failed, record(3, -0.02)], 'benchgate.yml', { anchor: { commit: sha(0), label: 'v1' } });
+    expect(trend.records).toHaveLength(3);
+    const work = trend.benchmarks.find((b) => b.id === 'work')!;
+    expect(work.from).toBe(sha(2));
+    expect(work.cumulative!.estimate).toBeCloseTo(-0.02, 10);
+    // steady's steps: 0, +1% (measured in the failed run), 0.
+    expect(trend.benchmarks.find((b) => b.id === 'steady')!.cumulative!.estimate).toBeCloseTo(0.01, 10);
+  });
+
+  it('drift: a failed or undecided compare is never "within the budget"', () => {
+    const report = (verdicts: string[], verdict = 'pass') =>
+      ({
+        verdict,
+        base: { sha: sha(1) },
+        head: { sha: sha(2) },
+        benchmarks: verdicts.map((v, i) => ({ id: `b${i}`, verdict: v, budget: 0.1, change: { estimate: -0.2, low: -0.25, high: -0.15 } })),
+      }) as unknown as Report;
+    expect(driftState(report(['unchanged', 'improvement', 'new']))).toBe('holds');
+    expect(driftState(report(['unchanged', 'inconclusive']))).toBe('undecided');
+    expect(driftState(report(['unchanged', 'unmeasured'], 'error'))).toBe('failed');
+    expect(driftState(report(['regression', 'inconclusive']))).toBe('broken');
+    const anchor = { commit: sha(1), label: 'v1_2' };
+    const undecided = driftMarkdown({ report: report(['inconclusive']), trend: undefined, driftBudget: 0.1, anchor, marker: '<!-- m -->' });
+    expect(undecided).toContain('### 🟡 benchgate drift: undecided, 1 benchmark(s) not shown within 10% of v1&#95;2');
+    expect(undecided).not.toContain('✅');
+    // A hostile subject in the suspects, and the bisect hint by sha (a code span shows entities as they are).
+    const hostile = [{ ...record(2, -0.2), subject: '<img src=x onerror=alert(1)> @everyone [x](javascript:1)' }];
+    const trend = trendSince(hostile, 'benchgate.yml', { anchor: { commit: sha(1), label: 'v1' } });
+    const broken = driftMarkdown({
+      report: { ...report(['regression']), benchmarks: [{ ...report(['regression']).benchmarks[0]!, id: 'work' }] },
+      trend,
+      driftBudget: 0.1,
+      anchor,
+      marker: '<!-- m -->',
+    });
+    expect(broken).not.toContain('<img');
+    expect(broken).not.toContain('@everyone');
+    expect(broken).toContain(`<code>npx benchgate bisect --good ${sha(1).slice(0, 12)}</code>`);
+  });
+
+  it('bisect: a target missing at a commit, or a failed compare, is undecided, never good', async () => {
+    const commits: BisectCommit[] = Array.from({ length: 8 }, (_, i) => ({ sha: sha(i + 1), subject: `c${i + 1}` }));
+    const calls: string[] = [];
+    const compare = async (_b: string, head: string): Promise<Report> => {
+      calls.push(head);
+      const i = Number.parseInt(head, 16);
+      if (i === 4) return { verdict: 'pass', benchmarks: [] } as unknown as Report; // the benchmark did not exist there
+      if (i === 6) return { verdict: 'error', error: 'npm ci failed\nlog', benchmarks: [] } as unknown as Report;
+      const estimate = i >= 2 ? -0.3 : 0;
+      return {
+        verdict: 'pass',
+        benchmarks: [
+          {
+            id: 'work',
+            verdict: i >= 2 ? 'regression' : 'unchanged',
+            budget: 0.05,
+            change: { estimate, low: estimate - 0.01, high: estimate + 0.01, confidence: 0.95 },
+          },
+        ],
+      } as unknown as Report;
+    };
+    const result = await bisect({ good: sha(0), bad: sha(8), commits, compare, select: () => true, log: () => {} });
+    expect(result.undecided).toEqual({ after: sha(0), upTo: sha(8) });
+    expect(calls).toEqual([sha(8), sha(4), sha(4)]); // extended once, still undecided: stops
+    const failing = await bisect({ good: sha(0), bad: sha(8), commits: commits.slice(0, 6), compare, select: () => true, log: () => {} });
+    expect(failing.error).toBe(`the compare of ${sha(0).slice(0, 12)} and ${sha(6).slice(0, 12)} failed: npm ci failed`);
+    await expect(bisect({ good: sha(0), bad: sha(8), commits: [], compare, select: () => true, log: () => {} })).rejects.toThrow(
+      'no commits after',
+    );
+    await expect(bisect({ good: sha(0), bad: sha(8), commits, compare, select: () => false, log: () => {} })).rejects.toThrow(
+      'no benchmark matches the pattern',
+    );
+  });
+
+  it('keeps every gate key inside history/', () => {
+    expect(historyFileOf('packages/api/benchgate.yml#node-20')).toBe('history/packages/api/benchgate.yml@node-20.jsonl');
+    expect(historyFileOf('../../../x')).toBe('history/_/_/_/x.jsonl');
   });
 });
