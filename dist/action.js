@@ -1078,14 +1078,14 @@ var require_util = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path18 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path19 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path18 && path18[0] !== "/") {
-          path18 = `/${path18}`;
+        if (path19 && path19[0] !== "/") {
+          path19 = `/${path19}`;
         }
-        return new URL(`${origin}${path18}`);
+        return new URL(`${origin}${path19}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -1536,39 +1536,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path18, origin }
+          request: { method, path: path19, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path18);
+        debuglog("sending request to %s %s/%s", method, origin, path19);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path18, origin },
+          request: { method, path: path19, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path18,
+          path19,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path18, origin }
+          request: { method, path: path19, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path18);
+        debuglog("trailers received from %s %s/%s", method, origin, path19);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path18, origin },
+          request: { method, path: path19, origin },
           error: error2
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path18,
+          path19,
           error2.message
         );
       });
@@ -1617,9 +1617,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path18, origin }
+            request: { method, path: path19, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path18);
+          debuglog("sending request to %s %s/%s", method, origin, path19);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -1682,7 +1682,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path18,
+        path: path19,
         method,
         body,
         headers,
@@ -1697,11 +1697,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler2) {
-        if (typeof path18 !== "string") {
+        if (typeof path19 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path18[0] !== "/" && !(path18.startsWith("http://") || path18.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path19[0] !== "/" && !(path19.startsWith("http://") || path19.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path18)) {
+        } else if (invalidPathRegex.test(path19)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -1767,7 +1767,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path18, query) : path18;
+        this.path = query ? buildURL(path19, query) : path19;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -6460,7 +6460,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request2) {
-      const { method, path: path18, host, upgrade, blocking, reset } = request2;
+      const { method, path: path19, host, upgrade, blocking, reset } = request2;
       let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -6541,7 +6541,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path18} HTTP/1.1\r
+      let header = `${method} ${path19} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -7070,7 +7070,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request2) {
       const session = client[kHTTP2Session];
-      const { method, path: path18, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      const { method, path: path19, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
       let { body } = request2;
       if (upgrade) {
         util.errorRequest(client, request2, new Error("Upgrade not supported for H2"));
@@ -7167,7 +7167,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path18;
+      headers[HTTP2_HEADER_PATH] = path19;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -7520,9 +7520,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText2);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path18 = search ? `${pathname}${search}` : pathname;
+        const path19 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path18;
+        this.opts.path = path19;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -8761,10 +8761,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path18 = "/",
+          path: path19 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path18;
+        opts.path = origin + path19;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -10736,20 +10736,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path18) {
-      if (typeof path18 !== "string") {
-        return path18;
+    function safeUrl(path19) {
+      if (typeof path19 !== "string") {
+        return path19;
       }
-      const pathSegments = path18.split("?");
+      const pathSegments = path19.split("?");
       if (pathSegments.length !== 2) {
-        return path18;
+        return path19;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path18, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path18);
+    function matchKey(mockDispatch2, { path: path19, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path19);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -10771,7 +10771,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path18 }) => matchValue(safeUrl(path18), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path19 }) => matchValue(safeUrl(path19), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -10809,9 +10809,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path18, method, body, headers, query } = opts;
+      const { path: path19, method, body, headers, query } = opts;
       return {
-        path: path18,
+        path: path19,
         method,
         body,
         headers,
@@ -11274,10 +11274,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path18, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path19, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path18,
+            Path: path19,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -16156,9 +16156,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path18) {
-      for (let i = 0; i < path18.length; ++i) {
-        const code = path18.charCodeAt(i);
+    function validateCookiePath(path19) {
+      for (let i = 0; i < path19.length; ++i) {
+        const code = path19.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -19078,11 +19078,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path18 = opts.path;
+          let path19 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path18 = `/${path18}`;
+            path19 = `/${path19}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path18);
+          url = new URL(util.parseOrigin(url).origin + path19);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -24473,8 +24473,8 @@ var require_utils2 = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path18) {
-      let input = path18;
+    function removeDotSegments(path19) {
+      let input = path19;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -24548,11 +24548,11 @@ var require_utils2 = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path18) {
-      if (path18 === "" || path18[0] === "/") {
-        return removeDotSegments(path18);
+    function removeDotSegmentsRelative(path19) {
+      if (path19 === "" || path19[0] === "/") {
+        return removeDotSegments(path19);
       }
-      const segments = path18.split("/");
+      const segments = path19.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -24915,8 +24915,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path18 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path18 && path18 !== "/" ? path18 : void 0;
+        const path19 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path19 && path19 !== "/" ? path19 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -28374,17 +28374,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path18) {
-      const ctrl = callVisitor(key, node, visitor, path18);
+    function visit_(key, node, visitor, path19) {
+      const ctrl = callVisitor(key, node, visitor, path19);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path18, ctrl);
-        return visit_(key, ctrl, visitor, path18);
+        replaceNode(key, path19, ctrl);
+        return visit_(key, ctrl, visitor, path19);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path18 = Object.freeze(path18.concat(node));
+          path19 = Object.freeze(path19.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = visit_(i, node.items[i], visitor, path18);
+            const ci = visit_(i, node.items[i], visitor, path19);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -28395,13 +28395,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path18 = Object.freeze(path18.concat(node));
-          const ck = visit_("key", node.key, visitor, path18);
+          path19 = Object.freeze(path19.concat(node));
+          const ck = visit_("key", node.key, visitor, path19);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path18);
+          const cv = visit_("value", node.value, visitor, path19);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -28422,17 +28422,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path18) {
-      const ctrl = await callVisitor(key, node, visitor, path18);
+    async function visitAsync_(key, node, visitor, path19) {
+      const ctrl = await callVisitor(key, node, visitor, path19);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path18, ctrl);
-        return visitAsync_(key, ctrl, visitor, path18);
+        replaceNode(key, path19, ctrl);
+        return visitAsync_(key, ctrl, visitor, path19);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path18 = Object.freeze(path18.concat(node));
+          path19 = Object.freeze(path19.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = await visitAsync_(i, node.items[i], visitor, path18);
+            const ci = await visitAsync_(i, node.items[i], visitor, path19);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -28443,13 +28443,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path18 = Object.freeze(path18.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path18);
+          path19 = Object.freeze(path19.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path19);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path18);
+          const cv = await visitAsync_("value", node.value, visitor, path19);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -28476,23 +28476,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path18) {
+    function callVisitor(key, node, visitor, path19) {
       if (typeof visitor === "function")
-        return visitor(key, node, path18);
+        return visitor(key, node, path19);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path18);
+        return visitor.Map?.(key, node, path19);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path18);
+        return visitor.Seq?.(key, node, path19);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path18);
+        return visitor.Pair?.(key, node, path19);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path18);
+        return visitor.Scalar?.(key, node, path19);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path18);
+        return visitor.Alias?.(key, node, path19);
       return void 0;
     }
-    function replaceNode(key, path18, node) {
-      const parent = path18[path18.length - 1];
+    function replaceNode(key, path19, node) {
+      const parent = path19[path19.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -29104,10 +29104,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema2, path18, value) {
+    function collectionFromPath(schema2, path19, value) {
       let v = value;
-      for (let i = path18.length - 1; i >= 0; --i) {
-        const k = path18[i];
+      for (let i = path19.length - 1; i >= 0; --i) {
+        const k = path19[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -29126,7 +29126,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path18) => path18 == null || typeof path18 === "object" && !!path18[Symbol.iterator]().next().done;
+    var isEmptyPath = (path19) => path19 == null || typeof path19 === "object" && !!path19[Symbol.iterator]().next().done;
     var Collection2 = class extends Node.NodeBase {
       constructor(type, schema2) {
         super(type);
@@ -29156,11 +29156,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path18, value) {
-        if (isEmptyPath(path18))
+      addIn(path19, value) {
+        if (isEmptyPath(path19))
           this.add(value);
         else {
-          const [key, ...rest] = path18;
+          const [key, ...rest] = path19;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -29174,8 +29174,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path18) {
-        const [key, ...rest] = path18;
+      deleteIn(path19) {
+        const [key, ...rest] = path19;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -29189,8 +29189,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path18, keepScalar) {
-        const [key, ...rest] = path18;
+      getIn(path19, keepScalar) {
+        const [key, ...rest] = path19;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -29208,8 +29208,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path18) {
-        const [key, ...rest] = path18;
+      hasIn(path19) {
+        const [key, ...rest] = path19;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -29219,8 +29219,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path18, value) {
-        const [key, ...rest] = path18;
+      setIn(path19, value) {
+        const [key, ...rest] = path19;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -31735,9 +31735,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path18, value) {
+      addIn(path19, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path18, value);
+          this.contents.addIn(path19, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -31812,14 +31812,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path18) {
-        if (Collection2.isEmptyPath(path18)) {
+      deleteIn(path19) {
+        if (Collection2.isEmptyPath(path19)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path18) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path19) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -31834,10 +31834,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path18, keepScalar) {
-        if (Collection2.isEmptyPath(path18))
+      getIn(path19, keepScalar) {
+        if (Collection2.isEmptyPath(path19))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path18, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path19, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -31848,10 +31848,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path18) {
-        if (Collection2.isEmptyPath(path18))
+      hasIn(path19) {
+        if (Collection2.isEmptyPath(path19))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path18) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path19) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -31868,13 +31868,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path18, value) {
-        if (Collection2.isEmptyPath(path18)) {
+      setIn(path19, value) {
+        if (Collection2.isEmptyPath(path19)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path18), value);
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path19), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path18, value);
+          this.contents.setIn(path19, value);
         }
       }
       /**
@@ -33835,9 +33835,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path18) => {
+    visit.itemAtPath = (cst, path19) => {
       let item = cst;
-      for (const [field, index] of path18) {
+      for (const [field, index] of path19) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -33846,23 +33846,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path18) => {
-      const parent = visit.itemAtPath(cst, path18.slice(0, -1));
-      const field = path18[path18.length - 1][0];
+    visit.parentCollection = (cst, path19) => {
+      const parent = visit.itemAtPath(cst, path19.slice(0, -1));
+      const field = path19[path19.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path18, item, visitor) {
-      let ctrl = visitor(item, path18);
+    function _visit(path19, item, visitor) {
+      let ctrl = visitor(item, path19);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path18.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path19.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -33873,10 +33873,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path18);
+            ctrl = ctrl(item, path19);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path18) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path19) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -35882,8 +35882,8 @@ var require_utils3 = __commonJS({
       }
       return output;
     };
-    exports2.basename = (path18, { windows } = {}) => {
-      const segs = path18.split(windows ? /[\\/]/ : "/");
+    exports2.basename = (path19, { windows } = {}) => {
+      const segs = path19.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -37506,8 +37506,8 @@ var require_dist2 = __commonJS({
         if (!append) {
           paths = paths.reverse();
         }
-        paths.forEach(function(path18) {
-          var pathArray = getPathArray(path18);
+        paths.forEach(function(path19) {
+          var pathArray = getPathArray(path19);
           addExistingPath(pathArray, env[pathVar], append);
           env[pathVar] = pathArray.join(separator);
         });
@@ -37521,14 +37521,14 @@ var require_dist2 = __commonJS({
         return [pathToAdd];
       }
     }
-    function addExistingPath(array, path18, appendMode) {
-      if (!path18) {
+    function addExistingPath(array, path19, appendMode) {
+      if (!path19) {
         return;
       }
       if (appendMode) {
-        array.unshift(path18);
+        array.unshift(path19);
       } else {
-        array.push(path18);
+        array.push(path19);
       }
     }
   }
@@ -40478,15 +40478,15 @@ var require_route = __commonJS({
       };
     }
     function wrapConversion(toModel, graph) {
-      const path18 = [graph[toModel].parent, toModel];
+      const path19 = [graph[toModel].parent, toModel];
       let fn = conversions[graph[toModel].parent][toModel];
       let cur = graph[toModel].parent;
       while (graph[cur].parent) {
-        path18.unshift(graph[cur].parent);
+        path19.unshift(graph[cur].parent);
         fn = link(conversions[graph[cur].parent][cur], fn);
         cur = graph[cur].parent;
       }
-      fn.conversion = path18;
+      fn.conversion = path19;
       return fn;
     }
     module2.exports = function(fromModel) {
@@ -47681,28 +47681,28 @@ var require_PackedArrayContext = __commonJS({
         this.initArrayViews(this.array);
         this.physicalLength = newLength;
       }
-      populateEquivalentEntriesWithEntriesFromOther(other) {
-        if (this.virtualLength < other.getVirtualLength()) {
+      populateEquivalentEntriesWithEntriesFromOther(other2) {
+        if (this.virtualLength < other2.getVirtualLength()) {
           throw new Error("Cannot populate array of smaller virtual length");
         }
         for (let i = 0; i < NUMBER_OF_SETS; i++) {
-          const otherEntryIndex = other.getAtShortIndex(SET_0_START_INDEX + i);
+          const otherEntryIndex = other2.getAtShortIndex(SET_0_START_INDEX + i);
           if (otherEntryIndex == 0)
             continue;
           let entryIndexPointer = SET_0_START_INDEX + i;
-          for (let i2 = this.topLevelShift; i2 > other.topLevelShift; i2 -= 4) {
+          for (let i2 = this.topLevelShift; i2 > other2.topLevelShift; i2 -= 4) {
             const sizeOfEntry = NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + 1;
             const newEntryIndex = this.newEntry(sizeOfEntry);
             this.setAtShortIndex(entryIndexPointer, newEntryIndex);
             this.setPackedSlotIndicators(newEntryIndex, 1);
             entryIndexPointer = newEntryIndex + NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS;
           }
-          this.copyEntriesAtLevelFromOther(other, otherEntryIndex, entryIndexPointer, other.topLevelShift);
+          this.copyEntriesAtLevelFromOther(other2, otherEntryIndex, entryIndexPointer, other2.topLevelShift);
         }
       }
-      copyEntriesAtLevelFromOther(other, otherLevelEntryIndex, levelEntryIndexPointer, otherIndexShift) {
+      copyEntriesAtLevelFromOther(other2, otherLevelEntryIndex, levelEntryIndexPointer, otherIndexShift) {
         const nextLevelIsLeaf = otherIndexShift == LEAF_LEVEL_SHIFT;
-        const packedSlotIndicators = other.getPackedSlotIndicators(otherLevelEntryIndex);
+        const packedSlotIndicators = other2.getPackedSlotIndicators(otherLevelEntryIndex);
         const numberOfSlots = bitCount(packedSlotIndicators);
         const sizeOfEntry = NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + numberOfSlots;
         const entryIndex = this.newEntry(sizeOfEntry);
@@ -47712,11 +47712,11 @@ var require_PackedArrayContext = __commonJS({
           if (nextLevelIsLeaf) {
             const leafEntryIndex = this.newLeafEntry();
             this.setIndexAtEntrySlot(entryIndex, i, leafEntryIndex);
-            const otherNextLevelEntryIndex = other.getIndexAtEntrySlot(otherLevelEntryIndex, i);
-            this.longArray[leafEntryIndex] = other.longArray[otherNextLevelEntryIndex];
+            const otherNextLevelEntryIndex = other2.getIndexAtEntrySlot(otherLevelEntryIndex, i);
+            this.longArray[leafEntryIndex] = other2.longArray[otherNextLevelEntryIndex];
           } else {
-            const otherNextLevelEntryIndex = other.getIndexAtEntrySlot(otherLevelEntryIndex, i);
-            this.copyEntriesAtLevelFromOther(other, otherNextLevelEntryIndex, entryIndex + NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + i, otherIndexShift - 4);
+            const otherNextLevelEntryIndex = other2.getIndexAtEntrySlot(otherLevelEntryIndex, i);
+            this.copyEntriesAtLevelFromOther(other2, otherNextLevelEntryIndex, entryIndex + NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + i, otherIndexShift - 4);
           }
         }
       }
@@ -49312,7 +49312,7 @@ var require_aggregateResult = __commonJS({
 var require_manager = __commonJS({
   "node_modules/autocannon/lib/manager.js"(exports2, module2) {
     "use strict";
-    var path18 = __require("path");
+    var path19 = __require("path");
     var EE = __require("events").EventEmitter;
     var aggregateResult = require_aggregateResult();
     var { getHistograms } = require_histUtil();
@@ -49370,7 +49370,7 @@ var require_manager = __commonJS({
       workerOpts.c = workerOpts.connections;
       function init() {
         for (let i = 0; i < numWorkers; i++) {
-          const worker = new Worker(path18.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
+          const worker = new Worker(path19.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
           worker.on("message", (msg) => {
             const { cmd, data, error: error2 } = msg;
             if (cmd === "RESULT") {
@@ -58381,11 +58381,11 @@ var require_mime_types = __commonJS({
       }
       return exts[0];
     }
-    function lookup2(path18) {
-      if (!path18 || typeof path18 !== "string") {
+    function lookup2(path19) {
+      if (!path19 || typeof path19 !== "string") {
         return false;
       }
-      var extension2 = extname2("x." + path18).toLowerCase().substr(1);
+      var extension2 = extname2("x." + path19).toLowerCase().substr(1);
       if (!extension2) {
         return false;
       }
@@ -59525,7 +59525,7 @@ var require_form_data = __commonJS({
     "use strict";
     var CombinedStream = require_combined_stream();
     var util = __require("util");
-    var path18 = __require("path");
+    var path19 = __require("path");
     var http4 = __require("http");
     var https2 = __require("https");
     var parseUrl2 = __require("url").parse;
@@ -59656,11 +59656,11 @@ var require_form_data = __commonJS({
     FormData.prototype._getContentDisposition = function(value, options) {
       var filename;
       if (typeof options.filepath === "string") {
-        filename = path18.normalize(options.filepath).replace(/\\/g, "/");
+        filename = path19.normalize(options.filepath).replace(/\\/g, "/");
       } else if (options.filename || value && (value.name || value.path)) {
-        filename = path18.basename(options.filename || value && (value.name || value.path));
+        filename = path19.basename(options.filename || value && (value.name || value.path));
       } else if (value && value.readable && hasOwn(value, "httpVersion")) {
-        filename = path18.basename(value.client._httpMessage.path || "");
+        filename = path19.basename(value.client._httpMessage.path || "");
       }
       if (filename) {
         return 'filename="' + escapeHeaderParam(filename) + '"';
@@ -59846,15 +59846,15 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve4, basename: basename4 } = __require("path");
-    var { readFileSync: readFileSync12 } = __require("fs");
+    var { readFileSync: readFileSync13 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string) {
       try {
         return JSON.parse(string);
       } catch (error2) {
         try {
-          const path18 = resolve4(string);
-          const data = readFileSync12(path18, "utf8");
+          const path19 = resolve4(string);
+          const data = readFileSync13(path19, "utf8");
           return JSON.parse(data);
         } catch (error3) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -59868,14 +59868,14 @@ var require_multipart = __commonJS({
         const type = obj[key] && obj[key].type;
         switch (type) {
           case "file": {
-            const path18 = obj[key] && obj[key].path;
-            if (!path18) {
+            const path19 = obj[key] && obj[key].path;
+            if (!path19) {
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync12(path18);
+            const buffer = readFileSync13(path19);
             form.append(key, buffer, Object.assign({}, {
-              filename: basename4(path18)
+              filename: basename4(path19)
             }, opts));
             break;
           }
@@ -60241,58 +60241,58 @@ var require_semver = __commonJS({
       toString() {
         return this.version;
       }
-      compare(other) {
-        debug2("SemVer.compare", this.version, this.options, other);
-        if (!(other instanceof _SemVer)) {
-          if (typeof other === "string" && other === this.version) {
+      compare(other2) {
+        debug2("SemVer.compare", this.version, this.options, other2);
+        if (!(other2 instanceof _SemVer)) {
+          if (typeof other2 === "string" && other2 === this.version) {
             return 0;
           }
-          other = new _SemVer(other, this.options);
+          other2 = new _SemVer(other2, this.options);
         }
-        if (other.version === this.version) {
+        if (other2.version === this.version) {
           return 0;
         }
-        return this.compareMain(other) || this.comparePre(other);
+        return this.compareMain(other2) || this.comparePre(other2);
       }
-      compareMain(other) {
-        if (!(other instanceof _SemVer)) {
-          other = new _SemVer(other, this.options);
+      compareMain(other2) {
+        if (!(other2 instanceof _SemVer)) {
+          other2 = new _SemVer(other2, this.options);
         }
-        if (this.major < other.major) {
+        if (this.major < other2.major) {
           return -1;
         }
-        if (this.major > other.major) {
+        if (this.major > other2.major) {
           return 1;
         }
-        if (this.minor < other.minor) {
+        if (this.minor < other2.minor) {
           return -1;
         }
-        if (this.minor > other.minor) {
+        if (this.minor > other2.minor) {
           return 1;
         }
-        if (this.patch < other.patch) {
+        if (this.patch < other2.patch) {
           return -1;
         }
-        if (this.patch > other.patch) {
+        if (this.patch > other2.patch) {
           return 1;
         }
         return 0;
       }
-      comparePre(other) {
-        if (!(other instanceof _SemVer)) {
-          other = new _SemVer(other, this.options);
+      comparePre(other2) {
+        if (!(other2 instanceof _SemVer)) {
+          other2 = new _SemVer(other2, this.options);
         }
-        if (this.prerelease.length && !other.prerelease.length) {
+        if (this.prerelease.length && !other2.prerelease.length) {
           return -1;
-        } else if (!this.prerelease.length && other.prerelease.length) {
+        } else if (!this.prerelease.length && other2.prerelease.length) {
           return 1;
-        } else if (!this.prerelease.length && !other.prerelease.length) {
+        } else if (!this.prerelease.length && !other2.prerelease.length) {
           return 0;
         }
         let i = 0;
         do {
           const a = this.prerelease[i];
-          const b = other.prerelease[i];
+          const b = other2.prerelease[i];
           debug2("prerelease compare", i, a, b);
           if (a === void 0 && b === void 0) {
             return 0;
@@ -60307,14 +60307,14 @@ var require_semver = __commonJS({
           }
         } while (++i);
       }
-      compareBuild(other) {
-        if (!(other instanceof _SemVer)) {
-          other = new _SemVer(other, this.options);
+      compareBuild(other2) {
+        if (!(other2 instanceof _SemVer)) {
+          other2 = new _SemVer(other2, this.options);
         }
         let i = 0;
         do {
           const a = this.build[i];
-          const b = other.build[i];
+          const b = other2.build[i];
           debug2("build compare", i, a, b);
           if (a === void 0 && b === void 0) {
             return 0;
@@ -62196,14 +62196,14 @@ var require_validate2 = __commonJS({
     var lessThanOneError = (label2) => new Error(`${label2} can not be less than 1`);
     var greaterThanZeroError = (label2) => new Error(`${label2} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
-    function safeRequire(path18) {
-      if (typeof path18 === "string") {
+    function safeRequire(path19) {
+      if (typeof path19 === "string") {
         try {
-          return __require(path18);
+          return __require(path19);
         } catch (err) {
         }
       }
-      return path18;
+      return path19;
     }
     function defaultOpts(opts) {
       const setupClient = opts.workers ? opts.setupClient : safeRequire(opts.setupClient);
@@ -64684,7 +64684,7 @@ var require_httpRequestBuilder = __commonJS({
           return null;
         }
         const method = reqData.method;
-        const path18 = reqData.path;
+        const path19 = reqData.path;
         const headers = reqData.headers;
         const body = reqData.body;
         const headersDefinedHost = getPropertyCaseInsensitive(reqData.headers, "host");
@@ -64695,7 +64695,7 @@ var require_httpRequestBuilder = __commonJS({
           host = hostname + ":" + port;
         }
         const baseReq = [
-          `${method} ${path18} HTTP/1.1`
+          `${method} ${path19} HTTP/1.1`
         ];
         if (!headersDefinedHost) {
           baseReq.push(`Host: ${host}`);
@@ -65319,8 +65319,8 @@ var require_lodash = __commonJS({
     function cloneDeep(value) {
       return baseClone(value, true, true);
     }
-    function eq(value, other) {
-      return value === other || value !== value && other !== other;
+    function eq(value, other2) {
+      return value === other2 || value !== value && other2 !== other2;
     }
     function isArguments(value) {
       return isArrayLikeObject(value) && hasOwnProperty.call(value, "callee") && (!propertyIsEnumerable.call(value, "callee") || objectToString.call(value) == argsTag);
@@ -65427,8 +65427,8 @@ var require_lodash2 = __commonJS({
       }
       return result;
     }
-    function eq(value, other) {
-      return value === other || value !== value && other !== other;
+    function eq(value, other2) {
+      return value === other2 || value !== value && other2 !== other2;
     }
     function isArrayLike(value) {
       return value != null && isLength(value.length) && !isFunction(value);
@@ -65473,8 +65473,8 @@ var require_lodash2 = __commonJS({
         return NAN;
       }
       if (isObject2(value)) {
-        var other = typeof value.valueOf == "function" ? value.valueOf() : value;
-        value = isObject2(other) ? other + "" : other;
+        var other2 = typeof value.valueOf == "function" ? value.valueOf() : value;
+        value = isObject2(other2) ? other2 + "" : other2;
       }
       if (typeof value != "string") {
         return value === 0 ? value : +value;
@@ -66743,7 +66743,7 @@ var require_autocannon = __commonJS({
     var fs3 = __require("fs");
     var os14 = __require("os");
     var net3 = __require("net");
-    var path18 = __require("path");
+    var path19 = __require("path");
     var URL2 = __require("url").URL;
     var spawn3 = __require("child_process").spawn;
     var managePath = require_dist2();
@@ -66858,7 +66858,7 @@ var require_autocannon = __commonJS({
         return;
       }
       if (!checkURL(argv.url) || argv.help) {
-        const help = fs3.readFileSync(path18.join(__dirname, "help.txt"), "utf8");
+        const help = fs3.readFileSync(path19.join(__dirname, "help.txt"), "utf8");
         console.error(help);
         return;
       }
@@ -66972,7 +66972,7 @@ var require_autocannon = __commonJS({
           });
         });
         const alterPath = managePath({ PATH: process.env.NODE_PATH });
-        alterPath.unshift(path18.join(__dirname, "lib/preload"));
+        alterPath.unshift(path19.join(__dirname, "lib/preload"));
         const proc = spawn3(argv.spawn[0], argv.spawn.slice(1), {
           stdio: ["ignore", "inherit", "inherit"],
           env: Object.assign({}, process.env, {
@@ -66996,7 +66996,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path18.join(os14.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path19.join(os14.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -69309,8 +69309,8 @@ var Context = class {
       if (existsSync2(process.env.GITHUB_EVENT_PATH)) {
         this.payload = JSON.parse(readFileSync(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
       } else {
-        const path18 = process.env.GITHUB_EVENT_PATH;
-        process.stdout.write(`GITHUB_EVENT_PATH ${path18} does not exist${EOL6}`);
+        const path19 = process.env.GITHUB_EVENT_PATH;
+        process.stdout.write(`GITHUB_EVENT_PATH ${path19} does not exist${EOL6}`);
       }
     }
     this.eventName = process.env.GITHUB_EVENT_NAME;
@@ -73604,7 +73604,7 @@ var triggers_notification_paths_default = [
 ];
 function routeMatcher(paths) {
   const regexes = paths.map(
-    (path18) => path18.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+    (path19) => path19.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
   );
   const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
   return new RegExp(regex2, "i");
@@ -73765,8 +73765,8 @@ throttling.VERSION = VERSION8;
 throttling.triggersNotification = triggersNotification;
 
 // src/action/run.ts
-import { mkdirSync as mkdirSync2, readFileSync as readFileSync11, writeFileSync } from "node:fs";
-import path17 from "node:path";
+import { mkdirSync as mkdirSync2, readFileSync as readFileSync12, writeFileSync } from "node:fs";
+import path18 from "node:path";
 
 // src/checkout/git.ts
 import { execFile, execFileSync } from "node:child_process";
@@ -74791,11 +74791,11 @@ function formatDuration(ms) {
   const seconds = Math.round(ms % 6e4 / 1e3);
   return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
 }
-function formatPath(path18, width = 60) {
-  if (path18.length <= width) return path18;
+function formatPath(path19, width = 60) {
+  if (path19.length <= width) return path19;
   const keep = width - 1;
   const start = Math.ceil(keep * 2 / 3);
-  return `${path18.slice(0, start)}\u2026${path18.slice(path18.length - (keep - start))} (${path18.length} characters)`;
+  return `${path19.slice(0, start)}\u2026${path19.slice(path19.length - (keep - start))} (${path19.length} characters)`;
 }
 
 // src/config/policy.ts
@@ -74843,7 +74843,7 @@ function withPolicyOf(head, base) {
 // src/gate.ts
 import { existsSync as existsSync7, mkdtempSync as mkdtempSync2, rmSync as rmSync2 } from "node:fs";
 import os12 from "node:os";
-import path13 from "node:path";
+import path14 from "node:path";
 
 // src/checkout/revisions.ts
 import { existsSync as existsSync5, mkdtempSync, realpathSync, rmSync } from "node:fs";
@@ -75000,27 +75000,27 @@ import { createRequire } from "module";
 import { basename as basename3, dirname as dirname3, normalize, relative as relative2, resolve as resolve2, sep as sep4 } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path18) {
-  let normalized = normalize(path18);
+function cleanPath(path19) {
+  let normalized = normalize(path19);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep4) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path18, separator) {
-  return path18.replace(SLASHES_REGEX, separator);
+function convertSlashes(path19, separator) {
+  return path19.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path18) {
-  return path18 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path18);
+function isRootDirectory(path19) {
+  return path19 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path19);
 }
-function normalizePath(path18, options) {
+function normalizePath(path19, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path18.includes("/") || path18.startsWith(".");
-  if (resolvePaths) path18 = resolve2(path18);
-  if (normalizePath$1 || pathNeedsCleaning) path18 = cleanPath(path18);
-  if (path18 === ".") return "";
-  const needsSeperator = path18[path18.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path18 + pathSeparator : path18, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path19.includes("/") || path19.startsWith(".");
+  if (resolvePaths) path19 = resolve2(path19);
+  if (normalizePath$1 || pathNeedsCleaning) path19 = cleanPath(path19);
+  if (path19 === ".") return "";
+  const needsSeperator = path19[path19.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path19 + pathSeparator : path19, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -75057,8 +75057,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path18 = directoryPath || ".";
-  if (filters.every((filter) => filter(path18, true))) paths.push(path18);
+  const path19 = directoryPath || ".";
+  if (filters.every((filter) => filter(path19, true))) paths.push(path19);
 };
 var empty$2 = () => {
 };
@@ -75110,26 +75110,26 @@ var empty = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty;
 }
-var resolveSymlinksAsync = function(path18, state, callback$1) {
+var resolveSymlinksAsync = function(path19, state, callback$1) {
   const { queue, fs: fs3, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs3.realpath(path18, (error2, resolvedPath) => {
+  fs3.realpath(path19, (error2, resolvedPath) => {
     if (error2) return queue.dequeue(suppressErrors ? null : error2, state);
     fs3.stat(resolvedPath, (error$1, stat3) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat3.isDirectory() && isRecursive(path18, resolvedPath, state)) return queue.dequeue(null, state);
+      if (stat3.isDirectory() && isRecursive(path19, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat3, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path18, state, callback$1) {
+var resolveSymlinks = function(path19, state, callback$1) {
   const { queue, fs: fs3, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs3.realpathSync(path18);
+    const resolvedPath = fs3.realpathSync(path19);
     const stat3 = fs3.statSync(resolvedPath);
-    if (stat3.isDirectory() && isRecursive(path18, resolvedPath, state)) return;
+    if (stat3.isDirectory() && isRecursive(path19, resolvedPath, state)) return;
     callback$1(stat3, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
@@ -75139,9 +75139,9 @@ function build$2(options, isSynchronous) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path18, resolved, state) {
+function isRecursive(path19, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname3(path18);
+  let parent = dirname3(path19);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -75149,7 +75149,7 @@ function isRecursive(path18, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname3(parent);
   }
-  state.symlinks.set(path18, resolved);
+  state.symlinks.set(path19, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -75321,19 +75321,19 @@ var Walker = class {
         const filename = this.joinPath(entry.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry.isDirectory()) {
-        let path18 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path18)) continue;
-        this.pushDirectory(path18, paths, filters);
-        this.walkDirectory(this.state, path18, path18, depth - 1, this.walk);
+        let path19 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path19)) continue;
+        this.pushDirectory(path19, paths, filters);
+        this.walkDirectory(this.state, path19, path19, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path18 = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path18, this.state, (stat3, resolvedPath) => {
+        let path19 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path19, this.state, (stat3, resolvedPath) => {
           if (stat3.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path18 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path18 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path19 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path19 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path18;
+            resolvedPath = useRealPaths ? resolvedPath : path19;
             const filename = basename3(resolvedPath);
             const directoryPath$1 = normalizePath(dirname3(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -75499,7 +75499,7 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path18) => isMatch(path18));
+    this.options.filters.push((path19) => isMatch(path19));
     return this;
   }
 };
@@ -75574,19 +75574,19 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path18) {
-  return path18.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path19) {
+  return path19.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path18) {
+function splitPattern(path19) {
   var _result$parts;
-  const result = import_picomatch2.default.scan(path18, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path18];
+  const result = import_picomatch2.default.scan(path19, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path19];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path18) => path18.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path18) => path18.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path19) => path19.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path19) => path19.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
@@ -75693,13 +75693,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug2 ? (p, isDirectory2) => {
-      const path18 = format(p, isDirectory2);
-      const matches = matcher(path18) && !ignore(path18);
-      if (matches) log(`matched ${path18}`);
+      const path19 = format(p, isDirectory2);
+      const matches = matcher(path19) && !ignore(path19);
+      if (matches) log(`matched ${path19}`);
       return matches;
     } : (p, isDirectory2) => {
-      const path18 = format(p, isDirectory2);
-      return matcher(path18) && !ignore(path18);
+      const path19 = format(p, isDirectory2);
+      return matcher(path19) && !ignore(path19);
     }],
     exclude: debug2 ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -76890,9 +76890,9 @@ function emptySamples(id) {
 }
 async function explainLoadErrors(files, plan, spawn3, errors, skip) {
   for (const failed of files.filter((file) => file.error)) {
-    const other = files.find((file) => file.file === failed.file && file.revision !== failed.revision && !file.error);
+    const other2 = files.find((file) => file.file === failed.file && file.revision !== failed.revision && !file.error);
     let message = `${failed.file} failed to load at ${failed.revision}: ${failed.error}`;
-    if (other && plan.isolation === "alternate") {
+    if (other2 && plan.isolation === "alternate") {
       const side2 = failed.revision === "base" ? plan.base : plan.head;
       const alone = await spawn3({
         sides: [{ revision: failed.revision, root: side2.root, files: [failed.file] }],
@@ -76905,7 +76905,7 @@ async function explainLoadErrors(files, plan, spawn3, errors, skip) {
       }
     }
     plan.log(message);
-    const ids = other ? other.tasks.map((task) => `${failed.file}${ID_SEPARATOR}${task}`) : [failed.file];
+    const ids = other2 ? other2.tasks.map((task) => `${failed.file}${ID_SEPARATOR}${task}`) : [failed.file];
     for (const id of ids) {
       errors.set(id, message);
       skip.add(id);
@@ -77120,9 +77120,9 @@ function probeCommand(socketPath, command, timeoutMs = 2e3) {
 }
 
 // src/measure/http/server.ts
-import { readdirSync as readdirSync3, readFileSync as readFileSync5 } from "node:fs";
+import { readdirSync as readdirSync4, readFileSync as readFileSync6 } from "node:fs";
 import http3 from "node:http";
-import path10 from "node:path";
+import path11 from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
 // src/measure/http/port.ts
@@ -77151,6 +77151,44 @@ function isListening(port, timeoutMs = 500) {
   });
 }
 
+// src/measure/http/cpu.ts
+import { readdirSync as readdirSync3, readFileSync as readFileSync5 } from "node:fs";
+import path10 from "node:path";
+function cpuBetween(start, end) {
+  return {
+    mainNs: end.mainNs - start.mainNs,
+    processNs: end.processNs - start.processNs,
+    mainWaitNs: end.mainWaitNs - start.mainWaitNs
+  };
+}
+function parseSchedstat(text2) {
+  const match = /^(\d+) (\d+) \d+\s*$/.exec(text2);
+  if (!match) return void 0;
+  return { runNs: Number(match[1]), waitNs: Number(match[2]) };
+}
+function readCpu(pid, proc = "/proc") {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return void 0;
+  const tasks = path10.join(proc, String(pid), "task");
+  const read = (tid) => {
+    try {
+      return parseSchedstat(readFileSync5(path10.join(tasks, tid, "schedstat"), "utf8"));
+    } catch {
+      return void 0;
+    }
+  };
+  const main = read(String(pid));
+  if (!main) return void 0;
+  let tids;
+  try {
+    tids = readdirSync3(tasks);
+  } catch {
+    return void 0;
+  }
+  let processNs = 0;
+  for (const tid of tids) processNs += tid === String(pid) ? main.runNs : read(tid)?.runNs ?? 0;
+  return { mainNs: main.runNs, processNs, mainWaitNs: main.waitNs };
+}
+
 // src/measure/http/server.ts
 var ServerError = class extends Error {
   name = "ServerError";
@@ -77176,6 +77214,12 @@ var ServerProcess = class _ServerProcess {
   label;
   tail = new OutputTail();
   exit;
+  /**
+   * The process whose CPU per request is measured: the one the probe answers from (node behind `npm start`
+   * included), or our child when a simple command was exec'd without a probe; only ever a process of the
+   * server's own group (a pid the server's code names is checked, never believed). Undefined: not measured.
+   */
+  cpuPid;
   /** Start on a free port and wait until ready; a port taken meanwhile by something else is retried on another. */
   static async start(options) {
     for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
@@ -77197,7 +77241,7 @@ var ServerProcess = class _ServerProcess {
   }
   static spawn(options, port) {
     const probe = runsNode(options.command);
-    const socket = probe ? path10.join(options.socketDir, `probe-${process.pid}-${++sequence}.sock`) : void 0;
+    const socket = probe ? path11.join(options.socketDir, `probe-${process.pid}-${++sequence}.sock`) : void 0;
     const nodeOptions = [process.env.NODE_OPTIONS, probe ? `--require ${JSON.stringify(options.probePath)}` : void 0].filter(Boolean).join(" ");
     const env = { ...process.env, PORT: String(port), HOST: "127.0.0.1", NODE_OPTIONS: nodeOptions };
     if (socket) {
@@ -77221,13 +77265,24 @@ var ServerProcess = class _ServerProcess {
       if (this.exit)
         throw new ServerError(`${this.label}'s server exited before it was ready (${describeExit(this.exit)}).${this.output()}`);
       if (options.readyPath ? await answers2xx(this.port, options.readyPath) : await isListening(this.port)) {
-        if (this.probeSocket) await this.probe("hello").catch(() => void 0);
+        const hello = this.probeSocket ? await this.probe("hello").catch(() => void 0) : void 0;
+        this.cpuPid = this.measuredPid(hello?.pid, options.command);
         return;
       }
       await sleep(50);
     }
     const what = options.readyPath ? `GET ${options.readyPath} did not answer 2xx` : `nothing accepted connections on port ${this.port}`;
     throw new ServerError(`${this.label}'s server was not ready after ${options.readyTimeoutMs / 1e3}s: ${what}.${this.output()}`);
+  }
+  measuredPid(probePid, command) {
+    const group2 = this.child.pid;
+    if (group2 === void 0 || process.platform !== "linux") return void 0;
+    if (typeof probePid === "number" && Number.isSafeInteger(probePid) && groupOf(probePid) === group2) return probePid;
+    return !this.probeSocket && execIfSimple(command) !== command ? group2 : void 0;
+  }
+  /** The measured process's CPU so far (undefined where it cannot be read). */
+  cpu() {
+    return this.cpuPid === void 0 ? void 0 : readCpu(this.cpuPid);
   }
   /** Ask the probe something; undefined when there is no probe or it does not answer. */
   async probe(command, timeoutMs) {
@@ -77273,19 +77328,24 @@ function groupAlive(pgid) {
   }
 }
 function linuxGroupAlive(pgid) {
-  for (const entry of readdirSync3("/proc")) {
+  for (const entry of readdirSync4("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
-    let stat3;
-    try {
-      stat3 = readFileSync5(`/proc/${entry}/stat`, "utf8");
-    } catch {
-      continue;
-    }
-    const fields = stat3.slice(stat3.lastIndexOf(")") + 2).split(" ");
-    if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true;
+    const stat3 = statOf(Number(entry));
+    if (stat3 && stat3.pgrp === pgid && stat3.state !== "Z" && stat3.state !== "X") return true;
   }
   return false;
 }
+function statOf(pid) {
+  let stat3;
+  try {
+    stat3 = readFileSync6(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return void 0;
+  }
+  const fields = stat3.slice(stat3.lastIndexOf(")") + 2).split(" ");
+  return { state: fields[0], pgrp: Number(fields[2]) };
+}
+var groupOf = (pid) => statOf(pid)?.pgrp;
 function describeExit(exit) {
   return exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`;
 }
@@ -77369,6 +77429,7 @@ function describeTraffic(t, requests = []) {
 }
 
 // src/measure/http/schedule.ts
+import { setTimeout as sleep2 } from "node:timers/promises";
 function estimatedRoundMs(benchmark) {
   return 2 * (benchmark.warmupMs + benchmark.durationMs) + 1500;
 }
@@ -77450,7 +77511,7 @@ function emptySamples2(benchmark) {
     base: { opsPerSec: [] },
     head: { opsPerSec: [] },
     latency: noLatency(),
-    http: { base: [], head: [], config: benchmark }
+    http: { base: [], head: [], config: benchmark, cpuLogRatios: [] }
   };
 }
 function recordConfirmation(samples, pair) {
@@ -77464,6 +77525,9 @@ function record2(samples, pair) {
   pushLatencyRatios(samples.latency, pair);
   samples.http.base.push(pair.base);
   samples.http.head.push(pair.head);
+  if (pair.cpuLogRatio !== void 0 && samples.http.cpuLogRatios?.length === samples.logRatios.length - 1)
+    samples.http.cpuLogRatios.push(pair.cpuLogRatio);
+  else if (samples.http.cpuLogRatios) delete samples.http.cpuLogRatios;
 }
 function noLatency() {
   return { p50: [], p90: [], p99: [], mean: [] };
@@ -77491,18 +77555,26 @@ async function freshRound(benchmark, revisions, round2, plan) {
       await loadOn(server, benchmark, benchmark.warmupMs);
       server.checkAlive("during the warm-up");
       await server.probe("start");
-      const load = await loadOn(server, benchmark, benchmark.durationMs);
+      const block = await measuredBlock(server, () => loadOn(server, benchmark, benchmark.durationMs));
       const probe = checkProbeFigures((await server.probe("stop"))?.figures);
       server.checkAlive("under load");
-      figures[side2] = { requestsPerSec: load.requestsPerSec, latency: load.latency, traffic: load.traffic, probe };
+      figures[side2] = pool([block], probe);
     } finally {
       await server.stop();
     }
   }
-  return judgeTraffic(benchmark, figures.base, figures.head, Math.log(figures.head.requestsPerSec / figures.base.requestsPerSec), {
-    base: figures.base.traffic.ok === 0 ? [benchmark.durationMs] : [],
-    head: figures.head.traffic.ok === 0 ? [benchmark.durationMs] : []
-  });
+  const pair = judgeTraffic(
+    benchmark,
+    figures.base,
+    figures.head,
+    Math.log(figures.head.requestsPerSec / figures.base.requestsPerSec),
+    {
+      base: figures.base.traffic.ok === 0 ? [benchmark.durationMs] : [],
+      head: figures.head.traffic.ok === 0 ? [benchmark.durationMs] : []
+    }
+  );
+  const cpu = cpuLogRatio(figures.base.cpuPerRequest, figures.head.cpuPerRequest);
+  return cpu === void 0 ? pair : { ...pair, cpuLogRatio: cpu };
 }
 async function liveRound(benchmark, revisions, round2, plan) {
   const servers = {};
@@ -77521,24 +77593,28 @@ async function liveRound(benchmark, revisions, round2, plan) {
     const blocks = Math.max(2, Math.round(benchmark.durationMs / blockMs));
     const results = { base: [], head: [] };
     const ratios = [];
-    for (let k = 0; k < blocks; k++) {
-      const block = {};
-      for (const side2 of k % 2 === 0 ? order(round2) : order(round2).reverse()) {
-        await servers[side2].probe("resume");
-        block[side2] = await load(side2, blockMs);
-        await servers[side2].probe("pause");
-        servers[side2].checkAlive("under load");
-        results[side2].push(block[side2]);
+    const cpuRatios = [];
+    for (const first of pairOrders(blocks, plan.random ?? Math.random)) {
+      const pair2 = {};
+      for (const side2 of [first, other(first)]) {
+        await sleep2(plan.settleMs ?? 50);
+        const server = servers[side2];
+        await server.probe("resume");
+        pair2[side2] = await measuredBlock(server, () => load(side2, blockMs));
+        await server.probe("pause");
+        server.checkAlive("under load");
+        results[side2].push(pair2[side2]);
       }
-      ratios.push(Math.log(block.head.requestsPerSec / block.base.requestsPerSec));
+      ratios.push(Math.log(pair2.head.load.requestsPerSec / pair2.base.load.requestsPerSec));
+      cpuRatios.push(cpuLogRatio(perRequest([pair2.base]), perRequest([pair2.head])));
     }
     const figures = {};
     for (const side2 of ["base", "head"]) {
       const probe = checkProbeFigures((await servers[side2].probe("stop"))?.figures);
       figures[side2] = pool(results[side2], probe);
     }
-    const silent = (side2) => results[side2].filter((block) => block.traffic.ok === 0).map(() => blockMs);
-    return judgeTraffic(
+    const silent = (side2) => results[side2].filter((block) => block.load.traffic.ok === 0).map(() => blockMs);
+    const pair = judgeTraffic(
       benchmark,
       figures.base,
       figures.head,
@@ -77546,17 +77622,47 @@ async function liveRound(benchmark, revisions, round2, plan) {
       { base: silent("base"), head: silent("head") },
       servers
     );
+    const measuredCpu = cpuRatios.filter((x) => x !== void 0);
+    return measuredCpu.length === cpuRatios.length ? { ...pair, cpuLogRatio: median(measuredCpu) } : pair;
   } finally {
     for (const server of Object.values(servers)) await server.stop();
   }
+}
+function pairOrders(pairs, random) {
+  return Array.from({ length: pairs }, () => random() < 0.5 ? "base" : "head");
+}
+var other = (side2) => side2 === "base" ? "head" : "base";
+async function measuredBlock(server, run) {
+  const before = server.cpu();
+  const load = await run();
+  const after = server.cpu();
+  return { load, cpu: before && after ? cpuBetween(before, after) : void 0 };
+}
+function perRequest(blocks) {
+  const ok = blocks.reduce((sum4, b) => sum4 + b.load.traffic.ok, 0);
+  if (ok === 0 || blocks.some((b) => b.cpu === void 0)) return void 0;
+  const sum3 = (f) => blocks.reduce((total, b) => total + f(b.cpu), 0) / ok;
+  return { mainNs: sum3((c) => c.mainNs), processNs: sum3((c) => c.processNs), mainWaitNs: sum3((c) => c.mainWaitNs) };
+}
+function cpuLogRatio(base, head) {
+  if (!base || !head || !(base.mainNs > 0) || !(head.mainNs > 0)) return void 0;
+  return Math.log(base.mainNs / head.mainNs);
 }
 function loadOn(server, benchmark, durationMs) {
   return runLoad({ port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs });
 }
 function pool(blocks, probe) {
-  const elapsed = blocks.reduce((sum3, b) => sum3 + b.elapsedMs, 0);
-  const traffic = blocks.map((b) => b.traffic).reduce(addTraffic);
-  return { requestsPerSec: traffic.ok / elapsed * 1e3, latency: latencyOf(blocks.flatMap((b) => b.times)), traffic, probe };
+  const loads = blocks.map((b) => b.load);
+  const elapsed = loads.reduce((sum3, b) => sum3 + b.elapsedMs, 0);
+  const traffic = loads.map((b) => b.traffic).reduce(addTraffic);
+  const cpu = perRequest(blocks);
+  return {
+    requestsPerSec: traffic.ok / elapsed * 1e3,
+    ...cpu ? { cpuPerRequest: cpu } : {},
+    latency: latencyOf(loads.flatMap((b) => b.times)),
+    traffic,
+    probe
+  };
 }
 function order(round2) {
   return round2 % 2 === 0 ? ["base", "head"] : ["head", "base"];
@@ -77612,6 +77718,39 @@ function judgeTraffic(benchmark, base, head, logRatio, silent, servers) {
   if (!(logRatio > -Infinity && logRatio < Infinity))
     throw new BenchmarkFailure(`${benchmark.id}: no successful responses to compare (base ${base.traffic.ok}, head ${head.traffic.ok}).`);
   return { base, head, logRatio };
+}
+
+// src/stats/compare.ts
+function estimateChange(logRatios, confidence) {
+  const alpha = 1 - confidence;
+  return estimateChangeBounds(logRatios, alpha / 2, alpha / 2);
+}
+function estimateChangeBounds(logRatios, lowerAlpha, upperAlpha) {
+  return toChange(hodgesLehmannBounds(logRatios, lowerAlpha, upperAlpha), 1 - lowerAlpha - upperAlpha);
+}
+function toChange(interval, confidence) {
+  return {
+    estimate: Math.expm1(interval.estimate),
+    low: Math.expm1(interval.low),
+    high: Math.expm1(interval.high),
+    confidence,
+    achievedConfidence: interval.achievedConfidence
+  };
+}
+function regressionNominalP(logRatios, budget, lowerIsBetter = false) {
+  if (logRatios.length === 0 || !logRatios.every(Number.isFinite) || !lowerIsBetter && budget >= 1) return 1;
+  return lowerIsBetter ? signedRankP(logRatios, Math.log1p(budget), "above") : signedRankP(logRatios, Math.log1p(-budget), "below");
+}
+function decide(change, budget) {
+  if (change.achievedConfidence < change.confidence - 1e-12) return "inconclusive";
+  if (change.high < -budget) return "regression";
+  if (change.low > budget) return "improvement";
+  if (change.low >= -budget && change.high <= budget) return "unchanged";
+  return "inconclusive";
+}
+function decideLowerIsBetter(change, budget) {
+  const mirrored = { ...change, estimate: -change.estimate, low: -change.high, high: -change.low };
+  return decide(mirrored, budget);
 }
 
 // src/explain/rules.ts
@@ -77688,8 +77827,28 @@ function httpDetails(samples, comparison) {
       head: null,
       note: "server-side figures need a server started with `node \u2026` (the probe is preloaded through NODE_OPTIONS); this one is not, so the probe was skipped"
     },
-    moved: base && head ? diagnose(base, head, comparison.change?.estimate) : []
+    moved: base && head ? diagnose(base, head, comparison.change?.estimate) : [],
+    ...cpuDetails(http4)
   };
+}
+function cpuDetails(http4) {
+  const ratios = http4.cpuLogRatios ?? [];
+  const summary2 = (rounds) => {
+    const cpu = rounds.map((r) => r.cpuPerRequest);
+    if (cpu.length === 0 || cpu.some((c) => c === void 0)) return void 0;
+    const med = (f) => median(cpu.map((c) => f(c))) / 1e3;
+    return { mainUs: med((c) => c.mainNs), processUs: med((c) => c.processNs), waitUs: med((c) => c.mainWaitNs) };
+  };
+  const base = summary2(http4.base);
+  const head = summary2(http4.head);
+  if (!base || !head || ratios.length !== http4.base.length || !ratios.every(Number.isFinite))
+    return {
+      cpu: null,
+      cpuNote: "the servers' CPU per request was not read: it needs Linux's /proc/<pid>/task/<tid>/schedstat and a server process of the load test's own (started with `node \u2026`, or a simple command)"
+    };
+  const { estimate, low, high, achievedConfidence } = estimateChange(ratios, 0.95);
+  const change = ratios.length >= 2 ? { estimate, low, high, confidence: Math.min(0.95, achievedConfidence) } : null;
+  return { cpu: { base, head, change, rounds: ratios.map((x) => Math.expm1(x)) } };
 }
 function summarizeServer(rounds) {
   const probes = rounds.map((r) => r.probe).filter((p) => p !== void 0);
@@ -77715,39 +77874,6 @@ function summarizeServer(rounds) {
 }
 function sumTraffic(rounds) {
   return rounds.map((r) => r.traffic).reduce(addTraffic);
-}
-
-// src/stats/compare.ts
-function estimateChange(logRatios, confidence) {
-  const alpha = 1 - confidence;
-  return estimateChangeBounds(logRatios, alpha / 2, alpha / 2);
-}
-function estimateChangeBounds(logRatios, lowerAlpha, upperAlpha) {
-  return toChange(hodgesLehmannBounds(logRatios, lowerAlpha, upperAlpha), 1 - lowerAlpha - upperAlpha);
-}
-function toChange(interval, confidence) {
-  return {
-    estimate: Math.expm1(interval.estimate),
-    low: Math.expm1(interval.low),
-    high: Math.expm1(interval.high),
-    confidence,
-    achievedConfidence: interval.achievedConfidence
-  };
-}
-function regressionNominalP(logRatios, budget, lowerIsBetter = false) {
-  if (logRatios.length === 0 || !logRatios.every(Number.isFinite) || !lowerIsBetter && budget >= 1) return 1;
-  return lowerIsBetter ? signedRankP(logRatios, Math.log1p(budget), "above") : signedRankP(logRatios, Math.log1p(-budget), "below");
-}
-function decide(change, budget) {
-  if (change.achievedConfidence < change.confidence - 1e-12) return "inconclusive";
-  if (change.high < -budget) return "regression";
-  if (change.low > budget) return "improvement";
-  if (change.low >= -budget && change.high <= budget) return "unchanged";
-  return "inconclusive";
-}
-function decideLowerIsBetter(change, budget) {
-  const mirrored = { ...change, estimate: -change.estimate, low: -change.high, high: -change.low };
-  return decide(mirrored, budget);
 }
 
 // src/stats/analyze.ts
@@ -77945,8 +78071,8 @@ function summarize2(benchmarks) {
 
 // src/explain/run.ts
 import { createHash as createHash2 } from "node:crypto";
-import { mkdirSync, readFileSync as readFileSync7 } from "node:fs";
-import path12 from "node:path";
+import { mkdirSync, readFileSync as readFileSync8 } from "node:fs";
+import path13 from "node:path";
 
 // src/measure/http/profile.ts
 async function profileServer(benchmark, revision, plan, profile) {
@@ -77973,9 +78099,9 @@ async function profileServer(benchmark, revision, plan, profile) {
 }
 
 // src/explain/profile.ts
-import { existsSync as existsSync6, readFileSync as readFileSync6 } from "node:fs";
+import { existsSync as existsSync6, readFileSync as readFileSync7 } from "node:fs";
 import { SourceMap } from "node:module";
-import path11 from "node:path";
+import path12 from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 var NOT_WORK = /* @__PURE__ */ new Set(["(root)", "(idle)"]);
 var INLINED = "(task code inlined into the loop)";
@@ -78085,25 +78211,25 @@ var SourceMaps = class {
     if (!entry || line < 0) return void 0;
     const found = entry.map.findEntry(line, Math.max(0, column));
     if (!found.originalSource) return void 0;
-    const source = found.originalSource.startsWith("file://") ? fileURLToPath2(found.originalSource) : path11.resolve(entry.dir, entry.sourceRoot, found.originalSource);
+    const source = found.originalSource.startsWith("file://") ? fileURLToPath2(found.originalSource) : path12.resolve(entry.dir, entry.sourceRoot, found.originalSource);
     return { file: source, line: found.originalLine ?? -1 };
   }
   load(file) {
     if (this.maps.has(file)) return this.maps.get(file);
     let entry = null;
     try {
-      const text2 = readFileSync6(file, "utf8");
-      const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync6(`${file}.map`) ? `${path11.basename(file)}.map` : void 0);
+      const text2 = readFileSync7(file, "utf8");
+      const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync6(`${file}.map`) ? `${path12.basename(file)}.map` : void 0);
       if (reference) {
         let payload;
-        let dir = path11.dirname(file);
+        let dir = path12.dirname(file);
         const inline = /^data:application\/json[^,]*;base64,(.*)$/.exec(reference);
         if (inline) payload = JSON.parse(Buffer.from(inline[1], "base64").toString("utf8"));
         else {
-          const mapFile = path11.resolve(dir, decodeURIComponent(reference));
+          const mapFile = path12.resolve(dir, decodeURIComponent(reference));
           if (!existsSync6(mapFile)) throw new Error("no map file");
-          payload = JSON.parse(readFileSync6(mapFile, "utf8"));
-          dir = path11.dirname(mapFile);
+          payload = JSON.parse(readFileSync7(mapFile, "utf8"));
+          dir = path12.dirname(mapFile);
         }
         entry = { map: new SourceMap(payload), dir, sourceRoot: payload.sourceRoot ?? "" };
       }
@@ -78115,13 +78241,13 @@ var SourceMaps = class {
   }
 };
 function isOwnCode(file) {
-  return file !== "" && !file.startsWith("node:") && !file.startsWith("node_modules/") && !path11.isAbsolute(file) && !file.includes("://");
+  return file !== "" && !file.startsWith("node:") && !file.startsWith("node_modules/") && !path12.isAbsolute(file) && !file.includes("://");
 }
 function readable(file, root) {
-  const relative3 = path11.relative(root, file);
-  if (!relative3.startsWith("..") && !path11.isAbsolute(relative3)) return relative3.split(path11.sep).join("/");
-  const modules = file.lastIndexOf(`${path11.sep}node_modules${path11.sep}`);
-  return modules >= 0 ? file.slice(modules + 1).split(path11.sep).join("/") : file;
+  const relative3 = path12.relative(root, file);
+  if (!relative3.startsWith("..") && !path12.isAbsolute(relative3)) return relative3.split(path12.sep).join("/");
+  const modules = file.lastIndexOf(`${path12.sep}node_modules${path12.sep}`);
+  return modules >= 0 ? file.slice(modules + 1).split(path12.sep).join("/") : file;
 }
 
 // src/explain/run.ts
@@ -78156,7 +78282,7 @@ function profileSlug(id) {
 async function profileBoth(target, plan, started) {
   const revisions = { base: plan.base, head: plan.head };
   const slug = profileSlug(target.id);
-  const files = { base: path12.join(plan.dir, `${slug}.base.cpuprofile`), head: path12.join(plan.dir, `${slug}.head.cpuprofile`) };
+  const files = { base: path13.join(plan.dir, `${slug}.base.cpuprofile`), head: path13.join(plan.dir, `${slug}.head.cpuprofile`) };
   const ops = { base: 0, head: 0 };
   for (const side2 of ["base", "head"]) {
     ops[side2] = target.kind === "http" ? await profileHttp(target, revisions[side2], files[side2], plan) : await profileMicro(target, revisions[side2], files[side2], plan);
@@ -78164,12 +78290,12 @@ async function profileBoth(target, plan, started) {
   const options = {
     maps: new SourceMaps(),
     // benchgate's runner and probe frames are not the project's; a micro task's bench file calls everything it does.
-    hidden: (file) => file.startsWith(path12.dirname(plan.runnerPath) + path12.sep) || file.startsWith(path12.dirname(plan.probePath) + path12.sep),
+    hidden: (file) => file.startsWith(path13.dirname(plan.runnerPath) + path13.sep) || file.startsWith(path13.dirname(plan.probePath) + path13.sep),
     notOwn: (file) => file === target.file,
     // The runner's compiled loops (measure/micro/alternate.ts): V8 may inline the whole task into them.
     loops: ["benchgateLoop", "benchgateBatch"]
   };
-  const read = (side2) => summarizeProfile(JSON.parse(readFileSync7(files[side2], "utf8")), revisions[side2].root, options);
+  const read = (side2) => summarizeProfile(JSON.parse(readFileSync8(files[side2], "utf8")), revisions[side2].root, options);
   const summaries = { base: read("base"), head: read("head") };
   const perOp = (side2) => ops[side2] > 0 ? summaries[side2].totalMs * 1e3 / ops[side2] : 0;
   const sides = [
@@ -78239,7 +78365,7 @@ async function runGate(options) {
     log: options.log,
     onCleanup: options.onCleanup
   });
-  const socketDir = mkdtempSync2(path13.join(os12.tmpdir(), "benchgate-sock-"));
+  const socketDir = mkdtempSync2(path14.join(os12.tmpdir(), "benchgate-sock-"));
   const removeSocketDir = () => rmSync2(socketDir, { recursive: true, force: true });
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os12.loadavg();
@@ -78288,8 +78414,8 @@ async function runGate(options) {
   }
 }
 function choosePolicy(own, tree, options) {
-  const file = path13.relative(options.cwd, path13.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
-  const atBase = path13.join(tree.base.root, file);
+  const file = path14.relative(options.cwd, path14.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
+  const atBase = path14.join(tree.base.root, file);
   const base = existsSync7(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
   const from = options.policy ?? "head";
   const changes = policyChanges(base, own);
@@ -78502,7 +78628,7 @@ async function explainStage(run, judged) {
   const mode = options.profile ?? "regressions";
   const targets = judged.filter((b) => b.change && (b.verdict === "regression" || mode === "always") && mode !== "never").slice(0, MAX_PROFILED).map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
   if (!targets.length) return { benchmarks: judged };
-  const dir = path13.resolve(options.cwd, options.profileDir ?? path13.join(".benchgate", "profiles"));
+  const dir = path14.resolve(options.cwd, options.profileDir ?? path14.join(".benchgate", "profiles"));
   const explanations = await explain({
     targets,
     base: tree.base,
@@ -78602,8 +78728,8 @@ function describeFiles(base, head) {
 }
 
 // src/report/github.ts
-import { existsSync as existsSync8, readFileSync as readFileSync8 } from "node:fs";
-import path14 from "node:path";
+import { existsSync as existsSync8, readFileSync as readFileSync9 } from "node:fs";
+import path15 from "node:path";
 
 // src/report/format.ts
 function formatChange(benchmark) {
@@ -78689,25 +78815,25 @@ function closeOpenBlocks(text2) {
 }
 function regressionAnnotations(report2, projectDir, repoRoot, configFile) {
   return report2.benchmarks.filter((b) => b.verdict === "regression").flatMap((b) => {
-    const [file, needle] = b.kind === "http" ? [configFile, `name: ${b.id.slice("http > ".length)}`] : [path14.join(projectDir, b.file ?? ""), taskName(b)];
+    const [file, needle] = b.kind === "http" ? [configFile, `name: ${b.id.slice("http > ".length)}`] : [path15.join(projectDir, b.file ?? ""), taskName(b)];
     const annotations = [
       {
         level: "error",
         title: `benchgate: ${b.id} regressed`,
         message: `${b.id}: ${formatChange(b)} (budget ${formatBudget(b.budget)})`,
-        file: existsSync8(file) ? path14.relative(repoRoot, file) : void 0,
+        file: existsSync8(file) ? path15.relative(repoRoot, file) : void 0,
         line: existsSync8(file) ? lineOf(file, needle) : void 0
       }
     ];
     const slower = b.profile && "ownCode" in b.profile ? b.profile.ownCode[0] : void 0;
     const place = slower && /^(.+):(\d+)$/.exec(slower.location);
-    if (slower && place && existsSync8(path14.join(projectDir, place[1]))) {
+    if (slower && place && existsSync8(path15.join(projectDir, place[1]))) {
       const unit = b.profile.unit;
       annotations.push({
         level: "notice",
         title: `benchgate: ${slower.function} got slower`,
         message: `${b.id}: ${slower.function} costs ${formatMicros(slower.headPerOpUs)} per ${unit} at head, ${formatMicros(slower.basePerOpUs)} at base (CPU profiles, with what it calls)`,
-        file: path14.relative(repoRoot, path14.join(projectDir, place[1])),
+        file: path15.relative(repoRoot, path15.join(projectDir, place[1])),
         line: Number(place[2])
       });
     }
@@ -78719,7 +78845,7 @@ function taskName(b) {
   return at >= 0 ? b.id.slice(at + 3) : b.id;
 }
 function lineOf(file, needle) {
-  const index = readFileSync8(file, "utf8").split("\n").findIndex((line) => line.includes(needle));
+  const index = readFileSync9(file, "utf8").split("\n").findIndex((line) => line.includes(needle));
   return index >= 0 ? index + 1 : void 0;
 }
 
@@ -78797,21 +78923,29 @@ function httpSections(id, details2) {
   ]);
   const failures = failuresLine(details2.traffic.base, details2.traffic.head, labels);
   const { base, head } = details2.server;
-  const server = base || head ? {
-    header: ["server", "base", "head"],
-    rows: [
+  const cpu = details2.cpu;
+  const serverRows = [
+    ...cpu ? [
+      ["CPU per request: main thread / all threads (\xB5s)", cpuCell(cpu.base), cpuCell(cpu.head)],
+      ["waiting for a CPU per request (\xB5s)", formatFixed(cpu.base?.waitUs, 1), formatFixed(cpu.head?.waitUs, 1)]
+    ] : [],
+    ...base || head ? [
       ["event-loop delay p50/p99/max (ms)", delays(base), delays(head)],
       ["event-loop utilisation", pct2(base?.eventLoopUtilization), pct2(head?.eventLoopUtilization)],
       ["GC time (share of window)", gc(base), gc(head)],
       ["peak RSS / heap used (MB)", memory(base), memory(head)]
-    ]
-  } : void 0;
+    ] : []
+  ];
+  const server = serverRows.length ? { header: ["server", "base", "head"], rows: serverRows } : void 0;
+  const change = cpu?.change;
+  const cpuLine = change ? `requests per CPU-second of the server's main thread: ${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}] (${formatShare(change.confidence, 0)} interval; reported, not gated)` : details2.cpuNote;
   return {
     title,
     requests: only ? void 0 : { header: ["request", "expects"], rows: labels.map((r) => [r.label, r.expected]) },
     latency: { header: ["latency (ms)", "base", "head", "change [CI]", "budget"], rows: latencyRows },
     failures,
     server,
+    cpu: cpuLine === void 0 ? void 0 : String(cpuLine),
     note: details2.server.note,
     moved: details2.moved
   };
@@ -78838,6 +78972,7 @@ function failuresLine(base, head, labels) {
 var delays = (s) => s ? `${formatMs(s.eventLoopDelayMs.p50)} / ${formatMs(s.eventLoopDelayMs.p99)} / ${formatMs(s.eventLoopDelayMs.max)}` : "\u2013";
 var pct2 = (x) => formatShare(x, 0);
 var gc = (s) => s ? `${formatFixed(s.gc?.totalMs, 0)} ms (${formatShare(s.gc?.share, 1)}), ${formatFixed(s.gc?.count, 0)} pauses` : "\u2013";
+var cpuCell = (c) => c ? `${formatFixed(c.mainUs, 1)} / ${formatFixed(c.processUs, 1)}` : "\u2013";
 var memory = (s) => s ? `${formatFixed(s.peakRssMb, 0)} / ${formatFixed(s.peakHeapUsedMb, 0)}` : "\u2013";
 
 // src/report/groups.ts
@@ -78923,7 +79058,7 @@ function changeChart(benchmarks, options = {}) {
 }
 
 // src/report/profile-sections.ts
-import path15 from "node:path";
+import path16 from "node:path";
 var share = (x) => formatShare(x, 1);
 function name(row) {
   return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
@@ -78949,7 +79084,7 @@ function profileSections(id, profile) {
     ownCode: profile.ownCode.map(
       (row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit}, with what it calls`
     ),
-    files: [profile.files.base, profile.files.head].map((file) => path15.basename(file))
+    files: [profile.files.base, profile.files.head].map((file) => path16.basename(file))
   };
 }
 
@@ -79052,6 +79187,7 @@ function httpMarkdown(id, http4) {
   if (sections.requests) parts.push(table(sections.requests.header, sections.requests.rows), md``);
   parts.push(table(sections.latency.header, sections.latency.rows), md``, md`${sections.failures}`);
   if (sections.server) parts.push(md``, table(sections.server.header, sections.server.rows));
+  if (sections.cpu) parts.push(md``, md`${sections.cpu}`);
   if (sections.note) parts.push(md``, md`<sub>${sections.note}</sub>`);
   if (sections.moved.length) parts.push(md``, ...sections.moved.map((line) => md`- moved: ${line}`));
   return joinMarkup(parts);
@@ -79137,10 +79273,10 @@ function checkShard({ file, report: report2 }) {
 }
 function checkComplete(shards) {
   const count3 = shards[0].report.shard.count;
-  const other = shards.find((s) => s.report.shard.count !== count3);
-  if (other)
+  const other2 = shards.find((s) => s.report.shard.count !== count3);
+  if (other2)
     throw new UserError(
-      `${other.file} is shard ${other.report.shard.index} of ${other.report.shard.count}, but ${shards[0].file} is of ${count3}: shards of different splits cannot merge.`
+      `${other2.file} is shard ${other2.report.shard.index} of ${other2.report.shard.count}, but ${shards[0].file} is of ${count3}: shards of different splits cannot merge.`
     );
   const byIndex = /* @__PURE__ */ new Map();
   for (const { file, report: report2 } of shards) {
@@ -79240,8 +79376,8 @@ function mergeRuns(runs) {
 
 // src/report/read.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
-import { existsSync as existsSync9, readFileSync as readFileSync9, statSync as statSync2 } from "node:fs";
-import path16 from "node:path";
+import { existsSync as existsSync9, readFileSync as readFileSync10, statSync as statSync2 } from "node:fs";
+import path17 from "node:path";
 
 // schema/report.schema.json
 var report_schema_default = {
@@ -80069,6 +80205,90 @@ var report_schema_default = {
           additionalProperties: false,
           description: "Null when the server is not run with `node \u2026` (no probe): `note` says so."
         },
+        cpu: {
+          anyOf: [
+            {
+              type: "object",
+              properties: {
+                base: {
+                  $ref: "#/definitions/CpuSummary"
+                },
+                head: {
+                  $ref: "#/definitions/CpuSummary"
+                },
+                change: {
+                  anyOf: [
+                    {
+                      type: "object",
+                      properties: {
+                        estimate: {
+                          type: [
+                            "number",
+                            "null"
+                          ]
+                        },
+                        low: {
+                          type: [
+                            "number",
+                            "null"
+                          ]
+                        },
+                        high: {
+                          type: [
+                            "number",
+                            "null"
+                          ]
+                        },
+                        confidence: {
+                          type: [
+                            "number",
+                            "null"
+                          ]
+                        }
+                      },
+                      required: [
+                        "estimate",
+                        "low",
+                        "high",
+                        "confidence"
+                      ],
+                      additionalProperties: false
+                    },
+                    {
+                      type: "null"
+                    }
+                  ]
+                },
+                rounds: {
+                  type: "array",
+                  items: {
+                    type: [
+                      "number",
+                      "null"
+                    ]
+                  },
+                  description: "Per round, the relative change of requests per CPU-second of the main thread (as ReportBenchmark.rounds for requests/s).",
+                  maxItems: 1e4
+                }
+              },
+              required: [
+                "base",
+                "head",
+                "change",
+                "rounds"
+              ],
+              additionalProperties: false
+            },
+            {
+              type: "null"
+            }
+          ],
+          description: "The servers' CPU per request answered as expected (medians of the rounds, \xB5s) and the change of requests per CPU-second of the main thread, head against base, with its 95% interval: reported, not gated (the gated figure is requests/s). Null where the CPU could not be read: `note` says why."
+        },
+        cpuNote: {
+          type: "string",
+          maxLength: 16384
+        },
         moved: {
           type: "array",
           items: {
@@ -80275,6 +80495,36 @@ var report_schema_default = {
       ],
       additionalProperties: false,
       description: "One revision's server over a load test, from the probe's figures of each round."
+    },
+    CpuSummary: {
+      type: "object",
+      properties: {
+        mainUs: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        processUs: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        waitUs: {
+          type: [
+            "number",
+            "null"
+          ]
+        }
+      },
+      required: [
+        "mainUs",
+        "processUs",
+        "waitUs"
+      ],
+      additionalProperties: false,
+      description: "One server's CPU per request answered as expected, in \xB5s: the main thread, all threads, the main thread's wait for a CPU."
     },
     Explanation: {
       anyOf: [
@@ -80879,7 +81129,7 @@ function readReport(file) {
     );
   let data;
   try {
-    data = JSON.parse(readFileSync9(file, "utf8"));
+    data = JSON.parse(readFileSync10(file, "utf8"));
   } catch {
     throw new UserError(`The report ${file} is not JSON: refusing it.`);
   }
@@ -80893,7 +81143,7 @@ function readReport(file) {
 }
 function reportFiles(patterns, cwd) {
   const files = patterns.flatMap((pattern) => {
-    if (existsSync9(path16.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path16.resolve(cwd, pattern)];
+    if (existsSync9(path17.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path17.resolve(cwd, pattern)];
     const found = globSync(pattern, { cwd, onlyFiles: true, absolute: true, expandDirectories: false }).sort();
     if (found.length === 0) throw new UserError(`No file matches ${pattern} (in ${cwd}).`);
     return found;
@@ -80902,7 +81152,7 @@ function reportFiles(patterns, cwd) {
 }
 
 // src/util/secrets.ts
-import { closeSync, openSync, readFileSync as readFileSync10, readSync, writeSync } from "node:fs";
+import { closeSync, openSync, readFileSync as readFileSync11, readSync, writeSync } from "node:fs";
 function forgetSecrets(env = process.env) {
   const jobFiles = Object.fromEntries(
     Object.entries(env).filter((entry) => JOB_FILES.has(entry[0].toUpperCase()) && entry[1] !== void 0)
@@ -80920,7 +81170,7 @@ function restoreJobFiles(jobFiles, env = process.env) {
 function wipeInitialEnvironment(names) {
   let fd;
   try {
-    const stat3 = readFileSync10("/proc/self/stat", "utf8");
+    const stat3 = readFileSync11("/proc/self/stat", "utf8");
     const fields = stat3.slice(stat3.lastIndexOf(")") + 2).split(" ");
     const start = Number(fields[50 - 3]);
     const end = Number(fields[51 - 3]);
@@ -81449,7 +81699,7 @@ function fenced(lines) {
 }
 
 // src/history/store.ts
-import { setTimeout as sleep2 } from "node:timers/promises";
+import { setTimeout as sleep3 } from "node:timers/promises";
 var MAX_BYTES = 64 * 1024 * 1024;
 var BRANCH_WRITE_TRIES = 8;
 function branchStore(api, options) {
@@ -81478,7 +81728,7 @@ function branchStore(api, options) {
         const landed = head ? await api.moveBranch(options.branch, commit) : await api.createBranch(options.branch, commit);
         if (landed) return;
         options.log?.(`history: ${options.branch} moved while writing (another job wrote first); merging and trying again`);
-        await sleep2(100 * attempt + Math.random() * 200);
+        await sleep3(100 * attempt + Math.random() * 200);
       }
       throw new UserError(`could not write ${where2}: it moved ${BRANCH_WRITE_TRIES} times while writing.`);
     }
@@ -81617,12 +81867,12 @@ async function runAction(deps) {
     }
   });
   try {
-    const event = env.GITHUB_EVENT_PATH ? JSON.parse(readFileSync11(env.GITHUB_EVENT_PATH, "utf8")) : {};
+    const event = env.GITHUB_EVENT_PATH ? JSON.parse(readFileSync12(env.GITHUB_EVENT_PATH, "utf8")) : {};
     settings = parseActionInputs((name2) => core.getInput(name2), {
       eventName: env.GITHUB_EVENT_NAME ?? "",
       event,
       workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
-      runnerTemp: env.RUNNER_TEMP ?? path17.join(env.GITHUB_WORKSPACE ?? process.cwd(), ".benchgate"),
+      runnerTemp: env.RUNNER_TEMP ?? path18.join(env.GITHUB_WORKSPACE ?? process.cwd(), ".benchgate"),
       repository: env.GITHUB_REPOSITORY ?? "",
       ...env.GITHUB_REF ? { ref: env.GITHUB_REF } : {}
     });
@@ -81651,7 +81901,7 @@ async function runAction(deps) {
       profile: settings.profile,
       childEnv: settings.env,
       policy: settings.policy,
-      profileDir: path17.join(settings.reportDir, "profiles"),
+      profileDir: path18.join(settings.reportDir, "profiles"),
       log: (line) => core.info(logLine(line)),
       onProgress: (p) => core.info(`round ${p.round} of ${p.rounds}`),
       onCleanup: (cleanup) => trap.onCleanup(cleanup)
@@ -81705,8 +81955,8 @@ async function publish(report2, settings, deps, extra) {
   const markdown = extra ? `${renderMarkdown(report2)}
 ${extra}
 ` : renderMarkdown(report2);
-  const jsonPath = path17.join(settings.reportDir, "report.json");
-  const markdownPath = path17.join(settings.reportDir, "report.md");
+  const jsonPath = path18.join(settings.reportDir, "report.json");
+  const markdownPath = path18.join(settings.reportDir, "report.md");
   writeFileSync(jsonPath, `${JSON.stringify(report2, null, 2)}
 `);
   writeFileSync(markdownPath, markdown);
@@ -81721,7 +81971,7 @@ ${extra}
 > [!WARNING]
 > ${escapeText(commentProblem)}
 ` : markdown, true).write();
-  const configFile = path17.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
+  const configFile = path18.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
   const workspace = env.GITHUB_WORKSPACE ?? settings.workingDirectory;
   for (const annotation of regressionAnnotations(report2, settings.workingDirectory, workspace, configFile)) {
     core[annotation.level](annotation.message, {
@@ -81773,7 +82023,7 @@ function mergedReport(settings, version) {
     if (!settings.shardReports)
       throw new UserError("Input 'shard-reports' is required with mode: merge: the shard reports, e.g. shards/*.json.");
     const files = reportFiles([settings.shardReports], settings.workingDirectory);
-    report2 = mergeShards(files.map((file) => ({ file: path17.relative(settings.workingDirectory, file), report: readReport(file) })));
+    report2 = mergeShards(files.map((file) => ({ file: path18.relative(settings.workingDirectory, file), report: readReport(file) })));
     if (settings.base && /^[0-9a-f]{40}$/.test(settings.base) && report2.base?.sha !== settings.base)
       throw new UserError(
         `The shard reports compare against ${report2.base?.sha ?? "no commit"}, but this workflow's base is ${settings.base}: refusing them.`

@@ -291,8 +291,8 @@ var require_utils = __commonJS({
       }
       return output;
     };
-    exports2.basename = (path13, { windows } = {}) => {
-      const segs = path13.split(windows ? /[\\/]/ : "/");
+    exports2.basename = (path14, { windows } = {}) => {
+      const segs = path14.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -5041,8 +5041,8 @@ var require_utils2 = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path13) {
-      let input = path13;
+    function removeDotSegments(path14) {
+      let input = path14;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -5116,11 +5116,11 @@ var require_utils2 = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path13) {
-      if (path13 === "" || path13[0] === "/") {
-        return removeDotSegments(path13);
+    function removeDotSegmentsRelative(path14) {
+      if (path14 === "" || path14[0] === "/") {
+        return removeDotSegments(path14);
       }
-      const segments = path13.split("/");
+      const segments = path14.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -5483,8 +5483,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path13 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path13 && path13 !== "/" ? path13 : void 0;
+        const path14 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path14 && path14 !== "/" ? path14 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -8942,17 +8942,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path13) {
-      const ctrl = callVisitor(key, node, visitor, path13);
+    function visit_(key, node, visitor, path14) {
+      const ctrl = callVisitor(key, node, visitor, path14);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path13, ctrl);
-        return visit_(key, ctrl, visitor, path13);
+        replaceNode(key, path14, ctrl);
+        return visit_(key, ctrl, visitor, path14);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path13 = Object.freeze(path13.concat(node));
+          path14 = Object.freeze(path14.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = visit_(i, node.items[i], visitor, path13);
+            const ci = visit_(i, node.items[i], visitor, path14);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -8963,13 +8963,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path13 = Object.freeze(path13.concat(node));
-          const ck = visit_("key", node.key, visitor, path13);
+          path14 = Object.freeze(path14.concat(node));
+          const ck = visit_("key", node.key, visitor, path14);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path13);
+          const cv = visit_("value", node.value, visitor, path14);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -8990,17 +8990,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path13) {
-      const ctrl = await callVisitor(key, node, visitor, path13);
+    async function visitAsync_(key, node, visitor, path14) {
+      const ctrl = await callVisitor(key, node, visitor, path14);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path13, ctrl);
-        return visitAsync_(key, ctrl, visitor, path13);
+        replaceNode(key, path14, ctrl);
+        return visitAsync_(key, ctrl, visitor, path14);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path13 = Object.freeze(path13.concat(node));
+          path14 = Object.freeze(path14.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = await visitAsync_(i, node.items[i], visitor, path13);
+            const ci = await visitAsync_(i, node.items[i], visitor, path14);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -9011,13 +9011,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path13 = Object.freeze(path13.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path13);
+          path14 = Object.freeze(path14.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path14);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path13);
+          const cv = await visitAsync_("value", node.value, visitor, path14);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -9044,23 +9044,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path13) {
+    function callVisitor(key, node, visitor, path14) {
       if (typeof visitor === "function")
-        return visitor(key, node, path13);
+        return visitor(key, node, path14);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path13);
+        return visitor.Map?.(key, node, path14);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path13);
+        return visitor.Seq?.(key, node, path14);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path13);
+        return visitor.Pair?.(key, node, path14);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path13);
+        return visitor.Scalar?.(key, node, path14);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path13);
+        return visitor.Alias?.(key, node, path14);
       return void 0;
     }
-    function replaceNode(key, path13, node) {
-      const parent = path13[path13.length - 1];
+    function replaceNode(key, path14, node) {
+      const parent = path14[path14.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -9672,10 +9672,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema2, path13, value) {
+    function collectionFromPath(schema2, path14, value) {
       let v = value;
-      for (let i = path13.length - 1; i >= 0; --i) {
-        const k = path13[i];
+      for (let i = path14.length - 1; i >= 0; --i) {
+        const k = path14[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -9694,7 +9694,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path13) => path13 == null || typeof path13 === "object" && !!path13[Symbol.iterator]().next().done;
+    var isEmptyPath = (path14) => path14 == null || typeof path14 === "object" && !!path14[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema2) {
         super(type);
@@ -9724,11 +9724,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path13, value) {
-        if (isEmptyPath(path13))
+      addIn(path14, value) {
+        if (isEmptyPath(path14))
           this.add(value);
         else {
-          const [key, ...rest] = path13;
+          const [key, ...rest] = path14;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -9742,8 +9742,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path13) {
-        const [key, ...rest] = path13;
+      deleteIn(path14) {
+        const [key, ...rest] = path14;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -9757,8 +9757,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path13, keepScalar) {
-        const [key, ...rest] = path13;
+      getIn(path14, keepScalar) {
+        const [key, ...rest] = path14;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -9776,8 +9776,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path13) {
-        const [key, ...rest] = path13;
+      hasIn(path14) {
+        const [key, ...rest] = path14;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -9787,8 +9787,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path13, value) {
-        const [key, ...rest] = path13;
+      setIn(path14, value) {
+        const [key, ...rest] = path14;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -12303,9 +12303,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path13, value) {
+      addIn(path14, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path13, value);
+          this.contents.addIn(path14, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -12380,14 +12380,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path13) {
-        if (Collection.isEmptyPath(path13)) {
+      deleteIn(path14) {
+        if (Collection.isEmptyPath(path14)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path13) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path14) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -12402,10 +12402,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path13, keepScalar) {
-        if (Collection.isEmptyPath(path13))
+      getIn(path14, keepScalar) {
+        if (Collection.isEmptyPath(path14))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path13, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path14, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -12416,10 +12416,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path13) {
-        if (Collection.isEmptyPath(path13))
+      hasIn(path14) {
+        if (Collection.isEmptyPath(path14))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path13) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path14) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -12436,13 +12436,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path13, value) {
-        if (Collection.isEmptyPath(path13)) {
+      setIn(path14, value) {
+        if (Collection.isEmptyPath(path14)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path13), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path14), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path13, value);
+          this.contents.setIn(path14, value);
         }
       }
       /**
@@ -14403,9 +14403,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path13) => {
+    visit.itemAtPath = (cst, path14) => {
       let item = cst;
-      for (const [field, index] of path13) {
+      for (const [field, index] of path14) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -14414,23 +14414,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path13) => {
-      const parent = visit.itemAtPath(cst, path13.slice(0, -1));
-      const field = path13[path13.length - 1][0];
+    visit.parentCollection = (cst, path14) => {
+      const parent = visit.itemAtPath(cst, path14.slice(0, -1));
+      const field = path14[path14.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path13, item, visitor) {
-      let ctrl = visitor(item, path13);
+    function _visit(path14, item, visitor) {
+      let ctrl = visitor(item, path14);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path13.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path14.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -14441,10 +14441,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path13);
+            ctrl = ctrl(item, path14);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path13) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path14) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -16298,8 +16298,8 @@ var require_dist2 = __commonJS({
         if (!append) {
           paths = paths.reverse();
         }
-        paths.forEach(function(path13) {
-          var pathArray = getPathArray(path13);
+        paths.forEach(function(path14) {
+          var pathArray = getPathArray(path14);
           addExistingPath(pathArray, env[pathVar], append);
           env[pathVar] = pathArray.join(separator);
         });
@@ -16313,14 +16313,14 @@ var require_dist2 = __commonJS({
         return [pathToAdd];
       }
     }
-    function addExistingPath(array, path13, appendMode) {
-      if (!path13) {
+    function addExistingPath(array, path14, appendMode) {
+      if (!path14) {
         return;
       }
       if (appendMode) {
-        array.unshift(path13);
+        array.unshift(path14);
       } else {
-        array.push(path13);
+        array.push(path14);
       }
     }
   }
@@ -19270,15 +19270,15 @@ var require_route = __commonJS({
       };
     }
     function wrapConversion(toModel, graph) {
-      const path13 = [graph[toModel].parent, toModel];
+      const path14 = [graph[toModel].parent, toModel];
       let fn = conversions[graph[toModel].parent][toModel];
       let cur = graph[toModel].parent;
       while (graph[cur].parent) {
-        path13.unshift(graph[cur].parent);
+        path14.unshift(graph[cur].parent);
         fn = link(conversions[graph[cur].parent][cur], fn);
         cur = graph[cur].parent;
       }
-      fn.conversion = path13;
+      fn.conversion = path14;
       return fn;
     }
     module2.exports = function(fromModel) {
@@ -26473,28 +26473,28 @@ var require_PackedArrayContext = __commonJS({
         this.initArrayViews(this.array);
         this.physicalLength = newLength;
       }
-      populateEquivalentEntriesWithEntriesFromOther(other) {
-        if (this.virtualLength < other.getVirtualLength()) {
+      populateEquivalentEntriesWithEntriesFromOther(other2) {
+        if (this.virtualLength < other2.getVirtualLength()) {
           throw new Error("Cannot populate array of smaller virtual length");
         }
         for (let i = 0; i < NUMBER_OF_SETS; i++) {
-          const otherEntryIndex = other.getAtShortIndex(SET_0_START_INDEX + i);
+          const otherEntryIndex = other2.getAtShortIndex(SET_0_START_INDEX + i);
           if (otherEntryIndex == 0)
             continue;
           let entryIndexPointer = SET_0_START_INDEX + i;
-          for (let i2 = this.topLevelShift; i2 > other.topLevelShift; i2 -= 4) {
+          for (let i2 = this.topLevelShift; i2 > other2.topLevelShift; i2 -= 4) {
             const sizeOfEntry = NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + 1;
             const newEntryIndex = this.newEntry(sizeOfEntry);
             this.setAtShortIndex(entryIndexPointer, newEntryIndex);
             this.setPackedSlotIndicators(newEntryIndex, 1);
             entryIndexPointer = newEntryIndex + NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS;
           }
-          this.copyEntriesAtLevelFromOther(other, otherEntryIndex, entryIndexPointer, other.topLevelShift);
+          this.copyEntriesAtLevelFromOther(other2, otherEntryIndex, entryIndexPointer, other2.topLevelShift);
         }
       }
-      copyEntriesAtLevelFromOther(other, otherLevelEntryIndex, levelEntryIndexPointer, otherIndexShift) {
+      copyEntriesAtLevelFromOther(other2, otherLevelEntryIndex, levelEntryIndexPointer, otherIndexShift) {
         const nextLevelIsLeaf = otherIndexShift == LEAF_LEVEL_SHIFT;
-        const packedSlotIndicators = other.getPackedSlotIndicators(otherLevelEntryIndex);
+        const packedSlotIndicators = other2.getPackedSlotIndicators(otherLevelEntryIndex);
         const numberOfSlots = bitCount(packedSlotIndicators);
         const sizeOfEntry = NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + numberOfSlots;
         const entryIndex = this.newEntry(sizeOfEntry);
@@ -26504,11 +26504,11 @@ var require_PackedArrayContext = __commonJS({
           if (nextLevelIsLeaf) {
             const leafEntryIndex = this.newLeafEntry();
             this.setIndexAtEntrySlot(entryIndex, i, leafEntryIndex);
-            const otherNextLevelEntryIndex = other.getIndexAtEntrySlot(otherLevelEntryIndex, i);
-            this.longArray[leafEntryIndex] = other.longArray[otherNextLevelEntryIndex];
+            const otherNextLevelEntryIndex = other2.getIndexAtEntrySlot(otherLevelEntryIndex, i);
+            this.longArray[leafEntryIndex] = other2.longArray[otherNextLevelEntryIndex];
           } else {
-            const otherNextLevelEntryIndex = other.getIndexAtEntrySlot(otherLevelEntryIndex, i);
-            this.copyEntriesAtLevelFromOther(other, otherNextLevelEntryIndex, entryIndex + NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + i, otherIndexShift - 4);
+            const otherNextLevelEntryIndex = other2.getIndexAtEntrySlot(otherLevelEntryIndex, i);
+            this.copyEntriesAtLevelFromOther(other2, otherNextLevelEntryIndex, entryIndex + NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + i, otherIndexShift - 4);
           }
         }
       }
@@ -28104,7 +28104,7 @@ var require_aggregateResult = __commonJS({
 var require_manager = __commonJS({
   "node_modules/autocannon/lib/manager.js"(exports2, module2) {
     "use strict";
-    var path13 = __require("path");
+    var path14 = __require("path");
     var EE = __require("events").EventEmitter;
     var aggregateResult = require_aggregateResult();
     var { getHistograms } = require_histUtil();
@@ -28162,7 +28162,7 @@ var require_manager = __commonJS({
       workerOpts.c = workerOpts.connections;
       function init() {
         for (let i = 0; i < numWorkers; i++) {
-          const worker = new Worker(path13.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
+          const worker = new Worker(path14.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
           worker.on("message", (msg) => {
             const { cmd, data, error } = msg;
             if (cmd === "RESULT") {
@@ -37173,11 +37173,11 @@ var require_mime_types = __commonJS({
       }
       return exts[0];
     }
-    function lookup2(path13) {
-      if (!path13 || typeof path13 !== "string") {
+    function lookup2(path14) {
+      if (!path14 || typeof path14 !== "string") {
         return false;
       }
-      var extension2 = extname("x." + path13).toLowerCase().substr(1);
+      var extension2 = extname("x." + path14).toLowerCase().substr(1);
       if (!extension2) {
         return false;
       }
@@ -38317,7 +38317,7 @@ var require_form_data = __commonJS({
     "use strict";
     var CombinedStream = require_combined_stream();
     var util = __require("util");
-    var path13 = __require("path");
+    var path14 = __require("path");
     var http3 = __require("http");
     var https = __require("https");
     var parseUrl = __require("url").parse;
@@ -38448,11 +38448,11 @@ var require_form_data = __commonJS({
     FormData.prototype._getContentDisposition = function(value, options) {
       var filename;
       if (typeof options.filepath === "string") {
-        filename = path13.normalize(options.filepath).replace(/\\/g, "/");
+        filename = path14.normalize(options.filepath).replace(/\\/g, "/");
       } else if (options.filename || value && (value.name || value.path)) {
-        filename = path13.basename(options.filename || value && (value.name || value.path));
+        filename = path14.basename(options.filename || value && (value.name || value.path));
       } else if (value && value.readable && hasOwn(value, "httpVersion")) {
-        filename = path13.basename(value.client._httpMessage.path || "");
+        filename = path14.basename(value.client._httpMessage.path || "");
       }
       if (filename) {
         return 'filename="' + escapeHeaderParam(filename) + '"';
@@ -38638,15 +38638,15 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve3, basename: basename2 } = __require("path");
-    var { readFileSync: readFileSync10 } = __require("fs");
+    var { readFileSync: readFileSync11 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string) {
       try {
         return JSON.parse(string);
       } catch (error) {
         try {
-          const path13 = resolve3(string);
-          const data = readFileSync10(path13, "utf8");
+          const path14 = resolve3(string);
+          const data = readFileSync11(path14, "utf8");
           return JSON.parse(data);
         } catch (error2) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -38660,14 +38660,14 @@ var require_multipart = __commonJS({
         const type = obj[key] && obj[key].type;
         switch (type) {
           case "file": {
-            const path13 = obj[key] && obj[key].path;
-            if (!path13) {
+            const path14 = obj[key] && obj[key].path;
+            if (!path14) {
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync10(path13);
+            const buffer = readFileSync11(path14);
             form.append(key, buffer, Object.assign({}, {
-              filename: basename2(path13)
+              filename: basename2(path14)
             }, opts));
             break;
           }
@@ -39033,58 +39033,58 @@ var require_semver = __commonJS({
       toString() {
         return this.version;
       }
-      compare(other) {
-        debug("SemVer.compare", this.version, this.options, other);
-        if (!(other instanceof _SemVer)) {
-          if (typeof other === "string" && other === this.version) {
+      compare(other2) {
+        debug("SemVer.compare", this.version, this.options, other2);
+        if (!(other2 instanceof _SemVer)) {
+          if (typeof other2 === "string" && other2 === this.version) {
             return 0;
           }
-          other = new _SemVer(other, this.options);
+          other2 = new _SemVer(other2, this.options);
         }
-        if (other.version === this.version) {
+        if (other2.version === this.version) {
           return 0;
         }
-        return this.compareMain(other) || this.comparePre(other);
+        return this.compareMain(other2) || this.comparePre(other2);
       }
-      compareMain(other) {
-        if (!(other instanceof _SemVer)) {
-          other = new _SemVer(other, this.options);
+      compareMain(other2) {
+        if (!(other2 instanceof _SemVer)) {
+          other2 = new _SemVer(other2, this.options);
         }
-        if (this.major < other.major) {
+        if (this.major < other2.major) {
           return -1;
         }
-        if (this.major > other.major) {
+        if (this.major > other2.major) {
           return 1;
         }
-        if (this.minor < other.minor) {
+        if (this.minor < other2.minor) {
           return -1;
         }
-        if (this.minor > other.minor) {
+        if (this.minor > other2.minor) {
           return 1;
         }
-        if (this.patch < other.patch) {
+        if (this.patch < other2.patch) {
           return -1;
         }
-        if (this.patch > other.patch) {
+        if (this.patch > other2.patch) {
           return 1;
         }
         return 0;
       }
-      comparePre(other) {
-        if (!(other instanceof _SemVer)) {
-          other = new _SemVer(other, this.options);
+      comparePre(other2) {
+        if (!(other2 instanceof _SemVer)) {
+          other2 = new _SemVer(other2, this.options);
         }
-        if (this.prerelease.length && !other.prerelease.length) {
+        if (this.prerelease.length && !other2.prerelease.length) {
           return -1;
-        } else if (!this.prerelease.length && other.prerelease.length) {
+        } else if (!this.prerelease.length && other2.prerelease.length) {
           return 1;
-        } else if (!this.prerelease.length && !other.prerelease.length) {
+        } else if (!this.prerelease.length && !other2.prerelease.length) {
           return 0;
         }
         let i = 0;
         do {
           const a = this.prerelease[i];
-          const b = other.prerelease[i];
+          const b = other2.prerelease[i];
           debug("prerelease compare", i, a, b);
           if (a === void 0 && b === void 0) {
             return 0;
@@ -39099,14 +39099,14 @@ var require_semver = __commonJS({
           }
         } while (++i);
       }
-      compareBuild(other) {
-        if (!(other instanceof _SemVer)) {
-          other = new _SemVer(other, this.options);
+      compareBuild(other2) {
+        if (!(other2 instanceof _SemVer)) {
+          other2 = new _SemVer(other2, this.options);
         }
         let i = 0;
         do {
           const a = this.build[i];
-          const b = other.build[i];
+          const b = other2.build[i];
           debug("build compare", i, a, b);
           if (a === void 0 && b === void 0) {
             return 0;
@@ -40988,14 +40988,14 @@ var require_validate2 = __commonJS({
     var lessThanOneError = (label2) => new Error(`${label2} can not be less than 1`);
     var greaterThanZeroError = (label2) => new Error(`${label2} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
-    function safeRequire(path13) {
-      if (typeof path13 === "string") {
+    function safeRequire(path14) {
+      if (typeof path14 === "string") {
         try {
-          return __require(path13);
+          return __require(path14);
         } catch (err) {
         }
       }
-      return path13;
+      return path14;
     }
     function defaultOpts(opts) {
       const setupClient = opts.workers ? opts.setupClient : safeRequire(opts.setupClient);
@@ -43476,7 +43476,7 @@ var require_httpRequestBuilder = __commonJS({
           return null;
         }
         const method = reqData.method;
-        const path13 = reqData.path;
+        const path14 = reqData.path;
         const headers = reqData.headers;
         const body = reqData.body;
         const headersDefinedHost = getPropertyCaseInsensitive(reqData.headers, "host");
@@ -43487,7 +43487,7 @@ var require_httpRequestBuilder = __commonJS({
           host = hostname + ":" + port;
         }
         const baseReq = [
-          `${method} ${path13} HTTP/1.1`
+          `${method} ${path14} HTTP/1.1`
         ];
         if (!headersDefinedHost) {
           baseReq.push(`Host: ${host}`);
@@ -44111,8 +44111,8 @@ var require_lodash = __commonJS({
     function cloneDeep(value) {
       return baseClone(value, true, true);
     }
-    function eq(value, other) {
-      return value === other || value !== value && other !== other;
+    function eq(value, other2) {
+      return value === other2 || value !== value && other2 !== other2;
     }
     function isArguments(value) {
       return isArrayLikeObject(value) && hasOwnProperty.call(value, "callee") && (!propertyIsEnumerable.call(value, "callee") || objectToString.call(value) == argsTag);
@@ -44219,8 +44219,8 @@ var require_lodash2 = __commonJS({
       }
       return result;
     }
-    function eq(value, other) {
-      return value === other || value !== value && other !== other;
+    function eq(value, other2) {
+      return value === other2 || value !== value && other2 !== other2;
     }
     function isArrayLike(value) {
       return value != null && isLength(value.length) && !isFunction(value);
@@ -44265,8 +44265,8 @@ var require_lodash2 = __commonJS({
         return NAN;
       }
       if (isObject2(value)) {
-        var other = typeof value.valueOf == "function" ? value.valueOf() : value;
-        value = isObject2(other) ? other + "" : other;
+        var other2 = typeof value.valueOf == "function" ? value.valueOf() : value;
+        value = isObject2(other2) ? other2 + "" : other2;
       }
       if (typeof value != "string") {
         return value === 0 ? value : +value;
@@ -45535,7 +45535,7 @@ var require_autocannon = __commonJS({
     var fs = __require("fs");
     var os9 = __require("os");
     var net3 = __require("net");
-    var path13 = __require("path");
+    var path14 = __require("path");
     var URL2 = __require("url").URL;
     var spawn2 = __require("child_process").spawn;
     var managePath = require_dist2();
@@ -45650,7 +45650,7 @@ var require_autocannon = __commonJS({
         return;
       }
       if (!checkURL(argv.url) || argv.help) {
-        const help = fs.readFileSync(path13.join(__dirname, "help.txt"), "utf8");
+        const help = fs.readFileSync(path14.join(__dirname, "help.txt"), "utf8");
         console.error(help);
         return;
       }
@@ -45764,7 +45764,7 @@ var require_autocannon = __commonJS({
           });
         });
         const alterPath = managePath({ PATH: process.env.NODE_PATH });
-        alterPath.unshift(path13.join(__dirname, "lib/preload"));
+        alterPath.unshift(path14.join(__dirname, "lib/preload"));
         const proc = spawn2(argv.spawn[0], argv.spawn.slice(1), {
           stdio: ["ignore", "inherit", "inherit"],
           env: Object.assign({}, process.env, {
@@ -45788,7 +45788,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path13.join(os9.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path14.join(os9.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -45816,7 +45816,7 @@ import { fileURLToPath as fileURLToPath3 } from "node:url";
 
 // src/cli/main.ts
 import { mkdirSync as mkdirSync3, writeFileSync as writeFileSync2 } from "node:fs";
-import path12 from "node:path";
+import path13 from "node:path";
 
 // src/util/format.ts
 function isFiniteNumber(x) {
@@ -45875,11 +45875,11 @@ function formatDuration(ms) {
   const seconds = Math.round(ms % 6e4 / 1e3);
   return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
 }
-function formatPath(path13, width = 60) {
-  if (path13.length <= width) return path13;
+function formatPath(path14, width = 60) {
+  if (path14.length <= width) return path14;
   const keep = width - 1;
   const start = Math.ceil(keep * 2 / 3);
-  return `${path13.slice(0, start)}\u2026${path13.slice(path13.length - (keep - start))} (${path13.length} characters)`;
+  return `${path14.slice(0, start)}\u2026${path14.slice(path14.length - (keep - start))} (${path14.length} characters)`;
 }
 
 // src/config/budgets.ts
@@ -46644,7 +46644,7 @@ function withPolicyOf(head, base) {
 // src/gate.ts
 import { existsSync as existsSync5, mkdtempSync as mkdtempSync2, rmSync as rmSync2 } from "node:fs";
 import os7 from "node:os";
-import path7 from "node:path";
+import path8 from "node:path";
 
 // src/checkout/revisions.ts
 import { existsSync as existsSync3, mkdtempSync, realpathSync, rmSync } from "node:fs";
@@ -46857,27 +46857,27 @@ import { createRequire } from "module";
 import { basename, dirname, normalize, relative, resolve, sep } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path13) {
-  let normalized = normalize(path13);
+function cleanPath(path14) {
+  let normalized = normalize(path14);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path13, separator) {
-  return path13.replace(SLASHES_REGEX, separator);
+function convertSlashes(path14, separator) {
+  return path14.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path13) {
-  return path13 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path13);
+function isRootDirectory(path14) {
+  return path14 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path14);
 }
-function normalizePath(path13, options) {
+function normalizePath(path14, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path13.includes("/") || path13.startsWith(".");
-  if (resolvePaths) path13 = resolve(path13);
-  if (normalizePath$1 || pathNeedsCleaning) path13 = cleanPath(path13);
-  if (path13 === ".") return "";
-  const needsSeperator = path13[path13.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path13 + pathSeparator : path13, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path14.includes("/") || path14.startsWith(".");
+  if (resolvePaths) path14 = resolve(path14);
+  if (normalizePath$1 || pathNeedsCleaning) path14 = cleanPath(path14);
+  if (path14 === ".") return "";
+  const needsSeperator = path14[path14.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path14 + pathSeparator : path14, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -46914,8 +46914,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path13 = directoryPath || ".";
-  if (filters.every((filter) => filter(path13, true))) paths.push(path13);
+  const path14 = directoryPath || ".";
+  if (filters.every((filter) => filter(path14, true))) paths.push(path14);
 };
 var empty$2 = () => {
 };
@@ -46967,26 +46967,26 @@ var empty = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty;
 }
-var resolveSymlinksAsync = function(path13, state, callback$1) {
+var resolveSymlinksAsync = function(path14, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs.realpath(path13, (error, resolvedPath) => {
+  fs.realpath(path14, (error, resolvedPath) => {
     if (error) return queue.dequeue(suppressErrors ? null : error, state);
     fs.stat(resolvedPath, (error$1, stat2) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat2.isDirectory() && isRecursive(path13, resolvedPath, state)) return queue.dequeue(null, state);
+      if (stat2.isDirectory() && isRecursive(path14, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat2, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path13, state, callback$1) {
+var resolveSymlinks = function(path14, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs.realpathSync(path13);
+    const resolvedPath = fs.realpathSync(path14);
     const stat2 = fs.statSync(resolvedPath);
-    if (stat2.isDirectory() && isRecursive(path13, resolvedPath, state)) return;
+    if (stat2.isDirectory() && isRecursive(path14, resolvedPath, state)) return;
     callback$1(stat2, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
@@ -46996,9 +46996,9 @@ function build$2(options, isSynchronous) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path13, resolved, state) {
+function isRecursive(path14, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname(path13);
+  let parent = dirname(path14);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -47006,7 +47006,7 @@ function isRecursive(path13, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname(parent);
   }
-  state.symlinks.set(path13, resolved);
+  state.symlinks.set(path14, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -47178,19 +47178,19 @@ var Walker = class {
         const filename = this.joinPath(entry.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry.isDirectory()) {
-        let path13 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path13)) continue;
-        this.pushDirectory(path13, paths, filters);
-        this.walkDirectory(this.state, path13, path13, depth - 1, this.walk);
+        let path14 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path14)) continue;
+        this.pushDirectory(path14, paths, filters);
+        this.walkDirectory(this.state, path14, path14, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path13 = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path13, this.state, (stat2, resolvedPath) => {
+        let path14 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path14, this.state, (stat2, resolvedPath) => {
           if (stat2.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path13 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path13 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path14 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path14 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path13;
+            resolvedPath = useRealPaths ? resolvedPath : path14;
             const filename = basename(resolvedPath);
             const directoryPath$1 = normalizePath(dirname(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -47356,7 +47356,7 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path13) => isMatch(path13));
+    this.options.filters.push((path14) => isMatch(path14));
     return this;
   }
 };
@@ -47431,19 +47431,19 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path13) {
-  return path13.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path14) {
+  return path14.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path13) {
+function splitPattern(path14) {
   var _result$parts;
-  const result = import_picomatch2.default.scan(path13, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path13];
+  const result = import_picomatch2.default.scan(path14, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path14];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path13) => path13.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path13) => path13.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path14) => path14.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path14) => path14.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
@@ -47550,13 +47550,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug ? (p, isDirectory) => {
-      const path13 = format(p, isDirectory);
-      const matches = matcher(path13) && !ignore(path13);
-      if (matches) log(`matched ${path13}`);
+      const path14 = format(p, isDirectory);
+      const matches = matcher(path14) && !ignore(path14);
+      if (matches) log(`matched ${path14}`);
       return matches;
     } : (p, isDirectory) => {
-      const path13 = format(p, isDirectory);
-      return matcher(path13) && !ignore(path13);
+      const path14 = format(p, isDirectory);
+      return matcher(path14) && !ignore(path14);
     }],
     exclude: debug ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -48755,9 +48755,9 @@ function emptySamples(id) {
 }
 async function explainLoadErrors(files, plan, spawn2, errors, skip) {
   for (const failed of files.filter((file) => file.error)) {
-    const other = files.find((file) => file.file === failed.file && file.revision !== failed.revision && !file.error);
+    const other2 = files.find((file) => file.file === failed.file && file.revision !== failed.revision && !file.error);
     let message = `${failed.file} failed to load at ${failed.revision}: ${failed.error}`;
-    if (other && plan.isolation === "alternate") {
+    if (other2 && plan.isolation === "alternate") {
       const side2 = failed.revision === "base" ? plan.base : plan.head;
       const alone = await spawn2({
         sides: [{ revision: failed.revision, root: side2.root, files: [failed.file] }],
@@ -48770,7 +48770,7 @@ async function explainLoadErrors(files, plan, spawn2, errors, skip) {
       }
     }
     plan.log(message);
-    const ids = other ? other.tasks.map((task) => `${failed.file}${ID_SEPARATOR}${task}`) : [failed.file];
+    const ids = other2 ? other2.tasks.map((task) => `${failed.file}${ID_SEPARATOR}${task}`) : [failed.file];
     for (const id of ids) {
       errors.set(id, message);
       skip.add(id);
@@ -48985,9 +48985,9 @@ function probeCommand(socketPath, command, timeoutMs = 2e3) {
 }
 
 // src/measure/http/server.ts
-import { readdirSync as readdirSync3, readFileSync as readFileSync4 } from "node:fs";
+import { readdirSync as readdirSync4, readFileSync as readFileSync5 } from "node:fs";
 import http2 from "node:http";
-import path4 from "node:path";
+import path5 from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
 // src/measure/http/port.ts
@@ -49016,6 +49016,44 @@ function isListening(port, timeoutMs = 500) {
   });
 }
 
+// src/measure/http/cpu.ts
+import { readdirSync as readdirSync3, readFileSync as readFileSync4 } from "node:fs";
+import path4 from "node:path";
+function cpuBetween(start, end) {
+  return {
+    mainNs: end.mainNs - start.mainNs,
+    processNs: end.processNs - start.processNs,
+    mainWaitNs: end.mainWaitNs - start.mainWaitNs
+  };
+}
+function parseSchedstat(text2) {
+  const match = /^(\d+) (\d+) \d+\s*$/.exec(text2);
+  if (!match) return void 0;
+  return { runNs: Number(match[1]), waitNs: Number(match[2]) };
+}
+function readCpu(pid, proc = "/proc") {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return void 0;
+  const tasks = path4.join(proc, String(pid), "task");
+  const read = (tid) => {
+    try {
+      return parseSchedstat(readFileSync4(path4.join(tasks, tid, "schedstat"), "utf8"));
+    } catch {
+      return void 0;
+    }
+  };
+  const main2 = read(String(pid));
+  if (!main2) return void 0;
+  let tids;
+  try {
+    tids = readdirSync3(tasks);
+  } catch {
+    return void 0;
+  }
+  let processNs = 0;
+  for (const tid of tids) processNs += tid === String(pid) ? main2.runNs : read(tid)?.runNs ?? 0;
+  return { mainNs: main2.runNs, processNs, mainWaitNs: main2.waitNs };
+}
+
 // src/measure/http/server.ts
 var ServerError = class extends Error {
   name = "ServerError";
@@ -49041,6 +49079,12 @@ var ServerProcess = class _ServerProcess {
   label;
   tail = new OutputTail();
   exit;
+  /**
+   * The process whose CPU per request is measured: the one the probe answers from (node behind `npm start`
+   * included), or our child when a simple command was exec'd without a probe; only ever a process of the
+   * server's own group (a pid the server's code names is checked, never believed). Undefined: not measured.
+   */
+  cpuPid;
   /** Start on a free port and wait until ready; a port taken meanwhile by something else is retried on another. */
   static async start(options) {
     for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
@@ -49062,7 +49106,7 @@ var ServerProcess = class _ServerProcess {
   }
   static spawn(options, port) {
     const probe = runsNode(options.command);
-    const socket = probe ? path4.join(options.socketDir, `probe-${process.pid}-${++sequence}.sock`) : void 0;
+    const socket = probe ? path5.join(options.socketDir, `probe-${process.pid}-${++sequence}.sock`) : void 0;
     const nodeOptions = [process.env.NODE_OPTIONS, probe ? `--require ${JSON.stringify(options.probePath)}` : void 0].filter(Boolean).join(" ");
     const env = { ...process.env, PORT: String(port), HOST: "127.0.0.1", NODE_OPTIONS: nodeOptions };
     if (socket) {
@@ -49086,13 +49130,24 @@ var ServerProcess = class _ServerProcess {
       if (this.exit)
         throw new ServerError(`${this.label}'s server exited before it was ready (${describeExit(this.exit)}).${this.output()}`);
       if (options.readyPath ? await answers2xx(this.port, options.readyPath) : await isListening(this.port)) {
-        if (this.probeSocket) await this.probe("hello").catch(() => void 0);
+        const hello = this.probeSocket ? await this.probe("hello").catch(() => void 0) : void 0;
+        this.cpuPid = this.measuredPid(hello?.pid, options.command);
         return;
       }
       await sleep(50);
     }
     const what = options.readyPath ? `GET ${options.readyPath} did not answer 2xx` : `nothing accepted connections on port ${this.port}`;
     throw new ServerError(`${this.label}'s server was not ready after ${options.readyTimeoutMs / 1e3}s: ${what}.${this.output()}`);
+  }
+  measuredPid(probePid, command) {
+    const group = this.child.pid;
+    if (group === void 0 || process.platform !== "linux") return void 0;
+    if (typeof probePid === "number" && Number.isSafeInteger(probePid) && groupOf(probePid) === group) return probePid;
+    return !this.probeSocket && execIfSimple(command) !== command ? group : void 0;
+  }
+  /** The measured process's CPU so far (undefined where it cannot be read). */
+  cpu() {
+    return this.cpuPid === void 0 ? void 0 : readCpu(this.cpuPid);
   }
   /** Ask the probe something; undefined when there is no probe or it does not answer. */
   async probe(command, timeoutMs) {
@@ -49138,19 +49193,24 @@ function groupAlive(pgid) {
   }
 }
 function linuxGroupAlive(pgid) {
-  for (const entry of readdirSync3("/proc")) {
+  for (const entry of readdirSync4("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
-    let stat2;
-    try {
-      stat2 = readFileSync4(`/proc/${entry}/stat`, "utf8");
-    } catch {
-      continue;
-    }
-    const fields = stat2.slice(stat2.lastIndexOf(")") + 2).split(" ");
-    if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true;
+    const stat2 = statOf(Number(entry));
+    if (stat2 && stat2.pgrp === pgid && stat2.state !== "Z" && stat2.state !== "X") return true;
   }
   return false;
 }
+function statOf(pid) {
+  let stat2;
+  try {
+    stat2 = readFileSync5(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return void 0;
+  }
+  const fields = stat2.slice(stat2.lastIndexOf(")") + 2).split(" ");
+  return { state: fields[0], pgrp: Number(fields[2]) };
+}
+var groupOf = (pid) => statOf(pid)?.pgrp;
 function describeExit(exit) {
   return exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`;
 }
@@ -49234,6 +49294,7 @@ function describeTraffic(t, requests = []) {
 }
 
 // src/measure/http/schedule.ts
+import { setTimeout as sleep2 } from "node:timers/promises";
 function estimatedRoundMs(benchmark) {
   return 2 * (benchmark.warmupMs + benchmark.durationMs) + 1500;
 }
@@ -49315,7 +49376,7 @@ function emptySamples2(benchmark) {
     base: { opsPerSec: [] },
     head: { opsPerSec: [] },
     latency: noLatency(),
-    http: { base: [], head: [], config: benchmark }
+    http: { base: [], head: [], config: benchmark, cpuLogRatios: [] }
   };
 }
 function recordConfirmation(samples, pair) {
@@ -49329,6 +49390,9 @@ function record2(samples, pair) {
   pushLatencyRatios(samples.latency, pair);
   samples.http.base.push(pair.base);
   samples.http.head.push(pair.head);
+  if (pair.cpuLogRatio !== void 0 && samples.http.cpuLogRatios?.length === samples.logRatios.length - 1)
+    samples.http.cpuLogRatios.push(pair.cpuLogRatio);
+  else if (samples.http.cpuLogRatios) delete samples.http.cpuLogRatios;
 }
 function noLatency() {
   return { p50: [], p90: [], p99: [], mean: [] };
@@ -49356,18 +49420,26 @@ async function freshRound(benchmark, revisions, round2, plan) {
       await loadOn(server, benchmark, benchmark.warmupMs);
       server.checkAlive("during the warm-up");
       await server.probe("start");
-      const load = await loadOn(server, benchmark, benchmark.durationMs);
+      const block = await measuredBlock(server, () => loadOn(server, benchmark, benchmark.durationMs));
       const probe = checkProbeFigures((await server.probe("stop"))?.figures);
       server.checkAlive("under load");
-      figures[side2] = { requestsPerSec: load.requestsPerSec, latency: load.latency, traffic: load.traffic, probe };
+      figures[side2] = pool([block], probe);
     } finally {
       await server.stop();
     }
   }
-  return judgeTraffic(benchmark, figures.base, figures.head, Math.log(figures.head.requestsPerSec / figures.base.requestsPerSec), {
-    base: figures.base.traffic.ok === 0 ? [benchmark.durationMs] : [],
-    head: figures.head.traffic.ok === 0 ? [benchmark.durationMs] : []
-  });
+  const pair = judgeTraffic(
+    benchmark,
+    figures.base,
+    figures.head,
+    Math.log(figures.head.requestsPerSec / figures.base.requestsPerSec),
+    {
+      base: figures.base.traffic.ok === 0 ? [benchmark.durationMs] : [],
+      head: figures.head.traffic.ok === 0 ? [benchmark.durationMs] : []
+    }
+  );
+  const cpu = cpuLogRatio(figures.base.cpuPerRequest, figures.head.cpuPerRequest);
+  return cpu === void 0 ? pair : { ...pair, cpuLogRatio: cpu };
 }
 async function liveRound(benchmark, revisions, round2, plan) {
   const servers = {};
@@ -49386,24 +49458,28 @@ async function liveRound(benchmark, revisions, round2, plan) {
     const blocks = Math.max(2, Math.round(benchmark.durationMs / blockMs));
     const results = { base: [], head: [] };
     const ratios = [];
-    for (let k = 0; k < blocks; k++) {
-      const block = {};
-      for (const side2 of k % 2 === 0 ? order(round2) : order(round2).reverse()) {
-        await servers[side2].probe("resume");
-        block[side2] = await load(side2, blockMs);
-        await servers[side2].probe("pause");
-        servers[side2].checkAlive("under load");
-        results[side2].push(block[side2]);
+    const cpuRatios = [];
+    for (const first of pairOrders(blocks, plan.random ?? Math.random)) {
+      const pair2 = {};
+      for (const side2 of [first, other(first)]) {
+        await sleep2(plan.settleMs ?? 50);
+        const server = servers[side2];
+        await server.probe("resume");
+        pair2[side2] = await measuredBlock(server, () => load(side2, blockMs));
+        await server.probe("pause");
+        server.checkAlive("under load");
+        results[side2].push(pair2[side2]);
       }
-      ratios.push(Math.log(block.head.requestsPerSec / block.base.requestsPerSec));
+      ratios.push(Math.log(pair2.head.load.requestsPerSec / pair2.base.load.requestsPerSec));
+      cpuRatios.push(cpuLogRatio(perRequest([pair2.base]), perRequest([pair2.head])));
     }
     const figures = {};
     for (const side2 of ["base", "head"]) {
       const probe = checkProbeFigures((await servers[side2].probe("stop"))?.figures);
       figures[side2] = pool(results[side2], probe);
     }
-    const silent = (side2) => results[side2].filter((block) => block.traffic.ok === 0).map(() => blockMs);
-    return judgeTraffic(
+    const silent = (side2) => results[side2].filter((block) => block.load.traffic.ok === 0).map(() => blockMs);
+    const pair = judgeTraffic(
       benchmark,
       figures.base,
       figures.head,
@@ -49411,17 +49487,47 @@ async function liveRound(benchmark, revisions, round2, plan) {
       { base: silent("base"), head: silent("head") },
       servers
     );
+    const measuredCpu = cpuRatios.filter((x) => x !== void 0);
+    return measuredCpu.length === cpuRatios.length ? { ...pair, cpuLogRatio: median(measuredCpu) } : pair;
   } finally {
     for (const server of Object.values(servers)) await server.stop();
   }
+}
+function pairOrders(pairs, random) {
+  return Array.from({ length: pairs }, () => random() < 0.5 ? "base" : "head");
+}
+var other = (side2) => side2 === "base" ? "head" : "base";
+async function measuredBlock(server, run) {
+  const before = server.cpu();
+  const load = await run();
+  const after = server.cpu();
+  return { load, cpu: before && after ? cpuBetween(before, after) : void 0 };
+}
+function perRequest(blocks) {
+  const ok = blocks.reduce((sum4, b) => sum4 + b.load.traffic.ok, 0);
+  if (ok === 0 || blocks.some((b) => b.cpu === void 0)) return void 0;
+  const sum3 = (f) => blocks.reduce((total, b) => total + f(b.cpu), 0) / ok;
+  return { mainNs: sum3((c) => c.mainNs), processNs: sum3((c) => c.processNs), mainWaitNs: sum3((c) => c.mainWaitNs) };
+}
+function cpuLogRatio(base, head) {
+  if (!base || !head || !(base.mainNs > 0) || !(head.mainNs > 0)) return void 0;
+  return Math.log(base.mainNs / head.mainNs);
 }
 function loadOn(server, benchmark, durationMs) {
   return runLoad({ port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs });
 }
 function pool(blocks, probe) {
-  const elapsed = blocks.reduce((sum3, b) => sum3 + b.elapsedMs, 0);
-  const traffic = blocks.map((b) => b.traffic).reduce(addTraffic);
-  return { requestsPerSec: traffic.ok / elapsed * 1e3, latency: latencyOf(blocks.flatMap((b) => b.times)), traffic, probe };
+  const loads = blocks.map((b) => b.load);
+  const elapsed = loads.reduce((sum3, b) => sum3 + b.elapsedMs, 0);
+  const traffic = loads.map((b) => b.traffic).reduce(addTraffic);
+  const cpu = perRequest(blocks);
+  return {
+    requestsPerSec: traffic.ok / elapsed * 1e3,
+    ...cpu ? { cpuPerRequest: cpu } : {},
+    latency: latencyOf(loads.flatMap((b) => b.times)),
+    traffic,
+    probe
+  };
 }
 function order(round2) {
   return round2 % 2 === 0 ? ["base", "head"] : ["head", "base"];
@@ -49477,6 +49583,39 @@ function judgeTraffic(benchmark, base, head, logRatio, silent, servers) {
   if (!(logRatio > -Infinity && logRatio < Infinity))
     throw new BenchmarkFailure(`${benchmark.id}: no successful responses to compare (base ${base.traffic.ok}, head ${head.traffic.ok}).`);
   return { base, head, logRatio };
+}
+
+// src/stats/compare.ts
+function estimateChange(logRatios, confidence) {
+  const alpha = 1 - confidence;
+  return estimateChangeBounds(logRatios, alpha / 2, alpha / 2);
+}
+function estimateChangeBounds(logRatios, lowerAlpha, upperAlpha) {
+  return toChange(hodgesLehmannBounds(logRatios, lowerAlpha, upperAlpha), 1 - lowerAlpha - upperAlpha);
+}
+function toChange(interval, confidence) {
+  return {
+    estimate: Math.expm1(interval.estimate),
+    low: Math.expm1(interval.low),
+    high: Math.expm1(interval.high),
+    confidence,
+    achievedConfidence: interval.achievedConfidence
+  };
+}
+function regressionNominalP(logRatios, budget, lowerIsBetter = false) {
+  if (logRatios.length === 0 || !logRatios.every(Number.isFinite) || !lowerIsBetter && budget >= 1) return 1;
+  return lowerIsBetter ? signedRankP(logRatios, Math.log1p(budget), "above") : signedRankP(logRatios, Math.log1p(-budget), "below");
+}
+function decide(change, budget) {
+  if (change.achievedConfidence < change.confidence - 1e-12) return "inconclusive";
+  if (change.high < -budget) return "regression";
+  if (change.low > budget) return "improvement";
+  if (change.low >= -budget && change.high <= budget) return "unchanged";
+  return "inconclusive";
+}
+function decideLowerIsBetter(change, budget) {
+  const mirrored = { ...change, estimate: -change.estimate, low: -change.high, high: -change.low };
+  return decide(mirrored, budget);
 }
 
 // src/explain/rules.ts
@@ -49553,8 +49692,28 @@ function httpDetails(samples, comparison) {
       head: null,
       note: "server-side figures need a server started with `node \u2026` (the probe is preloaded through NODE_OPTIONS); this one is not, so the probe was skipped"
     },
-    moved: base && head ? diagnose(base, head, comparison.change?.estimate) : []
+    moved: base && head ? diagnose(base, head, comparison.change?.estimate) : [],
+    ...cpuDetails(http3)
   };
+}
+function cpuDetails(http3) {
+  const ratios = http3.cpuLogRatios ?? [];
+  const summary = (rounds) => {
+    const cpu = rounds.map((r) => r.cpuPerRequest);
+    if (cpu.length === 0 || cpu.some((c) => c === void 0)) return void 0;
+    const med = (f) => median(cpu.map((c) => f(c))) / 1e3;
+    return { mainUs: med((c) => c.mainNs), processUs: med((c) => c.processNs), waitUs: med((c) => c.mainWaitNs) };
+  };
+  const base = summary(http3.base);
+  const head = summary(http3.head);
+  if (!base || !head || ratios.length !== http3.base.length || !ratios.every(Number.isFinite))
+    return {
+      cpu: null,
+      cpuNote: "the servers' CPU per request was not read: it needs Linux's /proc/<pid>/task/<tid>/schedstat and a server process of the load test's own (started with `node \u2026`, or a simple command)"
+    };
+  const { estimate, low, high, achievedConfidence } = estimateChange(ratios, 0.95);
+  const change = ratios.length >= 2 ? { estimate, low, high, confidence: Math.min(0.95, achievedConfidence) } : null;
+  return { cpu: { base, head, change, rounds: ratios.map((x) => Math.expm1(x)) } };
 }
 function summarizeServer(rounds) {
   const probes = rounds.map((r) => r.probe).filter((p) => p !== void 0);
@@ -49580,39 +49739,6 @@ function summarizeServer(rounds) {
 }
 function sumTraffic(rounds) {
   return rounds.map((r) => r.traffic).reduce(addTraffic);
-}
-
-// src/stats/compare.ts
-function estimateChange(logRatios, confidence) {
-  const alpha = 1 - confidence;
-  return estimateChangeBounds(logRatios, alpha / 2, alpha / 2);
-}
-function estimateChangeBounds(logRatios, lowerAlpha, upperAlpha) {
-  return toChange(hodgesLehmannBounds(logRatios, lowerAlpha, upperAlpha), 1 - lowerAlpha - upperAlpha);
-}
-function toChange(interval, confidence) {
-  return {
-    estimate: Math.expm1(interval.estimate),
-    low: Math.expm1(interval.low),
-    high: Math.expm1(interval.high),
-    confidence,
-    achievedConfidence: interval.achievedConfidence
-  };
-}
-function regressionNominalP(logRatios, budget, lowerIsBetter = false) {
-  if (logRatios.length === 0 || !logRatios.every(Number.isFinite) || !lowerIsBetter && budget >= 1) return 1;
-  return lowerIsBetter ? signedRankP(logRatios, Math.log1p(budget), "above") : signedRankP(logRatios, Math.log1p(-budget), "below");
-}
-function decide(change, budget) {
-  if (change.achievedConfidence < change.confidence - 1e-12) return "inconclusive";
-  if (change.high < -budget) return "regression";
-  if (change.low > budget) return "improvement";
-  if (change.low >= -budget && change.high <= budget) return "unchanged";
-  return "inconclusive";
-}
-function decideLowerIsBetter(change, budget) {
-  const mirrored = { ...change, estimate: -change.estimate, low: -change.high, high: -change.low };
-  return decide(mirrored, budget);
 }
 
 // src/stats/analyze.ts
@@ -49810,8 +49936,8 @@ function summarize2(benchmarks) {
 
 // src/explain/run.ts
 import { createHash as createHash2 } from "node:crypto";
-import { mkdirSync, readFileSync as readFileSync6 } from "node:fs";
-import path6 from "node:path";
+import { mkdirSync, readFileSync as readFileSync7 } from "node:fs";
+import path7 from "node:path";
 
 // src/measure/http/profile.ts
 async function profileServer(benchmark, revision, plan, profile) {
@@ -49838,9 +49964,9 @@ async function profileServer(benchmark, revision, plan, profile) {
 }
 
 // src/explain/profile.ts
-import { existsSync as existsSync4, readFileSync as readFileSync5 } from "node:fs";
+import { existsSync as existsSync4, readFileSync as readFileSync6 } from "node:fs";
 import { SourceMap } from "node:module";
-import path5 from "node:path";
+import path6 from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 var NOT_WORK = /* @__PURE__ */ new Set(["(root)", "(idle)"]);
 var INLINED = "(task code inlined into the loop)";
@@ -49950,25 +50076,25 @@ var SourceMaps = class {
     if (!entry || line < 0) return void 0;
     const found = entry.map.findEntry(line, Math.max(0, column));
     if (!found.originalSource) return void 0;
-    const source = found.originalSource.startsWith("file://") ? fileURLToPath2(found.originalSource) : path5.resolve(entry.dir, entry.sourceRoot, found.originalSource);
+    const source = found.originalSource.startsWith("file://") ? fileURLToPath2(found.originalSource) : path6.resolve(entry.dir, entry.sourceRoot, found.originalSource);
     return { file: source, line: found.originalLine ?? -1 };
   }
   load(file) {
     if (this.maps.has(file)) return this.maps.get(file);
     let entry = null;
     try {
-      const text2 = readFileSync5(file, "utf8");
-      const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync4(`${file}.map`) ? `${path5.basename(file)}.map` : void 0);
+      const text2 = readFileSync6(file, "utf8");
+      const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync4(`${file}.map`) ? `${path6.basename(file)}.map` : void 0);
       if (reference) {
         let payload;
-        let dir = path5.dirname(file);
+        let dir = path6.dirname(file);
         const inline = /^data:application\/json[^,]*;base64,(.*)$/.exec(reference);
         if (inline) payload = JSON.parse(Buffer.from(inline[1], "base64").toString("utf8"));
         else {
-          const mapFile = path5.resolve(dir, decodeURIComponent(reference));
+          const mapFile = path6.resolve(dir, decodeURIComponent(reference));
           if (!existsSync4(mapFile)) throw new Error("no map file");
-          payload = JSON.parse(readFileSync5(mapFile, "utf8"));
-          dir = path5.dirname(mapFile);
+          payload = JSON.parse(readFileSync6(mapFile, "utf8"));
+          dir = path6.dirname(mapFile);
         }
         entry = { map: new SourceMap(payload), dir, sourceRoot: payload.sourceRoot ?? "" };
       }
@@ -49980,13 +50106,13 @@ var SourceMaps = class {
   }
 };
 function isOwnCode(file) {
-  return file !== "" && !file.startsWith("node:") && !file.startsWith("node_modules/") && !path5.isAbsolute(file) && !file.includes("://");
+  return file !== "" && !file.startsWith("node:") && !file.startsWith("node_modules/") && !path6.isAbsolute(file) && !file.includes("://");
 }
 function readable(file, root) {
-  const relative2 = path5.relative(root, file);
-  if (!relative2.startsWith("..") && !path5.isAbsolute(relative2)) return relative2.split(path5.sep).join("/");
-  const modules = file.lastIndexOf(`${path5.sep}node_modules${path5.sep}`);
-  return modules >= 0 ? file.slice(modules + 1).split(path5.sep).join("/") : file;
+  const relative2 = path6.relative(root, file);
+  if (!relative2.startsWith("..") && !path6.isAbsolute(relative2)) return relative2.split(path6.sep).join("/");
+  const modules = file.lastIndexOf(`${path6.sep}node_modules${path6.sep}`);
+  return modules >= 0 ? file.slice(modules + 1).split(path6.sep).join("/") : file;
 }
 
 // src/explain/run.ts
@@ -50021,7 +50147,7 @@ function profileSlug(id) {
 async function profileBoth(target, plan, started) {
   const revisions = { base: plan.base, head: plan.head };
   const slug = profileSlug(target.id);
-  const files = { base: path6.join(plan.dir, `${slug}.base.cpuprofile`), head: path6.join(plan.dir, `${slug}.head.cpuprofile`) };
+  const files = { base: path7.join(plan.dir, `${slug}.base.cpuprofile`), head: path7.join(plan.dir, `${slug}.head.cpuprofile`) };
   const ops = { base: 0, head: 0 };
   for (const side2 of ["base", "head"]) {
     ops[side2] = target.kind === "http" ? await profileHttp(target, revisions[side2], files[side2], plan) : await profileMicro(target, revisions[side2], files[side2], plan);
@@ -50029,12 +50155,12 @@ async function profileBoth(target, plan, started) {
   const options = {
     maps: new SourceMaps(),
     // benchgate's runner and probe frames are not the project's; a micro task's bench file calls everything it does.
-    hidden: (file) => file.startsWith(path6.dirname(plan.runnerPath) + path6.sep) || file.startsWith(path6.dirname(plan.probePath) + path6.sep),
+    hidden: (file) => file.startsWith(path7.dirname(plan.runnerPath) + path7.sep) || file.startsWith(path7.dirname(plan.probePath) + path7.sep),
     notOwn: (file) => file === target.file,
     // The runner's compiled loops (measure/micro/alternate.ts): V8 may inline the whole task into them.
     loops: ["benchgateLoop", "benchgateBatch"]
   };
-  const read = (side2) => summarizeProfile(JSON.parse(readFileSync6(files[side2], "utf8")), revisions[side2].root, options);
+  const read = (side2) => summarizeProfile(JSON.parse(readFileSync7(files[side2], "utf8")), revisions[side2].root, options);
   const summaries = { base: read("base"), head: read("head") };
   const perOp = (side2) => ops[side2] > 0 ? summaries[side2].totalMs * 1e3 / ops[side2] : 0;
   const sides = [
@@ -50104,7 +50230,7 @@ async function runGate(options) {
     log: options.log,
     onCleanup: options.onCleanup
   });
-  const socketDir = mkdtempSync2(path7.join(os7.tmpdir(), "benchgate-sock-"));
+  const socketDir = mkdtempSync2(path8.join(os7.tmpdir(), "benchgate-sock-"));
   const removeSocketDir = () => rmSync2(socketDir, { recursive: true, force: true });
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os7.loadavg();
@@ -50153,8 +50279,8 @@ async function runGate(options) {
   }
 }
 function choosePolicy(own, tree, options) {
-  const file = path7.relative(options.cwd, path7.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
-  const atBase = path7.join(tree.base.root, file);
+  const file = path8.relative(options.cwd, path8.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
+  const atBase = path8.join(tree.base.root, file);
   const base = existsSync5(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
   const from = options.policy ?? "head";
   const changes = policyChanges(base, own);
@@ -50402,7 +50528,7 @@ async function explainStage(run, judged) {
   const mode = options.profile ?? "regressions";
   const targets = judged.filter((b) => b.change && (b.verdict === "regression" || mode === "always") && mode !== "never").slice(0, MAX_PROFILED).map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
   if (!targets.length) return { benchmarks: judged };
-  const dir = path7.resolve(options.cwd, options.profileDir ?? path7.join(".benchgate", "profiles"));
+  const dir = path8.resolve(options.cwd, options.profileDir ?? path8.join(".benchgate", "profiles"));
   const explanations = await explain({
     targets,
     base: tree.base,
@@ -50706,21 +50832,29 @@ function httpSections(id, details2) {
   ]);
   const failures = failuresLine(details2.traffic.base, details2.traffic.head, labels);
   const { base, head } = details2.server;
-  const server = base || head ? {
-    header: ["server", "base", "head"],
-    rows: [
+  const cpu = details2.cpu;
+  const serverRows = [
+    ...cpu ? [
+      ["CPU per request: main thread / all threads (\xB5s)", cpuCell(cpu.base), cpuCell(cpu.head)],
+      ["waiting for a CPU per request (\xB5s)", formatFixed(cpu.base?.waitUs, 1), formatFixed(cpu.head?.waitUs, 1)]
+    ] : [],
+    ...base || head ? [
       ["event-loop delay p50/p99/max (ms)", delays(base), delays(head)],
       ["event-loop utilisation", pct2(base?.eventLoopUtilization), pct2(head?.eventLoopUtilization)],
       ["GC time (share of window)", gc(base), gc(head)],
       ["peak RSS / heap used (MB)", memory(base), memory(head)]
-    ]
-  } : void 0;
+    ] : []
+  ];
+  const server = serverRows.length ? { header: ["server", "base", "head"], rows: serverRows } : void 0;
+  const change = cpu?.change;
+  const cpuLine = change ? `requests per CPU-second of the server's main thread: ${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}] (${formatShare(change.confidence, 0)} interval; reported, not gated)` : details2.cpuNote;
   return {
     title,
     requests: only ? void 0 : { header: ["request", "expects"], rows: labels.map((r) => [r.label, r.expected]) },
     latency: { header: ["latency (ms)", "base", "head", "change [CI]", "budget"], rows: latencyRows },
     failures,
     server,
+    cpu: cpuLine === void 0 ? void 0 : String(cpuLine),
     note: details2.server.note,
     moved: details2.moved
   };
@@ -50747,6 +50881,7 @@ function failuresLine(base, head, labels) {
 var delays = (s) => s ? `${formatMs(s.eventLoopDelayMs.p50)} / ${formatMs(s.eventLoopDelayMs.p99)} / ${formatMs(s.eventLoopDelayMs.max)}` : "\u2013";
 var pct2 = (x) => formatShare(x, 0);
 var gc = (s) => s ? `${formatFixed(s.gc?.totalMs, 0)} ms (${formatShare(s.gc?.share, 1)}), ${formatFixed(s.gc?.count, 0)} pauses` : "\u2013";
+var cpuCell = (c) => c ? `${formatFixed(c.mainUs, 1)} / ${formatFixed(c.processUs, 1)}` : "\u2013";
 var memory = (s) => s ? `${formatFixed(s.peakRssMb, 0)} / ${formatFixed(s.peakHeapUsedMb, 0)}` : "\u2013";
 
 // src/report/groups.ts
@@ -50832,7 +50967,7 @@ function changeChart(benchmarks, options = {}) {
 }
 
 // src/report/profile-sections.ts
-import path8 from "node:path";
+import path9 from "node:path";
 var share = (x) => formatShare(x, 1);
 function name(row) {
   return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
@@ -50858,7 +50993,7 @@ function profileSections(id, profile) {
     ownCode: profile.ownCode.map(
       (row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit}, with what it calls`
     ),
-    files: [profile.files.base, profile.files.head].map((file) => path8.basename(file))
+    files: [profile.files.base, profile.files.head].map((file) => path9.basename(file))
   };
 }
 
@@ -50943,6 +51078,7 @@ function renderTerminal(report2, options) {
     lines.push(...indentLines(printableTable(sections.latency.header, sections.latency.rows)));
     lines.push(`  ${terminalText(sections.failures)}`);
     if (sections.server) lines.push(...indentLines(printableTable(sections.server.header, sections.server.rows)));
+    if (sections.cpu) lines.push(`  ${terminalText(sections.cpu)}`);
     if (sections.note) lines.push(paint("dim", `  ${terminalText(sections.note)}`));
     for (const line of sections.moved) lines.push(paint(["yellow"], `  moved: ${terminalText(line)}`));
     lines.push("");
@@ -51104,6 +51240,7 @@ function httpMarkdown(id, http3) {
   if (sections.requests) parts.push(table(sections.requests.header, sections.requests.rows), md``);
   parts.push(table(sections.latency.header, sections.latency.rows), md``, md`${sections.failures}`);
   if (sections.server) parts.push(md``, table(sections.server.header, sections.server.rows));
+  if (sections.cpu) parts.push(md``, md`${sections.cpu}`);
   if (sections.note) parts.push(md``, md`<sub>${sections.note}</sub>`);
   if (sections.moved.length) parts.push(md``, ...sections.moved.map((line) => md`- moved: ${line}`));
   return joinMarkup(parts);
@@ -51189,10 +51326,10 @@ function checkShard({ file, report: report2 }) {
 }
 function checkComplete(shards) {
   const count3 = shards[0].report.shard.count;
-  const other = shards.find((s) => s.report.shard.count !== count3);
-  if (other)
+  const other2 = shards.find((s) => s.report.shard.count !== count3);
+  if (other2)
     throw new UserError(
-      `${other.file} is shard ${other.report.shard.index} of ${other.report.shard.count}, but ${shards[0].file} is of ${count3}: shards of different splits cannot merge.`
+      `${other2.file} is shard ${other2.report.shard.index} of ${other2.report.shard.count}, but ${shards[0].file} is of ${count3}: shards of different splits cannot merge.`
     );
   const byIndex = /* @__PURE__ */ new Map();
   for (const { file, report: report2 } of shards) {
@@ -51292,8 +51429,8 @@ function mergeRuns(runs) {
 
 // src/report/read.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
-import { existsSync as existsSync6, readFileSync as readFileSync7, statSync as statSync2 } from "node:fs";
-import path9 from "node:path";
+import { existsSync as existsSync6, readFileSync as readFileSync8, statSync as statSync2 } from "node:fs";
+import path10 from "node:path";
 
 // schema/report.schema.json
 var report_schema_default = {
@@ -52121,6 +52258,90 @@ var report_schema_default = {
           additionalProperties: false,
           description: "Null when the server is not run with `node \u2026` (no probe): `note` says so."
         },
+        cpu: {
+          anyOf: [
+            {
+              type: "object",
+              properties: {
+                base: {
+                  $ref: "#/definitions/CpuSummary"
+                },
+                head: {
+                  $ref: "#/definitions/CpuSummary"
+                },
+                change: {
+                  anyOf: [
+                    {
+                      type: "object",
+                      properties: {
+                        estimate: {
+                          type: [
+                            "number",
+                            "null"
+                          ]
+                        },
+                        low: {
+                          type: [
+                            "number",
+                            "null"
+                          ]
+                        },
+                        high: {
+                          type: [
+                            "number",
+                            "null"
+                          ]
+                        },
+                        confidence: {
+                          type: [
+                            "number",
+                            "null"
+                          ]
+                        }
+                      },
+                      required: [
+                        "estimate",
+                        "low",
+                        "high",
+                        "confidence"
+                      ],
+                      additionalProperties: false
+                    },
+                    {
+                      type: "null"
+                    }
+                  ]
+                },
+                rounds: {
+                  type: "array",
+                  items: {
+                    type: [
+                      "number",
+                      "null"
+                    ]
+                  },
+                  description: "Per round, the relative change of requests per CPU-second of the main thread (as ReportBenchmark.rounds for requests/s).",
+                  maxItems: 1e4
+                }
+              },
+              required: [
+                "base",
+                "head",
+                "change",
+                "rounds"
+              ],
+              additionalProperties: false
+            },
+            {
+              type: "null"
+            }
+          ],
+          description: "The servers' CPU per request answered as expected (medians of the rounds, \xB5s) and the change of requests per CPU-second of the main thread, head against base, with its 95% interval: reported, not gated (the gated figure is requests/s). Null where the CPU could not be read: `note` says why."
+        },
+        cpuNote: {
+          type: "string",
+          maxLength: 16384
+        },
         moved: {
           type: "array",
           items: {
@@ -52327,6 +52548,36 @@ var report_schema_default = {
       ],
       additionalProperties: false,
       description: "One revision's server over a load test, from the probe's figures of each round."
+    },
+    CpuSummary: {
+      type: "object",
+      properties: {
+        mainUs: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        processUs: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        waitUs: {
+          type: [
+            "number",
+            "null"
+          ]
+        }
+      },
+      required: [
+        "mainUs",
+        "processUs",
+        "waitUs"
+      ],
+      additionalProperties: false,
+      description: "One server's CPU per request answered as expected, in \xB5s: the main thread, all threads, the main thread's wait for a CPU."
     },
     Explanation: {
       anyOf: [
@@ -52931,7 +53182,7 @@ function readReport(file) {
     );
   let data;
   try {
-    data = JSON.parse(readFileSync7(file, "utf8"));
+    data = JSON.parse(readFileSync8(file, "utf8"));
   } catch {
     throw new UserError(`The report ${file} is not JSON: refusing it.`);
   }
@@ -52945,7 +53196,7 @@ function readReport(file) {
 }
 function reportFiles(patterns, cwd) {
   const files = patterns.flatMap((pattern) => {
-    if (existsSync6(path9.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path9.resolve(cwd, pattern)];
+    if (existsSync6(path10.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path10.resolve(cwd, pattern)];
     const found = globSync(pattern, { cwd, onlyFiles: true, absolute: true, expandDirectories: false }).sort();
     if (found.length === 0) throw new UserError(`No file matches ${pattern} (in ${cwd}).`);
     return found;
@@ -53231,7 +53482,7 @@ function parseProfileMode(text2) {
 var import_picomatch4 = __toESM(require_picomatch2(), 1);
 
 // src/config/action-inputs.ts
-import path10 from "node:path";
+import path11 from "node:path";
 
 // src/config/anchor.ts
 function parseAnchor(text2, what = "anchor") {
@@ -53254,7 +53505,7 @@ function parseAnchor(text2, what = "anchor") {
 
 // src/config/action-inputs.ts
 function commentKeyOf(directory, config, key) {
-  const file = path10.posix.join(directory.split(path10.sep).join("/") || ".", config ?? "benchgate.yml");
+  const file = path11.posix.join(directory.split(path11.sep).join("/") || ".", config ?? "benchgate.yml");
   return sanitizeCommentKey(key ? `${file}#${key}` : file);
 }
 function sanitizeCommentKey(key) {
@@ -53836,9 +54087,9 @@ function fenced(lines) {
 }
 
 // src/history/store.ts
-import { closeSync, existsSync as existsSync7, mkdirSync as mkdirSync2, openSync, readFileSync as readFileSync8, renameSync, rmSync as rmSync3, statSync as statSync3, writeFileSync } from "node:fs";
-import path11 from "node:path";
-import { setTimeout as sleep2 } from "node:timers/promises";
+import { closeSync, existsSync as existsSync7, mkdirSync as mkdirSync2, openSync, readFileSync as readFileSync9, renameSync, rmSync as rmSync3, statSync as statSync3, writeFileSync } from "node:fs";
+import path12 from "node:path";
+import { setTimeout as sleep3 } from "node:timers/promises";
 var MAX_BYTES = 64 * 1024 * 1024;
 var LOCK_WAIT_MS = 3e4;
 var STALE_LOCK_MS = 12e4;
@@ -53847,13 +54098,13 @@ function fileStore(file, limit) {
     if (!existsSync7(file)) return [];
     const size = statSync3(file).size;
     if (size > MAX_BYTES) throw new UserError(`${file}: ${size} bytes is more than a history file holds (64 MB): is it the right file?`);
-    return parseHistory(readFileSync8(file, "utf8"), file);
+    return parseHistory(readFileSync9(file, "utf8"), file);
   };
   return {
     where: file,
     read: () => Promise.resolve().then(read),
     append: async (records) => {
-      mkdirSync2(path11.dirname(path11.resolve(file)), { recursive: true });
+      mkdirSync2(path12.dirname(path12.resolve(file)), { recursive: true });
       const release = await lock(`${file}.lock`);
       try {
         const next = serializeHistory(appendRecords(read(), records, limit));
@@ -53883,13 +54134,13 @@ async function lock(lockFile) {
       if (age > STALE_LOCK_MS) rmSync3(lockFile, { force: true });
       else if (Date.now() - started > LOCK_WAIT_MS)
         throw new UserError(`${lockFile} is held by another benchgate writing the history: remove it if no benchgate is running.`);
-      else await sleep2(20 + Math.random() * 30);
+      else await sleep3(20 + Math.random() * 30);
     }
   }
 }
 function readSafe(file) {
   try {
-    return readFileSync8(file, "utf8");
+    return readFileSync9(file, "utf8");
   } catch {
     return void 0;
   }
@@ -54105,7 +54356,7 @@ function writeReport(report2, command, color, io) {
 function mergeFiles(patterns, io) {
   try {
     const files = reportFiles(patterns, io.cwd);
-    return mergeShards(files.map((file) => ({ file: path12.relative(io.cwd, file) || file, report: readReport(file) })));
+    return mergeShards(files.map((file) => ({ file: path13.relative(io.cwd, file) || file, report: readReport(file) })));
   } catch (error) {
     return errorReport(describeFailure(error), io.version);
   }
@@ -54191,8 +54442,8 @@ benchgate: crashed (${messageOf(error)}): benchmark processes stopped and worktr
   });
 }
 function write(cwd, file, text2) {
-  const target = path12.resolve(cwd, file);
-  mkdirSync3(path12.dirname(target), { recursive: true });
+  const target = path13.resolve(cwd, file);
+  mkdirSync3(path13.dirname(target), { recursive: true });
   writeFileSync2(target, text2);
 }
 function progressPrinter(stream) {
@@ -54224,7 +54475,7 @@ function progressPrinter(stream) {
 }
 
 // src/util/secrets.ts
-import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync9, readSync, writeSync } from "node:fs";
+import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync10, readSync, writeSync } from "node:fs";
 function forgetSecrets(env = process.env) {
   const jobFiles = Object.fromEntries(
     Object.entries(env).filter((entry) => JOB_FILES.has(entry[0].toUpperCase()) && entry[1] !== void 0)
@@ -54239,7 +54490,7 @@ function forgetSecrets(env = process.env) {
 function wipeInitialEnvironment(names) {
   let fd;
   try {
-    const stat2 = readFileSync9("/proc/self/stat", "utf8");
+    const stat2 = readFileSync10("/proc/self/stat", "utf8");
     const fields = stat2.slice(stat2.lastIndexOf(")") + 2).split(" ");
     const start = Number(fields[50 - 3]);
     const end = Number(fields[51 - 3]);

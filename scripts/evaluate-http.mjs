@@ -2,7 +2,10 @@
 // and head slower by injected busy work per request, sized and then measured in place (both servers up,
 // load alternating between them). Prints the false-fail rate, the detection rate, the time to a verdict
 // and how close the estimate was. Not part of npm test: each run takes minutes.
-// RUNS_AA, RUNS_EFFECT, EFFECTS (throughput drops), BUDGET and DURATION (load per revision per round) tune it.
+// RUNS_AA, RUNS_EFFECT, EFFECTS (throughput drops), BUDGET and DURATION (load per revision per round) tune it;
+// RUNS_WAIT adds runs where head only waits (a WAIT_MS timer per request, no extra CPU work).
+// For each row it also prints the per-round spread (SD of the per-round log ratios) of requests/s, the gated
+// figure, and of requests per CPU-second of the servers' main threads (reported beside it), on the same rounds.
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import net from 'node:net';
@@ -15,16 +18,21 @@ const runsEffect = Number(process.env.RUNS_EFFECT ?? 5);
 const effects = (process.env.EFFECTS ?? '0.10').split(',').map(Number);
 const budget = process.env.BUDGET ?? '5%';
 const duration = process.env.DURATION ?? '3s';
+const runsWait = Number(process.env.RUNS_WAIT ?? 0);
+const waitMs = Number(process.env.WAIT_MS ?? 1);
 
 // A JSON route with a per-request cost; SPIN adds busy work (head's injected slowdown).
 const SERVER = `import http from 'node:http';
 const spin = Number(process.env.SPIN ?? SPIN_DEFAULT);
+const wait = Number(process.env.WAIT ?? WAIT_DEFAULT);
 const todos = Array.from({ length: 20 }, (_, i) => ({ id: i, title: 'todo ' + i, done: i % 3 === 0 }));
 let sink = 0;
 const server = http.createServer((req, res) => {
   for (let i = 0; i < spin; i++) sink = (sink + i * 7) | 0;
   res.setHeader('content-type', 'application/json');
-  res.end(req.url === '/health' ? 'ok' : JSON.stringify(todos));
+  const answer = () => res.end(req.url === '/health' ? 'ok' : JSON.stringify(todos));
+  if (wait > 0 && req.url !== '/health') setTimeout(answer, wait);
+  else answer();
 });
 server.listen(Number(process.env.PORT), process.env.HOST ?? '127.0.0.1');
 `;
@@ -53,7 +61,7 @@ async function measureTruth(dir, k) {
       servers.push(
         spawn(process.execPath, ['server.js'], {
           cwd: dir,
-          env: { ...process.env, PORT: String(port), SPIN: String(spinCount) },
+          env: { ...process.env, PORT: String(port), SPIN: String(spinCount), WAIT: '0' },
           stdio: 'ignore',
         }),
       );
@@ -75,14 +83,16 @@ async function measureTruth(dir, k) {
   }
 }
 
-function makeRepo(k) {
+function makeRepo(k, wait = 0) {
   const config = `http:\n  - name: todos\n    start: node server.js\n    ready: /health\n    requests:\n      - path: /todos\n    budget: ${budget}\n    duration: ${duration}\n`;
   const files = {
     'package.json': '{ "name": "evaluate-http", "private": true, "type": "module" }\n',
-    'server.js': SERVER.replace('SPIN_DEFAULT', '0'),
+    'server.js': SERVER.replace('SPIN_DEFAULT', '0').replace('WAIT_DEFAULT', '0'),
     'benchgate.yml': config,
   };
-  return gitRepo('benchgate-evaluate-http-', files, { 'server.js': SERVER.replace('SPIN_DEFAULT', String(k)) });
+  return gitRepo('benchgate-evaluate-http-', files, {
+    'server.js': SERVER.replace('SPIN_DEFAULT', String(k)).replace('WAIT_DEFAULT', String(wait)),
+  });
 }
 
 const scratch = makeRepo(0);
@@ -92,26 +102,44 @@ for (const drop of effects) sized.push(await sizeSlowdown(drop, 2000, (k) => mea
 rmSync(scratch, { recursive: true, force: true });
 console.log(`benchgate evaluate:http: ${machine()}, budget ${budget}, ${duration} of load per revision per round`);
 console.log(
-  'effect (measured)          runs  fails (regression)  inconclusive  median time  max time  median estimate  rounds (+ confirm)',
+  'effect (measured)          runs  fails (regression)  inconclusive  median time  max time  median estimate  spread req/s  CPU: estimate  spread  rounds (+ confirm)',
 );
-const rows = [{ label: 'A/A', k: 0, runs: runsAA }, ...sized.map((size) => ({ label: rowLabel(size), k: size.k, runs: runsEffect }))];
-for (const { label, k, runs } of rows.filter((row) => row.runs > 0)) {
+const rows = [
+  { label: 'A/A', k: 0, runs: runsAA },
+  ...sized.map((size) => ({ label: rowLabel(size), k: size.k, runs: runsEffect })),
+  { label: `waiting: ${waitMs} ms timer`, k: 0, wait: waitMs, runs: runsWait },
+];
+/** Sample standard deviation of the per-round log ratios, in percent (relative changes given). */
+const spread = (changes) => {
+  const logs = changes.map((x) => Math.log1p(x));
+  const mean = logs.reduce((a, b) => a + b, 0) / logs.length;
+  return Math.sqrt(logs.reduce((a, b) => a + (b - mean) ** 2, 0) / (logs.length - 1)) * 100;
+};
+const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+for (const { label, k, wait = 0, runs } of rows.filter((row) => row.runs > 0)) {
   let fails = 0;
   let inconclusive = 0;
   const times = [];
   const estimates = [];
   const rounds = [];
+  const spreads = { rps: [], cpu: [] };
+  const cpuEstimates = [];
   for (let r = 0; r < runs; r++) {
-    const { report, seconds } = timedCompare(makeRepo(k));
+    const { report, seconds } = timedCompare(makeRepo(k, wait));
     times.push(seconds);
     const [bench] = report.benchmarks;
     if (bench?.verdict === 'regression') fails++;
     if (bench?.verdict === 'inconclusive') inconclusive++;
     if (bench?.change) estimates.push(bench.change.estimate);
+    if (bench?.rounds?.length > 1) spreads.rps.push(spread(bench.rounds));
+    const cpu = bench?.http?.cpu;
+    if (cpu?.rounds?.length > 1) spreads.cpu.push(spread(cpu.rounds));
+    if (cpu?.change) cpuEstimates.push(cpu.change.estimate);
     rounds.push(`${bench?.rounds?.length ?? 0}${bench?.confirmation ? `+${bench.confirmation.length}` : ''}`);
   }
   const { median, max, estimate } = summary(times, estimates);
+  const pct = (x) => (x === undefined ? '–' : `${x.toFixed(1)}%`);
   console.log(
-    `${label.padEnd(26)} ${String(runs).padStart(4)}  ${`${fails}/${runs}`.padStart(18)}  ${String(inconclusive).padStart(12)}  ${median.padStart(11)}  ${max.padStart(8)}  ${estimate.padStart(15)}  ${rounds.join(' ')}`,
+    `${label.padEnd(26)} ${String(runs).padStart(4)}  ${`${fails}/${runs}`.padStart(18)}  ${String(inconclusive).padStart(12)}  ${median.padStart(11)}  ${max.padStart(8)}  ${estimate.padStart(15)}  ${pct(med(spreads.rps)).padStart(12)}  ${(cpuEstimates.length ? pct(med(cpuEstimates) * 100) : '–').padStart(13)}  ${pct(med(spreads.cpu)).padStart(6)}  ${rounds.join(' ')}`,
   );
 }

@@ -9,7 +9,18 @@ export interface BenchmarkSamples extends Samples {
   /** Calls per timed sample (micro only). */
   batch?: number | undefined;
   /** HTTP only: each revision's figures per round, and the benchmark's config. */
-  http?: { base: HttpRoundFigures[]; head: HttpRoundFigures[]; config: HttpBenchmarkConfig } | undefined;
+  http?:
+    | {
+        base: HttpRoundFigures[];
+        head: HttpRoundFigures[];
+        config: HttpBenchmarkConfig;
+        /**
+         * Per round, ln(head / base) of requests per CPU-second of the servers' main threads (higher is
+         * better, as requests/s), the median of its blocks'; absent when a round's CPU could not be read.
+         */
+        cpuLogRatios?: number[];
+      }
+    | undefined;
 }
 
 export interface MeasureProgress {

@@ -10,7 +10,7 @@ import {
   formatShare,
 } from '../util/format.js';
 import type { ServerSummary } from '../measure/http/types.js';
-import type { HttpDetails } from './http.js';
+import type { CpuSummary, HttpDetails } from './http.js';
 
 /** The rows both reports show for an HTTP benchmark: one table of latency, one of the server, as plain cells. */
 export interface HttpSections {
@@ -20,6 +20,8 @@ export interface HttpSections {
   latency: { header: string[]; rows: string[][] };
   failures: string;
   server: { header: string[]; rows: string[][] } | undefined;
+  /** The change of requests per CPU-second of the servers' main threads, or why it was not read. */
+  cpu: string | undefined;
   note: string | undefined;
   moved: string[];
 }
@@ -38,24 +40,35 @@ export function httpSections(id: string, details: HttpDetails): HttpSections {
   ]);
   const failures = failuresLine(details.traffic.base, details.traffic.head, labels);
   const { base, head } = details.server;
-  const server =
-    base || head
-      ? {
-          header: ['server', 'base', 'head'],
-          rows: [
-            ['event-loop delay p50/p99/max (ms)', delays(base), delays(head)],
-            ['event-loop utilisation', pct(base?.eventLoopUtilization), pct(head?.eventLoopUtilization)],
-            ['GC time (share of window)', gc(base), gc(head)],
-            ['peak RSS / heap used (MB)', memory(base), memory(head)],
-          ],
-        }
-      : undefined;
+  const cpu = details.cpu;
+  const serverRows = [
+    ...(cpu
+      ? [
+          ['CPU per request: main thread / all threads (µs)', cpuCell(cpu.base), cpuCell(cpu.head)],
+          ['waiting for a CPU per request (µs)', formatFixed(cpu.base?.waitUs, 1), formatFixed(cpu.head?.waitUs, 1)],
+        ]
+      : []),
+    ...(base || head
+      ? [
+          ['event-loop delay p50/p99/max (ms)', delays(base), delays(head)],
+          ['event-loop utilisation', pct(base?.eventLoopUtilization), pct(head?.eventLoopUtilization)],
+          ['GC time (share of window)', gc(base), gc(head)],
+          ['peak RSS / heap used (MB)', memory(base), memory(head)],
+        ]
+      : []),
+  ];
+  const server = serverRows.length ? { header: ['server', 'base', 'head'], rows: serverRows } : undefined;
+  const change = cpu?.change;
+  const cpuLine = change
+    ? `requests per CPU-second of the server's main thread: ${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}] (${formatShare(change.confidence, 0)} interval; reported, not gated)`
+    : details.cpuNote;
   return {
     title,
     requests: only ? undefined : { header: ['request', 'expects'], rows: labels.map((r) => [r.label, r.expected]) },
     latency: { header: ['latency (ms)', 'base', 'head', 'change [CI]', 'budget'], rows: latencyRows },
     failures,
     server,
+    cpu: cpuLine === undefined ? undefined : String(cpuLine),
     note: details.server.note,
     moved: details.moved,
   };
@@ -92,4 +105,5 @@ const delays = (s: ServerSummary | null) =>
 const pct = (x: number | undefined) => formatShare(x, 0);
 const gc = (s: ServerSummary | null) =>
   s ? `${formatFixed(s.gc?.totalMs, 0)} ms (${formatShare(s.gc?.share, 1)}), ${formatFixed(s.gc?.count, 0)} pauses` : '–';
+const cpuCell = (c: CpuSummary | undefined) => (c ? `${formatFixed(c.mainUs, 1)} / ${formatFixed(c.processUs, 1)}` : '–');
 const memory = (s: ServerSummary | null) => (s ? `${formatFixed(s.peakRssMb, 0)} / ${formatFixed(s.peakHeapUsedMb, 0)}` : '–');

@@ -2,10 +2,10 @@ import { median } from 'simple-statistics';
 import { describeExpected } from '../config/status.js';
 import { LATENCY_STATS, type LatencyStat } from '../config/types.js';
 import { addTraffic } from '../measure/http/traffic.js';
-import type { HttpRoundFigures, ProbeFigures, ServerSummary, TrafficFigures } from '../measure/http/types.js';
+import type { CpuFigures, HttpRoundFigures, ProbeFigures, ServerSummary, TrafficFigures } from '../measure/http/types.js';
 import type { BenchmarkSamples } from '../measure/types.js';
 import type { Comparison } from '../stats/analyze.js';
-import type { Verdict } from '../stats/compare.js';
+import { estimateChange, type Verdict } from '../stats/compare.js';
 import { diagnose } from '../explain/rules.js';
 
 /** One revision's server, summarised over rounds (medians). */
@@ -35,6 +35,19 @@ export interface HttpDetails {
   traffic: { base: TrafficFigures; head: TrafficFigures };
   /** Null when the server is not run with `node …` (no probe): `note` says so. */
   server: { base: ServerSummary | null; head: ServerSummary | null; note?: string };
+  /**
+   * The servers' CPU per request answered as expected (medians of the rounds, µs) and the change of
+   * requests per CPU-second of the main thread, head against base, with its 95% interval: reported, not
+   * gated (the gated figure is requests/s). Null where the CPU could not be read: `note` says why.
+   */
+  cpu?: {
+    base: CpuSummary;
+    head: CpuSummary;
+    change: { estimate: number; low: number; high: number; confidence: number } | null;
+    /** Per round, the relative change of requests per CPU-second of the main thread (as ReportBenchmark.rounds for requests/s). */
+    rounds: number[];
+  } | null;
+  cpuNote?: string;
   /** Server-side figures that moved notably, in words, with what they point to: "event-loop delay p99 2.1 ms → 45.0 ms: something blocks the event loop: …". */
   moved: string[];
 }
@@ -75,7 +88,37 @@ export function httpDetails(samples: BenchmarkSamples, comparison: Comparison): 
             note: 'server-side figures need a server started with `node …` (the probe is preloaded through NODE_OPTIONS); this one is not, so the probe was skipped',
           },
     moved: base && head ? diagnose(base, head, comparison.change?.estimate) : [],
+    ...cpuDetails(http),
   };
+}
+
+/** One server's CPU per request answered as expected, in µs: the main thread, all threads, the main thread's wait for a CPU. */
+export interface CpuSummary {
+  mainUs: number;
+  processUs: number;
+  waitUs: number;
+}
+
+function cpuDetails(http: NonNullable<BenchmarkSamples['http']>): Pick<HttpDetails, 'cpu' | 'cpuNote'> {
+  const ratios = http.cpuLogRatios ?? [];
+  const summary = (rounds: HttpRoundFigures[]): CpuSummary | undefined => {
+    const cpu = rounds.map((r) => r.cpuPerRequest);
+    if (cpu.length === 0 || cpu.some((c) => c === undefined)) return undefined;
+    const med = (f: (c: CpuFigures) => number) => median(cpu.map((c) => f(c!))) / 1000;
+    return { mainUs: med((c) => c.mainNs), processUs: med((c) => c.processNs), waitUs: med((c) => c.mainWaitNs) };
+  };
+  const base = summary(http.base);
+  const head = summary(http.head);
+  if (!base || !head || ratios.length !== http.base.length || !ratios.every(Number.isFinite))
+    return {
+      cpu: null,
+      cpuNote:
+        "the servers' CPU per request was not read: it needs Linux's /proc/<pid>/task/<tid>/schedstat and a server process of the load test's own (started with `node …`, or a simple command)",
+    };
+  const { estimate, low, high, achievedConfidence } = estimateChange(ratios, 0.95);
+  // Few rounds cannot reach 95% (the signed-rank interval needs 6): the confidence printed is the one reached.
+  const change = ratios.length >= 2 ? { estimate, low, high, confidence: Math.min(0.95, achievedConfidence) } : null;
+  return { cpu: { base, head, change, rounds: ratios.map((x) => Math.expm1(x)) } };
 }
 
 function summarizeServer(rounds: HttpRoundFigures[]): ServerSummary | null {

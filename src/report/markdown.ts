@@ -107,6 +107,7 @@ function httpMarkdown(id: string, http: NonNullable<ReportBenchmark['http']>): M
   if (sections.requests) parts.push(table(sections.requests.header, sections.requests.rows), md``);
   parts.push(table(sections.latency.header, sections.latency.rows), md``, md`${sections.failures}`);
   if (sections.server) parts.push(md``, table(sections.server.header, sections.server.rows));
+  if (sections.cpu) parts.push(md``, md`${sections.cpu}`);
   if (sections.note) parts.push(md``, md`<sub>${sections.note}</sub>`);
   if (sections.moved.length) parts.push(md``, ...sections.moved.map((line) => md`- moved: ${line}`));
   return joinMarkup(parts);

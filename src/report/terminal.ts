@@ -115,6 +115,7 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
     lines.push(...indentLines(printableTable(sections.latency.header, sections.latency.rows)));
     lines.push(`  ${printable(sections.failures)}`);
     if (sections.server) lines.push(...indentLines(printableTable(sections.server.header, sections.server.rows)));
+    if (sections.cpu) lines.push(`  ${printable(sections.cpu)}`);
     if (sections.note) lines.push(paint('dim', `  ${printable(sections.note)}`));
     for (const line of sections.moved) lines.push(paint(['yellow'], `  moved: ${printable(line)}`));
     lines.push('');

@@ -98,6 +98,19 @@ describe('HTTP load tests, through the real CLI', () => {
     expect(bench.http.server.head.eventLoopDelayMs.p99).toBeGreaterThan(bench.http.server.base.eventLoopDelayMs.p99);
     expect(bench.http.moved.some((line: string) => line.startsWith('event-loop delay p99'))).toBe(true);
     expect(bench.http.traffic.base.non2xx + bench.http.traffic.head.non2xx).toBe(0);
+    // The servers' CPU per request, read from /proc/<pid>/task/<tid>/schedstat around each block: the hashing of a
+    // growing list of listeners costs head far more CPU per request (the profile below sees over twice; so does this).
+    const { cpu } = bench.http;
+    for (const [i, side] of (['base', 'head'] as const).entries()) {
+      expect(cpu[side].mainUs).toBeGreaterThan(0);
+      expect(cpu[side].processUs).toBeGreaterThanOrEqual(cpu[side].mainUs);
+      const [main, all] = printedNumbers(serverRow('CPU per request: main thread / all threads (µs)')[i]!);
+      expect(showsValue(main!, cpu[side].mainUs) && showsValue(all!, cpu[side].processUs)).toBe(true);
+    }
+    expect(cpu.head.mainUs).toBeGreaterThan(2 * cpu.base.mainUs);
+    expect(cpu.change.high).toBeLessThan(-0.5);
+    const cpuLine = run.stdout.split('\n').find((line) => line.includes("requests per CPU-second of the server's main thread: "))!;
+    expect(changeShown(cpuLine.slice(cpuLine.indexOf(': ') + 2, cpuLine.indexOf(' (')), cpu.change), cpuLine).toBe(true);
     expect(run.stdout).toContain('moved: event-loop delay p99');
     // What that means, in words, and where the time went: the sha512 of every listener added per request.
     expect(bench.http.moved.find((line: string) => line.startsWith('event-loop delay p99'))).toMatch(

@@ -11,7 +11,9 @@ import { latencyOf, preflight, runLoad, type LoadResult } from './load.js';
 import { checkProbeFigures } from './probe-client.js';
 import { ServerError, ServerProcess } from './server.js';
 import { addTraffic, bodySizeMismatch, describeTraffic, failedRequests, requestLabels } from './traffic.js';
-import type { HttpRoundFigures, ProbeFigures, TrafficFigures } from './types.js';
+import type { CpuFigures, HttpRoundFigures, ProbeFigures, TrafficFigures } from './types.js';
+import { cpuBetween, type CpuReading } from './cpu.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface HttpPlan {
   base: Revision;
@@ -25,6 +27,10 @@ export interface HttpPlan {
   socketDir: string;
   /** Length of one load block in `live` mode, ms. */
   blockMs?: number;
+  /** Which server a pair of blocks loads first, from a number in [0, 1) (default Math.random); tests pass their own. */
+  random?: () => number;
+  /** Pause after each switch of server in `live` mode, before the next block (default 50 ms): the other server's after-work settles. */
+  settleMs?: number;
   /** Prefix for server commands that pins them to a core ("taskset -c 1 "), when pinning. */
   serverPrefix?: string;
   /**
@@ -59,8 +65,11 @@ export interface HttpMeasurement {
 }
 
 type Side = 'base' | 'head';
-/** One round of one load test: each revision's figures and ln(head / base) of requests/s. */
-export type RoundPair = Record<Side, HttpRoundFigures> & { logRatio: number };
+/**
+ * One round of one load test: each revision's figures and ln(head / base) of requests/s; and of requests
+ * per CPU-second of the main thread when both servers' CPU was read.
+ */
+export type RoundPair = Record<Side, HttpRoundFigures> & { logRatio: number; cpuLogRatio?: number };
 
 /** What one round of a load test is expected to take: both revisions' warm-up and load, plus server start and stop. */
 export function estimatedRoundMs(benchmark: HttpBenchmarkConfig): number {
@@ -157,7 +166,7 @@ function emptySamples(benchmark: HttpBenchmarkConfig): BenchmarkSamples {
     base: { opsPerSec: [] },
     head: { opsPerSec: [] },
     latency: noLatency(),
-    http: { base: [], head: [], config: benchmark },
+    http: { base: [], head: [], config: benchmark, cpuLogRatios: [] },
   };
 }
 
@@ -174,6 +183,10 @@ function record(samples: BenchmarkSamples, pair: RoundPair): void {
   pushLatencyRatios(samples.latency!, pair);
   samples.http!.base.push(pair.base);
   samples.http!.head.push(pair.head);
+  // Per round, or not at all: a figure with holes would pair the wrong rounds.
+  if (pair.cpuLogRatio !== undefined && samples.http!.cpuLogRatios?.length === samples.logRatios.length - 1)
+    samples.http!.cpuLogRatios.push(pair.cpuLogRatio);
+  else if (samples.http!.cpuLogRatios) delete samples.http!.cpuLogRatios;
 }
 
 function noLatency(): Record<LatencyStat, number[]> {
@@ -216,24 +229,34 @@ async function freshRound(
       await loadOn(server, benchmark, benchmark.warmupMs);
       server.checkAlive('during the warm-up');
       await server.probe('start');
-      const load = await loadOn(server, benchmark, benchmark.durationMs);
+      const block = await measuredBlock(server, () => loadOn(server, benchmark, benchmark.durationMs));
       const probe = checkProbeFigures((await server.probe<{ figures?: unknown }>('stop'))?.figures);
       server.checkAlive('under load');
-      figures[side] = { requestsPerSec: load.requestsPerSec, latency: load.latency, traffic: load.traffic, probe };
+      figures[side] = pool([block], probe);
     } finally {
       await server.stop();
     }
   }
-  return judgeTraffic(benchmark, figures.base!, figures.head!, Math.log(figures.head!.requestsPerSec / figures.base!.requestsPerSec), {
-    base: figures.base!.traffic.ok === 0 ? [benchmark.durationMs] : [],
-    head: figures.head!.traffic.ok === 0 ? [benchmark.durationMs] : [],
-  });
+  const pair = judgeTraffic(
+    benchmark,
+    figures.base!,
+    figures.head!,
+    Math.log(figures.head!.requestsPerSec / figures.base!.requestsPerSec),
+    {
+      base: figures.base!.traffic.ok === 0 ? [benchmark.durationMs] : [],
+      head: figures.head!.traffic.ok === 0 ? [benchmark.durationMs] : [],
+    },
+  );
+  const cpu = cpuLogRatio(figures.base!.cpuPerRequest, figures.head!.cpuPerRequest);
+  return cpu === undefined ? pair : { ...pair, cpuLogRatio: cpu };
 }
 
 /**
  * Design (b): both revisions' servers live at once (started in alternating
  * order on fresh ports each round), the load alternating between them in short
- * blocks, AB BA; the round's figure is the median of the block ratios.
+ * blocks, in pairs whose first server is drawn at random (a fixed ABAB order can
+ * keep time with periodic work, GC or a timer, in one server), with a pause to
+ * settle after each switch; the round's figures are the medians of the pairs' ratios.
  */
 async function liveRound(
   benchmark: HttpBenchmarkConfig,
@@ -255,26 +278,30 @@ async function liveRound(
     }
     const blockMs = Math.min(plan.blockMs ?? 1000, benchmark.durationMs);
     const blocks = Math.max(2, Math.round(benchmark.durationMs / blockMs));
-    const results: Record<Side, LoadResult[]> = { base: [], head: [] };
+    const results: Record<Side, Block[]> = { base: [], head: [] };
     const ratios: number[] = [];
-    for (let k = 0; k < blocks; k++) {
-      const block: Partial<Record<Side, LoadResult>> = {};
-      for (const side of k % 2 === 0 ? order(round) : order(round).reverse()) {
-        await servers[side]!.probe('resume');
-        block[side] = await load(side, blockMs);
-        await servers[side]!.probe('pause');
-        servers[side]!.checkAlive('under load');
-        results[side].push(block[side]);
+    const cpuRatios: (number | undefined)[] = [];
+    for (const first of pairOrders(blocks, plan.random ?? Math.random)) {
+      const pair: Partial<Record<Side, Block>> = {};
+      for (const side of [first, other(first)]) {
+        await sleep(plan.settleMs ?? 50);
+        const server = servers[side]!;
+        await server.probe('resume');
+        pair[side] = await measuredBlock(server, () => load(side, blockMs));
+        await server.probe('pause');
+        server.checkAlive('under load');
+        results[side].push(pair[side]);
       }
-      ratios.push(Math.log(block.head!.requestsPerSec / block.base!.requestsPerSec));
+      ratios.push(Math.log(pair.head!.load.requestsPerSec / pair.base!.load.requestsPerSec));
+      cpuRatios.push(cpuLogRatio(perRequest([pair.base!]), perRequest([pair.head!])));
     }
     const figures = {} as Record<Side, HttpRoundFigures>;
     for (const side of ['base', 'head'] as const) {
       const probe = checkProbeFigures((await servers[side]!.probe<{ figures?: unknown }>('stop'))?.figures);
       figures[side] = pool(results[side], probe);
     }
-    const silent = (side: Side) => results[side].filter((block) => block.traffic.ok === 0).map(() => blockMs);
-    return judgeTraffic(
+    const silent = (side: Side) => results[side].filter((block) => block.load.traffic.ok === 0).map(() => blockMs);
+    const pair = judgeTraffic(
       benchmark,
       figures.base,
       figures.head,
@@ -282,9 +309,45 @@ async function liveRound(
       { base: silent('base'), head: silent('head') },
       servers as Record<Side, ServerProcess>,
     );
+    const measuredCpu = cpuRatios.filter((x): x is number => x !== undefined);
+    return measuredCpu.length === cpuRatios.length ? { ...pair, cpuLogRatio: median(measuredCpu) } : pair;
   } finally {
     for (const server of Object.values(servers)) await server.stop();
   }
+}
+
+/** For each pair of blocks, the server it loads first: base or head, at random. */
+export function pairOrders(pairs: number, random: () => number): Side[] {
+  return Array.from({ length: pairs }, () => (random() < 0.5 ? 'base' : 'head'));
+}
+
+const other = (side: Side): Side => (side === 'base' ? 'head' : 'base');
+
+/** One load block, with what the server's threads used of the CPU over it (read just before and just after). */
+interface Block {
+  load: LoadResult;
+  cpu: CpuReading | undefined;
+}
+
+async function measuredBlock(server: ServerProcess, run: () => Promise<LoadResult>): Promise<Block> {
+  const before = server.cpu();
+  const load = await run();
+  const after = server.cpu();
+  return { load, cpu: before && after ? cpuBetween(before, after) : undefined };
+}
+
+/** CPU per request answered as expected, over blocks; undefined when a block's CPU is unknown or nothing was answered. */
+export function perRequest(blocks: readonly Block[]): CpuFigures | undefined {
+  const ok = blocks.reduce((sum, b) => sum + b.load.traffic.ok, 0);
+  if (ok === 0 || blocks.some((b) => b.cpu === undefined)) return undefined;
+  const sum = (f: (cpu: CpuReading) => number) => blocks.reduce((total, b) => total + f(b.cpu!), 0) / ok;
+  return { mainNs: sum((c) => c.mainNs), processNs: sum((c) => c.processNs), mainWaitNs: sum((c) => c.mainWaitNs) };
+}
+
+/** ln(head / base) of requests per CPU-second of the main thread: ln(base's CPU per request / head's). */
+export function cpuLogRatio(base: CpuFigures | undefined, head: CpuFigures | undefined): number | undefined {
+  if (!base || !head || !(base.mainNs > 0) || !(head.mainNs > 0)) return undefined;
+  return Math.log(base.mainNs / head.mainNs);
 }
 
 /** The benchmark's load on one server, for a bounded time. */
@@ -293,10 +356,18 @@ function loadOn(server: ServerProcess, benchmark: HttpBenchmarkConfig, durationM
 }
 
 /** One side's blocks as one round's figures. */
-function pool(blocks: LoadResult[], probe: ProbeFigures | undefined): HttpRoundFigures {
-  const elapsed = blocks.reduce((sum, b) => sum + b.elapsedMs, 0);
-  const traffic = blocks.map((b) => b.traffic).reduce(addTraffic);
-  return { requestsPerSec: (traffic.ok / elapsed) * 1000, latency: latencyOf(blocks.flatMap((b) => b.times)), traffic, probe };
+function pool(blocks: Block[], probe: ProbeFigures | undefined): HttpRoundFigures {
+  const loads = blocks.map((b) => b.load);
+  const elapsed = loads.reduce((sum, b) => sum + b.elapsedMs, 0);
+  const traffic = loads.map((b) => b.traffic).reduce(addTraffic);
+  const cpu = perRequest(blocks);
+  return {
+    requestsPerSec: (traffic.ok / elapsed) * 1000,
+    ...(cpu ? { cpuPerRequest: cpu } : {}),
+    latency: latencyOf(loads.flatMap((b) => b.times)),
+    traffic,
+    probe,
+  };
 }
 
 function order(round: number): Side[] {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { killGroup, OutputTail, spawnTracked } from '../../util/processes.js';
 import { freePort, isListening } from './port.js';
+import { readCpu, type CpuReading } from './cpu.js';
 import { probeCommand } from './probe-client.js';
 
 /** A server that failed: never ready, crashed, or would not stop. Its message says which and shows its output. */
@@ -44,6 +45,12 @@ const START_ATTEMPTS = 3;
 export class ServerProcess {
   readonly tail = new OutputTail();
   exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  /**
+   * The process whose CPU per request is measured: the one the probe answers from (node behind `npm start`
+   * included), or our child when a simple command was exec'd without a probe; only ever a process of the
+   * server's own group (a pid the server's code names is checked, never believed). Undefined: not measured.
+   */
+  cpuPid: number | undefined;
   private constructor(
     readonly child: ChildProcess,
     readonly port: number,
@@ -107,13 +114,26 @@ export class ServerProcess {
       if (this.exit)
         throw new ServerError(`${this.label}'s server exited before it was ready (${describeExit(this.exit)}).${this.output()}`);
       if (options.readyPath ? await answers2xx(this.port, options.readyPath) : await isListening(this.port)) {
-        if (this.probeSocket) await this.probe('hello').catch(() => undefined);
+        const hello = this.probeSocket ? await this.probe<{ pid?: unknown }>('hello').catch(() => undefined) : undefined;
+        this.cpuPid = this.measuredPid(hello?.pid, options.command);
         return;
       }
       await sleep(50);
     }
     const what = options.readyPath ? `GET ${options.readyPath} did not answer 2xx` : `nothing accepted connections on port ${this.port}`;
     throw new ServerError(`${this.label}'s server was not ready after ${options.readyTimeoutMs / 1000}s: ${what}.${this.output()}`);
+  }
+
+  private measuredPid(probePid: unknown, command: string): number | undefined {
+    const group = this.child.pid;
+    if (group === undefined || process.platform !== 'linux') return undefined;
+    if (typeof probePid === 'number' && Number.isSafeInteger(probePid) && groupOf(probePid) === group) return probePid;
+    return !this.probeSocket && execIfSimple(command) !== command ? group : undefined;
+  }
+
+  /** The measured process's CPU so far (undefined where it cannot be read). */
+  cpu(): CpuReading | undefined {
+    return this.cpuPid === undefined ? undefined : readCpu(this.cpuPid);
   }
 
   /** Ask the probe something; undefined when there is no probe or it does not answer. */
@@ -177,18 +197,26 @@ function groupAlive(pgid: number): boolean {
 function linuxGroupAlive(pgid: number): boolean {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses, so parse from the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') return true;
+    const stat = statOf(Number(entry));
+    if (stat && stat.pgrp === pgid && stat.state !== 'Z' && stat.state !== 'X') return true;
   }
   return false;
 }
+
+/** A process's state and process group from /proc/<pid>/stat; undefined when it is gone. */
+function statOf(pid: number): { state: string; pgrp: number } | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses, so parse from the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { state: fields[0]!, pgrp: Number(fields[2]) };
+}
+
+const groupOf = (pid: number) => statOf(pid)?.pgrp;
 
 export function describeExit(exit: { code: number | null; signal: NodeJS.Signals | null }): string {
   return exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`;

@@ -41,9 +41,24 @@ export interface TrafficFigures {
   bodyBytes?: number;
 }
 
+/**
+ * The server's CPU per request answered with an expected status, in ns, over the measured load (from
+ * /proc/<pid>/task/<tid>/schedstat: see measure/http/cpu.ts).
+ */
+export interface CpuFigures {
+  /** The main thread, where the server's JavaScript runs. */
+  mainNs: number;
+  /** All its threads: the main one, GC helpers, the libuv pool. */
+  processNs: number;
+  /** The main thread's wait for a CPU while it was runnable: contention from the rest of the machine. */
+  mainWaitNs: number;
+}
+
 export interface HttpRoundFigures {
   /** Successful responses (with an expected status) per second. */
   requestsPerSec: number;
+  /** Absent where the server's CPU could not be read (not Linux, no process of its own to read). */
+  cpuPerRequest?: CpuFigures;
   latency: LatencyFigures;
   traffic: TrafficFigures;
   /** Undefined when the server is not a Node process started with `node …`. */
