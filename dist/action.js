@@ -78735,6 +78735,9 @@ import path15 from "node:path";
 function formatChange(benchmark) {
   const { change } = benchmark;
   if (!change || !isFiniteNumber(change.estimate)) return "\u2013";
+  return formatInterval(change);
+}
+function formatInterval(change) {
   return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
 }
 function formatResolvable(benchmark) {
@@ -78918,7 +78921,7 @@ function httpSections(id, details2) {
     stat3,
     formatMs(l.base),
     formatMs(l.head),
-    `${formatPercent(l.change.estimate)} [${formatPercent(l.change.low)}, ${formatPercent(l.change.high)}]`,
+    formatInterval(l.change),
     l.budget === null ? "" : `${formatBudget(l.budget)} ${l.verdict ?? ""}`.trim()
   ]);
   const failures = failuresLine(details2.traffic.base, details2.traffic.head, labels);
@@ -78938,7 +78941,7 @@ function httpSections(id, details2) {
   ];
   const server = serverRows.length ? { header: ["server", "base", "head"], rows: serverRows } : void 0;
   const change = cpu?.change;
-  const cpuLine = change ? `requests per CPU-second of the server's main thread: ${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}] (${formatShare(change.confidence, 0)} interval; reported, not gated)` : details2.cpuNote;
+  const cpuLine = change ? `requests per CPU-second of the server's main thread: ${formatInterval(change)} (${formatShare(change.confidence, 0)} interval; reported, not gated)` : details2.cpuNote;
   return {
     title,
     requests: only ? void 0 : { header: ["request", "expects"], rows: labels.map((r) => [r.label, r.expected]) },
@@ -81583,7 +81586,7 @@ function headline(benchmark, trend) {
   const pushes = benchmark.points.filter((p) => p.step).length;
   const c = benchmark.cumulative;
   if (!c) return `since ${since}: not measured`;
-  return `since ${since}: ${formatPercent(c.estimate)} [${formatPercent(c.low)}, ${formatPercent(c.high)}] over ${pushes} push${pushes === 1 ? "" : "es"}`;
+  return `since ${since}: ${formatInterval(c)} over ${pushes} push${pushes === 1 ? "" : "es"}`;
 }
 function anchorTag(trend) {
   return /^[0-9a-f]{7}$/.test(trend.anchor.label) ? "" : trend.anchor.label;
@@ -81680,9 +81683,7 @@ function driftMarkdown(options) {
         "<br>"
       ) : md`–`;
       const c = b.change;
-      out.push(
-        md`| ${b.id} | ${formatPercent(c.estimate)} [${formatPercent(c.low)}, ${formatPercent(c.high)}] | ${formatBudget(b.budget)} | ${list2} |`
-      );
+      out.push(md`| ${b.id} | ${formatInterval(c)} | ${formatBudget(b.budget)} | ${list2} |`);
     }
     out.push(
       md``,
@@ -81717,16 +81718,16 @@ function branchStore(api, options) {
     append: async (records) => {
       for (let attempt = 1; attempt <= BRANCH_WRITE_TRIES; attempt++) {
         const head = await api.branchHead(options.branch);
-        const next = serializeHistory(appendRecords(await readAt(head), records, options.limit));
+        const written = appendRecords(await readAt(head), records, options.limit);
         const commit = await api.commitFile({
           baseTree: head ? await api.treeOf(head) : void 0,
           file: options.file,
-          text: next,
+          text: serializeHistory(written),
           parent: head,
           message: `benchgate history: ${records.map((r) => r.commit.slice(0, 7)).join(", ")}`
         });
         const landed = head ? await api.moveBranch(options.branch, commit) : await api.createBranch(options.branch, commit);
-        if (landed) return;
+        if (landed) return written;
         options.log?.(`history: ${options.branch} moved while writing (another job wrote first); merging and trying again`);
         await sleep3(100 * attempt + Math.random() * 200);
       }
@@ -81775,10 +81776,10 @@ async function historyStep(report2, settings, deps) {
       const info2 = report2.base && report2.head ? await commitInfo(report2.head.sha, report2.base.sha, cwd) : void 0;
       const record3 = info2 && recordOf(report2, settings.commentKey, info2, /* @__PURE__ */ new Date());
       if (!record3) return warning2(deps, `nothing recorded in ${store.where}: the run compared no two commits.`);
-      await store.append([record3]);
+      const written = await store.append([record3]);
       deps.log(`benchgate: recorded ${record3.benchmarks.length} benchmark(s) of ${record3.commit.slice(0, 7)} in ${store.where}`);
       const anchor2 = await trendAnchor(settings.anchor, record3.commit, cwd);
-      const trend = trendSince(await store.read(), settings.commentKey, { head: record3.commit, anchor: anchor2 });
+      const trend = trendSince(written, settings.commentKey, { head: record3.commit, anchor: anchor2 });
       return trendMarkdown(trend, { driftBudget: settings.driftBudget }).markup;
     }
     if (!settings.pullRequest) return void 0;

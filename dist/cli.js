@@ -50790,6 +50790,9 @@ function renderCalibration(calibration) {
 function formatChange(benchmark) {
   const { change } = benchmark;
   if (!change || !isFiniteNumber(change.estimate)) return "\u2013";
+  return formatInterval(change);
+}
+function formatInterval(change) {
   return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
 }
 function formatResolvable(benchmark) {
@@ -50827,7 +50830,7 @@ function httpSections(id, details2) {
     stat2,
     formatMs(l.base),
     formatMs(l.head),
-    `${formatPercent(l.change.estimate)} [${formatPercent(l.change.low)}, ${formatPercent(l.change.high)}]`,
+    formatInterval(l.change),
     l.budget === null ? "" : `${formatBudget(l.budget)} ${l.verdict ?? ""}`.trim()
   ]);
   const failures = failuresLine(details2.traffic.base, details2.traffic.head, labels);
@@ -50847,7 +50850,7 @@ function httpSections(id, details2) {
   ];
   const server = serverRows.length ? { header: ["server", "base", "head"], rows: serverRows } : void 0;
   const change = cpu?.change;
-  const cpuLine = change ? `requests per CPU-second of the server's main thread: ${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}] (${formatShare(change.confidence, 0)} interval; reported, not gated)` : details2.cpuNote;
+  const cpuLine = change ? `requests per CPU-second of the server's main thread: ${formatInterval(change)} (${formatShare(change.confidence, 0)} interval; reported, not gated)` : details2.cpuNote;
   return {
     title,
     requests: only ? void 0 : { header: ["request", "expects"], rows: labels.map((r) => [r.label, r.expected]) },
@@ -53955,7 +53958,7 @@ function headline(benchmark, trend) {
   const pushes = benchmark.points.filter((p) => p.step).length;
   const c = benchmark.cumulative;
   if (!c) return `since ${since}: not measured`;
-  return `since ${since}: ${formatPercent(c.estimate)} [${formatPercent(c.low)}, ${formatPercent(c.high)}] over ${pushes} push${pushes === 1 ? "" : "es"}`;
+  return `since ${since}: ${formatInterval(c)} over ${pushes} push${pushes === 1 ? "" : "es"}`;
 }
 function anchorTag(trend) {
   return /^[0-9a-f]{7}$/.test(trend.anchor.label) ? "" : trend.anchor.label;
@@ -54031,9 +54034,7 @@ function driftMarkdown(options) {
         "<br>"
       ) : md`–`;
       const c = b.change;
-      out.push(
-        md`| ${b.id} | ${formatPercent(c.estimate)} [${formatPercent(c.low)}, ${formatPercent(c.high)}] | ${formatBudget(b.budget)} | ${list2} |`
-      );
+      out.push(md`| ${b.id} | ${formatInterval(c)} | ${formatBudget(b.budget)} | ${list2} |`);
     }
     out.push(
       md``,
@@ -54067,15 +54068,13 @@ function bisectText(result) {
   }
   const first = result.firstBad;
   const changes = first.changes.map(
-    (c) => `${c.id}: ${formatPercent(c.step.estimate)} [${formatPercent(c.step.low)}, ${formatPercent(c.step.high)}] in this commit, ${formatPercent(c.sinceGood.estimate)} since ${short(result.good)}`
+    (c) => `${c.id}: ${formatInterval(c.step)} in this commit, ${formatPercent(c.sinceGood.estimate)} since ${short(result.good)}`
   );
   if (!first.alone) {
     lines.push(
       `the loss looks spread over several commits: no single step is shown to lose the budget alone (the budget is first broken at ${short(first.commit.sha)} ${first.commit.subject})`,
       "largest steps:",
-      ...(result.largestSteps ?? []).map(
-        (s) => `  ${short(s.from)}..${short(s.to)} ${s.id}: ${formatPercent(s.step.estimate)} [${formatPercent(s.step.low)}, ${formatPercent(s.step.high)}]`
-      )
+      ...(result.largestSteps ?? []).map((s) => `  ${short(s.from)}..${short(s.to)} ${s.id}: ${formatInterval(s.step)}`)
     );
     return lines;
   }
@@ -54107,10 +54106,11 @@ function fileStore(file, limit) {
       mkdirSync2(path12.dirname(path12.resolve(file)), { recursive: true });
       const release = await lock(`${file}.lock`);
       try {
-        const next = serializeHistory(appendRecords(read(), records, limit));
+        const written = appendRecords(read(), records, limit);
         const temp = `${file}.${process.pid}.tmp`;
-        writeFileSync(temp, next);
+        writeFileSync(temp, serializeHistory(written));
         renameSync(temp, file);
+        return written;
       } finally {
         release();
       }
@@ -54178,11 +54178,11 @@ async function runRecord(command, io) {
     return 2;
   }
   const store = fileStore(command.history, DEFAULT_HISTORY_LIMIT);
-  await store.append([record3]);
+  const written = await store.append([record3]);
   io.gate.log(
     `recorded ${record3.benchmarks.length} benchmark(s) of ${head.slice(0, 7)} (against ${base.slice(0, 7)}) in ${command.history}`
   );
-  const trend = trendSince(await store.read(), gate, { head, anchor: void 0 });
+  const trend = trendSince(written, gate, { head, anchor: void 0 });
   io.print(`
 ${trendText(trend).join("\n")}
 `);

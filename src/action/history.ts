@@ -83,11 +83,11 @@ export async function historyStep(report: Report, settings: ActionSettings, deps
       const info = report.base && report.head ? await commitInfo(report.head.sha, report.base.sha, cwd) : undefined;
       const record = info && recordOf(report, settings.commentKey, info, new Date());
       if (!record) return warning(deps, `nothing recorded in ${store.where}: the run compared no two commits.`);
-      await store.append([record]);
+      const written = await store.append([record]);
       deps.log(`benchgate: recorded ${record.benchmarks.length} benchmark(s) of ${record.commit.slice(0, 7)} in ${store.where}`);
       // The chained estimate between anchored runs, against the drift budget: drift decides, this suspects.
       const anchor = await trendAnchor(settings.anchor, record.commit, cwd);
-      const trend = trendSince(await store.read(), settings.commentKey, { head: record.commit, anchor });
+      const trend = trendSince(written, settings.commentKey, { head: record.commit, anchor });
       return trendMarkdown(trend, { driftBudget: settings.driftBudget }).markup;
     }
     if (!settings.pullRequest) return undefined;

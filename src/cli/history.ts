@@ -54,11 +54,11 @@ export async function runRecord(command: Extract<Command, { kind: 'record' }>, i
     return 2;
   }
   const store = fileStore(command.history, DEFAULT_HISTORY_LIMIT);
-  await store.append([record]);
+  const written = await store.append([record]);
   io.gate.log(
     `recorded ${record.benchmarks.length} benchmark(s) of ${head.slice(0, 7)} (against ${base.slice(0, 7)}) in ${command.history}`,
   );
-  const trend = trendSince(await store.read(), gate, { head, anchor: undefined });
+  const trend = trendSince(written, gate, { head, anchor: undefined });
   io.print(`\n${trendText(trend).join('\n')}\n`);
   return code;
 }

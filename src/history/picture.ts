@@ -1,4 +1,5 @@
-import { formatPercent, formatShortPercent } from '../util/format.js';
+import { formatInterval } from '../report/format.js';
+import { formatShortPercent } from '../util/format.js';
 import type { BenchmarkTrend, Interval, Trend } from './chain.js';
 
 /** The most pushes drawn; older ones are left out of the picture (never out of the figures). */
@@ -70,7 +71,7 @@ export function headline(benchmark: BenchmarkTrend, trend: Trend): string {
   const pushes = benchmark.points.filter((p) => p.step).length;
   const c = benchmark.cumulative;
   if (!c) return `since ${since}: not measured`;
-  return `since ${since}: ${formatPercent(c.estimate)} [${formatPercent(c.low)}, ${formatPercent(c.high)}] over ${pushes} push${pushes === 1 ? '' : 'es'}`;
+  return `since ${since}: ${formatInterval(c)} over ${pushes} push${pushes === 1 ? '' : 'es'}`;
 }
 
 function anchorTag(trend: Trend): string {

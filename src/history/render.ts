@@ -1,4 +1,5 @@
 import { codeBlockText, joinMarkup, Markup, md } from '../report/escape.js';
+import { formatInterval } from '../report/format.js';
 import type { Report } from '../report/model.js';
 import { formatBudget, formatPercent } from '../util/format.js';
 import type { BisectResult } from './bisect.js';
@@ -114,9 +115,7 @@ export function driftMarkdown(options: {
           )
         : md`–`;
       const c = b.change!;
-      out.push(
-        md`| ${b.id} | ${formatPercent(c.estimate)} [${formatPercent(c.low)}, ${formatPercent(c.high)}] | ${formatBudget(b.budget)} | ${list} |`,
-      );
+      out.push(md`| ${b.id} | ${formatInterval(c)} | ${formatBudget(b.budget)} | ${list} |`);
     }
     // The anchor's sha, not its label: a label may be "30 days ago (abc1234)", and a code span shows entities as they are.
     out.push(
@@ -155,17 +154,13 @@ export function bisectText(result: BisectResult): string[] {
   }
   const first = result.firstBad!;
   const changes = first.changes.map(
-    (c) =>
-      `${c.id}: ${formatPercent(c.step.estimate)} [${formatPercent(c.step.low)}, ${formatPercent(c.step.high)}] in this commit, ${formatPercent(c.sinceGood.estimate)} since ${short(result.good)}`,
+    (c) => `${c.id}: ${formatInterval(c.step)} in this commit, ${formatPercent(c.sinceGood.estimate)} since ${short(result.good)}`,
   );
   if (!first.alone) {
     lines.push(
       `the loss looks spread over several commits: no single step is shown to lose the budget alone (the budget is first broken at ${short(first.commit.sha)} ${first.commit.subject})`,
       'largest steps:',
-      ...(result.largestSteps ?? []).map(
-        (s) =>
-          `  ${short(s.from)}..${short(s.to)} ${s.id}: ${formatPercent(s.step.estimate)} [${formatPercent(s.step.low)}, ${formatPercent(s.step.high)}]`,
-      ),
+      ...(result.largestSteps ?? []).map((s) => `  ${short(s.from)}..${short(s.to)} ${s.id}: ${formatInterval(s.step)}`),
     );
     return lines;
   }

@@ -9,8 +9,11 @@ export interface HistoryStore {
   /** For messages: the file, or the branch and path. */
   readonly where: string;
   read(): Promise<HistoryRecord[]>;
-  /** Adds records; a concurrent writer never makes one of them, or of its own, disappear. */
-  append(records: readonly HistoryRecord[]): Promise<void>;
+  /**
+   * Adds records; a concurrent writer never makes one of them, or of its own, disappear. Resolves to the
+   * history as written (the records of writers before it included), so a caller need not read it again.
+   */
+  append(records: readonly HistoryRecord[]): Promise<HistoryRecord[]>;
 }
 
 /** The most a history file may hold before it is refused (a hand-made file, a wrong path): 64 MB. */
@@ -39,10 +42,11 @@ export function fileStore(file: string, limit: number): HistoryStore {
       mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
       const release = await lock(`${file}.lock`);
       try {
-        const next = serializeHistory(appendRecords(read(), records, limit));
+        const written = appendRecords(read(), records, limit);
         const temp = `${file}.${process.pid}.tmp`;
-        writeFileSync(temp, next);
+        writeFileSync(temp, serializeHistory(written));
         renameSync(temp, file);
+        return written;
       } finally {
         release();
       }
@@ -141,16 +145,16 @@ export function branchStore(
     append: async (records) => {
       for (let attempt = 1; attempt <= BRANCH_WRITE_TRIES; attempt++) {
         const head = await api.branchHead(options.branch);
-        const next = serializeHistory(appendRecords(await readAt(head), records, options.limit));
+        const written = appendRecords(await readAt(head), records, options.limit);
         const commit = await api.commitFile({
           baseTree: head ? await api.treeOf(head) : undefined,
           file: options.file,
-          text: next,
+          text: serializeHistory(written),
           parent: head,
           message: `benchgate history: ${records.map((r) => r.commit.slice(0, 7)).join(', ')}`,
         });
         const landed = head ? await api.moveBranch(options.branch, commit) : await api.createBranch(options.branch, commit);
-        if (landed) return;
+        if (landed) return written;
         options.log?.(`history: ${options.branch} moved while writing (another job wrote first); merging and trying again`);
         await sleep(100 * attempt + Math.random() * 200);
       }

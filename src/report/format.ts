@@ -1,10 +1,15 @@
 import { formatBudget, formatPercent, formatShortPercent, isFiniteNumber } from '../util/format.js';
 import type { ReportBenchmark } from './model.js';
 
-/** "-12.3% [-14.1%, -10.2%]", or "–" when there is no change to show. */
+/** A benchmark's change, "-12.3% [-14.1%, -10.2%]", or "–" when there is no change to show. */
 export function formatChange(benchmark: ReportBenchmark): string {
   const { change } = benchmark;
   if (!change || !isFiniteNumber(change.estimate)) return '–';
+  return formatInterval(change);
+}
+
+/** An estimate and its interval: "-12.3% [-14.1%, -10.2%]" (each figure "–" when it is not a number). */
+export function formatInterval(change: { estimate: number; low: number; high: number }): string {
   return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
 }
 

@@ -1,15 +1,8 @@
 import { describeTraffic, failedRequests, type RequestLabel } from '../measure/http/traffic.js';
 import type { TrafficFigures } from '../measure/http/types.js';
-import {
-  formatBudget,
-  formatDuration as formatMsDuration,
-  formatFixed,
-  formatMs,
-  formatPath,
-  formatPercent,
-  formatShare,
-} from '../util/format.js';
+import { formatBudget, formatDuration as formatMsDuration, formatFixed, formatMs, formatPath, formatShare } from '../util/format.js';
 import type { ServerSummary } from '../measure/http/types.js';
+import { formatInterval } from './format.js';
 import type { CpuSummary, HttpDetails } from './http.js';
 
 /** The rows both reports show for an HTTP benchmark: one table of latency, one of the server, as plain cells. */
@@ -35,7 +28,7 @@ export function httpSections(id: string, details: HttpDetails): HttpSections {
     stat,
     formatMs(l.base),
     formatMs(l.head),
-    `${formatPercent(l.change.estimate)} [${formatPercent(l.change.low)}, ${formatPercent(l.change.high)}]`,
+    formatInterval(l.change),
     l.budget === null ? '' : `${formatBudget(l.budget)} ${l.verdict ?? ''}`.trim(),
   ]);
   const failures = failuresLine(details.traffic.base, details.traffic.head, labels);
@@ -60,7 +53,7 @@ export function httpSections(id: string, details: HttpDetails): HttpSections {
   const server = serverRows.length ? { header: ['server', 'base', 'head'], rows: serverRows } : undefined;
   const change = cpu?.change;
   const cpuLine = change
-    ? `requests per CPU-second of the server's main thread: ${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}] (${formatShare(change.confidence, 0)} interval; reported, not gated)`
+    ? `requests per CPU-second of the server's main thread: ${formatInterval(change)} (${formatShare(change.confidence, 0)} interval; reported, not gated)`
     : details.cpuNote;
   return {
     title,

@@ -5,16 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cpuBetween, parseSchedstat, readCpu } from '../../src/measure/http/cpu.js';
-import { cpuLogRatio, measureHttp, pairOrders, perRequest } from '../../src/measure/http/schedule.js';
-import type { HttpBenchmarkConfig } from '../../src/config/types.js';
-import type { Revision } from '../../src/checkout/revisions.js';
-import type { HttpRoundFigures } from '../../src/measure/http/types.js';
+import { cpuLogRatio, pairOrders, perRequest } from '../../src/measure/http/schedule.js';
 import type { LoadResult } from '../../src/measure/http/load.js';
-import { httpDetails } from '../../src/report/http.js';
-import { httpSections } from '../../src/report/http-sections.js';
-import type { Comparison } from '../../src/stats/analyze.js';
 
-/** The server's CPU per request: the schedstat reader on a fake /proc, the per-block arithmetic, the pairing, the report. */
+/** The server's CPU per request: the schedstat reader on a fake /proc, the per-block arithmetic, the pairing (through measuring and the report: http-schedule.test.ts). */
 
 const temps: string[] = [];
 afterEach(() => {
@@ -132,99 +126,5 @@ describe('paired blocks in random order', () => {
     expect(baseFirst).toBeLessThan(240);
     // Not the ABAB alternation, nor its mirror: some pairs repeat the order of the pair before.
     expect(orders.some((o, k) => k > 0 && o === orders[k - 1])).toBe(true);
-  });
-});
-
-const revision = (label: 'base' | 'head'): Revision => ({
-  label,
-  ref: label,
-  sha: 'a'.repeat(40),
-  root: `/repo/${label}`,
-  worktree: undefined,
-  dirty: false,
-});
-
-const loadTest: HttpBenchmarkConfig = {
-  name: 'todos',
-  id: 'http > todos',
-  start: 'node server.js',
-  ready: '/health',
-  readyTimeoutMs: 15_000,
-  requests: [{ method: 'GET', path: '/todos', headers: {}, body: undefined, status: ['2xx'] }],
-  connections: 8,
-  durationMs: 500,
-  warmupMs: 250,
-  budget: undefined,
-  latencyBudget: {},
-  where: 'benchgate.yml: http[0] (todos)',
-};
-
-const round = (requestsPerSec: number, mainNs?: number): HttpRoundFigures => ({
-  requestsPerSec,
-  ...(mainNs === undefined ? {} : { cpuPerRequest: { mainNs, processNs: mainNs * 1.2, mainWaitNs: 1000 } }),
-  latency: { p50: 1, p90: 2, p99: 4, mean: 1.5 },
-  traffic: { responses: 100, ok: 100, non2xx: 0, byClass: {}, errors: 0, timeouts: 0, resets: 0 },
-  probe: undefined,
-});
-
-function measure(rounds: number, cpuAt: (round: number) => boolean) {
-  return measureHttp({
-    base: revision('base'),
-    head: revision('head'),
-    benchmarks: [loadTest],
-    mode: 'live',
-    rounds,
-    deadline: Number.POSITIVE_INFINITY,
-    probePath: '/dev/null',
-    socketDir: '/tmp',
-    log: () => undefined,
-    async measureRound(_benchmark, _revisions, n) {
-      // Head takes 10% more CPU per request (+ a little per round), and serves 5% fewer requests/s.
-      const withCpu = cpuAt(n);
-      const base = round(1000, withCpu ? 50_000 : undefined);
-      const head = round(950, withCpu ? 55_000 + n : undefined);
-      return { base, head, logRatio: Math.log(950 / 1000), ...(withCpu ? { cpuLogRatio: Math.log(50_000 / (55_000 + n)) } : {}) };
-    },
-  });
-}
-
-describe('the CPU figure through measuring and the report', () => {
-  it('keeps one CPU ratio per round, and reports the change of requests per CPU-second with its interval', async () => {
-    const { benchmarks } = await measure(8, () => true);
-    const [samples] = benchmarks;
-    expect(samples!.http!.cpuLogRatios).toHaveLength(8);
-    const comparison = { change: { estimate: -0.05, low: -0.06, high: -0.04, confidence: 0.95 } } as unknown as Comparison;
-    const details = httpDetails(samples!, comparison)!;
-    expect(details.cpu!.base).toEqual({ mainUs: 50, processUs: 60, waitUs: 1 });
-    expect(details.cpu!.head.mainUs).toBeCloseTo(55.0035, 6);
-    const change = details.cpu!.change!;
-    // Head's 10% more CPU per request: about 9.1% fewer requests per CPU-second, inside its interval.
-    expect(change.estimate).toBeCloseTo(50 / 55.0035 - 1, 4);
-    expect(change.low).toBeLessThanOrEqual(change.estimate);
-    expect(change.high).toBeGreaterThanOrEqual(change.estimate);
-    expect(change.high).toBeLessThan(-0.09);
-    expect(change.confidence).toBeCloseTo(0.95, 2);
-    const sections = httpSections('http > todos', details);
-    const row = sections.server!.rows.find((r) => r[0] === 'CPU per request: main thread / all threads (µs)')!;
-    expect(row.slice(1).map((cell) => cell.split(' / ').map(Number))).toEqual([
-      [50, 60],
-      [55, 66],
-    ]);
-    const numbers = [...sections.cpu!.matchAll(/[-+]?\d+(?:\.\d+)?%/g)].map((m) => Number(m[0].replace('%', '')) / 100);
-    expect(numbers[0]).toBeCloseTo(change.estimate, 3);
-    expect(numbers[1]).toBeCloseTo(change.low, 3);
-    expect(numbers[2]).toBeCloseTo(change.high, 3);
-    expect(sections.cpu).toContain('reported, not gated');
-  });
-
-  it('drops the CPU figure of a load test where one round could not read it, and says why', async () => {
-    const { benchmarks } = await measure(6, (n) => n !== 3);
-    const [samples] = benchmarks;
-    expect(samples!.http!.cpuLogRatios).toBeUndefined();
-    const details = httpDetails(samples!, {} as Comparison)!;
-    expect(details.cpu).toBeNull();
-    const sections = httpSections('http > todos', details);
-    expect(sections.cpu).toMatch(/CPU per request was not read: it needs Linux's \/proc\/<pid>\/task\/<tid>\/schedstat/);
-    expect(sections.server).toBeUndefined();
   });
 });

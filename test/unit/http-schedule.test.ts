@@ -5,6 +5,10 @@ import { estimatedRoundMs, measureHttp, type HttpPlan, type RoundPair } from '..
 import { ServerError } from '../../src/measure/http/server.js';
 import type { HttpRoundFigures } from '../../src/measure/http/types.js';
 import type { BenchmarkSamples } from '../../src/measure/types.js';
+import { httpDetails } from '../../src/report/http.js';
+import { httpSections } from '../../src/report/http-sections.js';
+import type { Comparison } from '../../src/stats/analyze.js';
+import { changeShown, numbersIn } from '../report-text.js';
 
 /**
  * The HTTP scheduler with a fake round (no servers, no load) and a fake clock: each round
@@ -194,5 +198,54 @@ describe('failures', () => {
     // A failure is not the time limit.
     expect(result.limited).toBe(false);
     expect(lines).toEqual(["http > first: head (working tree @ 1234567)'s server crashed under load (exit code 3)."]);
+  });
+});
+
+/** A round where head takes 10% more CPU per request (+ a little per round) and serves 5% fewer requests/s; `withCpu` false: its CPU was not read. */
+function cpuRound(n: number, withCpu: boolean): RoundPair {
+  const round = (requestsPerSec: number, mainNs: number): HttpRoundFigures => ({
+    ...figures(requestsPerSec, 4),
+    ...(withCpu ? { cpuPerRequest: { mainNs, processNs: mainNs * 1.2, mainWaitNs: 1000 } } : {}),
+  });
+  const pair = { base: round(1000, 50_000), head: round(950, 55_000 + n), logRatio: Math.log(950 / 1000) };
+  return withCpu ? { ...pair, cpuLogRatio: Math.log(50_000 / (55_000 + n)) } : pair;
+}
+
+const measureCpu = (rounds: number, cpuAt: (round: number) => boolean) =>
+  measureHttp(planFor(fakeRounds(), { mode: 'live', rounds, measureRound: async (_b, _r, n) => cpuRound(n, cpuAt(n)) }));
+
+describe('the servers’ CPU per request through measuring and the report', () => {
+  it('keeps one CPU ratio per round, and reports the change of requests per CPU-second with its interval', async () => {
+    const [samples] = (await measureCpu(8, () => true)).benchmarks;
+    expect(samples!.http!.cpuLogRatios).toHaveLength(8);
+    const comparison = { change: { estimate: -0.05, low: -0.06, high: -0.04, confidence: 0.95 } } as unknown as Comparison;
+    const details = httpDetails(samples!, comparison)!;
+    expect(details.cpu!.base).toEqual({ mainUs: 50, processUs: 60, waitUs: 1 });
+    expect(details.cpu!.head.mainUs).toBeCloseTo(55.0035, 6);
+    const change = details.cpu!.change!;
+    // Head's 10% more CPU per request: about 9.1% fewer requests per CPU-second, inside its interval.
+    expect(change.estimate).toBeCloseTo(50 / 55.0035 - 1, 4);
+    expect(change.low).toBeLessThanOrEqual(change.estimate);
+    expect(change.high).toBeGreaterThanOrEqual(change.estimate);
+    expect(change.high).toBeLessThan(-0.09);
+    expect(change.confidence).toBeCloseTo(0.95, 2);
+    const sections = httpSections('http > todos', details);
+    const row = sections.server!.rows.find((r) => r[0] === 'CPU per request: main thread / all threads (µs)')!;
+    expect(row.slice(1).map(numbersIn)).toEqual([
+      [50, 60],
+      [55, 66],
+    ]);
+    expect(changeShown(sections.cpu!.slice(0, sections.cpu!.indexOf(' (')), change), sections.cpu).toBe(true);
+    expect(sections.cpu).toContain('reported, not gated');
+  });
+
+  it('drops the CPU figure of a load test where one round could not read it, and says why', async () => {
+    const [samples] = (await measureCpu(6, (n) => n !== 3)).benchmarks;
+    expect(samples!.http!.cpuLogRatios).toBeUndefined();
+    const details = httpDetails(samples!, {} as Comparison)!;
+    expect(details.cpu).toBeNull();
+    const sections = httpSections('http > todos', details);
+    expect(sections.cpu).toMatch(/CPU per request was not read: it needs Linux's \/proc\/<pid>\/task\/<tid>\/schedstat/);
+    expect(sections.server).toBeUndefined();
   });
 });
