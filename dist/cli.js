@@ -54034,7 +54034,9 @@ function driftMarkdown(options) {
         "<br>"
       ) : md`–`;
       const c = b.change;
-      out.push(md`| ${b.id} | ${formatInterval(c)} | ${formatBudget(b.budget)} | ${list2} |`);
+      out.push(
+        md`| ${b.id} | ${formatPercent(c.estimate)} [${formatPercent(c.low)}, ${formatPercent(c.high)}] | ${formatBudget(b.budget)} | ${list2} |`
+      );
     }
     out.push(
       md``,

@@ -115,7 +115,10 @@ export function driftMarkdown(options: {
           )
         : md`–`;
       const c = b.change!;
-      out.push(md`| ${b.id} | ${formatInterval(c)} | ${formatBudget(b.budget)} | ${list} |`);
+      // The brackets stay literal markup here (an interpolated text would be escaped).
+      out.push(
+        md`| ${b.id} | ${formatPercent(c.estimate)} [${formatPercent(c.low)}, ${formatPercent(c.high)}] | ${formatBudget(b.budget)} | ${list} |`,
+      );
     }
     // The anchor's sha, not its label: a label may be "30 days ago (abc1234)", and a code span shows entities as they are.
     out.push(
