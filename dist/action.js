@@ -8390,7 +8390,7 @@ var require_pool = __commonJS({
     function defaultFactory(origin, opts) {
       return new Client(origin, opts);
     }
-    var Pool = class extends PoolBase {
+    var Pool2 = class extends PoolBase {
       constructor(origin, {
         connections,
         factory = defaultFactory,
@@ -8453,7 +8453,7 @@ var require_pool = __commonJS({
         }
       }
     };
-    module2.exports = Pool;
+    module2.exports = Pool2;
   }
 });
 
@@ -8473,7 +8473,7 @@ var require_balanced_pool = __commonJS({
       kRemoveClient,
       kGetDispatcher
     } = require_pool_base();
-    var Pool = require_pool();
+    var Pool2 = require_pool();
     var { kUrl, kInterceptors } = require_symbols();
     var { parseOrigin } = require_util();
     var kFactory = /* @__PURE__ */ Symbol("factory");
@@ -8494,7 +8494,7 @@ var require_balanced_pool = __commonJS({
       return a;
     }
     function defaultFactory(origin, opts) {
-      return new Pool(origin, opts);
+      return new Pool2(origin, opts);
     }
     var BalancedPool = class extends PoolBase {
       constructor(upstreams = [], { factory = defaultFactory, ...opts } = {}) {
@@ -8608,7 +8608,7 @@ var require_agent = __commonJS({
     var { InvalidArgumentError } = require_errors();
     var { kClients, kRunning, kClose, kDestroy, kDispatch, kInterceptors } = require_symbols();
     var DispatcherBase = require_dispatcher_base();
-    var Pool = require_pool();
+    var Pool2 = require_pool();
     var Client = require_client();
     var util = require_util();
     var createRedirectInterceptor = require_redirect_interceptor();
@@ -8620,7 +8620,7 @@ var require_agent = __commonJS({
     var kFactory = /* @__PURE__ */ Symbol("factory");
     var kOptions = /* @__PURE__ */ Symbol("options");
     function defaultFactory(origin, opts) {
-      return opts && opts.connections === 1 ? new Client(origin, opts) : new Pool(origin, opts);
+      return opts && opts.connections === 1 ? new Client(origin, opts) : new Pool2(origin, opts);
     }
     var Agent3 = class extends DispatcherBase {
       constructor({ factory = defaultFactory, maxRedirections = 0, connect, tls, ...options } = {}) {
@@ -8708,7 +8708,7 @@ var require_proxy_agent = __commonJS({
     var { kProxy, kClose, kDestroy, kDispatch, kInterceptors } = require_symbols();
     var { URL: URL2 } = __require("node:url");
     var Agent3 = require_agent();
-    var Pool = require_pool();
+    var Pool2 = require_pool();
     var DispatcherBase = require_dispatcher_base();
     var { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = require_errors();
     var buildConnector = require_connect();
@@ -8724,7 +8724,7 @@ var require_proxy_agent = __commonJS({
       return protocol === "https:" ? 443 : 80;
     }
     function defaultFactory(origin, opts) {
-      return new Pool(origin, opts);
+      return new Pool2(origin, opts);
     }
     var noop4 = () => {
     };
@@ -8732,7 +8732,7 @@ var require_proxy_agent = __commonJS({
       if (opts.connections === 1) {
         return new Client(origin, opts);
       }
-      return new Pool(origin, opts);
+      return new Pool2(origin, opts);
     }
     var Http1ProxyWrapper = class extends DispatcherBase {
       #client;
@@ -11171,7 +11171,7 @@ var require_mock_pool = __commonJS({
   "node_modules/undici/lib/mock/mock-pool.js"(exports2, module2) {
     "use strict";
     var { promisify } = __require("node:util");
-    var Pool = require_pool();
+    var Pool2 = require_pool();
     var { buildMockDispatch } = require_mock_utils();
     var {
       kDispatches,
@@ -11185,7 +11185,7 @@ var require_mock_pool = __commonJS({
     var { MockInterceptor } = require_mock_interceptor();
     var Symbols = require_symbols();
     var { InvalidArgumentError } = require_errors();
-    var MockPool = class extends Pool {
+    var MockPool = class extends Pool2 {
       constructor(origin, opts) {
         super(origin, opts);
         if (!opts || !opts.agent || typeof opts.agent.dispatch !== "function") {
@@ -19017,7 +19017,7 @@ var require_undici = __commonJS({
     "use strict";
     var Client = require_client();
     var Dispatcher = require_dispatcher();
-    var Pool = require_pool();
+    var Pool2 = require_pool();
     var BalancedPool = require_balanced_pool();
     var Agent3 = require_agent();
     var ProxyAgent2 = require_proxy_agent();
@@ -19040,7 +19040,7 @@ var require_undici = __commonJS({
     Object.assign(Dispatcher.prototype, api);
     module2.exports.Dispatcher = Dispatcher;
     module2.exports.Client = Client;
-    module2.exports.Pool = Pool;
+    module2.exports.Pool = Pool2;
     module2.exports.BalancedPool = BalancedPool;
     module2.exports.Agent = Agent3;
     module2.exports.ProxyAgent = ProxyAgent2;
@@ -74434,6 +74434,11 @@ var benchgate_schema_default = {
           title: "a whole number from 1 to 1000",
           description: "Concurrent connections. Default 10."
         },
+        rate: {
+          title: "a whole number of requests per second from 1 to 1000000, or auto",
+          description: "A fixed-rate load, the same for both servers, so latency percentiles mean something: requests leave on a schedule whatever the server answers, and latency counts queueing behind slow answers. auto: half the slower server's capacity, measured in the first warm-up. Every block checks the rate reached and says when the server or the load generator fell behind. Default: none (saturate the server with `connections`).",
+          oneOf: [{ const: "auto" }, { type: "integer", minimum: 1, maximum: 1e6 }]
+        },
         duration: {
           $ref: "#/definitions/duration",
           description: "Measured load per revision per round. Default 3s."
@@ -74640,6 +74645,7 @@ function toHttp(raw, index, file) {
       })
     ),
     connections: raw.connections ?? DEFAULTS2.httpConnections,
+    rate: raw.rate,
     durationMs: raw.duration ? parseDuration(raw.duration) : DEFAULTS2.httpDurationMs,
     warmupMs: raw.warmup ? parseDuration(raw.warmup) : DEFAULTS2.httpWarmupMs,
     budget: raw.budget !== void 0 ? parsePercent(raw.budget) : void 0,
@@ -75972,11 +75978,10 @@ function planSuite(census, http4, costs, count3) {
     ...http4.map((b) => ({ key: b.id, cost: costs.httpRoundMs(b) }))
   ];
   const compared = census.reduce((sum3, f) => sum3 + (f.base && f.head ? f.base.filter((task) => f.head.includes(task)).length : 0), 0);
-  const httpFigures = http4.reduce((sum3, b) => sum3 + 1 + Object.keys(b.latencyBudget).length, 0);
   return {
     units: units.map((u) => u.key).sort(),
     shards: assignShards(units, count3),
-    familySize: compared + httpFigures
+    familySize: compared + costs.httpFigures(http4)
   };
 }
 
@@ -76923,16 +76928,17 @@ function pinLoadGenerator(log2) {
     return void 0;
   }
   const all = `0-${cores - 1}`;
-  const server = String(cores - 1);
-  const load = cores === 2 ? "0" : `0-${cores - 2}`;
+  const { server, load } = splitCpus(cores);
   try {
     execFileSync2("taskset", ["-a", "-p", "-c", load, String(process.pid)], { stdio: "ignore", env: childEnvironment() });
   } catch {
     log2("CPU pinning skipped: taskset is not available (install util-linux) or not permitted");
     return void 0;
   }
+  const cpus = (list2) => `CPU${list2.includes("-") ? "s" : ""} ${list2}`;
   return {
     serverPrefix: `taskset -c ${server} `,
+    split: `servers on ${cpus(server)} (base and head in turn), load generator on ${cpus(load)}`,
     release: () => {
       try {
         execFileSync2("taskset", ["-a", "-p", "-c", all, String(process.pid)], { stdio: "ignore", env: childEnvironment() });
@@ -76940,6 +76946,11 @@ function pinLoadGenerator(log2) {
       }
     }
   };
+}
+function splitCpus(cores) {
+  const range = (from, to) => from === to ? String(from) : `${from}-${to}`;
+  const serverCores = cores >= 4 ? 2 : 1;
+  return { server: range(cores - serverCores, cores - 1), load: range(0, cores - serverCores - 1) };
 }
 
 // src/measure/http/schedule.ts
@@ -77188,6 +77199,9 @@ function readCpu(pid, proc = "/proc") {
   for (const tid of tids) processNs += tid === String(pid) ? main.runNs : read(tid)?.runNs ?? 0;
   return { mainNs: main.runNs, processNs, mainWaitNs: main.waitNs };
 }
+function cpuReadable(proc = "/proc") {
+  return readCpu(process.pid, proc) !== void 0;
+}
 
 // src/measure/http/server.ts
 var ServerError = class extends Error {
@@ -77428,8 +77442,144 @@ function describeTraffic(t, requests = []) {
   return `${parts.join(", ")} out of ${t.responses + t.errors} requests`;
 }
 
+// src/measure/http/rate.ts
+var import_undici3 = __toESM(require_undici(), 1);
+var LATE_MS = 5;
+var REACHED_SHARE = 0.97;
+var LATE_SHARE = 0.05;
+var Schedule = class {
+  constructor(start, rate, durationMs) {
+    this.start = start;
+    this.rate = rate;
+    this.total = Math.floor(durationMs * rate / 1e3);
+  }
+  start;
+  rate;
+  sent = 0;
+  total;
+  due(now) {
+    const times = [];
+    while (this.sent < this.total) {
+      const at = this.start + this.sent * 1e3 / this.rate;
+      if (at > now) break;
+      times.push(at);
+      this.sent++;
+    }
+    return times;
+  }
+  get done() {
+    return this.sent >= this.total;
+  }
+};
+function checkRate(figures) {
+  if (figures.lateShare > LATE_SHARE) return "load generator";
+  if (figures.reached < REACHED_SHARE * figures.asked) return "server";
+  return void 0;
+}
+function runRateLoad(options) {
+  const { requests } = options;
+  const pool2 = new import_undici3.Pool(`http://127.0.0.1:${options.port}`, {
+    connections: options.connections,
+    pipelining: 1,
+    headersTimeout: 1e4,
+    bodyTimeout: 1e4
+  });
+  const times = [];
+  const unexpected = requests.map(() => ({}));
+  const byClass = {};
+  let ok = 0;
+  let responses = 0;
+  let non2xx = 0;
+  let errors = 0;
+  let timeouts = 0;
+  let resets = 0;
+  let bodyBytes = 0;
+  let late = 0;
+  let pending = 0;
+  let next = 0;
+  const started = performance.now();
+  const schedule = new Schedule(started, options.rate, options.durationMs);
+  const send = (sentAt) => {
+    const i = next++ % requests.length;
+    const request2 = requests[i];
+    pending++;
+    pool2.request({
+      method: request2.method,
+      path: request2.path,
+      headers: request2.headers,
+      ...request2.body !== void 0 ? { body: request2.body } : {}
+    }).then(async (response) => {
+      const body = Buffer.from(await response.body.arrayBuffer());
+      const done = performance.now();
+      responses++;
+      const status = response.statusCode;
+      if (status < 200 || status >= 300) {
+        non2xx++;
+        const kind = `${Math.floor(status / 100)}xx`;
+        byClass[kind] = (byClass[kind] ?? 0) + 1;
+      }
+      if (!expectsStatus(request2.status, status)) {
+        unexpected[i][status] = (unexpected[i][status] ?? 0) + 1;
+        return;
+      }
+      ok++;
+      bodyBytes += body.length;
+      times.push(done - sentAt);
+    }).catch((error2) => {
+      if (error2.code === "UND_ERR_HEADERS_TIMEOUT" || error2.code === "UND_ERR_BODY_TIMEOUT") timeouts++;
+      else if (error2.code === "ECONNRESET" || error2.code === "UND_ERR_SOCKET") resets++;
+      else if (error2.code !== "UND_ERR_DESTROYED" && error2.code !== "UND_ERR_ABORTED") errors++;
+    }).finally(() => pending--);
+  };
+  return new Promise((resolve4) => {
+    const finish = async () => {
+      const drainEnd = performance.now() + (options.drainMs ?? 2e3);
+      while (pending > 0 && performance.now() < drainEnd) await new Promise((r) => setTimeout(r, 5));
+      const unanswered = pending;
+      await pool2.destroy().catch(() => void 0);
+      const windowMs = options.durationMs;
+      const rate = {
+        asked: options.rate,
+        reached: ok / windowMs * 1e3,
+        lateShare: schedule.total > 0 ? late / schedule.total : 0
+      };
+      resolve4({
+        requestsPerSec: rate.reached,
+        times,
+        latency: latencyOf(times),
+        traffic: {
+          responses,
+          ok,
+          non2xx,
+          byClass,
+          unexpected,
+          errors,
+          timeouts: timeouts + unanswered,
+          resets,
+          bodyBytes
+        },
+        elapsedMs: windowMs,
+        rate
+      });
+    };
+    const tick = () => {
+      const now = performance.now();
+      for (const due of schedule.due(now)) {
+        if (now - due > LATE_MS) late++;
+        send(now);
+      }
+      if (schedule.done) void finish();
+      else setTimeout(tick, 1);
+    };
+    tick();
+  });
+}
+
 // src/measure/http/schedule.ts
 import { setTimeout as sleep2 } from "node:timers/promises";
+function plannedFigures(benchmarks, withCpu = cpuReadable()) {
+  return benchmarks.reduce((sum3, b) => sum3 + 1 + (withCpu ? 1 : 0) + Object.keys(b.latencyBudget).length, 0);
+}
 function estimatedRoundMs(benchmark) {
   return 2 * (benchmark.warmupMs + benchmark.durationMs) + 1500;
 }
@@ -77446,6 +77596,11 @@ async function measureHttp(plan) {
   const perRound = plan.benchmarks.map(estimatedRoundMs);
   const adaptive = plan.adaptive;
   const measureRound = plan.measureRound ?? (plan.mode === "live" ? liveRound : freshRound);
+  for (const benchmark of plan.benchmarks)
+    if (benchmark.rate !== void 0 && Object.keys(benchmark.latencyBudget).length === 0)
+      plan.log(
+        `${benchmark.id}: a fixed rate without a latency budget: a server that gets slower by waiting (a timer, a slower upstream) keeps the rate and its CPU per request, and only its latency shows it: set latency-budget (p50 or p99) to gate on it`
+      );
   for (const [index, benchmark] of plan.benchmarks.entries()) {
     const samples = emptySamples2(benchmark);
     results.push(samples);
@@ -77511,12 +77666,23 @@ function emptySamples2(benchmark) {
     base: { opsPerSec: [] },
     head: { opsPerSec: [] },
     latency: noLatency(),
-    http: { base: [], head: [], config: benchmark, cpuLogRatios: [] }
+    cpu: [],
+    http: { base: [], head: [], config: benchmark }
   };
 }
 function recordConfirmation(samples, pair) {
   (samples.confirmation ??= []).push(pair.logRatio);
   pushLatencyRatios(samples.confirmationLatency ??= noLatency(), pair);
+  samples.confirmationCpu = pushCpu(
+    samples.confirmationCpu ?? (samples.confirmation.length === 1 ? [] : void 0),
+    pair,
+    samples.confirmation.length
+  );
+}
+function pushCpu(ratios, pair, rounds) {
+  if (pair.cpuLogRatio === void 0 || ratios?.length !== rounds - 1) return void 0;
+  ratios.push(pair.cpuLogRatio);
+  return ratios;
 }
 function record2(samples, pair) {
   samples.logRatios.push(pair.logRatio);
@@ -77525,9 +77691,9 @@ function record2(samples, pair) {
   pushLatencyRatios(samples.latency, pair);
   samples.http.base.push(pair.base);
   samples.http.head.push(pair.head);
-  if (pair.cpuLogRatio !== void 0 && samples.http.cpuLogRatios?.length === samples.logRatios.length - 1)
-    samples.http.cpuLogRatios.push(pair.cpuLogRatio);
-  else if (samples.http.cpuLogRatios) delete samples.http.cpuLogRatios;
+  const cpu = pushCpu(samples.cpu, pair, samples.logRatios.length);
+  if (cpu) samples.cpu = cpu;
+  else delete samples.cpu;
 }
 function noLatency() {
   return { p50: [], p90: [], p99: [], mean: [] };
@@ -77548,6 +77714,7 @@ function serverOptions(benchmark, revision, plan) {
 }
 async function freshRound(benchmark, revisions, round2, plan) {
   const figures = {};
+  if (benchmark.rate === "auto" && !autoRates.has(benchmark)) await measureCapacity(benchmark, revisions, plan);
   for (const side2 of order(round2)) {
     const server = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
     try {
@@ -77576,6 +77743,22 @@ async function freshRound(benchmark, revisions, round2, plan) {
   const cpu = cpuLogRatio(figures.base.cpuPerRequest, figures.head.cpuPerRequest);
   return cpu === void 0 ? pair : { ...pair, cpuLogRatio: cpu };
 }
+async function measureCapacity(benchmark, revisions, plan) {
+  const capacity = {};
+  for (const side2 of order(0)) {
+    const server = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
+    try {
+      await checkRequests(benchmark, server, side2, revisions, plan);
+      await loadOn(server, benchmark, benchmark.warmupMs);
+      capacity[side2] = await loadOn(server, benchmark, capacityMs(benchmark));
+      server.checkAlive("under load");
+    } finally {
+      await server.stop();
+    }
+  }
+  settleAutoRate(benchmark, capacity, plan);
+}
+var capacityMs = (benchmark) => Math.max(benchmark.warmupMs, 1e3);
 async function liveRound(benchmark, revisions, round2, plan) {
   const servers = {};
   try {
@@ -77585,6 +77768,12 @@ async function liveRound(benchmark, revisions, round2, plan) {
     }
     const load = (side2, durationMs) => loadOn(servers[side2], benchmark, durationMs);
     for (const side2 of order(round2)) await load(side2, benchmark.warmupMs);
+    if (benchmark.rate === "auto" && !autoRates.has(benchmark)) {
+      const capacity = {};
+      for (const side2 of order(round2)) capacity[side2] = await load(side2, capacityMs(benchmark));
+      settleAutoRate(benchmark, capacity, plan);
+      for (const side2 of order(round2)) await load(side2, benchmark.warmupMs);
+    }
     for (const side2 of order(round2)) {
       await servers[side2].probe("start");
       await servers[side2].probe("pause");
@@ -77593,7 +77782,7 @@ async function liveRound(benchmark, revisions, round2, plan) {
     const blocks = Math.max(2, Math.round(benchmark.durationMs / blockMs));
     const results = { base: [], head: [] };
     const ratios = [];
-    const cpuRatios = [];
+    const cpuRatios2 = [];
     for (const first of pairOrders(blocks, plan.random ?? Math.random)) {
       const pair2 = {};
       for (const side2 of [first, other(first)]) {
@@ -77606,7 +77795,7 @@ async function liveRound(benchmark, revisions, round2, plan) {
         results[side2].push(pair2[side2]);
       }
       ratios.push(Math.log(pair2.head.load.requestsPerSec / pair2.base.load.requestsPerSec));
-      cpuRatios.push(cpuLogRatio(perRequest([pair2.base]), perRequest([pair2.head])));
+      cpuRatios2.push(cpuLogRatio(perRequest([pair2.base]), perRequest([pair2.head])));
     }
     const figures = {};
     for (const side2 of ["base", "head"]) {
@@ -77622,8 +77811,8 @@ async function liveRound(benchmark, revisions, round2, plan) {
       { base: silent("base"), head: silent("head") },
       servers
     );
-    const measuredCpu = cpuRatios.filter((x) => x !== void 0);
-    return measuredCpu.length === cpuRatios.length ? { ...pair, cpuLogRatio: median(measuredCpu) } : pair;
+    const measuredCpu = cpuRatios2.filter((x) => x !== void 0);
+    return measuredCpu.length === cpuRatios2.length ? { ...pair, cpuLogRatio: median(measuredCpu) } : pair;
   } finally {
     for (const server of Object.values(servers)) await server.stop();
   }
@@ -77649,20 +77838,51 @@ function cpuLogRatio(base, head) {
   return Math.log(base.mainNs / head.mainNs);
 }
 function loadOn(server, benchmark, durationMs) {
-  return runLoad({ port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs });
+  const options = { port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs };
+  const rate = rateOf(benchmark);
+  return rate === void 0 ? runLoad(options) : runRateLoad({ ...options, rate });
+}
+var autoRates = /* @__PURE__ */ new WeakMap();
+var AUTO_RATE_SHARE = 0.5;
+function rateOf(benchmark) {
+  return benchmark.rate === "auto" ? autoRates.get(benchmark) : benchmark.rate;
+}
+function settleAutoRate(benchmark, capacity, plan) {
+  const slower = Math.min(capacity.base.requestsPerSec, capacity.head.requestsPerSec);
+  if (!(slower >= 2))
+    throw new BenchmarkFailure(
+      `${benchmark.where}: rate: auto needs a capacity to take a share of, but the slower server answered ${slower.toFixed(1)} requests/s when saturated: set rate: to a number.`
+    );
+  const rate = Math.max(1, Math.round(slower * AUTO_RATE_SHARE));
+  autoRates.set(benchmark, rate);
+  plan.log(
+    `${benchmark.id}: rate auto: ${rate} requests/s, ${AUTO_RATE_SHARE * 100}% of the slower server's capacity (base ${Math.round(capacity.base.requestsPerSec)}/s, head ${Math.round(capacity.head.requestsPerSec)}/s saturated)`
+  );
 }
 function pool(blocks, probe) {
   const loads = blocks.map((b) => b.load);
   const elapsed = loads.reduce((sum3, b) => sum3 + b.elapsedMs, 0);
   const traffic = loads.map((b) => b.traffic).reduce(addTraffic);
   const cpu = perRequest(blocks);
+  const rate = poolRate(loads);
   return {
     requestsPerSec: traffic.ok / elapsed * 1e3,
+    ...rate ? { rate } : {},
     ...cpu ? { cpuPerRequest: cpu } : {},
     latency: latencyOf(loads.flatMap((b) => b.times)),
     traffic,
     probe
   };
+}
+function poolRate(loads) {
+  const rated = loads.filter((l) => l.rate);
+  if (rated.length === 0 || rated.length !== loads.length) return void 0;
+  const window2 = rated.reduce((sum3, l) => sum3 + l.elapsedMs, 0);
+  const ok = rated.reduce((sum3, l) => sum3 + l.traffic.ok, 0);
+  const asked = rated[0].rate.asked;
+  const sent = rated.reduce((sum3, l) => sum3 + l.rate.asked * l.elapsedMs / 1e3, 0);
+  const late = rated.reduce((sum3, l) => sum3 + l.rate.lateShare * l.rate.asked * l.elapsedMs / 1e3, 0);
+  return { asked, reached: window2 > 0 ? ok / window2 * 1e3 : 0, lateShare: sent > 0 ? late / sent : 0 };
 }
 function order(round2) {
   return round2 % 2 === 0 ? ["base", "head"] : ["head", "base"];
@@ -77828,13 +78048,39 @@ function httpDetails(samples, comparison) {
       note: "server-side figures need a server started with `node \u2026` (the probe is preloaded through NODE_OPTIONS); this one is not, so the probe was skipped"
     },
     moved: base && head ? diagnose(base, head, comparison.change?.estimate) : [],
-    ...cpuDetails(http4)
+    ...cpuDetails(samples, comparison),
+    ...rateDetails(http4)
   };
 }
-function cpuDetails(http4) {
-  const ratios = http4.cpuLogRatios ?? [];
-  const summary2 = (rounds) => {
-    const cpu = rounds.map((r) => r.cpuPerRequest);
+function rateDetails(http4) {
+  const rounds = { base: http4.base.map((r) => r.rate), head: http4.head.map((r) => r.rate) };
+  if (![...rounds.base, ...rounds.head].every((r) => r !== void 0) || rounds.base.length === 0) return {};
+  const side2 = (rates) => ({
+    reached: median(rates.map((r) => r.reached)),
+    lateShare: median(rates.map((r) => r.lateShare))
+  });
+  const behind = [];
+  for (const name2 of ["base", "head"])
+    for (const who of ["load generator", "server"]) {
+      const count3 = rounds[name2].filter((r) => checkRate(r) === who).length;
+      if (count3 > 0) behind.push({ side: name2, who, rounds: count3 });
+    }
+  return {
+    rate: {
+      asked: rounds.base[0].asked,
+      auto: http4.config.rate === "auto",
+      base: side2(rounds.base),
+      head: side2(rounds.head),
+      behind,
+      rounds: rounds.base.length
+    }
+  };
+}
+function cpuDetails(samples, comparison) {
+  const http4 = samples.http;
+  const ratios = samples.cpu ?? [];
+  const summary2 = (rounds2) => {
+    const cpu = rounds2.map((r) => r.cpuPerRequest);
     if (cpu.length === 0 || cpu.some((c) => c === void 0)) return void 0;
     const med = (f) => median(cpu.map((c) => f(c))) / 1e3;
     return { mainUs: med((c) => c.mainNs), processUs: med((c) => c.processNs), waitUs: med((c) => c.mainWaitNs) };
@@ -77846,9 +78092,17 @@ function cpuDetails(http4) {
       cpu: null,
       cpuNote: "the servers' CPU per request was not read: it needs Linux's /proc/<pid>/task/<tid>/schedstat and a server process of the load test's own (started with `node \u2026`, or a simple command)"
     };
+  const rounds = ratios.map((x) => Math.expm1(x));
+  const judged = comparison.cpu;
+  if (judged) {
+    const { estimate: estimate2, low: low2, high: high2, confidence } = judged.change;
+    return {
+      cpu: { base, head, change: { estimate: estimate2, low: low2, high: high2, confidence }, rounds, verdict: judged.verdict, regressionP: judged.regressionP }
+    };
+  }
   const { estimate, low, high, achievedConfidence } = estimateChange(ratios, 0.95);
   const change = ratios.length >= 2 ? { estimate, low, high, confidence: Math.min(0.95, achievedConfidence) } : null;
-  return { cpu: { base, head, change, rounds: ratios.map((x) => Math.expm1(x)) } };
+  return { cpu: { base, head, change, rounds } };
 }
 function summarizeServer(rounds) {
   const probes = rounds.map((r) => r.probe).filter((p) => p !== void 0);
@@ -77875,8 +78129,21 @@ function summarizeServer(rounds) {
 function sumTraffic(rounds) {
   return rounds.map((r) => r.traffic).reduce(addTraffic);
 }
+function rateLine(rate) {
+  if (!rate || typeof rate !== "object") return void 0;
+  const perSec = (x) => `${formatFixed(x, 0)}/s`;
+  const head = `fixed rate ${formatFixed(rate.asked, 0)} requests/s${rate.auto === true ? " (auto: half the slower server's capacity)" : ""}: reached ${perSec(rate.base?.reached)} at base, ${perSec(rate.head?.reached)} at head`;
+  const behind = (Array.isArray(rate.behind) ? rate.behind : []).map(
+    (b) => `${b.side === "head" ? "head" : "base"}'s ${b.who === "load generator" ? "load generator" : "server"} fell behind in ${formatFixed(b.rounds, 0)} of ${formatFixed(rate.rounds, 0)} rounds`
+  );
+  return behind.length ? `${head}; ${behind.join("; ")}${rate.behind.some((b) => b.who === "load generator") ? ": the load generator could not send at the rate (a busy machine, or a rate too high for one core), so those rounds' latency is not the server's alone" : ""}` : `${head}; both kept the rate`;
+}
 
 // src/stats/analyze.ts
+function cpuRatios(benchmark) {
+  const ratios = benchmark.cpu;
+  return ratios && ratios.length > 0 && ratios.length === benchmark.logRatios.length && ratios.every(Number.isFinite) ? ratios : void 0;
+}
 function analyze(benchmarks, options) {
   const { rule } = options;
   const latencyBudgets = (id) => options.latencyBudgetFor?.(id) ?? {};
@@ -77890,7 +78157,8 @@ function analyze(benchmarks, options) {
       const ratios = b.latency?.[stat3];
       return ratios ? pOf(ratios, budget, true) : 1;
     });
-    return [pOf(b.logRatios, options.budgetFor(b.id), false), ...latency];
+    const cpu = cpuRatios(b);
+    return [pOf(b.logRatios, options.budgetFor(b.id), false), ...cpu ? [pOf(cpu, options.budgetFor(b.id), false)] : [], ...latency];
   });
   const regressionShare = stepDown(pValues, alpha, family).share;
   const otherShare = alpha / Math.max(1, family);
@@ -77940,10 +78208,23 @@ function analyze(benchmarks, options) {
     }
     const resolvable = rule.resolvable(roundSpread(benchmark.logRatios), rounds, family);
     const result = { ...common, change, resolvable, regressionP };
-    if (!benchmark.latency) return { ...result, verdict: throughput, ...notes.length ? { note: notes.join("; ") } : {} };
+    const perCpu = cpuRatios(benchmark);
+    let cpu;
+    if (perCpu) {
+      const n = perCpu.length;
+      const cpuChange = estimateChangeBounds(perCpu, rule.lookAlpha(n, otherShare), rule.lookAlpha(n, regressionShare));
+      const judge2 = (c) => decide(c, budget);
+      const verdict = confirm(judge2(cpuChange), "a regression of requests per CPU-second", cpuChange, n, benchmark.confirmationCpu, judge2);
+      cpu = { change: cpuChange, verdict, regressionP: pOf(perCpu, budget, false) };
+      if (verdict === "regression" && throughput !== "regression")
+        notes.push(
+          `requests per CPU-second of the server's main thread lost more than the budget (${pct(cpuChange.estimate)} [${pct(cpuChange.low)}, ${pct(cpuChange.high)}]): each request costs the server more CPU, which requests/s alone did not show`
+        );
+    }
+    if (!benchmark.latency && !cpu) return { ...result, verdict: throughput, ...notes.length ? { note: notes.join("; ") } : {} };
     const latency = {};
     const budgets = latencyBudgets(benchmark.id);
-    for (const [stat3, ratios] of Object.entries(benchmark.latency)) {
+    for (const [stat3, ratios] of Object.entries(benchmark.latency ?? {})) {
       if (ratios.length === 0 || ratios.some((r) => !Number.isFinite(r))) continue;
       const statBudget = budgets[stat3];
       const n = ratios.length;
@@ -77968,13 +78249,22 @@ function analyze(benchmarks, options) {
         ...statBudget === void 0 ? {} : { regressionP: pOf(ratios, statBudget, true) }
       };
     }
-    const verdicts = [throughput, ...Object.values(latency).flatMap((l) => l.verdict ? [l.verdict] : [])];
-    return { ...result, verdict: combine(verdicts), latency, ...notes.length ? { note: notes.join("; ") } : {} };
+    const verdicts = [throughput, ...cpu ? [cpu.verdict] : [], ...Object.values(latency).flatMap((l) => l.verdict ? [l.verdict] : [])];
+    return {
+      ...result,
+      verdict: combine(verdicts),
+      ...benchmark.latency ? { latency } : {},
+      ...cpu ? { cpu } : {},
+      ...notes.length ? { note: notes.join("; ") } : {}
+    };
   });
 }
 function budgetedFigures(benchmarks, latencyBudgetFor) {
   const compared = benchmarks.filter((b) => !b.error && b.base && b.head && b.logRatios.length > 0);
-  return compared.reduce((sum3, b) => sum3 + 1 + (b.latency ? Object.keys(latencyBudgetFor?.(b.id) ?? {}).length : 0), 0);
+  return compared.reduce(
+    (sum3, b) => sum3 + 1 + (cpuRatios(b) ? 1 : 0) + (b.latency ? Object.keys(latencyBudgetFor?.(b.id) ?? {}).length : 0),
+    0
+  );
 }
 function unconfirmed(what, rounds, first, again, freshRounds) {
   if (again.achievedConfidence < again.confidence) {
@@ -78024,7 +78314,8 @@ function runVerdict(benchmarks) {
 }
 function toReportBenchmark(comparison, http4) {
   const { change } = comparison;
-  const warning3 = resolutionWarning(comparison);
+  const behind = http4?.rate?.behind.length ? rateLine(http4.rate) : void 0;
+  const warning3 = [resolutionWarning(comparison), behind].filter(Boolean).join("; ") || void 0;
   return {
     id: comparison.id,
     kind: comparison.kind,
@@ -78434,7 +78725,7 @@ function planRun(config, familyFigures) {
   return {
     rule,
     rounds,
-    httpFigures: config.http.reduce((sum3, b) => sum3 + 1 + Object.keys(b.latencyBudget).length, 0),
+    httpFigures: plannedFigures(config.http),
     analyzeOptions: {
       rule,
       budgetFor: (id) => httpById.get(id)?.budget ?? budgetFor(id, config),
@@ -78446,7 +78737,12 @@ function planRun(config, familyFigures) {
 }
 function planShard(spec, { config, options }, files, inventory) {
   const census = censusOf(files, inventory);
-  const suite = planSuite(census, config.http, { taskTimeMs: config.micro.taskTimeMs, httpRoundMs: estimatedRoundMs }, spec.count);
+  const suite = planSuite(
+    census,
+    config.http,
+    { taskTimeMs: config.micro.taskTimeMs, httpRoundMs: estimatedRoundMs, httpFigures: plannedFigures },
+    spec.count
+  );
   const assigned = suite.shards[spec.index - 1];
   const mine = new Set(assigned);
   options.log(
@@ -78606,7 +78902,7 @@ async function measureHttpStage(run, micro) {
     });
     if (measured.limited)
       options.log(`the time limit cut the load tests short of ${measured.plannedRounds} rounds: ${timeHint(measured, run)}`);
-    return measured;
+    return pinning ? { ...measured, cpus: pinning.split } : measured;
   } finally {
     pinning?.release();
   }
@@ -78660,7 +78956,12 @@ function runInfo(run, micro, http4, judged, profile) {
       confirmRounds: micro.confirmRounds ?? 0,
       ...micro.processes ? { processes: micro.processes } : {}
     } : {},
-    ...http4 ? { httpRounds: http4.rounds, httpMode: config.httpMode, ...http4.confirmRounds ? { httpConfirmRounds: http4.confirmRounds } : {} } : {},
+    ...http4 ? {
+      httpRounds: http4.rounds,
+      httpMode: config.httpMode,
+      ...http4.confirmRounds ? { httpConfirmRounds: http4.confirmRounds } : {},
+      ...http4.cpus ? { httpCpus: http4.cpus } : {}
+    } : {},
     limited: Boolean(micro?.limited || http4?.limited),
     isolation: config.micro.isolation,
     confidence: config.confidence,
@@ -78941,7 +79242,7 @@ function httpSections(id, details2) {
   ];
   const server = serverRows.length ? { header: ["server", "base", "head"], rows: serverRows } : void 0;
   const change = cpu?.change;
-  const cpuLine = change ? `requests per CPU-second of the server's main thread: ${formatInterval(change)} (${formatShare(change.confidence, 0)} interval; reported, not gated)` : details2.cpuNote;
+  const cpuLine = change ? `requests per CPU-second of the server's main thread: ${formatInterval(change)} (${formatShare(change.confidence, 0)} interval; ${cpu.verdict ? `gated at the budget: ${cpu.verdict}` : "reported, not gated"})` : details2.cpuNote;
   return {
     title,
     requests: only ? void 0 : { header: ["request", "expects"], rows: labels.map((r) => [r.label, r.expected]) },
@@ -78949,6 +79250,7 @@ function httpSections(id, details2) {
     failures,
     server,
     cpu: cpuLine === void 0 ? void 0 : String(cpuLine),
+    rate: rateLine(details2.rate),
     note: details2.server.note,
     moved: details2.moved
   };
@@ -79104,7 +79406,7 @@ function runLine(report2) {
   if (run.plannedRounds > 0) parts.push(`${rounds} (${run.isolation} isolation)`);
   if (run.httpRounds !== void 0)
     parts.push(
-      `${run.httpRounds} HTTP rounds${run.httpConfirmRounds ? ` + ${run.httpConfirmRounds} to confirm` : ""} (${run.httpMode} servers)`
+      `${run.httpRounds} HTTP rounds${run.httpConfirmRounds ? ` + ${run.httpConfirmRounds} to confirm` : ""} (${run.httpMode} servers${typeof run.httpCpus === "string" ? `; ${run.httpCpus}` : ""})`
     );
   const cut = run.limited ? ` \xB7 the time limit (${formatDuration(run.timeLimitMs)}) cut rounds short` : "";
   const shards = run.shards ? ` on ${run.shards} shards (the longest)` : "";
@@ -79191,6 +79493,7 @@ function httpMarkdown(id, http4) {
   parts.push(table(sections.latency.header, sections.latency.rows), md``, md`${sections.failures}`);
   if (sections.server) parts.push(md``, table(sections.server.header, sections.server.rows));
   if (sections.cpu) parts.push(md``, md`${sections.cpu}`);
+  if (sections.rate) parts.push(md``, md`${sections.rate}`);
   if (sections.note) parts.push(md``, md`<sub>${sections.note}</sub>`);
   if (sections.moved.length) parts.push(md``, ...sections.moved.map((line) => md`- moved: ${line}`));
   return joinMarkup(parts);
@@ -79231,6 +79534,7 @@ var HOW_TO_READ = new Markup(
   [
     "Each benchmark runs base and head in the same processes, alternating short timed blocks; every round is a fresh process.",
     "Change is head against base in operations per second, with a distribution-free confidence interval (Hodges\u2013Lehmann estimate, Wilcoxon signed-rank interval over rounds), widened so the whole table shares one false-alarm rate.",
+    "A load test is judged at its budget on two throughput figures: successful requests/s (its row) and requests per CPU-second of the server's main thread (in its details, where Linux shows the servers' CPU); losing more than the budget in either is a regression.",
     "<b>regression</b>: the whole interval lies below \u2212budget. <b>improvement</b>: above +budget. <b>unchanged</b>: inside \xB1budget. <b>inconclusive</b>: anything else \u2014 not a failure. <b>unmeasured</b>: too few rounds for a verdict (the time limit cut it short) \u2014 a failure, never a pass."
   ].join("<br>\n")
 );
@@ -80272,6 +80576,17 @@ var report_schema_default = {
                   },
                   description: "Per round, the relative change of requests per CPU-second of the main thread (as ReportBenchmark.rounds for requests/s).",
                   maxItems: 1e4
+                },
+                verdict: {
+                  $ref: "#/definitions/Verdict",
+                  description: "Its verdict against the benchmark's budget (the benchmark's verdict combines it with requests/s and latency)."
+                },
+                regressionP: {
+                  type: [
+                    "number",
+                    "null"
+                  ],
+                  description: "The p-value Holm's step-down ranks (ReportBenchmark.regressionP)."
                 }
               },
               required: [
@@ -80286,11 +80601,120 @@ var report_schema_default = {
               type: "null"
             }
           ],
-          description: "The servers' CPU per request answered as expected (medians of the rounds, \xB5s) and the change of requests per CPU-second of the main thread, head against base, with its 95% interval: reported, not gated (the gated figure is requests/s). Null where the CPU could not be read: `note` says why."
+          description: "The servers' CPU per request answered as expected (medians of the rounds, \xB5s) and the change of requests per CPU-second of the main thread, head against base, with its interval: the second gated throughput figure, at the benchmark's budget (`verdict`; reports made before it was gated have none, and a 95% interval). Null where the CPU could not be read: `note` says why."
         },
         cpuNote: {
           type: "string",
           maxLength: 16384
+        },
+        rate: {
+          type: "object",
+          properties: {
+            asked: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            auto: {
+              type: "boolean"
+            },
+            base: {
+              type: "object",
+              properties: {
+                reached: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                lateShare: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                }
+              },
+              required: [
+                "reached",
+                "lateShare"
+              ],
+              additionalProperties: false
+            },
+            head: {
+              type: "object",
+              properties: {
+                reached: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                lateShare: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                }
+              },
+              required: [
+                "reached",
+                "lateShare"
+              ],
+              additionalProperties: false
+            },
+            behind: {
+              type: "array",
+              items: {
+                type: "object",
+                properties: {
+                  side: {
+                    type: "string",
+                    enum: [
+                      "base",
+                      "head"
+                    ]
+                  },
+                  who: {
+                    type: "string",
+                    enum: [
+                      "server",
+                      "load generator"
+                    ]
+                  },
+                  rounds: {
+                    type: [
+                      "number",
+                      "null"
+                    ]
+                  }
+                },
+                required: [
+                  "side",
+                  "who",
+                  "rounds"
+                ],
+                additionalProperties: false
+              },
+              maxItems: 1e4
+            },
+            rounds: {
+              type: [
+                "number",
+                "null"
+              ]
+            }
+          },
+          required: [
+            "asked",
+            "auto",
+            "base",
+            "head",
+            "behind",
+            "rounds"
+          ],
+          additionalProperties: false,
+          description: "Fixed-rate load tests: the rate asked of both servers, what each reached (median of the rounds' answers with an expected status per second), and each round in which a side fell behind (the server could not answer at the rate, or the load generator could not send at it)."
         },
         moved: {
           type: "array",
@@ -80794,6 +81218,11 @@ var report_schema_default = {
         },
         httpMode: {
           type: "string",
+          maxLength: 16384
+        },
+        httpCpus: {
+          type: "string",
+          description: 'How the CPUs were split for the load tests: "servers on CPU 1 (base and head in turn), load generator on CPU 0". Absent when unpinned.',
           maxLength: 16384
         },
         limited: {

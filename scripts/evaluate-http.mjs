@@ -4,8 +4,10 @@
 // and how close the estimate was. Not part of npm test: each run takes minutes.
 // RUNS_AA, RUNS_EFFECT, EFFECTS (throughput drops), BUDGET and DURATION (load per revision per round) tune it;
 // RUNS_WAIT adds runs where head only waits (a WAIT_MS timer per request, no extra CPU work).
-// For each row it also prints the per-round spread (SD of the per-round log ratios) of requests/s, the gated
-// figure, and of requests per CPU-second of the servers' main threads (reported beside it), on the same rounds.
+// RATE (a number or auto) makes the load test fixed-rate; LATENCY_BUDGET (e.g. 25%) adds a p50 latency budget.
+// For each row it also prints which gated figure failed it (requests/s, requests per CPU-second of the servers'
+// main threads, latency), the per-round spread (SD of the per-round log ratios) of both throughput figures on
+// the same rounds, and the median of what a run resolves beyond the budget (requests/s).
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import net from 'node:net';
@@ -20,6 +22,8 @@ const budget = process.env.BUDGET ?? '5%';
 const duration = process.env.DURATION ?? '3s';
 const runsWait = Number(process.env.RUNS_WAIT ?? 0);
 const waitMs = Number(process.env.WAIT_MS ?? 1);
+const rate = process.env.RATE;
+const latencyBudget = process.env.LATENCY_BUDGET;
 
 // A JSON route with a per-request cost; SPIN adds busy work (head's injected slowdown).
 const SERVER = `import http from 'node:http';
@@ -84,7 +88,7 @@ async function measureTruth(dir, k) {
 }
 
 function makeRepo(k, wait = 0) {
-  const config = `http:\n  - name: todos\n    start: node server.js\n    ready: /health\n    requests:\n      - path: /todos\n    budget: ${budget}\n    duration: ${duration}\n`;
+  const config = `http:\n  - name: todos\n    start: node server.js\n    ready: /health\n    requests:\n      - path: /todos\n    budget: ${budget}\n    duration: ${duration}\n${rate ? `    rate: ${rate}\n` : ''}${latencyBudget ? `    latency-budget: { p50: ${latencyBudget} }\n` : ''}`;
   const files = {
     'package.json': '{ "name": "evaluate-http", "private": true, "type": "module" }\n',
     'server.js': SERVER.replace('SPIN_DEFAULT', '0').replace('WAIT_DEFAULT', '0'),
@@ -100,9 +104,11 @@ const scratch = makeRepo(0);
 const sized = [];
 for (const drop of effects) sized.push(await sizeSlowdown(drop, 2000, (k) => measureTruth(scratch, k)));
 rmSync(scratch, { recursive: true, force: true });
-console.log(`benchgate evaluate:http: ${machine()}, budget ${budget}, ${duration} of load per revision per round`);
 console.log(
-  'effect (measured)          runs  fails (regression)  inconclusive  median time  max time  median estimate  spread req/s  CPU: estimate  spread  rounds (+ confirm)',
+  `benchgate evaluate:http: ${machine()}, budget ${budget}, ${duration} of load per revision per round${rate ? `, fixed rate ${rate}` : ''}${latencyBudget ? `, p50 budget ${latencyBudget}` : ''}`,
+);
+console.log(
+  'effect (measured)          runs  fails (regression)  by req/s, CPU, latency  inconclusive  median time  max time  median estimate  spread req/s  CPU: estimate  spread  resolves  rounds (+ confirm)',
 );
 const rows = [
   { label: 'A/A', k: 0, runs: runsAA },
@@ -124,6 +130,8 @@ for (const { label, k, wait = 0, runs } of rows.filter((row) => row.runs > 0)) {
   const rounds = [];
   const spreads = { rps: [], cpu: [] };
   const cpuEstimates = [];
+  const by = { rps: 0, cpu: 0, latency: 0 };
+  const resolves = [];
   for (let r = 0; r < runs; r++) {
     const { report, seconds } = timedCompare(makeRepo(k, wait));
     times.push(seconds);
@@ -135,11 +143,15 @@ for (const { label, k, wait = 0, runs } of rows.filter((row) => row.runs > 0)) {
     const cpu = bench?.http?.cpu;
     if (cpu?.rounds?.length > 1) spreads.cpu.push(spread(cpu.rounds));
     if (cpu?.change) cpuEstimates.push(cpu.change.estimate);
+    if (bench?.change && bench.change.high < -bench.budget) by.rps++;
+    if (cpu?.verdict === 'regression') by.cpu++;
+    if (Object.values(bench?.http?.latency ?? {}).some((l) => l.verdict === 'regression')) by.latency++;
+    if (Number.isFinite(bench?.resolvable)) resolves.push(bench.resolvable * 100);
     rounds.push(`${bench?.rounds?.length ?? 0}${bench?.confirmation ? `+${bench.confirmation.length}` : ''}`);
   }
   const { median, max, estimate } = summary(times, estimates);
   const pct = (x) => (x === undefined ? '–' : `${x.toFixed(1)}%`);
   console.log(
-    `${label.padEnd(26)} ${String(runs).padStart(4)}  ${`${fails}/${runs}`.padStart(18)}  ${String(inconclusive).padStart(12)}  ${median.padStart(11)}  ${max.padStart(8)}  ${estimate.padStart(15)}  ${pct(med(spreads.rps)).padStart(12)}  ${(cpuEstimates.length ? pct(med(cpuEstimates) * 100) : '–').padStart(13)}  ${pct(med(spreads.cpu)).padStart(6)}  ${rounds.join(' ')}`,
+    `${label.padEnd(26)} ${String(runs).padStart(4)}  ${`${fails}/${runs}`.padStart(18)}  ${`${by.rps}, ${by.cpu}, ${by.latency}`.padStart(22)}  ${String(inconclusive).padStart(12)}  ${median.padStart(11)}  ${max.padStart(8)}  ${estimate.padStart(15)}  ${pct(med(spreads.rps)).padStart(12)}  ${(cpuEstimates.length ? pct(med(cpuEstimates) * 100) : '–').padStart(13)}  ${pct(med(spreads.cpu)).padStart(6)}  ${pct(med(resolves)).padStart(8)}  ${rounds.join(' ')}`,
   );
 }

@@ -13,7 +13,7 @@ import { planSuite, type FileCensus, type ShardSpec } from './measure/shard.js';
 import type { MeasureSettings } from './measure/micro/protocol.js';
 import { measureMicro } from './measure/micro/schedule.js';
 import { pinLoadGenerator } from './measure/http/pinning.js';
-import { estimatedRoundMs, measureHttp, type HttpMeasurement } from './measure/http/schedule.js';
+import { estimatedRoundMs, measureHttp, plannedFigures, type HttpMeasurement } from './measure/http/schedule.js';
 import { spikedRounds, type RoundConditions } from './measure/conditions.js';
 import type { BenchmarkSamples, Measurement, MeasureProgress } from './measure/types.js';
 import { httpDetails } from './report/http.js';
@@ -210,7 +210,7 @@ interface RunPlan {
   rule: DecisionRule;
   /** Rounds before the first look. */
   rounds: number;
-  /** Budgeted figures of the HTTP load tests (throughput and each latency budget): planned, so they share the run from the start. */
+  /** Budgeted figures of the HTTP load tests (requests/s, requests per CPU-second, each latency budget): planned, so they share the run from the start. */
   httpFigures: number;
   analyzeOptions: AnalyzeOptions;
   /** The micro-benchmarks' share of the time limit: the HTTP rounds (and one load test's confirmation) are set aside first. */
@@ -230,7 +230,7 @@ function planRun(config: Config, familyFigures?: number): RunPlan {
   return {
     rule,
     rounds,
-    httpFigures: config.http.reduce((sum, b) => sum + 1 + Object.keys(b.latencyBudget).length, 0),
+    httpFigures: plannedFigures(config.http),
     analyzeOptions: {
       rule,
       budgetFor: (id: string) => httpById.get(id)?.budget ?? budgetFor(id, config),
@@ -253,7 +253,12 @@ function planShard(
   inventory: RevisionInventory[],
 ): { config: Config; files: { base: string[]; head: string[] } | undefined; shard: ShardInfo } {
   const census = censusOf(files, inventory);
-  const suite = planSuite(census, config.http, { taskTimeMs: config.micro.taskTimeMs, httpRoundMs: estimatedRoundMs }, spec.count);
+  const suite = planSuite(
+    census,
+    config.http,
+    { taskTimeMs: config.micro.taskTimeMs, httpRoundMs: estimatedRoundMs, httpFigures: plannedFigures },
+    spec.count,
+  );
   const assigned = suite.shards[spec.index - 1]!;
   const mine = new Set(assigned);
   options.log(
@@ -498,7 +503,7 @@ async function measureHttpStage(run: RunContext, micro: Measurement | undefined)
     });
     if (measured.limited)
       options.log(`the time limit cut the load tests short of ${measured.plannedRounds} rounds: ${timeHint(measured, run)}`);
-    return measured;
+    return pinning ? { ...measured, cpus: pinning.split } : measured;
   } finally {
     pinning?.release();
   }
@@ -578,7 +583,12 @@ function runInfo(
         }
       : {}),
     ...(http
-      ? { httpRounds: http.rounds, httpMode: config.httpMode, ...(http.confirmRounds ? { httpConfirmRounds: http.confirmRounds } : {}) }
+      ? {
+          httpRounds: http.rounds,
+          httpMode: config.httpMode,
+          ...(http.confirmRounds ? { httpConfirmRounds: http.confirmRounds } : {}),
+          ...(http.cpus ? { httpCpus: http.cpus } : {}),
+        }
       : {}),
     limited: Boolean(micro?.limited || http?.limited),
     isolation: config.micro.isolation,

@@ -86,7 +86,7 @@ const OUR_LINE_STARTS = [
   /^- in the project's code: /,
   /^No function costs more/,
   /^failed requests/,
-  /^(Each benchmark|Change is head)/,
+  /^(Each benchmark|Change is head|A load test is judged)/,
   /^… the report is longer/,
 ];
 

@@ -58,6 +58,7 @@ interface RawHttp {
     status?: ExpectedStatus | ExpectedStatus[];
   }[];
   connections?: number;
+  rate?: number | 'auto';
   duration?: string;
   warmup?: string;
   budget?: string;
@@ -161,6 +162,7 @@ function toHttp(raw: RawHttp, index: number, file: string | undefined): HttpBenc
       }),
     ),
     connections: raw.connections ?? DEFAULTS.httpConnections,
+    rate: raw.rate,
     durationMs: raw.duration ? parseDuration(raw.duration) : DEFAULTS.httpDurationMs,
     warmupMs: raw.warmup ? parseDuration(raw.warmup) : DEFAULTS.httpWarmupMs,
     budget: raw.budget !== undefined ? parsePercent(raw.budget) : undefined,

@@ -48,6 +48,11 @@ export interface HttpBenchmarkConfig {
   readonly readyTimeoutMs: number;
   readonly requests: readonly HttpRequestConfig[];
   readonly connections: number;
+  /**
+   * Requests per second for a fixed-rate load, the same for both servers; `auto`: half the slower server's
+   * capacity, measured in the first warm-up. Undefined: saturate the server (as many as `connections` allow).
+   */
+  readonly rate: number | 'auto' | undefined;
   readonly durationMs: number;
   readonly warmupMs: number;
   /** Its own throughput budget, when set (a budgets pattern or the global budget otherwise). */

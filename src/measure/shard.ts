@@ -66,12 +66,16 @@ export function assignShards(units: readonly ShardUnit[], count: number): string
 /**
  * The split of a suite: a bench file costs its task count (the larger of the two revisions', at
  * least one) times the measuring time per task; a load test its estimated round. The family is
- * every task both revisions declare plus every budgeted HTTP figure, as an unsharded run counts it.
+ * every task both revisions declare plus every budgeted HTTP figure (`httpFigures`), as an unsharded run counts it.
  */
 export function planSuite(
   census: readonly FileCensus[],
   http: readonly HttpBenchmarkConfig[],
-  costs: { taskTimeMs: number; httpRoundMs: (benchmark: HttpBenchmarkConfig) => number },
+  costs: {
+    taskTimeMs: number;
+    httpRoundMs: (benchmark: HttpBenchmarkConfig) => number;
+    httpFigures: (benchmarks: readonly HttpBenchmarkConfig[]) => number;
+  },
   count: number,
 ): SuitePlan {
   const units: ShardUnit[] = [
@@ -79,10 +83,9 @@ export function planSuite(
     ...http.map((b) => ({ key: b.id, cost: costs.httpRoundMs(b) })),
   ];
   const compared = census.reduce((sum, f) => sum + (f.base && f.head ? f.base.filter((task) => f.head!.includes(task)).length : 0), 0);
-  const httpFigures = http.reduce((sum, b) => sum + 1 + Object.keys(b.latencyBudget).length, 0);
   return {
     units: units.map((u) => u.key).sort(),
     shards: assignShards(units, count),
-    familySize: compared + httpFigures,
+    familySize: compared + costs.httpFigures(http),
   };
 }

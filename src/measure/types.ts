@@ -14,11 +14,6 @@ export interface BenchmarkSamples extends Samples {
         base: HttpRoundFigures[];
         head: HttpRoundFigures[];
         config: HttpBenchmarkConfig;
-        /**
-         * Per round, ln(head / base) of requests per CPU-second of the servers' main threads (higher is
-         * better, as requests/s), the median of its blocks'; absent when a round's CPU could not be read.
-         */
-        cpuLogRatios?: number[];
       }
     | undefined;
 }

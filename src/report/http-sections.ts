@@ -3,7 +3,7 @@ import type { TrafficFigures } from '../measure/http/types.js';
 import { formatBudget, formatDuration as formatMsDuration, formatFixed, formatMs, formatPath, formatShare } from '../util/format.js';
 import type { ServerSummary } from '../measure/http/types.js';
 import { formatInterval } from './format.js';
-import type { CpuSummary, HttpDetails } from './http.js';
+import { rateLine, type CpuSummary, type HttpDetails } from './http.js';
 
 /** The rows both reports show for an HTTP benchmark: one table of latency, one of the server, as plain cells. */
 export interface HttpSections {
@@ -15,6 +15,8 @@ export interface HttpSections {
   server: { header: string[]; rows: string[][] } | undefined;
   /** The change of requests per CPU-second of the servers' main threads, or why it was not read. */
   cpu: string | undefined;
+  /** Fixed-rate load tests: the rate asked, what each server reached, and who fell behind. */
+  rate: string | undefined;
   note: string | undefined;
   moved: string[];
 }
@@ -53,7 +55,7 @@ export function httpSections(id: string, details: HttpDetails): HttpSections {
   const server = serverRows.length ? { header: ['server', 'base', 'head'], rows: serverRows } : undefined;
   const change = cpu?.change;
   const cpuLine = change
-    ? `requests per CPU-second of the server's main thread: ${formatInterval(change)} (${formatShare(change.confidence, 0)} interval; reported, not gated)`
+    ? `requests per CPU-second of the server's main thread: ${formatInterval(change)} (${formatShare(change.confidence, 0)} interval; ${cpu.verdict ? `gated at the budget: ${cpu.verdict}` : 'reported, not gated'})`
     : details.cpuNote;
   return {
     title,
@@ -62,6 +64,7 @@ export function httpSections(id: string, details: HttpDetails): HttpSections {
     failures,
     server,
     cpu: cpuLine === undefined ? undefined : String(cpuLine),
+    rate: rateLine(details.rate),
     note: details.server.note,
     moved: details.moved,
   };

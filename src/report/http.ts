@@ -1,8 +1,10 @@
 import { median } from 'simple-statistics';
 import { describeExpected } from '../config/status.js';
+import { formatFixed } from '../util/format.js';
 import { LATENCY_STATS, type LatencyStat } from '../config/types.js';
 import { addTraffic } from '../measure/http/traffic.js';
-import type { CpuFigures, HttpRoundFigures, ProbeFigures, ServerSummary, TrafficFigures } from '../measure/http/types.js';
+import type { CpuFigures, HttpRoundFigures, ProbeFigures, RateFigures, ServerSummary, TrafficFigures } from '../measure/http/types.js';
+import { checkRate } from '../measure/http/rate.js';
 import type { BenchmarkSamples } from '../measure/types.js';
 import type { Comparison } from '../stats/analyze.js';
 import { estimateChange, type Verdict } from '../stats/compare.js';
@@ -37,8 +39,9 @@ export interface HttpDetails {
   server: { base: ServerSummary | null; head: ServerSummary | null; note?: string };
   /**
    * The servers' CPU per request answered as expected (medians of the rounds, µs) and the change of
-   * requests per CPU-second of the main thread, head against base, with its 95% interval: reported, not
-   * gated (the gated figure is requests/s). Null where the CPU could not be read: `note` says why.
+   * requests per CPU-second of the main thread, head against base, with its interval: the second gated
+   * throughput figure, at the benchmark's budget (`verdict`; reports made before it was gated have none,
+   * and a 95% interval). Null where the CPU could not be read: `note` says why.
    */
   cpu?: {
     base: CpuSummary;
@@ -46,8 +49,25 @@ export interface HttpDetails {
     change: { estimate: number; low: number; high: number; confidence: number } | null;
     /** Per round, the relative change of requests per CPU-second of the main thread (as ReportBenchmark.rounds for requests/s). */
     rounds: number[];
+    /** Its verdict against the benchmark's budget (the benchmark's verdict combines it with requests/s and latency). */
+    verdict?: Verdict;
+    /** The p-value Holm's step-down ranks (ReportBenchmark.regressionP). */
+    regressionP?: number;
   } | null;
   cpuNote?: string;
+  /**
+   * Fixed-rate load tests: the rate asked of both servers, what each reached (median of the rounds' answers
+   * with an expected status per second), and each round in which a side fell behind (the server could not
+   * answer at the rate, or the load generator could not send at it).
+   */
+  rate?: {
+    asked: number;
+    auto: boolean;
+    base: { reached: number; lateShare: number };
+    head: { reached: number; lateShare: number };
+    behind: { side: 'base' | 'head'; who: 'server' | 'load generator'; rounds: number }[];
+    rounds: number;
+  };
   /** Server-side figures that moved notably, in words, with what they point to: "event-loop delay p99 2.1 ms → 45.0 ms: something blocks the event loop: …". */
   moved: string[];
 }
@@ -88,7 +108,33 @@ export function httpDetails(samples: BenchmarkSamples, comparison: Comparison): 
             note: 'server-side figures need a server started with `node …` (the probe is preloaded through NODE_OPTIONS); this one is not, so the probe was skipped',
           },
     moved: base && head ? diagnose(base, head, comparison.change?.estimate) : [],
-    ...cpuDetails(http),
+    ...cpuDetails(samples, comparison),
+    ...rateDetails(http),
+  };
+}
+
+function rateDetails(http: NonNullable<BenchmarkSamples['http']>): Pick<HttpDetails, 'rate'> {
+  const rounds = { base: http.base.map((r) => r.rate), head: http.head.map((r) => r.rate) };
+  if (![...rounds.base, ...rounds.head].every((r): r is RateFigures => r !== undefined) || rounds.base.length === 0) return {};
+  const side = (rates: RateFigures[]) => ({
+    reached: median(rates.map((r) => r.reached)),
+    lateShare: median(rates.map((r) => r.lateShare)),
+  });
+  const behind: NonNullable<HttpDetails['rate']>['behind'] = [];
+  for (const name of ['base', 'head'] as const)
+    for (const who of ['load generator', 'server'] as const) {
+      const count = (rounds[name] as RateFigures[]).filter((r) => checkRate(r) === who).length;
+      if (count > 0) behind.push({ side: name, who, rounds: count });
+    }
+  return {
+    rate: {
+      asked: rounds.base[0]!.asked,
+      auto: http.config.rate === 'auto',
+      base: side(rounds.base as RateFigures[]),
+      head: side(rounds.head as RateFigures[]),
+      behind,
+      rounds: rounds.base.length,
+    },
   };
 }
 
@@ -99,8 +145,9 @@ export interface CpuSummary {
   waitUs: number;
 }
 
-function cpuDetails(http: NonNullable<BenchmarkSamples['http']>): Pick<HttpDetails, 'cpu' | 'cpuNote'> {
-  const ratios = http.cpuLogRatios ?? [];
+function cpuDetails(samples: BenchmarkSamples, comparison: Comparison): Pick<HttpDetails, 'cpu' | 'cpuNote'> {
+  const http = samples.http!;
+  const ratios = samples.cpu ?? [];
   const summary = (rounds: HttpRoundFigures[]): CpuSummary | undefined => {
     const cpu = rounds.map((r) => r.cpuPerRequest);
     if (cpu.length === 0 || cpu.some((c) => c === undefined)) return undefined;
@@ -115,10 +162,19 @@ function cpuDetails(http: NonNullable<BenchmarkSamples['http']>): Pick<HttpDetai
       cpuNote:
         "the servers' CPU per request was not read: it needs Linux's /proc/<pid>/task/<tid>/schedstat and a server process of the load test's own (started with `node …`, or a simple command)",
     };
+  const rounds = ratios.map((x) => Math.expm1(x));
+  const judged = comparison.cpu;
+  if (judged) {
+    const { estimate, low, high, confidence } = judged.change;
+    return {
+      cpu: { base, head, change: { estimate, low, high, confidence }, rounds, verdict: judged.verdict, regressionP: judged.regressionP },
+    };
+  }
+  // Not judged (the benchmark was not compared): its 95% interval, reported.
   const { estimate, low, high, achievedConfidence } = estimateChange(ratios, 0.95);
   // Few rounds cannot reach 95% (the signed-rank interval needs 6): the confidence printed is the one reached.
   const change = ratios.length >= 2 ? { estimate, low, high, confidence: Math.min(0.95, achievedConfidence) } : null;
-  return { cpu: { base, head, change, rounds: ratios.map((x) => Math.expm1(x)) } };
+  return { cpu: { base, head, change, rounds } };
 }
 
 function summarizeServer(rounds: HttpRoundFigures[]): ServerSummary | null {
@@ -146,4 +202,21 @@ function summarizeServer(rounds: HttpRoundFigures[]): ServerSummary | null {
 
 function sumTraffic(rounds: HttpRoundFigures[]): TrafficFigures {
   return rounds.map((r) => r.traffic).reduce(addTraffic);
+}
+
+/**
+ * "fixed rate 5000 requests/s (auto: half the slower server's capacity): reached 4998/s at base, 4120/s at head;
+ * head's server fell behind in 3 of 10 rounds". A report made elsewhere may hold anything: numbers are formatted or '–'.
+ */
+export function rateLine(rate: HttpDetails['rate']): string | undefined {
+  if (!rate || typeof rate !== 'object') return undefined;
+  const perSec = (x: unknown) => `${formatFixed(x, 0)}/s`;
+  const head = `fixed rate ${formatFixed(rate.asked, 0)} requests/s${rate.auto === true ? " (auto: half the slower server's capacity)" : ''}: reached ${perSec(rate.base?.reached)} at base, ${perSec(rate.head?.reached)} at head`;
+  const behind = (Array.isArray(rate.behind) ? rate.behind : []).map(
+    (b) =>
+      `${b.side === 'head' ? 'head' : 'base'}'s ${b.who === 'load generator' ? 'load generator' : 'server'} fell behind in ${formatFixed(b.rounds, 0)} of ${formatFixed(rate.rounds, 0)} rounds`,
+  );
+  return behind.length
+    ? `${head}; ${behind.join('; ')}${rate.behind.some((b) => b.who === 'load generator') ? ": the load generator could not send at the rate (a busy machine, or a rate too high for one core), so those rounds' latency is not the server's alone" : ''}`
+    : `${head}; both kept the rate`;
 }

@@ -108,6 +108,7 @@ function httpMarkdown(id: string, http: NonNullable<ReportBenchmark['http']>): M
   parts.push(table(sections.latency.header, sections.latency.rows), md``, md`${sections.failures}`);
   if (sections.server) parts.push(md``, table(sections.server.header, sections.server.rows));
   if (sections.cpu) parts.push(md``, md`${sections.cpu}`);
+  if (sections.rate) parts.push(md``, md`${sections.rate}`);
   if (sections.note) parts.push(md``, md`<sub>${sections.note}</sub>`);
   if (sections.moved.length) parts.push(md``, ...sections.moved.map((line) => md`- moved: ${line}`));
   return joinMarkup(parts);
@@ -161,6 +162,7 @@ const HOW_TO_READ = new Markup(
   [
     'Each benchmark runs base and head in the same processes, alternating short timed blocks; every round is a fresh process.',
     'Change is head against base in operations per second, with a distribution-free confidence interval (Hodges–Lehmann estimate, Wilcoxon signed-rank interval over rounds), widened so the whole table shares one false-alarm rate.',
+    "A load test is judged at its budget on two throughput figures: successful requests/s (its row) and requests per CPU-second of the server's main thread (in its details, where Linux shows the servers' CPU); losing more than the budget in either is a regression.",
     '<b>regression</b>: the whole interval lies below −budget. <b>improvement</b>: above +budget. <b>unchanged</b>: inside ±budget. <b>inconclusive</b>: anything else — not a failure. <b>unmeasured</b>: too few rounds for a verdict (the time limit cut it short) — a failure, never a pass.',
   ].join('<br>\n'),
 );

@@ -1,7 +1,7 @@
 import type { Comparison } from '../stats/analyze.js';
 import type { PolicyInfo } from '../config/policy.js';
 import type { Verdict } from '../stats/compare.js';
-import type { HttpDetails } from './http.js';
+import { rateLine, type HttpDetails } from './http.js';
 import type { Explanation } from '../explain/run.js';
 import { formatShortPercent } from '../util/format.js';
 
@@ -73,6 +73,8 @@ export interface RunInfo {
   httpRounds?: number;
   httpConfirmRounds?: number;
   httpMode?: string;
+  /** How the CPUs were split for the load tests: "servers on CPU 1 (base and head in turn), load generator on CPU 0". Absent when unpinned. */
+  httpCpus?: string;
   /** The time limit stopped rounds before the plan was done. */
   limited: boolean;
   isolation: string;
@@ -157,7 +159,9 @@ export function runVerdict(benchmarks: readonly ReportBenchmark[]): RunVerdict {
 
 export function toReportBenchmark(comparison: Comparison, http?: HttpDetails): ReportBenchmark {
   const { change } = comparison;
-  const warning = resolutionWarning(comparison);
+  // A side that fell behind a fixed rate is said where every reader sees it, not only in the load test's details.
+  const behind = http?.rate?.behind.length ? rateLine(http.rate) : undefined;
+  const warning = [resolutionWarning(comparison), behind].filter(Boolean).join('; ') || undefined;
   return {
     id: comparison.id,
     kind: comparison.kind,

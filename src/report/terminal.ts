@@ -116,6 +116,7 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
     lines.push(`  ${printable(sections.failures)}`);
     if (sections.server) lines.push(...indentLines(printableTable(sections.server.header, sections.server.rows)));
     if (sections.cpu) lines.push(`  ${printable(sections.cpu)}`);
+    if (sections.rate) lines.push(`  ${printable(sections.rate)}`);
     if (sections.note) lines.push(paint('dim', `  ${printable(sections.note)}`));
     for (const line of sections.moved) lines.push(paint(['yellow'], `  moved: ${printable(line)}`));
     lines.push('');
@@ -192,7 +193,7 @@ export function runLine(report: Report): string {
   if (run.plannedRounds > 0) parts.push(`${rounds} (${run.isolation} isolation)`);
   if (run.httpRounds !== undefined)
     parts.push(
-      `${run.httpRounds} HTTP rounds${run.httpConfirmRounds ? ` + ${run.httpConfirmRounds} to confirm` : ''} (${run.httpMode} servers)`,
+      `${run.httpRounds} HTTP rounds${run.httpConfirmRounds ? ` + ${run.httpConfirmRounds} to confirm` : ''} (${run.httpMode} servers${typeof run.httpCpus === 'string' ? `; ${run.httpCpus}` : ''})`,
     );
   const cut = run.limited ? ` · the time limit (${formatDuration(run.timeLimitMs)}) cut rounds short` : '';
   // Merged shards ran side by side: their rounds and time are the longest shard's.

@@ -47,6 +47,11 @@ export interface Comparison {
   regressionP?: number | undefined;
   /** HTTP only: the change of each latency figure (positive = slower), with a verdict where it has a budget. */
   latency?: Partial<Record<LatencyStat, LatencyComparison>> | undefined;
+  /**
+   * HTTP only, where the servers' CPU was read: the change of requests per CPU-second of the server's main
+   * thread, the second throughput figure, judged at the same budget (higher is better).
+   */
+  cpu?: CpuComparison | undefined;
   error?: string | undefined;
 }
 
@@ -56,6 +61,19 @@ export interface LatencyComparison {
   verdict: Verdict | undefined;
   /** Budgeted figures only: the p-value Holm's step-down ranks (see Comparison.regressionP). */
   regressionP?: number | undefined;
+}
+
+export interface CpuComparison {
+  change: Change;
+  verdict: Verdict;
+  /** The p-value Holm's step-down ranks (see Comparison.regressionP). */
+  regressionP: number;
+}
+
+/** A load test's per-round ratios of requests per CPU-second, when there is one for every round (else it is not a figure of the run). */
+function cpuRatios(benchmark: BenchmarkSamples): readonly number[] | undefined {
+  const ratios = benchmark.cpu;
+  return ratios && ratios.length > 0 && ratios.length === benchmark.logRatios.length && ratios.every(Number.isFinite) ? ratios : undefined;
 }
 
 export interface AnalyzeOptions {
@@ -97,7 +115,8 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       const ratios = b.latency?.[stat as LatencyStat];
       return ratios ? pOf(ratios, budget, true) : 1;
     });
-    return [pOf(b.logRatios, options.budgetFor(b.id), false), ...latency];
+    const cpu = cpuRatios(b);
+    return [pOf(b.logRatios, options.budgetFor(b.id), false), ...(cpu ? [pOf(cpu, options.budgetFor(b.id), false)] : []), ...latency];
   });
   // The regression side: Holm's share; the other side (improvement, and the lower half of unchanged): Bonferroni's.
   const regressionShare = stepDown(pValues, alpha, family).share;
@@ -158,10 +177,23 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
     // What the regression side resolves at this look, at the share that does not depend on other figures' outcomes.
     const resolvable = rule.resolvable(roundSpread(benchmark.logRatios), rounds, family);
     const result = { ...common, change, resolvable, regressionP };
-    if (!benchmark.latency) return { ...result, verdict: throughput, ...(notes.length ? { note: notes.join('; ') } : {}) };
+    const perCpu = cpuRatios(benchmark);
+    let cpu: CpuComparison | undefined;
+    if (perCpu) {
+      const n = perCpu.length;
+      const cpuChange = estimateChangeBounds(perCpu, rule.lookAlpha(n, otherShare), rule.lookAlpha(n, regressionShare));
+      const judge = (c: Change) => decide(c, budget);
+      const verdict = confirm(judge(cpuChange), 'a regression of requests per CPU-second', cpuChange, n, benchmark.confirmationCpu, judge)!;
+      cpu = { change: cpuChange, verdict, regressionP: pOf(perCpu, budget, false) };
+      if (verdict === 'regression' && throughput !== 'regression')
+        notes.push(
+          `requests per CPU-second of the server's main thread lost more than the budget (${pct(cpuChange.estimate)} [${pct(cpuChange.low)}, ${pct(cpuChange.high)}]): each request costs the server more CPU, which requests/s alone did not show`,
+        );
+    }
+    if (!benchmark.latency && !cpu) return { ...result, verdict: throughput, ...(notes.length ? { note: notes.join('; ') } : {}) };
     const latency: Partial<Record<LatencyStat, LatencyComparison>> = {};
     const budgets = latencyBudgets(benchmark.id);
-    for (const [stat, ratios] of Object.entries(benchmark.latency) as [LatencyStat, number[]][]) {
+    for (const [stat, ratios] of Object.entries(benchmark.latency ?? {}) as [LatencyStat, number[]][]) {
       if (ratios.length === 0 || ratios.some((r) => !Number.isFinite(r))) continue;
       const statBudget = budgets[stat];
       const n = ratios.length;
@@ -187,18 +219,27 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
         ...(statBudget === undefined ? {} : { regressionP: pOf(ratios, statBudget, true) }),
       };
     }
-    const verdicts = [throughput, ...Object.values(latency).flatMap((l) => (l.verdict ? [l.verdict] : []))];
-    return { ...result, verdict: combine(verdicts), latency, ...(notes.length ? { note: notes.join('; ') } : {}) };
+    const verdicts = [throughput, ...(cpu ? [cpu.verdict] : []), ...Object.values(latency).flatMap((l) => (l.verdict ? [l.verdict] : []))];
+    return {
+      ...result,
+      verdict: combine(verdicts),
+      ...(benchmark.latency ? { latency } : {}),
+      ...(cpu ? { cpu } : {}),
+      ...(notes.length ? { note: notes.join('; ') } : {}),
+    };
   });
 }
 
-/** The budgeted figures of the compared benchmarks: throughput of each, plus each latency budget of a load test. */
+/** The budgeted figures of the compared benchmarks: throughput of each, plus a load test's requests per CPU-second and each latency budget. */
 export function budgetedFigures(
   benchmarks: readonly BenchmarkSamples[],
   latencyBudgetFor?: (id: string) => Partial<Record<LatencyStat, number>>,
 ): number {
   const compared = benchmarks.filter((b) => !b.error && b.base && b.head && b.logRatios.length > 0);
-  return compared.reduce((sum, b) => sum + 1 + (b.latency ? Object.keys(latencyBudgetFor?.(b.id) ?? {}).length : 0), 0);
+  return compared.reduce(
+    (sum, b) => sum + 1 + (cpuRatios(b) ? 1 : 0) + (b.latency ? Object.keys(latencyBudgetFor?.(b.id) ?? {}).length : 0),
+    0,
+  );
 }
 
 /** "a regression in the first 10 rounds (-7.1%) did not reproduce in 10 fresh rounds (-0.4% [-2.0%, +1.1%]): …" */

@@ -27,4 +27,12 @@ export interface Samples {
   error?: string | undefined;
   /** HTTP only: per-round ln(head / base) of each latency figure (higher is slower). */
   latency?: Record<LatencyStat, number[]> | undefined;
+  /**
+   * HTTP only: per-round ln(head / base) of requests per CPU-second of the server's main thread (higher is
+   * better, as logRatios): a second throughput figure, gated at the same budget. Absent where the servers'
+   * CPU could not be read in every round.
+   */
+  cpu?: number[] | undefined;
+  /** HTTP only: the confirmation group's ratios of requests per CPU-second. */
+  confirmationCpu?: number[] | undefined;
 }

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { median } from 'simple-statistics';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -5,6 +6,7 @@ import { changeShown, numbersIn, printedAs, printedDurations, printedNumbers, sh
 import { fixtureRepo, inlineRepo, leftoverProcesses, leftovers, readJson, removeFixtureRepos, runCli } from './helpers.js';
 import { decisionRule } from '../../src/stats/decision.js';
 import { httpConfig, OK_SERVER, SERVER } from './http-fixtures.js';
+import { splitCpus } from '../../src/measure/http/pinning.js';
 
 afterAll(removeFixtureRepos);
 
@@ -29,11 +31,12 @@ describe('HTTP load tests, through the real CLI', () => {
     const [bench] = report.benchmarks;
     expect(bench).toMatchObject({ id: 'http > todo lists', kind: 'http', verdict: 'regression', budget: 0.1 });
     expect(bench.change.high).toBeLessThan(-0.1);
-    // Two budgeted figures (throughput, p99): the rounds stop at a look of the plan (6, 11, 16), at least the first
-    // look the rule allows for them.
+    // Three budgeted figures (requests/s, requests per CPU-second, p99): the rounds stop at a look of the plan
+    // (6, 11, 16), at least the first look the rule allows for them.
     const plan = decisionRule({ confidence: 0.95, rounds: 6, maxRounds: 16, lookEvery: 5 });
     expect([6, 11, 16]).toContain(report.run.httpRounds);
-    expect(report.run.httpRounds).toBeGreaterThanOrEqual(plan.minimumRounds(2));
+    expect(report.run.figures).toBe(3);
+    expect(report.run.httpRounds).toBeGreaterThanOrEqual(plan.minimumRounds(3));
     expect(bench.rounds).toHaveLength(report.run.httpRounds);
     // Before failing the build, the regression reproduced in fresh rounds, on servers started anew: a loss of about 75%.
     expect(bench.confirmation).toHaveLength(report.run.httpConfirmRounds);
@@ -154,10 +157,50 @@ describe('HTTP load tests, through the real CLI', () => {
   });
 });
 
+describe('a fixed-rate load test', () => {
+  it("asks both servers half the slower one's capacity, checks each block reached it, and gates identical servers as unchanged", async () => {
+    repo = inlineRepo(
+      {
+        'benchgate.yml': httpConfig('list', '    budget: 50%\n    rate: auto\n    latency-budget: { p50: 90% }\n', 300),
+        'server.js': OK_SERVER,
+      },
+      { 'server.js': OK_SERVER.replace("'[]'", "'[ ]'") },
+    );
+    const run = await runCli(['compare', '--base', 'main', '--json', 'report.json', '--profile', 'never'], repo);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const report = readJson(path.join(repo, 'report.json'));
+    const [bench] = report.benchmarks;
+    expect(['unchanged', 'inconclusive']).toContain(bench.verdict);
+    const { rate } = bench.http;
+    expect(rate.auto).toBe(true);
+    expect(Number.isInteger(rate.asked) && rate.asked > 0).toBe(true);
+    expect(rate.rounds).toBe(bench.rounds.length);
+    // A fixed-rate load sends no more than the schedule: what each side reached is at most what was asked.
+    for (const side of [rate.base, rate.head]) {
+      expect(side.reached).toBeGreaterThan(0);
+      expect(side.reached).toBeLessThanOrEqual(rate.asked);
+    }
+    // The log names the rate and the capacities it came from; the report's line shows the same figures.
+    const chosen = run.stderr.split('\n').find((line) => line.includes('rate auto: '))!;
+    expect(numbersIn(chosen.slice(chosen.indexOf('rate auto: ')))[0]).toBe(rate.asked);
+    const line = run.stdout.split('\n').find((l) => l.includes('fixed rate '))!;
+    expect(numbersIn(line.slice(line.indexOf('fixed rate ')))[0]).toBe(rate.asked);
+    // Both figures of throughput were gated: requests/s (reached) and requests per CPU-second.
+    expect(bench.http.cpu.verdict).toMatch(/^(unchanged|inconclusive)$/);
+    // The run line says how the CPUs were split.
+    const { server, load } = splitCpus(os.availableParallelism());
+    expect(report.run.httpCpus).toBe(
+      `servers on CPU${server.includes('-') ? 's' : ''} ${server} (base and head in turn), load generator on CPU${load.includes('-') ? 's' : ''} ${load}`,
+    );
+    expect(run.stdout).toContain(`(live servers; ${report.run.httpCpus})`);
+  });
+});
+
 describe('an HTTP regression must reproduce before it fails the build', () => {
   it('does not fail on a server that is slow only in its first starts', async () => {
-    // The rounds the first group runs: one figure, one look, at the 6 rounds asked for (more only if the rule needed them).
-    const first = Math.max(6, decisionRule({ confidence: 0.95, rounds: 6, maxRounds: 6, lookEvery: 5 }).minimumRounds(1));
+    // The rounds the first group runs: two figures (requests/s and requests per CPU-second), one look, at the 6 rounds
+    // asked for (more only if the rule needed them).
+    const first = Math.max(6, decisionRule({ confidence: 0.95, rounds: 6, maxRounds: 6, lookEvery: 5 }).minimumRounds(2));
     // Head's server is slow only in the first group's starts (a transient host offset, staged): each start counts itself.
     const transient = SERVER(`import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 const counter = new URL('./.starts', import.meta.url);

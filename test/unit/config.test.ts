@@ -118,6 +118,7 @@ http:
       start: 'node server.js',
       ready: undefined,
       connections: 10,
+      rate: undefined,
       durationMs: 3000,
       warmupMs: 1000,
       readyTimeoutMs: 15_000,
@@ -170,6 +171,9 @@ http:
     expect(message).toContain("http[0].requests[0].path: 'todo' is not a path starting with /.");
     expect(message).toContain("unknown key 'http[0].latency-budget.p95' (did you mean 'p90'?)");
     expect(message).toContain('http[0].connections: 0 is not a whole number from 1 to 1000.');
+    const rate = (value: string) => errorOf(`http:\n  - name: x\n    start: a\n    requests: [{ path: / }]\n    rate: ${value}\n`);
+    expect(rate('0')).toContain('http[0].rate: 0 is not a whole number of requests per second from 1 to 1000000, or auto.');
+    expect(rate('fast')).toContain("http[0].rate: 'fast' is not a whole number of requests per second from 1 to 1000000, or auto.");
     expect(errorOf('http:\n  - name: x\n    start: a\n')).toBe("/repo/benchgate.yml:2:5: http[0] has no 'requests', which is required.");
   });
 

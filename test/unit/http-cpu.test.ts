@@ -1,3 +1,4 @@
+import { splitCpus } from '../../src/measure/http/pinning.js';
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
@@ -126,5 +127,14 @@ describe('paired blocks in random order', () => {
     expect(baseFirst).toBeLessThan(240);
     // Not the ABAB alternation, nor its mirror: some pairs repeat the order of the pair before.
     expect(orders.some((o, k) => k > 0 && o === orders[k - 1])).toBe(true);
+  });
+});
+
+describe('how the CPUs are split for load tests', () => {
+  it('gives the servers the last core (the last two from 4 cores on), shared by base and head, and the load generator the rest', () => {
+    expect(splitCpus(2)).toEqual({ server: '1', load: '0' });
+    expect(splitCpus(3)).toEqual({ server: '2', load: '0-1' });
+    expect(splitCpus(4)).toEqual({ server: '2-3', load: '0-1' });
+    expect(splitCpus(16)).toEqual({ server: '14-15', load: '0-13' });
   });
 });

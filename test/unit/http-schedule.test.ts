@@ -7,7 +7,8 @@ import type { HttpRoundFigures } from '../../src/measure/http/types.js';
 import type { BenchmarkSamples } from '../../src/measure/types.js';
 import { httpDetails } from '../../src/report/http.js';
 import { httpSections } from '../../src/report/http-sections.js';
-import type { Comparison } from '../../src/stats/analyze.js';
+import { analyze, budgetedFigures, type Comparison } from '../../src/stats/analyze.js';
+import { decisionRule } from '../../src/stats/decision.js';
 import { changeShown, numbersIn } from '../report-text.js';
 
 /**
@@ -31,6 +32,7 @@ const loadTest = (name: string): HttpBenchmarkConfig => ({
   readyTimeoutMs: 15_000,
   requests: [{ method: 'GET', path: '/todos', headers: {}, body: undefined, status: ['2xx'] }],
   connections: 8,
+  rate: undefined,
   // Estimated at 2 × (250 + 500) + 1500 = 3000 ms a round until a round has been timed.
   durationMs: 500,
   warmupMs: 250,
@@ -217,7 +219,7 @@ const measureCpu = (rounds: number, cpuAt: (round: number) => boolean) =>
 describe('the servers’ CPU per request through measuring and the report', () => {
   it('keeps one CPU ratio per round, and reports the change of requests per CPU-second with its interval', async () => {
     const [samples] = (await measureCpu(8, () => true)).benchmarks;
-    expect(samples!.http!.cpuLogRatios).toHaveLength(8);
+    expect(samples!.cpu).toHaveLength(8);
     const comparison = { change: { estimate: -0.05, low: -0.06, high: -0.04, confidence: 0.95 } } as unknown as Comparison;
     const details = httpDetails(samples!, comparison)!;
     expect(details.cpu!.base).toEqual({ mainUs: 50, processUs: 60, waitUs: 1 });
@@ -241,11 +243,71 @@ describe('the servers’ CPU per request through measuring and the report', () =
 
   it('drops the CPU figure of a load test where one round could not read it, and says why', async () => {
     const [samples] = (await measureCpu(6, (n) => n !== 3)).benchmarks;
-    expect(samples!.http!.cpuLogRatios).toBeUndefined();
+    expect(samples!.cpu).toBeUndefined();
     const details = httpDetails(samples!, {} as Comparison)!;
     expect(details.cpu).toBeNull();
     const sections = httpSections('http > todos', details);
     expect(sections.cpu).toMatch(/CPU per request was not read: it needs Linux's \/proc\/<pid>\/task\/<tid>\/schedstat/);
     expect(sections.server).toBeUndefined();
+  });
+});
+
+/**
+ * Both throughput figures of a load test are gated at its budget: requests/s and requests per CPU-second of
+ * the server's main thread. Rounds of known changes, with a fixed ±1.5% zigzag of noise each.
+ */
+describe('a load test gated on requests/s and on requests per CPU-second', () => {
+  const rule = decisionRule({ confidence: 0.95, rounds: 10, maxRounds: 10, lookEvery: 5 });
+  const zigzag = (change: number, n = 12) =>
+    Array.from({ length: n }, (_, i) => Math.log1p(change) + (i % 2 ? 0.015 : -0.015) * (1 + (i % 3) / 3));
+  const loadTestSamples = (requests: number, cpu: number | undefined): BenchmarkSamples => ({
+    id: 'http > todos',
+    kind: 'http',
+    file: undefined,
+    logRatios: zigzag(requests),
+    ...(cpu === undefined ? {} : { cpu: zigzag(cpu) }),
+    base: { opsPerSec: Array(12).fill(1000) },
+    head: { opsPerSec: Array(12).fill(1000 * (1 + requests)) },
+  });
+  const judge = (samples: BenchmarkSamples) => analyze([samples], { rule, budgetFor: () => 0.05 })[0]!;
+
+  it('fails a server whose requests cost 10% more CPU while requests/s held (the load generator was the bottleneck)', () => {
+    const result = judge(loadTestSamples(0, -0.1));
+    expect(result.change!.low).toBeGreaterThan(-0.05);
+    expect(result.cpu!.verdict).toBe('regression');
+    expect(result.cpu!.change.high).toBeLessThan(-0.05);
+    expect(result.verdict).toBe('regression');
+    expect(result.note).toMatch(/^requests per CPU-second of the server's main thread lost more than the budget \(-/);
+  });
+
+  it('fails a server that waits (a timer per request): requests/s lost 10% while its CPU per request held', () => {
+    const result = judge(loadTestSamples(-0.1, 0));
+    expect(result.cpu!.verdict).toBe('unchanged');
+    expect(result.verdict).toBe('regression');
+    expect(result.note).toBeUndefined();
+  });
+
+  it('passes a load test only when both figures hold, and counts the CPU figure in the family', () => {
+    const both = loadTestSamples(0.01, -0.01);
+    expect(judge(both).verdict).toBe('unchanged');
+    expect(budgetedFigures([both])).toBe(2);
+    expect(budgetedFigures([loadTestSamples(0.01, undefined)])).toBe(1);
+    // A CPU figure with a hole (a round it could not read) is no figure: requests/s alone judges.
+    const holed = { ...loadTestSamples(0, -0.1), cpu: zigzag(-0.1, 11) };
+    expect(budgetedFigures([holed])).toBe(1);
+    expect(judge(holed).cpu).toBeUndefined();
+    expect(judge(holed).verdict).toBe('unchanged');
+  });
+
+  it('shows the CPU figure in the report as gated, with its verdict', async () => {
+    const [samples] = (await measureCpu(8, () => true)).benchmarks;
+    const comparison = analyze([samples!], { rule, budgetFor: () => 0.05 })[0]!;
+    const details = httpDetails(samples!, comparison)!;
+    expect(details.cpu!.verdict).toBe(comparison.cpu!.verdict);
+    const { estimate, low, high, confidence } = comparison.cpu!.change;
+    expect(details.cpu!.change).toEqual({ estimate, low, high, confidence });
+    const sections = httpSections('http > todos', details);
+    expect(sections.cpu).toContain(`gated at the budget: ${comparison.cpu!.verdict}`);
+    expect(sections.cpu).not.toContain('not gated');
   });
 });

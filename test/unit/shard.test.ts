@@ -3,6 +3,7 @@ import { configHash } from '../../src/config/hash.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { HttpBenchmarkConfig } from '../../src/config/types.js';
 import { assignShards, parseShardSpec, planSuite, type FileCensus, type ShardUnit } from '../../src/measure/shard.js';
+import { plannedFigures } from '../../src/measure/http/schedule.js';
 
 const units = (costs: Record<string, number>): ShardUnit[] => Object.entries(costs).map(([key, cost]) => ({ key, cost }));
 const costOf = (all: ShardUnit[], keys: string[]) => keys.reduce((sum, key) => sum + all.find((u) => u.key === key)!.cost, 0);
@@ -81,7 +82,8 @@ describe('the suite every shard plans alike', () => {
     { file: 'bench/broken.bench.js', base: ['x'], head: undefined },
   ];
   const http = [{ id: 'http > todos', latencyBudget: { p99: 0.25 } } as unknown as HttpBenchmarkConfig];
-  const plan = (count: number) => planSuite(census, http, { taskTimeMs: 100, httpRoundMs: () => 250 }, count);
+  const plan = (count: number) =>
+    planSuite(census, http, { taskTimeMs: 100, httpRoundMs: () => 250, httpFigures: (tests) => plannedFigures(tests, true) }, count);
 
   it('keeps each bench file whole: the tasks of one file are in one shard', () => {
     for (const count of [2, 3]) {
@@ -91,8 +93,10 @@ describe('the suite every shard plans alike', () => {
   });
 
   it('counts the whole suite as the family: tasks both revisions declare, and every budgeted HTTP figure', () => {
-    // uuid, counter and json compare; nanoid and fresh are new, x has no head; the load test has throughput and p99.
-    for (const count of [1, 2, 4]) expect(plan(count).familySize).toBe(3 + 2);
+    // uuid, counter and json compare; nanoid and fresh are new, x has no head; the load test has requests/s,
+    // requests per CPU-second and p99.
+    for (const count of [1, 2, 4]) expect(plan(count).familySize).toBe(3 + 3);
+    expect(plannedFigures(http, false)).toBe(2);
   });
 
   it('costs a file by its tasks and a load test by its round', () => {

@@ -60,3 +60,8 @@ export function readCpu(pid: number, proc = '/proc'): CpuReading | undefined {
   for (const tid of tids) processNs += tid === String(pid) ? main.runNs : (read(tid)?.runNs ?? 0);
   return { mainNs: main.runNs, processNs, mainWaitNs: main.waitNs };
 }
+
+/** Whether this machine shows threads' CPU (Linux with schedstats): a load test's requests per CPU-second can be a figure of the run. */
+export function cpuReadable(proc = '/proc'): boolean {
+  return readCpu(process.pid, proc) !== undefined;
+}

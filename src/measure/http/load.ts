@@ -3,7 +3,7 @@ import autocannon from 'autocannon';
 import { build as buildHistogram } from 'hdr-histogram-js';
 import { expectsStatus } from '../../config/status.js';
 import type { HttpRequestConfig } from '../../config/types.js';
-import type { LatencyFigures, TrafficFigures } from './types.js';
+import type { LatencyFigures, RateFigures, TrafficFigures } from './types.js';
 
 export interface LoadOptions {
   port: number;
@@ -19,6 +19,8 @@ export interface LoadResult {
   latency: LatencyFigures;
   traffic: TrafficFigures;
   elapsedMs: number;
+  /** Fixed-rate loads only (measure/http/rate.ts): the rate asked and reached. */
+  rate?: RateFigures;
 }
 
 /**

@@ -3,13 +3,19 @@ import { childEnvironment } from '../../util/processes.js';
 import os from 'node:os';
 
 /**
- * CPU placement for HTTP load tests: the server on the last core, benchgate
- * (the load generator, autocannon in this process) on the others, so the two
- * do not take turns on one core. Needs taskset (util-linux) and 2+ cores.
+ * CPU placement for HTTP load tests: the servers on the last core (the last two from 4 cores on, so a
+ * server's GC and libuv threads do not queue behind its main thread), benchgate (the load generator,
+ * autocannon and undici in this process) on the others, so the two do not take turns on one core.
+ * Base's and head's servers share their cores rather than get one each: they are loaded in turn, so
+ * sharing costs nothing, and a core of their own each would measure them on different cores, whose
+ * speeds differ on a shared host by a bias the same in every pair (random pair order cannot undo it).
+ * Needs taskset (util-linux) and 2+ cores.
  */
 export interface Pinning {
-  /** The command prefix that starts a server on its core, e.g. "taskset -c 1 ". */
+  /** The command prefix that starts a server on its cores, e.g. "taskset -c 1 ". */
   serverPrefix: string;
+  /** How the CPUs were split, for the run line: "servers on CPU 1, load generator on CPU 0". */
+  split: string;
   /** Undo the pinning of this process. */
   release(): void;
 }
@@ -21,16 +27,17 @@ export function pinLoadGenerator(log: (line: string) => void): Pinning | undefin
     return undefined;
   }
   const all = `0-${cores - 1}`;
-  const server = String(cores - 1);
-  const load = cores === 2 ? '0' : `0-${cores - 2}`;
+  const { server, load } = splitCpus(cores);
   try {
     execFileSync('taskset', ['-a', '-p', '-c', load, String(process.pid)], { stdio: 'ignore', env: childEnvironment() });
   } catch {
     log('CPU pinning skipped: taskset is not available (install util-linux) or not permitted');
     return undefined;
   }
+  const cpus = (list: string) => `CPU${list.includes('-') ? 's' : ''} ${list}`;
   return {
     serverPrefix: `taskset -c ${server} `,
+    split: `servers on ${cpus(server)} (base and head in turn), load generator on ${cpus(load)}`,
     release: () => {
       try {
         execFileSync('taskset', ['-a', '-p', '-c', all, String(process.pid)], { stdio: 'ignore', env: childEnvironment() });
@@ -39,4 +46,11 @@ export function pinLoadGenerator(log: (line: string) => void): Pinning | undefin
       }
     },
   };
+}
+
+/** The servers' cores and the load generator's, as taskset lists, for a machine of `cores` cores (2 or more). */
+export function splitCpus(cores: number): { server: string; load: string } {
+  const range = (from: number, to: number) => (from === to ? String(from) : `${from}-${to}`);
+  const serverCores = cores >= 4 ? 2 : 1;
+  return { server: range(cores - serverCores, cores - 1), load: range(0, cores - serverCores - 1) };
 }

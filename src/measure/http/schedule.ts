@@ -11,8 +11,9 @@ import { latencyOf, preflight, runLoad, type LoadResult } from './load.js';
 import { checkProbeFigures } from './probe-client.js';
 import { ServerError, ServerProcess } from './server.js';
 import { addTraffic, bodySizeMismatch, describeTraffic, failedRequests, requestLabels } from './traffic.js';
-import type { CpuFigures, HttpRoundFigures, ProbeFigures, TrafficFigures } from './types.js';
-import { cpuBetween, type CpuReading } from './cpu.js';
+import type { CpuFigures, HttpRoundFigures, ProbeFigures, RateFigures, TrafficFigures } from './types.js';
+import { runRateLoad } from './rate.js';
+import { cpuBetween, cpuReadable, type CpuReading } from './cpu.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface HttpPlan {
@@ -54,6 +55,8 @@ export interface HttpPlan {
 
 export interface HttpMeasurement {
   benchmarks: BenchmarkSamples[];
+  /** How the CPUs were split between the servers and the load generator, when they were pinned. */
+  cpus?: string;
   /** The machine's state in each completed round, all load tests in order. */
   conditions: RoundConditions[];
   rounds: number;
@@ -70,6 +73,14 @@ type Side = 'base' | 'head';
  * per CPU-second of the main thread when both servers' CPU was read.
  */
 export type RoundPair = Record<Side, HttpRoundFigures> & { logRatio: number; cpuLogRatio?: number };
+
+/**
+ * The budgeted figures of load tests, planned before any is measured: requests/s, requests per CPU-second
+ * where this machine shows the servers' CPU (`withCpu`), and each latency budget.
+ */
+export function plannedFigures(benchmarks: readonly HttpBenchmarkConfig[], withCpu = cpuReadable()): number {
+  return benchmarks.reduce((sum, b) => sum + 1 + (withCpu ? 1 : 0) + Object.keys(b.latencyBudget).length, 0);
+}
 
 /** What one round of a load test is expected to take: both revisions' warm-up and load, plus server start and stop. */
 export function estimatedRoundMs(benchmark: HttpBenchmarkConfig): number {
@@ -94,6 +105,11 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
   const perRound = plan.benchmarks.map(estimatedRoundMs);
   const adaptive = plan.adaptive;
   const measureRound = plan.measureRound ?? (plan.mode === 'live' ? liveRound : freshRound);
+  for (const benchmark of plan.benchmarks)
+    if (benchmark.rate !== undefined && Object.keys(benchmark.latencyBudget).length === 0)
+      plan.log(
+        `${benchmark.id}: a fixed rate without a latency budget: a server that gets slower by waiting (a timer, a slower upstream) keeps the rate and its CPU per request, and only its latency shows it: set latency-budget (p50 or p99) to gate on it`,
+      );
   for (const [index, benchmark] of plan.benchmarks.entries()) {
     const samples = emptySamples(benchmark);
     results.push(samples);
@@ -166,7 +182,8 @@ function emptySamples(benchmark: HttpBenchmarkConfig): BenchmarkSamples {
     base: { opsPerSec: [] },
     head: { opsPerSec: [] },
     latency: noLatency(),
-    http: { base: [], head: [], config: benchmark, cpuLogRatios: [] },
+    cpu: [],
+    http: { base: [], head: [], config: benchmark },
   };
 }
 
@@ -174,6 +191,18 @@ function emptySamples(benchmark: HttpBenchmarkConfig): BenchmarkSamples {
 function recordConfirmation(samples: BenchmarkSamples, pair: RoundPair): void {
   (samples.confirmation ??= []).push(pair.logRatio);
   pushLatencyRatios((samples.confirmationLatency ??= noLatency()), pair);
+  samples.confirmationCpu = pushCpu(
+    samples.confirmationCpu ?? (samples.confirmation.length === 1 ? [] : undefined),
+    pair,
+    samples.confirmation.length,
+  );
+}
+
+/** A round's CPU ratio onto a figure kept per round, or not at all: a figure with holes would pair the wrong rounds. */
+function pushCpu(ratios: number[] | undefined, pair: RoundPair, rounds: number): number[] | undefined {
+  if (pair.cpuLogRatio === undefined || ratios?.length !== rounds - 1) return undefined;
+  ratios.push(pair.cpuLogRatio);
+  return ratios;
 }
 
 function record(samples: BenchmarkSamples, pair: RoundPair): void {
@@ -183,10 +212,9 @@ function record(samples: BenchmarkSamples, pair: RoundPair): void {
   pushLatencyRatios(samples.latency!, pair);
   samples.http!.base.push(pair.base);
   samples.http!.head.push(pair.head);
-  // Per round, or not at all: a figure with holes would pair the wrong rounds.
-  if (pair.cpuLogRatio !== undefined && samples.http!.cpuLogRatios?.length === samples.logRatios.length - 1)
-    samples.http!.cpuLogRatios.push(pair.cpuLogRatio);
-  else if (samples.http!.cpuLogRatios) delete samples.http!.cpuLogRatios;
+  const cpu = pushCpu(samples.cpu, pair, samples.logRatios.length);
+  if (cpu) samples.cpu = cpu;
+  else delete samples.cpu;
 }
 
 function noLatency(): Record<LatencyStat, number[]> {
@@ -222,6 +250,7 @@ async function freshRound(
   plan: HttpPlan,
 ): Promise<RoundPair> {
   const figures: Partial<Record<Side, HttpRoundFigures>> = {};
+  if (benchmark.rate === 'auto' && !autoRates.has(benchmark)) await measureCapacity(benchmark, revisions, plan);
   for (const side of order(round)) {
     const server = await ServerProcess.start(serverOptions(benchmark, revisions[side], plan));
     try {
@@ -251,6 +280,26 @@ async function freshRound(
   return cpu === undefined ? pair : { ...pair, cpuLogRatio: cpu };
 }
 
+/** `rate: auto` in `fresh` mode: each revision's server once, warmed up, then saturated: its requests/s is its capacity. */
+async function measureCapacity(benchmark: HttpBenchmarkConfig, revisions: Record<Side, Revision>, plan: HttpPlan): Promise<void> {
+  const capacity = {} as Record<Side, LoadResult>;
+  for (const side of order(0)) {
+    const server = await ServerProcess.start(serverOptions(benchmark, revisions[side], plan));
+    try {
+      await checkRequests(benchmark, server, side, revisions, plan);
+      await loadOn(server, benchmark, benchmark.warmupMs);
+      capacity[side] = await loadOn(server, benchmark, capacityMs(benchmark));
+      server.checkAlive('under load');
+    } finally {
+      await server.stop();
+    }
+  }
+  settleAutoRate(benchmark, capacity, plan);
+}
+
+/** How long a saturating load measures a warm server's capacity for `rate: auto`: its warm-up's length, at least a second. */
+const capacityMs = (benchmark: HttpBenchmarkConfig) => Math.max(benchmark.warmupMs, 1000);
+
 /**
  * Design (b): both revisions' servers live at once (started in alternating
  * order on fresh ports each round), the load alternating between them in short
@@ -272,6 +321,13 @@ async function liveRound(
     }
     const load = (side: Side, durationMs: number) => loadOn(servers[side]!, benchmark, durationMs);
     for (const side of order(round)) await load(side, benchmark.warmupMs);
+    if (benchmark.rate === 'auto' && !autoRates.has(benchmark)) {
+      // Each warm server's capacity, saturated; then a warm-up at the rate it sets.
+      const capacity = {} as Record<Side, LoadResult>;
+      for (const side of order(round)) capacity[side] = await load(side, capacityMs(benchmark));
+      settleAutoRate(benchmark, capacity, plan);
+      for (const side of order(round)) await load(side, benchmark.warmupMs);
+    }
     for (const side of order(round)) {
       await servers[side]!.probe('start');
       await servers[side]!.probe('pause');
@@ -350,9 +406,41 @@ export function cpuLogRatio(base: CpuFigures | undefined, head: CpuFigures | und
   return Math.log(base.mainNs / head.mainNs);
 }
 
-/** The benchmark's load on one server, for a bounded time. */
+/**
+ * The benchmark's load on one server, for a bounded time: saturating (autocannon), or at its fixed rate
+ * once known (`rate: auto` is known after the first warm-up of both servers).
+ */
 function loadOn(server: ServerProcess, benchmark: HttpBenchmarkConfig, durationMs: number): Promise<LoadResult> {
-  return runLoad({ port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs });
+  const options = { port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs };
+  const rate = rateOf(benchmark);
+  return rate === undefined ? runLoad(options) : runRateLoad({ ...options, rate });
+}
+
+/** `rate: auto`'s rate per load test, once its servers' capacity was measured. */
+const autoRates = new WeakMap<HttpBenchmarkConfig, number>();
+
+/** The share of the slower server's capacity that `rate: auto` asks of both. */
+export const AUTO_RATE_SHARE = 0.5;
+
+function rateOf(benchmark: HttpBenchmarkConfig): number | undefined {
+  return benchmark.rate === 'auto' ? autoRates.get(benchmark) : benchmark.rate;
+}
+
+/**
+ * `rate: auto`: half the slower server's requests/s in a saturating load after its warm-up (each side's, in
+ * `capacity`), once per load test, before its first measured block; said in the log.
+ */
+function settleAutoRate(benchmark: HttpBenchmarkConfig, capacity: Record<Side, LoadResult>, plan: HttpPlan): void {
+  const slower = Math.min(capacity.base.requestsPerSec, capacity.head.requestsPerSec);
+  if (!(slower >= 2))
+    throw new BenchmarkFailure(
+      `${benchmark.where}: rate: auto needs a capacity to take a share of, but the slower server answered ${slower.toFixed(1)} requests/s when saturated: set rate: to a number.`,
+    );
+  const rate = Math.max(1, Math.round(slower * AUTO_RATE_SHARE));
+  autoRates.set(benchmark, rate);
+  plan.log(
+    `${benchmark.id}: rate auto: ${rate} requests/s, ${AUTO_RATE_SHARE * 100}% of the slower server's capacity (base ${Math.round(capacity.base.requestsPerSec)}/s, head ${Math.round(capacity.head.requestsPerSec)}/s saturated)`,
+  );
 }
 
 /** One side's blocks as one round's figures. */
@@ -361,13 +449,27 @@ function pool(blocks: Block[], probe: ProbeFigures | undefined): HttpRoundFigure
   const elapsed = loads.reduce((sum, b) => sum + b.elapsedMs, 0);
   const traffic = loads.map((b) => b.traffic).reduce(addTraffic);
   const cpu = perRequest(blocks);
+  const rate = poolRate(loads);
   return {
     requestsPerSec: (traffic.ok / elapsed) * 1000,
+    ...(rate ? { rate } : {}),
     ...(cpu ? { cpuPerRequest: cpu } : {}),
     latency: latencyOf(loads.flatMap((b) => b.times)),
     traffic,
     probe,
   };
+}
+
+/** Fixed-rate blocks' checks as one: the rate asked, answers per second over all their windows, the share of requests sent late. */
+export function poolRate(loads: readonly Pick<LoadResult, 'rate' | 'elapsedMs' | 'traffic'>[]): RateFigures | undefined {
+  const rated = loads.filter((l) => l.rate);
+  if (rated.length === 0 || rated.length !== loads.length) return undefined;
+  const window = rated.reduce((sum, l) => sum + l.elapsedMs, 0);
+  const ok = rated.reduce((sum, l) => sum + l.traffic.ok, 0);
+  const asked = rated[0]!.rate!.asked;
+  const sent = rated.reduce((sum, l) => sum + (l.rate!.asked * l.elapsedMs) / 1000, 0);
+  const late = rated.reduce((sum, l) => sum + (l.rate!.lateShare * l.rate!.asked * l.elapsedMs) / 1000, 0);
+  return { asked, reached: window > 0 ? (ok / window) * 1000 : 0, lateShare: sent > 0 ? late / sent : 0 };
 }
 
 function order(round: number): Side[] {

@@ -54,9 +54,21 @@ export interface CpuFigures {
   mainWaitNs: number;
 }
 
+/** A fixed-rate load's check: the rate asked, the answers with an expected status per second, the share of requests sent late. */
+export interface RateFigures {
+  /** Requests per second asked of both servers. */
+  asked: number;
+  /** Answers with an expected status per second of the load's window. */
+  reached: number;
+  /** The share of requests the load generator sent more than 5 ms after they were due. */
+  lateShare: number;
+}
+
 export interface HttpRoundFigures {
   /** Successful responses (with an expected status) per second. */
   requestsPerSec: number;
+  /** Fixed-rate load tests (`rate:`): the rate asked and what was reached, over the round's measured blocks. */
+  rate?: RateFigures;
   /** Absent where the server's CPU could not be read (not Linux, no process of its own to read). */
   cpuPerRequest?: CpuFigures;
   latency: LatencyFigures;
