@@ -70250,7 +70250,12 @@ function renderTerminal(report2, options) {
     lines.push(paint("dim", "base and head in operations per second, median over rounds; change is head against base"));
     if (resolves) lines.push(paint("dim", RESOLVES_LEGEND));
     if (benchmarks.some((b) => b.kind === "http"))
-      lines.push(paint("dim", "HTTP: an operation is a request answered with a status it expects"));
+      lines.push(
+        paint(
+          "dim",
+          benchmarks.some((b) => b.http?.cpu?.verdict) ? "HTTP: an operation is a request answered as expected; requests per CPU-second is gated too (below)" : "HTTP: an operation is a request answered with a status it expects"
+        )
+      );
     lines.push("");
   }
   for (const b of benchmarks.filter((b2) => b2.http)) {
