@@ -44766,7 +44766,7 @@ var require_run = __commonJS({
       ];
       const statusCodeStats = {};
       if (opts.overallRate && opts.overallRate < opts.connections) opts.connections = opts.overallRate;
-      let counter = 0;
+      let counter2 = 0;
       let bytes = 0;
       let errors = 0;
       let timeouts = 0;
@@ -44823,19 +44823,19 @@ var require_run = __commonJS({
         tracker.emit("start");
       });
       function tickProgressBar() {
-        tracker.emit("tick", { counter, bytes });
+        tracker.emit("tick", { counter: counter2, bytes });
       }
       function tickInterval() {
         totalBytes += bytes;
-        totalCompletedRequests += counter;
+        totalCompletedRequests += counter2;
         samples += 1;
-        requests.recordValue(counter);
+        requests.recordValue(counter2);
         throughput.recordValue(bytes);
-        counter = 0;
+        counter2 = 0;
         bytes = 0;
         if (stop) {
           if (stopTimer) clearTimeout(stopTimer);
-          tracker.emit("tick", { counter, bytes });
+          tracker.emit("tick", { counter: counter2, bytes });
           second.clear();
           interval.clear();
           clients.forEach((client) => client.destroy());
@@ -44953,7 +44953,7 @@ var require_run = __commonJS({
             }
           }
           if (codeIndex === 1 || includeErrorStats) bytes += resBytes;
-          counter++;
+          counter2++;
         }
         function onError(error) {
           for (let i = 0; i < opts.pipelining; i++) tracker.emit("reqError", error);
@@ -45537,7 +45537,7 @@ var require_autocannon = __commonJS({
     var net3 = __require("net");
     var path14 = __require("path");
     var URL2 = __require("url").URL;
-    var spawn2 = __require("child_process").spawn;
+    var spawn3 = __require("child_process").spawn;
     var managePath = require_dist2();
     var hasAsyncHooks = require_has_async_hooks();
     var subarg = require_subarg();
@@ -45765,7 +45765,7 @@ var require_autocannon = __commonJS({
         });
         const alterPath = managePath({ PATH: process.env.NODE_PATH });
         alterPath.unshift(path14.join(__dirname, "lib/preload"));
-        const proc = spawn2(argv.spawn[0], argv.spawn.slice(1), {
+        const proc = spawn3(argv.spawn[0], argv.spawn.slice(1), {
           stdio: ["ignore", "inherit", "inherit"],
           env: Object.assign({}, process.env, {
             NODE_OPTIONS: ["-r", "autocannonDetectPort"].join(" ") + (process.env.NODE_OPTIONS ? ` ${process.env.NODE_OPTIONS}` : ""),
@@ -54109,9 +54109,9 @@ var require_balanced_pool = __commonJS({
         if (allClientsBusy) {
           return;
         }
-        let counter = 0;
+        let counter2 = 0;
         let maxWeightIndex = this[kClients].findIndex((pool2) => !pool2[kNeedDrain]);
-        while (counter++ < this[kClients].length) {
+        while (counter2++ < this[kClients].length) {
           this[kIndex] = (this[kIndex] + 1) % this[kClients].length;
           const pool2 = this[kClients][this[kIndex]];
           if (pool2[kWeight] > this[kClients][maxWeightIndex][kWeight] && !pool2[kNeedDrain]) {
@@ -54736,7 +54736,7 @@ var require_retry_handler = __commonJS({
           errorCodes,
           methods
         } = retryOptions;
-        const { counter } = state;
+        const { counter: counter2 } = state;
         if (code && code !== "UND_ERR_REQ_RETRY" && !errorCodes.includes(code)) {
           cb(err);
           return;
@@ -54749,7 +54749,7 @@ var require_retry_handler = __commonJS({
           cb(err);
           return;
         }
-        if (counter > maxRetries) {
+        if (counter2 > maxRetries) {
           cb(err);
           return;
         }
@@ -54758,7 +54758,7 @@ var require_retry_handler = __commonJS({
           retryAfterHeader = Number(retryAfterHeader);
           retryAfterHeader = Number.isNaN(retryAfterHeader) ? calculateRetryAfterHeader(retryAfterHeader) : retryAfterHeader * 1e3;
         }
-        const retryTimeout = retryAfterHeader > 0 ? Math.min(retryAfterHeader, maxTimeout) : Math.min(minTimeout * timeoutFactor ** (counter - 1), maxTimeout);
+        const retryTimeout = retryAfterHeader > 0 ? Math.min(retryAfterHeader, maxTimeout) : Math.min(minTimeout * timeoutFactor ** (counter2 - 1), maxTimeout);
         setTimeout(() => cb(null), retryTimeout);
       }
       onHeaders(statusCode, rawHeaders, resume, statusMessage) {
@@ -67359,18 +67359,18 @@ function processesPerRound(allocation, plan) {
 
 // src/measure/micro/schedule.ts
 var MIN_ALLOCATED_BLOCKS = 20;
-function alternateStrategy(plan, spawn2) {
+function alternateStrategy(plan, spawn3) {
   const sides = [
     { revision: "base", root: plan.base.root, files: plan.baseFiles },
     { revision: "head", root: plan.head.root, files: plan.headFiles }
   ];
   return {
     async run(order2, job) {
-      return spawn2({ ...job, sides: order2 % 2 === 0 ? sides : [...sides].reverse() });
+      return spawn3({ ...job, sides: order2 % 2 === 0 ? sides : [...sides].reverse() });
     }
   };
 }
-function processStrategy(plan, spawn2) {
+function processStrategy(plan, spawn3) {
   const base = { revision: "base", root: plan.base.root, files: plan.baseFiles };
   const head = { revision: "head", root: plan.head.root, files: plan.headFiles };
   return {
@@ -67378,7 +67378,7 @@ function processStrategy(plan, spawn2) {
       const outcomes = [];
       const batches = { ...job.batches };
       for (const side2 of order2 % 2 === 0 ? [base, head] : [head, base]) {
-        const outcome = await spawn2({ ...job, batches, sides: [side2] });
+        const outcome = await spawn3({ ...job, batches, sides: [side2] });
         if (!outcome.ok) return outcome;
         outcomes.push(outcome);
         for (const task of outcome.tasks) batches[task.id] ??= task.batch;
@@ -67411,8 +67411,8 @@ function workingDirectory(job, plan) {
 async function measureMicro(plan) {
   const now = plan.now ?? Date.now;
   const started = now();
-  const spawn2 = plan.spawn ?? ((job) => runBenchmarkProcess(job, { runnerPath: plan.runnerPath, stallTimeoutMs: plan.stallTimeoutMs, cwd: workingDirectory(job, plan) }));
-  const strategy = plan.isolation === "process" ? processStrategy(plan, spawn2) : alternateStrategy(plan, spawn2);
+  const spawn3 = plan.spawn ?? ((job) => runBenchmarkProcess(job, { runnerPath: plan.runnerPath, stallTimeoutMs: plan.stallTimeoutMs, cwd: workingDirectory(job, plan) }));
+  const strategy = plan.isolation === "process" ? processStrategy(plan, spawn3) : alternateStrategy(plan, spawn3);
   const samples = /* @__PURE__ */ new Map();
   const batches = {};
   const skip = /* @__PURE__ */ new Set();
@@ -67457,7 +67457,7 @@ async function measureMicro(plan) {
     const outcome = meanOfProcesses(outcomes);
     for (const id of skipNow) skip.add(id);
     if (round2 === 0) {
-      await explainLoadErrors(outcome.files, plan, spawn2, errors, skip);
+      await explainLoadErrors(outcome.files, plan, spawn3, errors, skip);
       family = comparable(outcome.tasks, errors);
       plannedRounds = Math.max(plannedRounds, plan.minimumRounds(family));
     }
@@ -67635,13 +67635,13 @@ function emptySamples(id) {
   const separator = id.indexOf(ID_SEPARATOR);
   return { id, kind: "micro", file: separator > 0 ? id.slice(0, separator) : id, logRatios: [], base: void 0, head: void 0 };
 }
-async function explainLoadErrors(files, plan, spawn2, errors, skip) {
+async function explainLoadErrors(files, plan, spawn3, errors, skip) {
   for (const failed of files.filter((file) => file.error)) {
     const other2 = files.find((file) => file.file === failed.file && file.revision !== failed.revision && !file.error);
     let message = `${failed.file} failed to load at ${failed.revision}: ${failed.error}`;
     if (other2 && plan.isolation === "alternate") {
       const side2 = failed.revision === "base" ? plan.base : plan.head;
-      const alone = await spawn2({
+      const alone = await spawn3({
         sides: [{ revision: failed.revision, root: side2.root, files: [failed.file] }],
         settings: { ...plan.settings, taskTimeMs: 0, minBlocks: 1, warmupBlocks: 0 },
         batches: {},
@@ -67693,6 +67693,93 @@ function splitCpus(cores) {
   const range = (from, to) => from === to ? String(from) : `${from}-${to}`;
   const serverCores = cores >= 4 ? 2 : 1;
   return { server: range(cores - serverCores, cores - 1), load: range(0, cores - serverCores - 1) };
+}
+
+// src/measure/http/cpu.ts
+import { readdirSync as readdirSync3, readFileSync as readFileSync4 } from "node:fs";
+import path4 from "node:path";
+function cpuBetween(start, end) {
+  return {
+    mainNs: end.mainNs - start.mainNs,
+    processNs: end.processNs - start.processNs,
+    mainWaitNs: end.mainWaitNs - start.mainWaitNs
+  };
+}
+function parseSchedstat(text2) {
+  const match = /^(\d+) (\d+) \d+\s*$/.exec(text2);
+  if (!match) return void 0;
+  return { runNs: Number(match[1]), waitNs: Number(match[2]) };
+}
+function readCpu(pid, proc = "/proc") {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return void 0;
+  const tasks = path4.join(proc, String(pid), "task");
+  const read = (tid) => {
+    try {
+      return parseSchedstat(readFileSync4(path4.join(tasks, tid, "schedstat"), "utf8"));
+    } catch {
+      return void 0;
+    }
+  };
+  const main2 = read(String(pid));
+  if (!main2) return void 0;
+  let tids;
+  try {
+    tids = readdirSync3(tasks);
+  } catch {
+    return void 0;
+  }
+  let processNs = 0;
+  for (const tid of tids) processNs += tid === String(pid) ? main2.runNs : read(tid)?.runNs ?? 0;
+  return { mainNs: main2.runNs, processNs, mainWaitNs: main2.waitNs };
+}
+function cpuReadable(proc = "/proc") {
+  return readCpu(process.pid, proc) !== void 0;
+}
+
+// src/measure/http/instructions.ts
+import { spawn as spawn2, spawnSync } from "node:child_process";
+function parsePerfCount(text2) {
+  for (const line of text2.split("\n")) {
+    const [count3, , event] = line.split(",");
+    if (event?.startsWith("instructions") && count3 && /^\d+$/.test(count3.trim())) return Number(count3.trim());
+  }
+  return void 0;
+}
+function probeInstructions(perf = "perf") {
+  const probe = spawnSync(perf, ["stat", "-x,", "-e", "instructions:u", "--", process.execPath, "-e", "0"], {
+    encoding: "utf8",
+    stdio: ["ignore", "ignore", "pipe"],
+    timeout: 1e4,
+    env: childEnvironment()
+  });
+  if (probe.error?.code === "ENOENT") return "perf is not installed";
+  if (parsePerfCount(probe.stderr ?? "") !== void 0) return counter(perf);
+  return /<not supported>|<not counted>/.test(probe.stderr ?? "") ? "no hardware instruction counter on this machine (perf: <not supported>)" : "perf could not count (perf_event_open refused)";
+}
+function counter(perf) {
+  return {
+    start(pid) {
+      const child = spawn2(perf, ["stat", "-x,", "-e", "instructions:u", "-p", String(pid)], {
+        stdio: ["ignore", "ignore", "pipe"],
+        env: childEnvironment()
+      });
+      let stderr = "";
+      child.stderr.setEncoding("utf8").on("data", (chunk) => stderr += chunk);
+      const exited = new Promise((resolve3) => {
+        child.on("close", () => resolve3());
+        child.on("error", () => resolve3());
+      });
+      return {
+        async stop() {
+          child.kill("SIGINT");
+          const timer = setTimeout(() => child.kill("SIGKILL"), 2e3);
+          await exited;
+          clearTimeout(timer);
+          return parsePerfCount(stderr);
+        }
+      };
+    }
+  };
 }
 
 // src/measure/http/schedule.ts
@@ -67902,47 +67989,6 @@ function isListening(port, timeoutMs = 500) {
     socket.once("connect", () => done(true));
     socket.once("error", () => done(false));
   });
-}
-
-// src/measure/http/cpu.ts
-import { readdirSync as readdirSync3, readFileSync as readFileSync4 } from "node:fs";
-import path4 from "node:path";
-function cpuBetween(start, end) {
-  return {
-    mainNs: end.mainNs - start.mainNs,
-    processNs: end.processNs - start.processNs,
-    mainWaitNs: end.mainWaitNs - start.mainWaitNs
-  };
-}
-function parseSchedstat(text2) {
-  const match = /^(\d+) (\d+) \d+\s*$/.exec(text2);
-  if (!match) return void 0;
-  return { runNs: Number(match[1]), waitNs: Number(match[2]) };
-}
-function readCpu(pid, proc = "/proc") {
-  if (!Number.isSafeInteger(pid) || pid <= 0) return void 0;
-  const tasks = path4.join(proc, String(pid), "task");
-  const read = (tid) => {
-    try {
-      return parseSchedstat(readFileSync4(path4.join(tasks, tid, "schedstat"), "utf8"));
-    } catch {
-      return void 0;
-    }
-  };
-  const main2 = read(String(pid));
-  if (!main2) return void 0;
-  let tids;
-  try {
-    tids = readdirSync3(tasks);
-  } catch {
-    return void 0;
-  }
-  let processNs = 0;
-  for (const tid of tids) processNs += tid === String(pid) ? main2.runNs : read(tid)?.runNs ?? 0;
-  return { mainNs: main2.runNs, processNs, mainWaitNs: main2.waitNs };
-}
-function cpuReadable(proc = "/proc") {
-  return readCpu(process.pid, proc) !== void 0;
 }
 
 // src/measure/http/server.ts
@@ -68464,7 +68510,7 @@ async function freshRound(benchmark, revisions, round2, plan) {
       await loadOn(server, benchmark, benchmark.warmupMs);
       server.checkAlive("during the warm-up");
       await server.probe("start");
-      const block = await measuredBlock(server, () => loadOn(server, benchmark, benchmark.durationMs));
+      const block = await measuredBlock(server, () => loadOn(server, benchmark, benchmark.durationMs), plan.instructions);
       const probe = checkProbeFigures((await server.probe("stop"))?.figures);
       server.checkAlive("under load");
       figures[side2] = pool([block], probe);
@@ -68531,7 +68577,7 @@ async function liveRound(benchmark, revisions, round2, plan) {
         await sleep2(plan.settleMs ?? 50);
         const server = servers[side2];
         await server.probe("resume");
-        pair2[side2] = await measuredBlock(server, () => load(side2, blockMs));
+        pair2[side2] = await measuredBlock(server, () => load(side2, blockMs), plan.instructions);
         await server.probe("pause");
         server.checkAlive("under load");
         results[side2].push(pair2[side2]);
@@ -68563,17 +68609,25 @@ function pairOrders(pairs, random) {
   return Array.from({ length: pairs }, () => random() < 0.5 ? "base" : "head");
 }
 var other = (side2) => side2 === "base" ? "head" : "base";
-async function measuredBlock(server, run) {
+async function measuredBlock(server, run, counter2) {
+  const counting = counter2 && server.cpuPid !== void 0 ? counter2.start(server.cpuPid) : void 0;
   const before = server.cpu();
   const load = await run();
   const after = server.cpu();
-  return { load, cpu: before && after ? cpuBetween(before, after) : void 0 };
+  const instructions = await counting?.stop();
+  return { load, cpu: before && after ? cpuBetween(before, after) : void 0, instructions };
 }
 function perRequest(blocks) {
   const ok = blocks.reduce((sum4, b) => sum4 + b.load.traffic.ok, 0);
   if (ok === 0 || blocks.some((b) => b.cpu === void 0)) return void 0;
   const sum3 = (f) => blocks.reduce((total, b) => total + f(b.cpu), 0) / ok;
-  return { mainNs: sum3((c) => c.mainNs), processNs: sum3((c) => c.processNs), mainWaitNs: sum3((c) => c.mainWaitNs) };
+  const counted = blocks.every((b) => b.instructions !== void 0);
+  return {
+    mainNs: sum3((c) => c.mainNs),
+    processNs: sum3((c) => c.processNs),
+    mainWaitNs: sum3((c) => c.mainWaitNs),
+    ...counted ? { instructions: blocks.reduce((total, b) => total + b.instructions, 0) / ok } : {}
+  };
 }
 function cpuLogRatio(base, head) {
   if (!base || !head || !(base.mainNs > 0) || !(head.mainNs > 0)) return void 0;
@@ -68825,7 +68879,13 @@ function cpuDetails(samples, comparison) {
     const cpu = rounds2.map((r) => r.cpuPerRequest);
     if (cpu.length === 0 || cpu.some((c) => c === void 0)) return void 0;
     const med = (f) => median(cpu.map((c) => f(c))) / 1e3;
-    return { mainUs: med((c) => c.mainNs), processUs: med((c) => c.processNs), waitUs: med((c) => c.mainWaitNs) };
+    const counted = cpu.every((c) => c.instructions !== void 0);
+    return {
+      mainUs: med((c) => c.mainNs),
+      processUs: med((c) => c.processNs),
+      waitUs: med((c) => c.mainWaitNs),
+      ...counted ? { instructions: median(cpu.map((c) => c.instructions)) } : {}
+    };
   };
   const base = summary(http3.base);
   const head = summary(http3.head);
@@ -69655,6 +69715,10 @@ async function measureHttpStage(run, micro) {
   const figures = plan.familyFigures ?? plan.httpFigures + comparableMicro(micro);
   const verdict = (samples) => analyze([samples], { ...plan.analyzeOptions, figures })[0].verdict;
   const pinning = config.httpPin ? pinLoadGenerator(options.log) : void 0;
+  const instructions = cpuReadable() ? probeInstructions() : "the servers' CPU cannot be read here";
+  options.log(
+    typeof instructions === "string" ? `instructions per request: not counted: ${instructions}` : "instructions per request: counted with perf (hardware counters), reported beside CPU per request"
+  );
   try {
     const measured = await measureHttp({
       base: run.tree.base,
@@ -69673,6 +69737,7 @@ async function measureHttpStage(run, micro) {
       probePath: options.probePath,
       socketDir: run.socketDir,
       ...pinning ? { serverPrefix: pinning.serverPrefix } : {},
+      ...typeof instructions === "string" ? {} : { instructions },
       log: options.log,
       ...options.onProgress ? { onProgress: options.onProgress } : {},
       now: run.now
@@ -70017,7 +70082,8 @@ function httpSections(id, details2) {
   const serverRows = [
     ...cpu ? [
       ["CPU per request: main thread / all threads (\xB5s)", cpuCell(cpu.base), cpuCell(cpu.head)],
-      ["waiting for a CPU per request (\xB5s)", formatFixed(cpu.base?.waitUs, 1), formatFixed(cpu.head?.waitUs, 1)]
+      ["waiting for a CPU per request (\xB5s)", formatFixed(cpu.base?.waitUs, 1), formatFixed(cpu.head?.waitUs, 1)],
+      ...cpu.base?.instructions !== void 0 && cpu.head?.instructions !== void 0 ? [["user-mode instructions per request", formatFixed(cpu.base.instructions, 0), formatFixed(cpu.head.instructions, 0)]] : []
     ] : [],
     ...base || head ? [
       ["event-loop delay p50/p99/max (ms)", delays(base), delays(head)],
@@ -71879,6 +71945,13 @@ var report_schema_default = {
             "number",
             "null"
           ]
+        },
+        instructions: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "User-mode instructions per request, where hardware counters were read in every round."
         }
       },
       required: [

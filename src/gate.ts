@@ -13,6 +13,8 @@ import { planSuite, type FileCensus, type ShardSpec } from './measure/shard.js';
 import type { MeasureSettings } from './measure/micro/protocol.js';
 import { measureMicro } from './measure/micro/schedule.js';
 import { pinLoadGenerator } from './measure/http/pinning.js';
+import { cpuReadable } from './measure/http/cpu.js';
+import { probeInstructions } from './measure/http/instructions.js';
 import { estimatedRoundMs, measureHttp, plannedFigures, type HttpMeasurement } from './measure/http/schedule.js';
 import { spikedRounds, type RoundConditions } from './measure/conditions.js';
 import type { BenchmarkSamples, Measurement, MeasureProgress } from './measure/types.js';
@@ -479,6 +481,13 @@ async function measureHttpStage(run: RunContext, micro: Measurement | undefined)
   const figures = plan.familyFigures ?? plan.httpFigures + comparableMicro(micro);
   const verdict = (samples: BenchmarkSamples) => analyze([samples], { ...plan.analyzeOptions, figures })[0]!.verdict;
   const pinning = config.httpPin ? pinLoadGenerator(options.log) : undefined;
+  // Hardware instruction counts where the machine has them (reported beside CPU per request, not gated).
+  const instructions = cpuReadable() ? probeInstructions() : "the servers' CPU cannot be read here";
+  options.log(
+    typeof instructions === 'string'
+      ? `instructions per request: not counted: ${instructions}`
+      : 'instructions per request: counted with perf (hardware counters), reported beside CPU per request',
+  );
   try {
     const measured = await measureHttp({
       base: run.tree.base,
@@ -497,6 +506,7 @@ async function measureHttpStage(run: RunContext, micro: Measurement | undefined)
       probePath: options.probePath,
       socketDir: run.socketDir,
       ...(pinning ? { serverPrefix: pinning.serverPrefix } : {}),
+      ...(typeof instructions === 'string' ? {} : { instructions }),
       log: options.log,
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       now: run.now,

@@ -41,6 +41,9 @@ export function httpSections(id: string, details: HttpDetails): HttpSections {
       ? [
           ['CPU per request: main thread / all threads (µs)', cpuCell(cpu.base), cpuCell(cpu.head)],
           ['waiting for a CPU per request (µs)', formatFixed(cpu.base?.waitUs, 1), formatFixed(cpu.head?.waitUs, 1)],
+          ...(cpu.base?.instructions !== undefined && cpu.head?.instructions !== undefined
+            ? [['user-mode instructions per request', formatFixed(cpu.base.instructions, 0), formatFixed(cpu.head.instructions, 0)]]
+            : []),
         ]
       : []),
     ...(base || head

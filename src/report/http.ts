@@ -143,6 +143,8 @@ export interface CpuSummary {
   mainUs: number;
   processUs: number;
   waitUs: number;
+  /** User-mode instructions per request, where hardware counters were read in every round. */
+  instructions?: number;
 }
 
 function cpuDetails(samples: BenchmarkSamples, comparison: Comparison): Pick<HttpDetails, 'cpu' | 'cpuNote'> {
@@ -152,7 +154,13 @@ function cpuDetails(samples: BenchmarkSamples, comparison: Comparison): Pick<Htt
     const cpu = rounds.map((r) => r.cpuPerRequest);
     if (cpu.length === 0 || cpu.some((c) => c === undefined)) return undefined;
     const med = (f: (c: CpuFigures) => number) => median(cpu.map((c) => f(c!))) / 1000;
-    return { mainUs: med((c) => c.mainNs), processUs: med((c) => c.processNs), waitUs: med((c) => c.mainWaitNs) };
+    const counted = cpu.every((c) => c!.instructions !== undefined);
+    return {
+      mainUs: med((c) => c.mainNs),
+      processUs: med((c) => c.processNs),
+      waitUs: med((c) => c.mainWaitNs),
+      ...(counted ? { instructions: median(cpu.map((c) => c!.instructions!)) } : {}),
+    };
   };
   const base = summary(http.base);
   const head = summary(http.head);

@@ -1,4 +1,5 @@
 import { splitCpus } from '../../src/measure/http/pinning.js';
+import { parsePerfCount, probeInstructions } from '../../src/measure/http/instructions.js';
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
@@ -90,6 +91,15 @@ describe('CPU per request over load blocks', () => {
     expect(figures).toEqual({ mainNs: 40_000, processNs: 50_000, mainWaitNs: 1000 });
   });
 
+  it('divides the instructions counted in every block by the requests, and leaves them out when a block has none', () => {
+    const counted = (ok: number, instructions: number | undefined) => ({
+      ...block(ok, { mainNs: 1e6, processNs: 1e6, mainWaitNs: 0 }),
+      instructions,
+    });
+    expect(perRequest([counted(1000, 5e7), counted(3000, 15e7)])!.instructions).toBe(50_000);
+    expect(perRequest([counted(1000, 5e7), counted(3000, undefined)])).not.toHaveProperty('instructions');
+  });
+
   it('is unknown when a block’s CPU is, or nothing was answered: never a figure from part of the load', () => {
     expect(perRequest([block(1000, { mainNs: 4e7, processNs: 5e7, mainWaitNs: 0 }), block(1000)])).toBeUndefined();
     expect(perRequest([block(0, { mainNs: 4e7, processNs: 5e7, mainWaitNs: 0 })])).toBeUndefined();
@@ -136,5 +146,41 @@ describe('how the CPUs are split for load tests', () => {
     expect(splitCpus(3)).toEqual({ server: '2', load: '0-1' });
     expect(splitCpus(4)).toEqual({ server: '2-3', load: '0-1' });
     expect(splitCpus(16)).toEqual({ server: '14-15', load: '0-13' });
+  });
+});
+
+describe('hardware instruction counts through perf', () => {
+  it("reads perf stat's CSV count, and nothing from a counter the machine does not have", () => {
+    expect(parsePerfCount('123456,,instructions:u,1000000,100.00,,\n')).toBe(123456);
+    expect(parsePerfCount('warning: something\n  98765 ,,instructions:u,1,100.00,,')).toBe(98765);
+    expect(parsePerfCount('<not supported>,,instructions:u,0,100.00,,\n')).toBeUndefined();
+    expect(parsePerfCount('<not counted>,,instructions:u,0,0.00,,\n')).toBeUndefined();
+    expect(parsePerfCount('42,,cycles:u,1,100.00,,')).toBeUndefined();
+  });
+
+  /** A fake perf: the probe's run prints `probe` (a CSV line); an attached one prints 4242 instructions when interrupted. */
+  function fakePerf(probe: string): string {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'benchgate-perf-'));
+    temps.push(dir);
+    const file = path.join(dir, 'perf');
+    writeFileSync(
+      file,
+      `#!/bin/sh\nif [ "$5" = "--" ]; then echo '${probe}' >&2; exit 0; fi\ntrap 'echo "4242,,instructions:u,1,100.00,," >&2; exit 0' INT\nwhile :; do sleep 0.02; done\n`,
+      { mode: 0o755 },
+    );
+    return file;
+  }
+
+  it('says why it counts nothing: no perf, or no counter (what GitHub x64 runners and this VM answer)', () => {
+    expect(probeInstructions('/nonexistent/perf')).toBe('perf is not installed');
+    expect(probeInstructions(fakePerf('<not supported>,,instructions:u,0,100.00,,'))).toMatch(/^no hardware instruction counter/);
+  });
+
+  it('counts a process from attach to stop where the probe counted, and ends its perf', async () => {
+    const counter = probeInstructions(fakePerf('1000,,instructions:u,1,100.00,,'));
+    expect(typeof counter).not.toBe('string');
+    const counting = (counter as Exclude<typeof counter, string>).start(process.pid);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await counting.stop()).toBe(4242);
   });
 });

@@ -241,6 +241,21 @@ describe('the servers’ CPU per request through measuring and the report', () =
     expect(sections.cpu).toContain('reported, not gated');
   });
 
+  it('shows the instructions per request beside the CPU where every round counted them, and no row otherwise', async () => {
+    const [samples] = (await measureCpu(6, () => true)).benchmarks;
+    const rows = (s: typeof samples) => httpSections('http > todos', httpDetails(s!, {} as Comparison)!).server!.rows;
+    const label = 'user-mode instructions per request';
+    expect(rows(samples).find((r) => r[0] === label)).toBeUndefined();
+    const withCounts = structuredClone(samples!);
+    withCounts.http!.base.forEach((r, i) => (r.cpuPerRequest!.instructions = 50_000 + i));
+    withCounts.http!.head.forEach((r, i) => (r.cpuPerRequest!.instructions = 61_000 + i));
+    const row = rows(withCounts).find((r) => r[0] === label)!;
+    // Medians of the rounds: 50,002.5 and 61,002.5, shown whole.
+    expect(row.slice(1).map(numbersIn)).toEqual([[50_003], [61_003]]);
+    withCounts.http!.head[2]!.cpuPerRequest!.instructions = undefined;
+    expect(rows(withCounts).find((r) => r[0] === label)).toBeUndefined();
+  });
+
   it('drops the CPU figure of a load test where one round could not read it, and says why', async () => {
     const [samples] = (await measureCpu(6, (n) => n !== 3)).benchmarks;
     expect(samples!.cpu).toBeUndefined();

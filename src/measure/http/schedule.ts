@@ -13,6 +13,7 @@ import { ServerError, ServerProcess } from './server.js';
 import { addTraffic, bodySizeMismatch, describeTraffic, failedRequests, requestLabels } from './traffic.js';
 import type { CpuFigures, HttpRoundFigures, ProbeFigures, RateFigures, TrafficFigures } from './types.js';
 import { runRateLoad } from './rate.js';
+import type { InstructionCounter } from './instructions.js';
 import { cpuBetween, cpuReadable, type CpuReading } from './cpu.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -32,6 +33,8 @@ export interface HttpPlan {
   random?: () => number;
   /** Pause after each switch of server in `live` mode, before the next block (default 50 ms): the other server's after-work settles. */
   settleMs?: number;
+  /** Counts each server's user-mode instructions around each block, where the machine has the counters (instructions.ts). */
+  instructions?: InstructionCounter;
   /** Prefix for server commands that pins them to a core ("taskset -c 1 "), when pinning. */
   serverPrefix?: string;
   /**
@@ -258,7 +261,7 @@ async function freshRound(
       await loadOn(server, benchmark, benchmark.warmupMs);
       server.checkAlive('during the warm-up');
       await server.probe('start');
-      const block = await measuredBlock(server, () => loadOn(server, benchmark, benchmark.durationMs));
+      const block = await measuredBlock(server, () => loadOn(server, benchmark, benchmark.durationMs), plan.instructions);
       const probe = checkProbeFigures((await server.probe<{ figures?: unknown }>('stop'))?.figures);
       server.checkAlive('under load');
       figures[side] = pool([block], probe);
@@ -343,7 +346,7 @@ async function liveRound(
         await sleep(plan.settleMs ?? 50);
         const server = servers[side]!;
         await server.probe('resume');
-        pair[side] = await measuredBlock(server, () => load(side, blockMs));
+        pair[side] = await measuredBlock(server, () => load(side, blockMs), plan.instructions);
         await server.probe('pause');
         server.checkAlive('under load');
         results[side].push(pair[side]);
@@ -379,17 +382,20 @@ export function pairOrders(pairs: number, random: () => number): Side[] {
 
 const other = (side: Side): Side => (side === 'base' ? 'head' : 'base');
 
-/** One load block, with what the server's threads used of the CPU over it (read just before and just after). */
+/** One load block, with what the server's threads used of the CPU over it (read just before and just after), and its instructions where counted. */
 interface Block {
   load: LoadResult;
   cpu: CpuReading | undefined;
+  instructions?: number | undefined;
 }
 
-async function measuredBlock(server: ServerProcess, run: () => Promise<LoadResult>): Promise<Block> {
+async function measuredBlock(server: ServerProcess, run: () => Promise<LoadResult>, counter?: InstructionCounter): Promise<Block> {
+  const counting = counter && server.cpuPid !== undefined ? counter.start(server.cpuPid) : undefined;
   const before = server.cpu();
   const load = await run();
   const after = server.cpu();
-  return { load, cpu: before && after ? cpuBetween(before, after) : undefined };
+  const instructions = await counting?.stop();
+  return { load, cpu: before && after ? cpuBetween(before, after) : undefined, instructions };
 }
 
 /** CPU per request answered as expected, over blocks; undefined when a block's CPU is unknown or nothing was answered. */
@@ -397,7 +403,13 @@ export function perRequest(blocks: readonly Block[]): CpuFigures | undefined {
   const ok = blocks.reduce((sum, b) => sum + b.load.traffic.ok, 0);
   if (ok === 0 || blocks.some((b) => b.cpu === undefined)) return undefined;
   const sum = (f: (cpu: CpuReading) => number) => blocks.reduce((total, b) => total + f(b.cpu!), 0) / ok;
-  return { mainNs: sum((c) => c.mainNs), processNs: sum((c) => c.processNs), mainWaitNs: sum((c) => c.mainWaitNs) };
+  const counted = blocks.every((b) => b.instructions !== undefined);
+  return {
+    mainNs: sum((c) => c.mainNs),
+    processNs: sum((c) => c.processNs),
+    mainWaitNs: sum((c) => c.mainWaitNs),
+    ...(counted ? { instructions: blocks.reduce((total, b) => total + b.instructions!, 0) / ok } : {}),
+  };
 }
 
 /** ln(head / base) of requests per CPU-second of the main thread: ln(base's CPU per request / head's). */

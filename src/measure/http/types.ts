@@ -52,6 +52,8 @@ export interface CpuFigures {
   processNs: number;
   /** The main thread's wait for a CPU while it was runnable: contention from the rest of the machine. */
   mainWaitNs: number;
+  /** User-mode instructions of the whole process per request, where the machine has hardware counters (measure/http/instructions.ts). */
+  instructions?: number;
 }
 
 /** A fixed-rate load's check: the rate asked, the answers with an expected status per second, the share of requests sent late. */
