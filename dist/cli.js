@@ -67769,14 +67769,16 @@ function counter(perf) {
         child.on("close", () => resolve3());
         child.on("error", () => resolve3());
       });
+      let stopped;
       return {
-        async stop() {
+        // Once: a second call (a load that failed, in measuredBlock's finally) gets the first one's count.
+        stop: () => stopped ??= (async () => {
           child.kill("SIGINT");
           const timer = setTimeout(() => child.kill("SIGKILL"), 2e3);
           await exited;
           clearTimeout(timer);
           return parsePerfCount(stderr);
-        }
+        })()
       };
     }
   };
@@ -68611,11 +68613,14 @@ function pairOrders(pairs, random) {
 var other = (side2) => side2 === "base" ? "head" : "base";
 async function measuredBlock(server, run, counter2) {
   const counting = counter2 && server.cpuPid !== void 0 ? counter2.start(server.cpuPid) : void 0;
-  const before = server.cpu();
-  const load = await run();
-  const after = server.cpu();
-  const instructions = await counting?.stop();
-  return { load, cpu: before && after ? cpuBetween(before, after) : void 0, instructions };
+  try {
+    const before = server.cpu();
+    const load = await run();
+    const after = server.cpu();
+    return { load, cpu: before && after ? cpuBetween(before, after) : void 0, instructions: await counting?.stop() };
+  } finally {
+    await counting?.stop();
+  }
 }
 function perRequest(blocks) {
   const ok = blocks.reduce((sum4, b) => sum4 + b.load.traffic.ok, 0);
@@ -68935,10 +68940,11 @@ function rateLine(rate) {
   if (!rate || typeof rate !== "object") return void 0;
   const perSec = (x) => `${formatFixed(x, 0)}/s`;
   const head = `fixed rate ${formatFixed(rate.asked, 0)} requests/s${rate.auto === true ? " (auto: half the slower server's capacity)" : ""}: reached ${perSec(rate.base?.reached)} at base, ${perSec(rate.head?.reached)} at head`;
-  const behind = (Array.isArray(rate.behind) ? rate.behind : []).map(
+  const behind = (Array.isArray(rate.behind) ? rate.behind : []).filter((b) => b !== null && typeof b === "object");
+  const lines = behind.map(
     (b) => `${b.side === "head" ? "head" : "base"}'s ${b.who === "load generator" ? "load generator" : "server"} fell behind in ${formatFixed(b.rounds, 0)} of ${formatFixed(rate.rounds, 0)} rounds`
   );
-  return behind.length ? `${head}; ${behind.join("; ")}${rate.behind.some((b) => b.who === "load generator") ? ": the load generator could not send at the rate (a busy machine, or a rate too high for one core), so those rounds' latency is not the server's alone" : ""}` : `${head}; both kept the rate`;
+  return lines.length ? `${head}; ${lines.join("; ")}${behind.some((b) => b.who === "load generator") ? ": the load generator could not send at the rate (a busy machine, or a rate too high for one core), so those rounds' latency is not the server's alone" : ""}` : `${head}; both kept the rate`;
 }
 
 // src/stats/analyze.ts

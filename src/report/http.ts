@@ -220,11 +220,12 @@ export function rateLine(rate: HttpDetails['rate']): string | undefined {
   if (!rate || typeof rate !== 'object') return undefined;
   const perSec = (x: unknown) => `${formatFixed(x, 0)}/s`;
   const head = `fixed rate ${formatFixed(rate.asked, 0)} requests/s${rate.auto === true ? " (auto: half the slower server's capacity)" : ''}: reached ${perSec(rate.base?.reached)} at base, ${perSec(rate.head?.reached)} at head`;
-  const behind = (Array.isArray(rate.behind) ? rate.behind : []).map(
+  const behind = (Array.isArray(rate.behind) ? rate.behind : []).filter((b) => b !== null && typeof b === 'object');
+  const lines = behind.map(
     (b) =>
       `${b.side === 'head' ? 'head' : 'base'}'s ${b.who === 'load generator' ? 'load generator' : 'server'} fell behind in ${formatFixed(b.rounds, 0)} of ${formatFixed(rate.rounds, 0)} rounds`,
   );
-  return behind.length
-    ? `${head}; ${behind.join('; ')}${rate.behind.some((b) => b.who === 'load generator') ? ": the load generator could not send at the rate (a busy machine, or a rate too high for one core), so those rounds' latency is not the server's alone" : ''}`
+  return lines.length
+    ? `${head}; ${lines.join('; ')}${behind.some((b) => b.who === 'load generator') ? ": the load generator could not send at the rate (a busy machine, or a rate too high for one core), so those rounds' latency is not the server's alone" : ''}`
     : `${head}; both kept the rate`;
 }

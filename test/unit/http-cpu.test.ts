@@ -1,13 +1,14 @@
 import { splitCpus } from '../../src/measure/http/pinning.js';
 import { parsePerfCount, probeInstructions } from '../../src/measure/http/instructions.js';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cpuBetween, parseSchedstat, readCpu } from '../../src/measure/http/cpu.js';
-import { cpuLogRatio, pairOrders, perRequest } from '../../src/measure/http/schedule.js';
+import { cpuLogRatio, measuredBlock, pairOrders, perRequest } from '../../src/measure/http/schedule.js';
+import type { ServerProcess } from '../../src/measure/http/server.js';
 import type { LoadResult } from '../../src/measure/http/load.js';
 
 /** The server's CPU per request: the schedstat reader on a fake /proc, the per-block arithmetic, the pairing (through measuring and the report: http-schedule.test.ts). */
@@ -158,14 +159,17 @@ describe('hardware instruction counts through perf', () => {
     expect(parsePerfCount('42,,cycles:u,1,100.00,,')).toBeUndefined();
   });
 
-  /** A fake perf: the probe's run prints `probe` (a CSV line); an attached one prints 4242 instructions when interrupted. */
+  /**
+   * A fake perf: the probe's run prints `probe` (a CSV line); an attached one prints 4242 instructions when
+   * interrupted, and touches <perf>.ready once it can be (so the test never interrupts it before, whatever the load).
+   */
   function fakePerf(probe: string): string {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'benchgate-perf-'));
     temps.push(dir);
     const file = path.join(dir, 'perf');
     writeFileSync(
       file,
-      `#!/bin/sh\nif [ "$5" = "--" ]; then echo '${probe}' >&2; exit 0; fi\ntrap 'echo "4242,,instructions:u,1,100.00,," >&2; exit 0' INT\nwhile :; do sleep 0.02; done\n`,
+      `#!/bin/sh\nif [ "$5" = "--" ]; then echo '${probe}' >&2; exit 0; fi\ntrap 'echo "4242,,instructions:u,1,100.00,," >&2; exit 0' INT\necho $$ > "$0.pid"\ntouch "$0.ready"\nwhile :; do sleep 0.02; done\n`,
       { mode: 0o755 },
     );
     return file;
@@ -176,11 +180,27 @@ describe('hardware instruction counts through perf', () => {
     expect(probeInstructions(fakePerf('<not supported>,,instructions:u,0,100.00,,'))).toMatch(/^no hardware instruction counter/);
   });
 
-  it('counts a process from attach to stop where the probe counted, and ends its perf', async () => {
-    const counter = probeInstructions(fakePerf('1000,,instructions:u,1,100.00,,'));
+  it('counts a process from attach to stop where the probe counted, and ends its perf once however often stopped', async () => {
+    const perf = fakePerf('1000,,instructions:u,1,100.00,,');
+    const counter = probeInstructions(perf);
     expect(typeof counter).not.toBe('string');
     const counting = (counter as Exclude<typeof counter, string>).start(process.pid);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await counting.stop()).toBe(4242);
+    while (!existsSync(`${perf}.ready`)) await new Promise((resolve) => setTimeout(resolve, 10));
+    const [first, again] = await Promise.all([counting.stop(), counting.stop()]);
+    expect(first).toBe(4242);
+    expect(again).toBe(4242);
+  });
+
+  it('ends the perf of a block whose load failed: no perf left attached to a server', async () => {
+    const perf = fakePerf('1000,,instructions:u,1,100.00,,');
+    const counter = probeInstructions(perf) as Exclude<ReturnType<typeof probeInstructions>, string>;
+    const server = { cpuPid: process.pid, cpu: () => undefined } as unknown as ServerProcess;
+    const failing = async () => {
+      while (!existsSync(`${perf}.ready`)) await new Promise((resolve) => setTimeout(resolve, 10));
+      throw new Error('the load failed');
+    };
+    await expect(measuredBlock(server, failing, counter)).rejects.toThrow('the load failed');
+    const pid = Number(readFileSync(`${perf}.pid`, 'utf8'));
+    expect(() => process.kill(pid, 0)).toThrow();
   });
 });

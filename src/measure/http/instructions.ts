@@ -10,7 +10,7 @@ import { childEnvironment } from '../../util/processes.js';
  * counted around each load block only where the probe counted something; reported, not gated.
  */
 export interface InstructionCounter {
-  /** Start counting the process's user-mode instructions; `stop` ends it and resolves to the count (undefined when perf gave none). */
+  /** Start counting the process's user-mode instructions; `stop` (once, however often called) ends it and resolves to the count (undefined when perf gave none). */
   start(pid: number): { stop(): Promise<number | undefined> };
 }
 
@@ -55,15 +55,18 @@ function counter(perf: string): InstructionCounter {
         child.on('close', () => resolve());
         child.on('error', () => resolve());
       });
+      let stopped: Promise<number | undefined> | undefined;
       return {
-        async stop() {
-          child.kill('SIGINT');
-          // perf prints its count as it exits on SIGINT; one that does not exit in 2 s is killed and counts nothing.
-          const timer = setTimeout(() => child.kill('SIGKILL'), 2000);
-          await exited;
-          clearTimeout(timer);
-          return parsePerfCount(stderr);
-        },
+        // Once: a second call (a load that failed, in measuredBlock's finally) gets the first one's count.
+        stop: () =>
+          (stopped ??= (async () => {
+            child.kill('SIGINT');
+            // perf prints its count as it exits on SIGINT; one that does not exit in 2 s is killed and counts nothing.
+            const timer = setTimeout(() => child.kill('SIGKILL'), 2000);
+            await exited;
+            clearTimeout(timer);
+            return parsePerfCount(stderr);
+          })()),
       };
     },
   };

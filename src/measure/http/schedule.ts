@@ -389,13 +389,17 @@ interface Block {
   instructions?: number | undefined;
 }
 
-async function measuredBlock(server: ServerProcess, run: () => Promise<LoadResult>, counter?: InstructionCounter): Promise<Block> {
+export async function measuredBlock(server: ServerProcess, run: () => Promise<LoadResult>, counter?: InstructionCounter): Promise<Block> {
   const counting = counter && server.cpuPid !== undefined ? counter.start(server.cpuPid) : undefined;
-  const before = server.cpu();
-  const load = await run();
-  const after = server.cpu();
-  const instructions = await counting?.stop();
-  return { load, cpu: before && after ? cpuBetween(before, after) : undefined, instructions };
+  try {
+    const before = server.cpu();
+    const load = await run();
+    const after = server.cpu();
+    return { load, cpu: before && after ? cpuBetween(before, after) : undefined, instructions: await counting?.stop() };
+  } finally {
+    // A load that failed still ends its perf (stop() runs once; here it only waits for the first call's end).
+    await counting?.stop();
+  }
 }
 
 /** CPU per request answered as expected, over blocks; undefined when a block's CPU is unknown or nothing was answered. */
