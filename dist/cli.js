@@ -64732,7 +64732,11 @@ function formatBudget(budget) {
   return formatShortPercent(budget, 2);
 }
 function formatConfidence(confidence) {
-  return formatShortPercent(confidence, isFiniteNumber(confidence) && confidence > 0.999 ? 2 : 1);
+  if (!isFiniteNumber(confidence)) return "\u2013";
+  let digits = confidence > 0.999 ? 2 : 1;
+  const shown = () => Number((confidence * 100).toFixed(digits));
+  while (digits < 12 && confidence > 0 && confidence < 1 && (shown() >= 100 || shown() <= 0)) digits++;
+  return `${shown()}%`;
 }
 function formatMs(ms) {
   if (!isFiniteNumber(ms)) return "\u2013";
@@ -65486,7 +65490,7 @@ function position(doc, lines, segments, key) {
 function policyOf(config) {
   const settings = /* @__PURE__ */ new Map([
     ["budget", formatBudget(config.budget)],
-    ["confidence", `${Math.round(config.confidence * 1e3) / 10}%`],
+    ["confidence", formatConfidence(config.confidence)],
     ["rounds", config.rounds === void 0 ? "default" : String(config.rounds)],
     ["max-rounds", String(config.maxRounds)],
     ["confirm", String(config.confirm)],
@@ -68987,8 +68991,12 @@ function analyze(benchmarks, options) {
     if (benchmark.error) return { ...common, verdict: "error", change: void 0, error: benchmark.error };
     if (!benchmark.base) return { ...common, verdict: "new", change: void 0 };
     if (!benchmark.head) return { ...common, verdict: "removed", change: void 0 };
-    if (benchmark.logRatios.length === 0) return { ...common, verdict: "inconclusive", change: void 0 };
     const rounds = benchmark.logRatios.length;
+    const first = options.firstLook?.(benchmark);
+    if (rounds === 0) {
+      if (!first) return { ...common, verdict: "inconclusive", change: void 0 };
+      return { ...common, verdict: "unmeasured", change: void 0, note: tooFewRounds(0, first) };
+    }
     const change = estimateChangeBounds(benchmark.logRatios, rule.lookAlpha(rounds, otherShare), rule.lookAlpha(rounds, regressionShare));
     const regressionP = pOf(benchmark.logRatios, budget, false);
     const notes = [];
@@ -69000,11 +69008,8 @@ function analyze(benchmarks, options) {
       return again.achievedConfidence < again.confidence - 1e-12 ? "unmeasured" : "inconclusive";
     };
     const throughput = confirm(decide(change, budget), "a regression", change, rounds, benchmark.confirmation, (c) => decide(c, budget));
-    const first = options.firstLook?.(benchmark);
     if (first && rounds < first.rounds && throughput !== "regression") {
-      notes.push(
-        `measured in ${rounds} of the ${first.rounds} rounds its first look needs: too few for a verdict, and an unmeasured benchmark is never a pass: ${first.hint}`
-      );
+      notes.push(tooFewRounds(rounds, first));
       return {
         ...common,
         change,
@@ -69074,6 +69079,9 @@ function budgetedFigures(benchmarks, latencyBudgetFor) {
     0
   );
 }
+function tooFewRounds(rounds, first) {
+  return `measured in ${rounds} of the ${first.rounds} rounds its first look needs: too few for a verdict, and an unmeasured benchmark is never a pass: ${first.hint}`;
+}
 function unconfirmed(what, rounds, first, again, freshRounds) {
   if (again.achievedConfidence < again.confidence) {
     return `${what} in the first ${rounds} rounds (${pct(first.estimate)}) could not be confirmed: only ${freshRounds} fresh rounds fit in the time limit, too few for the interval's level: unmeasured, which fails the run (raise time-limit)`;
@@ -69114,6 +69122,9 @@ var REPORT_VERSION = 1;
 var ORDER = ["error", "unmeasured", "regression", "inconclusive", "improvement", "new", "removed", "unchanged"];
 function sortBenchmarks(benchmarks) {
   return [...benchmarks].sort((a, b) => ORDER.indexOf(a.verdict) - ORDER.indexOf(b.verdict) || a.id.localeCompare(b.id));
+}
+function compareFailed(report2) {
+  return Boolean(report2.error) || report2.benchmarks.some((b) => b.verdict === "error");
 }
 function runVerdict(benchmarks) {
   if (benchmarks.some((b) => b.verdict === "error" || b.verdict === "unmeasured")) return "error";
@@ -69474,12 +69485,14 @@ async function runGate(options) {
     const inventory = found ? await checkBenchFiles({ config, tree, options }, found) : [];
     const part = options.shard ? planShard(options.shard, { config, tree, options }, found, inventory) : { config, files: found, shard: void 0 };
     const plan = planRun(part.config, part.shard?.familySize);
-    if (!options.untilTimeLimit) warnIfFirstLooksCannotFit(part.config, plan, inventory, part.files, options.log);
+    const firstLook = planFirstLook(part.config, plan, inventory, part.files);
+    if (!options.untilTimeLimit) warnIfFirstLooksCannotFit(part.config, firstLook, options.log);
     const run = {
       config: part.config,
       tree,
       options,
       plan,
+      firstLook,
       socketDir,
       // time-limit bounds measuring only: checkout, install, build and the check of the bench files are behind us.
       started: now(),
@@ -69683,34 +69696,52 @@ async function measureMicroStage(run, files) {
     now: run.now
   });
   if (micro.limited)
-    options.log(`the time limit cut the micro-benchmarks to ${micro.rounds} of ${micro.plannedRounds} rounds: ${timeHint(micro, run)}`);
+    options.log(
+      `the time limit cut the micro-benchmarks to ${micro.rounds} of ${micro.plannedRounds} rounds: ${timeHint("micro", micro, run)}`
+    );
   return micro;
 }
-function timeHint(measured, run) {
-  const needs = measured.durationMs / Math.max(1, measured.rounds) * measured.plannedRounds;
-  const limit = run.config.timeLimitMs;
-  return `at this pace the first look needs about ${formatDuration(needs)} of measuring, and time-limit gave ${formatDuration(limit)} (checkout, install and build not counted): raise time-limit, or split the suite into more shards (--shard ${Math.max(2, Math.ceil(needs / limit))} or more)`;
+function timeHint(stage, measured, run) {
+  const perRound = stage === "micro" ? run.firstLook.microRoundMs : run.firstLook.httpRoundMs;
+  const planned = perRound * measured.plannedRounds;
+  const paced = measured.rounds > 0 ? measured.durationMs / measured.rounds * measured.plannedRounds : 0;
+  const needs = Math.max(planned, paced);
+  const how = paced > planned ? `at this run's pace of ${formatDuration(measured.durationMs / measured.rounds)} a round` : "from the configured durations";
+  return `the first look needs ${measured.plannedRounds} rounds, about ${formatDuration(needs)} of measuring (${how}), and time-limit gave ${formatDuration(run.config.timeLimitMs)} (checkout, install and build not counted): ${timeFix(needs, stage === "micro" ? run.firstLook.files : run.config.http.length, run.config.timeLimitMs)}`;
+}
+function timeFix(needs, units, limitMs) {
+  const shards = Math.max(2, Math.ceil(needs / limitMs));
+  const raise = `raise time-limit to at least ${formatDuration(needs)}`;
+  return units >= shards ? `${raise}, or split the suite into ${shards} or more shards (--shard)` : raise;
 }
 var SHORTEST_TASK_MS = (MEASURE_DEFAULTS.warmupBlocks + MEASURE_DEFAULTS.minBlocks) * MEASURE_DEFAULTS.blockMs * 2;
 var PROCESS_START_MS = 150;
-function warnIfFirstLooksCannotFit(config, plan, inventory, files, log2) {
+function planFirstLook(config, plan, inventory, files) {
   const mine = /* @__PURE__ */ new Set([...files?.base ?? [], ...files?.head ?? []]);
   const tasks = new Set(
     inventory.flatMap((side2) => side2.files.filter((f) => mine.has(f.file)).flatMap((f) => (f.tasks ?? []).map((t) => `${f.file}\0${t}`)))
   ).size;
   const figures = plan.familyFigures ?? tasks + plan.httpFigures;
-  const firstLook = Math.max(plan.rounds, plan.rule.minimumRounds(figures));
   const processes = config.micro.isolation === "process" ? 2 : 1;
-  const microMs = tasks ? firstLook * (tasks * SHORTEST_TASK_MS + processes * PROCESS_START_MS) : 0;
-  const httpMs = config.http.reduce((sum3, b) => sum3 + firstLook * estimatedRoundMs(b), 0);
+  return {
+    rounds: Math.max(plan.rounds, plan.rule.minimumRounds(figures)),
+    tasks,
+    files: mine.size,
+    microRoundMs: tasks ? tasks * SHORTEST_TASK_MS + processes * PROCESS_START_MS : 0,
+    httpRoundMs: config.http.reduce((sum3, b) => sum3 + estimatedRoundMs(b), 0)
+  };
+}
+function warnIfFirstLooksCannotFit(config, first, log2) {
+  const microMs = first.rounds * first.microRoundMs;
+  const httpMs = first.rounds * first.httpRoundMs;
   const needs = microMs + httpMs;
   if (needs <= config.timeLimitMs) return;
   const parts = [
-    ...microMs ? [`${tasks} micro task(s) at their shortest, ${formatDuration(microMs)}`] : [],
+    ...microMs ? [`${first.tasks} micro task(s) at their shortest, ${formatDuration(microMs)}`] : [],
     ...httpMs ? [`${config.http.length} load test(s), ${formatDuration(httpMs)}`] : []
   ];
   log2(
-    `warning: the first look needs ${firstLook} rounds of every benchmark, at least ${formatDuration(needs)} of measuring (${parts.join("; ")}), but time-limit is ${formatDuration(config.timeLimitMs)}: what it leaves unmeasured fails the run. Raise time-limit to at least ${formatDuration(needs)}, or split the suite into ${Math.ceil(needs / config.timeLimitMs)} or more shards (--shard).`
+    `warning: the first look needs ${first.rounds} rounds of every benchmark, at least ${formatDuration(needs)} of measuring (${parts.join("; ")}), but time-limit is ${formatDuration(config.timeLimitMs)}: what it leaves unmeasured fails the run: ${timeFix(needs, first.files + config.http.length, config.timeLimitMs)}.`
   );
 }
 async function measureHttpStage(run, micro) {
@@ -69749,7 +69780,7 @@ async function measureHttpStage(run, micro) {
       now: run.now
     });
     if (measured.limited)
-      options.log(`the time limit cut the load tests short of ${measured.plannedRounds} rounds: ${timeHint(measured, run)}`);
+      options.log(`the time limit cut the load tests short of ${measured.plannedRounds} rounds: ${timeHint("http", measured, run)}`);
     return pinning ? { ...measured, cpus: pinning.split } : measured;
   } finally {
     pinning?.release();
@@ -69760,8 +69791,8 @@ function judge(run, micro, http3) {
   const samples = [...micro?.benchmarks ?? [], ...http3?.benchmarks ?? []];
   const figures = familyFigures ?? budgetedFigures(samples, analyzeOptions.latencyBudgetFor);
   const firstLook = (benchmark) => {
-    const measured = benchmark.http ? http3 : micro;
-    return { rounds: measured?.plannedRounds ?? 0, hint: measured ? timeHint(measured, run) : "" };
+    const measured = (benchmark.http ? http3 : micro) ?? { durationMs: 0, rounds: 0, plannedRounds: run.firstLook.rounds };
+    return { rounds: measured.plannedRounds, hint: timeHint(benchmark.http ? "http" : "micro", measured, run) };
   };
   const comparisons = analyze(samples, { ...analyzeOptions, figures, firstLook });
   const benchmarks = comparisons.map((c, i) => toReportBenchmark(c, samples[i].http ? httpDetails(samples[i], c) : void 0));
@@ -70100,7 +70131,7 @@ function httpSections(id, details2) {
   ];
   const server = serverRows.length ? { header: ["server", "base", "head"], rows: serverRows } : void 0;
   const change = cpu?.change;
-  const cpuLine = change ? `requests per CPU-second of the server's main thread: ${formatInterval(change)} (${formatShare(change.confidence, 0)} interval; ${cpu.verdict ? `gated at the budget: ${cpu.verdict}` : "reported, not gated"})` : details2.cpuNote;
+  const cpuLine = change ? `requests per CPU-second of the server's main thread: ${formatInterval(change)} (${formatConfidence(change.confidence)} interval; ${cpu.verdict ? `gated at the budget: ${cpu.verdict}` : "reported, not gated"})` : details2.cpuNote;
   return {
     title,
     requests: only ? void 0 : { header: ["request", "expects"], rows: labels.map((r) => [r.label, r.expected]) },
@@ -70564,7 +70595,7 @@ function mergeShards(reports) {
   const familySize = first.report.shard.familySize;
   const benchmarks = sortBenchmarks(
     decideFamily(
-      shards.flatMap((s) => s.report.benchmarks),
+      shards.flatMap((s) => s.report.benchmarks.map((b) => measuredOrNot(b, s.file))),
       familySize
     )
   );
@@ -70578,6 +70609,12 @@ function mergeShards(reports) {
   };
   delete merged.shard;
   return merged;
+}
+function measuredOrNot(benchmark, file) {
+  const compared = !["error", "new", "removed", "unmeasured"].includes(benchmark.verdict);
+  if (!compared || Array.isArray(benchmark.rounds) && benchmark.rounds.length > 0) return benchmark;
+  const note = `${file} measured no round of it: no figure, and an unmeasured benchmark is never a pass: raise that shard's time-limit, or split the suite into more shards`;
+  return { ...benchmark, verdict: "unmeasured", change: null, note };
 }
 function checkShard({ file, report: report2 }) {
   if (report2.verdict === "error" && report2.error)
@@ -72960,7 +72997,7 @@ async function bisect(options) {
     let extended = false;
     let report2 = await compareOnce(commit.sha, false);
     let outcome = outcomeOf(report2, targets);
-    if (outcome === "undecided" && report2.verdict !== "error") {
+    if (outcome === "undecided" && !compareFailed(report2)) {
       log2(`${commit.sha.slice(0, 7)} is inconclusive against ${good.slice(0, 7)}: comparing again with more rounds`);
       extended = true;
       report2 = await compareOnce(commit.sha, true);
@@ -72981,7 +73018,7 @@ async function bisect(options) {
   const compareOnce = async (head, extend) => {
     result.compares++;
     const report2 = await options.compare(good, head, extend);
-    if (report2.verdict === "error") {
+    if (compareFailed(report2)) {
       result.error = `the compare of ${good.slice(0, 12)} and ${head.slice(0, 12)} failed: ${(report2.error ?? report2.summary).split("\n")[0]}`;
       log2(result.error);
     }
@@ -73390,8 +73427,8 @@ function trendMarkdown(trend, options = {}) {
   return joinMarkup([md`### Main's trend since ${trend.anchor.label}`, md``, fenced(trendText(trend, options)), md``]);
 }
 function driftState(report2) {
-  if (report2.verdict === "error" && !report2.benchmarks.some((b) => b.verdict === "regression")) return "failed";
   if (report2.benchmarks.some((b) => b.verdict === "regression")) return "broken";
+  if (compareFailed(report2)) return "failed";
   const judged = report2.benchmarks.filter((b) => b.verdict !== "new" && b.verdict !== "removed");
   return judged.length > 0 && judged.every((b) => b.verdict === "unchanged" || b.verdict === "improvement") ? "holds" : "undecided";
 }

@@ -132,12 +132,14 @@ export async function runGate(options: GateOptions): Promise<Report> {
       ? planShard(options.shard, { config, tree, options }, found, inventory)
       : { config, files: found, shard: undefined };
     const plan = planRun(part.config, part.shard?.familySize);
-    if (!options.untilTimeLimit) warnIfFirstLooksCannotFit(part.config, plan, inventory, part.files, options.log);
+    const firstLook = planFirstLook(part.config, plan, inventory, part.files);
+    if (!options.untilTimeLimit) warnIfFirstLooksCannotFit(part.config, firstLook, options.log);
     const run: RunContext = {
       config: part.config,
       tree,
       options,
       plan,
+      firstLook,
       socketDir,
       // time-limit bounds measuring only: checkout, install, build and the check of the bench files are behind us.
       started: now(),
@@ -199,6 +201,8 @@ interface RunContext {
   tree: Checkout;
   options: GateOptions;
   plan: RunPlan;
+  /** What the first look needs, from the configured durations: the floor of every "raise time-limit" message. */
+  firstLook: FirstLookPlan;
   socketDir: string;
   /** When measuring began: the time limit counts from here. */
   started: number;
@@ -421,18 +425,38 @@ async function measureMicroStage(run: RunContext, files: { base: string[]; head:
     now: run.now,
   });
   if (micro.limited)
-    options.log(`the time limit cut the micro-benchmarks to ${micro.rounds} of ${micro.plannedRounds} rounds: ${timeHint(micro, run)}`);
+    options.log(
+      `the time limit cut the micro-benchmarks to ${micro.rounds} of ${micro.plannedRounds} rounds: ${timeHint('micro', micro, run)}`,
+    );
   return micro;
 }
 
 /**
- * What the first look would have taken at this run's pace, so the fix (more time, or more shards) can be
- * sized: said when the time limit cut a stage short, and in the note of every benchmark left unmeasured.
+ * What the first look needs, so the fix (more time, or more shards) can be sized: said when the time limit cut a
+ * stage short, and in the note of every benchmark left unmeasured. The floor is the plan's (the configured
+ * durations); a stage that measured rounds may show a slower pace, which then wins. Never a pace of no rounds.
  */
-function timeHint(measured: { durationMs: number; rounds: number; plannedRounds: number }, run: RunContext): string {
-  const needs = (measured.durationMs / Math.max(1, measured.rounds)) * measured.plannedRounds;
-  const limit = run.config.timeLimitMs;
-  return `at this pace the first look needs about ${formatDuration(needs)} of measuring, and time-limit gave ${formatDuration(limit)} (checkout, install and build not counted): raise time-limit, or split the suite into more shards (--shard ${Math.max(2, Math.ceil(needs / limit))} or more)`;
+function timeHint(
+  stage: 'micro' | 'http',
+  measured: { durationMs: number; rounds: number; plannedRounds: number },
+  run: RunContext,
+): string {
+  const perRound = stage === 'micro' ? run.firstLook.microRoundMs : run.firstLook.httpRoundMs;
+  const planned = perRound * measured.plannedRounds;
+  const paced = measured.rounds > 0 ? (measured.durationMs / measured.rounds) * measured.plannedRounds : 0;
+  const needs = Math.max(planned, paced);
+  const how =
+    paced > planned
+      ? `at this run's pace of ${formatDuration(measured.durationMs / measured.rounds)} a round`
+      : 'from the configured durations';
+  return `the first look needs ${measured.plannedRounds} rounds, about ${formatDuration(needs)} of measuring (${how}), and time-limit gave ${formatDuration(run.config.timeLimitMs)} (checkout, install and build not counted): ${timeFix(needs, stage === 'micro' ? run.firstLook.files : run.config.http.length, run.config.timeLimitMs)}`;
+}
+
+/** More time, or more shards where the suite has the units to split (a shard holds whole bench files and load tests). */
+function timeFix(needs: number, units: number, limitMs: number): string {
+  const shards = Math.max(2, Math.ceil(needs / limitMs));
+  const raise = `raise time-limit to at least ${formatDuration(needs)}`;
+  return units >= shards ? `${raise}, or split the suite into ${shards} or more shards (--shard)` : raise;
 }
 
 /** The shortest round a micro task can have: the runner's warm-up and fewest blocks at both revisions. */
@@ -440,35 +464,57 @@ const SHORTEST_TASK_MS = (MEASURE_DEFAULTS.warmupBlocks + MEASURE_DEFAULTS.minBl
 /** A benchmark process's start and its bench files' load, at the least (measured: 0.1–0.5 s on a 2-core machine). */
 const PROCESS_START_MS = 150;
 
-/**
- * Before the first round: when the plan cannot reach every first look within time-limit even at its
- * shortest (micro task times shrink to fit, load tests do not), say so now, loudly, with what would fit.
- * The run goes on (a fast machine may still make it); what it leaves unmeasured fails it.
- */
-function warnIfFirstLooksCannotFit(
+/** What the first look needs at the least, from the configured durations, before anything is measured. */
+interface FirstLookPlan {
+  /** Rounds before every benchmark's first look. */
+  rounds: number;
+  /** Micro tasks of this run (both revisions' files, each task once). */
+  tasks: number;
+  /** Bench files of this run: what shards split the micro-benchmarks by. */
+  files: number;
+  /** One micro round at its shortest (task times shrink to fit; process starts do not). */
+  microRoundMs: number;
+  /** One round of every load test (their durations are fixed). */
+  httpRoundMs: number;
+}
+
+function planFirstLook(
   config: Config,
   plan: RunPlan,
   inventory: RevisionInventory[],
   files: { base: string[]; head: string[] } | undefined,
-  log: (line: string) => void,
-): void {
+): FirstLookPlan {
   const mine = new Set([...(files?.base ?? []), ...(files?.head ?? [])]);
   const tasks = new Set(
     inventory.flatMap((side) => side.files.filter((f) => mine.has(f.file)).flatMap((f) => (f.tasks ?? []).map((t) => `${f.file}\0${t}`))),
   ).size;
   const figures = plan.familyFigures ?? tasks + plan.httpFigures;
-  const firstLook = Math.max(plan.rounds, plan.rule.minimumRounds(figures));
   const processes = config.micro.isolation === 'process' ? 2 : 1;
-  const microMs = tasks ? firstLook * (tasks * SHORTEST_TASK_MS + processes * PROCESS_START_MS) : 0;
-  const httpMs = config.http.reduce((sum, b) => sum + firstLook * estimatedRoundMs(b), 0);
+  return {
+    rounds: Math.max(plan.rounds, plan.rule.minimumRounds(figures)),
+    tasks,
+    files: mine.size,
+    microRoundMs: tasks ? tasks * SHORTEST_TASK_MS + processes * PROCESS_START_MS : 0,
+    httpRoundMs: config.http.reduce((sum, b) => sum + estimatedRoundMs(b), 0),
+  };
+}
+
+/**
+ * Before the first round: when the plan cannot reach every first look within time-limit even at its
+ * shortest (micro task times shrink to fit, load tests do not), say so now, loudly, with what would fit.
+ * The run goes on (a fast machine may still make it); what it leaves unmeasured fails it.
+ */
+function warnIfFirstLooksCannotFit(config: Config, first: FirstLookPlan, log: (line: string) => void): void {
+  const microMs = first.rounds * first.microRoundMs;
+  const httpMs = first.rounds * first.httpRoundMs;
   const needs = microMs + httpMs;
   if (needs <= config.timeLimitMs) return;
   const parts = [
-    ...(microMs ? [`${tasks} micro task(s) at their shortest, ${formatDuration(microMs)}`] : []),
+    ...(microMs ? [`${first.tasks} micro task(s) at their shortest, ${formatDuration(microMs)}`] : []),
     ...(httpMs ? [`${config.http.length} load test(s), ${formatDuration(httpMs)}`] : []),
   ];
   log(
-    `warning: the first look needs ${firstLook} rounds of every benchmark, at least ${formatDuration(needs)} of measuring (${parts.join('; ')}), but time-limit is ${formatDuration(config.timeLimitMs)}: what it leaves unmeasured fails the run. Raise time-limit to at least ${formatDuration(needs)}, or split the suite into ${Math.ceil(needs / config.timeLimitMs)} or more shards (--shard).`,
+    `warning: the first look needs ${first.rounds} rounds of every benchmark, at least ${formatDuration(needs)} of measuring (${parts.join('; ')}), but time-limit is ${formatDuration(config.timeLimitMs)}: what it leaves unmeasured fails the run: ${timeFix(needs, first.files + config.http.length, config.timeLimitMs)}.`,
   );
 }
 
@@ -512,7 +558,7 @@ async function measureHttpStage(run: RunContext, micro: Measurement | undefined)
       now: run.now,
     });
     if (measured.limited)
-      options.log(`the time limit cut the load tests short of ${measured.plannedRounds} rounds: ${timeHint(measured, run)}`);
+      options.log(`the time limit cut the load tests short of ${measured.plannedRounds} rounds: ${timeHint('http', measured, run)}`);
     return pinning ? { ...measured, cpus: pinning.split } : measured;
   } finally {
     pinning?.release();
@@ -529,8 +575,8 @@ function judge(
   const samples = [...(micro?.benchmarks ?? []), ...(http?.benchmarks ?? [])];
   const figures = familyFigures ?? budgetedFigures(samples, analyzeOptions.latencyBudgetFor);
   const firstLook = (benchmark: BenchmarkSamples) => {
-    const measured = benchmark.http ? http : micro;
-    return { rounds: measured?.plannedRounds ?? 0, hint: measured ? timeHint(measured, run) : '' };
+    const measured = (benchmark.http ? http : micro) ?? { durationMs: 0, rounds: 0, plannedRounds: run.firstLook.rounds };
+    return { rounds: measured.plannedRounds, hint: timeHint(benchmark.http ? 'http' : 'micro', measured, run) };
   };
   const comparisons = analyze(samples, { ...analyzeOptions, figures, firstLook });
   const benchmarks = comparisons.map((c, i) => toReportBenchmark(c, samples[i]!.http ? httpDetails(samples[i]!, c) : undefined));

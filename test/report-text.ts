@@ -71,6 +71,15 @@ export function printedDurations(text: string): Printed[] {
   });
 }
 
+/** A duration as formatDuration prints it, in ms: "850ms" → 850, "7.5s" → 7500, "1m53s" → 113000, "2m" → 120000. */
+export function parseDuration(text: string): number {
+  const match = /^(?:(\d+)m(?:(\d+)s)?|(\d+(?:\.\d+)?)s|(\d+)ms)$/.exec(text.trim());
+  if (!match) throw new Error(`not a duration: ${JSON.stringify(text)}`);
+  const [, minutes, seconds, decimalSeconds, ms] = match;
+  if (minutes !== undefined) return Number(minutes) * 60_000 + Number(seconds ?? 0) * 1000;
+  return decimalSeconds !== undefined ? Number(decimalSeconds) * 1000 : Number(ms);
+}
+
 /** Whether `printed` (a Printed from printedDurations/printedNumbers) shows `value` to its printed digits. */
 export function showsValue(printed: Printed, value: number): boolean {
   return Math.abs(printed.value - value) <= printed.step / 2 + 1e-9 * Math.max(1, Math.abs(value));

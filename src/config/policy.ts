@@ -1,4 +1,4 @@
-import { formatBudget, formatDuration } from '../util/format.js';
+import { formatBudget, formatConfidence, formatDuration } from '../util/format.js';
 import { MAX_PROCESSES_PER_ROUND, type Config, type LatencyStat } from './types.js';
 
 /**
@@ -27,7 +27,7 @@ export interface PolicyInfo {
 function policyOf(config: Config): Map<string, string> {
   const settings = new Map<string, string>([
     ['budget', formatBudget(config.budget)],
-    ['confidence', `${Math.round(config.confidence * 1000) / 10}%`],
+    ['confidence', formatConfidence(config.confidence)],
     ['rounds', config.rounds === undefined ? 'default' : String(config.rounds)],
     ['max-rounds', String(config.maxRounds)],
     ['confirm', String(config.confirm)],

@@ -1,5 +1,5 @@
 import { probit } from 'simple-statistics';
-import type { Report, ReportBenchmark } from '../report/model.js';
+import { compareFailed, type Report, type ReportBenchmark } from '../report/model.js';
 import { UserError } from '../util/errors.js';
 import type { Interval } from './chain.js';
 
@@ -77,8 +77,9 @@ export async function bisect(options: {
     let extended = false;
     let report = await compareOnce(commit.sha, false);
     let outcome = outcomeOf(report, targets);
-    // A failed compare is not run again: more rounds do not mend a build that failed.
-    if (outcome === 'undecided' && report.verdict !== 'error') {
+    // A failed compare is not run again: more rounds do not mend a build that failed. An unmeasured one (the time
+    // limit left a target without its first look, or without a round) is: the extended compare has twice the time.
+    if (outcome === 'undecided' && !compareFailed(report)) {
       log(`${commit.sha.slice(0, 7)} is inconclusive against ${good.slice(0, 7)}: comparing again with more rounds`);
       extended = true;
       report = await compareOnce(commit.sha, true);
@@ -99,7 +100,7 @@ export async function bisect(options: {
   const compareOnce = async (head: string, extend: boolean) => {
     result.compares++;
     const report = await options.compare(good, head, extend);
-    if (report.verdict === 'error') {
+    if (compareFailed(report)) {
       result.error = `the compare of ${good.slice(0, 12)} and ${head.slice(0, 12)} failed: ${(report.error ?? report.summary).split('\n')[0]}`;
       log(result.error);
     }

@@ -1,6 +1,6 @@
 import { codeBlockText, joinMarkup, Markup, md } from '../report/escape.js';
 import { formatInterval } from '../report/format.js';
-import type { Report } from '../report/model.js';
+import { compareFailed, type Report } from '../report/model.js';
 import { formatBudget, formatPercent } from '../util/format.js';
 import type { BisectResult } from './bisect.js';
 import { suspects, type BenchmarkTrend, type Interval, type Trend } from './chain.js';
@@ -69,8 +69,9 @@ function plusMinus(c: Interval): string {
 export type DriftState = 'broken' | 'holds' | 'undecided' | 'failed';
 
 export function driftState(report: Report): DriftState {
-  if (report.verdict === 'error' && !report.benchmarks.some((b) => b.verdict === 'regression')) return 'failed';
   if (report.benchmarks.some((b) => b.verdict === 'regression')) return 'broken';
+  // The compare failed (a build, a crash); a benchmark the time limit left unmeasured is undecided, not failed.
+  if (compareFailed(report)) return 'failed';
   // Only what was measured and found within the budget holds; anything else (inconclusive, unmeasured) is no answer.
   const judged = report.benchmarks.filter((b) => b.verdict !== 'new' && b.verdict !== 'removed');
   return judged.length > 0 && judged.every((b) => b.verdict === 'unchanged' || b.verdict === 'improvement') ? 'holds' : 'undecided';

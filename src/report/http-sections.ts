@@ -1,6 +1,14 @@
 import { describeTraffic, failedRequests, type RequestLabel } from '../measure/http/traffic.js';
 import type { TrafficFigures } from '../measure/http/types.js';
-import { formatBudget, formatDuration as formatMsDuration, formatFixed, formatMs, formatPath, formatShare } from '../util/format.js';
+import {
+  formatBudget,
+  formatConfidence,
+  formatDuration as formatMsDuration,
+  formatFixed,
+  formatMs,
+  formatPath,
+  formatShare,
+} from '../util/format.js';
 import type { ServerSummary } from '../measure/http/types.js';
 import { formatInterval } from './format.js';
 import { rateLine, type CpuSummary, type HttpDetails } from './http.js';
@@ -58,7 +66,7 @@ export function httpSections(id: string, details: HttpDetails): HttpSections {
   const server = serverRows.length ? { header: ['server', 'base', 'head'], rows: serverRows } : undefined;
   const change = cpu?.change;
   const cpuLine = change
-    ? `requests per CPU-second of the server's main thread: ${formatInterval(change)} (${formatShare(change.confidence, 0)} interval; ${cpu.verdict ? `gated at the budget: ${cpu.verdict}` : 'reported, not gated'})`
+    ? `requests per CPU-second of the server's main thread: ${formatInterval(change)} (${formatConfidence(change.confidence)} interval; ${cpu.verdict ? `gated at the budget: ${cpu.verdict}` : 'reported, not gated'})`
     : details.cpuNote;
   return {
     title,

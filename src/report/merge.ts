@@ -1,6 +1,15 @@
 import { decideFamily } from '../stats/family.js';
 import { UserError } from '../util/errors.js';
-import { REPORT_VERSION, runVerdict, sortBenchmarks, summarize, type Report, type RunInfo, type ShardInfo } from './model.js';
+import {
+  REPORT_VERSION,
+  runVerdict,
+  sortBenchmarks,
+  summarize,
+  type Report,
+  type ReportBenchmark,
+  type RunInfo,
+  type ShardInfo,
+} from './model.js';
 
 /** A shard's report and the file it was read from, for messages. */
 export interface ShardReport {
@@ -27,7 +36,7 @@ export function mergeShards(reports: readonly ShardReport[]): Report {
   const familySize = first!.report.shard.familySize;
   const benchmarks = sortBenchmarks(
     decideFamily(
-      shards.flatMap((s) => s.report.benchmarks),
+      shards.flatMap((s) => s.report.benchmarks.map((b) => measuredOrNot(b, s.file))),
       familySize,
     ),
   );
@@ -42,6 +51,17 @@ export function mergeShards(reports: readonly ShardReport[]): Report {
   // One report of the whole suite: no longer a shard's.
   delete merged.shard;
   return merged;
+}
+
+/**
+ * A compared benchmark with no round measured has no figure, whatever verdict its shard's report claims (an
+ * older benchgate's, or an edited one): unmeasured, which fails the merged run. Never a pass.
+ */
+function measuredOrNot(benchmark: ReportBenchmark, file: string): ReportBenchmark {
+  const compared = !['error', 'new', 'removed', 'unmeasured'].includes(benchmark.verdict);
+  if (!compared || (Array.isArray(benchmark.rounds) && benchmark.rounds.length > 0)) return benchmark;
+  const note = `${file} measured no round of it: no figure, and an unmeasured benchmark is never a pass: raise that shard's time-limit, or split the suite into more shards`;
+  return { ...benchmark, verdict: 'unmeasured', change: null, note };
 }
 
 function checkShard({ file, report }: ShardReport): Shard {

@@ -151,6 +151,14 @@ export function sortBenchmarks(benchmarks: readonly ReportBenchmark[]): ReportBe
 }
 
 /** error (exit 2) when anything could not be judged, an error or a benchmark left unmeasured; fail (exit 1) on a regression. */
+/**
+ * Whether a run failed to compare (a build, a crash, a benchmark in error), as opposed to a run whose verdict is
+ * `error` only because the time limit left benchmarks unmeasured: that one may be run again with more time.
+ */
+export function compareFailed(report: Pick<Report, 'error' | 'benchmarks'>): boolean {
+  return Boolean(report.error) || report.benchmarks.some((b) => b.verdict === 'error');
+}
+
 export function runVerdict(benchmarks: readonly ReportBenchmark[]): RunVerdict {
   if (benchmarks.some((b) => b.verdict === 'error' || b.verdict === 'unmeasured')) return 'error';
   if (benchmarks.some((b) => b.verdict === 'regression')) return 'fail';

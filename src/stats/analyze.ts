@@ -138,8 +138,13 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
     if (benchmark.error) return { ...common, verdict: 'error', change: undefined, error: benchmark.error };
     if (!benchmark.base) return { ...common, verdict: 'new', change: undefined };
     if (!benchmark.head) return { ...common, verdict: 'removed', change: undefined };
-    if (benchmark.logRatios.length === 0) return { ...common, verdict: 'inconclusive', change: undefined };
     const rounds = benchmark.logRatios.length;
+    const first = options.firstLook?.(benchmark);
+    if (rounds === 0) {
+      // While measuring, no round yet is only "not decided yet"; in the final judgement it is no figure at all.
+      if (!first) return { ...common, verdict: 'inconclusive', change: undefined };
+      return { ...common, verdict: 'unmeasured', change: undefined, note: tooFewRounds(0, first) };
+    }
     const change = estimateChangeBounds(benchmark.logRatios, rule.lookAlpha(rounds, otherShare), rule.lookAlpha(rounds, regressionShare));
     const regressionP = pOf(benchmark.logRatios, budget, false);
     const notes: string[] = [];
@@ -160,11 +165,8 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       return again.achievedConfidence < again.confidence - 1e-12 ? 'unmeasured' : 'inconclusive';
     };
     const throughput = confirm(decide(change, budget), 'a regression', change, rounds, benchmark.confirmation, (c) => decide(c, budget))!;
-    const first = options.firstLook?.(benchmark);
     if (first && rounds < first.rounds && throughput !== 'regression') {
-      notes.push(
-        `measured in ${rounds} of the ${first.rounds} rounds its first look needs: too few for a verdict, and an unmeasured benchmark is never a pass: ${first.hint}`,
-      );
+      notes.push(tooFewRounds(rounds, first));
       return {
         ...common,
         change,
@@ -240,6 +242,11 @@ export function budgetedFigures(
     (sum, b) => sum + 1 + (cpuRatios(b) ? 1 : 0) + (b.latency ? Object.keys(latencyBudgetFor?.(b.id) ?? {}).length : 0),
     0,
   );
+}
+
+/** Why a benchmark short of its first look has no verdict, and what would give it one. */
+function tooFewRounds(rounds: number, first: { rounds: number; hint: string }): string {
+  return `measured in ${rounds} of the ${first.rounds} rounds its first look needs: too few for a verdict, and an unmeasured benchmark is never a pass: ${first.hint}`;
 }
 
 /** "a regression in the first 10 rounds (-7.1%) did not reproduce in 10 fresh rounds (-0.4% [-2.0%, +1.1%]): …" */

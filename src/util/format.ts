@@ -57,9 +57,16 @@ export function formatBudget(budget: unknown): string {
   return formatShortPercent(budget, 2);
 }
 
-/** 0.98333 → "98.3%", 0.99762 → "99.76%" */
+/**
+ * A confidence level: 0.98333 → "98.3%", 0.99962 → "99.96%", 0.999998 → "99.9998%". A level strictly between 0
+ * and 1 never reads 100% or 0%: digits are added until the rounding says what it is.
+ */
 export function formatConfidence(confidence: unknown): string {
-  return formatShortPercent(confidence, isFiniteNumber(confidence) && confidence > 0.999 ? 2 : 1);
+  if (!isFiniteNumber(confidence)) return '–';
+  let digits = confidence > 0.999 ? 2 : 1;
+  const shown = () => Number((confidence * 100).toFixed(digits));
+  while (digits < 12 && confidence > 0 && confidence < 1 && (shown() >= 100 || shown() <= 0)) digits++;
+  return `${shown()}%`;
 }
 
 /** Milliseconds with the digits that matter: 0.144, 3.40, 45.1, 210 */

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatDuration } from '../../src/util/format.js';
 import { inlineRepo, readJson, removeFixtureRepos, runCli } from './helpers.js';
+import { parseDuration } from '../report-text.js';
 
 afterAll(removeFixtureRepos);
 
@@ -106,12 +107,51 @@ describe('time-limit bounds measuring, and nothing unmeasured passes', () => {
     const firstRound = run.stderr.split('\n').findIndex((line) => /round 1 of/.test(line));
     expect(warning).toBeGreaterThanOrEqual(0);
     expect(warning).toBeLessThan(firstRound);
-    // The note names the rounds measured and what the first look needs at this run's pace.
-    const needs = formatDuration((report.run.measureMs / bench.rounds.length) * 40);
-    expect(bench.note).toBe(
-      `measured in ${bench.rounds.length} of the 40 rounds its first look needs: too few for a verdict, and an unmeasured benchmark is never a pass: at this pace the first look needs about ${needs} of measuring, and time-limit gave 3.0s (checkout, install and build not counted): raise time-limit, or split the suite into more shards (--shard ${Math.max(2, Math.ceil(((report.run.measureMs / bench.rounds.length) * 40) / 3000))} or more)`,
-    );
+    // The note names the rounds measured and what the first look needs: at least the plan's shortest rounds (one task of
+    // 40 ms of blocks and a process start, 190 ms a round), or this run's slower pace.
+    const note = new RegExp(
+      `^measured in ${bench.rounds.length} of the 40 rounds its first look needs: too few for a verdict, and an unmeasured benchmark is never a pass: the first look needs 40 rounds, about (\\S+) of measuring \\((at this run's pace of (\\S+) a round|from the configured durations)\\), and time-limit gave 3\\.0s \\(checkout, install and build not counted\\): raise time-limit to at least (\\S+)$`,
+    ).exec(bench.note);
+    expect(note, bench.note).not.toBeNull();
+    const needs = parseDuration(note![1]!);
+    const paced = (report.run.measureMs / bench.rounds.length) * 40;
+    expect(needs).toBeGreaterThanOrEqual(7600 * 0.95);
+    if (note![3]) expect(note![1]).toBe(formatDuration(paced));
+    else expect(paced).toBeLessThanOrEqual(7600);
+    // One bench file cannot be split into shards: more time is the only fix said.
+    expect(note![4]).toBe(note![1]);
     expect(run.stdout).toContain('ERROR: 1 unmeasured');
     expect(run.stdout).toContain('… unmeasured');
+  });
+
+  it('fails a load test the time limit left without a single round: unmeasured, exit 2, with the time its first look needs', async () => {
+    // Head answers twenty times slower: were 0 rounds a pass, this regression would ship.
+    const slow = "const t = Date.now(); while (Date.now() - t < 2) {} res.end('[]');";
+    const config = (limit: string) =>
+      `time-limit: ${limit}\nhttp:\n  - name: list\n    start: node server.js\n    ready: /health\n    requests:\n      - path: /list\n    duration: 2s\n    warmup: 1s\n`;
+    const repo = inlineRepo(
+      { 'benchgate.yml': config('4s'), 'server.js': SERVER("res.end(req.url === '/health' ? 'ok' : '[]');") },
+      { 'server.js': SERVER(`if (req.url === '/health') return res.end('ok'); ${slow}`) },
+    );
+    const run = await runCli(['compare', '--base', 'main', '--head', 'feature', '--profile', 'never', '--json', 'report.json'], repo);
+    expect(run.code, run.stdout + run.stderr).toBe(2);
+    const report = readJson(path.join(repo, 'report.json'));
+    expect(report.verdict).toBe('error');
+    const [bench] = report.benchmarks;
+    expect(bench.verdict).toBe('unmeasured');
+    expect(bench.rounds).toEqual([]);
+    expect(bench.change).toBeNull();
+    // The time the first look needs comes from the plan (rounds × both revisions' warm-up and load, plus server
+    // start and stop: 7.5 s a round), not from a pace of no rounds.
+    const note = /the first look needs (\d+) rounds, about (\S+) of measuring \(from the configured durations\)/.exec(bench.note);
+    expect(note, bench.note).not.toBeNull();
+    const rounds = Number(note![1]);
+    expect(rounds).toBeGreaterThanOrEqual(5);
+    expect(parseDuration(note![2]!)).toBe(parseDuration(formatDuration(rounds * 7500)));
+    expect(bench.note).toMatch(/^measured in 0 of the \d+ rounds its first look needs: too few for a verdict/);
+    // One load test cannot be split into shards: more time is the fix said.
+    expect(bench.note).toMatch(new RegExp(`raise time-limit to at least ${note![2]}$`));
+    expect(run.stdout).toContain('ERROR: 1 unmeasured');
+    expect(run.stdout).not.toMatch(/\bPASS\b/);
   });
 });

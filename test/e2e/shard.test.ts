@@ -170,6 +170,24 @@ describe('shards that do not add up to one suite', () => {
     await refused([shardFile(1), other], 'No shard measured');
   });
 
+  it('fails the merge with an unmeasured benchmark where a shard measured no round of it, whatever verdict it claims', async () => {
+    let emptied = '';
+    const cut = altered(2, 'no-rounds.json', (r) => {
+      const bench = r.benchmarks[0];
+      emptied = bench.id;
+      Object.assign(bench, { verdict: 'unchanged', rounds: [], change: null });
+    });
+    const run = await merge([shardFile(1), cut], ['--json', 'no-rounds-merged.json']);
+    expect(run.code, run.stdout + run.stderr).toBe(2);
+    const merged = readJson(path.join(out, 'no-rounds-merged.json'));
+    expect(merged.verdict).toBe('error');
+    const bench = merged.benchmarks.find((b: { id: string }) => b.id === emptied);
+    expect(bench.verdict).toBe('unmeasured');
+    expect(bench.note).toContain('no-rounds.json measured no round of it');
+    // The other benchmarks keep their verdicts.
+    expect(merged.benchmarks.filter((b: { verdict: string }) => b.verdict === 'unmeasured')).toHaveLength(1);
+  });
+
   it('refuses a shard whose run failed, with its error', async () => {
     const failed = altered(2, 'failed.json', (r) => {
       Object.assign(r, {

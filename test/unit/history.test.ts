@@ -415,7 +415,10 @@ describe('what the review found', () => {
       }) as unknown as Report;
     expect(driftState(report(['unchanged', 'improvement', 'new']))).toBe('holds');
     expect(driftState(report(['unchanged', 'inconclusive']))).toBe('undecided');
-    expect(driftState(report(['unchanged', 'unmeasured'], 'error'))).toBe('failed');
+    // Cut short by the time limit (zero rounds included): no answer, said as undecided; the run itself still fails.
+    expect(driftState(report(['unchanged', 'unmeasured'], 'error'))).toBe('undecided');
+    expect(driftState(report(['unchanged', 'error'], 'error'))).toBe('failed');
+    expect(driftState({ ...report([], 'error'), error: 'the build of head failed' })).toBe('failed');
     expect(driftState(report(['regression', 'inconclusive']))).toBe('broken');
     const anchor = { commit: sha(1), label: 'v1_2' };
     const undecided = driftMarkdown({ report: report(['inconclusive']), trend: undefined, driftBudget: 0.1, anchor, marker: '<!-- m -->' });
@@ -434,6 +437,35 @@ describe('what the review found', () => {
     expect(broken).not.toContain('<img');
     expect(broken).not.toContain('@everyone');
     expect(broken).toContain(`<code>npx benchgate bisect --good ${sha(1).slice(0, 12)}</code>`);
+  });
+
+  it('bisect: a step whose target was unmeasured (zero rounds in the time limit) is undecided, never good, even extended', async () => {
+    const commits: BisectCommit[] = Array.from({ length: 8 }, (_, i) => ({ sha: sha(i + 1), subject: `c${i + 1}` }));
+    const calls: { head: string; extend: boolean }[] = [];
+    const compare = async (_b: string, head: string, extend: boolean): Promise<Report> => {
+      calls.push({ head, extend });
+      const i = Number.parseInt(head, 16);
+      const work =
+        i === 4
+          ? { id: 'work', verdict: 'unmeasured', budget: 0.05, change: null, rounds: [], note: 'measured in 0 of the 10 rounds' }
+          : {
+              id: 'work',
+              verdict: i >= 2 ? 'regression' : 'unchanged',
+              budget: 0.05,
+              change: { estimate: i >= 2 ? -0.3 : 0, low: -0.31, high: 0.01, confidence: 0.95 },
+            };
+      return { verdict: i === 4 ? 'error' : i >= 2 ? 'fail' : 'pass', benchmarks: [work] } as unknown as Report;
+    };
+    const result = await bisect({ good: sha(0), bad: sha(8), commits, compare, select: () => true, log: () => {} });
+    expect(result.firstBad).toBeUndefined();
+    expect(result.undecided).toEqual({ after: sha(0), upTo: sha(8) });
+    expect(result.steps.find((s) => s.commit === sha(4))!.outcome).toBe('undecided');
+    // The unmeasured step was run again with more rounds before the search gave up on it.
+    expect(calls).toEqual([
+      { head: sha(8), extend: false },
+      { head: sha(4), extend: false },
+      { head: sha(4), extend: true },
+    ]);
   });
 
   it('bisect: a target missing at a commit, or a failed compare, is undecided, never good', async () => {

@@ -239,6 +239,10 @@ describe('the servers’ CPU per request through measuring and the report', () =
     ]);
     expect(changeShown(sections.cpu!.slice(0, sections.cpu!.indexOf(' (')), change), sections.cpu).toBe(true);
     expect(sections.cpu).toContain('reported, not gated');
+    expect(sections.cpu).toContain('(95% interval;');
+    // A gated figure's interval at a family's level (99.8%) reads as such, never rounded up to 100%.
+    const gated = httpSections('http > todos', { ...details, cpu: { ...details.cpu!, change: { ...change, confidence: 0.998 } } });
+    expect(gated.cpu).toContain('(99.8% interval;');
   });
 
   it('shows the instructions per request beside the CPU where every round counted them, and no row otherwise', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatMicros, formatMs, formatOps, formatPercent } from '../../src/util/format.js';
+import { formatConfidence, formatMicros, formatMs, formatOps, formatPercent } from '../../src/util/format.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { runVerdict, type Report, type ReportBenchmark } from '../../src/report/model.js';
 import { renderTerminal } from '../../src/report/terminal.js';
@@ -40,6 +40,24 @@ describe("reading printed numbers back (the tests' own parser)", () => {
     for (const ms of [0.1443, 3.402, 45.12, 210.4]) expect(printedAs(formatMs(ms), ms), formatMs(ms)).toBe(true);
     for (const us of [0.0172, 2.061, 812.4, 2962])
       expect(showsValue(printedDurations(formatMicros(us))[0]!, us), formatMicros(us)).toBe(true);
+  });
+});
+
+describe('a confidence level as printed', () => {
+  it('never reads 100% or 0% for a level strictly between them, and keeps the digits that say what it is', () => {
+    expect(formatConfidence(0.95)).toBe('95%');
+    expect(formatConfidence(0.98333)).toBe('98.3%');
+    expect(formatConfidence(0.998)).toBe('99.8%');
+    expect(formatConfidence(0.99962)).toBe('99.96%');
+    expect(formatConfidence(0.999998)).toBe('99.9998%');
+    expect(formatConfidence(0.000004)).toBe('0.0004%');
+    for (const level of [0.9999999, 0.99995, 0.999951, 1e-9, 0.00004]) {
+      const printed = parseNumber(formatConfidence(level));
+      expect(printed, formatConfidence(level)).toBeGreaterThan(0);
+      expect(printed, formatConfidence(level)).toBeLessThan(1);
+    }
+    expect(formatConfidence(1)).toBe('100%');
+    expect(formatConfidence(Number.NaN)).toBe('–');
   });
 });
 

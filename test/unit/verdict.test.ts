@@ -175,6 +175,39 @@ describe('a benchmark short of its first look is unmeasured, never a pass', () =
     expect(analyze([aa(3)], { rule: tenRounds, budgetFor: () => 0.5 })[0]!.verdict).toBe('inconclusive');
   });
 
+  it('gives a benchmark measured in 0 rounds the verdict unmeasured, micro and HTTP alike, with the plan in its note', () => {
+    const http: BenchmarkSamples = {
+      id: 'list',
+      kind: 'http',
+      file: undefined,
+      logRatios: [],
+      base: { opsPerSec: [] },
+      head: { opsPerSec: [] },
+      latency: { mean: [], p50: [], p90: [], p99: [] },
+      cpu: [],
+    };
+    const plan = () => ({ rounds: 15, hint: 'the first look needs 15 rounds, about 1m53s of measuring' });
+    const results = analyze([aa(0), http], {
+      rule: tenRounds,
+      budgetFor: () => 0.05,
+      latencyBudgetFor: (id) => (id === 'list' ? { p99: 0.1 } : {}),
+      firstLook: plan,
+    });
+    for (const result of results) {
+      expect(result.verdict).toBe('unmeasured');
+      expect(result.change).toBeUndefined();
+      expect(result.note).toBe(
+        'measured in 0 of the 15 rounds its first look needs: too few for a verdict, and an unmeasured benchmark is never a pass: the first look needs 15 rounds, about 1m53s of measuring',
+      );
+    }
+    expect(runVerdict(results.map((r) => ({ verdict: r.verdict }) as ReportBenchmark))).toBe('error');
+    // While measuring (no first look given), no round yet is only "not decided yet": the look keeps measuring it.
+    expect(analyze([aa(0), http], { rule: tenRounds, budgetFor: () => 0.05 }).map((r) => r.verdict)).toEqual([
+      'inconclusive',
+      'inconclusive',
+    ]);
+  });
+
   it('judges a benchmark that reached its first look as usual', () => {
     expect(analyze([aa(10)], { rule: tenRounds, budgetFor: () => 0.5, firstLook })[0]!.verdict).toBe('unchanged');
     expect(analyze([aa(10)], { rule: tenRounds, budgetFor: () => 0.5, firstLook })[0]!.note).toBeUndefined();
