@@ -64909,9 +64909,9 @@ var benchgate_schema_default = {
       }
     },
     "http-mode": {
-      title: "fresh or live",
-      description: "live (default): both revisions' servers run at once and the load alternates between them in 1 s blocks (AB BA), both restarted on fresh ports every round. fresh: a new server per revision per round, rounds in AB BA order.",
-      enum: ["fresh", "live"]
+      title: "duet, live or fresh",
+      description: "duet (default): both revisions' servers, new ones every round, pinned to one shared core and loaded at the same time, each by its own client: both run at the same CPU speed at every moment, so per block their ratios are free of the machine's speed changes (falls back to live where the servers cannot be pinned). live: both servers up at once, the load alternating between them in 1 s blocks. fresh: a new server per revision per round, one loaded after the other, rounds in AB BA order.",
+      enum: ["duet", "live", "fresh"]
     },
     "http-pin": {
       title: "true or false",
@@ -65302,7 +65302,7 @@ var DEFAULTS = {
   httpDurationMs: 3e3,
   httpWarmupMs: 1e3,
   httpReadyTimeoutMs: 15e3,
-  httpMode: "live",
+  httpMode: "duet",
   httpPin: true,
   httpStatus: ["2xx"]
 };
@@ -67257,6 +67257,12 @@ function sampleCpu() {
   }
   return { busy, total };
 }
+function sampleCore(index) {
+  const cpu = os2.cpus()[index];
+  if (!cpu) return void 0;
+  const { user, nice, sys, irq, idle } = cpu.times;
+  return { busy: user + nice + sys + irq, total: user + nice + sys + irq + idle };
+}
 function busyBetween(start, end) {
   const total = end.total - start.total;
   return total > 0 ? (end.busy - start.busy) / total : 0;
@@ -67667,14 +67673,14 @@ async function explainLoadErrors(files, plan, spawn3, errors, skip) {
 // src/measure/http/pinning.ts
 import { execFileSync as execFileSync2 } from "node:child_process";
 import os4 from "node:os";
-function pinLoadGenerator(log2) {
+function pinLoadGenerator(log2, duet = false) {
   const cores = os4.availableParallelism();
   if (cores < 2) {
     log2("CPU pinning skipped: it needs at least 2 cores");
     return void 0;
   }
   const all = `0-${cores - 1}`;
-  const { server, load } = splitCpus(cores);
+  const { server, load } = splitCpus(cores, duet);
   try {
     execFileSync2("taskset", ["-a", "-p", "-c", load, String(process.pid)], { stdio: "ignore", env: childEnvironment() });
   } catch {
@@ -67684,7 +67690,8 @@ function pinLoadGenerator(log2) {
   const cpus = (list2) => `CPU${list2.includes("-") ? "s" : ""} ${list2}`;
   return {
     serverPrefix: `taskset -c ${server} `,
-    split: `servers on ${cpus(server)} (base and head in turn), load generator on ${cpus(load)}`,
+    split: `servers on ${cpus(server)} (base and head ${duet ? "at once, sharing it" : "in turn"}), load generator on ${cpus(load)}`,
+    ...duet ? { sharedCpu: cores - 1 } : {},
     release: () => {
       try {
         execFileSync2("taskset", ["-a", "-p", "-c", all, String(process.pid)], { stdio: "ignore", env: childEnvironment() });
@@ -67693,9 +67700,9 @@ function pinLoadGenerator(log2) {
     }
   };
 }
-function splitCpus(cores) {
+function splitCpus(cores, duet = false) {
   const range = (from, to) => from === to ? String(from) : `${from}-${to}`;
-  const serverCores = cores >= 4 ? 2 : 1;
+  const serverCores = cores >= 4 && !duet ? 2 : 1;
   return { server: range(cores - serverCores, cores - 1), load: range(0, cores - serverCores - 1) };
 }
 
@@ -67791,121 +67798,41 @@ function counter(perf) {
 // src/measure/http/schedule.ts
 import os5 from "node:os";
 
-// src/config/status.ts
-function expectsStatus(expected, status) {
-  return expected.some((e) => typeof e === "number" ? e === status : Math.floor(status / 100) === Number(e[0]));
-}
-function describeExpected(expected) {
-  const all = expected.map(String);
-  return all.length <= 1 ? all[0] ?? "2xx" : `${all.slice(0, -1).join(", ")} or ${all.at(-1)}`;
-}
-
-// src/measure/http/load.ts
-var import_autocannon = __toESM(require_autocannon(), 1);
-var import_hdr_histogram_js = __toESM(require_dist3(), 1);
+// src/measure/http/server.ts
+import { readdirSync as readdirSync4, readFileSync as readFileSync5 } from "node:fs";
 import http from "node:http";
-function runLoad(options) {
+import path5 from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+
+// src/measure/http/port.ts
+import net from "node:net";
+function freePort() {
   return new Promise((resolve3, reject) => {
-    const times = [];
-    let ok = 0;
-    let responses = 0;
-    let bodyBytes = 0;
-    let pendingBody = 0;
-    const unexpected = options.requests.map(() => ({}));
-    let expected = false;
-    const started = performance.now();
-    const instance = (0, import_autocannon.default)(
-      {
-        url: `http://127.0.0.1:${options.port}`,
-        connections: options.connections,
-        duration: options.durationMs / 1e3,
-        // autocannon only checks for the end of a run on its sample tick (1 s by default): a short tick ends loads on time.
-        sampleInt: 50,
-        timeout: 10,
-        requests: options.requests.map((request, i) => ({
-          method: request.method,
-          path: request.path,
-          headers: { ...request.headers },
-          ...request.body !== void 0 ? { body: request.body } : {},
-          onResponse: (status, body) => {
-            expected = expectsStatus(request.status, status);
-            pendingBody = body ? Buffer.byteLength(body) : 0;
-            if (!expected) unexpected[i][status] = (unexpected[i][status] ?? 0) + 1;
-          }
-        }))
-      },
-      (error, result) => {
-        if (error) return reject(error);
-        const elapsedMs = performance.now() - started;
-        resolve3({
-          requestsPerSec: ok / elapsedMs * 1e3,
-          times,
-          latency: latencyOf(times),
-          traffic: {
-            responses,
-            ok,
-            non2xx: result.non2xx,
-            byClass: Object.fromEntries(["1xx", "3xx", "4xx", "5xx"].filter((k) => result[k] > 0).map((k) => [k, result[k]])),
-            unexpected,
-            errors: result.errors,
-            timeouts: result.timeouts,
-            resets: result.resets,
-            bodyBytes
-          },
-          elapsedMs
-        });
-      }
-    );
-    instance.on("response", (_client, _statusCode, _bytes, responseTime) => {
-      responses++;
-      if (!expected) return;
-      ok++;
-      bodyBytes += pendingBody;
-      times.push(responseTime);
+    const server = net.createServer();
+    server.unref();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => typeof address === "object" && address ? resolve3(address.port) : reject(new Error("no port assigned")));
     });
   });
 }
-function preflight(port, requests) {
-  return Promise.all(
-    requests.map(
-      (request) => new Promise((resolve3) => {
-        const req = http.request(
-          { host: "127.0.0.1", port, path: request.path, method: request.method, headers: request.headers, timeout: 5e3, agent: false },
-          (response) => {
-            response.resume();
-            resolve3(response.statusCode ?? 0);
-          }
-        );
-        req.on("timeout", () => req.destroy());
-        req.on("error", () => resolve3(0));
-        req.end(request.body);
-      })
-    )
-  );
-}
-function latencyOf(times) {
-  if (times.length === 0) return { p50: Number.NaN, p90: Number.NaN, p99: Number.NaN, mean: Number.NaN };
-  const histogram = (0, import_hdr_histogram_js.build)({
-    bitBucketSize: 64,
-    lowestDiscernibleValue: 1,
-    highestTrackableValue: 36e8,
-    numberOfSignificantValueDigits: 3,
-    useWebAssembly: false
+function isListening(port, timeoutMs = 500) {
+  return new Promise((resolve3) => {
+    const socket = net.connect({ host: "127.0.0.1", port });
+    const done = (result) => {
+      socket.destroy();
+      resolve3(result);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
   });
-  for (const ms of times) histogram.recordValue(Math.max(1, Math.round(ms * 1e3)));
-  const figures = {
-    p50: histogram.getValueAtPercentile(50) / 1e3,
-    p90: histogram.getValueAtPercentile(90) / 1e3,
-    p99: histogram.getValueAtPercentile(99) / 1e3,
-    mean: histogram.mean / 1e3
-  };
-  histogram.destroy();
-  return figures;
 }
 
 // src/measure/http/probe-client.ts
 var import_ajv3 = __toESM(require_ajv(), 1);
-import net from "node:net";
+import net2 from "node:net";
 var count2 = { type: "number", minimum: 0 };
 var validFigures = new import_ajv3.default({ strict: false }).compile({
   type: "object",
@@ -67937,7 +67864,7 @@ function checkProbeFigures(figures) {
 }
 function probeCommand(socketPath, command, timeoutMs = 2e3) {
   return new Promise((resolve3, reject) => {
-    const socket = net.connect(socketPath);
+    const socket = net2.connect(socketPath);
     let buffer = "";
     const timer = setTimeout(() => {
       socket.destroy();
@@ -67962,38 +67889,6 @@ function probeCommand(socketPath, command, timeoutMs = 2e3) {
       clearTimeout(timer);
       reject(error);
     });
-  });
-}
-
-// src/measure/http/server.ts
-import { readdirSync as readdirSync4, readFileSync as readFileSync5 } from "node:fs";
-import http2 from "node:http";
-import path5 from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
-
-// src/measure/http/port.ts
-import net2 from "node:net";
-function freePort() {
-  return new Promise((resolve3, reject) => {
-    const server = net2.createServer();
-    server.unref();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => typeof address === "object" && address ? resolve3(address.port) : reject(new Error("no port assigned")));
-    });
-  });
-}
-function isListening(port, timeoutMs = 500) {
-  return new Promise((resolve3) => {
-    const socket = net2.connect({ host: "127.0.0.1", port });
-    const done = (result) => {
-      socket.destroy();
-      resolve3(result);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once("connect", () => done(true));
-    socket.once("error", () => done(false));
   });
 }
 
@@ -68159,13 +68054,128 @@ function describeExit(exit) {
 }
 function answers2xx(port, readyPath) {
   return new Promise((resolve3) => {
-    const request = http2.get({ host: "127.0.0.1", port, path: readyPath, timeout: 1e3, agent: false }, (response) => {
+    const request = http.get({ host: "127.0.0.1", port, path: readyPath, timeout: 1e3, agent: false }, (response) => {
       response.resume();
       resolve3((response.statusCode ?? 0) >= 200 && (response.statusCode ?? 0) < 300);
     });
     request.on("timeout", () => request.destroy());
     request.on("error", () => resolve3(false));
   });
+}
+
+// src/measure/http/alternate.ts
+import { setTimeout as sleep2 } from "node:timers/promises";
+
+// src/config/status.ts
+function expectsStatus(expected, status) {
+  return expected.some((e) => typeof e === "number" ? e === status : Math.floor(status / 100) === Number(e[0]));
+}
+function describeExpected(expected) {
+  const all = expected.map(String);
+  return all.length <= 1 ? all[0] ?? "2xx" : `${all.slice(0, -1).join(", ")} or ${all.at(-1)}`;
+}
+
+// src/measure/http/load.ts
+var import_autocannon = __toESM(require_autocannon(), 1);
+var import_hdr_histogram_js = __toESM(require_dist3(), 1);
+import http2 from "node:http";
+function runLoad(options) {
+  return new Promise((resolve3, reject) => {
+    const times = [];
+    let ok = 0;
+    let responses = 0;
+    let bodyBytes = 0;
+    let pendingBody = 0;
+    const unexpected = options.requests.map(() => ({}));
+    let expected = false;
+    const started = performance.now();
+    const instance = (0, import_autocannon.default)(
+      {
+        url: `http://127.0.0.1:${options.port}`,
+        connections: options.connections,
+        duration: options.durationMs / 1e3,
+        // autocannon only checks for the end of a run on its sample tick (1 s by default): a short tick ends loads on time.
+        sampleInt: 50,
+        timeout: 10,
+        requests: options.requests.map((request, i) => ({
+          method: request.method,
+          path: request.path,
+          headers: { ...request.headers },
+          ...request.body !== void 0 ? { body: request.body } : {},
+          onResponse: (status, body) => {
+            expected = expectsStatus(request.status, status);
+            pendingBody = body ? Buffer.byteLength(body) : 0;
+            if (!expected) unexpected[i][status] = (unexpected[i][status] ?? 0) + 1;
+          }
+        }))
+      },
+      (error, result) => {
+        if (error) return reject(error);
+        const elapsedMs = performance.now() - started;
+        resolve3({
+          requestsPerSec: ok / elapsedMs * 1e3,
+          times,
+          latency: latencyOf(times),
+          traffic: {
+            responses,
+            ok,
+            non2xx: result.non2xx,
+            byClass: Object.fromEntries(["1xx", "3xx", "4xx", "5xx"].filter((k) => result[k] > 0).map((k) => [k, result[k]])),
+            unexpected,
+            errors: result.errors,
+            timeouts: result.timeouts,
+            resets: result.resets,
+            bodyBytes
+          },
+          elapsedMs
+        });
+      }
+    );
+    instance.on("response", (_client, _statusCode, _bytes, responseTime) => {
+      responses++;
+      if (!expected) return;
+      ok++;
+      bodyBytes += pendingBody;
+      times.push(responseTime);
+    });
+  });
+}
+function preflight(port, requests) {
+  return Promise.all(
+    requests.map(
+      (request) => new Promise((resolve3) => {
+        const req = http2.request(
+          { host: "127.0.0.1", port, path: request.path, method: request.method, headers: request.headers, timeout: 5e3, agent: false },
+          (response) => {
+            response.resume();
+            resolve3(response.statusCode ?? 0);
+          }
+        );
+        req.on("timeout", () => req.destroy());
+        req.on("error", () => resolve3(0));
+        req.end(request.body);
+      })
+    )
+  );
+}
+function latencyOf(times) {
+  if (times.length === 0) return { p50: Number.NaN, p90: Number.NaN, p99: Number.NaN, mean: Number.NaN };
+  const histogram = (0, import_hdr_histogram_js.build)({
+    bitBucketSize: 64,
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 36e8,
+    numberOfSignificantValueDigits: 3,
+    useWebAssembly: false
+  });
+  for (const ms of times) histogram.recordValue(Math.max(1, Math.round(ms * 1e3)));
+  const figures = {
+    p50: histogram.getValueAtPercentile(50) / 1e3,
+    p90: histogram.getValueAtPercentile(90) / 1e3,
+    p99: histogram.getValueAtPercentile(99) / 1e3,
+    mean: histogram.mean / 1e3
+  };
+  histogram.destroy();
+  return figures;
 }
 
 // src/measure/http/traffic.ts
@@ -68369,132 +68379,9 @@ function runRateLoad(options) {
   });
 }
 
-// src/measure/http/schedule.ts
-import { setTimeout as sleep2 } from "node:timers/promises";
-function plannedFigures(benchmarks, withCpu = cpuReadable()) {
-  return benchmarks.reduce((sum3, b) => sum3 + 1 + (withCpu ? 1 : 0) + Object.keys(b.latencyBudget).length, 0);
-}
-function estimatedRoundMs(benchmark) {
-  return 2 * (benchmark.warmupMs + benchmark.durationMs) + 1500;
-}
+// src/measure/http/round.ts
 var BenchmarkFailure = class extends Error {
 };
-async function measureHttp(plan) {
-  const now = plan.now ?? Date.now;
-  const started = now();
-  const results = [];
-  let rounds = 0;
-  let confirmRounds = 0;
-  let limited = false;
-  const conditions = [];
-  const perRound = plan.benchmarks.map(estimatedRoundMs);
-  const adaptive = plan.adaptive;
-  const measureRound = plan.measureRound ?? (plan.mode === "live" ? liveRound : freshRound);
-  for (const benchmark of plan.benchmarks)
-    if (benchmark.rate !== void 0 && Object.keys(benchmark.latencyBudget).length === 0)
-      plan.log(
-        `${benchmark.id}: a fixed rate without a latency budget: a server that gets slower by waiting (a timer, a slower upstream) keeps the rate and its CPU per request, and only its latency shows it: set latency-budget (p50 or p99) to gate on it`
-      );
-  for (const [index, benchmark] of plan.benchmarks.entries()) {
-    const samples = emptySamples2(benchmark);
-    results.push(samples);
-    const revisions = { base: plan.base, head: plan.head };
-    let spent = 0;
-    let done = 0;
-    const reserved = plan.benchmarks.slice(index + 1).reduce((sum3, _b, i) => sum3 + 2 * perRound[index + 1 + i], 0);
-    const estimate = () => done > 0 ? spent / done : perRound[index];
-    const runRound2 = async (round2, target2, into, keepBack) => {
-      if (now() + estimate() + reserved + keepBack > plan.deadline) return false;
-      plan.onProgress?.({ round: round2 + 1, rounds: target2, elapsedMs: now() - started, remainingMs: estimate() * (target2 - round2) });
-      const roundStart = now();
-      const cpuBefore = sampleCpu();
-      const load1 = os5.loadavg()[0] ?? 0;
-      try {
-        const pair = await measureRound(benchmark, revisions, done, plan);
-        if (into === "main") record2(samples, pair);
-        else recordConfirmation(samples, pair);
-        conditions.push({ busy: busyBetween(cpuBefore, sampleCpu()), load1 });
-      } catch (error) {
-        samples.error = error instanceof BenchmarkFailure || error instanceof ServerError ? error.message : `${messageOf(error)}`;
-        plan.log(`${benchmark.id}: ${samples.error.split("\n")[0]}`);
-        return false;
-      }
-      spent += now() - roundStart;
-      done++;
-      return true;
-    };
-    const maxRounds = adaptive ? Math.max(plan.rounds, adaptive.maxRounds) : plan.rounds;
-    const confirmTarget = () => adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plan.rounds, samples.logRatios.length) : 0;
-    for (let round2 = 0; round2 < maxRounds; round2++) {
-      const extra = round2 >= plan.rounds;
-      if (!await runRound2(round2, extra ? maxRounds : plan.rounds, "main", extra ? confirmTarget() * estimate() : 0)) {
-        if (!samples.error && !extra) {
-          limited = true;
-          plan.log(`${benchmark.id}: the time limit stops it after ${round2} of ${plan.rounds} rounds`);
-        }
-        break;
-      }
-      rounds = Math.max(rounds, round2 + 1);
-      const look = adaptive && round2 + 1 >= plan.rounds && (round2 + 1 - plan.rounds) % adaptive.lookEvery === 0;
-      if (!look) continue;
-      if (adaptive.decided(samples)) break;
-      if (round2 + 1 === plan.rounds && maxRounds > plan.rounds)
-        plan.log(`${benchmark.id}: no verdict after ${plan.rounds} rounds: adding rounds (up to ${maxRounds})`);
-    }
-    const target = confirmTarget();
-    if (!samples.error && target > 0 && adaptive.toConfirm(samples)) {
-      plan.log(`${benchmark.id}: confirming the regression with ${target} more rounds on new servers`);
-      let confirmed = 0;
-      while (confirmed < target && await runRound2(confirmed, target, "confirmation", 0)) confirmed++;
-      confirmRounds = Math.max(confirmRounds, confirmed);
-    }
-  }
-  return { benchmarks: results, rounds, plannedRounds: plan.rounds, confirmRounds, limited, durationMs: now() - started, conditions };
-}
-function emptySamples2(benchmark) {
-  return {
-    id: benchmark.id,
-    kind: "http",
-    file: void 0,
-    logRatios: [],
-    base: { opsPerSec: [] },
-    head: { opsPerSec: [] },
-    latency: noLatency(),
-    cpu: [],
-    http: { base: [], head: [], config: benchmark }
-  };
-}
-function recordConfirmation(samples, pair) {
-  (samples.confirmation ??= []).push(pair.logRatio);
-  pushLatencyRatios(samples.confirmationLatency ??= noLatency(), pair);
-  samples.confirmationCpu = pushCpu(
-    samples.confirmationCpu ?? (samples.confirmation.length === 1 ? [] : void 0),
-    pair,
-    samples.confirmation.length
-  );
-}
-function pushCpu(ratios, pair, rounds) {
-  if (pair.cpuLogRatio === void 0 || ratios?.length !== rounds - 1) return void 0;
-  ratios.push(pair.cpuLogRatio);
-  return ratios;
-}
-function record2(samples, pair) {
-  samples.logRatios.push(pair.logRatio);
-  samples.base.opsPerSec.push(pair.base.requestsPerSec);
-  samples.head.opsPerSec.push(pair.head.requestsPerSec);
-  pushLatencyRatios(samples.latency, pair);
-  samples.http.base.push(pair.base);
-  samples.http.head.push(pair.head);
-  const cpu = pushCpu(samples.cpu, pair, samples.logRatios.length);
-  if (cpu) samples.cpu = cpu;
-  else delete samples.cpu;
-}
-function noLatency() {
-  return { p50: [], p90: [], p99: [], mean: [] };
-}
-function pushLatencyRatios(into, pair) {
-  for (const stat2 of LATENCY_STATS) into[stat2].push(Math.log(pair.head.latency[stat2] / pair.base.latency[stat2]));
-}
 function serverOptions(benchmark, revision, plan) {
   return {
     command: `${plan.serverPrefix ?? ""}${benchmark.start}`,
@@ -68506,114 +68393,7 @@ function serverOptions(benchmark, revision, plan) {
     label: `${revision.label} (${revision.ref} @ ${revision.sha.slice(0, 7)})`
   };
 }
-async function freshRound(benchmark, revisions, round2, plan) {
-  const figures = {};
-  if (benchmark.rate === "auto" && !autoRates.has(benchmark)) await measureCapacity(benchmark, revisions, plan);
-  for (const side2 of order(round2)) {
-    const server = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
-    try {
-      if (round2 === 0) await checkRequests(benchmark, server, side2, revisions, plan);
-      await loadOn(server, benchmark, benchmark.warmupMs);
-      server.checkAlive("during the warm-up");
-      await server.probe("start");
-      const block = await measuredBlock(server, () => loadOn(server, benchmark, benchmark.durationMs), plan.instructions);
-      const probe = checkProbeFigures((await server.probe("stop"))?.figures);
-      server.checkAlive("under load");
-      figures[side2] = pool([block], probe);
-    } finally {
-      await server.stop();
-    }
-  }
-  const pair = judgeTraffic(
-    benchmark,
-    figures.base,
-    figures.head,
-    Math.log(figures.head.requestsPerSec / figures.base.requestsPerSec),
-    {
-      base: figures.base.traffic.ok === 0 ? [benchmark.durationMs] : [],
-      head: figures.head.traffic.ok === 0 ? [benchmark.durationMs] : []
-    }
-  );
-  const cpu = cpuLogRatio(figures.base.cpuPerRequest, figures.head.cpuPerRequest);
-  return cpu === void 0 ? pair : { ...pair, cpuLogRatio: cpu };
-}
-async function measureCapacity(benchmark, revisions, plan) {
-  const capacity = {};
-  for (const side2 of order(0)) {
-    const server = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
-    try {
-      await checkRequests(benchmark, server, side2, revisions, plan);
-      await loadOn(server, benchmark, benchmark.warmupMs);
-      capacity[side2] = await loadOn(server, benchmark, capacityMs(benchmark));
-      server.checkAlive("under load");
-    } finally {
-      await server.stop();
-    }
-  }
-  settleAutoRate(benchmark, capacity, plan);
-}
 var capacityMs = (benchmark) => Math.max(benchmark.warmupMs, 1e3);
-async function liveRound(benchmark, revisions, round2, plan) {
-  const servers = {};
-  try {
-    for (const side2 of order(round2)) {
-      servers[side2] = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
-      if (round2 === 0) await checkRequests(benchmark, servers[side2], side2, revisions, plan);
-    }
-    const load = (side2, durationMs) => loadOn(servers[side2], benchmark, durationMs);
-    for (const side2 of order(round2)) await load(side2, benchmark.warmupMs);
-    if (benchmark.rate === "auto" && !autoRates.has(benchmark)) {
-      const capacity = {};
-      for (const side2 of order(round2)) capacity[side2] = await load(side2, capacityMs(benchmark));
-      settleAutoRate(benchmark, capacity, plan);
-      for (const side2 of order(round2)) await load(side2, benchmark.warmupMs);
-    }
-    for (const side2 of order(round2)) {
-      await servers[side2].probe("start");
-      await servers[side2].probe("pause");
-    }
-    const blockMs = Math.min(plan.blockMs ?? 1e3, benchmark.durationMs);
-    const blocks = Math.max(2, Math.round(benchmark.durationMs / blockMs));
-    const results = { base: [], head: [] };
-    const ratios = [];
-    const cpuRatios2 = [];
-    for (const first of pairOrders(blocks, plan.random ?? Math.random)) {
-      const pair2 = {};
-      for (const side2 of [first, other(first)]) {
-        await sleep2(plan.settleMs ?? 50);
-        const server = servers[side2];
-        await server.probe("resume");
-        pair2[side2] = await measuredBlock(server, () => load(side2, blockMs), plan.instructions);
-        await server.probe("pause");
-        server.checkAlive("under load");
-        results[side2].push(pair2[side2]);
-      }
-      ratios.push(Math.log(pair2.head.load.requestsPerSec / pair2.base.load.requestsPerSec));
-      cpuRatios2.push(cpuLogRatio(perRequest([pair2.base]), perRequest([pair2.head])));
-    }
-    const figures = {};
-    for (const side2 of ["base", "head"]) {
-      const probe = checkProbeFigures((await servers[side2].probe("stop"))?.figures);
-      figures[side2] = pool(results[side2], probe);
-    }
-    const silent = (side2) => results[side2].filter((block) => block.load.traffic.ok === 0).map(() => blockMs);
-    const pair = judgeTraffic(
-      benchmark,
-      figures.base,
-      figures.head,
-      median(ratios),
-      { base: silent("base"), head: silent("head") },
-      servers
-    );
-    const measuredCpu = cpuRatios2.filter((x) => x !== void 0);
-    return measuredCpu.length === cpuRatios2.length ? { ...pair, cpuLogRatio: median(measuredCpu) } : pair;
-  } finally {
-    for (const server of Object.values(servers)) await server.stop();
-  }
-}
-function pairOrders(pairs, random) {
-  return Array.from({ length: pairs }, () => random() < 0.5 ? "base" : "head");
-}
 var other = (side2) => side2 === "base" ? "head" : "base";
 async function measuredBlock(server, run, counter2) {
   const counting = counter2 && server.cpuPid !== void 0 ? counter2.start(server.cpuPid) : void 0;
@@ -68745,6 +68525,362 @@ function judgeTraffic(benchmark, base, head, logRatio, silent, servers) {
   return { base, head, logRatio };
 }
 
+// src/measure/http/alternate.ts
+async function freshRound(benchmark, revisions, round2, plan) {
+  const figures = {};
+  if (benchmark.rate === "auto" && !autoRates.has(benchmark)) await measureCapacity(benchmark, revisions, plan);
+  for (const side2 of order(round2)) {
+    const server = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
+    try {
+      if (round2 === 0) await checkRequests(benchmark, server, side2, revisions, plan);
+      await loadOn(server, benchmark, benchmark.warmupMs);
+      server.checkAlive("during the warm-up");
+      await server.probe("start");
+      const block = await measuredBlock(server, () => loadOn(server, benchmark, benchmark.durationMs), plan.instructions);
+      const probe = checkProbeFigures((await server.probe("stop"))?.figures);
+      server.checkAlive("under load");
+      figures[side2] = pool([block], probe);
+    } finally {
+      await server.stop();
+    }
+  }
+  const pair = judgeTraffic(
+    benchmark,
+    figures.base,
+    figures.head,
+    Math.log(figures.head.requestsPerSec / figures.base.requestsPerSec),
+    {
+      base: figures.base.traffic.ok === 0 ? [benchmark.durationMs] : [],
+      head: figures.head.traffic.ok === 0 ? [benchmark.durationMs] : []
+    }
+  );
+  const cpu = cpuLogRatio(figures.base.cpuPerRequest, figures.head.cpuPerRequest);
+  return cpu === void 0 ? pair : { ...pair, cpuLogRatio: cpu };
+}
+async function measureCapacity(benchmark, revisions, plan) {
+  const capacity = {};
+  for (const side2 of order(0)) {
+    const server = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
+    try {
+      await checkRequests(benchmark, server, side2, revisions, plan);
+      await loadOn(server, benchmark, benchmark.warmupMs);
+      capacity[side2] = await loadOn(server, benchmark, capacityMs(benchmark));
+      server.checkAlive("under load");
+    } finally {
+      await server.stop();
+    }
+  }
+  settleAutoRate(benchmark, capacity, plan);
+}
+async function liveRound(benchmark, revisions, round2, plan) {
+  const servers = {};
+  try {
+    for (const side2 of order(round2)) {
+      servers[side2] = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
+      if (round2 === 0) await checkRequests(benchmark, servers[side2], side2, revisions, plan);
+    }
+    const load = (side2, durationMs) => loadOn(servers[side2], benchmark, durationMs);
+    for (const side2 of order(round2)) await load(side2, benchmark.warmupMs);
+    if (benchmark.rate === "auto" && !autoRates.has(benchmark)) {
+      const capacity = {};
+      for (const side2 of order(round2)) capacity[side2] = await load(side2, capacityMs(benchmark));
+      settleAutoRate(benchmark, capacity, plan);
+      for (const side2 of order(round2)) await load(side2, benchmark.warmupMs);
+    }
+    for (const side2 of order(round2)) {
+      await servers[side2].probe("start");
+      await servers[side2].probe("pause");
+    }
+    const blockMs = Math.min(plan.blockMs ?? 1e3, benchmark.durationMs);
+    const blocks = Math.max(2, Math.round(benchmark.durationMs / blockMs));
+    const results = { base: [], head: [] };
+    const ratios = [];
+    const cpuRatios2 = [];
+    for (const first of pairOrders(blocks, plan.random ?? Math.random)) {
+      const pair2 = {};
+      for (const side2 of [first, other(first)]) {
+        await sleep2(plan.settleMs ?? 50);
+        const server = servers[side2];
+        await server.probe("resume");
+        pair2[side2] = await measuredBlock(server, () => load(side2, blockMs), plan.instructions);
+        await server.probe("pause");
+        server.checkAlive("under load");
+        results[side2].push(pair2[side2]);
+      }
+      ratios.push(Math.log(pair2.head.load.requestsPerSec / pair2.base.load.requestsPerSec));
+      cpuRatios2.push(cpuLogRatio(perRequest([pair2.base]), perRequest([pair2.head])));
+    }
+    const figures = {};
+    for (const side2 of ["base", "head"]) {
+      const probe = checkProbeFigures((await servers[side2].probe("stop"))?.figures);
+      figures[side2] = pool(results[side2], probe);
+    }
+    const silent = (side2) => results[side2].filter((block) => block.load.traffic.ok === 0).map(() => blockMs);
+    const pair = judgeTraffic(
+      benchmark,
+      figures.base,
+      figures.head,
+      median(ratios),
+      { base: silent("base"), head: silent("head") },
+      servers
+    );
+    const measuredCpu = cpuRatios2.filter((x) => x !== void 0);
+    return measuredCpu.length === cpuRatios2.length ? { ...pair, cpuLogRatio: median(measuredCpu) } : pair;
+  } finally {
+    for (const server of Object.values(servers)) await server.stop();
+  }
+}
+function pairOrders(pairs, random) {
+  return Array.from({ length: pairs }, () => random() < 0.5 ? "base" : "head");
+}
+
+// src/measure/http/duet.ts
+var REAL = {
+  start: (options) => ServerProcess.start(options),
+  checkRequests,
+  load: loadOn,
+  sampleCore,
+  ownClock: () => {
+    const { user, system } = process.cpuUsage();
+    return { cpuUs: user + system, wallUs: performance.now() * 1e3 };
+  }
+};
+var SATURATED = 0.9;
+async function duetRound(benchmark, revisions, round2, settings, deps = REAL) {
+  const random = settings.random ?? Math.random;
+  const servers = {};
+  try {
+    const first = random() < 0.5 ? "base" : "head";
+    const sides = [first, other(first)];
+    for (const side2 of sides) servers[side2] = await deps.start(serverOptions(benchmark, revisions[side2], settings));
+    const both = servers;
+    if (round2 === 0) for (const side2 of sides) await deps.checkRequests(benchmark, both[side2], side2, revisions, settings);
+    const load = (durationMs) => duetBlock(both, benchmark, durationMs, random, settings, deps);
+    await load(benchmark.warmupMs);
+    if (benchmark.rate === "auto" && !autoRates.has(benchmark)) {
+      const capacity = await load(capacityMs(benchmark));
+      settleAutoRate(benchmark, { base: capacity.base.load, head: capacity.head.load }, settings);
+      await load(benchmark.warmupMs);
+    }
+    for (const side2 of sides) both[side2].checkAlive("during the warm-up");
+    for (const side2 of sides) await both[side2].probe("start");
+    const blockMs = Math.min(settings.blockMs ?? 1e3, benchmark.durationMs);
+    const count3 = Math.max(2, Math.round(benchmark.durationMs / blockMs));
+    const blocks = [];
+    for (let i = 0; i < count3; i++) {
+      blocks.push(await load(blockMs));
+      for (const side2 of sides) both[side2].checkAlive("under load");
+    }
+    const figures = {};
+    const duet = duetFigures(blocks, rateOf(benchmark) !== void 0);
+    for (const side2 of ["base", "head"]) {
+      const probe = checkProbeFigures((await both[side2].probe("stop"))?.figures);
+      figures[side2] = {
+        ...pool(
+          blocks.map((b) => b[side2]),
+          probe
+        ),
+        duet
+      };
+    }
+    const silent = (side2) => blocks.filter((b) => b[side2].load.traffic.ok === 0).map(() => blockMs);
+    const ratios = blockRatios(blocks);
+    const pair = judgeTraffic(
+      benchmark,
+      figures.base,
+      figures.head,
+      median(ratios.requests),
+      { base: silent("base"), head: silent("head") },
+      {
+        base: { label: both.base.label, output: () => both.base.output() },
+        head: { label: both.head.label, output: () => both.head.output() }
+      }
+    );
+    return ratios.cpu ? { ...pair, cpuLogRatio: median(ratios.cpu) } : pair;
+  } finally {
+    for (const server of Object.values(servers)) await server.stop();
+  }
+}
+async function duetBlock(servers, benchmark, durationMs, random, settings, deps = REAL) {
+  const first = random() < 0.5 ? "base" : "head";
+  const sides = [first, other(first)];
+  const counter2 = settings.instructions;
+  const counting = Object.fromEntries(
+    sides.map((side2) => [side2, counter2 && servers[side2].cpuPid !== void 0 ? counter2.start(servers[side2].cpuPid) : void 0])
+  );
+  try {
+    const core = settings.sharedCpu === void 0 ? void 0 : deps.sampleCore(settings.sharedCpu);
+    const own = deps.ownClock();
+    const before = { base: servers.base.cpu(), head: servers.head.cpu() };
+    const loads = await Promise.all(sides.map((side2) => deps.load(servers[side2], benchmark, durationMs)));
+    const after = { base: servers.base.cpu(), head: servers.head.cpu() };
+    const ownAfter = deps.ownClock();
+    const elapsedUs = ownAfter.wallUs - own.wallUs;
+    const coreAfter = settings.sharedCpu === void 0 ? void 0 : deps.sampleCore(settings.sharedCpu);
+    const block = async (side2) => {
+      const start = before[side2];
+      const end = after[side2];
+      return {
+        load: loads[sides.indexOf(side2)],
+        cpu: start && end ? cpuBetween(start, end) : void 0,
+        instructions: await counting[side2]?.stop()
+      };
+    };
+    return {
+      base: await block("base"),
+      head: await block("head"),
+      coreBusy: core && coreAfter ? coreBusyBetween(core, coreAfter) : void 0,
+      loadGeneratorBusy: elapsedUs > 0 ? (ownAfter.cpuUs - own.cpuUs) / elapsedUs : 0,
+      first
+    };
+  } finally {
+    for (const side2 of sides) await counting[side2]?.stop();
+  }
+}
+function coreBusyBetween(start, end) {
+  return end.total > start.total ? busyBetween(start, end) : void 0;
+}
+function blockRatios(blocks) {
+  const requests = blocks.map((b) => Math.log(b.head.load.requestsPerSec / b.base.load.requestsPerSec));
+  const cpu = blocks.map((b) => cpuLogRatio(perRequest([b.base]), perRequest([b.head])));
+  return { requests, cpu: cpu.every((x) => x !== void 0) ? cpu : void 0 };
+}
+function duetFigures(blocks, fixedRate) {
+  const busy = blocks.map((b) => b.coreBusy).filter((x) => x !== void 0);
+  const coreBusy = busy.length === blocks.length && busy.length > 0 ? median(busy) : void 0;
+  const loadGeneratorBusy = median(blocks.map((b) => b.loadGeneratorBusy));
+  return {
+    ...coreBusy === void 0 ? {} : { coreBusy },
+    loadGeneratorBusy,
+    saturated: fixedRate || coreBusy === void 0 ? void 0 : coreBusy >= SATURATED
+  };
+}
+
+// src/measure/http/schedule.ts
+var ROUNDS = { fresh: freshRound, live: liveRound, duet: duetRound };
+function plannedFigures(benchmarks, withCpu = cpuReadable()) {
+  return benchmarks.reduce((sum3, b) => sum3 + 1 + (withCpu ? 1 : 0) + Object.keys(b.latencyBudget).length, 0);
+}
+function estimatedRoundMs(benchmark) {
+  return 2 * (benchmark.warmupMs + benchmark.durationMs) + 1500;
+}
+async function measureHttp(plan) {
+  const now = plan.now ?? Date.now;
+  const started = now();
+  const results = [];
+  let rounds = 0;
+  let confirmRounds = 0;
+  let limited = false;
+  const conditions = [];
+  const perRound = plan.benchmarks.map(estimatedRoundMs);
+  const adaptive = plan.adaptive;
+  const measureRound = plan.measureRound ?? ROUNDS[plan.mode];
+  for (const benchmark of plan.benchmarks)
+    if (benchmark.rate !== void 0 && Object.keys(benchmark.latencyBudget).length === 0)
+      plan.log(
+        `${benchmark.id}: a fixed rate without a latency budget: a server that gets slower by waiting (a timer, a slower upstream) keeps the rate and its CPU per request, and only its latency shows it: set latency-budget (p50 or p99) to gate on it`
+      );
+  for (const [index, benchmark] of plan.benchmarks.entries()) {
+    const samples = emptySamples2(benchmark);
+    results.push(samples);
+    const revisions = { base: plan.base, head: plan.head };
+    let spent = 0;
+    let done = 0;
+    const reserved = plan.benchmarks.slice(index + 1).reduce((sum3, _b, i) => sum3 + 2 * perRound[index + 1 + i], 0);
+    const estimate = () => done > 0 ? spent / done : perRound[index];
+    const runRound2 = async (round2, target2, into, keepBack) => {
+      if (now() + estimate() + reserved + keepBack > plan.deadline) return false;
+      plan.onProgress?.({ round: round2 + 1, rounds: target2, elapsedMs: now() - started, remainingMs: estimate() * (target2 - round2) });
+      const roundStart = now();
+      const cpuBefore = sampleCpu();
+      const load1 = os5.loadavg()[0] ?? 0;
+      try {
+        const pair = await measureRound(benchmark, revisions, done, plan);
+        if (into === "main") record2(samples, pair);
+        else recordConfirmation(samples, pair);
+        conditions.push({ busy: busyBetween(cpuBefore, sampleCpu()), load1 });
+      } catch (error) {
+        samples.error = error instanceof BenchmarkFailure || error instanceof ServerError ? error.message : `${messageOf(error)}`;
+        plan.log(`${benchmark.id}: ${samples.error.split("\n")[0]}`);
+        return false;
+      }
+      spent += now() - roundStart;
+      done++;
+      return true;
+    };
+    const maxRounds = adaptive ? Math.max(plan.rounds, adaptive.maxRounds) : plan.rounds;
+    const confirmTarget = () => adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plan.rounds, samples.logRatios.length) : 0;
+    for (let round2 = 0; round2 < maxRounds; round2++) {
+      const extra = round2 >= plan.rounds;
+      if (!await runRound2(round2, extra ? maxRounds : plan.rounds, "main", extra ? confirmTarget() * estimate() : 0)) {
+        if (!samples.error && !extra) {
+          limited = true;
+          plan.log(`${benchmark.id}: the time limit stops it after ${round2} of ${plan.rounds} rounds`);
+        }
+        break;
+      }
+      rounds = Math.max(rounds, round2 + 1);
+      const look = adaptive && round2 + 1 >= plan.rounds && (round2 + 1 - plan.rounds) % adaptive.lookEvery === 0;
+      if (!look) continue;
+      if (adaptive.decided(samples)) break;
+      if (round2 + 1 === plan.rounds && maxRounds > plan.rounds)
+        plan.log(`${benchmark.id}: no verdict after ${plan.rounds} rounds: adding rounds (up to ${maxRounds})`);
+    }
+    const target = confirmTarget();
+    if (!samples.error && target > 0 && adaptive.toConfirm(samples)) {
+      plan.log(`${benchmark.id}: confirming the regression with ${target} more rounds on new servers`);
+      let confirmed = 0;
+      while (confirmed < target && await runRound2(confirmed, target, "confirmation", 0)) confirmed++;
+      confirmRounds = Math.max(confirmRounds, confirmed);
+    }
+  }
+  return { benchmarks: results, rounds, plannedRounds: plan.rounds, confirmRounds, limited, durationMs: now() - started, conditions };
+}
+function emptySamples2(benchmark) {
+  return {
+    id: benchmark.id,
+    kind: "http",
+    file: void 0,
+    logRatios: [],
+    base: { opsPerSec: [] },
+    head: { opsPerSec: [] },
+    latency: noLatency(),
+    cpu: [],
+    http: { base: [], head: [], config: benchmark }
+  };
+}
+function recordConfirmation(samples, pair) {
+  (samples.confirmation ??= []).push(pair.logRatio);
+  pushLatencyRatios(samples.confirmationLatency ??= noLatency(), pair);
+  samples.confirmationCpu = pushCpu(
+    samples.confirmationCpu ?? (samples.confirmation.length === 1 ? [] : void 0),
+    pair,
+    samples.confirmation.length
+  );
+}
+function pushCpu(ratios, pair, rounds) {
+  if (pair.cpuLogRatio === void 0 || ratios?.length !== rounds - 1) return void 0;
+  ratios.push(pair.cpuLogRatio);
+  return ratios;
+}
+function record2(samples, pair) {
+  samples.logRatios.push(pair.logRatio);
+  samples.base.opsPerSec.push(pair.base.requestsPerSec);
+  samples.head.opsPerSec.push(pair.head.requestsPerSec);
+  pushLatencyRatios(samples.latency, pair);
+  samples.http.base.push(pair.base);
+  samples.http.head.push(pair.head);
+  const cpu = pushCpu(samples.cpu, pair, samples.logRatios.length);
+  if (cpu) samples.cpu = cpu;
+  else delete samples.cpu;
+}
+function noLatency() {
+  return { p50: [], p90: [], p99: [], mean: [] };
+}
+function pushLatencyRatios(into, pair) {
+  for (const stat2 of LATENCY_STATS) into[stat2].push(Math.log(pair.head.latency[stat2] / pair.base.latency[stat2]));
+}
+
 // src/stats/compare.ts
 function estimateChange(logRatios, confidence) {
   const alpha = 1 - confidence;
@@ -68854,8 +68990,30 @@ function httpDetails(samples, comparison) {
     },
     moved: base && head ? diagnose(base, head, comparison.change?.estimate) : [],
     ...cpuDetails(samples, comparison),
-    ...rateDetails(http3)
+    ...rateDetails(http3),
+    ...duetDetails(http3)
   };
+}
+function duetDetails(http3) {
+  const rounds = http3.base.map((r) => r.duet);
+  if (rounds.length === 0 || !rounds.every((r) => r !== void 0)) return {};
+  const busy = rounds.map((r) => r.coreBusy).filter((x) => x !== void 0);
+  return {
+    duet: {
+      coreBusy: busy.length === rounds.length ? median(busy) : null,
+      loadGeneratorBusy: median(rounds.map((r) => r.loadGeneratorBusy)),
+      unsaturated: rounds.filter((r) => r.saturated === false).length,
+      rounds: rounds.length
+    }
+  };
+}
+function duetLine(duet) {
+  if (!duet || typeof duet !== "object") return void 0;
+  const pct3 = (x) => formatShare(x, 0);
+  const line = `duet: both servers loaded at once on one shared CPU, busy ${duet.coreBusy === null ? "(not read)" : pct3(duet.coreBusy)} of the measured time (the load generator used ${pct3(duet.loadGeneratorBusy)} of a CPU)`;
+  if (!(typeof duet.unsaturated === "number" && duet.unsaturated > 0)) return line;
+  const generator = typeof duet.loadGeneratorBusy === "number" && duet.loadGeneratorBusy >= 0.9;
+  return `${line}; the shared CPU was not saturated in ${formatFixed(duet.unsaturated, 0)} of ${formatFixed(duet.rounds, 0)} rounds: ${generator ? "the load generator was the bottleneck (its CPU was full)" : "the servers waited (for requests, timers or I/O) rather than competed for the CPU"}, so requests/s compares what the load allowed, not the servers' cost; CPU per request still compares both at one speed`;
 }
 function rateDetails(http3) {
   const rounds = { base: http3.base.map((r) => r.rate), head: http3.head.map((r) => r.rate) };
@@ -69134,7 +69292,8 @@ function runVerdict(benchmarks) {
 function toReportBenchmark(comparison, http3) {
   const { change } = comparison;
   const behind = http3?.rate?.behind.length ? rateLine(http3.rate) : void 0;
-  const warning = [resolutionWarning(comparison), behind].filter(Boolean).join("; ") || void 0;
+  const unsaturated = http3?.duet?.unsaturated ? duetLine(http3.duet) : void 0;
+  const warning = [resolutionWarning(comparison), behind, unsaturated].filter(Boolean).join("; ") || void 0;
   return {
     id: comparison.id,
     kind: comparison.kind,
@@ -69746,12 +69905,15 @@ function warnIfFirstLooksCannotFit(config, first, log2) {
 }
 async function measureHttpStage(run, micro) {
   const { config, plan, options } = run;
-  options.log(
-    `http load tests: ${config.http.map((b) => b.name).join(", ")} (${config.httpMode} servers${config.httpPin ? ", pinned" : ""})`
-  );
   const figures = plan.familyFigures ?? plan.httpFigures + comparableMicro(micro);
   const verdict = (samples) => analyze([samples], { ...plan.analyzeOptions, figures })[0].verdict;
-  const pinning = config.httpPin ? pinLoadGenerator(options.log) : void 0;
+  const pinning = config.httpPin ? pinLoadGenerator(options.log, config.httpMode === "duet") : void 0;
+  const mode = config.httpMode === "duet" && pinning?.sharedCpu === void 0 ? "live" : config.httpMode;
+  if (mode !== config.httpMode)
+    options.log(
+      `http-mode duet needs the servers pinned to one core of their own (http-pin: true, taskset, 2+ cores): ${config.httpPin ? "pinning is not available here" : "http-pin is false"}, so the load tests alternate (live)`
+    );
+  options.log(`http load tests: ${config.http.map((b) => b.name).join(", ")} (${mode} servers${pinning ? ", pinned" : ""})`);
   const instructions = cpuReadable() ? probeInstructions() : "the servers' CPU cannot be read here";
   options.log(
     typeof instructions === "string" ? `instructions per request: not counted: ${instructions}` : "instructions per request: counted with perf (hardware counters), reported beside CPU per request"
@@ -69761,7 +69923,7 @@ async function measureHttpStage(run, micro) {
       base: run.tree.base,
       head: run.tree.head,
       benchmarks: config.http,
-      mode: config.httpMode,
+      mode,
       rounds: Math.max(plan.rounds, plan.rule.minimumRounds(figures)),
       adaptive: {
         maxRounds: config.maxRounds,
@@ -69774,6 +69936,7 @@ async function measureHttpStage(run, micro) {
       probePath: options.probePath,
       socketDir: run.socketDir,
       ...pinning ? { serverPrefix: pinning.serverPrefix } : {},
+      ...pinning?.sharedCpu !== void 0 ? { sharedCpu: pinning.sharedCpu } : {},
       ...typeof instructions === "string" ? {} : { instructions },
       log: options.log,
       ...options.onProgress ? { onProgress: options.onProgress } : {},
@@ -69781,7 +69944,7 @@ async function measureHttpStage(run, micro) {
     });
     if (measured.limited)
       options.log(`the time limit cut the load tests short of ${measured.plannedRounds} rounds: ${timeHint("http", measured, run)}`);
-    return pinning ? { ...measured, cpus: pinning.split } : measured;
+    return { ...measured, mode, ...pinning ? { cpus: pinning.split } : {} };
   } finally {
     pinning?.release();
   }
@@ -69837,7 +70000,7 @@ function runInfo(run, micro, http3, judged, profile) {
     } : {},
     ...http3 ? {
       httpRounds: http3.rounds,
-      httpMode: config.httpMode,
+      httpMode: http3.mode ?? config.httpMode,
       ...http3.confirmRounds ? { httpConfirmRounds: http3.confirmRounds } : {},
       ...http3.cpus ? { httpCpus: http3.cpus } : {}
     } : {},
@@ -70140,6 +70303,7 @@ function httpSections(id, details2) {
     server,
     cpu: cpuLine === void 0 ? void 0 : String(cpuLine),
     rate: rateLine(details2.rate),
+    duet: duetLine(details2.duet),
     note: details2.server.note,
     moved: details2.moved
   };
@@ -70370,6 +70534,7 @@ function renderTerminal(report2, options) {
     if (sections.server) lines.push(...indentLines(printableTable(sections.server.header, sections.server.rows)));
     if (sections.cpu) lines.push(`  ${terminalText(sections.cpu)}`);
     if (sections.rate) lines.push(`  ${terminalText(sections.rate)}`);
+    if (sections.duet) lines.push(`  ${terminalText(sections.duet)}`);
     if (sections.note) lines.push(paint("dim", `  ${terminalText(sections.note)}`));
     for (const line of sections.moved) lines.push(paint(["yellow"], `  moved: ${terminalText(line)}`));
     lines.push("");
@@ -70533,6 +70698,7 @@ function httpMarkdown(id, http3) {
   if (sections.server) parts.push(md``, table(sections.server.header, sections.server.rows));
   if (sections.cpu) parts.push(md``, md`${sections.cpu}`);
   if (sections.rate) parts.push(md``, md`${sections.rate}`);
+  if (sections.duet) parts.push(md``, md`${sections.duet}`);
   if (sections.note) parts.push(md``, md`<sub>${sections.note}</sub>`);
   if (sections.moved.length) parts.push(md``, ...sections.moved.map((line) => md`- moved: ${line}`));
   return joinMarkup(parts);
@@ -71761,6 +71927,43 @@ var report_schema_default = {
           additionalProperties: false,
           description: "Fixed-rate load tests: the rate asked of both servers, what each reached (median of the rounds' answers with an expected status per second), and each round in which a side fell behind (the server could not answer at the rate, or the load generator could not send at it)."
         },
+        duet: {
+          type: "object",
+          properties: {
+            coreBusy: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            loadGeneratorBusy: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            unsaturated: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            rounds: {
+              type: [
+                "number",
+                "null"
+              ]
+            }
+          },
+          required: [
+            "coreBusy",
+            "loadGeneratorBusy",
+            "unsaturated",
+            "rounds"
+          ],
+          additionalProperties: false,
+          description: "`duet` rounds: how busy the CPU both servers shared was over the measured blocks (median of the rounds, 0 to 1), benchgate's load generator (a share of one CPU), and in how many rounds a saturating load left the shared CPU idle a tenth of the time or more (the servers did not compete for it: the load generator, or waiting in the servers, set the pace)."
+        },
         moved: {
           type: "array",
           items: {
@@ -72709,7 +72912,7 @@ Options:
   --files <glob>        bench files to run, in place of micro.files (repeatable), e.g.
                         --files 'benchmark/*.js'
   --isolation <mode>    alternate (default) or process
-  --http-mode <mode>    live (default) or fresh: how HTTP load tests run their servers
+  --http-mode <mode>    duet (default), live or fresh: how HTTP load tests run their servers
   --profile <when>      CPU-profile each revision to show where the time went: regressions
                         (default), always (every compared benchmark) or never
   --profile-dir <dir>   where the .cpuprofile files go (default .benchgate/profiles)
@@ -72897,8 +73100,8 @@ function parseFlagDuration(text2, flag = "--time-limit") {
   }
 }
 function parseHttpMode(text2) {
-  if (text2 === "fresh" || text2 === "live") return text2;
-  throw new UserError(`--http-mode '${text2}' is not fresh or live.`);
+  if (text2 === "duet" || text2 === "fresh" || text2 === "live") return text2;
+  throw new UserError(`--http-mode '${text2}' is not duet, live or fresh.`);
 }
 function parseIsolation(text2) {
   if (text2 === "alternate" || text2 === "process") return text2;

@@ -521,12 +521,16 @@ function warnIfFirstLooksCannotFit(config: Config, first: FirstLookPlan, log: (l
 /** The HTTP load tests, after the micro-benchmarks: each look uses the whole run's figures (micro measured, HTTP planned). */
 async function measureHttpStage(run: RunContext, micro: Measurement | undefined): Promise<HttpMeasurement> {
   const { config, plan, options } = run;
-  options.log(
-    `http load tests: ${config.http.map((b) => b.name).join(', ')} (${config.httpMode} servers${config.httpPin ? ', pinned' : ''})`,
-  );
   const figures = plan.familyFigures ?? plan.httpFigures + comparableMicro(micro);
   const verdict = (samples: BenchmarkSamples) => analyze([samples], { ...plan.analyzeOptions, figures })[0]!.verdict;
-  const pinning = config.httpPin ? pinLoadGenerator(options.log) : undefined;
+  const pinning = config.httpPin ? pinLoadGenerator(options.log, config.httpMode === 'duet') : undefined;
+  // A duet needs both servers on one core of their own: without pinning, they would not share one speed.
+  const mode: HttpMode = config.httpMode === 'duet' && pinning?.sharedCpu === undefined ? 'live' : config.httpMode;
+  if (mode !== config.httpMode)
+    options.log(
+      `http-mode duet needs the servers pinned to one core of their own (http-pin: true, taskset, 2+ cores): ${config.httpPin ? 'pinning is not available here' : 'http-pin is false'}, so the load tests alternate (live)`,
+    );
+  options.log(`http load tests: ${config.http.map((b) => b.name).join(', ')} (${mode} servers${pinning ? ', pinned' : ''})`);
   // Hardware instruction counts where the machine has them (reported beside CPU per request, not gated).
   const instructions = cpuReadable() ? probeInstructions() : "the servers' CPU cannot be read here";
   options.log(
@@ -539,7 +543,7 @@ async function measureHttpStage(run: RunContext, micro: Measurement | undefined)
       base: run.tree.base,
       head: run.tree.head,
       benchmarks: config.http,
-      mode: config.httpMode,
+      mode,
       rounds: Math.max(plan.rounds, plan.rule.minimumRounds(figures)),
       adaptive: {
         maxRounds: config.maxRounds,
@@ -552,6 +556,7 @@ async function measureHttpStage(run: RunContext, micro: Measurement | undefined)
       probePath: options.probePath,
       socketDir: run.socketDir,
       ...(pinning ? { serverPrefix: pinning.serverPrefix } : {}),
+      ...(pinning?.sharedCpu !== undefined ? { sharedCpu: pinning.sharedCpu } : {}),
       ...(typeof instructions === 'string' ? {} : { instructions }),
       log: options.log,
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
@@ -559,7 +564,7 @@ async function measureHttpStage(run: RunContext, micro: Measurement | undefined)
     });
     if (measured.limited)
       options.log(`the time limit cut the load tests short of ${measured.plannedRounds} rounds: ${timeHint('http', measured, run)}`);
-    return pinning ? { ...measured, cpus: pinning.split } : measured;
+    return { ...measured, mode, ...(pinning ? { cpus: pinning.split } : {}) };
   } finally {
     pinning?.release();
   }
@@ -641,7 +646,7 @@ function runInfo(
     ...(http
       ? {
           httpRounds: http.rounds,
-          httpMode: config.httpMode,
+          httpMode: http.mode ?? config.httpMode,
           ...(http.confirmRounds ? { httpConfirmRounds: http.confirmRounds } : {}),
           ...(http.cpus ? { httpCpus: http.cpus } : {}),
         }

@@ -28,7 +28,7 @@ Options:
   --files <glob>        bench files to run, in place of micro.files (repeatable), e.g.
                         --files 'benchmark/*.js'
   --isolation <mode>    alternate (default) or process
-  --http-mode <mode>    live (default) or fresh: how HTTP load tests run their servers
+  --http-mode <mode>    duet (default), live or fresh: how HTTP load tests run their servers
   --profile <when>      CPU-profile each revision to show where the time went: regressions
                         (default), always (every compared benchmark) or never
   --profile-dir <dir>   where the .cpuprofile files go (default .benchgate/profiles)
@@ -287,8 +287,8 @@ function parseFlagDuration(text: string, flag = '--time-limit'): number {
 }
 
 function parseHttpMode(text: string): HttpMode {
-  if (text === 'fresh' || text === 'live') return text;
-  throw new UserError(`--http-mode '${text}' is not fresh or live.`);
+  if (text === 'duet' || text === 'fresh' || text === 'live') return text;
+  throw new UserError(`--http-mode '${text}' is not duet, live or fresh.`);
 }
 
 function parseIsolation(text: string): Isolation {

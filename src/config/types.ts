@@ -62,7 +62,7 @@ export interface HttpBenchmarkConfig {
   readonly where: string;
 }
 
-export type HttpMode = 'fresh' | 'live';
+export type HttpMode = 'fresh' | 'live' | 'duet';
 
 /** The whole configuration, parsed and validated once; every stage takes what it needs from here. */
 export interface Config {
@@ -111,7 +111,7 @@ export const DEFAULTS = {
   httpDurationMs: 3000,
   httpWarmupMs: 1000,
   httpReadyTimeoutMs: 15_000,
-  httpMode: 'live' as HttpMode,
+  httpMode: 'duet' as HttpMode,
   httpPin: true,
   httpStatus: ['2xx'] as readonly ExpectedStatus[],
 } as const;

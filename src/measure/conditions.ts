@@ -17,6 +17,14 @@ export function sampleCpu(): CpuSample {
   return { busy, total };
 }
 
+/** One CPU's times so far (os.cpus(), from /proc/stat on Linux); undefined for a CPU the machine does not have. */
+export function sampleCore(index: number): CpuSample | undefined {
+  const cpu = os.cpus()[index];
+  if (!cpu) return undefined;
+  const { user, nice, sys, irq, idle } = cpu.times;
+  return { busy: user + nice + sys + irq, total: user + nice + sys + irq + idle };
+}
+
 /** Share of all cores busy between two samples, 0 to 1. */
 export function busyBetween(start: CpuSample, end: CpuSample): number {
   const total = end.total - start.total;

@@ -11,7 +11,7 @@ import {
 } from '../util/format.js';
 import type { ServerSummary } from '../measure/http/types.js';
 import { formatInterval } from './format.js';
-import { rateLine, type CpuSummary, type HttpDetails } from './http.js';
+import { duetLine, rateLine, type CpuSummary, type HttpDetails } from './http.js';
 
 /** The rows both reports show for an HTTP benchmark: one table of latency, one of the server, as plain cells. */
 export interface HttpSections {
@@ -25,6 +25,8 @@ export interface HttpSections {
   cpu: string | undefined;
   /** Fixed-rate load tests: the rate asked, what each server reached, and who fell behind. */
   rate: string | undefined;
+  /** `duet` rounds: how busy the shared CPU and the load generator were, and what an unsaturated CPU means. */
+  duet: string | undefined;
   note: string | undefined;
   moved: string[];
 }
@@ -76,6 +78,7 @@ export function httpSections(id: string, details: HttpDetails): HttpSections {
     server,
     cpu: cpuLine === undefined ? undefined : String(cpuLine),
     rate: rateLine(details.rate),
+    duet: duetLine(details.duet),
     note: details.server.note,
     moved: details.moved,
   };

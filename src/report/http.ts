@@ -1,9 +1,17 @@
 import { median } from 'simple-statistics';
 import { describeExpected } from '../config/status.js';
-import { formatFixed } from '../util/format.js';
+import { formatFixed, formatShare } from '../util/format.js';
 import { LATENCY_STATS, type LatencyStat } from '../config/types.js';
 import { addTraffic } from '../measure/http/traffic.js';
-import type { CpuFigures, HttpRoundFigures, ProbeFigures, RateFigures, ServerSummary, TrafficFigures } from '../measure/http/types.js';
+import type {
+  CpuFigures,
+  DuetFigures,
+  HttpRoundFigures,
+  ProbeFigures,
+  RateFigures,
+  ServerSummary,
+  TrafficFigures,
+} from '../measure/http/types.js';
 import { checkRate } from '../measure/http/rate.js';
 import type { BenchmarkSamples } from '../measure/types.js';
 import type { Comparison } from '../stats/analyze.js';
@@ -68,6 +76,13 @@ export interface HttpDetails {
     behind: { side: 'base' | 'head'; who: 'server' | 'load generator'; rounds: number }[];
     rounds: number;
   };
+  /**
+   * `duet` rounds: how busy the CPU both servers shared was over the measured blocks (median of the rounds, 0 to
+   * 1), benchgate's load generator (a share of one CPU), and in how many rounds a saturating load left the shared
+   * CPU idle a tenth of the time or more (the servers did not compete for it: the load generator, or waiting in
+   * the servers, set the pace).
+   */
+  duet?: { coreBusy: number | null; loadGeneratorBusy: number; unsaturated: number; rounds: number };
   /** Server-side figures that moved notably, in words, with what they point to: "event-loop delay p99 2.1 ms → 45.0 ms: something blocks the event loop: …". */
   moved: string[];
 }
@@ -110,7 +125,36 @@ export function httpDetails(samples: BenchmarkSamples, comparison: Comparison): 
     moved: base && head ? diagnose(base, head, comparison.change?.estimate) : [],
     ...cpuDetails(samples, comparison),
     ...rateDetails(http),
+    ...duetDetails(http),
   };
+}
+
+function duetDetails(http: NonNullable<BenchmarkSamples['http']>): Pick<HttpDetails, 'duet'> {
+  const rounds = http.base.map((r) => r.duet);
+  if (rounds.length === 0 || !rounds.every((r): r is DuetFigures => r !== undefined)) return {};
+  const busy = rounds.map((r) => r.coreBusy).filter((x): x is number => x !== undefined);
+  return {
+    duet: {
+      coreBusy: busy.length === rounds.length ? median(busy) : null,
+      loadGeneratorBusy: median(rounds.map((r) => r.loadGeneratorBusy)),
+      unsaturated: rounds.filter((r) => r.saturated === false).length,
+      rounds: rounds.length,
+    },
+  };
+}
+
+/**
+ * "duet: both servers on one shared CPU, busy 99% of the measured time (load generator 71% of a CPU)", and when a
+ * saturating load did not keep that CPU busy, what it means. A report made elsewhere may hold anything: numbers
+ * are formatted or '–'.
+ */
+export function duetLine(duet: HttpDetails['duet']): string | undefined {
+  if (!duet || typeof duet !== 'object') return undefined;
+  const pct = (x: unknown) => formatShare(x, 0);
+  const line = `duet: both servers loaded at once on one shared CPU, busy ${duet.coreBusy === null ? '(not read)' : pct(duet.coreBusy)} of the measured time (the load generator used ${pct(duet.loadGeneratorBusy)} of a CPU)`;
+  if (!(typeof duet.unsaturated === 'number' && duet.unsaturated > 0)) return line;
+  const generator = typeof duet.loadGeneratorBusy === 'number' && duet.loadGeneratorBusy >= 0.9;
+  return `${line}; the shared CPU was not saturated in ${formatFixed(duet.unsaturated, 0)} of ${formatFixed(duet.rounds, 0)} rounds: ${generator ? 'the load generator was the bottleneck (its CPU was full)' : 'the servers waited (for requests, timers or I/O) rather than competed for the CPU'}, so requests/s compares what the load allowed, not the servers' cost; CPU per request still compares both at one speed`;
 }
 
 function rateDetails(http: NonNullable<BenchmarkSamples['http']>): Pick<HttpDetails, 'rate'> {

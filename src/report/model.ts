@@ -1,7 +1,7 @@
 import type { Comparison } from '../stats/analyze.js';
 import type { PolicyInfo } from '../config/policy.js';
 import type { Verdict } from '../stats/compare.js';
-import { rateLine, type HttpDetails } from './http.js';
+import { duetLine, rateLine, type HttpDetails } from './http.js';
 import type { Explanation } from '../explain/run.js';
 import { formatShortPercent } from '../util/format.js';
 
@@ -169,7 +169,9 @@ export function toReportBenchmark(comparison: Comparison, http?: HttpDetails): R
   const { change } = comparison;
   // A side that fell behind a fixed rate is said where every reader sees it, not only in the load test's details.
   const behind = http?.rate?.behind.length ? rateLine(http.rate) : undefined;
-  const warning = [resolutionWarning(comparison), behind].filter(Boolean).join('; ') || undefined;
+  // So is a duet whose shared CPU a saturating load left idle: its requests/s is not the servers' cost.
+  const unsaturated = http?.duet?.unsaturated ? duetLine(http.duet) : undefined;
+  const warning = [resolutionWarning(comparison), behind, unsaturated].filter(Boolean).join('; ') || undefined;
   return {
     id: comparison.id,
     kind: comparison.kind,

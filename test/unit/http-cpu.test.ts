@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cpuBetween, parseSchedstat, readCpu } from '../../src/measure/http/cpu.js';
-import { cpuLogRatio, measuredBlock, pairOrders, perRequest } from '../../src/measure/http/schedule.js';
+import { cpuLogRatio, measuredBlock, perRequest } from '../../src/measure/http/round.js';
+import { pairOrders } from '../../src/measure/http/alternate.js';
 import type { ServerProcess } from '../../src/measure/http/server.js';
 import type { LoadResult } from '../../src/measure/http/load.js';
 

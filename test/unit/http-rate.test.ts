@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 import { checkRate, runRateLoad, Schedule } from '../../src/measure/http/rate.js';
-import { poolRate } from '../../src/measure/http/schedule.js';
+import { poolRate } from '../../src/measure/http/round.js';
 import type { RateFigures } from '../../src/measure/http/types.js';
 import { rateLine } from '../../src/report/http.js';
 import { numbersIn } from '../report-text.js';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Revision } from '../../src/checkout/revisions.js';
 import type { HttpBenchmarkConfig } from '../../src/config/types.js';
-import { estimatedRoundMs, measureHttp, type HttpPlan, type RoundPair } from '../../src/measure/http/schedule.js';
+import { estimatedRoundMs, measureHttp, type HttpPlan } from '../../src/measure/http/schedule.js';
+import type { RoundPair } from '../../src/measure/http/round.js';
 import { ServerError } from '../../src/measure/http/server.js';
 import type { HttpRoundFigures } from '../../src/measure/http/types.js';
 import type { BenchmarkSamples } from '../../src/measure/types.js';

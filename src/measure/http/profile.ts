@@ -1,7 +1,7 @@
 import type { Revision } from '../../checkout/revisions.js';
 import type { HttpBenchmarkConfig } from '../../config/types.js';
 import { runLoad } from './load.js';
-import { serverOptions, type HttpPlan } from './schedule.js';
+import { serverOptions, type RoundSettings } from './round.js';
 import { runsNode, ServerError, ServerProcess } from './server.js';
 
 /**
@@ -13,7 +13,7 @@ import { runsNode, ServerError, ServerProcess } from './server.js';
 export async function profileServer(
   benchmark: HttpBenchmarkConfig,
   revision: Revision,
-  plan: Pick<HttpPlan, 'serverPrefix' | 'probePath' | 'socketDir'>,
+  plan: Pick<RoundSettings, 'serverPrefix' | 'probePath' | 'socketDir'>,
   profile: { durationMs: number; intervalUs: number; outFile: string },
 ): Promise<{ requests: number }> {
   // Only a server run by node gets the probe, which holds the profiler: anything else is not worth starting.

@@ -66,6 +66,18 @@ export interface RateFigures {
   lateShare: number;
 }
 
+/**
+ * `duet` rounds: how busy the CPU both servers shared was over the measured blocks (median of the blocks, 0 to 1)
+ * and benchgate's load generator (a share of one CPU); `saturated` false when a saturating load left the shared
+ * CPU idle for a tenth of the time or more (the servers did not compete for it), undefined for a fixed rate or
+ * where it could not be read. The same object on both sides of a round.
+ */
+export interface DuetFigures {
+  coreBusy?: number;
+  loadGeneratorBusy: number;
+  saturated: boolean | undefined;
+}
+
 export interface HttpRoundFigures {
   /** Successful responses (with an expected status) per second. */
   requestsPerSec: number;
@@ -77,6 +89,8 @@ export interface HttpRoundFigures {
   traffic: TrafficFigures;
   /** Undefined when the server is not a Node process started with `node …`. */
   probe: ProbeFigures | undefined;
+  /** `duet` rounds only: the shared CPU's and the load generator's busy shares. */
+  duet?: DuetFigures;
 }
 
 /** One revision's server over a load test, from the probe's figures of each round. */

@@ -1,0 +1,310 @@
+import { describe, expect, it } from 'vitest';
+import type { Revision } from '../../src/checkout/revisions.js';
+import type { HttpBenchmarkConfig } from '../../src/config/types.js';
+import type { CpuSample } from '../../src/measure/conditions.js';
+import type { CpuReading } from '../../src/measure/http/cpu.js';
+import { blockRatios, duetFigures, duetRound, SATURATED, type DuetDeps, type DuetServer } from '../../src/measure/http/duet.js';
+import type { LoadResult } from '../../src/measure/http/load.js';
+import { splitCpus } from '../../src/measure/http/pinning.js';
+import { measureHttp } from '../../src/measure/http/schedule.js';
+import { duetLine, httpDetails } from '../../src/report/http.js';
+import { toReportBenchmark } from '../../src/report/model.js';
+import { analyze } from '../../src/stats/analyze.js';
+import { decisionRule } from '../../src/stats/decision.js';
+
+/**
+ * The duet on fakes: servers that are objects, loads that answer what each test says, a shared CPU whose busy
+ * share each test sets. What is asserted is behaviour (who starts when, what is paired, what is judged), never
+ * a timing.
+ */
+const revision = (label: 'base' | 'head'): Revision => ({
+  label,
+  ref: label,
+  sha: 'a'.repeat(40),
+  root: `/repo/${label}`,
+  worktree: undefined,
+  dirty: false,
+});
+const revisions = { base: revision('base'), head: revision('head') };
+
+const loadTest = (over: Partial<HttpBenchmarkConfig> = {}): HttpBenchmarkConfig => ({
+  name: 'todos',
+  id: 'http > todos',
+  start: 'node server.js',
+  ready: '/health',
+  readyTimeoutMs: 15_000,
+  requests: [{ method: 'GET', path: '/todos', headers: {}, body: undefined, status: ['2xx'] }],
+  connections: 8,
+  rate: undefined,
+  durationMs: 4000,
+  warmupMs: 500,
+  budget: undefined,
+  latencyBudget: {},
+  where: 'benchgate.yml: http[0] (todos)',
+  ...over,
+});
+
+/** How a fake side behaves: answers per second and CPU ns per answer, for the block numbered n (warm-ups included). */
+interface SideModel {
+  requestsPerSec: (block: number) => number;
+  cpuNsPerRequest: (block: number) => number;
+}
+
+interface Events {
+  log: string[];
+}
+
+/** A fake server per revision, counted by its root: a fresh one for every start. */
+function fakeDeps(
+  models: Record<'base' | 'head', SideModel>,
+  events: Events,
+  coreBusy: (block: number) => number = () => 1,
+  generatorBusy = 0.3,
+): DuetDeps {
+  const blocks = new Map<number, number>();
+  let servers = 0;
+  let coreBlocks = 0;
+  let coreTotal = 0;
+  let coreBusyTotal = 0;
+  let wallUs = 0;
+  return {
+    ownClock: () => {
+      wallUs += 1_000_000;
+      return { cpuUs: wallUs * generatorBusy, wallUs };
+    },
+    async start(options) {
+      const side = options.cwd.endsWith('head') ? 'head' : 'base';
+      const id = ++servers;
+      events.log.push(`start ${side} #${id}`);
+      let mainNs = 0;
+      const server: DuetServer & { side: 'base' | 'head'; id: number; advance: (ns: number) => void } = {
+        side,
+        id,
+        port: 4000 + id,
+        cpuPid: 100 + id,
+        label: `${side} (fake)`,
+        cpu: (): CpuReading => ({ mainNs, processNs: mainNs, mainWaitNs: 0 }),
+        probe: async () => undefined,
+        checkAlive: () => {},
+        stop: async () => {
+          events.log.push(`stop ${side} #${id}`);
+        },
+        output: () => '',
+        advance: (ns: number) => (mainNs += ns),
+      } as never;
+      return server;
+    },
+    async checkRequests() {},
+    async load(server, _benchmark, durationMs) {
+      const fake = server as unknown as { side: 'base' | 'head'; id: number; advance: (ns: number) => void };
+      const n = blocks.get(fake.id) ?? 0;
+      blocks.set(fake.id, n + 1);
+      events.log.push(`load ${fake.side} #${fake.id} begins`);
+      // Yield, so the other client of the block gets started before this one answers.
+      await new Promise((resolve) => setImmediate(resolve));
+      const model = models[fake.side];
+      const ok = Math.round((model.requestsPerSec(n) * durationMs) / 1000);
+      fake.advance(ok * model.cpuNsPerRequest(n));
+      events.log.push(`load ${fake.side} #${fake.id} ends`);
+      return loadResult(ok, durationMs);
+    },
+    sampleCore(): CpuSample {
+      // Each call after the first closes a block of 1000 ticks at the busy share the test sets.
+      const sample = { busy: coreBusyTotal, total: coreTotal };
+      coreBusyTotal += 1000 * coreBusy(coreBlocks);
+      coreTotal += 1000;
+      coreBlocks += 0.5;
+      return sample;
+    },
+  };
+}
+
+function loadResult(ok: number, elapsedMs: number): LoadResult {
+  const times = Array.from({ length: Math.min(ok, 50) }, () => 1);
+  return {
+    requestsPerSec: (ok / elapsedMs) * 1000,
+    times,
+    latency: { p50: 1, p90: 1, p99: 1, mean: 1 },
+    traffic: { responses: ok, ok, non2xx: 0, byClass: {}, unexpected: [{}], errors: 0, timeouts: 0, resets: 0, bodyBytes: ok * 10 },
+    elapsedMs,
+  };
+}
+
+const steady = (requestsPerSec: number, cpuNsPerRequest: number): SideModel => ({
+  requestsPerSec: () => requestsPerSec,
+  cpuNsPerRequest: () => cpuNsPerRequest,
+});
+
+/** A random source that plays back the given numbers, then repeats the last. */
+function sequence(...values: number[]): () => number {
+  let i = 0;
+  return () => values[Math.min(i++, values.length - 1)]!;
+}
+
+const settings = (random: () => number, over: object = {}) => ({
+  probePath: '/nonexistent/probe.cjs',
+  socketDir: '/nonexistent',
+  blockMs: 1000,
+  random,
+  sharedCpu: 1,
+  log: () => {},
+  ...over,
+});
+
+describe('duet rounds: both servers at once on one shared CPU', () => {
+  it('starts a fresh pair of servers for the round, the first drawn at random, and stops both', async () => {
+    const events: Events = { log: [] };
+    const deps = fakeDeps({ base: steady(1000, 50_000), head: steady(1000, 50_000) }, events);
+    // 0.7: head starts first; the blocks' draws follow.
+    await duetRound(loadTest(), revisions, 1, settings(sequence(0.7, 0.1)), deps);
+    await duetRound(loadTest(), revisions, 2, settings(sequence(0.2, 0.1)), deps);
+    const starts = events.log.filter((e) => e.startsWith('start'));
+    expect(starts).toEqual(['start head #1', 'start base #2', 'start base #3', 'start head #4']);
+    // Every server of a round is stopped, and no server serves two rounds.
+    expect(events.log.filter((e) => e.startsWith('stop')).sort()).toEqual(['stop base #2', 'stop base #3', 'stop head #1', 'stop head #4']);
+    expect(events.log.filter((e) => / #[34] /.test(e)).every((e) => events.log.indexOf(e) > events.log.indexOf('stop head #1'))).toBe(true);
+  });
+
+  it('loads both servers in the same block, each client started before either answers, the first drawn per block', async () => {
+    const events: Events = { log: [] };
+    const deps = fakeDeps({ base: steady(1000, 50_000), head: steady(1000, 50_000) }, events);
+    // Start order (0.3: base first), then per block (warm-up and 4 measured blocks): head, base, head, head, base first.
+    await duetRound(loadTest(), revisions, 1, settings(sequence(0.3, 0.9, 0.1, 0.6, 0.8, 0.2)), deps);
+    const loads = events.log.filter((e) => e.startsWith('load'));
+    expect(loads).toHaveLength(5 * 4);
+    const blocks = Array.from({ length: 5 }, (_, i) => loads.slice(4 * i, 4 * i + 4));
+    for (const block of blocks) {
+      // Both begin, then both end: the two loads overlap.
+      expect(block.slice(0, 2).every((e) => e.endsWith('begins'))).toBe(true);
+      expect(block.slice(2).every((e) => e.endsWith('ends'))).toBe(true);
+    }
+    expect(blocks.map((b) => b[0]!.split(' ')[1])).toEqual(['head', 'base', 'head', 'head', 'base']);
+  });
+
+  it('pairs each block: the ratio of the answers and of the CPU per request, the round their medians', async () => {
+    const events: Events = { log: [] };
+    // Head answers 10% fewer requests and spends 20% more CPU on each; block 3 (the 2nd measured) is an outlier for both.
+    const deps = fakeDeps(
+      {
+        base: { requestsPerSec: (n) => (n === 2 ? 500 : 1000), cpuNsPerRequest: () => 50_000 },
+        head: { requestsPerSec: (n) => (n === 2 ? 100 : 900), cpuNsPerRequest: (n) => (n === 2 ? 500_000 : 60_000) },
+      },
+      events,
+    );
+    const pair = await duetRound(loadTest(), revisions, 1, settings(sequence(0.5)), deps);
+    expect(pair.logRatio).toBeCloseTo(Math.log(0.9), 10);
+    expect(pair.cpuLogRatio).toBeCloseTo(Math.log(50 / 60), 10);
+    // The pooled figures are each side's own, over the measured blocks only (the warm-up is not in them).
+    expect(pair.base.traffic.ok).toBe(1000 + 500 + 1000 + 1000);
+    expect(pair.head.cpuPerRequest!.mainNs).toBeCloseTo((2700 * 60_000 + 100 * 500_000) / 2800, 6);
+    expect(pair.base.duet).toEqual({ coreBusy: 1, loadGeneratorBusy: 0.3, saturated: true });
+  });
+
+  it('leaves out the CPU ratio when a block has no CPU reading, rather than pairing the wrong blocks', () => {
+    const block = (ok: number, cpu: number | undefined) => ({
+      load: loadResult(ok, 1000),
+      cpu: cpu === undefined ? undefined : { mainNs: cpu * ok, processNs: cpu * ok, mainWaitNs: 0 },
+    });
+    const ratios = blockRatios([
+      { base: block(1000, 50), head: block(800, 60) },
+      { base: block(1000, 50), head: block(800, undefined) },
+    ]);
+    expect(ratios.requests.map((x) => Math.exp(x))).toEqual([0.8, 0.8].map((x) => expect.closeTo(x, 10)));
+    expect(ratios.cpu).toBeUndefined();
+  });
+});
+
+describe('the saturation check', () => {
+  it('says a saturating load that left the shared CPU idle a tenth of the time did not saturate it', () => {
+    const blocks = (busy: number[], generator = 0.5) => busy.map((coreBusy) => ({ coreBusy, loadGeneratorBusy: generator }));
+    expect(duetFigures(blocks([0.99, 0.97, 0.98]), false)).toEqual({ coreBusy: 0.98, loadGeneratorBusy: 0.5, saturated: true });
+    expect(duetFigures(blocks([0.6, 0.7, 0.95]), false)).toMatchObject({ coreBusy: 0.7, saturated: false });
+    expect(duetFigures(blocks([SATURATED - 0.001]), false).saturated).toBe(false);
+    // A fixed rate asks the servers not to be saturated: not judged.
+    expect(duetFigures(blocks([0.3]), true).saturated).toBeUndefined();
+    // Not read (not pinned): not judged, never called saturated.
+    expect(duetFigures([{ coreBusy: undefined, loadGeneratorBusy: 0.4 }], false)).toEqual({ loadGeneratorBusy: 0.4, saturated: undefined });
+  });
+
+  it('puts an unsaturated duet in the row’s warning, naming the load generator when its CPU was full', async () => {
+    const events: Events = { log: [] };
+    const deps = fakeDeps({ base: steady(1000, 50_000), head: steady(1000, 50_000) }, events, () => 0.55);
+    const measured = await measureHttp({
+      base: revisions.base,
+      head: revisions.head,
+      benchmarks: [loadTest()],
+      mode: 'duet',
+      rounds: 6,
+      deadline: Number.POSITIVE_INFINITY,
+      ...settings(sequence(0.5)),
+      measureRound: (b, r, n, s) => duetRound(b, r, n, s, deps),
+    });
+    const [samples] = measured.benchmarks;
+    const rule = decisionRule({ confidence: 0.95, rounds: 6, maxRounds: 6, lookEvery: 5 });
+    const [comparison] = analyze([samples!], { rule, budgetFor: () => 0.05 });
+    const details = httpDetails(samples!, comparison!)!;
+    expect(details.duet).toMatchObject({ coreBusy: 0.55, unsaturated: 6, rounds: 6 });
+    const row = toReportBenchmark(comparison!, details);
+    expect(row.warning).toContain('the shared CPU was not saturated in 6 of 6 rounds');
+    expect(row.warning).toContain('the servers waited');
+    const full = duetLine({ ...details.duet!, loadGeneratorBusy: 0.97 })!;
+    expect(full).toContain('the load generator was the bottleneck');
+    // Saturated: a line for the details, no warning on the row.
+    expect(duetLine({ coreBusy: 0.99, loadGeneratorBusy: 0.5, unsaturated: 0, rounds: 6 })).toBe(
+      'duet: both servers loaded at once on one shared CPU, busy 99% of the measured time (the load generator used 50% of a CPU)',
+    );
+  });
+});
+
+describe('the guards a duet keeps', () => {
+  const judge = async (head: SideModel, rounds = 10) => {
+    const deps = fakeDeps({ base: steady(1000, 50_000), head }, { log: [] });
+    let round = 0;
+    const measured = await measureHttp({
+      base: revisions.base,
+      head: revisions.head,
+      benchmarks: [loadTest()],
+      mode: 'duet',
+      rounds,
+      deadline: Number.POSITIVE_INFINITY,
+      ...settings(() => 0.5),
+      // A little noise per round, as real rounds have: the round number shifts head's figures by at most ±1%.
+      measureRound: (b, r, n, s) => {
+        const wobble = 1 + (((round++ * 7) % 5) - 2) / 200;
+        const noisy: SideModel = { requestsPerSec: (k) => head.requestsPerSec(k) * wobble, cpuNsPerRequest: head.cpuNsPerRequest };
+        return duetRound(b, r, n, s, { ...deps, load: fakeDeps({ base: steady(1000, 50_000), head: noisy }, { log: [] }).load });
+      },
+    });
+    const rule = decisionRule({ confidence: 0.95, rounds, maxRounds: rounds, lookEvery: 5 });
+    return analyze(measured.benchmarks, { rule, budgetFor: () => 0.05 })[0]!;
+  };
+
+  it('catches a server that only waits: it loses requests/s (its share of the CPU goes to the other), its CPU per request unchanged', async () => {
+    // Head waits on a timer per request: 30% fewer answers, the same CPU for each.
+    const result = await judge(steady(700, 50_000));
+    expect(result.verdict).toBe('regression');
+    expect(result.change!.high).toBeLessThan(-0.05);
+    expect(result.cpu!.verdict).toBe('unchanged');
+  });
+
+  it('catches a server whose requests cost more CPU, on requests per CPU-second', async () => {
+    const result = await judge(steady(1000, 65_000));
+    expect(result.cpu!.verdict).toBe('regression');
+    expect(result.verdict).toBe('regression');
+  });
+
+  it('passes an unchanged server', async () => {
+    const result = await judge(steady(1000, 50_000));
+    expect(result.verdict).toBe('unchanged');
+  });
+});
+
+describe('how the CPUs are split for a duet', () => {
+  it('gives both servers one shared core, the last, on any machine, and the load generator the rest', () => {
+    expect(splitCpus(2, true)).toEqual({ server: '1', load: '0' });
+    expect(splitCpus(4, true)).toEqual({ server: '3', load: '0-2' });
+    expect(splitCpus(8, true)).toEqual({ server: '7', load: '0-6' });
+    // Loaded in turn, they keep the last two from 4 cores on.
+    expect(splitCpus(4)).toEqual({ server: '2-3', load: '0-1' });
+  });
+});
