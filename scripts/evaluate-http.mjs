@@ -1,7 +1,8 @@
 // npm run evaluate:http: the real gate, many times, on a generated HTTP server with known effects: A/A,
-// and head slower by injected busy work per request, sized and then measured in place (both servers up,
-// load alternating between them). Prints the false-fail rate, the detection rate, the time to a verdict
-// and how close the estimate was. Not part of npm test: each run takes minutes.
+// and head slower by injected busy work per request, sized and then measured in place (both servers pinned to
+// one core and loaded at once). Prints the false-fail rate, the detection rate, the time to a verdict and how
+// close the estimate was, for each http-mode in MODES (default duet,live), the modes' runs interleaved so both
+// see the same minutes of the machine. Not part of npm test: each run takes a minute or more.
 // RUNS_AA, RUNS_EFFECT, EFFECTS (throughput drops), BUDGET and DURATION (load per revision per round) tune it;
 // RUNS_WAIT adds runs where head only waits (a WAIT_MS timer per request, no extra CPU work).
 // RATE (a number or auto) makes the load test fixed-rate; LATENCY_BUDGET (e.g. 25%) adds a p50 latency budget.
@@ -11,6 +12,7 @@
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import { gitRepo, machine, rowLabel, sizeSlowdown, summary, timedCompare } from './evaluate-lib.mjs';
@@ -24,6 +26,8 @@ const runsWait = Number(process.env.RUNS_WAIT ?? 0);
 const waitMs = Number(process.env.WAIT_MS ?? 1);
 const rate = process.env.RATE;
 const latencyBudget = process.env.LATENCY_BUDGET;
+const modes = (process.env.MODES ?? 'duet,live').split(',');
+const lastCpu = os.cpus().length - 1;
 
 // A JSON route with a per-request cost; SPIN adds busy work (head's injected slowdown).
 const SERVER = `import http from 'node:http';
@@ -55,7 +59,10 @@ const load = (port, ms) =>
     ),
   );
 
-/** The true throughput drop with k spin iterations per request: two live servers, load alternating in 1 s blocks, median of the ratios. */
+/**
+ * The true throughput drop with k spin iterations per request: two servers pinned to one core, loaded at once
+ * (each by its own client) in 1 s blocks, median of 8 blocks' ratios: both see one CPU speed in every block.
+ */
 async function measureTruth(dir, k) {
   const servers = [];
   try {
@@ -63,7 +70,7 @@ async function measureTruth(dir, k) {
     for (const spinCount of [0, k]) {
       const port = await freePort();
       servers.push(
-        spawn(process.execPath, ['server.js'], {
+        spawn('taskset', ['-c', String(lastCpu), process.execPath, 'server.js'], {
           cwd: dir,
           env: { ...process.env, PORT: String(port), SPIN: String(spinCount), WAIT: '0' },
           stdio: 'ignore',
@@ -72,12 +79,10 @@ async function measureTruth(dir, k) {
       ports.push(port);
     }
     await sleep(500);
-    for (const port of ports) await load(port, 1000);
+    await Promise.all(ports.map((port) => load(port, 1000)));
     const ratios = [];
     for (let i = 0; i < 8; i++) {
-      const order = i % 2 ? [1, 0] : [0, 1];
-      const counts = [];
-      for (const which of order) counts[which] = await load(ports[which], 1000);
+      const counts = await Promise.all(ports.map((port) => load(port, 1000)));
       ratios.push(counts[1] / counts[0]);
     }
     ratios.sort((a, b) => a - b);
@@ -87,8 +92,8 @@ async function measureTruth(dir, k) {
   }
 }
 
-function makeRepo(k, wait = 0) {
-  const config = `http:\n  - name: todos\n    start: node server.js\n    ready: /health\n    requests:\n      - path: /todos\n    budget: ${budget}\n    duration: ${duration}\n${rate ? `    rate: ${rate}\n` : ''}${latencyBudget ? `    latency-budget: { p50: ${latencyBudget} }\n` : ''}`;
+function makeRepo(k, wait = 0, mode = 'duet') {
+  const config = `http-mode: ${mode}\nhttp:\n  - name: todos\n    start: node server.js\n    ready: /health\n    requests:\n      - path: /todos\n    budget: ${budget}\n    duration: ${duration}\n${rate ? `    rate: ${rate}\n` : ''}${latencyBudget ? `    latency-budget: { p50: ${latencyBudget} }\n` : ''}`;
   const files = {
     'package.json': '{ "name": "evaluate-http", "private": true, "type": "module" }\n',
     'server.js': SERVER.replace('SPIN_DEFAULT', '0').replace('WAIT_DEFAULT', '0'),
@@ -108,7 +113,7 @@ console.log(
   `benchgate evaluate:http: ${machine()}, budget ${budget}, ${duration} of load per revision per round${rate ? `, fixed rate ${rate}` : ''}${latencyBudget ? `, p50 budget ${latencyBudget}` : ''}`,
 );
 console.log(
-  'effect (measured)          runs  fails (regression)  by req/s, CPU, latency  inconclusive  median time  max time  median estimate  spread req/s  CPU: estimate  spread  resolves  rounds (+ confirm)',
+  'effect (measured)          mode   runs  fails (regression)  by req/s, CPU, latency  inconclusive  median time  max time  median estimate  spread req/s  CPU: estimate  spread  resolves  rounds (+ confirm)',
 );
 const rows = [
   { label: 'A/A', k: 0, runs: runsAA },
@@ -123,35 +128,49 @@ const spread = (changes) => {
 };
 const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 for (const { label, k, wait = 0, runs } of rows.filter((row) => row.runs > 0)) {
-  let fails = 0;
-  let inconclusive = 0;
-  const times = [];
-  const estimates = [];
-  const rounds = [];
-  const spreads = { rps: [], cpu: [] };
-  const cpuEstimates = [];
-  const by = { rps: 0, cpu: 0, latency: 0 };
-  const resolves = [];
-  for (let r = 0; r < runs; r++) {
-    const { report, seconds } = timedCompare(makeRepo(k, wait));
-    times.push(seconds);
-    const [bench] = report.benchmarks;
-    if (bench?.verdict === 'regression') fails++;
-    if (bench?.verdict === 'inconclusive') inconclusive++;
-    if (bench?.change) estimates.push(bench.change.estimate);
-    if (bench?.rounds?.length > 1) spreads.rps.push(spread(bench.rounds));
-    const cpu = bench?.http?.cpu;
-    if (cpu?.rounds?.length > 1) spreads.cpu.push(spread(cpu.rounds));
-    if (cpu?.change) cpuEstimates.push(cpu.change.estimate);
-    if (bench?.change && bench.change.high < -bench.budget) by.rps++;
-    if (cpu?.verdict === 'regression') by.cpu++;
-    if (Object.values(bench?.http?.latency ?? {}).some((l) => l.verdict === 'regression')) by.latency++;
-    if (Number.isFinite(bench?.resolvable)) resolves.push(bench.resolvable * 100);
-    rounds.push(`${bench?.rounds?.length ?? 0}${bench?.confirmation ? `+${bench.confirmation.length}` : ''}`);
-  }
-  const { median, max, estimate } = summary(times, estimates);
+  const by = Object.fromEntries(modes.map((mode) => [mode, newTally()]));
+  // The modes' runs interleaved: each mode sees the same minutes of the machine.
+  for (let r = 0; r < runs; r++) for (const mode of modes) tally(by[mode], timedCompare(makeRepo(k, wait, mode)));
+  for (const mode of modes) print(label, mode, runs, by[mode]);
+}
+
+function newTally() {
+  return {
+    fails: 0,
+    inconclusive: 0,
+    times: [],
+    estimates: [],
+    rounds: [],
+    spreads: { rps: [], cpu: [] },
+    cpuEstimates: [],
+    by: { rps: 0, cpu: 0, latency: 0 },
+    resolves: [],
+  };
+}
+
+function tally(t, { report, seconds }) {
+  t.times.push(seconds);
+  const [bench] = report.benchmarks;
+  if (bench?.verdict === 'regression') t.fails++;
+  if (bench?.verdict === 'inconclusive') t.inconclusive++;
+  if (bench?.change) t.estimates.push(bench.change.estimate);
+  if (bench?.rounds?.length > 1) t.spreads.rps.push(spread(bench.rounds));
+  const cpu = bench?.http?.cpu;
+  if (cpu?.rounds?.length > 1) t.spreads.cpu.push(spread(cpu.rounds));
+  if (cpu?.change) t.cpuEstimates.push(cpu.change.estimate);
+  if (bench?.change && bench.change.high < -bench.budget) t.by.rps++;
+  if (cpu?.verdict === 'regression') t.by.cpu++;
+  if (Object.values(bench?.http?.latency ?? {}).some((l) => l.verdict === 'regression')) t.by.latency++;
+  if (Number.isFinite(bench?.resolvable)) t.resolves.push(bench.resolvable * 100);
+  t.rounds.push(
+    `${bench?.rounds?.length ?? 0}${bench?.confirmation ? `+${bench.confirmation.length}` : ''}${bench && !['regression', 'unchanged', 'improvement', 'inconclusive'].includes(bench.verdict) ? `(${bench.verdict})` : ''}`,
+  );
+}
+
+function print(label, mode, runs, t) {
+  const { median, max, estimate } = summary(t.times, t.estimates);
   const pct = (x) => (x === undefined ? '–' : `${x.toFixed(1)}%`);
   console.log(
-    `${label.padEnd(26)} ${String(runs).padStart(4)}  ${`${fails}/${runs}`.padStart(18)}  ${`${by.rps}, ${by.cpu}, ${by.latency}`.padStart(22)}  ${String(inconclusive).padStart(12)}  ${median.padStart(11)}  ${max.padStart(8)}  ${estimate.padStart(15)}  ${pct(med(spreads.rps)).padStart(12)}  ${(cpuEstimates.length ? pct(med(cpuEstimates) * 100) : '–').padStart(13)}  ${pct(med(spreads.cpu)).padStart(6)}  ${pct(med(resolves)).padStart(8)}  ${rounds.join(' ')}`,
+    `${label.padEnd(26)} ${mode.padEnd(5)} ${String(runs).padStart(5)}  ${`${t.fails}/${runs}`.padStart(18)}  ${`${t.by.rps}, ${t.by.cpu}, ${t.by.latency}`.padStart(22)}  ${String(t.inconclusive).padStart(12)}  ${median.padStart(11)}  ${max.padStart(8)}  ${estimate.padStart(15)}  ${pct(med(t.spreads.rps)).padStart(12)}  ${(t.cpuEstimates.length ? pct(med(t.cpuEstimates) * 100) : '–').padStart(13)}  ${pct(med(t.spreads.cpu)).padStart(6)}  ${pct(med(t.resolves)).padStart(8)}  ${t.rounds.join(' ')}`,
   );
 }
