@@ -1,5 +1,5 @@
+import { fakeLoadTest, fakeRevision } from '../fakes.js';
 import { describe, expect, it } from 'vitest';
-import type { Revision } from '../../src/checkout/revisions.js';
 import type { HttpBenchmarkConfig } from '../../src/config/types.js';
 import type { CpuSample } from '../../src/measure/conditions.js';
 import type { CpuReading } from '../../src/measure/http/cpu.js';
@@ -17,32 +17,10 @@ import { decisionRule } from '../../src/stats/decision.js';
  * share each test sets. What is asserted is behaviour (who starts when, what is paired, what is judged), never
  * a timing.
  */
-const revision = (label: 'base' | 'head'): Revision => ({
-  label,
-  ref: label,
-  sha: 'a'.repeat(40),
-  root: `/repo/${label}`,
-  worktree: undefined,
-  dirty: false,
-});
-const revisions = { base: revision('base'), head: revision('head') };
+const revisions = { base: fakeRevision('base'), head: fakeRevision('head') };
 
-const loadTest = (over: Partial<HttpBenchmarkConfig> = {}): HttpBenchmarkConfig => ({
-  name: 'todos',
-  id: 'http > todos',
-  start: 'node server.js',
-  ready: '/health',
-  readyTimeoutMs: 15_000,
-  requests: [{ method: 'GET', path: '/todos', headers: {}, body: undefined, status: ['2xx'] }],
-  connections: 8,
-  rate: undefined,
-  durationMs: 4000,
-  warmupMs: 500,
-  budget: undefined,
-  latencyBudget: {},
-  where: 'benchgate.yml: http[0] (todos)',
-  ...over,
-});
+const loadTest = (over: Partial<HttpBenchmarkConfig> = {}): HttpBenchmarkConfig =>
+  fakeLoadTest('todos', { durationMs: 4000, warmupMs: 500, ...over });
 
 /** How a fake side behaves: answers per second and CPU ns per answer, for the block numbered n (warm-ups included). */
 interface SideModel {

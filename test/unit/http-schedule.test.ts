@@ -1,5 +1,5 @@
+import { fakeLoadTest, fakeRevision } from '../fakes.js';
 import { describe, expect, it } from 'vitest';
-import type { Revision } from '../../src/checkout/revisions.js';
 import type { HttpBenchmarkConfig } from '../../src/config/types.js';
 import { estimatedRoundMs, measureHttp, type HttpPlan } from '../../src/measure/http/schedule.js';
 import type { RoundPair } from '../../src/measure/http/round.js';
@@ -16,31 +16,10 @@ import { changeShown, numbersIn } from '../report-text.js';
  * The HTTP scheduler with a fake round (no servers, no load) and a fake clock: each round
  * takes `roundMs` of the clock, so the round counts below follow from the plan alone.
  */
-const revision = (label: 'base' | 'head'): Revision => ({
-  label,
-  ref: label,
-  sha: 'a'.repeat(40),
-  root: `/repo/${label}`,
-  worktree: undefined,
-  dirty: false,
-});
+const revision = fakeRevision;
 
-const loadTest = (name: string): HttpBenchmarkConfig => ({
-  name,
-  id: `http > ${name}`,
-  start: 'node server.js',
-  ready: '/health',
-  readyTimeoutMs: 15_000,
-  requests: [{ method: 'GET', path: '/todos', headers: {}, body: undefined, status: ['2xx'] }],
-  connections: 8,
-  rate: undefined,
-  // Estimated at 2 × (250 + 500) + 1500 = 3000 ms a round until a round has been timed.
-  durationMs: 500,
-  warmupMs: 250,
-  budget: undefined,
-  latencyBudget: {},
-  where: `benchgate.yml: http[0] (${name})`,
-});
+// Estimated at 2 × (250 + 500) + 1500 = 3000 ms a round until a round has been timed.
+const loadTest = (name: string): HttpBenchmarkConfig => fakeLoadTest(name);
 
 const figures = (requestsPerSec: number, p99: number): HttpRoundFigures => ({
   requestsPerSec,

@@ -1,5 +1,5 @@
+import { fakeRevision } from '../fakes.js';
 import { describe, expect, it } from 'vitest';
-import type { Revision } from '../../src/checkout/revisions.js';
 import type { MicroJob, TaskOutcome } from '../../src/measure/micro/protocol.js';
 import { measureMicro, type MicroPlan } from '../../src/measure/micro/schedule.js';
 import type { ProcessOutcome } from '../../src/measure/micro/spawn.js';
@@ -18,14 +18,7 @@ const oneLook = decisionRule({ confidence: 0.95, rounds: 10, maxRounds: 10, look
 const FILE = 'bench/a.bench.js';
 const id = (task: string) => `${FILE} > ${task}`;
 
-const revision = (label: 'base' | 'head'): Revision => ({
-  label,
-  ref: label,
-  sha: 'a'.repeat(40),
-  root: `/repo/${label}`,
-  worktree: undefined,
-  dirty: false,
-});
+const revision = fakeRevision;
 
 interface Fake {
   jobs: MicroJob[];
