@@ -100,7 +100,9 @@ describe('the GitHub Action, run from its bundle', () => {
   });
 
   it('only warns when the token may not comment (a pull request from a fork), and still writes the summary and reports', async () => {
-    const { workspace, baseSha, headSha } = shallowWorkspace('untouched');
+    // Identical code: a budget its rounds stay inside on a heavily loaded machine, so the verdict is a pass. (At 5%, the
+    // 20 ns 'make request id' read 21-29% slower at head in 4 of 6 rounds of one loaded run: a bet on the noise.)
+    const { workspace, baseSha, headSha } = shallowClone('untouched', FAST.replace('budget: 5%', 'budget: 50%'), temps);
     github.comments = [];
     github.denyCreate = true;
     try {

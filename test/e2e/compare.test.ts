@@ -185,7 +185,10 @@ describe('benchgate compare, through the real CLI', () => {
   });
 
   it('gives a task that throws at head an error, still judges the others, and marks a head-only file new', async () => {
-    repo = fixtureRepo('mixed', { config: FAST });
+    // The tasks that are the same at both revisions never get a verdict either way: a budget their rounds stay inside
+    // on a heavily loaded machine (their neighbours differ at head: at 5%, 'read and parse body' read 8-18% slower at
+    // head in 3 of 6 rounds of one loaded run).
+    repo = fixtureRepo('mixed', { config: FAST.replace('budget: 5%', 'budget: 50%') });
     const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
     expect(run.code, run.stderr).toBe(2);
     const report = readJson(path.join(repo, 'report.json'));
@@ -217,10 +220,16 @@ describe('benchgate compare, through the real CLI', () => {
     const report = readJson(path.join(repo, 'same.json'));
     expect(report.head.ref).toBe('main');
     expect(report.verdict).toBe('pass');
-    // Its whole interval inside the (wide) budget.
-    expect(report.benchmarks[0].verdict).toBe('unchanged');
-    expect(report.benchmarks[0].change.low).toBeGreaterThan(-0.5);
-    expect(report.benchmarks[0].change.high).toBeLessThan(0.5);
+    // Never a verdict either way: its whole interval inside the (wide) budget, unless a heavily loaded machine stalled one
+    // side in several of the 8 rounds: then it is honestly undecided (an interval reaching past the budget), and passes.
+    const [bench] = report.benchmarks;
+    expect(['unchanged', 'inconclusive']).toContain(bench.verdict);
+    if (bench.verdict === 'unchanged') {
+      expect(bench.change.low).toBeGreaterThan(-0.5);
+      expect(bench.change.high).toBeLessThan(0.5);
+    } else expect(Math.min(bench.change.low, -bench.change.high)).toBeLessThanOrEqual(-0.5);
+    expect(bench.change.low).toBeLessThanOrEqual(bench.change.estimate);
+    expect(bench.change.estimate).toBeLessThanOrEqual(bench.change.high);
   });
 
   it('measures one revision per process with --isolation process', async () => {
@@ -266,15 +275,19 @@ describe('benchgate calibrate, and what a compare can resolve', () => {
   });
 
   it('warns when a budget is below what the run resolves', async () => {
-    // 0.1%: below what 15 rounds resolve for any task on a shared machine. (Such a budget has rounds run
-    // several processes while the time allows: 20 s bound it, well past the first look's 10 rounds.)
-    repo = fixtureRepo('untouched', { config: 'budget: 0.1%\nrounds: 5\nmax-rounds: 15\ntime-limit: 20s\nmicro:\n  task-time: 50ms\n' });
+    // 0.1%: below what 15 rounds resolve for any task on a shared machine. One process a round: such a budget would
+    // have the allocation add processes while the time allows, and a time limit bounding that (20 s) left a heavily
+    // loaded machine no time past the first look's 10 rounds (the confirmation's rounds are kept in reserve).
+    repo = fixtureRepo('untouched', { config: 'budget: 0.1%\nrounds: 5\nmax-rounds: 15\nmicro:\n  task-time: 50ms\n  processes: 1\n' });
     const run = await runCli(['compare', '--base', 'main', '--json', 'report.json', '--markdown', 'report.md'], repo);
     const report = readJson(path.join(repo, 'report.json'));
     const warned = report.benchmarks.filter((b: { warning?: string }) => b.warning);
     expect(warned.length).toBeGreaterThan(0);
-    // Undecided benchmarks got more rounds than the first look's.
-    expect(report.run.rounds).toBeGreaterThan(report.run.plannedRounds);
+    // Undecided benchmarks got more rounds than the first look's. (Identical code may yet be decided at 0.1%, by an offset
+    // a loaded machine gave one side for a whole run: such a benchmark keeps the rounds of the look that decided it.)
+    const undecided = report.benchmarks.filter((b: { verdict: string }) => b.verdict === 'inconclusive');
+    for (const b of undecided) expect(b.rounds.length, b.id).toBeGreaterThan(report.run.plannedRounds);
+    if (undecided.length > 0) expect(report.run.rounds).toBeGreaterThan(report.run.plannedRounds);
     expect(warned[0].warning).toMatch(
       /^budget .* is below what this run resolves beyond it \(≈.* with .* rounds\): a regression between .* and .* would likely pass unnoticed/,
     );
@@ -305,20 +318,23 @@ describe('a regression must reproduce before it fails the build', () => {
   it('does not fail on a slowdown that a fresh group of processes does not show', async () => {
     // Head's task is slow only in the first 10 measuring processes (a transient host offset, staged):
     // each process that loads head's bench file counts itself in a file next to it, the one load
-    // before measuring (the check that every revision is installed) included.
+    // before measuring (the check that every revision is installed) included. Twenty times slower there: a loss every
+    // round of the first look shows far past the 50% budget, even on a heavily loaded machine.
     const transient = `import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 const counter = new URL('./.processes', import.meta.url);
 const seen = existsSync(counter) ? Number(readFileSync(counter, 'utf8')) : 0;
 writeFileSync(counter, String(seen + 1));
 const slow = seen < 11;
 export default {
-  'sum': () => { let s = 0; for (let i = 0; i < (slow ? 400 : 100); i++) s += i; return s; },
+  'sum': () => { let s = 0; for (let i = 0; i < (slow ? 2000 : 100); i++) s += i; return s; },
 };
 `;
     repo = inlineRepo(
       {
-        // A budget the counter task resolves with one process a round (no allocation adds processes): the staging counts them.
-        'benchgate.yml': 'budget: 50%\nmicro:\n  task-time: 150ms\n',
+        // One process a round, always: the staging counts processes. And one look, at 10 rounds, with the whole 5%: its
+        // bound is read past the few rounds an odd process could spoil. (Free to add processes, and looking first at 10 of
+        // 40 rounds, where one round decides the bound, a run under a load of 13 once left the first look undecided.)
+        'benchgate.yml': 'budget: 50%\nrounds: 10\nmax-rounds: 10\nmicro:\n  task-time: 150ms\n  processes: 1\n',
         'bench/a.bench.js': "export default {\n  'sum': () => { let s = 0; for (let i = 0; i < 100; i++) s += i; return s; },\n};\n",
         '.gitignore': '.processes\n',
       },
@@ -329,7 +345,7 @@ export default {
     const [sum] = report.benchmarks;
     expect(run.code, run.stdout).toBe(0);
     expect(sum.verdict).toBe('inconclusive');
-    expect(sum.change.high).toBeLessThan(-0.05); // the first rounds alone said "regression"…
+    expect(sum.change.high).toBeLessThan(-0.5); // the first rounds alone said "regression" (past the 50% budget)…
     // …so a fresh group as large as the first one ran (at least the first look's rounds), and did not show it.
     expect(sum.confirmation).toHaveLength(Math.max(report.run.plannedRounds, sum.rounds.length));
     expect(sum.note).toMatch(

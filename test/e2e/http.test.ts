@@ -187,12 +187,17 @@ describe('a fixed-rate load test', () => {
     expect(numbersIn(line.slice(line.indexOf('fixed rate ')))[0]).toBe(rate.asked);
     // Both figures of throughput were gated: requests/s (reached) and requests per CPU-second.
     expect(bench.http.cpu.verdict).toMatch(/^(unchanged|inconclusive)$/);
-    // The run line says how the CPUs were split.
-    const { server, load } = splitCpus(os.availableParallelism());
+    // The run line says how the CPUs were split: a duet (the default) on one shared core.
+    const { server, load } = splitCpus(os.availableParallelism(), true);
     expect(report.run.httpCpus).toBe(
-      `servers on CPU${server.includes('-') ? 's' : ''} ${server} (base and head in turn), load generator on CPU${load.includes('-') ? 's' : ''} ${load}`,
+      `servers on CPU ${server} (base and head at once, sharing it), load generator on CPU${load.includes('-') ? 's' : ''} ${load}`,
     );
-    expect(run.stdout).toContain(`(live servers; ${report.run.httpCpus})`);
+    expect(run.stdout).toContain(`(duet servers; ${report.run.httpCpus})`);
+    // A fixed rate leaves the shared core idle by design: measured, said, and not taken for an unsaturated duet.
+    expect(bench.http.duet.rounds).toBe(bench.rounds.length);
+    expect(bench.http.duet.unsaturated).toBe(0);
+    expect(bench.warning ?? '').not.toContain('not saturated');
+    expect(run.stdout).toContain('duet: both servers loaded at once on one shared CPU, busy ');
   });
 });
 
@@ -202,15 +207,19 @@ describe('an HTTP regression must reproduce before it fails the build', () => {
     // asked for (more only if the rule needed them).
     const first = Math.max(6, decisionRule({ confidence: 0.95, rounds: 6, maxRounds: 6, lookEvery: 5 }).minimumRounds(2));
     // Head's server is slow only in the first group's starts (a transient host offset, staged): each start counts itself.
+    // Slow there by 3 ms of spinning per request, ten times and more what a request costs base even on a heavily loaded
+    // machine (0.3 ms lost only 18-31% a round there): every round of the first look shows a loss far past the 30%
+    // budget, in both figures. The fresh rounds are identical servers, whose pairs differ by up to ~20% on such a
+    // machine: a budget they stay inside, so they never reproduce it.
     const transient = SERVER(`import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 const counter = new URL('./.starts', import.meta.url);
 const starts = existsSync(counter) ? Number(readFileSync(counter, 'utf8')) : 0;
 writeFileSync(counter, String(starts + 1));
 const spin = (ms) => { const end = performance.now() + ms; while (performance.now() < end); };
-const server = http.createServer((req, res) => { if (starts < ${first} && req.url !== '/health') spin(0.3); res.end(req.url === '/health' ? 'ok' : '[]'); });`);
+const server = http.createServer((req, res) => { if (starts < ${first} && req.url !== '/health') spin(3); res.end(req.url === '/health' ? 'ok' : '[]'); });`);
     repo = inlineRepo(
       {
-        'benchgate.yml': httpConfig('list', '    budget: 10%\n', 300),
+        'benchgate.yml': httpConfig('list', '    budget: 30%\n', 300),
         'server.js': OK_SERVER,
         '.gitignore': '.starts\n',
       },
@@ -222,7 +231,7 @@ const server = http.createServer((req, res) => { if (starts < ${first} && req.ur
     expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(report.run.httpRounds).toBe(first);
     expect(bench.rounds).toHaveLength(first);
-    expect(bench.change.high).toBeLessThan(-0.1); // the first rounds alone said "regression"…
+    expect(bench.change.high).toBeLessThan(-0.3); // the first rounds alone said "regression" (past the 30% budget)…
     expect(bench.verdict).toBe('inconclusive');
     // As many fresh rounds as the first group ran, on servers started anew, and they did not show it.
     expect(report.run.httpConfirmRounds).toBe(first);
