@@ -49,17 +49,16 @@ describe('HTTP load tests, through the real CLI', () => {
     const { p50, p99 } = bench.http.latency;
     expect(p50.base).toBeGreaterThan(0.01);
     expect(Number.isInteger(p50.base)).toBe(false);
-    expect(p99.head).toBeGreaterThan(p99.base);
-    // The rounds stop once the benchmark is decided: throughput's loss can decide it at a look where p99's wider
-    // interval (a tail, from few slow requests a round) still reaches under its 25% budget. Then p99 is inconclusive,
-    // its estimate still far over the budget; otherwise it is a regression whose whole interval is over the budget.
-    expect(p99.change.estimate).toBeGreaterThan(0.25);
+    // In a duet (the default) latency is measured under a shared core: head's blocking handlers delay base's requests
+    // too, so p99's ratio is far smaller than either server alone would show (+7% in one run on a machine at load 19,
+    // over +25% when quieter; docs/http.md). Head's own blocked event loop is the probe's figure, asserted below. What
+    // holds whatever the load: head's p99 is the higher, and p99's verdict is what its interval says at its budget
+    // (the rounds stop once throughput's loss decides the benchmark, which can leave p99 undecided).
+    expect(p99.change.estimate).toBeGreaterThan(0);
     if (bench.note) expect(p99.verdict).toBe('inconclusive');
-    else if (p99.verdict === 'inconclusive') expect(p99.change.low).toBeLessThanOrEqual(0.25 + 1e-9);
-    else {
-      expect(p99.verdict).toBe('regression');
-      expect(p99.change.low).toBeGreaterThan(0.25);
-    }
+    if (p99.verdict === 'regression') expect(p99.change.low).toBeGreaterThan(0.25);
+    else expect(p99.change.low).toBeLessThanOrEqual(0.25 + 1e-9);
+    if (p99.verdict === 'unchanged') expect(p99.change.high).toBeLessThan(0.25);
     // The latency table shows those figures, whatever their size: "+784.7%" and "+1065%" alike.
     const p99Row = terminalRow(run.stdout, 'p99');
     expect(printedAs(p99Row[1]!, p99.base), p99Row[1]).toBe(true);
