@@ -271,8 +271,14 @@ describe('benchgate calibrate, and what a compare can resolve', () => {
     const warned = report.benchmarks.filter((b: { warning?: string }) => b.warning);
     expect(warned.length).toBeGreaterThan(0);
     // Undecided benchmarks got more rounds than the first look's. (Identical code may yet be decided at 0.1%, by an offset
-    // a loaded machine gave one side for a whole run: such a benchmark keeps the rounds of the look that decided it.)
-    const undecided = report.benchmarks.filter((b: { verdict: string }) => b.verdict === 'inconclusive');
+    // a loaded machine gave one side for a whole run: such a benchmark keeps the rounds of the look that decided it, and
+    // a regression so decided that a fresh group does not reproduce ends inconclusive with those rounds, saying so.)
+    type Row = { id: string; verdict: string; rounds: number[]; confirmation?: number[]; note?: string };
+    const inconclusive = report.benchmarks.filter((b: Row) => b.verdict === 'inconclusive');
+    const unconfirmed = inconclusive.filter((b: Row) => b.confirmation);
+    for (const b of unconfirmed)
+      expect(b.note, b.id).toMatch(/^a regression in the first \d+ rounds .* did not reproduce in \d+ fresh rounds/);
+    const undecided = inconclusive.filter((b: Row) => !b.confirmation);
     for (const b of undecided) expect(b.rounds.length, b.id).toBeGreaterThan(report.run.plannedRounds);
     if (undecided.length > 0) expect(report.run.rounds).toBeGreaterThan(report.run.plannedRounds);
     expect(warned[0].warning).toMatch(
