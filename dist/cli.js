@@ -68243,7 +68243,7 @@ function describeTraffic(t, requests = []) {
   if (t.errors) parts.push(`${t.errors} connection errors`);
   if (t.resets) parts.push(`${t.resets} connection resets`);
   if (t.timeouts) parts.push(`${t.timeouts} timeouts`);
-  return `${parts.join(", ")} out of ${t.responses + t.errors} requests`;
+  return parts.length ? `${parts.join(", ")} out of ${t.responses + t.errors} requests` : `no failed response among ${t.responses + t.errors} requests`;
 }
 
 // src/measure/http/rate.ts
@@ -68501,6 +68501,27 @@ async function checkRequests(benchmark, server, side2, revisions, plan) {
 function statusText(status) {
   return status === 0 ? "no response" : String(status);
 }
+function endsSilent(blocks) {
+  const last = blocks[blocks.length - 1];
+  return last !== void 0 && !(last.base && last.head);
+}
+function leaveOutPaused(blocks) {
+  const answersLater = (side2, i) => blocks.slice(i + 1).some((b) => b[side2]);
+  const leftOut = { base: 0, head: 0 };
+  const kept = [];
+  blocks.forEach((block, i) => {
+    const paused = ["base", "head"].filter((side2) => !block[side2] && answersLater(side2, i));
+    for (const side2 of paused) leftOut[side2]++;
+    if (paused.length === 0) kept.push(i);
+  });
+  return { kept, leftOut };
+}
+function pausedLine(benchmarkId, round2, leftOut, blocks, blockMs) {
+  const sides = ["base", "head"].filter((side2) => leftOut[side2] > 0);
+  if (sides.length === 0) return void 0;
+  const what = sides.map((side2) => `${side2}'s server answered nothing in ${leftOut[side2]} of ${blocks} ${(blockMs / 1e3).toFixed(1)}s blocks`).join(" and ");
+  return `${benchmarkId} round ${round2 + 1}: ${what}, then answered again: left out of the round (starved of the CPU or paused for a whole block; a pause of its own shows in its latency and event-loop delay)`;
+}
 function judgeTraffic(benchmark, base, head, logRatio, silent, servers) {
   const bad = failedRequests;
   const tolerated = (t) => Math.max(5, 1e-3 * (t.responses + t.errors));
@@ -68593,10 +68614,9 @@ async function liveRound(benchmark, revisions, round2, plan) {
     }
     const blockMs = Math.min(plan.blockMs ?? 1e3, benchmark.durationMs);
     const blocks = Math.max(2, Math.round(benchmark.durationMs / blockMs));
-    const results = { base: [], head: [] };
-    const ratios = [];
-    const cpuRatios2 = [];
-    for (const first of pairOrders(blocks, plan.random ?? Math.random)) {
+    const random = plan.random ?? Math.random;
+    const pairs = [];
+    const measurePair = async (first) => {
       const pair2 = {};
       for (const side2 of [first, other(first)]) {
         await sleep2(plan.settleMs ?? 50);
@@ -68605,17 +68625,30 @@ async function liveRound(benchmark, revisions, round2, plan) {
         pair2[side2] = await measuredBlock(server, () => load(side2, blockMs), plan.instructions);
         await server.probe("pause");
         server.checkAlive("under load");
-        results[side2].push(pair2[side2]);
       }
-      ratios.push(Math.log(pair2.head.load.requestsPerSec / pair2.base.load.requestsPerSec));
-      cpuRatios2.push(cpuLogRatio(perRequest([pair2.base]), perRequest([pair2.head])));
-    }
+      pairs.push(pair2);
+    };
+    for (const first of pairOrders(blocks, random)) await measurePair(first);
+    const answered = (pair2) => ({
+      base: pair2.base.load.traffic.ok > 0,
+      head: pair2.head.load.traffic.ok > 0
+    });
+    for (let extra = 0; extra < blocks && endsSilent(pairs.map(answered)); extra++) await measurePair(pairOrders(1, random)[0]);
+    const { kept, leftOut } = leaveOutPaused(pairs.map(answered));
+    const paused = pausedLine(benchmark.id, round2, leftOut, pairs.length, blockMs);
+    if (paused) plan.log(paused);
+    const measured = kept.map((i) => pairs[i]);
+    const ratios = measured.map((pair2) => Math.log(pair2.head.load.requestsPerSec / pair2.base.load.requestsPerSec));
+    const cpuRatios2 = measured.map((pair2) => cpuLogRatio(perRequest([pair2.base]), perRequest([pair2.head])));
     const figures = {};
     for (const side2 of ["base", "head"]) {
       const probe = checkProbeFigures((await servers[side2].probe("stop"))?.figures);
-      figures[side2] = pool(results[side2], probe);
+      figures[side2] = pool(
+        measured.map((pair2) => pair2[side2]),
+        probe
+      );
     }
-    const silent = (side2) => results[side2].filter((block) => block.load.traffic.ok === 0).map(() => blockMs);
+    const silent = (side2) => measured.filter((pair2) => pair2[side2].load.traffic.ok === 0).map(() => blockMs);
     const pair = judgeTraffic(
       benchmark,
       figures.base,
@@ -68667,24 +68700,29 @@ async function duetRound(benchmark, revisions, round2, settings, deps = REAL) {
     const blockMs = Math.min(settings.blockMs ?? 1e3, benchmark.durationMs);
     const count3 = Math.max(2, Math.round(benchmark.durationMs / blockMs));
     const blocks = [];
-    for (let i = 0; i < count3; i++) {
+    const answered = (b) => ({ base: b.base.load.traffic.ok > 0, head: b.head.load.traffic.ok > 0 });
+    for (let i = 0; i < count3 || i < 2 * count3 && endsSilent(blocks.map(answered)); i++) {
       blocks.push(await load(blockMs));
       for (const side2 of sides) both[side2].checkAlive("under load");
     }
+    const { kept, leftOut } = leaveOutPaused(blocks.map(answered));
+    const paused = pausedLine(benchmark.id, round2, leftOut, blocks.length, blockMs);
+    if (paused) settings.log(paused);
+    const measured = kept.map((i) => blocks[i]);
     const figures = {};
-    const duet = duetFigures(blocks, rateOf(benchmark) !== void 0);
+    const duet = duetFigures(measured, rateOf(benchmark) !== void 0);
     for (const side2 of ["base", "head"]) {
       const probe = checkProbeFigures((await both[side2].probe("stop"))?.figures);
       figures[side2] = {
         ...pool(
-          blocks.map((b) => b[side2]),
+          measured.map((b) => b[side2]),
           probe
         ),
         duet
       };
     }
-    const silent = (side2) => blocks.filter((b) => b[side2].load.traffic.ok === 0).map(() => blockMs);
-    const ratios = blockRatios(blocks);
+    const silent = (side2) => measured.filter((b) => b[side2].load.traffic.ok === 0).map(() => blockMs);
+    const ratios = blockRatios(measured);
     const pair = judgeTraffic(
       benchmark,
       figures.base,

@@ -6,6 +6,7 @@ import type { CpuReading } from '../../src/measure/http/cpu.js';
 import { blockRatios, duetFigures, duetRound, SATURATED, type DuetDeps, type DuetServer } from '../../src/measure/http/duet.js';
 import type { LoadResult } from '../../src/measure/http/load.js';
 import { splitCpus } from '../../src/measure/http/pinning.js';
+import { endsSilent, leaveOutPaused } from '../../src/measure/http/round.js';
 import { measureHttp } from '../../src/measure/http/schedule.js';
 import { duetLine, httpDetails } from '../../src/report/http.js';
 import { toReportBenchmark } from '../../src/report/model.js';
@@ -274,6 +275,92 @@ describe('the guards a duet keeps', () => {
   it('passes an unchanged server', async () => {
     const result = await judge(steady(1000, 50_000));
     expect(result.verdict).toBe('unchanged');
+  });
+});
+
+describe('a server that answers nothing in a block', () => {
+  // Blocks per fake server: 0 is the warm-up, 1 to 4 the round's measured blocks, 5 on the extra ones.
+  const silentIn =
+    (...silent: number[]): SideModel['requestsPerSec'] =>
+    (n) =>
+      silent.includes(n) || (silent.includes(Infinity) && n >= Math.max(...silent.filter(Number.isFinite))) ? 0 : 900;
+  const round = async (head: SideModel['requestsPerSec']) => {
+    const events: Events = { log: [] };
+    const lines: string[] = [];
+    const deps = fakeDeps({ base: steady(1000, 50_000), head: { requestsPerSec: head, cpuNsPerRequest: () => 60_000 } }, events);
+    const pair = await duetRound(loadTest(), revisions, 4, settings(sequence(0.5), { log: (line: string) => lines.push(line) }), deps);
+    return { pair, lines, loads: events.log.filter((e) => e.startsWith('load head') && e.endsWith('ends')).length };
+  };
+
+  it('leaves out a block it answered nothing in when it answers in a later one: a pause, not its code', async () => {
+    const { pair, lines, loads } = await round(silentIn(2));
+    expect(loads).toBe(1 + 4);
+    // The ratios and the pooled figures come from the three blocks both answered in: 900 against 1000 in each.
+    expect(pair.logRatio).toBeCloseTo(Math.log(0.9), 10);
+    expect(pair.head.traffic.ok).toBe(3 * 900);
+    expect(pair.base.traffic.ok).toBe(3 * 1000);
+    expect(lines).toEqual([
+      expect.stringMatching(/^http > todos round 5: head's server answered nothing in 1 of 4 1\.0s blocks, then answered again: left out/),
+    ]);
+  });
+
+  it('loads more blocks when the last one was silent, and goes on once the server answers', async () => {
+    const { pair, lines, loads } = await round(silentIn(4));
+    expect(loads).toBe(1 + 5);
+    expect(pair.logRatio).toBeCloseTo(Math.log(0.9), 10);
+    expect(pair.head.traffic.ok).toBe(4 * 900);
+    expect(lines).toEqual([expect.stringContaining("head's server answered nothing in 1 of 5 1.0s blocks")]);
+  });
+
+  it('calls a server that stops answering for good a hung server, after as many more blocks as the round had', async () => {
+    // From block 3 on: silent in 2 measured blocks and in all 4 extra ones.
+    await expect(round(silentIn(3, Infinity))).rejects.toThrow(
+      /head \(fake\)'s server answered no request with an expected status in 6 1\.0s loads .*a hung server/,
+    );
+    await expect(round(() => 0)).rejects.toThrow(/answered no request .* in 8 1\.0s loads/);
+  });
+
+  it('keeps every block both servers answered in, and the silent ones no later block explains', () => {
+    const t = true;
+    const f = false;
+    expect(
+      leaveOutPaused([
+        { base: t, head: f },
+        { base: t, head: t },
+      ]),
+    ).toEqual({ kept: [1], leftOut: { base: 0, head: 1 } });
+    expect(
+      leaveOutPaused([
+        { base: f, head: t },
+        { base: t, head: f },
+        { base: t, head: t },
+      ]),
+    ).toEqual({ kept: [2], leftOut: { base: 1, head: 1 } });
+    // Silent to the end: kept, so that the round's check calls it hung.
+    expect(
+      leaveOutPaused([
+        { base: t, head: t },
+        { base: t, head: f },
+      ]),
+    ).toEqual({ kept: [0, 1], leftOut: { base: 0, head: 0 } });
+    expect(
+      leaveOutPaused([
+        { base: t, head: f },
+        { base: t, head: f },
+      ]),
+    ).toEqual({ kept: [0, 1], leftOut: { base: 0, head: 0 } });
+    expect(
+      endsSilent([
+        { base: t, head: t },
+        { base: f, head: t },
+      ]),
+    ).toBe(true);
+    expect(
+      endsSilent([
+        { base: f, head: t },
+        { base: t, head: t },
+      ]),
+    ).toBe(false);
   });
 });
 

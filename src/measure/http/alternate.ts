@@ -11,15 +11,19 @@ import {
   capacityMs,
   checkRequests,
   cpuLogRatio,
+  endsSilent,
   judgeTraffic,
+  leaveOutPaused,
   loadOn,
   measuredBlock,
   order,
   other,
+  pausedLine,
   perRequest,
   pool,
   serverOptions,
   settleAutoRate,
+  type Answered,
   type Block,
   type RoundPair,
   type RoundSettings,
@@ -117,10 +121,9 @@ export async function liveRound(
     }
     const blockMs = Math.min(plan.blockMs ?? 1000, benchmark.durationMs);
     const blocks = Math.max(2, Math.round(benchmark.durationMs / blockMs));
-    const results: Record<Side, Block[]> = { base: [], head: [] };
-    const ratios: number[] = [];
-    const cpuRatios: (number | undefined)[] = [];
-    for (const first of pairOrders(blocks, plan.random ?? Math.random)) {
+    const random = plan.random ?? Math.random;
+    const pairs: Record<Side, Block>[] = [];
+    const measurePair = async (first: Side) => {
       const pair: Partial<Record<Side, Block>> = {};
       for (const side of [first, other(first)]) {
         await sleep(plan.settleMs ?? 50);
@@ -129,17 +132,31 @@ export async function liveRound(
         pair[side] = await measuredBlock(server, () => load(side, blockMs), plan.instructions);
         await server.probe('pause');
         server.checkAlive('under load');
-        results[side].push(pair[side]);
       }
-      ratios.push(Math.log(pair.head!.load.requestsPerSec / pair.base!.load.requestsPerSec));
-      cpuRatios.push(cpuLogRatio(perRequest([pair.base!]), perRequest([pair.head!])));
-    }
+      pairs.push(pair as Record<Side, Block>);
+    };
+    for (const first of pairOrders(blocks, random)) await measurePair(first);
+    // A server silent in the last pair gets more pairs (as many as the round had, at most): one it answers in shows a pause, not a hang.
+    const answered = (pair: Record<Side, Block>): Answered => ({
+      base: pair.base.load.traffic.ok > 0,
+      head: pair.head.load.traffic.ok > 0,
+    });
+    for (let extra = 0; extra < blocks && endsSilent(pairs.map(answered)); extra++) await measurePair(pairOrders(1, random)[0]!);
+    const { kept, leftOut } = leaveOutPaused(pairs.map(answered));
+    const paused = pausedLine(benchmark.id, round, leftOut, pairs.length, blockMs);
+    if (paused) plan.log(paused);
+    const measured = kept.map((i) => pairs[i]!);
+    const ratios = measured.map((pair) => Math.log(pair.head.load.requestsPerSec / pair.base.load.requestsPerSec));
+    const cpuRatios = measured.map((pair) => cpuLogRatio(perRequest([pair.base]), perRequest([pair.head])));
     const figures = {} as Record<Side, HttpRoundFigures>;
     for (const side of ['base', 'head'] as const) {
       const probe = checkProbeFigures((await servers[side]!.probe<{ figures?: unknown }>('stop'))?.figures);
-      figures[side] = pool(results[side], probe);
+      figures[side] = pool(
+        measured.map((pair) => pair[side]),
+        probe,
+      );
     }
-    const silent = (side: Side) => results[side].filter((block) => block.load.traffic.ok === 0).map(() => blockMs);
+    const silent = (side: Side) => measured.filter((pair) => pair[side].load.traffic.ok === 0).map(() => blockMs);
     const pair = judgeTraffic(
       benchmark,
       figures.base,

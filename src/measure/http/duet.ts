@@ -12,14 +12,18 @@ import {
   capacityMs,
   checkRequests,
   cpuLogRatio,
+  endsSilent,
   judgeTraffic,
+  leaveOutPaused,
   loadOn,
   other,
+  pausedLine,
   perRequest,
   pool,
   rateOf,
   serverOptions,
   settleAutoRate,
+  type Answered,
   type Block,
   type RoundPair,
   type RoundSettings,
@@ -109,24 +113,30 @@ export async function duetRound(
     const blockMs = Math.min(settings.blockMs ?? 1000, benchmark.durationMs);
     const count = Math.max(2, Math.round(benchmark.durationMs / blockMs));
     const blocks: DuetBlock[] = [];
-    for (let i = 0; i < count; i++) {
+    const answered = (b: DuetBlock): Answered => ({ base: b.base.load.traffic.ok > 0, head: b.head.load.traffic.ok > 0 });
+    // A server silent in the last block gets more blocks (as many as the round had, at most): one it answers in shows a pause, not a hang.
+    for (let i = 0; i < count || (i < 2 * count && endsSilent(blocks.map(answered))); i++) {
       blocks.push(await load(blockMs));
       for (const side of sides) both[side].checkAlive('under load');
     }
+    const { kept, leftOut } = leaveOutPaused(blocks.map(answered));
+    const paused = pausedLine(benchmark.id, round, leftOut, blocks.length, blockMs);
+    if (paused) settings.log(paused);
+    const measured = kept.map((i) => blocks[i]!);
     const figures = {} as Record<Side, HttpRoundFigures>;
-    const duet = duetFigures(blocks, rateOf(benchmark) !== undefined);
+    const duet = duetFigures(measured, rateOf(benchmark) !== undefined);
     for (const side of ['base', 'head'] as const) {
       const probe = checkProbeFigures((await both[side].probe<{ figures?: unknown }>('stop'))?.figures);
       figures[side] = {
         ...pool(
-          blocks.map((b) => b[side]),
+          measured.map((b) => b[side]),
           probe,
         ),
         duet,
       };
     }
-    const silent = (side: Side) => blocks.filter((b) => b[side].load.traffic.ok === 0).map(() => blockMs);
-    const ratios = blockRatios(blocks);
+    const silent = (side: Side) => measured.filter((b) => b[side].load.traffic.ok === 0).map(() => blockMs);
+    const ratios = blockRatios(measured);
     const pair = judgeTraffic(
       benchmark,
       figures.base,

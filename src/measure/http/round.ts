@@ -223,6 +223,51 @@ function statusText(status: number): string {
   return status === 0 ? 'no response' : String(status);
 }
 
+/** Which side answered (with an expected status) in each block, or pair of blocks, of a round. */
+export type Answered = Record<Side, boolean>;
+
+/** True while the round's last block has a side that answered nothing: one more block tells a pause from a hang. */
+export function endsSilent(blocks: readonly Answered[]): boolean {
+  const last = blocks[blocks.length - 1];
+  return last !== undefined && !(last.base && last.head);
+}
+
+/**
+ * A block in which a server answered nothing is no figure of its code when that server answers again in a later
+ * block of the same round: it was starved of its CPU or paused for the whole block (a loaded machine: seen once in
+ * a 0.3 s duet block under a load of 7, with 220 answers in the round's other block). Such blocks (and their
+ * pairs) are left out of the round; the server's own pauses still show in its latency and event-loop delay, which
+ * the probe measures over the whole round. A side that answers in no later block keeps its silent blocks, which
+ * judgeTraffic calls a hung server. Returns the indexes kept and, per side, the blocks left out.
+ */
+export function leaveOutPaused(blocks: readonly Answered[]): { kept: number[]; leftOut: Record<Side, number> } {
+  const answersLater = (side: Side, i: number) => blocks.slice(i + 1).some((b) => b[side]);
+  const leftOut: Record<Side, number> = { base: 0, head: 0 };
+  const kept: number[] = [];
+  blocks.forEach((block, i) => {
+    const paused = (['base', 'head'] as const).filter((side) => !block[side] && answersLater(side, i));
+    for (const side of paused) leftOut[side]++;
+    if (paused.length === 0) kept.push(i);
+  });
+  return { kept, leftOut };
+}
+
+/** "round 5: head's server answered nothing in 1 of 3 0.3s blocks, then answered again: …" */
+export function pausedLine(
+  benchmarkId: string,
+  round: number,
+  leftOut: Record<Side, number>,
+  blocks: number,
+  blockMs: number,
+): string | undefined {
+  const sides = (['base', 'head'] as const).filter((side) => leftOut[side] > 0);
+  if (sides.length === 0) return undefined;
+  const what = sides
+    .map((side) => `${side}'s server answered nothing in ${leftOut[side]} of ${blocks} ${(blockMs / 1000).toFixed(1)}s blocks`)
+    .join(' and ');
+  return `${benchmarkId} round ${round + 1}: ${what}, then answered again: left out of the round (starved of the CPU or paused for a whole block; a pause of its own shows in its latency and event-loop delay)`;
+}
+
 /**
  * A head that fails requests is an error, never a fast server: its failed requests would look like speed.
  * A failed request is one answered with a status it does not expect, or not answered at all.

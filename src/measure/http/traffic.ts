@@ -99,5 +99,7 @@ export function describeTraffic(t: TrafficFigures, requests: readonly RequestLab
   if (t.errors) parts.push(`${t.errors} connection errors`);
   if (t.resets) parts.push(`${t.resets} connection resets`);
   if (t.timeouts) parts.push(`${t.timeouts} timeouts`);
-  return `${parts.join(', ')} out of ${t.responses + t.errors} requests`;
+  return parts.length
+    ? `${parts.join(', ')} out of ${t.responses + t.errors} requests`
+    : `no failed response among ${t.responses + t.errors} requests`;
 }
