@@ -1247,20 +1247,39 @@ import { readFileSync } from "node:fs";
 import path3 from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 
-// src/measure/micro/harness/benchmarkjs.ts
-var BenchmarkjsHarness = class {
+// src/measure/micro/harness/patched.ts
+var PatchedHarness = class _PatchedHarness {
   constructor(capture) {
     this.capture = capture;
   }
   capture;
+  /** Every class patched, whichever harness reached it: one set for the process, as its capture is one. */
+  static patched = /* @__PURE__ */ new WeakSet();
+  imported(resolved, real) {
+    this.capture.record(this.name, resolved);
+    const target = this.classIn(real);
+    if (typeof target !== "function" || _PatchedHarness.patched.has(target)) return;
+    _PatchedHarness.patched.add(target);
+    this.patch(target);
+  }
+  required(resolved, load) {
+    const loaded = load();
+    this.imported(resolved, this.asImported(loaded));
+    return loaded;
+  }
+};
+
+// src/measure/micro/harness/benchmarkjs.ts
+var BenchmarkjsHarness = class extends PatchedHarness {
   name = "benchmark.js";
   package = "benchmark";
-  patched = /* @__PURE__ */ new WeakSet();
-  imported(resolved, namespace) {
-    this.capture.record("benchmark.js", resolved);
-    const Benchmark = namespace.default;
-    if (typeof Benchmark !== "function" || this.patched.has(Benchmark)) return;
-    this.patched.add(Benchmark);
+  classIn(namespace) {
+    return namespace.default;
+  }
+  asImported(loaded) {
+    return { default: loaded };
+  }
+  patch(Benchmark) {
     const collect = (suite) => {
       for (let i2 = 0; i2 < suite.length; i2++) this.addBenchmark(suite[i2], typeof suite.name === "string" && suite.name ? [suite.name] : []);
       try {
@@ -1278,11 +1297,6 @@ var BenchmarkjsHarness = class {
       collectOne(this);
       return this;
     };
-  }
-  required(resolved, load) {
-    const loaded = load();
-    this.imported(resolved, { default: loaded });
-    return loaded;
   }
   addBenchmark(benchmark, suites) {
     const { fn, setup, teardown } = benchmark;
@@ -1514,19 +1528,16 @@ var MitataBench = class {
 var sink2 = { value: void 0 };
 
 // src/measure/micro/harness/tinybench.ts
-var TinybenchHarness = class {
-  constructor(capture) {
-    this.capture = capture;
-  }
-  capture;
+var TinybenchHarness = class extends PatchedHarness {
   name = "tinybench";
   package = "tinybench";
-  patched = /* @__PURE__ */ new WeakSet();
-  imported(resolved, namespace) {
-    this.capture.record("tinybench", resolved);
-    const Bench = namespace.Bench ?? namespace.default?.Bench ?? namespace.default;
-    if (typeof Bench !== "function" || this.patched.has(Bench)) return;
-    this.patched.add(Bench);
+  classIn(namespace) {
+    return namespace.Bench ?? namespace.default?.Bench ?? namespace.default;
+  }
+  asImported(loaded) {
+    return loaded;
+  }
+  patch(Bench) {
     const proto = Bench.prototype;
     const declared = /* @__PURE__ */ new WeakMap();
     const collected = /* @__PURE__ */ new WeakSet();
@@ -1563,11 +1574,6 @@ var TinybenchHarness = class {
       };
     for (const method of ["warmup", "warmupConcurrently"])
       if (typeof proto[method] === "function") proto[method] = () => Promise.resolve();
-  }
-  required(resolved, load) {
-    const loaded = load();
-    this.imported(resolved, loaded);
-    return loaded;
   }
 };
 function withBenchHooks(bench, name, opts) {

@@ -1,22 +1,24 @@
 /**
  * benchmark.js (CommonJS, one mutable exports object): the revision's own copy is patched in place, so
- * `Suite#run` and `Benchmark#run` collect the tasks and return at once (capture.ts says why in place).
+ * `Suite#run` and `Benchmark#run` collect the tasks and return at once (patched.ts).
  */
 import type { Fn, FnOptions } from 'tinybench';
-import type { CaptureContext, Harness, Namespace } from './types.js';
+import { PatchedHarness } from './patched.js';
+import type { Namespace } from './types.js';
 
-export class BenchmarkjsHarness implements Harness {
+export class BenchmarkjsHarness extends PatchedHarness<BenchmarkStatic> {
   readonly name = 'benchmark.js';
   readonly package = 'benchmark';
-  private readonly patched = new WeakSet<object>();
 
-  constructor(private readonly capture: CaptureContext) {}
+  protected classIn(namespace: Namespace): unknown {
+    return namespace.default;
+  }
 
-  imported(resolved: string, namespace: Namespace): undefined {
-    this.capture.record('benchmark.js', resolved);
-    const Benchmark = namespace.default as BenchmarkStatic | undefined;
-    if (typeof Benchmark !== 'function' || this.patched.has(Benchmark)) return;
-    this.patched.add(Benchmark);
+  protected asImported(loaded: unknown): Namespace {
+    return { default: loaded };
+  }
+
+  protected patch(Benchmark: BenchmarkStatic): void {
     const collect = (suite: BenchmarkSuite) => {
       for (let i = 0; i < suite.length; i++) this.addBenchmark(suite[i]!, typeof suite.name === 'string' && suite.name ? [suite.name] : []);
       // Listeners of 'complete' may start the next suite; what they print is theirs (benchgate prints its own table).
@@ -35,12 +37,6 @@ export class BenchmarkjsHarness implements Harness {
       collectOne(this);
       return this;
     };
-  }
-
-  required(resolved: string, load: () => unknown): unknown {
-    const loaded = load();
-    this.imported(resolved, { default: loaded });
-    return loaded;
   }
 
   private addBenchmark(benchmark: BenchmarkInstance, suites: string[]): void {

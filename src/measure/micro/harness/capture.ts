@@ -24,8 +24,9 @@
  * API (Suite#run, Bench#add/run, bench/group/run, bench/describe/hooks).
  *
  * Each harness is a module of its own (benchmarkjs.ts, tinybench.ts, mitata.ts,
- * vitest.ts) behind one interface (types.ts, Harness); this file holds the
- * declaration of one bench file, which the harnesses call back into (CaptureContext).
+ * vitest.ts; the two patched in place share patched.ts) behind one interface
+ * (types.ts, Harness); this file holds the declaration of one bench file, which
+ * the harnesses call back into (CaptureContext).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

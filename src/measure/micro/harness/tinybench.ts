@@ -1,23 +1,25 @@
 /**
  * tinybench (classes): the revision's own Bench is patched in place, so `add` remembers each task and
- * `run`/`runSync`/`runConcurrently` collect the Bench's tasks and return at once (capture.ts says why in place).
+ * `run`/`runSync`/`runConcurrently` collect the Bench's tasks and return at once (patched.ts).
  */
 import type { Fn, FnOptions } from 'tinybench';
-import type { CaptureContext, Harness, Hook, Namespace } from './types.js';
+import { PatchedHarness } from './patched.js';
+import type { Hook, Namespace } from './types.js';
 
-export class TinybenchHarness implements Harness {
+export class TinybenchHarness extends PatchedHarness<{ prototype: TinyBench }> {
   readonly name = 'tinybench';
   readonly package = 'tinybench';
-  private readonly patched = new WeakSet<object>();
 
-  constructor(private readonly capture: CaptureContext) {}
+  protected classIn(namespace: Namespace): unknown {
+    return namespace.Bench ?? (namespace.default as { Bench?: unknown } | undefined)?.Bench ?? namespace.default;
+  }
 
-  imported(resolved: string, namespace: Namespace): undefined {
-    this.capture.record('tinybench', resolved);
-    const Bench = namespace.Bench ?? (namespace.default as { Bench?: unknown } | undefined)?.Bench ?? namespace.default;
-    if (typeof Bench !== 'function' || this.patched.has(Bench)) return;
-    this.patched.add(Bench);
-    const proto = (Bench as { prototype: TinyBench }).prototype;
+  protected asImported(loaded: unknown): Namespace {
+    return loaded as Namespace;
+  }
+
+  protected patch(Bench: { prototype: TinyBench }): void {
+    const proto = Bench.prototype;
     const declared = new WeakMap<TinyBench, { name: string; fn: Fn; opts: FnOptions }[]>();
     const collected = new WeakSet<TinyBench>();
     const add = proto.add;
@@ -54,12 +56,6 @@ export class TinybenchHarness implements Harness {
     // tinybench 2 has warmup() methods; from 3 on `warmup` is an option.
     for (const method of ['warmup', 'warmupConcurrently'] as const)
       if (typeof proto[method] === 'function') proto[method] = () => Promise.resolve();
-  }
-
-  required(resolved: string, load: () => unknown): unknown {
-    const loaded = load();
-    this.imported(resolved, loaded as Namespace);
-    return loaded;
   }
 }
 
