@@ -3,8 +3,8 @@ import { createRequire as __benchgateRequire } from 'node:module'; const require
 // src/measure/micro/runner.ts
 import { writeFileSync } from "node:fs";
 import { findSourceMap, register } from "node:module";
-import path3 from "node:path";
-import { fileURLToPath as fileURLToPath2 } from "node:url";
+import path5 from "node:path";
+import { fileURLToPath as fileURLToPath3 } from "node:url";
 
 // src/measure/profiler.ts
 import { Session } from "node:inspector";
@@ -1243,140 +1243,49 @@ function batchTask(side, batch) {
 var sink = { value: void 0 };
 
 // src/measure/micro/harness/capture.ts
-import { EventEmitter } from "node:events";
-import childProcess from "node:child_process";
 import { readFileSync } from "node:fs";
-import Module, { syncBuiltinESMExports } from "node:module";
-import path from "node:path";
-import { fileURLToPath, pathToFileURL as pathToFileURL2 } from "node:url";
-import workerThreads from "node:worker_threads";
-var SYMBOL = /* @__PURE__ */ Symbol.for("benchgate.capture");
-var Capture = class {
-  current;
-  activity = 0;
-  workersRunning = 0;
-  workerQueue = Promise.resolve();
-  workerCount = 0;
-  /** CommonJS modules loaded before any bench file (benchgate's own): kept when a new module graph starts. */
-  preloaded;
-  graphs = 0;
-  graphCaches = /* @__PURE__ */ new Map();
-  cacheOfModule = /* @__PURE__ */ new WeakMap();
-  /** The unit of the bench file that is loading: 0 the file itself, k its k-th worker. */
-  unit = 0;
-  workersOfFile = 0;
-  patched = /* @__PURE__ */ new WeakSet();
-  suiteStack = [];
-  mitataGroups = [];
-  get loading() {
-    return this.current !== void 0;
+import path3 from "node:path";
+import { fileURLToPath as fileURLToPath2 } from "node:url";
+
+// src/measure/micro/harness/patched.ts
+var PatchedHarness = class _PatchedHarness {
+  constructor(capture) {
+    this.capture = capture;
   }
-  /** Load one bench file and everything it declares, in any shape benchgate knows. */
-  async declare(file, load) {
-    const declaration = {
-      tasks: [],
-      harnesses: [],
-      workers: [],
-      workerErrors: [],
-      children: [],
-      lateErrors: [],
-      pending: [],
-      only: false
-    };
-    this.current = declaration;
-    this.unit = 0;
-    this.workersOfFile = 0;
-    this.suiteStack.length = 0;
-    this.mitataGroups = [];
-    const exit = Object.getOwnPropertyDescriptor(process, "exit");
-    process.exit = ((code) => void this.lateError(new Error(`called process.exit(${code ?? ""})`)));
-    const removeGlobals = this.vitestGlobals(file);
-    try {
-      await load();
-      await this.settle();
-      for (const pending of declaration.pending) declaration.tasks.push(...await pending());
-    } finally {
-      removeGlobals();
-      Object.defineProperty(process, "exit", exit);
-      this.current = void 0;
-    }
-    let { tasks } = declaration;
-    if (declaration.only) tasks = tasks.filter((task) => task.only);
-    return { ...declaration, tasks: uniqueNames(withoutPadding(tasks)) };
+  capture;
+  /** Every class patched, whichever harness reached it: one set for the process, as its capture is one. */
+  static patched = /* @__PURE__ */ new WeakSet();
+  imported(resolved, real) {
+    this.capture.record(this.name, resolved);
+    const target = this.classIn(real);
+    if (typeof target !== "function" || _PatchedHarness.patched.has(target)) return;
+    _PatchedHarness.patched.add(target);
+    this.patch(target);
   }
-  /**
-   * vitest's `globals: true`: bench files that call `bench` and `describe` without importing them.
-   * While a file loads, those names (where the global scope has none) stand for the vitest capture.
-   */
-  vitestGlobals(file) {
-    const names = ["bench", "describe", "suite", "beforeAll", "afterAll", "beforeEach", "afterEach"];
-    const scope = globalThis;
-    const free = names.filter((name) => !(name in scope));
-    let api;
-    const vitest = () => api ??= this.vitest(resolveFrom(file, "vitest") ?? "vitest (globals; not installed)");
-    for (const name of free) Object.defineProperty(scope, name, { configurable: true, get: () => vitest()[name] });
-    return () => {
-      for (const name of free) delete scope[name];
-    };
+  required(resolved, load) {
+    const loaded = load();
+    this.imported(resolved, this.asImported(loaded));
+    return loaded;
   }
-  /** Errors thrown or rejected while a file loads land here once it has declared something. */
-  lateError(error) {
-    if (!this.current) return false;
-    this.current.lateErrors.push(error);
-    return true;
+};
+
+// src/measure/micro/harness/benchmarkjs.ts
+var BenchmarkjsHarness = class extends PatchedHarness {
+  name = "benchmark.js";
+  package = "benchmark";
+  classIn(namespace) {
+    return namespace.default;
   }
-  /**
-   * Self-running scripts go on after `run()`: an async main, a chain of suites, a worker per
-   * scenario. Wait until nothing has happened for three turns of the event loop (100 ms when
-   * timers are pending) and no worker is loading, for 10 s at most.
-   */
-  async settle() {
-    const end = performance.now() + 1e4;
-    let seen = -1;
-    let quietSince = performance.now();
-    let quietTurns = 0;
-    while (performance.now() < end) {
-      await new Promise((resolve) => setImmediate(resolve));
-      if (this.activity !== seen || this.workersRunning > 0) {
-        seen = this.activity;
-        quietSince = performance.now();
-        quietTurns = 0;
-        continue;
-      }
-      quietTurns++;
-      const timers = process.getActiveResourcesInfo().includes("Timeout");
-      if (quietTurns >= 3 && (!timers || performance.now() - quietSince >= 100)) return;
-      if (timers) await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+  asImported(loaded) {
+    return { default: loaded };
   }
-  record(harness, resolved) {
-    const declaration = this.current;
-    if (!declaration) return;
-    const file = resolved.startsWith("file:") ? fileURLToPath(resolved) : resolved;
-    if (declaration.harnesses.some((copy) => copy.harness === harness && copy.path === file)) return;
-    declaration.harnesses.push({ harness, path: file, ...versionOf(file) });
-  }
-  add(task) {
-    this.activity++;
-    this.current?.tasks.push({ unit: this.unit, ...task, name: String(task.name).trimEnd() || String(task.name) });
-  }
-  /** A harness that declares its tasks once the file has settled: they belong to the unit that was loading when it was called. */
-  later(collect) {
-    const unit = this.unit;
-    this.current?.pending.push(async () => (await collect()).map((task) => ({ unit, ...task })));
-  }
-  // --- benchmark.js ---------------------------------------------------------
-  benchmarkjs(namespace, resolved) {
-    this.record("benchmark.js", resolved);
-    const Benchmark = namespace.default;
-    if (typeof Benchmark !== "function" || this.patched.has(Benchmark)) return;
-    this.patched.add(Benchmark);
+  patch(Benchmark) {
     const collect = (suite) => {
       for (let i2 = 0; i2 < suite.length; i2++) this.addBenchmark(suite[i2], typeof suite.name === "string" && suite.name ? [suite.name] : []);
       try {
         suite.emit("complete");
       } catch (error) {
-        this.lateError(error);
+        this.capture.lateError(error);
       }
     };
     const collectOne = (benchmark) => this.addBenchmark(benchmark, []);
@@ -1410,308 +1319,20 @@ var Capture = class {
         reject(error instanceof Error ? error : new Error(String(error)));
       }
     }) : fn;
-    this.add({ suites, name, fn: task, opts });
+    this.capture.add({ suites, name, fn: task, opts });
   }
-  // --- tinybench -------------------------------------------------------------
-  tinybench(namespace, resolved) {
-    this.record("tinybench", resolved);
-    const Bench = namespace.Bench ?? namespace.default?.Bench ?? namespace.default;
-    if (typeof Bench !== "function" || this.patched.has(Bench)) return;
-    this.patched.add(Bench);
-    const proto = Bench.prototype;
-    const declared = /* @__PURE__ */ new WeakMap();
-    const collected = /* @__PURE__ */ new WeakSet();
-    const add = proto.add;
-    proto.add = function(name, fn, opts = {}) {
-      const list = declared.get(this) ?? [];
-      list.push({ name, fn, opts });
-      declared.set(this, list);
-      return add.call(this, name, fn, opts);
-    };
-    const collect = (bench) => {
-      if (collected.has(bench)) return;
-      collected.add(bench);
-      const present = new Set((bench.tasks ?? []).map((task) => task.name));
-      const latest = new Map((declared.get(bench) ?? []).filter((task) => present.has(task.name)).map((task) => [task.name, task]));
-      for (const { name, fn, opts } of latest.values())
-        this.add({
-          suites: typeof bench.name === "string" && bench.name ? [bench.name] : [],
-          name,
-          fn,
-          opts: withBenchHooks(bench, name, opts)
-        });
-    };
-    for (const method of ["run", "runConcurrently"])
-      if (typeof proto[method] === "function")
-        proto[method] = function() {
-          collect(this);
-          return Promise.resolve(this.tasks);
-        };
-    if (typeof proto.runSync === "function")
-      proto.runSync = function() {
-        collect(this);
-        return this.tasks;
-      };
-    for (const method of ["warmup", "warmupConcurrently"])
-      if (typeof proto[method] === "function") proto[method] = () => Promise.resolve();
-  }
-  // --- mitata ----------------------------------------------------------------
-  /** `real` is the revision's mitata; its other exports (measure, $, ...) stay its own. */
-  mitata(_real, resolved) {
-    this.record("mitata", resolved);
-    const within = (name, body) => {
-      const saved = this.mitataGroups;
-      if (name) this.mitataGroups = [...saved, name];
-      try {
-        return body();
-      } finally {
-        this.mitataGroups = saved;
-      }
-    };
-    const passThrough = (...args) => {
-      const body = args.find((arg) => typeof arg === "function");
-      return body?.();
-    };
-    const bench = (name, fn) => {
-      const [label, body] = typeof name === "function" ? [name.name || "anonymous", name] : [String(name), fn];
-      const declared = new MitataBench(label, body, [...this.mitataGroups]);
-      this.activity++;
-      this.later(() => declared.tasks());
-      return declared;
-    };
-    return {
-      bench,
-      baseline: bench,
-      group: (name, body) => typeof name === "function" ? within(void 0, name) : within(typeof name === "string" ? name : name?.name, body),
-      summary: passThrough,
-      barplot: passThrough,
-      boxplot: passThrough,
-      lineplot: passThrough,
-      compact: passThrough,
-      run: () => Promise.resolve({ benchmarks: [], context: {}, layout: [] }),
-      do_not_optimize: (value) => void (sink2.value = value)
-    };
-  }
-  // --- vitest ----------------------------------------------------------------
-  vitest(resolved) {
-    this.record("vitest", resolved);
-    const root = () => {
-      if (!this.suiteStack.length) this.suiteStack.push(newSuite("", void 0, false));
-      return this.suiteStack[this.suiteStack.length - 1];
-    };
-    const register2 = (name, fn, options, only) => {
-      if (typeof fn !== "function") return;
-      const suite = root();
-      this.addVitest(suite, String(name), fn, options ?? {}, only || suite.only);
-    };
-    const bench = Object.assign((name, fn, options) => register2(name, fn, options, false), {
-      only: (name, fn, options) => register2(name, fn, options, true),
-      skip: () => void 0,
-      todo: () => void 0,
-      skipIf: (condition) => condition ? () => void 0 : bench,
-      runIf: (condition) => condition ? bench : () => void 0
-    });
-    const collect = async (suite) => {
-      for (let i2 = 0; i2 < suite.children.length; i2++) {
-        const child = suite.children[i2];
-        this.suiteStack.push(child);
-        try {
-          await child.factory?.();
-        } finally {
-          this.suiteStack.pop();
-        }
-        await collect(child);
-      }
-      return [];
-    };
-    const describeWith = (only) => (name, fn) => {
-      const body = typeof fn === "function" ? fn : typeof name === "function" ? name : void 0;
-      const label = typeof name === "function" ? name.name : String(name);
-      const parent = root();
-      const suite = newSuite(label, parent, only || parent.only);
-      suite.factory = body;
-      parent.children.push(suite);
-      if (parent.parent === void 0 && parent.children.length === 1) this.later(() => collect(parent));
-    };
-    const describe = Object.assign(describeWith(false), {
-      only: describeWith(true),
-      skip: () => void 0,
-      todo: () => void 0,
-      skipIf: (condition) => condition ? () => void 0 : describe,
-      runIf: (condition) => condition ? describe : () => void 0
-    });
-    const hook = (kind) => (fn) => void root()[kind].push(fn);
-    const test = Object.assign(() => void 0, {
-      only: () => void 0,
-      skip: () => void 0,
-      todo: () => void 0,
-      each: () => () => void 0
-    });
-    const unavailable = (what) => new Proxy(() => void 0, {
-      get: () => {
-        throw new Error(`benchgate runs vitest bench files without vitest: '${what}' is not available in them`);
-      },
-      apply: () => {
-        throw new Error(`benchgate runs vitest bench files without vitest: '${what}' is not available in them`);
-      }
-    });
-    return {
-      bench,
-      describe,
-      suite: describe,
-      it: test,
-      test,
-      beforeAll: hook("beforeAll"),
-      afterAll: hook("afterAll"),
-      beforeEach: hook("beforeEach"),
-      afterEach: hook("afterEach"),
-      vi: unavailable("vi"),
-      vitest: unavailable("vitest"),
-      expect: unavailable("expect"),
-      assert: unavailable("assert")
-    };
-  }
-  /**
-   * vitest's semantics in benchgate's per-task hooks: a suite's beforeAll hooks run once, before the
-   * first of its benches in this process (and what they return is a cleanup), its afterAll hooks after
-   * the last; beforeEach/afterEach hooks run around each bench; the bench's own setup/teardown
-   * options (tinybench's, called with the task and 'run') run innermost.
-   */
-  addVitest(suite, name, fn, options, only) {
-    const chain = [];
-    for (let at = suite; at; at = at.parent) chain.unshift(at);
-    for (const member of chain) member.remaining++;
-    const task = { name };
-    const opts = {
-      beforeAll: async () => {
-        for (const member of chain) {
-          if (member.started) continue;
-          member.started = true;
-          for (const hook of member.beforeAll) {
-            const cleanup = await hook();
-            if (typeof cleanup === "function") member.cleanups.unshift(cleanup);
-          }
-        }
-        for (const member of chain) for (const hook of member.beforeEach) await hook();
-        await options.setup?.(task, "run");
-      },
-      afterAll: async () => {
-        await options.teardown?.(task, "run");
-        for (const member of [...chain].reverse()) for (const hook of member.afterEach) await hook();
-        for (const member of [...chain].reverse()) {
-          if (--member.remaining > 0) continue;
-          for (const hook of [...member.cleanups, ...member.afterAll]) await hook();
-        }
-      }
-    };
-    const suites = chain.map((member) => member.name).filter(Boolean);
-    this.add({ suites, name, fn, opts, ...only ? { only: true } : {} });
-    if (only && this.current) this.current.only = true;
-  }
-  // --- worker threads and child processes --------------------------------------
-  /**
-   * Replace Worker and the node-forking functions. Only while a bench file loads: a task that starts a
-   * worker or a process when it is measured gets the real thing.
-   */
-  install() {
-    const start = (worker, port, filename, options) => this.startWorker(worker, port, filename, options);
-    const loading = () => this.loading;
-    const RealWorker = workerThreads.Worker;
-    class CapturedWorker extends EventEmitter {
-      threadId = 0;
-      port = new EventEmitter();
-      constructor(filename, options = {}) {
-        super();
-        if (!loading()) return new RealWorker(filename, options);
-        this.threadId = start(this, this.port, filename, options);
-      }
-      postMessage(message) {
-        setImmediate(() => this.port.emit("message", message));
-      }
-      terminate() {
-        return Promise.resolve(0);
-      }
-      ref() {
-      }
-      unref() {
-      }
-    }
-    workerThreads.Worker = CapturedWorker;
-    const refuse = (what, file) => {
-      this.current?.children.push(file);
-      throw new Error(
-        `benchgate does not run benchmarks in child processes (${what} '${file}'): it times tasks in its own processes, alternating base and head`
-      );
-    };
-    const isNode = (command) => command === process.execPath || command === "node" || String(command).endsWith("/node");
-    const real = childProcess;
-    const { fork } = real;
-    const stand = {
-      fork: (modulePath, ...rest) => this.loading ? refuse("child_process.fork", String(modulePath)) : fork(modulePath, ...rest)
-    };
-    for (const name of ["spawn", "spawnSync", "execFile", "execFileSync"]) {
-      const original = real[name];
-      stand[name] = (command, ...rest) => isNode(command) && this.loading ? refuse(name, nodeScript(rest)) : original(command, ...rest);
-    }
-    Object.assign(childProcess, stand);
-    syncBuiltinESMExports();
-    this.wrapRequire();
-  }
-  /** A stand-in Worker's start: its file is loaded after the workers started before it; then it exits with 0. */
-  startWorker(worker, port, filename, options) {
-    const threadId = ++this.workerCount;
-    const unit = ++this.workersOfFile;
-    const file = filename instanceof URL || String(filename).startsWith("file:") ? fileURLToPath(filename) : path.resolve(String(filename));
-    if (options.eval) throw new Error("benchgate cannot collect tasks from a worker started from a string of code (eval: true)");
-    this.current?.workers.push(file);
-    this.workersRunning++;
-    Object.assign(port, {
-      postMessage: (message) => setImmediate(() => worker.emit("message", message)),
-      close() {
-      },
-      ref() {
-      },
-      unref() {
-      }
-    });
-    this.workerQueue = this.workerQueue.then(async () => {
-      try {
-        await this.runWorker(file, threadId, unit, options.workerData, port);
-        setImmediate(() => (worker.emit("online"), worker.emit("exit", 0)));
-      } catch (error) {
-        this.current?.workerErrors.push({ file, error });
-        setImmediate(() => (worker.emit("error", error), worker.emit("exit", 1)));
-      } finally {
-        this.workersRunning--;
-        this.activity++;
-      }
-    });
-    return threadId;
-  }
-  /** Load a worker's file in this thread, as that worker would see it, once per worker. */
-  async runWorker(file, threadId, unit, workerData, port) {
-    const builtin = workerThreads;
-    const saved = {
-      workerData: builtin.workerData,
-      parentPort: builtin.parentPort,
-      isMainThread: builtin.isMainThread,
-      threadId: builtin.threadId
-    };
-    Object.assign(builtin, { workerData: structuredClone(workerData), parentPort: port, isMainThread: false, threadId });
-    syncBuiltinESMExports();
-    this.unit = unit;
-    try {
-      try {
-        await import(this.inNewGraph(file));
-      } finally {
-        Object.assign(builtin, saved);
-        syncBuiltinESMExports();
-      }
-      for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
-    } finally {
-      this.unit = 0;
-    }
-  }
+};
+
+// src/measure/micro/harness/graphs.ts
+import Module from "node:module";
+import path from "node:path";
+import { pathToFileURL as pathToFileURL2 } from "node:url";
+var ModuleGraphs = class {
+  /** CommonJS modules loaded before any bench file (benchgate's own): kept when a new module graph starts. */
+  preloaded;
+  graphs = 0;
+  graphCaches = /* @__PURE__ */ new Map();
+  cacheOfModule = /* @__PURE__ */ new WeakMap();
   /**
    * The URL to import `file` with so that it and everything it imports get instances of their own: a
    * module graph per bench file and per worker, as each would have in its own process or thread. Code
@@ -1731,18 +1352,13 @@ var Capture = class {
     this.graphCaches.set(++this.graphs, cache);
     return `${pathToFileURL2(file).href}?${GRAPH_PARAMETER}=${this.graphs}`;
   }
-  /** `require()` of a harness, which Node 20 does not pass through the module hooks. */
-  wrapRequire() {
+  /**
+   * `require()` of a harness, which Node 20 does not pass through the module hooks: answered by `answer` when
+   * a file outside node_modules requires it. Every require() runs in its parent's graph (inGraphOf).
+   */
+  wrapRequire(answer) {
     const internal = Module;
     const load = internal._load;
-    const answer = (request, resolved, exports) => {
-      if (request === "vitest") return this.vitest(resolved);
-      const loaded = exports();
-      if (request === "benchmark") this.benchmarkjs({ default: loaded }, resolved);
-      else if (request === "tinybench") this.tinybench(loaded, resolved);
-      else return { ...loaded, ...this.mitata(loaded, resolved) };
-      return loaded;
-    };
     const inGraphOf = this.inGraphOf.bind(this);
     internal._load = function(request, parent, isMain) {
       const harness = HARNESS_PACKAGES.includes(request) && parent?.filename && !parent.filename.includes(`${path.sep}node_modules${path.sep}`);
@@ -1777,21 +1393,60 @@ var Capture = class {
     return cache;
   }
 };
-function newSuite(name, parent, only) {
-  return {
-    name,
-    parent,
-    only,
-    children: [],
-    started: false,
-    remaining: 0,
-    cleanups: [],
-    beforeAll: [],
-    afterAll: [],
-    beforeEach: [],
-    afterEach: []
-  };
-}
+
+// src/measure/micro/harness/mitata.ts
+var MitataHarness = class {
+  constructor(capture) {
+    this.capture = capture;
+  }
+  capture;
+  name = "mitata";
+  package = "mitata";
+  groups = [];
+  declaring() {
+    this.groups = [];
+  }
+  /** Our `bench`, `group`, `run`...: the revision's other exports (measure, $, ...) stay its own, beside these. */
+  imported(resolved) {
+    this.capture.record("mitata", resolved);
+    const within = (name, body) => {
+      const saved = this.groups;
+      if (name) this.groups = [...saved, name];
+      try {
+        return body();
+      } finally {
+        this.groups = saved;
+      }
+    };
+    const passThrough = (...args) => {
+      const body = args.find((arg) => typeof arg === "function");
+      return body?.();
+    };
+    const bench = (name, fn) => {
+      const [label, body] = typeof name === "function" ? [name.name || "anonymous", name] : [String(name), fn];
+      const declared = new MitataBench(label, body, [...this.groups]);
+      this.capture.stir();
+      this.capture.later(() => declared.tasks());
+      return declared;
+    };
+    return {
+      bench,
+      baseline: bench,
+      group: (name, body) => typeof name === "function" ? within(void 0, name) : within(typeof name === "string" ? name : name?.name, body),
+      summary: passThrough,
+      barplot: passThrough,
+      boxplot: passThrough,
+      lineplot: passThrough,
+      compact: passThrough,
+      run: () => Promise.resolve({ benchmarks: [], context: {}, layout: [] }),
+      do_not_optimize: (value) => void (sink2.value = value)
+    };
+  }
+  required(resolved, load) {
+    const loaded = load();
+    return { ...loaded, ...this.imported(resolved) };
+  }
+};
 var MitataBench = class {
   constructor(label, fn, groups) {
     this.label = label;
@@ -1870,6 +1525,57 @@ var MitataBench = class {
     throw new Error(`mitata bench '${this.label}' yields ${typeof yielded}, not the function to time`);
   }
 };
+var sink2 = { value: void 0 };
+
+// src/measure/micro/harness/tinybench.ts
+var TinybenchHarness = class extends PatchedHarness {
+  name = "tinybench";
+  package = "tinybench";
+  classIn(namespace) {
+    return namespace.Bench ?? namespace.default?.Bench ?? namespace.default;
+  }
+  asImported(loaded) {
+    return loaded;
+  }
+  patch(Bench) {
+    const proto = Bench.prototype;
+    const declared = /* @__PURE__ */ new WeakMap();
+    const collected = /* @__PURE__ */ new WeakSet();
+    const add = proto.add;
+    proto.add = function(name, fn, opts = {}) {
+      const list = declared.get(this) ?? [];
+      list.push({ name, fn, opts });
+      declared.set(this, list);
+      return add.call(this, name, fn, opts);
+    };
+    const collect = (bench) => {
+      if (collected.has(bench)) return;
+      collected.add(bench);
+      const present = new Set((bench.tasks ?? []).map((task) => task.name));
+      const latest = new Map((declared.get(bench) ?? []).filter((task) => present.has(task.name)).map((task) => [task.name, task]));
+      for (const { name, fn, opts } of latest.values())
+        this.capture.add({
+          suites: typeof bench.name === "string" && bench.name ? [bench.name] : [],
+          name,
+          fn,
+          opts: withBenchHooks(bench, name, opts)
+        });
+    };
+    for (const method of ["run", "runConcurrently"])
+      if (typeof proto[method] === "function")
+        proto[method] = function() {
+          collect(this);
+          return Promise.resolve(this.tasks);
+        };
+    if (typeof proto.runSync === "function")
+      proto.runSync = function() {
+        collect(this);
+        return this.tasks;
+      };
+    for (const method of ["warmup", "warmupConcurrently"])
+      if (typeof proto[method] === "function") proto[method] = () => Promise.resolve();
+  }
+};
 function withBenchHooks(bench, name, opts) {
   const { setup, teardown } = bench;
   if (typeof setup !== "function" && typeof teardown !== "function") return opts;
@@ -1886,6 +1592,437 @@ function withBenchHooks(bench, name, opts) {
     }
   };
 }
+
+// src/measure/micro/harness/vitest.ts
+import Module2 from "node:module";
+var VitestHarness = class {
+  constructor(capture) {
+    this.capture = capture;
+  }
+  capture;
+  name = "vitest";
+  package = "vitest";
+  suiteStack = [];
+  imported(resolved) {
+    this.capture.record("vitest", resolved);
+    const root = () => {
+      if (!this.suiteStack.length) this.suiteStack.push(newSuite("", void 0, false));
+      return this.suiteStack[this.suiteStack.length - 1];
+    };
+    const register2 = (name, fn, options, only) => {
+      if (typeof fn !== "function") return;
+      const suite = root();
+      this.addVitest(suite, String(name), fn, options ?? {}, only || suite.only);
+    };
+    const bench = Object.assign((name, fn, options) => register2(name, fn, options, false), {
+      only: (name, fn, options) => register2(name, fn, options, true),
+      skip: () => void 0,
+      todo: () => void 0,
+      skipIf: (condition) => condition ? () => void 0 : bench,
+      runIf: (condition) => condition ? bench : () => void 0
+    });
+    const collect = async (suite) => {
+      for (let i2 = 0; i2 < suite.children.length; i2++) {
+        const child = suite.children[i2];
+        this.suiteStack.push(child);
+        try {
+          await child.factory?.();
+        } finally {
+          this.suiteStack.pop();
+        }
+        await collect(child);
+      }
+      return [];
+    };
+    const describeWith = (only) => (name, fn) => {
+      const body = typeof fn === "function" ? fn : typeof name === "function" ? name : void 0;
+      const label = typeof name === "function" ? name.name : String(name);
+      const parent = root();
+      const suite = newSuite(label, parent, only || parent.only);
+      suite.factory = body;
+      parent.children.push(suite);
+      if (parent.parent === void 0 && parent.children.length === 1) this.capture.later(() => collect(parent));
+    };
+    const describe = Object.assign(describeWith(false), {
+      only: describeWith(true),
+      skip: () => void 0,
+      todo: () => void 0,
+      skipIf: (condition) => condition ? () => void 0 : describe,
+      runIf: (condition) => condition ? describe : () => void 0
+    });
+    const hook = (kind) => (fn) => void root()[kind].push(fn);
+    const test = Object.assign(() => void 0, {
+      only: () => void 0,
+      skip: () => void 0,
+      todo: () => void 0,
+      each: () => () => void 0
+    });
+    const unavailable = (what) => new Proxy(() => void 0, {
+      get: () => {
+        throw new Error(`benchgate runs vitest bench files without vitest: '${what}' is not available in them`);
+      },
+      apply: () => {
+        throw new Error(`benchgate runs vitest bench files without vitest: '${what}' is not available in them`);
+      }
+    });
+    return {
+      bench,
+      describe,
+      suite: describe,
+      it: test,
+      test,
+      beforeAll: hook("beforeAll"),
+      afterAll: hook("afterAll"),
+      beforeEach: hook("beforeEach"),
+      afterEach: hook("afterEach"),
+      vi: unavailable("vi"),
+      vitest: unavailable("vitest"),
+      expect: unavailable("expect"),
+      assert: unavailable("assert")
+    };
+  }
+  /** Resolved, never loaded: a require() gets the same stand-ins as an import. */
+  required(resolved) {
+    return this.imported(resolved);
+  }
+  /** A file starts with no suites (the previous file's root suite is still on the stack), and has vitest's globals while it loads. */
+  declaring(file) {
+    this.suiteStack.length = 0;
+    return this.vitestGlobals(file);
+  }
+  /**
+   * vitest's `globals: true`: bench files that call `bench` and `describe` without importing them.
+   * While a file loads, those names (where the global scope has none) stand for the vitest capture.
+   */
+  vitestGlobals(file) {
+    const names = ["bench", "describe", "suite", "beforeAll", "afterAll", "beforeEach", "afterEach"];
+    const scope = globalThis;
+    const free = names.filter((name) => !(name in scope));
+    let api;
+    const vitest = () => api ??= this.imported(resolveFrom(file, "vitest") ?? "vitest (globals; not installed)");
+    for (const name of free) Object.defineProperty(scope, name, { configurable: true, get: () => vitest()[name] });
+    return () => {
+      for (const name of free) delete scope[name];
+    };
+  }
+  /**
+   * vitest's semantics in benchgate's per-task hooks: a suite's beforeAll hooks run once, before the
+   * first of its benches in this process (and what they return is a cleanup), its afterAll hooks after
+   * the last; beforeEach/afterEach hooks run around each bench; the bench's own setup/teardown
+   * options (tinybench's, called with the task and 'run') run innermost.
+   */
+  addVitest(suite, name, fn, options, only) {
+    const chain = [];
+    for (let at = suite; at; at = at.parent) chain.unshift(at);
+    for (const member of chain) member.remaining++;
+    const task = { name };
+    const opts = {
+      beforeAll: async () => {
+        for (const member of chain) {
+          if (member.started) continue;
+          member.started = true;
+          for (const hook of member.beforeAll) {
+            const cleanup = await hook();
+            if (typeof cleanup === "function") member.cleanups.unshift(cleanup);
+          }
+        }
+        for (const member of chain) for (const hook of member.beforeEach) await hook();
+        await options.setup?.(task, "run");
+      },
+      afterAll: async () => {
+        await options.teardown?.(task, "run");
+        for (const member of [...chain].reverse()) for (const hook of member.afterEach) await hook();
+        for (const member of [...chain].reverse()) {
+          if (--member.remaining > 0) continue;
+          for (const hook of [...member.cleanups, ...member.afterAll]) await hook();
+        }
+      }
+    };
+    const suites = chain.map((member) => member.name).filter(Boolean);
+    this.capture.add({ suites, name, fn, opts, ...only ? { only: true } : {} });
+  }
+};
+function newSuite(name, parent, only) {
+  return {
+    name,
+    parent,
+    only,
+    children: [],
+    started: false,
+    remaining: 0,
+    cleanups: [],
+    beforeAll: [],
+    afterAll: [],
+    beforeEach: [],
+    afterEach: []
+  };
+}
+function resolveFrom(file, specifier) {
+  try {
+    return Module2.createRequire(file).resolve(specifier);
+  } catch {
+    return void 0;
+  }
+}
+
+// src/measure/micro/harness/workers.ts
+import { EventEmitter } from "node:events";
+import childProcess from "node:child_process";
+import { syncBuiltinESMExports } from "node:module";
+import path2 from "node:path";
+import { fileURLToPath } from "node:url";
+import workerThreads from "node:worker_threads";
+var StandIns = class {
+  constructor(host) {
+    this.host = host;
+  }
+  host;
+  /** Workers started and not yet loaded: the file has not settled while any is. */
+  running = 0;
+  queue = Promise.resolve();
+  count = 0;
+  workersOfFile = 0;
+  /** A bench file starts loading: its workers are its units 1, 2, ... */
+  declaring() {
+    this.workersOfFile = 0;
+  }
+  /**
+   * Replace Worker and the node-forking functions. Only while a bench file loads: a task that starts a
+   * worker or a process when it is measured gets the real thing.
+   */
+  install() {
+    const start = (worker, port, filename, options) => this.startWorker(worker, port, filename, options);
+    const loading = () => this.host.loading;
+    const RealWorker = workerThreads.Worker;
+    class CapturedWorker extends EventEmitter {
+      threadId = 0;
+      port = new EventEmitter();
+      constructor(filename, options = {}) {
+        super();
+        if (!loading()) return new RealWorker(filename, options);
+        this.threadId = start(this, this.port, filename, options);
+      }
+      postMessage(message) {
+        setImmediate(() => this.port.emit("message", message));
+      }
+      terminate() {
+        return Promise.resolve(0);
+      }
+      ref() {
+      }
+      unref() {
+      }
+    }
+    workerThreads.Worker = CapturedWorker;
+    const refuse = (what, file) => {
+      this.host.declaration?.children.push(file);
+      throw new Error(
+        `benchgate does not run benchmarks in child processes (${what} '${file}'): it times tasks in its own processes, alternating base and head`
+      );
+    };
+    const isNode = (command) => command === process.execPath || command === "node" || String(command).endsWith("/node");
+    const real = childProcess;
+    const { fork } = real;
+    const stand = {
+      fork: (modulePath, ...rest) => this.host.loading ? refuse("child_process.fork", String(modulePath)) : fork(modulePath, ...rest)
+    };
+    for (const name of ["spawn", "spawnSync", "execFile", "execFileSync"]) {
+      const original = real[name];
+      stand[name] = (command, ...rest) => isNode(command) && this.host.loading ? refuse(name, nodeScript(rest)) : original(command, ...rest);
+    }
+    Object.assign(childProcess, stand);
+    syncBuiltinESMExports();
+  }
+  /** A stand-in Worker's start: its file is loaded after the workers started before it; then it exits with 0. */
+  startWorker(worker, port, filename, options) {
+    const threadId = ++this.count;
+    const unit = ++this.workersOfFile;
+    const file = filename instanceof URL || String(filename).startsWith("file:") ? fileURLToPath(filename) : path2.resolve(String(filename));
+    if (options.eval) throw new Error("benchgate cannot collect tasks from a worker started from a string of code (eval: true)");
+    this.host.declaration?.workers.push(file);
+    this.running++;
+    Object.assign(port, {
+      postMessage: (message) => setImmediate(() => worker.emit("message", message)),
+      close() {
+      },
+      ref() {
+      },
+      unref() {
+      }
+    });
+    this.queue = this.queue.then(async () => {
+      try {
+        await this.runWorker(file, threadId, unit, options.workerData, port);
+        setImmediate(() => (worker.emit("online"), worker.emit("exit", 0)));
+      } catch (error) {
+        this.host.declaration?.workerErrors.push({ file, error });
+        setImmediate(() => (worker.emit("error", error), worker.emit("exit", 1)));
+      } finally {
+        this.running--;
+        this.host.stir();
+      }
+    });
+    return threadId;
+  }
+  /** Load a worker's file in this thread, as that worker would see it, once per worker. */
+  async runWorker(file, threadId, unit, workerData, port) {
+    const builtin = workerThreads;
+    const saved = {
+      workerData: builtin.workerData,
+      parentPort: builtin.parentPort,
+      isMainThread: builtin.isMainThread,
+      threadId: builtin.threadId
+    };
+    Object.assign(builtin, { workerData: structuredClone(workerData), parentPort: port, isMainThread: false, threadId });
+    syncBuiltinESMExports();
+    this.host.unit = unit;
+    try {
+      try {
+        await import(this.host.inNewGraph(file));
+      } finally {
+        Object.assign(builtin, saved);
+        syncBuiltinESMExports();
+      }
+      for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      this.host.unit = 0;
+    }
+  }
+};
+function nodeScript(rest) {
+  const args = rest.find((arg) => Array.isArray(arg));
+  const script = args?.find((arg) => typeof arg === "string" && !arg.startsWith("-"));
+  return script ?? "a script";
+}
+
+// src/measure/micro/harness/capture.ts
+var SYMBOL = /* @__PURE__ */ Symbol.for("benchgate.capture");
+var Capture = class {
+  current;
+  activity = 0;
+  /** The unit of the bench file that is loading: 0 the file itself, k its k-th worker. */
+  unit = 0;
+  graphs = new ModuleGraphs();
+  standIns = new StandIns(this);
+  /** The harness modules, by the package a bench file imports or requires. */
+  harnesses = new Map(
+    [new BenchmarkjsHarness(this), new TinybenchHarness(this), new MitataHarness(this), new VitestHarness(this)].map((harness) => [
+      harness.package,
+      harness
+    ])
+  );
+  get loading() {
+    return this.current !== void 0;
+  }
+  /** What the file that is loading has declared so far (the stand-ins add its workers and refused processes). */
+  get declaration() {
+    return this.current;
+  }
+  /** Load one bench file and everything it declares, in any shape benchgate knows. */
+  async declare(file, load) {
+    const declaration = {
+      tasks: [],
+      harnesses: [],
+      workers: [],
+      workerErrors: [],
+      children: [],
+      lateErrors: [],
+      pending: [],
+      only: false
+    };
+    this.current = declaration;
+    this.unit = 0;
+    this.standIns.declaring();
+    const exit = Object.getOwnPropertyDescriptor(process, "exit");
+    process.exit = ((code) => void this.lateError(new Error(`called process.exit(${code ?? ""})`)));
+    const undo = [...this.harnesses.values()].map((harness) => harness.declaring?.(file));
+    try {
+      await load();
+      await this.settle();
+      for (const pending of declaration.pending) declaration.tasks.push(...await pending());
+    } finally {
+      for (const done of undo) done?.();
+      Object.defineProperty(process, "exit", exit);
+      this.current = void 0;
+    }
+    let { tasks } = declaration;
+    if (declaration.only) tasks = tasks.filter((task) => task.only);
+    return { ...declaration, tasks: uniqueNames(withoutPadding(tasks)) };
+  }
+  /** Errors thrown or rejected while a file loads land here once it has declared something. */
+  lateError(error) {
+    if (!this.current) return false;
+    this.current.lateErrors.push(error);
+    return true;
+  }
+  /**
+   * Self-running scripts go on after `run()`: an async main, a chain of suites, a worker per
+   * scenario. Wait until nothing has happened for three turns of the event loop (100 ms when
+   * timers are pending) and no worker is loading, for 10 s at most.
+   */
+  async settle() {
+    const end = performance.now() + 1e4;
+    let seen = -1;
+    let quietSince = performance.now();
+    let quietTurns = 0;
+    while (performance.now() < end) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (this.activity !== seen || this.standIns.running > 0) {
+        seen = this.activity;
+        quietSince = performance.now();
+        quietTurns = 0;
+        continue;
+      }
+      quietTurns++;
+      const timers = process.getActiveResourcesInfo().includes("Timeout");
+      if (quietTurns >= 3 && (!timers || performance.now() - quietSince >= 100)) return;
+      if (timers) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+  record(harness, resolved) {
+    const declaration = this.current;
+    if (!declaration) return;
+    const file = resolved.startsWith("file:") ? fileURLToPath2(resolved) : resolved;
+    if (declaration.harnesses.some((copy) => copy.harness === harness && copy.path === file)) return;
+    declaration.harnesses.push({ harness, path: file, ...versionOf(file) });
+  }
+  add(task) {
+    this.activity++;
+    this.current?.tasks.push({ unit: this.unit, ...task, name: String(task.name).trimEnd() || String(task.name) });
+    if (task.only && this.current) this.current.only = true;
+  }
+  /** A harness that declares its tasks once the file has settled: they belong to the unit that was loading when it was called. */
+  later(collect) {
+    const unit = this.unit;
+    this.current?.pending.push(async () => (await collect()).map((task) => ({ unit, ...task })));
+  }
+  stir() {
+    this.activity++;
+  }
+  // The modules hooks.ts generates for a bench file's `import` of a harness call these, by name.
+  benchmarkjs(namespace, resolved) {
+    this.harnesses.get("benchmark").imported(resolved, namespace);
+  }
+  tinybench(namespace, resolved) {
+    this.harnesses.get("tinybench").imported(resolved, namespace);
+  }
+  /** `real` is the revision's mitata; its other exports (measure, $, ...) stay its own. */
+  mitata(real, resolved) {
+    return this.harnesses.get("mitata").imported(resolved, real);
+  }
+  vitest(resolved) {
+    return this.harnesses.get("vitest").imported(resolved);
+  }
+  /** A module graph of its own for a bench file (graphs.ts). */
+  inNewGraph(file) {
+    return this.graphs.inNewGraph(file);
+  }
+  /** Stand in for Worker and the node-forking functions (workers.ts), and answer `require()` of a harness (graphs.ts). */
+  install() {
+    this.standIns.install();
+    this.graphs.wrapRequire((request, resolved, load) => this.harnesses.get(request).required(resolved, load));
+  }
+};
 function withoutPadding(tasks) {
   const longest = Math.max(0, ...tasks.map((task) => task.name.length));
   const padded = tasks.filter((task) => task.name.length === longest && task.name.endsWith("."));
@@ -1901,29 +2038,16 @@ function uniqueNames(tasks) {
     return count === 1 ? task : { ...task, name: `${task.name} (${count})` };
   });
 }
-function resolveFrom(file, specifier) {
-  try {
-    return Module.createRequire(file).resolve(specifier);
-  } catch {
-    return void 0;
-  }
-}
 function versionOf(file) {
-  for (let dir = path.dirname(file); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+  for (let dir = path3.dirname(file); dir !== path3.dirname(dir); dir = path3.dirname(dir)) {
     try {
-      const manifest = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8"));
+      const manifest = JSON.parse(readFileSync(path3.join(dir, "package.json"), "utf8"));
       if (typeof manifest.name === "string" && typeof manifest.version === "string") return { version: manifest.version };
     } catch {
     }
   }
   return {};
 }
-function nodeScript(rest) {
-  const args = rest.find((arg) => Array.isArray(arg));
-  const script = args?.find((arg) => typeof arg === "string" && !arg.startsWith("-"));
-  return script ?? "a script";
-}
-var sink2 = { value: void 0 };
 var installed;
 function harnessCapture() {
   if (!installed) {
@@ -1935,7 +2059,7 @@ function harnessCapture() {
 }
 
 // src/measure/micro/load.ts
-import path2 from "node:path";
+import path4 from "node:path";
 
 // src/measure/micro/protocol.ts
 var ID_SEPARATOR = " > ";
@@ -1967,7 +2091,7 @@ async function loadBenchFile(file, root) {
     }
   });
   const harness = declaration.harnesses[0]?.harness;
-  const workers = declaration.workers.map((worker) => path2.relative(root, worker).split(path2.sep).join("/"));
+  const workers = declaration.workers.map((worker) => path4.relative(root, worker).split(path4.sep).join("/"));
   if (declaration.tasks.length > 0) {
     const notes = [...declaration.lateErrors, ...thrown ? [thrown.error] : []].map(
       (error) => `after its tasks were collected it threw (set aside): ${describeThrown(error, root).split("\n")[0]}`
@@ -1987,7 +2111,7 @@ async function loadBenchFile(file, root) {
   }
   if (declaration.children.length)
     throw new Error(
-      `it measures in child processes (${declaration.children.map((child) => path2.relative(root, child)).join(", ")}), which benchgate does not time. ${AS_TASKS}`
+      `it measures in child processes (${declaration.children.map((child) => path4.relative(root, child)).join(", ")}), which benchgate does not time. ${AS_TASKS}`
     );
   if (thrown) throw thrown.error;
   const fromDefault = await defaultExportTasks(module.default);
@@ -1995,7 +2119,7 @@ async function loadBenchFile(file, root) {
   const failed = declaration.workerErrors[0];
   if (failed)
     throw new Error(
-      `its worker ${path2.relative(root, failed.file).split(path2.sep).join("/")} failed to load: ${describeThrown(failed.error, root)}`
+      `its worker ${path4.relative(root, failed.file).split(path4.sep).join("/")} failed to load: ${describeThrown(failed.error, root)}`
     );
   if (declaration.workers.length)
     throw new Error(`it measures in worker threads (${workers.join(", ")}) and no task was declared there. ${AS_TASKS}`);
@@ -2037,7 +2161,7 @@ async function loadSides(sides) {
     for (const file of side.files) {
       current = `loading ${file} (${side.revision})`;
       try {
-        const { tasks, harness, harnesses, notes, workers } = await loadBenchFile(path3.join(side.root, file), side.root);
+        const { tasks, harness, harnesses, notes, workers } = await loadBenchFile(path5.join(side.root, file), side.root);
         for (const worker of workers) workerOf.set(`${side.revision}:${worker}`, file);
         files.push({ revision: side.revision, file, tasks: tasks.map((task) => task.name), harness, harnesses, notes });
         for (const task of tasks) {
@@ -2107,7 +2231,7 @@ async function runProfile(job) {
   const { side } = job;
   const file = side.files[0];
   current = `loading ${file} (${side.revision})`;
-  const { tasks } = await loadBenchFile(path3.join(side.root, file), side.root);
+  const { tasks } = await loadBenchFile(path5.join(side.root, file), side.root);
   const task = tasks.find((t2) => t2.name === job.task);
   if (!task) throw new Error(`${file} (${side.revision}) no longer declares the task '${job.task}'`);
   current = `${file}${ID_SEPARATOR}${task.name}`;
@@ -2130,7 +2254,7 @@ function atSourceFiles(profile) {
     const loaded = callFrame.url;
     callFrame.url = withoutGraph(loaded);
     if (!/\.[cm]?ts$/.test(callFrame.url)) continue;
-    const map = findSourceMap(loaded) ?? (loaded.startsWith("file:") ? findSourceMap(fileURLToPath2(loaded)) : void 0);
+    const map = findSourceMap(loaded) ?? (loaded.startsWith("file:") ? findSourceMap(fileURLToPath3(loaded)) : void 0);
     if (!map) continue;
     const entry = map.findEntry(callFrame.lineNumber, callFrame.columnNumber);
     if ("originalLine" in entry) Object.assign(callFrame, { lineNumber: entry.originalLine, columnNumber: entry.originalColumn });

@@ -44,7 +44,7 @@ export function describeThrown(thrown: unknown, root?: string): string {
   return frame ? `${head}\n    ${withoutGraph(frame.replace(prefix, '').replace(root + '/', ''))}` : head;
 }
 
-/** A location without the module graph's number that a bench file's modules carry in their URLs (harness/capture.ts, inNewGraph). */
+/** A location without the module graph's number that a bench file's modules carry in their URLs (harness/graphs.ts, inNewGraph). */
 export function withoutGraph(location: string): string {
   return location.replace(new RegExp(`[?&]${GRAPH_PARAMETER}=\\d+`, 'g'), '');
 }

@@ -142,7 +142,7 @@ async function runProfile(job: ProfileJob): Promise<void> {
 }
 
 /**
- * Each frame at its source file: its URL without the module graph's number (harness/capture.ts,
+ * Each frame at its source file: its URL without the module graph's number (harness/graphs.ts,
  * inNewGraph), and, in a TypeScript file that needed more than type stripping (it ran as
  * transformed code, so its frames' positions are the transform's), at its .ts line and column:
  * Node holds the inline source map of each such module (source maps are on for TypeScript jobs, see

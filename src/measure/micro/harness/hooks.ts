@@ -10,7 +10,7 @@
  * own installed copy, and a missing install fails as it would without us) and
  * answers with a small generated module that hands that copy to the capture in
  * the benchmark process (see capture.ts). CommonJS `require()` does not go
- * through these hooks on Node 20; capture.ts covers it by wrapping Module._load.
+ * through these hooks on Node 20; graphs.ts covers it by wrapping Module._load.
  *
  * The same hooks load TypeScript (see typescript.ts for the choice of transform).
  */
@@ -59,7 +59,7 @@ export async function resolve(specifier: string, context: ResolveContext, next: 
 }
 
 /**
- * A module imported from a bench file's module graph (capture.ts, inNewGraph) belongs to that graph:
+ * A module imported from a bench file's module graph (graphs.ts, inNewGraph) belongs to that graph:
  * its URL carries the same graph number, so each graph gets its own instance of every file it imports.
  */
 function inParentGraph(resolved: ResolveResult, parent: string | undefined): ResolveResult {
