@@ -25264,12 +25264,12 @@ var require_fast_uri = __commonJS({
     }
     function hasMalformedPercentEncoding(component) {
       if (component === void 0) return false;
-      let percent = component.indexOf("%");
-      while (percent !== -1) {
-        if (percent + 2 >= component.length || !/^[\da-f]{2}$/iu.test(component.slice(percent + 1, percent + 3))) {
+      let percent2 = component.indexOf("%");
+      while (percent2 !== -1) {
+        if (percent2 + 2 >= component.length || !/^[\da-f]{2}$/iu.test(component.slice(percent2 + 1, percent2 + 3))) {
           return true;
         }
-        percent = component.indexOf("%", percent + 3);
+        percent2 = component.indexOf("%", percent2 + 3);
       }
       return false;
     }
@@ -66275,12 +66275,12 @@ var require_node_progress = __commonJS({
       }
       var ratio = this.curr / this.total;
       ratio = Math.min(Math.max(ratio, 0), 1);
-      var percent = Math.floor(ratio * 100);
+      var percent2 = Math.floor(ratio * 100);
       var incomplete, complete, completeLength;
       var elapsed = /* @__PURE__ */ new Date() - this.start;
-      var eta = percent == 100 ? 0 : elapsed * (this.total / this.curr - 1);
+      var eta = percent2 == 100 ? 0 : elapsed * (this.total / this.curr - 1);
       var rate = this.curr / (elapsed / 1e3);
-      var str = this.fmt.replace(":current", this.curr).replace(":total", this.total).replace(":elapsed", isNaN(elapsed) ? "0.0" : (elapsed / 1e3).toFixed(1)).replace(":eta", isNaN(eta) || !isFinite(eta) ? "0.0" : (eta / 1e3).toFixed(1)).replace(":percent", percent.toFixed(0) + "%").replace(":rate", Math.round(rate));
+      var str = this.fmt.replace(":current", this.curr).replace(":total", this.total).replace(":elapsed", isNaN(elapsed) ? "0.0" : (elapsed / 1e3).toFixed(1)).replace(":eta", isNaN(eta) || !isFinite(eta) ? "0.0" : (eta / 1e3).toFixed(1)).replace(":percent", percent2.toFixed(0) + "%").replace(":rate", Math.round(rate));
       var availableSpace = Math.max(0, this.stream.columns - str.replace(":bar", "").length);
       if (availableSpace && process.platform === "win32") {
         availableSpace = availableSpace - 1;
@@ -74768,10 +74768,10 @@ function threeDigits(value) {
 }
 function formatPercent(fraction) {
   if (!isFiniteNumber(fraction)) return "\u2013";
-  const percent = fraction * 100;
-  const digits = Math.abs(percent) >= 1e3 ? 0 : 1;
-  const text2 = percent.toFixed(digits);
-  return `${percent > 0 && Number(text2) !== 0 ? "+" : ""}${text2 === "-0.0" ? "0.0" : text2}%`;
+  const percent2 = fraction * 100;
+  const digits = Math.abs(percent2) >= 1e3 ? 0 : 1;
+  const text2 = percent2.toFixed(digits);
+  return `${percent2 > 0 && Number(text2) !== 0 ? "+" : ""}${text2 === "-0.0" ? "0.0" : text2}%`;
 }
 function formatBudget(budget) {
   return formatShortPercent(budget, 2);
@@ -79350,6 +79350,12 @@ function formatResolvable(benchmark) {
   return `\u2248${formatShortPercent(resolvable, resolvable < 0.1 ? 1 : 0)}`;
 }
 var RESOLVES_LEGEND = "resolves: the smallest change this run's rounds catch with 95% power, from their own spread";
+function fitMiddle(text2, width) {
+  if (text2.length <= width) return text2;
+  const keep = width - 1;
+  const start = Math.ceil(keep / 2);
+  return `${text2.slice(0, start)}\u2026${text2.slice(text2.length - (keep - start))}`;
+}
 function wrapText(text2, width, restWidth = width) {
   const lines = [];
   let rest = text2;
@@ -79513,6 +79519,13 @@ function codeBlockText(text2) {
 function terminalText(text2, options = {}) {
   const flat = asText(text2);
   return options.keepNewlines ? flat.split(NEWLINE).map((line) => line.replace(CONTROL, "?")).join("\n") : flat.replace(NEWLINE, (eol) => "?".repeat(eol.length)).replace(CONTROL, "?");
+}
+var MERMAID_PLAIN = /[\p{L}\p{N} .,\-_+/()[\]@!?']/u;
+function mermaidString(text2) {
+  const flat = asText(text2).replace(NEWLINE, " ").replace(CONTROL, " ");
+  let out = "";
+  for (const char of flat) out += MERMAID_PLAIN.test(char) ? char : `#${char.codePointAt(0)};`;
+  return `"${out}"`;
 }
 
 // src/report/http-sections.ts
@@ -82149,6 +82162,11 @@ function suspects(trend, count3 = 3) {
   const sure = (p) => p.step.high < 0 ? 0 : 1;
   return measured.sort((a, b) => sure(a) - sure(b) || a.step.estimate - b.step.estimate).slice(0, count3);
 }
+function chainedWith(cumulative, step) {
+  const before = toLog({ ...cumulative, confidence: TREND_CONFIDENCE });
+  const after = toLog(step);
+  return fromLog({ log: before.log + after.log, se: Math.hypot(before.se, after.se) });
+}
 function toLog(change) {
   const z2 = probit(0.5 + change.confidence / 2);
   return { log: Math.log1p(change.estimate), se: (Math.log1p(change.high) - Math.log1p(change.low)) / (2 * z2) };
@@ -82367,11 +82385,14 @@ function trendPicture(benchmark, trend, options = {}) {
   return lines;
 }
 function headline(benchmark, trend) {
-  const since = benchmark.from === trend.anchor.commit ? trend.anchor.label : benchmark.from.slice(0, 7);
+  const since = seriesStart(benchmark, trend);
   const pushes = benchmark.points.filter((p) => p.step).length;
   const c = benchmark.cumulative;
   if (!c) return `since ${since}: not measured`;
   return `since ${since}: ${formatInterval(c)} over ${pushes} push${pushes === 1 ? "" : "es"}`;
+}
+function seriesStart(benchmark, trend) {
+  return benchmark.from === trend.anchor.commit ? trend.anchor.label : benchmark.from.slice(0, 7);
 }
 function anchorTag(trend) {
   return /^[0-9a-f]{7}$/.test(trend.anchor.label) ? "" : trend.anchor.label;
@@ -82386,6 +82407,72 @@ function niceRange(min, max2) {
   return [Math.floor(min / step - 1e-9) * step, Math.ceil(max2 / step + 1e-9) * step];
 }
 
+// src/history/mermaid.ts
+var PULL_REQUEST_LABEL = "this PR";
+var LABEL_WIDTH = 24;
+var ID_WIDTH = 80;
+var PALETTE = ["#2f81f7", "#8c959f", "#8c959f", "#e5534b"];
+function trendChart(benchmark, trend, options = {}) {
+  const after = benchmark.points.slice(benchmark.points.findIndex((p) => p.commit === benchmark.from) + 1);
+  const series = after.flatMap((p) => p.cumulative ? [{ label: p.tags[0] ?? p.commit.slice(0, 7), change: p.cumulative }] : []);
+  if (series.length === 0 || !benchmark.cumulative) return void 0;
+  const shown = series.slice(-MAX_COLUMNS);
+  const since = seriesStart(benchmark, trend);
+  const points = [
+    ...shown.length === series.length ? [{ label: since, change: { estimate: 0, low: 0, high: 0 } }] : [],
+    ...shown,
+    ...options.pullRequest ? [{ label: PULL_REQUEST_LABEL, change: chainedWith(benchmark.cumulative, options.pullRequest) }] : []
+  ];
+  return {
+    title: `${fitMiddle(benchmark.id, ID_WIDTH)}  ${headline(benchmark, trend)}`,
+    since,
+    points,
+    pushes: series.length,
+    shown: shown.length,
+    ...options.driftBudget === void 0 ? {} : { driftBudget: options.driftBudget }
+  };
+}
+function mermaidLines(chart) {
+  const budget = chart.driftBudget === void 0 ? void 0 : -chart.driftBudget;
+  const values = chart.points.flatMap((p) => [p.change.low, p.change.high]).filter(Number.isFinite);
+  const [bottom, top] = niceRange(Math.min(0, ...values, ...budget === void 0 ? [] : [budget]), Math.max(0, ...values));
+  const lines = [
+    ["estimate", chart.points.map((p) => p.change.estimate)],
+    ["95% band, low", chart.points.map((p) => p.change.low)],
+    ["95% band, high", chart.points.map((p) => p.change.high)],
+    ...budget === void 0 ? [] : [["drift budget", chart.points.map(() => budget)]]
+  ];
+  const labels = distinct(chart.points.map((p) => fitMiddle(p.label, LABEL_WIDTH)));
+  return [
+    "---",
+    "config:",
+    "  xyChart:",
+    "    height: 320",
+    "  themeVariables:",
+    "    xyChart:",
+    `      plotColorPalette: "${PALETTE.slice(0, lines.length).join(", ")}"`,
+    "---",
+    "xychart-beta",
+    `  title ${mermaidString(chart.title)}`,
+    `  x-axis ${mermaidString("push (release tag or commit)")} [${labels.map(mermaidString).join(", ")}]`,
+    `  y-axis ${mermaidString(`change since ${fitMiddle(chart.since, LABEL_WIDTH)} (%)`)} ${percent(bottom)} --> ${percent(top)}`,
+    ...lines.map(([name2, line]) => `  line ${mermaidString(name2)} [${line.map(percent).join(", ")}]`)
+  ];
+}
+function percent(fraction) {
+  const clamped = Math.min(Math.max(Number.isNaN(fraction) ? 0 : fraction, -1), 1e4);
+  return String(Number((clamped * 100).toFixed(2)));
+}
+function distinct(labels) {
+  const used = /* @__PURE__ */ new Set();
+  return labels.map((label2) => {
+    let unique = label2;
+    for (let n = 2; used.has(unique); n++) unique = `${label2} (${n})`;
+    used.add(unique);
+    return unique;
+  });
+}
+
 // src/history/render.ts
 var MAX_PICTURES = 8;
 function byLoss(trend) {
@@ -82394,13 +82481,7 @@ function byLoss(trend) {
 function trendText(trend, options = {}) {
   if (trend.records.length === 0) return [`main's trend: no history recorded yet after ${trend.anchor.label}`];
   const sorted = byLoss(trend);
-  const lines = [
-    `main's trend since ${trend.anchor.label}: ${trend.records.length} push(es) to ${trend.head.slice(0, 7)}, each measured side by side with the one before`
-  ];
-  if (trend.brokenAt)
-    lines.push(
-      `(the history does not reach back to ${trend.anchor.label}: it starts at ${trend.brokenAt.slice(0, 7)}, so the figures start there)`
-    );
+  const lines = trendIntro(trend);
   for (const b of sorted.slice(0, MAX_PICTURES)) lines.push("", ...trendPicture(b, trend, options));
   if (sorted.length > MAX_PICTURES) {
     lines.push("");
@@ -82408,10 +82489,42 @@ function trendText(trend, options = {}) {
   }
   return lines;
 }
-function trendMarkdown(trend, options = {}) {
-  return joinMarkup([md`### Main's trend since ${trend.anchor.label}`, md``, fenced(trendText(trend, options)), md``]);
+function trendIntro(trend) {
+  return [
+    `main's trend since ${trend.anchor.label}: ${trend.records.length} push(es) to ${trend.head.slice(0, 7)}, each measured side by side with the one before`,
+    ...trend.brokenAt ? [
+      `(the history does not reach back to ${trend.anchor.label}: it starts at ${trend.brokenAt.slice(0, 7)}, so the figures start there)`
+    ] : []
+  ];
 }
-function trendLines(trend, report2) {
+function trendIntroMarkdown(trend) {
+  const broken = trend.brokenAt ? md` The history does not reach back to ${trend.anchor.label}: it starts at <code>${trend.brokenAt.slice(0, 7)}</code>, so the figures start there.` : md``;
+  return md`${trend.records.length} push(es) up to <code>${trend.head.slice(0, 7)}</code>, each measured side by side with the one before.${broken}`;
+}
+function charted(trend) {
+  return byLoss(trend).filter((b) => b.cumulative).slice(0, MAX_PICTURES);
+}
+function trendMarkdown(trend, options = {}) {
+  const text2 = fenced(trendText(trend, options));
+  const charts = charted(trend).flatMap((b) => trendChart(b, trend, options) ?? []);
+  const others = trend.benchmarks.length - charts.length;
+  const rest = others > 0 ? [md`<sub>${others} more benchmark(s) in the text below.</sub>`, md``] : [];
+  const body = charts.length ? [trendIntroMarkdown(trend), md``, ...chartsMarkdown(charts), ...rest, folded(md`The trend as text`, text2)] : [text2];
+  return joinMarkup([md`### Main's trend since ${trend.anchor.label}`, md``, ...body, md``]);
+}
+function chartsMarkdown(charts) {
+  return charts.flatMap((chart) => [
+    fenced(mermaidLines(chart), "mermaid"),
+    ...chart.shown < chart.pushes ? [
+      md`<sub>The newest ${chart.shown} of ${chart.pushes} pushes since ${chart.since}: the older ones are left out of the chart, never out of its title's figures.</sub>`
+    ] : [],
+    md``
+  ]);
+}
+function folded(summary2, block) {
+  return joinMarkup([md`<details><summary>${summary2}</summary>`, md``, block, md``, md`</details>`]);
+}
+function trendLines(trend, report2, options = {}) {
   const rows = byLoss(trend).filter((b) => b.cumulative);
   if (rows.length === 0) return void 0;
   const lines = rows.slice(0, 10).map((b) => {
@@ -82420,11 +82533,18 @@ function trendLines(trend, report2) {
     return md`- ${b.id}: main since ${trend.anchor.label}: ${formatPercent(c.estimate)} ±${plusMinus(c)}; this PR: ${pr ? formatPercent(pr.estimate) : "\u2013"}`;
   });
   const more = rows.length > 10 ? [md`- and ${rows.length - 10} more (in the history job's summary)`] : [];
+  const benchmarks = charted(trend);
+  const pullRequest = (id) => report2.benchmarks.find((x) => x.id === id)?.change ?? null;
+  const charts = benchmarks.flatMap((b) => trendChart(b, trend, { ...options, pullRequest: pullRequest(b.id) }) ?? []);
+  const pictures = benchmarks.flatMap((b, i) => [...i ? [""] : [], ...trendPicture(b, trend, options)]);
   return joinMarkup([
     md`<details><summary>Main's trend since ${trend.anchor.label} (${trend.records.length} pushes, chained side-by-side changes)</summary>`,
     md``,
     ...lines,
     ...more,
+    md``,
+    ...chartsMarkdown(charts),
+    folded(md`The charts as text (main's pushes only)`, fenced(pictures)),
     md``,
     md`</details>`
   ]);
@@ -82482,8 +82602,8 @@ function driftMarkdown(options) {
   return `${options.marker}
 ${joinMarkup(out).markup}`;
 }
-function fenced(lines) {
-  return joinMarkup([md`\`\`\`text`, ...lines.map((line) => new Markup(codeBlockText(line))), md`\`\`\``]);
+function fenced(lines, language = "text") {
+  return joinMarkup([md`\`\`\`${language}`, ...lines.map((line) => new Markup(codeBlockText(line))), md`\`\`\``]);
 }
 
 // src/history/store.ts
@@ -82566,8 +82686,8 @@ async function historyStep(report2, settings, deps) {
       const written = await store.append([record3]);
       deps.log(`benchgate: recorded ${record3.benchmarks.length} benchmark(s) of ${record3.commit.slice(0, 7)} in ${store.where}`);
       const anchor2 = await trendAnchor(settings.anchor, record3.commit, cwd);
-      const trend = trendSince(written, settings.commentKey, { head: record3.commit, anchor: anchor2 });
-      return trendMarkdown(trend, { driftBudget: settings.driftBudget }).markup;
+      const trend2 = trendSince(written, settings.commentKey, { head: record3.commit, anchor: anchor2 });
+      return trendMarkdown(trend2, { driftBudget: settings.driftBudget }).markup;
     }
     if (!settings.pullRequest) return void 0;
     const records = await store.read();
@@ -82576,7 +82696,8 @@ async function historyStep(report2, settings, deps) {
     const base = report2.base?.sha;
     const head = own.some((r) => r.commit === base) ? base : newestTip(own);
     const anchor = await trendAnchor(settings.anchor, head, cwd);
-    return trendLines(trendSince(records, settings.commentKey, { head, anchor }), report2)?.markup;
+    const trend = trendSince(records, settings.commentKey, { head, anchor });
+    return trendLines(trend, report2, { driftBudget: settings.driftBudget })?.markup;
   } catch (error2) {
     return warning2(
       deps,

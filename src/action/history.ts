@@ -98,7 +98,8 @@ export async function historyStep(report: Report, settings: ActionSettings, deps
     const base = report.base?.sha;
     const head = own.some((r) => r.commit === base) ? base : newestTip(own);
     const anchor = await trendAnchor(settings.anchor, head!, cwd);
-    return trendLines(trendSince(records, settings.commentKey, { head, anchor }), report)?.markup;
+    const trend = trendSince(records, settings.commentKey, { head, anchor });
+    return trendLines(trend, report, { driftBudget: settings.driftBudget })?.markup;
   } catch (error) {
     return warning(
       deps,

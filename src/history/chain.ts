@@ -14,6 +14,11 @@ export interface Interval {
   high: number;
 }
 
+/** A change as one compare measured it, at its own confidence: a record's step, or a pull request's change. */
+export interface MeasuredChange extends Interval {
+  confidence: number;
+}
+
 export interface TrendPoint {
   commit: string;
   parent: string;
@@ -153,8 +158,18 @@ export function suspects(trend: BenchmarkTrend, count = 3): TrendPoint[] {
   return measured.sort((a, b) => sure(a) - sure(b) || a.step!.estimate - b.step!.estimate).slice(0, count);
 }
 
+/**
+ * A chained change followed by one more measured step, as a pull request's change on top of main's trend at
+ * its base: the chained interval's standard error comes back from its 95% width, as `toLog` reads a record's.
+ */
+export function chainedWith(cumulative: Interval, step: MeasuredChange): Interval {
+  const before = toLog({ ...cumulative, confidence: TREND_CONFIDENCE });
+  const after = toLog(step);
+  return fromLog({ log: before.log + after.log, se: Math.hypot(before.se, after.se) });
+}
+
 /** A record's interval on the log scale: its standard error from its width at its own confidence. */
-function toLog(change: { estimate: number; low: number; high: number; confidence: number }): LogChange {
+function toLog(change: MeasuredChange): LogChange {
   const z = probit(0.5 + change.confidence / 2);
   return { log: Math.log1p(change.estimate), se: (Math.log1p(change.high) - Math.log1p(change.low)) / (2 * z) };
 }

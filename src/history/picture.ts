@@ -2,8 +2,8 @@ import { formatInterval } from '../report/format.js';
 import { formatShortPercent } from '../util/format.js';
 import type { BenchmarkTrend, Interval, Trend } from './chain.js';
 
-/** The most pushes drawn; older ones are left out of the picture (never out of the figures). */
-const MAX_COLUMNS = 40;
+/** The most pushes drawn; older ones are left out of the picture and the chart (never out of the figures). */
+export const MAX_COLUMNS = 40;
 const HEIGHT = 9;
 
 /**
@@ -67,11 +67,16 @@ export function trendPicture(benchmark: BenchmarkTrend, trend: Trend, options: {
 
 /** "since v1.4.0: -6.0% [-7.4%, -4.6%] over 8 pushes": the words the picture and the PR comment share. */
 export function headline(benchmark: BenchmarkTrend, trend: Trend): string {
-  const since = benchmark.from === trend.anchor.commit ? trend.anchor.label : benchmark.from.slice(0, 7);
+  const since = seriesStart(benchmark, trend);
   const pushes = benchmark.points.filter((p) => p.step).length;
   const c = benchmark.cumulative;
   if (!c) return `since ${since}: not measured`;
   return `since ${since}: ${formatInterval(c)} over ${pushes} push${pushes === 1 ? '' : 'es'}`;
+}
+
+/** Where a benchmark's series starts, as people call it: the anchor's label, or the short sha where it restarted. */
+export function seriesStart(benchmark: BenchmarkTrend, trend: Trend): string {
+  return benchmark.from === trend.anchor.commit ? trend.anchor.label : benchmark.from.slice(0, 7);
 }
 
 function anchorTag(trend: Trend): string {
@@ -84,7 +89,7 @@ function signed(fraction: number): string {
 }
 
 /** A range holding every value, widened to whole steps of 1, 2, 5, 10...% so the axis labels are round. */
-function niceRange(min: number, max: number): [number, number] {
+export function niceRange(min: number, max: number): [number, number] {
   const span = Math.max(max - min, 0.01);
   const step = [0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5].find((s) => span / s <= 8) ?? 1;
   return [Math.floor(min / step - 1e-9) * step, Math.ceil(max / step + 1e-9) * step];

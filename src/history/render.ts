@@ -3,10 +3,11 @@ import { formatInterval } from '../report/format.js';
 import { compareFailed, type Report } from '../report/model.js';
 import { formatBudget, formatPercent } from '../util/format.js';
 import type { BisectResult } from './bisect.js';
-import { suspects, type BenchmarkTrend, type Interval, type Trend } from './chain.js';
+import { suspects, type BenchmarkTrend, type Interval, type MeasuredChange, type Trend } from './chain.js';
+import { mermaidLines, trendChart, type TrendChart } from './mermaid.js';
 import { headline, trendPicture } from './picture.js';
 
-/** Pictures drawn in full; the other benchmarks get their headline only (largest change first). */
+/** Pictures (and charts) drawn in full; the other benchmarks get their headline only (largest change first). */
 const MAX_PICTURES = 8;
 
 /** Largest cumulative loss first: what people should look at leads. */
@@ -18,13 +19,7 @@ function byLoss(trend: Trend): BenchmarkTrend[] {
 export function trendText(trend: Trend, options: { driftBudget?: number } = {}): string[] {
   if (trend.records.length === 0) return [`main's trend: no history recorded yet after ${trend.anchor.label}`];
   const sorted = byLoss(trend);
-  const lines = [
-    `main's trend since ${trend.anchor.label}: ${trend.records.length} push(es) to ${trend.head.slice(0, 7)}, each measured side by side with the one before`,
-  ];
-  if (trend.brokenAt)
-    lines.push(
-      `(the history does not reach back to ${trend.anchor.label}: it starts at ${trend.brokenAt.slice(0, 7)}, so the figures start there)`,
-    );
+  const lines = trendIntro(trend);
   for (const b of sorted.slice(0, MAX_PICTURES)) lines.push('', ...trendPicture(b, trend, options));
   if (sorted.length > MAX_PICTURES) {
     lines.push('');
@@ -33,16 +28,71 @@ export function trendText(trend: Trend, options: { driftBudget?: number } = {}):
   return lines;
 }
 
-/** The trend for a job summary: the pictures first (people look before they read), in a code block. */
+/** What the trend spans, and where the history stops short of the anchor. */
+function trendIntro(trend: Trend): string[] {
+  return [
+    `main's trend since ${trend.anchor.label}: ${trend.records.length} push(es) to ${trend.head.slice(0, 7)}, each measured side by side with the one before`,
+    ...(trend.brokenAt
+      ? [
+          `(the history does not reach back to ${trend.anchor.label}: it starts at ${trend.brokenAt.slice(0, 7)}, so the figures start there)`,
+        ]
+      : []),
+  ];
+}
+
+/** The same, as a sentence under the summary's heading. */
+function trendIntroMarkdown(trend: Trend): Markup {
+  const broken = trend.brokenAt
+    ? md` The history does not reach back to ${trend.anchor.label}: it starts at <code>${trend.brokenAt.slice(0, 7)}</code>, so the figures start there.`
+    : md``;
+  return md`${trend.records.length} push(es) up to <code>${trend.head.slice(0, 7)}</code>, each measured side by side with the one before.${broken}`;
+}
+
+/** The benchmarks charted: those with a series, largest loss first, as many as get a picture. */
+function charted(trend: Trend): BenchmarkTrend[] {
+  return byLoss(trend)
+    .filter((b) => b.cumulative)
+    .slice(0, MAX_PICTURES);
+}
+
+/**
+ * The trend for a job summary: a Mermaid chart per benchmark first (people look before they read), then the
+ * same as text pictures, folded: GitHub does not draw Mermaid everywhere (e-mail notifications, some apps).
+ */
 export function trendMarkdown(trend: Trend, options: { driftBudget?: number } = {}): Markup {
-  return joinMarkup([md`### Main's trend since ${trend.anchor.label}`, md``, fenced(trendText(trend, options)), md``]);
+  const text = fenced(trendText(trend, options));
+  const charts = charted(trend).flatMap((b) => trendChart(b, trend, options) ?? []);
+  const others = trend.benchmarks.length - charts.length;
+  const rest = others > 0 ? [md`<sub>${others} more benchmark(s) in the text below.</sub>`, md``] : [];
+  const body = charts.length
+    ? [trendIntroMarkdown(trend), md``, ...chartsMarkdown(charts), ...rest, folded(md`The trend as text`, text)]
+    : [text];
+  return joinMarkup([md`### Main's trend since ${trend.anchor.label}`, md``, ...body, md``]);
+}
+
+/** Each chart in a mermaid block, with a note under it when it leaves older pushes out. */
+function chartsMarkdown(charts: readonly TrendChart[]): Markup[] {
+  return charts.flatMap((chart) => [
+    fenced(mermaidLines(chart), 'mermaid'),
+    ...(chart.shown < chart.pushes
+      ? [
+          md`<sub>The newest ${chart.shown} of ${chart.pushes} pushes since ${chart.since}: the older ones are left out of the chart, never out of its title's figures.</sub>`,
+        ]
+      : []),
+    md``,
+  ]);
+}
+
+/** A block folded under a summary line, for the text fallback under charts. */
+function folded(summary: Markup, block: Markup): Markup {
+  return joinMarkup([md`<details><summary>${summary}</summary>`, md``, block, md``, md`</details>`]);
 }
 
 /**
  * The PR comment's small trend: per benchmark, main's chained change since the anchor and this PR's own.
  * "main since v1.4.0: -6.0% ±1.5%; this PR: -2.1%"
  */
-export function trendLines(trend: Trend, report: Report): Markup | undefined {
+export function trendLines(trend: Trend, report: Report, options: { driftBudget?: number } = {}): Markup | undefined {
   const rows = byLoss(trend).filter((b) => b.cumulative);
   if (rows.length === 0) return undefined;
   const lines = rows.slice(0, 10).map((b) => {
@@ -51,11 +101,19 @@ export function trendLines(trend: Trend, report: Report): Markup | undefined {
     return md`- ${b.id}: main since ${trend.anchor.label}: ${formatPercent(c.estimate)} ±${plusMinus(c)}; this PR: ${pr ? formatPercent(pr.estimate) : '–'}`;
   });
   const more = rows.length > 10 ? [md`- and ${rows.length - 10} more (in the history job's summary)`] : [];
+  // The charts of the benchmarks listed first: main's points, then this PR's own change chained onto the last.
+  const benchmarks = charted(trend);
+  const pullRequest = (id: string): MeasuredChange | null => report.benchmarks.find((x) => x.id === id)?.change ?? null;
+  const charts = benchmarks.flatMap((b) => trendChart(b, trend, { ...options, pullRequest: pullRequest(b.id) }) ?? []);
+  const pictures = benchmarks.flatMap((b, i) => [...(i ? [''] : []), ...trendPicture(b, trend, options)]);
   return joinMarkup([
     md`<details><summary>Main's trend since ${trend.anchor.label} (${trend.records.length} pushes, chained side-by-side changes)</summary>`,
     md``,
     ...lines,
     ...more,
+    md``,
+    ...chartsMarkdown(charts),
+    folded(md`The charts as text (main's pushes only)`, fenced(pictures)),
     md``,
     md`</details>`,
   ]);
@@ -172,7 +230,7 @@ export function bisectText(result: BisectResult): string[] {
   return lines;
 }
 
-function fenced(lines: readonly string[]): Markup {
+function fenced(lines: readonly string[], language = 'text'): Markup {
   // Inside the fence every character shows as it is; codeBlockText keeps a bench id or a tag from closing it.
-  return joinMarkup([md`\`\`\`text`, ...lines.map((line) => new Markup(codeBlockText(line))), md`\`\`\``]);
+  return joinMarkup([md`\`\`\`${language}`, ...lines.map((line) => new Markup(codeBlockText(line))), md`\`\`\``]);
 }

@@ -11,6 +11,7 @@
  *   backslashes inside HTML, and HTML escaping alone leaves markdown live.
  * - `escapeLines`: the same, keeping line breaks, for the inside of `<pre>`.
  * - `codeBlockText`: a line inside a fenced code block, where nothing is decoded.
+ * - `mermaidString`: a quoted label of a Mermaid chart, inside a ```mermaid block.
  * - `terminalText`: a terminal, which only control characters can drive.
  */
 
@@ -134,4 +135,25 @@ export function terminalText(text: unknown, options: { keepNewlines?: boolean } 
         .map((line) => line.replace(CONTROL, '?'))
         .join('\n')
     : flat.replace(NEWLINE, (eol) => '?'.repeat(eol.length)).replace(CONTROL, '?');
+}
+
+/** What a Mermaid label keeps as it is: letters, digits, spaces and punctuation that no step of Mermaid reads. */
+const MERMAID_PLAIN = /[\p{L}\p{N} .,\-_+/()[\]@!?']/u;
+
+/**
+ * Untrusted text as a quoted string of a Mermaid chart (an xychart-beta title, axis title or band label),
+ * quotes included. xychart's lexer ends a string only at the next `"` (its rule is `[^"]*`), but Mermaid
+ * reads the whole text before that lexer does: `%%{…}%%` anywhere is a directive (it sets the config), a line
+ * starting `%%` is a comment, `<tag a="…">` is rewritten, `style…:…#…;` loses its `;`, and `#name;` or
+ * `#123;` is an entity code that the drawn chart shows as its character; labels are then sanitised as HTML
+ * (a `<`, `>` or `&` would show as `&lt;`...), and a line of ``` would close the markdown fence. So every
+ * character but letters, digits, spaces and `.,-_+/()[]@!?'` becomes an entity code (`"` is `#34;`, `#` is
+ * `#35;`), which the chart shows as the character itself and which none of those steps reads; line breaks,
+ * control characters and bidirectional overrides become spaces, as in {@link escapeText}.
+ */
+export function mermaidString(text: unknown): string {
+  const flat = asText(text).replace(NEWLINE, ' ').replace(CONTROL, ' ');
+  let out = '';
+  for (const char of flat) out += MERMAID_PLAIN.test(char) ? char : `#${char.codePointAt(0)};`;
+  return `"${out}"`;
 }

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error -- a plain .mjs script shared with npm run evaluate
 import { makeChainRepo } from '../../scripts/chain-repo.mjs';
 import { pullRequestEvent, runActionBundle, type ActionEvent, type ActionInputs } from './action-helpers.js';
+import { mermaidBlocks, parseXyChart } from '../mermaid.js';
 import { FakeGitHub } from './fake-github.js';
 import { leftoverProcesses } from './helpers.js';
 
@@ -73,17 +74,31 @@ const records = (branch: string) =>
     .filter(Boolean)
     .map((line) => JSON.parse(line) as { commit: string; parent: string; benchmarks: { id: string; change: { estimate: number } }[] });
 const writes = () => github.requests.filter((r) => /^(POST|PATCH) \/repos\/[^/]+\/[^/]+\/git\//.test(r)).length;
+/** The trend charts of a summary or comment, as Mermaid parses them (a chart that does not parse throws). */
+const charts = (markdown: string) => Promise.all(mermaidBlocks(markdown).map(parseXyChart));
+const short = (commit: string) => commit.slice(0, 7);
 
 describe('history on the data branch', () => {
   it('records each push of the default branch, and the summary draws the trend since the release', async () => {
     const measured: number[] = [];
+    let summary = '';
     for (let i = 1; i <= 3; i++) {
       const result = await run(commits[i]!, { history: 'benchgate-history' }, push(commits[i - 1]!, commits[i]!));
       expect(result.code, result.stdout).toBe(0);
       expect(result.stdout).toContain(`recorded 2 benchmark(s) of ${commits[i]!.slice(0, 7)} in ${FILE} on branch benchgate-history`);
       const report = JSON.parse(readFileSync(result.outputs['report-json']!, 'utf8'));
       measured.push(report.benchmarks.find((b: { id: string }) => b.id === WORK).change.estimate);
+      summary = result.summary;
     }
+    // The last push's summary charts both benchmarks since the release, 'work' (the larger loss) first: the release and
+    // each push on the x axis, the estimate, its band and the drift budget (10%, the default) as lines.
+    const [work, steady] = await charts(summary);
+    expect(steady, summary).toBeDefined();
+    expect(work!.title).toMatch(/^bench\/work\.bench\.js > work {2}since v1\.0\.0: -\d+\.\d% \[/);
+    expect(work!.xLabels).toEqual(['v1.0.0', ...commits.slice(1).map(short)]);
+    expect(work!.lines.map((l) => l.values.length)).toEqual([4, 4, 4, 4]);
+    expect(work!.lines[3]!.values).toEqual([-10, -10, -10, -10]);
+    expect(summary).toContain('<details><summary>The trend as text</summary>');
     const kept = records('benchgate-history');
     expect(kept.map((r) => [r.parent, r.commit])).toEqual([1, 2, 3].map((i) => [commits[i - 1], commits[i]]));
     // Each record holds its push's change as that job measured it (rounded to 0.001%).
@@ -107,6 +122,11 @@ describe('history on the data branch', () => {
     expect(comment!.body).toMatch(
       new RegExp(`- bench/work\\.bench\\.js &gt; work: main since v1\\.0\\.0: -\\d+\\.\\d% ±\\d+\\.\\d%; this PR: -\\d+\\.\\d%`),
     );
+    // The chart: main's pushes up to the PR's base, then this PR's own change chained onto them, last.
+    const [work] = await charts(comment!.body);
+    expect(work!.xLabels).toEqual(['v1.0.0', short(commits[1]!), short(commits[2]!), 'this PR']);
+    const [estimate] = work!.lines.map((l) => l.values);
+    expect(estimate!.at(-1)).toBeLessThan(estimate!.at(-2)!); // this PR doubles the work again
   });
 
   it('writes nothing for a push to another branch', async () => {
@@ -160,6 +180,10 @@ describe('drift', () => {
     expect(row, issue!.body).toMatch(/^\| [^|]+ \| -\d+\.\d% \[-\d+\.\d%, -\d+\.\d%\] \| 10% \| /);
     expect(commits.slice(1).some((c) => row.includes(`<code>${c.slice(0, 7)}</code>`))).toBe(true);
     expect(first.summary).toContain("### Main's trend since v1.0.0");
+    // The issue charts the trend too, the drift budget as a flat line under it.
+    const [chart] = await charts(issue!.body);
+    expect(chart!.xLabels[0]).toBe('v1.0.0');
+    expect(chart!.lines.at(-1)).toMatchObject({ title: 'drift budget', values: chart!.xLabels.map(() => -10) });
 
     const second = await run(commits[3]!, inputs, schedule, { GITHUB_REF: 'refs/heads/main' });
     expect(second.code, second.stdout).toBe(1);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 // @ts-expect-error -- a plain .mjs script shared with npm run evaluate
 import { makeChainRepo } from '../../scripts/chain-repo.mjs';
+import { mermaidBlocks, parseXyChart } from '../mermaid.js';
 import { numbersIn } from '../report-text.js';
 import { leftoverProcesses, leftovers, readJson, runCli } from './helpers.js';
 
@@ -108,6 +109,10 @@ describe('history of main, from the CLI', () => {
     expect(row, markdown).toBeDefined();
     expect(commits.slice(1).some((c) => row.includes(`<code>${c.slice(0, 7)}</code> step `))).toBe(true);
     expect(markdown).toContain("### Main's trend since v1.0.0");
+    // The trend under it as a chart Mermaid parses: the release and the three pushes, the drift budget flat at -10%.
+    const chart = await parseXyChart(mermaidBlocks(markdown)[0]!);
+    expect(chart.xLabels).toEqual(['v1.0.0', ...commits.slice(1).map((c) => c.slice(0, 7))]);
+    expect(chart.lines.at(-1)!.values).toEqual([-10, -10, -10, -10]);
   });
 
   it('bisects to the commit that made a benchmark ten times slower, in ⌈log2 n⌉ + 1 compares', async () => {

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
+import { mermaidBlocks, parseXyChart } from '../mermaid.js';
 
 /** The README and every page of docs/: what a new user reads must work as written. */
 const pages = [
@@ -22,6 +23,12 @@ describe('the documentation', () => {
     );
     expect(examples.map((e) => e.page)).toEqual(expect.arrayContaining(['README.md', 'docs/configuration.md', 'docs/http.md']));
     for (const { page, yaml } of examples) expect(() => parseConfig(yaml, `${page} example`), yaml).not.toThrow();
+  });
+
+  it('has trend charts (mermaid blocks) that Mermaid parses, as GitHub draws them', async () => {
+    const charts = pages.flatMap((page) => mermaidBlocks(readFileSync(page, 'utf8')).map((source) => ({ page, source })));
+    expect(charts.map((c) => c.page)).toContain('docs/history.md');
+    for (const { page, source } of charts) expect((await parseXyChart(source)).xLabels, page).not.toEqual([]);
   });
 
   it('links only to files that exist', () => {

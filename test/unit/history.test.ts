@@ -9,13 +9,16 @@ import { makeChainRepo } from '../../scripts/chain-repo.mjs';
 import { parseAnchor } from '../../src/config/anchor.js';
 import { commitsBetween, resolveAnchor } from '../../src/history/anchor.js';
 import { bisect, type BisectCommit } from '../../src/history/bisect.js';
-import { chainOf, newestTip, suspects, trendOf, trendSince } from '../../src/history/chain.js';
+import { chainOf, newestTip, suspects, trendOf, trendSince, type Trend } from '../../src/history/chain.js';
 import { historyFileOf } from '../../src/action/history.js';
 import { trendPicture } from '../../src/history/picture.js';
 import { appendRecords, parseHistory, recordOf, serializeHistory, type HistoryRecord } from '../../src/history/record.js';
-import { bisectText, driftMarkdown, driftState, trendMarkdown } from '../../src/history/render.js';
+import { mermaidLines, trendChart } from '../../src/history/mermaid.js';
+import { bisectText, driftMarkdown, driftState, trendLines, trendMarkdown } from '../../src/history/render.js';
 import { branchStore, fileStore, type BranchApi } from '../../src/history/store.js';
+import { mermaidString } from '../../src/report/escape.js';
 import type { Report } from '../../src/report/model.js';
+import { mermaidBlocks, parseXyChart } from '../mermaid.js';
 
 const sha = (i: number) => i.toString(16).padStart(40, '0');
 const temps: string[] = [];
@@ -169,14 +172,26 @@ describe('the chain of main', () => {
   });
 });
 
-describe('the trend picture', () => {
+/** A commit whose short sha tells it from the others (sha(i)'s are all 0000000), and its record. */
+const long = (i: number) => sha(i).split('').reverse().join('');
+const short = (i: number) => long(i).slice(0, 7);
+function push(i: number, work: number | null, options: { tags?: string[] } = {}): HistoryRecord {
+  return { ...record(i, work, options), commit: long(i), parent: long(i - 1) };
+}
+
+/** v1.0.0, then seven pushes of -3% each (±1%), the last tagged v1.1.0: the trend of 'work' since v1.0.0. */
+function sinceRelease(make: typeof record = record) {
   const records = [
-    record(1, 0, { tags: ['v1.0.0'] }),
-    ...Array.from({ length: 6 }, (_, i) => record(i + 2, -0.03)),
-    record(8, -0.03, { tags: ['v1.1.0'] }),
+    make(1, 0, { tags: ['v1.0.0'] }),
+    ...Array.from({ length: 6 }, (_, i) => make(i + 2, -0.03)),
+    make(8, -0.03, { tags: ['v1.1.0'] }),
   ];
-  const trend = trendSince(records, 'benchgate.yml', { anchor: { commit: sha(1), label: 'v1.0.0' } });
-  const work = trend.benchmarks.find((b) => b.id === 'work')!;
+  const trend = trendSince(records, 'benchgate.yml', { anchor: { commit: records[0]!.commit, label: 'v1.0.0' } });
+  return { trend, work: trend.benchmarks.find((b) => b.id === 'work')! };
+}
+
+describe('the trend picture', () => {
+  const { trend, work } = sinceRelease();
   const lines = trendPicture(work, trend, { driftBudget: 0.1 });
 
   it('puts each push at its chained estimate, the drift budget and zero on their rows, releases under their push', () => {
@@ -199,11 +214,193 @@ describe('the trend picture', () => {
     expect(lines.slice(11)).toEqual([`${' '.repeat(axis + 1)}v1.0.0`, `${' '.repeat(axis + 1 + 14)}v1.1.0`]);
   });
 
-  it('keeps a bench id with backticks inside its code block in the summary', () => {
+  it('keeps a bench id with backticks inside its code blocks in the summary: the chart and the text under it', async () => {
     const odd = [{ ...record(1, -0.02), benchmarks: [{ ...record(1, -0.02).benchmarks[0]!, id: '```\n<img src=x>' }] }];
     const markdown = trendMarkdown(trendSince(odd, 'benchgate.yml', {})).markup;
-    expect(markdown.match(/```/g)).toHaveLength(2);
+    expect(markdown.match(/```/g)).toHaveLength(4);
     expect(markdown).toContain("'''?<img src=x>");
+    const [chart] = mermaidBlocks(markdown);
+    expect((await parseXyChart(chart!)).title).toMatch(/^``` <img src=x> {2}since /);
+  });
+});
+
+const workOf = (trend: Trend) => trend.benchmarks.find((b) => b.id === 'work')!;
+
+/** The chart of 'work' in a trend, as Mermaid parses it. */
+function drawn(trend: Trend, options: Parameters<typeof trendChart>[2] = {}) {
+  return parseXyChart(mermaidLines(trendChart(workOf(trend), trend, options)!).join('\n'));
+}
+
+describe('the trend chart', () => {
+  const { trend, work } = sinceRelease(push);
+  const percent = (fraction: number) => Number((fraction * 100).toFixed(2));
+  /** A pull request's report: 'work' 2% slower (±1%, at 95%). */
+  const pullRequest = {
+    benchmarks: [{ id: 'work', change: { estimate: -0.02, low: -0.03, high: -0.01, confidence: 0.95 } }],
+  } as unknown as Report;
+
+  it('draws each push at its chained change, with its 95% band, from zero at the release, releases by name', async () => {
+    const chart = await drawn(trend);
+    expect(chart.title).toBe('work  since v1.0.0: -19.2% [-21.4%, -17.0%] over 7 pushes');
+    expect(chart.xLabels).toEqual(['v1.0.0', ...[2, 3, 4, 5, 6, 7].map((i) => short(i)), 'v1.1.0']);
+    const [estimate, low, high, ...rest] = chart.lines;
+    expect(rest).toEqual([]);
+    expect([estimate!.title, low!.title, high!.title]).toEqual(['estimate', '95% band, low', '95% band, high']);
+    const points = work.points.map((p) => p.cumulative!);
+    expect(estimate!.values).toEqual([0, ...points.map((c) => percent(c.estimate))]);
+    expect(low!.values).toEqual([0, ...points.map((c) => percent(c.low))]);
+    expect(high!.values).toEqual([0, ...points.map((c) => percent(c.high))]);
+    // Percent on the y axis, a round range holding the band.
+    expect(chart.yTitle).toBe('change since v1.0.0 (%)');
+    expect(chart.yRange[0]).toBeLessThanOrEqual(Math.min(...low!.values));
+    expect(chart.yRange[1]).toBeGreaterThanOrEqual(0);
+    expect(chart.lines.map((l) => l.colour)).toEqual(['#2f81f7', '#8c959f', '#8c959f']);
+  });
+
+  it('draws the drift budget as a flat line, inside the range', async () => {
+    const chart = await drawn(trend, { driftBudget: 0.25 });
+    expect(chart.lines.map((l) => l.title)).toEqual(['estimate', '95% band, low', '95% band, high', 'drift budget']);
+    expect(chart.lines[3]!.values).toEqual(Array.from({ length: 8 }, () => -25));
+    expect(chart.lines[3]!.colour).toBe('#e5534b');
+    expect(chart.yRange[0]).toBeLessThanOrEqual(-25);
+  });
+
+  it("puts this PR's own change last, chained onto main's change at its base", async () => {
+    const markdown = trendLines(trend, pullRequest, { driftBudget: 0.1 })!.markup;
+    const [block, ...others] = mermaidBlocks(markdown);
+    expect(others).toHaveLength(1); // 'steady'
+    const chart = await parseXyChart(block!);
+    expect(chart.xLabels).toHaveLength(9);
+    expect(chart.xLabels.at(-1)).toBe('this PR');
+    const [estimate, low, high] = chart.lines.map((l) => l.values);
+    const main = work.cumulative!;
+    expect(estimate!.at(-1)).toBe(percent((1 + main.estimate) * 0.98 - 1));
+    // One more step's error on top of main's: the band widens.
+    expect(high!.at(-1)! - low!.at(-1)!).toBeGreaterThan(high!.at(-2)! - low!.at(-2)!);
+    expect(chart.lines[3]!.values.at(-1)).toBe(-10);
+    // The text stays for where Mermaid is not drawn: the lines, and the pictures folded under the charts.
+    expect(markdown).toContain('- work: main since v1.0.0: -19.2% ±2.2%; this PR: -2.0%');
+    expect(markdown).toMatch(/<details><summary>The charts as text \(main's pushes only\)<\/summary>\n\n```text\nwork {2}since v1\.0\.0: /);
+  });
+
+  it('shows the newest 40 pushes of a longer series, and says so under the chart', async () => {
+    const series = trendSince(
+      Array.from({ length: 45 }, (_, i) => push(i + 1, -0.001)),
+      'benchgate.yml',
+      { anchor: { commit: long(0), label: 'v2.0.0' } },
+    );
+    const markdown = trendMarkdown(series).markup;
+    const chart = await parseXyChart(mermaidBlocks(markdown)[0]!);
+    expect(chart.xLabels).toEqual(Array.from({ length: 40 }, (_, i) => short(i + 6)));
+    expect(chart.lines[0]!.values.at(-1)).toBe(percent(0.999 ** 45 - 1));
+    expect(markdown).toContain(
+      "<sub>The newest 40 of 45 pushes since v2.0.0: the older ones are left out of the chart, never out of its title's figures.</sub>",
+    );
+    // The text picture is folded under the charts.
+    expect(markdown).toMatch(/<details><summary>The trend as text<\/summary>\n\n```text\nmain's trend since v2\.0\.0: 45 push/);
+  });
+
+  it('draws one push as two points, starts a series again after a push without its figure, and draws nothing to show nothing', async () => {
+    const one = trendSince([push(1, -0.05)], 'benchgate.yml', { anchor: { commit: long(0), label: 'v1' } });
+    const chart = await drawn(one);
+    expect(chart.xLabels).toEqual(['v1', short(1)]);
+    expect(chart.lines[0]!.values).toEqual([0, -5]);
+    // A gap: the series starts at the push that had no figure, as the headline says.
+    const gap = trendSince([push(1, -0.1), push(2, null), push(3, -0.02)], 'benchgate.yml', {
+      anchor: { commit: long(0), label: 'v1' },
+    });
+    const restarted = await drawn(gap);
+    expect(restarted.xLabels).toEqual([short(2), short(3)]);
+    expect(restarted.yTitle).toBe(`change since ${short(2)} (%)`);
+    // No figure yet (the series starts after the last push): no chart; no history at all: the text alone.
+    const none = trendSince([push(1, null)], 'benchgate.yml', { anchor: { commit: long(0), label: 'v1' } });
+    expect(trendChart(workOf(none), none)).toBeUndefined();
+    const empty = trendMarkdown(trendSince([], 'benchgate.yml', { anchor: { commit: long(0), label: 'v1' } })).markup;
+    expect(empty).not.toContain('```mermaid');
+    expect(empty).not.toContain('<details>');
+    expect(empty).toContain("main's trend: no history recorded yet after v1");
+  });
+
+  it('charts the eight benchmarks that lost the most, in the summary and the comment; the text names the rest', async () => {
+    const ids = Array.from({ length: 10 }, (_, k) => `b${k}`);
+    const many = [1, 2].map((i) => ({ ...push(i, 0), benchmarks: ids.map((id, k) => ({ ...record(i, -0.01 * k).benchmarks[0]!, id })) }));
+    const tenfold = trendSince(many, 'benchgate.yml', { anchor: { commit: long(0), label: 'v1' } });
+    const summary = trendMarkdown(tenfold).markup;
+    const titles = (await Promise.all(mermaidBlocks(summary).map(parseXyChart))).map((chart) => chart.title.split(' ')[0]);
+    expect(titles).toEqual(['b9', 'b8', 'b7', 'b6', 'b5', 'b4', 'b3', 'b2']);
+    expect(summary).toContain('<sub>2 more benchmark(s) in the text below.</sub>');
+    expect(summary).toMatch(/\nb1 {2}since v1: -2\.0% /);
+    const comment = trendLines(tenfold, pullRequest)!.markup;
+    expect(mermaidBlocks(comment)).toHaveLength(8);
+    expect(comment.match(/^- b\d: main since v1: /gm)).toHaveLength(10);
+  });
+
+  it('gives two pushes with the same label two places on the axis', async () => {
+    const same = trendSince([push(1, -0.01, { tags: ['this PR'] }), push(2, -0.01, { tags: ['this PR'] })], 'benchgate.yml', {
+      anchor: { commit: long(0), label: 'this PR' },
+    });
+    const chart = await drawn(same, { pullRequest: pullRequest.benchmarks[0]!.change });
+    expect(chart.xLabels).toEqual(['this PR', 'this PR (2)', 'this PR (3)', 'this PR (4)']);
+  });
+});
+
+describe('labels of a Mermaid chart', () => {
+  /** Tags and ids a push or a pull request could carry, each short enough to be shown whole. */
+  const HOSTILE = [
+    'v1"] , "x',
+    'line\nbreak %% b',
+    '```\n```',
+    '<script>x</script>',
+    'a --> b; c',
+    '#quot; #35; &amp;',
+    '"`md`" `x`',
+    'style:#35;fill:#f00;',
+    '%%{init: {}}%%',
+    'x-axis ["a"]',
+    'ok\u202eevil\u2028end',
+  ];
+  const HOSTILE_ID = '%%{init: {"theme":"forest"}}%%\n```\nline [1, 2]\n"]-->';
+  const shown = (text: string) => text.replace(/[\n\u2028\u202e]/g, ' ');
+  const hostile = trendSince(
+    HOSTILE.map((tag, i) => ({
+      ...push(i + 1, -0.01, { tags: [tag] }),
+      benchmarks: [{ ...record(i + 1, -0.01).benchmarks[0]!, id: HOSTILE_ID }],
+    })),
+    'benchgate.yml',
+    { anchor: { commit: long(0), label: '"v0" ]%%' } },
+  );
+
+  it('stay labels: every hostile tag and id parses as the text it was, in its place, in one chart and one fence', async () => {
+    const markdown = trendMarkdown(hostile, { driftBudget: 0.1 }).markup;
+    expect(markdown.match(/^```/gm)).toHaveLength(4); // the chart's fence and the text's, each opened and closed once
+    const [block, ...none] = mermaidBlocks(markdown);
+    expect(none).toEqual([]);
+    const chart = await parseXyChart(block!);
+    expect(chart.xLabels).toEqual(['"v0" ]%%', ...HOSTILE.map(shown)]);
+    expect(chart.title).toBe(`${shown(HOSTILE_ID)}  since "v0" ]%%: -10.5% [-13.4%, -7.4%] over 11 pushes`);
+    expect(chart.yTitle).toBe('change since "v0" ]%% (%)');
+    expect(chart.lines.map((l) => l.values.length)).toEqual([12, 12, 12, 12]);
+    expect(chart.lines.map((l) => l.title)).toEqual(['estimate', '95% band, low', '95% band, high', 'drift budget']);
+  });
+
+  it('would be caught if one escaped: a raw quote or line break fails the parse, a raw directive changes the config', async () => {
+    const source = mermaidLines(trendChart(hostile.benchmarks[0]!, hostile)!).join('\n');
+    const escaped = mermaidString(HOSTILE[0]);
+    expect(source).toContain(escaped);
+    await expect(parseXyChart(source.replace(escaped, `"${HOSTILE[0]}"`))).rejects.toThrow(/Parse error/);
+    // A raw line break: the next line starts with %%, a comment to Mermaid, and takes the rest of the axis with it.
+    await expect(parseXyChart(source.replace(escaped, '"a\n%% b"'))).rejects.toThrow(/Parse error/);
+    const directive = await parseXyChart(source.replace(escaped, "\"a %%{init: {'xyChart': {'width': 1}}}%% b\""));
+    expect(directive.xLabels[1]).toBe('a  b'); // Mermaid took the directive out of the label, as config
+  });
+
+  it('keep letters, digits and plain punctuation; everything else is an entity code, line breaks a space', () => {
+    expect(mermaidString("bench/a.js > Ünïcode 名前 (x), [y] @v1.2-rc_3+b! ok?'")).toBe(
+      '"bench/a.js #62; Ünïcode 名前 (x), [y] @v1.2-rc_3+b! ok?\'"',
+    );
+    expect(mermaidString('"#%;:&<>`{}=|\\')).toBe('"#34;#35;#37;#59;#58;#38;#60;#62;#96;#123;#125;#61;#124;#92;"');
+    expect(mermaidString('a\r\nb\u0007c\u202ed')).toBe('"a b c d"');
+    expect(mermaidString(undefined)).toBe('""');
   });
 });
 
