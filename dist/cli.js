@@ -73244,6 +73244,15 @@ async function bisect(options) {
     const commit = commits[index];
     let extended = false;
     let report2 = await compareOnce(commit.sha, false);
+    const reason = targets ? untestable(report2, targets) : void 0;
+    if (reason) {
+      log2(`${commit.sha.slice(0, 7)} skipped: ${reason}`);
+      (result.skipped ??= []).push({ commit: commit.sha, reason });
+      const step2 = { commit: commit.sha, outcome: "skipped", reason, extended: false, changes: [] };
+      outcomes.set(index, "skipped");
+      result.steps.push(step2);
+      return step2;
+    }
     let outcome = outcomeOf(report2, targets);
     if (outcome === "undecided" && !compareFailed(report2)) {
       log2(`${commit.sha.slice(0, 7)} is inconclusive against ${good.slice(0, 7)}: comparing again with more rounds`);
@@ -73266,8 +73275,8 @@ async function bisect(options) {
   const compareOnce = async (head, extend) => {
     result.compares++;
     const report2 = await options.compare(good, head, extend);
-    if (compareFailed(report2)) {
-      result.error = `the compare of ${good.slice(0, 12)} and ${head.slice(0, 12)} failed: ${(report2.error ?? report2.summary).split("\n")[0]}`;
+    if (head === commits[commits.length - 1].sha && compareFailed(report2)) {
+      result.error = `the compare of ${good.slice(0, 12)} and ${head.slice(0, 12)} failed: ${firstLine(report2.error ?? report2.summary)}`;
       log2(result.error);
     }
     return report2;
@@ -73275,7 +73284,7 @@ async function bisect(options) {
   const outcomeOf = (report2, targets) => {
     const chosen = report2.benchmarks.filter((b) => targets ? targets.includes(b.id) : select(b.id));
     if (chosen.some((b) => b.verdict === "regression")) return "bad";
-    if (report2.verdict === "error" || targets && chosen.length < targets.length) return "undecided";
+    if (report2.error || chosen.some((b) => b.verdict === "error") || targets && chosen.length < targets.length) return "undecided";
     const compared = chosen.filter((b) => b.verdict !== "new" && b.verdict !== "removed");
     if (compared.every((b) => b.verdict === "unchanged" || b.verdict === "improvement")) return "good";
     return "undecided";
@@ -73283,10 +73292,14 @@ async function bisect(options) {
   const sinceGood = (index, id) => {
     if (index < 0) return { estimate: 0, low: 0, high: 0, se: 0 };
     const b = measured.get(index)?.benchmarks.find((x) => x.id === id);
-    return b?.change && outcomes.get(index) !== "undecided" ? withSe(b.change) : { estimate: 0, low: 0, high: 0, se: Infinity };
+    const decided = outcomes.get(index) === "good" || outcomes.get(index) === "bad";
+    return b?.change && decided ? withSe(b.change) : { estimate: 0, low: 0, high: 0, se: Infinity };
   };
   const largest = () => {
-    const indices = [-1, ...[...measured.keys()].filter((i) => outcomes.get(i) !== "undecided").sort((a, b) => a - b)];
+    const indices = [
+      -1,
+      ...[...measured.keys()].filter((i) => outcomes.get(i) === "good" || outcomes.get(i) === "bad").sort((a, b) => a - b)
+    ];
     return result.targets.flatMap(
       (id) => indices.slice(1).map((to, k) => ({
         from: indices[k] < 0 ? good : commits[indices[k]].sha,
@@ -73307,9 +73320,18 @@ async function bisect(options) {
   }
   let lo = -1;
   let hi = last;
-  while (hi - lo > 1) {
-    const mid = Math.floor((lo + hi) / 2);
+  const skipped = /* @__PURE__ */ new Set();
+  const between = () => Array.from({ length: Math.max(0, hi - lo - 1) }, (_, k) => lo + 1 + k);
+  for (; ; ) {
+    const candidates = between().filter((i) => !skipped.has(i));
+    if (candidates.length === 0) break;
+    const middle = (lo + hi) / 2;
+    const mid = candidates.reduce((best, i) => Math.abs(i - middle) < Math.abs(best - middle) ? i : best);
     const step = await run(mid, result.targets);
+    if (step.outcome === "skipped") {
+      skipped.add(mid);
+      continue;
+    }
     if (step.outcome === "undecided") {
       result.undecided = { after: lo < 0 ? good : commits[lo].sha, upTo: commits[hi].sha };
       result.largestSteps = largest();
@@ -73317,6 +73339,12 @@ async function bisect(options) {
     }
     if (step.outcome === "bad") hi = mid;
     else lo = mid;
+  }
+  const untested = between();
+  if (untested.length > 0) {
+    result.undecided = { after: lo < 0 ? good : commits[lo].sha, upTo: commits[hi].sha, skipped: untested.map((i) => commits[i].sha) };
+    result.largestSteps = largest();
+    return result;
   }
   const budgets = new Map(measured.get(last).benchmarks.map((b) => [b.id, b.budget]));
   const changes = result.targets.map((id) => {
@@ -73328,6 +73356,20 @@ async function bisect(options) {
   result.firstBad = { commit: commits[hi], changes, alone };
   if (!alone) result.largestSteps = largest();
   return result;
+}
+function untestable(report2, targets) {
+  if (report2.error) return `the compare failed: ${firstLine(report2.error)}`;
+  const missing = targets.filter((id) => {
+    const b = report2.benchmarks.find((x) => x.id === id);
+    return !b || b.verdict === "removed";
+  });
+  if (missing.length) return `${missing.join(", ")} not at this commit`;
+  const failed = report2.benchmarks.find((b) => targets.includes(b.id) && b.verdict === "error");
+  if (failed) return `${failed.id} failed: ${firstLine(failed.error ?? "error")}`;
+  return void 0;
+}
+function firstLine(text2) {
+  return text2.split("\n")[0];
 }
 var Z95 = probit(0.975);
 function withSe(change) {
@@ -73827,14 +73869,22 @@ ${joinMarkup(out).markup}`;
 function bisectText(result) {
   const short = (sha) => sha.slice(0, 7);
   const lines = [
-    `bisect: ${result.commits.length} commit(s) after ${short(result.good)} up to ${short(result.bad)}; ${result.compares} compare(s)`
+    `bisect: ${result.commits.length} commit(s) after ${short(result.good)} up to ${short(result.bad)}; ${result.compares} compare(s)${result.skipped?.length ? `, ${result.skipped.length} commit(s) skipped as untestable` : ""}`
   ];
   for (const step of result.steps) {
     const changes2 = step.changes.filter((c) => result.targets.length === 0 || result.targets.includes(c.id)).map((c) => `${c.id} ${c.change ? formatPercent(c.change.estimate) : "\u2013"} ${c.verdict}`).join("; ");
-    lines.push(`  ${short(step.commit)} ${step.outcome}${step.extended ? " (extended)" : ""}: ${changes2}`);
+    lines.push(
+      step.outcome === "skipped" ? `  ${short(step.commit)} skipped: ${step.reason}` : `  ${short(step.commit)} ${step.outcome}${step.extended ? " (extended)" : ""}: ${changes2}`
+    );
   }
   if (result.noLoss) {
     lines.push(`no benchmark matching lost its budget from ${short(result.good)} to ${short(result.bad)}: nothing to bisect`);
+    return lines;
+  }
+  if (result.undecided?.skipped) {
+    lines.push(
+      `undecided: only commits that could not be tested are left between ${short(result.undecided.after)} (good) and ${short(result.undecided.upTo)} (bad): the first bad commit is one of ${[...result.undecided.skipped, result.undecided.upTo].map(short).join(", ")}`
+    );
     return lines;
   }
   if (result.undecided) {

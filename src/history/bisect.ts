@@ -11,8 +11,14 @@ export interface BisectCommit {
 export interface BisectStep {
   /** The commit compared with `good`. */
   commit: string;
-  /** good: no target lost its budget since `good`; bad: one did; undecided: still inconclusive after extending. */
-  outcome: 'good' | 'bad' | 'undecided';
+  /**
+   * good: no target lost its budget since `good`; bad: one did; undecided: still inconclusive (or unmeasured) after
+   * extending; skipped: the commit cannot be tested (its install, build or a target's run failed, or a target is not
+   * there), like `git bisect skip`: the search goes on around it.
+   */
+  outcome: 'good' | 'bad' | 'undecided' | 'skipped';
+  /** Why a step was skipped. */
+  reason?: string;
   /** The compare was run again with more rounds because its first run was inconclusive. */
   extended: boolean;
   changes: { id: string; verdict: string; change: ReportBenchmark['change'] }[];
@@ -37,11 +43,17 @@ export interface BisectResult {
   };
   /** When the loss is spread: the largest steps seen between the compared commits, worst first. */
   largestSteps?: { from: string; to: string; id: string; step: Interval }[];
-  /** Set when a compare stayed inconclusive after being extended: the range the first bad commit is in. */
-  undecided?: { after: string; upTo: string };
+  /**
+   * Set when a compare stayed inconclusive after being extended, or only skipped commits are left between the last
+   * good and the first bad one: the range the first bad commit is in (`skipped`: the commits in it that could not
+   * be tested; the first bad commit is one of them or `upTo`).
+   */
+  undecided?: { after: string; upTo: string; skipped?: string[] };
+  /** The commits skipped as untestable, with why, oldest first. */
+  skipped?: { commit: string; reason: string }[];
   /** Nothing to bisect: no benchmark matching lost its budget from good to bad. */
   noLoss?: boolean;
-  /** A compare failed (install, build, a crash): the search stopped there, undecided. */
+  /** The compare of good with bad failed (install, build, a crash): nothing to search. */
   error?: string;
 }
 
@@ -76,6 +88,15 @@ export async function bisect(options: {
     const commit = commits[index]!;
     let extended = false;
     let report = await compareOnce(commit.sha, false);
+    const reason = targets ? untestable(report, targets) : undefined;
+    if (reason) {
+      log(`${commit.sha.slice(0, 7)} skipped: ${reason}`);
+      (result.skipped ??= []).push({ commit: commit.sha, reason });
+      const step: BisectStep = { commit: commit.sha, outcome: 'skipped', reason, extended: false, changes: [] };
+      outcomes.set(index, 'skipped');
+      result.steps.push(step);
+      return step;
+    }
     let outcome = outcomeOf(report, targets);
     // A failed compare is not run again: more rounds do not mend a build that failed. An unmeasured one (the time
     // limit left a target without its first look, or without a round) is: the extended compare has twice the time.
@@ -100,8 +121,8 @@ export async function bisect(options: {
   const compareOnce = async (head: string, extend: boolean) => {
     result.compares++;
     const report = await options.compare(good, head, extend);
-    if (compareFailed(report)) {
-      result.error = `the compare of ${good.slice(0, 12)} and ${head.slice(0, 12)} failed: ${(report.error ?? report.summary).split('\n')[0]}`;
+    if (head === commits[commits.length - 1]!.sha && compareFailed(report)) {
+      result.error = `the compare of ${good.slice(0, 12)} and ${head.slice(0, 12)} failed: ${firstLine(report.error ?? report.summary)}`;
       log(result.error);
     }
     return report;
@@ -110,7 +131,7 @@ export async function bisect(options: {
   const outcomeOf = (report: Report, targets: readonly string[] | undefined): BisectStep['outcome'] => {
     const chosen = report.benchmarks.filter((b) => (targets ? targets.includes(b.id) : select(b.id)));
     if (chosen.some((b) => b.verdict === 'regression')) return 'bad';
-    if (report.verdict === 'error' || (targets && chosen.length < targets.length)) return 'undecided';
+    if (report.error || chosen.some((b) => b.verdict === 'error') || (targets && chosen.length < targets.length)) return 'undecided';
     // A benchmark only one side has (new, removed) has no change to judge: it neither blocks nor decides.
     const compared = chosen.filter((b) => b.verdict !== 'new' && b.verdict !== 'removed');
     if (compared.every((b) => b.verdict === 'unchanged' || b.verdict === 'improvement')) return 'good';
@@ -121,11 +142,15 @@ export async function bisect(options: {
   const sinceGood = (index: number, id: string): Interval & { se: number } => {
     if (index < 0) return { estimate: 0, low: 0, high: 0, se: 0 };
     const b = measured.get(index)?.benchmarks.find((x) => x.id === id);
-    return b?.change && outcomes.get(index) !== 'undecided' ? withSe(b.change) : { estimate: 0, low: 0, high: 0, se: Infinity };
+    const decided = outcomes.get(index) === 'good' || outcomes.get(index) === 'bad';
+    return b?.change && decided ? withSe(b.change) : { estimate: 0, low: 0, high: 0, se: Infinity };
   };
   /** The steps between every two commits compared (in order), worst first. */
   const largest = () => {
-    const indices = [-1, ...[...measured.keys()].filter((i) => outcomes.get(i) !== 'undecided').sort((a, b) => a - b)];
+    const indices = [
+      -1,
+      ...[...measured.keys()].filter((i) => outcomes.get(i) === 'good' || outcomes.get(i) === 'bad').sort((a, b) => a - b),
+    ];
     return result.targets
       .flatMap((id) =>
         indices.slice(1).map((to, k) => ({
@@ -151,9 +176,19 @@ export async function bisect(options: {
   }
   let lo = -1;
   let hi = last;
-  while (hi - lo > 1) {
-    const mid = Math.floor((lo + hi) / 2);
+  const skipped = new Set<number>();
+  const between = () => Array.from({ length: Math.max(0, hi - lo - 1) }, (_, k) => lo + 1 + k);
+  for (;;) {
+    // The untested commit nearest the middle (git bisect's choice around a skipped one).
+    const candidates = between().filter((i) => !skipped.has(i));
+    if (candidates.length === 0) break;
+    const middle = (lo + hi) / 2;
+    const mid = candidates.reduce((best, i) => (Math.abs(i - middle) < Math.abs(best - middle) ? i : best));
     const step = await run(mid, result.targets);
+    if (step.outcome === 'skipped') {
+      skipped.add(mid);
+      continue;
+    }
     if (step.outcome === 'undecided') {
       result.undecided = { after: lo < 0 ? good : commits[lo]!.sha, upTo: commits[hi]!.sha };
       result.largestSteps = largest();
@@ -161,6 +196,13 @@ export async function bisect(options: {
     }
     if (step.outcome === 'bad') hi = mid;
     else lo = mid;
+  }
+  // Only skipped commits between the last good and the first bad: the first bad commit is one of them or hi.
+  const untested = between();
+  if (untested.length > 0) {
+    result.undecided = { after: lo < 0 ? good : commits[lo]!.sha, upTo: commits[hi]!.sha, skipped: untested.map((i) => commits[i]!.sha) };
+    result.largestSteps = largest();
+    return result;
   }
 
   const budgets = new Map(measured.get(last)!.benchmarks.map((b) => [b.id, b.budget]));
@@ -175,6 +217,27 @@ export async function bisect(options: {
   // A spread loss: none of the steps loses the budget alone; the largest are what to look at.
   if (!alone) result.largestSteps = largest();
   return result;
+}
+
+/**
+ * Why a commit cannot be tested for the targets, if it cannot: its compare failed as a whole (install, build), a
+ * target failed to run there, or a target is not there (its bench file or load test not written yet, or renamed).
+ * A commit that cannot be tested is skipped, never good: no figure is no pass.
+ */
+function untestable(report: Report, targets: readonly string[]): string | undefined {
+  if (report.error) return `the compare failed: ${firstLine(report.error)}`;
+  const missing = targets.filter((id) => {
+    const b = report.benchmarks.find((x) => x.id === id);
+    return !b || b.verdict === 'removed';
+  });
+  if (missing.length) return `${missing.join(', ')} not at this commit`;
+  const failed = report.benchmarks.find((b) => targets.includes(b.id) && b.verdict === 'error');
+  if (failed) return `${failed.id} failed: ${firstLine(failed.error ?? 'error')}`;
+  return undefined;
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0]!;
 }
 
 const Z95 = probit(0.975);

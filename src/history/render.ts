@@ -194,17 +194,27 @@ export function driftMarkdown(options: {
 export function bisectText(result: BisectResult): string[] {
   const short = (sha: string) => sha.slice(0, 7);
   const lines = [
-    `bisect: ${result.commits.length} commit(s) after ${short(result.good)} up to ${short(result.bad)}; ${result.compares} compare(s)`,
+    `bisect: ${result.commits.length} commit(s) after ${short(result.good)} up to ${short(result.bad)}; ${result.compares} compare(s)${result.skipped?.length ? `, ${result.skipped.length} commit(s) skipped as untestable` : ''}`,
   ];
   for (const step of result.steps) {
     const changes = step.changes
       .filter((c) => result.targets.length === 0 || result.targets.includes(c.id))
       .map((c) => `${c.id} ${c.change ? formatPercent(c.change.estimate) : '–'} ${c.verdict}`)
       .join('; ');
-    lines.push(`  ${short(step.commit)} ${step.outcome}${step.extended ? ' (extended)' : ''}: ${changes}`);
+    lines.push(
+      step.outcome === 'skipped'
+        ? `  ${short(step.commit)} skipped: ${step.reason}`
+        : `  ${short(step.commit)} ${step.outcome}${step.extended ? ' (extended)' : ''}: ${changes}`,
+    );
   }
   if (result.noLoss) {
     lines.push(`no benchmark matching lost its budget from ${short(result.good)} to ${short(result.bad)}: nothing to bisect`);
+    return lines;
+  }
+  if (result.undecided?.skipped) {
+    lines.push(
+      `undecided: only commits that could not be tested are left between ${short(result.undecided.after)} (good) and ${short(result.undecided.upTo)} (bad): the first bad commit is one of ${[...result.undecided.skipped, result.undecided.upTo].map(short).join(', ')}`,
+    );
     return lines;
   }
   if (result.undecided) {

@@ -665,36 +665,60 @@ describe('what the review found', () => {
     ]);
   });
 
-  it('bisect: a target missing at a commit, or a failed compare, is undecided, never good', async () => {
+  it('bisect: a commit whose install fails or that lacks a target is skipped (like git bisect skip), never good, and the search goes on', async () => {
     const commits: BisectCommit[] = Array.from({ length: 8 }, (_, i) => ({ sha: sha(i + 1), subject: `c${i + 1}` }));
-    const calls: string[] = [];
-    const compare = async (_b: string, head: string): Promise<Report> => {
-      calls.push(head);
-      const i = Number.parseInt(head, 16);
-      if (i === 4) return { verdict: 'pass', benchmarks: [] } as unknown as Report; // the benchmark did not exist there
-      if (i === 6) return { verdict: 'error', error: 'npm ci failed\nlog', benchmarks: [] } as unknown as Report;
-      const estimate = i >= 2 ? -0.3 : 0;
-      return {
-        verdict: 'pass',
-        benchmarks: [
-          {
-            id: 'work',
-            verdict: i >= 2 ? 'regression' : 'unchanged',
-            budget: 0.05,
-            change: { estimate, low: estimate - 0.01, high: estimate + 0.01, confidence: 0.95 },
-          },
-        ],
-      } as unknown as Report;
+    /** The loss comes with commit `step`; commit 4 lacks the benchmark (its bench file came later), commit 6 does not install. */
+    const fake = (step: number) => {
+      const calls: string[] = [];
+      const compare = async (_b: string, head: string): Promise<Report> => {
+        calls.push(head);
+        const i = Number.parseInt(head, 16);
+        if (i === 4) return { verdict: 'pass', benchmarks: [{ id: 'other', verdict: 'unchanged', budget: 0.05 }] } as unknown as Report;
+        if (i === 6) return { verdict: 'error', error: 'npm ci failed\nlog', benchmarks: [] } as unknown as Report;
+        const estimate = i >= step ? -0.3 : 0;
+        const work = { id: 'work', verdict: i >= step ? 'regression' : 'unchanged', budget: 0.05 };
+        return {
+          verdict: 'pass',
+          benchmarks: [{ ...work, change: { estimate, low: estimate - 0.01, high: estimate + 0.01, confidence: 0.95 } }],
+        } as unknown as Report;
+      };
+      return { compare, calls };
     };
-    const result = await bisect({ good: sha(0), bad: sha(8), commits, compare, select: () => true, log: () => {} });
-    expect(result.undecided).toEqual({ after: sha(0), upTo: sha(8) });
-    expect(calls).toEqual([sha(8), sha(4), sha(4)]); // extended once, still undecided: stops
-    const failing = await bisect({ good: sha(0), bad: sha(8), commits: commits.slice(0, 6), compare, select: () => true, log: () => {} });
-    expect(failing.error).toBe(`the compare of ${sha(0).slice(0, 12)} and ${sha(6).slice(0, 12)} failed: npm ci failed`);
-    await expect(bisect({ good: sha(0), bad: sha(8), commits: [], compare, select: () => true, log: () => {} })).rejects.toThrow(
-      'no commits after',
+    // The culprit is commit 2: 4 is skipped (the nearest untested commit to the middle is tried instead), never re-run.
+    const early = fake(2);
+    const named = await bisect({ good: sha(0), bad: sha(8), commits, compare: early.compare, select: () => true, log: () => {} });
+    expect(named.firstBad!.commit.sha).toBe(sha(2));
+    expect(early.calls).toEqual([sha(8), sha(4), sha(3), sha(1), sha(2)]);
+    expect(named.skipped).toEqual([{ commit: sha(4), reason: 'work not at this commit' }]);
+    expect(bisectText(named)[0]).toContain('5 compare(s), 1 commit(s) skipped as untestable');
+    expect(bisectText(named)).toContain(`  ${sha(4).slice(0, 7)} skipped: work not at this commit`);
+    // The culprit is commit 7: 6 does not install, so 7 cannot be told from 6: undecided between 5 and 7, never "7".
+    const late = fake(7);
+    const between = await bisect({ good: sha(0), bad: sha(8), commits, compare: late.compare, select: () => true, log: () => {} });
+    expect(between.firstBad).toBeUndefined();
+    expect(between.undecided).toEqual({ after: sha(5), upTo: sha(7), skipped: [sha(6)] });
+    expect(between.skipped).toEqual([
+      { commit: sha(4), reason: 'work not at this commit' },
+      { commit: sha(6), reason: 'the compare failed: npm ci failed' },
+    ]);
+    expect(bisectText(between).at(-1)).toBe(
+      `undecided: only commits that could not be tested are left between ${sha(5).slice(0, 7)} (good) and ${sha(7).slice(0, 7)} (bad): the first bad commit is one of ${sha(6).slice(0, 7)}, ${sha(7).slice(0, 7)}`,
     );
-    await expect(bisect({ good: sha(0), bad: sha(8), commits, compare, select: () => false, log: () => {} })).rejects.toThrow(
+    // Bad itself failing leaves nothing to search.
+    const failing = await bisect({
+      good: sha(0),
+      bad: sha(6),
+      commits: commits.slice(0, 6),
+      compare: late.compare,
+      select: () => true,
+      log: () => {},
+    });
+    expect(failing.error).toBe(`the compare of ${sha(0).slice(0, 12)} and ${sha(6).slice(0, 12)} failed: npm ci failed`);
+    expect(failing.undecided).toEqual({ after: sha(0), upTo: sha(6) });
+    await expect(
+      bisect({ good: sha(0), bad: sha(8), commits: [], compare: late.compare, select: () => true, log: () => {} }),
+    ).rejects.toThrow('no commits after');
+    await expect(bisect({ good: sha(0), bad: sha(8), commits, compare: late.compare, select: () => false, log: () => {} })).rejects.toThrow(
       'no benchmark matches the pattern',
     );
   });
