@@ -1,14 +1,17 @@
 // Builds a repository whose main branch is a chain of commits, each changing the work of one benchmark
 // by a known factor: the history, drift and bisect tests and evaluation run on it.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
 /**
- * @param {{ losses: number[], tags?: Record<number, string>, config: string, work?: number }} options
+ * @param {{ losses: number[], tags?: Record<number, string>, config: string, work?: number, broken?: number[], missing?: number[] }} options
  *   losses: per commit after the first, the throughput 'work' loses in it (0.03 = 3% fewer ops/s; 0 = untouched);
- *   tags: commit index (0 = the first) → tag name; config: benchgate.yml; work: the first commit's loop length
+ *   tags: commit index (0 = the first) → tag name; config: benchgate.yml; work: the first commit's loop length;
+ *   broken: commit indexes that do not install (a postinstall that fails, as a broken build step does);
+ *   missing: commit indexes without bench/work.bench.js ('steady' alone, in bench/steady.bench.js), as before a
+ *   bench file was written or while it was renamed
  * @returns {{ dir: string, commits: string[] }} the repository and its commits, oldest first
  */
 export function makeChainRepo(options) {
@@ -24,23 +27,39 @@ export function makeChainRepo(options) {
   };
   const base = options.work ?? 2000;
   git('init', '-q', '-b', 'main');
-  write('package.json', '{ "name": "chain", "private": true, "type": "module" }\n');
   write('benchgate.yml', options.config);
-  // 'work' loops over its length; 'steady' never changes: a control the history must keep flat.
-  write(
-    'bench/work.bench.js',
-    [
-      "import { LENGTH } from '../src/length.js';",
-      'const loop = (n) => { let s = 0; for (let i = 0; i < n; i++) s += i; return s; };',
-      `export default { work: () => loop(LENGTH), steady: () => loop(${base}) };`,
-      '',
-    ].join('\n'),
-  );
+  const loop = 'const loop = (n) => { let s = 0; for (let i = 0; i < n; i++) s += i; return s; };';
   const commits = [];
   let length = base;
   for (let i = 0; i <= options.losses.length; i++) {
     if (i > 0) length = length / (1 - options.losses[i - 1]);
     write('src/length.js', `export const LENGTH = ${Math.round(length)};\n`);
+    // A broken install: a local dependency (so that there is an install) and a postinstall that fails.
+    const broken = options.broken?.includes(i);
+    write(
+      'package.json',
+      broken
+        ? `${JSON.stringify({ name: 'chain', private: true, type: 'module', scripts: { postinstall: 'node -e "console.error(\'postinstall: toolchain missing\'); process.exit(1)"' }, dependencies: { tiny: 'file:./vendor/tiny' } })}\n`
+        : '{ "name": "chain", "private": true, "type": "module" }\n',
+    );
+    if (broken) write('vendor/tiny/package.json', '{ "name": "tiny", "version": "1.0.0" }\n');
+    else rmSync(path.join(dir, 'vendor'), { recursive: true, force: true });
+    // 'work' loops over its length; 'steady' never changes: a control the history must keep flat.
+    if (options.missing?.includes(i)) {
+      rmSync(path.join(dir, 'bench/work.bench.js'), { force: true });
+      write('bench/steady.bench.js', `${loop}\nexport default { steady: () => loop(${base}) };\n`);
+    } else {
+      rmSync(path.join(dir, 'bench/steady.bench.js'), { force: true });
+      write(
+        'bench/work.bench.js',
+        [
+          "import { LENGTH } from '../src/length.js';",
+          loop,
+          `export default { work: () => loop(LENGTH), steady: () => loop(${base}) };`,
+          '',
+        ].join('\n'),
+      );
+    }
     git('add', '-A');
     const loss = i === 0 ? 0 : options.losses[i - 1];
     git(

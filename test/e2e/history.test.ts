@@ -115,26 +115,36 @@ describe('history of main, from the CLI', () => {
     expect(chart.lines.at(-1)!.values).toEqual([-10, -10, -10, -10]);
   });
 
-  it('bisects to the commit that made a benchmark ten times slower, in ⌈log2 n⌉ + 1 compares', async () => {
+  it('bisects to the commit that made a benchmark ten times slower, skipping a commit that does not install and one without the bench file', async () => {
     // A tenfold step at a 50% budget: every round of a compare past the step shows far more than the budget lost, and
     // every round of one before it (identical work) far less, even on a heavily loaded machine: each compare decides at
     // its first look, and what is tested is the search. (How small a step bisect finds is npm run evaluate's question.)
-    const { dir, commits } = chain([0, 0, 0.9, 0], '50%');
+    // Commit 4 does not install (its postinstall fails), commit 3 has no bench/work.bench.js: the first two commits
+    // the search would test, so both are skipped, never "good", and the search goes on around them.
+    const made = makeChainRepo({ losses: [0, 0.9, 0, 0, 0, 0, 0], config: QUICK('50%'), broken: [4], missing: [3] });
+    repos.push(made.dir);
+    const { dir, commits } = made;
     const run = await runCli(['bisect', '--good', commits[0]!, '--json', 'bisect.json'], dir);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     const lines = run.stdout.trim().split('\n');
     const named = lines.findIndex((line) => line.startsWith('first bad commit: '));
-    expect(lines[named]).toBe(`first bad commit: ${commits[3]} step 3: work costs 90% more`);
+    expect(lines[named]).toBe(`first bad commit: ${commits[2]} step 2: work costs 90% more`);
     // The change it made, alone: about 90% fewer ops/s (the difference of two compares against good), between 4× and 33×.
     const change = lines.slice(named + 1).find((line) => line.includes('bench/work.bench.js > work: '))!;
     const [step] = numbersIn(change.slice(change.indexOf(': ') + 2));
     expect(step).toBeLessThan(-0.75);
     expect(step).toBeGreaterThan(-0.97);
     const result = readJson(path.join(dir, 'bisect.json'));
-    expect(result.firstBad.commit.sha).toBe(commits[3]);
+    expect(result.firstBad.commit.sha).toBe(commits[2]);
     expect(result.firstBad.alone).toBe(true);
     expect(result.targets).toEqual(['bench/work.bench.js > work']);
-    // 4 commits: good against bad, then two halvings (an inconclusive compare would add its extension, never a guess).
-    expect(result.compares - result.steps.filter((s: { extended: boolean }) => s.extended).length).toBeLessThanOrEqual(3);
+    // Both untestable commits skipped, each for its reason (the install's own words, the missing benchmark), said in the output.
+    expect(result.skipped.map((s: { commit: string }) => s.commit)).toEqual([commits[3], commits[4]]);
+    expect(result.skipped[0].reason).toBe('bench/work.bench.js > work not at this commit');
+    expect(result.skipped[1].reason).toMatch(/^the compare failed: .*install/);
+    expect(lines).toContain(`  ${commits[3]!.slice(0, 7)} skipped: bench/work.bench.js > work not at this commit`);
+    // 8 commits: good against bad, then ⌈log2 8⌉ halvings at most, plus one compare per skip (and per extension, never a guess).
+    const extended = result.steps.filter((s: { extended: boolean }) => s.extended).length;
+    expect(result.compares - extended - result.skipped.length).toBeLessThanOrEqual(1 + 3);
   });
 });
