@@ -234,9 +234,19 @@ describe('benchgate calibrate, and what a compare can resolve', () => {
     repo = fixtureRepo('untouched', { config: 'budget: 1%\nmicro:\n  task-time: 150ms\n' });
     // Long enough for several rounds (a spread needs 3) even on a loaded machine: calibrate uses all of it.
     const run = await runCli(['calibrate', '--base', 'main', '--time-limit', '8s', '--json', 'calibration.json'], repo);
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/^benchgate calibrate: main @ [0-9a-f]{7} against itself, \d+ rounds in/);
     const calibration = readJson(path.join(repo, 'calibration.json'));
+    // Identical code measured as a change is what calibrate warns of (exit 1). At a 1% budget in a few rounds that is
+    // also the test's 5% false-alarm rate (once beside two busy loops): whether it warns is the machine's; that a warning
+    // goes with exit 1, names the verdict and its estimate, and is printed is the code's.
+    const warned = calibration.benchmarks.filter((b: { warning?: string }) => b.warning);
+    expect(run.code, run.stderr).toBe(warned.length > 0 ? 1 : 0);
+    for (const b of warned) {
+      expect(b.warning).toMatch(
+        /^identical code measured as a (regression|improvement) \([+-][\d.]+%\): this benchmark's measurement is biased on this machine$/,
+      );
+      expect(run.stdout).toContain(b.warning);
+    }
+    expect(run.stdout).toMatch(/^benchgate calibrate: main @ [0-9a-f]{7} against itself, \d+ rounds in/);
     expect(calibration).toMatchObject({ version: 1, kind: 'calibration', ref: 'main', compareRounds: 10 });
     expect(calibration.benchmarks).toHaveLength(2);
     // What a compare resolves is for its 10 rounds at each regression bound's share of 5% over 2 benchmarks
@@ -257,7 +267,6 @@ describe('benchgate calibrate, and what a compare can resolve', () => {
       expect(b.suggestedBudget).toBeGreaterThanOrEqual(Math.max(0.01, b.resolvable) - 1e-9);
       expect(b.suggestedBudget - 0.01).toBeLessThan(Math.max(0.01, b.resolvable) - 1e-9);
       expect(Math.round(b.suggestedBudget * 100)).toBeCloseTo(b.suggestedBudget * 100, 9);
-      expect(b.warning).toBeUndefined();
     }
   });
 
