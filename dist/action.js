@@ -76789,6 +76789,10 @@ async function measureMicro(plan) {
     plan.log(`confirming ${confirming.size} regression(s) with ${confirmTarget} fresh rounds`);
     allocation = reallocate(plan, records, allocation, confirming);
     suspects2 = confirming;
+    for (const id of confirming) {
+      const entry = samples.get(id);
+      if (entry) entry.confirmation ??= [];
+    }
     const others = new Set([...samples.keys()].filter((id) => !confirming.has(id)));
     for (let i = 0; i < confirmTarget; i++) {
       const elapsed = now() - started;
@@ -78125,6 +78129,7 @@ async function measureHttp(plan) {
     const target = confirmTarget();
     if (!samples.error && target > 0 && adaptive.toConfirm(samples)) {
       plan.log(`${benchmark.id}: confirming the regression with ${target} more rounds on new servers`);
+      samples.confirmation ??= [];
       let confirmed = 0;
       while (confirmed < target && await runRound2(confirmed, target, "confirmation", 0)) confirmed++;
       confirmRounds = Math.max(confirmRounds, confirmed);
@@ -78454,8 +78459,16 @@ function analyze(benchmarks, options) {
     const change = estimateChangeBounds(benchmark.logRatios, rule.lookAlpha(rounds, otherShare), rule.lookAlpha(rounds, regressionShare));
     const regressionP = pOf(benchmark.logRatios, budget, false);
     const notes = [];
+    const noFreshRound = benchmark.confirmation?.length === 0 ? [] : void 0;
     const confirm = (verdict, what, first2, rounds2, fresh, judge2) => {
-      if (verdict !== "regression" || !fresh?.length || !fresh.every(Number.isFinite)) return verdict;
+      if (verdict !== "regression" || fresh === void 0) return verdict;
+      if (fresh.length === 0) {
+        notes.push(
+          `${what} in the first ${rounds2} rounds (${pct(first2.estimate)}) could not be confirmed: no fresh round fit in the time limit: unmeasured, which fails the run (raise time-limit)`
+        );
+        return "unmeasured";
+      }
+      if (!fresh.every(Number.isFinite)) return verdict;
       const again = estimateChange(fresh, rule.confirmationLevel);
       if (judge2(again) === "regression") return verdict;
       notes.push(unconfirmed(what, rounds2, first2, again, fresh.length));
@@ -78481,7 +78494,14 @@ function analyze(benchmarks, options) {
       const n = perCpu.length;
       const cpuChange = estimateChangeBounds(perCpu, rule.lookAlpha(n, otherShare), rule.lookAlpha(n, regressionShare));
       const judge2 = (c) => decide(c, budget);
-      const verdict = confirm(judge2(cpuChange), "a regression of requests per CPU-second", cpuChange, n, benchmark.confirmationCpu, judge2);
+      const verdict = confirm(
+        judge2(cpuChange),
+        "a regression of requests per CPU-second",
+        cpuChange,
+        n,
+        benchmark.confirmationCpu ?? noFreshRound,
+        judge2
+      );
       cpu = { change: cpuChange, verdict, regressionP: pOf(perCpu, budget, false) };
       if (verdict === "regression" && throughput !== "regression")
         notes.push(
@@ -78506,7 +78526,7 @@ function analyze(benchmarks, options) {
         `a ${stat3} latency regression`,
         latencyChange,
         n,
-        benchmark.confirmationLatency?.[stat3],
+        benchmark.confirmationLatency?.[stat3] ?? noFreshRound,
         judge2
       );
       latency[stat3] = {

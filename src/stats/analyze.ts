@@ -148,6 +148,8 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
     const change = estimateChangeBounds(benchmark.logRatios, rule.lookAlpha(rounds, otherShare), rule.lookAlpha(rounds, regressionShare));
     const regressionP = pOf(benchmark.logRatios, budget, false);
     const notes: string[] = [];
+    // A confirmation that began with no round in it: none of the figures was shown again.
+    const noFreshRound = benchmark.confirmation?.length === 0 ? [] : undefined;
     // The regression stands only if the fresh group alone shows it too, at the rule's confirmation level.
     const confirm = (
       verdict: Verdict | undefined,
@@ -157,7 +159,15 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       fresh: readonly number[] | undefined,
       judge: (c: Change) => Verdict,
     ) => {
-      if (verdict !== 'regression' || !fresh?.length || !fresh.every(Number.isFinite)) return verdict;
+      if (verdict !== 'regression' || fresh === undefined) return verdict;
+      if (fresh.length === 0) {
+        // The confirmation began and the time limit left it no round: the regression is not shown again, nor disproved.
+        notes.push(
+          `${what} in the first ${rounds} rounds (${pct(first.estimate)}) could not be confirmed: no fresh round fit in the time limit: unmeasured, which fails the run (raise time-limit)`,
+        );
+        return 'unmeasured';
+      }
+      if (!fresh.every(Number.isFinite)) return verdict;
       const again = estimateChange(fresh, rule.confirmationLevel);
       if (judge(again) === 'regression') return verdict;
       notes.push(unconfirmed(what, rounds, first, again, fresh.length));
@@ -185,7 +195,14 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       const n = perCpu.length;
       const cpuChange = estimateChangeBounds(perCpu, rule.lookAlpha(n, otherShare), rule.lookAlpha(n, regressionShare));
       const judge = (c: Change) => decide(c, budget);
-      const verdict = confirm(judge(cpuChange), 'a regression of requests per CPU-second', cpuChange, n, benchmark.confirmationCpu, judge)!;
+      const verdict = confirm(
+        judge(cpuChange),
+        'a regression of requests per CPU-second',
+        cpuChange,
+        n,
+        benchmark.confirmationCpu ?? noFreshRound,
+        judge,
+      )!;
       cpu = { change: cpuChange, verdict, regressionP: pOf(perCpu, budget, false) };
       if (verdict === 'regression' && throughput !== 'regression')
         notes.push(
@@ -211,7 +228,7 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
         `a ${stat} latency regression`,
         latencyChange,
         n,
-        benchmark.confirmationLatency?.[stat],
+        benchmark.confirmationLatency?.[stat] ?? noFreshRound,
         judge,
       );
       latency[stat] = {

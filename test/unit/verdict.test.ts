@@ -150,6 +150,21 @@ describe('confirmation of a regression by a fresh group of rounds', () => {
     expect(result!.verdict).toBe('unmeasured');
     expect(result!.note).toMatch(/could not be confirmed: only 3 fresh rounds fit in the time limit/);
   });
+
+  it('calls a regression whose confirmation began with no round in the time limit unmeasured, its other figures too', () => {
+    const [micro] = analyze([samples([])], options);
+    expect(micro!.verdict).toBe('unmeasured');
+    expect(micro!.note).toBe(
+      'a regression in the first 10 rounds (-7.0%) could not be confirmed: no fresh round fit in the time limit: unmeasured, which fails the run (raise time-limit)',
+    );
+    // A load test's CPU figure had no fresh round either: its regression is not shown again, so it cannot fail the run alone.
+    const [load] = analyze([{ ...samples([]), kind: 'http', cpu: first }], options);
+    expect(load!.cpu!.verdict).toBe('unmeasured');
+    expect(load!.verdict).toBe('unmeasured');
+    // With no confirmation begun (confirm: false), the first group's regression stands.
+    const [unconfirmed] = analyze([{ ...samples([]), confirmation: undefined }], options);
+    expect(unconfirmed!.verdict).toBe('regression');
+  });
 });
 
 describe('a benchmark short of its first look is unmeasured, never a pass', () => {

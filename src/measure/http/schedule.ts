@@ -148,6 +148,8 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
     const target = confirmTarget();
     if (!samples.error && target > 0 && adaptive!.toConfirm(samples)) {
       plan.log(`${benchmark.id}: confirming the regression with ${target} more rounds on new servers`);
+      // An empty fresh group, until its rounds come: a confirmation that no round fits in is no confirmation (analyze).
+      samples.confirmation ??= [];
       let confirmed = 0;
       while (confirmed < target && (await runRound(confirmed, target, 'confirmation', 0))) confirmed++;
       confirmRounds = Math.max(confirmRounds, confirmed);

@@ -296,6 +296,11 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     // The suspects alone share the fresh processes (they were decided, so the last allocation left them out).
     allocation = reallocate(plan, records, allocation, confirming);
     suspects = confirming;
+    // An empty fresh group per suspect, until its rounds come: a confirmation that no round fits in is no confirmation (analyze).
+    for (const id of confirming) {
+      const entry = samples.get(id);
+      if (entry) entry.confirmation ??= [];
+    }
     const others = new Set([...samples.keys()].filter((id) => !confirming.has(id)));
     for (let i = 0; i < confirmTarget; i++) {
       const elapsed = now() - started;
