@@ -77778,6 +77778,15 @@ function leaveOutPaused(blocks) {
   });
   return { kept, leftOut };
 }
+function answeredIn(pair) {
+  return { base: pair.base.load.traffic.ok > 0, head: pair.head.load.traffic.ok > 0 };
+}
+function keepAnswered(pairs, benchmarkId, round2, blockMs, log2) {
+  const { kept, leftOut } = leaveOutPaused(pairs.map(answeredIn));
+  const paused = pausedLine(benchmarkId, round2, leftOut, pairs.length, blockMs);
+  if (paused) log2(paused);
+  return kept.map((i) => pairs[i]);
+}
 function pausedLine(benchmarkId, round2, leftOut, blocks, blockMs) {
   const sides = ["base", "head"].filter((side2) => leftOut[side2] > 0);
   if (sides.length === 0) return void 0;
@@ -77891,15 +77900,8 @@ async function liveRound(benchmark, revisions, round2, plan) {
       pairs.push(pair2);
     };
     for (const first of pairOrders(blocks, random)) await measurePair(first);
-    const answered = (pair2) => ({
-      base: pair2.base.load.traffic.ok > 0,
-      head: pair2.head.load.traffic.ok > 0
-    });
-    for (let extra = 0; extra < blocks && endsSilent(pairs.map(answered)); extra++) await measurePair(pairOrders(1, random)[0]);
-    const { kept, leftOut } = leaveOutPaused(pairs.map(answered));
-    const paused = pausedLine(benchmark.id, round2, leftOut, pairs.length, blockMs);
-    if (paused) plan.log(paused);
-    const measured = kept.map((i) => pairs[i]);
+    for (let extra = 0; extra < blocks && endsSilent(pairs.map(answeredIn)); extra++) await measurePair(pairOrders(1, random)[0]);
+    const measured = keepAnswered(pairs, benchmark.id, round2, blockMs, plan.log);
     const ratios = measured.map((pair2) => Math.log(pair2.head.load.requestsPerSec / pair2.base.load.requestsPerSec));
     const cpuRatios2 = measured.map((pair2) => cpuLogRatio(perRequest([pair2.base]), perRequest([pair2.head])));
     const figures = {};
@@ -77962,15 +77964,11 @@ async function duetRound(benchmark, revisions, round2, settings, deps = REAL) {
     const blockMs = Math.min(settings.blockMs ?? 1e3, benchmark.durationMs);
     const count3 = Math.max(2, Math.round(benchmark.durationMs / blockMs));
     const blocks = [];
-    const answered = (b) => ({ base: b.base.load.traffic.ok > 0, head: b.head.load.traffic.ok > 0 });
-    for (let i = 0; i < count3 || i < 2 * count3 && endsSilent(blocks.map(answered)); i++) {
+    for (let i = 0; i < count3 || i < 2 * count3 && endsSilent(blocks.map(answeredIn)); i++) {
       blocks.push(await load(blockMs));
       for (const side2 of sides) both[side2].checkAlive("under load");
     }
-    const { kept, leftOut } = leaveOutPaused(blocks.map(answered));
-    const paused = pausedLine(benchmark.id, round2, leftOut, blocks.length, blockMs);
-    if (paused) settings.log(paused);
-    const measured = kept.map((i) => blocks[i]);
+    const measured = keepAnswered(blocks, benchmark.id, round2, blockMs, settings.log);
     const figures = {};
     const duet = duetFigures(measured, rateOf(benchmark) !== void 0);
     for (const side2 of ["base", "head"]) {

@@ -11,19 +11,18 @@ import {
   capacityMs,
   checkRequests,
   cpuLogRatio,
+  answeredIn,
   endsSilent,
   judgeTraffic,
-  leaveOutPaused,
+  keepAnswered,
   loadOn,
   measuredBlock,
   order,
   other,
-  pausedLine,
   perRequest,
   pool,
   serverOptions,
   settleAutoRate,
-  type Answered,
   type Block,
   type RoundPair,
   type RoundSettings,
@@ -137,15 +136,8 @@ export async function liveRound(
     };
     for (const first of pairOrders(blocks, random)) await measurePair(first);
     // A server silent in the last pair gets more pairs (as many as the round had, at most): one it answers in shows a pause, not a hang.
-    const answered = (pair: Record<Side, Block>): Answered => ({
-      base: pair.base.load.traffic.ok > 0,
-      head: pair.head.load.traffic.ok > 0,
-    });
-    for (let extra = 0; extra < blocks && endsSilent(pairs.map(answered)); extra++) await measurePair(pairOrders(1, random)[0]!);
-    const { kept, leftOut } = leaveOutPaused(pairs.map(answered));
-    const paused = pausedLine(benchmark.id, round, leftOut, pairs.length, blockMs);
-    if (paused) plan.log(paused);
-    const measured = kept.map((i) => pairs[i]!);
+    for (let extra = 0; extra < blocks && endsSilent(pairs.map(answeredIn)); extra++) await measurePair(pairOrders(1, random)[0]!);
+    const measured = keepAnswered(pairs, benchmark.id, round, blockMs, plan.log);
     const ratios = measured.map((pair) => Math.log(pair.head.load.requestsPerSec / pair.base.load.requestsPerSec));
     const cpuRatios = measured.map((pair) => cpuLogRatio(perRequest([pair.base]), perRequest([pair.head])));
     const figures = {} as Record<Side, HttpRoundFigures>;

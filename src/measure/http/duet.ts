@@ -12,18 +12,17 @@ import {
   capacityMs,
   checkRequests,
   cpuLogRatio,
+  answeredIn,
   endsSilent,
   judgeTraffic,
-  leaveOutPaused,
+  keepAnswered,
   loadOn,
   other,
-  pausedLine,
   perRequest,
   pool,
   rateOf,
   serverOptions,
   settleAutoRate,
-  type Answered,
   type Block,
   type RoundPair,
   type RoundSettings,
@@ -113,16 +112,12 @@ export async function duetRound(
     const blockMs = Math.min(settings.blockMs ?? 1000, benchmark.durationMs);
     const count = Math.max(2, Math.round(benchmark.durationMs / blockMs));
     const blocks: DuetBlock[] = [];
-    const answered = (b: DuetBlock): Answered => ({ base: b.base.load.traffic.ok > 0, head: b.head.load.traffic.ok > 0 });
     // A server silent in the last block gets more blocks (as many as the round had, at most): one it answers in shows a pause, not a hang.
-    for (let i = 0; i < count || (i < 2 * count && endsSilent(blocks.map(answered))); i++) {
+    for (let i = 0; i < count || (i < 2 * count && endsSilent(blocks.map(answeredIn))); i++) {
       blocks.push(await load(blockMs));
       for (const side of sides) both[side].checkAlive('under load');
     }
-    const { kept, leftOut } = leaveOutPaused(blocks.map(answered));
-    const paused = pausedLine(benchmark.id, round, leftOut, blocks.length, blockMs);
-    if (paused) settings.log(paused);
-    const measured = kept.map((i) => blocks[i]!);
+    const measured = keepAnswered(blocks, benchmark.id, round, blockMs, settings.log);
     const figures = {} as Record<Side, HttpRoundFigures>;
     const duet = duetFigures(measured, rateOf(benchmark) !== undefined);
     for (const side of ['base', 'head'] as const) {

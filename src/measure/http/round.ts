@@ -252,6 +252,25 @@ export function leaveOutPaused(blocks: readonly Answered[]): { kept: number[]; l
   return { kept, leftOut };
 }
 
+/** Which side of a block (or pair of blocks) answered with an expected status. */
+export function answeredIn(pair: Record<Side, Pick<Block, 'load'>>): Answered {
+  return { base: pair.base.load.traffic.ok > 0, head: pair.head.load.traffic.ok > 0 };
+}
+
+/** A round's blocks (or pairs) without those leaveOutPaused leaves out, which the log names. */
+export function keepAnswered<T extends Record<Side, Pick<Block, 'load'>>>(
+  pairs: readonly T[],
+  benchmarkId: string,
+  round: number,
+  blockMs: number,
+  log: (line: string) => void,
+): T[] {
+  const { kept, leftOut } = leaveOutPaused(pairs.map(answeredIn));
+  const paused = pausedLine(benchmarkId, round, leftOut, pairs.length, blockMs);
+  if (paused) log(paused);
+  return kept.map((i) => pairs[i]!);
+}
+
 /** "round 5: head's server answered nothing in 1 of 3 0.3s blocks, then answered again: …" */
 export function pausedLine(
   benchmarkId: string,
