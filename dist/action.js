@@ -1078,14 +1078,14 @@ var require_util = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path19 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path20 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path19 && path19[0] !== "/") {
-          path19 = `/${path19}`;
+        if (path20 && path20[0] !== "/") {
+          path20 = `/${path20}`;
         }
-        return new URL(`${origin}${path19}`);
+        return new URL(`${origin}${path20}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -1536,39 +1536,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path19, origin }
+          request: { method, path: path20, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path19);
+        debuglog("sending request to %s %s/%s", method, origin, path20);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path19, origin },
+          request: { method, path: path20, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path19,
+          path20,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path19, origin }
+          request: { method, path: path20, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path19);
+        debuglog("trailers received from %s %s/%s", method, origin, path20);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path19, origin },
+          request: { method, path: path20, origin },
           error: error2
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path19,
+          path20,
           error2.message
         );
       });
@@ -1617,9 +1617,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path19, origin }
+            request: { method, path: path20, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path19);
+          debuglog("sending request to %s %s/%s", method, origin, path20);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -1682,7 +1682,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path19,
+        path: path20,
         method,
         body,
         headers,
@@ -1697,11 +1697,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler2) {
-        if (typeof path19 !== "string") {
+        if (typeof path20 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path19[0] !== "/" && !(path19.startsWith("http://") || path19.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path20[0] !== "/" && !(path20.startsWith("http://") || path20.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path19)) {
+        } else if (invalidPathRegex.test(path20)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -1767,7 +1767,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path19, query) : path19;
+        this.path = query ? buildURL(path20, query) : path20;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -6460,7 +6460,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request2) {
-      const { method, path: path19, host, upgrade, blocking, reset } = request2;
+      const { method, path: path20, host, upgrade, blocking, reset } = request2;
       let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -6541,7 +6541,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path19} HTTP/1.1\r
+      let header = `${method} ${path20} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -7070,7 +7070,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request2) {
       const session = client[kHTTP2Session];
-      const { method, path: path19, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      const { method, path: path20, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
       let { body } = request2;
       if (upgrade) {
         util.errorRequest(client, request2, new Error("Upgrade not supported for H2"));
@@ -7167,7 +7167,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path19;
+      headers[HTTP2_HEADER_PATH] = path20;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -7520,9 +7520,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText2);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path19 = search ? `${pathname}${search}` : pathname;
+        const path20 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path19;
+        this.opts.path = path20;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -8761,10 +8761,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path19 = "/",
+          path: path20 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path19;
+        opts.path = origin + path20;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -10736,20 +10736,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path19) {
-      if (typeof path19 !== "string") {
-        return path19;
+    function safeUrl(path20) {
+      if (typeof path20 !== "string") {
+        return path20;
       }
-      const pathSegments = path19.split("?");
+      const pathSegments = path20.split("?");
       if (pathSegments.length !== 2) {
-        return path19;
+        return path20;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path19, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path19);
+    function matchKey(mockDispatch2, { path: path20, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path20);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -10771,7 +10771,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path19 }) => matchValue(safeUrl(path19), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path20 }) => matchValue(safeUrl(path20), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -10809,9 +10809,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path19, method, body, headers, query } = opts;
+      const { path: path20, method, body, headers, query } = opts;
       return {
-        path: path19,
+        path: path20,
         method,
         body,
         headers,
@@ -11274,10 +11274,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path19, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path20, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path19,
+            Path: path20,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -16156,9 +16156,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path19) {
-      for (let i = 0; i < path19.length; ++i) {
-        const code = path19.charCodeAt(i);
+    function validateCookiePath(path20) {
+      for (let i = 0; i < path20.length; ++i) {
+        const code = path20.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -19078,11 +19078,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path19 = opts.path;
+          let path20 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path19 = `/${path19}`;
+            path20 = `/${path20}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path19);
+          url = new URL(util.parseOrigin(url).origin + path20);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -24473,8 +24473,8 @@ var require_utils2 = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path19) {
-      let input = path19;
+    function removeDotSegments(path20) {
+      let input = path20;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -24548,11 +24548,11 @@ var require_utils2 = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path19) {
-      if (path19 === "" || path19[0] === "/") {
-        return removeDotSegments(path19);
+    function removeDotSegmentsRelative(path20) {
+      if (path20 === "" || path20[0] === "/") {
+        return removeDotSegments(path20);
       }
-      const segments = path19.split("/");
+      const segments = path20.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -24915,8 +24915,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path19 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path19 && path19 !== "/" ? path19 : void 0;
+        const path20 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path20 && path20 !== "/" ? path20 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -28374,17 +28374,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path19) {
-      const ctrl = callVisitor(key, node, visitor, path19);
+    function visit_(key, node, visitor, path20) {
+      const ctrl = callVisitor(key, node, visitor, path20);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path19, ctrl);
-        return visit_(key, ctrl, visitor, path19);
+        replaceNode(key, path20, ctrl);
+        return visit_(key, ctrl, visitor, path20);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path19 = Object.freeze(path19.concat(node));
+          path20 = Object.freeze(path20.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = visit_(i, node.items[i], visitor, path19);
+            const ci = visit_(i, node.items[i], visitor, path20);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -28395,13 +28395,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path19 = Object.freeze(path19.concat(node));
-          const ck = visit_("key", node.key, visitor, path19);
+          path20 = Object.freeze(path20.concat(node));
+          const ck = visit_("key", node.key, visitor, path20);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path19);
+          const cv = visit_("value", node.value, visitor, path20);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -28422,17 +28422,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path19) {
-      const ctrl = await callVisitor(key, node, visitor, path19);
+    async function visitAsync_(key, node, visitor, path20) {
+      const ctrl = await callVisitor(key, node, visitor, path20);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path19, ctrl);
-        return visitAsync_(key, ctrl, visitor, path19);
+        replaceNode(key, path20, ctrl);
+        return visitAsync_(key, ctrl, visitor, path20);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path19 = Object.freeze(path19.concat(node));
+          path20 = Object.freeze(path20.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = await visitAsync_(i, node.items[i], visitor, path19);
+            const ci = await visitAsync_(i, node.items[i], visitor, path20);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -28443,13 +28443,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path19 = Object.freeze(path19.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path19);
+          path20 = Object.freeze(path20.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path20);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path19);
+          const cv = await visitAsync_("value", node.value, visitor, path20);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -28476,23 +28476,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path19) {
+    function callVisitor(key, node, visitor, path20) {
       if (typeof visitor === "function")
-        return visitor(key, node, path19);
+        return visitor(key, node, path20);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path19);
+        return visitor.Map?.(key, node, path20);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path19);
+        return visitor.Seq?.(key, node, path20);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path19);
+        return visitor.Pair?.(key, node, path20);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path19);
+        return visitor.Scalar?.(key, node, path20);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path19);
+        return visitor.Alias?.(key, node, path20);
       return void 0;
     }
-    function replaceNode(key, path19, node) {
-      const parent = path19[path19.length - 1];
+    function replaceNode(key, path20, node) {
+      const parent = path20[path20.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -29104,10 +29104,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema2, path19, value) {
+    function collectionFromPath(schema2, path20, value) {
       let v = value;
-      for (let i = path19.length - 1; i >= 0; --i) {
-        const k = path19[i];
+      for (let i = path20.length - 1; i >= 0; --i) {
+        const k = path20[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -29126,7 +29126,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path19) => path19 == null || typeof path19 === "object" && !!path19[Symbol.iterator]().next().done;
+    var isEmptyPath = (path20) => path20 == null || typeof path20 === "object" && !!path20[Symbol.iterator]().next().done;
     var Collection2 = class extends Node.NodeBase {
       constructor(type, schema2) {
         super(type);
@@ -29156,11 +29156,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path19, value) {
-        if (isEmptyPath(path19))
+      addIn(path20, value) {
+        if (isEmptyPath(path20))
           this.add(value);
         else {
-          const [key, ...rest] = path19;
+          const [key, ...rest] = path20;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -29174,8 +29174,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path19) {
-        const [key, ...rest] = path19;
+      deleteIn(path20) {
+        const [key, ...rest] = path20;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -29189,8 +29189,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path19, keepScalar) {
-        const [key, ...rest] = path19;
+      getIn(path20, keepScalar) {
+        const [key, ...rest] = path20;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -29208,8 +29208,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path19) {
-        const [key, ...rest] = path19;
+      hasIn(path20) {
+        const [key, ...rest] = path20;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -29219,8 +29219,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path19, value) {
-        const [key, ...rest] = path19;
+      setIn(path20, value) {
+        const [key, ...rest] = path20;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -31735,9 +31735,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path19, value) {
+      addIn(path20, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path19, value);
+          this.contents.addIn(path20, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -31812,14 +31812,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path19) {
-        if (Collection2.isEmptyPath(path19)) {
+      deleteIn(path20) {
+        if (Collection2.isEmptyPath(path20)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path19) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path20) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -31834,10 +31834,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path19, keepScalar) {
-        if (Collection2.isEmptyPath(path19))
+      getIn(path20, keepScalar) {
+        if (Collection2.isEmptyPath(path20))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path19, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path20, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -31848,10 +31848,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path19) {
-        if (Collection2.isEmptyPath(path19))
+      hasIn(path20) {
+        if (Collection2.isEmptyPath(path20))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path19) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path20) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -31868,13 +31868,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path19, value) {
-        if (Collection2.isEmptyPath(path19)) {
+      setIn(path20, value) {
+        if (Collection2.isEmptyPath(path20)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path19), value);
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path20), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path19, value);
+          this.contents.setIn(path20, value);
         }
       }
       /**
@@ -33835,9 +33835,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path19) => {
+    visit.itemAtPath = (cst, path20) => {
       let item = cst;
-      for (const [field, index] of path19) {
+      for (const [field, index] of path20) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -33846,23 +33846,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path19) => {
-      const parent = visit.itemAtPath(cst, path19.slice(0, -1));
-      const field = path19[path19.length - 1][0];
+    visit.parentCollection = (cst, path20) => {
+      const parent = visit.itemAtPath(cst, path20.slice(0, -1));
+      const field = path20[path20.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path19, item, visitor) {
-      let ctrl = visitor(item, path19);
+    function _visit(path20, item, visitor) {
+      let ctrl = visitor(item, path20);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path19.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path20.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -33873,10 +33873,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path19);
+            ctrl = ctrl(item, path20);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path19) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path20) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -35882,8 +35882,8 @@ var require_utils3 = __commonJS({
       }
       return output;
     };
-    exports2.basename = (path19, { windows } = {}) => {
-      const segs = path19.split(windows ? /[\\/]/ : "/");
+    exports2.basename = (path20, { windows } = {}) => {
+      const segs = path20.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -37482,7 +37482,7 @@ var require_dist2 = __commonJS({
       var pathVar = getPathVar(env, platform2);
       var separator = getSeparator(platform2);
       var originalPath = env[pathVar];
-      return { push, unshift, get, restore };
+      return { push, unshift, get, restore: restore2 };
       function push() {
         for (var _len = arguments.length, paths = Array(_len), _key = 0; _key < _len; _key++) {
           paths[_key] = arguments[_key];
@@ -37498,7 +37498,7 @@ var require_dist2 = __commonJS({
       function get() {
         return env[pathVar];
       }
-      function restore() {
+      function restore2() {
         env[pathVar] = originalPath;
         return get();
       }
@@ -37506,8 +37506,8 @@ var require_dist2 = __commonJS({
         if (!append) {
           paths = paths.reverse();
         }
-        paths.forEach(function(path19) {
-          var pathArray = getPathArray(path19);
+        paths.forEach(function(path20) {
+          var pathArray = getPathArray(path20);
           addExistingPath(pathArray, env[pathVar], append);
           env[pathVar] = pathArray.join(separator);
         });
@@ -37521,14 +37521,14 @@ var require_dist2 = __commonJS({
         return [pathToAdd];
       }
     }
-    function addExistingPath(array, path19, appendMode) {
-      if (!path19) {
+    function addExistingPath(array, path20, appendMode) {
+      if (!path20) {
         return;
       }
       if (appendMode) {
-        array.unshift(path19);
+        array.unshift(path20);
       } else {
-        array.push(path19);
+        array.push(path20);
       }
     }
   }
@@ -40478,15 +40478,15 @@ var require_route = __commonJS({
       };
     }
     function wrapConversion(toModel, graph) {
-      const path19 = [graph[toModel].parent, toModel];
+      const path20 = [graph[toModel].parent, toModel];
       let fn = conversions[graph[toModel].parent][toModel];
       let cur = graph[toModel].parent;
       while (graph[cur].parent) {
-        path19.unshift(graph[cur].parent);
+        path20.unshift(graph[cur].parent);
         fn = link(conversions[graph[cur].parent][cur], fn);
         cur = graph[cur].parent;
       }
-      fn.conversion = path19;
+      fn.conversion = path20;
       return fn;
     }
     module2.exports = function(fromModel) {
@@ -49312,7 +49312,7 @@ var require_aggregateResult = __commonJS({
 var require_manager = __commonJS({
   "node_modules/autocannon/lib/manager.js"(exports2, module2) {
     "use strict";
-    var path19 = __require("path");
+    var path20 = __require("path");
     var EE = __require("events").EventEmitter;
     var aggregateResult = require_aggregateResult();
     var { getHistograms } = require_histUtil();
@@ -49370,7 +49370,7 @@ var require_manager = __commonJS({
       workerOpts.c = workerOpts.connections;
       function init() {
         for (let i = 0; i < numWorkers; i++) {
-          const worker = new Worker(path19.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
+          const worker = new Worker(path20.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
           worker.on("message", (msg) => {
             const { cmd, data, error: error2 } = msg;
             if (cmd === "RESULT") {
@@ -58381,11 +58381,11 @@ var require_mime_types = __commonJS({
       }
       return exts[0];
     }
-    function lookup2(path19) {
-      if (!path19 || typeof path19 !== "string") {
+    function lookup2(path20) {
+      if (!path20 || typeof path20 !== "string") {
         return false;
       }
-      var extension2 = extname2("x." + path19).toLowerCase().substr(1);
+      var extension2 = extname2("x." + path20).toLowerCase().substr(1);
       if (!extension2) {
         return false;
       }
@@ -59525,7 +59525,7 @@ var require_form_data = __commonJS({
     "use strict";
     var CombinedStream = require_combined_stream();
     var util = __require("util");
-    var path19 = __require("path");
+    var path20 = __require("path");
     var http4 = __require("http");
     var https2 = __require("https");
     var parseUrl2 = __require("url").parse;
@@ -59656,11 +59656,11 @@ var require_form_data = __commonJS({
     FormData.prototype._getContentDisposition = function(value, options) {
       var filename;
       if (typeof options.filepath === "string") {
-        filename = path19.normalize(options.filepath).replace(/\\/g, "/");
+        filename = path20.normalize(options.filepath).replace(/\\/g, "/");
       } else if (options.filename || value && (value.name || value.path)) {
-        filename = path19.basename(options.filename || value && (value.name || value.path));
+        filename = path20.basename(options.filename || value && (value.name || value.path));
       } else if (value && value.readable && hasOwn(value, "httpVersion")) {
-        filename = path19.basename(value.client._httpMessage.path || "");
+        filename = path20.basename(value.client._httpMessage.path || "");
       }
       if (filename) {
         return 'filename="' + escapeHeaderParam(filename) + '"';
@@ -59846,15 +59846,15 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve4, basename: basename4 } = __require("path");
-    var { readFileSync: readFileSync13 } = __require("fs");
+    var { readFileSync: readFileSync14 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string) {
       try {
         return JSON.parse(string);
       } catch (error2) {
         try {
-          const path19 = resolve4(string);
-          const data = readFileSync13(path19, "utf8");
+          const path20 = resolve4(string);
+          const data = readFileSync14(path20, "utf8");
           return JSON.parse(data);
         } catch (error3) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -59868,14 +59868,14 @@ var require_multipart = __commonJS({
         const type = obj[key] && obj[key].type;
         switch (type) {
           case "file": {
-            const path19 = obj[key] && obj[key].path;
-            if (!path19) {
+            const path20 = obj[key] && obj[key].path;
+            if (!path20) {
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync13(path19);
+            const buffer = readFileSync14(path20);
             form.append(key, buffer, Object.assign({}, {
-              filename: basename4(path19)
+              filename: basename4(path20)
             }, opts));
             break;
           }
@@ -62196,14 +62196,14 @@ var require_validate2 = __commonJS({
     var lessThanOneError = (label2) => new Error(`${label2} can not be less than 1`);
     var greaterThanZeroError = (label2) => new Error(`${label2} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
-    function safeRequire(path19) {
-      if (typeof path19 === "string") {
+    function safeRequire(path20) {
+      if (typeof path20 === "string") {
         try {
-          return __require(path19);
+          return __require(path20);
         } catch (err) {
         }
       }
-      return path19;
+      return path20;
     }
     function defaultOpts(opts) {
       const setupClient = opts.workers ? opts.setupClient : safeRequire(opts.setupClient);
@@ -64684,7 +64684,7 @@ var require_httpRequestBuilder = __commonJS({
           return null;
         }
         const method = reqData.method;
-        const path19 = reqData.path;
+        const path20 = reqData.path;
         const headers = reqData.headers;
         const body = reqData.body;
         const headersDefinedHost = getPropertyCaseInsensitive(reqData.headers, "host");
@@ -64695,7 +64695,7 @@ var require_httpRequestBuilder = __commonJS({
           host = hostname + ":" + port;
         }
         const baseReq = [
-          `${method} ${path19} HTTP/1.1`
+          `${method} ${path20} HTTP/1.1`
         ];
         if (!headersDefinedHost) {
           baseReq.push(`Host: ${host}`);
@@ -66743,7 +66743,7 @@ var require_autocannon = __commonJS({
     var fs3 = __require("fs");
     var os14 = __require("os");
     var net3 = __require("net");
-    var path19 = __require("path");
+    var path20 = __require("path");
     var URL2 = __require("url").URL;
     var spawn4 = __require("child_process").spawn;
     var managePath = require_dist2();
@@ -66858,7 +66858,7 @@ var require_autocannon = __commonJS({
         return;
       }
       if (!checkURL(argv.url) || argv.help) {
-        const help = fs3.readFileSync(path19.join(__dirname, "help.txt"), "utf8");
+        const help = fs3.readFileSync(path20.join(__dirname, "help.txt"), "utf8");
         console.error(help);
         return;
       }
@@ -66972,7 +66972,7 @@ var require_autocannon = __commonJS({
           });
         });
         const alterPath = managePath({ PATH: process.env.NODE_PATH });
-        alterPath.unshift(path19.join(__dirname, "lib/preload"));
+        alterPath.unshift(path20.join(__dirname, "lib/preload"));
         const proc = spawn4(argv.spawn[0], argv.spawn.slice(1), {
           stdio: ["ignore", "inherit", "inherit"],
           env: Object.assign({}, process.env, {
@@ -66996,7 +66996,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path19.join(os14.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path20.join(os14.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -69309,8 +69309,8 @@ var Context = class {
       if (existsSync2(process.env.GITHUB_EVENT_PATH)) {
         this.payload = JSON.parse(readFileSync(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
       } else {
-        const path19 = process.env.GITHUB_EVENT_PATH;
-        process.stdout.write(`GITHUB_EVENT_PATH ${path19} does not exist${EOL6}`);
+        const path20 = process.env.GITHUB_EVENT_PATH;
+        process.stdout.write(`GITHUB_EVENT_PATH ${path20} does not exist${EOL6}`);
       }
     }
     this.eventName = process.env.GITHUB_EVENT_NAME;
@@ -73604,7 +73604,7 @@ var triggers_notification_paths_default = [
 ];
 function routeMatcher(paths) {
   const regexes = paths.map(
-    (path19) => path19.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+    (path20) => path20.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
   );
   const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
   return new RegExp(regex2, "i");
@@ -73765,8 +73765,8 @@ throttling.VERSION = VERSION8;
 throttling.triggersNotification = triggersNotification;
 
 // src/action/run.ts
-import { mkdirSync as mkdirSync2, readFileSync as readFileSync12, writeFileSync } from "node:fs";
-import path18 from "node:path";
+import { mkdirSync as mkdirSync3, readFileSync as readFileSync13, writeFileSync } from "node:fs";
+import path19 from "node:path";
 
 // src/checkout/git.ts
 import { execFile, execFileSync } from "node:child_process";
@@ -74801,11 +74801,11 @@ function formatDuration(ms) {
   const seconds = Math.round(ms % 6e4 / 1e3);
   return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
 }
-function formatPath(path19, width = 60) {
-  if (path19.length <= width) return path19;
+function formatPath(path20, width = 60) {
+  if (path20.length <= width) return path20;
   const keep = width - 1;
   const start = Math.ceil(keep * 2 / 3);
-  return `${path19.slice(0, start)}\u2026${path19.slice(path19.length - (keep - start))} (${path19.length} characters)`;
+  return `${path20.slice(0, start)}\u2026${path20.slice(path20.length - (keep - start))} (${path20.length} characters)`;
 }
 
 // src/config/policy.ts
@@ -74851,14 +74851,14 @@ function withPolicyOf(head, base) {
 }
 
 // src/gate.ts
-import { existsSync as existsSync7, mkdtempSync as mkdtempSync2, rmSync as rmSync2 } from "node:fs";
+import { existsSync as existsSync8, mkdtempSync as mkdtempSync2, rmSync as rmSync3 } from "node:fs";
 import os12 from "node:os";
-import path14 from "node:path";
+import path15 from "node:path";
 
 // src/checkout/revisions.ts
-import { existsSync as existsSync5, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { existsSync as existsSync6, mkdtempSync, realpathSync, rmSync as rmSync2 } from "node:fs";
 import os6 from "node:os";
-import path9 from "node:path";
+import path10 from "node:path";
 
 // src/checkout/install.ts
 import { existsSync as existsSync4, readFileSync as readFileSync4 } from "node:fs";
@@ -74883,14 +74883,101 @@ function hasDependencies(root) {
   }
 }
 
+// src/checkout/reuse.ts
+import { createHash, randomBytes as randomBytes2 } from "node:crypto";
+import { cpSync, existsSync as existsSync5, mkdirSync, readdirSync as readdirSync2, readFileSync as readFileSync5, renameSync, rmSync, statSync, utimesSync } from "node:fs";
+import path9 from "node:path";
+var LOCKFILES = ["npm-shrinkwrap.json", "package-lock.json"];
+var OWN_SCRIPTS = ["preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare", "postprepare"];
+var DEPENDENCY_FIELDS = ["dependencies", "devDependencies", "optionalDependencies", "peerDependencies"];
+var KEEP = 8;
+function installKey(root, command) {
+  const lockfile = LOCKFILES.find((name2) => existsSync5(path9.join(root, name2)));
+  if (!lockfile) return { key: void 0, reason: "no npm lockfile" };
+  let manifestText;
+  let manifest;
+  try {
+    manifestText = readFileSync5(path9.join(root, "package.json"), "utf8");
+    manifest = JSON.parse(manifestText);
+  } catch {
+    return { key: void 0, reason: "package.json unreadable" };
+  }
+  if (manifest.workspaces !== void 0) return { key: void 0, reason: "workspaces" };
+  const scripts = manifest.scripts ?? {};
+  const own = OWN_SCRIPTS.find((name2) => typeof scripts[name2] === "string");
+  if (own) return { key: void 0, reason: `its own ${own} script` };
+  for (const field of DEPENDENCY_FIELDS) {
+    const deps = manifest[field];
+    if (typeof deps !== "object" || deps === null) continue;
+    for (const [name2, spec] of Object.entries(deps))
+      if (typeof spec === "string" && /^(file:|link:|\.{0,2}\/)/.test(spec)) return { key: void 0, reason: `'${name2}' from ${spec}` };
+  }
+  const hash = createHash("sha256");
+  for (const part of ["benchgate-install-1", process.version, process.platform, process.arch, command, lockfile]) hash.update(`${part}\0`);
+  hash.update(readFileSync5(path9.join(root, lockfile)));
+  hash.update("\0");
+  hash.update(manifestText);
+  return { key: hash.digest("hex").slice(0, 32), lockfile };
+}
+var Installs = class {
+  constructor(folder) {
+    this.folder = folder;
+  }
+  folder;
+  seen = /* @__PURE__ */ new Map();
+  /** A node_modules installed for `key`, and where it came from, if one is known. */
+  find(key) {
+    const known = this.seen.get(key);
+    if (known && existsSync5(known.from)) return known;
+    if (!this.folder) return void 0;
+    const kept = path9.join(this.folder, key, "node_modules");
+    if (!existsSync5(kept)) return void 0;
+    const now = /* @__PURE__ */ new Date();
+    utimesSync(path9.join(this.folder, key), now, now);
+    return { from: kept, what: `an earlier run, kept in ${this.folder}` };
+  }
+  /** Put a copy of a known install in `root`. */
+  restore(found, root) {
+    cpSync(found.from, path9.join(root, "node_modules"), { recursive: true, verbatimSymlinks: true });
+  }
+  /** `root`'s node_modules was installed for `key` (by `what`, for the log of a later reuse). */
+  remember(key, root, what) {
+    const installed = path9.join(root, "node_modules");
+    if (!existsSync5(installed)) return;
+    if (!this.folder) {
+      this.seen.set(key, { from: installed, what });
+      return;
+    }
+    const entry = path9.join(this.folder, key);
+    if (existsSync5(entry)) return;
+    const partial = path9.join(this.folder, `.${key}.${randomBytes2(4).toString("hex")}`);
+    mkdirSync(partial, { recursive: true });
+    try {
+      cpSync(installed, path9.join(partial, "node_modules"), { recursive: true, verbatimSymlinks: true });
+      renameSync(partial, entry);
+      this.seen.set(key, { from: path9.join(entry, "node_modules"), what });
+    } catch {
+    } finally {
+      rmSync(partial, { recursive: true, force: true });
+    }
+    this.evict();
+  }
+  /** Keep the KEEP most recently used entries of the folder. */
+  evict() {
+    const folder = this.folder;
+    const entries = readdirSync2(folder).filter((name2) => !name2.startsWith(".")).map((name2) => ({ name: name2, used: statSync(path9.join(folder, name2)).mtimeMs })).sort((a, b) => b.used - a.used);
+    for (const { name: name2 } of entries.slice(KEEP)) rmSync(path9.join(folder, name2), { recursive: true, force: true });
+  }
+};
+
 // src/checkout/revisions.ts
 async function checkout(options) {
   const run = options.git ?? git;
   const repoRoot = await findRepoRoot(run, options.cwd);
-  const projectDir = path9.relative(repoRoot, realpathSync(options.cwd));
+  const projectDir = path10.relative(repoRoot, realpathSync(options.cwd));
   const baseSha = await resolveRef(run, repoRoot, options.base, "--base");
   const headSha = options.head === void 0 ? await resolveRef(run, repoRoot, "HEAD", "HEAD") : await resolveRef(run, repoRoot, options.head, "--head");
-  const temp = mkdtempSync(path9.join(os6.tmpdir(), "benchgate-"));
+  const temp = mkdtempSync(path10.join(os6.tmpdir(), "benchgate-"));
   const created = [];
   const dispose = () => {
     forget?.();
@@ -74899,7 +74986,7 @@ async function checkout(options) {
   const forget = options.onCleanup?.(dispose);
   try {
     const addWorktree = async (label2, sha) => {
-      const dir = path9.join(temp, label2);
+      const dir = path10.join(temp, label2);
       await run(["worktree", "add", "--detach", "--force", dir, sha], repoRoot);
       created.push(dir);
       return dir;
@@ -74909,7 +74996,7 @@ async function checkout(options) {
       label: "base",
       ref: options.base,
       sha: baseSha,
-      root: path9.join(baseTree, projectDir),
+      root: path10.join(baseTree, projectDir),
       worktree: baseTree,
       dirty: false
     };
@@ -74918,9 +75005,10 @@ async function checkout(options) {
       head = await describeWorkingTree(run, options.cwd, headSha);
     } else {
       const headTree = await addWorktree("head", headSha);
-      head = { label: "head", ref: options.head, sha: headSha, root: path9.join(headTree, projectDir), worktree: headTree, dirty: false };
+      head = { label: "head", ref: options.head, sha: headSha, root: path10.join(headTree, projectDir), worktree: headTree, dirty: false };
     }
-    for (const revision of [base, head]) await prepare(revision, options);
+    const installs = options.installs ?? new Installs();
+    for (const revision of [base, head]) await prepare(revision, options, installs);
     return { base, head, dispose };
   } catch (error2) {
     dispose();
@@ -74951,10 +75039,10 @@ async function resolveRef(run, repoRoot, ref, flag) {
   }
 }
 var DEFAULT_COMMAND_TIMEOUT_MS = 15 * 6e4;
-async function prepare(revision, options) {
+async function prepare(revision, options, installs) {
   const describe2 = `${revision.label} (${revision.ref} @ ${revision.sha.slice(0, 7)})`;
-  if (!existsSync5(revision.root)) {
-    throw new UserError(`The project directory ${path9.basename(revision.root)} does not exist in ${describe2}.`);
+  if (!existsSync6(revision.root)) {
+    throw new UserError(`The project directory ${path10.basename(revision.root)} does not exist in ${describe2}.`);
   }
   const install = revision.worktree === void 0 ? void 0 : options.install === void 0 ? detectInstall(revision.root) : options.install || void 0;
   for (const [step, command] of [
@@ -74962,6 +75050,12 @@ async function prepare(revision, options) {
     ["build", options.build]
   ]) {
     if (!command) continue;
+    const reuse = step === "install" ? installKey(revision.root, command) : void 0;
+    const from = reuse?.key === void 0 ? void 0 : restore(installs, reuse.key, revision.root);
+    if (from && reuse?.key !== void 0) {
+      options.log(`install ${revision.label}: reused the install of ${from} (the same ${reuse.lockfile} and package.json)`);
+      continue;
+    }
     options.log(`${step} ${revision.label}: ${command}`);
     const started = Date.now();
     const result = await runShell(command, { cwd: revision.root, timeoutMs: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS });
@@ -74975,6 +75069,18 @@ ${indent(result.tail.lines(20))}`
       );
     }
     options.log(`${step} ${revision.label}: done in ${((Date.now() - started) / 1e3).toFixed(1)}s`);
+    if (reuse?.key !== void 0) installs.remember(reuse.key, revision.root, describe2);
+  }
+}
+function restore(installs, key, root) {
+  const found = installs.find(key);
+  if (!found) return void 0;
+  try {
+    installs.restore(found, root);
+    return found.what;
+  } catch {
+    rmSync2(path10.join(root, "node_modules"), { recursive: true, force: true });
+    return void 0;
   }
 }
 function indent(text2) {
@@ -74982,14 +75088,14 @@ function indent(text2) {
 }
 function removeWorktrees(repoRoot, dirs, temp) {
   for (const dir of dirs.splice(0)) gitSync(["worktree", "remove", "--force", "--force", dir], repoRoot);
-  rmSync(temp, { recursive: true, force: true });
+  rmSync2(temp, { recursive: true, force: true });
   gitSync(["worktree", "prune"], repoRoot);
 }
 
 // src/config/hash.ts
-import { createHash } from "node:crypto";
+import { createHash as createHash2 } from "node:crypto";
 function configHash(config) {
-  return createHash("sha256").update(stableJson({ ...config, file: void 0 })).digest("hex");
+  return createHash2("sha256").update(stableJson({ ...config, file: void 0 })).digest("hex");
 }
 function stableJson(value) {
   if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
@@ -75001,7 +75107,7 @@ function stableJson(value) {
 }
 
 // node_modules/tinyglobby/dist/index.mjs
-import { readdir as readdir2, readdirSync as readdirSync2, realpath, realpathSync as realpathSync2, stat as stat2, statSync } from "fs";
+import { readdir as readdir2, readdirSync as readdirSync3, realpath, realpathSync as realpathSync2, stat as stat2, statSync as statSync2 } from "fs";
 import { isAbsolute, posix, resolve as resolve3 } from "path";
 import { fileURLToPath } from "url";
 
@@ -75010,27 +75116,27 @@ import { createRequire } from "module";
 import { basename as basename3, dirname as dirname3, normalize, relative as relative2, resolve as resolve2, sep as sep4 } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path19) {
-  let normalized = normalize(path19);
+function cleanPath(path20) {
+  let normalized = normalize(path20);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep4) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path19, separator) {
-  return path19.replace(SLASHES_REGEX, separator);
+function convertSlashes(path20, separator) {
+  return path20.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path19) {
-  return path19 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path19);
+function isRootDirectory(path20) {
+  return path20 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path20);
 }
-function normalizePath(path19, options) {
+function normalizePath(path20, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path19.includes("/") || path19.startsWith(".");
-  if (resolvePaths) path19 = resolve2(path19);
-  if (normalizePath$1 || pathNeedsCleaning) path19 = cleanPath(path19);
-  if (path19 === ".") return "";
-  const needsSeperator = path19[path19.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path19 + pathSeparator : path19, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path20.includes("/") || path20.startsWith(".");
+  if (resolvePaths) path20 = resolve2(path20);
+  if (normalizePath$1 || pathNeedsCleaning) path20 = cleanPath(path20);
+  if (path20 === ".") return "";
+  const needsSeperator = path20[path20.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path20 + pathSeparator : path20, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -75067,8 +75173,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path19 = directoryPath || ".";
-  if (filters.every((filter) => filter(path19, true))) paths.push(path19);
+  const path20 = directoryPath || ".";
+  if (filters.every((filter) => filter(path20, true))) paths.push(path20);
 };
 var empty$2 = () => {
 };
@@ -75120,26 +75226,26 @@ var empty = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty;
 }
-var resolveSymlinksAsync = function(path19, state, callback$1) {
+var resolveSymlinksAsync = function(path20, state, callback$1) {
   const { queue, fs: fs3, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs3.realpath(path19, (error2, resolvedPath) => {
+  fs3.realpath(path20, (error2, resolvedPath) => {
     if (error2) return queue.dequeue(suppressErrors ? null : error2, state);
     fs3.stat(resolvedPath, (error$1, stat3) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat3.isDirectory() && isRecursive(path19, resolvedPath, state)) return queue.dequeue(null, state);
+      if (stat3.isDirectory() && isRecursive(path20, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat3, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path19, state, callback$1) {
+var resolveSymlinks = function(path20, state, callback$1) {
   const { queue, fs: fs3, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs3.realpathSync(path19);
+    const resolvedPath = fs3.realpathSync(path20);
     const stat3 = fs3.statSync(resolvedPath);
-    if (stat3.isDirectory() && isRecursive(path19, resolvedPath, state)) return;
+    if (stat3.isDirectory() && isRecursive(path20, resolvedPath, state)) return;
     callback$1(stat3, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
@@ -75149,9 +75255,9 @@ function build$2(options, isSynchronous) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path19, resolved, state) {
+function isRecursive(path20, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname3(path19);
+  let parent = dirname3(path20);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -75159,7 +75265,7 @@ function isRecursive(path19, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname3(parent);
   }
-  state.symlinks.set(path19, resolved);
+  state.symlinks.set(path20, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -75331,19 +75437,19 @@ var Walker = class {
         const filename = this.joinPath(entry.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry.isDirectory()) {
-        let path19 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path19)) continue;
-        this.pushDirectory(path19, paths, filters);
-        this.walkDirectory(this.state, path19, path19, depth - 1, this.walk);
+        let path20 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path20)) continue;
+        this.pushDirectory(path20, paths, filters);
+        this.walkDirectory(this.state, path20, path20, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path19 = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path19, this.state, (stat3, resolvedPath) => {
+        let path20 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path20, this.state, (stat3, resolvedPath) => {
           if (stat3.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path19 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path19 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path20 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path20 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path19;
+            resolvedPath = useRealPaths ? resolvedPath : path20;
             const filename = basename3(resolvedPath);
             const directoryPath$1 = normalizePath(dirname3(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -75509,7 +75615,7 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path19) => isMatch(path19));
+    this.options.filters.push((path20) => isMatch(path20));
     return this;
   }
 };
@@ -75584,19 +75690,19 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path19) {
-  return path19.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path20) {
+  return path20.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path19) {
+function splitPattern(path20) {
   var _result$parts;
-  const result = import_picomatch2.default.scan(path19, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path19];
+  const result = import_picomatch2.default.scan(path20, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path20];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path19) => path19.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path19) => path19.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path20) => path20.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path20) => path20.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
@@ -75703,13 +75809,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug2 ? (p, isDirectory2) => {
-      const path19 = format(p, isDirectory2);
-      const matches = matcher(path19) && !ignore(path19);
-      if (matches) log(`matched ${path19}`);
+      const path20 = format(p, isDirectory2);
+      const matches = matcher(path20) && !ignore(path20);
+      if (matches) log(`matched ${path20}`);
       return matches;
     } : (p, isDirectory2) => {
-      const path19 = format(p, isDirectory2);
-      return matcher(path19) && !ignore(path19);
+      const path20 = format(p, isDirectory2);
+      return matcher(path20) && !ignore(path20);
     }],
     exclude: debug2 ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -75752,11 +75858,11 @@ function getOptions(options) {
   opts.ignore = ensureStringArray(opts.ignore);
   opts.fs && (opts.fs = {
     readdir: opts.fs.readdir || readdir2,
-    readdirSync: opts.fs.readdirSync || readdirSync2,
+    readdirSync: opts.fs.readdirSync || readdirSync3,
     realpath: opts.fs.realpath || realpath,
     realpathSync: opts.fs.realpathSync || realpathSync2,
     stat: opts.fs.stat || stat2,
-    statSync: opts.fs.statSync || statSync
+    statSync: opts.fs.statSync || statSync2
   });
   if (opts.debug) log("globbing with options:", opts);
   return opts;
@@ -76969,8 +77075,8 @@ function splitCpus(cores, duet = false) {
 }
 
 // src/measure/http/cpu.ts
-import { readdirSync as readdirSync3, readFileSync as readFileSync5 } from "node:fs";
-import path10 from "node:path";
+import { readdirSync as readdirSync4, readFileSync as readFileSync6 } from "node:fs";
+import path11 from "node:path";
 function cpuBetween(start, end) {
   return {
     mainNs: end.mainNs - start.mainNs,
@@ -76985,10 +77091,10 @@ function parseSchedstat(text2) {
 }
 function readCpu(pid, proc = "/proc") {
   if (!Number.isSafeInteger(pid) || pid <= 0) return void 0;
-  const tasks = path10.join(proc, String(pid), "task");
+  const tasks = path11.join(proc, String(pid), "task");
   const read = (tid) => {
     try {
-      return parseSchedstat(readFileSync5(path10.join(tasks, tid, "schedstat"), "utf8"));
+      return parseSchedstat(readFileSync6(path11.join(tasks, tid, "schedstat"), "utf8"));
     } catch {
       return void 0;
     }
@@ -76997,7 +77103,7 @@ function readCpu(pid, proc = "/proc") {
   if (!main) return void 0;
   let tids;
   try {
-    tids = readdirSync3(tasks);
+    tids = readdirSync4(tasks);
   } catch {
     return void 0;
   }
@@ -77061,9 +77167,9 @@ function counter(perf) {
 import os10 from "node:os";
 
 // src/measure/http/server.ts
-import { readdirSync as readdirSync4, readFileSync as readFileSync6 } from "node:fs";
+import { readdirSync as readdirSync5, readFileSync as readFileSync7 } from "node:fs";
 import http2 from "node:http";
-import path11 from "node:path";
+import path12 from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
 // src/measure/http/port.ts
@@ -77206,7 +77312,7 @@ var ServerProcess = class _ServerProcess {
   }
   static spawn(options, port) {
     const probe = runsNode(options.command);
-    const socket = probe ? path11.join(options.socketDir, `probe-${process.pid}-${++sequence}.sock`) : void 0;
+    const socket = probe ? path12.join(options.socketDir, `probe-${process.pid}-${++sequence}.sock`) : void 0;
     const nodeOptions = [process.env.NODE_OPTIONS, probe ? `--require ${JSON.stringify(options.probePath)}` : void 0].filter(Boolean).join(" ");
     const env = { ...process.env, PORT: String(port), HOST: "127.0.0.1", NODE_OPTIONS: nodeOptions };
     if (socket) {
@@ -77293,7 +77399,7 @@ function groupAlive(pgid) {
   }
 }
 function linuxGroupAlive(pgid) {
-  for (const entry of readdirSync4("/proc")) {
+  for (const entry of readdirSync5("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     const stat3 = statOf(Number(entry));
     if (stat3 && stat3.pgrp === pgid && stat3.state !== "Z" && stat3.state !== "X") return true;
@@ -77303,7 +77409,7 @@ function linuxGroupAlive(pgid) {
 function statOf(pid) {
   let stat3;
   try {
-    stat3 = readFileSync6(`/proc/${pid}/stat`, "utf8");
+    stat3 = readFileSync7(`/proc/${pid}/stat`, "utf8");
   } catch {
     return void 0;
   }
@@ -78653,9 +78759,9 @@ function summarize2(benchmarks) {
 }
 
 // src/explain/run.ts
-import { createHash as createHash2 } from "node:crypto";
-import { mkdirSync, readFileSync as readFileSync8 } from "node:fs";
-import path13 from "node:path";
+import { createHash as createHash3 } from "node:crypto";
+import { mkdirSync as mkdirSync2, readFileSync as readFileSync9 } from "node:fs";
+import path14 from "node:path";
 
 // src/measure/http/profile.ts
 async function profileServer(benchmark, revision, plan, profile) {
@@ -78682,9 +78788,9 @@ async function profileServer(benchmark, revision, plan, profile) {
 }
 
 // src/explain/profile.ts
-import { existsSync as existsSync6, readFileSync as readFileSync7 } from "node:fs";
+import { existsSync as existsSync7, readFileSync as readFileSync8 } from "node:fs";
 import { SourceMap } from "node:module";
-import path12 from "node:path";
+import path13 from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 var NOT_WORK = /* @__PURE__ */ new Set(["(root)", "(idle)"]);
 var INLINED = "(task code inlined into the loop)";
@@ -78794,25 +78900,25 @@ var SourceMaps = class {
     if (!entry || line < 0) return void 0;
     const found = entry.map.findEntry(line, Math.max(0, column));
     if (!found.originalSource) return void 0;
-    const source = found.originalSource.startsWith("file://") ? fileURLToPath2(found.originalSource) : path12.resolve(entry.dir, entry.sourceRoot, found.originalSource);
+    const source = found.originalSource.startsWith("file://") ? fileURLToPath2(found.originalSource) : path13.resolve(entry.dir, entry.sourceRoot, found.originalSource);
     return { file: source, line: found.originalLine ?? -1 };
   }
   load(file) {
     if (this.maps.has(file)) return this.maps.get(file);
     let entry = null;
     try {
-      const text2 = readFileSync7(file, "utf8");
-      const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync6(`${file}.map`) ? `${path12.basename(file)}.map` : void 0);
+      const text2 = readFileSync8(file, "utf8");
+      const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync7(`${file}.map`) ? `${path13.basename(file)}.map` : void 0);
       if (reference) {
         let payload;
-        let dir = path12.dirname(file);
+        let dir = path13.dirname(file);
         const inline = /^data:application\/json[^,]*;base64,(.*)$/.exec(reference);
         if (inline) payload = JSON.parse(Buffer.from(inline[1], "base64").toString("utf8"));
         else {
-          const mapFile = path12.resolve(dir, decodeURIComponent(reference));
-          if (!existsSync6(mapFile)) throw new Error("no map file");
-          payload = JSON.parse(readFileSync7(mapFile, "utf8"));
-          dir = path12.dirname(mapFile);
+          const mapFile = path13.resolve(dir, decodeURIComponent(reference));
+          if (!existsSync7(mapFile)) throw new Error("no map file");
+          payload = JSON.parse(readFileSync8(mapFile, "utf8"));
+          dir = path13.dirname(mapFile);
         }
         entry = { map: new SourceMap(payload), dir, sourceRoot: payload.sourceRoot ?? "" };
       }
@@ -78824,13 +78930,13 @@ var SourceMaps = class {
   }
 };
 function isOwnCode(file) {
-  return file !== "" && !file.startsWith("node:") && !file.startsWith("node_modules/") && !path12.isAbsolute(file) && !file.includes("://");
+  return file !== "" && !file.startsWith("node:") && !file.startsWith("node_modules/") && !path13.isAbsolute(file) && !file.includes("://");
 }
 function readable(file, root) {
-  const relative3 = path12.relative(root, file);
-  if (!relative3.startsWith("..") && !path12.isAbsolute(relative3)) return relative3.split(path12.sep).join("/");
-  const modules = file.lastIndexOf(`${path12.sep}node_modules${path12.sep}`);
-  return modules >= 0 ? file.slice(modules + 1).split(path12.sep).join("/") : file;
+  const relative3 = path13.relative(root, file);
+  if (!relative3.startsWith("..") && !path13.isAbsolute(relative3)) return relative3.split(path13.sep).join("/");
+  const modules = file.lastIndexOf(`${path13.sep}node_modules${path13.sep}`);
+  return modules >= 0 ? file.slice(modules + 1).split(path13.sep).join("/") : file;
 }
 
 // src/explain/run.ts
@@ -78838,7 +78944,7 @@ var PROFILE_DEFAULTS = { micro: { durationMs: 1e3, intervalUs: 100 }, server: { 
 async function explain(plan) {
   const explanations = /* @__PURE__ */ new Map();
   try {
-    mkdirSync(plan.dir, { recursive: true });
+    mkdirSync2(plan.dir, { recursive: true });
   } catch (error2) {
     const message = `could not create the profile folder ${plan.dir}: ${messageOf(error2)}`;
     plan.log(message);
@@ -78860,12 +78966,12 @@ async function explain(plan) {
 }
 function profileSlug(id) {
   const readable2 = id.replace(/[^\w.-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 100);
-  return `${readable2}-${createHash2("sha256").update(id).digest("hex").slice(0, 8)}`;
+  return `${readable2}-${createHash3("sha256").update(id).digest("hex").slice(0, 8)}`;
 }
 async function profileBoth(target, plan, started) {
   const revisions = { base: plan.base, head: plan.head };
   const slug = profileSlug(target.id);
-  const files = { base: path13.join(plan.dir, `${slug}.base.cpuprofile`), head: path13.join(plan.dir, `${slug}.head.cpuprofile`) };
+  const files = { base: path14.join(plan.dir, `${slug}.base.cpuprofile`), head: path14.join(plan.dir, `${slug}.head.cpuprofile`) };
   const ops = { base: 0, head: 0 };
   for (const side2 of ["base", "head"]) {
     ops[side2] = target.kind === "http" ? await profileHttp(target, revisions[side2], files[side2], plan) : await profileMicro(target, revisions[side2], files[side2], plan);
@@ -78873,12 +78979,12 @@ async function profileBoth(target, plan, started) {
   const options = {
     maps: new SourceMaps(),
     // benchgate's runner and probe frames are not the project's; a micro task's bench file calls everything it does.
-    hidden: (file) => file.startsWith(path13.dirname(plan.runnerPath) + path13.sep) || file.startsWith(path13.dirname(plan.probePath) + path13.sep),
+    hidden: (file) => file.startsWith(path14.dirname(plan.runnerPath) + path14.sep) || file.startsWith(path14.dirname(plan.probePath) + path14.sep),
     notOwn: (file) => file === target.file,
     // The runner's compiled loops (measure/micro/alternate.ts): V8 may inline the whole task into them.
     loops: ["benchgateLoop", "benchgateBatch"]
   };
-  const read = (side2) => summarizeProfile(JSON.parse(readFileSync8(files[side2], "utf8")), revisions[side2].root, options);
+  const read = (side2) => summarizeProfile(JSON.parse(readFileSync9(files[side2], "utf8")), revisions[side2].root, options);
   const summaries = { base: read("base"), head: read("head") };
   const perOp = (side2) => ops[side2] > 0 ? summaries[side2].totalMs * 1e3 / ops[side2] : 0;
   const sides = [
@@ -78945,11 +79051,12 @@ async function runGate(options) {
     install: setup.install,
     build: setup.build,
     commandTimeoutMs: setup.installTimeoutMs,
+    installs: options.installs,
     log: options.log,
     onCleanup: options.onCleanup
   });
-  const socketDir = mkdtempSync2(path14.join(os12.tmpdir(), "benchgate-sock-"));
-  const removeSocketDir = () => rmSync2(socketDir, { recursive: true, force: true });
+  const socketDir = mkdtempSync2(path15.join(os12.tmpdir(), "benchgate-sock-"));
+  const removeSocketDir = () => rmSync3(socketDir, { recursive: true, force: true });
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os12.loadavg();
   try {
@@ -78999,9 +79106,9 @@ async function runGate(options) {
   }
 }
 function choosePolicy(own, tree, options) {
-  const file = path14.relative(options.cwd, path14.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
-  const atBase = path14.join(tree.base.root, file);
-  const base = existsSync7(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
+  const file = path15.relative(options.cwd, path15.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
+  const atBase = path15.join(tree.base.root, file);
+  const base = existsSync8(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
   const from = options.policy ?? "head";
   const changes = policyChanges(base, own);
   const config = withOverrides(from === "base" ? withPolicyOf(own, base) : own, options.overrides);
@@ -79245,7 +79352,7 @@ async function explainStage(run, judged) {
   const mode = options.profile ?? "regressions";
   const targets = judged.filter((b) => b.change && (b.verdict === "regression" || mode === "always") && mode !== "never").slice(0, MAX_PROFILED).map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
   if (!targets.length) return { benchmarks: judged };
-  const dir = path14.resolve(options.cwd, options.profileDir ?? path14.join(".benchgate", "profiles"));
+  const dir = path15.resolve(options.cwd, options.profileDir ?? path15.join(".benchgate", "profiles"));
   const explanations = await explain({
     targets,
     base: tree.base,
@@ -79350,8 +79457,8 @@ function describeFiles(base, head) {
 }
 
 // src/report/github.ts
-import { existsSync as existsSync8, readFileSync as readFileSync9 } from "node:fs";
-import path15 from "node:path";
+import { existsSync as existsSync9, readFileSync as readFileSync10 } from "node:fs";
+import path16 from "node:path";
 
 // src/report/format.ts
 function formatChange(benchmark) {
@@ -79446,25 +79553,25 @@ function closeOpenBlocks(text2) {
 }
 function regressionAnnotations(report2, projectDir, repoRoot, configFile) {
   return report2.benchmarks.filter((b) => b.verdict === "regression").flatMap((b) => {
-    const [file, needle] = b.kind === "http" ? [configFile, `name: ${b.id.slice("http > ".length)}`] : [path15.join(projectDir, b.file ?? ""), taskName(b)];
+    const [file, needle] = b.kind === "http" ? [configFile, `name: ${b.id.slice("http > ".length)}`] : [path16.join(projectDir, b.file ?? ""), taskName(b)];
     const annotations = [
       {
         level: "error",
         title: `benchgate: ${b.id} regressed`,
         message: `${b.id}: ${formatChange(b)} (budget ${formatBudget(b.budget)})`,
-        file: existsSync8(file) ? path15.relative(repoRoot, file) : void 0,
-        line: existsSync8(file) ? lineOf(file, needle) : void 0
+        file: existsSync9(file) ? path16.relative(repoRoot, file) : void 0,
+        line: existsSync9(file) ? lineOf(file, needle) : void 0
       }
     ];
     const slower = b.profile && "ownCode" in b.profile ? b.profile.ownCode[0] : void 0;
     const place = slower && /^(.+):(\d+)$/.exec(slower.location);
-    if (slower && place && existsSync8(path15.join(projectDir, place[1]))) {
+    if (slower && place && existsSync9(path16.join(projectDir, place[1]))) {
       const unit = b.profile.unit;
       annotations.push({
         level: "notice",
         title: `benchgate: ${slower.function} got slower`,
         message: `${b.id}: ${slower.function} costs ${formatMicros(slower.headPerOpUs)} per ${unit} at head, ${formatMicros(slower.basePerOpUs)} at base (CPU profiles, with what it calls)`,
-        file: path15.relative(repoRoot, path15.join(projectDir, place[1])),
+        file: path16.relative(repoRoot, path16.join(projectDir, place[1])),
         line: Number(place[2])
       });
     }
@@ -79476,7 +79583,7 @@ function taskName(b) {
   return at >= 0 ? b.id.slice(at + 3) : b.id;
 }
 function lineOf(file, needle) {
-  const index = readFileSync9(file, "utf8").split("\n").findIndex((line) => line.includes(needle));
+  const index = readFileSync10(file, "utf8").split("\n").findIndex((line) => line.includes(needle));
   return index >= 0 ? index + 1 : void 0;
 }
 
@@ -79699,7 +79806,7 @@ function changeChart(benchmarks, options = {}) {
 }
 
 // src/report/profile-sections.ts
-import path16 from "node:path";
+import path17 from "node:path";
 var share = (x) => formatShare(x, 1);
 function name(row) {
   return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
@@ -79725,7 +79832,7 @@ function profileSections(id, profile) {
     ownCode: profile.ownCode.map(
       (row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit}, with what it calls`
     ),
-    files: [profile.files.base, profile.files.head].map((file) => path16.basename(file))
+    files: [profile.files.base, profile.files.head].map((file) => path17.basename(file))
   };
 }
 
@@ -80026,8 +80133,8 @@ function mergeRuns(runs) {
 
 // src/report/read.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
-import { existsSync as existsSync9, readFileSync as readFileSync10, statSync as statSync2 } from "node:fs";
-import path17 from "node:path";
+import { existsSync as existsSync10, readFileSync as readFileSync11, statSync as statSync3 } from "node:fs";
+import path18 from "node:path";
 
 // schema/report.schema.json
 var report_schema_default = {
@@ -81938,7 +82045,7 @@ var validate3 = new import_ajv4.default({ allErrors: false, strict: false }).com
 function readReport(file) {
   let size;
   try {
-    size = statSync2(file).size;
+    size = statSync3(file).size;
   } catch (error2) {
     throw new UserError(`Cannot read the report ${file}: ${error2.code ?? String(error2)}.`);
   }
@@ -81948,7 +82055,7 @@ function readReport(file) {
     );
   let data;
   try {
-    data = JSON.parse(readFileSync10(file, "utf8"));
+    data = JSON.parse(readFileSync11(file, "utf8"));
   } catch {
     throw new UserError(`The report ${file} is not JSON: refusing it.`);
   }
@@ -81962,7 +82069,7 @@ function readReport(file) {
 }
 function reportFiles(patterns, cwd) {
   const files = patterns.flatMap((pattern) => {
-    if (existsSync9(path17.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path17.resolve(cwd, pattern)];
+    if (existsSync10(path18.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path18.resolve(cwd, pattern)];
     const found = globSync(pattern, { cwd, onlyFiles: true, absolute: true, expandDirectories: false }).sort();
     if (found.length === 0) throw new UserError(`No file matches ${pattern} (in ${cwd}).`);
     return found;
@@ -81971,7 +82078,7 @@ function reportFiles(patterns, cwd) {
 }
 
 // src/util/secrets.ts
-import { closeSync, openSync, readFileSync as readFileSync11, readSync, writeSync } from "node:fs";
+import { closeSync, openSync, readFileSync as readFileSync12, readSync, writeSync } from "node:fs";
 function forgetSecrets(env = process.env) {
   const jobFiles = Object.fromEntries(
     Object.entries(env).filter((entry) => JOB_FILES.has(entry[0].toUpperCase()) && entry[1] !== void 0)
@@ -81989,7 +82096,7 @@ function restoreJobFiles(jobFiles, env = process.env) {
 function wipeInitialEnvironment(names) {
   let fd;
   try {
-    const stat3 = readFileSync11("/proc/self/stat", "utf8");
+    const stat3 = readFileSync12("/proc/self/stat", "utf8");
     const fields = stat3.slice(stat3.lastIndexOf(")") + 2).split(" ");
     const start = Number(fields[50 - 3]);
     const end = Number(fields[51 - 3]);
@@ -82779,14 +82886,14 @@ function logLine(line) {
 async function runAction(deps) {
   const { core, env } = deps;
   let settings;
-  let restore = () => void 0;
+  let restore2 = () => void 0;
   const trap = trapSignals({
     announce: (signal) => core.warning(`benchgate: ${signal} received (job cancelled): stopping benchmark processes and removing worktrees`),
     exitCode: signalExitCode,
     // A crash of benchgate itself: the report, summary, outputs and comment still say what happened, and the step fails.
     onCrash: async (error2) => {
       const report2 = errorReport(`benchgate crashed: ${describeFailure(error2)}`, deps.version);
-      restore();
+      restore2();
       if (!settings) return failWithSummary(report2, deps);
       if (settings.pullRequest) report2.pullRequest = settings.pullRequest;
       report2.commentKey = settings.commentKey;
@@ -82794,23 +82901,23 @@ async function runAction(deps) {
     }
   });
   try {
-    const event = env.GITHUB_EVENT_PATH ? JSON.parse(readFileSync12(env.GITHUB_EVENT_PATH, "utf8")) : {};
+    const event = env.GITHUB_EVENT_PATH ? JSON.parse(readFileSync13(env.GITHUB_EVENT_PATH, "utf8")) : {};
     settings = parseActionInputs((name2) => core.getInput(name2), {
       eventName: env.GITHUB_EVENT_NAME ?? "",
       event,
       workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
-      runnerTemp: env.RUNNER_TEMP ?? path18.join(env.GITHUB_WORKSPACE ?? process.cwd(), ".benchgate"),
+      runnerTemp: env.RUNNER_TEMP ?? path19.join(env.GITHUB_WORKSPACE ?? process.cwd(), ".benchgate"),
       repository: env.GITHUB_REPOSITORY ?? "",
       ...env.GITHUB_REF ? { ref: env.GITHUB_REF } : {}
     });
     const { forgotten, wiped, jobFiles } = forgetSecrets(env);
-    restore = () => restoreJobFiles(jobFiles, env);
+    restore2 = () => restoreJobFiles(jobFiles, env);
     if (forgotten.length)
       core.info(
         `benchgate: ${forgotten.length} secret variable(s) kept from every process it starts${wiped ? " and wiped from its own /proc environ" : ""}`
       );
     if (settings.mode === "comment" || settings.mode === "merge") {
-      restore();
+      restore2();
       if (settings.mode === "comment") return await commentFromReport(settings, event, deps);
       return await publishMerged(settings, event, deps);
     }
@@ -82828,7 +82935,7 @@ async function runAction(deps) {
       profile: settings.profile,
       childEnv: settings.env,
       policy: settings.policy,
-      profileDir: path18.join(settings.reportDir, "profiles"),
+      profileDir: path19.join(settings.reportDir, "profiles"),
       log: (line) => core.info(logLine(line)),
       onProgress: (p) => core.info(`round ${p.round} of ${p.rounds}`),
       onCleanup: (cleanup) => trap.onCleanup(cleanup)
@@ -82852,13 +82959,13 @@ async function runAction(deps) {
       killAll();
       report2 = errorReport(describeFailure(error2), deps.version);
     }
-    restore();
+    restore2();
     if (settings.pullRequest) report2.pullRequest = settings.pullRequest;
     report2.commentKey = settings.commentKey;
     if (settings.mode === "gate" && settings.history) extra = await historyStep(report2, settings, history);
     await publish(report2, settings, deps, extra);
   } catch (error2) {
-    restore();
+    restore2();
     await failWithSummary(errorReport(messageOf(error2), deps.version), deps);
   } finally {
     trap.release();
@@ -82878,12 +82985,12 @@ async function failWithSummary(report2, deps) {
 }
 async function publish(report2, settings, deps, extra) {
   const { core, env } = deps;
-  mkdirSync2(settings.reportDir, { recursive: true });
+  mkdirSync3(settings.reportDir, { recursive: true });
   const markdown = extra ? `${renderMarkdown(report2)}
 ${extra}
 ` : renderMarkdown(report2);
-  const jsonPath = path18.join(settings.reportDir, "report.json");
-  const markdownPath = path18.join(settings.reportDir, "report.md");
+  const jsonPath = path19.join(settings.reportDir, "report.json");
+  const markdownPath = path19.join(settings.reportDir, "report.md");
   writeFileSync(jsonPath, `${JSON.stringify(report2, null, 2)}
 `);
   writeFileSync(markdownPath, markdown);
@@ -82898,7 +83005,7 @@ ${extra}
 > [!WARNING]
 > ${escapeText(commentProblem)}
 ` : markdown, true).write();
-  const configFile = path18.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
+  const configFile = path19.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
   const workspace = env.GITHUB_WORKSPACE ?? settings.workingDirectory;
   for (const annotation of regressionAnnotations(report2, settings.workingDirectory, workspace, configFile)) {
     core[annotation.level](annotation.message, {
@@ -82950,7 +83057,7 @@ function mergedReport(settings, version) {
     if (!settings.shardReports)
       throw new UserError("Input 'shard-reports' is required with mode: merge: the shard reports, e.g. shards/*.json.");
     const files = reportFiles([settings.shardReports], settings.workingDirectory);
-    report2 = mergeShards(files.map((file) => ({ file: path18.relative(settings.workingDirectory, file), report: readReport(file) })));
+    report2 = mergeShards(files.map((file) => ({ file: path19.relative(settings.workingDirectory, file), report: readReport(file) })));
     if (settings.base && /^[0-9a-f]{40}$/.test(settings.base) && report2.base?.sha !== settings.base)
       throw new UserError(
         `The shard reports compare against ${report2.base?.sha ?? "no commit"}, but this workflow's base is ${settings.base}: refusing them.`

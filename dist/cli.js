@@ -291,8 +291,8 @@ var require_utils = __commonJS({
       }
       return output;
     };
-    exports2.basename = (path14, { windows } = {}) => {
-      const segs = path14.split(windows ? /[\\/]/ : "/");
+    exports2.basename = (path15, { windows } = {}) => {
+      const segs = path15.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -893,7 +893,7 @@ var require_parse = __commonJS({
       }
       return { risky: false };
     };
-    var parse = (input, options) => {
+    var parse2 = (input, options) => {
       if (typeof input !== "string") {
         throw new TypeError("Expected a string");
       }
@@ -1063,7 +1063,7 @@ var require_parse = __commonJS({
             output = token.close = `)$))${extglobStar}`;
           }
           if (token.inner.includes("*") && (rest = remaining()) && /^\.[^\\/.]+$/.test(rest)) {
-            const expression = parse(rest, { ...options, fastpaths: false }).output;
+            const expression = parse2(rest, { ...options, fastpaths: false }).output;
             output = token.close = `)${expression})${extglobStar})`;
           }
           if (token.prev.type === "bos") {
@@ -1586,7 +1586,7 @@ var require_parse = __commonJS({
       }
       return state;
     };
-    parse.fastpaths = (input, options) => {
+    parse2.fastpaths = (input, options) => {
       const opts = { ...options };
       const max2 = typeof opts.maxLength === "number" ? Math.min(MAX_LENGTH, opts.maxLength) : MAX_LENGTH;
       const len = input.length;
@@ -1651,7 +1651,7 @@ var require_parse = __commonJS({
       }
       return source;
     };
-    module2.exports = parse;
+    module2.exports = parse2;
   }
 });
 
@@ -1660,7 +1660,7 @@ var require_picomatch = __commonJS({
   "node_modules/picomatch/lib/picomatch.js"(exports2, module2) {
     "use strict";
     var scan = require_scan();
-    var parse = require_parse();
+    var parse2 = require_parse();
     var utils = require_utils();
     var constants = require_constants();
     var isObject2 = (val) => val && typeof val === "object" && !Array.isArray(val);
@@ -1748,7 +1748,7 @@ var require_picomatch = __commonJS({
     picomatch5.isMatch = (str, patterns, options) => picomatch5(patterns, options)(str);
     picomatch5.parse = (pattern, options) => {
       if (Array.isArray(pattern)) return pattern.map((p) => picomatch5.parse(p, options));
-      return parse(pattern, { ...options, fastpaths: false });
+      return parse2(pattern, { ...options, fastpaths: false });
     };
     picomatch5.scan = (input, options) => scan(input, options);
     picomatch5.compileRe = (state, options, returnOutput = false, returnState = false) => {
@@ -1774,10 +1774,10 @@ var require_picomatch = __commonJS({
       }
       let parsed = { negated: false, fastpaths: true };
       if (options.fastpaths !== false && (input[0] === "." || input[0] === "*")) {
-        parsed.output = parse.fastpaths(input, options);
+        parsed.output = parse2.fastpaths(input, options);
       }
       if (!parsed.output) {
-        parsed = parse(input, options);
+        parsed = parse2(input, options);
       }
       return picomatch5.compileRe(parsed, options, returnOutput, returnState);
     };
@@ -5041,8 +5041,8 @@ var require_utils2 = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path14) {
-      let input = path14;
+    function removeDotSegments(path15) {
+      let input = path15;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -5116,11 +5116,11 @@ var require_utils2 = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path14) {
-      if (path14 === "" || path14[0] === "/") {
-        return removeDotSegments(path14);
+    function removeDotSegmentsRelative(path15) {
+      if (path15 === "" || path15[0] === "/") {
+        return removeDotSegments(path15);
       }
-      const segments = path14.split("/");
+      const segments = path15.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -5483,8 +5483,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path14 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path14 && path14 !== "/" ? path14 : void 0;
+        const path15 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path15 && path15 !== "/" ? path15 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -5650,7 +5650,7 @@ var require_fast_uri = __commonJS({
         normalizeString(uri, options);
       } else if (typeof uri === "object") {
         uri = /** @type {T} */
-        parse(serialize(uri, options), options);
+        parse2(serialize(uri, options), options);
       }
       return uri;
     }
@@ -5693,8 +5693,8 @@ var require_fast_uri = __commonJS({
     function resolveComponent(base, relative2, options, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
-        base = parse(serialize(base, options), options);
-        relative2 = parse(serialize(relative2, options), options);
+        base = parse2(serialize(base, options), options);
+        relative2 = parse2(serialize(relative2, options), options);
       }
       options = options || {};
       if (!options.tolerant && relative2.scheme) {
@@ -6012,7 +6012,7 @@ var require_fast_uri = __commonJS({
       }
       return { parsed, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme };
     }
-    function parse(uri, opts) {
+    function parse2(uri, opts) {
       return parseWithStatus(uri, opts).parsed;
     }
     function normalizeString(uri, opts) {
@@ -6049,7 +6049,7 @@ var require_fast_uri = __commonJS({
       resolveComponent,
       equal,
       serialize,
-      parse
+      parse: parse2
     };
     module2.exports = fastUri;
     module2.exports.default = fastUri;
@@ -8942,17 +8942,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path14) {
-      const ctrl = callVisitor(key, node, visitor, path14);
+    function visit_(key, node, visitor, path15) {
+      const ctrl = callVisitor(key, node, visitor, path15);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path14, ctrl);
-        return visit_(key, ctrl, visitor, path14);
+        replaceNode(key, path15, ctrl);
+        return visit_(key, ctrl, visitor, path15);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path14 = Object.freeze(path14.concat(node));
+          path15 = Object.freeze(path15.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = visit_(i, node.items[i], visitor, path14);
+            const ci = visit_(i, node.items[i], visitor, path15);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -8963,13 +8963,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path14 = Object.freeze(path14.concat(node));
-          const ck = visit_("key", node.key, visitor, path14);
+          path15 = Object.freeze(path15.concat(node));
+          const ck = visit_("key", node.key, visitor, path15);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path14);
+          const cv = visit_("value", node.value, visitor, path15);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -8990,17 +8990,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path14) {
-      const ctrl = await callVisitor(key, node, visitor, path14);
+    async function visitAsync_(key, node, visitor, path15) {
+      const ctrl = await callVisitor(key, node, visitor, path15);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path14, ctrl);
-        return visitAsync_(key, ctrl, visitor, path14);
+        replaceNode(key, path15, ctrl);
+        return visitAsync_(key, ctrl, visitor, path15);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path14 = Object.freeze(path14.concat(node));
+          path15 = Object.freeze(path15.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = await visitAsync_(i, node.items[i], visitor, path14);
+            const ci = await visitAsync_(i, node.items[i], visitor, path15);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -9011,13 +9011,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path14 = Object.freeze(path14.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path14);
+          path15 = Object.freeze(path15.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path15);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path14);
+          const cv = await visitAsync_("value", node.value, visitor, path15);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -9044,23 +9044,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path14) {
+    function callVisitor(key, node, visitor, path15) {
       if (typeof visitor === "function")
-        return visitor(key, node, path14);
+        return visitor(key, node, path15);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path14);
+        return visitor.Map?.(key, node, path15);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path14);
+        return visitor.Seq?.(key, node, path15);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path14);
+        return visitor.Pair?.(key, node, path15);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path14);
+        return visitor.Scalar?.(key, node, path15);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path14);
+        return visitor.Alias?.(key, node, path15);
       return void 0;
     }
-    function replaceNode(key, path14, node) {
-      const parent = path14[path14.length - 1];
+    function replaceNode(key, path15, node) {
+      const parent = path15[path15.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -9672,10 +9672,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema2, path14, value) {
+    function collectionFromPath(schema2, path15, value) {
       let v = value;
-      for (let i = path14.length - 1; i >= 0; --i) {
-        const k = path14[i];
+      for (let i = path15.length - 1; i >= 0; --i) {
+        const k = path15[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -9694,7 +9694,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path14) => path14 == null || typeof path14 === "object" && !!path14[Symbol.iterator]().next().done;
+    var isEmptyPath = (path15) => path15 == null || typeof path15 === "object" && !!path15[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema2) {
         super(type);
@@ -9724,11 +9724,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path14, value) {
-        if (isEmptyPath(path14))
+      addIn(path15, value) {
+        if (isEmptyPath(path15))
           this.add(value);
         else {
-          const [key, ...rest] = path14;
+          const [key, ...rest] = path15;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -9742,8 +9742,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path14) {
-        const [key, ...rest] = path14;
+      deleteIn(path15) {
+        const [key, ...rest] = path15;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -9757,8 +9757,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path14, keepScalar) {
-        const [key, ...rest] = path14;
+      getIn(path15, keepScalar) {
+        const [key, ...rest] = path15;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -9776,8 +9776,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path14) {
-        const [key, ...rest] = path14;
+      hasIn(path15) {
+        const [key, ...rest] = path15;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -9787,8 +9787,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path14, value) {
-        const [key, ...rest] = path14;
+      setIn(path15, value) {
+        const [key, ...rest] = path15;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -12303,9 +12303,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path14, value) {
+      addIn(path15, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path14, value);
+          this.contents.addIn(path15, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -12380,14 +12380,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path14) {
-        if (Collection.isEmptyPath(path14)) {
+      deleteIn(path15) {
+        if (Collection.isEmptyPath(path15)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path14) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path15) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -12402,10 +12402,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path14, keepScalar) {
-        if (Collection.isEmptyPath(path14))
+      getIn(path15, keepScalar) {
+        if (Collection.isEmptyPath(path15))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path14, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path15, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -12416,10 +12416,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path14) {
-        if (Collection.isEmptyPath(path14))
+      hasIn(path15) {
+        if (Collection.isEmptyPath(path15))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path14) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path15) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -12436,13 +12436,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path14, value) {
-        if (Collection.isEmptyPath(path14)) {
+      setIn(path15, value) {
+        if (Collection.isEmptyPath(path15)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path14), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path15), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path14, value);
+          this.contents.setIn(path15, value);
         }
       }
       /**
@@ -14403,9 +14403,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path14) => {
+    visit.itemAtPath = (cst, path15) => {
       let item = cst;
-      for (const [field, index] of path14) {
+      for (const [field, index] of path15) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -14414,23 +14414,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path14) => {
-      const parent = visit.itemAtPath(cst, path14.slice(0, -1));
-      const field = path14[path14.length - 1][0];
+    visit.parentCollection = (cst, path15) => {
+      const parent = visit.itemAtPath(cst, path15.slice(0, -1));
+      const field = path15[path15.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path14, item, visitor) {
-      let ctrl = visitor(item, path14);
+    function _visit(path15, item, visitor) {
+      let ctrl = visitor(item, path15);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path14.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path15.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -14441,10 +14441,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path14);
+            ctrl = ctrl(item, path15);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path14) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path15) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -16095,7 +16095,7 @@ var require_public_api = __commonJS({
       }
       return doc;
     }
-    function parse(src, reviver, options) {
+    function parse2(src, reviver, options) {
       let _reviver = void 0;
       if (typeof reviver === "function") {
         _reviver = reviver;
@@ -16136,7 +16136,7 @@ var require_public_api = __commonJS({
         return value.toString(options);
       return new Document.Document(value, _replacer, options).toString(options);
     }
-    exports2.parse = parse;
+    exports2.parse = parse2;
     exports2.parseAllDocuments = parseAllDocuments;
     exports2.parseDocument = parseDocument2;
     exports2.stringify = stringify;
@@ -16274,7 +16274,7 @@ var require_dist2 = __commonJS({
       var pathVar = getPathVar(env, platform);
       var separator = getSeparator(platform);
       var originalPath = env[pathVar];
-      return { push, unshift, get, restore };
+      return { push, unshift, get, restore: restore2 };
       function push() {
         for (var _len = arguments.length, paths = Array(_len), _key = 0; _key < _len; _key++) {
           paths[_key] = arguments[_key];
@@ -16290,7 +16290,7 @@ var require_dist2 = __commonJS({
       function get() {
         return env[pathVar];
       }
-      function restore() {
+      function restore2() {
         env[pathVar] = originalPath;
         return get();
       }
@@ -16298,8 +16298,8 @@ var require_dist2 = __commonJS({
         if (!append) {
           paths = paths.reverse();
         }
-        paths.forEach(function(path14) {
-          var pathArray = getPathArray(path14);
+        paths.forEach(function(path15) {
+          var pathArray = getPathArray(path15);
           addExistingPath(pathArray, env[pathVar], append);
           env[pathVar] = pathArray.join(separator);
         });
@@ -16313,14 +16313,14 @@ var require_dist2 = __commonJS({
         return [pathToAdd];
       }
     }
-    function addExistingPath(array, path14, appendMode) {
-      if (!path14) {
+    function addExistingPath(array, path15, appendMode) {
+      if (!path15) {
         return;
       }
       if (appendMode) {
-        array.unshift(path14);
+        array.unshift(path15);
       } else {
-        array.push(path14);
+        array.push(path15);
       }
     }
   }
@@ -16565,7 +16565,7 @@ var require_minimist = __commonJS({
 var require_subarg = __commonJS({
   "node_modules/@minimistjs/subarg/index.js"(exports2, module2) {
     var minimist = require_minimist();
-    module2.exports = function parse(args, opts) {
+    module2.exports = function parse2(args, opts) {
       var level = 0, index;
       var args_ = [];
       for (var i = 0; i < args.length; i++) {
@@ -16586,7 +16586,7 @@ var require_subarg = __commonJS({
             sub[n] = sub[n].replace(/\]$/, "");
           }
           if (sub[n] === "") sub.pop();
-          args_.push(parse(sub));
+          args_.push(parse2(sub));
         } else if (level === 0) args_.push(args[i]);
       }
       var argv = minimist(args_, opts);
@@ -17112,7 +17112,7 @@ var require_has_flag = __commonJS({
 var require_supports_colors = __commonJS({
   "node_modules/@colors/colors/lib/system/supports-colors.js"(exports2, module2) {
     "use strict";
-    var os9 = __require("os");
+    var os10 = __require("os");
     var hasFlag = require_has_flag();
     var env = process.env;
     var forceColor = void 0;
@@ -17150,7 +17150,7 @@ var require_supports_colors = __commonJS({
       }
       var min = forceColor ? 1 : 0;
       if (process.platform === "win32") {
-        var osRelease = os9.release().split(".");
+        var osRelease = os10.release().split(".");
         if (Number(process.versions.node.split(".")[0]) >= 8 && Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
           return Number(osRelease[2]) >= 14931 ? 3 : 2;
         }
@@ -19270,15 +19270,15 @@ var require_route = __commonJS({
       };
     }
     function wrapConversion(toModel, graph) {
-      const path14 = [graph[toModel].parent, toModel];
+      const path15 = [graph[toModel].parent, toModel];
       let fn = conversions[graph[toModel].parent][toModel];
       let cur = graph[toModel].parent;
       while (graph[cur].parent) {
-        path14.unshift(graph[cur].parent);
+        path15.unshift(graph[cur].parent);
         fn = link(conversions[graph[cur].parent][cur], fn);
         cur = graph[cur].parent;
       }
-      fn.conversion = path14;
+      fn.conversion = path15;
       return fn;
     }
     module2.exports = function(fromModel) {
@@ -19518,7 +19518,7 @@ var require_has_flag2 = __commonJS({
 var require_supports_color = __commonJS({
   "node_modules/supports-color/index.js"(exports2, module2) {
     "use strict";
-    var os9 = __require("os");
+    var os10 = __require("os");
     var tty = __require("tty");
     var hasFlag = require_has_flag2();
     var { env } = process;
@@ -19566,7 +19566,7 @@ var require_supports_color = __commonJS({
         return min;
       }
       if (process.platform === "win32") {
-        const osRelease = os9.release().split(".");
+        const osRelease = os10.release().split(".");
         if (Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
           return Number(osRelease[2]) >= 14931 ? 3 : 2;
         }
@@ -28104,7 +28104,7 @@ var require_aggregateResult = __commonJS({
 var require_manager = __commonJS({
   "node_modules/autocannon/lib/manager.js"(exports2, module2) {
     "use strict";
-    var path14 = __require("path");
+    var path15 = __require("path");
     var EE = __require("events").EventEmitter;
     var aggregateResult = require_aggregateResult();
     var { getHistograms } = require_histUtil();
@@ -28162,7 +28162,7 @@ var require_manager = __commonJS({
       workerOpts.c = workerOpts.connections;
       function init() {
         for (let i = 0; i < numWorkers; i++) {
-          const worker = new Worker(path14.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
+          const worker = new Worker(path15.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
           worker.on("message", (msg) => {
             const { cmd, data, error } = msg;
             if (cmd === "RESULT") {
@@ -37173,11 +37173,11 @@ var require_mime_types = __commonJS({
       }
       return exts[0];
     }
-    function lookup2(path14) {
-      if (!path14 || typeof path14 !== "string") {
+    function lookup2(path15) {
+      if (!path15 || typeof path15 !== "string") {
         return false;
       }
-      var extension2 = extname("x." + path14).toLowerCase().substr(1);
+      var extension2 = extname("x." + path15).toLowerCase().substr(1);
       if (!extension2) {
         return false;
       }
@@ -38317,7 +38317,7 @@ var require_form_data = __commonJS({
     "use strict";
     var CombinedStream = require_combined_stream();
     var util = __require("util");
-    var path14 = __require("path");
+    var path15 = __require("path");
     var http3 = __require("http");
     var https = __require("https");
     var parseUrl = __require("url").parse;
@@ -38448,11 +38448,11 @@ var require_form_data = __commonJS({
     FormData.prototype._getContentDisposition = function(value, options) {
       var filename;
       if (typeof options.filepath === "string") {
-        filename = path14.normalize(options.filepath).replace(/\\/g, "/");
+        filename = path15.normalize(options.filepath).replace(/\\/g, "/");
       } else if (options.filename || value && (value.name || value.path)) {
-        filename = path14.basename(options.filename || value && (value.name || value.path));
+        filename = path15.basename(options.filename || value && (value.name || value.path));
       } else if (value && value.readable && hasOwn(value, "httpVersion")) {
-        filename = path14.basename(value.client._httpMessage.path || "");
+        filename = path15.basename(value.client._httpMessage.path || "");
       }
       if (filename) {
         return 'filename="' + escapeHeaderParam(filename) + '"';
@@ -38638,15 +38638,15 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve3, basename: basename2 } = __require("path");
-    var { readFileSync: readFileSync11 } = __require("fs");
+    var { readFileSync: readFileSync12 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string) {
       try {
         return JSON.parse(string);
       } catch (error) {
         try {
-          const path14 = resolve3(string);
-          const data = readFileSync11(path14, "utf8");
+          const path15 = resolve3(string);
+          const data = readFileSync12(path15, "utf8");
           return JSON.parse(data);
         } catch (error2) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -38660,14 +38660,14 @@ var require_multipart = __commonJS({
         const type = obj[key] && obj[key].type;
         switch (type) {
           case "file": {
-            const path14 = obj[key] && obj[key].path;
-            if (!path14) {
+            const path15 = obj[key] && obj[key].path;
+            if (!path15) {
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync11(path14);
+            const buffer = readFileSync12(path15);
             form.append(key, buffer, Object.assign({}, {
-              filename: basename2(path14)
+              filename: basename2(path15)
             }, opts));
             break;
           }
@@ -39245,7 +39245,7 @@ var require_parse2 = __commonJS({
   "node_modules/semver/functions/parse.js"(exports2, module2) {
     "use strict";
     var SemVer = require_semver();
-    var parse = (version, options, throwErrors = false) => {
+    var parse2 = (version, options, throwErrors = false) => {
       if (version instanceof SemVer) {
         return version;
       }
@@ -39258,7 +39258,7 @@ var require_parse2 = __commonJS({
         throw er;
       }
     };
-    module2.exports = parse;
+    module2.exports = parse2;
   }
 });
 
@@ -39266,9 +39266,9 @@ var require_parse2 = __commonJS({
 var require_valid = __commonJS({
   "node_modules/semver/functions/valid.js"(exports2, module2) {
     "use strict";
-    var parse = require_parse2();
+    var parse2 = require_parse2();
     var valid = (version, options) => {
-      const v = parse(version, options);
+      const v = parse2(version, options);
       return v ? v.version : null;
     };
     module2.exports = valid;
@@ -39279,9 +39279,9 @@ var require_valid = __commonJS({
 var require_clean = __commonJS({
   "node_modules/semver/functions/clean.js"(exports2, module2) {
     "use strict";
-    var parse = require_parse2();
+    var parse2 = require_parse2();
     var clean = (version, options) => {
-      const s = parse(version.trim().replace(/^[=v]+/, ""), options);
+      const s = parse2(version.trim().replace(/^[=v]+/, ""), options);
       return s ? s.version : null;
     };
     module2.exports = clean;
@@ -39316,10 +39316,10 @@ var require_inc = __commonJS({
 var require_diff = __commonJS({
   "node_modules/semver/functions/diff.js"(exports2, module2) {
     "use strict";
-    var parse = require_parse2();
+    var parse2 = require_parse2();
     var diff = (version1, version2) => {
-      const v1 = parse(version1, null, true);
-      const v2 = parse(version2, null, true);
+      const v1 = parse2(version1, null, true);
+      const v2 = parse2(version2, null, true);
       const comparison = v1.compare(v2);
       if (comparison === 0) {
         return null;
@@ -39390,9 +39390,9 @@ var require_patch = __commonJS({
 var require_prerelease = __commonJS({
   "node_modules/semver/functions/prerelease.js"(exports2, module2) {
     "use strict";
-    var parse = require_parse2();
+    var parse2 = require_parse2();
     var prerelease = (version, options) => {
-      const parsed = parse(version, options);
+      const parsed = parse2(version, options);
       return parsed && parsed.prerelease.length ? parsed.prerelease : null;
     };
     module2.exports = prerelease;
@@ -39578,7 +39578,7 @@ var require_coerce = __commonJS({
   "node_modules/semver/functions/coerce.js"(exports2, module2) {
     "use strict";
     var SemVer = require_semver();
-    var parse = require_parse2();
+    var parse2 = require_parse2();
     var { safeRe: re, t } = require_re();
     var coerce = (version, options) => {
       if (version instanceof SemVer) {
@@ -39613,7 +39613,7 @@ var require_coerce = __commonJS({
       const patch = match[4] || "0";
       const prerelease = options.includePrerelease && match[5] ? `-${match[5]}` : "";
       const build2 = options.includePrerelease && match[6] ? `+${match[6]}` : "";
-      return parse(`${major}.${minor}.${patch}${prerelease}${build2}`, options);
+      return parse2(`${major}.${minor}.${patch}${prerelease}${build2}`, options);
     };
     module2.exports = coerce;
   }
@@ -39623,7 +39623,7 @@ var require_coerce = __commonJS({
 var require_truncate = __commonJS({
   "node_modules/semver/functions/truncate.js"(exports2, module2) {
     "use strict";
-    var parse = require_parse2();
+    var parse2 = require_parse2();
     var constants = require_constants3();
     var SemVer = require_semver();
     var truncate = (version, truncation, options) => {
@@ -39635,7 +39635,7 @@ var require_truncate = __commonJS({
     };
     var cloneInputVersion = (version, options) => {
       const versionStringToParse = version instanceof SemVer ? version.version : version;
-      return parse(versionStringToParse, options);
+      return parse2(versionStringToParse, options);
     };
     var doTruncation = (version, truncation) => {
       if (isPrerelease(truncation)) {
@@ -40870,7 +40870,7 @@ var require_semver2 = __commonJS({
     var constants = require_constants3();
     var SemVer = require_semver();
     var identifiers = require_identifiers();
-    var parse = require_parse2();
+    var parse2 = require_parse2();
     var valid = require_valid();
     var clean = require_clean();
     var inc = require_inc();
@@ -40909,7 +40909,7 @@ var require_semver2 = __commonJS({
     var simplifyRange = require_simplify();
     var subset = require_subset();
     module2.exports = {
-      parse,
+      parse: parse2,
       valid,
       clean,
       inc,
@@ -40988,14 +40988,14 @@ var require_validate2 = __commonJS({
     var lessThanOneError = (label2) => new Error(`${label2} can not be less than 1`);
     var greaterThanZeroError = (label2) => new Error(`${label2} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
-    function safeRequire(path14) {
-      if (typeof path14 === "string") {
+    function safeRequire(path15) {
+      if (typeof path15 === "string") {
         try {
-          return __require(path14);
+          return __require(path15);
         } catch (err) {
         }
       }
-      return path14;
+      return path15;
     }
     function defaultOpts(opts) {
       const setupClient = opts.workers ? opts.setupClient : safeRequire(opts.setupClient);
@@ -43476,7 +43476,7 @@ var require_httpRequestBuilder = __commonJS({
           return null;
         }
         const method = reqData.method;
-        const path14 = reqData.path;
+        const path15 = reqData.path;
         const headers = reqData.headers;
         const body = reqData.body;
         const headersDefinedHost = getPropertyCaseInsensitive(reqData.headers, "host");
@@ -43487,7 +43487,7 @@ var require_httpRequestBuilder = __commonJS({
           host = hostname + ":" + port;
         }
         const baseReq = [
-          `${method} ${path14} HTTP/1.1`
+          `${method} ${path15} HTTP/1.1`
         ];
         if (!headersDefinedHost) {
           baseReq.push(`Host: ${host}`);
@@ -45533,9 +45533,9 @@ var require_autocannon = __commonJS({
     "use strict";
     var crossArgv = require_cross_argv();
     var fs = __require("fs");
-    var os9 = __require("os");
+    var os10 = __require("os");
     var net3 = __require("net");
-    var path14 = __require("path");
+    var path15 = __require("path");
     var URL2 = __require("url").URL;
     var spawn3 = __require("child_process").spawn;
     var managePath = require_dist2();
@@ -45650,7 +45650,7 @@ var require_autocannon = __commonJS({
         return;
       }
       if (!checkURL(argv.url) || argv.help) {
-        const help = fs.readFileSync(path14.join(__dirname, "help.txt"), "utf8");
+        const help = fs.readFileSync(path15.join(__dirname, "help.txt"), "utf8");
         console.error(help);
         return;
       }
@@ -45764,7 +45764,7 @@ var require_autocannon = __commonJS({
           });
         });
         const alterPath = managePath({ PATH: process.env.NODE_PATH });
-        alterPath.unshift(path14.join(__dirname, "lib/preload"));
+        alterPath.unshift(path15.join(__dirname, "lib/preload"));
         const proc = spawn3(argv.spawn[0], argv.spawn.slice(1), {
           stdio: ["ignore", "inherit", "inherit"],
           env: Object.assign({}, process.env, {
@@ -45788,7 +45788,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path14.join(os9.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path15.join(os10.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -46613,14 +46613,14 @@ var require_util4 = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path14 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path15 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path14 && path14[0] !== "/") {
-          path14 = `/${path14}`;
+        if (path15 && path15[0] !== "/") {
+          path15 = `/${path15}`;
         }
-        return new URL(`${origin}${path14}`);
+        return new URL(`${origin}${path15}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -47071,39 +47071,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path14, origin }
+          request: { method, path: path15, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path14);
+        debuglog("sending request to %s %s/%s", method, origin, path15);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path14, origin },
+          request: { method, path: path15, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path14,
+          path15,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path14, origin }
+          request: { method, path: path15, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path14);
+        debuglog("trailers received from %s %s/%s", method, origin, path15);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path14, origin },
+          request: { method, path: path15, origin },
           error
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path14,
+          path15,
           error.message
         );
       });
@@ -47152,9 +47152,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path14, origin }
+            request: { method, path: path15, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path14);
+          debuglog("sending request to %s %s/%s", method, origin, path15);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -47217,7 +47217,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path14,
+        path: path15,
         method,
         body,
         headers,
@@ -47232,11 +47232,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler) {
-        if (typeof path14 !== "string") {
+        if (typeof path15 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path14[0] !== "/" && !(path14.startsWith("http://") || path14.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path15[0] !== "/" && !(path15.startsWith("http://") || path15.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path14)) {
+        } else if (invalidPathRegex.test(path15)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -47302,7 +47302,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path14, query) : path14;
+        this.path = query ? buildURL(path15, query) : path15;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -51995,7 +51995,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request) {
-      const { method, path: path14, host, upgrade, blocking, reset } = request;
+      const { method, path: path15, host, upgrade, blocking, reset } = request;
       let { body, headers, contentLength } = request;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -52076,7 +52076,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path14} HTTP/1.1\r
+      let header = `${method} ${path15} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -52605,7 +52605,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request) {
       const session = client[kHTTP2Session];
-      const { method, path: path14, host, upgrade, expectContinue, signal, headers: reqHeaders } = request;
+      const { method, path: path15, host, upgrade, expectContinue, signal, headers: reqHeaders } = request;
       let { body } = request;
       if (upgrade) {
         util.errorRequest(client, request, new Error("Upgrade not supported for H2"));
@@ -52702,7 +52702,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path14;
+      headers[HTTP2_HEADER_PATH] = path15;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -53055,9 +53055,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText2);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path14 = search ? `${pathname}${search}` : pathname;
+        const path15 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path14;
+        this.opts.path = path15;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -54296,10 +54296,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path14 = "/",
+          path: path15 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path14;
+        opts.path = origin + path15;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -56271,20 +56271,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path14) {
-      if (typeof path14 !== "string") {
-        return path14;
+    function safeUrl(path15) {
+      if (typeof path15 !== "string") {
+        return path15;
       }
-      const pathSegments = path14.split("?");
+      const pathSegments = path15.split("?");
       if (pathSegments.length !== 2) {
-        return path14;
+        return path15;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path14, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path14);
+    function matchKey(mockDispatch2, { path: path15, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path15);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -56306,7 +56306,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path14 }) => matchValue(safeUrl(path14), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path15 }) => matchValue(safeUrl(path15), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -56344,9 +56344,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path14, method, body, headers, query } = opts;
+      const { path: path15, method, body, headers, query } = opts;
       return {
-        path: path14,
+        path: path15,
         method,
         body,
         headers,
@@ -56809,10 +56809,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path14, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path15, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path14,
+            Path: path15,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -61691,9 +61691,9 @@ var require_util9 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path14) {
-      for (let i = 0; i < path14.length; ++i) {
-        const code = path14.charCodeAt(i);
+    function validateCookiePath(path15) {
+      for (let i = 0; i < path15.length; ++i) {
+        const code = path15.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -64613,11 +64613,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path14 = opts.path;
+          let path15 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path14 = `/${path14}`;
+            path15 = `/${path15}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path14);
+          url = new URL(util.parseOrigin(url).origin + path15);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -64692,8 +64692,9 @@ var require_undici = __commonJS({
 import { fileURLToPath as fileURLToPath3 } from "node:url";
 
 // src/cli/main.ts
-import { mkdirSync as mkdirSync3, writeFileSync as writeFileSync2 } from "node:fs";
-import path13 from "node:path";
+import { mkdirSync as mkdirSync4, mkdtempSync as mkdtempSync3, rmSync as rmSync5, writeFileSync as writeFileSync2 } from "node:fs";
+import os9 from "node:os";
+import path14 from "node:path";
 
 // src/util/format.ts
 function isFiniteNumber(x) {
@@ -64756,11 +64757,11 @@ function formatDuration(ms) {
   const seconds = Math.round(ms % 6e4 / 1e3);
   return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
 }
-function formatPath(path14, width = 60) {
-  if (path14.length <= width) return path14;
+function formatPath(path15, width = 60) {
+  if (path15.length <= width) return path15;
   const keep = width - 1;
   const start = Math.ceil(keep * 2 / 3);
-  return `${path14.slice(0, start)}\u2026${path14.slice(path14.length - (keep - start))} (${path14.length} characters)`;
+  return `${path15.slice(0, start)}\u2026${path15.slice(path15.length - (keep - start))} (${path15.length} characters)`;
 }
 
 // src/config/budgets.ts
@@ -65529,14 +65530,14 @@ function withPolicyOf(head, base) {
 }
 
 // src/gate.ts
-import { existsSync as existsSync5, mkdtempSync as mkdtempSync2, rmSync as rmSync2 } from "node:fs";
+import { existsSync as existsSync6, mkdtempSync as mkdtempSync2, rmSync as rmSync3 } from "node:fs";
 import os7 from "node:os";
-import path8 from "node:path";
+import path9 from "node:path";
 
 // src/checkout/revisions.ts
-import { existsSync as existsSync3, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { existsSync as existsSync4, mkdtempSync, realpathSync, rmSync as rmSync2 } from "node:fs";
 import os from "node:os";
-import path3 from "node:path";
+import path4 from "node:path";
 
 // src/config/revision.ts
 function isRevisionName(revision) {
@@ -65613,14 +65614,101 @@ function hasDependencies(root) {
   }
 }
 
+// src/checkout/reuse.ts
+import { createHash, randomBytes as randomBytes2 } from "node:crypto";
+import { cpSync, existsSync as existsSync3, mkdirSync, readdirSync as readdirSync2, readFileSync as readFileSync4, renameSync, rmSync, statSync, utimesSync } from "node:fs";
+import path3 from "node:path";
+var LOCKFILES = ["npm-shrinkwrap.json", "package-lock.json"];
+var OWN_SCRIPTS = ["preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare", "postprepare"];
+var DEPENDENCY_FIELDS = ["dependencies", "devDependencies", "optionalDependencies", "peerDependencies"];
+var KEEP = 8;
+function installKey(root, command) {
+  const lockfile = LOCKFILES.find((name2) => existsSync3(path3.join(root, name2)));
+  if (!lockfile) return { key: void 0, reason: "no npm lockfile" };
+  let manifestText;
+  let manifest;
+  try {
+    manifestText = readFileSync4(path3.join(root, "package.json"), "utf8");
+    manifest = JSON.parse(manifestText);
+  } catch {
+    return { key: void 0, reason: "package.json unreadable" };
+  }
+  if (manifest.workspaces !== void 0) return { key: void 0, reason: "workspaces" };
+  const scripts = manifest.scripts ?? {};
+  const own = OWN_SCRIPTS.find((name2) => typeof scripts[name2] === "string");
+  if (own) return { key: void 0, reason: `its own ${own} script` };
+  for (const field of DEPENDENCY_FIELDS) {
+    const deps = manifest[field];
+    if (typeof deps !== "object" || deps === null) continue;
+    for (const [name2, spec] of Object.entries(deps))
+      if (typeof spec === "string" && /^(file:|link:|\.{0,2}\/)/.test(spec)) return { key: void 0, reason: `'${name2}' from ${spec}` };
+  }
+  const hash = createHash("sha256");
+  for (const part of ["benchgate-install-1", process.version, process.platform, process.arch, command, lockfile]) hash.update(`${part}\0`);
+  hash.update(readFileSync4(path3.join(root, lockfile)));
+  hash.update("\0");
+  hash.update(manifestText);
+  return { key: hash.digest("hex").slice(0, 32), lockfile };
+}
+var Installs = class {
+  constructor(folder) {
+    this.folder = folder;
+  }
+  folder;
+  seen = /* @__PURE__ */ new Map();
+  /** A node_modules installed for `key`, and where it came from, if one is known. */
+  find(key) {
+    const known = this.seen.get(key);
+    if (known && existsSync3(known.from)) return known;
+    if (!this.folder) return void 0;
+    const kept = path3.join(this.folder, key, "node_modules");
+    if (!existsSync3(kept)) return void 0;
+    const now = /* @__PURE__ */ new Date();
+    utimesSync(path3.join(this.folder, key), now, now);
+    return { from: kept, what: `an earlier run, kept in ${this.folder}` };
+  }
+  /** Put a copy of a known install in `root`. */
+  restore(found, root) {
+    cpSync(found.from, path3.join(root, "node_modules"), { recursive: true, verbatimSymlinks: true });
+  }
+  /** `root`'s node_modules was installed for `key` (by `what`, for the log of a later reuse). */
+  remember(key, root, what) {
+    const installed = path3.join(root, "node_modules");
+    if (!existsSync3(installed)) return;
+    if (!this.folder) {
+      this.seen.set(key, { from: installed, what });
+      return;
+    }
+    const entry = path3.join(this.folder, key);
+    if (existsSync3(entry)) return;
+    const partial = path3.join(this.folder, `.${key}.${randomBytes2(4).toString("hex")}`);
+    mkdirSync(partial, { recursive: true });
+    try {
+      cpSync(installed, path3.join(partial, "node_modules"), { recursive: true, verbatimSymlinks: true });
+      renameSync(partial, entry);
+      this.seen.set(key, { from: path3.join(entry, "node_modules"), what });
+    } catch {
+    } finally {
+      rmSync(partial, { recursive: true, force: true });
+    }
+    this.evict();
+  }
+  /** Keep the KEEP most recently used entries of the folder. */
+  evict() {
+    const folder = this.folder;
+    const entries = readdirSync2(folder).filter((name2) => !name2.startsWith(".")).map((name2) => ({ name: name2, used: statSync(path3.join(folder, name2)).mtimeMs })).sort((a, b) => b.used - a.used);
+    for (const { name: name2 } of entries.slice(KEEP)) rmSync(path3.join(folder, name2), { recursive: true, force: true });
+  }
+};
+
 // src/checkout/revisions.ts
 async function checkout(options) {
   const run = options.git ?? git;
   const repoRoot = await findRepoRoot(run, options.cwd);
-  const projectDir = path3.relative(repoRoot, realpathSync(options.cwd));
+  const projectDir = path4.relative(repoRoot, realpathSync(options.cwd));
   const baseSha = await resolveRef(run, repoRoot, options.base, "--base");
   const headSha = options.head === void 0 ? await resolveRef(run, repoRoot, "HEAD", "HEAD") : await resolveRef(run, repoRoot, options.head, "--head");
-  const temp = mkdtempSync(path3.join(os.tmpdir(), "benchgate-"));
+  const temp = mkdtempSync(path4.join(os.tmpdir(), "benchgate-"));
   const created = [];
   const dispose = () => {
     forget?.();
@@ -65629,7 +65717,7 @@ async function checkout(options) {
   const forget = options.onCleanup?.(dispose);
   try {
     const addWorktree = async (label2, sha) => {
-      const dir = path3.join(temp, label2);
+      const dir = path4.join(temp, label2);
       await run(["worktree", "add", "--detach", "--force", dir, sha], repoRoot);
       created.push(dir);
       return dir;
@@ -65639,7 +65727,7 @@ async function checkout(options) {
       label: "base",
       ref: options.base,
       sha: baseSha,
-      root: path3.join(baseTree, projectDir),
+      root: path4.join(baseTree, projectDir),
       worktree: baseTree,
       dirty: false
     };
@@ -65648,9 +65736,10 @@ async function checkout(options) {
       head = await describeWorkingTree(run, options.cwd, headSha);
     } else {
       const headTree = await addWorktree("head", headSha);
-      head = { label: "head", ref: options.head, sha: headSha, root: path3.join(headTree, projectDir), worktree: headTree, dirty: false };
+      head = { label: "head", ref: options.head, sha: headSha, root: path4.join(headTree, projectDir), worktree: headTree, dirty: false };
     }
-    for (const revision of [base, head]) await prepare(revision, options);
+    const installs = options.installs ?? new Installs();
+    for (const revision of [base, head]) await prepare(revision, options, installs);
     return { base, head, dispose };
   } catch (error) {
     dispose();
@@ -65685,10 +65774,10 @@ async function resolveRef(run, repoRoot, ref, flag) {
   }
 }
 var DEFAULT_COMMAND_TIMEOUT_MS = 15 * 6e4;
-async function prepare(revision, options) {
+async function prepare(revision, options, installs) {
   const describe2 = `${revision.label} (${revision.ref} @ ${revision.sha.slice(0, 7)})`;
-  if (!existsSync3(revision.root)) {
-    throw new UserError(`The project directory ${path3.basename(revision.root)} does not exist in ${describe2}.`);
+  if (!existsSync4(revision.root)) {
+    throw new UserError(`The project directory ${path4.basename(revision.root)} does not exist in ${describe2}.`);
   }
   const install = revision.worktree === void 0 ? void 0 : options.install === void 0 ? detectInstall(revision.root) : options.install || void 0;
   for (const [step, command] of [
@@ -65696,6 +65785,12 @@ async function prepare(revision, options) {
     ["build", options.build]
   ]) {
     if (!command) continue;
+    const reuse = step === "install" ? installKey(revision.root, command) : void 0;
+    const from = reuse?.key === void 0 ? void 0 : restore(installs, reuse.key, revision.root);
+    if (from && reuse?.key !== void 0) {
+      options.log(`install ${revision.label}: reused the install of ${from} (the same ${reuse.lockfile} and package.json)`);
+      continue;
+    }
     options.log(`${step} ${revision.label}: ${command}`);
     const started = Date.now();
     const result = await runShell(command, { cwd: revision.root, timeoutMs: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS });
@@ -65709,6 +65804,18 @@ ${indent(result.tail.lines(20))}`
       );
     }
     options.log(`${step} ${revision.label}: done in ${((Date.now() - started) / 1e3).toFixed(1)}s`);
+    if (reuse?.key !== void 0) installs.remember(reuse.key, revision.root, describe2);
+  }
+}
+function restore(installs, key, root) {
+  const found = installs.find(key);
+  if (!found) return void 0;
+  try {
+    installs.restore(found, root);
+    return found.what;
+  } catch {
+    rmSync2(path4.join(root, "node_modules"), { recursive: true, force: true });
+    return void 0;
   }
 }
 function indent(text2) {
@@ -65716,14 +65823,14 @@ function indent(text2) {
 }
 function removeWorktrees(repoRoot, dirs, temp) {
   for (const dir of dirs.splice(0)) gitSync(["worktree", "remove", "--force", "--force", dir], repoRoot);
-  rmSync(temp, { recursive: true, force: true });
+  rmSync2(temp, { recursive: true, force: true });
   gitSync(["worktree", "prune"], repoRoot);
 }
 
 // src/config/hash.ts
-import { createHash } from "node:crypto";
+import { createHash as createHash2 } from "node:crypto";
 function configHash(config) {
-  return createHash("sha256").update(stableJson({ ...config, file: void 0 })).digest("hex");
+  return createHash2("sha256").update(stableJson({ ...config, file: void 0 })).digest("hex");
 }
 function stableJson(value) {
   if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
@@ -65735,7 +65842,7 @@ function stableJson(value) {
 }
 
 // node_modules/tinyglobby/dist/index.mjs
-import { readdir, readdirSync as readdirSync2, realpath, realpathSync as realpathSync2, stat, statSync } from "fs";
+import { readdir, readdirSync as readdirSync3, realpath, realpathSync as realpathSync2, stat, statSync as statSync2 } from "fs";
 import { isAbsolute, posix, resolve as resolve2 } from "path";
 import { fileURLToPath } from "url";
 
@@ -65744,27 +65851,27 @@ import { createRequire } from "module";
 import { basename, dirname, normalize, relative, resolve, sep } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path14) {
-  let normalized = normalize(path14);
+function cleanPath(path15) {
+  let normalized = normalize(path15);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path14, separator) {
-  return path14.replace(SLASHES_REGEX, separator);
+function convertSlashes(path15, separator) {
+  return path15.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path14) {
-  return path14 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path14);
+function isRootDirectory(path15) {
+  return path15 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path15);
 }
-function normalizePath(path14, options) {
+function normalizePath(path15, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path14.includes("/") || path14.startsWith(".");
-  if (resolvePaths) path14 = resolve(path14);
-  if (normalizePath$1 || pathNeedsCleaning) path14 = cleanPath(path14);
-  if (path14 === ".") return "";
-  const needsSeperator = path14[path14.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path14 + pathSeparator : path14, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path15.includes("/") || path15.startsWith(".");
+  if (resolvePaths) path15 = resolve(path15);
+  if (normalizePath$1 || pathNeedsCleaning) path15 = cleanPath(path15);
+  if (path15 === ".") return "";
+  const needsSeperator = path15[path15.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path15 + pathSeparator : path15, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -65801,8 +65908,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path14 = directoryPath || ".";
-  if (filters.every((filter) => filter(path14, true))) paths.push(path14);
+  const path15 = directoryPath || ".";
+  if (filters.every((filter) => filter(path15, true))) paths.push(path15);
 };
 var empty$2 = () => {
 };
@@ -65854,26 +65961,26 @@ var empty = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty;
 }
-var resolveSymlinksAsync = function(path14, state, callback$1) {
+var resolveSymlinksAsync = function(path15, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs.realpath(path14, (error, resolvedPath) => {
+  fs.realpath(path15, (error, resolvedPath) => {
     if (error) return queue.dequeue(suppressErrors ? null : error, state);
     fs.stat(resolvedPath, (error$1, stat2) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat2.isDirectory() && isRecursive(path14, resolvedPath, state)) return queue.dequeue(null, state);
+      if (stat2.isDirectory() && isRecursive(path15, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat2, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path14, state, callback$1) {
+var resolveSymlinks = function(path15, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs.realpathSync(path14);
+    const resolvedPath = fs.realpathSync(path15);
     const stat2 = fs.statSync(resolvedPath);
-    if (stat2.isDirectory() && isRecursive(path14, resolvedPath, state)) return;
+    if (stat2.isDirectory() && isRecursive(path15, resolvedPath, state)) return;
     callback$1(stat2, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
@@ -65883,9 +65990,9 @@ function build$2(options, isSynchronous) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path14, resolved, state) {
+function isRecursive(path15, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname(path14);
+  let parent = dirname(path15);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -65893,7 +66000,7 @@ function isRecursive(path14, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname(parent);
   }
-  state.symlinks.set(path14, resolved);
+  state.symlinks.set(path15, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -66065,19 +66172,19 @@ var Walker = class {
         const filename = this.joinPath(entry.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry.isDirectory()) {
-        let path14 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path14)) continue;
-        this.pushDirectory(path14, paths, filters);
-        this.walkDirectory(this.state, path14, path14, depth - 1, this.walk);
+        let path15 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path15)) continue;
+        this.pushDirectory(path15, paths, filters);
+        this.walkDirectory(this.state, path15, path15, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path14 = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path14, this.state, (stat2, resolvedPath) => {
+        let path15 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path15, this.state, (stat2, resolvedPath) => {
           if (stat2.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path14 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path14 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path15 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path15 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path14;
+            resolvedPath = useRealPaths ? resolvedPath : path15;
             const filename = basename(resolvedPath);
             const directoryPath$1 = normalizePath(dirname(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -66243,7 +66350,7 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path14) => isMatch(path14));
+    this.options.filters.push((path15) => isMatch(path15));
     return this;
   }
 };
@@ -66318,19 +66425,19 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path14) {
-  return path14.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path15) {
+  return path15.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path14) {
+function splitPattern(path15) {
   var _result$parts;
-  const result = import_picomatch2.default.scan(path14, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path14];
+  const result = import_picomatch2.default.scan(path15, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path15];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path14) => path14.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path14) => path14.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path15) => path15.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path15) => path15.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
@@ -66437,13 +66544,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug ? (p, isDirectory) => {
-      const path14 = format(p, isDirectory);
-      const matches = matcher(path14) && !ignore(path14);
-      if (matches) log(`matched ${path14}`);
+      const path15 = format(p, isDirectory);
+      const matches = matcher(path15) && !ignore(path15);
+      if (matches) log(`matched ${path15}`);
       return matches;
     } : (p, isDirectory) => {
-      const path14 = format(p, isDirectory);
-      return matcher(path14) && !ignore(path14);
+      const path15 = format(p, isDirectory);
+      return matcher(path15) && !ignore(path15);
     }],
     exclude: debug ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -66486,11 +66593,11 @@ function getOptions(options) {
   opts.ignore = ensureStringArray(opts.ignore);
   opts.fs && (opts.fs = {
     readdir: opts.fs.readdir || readdir,
-    readdirSync: opts.fs.readdirSync || readdirSync2,
+    readdirSync: opts.fs.readdirSync || readdirSync3,
     realpath: opts.fs.realpath || realpath,
     realpathSync: opts.fs.realpathSync || realpathSync2,
     stat: opts.fs.stat || stat,
-    statSync: opts.fs.statSync || statSync
+    statSync: opts.fs.statSync || statSync2
   });
   if (opts.debug) log("globbing with options:", opts);
   return opts;
@@ -67711,8 +67818,8 @@ function splitCpus(cores, duet = false) {
 }
 
 // src/measure/http/cpu.ts
-import { readdirSync as readdirSync3, readFileSync as readFileSync4 } from "node:fs";
-import path4 from "node:path";
+import { readdirSync as readdirSync4, readFileSync as readFileSync5 } from "node:fs";
+import path5 from "node:path";
 function cpuBetween(start, end) {
   return {
     mainNs: end.mainNs - start.mainNs,
@@ -67727,10 +67834,10 @@ function parseSchedstat(text2) {
 }
 function readCpu(pid, proc = "/proc") {
   if (!Number.isSafeInteger(pid) || pid <= 0) return void 0;
-  const tasks = path4.join(proc, String(pid), "task");
+  const tasks = path5.join(proc, String(pid), "task");
   const read = (tid) => {
     try {
-      return parseSchedstat(readFileSync4(path4.join(tasks, tid, "schedstat"), "utf8"));
+      return parseSchedstat(readFileSync5(path5.join(tasks, tid, "schedstat"), "utf8"));
     } catch {
       return void 0;
     }
@@ -67739,7 +67846,7 @@ function readCpu(pid, proc = "/proc") {
   if (!main2) return void 0;
   let tids;
   try {
-    tids = readdirSync3(tasks);
+    tids = readdirSync4(tasks);
   } catch {
     return void 0;
   }
@@ -67803,9 +67910,9 @@ function counter(perf) {
 import os5 from "node:os";
 
 // src/measure/http/server.ts
-import { readdirSync as readdirSync4, readFileSync as readFileSync5 } from "node:fs";
+import { readdirSync as readdirSync5, readFileSync as readFileSync6 } from "node:fs";
 import http from "node:http";
-import path5 from "node:path";
+import path6 from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
 // src/measure/http/port.ts
@@ -67948,7 +68055,7 @@ var ServerProcess = class _ServerProcess {
   }
   static spawn(options, port) {
     const probe = runsNode(options.command);
-    const socket = probe ? path5.join(options.socketDir, `probe-${process.pid}-${++sequence}.sock`) : void 0;
+    const socket = probe ? path6.join(options.socketDir, `probe-${process.pid}-${++sequence}.sock`) : void 0;
     const nodeOptions = [process.env.NODE_OPTIONS, probe ? `--require ${JSON.stringify(options.probePath)}` : void 0].filter(Boolean).join(" ");
     const env = { ...process.env, PORT: String(port), HOST: "127.0.0.1", NODE_OPTIONS: nodeOptions };
     if (socket) {
@@ -68035,7 +68142,7 @@ function groupAlive(pgid) {
   }
 }
 function linuxGroupAlive(pgid) {
-  for (const entry of readdirSync4("/proc")) {
+  for (const entry of readdirSync5("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     const stat2 = statOf(Number(entry));
     if (stat2 && stat2.pgrp === pgid && stat2.state !== "Z" && stat2.state !== "X") return true;
@@ -68045,7 +68152,7 @@ function linuxGroupAlive(pgid) {
 function statOf(pid) {
   let stat2;
   try {
-    stat2 = readFileSync5(`/proc/${pid}/stat`, "utf8");
+    stat2 = readFileSync6(`/proc/${pid}/stat`, "utf8");
   } catch {
     return void 0;
   }
@@ -69395,9 +69502,9 @@ function summarize2(benchmarks) {
 }
 
 // src/explain/run.ts
-import { createHash as createHash2 } from "node:crypto";
-import { mkdirSync, readFileSync as readFileSync7 } from "node:fs";
-import path7 from "node:path";
+import { createHash as createHash3 } from "node:crypto";
+import { mkdirSync as mkdirSync2, readFileSync as readFileSync8 } from "node:fs";
+import path8 from "node:path";
 
 // src/measure/http/profile.ts
 async function profileServer(benchmark, revision, plan, profile) {
@@ -69424,9 +69531,9 @@ async function profileServer(benchmark, revision, plan, profile) {
 }
 
 // src/explain/profile.ts
-import { existsSync as existsSync4, readFileSync as readFileSync6 } from "node:fs";
+import { existsSync as existsSync5, readFileSync as readFileSync7 } from "node:fs";
 import { SourceMap } from "node:module";
-import path6 from "node:path";
+import path7 from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 var NOT_WORK = /* @__PURE__ */ new Set(["(root)", "(idle)"]);
 var INLINED = "(task code inlined into the loop)";
@@ -69536,25 +69643,25 @@ var SourceMaps = class {
     if (!entry || line < 0) return void 0;
     const found = entry.map.findEntry(line, Math.max(0, column));
     if (!found.originalSource) return void 0;
-    const source = found.originalSource.startsWith("file://") ? fileURLToPath2(found.originalSource) : path6.resolve(entry.dir, entry.sourceRoot, found.originalSource);
+    const source = found.originalSource.startsWith("file://") ? fileURLToPath2(found.originalSource) : path7.resolve(entry.dir, entry.sourceRoot, found.originalSource);
     return { file: source, line: found.originalLine ?? -1 };
   }
   load(file) {
     if (this.maps.has(file)) return this.maps.get(file);
     let entry = null;
     try {
-      const text2 = readFileSync6(file, "utf8");
-      const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync4(`${file}.map`) ? `${path6.basename(file)}.map` : void 0);
+      const text2 = readFileSync7(file, "utf8");
+      const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync5(`${file}.map`) ? `${path7.basename(file)}.map` : void 0);
       if (reference) {
         let payload;
-        let dir = path6.dirname(file);
+        let dir = path7.dirname(file);
         const inline = /^data:application\/json[^,]*;base64,(.*)$/.exec(reference);
         if (inline) payload = JSON.parse(Buffer.from(inline[1], "base64").toString("utf8"));
         else {
-          const mapFile = path6.resolve(dir, decodeURIComponent(reference));
-          if (!existsSync4(mapFile)) throw new Error("no map file");
-          payload = JSON.parse(readFileSync6(mapFile, "utf8"));
-          dir = path6.dirname(mapFile);
+          const mapFile = path7.resolve(dir, decodeURIComponent(reference));
+          if (!existsSync5(mapFile)) throw new Error("no map file");
+          payload = JSON.parse(readFileSync7(mapFile, "utf8"));
+          dir = path7.dirname(mapFile);
         }
         entry = { map: new SourceMap(payload), dir, sourceRoot: payload.sourceRoot ?? "" };
       }
@@ -69566,13 +69673,13 @@ var SourceMaps = class {
   }
 };
 function isOwnCode(file) {
-  return file !== "" && !file.startsWith("node:") && !file.startsWith("node_modules/") && !path6.isAbsolute(file) && !file.includes("://");
+  return file !== "" && !file.startsWith("node:") && !file.startsWith("node_modules/") && !path7.isAbsolute(file) && !file.includes("://");
 }
 function readable(file, root) {
-  const relative2 = path6.relative(root, file);
-  if (!relative2.startsWith("..") && !path6.isAbsolute(relative2)) return relative2.split(path6.sep).join("/");
-  const modules = file.lastIndexOf(`${path6.sep}node_modules${path6.sep}`);
-  return modules >= 0 ? file.slice(modules + 1).split(path6.sep).join("/") : file;
+  const relative2 = path7.relative(root, file);
+  if (!relative2.startsWith("..") && !path7.isAbsolute(relative2)) return relative2.split(path7.sep).join("/");
+  const modules = file.lastIndexOf(`${path7.sep}node_modules${path7.sep}`);
+  return modules >= 0 ? file.slice(modules + 1).split(path7.sep).join("/") : file;
 }
 
 // src/explain/run.ts
@@ -69580,7 +69687,7 @@ var PROFILE_DEFAULTS = { micro: { durationMs: 1e3, intervalUs: 100 }, server: { 
 async function explain(plan) {
   const explanations = /* @__PURE__ */ new Map();
   try {
-    mkdirSync(plan.dir, { recursive: true });
+    mkdirSync2(plan.dir, { recursive: true });
   } catch (error) {
     const message = `could not create the profile folder ${plan.dir}: ${messageOf(error)}`;
     plan.log(message);
@@ -69602,12 +69709,12 @@ async function explain(plan) {
 }
 function profileSlug(id) {
   const readable2 = id.replace(/[^\w.-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 100);
-  return `${readable2}-${createHash2("sha256").update(id).digest("hex").slice(0, 8)}`;
+  return `${readable2}-${createHash3("sha256").update(id).digest("hex").slice(0, 8)}`;
 }
 async function profileBoth(target, plan, started) {
   const revisions = { base: plan.base, head: plan.head };
   const slug = profileSlug(target.id);
-  const files = { base: path7.join(plan.dir, `${slug}.base.cpuprofile`), head: path7.join(plan.dir, `${slug}.head.cpuprofile`) };
+  const files = { base: path8.join(plan.dir, `${slug}.base.cpuprofile`), head: path8.join(plan.dir, `${slug}.head.cpuprofile`) };
   const ops = { base: 0, head: 0 };
   for (const side2 of ["base", "head"]) {
     ops[side2] = target.kind === "http" ? await profileHttp(target, revisions[side2], files[side2], plan) : await profileMicro(target, revisions[side2], files[side2], plan);
@@ -69615,12 +69722,12 @@ async function profileBoth(target, plan, started) {
   const options = {
     maps: new SourceMaps(),
     // benchgate's runner and probe frames are not the project's; a micro task's bench file calls everything it does.
-    hidden: (file) => file.startsWith(path7.dirname(plan.runnerPath) + path7.sep) || file.startsWith(path7.dirname(plan.probePath) + path7.sep),
+    hidden: (file) => file.startsWith(path8.dirname(plan.runnerPath) + path8.sep) || file.startsWith(path8.dirname(plan.probePath) + path8.sep),
     notOwn: (file) => file === target.file,
     // The runner's compiled loops (measure/micro/alternate.ts): V8 may inline the whole task into them.
     loops: ["benchgateLoop", "benchgateBatch"]
   };
-  const read = (side2) => summarizeProfile(JSON.parse(readFileSync7(files[side2], "utf8")), revisions[side2].root, options);
+  const read = (side2) => summarizeProfile(JSON.parse(readFileSync8(files[side2], "utf8")), revisions[side2].root, options);
   const summaries = { base: read("base"), head: read("head") };
   const perOp = (side2) => ops[side2] > 0 ? summaries[side2].totalMs * 1e3 / ops[side2] : 0;
   const sides = [
@@ -69687,11 +69794,12 @@ async function runGate(options) {
     install: setup.install,
     build: setup.build,
     commandTimeoutMs: setup.installTimeoutMs,
+    installs: options.installs,
     log: options.log,
     onCleanup: options.onCleanup
   });
-  const socketDir = mkdtempSync2(path8.join(os7.tmpdir(), "benchgate-sock-"));
-  const removeSocketDir = () => rmSync2(socketDir, { recursive: true, force: true });
+  const socketDir = mkdtempSync2(path9.join(os7.tmpdir(), "benchgate-sock-"));
+  const removeSocketDir = () => rmSync3(socketDir, { recursive: true, force: true });
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os7.loadavg();
   try {
@@ -69741,9 +69849,9 @@ async function runGate(options) {
   }
 }
 function choosePolicy(own, tree, options) {
-  const file = path8.relative(options.cwd, path8.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
-  const atBase = path8.join(tree.base.root, file);
-  const base = existsSync5(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
+  const file = path9.relative(options.cwd, path9.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
+  const atBase = path9.join(tree.base.root, file);
+  const base = existsSync6(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
   const from = options.policy ?? "head";
   const changes = policyChanges(base, own);
   const config = withOverrides(from === "base" ? withPolicyOf(own, base) : own, options.overrides);
@@ -69852,6 +69960,7 @@ async function listBenchmarks(options) {
     head: options.head,
     install: config.install,
     build: config.build,
+    installs: options.installs,
     log: options.log,
     onCleanup: options.onCleanup
   });
@@ -70022,7 +70131,7 @@ async function explainStage(run, judged) {
   const mode = options.profile ?? "regressions";
   const targets = judged.filter((b) => b.change && (b.verdict === "regression" || mode === "always") && mode !== "never").slice(0, MAX_PROFILED).map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
   if (!targets.length) return { benchmarks: judged };
-  const dir = path8.resolve(options.cwd, options.profileDir ?? path8.join(".benchgate", "profiles"));
+  const dir = path9.resolve(options.cwd, options.profileDir ?? path9.join(".benchgate", "profiles"));
   const explanations = await explain({
     targets,
     base: tree.base,
@@ -70479,7 +70588,7 @@ function changeChart(benchmarks, options = {}) {
 }
 
 // src/report/profile-sections.ts
-import path9 from "node:path";
+import path10 from "node:path";
 var share = (x) => formatShare(x, 1);
 function name(row) {
   return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
@@ -70505,7 +70614,7 @@ function profileSections(id, profile) {
     ownCode: profile.ownCode.map(
       (row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit}, with what it calls`
     ),
-    files: [profile.files.base, profile.files.head].map((file) => path9.basename(file))
+    files: [profile.files.base, profile.files.head].map((file) => path10.basename(file))
   };
 }
 
@@ -70957,8 +71066,8 @@ function mergeRuns(runs) {
 
 // src/report/read.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
-import { existsSync as existsSync6, readFileSync as readFileSync8, statSync as statSync2 } from "node:fs";
-import path10 from "node:path";
+import { existsSync as existsSync7, readFileSync as readFileSync9, statSync as statSync3 } from "node:fs";
+import path11 from "node:path";
 
 // schema/report.schema.json
 var report_schema_default = {
@@ -72869,7 +72978,7 @@ var validate3 = new import_ajv4.default({ allErrors: false, strict: false }).com
 function readReport(file) {
   let size;
   try {
-    size = statSync2(file).size;
+    size = statSync3(file).size;
   } catch (error) {
     throw new UserError(`Cannot read the report ${file}: ${error.code ?? String(error)}.`);
   }
@@ -72879,7 +72988,7 @@ function readReport(file) {
     );
   let data;
   try {
-    data = JSON.parse(readFileSync8(file, "utf8"));
+    data = JSON.parse(readFileSync9(file, "utf8"));
   } catch {
     throw new UserError(`The report ${file} is not JSON: refusing it.`);
   }
@@ -72893,7 +73002,7 @@ function readReport(file) {
 }
 function reportFiles(patterns, cwd) {
   const files = patterns.flatMap((pattern) => {
-    if (existsSync6(path10.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path10.resolve(cwd, pattern)];
+    if (existsSync7(path11.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path11.resolve(cwd, pattern)];
     const found = globSync(pattern, { cwd, onlyFiles: true, absolute: true, expandDirectories: false }).sort();
     if (found.length === 0) throw new UserError(`No file matches ${pattern} (in ${cwd}).`);
     return found;
@@ -72972,6 +73081,8 @@ Options:
   --time-limit <d>      upper bound on measuring, e.g. 90s or 5m (default 5m); checkout,
                         install and build are not counted
   --install-timeout <d> upper bound on each revision's install and build commands (default 15m)
+  --install-cache <dir> keep installs in <dir> and reuse them in later runs when the npm lockfile
+                        and package.json are the same (within one run they always are reused)
   --files <glob>        bench files to run, in place of micro.files (repeatable), e.g.
                         --files 'benchmark/*.js'
   --isolation <mode>    alternate (default) or process
@@ -73007,45 +73118,47 @@ days:<n> (HEAD's first-parent history n days ago) or a revision. bisect finds th
 against --good, by side-by-side compares: about log2(commits) of them.
 
 Exit codes: 0 every budget holds, 1 a budget is broken, 2 an error.`;
+var OPTIONS = {
+  base: { type: "string" },
+  head: { type: "string" },
+  config: { type: "string" },
+  json: { type: "string" },
+  markdown: { type: "string" },
+  rounds: { type: "string" },
+  "time-limit": { type: "string" },
+  "install-timeout": { type: "string" },
+  "install-cache": { type: "string" },
+  isolation: { type: "string" },
+  "http-mode": { type: "string" },
+  profile: { type: "string" },
+  "profile-dir": { type: "string" },
+  files: { type: "string", multiple: true },
+  shard: { type: "string" },
+  history: { type: "string" },
+  anchor: { type: "string" },
+  "drift-budget": { type: "string" },
+  good: { type: "string" },
+  bad: { type: "string" },
+  benchmark: { type: "string" },
+  "no-color": { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "v" }
+};
+var parse = (argv) => parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: OPTIONS });
 function parseCommand(argv) {
   let parsed;
   try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        base: { type: "string" },
-        head: { type: "string" },
-        config: { type: "string" },
-        json: { type: "string" },
-        markdown: { type: "string" },
-        rounds: { type: "string" },
-        "time-limit": { type: "string" },
-        "install-timeout": { type: "string" },
-        isolation: { type: "string" },
-        "http-mode": { type: "string" },
-        profile: { type: "string" },
-        "profile-dir": { type: "string" },
-        files: { type: "string", multiple: true },
-        shard: { type: "string" },
-        history: { type: "string" },
-        anchor: { type: "string" },
-        "drift-budget": { type: "string" },
-        good: { type: "string" },
-        bad: { type: "string" },
-        benchmark: { type: "string" },
-        "no-color": { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-        version: { type: "boolean", short: "v" }
-      }
-    });
+    parsed = parse(argv);
   } catch (error) {
     throw new UserError(`${error.message}
 
 ${USAGE}`);
   }
   const { values, positionals } = parsed;
+  const command = commandOf(values, positionals);
+  return values["install-cache"] === void 0 ? command : { ...command, installCache: values["install-cache"] };
+}
+function commandOf(values, positionals) {
   if (values.help) return { kind: "help" };
   if (values.version) return { kind: "version" };
   if (positionals.length === 0) return { kind: "help" };
@@ -73179,7 +73292,7 @@ function parseProfileMode(text2) {
 var import_picomatch4 = __toESM(require_picomatch2(), 1);
 
 // src/config/action-inputs.ts
-import path11 from "node:path";
+import path12 from "node:path";
 
 // src/config/anchor.ts
 function parseAnchor(text2, what = "anchor") {
@@ -73202,7 +73315,7 @@ function parseAnchor(text2, what = "anchor") {
 
 // src/config/action-inputs.ts
 function commentKeyOf(directory, config, key) {
-  const file = path11.posix.join(directory.split(path11.sep).join("/") || ".", config ?? "benchgate.yml");
+  const file = path12.posix.join(directory.split(path12.sep).join("/") || ".", config ?? "benchgate.yml");
   return sanitizeCommentKey(key ? `${file}#${key}` : file);
 }
 function sanitizeCommentKey(key) {
@@ -73932,30 +74045,30 @@ function fenced(lines, language = "text") {
 }
 
 // src/history/store.ts
-import { closeSync, existsSync as existsSync7, mkdirSync as mkdirSync2, openSync, readFileSync as readFileSync9, renameSync, rmSync as rmSync3, statSync as statSync3, writeFileSync } from "node:fs";
-import path12 from "node:path";
+import { closeSync, existsSync as existsSync8, mkdirSync as mkdirSync3, openSync, readFileSync as readFileSync10, renameSync as renameSync2, rmSync as rmSync4, statSync as statSync4, writeFileSync } from "node:fs";
+import path13 from "node:path";
 import { setTimeout as sleep3 } from "node:timers/promises";
 var MAX_BYTES = 64 * 1024 * 1024;
 var LOCK_WAIT_MS = 3e4;
 var STALE_LOCK_MS = 12e4;
 function fileStore(file, limit) {
   const read = () => {
-    if (!existsSync7(file)) return [];
-    const size = statSync3(file).size;
+    if (!existsSync8(file)) return [];
+    const size = statSync4(file).size;
     if (size > MAX_BYTES) throw new UserError(`${file}: ${size} bytes is more than a history file holds (64 MB): is it the right file?`);
-    return parseHistory(readFileSync9(file, "utf8"), file);
+    return parseHistory(readFileSync10(file, "utf8"), file);
   };
   return {
     where: file,
     read: () => Promise.resolve().then(read),
     append: async (records) => {
-      mkdirSync2(path12.dirname(path12.resolve(file)), { recursive: true });
+      mkdirSync3(path13.dirname(path13.resolve(file)), { recursive: true });
       const release = await lock(`${file}.lock`);
       try {
         const written = appendRecords(read(), records, limit);
         const temp = `${file}.${process.pid}.tmp`;
         writeFileSync(temp, serializeHistory(written));
-        renameSync(temp, file);
+        renameSync2(temp, file);
         return written;
       } finally {
         release();
@@ -73972,12 +74085,12 @@ async function lock(lockFile) {
       writeFileSync(fd, token);
       closeSync(fd);
       return () => {
-        if (readSafe(lockFile) === token) rmSync3(lockFile, { force: true });
+        if (readSafe(lockFile) === token) rmSync4(lockFile, { force: true });
       };
     } catch (error) {
       if (error.code !== "EEXIST") throw error;
       const age = Date.now() - (statSafe(lockFile) ?? Date.now());
-      if (age > STALE_LOCK_MS) rmSync3(lockFile, { force: true });
+      if (age > STALE_LOCK_MS) rmSync4(lockFile, { force: true });
       else if (Date.now() - started > LOCK_WAIT_MS)
         throw new UserError(`${lockFile} is held by another benchgate writing the history: remove it if no benchgate is running.`);
       else await sleep3(20 + Math.random() * 30);
@@ -73986,14 +74099,14 @@ async function lock(lockFile) {
 }
 function readSafe(file) {
   try {
-    return readFileSync9(file, "utf8");
+    return readFileSync10(file, "utf8");
   } catch {
     return void 0;
   }
 }
 function statSafe(file) {
   try {
-    return statSync3(file).mtimeMs;
+    return statSync4(file).mtimeMs;
   } catch {
     return void 0;
   }
@@ -74150,7 +74263,12 @@ async function main(argv, io) {
       profile: command.profile,
       profileDir: command.profileDir,
       shard: command.shard,
-      ...gateIo(io, progress, trap)
+      ...gateIo(
+        io,
+        progress,
+        trap,
+        command.installCache === void 0 ? void 0 : new Installs(path14.resolve(io.cwd, command.installCache))
+      )
     });
   } catch (error) {
     killAll();
@@ -74162,7 +74280,7 @@ async function main(argv, io) {
   return writeReport(report2, command, color, io);
 }
 function runHistoryCommand(command, io) {
-  return withProgress(io, async (gate, progress) => {
+  return withProgress(io, command, async (gate, progress) => {
     const color = "color" in command && command.color !== void 0 ? command.color : Boolean(io.stdout.isTTY) && !io.env.NO_COLOR && io.env.TERM !== "dumb";
     const historyIo = {
       cwd: io.cwd,
@@ -74202,13 +74320,13 @@ function writeReport(report2, command, color, io) {
 function mergeFiles(patterns, io) {
   try {
     const files = reportFiles(patterns, io.cwd);
-    return mergeShards(files.map((file) => ({ file: path13.relative(io.cwd, file) || file, report: readReport(file) })));
+    return mergeShards(files.map((file) => ({ file: path14.relative(io.cwd, file) || file, report: readReport(file) })));
   } catch (error) {
     return errorReport(describeFailure(error), io.version);
   }
 }
 function runCalibrate(command, io) {
-  return withProgress(io, async (gate, progress) => {
+  return withProgress(io, command, async (gate, progress) => {
     const config = loadConfig({ root: io.cwd, file: command.config });
     const result = await calibrate({
       cwd: io.cwd,
@@ -74227,7 +74345,7 @@ function runCalibrate(command, io) {
   });
 }
 function runList(command, io) {
-  return withProgress(io, async (gate, progress) => {
+  return withProgress(io, command, async (gate, progress) => {
     const listing = await listBenchmarks({
       cwd: io.cwd,
       base: command.base,
@@ -74244,11 +74362,17 @@ function runList(command, io) {
     return listing.revisions.some((revision) => revision.files.some((file) => file.error)) ? EXIT.error : 0;
   });
 }
-async function withProgress(io, body) {
+async function withProgress(io, command, body) {
   const progress = progressPrinter(io.stderr);
   const trap = cliTrap(io, progress);
+  let folder;
+  const history = ["record", "drift", "bisect"].includes(command.kind);
+  if (command.installCache !== void 0) folder = path14.resolve(io.cwd, command.installCache);
+  else if (history) folder = mkdtempSync3(path14.join(os9.tmpdir(), "benchgate-installs-"));
+  const removeFolder = command.installCache === void 0 && folder ? () => rmSync5(folder, { recursive: true, force: true }) : () => void 0;
+  const forget = trap.onCleanup(removeFolder);
   try {
-    return await body(gateIo(io, progress, trap), progress);
+    return await body(gateIo(io, progress, trap, folder === void 0 ? void 0 : new Installs(folder)), progress);
   } catch (error) {
     killAll();
     progress.done();
@@ -74256,11 +74380,14 @@ async function withProgress(io, body) {
 `);
     return EXIT.error;
   } finally {
+    forget();
+    removeFolder();
     trap.release();
   }
 }
-function gateIo(io, progress, trap) {
+function gateIo(io, progress, trap, installs) {
   return {
+    installs,
     runnerPath: io.runnerPath,
     probePath: io.probePath,
     toolVersion: io.version,
@@ -74288,8 +74415,8 @@ benchgate: crashed (${messageOf(error)}): benchmark processes stopped and worktr
   });
 }
 function write(cwd, file, text2) {
-  const target = path13.resolve(cwd, file);
-  mkdirSync3(path13.dirname(target), { recursive: true });
+  const target = path14.resolve(cwd, file);
+  mkdirSync4(path14.dirname(target), { recursive: true });
   writeFileSync2(target, text2);
 }
 function progressPrinter(stream) {
@@ -74321,7 +74448,7 @@ function progressPrinter(stream) {
 }
 
 // src/util/secrets.ts
-import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync10, readSync, writeSync } from "node:fs";
+import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync11, readSync, writeSync } from "node:fs";
 function forgetSecrets(env = process.env) {
   const jobFiles = Object.fromEntries(
     Object.entries(env).filter((entry) => JOB_FILES.has(entry[0].toUpperCase()) && entry[1] !== void 0)
@@ -74336,7 +74463,7 @@ function forgetSecrets(env = process.env) {
 function wipeInitialEnvironment(names) {
   let fd;
   try {
-    const stat2 = readFileSync10("/proc/self/stat", "utf8");
+    const stat2 = readFileSync11("/proc/self/stat", "utf8");
     const fields = stat2.slice(stat2.lastIndexOf(")") + 2).split(" ");
     const start = Number(fields[50 - 3]);
     const end = Number(fields[51 - 3]);

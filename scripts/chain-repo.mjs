@@ -6,14 +6,37 @@ import os from 'node:os';
 import path from 'node:path';
 
 /**
- * @param {{ losses: number[], tags?: Record<number, string>, config: string, work?: number, broken?: number[], missing?: number[] }} options
+ * @param {{ losses: number[], tags?: Record<number, string>, config: string, work?: number, broken?: number[], missing?: number[], lockfile?: boolean }} options
  *   losses: per commit after the first, the throughput 'work' loses in it (0.03 = 3% fewer ops/s; 0 = untouched);
  *   tags: commit index (0 = the first) → tag name; config: benchgate.yml; work: the first commit's loop length;
  *   broken: commit indexes that do not install (a postinstall that fails, as a broken build step does);
  *   missing: commit indexes without bench/work.bench.js ('steady' alone, in bench/steady.bench.js), as before a
- *   bench file was written or while it was renamed
+ *   bench file was written or while it was renamed; lockfile: every commit that installs has the same
+ *   package-lock.json (one registry dependency, tinybench, unused by the bench files), as most commits of a real history do
  * @returns {{ dir: string, commits: string[] }} the repository and its commits, oldest first
  */
+const MANIFEST = { name: 'chain', private: true, type: 'module' };
+const LOCKFILE = `${JSON.stringify(
+  {
+    name: 'chain',
+    lockfileVersion: 3,
+    requires: true,
+    packages: {
+      '': { name: 'chain', devDependencies: { tinybench: '6.2.3' } },
+      'node_modules/tinybench': {
+        version: '6.2.3',
+        resolved: 'https://registry.npmjs.org/tinybench/-/tinybench-6.2.3.tgz',
+        integrity: 'sha512-Al01C2JIBnO2CXCAPbpAl6sUiOZHeThGtHYNTa51JRw9PyWOCdr+9Ong05R4qg/Sk3+H645E8ov1h2c58ityNw==',
+        dev: true,
+        license: 'MIT',
+        engines: { node: '>=20.0.0' },
+      },
+    },
+  },
+  null,
+  2,
+)}\n`;
+
 export function makeChainRepo(options) {
   const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'benchgate-chain-')));
   const git = (...args) =>
@@ -44,6 +67,10 @@ export function makeChainRepo(options) {
     );
     if (broken) write('vendor/tiny/package.json', '{ "name": "tiny", "version": "1.0.0" }\n');
     else rmSync(path.join(dir, 'vendor'), { recursive: true, force: true });
+    if (options.lockfile && !broken) {
+      write('package.json', `${JSON.stringify({ ...MANIFEST, devDependencies: { tinybench: '6.2.3' } }, null, 2)}\n`);
+      write('package-lock.json', LOCKFILE);
+    } else rmSync(path.join(dir, 'package-lock.json'), { force: true });
     // 'work' loops over its length; 'steady' never changes: a control the history must keep flat.
     if (options.missing?.includes(i)) {
       rmSync(path.join(dir, 'bench/work.bench.js'), { force: true });

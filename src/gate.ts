@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DEFAULTS, type BudgetRule, type Config, type HttpMode, type Isolation, type ProfileMode } from './config/types.js';
 import { checkout, workingTree, type Checkout } from './checkout/revisions.js';
+import type { Installs } from './checkout/reuse.js';
 import { configHash } from './config/hash.js';
 import { discoverBenchFiles } from './measure/micro/discover.js';
 import { assertInstalled, loadInventory, type RevisionInventory } from './measure/micro/inventory.js';
@@ -97,6 +98,8 @@ export interface GateOptions {
   policy?: PolicySource | undefined;
   /** calibrate: rounds until the time limit on purpose, so no warning that the first look cannot fit. */
   untilTimeLimit?: boolean;
+  /** Installs to reuse across compares (a bisect's steps) or runs (--install-cache); default: each checkout's own. */
+  installs?: Installs | undefined;
 }
 
 /**
@@ -116,6 +119,7 @@ export async function runGate(options: GateOptions): Promise<Report> {
     install: setup.install,
     build: setup.build,
     commandTimeoutMs: setup.installTimeoutMs,
+    installs: options.installs,
     log: options.log,
     onCleanup: options.onCleanup,
   });
@@ -360,6 +364,7 @@ export async function listBenchmarks(options: Omit<GateOptions, 'base' | 'probeP
           head: options.head,
           install: config.install,
           build: config.build,
+          installs: options.installs,
           log: options.log,
           onCleanup: options.onCleanup,
         });

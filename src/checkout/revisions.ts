@@ -7,6 +7,7 @@ import { runShell } from '../util/processes.js';
 import { isRevisionName } from '../config/revision.js';
 import { git as defaultGit, GitError, gitSync, type Git } from './git.js';
 import { detectInstall } from './install.js';
+import { installKey, Installs } from './reuse.js';
 
 export type RevisionLabel = 'base' | 'head';
 
@@ -38,6 +39,8 @@ export interface CheckoutOptions {
   git?: Git;
   /** Bound on each install and build command (install-timeout); default DEFAULT_COMMAND_TIMEOUT_MS. */
   commandTimeoutMs?: number;
+  /** Installs to reuse and to add to (a bisect's steps share one); default: this checkout's own (head reuses base's). */
+  installs?: Installs | undefined;
 }
 
 export interface Checkout {
@@ -90,7 +93,8 @@ export async function checkout(options: CheckoutOptions): Promise<Checkout> {
       const headTree = await addWorktree('head', headSha);
       head = { label: 'head', ref: options.head, sha: headSha, root: path.join(headTree, projectDir), worktree: headTree, dirty: false };
     }
-    for (const revision of [base, head]) await prepare(revision, options);
+    const installs = options.installs ?? new Installs();
+    for (const revision of [base, head]) await prepare(revision, options, installs);
     return { base, head, dispose };
   } catch (error) {
     dispose();
@@ -136,7 +140,7 @@ async function resolveRef(run: Git, repoRoot: string, ref: string, flag: string)
 const DEFAULT_COMMAND_TIMEOUT_MS = 15 * 60_000;
 
 /** Install and build one revision; the working tree is built but never re-installed (it is the user's). */
-async function prepare(revision: Revision, options: CheckoutOptions): Promise<void> {
+async function prepare(revision: Revision, options: CheckoutOptions, installs: Installs): Promise<void> {
   const describe = `${revision.label} (${revision.ref} @ ${revision.sha.slice(0, 7)})`;
   if (!existsSync(revision.root)) {
     throw new UserError(`The project directory ${path.basename(revision.root)} does not exist in ${describe}.`);
@@ -152,6 +156,12 @@ async function prepare(revision: Revision, options: CheckoutOptions): Promise<vo
     ['build', options.build],
   ] as const) {
     if (!command) continue;
+    const reuse = step === 'install' ? installKey(revision.root, command) : undefined;
+    const from = reuse?.key === undefined ? undefined : restore(installs, reuse.key, revision.root);
+    if (from && reuse?.key !== undefined) {
+      options.log(`install ${revision.label}: reused the install of ${from} (the same ${reuse.lockfile} and package.json)`);
+      continue;
+    }
     options.log(`${step} ${revision.label}: ${command}`);
     const started = Date.now();
     const result = await runShell(command, { cwd: revision.root, timeoutMs: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS });
@@ -167,6 +177,20 @@ async function prepare(revision: Revision, options: CheckoutOptions): Promise<vo
       );
     }
     options.log(`${step} ${revision.label}: done in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+    if (reuse?.key !== undefined) installs.remember(reuse.key, revision.root, describe);
+  }
+}
+
+/** A known install of `key` copied into `root`: what it came from, or undefined to install (none, or the copy failed). */
+function restore(installs: Installs, key: string, root: string): string | undefined {
+  const found = installs.find(key);
+  if (!found) return undefined;
+  try {
+    installs.restore(found, root);
+    return found.what;
+  } catch {
+    rmSync(path.join(root, 'node_modules'), { recursive: true, force: true });
+    return undefined;
   }
 }
 

@@ -25,6 +25,8 @@ Options:
   --time-limit <d>      upper bound on measuring, e.g. 90s or 5m (default 5m); checkout,
                         install and build are not counted
   --install-timeout <d> upper bound on each revision's install and build commands (default 15m)
+  --install-cache <dir> keep installs in <dir> and reuse them in later runs when the npm lockfile
+                        and package.json are the same (within one run they always are reused)
   --files <glob>        bench files to run, in place of micro.files (repeatable), e.g.
                         --files 'benchmark/*.js'
   --isolation <mode>    alternate (default) or process
@@ -61,7 +63,10 @@ against --good, by side-by-side compares: about log2(commits) of them.
 
 Exit codes: 0 every budget holds, 1 a budget is broken, 2 an error.`;
 
-export type Command =
+/** A command, and the folder where installs are kept across runs (--install-cache), for those that check out. */
+export type Command = CommandKind & { installCache?: string | undefined };
+
+type CommandKind =
   | { kind: 'help' }
   | {
       kind: 'calibrate';
@@ -132,44 +137,50 @@ export type Command =
       color: boolean | undefined;
     };
 
+const OPTIONS = {
+  base: { type: 'string' },
+  head: { type: 'string' },
+  config: { type: 'string' },
+  json: { type: 'string' },
+  markdown: { type: 'string' },
+  rounds: { type: 'string' },
+  'time-limit': { type: 'string' },
+  'install-timeout': { type: 'string' },
+  'install-cache': { type: 'string' },
+  isolation: { type: 'string' },
+  'http-mode': { type: 'string' },
+  profile: { type: 'string' },
+  'profile-dir': { type: 'string' },
+  files: { type: 'string', multiple: true },
+  shard: { type: 'string' },
+  history: { type: 'string' },
+  anchor: { type: 'string' },
+  'drift-budget': { type: 'string' },
+  good: { type: 'string' },
+  bad: { type: 'string' },
+  benchmark: { type: 'string' },
+  'no-color': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const;
+
+const parse = (argv: readonly string[]) => parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: OPTIONS });
+type Values = ReturnType<typeof parse>['values'];
+
 /** Parse the command line strictly: an unknown flag or a bad value is an error naming it. */
 export function parseCommand(argv: readonly string[]): Command {
   let parsed;
   try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        base: { type: 'string' },
-        head: { type: 'string' },
-        config: { type: 'string' },
-        json: { type: 'string' },
-        markdown: { type: 'string' },
-        rounds: { type: 'string' },
-        'time-limit': { type: 'string' },
-        'install-timeout': { type: 'string' },
-        isolation: { type: 'string' },
-        'http-mode': { type: 'string' },
-        profile: { type: 'string' },
-        'profile-dir': { type: 'string' },
-        files: { type: 'string', multiple: true },
-        shard: { type: 'string' },
-        history: { type: 'string' },
-        anchor: { type: 'string' },
-        'drift-budget': { type: 'string' },
-        good: { type: 'string' },
-        bad: { type: 'string' },
-        benchmark: { type: 'string' },
-        'no-color': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-      },
-    });
+    parsed = parse(argv);
   } catch (error) {
     throw new UserError(`${(error as Error).message}\n\n${USAGE}`);
   }
   const { values, positionals } = parsed;
+  const command = commandOf(values, positionals);
+  return values['install-cache'] === undefined ? command : { ...command, installCache: values['install-cache'] };
+}
+
+function commandOf(values: Values, positionals: string[]): CommandKind {
   if (values.help) return { kind: 'help' };
   if (values.version) return { kind: 'version' };
   if (positionals.length === 0) return { kind: 'help' };

@@ -19,7 +19,7 @@ import type { Command } from './args.js';
 export interface HistoryIo {
   cwd: string;
   version: string;
-  gate: Pick<GateOptions, 'runnerPath' | 'probePath' | 'toolVersion' | 'log' | 'onProgress' | 'onCleanup'>;
+  gate: Pick<GateOptions, 'runnerPath' | 'probePath' | 'toolVersion' | 'log' | 'onProgress' | 'onCleanup' | 'installs'>;
   print: (text: string) => void;
   write: (file: string, text: string) => void;
   writeReport: (report: Report) => number;

@@ -1,4 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { formatDuration } from '../util/format.js';
 import { calibrate } from '../calibrate.js';
@@ -16,6 +17,7 @@ import { terminalText } from '../report/escape.js';
 import { describeFailure, messageOf } from '../util/errors.js';
 import { killAll } from '../util/processes.js';
 import { signalExitCode, trapSignals } from '../util/signals.js';
+import { Installs } from '../checkout/reuse.js';
 import { parseCommand, USAGE, type Command } from './args.js';
 import { runBisect, runDrift, runRecord, runTrend, type HistoryIo } from './history.js';
 
@@ -77,7 +79,12 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       profile: command.profile,
       profileDir: command.profileDir,
       shard: command.shard,
-      ...gateIo(io, progress, trap),
+      ...gateIo(
+        io,
+        progress,
+        trap,
+        command.installCache === undefined ? undefined : new Installs(path.resolve(io.cwd, command.installCache)),
+      ),
     });
   } catch (error) {
     killAll();
@@ -91,7 +98,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
 
 /** record, trend, drift and bisect (src/history): their compares print and write reports as compare does. */
 function runHistoryCommand(command: Extract<Command, { kind: 'trend' | 'record' | 'drift' | 'bisect' }>, io: CliIo): Promise<number> {
-  return withProgress(io, async (gate, progress) => {
+  return withProgress(io, command, async (gate, progress) => {
     const color =
       'color' in command && command.color !== undefined
         ? command.color
@@ -150,7 +157,7 @@ function mergeFiles(patterns: readonly string[], io: CliIo): Report {
 }
 
 function runCalibrate(command: Extract<Command, { kind: 'calibrate' }>, io: CliIo): Promise<number> {
-  return withProgress(io, async (gate, progress) => {
+  return withProgress(io, command, async (gate, progress) => {
     const config = loadConfig({ root: io.cwd, file: command.config });
     const result = await calibrate({
       cwd: io.cwd,
@@ -168,7 +175,7 @@ function runCalibrate(command: Extract<Command, { kind: 'calibrate' }>, io: CliI
 }
 
 function runList(command: Extract<Command, { kind: 'list' }>, io: CliIo): Promise<number> {
-  return withProgress(io, async (gate, progress) => {
+  return withProgress(io, command, async (gate, progress) => {
     const listing = await listBenchmarks({
       cwd: io.cwd,
       base: command.base,
@@ -187,25 +194,37 @@ function runList(command: Extract<Command, { kind: 'list' }>, io: CliIo): Promis
 /** A command that prints progress and holds the signal trap: an error ends it with exit 2 and its message on stderr. */
 async function withProgress(
   io: CliIo,
+  command: Command,
   body: (gate: ReturnType<typeof gateIo>, progress: ReturnType<typeof progressPrinter>) => Promise<number>,
 ): Promise<number> {
   const progress = progressPrinter(io.stderr);
   const trap = cliTrap(io, progress);
+  // Installs kept across runs (--install-cache); else the history commands' compares share a folder of this run's.
+  let folder: string | undefined;
+  const history = ['record', 'drift', 'bisect'].includes(command.kind);
+  if (command.installCache !== undefined) folder = path.resolve(io.cwd, command.installCache);
+  else if (history) folder = mkdtempSync(path.join(os.tmpdir(), 'benchgate-installs-'));
+  const removeFolder =
+    command.installCache === undefined && folder ? () => rmSync(folder, { recursive: true, force: true }) : () => undefined;
+  const forget = trap.onCleanup(removeFolder);
   try {
-    return await body(gateIo(io, progress, trap), progress);
+    return await body(gateIo(io, progress, trap, folder === undefined ? undefined : new Installs(folder)), progress);
   } catch (error) {
     killAll();
     progress.done();
     io.stderr.write(`benchgate: ${terminalText(messageOf(error), { keepNewlines: true })}\n`);
     return EXIT.error;
   } finally {
+    forget();
+    removeFolder();
     trap.release();
   }
 }
 
 /** What compare and calibrate both hand the gate: the bundles, the version, progress lines and the signal trap. */
-function gateIo(io: CliIo, progress: ReturnType<typeof progressPrinter>, trap: ReturnType<typeof cliTrap>) {
+function gateIo(io: CliIo, progress: ReturnType<typeof progressPrinter>, trap: ReturnType<typeof cliTrap>, installs?: Installs) {
   return {
+    installs,
     runnerPath: io.runnerPath,
     probePath: io.probePath,
     toolVersion: io.version,

@@ -1,6 +1,8 @@
 // Real projects' benchmarks, unmodified: one fixture per harness (fixtures/harness-*), written the
 // way those projects write them, each with one known large regression at head and a different
 // installed copy of the harness at each revision.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { fixtureRepo, leftoverProcesses, leftovers, readJson, removeFixtureRepos, runCli } from './helpers.js';
@@ -104,7 +106,13 @@ export const config = (files: string | undefined) =>
  */
 export function describeHarnesses(harnesses: string[]): (name: string, options: Parameters<typeof fixtureRepo>[1]) => string {
   let repo = '';
-  afterAll(removeFixtureRepos);
+  // Each fixture's revisions are installed once, by its list test, then reused from --install-cache by its compares.
+  const cache = mkdtempSync(path.join(os.tmpdir(), 'harness-installs-'));
+  const listed = new Set<string>();
+  afterAll(() => {
+    removeFixtureRepos();
+    rmSync(cache, { recursive: true, force: true });
+  });
   afterEach(async () => {
     expect(await leftoverProcesses()).toEqual([]);
     if (repo) expect(leftovers(repo)).toEqual({ worktrees: [], tempDirs: [] });
@@ -113,8 +121,9 @@ export function describeHarnesses(harnesses: string[]): (name: string, options: 
   describe.each(CASES.filter((c) => harnesses.includes(c.harness)))('$harness bench files, unmodified ($fixture)', (c) => {
     it('lists each revision with its own copy of the harness, and the tasks with their nesting', async () => {
       const repo = fixture(c.fixture, { config: config(c.files) });
-      const run = await runCli(['list', '--base', 'main', '--head', 'feature', '--json', 'out/list.json'], repo);
+      const run = await runCli(['list', '--base', 'main', '--head', 'feature', '--json', 'out/list.json', '--install-cache', cache], repo);
       expect(run.code, run.stderr).toBe(0);
+      listed.add(c.fixture);
       const listing = readJson<{
         revisions: {
           label: string;
@@ -142,10 +151,19 @@ export function describeHarnesses(harnesses: string[]): (name: string, options: 
     it.each(['alternate'])('catches the regression and flags nothing else, in %s isolation', async (isolation) => {
       const repo = fixture(c.fixture, { config: config(c.files) });
       const run = await runCli(
-        ['compare', '--base', 'main', '--head', 'feature', '--isolation', isolation, '--profile', 'never', '--json', 'out/report.json'],
+        [
+          ...['compare', '--base', 'main', '--head', 'feature', '--isolation', isolation, '--profile', 'never'],
+          ...['--json', 'out/report.json', '--install-cache', cache],
+        ],
         repo,
       );
       expect(run.code, run.stderr).toBe(1);
+      // The list test (before this one) installed both revisions into the cache: both are reused, never installed again.
+      if (listed.has(c.fixture))
+        for (const side of ['base', 'head'])
+          expect(run.stderr).toContain(
+            `install ${side}: reused the install of an earlier run, kept in ${cache} (the same package-lock.json`,
+          );
       const report = readJson<{ verdict: string; benchmarks: { id: string; verdict: string }[] }>(path.join(repo, 'out/report.json'));
       expect(report.benchmarks.map((b) => b.id).sort()).toEqual([...c.tasks].sort());
       const verdicts = Object.fromEntries(report.benchmarks.map((b) => [b.id, b.verdict]));
@@ -164,7 +182,10 @@ export function describeHarnesses(harnesses: string[]): (name: string, options: 
       it('measures every task in process isolation, one revision per process, the loss where it is', async () => {
         const repo = fixture(c.fixture, { config: config(c.files) });
         const run = await runCli(
-          ['compare', '--base', 'main', '--head', 'feature', '--isolation', 'process', '--profile', 'never', '--json', 'out/report.json'],
+          [
+            ...['compare', '--base', 'main', '--head', 'feature', '--isolation', 'process', '--profile', 'never'],
+            ...['--json', 'out/report.json', '--install-cache', cache],
+          ],
           repo,
         );
         const report = readJson<{

@@ -1,4 +1,5 @@
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 // @ts-expect-error -- a plain .mjs script shared with npm run evaluate
@@ -121,11 +122,21 @@ describe('history of main, from the CLI', () => {
     // its first look, and what is tested is the search. (How small a step bisect finds is npm run evaluate's question.)
     // Commit 4 does not install (its postinstall fails), commit 3 has no bench/work.bench.js: the first two commits
     // the search would test, so both are skipped, never "good", and the search goes on around them.
-    const made = makeChainRepo({ losses: [0, 0.9, 0, 0, 0, 0, 0], config: QUICK('50%'), broken: [4], missing: [3] });
+    // Every other commit has the same package-lock.json: installed once, then reused at every step (head and base).
+    const made = makeChainRepo({ losses: [0, 0.9, 0, 0, 0, 0, 0], config: QUICK('50%'), broken: [4], missing: [3], lockfile: true });
     repos.push(made.dir);
     const { dir, commits } = made;
+    const folders = () => readdirSync(os.tmpdir()).filter((name) => name.startsWith('benchgate-installs-'));
+    const before = folders();
     const run = await runCli(['bisect', '--good', commits[0]!, '--json', 'bisect.json'], dir);
     expect(run.code, run.stdout + run.stderr).toBe(0);
+    const installs = run.stderr.split('\n').filter((line) => /^benchgate: install (base|head): (npm|reused)/.test(line));
+    // One npm ci (the first compare's base), the broken commit's own npm install, every other side reused.
+    expect(installs.filter((line) => line.includes(': npm ci '))).toHaveLength(1);
+    expect(installs.filter((line) => line.includes(': npm install '))).toHaveLength(1);
+    expect(installs.filter((line) => line.includes(': reused the install of ')).length).toBeGreaterThanOrEqual(2 * 4 - 1);
+    // The run's folder of installs is gone with it.
+    expect(folders().filter((name) => !before.includes(name))).toEqual([]);
     const lines = run.stdout.trim().split('\n');
     const named = lines.findIndex((line) => line.startsWith('first bad commit: '));
     expect(lines[named]).toBe(`first bad commit: ${commits[2]} step 2: work costs 90% more`);

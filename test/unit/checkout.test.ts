@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { detectInstall } from '../../src/checkout/install.js';
+import { installKey, Installs } from '../../src/checkout/reuse.js';
 import { checkout, type Checkout, type CheckoutOptions } from '../../src/checkout/revisions.js';
 import { UserError } from '../../src/util/errors.js';
 
@@ -235,5 +236,104 @@ describe('installing and building', () => {
     // Head's worktree was made before base's install ran; both are gone, and the folder that held them.
     expect(worktrees(repo)).toEqual([]);
     expect(existsSync(path.dirname(base))).toBe(false);
+  });
+});
+
+describe('installs reused', () => {
+  // An "install" that writes node_modules from the lockfile's text and counts its runs in a file outside the repo.
+  const installer = () => {
+    const bin = tempDir('benchgate-bin-');
+    const counter = path.join(bin, 'runs');
+    writeFileSync(counter, '');
+    const command = `mkdir -p node_modules/dep/.bin && cp package-lock.json node_modules/dep/lock.json && ln -sf ../lock.json node_modules/dep/.bin/link && echo run >> ${counter}`;
+    return { command, runs: () => readFileSync(counter, 'utf8').split('\n').filter(Boolean).length };
+  };
+  const npmProject = (extra: Record<string, unknown> = {}) => ({
+    'package-lock.json': '{ "lockfileVersion": 3, "packages": { "node_modules/dep": { "version": "1.0.0" } } }\n',
+    'package.json': `${JSON.stringify({ name: 'x', dependencies: { dep: '1.0.0' }, ...extra })}\n`,
+  });
+
+  it('copies base’s install to head when the lockfile and package.json are the same, and installs head when they differ', async () => {
+    const { command, runs } = installer();
+    const repo = repository(npmProject());
+    const lines: string[] = [];
+    const tree = await checkOut({ cwd: repo, head: 'feature', install: command, log: (line) => lines.push(line) });
+    expect(runs()).toBe(1);
+    const copy = path.join(tree.head.root, 'node_modules/dep');
+    expect(readFileSync(path.join(copy, 'lock.json'), 'utf8')).toBe(npmProject()['package-lock.json']);
+    // Symbolic links stay relative: they point into head's own copy, never back into base's.
+    expect(realpathSync(path.join(copy, '.bin/link'))).toBe(realpathSync(path.join(copy, 'lock.json')));
+    expect(lines).toContainEqual(
+      `install head: reused the install of base (main @ ${tree.base.sha.slice(0, 7)}) (the same package-lock.json and package.json)`,
+    );
+    tree.dispose();
+
+    // head's lockfile changes: its own install runs.
+    git(repo, 'checkout', '-q', 'feature');
+    write(repo, { 'package-lock.json': npmProject()['package-lock.json'].replace('1.0.0', '1.0.1') });
+    git(repo, 'commit', '-q', '-am', 'bump dep');
+    const { command: second, runs: secondRuns } = installer();
+    const bumped = await checkOut({ cwd: repo, head: 'feature', install: second });
+    expect(secondRuns()).toBe(2);
+    expect(readFileSync(path.join(bumped.head.root, 'node_modules/dep/lock.json'), 'utf8')).toContain('1.0.1');
+  });
+
+  it.each([
+    ['its own prepare script', { scripts: { prepare: 'node build.js' } }],
+    ['workspaces', { workspaces: ['packages/*'] }],
+    ["'local' from file:../local", { dependencies: { local: 'file:../local' } }],
+  ])('never reuses an install when the project has %s: install writes outside node_modules', async (reason, extra) => {
+    const root = tempDir('benchgate-project-');
+    write(root, npmProject(extra));
+    expect(installKey(root, 'npm ci')).toEqual({ key: undefined, reason });
+    const { command, runs } = installer();
+    const repo = repository(npmProject(extra));
+    await checkOut({ cwd: repo, head: 'feature', install: command });
+    expect(runs()).toBe(2);
+  });
+
+  it('keys an install by the command, the lockfile and package.json, and needs an npm lockfile', () => {
+    const root = tempDir('benchgate-project-');
+    write(root, npmProject());
+    const key = installKey(root, 'npm ci').key;
+    expect(key).toMatch(/^[0-9a-f]{32}$/);
+    expect(installKey(root, 'npm ci --omit=dev').key).not.toBe(key);
+    write(root, { 'package.json': npmProject({ description: 'changed' })['package.json'] });
+    expect(installKey(root, 'npm ci').key).not.toBe(key);
+    const yarn = tempDir('benchgate-project-');
+    write(yarn, { 'yarn.lock': '', 'package.json': '{}' });
+    expect(installKey(yarn, 'yarn install --immutable')).toEqual({ key: undefined, reason: 'no npm lockfile' });
+  });
+
+  it('keeps installs in a folder for later runs (another Installs, worktrees gone), the 8 most recently used', async () => {
+    const folder = tempDir('benchgate-cache-');
+    const { command, runs } = installer();
+    const repo = repository(npmProject());
+    const first = await checkOut({ cwd: repo, head: 'feature', install: command, installs: new Installs(folder) });
+    first.dispose();
+    const lines: string[] = [];
+    const later = await checkOut({
+      cwd: repo,
+      head: 'feature',
+      install: command,
+      installs: new Installs(folder),
+      log: (l) => lines.push(l),
+    });
+    expect(runs()).toBe(1);
+    expect(existsSync(path.join(later.base.root, 'node_modules/dep/lock.json'))).toBe(true);
+    expect(lines).toContainEqual(
+      `install base: reused the install of an earlier run, kept in ${folder} (the same package-lock.json and package.json)`,
+    );
+    // Nine more installs kept: the least recently used go, never a half-written copy left behind.
+    const installs = new Installs(folder);
+    for (let i = 0; i < 9; i++) {
+      const root = tempDir('benchgate-project-');
+      write(root, { 'node_modules/x/index.js': `${i}\n` });
+      installs.remember(`key${i}`, root, `root ${i}`);
+    }
+    const kept = readdirSync(folder);
+    expect(kept).toHaveLength(8);
+    expect(kept).toContain('key8');
+    expect(kept.some((name) => name.startsWith('.'))).toBe(false);
   });
 });
