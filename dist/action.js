@@ -1078,14 +1078,14 @@ var require_util = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path20 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path21 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path20 && path20[0] !== "/") {
-          path20 = `/${path20}`;
+        if (path21 && path21[0] !== "/") {
+          path21 = `/${path21}`;
         }
-        return new URL(`${origin}${path20}`);
+        return new URL(`${origin}${path21}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -1536,39 +1536,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path20, origin }
+          request: { method, path: path21, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path20);
+        debuglog("sending request to %s %s/%s", method, origin, path21);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path20, origin },
+          request: { method, path: path21, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path20,
+          path21,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path20, origin }
+          request: { method, path: path21, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path20);
+        debuglog("trailers received from %s %s/%s", method, origin, path21);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path20, origin },
+          request: { method, path: path21, origin },
           error: error2
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path20,
+          path21,
           error2.message
         );
       });
@@ -1617,9 +1617,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path20, origin }
+            request: { method, path: path21, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path20);
+          debuglog("sending request to %s %s/%s", method, origin, path21);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -1682,7 +1682,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path20,
+        path: path21,
         method,
         body,
         headers,
@@ -1697,11 +1697,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler2) {
-        if (typeof path20 !== "string") {
+        if (typeof path21 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path20[0] !== "/" && !(path20.startsWith("http://") || path20.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path21[0] !== "/" && !(path21.startsWith("http://") || path21.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path20)) {
+        } else if (invalidPathRegex.test(path21)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -1767,7 +1767,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path20, query) : path20;
+        this.path = query ? buildURL(path21, query) : path21;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -3672,8 +3672,8 @@ var require_webidl = __commonJS({
       return new TypeError(`${message.header}: ${message.message}`);
     };
     webidl.errors.conversionFailed = function(context3) {
-      const plural = context3.types.length === 1 ? "" : " one of";
-      const message = `${context3.argument} could not be converted to${plural}: ${context3.types.join(", ")}.`;
+      const plural2 = context3.types.length === 1 ? "" : " one of";
+      const message = `${context3.argument} could not be converted to${plural2}: ${context3.types.join(", ")}.`;
       return webidl.errors.exception({
         header: context3.prefix,
         message
@@ -6460,7 +6460,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request2) {
-      const { method, path: path20, host, upgrade, blocking, reset } = request2;
+      const { method, path: path21, host, upgrade, blocking, reset } = request2;
       let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -6541,7 +6541,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path20} HTTP/1.1\r
+      let header = `${method} ${path21} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -7070,7 +7070,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request2) {
       const session = client[kHTTP2Session];
-      const { method, path: path20, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      const { method, path: path21, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
       let { body } = request2;
       if (upgrade) {
         util.errorRequest(client, request2, new Error("Upgrade not supported for H2"));
@@ -7167,7 +7167,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path20;
+      headers[HTTP2_HEADER_PATH] = path21;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -7520,9 +7520,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText2);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path20 = search ? `${pathname}${search}` : pathname;
+        const path21 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path20;
+        this.opts.path = path21;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -8761,10 +8761,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path20 = "/",
+          path: path21 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path20;
+        opts.path = origin + path21;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -10736,20 +10736,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path20) {
-      if (typeof path20 !== "string") {
-        return path20;
+    function safeUrl(path21) {
+      if (typeof path21 !== "string") {
+        return path21;
       }
-      const pathSegments = path20.split("?");
+      const pathSegments = path21.split("?");
       if (pathSegments.length !== 2) {
-        return path20;
+        return path21;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path20, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path20);
+    function matchKey(mockDispatch2, { path: path21, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path21);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -10771,7 +10771,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path20 }) => matchValue(safeUrl(path20), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path21 }) => matchValue(safeUrl(path21), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -10809,9 +10809,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path20, method, body, headers, query } = opts;
+      const { path: path21, method, body, headers, query } = opts;
       return {
-        path: path20,
+        path: path21,
         method,
         body,
         headers,
@@ -11236,9 +11236,9 @@ var require_pluralizer = __commonJS({
       this: "these"
     };
     module2.exports = class Pluralizer {
-      constructor(singular, plural) {
+      constructor(singular, plural2) {
         this.singular = singular;
-        this.plural = plural;
+        this.plural = plural2;
       }
       pluralize(count3) {
         const one = count3 === 1;
@@ -11274,10 +11274,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path20, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path21, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path20,
+            Path: path21,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -16156,9 +16156,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path20) {
-      for (let i = 0; i < path20.length; ++i) {
-        const code = path20.charCodeAt(i);
+    function validateCookiePath(path21) {
+      for (let i = 0; i < path21.length; ++i) {
+        const code = path21.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -19078,11 +19078,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path20 = opts.path;
+          let path21 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path20 = `/${path20}`;
+            path21 = `/${path21}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path20);
+          url = new URL(util.parseOrigin(url).origin + path21);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -24473,8 +24473,8 @@ var require_utils2 = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path20) {
-      let input = path20;
+    function removeDotSegments(path21) {
+      let input = path21;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -24548,11 +24548,11 @@ var require_utils2 = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path20) {
-      if (path20 === "" || path20[0] === "/") {
-        return removeDotSegments(path20);
+    function removeDotSegmentsRelative(path21) {
+      if (path21 === "" || path21[0] === "/") {
+        return removeDotSegments(path21);
       }
-      const segments = path20.split("/");
+      const segments = path21.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -24915,8 +24915,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path20 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path20 && path20 !== "/" ? path20 : void 0;
+        const path21 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path21 && path21 !== "/" ? path21 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -28374,17 +28374,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path20) {
-      const ctrl = callVisitor(key, node, visitor, path20);
+    function visit_(key, node, visitor, path21) {
+      const ctrl = callVisitor(key, node, visitor, path21);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path20, ctrl);
-        return visit_(key, ctrl, visitor, path20);
+        replaceNode(key, path21, ctrl);
+        return visit_(key, ctrl, visitor, path21);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path20 = Object.freeze(path20.concat(node));
+          path21 = Object.freeze(path21.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = visit_(i, node.items[i], visitor, path20);
+            const ci = visit_(i, node.items[i], visitor, path21);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -28395,13 +28395,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path20 = Object.freeze(path20.concat(node));
-          const ck = visit_("key", node.key, visitor, path20);
+          path21 = Object.freeze(path21.concat(node));
+          const ck = visit_("key", node.key, visitor, path21);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path20);
+          const cv = visit_("value", node.value, visitor, path21);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -28422,17 +28422,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path20) {
-      const ctrl = await callVisitor(key, node, visitor, path20);
+    async function visitAsync_(key, node, visitor, path21) {
+      const ctrl = await callVisitor(key, node, visitor, path21);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path20, ctrl);
-        return visitAsync_(key, ctrl, visitor, path20);
+        replaceNode(key, path21, ctrl);
+        return visitAsync_(key, ctrl, visitor, path21);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path20 = Object.freeze(path20.concat(node));
+          path21 = Object.freeze(path21.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = await visitAsync_(i, node.items[i], visitor, path20);
+            const ci = await visitAsync_(i, node.items[i], visitor, path21);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -28443,13 +28443,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path20 = Object.freeze(path20.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path20);
+          path21 = Object.freeze(path21.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path21);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path20);
+          const cv = await visitAsync_("value", node.value, visitor, path21);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -28476,23 +28476,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path20) {
+    function callVisitor(key, node, visitor, path21) {
       if (typeof visitor === "function")
-        return visitor(key, node, path20);
+        return visitor(key, node, path21);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path20);
+        return visitor.Map?.(key, node, path21);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path20);
+        return visitor.Seq?.(key, node, path21);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path20);
+        return visitor.Pair?.(key, node, path21);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path20);
+        return visitor.Scalar?.(key, node, path21);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path20);
+        return visitor.Alias?.(key, node, path21);
       return void 0;
     }
-    function replaceNode(key, path20, node) {
-      const parent = path20[path20.length - 1];
+    function replaceNode(key, path21, node) {
+      const parent = path21[path21.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -29104,10 +29104,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema2, path20, value) {
+    function collectionFromPath(schema2, path21, value) {
       let v = value;
-      for (let i = path20.length - 1; i >= 0; --i) {
-        const k = path20[i];
+      for (let i = path21.length - 1; i >= 0; --i) {
+        const k = path21[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -29126,7 +29126,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path20) => path20 == null || typeof path20 === "object" && !!path20[Symbol.iterator]().next().done;
+    var isEmptyPath = (path21) => path21 == null || typeof path21 === "object" && !!path21[Symbol.iterator]().next().done;
     var Collection2 = class extends Node.NodeBase {
       constructor(type, schema2) {
         super(type);
@@ -29156,11 +29156,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path20, value) {
-        if (isEmptyPath(path20))
+      addIn(path21, value) {
+        if (isEmptyPath(path21))
           this.add(value);
         else {
-          const [key, ...rest] = path20;
+          const [key, ...rest] = path21;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -29174,8 +29174,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path20) {
-        const [key, ...rest] = path20;
+      deleteIn(path21) {
+        const [key, ...rest] = path21;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -29189,8 +29189,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path20, keepScalar) {
-        const [key, ...rest] = path20;
+      getIn(path21, keepScalar) {
+        const [key, ...rest] = path21;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -29208,8 +29208,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path20) {
-        const [key, ...rest] = path20;
+      hasIn(path21) {
+        const [key, ...rest] = path21;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -29219,8 +29219,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path20, value) {
-        const [key, ...rest] = path20;
+      setIn(path21, value) {
+        const [key, ...rest] = path21;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -31735,9 +31735,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path20, value) {
+      addIn(path21, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path20, value);
+          this.contents.addIn(path21, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -31812,14 +31812,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path20) {
-        if (Collection2.isEmptyPath(path20)) {
+      deleteIn(path21) {
+        if (Collection2.isEmptyPath(path21)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path20) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path21) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -31834,10 +31834,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path20, keepScalar) {
-        if (Collection2.isEmptyPath(path20))
+      getIn(path21, keepScalar) {
+        if (Collection2.isEmptyPath(path21))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path20, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path21, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -31848,10 +31848,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path20) {
-        if (Collection2.isEmptyPath(path20))
+      hasIn(path21) {
+        if (Collection2.isEmptyPath(path21))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path20) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path21) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -31868,13 +31868,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path20, value) {
-        if (Collection2.isEmptyPath(path20)) {
+      setIn(path21, value) {
+        if (Collection2.isEmptyPath(path21)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path20), value);
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path21), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path20, value);
+          this.contents.setIn(path21, value);
         }
       }
       /**
@@ -33835,9 +33835,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path20) => {
+    visit.itemAtPath = (cst, path21) => {
       let item = cst;
-      for (const [field, index] of path20) {
+      for (const [field, index] of path21) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -33846,23 +33846,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path20) => {
-      const parent = visit.itemAtPath(cst, path20.slice(0, -1));
-      const field = path20[path20.length - 1][0];
+    visit.parentCollection = (cst, path21) => {
+      const parent = visit.itemAtPath(cst, path21.slice(0, -1));
+      const field = path21[path21.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path20, item, visitor) {
-      let ctrl = visitor(item, path20);
+    function _visit(path21, item, visitor) {
+      let ctrl = visitor(item, path21);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path20.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path21.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -33873,10 +33873,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path20);
+            ctrl = ctrl(item, path21);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path20) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path21) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -35882,8 +35882,8 @@ var require_utils3 = __commonJS({
       }
       return output;
     };
-    exports2.basename = (path20, { windows } = {}) => {
-      const segs = path20.split(windows ? /[\\/]/ : "/");
+    exports2.basename = (path21, { windows } = {}) => {
+      const segs = path21.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -37506,8 +37506,8 @@ var require_dist2 = __commonJS({
         if (!append) {
           paths = paths.reverse();
         }
-        paths.forEach(function(path20) {
-          var pathArray = getPathArray(path20);
+        paths.forEach(function(path21) {
+          var pathArray = getPathArray(path21);
           addExistingPath(pathArray, env[pathVar], append);
           env[pathVar] = pathArray.join(separator);
         });
@@ -37521,14 +37521,14 @@ var require_dist2 = __commonJS({
         return [pathToAdd];
       }
     }
-    function addExistingPath(array, path20, appendMode) {
-      if (!path20) {
+    function addExistingPath(array, path21, appendMode) {
+      if (!path21) {
         return;
       }
       if (appendMode) {
-        array.unshift(path20);
+        array.unshift(path21);
       } else {
-        array.push(path20);
+        array.push(path21);
       }
     }
   }
@@ -40478,15 +40478,15 @@ var require_route = __commonJS({
       };
     }
     function wrapConversion(toModel, graph) {
-      const path20 = [graph[toModel].parent, toModel];
+      const path21 = [graph[toModel].parent, toModel];
       let fn = conversions[graph[toModel].parent][toModel];
       let cur = graph[toModel].parent;
       while (graph[cur].parent) {
-        path20.unshift(graph[cur].parent);
+        path21.unshift(graph[cur].parent);
         fn = link(conversions[graph[cur].parent][cur], fn);
         cur = graph[cur].parent;
       }
-      fn.conversion = path20;
+      fn.conversion = path21;
       return fn;
     }
     module2.exports = function(fromModel) {
@@ -49312,7 +49312,7 @@ var require_aggregateResult = __commonJS({
 var require_manager = __commonJS({
   "node_modules/autocannon/lib/manager.js"(exports2, module2) {
     "use strict";
-    var path20 = __require("path");
+    var path21 = __require("path");
     var EE = __require("events").EventEmitter;
     var aggregateResult = require_aggregateResult();
     var { getHistograms } = require_histUtil();
@@ -49370,7 +49370,7 @@ var require_manager = __commonJS({
       workerOpts.c = workerOpts.connections;
       function init() {
         for (let i = 0; i < numWorkers; i++) {
-          const worker = new Worker(path20.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
+          const worker = new Worker(path21.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
           worker.on("message", (msg) => {
             const { cmd, data, error: error2 } = msg;
             if (cmd === "RESULT") {
@@ -58381,11 +58381,11 @@ var require_mime_types = __commonJS({
       }
       return exts[0];
     }
-    function lookup2(path20) {
-      if (!path20 || typeof path20 !== "string") {
+    function lookup2(path21) {
+      if (!path21 || typeof path21 !== "string") {
         return false;
       }
-      var extension2 = extname2("x." + path20).toLowerCase().substr(1);
+      var extension2 = extname2("x." + path21).toLowerCase().substr(1);
       if (!extension2) {
         return false;
       }
@@ -59525,7 +59525,7 @@ var require_form_data = __commonJS({
     "use strict";
     var CombinedStream = require_combined_stream();
     var util = __require("util");
-    var path20 = __require("path");
+    var path21 = __require("path");
     var http4 = __require("http");
     var https2 = __require("https");
     var parseUrl2 = __require("url").parse;
@@ -59656,11 +59656,11 @@ var require_form_data = __commonJS({
     FormData.prototype._getContentDisposition = function(value, options) {
       var filename;
       if (typeof options.filepath === "string") {
-        filename = path20.normalize(options.filepath).replace(/\\/g, "/");
+        filename = path21.normalize(options.filepath).replace(/\\/g, "/");
       } else if (options.filename || value && (value.name || value.path)) {
-        filename = path20.basename(options.filename || value && (value.name || value.path));
+        filename = path21.basename(options.filename || value && (value.name || value.path));
       } else if (value && value.readable && hasOwn(value, "httpVersion")) {
-        filename = path20.basename(value.client._httpMessage.path || "");
+        filename = path21.basename(value.client._httpMessage.path || "");
       }
       if (filename) {
         return 'filename="' + escapeHeaderParam(filename) + '"';
@@ -59846,15 +59846,15 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve4, basename: basename4 } = __require("path");
-    var { readFileSync: readFileSync14 } = __require("fs");
+    var { readFileSync: readFileSync15 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string) {
       try {
         return JSON.parse(string);
       } catch (error2) {
         try {
-          const path20 = resolve4(string);
-          const data = readFileSync14(path20, "utf8");
+          const path21 = resolve4(string);
+          const data = readFileSync15(path21, "utf8");
           return JSON.parse(data);
         } catch (error3) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -59868,14 +59868,14 @@ var require_multipart = __commonJS({
         const type = obj[key] && obj[key].type;
         switch (type) {
           case "file": {
-            const path20 = obj[key] && obj[key].path;
-            if (!path20) {
+            const path21 = obj[key] && obj[key].path;
+            if (!path21) {
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync14(path20);
+            const buffer = readFileSync15(path21);
             form.append(key, buffer, Object.assign({}, {
-              filename: basename4(path20)
+              filename: basename4(path21)
             }, opts));
             break;
           }
@@ -62196,14 +62196,14 @@ var require_validate2 = __commonJS({
     var lessThanOneError = (label2) => new Error(`${label2} can not be less than 1`);
     var greaterThanZeroError = (label2) => new Error(`${label2} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
-    function safeRequire(path20) {
-      if (typeof path20 === "string") {
+    function safeRequire(path21) {
+      if (typeof path21 === "string") {
         try {
-          return __require(path20);
+          return __require(path21);
         } catch (err) {
         }
       }
-      return path20;
+      return path21;
     }
     function defaultOpts(opts) {
       const setupClient = opts.workers ? opts.setupClient : safeRequire(opts.setupClient);
@@ -64684,7 +64684,7 @@ var require_httpRequestBuilder = __commonJS({
           return null;
         }
         const method = reqData.method;
-        const path20 = reqData.path;
+        const path21 = reqData.path;
         const headers = reqData.headers;
         const body = reqData.body;
         const headersDefinedHost = getPropertyCaseInsensitive(reqData.headers, "host");
@@ -64695,7 +64695,7 @@ var require_httpRequestBuilder = __commonJS({
           host = hostname + ":" + port;
         }
         const baseReq = [
-          `${method} ${path20} HTTP/1.1`
+          `${method} ${path21} HTTP/1.1`
         ];
         if (!headersDefinedHost) {
           baseReq.push(`Host: ${host}`);
@@ -66743,7 +66743,7 @@ var require_autocannon = __commonJS({
     var fs3 = __require("fs");
     var os14 = __require("os");
     var net3 = __require("net");
-    var path20 = __require("path");
+    var path21 = __require("path");
     var URL2 = __require("url").URL;
     var spawn4 = __require("child_process").spawn;
     var managePath = require_dist2();
@@ -66858,7 +66858,7 @@ var require_autocannon = __commonJS({
         return;
       }
       if (!checkURL(argv.url) || argv.help) {
-        const help = fs3.readFileSync(path20.join(__dirname, "help.txt"), "utf8");
+        const help = fs3.readFileSync(path21.join(__dirname, "help.txt"), "utf8");
         console.error(help);
         return;
       }
@@ -66972,7 +66972,7 @@ var require_autocannon = __commonJS({
           });
         });
         const alterPath = managePath({ PATH: process.env.NODE_PATH });
-        alterPath.unshift(path20.join(__dirname, "lib/preload"));
+        alterPath.unshift(path21.join(__dirname, "lib/preload"));
         const proc = spawn4(argv.spawn[0], argv.spawn.slice(1), {
           stdio: ["ignore", "inherit", "inherit"],
           env: Object.assign({}, process.env, {
@@ -66996,7 +66996,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path20.join(os14.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path21.join(os14.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -69309,8 +69309,8 @@ var Context = class {
       if (existsSync2(process.env.GITHUB_EVENT_PATH)) {
         this.payload = JSON.parse(readFileSync(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
       } else {
-        const path20 = process.env.GITHUB_EVENT_PATH;
-        process.stdout.write(`GITHUB_EVENT_PATH ${path20} does not exist${EOL6}`);
+        const path21 = process.env.GITHUB_EVENT_PATH;
+        process.stdout.write(`GITHUB_EVENT_PATH ${path21} does not exist${EOL6}`);
       }
     }
     this.eventName = process.env.GITHUB_EVENT_NAME;
@@ -73604,7 +73604,7 @@ var triggers_notification_paths_default = [
 ];
 function routeMatcher(paths) {
   const regexes = paths.map(
-    (path20) => path20.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+    (path21) => path21.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
   );
   const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
   return new RegExp(regex2, "i");
@@ -73765,8 +73765,8 @@ throttling.VERSION = VERSION8;
 throttling.triggersNotification = triggersNotification;
 
 // src/action/run.ts
-import { mkdirSync as mkdirSync3, readFileSync as readFileSync13, writeFileSync } from "node:fs";
-import path19 from "node:path";
+import { mkdirSync as mkdirSync3, readFileSync as readFileSync14, writeFileSync } from "node:fs";
+import path20 from "node:path";
 
 // src/checkout/git.ts
 import { execFile, execFileSync } from "node:child_process";
@@ -74801,11 +74801,11 @@ function formatDuration(ms) {
   const seconds = Math.round(ms % 6e4 / 1e3);
   return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
 }
-function formatPath(path20, width = 60) {
-  if (path20.length <= width) return path20;
+function formatPath(path21, width = 60) {
+  if (path21.length <= width) return path21;
   const keep = width - 1;
   const start = Math.ceil(keep * 2 / 3);
-  return `${path20.slice(0, start)}\u2026${path20.slice(path20.length - (keep - start))} (${path20.length} characters)`;
+  return `${path21.slice(0, start)}\u2026${path21.slice(path21.length - (keep - start))} (${path21.length} characters)`;
 }
 
 // src/config/policy.ts
@@ -74851,9 +74851,9 @@ function withPolicyOf(head, base) {
 }
 
 // src/gate.ts
-import { existsSync as existsSync8, mkdtempSync as mkdtempSync2, rmSync as rmSync3 } from "node:fs";
+import { existsSync as existsSync8, mkdtempSync as mkdtempSync3, rmSync as rmSync4 } from "node:fs";
 import os12 from "node:os";
-import path15 from "node:path";
+import path16 from "node:path";
 
 // src/checkout/revisions.ts
 import { existsSync as existsSync6, mkdtempSync, realpathSync, rmSync as rmSync2 } from "node:fs";
@@ -75116,27 +75116,27 @@ import { createRequire } from "module";
 import { basename as basename3, dirname as dirname3, normalize, relative as relative2, resolve as resolve2, sep as sep4 } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path20) {
-  let normalized = normalize(path20);
+function cleanPath(path21) {
+  let normalized = normalize(path21);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep4) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path20, separator) {
-  return path20.replace(SLASHES_REGEX, separator);
+function convertSlashes(path21, separator) {
+  return path21.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path20) {
-  return path20 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path20);
+function isRootDirectory(path21) {
+  return path21 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path21);
 }
-function normalizePath(path20, options) {
+function normalizePath(path21, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path20.includes("/") || path20.startsWith(".");
-  if (resolvePaths) path20 = resolve2(path20);
-  if (normalizePath$1 || pathNeedsCleaning) path20 = cleanPath(path20);
-  if (path20 === ".") return "";
-  const needsSeperator = path20[path20.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path20 + pathSeparator : path20, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path21.includes("/") || path21.startsWith(".");
+  if (resolvePaths) path21 = resolve2(path21);
+  if (normalizePath$1 || pathNeedsCleaning) path21 = cleanPath(path21);
+  if (path21 === ".") return "";
+  const needsSeperator = path21[path21.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path21 + pathSeparator : path21, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -75173,8 +75173,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path20 = directoryPath || ".";
-  if (filters.every((filter) => filter(path20, true))) paths.push(path20);
+  const path21 = directoryPath || ".";
+  if (filters.every((filter) => filter(path21, true))) paths.push(path21);
 };
 var empty$2 = () => {
 };
@@ -75226,26 +75226,26 @@ var empty = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty;
 }
-var resolveSymlinksAsync = function(path20, state, callback$1) {
+var resolveSymlinksAsync = function(path21, state, callback$1) {
   const { queue, fs: fs3, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs3.realpath(path20, (error2, resolvedPath) => {
+  fs3.realpath(path21, (error2, resolvedPath) => {
     if (error2) return queue.dequeue(suppressErrors ? null : error2, state);
     fs3.stat(resolvedPath, (error$1, stat3) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat3.isDirectory() && isRecursive(path20, resolvedPath, state)) return queue.dequeue(null, state);
+      if (stat3.isDirectory() && isRecursive(path21, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat3, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path20, state, callback$1) {
+var resolveSymlinks = function(path21, state, callback$1) {
   const { queue, fs: fs3, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs3.realpathSync(path20);
+    const resolvedPath = fs3.realpathSync(path21);
     const stat3 = fs3.statSync(resolvedPath);
-    if (stat3.isDirectory() && isRecursive(path20, resolvedPath, state)) return;
+    if (stat3.isDirectory() && isRecursive(path21, resolvedPath, state)) return;
     callback$1(stat3, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
@@ -75255,9 +75255,9 @@ function build$2(options, isSynchronous) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path20, resolved, state) {
+function isRecursive(path21, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname3(path20);
+  let parent = dirname3(path21);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -75265,7 +75265,7 @@ function isRecursive(path20, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname3(parent);
   }
-  state.symlinks.set(path20, resolved);
+  state.symlinks.set(path21, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -75437,19 +75437,19 @@ var Walker = class {
         const filename = this.joinPath(entry.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry.isDirectory()) {
-        let path20 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path20)) continue;
-        this.pushDirectory(path20, paths, filters);
-        this.walkDirectory(this.state, path20, path20, depth - 1, this.walk);
+        let path21 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path21)) continue;
+        this.pushDirectory(path21, paths, filters);
+        this.walkDirectory(this.state, path21, path21, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path20 = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path20, this.state, (stat3, resolvedPath) => {
+        let path21 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path21, this.state, (stat3, resolvedPath) => {
           if (stat3.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path20 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path20 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path21 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path21 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path20;
+            resolvedPath = useRealPaths ? resolvedPath : path21;
             const filename = basename3(resolvedPath);
             const directoryPath$1 = normalizePath(dirname3(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -75615,7 +75615,7 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path20) => isMatch(path20));
+    this.options.filters.push((path21) => isMatch(path21));
     return this;
   }
 };
@@ -75690,19 +75690,19 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path20) {
-  return path20.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path21) {
+  return path21.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path20) {
+function splitPattern(path21) {
   var _result$parts;
-  const result = import_picomatch2.default.scan(path20, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path20];
+  const result = import_picomatch2.default.scan(path21, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path21];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path20) => path20.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path20) => path20.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path21) => path21.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path21) => path21.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
@@ -75809,13 +75809,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug2 ? (p, isDirectory2) => {
-      const path20 = format(p, isDirectory2);
-      const matches = matcher(path20) && !ignore(path20);
-      if (matches) log(`matched ${path20}`);
+      const path21 = format(p, isDirectory2);
+      const matches = matcher(path21) && !ignore(path21);
+      if (matches) log(`matched ${path21}`);
       return matches;
     } : (p, isDirectory2) => {
-      const path20 = format(p, isDirectory2);
-      return matcher(path20) && !ignore(path20);
+      const path21 = format(p, isDirectory2);
+      return matcher(path21) && !ignore(path21);
     }],
     exclude: debug2 ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -79030,6 +79030,342 @@ async function profileHttp(target, revision, outFile, plan) {
   return requests;
 }
 
+// src/measure/native/run.ts
+import { mkdtempSync as mkdtempSync2, readFileSync as readFileSync10, rmSync as rmSync3, statSync as statSync3 } from "node:fs";
+import path15 from "node:path";
+import { pathToFileURL } from "node:url";
+
+// src/measure/native/figures.ts
+var MAX_RECORDS = 5e3;
+var MAX_TEXT = 1e3;
+var HARNESSES = ["benchmark.js", "tinybench", "mitata"];
+function parseRecords(text2) {
+  const records = [];
+  let rejected = 0;
+  for (const line of text2.split("\n")) {
+    if (!line.trim()) continue;
+    const record3 = records.length < MAX_RECORDS ? recordOf(line) : void 0;
+    if (record3) records.push(record3);
+    else rejected++;
+  }
+  return { records, rejected };
+}
+function recordOf(line) {
+  let data;
+  try {
+    data = JSON.parse(line);
+  } catch {
+    return void 0;
+  }
+  if (typeof data !== "object" || data === null) return void 0;
+  const { harness, thread, suites, name: name2, opsPerSec, rme, samples, error: error2 } = data;
+  if (typeof harness !== "string" || !HARNESSES.includes(harness) || typeof name2 !== "string") return void 0;
+  if (!Array.isArray(suites) || suites.length > 16 || !suites.every((s) => typeof s === "string")) return void 0;
+  return {
+    harness,
+    thread: typeof thread === "number" && Number.isInteger(thread) ? thread : 0,
+    suites: suites.map((s) => s.slice(0, MAX_TEXT)),
+    name: name2.slice(0, MAX_TEXT),
+    ...positive(opsPerSec) ? { opsPerSec } : {},
+    ...typeof rme === "number" && Number.isFinite(rme) && rme >= 0 ? { rme } : {},
+    ...typeof samples === "number" && Number.isInteger(samples) && samples >= 0 ? { samples } : {},
+    ...typeof error2 === "string" ? { error: error2.slice(0, MAX_TEXT) } : {}
+  };
+}
+function positive(x) {
+  return typeof x === "number" && Number.isFinite(x) && x > 0;
+}
+var T95 = [
+  12.706,
+  4.303,
+  3.182,
+  2.776,
+  2.571,
+  2.447,
+  2.365,
+  2.306,
+  2.262,
+  2.228,
+  2.201,
+  2.179,
+  2.16,
+  2.145,
+  2.131,
+  2.12,
+  2.11,
+  2.101,
+  2.093,
+  2.086,
+  2.08,
+  2.074,
+  2.069,
+  2.064,
+  2.06,
+  2.056,
+  2.052,
+  2.048,
+  2.045,
+  2.042
+];
+function tQuantile95(df) {
+  return df >= 1 && df <= T95.length ? T95[Math.floor(df) - 1] : 1.96;
+}
+
+// src/measure/native/run.ts
+var MAX_FIGURES_BYTES = 16 * 1024 * 1024;
+var DRAIN_MS2 = 5e3;
+function runNative(options) {
+  const started = performance.now();
+  const dir = mkdtempSync2(path15.join(options.tempDir, "native-"));
+  const out = path15.join(dir, "figures.jsonl");
+  return new Promise((resolve4) => {
+    const tail = new OutputTail();
+    const args = ["--import", pathToFileURL(options.observerPath).href, `./${options.file}`];
+    const child2 = spawnTracked(options.node ?? process.execPath, args, {
+      cwd: options.root,
+      env: { ...process.env, BENCHGATE_NATIVE_OUT: out },
+      stdio: ["ignore", "pipe", "pipe"]
+    });
+    if (child2.pid !== void 0) options.onStart?.(child2.pid);
+    child2.stdout?.on("data", (chunk) => tail.push(chunk));
+    child2.stderr?.on("data", (chunk) => tail.push(chunk));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child2);
+    }, options.timeoutMs);
+    let done = false;
+    const finish = (problem) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      killGroup(child2);
+      const figures = readFigures(out);
+      rmSync3(dir, { recursive: true, force: true });
+      const problems = [problem, figures.problem].filter(Boolean).join("; ");
+      resolve4({
+        revision: options.revision,
+        durationMs: performance.now() - started,
+        records: figures.records,
+        ...problems ? { problem: problems } : {}
+      });
+    };
+    const lastLines = () => {
+      const lines = tail.lines(5);
+      return lines ? `; its last lines:
+${lines}` : "";
+    };
+    child2.once("error", (error2) => finish(`could not start node: ${error2.message}`));
+    child2.once("exit", (code, signal) => {
+      const status = timedOut ? `did not finish within ${formatDuration(options.timeoutMs)}: killed with its process group (pid ${child2.pid})` : code !== 0 ? `${signal ? `was killed by ${signal}` : `exited with code ${code}`}` : void 0;
+      killGroup(child2);
+      const drain = setTimeout(() => finish(status), DRAIN_MS2);
+      child2.once("close", () => {
+        clearTimeout(drain);
+        finish(status && !timedOut ? `${status}${lastLines()}` : status);
+      });
+    });
+  });
+}
+function readFigures(file) {
+  let size;
+  try {
+    size = statSync3(file).size;
+  } catch {
+    return { records: [] };
+  }
+  if (size > MAX_FIGURES_BYTES) return { records: [], problem: `its figures file grew to ${Math.round(size / 1024 / 1024)} MB: not read` };
+  const { records, rejected } = parseRecords(readFileSync10(file, "utf8"));
+  return rejected ? { records, problem: `${rejected} line(s) of its figures file were not figures and were left out` } : { records };
+}
+
+// src/measure/native/check.ts
+var NATIVE_RUN_TIMEOUT_MS = 12e4;
+var NATIVE_EXTRA_UNTIL_MS = 6e4;
+var NATIVE_MAX_RUNS = 3;
+var RUNNABLE = /* @__PURE__ */ new Set(["benchmark.js", "tinybench", "mitata"]);
+function nativeTargets(compared, sides, files, inventory) {
+  const at = (revision, file) => {
+    if (!files[revision.label].includes(file)) return void 0;
+    const load = inventory.find((side2) => side2.revision.label === revision.label)?.files.find((f) => f.file === file);
+    return { root: revision.root, harness: load?.harness, version: load?.harnesses?.[0]?.version };
+  };
+  return [...new Set(compared)].sort().map((file) => ({ file, base: at(sides.base, file), head: at(sides.head, file) }));
+}
+function notRunnable(target) {
+  const harness = target.head?.harness ?? target.base?.harness;
+  if (harness === "vitest") return "a vitest bench file runs under `vitest bench`, not `node <file>`: not run natively";
+  if (harness === "default export") return "it exports its tasks for benchgate and runs none itself: nothing to run natively";
+  if (harness === void 0 || !RUNNABLE.has(harness)) return "benchgate found no harness it can observe in it: not run natively";
+  return void 0;
+}
+async function runNativeCheck(targets, options) {
+  const now = options.now ?? (() => performance.now());
+  const run = options.run ?? runNative;
+  const started = now();
+  const results = targets.map((target) => {
+    const harness = target.head?.harness ?? target.base?.harness;
+    const skipped = notRunnable(target);
+    const versions = {
+      ...target.base?.version ? { base: target.base.version } : {},
+      ...target.head?.version ? { head: target.head.version } : {}
+    };
+    return {
+      file: target.file,
+      ...harness ? { harness } : {},
+      ...Object.keys(versions).length ? { versions } : {},
+      runs: [],
+      ...skipped ? { skipped } : {}
+    };
+  });
+  const once = async (target, result, revision) => {
+    const side2 = target[revision];
+    if (!side2) return;
+    options.log(`native check: node ${target.file} at ${revision}`);
+    const outcome = await run({
+      revision,
+      root: side2.root,
+      file: target.file,
+      observerPath: options.observerPath,
+      tempDir: options.tempDir,
+      timeoutMs: options.runTimeoutMs
+    });
+    if (outcome.problem) options.log(`native check: ${target.file} at ${revision}: ${outcome.problem.split("\n")[0]}`);
+    result.runs.push(outcome);
+  };
+  for (let pair = 0; pair < options.maxRuns; pair++) {
+    const order2 = pair % 2 === 1 ? ["head", "base"] : ["base", "head"];
+    for (const [i, target] of targets.entries()) {
+      const result = results[i];
+      if (result.skipped) continue;
+      if (pair > 0 && (result.runs.some((r) => r.problem) || now() - started + lastPairMs(result) > options.extraUntilMs)) continue;
+      for (const revision of order2) await once(target, result, revision);
+    }
+  }
+  return results;
+}
+function lastPairMs(result) {
+  return result.runs.slice(-2).reduce((sum3, r) => sum3 + r.durationMs, 0);
+}
+
+// src/measure/micro/harness/names.ts
+function withoutPadding(tasks) {
+  const longest = Math.max(0, ...tasks.map((task) => task.name.length));
+  const padded = tasks.filter((task) => task.name.length === longest && task.name.endsWith("."));
+  if (padded.length < 2) return tasks;
+  return tasks.map((task) => task.name.length === longest ? { ...task, name: task.name.replace(/\.+$/, "") || task.name } : task);
+}
+function uniqueNames(tasks) {
+  const seen = /* @__PURE__ */ new Map();
+  return tasks.map((task) => {
+    const key = [...task.suites, task.name].join("\0");
+    const count3 = (seen.get(key) ?? 0) + 1;
+    seen.set(key, count3);
+    return count3 === 1 ? task : { ...task, name: `${task.name} (${count3})` };
+  });
+}
+function trimmedName(name2) {
+  return String(name2).trimEnd() || String(name2);
+}
+
+// src/measure/native/match.ts
+function nativeIds(file, records) {
+  const named = uniqueNames(withoutPadding(records.map((record3) => ({ record: record3, suites: record3.suites, name: trimmedName(record3.name) }))));
+  return named.map(({ record: record3, suites, name: name2 }) => ({ id: [file, ...suites, name2].join(ID_SEPARATOR), record: record3 }));
+}
+function matchRun(file, records, ids) {
+  const matched = /* @__PURE__ */ new Map();
+  const unmatched = [];
+  for (const { id, record: record3 } of nativeIds(file, records)) {
+    if (ids.has(id)) matched.set(id, record3);
+    else unmatched.push(id.slice(file.length + ID_SEPARATOR.length));
+  }
+  return { matched, unmatched };
+}
+
+// src/report/native.ts
+function nativeEntries(results, benchmarks) {
+  const byId = /* @__PURE__ */ new Map();
+  const files = results.map((result) => {
+    const ids = new Set(benchmarks.filter((b) => b.file === result.file).map((b) => b.id));
+    const seen = /* @__PURE__ */ new Map();
+    const unmatched = /* @__PURE__ */ new Set();
+    for (const run of result.runs) {
+      const { matched, unmatched: names } = matchRun(result.file, run.records, ids);
+      for (const name2 of names) unmatched.add(name2);
+      for (const [id, record3] of matched) {
+        const sides = seen.get(id) ?? { base: [], head: [] };
+        sides[run.revision].push(record3);
+        seen.set(id, sides);
+      }
+    }
+    if (!result.skipped)
+      for (const benchmark of benchmarks.filter((b) => ids.has(b.id)))
+        byId.set(benchmark.id, compareNative(seen.get(benchmark.id) ?? { base: [], head: [] }, benchmark, result));
+    return {
+      file: result.file,
+      ...result.harness ? { harness: result.harness } : {},
+      ...result.versions ? { versions: result.versions } : {},
+      runs: result.runs.map((run) => ({
+        revision: run.revision,
+        durationMs: Math.round(run.durationMs),
+        tasks: run.records.length,
+        ...run.problem ? { problem: run.problem } : {}
+      })),
+      ...result.skipped ? { skipped: result.skipped } : {},
+      unmatched: [...unmatched]
+    };
+  });
+  return { byId, files };
+}
+function compareNative(records, benchmark, result) {
+  const base = combineRuns(records.base);
+  const head = combineRuns(records.head);
+  const missing = ["base", "head"].filter((revision) => !(revision === "base" ? base : head));
+  const why = missing.map((revision) => missingReason(revision, records[revision], result)).filter(Boolean);
+  const change = base && head ? nativeChange(base, head) : null;
+  const judged = change ? agreementOf(change, benchmark.change) : { agreement: "unknown", note: why.join("; ") || "no native figure" };
+  return { base, head, change, agreement: judged.agreement, ...judged.note ? { note: judged.note } : {} };
+}
+function missingReason(revision, records, result) {
+  const errored = records.find((r) => r.error !== void 0);
+  if (errored) return `at ${revision} the harness reported: ${errored.error}`;
+  const runs = result.runs.filter((run) => run.revision === revision);
+  if (runs.length === 0) return `not run at ${revision} (the file is not there)`;
+  const problem = runs.find((run) => run.problem)?.problem;
+  return problem ? `the run at ${revision} ${problem.split("\n")[0]}` : `the run at ${revision} reported no figure for it`;
+}
+function combineRuns(records) {
+  const runs = records.map((r) => r.opsPerSec).filter(isFiniteNumber);
+  if (runs.length === 0) return null;
+  const k = runs.length;
+  const mean3 = runs.reduce((sum3, x) => sum3 + x, 0) / k;
+  const margins = records.filter((r) => isFiniteNumber(r.opsPerSec)).map((r) => r.rme);
+  if (margins.some((m) => !isFiniteNumber(m))) return { opsPerSec: mean3, rme: null, runs };
+  const within = Math.sqrt(margins.reduce((sum3, m) => sum3 + m ** 2, 0)) / k;
+  const sd = k > 1 ? Math.sqrt(runs.reduce((sum3, x) => sum3 + (x - mean3) ** 2, 0) / (k - 1)) : 0;
+  const between = k > 1 ? tQuantile95(k - 1) * sd / Math.sqrt(k) / mean3 * 100 : 0;
+  return { opsPerSec: mean3, rme: Math.max(within, between), runs };
+}
+function nativeChange(base, head) {
+  const ratio = head.opsPerSec / base.opsPerSec;
+  if (base.rme === null || head.rme === null) return { estimate: ratio - 1, low: null, high: null };
+  const relative3 = Math.sqrt(base.rme ** 2 + head.rme ** 2) / 100;
+  return { estimate: ratio - 1, low: Math.max(-1, ratio * (1 - relative3) - 1), high: ratio * (1 + relative3) - 1 };
+}
+function agreementOf(native, benchgate) {
+  if (!benchgate || ![benchgate.estimate, benchgate.low, benchgate.high].every(isFiniteNumber))
+    return { agreement: "unknown", note: "benchgate has no change to compare it with" };
+  if (!isFiniteNumber(native.low) || !isFiniteNumber(native.high))
+    return { agreement: "unknown", note: "the harness gave no margin of error" };
+  if (native.low <= benchgate.high && benchgate.low <= native.high) return { agreement: "agrees" };
+  const opposite = Math.sign(native.estimate) * Math.sign(benchgate.estimate) < 0 ? " (opposite directions)" : "";
+  return {
+    agreement: "disagrees",
+    note: `disagrees: native ${formatPercent(native.estimate)}, benchgate ${formatPercent(benchgate.estimate)}${opposite}`
+  };
+}
+
 // src/gate.ts
 var MAX_PROFILED = 10;
 var MEASURE_DEFAULTS = {
@@ -79055,8 +79391,8 @@ async function runGate(options) {
     log: options.log,
     onCleanup: options.onCleanup
   });
-  const socketDir = mkdtempSync2(path15.join(os12.tmpdir(), "benchgate-sock-"));
-  const removeSocketDir = () => rmSync3(socketDir, { recursive: true, force: true });
+  const socketDir = mkdtempSync3(path16.join(os12.tmpdir(), "benchgate-sock-"));
+  const removeSocketDir = () => rmSync4(socketDir, { recursive: true, force: true });
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os12.loadavg();
   try {
@@ -79085,18 +79421,21 @@ async function runGate(options) {
     const judged = judge(run, micro, http4);
     const measureEnded = now();
     const explained = await explainStage(run, judged.benchmarks);
+    const native = options.nativeCheck && files ? await nativeStage(run, files, inventory, explained.benchmarks) : void 0;
+    const benchmarks = native?.benchmarks ?? explained.benchmarks;
     return {
       version: REPORT_VERSION,
       tool: { name: "benchgate", version: options.toolVersion },
-      verdict: runVerdict(explained.benchmarks),
-      summary: summarize2(explained.benchmarks),
+      verdict: runVerdict(benchmarks),
+      summary: summarize2(benchmarks),
       base: { ref: tree.base.ref, sha: tree.base.sha },
       head: { ref: tree.head.ref, sha: tree.head.sha, dirty: tree.head.dirty },
-      benchmarks: explained.benchmarks,
+      benchmarks,
       run: runInfo(run, micro, http4, judged, explained.profile && { ...explained.profile, durationMs: now() - measureEnded }),
       environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os12.loadavg() } },
       ...part.shard ? { shard: part.shard } : {},
-      ...policy ? { policy } : {}
+      ...policy ? { policy } : {},
+      ...native ? { nativeCheck: native.info } : {}
     };
   } finally {
     killStrays();
@@ -79106,8 +79445,8 @@ async function runGate(options) {
   }
 }
 function choosePolicy(own, tree, options) {
-  const file = path15.relative(options.cwd, path15.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
-  const atBase = path15.join(tree.base.root, file);
+  const file = path16.relative(options.cwd, path16.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
+  const atBase = path16.join(tree.base.root, file);
   const base = existsSync8(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
   const from = options.policy ?? "head";
   const changes = policyChanges(base, own);
@@ -79352,7 +79691,7 @@ async function explainStage(run, judged) {
   const mode = options.profile ?? "regressions";
   const targets = judged.filter((b) => b.change && (b.verdict === "regression" || mode === "always") && mode !== "never").slice(0, MAX_PROFILED).map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
   if (!targets.length) return { benchmarks: judged };
-  const dir = path15.resolve(options.cwd, options.profileDir ?? path15.join(".benchgate", "profiles"));
+  const dir = path16.resolve(options.cwd, options.profileDir ?? path16.join(".benchgate", "profiles"));
   const explanations = await explain({
     targets,
     base: tree.base,
@@ -79370,6 +79709,34 @@ async function explainStage(run, judged) {
     benchmarks,
     profile: { ...benchmarks.some((b) => b.profile && "files" in b.profile) ? { dir } : {}, benchmarks: targets.length }
   };
+}
+async function nativeStage(run, files, inventory, judged) {
+  const { options, tree } = run;
+  const runTimeoutMs = options.nativeCheck?.runTimeoutMs ?? NATIVE_RUN_TIMEOUT_MS;
+  try {
+    const compared = judged.filter((b) => b.kind === "micro" && b.file).map((b) => b.file);
+    const targets = nativeTargets(compared, tree, files, inventory);
+    options.log(
+      `native check: ${targets.length} bench file(s), each run as its author runs it, at most ${formatDuration(runTimeoutMs)} a run`
+    );
+    const results = await runNativeCheck(targets, {
+      observerPath: options.nativeCheck.observerPath,
+      // The gate's temp folder: removed at its end, and by the signal trap.
+      tempDir: run.socketDir,
+      runTimeoutMs,
+      extraUntilMs: NATIVE_EXTRA_UNTIL_MS,
+      maxRuns: NATIVE_MAX_RUNS,
+      log: options.log
+    });
+    const { byId, files: described } = nativeEntries(results, judged);
+    return {
+      benchmarks: judged.map((b) => byId.has(b.id) ? { ...b, native: byId.get(b.id) } : b),
+      info: { runTimeoutMs, files: described }
+    };
+  } catch (error2) {
+    options.log(`native check failed (the comparison stands): ${messageOf(error2)}`);
+    return { benchmarks: judged, info: { runTimeoutMs, files: [], error: describeFailure(error2) } };
+  }
 }
 function runInfo(run, micro, http4, judged, profile) {
   const { config, plan } = run;
@@ -79457,8 +79824,8 @@ function describeFiles(base, head) {
 }
 
 // src/report/github.ts
-import { existsSync as existsSync9, readFileSync as readFileSync10 } from "node:fs";
-import path16 from "node:path";
+import { existsSync as existsSync9, readFileSync as readFileSync11 } from "node:fs";
+import path17 from "node:path";
 
 // src/report/format.ts
 function formatChange(benchmark) {
@@ -79553,25 +79920,25 @@ function closeOpenBlocks(text2) {
 }
 function regressionAnnotations(report2, projectDir, repoRoot, configFile) {
   return report2.benchmarks.filter((b) => b.verdict === "regression").flatMap((b) => {
-    const [file, needle] = b.kind === "http" ? [configFile, `name: ${b.id.slice("http > ".length)}`] : [path16.join(projectDir, b.file ?? ""), taskName(b)];
+    const [file, needle] = b.kind === "http" ? [configFile, `name: ${b.id.slice("http > ".length)}`] : [path17.join(projectDir, b.file ?? ""), taskName(b)];
     const annotations = [
       {
         level: "error",
         title: `benchgate: ${b.id} regressed`,
         message: `${b.id}: ${formatChange(b)} (budget ${formatBudget(b.budget)})`,
-        file: existsSync9(file) ? path16.relative(repoRoot, file) : void 0,
+        file: existsSync9(file) ? path17.relative(repoRoot, file) : void 0,
         line: existsSync9(file) ? lineOf(file, needle) : void 0
       }
     ];
     const slower = b.profile && "ownCode" in b.profile ? b.profile.ownCode[0] : void 0;
     const place = slower && /^(.+):(\d+)$/.exec(slower.location);
-    if (slower && place && existsSync9(path16.join(projectDir, place[1]))) {
+    if (slower && place && existsSync9(path17.join(projectDir, place[1]))) {
       const unit = b.profile.unit;
       annotations.push({
         level: "notice",
         title: `benchgate: ${slower.function} got slower`,
         message: `${b.id}: ${slower.function} costs ${formatMicros(slower.headPerOpUs)} per ${unit} at head, ${formatMicros(slower.basePerOpUs)} at base (CPU profiles, with what it calls)`,
-        file: path16.relative(repoRoot, path16.join(projectDir, place[1])),
+        file: path17.relative(repoRoot, path17.join(projectDir, place[1])),
         line: Number(place[2])
       });
     }
@@ -79583,7 +79950,7 @@ function taskName(b) {
   return at >= 0 ? b.id.slice(at + 3) : b.id;
 }
 function lineOf(file, needle) {
-  const index = readFileSync10(file, "utf8").split("\n").findIndex((line) => line.includes(needle));
+  const index = readFileSync11(file, "utf8").split("\n").findIndex((line) => line.includes(needle));
   return index >= 0 ? index + 1 : void 0;
 }
 
@@ -79806,7 +80173,7 @@ function changeChart(benchmarks, options = {}) {
 }
 
 // src/report/profile-sections.ts
-import path17 from "node:path";
+import path18 from "node:path";
 var share = (x) => formatShare(x, 1);
 function name(row) {
   return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
@@ -79832,8 +80199,70 @@ function profileSections(id, profile) {
     ownCode: profile.ownCode.map(
       (row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit}, with what it calls`
     ),
-    files: [profile.files.base, profile.files.head].map((file) => path17.basename(file))
+    files: [profile.files.base, profile.files.head].map((file) => path18.basename(file))
   };
+}
+
+// src/report/native-sections.ts
+var NATIVE_HEADER = ["benchmark", "native base", "native head", "native change", "benchgate", "agreement"];
+var NATIVE_LEGEND = "native: each bench file run as its author runs it (node <file>), the harness's own ops/s \xB1 its margin of error; the native change's margin is sqrt(rme base\xB2 + rme head\xB2); it agrees when its interval overlaps benchgate's";
+function nativeSections(report2) {
+  const check = report2.nativeCheck;
+  if (!check) return void 0;
+  const benchmarks = report2.benchmarks.filter((b) => b.native);
+  const files = (Array.isArray(check.files) ? check.files : []).map((file) => {
+    const runs = (revision) => file.runs.filter((r) => r.revision === revision).length;
+    const heading = [
+      file.file,
+      ...file.harness ? [file.harness] : [],
+      ...file.skipped ? [] : [`${plural(runs("base"), "run")} at base, ${runs("head")} at head`]
+    ].join(" \xB7 ");
+    const rows = benchmarks.filter((b) => b.file === file.file).map((b) => nativeRow(b, file.file));
+    const { base, head } = file.versions ?? {};
+    const notes = [
+      ...file.skipped ? [file.skipped] : [],
+      ...base && head && base !== head ? [
+        `base runs ${file.harness ?? "its harness"} ${base} and head ${head}: the native change includes what the harness's new version measures differently`
+      ] : [],
+      ...file.runs.filter((r) => r.problem).map((r) => `the run at ${r.revision} (${formatDuration(r.durationMs)}) ${r.problem}`),
+      ...file.unmatched.length ? [`task names of the native run that match no compared benchmark: ${file.unmatched.join(", ")}`] : [],
+      ...benchmarks.filter((b) => b.file === file.file && b.native?.note).map((b) => `${taskName2(b.id, file.file)}: ${b.native.note}`)
+    ];
+    return { file: String(file.file), heading, rows, notes };
+  });
+  return {
+    header: NATIVE_HEADER,
+    files,
+    disagree: benchmarks.filter((b) => b.native?.agreement === "disagrees").length,
+    compared: benchmarks.filter((b) => b.native?.change).length,
+    error: check.error
+  };
+}
+function nativeRow(b, file) {
+  const native = b.native;
+  return [
+    taskName2(b.id, file),
+    formatSide(native.base),
+    formatSide(native.head),
+    formatNativeChange(native.change),
+    b.change && isFiniteNumber(b.change.estimate) ? formatPercent(b.change.estimate) : "\u2013",
+    String(native.agreement)
+  ];
+}
+function taskName2(id, file) {
+  return id.startsWith(`${file}${ID_SEPARATOR}`) ? id.slice(file.length + ID_SEPARATOR.length) : id;
+}
+function formatSide(side2) {
+  if (!side2 || !isFiniteNumber(side2.opsPerSec)) return "\u2013";
+  return isFiniteNumber(side2.rme) ? `${formatOps(side2.opsPerSec)} \xB1${side2.rme.toFixed(1)}%` : formatOps(side2.opsPerSec);
+}
+function formatNativeChange(change) {
+  if (!change || !isFiniteNumber(change.estimate)) return "\u2013";
+  if (!isFiniteNumber(change.high)) return formatPercent(change.estimate);
+  return `${formatPercent(change.estimate)} \xB1${Math.abs((change.high - change.estimate) * 100).toFixed(1)}%`;
+}
+function plural(count3, word) {
+  return `${count3} ${word}${count3 === 1 ? "" : "s"}`;
 }
 
 // src/report/terminal.ts
@@ -79912,6 +80341,8 @@ function renderMarkdown(report2) {
   for (const b of benchmarks.filter((b2) => b2.profile))
     out.push(details(md`${b.id}: where the time went`, profileMarkdown(b.id, b.profile, report2)), md``);
   for (const b of benchmarks.filter((b2) => b2.http)) out.push(details(md`${b.id}: latency and server`, httpMarkdown(b.id, b.http)), md``);
+  const native = nativeMarkdown(report2);
+  if (native) out.push(native, md``);
   for (const b of benchmarks.filter((b2) => b2.note)) out.push(md`> [!NOTE]\n> ${b.id}: ${b.note}`, md``);
   for (const b of benchmarks.filter((b2) => b2.warning)) out.push(md`> [!NOTE]\n> ${b.id}: ${b.warning}`, md``);
   const errors = benchmarks.filter((b) => b.error);
@@ -79958,6 +80389,36 @@ function profileMarkdown(id, profile, report2) {
     parts.push(md``, md`<sub>Profiles: ${files} ${where2} (open them in Chrome DevTools or speedscope)</sub>`);
   }
   return joinMarkup(parts);
+}
+function nativeMarkdown(report2) {
+  const sections = nativeSections(report2);
+  if (!sections) return void 0;
+  const summary2 = sections.error ? md`Native runs (--native-check): failed` : md`Native runs (--native-check): ${sections.compared} compared, ${sections.disagree} disagree${sections.disagree === 1 ? "s" : ""}`;
+  const parts = [];
+  if (sections.error) parts.push(pre(sections.error));
+  const rows = sections.files.flatMap((file) => [
+    md`| <b>${file.heading}</b> | | | | | |`,
+    ...file.rows.map(
+      (row) => md`| ${joinMarkup(
+        row.map((cell, i) => i === 5 && cell === "disagrees" ? md`<b>${cell}</b>` : md`${cell}`),
+        " | "
+      )} |`
+    )
+  ]);
+  if (rows.length)
+    parts.push(
+      md`| ${joinMarkup(
+        sections.header.map((h) => md`${h}`),
+        " | "
+      )} |`,
+      md`|---|--:|--:|--:|--:|---|`,
+      ...rows
+    );
+  const notes = sections.files.flatMap((file) => file.notes.map((note) => md`- native run of ${file.file}: ${note}`));
+  if (notes.length) parts.push(md``, ...notes);
+  parts.push(md``, md`<sub>${NATIVE_LEGEND}</sub>`);
+  const open2 = sections.disagree > 0 ? md` open` : md``;
+  return md`<details${open2}><summary>${summary2}</summary>\n\n${joinMarkup(parts)}\n\n</details>`;
 }
 function table(header, rows, left = 1) {
   const row = (cells) => md`| ${joinMarkup(
@@ -80013,6 +80474,15 @@ function mergeShards(reports) {
     run: mergeRuns(shards.map((s) => s.report.run))
   };
   delete merged.shard;
+  const native = shards.map((s) => s.report.nativeCheck).filter((check) => check !== void 0);
+  const nativeErrors = native.flatMap((check) => check.error ? [check.error] : []);
+  if (native.length)
+    merged.nativeCheck = {
+      runTimeoutMs: native[0].runTimeoutMs,
+      files: native.flatMap((check) => check.files),
+      ...nativeErrors.length ? { error: nativeErrors.join("\n") } : {}
+    };
+  else delete merged.nativeCheck;
   return merged;
 }
 function measuredOrNot(benchmark, file) {
@@ -80133,8 +80603,8 @@ function mergeRuns(runs) {
 
 // src/report/read.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
-import { existsSync as existsSync10, readFileSync as readFileSync11, statSync as statSync3 } from "node:fs";
-import path18 from "node:path";
+import { existsSync as existsSync10, readFileSync as readFileSync12, statSync as statSync4 } from "node:fs";
+import path19 from "node:path";
 
 // schema/report.schema.json
 var report_schema_default = {
@@ -80260,6 +80730,10 @@ var report_schema_default = {
         policy: {
           $ref: "#/definitions/PolicyInfo",
           description: "Whose config decided (base's in the action), and each policy setting the change makes different from base's."
+        },
+        nativeCheck: {
+          $ref: "#/definitions/NativeCheckInfo",
+          description: "compare --native-check: each bench file's own runs (information: never a verdict)."
         }
       },
       required: [
@@ -80487,6 +80961,10 @@ var report_schema_default = {
         profile: {
           $ref: "#/definitions/Explanation",
           description: "Regressions (or every benchmark, on demand): where the time went, from a CPU profile of each revision."
+        },
+        native: {
+          $ref: "#/definitions/NativeComparison",
+          description: "compare --native-check: the harness's own figures from the bench file's own runs, and whether they agree with benchgate's."
         },
         error: {
           type: "string",
@@ -81655,6 +82133,132 @@ var report_schema_default = {
       additionalProperties: false,
       description: "A project function on the stack above a function that is not the project's."
     },
+    NativeComparison: {
+      type: "object",
+      properties: {
+        base: {
+          anyOf: [
+            {
+              $ref: "#/definitions/NativeSide"
+            },
+            {
+              type: "null"
+            }
+          ]
+        },
+        head: {
+          anyOf: [
+            {
+              $ref: "#/definitions/NativeSide"
+            },
+            {
+              type: "null"
+            }
+          ]
+        },
+        change: {
+          anyOf: [
+            {
+              $ref: "#/definitions/NativeChange"
+            },
+            {
+              type: "null"
+            }
+          ],
+          description: "head against base (relative), its interval from both margins (see the agreement rule above); null bounds when a side has no margin."
+        },
+        agreement: {
+          $ref: "#/definitions/NativeAgreement"
+        },
+        note: {
+          type: "string",
+          description: 'Where they disagree, "disagrees: native +3.1%, benchgate -12.0%"; why unknown; what went wrong in a run.',
+          maxLength: 16384
+        }
+      },
+      required: [
+        "base",
+        "head",
+        "change",
+        "agreement"
+      ],
+      additionalProperties: false,
+      description: "A benchmark's native figures beside benchgate's."
+    },
+    NativeSide: {
+      type: "object",
+      properties: {
+        opsPerSec: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "Operations per second as the harness reported them: the mean over runs."
+        },
+        rme: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "\xB1 relative margin of error in percent (about 95%); null when the harness gave none."
+        },
+        runs: {
+          type: "array",
+          items: {
+            type: [
+              "number",
+              "null"
+            ]
+          },
+          description: "The harness's figure in each run, ops/s.",
+          maxItems: 1e4
+        }
+      },
+      required: [
+        "opsPerSec",
+        "rme",
+        "runs"
+      ],
+      additionalProperties: false,
+      description: "One revision's native figure of a benchmark, from the run(s) of its bench file at that revision."
+    },
+    NativeChange: {
+      type: "object",
+      properties: {
+        estimate: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        low: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        high: {
+          type: [
+            "number",
+            "null"
+          ]
+        }
+      },
+      required: [
+        "estimate",
+        "low",
+        "high"
+      ],
+      additionalProperties: false
+    },
+    NativeAgreement: {
+      type: "string",
+      enum: [
+        "agrees",
+        "disagrees",
+        "unknown"
+      ]
+    },
     RunInfo: {
       type: "object",
       properties: {
@@ -82034,6 +82638,125 @@ var report_schema_default = {
       ],
       additionalProperties: false,
       description: 'One setting the pull request changes: "budget 5% \u2192 99%".'
+    },
+    NativeCheckInfo: {
+      type: "object",
+      properties: {
+        runTimeoutMs: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        files: {
+          type: "array",
+          items: {
+            $ref: "#/definitions/NativeFileInfo"
+          },
+          maxItems: 1e4
+        },
+        error: {
+          type: "string",
+          description: "The check itself failed (the comparison stands: the check is information).",
+          maxLength: 16384
+        }
+      },
+      required: [
+        "runTimeoutMs",
+        "files"
+      ],
+      additionalProperties: false,
+      description: "The native check of a run: every file it ran (or skipped), and each run's bound."
+    },
+    NativeFileInfo: {
+      type: "object",
+      properties: {
+        file: {
+          type: "string",
+          maxLength: 16384
+        },
+        harness: {
+          type: "string",
+          maxLength: 16384
+        },
+        versions: {
+          type: "object",
+          properties: {
+            base: {
+              type: "string",
+              maxLength: 16384
+            },
+            head: {
+              type: "string",
+              maxLength: 16384
+            }
+          },
+          additionalProperties: false,
+          description: "Each revision's copy of the harness, where known."
+        },
+        runs: {
+          type: "array",
+          items: {
+            type: "object",
+            properties: {
+              revision: {
+                $ref: "#/definitions/RevisionLabel"
+              },
+              durationMs: {
+                type: [
+                  "number",
+                  "null"
+                ]
+              },
+              tasks: {
+                type: [
+                  "number",
+                  "null"
+                ]
+              },
+              problem: {
+                type: "string",
+                maxLength: 16384
+              }
+            },
+            required: [
+              "revision",
+              "durationMs",
+              "tasks"
+            ],
+            additionalProperties: false
+          },
+          maxItems: 1e4
+        },
+        skipped: {
+          type: "string",
+          description: "Why it was not run natively (a vitest bench file, a file that exports its tasks).",
+          maxLength: 16384
+        },
+        unmatched: {
+          type: "array",
+          items: {
+            type: "string",
+            maxLength: 16384
+          },
+          description: "Task names the native runs reported that match no benchmark benchgate compared in this file.",
+          maxItems: 1e4
+        }
+      },
+      required: [
+        "file",
+        "runs",
+        "unmatched"
+      ],
+      additionalProperties: false,
+      description: "One bench file's native runs: what ran, and what could not be matched."
+    },
+    RevisionLabel: {
+      type: "string",
+      enum: [
+        "base",
+        "head"
+      ]
     }
   },
   $comment: "Generated by scripts/report-schema.mjs from src/report/model.ts: do not edit."
@@ -82045,7 +82768,7 @@ var validate3 = new import_ajv4.default({ allErrors: false, strict: false }).com
 function readReport(file) {
   let size;
   try {
-    size = statSync3(file).size;
+    size = statSync4(file).size;
   } catch (error2) {
     throw new UserError(`Cannot read the report ${file}: ${error2.code ?? String(error2)}.`);
   }
@@ -82055,7 +82778,7 @@ function readReport(file) {
     );
   let data;
   try {
-    data = JSON.parse(readFileSync11(file, "utf8"));
+    data = JSON.parse(readFileSync12(file, "utf8"));
   } catch {
     throw new UserError(`The report ${file} is not JSON: refusing it.`);
   }
@@ -82069,7 +82792,7 @@ function readReport(file) {
 }
 function reportFiles(patterns, cwd) {
   const files = patterns.flatMap((pattern) => {
-    if (existsSync10(path18.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path18.resolve(cwd, pattern)];
+    if (existsSync10(path19.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path19.resolve(cwd, pattern)];
     const found = globSync(pattern, { cwd, onlyFiles: true, absolute: true, expandDirectories: false }).sort();
     if (found.length === 0) throw new UserError(`No file matches ${pattern} (in ${cwd}).`);
     return found;
@@ -82078,7 +82801,7 @@ function reportFiles(patterns, cwd) {
 }
 
 // src/util/secrets.ts
-import { closeSync, openSync, readFileSync as readFileSync12, readSync, writeSync } from "node:fs";
+import { closeSync, openSync, readFileSync as readFileSync13, readSync, writeSync } from "node:fs";
 function forgetSecrets(env = process.env) {
   const jobFiles = Object.fromEntries(
     Object.entries(env).filter((entry) => JOB_FILES.has(entry[0].toUpperCase()) && entry[1] !== void 0)
@@ -82096,7 +82819,7 @@ function restoreJobFiles(jobFiles, env = process.env) {
 function wipeInitialEnvironment(names) {
   let fd;
   try {
-    const stat3 = readFileSync12("/proc/self/stat", "utf8");
+    const stat3 = readFileSync13("/proc/self/stat", "utf8");
     const fields = stat3.slice(stat3.lastIndexOf(")") + 2).split(" ");
     const start = Number(fields[50 - 3]);
     const end = Number(fields[51 - 3]);
@@ -82214,7 +82937,7 @@ function chainOf(records, gate, options = {}) {
   const own = records.filter((r) => r.gate === gate);
   const byCommit = /* @__PURE__ */ new Map();
   for (const r of own) byCommit.set(r.commit, [...byCommit.get(r.commit) ?? [], r]);
-  const recordOf2 = (commit2) => {
+  const recordOf3 = (commit2) => {
     const candidates = byCommit.get(commit2) ?? [];
     return candidates.filter((r) => r.parent === options.anchor || byCommit.has(r.parent)).at(-1) ?? candidates.at(-1);
   };
@@ -82223,7 +82946,7 @@ function chainOf(records, gate, options = {}) {
   const seen = /* @__PURE__ */ new Set();
   while (commit && !seen.has(commit)) {
     if (commit === options.anchor) return { chain: chain.reverse(), anchor: commit, reached: true };
-    const record3 = recordOf2(commit);
+    const record3 = recordOf3(commit);
     if (!record3) break;
     if (options.anchorTag && chain.length > 0 && record3.tags.some(options.anchorTag))
       return { chain: chain.reverse(), anchor: commit, reached: true };
@@ -82341,7 +83064,7 @@ ${options.body}`;
 
 // src/history/record.ts
 var HISTORY_VERSION = 1;
-function recordOf(report2, gate, commit, recorded) {
+function recordOf2(report2, gate, commit, recorded) {
   if (!report2.base || !report2.head || report2.head.dirty) return void 0;
   return {
     v: HISTORY_VERSION,
@@ -82806,7 +83529,7 @@ async function historyStep(report2, settings, deps) {
   try {
     if (settings.historyWrites) {
       const info2 = report2.base && report2.head ? await commitInfo(report2.head.sha, report2.base.sha, cwd) : void 0;
-      const record3 = info2 && recordOf(report2, settings.commentKey, info2, /* @__PURE__ */ new Date());
+      const record3 = info2 && recordOf2(report2, settings.commentKey, info2, /* @__PURE__ */ new Date());
       if (!record3) return warning2(deps, `nothing recorded in ${store.where}: the run compared no two commits.`);
       const written = await store.append([record3]);
       deps.log(`benchgate: recorded ${record3.benchmarks.length} benchmark(s) of ${record3.commit.slice(0, 7)} in ${store.where}`);
@@ -82901,12 +83624,12 @@ async function runAction(deps) {
     }
   });
   try {
-    const event = env.GITHUB_EVENT_PATH ? JSON.parse(readFileSync13(env.GITHUB_EVENT_PATH, "utf8")) : {};
+    const event = env.GITHUB_EVENT_PATH ? JSON.parse(readFileSync14(env.GITHUB_EVENT_PATH, "utf8")) : {};
     settings = parseActionInputs((name2) => core.getInput(name2), {
       eventName: env.GITHUB_EVENT_NAME ?? "",
       event,
       workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
-      runnerTemp: env.RUNNER_TEMP ?? path19.join(env.GITHUB_WORKSPACE ?? process.cwd(), ".benchgate"),
+      runnerTemp: env.RUNNER_TEMP ?? path20.join(env.GITHUB_WORKSPACE ?? process.cwd(), ".benchgate"),
       repository: env.GITHUB_REPOSITORY ?? "",
       ...env.GITHUB_REF ? { ref: env.GITHUB_REF } : {}
     });
@@ -82935,7 +83658,7 @@ async function runAction(deps) {
       profile: settings.profile,
       childEnv: settings.env,
       policy: settings.policy,
-      profileDir: path19.join(settings.reportDir, "profiles"),
+      profileDir: path20.join(settings.reportDir, "profiles"),
       log: (line) => core.info(logLine(line)),
       onProgress: (p) => core.info(`round ${p.round} of ${p.rounds}`),
       onCleanup: (cleanup) => trap.onCleanup(cleanup)
@@ -82989,8 +83712,8 @@ async function publish(report2, settings, deps, extra) {
   const markdown = extra ? `${renderMarkdown(report2)}
 ${extra}
 ` : renderMarkdown(report2);
-  const jsonPath = path19.join(settings.reportDir, "report.json");
-  const markdownPath = path19.join(settings.reportDir, "report.md");
+  const jsonPath = path20.join(settings.reportDir, "report.json");
+  const markdownPath = path20.join(settings.reportDir, "report.md");
   writeFileSync(jsonPath, `${JSON.stringify(report2, null, 2)}
 `);
   writeFileSync(markdownPath, markdown);
@@ -83005,7 +83728,7 @@ ${extra}
 > [!WARNING]
 > ${escapeText(commentProblem)}
 ` : markdown, true).write();
-  const configFile = path19.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
+  const configFile = path20.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
   const workspace = env.GITHUB_WORKSPACE ?? settings.workingDirectory;
   for (const annotation of regressionAnnotations(report2, settings.workingDirectory, workspace, configFile)) {
     core[annotation.level](annotation.message, {
@@ -83057,7 +83780,7 @@ function mergedReport(settings, version) {
     if (!settings.shardReports)
       throw new UserError("Input 'shard-reports' is required with mode: merge: the shard reports, e.g. shards/*.json.");
     const files = reportFiles([settings.shardReports], settings.workingDirectory);
-    report2 = mergeShards(files.map((file) => ({ file: path19.relative(settings.workingDirectory, file), report: readReport(file) })));
+    report2 = mergeShards(files.map((file) => ({ file: path20.relative(settings.workingDirectory, file), report: readReport(file) })));
     if (settings.base && /^[0-9a-f]{40}$/.test(settings.base) && report2.base?.sha !== settings.base)
       throw new UserError(
         `The shard reports compare against ${report2.base?.sha ?? "no commit"}, but this workflow's base is ${settings.base}: refusing them.`

@@ -291,8 +291,8 @@ var require_utils = __commonJS({
       }
       return output;
     };
-    exports2.basename = (path15, { windows } = {}) => {
-      const segs = path15.split(windows ? /[\\/]/ : "/");
+    exports2.basename = (path16, { windows } = {}) => {
+      const segs = path16.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -5041,8 +5041,8 @@ var require_utils2 = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path15) {
-      let input = path15;
+    function removeDotSegments(path16) {
+      let input = path16;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -5116,11 +5116,11 @@ var require_utils2 = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path15) {
-      if (path15 === "" || path15[0] === "/") {
-        return removeDotSegments(path15);
+    function removeDotSegmentsRelative(path16) {
+      if (path16 === "" || path16[0] === "/") {
+        return removeDotSegments(path16);
       }
-      const segments = path15.split("/");
+      const segments = path16.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -5483,8 +5483,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path15 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path15 && path15 !== "/" ? path15 : void 0;
+        const path16 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path16 && path16 !== "/" ? path16 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -8942,17 +8942,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path15) {
-      const ctrl = callVisitor(key, node, visitor, path15);
+    function visit_(key, node, visitor, path16) {
+      const ctrl = callVisitor(key, node, visitor, path16);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path15, ctrl);
-        return visit_(key, ctrl, visitor, path15);
+        replaceNode(key, path16, ctrl);
+        return visit_(key, ctrl, visitor, path16);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path15 = Object.freeze(path15.concat(node));
+          path16 = Object.freeze(path16.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = visit_(i, node.items[i], visitor, path15);
+            const ci = visit_(i, node.items[i], visitor, path16);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -8963,13 +8963,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path15 = Object.freeze(path15.concat(node));
-          const ck = visit_("key", node.key, visitor, path15);
+          path16 = Object.freeze(path16.concat(node));
+          const ck = visit_("key", node.key, visitor, path16);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path15);
+          const cv = visit_("value", node.value, visitor, path16);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -8990,17 +8990,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path15) {
-      const ctrl = await callVisitor(key, node, visitor, path15);
+    async function visitAsync_(key, node, visitor, path16) {
+      const ctrl = await callVisitor(key, node, visitor, path16);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path15, ctrl);
-        return visitAsync_(key, ctrl, visitor, path15);
+        replaceNode(key, path16, ctrl);
+        return visitAsync_(key, ctrl, visitor, path16);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path15 = Object.freeze(path15.concat(node));
+          path16 = Object.freeze(path16.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = await visitAsync_(i, node.items[i], visitor, path15);
+            const ci = await visitAsync_(i, node.items[i], visitor, path16);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -9011,13 +9011,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path15 = Object.freeze(path15.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path15);
+          path16 = Object.freeze(path16.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path16);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path15);
+          const cv = await visitAsync_("value", node.value, visitor, path16);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -9044,23 +9044,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path15) {
+    function callVisitor(key, node, visitor, path16) {
       if (typeof visitor === "function")
-        return visitor(key, node, path15);
+        return visitor(key, node, path16);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path15);
+        return visitor.Map?.(key, node, path16);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path15);
+        return visitor.Seq?.(key, node, path16);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path15);
+        return visitor.Pair?.(key, node, path16);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path15);
+        return visitor.Scalar?.(key, node, path16);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path15);
+        return visitor.Alias?.(key, node, path16);
       return void 0;
     }
-    function replaceNode(key, path15, node) {
-      const parent = path15[path15.length - 1];
+    function replaceNode(key, path16, node) {
+      const parent = path16[path16.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -9672,10 +9672,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema2, path15, value) {
+    function collectionFromPath(schema2, path16, value) {
       let v = value;
-      for (let i = path15.length - 1; i >= 0; --i) {
-        const k = path15[i];
+      for (let i = path16.length - 1; i >= 0; --i) {
+        const k = path16[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -9694,7 +9694,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path15) => path15 == null || typeof path15 === "object" && !!path15[Symbol.iterator]().next().done;
+    var isEmptyPath = (path16) => path16 == null || typeof path16 === "object" && !!path16[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema2) {
         super(type);
@@ -9724,11 +9724,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path15, value) {
-        if (isEmptyPath(path15))
+      addIn(path16, value) {
+        if (isEmptyPath(path16))
           this.add(value);
         else {
-          const [key, ...rest] = path15;
+          const [key, ...rest] = path16;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -9742,8 +9742,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path15) {
-        const [key, ...rest] = path15;
+      deleteIn(path16) {
+        const [key, ...rest] = path16;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -9757,8 +9757,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path15, keepScalar) {
-        const [key, ...rest] = path15;
+      getIn(path16, keepScalar) {
+        const [key, ...rest] = path16;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -9776,8 +9776,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path15) {
-        const [key, ...rest] = path15;
+      hasIn(path16) {
+        const [key, ...rest] = path16;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -9787,8 +9787,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path15, value) {
-        const [key, ...rest] = path15;
+      setIn(path16, value) {
+        const [key, ...rest] = path16;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -12303,9 +12303,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path15, value) {
+      addIn(path16, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path15, value);
+          this.contents.addIn(path16, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -12380,14 +12380,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path15) {
-        if (Collection.isEmptyPath(path15)) {
+      deleteIn(path16) {
+        if (Collection.isEmptyPath(path16)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path15) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path16) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -12402,10 +12402,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path15, keepScalar) {
-        if (Collection.isEmptyPath(path15))
+      getIn(path16, keepScalar) {
+        if (Collection.isEmptyPath(path16))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path15, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path16, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -12416,10 +12416,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path15) {
-        if (Collection.isEmptyPath(path15))
+      hasIn(path16) {
+        if (Collection.isEmptyPath(path16))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path15) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path16) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -12436,13 +12436,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path15, value) {
-        if (Collection.isEmptyPath(path15)) {
+      setIn(path16, value) {
+        if (Collection.isEmptyPath(path16)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path15), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path16), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path15, value);
+          this.contents.setIn(path16, value);
         }
       }
       /**
@@ -14403,9 +14403,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path15) => {
+    visit.itemAtPath = (cst, path16) => {
       let item = cst;
-      for (const [field, index] of path15) {
+      for (const [field, index] of path16) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -14414,23 +14414,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path15) => {
-      const parent = visit.itemAtPath(cst, path15.slice(0, -1));
-      const field = path15[path15.length - 1][0];
+    visit.parentCollection = (cst, path16) => {
+      const parent = visit.itemAtPath(cst, path16.slice(0, -1));
+      const field = path16[path16.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path15, item, visitor) {
-      let ctrl = visitor(item, path15);
+    function _visit(path16, item, visitor) {
+      let ctrl = visitor(item, path16);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path15.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path16.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -14441,10 +14441,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path15);
+            ctrl = ctrl(item, path16);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path15) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path16) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -16298,8 +16298,8 @@ var require_dist2 = __commonJS({
         if (!append) {
           paths = paths.reverse();
         }
-        paths.forEach(function(path15) {
-          var pathArray = getPathArray(path15);
+        paths.forEach(function(path16) {
+          var pathArray = getPathArray(path16);
           addExistingPath(pathArray, env[pathVar], append);
           env[pathVar] = pathArray.join(separator);
         });
@@ -16313,14 +16313,14 @@ var require_dist2 = __commonJS({
         return [pathToAdd];
       }
     }
-    function addExistingPath(array, path15, appendMode) {
-      if (!path15) {
+    function addExistingPath(array, path16, appendMode) {
+      if (!path16) {
         return;
       }
       if (appendMode) {
-        array.unshift(path15);
+        array.unshift(path16);
       } else {
-        array.push(path15);
+        array.push(path16);
       }
     }
   }
@@ -19270,15 +19270,15 @@ var require_route = __commonJS({
       };
     }
     function wrapConversion(toModel, graph) {
-      const path15 = [graph[toModel].parent, toModel];
+      const path16 = [graph[toModel].parent, toModel];
       let fn = conversions[graph[toModel].parent][toModel];
       let cur = graph[toModel].parent;
       while (graph[cur].parent) {
-        path15.unshift(graph[cur].parent);
+        path16.unshift(graph[cur].parent);
         fn = link(conversions[graph[cur].parent][cur], fn);
         cur = graph[cur].parent;
       }
-      fn.conversion = path15;
+      fn.conversion = path16;
       return fn;
     }
     module2.exports = function(fromModel) {
@@ -28104,7 +28104,7 @@ var require_aggregateResult = __commonJS({
 var require_manager = __commonJS({
   "node_modules/autocannon/lib/manager.js"(exports2, module2) {
     "use strict";
-    var path15 = __require("path");
+    var path16 = __require("path");
     var EE = __require("events").EventEmitter;
     var aggregateResult = require_aggregateResult();
     var { getHistograms } = require_histUtil();
@@ -28162,7 +28162,7 @@ var require_manager = __commonJS({
       workerOpts.c = workerOpts.connections;
       function init() {
         for (let i = 0; i < numWorkers; i++) {
-          const worker = new Worker(path15.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
+          const worker = new Worker(path16.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
           worker.on("message", (msg) => {
             const { cmd, data, error } = msg;
             if (cmd === "RESULT") {
@@ -37173,11 +37173,11 @@ var require_mime_types = __commonJS({
       }
       return exts[0];
     }
-    function lookup2(path15) {
-      if (!path15 || typeof path15 !== "string") {
+    function lookup2(path16) {
+      if (!path16 || typeof path16 !== "string") {
         return false;
       }
-      var extension2 = extname("x." + path15).toLowerCase().substr(1);
+      var extension2 = extname("x." + path16).toLowerCase().substr(1);
       if (!extension2) {
         return false;
       }
@@ -38317,7 +38317,7 @@ var require_form_data = __commonJS({
     "use strict";
     var CombinedStream = require_combined_stream();
     var util = __require("util");
-    var path15 = __require("path");
+    var path16 = __require("path");
     var http3 = __require("http");
     var https = __require("https");
     var parseUrl = __require("url").parse;
@@ -38448,11 +38448,11 @@ var require_form_data = __commonJS({
     FormData.prototype._getContentDisposition = function(value, options) {
       var filename;
       if (typeof options.filepath === "string") {
-        filename = path15.normalize(options.filepath).replace(/\\/g, "/");
+        filename = path16.normalize(options.filepath).replace(/\\/g, "/");
       } else if (options.filename || value && (value.name || value.path)) {
-        filename = path15.basename(options.filename || value && (value.name || value.path));
+        filename = path16.basename(options.filename || value && (value.name || value.path));
       } else if (value && value.readable && hasOwn(value, "httpVersion")) {
-        filename = path15.basename(value.client._httpMessage.path || "");
+        filename = path16.basename(value.client._httpMessage.path || "");
       }
       if (filename) {
         return 'filename="' + escapeHeaderParam(filename) + '"';
@@ -38638,15 +38638,15 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve3, basename: basename2 } = __require("path");
-    var { readFileSync: readFileSync12 } = __require("fs");
+    var { readFileSync: readFileSync13 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string) {
       try {
         return JSON.parse(string);
       } catch (error) {
         try {
-          const path15 = resolve3(string);
-          const data = readFileSync12(path15, "utf8");
+          const path16 = resolve3(string);
+          const data = readFileSync13(path16, "utf8");
           return JSON.parse(data);
         } catch (error2) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -38660,14 +38660,14 @@ var require_multipart = __commonJS({
         const type = obj[key] && obj[key].type;
         switch (type) {
           case "file": {
-            const path15 = obj[key] && obj[key].path;
-            if (!path15) {
+            const path16 = obj[key] && obj[key].path;
+            if (!path16) {
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync12(path15);
+            const buffer = readFileSync13(path16);
             form.append(key, buffer, Object.assign({}, {
-              filename: basename2(path15)
+              filename: basename2(path16)
             }, opts));
             break;
           }
@@ -40988,14 +40988,14 @@ var require_validate2 = __commonJS({
     var lessThanOneError = (label2) => new Error(`${label2} can not be less than 1`);
     var greaterThanZeroError = (label2) => new Error(`${label2} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
-    function safeRequire(path15) {
-      if (typeof path15 === "string") {
+    function safeRequire(path16) {
+      if (typeof path16 === "string") {
         try {
-          return __require(path15);
+          return __require(path16);
         } catch (err) {
         }
       }
-      return path15;
+      return path16;
     }
     function defaultOpts(opts) {
       const setupClient = opts.workers ? opts.setupClient : safeRequire(opts.setupClient);
@@ -43476,7 +43476,7 @@ var require_httpRequestBuilder = __commonJS({
           return null;
         }
         const method = reqData.method;
-        const path15 = reqData.path;
+        const path16 = reqData.path;
         const headers = reqData.headers;
         const body = reqData.body;
         const headersDefinedHost = getPropertyCaseInsensitive(reqData.headers, "host");
@@ -43487,7 +43487,7 @@ var require_httpRequestBuilder = __commonJS({
           host = hostname + ":" + port;
         }
         const baseReq = [
-          `${method} ${path15} HTTP/1.1`
+          `${method} ${path16} HTTP/1.1`
         ];
         if (!headersDefinedHost) {
           baseReq.push(`Host: ${host}`);
@@ -45535,7 +45535,7 @@ var require_autocannon = __commonJS({
     var fs = __require("fs");
     var os10 = __require("os");
     var net3 = __require("net");
-    var path15 = __require("path");
+    var path16 = __require("path");
     var URL2 = __require("url").URL;
     var spawn3 = __require("child_process").spawn;
     var managePath = require_dist2();
@@ -45650,7 +45650,7 @@ var require_autocannon = __commonJS({
         return;
       }
       if (!checkURL(argv.url) || argv.help) {
-        const help = fs.readFileSync(path15.join(__dirname, "help.txt"), "utf8");
+        const help = fs.readFileSync(path16.join(__dirname, "help.txt"), "utf8");
         console.error(help);
         return;
       }
@@ -45764,7 +45764,7 @@ var require_autocannon = __commonJS({
           });
         });
         const alterPath = managePath({ PATH: process.env.NODE_PATH });
-        alterPath.unshift(path15.join(__dirname, "lib/preload"));
+        alterPath.unshift(path16.join(__dirname, "lib/preload"));
         const proc = spawn3(argv.spawn[0], argv.spawn.slice(1), {
           stdio: ["ignore", "inherit", "inherit"],
           env: Object.assign({}, process.env, {
@@ -45788,7 +45788,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path15.join(os10.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path16.join(os10.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -46613,14 +46613,14 @@ var require_util4 = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path15 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path16 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path15 && path15[0] !== "/") {
-          path15 = `/${path15}`;
+        if (path16 && path16[0] !== "/") {
+          path16 = `/${path16}`;
         }
-        return new URL(`${origin}${path15}`);
+        return new URL(`${origin}${path16}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -47071,39 +47071,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path15, origin }
+          request: { method, path: path16, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path15);
+        debuglog("sending request to %s %s/%s", method, origin, path16);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path15, origin },
+          request: { method, path: path16, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path15,
+          path16,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path15, origin }
+          request: { method, path: path16, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path15);
+        debuglog("trailers received from %s %s/%s", method, origin, path16);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path15, origin },
+          request: { method, path: path16, origin },
           error
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path15,
+          path16,
           error.message
         );
       });
@@ -47152,9 +47152,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path15, origin }
+            request: { method, path: path16, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path15);
+          debuglog("sending request to %s %s/%s", method, origin, path16);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -47217,7 +47217,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path15,
+        path: path16,
         method,
         body,
         headers,
@@ -47232,11 +47232,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler) {
-        if (typeof path15 !== "string") {
+        if (typeof path16 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path15[0] !== "/" && !(path15.startsWith("http://") || path15.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path16[0] !== "/" && !(path16.startsWith("http://") || path16.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path15)) {
+        } else if (invalidPathRegex.test(path16)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -47302,7 +47302,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path15, query) : path15;
+        this.path = query ? buildURL(path16, query) : path16;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -49207,8 +49207,8 @@ var require_webidl = __commonJS({
       return new TypeError(`${message.header}: ${message.message}`);
     };
     webidl.errors.conversionFailed = function(context) {
-      const plural = context.types.length === 1 ? "" : " one of";
-      const message = `${context.argument} could not be converted to${plural}: ${context.types.join(", ")}.`;
+      const plural2 = context.types.length === 1 ? "" : " one of";
+      const message = `${context.argument} could not be converted to${plural2}: ${context.types.join(", ")}.`;
       return webidl.errors.exception({
         header: context.prefix,
         message
@@ -51995,7 +51995,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request) {
-      const { method, path: path15, host, upgrade, blocking, reset } = request;
+      const { method, path: path16, host, upgrade, blocking, reset } = request;
       let { body, headers, contentLength } = request;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -52076,7 +52076,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path15} HTTP/1.1\r
+      let header = `${method} ${path16} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -52605,7 +52605,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request) {
       const session = client[kHTTP2Session];
-      const { method, path: path15, host, upgrade, expectContinue, signal, headers: reqHeaders } = request;
+      const { method, path: path16, host, upgrade, expectContinue, signal, headers: reqHeaders } = request;
       let { body } = request;
       if (upgrade) {
         util.errorRequest(client, request, new Error("Upgrade not supported for H2"));
@@ -52702,7 +52702,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path15;
+      headers[HTTP2_HEADER_PATH] = path16;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -53055,9 +53055,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText2);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path15 = search ? `${pathname}${search}` : pathname;
+        const path16 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path15;
+        this.opts.path = path16;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -54296,10 +54296,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path15 = "/",
+          path: path16 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path15;
+        opts.path = origin + path16;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -56271,20 +56271,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path15) {
-      if (typeof path15 !== "string") {
-        return path15;
+    function safeUrl(path16) {
+      if (typeof path16 !== "string") {
+        return path16;
       }
-      const pathSegments = path15.split("?");
+      const pathSegments = path16.split("?");
       if (pathSegments.length !== 2) {
-        return path15;
+        return path16;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path15, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path15);
+    function matchKey(mockDispatch2, { path: path16, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path16);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -56306,7 +56306,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path15 }) => matchValue(safeUrl(path15), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path16 }) => matchValue(safeUrl(path16), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -56344,9 +56344,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path15, method, body, headers, query } = opts;
+      const { path: path16, method, body, headers, query } = opts;
       return {
-        path: path15,
+        path: path16,
         method,
         body,
         headers,
@@ -56771,9 +56771,9 @@ var require_pluralizer = __commonJS({
       this: "these"
     };
     module2.exports = class Pluralizer {
-      constructor(singular, plural) {
+      constructor(singular, plural2) {
         this.singular = singular;
-        this.plural = plural;
+        this.plural = plural2;
       }
       pluralize(count3) {
         const one = count3 === 1;
@@ -56809,10 +56809,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path15, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path16, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path15,
+            Path: path16,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -61691,9 +61691,9 @@ var require_util9 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path15) {
-      for (let i = 0; i < path15.length; ++i) {
-        const code = path15.charCodeAt(i);
+    function validateCookiePath(path16) {
+      for (let i = 0; i < path16.length; ++i) {
+        const code = path16.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -64613,11 +64613,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path15 = opts.path;
+          let path16 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path15 = `/${path15}`;
+            path16 = `/${path16}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path15);
+          url = new URL(util.parseOrigin(url).origin + path16);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -64692,9 +64692,9 @@ var require_undici = __commonJS({
 import { fileURLToPath as fileURLToPath3 } from "node:url";
 
 // src/cli/main.ts
-import { mkdirSync as mkdirSync4, mkdtempSync as mkdtempSync3, rmSync as rmSync5, writeFileSync as writeFileSync2 } from "node:fs";
+import { mkdirSync as mkdirSync4, mkdtempSync as mkdtempSync4, rmSync as rmSync6, writeFileSync as writeFileSync2 } from "node:fs";
 import os9 from "node:os";
-import path14 from "node:path";
+import path15 from "node:path";
 
 // src/util/format.ts
 function isFiniteNumber(x) {
@@ -64757,11 +64757,11 @@ function formatDuration(ms) {
   const seconds = Math.round(ms % 6e4 / 1e3);
   return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
 }
-function formatPath(path15, width = 60) {
-  if (path15.length <= width) return path15;
+function formatPath(path16, width = 60) {
+  if (path16.length <= width) return path16;
   const keep = width - 1;
   const start = Math.ceil(keep * 2 / 3);
-  return `${path15.slice(0, start)}\u2026${path15.slice(path15.length - (keep - start))} (${path15.length} characters)`;
+  return `${path16.slice(0, start)}\u2026${path16.slice(path16.length - (keep - start))} (${path16.length} characters)`;
 }
 
 // src/config/budgets.ts
@@ -65530,9 +65530,9 @@ function withPolicyOf(head, base) {
 }
 
 // src/gate.ts
-import { existsSync as existsSync6, mkdtempSync as mkdtempSync2, rmSync as rmSync3 } from "node:fs";
+import { existsSync as existsSync6, mkdtempSync as mkdtempSync3, rmSync as rmSync4 } from "node:fs";
 import os7 from "node:os";
-import path9 from "node:path";
+import path10 from "node:path";
 
 // src/checkout/revisions.ts
 import { existsSync as existsSync4, mkdtempSync, realpathSync, rmSync as rmSync2 } from "node:fs";
@@ -65851,27 +65851,27 @@ import { createRequire } from "module";
 import { basename, dirname, normalize, relative, resolve, sep } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path15) {
-  let normalized = normalize(path15);
+function cleanPath(path16) {
+  let normalized = normalize(path16);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path15, separator) {
-  return path15.replace(SLASHES_REGEX, separator);
+function convertSlashes(path16, separator) {
+  return path16.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path15) {
-  return path15 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path15);
+function isRootDirectory(path16) {
+  return path16 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path16);
 }
-function normalizePath(path15, options) {
+function normalizePath(path16, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path15.includes("/") || path15.startsWith(".");
-  if (resolvePaths) path15 = resolve(path15);
-  if (normalizePath$1 || pathNeedsCleaning) path15 = cleanPath(path15);
-  if (path15 === ".") return "";
-  const needsSeperator = path15[path15.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path15 + pathSeparator : path15, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path16.includes("/") || path16.startsWith(".");
+  if (resolvePaths) path16 = resolve(path16);
+  if (normalizePath$1 || pathNeedsCleaning) path16 = cleanPath(path16);
+  if (path16 === ".") return "";
+  const needsSeperator = path16[path16.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path16 + pathSeparator : path16, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -65908,8 +65908,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path15 = directoryPath || ".";
-  if (filters.every((filter) => filter(path15, true))) paths.push(path15);
+  const path16 = directoryPath || ".";
+  if (filters.every((filter) => filter(path16, true))) paths.push(path16);
 };
 var empty$2 = () => {
 };
@@ -65961,26 +65961,26 @@ var empty = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty;
 }
-var resolveSymlinksAsync = function(path15, state, callback$1) {
+var resolveSymlinksAsync = function(path16, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs.realpath(path15, (error, resolvedPath) => {
+  fs.realpath(path16, (error, resolvedPath) => {
     if (error) return queue.dequeue(suppressErrors ? null : error, state);
     fs.stat(resolvedPath, (error$1, stat2) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat2.isDirectory() && isRecursive(path15, resolvedPath, state)) return queue.dequeue(null, state);
+      if (stat2.isDirectory() && isRecursive(path16, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat2, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path15, state, callback$1) {
+var resolveSymlinks = function(path16, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs.realpathSync(path15);
+    const resolvedPath = fs.realpathSync(path16);
     const stat2 = fs.statSync(resolvedPath);
-    if (stat2.isDirectory() && isRecursive(path15, resolvedPath, state)) return;
+    if (stat2.isDirectory() && isRecursive(path16, resolvedPath, state)) return;
     callback$1(stat2, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
@@ -65990,9 +65990,9 @@ function build$2(options, isSynchronous) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path15, resolved, state) {
+function isRecursive(path16, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname(path15);
+  let parent = dirname(path16);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -66000,7 +66000,7 @@ function isRecursive(path15, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname(parent);
   }
-  state.symlinks.set(path15, resolved);
+  state.symlinks.set(path16, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -66172,19 +66172,19 @@ var Walker = class {
         const filename = this.joinPath(entry.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry.isDirectory()) {
-        let path15 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path15)) continue;
-        this.pushDirectory(path15, paths, filters);
-        this.walkDirectory(this.state, path15, path15, depth - 1, this.walk);
+        let path16 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path16)) continue;
+        this.pushDirectory(path16, paths, filters);
+        this.walkDirectory(this.state, path16, path16, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path15 = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path15, this.state, (stat2, resolvedPath) => {
+        let path16 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path16, this.state, (stat2, resolvedPath) => {
           if (stat2.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path15 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path15 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path16 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path16 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path15;
+            resolvedPath = useRealPaths ? resolvedPath : path16;
             const filename = basename(resolvedPath);
             const directoryPath$1 = normalizePath(dirname(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -66350,7 +66350,7 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path15) => isMatch(path15));
+    this.options.filters.push((path16) => isMatch(path16));
     return this;
   }
 };
@@ -66425,19 +66425,19 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path15) {
-  return path15.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path16) {
+  return path16.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path15) {
+function splitPattern(path16) {
   var _result$parts;
-  const result = import_picomatch2.default.scan(path15, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path15];
+  const result = import_picomatch2.default.scan(path16, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path16];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path15) => path15.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path15) => path15.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path16) => path16.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path16) => path16.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
@@ -66544,13 +66544,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug ? (p, isDirectory) => {
-      const path15 = format(p, isDirectory);
-      const matches = matcher(path15) && !ignore(path15);
-      if (matches) log(`matched ${path15}`);
+      const path16 = format(p, isDirectory);
+      const matches = matcher(path16) && !ignore(path16);
+      if (matches) log(`matched ${path16}`);
       return matches;
     } : (p, isDirectory) => {
-      const path15 = format(p, isDirectory);
-      return matcher(path15) && !ignore(path15);
+      const path16 = format(p, isDirectory);
+      return matcher(path16) && !ignore(path16);
     }],
     exclude: debug ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -69773,6 +69773,342 @@ async function profileHttp(target, revision, outFile, plan) {
   return requests;
 }
 
+// src/measure/native/run.ts
+import { mkdtempSync as mkdtempSync2, readFileSync as readFileSync9, rmSync as rmSync3, statSync as statSync3 } from "node:fs";
+import path9 from "node:path";
+import { pathToFileURL } from "node:url";
+
+// src/measure/native/figures.ts
+var MAX_RECORDS = 5e3;
+var MAX_TEXT = 1e3;
+var HARNESSES = ["benchmark.js", "tinybench", "mitata"];
+function parseRecords(text2) {
+  const records = [];
+  let rejected = 0;
+  for (const line of text2.split("\n")) {
+    if (!line.trim()) continue;
+    const record3 = records.length < MAX_RECORDS ? recordOf(line) : void 0;
+    if (record3) records.push(record3);
+    else rejected++;
+  }
+  return { records, rejected };
+}
+function recordOf(line) {
+  let data;
+  try {
+    data = JSON.parse(line);
+  } catch {
+    return void 0;
+  }
+  if (typeof data !== "object" || data === null) return void 0;
+  const { harness, thread, suites, name: name2, opsPerSec, rme, samples, error } = data;
+  if (typeof harness !== "string" || !HARNESSES.includes(harness) || typeof name2 !== "string") return void 0;
+  if (!Array.isArray(suites) || suites.length > 16 || !suites.every((s) => typeof s === "string")) return void 0;
+  return {
+    harness,
+    thread: typeof thread === "number" && Number.isInteger(thread) ? thread : 0,
+    suites: suites.map((s) => s.slice(0, MAX_TEXT)),
+    name: name2.slice(0, MAX_TEXT),
+    ...positive(opsPerSec) ? { opsPerSec } : {},
+    ...typeof rme === "number" && Number.isFinite(rme) && rme >= 0 ? { rme } : {},
+    ...typeof samples === "number" && Number.isInteger(samples) && samples >= 0 ? { samples } : {},
+    ...typeof error === "string" ? { error: error.slice(0, MAX_TEXT) } : {}
+  };
+}
+function positive(x) {
+  return typeof x === "number" && Number.isFinite(x) && x > 0;
+}
+var T95 = [
+  12.706,
+  4.303,
+  3.182,
+  2.776,
+  2.571,
+  2.447,
+  2.365,
+  2.306,
+  2.262,
+  2.228,
+  2.201,
+  2.179,
+  2.16,
+  2.145,
+  2.131,
+  2.12,
+  2.11,
+  2.101,
+  2.093,
+  2.086,
+  2.08,
+  2.074,
+  2.069,
+  2.064,
+  2.06,
+  2.056,
+  2.052,
+  2.048,
+  2.045,
+  2.042
+];
+function tQuantile95(df) {
+  return df >= 1 && df <= T95.length ? T95[Math.floor(df) - 1] : 1.96;
+}
+
+// src/measure/native/run.ts
+var MAX_FIGURES_BYTES = 16 * 1024 * 1024;
+var DRAIN_MS2 = 5e3;
+function runNative(options) {
+  const started = performance.now();
+  const dir = mkdtempSync2(path9.join(options.tempDir, "native-"));
+  const out = path9.join(dir, "figures.jsonl");
+  return new Promise((resolve3) => {
+    const tail = new OutputTail();
+    const args = ["--import", pathToFileURL(options.observerPath).href, `./${options.file}`];
+    const child = spawnTracked(options.node ?? process.execPath, args, {
+      cwd: options.root,
+      env: { ...process.env, BENCHGATE_NATIVE_OUT: out },
+      stdio: ["ignore", "pipe", "pipe"]
+    });
+    if (child.pid !== void 0) options.onStart?.(child.pid);
+    child.stdout?.on("data", (chunk) => tail.push(chunk));
+    child.stderr?.on("data", (chunk) => tail.push(chunk));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child);
+    }, options.timeoutMs);
+    let done = false;
+    const finish = (problem) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      killGroup(child);
+      const figures = readFigures(out);
+      rmSync3(dir, { recursive: true, force: true });
+      const problems = [problem, figures.problem].filter(Boolean).join("; ");
+      resolve3({
+        revision: options.revision,
+        durationMs: performance.now() - started,
+        records: figures.records,
+        ...problems ? { problem: problems } : {}
+      });
+    };
+    const lastLines = () => {
+      const lines = tail.lines(5);
+      return lines ? `; its last lines:
+${lines}` : "";
+    };
+    child.once("error", (error) => finish(`could not start node: ${error.message}`));
+    child.once("exit", (code, signal) => {
+      const status = timedOut ? `did not finish within ${formatDuration(options.timeoutMs)}: killed with its process group (pid ${child.pid})` : code !== 0 ? `${signal ? `was killed by ${signal}` : `exited with code ${code}`}` : void 0;
+      killGroup(child);
+      const drain = setTimeout(() => finish(status), DRAIN_MS2);
+      child.once("close", () => {
+        clearTimeout(drain);
+        finish(status && !timedOut ? `${status}${lastLines()}` : status);
+      });
+    });
+  });
+}
+function readFigures(file) {
+  let size;
+  try {
+    size = statSync3(file).size;
+  } catch {
+    return { records: [] };
+  }
+  if (size > MAX_FIGURES_BYTES) return { records: [], problem: `its figures file grew to ${Math.round(size / 1024 / 1024)} MB: not read` };
+  const { records, rejected } = parseRecords(readFileSync9(file, "utf8"));
+  return rejected ? { records, problem: `${rejected} line(s) of its figures file were not figures and were left out` } : { records };
+}
+
+// src/measure/native/check.ts
+var NATIVE_RUN_TIMEOUT_MS = 12e4;
+var NATIVE_EXTRA_UNTIL_MS = 6e4;
+var NATIVE_MAX_RUNS = 3;
+var RUNNABLE = /* @__PURE__ */ new Set(["benchmark.js", "tinybench", "mitata"]);
+function nativeTargets(compared, sides, files, inventory) {
+  const at = (revision, file) => {
+    if (!files[revision.label].includes(file)) return void 0;
+    const load = inventory.find((side2) => side2.revision.label === revision.label)?.files.find((f) => f.file === file);
+    return { root: revision.root, harness: load?.harness, version: load?.harnesses?.[0]?.version };
+  };
+  return [...new Set(compared)].sort().map((file) => ({ file, base: at(sides.base, file), head: at(sides.head, file) }));
+}
+function notRunnable(target) {
+  const harness = target.head?.harness ?? target.base?.harness;
+  if (harness === "vitest") return "a vitest bench file runs under `vitest bench`, not `node <file>`: not run natively";
+  if (harness === "default export") return "it exports its tasks for benchgate and runs none itself: nothing to run natively";
+  if (harness === void 0 || !RUNNABLE.has(harness)) return "benchgate found no harness it can observe in it: not run natively";
+  return void 0;
+}
+async function runNativeCheck(targets, options) {
+  const now = options.now ?? (() => performance.now());
+  const run = options.run ?? runNative;
+  const started = now();
+  const results = targets.map((target) => {
+    const harness = target.head?.harness ?? target.base?.harness;
+    const skipped = notRunnable(target);
+    const versions = {
+      ...target.base?.version ? { base: target.base.version } : {},
+      ...target.head?.version ? { head: target.head.version } : {}
+    };
+    return {
+      file: target.file,
+      ...harness ? { harness } : {},
+      ...Object.keys(versions).length ? { versions } : {},
+      runs: [],
+      ...skipped ? { skipped } : {}
+    };
+  });
+  const once = async (target, result, revision) => {
+    const side2 = target[revision];
+    if (!side2) return;
+    options.log(`native check: node ${target.file} at ${revision}`);
+    const outcome = await run({
+      revision,
+      root: side2.root,
+      file: target.file,
+      observerPath: options.observerPath,
+      tempDir: options.tempDir,
+      timeoutMs: options.runTimeoutMs
+    });
+    if (outcome.problem) options.log(`native check: ${target.file} at ${revision}: ${outcome.problem.split("\n")[0]}`);
+    result.runs.push(outcome);
+  };
+  for (let pair = 0; pair < options.maxRuns; pair++) {
+    const order2 = pair % 2 === 1 ? ["head", "base"] : ["base", "head"];
+    for (const [i, target] of targets.entries()) {
+      const result = results[i];
+      if (result.skipped) continue;
+      if (pair > 0 && (result.runs.some((r) => r.problem) || now() - started + lastPairMs(result) > options.extraUntilMs)) continue;
+      for (const revision of order2) await once(target, result, revision);
+    }
+  }
+  return results;
+}
+function lastPairMs(result) {
+  return result.runs.slice(-2).reduce((sum3, r) => sum3 + r.durationMs, 0);
+}
+
+// src/measure/micro/harness/names.ts
+function withoutPadding(tasks) {
+  const longest = Math.max(0, ...tasks.map((task) => task.name.length));
+  const padded = tasks.filter((task) => task.name.length === longest && task.name.endsWith("."));
+  if (padded.length < 2) return tasks;
+  return tasks.map((task) => task.name.length === longest ? { ...task, name: task.name.replace(/\.+$/, "") || task.name } : task);
+}
+function uniqueNames(tasks) {
+  const seen = /* @__PURE__ */ new Map();
+  return tasks.map((task) => {
+    const key = [...task.suites, task.name].join("\0");
+    const count3 = (seen.get(key) ?? 0) + 1;
+    seen.set(key, count3);
+    return count3 === 1 ? task : { ...task, name: `${task.name} (${count3})` };
+  });
+}
+function trimmedName(name2) {
+  return String(name2).trimEnd() || String(name2);
+}
+
+// src/measure/native/match.ts
+function nativeIds(file, records) {
+  const named = uniqueNames(withoutPadding(records.map((record3) => ({ record: record3, suites: record3.suites, name: trimmedName(record3.name) }))));
+  return named.map(({ record: record3, suites, name: name2 }) => ({ id: [file, ...suites, name2].join(ID_SEPARATOR), record: record3 }));
+}
+function matchRun(file, records, ids) {
+  const matched = /* @__PURE__ */ new Map();
+  const unmatched = [];
+  for (const { id, record: record3 } of nativeIds(file, records)) {
+    if (ids.has(id)) matched.set(id, record3);
+    else unmatched.push(id.slice(file.length + ID_SEPARATOR.length));
+  }
+  return { matched, unmatched };
+}
+
+// src/report/native.ts
+function nativeEntries(results, benchmarks) {
+  const byId = /* @__PURE__ */ new Map();
+  const files = results.map((result) => {
+    const ids = new Set(benchmarks.filter((b) => b.file === result.file).map((b) => b.id));
+    const seen = /* @__PURE__ */ new Map();
+    const unmatched = /* @__PURE__ */ new Set();
+    for (const run of result.runs) {
+      const { matched, unmatched: names } = matchRun(result.file, run.records, ids);
+      for (const name2 of names) unmatched.add(name2);
+      for (const [id, record3] of matched) {
+        const sides = seen.get(id) ?? { base: [], head: [] };
+        sides[run.revision].push(record3);
+        seen.set(id, sides);
+      }
+    }
+    if (!result.skipped)
+      for (const benchmark of benchmarks.filter((b) => ids.has(b.id)))
+        byId.set(benchmark.id, compareNative(seen.get(benchmark.id) ?? { base: [], head: [] }, benchmark, result));
+    return {
+      file: result.file,
+      ...result.harness ? { harness: result.harness } : {},
+      ...result.versions ? { versions: result.versions } : {},
+      runs: result.runs.map((run) => ({
+        revision: run.revision,
+        durationMs: Math.round(run.durationMs),
+        tasks: run.records.length,
+        ...run.problem ? { problem: run.problem } : {}
+      })),
+      ...result.skipped ? { skipped: result.skipped } : {},
+      unmatched: [...unmatched]
+    };
+  });
+  return { byId, files };
+}
+function compareNative(records, benchmark, result) {
+  const base = combineRuns(records.base);
+  const head = combineRuns(records.head);
+  const missing = ["base", "head"].filter((revision) => !(revision === "base" ? base : head));
+  const why = missing.map((revision) => missingReason(revision, records[revision], result)).filter(Boolean);
+  const change = base && head ? nativeChange(base, head) : null;
+  const judged = change ? agreementOf(change, benchmark.change) : { agreement: "unknown", note: why.join("; ") || "no native figure" };
+  return { base, head, change, agreement: judged.agreement, ...judged.note ? { note: judged.note } : {} };
+}
+function missingReason(revision, records, result) {
+  const errored = records.find((r) => r.error !== void 0);
+  if (errored) return `at ${revision} the harness reported: ${errored.error}`;
+  const runs = result.runs.filter((run) => run.revision === revision);
+  if (runs.length === 0) return `not run at ${revision} (the file is not there)`;
+  const problem = runs.find((run) => run.problem)?.problem;
+  return problem ? `the run at ${revision} ${problem.split("\n")[0]}` : `the run at ${revision} reported no figure for it`;
+}
+function combineRuns(records) {
+  const runs = records.map((r) => r.opsPerSec).filter(isFiniteNumber);
+  if (runs.length === 0) return null;
+  const k = runs.length;
+  const mean3 = runs.reduce((sum3, x) => sum3 + x, 0) / k;
+  const margins = records.filter((r) => isFiniteNumber(r.opsPerSec)).map((r) => r.rme);
+  if (margins.some((m) => !isFiniteNumber(m))) return { opsPerSec: mean3, rme: null, runs };
+  const within = Math.sqrt(margins.reduce((sum3, m) => sum3 + m ** 2, 0)) / k;
+  const sd = k > 1 ? Math.sqrt(runs.reduce((sum3, x) => sum3 + (x - mean3) ** 2, 0) / (k - 1)) : 0;
+  const between = k > 1 ? tQuantile95(k - 1) * sd / Math.sqrt(k) / mean3 * 100 : 0;
+  return { opsPerSec: mean3, rme: Math.max(within, between), runs };
+}
+function nativeChange(base, head) {
+  const ratio = head.opsPerSec / base.opsPerSec;
+  if (base.rme === null || head.rme === null) return { estimate: ratio - 1, low: null, high: null };
+  const relative2 = Math.sqrt(base.rme ** 2 + head.rme ** 2) / 100;
+  return { estimate: ratio - 1, low: Math.max(-1, ratio * (1 - relative2) - 1), high: ratio * (1 + relative2) - 1 };
+}
+function agreementOf(native, benchgate) {
+  if (!benchgate || ![benchgate.estimate, benchgate.low, benchgate.high].every(isFiniteNumber))
+    return { agreement: "unknown", note: "benchgate has no change to compare it with" };
+  if (!isFiniteNumber(native.low) || !isFiniteNumber(native.high))
+    return { agreement: "unknown", note: "the harness gave no margin of error" };
+  if (native.low <= benchgate.high && benchgate.low <= native.high) return { agreement: "agrees" };
+  const opposite = Math.sign(native.estimate) * Math.sign(benchgate.estimate) < 0 ? " (opposite directions)" : "";
+  return {
+    agreement: "disagrees",
+    note: `disagrees: native ${formatPercent(native.estimate)}, benchgate ${formatPercent(benchgate.estimate)}${opposite}`
+  };
+}
+
 // src/gate.ts
 var MAX_PROFILED = 10;
 var MEASURE_DEFAULTS = {
@@ -69798,8 +70134,8 @@ async function runGate(options) {
     log: options.log,
     onCleanup: options.onCleanup
   });
-  const socketDir = mkdtempSync2(path9.join(os7.tmpdir(), "benchgate-sock-"));
-  const removeSocketDir = () => rmSync3(socketDir, { recursive: true, force: true });
+  const socketDir = mkdtempSync3(path10.join(os7.tmpdir(), "benchgate-sock-"));
+  const removeSocketDir = () => rmSync4(socketDir, { recursive: true, force: true });
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os7.loadavg();
   try {
@@ -69828,18 +70164,21 @@ async function runGate(options) {
     const judged = judge(run, micro, http3);
     const measureEnded = now();
     const explained = await explainStage(run, judged.benchmarks);
+    const native = options.nativeCheck && files ? await nativeStage(run, files, inventory, explained.benchmarks) : void 0;
+    const benchmarks = native?.benchmarks ?? explained.benchmarks;
     return {
       version: REPORT_VERSION,
       tool: { name: "benchgate", version: options.toolVersion },
-      verdict: runVerdict(explained.benchmarks),
-      summary: summarize2(explained.benchmarks),
+      verdict: runVerdict(benchmarks),
+      summary: summarize2(benchmarks),
       base: { ref: tree.base.ref, sha: tree.base.sha },
       head: { ref: tree.head.ref, sha: tree.head.sha, dirty: tree.head.dirty },
-      benchmarks: explained.benchmarks,
+      benchmarks,
       run: runInfo(run, micro, http3, judged, explained.profile && { ...explained.profile, durationMs: now() - measureEnded }),
       environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os7.loadavg() } },
       ...part.shard ? { shard: part.shard } : {},
-      ...policy ? { policy } : {}
+      ...policy ? { policy } : {},
+      ...native ? { nativeCheck: native.info } : {}
     };
   } finally {
     killStrays();
@@ -69849,8 +70188,8 @@ async function runGate(options) {
   }
 }
 function choosePolicy(own, tree, options) {
-  const file = path9.relative(options.cwd, path9.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
-  const atBase = path9.join(tree.base.root, file);
+  const file = path10.relative(options.cwd, path10.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
+  const atBase = path10.join(tree.base.root, file);
   const base = existsSync6(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
   const from = options.policy ?? "head";
   const changes = policyChanges(base, own);
@@ -70131,7 +70470,7 @@ async function explainStage(run, judged) {
   const mode = options.profile ?? "regressions";
   const targets = judged.filter((b) => b.change && (b.verdict === "regression" || mode === "always") && mode !== "never").slice(0, MAX_PROFILED).map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
   if (!targets.length) return { benchmarks: judged };
-  const dir = path9.resolve(options.cwd, options.profileDir ?? path9.join(".benchgate", "profiles"));
+  const dir = path10.resolve(options.cwd, options.profileDir ?? path10.join(".benchgate", "profiles"));
   const explanations = await explain({
     targets,
     base: tree.base,
@@ -70149,6 +70488,34 @@ async function explainStage(run, judged) {
     benchmarks,
     profile: { ...benchmarks.some((b) => b.profile && "files" in b.profile) ? { dir } : {}, benchmarks: targets.length }
   };
+}
+async function nativeStage(run, files, inventory, judged) {
+  const { options, tree } = run;
+  const runTimeoutMs = options.nativeCheck?.runTimeoutMs ?? NATIVE_RUN_TIMEOUT_MS;
+  try {
+    const compared = judged.filter((b) => b.kind === "micro" && b.file).map((b) => b.file);
+    const targets = nativeTargets(compared, tree, files, inventory);
+    options.log(
+      `native check: ${targets.length} bench file(s), each run as its author runs it, at most ${formatDuration(runTimeoutMs)} a run`
+    );
+    const results = await runNativeCheck(targets, {
+      observerPath: options.nativeCheck.observerPath,
+      // The gate's temp folder: removed at its end, and by the signal trap.
+      tempDir: run.socketDir,
+      runTimeoutMs,
+      extraUntilMs: NATIVE_EXTRA_UNTIL_MS,
+      maxRuns: NATIVE_MAX_RUNS,
+      log: options.log
+    });
+    const { byId, files: described } = nativeEntries(results, judged);
+    return {
+      benchmarks: judged.map((b) => byId.has(b.id) ? { ...b, native: byId.get(b.id) } : b),
+      info: { runTimeoutMs, files: described }
+    };
+  } catch (error) {
+    options.log(`native check failed (the comparison stands): ${messageOf(error)}`);
+    return { benchmarks: judged, info: { runTimeoutMs, files: [], error: describeFailure(error) } };
+  }
 }
 function runInfo(run, micro, http3, judged, profile) {
   const { config, plan } = run;
@@ -70588,7 +70955,7 @@ function changeChart(benchmarks, options = {}) {
 }
 
 // src/report/profile-sections.ts
-import path10 from "node:path";
+import path11 from "node:path";
 var share = (x) => formatShare(x, 1);
 function name(row) {
   return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
@@ -70614,8 +70981,70 @@ function profileSections(id, profile) {
     ownCode: profile.ownCode.map(
       (row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit}, with what it calls`
     ),
-    files: [profile.files.base, profile.files.head].map((file) => path10.basename(file))
+    files: [profile.files.base, profile.files.head].map((file) => path11.basename(file))
   };
+}
+
+// src/report/native-sections.ts
+var NATIVE_HEADER = ["benchmark", "native base", "native head", "native change", "benchgate", "agreement"];
+var NATIVE_LEGEND = "native: each bench file run as its author runs it (node <file>), the harness's own ops/s \xB1 its margin of error; the native change's margin is sqrt(rme base\xB2 + rme head\xB2); it agrees when its interval overlaps benchgate's";
+function nativeSections(report2) {
+  const check = report2.nativeCheck;
+  if (!check) return void 0;
+  const benchmarks = report2.benchmarks.filter((b) => b.native);
+  const files = (Array.isArray(check.files) ? check.files : []).map((file) => {
+    const runs = (revision) => file.runs.filter((r) => r.revision === revision).length;
+    const heading = [
+      file.file,
+      ...file.harness ? [file.harness] : [],
+      ...file.skipped ? [] : [`${plural(runs("base"), "run")} at base, ${runs("head")} at head`]
+    ].join(" \xB7 ");
+    const rows = benchmarks.filter((b) => b.file === file.file).map((b) => nativeRow(b, file.file));
+    const { base, head } = file.versions ?? {};
+    const notes = [
+      ...file.skipped ? [file.skipped] : [],
+      ...base && head && base !== head ? [
+        `base runs ${file.harness ?? "its harness"} ${base} and head ${head}: the native change includes what the harness's new version measures differently`
+      ] : [],
+      ...file.runs.filter((r) => r.problem).map((r) => `the run at ${r.revision} (${formatDuration(r.durationMs)}) ${r.problem}`),
+      ...file.unmatched.length ? [`task names of the native run that match no compared benchmark: ${file.unmatched.join(", ")}`] : [],
+      ...benchmarks.filter((b) => b.file === file.file && b.native?.note).map((b) => `${taskName(b.id, file.file)}: ${b.native.note}`)
+    ];
+    return { file: String(file.file), heading, rows, notes };
+  });
+  return {
+    header: NATIVE_HEADER,
+    files,
+    disagree: benchmarks.filter((b) => b.native?.agreement === "disagrees").length,
+    compared: benchmarks.filter((b) => b.native?.change).length,
+    error: check.error
+  };
+}
+function nativeRow(b, file) {
+  const native = b.native;
+  return [
+    taskName(b.id, file),
+    formatSide(native.base),
+    formatSide(native.head),
+    formatNativeChange(native.change),
+    b.change && isFiniteNumber(b.change.estimate) ? formatPercent(b.change.estimate) : "\u2013",
+    String(native.agreement)
+  ];
+}
+function taskName(id, file) {
+  return id.startsWith(`${file}${ID_SEPARATOR}`) ? id.slice(file.length + ID_SEPARATOR.length) : id;
+}
+function formatSide(side2) {
+  if (!side2 || !isFiniteNumber(side2.opsPerSec)) return "\u2013";
+  return isFiniteNumber(side2.rme) ? `${formatOps(side2.opsPerSec)} \xB1${side2.rme.toFixed(1)}%` : formatOps(side2.opsPerSec);
+}
+function formatNativeChange(change) {
+  if (!change || !isFiniteNumber(change.estimate)) return "\u2013";
+  if (!isFiniteNumber(change.high)) return formatPercent(change.estimate);
+  return `${formatPercent(change.estimate)} \xB1${Math.abs((change.high - change.estimate) * 100).toFixed(1)}%`;
+}
+function plural(count3, word) {
+  return `${count3} ${word}${count3 === 1 ? "" : "s"}`;
 }
 
 // src/report/terminal.ts
@@ -70733,6 +71162,7 @@ function renderTerminal(report2, options) {
   }
   if (report2.run?.profile?.dir)
     lines.push(paint("dim", `CPU profiles (Chrome DevTools, speedscope): ${terminalText(report2.run.profile.dir)}`), "");
+  lines.push(...nativeLines(report2, paint, width));
   for (const b of benchmarks.filter((b2) => b2.note)) lines.push(paint("yellow", `note: ${terminalText(b.id)}: ${terminalText(b.note)}`));
   for (const b of benchmarks.filter((b2) => b2.warning)) lines.push(paint("yellow", `note: ${terminalText(b.id)}: ${terminalText(b.warning)}`));
   if (benchmarks.some((b) => b.warning || b.note)) lines.push("");
@@ -70772,6 +71202,30 @@ function runLine(report2) {
   const cut = run.limited ? ` \xB7 the time limit (${formatDuration(run.timeLimitMs)}) cut rounds short` : "";
   const shards = run.shards ? ` on ${run.shards} shards (the longest)` : "";
   return `${parts.join(" and ")} in ${formatDuration(run.measureMs)}${shards}${cut} \xB7 ${confidence}`;
+}
+function nativeLines(report2, paint, width) {
+  const sections = nativeSections(report2);
+  if (!sections) return [];
+  const summary = sections.error ? `failed: ${terminalText(sections.error)}` : `${sections.compared} compared, ${sections.disagree} disagree${sections.disagree === 1 ? "s" : ""}`;
+  const lines = [paint("bold", `native runs (--native-check): ${summary}`)];
+  for (const file of sections.files) {
+    for (const line of wrapText(terminalText(file.heading), width)) lines.push(paint("bold", line));
+    if (file.rows.length) {
+      const rest = sections.header.slice(1).map((h, i) => Math.max(h.length, ...file.rows.map((row) => row[i + 1].length)));
+      const room = Math.max(12, width - 2 - rest.reduce((sum3, w) => sum3 + w + 2, 0));
+      const table2 = plainTable(
+        sections.header,
+        file.rows.map((row) => row.map((cell, i) => i === 0 ? fitMiddle(terminalText(cell), room) : terminalText(cell)))
+      );
+      table2.forEach((line, i) => lines.push(i > 0 && file.rows[i - 1][5] === "disagrees" ? paint("yellow", `  ${line}`) : `  ${line}`));
+    }
+    for (const note of file.notes)
+      for (const line of terminalText(note, { keepNewlines: true }).split("\n"))
+        for (const [i, part] of wrapText(line, width - 2, width - 4).entries()) lines.push(paint("yellow", `${i ? "    " : "  "}${part}`));
+  }
+  for (const line of wrapText(NATIVE_LEGEND, width)) lines.push(paint("dim", line));
+  lines.push("");
+  return lines;
 }
 function plainTable(header, rows) {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? "").length)));
@@ -70845,6 +71299,8 @@ function renderMarkdown(report2) {
   for (const b of benchmarks.filter((b2) => b2.profile))
     out.push(details(md`${b.id}: where the time went`, profileMarkdown(b.id, b.profile, report2)), md``);
   for (const b of benchmarks.filter((b2) => b2.http)) out.push(details(md`${b.id}: latency and server`, httpMarkdown(b.id, b.http)), md``);
+  const native = nativeMarkdown(report2);
+  if (native) out.push(native, md``);
   for (const b of benchmarks.filter((b2) => b2.note)) out.push(md`> [!NOTE]\n> ${b.id}: ${b.note}`, md``);
   for (const b of benchmarks.filter((b2) => b2.warning)) out.push(md`> [!NOTE]\n> ${b.id}: ${b.warning}`, md``);
   const errors = benchmarks.filter((b) => b.error);
@@ -70891,6 +71347,36 @@ function profileMarkdown(id, profile, report2) {
     parts.push(md``, md`<sub>Profiles: ${files} ${where2} (open them in Chrome DevTools or speedscope)</sub>`);
   }
   return joinMarkup(parts);
+}
+function nativeMarkdown(report2) {
+  const sections = nativeSections(report2);
+  if (!sections) return void 0;
+  const summary = sections.error ? md`Native runs (--native-check): failed` : md`Native runs (--native-check): ${sections.compared} compared, ${sections.disagree} disagree${sections.disagree === 1 ? "s" : ""}`;
+  const parts = [];
+  if (sections.error) parts.push(pre(sections.error));
+  const rows = sections.files.flatMap((file) => [
+    md`| <b>${file.heading}</b> | | | | | |`,
+    ...file.rows.map(
+      (row) => md`| ${joinMarkup(
+        row.map((cell, i) => i === 5 && cell === "disagrees" ? md`<b>${cell}</b>` : md`${cell}`),
+        " | "
+      )} |`
+    )
+  ]);
+  if (rows.length)
+    parts.push(
+      md`| ${joinMarkup(
+        sections.header.map((h) => md`${h}`),
+        " | "
+      )} |`,
+      md`|---|--:|--:|--:|--:|---|`,
+      ...rows
+    );
+  const notes = sections.files.flatMap((file) => file.notes.map((note) => md`- native run of ${file.file}: ${note}`));
+  if (notes.length) parts.push(md``, ...notes);
+  parts.push(md``, md`<sub>${NATIVE_LEGEND}</sub>`);
+  const open = sections.disagree > 0 ? md` open` : md``;
+  return md`<details${open}><summary>${summary}</summary>\n\n${joinMarkup(parts)}\n\n</details>`;
 }
 function table(header, rows, left = 1) {
   const row = (cells) => md`| ${joinMarkup(
@@ -70946,6 +71432,15 @@ function mergeShards(reports) {
     run: mergeRuns(shards.map((s) => s.report.run))
   };
   delete merged.shard;
+  const native = shards.map((s) => s.report.nativeCheck).filter((check) => check !== void 0);
+  const nativeErrors = native.flatMap((check) => check.error ? [check.error] : []);
+  if (native.length)
+    merged.nativeCheck = {
+      runTimeoutMs: native[0].runTimeoutMs,
+      files: native.flatMap((check) => check.files),
+      ...nativeErrors.length ? { error: nativeErrors.join("\n") } : {}
+    };
+  else delete merged.nativeCheck;
   return merged;
 }
 function measuredOrNot(benchmark, file) {
@@ -71066,8 +71561,8 @@ function mergeRuns(runs) {
 
 // src/report/read.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
-import { existsSync as existsSync7, readFileSync as readFileSync9, statSync as statSync3 } from "node:fs";
-import path11 from "node:path";
+import { existsSync as existsSync7, readFileSync as readFileSync10, statSync as statSync4 } from "node:fs";
+import path12 from "node:path";
 
 // schema/report.schema.json
 var report_schema_default = {
@@ -71193,6 +71688,10 @@ var report_schema_default = {
         policy: {
           $ref: "#/definitions/PolicyInfo",
           description: "Whose config decided (base's in the action), and each policy setting the change makes different from base's."
+        },
+        nativeCheck: {
+          $ref: "#/definitions/NativeCheckInfo",
+          description: "compare --native-check: each bench file's own runs (information: never a verdict)."
         }
       },
       required: [
@@ -71420,6 +71919,10 @@ var report_schema_default = {
         profile: {
           $ref: "#/definitions/Explanation",
           description: "Regressions (or every benchmark, on demand): where the time went, from a CPU profile of each revision."
+        },
+        native: {
+          $ref: "#/definitions/NativeComparison",
+          description: "compare --native-check: the harness's own figures from the bench file's own runs, and whether they agree with benchgate's."
         },
         error: {
           type: "string",
@@ -72588,6 +73091,132 @@ var report_schema_default = {
       additionalProperties: false,
       description: "A project function on the stack above a function that is not the project's."
     },
+    NativeComparison: {
+      type: "object",
+      properties: {
+        base: {
+          anyOf: [
+            {
+              $ref: "#/definitions/NativeSide"
+            },
+            {
+              type: "null"
+            }
+          ]
+        },
+        head: {
+          anyOf: [
+            {
+              $ref: "#/definitions/NativeSide"
+            },
+            {
+              type: "null"
+            }
+          ]
+        },
+        change: {
+          anyOf: [
+            {
+              $ref: "#/definitions/NativeChange"
+            },
+            {
+              type: "null"
+            }
+          ],
+          description: "head against base (relative), its interval from both margins (see the agreement rule above); null bounds when a side has no margin."
+        },
+        agreement: {
+          $ref: "#/definitions/NativeAgreement"
+        },
+        note: {
+          type: "string",
+          description: 'Where they disagree, "disagrees: native +3.1%, benchgate -12.0%"; why unknown; what went wrong in a run.',
+          maxLength: 16384
+        }
+      },
+      required: [
+        "base",
+        "head",
+        "change",
+        "agreement"
+      ],
+      additionalProperties: false,
+      description: "A benchmark's native figures beside benchgate's."
+    },
+    NativeSide: {
+      type: "object",
+      properties: {
+        opsPerSec: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "Operations per second as the harness reported them: the mean over runs."
+        },
+        rme: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "\xB1 relative margin of error in percent (about 95%); null when the harness gave none."
+        },
+        runs: {
+          type: "array",
+          items: {
+            type: [
+              "number",
+              "null"
+            ]
+          },
+          description: "The harness's figure in each run, ops/s.",
+          maxItems: 1e4
+        }
+      },
+      required: [
+        "opsPerSec",
+        "rme",
+        "runs"
+      ],
+      additionalProperties: false,
+      description: "One revision's native figure of a benchmark, from the run(s) of its bench file at that revision."
+    },
+    NativeChange: {
+      type: "object",
+      properties: {
+        estimate: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        low: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        high: {
+          type: [
+            "number",
+            "null"
+          ]
+        }
+      },
+      required: [
+        "estimate",
+        "low",
+        "high"
+      ],
+      additionalProperties: false
+    },
+    NativeAgreement: {
+      type: "string",
+      enum: [
+        "agrees",
+        "disagrees",
+        "unknown"
+      ]
+    },
     RunInfo: {
       type: "object",
       properties: {
@@ -72967,6 +73596,125 @@ var report_schema_default = {
       ],
       additionalProperties: false,
       description: 'One setting the pull request changes: "budget 5% \u2192 99%".'
+    },
+    NativeCheckInfo: {
+      type: "object",
+      properties: {
+        runTimeoutMs: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        files: {
+          type: "array",
+          items: {
+            $ref: "#/definitions/NativeFileInfo"
+          },
+          maxItems: 1e4
+        },
+        error: {
+          type: "string",
+          description: "The check itself failed (the comparison stands: the check is information).",
+          maxLength: 16384
+        }
+      },
+      required: [
+        "runTimeoutMs",
+        "files"
+      ],
+      additionalProperties: false,
+      description: "The native check of a run: every file it ran (or skipped), and each run's bound."
+    },
+    NativeFileInfo: {
+      type: "object",
+      properties: {
+        file: {
+          type: "string",
+          maxLength: 16384
+        },
+        harness: {
+          type: "string",
+          maxLength: 16384
+        },
+        versions: {
+          type: "object",
+          properties: {
+            base: {
+              type: "string",
+              maxLength: 16384
+            },
+            head: {
+              type: "string",
+              maxLength: 16384
+            }
+          },
+          additionalProperties: false,
+          description: "Each revision's copy of the harness, where known."
+        },
+        runs: {
+          type: "array",
+          items: {
+            type: "object",
+            properties: {
+              revision: {
+                $ref: "#/definitions/RevisionLabel"
+              },
+              durationMs: {
+                type: [
+                  "number",
+                  "null"
+                ]
+              },
+              tasks: {
+                type: [
+                  "number",
+                  "null"
+                ]
+              },
+              problem: {
+                type: "string",
+                maxLength: 16384
+              }
+            },
+            required: [
+              "revision",
+              "durationMs",
+              "tasks"
+            ],
+            additionalProperties: false
+          },
+          maxItems: 1e4
+        },
+        skipped: {
+          type: "string",
+          description: "Why it was not run natively (a vitest bench file, a file that exports its tasks).",
+          maxLength: 16384
+        },
+        unmatched: {
+          type: "array",
+          items: {
+            type: "string",
+            maxLength: 16384
+          },
+          description: "Task names the native runs reported that match no benchmark benchgate compared in this file.",
+          maxItems: 1e4
+        }
+      },
+      required: [
+        "file",
+        "runs",
+        "unmatched"
+      ],
+      additionalProperties: false,
+      description: "One bench file's native runs: what ran, and what could not be matched."
+    },
+    RevisionLabel: {
+      type: "string",
+      enum: [
+        "base",
+        "head"
+      ]
     }
   },
   $comment: "Generated by scripts/report-schema.mjs from src/report/model.ts: do not edit."
@@ -72978,7 +73726,7 @@ var validate3 = new import_ajv4.default({ allErrors: false, strict: false }).com
 function readReport(file) {
   let size;
   try {
-    size = statSync3(file).size;
+    size = statSync4(file).size;
   } catch (error) {
     throw new UserError(`Cannot read the report ${file}: ${error.code ?? String(error)}.`);
   }
@@ -72988,7 +73736,7 @@ function readReport(file) {
     );
   let data;
   try {
-    data = JSON.parse(readFileSync9(file, "utf8"));
+    data = JSON.parse(readFileSync10(file, "utf8"));
   } catch {
     throw new UserError(`The report ${file} is not JSON: refusing it.`);
   }
@@ -73002,7 +73750,7 @@ function readReport(file) {
 }
 function reportFiles(patterns, cwd) {
   const files = patterns.flatMap((pattern) => {
-    if (existsSync7(path11.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path11.resolve(cwd, pattern)];
+    if (existsSync7(path12.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path12.resolve(cwd, pattern)];
     const found = globSync(pattern, { cwd, onlyFiles: true, absolute: true, expandDirectories: false }).sort();
     if (found.length === 0) throw new UserError(`No file matches ${pattern} (in ${cwd}).`);
     return found;
@@ -73093,6 +73841,10 @@ Options:
   --shard <i>/<n>       measure the i-th of n parts of the suite (whole bench files and load
                         tests, balanced by cost), judged at the whole suite's level; --json
                         writes the shard report that merge joins
+  --native-check        then run each compared bench file as its author does (node <file>), at
+                        least once per revision, and show the harness's own figures beside
+                        benchgate's, noting where they disagree (information: never the verdict)
+  --native-timeout <d>  with --native-check: kill a native run after this long (default 2m)
   --no-color            plain output even on a terminal
   -h, --help            show this help
   -v, --version         show the version
@@ -73134,6 +73886,8 @@ var OPTIONS = {
   "profile-dir": { type: "string" },
   files: { type: "string", multiple: true },
   shard: { type: "string" },
+  "native-check": { type: "boolean" },
+  "native-timeout": { type: "string" },
   history: { type: "string" },
   anchor: { type: "string" },
   "drift-budget": { type: "string" },
@@ -73234,6 +73988,8 @@ ${USAGE}`
   if (!values.base) throw new UserError(`--base is required: the revision to compare against, e.g. --base main.
 
 ${USAGE}`);
+  if (values["native-timeout"] !== void 0 && !values["native-check"])
+    throw new UserError("--native-timeout bounds the runs of --native-check: add --native-check, or leave it out.");
   return {
     kind: "compare",
     base: values.base,
@@ -73250,6 +74006,8 @@ ${USAGE}`);
     profile: values.profile === void 0 ? void 0 : parseProfileMode(values.profile),
     profileDir: values["profile-dir"],
     shard: values.shard === void 0 ? void 0 : parseShardSpec(values.shard),
+    nativeCheck: values["native-check"] === true,
+    nativeTimeoutMs: values["native-timeout"] === void 0 ? void 0 : parseFlagDuration(values["native-timeout"], "--native-timeout"),
     color: values["no-color"] ? false : void 0
   };
 }
@@ -73292,7 +74050,7 @@ function parseProfileMode(text2) {
 var import_picomatch4 = __toESM(require_picomatch2(), 1);
 
 // src/config/action-inputs.ts
-import path12 from "node:path";
+import path13 from "node:path";
 
 // src/config/anchor.ts
 function parseAnchor(text2, what = "anchor") {
@@ -73315,7 +74073,7 @@ function parseAnchor(text2, what = "anchor") {
 
 // src/config/action-inputs.ts
 function commentKeyOf(directory, config, key) {
-  const file = path12.posix.join(directory.split(path12.sep).join("/") || ".", config ?? "benchgate.yml");
+  const file = path13.posix.join(directory.split(path13.sep).join("/") || ".", config ?? "benchgate.yml");
   return sanitizeCommentKey(key ? `${file}#${key}` : file);
 }
 function sanitizeCommentKey(key) {
@@ -73528,7 +74286,7 @@ function chainOf(records, gate, options = {}) {
   const own = records.filter((r) => r.gate === gate);
   const byCommit = /* @__PURE__ */ new Map();
   for (const r of own) byCommit.set(r.commit, [...byCommit.get(r.commit) ?? [], r]);
-  const recordOf2 = (commit2) => {
+  const recordOf3 = (commit2) => {
     const candidates = byCommit.get(commit2) ?? [];
     return candidates.filter((r) => r.parent === options.anchor || byCommit.has(r.parent)).at(-1) ?? candidates.at(-1);
   };
@@ -73537,7 +74295,7 @@ function chainOf(records, gate, options = {}) {
   const seen = /* @__PURE__ */ new Set();
   while (commit && !seen.has(commit)) {
     if (commit === options.anchor) return { chain: chain.reverse(), anchor: commit, reached: true };
-    const record3 = recordOf2(commit);
+    const record3 = recordOf3(commit);
     if (!record3) break;
     if (options.anchorTag && chain.length > 0 && record3.tags.some(options.anchorTag))
       return { chain: chain.reverse(), anchor: commit, reached: true };
@@ -73639,7 +74397,7 @@ function trendSince(records, gate, options) {
 // src/history/record.ts
 var HISTORY_VERSION = 1;
 var DEFAULT_HISTORY_LIMIT = 1e3;
-function recordOf(report2, gate, commit, recorded) {
+function recordOf2(report2, gate, commit, recorded) {
   if (!report2.base || !report2.head || report2.head.dirty) return void 0;
   return {
     v: HISTORY_VERSION,
@@ -74045,8 +74803,8 @@ function fenced(lines, language = "text") {
 }
 
 // src/history/store.ts
-import { closeSync, existsSync as existsSync8, mkdirSync as mkdirSync3, openSync, readFileSync as readFileSync10, renameSync as renameSync2, rmSync as rmSync4, statSync as statSync4, writeFileSync } from "node:fs";
-import path13 from "node:path";
+import { closeSync, existsSync as existsSync8, mkdirSync as mkdirSync3, openSync, readFileSync as readFileSync11, renameSync as renameSync2, rmSync as rmSync5, statSync as statSync5, writeFileSync } from "node:fs";
+import path14 from "node:path";
 import { setTimeout as sleep3 } from "node:timers/promises";
 var MAX_BYTES = 64 * 1024 * 1024;
 var LOCK_WAIT_MS = 3e4;
@@ -74054,15 +74812,15 @@ var STALE_LOCK_MS = 12e4;
 function fileStore(file, limit) {
   const read = () => {
     if (!existsSync8(file)) return [];
-    const size = statSync4(file).size;
+    const size = statSync5(file).size;
     if (size > MAX_BYTES) throw new UserError(`${file}: ${size} bytes is more than a history file holds (64 MB): is it the right file?`);
-    return parseHistory(readFileSync10(file, "utf8"), file);
+    return parseHistory(readFileSync11(file, "utf8"), file);
   };
   return {
     where: file,
     read: () => Promise.resolve().then(read),
     append: async (records) => {
-      mkdirSync3(path13.dirname(path13.resolve(file)), { recursive: true });
+      mkdirSync3(path14.dirname(path14.resolve(file)), { recursive: true });
       const release = await lock(`${file}.lock`);
       try {
         const written = appendRecords(read(), records, limit);
@@ -74085,12 +74843,12 @@ async function lock(lockFile) {
       writeFileSync(fd, token);
       closeSync(fd);
       return () => {
-        if (readSafe(lockFile) === token) rmSync4(lockFile, { force: true });
+        if (readSafe(lockFile) === token) rmSync5(lockFile, { force: true });
       };
     } catch (error) {
       if (error.code !== "EEXIST") throw error;
       const age = Date.now() - (statSafe(lockFile) ?? Date.now());
-      if (age > STALE_LOCK_MS) rmSync4(lockFile, { force: true });
+      if (age > STALE_LOCK_MS) rmSync5(lockFile, { force: true });
       else if (Date.now() - started > LOCK_WAIT_MS)
         throw new UserError(`${lockFile} is held by another benchgate writing the history: remove it if no benchgate is running.`);
       else await sleep3(20 + Math.random() * 30);
@@ -74099,14 +74857,14 @@ async function lock(lockFile) {
 }
 function readSafe(file) {
   try {
-    return readFileSync10(file, "utf8");
+    return readFileSync11(file, "utf8");
   } catch {
     return void 0;
   }
 }
 function statSafe(file) {
   try {
-    return statSync4(file).mtimeMs;
+    return statSync5(file).mtimeMs;
   } catch {
     return void 0;
   }
@@ -74131,7 +74889,7 @@ async function runRecord(command, io) {
   const report2 = await compare2(io, { base, head, configFile: command.config, overrides: { timeLimitMs: command.timeLimitMs } });
   const code = io.writeReport(report2);
   const gate = await gateKey(io.cwd, command.config);
-  const record3 = recordOf(report2, gate, await commitInfo(head, base, io.cwd), /* @__PURE__ */ new Date());
+  const record3 = recordOf2(report2, gate, await commitInfo(head, base, io.cwd), /* @__PURE__ */ new Date());
   if (!record3) {
     io.gate.log(`nothing recorded in ${command.history}: the compare measured nothing`);
     return 2;
@@ -74263,11 +75021,13 @@ async function main(argv, io) {
       profile: command.profile,
       profileDir: command.profileDir,
       shard: command.shard,
+      // The observer preloaded into each native run is bundled beside the runner, as its module hooks are.
+      nativeCheck: command.nativeCheck ? { observerPath: path15.join(path15.dirname(io.runnerPath), "native.js"), runTimeoutMs: command.nativeTimeoutMs } : void 0,
       ...gateIo(
         io,
         progress,
         trap,
-        command.installCache === void 0 ? void 0 : new Installs(path14.resolve(io.cwd, command.installCache))
+        command.installCache === void 0 ? void 0 : new Installs(path15.resolve(io.cwd, command.installCache))
       )
     });
   } catch (error) {
@@ -74320,7 +75080,7 @@ function writeReport(report2, command, color, io) {
 function mergeFiles(patterns, io) {
   try {
     const files = reportFiles(patterns, io.cwd);
-    return mergeShards(files.map((file) => ({ file: path14.relative(io.cwd, file) || file, report: readReport(file) })));
+    return mergeShards(files.map((file) => ({ file: path15.relative(io.cwd, file) || file, report: readReport(file) })));
   } catch (error) {
     return errorReport(describeFailure(error), io.version);
   }
@@ -74367,9 +75127,9 @@ async function withProgress(io, command, body) {
   const trap = cliTrap(io, progress);
   let folder;
   const history = ["record", "drift", "bisect"].includes(command.kind);
-  if (command.installCache !== void 0) folder = path14.resolve(io.cwd, command.installCache);
-  else if (history) folder = mkdtempSync3(path14.join(os9.tmpdir(), "benchgate-installs-"));
-  const removeFolder = command.installCache === void 0 && folder ? () => rmSync5(folder, { recursive: true, force: true }) : () => void 0;
+  if (command.installCache !== void 0) folder = path15.resolve(io.cwd, command.installCache);
+  else if (history) folder = mkdtempSync4(path15.join(os9.tmpdir(), "benchgate-installs-"));
+  const removeFolder = command.installCache === void 0 && folder ? () => rmSync6(folder, { recursive: true, force: true }) : () => void 0;
   const forget = trap.onCleanup(removeFolder);
   try {
     return await body(gateIo(io, progress, trap, folder === void 0 ? void 0 : new Installs(folder)), progress);
@@ -74415,8 +75175,8 @@ benchgate: crashed (${messageOf(error)}): benchmark processes stopped and worktr
   });
 }
 function write(cwd, file, text2) {
-  const target = path14.resolve(cwd, file);
-  mkdirSync4(path14.dirname(target), { recursive: true });
+  const target = path15.resolve(cwd, file);
+  mkdirSync4(path15.dirname(target), { recursive: true });
   writeFileSync2(target, text2);
 }
 function progressPrinter(stream) {
@@ -74448,7 +75208,7 @@ function progressPrinter(stream) {
 }
 
 // src/util/secrets.ts
-import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync11, readSync, writeSync } from "node:fs";
+import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync12, readSync, writeSync } from "node:fs";
 function forgetSecrets(env = process.env) {
   const jobFiles = Object.fromEntries(
     Object.entries(env).filter((entry) => JOB_FILES.has(entry[0].toUpperCase()) && entry[1] !== void 0)
@@ -74463,7 +75223,7 @@ function forgetSecrets(env = process.env) {
 function wipeInitialEnvironment(names) {
   let fd;
   try {
-    const stat2 = readFileSync11("/proc/self/stat", "utf8");
+    const stat2 = readFileSync12("/proc/self/stat", "utf8");
     const fields = stat2.slice(stat2.lastIndexOf(")") + 2).split(" ");
     const start = Number(fields[50 - 3]);
     const end = Number(fields[51 - 3]);

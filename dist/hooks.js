@@ -14,8 +14,10 @@ var GRAPH_PARAMETER = "benchgate-graph";
 var SCHEME = "benchgate-harness:";
 var TYPESCRIPT = /\.(?:ts|mts|cts)$/;
 var transformUrl = "";
+var answerKey = "benchgate.capture";
 function initialize(data) {
   transformUrl = data.transform;
+  if (data.answer) answerKey = data.answer;
 }
 async function resolve(specifier, context, next) {
   const resolved = await resolveOnce(specifier, context, next);
@@ -75,7 +77,7 @@ async function captureModule(url, next) {
   const name = url.slice(SCHEME.length, url.indexOf("?"));
   const real = decodeURIComponent(url.slice(url.indexOf("?") + 1));
   const target = JSON.stringify(real);
-  const capture = `const capture = globalThis[Symbol.for('benchgate.capture')];`;
+  const capture = `const capture = globalThis[Symbol.for(${JSON.stringify(answerKey)})];`;
   if (name === "vitest") {
     const names = [
       "bench",

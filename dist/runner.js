@@ -1394,6 +1394,26 @@ var ModuleGraphs = class {
   }
 };
 
+// src/measure/micro/harness/names.ts
+function withoutPadding(tasks) {
+  const longest = Math.max(0, ...tasks.map((task) => task.name.length));
+  const padded = tasks.filter((task) => task.name.length === longest && task.name.endsWith("."));
+  if (padded.length < 2) return tasks;
+  return tasks.map((task) => task.name.length === longest ? { ...task, name: task.name.replace(/\.+$/, "") || task.name } : task);
+}
+function uniqueNames(tasks) {
+  const seen = /* @__PURE__ */ new Map();
+  return tasks.map((task) => {
+    const key = [...task.suites, task.name].join("\0");
+    const count = (seen.get(key) ?? 0) + 1;
+    seen.set(key, count);
+    return count === 1 ? task : { ...task, name: `${task.name} (${count})` };
+  });
+}
+function trimmedName(name) {
+  return String(name).trimEnd() || String(name);
+}
+
 // src/measure/micro/harness/mitata.ts
 var MitataHarness = class {
   constructor(capture) {
@@ -1988,7 +2008,7 @@ var Capture = class {
   }
   add(task) {
     this.activity++;
-    this.current?.tasks.push({ unit: this.unit, ...task, name: String(task.name).trimEnd() || String(task.name) });
+    this.current?.tasks.push({ unit: this.unit, ...task, name: trimmedName(task.name) });
     if (task.only && this.current) this.current.only = true;
   }
   /** A harness that declares its tasks once the file has settled: they belong to the unit that was loading when it was called. */
@@ -2023,21 +2043,6 @@ var Capture = class {
     this.graphs.wrapRequire((request, resolved, load) => this.harnesses.get(request).required(resolved, load));
   }
 };
-function withoutPadding(tasks) {
-  const longest = Math.max(0, ...tasks.map((task) => task.name.length));
-  const padded = tasks.filter((task) => task.name.length === longest && task.name.endsWith("."));
-  if (padded.length < 2) return tasks;
-  return tasks.map((task) => task.name.length === longest ? { ...task, name: task.name.replace(/\.+$/, "") || task.name } : task);
-}
-function uniqueNames(tasks) {
-  const seen = /* @__PURE__ */ new Map();
-  return tasks.map((task) => {
-    const key = [...task.suites, task.name].join("\0");
-    const count = (seen.get(key) ?? 0) + 1;
-    seen.set(key, count);
-    return count === 1 ? task : { ...task, name: `${task.name} (${count})` };
-  });
-}
 function versionOf(file) {
   for (let dir = path3.dirname(file); dir !== path3.dirname(dir); dir = path3.dirname(dir)) {
     try {

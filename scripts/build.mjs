@@ -26,6 +26,8 @@ await build({
     // Module hooks for bench files, and the TypeScript transform they import only for a .ts file (amaro, 3.7 MB).
     hooks: 'src/measure/micro/harness/hooks.ts',
     typescript: 'src/measure/micro/harness/typescript.ts',
+    // Preloaded into a bench file's own run (compare --native-check) to read its harness's figures.
+    native: 'src/measure/native/observer.ts',
   },
   outdir: 'dist',
 });

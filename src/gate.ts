@@ -35,10 +35,12 @@ import {
   type ReportBenchmark,
   type ShardInfo,
 } from './report/model.js';
-import { UserError } from './util/errors.js';
+import { describeFailure, messageOf, UserError } from './util/errors.js';
 import { allowChildVariables, killStrays } from './util/processes.js';
 import { explain, type ProfileTarget } from './explain/run.js';
 import { formatDuration, formatShare } from './util/format.js';
+import { NATIVE_EXTRA_UNTIL_MS, NATIVE_MAX_RUNS, NATIVE_RUN_TIMEOUT_MS, nativeTargets, runNativeCheck } from './measure/native/check.js';
+import { nativeEntries, type NativeCheckInfo } from './report/native.js';
 
 /** The most benchmarks profiled in one run: each costs a few seconds. */
 const MAX_PROFILED = 10;
@@ -100,6 +102,11 @@ export interface GateOptions {
   untilTimeLimit?: boolean;
   /** Installs to reuse across compares (a bisect's steps) or runs (--install-cache); default: each checkout's own. */
   installs?: Installs | undefined;
+  /**
+   * compare --native-check: after the verdicts, run each compared bench file as its author runs it, with the
+   * observer (dist/native.js) preloaded, each run bounded by runTimeoutMs (default NATIVE_RUN_TIMEOUT_MS).
+   */
+  nativeCheck?: { observerPath: string; runTimeoutMs?: number } | undefined;
 }
 
 /**
@@ -156,18 +163,21 @@ export async function runGate(options: GateOptions): Promise<Report> {
     const judged = judge(run, micro, http);
     const measureEnded = now();
     const explained = await explainStage(run, judged.benchmarks);
+    const native = options.nativeCheck && files ? await nativeStage(run, files, inventory, explained.benchmarks) : undefined;
+    const benchmarks = native?.benchmarks ?? explained.benchmarks;
     return {
       version: REPORT_VERSION,
       tool: { name: 'benchgate', version: options.toolVersion },
-      verdict: runVerdict(explained.benchmarks),
-      summary: summarize(explained.benchmarks),
+      verdict: runVerdict(benchmarks),
+      summary: summarize(benchmarks),
       base: { ref: tree.base.ref, sha: tree.base.sha },
       head: { ref: tree.head.ref, sha: tree.head.sha, dirty: tree.head.dirty },
-      benchmarks: explained.benchmarks,
+      benchmarks,
       run: runInfo(run, micro, http, judged, explained.profile && { ...explained.profile, durationMs: now() - measureEnded }),
       environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os.loadavg() } },
       ...(part.shard ? { shard: part.shard } : {}),
       ...(policy ? { policy } : {}),
+      ...(native ? { nativeCheck: native.info } : {}),
     };
   } finally {
     // What the pull request's code detached from its process group (a daemon, a setsid) goes with the run.
@@ -624,6 +634,45 @@ async function explainStage(
     benchmarks,
     profile: { ...(benchmarks.some((b) => b.profile && 'files' in b.profile) ? { dir } : {}), benchmarks: targets.length },
   };
+}
+
+/**
+ * compare --native-check, after the verdicts and outside the measured rounds: each bench file that holds a
+ * compared benchmark runs as its author runs it, and its harness's figures go beside benchgate's. Information
+ * only: whatever happens here (a run that fails or hangs, the check itself failing) leaves the verdicts as they are.
+ */
+async function nativeStage(
+  run: RunContext,
+  files: { base: string[]; head: string[] },
+  inventory: RevisionInventory[],
+  judged: ReportBenchmark[],
+): Promise<{ benchmarks: ReportBenchmark[]; info: NativeCheckInfo }> {
+  const { options, tree } = run;
+  const runTimeoutMs = options.nativeCheck?.runTimeoutMs ?? NATIVE_RUN_TIMEOUT_MS;
+  try {
+    const compared = judged.filter((b) => b.kind === 'micro' && b.file).map((b) => b.file!);
+    const targets = nativeTargets(compared, tree, files, inventory);
+    options.log(
+      `native check: ${targets.length} bench file(s), each run as its author runs it, at most ${formatDuration(runTimeoutMs)} a run`,
+    );
+    const results = await runNativeCheck(targets, {
+      observerPath: options.nativeCheck!.observerPath,
+      // The gate's temp folder: removed at its end, and by the signal trap.
+      tempDir: run.socketDir,
+      runTimeoutMs,
+      extraUntilMs: NATIVE_EXTRA_UNTIL_MS,
+      maxRuns: NATIVE_MAX_RUNS,
+      log: options.log,
+    });
+    const { byId, files: described } = nativeEntries(results, judged);
+    return {
+      benchmarks: judged.map((b) => (byId.has(b.id) ? { ...b, native: byId.get(b.id)! } : b)),
+      info: { runTimeoutMs, files: described },
+    };
+  } catch (error) {
+    options.log(`native check failed (the comparison stands): ${messageOf(error)}`);
+    return { benchmarks: judged, info: { runTimeoutMs, files: [], error: describeFailure(error) } };
+  }
 }
 
 /** How the run went: rounds, looks, levels, time, profiling, and the machine's conditions. */

@@ -37,6 +37,10 @@ Options:
   --shard <i>/<n>       measure the i-th of n parts of the suite (whole bench files and load
                         tests, balanced by cost), judged at the whole suite's level; --json
                         writes the shard report that merge joins
+  --native-check        then run each compared bench file as its author does (node <file>), at
+                        least once per revision, and show the harness's own figures beside
+                        benchgate's, noting where they disagree (information: never the verdict)
+  --native-timeout <d>  with --native-check: kill a native run after this long (default 2m)
   --no-color            plain output even on a terminal
   -h, --help            show this help
   -v, --version         show the version
@@ -134,6 +138,10 @@ type CommandKind =
       profile: ProfileMode | undefined;
       profileDir: string | undefined;
       shard: ShardSpec | undefined;
+      /** --native-check: run each compared bench file natively too, for its harness's own figures. */
+      nativeCheck: boolean;
+      /** --native-timeout: each native run's bound (default NATIVE_RUN_TIMEOUT_MS). */
+      nativeTimeoutMs: number | undefined;
       color: boolean | undefined;
     };
 
@@ -153,6 +161,8 @@ const OPTIONS = {
   'profile-dir': { type: 'string' },
   files: { type: 'string', multiple: true },
   shard: { type: 'string' },
+  'native-check': { type: 'boolean' },
+  'native-timeout': { type: 'string' },
   history: { type: 'string' },
   anchor: { type: 'string' },
   'drift-budget': { type: 'string' },
@@ -248,6 +258,8 @@ function commandOf(values: Values, positionals: string[]): CommandKind {
     );
   }
   if (!values.base) throw new UserError(`--base is required: the revision to compare against, e.g. --base main.\n\n${USAGE}`);
+  if (values['native-timeout'] !== undefined && !values['native-check'])
+    throw new UserError('--native-timeout bounds the runs of --native-check: add --native-check, or leave it out.');
   return {
     kind: 'compare',
     base: values.base,
@@ -265,6 +277,8 @@ function commandOf(values: Values, positionals: string[]): CommandKind {
     profile: values.profile === undefined ? undefined : parseProfileMode(values.profile),
     profileDir: values['profile-dir'],
     shard: values.shard === undefined ? undefined : parseShardSpec(values.shard),
+    nativeCheck: values['native-check'] === true,
+    nativeTimeoutMs: values['native-timeout'] === undefined ? undefined : parseFlagDuration(values['native-timeout'], '--native-timeout'),
     color: values['no-color'] ? false : undefined,
   };
 }

@@ -79,6 +79,10 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       profile: command.profile,
       profileDir: command.profileDir,
       shard: command.shard,
+      // The observer preloaded into each native run is bundled beside the runner, as its module hooks are.
+      nativeCheck: command.nativeCheck
+        ? { observerPath: path.join(path.dirname(io.runnerPath), 'native.js'), runTimeoutMs: command.nativeTimeoutMs }
+        : undefined,
       ...gateIo(
         io,
         progress,

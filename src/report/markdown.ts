@@ -6,6 +6,7 @@ import { httpSections } from './http-sections.js';
 import { changeChart } from './chart.js';
 import { groupByFile, groupingHelps, ungrouped } from './groups.js';
 import { profileSections } from './profile-sections.js';
+import { NATIVE_LEGEND, nativeSections } from './native-sections.js';
 import { sortBenchmarks, verdictCounts, type Report, type ReportBenchmark } from './model.js';
 import { runLine } from './terminal.js';
 
@@ -80,6 +81,8 @@ export function renderMarkdown(report: Report): string {
   for (const b of benchmarks.filter((b) => b.profile))
     out.push(details(md`${b.id}: where the time went`, profileMarkdown(b.id, b.profile!, report)), md``);
   for (const b of benchmarks.filter((b) => b.http)) out.push(details(md`${b.id}: latency and server`, httpMarkdown(b.id, b.http!)), md``);
+  const native = nativeMarkdown(report);
+  if (native) out.push(native, md``);
   for (const b of benchmarks.filter((b) => b.note)) out.push(md`> [!NOTE]\n> ${b.id}: ${b.note}`, md``);
   for (const b of benchmarks.filter((b) => b.warning)) out.push(md`> [!NOTE]\n> ${b.id}: ${b.warning}`, md``);
   const errors = benchmarks.filter((b) => b.error);
@@ -135,6 +138,44 @@ function profileMarkdown(id: string, profile: NonNullable<ReportBenchmark['profi
     parts.push(md``, md`<sub>Profiles: ${files} ${where} (open them in Chrome DevTools or speedscope)</sub>`);
   }
   return joinMarkup(parts);
+}
+
+/**
+ * compare --native-check: a section per run, open when a native change disagrees with benchgate's; a heading row
+ * per bench file, a row per benchmark, then the file's notes. Every name and note is the pull request's: escaped.
+ */
+function nativeMarkdown(report: Report): Markup | undefined {
+  const sections = nativeSections(report);
+  if (!sections) return undefined;
+  const summary = sections.error
+    ? md`Native runs (--native-check): failed`
+    : md`Native runs (--native-check): ${sections.compared} compared, ${sections.disagree} disagree${sections.disagree === 1 ? 's' : ''}`;
+  const parts: Markup[] = [];
+  if (sections.error) parts.push(pre(sections.error));
+  const rows = sections.files.flatMap((file) => [
+    md`| <b>${file.heading}</b> | | | | | |`,
+    ...file.rows.map(
+      (row) =>
+        md`| ${joinMarkup(
+          row.map((cell, i) => (i === 5 && cell === 'disagrees' ? md`<b>${cell}</b>` : md`${cell}`)),
+          ' | ',
+        )} |`,
+    ),
+  ]);
+  if (rows.length)
+    parts.push(
+      md`| ${joinMarkup(
+        sections.header.map((h) => md`${h}`),
+        ' | ',
+      )} |`,
+      md`|---|--:|--:|--:|--:|---|`,
+      ...rows,
+    );
+  const notes = sections.files.flatMap((file) => file.notes.map((note) => md`- native run of ${file.file}: ${note}`));
+  if (notes.length) parts.push(md``, ...notes);
+  parts.push(md``, md`<sub>${NATIVE_LEGEND}</sub>`);
+  const open = sections.disagree > 0 ? md` open` : md``;
+  return md`<details${open}><summary>${summary}</summary>\n\n${joinMarkup(parts)}\n\n</details>`;
 }
 
 /** A markdown table: the first `left` columns left-aligned, the rest (figures) right-aligned. */

@@ -50,6 +50,16 @@ export function mergeShards(reports: readonly ShardReport[]): Report {
   };
   // One report of the whole suite: no longer a shard's.
   delete merged.shard;
+  // compare --shard --native-check: each shard ran its own bench files natively.
+  const native = shards.map((s) => s.report.nativeCheck).filter((check) => check !== undefined);
+  const nativeErrors = native.flatMap((check) => (check.error ? [check.error] : []));
+  if (native.length)
+    merged.nativeCheck = {
+      runTimeoutMs: native[0]!.runTimeoutMs,
+      files: native.flatMap((check) => check.files),
+      ...(nativeErrors.length ? { error: nativeErrors.join('\n') } : {}),
+    };
+  else delete merged.nativeCheck;
   return merged;
 }
 

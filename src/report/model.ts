@@ -3,6 +3,7 @@ import type { PolicyInfo } from '../config/policy.js';
 import type { Verdict } from '../stats/compare.js';
 import { duetLine, rateLine, type HttpDetails } from './http.js';
 import type { Explanation } from '../explain/run.js';
+import type { NativeCheckInfo, NativeComparison } from './native.js';
 import { formatShortPercent } from '../util/format.js';
 
 /** Version of the JSON report's schema (README, "JSON report"); bumped on any breaking change. */
@@ -47,6 +48,8 @@ export interface ReportBenchmark {
   http?: HttpDetails;
   /** Regressions (or every benchmark, on demand): where the time went, from a CPU profile of each revision. */
   profile?: Explanation;
+  /** compare --native-check: the harness's own figures from the bench file's own runs, and whether they agree with benchgate's. */
+  native?: NativeComparison;
   error?: string;
 }
 
@@ -141,6 +144,8 @@ export interface Report {
   shard?: ShardInfo;
   /** Whose config decided (base's in the action), and each policy setting the change makes different from base's. */
   policy?: PolicyInfo;
+  /** compare --native-check: each bench file's own runs (information: never a verdict). */
+  nativeCheck?: NativeCheckInfo;
 }
 
 /** Worst first: what needs attention leads every table. */

@@ -7,6 +7,7 @@ import { fitMiddle as fit, formatChange, formatResolvable, RESOLVES_LEGEND, wrap
 import { groupByFile, groupingHelps, ungrouped } from './groups.js';
 import { profileSections } from './profile-sections.js';
 import { httpSections } from './http-sections.js';
+import { NATIVE_LEGEND, nativeSections } from './native-sections.js';
 import { sortBenchmarks, verdictCounts, type Report, type ReportBenchmark } from './model.js';
 
 export interface TerminalOptions {
@@ -153,6 +154,7 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
   }
   if (report.run?.profile?.dir)
     lines.push(paint('dim', `CPU profiles (Chrome DevTools, speedscope): ${printable(report.run.profile.dir)}`), '');
+  lines.push(...nativeLines(report, paint, width));
   for (const b of benchmarks.filter((b) => b.note)) lines.push(paint('yellow', `note: ${printable(b.id)}: ${printable(b.note)}`));
   for (const b of benchmarks.filter((b) => b.warning)) lines.push(paint('yellow', `note: ${printable(b.id)}: ${printable(b.warning)}`));
   if (benchmarks.some((b) => b.warning || b.note)) lines.push('');
@@ -207,6 +209,35 @@ export function runLine(report: Report): string {
   // Merged shards ran side by side: their rounds and time are the longest shard's.
   const shards = run.shards ? ` on ${run.shards} shards (the longest)` : '';
   return `${parts.join(' and ')} in ${formatDuration(run.measureMs)}${shards}${cut} · ${confidence}`;
+}
+
+/** compare --native-check: per bench file, the harness's own figures beside benchgate's change; disagreements in yellow. */
+function nativeLines(report: Report, paint: (style: Style, text: string) => string, width: number): string[] {
+  const sections = nativeSections(report);
+  if (!sections) return [];
+  const summary = sections.error
+    ? `failed: ${printable(sections.error)}`
+    : `${sections.compared} compared, ${sections.disagree} disagree${sections.disagree === 1 ? 's' : ''}`;
+  const lines = [paint('bold', `native runs (--native-check): ${summary}`)];
+  for (const file of sections.files) {
+    for (const line of wrapText(printable(file.heading), width)) lines.push(paint('bold', line));
+    if (file.rows.length) {
+      const rest = sections.header.slice(1).map((h, i) => Math.max(h.length, ...file.rows.map((row) => row[i + 1]!.length)));
+      const room = Math.max(12, width - 2 - rest.reduce((sum, w) => sum + w + 2, 0));
+      const table = plainTable(
+        sections.header,
+        file.rows.map((row) => row.map((cell, i) => (i === 0 ? fit(printable(cell), room) : printable(cell)))),
+      );
+      table.forEach((line, i) => lines.push(i > 0 && file.rows[i - 1]![5] === 'disagrees' ? paint('yellow', `  ${line}`) : `  ${line}`));
+    }
+    // Notes wrapped to the width (a run's last lines of output keep their own breaks), continuation lines further in.
+    for (const note of file.notes)
+      for (const line of printable(note, { keepNewlines: true }).split('\n'))
+        for (const [i, part] of wrapText(line, width - 2, width - 4).entries()) lines.push(paint('yellow', `${i ? '    ' : '  '}${part}`));
+  }
+  for (const line of wrapText(NATIVE_LEGEND, width)) lines.push(paint('dim', line));
+  lines.push('');
+  return lines;
 }
 
 /** Columns padded to their widest cell; the first column left-aligned, the others right-aligned. */

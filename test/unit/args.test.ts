@@ -48,8 +48,20 @@ describe('command line', () => {
       httpMode: undefined,
       profile: 'always',
       profileDir: 'out/profiles',
+      nativeCheck: false,
       color: false,
     });
+  });
+  it('reads --native-check and its --native-timeout, which needs it', () => {
+    expect(parseCommand(['compare', '--base', 'main', '--native-check'])).toMatchObject({ nativeCheck: true, nativeTimeoutMs: undefined });
+    expect(parseCommand(['compare', '--base', 'main', '--native-check', '--native-timeout', '5m'])).toMatchObject({
+      nativeCheck: true,
+      nativeTimeoutMs: 300_000,
+    });
+    expect(error(['compare', '--base', 'main', '--native-timeout', '5m'])).toContain('--native-timeout bounds the runs of --native-check');
+    expect(error(['compare', '--base', 'main', '--native-check', '--native-timeout', 'soon'])).toContain(
+      "--native-timeout 'soon' is not a duration",
+    );
   });
   it('reads --files, repeated, for compare and list', () => {
     const compare = parseCommand(['compare', '--base', 'main', '--files', 'benchmark/*.js', '--files', 'bench/**/*.ts']);

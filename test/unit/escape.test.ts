@@ -43,6 +43,13 @@ function reportWith(text: string): Report {
     micro({
       note: text,
       warning: text,
+      native: {
+        base: { opsPerSec: 2_100_000, rme: 1.5, runs: [2_100_000] },
+        head: { opsPerSec: 2_000_000, rme: 1.5, runs: [2_000_000] },
+        change: { estimate: -0.05, low: -0.07, high: -0.03 },
+        agreement: 'disagrees',
+        note: text,
+      },
       profile: {
         files: { base: `/tmp/${text}.base.cpuprofile`, head: `/tmp/${text}.head.cpuprofile` },
         unit: 'call',
@@ -112,6 +119,23 @@ function reportWith(text: string): Report {
       loadAverage: { before: [1, 1, 1], after: [2, 2, 2] },
     },
     error: `${text}\n${text}`,
+    nativeCheck: {
+      runTimeoutMs: 120_000,
+      files: [
+        {
+          file: `bench/${text}.bench.js`,
+          harness: text,
+          versions: { base: text, head: `${text}2` },
+          runs: [
+            { revision: 'base', durationMs: 900, tasks: 1 },
+            { revision: 'head', durationMs: 120_000, tasks: 0, problem: `${text}\n${text}` },
+          ],
+          unmatched: [text, `${text} > ${text}`],
+        },
+        { file: text, runs: [], skipped: text, unmatched: [] },
+      ],
+      error: `${text}\n${text}`,
+    },
   };
 }
 

@@ -33,6 +33,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BenchmarkjsHarness } from './benchmarkjs.js';
 import { ModuleGraphs } from './graphs.js';
+import { trimmedName, uniqueNames, withoutPadding } from './names.js';
 import { MitataHarness } from './mitata.js';
 import { TinybenchHarness } from './tinybench.js';
 import type { CaptureContext, CapturedTask, Declaration, Harness, HarnessName, Namespace } from './types.js';
@@ -143,7 +144,7 @@ class Capture implements CaptureContext, WorkerHost {
 
   add(task: OnlyTask): void {
     this.activity++;
-    this.current?.tasks.push({ unit: this.unit, ...task, name: String(task.name).trimEnd() || String(task.name) });
+    this.current?.tasks.push({ unit: this.unit, ...task, name: trimmedName(task.name) });
     if (task.only && this.current) this.current.only = true;
   }
 
@@ -190,28 +191,6 @@ class Capture implements CaptureContext, WorkerHost {
 
 interface OnlyTask extends CapturedTask {
   only?: boolean;
-}
-
-/**
- * Names padded to one width for aligned output (find-my-way's `name.padEnd(longest, '.')`): when two
- * or more names of the longest length end in dots, those dots are padding, not part of the names.
- */
-function withoutPadding(tasks: CapturedTask[]): CapturedTask[] {
-  const longest = Math.max(0, ...tasks.map((task) => task.name.length));
-  const padded = tasks.filter((task) => task.name.length === longest && task.name.endsWith('.'));
-  if (padded.length < 2) return tasks;
-  return tasks.map((task) => (task.name.length === longest ? { ...task, name: task.name.replace(/\.+$/, '') || task.name } : task));
-}
-
-/** Two tasks of one file with one id get ' (2)', ' (3)': every id names one task. */
-function uniqueNames(tasks: CapturedTask[]): CapturedTask[] {
-  const seen = new Map<string, number>();
-  return tasks.map((task) => {
-    const key = [...task.suites, task.name].join('\u0000');
-    const count = (seen.get(key) ?? 0) + 1;
-    seen.set(key, count);
-    return count === 1 ? task : { ...task, name: `${task.name} (${count})` };
-  });
 }
 
 function versionOf(file: string): { version?: string } {

@@ -47,10 +47,16 @@ interface LoadResult {
 type NextLoad = (url: string, context?: LoadContext) => Promise<LoadResult>;
 
 let transformUrl = '';
+/** The global (a Symbol.for key) that answers a harness import: the capture, or the native check's observer (measure/native). */
+let answerKey = 'benchgate.capture';
 
-/** `data.transform`: the URL of dist/typescript.js, imported only when a TypeScript file is loaded. */
-export function initialize(data: { transform: string }): void {
+/**
+ * `data.transform`: the URL of dist/typescript.js, imported only when a TypeScript file is loaded;
+ * `data.answer`: the Symbol.for key of the object that answers harness imports (default: the capture's).
+ */
+export function initialize(data: { transform: string; answer?: string }): void {
   transformUrl = data.transform;
+  if (data.answer) answerKey = data.answer;
 }
 
 export async function resolve(specifier: string, context: ResolveContext, next: NextResolve): Promise<ResolveResult> {
@@ -130,13 +136,14 @@ export async function load(url: string, context: LoadContext, next: NextLoad): P
 /**
  * The module a bench file gets for `import ... from '<harness>'`: it hands the
  * revision's real copy to the capture (globalThis[Symbol.for('benchgate.capture')],
- * set up by the benchmark process) and exports what the capture answers.
+ * set up by the benchmark process; in a native run the observer, measure/native/observer.ts)
+ * and exports what the capture answers.
  */
 async function captureModule(url: string, next: NextLoad): Promise<string> {
   const name = url.slice(SCHEME.length, url.indexOf('?'));
   const real = decodeURIComponent(url.slice(url.indexOf('?') + 1));
   const target = JSON.stringify(real);
-  const capture = `const capture = globalThis[Symbol.for('benchgate.capture')];`;
+  const capture = `const capture = globalThis[Symbol.for(${JSON.stringify(answerKey)})];`;
   if (name === 'vitest') {
     // vitest's own module cannot run outside its runner (it throws on describe/bench): it is resolved, never imported.
     const names = [

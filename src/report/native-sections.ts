@@ -1,0 +1,103 @@
+/**
+ * What both reports show of compare --native-check, as plain text cells (each renderer escapes them its
+ * own way: every name here is the pull request's): per bench file a heading, a row per benchmark with the
+ * harness's own figures beside benchgate's change, and the file's notes (a run that failed or timed out,
+ * task names that match no benchmark, why a file was not run).
+ */
+import { ID_SEPARATOR } from '../measure/micro/protocol.js';
+import { formatDuration, formatOps, formatPercent, isFiniteNumber } from '../util/format.js';
+import type { Report, ReportBenchmark } from './model.js';
+import type { NativeChange, NativeSide } from './native.js';
+
+export interface NativeFileSection {
+  file: string;
+  /** "bench/index.mjs · tinybench · 2 runs at base, 2 at head". */
+  heading: string;
+  rows: string[][];
+  notes: string[];
+}
+
+export interface NativeSections {
+  header: string[];
+  files: NativeFileSection[];
+  /** Benchmarks whose native change disagrees with benchgate's. */
+  disagree: number;
+  /** Benchmarks with both figures. */
+  compared: number;
+  error: string | undefined;
+}
+
+export const NATIVE_HEADER = ['benchmark', 'native base', 'native head', 'native change', 'benchgate', 'agreement'];
+
+export const NATIVE_LEGEND =
+  "native: each bench file run as its author runs it (node <file>), the harness's own ops/s ± its margin of error; the native change's margin is sqrt(rme base² + rme head²); it agrees when its interval overlaps benchgate's";
+
+/** The native check's sections, or undefined when the run had none. */
+export function nativeSections(report: Pick<Report, 'nativeCheck' | 'benchmarks'>): NativeSections | undefined {
+  const check = report.nativeCheck;
+  if (!check) return undefined;
+  const benchmarks = report.benchmarks.filter((b) => b.native);
+  const files = (Array.isArray(check.files) ? check.files : []).map((file): NativeFileSection => {
+    const runs = (revision: string) => file.runs.filter((r) => r.revision === revision).length;
+    const heading = [
+      file.file,
+      ...(file.harness ? [file.harness] : []),
+      ...(file.skipped ? [] : [`${plural(runs('base'), 'run')} at base, ${runs('head')} at head`]),
+    ].join(' · ');
+    const rows = benchmarks.filter((b) => b.file === file.file).map((b) => nativeRow(b, file.file));
+    const { base, head } = file.versions ?? {};
+    const notes = [
+      ...(file.skipped ? [file.skipped] : []),
+      ...(base && head && base !== head
+        ? [
+            `base runs ${file.harness ?? 'its harness'} ${base} and head ${head}: the native change includes what the harness's new version measures differently`,
+          ]
+        : []),
+      ...file.runs.filter((r) => r.problem).map((r) => `the run at ${r.revision} (${formatDuration(r.durationMs)}) ${r.problem}`),
+      ...(file.unmatched.length ? [`task names of the native run that match no compared benchmark: ${file.unmatched.join(', ')}`] : []),
+      ...benchmarks.filter((b) => b.file === file.file && b.native?.note).map((b) => `${taskName(b.id, file.file)}: ${b.native!.note}`),
+    ];
+    return { file: String(file.file), heading, rows, notes };
+  });
+  return {
+    header: NATIVE_HEADER,
+    files,
+    disagree: benchmarks.filter((b) => b.native?.agreement === 'disagrees').length,
+    compared: benchmarks.filter((b) => b.native?.change).length,
+    error: check.error,
+  };
+}
+
+function nativeRow(b: ReportBenchmark, file: string): string[] {
+  const native = b.native!;
+  return [
+    taskName(b.id, file),
+    formatSide(native.base),
+    formatSide(native.head),
+    formatNativeChange(native.change),
+    b.change && isFiniteNumber(b.change.estimate) ? formatPercent(b.change.estimate) : '–',
+    String(native.agreement),
+  ];
+}
+
+/** The rest of the id after its file: "suite > task". */
+function taskName(id: string, file: string): string {
+  return id.startsWith(`${file}${ID_SEPARATOR}`) ? id.slice(file.length + ID_SEPARATOR.length) : id;
+}
+
+/** "1.23M ±0.8%", or "–" without a figure. */
+export function formatSide(side: NativeSide | null | undefined): string {
+  if (!side || !isFiniteNumber(side.opsPerSec)) return '–';
+  return isFiniteNumber(side.rme) ? `${formatOps(side.opsPerSec)} ±${side.rme.toFixed(1)}%` : formatOps(side.opsPerSec);
+}
+
+/** "-12.0% ±4.1%": the interval is symmetric about the estimate (ratio · (1 ± r) − 1), but at −100%. */
+export function formatNativeChange(change: NativeChange | null | undefined): string {
+  if (!change || !isFiniteNumber(change.estimate)) return '–';
+  if (!isFiniteNumber(change.high)) return formatPercent(change.estimate);
+  return `${formatPercent(change.estimate)} ±${Math.abs((change.high - change.estimate) * 100).toFixed(1)}%`;
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
+}

@@ -1,0 +1,181 @@
+/**
+ * compare --native-check in the report: each benchmark's figures from its bench file's own runs (the
+ * harness's ops/s and its ± margin), their change, and whether that change agrees with benchgate's.
+ *
+ * The agreement rule: the native change is head/base − 1, and its relative error combines the two runs'
+ * relative margins of error (each about a 95% half-width) as sqrt(rmeBase² + rmeHead²), first-order error
+ * propagation for a ratio of independent estimates; its interval is (head/base)·(1 ± that) − 1. It agrees
+ * with benchgate when that interval overlaps benchgate's interval on the change; else it disagrees.
+ */
+import type { RevisionLabel } from '../checkout/revisions.js';
+import { tQuantile95, type NativeRecord } from '../measure/native/figures.js';
+import type { NativeFileResult } from '../measure/native/check.js';
+import { matchRun } from '../measure/native/match.js';
+import { formatPercent, isFiniteNumber } from '../util/format.js';
+
+/** One revision's native figure of a benchmark, from the run(s) of its bench file at that revision. */
+export interface NativeSide {
+  /** Operations per second as the harness reported them: the mean over runs. */
+  opsPerSec: number;
+  /** ± relative margin of error in percent (about 95%); null when the harness gave none. */
+  rme: number | null;
+  /** The harness's figure in each run, ops/s. */
+  runs: number[];
+}
+
+export type NativeAgreement = 'agrees' | 'disagrees' | 'unknown';
+
+export interface NativeChange {
+  estimate: number;
+  low: number | null;
+  high: number | null;
+}
+
+/** A benchmark's native figures beside benchgate's. */
+export interface NativeComparison {
+  base: NativeSide | null;
+  head: NativeSide | null;
+  /** head against base (relative), its interval from both margins (see the agreement rule above); null bounds when a side has no margin. */
+  change: NativeChange | null;
+  agreement: NativeAgreement;
+  /** Where they disagree, "disagrees: native +3.1%, benchgate -12.0%"; why unknown; what went wrong in a run. */
+  note?: string;
+}
+
+/** One bench file's native runs: what ran, and what could not be matched. */
+export interface NativeFileInfo {
+  file: string;
+  harness?: string;
+  /** Each revision's copy of the harness, where known. */
+  versions?: { base?: string; head?: string };
+  runs: { revision: RevisionLabel; durationMs: number; tasks: number; problem?: string }[];
+  /** Why it was not run natively (a vitest bench file, a file that exports its tasks). */
+  skipped?: string;
+  /** Task names the native runs reported that match no benchmark benchgate compared in this file. */
+  unmatched: string[];
+}
+
+/** The native check of a run: every file it ran (or skipped), and each run's bound. */
+export interface NativeCheckInfo {
+  runTimeoutMs: number;
+  files: NativeFileInfo[];
+  /** The check itself failed (the comparison stands: the check is information). */
+  error?: string;
+}
+
+interface Compared {
+  id: string;
+  file: string | null;
+  verdict: string;
+  change: { estimate: number; low: number; high: number } | null;
+}
+
+/** Each compared benchmark of a file that ran natively gets its `native` entry; the files are described. */
+export function nativeEntries(
+  results: readonly NativeFileResult[],
+  benchmarks: readonly Compared[],
+): { byId: Map<string, NativeComparison>; files: NativeFileInfo[] } {
+  const byId = new Map<string, NativeComparison>();
+  const files = results.map((result) => {
+    const ids = new Set(benchmarks.filter((b) => b.file === result.file).map((b) => b.id));
+    const seen = new Map<string, { base: NativeRecord[]; head: NativeRecord[] }>();
+    const unmatched = new Set<string>();
+    for (const run of result.runs) {
+      const { matched, unmatched: names } = matchRun(result.file, run.records, ids);
+      for (const name of names) unmatched.add(name);
+      for (const [id, record] of matched) {
+        const sides = seen.get(id) ?? { base: [], head: [] };
+        sides[run.revision].push(record);
+        seen.set(id, sides);
+      }
+    }
+    if (!result.skipped)
+      for (const benchmark of benchmarks.filter((b) => ids.has(b.id)))
+        byId.set(benchmark.id, compareNative(seen.get(benchmark.id) ?? { base: [], head: [] }, benchmark, result));
+    return {
+      file: result.file,
+      ...(result.harness ? { harness: result.harness } : {}),
+      ...(result.versions ? { versions: result.versions } : {}),
+      runs: result.runs.map((run) => ({
+        revision: run.revision,
+        durationMs: Math.round(run.durationMs),
+        tasks: run.records.length,
+        ...(run.problem ? { problem: run.problem } : {}),
+      })),
+      ...(result.skipped ? { skipped: result.skipped } : {}),
+      unmatched: [...unmatched],
+    };
+  });
+  return { byId, files };
+}
+
+function compareNative(
+  records: { base: NativeRecord[]; head: NativeRecord[] },
+  benchmark: Compared,
+  result: NativeFileResult,
+): NativeComparison {
+  const base = combineRuns(records.base);
+  const head = combineRuns(records.head);
+  const missing = (['base', 'head'] as const).filter((revision) => !(revision === 'base' ? base : head));
+  const why = missing.map((revision) => missingReason(revision, records[revision], result)).filter(Boolean);
+  const change = base && head ? nativeChange(base, head) : null;
+  const judged = change
+    ? agreementOf(change, benchmark.change)
+    : { agreement: 'unknown' as const, note: why.join('; ') || 'no native figure' };
+  return { base, head, change, agreement: judged.agreement, ...(judged.note ? { note: judged.note } : {}) };
+}
+
+function missingReason(revision: RevisionLabel, records: NativeRecord[], result: NativeFileResult): string {
+  const errored = records.find((r) => r.error !== undefined);
+  if (errored) return `at ${revision} the harness reported: ${errored.error}`;
+  const runs = result.runs.filter((run) => run.revision === revision);
+  if (runs.length === 0) return `not run at ${revision} (the file is not there)`;
+  const problem = runs.find((run) => run.problem)?.problem;
+  return problem ? `the run at ${revision} ${problem.split('\n')[0]}` : `the run at ${revision} reported no figure for it`;
+}
+
+/**
+ * One revision's runs as one figure: the mean of their ops/s, and a margin that is the larger of what the runs
+ * say of themselves (their margins, averaged as independent errors: sqrt(Σ rme²) / k) and what their spread says
+ * (t(k − 1) · sd / √k / mean): a second run that differs from the first beyond its own margin widens it.
+ */
+export function combineRuns(records: readonly Pick<NativeRecord, 'opsPerSec' | 'rme'>[]): NativeSide | null {
+  const runs = records.map((r) => r.opsPerSec).filter(isFiniteNumber);
+  if (runs.length === 0) return null;
+  const k = runs.length;
+  const mean = runs.reduce((sum, x) => sum + x, 0) / k;
+  const margins = records.filter((r) => isFiniteNumber(r.opsPerSec)).map((r) => r.rme);
+  if (margins.some((m) => !isFiniteNumber(m))) return { opsPerSec: mean, rme: null, runs };
+  const within = Math.sqrt(margins.reduce<number>((sum, m) => sum + m! ** 2, 0)) / k;
+  const sd = k > 1 ? Math.sqrt(runs.reduce((sum, x) => sum + (x - mean) ** 2, 0) / (k - 1)) : 0;
+  const between = k > 1 ? ((tQuantile95(k - 1) * sd) / Math.sqrt(k) / mean) * 100 : 0;
+  return { opsPerSec: mean, rme: Math.max(within, between), runs };
+}
+
+/** head/base − 1, its interval from sqrt(rmeBase² + rmeHead²) (no interval when a side has no margin). */
+export function nativeChange(base: NativeSide, head: NativeSide): NativeChange {
+  const ratio = head.opsPerSec / base.opsPerSec;
+  if (base.rme === null || head.rme === null) return { estimate: ratio - 1, low: null, high: null };
+  const relative = Math.sqrt(base.rme ** 2 + head.rme ** 2) / 100;
+  return { estimate: ratio - 1, low: Math.max(-1, ratio * (1 - relative) - 1), high: ratio * (1 + relative) - 1 };
+}
+
+/**
+ * The agreement rule: the native interval and benchgate's overlap (agrees), or not (disagrees, with both
+ * estimates, and "opposite directions" when their signs differ); unknown when either has no interval.
+ */
+export function agreementOf(
+  native: NativeChange,
+  benchgate: { estimate: number; low: number; high: number } | null,
+): { agreement: NativeAgreement; note?: string } {
+  if (!benchgate || ![benchgate.estimate, benchgate.low, benchgate.high].every(isFiniteNumber))
+    return { agreement: 'unknown', note: 'benchgate has no change to compare it with' };
+  if (!isFiniteNumber(native.low) || !isFiniteNumber(native.high))
+    return { agreement: 'unknown', note: 'the harness gave no margin of error' };
+  if (native.low <= benchgate.high && benchgate.low <= native.high) return { agreement: 'agrees' };
+  const opposite = Math.sign(native.estimate) * Math.sign(benchgate.estimate) < 0 ? ' (opposite directions)' : '';
+  return {
+    agreement: 'disagrees',
+    note: `disagrees: native ${formatPercent(native.estimate)}, benchgate ${formatPercent(benchgate.estimate)}${opposite}`,
+  };
+}

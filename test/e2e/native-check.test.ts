@@ -1,0 +1,71 @@
+// compare --native-check on a real project's tinybench script (fixtures/harness-tinybench: tinybench 2.9.0 at base,
+// 6.2.3 at head, slugify ~4x slower at head): the file run as its author runs it, at each revision, and the harness's
+// own figures beside benchgate's in the JSON and the terminal, the verdicts and exit code benchgate's alone.
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { config } from './harness-cases.js';
+import { fixtureRepo, leftoverProcesses, leftovers, readJson, removeFixtureRepos, runCli } from './helpers.js';
+
+let repo = '';
+afterAll(removeFixtureRepos);
+afterEach(async () => {
+  expect(await leftoverProcesses()).toEqual([]);
+  if (repo) expect(leftovers(repo)).toEqual({ worktrees: [], tempDirs: [] });
+});
+
+const TASKS = ['makeId', 'slugify', 'cursor round trip', 'load session'];
+
+interface NativeSide {
+  opsPerSec: number;
+  rme: number | null;
+  runs: number[];
+}
+
+describe('compare --native-check', () => {
+  it("puts the harness's own figures of each revision beside benchgate's, and keeps benchgate's verdicts", async () => {
+    repo = fixtureRepo('harness-tinybench', { config: config('bench/*.mjs') });
+    const run = await runCli(
+      ['compare', '--base', 'main', '--head', 'feature', '--native-check', '--profile', 'never', '--json', 'out/report.json'],
+      repo,
+    );
+    const report = readJson<{
+      verdict: 'pass' | 'fail' | 'error';
+      benchmarks: {
+        id: string;
+        verdict: string;
+        native?: { base: NativeSide | null; head: NativeSide | null; change: { estimate: number } | null; agreement: string };
+      }[];
+      nativeCheck: { runTimeoutMs: number; files: { file: string; runs: { revision: string; problem?: string }[]; unmatched: string[] }[] };
+    }>(path.join(repo, 'out/report.json'));
+    // Information only: the exit code is the verdicts', and slugify's loss is benchgate's regression as without the check.
+    expect(run.code, run.stderr).toBe({ pass: 0, fail: 1, error: 2 }[report.verdict]);
+    expect(report.benchmarks.find((b) => b.id === 'bench/index.mjs > slugify')!.verdict).toBe('regression');
+    // The file ran natively at both revisions, base first, each run clean, every task it reported matched.
+    expect(run.stderr).toContain('native check: node bench/index.mjs at base');
+    const [file] = report.nativeCheck.files;
+    expect(file!.file).toBe('bench/index.mjs');
+    expect(file!.runs.slice(0, 2).map((r) => r.revision)).toEqual(['base', 'head']);
+    expect(file!.runs.filter((r) => r.problem)).toEqual([]);
+    expect(file!.unmatched).toEqual([]);
+    expect(report.benchmarks.map((b) => b.id).sort()).toEqual(TASKS.map((t) => `bench/index.mjs > ${t}`).sort());
+    for (const b of report.benchmarks) {
+      const native = b.native!;
+      for (const side of [native.base, native.head]) {
+        expect(side!.opsPerSec, b.id).toBeGreaterThan(0);
+        expect(side!.runs.length, b.id).toBeGreaterThanOrEqual(1);
+      }
+      expect(Number.isFinite(native.change!.estimate), b.id).toBe(true);
+      expect(['agrees', 'disagrees'], b.id).toContain(native.agreement);
+    }
+    // The terminal shows them: a section, and a row per task with both figures and the agreement.
+    expect(run.stdout).toMatch(/^native runs \(--native-check\): 4 compared, \d+ disagrees?$/m);
+    expect(run.stdout).toContain('bench/index.mjs · tinybench · ');
+    for (const task of TASKS) {
+      const row = run.stdout.split('\n').find((line) => line.startsWith(`  ${task} `) && /(agrees|disagrees)$/.test(line));
+      expect(row, task).toBeDefined();
+      expect(row!.match(/±/g)?.length, row).toBe(3);
+    }
+    // Base and head pin different tinybench versions: the note says their figures may not compare.
+    expect(run.stdout).toContain('base runs tinybench 2.9.0 and head 6.2.3');
+  });
+});

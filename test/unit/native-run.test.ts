@@ -1,0 +1,158 @@
+// compare --native-check's runs (src/measure/native/run.ts with dist/native.js preloaded): bench files run as their
+// authors run them, in small projects whose node_modules link the real harness packages (benchgate's dev dependencies).
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { nativeIds } from '../../src/measure/native/match.js';
+import { runNative } from '../../src/measure/native/run.js';
+
+const OBSERVER = fileURLToPath(new URL('../../dist/native.js', import.meta.url));
+const MODULES = fileURLToPath(new URL('../../node_modules/', import.meta.url));
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function project(files: Record<string, string>): string {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'benchgate-native-test-'));
+  dirs.push(root);
+  mkdirSync(path.join(root, 'node_modules'));
+  for (const name of ['benchmark', 'tinybench', 'mitata', 'lodash', 'platform'])
+    if (existsSync(path.join(MODULES, name))) symlinkSync(path.join(MODULES, name), path.join(root, 'node_modules', name));
+  writeFileSync(path.join(root, 'package.json'), JSON.stringify({ name: 'p', private: true }));
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    writeFileSync(path.join(root, file), text);
+  }
+  return root;
+}
+
+const run = (root: string, file: string, timeoutMs = 120_000) =>
+  runNative({ revision: 'head', root, file, observerPath: OBSERVER, tempDir: root, timeoutMs });
+
+/** Whether a process still runs (a zombie waiting for its reaper does not). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+describe("a bench file's own run, its harness's figures read", () => {
+  it('reads benchmark.js, with each worker thread’s scenario named as benchgate names it', async () => {
+    const root = project({
+      'bench/suite.js': `const Benchmark = require('benchmark')
+new Benchmark.Suite('router').add('lookup', () => Math.sqrt(2), { maxTime: 0.05, minSamples: 5 }).on('cycle', (e) => console.log(String(e.target))).run()
+`,
+      'bench/workers.js': `const { Worker } = require('node:worker_threads')
+const names = ['static route', 'param', 'wild']
+const longest = Math.max(...names.map((n) => n.length))
+;(async () => {
+  for (const name of names) {
+    const worker = new Worker(__dirname + '/thread.js', { workerData: name.padEnd(longest, '.') })
+    await new Promise((resolve) => worker.on('exit', resolve))
+  }
+})()
+`,
+      'bench/thread.js': `const { workerData } = require('node:worker_threads')
+const Benchmark = require('benchmark')
+Benchmark.Suite().add(workerData, () => Math.sqrt(3), { maxTime: 0.05, minSamples: 5 }).run()
+`,
+    });
+    const suite = await run(root, 'bench/suite.js');
+    expect(suite.problem).toBeUndefined();
+    expect(nativeIds('bench/suite.js', suite.records).map((r) => r.id)).toEqual(['bench/suite.js > router > lookup']);
+    expect(suite.records[0]).toMatchObject({ harness: 'benchmark.js', thread: 0 });
+    expect(suite.records[0]!.opsPerSec).toBeGreaterThan(0);
+    expect(suite.records[0]!.rme).toBeGreaterThan(0);
+    const workers = await run(root, 'bench/workers.js');
+    expect(workers.problem).toBeUndefined();
+    expect(nativeIds('bench/workers.js', workers.records).map((r) => r.id)).toEqual([
+      'bench/workers.js > static route',
+      'bench/workers.js > param',
+      'bench/workers.js > wild',
+    ]);
+    // Each from its own worker thread.
+    expect(new Set(workers.records.map((r) => r.thread)).size).toBe(3);
+    expect(workers.records.every((r) => r.thread > 0 && r.opsPerSec! > 0)).toBe(true);
+  });
+
+  it('reads tinybench (a named Bench) and mitata (a group), both ES modules', async () => {
+    const root = project({
+      'bench/ids.mjs': `import { Bench } from 'tinybench'
+const bench = new Bench({ name: 'ids', time: 20 })
+bench.add('counter', () => {})
+await bench.run()
+console.table(bench.table())
+`,
+      'bench/escape.mjs': `import { bench, group, run, do_not_optimize } from 'mitata'
+group('escaping', () => { bench('escape', () => do_not_optimize('a&b'.replace('&', '&amp;'))) })
+await run()
+`,
+    });
+    const tiny = await run(root, 'bench/ids.mjs');
+    expect(tiny.problem).toBeUndefined();
+    expect(nativeIds('bench/ids.mjs', tiny.records).map((r) => r.id)).toEqual(['bench/ids.mjs > ids > counter']);
+    expect(tiny.records[0]).toMatchObject({ harness: 'tinybench' });
+    expect(tiny.records[0]!.opsPerSec).toBeGreaterThan(0);
+    expect(tiny.records[0]!.samples).toBeGreaterThan(0);
+    const mitata = await run(root, 'bench/escape.mjs');
+    expect(mitata.problem).toBeUndefined();
+    expect(nativeIds('bench/escape.mjs', mitata.records).map((r) => r.id)).toEqual(['bench/escape.mjs > escaping > escape']);
+    expect(mitata.records[0]!.opsPerSec).toBeGreaterThan(0);
+    expect(mitata.records[0]!.rme).toBeGreaterThan(0);
+  });
+
+  it('keeps the figures of a run that then crashed, and says how it ended', async () => {
+    const root = project({
+      'bench/late.mjs': `import { Bench } from 'tinybench'
+const bench = new Bench({ time: 10 })
+bench.add('noop', () => {})
+await bench.run()
+throw new Error('printing failed')
+`,
+    });
+    const outcome = await run(root, 'bench/late.mjs');
+    expect(outcome.records.map((r) => r.name)).toEqual(['noop']);
+    expect(outcome.problem).toMatch(/^exited with code 1; its last lines:\n[\s\S]*printing failed/);
+  });
+});
+
+describe('a native run that never ends', () => {
+  it('is killed at its timeout, with the processes it started, by its process group', async () => {
+    const root = project({
+      'bench/forever.js': `const { spawn } = require('node:child_process')
+const { writeFileSync } = require('node:fs')
+const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' })
+writeFileSync(__dirname + '/grandchild.pid', String(child.pid))
+setInterval(() => {}, 1000)
+`,
+    });
+    let pid = 0;
+    const outcome = await runNative({
+      revision: 'base',
+      root,
+      file: 'bench/forever.js',
+      observerPath: OBSERVER,
+      tempDir: root,
+      timeoutMs: 5000,
+      onStart: (started) => (pid = started),
+    });
+    expect(outcome.problem).toBe(`did not finish within 5.0s: killed with its process group (pid ${pid})`);
+    expect(pid).toBeGreaterThan(0);
+    // The run itself is reaped before runNative resolves: its pid is gone.
+    expect(() => process.kill(pid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
+    // Its child died with its group (reaped by init, which may take a moment: a safety net, not a timing).
+    const grandchild = Number(readFileSync(path.join(root, 'bench/grandchild.pid'), 'utf8'));
+    for (let waited = 0; running(grandchild) && waited < 10_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+    expect(running(grandchild)).toBe(false);
+  });
+});

@@ -1,0 +1,230 @@
+// compare --native-check: a bench file's own runs beside benchgate's figures (src/measure/native, src/report/native*.ts).
+import { describe, expect, it } from 'vitest';
+import { parseRecords, relativeMargin, type NativeRecord } from '../../src/measure/native/figures.js';
+import { matchRun, nativeIds } from '../../src/measure/native/match.js';
+import { runNativeCheck, type NativeTarget } from '../../src/measure/native/check.js';
+import type { NativeRun, NativeRunOptions } from '../../src/measure/native/run.js';
+import { agreementOf, combineRuns, nativeChange, nativeEntries } from '../../src/report/native.js';
+import { renderMarkdown } from '../../src/report/markdown.js';
+import type { Report, ReportBenchmark } from '../../src/report/model.js';
+import { renderTerminal } from '../../src/report/terminal.js';
+import { injectionProblems } from '../inert.js';
+
+const record = (name: string, over: Partial<NativeRecord> = {}): NativeRecord => ({
+  harness: 'benchmark.js',
+  thread: 0,
+  suites: [],
+  name,
+  opsPerSec: 1000,
+  rme: 1,
+  ...over,
+});
+
+describe('native task names, matched to benchmark ids as benchgate names captured tasks', () => {
+  it("names find-my-way's dot-padded worker scenarios, suites and a repeated name as the capture does", () => {
+    const records = [
+      record('lookup static route....', { thread: 2 }),
+      record('lookup two params......', { thread: 4 }),
+      record('lookup parametric route', { thread: 6 }),
+      record('escape', { harness: 'mitata', suites: ['escaping'] }),
+      record('noop'),
+      record('noop'),
+    ];
+    expect(nativeIds('benchmark/workers.js', records).map((r) => r.id)).toEqual([
+      'benchmark/workers.js > lookup static route',
+      'benchmark/workers.js > lookup two params',
+      'benchmark/workers.js > lookup parametric route',
+      'benchmark/workers.js > escaping > escape',
+      'benchmark/workers.js > noop',
+      'benchmark/workers.js > noop (2)',
+    ]);
+  });
+
+  it('lists a native task that matches no compared benchmark instead of dropping it', () => {
+    const ids = new Set(['bench/a.mjs > makeId', 'bench/a.mjs > slugify']);
+    const { matched, unmatched } = matchRun('bench/a.mjs', [record('makeId'), record('only natively', { suites: ['extra'] })], ids);
+    expect([...matched.keys()]).toEqual(['bench/a.mjs > makeId']);
+    expect(unmatched).toEqual(['extra > only natively']);
+    // In the report: the file lists it, and the benchmark no run reported says why it has no figure.
+    const runs: NativeRun[] = (['base', 'head'] as const).map((revision) => ({
+      revision,
+      durationMs: 10,
+      records: [record('makeId'), record('only natively', { suites: ['extra'] })],
+    }));
+    const { byId, files } = nativeEntries([{ file: 'bench/a.mjs', runs }], benchmarks(['makeId', 'slugify']));
+    expect(files[0]!.unmatched).toEqual(['extra > only natively']);
+    expect(byId.get('bench/a.mjs > slugify')).toMatchObject({ base: null, head: null, agreement: 'unknown' });
+    expect(byId.get('bench/a.mjs > slugify')!.note).toContain('reported no figure for it');
+  });
+});
+
+describe('the agreement rule: the native interval against benchgate’s', () => {
+  const bg = (estimate: number, low: number, high: number) => ({ estimate, low, high });
+
+  it('combines both runs’ margins as sqrt(rme base² + rme head²) around head/base − 1', () => {
+    const change = nativeChange({ opsPerSec: 100, rme: 3, runs: [100] }, { opsPerSec: 90, rme: 4, runs: [90] });
+    expect(change.estimate).toBeCloseTo(-0.1, 12);
+    // 0.9 · (1 ± 0.05) − 1
+    expect(change.low).toBeCloseTo(-0.145, 12);
+    expect(change.high).toBeCloseTo(-0.055, 12);
+  });
+
+  it('agrees when the intervals overlap', () => {
+    expect(agreementOf({ estimate: -0.1, low: -0.145, high: -0.055 }, bg(-0.03, -0.06, 0))).toEqual({ agreement: 'agrees' });
+    // Opposite signs, but within each other's noise: agrees.
+    expect(agreementOf({ estimate: 0.01, low: -0.04, high: 0.06 }, bg(-0.01, -0.02, 0))).toEqual({ agreement: 'agrees' });
+  });
+
+  it('disagrees when they do not overlap, with both estimates', () => {
+    expect(agreementOf({ estimate: -0.1, low: -0.12, high: -0.08 }, bg(-0.3, -0.35, -0.25))).toEqual({
+      agreement: 'disagrees',
+      note: 'disagrees: native -10.0%, benchgate -30.0%',
+    });
+  });
+
+  it('says so when they point in opposite directions beyond both runs’ noise', () => {
+    expect(agreementOf({ estimate: 0.05, low: 0.02, high: 0.08 }, bg(-0.12, -0.15, -0.09))).toEqual({
+      agreement: 'disagrees',
+      note: 'disagrees: native +5.0%, benchgate -12.0% (opposite directions)',
+    });
+  });
+
+  it('is unknown without an interval on either side', () => {
+    expect(agreementOf({ estimate: 0.05, low: null, high: null }, bg(-0.1, -0.2, 0)).agreement).toBe('unknown');
+    expect(agreementOf({ estimate: 0.05, low: 0, high: 0.1 }, null).agreement).toBe('unknown');
+  });
+
+  it('widens a revision’s margin when its runs differ beyond what each says of itself', () => {
+    const steady = combineRuns([{ opsPerSec: 100, rme: 1 }]);
+    expect(steady).toEqual({ opsPerSec: 100, rme: 1, runs: [100] });
+    const apart = combineRuns([
+      { opsPerSec: 100, rme: 1 },
+      { opsPerSec: 120, rme: 1 },
+    ])!;
+    expect(apart.opsPerSec).toBe(110);
+    // t(1) · sd / √2 / mean = 12.706 · 14.142 / 1.414 / 110
+    expect(apart.rme).toBeCloseTo(((12.706 * 10) / 110) * 100, 6);
+    expect(combineRuns([{ opsPerSec: 100 }])!.rme).toBeNull();
+  });
+
+  it('reads a harness figure without a margin from its samples (mitata): t · sd / √n / mean', () => {
+    expect(relativeMargin([9, 10, 11])).toBeCloseTo(((4.303 * 1) / Math.sqrt(3) / 10) * 100, 6);
+    expect(relativeMargin([10])).toBeUndefined();
+  });
+});
+
+describe('a native run that failed, in the report', () => {
+  it('keeps the verdicts and says why the revision has no figure', () => {
+    const runs: NativeRun[] = [
+      { revision: 'base', durationMs: 900, records: [record('makeId', { opsPerSec: 2000, rme: 1 })] },
+      { revision: 'head', durationMs: 120_000, records: [], problem: 'did not finish within 2m: killed with its process group (pid 42)' },
+    ];
+    const { byId, files } = nativeEntries([{ file: 'bench/a.mjs', runs }], benchmarks(['makeId']));
+    expect(byId.get('bench/a.mjs > makeId')).toMatchObject({ base: { opsPerSec: 2000 }, head: null, change: null, agreement: 'unknown' });
+    expect(byId.get('bench/a.mjs > makeId')!.note).toBe('the run at head did not finish within 2m: killed with its process group (pid 42)');
+    expect(files[0]!.runs[1]!.problem).toContain('did not finish');
+  });
+
+  it('reads only well-formed figure lines of the run’s file', () => {
+    const text = [
+      JSON.stringify(record('ok')),
+      '{"harness":"tinybench","name":5,"suites":[]}',
+      'not json',
+      JSON.stringify({ ...record('nan'), opsPerSec: 'fast', rme: -1 }),
+    ].join('\n');
+    const { records, rejected } = parseRecords(text);
+    expect(records.map((r) => r.name)).toEqual(['ok', 'nan']);
+    expect(records[1]).not.toHaveProperty('opsPerSec');
+    expect(rejected).toBe(2);
+  });
+});
+
+describe('the native check’s runs', () => {
+  const target = (file: string, harness = 'tinybench'): NativeTarget => ({
+    file,
+    base: { root: '/base', harness },
+    head: { root: '/head', harness },
+  });
+
+  it('runs base then head, then alternating pairs while the time allows, up to the most runs per revision', async () => {
+    const calls: string[] = [];
+    let clock = 0;
+    const run = async (options: NativeRunOptions): Promise<NativeRun> => {
+      calls.push(`${options.file}@${options.revision}`);
+      clock += 10;
+      return { revision: options.revision, durationMs: 10, records: [] };
+    };
+    const results = await runNativeCheck([target('a.mjs'), target('url.bench.ts', 'vitest')], {
+      observerPath: '/dist/native.js',
+      tempDir: '/tmp',
+      runTimeoutMs: 1000,
+      extraUntilMs: 45,
+      maxRuns: 3,
+      log: () => undefined,
+      now: () => clock,
+      run,
+    });
+    // 20 ms after the first pair, a second fits (40 ≤ 45), a third would not (60 > 45); vitest files are not run.
+    expect(calls).toEqual(['a.mjs@base', 'a.mjs@head', 'a.mjs@head', 'a.mjs@base']);
+    expect(results[1]!.skipped).toContain('vitest');
+  });
+});
+
+/** Compared micro benchmarks of bench/a.mjs, each benchgate's change -2% [-4%, 0%]. */
+function benchmarks(names: string[]): ReportBenchmark[] {
+  return names.map((name) => ({
+    id: `bench/a.mjs > ${name}`,
+    kind: 'micro',
+    file: 'bench/a.mjs',
+    verdict: 'unchanged',
+    budget: 0.05,
+    base: { opsPerSec: 1000, samples: 10 },
+    head: { opsPerSec: 980, samples: 10 },
+    change: { estimate: -0.02, low: -0.04, high: 0, confidence: 0.95 },
+    rounds: [],
+    resolvable: null,
+  }));
+}
+
+describe('a hostile bench name in the native section', () => {
+  const hostile = '</details><img src=x onerror=alert(1)> | `x` \u001b[2J';
+  const report = (): Report => {
+    const [benchmark] = benchmarks([hostile]);
+    const runs: NativeRun[] = (['base', 'head'] as const).map((revision, i) => ({
+      revision,
+      durationMs: 10,
+      records: [record(hostile, { opsPerSec: i ? 1300 : 1000 }), record(`${hostile} (only natively)`)],
+    }));
+    const { byId, files } = nativeEntries([{ file: 'bench/a.mjs', runs }], [benchmark!]);
+    return {
+      version: 1,
+      tool: { name: 'benchgate', version: '0.0.0' },
+      verdict: 'pass',
+      summary: 'pass',
+      base: { ref: 'main', sha: 'a'.repeat(40) },
+      head: { ref: 'feature', sha: 'b'.repeat(40) },
+      benchmarks: [{ ...benchmark!, native: byId.get(benchmark!.id)! }],
+      run: null,
+      environment: { node: 'v20', os: 'Linux', arch: 'x64', cpus: { model: 'cpu', count: 2 } },
+      nativeCheck: { runTimeoutMs: 120_000, files },
+    };
+  };
+
+  it('is escaped in the markdown: no tag, no closed section, no extra table cell', () => {
+    const markdown = renderMarkdown(report());
+    expect(injectionProblems(markdown)).toEqual([]);
+    const section = markdown.slice(markdown.indexOf('<details open><summary>Native runs'));
+    expect(section).toContain('&lt;/details&gt;&lt;img src=x onerror=alert(1)&gt; &#124; &#96;x&#96;');
+    expect(section).not.toContain('<img');
+    // It disagrees (+30% against -2%): the row says so, and the section is open.
+    expect(section).toMatch(/\| <b>disagrees<\/b> \|/);
+    expect(section).toContain('only natively');
+  });
+
+  it('cannot drive the terminal', () => {
+    const text = renderTerminal(report(), { color: false });
+    expect(text).toContain('native runs (--native-check): 1 compared, 1 disagrees');
+    expect(text).not.toContain('\u001b');
+    expect(text).toContain('?[2J');
+  });
+});
