@@ -69981,7 +69981,8 @@ async function runNativeCheck(targets, options) {
     for (const [i, target] of targets.entries()) {
       const result = results[i];
       if (result.skipped) continue;
-      if (pair > 0 && (result.runs.some((r) => r.problem) || now() - started + lastPairMs(result) > options.extraUntilMs)) continue;
+      if (pair > 0 && result.runs.some((r) => r.problem)) continue;
+      if (pair > 1 && now() - started + lastPairMs(result) > options.extraUntilMs) continue;
       for (const revision of order2) await once(target, result, revision);
     }
   }
@@ -70029,22 +70030,26 @@ function matchRun(file, records, ids) {
 // src/report/native.ts
 function nativeEntries(results, benchmarks) {
   const byId = /* @__PURE__ */ new Map();
-  const files = results.map((result) => {
+  const matched = results.map((result) => {
     const ids = new Set(benchmarks.filter((b) => b.file === result.file).map((b) => b.id));
     const seen = /* @__PURE__ */ new Map();
     const unmatched = /* @__PURE__ */ new Set();
     for (const run of result.runs) {
-      const { matched, unmatched: names } = matchRun(result.file, run.records, ids);
+      const { matched: records, unmatched: names } = matchRun(result.file, run.records, ids);
       for (const name2 of names) unmatched.add(name2);
-      for (const [id, record3] of matched) {
+      for (const [id, record3] of records) {
         const sides = seen.get(id) ?? { base: [], head: [] };
         sides[run.revision].push(record3);
         seen.set(id, sides);
       }
     }
+    return { result, ids, seen, unmatched };
+  });
+  const noise = runNoise(matched.flatMap(({ seen }) => [...seen.values()].flatMap((sides) => [sides.base, sides.head])));
+  const files = matched.map(({ result, ids, seen, unmatched }) => {
     if (!result.skipped)
       for (const benchmark of benchmarks.filter((b) => ids.has(b.id)))
-        byId.set(benchmark.id, compareNative(seen.get(benchmark.id) ?? { base: [], head: [] }, benchmark, result));
+        byId.set(benchmark.id, compareNative(seen.get(benchmark.id) ?? { base: [], head: [] }, benchmark, result, noise));
     return {
       file: result.file,
       ...result.harness ? { harness: result.harness } : {},
@@ -70061,13 +70066,13 @@ function nativeEntries(results, benchmarks) {
   });
   return { byId, files };
 }
-function compareNative(records, benchmark, result) {
+function compareNative(records, benchmark, result, noise) {
   const base = combineRuns(records.base);
   const head = combineRuns(records.head);
   const missing = ["base", "head"].filter((revision) => !(revision === "base" ? base : head));
   const why = missing.map((revision) => missingReason(revision, records[revision], result)).filter(Boolean);
-  const change = base && head ? nativeChange(base, head) : null;
-  const judged = change ? agreementOf(change, benchmark.change) : { agreement: "unknown", note: why.join("; ") || "no native figure" };
+  const change = base && head ? nativeChange(base, head, noise) : null;
+  const judged = change ? change.low === null && base?.rme !== null && head?.rme !== null && noise === null ? { agreement: "unknown", note: ONE_RUN } : agreementOf(change, benchmark.change) : { agreement: "unknown", note: why.join("; ") || "no native figure" };
   return { base, head, change, agreement: judged.agreement, ...judged.note ? { note: judged.note } : {} };
 }
 function missingReason(revision, records, result) {
@@ -70079,22 +70084,35 @@ function missingReason(revision, records, result) {
   return problem ? `the run at ${revision} ${problem.split("\n")[0]}` : `the run at ${revision} reported no figure for it`;
 }
 function combineRuns(records) {
-  const runs = records.map((r) => r.opsPerSec).filter(isFiniteNumber);
+  const measured = records.filter((r) => isFiniteNumber(r.opsPerSec) && r.opsPerSec > 0);
+  const runs = measured.map((r) => r.opsPerSec);
   if (runs.length === 0) return null;
   const k = runs.length;
   const mean3 = runs.reduce((sum3, x) => sum3 + x, 0) / k;
-  const margins = records.filter((r) => isFiniteNumber(r.opsPerSec)).map((r) => r.rme);
+  const margins = measured.map((r) => r.rme);
   if (margins.some((m) => !isFiniteNumber(m))) return { opsPerSec: mean3, rme: null, runs };
-  const within = Math.sqrt(margins.reduce((sum3, m) => sum3 + m ** 2, 0)) / k;
-  const sd = k > 1 ? Math.sqrt(runs.reduce((sum3, x) => sum3 + (x - mean3) ** 2, 0) / (k - 1)) : 0;
-  const between = k > 1 ? tQuantile95(k - 1) * sd / Math.sqrt(k) / mean3 * 100 : 0;
-  return { opsPerSec: mean3, rme: Math.max(within, between), runs };
+  return { opsPerSec: mean3, rme: Math.sqrt(margins.reduce((sum3, m) => sum3 + m ** 2, 0)) / k, runs };
 }
-function nativeChange(base, head) {
+var ONE_RUN = "one run per revision: how far whole runs move apart is not measured (a harness's \xB1 is within one run), so no agreement is claimed";
+function runNoise(groups) {
+  let squares = 0;
+  let df = 0;
+  for (const group of groups) {
+    const logs = group.map((r) => r.opsPerSec).filter((x) => isFiniteNumber(x) && x > 0).map((x) => Math.log(x));
+    if (logs.length < 2) continue;
+    const mean3 = logs.reduce((sum3, x) => sum3 + x, 0) / logs.length;
+    squares += logs.reduce((sum3, x) => sum3 + (x - mean3) ** 2, 0);
+    df += logs.length - 1;
+  }
+  return df > 0 ? { sd: Math.sqrt(squares / df), df } : null;
+}
+function nativeChange(base, head, noise) {
   const ratio = head.opsPerSec / base.opsPerSec;
-  if (base.rme === null || head.rme === null) return { estimate: ratio - 1, low: null, high: null };
-  const relative2 = Math.sqrt(base.rme ** 2 + head.rme ** 2) / 100;
-  return { estimate: ratio - 1, low: Math.max(-1, ratio * (1 - relative2) - 1), high: ratio * (1 + relative2) - 1 };
+  if (base.rme === null || head.rme === null || noise === null) return { estimate: ratio - 1, low: null, high: null };
+  const within = Math.sqrt(base.rme ** 2 + head.rme ** 2) / 100;
+  const between = tQuantile95(noise.df) * noise.sd * Math.sqrt(1 / base.runs.length + 1 / head.runs.length);
+  const half = Math.max(within, between);
+  return { estimate: ratio - 1, low: ratio * Math.exp(-half) - 1, high: ratio * Math.exp(half) - 1 };
 }
 function agreementOf(native, benchgate) {
   if (!benchgate || ![benchgate.estimate, benchgate.low, benchgate.high].every(isFiniteNumber))
@@ -70987,7 +71005,7 @@ function profileSections(id, profile) {
 
 // src/report/native-sections.ts
 var NATIVE_HEADER = ["benchmark", "native base", "native head", "native change", "benchgate", "agreement"];
-var NATIVE_LEGEND = "native: each bench file run as its author runs it (node <file>), the harness's own ops/s \xB1 its margin of error; the native change's margin is sqrt(rme base\xB2 + rme head\xB2); it agrees when its interval overlaps benchgate's";
+var NATIVE_LEGEND = "native: each bench file run as its author runs it (node <file>), the harness's own ops/s \xB1 its margin of error (within one run); the native change's interval holds the larger of both margins and the noise between whole runs (measured from each revision's repeated runs; none with one run per revision); it agrees when that interval overlaps benchgate's";
 function nativeSections(report2) {
   const check = report2.nativeCheck;
   if (!check) return void 0;
@@ -71040,8 +71058,8 @@ function formatSide(side2) {
 }
 function formatNativeChange(change) {
   if (!change || !isFiniteNumber(change.estimate)) return "\u2013";
-  if (!isFiniteNumber(change.high)) return formatPercent(change.estimate);
-  return `${formatPercent(change.estimate)} \xB1${Math.abs((change.high - change.estimate) * 100).toFixed(1)}%`;
+  if (!isFiniteNumber(change.low) || !isFiniteNumber(change.high)) return formatPercent(change.estimate);
+  return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
 }
 function plural(count3, word) {
   return `${count3} ${word}${count3 === 1 ? "" : "s"}`;

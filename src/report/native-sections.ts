@@ -30,7 +30,7 @@ export interface NativeSections {
 export const NATIVE_HEADER = ['benchmark', 'native base', 'native head', 'native change', 'benchgate', 'agreement'];
 
 export const NATIVE_LEGEND =
-  "native: each bench file run as its author runs it (node <file>), the harness's own ops/s ± its margin of error; the native change's margin is sqrt(rme base² + rme head²); it agrees when its interval overlaps benchgate's";
+  "native: each bench file run as its author runs it (node <file>), the harness's own ops/s ± its margin of error (within one run); the native change's interval holds the larger of both margins and the noise between whole runs (measured from each revision's repeated runs; none with one run per revision); it agrees when that interval overlaps benchgate's";
 
 /** The native check's sections, or undefined when the run had none. */
 export function nativeSections(report: Pick<Report, 'nativeCheck' | 'benchmarks'>): NativeSections | undefined {
@@ -91,11 +91,11 @@ export function formatSide(side: NativeSide | null | undefined): string {
   return isFiniteNumber(side.rme) ? `${formatOps(side.opsPerSec)} ±${side.rme.toFixed(1)}%` : formatOps(side.opsPerSec);
 }
 
-/** "-12.0% ±4.1%": the interval is symmetric about the estimate (ratio · (1 ± r) − 1), but at −100%. */
+/** "-12.0% [-15.1%, -8.8%]", or the estimate alone without an interval. */
 export function formatNativeChange(change: NativeChange | null | undefined): string {
   if (!change || !isFiniteNumber(change.estimate)) return '–';
-  if (!isFiniteNumber(change.high)) return formatPercent(change.estimate);
-  return `${formatPercent(change.estimate)} ±${Math.abs((change.high - change.estimate) * 100).toFixed(1)}%`;
+  if (!isFiniteNumber(change.low) || !isFiniteNumber(change.high)) return formatPercent(change.estimate);
+  return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
 }
 
 function plural(count: number, word: string): string {

@@ -2,10 +2,15 @@
  * compare --native-check in the report: each benchmark's figures from its bench file's own runs (the
  * harness's ops/s and its ± margin), their change, and whether that change agrees with benchgate's.
  *
- * The agreement rule: the native change is head/base − 1, and its relative error combines the two runs'
- * relative margins of error (each about a 95% half-width) as sqrt(rmeBase² + rmeHead²), first-order error
- * propagation for a ratio of independent estimates; its interval is (head/base)·(1 ± that) − 1. It agrees
- * with benchgate when that interval overlaps benchgate's interval on the change; else it disagrees.
+ * The agreement rule: the native change is head/base − 1 (each side the mean of its runs). Its interval must
+ * hold the noise between runs, not only within one: a harness's ± margin is the spread of one run's samples,
+ * and whole runs of unchanged code a minute apart moved ~30% on a loaded 2-core machine with ±5% margins
+ * each. So the interval's half-width (in log space) is the larger of the runs' own margins combined,
+ * sqrt(rmeBase² + rmeHead²), and the runs' spread: t(df) · s · sqrt(1/kBase + 1/kHead), where s is the
+ * standard deviation of log(ops/s) between runs of one task at one revision, pooled over every task and both
+ * revisions of the check (the minute-to-minute speed of the machine moves them alike), df its degrees of
+ * freedom. With one run per revision nothing measures that spread, and no agreement is claimed. It agrees
+ * with benchgate when the interval overlaps benchgate's interval on the change; else it disagrees.
  */
 import type { RevisionLabel } from '../checkout/revisions.js';
 import { tQuantile95, type NativeRecord } from '../measure/native/figures.js';
@@ -76,22 +81,26 @@ export function nativeEntries(
   benchmarks: readonly Compared[],
 ): { byId: Map<string, NativeComparison>; files: NativeFileInfo[] } {
   const byId = new Map<string, NativeComparison>();
-  const files = results.map((result) => {
+  const matched = results.map((result) => {
     const ids = new Set(benchmarks.filter((b) => b.file === result.file).map((b) => b.id));
     const seen = new Map<string, { base: NativeRecord[]; head: NativeRecord[] }>();
     const unmatched = new Set<string>();
     for (const run of result.runs) {
-      const { matched, unmatched: names } = matchRun(result.file, run.records, ids);
+      const { matched: records, unmatched: names } = matchRun(result.file, run.records, ids);
       for (const name of names) unmatched.add(name);
-      for (const [id, record] of matched) {
+      for (const [id, record] of records) {
         const sides = seen.get(id) ?? { base: [], head: [] };
         sides[run.revision].push(record);
         seen.set(id, sides);
       }
     }
+    return { result, ids, seen, unmatched };
+  });
+  const noise = runNoise(matched.flatMap(({ seen }) => [...seen.values()].flatMap((sides) => [sides.base, sides.head])));
+  const files = matched.map(({ result, ids, seen, unmatched }) => {
     if (!result.skipped)
       for (const benchmark of benchmarks.filter((b) => ids.has(b.id)))
-        byId.set(benchmark.id, compareNative(seen.get(benchmark.id) ?? { base: [], head: [] }, benchmark, result));
+        byId.set(benchmark.id, compareNative(seen.get(benchmark.id) ?? { base: [], head: [] }, benchmark, result, noise));
     return {
       file: result.file,
       ...(result.harness ? { harness: result.harness } : {}),
@@ -113,14 +122,17 @@ function compareNative(
   records: { base: NativeRecord[]; head: NativeRecord[] },
   benchmark: Compared,
   result: NativeFileResult,
+  noise: RunNoise | null,
 ): NativeComparison {
   const base = combineRuns(records.base);
   const head = combineRuns(records.head);
   const missing = (['base', 'head'] as const).filter((revision) => !(revision === 'base' ? base : head));
   const why = missing.map((revision) => missingReason(revision, records[revision], result)).filter(Boolean);
-  const change = base && head ? nativeChange(base, head) : null;
+  const change = base && head ? nativeChange(base, head, noise) : null;
   const judged = change
-    ? agreementOf(change, benchmark.change)
+    ? change.low === null && base?.rme !== null && head?.rme !== null && noise === null
+      ? { agreement: 'unknown' as const, note: ONE_RUN }
+      : agreementOf(change, benchmark.change)
     : { agreement: 'unknown' as const, note: why.join('; ') || 'no native figure' };
   return { base, head, change, agreement: judged.agreement, ...(judged.note ? { note: judged.note } : {}) };
 }
@@ -135,29 +147,62 @@ function missingReason(revision: RevisionLabel, records: NativeRecord[], result:
 }
 
 /**
- * One revision's runs as one figure: the mean of their ops/s, and a margin that is the larger of what the runs
- * say of themselves (their margins, averaged as independent errors: sqrt(Σ rme²) / k) and what their spread says
- * (t(k − 1) · sd / √k / mean): a second run that differs from the first beyond its own margin widens it.
+ * One revision's runs as one figure: the mean of their ops/s, and the margin the runs say of themselves (their
+ * margins averaged as independent errors: sqrt(Σ rme²) / k). How far whole runs move apart is runNoise's.
  */
 export function combineRuns(records: readonly Pick<NativeRecord, 'opsPerSec' | 'rme'>[]): NativeSide | null {
-  const runs = records.map((r) => r.opsPerSec).filter(isFiniteNumber);
+  const measured = records.filter((r): r is typeof r & { opsPerSec: number } => isFiniteNumber(r.opsPerSec) && r.opsPerSec > 0);
+  const runs = measured.map((r) => r.opsPerSec);
   if (runs.length === 0) return null;
   const k = runs.length;
   const mean = runs.reduce((sum, x) => sum + x, 0) / k;
-  const margins = records.filter((r) => isFiniteNumber(r.opsPerSec)).map((r) => r.rme);
+  const margins = measured.map((r) => r.rme);
   if (margins.some((m) => !isFiniteNumber(m))) return { opsPerSec: mean, rme: null, runs };
-  const within = Math.sqrt(margins.reduce<number>((sum, m) => sum + m! ** 2, 0)) / k;
-  const sd = k > 1 ? Math.sqrt(runs.reduce((sum, x) => sum + (x - mean) ** 2, 0) / (k - 1)) : 0;
-  const between = k > 1 ? ((tQuantile95(k - 1) * sd) / Math.sqrt(k) / mean) * 100 : 0;
-  return { opsPerSec: mean, rme: Math.max(within, between), runs };
+  return { opsPerSec: mean, rme: Math.sqrt(margins.reduce<number>((sum, m) => sum + m! ** 2, 0)) / k, runs };
 }
 
-/** head/base − 1, its interval from sqrt(rmeBase² + rmeHead²) (no interval when a side has no margin). */
-export function nativeChange(base: NativeSide, head: NativeSide): NativeChange {
+/** The spread of log(ops/s) between whole runs of one task at one revision, pooled: its SD and degrees of freedom. */
+export interface RunNoise {
+  sd: number;
+  df: number;
+}
+
+/** What no agreement is claimed for when each revision ran once. */
+export const ONE_RUN =
+  "one run per revision: how far whole runs move apart is not measured (a harness's ± is within one run), so no agreement is claimed";
+
+/**
+ * The pooled SD of log(ops/s) between runs, over every (task, revision) group with two runs or more: the sum of
+ * their squared deviations from each group's mean over the sum of (k − 1); null when no group has two runs.
+ */
+export function runNoise(groups: readonly (readonly Pick<NativeRecord, 'opsPerSec'>[])[]): RunNoise | null {
+  let squares = 0;
+  let df = 0;
+  for (const group of groups) {
+    const logs = group
+      .map((r) => r.opsPerSec)
+      .filter((x): x is number => isFiniteNumber(x) && x > 0)
+      .map((x) => Math.log(x));
+    if (logs.length < 2) continue;
+    const mean = logs.reduce((sum, x) => sum + x, 0) / logs.length;
+    squares += logs.reduce((sum, x) => sum + (x - mean) ** 2, 0);
+    df += logs.length - 1;
+  }
+  return df > 0 ? { sd: Math.sqrt(squares / df), df } : null;
+}
+
+/**
+ * head/base − 1 and its interval: half-width (log space) the larger of the runs' own margins, sqrt(rmeBase² +
+ * rmeHead²), and the noise between runs, t(df) · s · sqrt(1/kBase + 1/kHead); no interval when that noise is
+ * not measured (one run per revision) or a side has no margin.
+ */
+export function nativeChange(base: NativeSide, head: NativeSide, noise: RunNoise | null): NativeChange {
   const ratio = head.opsPerSec / base.opsPerSec;
-  if (base.rme === null || head.rme === null) return { estimate: ratio - 1, low: null, high: null };
-  const relative = Math.sqrt(base.rme ** 2 + head.rme ** 2) / 100;
-  return { estimate: ratio - 1, low: Math.max(-1, ratio * (1 - relative) - 1), high: ratio * (1 + relative) - 1 };
+  if (base.rme === null || head.rme === null || noise === null) return { estimate: ratio - 1, low: null, high: null };
+  const within = Math.sqrt(base.rme ** 2 + head.rme ** 2) / 100;
+  const between = tQuantile95(noise.df) * noise.sd * Math.sqrt(1 / base.runs.length + 1 / head.runs.length);
+  const half = Math.max(within, between);
+  return { estimate: ratio - 1, low: ratio * Math.exp(-half) - 1, high: ratio * Math.exp(half) - 1 };
 }
 
 /**

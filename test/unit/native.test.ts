@@ -4,7 +4,7 @@ import { parseRecords, relativeMargin, type NativeRecord } from '../../src/measu
 import { matchRun, nativeIds } from '../../src/measure/native/match.js';
 import { runNativeCheck, type NativeTarget } from '../../src/measure/native/check.js';
 import type { NativeRun, NativeRunOptions } from '../../src/measure/native/run.js';
-import { agreementOf, combineRuns, nativeChange, nativeEntries } from '../../src/report/native.js';
+import { agreementOf, combineRuns, nativeChange, nativeEntries, ONE_RUN, runNoise } from '../../src/report/native.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import type { Report, ReportBenchmark } from '../../src/report/model.js';
 import { renderTerminal } from '../../src/report/terminal.js';
@@ -61,12 +61,62 @@ describe('native task names, matched to benchmark ids as benchgate names capture
 describe('the agreement rule: the native interval against benchgate’s', () => {
   const bg = (estimate: number, low: number, high: number) => ({ estimate, low, high });
 
-  it('combines both runs’ margins as sqrt(rme base² + rme head²) around head/base − 1', () => {
-    const change = nativeChange({ opsPerSec: 100, rme: 3, runs: [100] }, { opsPerSec: 90, rme: 4, runs: [90] });
+  it('takes the larger of both runs’ margins, sqrt(rme base² + rme head²), and the noise between runs', () => {
+    const quiet = { sd: 0.001, df: 10 };
+    const change = nativeChange({ opsPerSec: 100, rme: 3, runs: [100, 100] }, { opsPerSec: 90, rme: 4, runs: [90, 90] }, quiet);
     expect(change.estimate).toBeCloseTo(-0.1, 12);
-    // 0.9 · (1 ± 0.05) − 1
-    expect(change.low).toBeCloseTo(-0.145, 12);
-    expect(change.high).toBeCloseTo(-0.055, 12);
+    // 0.9 · e^(±0.05) − 1: the margins decide while runs barely move apart.
+    expect(change.low).toBeCloseTo(0.9 * Math.exp(-0.05) - 1, 12);
+    expect(change.high).toBeCloseTo(0.9 * Math.exp(0.05) - 1, 12);
+    // Runs 10% apart (log SD 0.1, 10 df): t(10) · 0.1 · √(1/2 + 1/2) = 0.2228 decides.
+    const noisy = nativeChange(
+      { opsPerSec: 100, rme: 3, runs: [100, 100] },
+      { opsPerSec: 90, rme: 4, runs: [90, 90] },
+      { sd: 0.1, df: 10 },
+    );
+    expect(noisy.low).toBeCloseTo(0.9 * Math.exp(-2.228 * 0.1) - 1, 3);
+    expect(noisy.high).toBeCloseTo(0.9 * Math.exp(2.228 * 0.1) - 1, 3);
+  });
+
+  it('claims no agreement either way when each revision ran once (nothing measures the noise between runs)', () => {
+    expect(runNoise([[record('a')], [record('a', { opsPerSec: 700 })]])).toBeNull();
+    expect(nativeChange({ opsPerSec: 100, rme: 1, runs: [100] }, { opsPerSec: 130, rme: 1, runs: [130] }, null)).toMatchObject({
+      low: null,
+      high: null,
+    });
+    // Unchanged code, whole runs 30% apart with ±1% margins each (seen on a loaded machine): not a disagreement.
+    const runs: NativeRun[] = [
+      { revision: 'base', durationMs: 10, records: [record('makeId', { opsPerSec: 1000, rme: 1 })] },
+      { revision: 'head', durationMs: 10, records: [record('makeId', { opsPerSec: 700, rme: 1 })] },
+    ];
+    const entry = nativeEntries([{ file: 'bench/a.mjs', runs }], benchmarks(['makeId'])).byId.get('bench/a.mjs > makeId')!;
+    expect(entry).toMatchObject({ agreement: 'unknown', note: ONE_RUN });
+  });
+
+  it('pools the noise between runs over every task and revision, and a run 30% off makes unchanged code agree', () => {
+    // Two tasks, two runs each per revision; the second base run of the check was 30% slow for both tasks.
+    const runs: NativeRun[] = [
+      { revision: 'base', durationMs: 10, records: [record('makeId', { opsPerSec: 1000 }), record('slugify', { opsPerSec: 500 })] },
+      { revision: 'head', durationMs: 10, records: [record('makeId', { opsPerSec: 1000 }), record('slugify', { opsPerSec: 500 })] },
+      { revision: 'head', durationMs: 10, records: [record('makeId', { opsPerSec: 1000 }), record('slugify', { opsPerSec: 500 })] },
+      { revision: 'base', durationMs: 10, records: [record('makeId', { opsPerSec: 700 }), record('slugify', { opsPerSec: 350 })] },
+    ];
+    const { byId } = nativeEntries([{ file: 'bench/a.mjs', runs }], benchmarks(['makeId', 'slugify']));
+    // Pooled: each base group has SD log(1000/700)/√2, each head group 0; 4 df.
+    const sd = Math.sqrt((2 * Math.log(1000 / 700) ** 2) / 2 / 4);
+    const pooled = runNoise([
+      [record('a', { opsPerSec: 1000 }), record('a', { opsPerSec: 700 })],
+      [record('b'), record('b')],
+    ])!;
+    expect(pooled.df).toBe(2);
+    expect(pooled.sd).toBeCloseTo(Math.sqrt(Math.log(1000 / 700) ** 2 / 2 / 2), 12);
+    for (const id of ['bench/a.mjs > makeId', 'bench/a.mjs > slugify']) {
+      const entry = byId.get(id)!;
+      expect(entry.change!.estimate).toBeCloseTo(1000 / 850 - 1, 12);
+      expect(entry.change!.low).toBeCloseTo((1000 / 850) * Math.exp(-2.776 * sd) - 1, 3);
+      // benchgate: -2% [-4%, 0%]; the native +17.6% is wide enough to hold it.
+      expect(entry.agreement).toBe('agrees');
+    }
   });
 
   it('agrees when the intervals overlap', () => {
@@ -94,16 +144,14 @@ describe('the agreement rule: the native interval against benchgate’s', () => 
     expect(agreementOf({ estimate: 0.05, low: 0, high: 0.1 }, null).agreement).toBe('unknown');
   });
 
-  it('widens a revision’s margin when its runs differ beyond what each says of itself', () => {
-    const steady = combineRuns([{ opsPerSec: 100, rme: 1 }]);
-    expect(steady).toEqual({ opsPerSec: 100, rme: 1, runs: [100] });
-    const apart = combineRuns([
-      { opsPerSec: 100, rme: 1 },
-      { opsPerSec: 120, rme: 1 },
+  it('averages a revision’s runs, their margins as independent errors', () => {
+    expect(combineRuns([{ opsPerSec: 100, rme: 1 }])).toEqual({ opsPerSec: 100, rme: 1, runs: [100] });
+    const two = combineRuns([
+      { opsPerSec: 100, rme: 3 },
+      { opsPerSec: 120, rme: 4 },
     ])!;
-    expect(apart.opsPerSec).toBe(110);
-    // t(1) · sd / √2 / mean = 12.706 · 14.142 / 1.414 / 110
-    expect(apart.rme).toBeCloseTo(((12.706 * 10) / 110) * 100, 6);
+    expect(two.opsPerSec).toBe(110);
+    expect(two.rme).toBeCloseTo(5 / 2, 12);
     expect(combineRuns([{ opsPerSec: 100 }])!.rme).toBeNull();
   });
 
@@ -146,7 +194,7 @@ describe('the native check’s runs', () => {
     head: { root: '/head', harness },
   });
 
-  it('runs base then head, then alternating pairs while the time allows, up to the most runs per revision', async () => {
+  it('runs base, head, head, base, then one more pair while the time allows, up to the most runs per revision', async () => {
     const calls: string[] = [];
     let clock = 0;
     const run = async (options: NativeRunOptions): Promise<NativeRun> => {
@@ -158,15 +206,29 @@ describe('the native check’s runs', () => {
       observerPath: '/dist/native.js',
       tempDir: '/tmp',
       runTimeoutMs: 1000,
-      extraUntilMs: 45,
+      extraUntilMs: 55,
       maxRuns: 3,
       log: () => undefined,
       now: () => clock,
       run,
     });
-    // 20 ms after the first pair, a second fits (40 ≤ 45), a third would not (60 > 45); vitest files are not run.
+    // Two pairs always (40 ms), a third would end at 60 > 55 ms; vitest files are not run.
     expect(calls).toEqual(['a.mjs@base', 'a.mjs@head', 'a.mjs@head', 'a.mjs@base']);
     expect(results[1]!.skipped).toContain('vitest');
+    // With time for it, a third pair, base first again.
+    calls.length = 0;
+    clock = 0;
+    await runNativeCheck([target('a.mjs')], {
+      observerPath: '/dist/native.js',
+      tempDir: '/tmp',
+      runTimeoutMs: 1000,
+      extraUntilMs: 65,
+      maxRuns: 3,
+      log: () => undefined,
+      now: () => clock,
+      run,
+    });
+    expect(calls).toEqual(['a.mjs@base', 'a.mjs@head', 'a.mjs@head', 'a.mjs@base', 'a.mjs@base', 'a.mjs@head']);
   });
 });
 
@@ -190,10 +252,10 @@ describe('a hostile bench name in the native section', () => {
   const hostile = '</details><img src=x onerror=alert(1)> | `x` \u001b[2J';
   const report = (): Report => {
     const [benchmark] = benchmarks([hostile]);
-    const runs: NativeRun[] = (['base', 'head'] as const).map((revision, i) => ({
+    const runs: NativeRun[] = (['base', 'head', 'head', 'base'] as const).map((revision) => ({
       revision,
       durationMs: 10,
-      records: [record(hostile, { opsPerSec: i ? 1300 : 1000 }), record(`${hostile} (only natively)`)],
+      records: [record(hostile, { opsPerSec: revision === 'head' ? 1300 : 1000 }), record(`${hostile} (only natively)`)],
     }));
     const { byId, files } = nativeEntries([{ file: 'bench/a.mjs', runs }], [benchmark!]);
     return {

@@ -1,8 +1,8 @@
 /**
  * compare --native-check: after benchgate's own measurement, each bench file that holds a compared benchmark
- * runs as its author runs it, once at base and once at head (in that order), and, while the check's time
- * allows, in more pairs that alternate which revision goes first (head then base, base then head), up to
- * MAX_RUNS per revision. The harness's own figures of each run are read (observer.ts), never its printed text.
+ * runs as its author runs it, twice at each revision in the order base, head, head, base (the least a figure
+ * of the noise between whole runs needs, and neither revision always first), then, while the check's time
+ * allows, one more pair, up to MAX_RUNS per revision. The harness's own figures of each run are read (observer.ts), never its printed text.
  */
 import type { Revision, RevisionLabel } from '../../checkout/revisions.js';
 import type { RevisionInventory } from '../micro/inventory.js';
@@ -53,9 +53,9 @@ export interface NativeCheckOptions {
 
 /** A run that does not end in 2 minutes is killed: the check is information, never a reason for a job to hang. */
 export const NATIVE_RUN_TIMEOUT_MS = 120_000;
-/** Pairs after the first only while the check has taken less than this. */
+/** Pairs after the first two only while the check has taken less than this. */
 export const NATIVE_EXTRA_UNTIL_MS = 60_000;
-/** Runs per revision at most: the first pair and two alternating pairs more. */
+/** Runs per revision at most: the two pairs every file gets and one more. */
 export const NATIVE_MAX_RUNS = 3;
 
 /** Harnesses whose bench files run natively with `node <file>`: self-running scripts. */
@@ -128,8 +128,9 @@ export async function runNativeCheck(targets: readonly NativeTarget[], options: 
     for (const [i, target] of targets.entries()) {
       const result = results[i]!;
       if (result.skipped) continue;
-      // After the first pair: only files whose runs all went cleanly, and only while the pair fits in the time left.
-      if (pair > 0 && (result.runs.some((r) => r.problem) || now() - started + lastPairMs(result) > options.extraUntilMs)) continue;
+      // After the first pair: only files whose runs all went cleanly; after the second, only while the pair fits in the time left.
+      if (pair > 0 && result.runs.some((r) => r.problem)) continue;
+      if (pair > 1 && now() - started + lastPairMs(result) > options.extraUntilMs) continue;
       for (const revision of order) await once(target, result, revision);
     }
   }
