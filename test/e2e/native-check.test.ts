@@ -52,7 +52,8 @@ describe('compare --native-check', () => {
       const native = b.native!;
       for (const side of [native.base, native.head]) {
         expect(side!.opsPerSec, b.id).toBeGreaterThan(0);
-        expect(side!.runs.length, b.id).toBeGreaterThanOrEqual(1);
+        // Base, head, head, base at least: two runs of each, what the noise between runs is measured from.
+        expect(side!.runs.length, b.id).toBeGreaterThanOrEqual(2);
       }
       expect(Number.isFinite(native.change!.estimate), b.id).toBe(true);
       expect(['agrees', 'disagrees'], b.id).toContain(native.agreement);
@@ -63,7 +64,13 @@ describe('compare --native-check', () => {
     for (const task of TASKS) {
       const row = run.stdout.split('\n').find((line) => line.startsWith(`  ${task} `) && /(agrees|disagrees)$/.test(line));
       expect(row, task).toBeDefined();
-      expect(row!.match(/±/g)?.length, row).toBe(3);
+      // Both revisions' figures with their margins, and the change the JSON holds with its interval.
+      expect(row!.match(/\d[kM]? ±\d+\.\d%/g)?.length, row).toBe(2);
+      const [, estimate, low, high] = row!.match(/([+-]\d+\.\d)% \[([+-]\d+\.\d)%, ([+-]\d+\.\d)%\]/) ?? [];
+      const change = report.benchmarks.find((b) => b.id === `bench/index.mjs > ${task}`)!.native!.change!;
+      expect(Number(estimate), row).toBeCloseTo(change.estimate * 100, 0);
+      expect(Number(low), row).toBeLessThanOrEqual(Number(estimate));
+      expect(Number(high), row).toBeGreaterThanOrEqual(Number(estimate));
     }
     // Base and head pin different tinybench versions: the note says their figures may not compare.
     expect(run.stdout).toContain('base runs tinybench 2.9.0 and head 6.2.3');
