@@ -69456,7 +69456,7 @@ function toReportBenchmark(comparison, http3) {
   const { change } = comparison;
   const behind = http3?.rate?.behind.length ? rateLine(http3.rate) : void 0;
   const unsaturated = http3?.duet?.unsaturated ? duetLine(http3.duet) : void 0;
-  const warning = [resolutionWarning(comparison), behind, unsaturated].filter(Boolean).join("; ") || void 0;
+  const warning = [resolutionWarning(comparison), behind, unsaturated].filter((part) => Boolean(part)).map((part) => part.replace(/\.$/, "")).join("; ") || void 0;
   return {
     id: comparison.id,
     kind: comparison.kind,
@@ -69481,7 +69481,7 @@ function resolutionWarning(comparison) {
   if (!Number.isFinite(resolvable) || resolvable <= budget || verdict === "regression" || verdict === "error" || verdict === "unmeasured")
     return void 0;
   const pct3 = (x) => formatShortPercent(x, x < 0.1 ? 1 : 0);
-  return `budget ${pct3(budget)} is below what this run resolves beyond it (\u2248${pct3(resolvable)} with ${logRatios.length} rounds): a regression between ${pct3(budget)} and ${pct3(budget + resolvable)} would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both).`;
+  return `budget ${pct3(budget)} is below what this run resolves beyond it (\u2248${pct3(resolvable)} with ${logRatios.length} rounds): a regression between ${pct3(budget)} and ${pct3(budget + resolvable)} would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both)`;
 }
 function verdictCounts(benchmarks) {
   const parts = [];

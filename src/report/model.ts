@@ -176,7 +176,12 @@ export function toReportBenchmark(comparison: Comparison, http?: HttpDetails): R
   const behind = http?.rate?.behind.length ? rateLine(http.rate) : undefined;
   // So is a duet whose shared CPU a saturating load left idle: its requests/s is not the servers' cost.
   const unsaturated = http?.duet?.unsaturated ? duetLine(http.duet) : undefined;
-  const warning = [resolutionWarning(comparison), behind, unsaturated].filter(Boolean).join('; ') || undefined;
+  // One sentence each, joined by '; ' (a sentence's own closing period dropped so the join never reads '.;').
+  const warning =
+    [resolutionWarning(comparison), behind, unsaturated]
+      .filter((part): part is string => Boolean(part))
+      .map((part) => part.replace(/\.$/, ''))
+      .join('; ') || undefined;
   return {
     id: comparison.id,
     kind: comparison.kind,
@@ -209,7 +214,7 @@ function resolutionWarning(comparison: Comparison): string | undefined {
   if (!Number.isFinite(resolvable) || resolvable! <= budget || verdict === 'regression' || verdict === 'error' || verdict === 'unmeasured')
     return undefined;
   const pct = (x: number) => formatShortPercent(x, x < 0.1 ? 1 : 0);
-  return `budget ${pct(budget)} is below what this run resolves beyond it (≈${pct(resolvable!)} with ${logRatios.length} rounds): a regression between ${pct(budget)} and ${pct(budget + resolvable!)} would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both).`;
+  return `budget ${pct(budget)} is below what this run resolves beyond it (≈${pct(resolvable!)} with ${logRatios.length} rounds): a regression between ${pct(budget)} and ${pct(budget + resolvable!)} would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both)`;
 }
 
 /** Counts of each verdict, in table order, e.g. "1 regression, 2 unchanged". */

@@ -226,6 +226,10 @@ describe('the saturation check', () => {
     const row = toReportBenchmark(comparison!, details);
     expect(row.warning).toContain('the shared CPU was not saturated in 6 of 6 rounds');
     expect(row.warning).toContain('the servers waited');
+    // With the below-resolution warning too: one '; ' between them, never '.;' (a hapi run read '(…both).; duet:').
+    const wide = toReportBenchmark({ ...comparison!, resolvable: 0.2, verdict: 'inconclusive' }, details).warning!;
+    expect(wide).toMatch(/\(benchgate calibrate suggests both\); duet: both servers loaded at once/);
+    expect(wide).not.toContain('.;');
     const full = duetLine({ ...details.duet!, loadGeneratorBusy: 0.97 })!;
     expect(full).toContain('the load generator was the bottleneck');
     // Saturated: a line for the details, no warning on the row.
