@@ -73884,7 +73884,7 @@ per benchmark to --history (default .benchgate/history.jsonl). trend draws main'
 since --anchor from those records. drift compares HEAD with the anchor side by side, judged against
 --drift-budget (default 10%). An anchor is tag:<pattern> (the newest tag before HEAD, default tag:v*),
 days:<n> (HEAD's first-parent history n days ago) or a revision. bisect finds the first commit after
---good whose benchmarks (--benchmark, a glob on ids; default all) lose more than their budget
+--good whose benchmarks (--benchmark, a glob on ids where * spans '/'; default all) lose more than their budget
 against --good, by side-by-side compares: about log2(commits) of them.
 
 Exit codes: 0 every budget holds, 1 a budget is broken, 2 an error.`;
@@ -74064,9 +74064,6 @@ function parseProfileMode(text2) {
   throw new UserError(`--profile '${text2}' is not regressions, always or never.`);
 }
 
-// src/cli/history.ts
-var import_picomatch4 = __toESM(require_picomatch2(), 1);
-
 // src/config/action-inputs.ts
 import path13 from "node:path";
 
@@ -74140,6 +74137,7 @@ async function commitOf(revision, cwd, run = git) {
 }
 
 // src/history/bisect.ts
+var import_picomatch3 = __toESM(require_picomatch2(), 1);
 async function bisect(options) {
   const { good, commits, select, log: log2 } = options;
   const result = { good, bad: options.bad, targets: [], commits: [...commits], steps: [], compares: 0 };
@@ -74219,7 +74217,9 @@ async function bisect(options) {
   const last = commits.length - 1;
   const whole = await run(last, void 0);
   if (whole.changes.length === 0 && measured.get(last).verdict !== "error")
-    throw new UserError(`no benchmark matches the pattern at ${commits[last].sha.slice(0, 12)}: see the ids with benchgate list.`);
+    throw new UserError(
+      `no benchmark matches the pattern at ${commits[last].sha.slice(0, 12)}; its ids: ${idList(measured.get(last).benchmarks.map((b) => b.id))} (benchgate list shows them all).`
+    );
   result.targets = whole.changes.filter((c) => c.verdict === "regression").map((c) => c.id);
   if (whole.outcome !== "bad") {
     if (whole.outcome === "undecided") return { ...result, undecided: { after: good, upTo: commits[last].sha } };
@@ -74296,9 +74296,16 @@ function difference(to, from) {
 function strip(x) {
   return { estimate: x.estimate, low: x.low, high: x.high };
 }
+function idList(ids) {
+  const shown = ids.slice(0, 5).map((id) => JSON.stringify(id));
+  return ids.length === 0 ? "none" : `${shown.join(", ")}${ids.length > 5 ? ` and ${ids.length - 5} more` : ""}`;
+}
+function benchmarkMatcher(pattern) {
+  return (0, import_picomatch3.default)(pattern, { dot: true, bash: true });
+}
 
 // src/history/chain.ts
-var import_picomatch3 = __toESM(require_picomatch2(), 1);
+var import_picomatch4 = __toESM(require_picomatch2(), 1);
 var TREND_CONFIDENCE = 0.95;
 function chainOf(records, gate, options = {}) {
   const own = records.filter((r) => r.gate === gate);
@@ -74397,7 +74404,7 @@ function trendSince(records, gate, options) {
     const { chain: chain2, reached } = chainOf(records, gate, { ...head ? { head } : {}, anchor: anchor.commit });
     return trendOf(chain2, gate, anchor, reached);
   }
-  const isRelease = (0, import_picomatch3.default)(anchor?.pattern ?? "v*", { dot: true });
+  const isRelease = (0, import_picomatch4.default)(anchor?.pattern ?? "v*", { dot: true });
   const tagged = chainOf(records, gate, { ...head ? { head } : {}, anchorTag: isRelease });
   if (tagged.reached) {
     const tags = [
@@ -74962,7 +74969,7 @@ async function runBisect(command, io) {
   const bad = await commitOf(command.bad, io.cwd);
   const commits = await commitsBetween(good, bad, io.cwd);
   const config = loadConfig({ root: io.cwd, file: command.config });
-  const select = command.benchmark ? (0, import_picomatch4.default)(command.benchmark, { dot: true }) : () => true;
+  const select = command.benchmark ? benchmarkMatcher(command.benchmark) : () => true;
   io.gate.log(
     `bisect: ${commits.length} commit(s) after ${good.slice(0, 7)} up to ${bad.slice(0, 7)}, about ${Math.ceil(Math.log2(commits.length + 1)) + 1} compares`
   );

@@ -62,7 +62,7 @@ per benchmark to --history (default .benchgate/history.jsonl). trend draws main'
 since --anchor from those records. drift compares HEAD with the anchor side by side, judged against
 --drift-budget (default 10%). An anchor is tag:<pattern> (the newest tag before HEAD, default tag:v*),
 days:<n> (HEAD's first-parent history n days ago) or a revision. bisect finds the first commit after
---good whose benchmarks (--benchmark, a glob on ids; default all) lose more than their budget
+--good whose benchmarks (--benchmark, a glob on ids where * spans '/'; default all) lose more than their budget
 against --good, by side-by-side compares: about log2(commits) of them.
 
 Exit codes: 0 every budget holds, 1 a budget is broken, 2 an error.`;

@@ -1,11 +1,10 @@
-import picomatch from 'picomatch';
 import { git } from '../checkout/git.js';
 import { commentKeyOf } from '../config/action-inputs.js';
 import { loadConfig } from '../config/load.js';
 import { errorReport, runGate, type GateOptions } from '../gate.js';
 import { parseAnchor } from '../config/anchor.js';
 import { commitInfo, commitOf, commitsBetween, resolveAnchor } from '../history/anchor.js';
-import { bisect } from '../history/bisect.js';
+import { benchmarkMatcher, bisect } from '../history/bisect.js';
 import { newestTip, trendSince } from '../history/chain.js';
 import { DEFAULT_HISTORY_LIMIT, recordOf } from '../history/record.js';
 import { bisectText, driftMarkdown, trendMarkdown, trendText } from '../history/render.js';
@@ -107,7 +106,7 @@ export async function runBisect(command: Extract<Command, { kind: 'bisect' }>, i
   const bad = await commitOf(command.bad, io.cwd);
   const commits = await commitsBetween(good, bad, io.cwd);
   const config = loadConfig({ root: io.cwd, file: command.config });
-  const select = command.benchmark ? picomatch(command.benchmark, { dot: true }) : () => true;
+  const select = command.benchmark ? benchmarkMatcher(command.benchmark) : () => true;
   io.gate.log(
     `bisect: ${commits.length} commit(s) after ${good.slice(0, 7)} up to ${bad.slice(0, 7)}, about ${Math.ceil(Math.log2(commits.length + 1)) + 1} compares`,
   );

@@ -1,3 +1,4 @@
+import picomatch from 'picomatch';
 import { probit } from 'simple-statistics';
 import { compareFailed, type Report, type ReportBenchmark } from '../report/model.js';
 import { UserError } from '../util/errors.js';
@@ -168,7 +169,9 @@ export async function bisect(options: {
   const last = commits.length - 1;
   const whole = await run(last, undefined);
   if (whole.changes.length === 0 && measured.get(last)!.verdict !== 'error')
-    throw new UserError(`no benchmark matches the pattern at ${commits[last]!.sha.slice(0, 12)}: see the ids with benchgate list.`);
+    throw new UserError(
+      `no benchmark matches the pattern at ${commits[last]!.sha.slice(0, 12)}; its ids: ${idList(measured.get(last)!.benchmarks.map((b) => b.id))} (benchgate list shows them all).`,
+    );
   result.targets = whole.changes.filter((c) => c.verdict === 'regression').map((c) => c.id);
   if (whole.outcome !== 'bad') {
     if (whole.outcome === 'undecided') return { ...result, undecided: { after: good, upTo: commits[last]!.sha } };
@@ -261,4 +264,19 @@ function difference(to: Interval & { se: number }, from: Interval & { se: number
 
 function strip(x: Interval): Interval {
   return { estimate: x.estimate, low: x.low, high: x.high };
+}
+
+/** The first ids of a report, quoted, for an error: "'a', 'b' and 3 more". */
+function idList(ids: readonly string[]): string {
+  const shown = ids.slice(0, 5).map((id) => JSON.stringify(id));
+  return ids.length === 0 ? 'none' : `${shown.join(', ')}${ids.length > 5 ? ` and ${ids.length - 5} more` : ''}`;
+}
+
+/**
+ * bisect's --benchmark: ids are matched as budgets' patterns are (bash: true), so a '*' spans the '/' of a bench
+ * file's path: '*invalid*' matches 'bench/x.mjs > valid, invalid input' (a path glob's '*' stops at '/': a real
+ * history's first bisect matched nothing with it).
+ */
+export function benchmarkMatcher(pattern: string): (id: string) => boolean {
+  return picomatch(pattern, { dot: true, bash: true });
 }

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { makeChainRepo } from '../../scripts/chain-repo.mjs';
 import { parseAnchor } from '../../src/config/anchor.js';
 import { commitsBetween, resolveAnchor } from '../../src/history/anchor.js';
-import { bisect, type BisectCommit } from '../../src/history/bisect.js';
+import { benchmarkMatcher, bisect, type BisectCommit } from '../../src/history/bisect.js';
 import { chainOf, newestTip, suspects, trendOf, trendSince, type Trend } from '../../src/history/chain.js';
 import { historyFileOf } from '../../src/action/history.js';
 import { trendPicture } from '../../src/history/picture.js';
@@ -719,8 +719,18 @@ describe('what the review found', () => {
       bisect({ good: sha(0), bad: sha(8), commits: [], compare: late.compare, select: () => true, log: () => {} }),
     ).rejects.toThrow('no commits after');
     await expect(bisect({ good: sha(0), bad: sha(8), commits, compare: late.compare, select: () => false, log: () => {} })).rejects.toThrow(
-      'no benchmark matches the pattern',
+      /no benchmark matches the pattern at [0-9a-f]{12}; its ids: "work"/,
     );
+  });
+
+  it('matches --benchmark on ids as budgets do: a * spans the / of a bench file’s path', () => {
+    // A real history's first bisect: '*invalid*' matched nothing, its '*' stopping at the path's '/'.
+    const invalid = benchmarkMatcher('*invalid*');
+    expect(invalid("benchgate-real/regression.bench.mjs > valid, invalid input 'xyz'")).toBe(true);
+    expect(invalid("benchgate-real/regression.bench.mjs > valid, valid input '1.2.3-pre'")).toBe(false);
+    expect(benchmarkMatcher('http > *')('http > hello')).toBe(true);
+    expect(benchmarkMatcher('http > *')('bench/a.mjs > hello')).toBe(false);
+    expect(benchmarkMatcher('bench/a.mjs > make*')('bench/a.mjs > makeId')).toBe(true);
   });
 
   it('keeps every gate key inside history/', () => {
