@@ -70072,8 +70072,14 @@ function compareNative(records, benchmark, result, noise) {
   const missing = ["base", "head"].filter((revision) => !(revision === "base" ? base : head));
   const why = missing.map((revision) => missingReason(revision, records[revision], result)).filter(Boolean);
   const change = base && head ? nativeChange(base, head, noise) : null;
-  const judged = change ? change.low === null && base?.rme !== null && head?.rme !== null && noise === null ? { agreement: "unknown", note: ONE_RUN } : agreementOf(change, benchmark.change) : { agreement: "unknown", note: why.join("; ") || "no native figure" };
+  const majors = otherMajors(result.versions);
+  const judged = !change ? { agreement: "unknown", note: why.join("; ") || "no native figure" } : majors ? { agreement: "unknown", note: majors } : change.low === null && base?.rme !== null && head?.rme !== null && noise === null ? { agreement: "unknown", note: ONE_RUN } : agreementOf(change, benchmark.change);
   return { base, head, change, agreement: judged.agreement, ...judged.note ? { note: judged.note } : {} };
+}
+function otherMajors(versions) {
+  const major = (version) => /^(\d+)\./.exec(version ?? "")?.[1];
+  const [base, head] = [major(versions?.base), major(versions?.head)];
+  return base && head && base !== head ? `base and head run major versions ${base} and ${head} of the harness, whose figures are not the same measure: not judged` : void 0;
 }
 function missingReason(revision, records, result) {
   const errored = records.find((r) => r.error !== void 0);

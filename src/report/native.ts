@@ -129,12 +129,28 @@ function compareNative(
   const missing = (['base', 'head'] as const).filter((revision) => !(revision === 'base' ? base : head));
   const why = missing.map((revision) => missingReason(revision, records[revision], result)).filter(Boolean);
   const change = base && head ? nativeChange(base, head, noise) : null;
-  const judged = change
-    ? change.low === null && base?.rme !== null && head?.rme !== null && noise === null
-      ? { agreement: 'unknown' as const, note: ONE_RUN }
-      : agreementOf(change, benchmark.change)
-    : { agreement: 'unknown' as const, note: why.join('; ') || 'no native figure' };
+  const majors = otherMajors(result.versions);
+  const judged = !change
+    ? { agreement: 'unknown' as const, note: why.join('; ') || 'no native figure' }
+    : majors
+      ? { agreement: 'unknown' as const, note: majors }
+      : change.low === null && base?.rme !== null && head?.rme !== null && noise === null
+        ? { agreement: 'unknown' as const, note: ONE_RUN }
+        : agreementOf(change, benchmark.change);
   return { base, head, change, agreement: judged.agreement, ...(judged.note ? { note: judged.note } : {}) };
+}
+
+/**
+ * Base and head on different major versions of the harness report different figures under one name (tinybench
+ * 2.x's hz is one over a call's mean time, 6.x's throughput.mean the mean of its samples' rates: an unchanged task
+ * read +100% between them), so their change is shown and not judged.
+ */
+function otherMajors(versions: NativeFileResult['versions']): string | undefined {
+  const major = (version: string | undefined) => /^(\d+)\./.exec(version ?? '')?.[1];
+  const [base, head] = [major(versions?.base), major(versions?.head)];
+  return base && head && base !== head
+    ? `base and head run major versions ${base} and ${head} of the harness, whose figures are not the same measure: not judged`
+    : undefined;
 }
 
 function missingReason(revision: RevisionLabel, records: NativeRecord[], result: NativeFileResult): string {

@@ -61,6 +61,23 @@ describe('native task names, matched to benchmark ids as benchgate names capture
 describe('the agreement rule: the native interval against benchgate’s', () => {
   const bg = (estimate: number, low: number, high: number) => ({ estimate, low, high });
 
+  it('shows and does not judge a change between two major versions of the harness', () => {
+    const runs: NativeRun[] = (['base', 'head', 'head', 'base'] as const).map((revision) => ({
+      revision,
+      durationMs: 10,
+      records: [record('makeId', { opsPerSec: revision === 'head' ? 2000 : 1000 })],
+    }));
+    const entry = (versions: { base: string; head: string }) =>
+      nativeEntries([{ file: 'bench/a.mjs', runs, versions }], benchmarks(['makeId'])).byId.get('bench/a.mjs > makeId')!;
+    // tinybench 2.9.0 against 6.2.3: an unchanged task read +100% natively (2.x's hz is not 6.x's throughput.mean).
+    const majors = entry({ base: '2.9.0', head: '6.2.3' });
+    expect(majors.change!.estimate).toBeCloseTo(1, 12);
+    expect(majors).toMatchObject({ agreement: 'unknown' });
+    expect(majors.note).toContain('major versions 2 and 6');
+    // A patch release apart: judged (+100% natively against benchgate's -2% [-4%, 0%]).
+    expect(entry({ base: '2.1.3', head: '2.1.4' }).agreement).toBe('disagrees');
+  });
+
   it('takes the larger of both runs’ margins, sqrt(rme base² + rme head²), and the noise between runs', () => {
     const quiet = { sd: 0.001, df: 10 };
     const change = nativeChange({ opsPerSec: 100, rme: 3, runs: [100, 100] }, { opsPerSec: 90, rme: 4, runs: [90, 90] }, quiet);
