@@ -65,9 +65,10 @@ describe('compare --native-check', () => {
     for (const task of TASKS) {
       const row = run.stdout.split('\n').find((line) => line.startsWith(`  ${task} `) && /(agrees|disagrees|unknown)$/.test(line));
       expect(row, task).toBeDefined();
-      // Both revisions' figures with their margins, and the change the JSON holds with its interval.
+      // Both revisions' figures with their margins, and the change the JSON holds with its interval (a zero
+      // prints unsigned, '0.0%': a loaded run's bound was exactly that).
       expect(row!.match(/\d[kM]? ±\d+\.\d%/g)?.length, row).toBe(2);
-      const [, estimate, low, high] = row!.match(/([+-]\d+\.\d)% \[([+-]\d+\.\d)%, ([+-]\d+\.\d)%\]/) ?? [];
+      const [, estimate, low, high] = row!.match(/([+-]?\d+\.\d)% \[([+-]?\d+\.\d)%, ([+-]?\d+\.\d)%\]/) ?? [];
       const change = report.benchmarks.find((b) => b.id === `bench/index.mjs > ${task}`)!.native!.change!;
       expect(Number(estimate), row).toBeCloseTo(change.estimate * 100, 0);
       expect(Number(low), row).toBeLessThanOrEqual(Number(estimate));
