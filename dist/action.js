@@ -79336,7 +79336,7 @@ function compareNative(records, benchmark, result, noise) {
 function otherMajors(versions) {
   const major = (version) => /^(\d+)\./.exec(version ?? "")?.[1];
   const [base, head] = [major(versions?.base), major(versions?.head)];
-  return base && head && base !== head ? `base and head run major versions ${base} and ${head} of the harness, whose figures are not the same measure: not judged` : void 0;
+  return base && head && base !== head ? `${MAJOR_VERSIONS} ${base} and ${head} of the harness, whose figures are not the same measure: not judged` : void 0;
 }
 function missingReason(revision, records, result) {
   const errored = records.find((r) => r.error !== void 0);
@@ -79356,6 +79356,7 @@ function combineRuns(records) {
   if (margins.some((m) => !isFiniteNumber(m))) return { opsPerSec: mean3, rme: null, runs };
   return { opsPerSec: mean3, rme: Math.sqrt(margins.reduce((sum3, m) => sum3 + m ** 2, 0)) / k, runs };
 }
+var MAJOR_VERSIONS = "base and head run major versions";
 var ONE_RUN = "one run per revision: how far whole runs move apart is not measured (a harness's \xB1 is within one run), so no agreement is claimed";
 function runNoise(groups2) {
   let squares = 0;
@@ -80246,11 +80247,12 @@ function nativeSections(report2) {
     const notes = [
       ...file.skipped ? [file.skipped] : [],
       ...base && head && base !== head ? [
-        `base runs ${file.harness ?? "its harness"} ${base} and head ${head}: the native change includes what the harness's new version measures differently`
+        majorOf(base) !== majorOf(head) ? `base runs ${file.harness ?? "its harness"} ${base} and head ${head}, major versions whose figures are not the same measure: the native changes are shown, not judged` : `base runs ${file.harness ?? "its harness"} ${base} and head ${head}: the native change includes what the harness's new version measures differently`
       ] : [],
       ...file.runs.filter((r) => r.problem).map((r) => `the run at ${r.revision} (${formatDuration(r.durationMs)}) ${r.problem}`),
       ...file.unmatched.length ? [`task names of the native run that match no compared benchmark: ${file.unmatched.join(", ")}`] : [],
-      ...benchmarks.filter((b) => b.file === file.file && b.native?.note).map((b) => `${taskName2(b.id, file.file)}: ${b.native.note}`)
+      // The major-version reason is said once for the file, above, not once per task.
+      ...benchmarks.filter((b) => b.file === file.file && b.native?.note && !b.native.note.startsWith(MAJOR_VERSIONS)).map((b) => `${taskName2(b.id, file.file)}: ${b.native.note}`)
     ];
     return { file: String(file.file), heading, rows, notes };
   });
@@ -80284,6 +80286,9 @@ function formatNativeChange(change) {
   if (!change || !isFiniteNumber(change.estimate)) return "\u2013";
   if (!isFiniteNumber(change.low) || !isFiniteNumber(change.high)) return formatPercent(change.estimate);
   return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
+}
+function majorOf(version) {
+  return /^(\d+)\./.exec(version)?.[1];
 }
 function plural(count3, word) {
   return `${count3} ${word}${count3 === 1 ? "" : "s"}`;

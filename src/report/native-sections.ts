@@ -7,7 +7,7 @@
 import { ID_SEPARATOR } from '../measure/micro/protocol.js';
 import { formatDuration, formatOps, formatPercent, isFiniteNumber } from '../util/format.js';
 import type { Report, ReportBenchmark } from './model.js';
-import type { NativeChange, NativeSide } from './native.js';
+import { MAJOR_VERSIONS, type NativeChange, type NativeSide } from './native.js';
 
 export interface NativeFileSection {
   file: string;
@@ -50,12 +50,17 @@ export function nativeSections(report: Pick<Report, 'nativeCheck' | 'benchmarks'
       ...(file.skipped ? [file.skipped] : []),
       ...(base && head && base !== head
         ? [
-            `base runs ${file.harness ?? 'its harness'} ${base} and head ${head}: the native change includes what the harness's new version measures differently`,
+            majorOf(base) !== majorOf(head)
+              ? `base runs ${file.harness ?? 'its harness'} ${base} and head ${head}, major versions whose figures are not the same measure: the native changes are shown, not judged`
+              : `base runs ${file.harness ?? 'its harness'} ${base} and head ${head}: the native change includes what the harness's new version measures differently`,
           ]
         : []),
       ...file.runs.filter((r) => r.problem).map((r) => `the run at ${r.revision} (${formatDuration(r.durationMs)}) ${r.problem}`),
       ...(file.unmatched.length ? [`task names of the native run that match no compared benchmark: ${file.unmatched.join(', ')}`] : []),
-      ...benchmarks.filter((b) => b.file === file.file && b.native?.note).map((b) => `${taskName(b.id, file.file)}: ${b.native!.note}`),
+      // The major-version reason is said once for the file, above, not once per task.
+      ...benchmarks
+        .filter((b) => b.file === file.file && b.native?.note && !b.native.note.startsWith(MAJOR_VERSIONS))
+        .map((b) => `${taskName(b.id, file.file)}: ${b.native!.note}`),
     ];
     return { file: String(file.file), heading, rows, notes };
   });
@@ -96,6 +101,10 @@ export function formatNativeChange(change: NativeChange | null | undefined): str
   if (!change || !isFiniteNumber(change.estimate)) return '–';
   if (!isFiniteNumber(change.low) || !isFiniteNumber(change.high)) return formatPercent(change.estimate);
   return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
+}
+
+function majorOf(version: string): string | undefined {
+  return /^(\d+)\./.exec(version)?.[1];
 }
 
 function plural(count: number, word: string): string {

@@ -149,7 +149,7 @@ function otherMajors(versions: NativeFileResult['versions']): string | undefined
   const major = (version: string | undefined) => /^(\d+)\./.exec(version ?? '')?.[1];
   const [base, head] = [major(versions?.base), major(versions?.head)];
   return base && head && base !== head
-    ? `base and head run major versions ${base} and ${head} of the harness, whose figures are not the same measure: not judged`
+    ? `${MAJOR_VERSIONS} ${base} and ${head} of the harness, whose figures are not the same measure: not judged`
     : undefined;
 }
 
@@ -182,6 +182,9 @@ export interface RunNoise {
   sd: number;
   df: number;
 }
+
+/** How the note of a change between two major versions of the harness begins. */
+export const MAJOR_VERSIONS = 'base and head run major versions';
 
 /** What no agreement is claimed for when each revision ran once. */
 export const ONE_RUN =
