@@ -73925,26 +73925,37 @@ function killStrays(signal = "SIGKILL") {
   }
   return killed;
 }
+function watchChild(child2, timeoutMs) {
+  const tail = new OutputTail();
+  child2.stdout?.on("data", (chunk) => tail.push(chunk));
+  child2.stderr?.on("data", (chunk) => tail.push(chunk));
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    killGroup(child2);
+  }, timeoutMs);
+  return {
+    tail,
+    get timedOut() {
+      return timedOut;
+    },
+    stop: () => clearTimeout(timer)
+  };
+}
 function runShell(command, options) {
   return new Promise((resolve4) => {
-    const tail = new OutputTail();
     const child2 = spawnTracked(command, [], { cwd: options.cwd, env: options.env, shell: true, stdio: ["ignore", "pipe", "pipe"] });
-    child2.stdout?.on("data", (chunk) => tail.push(chunk));
-    child2.stderr?.on("data", (chunk) => tail.push(chunk));
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup(child2);
-    }, options.timeoutMs);
+    const watch = watchChild(child2, options.timeoutMs);
+    const { tail } = watch;
     child2.once("error", (error2) => {
-      clearTimeout(timer);
+      watch.stop();
       tail.push(String(error2.message));
-      resolve4({ code: null, signal: null, tail, timedOut });
+      resolve4({ code: null, signal: null, tail, timedOut: watch.timedOut });
     });
     child2.once("close", (code, signal) => {
-      clearTimeout(timer);
+      watch.stop();
       killGroup(child2);
-      resolve4({ code, signal, tail, timedOut });
+      resolve4({ code, signal, tail, timedOut: watch.timedOut });
     });
   });
 }
@@ -79119,7 +79130,6 @@ function runNative(options) {
   const dir = mkdtempSync2(path15.join(options.tempDir, "native-"));
   const out = path15.join(dir, "figures.jsonl");
   return new Promise((resolve4) => {
-    const tail = new OutputTail();
     const args = ["--import", pathToFileURL(options.observerPath).href, `./${options.file}`];
     const child2 = spawnTracked(options.node ?? process.execPath, args, {
       cwd: options.root,
@@ -79127,18 +79137,13 @@ function runNative(options) {
       stdio: ["ignore", "pipe", "pipe"]
     });
     if (child2.pid !== void 0) options.onStart?.(child2.pid);
-    child2.stdout?.on("data", (chunk) => tail.push(chunk));
-    child2.stderr?.on("data", (chunk) => tail.push(chunk));
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup(child2);
-    }, options.timeoutMs);
+    const watch = watchChild(child2, options.timeoutMs);
+    const { tail } = watch;
     let done = false;
     const finish = (problem) => {
       if (done) return;
       done = true;
-      clearTimeout(timer);
+      watch.stop();
       killGroup(child2);
       const figures = readFigures(out);
       rmSync3(dir, { recursive: true, force: true });
@@ -79157,12 +79162,12 @@ ${lines}` : "";
     };
     child2.once("error", (error2) => finish(`could not start node: ${error2.message}`));
     child2.once("exit", (code, signal) => {
-      const status = timedOut ? `did not finish within ${formatDuration(options.timeoutMs)}: killed with its process group (pid ${child2.pid})` : code !== 0 ? `${signal ? `was killed by ${signal}` : `exited with code ${code}`}` : void 0;
+      const status = watch.timedOut ? `did not finish within ${formatDuration(options.timeoutMs)}: killed with its process group (pid ${child2.pid})` : code !== 0 ? `${signal ? `was killed by ${signal}` : `exited with code ${code}`}` : void 0;
       killGroup(child2);
       const drain = setTimeout(() => finish(status), DRAIN_MS2);
       child2.once("close", () => {
         clearTimeout(drain);
-        finish(status && !timedOut ? `${status}${lastLines()}` : status);
+        finish(status && !watch.timedOut ? `${status}${lastLines()}` : status);
       });
     });
   });

@@ -65259,26 +65259,37 @@ function killStrays(signal = "SIGKILL") {
   }
   return killed;
 }
+function watchChild(child, timeoutMs) {
+  const tail = new OutputTail();
+  child.stdout?.on("data", (chunk) => tail.push(chunk));
+  child.stderr?.on("data", (chunk) => tail.push(chunk));
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    killGroup(child);
+  }, timeoutMs);
+  return {
+    tail,
+    get timedOut() {
+      return timedOut;
+    },
+    stop: () => clearTimeout(timer)
+  };
+}
 function runShell(command, options) {
   return new Promise((resolve3) => {
-    const tail = new OutputTail();
     const child = spawnTracked(command, [], { cwd: options.cwd, env: options.env, shell: true, stdio: ["ignore", "pipe", "pipe"] });
-    child.stdout?.on("data", (chunk) => tail.push(chunk));
-    child.stderr?.on("data", (chunk) => tail.push(chunk));
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup(child);
-    }, options.timeoutMs);
+    const watch = watchChild(child, options.timeoutMs);
+    const { tail } = watch;
     child.once("error", (error) => {
-      clearTimeout(timer);
+      watch.stop();
       tail.push(String(error.message));
-      resolve3({ code: null, signal: null, tail, timedOut });
+      resolve3({ code: null, signal: null, tail, timedOut: watch.timedOut });
     });
     child.once("close", (code, signal) => {
-      clearTimeout(timer);
+      watch.stop();
       killGroup(child);
-      resolve3({ code, signal, tail, timedOut });
+      resolve3({ code, signal, tail, timedOut: watch.timedOut });
     });
   });
 }
@@ -69862,7 +69873,6 @@ function runNative(options) {
   const dir = mkdtempSync2(path9.join(options.tempDir, "native-"));
   const out = path9.join(dir, "figures.jsonl");
   return new Promise((resolve3) => {
-    const tail = new OutputTail();
     const args = ["--import", pathToFileURL(options.observerPath).href, `./${options.file}`];
     const child = spawnTracked(options.node ?? process.execPath, args, {
       cwd: options.root,
@@ -69870,18 +69880,13 @@ function runNative(options) {
       stdio: ["ignore", "pipe", "pipe"]
     });
     if (child.pid !== void 0) options.onStart?.(child.pid);
-    child.stdout?.on("data", (chunk) => tail.push(chunk));
-    child.stderr?.on("data", (chunk) => tail.push(chunk));
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup(child);
-    }, options.timeoutMs);
+    const watch = watchChild(child, options.timeoutMs);
+    const { tail } = watch;
     let done = false;
     const finish = (problem) => {
       if (done) return;
       done = true;
-      clearTimeout(timer);
+      watch.stop();
       killGroup(child);
       const figures = readFigures(out);
       rmSync3(dir, { recursive: true, force: true });
@@ -69900,12 +69905,12 @@ ${lines}` : "";
     };
     child.once("error", (error) => finish(`could not start node: ${error.message}`));
     child.once("exit", (code, signal) => {
-      const status = timedOut ? `did not finish within ${formatDuration(options.timeoutMs)}: killed with its process group (pid ${child.pid})` : code !== 0 ? `${signal ? `was killed by ${signal}` : `exited with code ${code}`}` : void 0;
+      const status = watch.timedOut ? `did not finish within ${formatDuration(options.timeoutMs)}: killed with its process group (pid ${child.pid})` : code !== 0 ? `${signal ? `was killed by ${signal}` : `exited with code ${code}`}` : void 0;
       killGroup(child);
       const drain = setTimeout(() => finish(status), DRAIN_MS2);
       child.once("close", () => {
         clearTimeout(drain);
-        finish(status && !timedOut ? `${status}${lastLines()}` : status);
+        finish(status && !watch.timedOut ? `${status}${lastLines()}` : status);
       });
     });
   });

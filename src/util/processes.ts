@@ -233,6 +233,34 @@ export interface CommandResult {
   timedOut: boolean;
 }
 
+/** A child's output tail and its time bound: past timeoutMs it is killed with its process group. */
+export interface ChildWatch {
+  tail: OutputTail;
+  /** Whether the bound killed it. */
+  readonly timedOut: boolean;
+  /** The child ended: the bound no longer applies. */
+  stop(): void;
+}
+
+/** Collect a child's stdout and stderr into a tail, and kill its process group if it outlives timeoutMs. */
+export function watchChild(child: ChildProcess, timeoutMs: number): ChildWatch {
+  const tail = new OutputTail();
+  child.stdout?.on('data', (chunk: Buffer) => tail.push(chunk));
+  child.stderr?.on('data', (chunk: Buffer) => tail.push(chunk));
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    killGroup(child);
+  }, timeoutMs);
+  return {
+    tail,
+    get timedOut() {
+      return timedOut;
+    },
+    stop: () => clearTimeout(timer),
+  };
+}
+
 export interface CommandOptions {
   cwd: string;
   env?: NodeJS.ProcessEnv;
@@ -245,25 +273,19 @@ export interface CommandOptions {
  */
 export function runShell(command: string, options: CommandOptions): Promise<CommandResult> {
   return new Promise((resolve) => {
-    const tail = new OutputTail();
     const child = spawnTracked(command, [], { cwd: options.cwd, env: options.env, shell: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout?.on('data', (chunk: Buffer) => tail.push(chunk));
-    child.stderr?.on('data', (chunk: Buffer) => tail.push(chunk));
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup(child);
-    }, options.timeoutMs);
+    const watch = watchChild(child, options.timeoutMs);
+    const { tail } = watch;
     child.once('error', (error) => {
-      clearTimeout(timer);
+      watch.stop();
       tail.push(String(error.message));
-      resolve({ code: null, signal: null, tail, timedOut });
+      resolve({ code: null, signal: null, tail, timedOut: watch.timedOut });
     });
     child.once('close', (code, signal) => {
-      clearTimeout(timer);
+      watch.stop();
       // A command may leave background children in its group: they go with it.
       killGroup(child);
-      resolve({ code, signal, tail, timedOut });
+      resolve({ code, signal, tail, timedOut: watch.timedOut });
     });
   });
 }

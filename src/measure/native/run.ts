@@ -9,7 +9,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { RevisionLabel } from '../../checkout/revisions.js';
 import { formatDuration } from '../../util/format.js';
-import { killGroup, OutputTail, spawnTracked } from '../../util/processes.js';
+import { killGroup, spawnTracked, watchChild } from '../../util/processes.js';
 import { parseRecords, type NativeRecord } from './figures.js';
 
 export interface NativeRunOptions {
@@ -50,7 +50,6 @@ export function runNative(options: NativeRunOptions): Promise<NativeRun> {
   const dir = mkdtempSync(path.join(options.tempDir, 'native-'));
   const out = path.join(dir, 'figures.jsonl');
   return new Promise<NativeRun>((resolve) => {
-    const tail = new OutputTail();
     // `./file`, as the author types it, and never read as an option whatever the file is named.
     const args = ['--import', pathToFileURL(options.observerPath).href, `./${options.file}`];
     const child = spawnTracked(options.node ?? process.execPath, args, {
@@ -59,18 +58,13 @@ export function runNative(options: NativeRunOptions): Promise<NativeRun> {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     if (child.pid !== undefined) options.onStart?.(child.pid);
-    child.stdout?.on('data', (chunk: Buffer) => tail.push(chunk));
-    child.stderr?.on('data', (chunk: Buffer) => tail.push(chunk));
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup(child);
-    }, options.timeoutMs);
+    const watch = watchChild(child, options.timeoutMs);
+    const { tail } = watch;
     let done = false;
     const finish = (problem: string | undefined) => {
       if (done) return;
       done = true;
-      clearTimeout(timer);
+      watch.stop();
       // Whatever it started and left behind (a server, a worker process) goes with it.
       killGroup(child);
       const figures = readFigures(out);
@@ -89,7 +83,7 @@ export function runNative(options: NativeRunOptions): Promise<NativeRun> {
     };
     child.once('error', (error) => finish(`could not start node: ${error.message}`));
     child.once('exit', (code, signal) => {
-      const status = timedOut
+      const status = watch.timedOut
         ? `did not finish within ${formatDuration(options.timeoutMs)}: killed with its process group (pid ${child.pid})`
         : code !== 0
           ? `${signal ? `was killed by ${signal}` : `exited with code ${code}`}`
@@ -99,7 +93,7 @@ export function runNative(options: NativeRunOptions): Promise<NativeRun> {
       const drain = setTimeout(() => finish(status), DRAIN_MS);
       child.once('close', () => {
         clearTimeout(drain);
-        finish(status && !timedOut ? `${status}${lastLines()}` : status);
+        finish(status && !watch.timedOut ? `${status}${lastLines()}` : status);
       });
     });
   });
