@@ -57,7 +57,9 @@ describe('HTTP load tests, through the real CLI', () => {
     expect(p99.change.estimate).toBeGreaterThan(0);
     if (bench.note) expect(p99.verdict).toBe('inconclusive');
     if (p99.verdict === 'regression') expect(p99.change.low).toBeGreaterThan(0.25);
-    else expect(p99.change.low).toBeLessThanOrEqual(0.25 + 1e-9);
+    // A p99 regression the fresh rounds did not reproduce (the note) keeps the first group's interval, above the
+    // budget, and is inconclusive (a Node 24 CI run: low +51%, note, inconclusive); otherwise no regression has it.
+    else if (!bench.note) expect(p99.change.low).toBeLessThanOrEqual(0.25 + 1e-9);
     if (p99.verdict === 'unchanged') expect(p99.change.high).toBeLessThan(0.25);
     // The latency table shows those figures, whatever their size: "+784.7%" and "+1065%" alike.
     const p99Row = terminalRow(run.stdout, 'p99');
