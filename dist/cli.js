@@ -70082,9 +70082,13 @@ function compareNative(records, benchmark, result, noise) {
   return { base, head, change, agreement: judged.agreement, ...judged.note ? { note: judged.note } : {} };
 }
 function otherMajors(versions) {
+  const majors = differentMajors(versions);
+  return majors ? `${MAJOR_VERSIONS} ${majors.base} and ${majors.head} of the harness, whose figures are not the same measure: not judged` : void 0;
+}
+function differentMajors(versions) {
   const major = (version) => /^(\d+)\./.exec(version ?? "")?.[1];
   const [base, head] = [major(versions?.base), major(versions?.head)];
-  return base && head && base !== head ? `${MAJOR_VERSIONS} ${base} and ${head} of the harness, whose figures are not the same measure: not judged` : void 0;
+  return base && head && base !== head ? { base, head } : void 0;
 }
 function missingReason(revision, records, result) {
   const errored = records.find((r) => r.error !== void 0);
@@ -71034,7 +71038,7 @@ function nativeSections(report2) {
     const notes = [
       ...file.skipped ? [file.skipped] : [],
       ...base && head && base !== head ? [
-        majorOf(base) !== majorOf(head) ? `base runs ${file.harness ?? "its harness"} ${base} and head ${head}, major versions whose figures are not the same measure: the native changes are shown, not judged` : `base runs ${file.harness ?? "its harness"} ${base} and head ${head}: the native change includes what the harness's new version measures differently`
+        differentMajors(file.versions) ? `base runs ${file.harness ?? "its harness"} ${base} and head ${head}, major versions whose figures are not the same measure: the native changes are shown, not judged` : `base runs ${file.harness ?? "its harness"} ${base} and head ${head}: the native change includes what the harness's new version measures differently`
       ] : [],
       ...file.runs.filter((r) => r.problem).map((r) => `the run at ${r.revision} (${formatDuration(r.durationMs)}) ${r.problem}`),
       ...file.unmatched.length ? [`task names of the native run that match no compared benchmark: ${file.unmatched.join(", ")}`] : [],
@@ -71073,9 +71077,6 @@ function formatNativeChange(change) {
   if (!change || !isFiniteNumber(change.estimate)) return "\u2013";
   if (!isFiniteNumber(change.low) || !isFiniteNumber(change.high)) return formatPercent(change.estimate);
   return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
-}
-function majorOf(version) {
-  return /^(\d+)\./.exec(version)?.[1];
 }
 function plural(count3, word) {
   return `${count3} ${word}${count3 === 1 ? "" : "s"}`;

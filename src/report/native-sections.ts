@@ -7,7 +7,7 @@
 import { ID_SEPARATOR } from '../measure/micro/protocol.js';
 import { formatDuration, formatOps, formatPercent, isFiniteNumber } from '../util/format.js';
 import type { Report, ReportBenchmark } from './model.js';
-import { MAJOR_VERSIONS, type NativeChange, type NativeSide } from './native.js';
+import { differentMajors, MAJOR_VERSIONS, type NativeChange, type NativeSide } from './native.js';
 
 export interface NativeFileSection {
   file: string;
@@ -50,7 +50,7 @@ export function nativeSections(report: Pick<Report, 'nativeCheck' | 'benchmarks'
       ...(file.skipped ? [file.skipped] : []),
       ...(base && head && base !== head
         ? [
-            majorOf(base) !== majorOf(head)
+            differentMajors(file.versions)
               ? `base runs ${file.harness ?? 'its harness'} ${base} and head ${head}, major versions whose figures are not the same measure: the native changes are shown, not judged`
               : `base runs ${file.harness ?? 'its harness'} ${base} and head ${head}: the native change includes what the harness's new version measures differently`,
           ]
@@ -101,10 +101,6 @@ export function formatNativeChange(change: NativeChange | null | undefined): str
   if (!change || !isFiniteNumber(change.estimate)) return '–';
   if (!isFiniteNumber(change.low) || !isFiniteNumber(change.high)) return formatPercent(change.estimate);
   return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
-}
-
-function majorOf(version: string): string | undefined {
-  return /^(\d+)\./.exec(version)?.[1];
 }
 
 function plural(count: number, word: string): string {

@@ -146,11 +146,17 @@ function compareNative(
  * read +100% between them), so their change is shown and not judged.
  */
 function otherMajors(versions: NativeFileResult['versions']): string | undefined {
+  const majors = differentMajors(versions);
+  return majors
+    ? `${MAJOR_VERSIONS} ${majors.base} and ${majors.head} of the harness, whose figures are not the same measure: not judged`
+    : undefined;
+}
+
+/** Base's and head's major versions of the harness when both are known and differ (the report's notes and judgement share it). */
+export function differentMajors(versions: { base?: string; head?: string } | undefined): { base: string; head: string } | undefined {
   const major = (version: string | undefined) => /^(\d+)\./.exec(version ?? '')?.[1];
   const [base, head] = [major(versions?.base), major(versions?.head)];
-  return base && head && base !== head
-    ? `${MAJOR_VERSIONS} ${base} and ${head} of the harness, whose figures are not the same measure: not judged`
-    : undefined;
+  return base && head && base !== head ? { base, head } : undefined;
 }
 
 function missingReason(revision: RevisionLabel, records: NativeRecord[], result: NativeFileResult): string {
