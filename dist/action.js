@@ -75907,6 +75907,9 @@ async function discoverBenchFiles(root, patterns) {
   });
   return files.map((file) => file.replace(/\\/g, "/")).sort();
 }
+function exactFile(file) {
+  return escapePath(file);
+}
 
 // src/measure/micro/messages.ts
 var import_ajv2 = __toESM(require_ajv(), 1);
@@ -79188,6 +79191,9 @@ function readFigures(file) {
 var NATIVE_RUN_TIMEOUT_MS = 12e4;
 var NATIVE_EXTRA_UNTIL_MS = 6e4;
 var NATIVE_MAX_RUNS = 3;
+function nativeRunLimits(runs) {
+  return runs ? { maxRuns: runs, extraUntilMs: Infinity } : { maxRuns: NATIVE_MAX_RUNS, extraUntilMs: NATIVE_EXTRA_UNTIL_MS };
+}
 var RUNNABLE = /* @__PURE__ */ new Set(["benchmark.js", "tinybench", "mitata"]);
 function nativeTargets(compared, sides, files, inventory) {
   const at = (revision, file) => {
@@ -79751,15 +79757,14 @@ async function nativeStage(run, files, inventory, judged) {
     const compared = judged.filter((b) => b.kind === "micro" && b.file).map((b) => b.file);
     const targets = nativeTargets(compared, tree, files, inventory);
     options.log(
-      `native check: ${targets.length} bench file(s), each run as its author runs it, at most ${formatDuration(runTimeoutMs)} a run`
+      `native check: ${targets.length} bench file(s), each run as its author runs it${options.nativeCheck.runs ? `, ${options.nativeCheck.runs} times per revision` : ""}, at most ${formatDuration(runTimeoutMs)} a run`
     );
     const results = await runNativeCheck(targets, {
       observerPath: options.nativeCheck.observerPath,
       // The gate's temp folder: removed at its end, and by the signal trap.
       tempDir: run.socketDir,
       runTimeoutMs,
-      extraUntilMs: NATIVE_EXTRA_UNTIL_MS,
-      maxRuns: NATIVE_MAX_RUNS,
+      ...nativeRunLimits(options.nativeCheck.runs),
       log: options.log
     });
     const { byId, files: described } = nativeEntries(results, judged);
@@ -79840,13 +79845,13 @@ function withOverrides(config, overrides) {
     budgets: overrides.driftBudget !== void 0 ? [] : overrides.budgets?.length ? [...overrides.budgets, ...config.budgets.filter((rule) => !overrides.budgets.some((o) => o.pattern === rule.pattern))] : config.budgets,
     maxRounds: overrides.maxRounds ?? config.maxRounds,
     // drift judges every benchmark's throughput at the one cumulative budget: an HTTP test's own budgets too.
-    http: overrides.driftBudget !== void 0 ? config.http.map((b) => Object.freeze({ ...b, budget: overrides.driftBudget, latencyBudget: {} })) : config.http,
+    http: (overrides.driftBudget !== void 0 ? config.http.map((b) => Object.freeze({ ...b, budget: overrides.driftBudget, latencyBudget: {} })) : config.http).filter((b) => !overrides.only || overrides.only.http.includes(b.id)),
     timeLimitMs: overrides.timeLimitMs ?? config.timeLimitMs,
     installTimeoutMs: overrides.installTimeoutMs ?? config.installTimeoutMs,
     micro: Object.freeze({
       ...config.micro,
       isolation: overrides.isolation ?? config.micro.isolation,
-      files: overrides.files?.length ? [...overrides.files] : config.micro.files
+      files: overrides.only ? overrides.only.files.map(exactFile) : overrides.files?.length ? [...overrides.files] : config.micro.files
     }),
     httpMode: overrides.httpMode ?? config.httpMode,
     httpPin: overrides.httpPin ?? config.httpPin

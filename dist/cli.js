@@ -66642,6 +66642,9 @@ async function discoverBenchFiles(root, patterns) {
   });
   return files.map((file) => file.replace(/\\/g, "/")).sort();
 }
+function exactFile(file) {
+  return escapePath(file);
+}
 
 // src/measure/micro/messages.ts
 var import_ajv2 = __toESM(require_ajv(), 1);
@@ -69931,6 +69934,9 @@ function readFigures(file) {
 var NATIVE_RUN_TIMEOUT_MS = 12e4;
 var NATIVE_EXTRA_UNTIL_MS = 6e4;
 var NATIVE_MAX_RUNS = 3;
+function nativeRunLimits(runs) {
+  return runs ? { maxRuns: runs, extraUntilMs: Infinity } : { maxRuns: NATIVE_MAX_RUNS, extraUntilMs: NATIVE_EXTRA_UNTIL_MS };
+}
 var RUNNABLE = /* @__PURE__ */ new Set(["benchmark.js", "tinybench", "mitata"]);
 function nativeTargets(compared, sides, files, inventory) {
   const at = (revision, file) => {
@@ -70530,15 +70536,14 @@ async function nativeStage(run, files, inventory, judged) {
     const compared = judged.filter((b) => b.kind === "micro" && b.file).map((b) => b.file);
     const targets = nativeTargets(compared, tree, files, inventory);
     options.log(
-      `native check: ${targets.length} bench file(s), each run as its author runs it, at most ${formatDuration(runTimeoutMs)} a run`
+      `native check: ${targets.length} bench file(s), each run as its author runs it${options.nativeCheck.runs ? `, ${options.nativeCheck.runs} times per revision` : ""}, at most ${formatDuration(runTimeoutMs)} a run`
     );
     const results = await runNativeCheck(targets, {
       observerPath: options.nativeCheck.observerPath,
       // The gate's temp folder: removed at its end, and by the signal trap.
       tempDir: run.socketDir,
       runTimeoutMs,
-      extraUntilMs: NATIVE_EXTRA_UNTIL_MS,
-      maxRuns: NATIVE_MAX_RUNS,
+      ...nativeRunLimits(options.nativeCheck.runs),
       log: options.log
     });
     const { byId, files: described } = nativeEntries(results, judged);
@@ -70619,13 +70624,13 @@ function withOverrides(config, overrides) {
     budgets: overrides.driftBudget !== void 0 ? [] : overrides.budgets?.length ? [...overrides.budgets, ...config.budgets.filter((rule) => !overrides.budgets.some((o) => o.pattern === rule.pattern))] : config.budgets,
     maxRounds: overrides.maxRounds ?? config.maxRounds,
     // drift judges every benchmark's throughput at the one cumulative budget: an HTTP test's own budgets too.
-    http: overrides.driftBudget !== void 0 ? config.http.map((b) => Object.freeze({ ...b, budget: overrides.driftBudget, latencyBudget: {} })) : config.http,
+    http: (overrides.driftBudget !== void 0 ? config.http.map((b) => Object.freeze({ ...b, budget: overrides.driftBudget, latencyBudget: {} })) : config.http).filter((b) => !overrides.only || overrides.only.http.includes(b.id)),
     timeLimitMs: overrides.timeLimitMs ?? config.timeLimitMs,
     installTimeoutMs: overrides.installTimeoutMs ?? config.installTimeoutMs,
     micro: Object.freeze({
       ...config.micro,
       isolation: overrides.isolation ?? config.micro.isolation,
-      files: overrides.files?.length ? [...overrides.files] : config.micro.files
+      files: overrides.only ? overrides.only.files.map(exactFile) : overrides.files?.length ? [...overrides.files] : config.micro.files
     }),
     httpMode: overrides.httpMode ?? config.httpMode,
     httpPin: overrides.httpPin ?? config.httpPin
@@ -73876,9 +73881,12 @@ Options:
   --shard <i>/<n>       measure the i-th of n parts of the suite (whole bench files and load
                         tests, balanced by cost), judged at the whole suite's level; --json
                         writes the shard report that merge joins
-  --native-check        then run each compared bench file as its author does (node <file>), at
-                        least once per revision, and show the harness's own figures beside
-                        benchgate's, noting where they disagree (information: never the verdict)
+  --native-check        then run each compared bench file as its author does (node <file>), twice
+                        per revision (a third time while the check has taken under a minute),
+                        and show the harness's own figures beside benchgate's, noting where they
+                        disagree beyond both runs' noise (information: never the verdict)
+  --native-runs <n>     with --native-check: run each file exactly n times per revision (2 to 20),
+                        alternating, whatever the time: more runs, a narrower native interval
   --native-timeout <d>  with --native-check: kill a native run after this long (default 2m)
   --no-color            plain output even on a terminal
   -h, --help            show this help
@@ -73923,6 +73931,7 @@ var OPTIONS = {
   shard: { type: "string" },
   "native-check": { type: "boolean" },
   "native-timeout": { type: "string" },
+  "native-runs": { type: "string" },
   history: { type: "string" },
   anchor: { type: "string" },
   "drift-budget": { type: "string" },
@@ -74025,6 +74034,8 @@ ${USAGE}`
 ${USAGE}`);
   if (values["native-timeout"] !== void 0 && !values["native-check"])
     throw new UserError("--native-timeout bounds the runs of --native-check: add --native-check, or leave it out.");
+  if (values["native-runs"] !== void 0 && !values["native-check"])
+    throw new UserError("--native-runs sets how many runs --native-check makes: add --native-check, or leave it out.");
   return {
     kind: "compare",
     base: values.base,
@@ -74043,6 +74054,7 @@ ${USAGE}`);
     shard: values.shard === void 0 ? void 0 : parseShardSpec(values.shard),
     nativeCheck: values["native-check"] === true,
     nativeTimeoutMs: values["native-timeout"] === void 0 ? void 0 : parseFlagDuration(values["native-timeout"], "--native-timeout"),
+    nativeRuns: values["native-runs"] === void 0 ? void 0 : parseNativeRuns(values["native-runs"]),
     color: values["no-color"] ? false : void 0
   };
 }
@@ -74060,6 +74072,14 @@ function parseRounds(text2) {
   if (!Number.isInteger(rounds) || rounds < 2 || rounds > 500)
     throw new UserError(`--rounds '${text2}' is not a whole number from 2 to 500.`);
   return rounds;
+}
+function parseNativeRuns(text2) {
+  const runs = Number(text2);
+  if (!Number.isInteger(runs) || runs < 2 || runs > 20)
+    throw new UserError(
+      `--native-runs '${text2}' is not a whole number from 2 to 20 (runs per revision; two are the least a figure of the noise between runs needs).`
+    );
+  return runs;
 }
 function parseFlagDuration(text2, flag = "--time-limit") {
   try {
@@ -74162,10 +74182,10 @@ async function bisect(options) {
     throw new UserError(`no commits after ${good.slice(0, 12)} up to ${options.bad.slice(0, 12)}: is --good an ancestor of --bad?`);
   const measured = /* @__PURE__ */ new Map();
   const outcomes = /* @__PURE__ */ new Map();
-  const run = async (index, targets) => {
+  const run = async (index, targets, only) => {
     const commit = commits[index];
     let extended = false;
-    let report2 = await compareOnce(commit.sha, false);
+    let report2 = await compareOnce(commit.sha, false, only);
     const reason = targets ? untestable(report2, targets) : void 0;
     if (reason) {
       log2(`${commit.sha.slice(0, 7)} skipped: ${reason}`);
@@ -74179,7 +74199,7 @@ async function bisect(options) {
     if (outcome === "undecided" && !compareFailed(report2)) {
       log2(`${commit.sha.slice(0, 7)} is inconclusive against ${good.slice(0, 7)}: comparing again with more rounds`);
       extended = true;
-      report2 = await compareOnce(commit.sha, true);
+      report2 = await compareOnce(commit.sha, true, only);
       outcome = outcomeOf(report2, targets);
     }
     measured.set(index, report2);
@@ -74194,9 +74214,9 @@ async function bisect(options) {
     log2(`${commit.sha.slice(0, 7)} ${outcome} (${result.compares} compare${result.compares === 1 ? "" : "s"} so far)`);
     return step;
   };
-  const compareOnce = async (head, extend) => {
+  const compareOnce = async (head, extend, only) => {
     result.compares++;
-    const report2 = await options.compare(good, head, extend);
+    const report2 = await options.compare(good, head, extend, only);
     if (head === commits[commits.length - 1].sha && compareFailed(report2)) {
       result.error = `the compare of ${good.slice(0, 12)} and ${head.slice(0, 12)} failed: ${firstLine(report2.error ?? report2.summary)}`;
       log2(result.error);
@@ -74237,7 +74257,14 @@ async function bisect(options) {
     throw new UserError(
       `no benchmark matches the pattern at ${commits[last].sha.slice(0, 12)}; its ids: ${idList(measured.get(last).benchmarks.map((b) => b.id))} (benchgate list shows them all).`
     );
+  const newAtBad = whole.changes.filter((c) => c.verdict === "new").map((c) => c.id);
+  if (whole.outcome === "good" && newAtBad.length === whole.changes.length)
+    throw new UserError(
+      `no benchmark matching the pattern is at both ${good.slice(0, 12)} and ${commits[last].sha.slice(0, 12)}: ${idList(newAtBad)} ${newAtBad.length === 1 ? "is" : "are"} new at ${commits[last].sha.slice(0, 12)} (the bench file came later). Every step is compared with --good, which must have them: choose a later --good, or keep the bench file outside the history and copy it into each revision from a build step (docs/history.md, bisect).`
+    );
   result.targets = whole.changes.filter((c) => c.verdict === "regression").map((c) => c.id);
+  const scope = scopeOf(measured.get(last), result.targets);
+  if (result.targets.length) log2(`each step measures only what holds the targets: ${[...scope.files, ...scope.http].join(", ")}`);
   if (whole.outcome !== "bad") {
     if (whole.outcome === "undecided") return { ...result, undecided: { after: good, upTo: commits[last].sha } };
     return { ...result, noLoss: true };
@@ -74251,7 +74278,7 @@ async function bisect(options) {
     if (candidates.length === 0) break;
     const middle = (lo + hi) / 2;
     const mid = candidates.reduce((best, i) => Math.abs(i - middle) < Math.abs(best - middle) ? i : best);
-    const step = await run(mid, result.targets);
+    const step = await run(mid, result.targets, scope);
     if (step.outcome === "skipped") {
       skipped.add(mid);
       continue;
@@ -74291,6 +74318,13 @@ function untestable(report2, targets) {
   const failed = report2.benchmarks.find((b) => targets.includes(b.id) && b.verdict === "error");
   if (failed) return `${failed.id} failed: ${firstLine(failed.error ?? "error")}`;
   return void 0;
+}
+function scopeOf(report2, targets) {
+  const chosen = report2.benchmarks.filter((b) => targets.includes(b.id));
+  return {
+    files: [...new Set(chosen.filter((b) => b.kind === "micro" && b.file).map((b) => b.file))].sort(),
+    http: chosen.filter((b) => b.kind === "http").map((b) => b.id)
+  };
 }
 function firstLine(text2) {
   return text2.split("\n")[0];
@@ -74996,11 +75030,12 @@ async function runBisect(command, io) {
     commits,
     select,
     log: io.gate.log,
-    compare: (base, head, extend) => compare2(io, {
+    compare: (base, head, extend, only) => compare2(io, {
       base,
       head,
       configFile: command.config,
       overrides: {
+        only,
         timeLimitMs: command.timeLimitMs === void 0 ? void 0 : command.timeLimitMs * (extend ? 2 : 1),
         ...extend ? { maxRounds: config.maxRounds * 2, timeLimitMs: (command.timeLimitMs ?? config.timeLimitMs) * 2 } : {}
       }
@@ -75064,7 +75099,11 @@ async function main(argv, io) {
       profileDir: command.profileDir,
       shard: command.shard,
       // The observer preloaded into each native run is bundled beside the runner, as its module hooks are.
-      nativeCheck: command.nativeCheck ? { observerPath: path15.join(path15.dirname(io.runnerPath), "native.js"), runTimeoutMs: command.nativeTimeoutMs } : void 0,
+      nativeCheck: command.nativeCheck ? {
+        observerPath: path15.join(path15.dirname(io.runnerPath), "native.js"),
+        runTimeoutMs: command.nativeTimeoutMs,
+        runs: command.nativeRuns
+      } : void 0,
       ...gateIo(
         io,
         progress,

@@ -6,13 +6,15 @@ import os from 'node:os';
 import path from 'node:path';
 
 /**
- * @param {{ losses: number[], tags?: Record<number, string>, config: string, work?: number, broken?: number[], missing?: number[], lockfile?: boolean }} options
+ * @param {{ losses: number[], tags?: Record<number, string>, config: string, work?: number, broken?: number[], missing?: number[], lockfile?: boolean, server?: number }} options
  *   losses: per commit after the first, the throughput 'work' loses in it (0.03 = 3% fewer ops/s; 0 = untouched);
  *   tags: commit index (0 = the first) → tag name; config: benchgate.yml; work: the first commit's loop length;
  *   broken: commit indexes that do not install (a postinstall that fails, as a broken build step does);
  *   missing: commit indexes without bench/work.bench.js ('steady' alone, in bench/steady.bench.js), as before a
  *   bench file was written or while it was renamed; lockfile: every commit that installs has the same
- *   package-lock.json (one registry dependency, tinybench, unused by the bench files), as most commits of a real history do
+ *   package-lock.json (one registry dependency, tinybench, unused by the bench files), as most commits of a real history do;
+ *   server: each commit also has server.js, an HTTP server whose every request (but /health) loops `server` times
+ *   the commit's length: the same steps as 'work', for a load test (declared in config) to bisect
  * @returns {{ dir: string, commits: string[] }} the repository and its commits, oldest first
  */
 const MANIFEST = { name: 'chain', private: true, type: 'module' };
@@ -87,6 +89,18 @@ export function makeChainRepo(options) {
         ].join('\n'),
       );
     }
+    if (options.server)
+      write(
+        'server.js',
+        [
+          "import http from 'node:http';",
+          "import { LENGTH } from './src/length.js';",
+          loop,
+          `const server = http.createServer((req, res) => res.end(req.url === '/health' ? 'ok' : String(loop(LENGTH * ${options.server}))));`,
+          'server.listen(Number(process.env.PORT), process.env.HOST);',
+          '',
+        ].join('\n'),
+      );
     git('add', '-A');
     const loss = i === 0 ? 0 : options.losses[i - 1];
     git(

@@ -113,7 +113,7 @@ console.log(
   `benchgate evaluate:http: ${machine()}, budget ${budget}, ${duration} of load per revision per round${rate ? `, fixed rate ${rate}` : ''}${latencyBudget ? `, p50 budget ${latencyBudget}` : ''}`,
 );
 console.log(
-  'effect (measured)          mode   runs  fails (regression)  by req/s, CPU, latency  inconclusive  median time  max time  median estimate  spread req/s  CPU: estimate  spread  resolves  rounds (+ confirm)',
+  'effect (measured)          mode   runs  fails (regression)  by req/s, CPU, latency  inconclusive  median time  max time  median estimate  spread req/s  CPU: estimate  spread  resolves  rounds (+ confirm)  times (s)',
 );
 const rows = [
   { label: 'A/A', k: 0, runs: runsAA },
@@ -171,6 +171,6 @@ function print(label, mode, runs, t) {
   const { median, max, estimate } = summary(t.times, t.estimates);
   const pct = (x) => (x === undefined ? '–' : `${x.toFixed(1)}%`);
   console.log(
-    `${label.padEnd(26)} ${mode.padEnd(5)} ${String(runs).padStart(5)}  ${`${t.fails}/${runs}`.padStart(18)}  ${`${t.by.rps}, ${t.by.cpu}, ${t.by.latency}`.padStart(22)}  ${String(t.inconclusive).padStart(12)}  ${median.padStart(11)}  ${max.padStart(8)}  ${estimate.padStart(15)}  ${pct(med(t.spreads.rps)).padStart(12)}  ${(t.cpuEstimates.length ? pct(med(t.cpuEstimates) * 100) : '–').padStart(13)}  ${pct(med(t.spreads.cpu)).padStart(6)}  ${pct(med(t.resolves)).padStart(8)}  ${t.rounds.join(' ')}`,
+    `${label.padEnd(26)} ${mode.padEnd(5)} ${String(runs).padStart(5)}  ${`${t.fails}/${runs}`.padStart(18)}  ${`${t.by.rps}, ${t.by.cpu}, ${t.by.latency}`.padStart(22)}  ${String(t.inconclusive).padStart(12)}  ${median.padStart(11)}  ${max.padStart(8)}  ${estimate.padStart(15)}  ${pct(med(t.spreads.rps)).padStart(12)}  ${(t.cpuEstimates.length ? pct(med(t.cpuEstimates) * 100) : '–').padStart(13)}  ${pct(med(t.spreads.cpu)).padStart(6)}  ${pct(med(t.resolves)).padStart(8)}  ${t.rounds.join(' ')}  times: ${t.times.map((x) => Math.round(x)).join(' ')}`,
   );
 }

@@ -8,7 +8,7 @@ import { DEFAULTS, type BudgetRule, type Config, type HttpMode, type Isolation, 
 import { checkout, workingTree, type Checkout } from './checkout/revisions.js';
 import type { Installs } from './checkout/reuse.js';
 import { configHash } from './config/hash.js';
-import { discoverBenchFiles } from './measure/micro/discover.js';
+import { discoverBenchFiles, exactFile } from './measure/micro/discover.js';
 import { assertInstalled, loadInventory, type RevisionInventory } from './measure/micro/inventory.js';
 import { planSuite, type FileCensus, type ShardSpec } from './measure/shard.js';
 import type { MeasureSettings } from './measure/micro/protocol.js';
@@ -39,7 +39,7 @@ import { describeFailure, messageOf, UserError } from './util/errors.js';
 import { allowChildVariables, killStrays } from './util/processes.js';
 import { explain, type ProfileTarget } from './explain/run.js';
 import { formatDuration, formatShare } from './util/format.js';
-import { NATIVE_EXTRA_UNTIL_MS, NATIVE_MAX_RUNS, NATIVE_RUN_TIMEOUT_MS, nativeTargets, runNativeCheck } from './measure/native/check.js';
+import { NATIVE_RUN_TIMEOUT_MS, nativeRunLimits, nativeTargets, runNativeCheck } from './measure/native/check.js';
 import { nativeEntries, type NativeCheckInfo } from './report/native.js';
 
 /** The most benchmarks profiled in one run: each costs a few seconds. */
@@ -77,6 +77,8 @@ export interface GateOptions {
     driftBudget?: number | undefined;
     /** bisect's extended compare: this many rounds at most, in place of max-rounds. */
     maxRounds?: number | undefined;
+    /** bisect's steps: measure only these bench files (exact paths) and load tests (ids), none of the rest. */
+    only?: { files: readonly string[]; http: readonly string[] } | undefined;
   };
   /** Measure one shard of the suite (compare --shard i/n); its verdicts are at the whole suite's level. */
   shard?: ShardSpec | undefined;
@@ -106,7 +108,7 @@ export interface GateOptions {
    * compare --native-check: after the verdicts, run each compared bench file as its author runs it, with the
    * observer (dist/native.js) preloaded, each run bounded by runTimeoutMs (default NATIVE_RUN_TIMEOUT_MS).
    */
-  nativeCheck?: { observerPath: string; runTimeoutMs?: number } | undefined;
+  nativeCheck?: { observerPath: string; runTimeoutMs?: number | undefined; runs?: number | undefined } | undefined;
 }
 
 /**
@@ -653,15 +655,14 @@ async function nativeStage(
     const compared = judged.filter((b) => b.kind === 'micro' && b.file).map((b) => b.file!);
     const targets = nativeTargets(compared, tree, files, inventory);
     options.log(
-      `native check: ${targets.length} bench file(s), each run as its author runs it, at most ${formatDuration(runTimeoutMs)} a run`,
+      `native check: ${targets.length} bench file(s), each run as its author runs it${options.nativeCheck!.runs ? `, ${options.nativeCheck!.runs} times per revision` : ''}, at most ${formatDuration(runTimeoutMs)} a run`,
     );
     const results = await runNativeCheck(targets, {
       observerPath: options.nativeCheck!.observerPath,
       // The gate's temp folder: removed at its end, and by the signal trap.
       tempDir: run.socketDir,
       runTimeoutMs,
-      extraUntilMs: NATIVE_EXTRA_UNTIL_MS,
-      maxRuns: NATIVE_MAX_RUNS,
+      ...nativeRunLimits(options.nativeCheck!.runs),
       log: options.log,
     });
     const { byId, files: described } = nativeEntries(results, judged);
@@ -765,16 +766,16 @@ function withOverrides(config: Config, overrides: GateOptions['overrides']): Con
           : config.budgets,
     maxRounds: overrides.maxRounds ?? config.maxRounds,
     // drift judges every benchmark's throughput at the one cumulative budget: an HTTP test's own budgets too.
-    http:
-      overrides.driftBudget !== undefined
-        ? config.http.map((b) => Object.freeze({ ...b, budget: overrides.driftBudget, latencyBudget: {} }))
-        : config.http,
+    http: (overrides.driftBudget !== undefined
+      ? config.http.map((b) => Object.freeze({ ...b, budget: overrides.driftBudget, latencyBudget: {} }))
+      : config.http
+    ).filter((b) => !overrides.only || overrides.only.http.includes(b.id)),
     timeLimitMs: overrides.timeLimitMs ?? config.timeLimitMs,
     installTimeoutMs: overrides.installTimeoutMs ?? config.installTimeoutMs,
     micro: Object.freeze({
       ...config.micro,
       isolation: overrides.isolation ?? config.micro.isolation,
-      files: overrides.files?.length ? [...overrides.files] : config.micro.files,
+      files: overrides.only ? overrides.only.files.map(exactFile) : overrides.files?.length ? [...overrides.files] : config.micro.files,
     }),
     httpMode: overrides.httpMode ?? config.httpMode,
     httpPin: overrides.httpPin ?? config.httpPin,

@@ -37,9 +37,12 @@ Options:
   --shard <i>/<n>       measure the i-th of n parts of the suite (whole bench files and load
                         tests, balanced by cost), judged at the whole suite's level; --json
                         writes the shard report that merge joins
-  --native-check        then run each compared bench file as its author does (node <file>), at
-                        least once per revision, and show the harness's own figures beside
-                        benchgate's, noting where they disagree (information: never the verdict)
+  --native-check        then run each compared bench file as its author does (node <file>), twice
+                        per revision (a third time while the check has taken under a minute),
+                        and show the harness's own figures beside benchgate's, noting where they
+                        disagree beyond both runs' noise (information: never the verdict)
+  --native-runs <n>     with --native-check: run each file exactly n times per revision (2 to 20),
+                        alternating, whatever the time: more runs, a narrower native interval
   --native-timeout <d>  with --native-check: kill a native run after this long (default 2m)
   --no-color            plain output even on a terminal
   -h, --help            show this help
@@ -142,6 +145,8 @@ type CommandKind =
       nativeCheck: boolean;
       /** --native-timeout: each native run's bound (default NATIVE_RUN_TIMEOUT_MS). */
       nativeTimeoutMs: number | undefined;
+      /** --native-runs: native runs per revision, all of them whatever the time (default: 2, a third while time allows). */
+      nativeRuns: number | undefined;
       color: boolean | undefined;
     };
 
@@ -163,6 +168,7 @@ const OPTIONS = {
   shard: { type: 'string' },
   'native-check': { type: 'boolean' },
   'native-timeout': { type: 'string' },
+  'native-runs': { type: 'string' },
   history: { type: 'string' },
   anchor: { type: 'string' },
   'drift-budget': { type: 'string' },
@@ -260,6 +266,8 @@ function commandOf(values: Values, positionals: string[]): CommandKind {
   if (!values.base) throw new UserError(`--base is required: the revision to compare against, e.g. --base main.\n\n${USAGE}`);
   if (values['native-timeout'] !== undefined && !values['native-check'])
     throw new UserError('--native-timeout bounds the runs of --native-check: add --native-check, or leave it out.');
+  if (values['native-runs'] !== undefined && !values['native-check'])
+    throw new UserError('--native-runs sets how many runs --native-check makes: add --native-check, or leave it out.');
   return {
     kind: 'compare',
     base: values.base,
@@ -279,6 +287,7 @@ function commandOf(values: Values, positionals: string[]): CommandKind {
     shard: values.shard === undefined ? undefined : parseShardSpec(values.shard),
     nativeCheck: values['native-check'] === true,
     nativeTimeoutMs: values['native-timeout'] === undefined ? undefined : parseFlagDuration(values['native-timeout'], '--native-timeout'),
+    nativeRuns: values['native-runs'] === undefined ? undefined : parseNativeRuns(values['native-runs']),
     color: values['no-color'] ? false : undefined,
   };
 }
@@ -301,6 +310,15 @@ function parseRounds(text: string): number {
   if (!Number.isInteger(rounds) || rounds < 2 || rounds > 500)
     throw new UserError(`--rounds '${text}' is not a whole number from 2 to 500.`);
   return rounds;
+}
+
+function parseNativeRuns(text: string): number {
+  const runs = Number(text);
+  if (!Number.isInteger(runs) || runs < 2 || runs > 20)
+    throw new UserError(
+      `--native-runs '${text}' is not a whole number from 2 to 20 (runs per revision; two are the least a figure of the noise between runs needs).`,
+    );
+  return runs;
 }
 
 function parseFlagDuration(text: string, flag = '--time-limit'): number {

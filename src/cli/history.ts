@@ -116,12 +116,13 @@ export async function runBisect(command: Extract<Command, { kind: 'bisect' }>, i
     commits,
     select,
     log: io.gate.log,
-    compare: (base, head, extend) =>
+    compare: (base, head, extend, only) =>
       compare(io, {
         base,
         head,
         configFile: command.config,
         overrides: {
+          only,
           timeLimitMs: command.timeLimitMs === undefined ? undefined : command.timeLimitMs * (extend ? 2 : 1),
           ...(extend ? { maxRounds: config.maxRounds * 2, timeLimitMs: (command.timeLimitMs ?? config.timeLimitMs) * 2 } : {}),
         },

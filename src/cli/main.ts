@@ -81,7 +81,11 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       shard: command.shard,
       // The observer preloaded into each native run is bundled beside the runner, as its module hooks are.
       nativeCheck: command.nativeCheck
-        ? { observerPath: path.join(path.dirname(io.runnerPath), 'native.js'), runTimeoutMs: command.nativeTimeoutMs }
+        ? {
+            observerPath: path.join(path.dirname(io.runnerPath), 'native.js'),
+            runTimeoutMs: command.nativeTimeoutMs,
+            runs: command.nativeRuns,
+          }
         : undefined,
       ...gateIo(
         io,

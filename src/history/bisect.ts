@@ -58,11 +58,19 @@ export interface BisectResult {
   error?: string;
 }
 
+/** What a bisect step measures: the targets' bench files and load tests, nothing else of the suite. */
+export interface BisectScope {
+  /** Bench files (paths relative to the project root) holding a micro target. */
+  files: string[];
+  /** Ids of the HTTP load tests that are targets. */
+  http: string[];
+}
+
 /**
  * Run a compare of `base` and `head` (installed and built as compare does); `extend` asks for more rounds,
- * for a compare whose first run was inconclusive.
+ * for a compare whose first run was inconclusive; `only`, when given, is all the compare needs to measure.
  */
-export type CompareFn = (base: string, head: string, extend: boolean) => Promise<Report>;
+export type CompareFn = (base: string, head: string, extend: boolean, only?: BisectScope) => Promise<Report>;
 
 /**
  * Find the first commit after `good` whose benchmark lost more than its budget against `good`, by side-by-side
@@ -85,10 +93,11 @@ export async function bisect(options: {
     throw new UserError(`no commits after ${good.slice(0, 12)} up to ${options.bad.slice(0, 12)}: is --good an ancestor of --bad?`);
   const measured = new Map<number, Report>();
   const outcomes = new Map<number, BisectStep['outcome']>();
-  const run = async (index: number, targets: readonly string[] | undefined): Promise<BisectStep> => {
+  /** One step: `only` is what it measures (the targets' files and tests), every benchmark when undefined. */
+  const run = async (index: number, targets: readonly string[] | undefined, only?: BisectScope): Promise<BisectStep> => {
     const commit = commits[index]!;
     let extended = false;
-    let report = await compareOnce(commit.sha, false);
+    let report = await compareOnce(commit.sha, false, only);
     const reason = targets ? untestable(report, targets) : undefined;
     if (reason) {
       log(`${commit.sha.slice(0, 7)} skipped: ${reason}`);
@@ -104,7 +113,7 @@ export async function bisect(options: {
     if (outcome === 'undecided' && !compareFailed(report)) {
       log(`${commit.sha.slice(0, 7)} is inconclusive against ${good.slice(0, 7)}: comparing again with more rounds`);
       extended = true;
-      report = await compareOnce(commit.sha, true);
+      report = await compareOnce(commit.sha, true, only);
       outcome = outcomeOf(report, targets);
     }
     measured.set(index, report);
@@ -119,9 +128,9 @@ export async function bisect(options: {
     log(`${commit.sha.slice(0, 7)} ${outcome} (${result.compares} compare${result.compares === 1 ? '' : 's'} so far)`);
     return step;
   };
-  const compareOnce = async (head: string, extend: boolean) => {
+  const compareOnce = async (head: string, extend: boolean, only: BisectScope | undefined) => {
     result.compares++;
-    const report = await options.compare(good, head, extend);
+    const report = await options.compare(good, head, extend, only);
     if (head === commits[commits.length - 1]!.sha && compareFailed(report)) {
       result.error = `the compare of ${good.slice(0, 12)} and ${head.slice(0, 12)} failed: ${firstLine(report.error ?? report.summary)}`;
       log(result.error);
@@ -172,7 +181,18 @@ export async function bisect(options: {
     throw new UserError(
       `no benchmark matches the pattern at ${commits[last]!.sha.slice(0, 12)}; its ids: ${idList(measured.get(last)!.benchmarks.map((b) => b.id))} (benchgate list shows them all).`,
     );
+  // A benchmark only bad has (its bench file came after good, as a project's own benchmarks often did) has no change to
+  // bisect: every step is judged against good. Said plainly, never "no loss".
+  const newAtBad = whole.changes.filter((c) => c.verdict === 'new').map((c) => c.id);
+  if (whole.outcome === 'good' && newAtBad.length === whole.changes.length)
+    throw new UserError(
+      `no benchmark matching the pattern is at both ${good.slice(0, 12)} and ${commits[last]!.sha.slice(0, 12)}: ${idList(newAtBad)} ${newAtBad.length === 1 ? 'is' : 'are'} new at ${commits[last]!.sha.slice(0, 12)} (the bench file came later). Every step is compared with --good, which must have them: choose a later --good, or keep the bench file outside the history and copy it into each revision from a build step (docs/history.md, bisect).`,
+    );
   result.targets = whole.changes.filter((c) => c.verdict === 'regression').map((c) => c.id);
+  // After the first compare, each step measures only the targets' bench files and load tests: a step's question is
+  // about them alone, and the rest of the suite (a micro suite beside the load test bisected) would only cost time.
+  const scope = scopeOf(measured.get(last)!, result.targets);
+  if (result.targets.length) log(`each step measures only what holds the targets: ${[...scope.files, ...scope.http].join(', ')}`);
   if (whole.outcome !== 'bad') {
     if (whole.outcome === 'undecided') return { ...result, undecided: { after: good, upTo: commits[last]!.sha } };
     return { ...result, noLoss: true };
@@ -187,7 +207,7 @@ export async function bisect(options: {
     if (candidates.length === 0) break;
     const middle = (lo + hi) / 2;
     const mid = candidates.reduce((best, i) => (Math.abs(i - middle) < Math.abs(best - middle) ? i : best));
-    const step = await run(mid, result.targets);
+    const step = await run(mid, result.targets, scope);
     if (step.outcome === 'skipped') {
       skipped.add(mid);
       continue;
@@ -237,6 +257,15 @@ function untestable(report: Report, targets: readonly string[]): string | undefi
   const failed = report.benchmarks.find((b) => targets.includes(b.id) && b.verdict === 'error');
   if (failed) return `${failed.id} failed: ${firstLine(failed.error ?? 'error')}`;
   return undefined;
+}
+
+/** The bench files and load tests the targets come from, read from the first compare's report. */
+function scopeOf(report: Report, targets: readonly string[]): BisectScope {
+  const chosen = report.benchmarks.filter((b) => targets.includes(b.id));
+  return {
+    files: [...new Set(chosen.filter((b) => b.kind === 'micro' && b.file).map((b) => b.file!))].sort(),
+    http: chosen.filter((b) => b.kind === 'http').map((b) => b.id),
+  };
 }
 
 function firstLine(text: string): string {

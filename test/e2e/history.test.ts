@@ -158,4 +158,28 @@ describe('history of main, from the CLI', () => {
     const extended = result.steps.filter((s: { extended: boolean }) => s.extended).length;
     expect(result.compares - extended - result.skipped.length).toBeLessThanOrEqual(1 + 3);
   });
+
+  it('bisects a load test by its id, each step measuring only that load test', async () => {
+    // The server's every request loops the commit's length (×40): commit 2 makes it ten times longer, as it does 'work'.
+    // A loss of about 85% of the requests at a 50% budget: decided at the first look, even on a loaded machine.
+    const config = `${QUICK('50%')}http:\n  - name: todos\n    start: node server.js\n    ready: /health\n    ready-timeout: 15s\n    requests:\n      - path: /todos\n    connections: 8\n    duration: 300ms\n    warmup: 100ms\n`;
+    const made = makeChainRepo({ losses: [0, 0.9, 0, 0], config, server: 40 });
+    repos.push(made.dir);
+    const { dir, commits } = made;
+    const run = await runCli(['bisect', '--good', commits[0]!, '--benchmark', 'http > *', '--json', 'bisect.json'], dir);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const result = readJson(path.join(dir, 'bisect.json'));
+    expect(result.targets).toEqual(['http > todos']);
+    expect(result.firstBad.commit.sha).toBe(commits[2]);
+    expect(result.firstBad.alone).toBe(true);
+    const [change] = result.firstBad.changes;
+    expect(change.id).toBe('http > todos');
+    expect(change.step.high).toBeLessThan(-0.5);
+    expect(run.stdout).toContain(`first bad commit: ${commits[2]} step 2: work costs 90% more`);
+    // Only the first compare (good against bad: which benchmarks lost) loaded the bench files; every step after it
+    // measured the load test alone, the micro suite beside it (whose 'work' lost as much) left out.
+    expect(run.stderr).toContain('each step measures only what holds the targets: http > todos');
+    expect(run.stderr.split('\n').filter((line) => line.includes('bench files: '))).toHaveLength(1);
+    expect(result.compares).toBeGreaterThanOrEqual(3);
+  });
 });

@@ -62,6 +62,13 @@ describe('command line', () => {
     expect(error(['compare', '--base', 'main', '--native-check', '--native-timeout', 'soon'])).toContain(
       "--native-timeout 'soon' is not a duration",
     );
+    expect(parseCommand(['compare', '--base', 'main', '--native-check'])).toMatchObject({ nativeRuns: undefined });
+    expect(parseCommand(['compare', '--base', 'main', '--native-check', '--native-runs', '5'])).toMatchObject({ nativeRuns: 5 });
+    expect(error(['compare', '--base', 'main', '--native-runs', '5'])).toContain('--native-runs sets how many runs --native-check makes');
+    for (const bad of ['1', '21', '2.5', 'many'])
+      expect(error(['compare', '--base', 'main', '--native-check', '--native-runs', bad])).toContain(
+        `--native-runs '${bad}' is not a whole number from 2 to 20`,
+      );
   });
   it('reads --files, repeated, for compare and list', () => {
     const compare = parseCommand(['compare', '--base', 'main', '--files', 'benchmark/*.js', '--files', 'bench/**/*.ts']);

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { buildSync } from 'esbuild';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +17,7 @@ import { mermaidLines, trendChart } from '../../src/history/mermaid.js';
 import { bisectText, driftMarkdown, driftState, trendLines, trendMarkdown } from '../../src/history/render.js';
 import { branchStore, fileStore, type BranchApi } from '../../src/history/store.js';
 import { mermaidString } from '../../src/report/escape.js';
+import { discoverBenchFiles, exactFile } from '../../src/measure/micro/discover.js';
 import type { Report } from '../../src/report/model.js';
 import { mermaidBlocks, parseXyChart } from '../mermaid.js';
 
@@ -527,6 +528,68 @@ describe('bisect', () => {
     expect(calls.filter((c) => c.head === sha(8)).map((c) => c.extend)).toEqual([false, true]);
     expect(result.undecided).toEqual({ after: sha(0), upTo: sha(16) });
     expect(result.firstBad).toBeUndefined();
+  });
+
+  it('measures, after the first compare, only the bench files and load tests that hold the targets', async () => {
+    const scopes: unknown[] = [];
+    const compare = async (_b: string, head: string, _extend: boolean, only?: unknown): Promise<Report> => {
+      scopes.push(only);
+      const lost = Number.parseInt(head, 16) >= 5;
+      const change = (estimate: number) => ({ estimate, low: estimate - 0.01, high: estimate + 0.01, confidence: 0.95 });
+      const b = (id: string, kind: string, file: string | null, loses: boolean) => ({
+        id,
+        kind,
+        file,
+        verdict: loses ? 'regression' : 'unchanged',
+        budget: 0.05,
+        change: change(loses ? -0.3 : 0),
+      });
+      return {
+        verdict: 'pass',
+        benchmarks: [
+          b('bench/a.js > x', 'micro', 'bench/a.js', lost),
+          b('bench/[id].js > y', 'micro', 'bench/[id].js', lost),
+          b('bench/c.js > z', 'micro', 'bench/c.js', false),
+          b('http > api', 'http', null, lost),
+          b('http > other', 'http', null, lost),
+        ],
+      } as unknown as Report;
+    };
+    const lines: string[] = [];
+    const select = (id: string) => id !== 'http > other';
+    const result = await bisect({ good: sha(0), bad: sha(16), commits, compare, select, log: (line) => lines.push(line) });
+    expect(result.firstBad!.commit.sha).toBe(sha(5));
+    expect(result.targets).toEqual(['bench/a.js > x', 'bench/[id].js > y', 'http > api']);
+    // The first compare measures everything (the targets are what it finds); every step after it, the targets' files and tests.
+    expect(scopes[0]).toBeUndefined();
+    expect(scopes.length).toBeGreaterThan(2);
+    for (const scope of scopes.slice(1)) expect(scope).toEqual({ files: ['bench/[id].js', 'bench/a.js'], http: ['http > api'] });
+    expect(lines).toContain('each step measures only what holds the targets: bench/[id].js, bench/a.js, http > api');
+  });
+
+  it('says a benchmark that good does not have (its bench file came later) cannot be bisected, never "no loss"', async () => {
+    const compare = async (): Promise<Report> =>
+      ({
+        verdict: 'pass',
+        benchmarks: [{ id: 'benchmarks/bench-parse.js > parse', verdict: 'new', budget: 0.05, change: null }],
+      }) as unknown as Report;
+    await expect(bisect({ good: sha(0), bad: sha(16), commits, compare, select: () => true, log: () => {} })).rejects.toThrow(
+      `no benchmark matching the pattern is at both ${sha(0).slice(0, 12)} and ${sha(16).slice(0, 12)}: "benchmarks/bench-parse.js > parse" is new at ${sha(16).slice(0, 12)} (the bench file came later)`,
+    );
+  });
+
+  it("a step's bench file is found by its exact path, glob characters and all", async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'benchgate-exact-'));
+    try {
+      mkdirSync(path.join(root, 'bench'));
+      for (const name of ['[id].js', 'i.js', 'd.js']) writeFileSync(path.join(root, 'bench', name), '');
+      // Unescaped, '[id]' is also a class of one character: it would measure i.js and d.js beside it.
+      expect(await discoverBenchFiles(root, ['bench/[id].js'])).toEqual(['bench/[id].js', 'bench/d.js', 'bench/i.js']);
+      expect(await discoverBenchFiles(root, [exactFile('bench/[id].js')])).toEqual(['bench/[id].js']);
+      expect(await discoverBenchFiles(root, [exactFile('bench/i.js')])).toEqual(['bench/i.js']);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it('has nothing to bisect when good and bad differ by less than the budget', async () => {

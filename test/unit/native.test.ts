@@ -2,13 +2,15 @@
 import { describe, expect, it } from 'vitest';
 import { parseRecords, relativeMargin, type NativeRecord } from '../../src/measure/native/figures.js';
 import { matchRun, nativeIds } from '../../src/measure/native/match.js';
-import { runNativeCheck, type NativeTarget } from '../../src/measure/native/check.js';
+import { nativeRunLimits, runNativeCheck, type NativeTarget } from '../../src/measure/native/check.js';
 import type { NativeRun, NativeRunOptions } from '../../src/measure/native/run.js';
 import { agreementOf, combineRuns, nativeChange, nativeEntries, ONE_RUN, runNoise } from '../../src/report/native.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import type { Report, ReportBenchmark } from '../../src/report/model.js';
 import { renderTerminal } from '../../src/report/terminal.js';
 import { injectionProblems } from '../inert.js';
+// @ts-expect-error -- a plain .mjs script (npm run evaluate:fidelity)
+import { bootstrapChange } from '../../scripts/evaluate-fidelity.mjs';
 
 const record = (name: string, over: Partial<NativeRecord> = {}): NativeRecord => ({
   harness: 'benchmark.js',
@@ -246,6 +248,21 @@ describe('the native check’s runs', () => {
       run,
     });
     expect(calls).toEqual(['a.mjs@base', 'a.mjs@head', 'a.mjs@head', 'a.mjs@base', 'a.mjs@base', 'a.mjs@head']);
+    // --native-runs 5: five runs per revision whatever the time has been, alternating which revision goes first.
+    calls.length = 0;
+    clock = 0;
+    await runNativeCheck([target('a.mjs')], {
+      observerPath: '/dist/native.js',
+      tempDir: '/tmp',
+      runTimeoutMs: 1000,
+      ...nativeRunLimits(5),
+      log: () => undefined,
+      now: () => clock,
+      run,
+    });
+    expect(calls).toEqual(['base', 'head', 'head', 'base', 'base', 'head', 'head', 'base', 'base', 'head'].map((r) => `a.mjs@${r}`));
+    // Without it, the defaults: at most 3 runs per revision, the third pair only within the first minute.
+    expect(nativeRunLimits(undefined)).toEqual({ maxRuns: 3, extraUntilMs: 60_000 });
   });
 });
 
@@ -305,5 +322,27 @@ describe('a hostile bench name in the native section', () => {
     expect(text).toContain('native runs (--native-check): 1 compared, 1 disagrees');
     expect(text).not.toContain('\u001b');
     expect(text).toContain('?[2J');
+  });
+});
+
+describe('the fidelity evaluation’s native change (scripts/evaluate-fidelity.mjs)', () => {
+  it('is the ratio of the median runs, with a bootstrap interval that holds it and narrows with agreeing runs', () => {
+    const same = bootstrapChange([100, 104, 98, 101, 99], [100, 104, 98, 101, 99]);
+    expect(same.estimate).toBe(0);
+    expect(same.low).toBeLessThan(0);
+    expect(same.high).toBeGreaterThan(0);
+    // Every head run exactly 20% below base's: nothing varies but the level.
+    const slower = bootstrapChange([100, 100, 100, 100, 100], [80, 80, 80, 80, 80]);
+    expect(slower.estimate).toBeCloseTo(-0.2, 10);
+    expect(slower.low).toBeCloseTo(-0.2, 10);
+    expect(slower.high).toBeCloseTo(-0.2, 10);
+    // Runs that spread 12% (find-my-way's worst scenario) give a wide interval; the same median a narrow one.
+    const wide = bootstrapChange([88, 100, 112, 95, 105], [79, 90, 101, 86, 94]);
+    const narrow = bootstrapChange([99, 100, 101, 100, 100], [89, 90, 91, 90, 90]);
+    expect(wide.estimate).toBeCloseTo(-0.1, 10);
+    expect(narrow.estimate).toBeCloseTo(-0.1, 10);
+    expect(wide.high - wide.low).toBeGreaterThan(3 * (narrow.high - narrow.low));
+    expect(wide.low).toBeLessThan(-0.1);
+    expect(wide.high).toBeGreaterThan(-0.1);
   });
 });

@@ -1,4 +1,4 @@
-import { glob } from 'tinyglobby';
+import { escapePath, glob } from 'tinyglobby';
 import { DEFAULTS } from '../../config/types.js';
 
 /** Where the default patterns do not look, as vitest's bench defaults: build output and caches hold copies, not sources. */
@@ -14,4 +14,9 @@ export async function discoverBenchFiles(root: string, patterns: readonly string
     expandDirectories: false,
   });
   return files.map((file) => file.replace(/\\/g, '/')).sort();
+}
+
+/** A pattern that matches this one bench file (its path's glob characters escaped): '[id].bench.js' matches only itself. */
+export function exactFile(file: string): string {
+  return escapePath(file);
 }

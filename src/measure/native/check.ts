@@ -58,6 +58,14 @@ export const NATIVE_EXTRA_UNTIL_MS = 60_000;
 /** Runs per revision at most: the two pairs every file gets and one more. */
 export const NATIVE_MAX_RUNS = 3;
 
+/**
+ * How many runs per revision: by default two, and a third while the check has taken under NATIVE_EXTRA_UNTIL_MS;
+ * `runs` (--native-runs) asks for exactly that many, whatever the time (each run still bounded by its timeout).
+ */
+export function nativeRunLimits(runs: number | undefined): Pick<NativeCheckOptions, 'maxRuns' | 'extraUntilMs'> {
+  return runs ? { maxRuns: runs, extraUntilMs: Infinity } : { maxRuns: NATIVE_MAX_RUNS, extraUntilMs: NATIVE_EXTRA_UNTIL_MS };
+}
+
 /** Harnesses whose bench files run natively with `node <file>`: self-running scripts. */
 const RUNNABLE = new Set(['benchmark.js', 'tinybench', 'mitata']);
 
