@@ -74852,8 +74852,14 @@ function bisectText(result) {
     );
     return lines;
   }
+  if (result.undecided && result.error) {
+    lines.push(
+      result.error,
+      `undecided: nothing to search until ${short(result.good)} and ${short(result.bad)} compare; fix what failed above`
+    );
+    return lines;
+  }
   if (result.undecided) {
-    if (result.error) lines.push(result.error);
     lines.push(
       `undecided: the first bad commit is after ${short(result.undecided.after)} and up to ${short(result.undecided.upTo)}, but a compare stayed inconclusive after more rounds; raise time-limit or max-rounds, or narrow --benchmark`
     );

@@ -778,6 +778,12 @@ describe('what the review found', () => {
     });
     expect(failing.error).toBe(`the compare of ${sha(0).slice(0, 12)} and ${sha(6).slice(0, 12)} failed: npm ci failed`);
     expect(failing.undecided).toEqual({ after: sha(0), upTo: sha(6) });
+    // Said as what it is (a semver bisect whose install left the harness out read "a compare stayed inconclusive").
+    expect(bisectText(failing).slice(-2)).toEqual([
+      failing.error,
+      `undecided: nothing to search until ${sha(0).slice(0, 7)} and ${sha(6).slice(0, 7)} compare; fix what failed above`,
+    ]);
+    expect(bisectText(failing).join('\n')).not.toContain('inconclusive');
     await expect(
       bisect({ good: sha(0), bad: sha(8), commits: [], compare: late.compare, select: () => true, log: () => {} }),
     ).rejects.toThrow('no commits after');
