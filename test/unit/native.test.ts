@@ -221,46 +221,33 @@ describe('the native check’s runs', () => {
       clock += 10;
       return { revision: options.revision, durationMs: 10, records: [] };
     };
-    const results = await runNativeCheck([target('a.mjs'), target('url.bench.ts', 'vitest')], {
-      observerPath: '/dist/native.js',
-      tempDir: '/tmp',
-      runTimeoutMs: 1000,
-      extraUntilMs: 55,
-      maxRuns: 3,
-      log: () => undefined,
-      now: () => clock,
-      run,
-    });
+    /** One check on the fake clock, from 0 ms; the calls it made. */
+    const check = async (targets: NativeTarget[], limits: { maxRuns: number; extraUntilMs: number }) => {
+      calls.length = 0;
+      clock = 0;
+      const results = await runNativeCheck(targets, {
+        observerPath: '/dist/native.js',
+        tempDir: '/tmp',
+        runTimeoutMs: 1000,
+        ...limits,
+        log: () => undefined,
+        now: () => clock,
+        run,
+      });
+      return { results, calls: [...calls] };
+    };
+    const first = await check([target('a.mjs'), target('url.bench.ts', 'vitest')], { maxRuns: 3, extraUntilMs: 55 });
     // Two pairs always (40 ms), a third would end at 60 > 55 ms; vitest files are not run.
-    expect(calls).toEqual(['a.mjs@base', 'a.mjs@head', 'a.mjs@head', 'a.mjs@base']);
-    expect(results[1]!.skipped).toContain('vitest');
+    expect(first.calls).toEqual(['a.mjs@base', 'a.mjs@head', 'a.mjs@head', 'a.mjs@base']);
+    expect(first.results[1]!.skipped).toContain('vitest');
     // With time for it, a third pair, base first again.
-    calls.length = 0;
-    clock = 0;
-    await runNativeCheck([target('a.mjs')], {
-      observerPath: '/dist/native.js',
-      tempDir: '/tmp',
-      runTimeoutMs: 1000,
-      extraUntilMs: 65,
-      maxRuns: 3,
-      log: () => undefined,
-      now: () => clock,
-      run,
-    });
-    expect(calls).toEqual(['a.mjs@base', 'a.mjs@head', 'a.mjs@head', 'a.mjs@base', 'a.mjs@base', 'a.mjs@head']);
+    expect((await check([target('a.mjs')], { maxRuns: 3, extraUntilMs: 65 })).calls).toEqual(
+      ['base', 'head', 'head', 'base', 'base', 'head'].map((r) => `a.mjs@${r}`),
+    );
     // --native-runs 5: five runs per revision whatever the time has been, alternating which revision goes first.
-    calls.length = 0;
-    clock = 0;
-    await runNativeCheck([target('a.mjs')], {
-      observerPath: '/dist/native.js',
-      tempDir: '/tmp',
-      runTimeoutMs: 1000,
-      ...nativeRunLimits(5),
-      log: () => undefined,
-      now: () => clock,
-      run,
-    });
-    expect(calls).toEqual(['base', 'head', 'head', 'base', 'base', 'head', 'head', 'base', 'base', 'head'].map((r) => `a.mjs@${r}`));
+    expect((await check([target('a.mjs')], nativeRunLimits(5))).calls).toEqual(
+      ['base', 'head', 'head', 'base', 'base', 'head', 'head', 'base', 'base', 'head'].map((r) => `a.mjs@${r}`),
+    );
     // Without it, the defaults: at most 3 runs per revision, the third pair only within the first minute.
     expect(nativeRunLimits(undefined)).toEqual({ maxRuns: 3, extraUntilMs: 60_000 });
   });
