@@ -1078,14 +1078,14 @@ var require_util = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path21 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path22 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path21 && path21[0] !== "/") {
-          path21 = `/${path21}`;
+        if (path22 && path22[0] !== "/") {
+          path22 = `/${path22}`;
         }
-        return new URL(`${origin}${path21}`);
+        return new URL(`${origin}${path22}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -1536,39 +1536,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path21, origin }
+          request: { method, path: path22, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path21);
+        debuglog("sending request to %s %s/%s", method, origin, path22);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path21, origin },
+          request: { method, path: path22, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path21,
+          path22,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path21, origin }
+          request: { method, path: path22, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path21);
+        debuglog("trailers received from %s %s/%s", method, origin, path22);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path21, origin },
+          request: { method, path: path22, origin },
           error: error2
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path21,
+          path22,
           error2.message
         );
       });
@@ -1617,9 +1617,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path21, origin }
+            request: { method, path: path22, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path21);
+          debuglog("sending request to %s %s/%s", method, origin, path22);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -1682,7 +1682,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path21,
+        path: path22,
         method,
         body,
         headers,
@@ -1697,11 +1697,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler2) {
-        if (typeof path21 !== "string") {
+        if (typeof path22 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path21[0] !== "/" && !(path21.startsWith("http://") || path21.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path22[0] !== "/" && !(path22.startsWith("http://") || path22.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path21)) {
+        } else if (invalidPathRegex.test(path22)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -1767,7 +1767,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path21, query) : path21;
+        this.path = query ? buildURL(path22, query) : path22;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -5652,12 +5652,12 @@ Content-Type: ${value.type || "application/octet-stream"}\r
             if (mimeType !== null) {
               switch (mimeType.essence) {
                 case "multipart/form-data": {
-                  const parsed = multipartFormDataParser(value, mimeType);
-                  if (parsed === "failure") {
+                  const parsed2 = multipartFormDataParser(value, mimeType);
+                  if (parsed2 === "failure") {
                     throw new TypeError("Failed to parse body as FormData.");
                   }
                   const fd = new FormData();
-                  fd[kState] = parsed;
+                  fd[kState] = parsed2;
                   return fd;
                 }
                 case "application/x-www-form-urlencoded": {
@@ -6460,7 +6460,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request2) {
-      const { method, path: path21, host, upgrade, blocking, reset } = request2;
+      const { method, path: path22, host, upgrade, blocking, reset } = request2;
       let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -6541,7 +6541,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path21} HTTP/1.1\r
+      let header = `${method} ${path22} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -7070,7 +7070,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request2) {
       const session = client[kHTTP2Session];
-      const { method, path: path21, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      const { method, path: path22, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
       let { body } = request2;
       if (upgrade) {
         util.errorRequest(client, request2, new Error("Upgrade not supported for H2"));
@@ -7167,7 +7167,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path21;
+      headers[HTTP2_HEADER_PATH] = path22;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -7520,9 +7520,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText2);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path21 = search ? `${pathname}${search}` : pathname;
+        const path22 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path21;
+        this.opts.path = path22;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -8761,10 +8761,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path21 = "/",
+          path: path22 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path21;
+        opts.path = origin + path22;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -9037,10 +9037,10 @@ var require_env_http_proxy_agent = __commonJS({
           if (!entry) {
             continue;
           }
-          const parsed = entry.match(/^(.+):(\d+)$/);
+          const parsed2 = entry.match(/^(.+):(\d+)$/);
           noProxyEntries.push({
-            hostname: (parsed ? parsed[1] : entry).toLowerCase(),
-            port: parsed ? Number.parseInt(parsed[2], 10) : 0
+            hostname: (parsed2 ? parsed2[1] : entry).toLowerCase(),
+            port: parsed2 ? Number.parseInt(parsed2[2], 10) : 0
           });
         }
         this.#noProxyValue = noProxyValue;
@@ -10736,20 +10736,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path21) {
-      if (typeof path21 !== "string") {
-        return path21;
+    function safeUrl(path22) {
+      if (typeof path22 !== "string") {
+        return path22;
       }
-      const pathSegments = path21.split("?");
+      const pathSegments = path22.split("?");
       if (pathSegments.length !== 2) {
-        return path21;
+        return path22;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path21, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path21);
+    function matchKey(mockDispatch2, { path: path22, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path22);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -10771,7 +10771,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path21 }) => matchValue(safeUrl(path21), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path22 }) => matchValue(safeUrl(path22), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -10809,9 +10809,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path21, method, body, headers, query } = opts;
+      const { path: path22, method, body, headers, query } = opts;
       return {
-        path: path21,
+        path: path22,
         method,
         body,
         headers,
@@ -11274,10 +11274,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path21, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path22, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path21,
+            Path: path22,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -15044,9 +15044,9 @@ var require_util4 = __commonJS({
       switch (type) {
         case "DataURL": {
           let dataURL = "data:";
-          const parsed = parseMIMEType(mimeType || "application/octet-stream");
-          if (parsed !== "failure") {
-            dataURL += serializeAMimeType(parsed);
+          const parsed2 = parseMIMEType(mimeType || "application/octet-stream");
+          if (parsed2 !== "failure") {
+            dataURL += serializeAMimeType(parsed2);
           }
           dataURL += ";base64,";
           const decoder = new StringDecoder2("latin1");
@@ -16156,9 +16156,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path21) {
-      for (let i = 0; i < path21.length; ++i) {
-        const code = path21.charCodeAt(i);
+    function validateCookiePath(path22) {
+      for (let i = 0; i < path22.length; ++i) {
+        const code = path22.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -19078,11 +19078,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path21 = opts.path;
+          let path22 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path21 = `/${path21}`;
+            path22 = `/${path22}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path21);
+          url = new URL(util.parseOrigin(url).origin + path22);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -24473,8 +24473,8 @@ var require_utils2 = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path21) {
-      let input = path21;
+    function removeDotSegments(path22) {
+      let input = path22;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -24548,11 +24548,11 @@ var require_utils2 = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path21) {
-      if (path21 === "" || path21[0] === "/") {
-        return removeDotSegments(path21);
+    function removeDotSegmentsRelative(path22) {
+      if (path22 === "" || path22[0] === "/") {
+        return removeDotSegments(path22);
       }
-      const segments = path21.split("/");
+      const segments = path22.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -24915,8 +24915,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path21 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path21 && path21 !== "/" ? path21 : void 0;
+        const path22 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path22 && path22 !== "/" ? path22 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -25253,11 +25253,11 @@ var require_fast_uri = __commonJS({
     var URI_PARSE = /^(?:([^#/:?]+):)?(?:\/\/((?:([^#/?@]*)@)?(\[[^#/?\]]+\]|[^#/:?]*)(?::(\d*))?))?([^#?]*)(?:\?([^#]*))?(?:#((?:.|[\n\r])*))?/u;
     var AUTHORITY_PREFIX = /^(?:[^#/:?]+:)?\/\/([^/?#]*)/;
     var AUTHORITY_INTRODUCER_REGION = /^(?:[^#/:?]+:)?([/\\\t\n\r]*)/;
-    function getParseError(parsed, matches) {
-      if (matches[2] !== void 0 && parsed.path && parsed.path[0] !== "/") {
+    function getParseError(parsed2, matches) {
+      if (matches[2] !== void 0 && parsed2.path && parsed2.path[0] !== "/") {
         return 'URI path must start with "/" when authority is present.';
       }
-      if (typeof parsed.port === "number" && (parsed.port < 0 || parsed.port > 65535)) {
+      if (typeof parsed2.port === "number" && (parsed2.port < 0 || parsed2.port > 65535)) {
         return "URI port is malformed.";
       }
       return void 0;
@@ -25280,30 +25280,30 @@ var require_fast_uri = __commonJS({
       const host = matches[4];
       return hasMalformedPercentEncoding(matches[3]) || host !== void 0 && !isIPLiteral(host) && hasMalformedPercentEncoding(host) || hasMalformedPercentEncoding(matches[6]) || hasMalformedPercentEncoding(matches[7]) || hasMalformedPercentEncoding(matches[8]);
     }
-    function canonicalizeHost(parsed, options, schemeHandler, isIP) {
-      if (hasForbiddenDomainHost(parsed, options, schemeHandler, isIP)) {
-        parsed.error = parsed.error || MALFORMED_HOST_ERROR;
+    function canonicalizeHost(parsed2, options, schemeHandler, isIP) {
+      if (hasForbiddenDomainHost(parsed2, options, schemeHandler, isIP)) {
+        parsed2.error = parsed2.error || MALFORMED_HOST_ERROR;
         return true;
       }
-      if (!options.unicodeSupport && (!schemeHandler || !schemeHandler.unicodeSupport) && parsed.host && !isIPLiteral(parsed.host) && (options.domainHost || schemeHandler && schemeHandler.domainHost) && isIP === false && nonSimpleDomain(parsed.host)) {
+      if (!options.unicodeSupport && (!schemeHandler || !schemeHandler.unicodeSupport) && parsed2.host && !isIPLiteral(parsed2.host) && (options.domainHost || schemeHandler && schemeHandler.domainHost) && isIP === false && nonSimpleDomain(parsed2.host)) {
         let url;
         try {
-          url = new URL("http://" + parsed.host);
+          url = new URL("http://" + parsed2.host);
         } catch (e) {
-          parsed.error = parsed.error || "Host's domain name can not be converted to ASCII: " + e;
+          parsed2.error = parsed2.error || "Host's domain name can not be converted to ASCII: " + e;
           return true;
         }
         if (!isHostOnlyURL(url)) {
-          parsed.error = parsed.error || MALFORMED_HOST_ERROR;
+          parsed2.error = parsed2.error || MALFORMED_HOST_ERROR;
           return true;
         }
-        parsed.host = url.hostname;
+        parsed2.host = url.hostname;
       }
       return false;
     }
-    function hasForbiddenDomainHost(parsed, options, schemeHandler, isIP) {
+    function hasForbiddenDomainHost(parsed2, options, schemeHandler, isIP) {
       return Boolean(
-        parsed.host && isIP === false && !isIPLiteral(parsed.host) && (options.domainHost || schemeHandler && schemeHandler.domainHost) && FORBIDDEN_DOMAIN_HOST_CHARACTER.test(parsed.host)
+        parsed2.host && isIP === false && !isIPLiteral(parsed2.host) && (options.domainHost || schemeHandler && schemeHandler.domainHost) && FORBIDDEN_DOMAIN_HOST_CHARACTER.test(parsed2.host)
       );
     }
     function isHostOnlyURL(url) {
@@ -25311,7 +25311,7 @@ var require_fast_uri = __commonJS({
     }
     function parseWithStatus(uri, opts) {
       const options = Object.assign({}, opts);
-      const parsed = {
+      const parsed2 = {
         scheme: void 0,
         userinfo: void 0,
         host: "",
@@ -25336,7 +25336,7 @@ var require_fast_uri = __commonJS({
       }
       const authorityMatch = uri.match(AUTHORITY_PREFIX);
       if (authorityMatch !== null && authorityMatch[1].indexOf("\\") !== -1) {
-        parsed.error = "URI authority must not contain a literal backslash.";
+        parsed2.error = "URI authority must not contain a literal backslash.";
         malformedAuthorityOrPort = true;
       }
       const introducerMatch = uri.match(AUTHORITY_INTRODUCER_REGION);
@@ -25345,104 +25345,104 @@ var require_fast_uri = __commonJS({
         const normalizedRegion = region.replace(/[\t\n\r]/g, "");
         if (normalizedRegion.length >= 2) {
           if (normalizedRegion.slice(0, 2) !== "//") {
-            parsed.error = parsed.error || "URI authority must not contain a literal backslash.";
+            parsed2.error = parsed2.error || "URI authority must not contain a literal backslash.";
             malformedAuthorityOrPort = true;
           } else if (region.length !== normalizedRegion.length) {
-            parsed.error = parsed.error || "URI authority introducer must not contain whitespace.";
+            parsed2.error = parsed2.error || "URI authority introducer must not contain whitespace.";
             malformedAuthorityOrPort = true;
           }
         }
       }
       const matches = uri.match(URI_PARSE);
       if (matches) {
-        parsed.scheme = matches[1];
-        parsed.userinfo = matches[3];
-        parsed.host = matches[4];
-        parsed.port = parseInt(matches[5], 10);
-        parsed.path = matches[6] || "";
-        parsed.query = matches[7];
-        parsed.fragment = matches[8];
-        if (parsed.scheme !== void 0) {
-          if (VALID_SCHEME.test(parsed.scheme)) {
-            parsed.scheme = parsed.scheme.toLowerCase();
+        parsed2.scheme = matches[1];
+        parsed2.userinfo = matches[3];
+        parsed2.host = matches[4];
+        parsed2.port = parseInt(matches[5], 10);
+        parsed2.path = matches[6] || "";
+        parsed2.query = matches[7];
+        parsed2.fragment = matches[8];
+        if (parsed2.scheme !== void 0) {
+          if (VALID_SCHEME.test(parsed2.scheme)) {
+            parsed2.scheme = parsed2.scheme.toLowerCase();
           } else {
-            parsed.error = parsed.error || MALFORMED_SCHEME_ERROR;
+            parsed2.error = parsed2.error || MALFORMED_SCHEME_ERROR;
             malformedScheme = true;
           }
         }
         malformedPercentEncoding = hasMalformedComponentPercentEncoding(matches);
         if (malformedPercentEncoding) {
-          parsed.error = parsed.error || "URI contains malformed percent-encoding.";
+          parsed2.error = parsed2.error || "URI contains malformed percent-encoding.";
         }
-        if (isNaN(parsed.port)) {
-          parsed.port = matches[5];
+        if (isNaN(parsed2.port)) {
+          parsed2.port = matches[5];
         }
-        const parseError = getParseError(parsed, matches);
+        const parseError = getParseError(parsed2, matches);
         if (parseError !== void 0) {
-          parsed.error = parsed.error || parseError;
+          parsed2.error = parsed2.error || parseError;
           malformedAuthorityOrPort = true;
         }
-        if (parsed.host) {
-          const ipv4result = isIPv4(parsed.host);
+        if (parsed2.host) {
+          const ipv4result = isIPv4(parsed2.host);
           if (ipv4result === false) {
-            const bracketedIPLiteral = isIPLiteral(parsed.host);
-            const hasIPLiteralBracket = parsed.host.indexOf("[") !== -1 || parsed.host.indexOf("]") !== -1;
-            const ipv6result = normalizeIPv6(parsed.host);
+            const bracketedIPLiteral = isIPLiteral(parsed2.host);
+            const hasIPLiteralBracket = parsed2.host.indexOf("[") !== -1 || parsed2.host.indexOf("]") !== -1;
+            const ipv6result = normalizeIPv6(parsed2.host);
             isIP = ipv6result.isIPV6 || ipv6result.isIPVFuture === true;
             malformedIPLiteral = hasIPLiteralBracket && (!bracketedIPLiteral || ipv6result.error === true);
-            parsed.host = isIP ? ipv6result.host : ipv6result.host.toLowerCase();
+            parsed2.host = isIP ? ipv6result.host : ipv6result.host.toLowerCase();
             if (malformedIPLiteral) {
-              parsed.error = parsed.error || MALFORMED_HOST_ERROR;
+              parsed2.error = parsed2.error || MALFORMED_HOST_ERROR;
               malformedAuthorityOrPort = true;
             }
           } else {
             isIP = true;
           }
         }
-        if (parsed.scheme === void 0 && parsed.userinfo === void 0 && parsed.host === void 0 && parsed.port === void 0 && parsed.query === void 0 && !parsed.path) {
-          parsed.reference = "same-document";
-        } else if (parsed.scheme === void 0) {
-          parsed.reference = "relative";
-        } else if (parsed.fragment === void 0) {
-          parsed.reference = "absolute";
+        if (parsed2.scheme === void 0 && parsed2.userinfo === void 0 && parsed2.host === void 0 && parsed2.port === void 0 && parsed2.query === void 0 && !parsed2.path) {
+          parsed2.reference = "same-document";
+        } else if (parsed2.scheme === void 0) {
+          parsed2.reference = "relative";
+        } else if (parsed2.fragment === void 0) {
+          parsed2.reference = "absolute";
         } else {
-          parsed.reference = "uri";
+          parsed2.reference = "uri";
         }
-        if (options.reference && options.reference !== "suffix" && options.reference !== parsed.reference) {
-          parsed.error = parsed.error || "URI is not a " + options.reference + " reference.";
+        if (options.reference && options.reference !== "suffix" && options.reference !== parsed2.reference) {
+          parsed2.error = parsed2.error || "URI is not a " + options.reference + " reference.";
         }
-        const schemeHandler = getSchemeHandler(options.scheme || parsed.scheme);
+        const schemeHandler = getSchemeHandler(options.scheme || parsed2.scheme);
         if (!malformedIPLiteral) {
-          malformedHost = canonicalizeHost(parsed, options, schemeHandler, isIP);
+          malformedHost = canonicalizeHost(parsed2, options, schemeHandler, isIP);
         }
-        if (uri.indexOf("%") !== -1 && parsed.host !== void 0 && !malformedIPLiteral) {
-          let host = isIP ? parsed.host : normalizePercentEncoding(parsed.host, true);
+        if (uri.indexOf("%") !== -1 && parsed2.host !== void 0 && !malformedIPLiteral) {
+          let host = isIP ? parsed2.host : normalizePercentEncoding(parsed2.host, true);
           if (!isIP) {
             host = normalizePercentEncoding(host.toLowerCase());
           }
-          parsed.host = isIP || options.scheme !== "null" ? reescapeHostDelimiters(host, isIP) : host;
+          parsed2.host = isIP || options.scheme !== "null" ? reescapeHostDelimiters(host, isIP) : host;
         }
         if (!schemeHandler || schemeHandler && !schemeHandler.skipNormalize) {
-          if (parsed.path) {
-            parsed.path = normalizePathEncoding(parsed.path);
+          if (parsed2.path) {
+            parsed2.path = normalizePathEncoding(parsed2.path);
           }
-          if (parsed.query) {
-            parsed.query = normalizeQueryFragmentEncoding(parsed.query);
+          if (parsed2.query) {
+            parsed2.query = normalizeQueryFragmentEncoding(parsed2.query);
           }
-          if (parsed.fragment) {
-            parsed.fragment = normalizeQueryFragmentEncoding(parsed.fragment);
+          if (parsed2.fragment) {
+            parsed2.fragment = normalizeQueryFragmentEncoding(parsed2.fragment);
           }
         }
         if (schemeHandler && schemeHandler.parse) {
-          schemeHandler.parse(parsed, options);
-          if (schemeHandler === SCHEMES.urn && parsed.nid === void 0) {
+          schemeHandler.parse(parsed2, options);
+          if (schemeHandler === SCHEMES.urn && parsed2.nid === void 0) {
             malformedSchemeSpecific = true;
           }
         }
       } else {
-        parsed.error = parsed.error || "URI can not be parsed.";
+        parsed2.error = parsed2.error || "URI can not be parsed.";
       }
-      return { parsed, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme };
+      return { parsed: parsed2, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme };
     }
     function parse3(uri, opts) {
       return parseWithStatus(uri, opts).parsed;
@@ -25451,9 +25451,9 @@ var require_fast_uri = __commonJS({
       return normalizeStringWithStatus(uri, opts).normalized;
     }
     function normalizeStringWithStatus(uri, opts) {
-      const { parsed, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme } = parseWithStatus(uri, opts);
+      const { parsed: parsed2, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme } = parseWithStatus(uri, opts);
       return {
-        normalized: malformedAuthorityOrPort || malformedPercentEncoding || malformedSchemeSpecific || malformedHost || malformedScheme ? uri : serialize(parsed, opts),
+        normalized: malformedAuthorityOrPort || malformedPercentEncoding || malformedSchemeSpecific || malformedHost || malformedScheme ? uri : serialize(parsed2, opts),
         malformedAuthorityOrPort,
         malformedPercentEncoding,
         malformedSchemeSpecific,
@@ -28374,17 +28374,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path21) {
-      const ctrl = callVisitor(key, node, visitor, path21);
+    function visit_(key, node, visitor, path22) {
+      const ctrl = callVisitor(key, node, visitor, path22);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path21, ctrl);
-        return visit_(key, ctrl, visitor, path21);
+        replaceNode(key, path22, ctrl);
+        return visit_(key, ctrl, visitor, path22);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path21 = Object.freeze(path21.concat(node));
+          path22 = Object.freeze(path22.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = visit_(i, node.items[i], visitor, path21);
+            const ci = visit_(i, node.items[i], visitor, path22);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -28395,13 +28395,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path21 = Object.freeze(path21.concat(node));
-          const ck = visit_("key", node.key, visitor, path21);
+          path22 = Object.freeze(path22.concat(node));
+          const ck = visit_("key", node.key, visitor, path22);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path21);
+          const cv = visit_("value", node.value, visitor, path22);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -28422,17 +28422,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path21) {
-      const ctrl = await callVisitor(key, node, visitor, path21);
+    async function visitAsync_(key, node, visitor, path22) {
+      const ctrl = await callVisitor(key, node, visitor, path22);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path21, ctrl);
-        return visitAsync_(key, ctrl, visitor, path21);
+        replaceNode(key, path22, ctrl);
+        return visitAsync_(key, ctrl, visitor, path22);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path21 = Object.freeze(path21.concat(node));
+          path22 = Object.freeze(path22.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = await visitAsync_(i, node.items[i], visitor, path21);
+            const ci = await visitAsync_(i, node.items[i], visitor, path22);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -28443,13 +28443,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path21 = Object.freeze(path21.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path21);
+          path22 = Object.freeze(path22.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path22);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path21);
+          const cv = await visitAsync_("value", node.value, visitor, path22);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -28476,23 +28476,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path21) {
+    function callVisitor(key, node, visitor, path22) {
       if (typeof visitor === "function")
-        return visitor(key, node, path21);
+        return visitor(key, node, path22);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path21);
+        return visitor.Map?.(key, node, path22);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path21);
+        return visitor.Seq?.(key, node, path22);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path21);
+        return visitor.Pair?.(key, node, path22);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path21);
+        return visitor.Scalar?.(key, node, path22);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path21);
+        return visitor.Alias?.(key, node, path22);
       return void 0;
     }
-    function replaceNode(key, path21, node) {
-      const parent = path21[path21.length - 1];
+    function replaceNode(key, path22, node) {
+      const parent = path22[path22.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -29104,10 +29104,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema2, path21, value) {
+    function collectionFromPath(schema2, path22, value) {
       let v = value;
-      for (let i = path21.length - 1; i >= 0; --i) {
-        const k = path21[i];
+      for (let i = path22.length - 1; i >= 0; --i) {
+        const k = path22[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -29126,7 +29126,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path21) => path21 == null || typeof path21 === "object" && !!path21[Symbol.iterator]().next().done;
+    var isEmptyPath = (path22) => path22 == null || typeof path22 === "object" && !!path22[Symbol.iterator]().next().done;
     var Collection2 = class extends Node.NodeBase {
       constructor(type, schema2) {
         super(type);
@@ -29156,11 +29156,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path21, value) {
-        if (isEmptyPath(path21))
+      addIn(path22, value) {
+        if (isEmptyPath(path22))
           this.add(value);
         else {
-          const [key, ...rest] = path21;
+          const [key, ...rest] = path22;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -29174,8 +29174,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path21) {
-        const [key, ...rest] = path21;
+      deleteIn(path22) {
+        const [key, ...rest] = path22;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -29189,8 +29189,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path21, keepScalar) {
-        const [key, ...rest] = path21;
+      getIn(path22, keepScalar) {
+        const [key, ...rest] = path22;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -29208,8 +29208,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path21) {
-        const [key, ...rest] = path21;
+      hasIn(path22) {
+        const [key, ...rest] = path22;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -29219,8 +29219,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path21, value) {
-        const [key, ...rest] = path21;
+      setIn(path22, value) {
+        const [key, ...rest] = path22;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -31735,9 +31735,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path21, value) {
+      addIn(path22, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path21, value);
+          this.contents.addIn(path22, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -31812,14 +31812,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path21) {
-        if (Collection2.isEmptyPath(path21)) {
+      deleteIn(path22) {
+        if (Collection2.isEmptyPath(path22)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path21) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path22) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -31834,10 +31834,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path21, keepScalar) {
-        if (Collection2.isEmptyPath(path21))
+      getIn(path22, keepScalar) {
+        if (Collection2.isEmptyPath(path22))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path21, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path22, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -31848,10 +31848,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path21) {
-        if (Collection2.isEmptyPath(path21))
+      hasIn(path22) {
+        if (Collection2.isEmptyPath(path22))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path21) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path22) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -31868,13 +31868,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path21, value) {
-        if (Collection2.isEmptyPath(path21)) {
+      setIn(path22, value) {
+        if (Collection2.isEmptyPath(path22)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path21), value);
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path22), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path21, value);
+          this.contents.setIn(path22, value);
         }
       }
       /**
@@ -33835,9 +33835,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path21) => {
+    visit.itemAtPath = (cst, path22) => {
       let item = cst;
-      for (const [field, index] of path21) {
+      for (const [field, index] of path22) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -33846,23 +33846,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path21) => {
-      const parent = visit.itemAtPath(cst, path21.slice(0, -1));
-      const field = path21[path21.length - 1][0];
+    visit.parentCollection = (cst, path22) => {
+      const parent = visit.itemAtPath(cst, path22.slice(0, -1));
+      const field = path22[path22.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path21, item, visitor) {
-      let ctrl = visitor(item, path21);
+    function _visit(path22, item, visitor) {
+      let ctrl = visitor(item, path22);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path21.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path22.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -33873,10 +33873,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path21);
+            ctrl = ctrl(item, path22);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path21) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path22) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -35882,8 +35882,8 @@ var require_utils3 = __commonJS({
       }
       return output;
     };
-    exports2.basename = (path21, { windows } = {}) => {
-      const segs = path21.split(windows ? /[\\/]/ : "/");
+    exports2.basename = (path22, { windows } = {}) => {
+      const segs = path22.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -37363,14 +37363,14 @@ var require_picomatch = __commonJS({
       if (!input || typeof input !== "string") {
         throw new TypeError("Expected a non-empty string");
       }
-      let parsed = { negated: false, fastpaths: true };
+      let parsed2 = { negated: false, fastpaths: true };
       if (options.fastpaths !== false && (input[0] === "." || input[0] === "*")) {
-        parsed.output = parse3.fastpaths(input, options);
+        parsed2.output = parse3.fastpaths(input, options);
       }
-      if (!parsed.output) {
-        parsed = parse3(input, options);
+      if (!parsed2.output) {
+        parsed2 = parse3(input, options);
       }
-      return picomatch4.compileRe(parsed, options, returnOutput, returnState);
+      return picomatch4.compileRe(parsed2, options, returnOutput, returnState);
     };
     picomatch4.toRegex = (source, options) => {
       try {
@@ -37506,8 +37506,8 @@ var require_dist2 = __commonJS({
         if (!append) {
           paths = paths.reverse();
         }
-        paths.forEach(function(path21) {
-          var pathArray = getPathArray(path21);
+        paths.forEach(function(path22) {
+          var pathArray = getPathArray(path22);
           addExistingPath(pathArray, env[pathVar], append);
           env[pathVar] = pathArray.join(separator);
         });
@@ -37521,14 +37521,14 @@ var require_dist2 = __commonJS({
         return [pathToAdd];
       }
     }
-    function addExistingPath(array, path21, appendMode) {
-      if (!path21) {
+    function addExistingPath(array, path22, appendMode) {
+      if (!path22) {
         return;
       }
       if (appendMode) {
-        array.unshift(path21);
+        array.unshift(path22);
       } else {
-        array.push(path21);
+        array.push(path22);
       }
     }
   }
@@ -40478,15 +40478,15 @@ var require_route = __commonJS({
       };
     }
     function wrapConversion(toModel, graph) {
-      const path21 = [graph[toModel].parent, toModel];
+      const path22 = [graph[toModel].parent, toModel];
       let fn = conversions[graph[toModel].parent][toModel];
       let cur = graph[toModel].parent;
       while (graph[cur].parent) {
-        path21.unshift(graph[cur].parent);
+        path22.unshift(graph[cur].parent);
         fn = link(conversions[graph[cur].parent][cur], fn);
         cur = graph[cur].parent;
       }
-      fn.conversion = path21;
+      fn.conversion = path22;
       return fn;
     }
     module2.exports = function(fromModel) {
@@ -49312,7 +49312,7 @@ var require_aggregateResult = __commonJS({
 var require_manager = __commonJS({
   "node_modules/autocannon/lib/manager.js"(exports2, module2) {
     "use strict";
-    var path21 = __require("path");
+    var path22 = __require("path");
     var EE = __require("events").EventEmitter;
     var aggregateResult = require_aggregateResult();
     var { getHistograms } = require_histUtil();
@@ -49370,7 +49370,7 @@ var require_manager = __commonJS({
       workerOpts.c = workerOpts.connections;
       function init() {
         for (let i = 0; i < numWorkers; i++) {
-          const worker = new Worker(path21.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
+          const worker = new Worker(path22.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
           worker.on("message", (msg) => {
             const { cmd, data, error: error2 } = msg;
             if (cmd === "RESULT") {
@@ -58381,11 +58381,11 @@ var require_mime_types = __commonJS({
       }
       return exts[0];
     }
-    function lookup2(path21) {
-      if (!path21 || typeof path21 !== "string") {
+    function lookup2(path22) {
+      if (!path22 || typeof path22 !== "string") {
         return false;
       }
-      var extension2 = extname2("x." + path21).toLowerCase().substr(1);
+      var extension2 = extname2("x." + path22).toLowerCase().substr(1);
       if (!extension2) {
         return false;
       }
@@ -59525,7 +59525,7 @@ var require_form_data = __commonJS({
     "use strict";
     var CombinedStream = require_combined_stream();
     var util = __require("util");
-    var path21 = __require("path");
+    var path22 = __require("path");
     var http4 = __require("http");
     var https2 = __require("https");
     var parseUrl2 = __require("url").parse;
@@ -59656,11 +59656,11 @@ var require_form_data = __commonJS({
     FormData.prototype._getContentDisposition = function(value, options) {
       var filename;
       if (typeof options.filepath === "string") {
-        filename = path21.normalize(options.filepath).replace(/\\/g, "/");
+        filename = path22.normalize(options.filepath).replace(/\\/g, "/");
       } else if (options.filename || value && (value.name || value.path)) {
-        filename = path21.basename(options.filename || value && (value.name || value.path));
+        filename = path22.basename(options.filename || value && (value.name || value.path));
       } else if (value && value.readable && hasOwn(value, "httpVersion")) {
-        filename = path21.basename(value.client._httpMessage.path || "");
+        filename = path22.basename(value.client._httpMessage.path || "");
       }
       if (filename) {
         return 'filename="' + escapeHeaderParam(filename) + '"';
@@ -59846,15 +59846,15 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve4, basename: basename4 } = __require("path");
-    var { readFileSync: readFileSync15 } = __require("fs");
+    var { readFileSync: readFileSync16 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string) {
       try {
         return JSON.parse(string);
       } catch (error2) {
         try {
-          const path21 = resolve4(string);
-          const data = readFileSync15(path21, "utf8");
+          const path22 = resolve4(string);
+          const data = readFileSync16(path22, "utf8");
           return JSON.parse(data);
         } catch (error3) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -59868,14 +59868,14 @@ var require_multipart = __commonJS({
         const type = obj[key] && obj[key].type;
         switch (type) {
           case "file": {
-            const path21 = obj[key] && obj[key].path;
-            if (!path21) {
+            const path22 = obj[key] && obj[key].path;
+            if (!path22) {
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync15(path21);
+            const buffer = readFileSync16(path22);
             form.append(key, buffer, Object.assign({}, {
-              filename: basename4(path21)
+              filename: basename4(path22)
             }, opts));
             break;
           }
@@ -60600,8 +60600,8 @@ var require_prerelease = __commonJS({
     "use strict";
     var parse3 = require_parse3();
     var prerelease = (version, options) => {
-      const parsed = parse3(version, options);
-      return parsed && parsed.prerelease.length ? parsed.prerelease : null;
+      const parsed2 = parse3(version, options);
+      return parsed2 && parsed2.prerelease.length ? parsed2.prerelease : null;
     };
     module2.exports = prerelease;
   }
@@ -62196,14 +62196,14 @@ var require_validate2 = __commonJS({
     var lessThanOneError = (label2) => new Error(`${label2} can not be less than 1`);
     var greaterThanZeroError = (label2) => new Error(`${label2} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
-    function safeRequire(path21) {
-      if (typeof path21 === "string") {
+    function safeRequire(path22) {
+      if (typeof path22 === "string") {
         try {
-          return __require(path21);
+          return __require(path22);
         } catch (err) {
         }
       }
-      return path21;
+      return path22;
     }
     function defaultOpts(opts) {
       const setupClient = opts.workers ? opts.setupClient : safeRequire(opts.setupClient);
@@ -63579,9 +63579,9 @@ var require_buffer = __commonJS({
       }
       let i;
       for (i = 0; i < length; ++i) {
-        const parsed = parseInt(string.substr(i * 2, 2), 16);
-        if (numberIsNaN(parsed)) return i;
-        buf[offset + i] = parsed;
+        const parsed2 = parseInt(string.substr(i * 2, 2), 16);
+        if (numberIsNaN(parsed2)) return i;
+        buf[offset + i] = parsed2;
       }
       return i;
     }
@@ -64684,7 +64684,7 @@ var require_httpRequestBuilder = __commonJS({
           return null;
         }
         const method = reqData.method;
-        const path21 = reqData.path;
+        const path22 = reqData.path;
         const headers = reqData.headers;
         const body = reqData.body;
         const headersDefinedHost = getPropertyCaseInsensitive(reqData.headers, "host");
@@ -64695,7 +64695,7 @@ var require_httpRequestBuilder = __commonJS({
           host = hostname + ":" + port;
         }
         const baseReq = [
-          `${method} ${path21} HTTP/1.1`
+          `${method} ${path22} HTTP/1.1`
         ];
         if (!headersDefinedHost) {
           baseReq.push(`Host: ${host}`);
@@ -65996,9 +65996,9 @@ var require_run = __commonJS({
       });
       const urls = ofURL(opts.url, true).map((url) => {
         if (url.indexOf("http") !== 0) url = "http://" + url;
-        const parsed = new URL2(url);
-        url = urlToHttpOptions(parsed);
-        url.host = parsed.host;
+        const parsed2 = new URL2(url);
+        url = urlToHttpOptions(parsed2);
+        url.host = parsed2.host;
         url.pipelining = opts.pipelining;
         url.method = opts.method;
         url.body = opts.form ? opts.form.getBuffer() : opts.body;
@@ -66743,7 +66743,7 @@ var require_autocannon = __commonJS({
     var fs3 = __require("fs");
     var os14 = __require("os");
     var net3 = __require("net");
-    var path21 = __require("path");
+    var path22 = __require("path");
     var URL2 = __require("url").URL;
     var spawn4 = __require("child_process").spawn;
     var managePath = require_dist2();
@@ -66858,7 +66858,7 @@ var require_autocannon = __commonJS({
         return;
       }
       if (!checkURL(argv.url) || argv.help) {
-        const help = fs3.readFileSync(path21.join(__dirname, "help.txt"), "utf8");
+        const help = fs3.readFileSync(path22.join(__dirname, "help.txt"), "utf8");
         console.error(help);
         return;
       }
@@ -66972,7 +66972,7 @@ var require_autocannon = __commonJS({
           });
         });
         const alterPath = managePath({ PATH: process.env.NODE_PATH });
-        alterPath.unshift(path21.join(__dirname, "lib/preload"));
+        alterPath.unshift(path22.join(__dirname, "lib/preload"));
         const proc = spawn4(argv.spawn[0], argv.spawn.slice(1), {
           stdio: ["ignore", "inherit", "inherit"],
           env: Object.assign({}, process.env, {
@@ -66996,7 +66996,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path21.join(os14.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path22.join(os14.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -69309,8 +69309,8 @@ var Context = class {
       if (existsSync2(process.env.GITHUB_EVENT_PATH)) {
         this.payload = JSON.parse(readFileSync(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
       } else {
-        const path21 = process.env.GITHUB_EVENT_PATH;
-        process.stdout.write(`GITHUB_EVENT_PATH ${path21} does not exist${EOL6}`);
+        const path22 = process.env.GITHUB_EVENT_PATH;
+        process.stdout.write(`GITHUB_EVENT_PATH ${path22} does not exist${EOL6}`);
       }
     }
     this.eventName = process.env.GITHUB_EVENT_NAME;
@@ -70289,8 +70289,8 @@ var MAX_INT = Number.MAX_SAFE_INTEGER.toString();
 var MAX_DIGITS = MAX_INT.length;
 var stringsOrLargeNumbers = /"(?:[^"\\]|\\.)*"|-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/g;
 var noiseValueWithQuotes = /^"-?\d+n+"$/;
-var applyReviverIteratively = (parsed, userReviver) => {
-  const rootHolder = { "": parsed };
+var applyReviverIteratively = (parsed2, userReviver) => {
+  const rootHolder = { "": parsed2 };
   const stack = [{ parent: rootHolder, key: "", visited: false }];
   while (stack.length > 0) {
     const node = stack[stack.length - 1];
@@ -70358,8 +70358,8 @@ var JSONParse = (text2, reviver) => {
   } catch (error2) {
     if (error2 instanceof RangeError) {
       const serializedData = serializeBigInts(text2);
-      const parsed = originalParse(serializedData);
-      return applyReviverIteratively(parsed, reviver);
+      const parsed2 = originalParse(serializedData);
+      return applyReviverIteratively(parsed2, reviver);
     }
     throw error2;
   }
@@ -73604,7 +73604,7 @@ var triggers_notification_paths_default = [
 ];
 function routeMatcher(paths) {
   const regexes = paths.map(
-    (path21) => path21.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+    (path22) => path22.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
   );
   const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
   return new RegExp(regex2, "i");
@@ -73765,8 +73765,8 @@ throttling.VERSION = VERSION8;
 throttling.triggersNotification = triggersNotification;
 
 // src/action/run.ts
-import { mkdirSync as mkdirSync3, readFileSync as readFileSync14, writeFileSync } from "node:fs";
-import path20 from "node:path";
+import { mkdirSync as mkdirSync3, readFileSync as readFileSync15, writeFileSync } from "node:fs";
+import path21 from "node:path";
 
 // src/checkout/git.ts
 import { execFile, execFileSync } from "node:child_process";
@@ -74812,11 +74812,11 @@ function formatDuration(ms) {
   const seconds = Math.round(ms % 6e4 / 1e3);
   return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
 }
-function formatPath(path21, width = 60) {
-  if (path21.length <= width) return path21;
+function formatPath(path22, width = 60) {
+  if (path22.length <= width) return path22;
   const keep = width - 1;
   const start = Math.ceil(keep * 2 / 3);
-  return `${path21.slice(0, start)}\u2026${path21.slice(path21.length - (keep - start))} (${path21.length} characters)`;
+  return `${path22.slice(0, start)}\u2026${path22.slice(path22.length - (keep - start))} (${path22.length} characters)`;
 }
 
 // src/config/policy.ts
@@ -74862,9 +74862,9 @@ function withPolicyOf(head, base) {
 }
 
 // src/gate.ts
-import { existsSync as existsSync8, mkdtempSync as mkdtempSync3, rmSync as rmSync4 } from "node:fs";
+import { existsSync as existsSync9, mkdtempSync as mkdtempSync3, rmSync as rmSync4 } from "node:fs";
 import os12 from "node:os";
-import path16 from "node:path";
+import path17 from "node:path";
 
 // src/checkout/revisions.ts
 import { existsSync as existsSync6, mkdtempSync, realpathSync, rmSync as rmSync2 } from "node:fs";
@@ -75127,27 +75127,27 @@ import { createRequire } from "module";
 import { basename as basename3, dirname as dirname3, normalize, relative as relative2, resolve as resolve2, sep as sep4 } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path21) {
-  let normalized = normalize(path21);
+function cleanPath(path22) {
+  let normalized = normalize(path22);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep4) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path21, separator) {
-  return path21.replace(SLASHES_REGEX, separator);
+function convertSlashes(path22, separator) {
+  return path22.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path21) {
-  return path21 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path21);
+function isRootDirectory(path22) {
+  return path22 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path22);
 }
-function normalizePath(path21, options) {
+function normalizePath(path22, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path21.includes("/") || path21.startsWith(".");
-  if (resolvePaths) path21 = resolve2(path21);
-  if (normalizePath$1 || pathNeedsCleaning) path21 = cleanPath(path21);
-  if (path21 === ".") return "";
-  const needsSeperator = path21[path21.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path21 + pathSeparator : path21, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path22.includes("/") || path22.startsWith(".");
+  if (resolvePaths) path22 = resolve2(path22);
+  if (normalizePath$1 || pathNeedsCleaning) path22 = cleanPath(path22);
+  if (path22 === ".") return "";
+  const needsSeperator = path22[path22.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path22 + pathSeparator : path22, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -75184,8 +75184,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path21 = directoryPath || ".";
-  if (filters.every((filter) => filter(path21, true))) paths.push(path21);
+  const path22 = directoryPath || ".";
+  if (filters.every((filter) => filter(path22, true))) paths.push(path22);
 };
 var empty$2 = () => {
 };
@@ -75237,26 +75237,26 @@ var empty = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty;
 }
-var resolveSymlinksAsync = function(path21, state, callback$1) {
+var resolveSymlinksAsync = function(path22, state, callback$1) {
   const { queue, fs: fs3, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs3.realpath(path21, (error2, resolvedPath) => {
+  fs3.realpath(path22, (error2, resolvedPath) => {
     if (error2) return queue.dequeue(suppressErrors ? null : error2, state);
     fs3.stat(resolvedPath, (error$1, stat3) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat3.isDirectory() && isRecursive(path21, resolvedPath, state)) return queue.dequeue(null, state);
+      if (stat3.isDirectory() && isRecursive(path22, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat3, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path21, state, callback$1) {
+var resolveSymlinks = function(path22, state, callback$1) {
   const { queue, fs: fs3, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs3.realpathSync(path21);
+    const resolvedPath = fs3.realpathSync(path22);
     const stat3 = fs3.statSync(resolvedPath);
-    if (stat3.isDirectory() && isRecursive(path21, resolvedPath, state)) return;
+    if (stat3.isDirectory() && isRecursive(path22, resolvedPath, state)) return;
     callback$1(stat3, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
@@ -75266,9 +75266,9 @@ function build$2(options, isSynchronous) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path21, resolved, state) {
+function isRecursive(path22, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname3(path21);
+  let parent = dirname3(path22);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -75276,7 +75276,7 @@ function isRecursive(path21, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname3(parent);
   }
-  state.symlinks.set(path21, resolved);
+  state.symlinks.set(path22, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -75448,19 +75448,19 @@ var Walker = class {
         const filename = this.joinPath(entry.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry.isDirectory()) {
-        let path21 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path21)) continue;
-        this.pushDirectory(path21, paths, filters);
-        this.walkDirectory(this.state, path21, path21, depth - 1, this.walk);
+        let path22 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path22)) continue;
+        this.pushDirectory(path22, paths, filters);
+        this.walkDirectory(this.state, path22, path22, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path21 = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path21, this.state, (stat3, resolvedPath) => {
+        let path22 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path22, this.state, (stat3, resolvedPath) => {
           if (stat3.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path21 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path21 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path22 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path22 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path21;
+            resolvedPath = useRealPaths ? resolvedPath : path22;
             const filename = basename3(resolvedPath);
             const directoryPath$1 = normalizePath(dirname3(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -75626,7 +75626,7 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path21) => isMatch(path21));
+    this.options.filters.push((path22) => isMatch(path22));
     return this;
   }
 };
@@ -75701,19 +75701,19 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path21) {
-  return path21.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path22) {
+  return path22.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path21) {
+function splitPattern(path22) {
   var _result$parts;
-  const result = import_picomatch2.default.scan(path21, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path21];
+  const result = import_picomatch2.default.scan(path22, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path22];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path21) => path21.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path21) => path21.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path22) => path22.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path22) => path22.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
@@ -75820,13 +75820,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug2 ? (p, isDirectory2) => {
-      const path21 = format(p, isDirectory2);
-      const matches = matcher(path21) && !ignore(path21);
-      if (matches) log(`matched ${path21}`);
+      const path22 = format(p, isDirectory2);
+      const matches = matcher(path22) && !ignore(path22);
+      if (matches) log(`matched ${path22}`);
       return matches;
     } : (p, isDirectory2) => {
-      const path21 = format(p, isDirectory2);
-      return matcher(path21) && !ignore(path21);
+      const path22 = format(p, isDirectory2);
+      return matcher(path22) && !ignore(path22);
     }],
     exclude: debug2 ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -79045,32 +79045,33 @@ async function profileHttp(target, revision, outFile, plan) {
 }
 
 // src/measure/native/run.ts
-import { mkdtempSync as mkdtempSync2, readFileSync as readFileSync10, rmSync as rmSync3, statSync as statSync3 } from "node:fs";
-import path15 from "node:path";
+import { mkdtempSync as mkdtempSync2, readFileSync as readFileSync11, rmSync as rmSync3, statSync as statSync3 } from "node:fs";
+import path16 from "node:path";
 import { pathToFileURL } from "node:url";
 
 // src/measure/native/figures.ts
 var MAX_RECORDS = 5e3;
 var MAX_TEXT = 1e3;
-var HARNESSES = ["benchmark.js", "tinybench", "mitata"];
+var HARNESSES = ["benchmark.js", "tinybench", "mitata", "vitest"];
 function parseRecords(text2) {
   const records = [];
   let rejected = 0;
   for (const line of text2.split("\n")) {
     if (!line.trim()) continue;
-    const record3 = records.length < MAX_RECORDS ? recordOf(line) : void 0;
+    const record3 = records.length < MAX_RECORDS ? recordOf(parsed(line)) : void 0;
     if (record3) records.push(record3);
     else rejected++;
   }
   return { records, rejected };
 }
-function recordOf(line) {
-  let data;
+function parsed(line) {
   try {
-    data = JSON.parse(line);
+    return JSON.parse(line);
   } catch {
     return void 0;
   }
+}
+function recordOf(data) {
   if (typeof data !== "object" || data === null) return void 0;
   const { harness, thread, suites, name: name2, opsPerSec, rme, samples, error: error2 } = data;
   if (typeof harness !== "string" || !HARNESSES.includes(harness) || typeof name2 !== "string") return void 0;
@@ -79125,15 +79126,98 @@ function tQuantile95(df) {
   return df >= 1 && df <= T95.length ? T95[Math.floor(df) - 1] : 1.96;
 }
 
+// src/measure/native/vitest.ts
+import { existsSync as existsSync8, readFileSync as readFileSync10, realpathSync as realpathSync3 } from "node:fs";
+import Module from "node:module";
+import path15 from "node:path";
+function vitestCli(root, file) {
+  let entry;
+  try {
+    entry = Module.createRequire(path15.resolve(root, file)).resolve("vitest");
+  } catch {
+    return void 0;
+  }
+  for (let dir = path15.dirname(entry); dir !== path15.dirname(dir); dir = path15.dirname(dir)) {
+    const manifest = path15.join(dir, "package.json");
+    if (!existsSync8(manifest)) continue;
+    try {
+      const { name: name2, bin } = JSON.parse(readFileSync10(manifest, "utf8"));
+      if (name2 !== "vitest") continue;
+      const command = typeof bin === "string" ? bin : bin?.vitest;
+      return typeof command === "string" ? path15.join(dir, command) : void 0;
+    } catch {
+      return void 0;
+    }
+  }
+  return void 0;
+}
+function vitestArgs(cli, file, out) {
+  return [cli, "bench", "--run", "--outputJson", out, `./${file}`];
+}
+function vitestRecords(text2, root, file) {
+  let report2;
+  try {
+    report2 = JSON.parse(text2);
+  } catch {
+    return { records: [], problem: "its vitest report is not JSON" };
+  }
+  const wanted = real(path15.resolve(root, file));
+  const records = [];
+  let rejected = 0;
+  for (const entry of Array.isArray(report2?.files) ? report2.files : []) {
+    if (typeof entry?.filepath !== "string" || real(entry.filepath) !== wanted) continue;
+    for (const group2 of Array.isArray(entry.groups) ? entry.groups : []) {
+      const suites = suitesOf(group2?.fullName, file);
+      for (const bench of Array.isArray(group2?.benchmarks) ? group2.benchmarks : []) {
+        const record3 = suites && records.length < MAX_RECORDS ? recordOf({
+          harness: "vitest",
+          thread: 0,
+          suites,
+          name: bench?.name,
+          opsPerSec: bench?.hz,
+          rme: bench?.rme,
+          samples: bench?.sampleCount
+        }) : void 0;
+        if (record3) records.push(record3);
+        else rejected++;
+      }
+    }
+  }
+  return rejected ? { records, problem: `${rejected} benchmark(s) of its vitest report were not figures and were left out` } : { records };
+}
+function suitesOf(fullName, file) {
+  if (typeof fullName !== "string") return void 0;
+  const own = file.split(path15.sep).join("/");
+  if (fullName === own) return [];
+  if (fullName.startsWith(`${own} > `)) return [fullName.slice(own.length + 3)];
+  const at = fullName.indexOf(" > ");
+  return at < 0 ? [] : [fullName.slice(at + 3)];
+}
+function real(file) {
+  try {
+    return realpathSync3(file);
+  } catch {
+    return path15.resolve(file);
+  }
+}
+
 // src/measure/native/run.ts
 var MAX_FIGURES_BYTES = 16 * 1024 * 1024;
 var DRAIN_MS2 = 5e3;
 function runNative(options) {
   const started = performance.now();
-  const dir = mkdtempSync2(path15.join(options.tempDir, "native-"));
-  const out = path15.join(dir, "figures.jsonl");
+  const dir = mkdtempSync2(path16.join(options.tempDir, "native-"));
+  const vitest = options.harness === "vitest";
+  const out = path16.join(dir, vitest ? "report.json" : "figures.jsonl");
+  const cli = vitest ? vitestCli(options.root, options.file) : void 0;
+  if (vitest && !cli) {
+    rmSync3(dir, { recursive: true, force: true });
+    const problem = `vitest is not installed where ${options.file} resolves it: nothing to run it with`;
+    return Promise.resolve({ revision: options.revision, durationMs: 0, records: [], problem });
+  }
+  const read = () => cli ? readReport(out, options.root, options.file) : readFigures(out);
   return new Promise((resolve4) => {
-    const args = ["--import", pathToFileURL(options.observerPath).href, `./${options.file}`];
+    const args = cli ? vitestArgs(cli, options.file, out) : ["--import", pathToFileURL(options.observerPath).href, `./${options.file}`];
     const child2 = spawnTracked(options.node ?? process.execPath, args, {
       cwd: options.root,
       env: { ...process.env, BENCHGATE_NATIVE_OUT: out },
@@ -79148,7 +79232,7 @@ function runNative(options) {
       done = true;
       watch.stop();
       killGroup(child2);
-      const figures = readFigures(out);
+      const figures = read();
       rmSync3(dir, { recursive: true, force: true });
       const problems = [problem, figures.problem].filter(Boolean).join("; ");
       resolve4({
@@ -79175,16 +79259,26 @@ ${lines}` : "";
     });
   });
 }
-function readFigures(file) {
+function readCapped(file, what) {
   let size;
   try {
     size = statSync3(file).size;
   } catch {
-    return { records: [] };
+    return {};
   }
-  if (size > MAX_FIGURES_BYTES) return { records: [], problem: `its figures file grew to ${Math.round(size / 1024 / 1024)} MB: not read` };
-  const { records, rejected } = parseRecords(readFileSync10(file, "utf8"));
+  if (size > MAX_FIGURES_BYTES) return { problem: `its ${what} grew to ${Math.round(size / 1024 / 1024)} MB: not read` };
+  return { text: readFileSync11(file, "utf8") };
+}
+function readFigures(file) {
+  const { text: text2, problem } = readCapped(file, "figures file");
+  if (text2 === void 0) return { records: [], ...problem ? { problem } : {} };
+  const { records, rejected } = parseRecords(text2);
   return rejected ? { records, problem: `${rejected} line(s) of its figures file were not figures and were left out` } : { records };
+}
+function readReport(file, root, benchFile) {
+  const { text: text2, problem } = readCapped(file, "vitest report");
+  if (text2 === void 0) return { records: [], problem: problem ?? "vitest wrote no benchmark report (--outputJson needs vitest 2 or later)" };
+  return vitestRecords(text2, root, benchFile);
 }
 
 // src/measure/native/check.ts
@@ -79194,7 +79288,7 @@ var NATIVE_MAX_RUNS = 3;
 function nativeRunLimits(runs) {
   return runs ? { maxRuns: runs, extraUntilMs: Infinity } : { maxRuns: NATIVE_MAX_RUNS, extraUntilMs: NATIVE_EXTRA_UNTIL_MS };
 }
-var RUNNABLE = /* @__PURE__ */ new Set(["benchmark.js", "tinybench", "mitata"]);
+var RUNNABLE = /* @__PURE__ */ new Set(["benchmark.js", "tinybench", "mitata", "vitest"]);
 function nativeTargets(compared, sides, files, inventory) {
   const at = (revision, file) => {
     if (!files[revision.label].includes(file)) return void 0;
@@ -79205,7 +79299,6 @@ function nativeTargets(compared, sides, files, inventory) {
 }
 function notRunnable(target) {
   const harness = target.head?.harness ?? target.base?.harness;
-  if (harness === "vitest") return "a vitest bench file runs under `vitest bench`, not `node <file>`: not run natively";
   if (harness === "default export") return "it exports its tasks for benchgate and runs none itself: nothing to run natively";
   if (harness === void 0 || !RUNNABLE.has(harness)) return "benchgate found no harness it can observe in it: not run natively";
   return void 0;
@@ -79232,11 +79325,12 @@ async function runNativeCheck(targets, options) {
   const once = async (target, result, revision) => {
     const side2 = target[revision];
     if (!side2) return;
-    options.log(`native check: node ${target.file} at ${revision}`);
+    options.log(`native check: ${side2.harness === "vitest" ? "vitest bench" : "node"} ${target.file} at ${revision}`);
     const outcome = await run({
       revision,
       root: side2.root,
       file: target.file,
+      ...side2.harness ? { harness: side2.harness } : {},
       observerPath: options.observerPath,
       tempDir: options.tempDir,
       timeoutMs: options.runTimeoutMs
@@ -79431,7 +79525,7 @@ async function runGate(options) {
     log: options.log,
     onCleanup: options.onCleanup
   });
-  const socketDir = mkdtempSync3(path16.join(os12.tmpdir(), "benchgate-sock-"));
+  const socketDir = mkdtempSync3(path17.join(os12.tmpdir(), "benchgate-sock-"));
   const removeSocketDir = () => rmSync4(socketDir, { recursive: true, force: true });
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os12.loadavg();
@@ -79485,9 +79579,9 @@ async function runGate(options) {
   }
 }
 function choosePolicy(own, tree, options) {
-  const file = path16.relative(options.cwd, path16.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
-  const atBase = path16.join(tree.base.root, file);
-  const base = existsSync8(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
+  const file = path17.relative(options.cwd, path17.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
+  const atBase = path17.join(tree.base.root, file);
+  const base = existsSync9(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
   const from = options.policy ?? "head";
   const changes = policyChanges(base, own);
   const config = withOverrides(from === "base" ? withPolicyOf(own, base) : own, options.overrides);
@@ -79731,7 +79825,7 @@ async function explainStage(run, judged) {
   const mode = options.profile ?? "regressions";
   const targets = judged.filter((b) => b.change && (b.verdict === "regression" || mode === "always") && mode !== "never").slice(0, MAX_PROFILED).map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
   if (!targets.length) return { benchmarks: judged };
-  const dir = path16.resolve(options.cwd, options.profileDir ?? path16.join(".benchgate", "profiles"));
+  const dir = path17.resolve(options.cwd, options.profileDir ?? path17.join(".benchgate", "profiles"));
   const explanations = await explain({
     targets,
     base: tree.base,
@@ -79863,8 +79957,8 @@ function describeFiles(base, head) {
 }
 
 // src/report/github.ts
-import { existsSync as existsSync9, readFileSync as readFileSync11 } from "node:fs";
-import path17 from "node:path";
+import { existsSync as existsSync10, readFileSync as readFileSync12 } from "node:fs";
+import path18 from "node:path";
 
 // src/report/format.ts
 function formatChange(benchmark) {
@@ -79959,25 +80053,25 @@ function closeOpenBlocks(text2) {
 }
 function regressionAnnotations(report2, projectDir, repoRoot, configFile) {
   return report2.benchmarks.filter((b) => b.verdict === "regression").flatMap((b) => {
-    const [file, needle] = b.kind === "http" ? [configFile, `name: ${b.id.slice("http > ".length)}`] : [path17.join(projectDir, b.file ?? ""), taskName(b)];
+    const [file, needle] = b.kind === "http" ? [configFile, `name: ${b.id.slice("http > ".length)}`] : [path18.join(projectDir, b.file ?? ""), taskName(b)];
     const annotations = [
       {
         level: "error",
         title: `benchgate: ${b.id} regressed`,
         message: `${b.id}: ${formatChange(b)} (budget ${formatBudget(b.budget)})`,
-        file: existsSync9(file) ? path17.relative(repoRoot, file) : void 0,
-        line: existsSync9(file) ? lineOf(file, needle) : void 0
+        file: existsSync10(file) ? path18.relative(repoRoot, file) : void 0,
+        line: existsSync10(file) ? lineOf(file, needle) : void 0
       }
     ];
     const slower = b.profile && "ownCode" in b.profile ? b.profile.ownCode[0] : void 0;
     const place = slower && /^(.+):(\d+)$/.exec(slower.location);
-    if (slower && place && existsSync9(path17.join(projectDir, place[1]))) {
+    if (slower && place && existsSync10(path18.join(projectDir, place[1]))) {
       const unit = b.profile.unit;
       annotations.push({
         level: "notice",
         title: `benchgate: ${slower.function} got slower`,
         message: `${b.id}: ${slower.function} costs ${formatMicros(slower.headPerOpUs)} per ${unit} at head, ${formatMicros(slower.basePerOpUs)} at base (CPU profiles, with what it calls)`,
-        file: path17.relative(repoRoot, path17.join(projectDir, place[1])),
+        file: path18.relative(repoRoot, path18.join(projectDir, place[1])),
         line: Number(place[2])
       });
     }
@@ -79989,7 +80083,7 @@ function taskName(b) {
   return at >= 0 ? b.id.slice(at + 3) : b.id;
 }
 function lineOf(file, needle) {
-  const index = readFileSync11(file, "utf8").split("\n").findIndex((line) => line.includes(needle));
+  const index = readFileSync12(file, "utf8").split("\n").findIndex((line) => line.includes(needle));
   return index >= 0 ? index + 1 : void 0;
 }
 
@@ -80212,7 +80306,7 @@ function changeChart(benchmarks, options = {}) {
 }
 
 // src/report/profile-sections.ts
-import path18 from "node:path";
+import path19 from "node:path";
 var share = (x) => formatShare(x, 1);
 function name(row) {
   return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
@@ -80238,13 +80332,13 @@ function profileSections(id, profile) {
     ownCode: profile.ownCode.map(
       (row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit}, with what it calls`
     ),
-    files: [profile.files.base, profile.files.head].map((file) => path18.basename(file))
+    files: [profile.files.base, profile.files.head].map((file) => path19.basename(file))
   };
 }
 
 // src/report/native-sections.ts
 var NATIVE_HEADER = ["benchmark", "native base", "native head", "native change", "benchgate", "agreement"];
-var NATIVE_LEGEND = "native: each bench file run as its author runs it (node <file>), the harness's own ops/s \xB1 its margin of error (within one run); the native change's interval holds the larger of both margins and the noise between whole runs (measured from each revision's repeated runs; none with one run per revision); it agrees when that interval overlaps benchgate's";
+var NATIVE_LEGEND = "native: each bench file run as its author runs it (node <file>, or vitest bench), the harness's own ops/s \xB1 its margin of error (within one run); the native change's interval holds the larger of both margins and the noise between whole runs (measured from each revision's repeated runs; none with one run per revision); it agrees when that interval overlaps benchgate's";
 function nativeSections(report2) {
   const check = report2.nativeCheck;
   if (!check) return void 0;
@@ -80643,8 +80737,8 @@ function mergeRuns(runs) {
 
 // src/report/read.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
-import { existsSync as existsSync10, readFileSync as readFileSync12, statSync as statSync4 } from "node:fs";
-import path19 from "node:path";
+import { existsSync as existsSync11, readFileSync as readFileSync13, statSync as statSync4 } from "node:fs";
+import path20 from "node:path";
 
 // schema/report.schema.json
 var report_schema_default = {
@@ -82770,7 +82864,7 @@ var report_schema_default = {
         },
         skipped: {
           type: "string",
-          description: "Why it was not run natively (a vitest bench file, a file that exports its tasks).",
+          description: "Why it was not run natively (a file that exports its tasks, one whose harness benchgate cannot read).",
           maxLength: 16384
         },
         unmatched: {
@@ -82805,7 +82899,7 @@ var report_schema_default = {
 // src/report/read.ts
 var MAX_REPORT_BYTES = 5 * 1024 * 1024;
 var validate3 = new import_ajv4.default({ allErrors: false, strict: false }).compile(report_schema_default);
-function readReport(file) {
+function readReport2(file) {
   let size;
   try {
     size = statSync4(file).size;
@@ -82818,7 +82912,7 @@ function readReport(file) {
     );
   let data;
   try {
-    data = JSON.parse(readFileSync12(file, "utf8"));
+    data = JSON.parse(readFileSync13(file, "utf8"));
   } catch {
     throw new UserError(`The report ${file} is not JSON: refusing it.`);
   }
@@ -82832,7 +82926,7 @@ function readReport(file) {
 }
 function reportFiles(patterns, cwd) {
   const files = patterns.flatMap((pattern) => {
-    if (existsSync10(path19.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path19.resolve(cwd, pattern)];
+    if (existsSync11(path20.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path20.resolve(cwd, pattern)];
     const found = globSync(pattern, { cwd, onlyFiles: true, absolute: true, expandDirectories: false }).sort();
     if (found.length === 0) throw new UserError(`No file matches ${pattern} (in ${cwd}).`);
     return found;
@@ -82841,7 +82935,7 @@ function reportFiles(patterns, cwd) {
 }
 
 // src/util/secrets.ts
-import { closeSync, openSync, readFileSync as readFileSync13, readSync, writeSync } from "node:fs";
+import { closeSync, openSync, readFileSync as readFileSync14, readSync, writeSync } from "node:fs";
 function forgetSecrets(env = process.env) {
   const jobFiles = Object.fromEntries(
     Object.entries(env).filter((entry) => JOB_FILES.has(entry[0].toUpperCase()) && entry[1] !== void 0)
@@ -82859,7 +82953,7 @@ function restoreJobFiles(jobFiles, env = process.env) {
 function wipeInitialEnvironment(names) {
   let fd;
   try {
-    const stat3 = readFileSync13("/proc/self/stat", "utf8");
+    const stat3 = readFileSync14("/proc/self/stat", "utf8");
     const fields = stat3.slice(stat3.lastIndexOf(")") + 2).split(" ");
     const start = Number(fields[50 - 3]);
     const end = Number(fields[51 - 3]);
@@ -83664,12 +83758,12 @@ async function runAction(deps) {
     }
   });
   try {
-    const event = env.GITHUB_EVENT_PATH ? JSON.parse(readFileSync14(env.GITHUB_EVENT_PATH, "utf8")) : {};
+    const event = env.GITHUB_EVENT_PATH ? JSON.parse(readFileSync15(env.GITHUB_EVENT_PATH, "utf8")) : {};
     settings = parseActionInputs((name2) => core.getInput(name2), {
       eventName: env.GITHUB_EVENT_NAME ?? "",
       event,
       workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
-      runnerTemp: env.RUNNER_TEMP ?? path20.join(env.GITHUB_WORKSPACE ?? process.cwd(), ".benchgate"),
+      runnerTemp: env.RUNNER_TEMP ?? path21.join(env.GITHUB_WORKSPACE ?? process.cwd(), ".benchgate"),
       repository: env.GITHUB_REPOSITORY ?? "",
       ...env.GITHUB_REF ? { ref: env.GITHUB_REF } : {}
     });
@@ -83698,7 +83792,7 @@ async function runAction(deps) {
       profile: settings.profile,
       childEnv: settings.env,
       policy: settings.policy,
-      profileDir: path20.join(settings.reportDir, "profiles"),
+      profileDir: path21.join(settings.reportDir, "profiles"),
       log: (line) => core.info(logLine(line)),
       onProgress: (p) => core.info(`round ${p.round} of ${p.rounds}`),
       onCleanup: (cleanup) => trap.onCleanup(cleanup)
@@ -83752,8 +83846,8 @@ async function publish(report2, settings, deps, extra) {
   const markdown = extra ? `${renderMarkdown(report2)}
 ${extra}
 ` : renderMarkdown(report2);
-  const jsonPath = path20.join(settings.reportDir, "report.json");
-  const markdownPath = path20.join(settings.reportDir, "report.md");
+  const jsonPath = path21.join(settings.reportDir, "report.json");
+  const markdownPath = path21.join(settings.reportDir, "report.md");
   writeFileSync(jsonPath, `${JSON.stringify(report2, null, 2)}
 `);
   writeFileSync(markdownPath, markdown);
@@ -83768,7 +83862,7 @@ ${extra}
 > [!WARNING]
 > ${escapeText(commentProblem)}
 ` : markdown, true).write();
-  const configFile = path20.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
+  const configFile = path21.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
   const workspace = env.GITHUB_WORKSPACE ?? settings.workingDirectory;
   for (const annotation of regressionAnnotations(report2, settings.workingDirectory, workspace, configFile)) {
     core[annotation.level](annotation.message, {
@@ -83820,7 +83914,7 @@ function mergedReport(settings, version) {
     if (!settings.shardReports)
       throw new UserError("Input 'shard-reports' is required with mode: merge: the shard reports, e.g. shards/*.json.");
     const files = reportFiles([settings.shardReports], settings.workingDirectory);
-    report2 = mergeShards(files.map((file) => ({ file: path20.relative(settings.workingDirectory, file), report: readReport(file) })));
+    report2 = mergeShards(files.map((file) => ({ file: path21.relative(settings.workingDirectory, file), report: readReport2(file) })));
     if (settings.base && /^[0-9a-f]{40}$/.test(settings.base) && report2.base?.sha !== settings.base)
       throw new UserError(
         `The shard reports compare against ${report2.base?.sha ?? "no commit"}, but this workflow's base is ${settings.base}: refusing them.`
@@ -83851,7 +83945,7 @@ async function commentFromReport(settings, event, deps) {
   if (!settings.reportJson)
     throw new UserError("Input 'report-json' is required with mode: comment: the report.json the gate's workflow uploaded.");
   const { number, headSha } = await pullRequestOfRun(settings, event, deps);
-  const report2 = readReport(settings.reportJson);
+  const report2 = readReport2(settings.reportJson);
   if (report2.head?.sha !== headSha) {
     throw new UserError(
       `The report is of ${report2.head?.sha ?? "no commit"}, but the workflow run that uploaded it tested ${headSha}: refusing to comment.`

@@ -291,8 +291,8 @@ var require_utils = __commonJS({
       }
       return output;
     };
-    exports2.basename = (path16, { windows } = {}) => {
-      const segs = path16.split(windows ? /[\\/]/ : "/");
+    exports2.basename = (path17, { windows } = {}) => {
+      const segs = path17.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -1772,14 +1772,14 @@ var require_picomatch = __commonJS({
       if (!input || typeof input !== "string") {
         throw new TypeError("Expected a non-empty string");
       }
-      let parsed = { negated: false, fastpaths: true };
+      let parsed2 = { negated: false, fastpaths: true };
       if (options.fastpaths !== false && (input[0] === "." || input[0] === "*")) {
-        parsed.output = parse2.fastpaths(input, options);
+        parsed2.output = parse2.fastpaths(input, options);
       }
-      if (!parsed.output) {
-        parsed = parse2(input, options);
+      if (!parsed2.output) {
+        parsed2 = parse2(input, options);
       }
-      return picomatch5.compileRe(parsed, options, returnOutput, returnState);
+      return picomatch5.compileRe(parsed2, options, returnOutput, returnState);
     };
     picomatch5.toRegex = (source, options) => {
       try {
@@ -5041,8 +5041,8 @@ var require_utils2 = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path16) {
-      let input = path16;
+    function removeDotSegments(path17) {
+      let input = path17;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -5116,11 +5116,11 @@ var require_utils2 = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path16) {
-      if (path16 === "" || path16[0] === "/") {
-        return removeDotSegments(path16);
+    function removeDotSegmentsRelative(path17) {
+      if (path17 === "" || path17[0] === "/") {
+        return removeDotSegments(path17);
       }
-      const segments = path16.split("/");
+      const segments = path17.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -5483,8 +5483,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path16 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path16 && path16 !== "/" ? path16 : void 0;
+        const path17 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path17 && path17 !== "/" ? path17 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -5821,11 +5821,11 @@ var require_fast_uri = __commonJS({
     var URI_PARSE = /^(?:([^#/:?]+):)?(?:\/\/((?:([^#/?@]*)@)?(\[[^#/?\]]+\]|[^#/:?]*)(?::(\d*))?))?([^#?]*)(?:\?([^#]*))?(?:#((?:.|[\n\r])*))?/u;
     var AUTHORITY_PREFIX = /^(?:[^#/:?]+:)?\/\/([^/?#]*)/;
     var AUTHORITY_INTRODUCER_REGION = /^(?:[^#/:?]+:)?([/\\\t\n\r]*)/;
-    function getParseError(parsed, matches) {
-      if (matches[2] !== void 0 && parsed.path && parsed.path[0] !== "/") {
+    function getParseError(parsed2, matches) {
+      if (matches[2] !== void 0 && parsed2.path && parsed2.path[0] !== "/") {
         return 'URI path must start with "/" when authority is present.';
       }
-      if (typeof parsed.port === "number" && (parsed.port < 0 || parsed.port > 65535)) {
+      if (typeof parsed2.port === "number" && (parsed2.port < 0 || parsed2.port > 65535)) {
         return "URI port is malformed.";
       }
       return void 0;
@@ -5848,30 +5848,30 @@ var require_fast_uri = __commonJS({
       const host = matches[4];
       return hasMalformedPercentEncoding(matches[3]) || host !== void 0 && !isIPLiteral(host) && hasMalformedPercentEncoding(host) || hasMalformedPercentEncoding(matches[6]) || hasMalformedPercentEncoding(matches[7]) || hasMalformedPercentEncoding(matches[8]);
     }
-    function canonicalizeHost(parsed, options, schemeHandler, isIP) {
-      if (hasForbiddenDomainHost(parsed, options, schemeHandler, isIP)) {
-        parsed.error = parsed.error || MALFORMED_HOST_ERROR;
+    function canonicalizeHost(parsed2, options, schemeHandler, isIP) {
+      if (hasForbiddenDomainHost(parsed2, options, schemeHandler, isIP)) {
+        parsed2.error = parsed2.error || MALFORMED_HOST_ERROR;
         return true;
       }
-      if (!options.unicodeSupport && (!schemeHandler || !schemeHandler.unicodeSupport) && parsed.host && !isIPLiteral(parsed.host) && (options.domainHost || schemeHandler && schemeHandler.domainHost) && isIP === false && nonSimpleDomain(parsed.host)) {
+      if (!options.unicodeSupport && (!schemeHandler || !schemeHandler.unicodeSupport) && parsed2.host && !isIPLiteral(parsed2.host) && (options.domainHost || schemeHandler && schemeHandler.domainHost) && isIP === false && nonSimpleDomain(parsed2.host)) {
         let url;
         try {
-          url = new URL("http://" + parsed.host);
+          url = new URL("http://" + parsed2.host);
         } catch (e) {
-          parsed.error = parsed.error || "Host's domain name can not be converted to ASCII: " + e;
+          parsed2.error = parsed2.error || "Host's domain name can not be converted to ASCII: " + e;
           return true;
         }
         if (!isHostOnlyURL(url)) {
-          parsed.error = parsed.error || MALFORMED_HOST_ERROR;
+          parsed2.error = parsed2.error || MALFORMED_HOST_ERROR;
           return true;
         }
-        parsed.host = url.hostname;
+        parsed2.host = url.hostname;
       }
       return false;
     }
-    function hasForbiddenDomainHost(parsed, options, schemeHandler, isIP) {
+    function hasForbiddenDomainHost(parsed2, options, schemeHandler, isIP) {
       return Boolean(
-        parsed.host && isIP === false && !isIPLiteral(parsed.host) && (options.domainHost || schemeHandler && schemeHandler.domainHost) && FORBIDDEN_DOMAIN_HOST_CHARACTER.test(parsed.host)
+        parsed2.host && isIP === false && !isIPLiteral(parsed2.host) && (options.domainHost || schemeHandler && schemeHandler.domainHost) && FORBIDDEN_DOMAIN_HOST_CHARACTER.test(parsed2.host)
       );
     }
     function isHostOnlyURL(url) {
@@ -5879,7 +5879,7 @@ var require_fast_uri = __commonJS({
     }
     function parseWithStatus(uri, opts) {
       const options = Object.assign({}, opts);
-      const parsed = {
+      const parsed2 = {
         scheme: void 0,
         userinfo: void 0,
         host: "",
@@ -5904,7 +5904,7 @@ var require_fast_uri = __commonJS({
       }
       const authorityMatch = uri.match(AUTHORITY_PREFIX);
       if (authorityMatch !== null && authorityMatch[1].indexOf("\\") !== -1) {
-        parsed.error = "URI authority must not contain a literal backslash.";
+        parsed2.error = "URI authority must not contain a literal backslash.";
         malformedAuthorityOrPort = true;
       }
       const introducerMatch = uri.match(AUTHORITY_INTRODUCER_REGION);
@@ -5913,104 +5913,104 @@ var require_fast_uri = __commonJS({
         const normalizedRegion = region.replace(/[\t\n\r]/g, "");
         if (normalizedRegion.length >= 2) {
           if (normalizedRegion.slice(0, 2) !== "//") {
-            parsed.error = parsed.error || "URI authority must not contain a literal backslash.";
+            parsed2.error = parsed2.error || "URI authority must not contain a literal backslash.";
             malformedAuthorityOrPort = true;
           } else if (region.length !== normalizedRegion.length) {
-            parsed.error = parsed.error || "URI authority introducer must not contain whitespace.";
+            parsed2.error = parsed2.error || "URI authority introducer must not contain whitespace.";
             malformedAuthorityOrPort = true;
           }
         }
       }
       const matches = uri.match(URI_PARSE);
       if (matches) {
-        parsed.scheme = matches[1];
-        parsed.userinfo = matches[3];
-        parsed.host = matches[4];
-        parsed.port = parseInt(matches[5], 10);
-        parsed.path = matches[6] || "";
-        parsed.query = matches[7];
-        parsed.fragment = matches[8];
-        if (parsed.scheme !== void 0) {
-          if (VALID_SCHEME.test(parsed.scheme)) {
-            parsed.scheme = parsed.scheme.toLowerCase();
+        parsed2.scheme = matches[1];
+        parsed2.userinfo = matches[3];
+        parsed2.host = matches[4];
+        parsed2.port = parseInt(matches[5], 10);
+        parsed2.path = matches[6] || "";
+        parsed2.query = matches[7];
+        parsed2.fragment = matches[8];
+        if (parsed2.scheme !== void 0) {
+          if (VALID_SCHEME.test(parsed2.scheme)) {
+            parsed2.scheme = parsed2.scheme.toLowerCase();
           } else {
-            parsed.error = parsed.error || MALFORMED_SCHEME_ERROR;
+            parsed2.error = parsed2.error || MALFORMED_SCHEME_ERROR;
             malformedScheme = true;
           }
         }
         malformedPercentEncoding = hasMalformedComponentPercentEncoding(matches);
         if (malformedPercentEncoding) {
-          parsed.error = parsed.error || "URI contains malformed percent-encoding.";
+          parsed2.error = parsed2.error || "URI contains malformed percent-encoding.";
         }
-        if (isNaN(parsed.port)) {
-          parsed.port = matches[5];
+        if (isNaN(parsed2.port)) {
+          parsed2.port = matches[5];
         }
-        const parseError = getParseError(parsed, matches);
+        const parseError = getParseError(parsed2, matches);
         if (parseError !== void 0) {
-          parsed.error = parsed.error || parseError;
+          parsed2.error = parsed2.error || parseError;
           malformedAuthorityOrPort = true;
         }
-        if (parsed.host) {
-          const ipv4result = isIPv4(parsed.host);
+        if (parsed2.host) {
+          const ipv4result = isIPv4(parsed2.host);
           if (ipv4result === false) {
-            const bracketedIPLiteral = isIPLiteral(parsed.host);
-            const hasIPLiteralBracket = parsed.host.indexOf("[") !== -1 || parsed.host.indexOf("]") !== -1;
-            const ipv6result = normalizeIPv6(parsed.host);
+            const bracketedIPLiteral = isIPLiteral(parsed2.host);
+            const hasIPLiteralBracket = parsed2.host.indexOf("[") !== -1 || parsed2.host.indexOf("]") !== -1;
+            const ipv6result = normalizeIPv6(parsed2.host);
             isIP = ipv6result.isIPV6 || ipv6result.isIPVFuture === true;
             malformedIPLiteral = hasIPLiteralBracket && (!bracketedIPLiteral || ipv6result.error === true);
-            parsed.host = isIP ? ipv6result.host : ipv6result.host.toLowerCase();
+            parsed2.host = isIP ? ipv6result.host : ipv6result.host.toLowerCase();
             if (malformedIPLiteral) {
-              parsed.error = parsed.error || MALFORMED_HOST_ERROR;
+              parsed2.error = parsed2.error || MALFORMED_HOST_ERROR;
               malformedAuthorityOrPort = true;
             }
           } else {
             isIP = true;
           }
         }
-        if (parsed.scheme === void 0 && parsed.userinfo === void 0 && parsed.host === void 0 && parsed.port === void 0 && parsed.query === void 0 && !parsed.path) {
-          parsed.reference = "same-document";
-        } else if (parsed.scheme === void 0) {
-          parsed.reference = "relative";
-        } else if (parsed.fragment === void 0) {
-          parsed.reference = "absolute";
+        if (parsed2.scheme === void 0 && parsed2.userinfo === void 0 && parsed2.host === void 0 && parsed2.port === void 0 && parsed2.query === void 0 && !parsed2.path) {
+          parsed2.reference = "same-document";
+        } else if (parsed2.scheme === void 0) {
+          parsed2.reference = "relative";
+        } else if (parsed2.fragment === void 0) {
+          parsed2.reference = "absolute";
         } else {
-          parsed.reference = "uri";
+          parsed2.reference = "uri";
         }
-        if (options.reference && options.reference !== "suffix" && options.reference !== parsed.reference) {
-          parsed.error = parsed.error || "URI is not a " + options.reference + " reference.";
+        if (options.reference && options.reference !== "suffix" && options.reference !== parsed2.reference) {
+          parsed2.error = parsed2.error || "URI is not a " + options.reference + " reference.";
         }
-        const schemeHandler = getSchemeHandler(options.scheme || parsed.scheme);
+        const schemeHandler = getSchemeHandler(options.scheme || parsed2.scheme);
         if (!malformedIPLiteral) {
-          malformedHost = canonicalizeHost(parsed, options, schemeHandler, isIP);
+          malformedHost = canonicalizeHost(parsed2, options, schemeHandler, isIP);
         }
-        if (uri.indexOf("%") !== -1 && parsed.host !== void 0 && !malformedIPLiteral) {
-          let host = isIP ? parsed.host : normalizePercentEncoding(parsed.host, true);
+        if (uri.indexOf("%") !== -1 && parsed2.host !== void 0 && !malformedIPLiteral) {
+          let host = isIP ? parsed2.host : normalizePercentEncoding(parsed2.host, true);
           if (!isIP) {
             host = normalizePercentEncoding(host.toLowerCase());
           }
-          parsed.host = isIP || options.scheme !== "null" ? reescapeHostDelimiters(host, isIP) : host;
+          parsed2.host = isIP || options.scheme !== "null" ? reescapeHostDelimiters(host, isIP) : host;
         }
         if (!schemeHandler || schemeHandler && !schemeHandler.skipNormalize) {
-          if (parsed.path) {
-            parsed.path = normalizePathEncoding(parsed.path);
+          if (parsed2.path) {
+            parsed2.path = normalizePathEncoding(parsed2.path);
           }
-          if (parsed.query) {
-            parsed.query = normalizeQueryFragmentEncoding(parsed.query);
+          if (parsed2.query) {
+            parsed2.query = normalizeQueryFragmentEncoding(parsed2.query);
           }
-          if (parsed.fragment) {
-            parsed.fragment = normalizeQueryFragmentEncoding(parsed.fragment);
+          if (parsed2.fragment) {
+            parsed2.fragment = normalizeQueryFragmentEncoding(parsed2.fragment);
           }
         }
         if (schemeHandler && schemeHandler.parse) {
-          schemeHandler.parse(parsed, options);
-          if (schemeHandler === SCHEMES.urn && parsed.nid === void 0) {
+          schemeHandler.parse(parsed2, options);
+          if (schemeHandler === SCHEMES.urn && parsed2.nid === void 0) {
             malformedSchemeSpecific = true;
           }
         }
       } else {
-        parsed.error = parsed.error || "URI can not be parsed.";
+        parsed2.error = parsed2.error || "URI can not be parsed.";
       }
-      return { parsed, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme };
+      return { parsed: parsed2, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme };
     }
     function parse2(uri, opts) {
       return parseWithStatus(uri, opts).parsed;
@@ -6019,9 +6019,9 @@ var require_fast_uri = __commonJS({
       return normalizeStringWithStatus(uri, opts).normalized;
     }
     function normalizeStringWithStatus(uri, opts) {
-      const { parsed, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme } = parseWithStatus(uri, opts);
+      const { parsed: parsed2, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme } = parseWithStatus(uri, opts);
       return {
-        normalized: malformedAuthorityOrPort || malformedPercentEncoding || malformedSchemeSpecific || malformedHost || malformedScheme ? uri : serialize(parsed, opts),
+        normalized: malformedAuthorityOrPort || malformedPercentEncoding || malformedSchemeSpecific || malformedHost || malformedScheme ? uri : serialize(parsed2, opts),
         malformedAuthorityOrPort,
         malformedPercentEncoding,
         malformedSchemeSpecific,
@@ -8942,17 +8942,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path16) {
-      const ctrl = callVisitor(key, node, visitor, path16);
+    function visit_(key, node, visitor, path17) {
+      const ctrl = callVisitor(key, node, visitor, path17);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path16, ctrl);
-        return visit_(key, ctrl, visitor, path16);
+        replaceNode(key, path17, ctrl);
+        return visit_(key, ctrl, visitor, path17);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path16 = Object.freeze(path16.concat(node));
+          path17 = Object.freeze(path17.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = visit_(i, node.items[i], visitor, path16);
+            const ci = visit_(i, node.items[i], visitor, path17);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -8963,13 +8963,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path16 = Object.freeze(path16.concat(node));
-          const ck = visit_("key", node.key, visitor, path16);
+          path17 = Object.freeze(path17.concat(node));
+          const ck = visit_("key", node.key, visitor, path17);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path16);
+          const cv = visit_("value", node.value, visitor, path17);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -8990,17 +8990,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path16) {
-      const ctrl = await callVisitor(key, node, visitor, path16);
+    async function visitAsync_(key, node, visitor, path17) {
+      const ctrl = await callVisitor(key, node, visitor, path17);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path16, ctrl);
-        return visitAsync_(key, ctrl, visitor, path16);
+        replaceNode(key, path17, ctrl);
+        return visitAsync_(key, ctrl, visitor, path17);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path16 = Object.freeze(path16.concat(node));
+          path17 = Object.freeze(path17.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = await visitAsync_(i, node.items[i], visitor, path16);
+            const ci = await visitAsync_(i, node.items[i], visitor, path17);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -9011,13 +9011,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path16 = Object.freeze(path16.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path16);
+          path17 = Object.freeze(path17.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path17);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path16);
+          const cv = await visitAsync_("value", node.value, visitor, path17);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -9044,23 +9044,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path16) {
+    function callVisitor(key, node, visitor, path17) {
       if (typeof visitor === "function")
-        return visitor(key, node, path16);
+        return visitor(key, node, path17);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path16);
+        return visitor.Map?.(key, node, path17);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path16);
+        return visitor.Seq?.(key, node, path17);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path16);
+        return visitor.Pair?.(key, node, path17);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path16);
+        return visitor.Scalar?.(key, node, path17);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path16);
+        return visitor.Alias?.(key, node, path17);
       return void 0;
     }
-    function replaceNode(key, path16, node) {
-      const parent = path16[path16.length - 1];
+    function replaceNode(key, path17, node) {
+      const parent = path17[path17.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -9672,10 +9672,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema2, path16, value) {
+    function collectionFromPath(schema2, path17, value) {
       let v = value;
-      for (let i = path16.length - 1; i >= 0; --i) {
-        const k = path16[i];
+      for (let i = path17.length - 1; i >= 0; --i) {
+        const k = path17[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -9694,7 +9694,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path16) => path16 == null || typeof path16 === "object" && !!path16[Symbol.iterator]().next().done;
+    var isEmptyPath = (path17) => path17 == null || typeof path17 === "object" && !!path17[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema2) {
         super(type);
@@ -9724,11 +9724,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path16, value) {
-        if (isEmptyPath(path16))
+      addIn(path17, value) {
+        if (isEmptyPath(path17))
           this.add(value);
         else {
-          const [key, ...rest] = path16;
+          const [key, ...rest] = path17;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -9742,8 +9742,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path16) {
-        const [key, ...rest] = path16;
+      deleteIn(path17) {
+        const [key, ...rest] = path17;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -9757,8 +9757,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path16, keepScalar) {
-        const [key, ...rest] = path16;
+      getIn(path17, keepScalar) {
+        const [key, ...rest] = path17;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -9776,8 +9776,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path16) {
-        const [key, ...rest] = path16;
+      hasIn(path17) {
+        const [key, ...rest] = path17;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -9787,8 +9787,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path16, value) {
-        const [key, ...rest] = path16;
+      setIn(path17, value) {
+        const [key, ...rest] = path17;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -12303,9 +12303,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path16, value) {
+      addIn(path17, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path16, value);
+          this.contents.addIn(path17, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -12380,14 +12380,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path16) {
-        if (Collection.isEmptyPath(path16)) {
+      deleteIn(path17) {
+        if (Collection.isEmptyPath(path17)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path16) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path17) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -12402,10 +12402,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path16, keepScalar) {
-        if (Collection.isEmptyPath(path16))
+      getIn(path17, keepScalar) {
+        if (Collection.isEmptyPath(path17))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path16, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path17, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -12416,10 +12416,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path16) {
-        if (Collection.isEmptyPath(path16))
+      hasIn(path17) {
+        if (Collection.isEmptyPath(path17))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path16) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path17) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -12436,13 +12436,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path16, value) {
-        if (Collection.isEmptyPath(path16)) {
+      setIn(path17, value) {
+        if (Collection.isEmptyPath(path17)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path16), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path17), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path16, value);
+          this.contents.setIn(path17, value);
         }
       }
       /**
@@ -14403,9 +14403,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path16) => {
+    visit.itemAtPath = (cst, path17) => {
       let item = cst;
-      for (const [field, index] of path16) {
+      for (const [field, index] of path17) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -14414,23 +14414,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path16) => {
-      const parent = visit.itemAtPath(cst, path16.slice(0, -1));
-      const field = path16[path16.length - 1][0];
+    visit.parentCollection = (cst, path17) => {
+      const parent = visit.itemAtPath(cst, path17.slice(0, -1));
+      const field = path17[path17.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path16, item, visitor) {
-      let ctrl = visitor(item, path16);
+    function _visit(path17, item, visitor) {
+      let ctrl = visitor(item, path17);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path16.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path17.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -14441,10 +14441,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path16);
+            ctrl = ctrl(item, path17);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path16) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path17) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -16298,8 +16298,8 @@ var require_dist2 = __commonJS({
         if (!append) {
           paths = paths.reverse();
         }
-        paths.forEach(function(path16) {
-          var pathArray = getPathArray(path16);
+        paths.forEach(function(path17) {
+          var pathArray = getPathArray(path17);
           addExistingPath(pathArray, env[pathVar], append);
           env[pathVar] = pathArray.join(separator);
         });
@@ -16313,14 +16313,14 @@ var require_dist2 = __commonJS({
         return [pathToAdd];
       }
     }
-    function addExistingPath(array, path16, appendMode) {
-      if (!path16) {
+    function addExistingPath(array, path17, appendMode) {
+      if (!path17) {
         return;
       }
       if (appendMode) {
-        array.unshift(path16);
+        array.unshift(path17);
       } else {
-        array.push(path16);
+        array.push(path17);
       }
     }
   }
@@ -19270,15 +19270,15 @@ var require_route = __commonJS({
       };
     }
     function wrapConversion(toModel, graph) {
-      const path16 = [graph[toModel].parent, toModel];
+      const path17 = [graph[toModel].parent, toModel];
       let fn = conversions[graph[toModel].parent][toModel];
       let cur = graph[toModel].parent;
       while (graph[cur].parent) {
-        path16.unshift(graph[cur].parent);
+        path17.unshift(graph[cur].parent);
         fn = link(conversions[graph[cur].parent][cur], fn);
         cur = graph[cur].parent;
       }
-      fn.conversion = path16;
+      fn.conversion = path17;
       return fn;
     }
     module2.exports = function(fromModel) {
@@ -28104,7 +28104,7 @@ var require_aggregateResult = __commonJS({
 var require_manager = __commonJS({
   "node_modules/autocannon/lib/manager.js"(exports2, module2) {
     "use strict";
-    var path16 = __require("path");
+    var path17 = __require("path");
     var EE = __require("events").EventEmitter;
     var aggregateResult = require_aggregateResult();
     var { getHistograms } = require_histUtil();
@@ -28162,7 +28162,7 @@ var require_manager = __commonJS({
       workerOpts.c = workerOpts.connections;
       function init() {
         for (let i = 0; i < numWorkers; i++) {
-          const worker = new Worker(path16.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
+          const worker = new Worker(path17.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
           worker.on("message", (msg) => {
             const { cmd, data, error } = msg;
             if (cmd === "RESULT") {
@@ -37173,11 +37173,11 @@ var require_mime_types = __commonJS({
       }
       return exts[0];
     }
-    function lookup2(path16) {
-      if (!path16 || typeof path16 !== "string") {
+    function lookup2(path17) {
+      if (!path17 || typeof path17 !== "string") {
         return false;
       }
-      var extension2 = extname("x." + path16).toLowerCase().substr(1);
+      var extension2 = extname("x." + path17).toLowerCase().substr(1);
       if (!extension2) {
         return false;
       }
@@ -38317,7 +38317,7 @@ var require_form_data = __commonJS({
     "use strict";
     var CombinedStream = require_combined_stream();
     var util = __require("util");
-    var path16 = __require("path");
+    var path17 = __require("path");
     var http3 = __require("http");
     var https = __require("https");
     var parseUrl = __require("url").parse;
@@ -38448,11 +38448,11 @@ var require_form_data = __commonJS({
     FormData.prototype._getContentDisposition = function(value, options) {
       var filename;
       if (typeof options.filepath === "string") {
-        filename = path16.normalize(options.filepath).replace(/\\/g, "/");
+        filename = path17.normalize(options.filepath).replace(/\\/g, "/");
       } else if (options.filename || value && (value.name || value.path)) {
-        filename = path16.basename(options.filename || value && (value.name || value.path));
+        filename = path17.basename(options.filename || value && (value.name || value.path));
       } else if (value && value.readable && hasOwn(value, "httpVersion")) {
-        filename = path16.basename(value.client._httpMessage.path || "");
+        filename = path17.basename(value.client._httpMessage.path || "");
       }
       if (filename) {
         return 'filename="' + escapeHeaderParam(filename) + '"';
@@ -38638,15 +38638,15 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve3, basename: basename2 } = __require("path");
-    var { readFileSync: readFileSync13 } = __require("fs");
+    var { readFileSync: readFileSync14 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string) {
       try {
         return JSON.parse(string);
       } catch (error) {
         try {
-          const path16 = resolve3(string);
-          const data = readFileSync13(path16, "utf8");
+          const path17 = resolve3(string);
+          const data = readFileSync14(path17, "utf8");
           return JSON.parse(data);
         } catch (error2) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -38660,14 +38660,14 @@ var require_multipart = __commonJS({
         const type = obj[key] && obj[key].type;
         switch (type) {
           case "file": {
-            const path16 = obj[key] && obj[key].path;
-            if (!path16) {
+            const path17 = obj[key] && obj[key].path;
+            if (!path17) {
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync13(path16);
+            const buffer = readFileSync14(path17);
             form.append(key, buffer, Object.assign({}, {
-              filename: basename2(path16)
+              filename: basename2(path17)
             }, opts));
             break;
           }
@@ -39392,8 +39392,8 @@ var require_prerelease = __commonJS({
     "use strict";
     var parse2 = require_parse2();
     var prerelease = (version, options) => {
-      const parsed = parse2(version, options);
-      return parsed && parsed.prerelease.length ? parsed.prerelease : null;
+      const parsed2 = parse2(version, options);
+      return parsed2 && parsed2.prerelease.length ? parsed2.prerelease : null;
     };
     module2.exports = prerelease;
   }
@@ -40988,14 +40988,14 @@ var require_validate2 = __commonJS({
     var lessThanOneError = (label2) => new Error(`${label2} can not be less than 1`);
     var greaterThanZeroError = (label2) => new Error(`${label2} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
-    function safeRequire(path16) {
-      if (typeof path16 === "string") {
+    function safeRequire(path17) {
+      if (typeof path17 === "string") {
         try {
-          return __require(path16);
+          return __require(path17);
         } catch (err) {
         }
       }
-      return path16;
+      return path17;
     }
     function defaultOpts(opts) {
       const setupClient = opts.workers ? opts.setupClient : safeRequire(opts.setupClient);
@@ -42371,9 +42371,9 @@ var require_buffer = __commonJS({
       }
       let i;
       for (i = 0; i < length; ++i) {
-        const parsed = parseInt(string.substr(i * 2, 2), 16);
-        if (numberIsNaN(parsed)) return i;
-        buf[offset + i] = parsed;
+        const parsed2 = parseInt(string.substr(i * 2, 2), 16);
+        if (numberIsNaN(parsed2)) return i;
+        buf[offset + i] = parsed2;
       }
       return i;
     }
@@ -43476,7 +43476,7 @@ var require_httpRequestBuilder = __commonJS({
           return null;
         }
         const method = reqData.method;
-        const path16 = reqData.path;
+        const path17 = reqData.path;
         const headers = reqData.headers;
         const body = reqData.body;
         const headersDefinedHost = getPropertyCaseInsensitive(reqData.headers, "host");
@@ -43487,7 +43487,7 @@ var require_httpRequestBuilder = __commonJS({
           host = hostname + ":" + port;
         }
         const baseReq = [
-          `${method} ${path16} HTTP/1.1`
+          `${method} ${path17} HTTP/1.1`
         ];
         if (!headersDefinedHost) {
           baseReq.push(`Host: ${host}`);
@@ -44788,9 +44788,9 @@ var require_run = __commonJS({
       });
       const urls = ofURL(opts.url, true).map((url) => {
         if (url.indexOf("http") !== 0) url = "http://" + url;
-        const parsed = new URL2(url);
-        url = urlToHttpOptions(parsed);
-        url.host = parsed.host;
+        const parsed2 = new URL2(url);
+        url = urlToHttpOptions(parsed2);
+        url.host = parsed2.host;
         url.pipelining = opts.pipelining;
         url.method = opts.method;
         url.body = opts.form ? opts.form.getBuffer() : opts.body;
@@ -45535,7 +45535,7 @@ var require_autocannon = __commonJS({
     var fs = __require("fs");
     var os10 = __require("os");
     var net3 = __require("net");
-    var path16 = __require("path");
+    var path17 = __require("path");
     var URL2 = __require("url").URL;
     var spawn3 = __require("child_process").spawn;
     var managePath = require_dist2();
@@ -45650,7 +45650,7 @@ var require_autocannon = __commonJS({
         return;
       }
       if (!checkURL(argv.url) || argv.help) {
-        const help = fs.readFileSync(path16.join(__dirname, "help.txt"), "utf8");
+        const help = fs.readFileSync(path17.join(__dirname, "help.txt"), "utf8");
         console.error(help);
         return;
       }
@@ -45764,7 +45764,7 @@ var require_autocannon = __commonJS({
           });
         });
         const alterPath = managePath({ PATH: process.env.NODE_PATH });
-        alterPath.unshift(path16.join(__dirname, "lib/preload"));
+        alterPath.unshift(path17.join(__dirname, "lib/preload"));
         const proc = spawn3(argv.spawn[0], argv.spawn.slice(1), {
           stdio: ["ignore", "inherit", "inherit"],
           env: Object.assign({}, process.env, {
@@ -45788,7 +45788,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path16.join(os10.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path17.join(os10.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -46613,14 +46613,14 @@ var require_util4 = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path16 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path17 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path16 && path16[0] !== "/") {
-          path16 = `/${path16}`;
+        if (path17 && path17[0] !== "/") {
+          path17 = `/${path17}`;
         }
-        return new URL(`${origin}${path16}`);
+        return new URL(`${origin}${path17}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -47071,39 +47071,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path16, origin }
+          request: { method, path: path17, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path16);
+        debuglog("sending request to %s %s/%s", method, origin, path17);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path16, origin },
+          request: { method, path: path17, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path16,
+          path17,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path16, origin }
+          request: { method, path: path17, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path16);
+        debuglog("trailers received from %s %s/%s", method, origin, path17);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path16, origin },
+          request: { method, path: path17, origin },
           error
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path16,
+          path17,
           error.message
         );
       });
@@ -47152,9 +47152,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path16, origin }
+            request: { method, path: path17, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path16);
+          debuglog("sending request to %s %s/%s", method, origin, path17);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -47217,7 +47217,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path16,
+        path: path17,
         method,
         body,
         headers,
@@ -47232,11 +47232,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler) {
-        if (typeof path16 !== "string") {
+        if (typeof path17 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path16[0] !== "/" && !(path16.startsWith("http://") || path16.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path17[0] !== "/" && !(path17.startsWith("http://") || path17.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path16)) {
+        } else if (invalidPathRegex.test(path17)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -47302,7 +47302,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path16, query) : path16;
+        this.path = query ? buildURL(path17, query) : path17;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -51187,12 +51187,12 @@ Content-Type: ${value.type || "application/octet-stream"}\r
             if (mimeType !== null) {
               switch (mimeType.essence) {
                 case "multipart/form-data": {
-                  const parsed = multipartFormDataParser(value, mimeType);
-                  if (parsed === "failure") {
+                  const parsed2 = multipartFormDataParser(value, mimeType);
+                  if (parsed2 === "failure") {
                     throw new TypeError("Failed to parse body as FormData.");
                   }
                   const fd = new FormData();
-                  fd[kState] = parsed;
+                  fd[kState] = parsed2;
                   return fd;
                 }
                 case "application/x-www-form-urlencoded": {
@@ -51995,7 +51995,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request) {
-      const { method, path: path16, host, upgrade, blocking, reset } = request;
+      const { method, path: path17, host, upgrade, blocking, reset } = request;
       let { body, headers, contentLength } = request;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -52076,7 +52076,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path16} HTTP/1.1\r
+      let header = `${method} ${path17} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -52605,7 +52605,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request) {
       const session = client[kHTTP2Session];
-      const { method, path: path16, host, upgrade, expectContinue, signal, headers: reqHeaders } = request;
+      const { method, path: path17, host, upgrade, expectContinue, signal, headers: reqHeaders } = request;
       let { body } = request;
       if (upgrade) {
         util.errorRequest(client, request, new Error("Upgrade not supported for H2"));
@@ -52702,7 +52702,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path16;
+      headers[HTTP2_HEADER_PATH] = path17;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -53055,9 +53055,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText2);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path16 = search ? `${pathname}${search}` : pathname;
+        const path17 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path16;
+        this.opts.path = path17;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -54296,10 +54296,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path16 = "/",
+          path: path17 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path16;
+        opts.path = origin + path17;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -54572,10 +54572,10 @@ var require_env_http_proxy_agent = __commonJS({
           if (!entry) {
             continue;
           }
-          const parsed = entry.match(/^(.+):(\d+)$/);
+          const parsed2 = entry.match(/^(.+):(\d+)$/);
           noProxyEntries.push({
-            hostname: (parsed ? parsed[1] : entry).toLowerCase(),
-            port: parsed ? Number.parseInt(parsed[2], 10) : 0
+            hostname: (parsed2 ? parsed2[1] : entry).toLowerCase(),
+            port: parsed2 ? Number.parseInt(parsed2[2], 10) : 0
           });
         }
         this.#noProxyValue = noProxyValue;
@@ -56271,20 +56271,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path16) {
-      if (typeof path16 !== "string") {
-        return path16;
+    function safeUrl(path17) {
+      if (typeof path17 !== "string") {
+        return path17;
       }
-      const pathSegments = path16.split("?");
+      const pathSegments = path17.split("?");
       if (pathSegments.length !== 2) {
-        return path16;
+        return path17;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path16, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path16);
+    function matchKey(mockDispatch2, { path: path17, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path17);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -56306,7 +56306,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path16 }) => matchValue(safeUrl(path16), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path17 }) => matchValue(safeUrl(path17), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -56344,9 +56344,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path16, method, body, headers, query } = opts;
+      const { path: path17, method, body, headers, query } = opts;
       return {
-        path: path16,
+        path: path17,
         method,
         body,
         headers,
@@ -56809,10 +56809,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path16, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path17, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path16,
+            Path: path17,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -60579,9 +60579,9 @@ var require_util7 = __commonJS({
       switch (type) {
         case "DataURL": {
           let dataURL = "data:";
-          const parsed = parseMIMEType(mimeType || "application/octet-stream");
-          if (parsed !== "failure") {
-            dataURL += serializeAMimeType(parsed);
+          const parsed2 = parseMIMEType(mimeType || "application/octet-stream");
+          if (parsed2 !== "failure") {
+            dataURL += serializeAMimeType(parsed2);
           }
           dataURL += ";base64,";
           const decoder = new StringDecoder("latin1");
@@ -61691,9 +61691,9 @@ var require_util9 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path16) {
-      for (let i = 0; i < path16.length; ++i) {
-        const code = path16.charCodeAt(i);
+    function validateCookiePath(path17) {
+      for (let i = 0; i < path17.length; ++i) {
+        const code = path17.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -64613,11 +64613,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path16 = opts.path;
+          let path17 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path16 = `/${path16}`;
+            path17 = `/${path17}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path16);
+          url = new URL(util.parseOrigin(url).origin + path17);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -64694,7 +64694,7 @@ import { fileURLToPath as fileURLToPath3 } from "node:url";
 // src/cli/main.ts
 import { mkdirSync as mkdirSync4, mkdtempSync as mkdtempSync4, rmSync as rmSync6, writeFileSync as writeFileSync2 } from "node:fs";
 import os9 from "node:os";
-import path15 from "node:path";
+import path16 from "node:path";
 
 // src/util/format.ts
 function isFiniteNumber(x) {
@@ -64757,11 +64757,11 @@ function formatDuration(ms) {
   const seconds = Math.round(ms % 6e4 / 1e3);
   return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
 }
-function formatPath(path16, width = 60) {
-  if (path16.length <= width) return path16;
+function formatPath(path17, width = 60) {
+  if (path17.length <= width) return path17;
   const keep = width - 1;
   const start = Math.ceil(keep * 2 / 3);
-  return `${path16.slice(0, start)}\u2026${path16.slice(path16.length - (keep - start))} (${path16.length} characters)`;
+  return `${path17.slice(0, start)}\u2026${path17.slice(path17.length - (keep - start))} (${path17.length} characters)`;
 }
 
 // src/config/budgets.ts
@@ -65541,9 +65541,9 @@ function withPolicyOf(head, base) {
 }
 
 // src/gate.ts
-import { existsSync as existsSync6, mkdtempSync as mkdtempSync3, rmSync as rmSync4 } from "node:fs";
+import { existsSync as existsSync7, mkdtempSync as mkdtempSync3, rmSync as rmSync4 } from "node:fs";
 import os7 from "node:os";
-import path10 from "node:path";
+import path11 from "node:path";
 
 // src/checkout/revisions.ts
 import { existsSync as existsSync4, mkdtempSync, realpathSync, rmSync as rmSync2 } from "node:fs";
@@ -65862,27 +65862,27 @@ import { createRequire } from "module";
 import { basename, dirname, normalize, relative, resolve, sep } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path16) {
-  let normalized = normalize(path16);
+function cleanPath(path17) {
+  let normalized = normalize(path17);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path16, separator) {
-  return path16.replace(SLASHES_REGEX, separator);
+function convertSlashes(path17, separator) {
+  return path17.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path16) {
-  return path16 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path16);
+function isRootDirectory(path17) {
+  return path17 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path17);
 }
-function normalizePath(path16, options) {
+function normalizePath(path17, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path16.includes("/") || path16.startsWith(".");
-  if (resolvePaths) path16 = resolve(path16);
-  if (normalizePath$1 || pathNeedsCleaning) path16 = cleanPath(path16);
-  if (path16 === ".") return "";
-  const needsSeperator = path16[path16.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path16 + pathSeparator : path16, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path17.includes("/") || path17.startsWith(".");
+  if (resolvePaths) path17 = resolve(path17);
+  if (normalizePath$1 || pathNeedsCleaning) path17 = cleanPath(path17);
+  if (path17 === ".") return "";
+  const needsSeperator = path17[path17.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path17 + pathSeparator : path17, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -65919,8 +65919,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path16 = directoryPath || ".";
-  if (filters.every((filter) => filter(path16, true))) paths.push(path16);
+  const path17 = directoryPath || ".";
+  if (filters.every((filter) => filter(path17, true))) paths.push(path17);
 };
 var empty$2 = () => {
 };
@@ -65972,26 +65972,26 @@ var empty = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty;
 }
-var resolveSymlinksAsync = function(path16, state, callback$1) {
+var resolveSymlinksAsync = function(path17, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs.realpath(path16, (error, resolvedPath) => {
+  fs.realpath(path17, (error, resolvedPath) => {
     if (error) return queue.dequeue(suppressErrors ? null : error, state);
     fs.stat(resolvedPath, (error$1, stat2) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat2.isDirectory() && isRecursive(path16, resolvedPath, state)) return queue.dequeue(null, state);
+      if (stat2.isDirectory() && isRecursive(path17, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat2, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path16, state, callback$1) {
+var resolveSymlinks = function(path17, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs.realpathSync(path16);
+    const resolvedPath = fs.realpathSync(path17);
     const stat2 = fs.statSync(resolvedPath);
-    if (stat2.isDirectory() && isRecursive(path16, resolvedPath, state)) return;
+    if (stat2.isDirectory() && isRecursive(path17, resolvedPath, state)) return;
     callback$1(stat2, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
@@ -66001,9 +66001,9 @@ function build$2(options, isSynchronous) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path16, resolved, state) {
+function isRecursive(path17, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname(path16);
+  let parent = dirname(path17);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -66011,7 +66011,7 @@ function isRecursive(path16, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname(parent);
   }
-  state.symlinks.set(path16, resolved);
+  state.symlinks.set(path17, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -66183,19 +66183,19 @@ var Walker = class {
         const filename = this.joinPath(entry.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry.isDirectory()) {
-        let path16 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path16)) continue;
-        this.pushDirectory(path16, paths, filters);
-        this.walkDirectory(this.state, path16, path16, depth - 1, this.walk);
+        let path17 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path17)) continue;
+        this.pushDirectory(path17, paths, filters);
+        this.walkDirectory(this.state, path17, path17, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path16 = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path16, this.state, (stat2, resolvedPath) => {
+        let path17 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path17, this.state, (stat2, resolvedPath) => {
           if (stat2.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path16 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path16 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path17 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path17 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path16;
+            resolvedPath = useRealPaths ? resolvedPath : path17;
             const filename = basename(resolvedPath);
             const directoryPath$1 = normalizePath(dirname(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -66361,7 +66361,7 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path16) => isMatch(path16));
+    this.options.filters.push((path17) => isMatch(path17));
     return this;
   }
 };
@@ -66436,19 +66436,19 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path16) {
-  return path16.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path17) {
+  return path17.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path16) {
+function splitPattern(path17) {
   var _result$parts;
-  const result = import_picomatch2.default.scan(path16, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path16];
+  const result = import_picomatch2.default.scan(path17, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path17];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path16) => path16.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path16) => path16.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path17) => path17.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path17) => path17.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
@@ -66555,13 +66555,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug ? (p, isDirectory) => {
-      const path16 = format(p, isDirectory);
-      const matches = matcher(path16) && !ignore(path16);
-      if (matches) log(`matched ${path16}`);
+      const path17 = format(p, isDirectory);
+      const matches = matcher(path17) && !ignore(path17);
+      if (matches) log(`matched ${path17}`);
       return matches;
     } : (p, isDirectory) => {
-      const path16 = format(p, isDirectory);
-      return matcher(path16) && !ignore(path16);
+      const path17 = format(p, isDirectory);
+      return matcher(path17) && !ignore(path17);
     }],
     exclude: debug ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -69788,32 +69788,33 @@ async function profileHttp(target, revision, outFile, plan) {
 }
 
 // src/measure/native/run.ts
-import { mkdtempSync as mkdtempSync2, readFileSync as readFileSync9, rmSync as rmSync3, statSync as statSync3 } from "node:fs";
-import path9 from "node:path";
+import { mkdtempSync as mkdtempSync2, readFileSync as readFileSync10, rmSync as rmSync3, statSync as statSync3 } from "node:fs";
+import path10 from "node:path";
 import { pathToFileURL } from "node:url";
 
 // src/measure/native/figures.ts
 var MAX_RECORDS = 5e3;
 var MAX_TEXT = 1e3;
-var HARNESSES = ["benchmark.js", "tinybench", "mitata"];
+var HARNESSES = ["benchmark.js", "tinybench", "mitata", "vitest"];
 function parseRecords(text2) {
   const records = [];
   let rejected = 0;
   for (const line of text2.split("\n")) {
     if (!line.trim()) continue;
-    const record3 = records.length < MAX_RECORDS ? recordOf(line) : void 0;
+    const record3 = records.length < MAX_RECORDS ? recordOf(parsed(line)) : void 0;
     if (record3) records.push(record3);
     else rejected++;
   }
   return { records, rejected };
 }
-function recordOf(line) {
-  let data;
+function parsed(line) {
   try {
-    data = JSON.parse(line);
+    return JSON.parse(line);
   } catch {
     return void 0;
   }
+}
+function recordOf(data) {
   if (typeof data !== "object" || data === null) return void 0;
   const { harness, thread, suites, name: name2, opsPerSec, rme, samples, error } = data;
   if (typeof harness !== "string" || !HARNESSES.includes(harness) || typeof name2 !== "string") return void 0;
@@ -69868,15 +69869,98 @@ function tQuantile95(df) {
   return df >= 1 && df <= T95.length ? T95[Math.floor(df) - 1] : 1.96;
 }
 
+// src/measure/native/vitest.ts
+import { existsSync as existsSync6, readFileSync as readFileSync9, realpathSync as realpathSync3 } from "node:fs";
+import Module from "node:module";
+import path9 from "node:path";
+function vitestCli(root, file) {
+  let entry;
+  try {
+    entry = Module.createRequire(path9.resolve(root, file)).resolve("vitest");
+  } catch {
+    return void 0;
+  }
+  for (let dir = path9.dirname(entry); dir !== path9.dirname(dir); dir = path9.dirname(dir)) {
+    const manifest = path9.join(dir, "package.json");
+    if (!existsSync6(manifest)) continue;
+    try {
+      const { name: name2, bin } = JSON.parse(readFileSync9(manifest, "utf8"));
+      if (name2 !== "vitest") continue;
+      const command = typeof bin === "string" ? bin : bin?.vitest;
+      return typeof command === "string" ? path9.join(dir, command) : void 0;
+    } catch {
+      return void 0;
+    }
+  }
+  return void 0;
+}
+function vitestArgs(cli, file, out) {
+  return [cli, "bench", "--run", "--outputJson", out, `./${file}`];
+}
+function vitestRecords(text2, root, file) {
+  let report2;
+  try {
+    report2 = JSON.parse(text2);
+  } catch {
+    return { records: [], problem: "its vitest report is not JSON" };
+  }
+  const wanted = real(path9.resolve(root, file));
+  const records = [];
+  let rejected = 0;
+  for (const entry of Array.isArray(report2?.files) ? report2.files : []) {
+    if (typeof entry?.filepath !== "string" || real(entry.filepath) !== wanted) continue;
+    for (const group of Array.isArray(entry.groups) ? entry.groups : []) {
+      const suites = suitesOf(group?.fullName, file);
+      for (const bench of Array.isArray(group?.benchmarks) ? group.benchmarks : []) {
+        const record3 = suites && records.length < MAX_RECORDS ? recordOf({
+          harness: "vitest",
+          thread: 0,
+          suites,
+          name: bench?.name,
+          opsPerSec: bench?.hz,
+          rme: bench?.rme,
+          samples: bench?.sampleCount
+        }) : void 0;
+        if (record3) records.push(record3);
+        else rejected++;
+      }
+    }
+  }
+  return rejected ? { records, problem: `${rejected} benchmark(s) of its vitest report were not figures and were left out` } : { records };
+}
+function suitesOf(fullName, file) {
+  if (typeof fullName !== "string") return void 0;
+  const own = file.split(path9.sep).join("/");
+  if (fullName === own) return [];
+  if (fullName.startsWith(`${own} > `)) return [fullName.slice(own.length + 3)];
+  const at = fullName.indexOf(" > ");
+  return at < 0 ? [] : [fullName.slice(at + 3)];
+}
+function real(file) {
+  try {
+    return realpathSync3(file);
+  } catch {
+    return path9.resolve(file);
+  }
+}
+
 // src/measure/native/run.ts
 var MAX_FIGURES_BYTES = 16 * 1024 * 1024;
 var DRAIN_MS2 = 5e3;
 function runNative(options) {
   const started = performance.now();
-  const dir = mkdtempSync2(path9.join(options.tempDir, "native-"));
-  const out = path9.join(dir, "figures.jsonl");
+  const dir = mkdtempSync2(path10.join(options.tempDir, "native-"));
+  const vitest = options.harness === "vitest";
+  const out = path10.join(dir, vitest ? "report.json" : "figures.jsonl");
+  const cli = vitest ? vitestCli(options.root, options.file) : void 0;
+  if (vitest && !cli) {
+    rmSync3(dir, { recursive: true, force: true });
+    const problem = `vitest is not installed where ${options.file} resolves it: nothing to run it with`;
+    return Promise.resolve({ revision: options.revision, durationMs: 0, records: [], problem });
+  }
+  const read = () => cli ? readReport(out, options.root, options.file) : readFigures(out);
   return new Promise((resolve3) => {
-    const args = ["--import", pathToFileURL(options.observerPath).href, `./${options.file}`];
+    const args = cli ? vitestArgs(cli, options.file, out) : ["--import", pathToFileURL(options.observerPath).href, `./${options.file}`];
     const child = spawnTracked(options.node ?? process.execPath, args, {
       cwd: options.root,
       env: { ...process.env, BENCHGATE_NATIVE_OUT: out },
@@ -69891,7 +69975,7 @@ function runNative(options) {
       done = true;
       watch.stop();
       killGroup(child);
-      const figures = readFigures(out);
+      const figures = read();
       rmSync3(dir, { recursive: true, force: true });
       const problems = [problem, figures.problem].filter(Boolean).join("; ");
       resolve3({
@@ -69918,16 +70002,26 @@ ${lines}` : "";
     });
   });
 }
-function readFigures(file) {
+function readCapped(file, what) {
   let size;
   try {
     size = statSync3(file).size;
   } catch {
-    return { records: [] };
+    return {};
   }
-  if (size > MAX_FIGURES_BYTES) return { records: [], problem: `its figures file grew to ${Math.round(size / 1024 / 1024)} MB: not read` };
-  const { records, rejected } = parseRecords(readFileSync9(file, "utf8"));
+  if (size > MAX_FIGURES_BYTES) return { problem: `its ${what} grew to ${Math.round(size / 1024 / 1024)} MB: not read` };
+  return { text: readFileSync10(file, "utf8") };
+}
+function readFigures(file) {
+  const { text: text2, problem } = readCapped(file, "figures file");
+  if (text2 === void 0) return { records: [], ...problem ? { problem } : {} };
+  const { records, rejected } = parseRecords(text2);
   return rejected ? { records, problem: `${rejected} line(s) of its figures file were not figures and were left out` } : { records };
+}
+function readReport(file, root, benchFile) {
+  const { text: text2, problem } = readCapped(file, "vitest report");
+  if (text2 === void 0) return { records: [], problem: problem ?? "vitest wrote no benchmark report (--outputJson needs vitest 2 or later)" };
+  return vitestRecords(text2, root, benchFile);
 }
 
 // src/measure/native/check.ts
@@ -69937,7 +70031,7 @@ var NATIVE_MAX_RUNS = 3;
 function nativeRunLimits(runs) {
   return runs ? { maxRuns: runs, extraUntilMs: Infinity } : { maxRuns: NATIVE_MAX_RUNS, extraUntilMs: NATIVE_EXTRA_UNTIL_MS };
 }
-var RUNNABLE = /* @__PURE__ */ new Set(["benchmark.js", "tinybench", "mitata"]);
+var RUNNABLE = /* @__PURE__ */ new Set(["benchmark.js", "tinybench", "mitata", "vitest"]);
 function nativeTargets(compared, sides, files, inventory) {
   const at = (revision, file) => {
     if (!files[revision.label].includes(file)) return void 0;
@@ -69948,7 +70042,6 @@ function nativeTargets(compared, sides, files, inventory) {
 }
 function notRunnable(target) {
   const harness = target.head?.harness ?? target.base?.harness;
-  if (harness === "vitest") return "a vitest bench file runs under `vitest bench`, not `node <file>`: not run natively";
   if (harness === "default export") return "it exports its tasks for benchgate and runs none itself: nothing to run natively";
   if (harness === void 0 || !RUNNABLE.has(harness)) return "benchgate found no harness it can observe in it: not run natively";
   return void 0;
@@ -69975,11 +70068,12 @@ async function runNativeCheck(targets, options) {
   const once = async (target, result, revision) => {
     const side2 = target[revision];
     if (!side2) return;
-    options.log(`native check: node ${target.file} at ${revision}`);
+    options.log(`native check: ${side2.harness === "vitest" ? "vitest bench" : "node"} ${target.file} at ${revision}`);
     const outcome = await run({
       revision,
       root: side2.root,
       file: target.file,
+      ...side2.harness ? { harness: side2.harness } : {},
       observerPath: options.observerPath,
       tempDir: options.tempDir,
       timeoutMs: options.runTimeoutMs
@@ -70174,7 +70268,7 @@ async function runGate(options) {
     log: options.log,
     onCleanup: options.onCleanup
   });
-  const socketDir = mkdtempSync3(path10.join(os7.tmpdir(), "benchgate-sock-"));
+  const socketDir = mkdtempSync3(path11.join(os7.tmpdir(), "benchgate-sock-"));
   const removeSocketDir = () => rmSync4(socketDir, { recursive: true, force: true });
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os7.loadavg();
@@ -70228,9 +70322,9 @@ async function runGate(options) {
   }
 }
 function choosePolicy(own, tree, options) {
-  const file = path10.relative(options.cwd, path10.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
-  const atBase = path10.join(tree.base.root, file);
-  const base = existsSync6(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
+  const file = path11.relative(options.cwd, path11.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
+  const atBase = path11.join(tree.base.root, file);
+  const base = existsSync7(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
   const from = options.policy ?? "head";
   const changes = policyChanges(base, own);
   const config = withOverrides(from === "base" ? withPolicyOf(own, base) : own, options.overrides);
@@ -70510,7 +70604,7 @@ async function explainStage(run, judged) {
   const mode = options.profile ?? "regressions";
   const targets = judged.filter((b) => b.change && (b.verdict === "regression" || mode === "always") && mode !== "never").slice(0, MAX_PROFILED).map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
   if (!targets.length) return { benchmarks: judged };
-  const dir = path10.resolve(options.cwd, options.profileDir ?? path10.join(".benchgate", "profiles"));
+  const dir = path11.resolve(options.cwd, options.profileDir ?? path11.join(".benchgate", "profiles"));
   const explanations = await explain({
     targets,
     base: tree.base,
@@ -70994,7 +71088,7 @@ function changeChart(benchmarks, options = {}) {
 }
 
 // src/report/profile-sections.ts
-import path11 from "node:path";
+import path12 from "node:path";
 var share = (x) => formatShare(x, 1);
 function name(row) {
   return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
@@ -71020,13 +71114,13 @@ function profileSections(id, profile) {
     ownCode: profile.ownCode.map(
       (row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit}, with what it calls`
     ),
-    files: [profile.files.base, profile.files.head].map((file) => path11.basename(file))
+    files: [profile.files.base, profile.files.head].map((file) => path12.basename(file))
   };
 }
 
 // src/report/native-sections.ts
 var NATIVE_HEADER = ["benchmark", "native base", "native head", "native change", "benchgate", "agreement"];
-var NATIVE_LEGEND = "native: each bench file run as its author runs it (node <file>), the harness's own ops/s \xB1 its margin of error (within one run); the native change's interval holds the larger of both margins and the noise between whole runs (measured from each revision's repeated runs; none with one run per revision); it agrees when that interval overlaps benchgate's";
+var NATIVE_LEGEND = "native: each bench file run as its author runs it (node <file>, or vitest bench), the harness's own ops/s \xB1 its margin of error (within one run); the native change's interval holds the larger of both margins and the noise between whole runs (measured from each revision's repeated runs; none with one run per revision); it agrees when that interval overlaps benchgate's";
 function nativeSections(report2) {
   const check = report2.nativeCheck;
   if (!check) return void 0;
@@ -71601,8 +71695,8 @@ function mergeRuns(runs) {
 
 // src/report/read.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
-import { existsSync as existsSync7, readFileSync as readFileSync10, statSync as statSync4 } from "node:fs";
-import path12 from "node:path";
+import { existsSync as existsSync8, readFileSync as readFileSync11, statSync as statSync4 } from "node:fs";
+import path13 from "node:path";
 
 // schema/report.schema.json
 var report_schema_default = {
@@ -73728,7 +73822,7 @@ var report_schema_default = {
         },
         skipped: {
           type: "string",
-          description: "Why it was not run natively (a vitest bench file, a file that exports its tasks).",
+          description: "Why it was not run natively (a file that exports its tasks, one whose harness benchgate cannot read).",
           maxLength: 16384
         },
         unmatched: {
@@ -73763,7 +73857,7 @@ var report_schema_default = {
 // src/report/read.ts
 var MAX_REPORT_BYTES = 5 * 1024 * 1024;
 var validate3 = new import_ajv4.default({ allErrors: false, strict: false }).compile(report_schema_default);
-function readReport(file) {
+function readReport2(file) {
   let size;
   try {
     size = statSync4(file).size;
@@ -73776,7 +73870,7 @@ function readReport(file) {
     );
   let data;
   try {
-    data = JSON.parse(readFileSync10(file, "utf8"));
+    data = JSON.parse(readFileSync11(file, "utf8"));
   } catch {
     throw new UserError(`The report ${file} is not JSON: refusing it.`);
   }
@@ -73790,7 +73884,7 @@ function readReport(file) {
 }
 function reportFiles(patterns, cwd) {
   const files = patterns.flatMap((pattern) => {
-    if (existsSync7(path12.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path12.resolve(cwd, pattern)];
+    if (existsSync8(path13.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path13.resolve(cwd, pattern)];
     const found = globSync(pattern, { cwd, onlyFiles: true, absolute: true, expandDirectories: false }).sort();
     if (found.length === 0) throw new UserError(`No file matches ${pattern} (in ${cwd}).`);
     return found;
@@ -73881,8 +73975,8 @@ Options:
   --shard <i>/<n>       measure the i-th of n parts of the suite (whole bench files and load
                         tests, balanced by cost), judged at the whole suite's level; --json
                         writes the shard report that merge joins
-  --native-check        then run each compared bench file as its author does (node <file>), twice
-                        per revision (a third time while the check has taken under a minute),
+  --native-check        then run each compared bench file as its author does (node <file>, or
+                        vitest bench for a vitest file), twice per revision (a third time while the check has taken under a minute),
                         and show the harness's own figures beside benchgate's, noting where they
                         disagree beyond both runs' noise (information: never the verdict)
   --native-runs <n>     with --native-check: run each file exactly n times per revision (2 to 20),
@@ -73944,15 +74038,15 @@ var OPTIONS = {
 };
 var parse = (argv) => parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: OPTIONS });
 function parseCommand(argv) {
-  let parsed;
+  let parsed2;
   try {
-    parsed = parse(argv);
+    parsed2 = parse(argv);
   } catch (error) {
     throw new UserError(`${error.message}
 
 ${USAGE}`);
   }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parsed2;
   const command = commandOf(values, positionals);
   return values["install-cache"] === void 0 ? command : { ...command, installCache: values["install-cache"] };
 }
@@ -74102,7 +74196,7 @@ function parseProfileMode(text2) {
 }
 
 // src/config/action-inputs.ts
-import path13 from "node:path";
+import path14 from "node:path";
 
 // src/config/anchor.ts
 function parseAnchor(text2, what = "anchor") {
@@ -74125,7 +74219,7 @@ function parseAnchor(text2, what = "anchor") {
 
 // src/config/action-inputs.ts
 function commentKeyOf(directory, config, key) {
-  const file = path13.posix.join(directory.split(path13.sep).join("/") || ".", config ?? "benchgate.yml");
+  const file = path14.posix.join(directory.split(path14.sep).join("/") || ".", config ?? "benchgate.yml");
   return sanitizeCommentKey(key ? `${file}#${key}` : file);
 }
 function sanitizeCommentKey(key) {
@@ -74885,24 +74979,24 @@ function fenced(lines, language = "text") {
 }
 
 // src/history/store.ts
-import { closeSync, existsSync as existsSync8, mkdirSync as mkdirSync3, openSync, readFileSync as readFileSync11, renameSync as renameSync2, rmSync as rmSync5, statSync as statSync5, writeFileSync } from "node:fs";
-import path14 from "node:path";
+import { closeSync, existsSync as existsSync9, mkdirSync as mkdirSync3, openSync, readFileSync as readFileSync12, renameSync as renameSync2, rmSync as rmSync5, statSync as statSync5, writeFileSync } from "node:fs";
+import path15 from "node:path";
 import { setTimeout as sleep3 } from "node:timers/promises";
 var MAX_BYTES = 64 * 1024 * 1024;
 var LOCK_WAIT_MS = 3e4;
 var STALE_LOCK_MS = 12e4;
 function fileStore(file, limit) {
   const read = () => {
-    if (!existsSync8(file)) return [];
+    if (!existsSync9(file)) return [];
     const size = statSync5(file).size;
     if (size > MAX_BYTES) throw new UserError(`${file}: ${size} bytes is more than a history file holds (64 MB): is it the right file?`);
-    return parseHistory(readFileSync11(file, "utf8"), file);
+    return parseHistory(readFileSync12(file, "utf8"), file);
   };
   return {
     where: file,
     read: () => Promise.resolve().then(read),
     append: async (records) => {
-      mkdirSync3(path14.dirname(path14.resolve(file)), { recursive: true });
+      mkdirSync3(path15.dirname(path15.resolve(file)), { recursive: true });
       const release = await lock(`${file}.lock`);
       try {
         const written = appendRecords(read(), records, limit);
@@ -74939,7 +75033,7 @@ async function lock(lockFile) {
 }
 function readSafe(file) {
   try {
-    return readFileSync11(file, "utf8");
+    return readFileSync12(file, "utf8");
   } catch {
     return void 0;
   }
@@ -75106,7 +75200,7 @@ async function main(argv, io) {
       shard: command.shard,
       // The observer preloaded into each native run is bundled beside the runner, as its module hooks are.
       nativeCheck: command.nativeCheck ? {
-        observerPath: path15.join(path15.dirname(io.runnerPath), "native.js"),
+        observerPath: path16.join(path16.dirname(io.runnerPath), "native.js"),
         runTimeoutMs: command.nativeTimeoutMs,
         runs: command.nativeRuns
       } : void 0,
@@ -75114,7 +75208,7 @@ async function main(argv, io) {
         io,
         progress,
         trap,
-        command.installCache === void 0 ? void 0 : new Installs(path15.resolve(io.cwd, command.installCache))
+        command.installCache === void 0 ? void 0 : new Installs(path16.resolve(io.cwd, command.installCache))
       )
     });
   } catch (error) {
@@ -75167,7 +75261,7 @@ function writeReport(report2, command, color, io) {
 function mergeFiles(patterns, io) {
   try {
     const files = reportFiles(patterns, io.cwd);
-    return mergeShards(files.map((file) => ({ file: path15.relative(io.cwd, file) || file, report: readReport(file) })));
+    return mergeShards(files.map((file) => ({ file: path16.relative(io.cwd, file) || file, report: readReport2(file) })));
   } catch (error) {
     return errorReport(describeFailure(error), io.version);
   }
@@ -75214,8 +75308,8 @@ async function withProgress(io, command, body) {
   const trap = cliTrap(io, progress);
   let folder;
   const history = ["record", "drift", "bisect"].includes(command.kind);
-  if (command.installCache !== void 0) folder = path15.resolve(io.cwd, command.installCache);
-  else if (history) folder = mkdtempSync4(path15.join(os9.tmpdir(), "benchgate-installs-"));
+  if (command.installCache !== void 0) folder = path16.resolve(io.cwd, command.installCache);
+  else if (history) folder = mkdtempSync4(path16.join(os9.tmpdir(), "benchgate-installs-"));
   const removeFolder = command.installCache === void 0 && folder ? () => rmSync6(folder, { recursive: true, force: true }) : () => void 0;
   const forget = trap.onCleanup(removeFolder);
   try {
@@ -75262,8 +75356,8 @@ benchgate: crashed (${messageOf(error)}): benchmark processes stopped and worktr
   });
 }
 function write(cwd, file, text2) {
-  const target = path15.resolve(cwd, file);
-  mkdirSync4(path15.dirname(target), { recursive: true });
+  const target = path16.resolve(cwd, file);
+  mkdirSync4(path16.dirname(target), { recursive: true });
   writeFileSync2(target, text2);
 }
 function progressPrinter(stream) {
@@ -75295,7 +75389,7 @@ function progressPrinter(stream) {
 }
 
 // src/util/secrets.ts
-import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync12, readSync, writeSync } from "node:fs";
+import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync13, readSync, writeSync } from "node:fs";
 function forgetSecrets(env = process.env) {
   const jobFiles = Object.fromEntries(
     Object.entries(env).filter((entry) => JOB_FILES.has(entry[0].toUpperCase()) && entry[1] !== void 0)
@@ -75310,7 +75404,7 @@ function forgetSecrets(env = process.env) {
 function wipeInitialEnvironment(names) {
   let fd;
   try {
-    const stat2 = readFileSync12("/proc/self/stat", "utf8");
+    const stat2 = readFileSync13("/proc/self/stat", "utf8");
     const fields = stat2.slice(stat2.lastIndexOf(")") + 2).split(" ");
     const start = Number(fields[50 - 3]);
     const end = Number(fields[51 - 3]);

@@ -4,8 +4,7 @@
 // change (median of the runs' ratio, with a bootstrap interval over the runs) and the check's own agreement.
 // Not part of npm test: a suite of benchmark.js defaults takes minutes per native run.
 //
-// FIXTURES: the fixture suites (default harness-benchmarkjs,harness-tinybench,harness-mitata; vitest bench files do
-// not run with `node <file>`). REPO (a checkout), BASE and HEAD (revisions), CONFIG (a benchgate.yml outside it) add a
+// FIXTURES: the fixture suites (default: the four harnesses' fixtures; vitest's runs under `vitest bench`). REPO (a checkout), BASE and HEAD (revisions), CONFIG (a benchgate.yml outside it) add a
 // real suite. RUNS (default 5) native runs per revision; NATIVE_TIMEOUT (default 5m) bounds each.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
@@ -17,7 +16,7 @@ import { machine } from './evaluate-lib.mjs';
 const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const runs = Number(process.env.RUNS ?? 5);
 const nativeTimeout = process.env.NATIVE_TIMEOUT ?? '5m';
-const fixtures = (process.env.FIXTURES ?? 'harness-benchmarkjs,harness-tinybench,harness-mitata').split(',').filter(Boolean);
+const fixtures = (process.env.FIXTURES ?? 'harness-benchmarkjs,harness-tinybench,harness-mitata,harness-vitest').split(',').filter(Boolean);
 
 /**
  * The native change from whole runs: head's median run over base's, and a 95% bootstrap interval (each revision's runs

@@ -54,7 +54,7 @@ export interface NativeFileInfo {
   /** Each revision's copy of the harness, where known. */
   versions?: { base?: string; head?: string };
   runs: { revision: RevisionLabel; durationMs: number; tasks: number; problem?: string }[];
-  /** Why it was not run natively (a vitest bench file, a file that exports its tasks). */
+  /** Why it was not run natively (a file that exports its tasks, one whose harness benchgate cannot read). */
   skipped?: string;
   /** Task names the native runs reported that match no benchmark benchgate compared in this file. */
   unmatched: string[];

@@ -22,6 +22,11 @@ interface Case {
    * TypeScript through the module hooks); the others load one revision per process the same way.
    */
   processToo?: boolean;
+  /**
+   * Run natively too (--native-check): the harness whose native run is not `node <file>` (vitest bench); the others'
+   * native runs have their own e2e (native-check.test.ts) and unit tests.
+   */
+  nativeToo?: boolean;
 }
 
 export const CASES: Case[] = [
@@ -88,6 +93,7 @@ export const CASES: Case[] = [
     regression: 'bench/url.bench.ts > build > withQuery',
     harnessOutput: /BENCH|RUN\s+v|hz\s+min/,
     processToo: true,
+    nativeToo: true,
   },
 ];
 
@@ -207,6 +213,43 @@ export function describeHarnesses(harnesses: string[]): (name: string, options: 
         expect(run.code, run.stderr).toBe(report.benchmarks.some((b) => b.verdict === 'regression') ? 1 : 0);
         expect(run.stderr).toContain(`head bench files use ${c.harness} ${c.versions[1]}`);
         expect(run.stdout).not.toMatch(c.harnessOutput);
+      });
+
+    if (c.nativeToo)
+      it('runs the bench file as its author does (--native-check), its harness’s figures beside benchgate’s', async () => {
+        const repo = fixture(c.fixture, { config: config(c.files) });
+        const run = await runCli(
+          [
+            ...['compare', '--base', 'main', '--head', 'feature', '--profile', 'never', '--native-check', '--native-runs', '2'],
+            ...['--json', 'out/report.json', '--install-cache', cache],
+          ],
+          repo,
+        );
+        const report = readJson<{
+          verdict: 'pass' | 'fail' | 'error';
+          benchmarks: {
+            id: string;
+            native?: { base: { opsPerSec: number; runs: number[] } | null; head: { opsPerSec: number; runs: number[] } | null };
+          }[];
+          nativeCheck: { files: { file: string; harness: string; runs: { revision: string; problem?: string }[]; unmatched: string[] }[] };
+        }>(path.join(repo, 'out/report.json'));
+        expect(run.code, run.stderr).toBe({ pass: 0, fail: 1, error: 2 }[report.verdict]);
+        const file = c.tasks[0]!.split(' > ')[0]!;
+        expect(run.stderr).toContain(`native check: vitest bench ${file} at base`);
+        expect(report.nativeCheck.files.map((f) => [f.file, f.harness])).toEqual([[file, c.harness]]);
+        const [native] = report.nativeCheck.files;
+        expect(native!.runs.map((r) => r.revision)).toEqual(['base', 'head', 'head', 'base']);
+        expect(native!.runs.filter((r) => r.problem)).toEqual([]);
+        // Every benchmark vitest reported is one benchgate compared, under the same id, at both revisions.
+        expect(native!.unmatched).toEqual([]);
+        for (const b of report.benchmarks)
+          for (const side of [b.native!.base, b.native!.head]) {
+            expect(side!.opsPerSec, b.id).toBeGreaterThan(0);
+            expect(side!.runs, b.id).toHaveLength(2);
+          }
+        // The file's regression (3-4 times slower) is in vitest's own figures too: the figures are that task's.
+        const lost = report.benchmarks.find((b) => b.id === c.regression)!.native!;
+        expect(lost.head!.opsPerSec / lost.base!.opsPerSec).toBeLessThan(0.75);
       });
   });
   return fixture;

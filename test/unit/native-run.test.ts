@@ -19,7 +19,7 @@ function project(files: Record<string, string>): string {
   const root = mkdtempSync(path.join(os.tmpdir(), 'benchgate-native-test-'));
   dirs.push(root);
   mkdirSync(path.join(root, 'node_modules'));
-  for (const name of ['benchmark', 'tinybench', 'mitata', 'lodash', 'platform'])
+  for (const name of ['benchmark', 'tinybench', 'mitata', 'lodash', 'platform', 'vitest'])
     if (existsSync(path.join(MODULES, name))) symlinkSync(path.join(MODULES, name), path.join(root, 'node_modules', name));
   writeFileSync(path.join(root, 'package.json'), JSON.stringify({ name: 'p', private: true }));
   for (const [file, text] of Object.entries(files)) {
@@ -29,8 +29,8 @@ function project(files: Record<string, string>): string {
   return root;
 }
 
-const run = (root: string, file: string, timeoutMs = 120_000) =>
-  runNative({ revision: 'head', root, file, observerPath: OBSERVER, tempDir: root, timeoutMs });
+const run = (root: string, file: string, harness?: string) =>
+  runNative({ revision: 'head', root, file, observerPath: OBSERVER, tempDir: root, timeoutMs: 120_000, ...(harness ? { harness } : {}) });
 
 /** Whether a process still runs (a zombie waiting for its reaper does not). */
 function running(pid: number): boolean {
@@ -109,6 +109,35 @@ await run()
     expect(nativeIds('bench/escape.mjs', mitata.records).map((r) => r.id)).toEqual(['bench/escape.mjs > escaping > escape']);
     expect(mitata.records[0]!.opsPerSec).toBeGreaterThan(0);
     expect(mitata.records[0]!.rme).toBeGreaterThan(0);
+  });
+
+  it('runs a vitest bench file under the revision’s vitest, its report read, only the file asked for', async () => {
+    const bench = `import { bench, describe } from 'vitest'
+bench('top', () => { Math.sqrt(2) }, { time: 20 })
+describe('url > parse', () => {
+  describe('deep', () => { bench('inner', () => { JSON.stringify({ a: 1 }) }, { time: 20 }) })
+})
+`;
+    // vitest filters files by substring: other/bench/url.bench.mjs runs too, and is not this file's figures.
+    const root = project({ 'bench/url.bench.mjs': bench, 'other/bench/url.bench.mjs': bench.replace("'top'", "'elsewhere'") });
+    const outcome = await run(root, 'bench/url.bench.mjs', 'vitest');
+    expect(outcome.problem).toBeUndefined();
+    expect(nativeIds('bench/url.bench.mjs', outcome.records).map((r) => r.id)).toEqual([
+      'bench/url.bench.mjs > top',
+      'bench/url.bench.mjs > url > parse > deep > inner',
+    ]);
+    for (const record of outcome.records) {
+      expect(record).toMatchObject({ harness: 'vitest', thread: 0 });
+      expect(record.opsPerSec).toBeGreaterThan(0);
+      expect(record.rme).toBeGreaterThan(0);
+      expect(record.samples).toBeGreaterThan(0);
+    }
+    // Where the bench file resolves no vitest, nothing runs and the run says why.
+    const bare = project({ 'bench/x.bench.mjs': bench });
+    rmSync(path.join(bare, 'node_modules', 'vitest'));
+    const missing = await run(bare, 'bench/x.bench.mjs', 'vitest');
+    expect(missing.records).toEqual([]);
+    expect(missing.problem).toBe('vitest is not installed where bench/x.bench.mjs resolves it: nothing to run it with');
   });
 
   it('keeps the figures of a run that then crashed, and says how it ended', async () => {

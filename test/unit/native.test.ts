@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseRecords, relativeMargin, type NativeRecord } from '../../src/measure/native/figures.js';
 import { matchRun, nativeIds } from '../../src/measure/native/match.js';
+import { vitestRecords } from '../../src/measure/native/vitest.js';
 import { nativeRunLimits, runNativeCheck, type NativeTarget } from '../../src/measure/native/check.js';
 import type { NativeRun, NativeRunOptions } from '../../src/measure/native/run.js';
 import { agreementOf, combineRuns, nativeChange, nativeEntries, ONE_RUN, runNoise } from '../../src/report/native.js';
@@ -204,6 +205,38 @@ describe('a native run that failed, in the report', () => {
     expect(records[1]).not.toHaveProperty('opsPerSec');
     expect(rejected).toBe(2);
   });
+
+  it('reads only well-formed benchmarks of the bench file’s own groups in a vitest report', () => {
+    const bench = (name: unknown, hz: unknown = 1000) => ({ id: 'x', name, hz, rme: 2, sampleCount: 50, samples: [] });
+    const report = {
+      files: [
+        {
+          filepath: '/repo/bench/url.bench.ts',
+          groups: [
+            { fullName: 'bench/url.bench.ts', benchmarks: [bench('top')] },
+            { fullName: 'bench/url.bench.ts > parse', benchmarks: [bench('parseURL'), bench({ toString: 1 }), bench('slow', 'fast')] },
+            { fullName: 42, benchmarks: [bench('no group name')] },
+          ],
+        },
+        {
+          filepath: '/repo/other/bench/url.bench.ts',
+          groups: [{ fullName: 'other/bench/url.bench.ts', benchmarks: [bench('other file')] }],
+        },
+        { filepath: 7 },
+      ],
+    };
+    const { records, problem } = vitestRecords(JSON.stringify(report), '/repo', 'bench/url.bench.ts');
+    expect(nativeIds('bench/url.bench.ts', records).map((r) => r.id)).toEqual([
+      'bench/url.bench.ts > top',
+      'bench/url.bench.ts > parse > parseURL',
+      'bench/url.bench.ts > parse > slow',
+    ]);
+    expect(records[0]).toEqual({ harness: 'vitest', thread: 0, suites: [], name: 'top', opsPerSec: 1000, rme: 2, samples: 50 });
+    expect(records[2]).not.toHaveProperty('opsPerSec');
+    expect(problem).toBe('2 benchmark(s) of its vitest report were not figures and were left out');
+    expect(vitestRecords('<html>', '/repo', 'bench/url.bench.ts')).toEqual({ records: [], problem: 'its vitest report is not JSON' });
+    expect(vitestRecords('null', '/repo', 'bench/url.bench.ts')).toEqual({ records: [] });
+  });
 });
 
 describe('the native check’s runs', () => {
@@ -216,8 +249,10 @@ describe('the native check’s runs', () => {
   it('runs base, head, head, base, then one more pair while the time allows, up to the most runs per revision', async () => {
     const calls: string[] = [];
     let clock = 0;
+    const harnesses = new Map<string, string | undefined>();
     const run = async (options: NativeRunOptions): Promise<NativeRun> => {
       calls.push(`${options.file}@${options.revision}`);
+      harnesses.set(options.file, options.harness);
       clock += 10;
       return { revision: options.revision, durationMs: 10, records: [] };
     };
@@ -236,10 +271,20 @@ describe('the native check’s runs', () => {
       });
       return { results, calls: [...calls] };
     };
-    const first = await check([target('a.mjs'), target('url.bench.ts', 'vitest')], { maxRuns: 3, extraUntilMs: 55 });
-    // Two pairs always (40 ms), a third would end at 60 > 55 ms; vitest files are not run.
-    expect(first.calls).toEqual(['a.mjs@base', 'a.mjs@head', 'a.mjs@head', 'a.mjs@base']);
-    expect(first.results[1]!.skipped).toContain('vitest');
+    const files = [target('a.mjs'), target('url.bench.ts', 'vitest'), target('tasks.mjs', 'default export')];
+    const first = await check(files, { maxRuns: 3, extraUntilMs: 95 });
+    // Two pairs always (80 ms for both files), a third would end at 100 > 95 ms; a file that only exports its tasks is not run.
+    expect(first.calls).toEqual(
+      ['a.mjs@base', 'a.mjs@head', 'url.bench.ts@base', 'url.bench.ts@head'].concat([
+        'a.mjs@head',
+        'a.mjs@base',
+        'url.bench.ts@head',
+        'url.bench.ts@base',
+      ]),
+    );
+    expect(first.results[2]!.skipped).toContain('exports its tasks');
+    // Each run is told its harness: a vitest file runs under vitest bench, the others under node.
+    expect(Object.fromEntries(harnesses)).toEqual({ 'a.mjs': 'tinybench', 'url.bench.ts': 'vitest' });
     // With time for it, a third pair, base first again.
     expect((await check([target('a.mjs')], { maxRuns: 3, extraUntilMs: 65 })).calls).toEqual(
       ['base', 'head', 'head', 'base', 'base', 'head'].map((r) => `a.mjs@${r}`),

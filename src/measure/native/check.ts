@@ -2,7 +2,8 @@
  * compare --native-check: after benchgate's own measurement, each bench file that holds a compared benchmark
  * runs as its author runs it, twice at each revision in the order base, head, head, base (the least a figure
  * of the noise between whole runs needs, and neither revision always first), then, while the check's time
- * allows, one more pair, up to MAX_RUNS per revision. The harness's own figures of each run are read (observer.ts), never its printed text.
+ * allows, one more pair, up to MAX_RUNS per revision. The harness's own figures of each run are read (observer.ts; vitest's
+ * JSON report, vitest.ts), never its printed text.
  */
 import type { Revision, RevisionLabel } from '../../checkout/revisions.js';
 import type { RevisionInventory } from '../micro/inventory.js';
@@ -66,8 +67,8 @@ export function nativeRunLimits(runs: number | undefined): Pick<NativeCheckOptio
   return runs ? { maxRuns: runs, extraUntilMs: Infinity } : { maxRuns: NATIVE_MAX_RUNS, extraUntilMs: NATIVE_EXTRA_UNTIL_MS };
 }
 
-/** Harnesses whose bench files run natively with `node <file>`: self-running scripts. */
-const RUNNABLE = new Set(['benchmark.js', 'tinybench', 'mitata']);
+/** Harnesses whose bench files run natively: self-running scripts (`node <file>`), and vitest's (`vitest bench`). */
+const RUNNABLE = new Set(['benchmark.js', 'tinybench', 'mitata', 'vitest']);
 
 /**
  * The bench files to run natively: those `compared` names (the files of compared benchmarks), each at the
@@ -90,7 +91,6 @@ export function nativeTargets(
 /** Why a file is not run natively, or undefined when it is. */
 export function notRunnable(target: NativeTarget): string | undefined {
   const harness = target.head?.harness ?? target.base?.harness;
-  if (harness === 'vitest') return 'a vitest bench file runs under `vitest bench`, not `node <file>`: not run natively';
   if (harness === 'default export') return 'it exports its tasks for benchgate and runs none itself: nothing to run natively';
   if (harness === undefined || !RUNNABLE.has(harness)) return 'benchgate found no harness it can observe in it: not run natively';
   return undefined;
@@ -119,11 +119,12 @@ export async function runNativeCheck(targets: readonly NativeTarget[], options: 
   const once = async (target: NativeTarget, result: NativeFileResult, revision: RevisionLabel) => {
     const side = target[revision];
     if (!side) return;
-    options.log(`native check: node ${target.file} at ${revision}`);
+    options.log(`native check: ${side.harness === 'vitest' ? 'vitest bench' : 'node'} ${target.file} at ${revision}`);
     const outcome = await run({
       revision,
       root: side.root,
       file: target.file,
+      ...(side.harness ? { harness: side.harness } : {}),
       observerPath: options.observerPath,
       tempDir: options.tempDir,
       timeoutMs: options.runTimeoutMs,

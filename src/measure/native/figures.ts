@@ -4,7 +4,7 @@
  * pull request's code's output, so every line is checked and capped before anything of it is used.
  */
 
-export type NativeHarness = 'benchmark.js' | 'tinybench' | 'mitata';
+export type NativeHarness = 'benchmark.js' | 'tinybench' | 'mitata' | 'vitest';
 
 /** One task's result as its harness computed it in one native run. */
 export interface NativeRecord {
@@ -28,7 +28,7 @@ export interface NativeRecord {
 export const MAX_RECORDS = 5_000;
 const MAX_TEXT = 1_000;
 
-const HARNESSES: readonly string[] = ['benchmark.js', 'tinybench', 'mitata'];
+const HARNESSES: readonly string[] = ['benchmark.js', 'tinybench', 'mitata', 'vitest'];
 
 /** The JSON lines of a run's figures file: the well-formed ones, and how many lines were not. */
 export function parseRecords(text: string): { records: NativeRecord[]; rejected: number } {
@@ -36,20 +36,23 @@ export function parseRecords(text: string): { records: NativeRecord[]; rejected:
   let rejected = 0;
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
-    const record = records.length < MAX_RECORDS ? recordOf(line) : undefined;
+    const record = records.length < MAX_RECORDS ? recordOf(parsed(line)) : undefined;
     if (record) records.push(record);
     else rejected++;
   }
   return { records, rejected };
 }
 
-function recordOf(line: string): NativeRecord | undefined {
-  let data: unknown;
+function parsed(line: string): unknown {
   try {
-    data = JSON.parse(line);
+    return JSON.parse(line);
   } catch {
     return undefined;
   }
+}
+
+/** One task's figures from what a run wrote (a figures line, a vitest report's benchmark): checked, capped, or undefined. */
+export function recordOf(data: unknown): NativeRecord | undefined {
   if (typeof data !== 'object' || data === null) return undefined;
   const { harness, thread, suites, name, opsPerSec, rme, samples, error } = data as Record<string, unknown>;
   if (typeof harness !== 'string' || !HARNESSES.includes(harness) || typeof name !== 'string') return undefined;

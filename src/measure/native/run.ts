@@ -1,6 +1,6 @@
 /**
- * One native run of a bench file: `node --import <observer> <file>` with the same node, in the revision's
- * checkout, with the environment benchgate's own benchmark processes get (never a shell: an argv array).
+ * One native run of a bench file: `node --import <observer> <file>` (or, for a vitest bench file, the revision's
+ * `vitest bench --run <file> --outputJson <report>`) with the same node, in the revision's checkout, with the environment benchgate's own benchmark processes get (never a shell: an argv array).
  * Bounded by a timeout: the child and its process group are killed by pid when it runs longer, and at the
  * end in any case (what it left running goes with it); a signal to benchgate kills it like any child.
  */
@@ -11,6 +11,7 @@ import type { RevisionLabel } from '../../checkout/revisions.js';
 import { formatDuration } from '../../util/format.js';
 import { killGroup, spawnTracked, watchChild } from '../../util/processes.js';
 import { parseRecords, type NativeRecord } from './figures.js';
+import { vitestArgs, vitestCli, vitestRecords } from './vitest.js';
 
 export interface NativeRunOptions {
   revision: RevisionLabel;
@@ -18,6 +19,8 @@ export interface NativeRunOptions {
   root: string;
   /** The bench file, relative to root. */
   file: string;
+  /** Its harness, as benchgate found it: 'vitest' runs under the revision's vitest; any other under node, observed. */
+  harness?: string;
   /** dist/native.js. */
   observerPath: string;
   /** Where the run's figures file goes (a folder of its own in it, removed after the run): the gate's temp folder, which a signal removes too. */
@@ -48,10 +51,18 @@ const DRAIN_MS = 5_000;
 export function runNative(options: NativeRunOptions): Promise<NativeRun> {
   const started = performance.now();
   const dir = mkdtempSync(path.join(options.tempDir, 'native-'));
-  const out = path.join(dir, 'figures.jsonl');
+  const vitest = options.harness === 'vitest';
+  const out = path.join(dir, vitest ? 'report.json' : 'figures.jsonl');
+  const cli = vitest ? vitestCli(options.root, options.file) : undefined;
+  if (vitest && !cli) {
+    rmSync(dir, { recursive: true, force: true });
+    const problem = `vitest is not installed where ${options.file} resolves it: nothing to run it with`;
+    return Promise.resolve({ revision: options.revision, durationMs: 0, records: [], problem });
+  }
+  const read = () => (cli ? readReport(out, options.root, options.file) : readFigures(out));
   return new Promise<NativeRun>((resolve) => {
     // `./file`, as the author types it, and never read as an option whatever the file is named.
-    const args = ['--import', pathToFileURL(options.observerPath).href, `./${options.file}`];
+    const args = cli ? vitestArgs(cli, options.file, out) : ['--import', pathToFileURL(options.observerPath).href, `./${options.file}`];
     const child = spawnTracked(options.node ?? process.execPath, args, {
       cwd: options.root,
       env: { ...process.env, BENCHGATE_NATIVE_OUT: out },
@@ -67,7 +78,7 @@ export function runNative(options: NativeRunOptions): Promise<NativeRun> {
       watch.stop();
       // Whatever it started and left behind (a server, a worker process) goes with it.
       killGroup(child);
-      const figures = readFigures(out);
+      const figures = read();
       rmSync(dir, { recursive: true, force: true });
       const problems = [problem, figures.problem].filter(Boolean).join('; ');
       resolve({
@@ -99,14 +110,29 @@ export function runNative(options: NativeRunOptions): Promise<NativeRun> {
   });
 }
 
-function readFigures(file: string): { records: NativeRecord[]; problem?: string } {
+/** A run's output file, if it wrote one no larger than MAX_FIGURES_BYTES. */
+function readCapped(file: string, what: string): { text?: string; problem?: string } {
   let size: number;
   try {
     size = statSync(file).size;
   } catch {
-    return { records: [] };
+    return {};
   }
-  if (size > MAX_FIGURES_BYTES) return { records: [], problem: `its figures file grew to ${Math.round(size / 1024 / 1024)} MB: not read` };
-  const { records, rejected } = parseRecords(readFileSync(file, 'utf8'));
+  if (size > MAX_FIGURES_BYTES) return { problem: `its ${what} grew to ${Math.round(size / 1024 / 1024)} MB: not read` };
+  return { text: readFileSync(file, 'utf8') };
+}
+
+function readFigures(file: string): { records: NativeRecord[]; problem?: string } {
+  const { text, problem } = readCapped(file, 'figures file');
+  if (text === undefined) return { records: [], ...(problem ? { problem } : {}) };
+  const { records, rejected } = parseRecords(text);
   return rejected ? { records, problem: `${rejected} line(s) of its figures file were not figures and were left out` } : { records };
+}
+
+function readReport(file: string, root: string, benchFile: string): { records: NativeRecord[]; problem?: string } {
+  const { text, problem } = readCapped(file, 'vitest report');
+  // vitest writes its report once every file ran: none is a run that ended before (its exit says how), or a vitest without --outputJson.
+  if (text === undefined)
+    return { records: [], problem: problem ?? 'vitest wrote no benchmark report (--outputJson needs vitest 2 or later)' };
+  return vitestRecords(text, root, benchFile);
 }
