@@ -69,7 +69,7 @@ function compare(name, dir, base, head, config) {
     const boot = n?.base?.runs?.length > 1 && n?.head?.runs?.length > 1 ? bootstrapChange(n.base.runs, n.head.runs) : undefined;
     const inside = boot && b.change ? (b.change.estimate >= boot.low && b.change.estimate <= boot.high ? 'yes' : 'NO') : '–';
     console.log(
-      `${b.id} | ${interval(b.change)} (${b.verdict}) | ${n ? `${interval(n.change)} (${n.agreement}${n.note ? `: ${n.note}` : ''})` : '–'} | ${interval(boot)} | ${spreadOf(n?.base?.runs)} / ${spreadOf(n?.head?.runs)} | ${inside}`,
+      `${b.id} | ${interval(b.change)} (${b.verdict}) | ${n ? `${interval(n.change)} (${n.note?.startsWith(n.agreement) ? n.note : `${n.agreement}${n.note ? `: ${n.note}` : ''}`})` : '–'} | ${interval(boot)} | ${spreadOf(n?.base?.runs)} / ${spreadOf(n?.head?.runs)} | ${inside}`,
     );
   }
 }
