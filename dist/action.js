@@ -79277,7 +79277,8 @@ function readFigures(file) {
 }
 function readReport(file, root, benchFile) {
   const { text: text2, problem } = readCapped(file, "vitest report");
-  if (text2 === void 0) return { records: [], problem: problem ?? "vitest wrote no benchmark report (--outputJson needs vitest 2 or later)" };
+  if (text2 === void 0)
+    return { records: [], problem: problem ?? "vitest wrote no benchmark report (--outputJson needs vitest 2 or later)" };
   return vitestRecords(text2, root, benchFile);
 }
 
