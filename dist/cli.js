@@ -291,8 +291,8 @@ var require_utils = __commonJS({
       }
       return output;
     };
-    exports2.basename = (path17, { windows } = {}) => {
-      const segs = path17.split(windows ? /[\\/]/ : "/");
+    exports2.basename = (path18, { windows } = {}) => {
+      const segs = path18.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -5041,8 +5041,8 @@ var require_utils2 = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path17) {
-      let input = path17;
+    function removeDotSegments(path18) {
+      let input = path18;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -5116,11 +5116,11 @@ var require_utils2 = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path17) {
-      if (path17 === "" || path17[0] === "/") {
-        return removeDotSegments(path17);
+    function removeDotSegmentsRelative(path18) {
+      if (path18 === "" || path18[0] === "/") {
+        return removeDotSegments(path18);
       }
-      const segments = path17.split("/");
+      const segments = path18.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -5483,8 +5483,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path17 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path17 && path17 !== "/" ? path17 : void 0;
+        const path18 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path18 && path18 !== "/" ? path18 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -8942,17 +8942,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path17) {
-      const ctrl = callVisitor(key, node, visitor, path17);
+    function visit_(key, node, visitor, path18) {
+      const ctrl = callVisitor(key, node, visitor, path18);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path17, ctrl);
-        return visit_(key, ctrl, visitor, path17);
+        replaceNode(key, path18, ctrl);
+        return visit_(key, ctrl, visitor, path18);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path17 = Object.freeze(path17.concat(node));
+          path18 = Object.freeze(path18.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = visit_(i, node.items[i], visitor, path17);
+            const ci = visit_(i, node.items[i], visitor, path18);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -8963,13 +8963,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path17 = Object.freeze(path17.concat(node));
-          const ck = visit_("key", node.key, visitor, path17);
+          path18 = Object.freeze(path18.concat(node));
+          const ck = visit_("key", node.key, visitor, path18);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path17);
+          const cv = visit_("value", node.value, visitor, path18);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -8990,17 +8990,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path17) {
-      const ctrl = await callVisitor(key, node, visitor, path17);
+    async function visitAsync_(key, node, visitor, path18) {
+      const ctrl = await callVisitor(key, node, visitor, path18);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path17, ctrl);
-        return visitAsync_(key, ctrl, visitor, path17);
+        replaceNode(key, path18, ctrl);
+        return visitAsync_(key, ctrl, visitor, path18);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path17 = Object.freeze(path17.concat(node));
+          path18 = Object.freeze(path18.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = await visitAsync_(i, node.items[i], visitor, path17);
+            const ci = await visitAsync_(i, node.items[i], visitor, path18);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -9011,13 +9011,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path17 = Object.freeze(path17.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path17);
+          path18 = Object.freeze(path18.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path18);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path17);
+          const cv = await visitAsync_("value", node.value, visitor, path18);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -9044,23 +9044,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path17) {
+    function callVisitor(key, node, visitor, path18) {
       if (typeof visitor === "function")
-        return visitor(key, node, path17);
+        return visitor(key, node, path18);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path17);
+        return visitor.Map?.(key, node, path18);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path17);
+        return visitor.Seq?.(key, node, path18);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path17);
+        return visitor.Pair?.(key, node, path18);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path17);
+        return visitor.Scalar?.(key, node, path18);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path17);
+        return visitor.Alias?.(key, node, path18);
       return void 0;
     }
-    function replaceNode(key, path17, node) {
-      const parent = path17[path17.length - 1];
+    function replaceNode(key, path18, node) {
+      const parent = path18[path18.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -9672,10 +9672,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema2, path17, value) {
+    function collectionFromPath(schema2, path18, value) {
       let v = value;
-      for (let i = path17.length - 1; i >= 0; --i) {
-        const k = path17[i];
+      for (let i = path18.length - 1; i >= 0; --i) {
+        const k = path18[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -9694,7 +9694,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path17) => path17 == null || typeof path17 === "object" && !!path17[Symbol.iterator]().next().done;
+    var isEmptyPath = (path18) => path18 == null || typeof path18 === "object" && !!path18[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema2) {
         super(type);
@@ -9724,11 +9724,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path17, value) {
-        if (isEmptyPath(path17))
+      addIn(path18, value) {
+        if (isEmptyPath(path18))
           this.add(value);
         else {
-          const [key, ...rest] = path17;
+          const [key, ...rest] = path18;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -9742,8 +9742,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path17) {
-        const [key, ...rest] = path17;
+      deleteIn(path18) {
+        const [key, ...rest] = path18;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -9757,8 +9757,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path17, keepScalar) {
-        const [key, ...rest] = path17;
+      getIn(path18, keepScalar) {
+        const [key, ...rest] = path18;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -9776,8 +9776,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path17) {
-        const [key, ...rest] = path17;
+      hasIn(path18) {
+        const [key, ...rest] = path18;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -9787,8 +9787,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path17, value) {
-        const [key, ...rest] = path17;
+      setIn(path18, value) {
+        const [key, ...rest] = path18;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -12303,9 +12303,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path17, value) {
+      addIn(path18, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path17, value);
+          this.contents.addIn(path18, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -12380,14 +12380,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path17) {
-        if (Collection.isEmptyPath(path17)) {
+      deleteIn(path18) {
+        if (Collection.isEmptyPath(path18)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path17) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path18) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -12402,10 +12402,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path17, keepScalar) {
-        if (Collection.isEmptyPath(path17))
+      getIn(path18, keepScalar) {
+        if (Collection.isEmptyPath(path18))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path17, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path18, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -12416,10 +12416,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path17) {
-        if (Collection.isEmptyPath(path17))
+      hasIn(path18) {
+        if (Collection.isEmptyPath(path18))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path17) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path18) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -12436,13 +12436,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path17, value) {
-        if (Collection.isEmptyPath(path17)) {
+      setIn(path18, value) {
+        if (Collection.isEmptyPath(path18)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path17), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path18), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path17, value);
+          this.contents.setIn(path18, value);
         }
       }
       /**
@@ -14403,9 +14403,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path17) => {
+    visit.itemAtPath = (cst, path18) => {
       let item = cst;
-      for (const [field, index] of path17) {
+      for (const [field, index] of path18) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -14414,23 +14414,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path17) => {
-      const parent = visit.itemAtPath(cst, path17.slice(0, -1));
-      const field = path17[path17.length - 1][0];
+    visit.parentCollection = (cst, path18) => {
+      const parent = visit.itemAtPath(cst, path18.slice(0, -1));
+      const field = path18[path18.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path17, item, visitor) {
-      let ctrl = visitor(item, path17);
+    function _visit(path18, item, visitor) {
+      let ctrl = visitor(item, path18);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path17.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path18.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -14441,10 +14441,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path17);
+            ctrl = ctrl(item, path18);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path17) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path18) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -16298,8 +16298,8 @@ var require_dist2 = __commonJS({
         if (!append) {
           paths = paths.reverse();
         }
-        paths.forEach(function(path17) {
-          var pathArray = getPathArray(path17);
+        paths.forEach(function(path18) {
+          var pathArray = getPathArray(path18);
           addExistingPath(pathArray, env[pathVar], append);
           env[pathVar] = pathArray.join(separator);
         });
@@ -16313,14 +16313,14 @@ var require_dist2 = __commonJS({
         return [pathToAdd];
       }
     }
-    function addExistingPath(array, path17, appendMode) {
-      if (!path17) {
+    function addExistingPath(array, path18, appendMode) {
+      if (!path18) {
         return;
       }
       if (appendMode) {
-        array.unshift(path17);
+        array.unshift(path18);
       } else {
-        array.push(path17);
+        array.push(path18);
       }
     }
   }
@@ -19270,15 +19270,15 @@ var require_route = __commonJS({
       };
     }
     function wrapConversion(toModel, graph) {
-      const path17 = [graph[toModel].parent, toModel];
+      const path18 = [graph[toModel].parent, toModel];
       let fn = conversions[graph[toModel].parent][toModel];
       let cur = graph[toModel].parent;
       while (graph[cur].parent) {
-        path17.unshift(graph[cur].parent);
+        path18.unshift(graph[cur].parent);
         fn = link(conversions[graph[cur].parent][cur], fn);
         cur = graph[cur].parent;
       }
-      fn.conversion = path17;
+      fn.conversion = path18;
       return fn;
     }
     module2.exports = function(fromModel) {
@@ -28104,7 +28104,7 @@ var require_aggregateResult = __commonJS({
 var require_manager = __commonJS({
   "node_modules/autocannon/lib/manager.js"(exports2, module2) {
     "use strict";
-    var path17 = __require("path");
+    var path18 = __require("path");
     var EE = __require("events").EventEmitter;
     var aggregateResult = require_aggregateResult();
     var { getHistograms } = require_histUtil();
@@ -28162,7 +28162,7 @@ var require_manager = __commonJS({
       workerOpts.c = workerOpts.connections;
       function init() {
         for (let i = 0; i < numWorkers; i++) {
-          const worker = new Worker(path17.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
+          const worker = new Worker(path18.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
           worker.on("message", (msg) => {
             const { cmd, data, error } = msg;
             if (cmd === "RESULT") {
@@ -37173,11 +37173,11 @@ var require_mime_types = __commonJS({
       }
       return exts[0];
     }
-    function lookup2(path17) {
-      if (!path17 || typeof path17 !== "string") {
+    function lookup2(path18) {
+      if (!path18 || typeof path18 !== "string") {
         return false;
       }
-      var extension2 = extname("x." + path17).toLowerCase().substr(1);
+      var extension2 = extname("x." + path18).toLowerCase().substr(1);
       if (!extension2) {
         return false;
       }
@@ -38317,7 +38317,7 @@ var require_form_data = __commonJS({
     "use strict";
     var CombinedStream = require_combined_stream();
     var util = __require("util");
-    var path17 = __require("path");
+    var path18 = __require("path");
     var http3 = __require("http");
     var https = __require("https");
     var parseUrl = __require("url").parse;
@@ -38448,11 +38448,11 @@ var require_form_data = __commonJS({
     FormData.prototype._getContentDisposition = function(value, options) {
       var filename;
       if (typeof options.filepath === "string") {
-        filename = path17.normalize(options.filepath).replace(/\\/g, "/");
+        filename = path18.normalize(options.filepath).replace(/\\/g, "/");
       } else if (options.filename || value && (value.name || value.path)) {
-        filename = path17.basename(options.filename || value && (value.name || value.path));
+        filename = path18.basename(options.filename || value && (value.name || value.path));
       } else if (value && value.readable && hasOwn(value, "httpVersion")) {
-        filename = path17.basename(value.client._httpMessage.path || "");
+        filename = path18.basename(value.client._httpMessage.path || "");
       }
       if (filename) {
         return 'filename="' + escapeHeaderParam(filename) + '"';
@@ -38645,8 +38645,8 @@ var require_multipart = __commonJS({
         return JSON.parse(string);
       } catch (error) {
         try {
-          const path17 = resolve3(string);
-          const data = readFileSync14(path17, "utf8");
+          const path18 = resolve3(string);
+          const data = readFileSync14(path18, "utf8");
           return JSON.parse(data);
         } catch (error2) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -38660,14 +38660,14 @@ var require_multipart = __commonJS({
         const type = obj[key] && obj[key].type;
         switch (type) {
           case "file": {
-            const path17 = obj[key] && obj[key].path;
-            if (!path17) {
+            const path18 = obj[key] && obj[key].path;
+            if (!path18) {
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync14(path17);
+            const buffer = readFileSync14(path18);
             form.append(key, buffer, Object.assign({}, {
-              filename: basename2(path17)
+              filename: basename2(path18)
             }, opts));
             break;
           }
@@ -40988,14 +40988,14 @@ var require_validate2 = __commonJS({
     var lessThanOneError = (label2) => new Error(`${label2} can not be less than 1`);
     var greaterThanZeroError = (label2) => new Error(`${label2} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
-    function safeRequire(path17) {
-      if (typeof path17 === "string") {
+    function safeRequire(path18) {
+      if (typeof path18 === "string") {
         try {
-          return __require(path17);
+          return __require(path18);
         } catch (err) {
         }
       }
-      return path17;
+      return path18;
     }
     function defaultOpts(opts) {
       const setupClient = opts.workers ? opts.setupClient : safeRequire(opts.setupClient);
@@ -43476,7 +43476,7 @@ var require_httpRequestBuilder = __commonJS({
           return null;
         }
         const method = reqData.method;
-        const path17 = reqData.path;
+        const path18 = reqData.path;
         const headers = reqData.headers;
         const body = reqData.body;
         const headersDefinedHost = getPropertyCaseInsensitive(reqData.headers, "host");
@@ -43487,7 +43487,7 @@ var require_httpRequestBuilder = __commonJS({
           host = hostname + ":" + port;
         }
         const baseReq = [
-          `${method} ${path17} HTTP/1.1`
+          `${method} ${path18} HTTP/1.1`
         ];
         if (!headersDefinedHost) {
           baseReq.push(`Host: ${host}`);
@@ -45535,7 +45535,7 @@ var require_autocannon = __commonJS({
     var fs = __require("fs");
     var os10 = __require("os");
     var net3 = __require("net");
-    var path17 = __require("path");
+    var path18 = __require("path");
     var URL2 = __require("url").URL;
     var spawn3 = __require("child_process").spawn;
     var managePath = require_dist2();
@@ -45650,7 +45650,7 @@ var require_autocannon = __commonJS({
         return;
       }
       if (!checkURL(argv.url) || argv.help) {
-        const help = fs.readFileSync(path17.join(__dirname, "help.txt"), "utf8");
+        const help = fs.readFileSync(path18.join(__dirname, "help.txt"), "utf8");
         console.error(help);
         return;
       }
@@ -45764,7 +45764,7 @@ var require_autocannon = __commonJS({
           });
         });
         const alterPath = managePath({ PATH: process.env.NODE_PATH });
-        alterPath.unshift(path17.join(__dirname, "lib/preload"));
+        alterPath.unshift(path18.join(__dirname, "lib/preload"));
         const proc = spawn3(argv.spawn[0], argv.spawn.slice(1), {
           stdio: ["ignore", "inherit", "inherit"],
           env: Object.assign({}, process.env, {
@@ -45788,7 +45788,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path17.join(os10.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path18.join(os10.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -46613,14 +46613,14 @@ var require_util4 = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path17 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path18 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path17 && path17[0] !== "/") {
-          path17 = `/${path17}`;
+        if (path18 && path18[0] !== "/") {
+          path18 = `/${path18}`;
         }
-        return new URL(`${origin}${path17}`);
+        return new URL(`${origin}${path18}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -47071,39 +47071,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path17, origin }
+          request: { method, path: path18, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path17);
+        debuglog("sending request to %s %s/%s", method, origin, path18);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path17, origin },
+          request: { method, path: path18, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path17,
+          path18,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path17, origin }
+          request: { method, path: path18, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path17);
+        debuglog("trailers received from %s %s/%s", method, origin, path18);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path17, origin },
+          request: { method, path: path18, origin },
           error
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path17,
+          path18,
           error.message
         );
       });
@@ -47152,9 +47152,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path17, origin }
+            request: { method, path: path18, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path17);
+          debuglog("sending request to %s %s/%s", method, origin, path18);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -47217,7 +47217,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path17,
+        path: path18,
         method,
         body,
         headers,
@@ -47232,11 +47232,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler) {
-        if (typeof path17 !== "string") {
+        if (typeof path18 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path17[0] !== "/" && !(path17.startsWith("http://") || path17.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path18[0] !== "/" && !(path18.startsWith("http://") || path18.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path17)) {
+        } else if (invalidPathRegex.test(path18)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -47302,7 +47302,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path17, query) : path17;
+        this.path = query ? buildURL(path18, query) : path18;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -51995,7 +51995,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request) {
-      const { method, path: path17, host, upgrade, blocking, reset } = request;
+      const { method, path: path18, host, upgrade, blocking, reset } = request;
       let { body, headers, contentLength } = request;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -52076,7 +52076,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path17} HTTP/1.1\r
+      let header = `${method} ${path18} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -52605,7 +52605,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request) {
       const session = client[kHTTP2Session];
-      const { method, path: path17, host, upgrade, expectContinue, signal, headers: reqHeaders } = request;
+      const { method, path: path18, host, upgrade, expectContinue, signal, headers: reqHeaders } = request;
       let { body } = request;
       if (upgrade) {
         util.errorRequest(client, request, new Error("Upgrade not supported for H2"));
@@ -52702,7 +52702,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path17;
+      headers[HTTP2_HEADER_PATH] = path18;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -53055,9 +53055,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText2);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path17 = search ? `${pathname}${search}` : pathname;
+        const path18 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path17;
+        this.opts.path = path18;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -54296,10 +54296,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path17 = "/",
+          path: path18 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path17;
+        opts.path = origin + path18;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -56271,20 +56271,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path17) {
-      if (typeof path17 !== "string") {
-        return path17;
+    function safeUrl(path18) {
+      if (typeof path18 !== "string") {
+        return path18;
       }
-      const pathSegments = path17.split("?");
+      const pathSegments = path18.split("?");
       if (pathSegments.length !== 2) {
-        return path17;
+        return path18;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path17, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path17);
+    function matchKey(mockDispatch2, { path: path18, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path18);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -56306,7 +56306,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path17 }) => matchValue(safeUrl(path17), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path18 }) => matchValue(safeUrl(path18), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -56344,9 +56344,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path17, method, body, headers, query } = opts;
+      const { path: path18, method, body, headers, query } = opts;
       return {
-        path: path17,
+        path: path18,
         method,
         body,
         headers,
@@ -56809,10 +56809,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path17, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path18, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path17,
+            Path: path18,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -61691,9 +61691,9 @@ var require_util9 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path17) {
-      for (let i = 0; i < path17.length; ++i) {
-        const code = path17.charCodeAt(i);
+    function validateCookiePath(path18) {
+      for (let i = 0; i < path18.length; ++i) {
+        const code = path18.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -64613,11 +64613,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path17 = opts.path;
+          let path18 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path17 = `/${path17}`;
+            path18 = `/${path18}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path17);
+          url = new URL(util.parseOrigin(url).origin + path18);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -64694,7 +64694,7 @@ import { fileURLToPath as fileURLToPath3 } from "node:url";
 // src/cli/main.ts
 import { mkdirSync as mkdirSync4, mkdtempSync as mkdtempSync4, rmSync as rmSync6, writeFileSync as writeFileSync2 } from "node:fs";
 import os9 from "node:os";
-import path16 from "node:path";
+import path17 from "node:path";
 
 // src/util/format.ts
 function isFiniteNumber(x) {
@@ -64757,11 +64757,11 @@ function formatDuration(ms) {
   const seconds = Math.round(ms % 6e4 / 1e3);
   return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
 }
-function formatPath(path17, width = 60) {
-  if (path17.length <= width) return path17;
+function formatPath(path18, width = 60) {
+  if (path18.length <= width) return path18;
   const keep = width - 1;
   const start = Math.ceil(keep * 2 / 3);
-  return `${path17.slice(0, start)}\u2026${path17.slice(path17.length - (keep - start))} (${path17.length} characters)`;
+  return `${path18.slice(0, start)}\u2026${path18.slice(path18.length - (keep - start))} (${path18.length} characters)`;
 }
 
 // src/config/budgets.ts
@@ -65541,9 +65541,9 @@ function withPolicyOf(head, base) {
 }
 
 // src/gate.ts
-import { existsSync as existsSync7, mkdtempSync as mkdtempSync3, rmSync as rmSync4 } from "node:fs";
+import { existsSync as existsSync6, mkdtempSync as mkdtempSync3, rmSync as rmSync4 } from "node:fs";
 import os7 from "node:os";
-import path11 from "node:path";
+import path12 from "node:path";
 
 // src/checkout/revisions.ts
 import { existsSync as existsSync4, mkdtempSync, realpathSync, rmSync as rmSync2 } from "node:fs";
@@ -65862,27 +65862,27 @@ import { createRequire } from "module";
 import { basename, dirname, normalize, relative, resolve, sep } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path17) {
-  let normalized = normalize(path17);
+function cleanPath(path18) {
+  let normalized = normalize(path18);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path17, separator) {
-  return path17.replace(SLASHES_REGEX, separator);
+function convertSlashes(path18, separator) {
+  return path18.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path17) {
-  return path17 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path17);
+function isRootDirectory(path18) {
+  return path18 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path18);
 }
-function normalizePath(path17, options) {
+function normalizePath(path18, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path17.includes("/") || path17.startsWith(".");
-  if (resolvePaths) path17 = resolve(path17);
-  if (normalizePath$1 || pathNeedsCleaning) path17 = cleanPath(path17);
-  if (path17 === ".") return "";
-  const needsSeperator = path17[path17.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path17 + pathSeparator : path17, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path18.includes("/") || path18.startsWith(".");
+  if (resolvePaths) path18 = resolve(path18);
+  if (normalizePath$1 || pathNeedsCleaning) path18 = cleanPath(path18);
+  if (path18 === ".") return "";
+  const needsSeperator = path18[path18.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path18 + pathSeparator : path18, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -65919,8 +65919,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path17 = directoryPath || ".";
-  if (filters.every((filter) => filter(path17, true))) paths.push(path17);
+  const path18 = directoryPath || ".";
+  if (filters.every((filter) => filter(path18, true))) paths.push(path18);
 };
 var empty$2 = () => {
 };
@@ -65972,26 +65972,26 @@ var empty = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty;
 }
-var resolveSymlinksAsync = function(path17, state, callback$1) {
+var resolveSymlinksAsync = function(path18, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs.realpath(path17, (error, resolvedPath) => {
+  fs.realpath(path18, (error, resolvedPath) => {
     if (error) return queue.dequeue(suppressErrors ? null : error, state);
     fs.stat(resolvedPath, (error$1, stat2) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat2.isDirectory() && isRecursive(path17, resolvedPath, state)) return queue.dequeue(null, state);
+      if (stat2.isDirectory() && isRecursive(path18, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat2, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path17, state, callback$1) {
+var resolveSymlinks = function(path18, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs.realpathSync(path17);
+    const resolvedPath = fs.realpathSync(path18);
     const stat2 = fs.statSync(resolvedPath);
-    if (stat2.isDirectory() && isRecursive(path17, resolvedPath, state)) return;
+    if (stat2.isDirectory() && isRecursive(path18, resolvedPath, state)) return;
     callback$1(stat2, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
@@ -66001,9 +66001,9 @@ function build$2(options, isSynchronous) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path17, resolved, state) {
+function isRecursive(path18, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname(path17);
+  let parent = dirname(path18);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -66011,7 +66011,7 @@ function isRecursive(path17, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname(parent);
   }
-  state.symlinks.set(path17, resolved);
+  state.symlinks.set(path18, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -66183,19 +66183,19 @@ var Walker = class {
         const filename = this.joinPath(entry.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry.isDirectory()) {
-        let path17 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path17)) continue;
-        this.pushDirectory(path17, paths, filters);
-        this.walkDirectory(this.state, path17, path17, depth - 1, this.walk);
+        let path18 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path18)) continue;
+        this.pushDirectory(path18, paths, filters);
+        this.walkDirectory(this.state, path18, path18, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path17 = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path17, this.state, (stat2, resolvedPath) => {
+        let path18 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path18, this.state, (stat2, resolvedPath) => {
           if (stat2.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path17 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path17 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path18 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path18 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path17;
+            resolvedPath = useRealPaths ? resolvedPath : path18;
             const filename = basename(resolvedPath);
             const directoryPath$1 = normalizePath(dirname(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -66361,7 +66361,7 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path17) => isMatch(path17));
+    this.options.filters.push((path18) => isMatch(path18));
     return this;
   }
 };
@@ -66436,19 +66436,19 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path17) {
-  return path17.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path18) {
+  return path18.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path17) {
+function splitPattern(path18) {
   var _result$parts;
-  const result = import_picomatch2.default.scan(path17, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path17];
+  const result = import_picomatch2.default.scan(path18, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path18];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path17) => path17.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path17) => path17.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path18) => path18.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path18) => path18.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
@@ -66555,13 +66555,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug ? (p, isDirectory) => {
-      const path17 = format(p, isDirectory);
-      const matches = matcher(path17) && !ignore(path17);
-      if (matches) log(`matched ${path17}`);
+      const path18 = format(p, isDirectory);
+      const matches = matcher(path18) && !ignore(path18);
+      if (matches) log(`matched ${path18}`);
       return matches;
     } : (p, isDirectory) => {
-      const path17 = format(p, isDirectory);
-      return matcher(path17) && !ignore(path17);
+      const path18 = format(p, isDirectory);
+      return matcher(path18) && !ignore(path18);
     }],
     exclude: debug ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -69789,7 +69789,7 @@ async function profileHttp(target, revision, outFile, plan) {
 
 // src/measure/native/run.ts
 import { mkdtempSync as mkdtempSync2, readFileSync as readFileSync10, rmSync as rmSync3, statSync as statSync3 } from "node:fs";
-import path10 from "node:path";
+import path11 from "node:path";
 import { pathToFileURL } from "node:url";
 
 // src/measure/native/figures.ts
@@ -69870,29 +69870,39 @@ function tQuantile95(df) {
 }
 
 // src/measure/native/vitest.ts
-import { existsSync as existsSync6, readFileSync as readFileSync9, realpathSync as realpathSync3 } from "node:fs";
+import { realpathSync as realpathSync3 } from "node:fs";
 import Module from "node:module";
+import path10 from "node:path";
+
+// src/util/manifest.ts
+import { readFileSync as readFileSync9 } from "node:fs";
 import path9 from "node:path";
+function nearestManifest(file, accept) {
+  for (let dir = path9.dirname(file); dir !== path9.dirname(dir); dir = path9.dirname(dir)) {
+    let manifest;
+    try {
+      manifest = JSON.parse(readFileSync9(path9.join(dir, "package.json"), "utf8"));
+    } catch {
+      continue;
+    }
+    if (typeof manifest === "object" && manifest !== null && accept(manifest))
+      return { dir, manifest };
+  }
+  return void 0;
+}
+
+// src/measure/native/vitest.ts
 function vitestCli(root, file) {
   let entry;
   try {
-    entry = Module.createRequire(path9.resolve(root, file)).resolve("vitest");
+    entry = Module.createRequire(path10.resolve(root, file)).resolve("vitest");
   } catch {
     return void 0;
   }
-  for (let dir = path9.dirname(entry); dir !== path9.dirname(dir); dir = path9.dirname(dir)) {
-    const manifest = path9.join(dir, "package.json");
-    if (!existsSync6(manifest)) continue;
-    try {
-      const { name: name2, bin } = JSON.parse(readFileSync9(manifest, "utf8"));
-      if (name2 !== "vitest") continue;
-      const command = typeof bin === "string" ? bin : bin?.vitest;
-      return typeof command === "string" ? path9.join(dir, command) : void 0;
-    } catch {
-      return void 0;
-    }
-  }
-  return void 0;
+  const found = nearestManifest(entry, (manifest) => manifest.name === "vitest");
+  const bin = found?.manifest.bin;
+  const command = typeof bin === "string" ? bin : bin?.vitest;
+  return found && typeof command === "string" ? path10.join(found.dir, command) : void 0;
 }
 function vitestArgs(cli, file, out) {
   return [cli, "bench", "--run", "--outputJson", out, `./${file}`];
@@ -69904,7 +69914,7 @@ function vitestRecords(text2, root, file) {
   } catch {
     return { records: [], problem: "its vitest report is not JSON" };
   }
-  const wanted = real(path9.resolve(root, file));
+  const wanted = real(path10.resolve(root, file));
   const records = [];
   let rejected = 0;
   for (const entry of Array.isArray(report2?.files) ? report2.files : []) {
@@ -69930,7 +69940,7 @@ function vitestRecords(text2, root, file) {
 }
 function suitesOf(fullName, file) {
   if (typeof fullName !== "string") return void 0;
-  const own = file.split(path9.sep).join("/");
+  const own = file.split(path10.sep).join("/");
   if (fullName === own) return [];
   if (fullName.startsWith(`${own} > `)) return [fullName.slice(own.length + 3)];
   const at = fullName.indexOf(" > ");
@@ -69940,7 +69950,7 @@ function real(file) {
   try {
     return realpathSync3(file);
   } catch {
-    return path9.resolve(file);
+    return path10.resolve(file);
   }
 }
 
@@ -69949,9 +69959,9 @@ var MAX_FIGURES_BYTES = 16 * 1024 * 1024;
 var DRAIN_MS2 = 5e3;
 function runNative(options) {
   const started = performance.now();
-  const dir = mkdtempSync2(path10.join(options.tempDir, "native-"));
+  const dir = mkdtempSync2(path11.join(options.tempDir, "native-"));
   const vitest = options.harness === "vitest";
-  const out = path10.join(dir, vitest ? "report.json" : "figures.jsonl");
+  const out = path11.join(dir, vitest ? "report.json" : "figures.jsonl");
   const cli = vitest ? vitestCli(options.root, options.file) : void 0;
   if (vitest && !cli) {
     rmSync3(dir, { recursive: true, force: true });
@@ -70269,7 +70279,7 @@ async function runGate(options) {
     log: options.log,
     onCleanup: options.onCleanup
   });
-  const socketDir = mkdtempSync3(path11.join(os7.tmpdir(), "benchgate-sock-"));
+  const socketDir = mkdtempSync3(path12.join(os7.tmpdir(), "benchgate-sock-"));
   const removeSocketDir = () => rmSync4(socketDir, { recursive: true, force: true });
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os7.loadavg();
@@ -70323,9 +70333,9 @@ async function runGate(options) {
   }
 }
 function choosePolicy(own, tree, options) {
-  const file = path11.relative(options.cwd, path11.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
-  const atBase = path11.join(tree.base.root, file);
-  const base = existsSync7(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
+  const file = path12.relative(options.cwd, path12.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
+  const atBase = path12.join(tree.base.root, file);
+  const base = existsSync6(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
   const from = options.policy ?? "head";
   const changes = policyChanges(base, own);
   const config = withOverrides(from === "base" ? withPolicyOf(own, base) : own, options.overrides);
@@ -70605,7 +70615,7 @@ async function explainStage(run, judged) {
   const mode = options.profile ?? "regressions";
   const targets = judged.filter((b) => b.change && (b.verdict === "regression" || mode === "always") && mode !== "never").slice(0, MAX_PROFILED).map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
   if (!targets.length) return { benchmarks: judged };
-  const dir = path11.resolve(options.cwd, options.profileDir ?? path11.join(".benchgate", "profiles"));
+  const dir = path12.resolve(options.cwd, options.profileDir ?? path12.join(".benchgate", "profiles"));
   const explanations = await explain({
     targets,
     base: tree.base,
@@ -71089,7 +71099,7 @@ function changeChart(benchmarks, options = {}) {
 }
 
 // src/report/profile-sections.ts
-import path12 from "node:path";
+import path13 from "node:path";
 var share = (x) => formatShare(x, 1);
 function name(row) {
   return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
@@ -71115,7 +71125,7 @@ function profileSections(id, profile) {
     ownCode: profile.ownCode.map(
       (row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit}, with what it calls`
     ),
-    files: [profile.files.base, profile.files.head].map((file) => path12.basename(file))
+    files: [profile.files.base, profile.files.head].map((file) => path13.basename(file))
   };
 }
 
@@ -71696,8 +71706,8 @@ function mergeRuns(runs) {
 
 // src/report/read.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
-import { existsSync as existsSync8, readFileSync as readFileSync11, statSync as statSync4 } from "node:fs";
-import path13 from "node:path";
+import { existsSync as existsSync7, readFileSync as readFileSync11, statSync as statSync4 } from "node:fs";
+import path14 from "node:path";
 
 // schema/report.schema.json
 var report_schema_default = {
@@ -73885,7 +73895,7 @@ function readReport2(file) {
 }
 function reportFiles(patterns, cwd) {
   const files = patterns.flatMap((pattern) => {
-    if (existsSync8(path13.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path13.resolve(cwd, pattern)];
+    if (existsSync7(path14.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path14.resolve(cwd, pattern)];
     const found = globSync(pattern, { cwd, onlyFiles: true, absolute: true, expandDirectories: false }).sort();
     if (found.length === 0) throw new UserError(`No file matches ${pattern} (in ${cwd}).`);
     return found;
@@ -73977,9 +73987,10 @@ Options:
                         tests, balanced by cost), judged at the whole suite's level; --json
                         writes the shard report that merge joins
   --native-check        then run each compared bench file as its author does (node <file>, or
-                        vitest bench for a vitest file), twice per revision (a third time while the check has taken under a minute),
-                        and show the harness's own figures beside benchgate's, noting where they
-                        disagree beyond both runs' noise (information: never the verdict)
+                        vitest bench for a vitest file), twice per revision (a third time while
+                        the check has taken under a minute), and show the harness's own figures
+                        beside benchgate's, noting where they disagree beyond both runs' noise
+                        (information: never the verdict)
   --native-runs <n>     with --native-check: run each file exactly n times per revision (2 to 20),
                         alternating, whatever the time: more runs, a narrower native interval
   --native-timeout <d>  with --native-check: kill a native run after this long (default 2m)
@@ -74197,7 +74208,7 @@ function parseProfileMode(text2) {
 }
 
 // src/config/action-inputs.ts
-import path14 from "node:path";
+import path15 from "node:path";
 
 // src/config/anchor.ts
 function parseAnchor(text2, what = "anchor") {
@@ -74220,7 +74231,7 @@ function parseAnchor(text2, what = "anchor") {
 
 // src/config/action-inputs.ts
 function commentKeyOf(directory, config, key) {
-  const file = path14.posix.join(directory.split(path14.sep).join("/") || ".", config ?? "benchgate.yml");
+  const file = path15.posix.join(directory.split(path15.sep).join("/") || ".", config ?? "benchgate.yml");
   return sanitizeCommentKey(key ? `${file}#${key}` : file);
 }
 function sanitizeCommentKey(key) {
@@ -74980,15 +74991,15 @@ function fenced(lines, language = "text") {
 }
 
 // src/history/store.ts
-import { closeSync, existsSync as existsSync9, mkdirSync as mkdirSync3, openSync, readFileSync as readFileSync12, renameSync as renameSync2, rmSync as rmSync5, statSync as statSync5, writeFileSync } from "node:fs";
-import path15 from "node:path";
+import { closeSync, existsSync as existsSync8, mkdirSync as mkdirSync3, openSync, readFileSync as readFileSync12, renameSync as renameSync2, rmSync as rmSync5, statSync as statSync5, writeFileSync } from "node:fs";
+import path16 from "node:path";
 import { setTimeout as sleep3 } from "node:timers/promises";
 var MAX_BYTES = 64 * 1024 * 1024;
 var LOCK_WAIT_MS = 3e4;
 var STALE_LOCK_MS = 12e4;
 function fileStore(file, limit) {
   const read = () => {
-    if (!existsSync9(file)) return [];
+    if (!existsSync8(file)) return [];
     const size = statSync5(file).size;
     if (size > MAX_BYTES) throw new UserError(`${file}: ${size} bytes is more than a history file holds (64 MB): is it the right file?`);
     return parseHistory(readFileSync12(file, "utf8"), file);
@@ -74997,7 +75008,7 @@ function fileStore(file, limit) {
     where: file,
     read: () => Promise.resolve().then(read),
     append: async (records) => {
-      mkdirSync3(path15.dirname(path15.resolve(file)), { recursive: true });
+      mkdirSync3(path16.dirname(path16.resolve(file)), { recursive: true });
       const release = await lock(`${file}.lock`);
       try {
         const written = appendRecords(read(), records, limit);
@@ -75201,7 +75212,7 @@ async function main(argv, io) {
       shard: command.shard,
       // The observer preloaded into each native run is bundled beside the runner, as its module hooks are.
       nativeCheck: command.nativeCheck ? {
-        observerPath: path16.join(path16.dirname(io.runnerPath), "native.js"),
+        observerPath: path17.join(path17.dirname(io.runnerPath), "native.js"),
         runTimeoutMs: command.nativeTimeoutMs,
         runs: command.nativeRuns
       } : void 0,
@@ -75209,7 +75220,7 @@ async function main(argv, io) {
         io,
         progress,
         trap,
-        command.installCache === void 0 ? void 0 : new Installs(path16.resolve(io.cwd, command.installCache))
+        command.installCache === void 0 ? void 0 : new Installs(path17.resolve(io.cwd, command.installCache))
       )
     });
   } catch (error) {
@@ -75262,7 +75273,7 @@ function writeReport(report2, command, color, io) {
 function mergeFiles(patterns, io) {
   try {
     const files = reportFiles(patterns, io.cwd);
-    return mergeShards(files.map((file) => ({ file: path16.relative(io.cwd, file) || file, report: readReport2(file) })));
+    return mergeShards(files.map((file) => ({ file: path17.relative(io.cwd, file) || file, report: readReport2(file) })));
   } catch (error) {
     return errorReport(describeFailure(error), io.version);
   }
@@ -75309,8 +75320,8 @@ async function withProgress(io, command, body) {
   const trap = cliTrap(io, progress);
   let folder;
   const history = ["record", "drift", "bisect"].includes(command.kind);
-  if (command.installCache !== void 0) folder = path16.resolve(io.cwd, command.installCache);
-  else if (history) folder = mkdtempSync4(path16.join(os9.tmpdir(), "benchgate-installs-"));
+  if (command.installCache !== void 0) folder = path17.resolve(io.cwd, command.installCache);
+  else if (history) folder = mkdtempSync4(path17.join(os9.tmpdir(), "benchgate-installs-"));
   const removeFolder = command.installCache === void 0 && folder ? () => rmSync6(folder, { recursive: true, force: true }) : () => void 0;
   const forget = trap.onCleanup(removeFolder);
   try {
@@ -75357,8 +75368,8 @@ benchgate: crashed (${messageOf(error)}): benchmark processes stopped and worktr
   });
 }
 function write(cwd, file, text2) {
-  const target = path16.resolve(cwd, file);
-  mkdirSync4(path16.dirname(target), { recursive: true });
+  const target = path17.resolve(cwd, file);
+  mkdirSync4(path17.dirname(target), { recursive: true });
   writeFileSync2(target, text2);
 }
 function progressPrinter(stream) {

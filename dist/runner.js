@@ -1243,8 +1243,6 @@ function batchTask(side, batch) {
 var sink = { value: void 0 };
 
 // src/measure/micro/harness/capture.ts
-import { readFileSync } from "node:fs";
-import path3 from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 
 // src/measure/micro/harness/patched.ts
@@ -1915,6 +1913,23 @@ function nodeScript(rest) {
   return script ?? "a script";
 }
 
+// src/util/manifest.ts
+import { readFileSync } from "node:fs";
+import path3 from "node:path";
+function nearestManifest(file, accept) {
+  for (let dir = path3.dirname(file); dir !== path3.dirname(dir); dir = path3.dirname(dir)) {
+    let manifest;
+    try {
+      manifest = JSON.parse(readFileSync(path3.join(dir, "package.json"), "utf8"));
+    } catch {
+      continue;
+    }
+    if (typeof manifest === "object" && manifest !== null && accept(manifest))
+      return { dir, manifest };
+  }
+  return void 0;
+}
+
 // src/measure/micro/harness/capture.ts
 var SYMBOL = /* @__PURE__ */ Symbol.for("benchgate.capture");
 var Capture = class {
@@ -2044,14 +2059,8 @@ var Capture = class {
   }
 };
 function versionOf(file) {
-  for (let dir = path3.dirname(file); dir !== path3.dirname(dir); dir = path3.dirname(dir)) {
-    try {
-      const manifest = JSON.parse(readFileSync(path3.join(dir, "package.json"), "utf8"));
-      if (typeof manifest.name === "string" && typeof manifest.version === "string") return { version: manifest.version };
-    } catch {
-    }
-  }
-  return {};
+  const found = nearestManifest(file, (manifest) => typeof manifest.name === "string" && typeof manifest.version === "string");
+  return found ? { version: found.manifest.version } : {};
 }
 var installed;
 function harnessCapture() {

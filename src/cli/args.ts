@@ -38,9 +38,10 @@ Options:
                         tests, balanced by cost), judged at the whole suite's level; --json
                         writes the shard report that merge joins
   --native-check        then run each compared bench file as its author does (node <file>, or
-                        vitest bench for a vitest file), twice per revision (a third time while the check has taken under a minute),
-                        and show the harness's own figures beside benchgate's, noting where they
-                        disagree beyond both runs' noise (information: never the verdict)
+                        vitest bench for a vitest file), twice per revision (a third time while
+                        the check has taken under a minute), and show the harness's own figures
+                        beside benchgate's, noting where they disagree beyond both runs' noise
+                        (information: never the verdict)
   --native-runs <n>     with --native-check: run each file exactly n times per revision (2 to 20),
                         alternating, whatever the time: more runs, a narrower native interval
   --native-timeout <d>  with --native-check: kill a native run after this long (default 2m)

@@ -1,6 +1,7 @@
 /**
  * One native run of a bench file: `node --import <observer> <file>` (or, for a vitest bench file, the revision's
- * `vitest bench --run <file> --outputJson <report>`) with the same node, in the revision's checkout, with the environment benchgate's own benchmark processes get (never a shell: an argv array).
+ * `vitest bench --run <file> --outputJson <report>`) with the same node, in the revision's checkout, with the
+ * environment benchgate's own benchmark processes get (never a shell: an argv array).
  * Bounded by a timeout: the child and its process group are killed by pid when it runs longer, and at the
  * end in any case (what it left running goes with it); a signal to benchgate kills it like any child.
  */

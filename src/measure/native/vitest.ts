@@ -4,9 +4,10 @@
  * preloaded or observed: vitest writes its figures (tinybench's, per benchmark) to the JSON report, and they
  * are read back here. The report is the pull request's code's output, so every field is checked and capped.
  */
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import Module from 'node:module';
 import path from 'node:path';
+import { nearestManifest } from '../../util/manifest.js';
 import { MAX_RECORDS, recordOf, type NativeRecord } from './figures.js';
 
 /** The revision's vitest command line (its package's `bin`), as the bench file resolves `vitest`; undefined when it does not. */
@@ -18,19 +19,10 @@ export function vitestCli(root: string, file: string): string | undefined {
     return undefined;
   }
   // vitest's exports do not include its package.json in every version: its folder is the nearest one above its entry that has it.
-  for (let dir = path.dirname(entry); dir !== path.dirname(dir); dir = path.dirname(dir)) {
-    const manifest = path.join(dir, 'package.json');
-    if (!existsSync(manifest)) continue;
-    try {
-      const { name, bin } = JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown; bin?: unknown };
-      if (name !== 'vitest') continue;
-      const command = typeof bin === 'string' ? bin : (bin as Record<string, unknown> | undefined)?.vitest;
-      return typeof command === 'string' ? path.join(dir, command) : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-  return undefined;
+  const found = nearestManifest(entry, (manifest) => manifest.name === 'vitest');
+  const bin = found?.manifest.bin;
+  const command = typeof bin === 'string' ? bin : (bin as Record<string, unknown> | undefined)?.vitest;
+  return found && typeof command === 'string' ? path.join(found.dir, command) : undefined;
 }
 
 /** The node arguments of one run: the revision's vitest, only the files its filter matches, the report to `out`. */

@@ -28,8 +28,6 @@
  * (types.ts, Harness); this file holds the declaration of one bench file, which
  * the harnesses call back into (CaptureContext).
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BenchmarkjsHarness } from './benchmarkjs.js';
 import { ModuleGraphs } from './graphs.js';
@@ -39,6 +37,7 @@ import { TinybenchHarness } from './tinybench.js';
 import type { CaptureContext, CapturedTask, Declaration, Harness, HarnessName, Namespace } from './types.js';
 import { VitestHarness } from './vitest.js';
 import { StandIns, type WorkerHost } from './workers.js';
+import { nearestManifest } from '../../../util/manifest.js';
 
 export type { CapturedTask, Declaration, HarnessCopy, HarnessName } from './types.js';
 
@@ -194,15 +193,8 @@ interface OnlyTask extends CapturedTask {
 }
 
 function versionOf(file: string): { version?: string } {
-  for (let dir = path.dirname(file); dir !== path.dirname(dir); dir = path.dirname(dir)) {
-    try {
-      const manifest = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
-      if (typeof manifest.name === 'string' && typeof manifest.version === 'string') return { version: manifest.version };
-    } catch {
-      // keep looking upwards
-    }
-  }
-  return {};
+  const found = nearestManifest(file, (manifest) => typeof manifest.name === 'string' && typeof manifest.version === 'string');
+  return found ? { version: found.manifest.version as string } : {};
 }
 
 let installed: Capture | undefined;
