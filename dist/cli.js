@@ -69929,7 +69929,9 @@ function vitestRecords(text2, root, file) {
           name: bench?.name,
           opsPerSec: bench?.hz,
           rme: bench?.rme,
-          samples: bench?.sampleCount
+          samples: bench?.sampleCount,
+          // vitest keeps a benchmark that threw in its report, without figures, and exits 0 (vitest 4).
+          ...typeof bench?.hz === "number" ? {} : { error: "vitest reported no figure for it (a benchmark that throws reads so)" }
         }) : void 0;
         if (record3) records.push(record3);
         else rejected++;
@@ -69968,7 +69970,7 @@ function runNative(options) {
     const problem = `vitest is not installed where ${options.file} resolves it: nothing to run it with`;
     return Promise.resolve({ revision: options.revision, durationMs: 0, records: [], problem });
   }
-  const read = () => cli ? readReport(out, options.root, options.file) : readFigures(out);
+  const read = (ended) => cli ? readReport(out, options.root, options.file, ended) : readFigures(out);
   return new Promise((resolve3) => {
     const args = cli ? vitestArgs(cli, options.file, out) : ["--import", pathToFileURL(options.observerPath).href, `./${options.file}`];
     const child = spawnTracked(options.node ?? process.execPath, args, {
@@ -69985,7 +69987,7 @@ function runNative(options) {
       done = true;
       watch.stop();
       killGroup(child);
-      const figures = read();
+      const figures = read(problem === void 0);
       rmSync3(dir, { recursive: true, force: true });
       const problems = [problem, figures.problem].filter(Boolean).join("; ");
       resolve3({
@@ -70028,10 +70030,12 @@ function readFigures(file) {
   const { records, rejected } = parseRecords(text2);
   return rejected ? { records, problem: `${rejected} line(s) of its figures file were not figures and were left out` } : { records };
 }
-function readReport(file, root, benchFile) {
+function readReport(file, root, benchFile, ended) {
   const { text: text2, problem } = readCapped(file, "vitest report");
-  if (text2 === void 0)
-    return { records: [], problem: problem ?? "vitest wrote no benchmark report (--outputJson needs vitest 2 or later)" };
+  if (text2 === void 0) {
+    const missing = problem ?? (ended ? "vitest wrote no benchmark report (--outputJson needs vitest 2 or later)" : void 0);
+    return { records: [], ...missing ? { problem: missing } : {} };
+  }
   return vitestRecords(text2, root, benchFile);
 }
 

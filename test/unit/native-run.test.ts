@@ -132,6 +132,29 @@ describe('url > parse', () => {
       expect(record.rme).toBeGreaterThan(0);
       expect(record.samples).toBeGreaterThan(0);
     }
+    // A benchmark that throws: vitest 4 keeps it in its report without figures and exits 0; the record says so.
+    const throws = project({
+      'bench/boom.bench.mjs': "import { bench } from 'vitest'\nbench('boom', () => { throw new Error('kaput') }, { time: 20 })\n",
+    });
+    const boom = await run(throws, 'bench/boom.bench.mjs', 'vitest');
+    expect(boom.records.map((r) => [r.name, r.opsPerSec, r.error])).toEqual([
+      ['boom', undefined, 'vitest reported no figure for it (a benchmark that throws reads so)'],
+    ]);
+    // Killed at its timeout: the kill is the run's problem, not a missing report (which only a clean exit owes).
+    const hangs = project({ 'bench/hang.bench.mjs': "import { bench } from 'vitest'\nbench('hang', () => { for (;;); }, { time: 20 })\n" });
+    let pid = 0;
+    const hung = await runNative({
+      revision: 'base',
+      root: hangs,
+      file: 'bench/hang.bench.mjs',
+      harness: 'vitest',
+      observerPath: OBSERVER,
+      tempDir: hangs,
+      timeoutMs: 3000,
+      onStart: (started) => (pid = started),
+    });
+    expect(hung.records).toEqual([]);
+    expect(hung.problem).toBe(`did not finish within 3.0s: killed with its process group (pid ${pid})`);
     // Where the bench file resolves no vitest, nothing runs and the run says why.
     const bare = project({ 'bench/x.bench.mjs': bench });
     rmSync(path.join(bare, 'node_modules', 'vitest'));

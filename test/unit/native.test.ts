@@ -233,6 +233,7 @@ describe('a native run that failed, in the report', () => {
     ]);
     expect(records[0]).toEqual({ harness: 'vitest', thread: 0, suites: [], name: 'top', opsPerSec: 1000, rme: 2, samples: 50 });
     expect(records[2]).not.toHaveProperty('opsPerSec');
+    expect(records[2]!.error).toBe('vitest reported no figure for it (a benchmark that throws reads so)');
     expect(problem).toBe('2 benchmark(s) of its vitest report were not figures and were left out');
     expect(vitestRecords('<html>', '/repo', 'bench/url.bench.ts')).toEqual({ records: [], problem: 'its vitest report is not JSON' });
     expect(vitestRecords('null', '/repo', 'bench/url.bench.ts')).toEqual({ records: [] });

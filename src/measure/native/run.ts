@@ -60,7 +60,8 @@ export function runNative(options: NativeRunOptions): Promise<NativeRun> {
     const problem = `vitest is not installed where ${options.file} resolves it: nothing to run it with`;
     return Promise.resolve({ revision: options.revision, durationMs: 0, records: [], problem });
   }
-  const read = () => (cli ? readReport(out, options.root, options.file) : readFigures(out));
+  /** What the run left: `ended`, whether it exited cleanly (a run killed or failed owes no report). */
+  const read = (ended: boolean) => (cli ? readReport(out, options.root, options.file, ended) : readFigures(out));
   return new Promise<NativeRun>((resolve) => {
     // `./file`, as the author types it, and never read as an option whatever the file is named.
     const args = cli ? vitestArgs(cli, options.file, out) : ['--import', pathToFileURL(options.observerPath).href, `./${options.file}`];
@@ -79,7 +80,7 @@ export function runNative(options: NativeRunOptions): Promise<NativeRun> {
       watch.stop();
       // Whatever it started and left behind (a server, a worker process) goes with it.
       killGroup(child);
-      const figures = read();
+      const figures = read(problem === undefined);
       rmSync(dir, { recursive: true, force: true });
       const problems = [problem, figures.problem].filter(Boolean).join('; ');
       resolve({
@@ -130,10 +131,13 @@ function readFigures(file: string): { records: NativeRecord[]; problem?: string 
   return rejected ? { records, problem: `${rejected} line(s) of its figures file were not figures and were left out` } : { records };
 }
 
-function readReport(file: string, root: string, benchFile: string): { records: NativeRecord[]; problem?: string } {
+function readReport(file: string, root: string, benchFile: string, ended: boolean): { records: NativeRecord[]; problem?: string } {
   const { text, problem } = readCapped(file, 'vitest report');
-  // vitest writes its report once every file ran: none is a run that ended before (its exit says how), or a vitest without --outputJson.
-  if (text === undefined)
-    return { records: [], problem: problem ?? 'vitest wrote no benchmark report (--outputJson needs vitest 2 or later)' };
+  // vitest writes its report once every file ran: none after a clean exit is a vitest without --outputJson; after
+  // a kill or a failure, the run's own problem says why.
+  if (text === undefined) {
+    const missing = problem ?? (ended ? 'vitest wrote no benchmark report (--outputJson needs vitest 2 or later)' : undefined);
+    return { records: [], ...(missing ? { problem: missing } : {}) };
+  }
   return vitestRecords(text, root, benchFile);
 }

@@ -64,6 +64,8 @@ export function vitestRecords(text: string, root: string, file: string): { recor
                 opsPerSec: bench?.hz,
                 rme: bench?.rme,
                 samples: bench?.sampleCount,
+                // vitest keeps a benchmark that threw in its report, without figures, and exits 0 (vitest 4).
+                ...(typeof bench?.hz === 'number' ? {} : { error: 'vitest reported no figure for it (a benchmark that throws reads so)' }),
               })
             : undefined;
         if (record) records.push(record);
