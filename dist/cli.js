@@ -64837,9 +64837,9 @@ var benchgate_schema_default = {
           ]
         },
         isolation: {
-          title: "alternate or process",
-          description: "alternate (default): each process loads both revisions and alternates short timed blocks of base and head. process: one revision per process, for code that cannot be loaded twice in one process (global patching, native addons).",
-          enum: ["alternate", "process"]
+          title: "alternate, thread or process",
+          description: "alternate (default): each process loads both revisions and alternates short timed blocks of base and head; a bench file that starts worker threads gets an isolate (worker thread) per revision and per worker. thread: every bench file in an isolate of its own per revision, blocks still alternating, for code that changes what the whole isolate shares (builtins, V8's protectors). process: one revision per process, for code that cannot be loaded twice in one process (native addons that load once).",
+          enum: ["alternate", "thread", "process"]
         },
         "task-time": {
           $ref: "#/definitions/duration",
@@ -66664,6 +66664,11 @@ var schema = {
       required: ["type", "files", "tasks"],
       properties: {
         type: { const: "result" },
+        isolated: {
+          type: "object",
+          required: ["files", "pinned"],
+          properties: { files: list(text), pinned: { type: "boolean" }, reason: text }
+        },
         files: list({
           type: "object",
           required: ["revision", "file", "tasks"],
@@ -66768,7 +66773,13 @@ ${output}` : message,
       } else if (message.type === "progress")
         current = { id: message.id, revision: message.revision ?? (message.id === current.id ? current.revision : void 0) };
       else if (message.type === "result")
-        finish({ ok: true, files: message.files, tasks: message.tasks, durationMs: Date.now() - started });
+        finish({
+          ok: true,
+          files: message.files,
+          tasks: message.tasks,
+          durationMs: Date.now() - started,
+          ...message.isolated ? { isolated: message.isolated } : {}
+        });
       else if (message.type === "profiled")
         finish({ ok: true, files: [], tasks: [], calls: message.calls, durationMs: Date.now() - started });
       else fail(`the benchmark process (pid ${child.pid}) failed: ${message.message}`);
@@ -67514,9 +67525,15 @@ function processStrategy(plan, spawn3) {
         outcomes.push(outcome);
         for (const task of outcome.tasks) batches[task.id] ??= task.batch;
       }
-      return { ok: true, files: outcomes.flatMap((o) => o.files), tasks: mergePair(outcomes.flatMap((o) => o.tasks)) };
+      const isolated = outcomes.find((o) => o.isolated)?.isolated;
+      return { ok: true, files: outcomes.flatMap((o) => o.files), tasks: mergePair(outcomes.flatMap((o) => o.tasks)), isolated };
     }
   };
+}
+function isolationLine({ files, pinned, reason }) {
+  const list2 = files.length > 3 ? `${files.slice(0, 3).join(", ")} and ${files.length - 3} more` : files.join(", ");
+  const why = reason ? `; every file, because ${reason}` : "";
+  return pinned ? `${list2}: measured in isolates of their own (a worker thread per revision and per worker the file starts), taking turns on one CPU${why}` : `${list2}: measured in isolates of their own${why}, but the benchmark process could not be pinned to one CPU (taskset is missing or not permitted): its threads may run on different cores, whose speeds differ, which adds noise`;
 }
 function mergePair(tasks) {
   const merged = /* @__PURE__ */ new Map();
@@ -67579,7 +67596,14 @@ async function measureMicro(plan) {
     const decidedNow = [...unmeasured].filter((id) => !skip.has(id));
     for (let p = 0; p < perRound; p++) {
       const processStarted = now();
-      const job = { settings: plan.settings, batches, skip: [...skipNow], decided: decidedNow, ...taskTimes ? { taskTimes } : {} };
+      const job = {
+        settings: plan.settings,
+        batches,
+        skip: [...skipNow],
+        decided: decidedNow,
+        isolates: plan.isolation === "thread" ? "files" : "workers",
+        ...taskTimes ? { taskTimes } : {}
+      };
       const outcome2 = await runRound(strategy, round2, processes++, job, errors, skipNow, plan.log);
       lastProcessMs = now() - processStarted;
       if (into === "main" && plan.isolation === "alternate") records.push(roundRecord(lastProcessMs, outcome2.tasks));
@@ -67588,6 +67612,8 @@ async function measureMicro(plan) {
     const outcome = meanOfProcesses(outcomes);
     for (const id of skipNow) skip.add(id);
     if (round2 === 0) {
+      const isolated = outcomes.find((o) => o.isolated)?.isolated;
+      if (isolated) plan.log(isolationLine(isolated));
       await explainLoadErrors(outcome.files, plan, spawn3, errors, skip);
       family = comparable(outcome.tasks, errors);
       plannedRounds = Math.max(plannedRounds, plan.minimumRounds(family));
@@ -73982,7 +74008,7 @@ Options:
                         and package.json are the same (within one run they always are reused)
   --files <glob>        bench files to run, in place of micro.files (repeatable), e.g.
                         --files 'benchmark/*.js'
-  --isolation <mode>    alternate (default) or process
+  --isolation <mode>    alternate (default), thread or process
   --http-mode <mode>    duet (default), live or fresh: how HTTP load tests run their servers
   --profile <when>      CPU-profile each revision to show where the time went: regressions
                         (default), always (every compared benchmark) or never
@@ -74203,8 +74229,8 @@ function parseHttpMode(text2) {
   throw new UserError(`--http-mode '${text2}' is not duet, live or fresh.`);
 }
 function parseIsolation(text2) {
-  if (text2 === "alternate" || text2 === "process") return text2;
-  throw new UserError(`--isolation '${text2}' is not alternate or process.`);
+  if (text2 === "alternate" || text2 === "thread" || text2 === "process") return text2;
+  throw new UserError(`--isolation '${text2}' is not alternate, thread or process.`);
 }
 function parseProfileMode(text2) {
   if (text2 === "regressions" || text2 === "always" || text2 === "never") return text2;

@@ -2,7 +2,7 @@ import { createRequire as __benchgateRequire } from 'node:module'; const require
 
 // src/measure/micro/runner.ts
 import { writeFileSync } from "node:fs";
-import { findSourceMap, register } from "node:module";
+import { findSourceMap } from "node:module";
 import path5 from "node:path";
 import { fileURLToPath as fileURLToPath3 } from "node:url";
 
@@ -1062,12 +1062,18 @@ var HARNESS_PACKAGES = ["benchmark", "tinybench", "mitata", "vitest"];
 var GRAPH_PARAMETER = "benchgate-graph";
 
 // src/measure/micro/alternate.ts
-var SideFailure = class extends Error {
+var SideFailure = class _SideFailure extends Error {
   constructor(revision, cause, root, context) {
     super(context ? `${context}: ${describeThrown(cause, root)}` : describeThrown(cause, root));
     this.revision = revision;
   }
   revision;
+  /** A failure told by another thread: its message as it was written there. */
+  static told(revision, message) {
+    const failure = new _SideFailure(revision, void 0);
+    failure.message = message;
+    return failure;
+  }
 };
 function describeThrown(thrown, root) {
   if (!(thrown instanceof Error)) return `threw ${messageOf(thrown)}`;
@@ -1081,33 +1087,74 @@ function describeThrown(thrown, root) {
 function withoutGraph(location) {
   return location.replace(new RegExp(`[?&]${GRAPH_PARAMETER}=\\d+`, "g"), "");
 }
+var LocalSide = class {
+  prepared;
+  constructor(task) {
+    this.prepared = { ...task, isAsync: false, callMs: 0 };
+  }
+  get revision() {
+    return this.prepared.revision;
+  }
+  get hooked() {
+    return Boolean(this.prepared.opts.beforeEach || this.prepared.opts.afterEach);
+  }
+  async warm() {
+    await runHook(this.prepared, "beforeAll");
+    await probe(this.prepared);
+    return this.prepared.callMs;
+  }
+  setBatch(batch) {
+    this.prepared.batchFn = batchTask(this.prepared, batch);
+    return Promise.resolve();
+  }
+  block(iterations) {
+    return runBlock(this.prepared, iterations);
+  }
+  async finish() {
+    await runHook(this.prepared, "afterAll").catch(() => void 0);
+  }
+  /** `calls` calls of its warmed loop, untimed (a profiled run). */
+  async run(calls) {
+    await this.prepared.loop(calls);
+  }
+};
 async function measureTask(id, sides, settings, fixedBatch, beat2) {
   let batch = fixedBatch ?? 1;
   let blocks = 0;
   return withWarmSides(
     sides,
     beat2,
-    async (prepared) => {
-      const hasEachHooks = prepared.some((side) => side.opts.beforeEach || side.opts.afterEach);
-      const fastest = Math.min(...prepared.map((side) => side.callMs));
-      if (fixedBatch === void 0) batch = hasEachHooks ? 1 : Math.max(1, Math.ceil(settings.minSampleMs / Math.max(fastest, 1e-6)));
-      for (const side of prepared) side.batchFn = batchTask(side, batch);
-      const meanCallMs = prepared.reduce((sum2, side) => sum2 + side.callMs, 0) / prepared.length;
+    async (callMs) => {
+      const fastest = Math.min(...callMs);
+      if (fixedBatch === void 0)
+        batch = sides.some((side) => side.hooked) ? 1 : Math.max(1, Math.ceil(settings.minSampleMs / Math.max(fastest, 1e-6)));
+      for (const side of sides) await side.setBatch(batch);
+      const meanCallMs = callMs.reduce((sum2, ms) => sum2 + ms, 0) / callMs.length;
       const iterations = Math.min(1e4, Math.max(2, Math.round(settings.blockMs / (batch * Math.max(meanCallMs, 1e-6)))));
-      for (let k2 = 0; k2 < settings.warmupBlocks; k2++) await runBlock(order(prepared, k2), jitter(iterations));
-      for (const side of prepared) Object.assign(side, { runs: 0, timeMs: 0 });
+      const totals = sides.map(() => ({ runs: 0, timeMs: 0 }));
+      const runBlocks = async (k2, timed) => {
+        const length = jitter(iterations);
+        const periods = /* @__PURE__ */ new Map();
+        for (const at of order(sides.length, k2)) {
+          const figures2 = await sides[at].block(length);
+          periods.set(sides[at].revision, figures2.period);
+          if (timed) Object.assign(totals[at], { runs: totals[at].runs + figures2.runs, timeMs: totals[at].timeMs + figures2.totalTime });
+        }
+        return periods;
+      };
+      for (let k2 = 0; k2 < settings.warmupBlocks; k2++) await runBlocks(k2, false);
       const logRatios = [];
       const started = performance.now();
-      const taskTime = prepared.length === 2 ? settings.taskTimeMs : settings.taskTimeMs / 2;
+      const taskTime = sides.length === 2 ? settings.taskTimeMs : settings.taskTimeMs / 2;
       while (blocks < settings.minBlocks || performance.now() - started < taskTime) {
-        const periods = await runBlock(order(prepared, blocks), jitter(iterations));
+        const periods = await runBlocks(blocks, true);
         blocks++;
-        if (prepared.length === 2) logRatios.push(Math.log(periods.get("base") / periods.get("head")));
+        if (sides.length === 2) logRatios.push(Math.log(periods.get("base") / periods.get("head")));
         beat2();
       }
       const measureMs = performance.now() - started;
       const outcome = { id, batch, blocks, measureMs };
-      for (const side of prepared) outcome[side.revision] = figures(side, batch);
+      sides.forEach((side, at) => outcome[side.revision] = figures(totals[at], batch));
       if (logRatios.length) outcome.logRatio = median(logRatios);
       if (logRatios.length >= 3) outcome.blockVariance = blockVariance(logRatios);
       return outcome;
@@ -1116,32 +1163,32 @@ async function measureTask(id, sides, settings, fixedBatch, beat2) {
   );
 }
 async function withWarmSides(sides, beat2, work, onFailure) {
-  const prepared = sides.map((side) => ({ ...side, isAsync: false, callMs: 0, runs: 0, timeMs: 0 }));
   try {
-    for (const side of prepared) {
+    const callMs = [];
+    for (const side of sides) {
       beat2(side.revision);
-      await runHook(side, "beforeAll");
-      await probe(side);
+      callMs.push(await side.warm());
     }
-    return await work(prepared);
+    return await work(callMs);
   } catch (error) {
     if (error instanceof SideFailure) return onFailure(error);
     throw error;
   } finally {
-    for (const side of prepared) await runHook(side, "afterAll").catch(() => void 0);
+    for (const side of sides) await side.finish();
   }
 }
-async function runTaskFor(side, durationMs, window, beat2) {
+async function runTaskFor(task, durationMs, window, beat2) {
+  const side = new LocalSide(task);
   return withWarmSides(
     [side],
     beat2,
-    async ([prepared]) => {
-      const batch = Math.max(1, Math.round(1 / Math.max(prepared.callMs, 1e-6)));
+    async ([callMs]) => {
+      const batch = Math.max(1, Math.round(1 / Math.max(callMs, 1e-6)));
       let calls = 0;
       await window.open();
       const started = performance.now();
       while (performance.now() - started < durationMs) {
-        await prepared.loop(batch);
+        await side.run(batch);
         calls += batch;
         beat2();
       }
@@ -1154,35 +1201,28 @@ async function runTaskFor(side, durationMs, window, beat2) {
 function jitter(iterations) {
   return Math.max(2, Math.round(iterations * (0.5 + Math.random())));
 }
-function order(sides, k2) {
-  return k2 % 2 === 0 ? sides : [...sides].reverse();
+function order(count, k2) {
+  const declared = [...Array(count).keys()];
+  return k2 % 2 === 0 ? declared : declared.reverse();
 }
-async function runBlock(sides, iterations) {
+async function runBlock(side, iterations) {
   const bench = new ae({ time: 0, iterations, warmup: false, throws: false, timestampProvider: "hrtimeNow" });
-  for (const side of sides) {
-    bench.add(side.revision, side.batchFn, { async: side.isAsync, beforeEach: side.opts.beforeEach, afterEach: side.opts.afterEach });
-  }
-  if (sides.some((side) => side.isAsync)) await bench.run();
+  bench.add(side.revision, side.batchFn, { async: side.isAsync, beforeEach: side.opts.beforeEach, afterEach: side.opts.afterEach });
+  if (side.isAsync) await bench.run();
   else bench.runSync();
-  const periods = /* @__PURE__ */ new Map();
-  for (const side of sides) {
-    const task = bench.getTask(side.revision);
-    const result = task.result;
-    if (result.state === "errored") throw new SideFailure(side.revision, result.error, side.root);
-    if (result.state !== "completed") throw new SideFailure(side.revision, `tinybench ended the block in state '${result.state}'`);
-    side.runs += task.runs;
-    side.timeMs += result.totalTime;
-    periods.set(side.revision, result.period);
-  }
-  return periods;
+  const task = bench.getTask(side.revision);
+  const result = task.result;
+  if (result.state === "errored") throw new SideFailure(side.revision, result.error, side.root);
+  if (result.state !== "completed") throw new SideFailure(side.revision, `tinybench ended the block in state '${result.state}'`);
+  return { period: result.period, runs: task.runs, totalTime: result.totalTime };
 }
 function blockVariance(logRatios) {
   const mad = 1.4826 * medianAbsoluteDeviation(logRatios);
   return mad > 0 ? mad * mad : sampleVariance(logRatios);
 }
-function figures(side, batch) {
-  const calls = side.runs * batch;
-  return { calls, opsPerSec: side.timeMs > 0 ? calls / side.timeMs * 1e3 : Number.POSITIVE_INFINITY };
+function figures(total, batch) {
+  const calls = total.runs * batch;
+  return { calls, opsPerSec: total.timeMs > 0 ? calls / total.timeMs * 1e3 : Number.POSITIVE_INFINITY };
 }
 async function probe(side) {
   try {
@@ -1241,6 +1281,9 @@ function batchTask(side, batch) {
   return new Function("loop", "n", "return function benchgateBatch() { return loop(n); }")(side.loop, batch);
 }
 var sink = { value: void 0 };
+
+// src/measure/micro/capture-setup.ts
+import { register } from "node:module";
 
 // src/measure/micro/harness/capture.ts
 import { fileURLToPath as fileURLToPath2 } from "node:url";
@@ -1858,6 +1901,10 @@ var StandIns = class {
     const file = filename instanceof URL || String(filename).startsWith("file:") ? fileURLToPath(filename) : path2.resolve(String(filename));
     if (options.eval) throw new Error("benchgate cannot collect tasks from a worker started from a string of code (eval: true)");
     this.host.declaration?.workers.push(file);
+    if (this.host.onlyUnit !== void 0 && unit !== this.host.onlyUnit) {
+      setImmediate(() => (worker.emit("online"), worker.emit("exit", 0)));
+      return threadId;
+    }
     this.running++;
     Object.assign(port, {
       postMessage: (message) => setImmediate(() => worker.emit("message", message)),
@@ -1873,8 +1920,12 @@ var StandIns = class {
         await this.runWorker(file, threadId, unit, options.workerData, port);
         setImmediate(() => (worker.emit("online"), worker.emit("exit", 0)));
       } catch (error) {
-        this.host.declaration?.workerErrors.push({ file, error });
-        setImmediate(() => (worker.emit("error", error), worker.emit("exit", 1)));
+        const declared = this.host.declaration?.tasks.some((task) => task.unit === unit);
+        if (declared && this.host.lateError(error)) setImmediate(() => (worker.emit("online"), worker.emit("exit", 0)));
+        else {
+          this.host.declaration?.workerErrors.push({ file, error });
+          setImmediate(() => (worker.emit("error", error), worker.emit("exit", 1)));
+        }
       } finally {
         this.running--;
         this.host.stir();
@@ -1937,6 +1988,8 @@ var Capture = class {
   activity = 0;
   /** The unit of the bench file that is loading: 0 the file itself, k its k-th worker. */
   unit = 0;
+  /** In an isolate of one unit (isolates.ts): the one worker of a bench file to load (workers.ts). */
+  onlyUnit;
   graphs = new ModuleGraphs();
   standIns = new StandIns(this);
   /** The harness modules, by the package a bench file imports or requires. */
@@ -2072,6 +2125,358 @@ function harnessCapture() {
   return installed;
 }
 
+// src/measure/micro/capture-setup.ts
+function installCapture(typescript) {
+  if (typescript) process.setSourceMapsEnabled(true);
+  register(new URL("./hooks.js", import.meta.url), { data: { transform: new URL("./typescript.js", import.meta.url).href } });
+  harnessCapture();
+}
+
+// src/measure/micro/isolates.ts
+import { execFileSync } from "node:child_process";
+import os from "node:os";
+import { Worker } from "node:worker_threads";
+
+// src/util/processes.ts
+import { randomBytes } from "node:crypto";
+var BASICS = /* @__PURE__ */ new Set([
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "TERM",
+  "COLORTERM",
+  "NO_COLOR",
+  "FORCE_COLOR",
+  "LANG",
+  "LANGUAGE",
+  "TZ",
+  "TMPDIR",
+  "TMP",
+  "TEMP",
+  "CI",
+  "XDG_CACHE_HOME",
+  "XDG_CONFIG_HOME",
+  "XDG_DATA_HOME",
+  "XDG_RUNTIME_DIR",
+  // Set by a shell or by npm for the commands they run.
+  "PWD",
+  "OLDPWD",
+  "SHLVL",
+  "_",
+  "INIT_CWD",
+  // Set by benchgate for a server: where to listen.
+  "PORT",
+  "HOST",
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "NO_PROXY",
+  "http_proxy",
+  "https_proxy",
+  "no_proxy"
+]);
+var CONTEXT = /* @__PURE__ */ new Set([
+  "GITHUB_ACTIONS",
+  "GITHUB_ACTION",
+  "GITHUB_ACTOR",
+  "GITHUB_REPOSITORY",
+  "GITHUB_REPOSITORY_OWNER",
+  "GITHUB_SHA",
+  "GITHUB_REF",
+  "GITHUB_REF_NAME",
+  "GITHUB_REF_TYPE",
+  "GITHUB_HEAD_REF",
+  "GITHUB_BASE_REF",
+  "GITHUB_EVENT_NAME",
+  "GITHUB_RUN_ID",
+  "GITHUB_RUN_NUMBER",
+  "GITHUB_RUN_ATTEMPT",
+  "GITHUB_JOB",
+  "GITHUB_WORKFLOW",
+  "GITHUB_WORKSPACE",
+  "GITHUB_SERVER_URL",
+  "GITHUB_API_URL",
+  "GITHUB_GRAPHQL_URL"
+]);
+var TOOL_PREFIXES = ["LC_", "NODE_", "NPM_", "COREPACK_", "PNPM_", "YARN_", "RUNNER_", "BENCHGATE_"];
+var JOB_FILES = /* @__PURE__ */ new Set(["GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_PATH", "GITHUB_STATE", "GITHUB_STEP_SUMMARY"]);
+var SECRET_WORD = /PASSWORD|PASSWD|SECRET|TOKEN|CREDENTIAL|PRIVATE_?KEY|API_?KEY|(?:^|[_:/])_*(?:KEY|PAT|PASS|AUTH|CERT|DSN|URL|URI)(?:_|$)/i;
+function looksLikeCredential(name) {
+  return SECRET_WORD.test(name) || name.includes("//");
+}
+var extraNames = { trusted: /* @__PURE__ */ new Set(), fromConfig: /* @__PURE__ */ new Set() };
+function neverPassed(name) {
+  const upper = name.toUpperCase();
+  return JOB_FILES.has(upper) || upper.startsWith("INPUT_") || upper.startsWith("ACTIONS_") || upper === "GITHUB_TOKEN";
+}
+function isChildVariable(name) {
+  if (neverPassed(name)) return false;
+  if (extraNames.trusted.has(name)) return true;
+  const secretLooking = looksLikeCredential(name);
+  if (extraNames.fromConfig.has(name)) return !secretLooking;
+  if (BASICS.has(name) || CONTEXT.has(name)) return true;
+  const upper = name.toUpperCase();
+  return TOOL_PREFIXES.some((prefix) => upper.startsWith(prefix)) && !secretLooking;
+}
+function childEnvironment(env = process.env) {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => isChildVariable(name)));
+}
+var runMark = `${process.pid}-${randomBytes(8).toString("hex")}`;
+
+// src/measure/micro/isolates.ts
+var IsolateCrash = class extends Error {
+};
+var Isolate = class _Isolate {
+  constructor(worker, key, tasks) {
+    this.worker = worker;
+    this.key = key;
+    this.tasks = tasks;
+    worker.on("message", (message) => {
+      if (message.type === "crashed") return this.end(new IsolateCrash(`${this.where()} threw outside any task call: ${message.message}`));
+      if (message.type !== "reply") return;
+      const waiting = this.pending.get(message.seq);
+      this.pending.delete(message.seq);
+      if (message.failure !== void 0) waiting?.reject(SideFailure.told(key.revision, message.failure));
+      else waiting?.resolve(message.value);
+    });
+    worker.on("error", (error) => this.end(new IsolateCrash(`${this.where()} threw: ${error.message}`)));
+    worker.on("exit", (code) => this.end(new IsolateCrash(`${this.where()} exited with code ${code}`)));
+  }
+  worker;
+  key;
+  tasks;
+  seq = 0;
+  pending = /* @__PURE__ */ new Map();
+  ended;
+  /** Start the isolate and wait until its file has loaded: what it declares in that unit. */
+  static start(key, typescript) {
+    const data = { ...key, typescript };
+    const worker = new Worker(new URL("./isolate.js", import.meta.url), { workerData: data });
+    return new Promise((resolve, reject) => {
+      const failed = (error) => reject(error);
+      worker.once("error", failed);
+      worker.once("exit", (code) => reject(new Error(`its isolate exited with code ${code} while loading`)));
+      worker.on("message", function loaded(message) {
+        if (message.type === "crashed" || message.type === "failed to load") {
+          void worker.terminate();
+          return reject(new Error(message.message));
+        }
+        if (message.type !== "loaded") return;
+        worker.off("message", loaded);
+        worker.off("error", failed);
+        worker.removeAllListeners("exit");
+        resolve(new _Isolate(worker, key, message.tasks));
+      });
+    });
+  }
+  request(message) {
+    if (this.ended) return Promise.reject(this.ended);
+    const seq = ++this.seq;
+    return new Promise((resolve, reject) => {
+      this.pending.set(seq, { resolve, reject });
+      this.worker.postMessage({ ...message, seq });
+    });
+  }
+  async close() {
+    this.ended ??= new Error("closed");
+    this.worker.removeAllListeners("exit");
+    await this.worker.terminate();
+  }
+  where() {
+    return `${this.key.file} (${this.key.revision}${this.key.unit ? `, worker ${this.key.unit}` : ""}) in its own isolate`;
+  }
+  end(error) {
+    if (this.ended) return;
+    this.ended = error;
+    for (const waiting of this.pending.values()) waiting.reject(error);
+    this.pending.clear();
+    this.onCrash?.(error);
+  }
+  onCrash;
+};
+var IsolatedSide = class {
+  constructor(isolate, task, hooked) {
+    this.isolate = isolate;
+    this.task = task;
+    this.hooked = hooked;
+  }
+  isolate;
+  task;
+  hooked;
+  get revision() {
+    return this.isolate.key.revision;
+  }
+  async warm() {
+    return await this.isolate.request({ op: "warm", task: this.task });
+  }
+  async setBatch(batch) {
+    await this.isolate.request({ op: "batch", task: this.task, batch });
+  }
+  async block(iterations) {
+    return await this.isolate.request({ op: "block", task: this.task, iterations });
+  }
+  async finish() {
+    await this.isolate.request({ op: "finish", task: this.task }).catch(() => void 0);
+  }
+};
+var Isolates = class {
+  constructor(typescript, onCrash) {
+    this.typescript = typescript;
+    this.onCrash = onCrash;
+  }
+  typescript;
+  onCrash;
+  started = /* @__PURE__ */ new Map();
+  /**
+   * The side of a task in the isolate of `key`, started if it is not: the task declared `at` (0, 1, ...) in
+   * its unit, named `name` in the shared process. By place, not name: names padded to the longest of the
+   * file, or numbered ' (2)' among its tasks, read otherwise in a process that loads one unit. A side that
+   * fails to load or declares otherwise fails when warmed, with what differs.
+   */
+  async side(key, at, name, hooked) {
+    const id = keyOf(key);
+    let isolate = this.started.get(id);
+    if (!isolate) {
+      isolate = Isolate.start(key, this.typescript).then((started) => (started.onCrash = this.onCrash, started));
+      this.started.set(id, isolate);
+    }
+    try {
+      const ready = await isolate;
+      const there = ready.tasks[at];
+      if (there === void 0 || bare(there) !== bare(name))
+        return failing(
+          key.revision,
+          `in an isolate of its own, ${key.file} declared ${there === void 0 ? `${ready.tasks.length} tasks there` : `'${there}'`} where the shared process had '${name}'`
+        );
+      return new IsolatedSide(ready, at, hooked);
+    } catch (error) {
+      return failing(key.revision, `in an isolate of its own, ${key.file} failed to load: ${error.message}`);
+    }
+  }
+  /** Close the isolate of `key`: no task after this one needs it. */
+  async release(key) {
+    const isolate = this.started.get(keyOf(key));
+    this.started.delete(keyOf(key));
+    await isolate?.then((started) => started.close()).catch(() => void 0);
+  }
+  async closeAll() {
+    await Promise.all([...this.started.values()].map((isolate) => isolate.then((started) => started.close()).catch(() => void 0)));
+    this.started.clear();
+  }
+};
+function bare(name) {
+  return name.replace(/ \(\d+\)$/, "").replace(/\.+$/, "");
+}
+function keyOf(key) {
+  return `${key.revision}\0${key.file}\0${key.unit}`;
+}
+function failing(revision, message) {
+  const fail = () => Promise.reject(SideFailure.told(revision, message));
+  return { revision, hooked: false, warm: fail, setBatch: fail, block: fail, finish: () => Promise.resolve() };
+}
+function pinToOneCore() {
+  const cores = os.availableParallelism();
+  if (cores < 2) return true;
+  try {
+    execFileSync("taskset", ["-a", "-p", "-c", String(cores - 1), String(process.pid)], { stdio: "ignore", env: childEnvironment() });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// src/measure/micro/shared-state.ts
+function intrinsics() {
+  const arrayIterator = Object.getPrototypeOf([][Symbol.iterator]());
+  return [
+    ["Object", Object],
+    ["Object.prototype", Object.prototype],
+    ["Function.prototype", Function.prototype],
+    ["Array", Array],
+    ["Array.prototype", Array.prototype],
+    ["Array Iterator.prototype", arrayIterator],
+    ["Iterator.prototype", Object.getPrototypeOf(arrayIterator)],
+    ["String", String],
+    ["String.prototype", String.prototype],
+    ["Number", Number],
+    ["Number.prototype", Number.prototype],
+    ["BigInt.prototype", BigInt.prototype],
+    ["Boolean.prototype", Boolean.prototype],
+    ["Symbol", Symbol],
+    ["Promise", Promise],
+    ["Promise.prototype", Promise.prototype],
+    ["RegExp", RegExp],
+    ["RegExp.prototype", RegExp.prototype],
+    ["Map.prototype", Map.prototype],
+    ["Set.prototype", Set.prototype],
+    ["WeakMap.prototype", WeakMap.prototype],
+    ["Date", Date],
+    ["Date.prototype", Date.prototype],
+    ["Error", Error],
+    ["JSON", JSON],
+    ["Math", Math],
+    ["Reflect", Reflect]
+  ];
+}
+var GLOBALS = [
+  "Object",
+  "Function",
+  "Array",
+  "String",
+  "Number",
+  "Boolean",
+  "Symbol",
+  "BigInt",
+  "Promise",
+  "RegExp",
+  "Map",
+  "Set",
+  "WeakMap",
+  "Date",
+  "Error",
+  "JSON",
+  "Math",
+  "Reflect",
+  "Proxy",
+  "parseInt",
+  "parseFloat",
+  "encodeURIComponent",
+  "decodeURIComponent"
+];
+function fingerprint() {
+  const prints = /* @__PURE__ */ new Map();
+  for (const [name, object] of intrinsics()) {
+    const own = /* @__PURE__ */ new Map();
+    for (const key of Reflect.ownKeys(object)) own.set(key, entry(Object.getOwnPropertyDescriptor(object, key)));
+    prints.set(name, own);
+  }
+  const globals = /* @__PURE__ */ new Map();
+  for (const key of GLOBALS) globals.set(key, entry(Object.getOwnPropertyDescriptor(globalThis, key)));
+  prints.set("globalThis", globals);
+  return prints;
+}
+function entry(descriptor) {
+  if (!descriptor) return [];
+  return "value" in descriptor ? [descriptor.value, descriptor.writable] : [descriptor.get, descriptor.set];
+}
+function changes(before, after, limit = 3) {
+  const found = [];
+  for (const [name, own] of after) {
+    const was = before.get(name) ?? /* @__PURE__ */ new Map();
+    const keys = /* @__PURE__ */ new Set([...was.keys(), ...own.keys()]);
+    for (const key of keys) {
+      const a2 = was.get(key) ?? [];
+      const b = own.get(key) ?? [];
+      if (a2.length === b.length && a2.every((item, i2) => Object.is(item, b[i2]))) continue;
+      const where = `${name === "globalThis" ? "" : `${name}.`}${typeof key === "symbol" ? `[${key.description ?? "symbol"}]` : String(key)}`;
+      found.push(`${where} ${a2.length === 0 ? "added" : b.length === 0 ? "deleted" : "replaced"}`);
+      if (found.length >= limit) return found;
+    }
+  }
+  return found;
+}
+
 // src/measure/micro/load.ts
 import path4 from "node:path";
 
@@ -2169,19 +2574,30 @@ function send(message) {
 var current = "loading bench files";
 async function loadSides(sides) {
   const files = [];
+  const withWorkers = /* @__PURE__ */ new Set();
+  let sharedChanged;
   const byId = /* @__PURE__ */ new Map();
   const workerOf = /* @__PURE__ */ new Map();
   for (const side of sides) {
     for (const file of side.files) {
       current = `loading ${file} (${side.revision})`;
+      const before = fingerprint();
       try {
         const { tasks, harness, harnesses, notes, workers } = await loadBenchFile(path5.join(side.root, file), side.root);
+        const changed = changes(before, fingerprint());
+        if (changed.length)
+          sharedChanged ??= `${side.revision}'s ${file} changed builtins that both revisions share in one process (${changed.join(", ")})`;
         for (const worker of workers) workerOf.set(`${side.revision}:${worker}`, file);
+        if (workers.length) withWorkers.add(file);
         files.push({ revision: side.revision, file, tasks: tasks.map((task) => task.name), harness, harnesses, notes });
+        const declaredInUnit = /* @__PURE__ */ new Map();
         for (const task of tasks) {
           const id = `${file}${ID_SEPARATOR}${task.name}`;
           const list = byId.get(id) ?? [];
-          list.push({ revision: side.revision, root: side.root, fn: task.fn, opts: task.opts, unit: task.unit ?? 0 });
+          const unit = task.unit ?? 0;
+          const at = declaredInUnit.get(unit) ?? 0;
+          declaredInUnit.set(unit, at + 1);
+          list.push({ revision: side.revision, root: side.root, fn: task.fn, opts: task.opts, unit, at });
           byId.set(id, list);
         }
       } catch (error) {
@@ -2195,36 +2611,78 @@ async function loadSides(sides) {
     for (const task of load.tasks) byId.delete(`${load.file}${ID_SEPARATOR}${task}`);
     Object.assign(load, { tasks: [], error: void 0, harness: void 0, workerOf: owner });
   }
-  return { files, byId };
+  return { files, byId, withWorkers, ...sharedChanged ? { sharedChanged } : {} };
 }
 async function runLoad(job) {
   const { files } = await loadSides(job.sides);
   await send({ type: "result", files, tasks: [] });
 }
 async function runJob(job) {
-  const { files, byId } = await loadSides(job.sides);
+  const { files, byId, withWorkers, sharedChanged } = await loadSides(job.sides);
+  const isolating = sharedChanged ? "files" : job.isolates;
   const tasks = [];
   const run = [...byId].filter(([id]) => !job.skip.includes(id));
   const decided = new Set(job.decided);
-  const graph = (id, side) => `${side.revision}:${id.slice(0, id.indexOf(ID_SEPARATOR))}#${side.unit ?? 0}`;
+  const fileOf = (id) => id.slice(0, id.indexOf(ID_SEPARATOR));
+  const graph = (id, side) => `${side.revision}:${fileOf(id)}#${side.unit ?? 0}`;
   const lastMeasured = /* @__PURE__ */ new Map();
   run.forEach(([id, sides], at) => {
     if (!decided.has(id)) for (const side of sides) lastMeasured.set(graph(id, side), at);
   });
-  for (const [at, [id, sides]] of run.entries()) {
-    current = id;
-    if (decided.has(id)) {
-      const neighbours = sides.filter((side) => (lastMeasured.get(graph(id, side)) ?? -1) > at);
-      if (neighbours.length) await warmUp(id, neighbours, job, beat(id));
-      continue;
+  const isolated = (id) => isolating === "files" || isolating === "workers" && withWorkers.has(fileOf(id));
+  const keyOfSide = (id, side) => ({
+    revision: side.revision,
+    root: side.root,
+    file: fileOf(id),
+    unit: side.unit ?? 0
+  });
+  const lastUse = /* @__PURE__ */ new Map();
+  run.forEach(([id, sides], at) => {
+    if (!isolated(id)) return;
+    const runs = !decided.has(id) || sides.some((side) => (lastMeasured.get(graph(id, side)) ?? -1) > at);
+    if (runs) for (const side of sides) lastUse.set(keyOf(keyOfSide(id, side)), at);
+  });
+  const isolates = new Isolates(
+    job.sides.some((side) => side.files.some((file) => /\.[cm]?tsx?$/.test(file))),
+    (error) => void fatal(`${error.message} (while running '${current}')`)
+  );
+  if (lastUse.size) pinned = pinToOneCore();
+  const sidesOf = (id, of) => Promise.all(
+    of.map(
+      (side) => isolated(id) ? isolates.side(
+        keyOfSide(id, side),
+        side.at ?? 0,
+        id.slice(fileOf(id).length + ID_SEPARATOR.length),
+        Boolean(side.opts.beforeEach || side.opts.afterEach)
+      ) : Promise.resolve(new LocalSide(side))
+    )
+  );
+  try {
+    for (const [at, [id, sides]] of run.entries()) {
+      current = id;
+      if (decided.has(id)) {
+        const neighbours = sides.filter((side) => (lastMeasured.get(graph(id, side)) ?? -1) > at);
+        if (neighbours.length) await warmUp(id, await sidesOf(id, neighbours), job, beat(id));
+      } else {
+        await send({ type: "progress", id });
+        const taskTimeMs = job.taskTimes?.[id];
+        const settings = taskTimeMs === void 0 ? job.settings : { ...job.settings, taskTimeMs };
+        tasks.push(await measureTask(id, await sidesOf(id, sides), settings, job.batches[id], beat(id)));
+      }
+      for (const side of sides)
+        if (isolated(id) && lastUse.get(keyOf(keyOfSide(id, side))) === at) await isolates.release(keyOfSide(id, side));
     }
-    await send({ type: "progress", id });
-    const taskTimeMs = job.taskTimes?.[id];
-    const settings = taskTimeMs === void 0 ? job.settings : { ...job.settings, taskTimeMs };
-    tasks.push(await measureTask(id, sides, settings, job.batches[id], beat(id)));
+  } catch (error) {
+    if (error instanceof IsolateCrash) return fatal(`${error.message} (while running '${current}')`);
+    throw error;
+  } finally {
+    await isolates.closeAll();
   }
-  await send({ type: "result", files, tasks });
+  const isolatedFiles = [...new Set(run.filter(([id]) => isolated(id)).map(([id]) => fileOf(id)))];
+  const reason = sharedChanged && job.isolates !== "files" ? { reason: sharedChanged } : {};
+  await send({ type: "result", files, tasks, ...isolatedFiles.length ? { isolated: { files: isolatedFiles, pinned, ...reason } } : {} });
 }
+var pinned = false;
 function beat(id) {
   const tick = throttled(() => void send({ type: "progress", id }));
   return (revision) => revision ? void send({ type: "progress", id, revision }) : tick();
@@ -2270,8 +2728,8 @@ function atSourceFiles(profile) {
     if (!/\.[cm]?ts$/.test(callFrame.url)) continue;
     const map = findSourceMap(loaded) ?? (loaded.startsWith("file:") ? findSourceMap(fileURLToPath3(loaded)) : void 0);
     if (!map) continue;
-    const entry = map.findEntry(callFrame.lineNumber, callFrame.columnNumber);
-    if ("originalLine" in entry) Object.assign(callFrame, { lineNumber: entry.originalLine, columnNumber: entry.originalColumn });
+    const entry2 = map.findEntry(callFrame.lineNumber, callFrame.columnNumber);
+    if ("originalLine" in entry2) Object.assign(callFrame, { lineNumber: entry2.originalLine, columnNumber: entry2.originalColumn });
     for (const tick of node.positionTicks ?? []) {
       const line = map.findEntry(tick.line - 1, Number.MAX_SAFE_INTEGER);
       if ("originalLine" in line) tick.line = line.originalLine + 1;
@@ -2285,9 +2743,7 @@ async function fatal(message) {
 }
 function prepare(job) {
   const files = "side" in job ? job.side.files : job.sides.flatMap((side) => side.files);
-  if (files.some((file) => /\.[cm]?tsx?$/.test(file))) process.setSourceMapsEnabled(true);
-  register(new URL("./hooks.js", import.meta.url), { data: { transform: new URL("./typescript.js", import.meta.url).href } });
-  harnessCapture();
+  installCapture(files.some((file) => /\.[cm]?tsx?$/.test(file)));
 }
 var doing = () => current.startsWith("loading") ? current : `running '${current}'`;
 process.on(

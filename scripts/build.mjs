@@ -23,6 +23,8 @@ await build({
     cli: 'src/cli.ts',
     action: 'src/action.ts',
     runner: 'src/measure/micro/runner.ts',
+    // An isolate of its own for one revision's bench file (a worker thread of the runner).
+    isolate: 'src/measure/micro/isolate.ts',
     // Module hooks for bench files, and the TypeScript transform they import only for a .ts file (amaro, 3.7 MB).
     hooks: 'src/measure/micro/harness/hooks.ts',
     typescript: 'src/measure/micro/harness/typescript.ts',

@@ -29,7 +29,7 @@ Options:
                         and package.json are the same (within one run they always are reused)
   --files <glob>        bench files to run, in place of micro.files (repeatable), e.g.
                         --files 'benchmark/*.js'
-  --isolation <mode>    alternate (default) or process
+  --isolation <mode>    alternate (default), thread or process
   --http-mode <mode>    duet (default), live or fresh: how HTTP load tests run their servers
   --profile <when>      CPU-profile each revision to show where the time went: regressions
                         (default), always (every compared benchmark) or never
@@ -336,8 +336,8 @@ function parseHttpMode(text: string): HttpMode {
 }
 
 function parseIsolation(text: string): Isolation {
-  if (text === 'alternate' || text === 'process') return text;
-  throw new UserError(`--isolation '${text}' is not alternate or process.`);
+  if (text === 'alternate' || text === 'thread' || text === 'process') return text;
+  throw new UserError(`--isolation '${text}' is not alternate, thread or process.`);
 }
 
 function parseProfileMode(text: string): ProfileMode {

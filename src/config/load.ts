@@ -26,7 +26,7 @@ interface RawConfig {
   budgets?: Record<string, string>;
   micro?: {
     files?: string | string[];
-    isolation?: 'alternate' | 'process';
+    isolation?: 'alternate' | 'thread' | 'process';
     'task-time'?: string;
     'task-timeout'?: string;
     processes?: 'auto' | number;

@@ -4,7 +4,7 @@ export interface BudgetRule {
   readonly budget: number;
 }
 
-export type Isolation = 'alternate' | 'process';
+export type Isolation = 'alternate' | 'thread' | 'process';
 
 export interface MicroConfig {
   /** Glob patterns of bench files, relative to a revision's root. */

@@ -92,7 +92,7 @@ describe('command line', () => {
     expect(error(['compare'])).toMatch(/^--base is required/);
     expect(error(['compare', '--base', 'main', '--rounds', '1'])).toMatch(/^--rounds '1' is not a whole number from 2 to 500/);
     expect(error(['compare', '--base', 'main', '--time-limit', 'soon'])).toMatch(/^--time-limit 'soon' is not a duration/);
-    expect(error(['compare', '--base', 'main', '--isolation', 'thread'])).toMatch(/^--isolation 'thread' is not alternate or process/);
+    expect(error(['compare', '--base', 'main', '--isolation', 'fork'])).toMatch(/^--isolation 'fork' is not alternate, thread or process/);
     expect(error(['compare', '--base', 'main', '--profile', 'sometimes'])).toMatch(
       /^--profile 'sometimes' is not regressions, always or never/,
     );

@@ -87,10 +87,10 @@ time-limit: 2m
   });
 
   it('rejects bad durations, rounds and isolation modes, all at once', () => {
-    const message = errorOf('time-limit: soon\nrounds: 1\nmicro:\n  isolation: thread\n  files: []');
+    const message = errorOf('time-limit: soon\nrounds: 1\nmicro:\n  isolation: fork\n  files: []');
     expect(message).toContain("time-limit: 'soon' is not a duration like 500ms, 30s or 2m.");
     expect(message).toContain('rounds: 1 is not a whole number from 2 to 500.');
-    expect(message).toContain("micro.isolation: 'thread' is not alternate or process.");
+    expect(message).toContain("micro.isolation: 'fork' is not alternate, thread or process.");
     expect(message).toContain('micro.files: [] is not a glob pattern or a list of them.');
   });
 

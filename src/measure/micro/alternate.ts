@@ -15,12 +15,21 @@ export interface SideTask {
   opts: FnOptions;
   /** Its module graph within its bench file (0 the file's own, k its k-th worker's); tasks of one graph share code. */
   unit?: number;
+  /** Its place among the tasks its unit declared (0, 1, ...): how an isolate of that unit names it (isolates.ts). */
+  at?: number;
 }
 
 /** Reports that the process is alive and what it is running. */
 export type Heartbeat = (revision?: RevisionLabel) => void;
 
-class SideFailure extends Error {
+export class SideFailure extends Error {
+  /** A failure told by another thread: its message as it was written there. */
+  static told(revision: RevisionLabel, message: string): SideFailure {
+    const failure = new SideFailure(revision, undefined);
+    failure.message = message;
+    return failure;
+  }
+
   constructor(
     readonly revision: RevisionLabel,
     cause: unknown,
@@ -55,19 +64,83 @@ interface Prepared extends SideTask {
   callMs: number;
   loop?: Loop;
   batchFn?: Fn;
+}
+
+/** One block of one side: samples run, their total time (ms) and the mean time of one (ms). */
+export interface BlockFigures {
+  period: number;
   runs: number;
-  timeMs: number;
+  totalTime: number;
 }
 
 /**
- * Measure one task in this process: with two sides, alternate short timed
- * blocks of base and head (order swapped every block) and take the median of
- * the per-block log ratios; with one side, time it alone. tinybench times every
- * sample; a sample is a batch of calls sized so tinybench's own per-call cost is negligible.
+ * One revision's version of a task where it runs: in this thread (LocalSide) or in an isolate of its own, a
+ * worker thread (isolates.ts). measureTask alternates its blocks the same way wherever a side runs.
+ */
+export interface Side {
+  readonly revision: RevisionLabel;
+  /** Whether it has per-call hooks (beforeEach/afterEach): such a task is timed one call per sample. */
+  readonly hooked: boolean;
+  /** Its beforeAll hook, then the probe (warm-up): the wall time of one call, in ms. Throws a SideFailure. */
+  warm(): Promise<number>;
+  /** Fix the calls per timed sample. */
+  setBatch(batch: number): Promise<void>;
+  /** One block: `iterations` timed samples. Throws a SideFailure. */
+  block(iterations: number): Promise<BlockFigures>;
+  /** Its afterAll hook; never throws. */
+  finish(): Promise<void>;
+}
+
+/** A side in this thread: the task's function, called here. */
+export class LocalSide implements Side {
+  private readonly prepared: Prepared;
+
+  constructor(task: SideTask) {
+    this.prepared = { ...task, isAsync: false, callMs: 0 };
+  }
+
+  get revision(): RevisionLabel {
+    return this.prepared.revision;
+  }
+
+  get hooked(): boolean {
+    return Boolean(this.prepared.opts.beforeEach || this.prepared.opts.afterEach);
+  }
+
+  async warm(): Promise<number> {
+    await runHook(this.prepared, 'beforeAll');
+    await probe(this.prepared);
+    return this.prepared.callMs;
+  }
+
+  setBatch(batch: number): Promise<void> {
+    this.prepared.batchFn = batchTask(this.prepared, batch);
+    return Promise.resolve();
+  }
+
+  block(iterations: number): Promise<BlockFigures> {
+    return runBlock(this.prepared, iterations);
+  }
+
+  async finish(): Promise<void> {
+    await runHook(this.prepared, 'afterAll').catch(() => undefined);
+  }
+
+  /** `calls` calls of its warmed loop, untimed (a profiled run). */
+  async run(calls: number): Promise<void> {
+    await this.prepared.loop!(calls);
+  }
+}
+
+/**
+ * Measure one task: with two sides, alternate short timed blocks of base and
+ * head (order swapped every block) and take the median of the per-block log
+ * ratios; with one side, time it alone. tinybench times every sample; a sample
+ * is a batch of calls sized so tinybench's own per-call cost is negligible.
  */
 export async function measureTask(
   id: string,
-  sides: SideTask[],
+  sides: Side[],
   settings: MeasureSettings,
   fixedBatch: number | undefined,
   beat: Heartbeat,
@@ -77,29 +150,39 @@ export async function measureTask(
   return withWarmSides(
     sides,
     beat,
-    async (prepared) => {
-      const hasEachHooks = prepared.some((side) => side.opts.beforeEach || side.opts.afterEach);
-      const fastest = Math.min(...prepared.map((side) => side.callMs));
+    async (callMs) => {
+      const fastest = Math.min(...callMs);
       // Hooks run once per sample, so a task with beforeEach/afterEach is timed one call per sample.
-      if (fixedBatch === undefined) batch = hasEachHooks ? 1 : Math.max(1, Math.ceil(settings.minSampleMs / Math.max(fastest, 1e-6)));
-      for (const side of prepared) side.batchFn = batchTask(side, batch);
-      const meanCallMs = prepared.reduce((sum, side) => sum + side.callMs, 0) / prepared.length;
+      if (fixedBatch === undefined)
+        batch = sides.some((side) => side.hooked) ? 1 : Math.max(1, Math.ceil(settings.minSampleMs / Math.max(fastest, 1e-6)));
+      for (const side of sides) await side.setBatch(batch);
+      const meanCallMs = callMs.reduce((sum, ms) => sum + ms, 0) / callMs.length;
       const iterations = Math.min(10_000, Math.max(2, Math.round(settings.blockMs / (batch * Math.max(meanCallMs, 1e-6)))));
 
-      for (let k = 0; k < settings.warmupBlocks; k++) await runBlock(order(prepared, k), jitter(iterations));
-      for (const side of prepared) Object.assign(side, { runs: 0, timeMs: 0 });
+      const totals = sides.map(() => ({ runs: 0, timeMs: 0 }));
+      const runBlocks = async (k: number, timed: boolean) => {
+        const length = jitter(iterations);
+        const periods = new Map<RevisionLabel, number>();
+        for (const at of order(sides.length, k)) {
+          const figures = await sides[at]!.block(length);
+          periods.set(sides[at]!.revision, figures.period);
+          if (timed) Object.assign(totals[at]!, { runs: totals[at]!.runs + figures.runs, timeMs: totals[at]!.timeMs + figures.totalTime });
+        }
+        return periods;
+      };
+      for (let k = 0; k < settings.warmupBlocks; k++) await runBlocks(k, false);
       const logRatios: number[] = [];
       const started = performance.now();
-      const taskTime = prepared.length === 2 ? settings.taskTimeMs : settings.taskTimeMs / 2;
+      const taskTime = sides.length === 2 ? settings.taskTimeMs : settings.taskTimeMs / 2;
       while (blocks < settings.minBlocks || performance.now() - started < taskTime) {
-        const periods = await runBlock(order(prepared, blocks), jitter(iterations));
+        const periods = await runBlocks(blocks, true);
         blocks++;
-        if (prepared.length === 2) logRatios.push(Math.log(periods.get('base')! / periods.get('head')!));
+        if (sides.length === 2) logRatios.push(Math.log(periods.get('base')! / periods.get('head')!));
         beat();
       }
       const measureMs = performance.now() - started;
       const outcome: TaskOutcome = { id, batch, blocks, measureMs };
-      for (const side of prepared) outcome[side.revision] = figures(side, batch);
+      sides.forEach((side, at) => (outcome[side.revision] = figures(totals[at]!, batch)));
       if (logRatios.length) outcome.logRatio = median(logRatios);
       if (logRatios.length >= 3) outcome.blockVariance = blockVariance(logRatios);
       return outcome;
@@ -109,30 +192,29 @@ export async function measureTask(
 }
 
 /**
- * A task's life in a benchmark process, the same whether it is measured or
- * profiled: each side's beforeAll hook and probe (warm-up and call time), the
- * work, then every afterAll hook whatever happened. A side that throws ends the
- * work through `onFailure`; anything else propagates.
+ * A task's life, the same whether it is measured or profiled: each side's
+ * beforeAll hook and probe (warm-up and call time), the work, then every
+ * afterAll hook whatever happened. A side that throws ends the work through
+ * `onFailure`; anything else propagates.
  */
 async function withWarmSides<T>(
-  sides: SideTask[],
+  sides: Side[],
   beat: Heartbeat,
-  work: (prepared: Prepared[]) => Promise<T>,
+  work: (callMs: number[]) => Promise<T>,
   onFailure: (failure: SideFailure) => T,
 ): Promise<T> {
-  const prepared: Prepared[] = sides.map((side) => ({ ...side, isAsync: false, callMs: 0, runs: 0, timeMs: 0 }));
   try {
-    for (const side of prepared) {
+    const callMs: number[] = [];
+    for (const side of sides) {
       beat(side.revision);
-      await runHook(side, 'beforeAll');
-      await probe(side);
+      callMs.push(await side.warm());
     }
-    return await work(prepared);
+    return await work(callMs);
   } catch (error) {
     if (error instanceof SideFailure) return onFailure(error);
     throw error;
   } finally {
-    for (const side of prepared) await runHook(side, 'afterAll').catch(() => undefined);
+    for (const side of sides) await side.finish();
   }
 }
 
@@ -148,21 +230,22 @@ export interface Window {
  * made inside the window. Used to profile a task, never to measure it.
  */
 export async function runTaskFor(
-  side: SideTask,
+  task: SideTask,
   durationMs: number,
   window: Window,
   beat: Heartbeat,
 ): Promise<{ calls: number } | { error: string }> {
+  const side = new LocalSide(task);
   return withWarmSides<{ calls: number } | { error: string }>(
     [side],
     beat,
-    async ([prepared]) => {
-      const batch = Math.max(1, Math.round(1 / Math.max(prepared!.callMs, 1e-6)));
+    async ([callMs]) => {
+      const batch = Math.max(1, Math.round(1 / Math.max(callMs!, 1e-6)));
       let calls = 0;
       await window.open();
       const started = performance.now();
       while (performance.now() - started < durationMs) {
-        await prepared!.loop!(batch);
+        await side.run(batch);
         calls += batch;
         beat();
       }
@@ -183,30 +266,23 @@ function jitter(iterations: number): number {
   return Math.max(2, Math.round(iterations * (0.5 + Math.random())));
 }
 
-/** Block k runs the sides in declared order when k is even and reversed when odd (AB BA AB ...). */
-function order(sides: Prepared[], k: number): Prepared[] {
-  return k % 2 === 0 ? sides : [...sides].reverse();
+/** Block k runs the sides in declared order when k is even and reversed when odd (AB BA AB ...): their indexes. */
+function order(count: number, k: number): number[] {
+  const declared = [...Array(count).keys()];
+  return k % 2 === 0 ? declared : declared.reverse();
 }
 
-/** One block: a short tinybench run of each side, `iterations` samples each. Returns ms per sample by revision. */
-async function runBlock(sides: Prepared[], iterations: number): Promise<Map<RevisionLabel, number>> {
+/** One side's part of a block: a short tinybench run, `iterations` samples. */
+async function runBlock(side: Prepared, iterations: number): Promise<BlockFigures> {
   const bench = new Bench({ time: 0, iterations, warmup: false, throws: false, timestampProvider: 'hrtimeNow' });
-  for (const side of sides) {
-    bench.add(side.revision, side.batchFn!, { async: side.isAsync, beforeEach: side.opts.beforeEach, afterEach: side.opts.afterEach });
-  }
-  if (sides.some((side) => side.isAsync)) await bench.run();
+  bench.add(side.revision, side.batchFn!, { async: side.isAsync, beforeEach: side.opts.beforeEach, afterEach: side.opts.afterEach });
+  if (side.isAsync) await bench.run();
   else bench.runSync();
-  const periods = new Map<RevisionLabel, number>();
-  for (const side of sides) {
-    const task = bench.getTask(side.revision)!;
-    const result = task.result;
-    if (result.state === 'errored') throw new SideFailure(side.revision, result.error, side.root);
-    if (result.state !== 'completed') throw new SideFailure(side.revision, `tinybench ended the block in state '${result.state}'`);
-    side.runs += task.runs;
-    side.timeMs += result.totalTime;
-    periods.set(side.revision, result.period);
-  }
-  return periods;
+  const task = bench.getTask(side.revision)!;
+  const result = task.result;
+  if (result.state === 'errored') throw new SideFailure(side.revision, result.error, side.root);
+  if (result.state !== 'completed') throw new SideFailure(side.revision, `tinybench ended the block in state '${result.state}'`);
+  return { period: result.period, runs: task.runs, totalTime: result.totalTime };
 }
 
 /** The within-process variance of one block's log ratio: (1.4826 MAD)², robust to a preempted block, or the sample variance when the MAD is 0. */
@@ -215,9 +291,9 @@ export function blockVariance(logRatios: number[]): number {
   return mad > 0 ? mad * mad : sampleVariance(logRatios);
 }
 
-function figures(side: Prepared, batch: number): SideFigures {
-  const calls = side.runs * batch;
-  return { calls, opsPerSec: side.timeMs > 0 ? (calls / side.timeMs) * 1000 : Number.POSITIVE_INFINITY };
+function figures(total: { runs: number; timeMs: number }, batch: number): SideFigures {
+  const calls = total.runs * batch;
+  return { calls, opsPerSec: total.timeMs > 0 ? (calls / total.timeMs) * 1000 : Number.POSITIVE_INFINITY };
 }
 
 /**

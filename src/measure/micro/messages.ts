@@ -24,6 +24,11 @@ const schema = {
       required: ['type', 'files', 'tasks'],
       properties: {
         type: { const: 'result' },
+        isolated: {
+          type: 'object',
+          required: ['files', 'pinned'],
+          properties: { files: list(text), pinned: { type: 'boolean' }, reason: text },
+        },
         files: list({
           type: 'object',
           required: ['revision', 'file', 'tasks'],

@@ -36,6 +36,11 @@ export interface MicroJob {
   batches: Record<string, number>;
   /** Measuring time per task in this process, by benchmark id, where it differs from settings.taskTimeMs (allocate.ts). */
   taskTimes?: Record<string, number>;
+  /**
+   * Which bench files' tasks run in isolates of their own (isolates.ts), a worker thread per revision and per
+   * unit: `workers` those of files that start worker threads (default), `files` every file (isolation: thread).
+   */
+  isolates?: 'workers' | 'files';
   /** Benchmark ids not to run (they hung or crashed a process before). */
   skip: string[];
   /**
@@ -100,11 +105,19 @@ export interface TaskOutcome {
   error?: { revision: RevisionLabel; message: string };
 }
 
+/** The bench files whose tasks ran in isolates of their own, and whether the process was pinned to one core for them. */
+export interface IsolatedFiles {
+  files: string[];
+  pinned: boolean;
+  /** Why every file: a file changed the builtins both revisions share (shared-state.ts). */
+  reason?: string;
+}
+
 export type RunnerMessage =
   /** The handshake: the runner listens for its job. The job is sent only then. */
   | { type: 'ready' }
   | { type: 'progress'; id: string; revision?: RevisionLabel }
-  | { type: 'result'; files: FileLoad[]; tasks: TaskOutcome[] }
+  | { type: 'result'; files: FileLoad[]; tasks: TaskOutcome[]; isolated?: IsolatedFiles }
   /** A profile job's answer: the calls made while the profiler ran (the profile is in its outFile). */
   | { type: 'profiled'; calls: number }
   | { type: 'fatal'; message: string };

@@ -5,12 +5,15 @@
  * task and sends back one result.
  */
 import { writeFileSync } from 'node:fs';
-import { findSourceMap, register } from 'node:module';
+import { findSourceMap } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startProfiler, type CpuProfile, type RunningProfiler } from '../profiler.js';
 import type { RevisionLabel } from '../../checkout/revisions.js';
-import { describeThrown, measureTask, runTaskFor, withoutGraph, type Heartbeat, type SideTask } from './alternate.js';
+import { describeThrown, LocalSide, measureTask, runTaskFor, withoutGraph, type Heartbeat, type Side, type SideTask } from './alternate.js';
+import { installCapture } from './capture-setup.js';
+import { IsolateCrash, Isolates, keyOf, pinToOneCore, type IsolateKey } from './isolates.js';
+import { changes, fingerprint } from './shared-state.js';
 import { harnessCapture } from './harness/capture.js';
 import { loadBenchFile } from './load.js';
 import {
@@ -34,21 +37,34 @@ function send(message: RunnerMessage): Promise<void> {
 let current = 'loading bench files';
 
 /** Every bench file of every side, loaded in order: what each declares, and each task's versions by benchmark id. */
-async function loadSides(sides: SideJob[]): Promise<{ files: FileLoad[]; byId: Map<string, SideTask[]> }> {
+async function loadSides(
+  sides: SideJob[],
+): Promise<{ files: FileLoad[]; byId: Map<string, SideTask[]>; withWorkers: Set<string>; sharedChanged?: string }> {
   const files: FileLoad[] = [];
+  const withWorkers = new Set<string>();
+  let sharedChanged: string | undefined;
   const byId = new Map<string, SideTask[]>();
   const workerOf = new Map<string, string>();
   for (const side of sides) {
     for (const file of side.files) {
       current = `loading ${file} (${side.revision})`;
+      const before = fingerprint();
       try {
         const { tasks, harness, harnesses, notes, workers } = await loadBenchFile(path.join(side.root, file), side.root);
+        const changed = changes(before, fingerprint());
+        if (changed.length)
+          sharedChanged ??= `${side.revision}'s ${file} changed builtins that both revisions share in one process (${changed.join(', ')})`;
         for (const worker of workers) workerOf.set(`${side.revision}:${worker}`, file);
+        if (workers.length) withWorkers.add(file);
         files.push({ revision: side.revision, file, tasks: tasks.map((task) => task.name), harness, harnesses, notes });
+        const declaredInUnit = new Map<number, number>();
         for (const task of tasks) {
           const id = `${file}${ID_SEPARATOR}${task.name}`;
           const list = byId.get(id) ?? [];
-          list.push({ revision: side.revision, root: side.root, fn: task.fn, opts: task.opts, unit: task.unit ?? 0 });
+          const unit = task.unit ?? 0;
+          const at = declaredInUnit.get(unit) ?? 0;
+          declaredInUnit.set(unit, at + 1);
+          list.push({ revision: side.revision, root: side.root, fn: task.fn, opts: task.opts, unit, at });
           byId.set(id, list);
         }
       } catch (error) {
@@ -63,7 +79,7 @@ async function loadSides(sides: SideJob[]): Promise<{ files: FileLoad[]; byId: M
     for (const task of load.tasks) byId.delete(`${load.file}${ID_SEPARATOR}${task}`);
     Object.assign(load, { tasks: [], error: undefined, harness: undefined, workerOf: owner });
   }
-  return { files, byId };
+  return { files, byId, withWorkers, ...(sharedChanged ? { sharedChanged } : {}) };
 }
 
 async function runLoad(job: LoadJob): Promise<void> {
@@ -72,31 +88,80 @@ async function runLoad(job: LoadJob): Promise<void> {
 }
 
 async function runJob(job: MicroJob): Promise<void> {
-  const { files, byId } = await loadSides(job.sides);
+  const { files, byId, withWorkers, sharedChanged } = await loadSides(job.sides);
+  // A file that changed the builtins as it loaded changed them for every file after it, of both revisions: all go to isolates.
+  const isolating = sharedChanged ? 'files' : job.isolates;
   const tasks: TaskOutcome[] = [];
   const run = [...byId].filter(([id]) => !job.skip.includes(id));
   const decided = new Set(job.decided);
+  const fileOf = (id: string) => id.slice(0, id.indexOf(ID_SEPARATOR));
   // A decided task's warm-up keeps the neighbours of the measured tasks after it in its module graph: per
   // revision, since the revisions' graphs are their own (and a revision may declare a task elsewhere).
-  const graph = (id: string, side: SideTask) => `${side.revision}:${id.slice(0, id.indexOf(ID_SEPARATOR))}#${side.unit ?? 0}`;
+  const graph = (id: string, side: SideTask) => `${side.revision}:${fileOf(id)}#${side.unit ?? 0}`;
   const lastMeasured = new Map<string, number>();
   run.forEach(([id, sides], at) => {
     if (!decided.has(id)) for (const side of sides) lastMeasured.set(graph(id, side), at);
   });
-  for (const [at, [id, sides]] of run.entries()) {
-    current = id;
-    if (decided.has(id)) {
-      const neighbours = sides.filter((side) => (lastMeasured.get(graph(id, side)) ?? -1) > at);
-      if (neighbours.length) await warmUp(id, neighbours, job, beat(id));
-      continue;
+  const isolated = (id: string) => isolating === 'files' || (isolating === 'workers' && withWorkers.has(fileOf(id)));
+  const keyOfSide = (id: string, side: SideTask): IsolateKey => ({
+    revision: side.revision,
+    root: side.root,
+    file: fileOf(id),
+    unit: side.unit ?? 0,
+  });
+  // Each isolate closes after the last task that runs in it (measured, or warmed up as a neighbour).
+  const lastUse = new Map<string, number>();
+  run.forEach(([id, sides], at) => {
+    if (!isolated(id)) return;
+    const runs = !decided.has(id) || sides.some((side) => (lastMeasured.get(graph(id, side)) ?? -1) > at);
+    if (runs) for (const side of sides) lastUse.set(keyOf(keyOfSide(id, side)), at);
+  });
+  const isolates = new Isolates(
+    job.sides.some((side) => side.files.some((file) => /\.[cm]?tsx?$/.test(file))),
+    (error) => void fatal(`${error.message} (while running '${current}')`),
+  );
+  if (lastUse.size) pinned = pinToOneCore();
+  const sidesOf = (id: string, of: SideTask[]): Promise<Side[]> =>
+    Promise.all(
+      of.map((side) =>
+        isolated(id)
+          ? isolates.side(
+              keyOfSide(id, side),
+              side.at ?? 0,
+              id.slice(fileOf(id).length + ID_SEPARATOR.length),
+              Boolean(side.opts.beforeEach || side.opts.afterEach),
+            )
+          : Promise.resolve(new LocalSide(side)),
+      ),
+    );
+  try {
+    for (const [at, [id, sides]] of run.entries()) {
+      current = id;
+      if (decided.has(id)) {
+        const neighbours = sides.filter((side) => (lastMeasured.get(graph(id, side)) ?? -1) > at);
+        if (neighbours.length) await warmUp(id, await sidesOf(id, neighbours), job, beat(id));
+      } else {
+        await send({ type: 'progress', id });
+        const taskTimeMs = job.taskTimes?.[id];
+        const settings = taskTimeMs === undefined ? job.settings : { ...job.settings, taskTimeMs };
+        tasks.push(await measureTask(id, await sidesOf(id, sides), settings, job.batches[id], beat(id)));
+      }
+      for (const side of sides)
+        if (isolated(id) && lastUse.get(keyOf(keyOfSide(id, side))) === at) await isolates.release(keyOfSide(id, side));
     }
-    await send({ type: 'progress', id });
-    const taskTimeMs = job.taskTimes?.[id];
-    const settings = taskTimeMs === undefined ? job.settings : { ...job.settings, taskTimeMs };
-    tasks.push(await measureTask(id, sides, settings, job.batches[id], beat(id)));
+  } catch (error) {
+    if (error instanceof IsolateCrash) return fatal(`${error.message} (while running '${current}')`);
+    throw error;
+  } finally {
+    await isolates.closeAll();
   }
-  await send({ type: 'result', files, tasks });
+  const isolatedFiles = [...new Set(run.filter(([id]) => isolated(id)).map(([id]) => fileOf(id)))];
+  const reason = sharedChanged && job.isolates !== 'files' ? { reason: sharedChanged } : {};
+  await send({ type: 'result', files, tasks, ...(isolatedFiles.length ? { isolated: { files: isolatedFiles, pinned, ...reason } } : {}) });
 }
+
+/** Whether this process is pinned to one core, for tasks measured in isolates of their own. */
+let pinned = false;
 
 function beat(id: string): Heartbeat {
   const tick = throttled(() => void send({ type: 'progress', id }));
@@ -104,7 +169,7 @@ function beat(id: string): Heartbeat {
 }
 
 /** A decided task's probe and warm-up blocks, as before its measured blocks, and nothing timed; what it says is not kept. */
-async function warmUp(id: string, sides: SideTask[], job: MicroJob, heartbeat: Heartbeat): Promise<void> {
+async function warmUp(id: string, sides: Side[], job: MicroJob, heartbeat: Heartbeat): Promise<void> {
   await send({ type: 'progress', id });
   await measureTask(id, sides, { ...job.settings, taskTimeMs: 0, minBlocks: 0 }, job.batches[id], heartbeat);
 }
@@ -172,16 +237,10 @@ async function fatal(message: string): Promise<never> {
   process.exit(1);
 }
 
-/**
- * Before any bench file: the module hooks (harness imports and TypeScript, harness/hooks.ts)
- * and the capture (harness/capture.ts). TypeScript files that needed more than type stripping
- * carry a source map; Node applies it to stack traces only when asked before they load.
- */
+/** Before any bench file: the module hooks and the capture (capture-setup.ts). */
 function prepare(job: MicroJob | ProfileJob | LoadJob): void {
   const files = 'side' in job ? job.side.files : job.sides.flatMap((side) => side.files);
-  if (files.some((file) => /\.[cm]?tsx?$/.test(file))) process.setSourceMapsEnabled(true);
-  register(new URL('./hooks.js', import.meta.url), { data: { transform: new URL('./typescript.js', import.meta.url).href } });
-  harnessCapture();
+  installCapture(files.some((file) => /\.[cm]?tsx?$/.test(file)));
 }
 
 const doing = () => (current.startsWith('loading') ? current : `running '${current}'`);

@@ -6,7 +6,15 @@ import { busyBetween, sampleCpu, type RoundConditions } from '../conditions.js';
 import type { Revision } from '../../checkout/revisions.js';
 import { UserError } from '../../util/errors.js';
 import type { BenchmarkSamples, Measurement, MeasureProgress } from '../types.js';
-import { ID_SEPARATOR, type FileLoad, type MeasureSettings, type MicroJob, type SideJob, type TaskOutcome } from './protocol.js';
+import {
+  ID_SEPARATOR,
+  type FileLoad,
+  type IsolatedFiles,
+  type MeasureSettings,
+  type MicroJob,
+  type SideJob,
+  type TaskOutcome,
+} from './protocol.js';
 import { runBenchmarkProcess, type ProcessOutcome } from './spawn.js';
 import {
   allocateTaskTimes,
@@ -69,6 +77,7 @@ interface RoundOutcome {
   ok: true;
   files: FileLoad[];
   tasks: TaskOutcome[];
+  isolated?: IsolatedFiles | undefined;
 }
 
 type RoundFailure = Extract<ProcessOutcome, { ok: false }>;
@@ -102,7 +111,7 @@ function processStrategy(plan: MicroPlan, spawn: (job: MicroJob) => Promise<Proc
   const head: SideJob = { revision: 'head', root: plan.head.root, files: plan.headFiles };
   return {
     async run(order, job) {
-      const outcomes: { files: FileLoad[]; tasks: TaskOutcome[] }[] = [];
+      const outcomes: RoundOutcome[] = [];
       const batches = { ...job.batches };
       for (const side of order % 2 === 0 ? [base, head] : [head, base]) {
         const outcome = await spawn({ ...job, batches, sides: [side] });
@@ -111,9 +120,19 @@ function processStrategy(plan: MicroPlan, spawn: (job: MicroJob) => Promise<Proc
         // The second process of the first pair uses the batch sizes the first one chose: the same for both revisions.
         for (const task of outcome.tasks) batches[task.id] ??= task.batch;
       }
-      return { ok: true, files: outcomes.flatMap((o) => o.files), tasks: mergePair(outcomes.flatMap((o) => o.tasks)) };
+      const isolated = outcomes.find((o) => o.isolated)?.isolated;
+      return { ok: true, files: outcomes.flatMap((o) => o.files), tasks: mergePair(outcomes.flatMap((o) => o.tasks)), isolated };
     },
   };
+}
+
+/** The log's line for bench files measured in isolates of their own (isolates.ts). */
+export function isolationLine({ files, pinned, reason }: IsolatedFiles): string {
+  const list = files.length > 3 ? `${files.slice(0, 3).join(', ')} and ${files.length - 3} more` : files.join(', ');
+  const why = reason ? `; every file, because ${reason}` : '';
+  return pinned
+    ? `${list}: measured in isolates of their own (a worker thread per revision and per worker the file starts), taking turns on one CPU${why}`
+    : `${list}: measured in isolates of their own${why}, but the benchmark process could not be pinned to one CPU (taskset is missing or not permitted): its threads may run on different cores, whose speeds differ, which adds noise`;
 }
 
 /** Join each task's base and head outcomes from two processes into one, with the pair's log ratio. */
@@ -206,7 +225,14 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     const decidedNow = [...unmeasured].filter((id) => !skip.has(id));
     for (let p = 0; p < perRound; p++) {
       const processStarted = now();
-      const job = { settings: plan.settings, batches, skip: [...skipNow], decided: decidedNow, ...(taskTimes ? { taskTimes } : {}) };
+      const job = {
+        settings: plan.settings,
+        batches,
+        skip: [...skipNow],
+        decided: decidedNow,
+        isolates: plan.isolation === 'thread' ? ('files' as const) : ('workers' as const),
+        ...(taskTimes ? { taskTimes } : {}),
+      };
       const outcome = await runRound(strategy, round, processes++, job, errors, skipNow, plan.log);
       lastProcessMs = now() - processStarted;
       if (into === 'main' && plan.isolation === 'alternate') records.push(roundRecord(lastProcessMs, outcome.tasks));
@@ -216,6 +242,8 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     // Failed in this round: an error, or a decided task that failed while warming up (never run again).
     for (const id of skipNow) skip.add(id);
     if (round === 0) {
+      const isolated = outcomes.find((o) => o.isolated)?.isolated;
+      if (isolated) plan.log(isolationLine(isolated));
       await explainLoadErrors(outcome.files, plan, spawn, errors, skip);
       family = comparable(outcome.tasks, errors);
       plannedRounds = Math.max(plannedRounds, plan.minimumRounds(family));

@@ -1,7 +1,7 @@
 import type { RevisionLabel } from '../../checkout/revisions.js';
 import { killGroup, OutputTail, spawnTracked } from '../../util/processes.js';
 import { checkRunnerMessage } from './messages.js';
-import type { FileLoad, LoadJob, MicroJob, ProfileJob, TaskOutcome } from './protocol.js';
+import type { FileLoad, IsolatedFiles, LoadJob, MicroJob, ProfileJob, TaskOutcome } from './protocol.js';
 
 export type ProcessOutcome =
   | {
@@ -10,6 +10,8 @@ export type ProcessOutcome =
       tasks: TaskOutcome[];
       durationMs: number;
       /** Profile jobs: calls made under the profiler. */ calls?: number;
+      /** Bench files measured in isolates of their own (isolates.ts). */
+      isolated?: IsolatedFiles;
     }
   | {
       ok: false;
@@ -95,7 +97,13 @@ export function runBenchmarkProcess(job: MicroJob | ProfileJob | LoadJob, settin
       } else if (message.type === 'progress')
         current = { id: message.id, revision: message.revision ?? (message.id === current.id ? current.revision : undefined) };
       else if (message.type === 'result')
-        finish({ ok: true, files: message.files, tasks: message.tasks, durationMs: Date.now() - started });
+        finish({
+          ok: true,
+          files: message.files,
+          tasks: message.tasks,
+          durationMs: Date.now() - started,
+          ...(message.isolated ? { isolated: message.isolated } : {}),
+        });
       else if (message.type === 'profiled')
         finish({ ok: true, files: [], tasks: [], calls: message.calls, durationMs: Date.now() - started });
       else fail(`the benchmark process (pid ${child.pid}) failed: ${message.message}`);

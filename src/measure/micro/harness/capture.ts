@@ -50,6 +50,8 @@ class Capture implements CaptureContext, WorkerHost {
   private activity = 0;
   /** The unit of the bench file that is loading: 0 the file itself, k its k-th worker. */
   unit = 0;
+  /** In an isolate of one unit (isolates.ts): the one worker of a bench file to load (workers.ts). */
+  onlyUnit: number | undefined;
   private readonly graphs = new ModuleGraphs();
   private readonly standIns = new StandIns(this);
   /** The harness modules, by the package a bench file imports or requires. */

@@ -20,8 +20,15 @@ export interface WorkerHost {
   readonly declaration: Declaration | undefined;
   /** The unit that is loading: 0 the bench file itself, k its k-th worker. */
   unit: number;
+  /**
+   * In an isolate of one unit (isolates.ts): the one worker to load. The others start and exit at once,
+   * without running, as in a process that loads only that scenario.
+   */
+  readonly onlyUnit: number | undefined;
   /** A worker is done: the file has not settled yet. */
   stir(): void;
+  /** Set aside an error of a file (or worker) that has declared its tasks; false when nothing is loading. */
+  lateError(error: unknown): boolean;
   inNewGraph(file: string): string;
 }
 
@@ -102,6 +109,10 @@ export class StandIns {
     const file = filename instanceof URL || String(filename).startsWith('file:') ? fileURLToPath(filename) : path.resolve(String(filename));
     if (options.eval) throw new Error('benchgate cannot collect tasks from a worker started from a string of code (eval: true)');
     this.host.declaration?.workers.push(file);
+    if (this.host.onlyUnit !== undefined && unit !== this.host.onlyUnit) {
+      setImmediate(() => (worker.emit('online'), worker.emit('exit', 0)));
+      return threadId;
+    }
     this.running++;
     Object.assign(port, {
       postMessage: (message: unknown) => setImmediate(() => worker.emit('message', message)),
@@ -114,8 +125,15 @@ export class StandIns {
         await this.runWorker(file, threadId, unit, options.workerData, port);
         setImmediate(() => (worker.emit('online'), worker.emit('exit', 0)));
       } catch (error) {
-        this.host.declaration?.workerErrors.push({ file, error });
-        setImmediate(() => (worker.emit('error', error), worker.emit('exit', 1)));
+        // A worker that declared its tasks and then threw (reading the results its harness never ran to
+        // give) is set aside like a bench file that does so: natively it would have reported and exited,
+        // so the script that started it goes on to its next worker.
+        const declared = this.host.declaration?.tasks.some((task) => task.unit === unit);
+        if (declared && this.host.lateError(error)) setImmediate(() => (worker.emit('online'), worker.emit('exit', 0)));
+        else {
+          this.host.declaration?.workerErrors.push({ file, error });
+          setImmediate(() => (worker.emit('error', error), worker.emit('exit', 1)));
+        }
       } finally {
         this.running--;
         this.host.stir();

@@ -1,0 +1,70 @@
+/**
+ * An isolate of its own (bundled as dist/isolate.js, run as a worker thread by isolates.ts): loads one
+ * revision's bench file, keeps the tasks of one unit (the file's own, or those of its k-th worker: the
+ * others are not loaded, as in a process that runs only that scenario), and runs what the benchmark
+ * process asks of each task: its warm-up, its batch size, its timed blocks, its afterAll hook.
+ */
+import path from 'node:path';
+import { parentPort, workerData } from 'node:worker_threads';
+import { describeThrown, LocalSide, SideFailure } from './alternate.js';
+import { harnessCapture } from './harness/capture.js';
+import { installCapture } from './capture-setup.js';
+import type { IsolateData, IsolateMessage, IsolateRequest } from './isolates.js';
+import { loadBenchFile } from './load.js';
+
+const data = workerData as IsolateData;
+const port = parentPort!;
+const post = (message: IsolateMessage) => port.postMessage(message);
+
+process.on(
+  'uncaughtException',
+  (error) => void (harnessCapture().lateError(error) || post({ type: 'crashed', message: describeThrown(error, data.root) })),
+);
+process.on(
+  'unhandledRejection',
+  (error) => void (harnessCapture().lateError(error) || post({ type: 'crashed', message: describeThrown(error, data.root) })),
+);
+
+let names: string[] = [];
+
+async function main(): Promise<void> {
+  installCapture(data.typescript);
+  harnessCapture().onlyUnit = data.unit;
+  let sides: LocalSide[];
+  try {
+    const loaded = await loadBenchFile(path.join(data.root, data.file), data.root);
+    const tasks = loaded.tasks.filter((task) => (task.unit ?? 0) === data.unit);
+    sides = tasks.map((task) => new LocalSide({ revision: data.revision, root: data.root, fn: task.fn, opts: task.opts }));
+    names = tasks.map((task) => task.name);
+  } catch (error) {
+    return post({ type: 'failed to load', message: describeThrown(error, data.root) });
+  }
+  port.on('message', (request: IsolateRequest) => {
+    void answer(sides[request.task], request).then(
+      (value) => post({ type: 'reply', seq: request.seq, ...(value === undefined ? {} : { value }) }),
+      (error: unknown) =>
+        post({
+          type: 'reply',
+          seq: request.seq,
+          failure: error instanceof SideFailure ? error.message : `benchgate failed in the isolate: ${describeThrown(error)}`,
+        }),
+    );
+  });
+  post({ type: 'loaded', tasks: names });
+}
+
+async function answer(side: LocalSide | undefined, request: IsolateRequest) {
+  if (!side) throw SideFailure.told(data.revision, `no task #${request.task} in this isolate`);
+  switch (request.op) {
+    case 'warm':
+      return side.warm();
+    case 'batch':
+      return side.setBatch(request.batch);
+    case 'block':
+      return side.block(request.iterations);
+    case 'finish':
+      return side.finish();
+  }
+}
+
+void main();
