@@ -1577,7 +1577,8 @@ var StandIns = class {
     if (options.eval) throw new Error("benchgate cannot collect tasks from a worker started from a string of code (eval: true)");
     this.host.declaration?.workers.push(file);
     if (this.host.onlyUnit !== void 0 && unit !== this.host.onlyUnit) {
-      setImmediate(() => (worker.emit("online"), worker.emit("exit", 0)));
+      this.host.stir();
+      setImmediate(() => (worker.emit("online"), worker.emit("exit", 0), this.host.stir()));
       return threadId;
     }
     this.running++;
@@ -1933,6 +1934,7 @@ async function main() {
   post({ type: "loaded", tasks: names });
 }
 async function answer(side, request) {
+  if (request.op === "drain") return new Promise((resolve) => setTimeout(() => setImmediate(resolve), 0));
   if (!side) throw SideFailure.told(data.revision, `no task #${request.task} in this isolate`);
   switch (request.op) {
     case "warm":

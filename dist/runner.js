@@ -1902,7 +1902,8 @@ var StandIns = class {
     if (options.eval) throw new Error("benchgate cannot collect tasks from a worker started from a string of code (eval: true)");
     this.host.declaration?.workers.push(file);
     if (this.host.onlyUnit !== void 0 && unit !== this.host.onlyUnit) {
-      setImmediate(() => (worker.emit("online"), worker.emit("exit", 0)));
+      this.host.stir();
+      setImmediate(() => (worker.emit("online"), worker.emit("exit", 0), this.host.stir()));
       return threadId;
     }
     this.running++;
@@ -2279,6 +2280,7 @@ var Isolate = class _Isolate {
     });
   }
   async close() {
+    if (!this.ended) await this.request({ op: "drain", task: -1 }).catch(() => void 0);
     this.ended ??= new Error("closed");
     this.worker.removeAllListeners("exit");
     await this.worker.terminate();

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { FileLoad, TaskOutcome } from '../../src/measure/micro/protocol.js';
+import type { FileLoad, IsolatedFiles, TaskOutcome } from '../../src/measure/micro/protocol.js';
 
 const RUNNER = fileURLToPath(new URL('../../dist/runner.js', import.meta.url));
 const MODULES = fileURLToPath(new URL('../../node_modules/', import.meta.url));
@@ -36,13 +36,14 @@ interface RunnerAnswer {
   tasks: TaskOutcome[];
   output: string;
   fatal?: string;
+  isolated?: IsolatedFiles;
 }
 
 /** One benchmark process: load (kind 'load'), measure briefly, or profile one task, as benchgate does. */
 function runner(
   root: string,
   files: string[],
-  measure: boolean | { task: string; outFile: string } | { decided: string[] } = false,
+  measure: boolean | { task: string; outFile: string } | { decided?: string[]; isolates?: 'workers' | 'files' } = false,
 ): Promise<RunnerAnswer> {
   return new Promise((resolve, reject) => {
     const child = fork(RUNNER, [], { cwd: root, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
@@ -51,25 +52,29 @@ function runner(
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     let answer: RunnerAnswer | undefined;
     const side = { revision: 'head', root, files };
-    child.on('message', (message: { type: string; files?: FileLoad[]; tasks?: TaskOutcome[]; message?: string }) => {
-      if (message.type === 'ready')
-        child.send(
-          typeof measure === 'object' && 'task' in measure
-            ? { kind: 'profile', side, task: measure.task, durationMs: 300, intervalUs: 100, outFile: measure.outFile }
-            : measure
-              ? {
-                  sides: [side],
-                  settings: { taskTimeMs: 20, blockMs: 1, warmupBlocks: 1, minSampleMs: 0.02, minBlocks: 2 },
-                  batches: {},
-                  skip: [],
-                  ...(typeof measure === 'object' ? measure : {}),
-                }
-              : { kind: 'load', sides: [side] },
-        );
-      if (message.type === 'profiled') answer = { files: [], tasks: [], output };
-      if (message.type === 'result') answer = { files: message.files!, tasks: message.tasks!, output };
-      if (message.type === 'fatal') answer = { files: [], tasks: [], output, fatal: message.message };
-    });
+    child.on(
+      'message',
+      (message: { type: string; files?: FileLoad[]; tasks?: TaskOutcome[]; message?: string; isolated?: IsolatedFiles }) => {
+        if (message.type === 'ready')
+          child.send(
+            typeof measure === 'object' && 'task' in measure
+              ? { kind: 'profile', side, task: measure.task, durationMs: 300, intervalUs: 100, outFile: measure.outFile }
+              : measure
+                ? {
+                    sides: [side],
+                    settings: { taskTimeMs: 20, blockMs: 1, warmupBlocks: 1, minSampleMs: 0.02, minBlocks: 2 },
+                    batches: {},
+                    skip: [],
+                    ...(typeof measure === 'object' ? measure : {}),
+                  }
+                : { kind: 'load', sides: [side] },
+          );
+        if (message.type === 'profiled') answer = { files: [], tasks: [], output };
+        if (message.type === 'result')
+          answer = { files: message.files!, tasks: message.tasks!, output, ...(message.isolated ? { isolated: message.isolated } : {}) };
+        if (message.type === 'fatal') answer = { files: [], tasks: [], output, fatal: message.message };
+      },
+    );
     child.once('error', reject);
     child.once('close', () => (answer ? resolve({ ...answer, output }) : reject(new Error(`no answer from the runner:\n${output}`))));
   });
@@ -467,5 +472,76 @@ Benchmark.Suite().add(workerData, () => { if (!seen) { seen = true; log(workerDa
     expect(tasks.map((t) => t.id)).toEqual(['bench/plain.bench.mjs > b', 'benchmark/main.js > two']);
     // a ran before b (same file, same graph); c comes after every measured task of its file; worker 'one' has a graph of its own.
     expect(logOf(root).sort()).toEqual(['a', 'b', 'two']);
+  });
+});
+
+describe('isolates of their own (isolates.ts)', () => {
+  // Each worker's file counts, on its realm's globalThis, the workers loaded before it there.
+  const thread = `${LOG}
+const { workerData } = require('worker_threads')
+const Benchmark = require('benchmark')
+globalThis.loads = (globalThis.loads ?? 0) + 1
+log(workerData.name.replace(/\\.+$/, '') + ' ' + globalThis.loads)
+if (workerData.name.startsWith('patches')) globalThis.patched = true
+Benchmark.Suite().add(workerData.name, () => { if (globalThis.patched && !workerData.name.startsWith('patches')) throw new Error('it shares a realm with patches'); return 1 }).run()`;
+  const main = `const { Worker } = require('worker_threads')
+const names = ['patches', 'reads', 'reads 3', 'reads 4', 'reads 5', 'reads more']
+;(async () => {
+  for (const name of names)
+    await new Promise((resolve) => new Worker(require('path').join(__dirname, 'thread.js'), { workerData: { name: name.padEnd(10, '.') } }).on('exit', resolve))
+})()`;
+
+  it('measures each worker in an isolate of its own that loads only that worker, by its place (names padded)', async () => {
+    const root = project({ 'benchmark/thread.js': thread, 'benchmark/main.js': main });
+    const shared = await runner(root, ['benchmark/main.js'], true);
+    // One realm for every worker: what the first one put on globalThis, the next ones' tasks see.
+    const names = ['patches', 'reads', 'reads 3', 'reads 4', 'reads 5', 'reads more'];
+    const ids = names.map((name) => `benchmark/main.js > ${name}`);
+    expect(shared.tasks.map((t) => [t.id, t.error?.message.split('\n')[0]])).toEqual(
+      ids.map((id, i) => [id, i === 0 ? undefined : 'Error: it shares a realm with patches']),
+    );
+    rmSync(path.join(root, 'log'));
+    const isolated = await runner(root, ['benchmark/main.js'], { isolates: 'workers' });
+    expect(isolated.tasks.map((t) => [t.id, t.error?.message])).toEqual(ids.map((id) => [id, undefined]));
+    expect(isolated.tasks.every((t) => t.head!.opsPerSec > 0)).toBe(true);
+    // The process loads all six (the task list), then each isolate its own worker and no other: the sixth
+    // too, after five that start and exit at once there.
+    expect(logOf(root).sort()).toEqual([...names.map((name, i) => `${name} ${i + 1}`), ...names.map((name) => `${name} 1`)].sort());
+    expect(isolated.isolated).toMatchObject({ files: ['benchmark/main.js'] });
+  });
+
+  it('measures every file in isolates when one changed a builtin as it loaded, and says which', async () => {
+    const root = project({
+      'bench/a.bench.mjs': `const stringify = JSON.stringify\nJSON.stringify = (value) => stringify(value)\nexport default { a: () => JSON.stringify([1]) }\n`,
+      'bench/b.bench.mjs': `export default { b: () => { if (JSON.stringify.name !== 'stringify') throw new Error('b sees a wrapped JSON.stringify'); return 1 } }\n`,
+    });
+    const { tasks, isolated } = await runner(root, ['bench/a.bench.mjs', 'bench/b.bench.mjs'], true);
+    expect(tasks.map((t) => [t.id, t.error?.message])).toEqual([
+      ['bench/a.bench.mjs > a', undefined],
+      ['bench/b.bench.mjs > b', undefined],
+    ]);
+    expect(isolated).toMatchObject({
+      files: ['bench/a.bench.mjs', 'bench/b.bench.mjs'],
+      reason: "head's bench/a.bench.mjs changed builtins that both revisions share in one process (JSON.stringify replaced)",
+    });
+  });
+
+  it('runs a file the same in the process and in an isolate when it changes nothing shared: no isolate unless asked', async () => {
+    const root = project({ 'bench/c.bench.mjs': `export default { c: () => [1, 2].map((n) => n * 2) }\n` });
+    const plain = await runner(root, ['bench/c.bench.mjs'], true);
+    expect(plain.isolated).toBeUndefined();
+    const asked = await runner(root, ['bench/c.bench.mjs'], { isolates: 'files' });
+    expect(asked.tasks.map((t) => [t.id, t.error?.message])).toEqual([['bench/c.bench.mjs > c', undefined]]);
+    expect(asked.isolated).toMatchObject({ files: ['bench/c.bench.mjs'] });
+    expect(asked.isolated!.reason).toBeUndefined();
+  });
+
+  it('names the file and revision of an isolate whose task throws outside any call, and ends the process', async () => {
+    const root = project({
+      'bench/late.bench.mjs': `export default { late: () => { setTimeout(() => { throw new Error('late boom') }, 0); return 1 } }\n`,
+    });
+    const { fatal } = await runner(root, ['bench/late.bench.mjs'], { isolates: 'files' });
+    expect(fatal).toMatch(/^bench\/late\.bench\.mjs \(head\) in its own isolate threw outside any task call: Error: late boom/);
+    expect(fatal).toContain("(while running 'bench/late.bench.mjs > late')");
   });
 });

@@ -54,6 +54,7 @@ async function main(): Promise<void> {
 }
 
 async function answer(side: LocalSide | undefined, request: IsolateRequest) {
+  if (request.op === 'drain') return new Promise<void>((resolve) => setTimeout(() => setImmediate(resolve), 0));
   if (!side) throw SideFailure.told(data.revision, `no task #${request.task} in this isolate`);
   switch (request.op) {
     case 'warm':

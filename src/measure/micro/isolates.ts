@@ -36,7 +36,9 @@ export type IsolateRequest =
   | { seq: number; op: 'warm'; task: number }
   | { seq: number; op: 'batch'; task: number; batch: number }
   | { seq: number; op: 'block'; task: number; iterations: number }
-  | { seq: number; op: 'finish'; task: number };
+  | { seq: number; op: 'finish'; task: number }
+  /** Answered once timers due now have run: what a task left to throw later is seen before the isolate closes. */
+  | { seq: number; op: 'drain'; task: number };
 
 /** A request before it is numbered. */
 type Unsequenced = IsolateRequest extends infer R ? (R extends IsolateRequest ? Omit<R, 'seq'> : never) : never;
@@ -112,6 +114,7 @@ class Isolate {
   }
 
   async close(): Promise<void> {
+    if (!this.ended) await this.request({ op: 'drain', task: -1 }).catch(() => undefined);
     this.ended ??= new Error('closed');
     this.worker.removeAllListeners('exit');
     await this.worker.terminate();

@@ -38,7 +38,8 @@ export interface MicroJob {
   taskTimes?: Record<string, number>;
   /**
    * Which bench files' tasks run in isolates of their own (isolates.ts), a worker thread per revision and per
-   * unit: `workers` those of files that start worker threads (default), `files` every file (isolation: thread).
+   * unit: `workers` those of files that start worker threads (the schedule's default), `files` every file
+   * (isolation: thread); absent, none (unless a file changes the builtins as it loads: then every file).
    */
   isolates?: 'workers' | 'files';
   /** Benchmark ids not to run (they hung or crashed a process before). */

@@ -110,7 +110,9 @@ export class StandIns {
     if (options.eval) throw new Error('benchgate cannot collect tasks from a worker started from a string of code (eval: true)');
     this.host.declaration?.workers.push(file);
     if (this.host.onlyUnit !== undefined && unit !== this.host.onlyUnit) {
-      setImmediate(() => (worker.emit('online'), worker.emit('exit', 0)));
+      // Activity, as a worker's load is: the file has not settled while it starts workers, skipped or not.
+      this.host.stir();
+      setImmediate(() => (worker.emit('online'), worker.emit('exit', 0), this.host.stir()));
       return threadId;
     }
     this.running++;
