@@ -2323,12 +2323,14 @@ var IsolatedSide = class {
   }
 };
 var Isolates = class {
-  constructor(typescript, onCrash) {
+  constructor(typescript, onCrash, affinity) {
     this.typescript = typescript;
     this.onCrash = onCrash;
+    this.affinity = affinity;
   }
   typescript;
   onCrash;
+  affinity;
   started = /* @__PURE__ */ new Map();
   /**
    * The side of a task in the isolate of `key`, started if it is not: the task declared `at` (0, 1, ...) in
@@ -2340,6 +2342,7 @@ var Isolates = class {
     const id = keyOf(key);
     let isolate = this.started.get(id);
     if (!isolate) {
+      this.affinity.release();
       isolate = Isolate.start(key, this.typescript).then((started) => (started.onCrash = this.onCrash, started));
       this.started.set(id, isolate);
     }
@@ -2377,14 +2380,32 @@ function failing(revision, message) {
   const fail = () => Promise.reject(SideFailure.told(revision, message));
   return { revision, hooked: false, warm: fail, setBatch: fail, block: fail, finish: () => Promise.resolve() };
 }
-function pinToOneCore() {
-  const cores = os.availableParallelism();
-  if (cores < 2) return true;
+var Affinity = class {
+  original;
+  pinnedNow = false;
+  /** False once a pin was asked for and did not take (taskset missing or not permitted). */
+  held = true;
+  /** Pin to the last of this process's CPUs; no-op when pinned already. */
+  pin() {
+    if (this.pinnedNow || !this.held) return;
+    this.original ??= taskset(["-c", "-p", String(process.pid)])?.split(":").pop()?.trim();
+    const last = this.original?.split(",").pop()?.split("-").pop();
+    if (!last) return void (this.held = os.availableParallelism() < 2);
+    this.pinnedNow = taskset(["-a", "-p", "-c", last, String(process.pid)]) !== void 0;
+    this.held = this.pinnedNow;
+  }
+  /** Back to the CPUs it had. */
+  release() {
+    if (!this.pinnedNow || !this.original) return;
+    taskset(["-a", "-p", "-c", this.original, String(process.pid)]);
+    this.pinnedNow = false;
+  }
+};
+function taskset(args) {
   try {
-    execFileSync("taskset", ["-a", "-p", "-c", String(cores - 1), String(process.pid)], { stdio: "ignore", env: childEnvironment() });
-    return true;
+    return execFileSync("taskset", args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], env: childEnvironment() });
   } catch {
-    return false;
+    return void 0;
   }
 }
 
@@ -2644,11 +2665,16 @@ async function runJob(job) {
     const runs = !decided.has(id) || sides.some((side) => (lastMeasured.get(graph(id, side)) ?? -1) > at);
     if (runs) for (const side of sides) lastUse.set(keyOf(keyOfSide(id, side)), at);
   });
+  const affinity = new Affinity();
   const isolates = new Isolates(
     job.sides.some((side) => side.files.some((file) => /\.[cm]?tsx?$/.test(file))),
-    (error) => void fatal(`${error.message} (while running '${current}')`)
+    (error) => void fatal(`${error.message} (while running '${current}')`),
+    affinity
   );
-  if (lastUse.size) pinned = pinToOneCore();
+  const measuring = (sides) => {
+    if (lastUse.size) affinity.pin();
+    return sides;
+  };
   const sidesOf = (id, of) => Promise.all(
     of.map(
       (side) => isolated(id) ? isolates.side(
@@ -2664,12 +2690,12 @@ async function runJob(job) {
       current = id;
       if (decided.has(id)) {
         const neighbours = sides.filter((side) => (lastMeasured.get(graph(id, side)) ?? -1) > at);
-        if (neighbours.length) await warmUp(id, await sidesOf(id, neighbours), job, beat(id));
+        if (neighbours.length) await warmUp(id, measuring(await sidesOf(id, neighbours)), job, beat(id));
       } else {
         await send({ type: "progress", id });
         const taskTimeMs = job.taskTimes?.[id];
         const settings = taskTimeMs === void 0 ? job.settings : { ...job.settings, taskTimeMs };
-        tasks.push(await measureTask(id, await sidesOf(id, sides), settings, job.batches[id], beat(id)));
+        tasks.push(await measureTask(id, measuring(await sidesOf(id, sides)), settings, job.batches[id], beat(id)));
       }
       for (const side of sides)
         if (isolated(id) && lastUse.get(keyOf(keyOfSide(id, side))) === at) await isolates.release(keyOfSide(id, side));
@@ -2682,9 +2708,9 @@ async function runJob(job) {
   }
   const isolatedFiles = [...new Set(run.filter(([id]) => isolated(id)).map(([id]) => fileOf(id)))];
   const reason = sharedChanged && job.isolates !== "files" ? { reason: sharedChanged } : {};
-  await send({ type: "result", files, tasks, ...isolatedFiles.length ? { isolated: { files: isolatedFiles, pinned, ...reason } } : {} });
+  const isolatedResult = { files: isolatedFiles, pinned: affinity.held, ...reason };
+  await send({ type: "result", files, tasks, ...isolatedFiles.length ? { isolated: isolatedResult } : {} });
 }
-var pinned = false;
 function beat(id) {
   const tick = throttled(() => void send({ type: "progress", id }));
   return (revision) => revision ? void send({ type: "progress", id, revision }) : tick();

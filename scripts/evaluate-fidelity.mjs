@@ -5,9 +5,10 @@
 // Not part of npm test: a suite of benchmark.js defaults takes minutes per native run.
 //
 // FIXTURES: the fixture suites (default: the four harnesses' fixtures; vitest's runs under `vitest bench`). REPO (a checkout), BASE and HEAD (revisions), CONFIG (a benchgate.yml outside it) add a
-// real suite. RUNS (default 5) native runs per revision; NATIVE_TIMEOUT (default 5m) bounds each.
+// real suite. RUNS (default 5) native runs per revision; NATIVE_TIMEOUT (default 5m) bounds each; REPORTS, a folder that keeps
+// each suite's JSON report.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeFixtureRepo } from './fixture-repo.mjs';
@@ -54,6 +55,8 @@ function compare(name, dir, base, head, config) {
   let report;
   try {
     report = JSON.parse(readFileSync(out, 'utf8'));
+    // REPORTS: a folder that keeps each report (the native runs' figures), for tables made later.
+    if (process.env.REPORTS) writeFileSync(path.join(process.env.REPORTS, `${name}.json`), JSON.stringify(report, null, 2));
   } catch {
     console.log(`${name}: no report (exit ${run.status}): ${(run.stderr ?? '').split('\n').slice(-5).join(' | ')}`);
     return;

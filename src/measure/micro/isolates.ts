@@ -12,9 +12,9 @@
  * revision's figures with its own, and the change would read as unchanged. In a worker per revision each
  * keeps its own.
  *
- * The process is pinned to one core (taskset): threads that take turns on one core see the same clock
- * speed and caches, where two cores' differences read as a change of code (up to 30% between identical
- * threads unpinned, measured; docs/statistics.md).
+ * The process is pinned to one core while it measures (Affinity): threads that take turns on one core see
+ * the same clock speed and caches, where two cores' differences read as a change of code (up to 32% between
+ * identical threads unpinned, measured; docs/statistics.md).
  */
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
@@ -174,6 +174,7 @@ export class Isolates {
   constructor(
     private readonly typescript: boolean,
     private readonly onCrash: (error: Error) => void,
+    private readonly affinity: Affinity,
   ) {}
 
   /**
@@ -186,6 +187,7 @@ export class Isolates {
     const id = keyOf(key);
     let isolate = this.started.get(id);
     if (!isolate) {
+      this.affinity.release();
       isolate = Isolate.start(key, this.typescript).then((started) => ((started.onCrash = this.onCrash), started));
       this.started.set(id, isolate);
     }
@@ -232,16 +234,42 @@ function failing(revision: RevisionLabel, message: string): Side {
 }
 
 /**
- * Pin this process, and the threads it starts after, to its machine's last core, as the HTTP duet pins its
- * servers (measure/http/pinning.ts). False where taskset is missing or not permitted (one core needs none).
+ * This process's CPUs: all of them while isolates load (base's and head's load side by side, and V8's compiler
+ * threads get the other core), one while anything is measured (threads that take turns on one core see the
+ * same clock speed and caches). Through taskset, for every thread of the process (-a), as the HTTP duet pins
+ * its servers (measure/http/pinning.ts).
  */
-export function pinToOneCore(): boolean {
-  const cores = os.availableParallelism();
-  if (cores < 2) return true;
+export class Affinity {
+  private original: string | undefined;
+  private pinnedNow = false;
+  /** False once a pin was asked for and did not take (taskset missing or not permitted). */
+  held = true;
+
+  /** Pin to the last of this process's CPUs; no-op when pinned already. */
+  pin(): void {
+    if (this.pinnedNow || !this.held) return;
+    this.original ??= taskset(['-c', '-p', String(process.pid)])
+      ?.split(':')
+      .pop()
+      ?.trim();
+    const last = this.original?.split(',').pop()?.split('-').pop();
+    if (!last) return void (this.held = os.availableParallelism() < 2);
+    this.pinnedNow = taskset(['-a', '-p', '-c', last, String(process.pid)]) !== undefined;
+    this.held = this.pinnedNow;
+  }
+
+  /** Back to the CPUs it had. */
+  release(): void {
+    if (!this.pinnedNow || !this.original) return;
+    taskset(['-a', '-p', '-c', this.original, String(process.pid)]);
+    this.pinnedNow = false;
+  }
+}
+
+function taskset(args: string[]): string | undefined {
   try {
-    execFileSync('taskset', ['-a', '-p', '-c', String(cores - 1), String(process.pid)], { stdio: 'ignore', env: childEnvironment() });
-    return true;
+    return execFileSync('taskset', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], env: childEnvironment() });
   } catch {
-    return false;
+    return undefined;
   }
 }

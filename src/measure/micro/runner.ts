@@ -12,7 +12,7 @@ import { startProfiler, type CpuProfile, type RunningProfiler } from '../profile
 import type { RevisionLabel } from '../../checkout/revisions.js';
 import { describeThrown, LocalSide, measureTask, runTaskFor, withoutGraph, type Heartbeat, type Side, type SideTask } from './alternate.js';
 import { installCapture } from './capture-setup.js';
-import { IsolateCrash, Isolates, keyOf, pinToOneCore, type IsolateKey } from './isolates.js';
+import { Affinity, IsolateCrash, Isolates, keyOf, type IsolateKey } from './isolates.js';
 import { changes, fingerprint } from './shared-state.js';
 import { harnessCapture } from './harness/capture.js';
 import { loadBenchFile } from './load.js';
@@ -116,11 +116,17 @@ async function runJob(job: MicroJob): Promise<void> {
     const runs = !decided.has(id) || sides.some((side) => (lastMeasured.get(graph(id, side)) ?? -1) > at);
     if (runs) for (const side of sides) lastUse.set(keyOf(keyOfSide(id, side)), at);
   });
+  // With isolates, everything measured in this process is measured on one CPU; isolates load on all (Affinity).
+  const affinity = new Affinity();
   const isolates = new Isolates(
     job.sides.some((side) => side.files.some((file) => /\.[cm]?tsx?$/.test(file))),
     (error) => void fatal(`${error.message} (while running '${current}')`),
+    affinity,
   );
-  if (lastUse.size) pinned = pinToOneCore();
+  const measuring = (sides: Side[]) => {
+    if (lastUse.size) affinity.pin();
+    return sides;
+  };
   const sidesOf = (id: string, of: SideTask[]): Promise<Side[]> =>
     Promise.all(
       of.map((side) =>
@@ -139,12 +145,12 @@ async function runJob(job: MicroJob): Promise<void> {
       current = id;
       if (decided.has(id)) {
         const neighbours = sides.filter((side) => (lastMeasured.get(graph(id, side)) ?? -1) > at);
-        if (neighbours.length) await warmUp(id, await sidesOf(id, neighbours), job, beat(id));
+        if (neighbours.length) await warmUp(id, measuring(await sidesOf(id, neighbours)), job, beat(id));
       } else {
         await send({ type: 'progress', id });
         const taskTimeMs = job.taskTimes?.[id];
         const settings = taskTimeMs === undefined ? job.settings : { ...job.settings, taskTimeMs };
-        tasks.push(await measureTask(id, await sidesOf(id, sides), settings, job.batches[id], beat(id)));
+        tasks.push(await measureTask(id, measuring(await sidesOf(id, sides)), settings, job.batches[id], beat(id)));
       }
       for (const side of sides)
         if (isolated(id) && lastUse.get(keyOf(keyOfSide(id, side))) === at) await isolates.release(keyOfSide(id, side));
@@ -157,11 +163,9 @@ async function runJob(job: MicroJob): Promise<void> {
   }
   const isolatedFiles = [...new Set(run.filter(([id]) => isolated(id)).map(([id]) => fileOf(id)))];
   const reason = sharedChanged && job.isolates !== 'files' ? { reason: sharedChanged } : {};
-  await send({ type: 'result', files, tasks, ...(isolatedFiles.length ? { isolated: { files: isolatedFiles, pinned, ...reason } } : {}) });
+  const isolatedResult = { files: isolatedFiles, pinned: affinity.held, ...reason };
+  await send({ type: 'result', files, tasks, ...(isolatedFiles.length ? { isolated: isolatedResult } : {}) });
 }
-
-/** Whether this process is pinned to one core, for tasks measured in isolates of their own. */
-let pinned = false;
 
 function beat(id: string): Heartbeat {
   const tick = throttled(() => void send({ type: 'progress', id }));
