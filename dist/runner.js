@@ -2671,8 +2671,9 @@ async function runJob(job) {
     (error) => void fatal(`${error.message} (while running '${current}')`),
     affinity
   );
-  const measuring = (sides) => {
-    if (lastUse.size) affinity.pin();
+  const measuring = (id, sides) => {
+    if (isolated(id)) affinity.pin();
+    else affinity.release();
     return sides;
   };
   const sidesOf = (id, of) => Promise.all(
@@ -2690,12 +2691,12 @@ async function runJob(job) {
       current = id;
       if (decided.has(id)) {
         const neighbours = sides.filter((side) => (lastMeasured.get(graph(id, side)) ?? -1) > at);
-        if (neighbours.length) await warmUp(id, measuring(await sidesOf(id, neighbours)), job, beat(id));
+        if (neighbours.length) await warmUp(id, measuring(id, await sidesOf(id, neighbours)), job, beat(id));
       } else {
         await send({ type: "progress", id });
         const taskTimeMs = job.taskTimes?.[id];
         const settings = taskTimeMs === void 0 ? job.settings : { ...job.settings, taskTimeMs };
-        tasks.push(await measureTask(id, measuring(await sidesOf(id, sides)), settings, job.batches[id], beat(id)));
+        tasks.push(await measureTask(id, measuring(id, await sidesOf(id, sides)), settings, job.batches[id], beat(id)));
       }
       for (const side of sides)
         if (isolated(id) && lastUse.get(keyOf(keyOfSide(id, side))) === at) await isolates.release(keyOfSide(id, side));

@@ -116,15 +116,16 @@ async function runJob(job: MicroJob): Promise<void> {
     const runs = !decided.has(id) || sides.some((side) => (lastMeasured.get(graph(id, side)) ?? -1) > at);
     if (runs) for (const side of sides) lastUse.set(keyOf(keyOfSide(id, side)), at);
   });
-  // With isolates, everything measured in this process is measured on one CPU; isolates load on all (Affinity).
+  // Tasks in isolates are measured on one CPU, isolates load on all (Affinity); the others as they always were.
   const affinity = new Affinity();
   const isolates = new Isolates(
     job.sides.some((side) => side.files.some((file) => /\.[cm]?tsx?$/.test(file))),
     (error) => void fatal(`${error.message} (while running '${current}')`),
     affinity,
   );
-  const measuring = (sides: Side[]) => {
-    if (lastUse.size) affinity.pin();
+  const measuring = (id: string, sides: Side[]) => {
+    if (isolated(id)) affinity.pin();
+    else affinity.release();
     return sides;
   };
   const sidesOf = (id: string, of: SideTask[]): Promise<Side[]> =>
@@ -145,12 +146,12 @@ async function runJob(job: MicroJob): Promise<void> {
       current = id;
       if (decided.has(id)) {
         const neighbours = sides.filter((side) => (lastMeasured.get(graph(id, side)) ?? -1) > at);
-        if (neighbours.length) await warmUp(id, measuring(await sidesOf(id, neighbours)), job, beat(id));
+        if (neighbours.length) await warmUp(id, measuring(id, await sidesOf(id, neighbours)), job, beat(id));
       } else {
         await send({ type: 'progress', id });
         const taskTimeMs = job.taskTimes?.[id];
         const settings = taskTimeMs === undefined ? job.settings : { ...job.settings, taskTimeMs };
-        tasks.push(await measureTask(id, measuring(await sidesOf(id, sides)), settings, job.batches[id], beat(id)));
+        tasks.push(await measureTask(id, measuring(id, await sidesOf(id, sides)), settings, job.batches[id], beat(id)));
       }
       for (const side of sides)
         if (isolated(id) && lastUse.get(keyOf(keyOfSide(id, side))) === at) await isolates.release(keyOfSide(id, side));
