@@ -37,8 +37,9 @@ Options:
   --shard <i>/<n>       measure the i-th of n parts of the suite (whole bench files and load
                         tests, balanced by cost), judged at the whole suite's level; --json
                         writes the shard report that merge joins
-  --native-check        then run each compared bench file as its author does (node <file>, or
-                        vitest bench for a vitest file), twice per revision (a third time while
+  --native-check        then run each compared bench file as its author does (node <file>, with
+                        the flags of the npm script that runs it, or vitest bench for a vitest
+                        file), twice per revision (a third time while
                         the check has taken under a minute), and show the harness's own figures
                         beside benchgate's, noting where they disagree beyond both runs' noise
                         (information: never the verdict)

@@ -46,6 +46,33 @@ function running(pid: number): boolean {
   }
 }
 
+describe("a bench file's own run with its author's flags", () => {
+  it('passes them to node before the file: a file that needs gc() runs only with --expose-gc', async () => {
+    const root = project({
+      'bench/gc.mjs': `import { Bench } from 'tinybench'
+if (typeof globalThis.gc !== 'function') throw new Error('run without --expose-gc')
+const bench = new Bench({ time: 20 })
+bench.add('after gc', () => { globalThis.gc; return 1 })
+await bench.run()
+`,
+    });
+    const without = await run(root, 'bench/gc.mjs');
+    expect(without.problem).toMatch(/exited with code 1/);
+    expect(without.records).toEqual([]);
+    const withFlags = await runNative({
+      revision: 'head',
+      root,
+      file: 'bench/gc.mjs',
+      observerPath: OBSERVER,
+      tempDir: root,
+      timeoutMs: 120_000,
+      nodeFlags: ['--expose-gc'],
+    });
+    expect(withFlags.problem).toBeUndefined();
+    expect(withFlags.records.map((r) => r.name)).toEqual(['after gc']);
+  });
+});
+
 describe("a bench file's own run, its harness's figures read", () => {
   it('reads benchmark.js, with each worker thread’s scenario named as benchgate names it', async () => {
     const root = project({

@@ -1,4 +1,7 @@
 // compare --native-check: a bench file's own runs beside benchgate's figures (src/measure/native, src/report/native*.ts).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseRecords, relativeMargin, type NativeRecord } from '../../src/measure/native/figures.js';
 import { matchRun, nativeIds } from '../../src/measure/native/match.js';
@@ -296,6 +299,43 @@ describe('the native check’s runs', () => {
     );
     // Without it, the defaults: at most 3 runs per revision, the third pair only within the first minute.
     expect(nativeRunLimits(undefined)).toEqual({ maxRuns: 3, extraUntilMs: 60_000 });
+  });
+});
+
+describe('the author’s node flags in the native check', () => {
+  it("runs each revision's file with the flags of its own npm script, and says so", async () => {
+    const roots = {
+      base: mkdtempSync(path.join(os.tmpdir(), 'benchgate-flags-base-')),
+      head: mkdtempSync(path.join(os.tmpdir(), 'benchgate-flags-head-')),
+    };
+    try {
+      writeFileSync(path.join(roots.base, 'package.json'), JSON.stringify({ scripts: { bench: 'node bench/a.mjs' } }));
+      writeFileSync(path.join(roots.head, 'package.json'), JSON.stringify({ scripts: { bench: 'node --expose-gc ./bench/a.mjs' } }));
+      const flags: Record<string, string[] | undefined> = {};
+      const lines: string[] = [];
+      await runNativeCheck(
+        [{ file: 'bench/a.mjs', base: { root: roots.base, harness: 'tinybench' }, head: { root: roots.head, harness: 'tinybench' } }],
+        {
+          observerPath: '/dist/native.js',
+          tempDir: '/tmp',
+          runTimeoutMs: 1000,
+          maxRuns: 1,
+          extraUntilMs: 0,
+          log: (line) => lines.push(line),
+          run: async (options) => {
+            flags[options.revision] = options.nodeFlags;
+            return { revision: options.revision, durationMs: 1, records: [] };
+          },
+        },
+      );
+      expect(flags).toEqual({ base: undefined, head: ['--expose-gc'] });
+      expect(lines).toEqual([
+        'native check: node bench/a.mjs at base',
+        "native check: node --expose-gc bench/a.mjs at head (the flags of npm script 'bench')",
+      ]);
+    } finally {
+      for (const root of Object.values(roots)) rmSync(root, { recursive: true, force: true });
+    }
   });
 });
 

@@ -7,6 +7,7 @@
  */
 import type { Revision, RevisionLabel } from '../../checkout/revisions.js';
 import type { RevisionInventory } from '../micro/inventory.js';
+import { authorFlags } from './flags.js';
 import { runNative, type NativeRun } from './run.js';
 
 /** One bench file to run natively, and where it exists: the revision's checkout and the harness benchgate found it uses. */
@@ -119,11 +120,14 @@ export async function runNativeCheck(targets: readonly NativeTarget[], options: 
   const once = async (target: NativeTarget, result: NativeFileResult, revision: RevisionLabel) => {
     const side = target[revision];
     if (!side) return;
-    options.log(`native check: ${side.harness === 'vitest' ? 'vitest bench' : 'node'} ${target.file} at ${revision}`);
+    const author = side.harness === 'vitest' ? undefined : authorFlags(side.root, target.file);
+    const how = side.harness === 'vitest' ? 'vitest bench' : ['node', ...(author?.flags ?? [])].join(' ');
+    options.log(`native check: ${how} ${target.file} at ${revision}${author ? ` (the flags of ${scriptName(author.script)})` : ''}`);
     const outcome = await run({
       revision,
       root: side.root,
       file: target.file,
+      ...(author ? { nodeFlags: author.flags } : {}),
       ...(side.harness ? { harness: side.harness } : {}),
       observerPath: options.observerPath,
       tempDir: options.tempDir,
@@ -148,4 +152,9 @@ export async function runNativeCheck(targets: readonly NativeTarget[], options: 
 
 function lastPairMs(result: NativeFileResult): number {
   return result.runs.slice(-2).reduce((sum, r) => sum + r.durationMs, 0);
+}
+
+/** A script's name from the pull request's package.json, in a log line: as it is when plain, else not at all. */
+function scriptName(name: string): string {
+  return /^[\w:.-]{1,64}$/.test(name) ? `npm script '${name}'` : 'an npm script';
 }

@@ -30,6 +30,8 @@ export interface NativeRunOptions {
   timeoutMs: number;
   /** The node to run it with (default: benchgate's own). */
   node?: string;
+  /** The node flags its author runs it with (flags.ts), before the file. */
+  nodeFlags?: string[];
   /** Told the child's pid once it started (tests; diagnostics). */
   onStart?: (pid: number) => void;
 }
@@ -64,7 +66,9 @@ export function runNative(options: NativeRunOptions): Promise<NativeRun> {
   const read = (ended: boolean) => (cli ? readReport(out, options.root, options.file, ended) : readFigures(out));
   return new Promise<NativeRun>((resolve) => {
     // `./file`, as the author types it, and never read as an option whatever the file is named.
-    const args = cli ? vitestArgs(cli, options.file, out) : ['--import', pathToFileURL(options.observerPath).href, `./${options.file}`];
+    const args = cli
+      ? vitestArgs(cli, options.file, out)
+      : [...(options.nodeFlags ?? []), '--import', pathToFileURL(options.observerPath).href, `./${options.file}`];
     const child = spawnTracked(options.node ?? process.execPath, args, {
       cwd: options.root,
       env: { ...process.env, BENCHGATE_NATIVE_OUT: out },
