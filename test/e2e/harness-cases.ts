@@ -1,11 +1,9 @@
 // Real projects' benchmarks, unmodified: one fixture per harness (fixtures/harness-*), written the
 // way those projects write them, each with one known large regression at head and a different
 // installed copy of the harness at each revision.
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { fixtureRepo, leftoverProcesses, leftovers, readJson, removeFixtureRepos, runCli } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { fixturesWithCache, readJson, runCli, type fixtureRepo } from './helpers.js';
 
 interface Case {
   fixture: string;
@@ -111,19 +109,9 @@ export const config = (files: string | undefined) =>
  * at the end) and returns the fixture maker the file's other tests use with it.
  */
 export function describeHarnesses(harnesses: string[]): (name: string, options: Parameters<typeof fixtureRepo>[1]) => string {
-  let repo = '';
   // Each fixture's revisions are installed once, by its list test, then reused from --install-cache by its compares.
-  const cache = mkdtempSync(path.join(os.tmpdir(), 'harness-installs-'));
+  const { cache, fixture } = fixturesWithCache('harness-installs-');
   const listed = new Set<string>();
-  afterAll(() => {
-    removeFixtureRepos();
-    rmSync(cache, { recursive: true, force: true });
-  });
-  afterEach(async () => {
-    expect(await leftoverProcesses()).toEqual([]);
-    if (repo) expect(leftovers(repo)).toEqual({ worktrees: [], tempDirs: [] });
-  });
-  const fixture = (name: string, options: Parameters<typeof fixtureRepo>[1]): string => (repo = fixtureRepo(name, options));
   describe.each(CASES.filter((c) => harnesses.includes(c.harness)))('$harness bench files, unmodified ($fixture)', (c) => {
     it('lists each revision with its own copy of the harness, and the tasks with their nesting', async () => {
       const repo = fixture(c.fixture, { config: config(c.files) });

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlink
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, expect } from 'vitest';
 // @ts-expect-error -- a plain .mjs script shared with npm run demo
 import { makeFixtureRepo as make } from '../../scripts/fixture-repo.mjs';
 
@@ -19,6 +20,27 @@ export function fixtureRepo(name: string, options: { commitHead?: boolean; confi
 
 export function removeFixtureRepos(): void {
   for (const dir of repos.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * A test file's fixture repositories and one install cache for its compares (--install-cache), both removed
+ * after the file; after each test, no process it started is left, nor a worktree or temp dir of its repo.
+ */
+export function fixturesWithCache(prefix: string): {
+  cache: string;
+  fixture: (name: string, options?: Parameters<typeof fixtureRepo>[1]) => string;
+} {
+  let repo = '';
+  const cache = mkdtempSync(path.join(os.tmpdir(), prefix));
+  afterAll(() => {
+    removeFixtureRepos();
+    rmSync(cache, { recursive: true, force: true });
+  });
+  afterEach(async () => {
+    expect(await leftoverProcesses()).toEqual([]);
+    if (repo) expect(leftovers(repo)).toEqual({ worktrees: [], tempDirs: [] });
+  });
+  return { cache, fixture: (name, options = {}) => (repo = fixtureRepo(name, options)) };
 }
 
 export interface CliRun {

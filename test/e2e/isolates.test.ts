@@ -4,11 +4,9 @@
 // its own, and wraps JSON.stringify for every caller (bench/report.bench.mjs). Run natively, each is a loss
 // far beyond the 25% budget (−93% and −52%); measured with both revisions in one isolate, base carries
 // head's state and both read as unchanged (the runner before isolates: PASS, 2 unchanged).
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { fixtureRepo, leftoverProcesses, leftovers, readJson, removeFixtureRepos, runCli } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { fixturesWithCache, readJson, runCli } from './helpers.js';
 
 interface Report {
   verdict: string;
@@ -16,19 +14,10 @@ interface Report {
 }
 
 describe('isolates of their own', () => {
-  const cache = mkdtempSync(path.join(os.tmpdir(), 'benchgate-isolates-cache-'));
-  let repo: string | undefined;
-  afterAll(() => {
-    removeFixtureRepos();
-    rmSync(cache, { recursive: true, force: true });
-  });
-  afterEach(async () => {
-    expect(await leftoverProcesses()).toEqual([]);
-    if (repo) expect(leftovers(repo)).toEqual({ worktrees: [], tempDirs: [] });
-  });
+  const { cache, fixture } = fixturesWithCache('benchgate-isolates-cache-');
 
   const compare = async (config: string | undefined, extra: string[] = []) => {
-    repo = fixtureRepo('isolate-state', config === undefined ? {} : { config });
+    const repo = fixture('isolate-state', config === undefined ? {} : { config });
     const run = await runCli(
       [
         ...['compare', '--base', 'main', '--head', 'feature', '--profile', 'never', '--json', 'out/report.json', '--install-cache', cache],
