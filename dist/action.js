@@ -77078,8 +77078,20 @@ async function explainLoadErrors(files, plan, spawn4, errors, skip) {
   }
 }
 
-// src/measure/http/pinning.ts
+// src/util/affinity.ts
 import { execFileSync as execFileSync2 } from "node:child_process";
+function setAffinity(cpus, pid = process.pid) {
+  return taskset(["-a", "-p", "-c", cpus, String(pid)]) !== void 0;
+}
+function taskset(args) {
+  try {
+    return execFileSync2("taskset", args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], env: childEnvironment() });
+  } catch {
+    return void 0;
+  }
+}
+
+// src/measure/http/pinning.ts
 import os9 from "node:os";
 function pinLoadGenerator(log2, duet = false) {
   const cores = os9.availableParallelism();
@@ -77089,9 +77101,7 @@ function pinLoadGenerator(log2, duet = false) {
   }
   const all = `0-${cores - 1}`;
   const { server, load } = splitCpus(cores, duet);
-  try {
-    execFileSync2("taskset", ["-a", "-p", "-c", load, String(process.pid)], { stdio: "ignore", env: childEnvironment() });
-  } catch {
+  if (!setAffinity(load)) {
     log2("CPU pinning skipped: taskset is not available (install util-linux) or not permitted");
     return void 0;
   }
@@ -77100,12 +77110,8 @@ function pinLoadGenerator(log2, duet = false) {
     serverPrefix: `taskset -c ${server} `,
     split: `servers on ${cpus(server)} (base and head ${duet ? "at once, sharing it" : "in turn"}), load generator on ${cpus(load)}`,
     ...duet ? { sharedCpu: cores - 1 } : {},
-    release: () => {
-      try {
-        execFileSync2("taskset", ["-a", "-p", "-c", all, String(process.pid)], { stdio: "ignore", env: childEnvironment() });
-      } catch {
-      }
-    }
+    // Not permitted any more: the process ends soon anyway.
+    release: () => void setAffinity(all)
   };
 }
 function splitCpus(cores, duet = false) {

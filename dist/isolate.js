@@ -1431,9 +1431,9 @@ var VitestHarness = class {
    * While a file loads, those names (where the global scope has none) stand for the vitest capture.
    */
   vitestGlobals(file) {
-    const names2 = ["bench", "describe", "suite", "beforeAll", "afterAll", "beforeEach", "afterEach"];
+    const names = ["bench", "describe", "suite", "beforeAll", "afterAll", "beforeEach", "afterEach"];
     const scope = globalThis;
-    const free = names2.filter((name) => !(name in scope));
+    const free = names.filter((name) => !(name in scope));
     let api;
     const vitest = () => api ??= this.imported(resolveFrom(file, "vitest") ?? "vitest (globals; not installed)");
     for (const name of free) Object.defineProperty(scope, name, { configurable: true, get: () => vitest()[name] });
@@ -1803,8 +1803,8 @@ function harnessCapture() {
 
 // src/measure/micro/capture-setup.ts
 import { register } from "node:module";
-function installCapture(typescript) {
-  if (typescript) process.setSourceMapsEnabled(true);
+function installCapture(sourceMaps) {
+  if (sourceMaps) process.setSourceMapsEnabled(true);
   register(new URL("./hooks.js", import.meta.url), { data: { transform: new URL("./typescript.js", import.meta.url).href } });
   harnessCapture();
 }
@@ -1900,27 +1900,22 @@ function isObject(value) {
 var data = workerData;
 var port = parentPort;
 var post = (message) => port.postMessage(message);
-process.on(
-  "uncaughtException",
-  (error) => void (harnessCapture().lateError(error) || post({ type: "crashed", message: describeThrown(error, data.root) }))
-);
-process.on(
-  "unhandledRejection",
-  (error) => void (harnessCapture().lateError(error) || post({ type: "crashed", message: describeThrown(error, data.root) }))
-);
-var names = [];
+for (const event of ["uncaughtException", "unhandledRejection"])
+  process.on(
+    event,
+    (error) => void (harnessCapture().lateError(error) || post({ type: "crashed", message: describeThrown(error, data.root) }))
+  );
 async function main() {
-  installCapture(data.typescript);
+  installCapture(data.sourceMaps);
   harnessCapture().onlyUnit = data.unit;
-  let sides;
+  let tasks;
   try {
     const loaded = await loadBenchFile(path5.join(data.root, data.file), data.root);
-    const tasks = loaded.tasks.filter((task) => (task.unit ?? 0) === data.unit);
-    sides = tasks.map((task) => new LocalSide({ revision: data.revision, root: data.root, fn: task.fn, opts: task.opts }));
-    names = tasks.map((task) => task.name);
+    tasks = loaded.tasks.filter((task) => (task.unit ?? 0) === data.unit);
   } catch (error) {
     return post({ type: "failed to load", message: describeThrown(error, data.root) });
   }
+  const sides = tasks.map((task) => new LocalSide({ revision: data.revision, root: data.root, fn: task.fn, opts: task.opts }));
   port.on("message", (request) => {
     void answer(sides[request.task], request).then(
       (value) => post({ type: "reply", seq: request.seq, ...value === void 0 ? {} : { value } }),
@@ -1931,7 +1926,7 @@ async function main() {
       })
     );
   });
-  post({ type: "loaded", tasks: names });
+  post({ type: "loaded", tasks: tasks.map((task) => task.name) });
 }
 async function answer(side, request) {
   if (request.op === "drain") return new Promise((resolve) => setTimeout(() => setImmediate(resolve), 0));

@@ -1451,6 +1451,9 @@ function uniqueNames(tasks) {
     return count === 1 ? task : { ...task, name: `${task.name} (${count})` };
   });
 }
+function ownName(name) {
+  return name.replace(/ \(\d+\)$/, "").replace(/\.+$/, "");
+}
 function trimmedName(name) {
   return String(name).trimEnd() || String(name);
 }
@@ -2127,16 +2130,18 @@ function harnessCapture() {
 }
 
 // src/measure/micro/capture-setup.ts
-function installCapture(typescript) {
-  if (typescript) process.setSourceMapsEnabled(true);
+function installCapture(sourceMaps) {
+  if (sourceMaps) process.setSourceMapsEnabled(true);
   register(new URL("./hooks.js", import.meta.url), { data: { transform: new URL("./typescript.js", import.meta.url).href } });
   harnessCapture();
 }
 
 // src/measure/micro/isolates.ts
-import { execFileSync } from "node:child_process";
 import os from "node:os";
 import { Worker } from "node:worker_threads";
+
+// src/util/affinity.ts
+import { execFileSync } from "node:child_process";
 
 // src/util/processes.ts
 import { randomBytes } from "node:crypto";
@@ -2225,6 +2230,21 @@ function childEnvironment(env = process.env) {
 }
 var runMark = `${process.pid}-${randomBytes(8).toString("hex")}`;
 
+// src/util/affinity.ts
+function setAffinity(cpus, pid = process.pid) {
+  return taskset(["-a", "-p", "-c", cpus, String(pid)]) !== void 0;
+}
+function affinityOf(pid = process.pid) {
+  return taskset(["-c", "-p", String(pid)])?.split(":").pop()?.trim() || void 0;
+}
+function taskset(args) {
+  try {
+    return execFileSync("taskset", args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], env: childEnvironment() });
+  } catch {
+    return void 0;
+  }
+}
+
 // src/measure/micro/isolates.ts
 var IsolateCrash = class extends Error {
 };
@@ -2251,8 +2271,8 @@ var Isolate = class _Isolate {
   pending = /* @__PURE__ */ new Map();
   ended;
   /** Start the isolate and wait until its file has loaded: what it declares in that unit. */
-  static start(key, typescript) {
-    const data = { ...key, typescript };
+  static start(key, sourceMaps) {
+    const data = { ...key, sourceMaps };
     const worker = new Worker(new URL("./isolate.js", import.meta.url), { workerData: data });
     return new Promise((resolve, reject) => {
       const failed = (error) => reject(error);
@@ -2323,12 +2343,12 @@ var IsolatedSide = class {
   }
 };
 var Isolates = class {
-  constructor(typescript, onCrash, affinity) {
-    this.typescript = typescript;
+  constructor(sourceMaps, onCrash, affinity) {
+    this.sourceMaps = sourceMaps;
     this.onCrash = onCrash;
     this.affinity = affinity;
   }
-  typescript;
+  sourceMaps;
   onCrash;
   affinity;
   started = /* @__PURE__ */ new Map();
@@ -2343,13 +2363,13 @@ var Isolates = class {
     let isolate = this.started.get(id);
     if (!isolate) {
       this.affinity.release();
-      isolate = Isolate.start(key, this.typescript).then((started) => (started.onCrash = this.onCrash, started));
+      isolate = Isolate.start(key, this.sourceMaps).then((started) => (started.onCrash = this.onCrash, started));
       this.started.set(id, isolate);
     }
     try {
       const ready = await isolate;
       const there = ready.tasks[at];
-      if (there === void 0 || bare(there) !== bare(name))
+      if (there === void 0 || ownName(there) !== ownName(name))
         return failing(
           key.revision,
           `in an isolate of its own, ${key.file} declared ${there === void 0 ? `${ready.tasks.length} tasks there` : `'${there}'`} where the shared process had '${name}'`
@@ -2363,15 +2383,15 @@ var Isolates = class {
   async release(key) {
     const isolate = this.started.get(keyOf(key));
     this.started.delete(keyOf(key));
-    await isolate?.then((started) => started.close()).catch(() => void 0);
+    if (isolate) await closed(isolate);
   }
   async closeAll() {
-    await Promise.all([...this.started.values()].map((isolate) => isolate.then((started) => started.close()).catch(() => void 0)));
+    await Promise.all([...this.started.values()].map(closed));
     this.started.clear();
   }
 };
-function bare(name) {
-  return name.replace(/ \(\d+\)$/, "").replace(/\.+$/, "");
+function closed(isolate) {
+  return isolate.then((started) => started.close()).catch(() => void 0);
 }
 function keyOf(key) {
   return `${key.revision}\0${key.file}\0${key.unit}`;
@@ -2388,26 +2408,19 @@ var Affinity = class {
   /** Pin to the last of this process's CPUs; no-op when pinned already. */
   pin() {
     if (this.pinnedNow || !this.held) return;
-    this.original ??= taskset(["-c", "-p", String(process.pid)])?.split(":").pop()?.trim();
+    this.original ??= affinityOf();
     const last = this.original?.split(",").pop()?.split("-").pop();
     if (!last) return void (this.held = os.availableParallelism() < 2);
-    this.pinnedNow = taskset(["-a", "-p", "-c", last, String(process.pid)]) !== void 0;
+    this.pinnedNow = setAffinity(last);
     this.held = this.pinnedNow;
   }
   /** Back to the CPUs it had. */
   release() {
     if (!this.pinnedNow || !this.original) return;
-    taskset(["-a", "-p", "-c", this.original, String(process.pid)]);
+    setAffinity(this.original);
     this.pinnedNow = false;
   }
 };
-function taskset(args) {
-  try {
-    return execFileSync("taskset", args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], env: childEnvironment() });
-  } catch {
-    return void 0;
-  }
-}
 
 // src/measure/micro/shared-state.ts
 function intrinsics() {
@@ -2667,7 +2680,8 @@ async function runJob(job) {
   });
   const affinity = new Affinity();
   const isolates = new Isolates(
-    job.sides.some((side) => side.files.some((file) => /\.[cm]?tsx?$/.test(file))),
+    // As prepare() set this process up.
+    process.sourceMapsEnabled,
     (error) => void fatal(`${error.message} (while running '${current}')`),
     affinity
   );

@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { childEnvironment } from '../../util/processes.js';
+import { setAffinity } from '../../util/affinity.js';
 import os from 'node:os';
 
 /**
@@ -33,9 +32,7 @@ export function pinLoadGenerator(log: (line: string) => void, duet = false): Pin
   }
   const all = `0-${cores - 1}`;
   const { server, load } = splitCpus(cores, duet);
-  try {
-    execFileSync('taskset', ['-a', '-p', '-c', load, String(process.pid)], { stdio: 'ignore', env: childEnvironment() });
-  } catch {
+  if (!setAffinity(load)) {
     log('CPU pinning skipped: taskset is not available (install util-linux) or not permitted');
     return undefined;
   }
@@ -44,13 +41,8 @@ export function pinLoadGenerator(log: (line: string) => void, duet = false): Pin
     serverPrefix: `taskset -c ${server} `,
     split: `servers on ${cpus(server)} (base and head ${duet ? 'at once, sharing it' : 'in turn'}), load generator on ${cpus(load)}`,
     ...(duet ? { sharedCpu: cores - 1 } : {}),
-    release: () => {
-      try {
-        execFileSync('taskset', ['-a', '-p', '-c', all, String(process.pid)], { stdio: 'ignore', env: childEnvironment() });
-      } catch {
-        // the process ends soon anyway
-      }
-    },
+    // Not permitted any more: the process ends soon anyway.
+    release: () => void setAffinity(all),
   };
 }
 

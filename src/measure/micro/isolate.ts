@@ -10,35 +10,30 @@ import { describeThrown, LocalSide, SideFailure } from './alternate.js';
 import { harnessCapture } from './harness/capture.js';
 import { installCapture } from './capture-setup.js';
 import type { IsolateData, IsolateMessage, IsolateRequest } from './isolates.js';
-import { loadBenchFile } from './load.js';
+import { loadBenchFile, type DeclaredTask } from './load.js';
 
 const data = workerData as IsolateData;
 const port = parentPort!;
 const post = (message: IsolateMessage) => port.postMessage(message);
 
-process.on(
-  'uncaughtException',
-  (error) => void (harnessCapture().lateError(error) || post({ type: 'crashed', message: describeThrown(error, data.root) })),
-);
-process.on(
-  'unhandledRejection',
-  (error) => void (harnessCapture().lateError(error) || post({ type: 'crashed', message: describeThrown(error, data.root) })),
-);
-
-let names: string[] = [];
+// What a file throws outside any request: set aside while it loads (as in the benchmark process), else the isolate's end.
+for (const event of ['uncaughtException', 'unhandledRejection'] as const)
+  process.on(
+    event,
+    (error) => void (harnessCapture().lateError(error) || post({ type: 'crashed', message: describeThrown(error, data.root) })),
+  );
 
 async function main(): Promise<void> {
-  installCapture(data.typescript);
+  installCapture(data.sourceMaps);
   harnessCapture().onlyUnit = data.unit;
-  let sides: LocalSide[];
+  let tasks: DeclaredTask[];
   try {
     const loaded = await loadBenchFile(path.join(data.root, data.file), data.root);
-    const tasks = loaded.tasks.filter((task) => (task.unit ?? 0) === data.unit);
-    sides = tasks.map((task) => new LocalSide({ revision: data.revision, root: data.root, fn: task.fn, opts: task.opts }));
-    names = tasks.map((task) => task.name);
+    tasks = loaded.tasks.filter((task) => (task.unit ?? 0) === data.unit);
   } catch (error) {
     return post({ type: 'failed to load', message: describeThrown(error, data.root) });
   }
+  const sides = tasks.map((task) => new LocalSide({ revision: data.revision, root: data.root, fn: task.fn, opts: task.opts }));
   port.on('message', (request: IsolateRequest) => {
     void answer(sides[request.task], request).then(
       (value) => post({ type: 'reply', seq: request.seq, ...(value === undefined ? {} : { value }) }),
@@ -50,7 +45,7 @@ async function main(): Promise<void> {
         }),
     );
   });
-  post({ type: 'loaded', tasks: names });
+  post({ type: 'loaded', tasks: tasks.map((task) => task.name) });
 }
 
 async function answer(side: LocalSide | undefined, request: IsolateRequest) {

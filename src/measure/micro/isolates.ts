@@ -16,12 +16,12 @@
  * the same clock speed and caches, where two cores' differences read as a change of code (up to 32% between
  * identical threads unpinned, measured; docs/statistics.md).
  */
-import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { RevisionLabel } from '../../checkout/revisions.js';
-import { childEnvironment } from '../../util/processes.js';
+import { affinityOf, setAffinity } from '../../util/affinity.js';
 import { SideFailure, type BlockFigures, type Side } from './alternate.js';
+import { ownName } from './harness/names.js';
 
 /** What one isolate loads: a revision's bench file, and of it one unit (0 the file itself, k its k-th worker). */
 export interface IsolateKey {
@@ -52,7 +52,8 @@ export type IsolateMessage =
   | { type: 'crashed'; message: string };
 
 export interface IsolateData extends IsolateKey {
-  typescript: boolean;
+  /** Source maps on for stack traces, as in the benchmark process (TypeScript jobs). */
+  sourceMaps: boolean;
 }
 
 /** An isolate's end that is not a task's failure: what the benchmark process should end with. */
@@ -82,8 +83,8 @@ class Isolate {
   }
 
   /** Start the isolate and wait until its file has loaded: what it declares in that unit. */
-  static start(key: IsolateKey, typescript: boolean): Promise<Isolate> {
-    const data: IsolateData = { ...key, typescript };
+  static start(key: IsolateKey, sourceMaps: boolean): Promise<Isolate> {
+    const data: IsolateData = { ...key, sourceMaps };
     // Bench files print freely: their output goes where the benchmark process's goes.
     const worker = new Worker(new URL('./isolate.js', import.meta.url), { workerData: data });
     return new Promise((resolve, reject) => {
@@ -172,7 +173,7 @@ export class Isolates {
   private readonly started = new Map<string, Promise<Isolate>>();
 
   constructor(
-    private readonly typescript: boolean,
+    private readonly sourceMaps: boolean,
     private readonly onCrash: (error: Error) => void,
     private readonly affinity: Affinity,
   ) {}
@@ -188,13 +189,13 @@ export class Isolates {
     let isolate = this.started.get(id);
     if (!isolate) {
       this.affinity.release();
-      isolate = Isolate.start(key, this.typescript).then((started) => ((started.onCrash = this.onCrash), started));
+      isolate = Isolate.start(key, this.sourceMaps).then((started) => ((started.onCrash = this.onCrash), started));
       this.started.set(id, isolate);
     }
     try {
       const ready = await isolate;
       const there = ready.tasks[at];
-      if (there === undefined || bare(there) !== bare(name))
+      if (there === undefined || ownName(there) !== ownName(name))
         return failing(
           key.revision,
           `in an isolate of its own, ${key.file} declared ${there === undefined ? `${ready.tasks.length} tasks there` : `'${there}'`} where the shared process had '${name}'`,
@@ -209,18 +210,18 @@ export class Isolates {
   async release(key: IsolateKey): Promise<void> {
     const isolate = this.started.get(keyOf(key));
     this.started.delete(keyOf(key));
-    await isolate?.then((started) => started.close()).catch(() => undefined);
+    if (isolate) await closed(isolate);
   }
 
   async closeAll(): Promise<void> {
-    await Promise.all([...this.started.values()].map((isolate) => isolate.then((started) => started.close()).catch(() => undefined)));
+    await Promise.all([...this.started.values()].map(closed));
     this.started.clear();
   }
 }
 
-/** A task's name without padding dots or a ' (2)' that depends on the other tasks of its file. */
-function bare(name: string): string {
-  return name.replace(/ \(\d+\)$/, '').replace(/\.+$/, '');
+/** An isolate closed, or one that never started: nothing left to close either way. */
+function closed(isolate: Promise<Isolate>): Promise<void> {
+  return isolate.then((started) => started.close()).catch(() => undefined);
 }
 
 export function keyOf(key: IsolateKey): string {
@@ -248,28 +249,18 @@ export class Affinity {
   /** Pin to the last of this process's CPUs; no-op when pinned already. */
   pin(): void {
     if (this.pinnedNow || !this.held) return;
-    this.original ??= taskset(['-c', '-p', String(process.pid)])
-      ?.split(':')
-      .pop()
-      ?.trim();
+    this.original ??= affinityOf();
     const last = this.original?.split(',').pop()?.split('-').pop();
+    // Without taskset, one CPU needs no pin; on more, the threads stay unpinned (said in the log).
     if (!last) return void (this.held = os.availableParallelism() < 2);
-    this.pinnedNow = taskset(['-a', '-p', '-c', last, String(process.pid)]) !== undefined;
+    this.pinnedNow = setAffinity(last);
     this.held = this.pinnedNow;
   }
 
   /** Back to the CPUs it had. */
   release(): void {
     if (!this.pinnedNow || !this.original) return;
-    taskset(['-a', '-p', '-c', this.original, String(process.pid)]);
+    setAffinity(this.original);
     this.pinnedNow = false;
-  }
-}
-
-function taskset(args: string[]): string | undefined {
-  try {
-    return execFileSync('taskset', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], env: childEnvironment() });
-  } catch {
-    return undefined;
   }
 }

@@ -119,7 +119,8 @@ async function runJob(job: MicroJob): Promise<void> {
   // Tasks in isolates are measured on one CPU, isolates load on all (Affinity); the others as they always were.
   const affinity = new Affinity();
   const isolates = new Isolates(
-    job.sides.some((side) => side.files.some((file) => /\.[cm]?tsx?$/.test(file))),
+    // As prepare() set this process up.
+    process.sourceMapsEnabled,
     (error) => void fatal(`${error.message} (while running '${current}')`),
     affinity,
   );

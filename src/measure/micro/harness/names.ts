@@ -31,6 +31,15 @@ export function uniqueNames<T extends NamedTask>(tasks: T[]): T[] {
   });
 }
 
+/**
+ * A task's name without what depends on the other tasks of its file: padding dots (withoutPadding strips them
+ * only when two names share the padding) and a ' (2)' (uniqueNames). How an isolate that loads one worker's
+ * scenario (measure/micro/isolates.ts) checks a task against the one the whole file declared.
+ */
+export function ownName(name: string): string {
+  return name.replace(/ \(\d+\)$/, '').replace(/\.+$/, '');
+}
+
 /** A declared name as the capture keeps it: trailing spaces dropped (a name of only spaces stays as it is). */
 export function trimmedName(name: unknown): string {
   return String(name).trimEnd() || String(name);
