@@ -79571,11 +79571,17 @@ function runNoise(groups2) {
   }
   return df > 0 ? { sd: Math.sqrt(squares / df), df } : null;
 }
+var OWN_NOISE_RUNS = 3;
+function ownNoise(base, head) {
+  if (base.length < OWN_NOISE_RUNS || head.length < OWN_NOISE_RUNS) return null;
+  return runNoise([base, head].map((runs) => runs.map((opsPerSec) => ({ opsPerSec }))));
+}
 function nativeChange(base, head, noise) {
   const ratio = head.opsPerSec / base.opsPerSec;
   if (base.rme === null || head.rme === null || noise === null) return { estimate: ratio - 1, low: null, high: null };
   const within = Math.sqrt(base.rme ** 2 + head.rme ** 2) / 100;
-  const between = tQuantile95(noise.df) * noise.sd * Math.sqrt(1 / base.runs.length + 1 / head.runs.length);
+  const runs = Math.sqrt(1 / base.runs.length + 1 / head.runs.length);
+  const between = Math.max(...[noise, ownNoise(base.runs, head.runs)].map((n) => n ? tQuantile95(n.df) * n.sd * runs : 0));
   const half = Math.max(within, between);
   return { estimate: ratio - 1, low: ratio * Math.exp(-half) - 1, high: ratio * Math.exp(half) - 1 };
 }
@@ -80430,7 +80436,7 @@ function profileSections(id, profile) {
 
 // src/report/native-sections.ts
 var NATIVE_HEADER = ["benchmark", "native base", "native head", "native change", "benchgate", "agreement"];
-var NATIVE_LEGEND = "native: each bench file run as its author runs it (node <file>, or vitest bench), the harness's own ops/s \xB1 its margin of error (within one run); the native change's interval holds the larger of both margins and the noise between whole runs (measured from each revision's repeated runs; none with one run per revision); it agrees when that interval overlaps benchgate's";
+var NATIVE_LEGEND = `native: each bench file run as its author runs it (node <file>, or vitest bench), the harness's own ops/s \xB1 its margin of error (within one run); the native change's interval holds the larger of both margins and the noise between whole runs (measured from each revision's repeated runs, over the file's tasks or, from ${OWN_NOISE_RUNS} runs per revision, the task's own if wider; none with one run per revision); it agrees when that interval overlaps benchgate's`;
 function nativeSections(report2) {
   const check = report2.nativeCheck;
   if (!check) return void 0;

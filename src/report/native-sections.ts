@@ -7,7 +7,7 @@
 import { ID_SEPARATOR } from '../measure/micro/protocol.js';
 import { formatDuration, formatOps, formatPercent, isFiniteNumber } from '../util/format.js';
 import type { Report, ReportBenchmark } from './model.js';
-import { differentMajors, MAJOR_VERSIONS, type NativeChange, type NativeSide } from './native.js';
+import { differentMajors, MAJOR_VERSIONS, OWN_NOISE_RUNS, type NativeChange, type NativeSide } from './native.js';
 
 export interface NativeFileSection {
   file: string;
@@ -29,8 +29,7 @@ export interface NativeSections {
 
 export const NATIVE_HEADER = ['benchmark', 'native base', 'native head', 'native change', 'benchgate', 'agreement'];
 
-export const NATIVE_LEGEND =
-  "native: each bench file run as its author runs it (node <file>, or vitest bench), the harness's own ops/s ± its margin of error (within one run); the native change's interval holds the larger of both margins and the noise between whole runs (measured from each revision's repeated runs; none with one run per revision); it agrees when that interval overlaps benchgate's";
+export const NATIVE_LEGEND = `native: each bench file run as its author runs it (node <file>, or vitest bench), the harness's own ops/s ± its margin of error (within one run); the native change's interval holds the larger of both margins and the noise between whole runs (measured from each revision's repeated runs, over the file's tasks or, from ${OWN_NOISE_RUNS} runs per revision, the task's own if wider; none with one run per revision); it agrees when that interval overlaps benchgate's`;
 
 /** The native check's sections, or undefined when the run had none. */
 export function nativeSections(report: Pick<Report, 'nativeCheck' | 'benchmarks'>): NativeSections | undefined {

@@ -9,8 +9,11 @@
  * sqrt(rmeBase² + rmeHead²), and the runs' spread: t(df) · s · sqrt(1/kBase + 1/kHead), where s is the
  * standard deviation of log(ops/s) between runs of one task at one revision, pooled over every task and both
  * revisions of the check (the minute-to-minute speed of the machine moves them alike), df its degrees of
- * freedom. With one run per revision nothing measures that spread, and no agreement is claimed. It agrees
- * with benchgate when the interval overlaps benchgate's interval on the change; else it disagrees.
+ * freedom. A task with OWN_NOISE_RUNS runs or more per revision also has its own spread, and the wider of the
+ * two counts: one scenario can move far more between runs than the file's others (with what runs before it in
+ * the author's process; fast-json-stringify's array scenarios moved 10-15% where most moved < 1-4%). With one
+ * run per revision nothing measures that spread, and no agreement is claimed. It agrees with benchgate when
+ * the interval overlaps benchgate's interval on the change; else it disagrees.
  */
 import type { RevisionLabel } from '../checkout/revisions.js';
 import { tQuantile95, type NativeRecord } from '../measure/native/figures.js';
@@ -216,16 +219,27 @@ export function runNoise(groups: readonly (readonly Pick<NativeRecord, 'opsPerSe
   return df > 0 ? { sd: Math.sqrt(squares / df), df } : null;
 }
 
+/** The fewest runs per revision (2 df each) from which a task's own spread between runs counts beside the pooled one. */
+export const OWN_NOISE_RUNS = 3;
+
+/** A task's own spread between runs (its ops/s per run at each revision); null below OWN_NOISE_RUNS runs per revision. */
+export function ownNoise(base: readonly number[], head: readonly number[]): RunNoise | null {
+  if (base.length < OWN_NOISE_RUNS || head.length < OWN_NOISE_RUNS) return null;
+  return runNoise([base, head].map((runs) => runs.map((opsPerSec) => ({ opsPerSec }))));
+}
+
 /**
  * head/base − 1 and its interval: half-width (log space) the larger of the runs' own margins, sqrt(rmeBase² +
- * rmeHead²), and the noise between runs, t(df) · s · sqrt(1/kBase + 1/kHead); no interval when that noise is
- * not measured (one run per revision) or a side has no margin.
+ * rmeHead²), and the noise between runs, t(df) · s · sqrt(1/kBase + 1/kHead) from the pooled noise or the task's
+ * own (from its runs, ownNoise), whichever is wider; no interval when that noise is not measured (one run per
+ * revision) or a side has no margin.
  */
 export function nativeChange(base: NativeSide, head: NativeSide, noise: RunNoise | null): NativeChange {
   const ratio = head.opsPerSec / base.opsPerSec;
   if (base.rme === null || head.rme === null || noise === null) return { estimate: ratio - 1, low: null, high: null };
   const within = Math.sqrt(base.rme ** 2 + head.rme ** 2) / 100;
-  const between = tQuantile95(noise.df) * noise.sd * Math.sqrt(1 / base.runs.length + 1 / head.runs.length);
+  const runs = Math.sqrt(1 / base.runs.length + 1 / head.runs.length);
+  const between = Math.max(...[noise, ownNoise(base.runs, head.runs)].map((n) => (n ? tQuantile95(n.df) * n.sd * runs : 0)));
   const half = Math.max(within, between);
   return { estimate: ratio - 1, low: ratio * Math.exp(-half) - 1, high: ratio * Math.exp(half) - 1 };
 }

@@ -3,12 +3,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseRecords, relativeMargin, type NativeRecord } from '../../src/measure/native/figures.js';
+import { parseRecords, relativeMargin, tQuantile95, type NativeRecord } from '../../src/measure/native/figures.js';
 import { matchRun, nativeIds } from '../../src/measure/native/match.js';
 import { vitestRecords } from '../../src/measure/native/vitest.js';
 import { nativeRunLimits, runNativeCheck, type NativeTarget } from '../../src/measure/native/check.js';
 import type { NativeRun, NativeRunOptions } from '../../src/measure/native/run.js';
-import { agreementOf, combineRuns, nativeChange, nativeEntries, ONE_RUN, runNoise } from '../../src/report/native.js';
+import { agreementOf, combineRuns, nativeChange, nativeEntries, ONE_RUN, ownNoise, runNoise } from '../../src/report/native.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import type { Report, ReportBenchmark } from '../../src/report/model.js';
 import { renderTerminal } from '../../src/report/terminal.js';
@@ -140,6 +140,44 @@ describe('the agreement rule: the native interval against benchgate’s', () => 
       // benchgate: -2% [-4%, 0%]; the native +17.6% is wide enough to hold it.
       expect(entry.agreement).toBe('agrees');
     }
+  });
+
+  it('widens a task’s interval by its own noise between runs, from three runs per revision, when it moves more than the file’s other tasks', () => {
+    // Nine quiet tasks (the same figure in every run) and one that moves 15% between runs, as one scenario of a
+    // suite can with what runs before it in the author's process; benchgate says -2% [-4%, 0%] for all ten.
+    const quiet = Array.from({ length: 9 }, (_, i) => `quiet ${i}`);
+    const noisy = { base: [1000, 850, 1150], head: [1200, 1000, 1400] };
+    const check = (perRevision: number) => {
+      const order = (['base', 'head', 'head', 'base', 'base', 'head'] as const).slice(0, 2 * perRevision);
+      const seen = { base: 0, head: 0 };
+      const runs: NativeRun[] = order.map((revision) => ({
+        revision,
+        durationMs: 10,
+        records: [...quiet.map((name) => record(name)), record('noisy', { opsPerSec: noisy[revision][seen[revision]++] })],
+      }));
+      return nativeEntries([{ file: 'bench/a.mjs', runs }], benchmarks([...quiet, 'noisy'])).byId;
+    };
+    const logs = (xs: number[]) => xs.map(Math.log);
+    const squares = (xs: number[]) => {
+      const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+      return xs.reduce((a, x) => a + (x - mean) ** 2, 0);
+    };
+    const ss = squares(logs(noisy.base)) + squares(logs(noisy.head));
+    const ratio = 1200 / 1000;
+    // Three runs: the pooled noise (40 df: ten tasks, two revisions, two df each) would give t(40) · √(ss/40) · √(2/3)
+    // = 0.081, an interval from +10% up, apart from benchgate's; the task's own (4 df) gives t(4) · √(ss/4) · √(2/3).
+    const pooledHalf = tQuantile95(40) * Math.sqrt(ss / 40) * Math.sqrt(2 / 3);
+    expect(ratio * Math.exp(-pooledHalf) - 1).toBeGreaterThan(0.1);
+    const three = check(3).get('bench/a.mjs > noisy')!;
+    expect(three.change!.estimate).toBeCloseTo(ratio - 1, 12);
+    expect(three.change!.low).toBeCloseTo(ratio * Math.exp(-2.776 * Math.sqrt(ss / 4) * Math.sqrt(2 / 3)) - 1, 3);
+    expect(three.agreement).toBe('agrees');
+    // The quiet tasks keep the pooled interval: their own spread is nil, and the wider of the two counts.
+    const still = check(3).get('bench/a.mjs > quiet 0')!;
+    expect(still.change!.high).toBeCloseTo(Math.exp(pooledHalf) - 1, 3);
+    // Two runs per revision are too few for a task's own figure (2 df): the pooled noise decides, and the task disagrees.
+    expect(ownNoise([1000, 850], [1200, 1000])).toBeNull();
+    expect(check(2).get('bench/a.mjs > noisy')).toMatchObject({ agreement: 'disagrees' });
   });
 
   it('agrees when the intervals overlap', () => {
