@@ -79332,7 +79332,7 @@ ${lines}` : "";
     };
     child2.once("error", (error2) => finish(`could not start node: ${error2.message}`));
     child2.once("exit", (code, signal) => {
-      const status = watch.timedOut ? `did not finish within ${formatDuration(options.timeoutMs)}: killed with its process group (pid ${child2.pid})` : code !== 0 ? `${signal ? `was killed by ${signal}` : `exited with code ${code}`}` : void 0;
+      const status = watch.timedOut ? `did not finish within --native-timeout (${formatDuration(options.timeoutMs)}): killed with its process group (pid ${child2.pid})` : code !== 0 ? `${signal ? `was killed by ${signal}` : `exited with code ${code}`}` : void 0;
       killGroup(child2);
       const drain = setTimeout(() => finish(status), DRAIN_MS2);
       child2.once("close", () => {

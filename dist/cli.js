@@ -70075,7 +70075,7 @@ ${lines}` : "";
     };
     child.once("error", (error) => finish(`could not start node: ${error.message}`));
     child.once("exit", (code, signal) => {
-      const status = watch.timedOut ? `did not finish within ${formatDuration(options.timeoutMs)}: killed with its process group (pid ${child.pid})` : code !== 0 ? `${signal ? `was killed by ${signal}` : `exited with code ${code}`}` : void 0;
+      const status = watch.timedOut ? `did not finish within --native-timeout (${formatDuration(options.timeoutMs)}): killed with its process group (pid ${child.pid})` : code !== 0 ? `${signal ? `was killed by ${signal}` : `exited with code ${code}`}` : void 0;
       killGroup(child);
       const drain = setTimeout(() => finish(status), DRAIN_MS2);
       child.once("close", () => {

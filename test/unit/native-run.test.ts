@@ -181,7 +181,7 @@ describe('url > parse', () => {
       onStart: (started) => (pid = started),
     });
     expect(hung.records).toEqual([]);
-    expect(hung.problem).toBe(`did not finish within 3.0s: killed with its process group (pid ${pid})`);
+    expect(hung.problem).toBe(`did not finish within --native-timeout (3.0s): killed with its process group (pid ${pid})`);
     // Where the bench file resolves no vitest, nothing runs and the run says why.
     const bare = project({ 'bench/x.bench.mjs': bench });
     rmSync(path.join(bare, 'node_modules', 'vitest'));
@@ -225,7 +225,7 @@ setInterval(() => {}, 1000)
       timeoutMs: 5000,
       onStart: (started) => (pid = started),
     });
-    expect(outcome.problem).toBe(`did not finish within 5.0s: killed with its process group (pid ${pid})`);
+    expect(outcome.problem).toBe(`did not finish within --native-timeout (5.0s): killed with its process group (pid ${pid})`);
     expect(pid).toBeGreaterThan(0);
     // The run itself is reaped before runNative resolves: its pid is gone.
     expect(() => process.kill(pid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));

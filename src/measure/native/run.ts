@@ -101,7 +101,7 @@ export function runNative(options: NativeRunOptions): Promise<NativeRun> {
     child.once('error', (error) => finish(`could not start node: ${error.message}`));
     child.once('exit', (code, signal) => {
       const status = watch.timedOut
-        ? `did not finish within ${formatDuration(options.timeoutMs)}: killed with its process group (pid ${child.pid})`
+        ? `did not finish within --native-timeout (${formatDuration(options.timeoutMs)}): killed with its process group (pid ${child.pid})`
         : code !== 0
           ? `${signal ? `was killed by ${signal}` : `exited with code ${code}`}`
           : undefined;
