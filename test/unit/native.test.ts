@@ -226,11 +226,18 @@ describe('a native run that failed, in the report', () => {
   it('keeps the verdicts and says why the revision has no figure', () => {
     const runs: NativeRun[] = [
       { revision: 'base', durationMs: 900, records: [record('makeId', { opsPerSec: 2000, rme: 1 })] },
-      { revision: 'head', durationMs: 120_000, records: [], problem: 'did not finish within --native-timeout (2m): killed with its process group (pid 42)' },
+      {
+        revision: 'head',
+        durationMs: 120_000,
+        records: [],
+        problem: 'did not finish within --native-timeout (2m): killed with its process group (pid 42)',
+      },
     ];
     const { byId, files } = nativeEntries([{ file: 'bench/a.mjs', runs }], benchmarks(['makeId']));
     expect(byId.get('bench/a.mjs > makeId')).toMatchObject({ base: { opsPerSec: 2000 }, head: null, change: null, agreement: 'unknown' });
-    expect(byId.get('bench/a.mjs > makeId')!.note).toBe('the run at head did not finish within --native-timeout (2m): killed with its process group (pid 42)');
+    expect(byId.get('bench/a.mjs > makeId')!.note).toBe(
+      'the run at head did not finish within --native-timeout (2m): killed with its process group (pid 42)',
+    );
     expect(files[0]!.runs[1]!.problem).toContain('did not finish');
   });
 
