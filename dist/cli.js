@@ -65420,6 +65420,7 @@ function toHttp(raw, index, file) {
     connections: raw.connections ?? DEFAULTS.httpConnections,
     rate: raw.rate,
     durationMs: raw.duration ? parseDuration(raw.duration) : DEFAULTS.httpDurationMs,
+    schedule: raw.duration ? "fixed" : "auto",
     warmupMs: raw.warmup ? parseDuration(raw.warmup) : DEFAULTS.httpWarmupMs,
     budget: raw.budget !== void 0 ? parsePercent(raw.budget) : void 0,
     latencyBudget: Object.fromEntries(Object.entries(raw["latency-budget"] ?? {}).map(([stat2, budget]) => [stat2, parseBudget(budget)])),
@@ -66954,14 +66955,14 @@ function quickselect(arr, k, left, right) {
       var m = k - left + 1;
       var z2 = Math.log(n);
       var s = 0.5 * Math.exp(2 * z2 / 3);
-      var sd = 0.5 * Math.sqrt(z2 * s * (n - s) / n);
+      var sd2 = 0.5 * Math.sqrt(z2 * s * (n - s) / n);
       if (m - n / 2 < 0) {
-        sd *= -1;
+        sd2 *= -1;
       }
-      var newLeft = Math.max(left, Math.floor(k - m * s / n + sd));
+      var newLeft = Math.max(left, Math.floor(k - m * s / n + sd2));
       var newRight = Math.min(
         right,
-        Math.floor(k + (n - m) * s / n + sd)
+        Math.floor(k + (n - m) * s / n + sd2)
       );
       quickselect(arr, k, newLeft, newRight);
     }
@@ -67255,8 +67256,8 @@ function psignrank(k, n) {
   if (k >= max2) return 1;
   if (n <= EXACT_LIMIT) return signedRankCdf(n)[Math.floor(k)];
   const mean3 = max2 / 2;
-  const sd = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24);
-  return normalCdf((Math.floor(k) + 0.5 - mean3) / sd);
+  const sd2 = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24);
+  return normalCdf((Math.floor(k) + 0.5 - mean3) / sd2);
 }
 function qsignrank(p, n) {
   const max2 = n * (n + 1) / 2;
@@ -67267,8 +67268,8 @@ function qsignrank(p, n) {
     return max2;
   }
   const mean3 = max2 / 2;
-  const sd = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24);
-  return Math.max(0, Math.min(max2, Math.ceil(mean3 + probit(p) * sd - 0.5)));
+  const sd2 = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24);
+  return Math.max(0, Math.min(max2, Math.ceil(mean3 + probit(p) * sd2 - 0.5)));
 }
 function normalCdf(z2) {
   return 0.5 * (1 + errorFunction(z2 / Math.SQRT2));
@@ -68848,22 +68849,29 @@ async function duetRound(benchmark, revisions, round2, settings, deps = REAL) {
     const both = servers;
     if (round2 === 0) for (const side2 of sides) await deps.checkRequests(benchmark, both[side2], side2, revisions, settings);
     const load = (durationMs) => duetBlock(both, benchmark, durationMs, random, settings, deps);
+    for (const side2 of sides) await both[side2].probe("start");
     await load(benchmark.warmupMs);
     if (benchmark.rate === "auto" && !autoRates.has(benchmark)) {
       const capacity = await load(capacityMs(benchmark));
       settleAutoRate(benchmark, { base: capacity.base.load, head: capacity.head.load }, settings);
       await load(benchmark.warmupMs);
     }
+    const plan = settings.duetPlan;
+    if (plan && plan.warmupMs > benchmark.warmupMs) await load(plan.warmupMs - benchmark.warmupMs);
     for (const side2 of sides) both[side2].checkAlive("during the warm-up");
     for (const side2 of sides) await both[side2].probe("start");
-    const blockMs = Math.min(settings.blockMs ?? 1e3, benchmark.durationMs);
-    const count3 = Math.max(2, Math.round(benchmark.durationMs / blockMs));
+    const blockMs = Math.min(settings.blockMs ?? 1e3, plan ? Infinity : benchmark.durationMs);
+    const count3 = plan ? plan.blocks : Math.max(2, Math.round(benchmark.durationMs / blockMs));
     const blocks = [];
+    const blocksStart = performance.now();
     for (let i = 0; i < count3 || i < 2 * count3 && endsSilent(blocks.map(answeredIn)); i++) {
       blocks.push(await load(blockMs));
       for (const side2 of sides) both[side2].checkAlive("under load");
     }
-    const measured = keepAnswered(blocks, benchmark.id, round2, blockMs, settings.log);
+    const blocksMs = performance.now() - blocksStart;
+    const kept = keepAnswered(blocks, benchmark.id, round2, blockMs, settings.log);
+    const from = plan ? Math.min(plan.figureFrom, Math.max(0, kept.length - 2)) : 0;
+    const measured = kept.slice(from);
     const figures = {};
     const duet = duetFigures(measured, rateOf(benchmark) !== void 0);
     for (const side2 of ["base", "head"]) {
@@ -68878,6 +68886,7 @@ async function duetRound(benchmark, revisions, round2, settings, deps = REAL) {
     }
     const silent = (side2) => measured.filter((b) => b[side2].load.traffic.ok === 0).map(() => blockMs);
     const ratios = blockRatios(measured);
+    const series = blockRatios(kept);
     const pair = judgeTraffic(
       benchmark,
       figures.base,
@@ -68889,7 +68898,8 @@ async function duetRound(benchmark, revisions, round2, settings, deps = REAL) {
         head: { label: both.head.label, output: () => both.head.output() }
       }
     );
-    return ratios.cpu ? { ...pair, cpuLogRatio: median(ratios.cpu) } : pair;
+    const withSeries = { ...pair, series: { requests: series.requests, cpu: series.cpu, blocksMs } };
+    return ratios.cpu ? { ...withSeries, cpuLogRatio: median(ratios.cpu) } : withSeries;
   } finally {
     for (const server of Object.values(servers)) await server.stop();
   }
@@ -68949,6 +68959,151 @@ function duetFigures(blocks, fixedRate) {
   };
 }
 
+// src/stats/components.ts
+function varianceComponents(data) {
+  const depth = levelsOf(data);
+  const groups = Array.from({ length: depth }, () => []);
+  const walk = (node, level) => {
+    const values = node.map((child) => typeof child === "number" ? child : walk(child, level - 1));
+    groups[level - 1].push(values);
+    return mean(values);
+  };
+  const grand = walk(data, depth);
+  const spreads = groups.map((level) => {
+    const withSpread = level.filter((values) => values.length >= 2);
+    return withSpread.length === 0 ? NaN : mean(withSpread.map((values) => sampleVariance(values)));
+  });
+  const repetitions = groups.slice(0, -1).map((level) => mean(level.map((values) => values.length)));
+  const variances = spreads.map((s, i) => Math.max(0, i === 0 ? s : s - spreads[i - 1] / repetitions[i - 1]));
+  return { mean: grand, variances, spreads, repetitions };
+}
+function levelsOf(node) {
+  if (typeof node === "number") return 0;
+  if (node.length === 0) throw new Error("varianceComponents: an empty group");
+  return 1 + levelsOf(node[0]);
+}
+function optimalRepetitions(upperCost, lowerCost, upperVariance, lowerVariance) {
+  if (!(upperCost >= 0 && lowerCost > 0 && lowerVariance >= 0 && upperVariance >= 0)) return NaN;
+  if (upperVariance === 0) return lowerVariance === 0 ? 1 : Infinity;
+  return Math.sqrt(upperCost * lowerVariance / (lowerCost * upperVariance));
+}
+
+// src/measure/http/planner.ts
+var PILOT_ROUNDS2 = 2;
+var PILOT_BLOCKS = 10;
+var MIN_BLOCKS = 2;
+var MAX_BLOCKS = 6;
+var TRANSIENT_SDS = 4;
+var TRANSIENT_FLOOR = 0.015;
+function describeSchedule(choice) {
+  const d = formatDuration;
+  const optimum = typeof choice.optimum === "number" && choice.optimum === Infinity ? "\u221E" : formatFixed(choice.optimum, 1);
+  const bounded = !(choice.optimum >= MIN_BLOCKS && choice.optimum <= MAX_BLOCKS) ? `, bounded to ${MIN_BLOCKS}\u2013${MAX_BLOCKS}` : "";
+  const learned = choice.learnedWarmupMs > 0 ? ` (${d(choice.learnedWarmupMs)} of it learned from the pilot's blocks)` : "";
+  return `${formatFixed(choice.blocks, 0)} blocks of ${d(choice.blockMs)} per pair of servers after a ${d(choice.warmupMs)} warm-up${learned}, for ${choice.figure === "cpu" ? "requests per CPU-second" : "requests/s"}: a pair costs ${d(choice.pairCostMs)} (start, warm-up, stop), a block ${d(choice.blockCostMs)}; pairs differ by ${sd(choice.pairSd)}, blocks within a pair by ${sd(choice.blockSd)} (from ${formatFixed(choice.pairs, 0)} pairs): Kalibera & Jones' optimum \u221A(${d(choice.pairCostMs)} / ${d(choice.blockCostMs)} \xD7 (${sd(choice.blockSd)} / ${sd(choice.pairSd)})\xB2) = ${optimum} blocks per pair${bounded}`;
+}
+var sd = (x) => formatShortPercent(x, 1);
+var DuetPlanner = class {
+  constructor(config, log2) {
+    this.config = config;
+    this.log = log2;
+  }
+  config;
+  log;
+  rounds = [];
+  warmupBlocks;
+  choice;
+  /** The plan of the next round. */
+  next() {
+    if (this.rounds.length < PILOT_ROUNDS2)
+      return { warmupMs: this.config.warmupMs, blocks: PILOT_BLOCKS, figureFrom: Math.floor(PILOT_BLOCKS / 2) };
+    return { warmupMs: this.warmupMs(), blocks: this.choice?.blocks ?? MIN_BLOCKS, figureFrom: 0 };
+  }
+  /** A round's series, measured with the plan next() gave it. */
+  record(series, plan) {
+    this.rounds.push({ series, figureFrom: plan.figureFrom });
+    if (this.rounds.length === PILOT_ROUNDS2) this.learnWarmup();
+    if (this.rounds.length >= PILOT_ROUNDS2) this.choose();
+  }
+  /** The schedule chosen so far (undefined before the pilot ends). */
+  get schedule() {
+    return this.choice;
+  }
+  warmupMs() {
+    return this.config.warmupMs + (this.warmupBlocks ?? 0) * this.config.blockMs;
+  }
+  /** The figure the schedule serves: requests per CPU-second where read (always at a fixed rate), else requests/s. */
+  figure() {
+    return this.rounds.every((r) => r.series.cpu !== void 0) ? "cpu" : "requests";
+  }
+  seriesOf(round2) {
+    return (this.figure() === "cpu" ? round2.series.cpu : round2.series.requests) ?? [];
+  }
+  /**
+   * The warm-up, from the pilot's series: a block is still warming when it lies farther from its pair's settled
+   * level (the median of the pair's second half) than TRANSIENT_SDS robust SDs of the settled blocks (and than
+   * TRANSIENT_FLOOR); the warm-up ends after the last such block of any pilot pair, in the first half. A transient
+   * in the second half is not a warm-up the pilot can bound: it is said, and the warm-up is the first half.
+   */
+  learnWarmup() {
+    const half = Math.floor(PILOT_BLOCKS / 2);
+    const figure = this.figure();
+    const pilots = this.rounds.map((r) => figure === "cpu" ? r.series.cpu : r.series.requests);
+    const deviations = pilots.map((xs) => {
+      const level = median(xs.slice(half).length ? [...xs.slice(half)] : [...xs]);
+      return xs.map((x) => x - level);
+    });
+    const settled = deviations.flatMap((d) => d.slice(half));
+    const spread = settled.length >= 3 ? 1.4826 * medianAbsoluteDeviation(settled) : 0;
+    const limit = Math.max(TRANSIENT_SDS * spread, TRANSIENT_FLOOR);
+    let last = -1;
+    let late = false;
+    for (const d of deviations)
+      d.forEach((x, i) => {
+        if (Math.abs(x) <= limit) return;
+        if (i < half) last = Math.max(last, i);
+        else late = true;
+      });
+    this.warmupBlocks = last + 1;
+    const what = figure === "cpu" ? "requests per CPU-second" : "requests/s";
+    this.log(
+      `${this.config.id}: warm-up: ${last < 0 ? `the pilot's ${PILOT_ROUNDS2} pairs were settled from their first block (${what} within ${sd(limit)} of each pair's level): the configured ${formatDuration(this.config.warmupMs)} is kept` : `the pilot's ${PILOT_ROUNDS2} pairs settled after ${last + 1} block(s) (a block ${sd(Math.max(...deviations.map((d) => Math.max(...d.slice(0, last + 1).map(Math.abs)))))} off its pair's level, where settled blocks spread ${sd(spread)}): each pair is loaded ${formatDuration(this.warmupMs())} before it is measured`}${late ? `; a block in the second half was off its level too (a late JIT or GC transient): the round's figure is a median of its blocks, which such a block does not move much` : ""}`
+    );
+  }
+  /** Kalibera & Jones' blocks per pair for the components and costs so far, rounded and bounded. */
+  choose() {
+    const groups = this.rounds.map((r) => this.seriesOf(r).slice(r.figureFrom)).filter((g2) => g2.length >= 2);
+    if (groups.length < 2) return;
+    const components = varianceComponents(groups);
+    const [blockVar, pairVar] = components.variances;
+    const measured = this.rounds.slice(PILOT_ROUNDS2);
+    const blockCostMs = median(this.rounds.map((r) => r.series.blocksMs / Math.max(1, this.seriesOf(r).length)));
+    const pairCostMs = median(
+      (measured.length ? measured : this.rounds).map(
+        (r) => measured.length ? r.series.roundMs - r.series.blocksMs : r.series.roundMs - r.series.blocksMs + (this.warmupBlocks ?? 0) * blockCostMs
+      )
+    );
+    const optimum = optimalRepetitions(pairCostMs, blockCostMs, pairVar, blockVar);
+    const blocks = Math.min(MAX_BLOCKS, Math.max(MIN_BLOCKS, Number.isFinite(optimum) ? Math.round(optimum) : MAX_BLOCKS));
+    const [pairSd, blockSd] = [Math.sqrt(pairVar), Math.sqrt(blockVar)];
+    const changed = this.choice?.blocks !== blocks;
+    this.choice = {
+      warmupMs: this.warmupMs(),
+      learnedWarmupMs: (this.warmupBlocks ?? 0) * this.config.blockMs,
+      blocks,
+      blockMs: this.config.blockMs,
+      figure: this.figure(),
+      pairCostMs,
+      blockCostMs,
+      pairSd,
+      blockSd,
+      optimum,
+      pairs: this.rounds.length
+    };
+    if (changed) this.log(`${this.config.id}: schedule: ${describeSchedule(this.choice)}`);
+  }
+};
+
 // src/measure/http/schedule.ts
 var ROUNDS = { fresh: freshRound, live: liveRound, duet: duetRound };
 function plannedFigures(benchmarks, withCpu = cpuReadable()) {
@@ -68977,6 +69132,7 @@ async function measureHttp(plan) {
     const samples = emptySamples2(benchmark);
     results.push(samples);
     const revisions = { base: plan.base, head: plan.head };
+    const planner = plan.mode === "duet" && benchmark.schedule === "auto" ? new DuetPlanner({ id: benchmark.id, warmupMs: benchmark.warmupMs, blockMs: plan.blockMs ?? 1e3 }, plan.log) : void 0;
     let spent = 0;
     let done = 0;
     const reserved = plan.benchmarks.slice(index + 1).reduce((sum3, _b, i) => sum3 + 2 * perRound[index + 1 + i], 0);
@@ -68988,9 +69144,14 @@ async function measureHttp(plan) {
       const cpuBefore = sampleCpu();
       const load1 = os5.loadavg()[0] ?? 0;
       try {
-        const pair = await measureRound(benchmark, revisions, done, plan);
+        const duetPlan = planner?.next();
+        const pair = await measureRound(benchmark, revisions, done, duetPlan ? { ...plan, duetPlan } : plan);
         if (into === "main") record2(samples, pair);
         else recordConfirmation(samples, pair);
+        if (planner && duetPlan && pair.series) {
+          planner.record({ ...pair.series, roundMs: now() - roundStart }, duetPlan);
+          if (planner.schedule) samples.http.schedule = planner.schedule;
+        }
         conditions.push({ busy: busyBetween(cpuBefore, sampleCpu()), load1 });
       } catch (error) {
         samples.error = error instanceof BenchmarkFailure || error instanceof ServerError ? error.message : `${messageOf(error)}`;
@@ -69059,6 +69220,9 @@ function pushCpu(ratios, pair, rounds) {
 }
 function record2(samples, pair) {
   samples.logRatios.push(pair.logRatio);
+  if (pair.base.rate) samples.requestsNotCost ??= "a fixed rate sets requests/s";
+  else if (pair.base.duet?.saturated === false)
+    samples.requestsNotCost ??= "a saturating load left the shared CPU idle in a round: requests/s compares what the load allowed, not the servers' cost";
   samples.base.opsPerSec.push(pair.base.requestsPerSec);
   samples.head.opsPerSec.push(pair.head.requestsPerSec);
   pushLatencyRatios(samples.latency, pair);
@@ -69185,7 +69349,9 @@ function httpDetails(samples, comparison) {
     moved: base && head ? diagnose(base, head, comparison.change?.estimate) : [],
     ...cpuDetails(samples, comparison),
     ...rateDetails(http3),
-    ...duetDetails(http3)
+    ...duetDetails(http3),
+    ...comparison.gatedOn ? { gatedOn: comparison.gatedOn } : {},
+    ...http3.schedule ? { schedule: http3.schedule } : {}
   };
 }
 function duetDetails(http3) {
@@ -69302,6 +69468,10 @@ function rateLine(rate) {
   );
   return lines.length ? `${head}; ${lines.join("; ")}${behind.some((b) => b.who === "load generator") ? ": the load generator could not send at the rate (a busy machine, or a rate too high for one core), so those rounds' latency is not the server's alone" : ""}` : `${head}; both kept the rate`;
 }
+function scheduleLine(schedule) {
+  if (!schedule || typeof schedule !== "object") return void 0;
+  return `schedule: ${describeSchedule(schedule)}`;
+}
 
 // src/stats/analyze.ts
 function cpuRatios(benchmark) {
@@ -69379,9 +69549,10 @@ function analyze(benchmarks, options) {
         note: notes.join("; ")
       };
     }
-    const resolvable = rule.resolvable(roundSpread(benchmark.logRatios), rounds, family);
-    const result = { ...common, change, resolvable, regressionP };
     const perCpu = cpuRatios(benchmark);
+    const gatedOn = perCpu ? gatedFigure(benchmark.logRatios, perCpu, benchmark.requestsNotCost) : void 0;
+    const resolvable = rule.resolvable(roundSpread(gatedOn === "cpu" ? perCpu : benchmark.logRatios), rounds, family);
+    const result = { ...common, change, resolvable, regressionP, ...gatedOn ? { gatedOn } : {} };
     let cpu;
     if (perCpu) {
       const n = perCpu.length;
@@ -69429,7 +69600,9 @@ function analyze(benchmarks, options) {
         ...statBudget === void 0 ? {} : { regressionP: pOf(ratios, statBudget, true) }
       };
     }
-    const verdicts = [throughput, ...cpu ? [cpu.verdict] : [], ...Object.values(latency).flatMap((l) => l.verdict ? [l.verdict] : [])];
+    const guard = (verdict) => verdict === "regression" || verdict === "unmeasured" ? [verdict] : [];
+    const figures = cpu === void 0 ? [throughput] : gatedOn === "cpu" ? [cpu.verdict, ...guard(throughput)] : [throughput, ...guard(cpu.verdict)];
+    const verdicts = [...figures, ...Object.values(latency).flatMap((l) => l.verdict ? [l.verdict] : [])];
     return {
       ...result,
       verdict: combine(verdicts),
@@ -69438,6 +69611,10 @@ function analyze(benchmarks, options) {
       ...notes.length ? { note: notes.join("; ") } : {}
     };
   });
+}
+function gatedFigure(requests, cpu, requestsNotCost) {
+  if (requestsNotCost !== void 0) return "cpu";
+  return roundSpread(cpu) <= roundSpread(requests) ? "cpu" : "requests";
 }
 function budgetedFigures(benchmarks, latencyBudgetFor) {
   const compared = benchmarks.filter((b) => !b.error && b.base && b.head && b.logRatios.length > 0);
@@ -71064,7 +71241,8 @@ function httpSections(id, details2) {
   ];
   const server = serverRows.length ? { header: ["server", "base", "head"], rows: serverRows } : void 0;
   const change = cpu?.change;
-  const cpuLine = change ? `requests per CPU-second of the server's main thread: ${formatInterval(change)} (${formatConfidence(change.confidence)} interval; ${cpu.verdict ? `gated at the budget: ${cpu.verdict}` : "reported, not gated"})` : details2.cpuNote;
+  const role = details2.gatedOn === "cpu" ? "the verdict's figure: it spread less than requests/s over the rounds, or requests/s did not compare the servers' cost; requests/s guards it (its confirmed regression still fails)" : details2.gatedOn === "requests" ? "a guard: requests/s spread less and gives the verdict; a confirmed regression here still fails" : "gated at the budget";
+  const cpuLine = change ? `requests per CPU-second of the server's main thread: ${formatInterval(change)} (${formatConfidence(change.confidence)} interval; ${cpu.verdict ? `${role}: ${cpu.verdict}` : "reported, not gated"})` : details2.cpuNote;
   return {
     title,
     requests: only ? void 0 : { header: ["request", "expects"], rows: labels.map((r) => [r.label, r.expected]) },
@@ -71074,6 +71252,7 @@ function httpSections(id, details2) {
     cpu: cpuLine === void 0 ? void 0 : String(cpuLine),
     rate: rateLine(details2.rate),
     duet: duetLine(details2.duet),
+    schedule: scheduleLine(details2.schedule),
     note: details2.server.note,
     moved: details2.moved
   };
@@ -71368,6 +71547,7 @@ function renderTerminal(report2, options) {
     if (sections.cpu) lines.push(`  ${terminalText(sections.cpu)}`);
     if (sections.rate) lines.push(`  ${terminalText(sections.rate)}`);
     if (sections.duet) lines.push(`  ${terminalText(sections.duet)}`);
+    if (sections.schedule) lines.push(`  ${terminalText(sections.schedule)}`);
     if (sections.note) lines.push(paint("dim", `  ${terminalText(sections.note)}`));
     for (const line of sections.moved) lines.push(paint(["yellow"], `  moved: ${terminalText(line)}`));
     lines.push("");
@@ -71559,6 +71739,7 @@ function httpMarkdown(id, http3) {
   if (sections.cpu) parts.push(md``, md`${sections.cpu}`);
   if (sections.rate) parts.push(md``, md`${sections.rate}`);
   if (sections.duet) parts.push(md``, md`${sections.duet}`);
+  if (sections.schedule) parts.push(md``, md`${sections.schedule}`);
   if (sections.note) parts.push(md``, md`<sub>${sections.note}</sub>`);
   if (sections.moved.length) parts.push(md``, ...sections.moved.map((line) => md`- moved: ${line}`));
   return joinMarkup(parts);
@@ -72871,6 +73052,18 @@ var report_schema_default = {
           additionalProperties: false,
           description: "`duet` rounds: how busy the CPU both servers shared was over the measured blocks (median of the rounds, 0 to 1), benchgate's load generator (a share of one CPU), and in how many rounds a saturating load left the shared CPU idle a tenth of the time or more (the servers did not compete for it: the load generator, or waiting in the servers, set the pace)."
         },
+        gatedOn: {
+          type: "string",
+          enum: [
+            "requests",
+            "cpu"
+          ],
+          description: "Which throughput figure the verdict was read from, where both were measured (the other guards it: Comparison.gatedOn)."
+        },
+        schedule: {
+          $ref: "#/definitions/ScheduleChoice",
+          description: "A duet whose `duration` was not set: the warm-up and blocks per pair the run chose, from what it measured, and why."
+        },
         moved: {
           type: "array",
           items: {
@@ -73114,6 +73307,99 @@ var report_schema_default = {
       ],
       additionalProperties: false,
       description: "One server's CPU per request answered as expected, in \xB5s: the main thread, all threads, the main thread's wait for a CPU."
+    },
+    ScheduleChoice: {
+      type: "object",
+      properties: {
+        warmupMs: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        learnedWarmupMs: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "Of which the pilot added (0: the configured warm-up was enough)."
+        },
+        blocks: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        blockMs: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        figure: {
+          type: "string",
+          enum: [
+            "requests",
+            "cpu"
+          ],
+          description: "The figure the schedule was chosen for."
+        },
+        pairCostMs: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "A pair's start, checks, warm-up and stop; one block (ms)."
+        },
+        blockCostMs: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        pairSd: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "The variance components, as SDs of ln(head / base): between pairs, and between blocks within a pair."
+        },
+        blockSd: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        optimum: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "Kalibera & Jones' optimum, before it was rounded and bounded (Infinity: pairs added no variance seen)."
+        },
+        pairs: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "The pairs the components were read from."
+        }
+      },
+      required: [
+        "warmupMs",
+        "learnedWarmupMs",
+        "blocks",
+        "blockMs",
+        "figure",
+        "pairCostMs",
+        "blockCostMs",
+        "pairSd",
+        "blockSd",
+        "optimum",
+        "pairs"
+      ],
+      additionalProperties: false,
+      description: "The schedule a load test ran with and why, for the log and the report."
     },
     Explanation: {
       anyOf: [

@@ -75,3 +75,20 @@ export function summary(times, estimates) {
 export function machine() {
   return `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model.trim()}`;
 }
+
+/**
+ * A module of src/ for a script (which runs plain JavaScript): bundled by esbuild, the build's own tool, into a
+ * temporary file and imported from there, so that a script and the gate use one implementation.
+ */
+export async function importSrc(file) {
+  const { build } = await import('esbuild');
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'benchgate-src-'));
+  const outfile = path.join(dir, `${path.basename(file, '.ts')}.mjs`);
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  await build({ entryPoints: [path.join(root, file)], bundle: true, platform: 'node', format: 'esm', outfile, logLevel: 'warning' });
+  try {
+    return await import(outfile);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -24,6 +24,7 @@ export const fakeLoadTest = (name: string, over: Partial<HttpBenchmarkConfig> = 
   rate: undefined,
   durationMs: 500,
   warmupMs: 250,
+  schedule: 'fixed',
   budget: undefined,
   latencyBudget: {},
   where: `benchgate.yml: http[0] (${name})`,

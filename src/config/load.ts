@@ -164,6 +164,7 @@ function toHttp(raw: RawHttp, index: number, file: string | undefined): HttpBenc
     connections: raw.connections ?? DEFAULTS.httpConnections,
     rate: raw.rate,
     durationMs: raw.duration ? parseDuration(raw.duration) : DEFAULTS.httpDurationMs,
+    schedule: raw.duration ? 'fixed' : 'auto',
     warmupMs: raw.warmup ? parseDuration(raw.warmup) : DEFAULTS.httpWarmupMs,
     budget: raw.budget !== undefined ? parsePercent(raw.budget) : undefined,
     latencyBudget: Object.fromEntries(Object.entries(raw['latency-budget'] ?? {}).map(([stat, budget]) => [stat, parseBudget(budget)])),

@@ -55,6 +55,11 @@ export interface HttpBenchmarkConfig {
   readonly rate: number | 'auto' | undefined;
   readonly durationMs: number;
   readonly warmupMs: number;
+  /**
+   * `auto` (no `duration` set): in a duet, the warm-up and the blocks per pair are chosen per run from the variance
+   * the run measures (measure/http/planner.ts); `fixed`: every round is the warm-up, then `duration` in 1 s blocks.
+   */
+  readonly schedule: 'auto' | 'fixed';
   /** Its own throughput budget, when set (a budgets pattern or the global budget otherwise). */
   readonly budget: number | undefined;
   readonly latencyBudget: Readonly<Partial<Record<LatencyStat, number>>>;

@@ -3,6 +3,7 @@ import type { HttpBenchmarkConfig } from '../config/types.js';
 import type { Samples } from '../stats/samples.js';
 import type { RoundConditions } from './conditions.js';
 import type { HttpRoundFigures } from './http/types.js';
+import type { ScheduleChoice } from './http/planner.js';
 
 /** Everything measured for one benchmark over a run: what the statistics need, and what the reports show besides. */
 export interface BenchmarkSamples extends Samples {
@@ -14,6 +15,8 @@ export interface BenchmarkSamples extends Samples {
         base: HttpRoundFigures[];
         head: HttpRoundFigures[];
         config: HttpBenchmarkConfig;
+        /** A duet's schedule chosen per run (planner.ts), once its pilot is done. */
+        schedule?: ScheduleChoice | undefined;
       }
     | undefined;
 }

@@ -11,7 +11,7 @@ import {
 } from '../util/format.js';
 import type { ServerSummary } from '../measure/http/types.js';
 import { formatInterval } from './format.js';
-import { duetLine, rateLine, type CpuSummary, type HttpDetails } from './http.js';
+import { duetLine, rateLine, scheduleLine, type CpuSummary, type HttpDetails } from './http.js';
 
 /** The rows both reports show for an HTTP benchmark: one table of latency, one of the server, as plain cells. */
 export interface HttpSections {
@@ -27,6 +27,8 @@ export interface HttpSections {
   rate: string | undefined;
   /** `duet` rounds: how busy the shared CPU and the load generator were, and what an unsaturated CPU means. */
   duet: string | undefined;
+  /** A duet's schedule chosen by the run, and why. */
+  schedule: string | undefined;
   note: string | undefined;
   moved: string[];
 }
@@ -67,8 +69,14 @@ export function httpSections(id: string, details: HttpDetails): HttpSections {
   ];
   const server = serverRows.length ? { header: ['server', 'base', 'head'], rows: serverRows } : undefined;
   const change = cpu?.change;
+  const role =
+    details.gatedOn === 'cpu'
+      ? "the verdict's figure: it spread less than requests/s over the rounds, or requests/s did not compare the servers' cost; requests/s guards it (its confirmed regression still fails)"
+      : details.gatedOn === 'requests'
+        ? 'a guard: requests/s spread less and gives the verdict; a confirmed regression here still fails'
+        : 'gated at the budget';
   const cpuLine = change
-    ? `requests per CPU-second of the server's main thread: ${formatInterval(change)} (${formatConfidence(change.confidence)} interval; ${cpu.verdict ? `gated at the budget: ${cpu.verdict}` : 'reported, not gated'})`
+    ? `requests per CPU-second of the server's main thread: ${formatInterval(change)} (${formatConfidence(change.confidence)} interval; ${cpu.verdict ? `${role}: ${cpu.verdict}` : 'reported, not gated'})`
     : details.cpuNote;
   return {
     title,
@@ -79,6 +87,7 @@ export function httpSections(id: string, details: HttpDetails): HttpSections {
     cpu: cpuLine === undefined ? undefined : String(cpuLine),
     rate: rateLine(details.rate),
     duet: duetLine(details.duet),
+    schedule: scheduleLine(details.schedule),
     note: details.server.note,
     moved: details.moved,
   };

@@ -13,6 +13,7 @@ import type {
   TrafficFigures,
 } from '../measure/http/types.js';
 import { checkRate } from '../measure/http/rate.js';
+import { describeSchedule, type ScheduleChoice } from '../measure/http/planner.js';
 import type { BenchmarkSamples } from '../measure/types.js';
 import type { Comparison } from '../stats/analyze.js';
 import { estimateChange, type Verdict } from '../stats/compare.js';
@@ -83,6 +84,10 @@ export interface HttpDetails {
    * the servers, set the pace).
    */
   duet?: { coreBusy: number | null; loadGeneratorBusy: number; unsaturated: number; rounds: number };
+  /** Which throughput figure the verdict was read from, where both were measured (the other guards it: Comparison.gatedOn). */
+  gatedOn?: 'requests' | 'cpu';
+  /** A duet whose `duration` was not set: the warm-up and blocks per pair the run chose, from what it measured, and why. */
+  schedule?: ScheduleChoice;
   /** Server-side figures that moved notably, in words, with what they point to: "event-loop delay p99 2.1 ms → 45.0 ms: something blocks the event loop: …". */
   moved: string[];
 }
@@ -126,6 +131,8 @@ export function httpDetails(samples: BenchmarkSamples, comparison: Comparison): 
     ...cpuDetails(samples, comparison),
     ...rateDetails(http),
     ...duetDetails(http),
+    ...(comparison.gatedOn ? { gatedOn: comparison.gatedOn } : {}),
+    ...(http.schedule ? { schedule: http.schedule } : {}),
   };
 }
 
@@ -272,4 +279,10 @@ export function rateLine(rate: HttpDetails['rate']): string | undefined {
   return lines.length
     ? `${head}; ${lines.join('; ')}${behind.some((b) => b.who === 'load generator') ? ": the load generator could not send at the rate (a busy machine, or a rate too high for one core), so those rounds' latency is not the server's alone" : ''}`
     : `${head}; both kept the rate`;
+}
+
+/** "schedule: 2 blocks of 1.0s per pair …" for a duet whose schedule the run chose; undefined otherwise. */
+export function scheduleLine(schedule: HttpDetails['schedule']): string | undefined {
+  if (!schedule || typeof schedule !== 'object') return undefined;
+  return `schedule: ${describeSchedule(schedule)}`;
 }

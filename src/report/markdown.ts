@@ -113,6 +113,7 @@ function httpMarkdown(id: string, http: NonNullable<ReportBenchmark['http']>): M
   if (sections.cpu) parts.push(md``, md`${sections.cpu}`);
   if (sections.rate) parts.push(md``, md`${sections.rate}`);
   if (sections.duet) parts.push(md``, md`${sections.duet}`);
+  if (sections.schedule) parts.push(md``, md`${sections.schedule}`);
   if (sections.note) parts.push(md``, md`<sub>${sections.note}</sub>`);
   if (sections.moved.length) parts.push(md``, ...sections.moved.map((line) => md`- moved: ${line}`));
   return joinMarkup(parts);

@@ -126,6 +126,7 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
     if (sections.cpu) lines.push(`  ${printable(sections.cpu)}`);
     if (sections.rate) lines.push(`  ${printable(sections.rate)}`);
     if (sections.duet) lines.push(`  ${printable(sections.duet)}`);
+    if (sections.schedule) lines.push(`  ${printable(sections.schedule)}`);
     if (sections.note) lines.push(paint('dim', `  ${printable(sections.note)}`));
     for (const line of sections.moved) lines.push(paint(['yellow'], `  moved: ${printable(line)}`));
     lines.push('');

@@ -52,6 +52,13 @@ export interface Comparison {
    * thread, the second throughput figure, judged at the same budget (higher is better).
    */
   cpu?: CpuComparison | undefined;
+  /**
+   * HTTP with both throughput figures: the one the verdict is read from, the one with the least spread over the
+   * rounds that the guards allow (requests/s only where it compares the servers' cost: a saturated duet, not a
+   * fixed rate). The other guards it: its confirmed regression (a server that only waits shows in requests/s
+   * alone) still fails the benchmark, its doubt does not.
+   */
+  gatedOn?: 'requests' | 'cpu' | undefined;
   error?: string | undefined;
 }
 
@@ -186,10 +193,11 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
         note: notes.join('; '),
       };
     }
-    // What the regression side resolves at this look, at the share that does not depend on other figures' outcomes.
-    const resolvable = rule.resolvable(roundSpread(benchmark.logRatios), rounds, family);
-    const result = { ...common, change, resolvable, regressionP };
     const perCpu = cpuRatios(benchmark);
+    const gatedOn = perCpu ? gatedFigure(benchmark.logRatios, perCpu, benchmark.requestsNotCost) : undefined;
+    // What the regression side resolves at this look, at the share that does not depend on other figures' outcomes.
+    const resolvable = rule.resolvable(roundSpread(gatedOn === 'cpu' ? perCpu! : benchmark.logRatios), rounds, family);
+    const result = { ...common, change, resolvable, regressionP, ...(gatedOn ? { gatedOn } : {}) };
     let cpu: CpuComparison | undefined;
     if (perCpu) {
       const n = perCpu.length;
@@ -238,7 +246,12 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
         ...(statBudget === undefined ? {} : { regressionP: pOf(ratios, statBudget, true) }),
       };
     }
-    const verdicts = [throughput, ...(cpu ? [cpu.verdict] : []), ...Object.values(latency).flatMap((l) => (l.verdict ? [l.verdict] : []))];
+    // The gated figure's verdict; the other throughput figure is a guard: only what fails the run (a regression, or one
+    // left unmeasured) counts from it.
+    const guard = (verdict: Verdict): Verdict[] => (verdict === 'regression' || verdict === 'unmeasured' ? [verdict] : []);
+    const figures =
+      cpu === undefined ? [throughput] : gatedOn === 'cpu' ? [cpu.verdict, ...guard(throughput)] : [throughput, ...guard(cpu.verdict)];
+    const verdicts = [...figures, ...Object.values(latency).flatMap((l) => (l.verdict ? [l.verdict] : []))];
     return {
       ...result,
       verdict: combine(verdicts),
@@ -247,6 +260,16 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       ...(notes.length ? { note: notes.join('; ') } : {}),
     };
   });
+}
+
+/**
+ * Which throughput figure of a load test its verdict is read from: the one whose rounds spread less (so the
+ * narrower interval for the same rounds), requests per CPU-second when requests/s does not compare the servers'
+ * cost (`requestsNotCost`: a fixed rate, an unsaturated duet).
+ */
+export function gatedFigure(requests: readonly number[], cpu: readonly number[], requestsNotCost?: string): 'requests' | 'cpu' {
+  if (requestsNotCost !== undefined) return 'cpu';
+  return roundSpread(cpu) <= roundSpread(requests) ? 'cpu' : 'requests';
 }
 
 /** The budgeted figures of the compared benchmarks: throughput of each, plus a load test's requests per CPU-second and each latency budget. */

@@ -35,4 +35,10 @@ export interface Samples {
   cpu?: number[] | undefined;
   /** HTTP only: the confirmation group's ratios of requests per CPU-second. */
   confirmationCpu?: number[] | undefined;
+  /**
+   * HTTP only: why requests/s does not compare the servers' cost in this run (a fixed rate sets it; a duet whose
+   * shared CPU a saturating load left idle compares what the load allowed), so the verdict is read from requests
+   * per CPU-second, with requests/s as its guard.
+   */
+  requestsNotCost?: string | undefined;
 }

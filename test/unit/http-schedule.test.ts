@@ -257,14 +257,14 @@ describe('the servers’ CPU per request through measuring and the report', () =
  */
 describe('a load test gated on requests/s and on requests per CPU-second', () => {
   const rule = decisionRule({ confidence: 0.95, rounds: 10, maxRounds: 10, lookEvery: 5 });
-  const zigzag = (change: number, n = 12) =>
-    Array.from({ length: n }, (_, i) => Math.log1p(change) + (i % 2 ? 0.015 : -0.015) * (1 + (i % 3) / 3));
-  const loadTestSamples = (requests: number, cpu: number | undefined): BenchmarkSamples => ({
+  const zigzag = (change: number, n = 12, noise = 0.015) =>
+    Array.from({ length: n }, (_, i) => Math.log1p(change) + (i % 2 ? noise : -noise) * (1 + (i % 3) / 3));
+  const loadTestSamples = (requests: number, cpu: number | undefined, noise = { requests: 0.015, cpu: 0.015 }): BenchmarkSamples => ({
     id: 'http > todos',
     kind: 'http',
     file: undefined,
-    logRatios: zigzag(requests),
-    ...(cpu === undefined ? {} : { cpu: zigzag(cpu) }),
+    logRatios: zigzag(requests, 12, noise.requests),
+    ...(cpu === undefined ? {} : { cpu: zigzag(cpu, 12, noise.cpu) }),
     base: { opsPerSec: Array(12).fill(1000) },
     head: { opsPerSec: Array(12).fill(1000 * (1 + requests)) },
   });
@@ -286,6 +286,29 @@ describe('a load test gated on requests/s and on requests per CPU-second', () =>
     expect(result.note).toBeUndefined();
   });
 
+  it('reads the verdict from the figure that spreads less: a noisy guard adds no doubt, only its regressions', () => {
+    // requests/s spreads ±4% (the clients' split of the shared core), requests per CPU-second ±1%: unchanged by CPU,
+    // where requests/s alone could not tell ±5% apart.
+    const noisyRequests = judge(loadTestSamples(0, 0, { requests: 0.04, cpu: 0.01 }));
+    expect(noisyRequests.gatedOn).toBe('cpu');
+    expect(noisyRequests.change!.low).toBeLessThan(-0.05);
+    expect(noisyRequests.cpu!.verdict).toBe('unchanged');
+    expect(noisyRequests.verdict).toBe('unchanged');
+    // Under the old rule (both figures' verdicts combined) the guard's doubt was the verdict.
+    const noisyCpu = judge(loadTestSamples(0, 0, { requests: 0.01, cpu: 0.04 }));
+    expect(noisyCpu.gatedOn).toBe('requests');
+    expect(noisyCpu.cpu!.verdict).toBe('inconclusive');
+    expect(noisyCpu.verdict).toBe('unchanged');
+    // What resolves is the gated figure's: the quieter one.
+    expect(noisyRequests.resolvable).toBeCloseTo(noisyCpu.resolvable!, 6);
+  });
+
+  it("gates on requests per CPU-second wherever requests/s does not compare the servers' cost, however it spreads", () => {
+    const fixedRate = { ...loadTestSamples(0, 0, { requests: 0.001, cpu: 0.01 }), requestsNotCost: 'a fixed rate sets requests/s' };
+    expect(judge(fixedRate).gatedOn).toBe('cpu');
+    expect(judge(loadTestSamples(0, 0, { requests: 0.001, cpu: 0.01 })).gatedOn).toBe('requests');
+  });
+
   it('passes a load test only when both figures hold, and counts the CPU figure in the family', () => {
     const both = loadTestSamples(0.01, -0.01);
     expect(judge(both).verdict).toBe('unchanged');
@@ -305,8 +328,15 @@ describe('a load test gated on requests/s and on requests per CPU-second', () =>
     expect(details.cpu!.verdict).toBe(comparison.cpu!.verdict);
     const { estimate, low, high, confidence } = comparison.cpu!.change;
     expect(details.cpu!.change).toEqual({ estimate, low, high, confidence });
-    const sections = httpSections('http > todos', details);
-    expect(sections.cpu).toContain(`gated at the budget: ${comparison.cpu!.verdict}`);
-    expect(sections.cpu).not.toContain('not gated');
+    // These rounds' requests/s spread less than their CPU: the verdict is read from requests/s, the CPU figure guards it.
+    expect(comparison.gatedOn).toBe('requests');
+    const gated = httpSections('http > todos', { ...details, gatedOn: 'cpu' });
+    expect(gated.cpu).toContain(`the verdict's figure`);
+    expect(gated.cpu).toContain(`: ${comparison.cpu!.verdict})`);
+    expect(gated.cpu).not.toContain('not gated');
+    const guard = httpSections('http > todos', details);
+    expect(guard.cpu).toContain(
+      `a guard: requests/s spread less and gives the verdict; a confirmed regression here still fails: ${comparison.cpu!.verdict}`,
+    );
   });
 });

@@ -100,6 +100,10 @@ export async function duetRound(
     const both = servers as Record<Side, DuetServer>;
     if (round === 0) for (const side of sides) await deps.checkRequests(benchmark, both[side], side, revisions, settings);
     const load = (durationMs: number) => duetBlock(both, benchmark, durationMs, random, settings, deps);
+    // The probe records from the warm-up on, and starts afresh before the measured blocks: turning its monitors on
+    // (a 1 ms event-loop timer, a memory sampler) moves a framework's JIT, which must settle in the warm-up, not in a
+    // measured block (hapi: a round in five read +5% instead of +25% when the probe started after the warm-up).
+    for (const side of sides) await both[side].probe('start');
     await load(benchmark.warmupMs);
     if (benchmark.rate === 'auto' && !autoRates.has(benchmark)) {
       // Each server's capacity while sharing the CPU with the other, saturated; then a warm-up at the rate it sets.
@@ -107,17 +111,25 @@ export async function duetRound(
       settleAutoRate(benchmark, { base: capacity.base.load, head: capacity.head.load }, settings);
       await load(benchmark.warmupMs);
     }
+    // A learned warm-up (plan.warmupMs) is the configured one plus what the pilot found; both load at once, as blocks do.
+    const plan = settings.duetPlan;
+    if (plan && plan.warmupMs > benchmark.warmupMs) await load(plan.warmupMs - benchmark.warmupMs);
     for (const side of sides) both[side].checkAlive('during the warm-up');
     for (const side of sides) await both[side].probe('start');
-    const blockMs = Math.min(settings.blockMs ?? 1000, benchmark.durationMs);
-    const count = Math.max(2, Math.round(benchmark.durationMs / blockMs));
+    const blockMs = Math.min(settings.blockMs ?? 1000, plan ? Infinity : benchmark.durationMs);
+    const count = plan ? plan.blocks : Math.max(2, Math.round(benchmark.durationMs / blockMs));
     const blocks: DuetBlock[] = [];
+    const blocksStart = performance.now();
     // A server silent in the last block gets more blocks (as many as the round had, at most): one it answers in shows a pause, not a hang.
     for (let i = 0; i < count || (i < 2 * count && endsSilent(blocks.map(answeredIn))); i++) {
       blocks.push(await load(blockMs));
       for (const side of sides) both[side].checkAlive('under load');
     }
-    const measured = keepAnswered(blocks, benchmark.id, round, blockMs, settings.log);
+    const blocksMs = performance.now() - blocksStart;
+    const kept = keepAnswered(blocks, benchmark.id, round, blockMs, settings.log);
+    // A pilot round's figure is its settled part (the planner reads the whole series for the warm-up).
+    const from = plan ? Math.min(plan.figureFrom, Math.max(0, kept.length - 2)) : 0;
+    const measured = kept.slice(from);
     const figures = {} as Record<Side, HttpRoundFigures>;
     const duet = duetFigures(measured, rateOf(benchmark) !== undefined);
     for (const side of ['base', 'head'] as const) {
@@ -132,6 +144,7 @@ export async function duetRound(
     }
     const silent = (side: Side) => measured.filter((b) => b[side].load.traffic.ok === 0).map(() => blockMs);
     const ratios = blockRatios(measured);
+    const series = blockRatios(kept);
     const pair = judgeTraffic(
       benchmark,
       figures.base,
@@ -143,7 +156,8 @@ export async function duetRound(
         head: { label: both.head.label, output: () => both.head.output() },
       },
     );
-    return ratios.cpu ? { ...pair, cpuLogRatio: median(ratios.cpu) } : pair;
+    const withSeries = { ...pair, series: { requests: series.requests, cpu: series.cpu, blocksMs } };
+    return ratios.cpu ? { ...withSeries, cpuLogRatio: median(ratios.cpu) } : withSeries;
   } finally {
     for (const server of Object.values(servers)) await server.stop();
   }

@@ -9,6 +9,7 @@ import type { CpuFigures, HttpRoundFigures, ProbeFigures, RateFigures, TrafficFi
 import { runRateLoad } from './rate.js';
 import type { InstructionCounter } from './instructions.js';
 import { cpuBetween, type CpuReading } from './cpu.js';
+import type { DuetPlan, RoundSeries } from './planner.js';
 
 /**
  * What every kind of round (fresh, live, duet) shares: the servers' options, a measured load block, the
@@ -32,6 +33,8 @@ export interface RoundSettings {
   serverPrefix?: string;
   /** `duet`: the one CPU both servers are pinned to, whose busy share each block checks (undefined: not pinned, not checked). */
   sharedCpu?: number;
+  /** `duet` with the schedule chosen per run (planner.ts): this round's warm-up and blocks; undefined: the load test's duration in blocks. */
+  duetPlan?: DuetPlan;
   log: (line: string) => void;
 }
 
@@ -40,7 +43,12 @@ export type Side = 'base' | 'head';
  * One round of one load test: each revision's figures and ln(head / base) of requests/s; and of requests
  * per CPU-second of the main thread when both servers' CPU was read.
  */
-export type RoundPair = Record<Side, HttpRoundFigures> & { logRatio: number; cpuLogRatio?: number };
+export type RoundPair = Record<Side, HttpRoundFigures> & {
+  logRatio: number;
+  cpuLogRatio?: number;
+  /** A duet round's blocks, each ln(head / base), and how long they took: what the planner reads (planner.ts). */
+  series?: Omit<RoundSeries, 'roundMs'>;
+};
 
 /** A benchmark that cannot go on: the message is its `error` verdict. */
 export class BenchmarkFailure extends Error {}

@@ -9,6 +9,7 @@ import { cpuReadable } from './cpu.js';
 import { freshRound, liveRound } from './alternate.js';
 import { duetRound } from './duet.js';
 import { BenchmarkFailure, type RoundPair, type RoundSettings, type Side } from './round.js';
+import { DuetPlanner } from './planner.js';
 
 /** How one round of a load test is measured, by the run's http-mode. */
 const ROUNDS: Record<HttpMode, NonNullable<HttpPlan['measureRound']>> = { fresh: freshRound, live: liveRound, duet: duetRound };
@@ -97,6 +98,11 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
     const samples = emptySamples(benchmark);
     results.push(samples);
     const revisions = { base: plan.base, head: plan.head };
+    // A duet with no duration set learns its warm-up and blocks per pair from its own rounds (planner.ts).
+    const planner =
+      plan.mode === 'duet' && benchmark.schedule === 'auto'
+        ? new DuetPlanner({ id: benchmark.id, warmupMs: benchmark.warmupMs, blockMs: plan.blockMs ?? 1000 }, plan.log)
+        : undefined;
     let spent = 0;
     let done = 0;
     // Leave room for the rounds of the benchmarks still to come: each gets at least 2.
@@ -110,9 +116,14 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
       const cpuBefore = sampleCpu();
       const load1 = os.loadavg()[0] ?? 0;
       try {
-        const pair = await measureRound(benchmark, revisions, done, plan);
+        const duetPlan = planner?.next();
+        const pair = await measureRound(benchmark, revisions, done, duetPlan ? { ...plan, duetPlan } : plan);
         if (into === 'main') record(samples, pair);
         else recordConfirmation(samples, pair);
+        if (planner && duetPlan && pair.series) {
+          planner.record({ ...pair.series, roundMs: now() - roundStart }, duetPlan);
+          if (planner.schedule) samples.http!.schedule = planner.schedule;
+        }
         conditions.push({ busy: busyBetween(cpuBefore, sampleCpu()), load1 });
       } catch (error) {
         samples.error = error instanceof BenchmarkFailure || error instanceof ServerError ? error.message : `${messageOf(error)}`;
@@ -192,6 +203,10 @@ function pushCpu(ratios: number[] | undefined, pair: RoundPair, rounds: number):
 
 function record(samples: BenchmarkSamples, pair: RoundPair): void {
   samples.logRatios.push(pair.logRatio);
+  if (pair.base.rate) samples.requestsNotCost ??= 'a fixed rate sets requests/s';
+  else if (pair.base.duet?.saturated === false)
+    samples.requestsNotCost ??=
+      "a saturating load left the shared CPU idle in a round: requests/s compares what the load allowed, not the servers' cost";
   samples.base!.opsPerSec.push(pair.base.requestsPerSec);
   samples.head!.opsPerSec.push(pair.head.requestsPerSec);
   pushLatencyRatios(samples.latency!, pair);
