@@ -69,6 +69,7 @@ var GC_KINDS = {
   [import_node_perf_hooks.constants.NODE_PERFORMANCE_GC_INCREMENTAL]: "incremental",
   [import_node_perf_hooks.constants.NODE_PERFORMANCE_GC_WEAKCB]: "weakcb"
 };
+var EVENT_LOOP_RESOLUTION_MS = 10;
 var PARENT_CHECK_MS = 500;
 function exitWithParent(pid) {
   if (!Number.isSafeInteger(pid) || pid <= 1) return;
@@ -120,7 +121,7 @@ function install(socketPath2) {
     active = true;
     openedAt = import_node_perf_hooks.performance.now();
     elu = import_node_perf_hooks.performance.eventLoopUtilization();
-    segment = (0, import_node_perf_hooks.monitorEventLoopDelay)({ resolution: 1 });
+    segment = (0, import_node_perf_hooks.monitorEventLoopDelay)({ resolution: EVENT_LOOP_RESOLUTION_MS });
     segment.enable();
     sampleMemory();
     sampler = setInterval(sampleMemory, 25);

@@ -3,25 +3,34 @@
 // one core and loaded at once). Prints the false-fail rate, the detection rate, the time to a verdict and how
 // close the estimate was, for each http-mode in MODES (default duet,live), the modes' runs interleaved so both
 // see the same minutes of the machine. Not part of npm test: each run takes a minute or more.
-// RUNS_AA, RUNS_EFFECT, EFFECTS (throughput drops), BUDGET and DURATION (load per revision per round) tune it;
-// RUNS_WAIT adds runs where head only waits (a WAIT_MS timer per request, no extra CPU work).
+// SERVER picks the server: todos (default: a node:http JSON list), or bare, express, fastify, hapi (one realistic
+// route, POST /users/:id/orders with a JSON body and a tenant header, on each framework's own npm package at a pinned
+// version: scripts/http-servers.mjs). REPO=<a git repo with main and feature> runs the gate RUNS_REPO times on a real
+// change instead (head = feature), printing each run's estimate, interval, width and time.
+// RUNS_AA, RUNS_EFFECT, EFFECTS (throughput drops), BUDGET and DURATION (load per revision per round; unset: the
+// schedule the gate chooses per run) tune it;
+// RUNS_WAIT adds runs where head only waits (a WAIT_MS timer per request, no extra CPU work; SERVER=todos only).
 // RATE (a number or auto) makes the load test fixed-rate; LATENCY_BUDGET (e.g. 25%) adds a p50 latency budget.
 // For each row it also prints which gated figure failed it (requests/s, requests per CPU-second of the servers'
 // main threads, latency), the per-round spread (SD of the per-round log ratios) of both throughput figures on
-// the same rounds, and the median of what a run resolves beyond the budget (requests/s).
-import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+// the same rounds, and the median of what a run resolves beyond the budget (of the figure the verdict is read from).
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import net from 'node:net';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import { gitRepo, machine, rowLabel, sizeSlowdown, summary, timedCompare } from './evaluate-lib.mjs';
+import { httpConfig, REQUEST, serverFiles } from './http-servers.mjs';
 
 const runsAA = Number(process.env.RUNS_AA ?? 5);
 const runsEffect = Number(process.env.RUNS_EFFECT ?? 5);
 const effects = (process.env.EFFECTS ?? '0.10').split(',').map(Number);
 const budget = process.env.BUDGET ?? '5%';
-const duration = process.env.DURATION ?? '3s';
+const duration = process.env.DURATION;
+const kind = process.env.SERVER ?? 'todos';
+const realRepo = process.env.REPO;
 const runsWait = Number(process.env.RUNS_WAIT ?? 0);
 const waitMs = Number(process.env.WAIT_MS ?? 1);
 const rate = process.env.RATE;
@@ -54,8 +63,15 @@ const freePort = () =>
   });
 const load = (port, ms) =>
   new Promise((resolve, reject) =>
-    autocannon({ url: `http://127.0.0.1:${port}/todos`, connections: 10, duration: ms / 1000, sampleInt: 50 }, (error, result) =>
-      error ? reject(error) : resolve(result.requests.total),
+    autocannon(
+      {
+        url: `http://127.0.0.1:${port}${kind === 'todos' ? '/todos' : ''}`,
+        connections: 10,
+        duration: ms / 1000,
+        sampleInt: 50,
+        ...(kind === 'todos' ? {} : { requests: [REQUEST] }),
+      },
+      (error, result) => (error ? reject(error) : resolve(result['2xx'])),
     ),
   );
 
@@ -69,16 +85,20 @@ async function measureTruth(dir, k) {
     const ports = [];
     for (const spinCount of [0, k]) {
       const port = await freePort();
+      // The framework servers take their busy work from the file (head's is written with it): one dir per size.
+      const cwd = kind === 'todos' ? dir : scratchWith(dir, spinCount);
       servers.push(
         spawn('taskset', ['-c', String(lastCpu), process.execPath, 'server.js'], {
-          cwd: dir,
+          cwd,
           env: { ...process.env, PORT: String(port), SPIN: String(spinCount), WAIT: '0' },
           stdio: 'ignore',
         }),
       );
       ports.push(port);
     }
-    await sleep(500);
+    await sleep(kind === 'todos' ? 500 : 1500);
+    // A framework's JIT settles seconds into a duet (docs/evaluation.md): size the effect once it has.
+    if (kind !== 'todos') await Promise.all(ports.map((port) => load(port, 4000)));
     await Promise.all(ports.map((port) => load(port, 1000)));
     const ratios = [];
     for (let i = 0; i < 8; i++) {
@@ -92,8 +112,28 @@ async function measureTruth(dir, k) {
   }
 }
 
+const extra = () =>
+  `    budget: ${budget}\n${duration ? `    duration: ${duration}\n` : ''}${rate ? `    rate: ${rate}\n` : ''}${latencyBudget ? `    latency-budget: { p50: ${latencyBudget} }\n` : ''}`;
+
+/** A framework's lockfile, made once per run in a temp folder: each generated repo installs from it (npm ci). */
+const lockfile =
+  kind === 'todos'
+    ? undefined
+    : (() => {
+        const dir = mkdtempSync(path.join(os.tmpdir(), 'benchgate-evaluate-lock-'));
+        for (const [file, text] of Object.entries(serverFiles(kind))) writeFileSync(path.join(dir, file), text);
+        execFileSync('npm', ['install', '--package-lock-only', '--no-audit', '--no-fund'], { cwd: dir, stdio: 'ignore' });
+        const lock = readFileSync(path.join(dir, 'package-lock.json'), 'utf8');
+        rmSync(dir, { recursive: true, force: true });
+        return lock;
+      })();
+
 function makeRepo(k, wait = 0, mode = 'duet') {
-  const config = `http-mode: ${mode}\nhttp:\n  - name: todos\n    start: node server.js\n    ready: /health\n    requests:\n      - path: /todos\n    budget: ${budget}\n    duration: ${duration}\n${rate ? `    rate: ${rate}\n` : ''}${latencyBudget ? `    latency-budget: { p50: ${latencyBudget} }\n` : ''}`;
+  if (kind !== 'todos') {
+    const config = `http-mode: ${mode}\n${httpConfig(kind, extra())}`;
+    return gitRepo('benchgate-evaluate-http-', { ...serverFiles(kind), 'package-lock.json': lockfile, 'benchgate.yml': config }, serverFiles(kind, k));
+  }
+  const config = `http-mode: ${mode}\nhttp:\n  - name: todos\n    start: node server.js\n    ready: /health\n    requests:\n      - path: /todos\n${extra()}`;
   const files = {
     'package.json': '{ "name": "evaluate-http", "private": true, "type": "module" }\n',
     'server.js': SERVER.replace('SPIN_DEFAULT', '0').replace('WAIT_DEFAULT', '0'),
@@ -104,13 +144,47 @@ function makeRepo(k, wait = 0, mode = 'duet') {
   });
 }
 
+/** The scratch project with k steps of busy work in its server file, installed once (sizing only). */
+const scratchDirs = new Map();
+function scratchWith(dir, k) {
+  if (!scratchDirs.has(k)) {
+    const copy = mkdtempSync(path.join(os.tmpdir(), 'benchgate-evaluate-size-'));
+    cpSync(dir, copy, { recursive: true });
+    writeFileSync(path.join(copy, 'server.js'), serverFiles(kind, k)['server.js']);
+    scratchDirs.set(k, copy);
+  }
+  return scratchDirs.get(k);
+}
+
+if (realRepo) {
+  // A real change: the gate RUNS_REPO times on REPO (main against feature), each run's figures as it printed them.
+  console.log(`benchgate evaluate:http: ${machine()}, REPO ${realRepo}, load average ${os.loadavg()[0].toFixed(1)}`);
+  for (let r = 0; r < Number(process.env.RUNS_REPO ?? 3); r++) {
+    const copy = mkdtempSync(path.join(os.tmpdir(), 'benchgate-evaluate-repo-'));
+    execFileSync('git', ['clone', '-q', '--no-local', realRepo, copy]);
+    execFileSync('git', ['checkout', '-q', 'feature'], { cwd: copy });
+    execFileSync('git', ['branch', '-q', 'main', 'origin/main'], { cwd: copy });
+    const load1 = os.loadavg()[0];
+    const { report, seconds } = timedCompare(copy);
+    const [bench] = report.benchmarks;
+    const pct = (x) => `${(x * 100).toFixed(1)}%`;
+    const figure = bench?.http?.gatedOn === 'cpu' ? bench.http.cpu.change : bench?.change;
+    console.log(
+      `run ${r + 1}: ${bench?.verdict} gated on ${bench?.http?.gatedOn ?? 'requests'}: ${figure ? `${pct(figure.estimate)} [${pct(figure.low)}, ${pct(figure.high)}], ${((figure.high - figure.low) * 100).toFixed(1)} points wide` : '–'}; requests/s ${bench?.change ? pct(bench.change.estimate) : '–'}; ${bench?.rounds?.length} rounds; ${seconds.toFixed(0)} s; load ${load1.toFixed(1)}; ${bench?.http?.schedule ? `${bench.http.schedule.blocks} blocks after ${bench.http.schedule.warmupMs} ms` : ''}`,
+    );
+  }
+  process.exit(0);
+}
+
 const scratch = makeRepo(0);
+if (kind !== 'todos') execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: scratch, stdio: 'ignore' });
 // Size k from a first guess, corrected from the drop measured in place.
 const sized = [];
 for (const drop of effects) sized.push(await sizeSlowdown(drop, 2000, (k) => measureTruth(scratch, k)));
 rmSync(scratch, { recursive: true, force: true });
+for (const dir of scratchDirs.values()) rmSync(dir, { recursive: true, force: true });
 console.log(
-  `benchgate evaluate:http: ${machine()}, budget ${budget}, ${duration} of load per revision per round${rate ? `, fixed rate ${rate}` : ''}${latencyBudget ? `, p50 budget ${latencyBudget}` : ''}`,
+  `benchgate evaluate:http: ${machine()}, server ${kind}, budget ${budget}, ${duration ?? 'the chosen schedule'} of load per revision per round${rate ? `, fixed rate ${rate}` : ''}${latencyBudget ? `, p50 budget ${latencyBudget}` : ''}`,
 );
 console.log(
   'effect (measured)          mode   runs  fails (regression)  by req/s, CPU, latency  inconclusive  median time  max time  median estimate  spread req/s  CPU: estimate  spread  resolves  rounds (+ confirm)  times (s)',

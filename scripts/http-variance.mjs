@@ -139,6 +139,13 @@ function analyze(rows) {
   const rps = varianceComponents(byPair(ratio));
   const cpu = varianceComponents(byPair(cpuRatio));
   // Warm-up: each block's ratio against its pair's steady level (the median of its blocks after the warm-up), by index.
+  // ... and the largest deviation of any pair's block at each index: a JIT transient shows in one pair, not the median.
+  const worst = (f) => {
+    const steady = byPair(f).map(med);
+    return Array.from({ length: blocks }, (_, b) =>
+      pct(Math.max(...rows.filter((r) => r.block === b).map((r) => Math.abs(f(r) - steady[pairs.indexOf(r.pair)])))),
+    );
+  };
   const curve = (f) => {
     const steady = byPair(f).map(med);
     return Array.from({ length: blocks }, (_, b) =>
@@ -171,5 +178,7 @@ function analyze(rows) {
     cpu: { estimate: pct(cpu.mean), pairs: sd(cpu.variances[1]), blocks: sd(cpu.variances[0]) },
     warmupRequests: curve(ratio),
     warmupCpu: curve(cpuRatio),
+    worstRequests: worst(ratio),
+    worstCpu: worst(cpuRatio),
   };
 }
