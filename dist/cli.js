@@ -69290,9 +69290,12 @@ function diagnose(base, head, throughputChange) {
   const mb = (x) => `${x.toFixed(0)} MB`;
   const say = (figure, worse, meaning) => lines.push(worse ? `${figure}: ${meaning}` : figure);
   const factor = (a, b, floor) => Math.max(a, b) >= floor && (b >= a * FACTOR || a >= b * FACTOR);
-  const delay = [base.eventLoopDelayMs.p99, head.eventLoopDelayMs.p99];
-  if (factor(...delay, FLOORS.eventLoopDelayP99Ms))
-    say(`event-loop delay p99 ${ms(delay[0])} \u2192 ${ms(delay[1])}`, delay[1] > delay[0], MEANINGS.blocked);
+  for (const stat2 of ["p99", "p50"]) {
+    const delay = [base.eventLoopDelayMs[stat2], head.eventLoopDelayMs[stat2]];
+    if (!factor(...delay, FLOORS.eventLoopDelayP99Ms)) continue;
+    say(`event-loop delay ${stat2} ${ms(delay[0])} \u2192 ${ms(delay[1])}`, delay[1] > delay[0], MEANINGS.blocked);
+    break;
+  }
   const gc2 = [base.gc.share, head.gc.share];
   if (Math.abs(gc2[1] - gc2[0]) >= POINTS.gcShare && factor(...gc2, FLOORS.gcShare)) {
     say(

@@ -176,7 +176,7 @@ function install(socketPath2) {
         return { ok: true };
       case "stop": {
         pause();
-        const ms = (ns) => Number.isFinite(ns) ? ns / 1e6 : 0;
+        const ms = (ns) => Number.isFinite(ns) ? Math.max(0, ns / 1e6 - EVENT_LOOP_RESOLUTION_MS) : 0;
         const figures = {
           windowMs,
           eventLoopDelay: {

@@ -100,10 +100,11 @@ describe('HTTP load tests, through the real CLI', () => {
       const memory = printedNumbers(serverRow('peak RSS / heap used (MB)')[i]!);
       expect([server.peakRssMb, server.peakHeapUsedMb].every((mb, k) => showsValue(memory[k]!, mb))).toBe(true);
     }
-    // Head's loop is blocked by the hashing, and the probe says so. How far above base depends on the machine's load
-    // (3× and more when quiet, 2.3× with two suites running beside it): the reading needs 1.5×, asserted through `moved`.
+    // Head's loop is blocked by the hashing, and the probe says so. How far above base depends on the machine's load and
+    // the monitor (1 ms: p99 3× and more when quiet; the 10 ms monitor: p99 1.2×, p50 3.7×, since each server's p99 holds
+    // the other's time slices on the shared core): the reading needs 1.5× of p99 or p50, asserted through `moved`.
     expect(bench.http.server.head.eventLoopDelayMs.p99).toBeGreaterThan(bench.http.server.base.eventLoopDelayMs.p99);
-    expect(bench.http.moved.some((line: string) => line.startsWith('event-loop delay p99'))).toBe(true);
+    expect(bench.http.moved.some((line: string) => /^event-loop delay p(99|50) /.test(line))).toBe(true);
     expect(bench.http.traffic.base.non2xx + bench.http.traffic.head.non2xx).toBe(0);
     // The servers' CPU per request, read from /proc/<pid>/task/<tid>/schedstat around each block: the hashing of a
     // growing list of listeners costs head far more CPU per request (the profile below sees over twice; so does this).

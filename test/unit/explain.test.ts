@@ -221,6 +221,14 @@ describe('what the server-side figures point to', () => {
     expect(diagnose(server({ eventLoopDelayMs: { p50: 30, p99: 50, max: 60 } }), server(), 0.5)).toEqual([
       'event-loop delay p99 50.0 ms → 2.0 ms',
     ]);
+    // A median that moved where p99 did not (a duet: each server's p99 holds the other's time slices) is said once, as p50.
+    expect(
+      diagnose(
+        server({ eventLoopDelayMs: { p50: 2.1, p99: 14.9, max: 15 } }),
+        server({ eventLoopDelayMs: { p50: 7.8, p99: 18.6, max: 19 } }),
+        -0.5,
+      ),
+    ).toEqual([`event-loop delay p50 2.1 ms → 7.8 ms: ${MEANINGS.blocked}`]);
     // Below the floors, a doubling is noise: 1 → 2 ms of delay, 0.5% → 1% in GC.
     expect(
       diagnose(
