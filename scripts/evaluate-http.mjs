@@ -180,7 +180,7 @@ const scratch = makeRepo(0);
 if (kind !== 'todos') execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: scratch, stdio: 'ignore' });
 // Size k from a first guess, corrected from the drop measured in place.
 const sized = [];
-for (const drop of effects) sized.push(await sizeSlowdown(drop, 2000, (k) => measureTruth(scratch, k)));
+if (runsEffect > 0) for (const drop of effects) sized.push(await sizeSlowdown(drop, 2000, (k) => measureTruth(scratch, k)));
 rmSync(scratch, { recursive: true, force: true });
 for (const dir of scratchDirs.values()) rmSync(dir, { recursive: true, force: true });
 console.log(
@@ -236,8 +236,9 @@ function tally(t, { report, seconds }) {
   if (cpu?.verdict === 'regression') t.by.cpu++;
   if (Object.values(bench?.http?.latency ?? {}).some((l) => l.verdict === 'regression')) t.by.latency++;
   if (Number.isFinite(bench?.resolvable)) t.resolves.push(bench.resolvable * 100);
+  const schedule = bench?.http?.schedule;
   t.rounds.push(
-    `${bench?.rounds?.length ?? 0}${bench?.confirmation ? `+${bench.confirmation.length}` : ''}${bench && !['regression', 'unchanged', 'improvement', 'inconclusive'].includes(bench.verdict) ? `(${bench.verdict})` : ''}`,
+    `${bench?.rounds?.length ?? 0}${bench?.confirmation ? `+${bench.confirmation.length}` : ''}${bench && !['regression', 'unchanged', 'improvement', 'inconclusive'].includes(bench.verdict) ? `(${bench.verdict})` : ''}${schedule ? `[${schedule.blocks}x after ${(schedule.warmupMs / 1000).toFixed(0)}s, ${bench.http.gatedOn ?? 'requests'}]` : ''}`,
   );
 }
 

@@ -179,6 +179,36 @@ describe('duet rounds: both servers at once on one shared CPU', () => {
     expect(pair.base.duet).toEqual({ coreBusy: 1, loadGeneratorBusy: 0.3, saturated: true });
   });
 
+  it("follows the planner's plan: the learned warm-up loaded before the blocks, its blocks, its figure from their settled part", async () => {
+    const events: Events = { log: [] };
+    // Blocks 0 (warm-up 500 ms), 1 (the learned 2.5 s more), then six measured: head 20% slower in the first three
+    // measured blocks (still warming up), 10% slower after.
+    const deps = fakeDeps(
+      { base: steady(1000, 50_000), head: { requestsPerSec: (n) => (n < 5 ? 800 : 900), cpuNsPerRequest: () => 50_000 } },
+      events,
+    );
+    const durations: number[] = [];
+    const load = deps.load;
+    deps.load = (server, benchmark, durationMs) => {
+      durations.push(durationMs);
+      return load(server, benchmark, durationMs);
+    };
+    const pair = await duetRound(
+      loadTest(),
+      revisions,
+      1,
+      settings(sequence(0.5), { duetPlan: { warmupMs: 3000, blocks: 6, figureFrom: 3 } }),
+      deps,
+    );
+    // Per client: the configured warm-up, the rest of the learned one in one load, then the six blocks of 1 s.
+    expect(durations.filter((_, i) => i % 2 === 0)).toEqual([500, 2500, 1000, 1000, 1000, 1000, 1000, 1000]);
+    // The figure is the median of the last three blocks (head 10% slower); the series is every measured block, for the planner.
+    expect(pair.logRatio).toBeCloseTo(Math.log(0.9), 10);
+    expect(pair.series!.requests.map((x) => Math.exp(x))).toEqual([0.8, 0.8, 0.8, 0.9, 0.9, 0.9].map((x) => expect.closeTo(x, 10)));
+    expect(pair.series!.cpu).toHaveLength(6);
+    expect(pair.base.traffic.ok).toBe(3000);
+  });
+
   it('leaves out the CPU ratio when a block has no CPU reading, rather than pairing the wrong blocks', () => {
     const block = (ok: number, cpu: number | undefined) => ({
       load: loadResult(ok, 1000),

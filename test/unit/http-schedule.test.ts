@@ -70,6 +70,69 @@ function planFor(fake: Fake, over: Partial<HttpPlan> = {}): HttpPlan {
   };
 }
 
+describe('a duet whose duration is not set: the schedule the run chooses', () => {
+  it('gives each round the plan of the planner (a pilot, then the learned warm-up and blocks) and reports the schedule', async () => {
+    let clock = 0;
+    const plans: unknown[] = [];
+    const log: string[] = [];
+    const result = await measureHttp({
+      base: revision('base'),
+      head: revision('head'),
+      benchmarks: [fakeLoadTest('todos', { schedule: 'auto' })],
+      mode: 'duet',
+      rounds: 6,
+      deadline: 1e9,
+      probePath: '/nonexistent/probe.cjs',
+      socketDir: '/nonexistent',
+      log: (line) => log.push(line),
+      now: () => clock,
+      async measureRound(_benchmark, _revisions, _round, settings) {
+        const plan = settings.duetPlan!;
+        plans.push(plan);
+        clock += 400 + plan.warmupMs + plan.blocks * 1000;
+        // A 15% transient in the second block of every pilot pair; settled blocks alternate ±0.5%.
+        const series = Array.from({ length: plan.blocks }, (_, i) => (plan.figureFrom > 0 && i === 1 ? -0.15 : i % 2 ? 0.005 : -0.005));
+        return {
+          base: figures(1000, 4),
+          head: figures(1000, 4),
+          logRatio: 0,
+          cpuLogRatio: 0,
+          series: { requests: series, cpu: series, blocksMs: plan.blocks * 1000 },
+        };
+      },
+    });
+    expect(plans.slice(0, 2)).toEqual([
+      { warmupMs: 250, blocks: 10, figureFrom: 5 },
+      { warmupMs: 250, blocks: 10, figureFrom: 5 },
+    ]);
+    // The pilot's transient ends after its second block: later pairs warm up 2 s more.
+    expect(plans.slice(2).every((p) => (p as { warmupMs: number }).warmupMs === 250 + 2000)).toBe(true);
+    expect(result.benchmarks[0]!.http!.schedule).toMatchObject({ warmupMs: 2250, learnedWarmupMs: 2000, figure: 'cpu' });
+    expect(log.some((line) => line.startsWith('http > todos: schedule: '))).toBe(true);
+  });
+
+  it('leaves a fixed duration, and the other modes, as they were: no plan', async () => {
+    for (const [mode, schedule] of [
+      ['duet', 'fixed'],
+      ['live', 'auto'],
+    ] as const) {
+      const fake = fakeRounds();
+      const seen: unknown[] = [];
+      await measureHttp(
+        planFor(fake, {
+          mode,
+          benchmarks: [fakeLoadTest('todos', { schedule })],
+          measureRound: (b, r, n, settings) => {
+            seen.push(settings.duetPlan);
+            return fake.measureRound(b, r, n, settings);
+          },
+        }),
+      );
+      expect(seen.every((plan) => plan === undefined)).toBe(true);
+    }
+  });
+});
+
 describe('HTTP rounds', () => {
   it('runs the planned rounds and keeps every figure of each round', async () => {
     const fake = fakeRounds();
