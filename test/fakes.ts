@@ -30,3 +30,18 @@ export const fakeLoadTest = (name: string, over: Partial<HttpBenchmarkConfig> = 
   where: `benchgate.yml: http[0] (${name})`,
   ...over,
 });
+
+/** mulberry32: a small seeded generator of [0, 1), so a test that draws is the same on every run. */
+export function seeded(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A standard normal draw from a source of [0, 1) (Box–Muller). */
+export function normal(random: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+}

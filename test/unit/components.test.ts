@@ -1,20 +1,6 @@
+import { normal, seeded } from '../fakes.js';
 import { describe, expect, it } from 'vitest';
 import { costOfPrecision, optimalRepetitions, varianceComponents } from '../../src/stats/components.js';
-
-/** mulberry32: the same draws on every run. */
-function seeded(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** A standard normal draw (Box–Muller). */
-function normal(random: () => number): number {
-  return Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
-}
 
 describe('variance components of a nested experiment (Kalibera & Jones)', () => {
   it('reads a two-level example worked by hand', () => {

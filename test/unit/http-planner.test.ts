@@ -1,3 +1,4 @@
+import { normal, seeded } from '../fakes.js';
 import { describe, expect, it } from 'vitest';
 import {
   DuetPlanner,
@@ -8,17 +9,6 @@ import {
   describeSchedule,
   type RoundSeries,
 } from '../../src/measure/http/planner.js';
-
-/** mulberry32: the same draws on every run. */
-function seeded(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const normal = (random: () => number) => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
 
 /**
  * A planner fed rounds of a simulated server: each pair has its own offset (pairSd), each block its own noise
