@@ -69105,6 +69105,7 @@ var DuetPlanner = class {
 };
 
 // src/measure/http/schedule.ts
+var RECENT_ROUNDS = 5;
 var ROUNDS = { fresh: freshRound, live: liveRound, duet: duetRound };
 function plannedFigures(benchmarks, withCpu = cpuReadable()) {
   return benchmarks.reduce((sum3, b) => sum3 + 1 + (withCpu ? 1 : 0) + Object.keys(b.latencyBudget).length, 0);
@@ -69133,10 +69134,10 @@ async function measureHttp(plan) {
     results.push(samples);
     const revisions = { base: plan.base, head: plan.head };
     const planner = plan.mode === "duet" && benchmark.schedule === "auto" ? new DuetPlanner({ id: benchmark.id, warmupMs: benchmark.warmupMs, blockMs: plan.blockMs ?? 1e3 }, plan.log) : void 0;
-    let spent = 0;
+    const recent = [];
     let done = 0;
     const reserved = plan.benchmarks.slice(index + 1).reduce((sum3, _b, i) => sum3 + 2 * perRound[index + 1 + i], 0);
-    const estimate = () => done > 0 ? spent / done : perRound[index];
+    const estimate = () => recent.length > 0 ? recent.reduce((a, b) => a + b, 0) / recent.length : perRound[index];
     const runRound2 = async (round2, target2, into, keepBack) => {
       if (now() + estimate() + reserved + keepBack > plan.deadline) return false;
       plan.onProgress?.({ round: round2 + 1, rounds: target2, elapsedMs: now() - started, remainingMs: estimate() * (target2 - round2) });
@@ -69158,7 +69159,8 @@ async function measureHttp(plan) {
         plan.log(`${benchmark.id}: ${samples.error.split("\n")[0]}`);
         return false;
       }
-      spent += now() - roundStart;
+      recent.push(now() - roundStart);
+      if (recent.length > RECENT_ROUNDS) recent.shift();
       done++;
       return true;
     };

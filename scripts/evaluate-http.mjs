@@ -131,7 +131,11 @@ const lockfile =
 function makeRepo(k, wait = 0, mode = 'duet') {
   if (kind !== 'todos') {
     const config = `http-mode: ${mode}\n${httpConfig(kind, extra())}`;
-    return gitRepo('benchgate-evaluate-http-', { ...serverFiles(kind), 'package-lock.json': lockfile, 'benchgate.yml': config }, serverFiles(kind, k));
+    const files = { ...serverFiles(kind), 'package-lock.json': lockfile, 'benchgate.yml': config, '.gitignore': 'node_modules\n' };
+    const dir = gitRepo('benchgate-evaluate-http-', files, serverFiles(kind, k));
+    // Head is the working tree, installed as a user's is before a compare (benchgate installs base's worktree).
+    execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: dir, stdio: 'ignore' });
+    return dir;
   }
   const config = `http-mode: ${mode}\nhttp:\n  - name: todos\n    start: node server.js\n    ready: /health\n    requests:\n      - path: /todos\n${extra()}`;
   const files = {
@@ -177,7 +181,6 @@ if (realRepo) {
 }
 
 const scratch = makeRepo(0);
-if (kind !== 'todos') execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: scratch, stdio: 'ignore' });
 // Size k from a first guess, corrected from the drop measured in place.
 const sized = [];
 if (runsEffect > 0) for (const drop of effects) sized.push(await sizeSlowdown(drop, 2000, (k) => measureTruth(scratch, k)));

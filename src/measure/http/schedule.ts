@@ -11,6 +11,9 @@ import { duetRound } from './duet.js';
 import { BenchmarkFailure, type RoundPair, type RoundSettings, type Side } from './round.js';
 import { DuetPlanner } from './planner.js';
 
+/** How many of a load test's last rounds estimate what its next round takes. */
+const RECENT_ROUNDS = 5;
+
 /** How one round of a load test is measured, by the run's http-mode. */
 const ROUNDS: Record<HttpMode, NonNullable<HttpPlan['measureRound']>> = { fresh: freshRound, live: liveRound, duet: duetRound };
 
@@ -103,11 +106,12 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
       plan.mode === 'duet' && benchmark.schedule === 'auto'
         ? new DuetPlanner({ id: benchmark.id, warmupMs: benchmark.warmupMs, blockMs: plan.blockMs ?? 1000 }, plan.log)
         : undefined;
-    let spent = 0;
+    // What the last rounds took: a duet's pilot rounds are longer than the rounds its schedule runs after them.
+    const recent: number[] = [];
     let done = 0;
     // Leave room for the rounds of the benchmarks still to come: each gets at least 2.
     const reserved = plan.benchmarks.slice(index + 1).reduce((sum, _b, i) => sum + 2 * perRound[index + 1 + i]!, 0);
-    const estimate = () => (done > 0 ? spent / done : perRound[index]!);
+    const estimate = () => (recent.length > 0 ? recent.reduce((a, b) => a + b, 0) / recent.length : perRound[index]!);
     /** One round into the main samples or the confirmation group; false when it did not fit or failed. */
     const runRound = async (round: number, target: number, into: 'main' | 'confirmation', keepBack: number): Promise<boolean> => {
       if (now() + estimate() + reserved + keepBack > plan.deadline) return false;
@@ -130,7 +134,8 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
         plan.log(`${benchmark.id}: ${samples.error.split('\n')[0]}`);
         return false;
       }
-      spent += now() - roundStart;
+      recent.push(now() - roundStart);
+      if (recent.length > RECENT_ROUNDS) recent.shift();
       done++;
       return true;
     };
