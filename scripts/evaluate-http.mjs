@@ -168,6 +168,8 @@ if (realRepo) {
     execFileSync('git', ['clone', '-q', '--no-local', realRepo, copy]);
     execFileSync('git', ['checkout', '-q', 'feature'], { cwd: copy });
     execFileSync('git', ['branch', '-q', 'main', 'origin/main'], { cwd: copy });
+    // Head is the working tree, installed as a user's is before a compare.
+    execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: copy, stdio: 'ignore' });
     const load1 = os.loadavg()[0];
     const { report, seconds } = timedCompare(copy);
     const [bench] = report.benchmarks;
@@ -239,6 +241,7 @@ function tally(t, { report, seconds }) {
   if (cpu?.verdict === 'regression') t.by.cpu++;
   if (Object.values(bench?.http?.latency ?? {}).some((l) => l.verdict === 'regression')) t.by.latency++;
   if (Number.isFinite(bench?.resolvable)) t.resolves.push(bench.resolvable * 100);
+  if (bench?.error) console.log(`  (a run's error: ${bench.error.split('\n')[0].slice(0, 300)})`);
   const schedule = bench?.http?.schedule;
   t.rounds.push(
     `${bench?.rounds?.length ?? 0}${bench?.confirmation ? `+${bench.confirmation.length}` : ''}${bench && !['regression', 'unchanged', 'improvement', 'inconclusive'].includes(bench.verdict) ? `(${bench.verdict})` : ''}${schedule ? `[${schedule.blocks}x after ${(schedule.warmupMs / 1000).toFixed(0)}s, ${bench.http.gatedOn ?? 'requests'}]` : ''}`,
