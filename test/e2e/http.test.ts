@@ -416,3 +416,35 @@ describe('requests that are meant to answer something other than 2xx', () => {
     expect(numbersIn(failures.split('(')[1]!)).toEqual([bench.http.traffic.base.ok, bench.http.traffic.head.ok, 404]);
   });
 });
+
+describe('a duet whose duration is not set: the schedule the run chooses', () => {
+  it('runs a pilot, then the warm-up and blocks per pair it chose, and says which and why in the log and the report', async () => {
+    // No `duration:`: the default. Rounds kept few (a pilot of 2 long pairs, then 4 of the chosen schedule).
+    const config = httpConfig('todo lists', '    budget: 50%\n').replace('    duration: 300ms\n', '');
+    repo = inlineRepo({ 'benchgate.yml': config, 'server.js': OK_SERVER });
+    const run = await runCli(['compare', '--base', 'main', '--json', 'report.json', '--profile', 'never'], repo);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
+    expect(bench.rounds).toHaveLength(6);
+    const schedule = bench.http.schedule;
+    // What the run chose, within the planner's bounds, from what it measured: the pilot's warm-up on top of the configured
+    // 100 ms, costs read from the clock (a pair costs its start and warm-up, a block about its second).
+    expect(schedule.blocks).toBeGreaterThanOrEqual(2);
+    expect(schedule.blocks).toBeLessThanOrEqual(6);
+    expect(schedule.warmupMs).toBe(100 + schedule.learnedWarmupMs);
+    expect(schedule.learnedWarmupMs % 1000).toBe(0);
+    expect(schedule.blockCostMs).toBeGreaterThanOrEqual(1000);
+    expect(schedule.pairCostMs).toBeGreaterThan(schedule.warmupMs);
+    expect(schedule.pairs).toBe(6);
+    // The log says the warm-up found and the schedule chosen; the report's details say the schedule it ended with.
+    expect(run.stderr).toMatch(/http > todo lists: warm-up: the pilot's 2 pairs /);
+    expect(run.stderr).toMatch(/http > todo lists: schedule: \d blocks of 1\.0s per pair of servers after a /);
+    const line = run.stdout.split('\n').find((l) => l.trim().startsWith('schedule: '))!;
+    expect(line).toContain(`${schedule.blocks} blocks of 1.0s per pair`);
+    expect(line).toContain("Kalibera & Jones' optimum");
+    // The verdict's figure is one of the two throughput figures, and the CPU line says which role it had.
+    expect(['requests', 'cpu']).toContain(bench.http.gatedOn);
+    const cpuLine = run.stdout.split('\n').find((l) => l.includes('requests per CPU-second of the server'))!;
+    expect(cpuLine).toContain(bench.http.gatedOn === 'cpu' ? "the verdict's figure" : 'a guard');
+  });
+});
