@@ -78613,6 +78613,7 @@ function httpDetails(samples, comparison) {
     ...rateDetails(http4),
     ...duetDetails(http4),
     ...comparison.gatedOn ? { gatedOn: comparison.gatedOn } : {},
+    ...comparison.gatedOn === "cpu" ? { gatedBecause: samples.http?.base.some((r) => r.rate) ? "rate" : samples.requestsNotCost ? "unsaturated" : "spread" } : {},
     ...http4.schedule ? { schedule: http4.schedule } : {}
   };
 }
@@ -80434,6 +80435,14 @@ function mermaidString(text2) {
 }
 
 // src/report/http-sections.ts
+var GATED_BECAUSE = {
+  rate: "a fixed rate sets requests/s, so it does not compare cost",
+  unsaturated: "a saturating load left the shared CPU idle in a round, so requests/s compared what the load allowed, not the servers' cost",
+  spread: "it spread less than requests/s over the rounds"
+};
+function gatedBecause(code) {
+  return typeof code === "string" && Object.hasOwn(GATED_BECAUSE, code) ? GATED_BECAUSE[code] : GATED_BECAUSE.spread;
+}
 function httpSections(id, details2) {
   const labels = requestLabels2(details2);
   const only = labels.length === 1 ? labels[0] : void 0;
@@ -80464,7 +80473,7 @@ function httpSections(id, details2) {
   ];
   const server = serverRows.length ? { header: ["server", "base", "head"], rows: serverRows } : void 0;
   const change = cpu?.change;
-  const role = details2.gatedOn === "cpu" ? "the verdict's figure: it spread less than requests/s over the rounds, or requests/s did not compare the servers' cost; requests/s guards it (its confirmed regression still fails)" : details2.gatedOn === "requests" ? "a guard: requests/s spread less and gives the verdict; a confirmed regression here still fails" : "gated at the budget";
+  const role = details2.gatedOn === "cpu" ? `the verdict's figure (${gatedBecause(details2.gatedBecause)}); requests/s guards it (its confirmed regression still fails)` : details2.gatedOn === "requests" ? "a guard: requests/s spread less and gives the verdict; a confirmed regression here still fails" : "gated at the budget";
   const cpuLine = change ? `requests per CPU-second of the server's main thread: ${formatInterval(change)} (${formatConfidence(change.confidence)} interval; ${cpu.verdict ? `${role}: ${cpu.verdict}` : "reported, not gated"})` : details2.cpuNote;
   return {
     title,
@@ -82105,6 +82114,15 @@ var report_schema_default = {
             "cpu"
           ],
           description: "Which throughput figure the verdict was read from, where both were measured (the other guards it: Comparison.gatedOn)."
+        },
+        gatedBecause: {
+          type: "string",
+          enum: [
+            "rate",
+            "unsaturated",
+            "spread"
+          ],
+          description: "Why the verdict's figure is CPU where requests/s was measured too: a fixed rate or an unsaturated duet set requests/s (it did not compare cost), or requests/s spread more. A code, not text: a report may come from an upload."
         },
         schedule: {
           $ref: "#/definitions/ScheduleChoice",

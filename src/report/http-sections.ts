@@ -33,6 +33,17 @@ export interface HttpSections {
   moved: string[];
 }
 
+const GATED_BECAUSE: Record<string, string> = {
+  rate: 'a fixed rate sets requests/s, so it does not compare cost',
+  unsaturated: "a saturating load left the shared CPU idle in a round, so requests/s compared what the load allowed, not the servers' cost",
+  spread: 'it spread less than requests/s over the rounds',
+};
+
+/** The reason text for a known code; anything else (an uploaded report's) reads as the spread. */
+function gatedBecause(code: unknown): string {
+  return typeof code === 'string' && Object.hasOwn(GATED_BECAUSE, code) ? GATED_BECAUSE[code]! : GATED_BECAUSE.spread!;
+}
+
 export function httpSections(id: string, details: HttpDetails): HttpSections {
   const labels = requestLabels(details);
   const only = labels.length === 1 ? labels[0]! : undefined;
@@ -71,7 +82,7 @@ export function httpSections(id: string, details: HttpDetails): HttpSections {
   const change = cpu?.change;
   const role =
     details.gatedOn === 'cpu'
-      ? "the verdict's figure: it spread less than requests/s over the rounds, or requests/s did not compare the servers' cost; requests/s guards it (its confirmed regression still fails)"
+      ? `the verdict's figure (${gatedBecause(details.gatedBecause)}); requests/s guards it (its confirmed regression still fails)`
       : details.gatedOn === 'requests'
         ? 'a guard: requests/s spread less and gives the verdict; a confirmed regression here still fails'
         : 'gated at the budget';

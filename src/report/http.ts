@@ -86,6 +86,11 @@ export interface HttpDetails {
   duet?: { coreBusy: number | null; loadGeneratorBusy: number; unsaturated: number; rounds: number };
   /** Which throughput figure the verdict was read from, where both were measured (the other guards it: Comparison.gatedOn). */
   gatedOn?: 'requests' | 'cpu';
+  /**
+   * Why the verdict's figure is CPU where requests/s was measured too: a fixed rate or an unsaturated duet set
+   * requests/s (it did not compare cost), or requests/s spread more. A code, not text: a report may come from an upload.
+   */
+  gatedBecause?: 'rate' | 'unsaturated' | 'spread';
   /** A duet whose `duration` was not set: the warm-up and blocks per pair the run chose, from what it measured, and why. */
   schedule?: ScheduleChoice;
   /** Server-side figures that moved notably, in words, with what they point to: "event-loop delay p99 2.1 ms → 45.0 ms: something blocks the event loop: …". */
@@ -132,6 +137,9 @@ export function httpDetails(samples: BenchmarkSamples, comparison: Comparison): 
     ...rateDetails(http),
     ...duetDetails(http),
     ...(comparison.gatedOn ? { gatedOn: comparison.gatedOn } : {}),
+    ...(comparison.gatedOn === 'cpu'
+      ? { gatedBecause: samples.http?.base.some((r) => r.rate) ? 'rate' : samples.requestsNotCost ? 'unsaturated' : 'spread' }
+      : {}),
     ...(http.schedule ? { schedule: http.schedule } : {}),
   };
 }

@@ -369,6 +369,8 @@ describe('a load test gated on requests/s and on requests per CPU-second', () =>
   it("gates on requests per CPU-second wherever requests/s does not compare the servers' cost, however it spreads", () => {
     const fixedRate = { ...loadTestSamples(0, 0, { requests: 0.001, cpu: 0.01 }), requestsNotCost: 'a fixed rate sets requests/s' };
     expect(judge(fixedRate).gatedOn).toBe('cpu');
+    const unsaturated = { ...loadTestSamples(0, 0, { requests: 0.001, cpu: 0.01 }), requestsNotCost: 'idle' };
+    expect(judge(unsaturated).gatedOn).toBe('cpu');
     expect(judge(loadTestSamples(0, 0, { requests: 0.001, cpu: 0.01 })).gatedOn).toBe('requests');
   });
 
@@ -393,7 +395,18 @@ describe('a load test gated on requests/s and on requests per CPU-second', () =>
     expect(details.cpu!.change).toEqual({ estimate, low, high, confidence });
     // These rounds' requests/s spread less than their CPU: the verdict is read from requests/s, the CPU figure guards it.
     expect(comparison.gatedOn).toBe('requests');
-    const gated = httpSections('http > todos', { ...details, gatedOn: 'cpu' });
+    expect(details.gatedBecause).toBeUndefined();
+    expect(httpDetails(samples!, { ...comparison, gatedOn: 'cpu' })!.gatedBecause).toBe('spread');
+    expect(httpDetails({ ...samples!, requestsNotCost: 'idle' }, { ...comparison, gatedOn: 'cpu' })!.gatedBecause).toBe('unsaturated');
+    const gated = httpSections('http > todos', { ...details, gatedOn: 'cpu', gatedBecause: 'spread' });
+    expect(gated.cpu).toContain(`the verdict's figure (it spread less than requests/s over the rounds)`);
+    // The reason named is the one found, never an "or" of both.
+    const unsaturated = httpSections('http > todos', { ...details, gatedOn: 'cpu', gatedBecause: 'unsaturated' });
+    expect(unsaturated.cpu).toContain("the verdict's figure (a saturating load left the shared CPU idle in a round");
+    expect(unsaturated.cpu).not.toContain('spread less');
+    // A code from an uploaded report that is not ours reads as the default, never as an object's property.
+    const hostile = httpSections('http > todos', { ...details, gatedOn: 'cpu', gatedBecause: 'constructor' as never });
+    expect(hostile.cpu).toContain(`the verdict's figure (it spread less than requests/s over the rounds)`);
     expect(gated.cpu).toContain(`the verdict's figure`);
     expect(gated.cpu).toContain(`: ${comparison.cpu!.verdict})`);
     expect(gated.cpu).not.toContain('not gated');
