@@ -83510,12 +83510,13 @@ function newestTip(records) {
 }
 function trendOf(chain, gate, anchor, reached) {
   const ids = [...new Set(chain.flatMap((r) => r.benchmarks.map((b) => b.id)))].sort();
+  const byId = chain.map((record3) => new Map(record3.benchmarks.map((b) => [b.id, b])));
   const benchmarks = ids.map((id) => {
     let sum3 = { log: 0, se: 0 };
     let from = anchor.commit;
     let budget = 0;
-    const points = chain.map((record3) => {
-      const b = record3.benchmarks.find((p) => p.id === id);
+    const points = chain.map((record3, i) => {
+      const b = byId[i].get(id);
       if (b) budget = b.budget;
       const step = b?.change ? toLog(b.change) : null;
       if (!step) {

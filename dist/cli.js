@@ -291,8 +291,8 @@ var require_utils = __commonJS({
       }
       return output;
     };
-    exports2.basename = (path19, { windows } = {}) => {
-      const segs = path19.split(windows ? /[\\/]/ : "/");
+    exports2.basename = (path21, { windows } = {}) => {
+      const segs = path21.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -1664,9 +1664,9 @@ var require_picomatch = __commonJS({
     var utils = require_utils();
     var constants = require_constants();
     var isObject2 = (val) => val && typeof val === "object" && !Array.isArray(val);
-    var picomatch5 = (glob2, options, returnState = false) => {
+    var picomatch6 = (glob2, options, returnState = false) => {
       if (Array.isArray(glob2)) {
-        const fns = glob2.map((input) => picomatch5(input, options, returnState));
+        const fns = glob2.map((input) => picomatch6(input, options, returnState));
         const arrayMatcher = (str) => {
           for (const isMatch of fns) {
             const state2 = isMatch(str);
@@ -1682,16 +1682,16 @@ var require_picomatch = __commonJS({
       }
       const opts = options || {};
       const posix2 = opts.windows;
-      const regex = isState ? picomatch5.compileRe(glob2, options) : picomatch5.makeRe(glob2, options, false, true);
+      const regex = isState ? picomatch6.compileRe(glob2, options) : picomatch6.makeRe(glob2, options, false, true);
       const state = regex.state;
       delete regex.state;
       let isIgnored = () => false;
       if (opts.ignore) {
         const ignoreOpts = { ...options, ignore: null, onMatch: null, onResult: null };
-        isIgnored = picomatch5(opts.ignore, ignoreOpts, returnState);
+        isIgnored = picomatch6(opts.ignore, ignoreOpts, returnState);
       }
       const matcher = (input, returnObject = false) => {
-        const { isMatch, match, output } = picomatch5.test(input, regex, options, { glob: glob2, posix: posix2 });
+        const { isMatch, match, output } = picomatch6.test(input, regex, options, { glob: glob2, posix: posix2 });
         const result = { glob: glob2, state, regex, posix: posix2, input, output, match, isMatch };
         if (typeof opts.onResult === "function") {
           opts.onResult(result);
@@ -1717,7 +1717,7 @@ var require_picomatch = __commonJS({
       }
       return matcher;
     };
-    picomatch5.test = (input, regex, options, { glob: glob2, posix: posix2 } = {}) => {
+    picomatch6.test = (input, regex, options, { glob: glob2, posix: posix2 } = {}) => {
       if (typeof input !== "string") {
         throw new TypeError("Expected input to be a string");
       }
@@ -1734,24 +1734,24 @@ var require_picomatch = __commonJS({
       }
       if (match === false || opts.capture === true) {
         if (opts.matchBase === true || opts.basename === true) {
-          match = picomatch5.matchBase(input, regex, options, posix2);
+          match = picomatch6.matchBase(input, regex, options, posix2);
         } else {
           match = regex.exec(output);
         }
       }
       return { isMatch: Boolean(match), match, output };
     };
-    picomatch5.matchBase = (input, glob2, options, posix2 = options && options.windows) => {
-      const regex = glob2 instanceof RegExp ? glob2 : picomatch5.makeRe(glob2, options);
+    picomatch6.matchBase = (input, glob2, options, posix2 = options && options.windows) => {
+      const regex = glob2 instanceof RegExp ? glob2 : picomatch6.makeRe(glob2, options);
       return regex.test(utils.basename(input, { windows: posix2 }));
     };
-    picomatch5.isMatch = (str, patterns, options) => picomatch5(patterns, options)(str);
-    picomatch5.parse = (pattern, options) => {
-      if (Array.isArray(pattern)) return pattern.map((p) => picomatch5.parse(p, options));
+    picomatch6.isMatch = (str, patterns, options) => picomatch6(patterns, options)(str);
+    picomatch6.parse = (pattern, options) => {
+      if (Array.isArray(pattern)) return pattern.map((p) => picomatch6.parse(p, options));
       return parse2(pattern, { ...options, fastpaths: false });
     };
-    picomatch5.scan = (input, options) => scan(input, options);
-    picomatch5.compileRe = (state, options, returnOutput = false, returnState = false) => {
+    picomatch6.scan = (input, options) => scan(input, options);
+    picomatch6.compileRe = (state, options, returnOutput = false, returnState = false) => {
       if (returnOutput === true) {
         return state.output;
       }
@@ -1762,13 +1762,13 @@ var require_picomatch = __commonJS({
       if (state && state.negated === true) {
         source = `^(?!${source}).*$`;
       }
-      const regex = picomatch5.toRegex(source, options);
+      const regex = picomatch6.toRegex(source, options);
       if (returnState === true) {
         regex.state = state;
       }
       return regex;
     };
-    picomatch5.makeRe = (input, options = {}, returnOutput = false, returnState = false) => {
+    picomatch6.makeRe = (input, options = {}, returnOutput = false, returnState = false) => {
       if (!input || typeof input !== "string") {
         throw new TypeError("Expected a non-empty string");
       }
@@ -1779,9 +1779,9 @@ var require_picomatch = __commonJS({
       if (!parsed2.output) {
         parsed2 = parse2(input, options);
       }
-      return picomatch5.compileRe(parsed2, options, returnOutput, returnState);
+      return picomatch6.compileRe(parsed2, options, returnOutput, returnState);
     };
-    picomatch5.toRegex = (source, options) => {
+    picomatch6.toRegex = (source, options) => {
       try {
         const opts = options || {};
         return new RegExp(source, opts.flags || (opts.nocase ? "i" : ""));
@@ -1790,8 +1790,8 @@ var require_picomatch = __commonJS({
         return /$^/;
       }
     };
-    picomatch5.constants = constants;
-    module2.exports = picomatch5;
+    picomatch6.constants = constants;
+    module2.exports = picomatch6;
   }
 });
 
@@ -1801,14 +1801,14 @@ var require_picomatch2 = __commonJS({
     "use strict";
     var pico = require_picomatch();
     var utils = require_utils();
-    function picomatch5(glob2, options, returnState = false) {
+    function picomatch6(glob2, options, returnState = false) {
       if (options && (options.windows === null || options.windows === void 0)) {
         options = { ...options, windows: utils.isWindows() };
       }
       return pico(glob2, options, returnState);
     }
-    Object.assign(picomatch5, pico);
-    module2.exports = picomatch5;
+    Object.assign(picomatch6, pico);
+    module2.exports = picomatch6;
   }
 });
 
@@ -5041,8 +5041,8 @@ var require_utils2 = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path19) {
-      let input = path19;
+    function removeDotSegments(path21) {
+      let input = path21;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -5116,11 +5116,11 @@ var require_utils2 = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path19) {
-      if (path19 === "" || path19[0] === "/") {
-        return removeDotSegments(path19);
+    function removeDotSegmentsRelative(path21) {
+      if (path21 === "" || path21[0] === "/") {
+        return removeDotSegments(path21);
       }
-      const segments = path19.split("/");
+      const segments = path21.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -5483,8 +5483,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path19 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path19 && path19 !== "/" ? path19 : void 0;
+        const path21 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path21 && path21 !== "/" ? path21 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -8942,17 +8942,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path19) {
-      const ctrl = callVisitor(key, node, visitor, path19);
+    function visit_(key, node, visitor, path21) {
+      const ctrl = callVisitor(key, node, visitor, path21);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path19, ctrl);
-        return visit_(key, ctrl, visitor, path19);
+        replaceNode(key, path21, ctrl);
+        return visit_(key, ctrl, visitor, path21);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path19 = Object.freeze(path19.concat(node));
+          path21 = Object.freeze(path21.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = visit_(i, node.items[i], visitor, path19);
+            const ci = visit_(i, node.items[i], visitor, path21);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -8963,13 +8963,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path19 = Object.freeze(path19.concat(node));
-          const ck = visit_("key", node.key, visitor, path19);
+          path21 = Object.freeze(path21.concat(node));
+          const ck = visit_("key", node.key, visitor, path21);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path19);
+          const cv = visit_("value", node.value, visitor, path21);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -8990,17 +8990,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path19) {
-      const ctrl = await callVisitor(key, node, visitor, path19);
+    async function visitAsync_(key, node, visitor, path21) {
+      const ctrl = await callVisitor(key, node, visitor, path21);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path19, ctrl);
-        return visitAsync_(key, ctrl, visitor, path19);
+        replaceNode(key, path21, ctrl);
+        return visitAsync_(key, ctrl, visitor, path21);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path19 = Object.freeze(path19.concat(node));
+          path21 = Object.freeze(path21.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = await visitAsync_(i, node.items[i], visitor, path19);
+            const ci = await visitAsync_(i, node.items[i], visitor, path21);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -9011,13 +9011,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path19 = Object.freeze(path19.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path19);
+          path21 = Object.freeze(path21.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path21);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path19);
+          const cv = await visitAsync_("value", node.value, visitor, path21);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -9044,23 +9044,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path19) {
+    function callVisitor(key, node, visitor, path21) {
       if (typeof visitor === "function")
-        return visitor(key, node, path19);
+        return visitor(key, node, path21);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path19);
+        return visitor.Map?.(key, node, path21);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path19);
+        return visitor.Seq?.(key, node, path21);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path19);
+        return visitor.Pair?.(key, node, path21);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path19);
+        return visitor.Scalar?.(key, node, path21);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path19);
+        return visitor.Alias?.(key, node, path21);
       return void 0;
     }
-    function replaceNode(key, path19, node) {
-      const parent = path19[path19.length - 1];
+    function replaceNode(key, path21, node) {
+      const parent = path21[path21.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -9672,10 +9672,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema2, path19, value) {
+    function collectionFromPath(schema2, path21, value) {
       let v = value;
-      for (let i = path19.length - 1; i >= 0; --i) {
-        const k = path19[i];
+      for (let i = path21.length - 1; i >= 0; --i) {
+        const k = path21[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -9694,7 +9694,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path19) => path19 == null || typeof path19 === "object" && !!path19[Symbol.iterator]().next().done;
+    var isEmptyPath = (path21) => path21 == null || typeof path21 === "object" && !!path21[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema2) {
         super(type);
@@ -9724,11 +9724,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path19, value) {
-        if (isEmptyPath(path19))
+      addIn(path21, value) {
+        if (isEmptyPath(path21))
           this.add(value);
         else {
-          const [key, ...rest] = path19;
+          const [key, ...rest] = path21;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -9742,8 +9742,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path19) {
-        const [key, ...rest] = path19;
+      deleteIn(path21) {
+        const [key, ...rest] = path21;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -9757,8 +9757,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path19, keepScalar) {
-        const [key, ...rest] = path19;
+      getIn(path21, keepScalar) {
+        const [key, ...rest] = path21;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -9776,8 +9776,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path19) {
-        const [key, ...rest] = path19;
+      hasIn(path21) {
+        const [key, ...rest] = path21;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -9787,8 +9787,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path19, value) {
-        const [key, ...rest] = path19;
+      setIn(path21, value) {
+        const [key, ...rest] = path21;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -12303,9 +12303,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path19, value) {
+      addIn(path21, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path19, value);
+          this.contents.addIn(path21, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -12380,14 +12380,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path19) {
-        if (Collection.isEmptyPath(path19)) {
+      deleteIn(path21) {
+        if (Collection.isEmptyPath(path21)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path19) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path21) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -12402,10 +12402,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path19, keepScalar) {
-        if (Collection.isEmptyPath(path19))
+      getIn(path21, keepScalar) {
+        if (Collection.isEmptyPath(path21))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path19, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path21, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -12416,10 +12416,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path19) {
-        if (Collection.isEmptyPath(path19))
+      hasIn(path21) {
+        if (Collection.isEmptyPath(path21))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path19) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path21) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -12436,13 +12436,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path19, value) {
-        if (Collection.isEmptyPath(path19)) {
+      setIn(path21, value) {
+        if (Collection.isEmptyPath(path21)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path19), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path21), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path19, value);
+          this.contents.setIn(path21, value);
         }
       }
       /**
@@ -14403,9 +14403,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path19) => {
+    visit.itemAtPath = (cst, path21) => {
       let item = cst;
-      for (const [field, index] of path19) {
+      for (const [field, index] of path21) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -14414,23 +14414,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path19) => {
-      const parent = visit.itemAtPath(cst, path19.slice(0, -1));
-      const field = path19[path19.length - 1][0];
+    visit.parentCollection = (cst, path21) => {
+      const parent = visit.itemAtPath(cst, path21.slice(0, -1));
+      const field = path21[path21.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path19, item, visitor) {
-      let ctrl = visitor(item, path19);
+    function _visit(path21, item, visitor) {
+      let ctrl = visitor(item, path21);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path19.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path21.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -14441,10 +14441,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path19);
+            ctrl = ctrl(item, path21);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path19) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path21) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -16298,8 +16298,8 @@ var require_dist2 = __commonJS({
         if (!append) {
           paths = paths.reverse();
         }
-        paths.forEach(function(path19) {
-          var pathArray = getPathArray(path19);
+        paths.forEach(function(path21) {
+          var pathArray = getPathArray(path21);
           addExistingPath(pathArray, env[pathVar], append);
           env[pathVar] = pathArray.join(separator);
         });
@@ -16313,14 +16313,14 @@ var require_dist2 = __commonJS({
         return [pathToAdd];
       }
     }
-    function addExistingPath(array, path19, appendMode) {
-      if (!path19) {
+    function addExistingPath(array, path21, appendMode) {
+      if (!path21) {
         return;
       }
       if (appendMode) {
-        array.unshift(path19);
+        array.unshift(path21);
       } else {
-        array.push(path19);
+        array.push(path21);
       }
     }
   }
@@ -19270,15 +19270,15 @@ var require_route = __commonJS({
       };
     }
     function wrapConversion(toModel, graph) {
-      const path19 = [graph[toModel].parent, toModel];
+      const path21 = [graph[toModel].parent, toModel];
       let fn = conversions[graph[toModel].parent][toModel];
       let cur = graph[toModel].parent;
       while (graph[cur].parent) {
-        path19.unshift(graph[cur].parent);
+        path21.unshift(graph[cur].parent);
         fn = link(conversions[graph[cur].parent][cur], fn);
         cur = graph[cur].parent;
       }
-      fn.conversion = path19;
+      fn.conversion = path21;
       return fn;
     }
     module2.exports = function(fromModel) {
@@ -20513,16 +20513,16 @@ var require_Histogram = __commonJS({
     exports2.NO_TAG = "NO TAG";
     var toSummary = (histogram) => {
       const { totalCount, maxValue, numberOfSignificantValueDigits } = histogram;
-      const round2 = (0, formatters_1.keepSignificantDigits)(numberOfSignificantValueDigits);
+      const round3 = (0, formatters_1.keepSignificantDigits)(numberOfSignificantValueDigits);
       return {
-        p50: round2(histogram.getValueAtPercentile(50)),
-        p75: round2(histogram.getValueAtPercentile(75)),
-        p90: round2(histogram.getValueAtPercentile(90)),
-        p97_5: round2(histogram.getValueAtPercentile(97.5)),
-        p99: round2(histogram.getValueAtPercentile(99)),
-        p99_9: round2(histogram.getValueAtPercentile(99.9)),
-        p99_99: round2(histogram.getValueAtPercentile(99.99)),
-        p99_999: round2(histogram.getValueAtPercentile(99.999)),
+        p50: round3(histogram.getValueAtPercentile(50)),
+        p75: round3(histogram.getValueAtPercentile(75)),
+        p90: round3(histogram.getValueAtPercentile(90)),
+        p97_5: round3(histogram.getValueAtPercentile(97.5)),
+        p99: round3(histogram.getValueAtPercentile(99)),
+        p99_9: round3(histogram.getValueAtPercentile(99.9)),
+        p99_99: round3(histogram.getValueAtPercentile(99.99)),
+        p99_999: round3(histogram.getValueAtPercentile(99.999)),
         max: maxValue,
         totalCount
       };
@@ -28104,7 +28104,7 @@ var require_aggregateResult = __commonJS({
 var require_manager = __commonJS({
   "node_modules/autocannon/lib/manager.js"(exports2, module2) {
     "use strict";
-    var path19 = __require("path");
+    var path21 = __require("path");
     var EE = __require("events").EventEmitter;
     var aggregateResult = require_aggregateResult();
     var { getHistograms } = require_histUtil();
@@ -28162,7 +28162,7 @@ var require_manager = __commonJS({
       workerOpts.c = workerOpts.connections;
       function init() {
         for (let i = 0; i < numWorkers; i++) {
-          const worker = new Worker(path19.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
+          const worker = new Worker(path21.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
           worker.on("message", (msg) => {
             const { cmd, data, error } = msg;
             if (cmd === "RESULT") {
@@ -37173,11 +37173,11 @@ var require_mime_types = __commonJS({
       }
       return exts[0];
     }
-    function lookup2(path19) {
-      if (!path19 || typeof path19 !== "string") {
+    function lookup2(path21) {
+      if (!path21 || typeof path21 !== "string") {
         return false;
       }
-      var extension2 = extname("x." + path19).toLowerCase().substr(1);
+      var extension2 = extname("x." + path21).toLowerCase().substr(1);
       if (!extension2) {
         return false;
       }
@@ -37946,7 +37946,7 @@ var require_get_intrinsic = __commonJS({
     var max2 = require_max();
     var min = require_min();
     var pow = require_pow();
-    var round2 = require_round();
+    var round3 = require_round();
     var sign = require_sign();
     var $gOPD = require_gopd();
     var $defineProperty = require_es_define_property();
@@ -38053,7 +38053,7 @@ var require_get_intrinsic = __commonJS({
       "%Math.max%": max2,
       "%Math.min%": min,
       "%Math.pow%": pow,
-      "%Math.round%": round2,
+      "%Math.round%": round3,
       "%Math.sign%": sign,
       "%Reflect.getPrototypeOf%": $ReflectGPO
     };
@@ -38317,7 +38317,7 @@ var require_form_data = __commonJS({
     "use strict";
     var CombinedStream = require_combined_stream();
     var util = __require("util");
-    var path19 = __require("path");
+    var path21 = __require("path");
     var http3 = __require("http");
     var https = __require("https");
     var parseUrl = __require("url").parse;
@@ -38448,11 +38448,11 @@ var require_form_data = __commonJS({
     FormData.prototype._getContentDisposition = function(value, options) {
       var filename;
       if (typeof options.filepath === "string") {
-        filename = path19.normalize(options.filepath).replace(/\\/g, "/");
+        filename = path21.normalize(options.filepath).replace(/\\/g, "/");
       } else if (options.filename || value && (value.name || value.path)) {
-        filename = path19.basename(options.filename || value && (value.name || value.path));
+        filename = path21.basename(options.filename || value && (value.name || value.path));
       } else if (value && value.readable && hasOwn(value, "httpVersion")) {
-        filename = path19.basename(value.client._httpMessage.path || "");
+        filename = path21.basename(value.client._httpMessage.path || "");
       }
       if (filename) {
         return 'filename="' + escapeHeaderParam(filename) + '"';
@@ -38645,8 +38645,8 @@ var require_multipart = __commonJS({
         return JSON.parse(string);
       } catch (error) {
         try {
-          const path19 = resolve3(string);
-          const data = readFileSync15(path19, "utf8");
+          const path21 = resolve3(string);
+          const data = readFileSync15(path21, "utf8");
           return JSON.parse(data);
         } catch (error2) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -38660,14 +38660,14 @@ var require_multipart = __commonJS({
         const type = obj[key] && obj[key].type;
         switch (type) {
           case "file": {
-            const path19 = obj[key] && obj[key].path;
-            if (!path19) {
+            const path21 = obj[key] && obj[key].path;
+            if (!path21) {
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync15(path19);
+            const buffer = readFileSync15(path21);
             form.append(key, buffer, Object.assign({}, {
-              filename: basename2(path19)
+              filename: basename2(path21)
             }, opts));
             break;
           }
@@ -40988,14 +40988,14 @@ var require_validate2 = __commonJS({
     var lessThanOneError = (label2) => new Error(`${label2} can not be less than 1`);
     var greaterThanZeroError = (label2) => new Error(`${label2} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
-    function safeRequire(path19) {
-      if (typeof path19 === "string") {
+    function safeRequire(path21) {
+      if (typeof path21 === "string") {
         try {
-          return __require(path19);
+          return __require(path21);
         } catch (err) {
         }
       }
-      return path19;
+      return path21;
     }
     function defaultOpts(opts) {
       const setupClient = opts.workers ? opts.setupClient : safeRequire(opts.setupClient);
@@ -43476,7 +43476,7 @@ var require_httpRequestBuilder = __commonJS({
           return null;
         }
         const method = reqData.method;
-        const path19 = reqData.path;
+        const path21 = reqData.path;
         const headers = reqData.headers;
         const body = reqData.body;
         const headersDefinedHost = getPropertyCaseInsensitive(reqData.headers, "host");
@@ -43487,7 +43487,7 @@ var require_httpRequestBuilder = __commonJS({
           host = hostname + ":" + port;
         }
         const baseReq = [
-          `${method} ${path19} HTTP/1.1`
+          `${method} ${path21} HTTP/1.1`
         ];
         if (!headersDefinedHost) {
           baseReq.push(`Host: ${host}`);
@@ -45535,7 +45535,7 @@ var require_autocannon = __commonJS({
     var fs = __require("fs");
     var os10 = __require("os");
     var net3 = __require("net");
-    var path19 = __require("path");
+    var path21 = __require("path");
     var URL2 = __require("url").URL;
     var spawn3 = __require("child_process").spawn;
     var managePath = require_dist2();
@@ -45650,7 +45650,7 @@ var require_autocannon = __commonJS({
         return;
       }
       if (!checkURL(argv.url) || argv.help) {
-        const help = fs.readFileSync(path19.join(__dirname, "help.txt"), "utf8");
+        const help = fs.readFileSync(path21.join(__dirname, "help.txt"), "utf8");
         console.error(help);
         return;
       }
@@ -45764,7 +45764,7 @@ var require_autocannon = __commonJS({
           });
         });
         const alterPath = managePath({ PATH: process.env.NODE_PATH });
-        alterPath.unshift(path19.join(__dirname, "lib/preload"));
+        alterPath.unshift(path21.join(__dirname, "lib/preload"));
         const proc = spawn3(argv.spawn[0], argv.spawn.slice(1), {
           stdio: ["ignore", "inherit", "inherit"],
           env: Object.assign({}, process.env, {
@@ -45788,7 +45788,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path19.join(os10.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path21.join(os10.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -46613,14 +46613,14 @@ var require_util4 = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path19 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path21 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path19 && path19[0] !== "/") {
-          path19 = `/${path19}`;
+        if (path21 && path21[0] !== "/") {
+          path21 = `/${path21}`;
         }
-        return new URL(`${origin}${path19}`);
+        return new URL(`${origin}${path21}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -47071,39 +47071,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path19, origin }
+          request: { method, path: path21, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path19);
+        debuglog("sending request to %s %s/%s", method, origin, path21);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path19, origin },
+          request: { method, path: path21, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path19,
+          path21,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path19, origin }
+          request: { method, path: path21, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path19);
+        debuglog("trailers received from %s %s/%s", method, origin, path21);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path19, origin },
+          request: { method, path: path21, origin },
           error
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path19,
+          path21,
           error.message
         );
       });
@@ -47152,9 +47152,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path19, origin }
+            request: { method, path: path21, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path19);
+          debuglog("sending request to %s %s/%s", method, origin, path21);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -47217,7 +47217,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path19,
+        path: path21,
         method,
         body,
         headers,
@@ -47232,11 +47232,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler) {
-        if (typeof path19 !== "string") {
+        if (typeof path21 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path19[0] !== "/" && !(path19.startsWith("http://") || path19.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path21[0] !== "/" && !(path21.startsWith("http://") || path21.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path19)) {
+        } else if (invalidPathRegex.test(path21)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -47302,7 +47302,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path19, query) : path19;
+        this.path = query ? buildURL(path21, query) : path21;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -51995,7 +51995,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request) {
-      const { method, path: path19, host, upgrade, blocking, reset } = request;
+      const { method, path: path21, host, upgrade, blocking, reset } = request;
       let { body, headers, contentLength } = request;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -52076,7 +52076,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path19} HTTP/1.1\r
+      let header = `${method} ${path21} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -52605,7 +52605,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request) {
       const session = client[kHTTP2Session];
-      const { method, path: path19, host, upgrade, expectContinue, signal, headers: reqHeaders } = request;
+      const { method, path: path21, host, upgrade, expectContinue, signal, headers: reqHeaders } = request;
       let { body } = request;
       if (upgrade) {
         util.errorRequest(client, request, new Error("Upgrade not supported for H2"));
@@ -52702,7 +52702,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path19;
+      headers[HTTP2_HEADER_PATH] = path21;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -53055,9 +53055,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText2);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path19 = search ? `${pathname}${search}` : pathname;
+        const path21 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path19;
+        this.opts.path = path21;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -54296,10 +54296,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path19 = "/",
+          path: path21 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path19;
+        opts.path = origin + path21;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -56271,20 +56271,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path19) {
-      if (typeof path19 !== "string") {
-        return path19;
+    function safeUrl(path21) {
+      if (typeof path21 !== "string") {
+        return path21;
       }
-      const pathSegments = path19.split("?");
+      const pathSegments = path21.split("?");
       if (pathSegments.length !== 2) {
-        return path19;
+        return path21;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path19, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path19);
+    function matchKey(mockDispatch2, { path: path21, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path21);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -56306,7 +56306,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path19 }) => matchValue(safeUrl(path19), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path21 }) => matchValue(safeUrl(path21), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -56344,9 +56344,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path19, method, body, headers, query } = opts;
+      const { path: path21, method, body, headers, query } = opts;
       return {
-        path: path19,
+        path: path21,
         method,
         body,
         headers,
@@ -56809,10 +56809,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path19, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path21, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path19,
+            Path: path21,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -61691,9 +61691,9 @@ var require_util9 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path19) {
-      for (let i = 0; i < path19.length; ++i) {
-        const code = path19.charCodeAt(i);
+    function validateCookiePath(path21) {
+      for (let i = 0; i < path21.length; ++i) {
+        const code = path21.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -64613,11 +64613,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path19 = opts.path;
+          let path21 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path19 = `/${path19}`;
+            path21 = `/${path21}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path19);
+          url = new URL(util.parseOrigin(url).origin + path21);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -64692,9 +64692,9 @@ var require_undici = __commonJS({
 import { fileURLToPath as fileURLToPath3 } from "node:url";
 
 // src/cli/main.ts
-import { mkdirSync as mkdirSync4, mkdtempSync as mkdtempSync4, rmSync as rmSync6, writeFileSync as writeFileSync2 } from "node:fs";
+import { mkdirSync as mkdirSync5, mkdtempSync as mkdtempSync4, rmSync as rmSync7, writeFileSync as writeFileSync3 } from "node:fs";
 import os9 from "node:os";
-import path18 from "node:path";
+import path20 from "node:path";
 
 // src/util/format.ts
 function isFiniteNumber(x) {
@@ -64757,11 +64757,11 @@ function formatDuration(ms) {
   const seconds = Math.round(ms % 6e4 / 1e3);
   return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
 }
-function formatPath(path19, width = 60) {
-  if (path19.length <= width) return path19;
+function formatPath(path21, width = 60) {
+  if (path21.length <= width) return path21;
   const keep = width - 1;
   const start = Math.ceil(keep * 2 / 3);
-  return `${path19.slice(0, start)}\u2026${path19.slice(path19.length - (keep - start))} (${path19.length} characters)`;
+  return `${path21.slice(0, start)}\u2026${path21.slice(path21.length - (keep - start))} (${path21.length} characters)`;
 }
 
 // src/config/budgets.ts
@@ -65863,27 +65863,27 @@ import { createRequire } from "module";
 import { basename, dirname, normalize, relative, resolve, sep } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path19) {
-  let normalized = normalize(path19);
+function cleanPath(path21) {
+  let normalized = normalize(path21);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path19, separator) {
-  return path19.replace(SLASHES_REGEX, separator);
+function convertSlashes(path21, separator) {
+  return path21.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path19) {
-  return path19 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path19);
+function isRootDirectory(path21) {
+  return path21 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path21);
 }
-function normalizePath(path19, options) {
+function normalizePath(path21, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path19.includes("/") || path19.startsWith(".");
-  if (resolvePaths) path19 = resolve(path19);
-  if (normalizePath$1 || pathNeedsCleaning) path19 = cleanPath(path19);
-  if (path19 === ".") return "";
-  const needsSeperator = path19[path19.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path19 + pathSeparator : path19, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path21.includes("/") || path21.startsWith(".");
+  if (resolvePaths) path21 = resolve(path21);
+  if (normalizePath$1 || pathNeedsCleaning) path21 = cleanPath(path21);
+  if (path21 === ".") return "";
+  const needsSeperator = path21[path21.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path21 + pathSeparator : path21, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -65920,8 +65920,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path19 = directoryPath || ".";
-  if (filters.every((filter) => filter(path19, true))) paths.push(path19);
+  const path21 = directoryPath || ".";
+  if (filters.every((filter) => filter(path21, true))) paths.push(path21);
 };
 var empty$2 = () => {
 };
@@ -65973,26 +65973,26 @@ var empty = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty;
 }
-var resolveSymlinksAsync = function(path19, state, callback$1) {
+var resolveSymlinksAsync = function(path21, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs.realpath(path19, (error, resolvedPath) => {
+  fs.realpath(path21, (error, resolvedPath) => {
     if (error) return queue.dequeue(suppressErrors ? null : error, state);
     fs.stat(resolvedPath, (error$1, stat2) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat2.isDirectory() && isRecursive(path19, resolvedPath, state)) return queue.dequeue(null, state);
+      if (stat2.isDirectory() && isRecursive(path21, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat2, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path19, state, callback$1) {
+var resolveSymlinks = function(path21, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs.realpathSync(path19);
+    const resolvedPath = fs.realpathSync(path21);
     const stat2 = fs.statSync(resolvedPath);
-    if (stat2.isDirectory() && isRecursive(path19, resolvedPath, state)) return;
+    if (stat2.isDirectory() && isRecursive(path21, resolvedPath, state)) return;
     callback$1(stat2, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
@@ -66002,9 +66002,9 @@ function build$2(options, isSynchronous) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path19, resolved, state) {
+function isRecursive(path21, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname(path19);
+  let parent = dirname(path21);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -66012,7 +66012,7 @@ function isRecursive(path19, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname(parent);
   }
-  state.symlinks.set(path19, resolved);
+  state.symlinks.set(path21, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -66184,19 +66184,19 @@ var Walker = class {
         const filename = this.joinPath(entry.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry.isDirectory()) {
-        let path19 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path19)) continue;
-        this.pushDirectory(path19, paths, filters);
-        this.walkDirectory(this.state, path19, path19, depth - 1, this.walk);
+        let path21 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path21)) continue;
+        this.pushDirectory(path21, paths, filters);
+        this.walkDirectory(this.state, path21, path21, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path19 = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path19, this.state, (stat2, resolvedPath) => {
+        let path21 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path21, this.state, (stat2, resolvedPath) => {
           if (stat2.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path19 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path19 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path21 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path21 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path19;
+            resolvedPath = useRealPaths ? resolvedPath : path21;
             const filename = basename(resolvedPath);
             const directoryPath$1 = normalizePath(dirname(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -66362,7 +66362,7 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path19) => isMatch(path19));
+    this.options.filters.push((path21) => isMatch(path21));
     return this;
   }
 };
@@ -66437,19 +66437,19 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path19) {
-  return path19.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path21) {
+  return path21.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path19) {
+function splitPattern(path21) {
   var _result$parts;
-  const result = import_picomatch2.default.scan(path19, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path19];
+  const result = import_picomatch2.default.scan(path21, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path21];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path19) => path19.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path19) => path19.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path21) => path21.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path21) => path21.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
@@ -66556,13 +66556,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug ? (p, isDirectory) => {
-      const path19 = format(p, isDirectory);
-      const matches = matcher(path19) && !ignore(path19);
-      if (matches) log(`matched ${path19}`);
+      const path21 = format(p, isDirectory);
+      const matches = matcher(path21) && !ignore(path21);
+      if (matches) log(`matched ${path21}`);
       return matches;
     } : (p, isDirectory) => {
-      const path19 = format(p, isDirectory);
-      return matcher(path19) && !ignore(path19);
+      const path21 = format(p, isDirectory);
+      return matcher(path21) && !ignore(path21);
     }],
     exclude: debug ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -67418,7 +67418,7 @@ function allocateTaskTimes(rounds, bounds, open) {
   const ids = Object.keys(noise).filter((id) => !open || open.has(id));
   if (ids.length === 0) return void 0;
   const overheadMs = median(
-    rounds.slice(-PILOT_ROUNDS).map((round2) => Math.max(0, round2.durationMs - sum2([...round2.tasks.values()].map((t) => t.measureMs))))
+    rounds.slice(-PILOT_ROUNDS).map((round3) => Math.max(0, round3.durationMs - sum2([...round3.tasks.values()].map((t) => t.measureMs))))
   );
   const blocksAt = (lambda2) => Object.fromEntries(
     ids.map((id) => {
@@ -67464,10 +67464,10 @@ function optimalBlocks(a, c, b, lambda) {
   return 2 * k / (c + Math.sqrt(c * c + 4 * a * k));
 }
 function estimateNoise(rounds) {
-  const ids = [...new Set(rounds.flatMap((round2) => [...round2.tasks.keys()]))];
+  const ids = [...new Set(rounds.flatMap((round3) => [...round3.tasks.keys()]))];
   const out = {};
   for (const id of ids) {
-    const seen = rounds.map((round2) => round2.tasks.get(id)).filter((t) => t !== void 0 && usable(t));
+    const seen = rounds.map((round3) => round3.tasks.get(id)).filter((t) => t !== void 0 && usable(t));
     if (seen.length < PILOT_ROUNDS) continue;
     const within = mean2(seen.map((t) => MEDIAN_EFFICIENCY * t.blockVariance));
     const explained = mean2(seen.map((t) => MEDIAN_EFFICIENCY * t.blockVariance / t.blocks));
@@ -67588,7 +67588,7 @@ async function measureMicro(plan) {
     return allocation.overheadMs + typical + [...suspects2].reduce((sum3, id) => sum3 + measured(id), 0);
   };
   const reserve = (roundMs, done) => confirmationRounds(done) * perRound * confirmProcessMs(roundMs / perRound);
-  const runOne = async (round2, unmeasured, into) => {
+  const runOne = async (round3, unmeasured, into) => {
     const cpuBefore = sampleCpu();
     const load1 = os3.loadavg()[0] ?? 0;
     const taskTimes = allocation?.taskTimeMs;
@@ -67605,14 +67605,14 @@ async function measureMicro(plan) {
         isolates: plan.isolation === "thread" ? "files" : "workers",
         ...taskTimes ? { taskTimes } : {}
       };
-      const outcome2 = await runRound(strategy, round2, processes++, job, errors, skipNow, plan.log);
+      const outcome2 = await runRound(strategy, round3, processes++, job, errors, skipNow, plan.log);
       lastProcessMs = now() - processStarted;
       if (into === "main" && plan.isolation === "alternate") records.push(roundRecord(lastProcessMs, outcome2.tasks));
       outcomes.push(outcome2);
     }
     const outcome = meanOfProcesses(outcomes);
     for (const id of skipNow) skip.add(id);
-    if (round2 === 0) {
+    if (round3 === 0) {
       const isolated = outcomes.find((o) => o.isolated)?.isolated;
       if (isolated) plan.log(isolationLine(isolated));
       await explainLoadErrors(outcome.files, plan, spawn3, errors, skip);
@@ -67644,17 +67644,17 @@ async function measureMicro(plan) {
       );
     perRound = next;
   };
-  for (let round2 = 0; round2 < maxRounds(); round2++) {
+  for (let round3 = 0; round3 < maxRounds(); round3++) {
     const elapsed = now() - started;
     const roundMs = roundLength(elapsed);
-    if (rounds > 0 && elapsed + roundMs + (round2 >= plannedRounds ? reserve(roundMs, rounds) : 0) > plan.timeLimitMs) {
-      limited = round2 < plannedRounds;
+    if (rounds > 0 && elapsed + roundMs + (round3 >= plannedRounds ? reserve(roundMs, rounds) : 0) > plan.timeLimitMs) {
+      limited = round3 < plannedRounds;
       plan.log(`time limit of ${Math.round(plan.timeLimitMs / 1e3)}s: stopping after ${rounds} rounds`);
       break;
     }
-    const target = round2 < plannedRounds ? plannedRounds : maxRounds();
-    plan.onProgress?.({ round: round2 + 1, rounds: target, elapsedMs: elapsed, remainingMs: roundMs * (target - round2) });
-    await runOne(round2, decided, "main");
+    const target = round3 < plannedRounds ? plannedRounds : maxRounds();
+    plan.onProgress?.({ round: round3 + 1, rounds: target, elapsedMs: elapsed, remainingMs: roundMs * (target - round3) });
+    await runOne(round3, decided, "main");
     rounds++;
     const fit = rounds < plannedRounds ? { timeMs: plan.timeLimitMs - (now() - started), rounds: plannedRounds - rounds, confirmRounds: confirmationRounds(plannedRounds) } : void 0;
     const measured = new Set([...samples.keys()].filter((id) => !skip.has(id) && !decided.has(id)));
@@ -67757,16 +67757,16 @@ function describeAllocation(allocation, records, taskTimeMs) {
   const last = records.at(-1).durationMs;
   return `after ${records.length} rounds: between-process noise dominates in ${between} of ${noise.length} tasks; task time ${ms(taskTimeMs)} \u2192 ${low === high ? ms(low) : `${ms(low)}\u2013${ms(high)}`}, a round \u2248${ms(last)} \u2192 ${ms(allocation.roundMs)}`;
 }
-async function runRound(strategy, round2, order2, job, errors, skip, log2) {
+async function runRound(strategy, round3, order2, job, errors, skip, log2) {
   for (; ; ) {
     const outcome = await strategy.run(order2, { ...job, skip: [...skip] });
     if (outcome.ok) return outcome;
     if (!outcome.id || skip.has(outcome.id)) {
-      throw new UserError(`Round ${round2 + 1}: ${outcome.message}`);
+      throw new UserError(`Round ${round3 + 1}: ${outcome.message}`);
     }
     skip.add(outcome.id);
     if (job.decided?.includes(outcome.id)) {
-      log2(`round ${round2 + 1}: ${outcome.id}, already decided, failed while warming up and is no longer run (${outcome.message})`);
+      log2(`round ${round3 + 1}: ${outcome.id}, already decided, failed while warming up and is no longer run (${outcome.message})`);
       continue;
     }
     errors.set(outcome.id, `${outcome.revision ? `at ${outcome.revision}: ` : ""}${outcome.message}`);
@@ -68627,8 +68627,8 @@ function poolRate(loads) {
   const late = rated.reduce((sum3, l) => sum3 + l.rate.lateShare * l.rate.asked * l.elapsedMs / 1e3, 0);
   return { asked, reached: window2 > 0 ? ok / window2 * 1e3 : 0, lateShare: sent > 0 ? late / sent : 0 };
 }
-function order(round2) {
-  return round2 % 2 === 0 ? ["base", "head"] : ["head", "base"];
+function order(round3) {
+  return round3 % 2 === 0 ? ["base", "head"] : ["head", "base"];
 }
 var preflightStatus = /* @__PURE__ */ new WeakMap();
 async function checkRequests(benchmark, server, side2, revisions, plan) {
@@ -68677,17 +68677,17 @@ function leaveOutPaused(blocks) {
 function answeredIn(pair) {
   return { base: pair.base.load.traffic.ok > 0, head: pair.head.load.traffic.ok > 0 };
 }
-function keepAnswered(pairs, benchmarkId, round2, blockMs, log2) {
+function keepAnswered(pairs, benchmarkId, round3, blockMs, log2) {
   const { kept, leftOut } = leaveOutPaused(pairs.map(answeredIn));
-  const paused = pausedLine(benchmarkId, round2, leftOut, pairs.length, blockMs);
+  const paused = pausedLine(benchmarkId, round3, leftOut, pairs.length, blockMs);
   if (paused) log2(paused);
   return kept.map((i) => pairs[i]);
 }
-function pausedLine(benchmarkId, round2, leftOut, blocks, blockMs) {
+function pausedLine(benchmarkId, round3, leftOut, blocks, blockMs) {
   const sides = ["base", "head"].filter((side2) => leftOut[side2] > 0);
   if (sides.length === 0) return void 0;
   const what = sides.map((side2) => `${side2}'s server answered nothing in ${leftOut[side2]} of ${blocks} ${(blockMs / 1e3).toFixed(1)}s blocks`).join(" and ");
-  return `${benchmarkId} round ${round2 + 1}: ${what}, then answered again: left out of the round (starved of the CPU or paused for a whole block; a pause of its own shows in its latency and event-loop delay)`;
+  return `${benchmarkId} round ${round3 + 1}: ${what}, then answered again: left out of the round (starved of the CPU or paused for a whole block; a pause of its own shows in its latency and event-loop delay)`;
 }
 function judgeTraffic(benchmark, base, head, logRatio, silent, servers) {
   const bad = failedRequests;
@@ -68714,13 +68714,13 @@ function judgeTraffic(benchmark, base, head, logRatio, silent, servers) {
 }
 
 // src/measure/http/alternate.ts
-async function freshRound(benchmark, revisions, round2, plan) {
+async function freshRound(benchmark, revisions, round3, plan) {
   const figures = {};
   if (benchmark.rate === "auto" && !autoRates.has(benchmark)) await measureCapacity(benchmark, revisions, plan);
-  for (const side2 of order(round2)) {
+  for (const side2 of order(round3)) {
     const server = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
     try {
-      if (round2 === 0) await checkRequests(benchmark, server, side2, revisions, plan);
+      if (round3 === 0) await checkRequests(benchmark, server, side2, revisions, plan);
       await loadOn(server, benchmark, benchmark.warmupMs);
       server.checkAlive("during the warm-up");
       await server.probe("start");
@@ -68760,22 +68760,22 @@ async function measureCapacity(benchmark, revisions, plan) {
   }
   settleAutoRate(benchmark, capacity, plan);
 }
-async function liveRound(benchmark, revisions, round2, plan) {
+async function liveRound(benchmark, revisions, round3, plan) {
   const servers = {};
   try {
-    for (const side2 of order(round2)) {
+    for (const side2 of order(round3)) {
       servers[side2] = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
-      if (round2 === 0) await checkRequests(benchmark, servers[side2], side2, revisions, plan);
+      if (round3 === 0) await checkRequests(benchmark, servers[side2], side2, revisions, plan);
     }
     const load = (side2, durationMs) => loadOn(servers[side2], benchmark, durationMs);
-    for (const side2 of order(round2)) await load(side2, benchmark.warmupMs);
+    for (const side2 of order(round3)) await load(side2, benchmark.warmupMs);
     if (benchmark.rate === "auto" && !autoRates.has(benchmark)) {
       const capacity = {};
-      for (const side2 of order(round2)) capacity[side2] = await load(side2, capacityMs(benchmark));
+      for (const side2 of order(round3)) capacity[side2] = await load(side2, capacityMs(benchmark));
       settleAutoRate(benchmark, capacity, plan);
-      for (const side2 of order(round2)) await load(side2, benchmark.warmupMs);
+      for (const side2 of order(round3)) await load(side2, benchmark.warmupMs);
     }
-    for (const side2 of order(round2)) {
+    for (const side2 of order(round3)) {
       await servers[side2].probe("start");
       await servers[side2].probe("pause");
     }
@@ -68797,7 +68797,7 @@ async function liveRound(benchmark, revisions, round2, plan) {
     };
     for (const first of pairOrders(blocks, random)) await measurePair(first);
     for (let extra = 0; extra < blocks && endsSilent(pairs.map(answeredIn)); extra++) await measurePair(pairOrders(1, random)[0]);
-    const measured = keepAnswered(pairs, benchmark.id, round2, blockMs, plan.log);
+    const measured = keepAnswered(pairs, benchmark.id, round3, blockMs, plan.log);
     const ratios = measured.map((pair2) => Math.log(pair2.head.load.requestsPerSec / pair2.base.load.requestsPerSec));
     const cpuRatios2 = measured.map((pair2) => cpuLogRatio(perRequest([pair2.base]), perRequest([pair2.head])));
     const figures = {};
@@ -68839,7 +68839,7 @@ var REAL = {
   }
 };
 var SATURATED = 0.9;
-async function duetRound(benchmark, revisions, round2, settings, deps = REAL) {
+async function duetRound(benchmark, revisions, round3, settings, deps = REAL) {
   const random = settings.random ?? Math.random;
   const servers = {};
   try {
@@ -68847,7 +68847,7 @@ async function duetRound(benchmark, revisions, round2, settings, deps = REAL) {
     const sides = [first, other(first)];
     for (const side2 of sides) servers[side2] = await deps.start(serverOptions(benchmark, revisions[side2], settings));
     const both = servers;
-    if (round2 === 0) for (const side2 of sides) await deps.checkRequests(benchmark, both[side2], side2, revisions, settings);
+    if (round3 === 0) for (const side2 of sides) await deps.checkRequests(benchmark, both[side2], side2, revisions, settings);
     const load = (durationMs) => duetBlock(both, benchmark, durationMs, random, settings, deps);
     for (const side2 of sides) await both[side2].probe("start");
     await load(benchmark.warmupMs);
@@ -68869,7 +68869,7 @@ async function duetRound(benchmark, revisions, round2, settings, deps = REAL) {
       for (const side2 of sides) both[side2].checkAlive("under load");
     }
     const blocksMs = performance.now() - blocksStart;
-    const kept = keepAnswered(blocks, benchmark.id, round2, blockMs, settings.log);
+    const kept = keepAnswered(blocks, benchmark.id, round3, blockMs, settings.log);
     const from = plan ? Math.min(plan.figureFrom, Math.max(0, kept.length - 2)) : 0;
     const measured = kept.slice(from);
     const figures = {};
@@ -69036,8 +69036,8 @@ var DuetPlanner = class {
   figure() {
     return this.rounds.every((r) => r.series.cpu !== void 0) ? "cpu" : "requests";
   }
-  seriesOf(round2) {
-    return (this.figure() === "cpu" ? round2.series.cpu : round2.series.requests) ?? [];
+  seriesOf(round3) {
+    return (this.figure() === "cpu" ? round3.series.cpu : round3.series.requests) ?? [];
   }
   /**
    * The warm-up, from the pilot's series: a block is still warming when it lies farther from its pair's settled
@@ -69138,9 +69138,9 @@ async function measureHttp(plan) {
     let done = 0;
     const reserved = plan.benchmarks.slice(index + 1).reduce((sum3, _b, i) => sum3 + 2 * perRound[index + 1 + i], 0);
     const estimate = () => recent.length > 0 ? recent.reduce((a, b) => a + b, 0) / recent.length : perRound[index];
-    const runRound2 = async (round2, target2, into, keepBack) => {
+    const runRound2 = async (round3, target2, into, keepBack) => {
       if (now() + estimate() + reserved + keepBack > plan.deadline) return false;
-      plan.onProgress?.({ round: round2 + 1, rounds: target2, elapsedMs: now() - started, remainingMs: estimate() * (target2 - round2) });
+      plan.onProgress?.({ round: round3 + 1, rounds: target2, elapsedMs: now() - started, remainingMs: estimate() * (target2 - round3) });
       const roundStart = now();
       const cpuBefore = sampleCpu();
       const load1 = os5.loadavg()[0] ?? 0;
@@ -69166,20 +69166,20 @@ async function measureHttp(plan) {
     };
     const maxRounds = adaptive ? Math.max(plan.rounds, adaptive.maxRounds) : plan.rounds;
     const confirmTarget = () => adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plan.rounds, samples.logRatios.length) : 0;
-    for (let round2 = 0; round2 < maxRounds; round2++) {
-      const extra = round2 >= plan.rounds;
-      if (!await runRound2(round2, extra ? maxRounds : plan.rounds, "main", extra ? confirmTarget() * estimate() : 0)) {
+    for (let round3 = 0; round3 < maxRounds; round3++) {
+      const extra = round3 >= plan.rounds;
+      if (!await runRound2(round3, extra ? maxRounds : plan.rounds, "main", extra ? confirmTarget() * estimate() : 0)) {
         if (!samples.error && !extra) {
           limited = true;
-          plan.log(`${benchmark.id}: the time limit stops it after ${round2} of ${plan.rounds} rounds`);
+          plan.log(`${benchmark.id}: the time limit stops it after ${round3} of ${plan.rounds} rounds`);
         }
         break;
       }
-      rounds = Math.max(rounds, round2 + 1);
-      const look = adaptive && round2 + 1 >= plan.rounds && (round2 + 1 - plan.rounds) % adaptive.lookEvery === 0;
+      rounds = Math.max(rounds, round3 + 1);
+      const look = adaptive && round3 + 1 >= plan.rounds && (round3 + 1 - plan.rounds) % adaptive.lookEvery === 0;
       if (!look) continue;
       if (adaptive.decided(samples)) break;
-      if (round2 + 1 === plan.rounds && maxRounds > plan.rounds)
+      if (round3 + 1 === plan.rounds && maxRounds > plan.rounds)
         plan.log(`${benchmark.id}: no verdict after ${plan.rounds} rounds: adding rounds (up to ${maxRounds})`);
     }
     const target = confirmTarget();
@@ -69288,7 +69288,7 @@ var MEANINGS = {
 function diagnose(base, head, throughputChange) {
   const lines = [];
   const ms = (x) => `${x.toFixed(1)} ms`;
-  const pct3 = (x) => formatShare(x, 0);
+  const pct4 = (x) => formatShare(x, 0);
   const mb = (x) => `${x.toFixed(0)} MB`;
   const say = (figure, worse, meaning) => lines.push(worse ? `${figure}: ${meaning}` : figure);
   const factor = (a, b, floor) => Math.max(a, b) >= floor && (b >= a * FACTOR || a >= b * FACTOR);
@@ -69301,7 +69301,7 @@ function diagnose(base, head, throughputChange) {
   const gc2 = [base.gc.share, head.gc.share];
   if (Math.abs(gc2[1] - gc2[0]) >= POINTS.gcShare && factor(...gc2, FLOORS.gcShare)) {
     say(
-      `time in GC ${pct3(gc2[0])} \u2192 ${pct3(gc2[1])} of the window (${base.gc.totalMs.toFixed(0)} \u2192 ${head.gc.totalMs.toFixed(0)} ms)`,
+      `time in GC ${pct4(gc2[0])} \u2192 ${pct4(gc2[1])} of the window (${base.gc.totalMs.toFixed(0)} \u2192 ${head.gc.totalMs.toFixed(0)} ms)`,
       gc2[1] > gc2[0],
       MEANINGS.allocation
     );
@@ -69309,7 +69309,7 @@ function diagnose(base, head, throughputChange) {
   const elu = [base.eventLoopUtilization, head.eventLoopUtilization];
   if (Math.abs(elu[1] - elu[0]) >= POINTS.eventLoopUtilization) {
     const slower = throughputChange !== void 0 && throughputChange < 0;
-    say(`event-loop utilisation ${pct3(elu[0])} \u2192 ${pct3(elu[1])}`, slower, elu[1] > elu[0] ? MEANINGS.busier : MEANINGS.waiting);
+    say(`event-loop utilisation ${pct4(elu[0])} \u2192 ${pct4(elu[1])}`, slower, elu[1] > elu[0] ? MEANINGS.busier : MEANINGS.waiting);
   }
   const rss = [base.peakRssMb, head.peakRssMb];
   const heap = [base.peakHeapUsedMb, head.peakHeapUsedMb];
@@ -69375,8 +69375,8 @@ function duetDetails(http3) {
 }
 function duetLine(duet) {
   if (!duet || typeof duet !== "object") return void 0;
-  const pct3 = (x) => formatShare(x, 0);
-  const line = `duet: both servers loaded at once on one shared CPU, busy ${duet.coreBusy === null ? "(not read)" : pct3(duet.coreBusy)} of the measured time (the load generator used ${pct3(duet.loadGeneratorBusy)} of a CPU)`;
+  const pct4 = (x) => formatShare(x, 0);
+  const line = `duet: both servers loaded at once on one shared CPU, busy ${duet.coreBusy === null ? "(not read)" : pct4(duet.coreBusy)} of the measured time (the load generator used ${pct4(duet.loadGeneratorBusy)} of a CPU)`;
   if (!(typeof duet.unsaturated === "number" && duet.unsaturated > 0)) return line;
   const generator = typeof duet.loadGeneratorBusy === "number" && duet.loadGeneratorBusy >= 0.9;
   return `${line}; the shared CPU was not saturated in ${formatFixed(duet.unsaturated, 0)} of ${formatFixed(duet.rounds, 0)} rounds: ${generator ? "the load generator was the bottleneck (its CPU was full)" : "the servers waited (for requests, timers or I/O) rather than competed for the CPU"}, so requests/s compares what the load allowed, not the servers' cost; CPU per request still compares both at one speed`;
@@ -69709,8 +69709,8 @@ function resolutionWarning(comparison) {
   const { resolvable, budget, verdict, logRatios } = comparison;
   if (!Number.isFinite(resolvable) || resolvable <= budget || verdict === "regression" || verdict === "error" || verdict === "unmeasured")
     return void 0;
-  const pct3 = (x) => formatShortPercent(x, x < 0.1 ? 1 : 0);
-  return `budget ${pct3(budget)} is below what this run resolves beyond it (\u2248${pct3(resolvable)} with ${logRatios.length} rounds): a regression between ${pct3(budget)} and ${pct3(budget + resolvable)} would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both)`;
+  const pct4 = (x) => formatShortPercent(x, x < 0.1 ? 1 : 0);
+  return `budget ${pct4(budget)} is below what this run resolves beyond it (\u2248${pct4(resolvable)} with ${logRatios.length} rounds): a regression between ${pct4(budget)} and ${pct4(budget + resolvable)} would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both)`;
 }
 function verdictCounts(benchmarks) {
   const parts = [];
@@ -70969,9 +70969,9 @@ function runInfo(run, micro, http3, judged, profile) {
 function spikeNote(conditions, spiked) {
   const busy = conditions.map((c) => c.busy);
   const median2 = [...busy].sort((a, b) => a - b)[Math.floor(busy.length / 2)];
-  const pct3 = (x) => formatShare(x, 0);
+  const pct4 = (x) => formatShare(x, 0);
   const which = spiked.length === 1 ? `round ${spiked[0]}` : `rounds ${spiked.slice(0, -1).join(", ")} and ${spiked.at(-1)}`;
-  return `the machine was much busier in ${which} (CPU ${spiked.map((r) => pct3(busy[r - 1])).join(", ")} against a median of ${pct3(median2)}): other jobs ran beside benchgate. Their samples still count (the intervals are robust to a few odd rounds), but a surprising verdict is worth a re-run.`;
+  return `the machine was much busier in ${which} (CPU ${spiked.map((r) => pct4(busy[r - 1])).join(", ")} against a median of ${pct4(median2)}): other jobs ran beside benchgate. Their samples still count (the intervals are robust to a few odd rounds), but a surprising verdict is worth a re-run.`;
 }
 function comparableMicro(micro) {
   return micro ? micro.benchmarks.filter((b) => !b.error && b.logRatios.length > 0).length : 0;
@@ -71152,14 +71152,14 @@ function renderListing(listing) {
 
 // src/report/calibration.ts
 function renderCalibration(calibration) {
-  const pct3 = (x) => formatShortPercent(x, 1);
+  const pct4 = (x) => formatShortPercent(x, 1);
   const header = ["benchmark", "noise/round", `resolves in ${calibration.compareRounds} rounds`, "suggested budget", "budget now"];
   const rows = calibration.benchmarks.map((b) => [
     terminalText(b.id),
-    pct3(b.spread),
-    `\u2248${pct3(b.resolvable)}`,
-    pct3(b.suggestedBudget),
-    pct3(b.budget)
+    pct4(b.spread),
+    `\u2248${pct4(b.resolvable)}`,
+    pct4(b.suggestedBudget),
+    pct4(b.budget)
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells) => cells.map((c, i) => i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])).join("  ");
@@ -71177,7 +71177,7 @@ function renderCalibration(calibration) {
   for (const b of calibration.benchmarks.filter((b2) => b2.warning)) out.push(`warning: ${terminalText(b.id)}: ${terminalText(b.warning)}`);
   for (const b of calibration.benchmarks.filter((b2) => b2.budget < b2.resolvable))
     out.push(
-      `note: ${terminalText(b.id)}: budget ${pct3(b.budget)} is below what ${calibration.compareRounds} rounds resolve (\u2248${pct3(b.resolvable)})`
+      `note: ${terminalText(b.id)}: budget ${pct4(b.budget)} is below what ${calibration.compareRounds} rounds resolve (\u2248${pct4(b.resolvable)})`
     );
   return out.join("\n");
 }
@@ -71373,8 +71373,8 @@ function changeChart(benchmarks, options = {}) {
       })
     );
   });
-  const pct3 = (x) => formatShortPercent(x, 0);
-  const axis = `${" ".repeat(labelWidth + 2)}${`-${pct3(scale)}`.padEnd(half)}0${`+${pct3(scale)}`.padStart(cells - half - 1)}`;
+  const pct4 = (x) => formatShortPercent(x, 0);
+  const axis = `${" ".repeat(labelWidth + 2)}${`-${pct4(scale)}`.padEnd(half)}0${`+${pct4(scale)}`.padStart(cells - half - 1)}`;
   return [...lines, axis];
 }
 
@@ -74357,6 +74357,7 @@ var USAGE = `Usage: benchgate compare --base <ref> [options]
        benchgate trend [--history <file>] [--anchor <anchor>] [--markdown <file>]
        benchgate drift [--anchor <anchor>] [--drift-budget <p>] [--history <file>] [compare options]
        benchgate bisect --good <ref> [--bad <ref>] [--benchmark <pattern>] [--json <file>]
+       benchgate publish --out <dir> [<history file>...] [--anchor tag:<pattern>] [--repository <url>]
 
 Compare the micro-benchmarks and HTTP load tests of two git revisions and fail when a budget is broken.
 
@@ -74413,7 +74414,11 @@ since --anchor from those records. drift compares HEAD with the anchor side by s
 --drift-budget (default 10%). An anchor is tag:<pattern> (the newest tag before HEAD, default tag:v*),
 days:<n> (HEAD's first-parent history n days ago) or a revision. bisect finds the first commit after
 --good whose benchmarks (--benchmark, a glob on ids where * spans '/'; default all) lose more than their budget
-against --good, by side-by-side compares: about log2(commits) of them.
+against --good, by side-by-side compares: about log2(commits) of them. publish writes the history
+(the files given, shell patterns expanded, default --history) as a static site to --out: an overview,
+a page per benchmark, an Atom feed of regressions (docs/history.md#a-site-of-the-history); --anchor
+tag:<pattern> names the releases (default tag:v*), --repository the https URL commits link to
+(default: the origin remote's), --site-url where the site is served (for the feed), --title its title.
 
 Exit codes: 0 every budget holds, 1 a budget is broken, 2 an error.`;
 var OPTIONS = {
@@ -74441,6 +74446,10 @@ var OPTIONS = {
   good: { type: "string" },
   bad: { type: "string" },
   benchmark: { type: "string" },
+  out: { type: "string" },
+  repository: { type: "string" },
+  "site-url": { type: "string" },
+  title: { type: "string" },
   "no-color": { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" }
@@ -74525,9 +74534,26 @@ ${USAGE}`);
       timeLimitMs
     };
   }
+  if (positionals[0] === "publish") {
+    if (!values.out) throw new UserError(`publish needs --out: the folder to write the site to, e.g. --out site.
+
+${USAGE}`);
+    const releases = values.anchor ?? "tag:v*";
+    if (!releases.startsWith("tag:") || releases.length === 4)
+      throw new UserError(`--anchor of publish names the releases a reader can start from: tag:<pattern>, e.g. tag:v*; got '${releases}'.`);
+    return {
+      kind: "publish",
+      out: values.out,
+      histories: positionals.length > 1 ? positionals.slice(1) : [history],
+      releases: releases.slice(4),
+      repository: values.repository,
+      siteUrl: values["site-url"],
+      title: values.title
+    };
+  }
   if (positionals[0] !== "compare" || positionals.length > 1) {
     throw new UserError(
-      `Unknown command '${positionals.join(" ")}': the commands are 'compare', 'list', 'merge', 'calibrate', 'record', 'trend', 'drift' and 'bisect'.
+      `Unknown command '${positionals.join(" ")}': the commands are 'compare', 'list', 'merge', 'calibrate', 'record', 'trend', 'drift', 'bisect' and 'publish'.
 
 ${USAGE}`
     );
@@ -74898,12 +74924,13 @@ function newestTip(records) {
 }
 function trendOf(chain, gate, anchor, reached) {
   const ids = [...new Set(chain.flatMap((r) => r.benchmarks.map((b) => b.id)))].sort();
+  const byId = chain.map((record3) => new Map(record3.benchmarks.map((b) => [b.id, b])));
   const benchmarks = ids.map((id) => {
     let sum3 = { log: 0, se: 0 };
     let from = anchor.commit;
     let budget = 0;
-    const points = chain.map((record3) => {
-      const b = record3.benchmarks.find((p) => p.id === id);
+    const points = chain.map((record3, i) => {
+      const b = byId[i].get(id);
       if (b) budget = b.budget;
       const step = b?.change ? toLog(b.change) : null;
       if (!step) {
@@ -74942,6 +74969,10 @@ function chainedWith(cumulative, step) {
   const before = toLog({ ...cumulative, confidence: TREND_CONFIDENCE });
   const after = toLog(step);
   return fromLog({ log: before.log + after.log, se: Math.hypot(before.se, after.se) });
+}
+function chainSteps(steps) {
+  const sum3 = steps.map((s) => toLog({ ...s, confidence: TREND_CONFIDENCE })).reduce((a, b) => ({ log: a.log + b.log, se: Math.hypot(a.se, b.se) }), { log: 0, se: 0 });
+  return fromLog(sum3);
 }
 function toLog(change) {
   const z2 = probit(0.5 + change.confidence / 2);
@@ -75145,11 +75176,11 @@ function trendPicture(benchmark, trend, options = {}) {
   return lines;
 }
 function headline(benchmark, trend) {
-  const since = seriesStart(benchmark, trend);
+  const since2 = seriesStart(benchmark, trend);
   const pushes = benchmark.points.filter((p) => p.step).length;
   const c = benchmark.cumulative;
-  if (!c) return `since ${since}: not measured`;
-  return `since ${since}: ${formatInterval(c)} over ${pushes} push${pushes === 1 ? "" : "es"}`;
+  if (!c) return `since ${since2}: not measured`;
+  return `since ${since2}: ${formatInterval(c)} over ${pushes} push${pushes === 1 ? "" : "es"}`;
 }
 function seriesStart(benchmark, trend) {
   return benchmark.from === trend.anchor.commit ? trend.anchor.label : benchmark.from.slice(0, 7);
@@ -75177,15 +75208,15 @@ function trendChart(benchmark, trend, options = {}) {
   const series = after.flatMap((p) => p.cumulative ? [{ label: p.tags[0] ?? p.commit.slice(0, 7), change: p.cumulative }] : []);
   if (series.length === 0 || !benchmark.cumulative) return void 0;
   const shown = series.slice(-MAX_COLUMNS);
-  const since = seriesStart(benchmark, trend);
+  const since2 = seriesStart(benchmark, trend);
   const points = [
-    ...shown.length === series.length ? [{ label: since, change: { estimate: 0, low: 0, high: 0 } }] : [],
+    ...shown.length === series.length ? [{ label: since2, change: { estimate: 0, low: 0, high: 0 } }] : [],
     ...shown,
     ...options.pullRequest ? [{ label: PULL_REQUEST_LABEL, change: chainedWith(benchmark.cumulative, options.pullRequest) }] : []
   ];
   return {
     title: `${fitMiddle(benchmark.id, ID_WIDTH)}  ${headline(benchmark, trend)}`,
-    since,
+    since: since2,
     points,
     pushes: series.length,
     shown: shown.length,
@@ -75558,6 +75589,296 @@ async function runBisect(command, io) {
   return result.firstBad || result.noLoss ? 0 : 2;
 }
 
+// src/cli/publish.ts
+import path19 from "node:path";
+
+// src/history/publish.ts
+import { cpSync as cpSync2, existsSync as existsSync9, mkdirSync as mkdirSync4, readdirSync as readdirSync6, rmSync as rmSync6, writeFileSync as writeFileSync2 } from "node:fs";
+import path18 from "node:path";
+
+// src/history/site.ts
+var import_picomatch5 = __toESM(require_picomatch2(), 1);
+var SPARK_POINTS = 60;
+var MAX_ALERTS = 100;
+var MAX_FEED = 50;
+function dataScript(kind, data) {
+  return `benchgateSite(${JSON.stringify(kind)}, ${JSON.stringify(data)});
+`;
+}
+function pullRequestOf(subject) {
+  const match = /\(#(\d{1,9})\)\s*$/.exec(subject) ?? /^Merge pull request #(\d{1,9})\b/.exec(subject);
+  return match ? Number(match[1]) : null;
+}
+function repositoryUrl(url) {
+  if (!url) return null;
+  const trimmed = url.trim().replace(/\.git$/, "").replace(/\/+$/, "");
+  return /^https:\/\/[A-Za-z0-9.-]+(:\d+)?(\/[A-Za-z0-9._~-]+)+$/.test(trimmed) ? trimmed : null;
+}
+function repositoryOfRemote(remote) {
+  const scp = /^git@([A-Za-z0-9.-]+):(.+?)(\.git)?$/.exec(remote.trim());
+  return repositoryUrl(scp ? `https://${scp[1]}/${scp[2]}` : remote.replace(/^ssh:\/\/git@/, "https://"));
+}
+function siteFiles(records, options) {
+  const isRelease = (0, import_picomatch5.default)(options.releases ?? "v*", { dot: true });
+  const repository = repositoryUrl(options.repository);
+  const gateKeys = [...new Set(records.map((r) => r.gate))].sort();
+  const files = [];
+  const gates = [];
+  const rows = [];
+  const alerts = [];
+  for (const [g2, key] of gateKeys.entries()) {
+    const own = records.filter((r) => r.gate === key);
+    const { chain } = chainOf(own, key, { head: newestTip(own) });
+    if (chain.length === 0) continue;
+    const gate = gates.length;
+    const start = chain[0].parent;
+    const trend = trendOf(chain, key, { commit: start, label: start.slice(0, 7) }, true);
+    const anchors = anchorsOf(chain, isRelease);
+    const byId = chain.map((r) => new Map(r.benchmarks.map((b) => [b.id, b])));
+    const pushes = {
+      gate,
+      pushes: chain.map((r) => ({
+        commit: r.commit,
+        parent: r.parent,
+        date: r.date,
+        subject: r.subject,
+        tags: r.tags,
+        runner: `${r.runner.os} ${r.runner.arch}, ${r.runner.cpus} CPUs, Node ${r.runner.node}`,
+        pr: pullRequestOf(r.subject)
+      }))
+    };
+    const pushFile2 = `data/pushes-${g2}.js`;
+    files.push({ path: pushFile2, text: dataScript("pushes", pushes) });
+    const drift = options.drift?.filter((d) => d.gate === key).at(-1);
+    gates.push({
+      gate: key,
+      pushes: chain.length,
+      head: chain.at(-1).commit,
+      pushFile: pushFile2,
+      anchors,
+      defaultAnchor: anchors.length - 1,
+      ...drift ? { drift: withoutGate(drift) } : {}
+    });
+    for (const b of trend.benchmarks) {
+      const file = `data/b/${rows.length}.js`;
+      const column = (pick) => b.points.map((p) => round2(pick(p)));
+      const verdicts = byId.map((points) => points.get(b.id)?.verdict ?? null);
+      const data = {
+        gate,
+        id: b.id,
+        budget: b.budget,
+        verdict: verdicts,
+        step: { estimate: column((p) => p.step?.estimate), low: column((p) => p.step?.low), high: column((p) => p.step?.high) },
+        cumulative: {
+          estimate: column((p) => p.cumulative?.estimate),
+          low: column((p) => p.cumulative?.low),
+          high: column((p) => p.cumulative?.high)
+        }
+      };
+      files.push({ path: file, text: dataScript("benchmark", data) });
+      const steps = b.points.map((p) => p.step);
+      rows.push({
+        gate,
+        id: b.id,
+        file,
+        budget: b.budget,
+        since: anchors.map((a) => since(steps, a.after)),
+        spark: thin(data.cumulative.estimate, SPARK_POINTS),
+        last: verdicts.at(-1) ?? null,
+        measured: steps.filter(Boolean).length
+      });
+      for (const [i, p] of b.points.entries()) {
+        if (!p.step) continue;
+        const broke = verdicts[i] === "regression";
+        const near = p.step.estimate <= -b.budget / 2 || verdicts[i] === "inconclusive" && p.step.low < -b.budget;
+        if (broke || near)
+          alerts.push({
+            gate,
+            push: i,
+            commit: p.commit,
+            subject: p.subject,
+            date: p.date,
+            id: b.id,
+            file,
+            verdict: verdicts[i] ?? "unmeasured",
+            step: rounded(p.step),
+            budget: b.budget,
+            broke
+          });
+      }
+    }
+  }
+  const newestFirst = alerts.sort((a, b) => Date.parse(b.date) - Date.parse(a.date) || a.step.estimate - b.step.estimate);
+  const overview = {
+    title: options.title,
+    version: options.version,
+    generated: options.generated.toISOString(),
+    repository,
+    gates,
+    rows,
+    alerts: newestFirst.slice(0, MAX_ALERTS)
+  };
+  files.push({ path: "data/overview.js", text: dataScript("overview", overview) });
+  files.push({ path: "feed.xml", text: atomFeed(overview, newestFirst.filter((a) => a.broke).slice(0, MAX_FEED), options.siteUrl) });
+  files.push({ path: "index.html", text: indexHtml(options.title) });
+  return files;
+}
+function withoutGate(drift) {
+  return {
+    commit: drift.commit,
+    anchor: drift.anchor,
+    recorded: drift.recorded,
+    driftBudget: drift.driftBudget,
+    state: drift.state,
+    benchmarks: drift.benchmarks
+  };
+}
+function anchorsOf(chain, isRelease) {
+  const first = chain[0];
+  const start = {
+    label: first.parentTags.find(isRelease) ?? `first push (${first.parent.slice(0, 7)})`,
+    commit: first.parent,
+    after: -1
+  };
+  const releases = chain.flatMap((r, i) => {
+    const tag = r.tags.find(isRelease);
+    return tag && i < chain.length - 1 ? [{ label: tag, commit: r.commit, after: i }] : [];
+  });
+  return [start, ...releases];
+}
+function since(steps, after) {
+  const later = steps.slice(after + 1);
+  const gap = later.lastIndexOf(null);
+  const chained = later.slice(gap + 1);
+  return chained.length ? rounded(chainSteps(chained)) : null;
+}
+function thin(values, count3) {
+  if (values.length <= count3) return [...values];
+  return Array.from({ length: count3 }, (_, i) => values[Math.round(i * (values.length - 1) / (count3 - 1))] ?? null);
+}
+function round2(x) {
+  return x === null || x === void 0 ? null : Number(x.toFixed(5));
+}
+function rounded(i) {
+  return { estimate: round2(i.estimate), low: round2(i.low), high: round2(i.high) };
+}
+function xml(text2) {
+  return text2.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+var pct3 = (x) => `${x >= 0 ? "+" : ""}${(100 * x).toFixed(1)}%`;
+function atomFeed(overview, regressions, siteUrl) {
+  const base = repositoryUrl(siteUrl);
+  const updated = regressions[0]?.date && Date.parse(regressions[0].date) ? new Date(regressions[0].date).toISOString() : overview.generated;
+  const entries = regressions.map((a) => {
+    const gate = overview.gates[a.gate].gate;
+    const link = overview.repository ? `${overview.repository}/commit/${a.commit}` : base ? `${base}/` : void 0;
+    const when = Date.parse(a.date) ? new Date(a.date).toISOString() : overview.generated;
+    const change = `${pct3(a.step.estimate)} [${pct3(a.step.low)}, ${pct3(a.step.high)}]`;
+    return [
+      "  <entry>",
+      `    <id>urn:benchgate:${xml(encodeURIComponent(gate))}:${a.commit}:${xml(encodeURIComponent(a.id))}</id>`,
+      `    <title>${xml(`${a.id}: ${change} in ${a.commit.slice(0, 7)} ${a.subject}`)}</title>`,
+      `    <updated>${when}</updated>`,
+      ...link ? [`    <link rel="alternate" href="${xml(link)}"/>`] : [],
+      `    <summary>${xml(`${a.id} lost more than its ${(100 * a.budget).toFixed(1)}% budget in ${a.commit.slice(0, 7)} ("${a.subject}"): ${change}, measured side by side with ${gate || "the"} gate's parent commit.`)}</summary>`,
+      "  </entry>"
+    ].join("\n");
+  });
+  return [
+    '<?xml version="1.0" encoding="utf-8"?>',
+    '<feed xmlns="http://www.w3.org/2005/Atom">',
+    `  <id>urn:benchgate:feed:${xml(encodeURIComponent(overview.title))}</id>`,
+    `  <title>${xml(`${overview.title}: regressions`)}</title>`,
+    `  <updated>${updated}</updated>`,
+    "  <author><name>benchgate</name></author>",
+    ...base ? [`  <link rel="alternate" href="${xml(base)}/"/>`] : [],
+    ...entries,
+    "</feed>",
+    ""
+  ].join("\n");
+}
+function indexHtml(title) {
+  const escaped = xml(title);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<title>${escaped}</title>
+<link rel="stylesheet" href="assets/site.css">
+<link rel="alternate" type="application/atom+xml" title="Regressions" href="feed.xml">
+<script src="assets/site.js" defer></script>
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header><h1 id="title">${escaped}</h1><p id="subtitle"></p></header>
+<main id="main" tabindex="-1"><noscript>This page draws the history with JavaScript; the data are in data/ and the regressions in feed.xml.</noscript><p id="loading">Loading\u2026</p></main>
+<footer><p>Published by benchgate. Each point is a push measured side by side with its parent in one job; bands are 95% intervals of the chained steps. <a href="feed.xml">Regressions feed (Atom)</a></p></footer>
+</body>
+</html>
+`;
+}
+
+// src/history/publish.ts
+var MARKER = ".benchgate-site";
+function writeSite(out, records, options) {
+  if (!existsSync9(path18.join(options.assets, "site.js")))
+    throw new Error(`the page's script is missing from ${options.assets}: build benchgate (npm run build) first.`);
+  if (existsSync9(out)) {
+    const entries = readdirSync6(out);
+    if (entries.length > 0 && !entries.includes(MARKER))
+      throw new UserError(`${out} is not empty and was not written by benchgate publish: choose an empty or new folder.`);
+    for (const entry of entries) rmSync6(path18.join(out, entry), { recursive: true, force: true });
+  }
+  const files = siteFiles(records, options);
+  let bytes = 0;
+  for (const file of files) {
+    const target = path18.join(out, file.path);
+    mkdirSync4(path18.dirname(target), { recursive: true });
+    writeFileSync2(target, file.text);
+    bytes += Buffer.byteLength(file.text);
+  }
+  mkdirSync4(path18.join(out, "assets"), { recursive: true });
+  for (const asset of ["site.js", "site.css"]) cpSync2(path18.join(options.assets, asset), path18.join(out, "assets", asset));
+  writeFileSync2(path18.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
+  return { files: files.length + 2, bytes };
+}
+
+// src/cli/publish.ts
+async function runPublish(command, io) {
+  try {
+    const files = reportFiles(command.histories, io.cwd);
+    const records = (await Promise.all(files.map((file) => fileStore(file, DEFAULT_HISTORY_LIMIT).read()))).flat();
+    if (records.length === 0)
+      throw new Error(`no history records in ${command.histories.join(", ")}: record some first (benchgate record).`);
+    const remote = command.repository ?? await git(["remote", "get-url", "origin"], io.cwd).catch(() => "");
+    const repository = repositoryOfRemote(remote) ?? void 0;
+    if (command.repository && !repository)
+      throw new Error(`--repository must be an https URL such as https://github.com/owner/repo; got '${command.repository}'.`);
+    const out = path19.resolve(io.cwd, command.out);
+    const written = writeSite(out, records, {
+      title: command.title ?? `${repository ? repository.split("/").slice(-2).join("/") : path19.basename(io.cwd)}: benchmark history`,
+      version: io.version,
+      generated: /* @__PURE__ */ new Date(),
+      releases: command.releases,
+      repository,
+      siteUrl: command.siteUrl,
+      assets: path19.join(path19.dirname(io.runnerPath), "site")
+    });
+    io.stderr.write(
+      `benchgate: published ${records.length} record(s) from ${files.length} file(s) to ${out}: ${written.files} files, ${(written.bytes / 1024).toFixed(0)} kB; open ${path19.join(out, "index.html")}
+`
+    );
+    return 0;
+  } catch (error) {
+    io.stderr.write(`benchgate: publish: ${messageOf(error)}
+`);
+    return 2;
+  }
+}
+
 // src/cli/main.ts
 var EXIT = { pass: 0, fail: 1, error: 2 };
 async function main(argv, io) {
@@ -75580,6 +75901,7 @@ async function main(argv, io) {
     return 0;
   }
   if (command.kind === "list") return runList(command, io);
+  if (command.kind === "publish") return runPublish(command, io);
   if (command.kind === "trend" || command.kind === "record" || command.kind === "drift" || command.kind === "bisect")
     return runHistoryCommand(command, io);
   const color = command.color ?? (Boolean(io.stdout.isTTY) && !io.env.NO_COLOR && io.env.TERM !== "dumb");
@@ -75609,7 +75931,7 @@ async function main(argv, io) {
       shard: command.shard,
       // The observer preloaded into each native run is bundled beside the runner, as its module hooks are.
       nativeCheck: command.nativeCheck ? {
-        observerPath: path18.join(path18.dirname(io.runnerPath), "native.js"),
+        observerPath: path20.join(path20.dirname(io.runnerPath), "native.js"),
         runTimeoutMs: command.nativeTimeoutMs,
         runs: command.nativeRuns
       } : void 0,
@@ -75617,7 +75939,7 @@ async function main(argv, io) {
         io,
         progress,
         trap,
-        command.installCache === void 0 ? void 0 : new Installs(path18.resolve(io.cwd, command.installCache))
+        command.installCache === void 0 ? void 0 : new Installs(path20.resolve(io.cwd, command.installCache))
       )
     });
   } catch (error) {
@@ -75670,7 +75992,7 @@ function writeReport(report2, command, color, io) {
 function mergeFiles(patterns, io) {
   try {
     const files = reportFiles(patterns, io.cwd);
-    return mergeShards(files.map((file) => ({ file: path18.relative(io.cwd, file) || file, report: readReport2(file) })));
+    return mergeShards(files.map((file) => ({ file: path20.relative(io.cwd, file) || file, report: readReport2(file) })));
   } catch (error) {
     return errorReport(describeFailure(error), io.version);
   }
@@ -75717,9 +76039,9 @@ async function withProgress(io, command, body) {
   const trap = cliTrap(io, progress);
   let folder;
   const history = ["record", "drift", "bisect"].includes(command.kind);
-  if (command.installCache !== void 0) folder = path18.resolve(io.cwd, command.installCache);
-  else if (history) folder = mkdtempSync4(path18.join(os9.tmpdir(), "benchgate-installs-"));
-  const removeFolder = command.installCache === void 0 && folder ? () => rmSync6(folder, { recursive: true, force: true }) : () => void 0;
+  if (command.installCache !== void 0) folder = path20.resolve(io.cwd, command.installCache);
+  else if (history) folder = mkdtempSync4(path20.join(os9.tmpdir(), "benchgate-installs-"));
+  const removeFolder = command.installCache === void 0 && folder ? () => rmSync7(folder, { recursive: true, force: true }) : () => void 0;
   const forget = trap.onCleanup(removeFolder);
   try {
     return await body(gateIo(io, progress, trap, folder === void 0 ? void 0 : new Installs(folder)), progress);
@@ -75765,9 +76087,9 @@ benchgate: crashed (${messageOf(error)}): benchmark processes stopped and worktr
   });
 }
 function write(cwd, file, text2) {
-  const target = path18.resolve(cwd, file);
-  mkdirSync4(path18.dirname(target), { recursive: true });
-  writeFileSync2(target, text2);
+  const target = path20.resolve(cwd, file);
+  mkdirSync5(path20.dirname(target), { recursive: true });
+  writeFileSync3(target, text2);
 }
 function progressPrinter(stream) {
   let pending = false;

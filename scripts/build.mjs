@@ -42,3 +42,15 @@ await build({
   outdir: 'dist',
   outExtension: { '.js': '.cjs' },
 });
+// The page of a published history (benchgate publish): for browsers, with uPlot and its styles in site.css.
+await build({
+  bundle: true,
+  platform: 'browser',
+  target: ['chrome100', 'firefox100', 'safari15'],
+  format: 'iife',
+  minify: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+  entryPoints: { site: 'src/history/site/page.ts' },
+  outdir: 'dist/site',
+});

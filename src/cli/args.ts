@@ -12,6 +12,7 @@ export const USAGE = `Usage: benchgate compare --base <ref> [options]
        benchgate trend [--history <file>] [--anchor <anchor>] [--markdown <file>]
        benchgate drift [--anchor <anchor>] [--drift-budget <p>] [--history <file>] [compare options]
        benchgate bisect --good <ref> [--bad <ref>] [--benchmark <pattern>] [--json <file>]
+       benchgate publish --out <dir> [<history file>...] [--anchor tag:<pattern>] [--repository <url>]
 
 Compare the micro-benchmarks and HTTP load tests of two git revisions and fail when a budget is broken.
 
@@ -68,7 +69,11 @@ since --anchor from those records. drift compares HEAD with the anchor side by s
 --drift-budget (default 10%). An anchor is tag:<pattern> (the newest tag before HEAD, default tag:v*),
 days:<n> (HEAD's first-parent history n days ago) or a revision. bisect finds the first commit after
 --good whose benchmarks (--benchmark, a glob on ids where * spans '/'; default all) lose more than their budget
-against --good, by side-by-side compares: about log2(commits) of them.
+against --good, by side-by-side compares: about log2(commits) of them. publish writes the history
+(the files given, shell patterns expanded, default --history) as a static site to --out: an overview,
+a page per benchmark, an Atom feed of regressions (docs/history.md#a-site-of-the-history); --anchor
+tag:<pattern> names the releases (default tag:v*), --repository the https URL commits link to
+(default: the origin remote's), --site-url where the site is served (for the feed), --title its title.
 
 Exit codes: 0 every budget holds, 1 a budget is broken, 2 an error.`;
 
@@ -117,6 +122,15 @@ type CommandKind =
       markdown: string | undefined;
       timeLimitMs: number | undefined;
       color: boolean | undefined;
+    }
+  | {
+      kind: 'publish';
+      out: string;
+      histories: string[];
+      releases: string;
+      repository: string | undefined;
+      siteUrl: string | undefined;
+      title: string | undefined;
     }
   | {
       kind: 'bisect';
@@ -177,6 +191,10 @@ const OPTIONS = {
   good: { type: 'string' },
   bad: { type: 'string' },
   benchmark: { type: 'string' },
+  out: { type: 'string' },
+  repository: { type: 'string' },
+  'site-url': { type: 'string' },
+  title: { type: 'string' },
   'no-color': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
@@ -260,9 +278,24 @@ function commandOf(values: Values, positionals: string[]): CommandKind {
       timeLimitMs,
     };
   }
+  if (positionals[0] === 'publish') {
+    if (!values.out) throw new UserError(`publish needs --out: the folder to write the site to, e.g. --out site.\n\n${USAGE}`);
+    const releases = values.anchor ?? 'tag:v*';
+    if (!releases.startsWith('tag:') || releases.length === 4)
+      throw new UserError(`--anchor of publish names the releases a reader can start from: tag:<pattern>, e.g. tag:v*; got '${releases}'.`);
+    return {
+      kind: 'publish',
+      out: values.out,
+      histories: positionals.length > 1 ? positionals.slice(1) : [history],
+      releases: releases.slice(4),
+      repository: values.repository,
+      siteUrl: values['site-url'],
+      title: values.title,
+    };
+  }
   if (positionals[0] !== 'compare' || positionals.length > 1) {
     throw new UserError(
-      `Unknown command '${positionals.join(' ')}': the commands are 'compare', 'list', 'merge', 'calibrate', 'record', 'trend', 'drift' and 'bisect'.\n\n${USAGE}`,
+      `Unknown command '${positionals.join(' ')}': the commands are 'compare', 'list', 'merge', 'calibrate', 'record', 'trend', 'drift', 'bisect' and 'publish'.\n\n${USAGE}`,
     );
   }
   if (!values.base) throw new UserError(`--base is required: the revision to compare against, e.g. --base main.\n\n${USAGE}`);

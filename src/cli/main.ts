@@ -20,6 +20,7 @@ import { signalExitCode, trapSignals } from '../util/signals.js';
 import { Installs } from '../checkout/reuse.js';
 import { parseCommand, USAGE, type Command } from './args.js';
 import { runBisect, runDrift, runRecord, runTrend, type HistoryIo } from './history.js';
+import { runPublish } from './publish.js';
 
 export interface CliIo {
   cwd: string;
@@ -51,6 +52,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     return 0;
   }
   if (command.kind === 'list') return runList(command, io);
+  if (command.kind === 'publish') return runPublish(command, io);
   if (command.kind === 'trend' || command.kind === 'record' || command.kind === 'drift' || command.kind === 'bisect')
     return runHistoryCommand(command, io);
   const color = command.color ?? (Boolean(io.stdout.isTTY) && !io.env.NO_COLOR && io.env.TERM !== 'dumb');

@@ -110,12 +110,14 @@ export function newestTip(records: readonly HistoryRecord[]): string | undefined
 /** The trend of each benchmark along a chain of records: each step as measured, and the steps chained since the anchor. */
 export function trendOf(chain: readonly HistoryRecord[], gate: string, anchor: { commit: string; label: string }, reached: boolean): Trend {
   const ids = [...new Set(chain.flatMap((r) => r.benchmarks.map((b) => b.id)))].sort();
+  // Each record's points by id, once: a published history of thousands of pushes × hundreds of benchmarks reads them all.
+  const byId = chain.map((record) => new Map(record.benchmarks.map((b) => [b.id, b])));
   const benchmarks = ids.map((id): BenchmarkTrend => {
     let sum: LogChange | null = { log: 0, se: 0 };
     let from = anchor.commit;
     let budget = 0;
-    const points = chain.map((record): TrendPoint => {
-      const b = record.benchmarks.find((p) => p.id === id);
+    const points = chain.map((record, i): TrendPoint => {
+      const b = byId[i]!.get(id);
       if (b) budget = b.budget;
       const step = b?.change ? toLog(b.change) : null;
       if (!step) {
@@ -166,6 +168,14 @@ export function chainedWith(cumulative: Interval, step: MeasuredChange): Interva
   const before = toLog({ ...cumulative, confidence: TREND_CONFIDENCE });
   const after = toLog(step);
   return fromLog({ log: before.log + after.log, se: Math.hypot(before.se, after.se) });
+}
+
+/** Steps chained: each a 95% interval (a trend point's step or cumulative), the result at 95%. */
+export function chainSteps(steps: readonly Interval[]): Interval {
+  const sum = steps
+    .map((s) => toLog({ ...s, confidence: TREND_CONFIDENCE }))
+    .reduce((a, b) => ({ log: a.log + b.log, se: Math.hypot(a.se, b.se) }), { log: 0, se: 0 });
+  return fromLog(sum);
 }
 
 /** A record's interval on the log scale: its standard error from its width at its own confidence. */
