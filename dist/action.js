@@ -1078,14 +1078,14 @@ var require_util = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path24 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path25 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path24 && path24[0] !== "/") {
-          path24 = `/${path24}`;
+        if (path25 && path25[0] !== "/") {
+          path25 = `/${path25}`;
         }
-        return new URL(`${origin}${path24}`);
+        return new URL(`${origin}${path25}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -1536,39 +1536,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path24, origin }
+          request: { method, path: path25, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path24);
+        debuglog("sending request to %s %s/%s", method, origin, path25);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path24, origin },
+          request: { method, path: path25, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path24,
+          path25,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path24, origin }
+          request: { method, path: path25, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path24);
+        debuglog("trailers received from %s %s/%s", method, origin, path25);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path24, origin },
+          request: { method, path: path25, origin },
           error: error2
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path24,
+          path25,
           error2.message
         );
       });
@@ -1617,9 +1617,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path24, origin }
+            request: { method, path: path25, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path24);
+          debuglog("sending request to %s %s/%s", method, origin, path25);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -1682,7 +1682,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path24,
+        path: path25,
         method,
         body,
         headers,
@@ -1697,11 +1697,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler2) {
-        if (typeof path24 !== "string") {
+        if (typeof path25 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path24[0] !== "/" && !(path24.startsWith("http://") || path24.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path25[0] !== "/" && !(path25.startsWith("http://") || path25.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path24)) {
+        } else if (invalidPathRegex.test(path25)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -1767,7 +1767,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path24, query) : path24;
+        this.path = query ? buildURL(path25, query) : path25;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -6460,7 +6460,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request2) {
-      const { method, path: path24, host, upgrade, blocking, reset } = request2;
+      const { method, path: path25, host, upgrade, blocking, reset } = request2;
       let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -6541,7 +6541,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path24} HTTP/1.1\r
+      let header = `${method} ${path25} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -7070,7 +7070,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request2) {
       const session = client[kHTTP2Session];
-      const { method, path: path24, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      const { method, path: path25, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
       let { body } = request2;
       if (upgrade) {
         util.errorRequest(client, request2, new Error("Upgrade not supported for H2"));
@@ -7167,7 +7167,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path24;
+      headers[HTTP2_HEADER_PATH] = path25;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -7520,9 +7520,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText2);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path24 = search ? `${pathname}${search}` : pathname;
+        const path25 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path24;
+        this.opts.path = path25;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -8761,10 +8761,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path24 = "/",
+          path: path25 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path24;
+        opts.path = origin + path25;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -10736,20 +10736,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path24) {
-      if (typeof path24 !== "string") {
-        return path24;
+    function safeUrl(path25) {
+      if (typeof path25 !== "string") {
+        return path25;
       }
-      const pathSegments = path24.split("?");
+      const pathSegments = path25.split("?");
       if (pathSegments.length !== 2) {
-        return path24;
+        return path25;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path24, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path24);
+    function matchKey(mockDispatch2, { path: path25, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path25);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -10771,7 +10771,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path24 }) => matchValue(safeUrl(path24), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path25 }) => matchValue(safeUrl(path25), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -10809,9 +10809,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path24, method, body, headers, query } = opts;
+      const { path: path25, method, body, headers, query } = opts;
       return {
-        path: path24,
+        path: path25,
         method,
         body,
         headers,
@@ -11274,10 +11274,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path24, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path25, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path24,
+            Path: path25,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -16156,9 +16156,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path24) {
-      for (let i = 0; i < path24.length; ++i) {
-        const code = path24.charCodeAt(i);
+    function validateCookiePath(path25) {
+      for (let i = 0; i < path25.length; ++i) {
+        const code = path25.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -19078,11 +19078,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path24 = opts.path;
+          let path25 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path24 = `/${path24}`;
+            path25 = `/${path25}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path24);
+          url = new URL(util.parseOrigin(url).origin + path25);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -24473,8 +24473,8 @@ var require_utils2 = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path24) {
-      let input = path24;
+    function removeDotSegments(path25) {
+      let input = path25;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -24548,11 +24548,11 @@ var require_utils2 = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path24) {
-      if (path24 === "" || path24[0] === "/") {
-        return removeDotSegments(path24);
+    function removeDotSegmentsRelative(path25) {
+      if (path25 === "" || path25[0] === "/") {
+        return removeDotSegments(path25);
       }
-      const segments = path24.split("/");
+      const segments = path25.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -24915,8 +24915,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path24 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path24 && path24 !== "/" ? path24 : void 0;
+        const path25 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path25 && path25 !== "/" ? path25 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -28374,17 +28374,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path24) {
-      const ctrl = callVisitor(key, node, visitor, path24);
+    function visit_(key, node, visitor, path25) {
+      const ctrl = callVisitor(key, node, visitor, path25);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path24, ctrl);
-        return visit_(key, ctrl, visitor, path24);
+        replaceNode(key, path25, ctrl);
+        return visit_(key, ctrl, visitor, path25);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path24 = Object.freeze(path24.concat(node));
+          path25 = Object.freeze(path25.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = visit_(i, node.items[i], visitor, path24);
+            const ci = visit_(i, node.items[i], visitor, path25);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -28395,13 +28395,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path24 = Object.freeze(path24.concat(node));
-          const ck = visit_("key", node.key, visitor, path24);
+          path25 = Object.freeze(path25.concat(node));
+          const ck = visit_("key", node.key, visitor, path25);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path24);
+          const cv = visit_("value", node.value, visitor, path25);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -28422,17 +28422,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path24) {
-      const ctrl = await callVisitor(key, node, visitor, path24);
+    async function visitAsync_(key, node, visitor, path25) {
+      const ctrl = await callVisitor(key, node, visitor, path25);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path24, ctrl);
-        return visitAsync_(key, ctrl, visitor, path24);
+        replaceNode(key, path25, ctrl);
+        return visitAsync_(key, ctrl, visitor, path25);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path24 = Object.freeze(path24.concat(node));
+          path25 = Object.freeze(path25.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = await visitAsync_(i, node.items[i], visitor, path24);
+            const ci = await visitAsync_(i, node.items[i], visitor, path25);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -28443,13 +28443,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path24 = Object.freeze(path24.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path24);
+          path25 = Object.freeze(path25.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path25);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path24);
+          const cv = await visitAsync_("value", node.value, visitor, path25);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -28476,23 +28476,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path24) {
+    function callVisitor(key, node, visitor, path25) {
       if (typeof visitor === "function")
-        return visitor(key, node, path24);
+        return visitor(key, node, path25);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path24);
+        return visitor.Map?.(key, node, path25);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path24);
+        return visitor.Seq?.(key, node, path25);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path24);
+        return visitor.Pair?.(key, node, path25);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path24);
+        return visitor.Scalar?.(key, node, path25);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path24);
+        return visitor.Alias?.(key, node, path25);
       return void 0;
     }
-    function replaceNode(key, path24, node) {
-      const parent = path24[path24.length - 1];
+    function replaceNode(key, path25, node) {
+      const parent = path25[path25.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -29104,10 +29104,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema2, path24, value) {
+    function collectionFromPath(schema2, path25, value) {
       let v = value;
-      for (let i = path24.length - 1; i >= 0; --i) {
-        const k = path24[i];
+      for (let i = path25.length - 1; i >= 0; --i) {
+        const k = path25[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -29126,7 +29126,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path24) => path24 == null || typeof path24 === "object" && !!path24[Symbol.iterator]().next().done;
+    var isEmptyPath = (path25) => path25 == null || typeof path25 === "object" && !!path25[Symbol.iterator]().next().done;
     var Collection2 = class extends Node.NodeBase {
       constructor(type, schema2) {
         super(type);
@@ -29156,11 +29156,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path24, value) {
-        if (isEmptyPath(path24))
+      addIn(path25, value) {
+        if (isEmptyPath(path25))
           this.add(value);
         else {
-          const [key, ...rest] = path24;
+          const [key, ...rest] = path25;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -29174,8 +29174,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path24) {
-        const [key, ...rest] = path24;
+      deleteIn(path25) {
+        const [key, ...rest] = path25;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -29189,8 +29189,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path24, keepScalar) {
-        const [key, ...rest] = path24;
+      getIn(path25, keepScalar) {
+        const [key, ...rest] = path25;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -29208,8 +29208,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path24) {
-        const [key, ...rest] = path24;
+      hasIn(path25) {
+        const [key, ...rest] = path25;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -29219,8 +29219,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path24, value) {
-        const [key, ...rest] = path24;
+      setIn(path25, value) {
+        const [key, ...rest] = path25;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -31735,9 +31735,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path24, value) {
+      addIn(path25, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path24, value);
+          this.contents.addIn(path25, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -31812,14 +31812,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path24) {
-        if (Collection2.isEmptyPath(path24)) {
+      deleteIn(path25) {
+        if (Collection2.isEmptyPath(path25)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path24) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path25) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -31834,10 +31834,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path24, keepScalar) {
-        if (Collection2.isEmptyPath(path24))
+      getIn(path25, keepScalar) {
+        if (Collection2.isEmptyPath(path25))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path24, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path25, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -31848,10 +31848,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path24) {
-        if (Collection2.isEmptyPath(path24))
+      hasIn(path25) {
+        if (Collection2.isEmptyPath(path25))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path24) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path25) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -31868,13 +31868,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path24, value) {
-        if (Collection2.isEmptyPath(path24)) {
+      setIn(path25, value) {
+        if (Collection2.isEmptyPath(path25)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path24), value);
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path25), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path24, value);
+          this.contents.setIn(path25, value);
         }
       }
       /**
@@ -33835,9 +33835,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path24) => {
+    visit.itemAtPath = (cst, path25) => {
       let item = cst;
-      for (const [field, index] of path24) {
+      for (const [field, index] of path25) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -33846,23 +33846,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path24) => {
-      const parent = visit.itemAtPath(cst, path24.slice(0, -1));
-      const field = path24[path24.length - 1][0];
+    visit.parentCollection = (cst, path25) => {
+      const parent = visit.itemAtPath(cst, path25.slice(0, -1));
+      const field = path25[path25.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path24, item, visitor) {
-      let ctrl = visitor(item, path24);
+    function _visit(path25, item, visitor) {
+      let ctrl = visitor(item, path25);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path24.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path25.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -33873,10 +33873,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path24);
+            ctrl = ctrl(item, path25);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path24) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path25) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -35882,8 +35882,8 @@ var require_utils3 = __commonJS({
       }
       return output;
     };
-    exports2.basename = (path24, { windows } = {}) => {
-      const segs = path24.split(windows ? /[\\/]/ : "/");
+    exports2.basename = (path25, { windows } = {}) => {
+      const segs = path25.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -37255,9 +37255,9 @@ var require_picomatch = __commonJS({
     var utils = require_utils3();
     var constants3 = require_constants6();
     var isObject2 = (val) => val && typeof val === "object" && !Array.isArray(val);
-    var picomatch4 = (glob2, options, returnState = false) => {
+    var picomatch5 = (glob2, options, returnState = false) => {
       if (Array.isArray(glob2)) {
-        const fns = glob2.map((input) => picomatch4(input, options, returnState));
+        const fns = glob2.map((input) => picomatch5(input, options, returnState));
         const arrayMatcher = (str) => {
           for (const isMatch of fns) {
             const state2 = isMatch(str);
@@ -37273,16 +37273,16 @@ var require_picomatch = __commonJS({
       }
       const opts = options || {};
       const posix2 = opts.windows;
-      const regex2 = isState ? picomatch4.compileRe(glob2, options) : picomatch4.makeRe(glob2, options, false, true);
+      const regex2 = isState ? picomatch5.compileRe(glob2, options) : picomatch5.makeRe(glob2, options, false, true);
       const state = regex2.state;
       delete regex2.state;
       let isIgnored = () => false;
       if (opts.ignore) {
         const ignoreOpts = { ...options, ignore: null, onMatch: null, onResult: null };
-        isIgnored = picomatch4(opts.ignore, ignoreOpts, returnState);
+        isIgnored = picomatch5(opts.ignore, ignoreOpts, returnState);
       }
       const matcher = (input, returnObject = false) => {
-        const { isMatch, match, output } = picomatch4.test(input, regex2, options, { glob: glob2, posix: posix2 });
+        const { isMatch, match, output } = picomatch5.test(input, regex2, options, { glob: glob2, posix: posix2 });
         const result = { glob: glob2, state, regex: regex2, posix: posix2, input, output, match, isMatch };
         if (typeof opts.onResult === "function") {
           opts.onResult(result);
@@ -37308,7 +37308,7 @@ var require_picomatch = __commonJS({
       }
       return matcher;
     };
-    picomatch4.test = (input, regex2, options, { glob: glob2, posix: posix2 } = {}) => {
+    picomatch5.test = (input, regex2, options, { glob: glob2, posix: posix2 } = {}) => {
       if (typeof input !== "string") {
         throw new TypeError("Expected input to be a string");
       }
@@ -37325,24 +37325,24 @@ var require_picomatch = __commonJS({
       }
       if (match === false || opts.capture === true) {
         if (opts.matchBase === true || opts.basename === true) {
-          match = picomatch4.matchBase(input, regex2, options, posix2);
+          match = picomatch5.matchBase(input, regex2, options, posix2);
         } else {
           match = regex2.exec(output);
         }
       }
       return { isMatch: Boolean(match), match, output };
     };
-    picomatch4.matchBase = (input, glob2, options, posix2 = options && options.windows) => {
-      const regex2 = glob2 instanceof RegExp ? glob2 : picomatch4.makeRe(glob2, options);
+    picomatch5.matchBase = (input, glob2, options, posix2 = options && options.windows) => {
+      const regex2 = glob2 instanceof RegExp ? glob2 : picomatch5.makeRe(glob2, options);
       return regex2.test(utils.basename(input, { windows: posix2 }));
     };
-    picomatch4.isMatch = (str, patterns, options) => picomatch4(patterns, options)(str);
-    picomatch4.parse = (pattern, options) => {
-      if (Array.isArray(pattern)) return pattern.map((p) => picomatch4.parse(p, options));
+    picomatch5.isMatch = (str, patterns, options) => picomatch5(patterns, options)(str);
+    picomatch5.parse = (pattern, options) => {
+      if (Array.isArray(pattern)) return pattern.map((p) => picomatch5.parse(p, options));
       return parse3(pattern, { ...options, fastpaths: false });
     };
-    picomatch4.scan = (input, options) => scan(input, options);
-    picomatch4.compileRe = (state, options, returnOutput = false, returnState = false) => {
+    picomatch5.scan = (input, options) => scan(input, options);
+    picomatch5.compileRe = (state, options, returnOutput = false, returnState = false) => {
       if (returnOutput === true) {
         return state.output;
       }
@@ -37353,13 +37353,13 @@ var require_picomatch = __commonJS({
       if (state && state.negated === true) {
         source = `^(?!${source}).*$`;
       }
-      const regex2 = picomatch4.toRegex(source, options);
+      const regex2 = picomatch5.toRegex(source, options);
       if (returnState === true) {
         regex2.state = state;
       }
       return regex2;
     };
-    picomatch4.makeRe = (input, options = {}, returnOutput = false, returnState = false) => {
+    picomatch5.makeRe = (input, options = {}, returnOutput = false, returnState = false) => {
       if (!input || typeof input !== "string") {
         throw new TypeError("Expected a non-empty string");
       }
@@ -37370,9 +37370,9 @@ var require_picomatch = __commonJS({
       if (!parsed2.output) {
         parsed2 = parse3(input, options);
       }
-      return picomatch4.compileRe(parsed2, options, returnOutput, returnState);
+      return picomatch5.compileRe(parsed2, options, returnOutput, returnState);
     };
-    picomatch4.toRegex = (source, options) => {
+    picomatch5.toRegex = (source, options) => {
       try {
         const opts = options || {};
         return new RegExp(source, opts.flags || (opts.nocase ? "i" : ""));
@@ -37381,8 +37381,8 @@ var require_picomatch = __commonJS({
         return /$^/;
       }
     };
-    picomatch4.constants = constants3;
-    module2.exports = picomatch4;
+    picomatch5.constants = constants3;
+    module2.exports = picomatch5;
   }
 });
 
@@ -37392,14 +37392,14 @@ var require_picomatch2 = __commonJS({
     "use strict";
     var pico = require_picomatch();
     var utils = require_utils3();
-    function picomatch4(glob2, options, returnState = false) {
+    function picomatch5(glob2, options, returnState = false) {
       if (options && (options.windows === null || options.windows === void 0)) {
         options = { ...options, windows: utils.isWindows() };
       }
       return pico(glob2, options, returnState);
     }
-    Object.assign(picomatch4, pico);
-    module2.exports = picomatch4;
+    Object.assign(picomatch5, pico);
+    module2.exports = picomatch5;
   }
 });
 
@@ -37506,8 +37506,8 @@ var require_dist2 = __commonJS({
         if (!append) {
           paths = paths.reverse();
         }
-        paths.forEach(function(path24) {
-          var pathArray = getPathArray(path24);
+        paths.forEach(function(path25) {
+          var pathArray = getPathArray(path25);
           addExistingPath(pathArray, env[pathVar], append);
           env[pathVar] = pathArray.join(separator);
         });
@@ -37521,14 +37521,14 @@ var require_dist2 = __commonJS({
         return [pathToAdd];
       }
     }
-    function addExistingPath(array, path24, appendMode) {
-      if (!path24) {
+    function addExistingPath(array, path25, appendMode) {
+      if (!path25) {
         return;
       }
       if (appendMode) {
-        array.unshift(path24);
+        array.unshift(path25);
       } else {
-        array.push(path24);
+        array.push(path25);
       }
     }
   }
@@ -40478,15 +40478,15 @@ var require_route = __commonJS({
       };
     }
     function wrapConversion(toModel, graph) {
-      const path24 = [graph[toModel].parent, toModel];
+      const path25 = [graph[toModel].parent, toModel];
       let fn = conversions[graph[toModel].parent][toModel];
       let cur = graph[toModel].parent;
       while (graph[cur].parent) {
-        path24.unshift(graph[cur].parent);
+        path25.unshift(graph[cur].parent);
         fn = link(conversions[graph[cur].parent][cur], fn);
         cur = graph[cur].parent;
       }
-      fn.conversion = path24;
+      fn.conversion = path25;
       return fn;
     }
     module2.exports = function(fromModel) {
@@ -41721,16 +41721,16 @@ var require_Histogram = __commonJS({
     exports2.NO_TAG = "NO TAG";
     var toSummary = (histogram) => {
       const { totalCount, maxValue, numberOfSignificantValueDigits } = histogram;
-      const round2 = (0, formatters_1.keepSignificantDigits)(numberOfSignificantValueDigits);
+      const round3 = (0, formatters_1.keepSignificantDigits)(numberOfSignificantValueDigits);
       return {
-        p50: round2(histogram.getValueAtPercentile(50)),
-        p75: round2(histogram.getValueAtPercentile(75)),
-        p90: round2(histogram.getValueAtPercentile(90)),
-        p97_5: round2(histogram.getValueAtPercentile(97.5)),
-        p99: round2(histogram.getValueAtPercentile(99)),
-        p99_9: round2(histogram.getValueAtPercentile(99.9)),
-        p99_99: round2(histogram.getValueAtPercentile(99.99)),
-        p99_999: round2(histogram.getValueAtPercentile(99.999)),
+        p50: round3(histogram.getValueAtPercentile(50)),
+        p75: round3(histogram.getValueAtPercentile(75)),
+        p90: round3(histogram.getValueAtPercentile(90)),
+        p97_5: round3(histogram.getValueAtPercentile(97.5)),
+        p99: round3(histogram.getValueAtPercentile(99)),
+        p99_9: round3(histogram.getValueAtPercentile(99.9)),
+        p99_99: round3(histogram.getValueAtPercentile(99.99)),
+        p99_999: round3(histogram.getValueAtPercentile(99.999)),
         max: maxValue,
         totalCount
       };
@@ -49312,7 +49312,7 @@ var require_aggregateResult = __commonJS({
 var require_manager = __commonJS({
   "node_modules/autocannon/lib/manager.js"(exports2, module2) {
     "use strict";
-    var path24 = __require("path");
+    var path25 = __require("path");
     var EE = __require("events").EventEmitter;
     var aggregateResult = require_aggregateResult();
     var { getHistograms } = require_histUtil();
@@ -49370,7 +49370,7 @@ var require_manager = __commonJS({
       workerOpts.c = workerOpts.connections;
       function init() {
         for (let i = 0; i < numWorkers; i++) {
-          const worker = new Worker(path24.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
+          const worker = new Worker(path25.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
           worker.on("message", (msg) => {
             const { cmd, data, error: error2 } = msg;
             if (cmd === "RESULT") {
@@ -58381,11 +58381,11 @@ var require_mime_types = __commonJS({
       }
       return exts[0];
     }
-    function lookup2(path24) {
-      if (!path24 || typeof path24 !== "string") {
+    function lookup2(path25) {
+      if (!path25 || typeof path25 !== "string") {
         return false;
       }
-      var extension2 = extname2("x." + path24).toLowerCase().substr(1);
+      var extension2 = extname2("x." + path25).toLowerCase().substr(1);
       if (!extension2) {
         return false;
       }
@@ -59154,7 +59154,7 @@ var require_get_intrinsic = __commonJS({
     var max2 = require_max();
     var min = require_min();
     var pow = require_pow();
-    var round2 = require_round();
+    var round3 = require_round();
     var sign = require_sign();
     var $gOPD = require_gopd();
     var $defineProperty = require_es_define_property();
@@ -59261,7 +59261,7 @@ var require_get_intrinsic = __commonJS({
       "%Math.max%": max2,
       "%Math.min%": min,
       "%Math.pow%": pow,
-      "%Math.round%": round2,
+      "%Math.round%": round3,
       "%Math.sign%": sign,
       "%Reflect.getPrototypeOf%": $ReflectGPO
     };
@@ -59525,7 +59525,7 @@ var require_form_data = __commonJS({
     "use strict";
     var CombinedStream = require_combined_stream();
     var util = __require("util");
-    var path24 = __require("path");
+    var path25 = __require("path");
     var http4 = __require("http");
     var https2 = __require("https");
     var parseUrl2 = __require("url").parse;
@@ -59656,11 +59656,11 @@ var require_form_data = __commonJS({
     FormData.prototype._getContentDisposition = function(value, options) {
       var filename;
       if (typeof options.filepath === "string") {
-        filename = path24.normalize(options.filepath).replace(/\\/g, "/");
+        filename = path25.normalize(options.filepath).replace(/\\/g, "/");
       } else if (options.filename || value && (value.name || value.path)) {
-        filename = path24.basename(options.filename || value && (value.name || value.path));
+        filename = path25.basename(options.filename || value && (value.name || value.path));
       } else if (value && value.readable && hasOwn(value, "httpVersion")) {
-        filename = path24.basename(value.client._httpMessage.path || "");
+        filename = path25.basename(value.client._httpMessage.path || "");
       }
       if (filename) {
         return 'filename="' + escapeHeaderParam(filename) + '"';
@@ -59853,8 +59853,8 @@ var require_multipart = __commonJS({
         return JSON.parse(string);
       } catch (error2) {
         try {
-          const path24 = resolve4(string);
-          const data = readFileSync17(path24, "utf8");
+          const path25 = resolve4(string);
+          const data = readFileSync17(path25, "utf8");
           return JSON.parse(data);
         } catch (error3) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -59868,14 +59868,14 @@ var require_multipart = __commonJS({
         const type = obj[key] && obj[key].type;
         switch (type) {
           case "file": {
-            const path24 = obj[key] && obj[key].path;
-            if (!path24) {
+            const path25 = obj[key] && obj[key].path;
+            if (!path25) {
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync17(path24);
+            const buffer = readFileSync17(path25);
             form.append(key, buffer, Object.assign({}, {
-              filename: basename4(path24)
+              filename: basename4(path25)
             }, opts));
             break;
           }
@@ -62196,14 +62196,14 @@ var require_validate2 = __commonJS({
     var lessThanOneError = (label2) => new Error(`${label2} can not be less than 1`);
     var greaterThanZeroError = (label2) => new Error(`${label2} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
-    function safeRequire(path24) {
-      if (typeof path24 === "string") {
+    function safeRequire(path25) {
+      if (typeof path25 === "string") {
         try {
-          return __require(path24);
+          return __require(path25);
         } catch (err) {
         }
       }
-      return path24;
+      return path25;
     }
     function defaultOpts(opts) {
       const setupClient = opts.workers ? opts.setupClient : safeRequire(opts.setupClient);
@@ -64684,7 +64684,7 @@ var require_httpRequestBuilder = __commonJS({
           return null;
         }
         const method = reqData.method;
-        const path24 = reqData.path;
+        const path25 = reqData.path;
         const headers = reqData.headers;
         const body = reqData.body;
         const headersDefinedHost = getPropertyCaseInsensitive(reqData.headers, "host");
@@ -64695,7 +64695,7 @@ var require_httpRequestBuilder = __commonJS({
           host = hostname + ":" + port;
         }
         const baseReq = [
-          `${method} ${path24} HTTP/1.1`
+          `${method} ${path25} HTTP/1.1`
         ];
         if (!headersDefinedHost) {
           baseReq.push(`Host: ${host}`);
@@ -66743,7 +66743,7 @@ var require_autocannon = __commonJS({
     var fs3 = __require("fs");
     var os14 = __require("os");
     var net3 = __require("net");
-    var path24 = __require("path");
+    var path25 = __require("path");
     var URL2 = __require("url").URL;
     var spawn4 = __require("child_process").spawn;
     var managePath = require_dist2();
@@ -66858,7 +66858,7 @@ var require_autocannon = __commonJS({
         return;
       }
       if (!checkURL(argv.url) || argv.help) {
-        const help = fs3.readFileSync(path24.join(__dirname, "help.txt"), "utf8");
+        const help = fs3.readFileSync(path25.join(__dirname, "help.txt"), "utf8");
         console.error(help);
         return;
       }
@@ -66972,7 +66972,7 @@ var require_autocannon = __commonJS({
           });
         });
         const alterPath = managePath({ PATH: process.env.NODE_PATH });
-        alterPath.unshift(path24.join(__dirname, "lib/preload"));
+        alterPath.unshift(path25.join(__dirname, "lib/preload"));
         const proc = spawn4(argv.spawn[0], argv.spawn.slice(1), {
           stdio: ["ignore", "inherit", "inherit"],
           env: Object.assign({}, process.env, {
@@ -66996,7 +66996,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path24.join(os14.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path25.join(os14.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -69309,8 +69309,8 @@ var Context = class {
       if (existsSync2(process.env.GITHUB_EVENT_PATH)) {
         this.payload = JSON.parse(readFileSync(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
       } else {
-        const path24 = process.env.GITHUB_EVENT_PATH;
-        process.stdout.write(`GITHUB_EVENT_PATH ${path24} does not exist${EOL6}`);
+        const path25 = process.env.GITHUB_EVENT_PATH;
+        process.stdout.write(`GITHUB_EVENT_PATH ${path25} does not exist${EOL6}`);
       }
     }
     this.eventName = process.env.GITHUB_EVENT_NAME;
@@ -73604,7 +73604,7 @@ var triggers_notification_paths_default = [
 ];
 function routeMatcher(paths) {
   const regexes = paths.map(
-    (path24) => path24.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+    (path25) => path25.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
   );
   const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
   return new RegExp(regex2, "i");
@@ -73765,8 +73765,8 @@ throttling.VERSION = VERSION8;
 throttling.triggersNotification = triggersNotification;
 
 // src/action/run.ts
-import { mkdirSync as mkdirSync3, readFileSync as readFileSync16, writeFileSync } from "node:fs";
-import path23 from "node:path";
+import { existsSync as existsSync12, mkdirSync as mkdirSync4, readFileSync as readFileSync16, writeFileSync as writeFileSync2 } from "node:fs";
+import path24 from "node:path";
 
 // src/checkout/git.ts
 import { execFile, execFileSync } from "node:child_process";
@@ -74124,6 +74124,7 @@ function parseActionInputs(input, env) {
     history: historyBranch(input("history")),
     historyLimit: countInput(input, "history-limit", 1e3, 10, 1e5),
     historyWrites: HISTORY_EVENTS.includes(env.eventName) && onDefaultBranch(env),
+    publishDir: input("publish") ? path6.resolve(env.workspace, input("publish")) : void 0,
     anchor: parseAnchor(input("anchor") || "tag:v*", "Input 'anchor'"),
     driftBudget: input("drift-budget") ? budgetInput("drift-budget", input("drift-budget")) : 0.1
   });
@@ -74813,11 +74814,11 @@ function formatDuration(ms) {
   const seconds = Math.round(ms % 6e4 / 1e3);
   return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
 }
-function formatPath(path24, width = 60) {
-  if (path24.length <= width) return path24;
+function formatPath(path25, width = 60) {
+  if (path25.length <= width) return path25;
   const keep = width - 1;
   const start = Math.ceil(keep * 2 / 3);
-  return `${path24.slice(0, start)}\u2026${path24.slice(path24.length - (keep - start))} (${path24.length} characters)`;
+  return `${path25.slice(0, start)}\u2026${path25.slice(path25.length - (keep - start))} (${path25.length} characters)`;
 }
 
 // src/config/policy.ts
@@ -75128,27 +75129,27 @@ import { createRequire } from "module";
 import { basename as basename3, dirname as dirname3, normalize, relative as relative2, resolve as resolve2, sep as sep4 } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path24) {
-  let normalized = normalize(path24);
+function cleanPath(path25) {
+  let normalized = normalize(path25);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep4) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path24, separator) {
-  return path24.replace(SLASHES_REGEX, separator);
+function convertSlashes(path25, separator) {
+  return path25.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path24) {
-  return path24 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path24);
+function isRootDirectory(path25) {
+  return path25 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path25);
 }
-function normalizePath(path24, options) {
+function normalizePath(path25, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path24.includes("/") || path24.startsWith(".");
-  if (resolvePaths) path24 = resolve2(path24);
-  if (normalizePath$1 || pathNeedsCleaning) path24 = cleanPath(path24);
-  if (path24 === ".") return "";
-  const needsSeperator = path24[path24.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path24 + pathSeparator : path24, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path25.includes("/") || path25.startsWith(".");
+  if (resolvePaths) path25 = resolve2(path25);
+  if (normalizePath$1 || pathNeedsCleaning) path25 = cleanPath(path25);
+  if (path25 === ".") return "";
+  const needsSeperator = path25[path25.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path25 + pathSeparator : path25, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -75185,8 +75186,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path24 = directoryPath || ".";
-  if (filters.every((filter) => filter(path24, true))) paths.push(path24);
+  const path25 = directoryPath || ".";
+  if (filters.every((filter) => filter(path25, true))) paths.push(path25);
 };
 var empty$2 = () => {
 };
@@ -75238,26 +75239,26 @@ var empty = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty;
 }
-var resolveSymlinksAsync = function(path24, state, callback$1) {
+var resolveSymlinksAsync = function(path25, state, callback$1) {
   const { queue, fs: fs3, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs3.realpath(path24, (error2, resolvedPath) => {
+  fs3.realpath(path25, (error2, resolvedPath) => {
     if (error2) return queue.dequeue(suppressErrors ? null : error2, state);
     fs3.stat(resolvedPath, (error$1, stat3) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat3.isDirectory() && isRecursive(path24, resolvedPath, state)) return queue.dequeue(null, state);
+      if (stat3.isDirectory() && isRecursive(path25, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat3, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path24, state, callback$1) {
+var resolveSymlinks = function(path25, state, callback$1) {
   const { queue, fs: fs3, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs3.realpathSync(path24);
+    const resolvedPath = fs3.realpathSync(path25);
     const stat3 = fs3.statSync(resolvedPath);
-    if (stat3.isDirectory() && isRecursive(path24, resolvedPath, state)) return;
+    if (stat3.isDirectory() && isRecursive(path25, resolvedPath, state)) return;
     callback$1(stat3, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
@@ -75267,9 +75268,9 @@ function build$2(options, isSynchronous) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path24, resolved, state) {
+function isRecursive(path25, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname3(path24);
+  let parent = dirname3(path25);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -75277,7 +75278,7 @@ function isRecursive(path24, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname3(parent);
   }
-  state.symlinks.set(path24, resolved);
+  state.symlinks.set(path25, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -75449,19 +75450,19 @@ var Walker = class {
         const filename = this.joinPath(entry.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry.isDirectory()) {
-        let path24 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path24)) continue;
-        this.pushDirectory(path24, paths, filters);
-        this.walkDirectory(this.state, path24, path24, depth - 1, this.walk);
+        let path25 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path25)) continue;
+        this.pushDirectory(path25, paths, filters);
+        this.walkDirectory(this.state, path25, path25, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path24 = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path24, this.state, (stat3, resolvedPath) => {
+        let path25 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path25, this.state, (stat3, resolvedPath) => {
           if (stat3.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path24 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path24 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path25 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path25 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path24;
+            resolvedPath = useRealPaths ? resolvedPath : path25;
             const filename = basename3(resolvedPath);
             const directoryPath$1 = normalizePath(dirname3(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -75627,7 +75628,7 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path24) => isMatch(path24));
+    this.options.filters.push((path25) => isMatch(path25));
     return this;
   }
 };
@@ -75702,19 +75703,19 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path24) {
-  return path24.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path25) {
+  return path25.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path24) {
+function splitPattern(path25) {
   var _result$parts;
-  const result = import_picomatch2.default.scan(path24, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path24];
+  const result = import_picomatch2.default.scan(path25, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path25];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path24) => path24.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path24) => path24.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path25) => path25.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path25) => path25.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
@@ -75821,13 +75822,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug2 ? (p, isDirectory2) => {
-      const path24 = format(p, isDirectory2);
-      const matches = matcher(path24) && !ignore(path24);
-      if (matches) log(`matched ${path24}`);
+      const path25 = format(p, isDirectory2);
+      const matches = matcher(path25) && !ignore(path25);
+      if (matches) log(`matched ${path25}`);
       return matches;
     } : (p, isDirectory2) => {
-      const path24 = format(p, isDirectory2);
-      return matcher(path24) && !ignore(path24);
+      const path25 = format(p, isDirectory2);
+      return matcher(path25) && !ignore(path25);
     }],
     exclude: debug2 ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -76675,7 +76676,7 @@ function allocateTaskTimes(rounds, bounds, open2) {
   const ids = Object.keys(noise).filter((id) => !open2 || open2.has(id));
   if (ids.length === 0) return void 0;
   const overheadMs = median(
-    rounds.slice(-PILOT_ROUNDS).map((round2) => Math.max(0, round2.durationMs - sum2([...round2.tasks.values()].map((t) => t.measureMs))))
+    rounds.slice(-PILOT_ROUNDS).map((round3) => Math.max(0, round3.durationMs - sum2([...round3.tasks.values()].map((t) => t.measureMs))))
   );
   const blocksAt = (lambda2) => Object.fromEntries(
     ids.map((id) => {
@@ -76721,10 +76722,10 @@ function optimalBlocks(a, c, b, lambda) {
   return 2 * k / (c + Math.sqrt(c * c + 4 * a * k));
 }
 function estimateNoise(rounds) {
-  const ids = [...new Set(rounds.flatMap((round2) => [...round2.tasks.keys()]))];
+  const ids = [...new Set(rounds.flatMap((round3) => [...round3.tasks.keys()]))];
   const out = {};
   for (const id of ids) {
-    const seen = rounds.map((round2) => round2.tasks.get(id)).filter((t) => t !== void 0 && usable(t));
+    const seen = rounds.map((round3) => round3.tasks.get(id)).filter((t) => t !== void 0 && usable(t));
     if (seen.length < PILOT_ROUNDS) continue;
     const within = mean2(seen.map((t) => MEDIAN_EFFICIENCY * t.blockVariance));
     const explained = mean2(seen.map((t) => MEDIAN_EFFICIENCY * t.blockVariance / t.blocks));
@@ -76845,7 +76846,7 @@ async function measureMicro(plan) {
     return allocation.overheadMs + typical + [...suspects2].reduce((sum3, id) => sum3 + measured(id), 0);
   };
   const reserve = (roundMs, done) => confirmationRounds(done) * perRound * confirmProcessMs(roundMs / perRound);
-  const runOne = async (round2, unmeasured, into) => {
+  const runOne = async (round3, unmeasured, into) => {
     const cpuBefore = sampleCpu();
     const load1 = os8.loadavg()[0] ?? 0;
     const taskTimes = allocation?.taskTimeMs;
@@ -76862,14 +76863,14 @@ async function measureMicro(plan) {
         isolates: plan.isolation === "thread" ? "files" : "workers",
         ...taskTimes ? { taskTimes } : {}
       };
-      const outcome2 = await runRound(strategy, round2, processes++, job, errors, skipNow, plan.log);
+      const outcome2 = await runRound(strategy, round3, processes++, job, errors, skipNow, plan.log);
       lastProcessMs = now() - processStarted;
       if (into === "main" && plan.isolation === "alternate") records.push(roundRecord(lastProcessMs, outcome2.tasks));
       outcomes.push(outcome2);
     }
     const outcome = meanOfProcesses(outcomes);
     for (const id of skipNow) skip.add(id);
-    if (round2 === 0) {
+    if (round3 === 0) {
       const isolated = outcomes.find((o) => o.isolated)?.isolated;
       if (isolated) plan.log(isolationLine(isolated));
       await explainLoadErrors(outcome.files, plan, spawn4, errors, skip);
@@ -76901,17 +76902,17 @@ async function measureMicro(plan) {
       );
     perRound = next;
   };
-  for (let round2 = 0; round2 < maxRounds(); round2++) {
+  for (let round3 = 0; round3 < maxRounds(); round3++) {
     const elapsed = now() - started;
     const roundMs = roundLength(elapsed);
-    if (rounds > 0 && elapsed + roundMs + (round2 >= plannedRounds ? reserve(roundMs, rounds) : 0) > plan.timeLimitMs) {
-      limited = round2 < plannedRounds;
+    if (rounds > 0 && elapsed + roundMs + (round3 >= plannedRounds ? reserve(roundMs, rounds) : 0) > plan.timeLimitMs) {
+      limited = round3 < plannedRounds;
       plan.log(`time limit of ${Math.round(plan.timeLimitMs / 1e3)}s: stopping after ${rounds} rounds`);
       break;
     }
-    const target = round2 < plannedRounds ? plannedRounds : maxRounds();
-    plan.onProgress?.({ round: round2 + 1, rounds: target, elapsedMs: elapsed, remainingMs: roundMs * (target - round2) });
-    await runOne(round2, decided, "main");
+    const target = round3 < plannedRounds ? plannedRounds : maxRounds();
+    plan.onProgress?.({ round: round3 + 1, rounds: target, elapsedMs: elapsed, remainingMs: roundMs * (target - round3) });
+    await runOne(round3, decided, "main");
     rounds++;
     const fit = rounds < plannedRounds ? { timeMs: plan.timeLimitMs - (now() - started), rounds: plannedRounds - rounds, confirmRounds: confirmationRounds(plannedRounds) } : void 0;
     const measured = new Set([...samples.keys()].filter((id) => !skip.has(id) && !decided.has(id)));
@@ -77014,16 +77015,16 @@ function describeAllocation(allocation, records, taskTimeMs) {
   const last = records.at(-1).durationMs;
   return `after ${records.length} rounds: between-process noise dominates in ${between} of ${noise.length} tasks; task time ${ms(taskTimeMs)} \u2192 ${low === high ? ms(low) : `${ms(low)}\u2013${ms(high)}`}, a round \u2248${ms(last)} \u2192 ${ms(allocation.roundMs)}`;
 }
-async function runRound(strategy, round2, order2, job, errors, skip, log2) {
+async function runRound(strategy, round3, order2, job, errors, skip, log2) {
   for (; ; ) {
     const outcome = await strategy.run(order2, { ...job, skip: [...skip] });
     if (outcome.ok) return outcome;
     if (!outcome.id || skip.has(outcome.id)) {
-      throw new UserError(`Round ${round2 + 1}: ${outcome.message}`);
+      throw new UserError(`Round ${round3 + 1}: ${outcome.message}`);
     }
     skip.add(outcome.id);
     if (job.decided?.includes(outcome.id)) {
-      log2(`round ${round2 + 1}: ${outcome.id}, already decided, failed while warming up and is no longer run (${outcome.message})`);
+      log2(`round ${round3 + 1}: ${outcome.id}, already decided, failed while warming up and is no longer run (${outcome.message})`);
       continue;
     }
     errors.set(outcome.id, `${outcome.revision ? `at ${outcome.revision}: ` : ""}${outcome.message}`);
@@ -77884,8 +77885,8 @@ function poolRate(loads) {
   const late = rated.reduce((sum3, l) => sum3 + l.rate.lateShare * l.rate.asked * l.elapsedMs / 1e3, 0);
   return { asked, reached: window2 > 0 ? ok / window2 * 1e3 : 0, lateShare: sent > 0 ? late / sent : 0 };
 }
-function order(round2) {
-  return round2 % 2 === 0 ? ["base", "head"] : ["head", "base"];
+function order(round3) {
+  return round3 % 2 === 0 ? ["base", "head"] : ["head", "base"];
 }
 var preflightStatus = /* @__PURE__ */ new WeakMap();
 async function checkRequests(benchmark, server, side2, revisions, plan) {
@@ -77934,17 +77935,17 @@ function leaveOutPaused(blocks) {
 function answeredIn(pair) {
   return { base: pair.base.load.traffic.ok > 0, head: pair.head.load.traffic.ok > 0 };
 }
-function keepAnswered(pairs, benchmarkId, round2, blockMs, log2) {
+function keepAnswered(pairs, benchmarkId, round3, blockMs, log2) {
   const { kept, leftOut } = leaveOutPaused(pairs.map(answeredIn));
-  const paused = pausedLine(benchmarkId, round2, leftOut, pairs.length, blockMs);
+  const paused = pausedLine(benchmarkId, round3, leftOut, pairs.length, blockMs);
   if (paused) log2(paused);
   return kept.map((i) => pairs[i]);
 }
-function pausedLine(benchmarkId, round2, leftOut, blocks, blockMs) {
+function pausedLine(benchmarkId, round3, leftOut, blocks, blockMs) {
   const sides = ["base", "head"].filter((side2) => leftOut[side2] > 0);
   if (sides.length === 0) return void 0;
   const what = sides.map((side2) => `${side2}'s server answered nothing in ${leftOut[side2]} of ${blocks} ${(blockMs / 1e3).toFixed(1)}s blocks`).join(" and ");
-  return `${benchmarkId} round ${round2 + 1}: ${what}, then answered again: left out of the round (starved of the CPU or paused for a whole block; a pause of its own shows in its latency and event-loop delay)`;
+  return `${benchmarkId} round ${round3 + 1}: ${what}, then answered again: left out of the round (starved of the CPU or paused for a whole block; a pause of its own shows in its latency and event-loop delay)`;
 }
 function judgeTraffic(benchmark, base, head, logRatio, silent, servers) {
   const bad = failedRequests;
@@ -77971,13 +77972,13 @@ function judgeTraffic(benchmark, base, head, logRatio, silent, servers) {
 }
 
 // src/measure/http/alternate.ts
-async function freshRound(benchmark, revisions, round2, plan) {
+async function freshRound(benchmark, revisions, round3, plan) {
   const figures = {};
   if (benchmark.rate === "auto" && !autoRates.has(benchmark)) await measureCapacity(benchmark, revisions, plan);
-  for (const side2 of order(round2)) {
+  for (const side2 of order(round3)) {
     const server = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
     try {
-      if (round2 === 0) await checkRequests(benchmark, server, side2, revisions, plan);
+      if (round3 === 0) await checkRequests(benchmark, server, side2, revisions, plan);
       await loadOn(server, benchmark, benchmark.warmupMs);
       server.checkAlive("during the warm-up");
       await server.probe("start");
@@ -78017,22 +78018,22 @@ async function measureCapacity(benchmark, revisions, plan) {
   }
   settleAutoRate(benchmark, capacity, plan);
 }
-async function liveRound(benchmark, revisions, round2, plan) {
+async function liveRound(benchmark, revisions, round3, plan) {
   const servers = {};
   try {
-    for (const side2 of order(round2)) {
+    for (const side2 of order(round3)) {
       servers[side2] = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
-      if (round2 === 0) await checkRequests(benchmark, servers[side2], side2, revisions, plan);
+      if (round3 === 0) await checkRequests(benchmark, servers[side2], side2, revisions, plan);
     }
     const load = (side2, durationMs) => loadOn(servers[side2], benchmark, durationMs);
-    for (const side2 of order(round2)) await load(side2, benchmark.warmupMs);
+    for (const side2 of order(round3)) await load(side2, benchmark.warmupMs);
     if (benchmark.rate === "auto" && !autoRates.has(benchmark)) {
       const capacity = {};
-      for (const side2 of order(round2)) capacity[side2] = await load(side2, capacityMs(benchmark));
+      for (const side2 of order(round3)) capacity[side2] = await load(side2, capacityMs(benchmark));
       settleAutoRate(benchmark, capacity, plan);
-      for (const side2 of order(round2)) await load(side2, benchmark.warmupMs);
+      for (const side2 of order(round3)) await load(side2, benchmark.warmupMs);
     }
-    for (const side2 of order(round2)) {
+    for (const side2 of order(round3)) {
       await servers[side2].probe("start");
       await servers[side2].probe("pause");
     }
@@ -78054,7 +78055,7 @@ async function liveRound(benchmark, revisions, round2, plan) {
     };
     for (const first of pairOrders(blocks, random)) await measurePair(first);
     for (let extra = 0; extra < blocks && endsSilent(pairs.map(answeredIn)); extra++) await measurePair(pairOrders(1, random)[0]);
-    const measured = keepAnswered(pairs, benchmark.id, round2, blockMs, plan.log);
+    const measured = keepAnswered(pairs, benchmark.id, round3, blockMs, plan.log);
     const ratios = measured.map((pair2) => Math.log(pair2.head.load.requestsPerSec / pair2.base.load.requestsPerSec));
     const cpuRatios2 = measured.map((pair2) => cpuLogRatio(perRequest([pair2.base]), perRequest([pair2.head])));
     const figures = {};
@@ -78096,7 +78097,7 @@ var REAL = {
   }
 };
 var SATURATED = 0.9;
-async function duetRound(benchmark, revisions, round2, settings, deps = REAL) {
+async function duetRound(benchmark, revisions, round3, settings, deps = REAL) {
   const random = settings.random ?? Math.random;
   const servers = {};
   try {
@@ -78104,7 +78105,7 @@ async function duetRound(benchmark, revisions, round2, settings, deps = REAL) {
     const sides = [first, other(first)];
     for (const side2 of sides) servers[side2] = await deps.start(serverOptions(benchmark, revisions[side2], settings));
     const both = servers;
-    if (round2 === 0) for (const side2 of sides) await deps.checkRequests(benchmark, both[side2], side2, revisions, settings);
+    if (round3 === 0) for (const side2 of sides) await deps.checkRequests(benchmark, both[side2], side2, revisions, settings);
     const load = (durationMs) => duetBlock(both, benchmark, durationMs, random, settings, deps);
     for (const side2 of sides) await both[side2].probe("start");
     await load(benchmark.warmupMs);
@@ -78126,7 +78127,7 @@ async function duetRound(benchmark, revisions, round2, settings, deps = REAL) {
       for (const side2 of sides) both[side2].checkAlive("under load");
     }
     const blocksMs = performance.now() - blocksStart;
-    const kept = keepAnswered(blocks, benchmark.id, round2, blockMs, settings.log);
+    const kept = keepAnswered(blocks, benchmark.id, round3, blockMs, settings.log);
     const from = plan ? Math.min(plan.figureFrom, Math.max(0, kept.length - 2)) : 0;
     const measured = kept.slice(from);
     const figures = {};
@@ -78293,8 +78294,8 @@ var DuetPlanner = class {
   figure() {
     return this.rounds.every((r) => r.series.cpu !== void 0) ? "cpu" : "requests";
   }
-  seriesOf(round2) {
-    return (this.figure() === "cpu" ? round2.series.cpu : round2.series.requests) ?? [];
+  seriesOf(round3) {
+    return (this.figure() === "cpu" ? round3.series.cpu : round3.series.requests) ?? [];
   }
   /**
    * The warm-up, from the pilot's series: a block is still warming when it lies farther from its pair's settled
@@ -78395,9 +78396,9 @@ async function measureHttp(plan) {
     let done = 0;
     const reserved = plan.benchmarks.slice(index + 1).reduce((sum3, _b, i) => sum3 + 2 * perRound[index + 1 + i], 0);
     const estimate = () => recent.length > 0 ? recent.reduce((a, b) => a + b, 0) / recent.length : perRound[index];
-    const runRound2 = async (round2, target2, into, keepBack) => {
+    const runRound2 = async (round3, target2, into, keepBack) => {
       if (now() + estimate() + reserved + keepBack > plan.deadline) return false;
-      plan.onProgress?.({ round: round2 + 1, rounds: target2, elapsedMs: now() - started, remainingMs: estimate() * (target2 - round2) });
+      plan.onProgress?.({ round: round3 + 1, rounds: target2, elapsedMs: now() - started, remainingMs: estimate() * (target2 - round3) });
       const roundStart = now();
       const cpuBefore = sampleCpu();
       const load1 = os10.loadavg()[0] ?? 0;
@@ -78423,20 +78424,20 @@ async function measureHttp(plan) {
     };
     const maxRounds = adaptive ? Math.max(plan.rounds, adaptive.maxRounds) : plan.rounds;
     const confirmTarget = () => adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plan.rounds, samples.logRatios.length) : 0;
-    for (let round2 = 0; round2 < maxRounds; round2++) {
-      const extra = round2 >= plan.rounds;
-      if (!await runRound2(round2, extra ? maxRounds : plan.rounds, "main", extra ? confirmTarget() * estimate() : 0)) {
+    for (let round3 = 0; round3 < maxRounds; round3++) {
+      const extra = round3 >= plan.rounds;
+      if (!await runRound2(round3, extra ? maxRounds : plan.rounds, "main", extra ? confirmTarget() * estimate() : 0)) {
         if (!samples.error && !extra) {
           limited = true;
-          plan.log(`${benchmark.id}: the time limit stops it after ${round2} of ${plan.rounds} rounds`);
+          plan.log(`${benchmark.id}: the time limit stops it after ${round3} of ${plan.rounds} rounds`);
         }
         break;
       }
-      rounds = Math.max(rounds, round2 + 1);
-      const look = adaptive && round2 + 1 >= plan.rounds && (round2 + 1 - plan.rounds) % adaptive.lookEvery === 0;
+      rounds = Math.max(rounds, round3 + 1);
+      const look = adaptive && round3 + 1 >= plan.rounds && (round3 + 1 - plan.rounds) % adaptive.lookEvery === 0;
       if (!look) continue;
       if (adaptive.decided(samples)) break;
-      if (round2 + 1 === plan.rounds && maxRounds > plan.rounds)
+      if (round3 + 1 === plan.rounds && maxRounds > plan.rounds)
         plan.log(`${benchmark.id}: no verdict after ${plan.rounds} rounds: adding rounds (up to ${maxRounds})`);
     }
     const target = confirmTarget();
@@ -78545,7 +78546,7 @@ var MEANINGS = {
 function diagnose(base, head, throughputChange) {
   const lines = [];
   const ms = (x) => `${x.toFixed(1)} ms`;
-  const pct3 = (x) => formatShare(x, 0);
+  const pct4 = (x) => formatShare(x, 0);
   const mb = (x) => `${x.toFixed(0)} MB`;
   const say = (figure, worse, meaning) => lines.push(worse ? `${figure}: ${meaning}` : figure);
   const factor = (a, b, floor) => Math.max(a, b) >= floor && (b >= a * FACTOR || a >= b * FACTOR);
@@ -78558,7 +78559,7 @@ function diagnose(base, head, throughputChange) {
   const gc2 = [base.gc.share, head.gc.share];
   if (Math.abs(gc2[1] - gc2[0]) >= POINTS.gcShare && factor(...gc2, FLOORS.gcShare)) {
     say(
-      `time in GC ${pct3(gc2[0])} \u2192 ${pct3(gc2[1])} of the window (${base.gc.totalMs.toFixed(0)} \u2192 ${head.gc.totalMs.toFixed(0)} ms)`,
+      `time in GC ${pct4(gc2[0])} \u2192 ${pct4(gc2[1])} of the window (${base.gc.totalMs.toFixed(0)} \u2192 ${head.gc.totalMs.toFixed(0)} ms)`,
       gc2[1] > gc2[0],
       MEANINGS.allocation
     );
@@ -78566,7 +78567,7 @@ function diagnose(base, head, throughputChange) {
   const elu = [base.eventLoopUtilization, head.eventLoopUtilization];
   if (Math.abs(elu[1] - elu[0]) >= POINTS.eventLoopUtilization) {
     const slower = throughputChange !== void 0 && throughputChange < 0;
-    say(`event-loop utilisation ${pct3(elu[0])} \u2192 ${pct3(elu[1])}`, slower, elu[1] > elu[0] ? MEANINGS.busier : MEANINGS.waiting);
+    say(`event-loop utilisation ${pct4(elu[0])} \u2192 ${pct4(elu[1])}`, slower, elu[1] > elu[0] ? MEANINGS.busier : MEANINGS.waiting);
   }
   const rss = [base.peakRssMb, head.peakRssMb];
   const heap = [base.peakHeapUsedMb, head.peakHeapUsedMb];
@@ -78632,8 +78633,8 @@ function duetDetails(http4) {
 }
 function duetLine(duet) {
   if (!duet || typeof duet !== "object") return void 0;
-  const pct3 = (x) => formatShare(x, 0);
-  const line = `duet: both servers loaded at once on one shared CPU, busy ${duet.coreBusy === null ? "(not read)" : pct3(duet.coreBusy)} of the measured time (the load generator used ${pct3(duet.loadGeneratorBusy)} of a CPU)`;
+  const pct4 = (x) => formatShare(x, 0);
+  const line = `duet: both servers loaded at once on one shared CPU, busy ${duet.coreBusy === null ? "(not read)" : pct4(duet.coreBusy)} of the measured time (the load generator used ${pct4(duet.loadGeneratorBusy)} of a CPU)`;
   if (!(typeof duet.unsaturated === "number" && duet.unsaturated > 0)) return line;
   const generator = typeof duet.loadGeneratorBusy === "number" && duet.loadGeneratorBusy >= 0.9;
   return `${line}; the shared CPU was not saturated in ${formatFixed(duet.unsaturated, 0)} of ${formatFixed(duet.rounds, 0)} rounds: ${generator ? "the load generator was the bottleneck (its CPU was full)" : "the servers waited (for requests, timers or I/O) rather than competed for the CPU"}, so requests/s compares what the load allowed, not the servers' cost; CPU per request still compares both at one speed`;
@@ -78966,8 +78967,8 @@ function resolutionWarning(comparison) {
   const { resolvable, budget, verdict, logRatios } = comparison;
   if (!Number.isFinite(resolvable) || resolvable <= budget || verdict === "regression" || verdict === "error" || verdict === "unmeasured")
     return void 0;
-  const pct3 = (x) => formatShortPercent(x, x < 0.1 ? 1 : 0);
-  return `budget ${pct3(budget)} is below what this run resolves beyond it (\u2248${pct3(resolvable)} with ${logRatios.length} rounds): a regression between ${pct3(budget)} and ${pct3(budget + resolvable)} would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both)`;
+  const pct4 = (x) => formatShortPercent(x, x < 0.1 ? 1 : 0);
+  return `budget ${pct4(budget)} is below what this run resolves beyond it (\u2248${pct4(resolvable)} with ${logRatios.length} rounds): a regression between ${pct4(budget)} and ${pct4(budget + resolvable)} would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both)`;
 }
 function verdictCounts(benchmarks) {
   const parts = [];
@@ -80190,9 +80191,9 @@ function runInfo(run, micro, http4, judged, profile) {
 function spikeNote(conditions, spiked) {
   const busy = conditions.map((c) => c.busy);
   const median2 = [...busy].sort((a, b) => a - b)[Math.floor(busy.length / 2)];
-  const pct3 = (x) => formatShare(x, 0);
+  const pct4 = (x) => formatShare(x, 0);
   const which2 = spiked.length === 1 ? `round ${spiked[0]}` : `rounds ${spiked.slice(0, -1).join(", ")} and ${spiked.at(-1)}`;
-  return `the machine was much busier in ${which2} (CPU ${spiked.map((r) => pct3(busy[r - 1])).join(", ")} against a median of ${pct3(median2)}): other jobs ran beside benchgate. Their samples still count (the intervals are robust to a few odd rounds), but a surprising verdict is worth a re-run.`;
+  return `the machine was much busier in ${which2} (CPU ${spiked.map((r) => pct4(busy[r - 1])).join(", ")} against a median of ${pct4(median2)}): other jobs ran beside benchgate. Their samples still count (the intervals are robust to a few odd rounds), but a surprising verdict is worth a re-run.`;
 }
 function comparableMicro(micro) {
   return micro ? micro.benchmarks.filter((b) => !b.error && b.logRatios.length > 0).length : 0;
@@ -80591,8 +80592,8 @@ function changeChart(benchmarks, options = {}) {
       })
     );
   });
-  const pct3 = (x) => formatShortPercent(x, 0);
-  const axis = `${" ".repeat(labelWidth + 2)}${`-${pct3(scale)}`.padEnd(half)}0${`+${pct3(scale)}`.padStart(cells - half - 1)}`;
+  const pct4 = (x) => formatShortPercent(x, 0);
+  const axis = `${" ".repeat(labelWidth + 2)}${`-${pct4(scale)}`.padEnd(half)}0${`+${pct4(scale)}`.padStart(cells - half - 1)}`;
   return [...lines, axis];
 }
 
@@ -83556,6 +83557,10 @@ function chainedWith(cumulative, step) {
   const after = toLog(step);
   return fromLog({ log: before.log + after.log, se: Math.hypot(before.se, after.se) });
 }
+function chainSteps(steps) {
+  const sum3 = steps.map((s) => toLog({ ...s, confidence: TREND_CONFIDENCE })).reduce((a, b) => ({ log: a.log + b.log, se: Math.hypot(a.se, b.se) }), { log: 0, se: 0 });
+  return fromLog(sum3);
+}
 function toLog(change) {
   const z2 = probit(0.5 + change.confidence / 2);
   return { log: Math.log1p(change.estimate), se: (Math.log1p(change.high) - Math.log1p(change.low)) / (2 * z2) };
@@ -83603,6 +83608,256 @@ ${options.body}`;
   return { action: "created", number: await api.createIssue({ title: options.title, body, labels: [DRIFT_LABEL] }) };
 }
 
+// src/history/publish.ts
+import { cpSync as cpSync2, existsSync as existsSync11, mkdirSync as mkdirSync3, readdirSync as readdirSync6, rmSync as rmSync5, writeFileSync } from "node:fs";
+import path23 from "node:path";
+
+// src/history/site.ts
+var import_picomatch4 = __toESM(require_picomatch2(), 1);
+var SPARK_POINTS = 60;
+var MAX_ALERTS = 100;
+var MAX_FEED = 50;
+function dataScript(kind, data) {
+  return `benchgateSite(${JSON.stringify(kind)}, ${JSON.stringify(data)});
+`;
+}
+function pullRequestOf2(subject) {
+  const match = /\(#(\d{1,9})\)\s*$/.exec(subject) ?? /^Merge pull request #(\d{1,9})\b/.exec(subject);
+  return match ? Number(match[1]) : null;
+}
+function repositoryUrl(url) {
+  if (!url) return null;
+  const trimmed = url.trim().replace(/\.git$/, "").replace(/\/+$/, "");
+  return /^https:\/\/[A-Za-z0-9.-]+(:\d+)?(\/[A-Za-z0-9._~-]+)+$/.test(trimmed) ? trimmed : null;
+}
+function siteFiles(records, options) {
+  const isRelease = (0, import_picomatch4.default)(options.releases ?? "v*", { dot: true });
+  const repository = repositoryUrl(options.repository);
+  const gateKeys = [...new Set(records.map((r) => r.gate))].sort();
+  const files = [];
+  const gates = [];
+  const rows = [];
+  const alerts = [];
+  for (const [g2, key] of gateKeys.entries()) {
+    const own = records.filter((r) => r.gate === key);
+    const { chain } = chainOf(own, key, { head: newestTip(own) });
+    if (chain.length === 0) continue;
+    const gate = gates.length;
+    const start = chain[0].parent;
+    const trend = trendOf(chain, key, { commit: start, label: start.slice(0, 7) }, true);
+    const anchors = anchorsOf(chain, isRelease);
+    const byId = chain.map((r) => new Map(r.benchmarks.map((b) => [b.id, b])));
+    const pushes = {
+      gate,
+      pushes: chain.map((r) => ({
+        commit: r.commit,
+        parent: r.parent,
+        date: r.date,
+        subject: r.subject,
+        tags: r.tags,
+        runner: `${r.runner.os} ${r.runner.arch}, ${r.runner.cpus} CPUs, Node ${r.runner.node}`,
+        pr: pullRequestOf2(r.subject)
+      }))
+    };
+    const pushFile2 = `data/pushes-${g2}.js`;
+    files.push({ path: pushFile2, text: dataScript("pushes", pushes) });
+    const drift = options.drift?.filter((d) => d.gate === key).at(-1);
+    gates.push({
+      gate: key,
+      pushes: chain.length,
+      head: chain.at(-1).commit,
+      pushFile: pushFile2,
+      anchors,
+      defaultAnchor: anchors.length - 1,
+      ...drift ? { drift: withoutGate(drift) } : {}
+    });
+    for (const b of trend.benchmarks) {
+      const file = `data/b/${rows.length}.js`;
+      const column = (pick) => b.points.map((p) => round(pick(p)));
+      const verdicts = byId.map((points) => points.get(b.id)?.verdict ?? null);
+      const data = {
+        gate,
+        id: b.id,
+        budget: b.budget,
+        verdict: verdicts,
+        step: { estimate: column((p) => p.step?.estimate), low: column((p) => p.step?.low), high: column((p) => p.step?.high) },
+        cumulative: {
+          estimate: column((p) => p.cumulative?.estimate),
+          low: column((p) => p.cumulative?.low),
+          high: column((p) => p.cumulative?.high)
+        }
+      };
+      files.push({ path: file, text: dataScript("benchmark", data) });
+      const steps = b.points.map((p) => p.step);
+      rows.push({
+        gate,
+        id: b.id,
+        file,
+        budget: b.budget,
+        since: anchors.map((a) => since(steps, a.after)),
+        spark: thin(data.cumulative.estimate, SPARK_POINTS),
+        last: verdicts.at(-1) ?? null,
+        measured: steps.filter(Boolean).length
+      });
+      for (const [i, p] of b.points.entries()) {
+        if (!p.step) continue;
+        const broke = verdicts[i] === "regression";
+        const near = p.step.estimate <= -b.budget / 2 || verdicts[i] === "inconclusive" && p.step.low < -b.budget;
+        if (broke || near)
+          alerts.push({
+            gate,
+            push: i,
+            commit: p.commit,
+            subject: p.subject,
+            date: p.date,
+            id: b.id,
+            file,
+            verdict: verdicts[i] ?? "unmeasured",
+            step: rounded(p.step),
+            budget: b.budget,
+            broke
+          });
+      }
+    }
+  }
+  const newestFirst = alerts.sort((a, b) => Date.parse(b.date) - Date.parse(a.date) || a.step.estimate - b.step.estimate);
+  const overview = {
+    title: options.title,
+    version: options.version,
+    generated: options.generated.toISOString(),
+    repository,
+    gates,
+    rows,
+    alerts: newestFirst.slice(0, MAX_ALERTS)
+  };
+  files.push({ path: "data/overview.js", text: dataScript("overview", overview) });
+  files.push({ path: "feed.xml", text: atomFeed(overview, newestFirst.filter((a) => a.broke).slice(0, MAX_FEED), options.siteUrl) });
+  files.push({ path: "index.html", text: indexHtml(options.title) });
+  return files;
+}
+function withoutGate(drift) {
+  return {
+    commit: drift.commit,
+    anchor: drift.anchor,
+    recorded: drift.recorded,
+    driftBudget: drift.driftBudget,
+    state: drift.state,
+    benchmarks: drift.benchmarks
+  };
+}
+function anchorsOf(chain, isRelease) {
+  const first = chain[0];
+  const start = {
+    label: first.parentTags.find(isRelease) ?? `first push (${first.parent.slice(0, 7)})`,
+    commit: first.parent,
+    after: -1
+  };
+  const releases = chain.flatMap((r, i) => {
+    const tag = r.tags.find(isRelease);
+    return tag && i < chain.length - 1 ? [{ label: tag, commit: r.commit, after: i }] : [];
+  });
+  return [start, ...releases];
+}
+function since(steps, after) {
+  const later = steps.slice(after + 1);
+  const gap = later.lastIndexOf(null);
+  const chained = later.slice(gap + 1);
+  return chained.length ? rounded(chainSteps(chained)) : null;
+}
+function thin(values, count3) {
+  if (values.length <= count3) return [...values];
+  return Array.from({ length: count3 }, (_, i) => values[Math.round(i * (values.length - 1) / (count3 - 1))] ?? null);
+}
+function round(x) {
+  return x === null || x === void 0 ? null : Number(x.toFixed(5));
+}
+function rounded(i) {
+  return { estimate: round(i.estimate), low: round(i.low), high: round(i.high) };
+}
+function xml(text2) {
+  return text2.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+var pct3 = (x) => `${x >= 0 ? "+" : ""}${(100 * x).toFixed(1)}%`;
+function atomFeed(overview, regressions, siteUrl) {
+  const base = repositoryUrl(siteUrl);
+  const updated = regressions[0]?.date && Date.parse(regressions[0].date) ? new Date(regressions[0].date).toISOString() : overview.generated;
+  const entries = regressions.map((a) => {
+    const gate = overview.gates[a.gate].gate;
+    const link = overview.repository ? `${overview.repository}/commit/${a.commit}` : base ? `${base}/` : void 0;
+    const when = Date.parse(a.date) ? new Date(a.date).toISOString() : overview.generated;
+    const change = `${pct3(a.step.estimate)} [${pct3(a.step.low)}, ${pct3(a.step.high)}]`;
+    return [
+      "  <entry>",
+      `    <id>urn:benchgate:${xml(encodeURIComponent(gate))}:${a.commit}:${xml(encodeURIComponent(a.id))}</id>`,
+      `    <title>${xml(`${a.id}: ${change} in ${a.commit.slice(0, 7)} ${a.subject}`)}</title>`,
+      `    <updated>${when}</updated>`,
+      ...link ? [`    <link rel="alternate" href="${xml(link)}"/>`] : [],
+      `    <summary>${xml(`${a.id} lost more than its ${(100 * a.budget).toFixed(1)}% budget in ${a.commit.slice(0, 7)} ("${a.subject}"): ${change}, measured side by side with ${gate || "the"} gate's parent commit.`)}</summary>`,
+      "  </entry>"
+    ].join("\n");
+  });
+  return [
+    '<?xml version="1.0" encoding="utf-8"?>',
+    '<feed xmlns="http://www.w3.org/2005/Atom">',
+    `  <id>urn:benchgate:feed:${xml(encodeURIComponent(overview.title))}</id>`,
+    `  <title>${xml(`${overview.title}: regressions`)}</title>`,
+    `  <updated>${updated}</updated>`,
+    "  <author><name>benchgate</name></author>",
+    ...base ? [`  <link rel="alternate" href="${xml(base)}/"/>`] : [],
+    ...entries,
+    "</feed>",
+    ""
+  ].join("\n");
+}
+function indexHtml(title) {
+  const escaped = xml(title);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<title>${escaped}</title>
+<link rel="stylesheet" href="assets/site.css">
+<link rel="alternate" type="application/atom+xml" title="Regressions" href="feed.xml">
+<script src="assets/site.js" defer></script>
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header><h1 id="title">${escaped}</h1><p id="subtitle"></p></header>
+<main id="main" tabindex="-1"><noscript>This page draws the history with JavaScript; the data are in data/ and the regressions in feed.xml.</noscript><p id="loading">Loading\u2026</p></main>
+<footer><p>Published by benchgate. Each point is a push measured side by side with its parent in one job; bands are 95% intervals of the chained steps. <a href="feed.xml">Regressions feed (Atom)</a></p></footer>
+</body>
+</html>
+`;
+}
+
+// src/history/publish.ts
+var MARKER = ".benchgate-site";
+function writeSite(out, records, options) {
+  if (!existsSync11(path23.join(options.assets, "site.js")))
+    throw new Error(`the page's script is missing from ${options.assets}: build benchgate (npm run build) first.`);
+  if (existsSync11(out)) {
+    const entries = readdirSync6(out);
+    if (entries.length > 0 && !entries.includes(MARKER))
+      throw new UserError(`${out} is not empty and was not written by benchgate publish: choose an empty or new folder.`);
+    for (const entry of entries) rmSync5(path23.join(out, entry), { recursive: true, force: true });
+  }
+  const files = siteFiles(records, options);
+  let bytes = 0;
+  for (const file of files) {
+    const target = path23.join(out, file.path);
+    mkdirSync3(path23.dirname(target), { recursive: true });
+    writeFileSync(target, file.text);
+    bytes += Buffer.byteLength(file.text);
+  }
+  mkdirSync3(path23.join(out, "assets"), { recursive: true });
+  for (const asset of ["site.js", "site.css"]) cpSync2(path23.join(options.assets, asset), path23.join(out, "assets", asset));
+  writeFileSync(path23.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
+  return { files: files.length + 2, bytes };
+}
+
 // src/history/record.ts
 var HISTORY_VERSION = 1;
 function recordOf2(report2, gate, commit, recorded) {
@@ -83631,10 +83886,10 @@ function recordOf2(report2, gate, commit, recorded) {
       change: (
         // What the gate did not count as measured is no step either.
         b.change && b.verdict !== "error" && b.verdict !== "unmeasured" ? {
-          estimate: round(b.change.estimate, 5),
-          low: round(b.change.low, 5),
-          high: round(b.change.high, 5),
-          confidence: round(b.change.confidence, 6)
+          estimate: round2(b.change.estimate, 5),
+          low: round2(b.change.low, 5),
+          high: round2(b.change.high, 5),
+          confidence: round2(b.change.confidence, 6)
         } : null
       ),
       base: b.base ? Number(b.base.opsPerSec.toPrecision(4)) : null,
@@ -83642,7 +83897,7 @@ function recordOf2(report2, gate, commit, recorded) {
     }))
   };
 }
-function round(x, digits) {
+function round2(x, digits) {
   return Number(x.toFixed(digits));
 }
 function appendRecords(existing, added, limit) {
@@ -83774,11 +84029,11 @@ function trendPicture(benchmark, trend, options = {}) {
   return lines;
 }
 function headline(benchmark, trend) {
-  const since = seriesStart(benchmark, trend);
+  const since2 = seriesStart(benchmark, trend);
   const pushes = benchmark.points.filter((p) => p.step).length;
   const c = benchmark.cumulative;
-  if (!c) return `since ${since}: not measured`;
-  return `since ${since}: ${formatInterval(c)} over ${pushes} push${pushes === 1 ? "" : "es"}`;
+  if (!c) return `since ${since2}: not measured`;
+  return `since ${since2}: ${formatInterval(c)} over ${pushes} push${pushes === 1 ? "" : "es"}`;
 }
 function seriesStart(benchmark, trend) {
   return benchmark.from === trend.anchor.commit ? trend.anchor.label : benchmark.from.slice(0, 7);
@@ -83806,15 +84061,15 @@ function trendChart(benchmark, trend, options = {}) {
   const series = after.flatMap((p) => p.cumulative ? [{ label: p.tags[0] ?? p.commit.slice(0, 7), change: p.cumulative }] : []);
   if (series.length === 0 || !benchmark.cumulative) return void 0;
   const shown = series.slice(-MAX_COLUMNS);
-  const since = seriesStart(benchmark, trend);
+  const since2 = seriesStart(benchmark, trend);
   const points = [
-    ...shown.length === series.length ? [{ label: since, change: { estimate: 0, low: 0, high: 0 } }] : [],
+    ...shown.length === series.length ? [{ label: since2, change: { estimate: 0, low: 0, high: 0 } }] : [],
     ...shown,
     ...options.pullRequest ? [{ label: PULL_REQUEST_LABEL, change: chainedWith(benchmark.cumulative, options.pullRequest) }] : []
   ];
   return {
     title: `${fitMiddle(benchmark.id, ID_WIDTH)}  ${headline(benchmark, trend)}`,
-    since,
+    since: since2,
     points,
     pushes: series.length,
     shown: shown.length,
@@ -83998,6 +84253,7 @@ function fenced(lines, language = "text") {
 // src/history/store.ts
 import { setTimeout as sleep3 } from "node:timers/promises";
 var MAX_BYTES = 64 * 1024 * 1024;
+var MAX_PUBLISHED_BYTES = 512 * 1024 * 1024;
 var BRANCH_WRITE_TRIES = 8;
 function branchStore(api, options) {
   const where2 = `${options.file} on branch ${options.branch}`;
@@ -84074,9 +84330,10 @@ async function historyStep(report2, settings, deps) {
       if (!record3) return warning2(deps, `nothing recorded in ${store.where}: the run compared no two commits.`);
       const written = await store.append([record3]);
       deps.log(`benchgate: recorded ${record3.benchmarks.length} benchmark(s) of ${record3.commit.slice(0, 7)} in ${store.where}`);
+      const published = settings.publishDir ? publishSite(written, settings, deps) : "";
       const anchor2 = await trendAnchor(settings.anchor, record3.commit, cwd);
       const trend2 = trendSince(written, settings.commentKey, { head: record3.commit, anchor: anchor2 });
-      return trendMarkdown(trend2, { driftBudget: settings.driftBudget }).markup;
+      return `${trendMarkdown(trend2, { driftBudget: settings.driftBudget }).markup}${published}`;
     }
     if (!settings.pullRequest) return void 0;
     const records = await store.read();
@@ -84092,6 +84349,30 @@ async function historyStep(report2, settings, deps) {
       deps,
       `the history (${store.where}) could not be ${settings.historyWrites ? "written" : "read"}: ${messageOf(error2).split("\n")[0]}. The verdict stands.`
     );
+  }
+}
+function publishSite(records, settings, deps) {
+  const { owner, repo } = settings.repository;
+  try {
+    const written = writeSite(
+      settings.publishDir,
+      records.filter((r) => r.gate === settings.commentKey),
+      {
+        title: `${owner}/${repo}: benchmark history`,
+        version: deps.site.version,
+        generated: /* @__PURE__ */ new Date(),
+        releases: settings.anchor.kind === "tag" ? settings.anchor.pattern : void 0,
+        repository: `${deps.site.serverUrl}/${owner}/${repo}`,
+        assets: deps.site.assets
+      }
+    );
+    deps.log(
+      `benchgate: published the history's site to ${settings.publishDir} (${written.files} files, ${Math.round(written.bytes / 1024)} kB)`
+    );
+    return "";
+  } catch (error2) {
+    return `
+${warning2(deps, `the history's site could not be written to ${settings.publishDir}: ${messageOf(error2).split("\n")[0]}. The verdict stands.`)}`;
   }
 }
 function warning2(deps, text2) {
@@ -84170,7 +84451,7 @@ async function runAction(deps) {
       eventName: env.GITHUB_EVENT_NAME ?? "",
       event,
       workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
-      runnerTemp: env.RUNNER_TEMP ?? path23.join(env.GITHUB_WORKSPACE ?? process.cwd(), ".benchgate"),
+      runnerTemp: env.RUNNER_TEMP ?? path24.join(env.GITHUB_WORKSPACE ?? process.cwd(), ".benchgate"),
       repository: env.GITHUB_REPOSITORY ?? "",
       ...env.GITHUB_REF ? { ref: env.GITHUB_REF } : {}
     });
@@ -84199,7 +84480,7 @@ async function runAction(deps) {
       profile: settings.profile,
       childEnv: settings.env,
       policy: settings.policy,
-      profileDir: path23.join(settings.reportDir, "profiles"),
+      profileDir: path24.join(settings.reportDir, "profiles"),
       log: (line) => core.info(logLine(line)),
       onProgress: (p) => core.info(`round ${p.round} of ${p.rounds}`),
       onCleanup: (cleanup) => trap.onCleanup(cleanup)
@@ -84240,7 +84521,12 @@ function historyDeps(deps) {
     branchApi: deps.branchApi,
     issueApi: deps.issueApi,
     log: (line) => deps.core.info(logLine(line)),
-    warn: (line) => deps.core.warning(logLine(line))
+    warn: (line) => deps.core.warning(logLine(line)),
+    site: {
+      assets: path24.join(path24.dirname(deps.runnerPath), "site"),
+      version: deps.version,
+      serverUrl: deps.env.GITHUB_SERVER_URL ?? "https://github.com"
+    }
   };
 }
 async function failWithSummary(report2, deps) {
@@ -84249,27 +84535,29 @@ async function failWithSummary(report2, deps) {
 }
 async function publish(report2, settings, deps, extra) {
   const { core, env } = deps;
-  mkdirSync3(settings.reportDir, { recursive: true });
+  mkdirSync4(settings.reportDir, { recursive: true });
   const markdown = extra ? `${renderMarkdown(report2)}
 ${extra}
 ` : renderMarkdown(report2);
-  const jsonPath = path23.join(settings.reportDir, "report.json");
-  const markdownPath = path23.join(settings.reportDir, "report.md");
-  writeFileSync(jsonPath, `${JSON.stringify(report2, null, 2)}
+  const jsonPath = path24.join(settings.reportDir, "report.json");
+  const markdownPath = path24.join(settings.reportDir, "report.md");
+  writeFileSync2(jsonPath, `${JSON.stringify(report2, null, 2)}
 `);
-  writeFileSync(markdownPath, markdown);
+  writeFileSync2(markdownPath, markdown);
   const regressions = report2.benchmarks.filter((b) => b.verdict === "regression").length;
   core.setOutput("verdict", report2.verdict);
   core.setOutput("regressions", String(regressions));
   core.setOutput("report-json", jsonPath);
   core.setOutput("report-markdown", markdownPath);
   core.setOutput("profiles-dir", report2.run?.profile?.dir ?? "");
+  const site = settings.publishDir && existsSync12(path24.join(settings.publishDir, "index.html")) ? settings.publishDir : "";
+  core.setOutput("site-dir", site);
   const commentProblem = await comment(report2, markdown, settings, deps);
   await core.summary.addRaw(commentProblem ? `${markdown}
 > [!WARNING]
 > ${escapeText(commentProblem)}
 ` : markdown, true).write();
-  const configFile = path23.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
+  const configFile = path24.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
   const workspace = env.GITHUB_WORKSPACE ?? settings.workingDirectory;
   for (const annotation of regressionAnnotations(report2, settings.workingDirectory, workspace, configFile)) {
     core[annotation.level](annotation.message, {
@@ -84321,7 +84609,7 @@ function mergedReport(settings, version) {
     if (!settings.shardReports)
       throw new UserError("Input 'shard-reports' is required with mode: merge: the shard reports, e.g. shards/*.json.");
     const files = reportFiles([settings.shardReports], settings.workingDirectory);
-    report2 = mergeShards(files.map((file) => ({ file: path23.relative(settings.workingDirectory, file), report: readReport2(file) })));
+    report2 = mergeShards(files.map((file) => ({ file: path24.relative(settings.workingDirectory, file), report: readReport2(file) })));
     if (settings.base && /^[0-9a-f]{40}$/.test(settings.base) && report2.base?.sha !== settings.base)
       throw new UserError(
         `The shard reports compare against ${report2.base?.sha ?? "no commit"}, but this workflow's base is ${settings.base}: refusing them.`

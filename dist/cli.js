@@ -75423,13 +75423,15 @@ import { closeSync, existsSync as existsSync8, mkdirSync as mkdirSync3, openSync
 import path17 from "node:path";
 import { setTimeout as sleep3 } from "node:timers/promises";
 var MAX_BYTES = 64 * 1024 * 1024;
+var MAX_PUBLISHED_BYTES = 512 * 1024 * 1024;
 var LOCK_WAIT_MS = 3e4;
 var STALE_LOCK_MS = 12e4;
-function fileStore(file, limit) {
+function fileStore(file, limit, maxBytes = MAX_BYTES) {
   const read = () => {
     if (!existsSync8(file)) return [];
     const size = statSync5(file).size;
-    if (size > MAX_BYTES) throw new UserError(`${file}: ${size} bytes is more than a history file holds (64 MB): is it the right file?`);
+    if (size > maxBytes)
+      throw new UserError(`${file}: ${size} bytes is more than a history file holds (${maxBytes / 1024 / 1024} MB): is it the right file?`);
     return parseHistory(readFileSync13(file, "utf8"), file);
   };
   return {
@@ -75850,7 +75852,7 @@ function writeSite(out, records, options) {
 async function runPublish(command, io) {
   try {
     const files = reportFiles(command.histories, io.cwd);
-    const records = (await Promise.all(files.map((file) => fileStore(file, DEFAULT_HISTORY_LIMIT).read()))).flat();
+    const records = (await Promise.all(files.map((file) => fileStore(file, DEFAULT_HISTORY_LIMIT, MAX_PUBLISHED_BYTES).read()))).flat();
     if (records.length === 0)
       throw new Error(`no history records in ${command.histories.join(", ")}: record some first (benchgate record).`);
     const remote = command.repository ?? await git(["remote", "get-url", "origin"], io.cwd).catch(() => "");

@@ -5,7 +5,8 @@ import { runGate, type GateOptions } from '../gate.js';
 import { commitInfo, commitOf, resolveAnchor } from '../history/anchor.js';
 import { newestTip, trendSince } from '../history/chain.js';
 import { DRIFT_LABEL, upsertDriftIssue, type IssueApi } from '../history/issue.js';
-import { recordOf } from '../history/record.js';
+import { writeSite } from '../history/publish.js';
+import { recordOf, type HistoryRecord } from '../history/record.js';
 import { driftMarkdown, driftState, trendLines, trendMarkdown } from '../history/render.js';
 import { branchStore, type BranchApi, type HistoryStore } from '../history/store.js';
 import { escapeText } from '../report/escape.js';
@@ -13,12 +14,14 @@ import type { Report } from '../report/model.js';
 import { messageOf } from '../util/errors.js';
 import { formatBudget } from '../util/format.js';
 
-/** What the history steps need of the action: its API clients and a log. */
+/** What the history steps need of the action: its API clients, a log, and what a published site is made with. */
 export interface HistoryDeps {
   branchApi: (settings: ActionSettings) => BranchApi;
   issueApi: (settings: ActionSettings) => IssueApi;
   log: (line: string) => void;
   warn: (line: string) => void;
+  /** The page's script and styles (dist/site), benchgate's version, and the server's URL (GITHUB_SERVER_URL). */
+  site: { assets: string; version: string; serverUrl: string };
 }
 
 /** The gate's history file on the data branch: one per gate key (no `..`: it stays inside history/), so gates sharing the branch never mix. */
@@ -85,10 +88,11 @@ export async function historyStep(report: Report, settings: ActionSettings, deps
       if (!record) return warning(deps, `nothing recorded in ${store.where}: the run compared no two commits.`);
       const written = await store.append([record]);
       deps.log(`benchgate: recorded ${record.benchmarks.length} benchmark(s) of ${record.commit.slice(0, 7)} in ${store.where}`);
+      const published = settings.publishDir ? publishSite(written, settings, deps) : '';
       // The chained estimate between anchored runs, against the drift budget: drift decides, this suspects.
       const anchor = await trendAnchor(settings.anchor, record.commit, cwd);
       const trend = trendSince(written, settings.commentKey, { head: record.commit, anchor });
-      return trendMarkdown(trend, { driftBudget: settings.driftBudget }).markup;
+      return `${trendMarkdown(trend, { driftBudget: settings.driftBudget }).markup}${published}`;
     }
     if (!settings.pullRequest) return undefined;
     // Main's trend up to the pull request's base: what this pull request adds to.
@@ -105,6 +109,31 @@ export async function historyStep(report: Report, settings: ActionSettings, deps
       deps,
       `the history (${store.where}) could not be ${settings.historyWrites ? 'written' : 'read'}: ${messageOf(error).split('\n')[0]}. The verdict stands.`,
     );
+  }
+}
+
+/** The site of this gate's records, written to the publish folder; a failure is a warning, never the verdict. */
+function publishSite(records: readonly HistoryRecord[], settings: ActionSettings, deps: HistoryDeps): string {
+  const { owner, repo } = settings.repository;
+  try {
+    const written = writeSite(
+      settings.publishDir!,
+      records.filter((r) => r.gate === settings.commentKey),
+      {
+        title: `${owner}/${repo}: benchmark history`,
+        version: deps.site.version,
+        generated: new Date(),
+        releases: settings.anchor.kind === 'tag' ? settings.anchor.pattern : undefined,
+        repository: `${deps.site.serverUrl}/${owner}/${repo}`,
+        assets: deps.site.assets,
+      },
+    );
+    deps.log(
+      `benchgate: published the history's site to ${settings.publishDir} (${written.files} files, ${Math.round(written.bytes / 1024)} kB)`,
+    );
+    return '';
+  } catch (error) {
+    return `\n${warning(deps, `the history's site could not be written to ${settings.publishDir}: ${messageOf(error).split('\n')[0]}. The verdict stands.`)}`;
   }
 }
 

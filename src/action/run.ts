@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type * as Core from '@actions/core';
 import { git, GIT_FETCH_TIMEOUT_MS } from '../checkout/git.js';
@@ -145,6 +145,11 @@ function historyDeps(deps: ActionDeps): HistoryDeps {
     issueApi: deps.issueApi,
     log: (line) => deps.core.info(logLine(line)),
     warn: (line) => deps.core.warning(logLine(line)),
+    site: {
+      assets: path.join(path.dirname(deps.runnerPath), 'site'),
+      version: deps.version,
+      serverUrl: deps.env.GITHUB_SERVER_URL ?? 'https://github.com',
+    },
   };
 }
 
@@ -173,6 +178,9 @@ async function publish(report: Report, settings: ActionSettings, deps: ActionDep
   core.setOutput('report-markdown', markdownPath);
   // Empty when nothing was profiled, so `if: steps.x.outputs.profiles-dir` guards an upload step.
   core.setOutput('profiles-dir', report.run?.profile?.dir ?? '');
+  // Empty when no site was written this run (not a recording run, or it could not be written).
+  const site = settings.publishDir && existsSync(path.join(settings.publishDir, 'index.html')) ? settings.publishDir : '';
+  core.setOutput('site-dir', site);
   // The comment first: when it cannot be posted, the summary says why (it never changes the verdict).
   const commentProblem = await comment(report, markdown, settings, deps);
   await core.summary.addRaw(commentProblem ? `${markdown}\n> [!WARNING]\n> ${escapeText(commentProblem)}\n` : markdown, true).write();

@@ -3,7 +3,7 @@ import { git } from '../checkout/git.js';
 import { writeSite } from '../history/publish.js';
 import { DEFAULT_HISTORY_LIMIT } from '../history/record.js';
 import { repositoryOfRemote } from '../history/site.js';
-import { fileStore } from '../history/store.js';
+import { fileStore, MAX_PUBLISHED_BYTES } from '../history/store.js';
 import { reportFiles } from '../report/read.js';
 import { messageOf } from '../util/errors.js';
 import type { Command } from './args.js';
@@ -15,7 +15,7 @@ export async function runPublish(
 ): Promise<number> {
   try {
     const files = reportFiles(command.histories, io.cwd);
-    const records = (await Promise.all(files.map((file) => fileStore(file, DEFAULT_HISTORY_LIMIT).read()))).flat();
+    const records = (await Promise.all(files.map((file) => fileStore(file, DEFAULT_HISTORY_LIMIT, MAX_PUBLISHED_BYTES).read()))).flat();
     if (records.length === 0)
       throw new Error(`no history records in ${command.histories.join(', ')}: record some first (benchgate record).`);
     const remote = command.repository ?? (await git(['remote', 'get-url', 'origin'], io.cwd).catch(() => ''));

@@ -57,6 +57,8 @@ export interface ActionSettings {
   readonly history: string | undefined;
   readonly historyLimit: number;
   readonly historyWrites: boolean;
+  /** The folder the history's site is written to on a run that records (the publish input), or undefined for none. */
+  readonly publishDir: string | undefined;
   /** What drift compares HEAD with, and where the trend starts (tag:<pattern>, days:<n> or a revision); drift's cumulative budget. */
   readonly anchor: AnchorSpec;
   readonly driftBudget: number;
@@ -163,6 +165,7 @@ export function parseActionInputs(input: (name: string) => string, env: ActionEn
     history: historyBranch(input('history')),
     historyLimit: countInput(input, 'history-limit', 1000, 10, 100_000),
     historyWrites: HISTORY_EVENTS.includes(env.eventName) && onDefaultBranch(env),
+    publishDir: input('publish') ? path.resolve(env.workspace, input('publish')) : undefined,
     anchor: parseAnchor(input('anchor') || 'tag:v*', "Input 'anchor'"),
     driftBudget: input('drift-budget') ? budgetInput('drift-budget', input('drift-budget')) : 0.1,
   });

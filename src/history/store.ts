@@ -18,6 +18,11 @@ export interface HistoryStore {
 
 /** The most a history file may hold before it is refused (a hand-made file, a wrong path): 64 MB. */
 const MAX_BYTES = 64 * 1024 * 1024;
+/**
+ * What `publish` reads of one file: a history kept long (history-limit 5,000 pushes of 200 benchmarks is 180 MB)
+ * is read whole once to publish it, where the gate's own reads and writes stay at MAX_BYTES.
+ */
+export const MAX_PUBLISHED_BYTES = 512 * 1024 * 1024;
 /** How long a writer waits for another's lock before it says so: a write takes milliseconds. */
 const LOCK_WAIT_MS = 30_000;
 /** A lock older than this was left by a process that died while writing. */
@@ -28,11 +33,12 @@ const STALE_LOCK_MS = 120_000;
  * rewrite the file beside it and rename it into place: two runs appending at once both land, and a reader
  * never sees half a file.
  */
-export function fileStore(file: string, limit: number): HistoryStore {
+export function fileStore(file: string, limit: number, maxBytes = MAX_BYTES): HistoryStore {
   const read = (): HistoryRecord[] => {
     if (!existsSync(file)) return [];
     const size = statSync(file).size;
-    if (size > MAX_BYTES) throw new UserError(`${file}: ${size} bytes is more than a history file holds (64 MB): is it the right file?`);
+    if (size > maxBytes)
+      throw new UserError(`${file}: ${size} bytes is more than a history file holds (${maxBytes / 1024 / 1024} MB): is it the right file?`);
     return parseHistory(readFileSync(file, 'utf8'), file);
   };
   return {

@@ -82,9 +82,14 @@ describe('history on the data branch', () => {
   it('records each push of the default branch, and the summary draws the trend since the release', async () => {
     const measured: number[] = [];
     let summary = '';
+    let site = '';
     for (let i = 1; i <= 3; i++) {
-      const result = await run(commits[i]!, { history: 'benchgate-history' }, push(commits[i - 1]!, commits[i]!));
+      // The last push publishes the history's site too, from the records as written.
+      const inputs: ActionInputs = i === 3 ? { history: 'benchgate-history', publish: 'site' } : { history: 'benchgate-history' };
+      const result = await run(commits[i]!, inputs, push(commits[i - 1]!, commits[i]!));
       expect(result.code, result.stdout).toBe(0);
+      if (i < 3) expect(result.outputs['site-dir']).toBe('');
+      else site = result.outputs['site-dir']!;
       expect(result.stdout).toContain(`recorded 2 benchmark(s) of ${commits[i]!.slice(0, 7)} in ${FILE} on branch benchgate-history`);
       const report = JSON.parse(readFileSync(result.outputs['report-json']!, 'utf8'));
       measured.push(report.benchmarks.find((b: { id: string }) => b.id === WORK).change.estimate);
@@ -103,6 +108,16 @@ describe('history on the data branch', () => {
     expect(kept.map((r) => [r.parent, r.commit])).toEqual([1, 2, 3].map((i) => [commits[i - 1], commits[i]]));
     // Each record holds its push's change as that job measured it (rounded to 0.001%).
     expect(kept.map((r) => r.benchmarks.find((b) => b.id === WORK)!.change.estimate)).toEqual(measured.map((x) => Number(x.toFixed(5))));
+    // The site: every recorded push of this gate, each linked to its commit on the server the run is on.
+    expect(site).toMatch(/\/site$/);
+    const pushes = readFileSync(path.join(site, 'data', 'pushes-0.js'), 'utf8');
+    const published = JSON.parse(/^benchgateSite\("pushes", (.*)\);\n$/s.exec(pushes)![1]!) as {
+      pushes: { commit: string; parent: string }[];
+    };
+    expect(published.pushes.map((p) => [p.parent, p.commit])).toEqual([1, 2, 3].map((i) => [commits[i - 1], commits[i]]));
+    const overview = readFileSync(path.join(site, 'data', 'overview.js'), 'utf8');
+    expect(overview).toContain('"repository":"https://github.com/octo-org/todo-server"');
+    expect(readFileSync(path.join(site, 'index.html'), 'utf8')).toContain('<script src="assets/site.js" defer></script>');
     // The data branch holds history files only: one commit per record, none of the project's code.
     const head = github.refs.get('heads/benchgate-history')!;
     expect([...github.trees.get(github.commits.get(head)!.tree)!.keys()]).toEqual([FILE]);

@@ -211,6 +211,8 @@ function showOverview(): void {
     alertsTable(overview.alerts),
   );
   render();
+  // When the overview is there to use: read by the publish benchmark (scripts/bench-site.mjs).
+  performance.mark('benchgate-overview');
 }
 
 function anchorSelect(gate: SiteGate, g: number): HTMLElement {
@@ -382,6 +384,7 @@ async function showBenchmark(row: SiteRow, n: number): Promise<void> {
   };
   drawCharts(data, pushes, cumulativeChart, stepChart, show);
   show(pushes.length - 1);
+  performance.mark('benchgate-benchmark');
 }
 
 function chartLabel(data: SiteBenchmark, pushes: readonly SitePush[], kind: 'cumulative' | 'step'): string {
@@ -429,47 +432,62 @@ function pushInfo(data: SiteBenchmark, push: SitePush, i: number): Child[] {
   ];
 }
 
+/** Rows of the push table drawn at first (newest first); the rest on request: 5,000 rows take a second to lay out. */
+const FIRST_ROWS = 300;
+
+function pushRow(data: SiteBenchmark, push: SitePush, i: number): HTMLElement {
+  const e = data.step.estimate[i];
+  const step = e === null || e === undefined ? null : { estimate: e, low: data.step.low[i]!, high: data.step.high[i]! };
+  const c = data.cumulative.estimate[i];
+  const cum = c === null || c === undefined ? null : { estimate: c, low: data.cumulative.low[i]!, high: data.cumulative.high[i]! };
+  return el(
+    'tr',
+    {},
+    el('td', { class: 'num' }, String(i + 1)),
+    el('td', {}, day(push.date)),
+    el('td', { class: 'sha' }, link(short(push.commit), commitUrl(push.commit), `commit ${short(push.commit)}`)),
+    el('td', {}, push.pr !== null ? link(`#${push.pr}`, pullUrl(push.pr), `pull request ${push.pr}`) : ''),
+    el('td', { class: 'subject' }, push.subject, ...push.tags.map((t) => el('span', { class: 'tag' }, t))),
+    el('td', { class: `num ${toneOf(step, data.budget)}` }, interval(step)),
+    el('td', {}, verdictBadge(data.verdict[i] ?? null)),
+    el('td', { class: 'num' }, interval(cum)),
+  );
+}
+
 function pushTable(data: SiteBenchmark, pushes: readonly SitePush[]): HTMLElement {
-  const rows = pushes
-    .map((push, i) => {
-      const e = data.step.estimate[i];
-      const step = e === null || e === undefined ? null : { estimate: e, low: data.step.low[i]!, high: data.step.high[i]! };
-      const c = data.cumulative.estimate[i];
-      const cum = c === null || c === undefined ? null : { estimate: c, low: data.cumulative.low[i]!, high: data.cumulative.high[i]! };
-      return el(
-        'tr',
-        {},
-        el('td', { class: 'num' }, String(i + 1)),
-        el('td', {}, day(push.date)),
-        el('td', { class: 'sha' }, link(short(push.commit), commitUrl(push.commit), `commit ${short(push.commit)}`)),
-        el('td', {}, push.pr !== null ? link(`#${push.pr}`, pullUrl(push.pr), `pull request ${push.pr}`) : ''),
-        el('td', { class: 'subject' }, push.subject, ...push.tags.map((t) => el('span', { class: 'tag' }, t))),
-        el('td', { class: `num ${toneOf(step, data.budget)}` }, interval(step)),
-        el('td', {}, verdictBadge(data.verdict[i] ?? null)),
-        el('td', { class: 'num' }, interval(cum)),
-      );
-    })
-    .reverse();
+  const newestFirst = pushes.map((_, i) => pushes.length - 1 - i);
+  const tbody = el('tbody', {}, ...newestFirst.slice(0, FIRST_ROWS).map((i) => pushRow(data, pushes[i]!, i)));
+  const rest = newestFirst.slice(FIRST_ROWS);
+  const more = rest.length ? el('button', { type: 'button', class: 'more' }, `Show the ${rest.length} older push(es)`) : undefined;
+  more?.addEventListener('click', () => {
+    tbody.append(...rest.map((i) => pushRow(data, pushes[i]!, i)));
+    more.remove();
+  });
   return el(
     'div',
-    { class: 'scroll tall' },
+    {},
     el(
-      'table',
-      { class: 'pushes' },
-      el('caption', {}, 'The charts’ data, newest push first: each push’s step measured against its parent, and the steps chained.'),
+      'div',
+      { class: 'scroll tall' },
       el(
-        'thead',
-        {},
+        'table',
+        { class: 'pushes' },
+        el('caption', {}, 'The charts’ data, newest push first: each push’s step measured against its parent, and the steps chained.'),
         el(
-          'tr',
+          'thead',
           {},
-          ...['#', 'Date', 'Commit', 'Pull request', 'Subject', 'Step [95%]', 'Verdict', 'Chained [95%]'].map((h) =>
-            el('th', { scope: 'col' }, h),
+          el(
+            'tr',
+            {},
+            ...['#', 'Date', 'Commit', 'Pull request', 'Subject', 'Step [95%]', 'Verdict', 'Chained [95%]'].map((h) =>
+              el('th', { scope: 'col' }, h),
+            ),
           ),
         ),
+        tbody,
       ),
-      el('tbody', {}, ...rows),
     ),
+    more,
   );
 }
 
@@ -570,6 +588,16 @@ function drawCharts(
     stepTarget,
   );
   charts.push(cumulative, steps);
+  // What the charts hold, as uPlot has it, for a reader's tools and the browser test: points drawn per series.
+  const drawn = (chart: uPlot, series: number[]) =>
+    series.reduce(
+      (n, k) => n + (chart.data[k] as readonly (number | null | undefined)[]).filter((v) => v !== null && v !== undefined).length,
+      0,
+    );
+  cumulativeTarget.dataset.pushes = String(cumulative.data[0].length);
+  cumulativeTarget.dataset.points = String(drawn(cumulative, [1]));
+  cumulativeTarget.dataset.releases = String(drawn(cumulative, [4]));
+  stepTarget.dataset.points = String(drawn(steps, [3, 4, 5]));
   // The keyboard moves the cursor push by push, as the mouse does: the same sync, the same info below.
   for (const [target, chart] of [
     [cumulativeTarget, cumulative],
