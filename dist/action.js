@@ -41721,16 +41721,16 @@ var require_Histogram = __commonJS({
     exports2.NO_TAG = "NO TAG";
     var toSummary = (histogram) => {
       const { totalCount, maxValue, numberOfSignificantValueDigits } = histogram;
-      const round3 = (0, formatters_1.keepSignificantDigits)(numberOfSignificantValueDigits);
+      const round4 = (0, formatters_1.keepSignificantDigits)(numberOfSignificantValueDigits);
       return {
-        p50: round3(histogram.getValueAtPercentile(50)),
-        p75: round3(histogram.getValueAtPercentile(75)),
-        p90: round3(histogram.getValueAtPercentile(90)),
-        p97_5: round3(histogram.getValueAtPercentile(97.5)),
-        p99: round3(histogram.getValueAtPercentile(99)),
-        p99_9: round3(histogram.getValueAtPercentile(99.9)),
-        p99_99: round3(histogram.getValueAtPercentile(99.99)),
-        p99_999: round3(histogram.getValueAtPercentile(99.999)),
+        p50: round4(histogram.getValueAtPercentile(50)),
+        p75: round4(histogram.getValueAtPercentile(75)),
+        p90: round4(histogram.getValueAtPercentile(90)),
+        p97_5: round4(histogram.getValueAtPercentile(97.5)),
+        p99: round4(histogram.getValueAtPercentile(99)),
+        p99_9: round4(histogram.getValueAtPercentile(99.9)),
+        p99_99: round4(histogram.getValueAtPercentile(99.99)),
+        p99_999: round4(histogram.getValueAtPercentile(99.999)),
         max: maxValue,
         totalCount
       };
@@ -59154,7 +59154,7 @@ var require_get_intrinsic = __commonJS({
     var max2 = require_max();
     var min = require_min();
     var pow = require_pow();
-    var round3 = require_round();
+    var round4 = require_round();
     var sign = require_sign();
     var $gOPD = require_gopd();
     var $defineProperty = require_es_define_property();
@@ -59261,7 +59261,7 @@ var require_get_intrinsic = __commonJS({
       "%Math.max%": max2,
       "%Math.min%": min,
       "%Math.pow%": pow,
-      "%Math.round%": round3,
+      "%Math.round%": round4,
       "%Math.sign%": sign,
       "%Reflect.getPrototypeOf%": $ReflectGPO
     };
@@ -76676,7 +76676,7 @@ function allocateTaskTimes(rounds, bounds, open2) {
   const ids = Object.keys(noise).filter((id) => !open2 || open2.has(id));
   if (ids.length === 0) return void 0;
   const overheadMs = median(
-    rounds.slice(-PILOT_ROUNDS).map((round3) => Math.max(0, round3.durationMs - sum2([...round3.tasks.values()].map((t) => t.measureMs))))
+    rounds.slice(-PILOT_ROUNDS).map((round4) => Math.max(0, round4.durationMs - sum2([...round4.tasks.values()].map((t) => t.measureMs))))
   );
   const blocksAt = (lambda2) => Object.fromEntries(
     ids.map((id) => {
@@ -76722,10 +76722,10 @@ function optimalBlocks(a, c, b, lambda) {
   return 2 * k / (c + Math.sqrt(c * c + 4 * a * k));
 }
 function estimateNoise(rounds) {
-  const ids = [...new Set(rounds.flatMap((round3) => [...round3.tasks.keys()]))];
+  const ids = [...new Set(rounds.flatMap((round4) => [...round4.tasks.keys()]))];
   const out = {};
   for (const id of ids) {
-    const seen = rounds.map((round3) => round3.tasks.get(id)).filter((t) => t !== void 0 && usable(t));
+    const seen = rounds.map((round4) => round4.tasks.get(id)).filter((t) => t !== void 0 && usable(t));
     if (seen.length < PILOT_ROUNDS) continue;
     const within = mean2(seen.map((t) => MEDIAN_EFFICIENCY * t.blockVariance));
     const explained = mean2(seen.map((t) => MEDIAN_EFFICIENCY * t.blockVariance / t.blocks));
@@ -76846,7 +76846,7 @@ async function measureMicro(plan) {
     return allocation.overheadMs + typical + [...suspects2].reduce((sum3, id) => sum3 + measured(id), 0);
   };
   const reserve = (roundMs, done) => confirmationRounds(done) * perRound * confirmProcessMs(roundMs / perRound);
-  const runOne = async (round3, unmeasured, into) => {
+  const runOne = async (round4, unmeasured, into) => {
     const cpuBefore = sampleCpu();
     const load1 = os8.loadavg()[0] ?? 0;
     const taskTimes = allocation?.taskTimeMs;
@@ -76863,14 +76863,14 @@ async function measureMicro(plan) {
         isolates: plan.isolation === "thread" ? "files" : "workers",
         ...taskTimes ? { taskTimes } : {}
       };
-      const outcome2 = await runRound(strategy, round3, processes++, job, errors, skipNow, plan.log);
+      const outcome2 = await runRound(strategy, round4, processes++, job, errors, skipNow, plan.log);
       lastProcessMs = now() - processStarted;
       if (into === "main" && plan.isolation === "alternate") records.push(roundRecord(lastProcessMs, outcome2.tasks));
       outcomes.push(outcome2);
     }
     const outcome = meanOfProcesses(outcomes);
     for (const id of skipNow) skip.add(id);
-    if (round3 === 0) {
+    if (round4 === 0) {
       const isolated = outcomes.find((o) => o.isolated)?.isolated;
       if (isolated) plan.log(isolationLine(isolated));
       await explainLoadErrors(outcome.files, plan, spawn4, errors, skip);
@@ -76902,17 +76902,17 @@ async function measureMicro(plan) {
       );
     perRound = next;
   };
-  for (let round3 = 0; round3 < maxRounds(); round3++) {
+  for (let round4 = 0; round4 < maxRounds(); round4++) {
     const elapsed = now() - started;
     const roundMs = roundLength(elapsed);
-    if (rounds > 0 && elapsed + roundMs + (round3 >= plannedRounds ? reserve(roundMs, rounds) : 0) > plan.timeLimitMs) {
-      limited = round3 < plannedRounds;
+    if (rounds > 0 && elapsed + roundMs + (round4 >= plannedRounds ? reserve(roundMs, rounds) : 0) > plan.timeLimitMs) {
+      limited = round4 < plannedRounds;
       plan.log(`time limit of ${Math.round(plan.timeLimitMs / 1e3)}s: stopping after ${rounds} rounds`);
       break;
     }
-    const target = round3 < plannedRounds ? plannedRounds : maxRounds();
-    plan.onProgress?.({ round: round3 + 1, rounds: target, elapsedMs: elapsed, remainingMs: roundMs * (target - round3) });
-    await runOne(round3, decided, "main");
+    const target = round4 < plannedRounds ? plannedRounds : maxRounds();
+    plan.onProgress?.({ round: round4 + 1, rounds: target, elapsedMs: elapsed, remainingMs: roundMs * (target - round4) });
+    await runOne(round4, decided, "main");
     rounds++;
     const fit = rounds < plannedRounds ? { timeMs: plan.timeLimitMs - (now() - started), rounds: plannedRounds - rounds, confirmRounds: confirmationRounds(plannedRounds) } : void 0;
     const measured = new Set([...samples.keys()].filter((id) => !skip.has(id) && !decided.has(id)));
@@ -77015,16 +77015,16 @@ function describeAllocation(allocation, records, taskTimeMs) {
   const last = records.at(-1).durationMs;
   return `after ${records.length} rounds: between-process noise dominates in ${between} of ${noise.length} tasks; task time ${ms(taskTimeMs)} \u2192 ${low === high ? ms(low) : `${ms(low)}\u2013${ms(high)}`}, a round \u2248${ms(last)} \u2192 ${ms(allocation.roundMs)}`;
 }
-async function runRound(strategy, round3, order2, job, errors, skip, log2) {
+async function runRound(strategy, round4, order2, job, errors, skip, log2) {
   for (; ; ) {
     const outcome = await strategy.run(order2, { ...job, skip: [...skip] });
     if (outcome.ok) return outcome;
     if (!outcome.id || skip.has(outcome.id)) {
-      throw new UserError(`Round ${round3 + 1}: ${outcome.message}`);
+      throw new UserError(`Round ${round4 + 1}: ${outcome.message}`);
     }
     skip.add(outcome.id);
     if (job.decided?.includes(outcome.id)) {
-      log2(`round ${round3 + 1}: ${outcome.id}, already decided, failed while warming up and is no longer run (${outcome.message})`);
+      log2(`round ${round4 + 1}: ${outcome.id}, already decided, failed while warming up and is no longer run (${outcome.message})`);
       continue;
     }
     errors.set(outcome.id, `${outcome.revision ? `at ${outcome.revision}: ` : ""}${outcome.message}`);
@@ -77885,8 +77885,8 @@ function poolRate(loads) {
   const late = rated.reduce((sum3, l) => sum3 + l.rate.lateShare * l.rate.asked * l.elapsedMs / 1e3, 0);
   return { asked, reached: window2 > 0 ? ok / window2 * 1e3 : 0, lateShare: sent > 0 ? late / sent : 0 };
 }
-function order(round3) {
-  return round3 % 2 === 0 ? ["base", "head"] : ["head", "base"];
+function order(round4) {
+  return round4 % 2 === 0 ? ["base", "head"] : ["head", "base"];
 }
 var preflightStatus = /* @__PURE__ */ new WeakMap();
 async function checkRequests(benchmark, server, side2, revisions, plan) {
@@ -77935,17 +77935,17 @@ function leaveOutPaused(blocks) {
 function answeredIn(pair) {
   return { base: pair.base.load.traffic.ok > 0, head: pair.head.load.traffic.ok > 0 };
 }
-function keepAnswered(pairs, benchmarkId, round3, blockMs, log2) {
+function keepAnswered(pairs, benchmarkId, round4, blockMs, log2) {
   const { kept, leftOut } = leaveOutPaused(pairs.map(answeredIn));
-  const paused = pausedLine(benchmarkId, round3, leftOut, pairs.length, blockMs);
+  const paused = pausedLine(benchmarkId, round4, leftOut, pairs.length, blockMs);
   if (paused) log2(paused);
   return kept.map((i) => pairs[i]);
 }
-function pausedLine(benchmarkId, round3, leftOut, blocks, blockMs) {
+function pausedLine(benchmarkId, round4, leftOut, blocks, blockMs) {
   const sides = ["base", "head"].filter((side2) => leftOut[side2] > 0);
   if (sides.length === 0) return void 0;
   const what = sides.map((side2) => `${side2}'s server answered nothing in ${leftOut[side2]} of ${blocks} ${(blockMs / 1e3).toFixed(1)}s blocks`).join(" and ");
-  return `${benchmarkId} round ${round3 + 1}: ${what}, then answered again: left out of the round (starved of the CPU or paused for a whole block; a pause of its own shows in its latency and event-loop delay)`;
+  return `${benchmarkId} round ${round4 + 1}: ${what}, then answered again: left out of the round (starved of the CPU or paused for a whole block; a pause of its own shows in its latency and event-loop delay)`;
 }
 function judgeTraffic(benchmark, base, head, logRatio, silent, servers) {
   const bad = failedRequests;
@@ -77972,13 +77972,13 @@ function judgeTraffic(benchmark, base, head, logRatio, silent, servers) {
 }
 
 // src/measure/http/alternate.ts
-async function freshRound(benchmark, revisions, round3, plan) {
+async function freshRound(benchmark, revisions, round4, plan) {
   const figures = {};
   if (benchmark.rate === "auto" && !autoRates.has(benchmark)) await measureCapacity(benchmark, revisions, plan);
-  for (const side2 of order(round3)) {
+  for (const side2 of order(round4)) {
     const server = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
     try {
-      if (round3 === 0) await checkRequests(benchmark, server, side2, revisions, plan);
+      if (round4 === 0) await checkRequests(benchmark, server, side2, revisions, plan);
       await loadOn(server, benchmark, benchmark.warmupMs);
       server.checkAlive("during the warm-up");
       await server.probe("start");
@@ -78018,22 +78018,22 @@ async function measureCapacity(benchmark, revisions, plan) {
   }
   settleAutoRate(benchmark, capacity, plan);
 }
-async function liveRound(benchmark, revisions, round3, plan) {
+async function liveRound(benchmark, revisions, round4, plan) {
   const servers = {};
   try {
-    for (const side2 of order(round3)) {
+    for (const side2 of order(round4)) {
       servers[side2] = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
-      if (round3 === 0) await checkRequests(benchmark, servers[side2], side2, revisions, plan);
+      if (round4 === 0) await checkRequests(benchmark, servers[side2], side2, revisions, plan);
     }
     const load = (side2, durationMs) => loadOn(servers[side2], benchmark, durationMs);
-    for (const side2 of order(round3)) await load(side2, benchmark.warmupMs);
+    for (const side2 of order(round4)) await load(side2, benchmark.warmupMs);
     if (benchmark.rate === "auto" && !autoRates.has(benchmark)) {
       const capacity = {};
-      for (const side2 of order(round3)) capacity[side2] = await load(side2, capacityMs(benchmark));
+      for (const side2 of order(round4)) capacity[side2] = await load(side2, capacityMs(benchmark));
       settleAutoRate(benchmark, capacity, plan);
-      for (const side2 of order(round3)) await load(side2, benchmark.warmupMs);
+      for (const side2 of order(round4)) await load(side2, benchmark.warmupMs);
     }
-    for (const side2 of order(round3)) {
+    for (const side2 of order(round4)) {
       await servers[side2].probe("start");
       await servers[side2].probe("pause");
     }
@@ -78055,7 +78055,7 @@ async function liveRound(benchmark, revisions, round3, plan) {
     };
     for (const first of pairOrders(blocks, random)) await measurePair(first);
     for (let extra = 0; extra < blocks && endsSilent(pairs.map(answeredIn)); extra++) await measurePair(pairOrders(1, random)[0]);
-    const measured = keepAnswered(pairs, benchmark.id, round3, blockMs, plan.log);
+    const measured = keepAnswered(pairs, benchmark.id, round4, blockMs, plan.log);
     const ratios = measured.map((pair2) => Math.log(pair2.head.load.requestsPerSec / pair2.base.load.requestsPerSec));
     const cpuRatios2 = measured.map((pair2) => cpuLogRatio(perRequest([pair2.base]), perRequest([pair2.head])));
     const figures = {};
@@ -78097,7 +78097,7 @@ var REAL = {
   }
 };
 var SATURATED = 0.9;
-async function duetRound(benchmark, revisions, round3, settings, deps = REAL) {
+async function duetRound(benchmark, revisions, round4, settings, deps = REAL) {
   const random = settings.random ?? Math.random;
   const servers = {};
   try {
@@ -78105,7 +78105,7 @@ async function duetRound(benchmark, revisions, round3, settings, deps = REAL) {
     const sides = [first, other(first)];
     for (const side2 of sides) servers[side2] = await deps.start(serverOptions(benchmark, revisions[side2], settings));
     const both = servers;
-    if (round3 === 0) for (const side2 of sides) await deps.checkRequests(benchmark, both[side2], side2, revisions, settings);
+    if (round4 === 0) for (const side2 of sides) await deps.checkRequests(benchmark, both[side2], side2, revisions, settings);
     const load = (durationMs) => duetBlock(both, benchmark, durationMs, random, settings, deps);
     for (const side2 of sides) await both[side2].probe("start");
     await load(benchmark.warmupMs);
@@ -78127,7 +78127,7 @@ async function duetRound(benchmark, revisions, round3, settings, deps = REAL) {
       for (const side2 of sides) both[side2].checkAlive("under load");
     }
     const blocksMs = performance.now() - blocksStart;
-    const kept = keepAnswered(blocks, benchmark.id, round3, blockMs, settings.log);
+    const kept = keepAnswered(blocks, benchmark.id, round4, blockMs, settings.log);
     const from = plan ? Math.min(plan.figureFrom, Math.max(0, kept.length - 2)) : 0;
     const measured = kept.slice(from);
     const figures = {};
@@ -78294,8 +78294,8 @@ var DuetPlanner = class {
   figure() {
     return this.rounds.every((r) => r.series.cpu !== void 0) ? "cpu" : "requests";
   }
-  seriesOf(round3) {
-    return (this.figure() === "cpu" ? round3.series.cpu : round3.series.requests) ?? [];
+  seriesOf(round4) {
+    return (this.figure() === "cpu" ? round4.series.cpu : round4.series.requests) ?? [];
   }
   /**
    * The warm-up, from the pilot's series: a block is still warming when it lies farther from its pair's settled
@@ -78396,9 +78396,9 @@ async function measureHttp(plan) {
     let done = 0;
     const reserved = plan.benchmarks.slice(index + 1).reduce((sum3, _b, i) => sum3 + 2 * perRound[index + 1 + i], 0);
     const estimate = () => recent.length > 0 ? recent.reduce((a, b) => a + b, 0) / recent.length : perRound[index];
-    const runRound2 = async (round3, target2, into, keepBack) => {
+    const runRound2 = async (round4, target2, into, keepBack) => {
       if (now() + estimate() + reserved + keepBack > plan.deadline) return false;
-      plan.onProgress?.({ round: round3 + 1, rounds: target2, elapsedMs: now() - started, remainingMs: estimate() * (target2 - round3) });
+      plan.onProgress?.({ round: round4 + 1, rounds: target2, elapsedMs: now() - started, remainingMs: estimate() * (target2 - round4) });
       const roundStart = now();
       const cpuBefore = sampleCpu();
       const load1 = os10.loadavg()[0] ?? 0;
@@ -78424,20 +78424,20 @@ async function measureHttp(plan) {
     };
     const maxRounds = adaptive ? Math.max(plan.rounds, adaptive.maxRounds) : plan.rounds;
     const confirmTarget = () => adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plan.rounds, samples.logRatios.length) : 0;
-    for (let round3 = 0; round3 < maxRounds; round3++) {
-      const extra = round3 >= plan.rounds;
-      if (!await runRound2(round3, extra ? maxRounds : plan.rounds, "main", extra ? confirmTarget() * estimate() : 0)) {
+    for (let round4 = 0; round4 < maxRounds; round4++) {
+      const extra = round4 >= plan.rounds;
+      if (!await runRound2(round4, extra ? maxRounds : plan.rounds, "main", extra ? confirmTarget() * estimate() : 0)) {
         if (!samples.error && !extra) {
           limited = true;
-          plan.log(`${benchmark.id}: the time limit stops it after ${round3} of ${plan.rounds} rounds`);
+          plan.log(`${benchmark.id}: the time limit stops it after ${round4} of ${plan.rounds} rounds`);
         }
         break;
       }
-      rounds = Math.max(rounds, round3 + 1);
-      const look = adaptive && round3 + 1 >= plan.rounds && (round3 + 1 - plan.rounds) % adaptive.lookEvery === 0;
+      rounds = Math.max(rounds, round4 + 1);
+      const look = adaptive && round4 + 1 >= plan.rounds && (round4 + 1 - plan.rounds) % adaptive.lookEvery === 0;
       if (!look) continue;
       if (adaptive.decided(samples)) break;
-      if (round3 + 1 === plan.rounds && maxRounds > plan.rounds)
+      if (round4 + 1 === plan.rounds && maxRounds > plan.rounds)
         plan.log(`${benchmark.id}: no verdict after ${plan.rounds} rounds: adding rounds (up to ${maxRounds})`);
     }
     const target = confirmTarget();
@@ -84252,17 +84252,26 @@ function fenced(lines, language = "text") {
 
 // src/history/store.ts
 import { setTimeout as sleep3 } from "node:timers/promises";
+var HISTORY_CODEC = {
+  parse: parseHistory,
+  serialize: serializeHistory,
+  append: appendRecords,
+  commits: (records) => records.map((r) => r.commit)
+};
 var MAX_BYTES = 64 * 1024 * 1024;
 var MAX_PUBLISHED_BYTES = 512 * 1024 * 1024;
 var BRANCH_WRITE_TRIES = 8;
 function branchStore(api, options) {
+  return codecBranchStore(api, options, HISTORY_CODEC);
+}
+function codecBranchStore(api, options, codec) {
   const where2 = `${options.file} on branch ${options.branch}`;
   const readAt = async (commit) => {
     if (!commit) return [];
     const text2 = await api.readFile(commit, options.file);
     if (text2 === void 0) return [];
     if (text2.length > MAX_BYTES) throw new UserError(`${where2}: more than a history file holds (64 MB).`);
-    return parseHistory(text2, where2);
+    return codec.parse(text2, where2);
   };
   return {
     where: where2,
@@ -84270,13 +84279,13 @@ function branchStore(api, options) {
     append: async (records) => {
       for (let attempt = 1; attempt <= BRANCH_WRITE_TRIES; attempt++) {
         const head = await api.branchHead(options.branch);
-        const written = appendRecords(await readAt(head), records, options.limit);
+        const written = codec.append(await readAt(head), records, options.limit);
         const commit = await api.commitFile({
           baseTree: head ? await api.treeOf(head) : void 0,
           file: options.file,
-          text: serializeHistory(written),
+          text: codec.serialize(written),
           parent: head,
-          message: `benchgate history: ${records.map((r) => r.commit.slice(0, 7)).join(", ")}`
+          message: `benchgate history: ${codec.commits(records).map((c) => c.slice(0, 7)).join(", ")}`
         });
         const landed = head ? await api.moveBranch(options.branch, commit) : await api.createBranch(options.branch, commit);
         if (landed) return written;
@@ -84288,10 +84297,95 @@ function branchStore(api, options) {
   };
 }
 
+// src/history/drift-record.ts
+var DRIFT_LIMIT = 100;
+function driftRecordOf(report2, gate, anchor, driftBudget, recorded) {
+  if (!report2.head || report2.head.dirty) return void 0;
+  return {
+    v: 1,
+    gate,
+    commit: report2.head.sha,
+    anchor: { commit: anchor.commit, label: anchor.label.slice(0, 200) },
+    recorded: recorded.toISOString(),
+    driftBudget,
+    state: driftState(report2),
+    benchmarks: report2.benchmarks.map((b) => ({
+      id: b.id,
+      verdict: b.verdict,
+      change: b.change && b.verdict !== "error" && b.verdict !== "unmeasured" ? { estimate: round3(b.change.estimate), low: round3(b.change.low), high: round3(b.change.high) } : null
+    }))
+  };
+}
+var round3 = (x) => Number(x.toFixed(5));
+var STATES = ["broken", "holds", "undecided", "failed"];
+var SHA2 = /^[0-9a-f]{40}$/;
+function problemOf(value) {
+  if (typeof value !== "object" || value === null) return "not an object";
+  const r = value;
+  if (r.v !== 1) return `version ${JSON.stringify(r.v)}, this benchgate reads version 1`;
+  if (typeof r.gate !== "string" || typeof r.recorded !== "string") return "gate or recorded is not a string";
+  if (typeof r.commit !== "string" || !SHA2.test(r.commit)) return "commit is not a 40-character commit sha";
+  const anchor = r.anchor;
+  if (typeof anchor !== "object" || anchor === null || typeof anchor.commit !== "string" || !SHA2.test(anchor.commit) || typeof anchor.label !== "string")
+    return "anchor is not { commit, label }";
+  if (typeof r.driftBudget !== "number" || !Number.isFinite(r.driftBudget)) return "driftBudget is not a number";
+  if (typeof r.state !== "string" || !STATES.includes(r.state)) return `state ${JSON.stringify(r.state)} is not one drift gives`;
+  if (!Array.isArray(r.benchmarks)) return "benchmarks is not a list";
+  for (const [k, b] of r.benchmarks.entries()) {
+    const p = b;
+    if (typeof p !== "object" || p === null || typeof p.id !== "string" || typeof p.verdict !== "string")
+      return `benchmarks[${k}] is not { id, verdict, change }`;
+    const c = p.change;
+    if (c !== null && (typeof c !== "object" || ![c.estimate, c.low, c.high].every((x) => typeof x === "number" && Number.isFinite(x))))
+      return `benchmarks[${k}].change is not { estimate, low, high }`;
+  }
+  return void 0;
+}
+var DRIFT_CODEC = {
+  parse(text2, source) {
+    return text2.split("\n").flatMap((line, i) => {
+      if (!line.trim()) return [];
+      let value;
+      try {
+        value = JSON.parse(line);
+      } catch (error2) {
+        throw new UserError(`${source}:${i + 1}: not a drift record (${error2.message}).`);
+      }
+      const problem = problemOf(value);
+      if (problem) throw new UserError(`${source}:${i + 1}: not a drift record: ${problem}.`);
+      return [value];
+    });
+  },
+  serialize: (records) => records.map((r) => `${JSON.stringify(r)}
+`).join(""),
+  append(existing, added, limit) {
+    const all = [...existing, ...added];
+    const kept = /* @__PURE__ */ new Map();
+    return all.reverse().filter((r) => {
+      const count3 = (kept.get(r.gate) ?? 0) + 1;
+      kept.set(r.gate, count3);
+      return count3 <= limit;
+    }).reverse();
+  },
+  commits: (records) => records.map((r) => r.commit)
+};
+
 // src/action/history.ts
 function historyFileOf(gateKey) {
   const name2 = gateKey.replace(/#/g, "@").split("/").map((part) => /^\.+$/.test(part) ? "_" : part).join("/");
   return `history/${name2}.jsonl`;
+}
+function driftStoreOf(settings, deps) {
+  return codecBranchStore(
+    deps.branchApi(settings),
+    {
+      branch: settings.history,
+      file: historyFileOf(settings.commentKey).replace(/^history\//, "drift/"),
+      limit: DRIFT_LIMIT,
+      log: deps.log
+    },
+    DRIFT_CODEC
+  );
 }
 function storeOf(settings, deps) {
   return branchStore(deps.branchApi(settings), {
@@ -84330,7 +84424,7 @@ async function historyStep(report2, settings, deps) {
       if (!record3) return warning2(deps, `nothing recorded in ${store.where}: the run compared no two commits.`);
       const written = await store.append([record3]);
       deps.log(`benchgate: recorded ${record3.benchmarks.length} benchmark(s) of ${record3.commit.slice(0, 7)} in ${store.where}`);
-      const published = settings.publishDir ? publishSite(written, settings, deps) : "";
+      const published = settings.publishDir ? await publishSite(written, settings, deps) : "";
       const anchor2 = await trendAnchor(settings.anchor, record3.commit, cwd);
       const trend2 = trendSince(written, settings.commentKey, { head: record3.commit, anchor: anchor2 });
       return `${trendMarkdown(trend2, { driftBudget: settings.driftBudget }).markup}${published}`;
@@ -84351,9 +84445,10 @@ async function historyStep(report2, settings, deps) {
     );
   }
 }
-function publishSite(records, settings, deps) {
+async function publishSite(records, settings, deps) {
   const { owner, repo } = settings.repository;
   try {
+    const drift = await driftStoreOf(settings, deps).read();
     const written = writeSite(
       settings.publishDir,
       records.filter((r) => r.gate === settings.commentKey),
@@ -84363,7 +84458,8 @@ function publishSite(records, settings, deps) {
         generated: /* @__PURE__ */ new Date(),
         releases: settings.anchor.kind === "tag" ? settings.anchor.pattern : void 0,
         repository: `${deps.site.serverUrl}/${owner}/${repo}`,
-        assets: deps.site.assets
+        assets: deps.site.assets,
+        drift
       }
     );
     deps.log(
@@ -84401,6 +84497,11 @@ async function driftStep(settings, deps, gate) {
     } catch (error2) {
       deps.warn(`benchgate: the history could not be read: ${messageOf(error2).split("\n")[0]}; the drift is judged without it.`);
     }
+  }
+  if (settings.history) {
+    const record3 = driftRecordOf(report2, settings.commentKey, anchor, settings.driftBudget, /* @__PURE__ */ new Date());
+    if (record3)
+      await driftStoreOf(settings, deps).append([record3]).then(() => deps.log(`benchgate: drift ${record3.state}: recorded on branch ${settings.history}`)).catch((error2) => deps.warn(`benchgate: the drift could not be recorded: ${messageOf(error2).split("\n")[0]}`));
   }
   const marker = driftMarker(settings.commentKey);
   const markdown = driftMarkdown({ report: report2, trend, driftBudget: settings.driftBudget, anchor, marker });

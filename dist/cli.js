@@ -20513,16 +20513,16 @@ var require_Histogram = __commonJS({
     exports2.NO_TAG = "NO TAG";
     var toSummary = (histogram) => {
       const { totalCount, maxValue, numberOfSignificantValueDigits } = histogram;
-      const round3 = (0, formatters_1.keepSignificantDigits)(numberOfSignificantValueDigits);
+      const round4 = (0, formatters_1.keepSignificantDigits)(numberOfSignificantValueDigits);
       return {
-        p50: round3(histogram.getValueAtPercentile(50)),
-        p75: round3(histogram.getValueAtPercentile(75)),
-        p90: round3(histogram.getValueAtPercentile(90)),
-        p97_5: round3(histogram.getValueAtPercentile(97.5)),
-        p99: round3(histogram.getValueAtPercentile(99)),
-        p99_9: round3(histogram.getValueAtPercentile(99.9)),
-        p99_99: round3(histogram.getValueAtPercentile(99.99)),
-        p99_999: round3(histogram.getValueAtPercentile(99.999)),
+        p50: round4(histogram.getValueAtPercentile(50)),
+        p75: round4(histogram.getValueAtPercentile(75)),
+        p90: round4(histogram.getValueAtPercentile(90)),
+        p97_5: round4(histogram.getValueAtPercentile(97.5)),
+        p99: round4(histogram.getValueAtPercentile(99)),
+        p99_9: round4(histogram.getValueAtPercentile(99.9)),
+        p99_99: round4(histogram.getValueAtPercentile(99.99)),
+        p99_999: round4(histogram.getValueAtPercentile(99.999)),
         max: maxValue,
         totalCount
       };
@@ -37946,7 +37946,7 @@ var require_get_intrinsic = __commonJS({
     var max2 = require_max();
     var min = require_min();
     var pow = require_pow();
-    var round3 = require_round();
+    var round4 = require_round();
     var sign = require_sign();
     var $gOPD = require_gopd();
     var $defineProperty = require_es_define_property();
@@ -38053,7 +38053,7 @@ var require_get_intrinsic = __commonJS({
       "%Math.max%": max2,
       "%Math.min%": min,
       "%Math.pow%": pow,
-      "%Math.round%": round3,
+      "%Math.round%": round4,
       "%Math.sign%": sign,
       "%Reflect.getPrototypeOf%": $ReflectGPO
     };
@@ -67418,7 +67418,7 @@ function allocateTaskTimes(rounds, bounds, open) {
   const ids = Object.keys(noise).filter((id) => !open || open.has(id));
   if (ids.length === 0) return void 0;
   const overheadMs = median(
-    rounds.slice(-PILOT_ROUNDS).map((round3) => Math.max(0, round3.durationMs - sum2([...round3.tasks.values()].map((t) => t.measureMs))))
+    rounds.slice(-PILOT_ROUNDS).map((round4) => Math.max(0, round4.durationMs - sum2([...round4.tasks.values()].map((t) => t.measureMs))))
   );
   const blocksAt = (lambda2) => Object.fromEntries(
     ids.map((id) => {
@@ -67464,10 +67464,10 @@ function optimalBlocks(a, c, b, lambda) {
   return 2 * k / (c + Math.sqrt(c * c + 4 * a * k));
 }
 function estimateNoise(rounds) {
-  const ids = [...new Set(rounds.flatMap((round3) => [...round3.tasks.keys()]))];
+  const ids = [...new Set(rounds.flatMap((round4) => [...round4.tasks.keys()]))];
   const out = {};
   for (const id of ids) {
-    const seen = rounds.map((round3) => round3.tasks.get(id)).filter((t) => t !== void 0 && usable(t));
+    const seen = rounds.map((round4) => round4.tasks.get(id)).filter((t) => t !== void 0 && usable(t));
     if (seen.length < PILOT_ROUNDS) continue;
     const within = mean2(seen.map((t) => MEDIAN_EFFICIENCY * t.blockVariance));
     const explained = mean2(seen.map((t) => MEDIAN_EFFICIENCY * t.blockVariance / t.blocks));
@@ -67588,7 +67588,7 @@ async function measureMicro(plan) {
     return allocation.overheadMs + typical + [...suspects2].reduce((sum3, id) => sum3 + measured(id), 0);
   };
   const reserve = (roundMs, done) => confirmationRounds(done) * perRound * confirmProcessMs(roundMs / perRound);
-  const runOne = async (round3, unmeasured, into) => {
+  const runOne = async (round4, unmeasured, into) => {
     const cpuBefore = sampleCpu();
     const load1 = os3.loadavg()[0] ?? 0;
     const taskTimes = allocation?.taskTimeMs;
@@ -67605,14 +67605,14 @@ async function measureMicro(plan) {
         isolates: plan.isolation === "thread" ? "files" : "workers",
         ...taskTimes ? { taskTimes } : {}
       };
-      const outcome2 = await runRound(strategy, round3, processes++, job, errors, skipNow, plan.log);
+      const outcome2 = await runRound(strategy, round4, processes++, job, errors, skipNow, plan.log);
       lastProcessMs = now() - processStarted;
       if (into === "main" && plan.isolation === "alternate") records.push(roundRecord(lastProcessMs, outcome2.tasks));
       outcomes.push(outcome2);
     }
     const outcome = meanOfProcesses(outcomes);
     for (const id of skipNow) skip.add(id);
-    if (round3 === 0) {
+    if (round4 === 0) {
       const isolated = outcomes.find((o) => o.isolated)?.isolated;
       if (isolated) plan.log(isolationLine(isolated));
       await explainLoadErrors(outcome.files, plan, spawn3, errors, skip);
@@ -67644,17 +67644,17 @@ async function measureMicro(plan) {
       );
     perRound = next;
   };
-  for (let round3 = 0; round3 < maxRounds(); round3++) {
+  for (let round4 = 0; round4 < maxRounds(); round4++) {
     const elapsed = now() - started;
     const roundMs = roundLength(elapsed);
-    if (rounds > 0 && elapsed + roundMs + (round3 >= plannedRounds ? reserve(roundMs, rounds) : 0) > plan.timeLimitMs) {
-      limited = round3 < plannedRounds;
+    if (rounds > 0 && elapsed + roundMs + (round4 >= plannedRounds ? reserve(roundMs, rounds) : 0) > plan.timeLimitMs) {
+      limited = round4 < plannedRounds;
       plan.log(`time limit of ${Math.round(plan.timeLimitMs / 1e3)}s: stopping after ${rounds} rounds`);
       break;
     }
-    const target = round3 < plannedRounds ? plannedRounds : maxRounds();
-    plan.onProgress?.({ round: round3 + 1, rounds: target, elapsedMs: elapsed, remainingMs: roundMs * (target - round3) });
-    await runOne(round3, decided, "main");
+    const target = round4 < plannedRounds ? plannedRounds : maxRounds();
+    plan.onProgress?.({ round: round4 + 1, rounds: target, elapsedMs: elapsed, remainingMs: roundMs * (target - round4) });
+    await runOne(round4, decided, "main");
     rounds++;
     const fit = rounds < plannedRounds ? { timeMs: plan.timeLimitMs - (now() - started), rounds: plannedRounds - rounds, confirmRounds: confirmationRounds(plannedRounds) } : void 0;
     const measured = new Set([...samples.keys()].filter((id) => !skip.has(id) && !decided.has(id)));
@@ -67757,16 +67757,16 @@ function describeAllocation(allocation, records, taskTimeMs) {
   const last = records.at(-1).durationMs;
   return `after ${records.length} rounds: between-process noise dominates in ${between} of ${noise.length} tasks; task time ${ms(taskTimeMs)} \u2192 ${low === high ? ms(low) : `${ms(low)}\u2013${ms(high)}`}, a round \u2248${ms(last)} \u2192 ${ms(allocation.roundMs)}`;
 }
-async function runRound(strategy, round3, order2, job, errors, skip, log2) {
+async function runRound(strategy, round4, order2, job, errors, skip, log2) {
   for (; ; ) {
     const outcome = await strategy.run(order2, { ...job, skip: [...skip] });
     if (outcome.ok) return outcome;
     if (!outcome.id || skip.has(outcome.id)) {
-      throw new UserError(`Round ${round3 + 1}: ${outcome.message}`);
+      throw new UserError(`Round ${round4 + 1}: ${outcome.message}`);
     }
     skip.add(outcome.id);
     if (job.decided?.includes(outcome.id)) {
-      log2(`round ${round3 + 1}: ${outcome.id}, already decided, failed while warming up and is no longer run (${outcome.message})`);
+      log2(`round ${round4 + 1}: ${outcome.id}, already decided, failed while warming up and is no longer run (${outcome.message})`);
       continue;
     }
     errors.set(outcome.id, `${outcome.revision ? `at ${outcome.revision}: ` : ""}${outcome.message}`);
@@ -68627,8 +68627,8 @@ function poolRate(loads) {
   const late = rated.reduce((sum3, l) => sum3 + l.rate.lateShare * l.rate.asked * l.elapsedMs / 1e3, 0);
   return { asked, reached: window2 > 0 ? ok / window2 * 1e3 : 0, lateShare: sent > 0 ? late / sent : 0 };
 }
-function order(round3) {
-  return round3 % 2 === 0 ? ["base", "head"] : ["head", "base"];
+function order(round4) {
+  return round4 % 2 === 0 ? ["base", "head"] : ["head", "base"];
 }
 var preflightStatus = /* @__PURE__ */ new WeakMap();
 async function checkRequests(benchmark, server, side2, revisions, plan) {
@@ -68677,17 +68677,17 @@ function leaveOutPaused(blocks) {
 function answeredIn(pair) {
   return { base: pair.base.load.traffic.ok > 0, head: pair.head.load.traffic.ok > 0 };
 }
-function keepAnswered(pairs, benchmarkId, round3, blockMs, log2) {
+function keepAnswered(pairs, benchmarkId, round4, blockMs, log2) {
   const { kept, leftOut } = leaveOutPaused(pairs.map(answeredIn));
-  const paused = pausedLine(benchmarkId, round3, leftOut, pairs.length, blockMs);
+  const paused = pausedLine(benchmarkId, round4, leftOut, pairs.length, blockMs);
   if (paused) log2(paused);
   return kept.map((i) => pairs[i]);
 }
-function pausedLine(benchmarkId, round3, leftOut, blocks, blockMs) {
+function pausedLine(benchmarkId, round4, leftOut, blocks, blockMs) {
   const sides = ["base", "head"].filter((side2) => leftOut[side2] > 0);
   if (sides.length === 0) return void 0;
   const what = sides.map((side2) => `${side2}'s server answered nothing in ${leftOut[side2]} of ${blocks} ${(blockMs / 1e3).toFixed(1)}s blocks`).join(" and ");
-  return `${benchmarkId} round ${round3 + 1}: ${what}, then answered again: left out of the round (starved of the CPU or paused for a whole block; a pause of its own shows in its latency and event-loop delay)`;
+  return `${benchmarkId} round ${round4 + 1}: ${what}, then answered again: left out of the round (starved of the CPU or paused for a whole block; a pause of its own shows in its latency and event-loop delay)`;
 }
 function judgeTraffic(benchmark, base, head, logRatio, silent, servers) {
   const bad = failedRequests;
@@ -68714,13 +68714,13 @@ function judgeTraffic(benchmark, base, head, logRatio, silent, servers) {
 }
 
 // src/measure/http/alternate.ts
-async function freshRound(benchmark, revisions, round3, plan) {
+async function freshRound(benchmark, revisions, round4, plan) {
   const figures = {};
   if (benchmark.rate === "auto" && !autoRates.has(benchmark)) await measureCapacity(benchmark, revisions, plan);
-  for (const side2 of order(round3)) {
+  for (const side2 of order(round4)) {
     const server = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
     try {
-      if (round3 === 0) await checkRequests(benchmark, server, side2, revisions, plan);
+      if (round4 === 0) await checkRequests(benchmark, server, side2, revisions, plan);
       await loadOn(server, benchmark, benchmark.warmupMs);
       server.checkAlive("during the warm-up");
       await server.probe("start");
@@ -68760,22 +68760,22 @@ async function measureCapacity(benchmark, revisions, plan) {
   }
   settleAutoRate(benchmark, capacity, plan);
 }
-async function liveRound(benchmark, revisions, round3, plan) {
+async function liveRound(benchmark, revisions, round4, plan) {
   const servers = {};
   try {
-    for (const side2 of order(round3)) {
+    for (const side2 of order(round4)) {
       servers[side2] = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
-      if (round3 === 0) await checkRequests(benchmark, servers[side2], side2, revisions, plan);
+      if (round4 === 0) await checkRequests(benchmark, servers[side2], side2, revisions, plan);
     }
     const load = (side2, durationMs) => loadOn(servers[side2], benchmark, durationMs);
-    for (const side2 of order(round3)) await load(side2, benchmark.warmupMs);
+    for (const side2 of order(round4)) await load(side2, benchmark.warmupMs);
     if (benchmark.rate === "auto" && !autoRates.has(benchmark)) {
       const capacity = {};
-      for (const side2 of order(round3)) capacity[side2] = await load(side2, capacityMs(benchmark));
+      for (const side2 of order(round4)) capacity[side2] = await load(side2, capacityMs(benchmark));
       settleAutoRate(benchmark, capacity, plan);
-      for (const side2 of order(round3)) await load(side2, benchmark.warmupMs);
+      for (const side2 of order(round4)) await load(side2, benchmark.warmupMs);
     }
-    for (const side2 of order(round3)) {
+    for (const side2 of order(round4)) {
       await servers[side2].probe("start");
       await servers[side2].probe("pause");
     }
@@ -68797,7 +68797,7 @@ async function liveRound(benchmark, revisions, round3, plan) {
     };
     for (const first of pairOrders(blocks, random)) await measurePair(first);
     for (let extra = 0; extra < blocks && endsSilent(pairs.map(answeredIn)); extra++) await measurePair(pairOrders(1, random)[0]);
-    const measured = keepAnswered(pairs, benchmark.id, round3, blockMs, plan.log);
+    const measured = keepAnswered(pairs, benchmark.id, round4, blockMs, plan.log);
     const ratios = measured.map((pair2) => Math.log(pair2.head.load.requestsPerSec / pair2.base.load.requestsPerSec));
     const cpuRatios2 = measured.map((pair2) => cpuLogRatio(perRequest([pair2.base]), perRequest([pair2.head])));
     const figures = {};
@@ -68839,7 +68839,7 @@ var REAL = {
   }
 };
 var SATURATED = 0.9;
-async function duetRound(benchmark, revisions, round3, settings, deps = REAL) {
+async function duetRound(benchmark, revisions, round4, settings, deps = REAL) {
   const random = settings.random ?? Math.random;
   const servers = {};
   try {
@@ -68847,7 +68847,7 @@ async function duetRound(benchmark, revisions, round3, settings, deps = REAL) {
     const sides = [first, other(first)];
     for (const side2 of sides) servers[side2] = await deps.start(serverOptions(benchmark, revisions[side2], settings));
     const both = servers;
-    if (round3 === 0) for (const side2 of sides) await deps.checkRequests(benchmark, both[side2], side2, revisions, settings);
+    if (round4 === 0) for (const side2 of sides) await deps.checkRequests(benchmark, both[side2], side2, revisions, settings);
     const load = (durationMs) => duetBlock(both, benchmark, durationMs, random, settings, deps);
     for (const side2 of sides) await both[side2].probe("start");
     await load(benchmark.warmupMs);
@@ -68869,7 +68869,7 @@ async function duetRound(benchmark, revisions, round3, settings, deps = REAL) {
       for (const side2 of sides) both[side2].checkAlive("under load");
     }
     const blocksMs = performance.now() - blocksStart;
-    const kept = keepAnswered(blocks, benchmark.id, round3, blockMs, settings.log);
+    const kept = keepAnswered(blocks, benchmark.id, round4, blockMs, settings.log);
     const from = plan ? Math.min(plan.figureFrom, Math.max(0, kept.length - 2)) : 0;
     const measured = kept.slice(from);
     const figures = {};
@@ -69036,8 +69036,8 @@ var DuetPlanner = class {
   figure() {
     return this.rounds.every((r) => r.series.cpu !== void 0) ? "cpu" : "requests";
   }
-  seriesOf(round3) {
-    return (this.figure() === "cpu" ? round3.series.cpu : round3.series.requests) ?? [];
+  seriesOf(round4) {
+    return (this.figure() === "cpu" ? round4.series.cpu : round4.series.requests) ?? [];
   }
   /**
    * The warm-up, from the pilot's series: a block is still warming when it lies farther from its pair's settled
@@ -69138,9 +69138,9 @@ async function measureHttp(plan) {
     let done = 0;
     const reserved = plan.benchmarks.slice(index + 1).reduce((sum3, _b, i) => sum3 + 2 * perRound[index + 1 + i], 0);
     const estimate = () => recent.length > 0 ? recent.reduce((a, b) => a + b, 0) / recent.length : perRound[index];
-    const runRound2 = async (round3, target2, into, keepBack) => {
+    const runRound2 = async (round4, target2, into, keepBack) => {
       if (now() + estimate() + reserved + keepBack > plan.deadline) return false;
-      plan.onProgress?.({ round: round3 + 1, rounds: target2, elapsedMs: now() - started, remainingMs: estimate() * (target2 - round3) });
+      plan.onProgress?.({ round: round4 + 1, rounds: target2, elapsedMs: now() - started, remainingMs: estimate() * (target2 - round4) });
       const roundStart = now();
       const cpuBefore = sampleCpu();
       const load1 = os5.loadavg()[0] ?? 0;
@@ -69166,20 +69166,20 @@ async function measureHttp(plan) {
     };
     const maxRounds = adaptive ? Math.max(plan.rounds, adaptive.maxRounds) : plan.rounds;
     const confirmTarget = () => adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plan.rounds, samples.logRatios.length) : 0;
-    for (let round3 = 0; round3 < maxRounds; round3++) {
-      const extra = round3 >= plan.rounds;
-      if (!await runRound2(round3, extra ? maxRounds : plan.rounds, "main", extra ? confirmTarget() * estimate() : 0)) {
+    for (let round4 = 0; round4 < maxRounds; round4++) {
+      const extra = round4 >= plan.rounds;
+      if (!await runRound2(round4, extra ? maxRounds : plan.rounds, "main", extra ? confirmTarget() * estimate() : 0)) {
         if (!samples.error && !extra) {
           limited = true;
-          plan.log(`${benchmark.id}: the time limit stops it after ${round3} of ${plan.rounds} rounds`);
+          plan.log(`${benchmark.id}: the time limit stops it after ${round4} of ${plan.rounds} rounds`);
         }
         break;
       }
-      rounds = Math.max(rounds, round3 + 1);
-      const look = adaptive && round3 + 1 >= plan.rounds && (round3 + 1 - plan.rounds) % adaptive.lookEvery === 0;
+      rounds = Math.max(rounds, round4 + 1);
+      const look = adaptive && round4 + 1 >= plan.rounds && (round4 + 1 - plan.rounds) % adaptive.lookEvery === 0;
       if (!look) continue;
       if (adaptive.decided(samples)) break;
-      if (round3 + 1 === plan.rounds && maxRounds > plan.rounds)
+      if (round4 + 1 === plan.rounds && maxRounds > plan.rounds)
         plan.log(`${benchmark.id}: no verdict after ${plan.rounds} rounds: adding rounds (up to ${maxRounds})`);
     }
     const target = confirmTarget();
@@ -74630,6 +74630,9 @@ function parseProfileMode(text2) {
   throw new UserError(`--profile '${text2}' is not regressions, always or never.`);
 }
 
+// src/cli/history.ts
+import { existsSync as existsSync9 } from "node:fs";
+
 // src/config/action-inputs.ts
 import path16 from "node:path";
 
@@ -75422,17 +75425,26 @@ function fenced(lines, language = "text") {
 import { closeSync, existsSync as existsSync8, mkdirSync as mkdirSync3, openSync, readFileSync as readFileSync13, renameSync as renameSync2, rmSync as rmSync5, statSync as statSync5, writeFileSync } from "node:fs";
 import path17 from "node:path";
 import { setTimeout as sleep3 } from "node:timers/promises";
+var HISTORY_CODEC = {
+  parse: parseHistory,
+  serialize: serializeHistory,
+  append: appendRecords,
+  commits: (records) => records.map((r) => r.commit)
+};
 var MAX_BYTES = 64 * 1024 * 1024;
 var MAX_PUBLISHED_BYTES = 512 * 1024 * 1024;
 var LOCK_WAIT_MS = 3e4;
 var STALE_LOCK_MS = 12e4;
 function fileStore(file, limit, maxBytes = MAX_BYTES) {
+  return codecFileStore(file, limit, HISTORY_CODEC, maxBytes);
+}
+function codecFileStore(file, limit, codec, maxBytes = MAX_BYTES) {
   const read = () => {
     if (!existsSync8(file)) return [];
     const size = statSync5(file).size;
     if (size > maxBytes)
       throw new UserError(`${file}: ${size} bytes is more than a history file holds (${maxBytes / 1024 / 1024} MB): is it the right file?`);
-    return parseHistory(readFileSync13(file, "utf8"), file);
+    return codec.parse(readFileSync13(file, "utf8"), file);
   };
   return {
     where: file,
@@ -75441,9 +75453,9 @@ function fileStore(file, limit, maxBytes = MAX_BYTES) {
       mkdirSync3(path17.dirname(path17.resolve(file)), { recursive: true });
       const release = await lock(`${file}.lock`);
       try {
-        const written = appendRecords(read(), records, limit);
+        const written = codec.append(read(), records, limit);
         const temp = `${file}.${process.pid}.tmp`;
-        writeFileSync(temp, serializeHistory(written));
+        writeFileSync(temp, codec.serialize(written));
         renameSync2(temp, file);
         return written;
       } finally {
@@ -75487,6 +75499,82 @@ function statSafe(file) {
     return void 0;
   }
 }
+
+// src/history/drift-record.ts
+var DRIFT_LIMIT = 100;
+function driftFileOf(historyFile) {
+  return `${historyFile.replace(/\.jsonl$/, "")}.drift.jsonl`;
+}
+function driftRecordOf(report2, gate, anchor, driftBudget, recorded) {
+  if (!report2.head || report2.head.dirty) return void 0;
+  return {
+    v: 1,
+    gate,
+    commit: report2.head.sha,
+    anchor: { commit: anchor.commit, label: anchor.label.slice(0, 200) },
+    recorded: recorded.toISOString(),
+    driftBudget,
+    state: driftState(report2),
+    benchmarks: report2.benchmarks.map((b) => ({
+      id: b.id,
+      verdict: b.verdict,
+      change: b.change && b.verdict !== "error" && b.verdict !== "unmeasured" ? { estimate: round2(b.change.estimate), low: round2(b.change.low), high: round2(b.change.high) } : null
+    }))
+  };
+}
+var round2 = (x) => Number(x.toFixed(5));
+var STATES = ["broken", "holds", "undecided", "failed"];
+var SHA2 = /^[0-9a-f]{40}$/;
+function problemOf(value) {
+  if (typeof value !== "object" || value === null) return "not an object";
+  const r = value;
+  if (r.v !== 1) return `version ${JSON.stringify(r.v)}, this benchgate reads version 1`;
+  if (typeof r.gate !== "string" || typeof r.recorded !== "string") return "gate or recorded is not a string";
+  if (typeof r.commit !== "string" || !SHA2.test(r.commit)) return "commit is not a 40-character commit sha";
+  const anchor = r.anchor;
+  if (typeof anchor !== "object" || anchor === null || typeof anchor.commit !== "string" || !SHA2.test(anchor.commit) || typeof anchor.label !== "string")
+    return "anchor is not { commit, label }";
+  if (typeof r.driftBudget !== "number" || !Number.isFinite(r.driftBudget)) return "driftBudget is not a number";
+  if (typeof r.state !== "string" || !STATES.includes(r.state)) return `state ${JSON.stringify(r.state)} is not one drift gives`;
+  if (!Array.isArray(r.benchmarks)) return "benchmarks is not a list";
+  for (const [k, b] of r.benchmarks.entries()) {
+    const p = b;
+    if (typeof p !== "object" || p === null || typeof p.id !== "string" || typeof p.verdict !== "string")
+      return `benchmarks[${k}] is not { id, verdict, change }`;
+    const c = p.change;
+    if (c !== null && (typeof c !== "object" || ![c.estimate, c.low, c.high].every((x) => typeof x === "number" && Number.isFinite(x))))
+      return `benchmarks[${k}].change is not { estimate, low, high }`;
+  }
+  return void 0;
+}
+var DRIFT_CODEC = {
+  parse(text2, source) {
+    return text2.split("\n").flatMap((line, i) => {
+      if (!line.trim()) return [];
+      let value;
+      try {
+        value = JSON.parse(line);
+      } catch (error) {
+        throw new UserError(`${source}:${i + 1}: not a drift record (${error.message}).`);
+      }
+      const problem = problemOf(value);
+      if (problem) throw new UserError(`${source}:${i + 1}: not a drift record: ${problem}.`);
+      return [value];
+    });
+  },
+  serialize: (records) => records.map((r) => `${JSON.stringify(r)}
+`).join(""),
+  append(existing, added, limit) {
+    const all = [...existing, ...added];
+    const kept = /* @__PURE__ */ new Map();
+    return all.reverse().filter((r) => {
+      const count3 = (kept.get(r.gate) ?? 0) + 1;
+      kept.set(r.gate, count3);
+      return count3 <= limit;
+    }).reverse();
+  },
+  commits: (records) => records.map((r) => r.commit)
+};
 
 // src/cli/history.ts
 async function gateKey(cwd, config) {
@@ -75550,6 +75638,12 @@ async function runDrift(command, io) {
   const code = io.writeReport(report2);
   const records = await fileStore(command.history, DEFAULT_HISTORY_LIMIT).read();
   const gate = await gateKey(io.cwd, command.config);
+  const drift = existsSync9(command.history) ? driftRecordOf(report2, gate, anchor, command.driftBudget, /* @__PURE__ */ new Date()) : void 0;
+  if (drift) {
+    const file = driftFileOf(command.history);
+    await codecFileStore(file, DRIFT_LIMIT, DRIFT_CODEC).append([drift]);
+    io.gate.log(`drift ${drift.state}: recorded in ${file}`);
+  }
   const trend = records.length ? trendSince(records, gate, { head, anchor }) : void 0;
   if (trend) io.print(`
 ${trendText(trend, { driftBudget: command.driftBudget }).join("\n")}
@@ -75592,10 +75686,11 @@ async function runBisect(command, io) {
 }
 
 // src/cli/publish.ts
+import { existsSync as existsSync11 } from "node:fs";
 import path19 from "node:path";
 
 // src/history/publish.ts
-import { cpSync as cpSync2, existsSync as existsSync9, mkdirSync as mkdirSync4, readdirSync as readdirSync6, rmSync as rmSync6, writeFileSync as writeFileSync2 } from "node:fs";
+import { cpSync as cpSync2, existsSync as existsSync10, mkdirSync as mkdirSync4, readdirSync as readdirSync6, rmSync as rmSync6, writeFileSync as writeFileSync2 } from "node:fs";
 import path18 from "node:path";
 
 // src/history/site.ts
@@ -75663,7 +75758,7 @@ function siteFiles(records, options) {
     });
     for (const b of trend.benchmarks) {
       const file = `data/b/${rows.length}.js`;
-      const column = (pick) => b.points.map((p) => round2(pick(p)));
+      const column = (pick) => b.points.map((p) => round3(pick(p)));
       const verdicts = byId.map((points) => points.get(b.id)?.verdict ?? null);
       const data = {
         gate,
@@ -75758,11 +75853,11 @@ function thin(values, count3) {
   if (values.length <= count3) return [...values];
   return Array.from({ length: count3 }, (_, i) => values[Math.round(i * (values.length - 1) / (count3 - 1))] ?? null);
 }
-function round2(x) {
+function round3(x) {
   return x === null || x === void 0 ? null : Number(x.toFixed(5));
 }
 function rounded(i) {
-  return { estimate: round2(i.estimate), low: round2(i.low), high: round2(i.high) };
+  return { estimate: round3(i.estimate), low: round3(i.low), high: round3(i.high) };
 }
 function xml(text2) {
   return text2.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -75826,9 +75921,9 @@ function indexHtml(title) {
 // src/history/publish.ts
 var MARKER = ".benchgate-site";
 function writeSite(out, records, options) {
-  if (!existsSync9(path18.join(options.assets, "site.js")))
+  if (!existsSync10(path18.join(options.assets, "site.js")))
     throw new Error(`the page's script is missing from ${options.assets}: build benchgate (npm run build) first.`);
-  if (existsSync9(out)) {
+  if (existsSync10(out)) {
     const entries = readdirSync6(out);
     if (entries.length > 0 && !entries.includes(MARKER))
       throw new UserError(`${out} is not empty and was not written by benchgate publish: choose an empty or new folder.`);
@@ -75853,6 +75948,9 @@ async function runPublish(command, io) {
   try {
     const files = reportFiles(command.histories, io.cwd);
     const records = (await Promise.all(files.map((file) => fileStore(file, DEFAULT_HISTORY_LIMIT, MAX_PUBLISHED_BYTES).read()))).flat();
+    const drift = (await Promise.all(
+      files.map((file) => driftFileOf(file)).filter((file) => existsSync11(file)).map((file) => codecFileStore(file, DRIFT_LIMIT, DRIFT_CODEC).read())
+    )).flat();
     if (records.length === 0)
       throw new Error(`no history records in ${command.histories.join(", ")}: record some first (benchgate record).`);
     const remote = command.repository ?? await git(["remote", "get-url", "origin"], io.cwd).catch(() => "");
@@ -75867,6 +75965,7 @@ async function runPublish(command, io) {
       releases: command.releases,
       repository,
       siteUrl: command.siteUrl,
+      drift,
       assets: path19.join(path19.dirname(io.runnerPath), "site")
     });
     io.stderr.write(

@@ -8,7 +8,8 @@ import { DRIFT_LABEL, upsertDriftIssue, type IssueApi } from '../history/issue.j
 import { writeSite } from '../history/publish.js';
 import { recordOf, type HistoryRecord } from '../history/record.js';
 import { driftMarkdown, driftState, trendLines, trendMarkdown } from '../history/render.js';
-import { branchStore, type BranchApi, type HistoryStore } from '../history/store.js';
+import { branchStore, codecBranchStore, type BranchApi, type HistoryStore, type Store } from '../history/store.js';
+import { DRIFT_CODEC, DRIFT_LIMIT, driftRecordOf, type DriftRecord } from '../history/drift-record.js';
 import { escapeText } from '../report/escape.js';
 import type { Report } from '../report/model.js';
 import { messageOf } from '../util/errors.js';
@@ -32,6 +33,20 @@ export function historyFileOf(gateKey: string): string {
     .map((part) => (/^\.+$/.test(part) ? '_' : part))
     .join('/');
   return `history/${name}.jsonl`;
+}
+
+/** The gate's drift verdicts on the data branch, beside its history: drift/<gate key>.jsonl. */
+function driftStoreOf(settings: ActionSettings, deps: HistoryDeps): Store<DriftRecord> {
+  return codecBranchStore(
+    deps.branchApi(settings),
+    {
+      branch: settings.history!,
+      file: historyFileOf(settings.commentKey).replace(/^history\//, 'drift/'),
+      limit: DRIFT_LIMIT,
+      log: deps.log,
+    },
+    DRIFT_CODEC,
+  );
 }
 
 function storeOf(settings: ActionSettings, deps: HistoryDeps): HistoryStore {
@@ -88,7 +103,7 @@ export async function historyStep(report: Report, settings: ActionSettings, deps
       if (!record) return warning(deps, `nothing recorded in ${store.where}: the run compared no two commits.`);
       const written = await store.append([record]);
       deps.log(`benchgate: recorded ${record.benchmarks.length} benchmark(s) of ${record.commit.slice(0, 7)} in ${store.where}`);
-      const published = settings.publishDir ? publishSite(written, settings, deps) : '';
+      const published = settings.publishDir ? await publishSite(written, settings, deps) : '';
       // The chained estimate between anchored runs, against the drift budget: drift decides, this suspects.
       const anchor = await trendAnchor(settings.anchor, record.commit, cwd);
       const trend = trendSince(written, settings.commentKey, { head: record.commit, anchor });
@@ -113,9 +128,10 @@ export async function historyStep(report: Report, settings: ActionSettings, deps
 }
 
 /** The site of this gate's records, written to the publish folder; a failure is a warning, never the verdict. */
-function publishSite(records: readonly HistoryRecord[], settings: ActionSettings, deps: HistoryDeps): string {
+async function publishSite(records: readonly HistoryRecord[], settings: ActionSettings, deps: HistoryDeps): Promise<string> {
   const { owner, repo } = settings.repository;
   try {
+    const drift = await driftStoreOf(settings, deps).read();
     const written = writeSite(
       settings.publishDir!,
       records.filter((r) => r.gate === settings.commentKey),
@@ -126,6 +142,7 @@ function publishSite(records: readonly HistoryRecord[], settings: ActionSettings
         releases: settings.anchor.kind === 'tag' ? settings.anchor.pattern : undefined,
         repository: `${deps.site.serverUrl}/${owner}/${repo}`,
         assets: deps.site.assets,
+        drift,
       },
     );
     deps.log(
@@ -172,6 +189,15 @@ export async function driftStep(
     } catch (error) {
       deps.warn(`benchgate: the history could not be read: ${messageOf(error).split('\n')[0]}; the drift is judged without it.`);
     }
+  }
+  if (settings.history) {
+    // Kept beside the history for the published site's drift column; a failure is a warning, never the verdict.
+    const record = driftRecordOf(report, settings.commentKey, anchor, settings.driftBudget, new Date());
+    if (record)
+      await driftStoreOf(settings, deps)
+        .append([record])
+        .then(() => deps.log(`benchgate: drift ${record.state}: recorded on branch ${settings.history}`))
+        .catch((error: unknown) => deps.warn(`benchgate: the drift could not be recorded: ${messageOf(error).split('\n')[0]}`));
   }
   const marker = driftMarker(settings.commentKey);
   const markdown = driftMarkdown({ report, trend, driftBudget: settings.driftBudget, anchor, marker });

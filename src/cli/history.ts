@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { git } from '../checkout/git.js';
 import { commentKeyOf } from '../config/action-inputs.js';
 import { loadConfig } from '../config/load.js';
@@ -8,7 +9,8 @@ import { benchmarkMatcher, bisect } from '../history/bisect.js';
 import { newestTip, trendSince } from '../history/chain.js';
 import { DEFAULT_HISTORY_LIMIT, recordOf } from '../history/record.js';
 import { bisectText, driftMarkdown, trendMarkdown, trendText } from '../history/render.js';
-import { fileStore } from '../history/store.js';
+import { codecFileStore, fileStore } from '../history/store.js';
+import { DRIFT_CODEC, DRIFT_LIMIT, driftFileOf, driftRecordOf } from '../history/drift-record.js';
 import type { Report } from '../report/model.js';
 import { describeFailure } from '../util/errors.js';
 import { killAll } from '../util/processes.js';
@@ -94,6 +96,13 @@ export async function runDrift(command: Extract<Command, { kind: 'drift' }>, io:
   const code = io.writeReport(report);
   const records = await fileStore(command.history, DEFAULT_HISTORY_LIMIT).read();
   const gate = await gateKey(io.cwd, command.config);
+  // Kept beside a history the user keeps, for the published site's drift column.
+  const drift = existsSync(command.history) ? driftRecordOf(report, gate, anchor, command.driftBudget, new Date()) : undefined;
+  if (drift) {
+    const file = driftFileOf(command.history);
+    await codecFileStore(file, DRIFT_LIMIT, DRIFT_CODEC).append([drift]);
+    io.gate.log(`drift ${drift.state}: recorded in ${file}`);
+  }
   const trend = records.length ? trendSince(records, gate, { head, anchor }) : undefined;
   if (trend) io.print(`\n${trendText(trend, { driftBudget: command.driftBudget }).join('\n')}\n`);
   if (command.markdown) io.write(command.markdown, driftMarkdown({ report, trend, driftBudget: command.driftBudget, anchor, marker: '' }));

@@ -1,9 +1,11 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { git } from '../checkout/git.js';
 import { writeSite } from '../history/publish.js';
 import { DEFAULT_HISTORY_LIMIT } from '../history/record.js';
 import { repositoryOfRemote } from '../history/site.js';
-import { fileStore, MAX_PUBLISHED_BYTES } from '../history/store.js';
+import { codecFileStore, fileStore, MAX_PUBLISHED_BYTES } from '../history/store.js';
+import { DRIFT_CODEC, DRIFT_LIMIT, driftFileOf } from '../history/drift-record.js';
 import { reportFiles } from '../report/read.js';
 import { messageOf } from '../util/errors.js';
 import type { Command } from './args.js';
@@ -16,6 +18,15 @@ export async function runPublish(
   try {
     const files = reportFiles(command.histories, io.cwd);
     const records = (await Promise.all(files.map((file) => fileStore(file, DEFAULT_HISTORY_LIMIT, MAX_PUBLISHED_BYTES).read()))).flat();
+    // Drift verdicts kept beside each history file (benchgate drift writes them there).
+    const drift = (
+      await Promise.all(
+        files
+          .map((file) => driftFileOf(file))
+          .filter((file) => existsSync(file))
+          .map((file) => codecFileStore(file, DRIFT_LIMIT, DRIFT_CODEC).read()),
+      )
+    ).flat();
     if (records.length === 0)
       throw new Error(`no history records in ${command.histories.join(', ')}: record some first (benchgate record).`);
     const remote = command.repository ?? (await git(['remote', 'get-url', 'origin'], io.cwd).catch(() => ''));
@@ -30,6 +41,7 @@ export async function runPublish(
       releases: command.releases,
       repository,
       siteUrl: command.siteUrl,
+      drift,
       assets: path.join(path.dirname(io.runnerPath), 'site'),
     });
     io.stderr.write(

@@ -5,16 +5,34 @@ import { UserError } from '../util/errors.js';
 import { appendRecords, parseHistory, serializeHistory, type HistoryRecord } from './record.js';
 
 /** Where a history lives: a local file (the CLI) or a file on a data branch (the action). */
-export interface HistoryStore {
+export interface Store<T> {
   /** For messages: the file, or the branch and path. */
   readonly where: string;
-  read(): Promise<HistoryRecord[]>;
+  read(): Promise<T[]>;
   /**
    * Adds records; a concurrent writer never makes one of them, or of its own, disappear. Resolves to the
    * history as written (the records of writers before it included), so a caller need not read it again.
    */
-  append(records: readonly HistoryRecord[]): Promise<HistoryRecord[]>;
+  append(records: readonly T[]): Promise<T[]>;
 }
+export type HistoryStore = Store<HistoryRecord>;
+
+/** How a kind of record is kept in a file: read strictly, written one JSON line each, added to (newest `limit` kept). */
+export interface Codec<T> {
+  parse(text: string, source: string): T[];
+  serialize(records: readonly T[]): string;
+  append(existing: readonly T[], added: readonly T[], limit: number): T[];
+  /** The commits a write names in its message. */
+  commits(records: readonly T[]): string[];
+}
+
+/** The history's own records: one per push of a gate. */
+export const HISTORY_CODEC: Codec<HistoryRecord> = {
+  parse: parseHistory,
+  serialize: serializeHistory,
+  append: appendRecords,
+  commits: (records) => records.map((r) => r.commit),
+};
 
 /** The most a history file may hold before it is refused (a hand-made file, a wrong path): 64 MB. */
 const MAX_BYTES = 64 * 1024 * 1024;
@@ -34,12 +52,16 @@ const STALE_LOCK_MS = 120_000;
  * never sees half a file.
  */
 export function fileStore(file: string, limit: number, maxBytes = MAX_BYTES): HistoryStore {
-  const read = (): HistoryRecord[] => {
+  return codecFileStore(file, limit, HISTORY_CODEC, maxBytes);
+}
+
+export function codecFileStore<T>(file: string, limit: number, codec: Codec<T>, maxBytes = MAX_BYTES): Store<T> {
+  const read = (): T[] => {
     if (!existsSync(file)) return [];
     const size = statSync(file).size;
     if (size > maxBytes)
       throw new UserError(`${file}: ${size} bytes is more than a history file holds (${maxBytes / 1024 / 1024} MB): is it the right file?`);
-    return parseHistory(readFileSync(file, 'utf8'), file);
+    return codec.parse(readFileSync(file, 'utf8'), file);
   };
   return {
     where: file,
@@ -48,9 +70,9 @@ export function fileStore(file: string, limit: number, maxBytes = MAX_BYTES): Hi
       mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
       const release = await lock(`${file}.lock`);
       try {
-        const written = appendRecords(read(), records, limit);
+        const written = codec.append(read(), records, limit);
         const temp = `${file}.${process.pid}.tmp`;
-        writeFileSync(temp, serializeHistory(written));
+        writeFileSync(temp, codec.serialize(written));
         renameSync(temp, file);
         return written;
       } finally {
@@ -137,13 +159,21 @@ export function branchStore(
   api: BranchApi,
   options: { branch: string; file: string; limit: number; log?: (line: string) => void },
 ): HistoryStore {
+  return codecBranchStore(api, options, HISTORY_CODEC);
+}
+
+export function codecBranchStore<T>(
+  api: BranchApi,
+  options: { branch: string; file: string; limit: number; log?: (line: string) => void },
+  codec: Codec<T>,
+): Store<T> {
   const where = `${options.file} on branch ${options.branch}`;
-  const readAt = async (commit: string | undefined) => {
+  const readAt = async (commit: string | undefined): Promise<T[]> => {
     if (!commit) return [];
     const text = await api.readFile(commit, options.file);
     if (text === undefined) return [];
     if (text.length > MAX_BYTES) throw new UserError(`${where}: more than a history file holds (64 MB).`);
-    return parseHistory(text, where);
+    return codec.parse(text, where);
   };
   return {
     where,
@@ -151,13 +181,16 @@ export function branchStore(
     append: async (records) => {
       for (let attempt = 1; attempt <= BRANCH_WRITE_TRIES; attempt++) {
         const head = await api.branchHead(options.branch);
-        const written = appendRecords(await readAt(head), records, options.limit);
+        const written = codec.append(await readAt(head), records, options.limit);
         const commit = await api.commitFile({
           baseTree: head ? await api.treeOf(head) : undefined,
           file: options.file,
-          text: serializeHistory(written),
+          text: codec.serialize(written),
           parent: head,
-          message: `benchgate history: ${records.map((r) => r.commit.slice(0, 7)).join(', ')}`,
+          message: `benchgate history: ${codec
+            .commits(records)
+            .map((c) => c.slice(0, 7))
+            .join(', ')}`,
         });
         const landed = head ? await api.moveBranch(options.branch, commit) : await api.createBranch(options.branch, commit);
         if (landed) return written;

@@ -204,6 +204,19 @@ describe('drift', () => {
     expect(second.code, second.stdout).toBe(1);
     expect(github.issues).toHaveLength(1);
     expect(second.stdout).toContain(`drift issue #${issue!.number} updated`);
+    // Each drift is kept beside the history, for the published site: the anchor, the state and each benchmark's change.
+    const drifts = (github.fileOn('benchgate-history', 'drift/benchgate.yml.jsonl') ?? '')
+      .trim()
+      .split('\n')
+      .map(
+        (line) =>
+          JSON.parse(line) as { commit: string; state: string; anchor: { label: string }; benchmarks: { id: string; verdict: string }[] },
+      );
+    expect(drifts.map((d) => [d.commit, d.state, d.anchor.label])).toEqual([
+      [commits[3], 'broken', 'v1.0.0'],
+      [commits[3], 'broken', 'v1.0.0'],
+    ]);
+    expect(drifts[0]!.benchmarks.find((b) => b.id === WORK)!.verdict).toBe('regression');
   });
 
   it('refuses to run under a pull request', async () => {

@@ -114,6 +114,25 @@ describe('history of main, from the CLI', () => {
     const chart = await parseXyChart(mermaidBlocks(markdown)[0]!);
     expect(chart.xLabels).toEqual(['v1.0.0', ...commits.slice(1).map((c) => c.slice(0, 7))]);
     expect(chart.lines.at(-1)!.values).toEqual([-10, -10, -10, -10]);
+
+    // The drift is kept beside the history, and publish shows it with the three pushes.
+    const kept = readFileSync(path.join(dir, 'history.drift.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(kept.map((d) => [d.commit, d.state, d.anchor.label])).toEqual([[commits[3], 'broken', 'v1.0.0']]);
+    const published = await runCli(['publish', '--out', 'site', '--history', 'history.jsonl'], dir);
+    expect(published.code, published.stderr).toBe(0);
+    const overview = JSON.parse(
+      /^benchgateSite\("overview", (.*)\);\n$/s.exec(readFileSync(path.join(dir, 'site', 'data', 'overview.js'), 'utf8'))![1]!,
+    );
+    expect(overview.gates).toHaveLength(1);
+    expect(overview.gates[0]).toMatchObject({ pushes: 3, head: commits[3], drift: { state: 'broken', commit: commits[3] } });
+    expect(overview.gates[0].anchors.map((a: { label: string }) => a.label)).toEqual(['v1.0.0']);
+    // A folder that is not a site is never cleared.
+    const refused = await runCli(['publish', '--out', 'bench', '--history', 'history.jsonl'], dir);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('bench is not empty and was not written by benchgate publish');
   });
 
   it('bisects to the commit that made a benchmark ten times slower, skipping a commit that does not install and one without the bench file', async () => {

@@ -59,6 +59,23 @@ beforeAll(async () => {
     }),
   );
   writeFileSync(path.join(dir, 'hostile.jsonl'), hostile.map((r) => `${JSON.stringify(r)}\n`).join(''));
+  // A drift of that gate, kept beside its history as benchgate drift keeps it.
+  const head = hostile.at(-1)!;
+  const drift = {
+    v: 1,
+    gate: head.gate,
+    commit: head.commit,
+    anchor: { commit: hostile[0]!.parent, label: 'v1.0.0' },
+    recorded: '2026-02-01T00:00:00.000Z',
+    driftBudget: 0.1,
+    state: 'broken',
+    benchmarks: head.benchmarks.map((b, k) => ({
+      id: b.id,
+      verdict: k === 0 ? 'regression' : 'unchanged',
+      change: k === 0 ? { estimate: -0.2, low: -0.25, high: -0.15 } : { estimate: 0.01, low: -0.02, high: 0.04 },
+    })),
+  };
+  writeFileSync(path.join(dir, 'hostile.drift.jsonl'), `${JSON.stringify(drift)}\n`);
   const run = await runCli(['publish', REAL, 'hostile.jsonl', '--out', 'site', '--repository', REPO, '--anchor', 'tag:v*'], dir);
   expect(run.code, run.stderr).toBe(0);
   browser = await puppeteer.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
@@ -126,6 +143,15 @@ describe.skipIf(!executablePath)('the published history in Chromium', () => {
     const estimates = changes.filter((c) => c !== '—').map((c) => Number(c.split(' ')[0]!.replace('−', '-').replace('%', '')));
     expect(estimates.length).toBeGreaterThan(0);
     expect(estimates).toEqual([...estimates].sort((a, b) => a - b));
+    // The hostile gate's drift, in its benchmarks' rows; the real gate has none recorded.
+    const driftOf = (id: string) =>
+      page.$$eval(
+        'table.overview tbody tr',
+        (rows, id) => rows.find((r) => r.querySelector('th')!.textContent === id)!.children[5]!.textContent,
+        id,
+      );
+    expect(await driftOf(hostile[0]!.benchmarks[0]!.id)).toBe('✗ regression −20.0% [−25.0%, −15.0%] since v1.0.0');
+    expect(await driftOf(rowsOfRealGate()[0]!)).toBe('—');
     expect(problems).toEqual([]);
     const feed = readFileSync(path.join(dir, 'site', 'feed.xml'), 'utf8');
     const parsed = await page.evaluate((xml) => {
