@@ -75760,12 +75760,19 @@ function siteFiles(records, options) {
       const file = `data/b/${rows.length}.js`;
       const column = (pick) => b.points.map((p) => round3(pick(p)));
       const verdicts = byId.map((points) => points.get(b.id)?.verdict ?? null);
+      const measured = byId.map((points) => points.get(b.id)?.change ?? null);
+      const stepColumn = (pick) => measured.map((c) => c ? round3(pick(c)) : null);
       const data = {
         gate,
         id: b.id,
         budget: b.budget,
         verdict: verdicts,
-        step: { estimate: column((p) => p.step?.estimate), low: column((p) => p.step?.low), high: column((p) => p.step?.high) },
+        step: {
+          estimate: stepColumn((c) => c.estimate),
+          low: stepColumn((c) => c.low),
+          high: stepColumn((c) => c.high),
+          confidence: measured.map((c) => c?.confidence ?? null)
+        },
         cumulative: {
           estimate: column((p) => p.cumulative?.estimate),
           low: column((p) => p.cumulative?.low),
@@ -75785,9 +75792,10 @@ function siteFiles(records, options) {
         measured: steps.filter(Boolean).length
       });
       for (const [i, p] of b.points.entries()) {
-        if (!p.step) continue;
+        const step = measured[i];
+        if (!step) continue;
         const broke = verdicts[i] === "regression";
-        const near = p.step.estimate <= -b.budget / 2 || verdicts[i] === "inconclusive" && p.step.low < -b.budget;
+        const near = step.estimate <= -b.budget / 2 || verdicts[i] === "inconclusive" && step.low < -b.budget;
         if (broke || near)
           alerts.push({
             gate,
@@ -75798,7 +75806,7 @@ function siteFiles(records, options) {
             id: b.id,
             file,
             verdict: verdicts[i] ?? "unmeasured",
-            step: rounded(p.step),
+            step: { ...rounded(step), confidence: step.confidence },
             budget: b.budget,
             broke
           });

@@ -68,7 +68,8 @@ export interface SiteAlert {
   id: string;
   file: string;
   verdict: string;
-  step: SiteInterval;
+  /** The push's step as its compare measured it, at that compare's confidence. */
+  step: SiteInterval & { confidence: number };
   budget: number;
   broke: boolean;
 }
@@ -106,7 +107,8 @@ export interface SiteBenchmark {
   id: string;
   budget: number;
   verdict: (string | null)[];
-  step: { estimate: (number | null)[]; low: (number | null)[]; high: (number | null)[] };
+  /** Each push's step as its compare measured it, at that compare's confidence. */
+  step: { estimate: (number | null)[]; low: (number | null)[]; high: (number | null)[]; confidence: (number | null)[] };
   /** The steps chained from the first push (95%), starting again after a push without its figure. */
   cumulative: { estimate: (number | null)[]; low: (number | null)[]; high: (number | null)[] };
 }

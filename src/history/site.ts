@@ -119,12 +119,20 @@ export function siteFiles(records: readonly HistoryRecord[], options: SiteOption
       const file = `data/b/${rows.length}.js`;
       const column = (pick: (p: (typeof b.points)[number]) => number | null | undefined) => b.points.map((p) => round(pick(p)));
       const verdicts = byId.map((points) => points.get(b.id)?.verdict ?? null);
+      // Each push's step as its compare measured it, at its own confidence (the chained figures are 95%).
+      const measured = byId.map((points) => points.get(b.id)?.change ?? null);
+      const stepColumn = (pick: (c: NonNullable<(typeof measured)[number]>) => number) => measured.map((c) => (c ? round(pick(c)) : null));
       const data: SiteBenchmark = {
         gate,
         id: b.id,
         budget: b.budget,
         verdict: verdicts,
-        step: { estimate: column((p) => p.step?.estimate), low: column((p) => p.step?.low), high: column((p) => p.step?.high) },
+        step: {
+          estimate: stepColumn((c) => c.estimate),
+          low: stepColumn((c) => c.low),
+          high: stepColumn((c) => c.high),
+          confidence: measured.map((c) => c?.confidence ?? null),
+        },
         cumulative: {
           estimate: column((p) => p.cumulative?.estimate),
           low: column((p) => p.cumulative?.low),
@@ -144,9 +152,10 @@ export function siteFiles(records: readonly HistoryRecord[], options: SiteOption
         measured: steps.filter(Boolean).length,
       });
       for (const [i, p] of b.points.entries()) {
-        if (!p.step) continue;
+        const step = measured[i];
+        if (!step) continue;
         const broke = verdicts[i] === 'regression';
-        const near = p.step.estimate <= -b.budget / 2 || (verdicts[i] === 'inconclusive' && p.step.low < -b.budget);
+        const near = step.estimate <= -b.budget / 2 || (verdicts[i] === 'inconclusive' && step.low < -b.budget);
         if (broke || near)
           alerts.push({
             gate,
@@ -157,7 +166,7 @@ export function siteFiles(records: readonly HistoryRecord[], options: SiteOption
             id: b.id,
             file,
             verdict: verdicts[i] ?? 'unmeasured',
-            step: rounded(p.step),
+            step: { ...rounded(step), confidence: step.confidence },
             budget: b.budget,
             broke,
           });

@@ -82,8 +82,14 @@ function link(text: string, href: string | null, label?: string): HTMLElement {
   return el('a', { href, ...(label ? { 'aria-label': label } : {}) }, text);
 }
 
-const percent = (x: number) => `${x > 0 ? '+' : x < 0 ? '−' : ''}${Math.abs(100 * x).toFixed(1)}%`;
+const percent = (x: number) => {
+  const shown = Math.abs(100 * x).toFixed(1);
+  return `${shown === '0.0' ? '' : x > 0 ? '+' : '−'}${shown}%`;
+};
 const interval = (i: SiteInterval | null | undefined) => (i ? `${percent(i.estimate)} [${percent(i.low)}, ${percent(i.high)}]` : '—');
+/** A step with the confidence of its own compare, when it is not the 95% of the chained figures. */
+const measuredAt = (confidence: number | null | undefined) =>
+  confidence === null || confidence === undefined ? '' : ` (${(100 * confidence).toFixed(confidence > 0.99 ? 1 : 0)}%)`;
 const short = (sha: string) => sha.slice(0, 7);
 const day = (iso: string) => (Date.parse(iso) ? new Date(iso).toISOString().slice(0, 10) : iso);
 
@@ -305,7 +311,13 @@ function alertsTable(alerts: readonly SiteAlert[]): HTMLElement {
       el(
         'thead',
         {},
-        el('tr', {}, ...['Date', 'Commit', 'Subject', 'Benchmark', 'Step [95%]', 'Verdict'].map((h) => el('th', { scope: 'col' }, h))),
+        el(
+          'tr',
+          {},
+          ...['Date', 'Commit', 'Subject', 'Benchmark', 'Step [interval] (confidence)', 'Verdict'].map((h) =>
+            el('th', { scope: 'col' }, h),
+          ),
+        ),
       ),
       el(
         'tbody',
@@ -319,7 +331,7 @@ function alertsTable(alerts: readonly SiteAlert[]): HTMLElement {
             el('td', { class: 'sha' }, link(short(a.commit), commitUrl(a.commit), `commit ${short(a.commit)}`)),
             el('td', { class: 'subject' }, a.subject),
             el('td', { class: 'name' }, el('a', { href: `#b=${n}` }, a.id)),
-            el('td', { class: `num ${a.broke ? 'bad' : 'warn'}` }, interval(a.step)),
+            el('td', { class: `num ${a.broke ? 'bad' : 'warn'}` }, `${interval(a.step)}${measuredAt(a.step.confidence)}`),
             el('td', {}, verdictBadge(a.verdict), a.broke ? ' (broke)' : ' (near)'),
           );
         }),
@@ -371,7 +383,7 @@ async function showBenchmark(row: SiteRow, n: number): Promise<void> {
         ),
       el('h3', {}, `Chained change since ${gate.anchors[0]!.label} (log scale, 95% band; a large dot marks a release)`),
       cumulativeChart,
-      el('h3', {}, 'Each push’s own step (its 95% interval, coloured by its verdict)'),
+      el('h3', {}, 'Each push’s own step (its interval as its compare measured it, coloured by its verdict)'),
       stepChart,
       info,
       el('h3', {}, 'Every push'),
@@ -416,7 +428,7 @@ function pushInfo(data: SiteBenchmark, push: SitePush, i: number): Child[] {
       'p',
       {},
       `${day(push.date)} · against ${short(push.parent)} · step `,
-      el('span', { class: toneOf(stepInterval, data.budget) }, interval(stepInterval)),
+      el('span', { class: toneOf(stepInterval, data.budget) }, `${interval(stepInterval)}${measuredAt(data.step.confidence[i])}`),
       ' ',
       verdictBadge(data.verdict[i] ?? null),
       ` · chained ${interval(cumInterval)}`,
@@ -448,7 +460,7 @@ function pushRow(data: SiteBenchmark, push: SitePush, i: number): HTMLElement {
     el('td', { class: 'sha' }, link(short(push.commit), commitUrl(push.commit), `commit ${short(push.commit)}`)),
     el('td', {}, push.pr !== null ? link(`#${push.pr}`, pullUrl(push.pr), `pull request ${push.pr}`) : ''),
     el('td', { class: 'subject' }, push.subject, ...push.tags.map((t) => el('span', { class: 'tag' }, t))),
-    el('td', { class: `num ${toneOf(step, data.budget)}` }, interval(step)),
+    el('td', { class: `num ${toneOf(step, data.budget)}` }, `${interval(step)}${measuredAt(data.step.confidence[i])}`),
     el('td', {}, verdictBadge(data.verdict[i] ?? null)),
     el('td', { class: 'num' }, interval(cum)),
   );
@@ -479,7 +491,7 @@ function pushTable(data: SiteBenchmark, pushes: readonly SitePush[]): HTMLElemen
           el(
             'tr',
             {},
-            ...['#', 'Date', 'Commit', 'Pull request', 'Subject', 'Step [95%]', 'Verdict', 'Chained [95%]'].map((h) =>
+            ...['#', 'Date', 'Commit', 'Pull request', 'Subject', 'Step [interval] (confidence)', 'Verdict', 'Chained [95%]'].map((h) =>
               el('th', { scope: 'col' }, h),
             ),
           ),
@@ -519,7 +531,11 @@ function drawCharts(
     grid: { stroke: colour('--grid') },
     ticks: { stroke: colour('--grid') },
     space: 96,
-    values: (_u, splits) => splits.map((s) => (Number.isInteger(s) && pushes[s - 1] ? day(pushes[s - 1]!.date) : '')),
+    // Each tick's push's date, once: pushes of one day share it.
+    values: (_u, splits) =>
+      splits
+        .map((s) => (Number.isInteger(s) && pushes[s - 1] ? day(pushes[s - 1]!.date) : ''))
+        .map((label, i, all) => (label === all[i - 1] ? '' : label)),
   };
   const axisY = (log: boolean): uPlot.Axis => ({
     stroke: colour('--fg'),
@@ -535,7 +551,8 @@ function drawCharts(
     padding: [8, 28, 0, 0] as uPlot.Padding,
     legend: { show: false },
     scales: { x: { time: false } },
-    cursor: { sync: { key: 'benchgate' }, drag: { x: false, y: false } },
+    // Drag across a chart to zoom into those pushes (both charts follow); a double click shows them all again.
+    cursor: { sync: { key: 'benchgate', scales: ['x', null] as [string, null] }, drag: { x: true, y: false } },
     hooks: { setCursor: [(u: uPlot) => show(u.cursor.idx)] },
   };
   const line = colour('--line');
