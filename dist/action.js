@@ -74900,13 +74900,14 @@ function hasDependencies(root) {
 import { createHash, randomBytes as randomBytes2 } from "node:crypto";
 import { cpSync, existsSync as existsSync5, mkdirSync, readdirSync as readdirSync2, readFileSync as readFileSync5, renameSync, rmSync, statSync, utimesSync } from "node:fs";
 import path9 from "node:path";
-var LOCKFILES = ["npm-shrinkwrap.json", "package-lock.json"];
+var LOCKFILES = ["npm-shrinkwrap.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock"];
 var OWN_SCRIPTS = ["preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare", "postprepare"];
 var DEPENDENCY_FIELDS = ["dependencies", "devDependencies", "optionalDependencies", "peerDependencies"];
+var RESOLUTION_FIELDS = ["overrides", "resolutions", "pnpm", "packageManager", "bundleDependencies", "bundledDependencies"];
+var SETTINGS_FILES = [".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs"];
 var KEEP = 8;
 function installKey(root, command) {
   const lockfile = LOCKFILES.find((name2) => existsSync5(path9.join(root, name2)));
-  if (!lockfile) return { key: void 0, reason: "no npm lockfile" };
   let manifestText;
   let manifest;
   try {
@@ -74915,6 +74916,8 @@ function installKey(root, command) {
   } catch {
     return { key: void 0, reason: "package.json unreadable" };
   }
+  if (typeof manifest !== "object" || manifest === null || Array.isArray(manifest))
+    return { key: void 0, reason: "package.json is not an object" };
   if (manifest.workspaces !== void 0) return { key: void 0, reason: "workspaces" };
   const scripts = manifest.scripts ?? {};
   const own = OWN_SCRIPTS.find((name2) => typeof scripts[name2] === "string");
@@ -74926,23 +74929,41 @@ function installKey(root, command) {
       if (typeof spec === "string" && /^(file:|link:|\.{0,2}\/)/.test(spec)) return { key: void 0, reason: `'${name2}' from ${spec}` };
   }
   const hash = createHash("sha256");
-  for (const part of ["benchgate-install-1", process.version, process.platform, process.arch, command, lockfile]) hash.update(`${part}\0`);
-  hash.update(readFileSync5(path9.join(root, lockfile)));
-  hash.update("\0");
-  hash.update(manifestText);
-  return { key: hash.digest("hex").slice(0, 32), lockfile };
+  const part = (text2) => {
+    hash.update(text2);
+    hash.update("\0");
+  };
+  for (const text2 of [process.version, process.platform, process.arch, command]) part(text2);
+  if (lockfile) {
+    part("benchgate-install-1");
+    part(lockfile);
+    part(readFileSync5(path9.join(root, lockfile)));
+    part(manifestText);
+    return { key: hash.digest("hex").slice(0, 32), same: `the same ${lockfile} and package.json`, acrossRuns: true };
+  }
+  part("benchgate-install-deps-1");
+  part(JSON.stringify([...DEPENDENCY_FIELDS, ...RESOLUTION_FIELDS].map((field) => [field, manifest[field] ?? null])));
+  for (const file of SETTINGS_FILES) part(existsSync5(path9.join(root, file)) ? readFileSync5(path9.join(root, file)) : `no ${file}`);
+  return { key: `run-${hash.digest("hex").slice(0, 28)}`, same: "the same dependency set, no lockfile", acrossRuns: false };
 }
 var Installs = class {
-  constructor(folder) {
+  /**
+   * @param folder where installs are kept (--install-cache, across runs; or a folder of this run's)
+   * @param runFolder a folder of this run's, removed at its end, for installs that must not outlive it (no
+   *   lockfile); without one they are reused in place, from the checkout that made them, while it lives
+   */
+  constructor(folder, runFolder) {
     this.folder = folder;
+    this.runFolder = runFolder;
   }
   folder;
+  runFolder;
   seen = /* @__PURE__ */ new Map();
   /** A node_modules installed for `key`, and where it came from, if one is known. */
   find(key) {
     const known = this.seen.get(key);
     if (known && existsSync5(known.from)) return known;
-    if (!this.folder) return void 0;
+    if (!this.folder || key.startsWith("run-")) return void 0;
     const kept = path9.join(this.folder, key, "node_modules");
     if (!existsSync5(kept)) return void 0;
     const now = /* @__PURE__ */ new Date();
@@ -74953,17 +74974,18 @@ var Installs = class {
   restore(found, root) {
     cpSync(found.from, path9.join(root, "node_modules"), { recursive: true, verbatimSymlinks: true });
   }
-  /** `root`'s node_modules was installed for `key` (by `what`, for the log of a later reuse). */
-  remember(key, root, what) {
+  /** `root`'s node_modules was installed for `key` (by `what`, for the log of a later reuse); `acrossRuns`: it may be kept for later runs. */
+  remember(key, root, what, acrossRuns = true) {
     const installed = path9.join(root, "node_modules");
     if (!existsSync5(installed)) return;
-    if (!this.folder) {
+    const folder = acrossRuns ? this.folder : this.runFolder;
+    if (!folder) {
       this.seen.set(key, { from: installed, what });
       return;
     }
-    const entry = path9.join(this.folder, key);
+    const entry = path9.join(folder, key);
     if (existsSync5(entry)) return;
-    const partial = path9.join(this.folder, `.${key}.${randomBytes2(4).toString("hex")}`);
+    const partial = path9.join(folder, `.${key}.${randomBytes2(4).toString("hex")}`);
     mkdirSync(partial, { recursive: true });
     try {
       cpSync(installed, path9.join(partial, "node_modules"), { recursive: true, verbatimSymlinks: true });
@@ -74973,11 +74995,10 @@ var Installs = class {
     } finally {
       rmSync(partial, { recursive: true, force: true });
     }
-    this.evict();
+    if (folder === this.folder) this.evict(folder);
   }
   /** Keep the KEEP most recently used entries of the folder. */
-  evict() {
-    const folder = this.folder;
+  evict(folder) {
     const entries = readdirSync2(folder).filter((name2) => !name2.startsWith(".")).map((name2) => ({ name: name2, used: statSync(path9.join(folder, name2)).mtimeMs })).sort((a, b) => b.used - a.used);
     for (const { name: name2 } of entries.slice(KEEP)) rmSync(path9.join(folder, name2), { recursive: true, force: true });
   }
@@ -75066,7 +75087,7 @@ async function prepare(revision, options, installs) {
     const reuse = step === "install" ? installKey(revision.root, command) : void 0;
     const from = reuse?.key === void 0 ? void 0 : restore(installs, reuse.key, revision.root);
     if (from && reuse?.key !== void 0) {
-      options.log(`install ${revision.label}: reused the install of ${from} (the same ${reuse.lockfile} and package.json)`);
+      options.log(`install ${revision.label}: reused the install of ${from} (${reuse.same})`);
       continue;
     }
     options.log(`${step} ${revision.label}: ${command}`);
@@ -75082,7 +75103,7 @@ ${indent(result.tail.lines(20))}`
       );
     }
     options.log(`${step} ${revision.label}: done in ${((Date.now() - started) / 1e3).toFixed(1)}s`);
-    if (reuse?.key !== void 0) installs.remember(reuse.key, revision.root, describe2);
+    if (reuse?.key !== void 0) installs.remember(reuse.key, revision.root, describe2, reuse.acrossRuns);
   }
 }
 function restore(installs, key, root) {
@@ -83736,7 +83757,8 @@ function siteFiles(records, options) {
     repository,
     gates,
     rows,
-    alerts: newestFirst.slice(0, MAX_ALERTS)
+    alerts: newestFirst.slice(0, MAX_ALERTS),
+    bisects: [...options.bisects ?? []]
   };
   files.push({ path: "data/overview.js", text: dataScript("overview", overview) });
   files.push({ path: "feed.xml", text: atomFeed(overview, newestFirst.filter((a) => a.broke).slice(0, MAX_FEED), options.siteUrl) });

@@ -38638,7 +38638,7 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve3, basename: basename2 } = __require("path");
-    var { readFileSync: readFileSync15 } = __require("fs");
+    var { readFileSync: readFileSync16 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string) {
       try {
@@ -38646,7 +38646,7 @@ var require_multipart = __commonJS({
       } catch (error) {
         try {
           const path21 = resolve3(string);
-          const data = readFileSync15(path21, "utf8");
+          const data = readFileSync16(path21, "utf8");
           return JSON.parse(data);
         } catch (error2) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -38665,7 +38665,7 @@ var require_multipart = __commonJS({
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync15(path21);
+            const buffer = readFileSync16(path21);
             form.append(key, buffer, Object.assign({}, {
               filename: basename2(path21)
             }, opts));
@@ -65630,13 +65630,14 @@ function hasDependencies(root) {
 import { createHash, randomBytes as randomBytes2 } from "node:crypto";
 import { cpSync, existsSync as existsSync3, mkdirSync, readdirSync as readdirSync2, readFileSync as readFileSync4, renameSync, rmSync, statSync, utimesSync } from "node:fs";
 import path3 from "node:path";
-var LOCKFILES = ["npm-shrinkwrap.json", "package-lock.json"];
+var LOCKFILES = ["npm-shrinkwrap.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock"];
 var OWN_SCRIPTS = ["preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare", "postprepare"];
 var DEPENDENCY_FIELDS = ["dependencies", "devDependencies", "optionalDependencies", "peerDependencies"];
+var RESOLUTION_FIELDS = ["overrides", "resolutions", "pnpm", "packageManager", "bundleDependencies", "bundledDependencies"];
+var SETTINGS_FILES = [".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs"];
 var KEEP = 8;
 function installKey(root, command) {
   const lockfile = LOCKFILES.find((name2) => existsSync3(path3.join(root, name2)));
-  if (!lockfile) return { key: void 0, reason: "no npm lockfile" };
   let manifestText;
   let manifest;
   try {
@@ -65645,6 +65646,8 @@ function installKey(root, command) {
   } catch {
     return { key: void 0, reason: "package.json unreadable" };
   }
+  if (typeof manifest !== "object" || manifest === null || Array.isArray(manifest))
+    return { key: void 0, reason: "package.json is not an object" };
   if (manifest.workspaces !== void 0) return { key: void 0, reason: "workspaces" };
   const scripts = manifest.scripts ?? {};
   const own = OWN_SCRIPTS.find((name2) => typeof scripts[name2] === "string");
@@ -65656,23 +65659,41 @@ function installKey(root, command) {
       if (typeof spec === "string" && /^(file:|link:|\.{0,2}\/)/.test(spec)) return { key: void 0, reason: `'${name2}' from ${spec}` };
   }
   const hash = createHash("sha256");
-  for (const part of ["benchgate-install-1", process.version, process.platform, process.arch, command, lockfile]) hash.update(`${part}\0`);
-  hash.update(readFileSync4(path3.join(root, lockfile)));
-  hash.update("\0");
-  hash.update(manifestText);
-  return { key: hash.digest("hex").slice(0, 32), lockfile };
+  const part = (text2) => {
+    hash.update(text2);
+    hash.update("\0");
+  };
+  for (const text2 of [process.version, process.platform, process.arch, command]) part(text2);
+  if (lockfile) {
+    part("benchgate-install-1");
+    part(lockfile);
+    part(readFileSync4(path3.join(root, lockfile)));
+    part(manifestText);
+    return { key: hash.digest("hex").slice(0, 32), same: `the same ${lockfile} and package.json`, acrossRuns: true };
+  }
+  part("benchgate-install-deps-1");
+  part(JSON.stringify([...DEPENDENCY_FIELDS, ...RESOLUTION_FIELDS].map((field) => [field, manifest[field] ?? null])));
+  for (const file of SETTINGS_FILES) part(existsSync3(path3.join(root, file)) ? readFileSync4(path3.join(root, file)) : `no ${file}`);
+  return { key: `run-${hash.digest("hex").slice(0, 28)}`, same: "the same dependency set, no lockfile", acrossRuns: false };
 }
 var Installs = class {
-  constructor(folder) {
+  /**
+   * @param folder where installs are kept (--install-cache, across runs; or a folder of this run's)
+   * @param runFolder a folder of this run's, removed at its end, for installs that must not outlive it (no
+   *   lockfile); without one they are reused in place, from the checkout that made them, while it lives
+   */
+  constructor(folder, runFolder) {
     this.folder = folder;
+    this.runFolder = runFolder;
   }
   folder;
+  runFolder;
   seen = /* @__PURE__ */ new Map();
   /** A node_modules installed for `key`, and where it came from, if one is known. */
   find(key) {
     const known = this.seen.get(key);
     if (known && existsSync3(known.from)) return known;
-    if (!this.folder) return void 0;
+    if (!this.folder || key.startsWith("run-")) return void 0;
     const kept = path3.join(this.folder, key, "node_modules");
     if (!existsSync3(kept)) return void 0;
     const now = /* @__PURE__ */ new Date();
@@ -65683,17 +65704,18 @@ var Installs = class {
   restore(found, root) {
     cpSync(found.from, path3.join(root, "node_modules"), { recursive: true, verbatimSymlinks: true });
   }
-  /** `root`'s node_modules was installed for `key` (by `what`, for the log of a later reuse). */
-  remember(key, root, what) {
+  /** `root`'s node_modules was installed for `key` (by `what`, for the log of a later reuse); `acrossRuns`: it may be kept for later runs. */
+  remember(key, root, what, acrossRuns = true) {
     const installed = path3.join(root, "node_modules");
     if (!existsSync3(installed)) return;
-    if (!this.folder) {
+    const folder = acrossRuns ? this.folder : this.runFolder;
+    if (!folder) {
       this.seen.set(key, { from: installed, what });
       return;
     }
-    const entry = path3.join(this.folder, key);
+    const entry = path3.join(folder, key);
     if (existsSync3(entry)) return;
-    const partial = path3.join(this.folder, `.${key}.${randomBytes2(4).toString("hex")}`);
+    const partial = path3.join(folder, `.${key}.${randomBytes2(4).toString("hex")}`);
     mkdirSync(partial, { recursive: true });
     try {
       cpSync(installed, path3.join(partial, "node_modules"), { recursive: true, verbatimSymlinks: true });
@@ -65703,11 +65725,10 @@ var Installs = class {
     } finally {
       rmSync(partial, { recursive: true, force: true });
     }
-    this.evict();
+    if (folder === this.folder) this.evict(folder);
   }
   /** Keep the KEEP most recently used entries of the folder. */
-  evict() {
-    const folder = this.folder;
+  evict(folder) {
     const entries = readdirSync2(folder).filter((name2) => !name2.startsWith(".")).map((name2) => ({ name: name2, used: statSync(path3.join(folder, name2)).mtimeMs })).sort((a, b) => b.used - a.used);
     for (const { name: name2 } of entries.slice(KEEP)) rmSync(path3.join(folder, name2), { recursive: true, force: true });
   }
@@ -65800,7 +65821,7 @@ async function prepare(revision, options, installs) {
     const reuse = step === "install" ? installKey(revision.root, command) : void 0;
     const from = reuse?.key === void 0 ? void 0 : restore(installs, reuse.key, revision.root);
     if (from && reuse?.key !== void 0) {
-      options.log(`install ${revision.label}: reused the install of ${from} (the same ${reuse.lockfile} and package.json)`);
+      options.log(`install ${revision.label}: reused the install of ${from} (${reuse.same})`);
       continue;
     }
     options.log(`${step} ${revision.label}: ${command}`);
@@ -65816,7 +65837,7 @@ ${indent(result.tail.lines(20))}`
       );
     }
     options.log(`${step} ${revision.label}: done in ${((Date.now() - started) / 1e3).toFixed(1)}s`);
-    if (reuse?.key !== void 0) installs.remember(reuse.key, revision.root, describe2);
+    if (reuse?.key !== void 0) installs.remember(reuse.key, revision.root, describe2, reuse.acrossRuns);
   }
 }
 function restore(installs, key, root) {
@@ -74357,7 +74378,7 @@ var USAGE = `Usage: benchgate compare --base <ref> [options]
        benchgate trend [--history <file>] [--anchor <anchor>] [--markdown <file>]
        benchgate drift [--anchor <anchor>] [--drift-budget <p>] [--history <file>] [compare options]
        benchgate bisect --good <ref> [--bad <ref>] [--benchmark <pattern>] [--json <file>]
-       benchgate publish --out <dir> [<history file>...] [--anchor tag:<pattern>] [--repository <url>]
+       benchgate publish --out <dir> [<history file>...] [--anchor tag:<pattern>] [--bisect <file>]
 
 Compare the micro-benchmarks and HTTP load tests of two git revisions and fail when a budget is broken.
 
@@ -74418,7 +74439,8 @@ against --good, by side-by-side compares: about log2(commits) of them. publish w
 (the files given, shell patterns expanded, default --history) as a static site to --out: an overview,
 a page per benchmark, an Atom feed of regressions (docs/history.md#a-site-of-the-history); --anchor
 tag:<pattern> names the releases (default tag:v*), --repository the https URL commits link to
-(default: the origin remote's), --site-url where the site is served (for the feed), --title its title.
+(default: the origin remote's), --site-url where the site is served (for the feed), --title its title,
+--bisect <file> (repeatable) a bisect --json result to show on the pages of the benchmarks it searched for.
 
 Exit codes: 0 every budget holds, 1 a budget is broken, 2 an error.`;
 var OPTIONS = {
@@ -74447,6 +74469,7 @@ var OPTIONS = {
   bad: { type: "string" },
   benchmark: { type: "string" },
   out: { type: "string" },
+  bisect: { type: "string", multiple: true },
   repository: { type: "string" },
   "site-url": { type: "string" },
   title: { type: "string" },
@@ -74548,7 +74571,8 @@ ${USAGE}`);
       releases: releases.slice(4),
       repository: values.repository,
       siteUrl: values["site-url"],
-      title: values.title
+      title: values.title,
+      bisects: values.bisect ?? []
     };
   }
   if (positionals[0] !== "compare" || positionals.length > 1) {
@@ -75620,6 +75644,11 @@ async function runTrend(command, io) {
   const trend = trendSince(records, gate, { head, anchor: anchor ?? (spec?.kind === "tag" ? spec : void 0) });
   io.print(`${trendText(trend).join("\n")}
 `);
+  const others = [...new Set(records.map((r) => r.gate))].filter((g2) => g2 !== gate);
+  if (!records.some((r) => r.gate === gate) && others.length)
+    io.gate.log(
+      `${command.history} holds no record of this gate ('${gate}', from this directory and config) but ${others.length} other(s): ${others.slice(0, 5).map((g2) => `'${g2}'`).join(", ")}. Run trend with the --config (and from the directory) the records were made with.`
+    );
   if (command.markdown) io.write(command.markdown, trendMarkdown(trend).markup);
   return 0;
 }
@@ -75686,7 +75715,7 @@ async function runBisect(command, io) {
 }
 
 // src/cli/publish.ts
-import { existsSync as existsSync11 } from "node:fs";
+import { existsSync as existsSync11, readFileSync as readFileSync14 } from "node:fs";
 import path19 from "node:path";
 
 // src/history/publish.ts
@@ -75821,12 +75850,53 @@ function siteFiles(records, options) {
     repository,
     gates,
     rows,
-    alerts: newestFirst.slice(0, MAX_ALERTS)
+    alerts: newestFirst.slice(0, MAX_ALERTS),
+    bisects: [...options.bisects ?? []]
   };
   files.push({ path: "data/overview.js", text: dataScript("overview", overview) });
   files.push({ path: "feed.xml", text: atomFeed(overview, newestFirst.filter((a) => a.broke).slice(0, MAX_FEED), options.siteUrl) });
   files.push({ path: "index.html", text: indexHtml(options.title) });
   return files;
+}
+function bisectOf(value, source) {
+  const fail = (what) => {
+    throw new UserError(`${source}: not a bisect result (benchgate bisect --json): ${what}.`);
+  };
+  const object = (v, what) => typeof v === "object" && v !== null && !Array.isArray(v) ? v : fail(what);
+  const sha = (v, what) => typeof v === "string" && /^[0-9a-f]{40}$/.test(v) ? v : fail(`${what} is not a commit sha`);
+  const text2 = (v, what) => typeof v === "string" ? v : fail(`${what} is not a string`);
+  const change = (v, what) => {
+    const c = object(v, `${what} is not a change`);
+    if (![c.estimate, c.low, c.high].every((x) => typeof x === "number" && Number.isFinite(x)))
+      fail(`${what} is not { estimate, low, high }`);
+    return rounded(c);
+  };
+  const r = object(value, "not an object");
+  const targets = Array.isArray(r.targets) ? r.targets.map((t, i) => text2(t, `targets[${i}]`)) : fail("targets is not a list");
+  const first = r.firstBad === void 0 ? null : object(r.firstBad, "firstBad is not an object");
+  const undecided = r.undecided === void 0 ? null : object(r.undecided, "undecided is not an object");
+  return {
+    good: sha(r.good, "good"),
+    bad: sha(r.bad, "bad"),
+    targets,
+    compares: typeof r.compares === "number" && Number.isInteger(r.compares) ? r.compares : fail("compares is not a count"),
+    firstBad: first ? {
+      commit: sha(object(first.commit, "firstBad.commit is not an object").sha, "firstBad.commit.sha"),
+      subject: text2(object(first.commit, "firstBad.commit").subject, "firstBad.commit.subject").slice(0, 200),
+      alone: first.alone === true,
+      changes: (Array.isArray(first.changes) ? first.changes : fail("firstBad.changes is not a list")).map((c, i) => {
+        const entry = object(c, `firstBad.changes[${i}]`);
+        return {
+          id: text2(entry.id, `firstBad.changes[${i}].id`),
+          sinceGood: change(entry.sinceGood, `firstBad.changes[${i}].sinceGood`),
+          step: change(entry.step, `firstBad.changes[${i}].step`)
+        };
+      })
+    } : null,
+    undecided: undecided ? { after: sha(undecided.after, "undecided.after"), upTo: sha(undecided.upTo, "undecided.upTo") } : null,
+    noLoss: r.noLoss === true,
+    error: r.error === void 0 ? null : text2(r.error, "error").slice(0, 500)
+  };
 }
 function withoutGate(drift) {
   return {
@@ -75961,6 +76031,15 @@ async function runPublish(command, io) {
     )).flat();
     if (records.length === 0)
       throw new Error(`no history records in ${command.histories.join(", ")}: record some first (benchgate record).`);
+    const bisects = reportFiles(command.bisects, io.cwd).map((file) => {
+      let value;
+      try {
+        value = JSON.parse(readFileSync14(file, "utf8"));
+      } catch (error) {
+        throw new Error(`${file}: not JSON (${messageOf(error)})`);
+      }
+      return bisectOf(value, file);
+    });
     const remote = command.repository ?? await git(["remote", "get-url", "origin"], io.cwd).catch(() => "");
     const repository = repositoryOfRemote(remote) ?? void 0;
     if (command.repository && !repository)
@@ -75974,6 +76053,7 @@ async function runPublish(command, io) {
       repository,
       siteUrl: command.siteUrl,
       drift,
+      bisects,
       assets: path19.join(path19.dirname(io.runnerPath), "site")
     });
     io.stderr.write(
@@ -76146,14 +76226,13 @@ function runList(command, io) {
 async function withProgress(io, command, body) {
   const progress = progressPrinter(io.stderr);
   const trap = cliTrap(io, progress);
-  let folder;
   const history = ["record", "drift", "bisect"].includes(command.kind);
-  if (command.installCache !== void 0) folder = path20.resolve(io.cwd, command.installCache);
-  else if (history) folder = mkdtempSync4(path20.join(os9.tmpdir(), "benchgate-installs-"));
-  const removeFolder = command.installCache === void 0 && folder ? () => rmSync7(folder, { recursive: true, force: true }) : () => void 0;
+  const runFolder = history ? mkdtempSync4(path20.join(os9.tmpdir(), "benchgate-installs-")) : void 0;
+  const folder = command.installCache !== void 0 ? path20.resolve(io.cwd, command.installCache) : runFolder;
+  const removeFolder = runFolder ? () => rmSync7(runFolder, { recursive: true, force: true }) : () => void 0;
   const forget = trap.onCleanup(removeFolder);
   try {
-    return await body(gateIo(io, progress, trap, folder === void 0 ? void 0 : new Installs(folder)), progress);
+    return await body(gateIo(io, progress, trap, folder === void 0 ? void 0 : new Installs(folder, runFolder)), progress);
   } catch (error) {
     killAll();
     progress.done();
@@ -76229,7 +76308,7 @@ function progressPrinter(stream) {
 }
 
 // src/util/secrets.ts
-import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync14, readSync, writeSync } from "node:fs";
+import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync15, readSync, writeSync } from "node:fs";
 function forgetSecrets(env = process.env) {
   const jobFiles = Object.fromEntries(
     Object.entries(env).filter((entry) => JOB_FILES.has(entry[0].toUpperCase()) && entry[1] !== void 0)
@@ -76244,7 +76323,7 @@ function forgetSecrets(env = process.env) {
 function wipeInitialEnvironment(names) {
   let fd;
   try {
-    const stat2 = readFileSync14("/proc/self/stat", "utf8");
+    const stat2 = readFileSync15("/proc/self/stat", "utf8");
     const fields = stat2.slice(stat2.lastIndexOf(")") + 2).split(" ");
     const start = Number(fields[50 - 3]);
     const end = Number(fields[51 - 3]);

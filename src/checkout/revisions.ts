@@ -159,7 +159,7 @@ async function prepare(revision: Revision, options: CheckoutOptions, installs: I
     const reuse = step === 'install' ? installKey(revision.root, command) : undefined;
     const from = reuse?.key === undefined ? undefined : restore(installs, reuse.key, revision.root);
     if (from && reuse?.key !== undefined) {
-      options.log(`install ${revision.label}: reused the install of ${from} (the same ${reuse.lockfile} and package.json)`);
+      options.log(`install ${revision.label}: reused the install of ${from} (${reuse.same})`);
       continue;
     }
     options.log(`${step} ${revision.label}: ${command}`);
@@ -177,7 +177,7 @@ async function prepare(revision: Revision, options: CheckoutOptions, installs: I
       );
     }
     options.log(`${step} ${revision.label}: done in ${((Date.now() - started) / 1000).toFixed(1)}s`);
-    if (reuse?.key !== undefined) installs.remember(reuse.key, revision.root, describe);
+    if (reuse?.key !== undefined) installs.remember(reuse.key, revision.root, describe, reuse.acrossRuns);
   }
 }
 

@@ -12,7 +12,7 @@ export const USAGE = `Usage: benchgate compare --base <ref> [options]
        benchgate trend [--history <file>] [--anchor <anchor>] [--markdown <file>]
        benchgate drift [--anchor <anchor>] [--drift-budget <p>] [--history <file>] [compare options]
        benchgate bisect --good <ref> [--bad <ref>] [--benchmark <pattern>] [--json <file>]
-       benchgate publish --out <dir> [<history file>...] [--anchor tag:<pattern>] [--repository <url>]
+       benchgate publish --out <dir> [<history file>...] [--anchor tag:<pattern>] [--bisect <file>]
 
 Compare the micro-benchmarks and HTTP load tests of two git revisions and fail when a budget is broken.
 
@@ -73,7 +73,8 @@ against --good, by side-by-side compares: about log2(commits) of them. publish w
 (the files given, shell patterns expanded, default --history) as a static site to --out: an overview,
 a page per benchmark, an Atom feed of regressions (docs/history.md#a-site-of-the-history); --anchor
 tag:<pattern> names the releases (default tag:v*), --repository the https URL commits link to
-(default: the origin remote's), --site-url where the site is served (for the feed), --title its title.
+(default: the origin remote's), --site-url where the site is served (for the feed), --title its title,
+--bisect <file> (repeatable) a bisect --json result to show on the pages of the benchmarks it searched for.
 
 Exit codes: 0 every budget holds, 1 a budget is broken, 2 an error.`;
 
@@ -131,6 +132,7 @@ type CommandKind =
       repository: string | undefined;
       siteUrl: string | undefined;
       title: string | undefined;
+      bisects: string[];
     }
   | {
       kind: 'bisect';
@@ -192,6 +194,7 @@ const OPTIONS = {
   bad: { type: 'string' },
   benchmark: { type: 'string' },
   out: { type: 'string' },
+  bisect: { type: 'string', multiple: true },
   repository: { type: 'string' },
   'site-url': { type: 'string' },
   title: { type: 'string' },
@@ -291,6 +294,7 @@ function commandOf(values: Values, positionals: string[]): CommandKind {
       repository: values.repository,
       siteUrl: values['site-url'],
       title: values.title,
+      bisects: values.bisect ?? [],
     };
   }
   if (positionals[0] !== 'compare' || positionals.length > 1) {

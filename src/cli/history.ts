@@ -73,6 +73,14 @@ export async function runTrend(command: Extract<Command, { kind: 'trend' }>, io:
   const anchor = spec && spec.kind !== 'tag' && head ? await resolveAnchor(spec, head, io.cwd) : undefined;
   const trend = trendSince(records, gate, { head, anchor: anchor ?? (spec?.kind === 'tag' ? spec : undefined) });
   io.print(`${trendText(trend).join('\n')}\n`);
+  const others = [...new Set(records.map((r) => r.gate))].filter((g) => g !== gate);
+  if (!records.some((r) => r.gate === gate) && others.length)
+    io.gate.log(
+      `${command.history} holds no record of this gate ('${gate}', from this directory and config) but ${others.length} other(s): ${others
+        .slice(0, 5)
+        .map((g) => `'${g}'`)
+        .join(', ')}. Run trend with the --config (and from the directory) the records were made with.`,
+    );
   if (command.markdown) io.write(command.markdown, trendMarkdown(trend).markup);
   return 0;
 }

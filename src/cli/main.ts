@@ -209,16 +209,15 @@ async function withProgress(
 ): Promise<number> {
   const progress = progressPrinter(io.stderr);
   const trap = cliTrap(io, progress);
-  // Installs kept across runs (--install-cache); else the history commands' compares share a folder of this run's.
-  let folder: string | undefined;
+  // Installs kept across runs (--install-cache); the history commands' compares share a folder of this run's too,
+  // for the installs that must not outlive it (no lockfile) and, without a cache, for all of them.
   const history = ['record', 'drift', 'bisect'].includes(command.kind);
-  if (command.installCache !== undefined) folder = path.resolve(io.cwd, command.installCache);
-  else if (history) folder = mkdtempSync(path.join(os.tmpdir(), 'benchgate-installs-'));
-  const removeFolder =
-    command.installCache === undefined && folder ? () => rmSync(folder, { recursive: true, force: true }) : () => undefined;
+  const runFolder = history ? mkdtempSync(path.join(os.tmpdir(), 'benchgate-installs-')) : undefined;
+  const folder = command.installCache !== undefined ? path.resolve(io.cwd, command.installCache) : runFolder;
+  const removeFolder = runFolder ? () => rmSync(runFolder, { recursive: true, force: true }) : () => undefined;
   const forget = trap.onCleanup(removeFolder);
   try {
-    return await body(gateIo(io, progress, trap, folder === undefined ? undefined : new Installs(folder)), progress);
+    return await body(gateIo(io, progress, trap, folder === undefined ? undefined : new Installs(folder, runFolder)), progress);
   } catch (error) {
     killAll();
     progress.done();

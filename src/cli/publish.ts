@@ -1,9 +1,9 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { git } from '../checkout/git.js';
 import { writeSite } from '../history/publish.js';
 import { DEFAULT_HISTORY_LIMIT } from '../history/record.js';
-import { repositoryOfRemote } from '../history/site.js';
+import { bisectOf, repositoryOfRemote } from '../history/site.js';
 import { codecFileStore, fileStore, MAX_PUBLISHED_BYTES } from '../history/store.js';
 import { DRIFT_CODEC, DRIFT_LIMIT, driftFileOf } from '../history/drift-record.js';
 import { reportFiles } from '../report/read.js';
@@ -29,6 +29,15 @@ export async function runPublish(
     ).flat();
     if (records.length === 0)
       throw new Error(`no history records in ${command.histories.join(', ')}: record some first (benchgate record).`);
+    const bisects = reportFiles(command.bisects, io.cwd).map((file) => {
+      let value: unknown;
+      try {
+        value = JSON.parse(readFileSync(file, 'utf8'));
+      } catch (error) {
+        throw new Error(`${file}: not JSON (${messageOf(error)})`);
+      }
+      return bisectOf(value, file);
+    });
     const remote = command.repository ?? (await git(['remote', 'get-url', 'origin'], io.cwd).catch(() => ''));
     const repository = repositoryOfRemote(remote) ?? undefined;
     if (command.repository && !repository)
@@ -42,6 +51,7 @@ export async function runPublish(
       repository,
       siteUrl: command.siteUrl,
       drift,
+      bisects,
       assets: path.join(path.dirname(io.runnerPath), 'site'),
     });
     io.stderr.write(

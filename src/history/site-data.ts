@@ -40,6 +40,24 @@ export interface SiteDrift {
   benchmarks: { id: string; verdict: string; change: SiteInterval | null }[];
 }
 
+/** A bisect's outcome (`benchgate bisect --json`), shown on the pages of the benchmarks it searched for. */
+export interface SiteBisect {
+  good: string;
+  bad: string;
+  targets: string[];
+  compares: number;
+  firstBad: {
+    commit: string;
+    subject: string;
+    alone: boolean;
+    changes: { id: string; sinceGood: SiteInterval; step: SiteInterval }[];
+  } | null;
+  /** The range the first bad commit is in, when the search could not narrow it to one. */
+  undecided: { after: string; upTo: string } | null;
+  noLoss: boolean;
+  error: string | null;
+}
+
 export interface SiteRow {
   /** Index into `gates`. */
   gate: number;
@@ -83,6 +101,7 @@ export interface SiteOverview {
   gates: SiteGate[];
   rows: SiteRow[];
   alerts: SiteAlert[];
+  bisects: SiteBisect[];
 }
 
 export interface SitePush {

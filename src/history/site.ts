@@ -1,10 +1,12 @@
 import picomatch from 'picomatch';
 import { chainOf, chainSteps, newestTip, trendOf, type Interval } from './chain.js';
+import { UserError } from '../util/errors.js';
 import type { HistoryRecord } from './record.js';
 import type {
   SiteAlert,
   SiteAnchor,
   SiteBenchmark,
+  SiteBisect,
   SiteDataKind,
   SiteDrift,
   SiteGate,
@@ -33,6 +35,8 @@ export interface SiteOptions {
   siteUrl?: string | undefined;
   /** Drift verdicts recorded per gate, newest last. */
   drift?: readonly (SiteDrift & { gate: string })[] | undefined;
+  /** Bisect outcomes (read with bisectOf), shown on the pages of the benchmarks they searched for. */
+  bisects?: readonly SiteBisect[] | undefined;
 }
 
 export interface SiteFile {
@@ -182,11 +186,60 @@ export function siteFiles(records: readonly HistoryRecord[], options: SiteOption
     gates,
     rows,
     alerts: newestFirst.slice(0, MAX_ALERTS),
+    bisects: [...(options.bisects ?? [])],
   };
   files.push({ path: 'data/overview.js', text: dataScript('overview', overview) });
   files.push({ path: 'feed.xml', text: atomFeed(overview, newestFirst.filter((a) => a.broke).slice(0, MAX_FEED), options.siteUrl) });
   files.push({ path: 'index.html', text: indexHtml(options.title) });
   return files;
+}
+
+/**
+ * A `bisect --json` file's outcome, read strictly (a file named on the command line, checked as any input is):
+ * what the site shows of it, or an error naming the field at fault.
+ */
+export function bisectOf(value: unknown, source: string): SiteBisect {
+  const fail = (what: string): never => {
+    throw new UserError(`${source}: not a bisect result (benchgate bisect --json): ${what}.`);
+  };
+  const object = (v: unknown, what: string) =>
+    typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : fail(what);
+  const sha = (v: unknown, what: string) => (typeof v === 'string' && /^[0-9a-f]{40}$/.test(v) ? v : fail(`${what} is not a commit sha`));
+  const text = (v: unknown, what: string) => (typeof v === 'string' ? v : fail(`${what} is not a string`));
+  const change = (v: unknown, what: string): SiteInterval => {
+    const c = object(v, `${what} is not a change`);
+    if (![c.estimate, c.low, c.high].every((x) => typeof x === 'number' && Number.isFinite(x)))
+      fail(`${what} is not { estimate, low, high }`);
+    return rounded(c as unknown as Interval);
+  };
+  const r = object(value, 'not an object');
+  const targets = Array.isArray(r.targets) ? r.targets.map((t, i) => text(t, `targets[${i}]`)) : fail('targets is not a list');
+  const first = r.firstBad === undefined ? null : object(r.firstBad, 'firstBad is not an object');
+  const undecided = r.undecided === undefined ? null : object(r.undecided, 'undecided is not an object');
+  return {
+    good: sha(r.good, 'good'),
+    bad: sha(r.bad, 'bad'),
+    targets,
+    compares: typeof r.compares === 'number' && Number.isInteger(r.compares) ? r.compares : fail('compares is not a count'),
+    firstBad: first
+      ? {
+          commit: sha(object(first.commit, 'firstBad.commit is not an object').sha, 'firstBad.commit.sha'),
+          subject: text(object(first.commit, 'firstBad.commit').subject, 'firstBad.commit.subject').slice(0, 200),
+          alone: first.alone === true,
+          changes: (Array.isArray(first.changes) ? first.changes : fail('firstBad.changes is not a list')).map((c, i) => {
+            const entry = object(c, `firstBad.changes[${i}]`);
+            return {
+              id: text(entry.id, `firstBad.changes[${i}].id`),
+              sinceGood: change(entry.sinceGood, `firstBad.changes[${i}].sinceGood`),
+              step: change(entry.step, `firstBad.changes[${i}].step`),
+            };
+          }),
+        }
+      : null,
+    undecided: undecided ? { after: sha(undecided.after, 'undecided.after'), upTo: sha(undecided.upTo, 'undecided.upTo') } : null,
+    noLoss: r.noLoss === true,
+    error: r.error === undefined ? null : text(r.error, 'error').slice(0, 500),
+  };
 }
 
 function withoutGate(drift: SiteDrift & { gate: string }): SiteDrift {

@@ -75,6 +75,13 @@ describe('history of main, from the CLI', () => {
     const marks = lines.findIndex((line, i) => i > lines.indexOf(title) && line.includes('└'));
     expect(lines[marks]).toMatch(/└▲/);
     expect(lines[marks + 1]!.indexOf('v1.0.0')).toBe(lines[marks]!.indexOf('▲'));
+    // Another config is another gate: nothing of it recorded, and the log says which gates the file holds.
+    const other = await runCli(['trend', '--history', 'history.jsonl', '--config', 'other.yml'], dir);
+    expect(other.code).toBe(0);
+    expect(other.stdout).toContain("main's trend: no history recorded yet");
+    expect(other.stderr).toContain(
+      "history.jsonl holds no record of this gate ('other.yml', from this directory and config) but 1 other(s)",
+    );
 
     // Drift: HEAD against v1.0.0, side by side, at a 10% cumulative budget: 8× the work, far past it in every round of the first look.
     const drift = await runCli(

@@ -16,6 +16,8 @@ import { runCli } from './helpers.js';
 
 const REPO = 'https://github.com/markedjs/marked';
 const REAL = path.resolve('fixtures/history/marked.jsonl');
+/** `benchgate bisect --good v2.1.3 --bad v3.0.0 --benchmark '*list*' --json` on the same range, as run then. */
+const BISECT = path.resolve('fixtures/history/marked-bisect.json');
 const HOSTILE_SUBJECT = `<img src=x onerror="window.__pwned=1"></script><script>window.__pwned=2</script> \u202eevil\u202c (#42)`;
 const HOSTILE_ID = `bench/x.bench.js > <b onmouseover="window.__pwned=3">${'ج'.repeat(20)}</b>${'x'.repeat(10_000)}`;
 const HOSTILE_TAG = 'v9<svg onload="window.__pwned=4">';
@@ -76,7 +78,10 @@ beforeAll(async () => {
     })),
   };
   writeFileSync(path.join(dir, 'hostile.drift.jsonl'), `${JSON.stringify(drift)}\n`);
-  const run = await runCli(['publish', REAL, 'hostile.jsonl', '--out', 'site', '--repository', REPO, '--anchor', 'tag:v*'], dir);
+  const run = await runCli(
+    ['publish', REAL, 'hostile.jsonl', '--out', 'site', '--repository', REPO, '--anchor', 'tag:v*', '--bisect', BISECT],
+    dir,
+  );
   expect(run.code, run.stderr).toBe(0);
   browser = await puppeteer.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
 });
@@ -197,6 +202,18 @@ describe.skipIf(!executablePath)('the published history in Chromium', () => {
       const pr = /\(#(\d+)\)\s*$/.exec(r.subject)?.[1];
       expect(rows[i]!.pr).toBe(pr ? `${REPO}/pull/${pr}` : null);
     }
+    // The bisect that searched for it names its first bad commit, linked, with that commit's own step.
+    const bisect = JSON.parse(readFileSync(BISECT, 'utf8'));
+    const bisected = await page.$$eval('p.bisect', (ps) =>
+      ps.map((p) => ({ text: p.textContent, href: p.querySelector('a')?.getAttribute('href') })),
+    );
+    if (bisect.targets.includes(id)) {
+      expect(bisected).toHaveLength(1);
+      expect(bisected[0]!.href).toBe(`${REPO}/commit/${bisect.firstBad.commit.sha}`);
+      expect(bisected[0]!.text).toContain(
+        `first bad commit ${bisect.firstBad.commit.sha.slice(0, 7)} ${bisect.firstBad.commit.subject}: its own step −`,
+      );
+    } else expect(bisected).toEqual([]);
     // Hover and keyboard reach the same push: the newest, then the one before it, then the first.
     const info = () => page.$eval('.info a', (a) => a.getAttribute('href'));
     expect(await info()).toBe(`${REPO}/commit/${real.at(-1)!.commit}`);

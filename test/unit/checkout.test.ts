@@ -292,17 +292,76 @@ describe('installs reused', () => {
     expect(runs()).toBe(2);
   });
 
-  it('keys an install by the command, the lockfile and package.json, and needs an npm lockfile', () => {
+  it('keys an install by the command, the lockfile and package.json, for later runs too (npm, pnpm and yarn lockfiles)', () => {
     const root = tempDir('benchgate-project-');
     write(root, npmProject());
-    const key = installKey(root, 'npm ci').key;
-    expect(key).toMatch(/^[0-9a-f]{32}$/);
-    expect(installKey(root, 'npm ci --omit=dev').key).not.toBe(key);
+    const first = installKey(root, 'npm ci');
+    expect(first).toEqual({
+      key: expect.stringMatching(/^[0-9a-f]{32}$/),
+      same: 'the same package-lock.json and package.json',
+      acrossRuns: true,
+    });
+    expect(installKey(root, 'npm ci --omit=dev').key).not.toBe(first.key);
     write(root, { 'package.json': npmProject({ description: 'changed' })['package.json'] });
-    expect(installKey(root, 'npm ci').key).not.toBe(key);
-    const yarn = tempDir('benchgate-project-');
-    write(yarn, { 'yarn.lock': '', 'package.json': '{}' });
-    expect(installKey(yarn, 'yarn install --immutable')).toEqual({ key: undefined, reason: 'no npm lockfile' });
+    expect(installKey(root, 'npm ci').key).not.toBe(first.key);
+    for (const lockfile of ['yarn.lock', 'pnpm-lock.yaml']) {
+      const other = tempDir('benchgate-project-');
+      write(other, { [lockfile]: 'lock\n', 'package.json': '{}' });
+      const key = installKey(other, 'install');
+      expect(key).toMatchObject({ same: `the same ${lockfile} and package.json`, acrossRuns: true });
+      write(other, { [lockfile]: 'lock 2\n' });
+      expect(installKey(other, 'install').key).not.toBe(key.key);
+    }
+  });
+
+  it('keys an install without a lockfile by its dependency set, for this run only', () => {
+    const root = tempDir('benchgate-project-');
+    const manifest = (extra: Record<string, unknown> = {}) => ({
+      'package.json': `${JSON.stringify({ name: 'x', version: '1.0.0', dependencies: { dep: '^1.0.0' }, ...extra })}\n`,
+    });
+    write(root, manifest());
+    const key = installKey(root, 'npm install');
+    expect(key).toEqual({
+      key: expect.stringMatching(/^run-[0-9a-f]{28}$/),
+      same: 'the same dependency set, no lockfile',
+      acrossRuns: false,
+    });
+    // What does not change the install (another version, description or script) keeps the key: each commit of a range has its own.
+    write(root, manifest({ version: '1.0.1', description: 'x', scripts: { test: 'node test.js' } }));
+    expect(installKey(root, 'npm install').key).toBe(key.key);
+    // What does changes it: a range, an override, the package manager, the project's .npmrc, the command.
+    for (const changed of [
+      manifest({ dependencies: { dep: '^1.1.0' } }),
+      manifest({ devDependencies: { tool: '1' } }),
+      manifest({ overrides: { dep: '1.0.0' } }),
+      manifest({ packageManager: 'pnpm@9.0.0' }),
+    ]) {
+      write(root, changed);
+      expect(installKey(root, 'npm install').key, changed['package.json']).not.toBe(key.key);
+    }
+    write(root, { ...manifest(), '.npmrc': 'registry=https://registry.example/\n' });
+    expect(installKey(root, 'npm install').key).not.toBe(key.key);
+    rmSync(path.join(root, '.npmrc'));
+    expect(installKey(root, 'npm install').key).toBe(key.key);
+    expect(installKey(root, 'npm install --omit=dev').key).not.toBe(key.key);
+  });
+
+  it('keeps an install without a lockfile in the run’s folder, never in the cache for later runs', () => {
+    const cache = tempDir('benchgate-cache-');
+    const run = tempDir('benchgate-run-');
+    const root = tempDir('benchgate-project-');
+    write(root, { 'node_modules/x/index.js': 'x\n' });
+    const installs = new Installs(cache, run);
+    installs.remember('run-abc', root, 'base (main @ 1234567)', false);
+    installs.remember('lockkey', root, 'base (main @ 1234567)', true);
+    expect(readdirSync(cache)).toEqual(['lockkey']);
+    expect(readdirSync(run)).toEqual(['run-abc']);
+    // This run finds both (the run's copy outlives the checkout that made it); a later run only the cached one.
+    rmSync(path.join(root, 'node_modules'), { recursive: true });
+    expect(installs.find('run-abc')).toEqual({ from: path.join(run, 'run-abc', 'node_modules'), what: 'base (main @ 1234567)' });
+    const later = new Installs(cache, tempDir('benchgate-run-'));
+    expect(later.find('run-abc')).toBeUndefined();
+    expect(later.find('lockkey')?.from).toBe(path.join(cache, 'lockkey', 'node_modules'));
   });
 
   it('keeps installs in a folder for later runs (another Installs, worktrees gone), the 8 most recently used', async () => {

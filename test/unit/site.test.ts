@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chainSteps } from '../../src/history/chain.js';
 import type { HistoryRecord } from '../../src/history/record.js';
-import { pullRequestOf, repositoryOfRemote, repositoryUrl, siteFiles } from '../../src/history/site.js';
+import { bisectOf, pullRequestOf, repositoryOfRemote, repositoryUrl, siteFiles } from '../../src/history/site.js';
 import type { SiteBenchmark, SiteOverview, SitePushes } from '../../src/history/site-data.js';
 
 const sha = (n: number) => n.toString(16).padStart(40, '0');
@@ -141,5 +141,48 @@ describe('publish: links', () => {
     expect(repositoryOfRemote('ssh://git@github.com/acme/widgets')).toBe('https://github.com/acme/widgets');
     for (const bad of ['javascript:alert(1)', 'http://github.com/a/b', 'https://github.com/a/b"><x', '/tmp/repo', ''])
       expect(repositoryUrl(bad), bad).toBeNull();
+  });
+});
+
+describe('publish: bisect results', () => {
+  const result = {
+    good: sha(1),
+    bad: sha(9),
+    targets: ['lookup'],
+    commits: [],
+    steps: [],
+    compares: 5,
+    firstBad: {
+      commit: { sha: sha(4), subject: 'slow lookup (#12)' },
+      changes: [
+        { id: 'lookup', sinceGood: { estimate: -0.3, low: -0.32, high: -0.28 }, step: { estimate: -0.29, low: -0.31, high: -0.27 } },
+      ],
+      alone: true,
+    },
+  };
+
+  it("keeps what the site shows of bisect --json's result", () => {
+    expect(bisectOf(result, 'b.json')).toEqual({
+      good: sha(1),
+      bad: sha(9),
+      targets: ['lookup'],
+      compares: 5,
+      firstBad: { commit: sha(4), subject: 'slow lookup (#12)', alone: true, changes: result.firstBad.changes },
+      undecided: null,
+      noLoss: false,
+      error: null,
+    });
+    const files = siteFiles(chain([0]), { ...options, bisects: [bisectOf(result, 'b.json')] });
+    expect(data<SiteOverview>(files, 'data/overview.js').bisects[0]!.firstBad!.commit).toBe(sha(4));
+  });
+
+  it('refuses another file, naming the field at fault', () => {
+    expect(() => bisectOf({ ...result, good: 'v1.0.0' }, 'b.json')).toThrow(
+      'b.json: not a bisect result (benchgate bisect --json): good is not a commit sha.',
+    );
+    expect(() =>
+      bisectOf({ ...result, firstBad: { ...result.firstBad, changes: [{ id: 'x', sinceGood: {}, step: {} }] } }, 'b.json'),
+    ).toThrow('firstBad.changes[0].sinceGood is not { estimate, low, high }');
+    expect(() => bisectOf([], 'b.json')).toThrow('not an object');
   });
 });

@@ -381,6 +381,7 @@ async function showBenchmark(row: SiteRow, n: number): Promise<void> {
           verdictBadge(drift.verdict),
           ` ${interval(drift.change)} (drift budget ${(100 * gate.drift!.driftBudget).toFixed(1)}%)`,
         ),
+      ...bisectsOf(row.id),
       el('h3', {}, `Chained change since ${gate.anchors[0]!.label} (log scale, 95% band; a large dot marks a release)`),
       cumulativeChart,
       el('h3', {}, 'Each push’s own step (its interval as its compare measured it, coloured by its verdict)'),
@@ -397,6 +398,39 @@ async function showBenchmark(row: SiteRow, n: number): Promise<void> {
   drawCharts(data, pushes, cumulativeChart, stepChart, show);
   show(pushes.length - 1);
   performance.mark('benchgate-benchmark');
+}
+
+/** What each bisect that searched for this benchmark found: the first bad commit and its step, or why none. */
+function bisectsOf(id: string): HTMLElement[] {
+  return overview.bisects
+    .filter((b) => b.targets.includes(id))
+    .map((b) => {
+      const range = `Bisect from ${short(b.good)} to ${short(b.bad)} (${b.compares} compares): `;
+      if (b.firstBad) {
+        const change = b.firstBad.changes.find((c) => c.id === id);
+        return el(
+          'p',
+          { class: 'bisect' },
+          range,
+          'first bad commit ',
+          link(short(b.firstBad.commit), commitUrl(b.firstBad.commit), `commit ${short(b.firstBad.commit)}`),
+          ' ',
+          el('span', { class: 'subject' }, b.firstBad.subject),
+          change ? `: its own step ${interval(change.step)}, ${interval(change.sinceGood)} since ${short(b.good)}` : '',
+          b.firstBad.alone
+            ? ' (the commit alone lost more than the budget)'
+            : ' (it tipped a loss spread over several commits past the budget)',
+        );
+      }
+      if (b.undecided)
+        return el('p', { class: 'bisect' }, range, `undecided between ${short(b.undecided.after)} and ${short(b.undecided.upTo)}`);
+      return el(
+        'p',
+        { class: 'bisect' },
+        range,
+        b.error ? `failed: ${b.error}` : b.noLoss ? 'no loss beyond the budget to find' : 'no first bad commit',
+      );
+    });
 }
 
 function chartLabel(data: SiteBenchmark, pushes: readonly SitePush[], kind: 'cumulative' | 'step'): string {
