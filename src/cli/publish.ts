@@ -34,7 +34,7 @@ export async function runPublish(
       try {
         value = JSON.parse(readFileSync(file, 'utf8'));
       } catch (error) {
-        throw new Error(`${file}: not JSON (${messageOf(error)})`);
+        throw new Error(`${file}: not JSON (${messageOf(error)})`, { cause: error });
       }
       return bisectOf(value, file);
     });
