@@ -76036,7 +76036,7 @@ async function runPublish(command, io) {
       try {
         value = JSON.parse(readFileSync14(file, "utf8"));
       } catch (error) {
-        throw new Error(`${file}: not JSON (${messageOf(error)})`);
+        throw new Error(`${file}: not JSON (${messageOf(error)})`, { cause: error });
       }
       return bisectOf(value, file);
     });
