@@ -1078,14 +1078,14 @@ var require_util = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path25 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path24 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path25 && path25[0] !== "/") {
-          path25 = `/${path25}`;
+        if (path24 && path24[0] !== "/") {
+          path24 = `/${path24}`;
         }
-        return new URL(`${origin}${path25}`);
+        return new URL(`${origin}${path24}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -1536,39 +1536,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path25, origin }
+          request: { method, path: path24, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path25);
+        debuglog("sending request to %s %s/%s", method, origin, path24);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path25, origin },
+          request: { method, path: path24, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path25,
+          path24,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path25, origin }
+          request: { method, path: path24, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path25);
+        debuglog("trailers received from %s %s/%s", method, origin, path24);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path25, origin },
+          request: { method, path: path24, origin },
           error: error2
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path25,
+          path24,
           error2.message
         );
       });
@@ -1617,9 +1617,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path25, origin }
+            request: { method, path: path24, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path25);
+          debuglog("sending request to %s %s/%s", method, origin, path24);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -1682,7 +1682,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path25,
+        path: path24,
         method,
         body,
         headers,
@@ -1697,11 +1697,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler2) {
-        if (typeof path25 !== "string") {
+        if (typeof path24 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path25[0] !== "/" && !(path25.startsWith("http://") || path25.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path24[0] !== "/" && !(path24.startsWith("http://") || path24.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path25)) {
+        } else if (invalidPathRegex.test(path24)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -1767,7 +1767,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path25, query) : path25;
+        this.path = query ? buildURL(path24, query) : path24;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -6460,7 +6460,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request2) {
-      const { method, path: path25, host, upgrade, blocking, reset } = request2;
+      const { method, path: path24, host, upgrade, blocking, reset } = request2;
       let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -6541,7 +6541,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path25} HTTP/1.1\r
+      let header = `${method} ${path24} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -7070,7 +7070,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request2) {
       const session = client[kHTTP2Session];
-      const { method, path: path25, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      const { method, path: path24, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
       let { body } = request2;
       if (upgrade) {
         util.errorRequest(client, request2, new Error("Upgrade not supported for H2"));
@@ -7167,7 +7167,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path25;
+      headers[HTTP2_HEADER_PATH] = path24;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -7520,9 +7520,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText2);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path25 = search ? `${pathname}${search}` : pathname;
+        const path24 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path25;
+        this.opts.path = path24;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -8761,10 +8761,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path25 = "/",
+          path: path24 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path25;
+        opts.path = origin + path24;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -10736,20 +10736,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path25) {
-      if (typeof path25 !== "string") {
-        return path25;
+    function safeUrl(path24) {
+      if (typeof path24 !== "string") {
+        return path24;
       }
-      const pathSegments = path25.split("?");
+      const pathSegments = path24.split("?");
       if (pathSegments.length !== 2) {
-        return path25;
+        return path24;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path25, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path25);
+    function matchKey(mockDispatch2, { path: path24, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path24);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -10771,7 +10771,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path25 }) => matchValue(safeUrl(path25), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path24 }) => matchValue(safeUrl(path24), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -10809,9 +10809,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path25, method, body, headers, query } = opts;
+      const { path: path24, method, body, headers, query } = opts;
       return {
-        path: path25,
+        path: path24,
         method,
         body,
         headers,
@@ -11274,10 +11274,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path25, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path24, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path25,
+            Path: path24,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -16156,9 +16156,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path25) {
-      for (let i = 0; i < path25.length; ++i) {
-        const code = path25.charCodeAt(i);
+    function validateCookiePath(path24) {
+      for (let i = 0; i < path24.length; ++i) {
+        const code = path24.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -19078,11 +19078,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path25 = opts.path;
+          let path24 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path25 = `/${path25}`;
+            path24 = `/${path24}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path25);
+          url = new URL(util.parseOrigin(url).origin + path24);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -24473,8 +24473,8 @@ var require_utils2 = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path25) {
-      let input = path25;
+    function removeDotSegments(path24) {
+      let input = path24;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -24548,11 +24548,11 @@ var require_utils2 = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path25) {
-      if (path25 === "" || path25[0] === "/") {
-        return removeDotSegments(path25);
+    function removeDotSegmentsRelative(path24) {
+      if (path24 === "" || path24[0] === "/") {
+        return removeDotSegments(path24);
       }
-      const segments = path25.split("/");
+      const segments = path24.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -24915,8 +24915,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path25 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path25 && path25 !== "/" ? path25 : void 0;
+        const path24 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path24 && path24 !== "/" ? path24 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -28374,17 +28374,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path25) {
-      const ctrl = callVisitor(key, node, visitor, path25);
+    function visit_(key, node, visitor, path24) {
+      const ctrl = callVisitor(key, node, visitor, path24);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path25, ctrl);
-        return visit_(key, ctrl, visitor, path25);
+        replaceNode(key, path24, ctrl);
+        return visit_(key, ctrl, visitor, path24);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path25 = Object.freeze(path25.concat(node));
+          path24 = Object.freeze(path24.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = visit_(i, node.items[i], visitor, path25);
+            const ci = visit_(i, node.items[i], visitor, path24);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -28395,13 +28395,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path25 = Object.freeze(path25.concat(node));
-          const ck = visit_("key", node.key, visitor, path25);
+          path24 = Object.freeze(path24.concat(node));
+          const ck = visit_("key", node.key, visitor, path24);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path25);
+          const cv = visit_("value", node.value, visitor, path24);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -28422,17 +28422,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path25) {
-      const ctrl = await callVisitor(key, node, visitor, path25);
+    async function visitAsync_(key, node, visitor, path24) {
+      const ctrl = await callVisitor(key, node, visitor, path24);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path25, ctrl);
-        return visitAsync_(key, ctrl, visitor, path25);
+        replaceNode(key, path24, ctrl);
+        return visitAsync_(key, ctrl, visitor, path24);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path25 = Object.freeze(path25.concat(node));
+          path24 = Object.freeze(path24.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = await visitAsync_(i, node.items[i], visitor, path25);
+            const ci = await visitAsync_(i, node.items[i], visitor, path24);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -28443,13 +28443,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path25 = Object.freeze(path25.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path25);
+          path24 = Object.freeze(path24.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path24);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path25);
+          const cv = await visitAsync_("value", node.value, visitor, path24);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -28476,23 +28476,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path25) {
+    function callVisitor(key, node, visitor, path24) {
       if (typeof visitor === "function")
-        return visitor(key, node, path25);
+        return visitor(key, node, path24);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path25);
+        return visitor.Map?.(key, node, path24);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path25);
+        return visitor.Seq?.(key, node, path24);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path25);
+        return visitor.Pair?.(key, node, path24);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path25);
+        return visitor.Scalar?.(key, node, path24);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path25);
+        return visitor.Alias?.(key, node, path24);
       return void 0;
     }
-    function replaceNode(key, path25, node) {
-      const parent = path25[path25.length - 1];
+    function replaceNode(key, path24, node) {
+      const parent = path24[path24.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -29104,10 +29104,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema2, path25, value) {
+    function collectionFromPath(schema2, path24, value) {
       let v = value;
-      for (let i = path25.length - 1; i >= 0; --i) {
-        const k = path25[i];
+      for (let i = path24.length - 1; i >= 0; --i) {
+        const k = path24[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -29126,7 +29126,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path25) => path25 == null || typeof path25 === "object" && !!path25[Symbol.iterator]().next().done;
+    var isEmptyPath = (path24) => path24 == null || typeof path24 === "object" && !!path24[Symbol.iterator]().next().done;
     var Collection2 = class extends Node.NodeBase {
       constructor(type, schema2) {
         super(type);
@@ -29156,11 +29156,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path25, value) {
-        if (isEmptyPath(path25))
+      addIn(path24, value) {
+        if (isEmptyPath(path24))
           this.add(value);
         else {
-          const [key, ...rest] = path25;
+          const [key, ...rest] = path24;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -29174,8 +29174,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path25) {
-        const [key, ...rest] = path25;
+      deleteIn(path24) {
+        const [key, ...rest] = path24;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -29189,8 +29189,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path25, keepScalar) {
-        const [key, ...rest] = path25;
+      getIn(path24, keepScalar) {
+        const [key, ...rest] = path24;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -29208,8 +29208,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path25) {
-        const [key, ...rest] = path25;
+      hasIn(path24) {
+        const [key, ...rest] = path24;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -29219,8 +29219,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path25, value) {
-        const [key, ...rest] = path25;
+      setIn(path24, value) {
+        const [key, ...rest] = path24;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -31735,9 +31735,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path25, value) {
+      addIn(path24, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path25, value);
+          this.contents.addIn(path24, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -31812,14 +31812,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path25) {
-        if (Collection2.isEmptyPath(path25)) {
+      deleteIn(path24) {
+        if (Collection2.isEmptyPath(path24)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path25) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path24) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -31834,10 +31834,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path25, keepScalar) {
-        if (Collection2.isEmptyPath(path25))
+      getIn(path24, keepScalar) {
+        if (Collection2.isEmptyPath(path24))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path25, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path24, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -31848,10 +31848,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path25) {
-        if (Collection2.isEmptyPath(path25))
+      hasIn(path24) {
+        if (Collection2.isEmptyPath(path24))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path25) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path24) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -31868,13 +31868,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path25, value) {
-        if (Collection2.isEmptyPath(path25)) {
+      setIn(path24, value) {
+        if (Collection2.isEmptyPath(path24)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path25), value);
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path24), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path25, value);
+          this.contents.setIn(path24, value);
         }
       }
       /**
@@ -33835,9 +33835,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path25) => {
+    visit.itemAtPath = (cst, path24) => {
       let item = cst;
-      for (const [field, index] of path25) {
+      for (const [field, index] of path24) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -33846,23 +33846,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path25) => {
-      const parent = visit.itemAtPath(cst, path25.slice(0, -1));
-      const field = path25[path25.length - 1][0];
+    visit.parentCollection = (cst, path24) => {
+      const parent = visit.itemAtPath(cst, path24.slice(0, -1));
+      const field = path24[path24.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path25, item, visitor) {
-      let ctrl = visitor(item, path25);
+    function _visit(path24, item, visitor) {
+      let ctrl = visitor(item, path24);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path25.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path24.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -33873,10 +33873,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path25);
+            ctrl = ctrl(item, path24);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path25) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path24) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -35882,8 +35882,8 @@ var require_utils3 = __commonJS({
       }
       return output;
     };
-    exports2.basename = (path25, { windows } = {}) => {
-      const segs = path25.split(windows ? /[\\/]/ : "/");
+    exports2.basename = (path24, { windows } = {}) => {
+      const segs = path24.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -37506,8 +37506,8 @@ var require_dist2 = __commonJS({
         if (!append) {
           paths = paths.reverse();
         }
-        paths.forEach(function(path25) {
-          var pathArray = getPathArray(path25);
+        paths.forEach(function(path24) {
+          var pathArray = getPathArray(path24);
           addExistingPath(pathArray, env[pathVar], append);
           env[pathVar] = pathArray.join(separator);
         });
@@ -37521,14 +37521,14 @@ var require_dist2 = __commonJS({
         return [pathToAdd];
       }
     }
-    function addExistingPath(array, path25, appendMode) {
-      if (!path25) {
+    function addExistingPath(array, path24, appendMode) {
+      if (!path24) {
         return;
       }
       if (appendMode) {
-        array.unshift(path25);
+        array.unshift(path24);
       } else {
-        array.push(path25);
+        array.push(path24);
       }
     }
   }
@@ -40478,15 +40478,15 @@ var require_route = __commonJS({
       };
     }
     function wrapConversion(toModel, graph) {
-      const path25 = [graph[toModel].parent, toModel];
+      const path24 = [graph[toModel].parent, toModel];
       let fn = conversions[graph[toModel].parent][toModel];
       let cur = graph[toModel].parent;
       while (graph[cur].parent) {
-        path25.unshift(graph[cur].parent);
+        path24.unshift(graph[cur].parent);
         fn = link(conversions[graph[cur].parent][cur], fn);
         cur = graph[cur].parent;
       }
-      fn.conversion = path25;
+      fn.conversion = path24;
       return fn;
     }
     module2.exports = function(fromModel) {
@@ -49312,7 +49312,7 @@ var require_aggregateResult = __commonJS({
 var require_manager = __commonJS({
   "node_modules/autocannon/lib/manager.js"(exports2, module2) {
     "use strict";
-    var path25 = __require("path");
+    var path24 = __require("path");
     var EE = __require("events").EventEmitter;
     var aggregateResult = require_aggregateResult();
     var { getHistograms } = require_histUtil();
@@ -49370,7 +49370,7 @@ var require_manager = __commonJS({
       workerOpts.c = workerOpts.connections;
       function init() {
         for (let i = 0; i < numWorkers; i++) {
-          const worker = new Worker(path25.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
+          const worker = new Worker(path24.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
           worker.on("message", (msg) => {
             const { cmd, data, error: error2 } = msg;
             if (cmd === "RESULT") {
@@ -58381,11 +58381,11 @@ var require_mime_types = __commonJS({
       }
       return exts[0];
     }
-    function lookup2(path25) {
-      if (!path25 || typeof path25 !== "string") {
+    function lookup2(path24) {
+      if (!path24 || typeof path24 !== "string") {
         return false;
       }
-      var extension2 = extname2("x." + path25).toLowerCase().substr(1);
+      var extension2 = extname2("x." + path24).toLowerCase().substr(1);
       if (!extension2) {
         return false;
       }
@@ -59525,7 +59525,7 @@ var require_form_data = __commonJS({
     "use strict";
     var CombinedStream = require_combined_stream();
     var util = __require("util");
-    var path25 = __require("path");
+    var path24 = __require("path");
     var http4 = __require("http");
     var https2 = __require("https");
     var parseUrl2 = __require("url").parse;
@@ -59656,11 +59656,11 @@ var require_form_data = __commonJS({
     FormData.prototype._getContentDisposition = function(value, options) {
       var filename;
       if (typeof options.filepath === "string") {
-        filename = path25.normalize(options.filepath).replace(/\\/g, "/");
+        filename = path24.normalize(options.filepath).replace(/\\/g, "/");
       } else if (options.filename || value && (value.name || value.path)) {
-        filename = path25.basename(options.filename || value && (value.name || value.path));
+        filename = path24.basename(options.filename || value && (value.name || value.path));
       } else if (value && value.readable && hasOwn(value, "httpVersion")) {
-        filename = path25.basename(value.client._httpMessage.path || "");
+        filename = path24.basename(value.client._httpMessage.path || "");
       }
       if (filename) {
         return 'filename="' + escapeHeaderParam(filename) + '"';
@@ -59846,15 +59846,15 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve4, basename: basename4 } = __require("path");
-    var { readFileSync: readFileSync17 } = __require("fs");
+    var { readFileSync: readFileSync16 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string) {
       try {
         return JSON.parse(string);
       } catch (error2) {
         try {
-          const path25 = resolve4(string);
-          const data = readFileSync17(path25, "utf8");
+          const path24 = resolve4(string);
+          const data = readFileSync16(path24, "utf8");
           return JSON.parse(data);
         } catch (error3) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -59868,14 +59868,14 @@ var require_multipart = __commonJS({
         const type = obj[key] && obj[key].type;
         switch (type) {
           case "file": {
-            const path25 = obj[key] && obj[key].path;
-            if (!path25) {
+            const path24 = obj[key] && obj[key].path;
+            if (!path24) {
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync17(path25);
+            const buffer = readFileSync16(path24);
             form.append(key, buffer, Object.assign({}, {
-              filename: basename4(path25)
+              filename: basename4(path24)
             }, opts));
             break;
           }
@@ -62196,14 +62196,14 @@ var require_validate2 = __commonJS({
     var lessThanOneError = (label2) => new Error(`${label2} can not be less than 1`);
     var greaterThanZeroError = (label2) => new Error(`${label2} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
-    function safeRequire(path25) {
-      if (typeof path25 === "string") {
+    function safeRequire(path24) {
+      if (typeof path24 === "string") {
         try {
-          return __require(path25);
+          return __require(path24);
         } catch (err) {
         }
       }
-      return path25;
+      return path24;
     }
     function defaultOpts(opts) {
       const setupClient = opts.workers ? opts.setupClient : safeRequire(opts.setupClient);
@@ -64684,7 +64684,7 @@ var require_httpRequestBuilder = __commonJS({
           return null;
         }
         const method = reqData.method;
-        const path25 = reqData.path;
+        const path24 = reqData.path;
         const headers = reqData.headers;
         const body = reqData.body;
         const headersDefinedHost = getPropertyCaseInsensitive(reqData.headers, "host");
@@ -64695,7 +64695,7 @@ var require_httpRequestBuilder = __commonJS({
           host = hostname + ":" + port;
         }
         const baseReq = [
-          `${method} ${path25} HTTP/1.1`
+          `${method} ${path24} HTTP/1.1`
         ];
         if (!headersDefinedHost) {
           baseReq.push(`Host: ${host}`);
@@ -66743,7 +66743,7 @@ var require_autocannon = __commonJS({
     var fs3 = __require("fs");
     var os14 = __require("os");
     var net3 = __require("net");
-    var path25 = __require("path");
+    var path24 = __require("path");
     var URL2 = __require("url").URL;
     var spawn4 = __require("child_process").spawn;
     var managePath = require_dist2();
@@ -66858,7 +66858,7 @@ var require_autocannon = __commonJS({
         return;
       }
       if (!checkURL(argv.url) || argv.help) {
-        const help = fs3.readFileSync(path25.join(__dirname, "help.txt"), "utf8");
+        const help = fs3.readFileSync(path24.join(__dirname, "help.txt"), "utf8");
         console.error(help);
         return;
       }
@@ -66972,7 +66972,7 @@ var require_autocannon = __commonJS({
           });
         });
         const alterPath = managePath({ PATH: process.env.NODE_PATH });
-        alterPath.unshift(path25.join(__dirname, "lib/preload"));
+        alterPath.unshift(path24.join(__dirname, "lib/preload"));
         const proc = spawn4(argv.spawn[0], argv.spawn.slice(1), {
           stdio: ["ignore", "inherit", "inherit"],
           env: Object.assign({}, process.env, {
@@ -66996,7 +66996,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path25.join(os14.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path24.join(os14.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -69309,8 +69309,8 @@ var Context = class {
       if (existsSync2(process.env.GITHUB_EVENT_PATH)) {
         this.payload = JSON.parse(readFileSync(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
       } else {
-        const path25 = process.env.GITHUB_EVENT_PATH;
-        process.stdout.write(`GITHUB_EVENT_PATH ${path25} does not exist${EOL6}`);
+        const path24 = process.env.GITHUB_EVENT_PATH;
+        process.stdout.write(`GITHUB_EVENT_PATH ${path24} does not exist${EOL6}`);
       }
     }
     this.eventName = process.env.GITHUB_EVENT_NAME;
@@ -73604,7 +73604,7 @@ var triggers_notification_paths_default = [
 ];
 function routeMatcher(paths) {
   const regexes = paths.map(
-    (path25) => path25.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+    (path24) => path24.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
   );
   const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
   return new RegExp(regex2, "i");
@@ -73765,8 +73765,8 @@ throttling.VERSION = VERSION8;
 throttling.triggersNotification = triggersNotification;
 
 // src/action/run.ts
-import { existsSync as existsSync12, mkdirSync as mkdirSync4, readFileSync as readFileSync16, writeFileSync as writeFileSync2 } from "node:fs";
-import path24 from "node:path";
+import { existsSync as existsSync11, mkdirSync as mkdirSync4, readFileSync as readFileSync15, writeFileSync as writeFileSync2 } from "node:fs";
+import path23 from "node:path";
 
 // src/checkout/git.ts
 import { execFile, execFileSync } from "node:child_process";
@@ -74814,11 +74814,11 @@ function formatDuration(ms) {
   const seconds = Math.round(ms % 6e4 / 1e3);
   return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
 }
-function formatPath(path25, width = 60) {
-  if (path25.length <= width) return path25;
+function formatPath(path24, width = 60) {
+  if (path24.length <= width) return path24;
   const keep = width - 1;
   const start = Math.ceil(keep * 2 / 3);
-  return `${path25.slice(0, start)}\u2026${path25.slice(path25.length - (keep - start))} (${path25.length} characters)`;
+  return `${path24.slice(0, start)}\u2026${path24.slice(path24.length - (keep - start))} (${path24.length} characters)`;
 }
 
 // src/config/policy.ts
@@ -74864,54 +74864,38 @@ function withPolicyOf(head, base) {
 }
 
 // src/gate.ts
-import { existsSync as existsSync8, mkdtempSync as mkdtempSync3, rmSync as rmSync4 } from "node:fs";
+import { existsSync as existsSync7, mkdtempSync as mkdtempSync3, rmSync as rmSync4 } from "node:fs";
 import os12 from "node:os";
-import path19 from "node:path";
+import path18 from "node:path";
 
 // src/checkout/revisions.ts
-import { existsSync as existsSync6, mkdtempSync, realpathSync, rmSync as rmSync2 } from "node:fs";
+import { existsSync as existsSync5, mkdtempSync, realpathSync, rmSync as rmSync2 } from "node:fs";
 import os6 from "node:os";
-import path10 from "node:path";
-
-// src/checkout/install.ts
-import { existsSync as existsSync4, readFileSync as readFileSync4 } from "node:fs";
-import path8 from "node:path";
-function detectInstall(root) {
-  const has = (file) => existsSync4(path8.join(root, file));
-  if (has("pnpm-lock.yaml")) return "pnpm install --frozen-lockfile";
-  if (has("yarn.lock")) return "yarn install --immutable";
-  if (has("package-lock.json") || has("npm-shrinkwrap.json")) return "npm ci --no-audit --no-fund";
-  if (hasDependencies(root)) return "npm install --no-audit --no-fund --no-package-lock";
-  return void 0;
-}
-function hasDependencies(root) {
-  try {
-    const manifest = JSON.parse(readFileSync4(path8.join(root, "package.json"), "utf8"));
-    return ["dependencies", "devDependencies", "optionalDependencies"].some((field) => {
-      const deps = manifest[field];
-      return typeof deps === "object" && deps !== null && Object.keys(deps).length > 0;
-    });
-  } catch {
-    return false;
-  }
-}
+import path9 from "node:path";
 
 // src/checkout/reuse.ts
 import { createHash, randomBytes as randomBytes2 } from "node:crypto";
-import { cpSync, existsSync as existsSync5, mkdirSync, readdirSync as readdirSync2, readFileSync as readFileSync5, renameSync, rmSync, statSync, utimesSync } from "node:fs";
-import path9 from "node:path";
+import { cpSync, existsSync as existsSync4, mkdirSync, readdirSync as readdirSync2, readFileSync as readFileSync4, renameSync, rmSync, statSync, utimesSync } from "node:fs";
+import path8 from "node:path";
 var LOCKFILES = ["npm-shrinkwrap.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock"];
 var OWN_SCRIPTS = ["preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare", "postprepare"];
 var DEPENDENCY_FIELDS = ["dependencies", "devDependencies", "optionalDependencies", "peerDependencies"];
 var RESOLUTION_FIELDS = ["overrides", "resolutions", "pnpm", "packageManager", "bundleDependencies", "bundledDependencies"];
 var SETTINGS_FILES = [".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs"];
 var KEEP = 8;
+function filesIn(root) {
+  return (file) => existsSync4(path8.join(root, file)) ? readFileSync4(path8.join(root, file)) : void 0;
+}
+var INSTALL_FILES = ["package.json", ...LOCKFILES, ...SETTINGS_FILES];
 function installKey(root, command) {
-  const lockfile = LOCKFILES.find((name2) => existsSync5(path9.join(root, name2)));
+  return installKeyOf(filesIn(root), command);
+}
+function installKeyOf(read, command) {
+  const lockfile = LOCKFILES.find((name2) => read(name2) !== void 0);
   let manifestText;
   let manifest;
   try {
-    manifestText = readFileSync5(path9.join(root, "package.json"), "utf8");
+    manifestText = read("package.json")?.toString("utf8") ?? "";
     manifest = JSON.parse(manifestText);
   } catch {
     return { key: void 0, reason: "package.json unreadable" };
@@ -74937,13 +74921,13 @@ function installKey(root, command) {
   if (lockfile) {
     part("benchgate-install-1");
     part(lockfile);
-    part(readFileSync5(path9.join(root, lockfile)));
+    part(read(lockfile));
     part(manifestText);
     return { key: hash.digest("hex").slice(0, 32), same: `the same ${lockfile} and package.json`, acrossRuns: true };
   }
   part("benchgate-install-deps-1");
   part(JSON.stringify([...DEPENDENCY_FIELDS, ...RESOLUTION_FIELDS].map((field) => [field, manifest[field] ?? null])));
-  for (const file of SETTINGS_FILES) part(existsSync5(path9.join(root, file)) ? readFileSync5(path9.join(root, file)) : `no ${file}`);
+  for (const file of SETTINGS_FILES) part(read(file) ?? `no ${file}`);
   return { key: `run-${hash.digest("hex").slice(0, 28)}`, same: "the same dependency set, no lockfile", acrossRuns: false };
 }
 var Installs = class {
@@ -74962,35 +74946,35 @@ var Installs = class {
   /** A node_modules installed for `key`, and where it came from, if one is known. */
   find(key) {
     const known = this.seen.get(key);
-    if (known && existsSync5(known.from)) return known;
+    if (known && existsSync4(known.from)) return known;
     if (!this.folder || key.startsWith("run-")) return void 0;
-    const kept = path9.join(this.folder, key, "node_modules");
-    if (!existsSync5(kept)) return void 0;
+    const kept = path8.join(this.folder, key, "node_modules");
+    if (!existsSync4(kept)) return void 0;
     const now = /* @__PURE__ */ new Date();
-    utimesSync(path9.join(this.folder, key), now, now);
+    utimesSync(path8.join(this.folder, key), now, now);
     return { from: kept, what: `an earlier run, kept in ${this.folder}` };
   }
   /** Put a copy of a known install in `root`. */
   restore(found, root) {
-    cpSync(found.from, path9.join(root, "node_modules"), { recursive: true, verbatimSymlinks: true });
+    cpSync(found.from, path8.join(root, "node_modules"), { recursive: true, verbatimSymlinks: true });
   }
   /** `root`'s node_modules was installed for `key` (by `what`, for the log of a later reuse); `acrossRuns`: it may be kept for later runs. */
   remember(key, root, what, acrossRuns = true) {
-    const installed = path9.join(root, "node_modules");
-    if (!existsSync5(installed)) return;
+    const installed = path8.join(root, "node_modules");
+    if (!existsSync4(installed)) return;
     const folder = acrossRuns ? this.folder : this.runFolder;
     if (!folder) {
       this.seen.set(key, { from: installed, what });
       return;
     }
-    const entry = path9.join(folder, key);
-    if (existsSync5(entry)) return;
-    const partial = path9.join(folder, `.${key}.${randomBytes2(4).toString("hex")}`);
+    const entry = path8.join(folder, key);
+    if (existsSync4(entry)) return;
+    const partial = path8.join(folder, `.${key}.${randomBytes2(4).toString("hex")}`);
     mkdirSync(partial, { recursive: true });
     try {
-      cpSync(installed, path9.join(partial, "node_modules"), { recursive: true, verbatimSymlinks: true });
+      cpSync(installed, path8.join(partial, "node_modules"), { recursive: true, verbatimSymlinks: true });
       renameSync(partial, entry);
-      this.seen.set(key, { from: path9.join(entry, "node_modules"), what });
+      this.seen.set(key, { from: path8.join(entry, "node_modules"), what });
     } catch {
     } finally {
       rmSync(partial, { recursive: true, force: true });
@@ -74999,19 +74983,43 @@ var Installs = class {
   }
   /** Keep the KEEP most recently used entries of the folder. */
   evict(folder) {
-    const entries = readdirSync2(folder).filter((name2) => !name2.startsWith(".")).map((name2) => ({ name: name2, used: statSync(path9.join(folder, name2)).mtimeMs })).sort((a, b) => b.used - a.used);
-    for (const { name: name2 } of entries.slice(KEEP)) rmSync(path9.join(folder, name2), { recursive: true, force: true });
+    const entries = readdirSync2(folder).filter((name2) => !name2.startsWith(".")).map((name2) => ({ name: name2, used: statSync(path8.join(folder, name2)).mtimeMs })).sort((a, b) => b.used - a.used);
+    for (const { name: name2 } of entries.slice(KEEP)) rmSync(path8.join(folder, name2), { recursive: true, force: true });
   }
 };
+
+// src/checkout/install.ts
+function detectInstall(root) {
+  return detectInstallOf(filesIn(root));
+}
+function detectInstallOf(read) {
+  const has = (file) => read(file) !== void 0;
+  if (has("pnpm-lock.yaml")) return "pnpm install --frozen-lockfile";
+  if (has("yarn.lock")) return "yarn install --immutable";
+  if (has("package-lock.json") || has("npm-shrinkwrap.json")) return "npm ci --no-audit --no-fund";
+  if (hasDependencies(read)) return "npm install --no-audit --no-fund --no-package-lock";
+  return void 0;
+}
+function hasDependencies(read) {
+  try {
+    const manifest = JSON.parse(read("package.json")?.toString("utf8") ?? "");
+    return ["dependencies", "devDependencies", "optionalDependencies"].some((field) => {
+      const deps = manifest[field];
+      return typeof deps === "object" && deps !== null && Object.keys(deps).length > 0;
+    });
+  } catch {
+    return false;
+  }
+}
 
 // src/checkout/revisions.ts
 async function checkout(options) {
   const run = options.git ?? git;
   const repoRoot = await findRepoRoot(run, options.cwd);
-  const projectDir = path10.relative(repoRoot, realpathSync(options.cwd));
+  const projectDir = path9.relative(repoRoot, realpathSync(options.cwd));
   const baseSha = await resolveRef(run, repoRoot, options.base, "--base");
   const headSha = options.head === void 0 ? await resolveRef(run, repoRoot, "HEAD", "HEAD") : await resolveRef(run, repoRoot, options.head, "--head");
-  const temp = mkdtempSync(path10.join(os6.tmpdir(), "benchgate-"));
+  const temp = mkdtempSync(path9.join(os6.tmpdir(), "benchgate-"));
   const created = [];
   const dispose = () => {
     forget?.();
@@ -75020,7 +75028,7 @@ async function checkout(options) {
   const forget = options.onCleanup?.(dispose);
   try {
     const addWorktree = async (label2, sha) => {
-      const dir = path10.join(temp, label2);
+      const dir = path9.join(temp, label2);
       await run(["worktree", "add", "--detach", "--force", dir, sha], repoRoot);
       created.push(dir);
       return dir;
@@ -75030,7 +75038,7 @@ async function checkout(options) {
       label: "base",
       ref: options.base,
       sha: baseSha,
-      root: path10.join(baseTree, projectDir),
+      root: path9.join(baseTree, projectDir),
       worktree: baseTree,
       dirty: false
     };
@@ -75039,7 +75047,7 @@ async function checkout(options) {
       head = await describeWorkingTree(run, options.cwd, headSha);
     } else {
       const headTree = await addWorktree("head", headSha);
-      head = { label: "head", ref: options.head, sha: headSha, root: path10.join(headTree, projectDir), worktree: headTree, dirty: false };
+      head = { label: "head", ref: options.head, sha: headSha, root: path9.join(headTree, projectDir), worktree: headTree, dirty: false };
     }
     const installs = options.installs ?? new Installs();
     for (const revision of [base, head]) await prepare(revision, options, installs);
@@ -75075,8 +75083,8 @@ async function resolveRef(run, repoRoot, ref, flag) {
 var DEFAULT_COMMAND_TIMEOUT_MS = 15 * 6e4;
 async function prepare(revision, options, installs) {
   const describe2 = `${revision.label} (${revision.ref} @ ${revision.sha.slice(0, 7)})`;
-  if (!existsSync6(revision.root)) {
-    throw new UserError(`The project directory ${path10.basename(revision.root)} does not exist in ${describe2}.`);
+  if (!existsSync5(revision.root)) {
+    throw new UserError(`The project directory ${path9.basename(revision.root)} does not exist in ${describe2}.`);
   }
   const install = revision.worktree === void 0 ? void 0 : options.install === void 0 ? detectInstall(revision.root) : options.install || void 0;
   for (const [step, command] of [
@@ -75113,7 +75121,7 @@ function restore(installs, key, root) {
     installs.restore(found, root);
     return found.what;
   } catch {
-    rmSync2(path10.join(root, "node_modules"), { recursive: true, force: true });
+    rmSync2(path9.join(root, "node_modules"), { recursive: true, force: true });
     return void 0;
   }
 }
@@ -75150,27 +75158,27 @@ import { createRequire } from "module";
 import { basename as basename3, dirname as dirname3, normalize, relative as relative2, resolve as resolve2, sep as sep4 } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path25) {
-  let normalized = normalize(path25);
+function cleanPath(path24) {
+  let normalized = normalize(path24);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep4) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path25, separator) {
-  return path25.replace(SLASHES_REGEX, separator);
+function convertSlashes(path24, separator) {
+  return path24.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path25) {
-  return path25 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path25);
+function isRootDirectory(path24) {
+  return path24 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path24);
 }
-function normalizePath(path25, options) {
+function normalizePath(path24, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path25.includes("/") || path25.startsWith(".");
-  if (resolvePaths) path25 = resolve2(path25);
-  if (normalizePath$1 || pathNeedsCleaning) path25 = cleanPath(path25);
-  if (path25 === ".") return "";
-  const needsSeperator = path25[path25.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path25 + pathSeparator : path25, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path24.includes("/") || path24.startsWith(".");
+  if (resolvePaths) path24 = resolve2(path24);
+  if (normalizePath$1 || pathNeedsCleaning) path24 = cleanPath(path24);
+  if (path24 === ".") return "";
+  const needsSeperator = path24[path24.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path24 + pathSeparator : path24, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -75207,8 +75215,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path25 = directoryPath || ".";
-  if (filters.every((filter) => filter(path25, true))) paths.push(path25);
+  const path24 = directoryPath || ".";
+  if (filters.every((filter) => filter(path24, true))) paths.push(path24);
 };
 var empty$2 = () => {
 };
@@ -75260,26 +75268,26 @@ var empty = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty;
 }
-var resolveSymlinksAsync = function(path25, state, callback$1) {
+var resolveSymlinksAsync = function(path24, state, callback$1) {
   const { queue, fs: fs3, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs3.realpath(path25, (error2, resolvedPath) => {
+  fs3.realpath(path24, (error2, resolvedPath) => {
     if (error2) return queue.dequeue(suppressErrors ? null : error2, state);
     fs3.stat(resolvedPath, (error$1, stat3) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat3.isDirectory() && isRecursive(path25, resolvedPath, state)) return queue.dequeue(null, state);
+      if (stat3.isDirectory() && isRecursive(path24, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat3, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path25, state, callback$1) {
+var resolveSymlinks = function(path24, state, callback$1) {
   const { queue, fs: fs3, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs3.realpathSync(path25);
+    const resolvedPath = fs3.realpathSync(path24);
     const stat3 = fs3.statSync(resolvedPath);
-    if (stat3.isDirectory() && isRecursive(path25, resolvedPath, state)) return;
+    if (stat3.isDirectory() && isRecursive(path24, resolvedPath, state)) return;
     callback$1(stat3, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
@@ -75289,9 +75297,9 @@ function build$2(options, isSynchronous) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path25, resolved, state) {
+function isRecursive(path24, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname3(path25);
+  let parent = dirname3(path24);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -75299,7 +75307,7 @@ function isRecursive(path25, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname3(parent);
   }
-  state.symlinks.set(path25, resolved);
+  state.symlinks.set(path24, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -75471,19 +75479,19 @@ var Walker = class {
         const filename = this.joinPath(entry.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry.isDirectory()) {
-        let path25 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path25)) continue;
-        this.pushDirectory(path25, paths, filters);
-        this.walkDirectory(this.state, path25, path25, depth - 1, this.walk);
+        let path24 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path24)) continue;
+        this.pushDirectory(path24, paths, filters);
+        this.walkDirectory(this.state, path24, path24, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path25 = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path25, this.state, (stat3, resolvedPath) => {
+        let path24 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path24, this.state, (stat3, resolvedPath) => {
           if (stat3.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path25 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path25 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path24 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path24 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path25;
+            resolvedPath = useRealPaths ? resolvedPath : path24;
             const filename = basename3(resolvedPath);
             const directoryPath$1 = normalizePath(dirname3(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -75649,7 +75657,7 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path25) => isMatch(path25));
+    this.options.filters.push((path24) => isMatch(path24));
     return this;
   }
 };
@@ -75724,19 +75732,19 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path25) {
-  return path25.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path24) {
+  return path24.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path25) {
+function splitPattern(path24) {
   var _result$parts;
-  const result = import_picomatch2.default.scan(path25, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path25];
+  const result = import_picomatch2.default.scan(path24, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path24];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path25) => path25.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path25) => path25.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path24) => path24.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path24) => path24.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
@@ -75843,13 +75851,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug2 ? (p, isDirectory2) => {
-      const path25 = format(p, isDirectory2);
-      const matches = matcher(path25) && !ignore(path25);
-      if (matches) log(`matched ${path25}`);
+      const path24 = format(p, isDirectory2);
+      const matches = matcher(path24) && !ignore(path24);
+      if (matches) log(`matched ${path24}`);
       return matches;
     } : (p, isDirectory2) => {
-      const path25 = format(p, isDirectory2);
-      return matcher(path25) && !ignore(path25);
+      const path24 = format(p, isDirectory2);
+      return matcher(path24) && !ignore(path24);
     }],
     exclude: debug2 ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -77144,8 +77152,8 @@ function splitCpus(cores, duet = false) {
 }
 
 // src/measure/http/cpu.ts
-import { readdirSync as readdirSync4, readFileSync as readFileSync6 } from "node:fs";
-import path11 from "node:path";
+import { readdirSync as readdirSync4, readFileSync as readFileSync5 } from "node:fs";
+import path10 from "node:path";
 function cpuBetween(start, end) {
   return {
     mainNs: end.mainNs - start.mainNs,
@@ -77160,10 +77168,10 @@ function parseSchedstat(text2) {
 }
 function readCpu(pid, proc = "/proc") {
   if (!Number.isSafeInteger(pid) || pid <= 0) return void 0;
-  const tasks = path11.join(proc, String(pid), "task");
+  const tasks = path10.join(proc, String(pid), "task");
   const read = (tid) => {
     try {
-      return parseSchedstat(readFileSync6(path11.join(tasks, tid, "schedstat"), "utf8"));
+      return parseSchedstat(readFileSync5(path10.join(tasks, tid, "schedstat"), "utf8"));
     } catch {
       return void 0;
     }
@@ -77236,9 +77244,9 @@ function counter(perf) {
 import os10 from "node:os";
 
 // src/measure/http/server.ts
-import { readdirSync as readdirSync5, readFileSync as readFileSync7 } from "node:fs";
+import { readdirSync as readdirSync5, readFileSync as readFileSync6 } from "node:fs";
 import http2 from "node:http";
-import path12 from "node:path";
+import path11 from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
 // src/measure/http/port.ts
@@ -77381,7 +77389,7 @@ var ServerProcess = class _ServerProcess {
   }
   static spawn(options, port) {
     const probe = runsNode(options.command);
-    const socket = probe ? path12.join(options.socketDir, `probe-${process.pid}-${++sequence}.sock`) : void 0;
+    const socket = probe ? path11.join(options.socketDir, `probe-${process.pid}-${++sequence}.sock`) : void 0;
     const nodeOptions = [process.env.NODE_OPTIONS, probe ? `--require ${JSON.stringify(options.probePath)}` : void 0].filter(Boolean).join(" ");
     const env = { ...process.env, PORT: String(port), HOST: "127.0.0.1", NODE_OPTIONS: nodeOptions };
     if (socket) {
@@ -77478,7 +77486,7 @@ function linuxGroupAlive(pgid) {
 function statOf(pid) {
   let stat3;
   try {
-    stat3 = readFileSync7(`/proc/${pid}/stat`, "utf8");
+    stat3 = readFileSync6(`/proc/${pid}/stat`, "utf8");
   } catch {
     return void 0;
   }
@@ -79011,8 +79019,8 @@ function summarize2(benchmarks) {
 
 // src/explain/run.ts
 import { createHash as createHash3 } from "node:crypto";
-import { mkdirSync as mkdirSync2, readFileSync as readFileSync9 } from "node:fs";
-import path14 from "node:path";
+import { mkdirSync as mkdirSync2, readFileSync as readFileSync8 } from "node:fs";
+import path13 from "node:path";
 
 // src/measure/http/profile.ts
 async function profileServer(benchmark, revision, plan, profile) {
@@ -79039,9 +79047,9 @@ async function profileServer(benchmark, revision, plan, profile) {
 }
 
 // src/explain/profile.ts
-import { existsSync as existsSync7, readFileSync as readFileSync8 } from "node:fs";
+import { existsSync as existsSync6, readFileSync as readFileSync7 } from "node:fs";
 import { SourceMap } from "node:module";
-import path13 from "node:path";
+import path12 from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 var NOT_WORK = /* @__PURE__ */ new Set(["(root)", "(idle)"]);
 var INLINED = "(task code inlined into the loop)";
@@ -79151,25 +79159,25 @@ var SourceMaps = class {
     if (!entry || line < 0) return void 0;
     const found = entry.map.findEntry(line, Math.max(0, column));
     if (!found.originalSource) return void 0;
-    const source = found.originalSource.startsWith("file://") ? fileURLToPath2(found.originalSource) : path13.resolve(entry.dir, entry.sourceRoot, found.originalSource);
+    const source = found.originalSource.startsWith("file://") ? fileURLToPath2(found.originalSource) : path12.resolve(entry.dir, entry.sourceRoot, found.originalSource);
     return { file: source, line: found.originalLine ?? -1 };
   }
   load(file) {
     if (this.maps.has(file)) return this.maps.get(file);
     let entry = null;
     try {
-      const text2 = readFileSync8(file, "utf8");
-      const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync7(`${file}.map`) ? `${path13.basename(file)}.map` : void 0);
+      const text2 = readFileSync7(file, "utf8");
+      const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync6(`${file}.map`) ? `${path12.basename(file)}.map` : void 0);
       if (reference) {
         let payload;
-        let dir = path13.dirname(file);
+        let dir = path12.dirname(file);
         const inline = /^data:application\/json[^,]*;base64,(.*)$/.exec(reference);
         if (inline) payload = JSON.parse(Buffer.from(inline[1], "base64").toString("utf8"));
         else {
-          const mapFile = path13.resolve(dir, decodeURIComponent(reference));
-          if (!existsSync7(mapFile)) throw new Error("no map file");
-          payload = JSON.parse(readFileSync8(mapFile, "utf8"));
-          dir = path13.dirname(mapFile);
+          const mapFile = path12.resolve(dir, decodeURIComponent(reference));
+          if (!existsSync6(mapFile)) throw new Error("no map file");
+          payload = JSON.parse(readFileSync7(mapFile, "utf8"));
+          dir = path12.dirname(mapFile);
         }
         entry = { map: new SourceMap(payload), dir, sourceRoot: payload.sourceRoot ?? "" };
       }
@@ -79181,13 +79189,13 @@ var SourceMaps = class {
   }
 };
 function isOwnCode(file) {
-  return file !== "" && !file.startsWith("node:") && !file.startsWith("node_modules/") && !path13.isAbsolute(file) && !file.includes("://");
+  return file !== "" && !file.startsWith("node:") && !file.startsWith("node_modules/") && !path12.isAbsolute(file) && !file.includes("://");
 }
 function readable(file, root) {
-  const relative3 = path13.relative(root, file);
-  if (!relative3.startsWith("..") && !path13.isAbsolute(relative3)) return relative3.split(path13.sep).join("/");
-  const modules = file.lastIndexOf(`${path13.sep}node_modules${path13.sep}`);
-  return modules >= 0 ? file.slice(modules + 1).split(path13.sep).join("/") : file;
+  const relative3 = path12.relative(root, file);
+  if (!relative3.startsWith("..") && !path12.isAbsolute(relative3)) return relative3.split(path12.sep).join("/");
+  const modules = file.lastIndexOf(`${path12.sep}node_modules${path12.sep}`);
+  return modules >= 0 ? file.slice(modules + 1).split(path12.sep).join("/") : file;
 }
 
 // src/explain/run.ts
@@ -79222,7 +79230,7 @@ function profileSlug(id) {
 async function profileBoth(target, plan, started) {
   const revisions = { base: plan.base, head: plan.head };
   const slug = profileSlug(target.id);
-  const files = { base: path14.join(plan.dir, `${slug}.base.cpuprofile`), head: path14.join(plan.dir, `${slug}.head.cpuprofile`) };
+  const files = { base: path13.join(plan.dir, `${slug}.base.cpuprofile`), head: path13.join(plan.dir, `${slug}.head.cpuprofile`) };
   const ops = { base: 0, head: 0 };
   for (const side2 of ["base", "head"]) {
     ops[side2] = target.kind === "http" ? await profileHttp(target, revisions[side2], files[side2], plan) : await profileMicro(target, revisions[side2], files[side2], plan);
@@ -79230,12 +79238,12 @@ async function profileBoth(target, plan, started) {
   const options = {
     maps: new SourceMaps(),
     // benchgate's runner and probe frames are not the project's; a micro task's bench file calls everything it does.
-    hidden: (file) => file.startsWith(path14.dirname(plan.runnerPath) + path14.sep) || file.startsWith(path14.dirname(plan.probePath) + path14.sep),
+    hidden: (file) => file.startsWith(path13.dirname(plan.runnerPath) + path13.sep) || file.startsWith(path13.dirname(plan.probePath) + path13.sep),
     notOwn: (file) => file === target.file,
     // The runner's compiled loops (measure/micro/alternate.ts): V8 may inline the whole task into them.
     loops: ["benchgateLoop", "benchgateBatch"]
   };
-  const read = (side2) => summarizeProfile(JSON.parse(readFileSync9(files[side2], "utf8")), revisions[side2].root, options);
+  const read = (side2) => summarizeProfile(JSON.parse(readFileSync8(files[side2], "utf8")), revisions[side2].root, options);
   const summaries = { base: read("base"), head: read("head") };
   const perOp = (side2) => ops[side2] > 0 ? summaries[side2].totalMs * 1e3 / ops[side2] : 0;
   const sides = [
@@ -79282,14 +79290,14 @@ async function profileHttp(target, revision, outFile, plan) {
 }
 
 // src/measure/native/flags.ts
-import { readFileSync as readFileSync10 } from "node:fs";
-import path15 from "node:path";
+import { readFileSync as readFileSync9 } from "node:fs";
+import path14 from "node:path";
 var FLAG = /^--[a-z0-9][a-z0-9-]*(?:=[A-Za-z0-9._,:/@%+-]*)?$/;
 var REFUSED = /^--(?:eval|print|check|interactive|test|run|watch|inspect|debug|require|import|loader|experimental-loader|env-file|input-type|cpu-prof|heap-prof|prof|redirect-warnings|diagnostic-dir|report)/;
 function authorFlags(root, file) {
   let scripts;
   try {
-    const text2 = readFileSync10(path15.join(root, "package.json"), "utf8");
+    const text2 = readFileSync9(path14.join(root, "package.json"), "utf8");
     scripts = text2.length <= 1 << 20 ? JSON.parse(text2).scripts : void 0;
   } catch {
     return void 0;
@@ -79299,7 +79307,7 @@ function authorFlags(root, file) {
     (entry) => typeof entry[1] === "string"
   );
   const ordered = [...entries.filter(([name2]) => name2.startsWith("bench")), ...entries.filter(([name2]) => !name2.startsWith("bench"))];
-  const target = path15.posix.normalize(file);
+  const target = path14.posix.normalize(file);
   for (const [script, command] of ordered) {
     for (const part of command.split(/&&|\|\||[;|]/)) {
       const flags = nodeFlagsFor(part, target);
@@ -79316,13 +79324,13 @@ function nodeFlagsFor(command, target) {
   const flags = [];
   for (at++; at < words.length && words[at].startsWith("-"); at++) flags.push(words[at]);
   const script = words[at];
-  if (!script || path15.posix.normalize(script) !== target) return void 0;
+  if (!script || path14.posix.normalize(script) !== target) return void 0;
   return flags.every((flag) => FLAG.test(flag) && !REFUSED.test(flag)) ? flags : [];
 }
 
 // src/measure/native/run.ts
-import { mkdtempSync as mkdtempSync2, readFileSync as readFileSync12, rmSync as rmSync3, statSync as statSync3 } from "node:fs";
-import path18 from "node:path";
+import { mkdtempSync as mkdtempSync2, readFileSync as readFileSync11, rmSync as rmSync3, statSync as statSync3 } from "node:fs";
+import path17 from "node:path";
 import { pathToFileURL } from "node:url";
 
 // src/measure/native/figures.ts
@@ -79405,16 +79413,16 @@ function tQuantile95(df) {
 // src/measure/native/vitest.ts
 import { realpathSync as realpathSync3 } from "node:fs";
 import Module from "node:module";
-import path17 from "node:path";
+import path16 from "node:path";
 
 // src/util/manifest.ts
-import { readFileSync as readFileSync11 } from "node:fs";
-import path16 from "node:path";
+import { readFileSync as readFileSync10 } from "node:fs";
+import path15 from "node:path";
 function nearestManifest(file, accept) {
-  for (let dir = path16.dirname(file); dir !== path16.dirname(dir); dir = path16.dirname(dir)) {
+  for (let dir = path15.dirname(file); dir !== path15.dirname(dir); dir = path15.dirname(dir)) {
     let manifest;
     try {
-      manifest = JSON.parse(readFileSync11(path16.join(dir, "package.json"), "utf8"));
+      manifest = JSON.parse(readFileSync10(path15.join(dir, "package.json"), "utf8"));
     } catch {
       continue;
     }
@@ -79428,14 +79436,14 @@ function nearestManifest(file, accept) {
 function vitestCli(root, file) {
   let entry;
   try {
-    entry = Module.createRequire(path17.resolve(root, file)).resolve("vitest");
+    entry = Module.createRequire(path16.resolve(root, file)).resolve("vitest");
   } catch {
     return void 0;
   }
   const found = nearestManifest(entry, (manifest) => manifest.name === "vitest");
   const bin = found?.manifest.bin;
   const command = typeof bin === "string" ? bin : bin?.vitest;
-  return found && typeof command === "string" ? path17.join(found.dir, command) : void 0;
+  return found && typeof command === "string" ? path16.join(found.dir, command) : void 0;
 }
 function vitestArgs(cli, file, out) {
   return [cli, "bench", "--run", "--outputJson", out, `./${file}`];
@@ -79447,7 +79455,7 @@ function vitestRecords(text2, root, file) {
   } catch {
     return { records: [], problem: "its vitest report is not JSON" };
   }
-  const wanted = real(path17.resolve(root, file));
+  const wanted = real(path16.resolve(root, file));
   const records = [];
   let rejected = 0;
   for (const entry of Array.isArray(report2?.files) ? report2.files : []) {
@@ -79475,7 +79483,7 @@ function vitestRecords(text2, root, file) {
 }
 function suitesOf(fullName, file) {
   if (typeof fullName !== "string") return void 0;
-  const own = file.split(path17.sep).join("/");
+  const own = file.split(path16.sep).join("/");
   if (fullName === own) return [];
   if (fullName.startsWith(`${own} > `)) return [fullName.slice(own.length + 3)];
   const at = fullName.indexOf(" > ");
@@ -79485,7 +79493,7 @@ function real(file) {
   try {
     return realpathSync3(file);
   } catch {
-    return path17.resolve(file);
+    return path16.resolve(file);
   }
 }
 
@@ -79494,9 +79502,9 @@ var MAX_FIGURES_BYTES = 16 * 1024 * 1024;
 var DRAIN_MS2 = 5e3;
 function runNative(options) {
   const started = performance.now();
-  const dir = mkdtempSync2(path18.join(options.tempDir, "native-"));
+  const dir = mkdtempSync2(path17.join(options.tempDir, "native-"));
   const vitest = options.harness === "vitest";
-  const out = path18.join(dir, vitest ? "report.json" : "figures.jsonl");
+  const out = path17.join(dir, vitest ? "report.json" : "figures.jsonl");
   const cli = vitest ? vitestCli(options.root, options.file) : void 0;
   if (vitest && !cli) {
     rmSync3(dir, { recursive: true, force: true });
@@ -79555,7 +79563,7 @@ function readCapped(file, what) {
     return {};
   }
   if (size > MAX_FIGURES_BYTES) return { problem: `its ${what} grew to ${Math.round(size / 1024 / 1024)} MB: not read` };
-  return { text: readFileSync12(file, "utf8") };
+  return { text: readFileSync11(file, "utf8") };
 }
 function readFigures(file) {
   const { text: text2, problem } = readCapped(file, "figures file");
@@ -79828,7 +79836,7 @@ async function runGate(options) {
     log: options.log,
     onCleanup: options.onCleanup
   });
-  const socketDir = mkdtempSync3(path19.join(os12.tmpdir(), "benchgate-sock-"));
+  const socketDir = mkdtempSync3(path18.join(os12.tmpdir(), "benchgate-sock-"));
   const removeSocketDir = () => rmSync4(socketDir, { recursive: true, force: true });
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os12.loadavg();
@@ -79882,9 +79890,9 @@ async function runGate(options) {
   }
 }
 function choosePolicy(own, tree, options) {
-  const file = path19.relative(options.cwd, path19.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
-  const atBase = path19.join(tree.base.root, file);
-  const base = existsSync8(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
+  const file = path18.relative(options.cwd, path18.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
+  const atBase = path18.join(tree.base.root, file);
+  const base = existsSync7(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
   const from = options.policy ?? "head";
   const changes = policyChanges(base, own);
   const config = withOverrides(from === "base" ? withPolicyOf(own, base) : own, options.overrides);
@@ -80128,7 +80136,7 @@ async function explainStage(run, judged) {
   const mode = options.profile ?? "regressions";
   const targets = judged.filter((b) => b.change && (b.verdict === "regression" || mode === "always") && mode !== "never").slice(0, MAX_PROFILED).map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
   if (!targets.length) return { benchmarks: judged };
-  const dir = path19.resolve(options.cwd, options.profileDir ?? path19.join(".benchgate", "profiles"));
+  const dir = path18.resolve(options.cwd, options.profileDir ?? path18.join(".benchgate", "profiles"));
   const explanations = await explain({
     targets,
     base: tree.base,
@@ -80260,8 +80268,8 @@ function describeFiles(base, head) {
 }
 
 // src/report/github.ts
-import { existsSync as existsSync9, readFileSync as readFileSync13 } from "node:fs";
-import path20 from "node:path";
+import { existsSync as existsSync8, readFileSync as readFileSync12 } from "node:fs";
+import path19 from "node:path";
 
 // src/report/format.ts
 function formatChange(benchmark) {
@@ -80356,25 +80364,25 @@ function closeOpenBlocks(text2) {
 }
 function regressionAnnotations(report2, projectDir, repoRoot, configFile) {
   return report2.benchmarks.filter((b) => b.verdict === "regression").flatMap((b) => {
-    const [file, needle] = b.kind === "http" ? [configFile, `name: ${b.id.slice("http > ".length)}`] : [path20.join(projectDir, b.file ?? ""), taskName(b)];
+    const [file, needle] = b.kind === "http" ? [configFile, `name: ${b.id.slice("http > ".length)}`] : [path19.join(projectDir, b.file ?? ""), taskName(b)];
     const annotations = [
       {
         level: "error",
         title: `benchgate: ${b.id} regressed`,
         message: `${b.id}: ${formatChange(b)} (budget ${formatBudget(b.budget)})`,
-        file: existsSync9(file) ? path20.relative(repoRoot, file) : void 0,
-        line: existsSync9(file) ? lineOf(file, needle) : void 0
+        file: existsSync8(file) ? path19.relative(repoRoot, file) : void 0,
+        line: existsSync8(file) ? lineOf(file, needle) : void 0
       }
     ];
     const slower = b.profile && "ownCode" in b.profile ? b.profile.ownCode[0] : void 0;
     const place = slower && /^(.+):(\d+)$/.exec(slower.location);
-    if (slower && place && existsSync9(path20.join(projectDir, place[1]))) {
+    if (slower && place && existsSync8(path19.join(projectDir, place[1]))) {
       const unit = b.profile.unit;
       annotations.push({
         level: "notice",
         title: `benchgate: ${slower.function} got slower`,
         message: `${b.id}: ${slower.function} costs ${formatMicros(slower.headPerOpUs)} per ${unit} at head, ${formatMicros(slower.basePerOpUs)} at base (CPU profiles, with what it calls)`,
-        file: path20.relative(repoRoot, path20.join(projectDir, place[1])),
+        file: path19.relative(repoRoot, path19.join(projectDir, place[1])),
         line: Number(place[2])
       });
     }
@@ -80386,7 +80394,7 @@ function taskName(b) {
   return at >= 0 ? b.id.slice(at + 3) : b.id;
 }
 function lineOf(file, needle) {
-  const index = readFileSync13(file, "utf8").split("\n").findIndex((line) => line.includes(needle));
+  const index = readFileSync12(file, "utf8").split("\n").findIndex((line) => line.includes(needle));
   return index >= 0 ? index + 1 : void 0;
 }
 
@@ -80619,7 +80627,7 @@ function changeChart(benchmarks, options = {}) {
 }
 
 // src/report/profile-sections.ts
-import path21 from "node:path";
+import path20 from "node:path";
 var share = (x) => formatShare(x, 1);
 function name(row) {
   return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
@@ -80645,7 +80653,7 @@ function profileSections(id, profile) {
     ownCode: profile.ownCode.map(
       (row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit}, with what it calls`
     ),
-    files: [profile.files.base, profile.files.head].map((file) => path21.basename(file))
+    files: [profile.files.base, profile.files.head].map((file) => path20.basename(file))
   };
 }
 
@@ -81051,8 +81059,8 @@ function mergeRuns(runs) {
 
 // src/report/read.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
-import { existsSync as existsSync10, readFileSync as readFileSync14, statSync as statSync4 } from "node:fs";
-import path22 from "node:path";
+import { existsSync as existsSync9, readFileSync as readFileSync13, statSync as statSync4 } from "node:fs";
+import path21 from "node:path";
 
 // schema/report.schema.json
 var report_schema_default = {
@@ -83340,7 +83348,7 @@ function readReport2(file) {
     );
   let data;
   try {
-    data = JSON.parse(readFileSync14(file, "utf8"));
+    data = JSON.parse(readFileSync13(file, "utf8"));
   } catch {
     throw new UserError(`The report ${file} is not JSON: refusing it.`);
   }
@@ -83354,7 +83362,7 @@ function readReport2(file) {
 }
 function reportFiles(patterns, cwd) {
   const files = patterns.flatMap((pattern) => {
-    if (existsSync10(path22.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path22.resolve(cwd, pattern)];
+    if (existsSync9(path21.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path21.resolve(cwd, pattern)];
     const found = globSync(pattern, { cwd, onlyFiles: true, absolute: true, expandDirectories: false }).sort();
     if (found.length === 0) throw new UserError(`No file matches ${pattern} (in ${cwd}).`);
     return found;
@@ -83363,7 +83371,7 @@ function reportFiles(patterns, cwd) {
 }
 
 // src/util/secrets.ts
-import { closeSync, openSync, readFileSync as readFileSync15, readSync, writeSync } from "node:fs";
+import { closeSync, openSync, readFileSync as readFileSync14, readSync, writeSync } from "node:fs";
 function forgetSecrets(env = process.env) {
   const jobFiles = Object.fromEntries(
     Object.entries(env).filter((entry) => JOB_FILES.has(entry[0].toUpperCase()) && entry[1] !== void 0)
@@ -83381,7 +83389,7 @@ function restoreJobFiles(jobFiles, env = process.env) {
 function wipeInitialEnvironment(names) {
   let fd;
   try {
-    const stat3 = readFileSync15("/proc/self/stat", "utf8");
+    const stat3 = readFileSync14("/proc/self/stat", "utf8");
     const fields = stat3.slice(stat3.lastIndexOf(")") + 2).split(" ");
     const start = Number(fields[50 - 3]);
     const end = Number(fields[51 - 3]);
@@ -83630,8 +83638,8 @@ ${options.body}`;
 }
 
 // src/history/publish.ts
-import { cpSync as cpSync2, existsSync as existsSync11, mkdirSync as mkdirSync3, readdirSync as readdirSync6, rmSync as rmSync5, writeFileSync } from "node:fs";
-import path23 from "node:path";
+import { cpSync as cpSync2, existsSync as existsSync10, mkdirSync as mkdirSync3, readdirSync as readdirSync6, rmSync as rmSync5, writeFileSync } from "node:fs";
+import path22 from "node:path";
 
 // src/history/site.ts
 var import_picomatch4 = __toESM(require_picomatch2(), 1);
@@ -83866,25 +83874,25 @@ function indexHtml(title) {
 // src/history/publish.ts
 var MARKER = ".benchgate-site";
 function writeSite(out, records, options) {
-  if (!existsSync11(path23.join(options.assets, "site.js")))
+  if (!existsSync10(path22.join(options.assets, "site.js")))
     throw new Error(`the page's script is missing from ${options.assets}: build benchgate (npm run build) first.`);
-  if (existsSync11(out)) {
+  if (existsSync10(out)) {
     const entries = readdirSync6(out);
     if (entries.length > 0 && !entries.includes(MARKER))
       throw new UserError(`${out} is not empty and was not written by benchgate publish: choose an empty or new folder.`);
-    for (const entry of entries) rmSync5(path23.join(out, entry), { recursive: true, force: true });
+    for (const entry of entries) rmSync5(path22.join(out, entry), { recursive: true, force: true });
   }
   const files = siteFiles(records, options);
   let bytes = 0;
   for (const file of files) {
-    const target = path23.join(out, file.path);
-    mkdirSync3(path23.dirname(target), { recursive: true });
+    const target = path22.join(out, file.path);
+    mkdirSync3(path22.dirname(target), { recursive: true });
     writeFileSync(target, file.text);
     bytes += Buffer.byteLength(file.text);
   }
-  mkdirSync3(path23.join(out, "assets"), { recursive: true });
-  for (const asset of ["site.js", "site.css"]) cpSync2(path23.join(options.assets, asset), path23.join(out, "assets", asset));
-  writeFileSync(path23.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
+  mkdirSync3(path22.join(out, "assets"), { recursive: true });
+  for (const asset of ["site.js", "site.css"]) cpSync2(path22.join(options.assets, asset), path22.join(out, "assets", asset));
+  writeFileSync(path22.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
   return { files: files.length + 2, bytes };
 }
 
@@ -84577,12 +84585,12 @@ async function runAction(deps) {
     }
   });
   try {
-    const event = env.GITHUB_EVENT_PATH ? JSON.parse(readFileSync16(env.GITHUB_EVENT_PATH, "utf8")) : {};
+    const event = env.GITHUB_EVENT_PATH ? JSON.parse(readFileSync15(env.GITHUB_EVENT_PATH, "utf8")) : {};
     settings = parseActionInputs((name2) => core.getInput(name2), {
       eventName: env.GITHUB_EVENT_NAME ?? "",
       event,
       workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
-      runnerTemp: env.RUNNER_TEMP ?? path24.join(env.GITHUB_WORKSPACE ?? process.cwd(), ".benchgate"),
+      runnerTemp: env.RUNNER_TEMP ?? path23.join(env.GITHUB_WORKSPACE ?? process.cwd(), ".benchgate"),
       repository: env.GITHUB_REPOSITORY ?? "",
       ...env.GITHUB_REF ? { ref: env.GITHUB_REF } : {}
     });
@@ -84611,7 +84619,7 @@ async function runAction(deps) {
       profile: settings.profile,
       childEnv: settings.env,
       policy: settings.policy,
-      profileDir: path24.join(settings.reportDir, "profiles"),
+      profileDir: path23.join(settings.reportDir, "profiles"),
       log: (line) => core.info(logLine(line)),
       onProgress: (p) => core.info(`round ${p.round} of ${p.rounds}`),
       onCleanup: (cleanup) => trap.onCleanup(cleanup)
@@ -84654,7 +84662,7 @@ function historyDeps(deps) {
     log: (line) => deps.core.info(logLine(line)),
     warn: (line) => deps.core.warning(logLine(line)),
     site: {
-      assets: path24.join(path24.dirname(deps.runnerPath), "site"),
+      assets: path23.join(path23.dirname(deps.runnerPath), "site"),
       version: deps.version,
       serverUrl: deps.env.GITHUB_SERVER_URL ?? "https://github.com"
     }
@@ -84670,8 +84678,8 @@ async function publish(report2, settings, deps, extra) {
   const markdown = extra ? `${renderMarkdown(report2)}
 ${extra}
 ` : renderMarkdown(report2);
-  const jsonPath = path24.join(settings.reportDir, "report.json");
-  const markdownPath = path24.join(settings.reportDir, "report.md");
+  const jsonPath = path23.join(settings.reportDir, "report.json");
+  const markdownPath = path23.join(settings.reportDir, "report.md");
   writeFileSync2(jsonPath, `${JSON.stringify(report2, null, 2)}
 `);
   writeFileSync2(markdownPath, markdown);
@@ -84681,14 +84689,14 @@ ${extra}
   core.setOutput("report-json", jsonPath);
   core.setOutput("report-markdown", markdownPath);
   core.setOutput("profiles-dir", report2.run?.profile?.dir ?? "");
-  const site = settings.publishDir && existsSync12(path24.join(settings.publishDir, "index.html")) ? settings.publishDir : "";
+  const site = settings.publishDir && existsSync11(path23.join(settings.publishDir, "index.html")) ? settings.publishDir : "";
   core.setOutput("site-dir", site);
   const commentProblem = await comment(report2, markdown, settings, deps);
   await core.summary.addRaw(commentProblem ? `${markdown}
 > [!WARNING]
 > ${escapeText(commentProblem)}
 ` : markdown, true).write();
-  const configFile = path24.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
+  const configFile = path23.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
   const workspace = env.GITHUB_WORKSPACE ?? settings.workingDirectory;
   for (const annotation of regressionAnnotations(report2, settings.workingDirectory, workspace, configFile)) {
     core[annotation.level](annotation.message, {
@@ -84740,7 +84748,7 @@ function mergedReport(settings, version) {
     if (!settings.shardReports)
       throw new UserError("Input 'shard-reports' is required with mode: merge: the shard reports, e.g. shards/*.json.");
     const files = reportFiles([settings.shardReports], settings.workingDirectory);
-    report2 = mergeShards(files.map((file) => ({ file: path24.relative(settings.workingDirectory, file), report: readReport2(file) })));
+    report2 = mergeShards(files.map((file) => ({ file: path23.relative(settings.workingDirectory, file), report: readReport2(file) })));
     if (settings.base && /^[0-9a-f]{40}$/.test(settings.base) && report2.base?.sha !== settings.base)
       throw new UserError(
         `The shard reports compare against ${report2.base?.sha ?? "no commit"}, but this workflow's base is ${settings.base}: refusing them.`

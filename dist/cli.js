@@ -291,8 +291,8 @@ var require_utils = __commonJS({
       }
       return output;
     };
-    exports2.basename = (path21, { windows } = {}) => {
-      const segs = path21.split(windows ? /[\\/]/ : "/");
+    exports2.basename = (path20, { windows } = {}) => {
+      const segs = path20.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -5041,8 +5041,8 @@ var require_utils2 = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path21) {
-      let input = path21;
+    function removeDotSegments(path20) {
+      let input = path20;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -5116,11 +5116,11 @@ var require_utils2 = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path21) {
-      if (path21 === "" || path21[0] === "/") {
-        return removeDotSegments(path21);
+    function removeDotSegmentsRelative(path20) {
+      if (path20 === "" || path20[0] === "/") {
+        return removeDotSegments(path20);
       }
-      const segments = path21.split("/");
+      const segments = path20.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -5483,8 +5483,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path21 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path21 && path21 !== "/" ? path21 : void 0;
+        const path20 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path20 && path20 !== "/" ? path20 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -8942,17 +8942,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path21) {
-      const ctrl = callVisitor(key, node, visitor, path21);
+    function visit_(key, node, visitor, path20) {
+      const ctrl = callVisitor(key, node, visitor, path20);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path21, ctrl);
-        return visit_(key, ctrl, visitor, path21);
+        replaceNode(key, path20, ctrl);
+        return visit_(key, ctrl, visitor, path20);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path21 = Object.freeze(path21.concat(node));
+          path20 = Object.freeze(path20.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = visit_(i, node.items[i], visitor, path21);
+            const ci = visit_(i, node.items[i], visitor, path20);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -8963,13 +8963,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path21 = Object.freeze(path21.concat(node));
-          const ck = visit_("key", node.key, visitor, path21);
+          path20 = Object.freeze(path20.concat(node));
+          const ck = visit_("key", node.key, visitor, path20);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path21);
+          const cv = visit_("value", node.value, visitor, path20);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -8990,17 +8990,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path21) {
-      const ctrl = await callVisitor(key, node, visitor, path21);
+    async function visitAsync_(key, node, visitor, path20) {
+      const ctrl = await callVisitor(key, node, visitor, path20);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path21, ctrl);
-        return visitAsync_(key, ctrl, visitor, path21);
+        replaceNode(key, path20, ctrl);
+        return visitAsync_(key, ctrl, visitor, path20);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path21 = Object.freeze(path21.concat(node));
+          path20 = Object.freeze(path20.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = await visitAsync_(i, node.items[i], visitor, path21);
+            const ci = await visitAsync_(i, node.items[i], visitor, path20);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -9011,13 +9011,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path21 = Object.freeze(path21.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path21);
+          path20 = Object.freeze(path20.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path20);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path21);
+          const cv = await visitAsync_("value", node.value, visitor, path20);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -9044,23 +9044,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path21) {
+    function callVisitor(key, node, visitor, path20) {
       if (typeof visitor === "function")
-        return visitor(key, node, path21);
+        return visitor(key, node, path20);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path21);
+        return visitor.Map?.(key, node, path20);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path21);
+        return visitor.Seq?.(key, node, path20);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path21);
+        return visitor.Pair?.(key, node, path20);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path21);
+        return visitor.Scalar?.(key, node, path20);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path21);
+        return visitor.Alias?.(key, node, path20);
       return void 0;
     }
-    function replaceNode(key, path21, node) {
-      const parent = path21[path21.length - 1];
+    function replaceNode(key, path20, node) {
+      const parent = path20[path20.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -9672,10 +9672,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema2, path21, value) {
+    function collectionFromPath(schema2, path20, value) {
       let v = value;
-      for (let i = path21.length - 1; i >= 0; --i) {
-        const k = path21[i];
+      for (let i = path20.length - 1; i >= 0; --i) {
+        const k = path20[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -9694,7 +9694,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path21) => path21 == null || typeof path21 === "object" && !!path21[Symbol.iterator]().next().done;
+    var isEmptyPath = (path20) => path20 == null || typeof path20 === "object" && !!path20[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema2) {
         super(type);
@@ -9724,11 +9724,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path21, value) {
-        if (isEmptyPath(path21))
+      addIn(path20, value) {
+        if (isEmptyPath(path20))
           this.add(value);
         else {
-          const [key, ...rest] = path21;
+          const [key, ...rest] = path20;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -9742,8 +9742,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path21) {
-        const [key, ...rest] = path21;
+      deleteIn(path20) {
+        const [key, ...rest] = path20;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -9757,8 +9757,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path21, keepScalar) {
-        const [key, ...rest] = path21;
+      getIn(path20, keepScalar) {
+        const [key, ...rest] = path20;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -9776,8 +9776,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path21) {
-        const [key, ...rest] = path21;
+      hasIn(path20) {
+        const [key, ...rest] = path20;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -9787,8 +9787,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path21, value) {
-        const [key, ...rest] = path21;
+      setIn(path20, value) {
+        const [key, ...rest] = path20;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -12303,9 +12303,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path21, value) {
+      addIn(path20, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path21, value);
+          this.contents.addIn(path20, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -12380,14 +12380,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path21) {
-        if (Collection.isEmptyPath(path21)) {
+      deleteIn(path20) {
+        if (Collection.isEmptyPath(path20)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path21) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path20) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -12402,10 +12402,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path21, keepScalar) {
-        if (Collection.isEmptyPath(path21))
+      getIn(path20, keepScalar) {
+        if (Collection.isEmptyPath(path20))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path21, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path20, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -12416,10 +12416,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path21) {
-        if (Collection.isEmptyPath(path21))
+      hasIn(path20) {
+        if (Collection.isEmptyPath(path20))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path21) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path20) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -12436,13 +12436,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path21, value) {
-        if (Collection.isEmptyPath(path21)) {
+      setIn(path20, value) {
+        if (Collection.isEmptyPath(path20)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path21), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path20), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path21, value);
+          this.contents.setIn(path20, value);
         }
       }
       /**
@@ -14403,9 +14403,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path21) => {
+    visit.itemAtPath = (cst, path20) => {
       let item = cst;
-      for (const [field, index] of path21) {
+      for (const [field, index] of path20) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -14414,23 +14414,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path21) => {
-      const parent = visit.itemAtPath(cst, path21.slice(0, -1));
-      const field = path21[path21.length - 1][0];
+    visit.parentCollection = (cst, path20) => {
+      const parent = visit.itemAtPath(cst, path20.slice(0, -1));
+      const field = path20[path20.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path21, item, visitor) {
-      let ctrl = visitor(item, path21);
+    function _visit(path20, item, visitor) {
+      let ctrl = visitor(item, path20);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path21.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path20.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -14441,10 +14441,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path21);
+            ctrl = ctrl(item, path20);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path21) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path20) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -16298,8 +16298,8 @@ var require_dist2 = __commonJS({
         if (!append) {
           paths = paths.reverse();
         }
-        paths.forEach(function(path21) {
-          var pathArray = getPathArray(path21);
+        paths.forEach(function(path20) {
+          var pathArray = getPathArray(path20);
           addExistingPath(pathArray, env[pathVar], append);
           env[pathVar] = pathArray.join(separator);
         });
@@ -16313,14 +16313,14 @@ var require_dist2 = __commonJS({
         return [pathToAdd];
       }
     }
-    function addExistingPath(array, path21, appendMode) {
-      if (!path21) {
+    function addExistingPath(array, path20, appendMode) {
+      if (!path20) {
         return;
       }
       if (appendMode) {
-        array.unshift(path21);
+        array.unshift(path20);
       } else {
-        array.push(path21);
+        array.push(path20);
       }
     }
   }
@@ -19270,15 +19270,15 @@ var require_route = __commonJS({
       };
     }
     function wrapConversion(toModel, graph) {
-      const path21 = [graph[toModel].parent, toModel];
+      const path20 = [graph[toModel].parent, toModel];
       let fn = conversions[graph[toModel].parent][toModel];
       let cur = graph[toModel].parent;
       while (graph[cur].parent) {
-        path21.unshift(graph[cur].parent);
+        path20.unshift(graph[cur].parent);
         fn = link(conversions[graph[cur].parent][cur], fn);
         cur = graph[cur].parent;
       }
-      fn.conversion = path21;
+      fn.conversion = path20;
       return fn;
     }
     module2.exports = function(fromModel) {
@@ -28104,7 +28104,7 @@ var require_aggregateResult = __commonJS({
 var require_manager = __commonJS({
   "node_modules/autocannon/lib/manager.js"(exports2, module2) {
     "use strict";
-    var path21 = __require("path");
+    var path20 = __require("path");
     var EE = __require("events").EventEmitter;
     var aggregateResult = require_aggregateResult();
     var { getHistograms } = require_histUtil();
@@ -28162,7 +28162,7 @@ var require_manager = __commonJS({
       workerOpts.c = workerOpts.connections;
       function init() {
         for (let i = 0; i < numWorkers; i++) {
-          const worker = new Worker(path21.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
+          const worker = new Worker(path20.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
           worker.on("message", (msg) => {
             const { cmd, data, error } = msg;
             if (cmd === "RESULT") {
@@ -37173,11 +37173,11 @@ var require_mime_types = __commonJS({
       }
       return exts[0];
     }
-    function lookup2(path21) {
-      if (!path21 || typeof path21 !== "string") {
+    function lookup2(path20) {
+      if (!path20 || typeof path20 !== "string") {
         return false;
       }
-      var extension2 = extname("x." + path21).toLowerCase().substr(1);
+      var extension2 = extname("x." + path20).toLowerCase().substr(1);
       if (!extension2) {
         return false;
       }
@@ -38317,7 +38317,7 @@ var require_form_data = __commonJS({
     "use strict";
     var CombinedStream = require_combined_stream();
     var util = __require("util");
-    var path21 = __require("path");
+    var path20 = __require("path");
     var http3 = __require("http");
     var https = __require("https");
     var parseUrl = __require("url").parse;
@@ -38448,11 +38448,11 @@ var require_form_data = __commonJS({
     FormData.prototype._getContentDisposition = function(value, options) {
       var filename;
       if (typeof options.filepath === "string") {
-        filename = path21.normalize(options.filepath).replace(/\\/g, "/");
+        filename = path20.normalize(options.filepath).replace(/\\/g, "/");
       } else if (options.filename || value && (value.name || value.path)) {
-        filename = path21.basename(options.filename || value && (value.name || value.path));
+        filename = path20.basename(options.filename || value && (value.name || value.path));
       } else if (value && value.readable && hasOwn(value, "httpVersion")) {
-        filename = path21.basename(value.client._httpMessage.path || "");
+        filename = path20.basename(value.client._httpMessage.path || "");
       }
       if (filename) {
         return 'filename="' + escapeHeaderParam(filename) + '"';
@@ -38638,15 +38638,15 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve3, basename: basename2 } = __require("path");
-    var { readFileSync: readFileSync16 } = __require("fs");
+    var { readFileSync: readFileSync15 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string) {
       try {
         return JSON.parse(string);
       } catch (error) {
         try {
-          const path21 = resolve3(string);
-          const data = readFileSync16(path21, "utf8");
+          const path20 = resolve3(string);
+          const data = readFileSync15(path20, "utf8");
           return JSON.parse(data);
         } catch (error2) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -38660,14 +38660,14 @@ var require_multipart = __commonJS({
         const type = obj[key] && obj[key].type;
         switch (type) {
           case "file": {
-            const path21 = obj[key] && obj[key].path;
-            if (!path21) {
+            const path20 = obj[key] && obj[key].path;
+            if (!path20) {
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync16(path21);
+            const buffer = readFileSync15(path20);
             form.append(key, buffer, Object.assign({}, {
-              filename: basename2(path21)
+              filename: basename2(path20)
             }, opts));
             break;
           }
@@ -40988,14 +40988,14 @@ var require_validate2 = __commonJS({
     var lessThanOneError = (label2) => new Error(`${label2} can not be less than 1`);
     var greaterThanZeroError = (label2) => new Error(`${label2} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
-    function safeRequire(path21) {
-      if (typeof path21 === "string") {
+    function safeRequire(path20) {
+      if (typeof path20 === "string") {
         try {
-          return __require(path21);
+          return __require(path20);
         } catch (err) {
         }
       }
-      return path21;
+      return path20;
     }
     function defaultOpts(opts) {
       const setupClient = opts.workers ? opts.setupClient : safeRequire(opts.setupClient);
@@ -43476,7 +43476,7 @@ var require_httpRequestBuilder = __commonJS({
           return null;
         }
         const method = reqData.method;
-        const path21 = reqData.path;
+        const path20 = reqData.path;
         const headers = reqData.headers;
         const body = reqData.body;
         const headersDefinedHost = getPropertyCaseInsensitive(reqData.headers, "host");
@@ -43487,7 +43487,7 @@ var require_httpRequestBuilder = __commonJS({
           host = hostname + ":" + port;
         }
         const baseReq = [
-          `${method} ${path21} HTTP/1.1`
+          `${method} ${path20} HTTP/1.1`
         ];
         if (!headersDefinedHost) {
           baseReq.push(`Host: ${host}`);
@@ -45535,7 +45535,7 @@ var require_autocannon = __commonJS({
     var fs = __require("fs");
     var os10 = __require("os");
     var net3 = __require("net");
-    var path21 = __require("path");
+    var path20 = __require("path");
     var URL2 = __require("url").URL;
     var spawn3 = __require("child_process").spawn;
     var managePath = require_dist2();
@@ -45650,7 +45650,7 @@ var require_autocannon = __commonJS({
         return;
       }
       if (!checkURL(argv.url) || argv.help) {
-        const help = fs.readFileSync(path21.join(__dirname, "help.txt"), "utf8");
+        const help = fs.readFileSync(path20.join(__dirname, "help.txt"), "utf8");
         console.error(help);
         return;
       }
@@ -45764,7 +45764,7 @@ var require_autocannon = __commonJS({
           });
         });
         const alterPath = managePath({ PATH: process.env.NODE_PATH });
-        alterPath.unshift(path21.join(__dirname, "lib/preload"));
+        alterPath.unshift(path20.join(__dirname, "lib/preload"));
         const proc = spawn3(argv.spawn[0], argv.spawn.slice(1), {
           stdio: ["ignore", "inherit", "inherit"],
           env: Object.assign({}, process.env, {
@@ -45788,7 +45788,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path21.join(os10.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path20.join(os10.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -46613,14 +46613,14 @@ var require_util4 = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path21 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path20 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path21 && path21[0] !== "/") {
-          path21 = `/${path21}`;
+        if (path20 && path20[0] !== "/") {
+          path20 = `/${path20}`;
         }
-        return new URL(`${origin}${path21}`);
+        return new URL(`${origin}${path20}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -47071,39 +47071,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path21, origin }
+          request: { method, path: path20, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path21);
+        debuglog("sending request to %s %s/%s", method, origin, path20);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path21, origin },
+          request: { method, path: path20, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path21,
+          path20,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path21, origin }
+          request: { method, path: path20, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path21);
+        debuglog("trailers received from %s %s/%s", method, origin, path20);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path21, origin },
+          request: { method, path: path20, origin },
           error
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path21,
+          path20,
           error.message
         );
       });
@@ -47152,9 +47152,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path21, origin }
+            request: { method, path: path20, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path21);
+          debuglog("sending request to %s %s/%s", method, origin, path20);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -47217,7 +47217,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path21,
+        path: path20,
         method,
         body,
         headers,
@@ -47232,11 +47232,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler) {
-        if (typeof path21 !== "string") {
+        if (typeof path20 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path21[0] !== "/" && !(path21.startsWith("http://") || path21.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path20[0] !== "/" && !(path20.startsWith("http://") || path20.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path21)) {
+        } else if (invalidPathRegex.test(path20)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -47302,7 +47302,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path21, query) : path21;
+        this.path = query ? buildURL(path20, query) : path20;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -51995,7 +51995,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request) {
-      const { method, path: path21, host, upgrade, blocking, reset } = request;
+      const { method, path: path20, host, upgrade, blocking, reset } = request;
       let { body, headers, contentLength } = request;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -52076,7 +52076,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path21} HTTP/1.1\r
+      let header = `${method} ${path20} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -52605,7 +52605,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request) {
       const session = client[kHTTP2Session];
-      const { method, path: path21, host, upgrade, expectContinue, signal, headers: reqHeaders } = request;
+      const { method, path: path20, host, upgrade, expectContinue, signal, headers: reqHeaders } = request;
       let { body } = request;
       if (upgrade) {
         util.errorRequest(client, request, new Error("Upgrade not supported for H2"));
@@ -52702,7 +52702,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path21;
+      headers[HTTP2_HEADER_PATH] = path20;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -53055,9 +53055,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText2);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path21 = search ? `${pathname}${search}` : pathname;
+        const path20 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path21;
+        this.opts.path = path20;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -54296,10 +54296,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path21 = "/",
+          path: path20 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path21;
+        opts.path = origin + path20;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -56271,20 +56271,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path21) {
-      if (typeof path21 !== "string") {
-        return path21;
+    function safeUrl(path20) {
+      if (typeof path20 !== "string") {
+        return path20;
       }
-      const pathSegments = path21.split("?");
+      const pathSegments = path20.split("?");
       if (pathSegments.length !== 2) {
-        return path21;
+        return path20;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path21, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path21);
+    function matchKey(mockDispatch2, { path: path20, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path20);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -56306,7 +56306,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path21 }) => matchValue(safeUrl(path21), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path20 }) => matchValue(safeUrl(path20), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -56344,9 +56344,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path21, method, body, headers, query } = opts;
+      const { path: path20, method, body, headers, query } = opts;
       return {
-        path: path21,
+        path: path20,
         method,
         body,
         headers,
@@ -56809,10 +56809,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path21, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path20, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path21,
+            Path: path20,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -61691,9 +61691,9 @@ var require_util9 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path21) {
-      for (let i = 0; i < path21.length; ++i) {
-        const code = path21.charCodeAt(i);
+    function validateCookiePath(path20) {
+      for (let i = 0; i < path20.length; ++i) {
+        const code = path20.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -64613,11 +64613,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path21 = opts.path;
+          let path20 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path21 = `/${path21}`;
+            path20 = `/${path20}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path21);
+          url = new URL(util.parseOrigin(url).origin + path20);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -64694,7 +64694,7 @@ import { fileURLToPath as fileURLToPath3 } from "node:url";
 // src/cli/main.ts
 import { mkdirSync as mkdirSync5, mkdtempSync as mkdtempSync4, rmSync as rmSync7, writeFileSync as writeFileSync3 } from "node:fs";
 import os9 from "node:os";
-import path20 from "node:path";
+import path19 from "node:path";
 
 // src/util/format.ts
 function isFiniteNumber(x) {
@@ -64757,11 +64757,11 @@ function formatDuration(ms) {
   const seconds = Math.round(ms % 6e4 / 1e3);
   return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
 }
-function formatPath(path21, width = 60) {
-  if (path21.length <= width) return path21;
+function formatPath(path20, width = 60) {
+  if (path20.length <= width) return path20;
   const keep = width - 1;
   const start = Math.ceil(keep * 2 / 3);
-  return `${path21.slice(0, start)}\u2026${path21.slice(path21.length - (keep - start))} (${path21.length} characters)`;
+  return `${path20.slice(0, start)}\u2026${path20.slice(path20.length - (keep - start))} (${path20.length} characters)`;
 }
 
 // src/config/budgets.ts
@@ -65542,14 +65542,14 @@ function withPolicyOf(head, base) {
 }
 
 // src/gate.ts
-import { existsSync as existsSync6, mkdtempSync as mkdtempSync3, rmSync as rmSync4 } from "node:fs";
+import { existsSync as existsSync5, mkdtempSync as mkdtempSync3, rmSync as rmSync4 } from "node:fs";
 import os7 from "node:os";
-import path13 from "node:path";
+import path12 from "node:path";
 
 // src/checkout/revisions.ts
-import { existsSync as existsSync4, mkdtempSync, realpathSync, rmSync as rmSync2 } from "node:fs";
+import { existsSync as existsSync3, mkdtempSync, realpathSync, rmSync as rmSync2 } from "node:fs";
 import os from "node:os";
-import path4 from "node:path";
+import path3 from "node:path";
 
 // src/config/revision.ts
 function isRevisionName(revision) {
@@ -65603,45 +65603,29 @@ function gitSync(args, cwd) {
   }
 }
 
-// src/checkout/install.ts
-import { existsSync as existsSync2, readFileSync as readFileSync3 } from "node:fs";
-import path2 from "node:path";
-function detectInstall(root) {
-  const has = (file) => existsSync2(path2.join(root, file));
-  if (has("pnpm-lock.yaml")) return "pnpm install --frozen-lockfile";
-  if (has("yarn.lock")) return "yarn install --immutable";
-  if (has("package-lock.json") || has("npm-shrinkwrap.json")) return "npm ci --no-audit --no-fund";
-  if (hasDependencies(root)) return "npm install --no-audit --no-fund --no-package-lock";
-  return void 0;
-}
-function hasDependencies(root) {
-  try {
-    const manifest = JSON.parse(readFileSync3(path2.join(root, "package.json"), "utf8"));
-    return ["dependencies", "devDependencies", "optionalDependencies"].some((field) => {
-      const deps = manifest[field];
-      return typeof deps === "object" && deps !== null && Object.keys(deps).length > 0;
-    });
-  } catch {
-    return false;
-  }
-}
-
 // src/checkout/reuse.ts
 import { createHash, randomBytes as randomBytes2 } from "node:crypto";
-import { cpSync, existsSync as existsSync3, mkdirSync, readdirSync as readdirSync2, readFileSync as readFileSync4, renameSync, rmSync, statSync, utimesSync } from "node:fs";
-import path3 from "node:path";
+import { cpSync, existsSync as existsSync2, mkdirSync, readdirSync as readdirSync2, readFileSync as readFileSync3, renameSync, rmSync, statSync, utimesSync } from "node:fs";
+import path2 from "node:path";
 var LOCKFILES = ["npm-shrinkwrap.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock"];
 var OWN_SCRIPTS = ["preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare", "postprepare"];
 var DEPENDENCY_FIELDS = ["dependencies", "devDependencies", "optionalDependencies", "peerDependencies"];
 var RESOLUTION_FIELDS = ["overrides", "resolutions", "pnpm", "packageManager", "bundleDependencies", "bundledDependencies"];
 var SETTINGS_FILES = [".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs"];
 var KEEP = 8;
+function filesIn(root) {
+  return (file) => existsSync2(path2.join(root, file)) ? readFileSync3(path2.join(root, file)) : void 0;
+}
+var INSTALL_FILES = ["package.json", ...LOCKFILES, ...SETTINGS_FILES];
 function installKey(root, command) {
-  const lockfile = LOCKFILES.find((name2) => existsSync3(path3.join(root, name2)));
+  return installKeyOf(filesIn(root), command);
+}
+function installKeyOf(read, command) {
+  const lockfile = LOCKFILES.find((name2) => read(name2) !== void 0);
   let manifestText;
   let manifest;
   try {
-    manifestText = readFileSync4(path3.join(root, "package.json"), "utf8");
+    manifestText = read("package.json")?.toString("utf8") ?? "";
     manifest = JSON.parse(manifestText);
   } catch {
     return { key: void 0, reason: "package.json unreadable" };
@@ -65667,13 +65651,13 @@ function installKey(root, command) {
   if (lockfile) {
     part("benchgate-install-1");
     part(lockfile);
-    part(readFileSync4(path3.join(root, lockfile)));
+    part(read(lockfile));
     part(manifestText);
     return { key: hash.digest("hex").slice(0, 32), same: `the same ${lockfile} and package.json`, acrossRuns: true };
   }
   part("benchgate-install-deps-1");
   part(JSON.stringify([...DEPENDENCY_FIELDS, ...RESOLUTION_FIELDS].map((field) => [field, manifest[field] ?? null])));
-  for (const file of SETTINGS_FILES) part(existsSync3(path3.join(root, file)) ? readFileSync4(path3.join(root, file)) : `no ${file}`);
+  for (const file of SETTINGS_FILES) part(read(file) ?? `no ${file}`);
   return { key: `run-${hash.digest("hex").slice(0, 28)}`, same: "the same dependency set, no lockfile", acrossRuns: false };
 }
 var Installs = class {
@@ -65692,35 +65676,35 @@ var Installs = class {
   /** A node_modules installed for `key`, and where it came from, if one is known. */
   find(key) {
     const known = this.seen.get(key);
-    if (known && existsSync3(known.from)) return known;
+    if (known && existsSync2(known.from)) return known;
     if (!this.folder || key.startsWith("run-")) return void 0;
-    const kept = path3.join(this.folder, key, "node_modules");
-    if (!existsSync3(kept)) return void 0;
+    const kept = path2.join(this.folder, key, "node_modules");
+    if (!existsSync2(kept)) return void 0;
     const now = /* @__PURE__ */ new Date();
-    utimesSync(path3.join(this.folder, key), now, now);
+    utimesSync(path2.join(this.folder, key), now, now);
     return { from: kept, what: `an earlier run, kept in ${this.folder}` };
   }
   /** Put a copy of a known install in `root`. */
   restore(found, root) {
-    cpSync(found.from, path3.join(root, "node_modules"), { recursive: true, verbatimSymlinks: true });
+    cpSync(found.from, path2.join(root, "node_modules"), { recursive: true, verbatimSymlinks: true });
   }
   /** `root`'s node_modules was installed for `key` (by `what`, for the log of a later reuse); `acrossRuns`: it may be kept for later runs. */
   remember(key, root, what, acrossRuns = true) {
-    const installed = path3.join(root, "node_modules");
-    if (!existsSync3(installed)) return;
+    const installed = path2.join(root, "node_modules");
+    if (!existsSync2(installed)) return;
     const folder = acrossRuns ? this.folder : this.runFolder;
     if (!folder) {
       this.seen.set(key, { from: installed, what });
       return;
     }
-    const entry = path3.join(folder, key);
-    if (existsSync3(entry)) return;
-    const partial = path3.join(folder, `.${key}.${randomBytes2(4).toString("hex")}`);
+    const entry = path2.join(folder, key);
+    if (existsSync2(entry)) return;
+    const partial = path2.join(folder, `.${key}.${randomBytes2(4).toString("hex")}`);
     mkdirSync(partial, { recursive: true });
     try {
-      cpSync(installed, path3.join(partial, "node_modules"), { recursive: true, verbatimSymlinks: true });
+      cpSync(installed, path2.join(partial, "node_modules"), { recursive: true, verbatimSymlinks: true });
       renameSync(partial, entry);
-      this.seen.set(key, { from: path3.join(entry, "node_modules"), what });
+      this.seen.set(key, { from: path2.join(entry, "node_modules"), what });
     } catch {
     } finally {
       rmSync(partial, { recursive: true, force: true });
@@ -65729,19 +65713,43 @@ var Installs = class {
   }
   /** Keep the KEEP most recently used entries of the folder. */
   evict(folder) {
-    const entries = readdirSync2(folder).filter((name2) => !name2.startsWith(".")).map((name2) => ({ name: name2, used: statSync(path3.join(folder, name2)).mtimeMs })).sort((a, b) => b.used - a.used);
-    for (const { name: name2 } of entries.slice(KEEP)) rmSync(path3.join(folder, name2), { recursive: true, force: true });
+    const entries = readdirSync2(folder).filter((name2) => !name2.startsWith(".")).map((name2) => ({ name: name2, used: statSync(path2.join(folder, name2)).mtimeMs })).sort((a, b) => b.used - a.used);
+    for (const { name: name2 } of entries.slice(KEEP)) rmSync(path2.join(folder, name2), { recursive: true, force: true });
   }
 };
+
+// src/checkout/install.ts
+function detectInstall(root) {
+  return detectInstallOf(filesIn(root));
+}
+function detectInstallOf(read) {
+  const has = (file) => read(file) !== void 0;
+  if (has("pnpm-lock.yaml")) return "pnpm install --frozen-lockfile";
+  if (has("yarn.lock")) return "yarn install --immutable";
+  if (has("package-lock.json") || has("npm-shrinkwrap.json")) return "npm ci --no-audit --no-fund";
+  if (hasDependencies(read)) return "npm install --no-audit --no-fund --no-package-lock";
+  return void 0;
+}
+function hasDependencies(read) {
+  try {
+    const manifest = JSON.parse(read("package.json")?.toString("utf8") ?? "");
+    return ["dependencies", "devDependencies", "optionalDependencies"].some((field) => {
+      const deps = manifest[field];
+      return typeof deps === "object" && deps !== null && Object.keys(deps).length > 0;
+    });
+  } catch {
+    return false;
+  }
+}
 
 // src/checkout/revisions.ts
 async function checkout(options) {
   const run = options.git ?? git;
   const repoRoot = await findRepoRoot(run, options.cwd);
-  const projectDir = path4.relative(repoRoot, realpathSync(options.cwd));
+  const projectDir = path3.relative(repoRoot, realpathSync(options.cwd));
   const baseSha = await resolveRef(run, repoRoot, options.base, "--base");
   const headSha = options.head === void 0 ? await resolveRef(run, repoRoot, "HEAD", "HEAD") : await resolveRef(run, repoRoot, options.head, "--head");
-  const temp = mkdtempSync(path4.join(os.tmpdir(), "benchgate-"));
+  const temp = mkdtempSync(path3.join(os.tmpdir(), "benchgate-"));
   const created = [];
   const dispose = () => {
     forget?.();
@@ -65750,7 +65758,7 @@ async function checkout(options) {
   const forget = options.onCleanup?.(dispose);
   try {
     const addWorktree = async (label2, sha) => {
-      const dir = path4.join(temp, label2);
+      const dir = path3.join(temp, label2);
       await run(["worktree", "add", "--detach", "--force", dir, sha], repoRoot);
       created.push(dir);
       return dir;
@@ -65760,7 +65768,7 @@ async function checkout(options) {
       label: "base",
       ref: options.base,
       sha: baseSha,
-      root: path4.join(baseTree, projectDir),
+      root: path3.join(baseTree, projectDir),
       worktree: baseTree,
       dirty: false
     };
@@ -65769,7 +65777,7 @@ async function checkout(options) {
       head = await describeWorkingTree(run, options.cwd, headSha);
     } else {
       const headTree = await addWorktree("head", headSha);
-      head = { label: "head", ref: options.head, sha: headSha, root: path4.join(headTree, projectDir), worktree: headTree, dirty: false };
+      head = { label: "head", ref: options.head, sha: headSha, root: path3.join(headTree, projectDir), worktree: headTree, dirty: false };
     }
     const installs = options.installs ?? new Installs();
     for (const revision of [base, head]) await prepare(revision, options, installs);
@@ -65809,8 +65817,8 @@ async function resolveRef(run, repoRoot, ref, flag) {
 var DEFAULT_COMMAND_TIMEOUT_MS = 15 * 6e4;
 async function prepare(revision, options, installs) {
   const describe2 = `${revision.label} (${revision.ref} @ ${revision.sha.slice(0, 7)})`;
-  if (!existsSync4(revision.root)) {
-    throw new UserError(`The project directory ${path4.basename(revision.root)} does not exist in ${describe2}.`);
+  if (!existsSync3(revision.root)) {
+    throw new UserError(`The project directory ${path3.basename(revision.root)} does not exist in ${describe2}.`);
   }
   const install = revision.worktree === void 0 ? void 0 : options.install === void 0 ? detectInstall(revision.root) : options.install || void 0;
   for (const [step, command] of [
@@ -65847,7 +65855,7 @@ function restore(installs, key, root) {
     installs.restore(found, root);
     return found.what;
   } catch {
-    rmSync2(path4.join(root, "node_modules"), { recursive: true, force: true });
+    rmSync2(path3.join(root, "node_modules"), { recursive: true, force: true });
     return void 0;
   }
 }
@@ -65884,27 +65892,27 @@ import { createRequire } from "module";
 import { basename, dirname, normalize, relative, resolve, sep } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path21) {
-  let normalized = normalize(path21);
+function cleanPath(path20) {
+  let normalized = normalize(path20);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path21, separator) {
-  return path21.replace(SLASHES_REGEX, separator);
+function convertSlashes(path20, separator) {
+  return path20.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path21) {
-  return path21 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path21);
+function isRootDirectory(path20) {
+  return path20 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path20);
 }
-function normalizePath(path21, options) {
+function normalizePath(path20, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path21.includes("/") || path21.startsWith(".");
-  if (resolvePaths) path21 = resolve(path21);
-  if (normalizePath$1 || pathNeedsCleaning) path21 = cleanPath(path21);
-  if (path21 === ".") return "";
-  const needsSeperator = path21[path21.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path21 + pathSeparator : path21, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path20.includes("/") || path20.startsWith(".");
+  if (resolvePaths) path20 = resolve(path20);
+  if (normalizePath$1 || pathNeedsCleaning) path20 = cleanPath(path20);
+  if (path20 === ".") return "";
+  const needsSeperator = path20[path20.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path20 + pathSeparator : path20, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -65941,8 +65949,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path21 = directoryPath || ".";
-  if (filters.every((filter) => filter(path21, true))) paths.push(path21);
+  const path20 = directoryPath || ".";
+  if (filters.every((filter) => filter(path20, true))) paths.push(path20);
 };
 var empty$2 = () => {
 };
@@ -65994,26 +66002,26 @@ var empty = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty;
 }
-var resolveSymlinksAsync = function(path21, state, callback$1) {
+var resolveSymlinksAsync = function(path20, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs.realpath(path21, (error, resolvedPath) => {
+  fs.realpath(path20, (error, resolvedPath) => {
     if (error) return queue.dequeue(suppressErrors ? null : error, state);
     fs.stat(resolvedPath, (error$1, stat2) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat2.isDirectory() && isRecursive(path21, resolvedPath, state)) return queue.dequeue(null, state);
+      if (stat2.isDirectory() && isRecursive(path20, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat2, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path21, state, callback$1) {
+var resolveSymlinks = function(path20, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs.realpathSync(path21);
+    const resolvedPath = fs.realpathSync(path20);
     const stat2 = fs.statSync(resolvedPath);
-    if (stat2.isDirectory() && isRecursive(path21, resolvedPath, state)) return;
+    if (stat2.isDirectory() && isRecursive(path20, resolvedPath, state)) return;
     callback$1(stat2, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
@@ -66023,9 +66031,9 @@ function build$2(options, isSynchronous) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path21, resolved, state) {
+function isRecursive(path20, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname(path21);
+  let parent = dirname(path20);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -66033,7 +66041,7 @@ function isRecursive(path21, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname(parent);
   }
-  state.symlinks.set(path21, resolved);
+  state.symlinks.set(path20, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -66205,19 +66213,19 @@ var Walker = class {
         const filename = this.joinPath(entry.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry.isDirectory()) {
-        let path21 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path21)) continue;
-        this.pushDirectory(path21, paths, filters);
-        this.walkDirectory(this.state, path21, path21, depth - 1, this.walk);
+        let path20 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path20)) continue;
+        this.pushDirectory(path20, paths, filters);
+        this.walkDirectory(this.state, path20, path20, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path21 = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path21, this.state, (stat2, resolvedPath) => {
+        let path20 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path20, this.state, (stat2, resolvedPath) => {
           if (stat2.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path21 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path21 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path20 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path20 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path21;
+            resolvedPath = useRealPaths ? resolvedPath : path20;
             const filename = basename(resolvedPath);
             const directoryPath$1 = normalizePath(dirname(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -66383,7 +66391,7 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path21) => isMatch(path21));
+    this.options.filters.push((path20) => isMatch(path20));
     return this;
   }
 };
@@ -66458,19 +66466,19 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path21) {
-  return path21.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path20) {
+  return path20.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path21) {
+function splitPattern(path20) {
   var _result$parts;
-  const result = import_picomatch2.default.scan(path21, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path21];
+  const result = import_picomatch2.default.scan(path20, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path20];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path21) => path21.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path21) => path21.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path20) => path20.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path20) => path20.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
@@ -66577,13 +66585,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug ? (p, isDirectory) => {
-      const path21 = format(p, isDirectory);
-      const matches = matcher(path21) && !ignore(path21);
-      if (matches) log(`matched ${path21}`);
+      const path20 = format(p, isDirectory);
+      const matches = matcher(path20) && !ignore(path20);
+      if (matches) log(`matched ${path20}`);
       return matches;
     } : (p, isDirectory) => {
-      const path21 = format(p, isDirectory);
-      return matcher(path21) && !ignore(path21);
+      const path20 = format(p, isDirectory);
+      return matcher(path20) && !ignore(path20);
     }],
     exclude: debug ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -67886,8 +67894,8 @@ function splitCpus(cores, duet = false) {
 }
 
 // src/measure/http/cpu.ts
-import { readdirSync as readdirSync4, readFileSync as readFileSync5 } from "node:fs";
-import path5 from "node:path";
+import { readdirSync as readdirSync4, readFileSync as readFileSync4 } from "node:fs";
+import path4 from "node:path";
 function cpuBetween(start, end) {
   return {
     mainNs: end.mainNs - start.mainNs,
@@ -67902,10 +67910,10 @@ function parseSchedstat(text2) {
 }
 function readCpu(pid, proc = "/proc") {
   if (!Number.isSafeInteger(pid) || pid <= 0) return void 0;
-  const tasks = path5.join(proc, String(pid), "task");
+  const tasks = path4.join(proc, String(pid), "task");
   const read = (tid) => {
     try {
-      return parseSchedstat(readFileSync5(path5.join(tasks, tid, "schedstat"), "utf8"));
+      return parseSchedstat(readFileSync4(path4.join(tasks, tid, "schedstat"), "utf8"));
     } catch {
       return void 0;
     }
@@ -67978,9 +67986,9 @@ function counter(perf) {
 import os5 from "node:os";
 
 // src/measure/http/server.ts
-import { readdirSync as readdirSync5, readFileSync as readFileSync6 } from "node:fs";
+import { readdirSync as readdirSync5, readFileSync as readFileSync5 } from "node:fs";
 import http from "node:http";
-import path6 from "node:path";
+import path5 from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
 // src/measure/http/port.ts
@@ -68123,7 +68131,7 @@ var ServerProcess = class _ServerProcess {
   }
   static spawn(options, port) {
     const probe = runsNode(options.command);
-    const socket = probe ? path6.join(options.socketDir, `probe-${process.pid}-${++sequence}.sock`) : void 0;
+    const socket = probe ? path5.join(options.socketDir, `probe-${process.pid}-${++sequence}.sock`) : void 0;
     const nodeOptions = [process.env.NODE_OPTIONS, probe ? `--require ${JSON.stringify(options.probePath)}` : void 0].filter(Boolean).join(" ");
     const env = { ...process.env, PORT: String(port), HOST: "127.0.0.1", NODE_OPTIONS: nodeOptions };
     if (socket) {
@@ -68220,7 +68228,7 @@ function linuxGroupAlive(pgid) {
 function statOf(pid) {
   let stat2;
   try {
-    stat2 = readFileSync6(`/proc/${pid}/stat`, "utf8");
+    stat2 = readFileSync5(`/proc/${pid}/stat`, "utf8");
   } catch {
     return void 0;
   }
@@ -69753,8 +69761,8 @@ function summarize2(benchmarks) {
 
 // src/explain/run.ts
 import { createHash as createHash3 } from "node:crypto";
-import { mkdirSync as mkdirSync2, readFileSync as readFileSync8 } from "node:fs";
-import path8 from "node:path";
+import { mkdirSync as mkdirSync2, readFileSync as readFileSync7 } from "node:fs";
+import path7 from "node:path";
 
 // src/measure/http/profile.ts
 async function profileServer(benchmark, revision, plan, profile) {
@@ -69781,9 +69789,9 @@ async function profileServer(benchmark, revision, plan, profile) {
 }
 
 // src/explain/profile.ts
-import { existsSync as existsSync5, readFileSync as readFileSync7 } from "node:fs";
+import { existsSync as existsSync4, readFileSync as readFileSync6 } from "node:fs";
 import { SourceMap } from "node:module";
-import path7 from "node:path";
+import path6 from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 var NOT_WORK = /* @__PURE__ */ new Set(["(root)", "(idle)"]);
 var INLINED = "(task code inlined into the loop)";
@@ -69893,25 +69901,25 @@ var SourceMaps = class {
     if (!entry || line < 0) return void 0;
     const found = entry.map.findEntry(line, Math.max(0, column));
     if (!found.originalSource) return void 0;
-    const source = found.originalSource.startsWith("file://") ? fileURLToPath2(found.originalSource) : path7.resolve(entry.dir, entry.sourceRoot, found.originalSource);
+    const source = found.originalSource.startsWith("file://") ? fileURLToPath2(found.originalSource) : path6.resolve(entry.dir, entry.sourceRoot, found.originalSource);
     return { file: source, line: found.originalLine ?? -1 };
   }
   load(file) {
     if (this.maps.has(file)) return this.maps.get(file);
     let entry = null;
     try {
-      const text2 = readFileSync7(file, "utf8");
-      const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync5(`${file}.map`) ? `${path7.basename(file)}.map` : void 0);
+      const text2 = readFileSync6(file, "utf8");
+      const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync4(`${file}.map`) ? `${path6.basename(file)}.map` : void 0);
       if (reference) {
         let payload;
-        let dir = path7.dirname(file);
+        let dir = path6.dirname(file);
         const inline = /^data:application\/json[^,]*;base64,(.*)$/.exec(reference);
         if (inline) payload = JSON.parse(Buffer.from(inline[1], "base64").toString("utf8"));
         else {
-          const mapFile = path7.resolve(dir, decodeURIComponent(reference));
-          if (!existsSync5(mapFile)) throw new Error("no map file");
-          payload = JSON.parse(readFileSync7(mapFile, "utf8"));
-          dir = path7.dirname(mapFile);
+          const mapFile = path6.resolve(dir, decodeURIComponent(reference));
+          if (!existsSync4(mapFile)) throw new Error("no map file");
+          payload = JSON.parse(readFileSync6(mapFile, "utf8"));
+          dir = path6.dirname(mapFile);
         }
         entry = { map: new SourceMap(payload), dir, sourceRoot: payload.sourceRoot ?? "" };
       }
@@ -69923,13 +69931,13 @@ var SourceMaps = class {
   }
 };
 function isOwnCode(file) {
-  return file !== "" && !file.startsWith("node:") && !file.startsWith("node_modules/") && !path7.isAbsolute(file) && !file.includes("://");
+  return file !== "" && !file.startsWith("node:") && !file.startsWith("node_modules/") && !path6.isAbsolute(file) && !file.includes("://");
 }
 function readable(file, root) {
-  const relative2 = path7.relative(root, file);
-  if (!relative2.startsWith("..") && !path7.isAbsolute(relative2)) return relative2.split(path7.sep).join("/");
-  const modules = file.lastIndexOf(`${path7.sep}node_modules${path7.sep}`);
-  return modules >= 0 ? file.slice(modules + 1).split(path7.sep).join("/") : file;
+  const relative2 = path6.relative(root, file);
+  if (!relative2.startsWith("..") && !path6.isAbsolute(relative2)) return relative2.split(path6.sep).join("/");
+  const modules = file.lastIndexOf(`${path6.sep}node_modules${path6.sep}`);
+  return modules >= 0 ? file.slice(modules + 1).split(path6.sep).join("/") : file;
 }
 
 // src/explain/run.ts
@@ -69964,7 +69972,7 @@ function profileSlug(id) {
 async function profileBoth(target, plan, started) {
   const revisions = { base: plan.base, head: plan.head };
   const slug = profileSlug(target.id);
-  const files = { base: path8.join(plan.dir, `${slug}.base.cpuprofile`), head: path8.join(plan.dir, `${slug}.head.cpuprofile`) };
+  const files = { base: path7.join(plan.dir, `${slug}.base.cpuprofile`), head: path7.join(plan.dir, `${slug}.head.cpuprofile`) };
   const ops = { base: 0, head: 0 };
   for (const side2 of ["base", "head"]) {
     ops[side2] = target.kind === "http" ? await profileHttp(target, revisions[side2], files[side2], plan) : await profileMicro(target, revisions[side2], files[side2], plan);
@@ -69972,12 +69980,12 @@ async function profileBoth(target, plan, started) {
   const options = {
     maps: new SourceMaps(),
     // benchgate's runner and probe frames are not the project's; a micro task's bench file calls everything it does.
-    hidden: (file) => file.startsWith(path8.dirname(plan.runnerPath) + path8.sep) || file.startsWith(path8.dirname(plan.probePath) + path8.sep),
+    hidden: (file) => file.startsWith(path7.dirname(plan.runnerPath) + path7.sep) || file.startsWith(path7.dirname(plan.probePath) + path7.sep),
     notOwn: (file) => file === target.file,
     // The runner's compiled loops (measure/micro/alternate.ts): V8 may inline the whole task into them.
     loops: ["benchgateLoop", "benchgateBatch"]
   };
-  const read = (side2) => summarizeProfile(JSON.parse(readFileSync8(files[side2], "utf8")), revisions[side2].root, options);
+  const read = (side2) => summarizeProfile(JSON.parse(readFileSync7(files[side2], "utf8")), revisions[side2].root, options);
   const summaries = { base: read("base"), head: read("head") };
   const perOp = (side2) => ops[side2] > 0 ? summaries[side2].totalMs * 1e3 / ops[side2] : 0;
   const sides = [
@@ -70024,14 +70032,14 @@ async function profileHttp(target, revision, outFile, plan) {
 }
 
 // src/measure/native/flags.ts
-import { readFileSync as readFileSync9 } from "node:fs";
-import path9 from "node:path";
+import { readFileSync as readFileSync8 } from "node:fs";
+import path8 from "node:path";
 var FLAG = /^--[a-z0-9][a-z0-9-]*(?:=[A-Za-z0-9._,:/@%+-]*)?$/;
 var REFUSED = /^--(?:eval|print|check|interactive|test|run|watch|inspect|debug|require|import|loader|experimental-loader|env-file|input-type|cpu-prof|heap-prof|prof|redirect-warnings|diagnostic-dir|report)/;
 function authorFlags(root, file) {
   let scripts;
   try {
-    const text2 = readFileSync9(path9.join(root, "package.json"), "utf8");
+    const text2 = readFileSync8(path8.join(root, "package.json"), "utf8");
     scripts = text2.length <= 1 << 20 ? JSON.parse(text2).scripts : void 0;
   } catch {
     return void 0;
@@ -70041,7 +70049,7 @@ function authorFlags(root, file) {
     (entry) => typeof entry[1] === "string"
   );
   const ordered = [...entries.filter(([name2]) => name2.startsWith("bench")), ...entries.filter(([name2]) => !name2.startsWith("bench"))];
-  const target = path9.posix.normalize(file);
+  const target = path8.posix.normalize(file);
   for (const [script, command] of ordered) {
     for (const part of command.split(/&&|\|\||[;|]/)) {
       const flags = nodeFlagsFor(part, target);
@@ -70058,13 +70066,13 @@ function nodeFlagsFor(command, target) {
   const flags = [];
   for (at++; at < words.length && words[at].startsWith("-"); at++) flags.push(words[at]);
   const script = words[at];
-  if (!script || path9.posix.normalize(script) !== target) return void 0;
+  if (!script || path8.posix.normalize(script) !== target) return void 0;
   return flags.every((flag) => FLAG.test(flag) && !REFUSED.test(flag)) ? flags : [];
 }
 
 // src/measure/native/run.ts
-import { mkdtempSync as mkdtempSync2, readFileSync as readFileSync11, rmSync as rmSync3, statSync as statSync3 } from "node:fs";
-import path12 from "node:path";
+import { mkdtempSync as mkdtempSync2, readFileSync as readFileSync10, rmSync as rmSync3, statSync as statSync3 } from "node:fs";
+import path11 from "node:path";
 import { pathToFileURL } from "node:url";
 
 // src/measure/native/figures.ts
@@ -70147,16 +70155,16 @@ function tQuantile95(df) {
 // src/measure/native/vitest.ts
 import { realpathSync as realpathSync3 } from "node:fs";
 import Module from "node:module";
-import path11 from "node:path";
+import path10 from "node:path";
 
 // src/util/manifest.ts
-import { readFileSync as readFileSync10 } from "node:fs";
-import path10 from "node:path";
+import { readFileSync as readFileSync9 } from "node:fs";
+import path9 from "node:path";
 function nearestManifest(file, accept) {
-  for (let dir = path10.dirname(file); dir !== path10.dirname(dir); dir = path10.dirname(dir)) {
+  for (let dir = path9.dirname(file); dir !== path9.dirname(dir); dir = path9.dirname(dir)) {
     let manifest;
     try {
-      manifest = JSON.parse(readFileSync10(path10.join(dir, "package.json"), "utf8"));
+      manifest = JSON.parse(readFileSync9(path9.join(dir, "package.json"), "utf8"));
     } catch {
       continue;
     }
@@ -70170,14 +70178,14 @@ function nearestManifest(file, accept) {
 function vitestCli(root, file) {
   let entry;
   try {
-    entry = Module.createRequire(path11.resolve(root, file)).resolve("vitest");
+    entry = Module.createRequire(path10.resolve(root, file)).resolve("vitest");
   } catch {
     return void 0;
   }
   const found = nearestManifest(entry, (manifest) => manifest.name === "vitest");
   const bin = found?.manifest.bin;
   const command = typeof bin === "string" ? bin : bin?.vitest;
-  return found && typeof command === "string" ? path11.join(found.dir, command) : void 0;
+  return found && typeof command === "string" ? path10.join(found.dir, command) : void 0;
 }
 function vitestArgs(cli, file, out) {
   return [cli, "bench", "--run", "--outputJson", out, `./${file}`];
@@ -70189,7 +70197,7 @@ function vitestRecords(text2, root, file) {
   } catch {
     return { records: [], problem: "its vitest report is not JSON" };
   }
-  const wanted = real(path11.resolve(root, file));
+  const wanted = real(path10.resolve(root, file));
   const records = [];
   let rejected = 0;
   for (const entry of Array.isArray(report2?.files) ? report2.files : []) {
@@ -70217,7 +70225,7 @@ function vitestRecords(text2, root, file) {
 }
 function suitesOf(fullName, file) {
   if (typeof fullName !== "string") return void 0;
-  const own = file.split(path11.sep).join("/");
+  const own = file.split(path10.sep).join("/");
   if (fullName === own) return [];
   if (fullName.startsWith(`${own} > `)) return [fullName.slice(own.length + 3)];
   const at = fullName.indexOf(" > ");
@@ -70227,7 +70235,7 @@ function real(file) {
   try {
     return realpathSync3(file);
   } catch {
-    return path11.resolve(file);
+    return path10.resolve(file);
   }
 }
 
@@ -70236,9 +70244,9 @@ var MAX_FIGURES_BYTES = 16 * 1024 * 1024;
 var DRAIN_MS2 = 5e3;
 function runNative(options) {
   const started = performance.now();
-  const dir = mkdtempSync2(path12.join(options.tempDir, "native-"));
+  const dir = mkdtempSync2(path11.join(options.tempDir, "native-"));
   const vitest = options.harness === "vitest";
-  const out = path12.join(dir, vitest ? "report.json" : "figures.jsonl");
+  const out = path11.join(dir, vitest ? "report.json" : "figures.jsonl");
   const cli = vitest ? vitestCli(options.root, options.file) : void 0;
   if (vitest && !cli) {
     rmSync3(dir, { recursive: true, force: true });
@@ -70297,7 +70305,7 @@ function readCapped(file, what) {
     return {};
   }
   if (size > MAX_FIGURES_BYTES) return { problem: `its ${what} grew to ${Math.round(size / 1024 / 1024)} MB: not read` };
-  return { text: readFileSync11(file, "utf8") };
+  return { text: readFileSync10(file, "utf8") };
 }
 function readFigures(file) {
   const { text: text2, problem } = readCapped(file, "figures file");
@@ -70570,7 +70578,7 @@ async function runGate(options) {
     log: options.log,
     onCleanup: options.onCleanup
   });
-  const socketDir = mkdtempSync3(path13.join(os7.tmpdir(), "benchgate-sock-"));
+  const socketDir = mkdtempSync3(path12.join(os7.tmpdir(), "benchgate-sock-"));
   const removeSocketDir = () => rmSync4(socketDir, { recursive: true, force: true });
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os7.loadavg();
@@ -70624,9 +70632,9 @@ async function runGate(options) {
   }
 }
 function choosePolicy(own, tree, options) {
-  const file = path13.relative(options.cwd, path13.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
-  const atBase = path13.join(tree.base.root, file);
-  const base = existsSync6(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
+  const file = path12.relative(options.cwd, path12.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
+  const atBase = path12.join(tree.base.root, file);
+  const base = existsSync5(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
   const from = options.policy ?? "head";
   const changes = policyChanges(base, own);
   const config = withOverrides(from === "base" ? withPolicyOf(own, base) : own, options.overrides);
@@ -70906,7 +70914,7 @@ async function explainStage(run, judged) {
   const mode = options.profile ?? "regressions";
   const targets = judged.filter((b) => b.change && (b.verdict === "regression" || mode === "always") && mode !== "never").slice(0, MAX_PROFILED).map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
   if (!targets.length) return { benchmarks: judged };
-  const dir = path13.resolve(options.cwd, options.profileDir ?? path13.join(".benchgate", "profiles"));
+  const dir = path12.resolve(options.cwd, options.profileDir ?? path12.join(".benchgate", "profiles"));
   const explanations = await explain({
     targets,
     base: tree.base,
@@ -71400,7 +71408,7 @@ function changeChart(benchmarks, options = {}) {
 }
 
 // src/report/profile-sections.ts
-import path14 from "node:path";
+import path13 from "node:path";
 var share = (x) => formatShare(x, 1);
 function name(row) {
   return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
@@ -71426,7 +71434,7 @@ function profileSections(id, profile) {
     ownCode: profile.ownCode.map(
       (row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit}, with what it calls`
     ),
-    files: [profile.files.base, profile.files.head].map((file) => path14.basename(file))
+    files: [profile.files.base, profile.files.head].map((file) => path13.basename(file))
   };
 }
 
@@ -72009,8 +72017,8 @@ function mergeRuns(runs) {
 
 // src/report/read.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
-import { existsSync as existsSync7, readFileSync as readFileSync12, statSync as statSync4 } from "node:fs";
-import path15 from "node:path";
+import { existsSync as existsSync6, readFileSync as readFileSync11, statSync as statSync4 } from "node:fs";
+import path14 from "node:path";
 
 // schema/report.schema.json
 var report_schema_default = {
@@ -74298,7 +74306,7 @@ function readReport2(file) {
     );
   let data;
   try {
-    data = JSON.parse(readFileSync12(file, "utf8"));
+    data = JSON.parse(readFileSync11(file, "utf8"));
   } catch {
     throw new UserError(`The report ${file} is not JSON: refusing it.`);
   }
@@ -74312,7 +74320,7 @@ function readReport2(file) {
 }
 function reportFiles(patterns, cwd) {
   const files = patterns.flatMap((pattern) => {
-    if (existsSync7(path15.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path15.resolve(cwd, pattern)];
+    if (existsSync6(path14.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path14.resolve(cwd, pattern)];
     const found = globSync(pattern, { cwd, onlyFiles: true, absolute: true, expandDirectories: false }).sort();
     if (found.length === 0) throw new UserError(`No file matches ${pattern} (in ${cwd}).`);
     return found;
@@ -74392,8 +74400,9 @@ Options:
   --time-limit <d>      upper bound on measuring, e.g. 90s or 5m (default 5m); checkout,
                         install and build are not counted
   --install-timeout <d> upper bound on each revision's install and build commands (default 15m)
-  --install-cache <dir> keep installs in <dir> and reuse them in later runs when the npm lockfile
-                        and package.json are the same (within one run they always are reused)
+  --install-cache <dir> keep installs in <dir> and reuse them in later runs when the lockfile
+                        and package.json are the same (within one run they always are reused, and
+                        without a lockfile so are those of the same declared dependencies)
   --files <glob>        bench files to run, in place of micro.files (repeatable), e.g.
                         --files 'benchmark/*.js'
   --isolation <mode>    alternate (default), thread or process
@@ -74655,10 +74664,10 @@ function parseProfileMode(text2) {
 }
 
 // src/cli/history.ts
-import { existsSync as existsSync9 } from "node:fs";
+import { existsSync as existsSync8 } from "node:fs";
 
 // src/config/action-inputs.ts
-import path16 from "node:path";
+import path15 from "node:path";
 
 // src/config/anchor.ts
 function parseAnchor(text2, what = "anchor") {
@@ -74681,7 +74690,7 @@ function parseAnchor(text2, what = "anchor") {
 
 // src/config/action-inputs.ts
 function commentKeyOf(directory, config, key) {
-  const file = path16.posix.join(directory.split(path16.sep).join("/") || ".", config ?? "benchgate.yml");
+  const file = path15.posix.join(directory.split(path15.sep).join("/") || ".", config ?? "benchgate.yml");
   return sanitizeCommentKey(key ? `${file}#${key}` : file);
 }
 function sanitizeCommentKey(key) {
@@ -74727,6 +74736,27 @@ async function commitOf(revision, cwd, run = git) {
   const sha = await run(["rev-parse", "--verify", "--quiet", "--end-of-options", `${revision}^{commit}`], cwd).catch(() => "");
   if (!sha) throw new UserError(`'${revision}' is not a revision of this repository.`);
   return sha;
+}
+async function installPlan(commits, cwd, install, run = git) {
+  const keys = /* @__PURE__ */ new Set();
+  const unshared = [];
+  let none = 0;
+  for (const commit of commits) {
+    const present = new Set((await run(["ls-tree", "--name-only", commit, "--", ...INSTALL_FILES], cwd)).split("\n").filter(Boolean));
+    const contents = /* @__PURE__ */ new Map();
+    for (const file of INSTALL_FILES)
+      if (present.has(file)) contents.set(file, Buffer.from(await run(["show", `${commit}:./${file}`], cwd)));
+    const read = (file) => contents.get(file);
+    const command = install === void 0 ? detectInstallOf(read) : install || void 0;
+    if (!command) {
+      none++;
+      continue;
+    }
+    const key = installKeyOf(read, command);
+    if (key.key === void 0) unshared.push({ commit, reason: key.reason });
+    else keys.add(key.key);
+  }
+  return { sets: keys.size, unshared, none };
 }
 
 // src/history/bisect.ts
@@ -75446,8 +75476,8 @@ function fenced(lines, language = "text") {
 }
 
 // src/history/store.ts
-import { closeSync, existsSync as existsSync8, mkdirSync as mkdirSync3, openSync, readFileSync as readFileSync13, renameSync as renameSync2, rmSync as rmSync5, statSync as statSync5, writeFileSync } from "node:fs";
-import path17 from "node:path";
+import { closeSync, existsSync as existsSync7, mkdirSync as mkdirSync3, openSync, readFileSync as readFileSync12, renameSync as renameSync2, rmSync as rmSync5, statSync as statSync5, writeFileSync } from "node:fs";
+import path16 from "node:path";
 import { setTimeout as sleep3 } from "node:timers/promises";
 var HISTORY_CODEC = {
   parse: parseHistory,
@@ -75464,17 +75494,17 @@ function fileStore(file, limit, maxBytes = MAX_BYTES) {
 }
 function codecFileStore(file, limit, codec, maxBytes = MAX_BYTES) {
   const read = () => {
-    if (!existsSync8(file)) return [];
+    if (!existsSync7(file)) return [];
     const size = statSync5(file).size;
     if (size > maxBytes)
       throw new UserError(`${file}: ${size} bytes is more than a history file holds (${maxBytes / 1024 / 1024} MB): is it the right file?`);
-    return codec.parse(readFileSync13(file, "utf8"), file);
+    return codec.parse(readFileSync12(file, "utf8"), file);
   };
   return {
     where: file,
     read: () => Promise.resolve().then(read),
     append: async (records) => {
-      mkdirSync3(path17.dirname(path17.resolve(file)), { recursive: true });
+      mkdirSync3(path16.dirname(path16.resolve(file)), { recursive: true });
       const release = await lock(`${file}.lock`);
       try {
         const written = codec.append(read(), records, limit);
@@ -75511,7 +75541,7 @@ async function lock(lockFile) {
 }
 function readSafe(file) {
   try {
-    return readFileSync13(file, "utf8");
+    return readFileSync12(file, "utf8");
   } catch {
     return void 0;
   }
@@ -75667,7 +75697,7 @@ async function runDrift(command, io) {
   const code = io.writeReport(report2);
   const records = await fileStore(command.history, DEFAULT_HISTORY_LIMIT).read();
   const gate = await gateKey(io.cwd, command.config);
-  const drift = existsSync9(command.history) ? driftRecordOf(report2, gate, anchor, command.driftBudget, /* @__PURE__ */ new Date()) : void 0;
+  const drift = existsSync8(command.history) ? driftRecordOf(report2, gate, anchor, command.driftBudget, /* @__PURE__ */ new Date()) : void 0;
   if (drift) {
     const file = driftFileOf(command.history);
     await codecFileStore(file, DRIFT_LIMIT, DRIFT_CODEC).append([drift]);
@@ -75680,31 +75710,52 @@ ${trendText(trend, { driftBudget: command.driftBudget }).join("\n")}
   if (command.markdown) io.write(command.markdown, driftMarkdown({ report: report2, trend, driftBudget: command.driftBudget, anchor, marker: "" }));
   return code;
 }
+function describePlan(plan) {
+  const shared = plan.sets === 0 ? "nothing to install" : `${plan.sets} dependency set(s), so ${plan.sets} install(s) reused by every step with the same set`;
+  const unshared = plan.unshared.length ? `; ${plan.unshared.length} commit(s) install each time they are compared (${plan.unshared[0].reason}${plan.unshared.length > 1 ? ", \u2026" : ""})` : "";
+  return `${shared}${unshared}`;
+}
 async function runBisect(command, io) {
   const good = await commitOf(command.good, io.cwd);
   const bad = await commitOf(command.bad, io.cwd);
   const commits = await commitsBetween(good, bad, io.cwd);
   const config = loadConfig({ root: io.cwd, file: command.config });
   const select = command.benchmark ? benchmarkMatcher(command.benchmark) : () => true;
+  const planned = Math.ceil(Math.log2(commits.length + 1)) + 1;
+  const plan = await installPlan([good, ...commits.map((c) => c.sha)], io.cwd, config.install);
   io.gate.log(
-    `bisect: ${commits.length} commit(s) after ${good.slice(0, 7)} up to ${bad.slice(0, 7)}, about ${Math.ceil(Math.log2(commits.length + 1)) + 1} compares`
+    `bisect: ${commits.length} commit(s) after ${good.slice(0, 7)} up to ${bad.slice(0, 7)}, about ${planned} compares; ${describePlan(plan)}`
   );
+  const started = Date.now();
+  let done = 0;
+  const paced = async (report2) => {
+    const result2 = await report2;
+    done++;
+    const each = (Date.now() - started) / done;
+    if (done < planned)
+      io.gate.log(
+        `bisect: ${done} compare(s) in ${formatDuration(Date.now() - started)}; about ${planned - done} more, ~${formatDuration(each * (planned - done))}`
+      );
+    return result2;
+  };
   const result = await bisect({
     good,
     bad,
     commits,
     select,
     log: io.gate.log,
-    compare: (base, head, extend, only) => compare2(io, {
-      base,
-      head,
-      configFile: command.config,
-      overrides: {
-        only,
-        timeLimitMs: command.timeLimitMs === void 0 ? void 0 : command.timeLimitMs * (extend ? 2 : 1),
-        ...extend ? { maxRounds: config.maxRounds * 2, timeLimitMs: (command.timeLimitMs ?? config.timeLimitMs) * 2 } : {}
-      }
-    })
+    compare: (base, head, extend, only) => paced(
+      compare2(io, {
+        base,
+        head,
+        configFile: command.config,
+        overrides: {
+          only,
+          timeLimitMs: command.timeLimitMs === void 0 ? void 0 : command.timeLimitMs * (extend ? 2 : 1),
+          ...extend ? { maxRounds: config.maxRounds * 2, timeLimitMs: (command.timeLimitMs ?? config.timeLimitMs) * 2 } : {}
+        }
+      })
+    )
   });
   const lines = bisectText(result);
   io.print(`${lines.join("\n")}
@@ -75715,12 +75766,12 @@ async function runBisect(command, io) {
 }
 
 // src/cli/publish.ts
-import { existsSync as existsSync11, readFileSync as readFileSync14 } from "node:fs";
-import path19 from "node:path";
+import { existsSync as existsSync10, readFileSync as readFileSync13 } from "node:fs";
+import path18 from "node:path";
 
 // src/history/publish.ts
-import { cpSync as cpSync2, existsSync as existsSync10, mkdirSync as mkdirSync4, readdirSync as readdirSync6, rmSync as rmSync6, writeFileSync as writeFileSync2 } from "node:fs";
-import path18 from "node:path";
+import { cpSync as cpSync2, existsSync as existsSync9, mkdirSync as mkdirSync4, readdirSync as readdirSync6, rmSync as rmSync6, writeFileSync as writeFileSync2 } from "node:fs";
+import path17 from "node:path";
 
 // src/history/site.ts
 var import_picomatch5 = __toESM(require_picomatch2(), 1);
@@ -75999,25 +76050,25 @@ function indexHtml(title) {
 // src/history/publish.ts
 var MARKER = ".benchgate-site";
 function writeSite(out, records, options) {
-  if (!existsSync10(path18.join(options.assets, "site.js")))
+  if (!existsSync9(path17.join(options.assets, "site.js")))
     throw new Error(`the page's script is missing from ${options.assets}: build benchgate (npm run build) first.`);
-  if (existsSync10(out)) {
+  if (existsSync9(out)) {
     const entries = readdirSync6(out);
     if (entries.length > 0 && !entries.includes(MARKER))
       throw new UserError(`${out} is not empty and was not written by benchgate publish: choose an empty or new folder.`);
-    for (const entry of entries) rmSync6(path18.join(out, entry), { recursive: true, force: true });
+    for (const entry of entries) rmSync6(path17.join(out, entry), { recursive: true, force: true });
   }
   const files = siteFiles(records, options);
   let bytes = 0;
   for (const file of files) {
-    const target = path18.join(out, file.path);
-    mkdirSync4(path18.dirname(target), { recursive: true });
+    const target = path17.join(out, file.path);
+    mkdirSync4(path17.dirname(target), { recursive: true });
     writeFileSync2(target, file.text);
     bytes += Buffer.byteLength(file.text);
   }
-  mkdirSync4(path18.join(out, "assets"), { recursive: true });
-  for (const asset of ["site.js", "site.css"]) cpSync2(path18.join(options.assets, asset), path18.join(out, "assets", asset));
-  writeFileSync2(path18.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
+  mkdirSync4(path17.join(out, "assets"), { recursive: true });
+  for (const asset of ["site.js", "site.css"]) cpSync2(path17.join(options.assets, asset), path17.join(out, "assets", asset));
+  writeFileSync2(path17.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
   return { files: files.length + 2, bytes };
 }
 
@@ -76027,14 +76078,14 @@ async function runPublish(command, io) {
     const files = reportFiles(command.histories, io.cwd);
     const records = (await Promise.all(files.map((file) => fileStore(file, DEFAULT_HISTORY_LIMIT, MAX_PUBLISHED_BYTES).read()))).flat();
     const drift = (await Promise.all(
-      files.map((file) => driftFileOf(file)).filter((file) => existsSync11(file)).map((file) => codecFileStore(file, DRIFT_LIMIT, DRIFT_CODEC).read())
+      files.map((file) => driftFileOf(file)).filter((file) => existsSync10(file)).map((file) => codecFileStore(file, DRIFT_LIMIT, DRIFT_CODEC).read())
     )).flat();
     if (records.length === 0)
       throw new Error(`no history records in ${command.histories.join(", ")}: record some first (benchgate record).`);
     const bisects = reportFiles(command.bisects, io.cwd).map((file) => {
       let value;
       try {
-        value = JSON.parse(readFileSync14(file, "utf8"));
+        value = JSON.parse(readFileSync13(file, "utf8"));
       } catch (error) {
         throw new Error(`${file}: not JSON (${messageOf(error)})`, { cause: error });
       }
@@ -76044,9 +76095,9 @@ async function runPublish(command, io) {
     const repository = repositoryOfRemote(remote) ?? void 0;
     if (command.repository && !repository)
       throw new Error(`--repository must be an https URL such as https://github.com/owner/repo; got '${command.repository}'.`);
-    const out = path19.resolve(io.cwd, command.out);
+    const out = path18.resolve(io.cwd, command.out);
     const written = writeSite(out, records, {
-      title: command.title ?? `${repository ? repository.split("/").slice(-2).join("/") : path19.basename(io.cwd)}: benchmark history`,
+      title: command.title ?? `${repository ? repository.split("/").slice(-2).join("/") : path18.basename(io.cwd)}: benchmark history`,
       version: io.version,
       generated: /* @__PURE__ */ new Date(),
       releases: command.releases,
@@ -76054,10 +76105,10 @@ async function runPublish(command, io) {
       siteUrl: command.siteUrl,
       drift,
       bisects,
-      assets: path19.join(path19.dirname(io.runnerPath), "site")
+      assets: path18.join(path18.dirname(io.runnerPath), "site")
     });
     io.stderr.write(
-      `benchgate: published ${records.length} record(s) from ${files.length} file(s) to ${out}: ${written.files} files, ${(written.bytes / 1024).toFixed(0)} kB; open ${path19.join(out, "index.html")}
+      `benchgate: published ${records.length} record(s) from ${files.length} file(s) to ${out}: ${written.files} files, ${(written.bytes / 1024).toFixed(0)} kB; open ${path18.join(out, "index.html")}
 `
     );
     return 0;
@@ -76120,7 +76171,7 @@ async function main(argv, io) {
       shard: command.shard,
       // The observer preloaded into each native run is bundled beside the runner, as its module hooks are.
       nativeCheck: command.nativeCheck ? {
-        observerPath: path20.join(path20.dirname(io.runnerPath), "native.js"),
+        observerPath: path19.join(path19.dirname(io.runnerPath), "native.js"),
         runTimeoutMs: command.nativeTimeoutMs,
         runs: command.nativeRuns
       } : void 0,
@@ -76128,7 +76179,7 @@ async function main(argv, io) {
         io,
         progress,
         trap,
-        command.installCache === void 0 ? void 0 : new Installs(path20.resolve(io.cwd, command.installCache))
+        command.installCache === void 0 ? void 0 : new Installs(path19.resolve(io.cwd, command.installCache))
       )
     });
   } catch (error) {
@@ -76181,7 +76232,7 @@ function writeReport(report2, command, color, io) {
 function mergeFiles(patterns, io) {
   try {
     const files = reportFiles(patterns, io.cwd);
-    return mergeShards(files.map((file) => ({ file: path20.relative(io.cwd, file) || file, report: readReport2(file) })));
+    return mergeShards(files.map((file) => ({ file: path19.relative(io.cwd, file) || file, report: readReport2(file) })));
   } catch (error) {
     return errorReport(describeFailure(error), io.version);
   }
@@ -76227,8 +76278,8 @@ async function withProgress(io, command, body) {
   const progress = progressPrinter(io.stderr);
   const trap = cliTrap(io, progress);
   const history = ["record", "drift", "bisect"].includes(command.kind);
-  const runFolder = history ? mkdtempSync4(path20.join(os9.tmpdir(), "benchgate-installs-")) : void 0;
-  const folder = command.installCache !== void 0 ? path20.resolve(io.cwd, command.installCache) : runFolder;
+  const runFolder = history ? mkdtempSync4(path19.join(os9.tmpdir(), "benchgate-installs-")) : void 0;
+  const folder = command.installCache !== void 0 ? path19.resolve(io.cwd, command.installCache) : runFolder;
   const removeFolder = runFolder ? () => rmSync7(runFolder, { recursive: true, force: true }) : () => void 0;
   const forget = trap.onCleanup(removeFolder);
   try {
@@ -76275,8 +76326,8 @@ benchgate: crashed (${messageOf(error)}): benchmark processes stopped and worktr
   });
 }
 function write(cwd, file, text2) {
-  const target = path20.resolve(cwd, file);
-  mkdirSync5(path20.dirname(target), { recursive: true });
+  const target = path19.resolve(cwd, file);
+  mkdirSync5(path19.dirname(target), { recursive: true });
   writeFileSync3(target, text2);
 }
 function progressPrinter(stream) {
@@ -76308,7 +76359,7 @@ function progressPrinter(stream) {
 }
 
 // src/util/secrets.ts
-import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync15, readSync, writeSync } from "node:fs";
+import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync14, readSync, writeSync } from "node:fs";
 function forgetSecrets(env = process.env) {
   const jobFiles = Object.fromEntries(
     Object.entries(env).filter((entry) => JOB_FILES.has(entry[0].toUpperCase()) && entry[1] !== void 0)
@@ -76323,7 +76374,7 @@ function forgetSecrets(env = process.env) {
 function wipeInitialEnvironment(names) {
   let fd;
   try {
-    const stat2 = readFileSync15("/proc/self/stat", "utf8");
+    const stat2 = readFileSync14("/proc/self/stat", "utf8");
     const fields = stat2.slice(stat2.lastIndexOf(")") + 2).split(" ");
     const start = Number(fields[50 - 3]);
     const end = Number(fields[51 - 3]);

@@ -43,13 +43,28 @@ export type InstallKey =
     }
   | { key: undefined; reason: string };
 
+/** A project's file as bytes, or undefined when it has none: from a checkout, or from a commit (bisect's plan). */
+export type ProjectFiles = (file: string) => Buffer | undefined;
+
+/** The files of a checked-out project. */
+export function filesIn(root: string): ProjectFiles {
+  return (file) => (existsSync(path.join(root, file)) ? readFileSync(path.join(root, file)) : undefined);
+}
+
+/** The files a project's install depends on, for a reader that fetches them one by one (a commit's). */
+export const INSTALL_FILES = ['package.json', ...LOCKFILES, ...SETTINGS_FILES];
+
 /** What decides the content of node_modules after `command` in `root`, or why an install there is not reused. */
 export function installKey(root: string, command: string): InstallKey {
-  const lockfile = LOCKFILES.find((name) => existsSync(path.join(root, name)));
+  return installKeyOf(filesIn(root), command);
+}
+
+export function installKeyOf(read: ProjectFiles, command: string): InstallKey {
+  const lockfile = LOCKFILES.find((name) => read(name) !== undefined);
   let manifestText: string;
   let manifest: Record<string, unknown>;
   try {
-    manifestText = readFileSync(path.join(root, 'package.json'), 'utf8');
+    manifestText = read('package.json')?.toString('utf8') ?? '';
     manifest = JSON.parse(manifestText) as Record<string, unknown>;
   } catch {
     return { key: undefined, reason: 'package.json unreadable' };
@@ -75,13 +90,13 @@ export function installKey(root: string, command: string): InstallKey {
   if (lockfile) {
     part('benchgate-install-1');
     part(lockfile);
-    part(readFileSync(path.join(root, lockfile)));
+    part(read(lockfile)!);
     part(manifestText);
     return { key: hash.digest('hex').slice(0, 32), same: `the same ${lockfile} and package.json`, acrossRuns: true };
   }
   part('benchgate-install-deps-1');
   part(JSON.stringify([...DEPENDENCY_FIELDS, ...RESOLUTION_FIELDS].map((field) => [field, manifest[field] ?? null])));
-  for (const file of SETTINGS_FILES) part(existsSync(path.join(root, file)) ? readFileSync(path.join(root, file)) : `no ${file}`);
+  for (const file of SETTINGS_FILES) part(read(file) ?? `no ${file}`);
   // A distinct prefix: such a key is never looked for in a cache folder, nor written there.
   return { key: `run-${hash.digest('hex').slice(0, 28)}`, same: 'the same dependency set, no lockfile', acrossRuns: false };
 }

@@ -26,8 +26,9 @@ Options:
   --time-limit <d>      upper bound on measuring, e.g. 90s or 5m (default 5m); checkout,
                         install and build are not counted
   --install-timeout <d> upper bound on each revision's install and build commands (default 15m)
-  --install-cache <dir> keep installs in <dir> and reuse them in later runs when the npm lockfile
-                        and package.json are the same (within one run they always are reused)
+  --install-cache <dir> keep installs in <dir> and reuse them in later runs when the lockfile
+                        and package.json are the same (within one run they always are reused, and
+                        without a lockfile so are those of the same declared dependencies)
   --files <glob>        bench files to run, in place of micro.files (repeatable), e.g.
                         --files 'benchmark/*.js'
   --isolation <mode>    alternate (default), thread or process

@@ -4,7 +4,8 @@ import { commentKeyOf } from '../config/action-inputs.js';
 import { loadConfig } from '../config/load.js';
 import { errorReport, runGate, type GateOptions } from '../gate.js';
 import { parseAnchor } from '../config/anchor.js';
-import { commitInfo, commitOf, commitsBetween, resolveAnchor } from '../history/anchor.js';
+import { commitInfo, commitOf, commitsBetween, installPlan, resolveAnchor, type InstallPlan } from '../history/anchor.js';
+import { formatDuration } from '../util/format.js';
 import { benchmarkMatcher, bisect } from '../history/bisect.js';
 import { newestTip, trendSince } from '../history/chain.js';
 import { DEFAULT_HISTORY_LIMIT, recordOf } from '../history/record.js';
@@ -117,6 +118,18 @@ export async function runDrift(command: Extract<Command, { kind: 'drift' }>, io:
   return code;
 }
 
+/** The installs a plan will make, in words: how many dependency sets, and which commits install every time. */
+function describePlan(plan: InstallPlan): string {
+  const shared =
+    plan.sets === 0
+      ? 'nothing to install'
+      : `${plan.sets} dependency set(s), so ${plan.sets} install(s) reused by every step with the same set`;
+  const unshared = plan.unshared.length
+    ? `; ${plan.unshared.length} commit(s) install each time they are compared (${plan.unshared[0]!.reason}${plan.unshared.length > 1 ? ', …' : ''})`
+    : '';
+  return `${shared}${unshared}`;
+}
+
 /** benchgate bisect: the first commit after --good whose benchmarks lose their budget against it. */
 export async function runBisect(command: Extract<Command, { kind: 'bisect' }>, io: HistoryIo): Promise<number> {
   const good = await commitOf(command.good, io.cwd);
@@ -124,9 +137,24 @@ export async function runBisect(command: Extract<Command, { kind: 'bisect' }>, i
   const commits = await commitsBetween(good, bad, io.cwd);
   const config = loadConfig({ root: io.cwd, file: command.config });
   const select = command.benchmark ? benchmarkMatcher(command.benchmark) : () => true;
+  const planned = Math.ceil(Math.log2(commits.length + 1)) + 1;
+  const plan = await installPlan([good, ...commits.map((c) => c.sha)], io.cwd, config.install);
   io.gate.log(
-    `bisect: ${commits.length} commit(s) after ${good.slice(0, 7)} up to ${bad.slice(0, 7)}, about ${Math.ceil(Math.log2(commits.length + 1)) + 1} compares`,
+    `bisect: ${commits.length} commit(s) after ${good.slice(0, 7)} up to ${bad.slice(0, 7)}, about ${planned} compares; ${describePlan(plan)}`,
   );
+  // After each compare, what the rest will take at the pace so far (the first compare's installs included).
+  const started = Date.now();
+  let done = 0;
+  const paced = async (report: Promise<Report>) => {
+    const result = await report;
+    done++;
+    const each = (Date.now() - started) / done;
+    if (done < planned)
+      io.gate.log(
+        `bisect: ${done} compare(s) in ${formatDuration(Date.now() - started)}; about ${planned - done} more, ~${formatDuration(each * (planned - done))}`,
+      );
+    return result;
+  };
   const result = await bisect({
     good,
     bad,
@@ -134,16 +162,18 @@ export async function runBisect(command: Extract<Command, { kind: 'bisect' }>, i
     select,
     log: io.gate.log,
     compare: (base, head, extend, only) =>
-      compare(io, {
-        base,
-        head,
-        configFile: command.config,
-        overrides: {
-          only,
-          timeLimitMs: command.timeLimitMs === undefined ? undefined : command.timeLimitMs * (extend ? 2 : 1),
-          ...(extend ? { maxRounds: config.maxRounds * 2, timeLimitMs: (command.timeLimitMs ?? config.timeLimitMs) * 2 } : {}),
-        },
-      }),
+      paced(
+        compare(io, {
+          base,
+          head,
+          configFile: command.config,
+          overrides: {
+            only,
+            timeLimitMs: command.timeLimitMs === undefined ? undefined : command.timeLimitMs * (extend ? 2 : 1),
+            ...(extend ? { maxRounds: config.maxRounds * 2, timeLimitMs: (command.timeLimitMs ?? config.timeLimitMs) * 2 } : {}),
+          },
+        }),
+      ),
   });
   const lines = bisectText(result);
   io.print(`${lines.join('\n')}\n`);

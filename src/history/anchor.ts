@@ -1,6 +1,8 @@
 import { git as defaultGit, type Git } from '../checkout/git.js';
 import type { AnchorSpec } from '../config/anchor.js';
 import { UserError } from '../util/errors.js';
+import { detectInstallOf } from '../checkout/install.js';
+import { INSTALL_FILES, installKeyOf } from '../checkout/reuse.js';
 import type { BisectCommit } from './bisect.js';
 import type { CommitInfo } from './record.js';
 
@@ -65,4 +67,45 @@ export async function commitOf(revision: string, cwd: string, run: Git = default
   const sha = await run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${revision}^{commit}`], cwd).catch(() => '');
   if (!sha) throw new UserError(`'${revision}' is not a revision of this repository.`);
   return sha;
+}
+
+/** What the installs of a run over `commits` will be, read from the commits before any is checked out. */
+export interface InstallPlan {
+  /** Distinct dependency sets among the commits whose install is reused (same key: installed once). */
+  sets: number;
+  /** Commits whose install is never reused (their own install script, workspaces, a local dependency), with why. */
+  unshared: { commit: string; reason: string }[];
+  /** Commits with nothing to install. */
+  none: number;
+}
+
+/**
+ * The dependency sets of `commits` (the project at `cwd`'s place in each), keyed as their installs are
+ * (installKeyOf), from the commits' own files: what a bisect's plan line says before it starts.
+ */
+export async function installPlan(
+  commits: readonly string[],
+  cwd: string,
+  install: string | false | undefined,
+  run: Git = defaultGit,
+): Promise<InstallPlan> {
+  const keys = new Set<string>();
+  const unshared: InstallPlan['unshared'] = [];
+  let none = 0;
+  for (const commit of commits) {
+    const present = new Set((await run(['ls-tree', '--name-only', commit, '--', ...INSTALL_FILES], cwd)).split('\n').filter(Boolean));
+    const contents = new Map<string, Buffer>();
+    for (const file of INSTALL_FILES)
+      if (present.has(file)) contents.set(file, Buffer.from(await run(['show', `${commit}:./${file}`], cwd)));
+    const read = (file: string) => contents.get(file);
+    const command = install === undefined ? detectInstallOf(read) : install || undefined;
+    if (!command) {
+      none++;
+      continue;
+    }
+    const key = installKeyOf(read, command);
+    if (key.key === undefined) unshared.push({ commit, reason: key.reason });
+    else keys.add(key.key);
+  }
+  return { sets: keys.size, unshared, none };
 }

@@ -161,6 +161,11 @@ describe('history of main, from the CLI', () => {
     expect(installs.filter((line) => line.includes(': npm ci '))).toHaveLength(1);
     expect(installs.filter((line) => line.includes(': npm install '))).toHaveLength(1);
     expect(installs.filter((line) => line.includes(': reused the install of ')).length).toBeGreaterThanOrEqual(2 * 4 - 1);
+    // The plan said so before it started: one dependency set among the commits, and the broken one installing each time.
+    expect(run.stderr).toContain(
+      `bisect: 7 commit(s) after ${commits[0]!.slice(0, 7)} up to ${commits[7]!.slice(0, 7)}, about 4 compares; 1 dependency set(s), so 1 install(s) reused by every step with the same set; 1 commit(s) install each time they are compared (its own postinstall script)`,
+    );
+    expect(run.stderr).toMatch(/^benchgate: bisect: 1 compare\(s\) in \S+; about 3 more, ~\S+$/m);
     // The run's folder of installs is gone with it.
     expect(folders().filter((name) => !before.includes(name))).toEqual([]);
     const lines = run.stdout.trim().split('\n');

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { detectInstall } from '../../src/checkout/install.js';
 import { installKey, Installs } from '../../src/checkout/reuse.js';
+import { installPlan } from '../../src/history/anchor.js';
 import { checkout, type Checkout, type CheckoutOptions } from '../../src/checkout/revisions.js';
 import { UserError } from '../../src/util/errors.js';
 
@@ -344,6 +345,31 @@ describe('installs reused', () => {
     rmSync(path.join(root, '.npmrc'));
     expect(installKey(root, 'npm install').key).toBe(key.key);
     expect(installKey(root, 'npm install --omit=dev').key).not.toBe(key.key);
+  });
+
+  it("counts a range's dependency sets from its commits' own files, before any is checked out", async () => {
+    const dir = tempDir('benchgate-plan-');
+    git(dir, 'init', '-q', '-b', 'main');
+    const commitWith = (files: Record<string, string>, message: string) => {
+      write(dir, files);
+      git(dir, 'add', '-A');
+      git(dir, 'commit', '-q', '-m', message);
+      return git(dir, 'rev-parse', 'HEAD');
+    };
+    const manifest = (extra: Record<string, unknown>) => ({
+      'app/package.json': `${JSON.stringify({ name: 'x', dependencies: { dep: '^1.0.0' }, ...extra })}\n`,
+    });
+    const commits = [
+      commitWith(manifest({ version: '1.0.0' }), 'one'),
+      commitWith(manifest({ version: '1.0.1' }), 'a version bump: the same set'),
+      commitWith({ 'app/src.js': 'x\n' }, 'code only'),
+      commitWith(manifest({ version: '1.0.1', dependencies: { dep: '^1.1.0' } }), 'a new range'),
+      commitWith(manifest({ version: '1.0.1', dependencies: { dep: '^1.1.0' }, scripts: { prepare: 'tsc' } }), 'its own prepare'),
+    ];
+    // The project is app/: its files are read there, at each commit.
+    const plan = await installPlan(commits, path.join(dir, 'app'), undefined);
+    expect(plan).toEqual({ sets: 2, unshared: [{ commit: commits[4], reason: 'its own prepare script' }], none: 0 });
+    expect(await installPlan(commits, path.join(dir, 'app'), false)).toEqual({ sets: 0, unshared: [], none: 5 });
   });
 
   it('keeps an install without a lockfile in the run’s folder, never in the cache for later runs', () => {
