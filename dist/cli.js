@@ -70482,8 +70482,20 @@ function compareNative(records, benchmark, result, noise) {
   const why = missing.map((revision) => missingReason(revision, records[revision], result)).filter(Boolean);
   const change = base && head ? nativeChange(base, head, noise) : null;
   const majors = otherMajors(result.versions);
-  const judged = !change ? { agreement: "unknown", note: why.join("; ") || "no native figure" } : majors ? { agreement: "unknown", note: majors } : change.low === null && base?.rme !== null && head?.rme !== null && noise === null ? { agreement: "unknown", note: ONE_RUN } : agreementOf(change, benchmark.change);
+  const impossible = impossibleFigure({ base, head });
+  const judged = !change ? { agreement: "unknown", note: why.join("; ") || "no native figure" } : impossible ? { agreement: "unknown", note: impossible } : majors ? { agreement: "unknown", note: majors } : change.low === null && base?.rme !== null && head?.rme !== null && noise === null ? { agreement: "unknown", note: ONE_RUN } : agreementOf(change, benchmark.change);
   return { base, head, change, agreement: judged.agreement, ...judged.note ? { note: judged.note } : {} };
+}
+var IMPOSSIBLE_OPS_PER_SEC = 1e9;
+var OPTIMIZED_AWAY = "the harness's loop was optimized away";
+function impossibleFigure(sides) {
+  const fast = ["base", "head"].filter((revision) => (sides[revision]?.opsPerSec ?? 0) > IMPOSSIBLE_OPS_PER_SEC);
+  if (fast.length === 0) return void 0;
+  const at = fast.map((revision) => {
+    const ops = sides[revision].opsPerSec;
+    return `${revision} ${(ops / 1e9).toFixed(1)}G ops/s, ${(1e9 / ops).toFixed(2)} ns a call`;
+  }).join("; ");
+  return `${OPTIMIZED_AWAY} (${at}: faster than a call can be, 1 ns): its figure is not the code's cost, not judged`;
 }
 function otherMajors(versions) {
   const majors = differentMajors(versions);
@@ -71440,7 +71452,7 @@ function profileSections(id, profile) {
 
 // src/report/native-sections.ts
 var NATIVE_HEADER = ["benchmark", "native base", "native head", "native change", "benchgate", "agreement"];
-var NATIVE_LEGEND = `native: each bench file run as its author runs it (node <file>, or vitest bench), the harness's own ops/s \xB1 its margin of error (within one run); the native change's interval holds the larger of both margins and the noise between whole runs (measured from each revision's repeated runs, over the file's tasks or, from ${OWN_NOISE_RUNS} runs per revision, the task's own if wider; none with one run per revision); it agrees when that interval overlaps benchgate's`;
+var NATIVE_LEGEND = `native: each bench file run as its author runs it (node <file>, or vitest bench), the harness's own ops/s \xB1 its margin of error (within one run); the native change's interval holds the larger of both margins and the noise between whole runs (measured from each revision's repeated runs, over the file's tasks or, from ${OWN_NOISE_RUNS} runs per revision, the task's own if wider; none with one run per revision); it agrees when that interval overlaps benchgate's; a figure above 1G ops/s (under 1 ns a call, marked "optimized away") is the harness's own loop after the compiler removed the call: not the code's cost, never judged`;
 function nativeSections(report2) {
   const check = report2.nativeCheck;
   if (!check) return void 0;
@@ -71490,7 +71502,8 @@ function taskName(id, file) {
 }
 function formatSide(side2) {
   if (!side2 || !isFiniteNumber(side2.opsPerSec)) return "\u2013";
-  return isFiniteNumber(side2.rme) ? `${formatOps(side2.opsPerSec)} \xB1${side2.rme.toFixed(1)}%` : formatOps(side2.opsPerSec);
+  const figure = isFiniteNumber(side2.rme) ? `${formatOps(side2.opsPerSec)} \xB1${side2.rme.toFixed(1)}%` : formatOps(side2.opsPerSec);
+  return side2.opsPerSec > IMPOSSIBLE_OPS_PER_SEC ? `${figure} (optimized away)` : figure;
 }
 function formatNativeChange(change) {
   if (!change || !isFiniteNumber(change.estimate)) return "\u2013";

@@ -7,7 +7,7 @@
 import { ID_SEPARATOR } from '../measure/micro/protocol.js';
 import { formatDuration, formatOps, formatPercent, isFiniteNumber } from '../util/format.js';
 import type { Report, ReportBenchmark } from './model.js';
-import { differentMajors, MAJOR_VERSIONS, OWN_NOISE_RUNS, type NativeChange, type NativeSide } from './native.js';
+import { differentMajors, IMPOSSIBLE_OPS_PER_SEC, MAJOR_VERSIONS, OWN_NOISE_RUNS, type NativeChange, type NativeSide } from './native.js';
 
 export interface NativeFileSection {
   file: string;
@@ -29,7 +29,7 @@ export interface NativeSections {
 
 export const NATIVE_HEADER = ['benchmark', 'native base', 'native head', 'native change', 'benchgate', 'agreement'];
 
-export const NATIVE_LEGEND = `native: each bench file run as its author runs it (node <file>, or vitest bench), the harness's own ops/s ± its margin of error (within one run); the native change's interval holds the larger of both margins and the noise between whole runs (measured from each revision's repeated runs, over the file's tasks or, from ${OWN_NOISE_RUNS} runs per revision, the task's own if wider; none with one run per revision); it agrees when that interval overlaps benchgate's`;
+export const NATIVE_LEGEND = `native: each bench file run as its author runs it (node <file>, or vitest bench), the harness's own ops/s ± its margin of error (within one run); the native change's interval holds the larger of both margins and the noise between whole runs (measured from each revision's repeated runs, over the file's tasks or, from ${OWN_NOISE_RUNS} runs per revision, the task's own if wider; none with one run per revision); it agrees when that interval overlaps benchgate's; a figure above 1G ops/s (under 1 ns a call, marked "optimized away") is the harness's own loop after the compiler removed the call: not the code's cost, never judged`;
 
 /** The native check's sections, or undefined when the run had none. */
 export function nativeSections(report: Pick<Report, 'nativeCheck' | 'benchmarks'>): NativeSections | undefined {
@@ -92,7 +92,8 @@ function taskName(id: string, file: string): string {
 /** "1.23M ±0.8%", or "–" without a figure. */
 export function formatSide(side: NativeSide | null | undefined): string {
   if (!side || !isFiniteNumber(side.opsPerSec)) return '–';
-  return isFiniteNumber(side.rme) ? `${formatOps(side.opsPerSec)} ±${side.rme.toFixed(1)}%` : formatOps(side.opsPerSec);
+  const figure = isFiniteNumber(side.rme) ? `${formatOps(side.opsPerSec)} ±${side.rme.toFixed(1)}%` : formatOps(side.opsPerSec);
+  return side.opsPerSec > IMPOSSIBLE_OPS_PER_SEC ? `${figure} (optimized away)` : figure;
 }
 
 /** "-12.0% [-15.1%, -8.8%]", or the estimate alone without an interval. */

@@ -133,14 +133,41 @@ function compareNative(
   const why = missing.map((revision) => missingReason(revision, records[revision], result)).filter(Boolean);
   const change = base && head ? nativeChange(base, head, noise) : null;
   const majors = otherMajors(result.versions);
+  const impossible = impossibleFigure({ base, head });
   const judged = !change
     ? { agreement: 'unknown' as const, note: why.join('; ') || 'no native figure' }
-    : majors
-      ? { agreement: 'unknown' as const, note: majors }
-      : change.low === null && base?.rme !== null && head?.rme !== null && noise === null
-        ? { agreement: 'unknown' as const, note: ONE_RUN }
-        : agreementOf(change, benchmark.change);
+    : impossible
+      ? { agreement: 'unknown' as const, note: impossible }
+      : majors
+        ? { agreement: 'unknown' as const, note: majors }
+        : change.low === null && base?.rme !== null && head?.rme !== null && noise === null
+          ? { agreement: 'unknown' as const, note: ONE_RUN }
+          : agreementOf(change, benchmark.change);
   return { base, head, change, agreement: judged.agreement, ...(judged.note ? { note: judged.note } : {}) };
+}
+
+/**
+ * The fastest a call can be: 1 ns (about three cycles of this 2-core machine's CPU; benchgate's own harness reads
+ * 18 ns for a Map lookup, tinybench 39 ns for an empty function with its per-call timing). A harness that reports
+ * more than 1e9 ops/s measured its own loop after the compiler removed the call (mitata without do_not_optimize
+ * read a Map lookup at 6.1G ops/s, 0.16 ns): its figure is not the code's cost, and its change is not judged.
+ */
+export const IMPOSSIBLE_OPS_PER_SEC = 1e9;
+
+/** How the note of a figure faster than a call can be begins. */
+export const OPTIMIZED_AWAY = "the harness's loop was optimized away";
+
+/** The note for a side whose native figure is faster than any call can be, or undefined. */
+export function impossibleFigure(sides: { base: NativeSide | null; head: NativeSide | null }): string | undefined {
+  const fast = (['base', 'head'] as const).filter((revision) => (sides[revision]?.opsPerSec ?? 0) > IMPOSSIBLE_OPS_PER_SEC);
+  if (fast.length === 0) return undefined;
+  const at = fast
+    .map((revision) => {
+      const ops = sides[revision]!.opsPerSec;
+      return `${revision} ${(ops / 1e9).toFixed(1)}G ops/s, ${(1e9 / ops).toFixed(2)} ns a call`;
+    })
+    .join('; ');
+  return `${OPTIMIZED_AWAY} (${at}: faster than a call can be, 1 ns): its figure is not the code's cost, not judged`;
 }
 
 /**

@@ -8,7 +8,17 @@ import { matchRun, nativeIds } from '../../src/measure/native/match.js';
 import { vitestRecords } from '../../src/measure/native/vitest.js';
 import { nativeRunLimits, runNativeCheck, type NativeTarget } from '../../src/measure/native/check.js';
 import type { NativeRun, NativeRunOptions } from '../../src/measure/native/run.js';
-import { agreementOf, combineRuns, nativeChange, nativeEntries, ONE_RUN, ownNoise, runNoise } from '../../src/report/native.js';
+import {
+  agreementOf,
+  combineRuns,
+  impossibleFigure,
+  nativeChange,
+  nativeEntries,
+  ONE_RUN,
+  ownNoise,
+  runNoise,
+} from '../../src/report/native.js';
+import { formatSide } from '../../src/report/native-sections.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import type { Report, ReportBenchmark } from '../../src/report/model.js';
 import { renderTerminal } from '../../src/report/terminal.js';
@@ -82,6 +92,28 @@ describe('the agreement rule: the native interval against benchgate’s', () => 
     expect(majors.note).toContain('major versions 2 and 6');
     // A patch release apart: judged (+100% natively against benchgate's -2% [-4%, 0%]).
     expect(entry({ base: '2.1.3', head: '2.1.4' }).agreement).toBe('disagrees');
+  });
+
+  it("names a native figure faster than a call can be (the harness's loop optimized away) and does not judge it", () => {
+    // mitata without do_not_optimize on a Map lookup: 6.1G ops/s at base; benchgate read 55M.
+    const runs: NativeRun[] = (['base', 'head', 'head', 'base'] as const).map((revision) => ({
+      revision,
+      durationMs: 10,
+      records: [record('lookup', { opsPerSec: revision === 'base' ? 6.1e9 : 55e6 }), record('parse', { opsPerSec: 1e6 })],
+    }));
+    const { byId } = nativeEntries([{ file: 'bench/a.mjs', runs }], benchmarks(['lookup', 'parse']));
+    const lookup = byId.get('bench/a.mjs > lookup')!;
+    expect(lookup.change!.estimate).toBeLessThan(-0.99);
+    expect(lookup.agreement).toBe('unknown');
+    expect(lookup.note).toBe(
+      "the harness's loop was optimized away (base 6.1G ops/s, 0.16 ns a call: faster than a call can be, 1 ns): its figure is not the code's cost, not judged",
+    );
+    // The file's other task is judged as before.
+    expect(byId.get('bench/a.mjs > parse')!.agreement).not.toBe('unknown');
+    // 1G ops/s is the bound: just under it is a figure like any other.
+    expect(impossibleFigure({ base: { opsPerSec: 0.99e9, rme: 1, runs: [0.99e9] }, head: null })).toBeUndefined();
+    expect(formatSide({ opsPerSec: 6.1e9, rme: 0.5, runs: [6.1e9] })).toMatch(/ \(optimized away\)$/);
+    expect(formatSide({ opsPerSec: 55e6, rme: 0.5, runs: [55e6] })).not.toContain('optimized');
   });
 
   it('takes the larger of both runs’ margins, sqrt(rme base² + rme head²), and the noise between runs', () => {
