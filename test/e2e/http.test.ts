@@ -189,7 +189,8 @@ describe('a fixed-rate load test', () => {
     // The log names the rate and the capacities it came from; the report's line shows the same figures.
     const chosen = run.stderr.split('\n').find((line) => line.includes('rate auto: '))!;
     expect(numbersIn(chosen.slice(chosen.indexOf('rate auto: ')))[0]).toBe(rate.asked);
-    const line = run.stdout.split('\n').find((l) => l.includes('fixed rate '))!;
+    // The rate's own line ("fixed rate 425 requests/s …"), not the CPU line that names the fixed rate as its reason.
+    const line = run.stdout.split('\n').find((l) => /fixed rate \d/.test(l))!;
     expect(numbersIn(line.slice(line.indexOf('fixed rate ')))[0]).toBe(rate.asked);
     // Both figures of throughput were gated: requests/s (reached) and requests per CPU-second.
     expect(bench.http.cpu.verdict).toMatch(/^(unchanged|inconclusive)$/);
