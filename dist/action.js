@@ -79904,7 +79904,8 @@ async function runGate(options) {
 function choosePolicy(own, tree, options) {
   const file = path18.relative(options.cwd, path18.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
   const atBase = path18.join(tree.base.root, file);
-  const base = existsSync7(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
+  const outside = tree.base.worktree !== void 0 && path18.relative(tree.base.worktree, atBase).startsWith("..");
+  const base = outside ? own : existsSync7(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
   const from = options.policy ?? "head";
   const changes = policyChanges(base, own);
   const config = withOverrides(from === "base" ? withPolicyOf(own, base) : own, options.overrides);

@@ -70646,7 +70646,8 @@ async function runGate(options) {
 function choosePolicy(own, tree, options) {
   const file = path12.relative(options.cwd, path12.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
   const atBase = path12.join(tree.base.root, file);
-  const base = existsSync5(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
+  const outside = tree.base.worktree !== void 0 && path12.relative(tree.base.worktree, atBase).startsWith("..");
+  const base = outside ? own : existsSync5(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
   const from = options.policy ?? "head";
   const changes = policyChanges(base, own);
   const config = withOverrides(from === "base" ? withPolicyOf(own, base) : own, options.overrides);

@@ -199,8 +199,10 @@ export async function runGate(options: GateOptions): Promise<Report> {
 function choosePolicy(own: Config, tree: Checkout, options: GateOptions): { config: Config; policy: PolicyInfo | undefined } {
   const file = path.relative(options.cwd, path.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
   const atBase = path.join(tree.base.root, file);
+  // A config outside the repository (bisect's recipe: a config kept beside it) is the same file for both revisions.
+  const outside = tree.base.worktree !== undefined && path.relative(tree.base.worktree, atBase).startsWith('..');
   // No config at base (the pull request adds benchgate.yml): base's policy is the defaults.
-  const base = existsSync(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig('', atBase);
+  const base = outside ? own : existsSync(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig('', atBase);
   const from = options.policy ?? 'head';
   const changes = policyChanges(base, own);
   const config = withOverrides(from === 'base' ? withPolicyOf(own, base) : own, options.overrides);

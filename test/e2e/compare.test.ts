@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -176,6 +176,23 @@ describe('benchgate compare, through the real CLI', () => {
       6,
     );
     expect(report.run.looks).toBe(1);
+  });
+
+  it('reads a config kept outside the repository as the same file at both revisions: no policy change', async () => {
+    // bisect's recipe: a bench setup kept beside the repository, passed with --config.
+    repo = fixtureRepo('untouched', { config: AA });
+    const outside = mkdtempSync(path.join(os.tmpdir(), 'benchgate-outside-'));
+    try {
+      writeFileSync(path.join(outside, 'gate.yml'), AA.replace('budget: 50%', 'budget: 40%'));
+      const run = await runCli(['compare', '--base', 'main', '--config', path.join(outside, 'gate.yml'), '--json', 'report.json'], repo);
+      expect(run.code, run.stdout + run.stderr).toBe(0);
+      expect(run.stderr).not.toContain('policy changes at head');
+      const report = readJson(path.join(repo, 'report.json'));
+      expect(report.benchmarks.map((b: { budget: number }) => b.budget)).toEqual([0.4, 0.4]);
+      expect(report.policy).toBeUndefined();
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 
   it('gives a task that throws at head an error, still judges the others, and marks a head-only file new', async () => {
