@@ -66756,10 +66756,10 @@ function runBenchmarkProcess(job, settings) {
     child.stderr?.on("data", (chunk) => tail.push(chunk));
     let current = {};
     let ready = false;
-    let settled = false;
+    let settled2 = false;
     const finish = (outcome) => {
-      if (settled) return;
-      settled = true;
+      if (settled2) return;
+      settled2 = true;
       clearTimeout(timer);
       clearTimeout(drain);
       killGroup(child);
@@ -66820,7 +66820,7 @@ ${output}` : message,
     );
     child.once("exit", (code, signal) => {
       killGroup(child);
-      if (!settled) drain = setTimeout(() => exited(code, signal), DRAIN_MS);
+      if (!settled2) drain = setTimeout(() => exited(code, signal), DRAIN_MS);
     });
     child.once("close", (code, signal) => exited(code, signal));
   });
@@ -67358,17 +67358,24 @@ function hwangShihDeCani(gamma) {
     return (1 - Math.exp(-gamma * x)) / (1 - Math.exp(-gamma));
   };
 }
+var EARLY_ROUNDS = 3;
+var EARLY_WEIGHT = 0.2;
+var EARLY_WEIGHT_ONE_LOOK = 0.05;
 function decisionRule(plan) {
   const spending = plan.spending ?? hwangShihDeCani(-4);
   const looks = lookCount(plan.rounds, plan.maxRounds, plan.lookEvery);
   const maxRounds = Math.max(plan.rounds, plan.maxRounds);
   const grid = lookRounds(plan.rounds, plan.maxRounds, plan.lookEvery);
   const alpha = 1 - plan.confidence;
-  const lookWeight = (rounds) => {
-    if (looks === 1) return 1;
-    const at = Math.min(rounds, maxRounds);
+  const increment = (at) => {
     const before = grid.filter((n) => n < at).at(-1) ?? 0;
     return spending(at / maxRounds) - spending(before / maxRounds);
+  };
+  const earlyWeight = plan.early === false ? 0 : looks === 1 ? EARLY_WEIGHT_ONE_LOOK : Math.min(EARLY_WEIGHT, increment(maxRounds) / 2);
+  const lookWeight = (rounds) => {
+    if (looks === 1) return 1 - earlyWeight;
+    const at = Math.min(rounds, maxRounds);
+    return increment(at) - (at >= maxRounds ? earlyWeight : 0);
   };
   const lookAlpha = (rounds, share3) => share3 * lookWeight(rounds);
   const share2 = (figures) => alpha / Math.max(1, figures);
@@ -67377,11 +67384,14 @@ function decisionRule(plan) {
     confidence: plan.confidence,
     looks,
     maxRounds,
+    // No early look: none of its rounds is ever enough.
+    earlyRounds: earlyWeight > 0 ? EARLY_ROUNDS : Infinity,
+    earlyAlpha: (share3) => share3 * earlyWeight,
     lookAlpha,
     lookWeight,
     intervalLevel: (figures, rounds = maxRounds) => 1 - 2 * lookAlpha(rounds, share2(figures)),
     confirmationLevel: 1 - 2 * alpha,
-    minimumRounds: (figures) => looks === 1 ? roundsForOneSided(share2(figures)) : grid.find((n) => reaches(n, figures)) ?? roundsForOneSided(lookAlpha(maxRounds, share2(figures))),
+    minimumRounds: (figures) => looks === 1 ? roundsForOneSided(lookAlpha(maxRounds, share2(figures))) : grid.find((n) => reaches(n, figures)) ?? roundsForOneSided(lookAlpha(maxRounds, share2(figures))),
     regressionP: (nominalP, rounds) => Math.min(1, nominalP / lookWeight(rounds)),
     resolvable: (spread, rounds, figures) => resolvableChange(spread, rounds, 1 - 2 * lookAlpha(rounds, share2(figures)))
   });
@@ -67689,7 +67699,7 @@ async function measureMicro(plan) {
     const measured = new Set([...samples.keys()].filter((id) => !skip.has(id) && !decided.has(id)));
     allocation = reallocate(plan, records, allocation, measured, fit);
     if (!adaptive) continue;
-    const look = rounds >= plannedRounds && (rounds - plannedRounds) % adaptive.lookEvery === 0;
+    const look = rounds >= plannedRounds && (rounds - plannedRounds) % adaptive.lookEvery === 0 || rounds === adaptive.earlyLook;
     if (look) {
       for (const id of adaptive.decided([...samples.values()])) decided.add(id);
       if (adaptive.confirmRounds > 0) suspects2 = adaptive.toConfirm([...samples.values()]);
@@ -67698,6 +67708,10 @@ async function measureMicro(plan) {
     if (!look) continue;
     const open = [...samples.values()].filter((b) => !b.error && !errors.has(b.id) && b.base && b.head && !decided.has(b.id));
     if (open.length === 0) break;
+    if (rounds === adaptive.earlyLook && rounds < plannedRounds && decided.size > 0)
+      plan.log(
+        `after ${rounds} rounds, ${decided.size} benchmark(s) decided at the early look (a step far from its budget); ${open.length} go on`
+      );
     if (rounds === plannedRounds)
       plan.log(`after ${rounds} rounds, ${open.length} benchmark(s) have no verdict yet: adding rounds for them (up to ${maxRounds()})`);
   }
@@ -69082,8 +69096,8 @@ var DuetPlanner = class {
       const level = median(xs.slice(half).length ? [...xs.slice(half)] : [...xs]);
       return xs.map((x) => x - level);
     });
-    const settled = deviations.flatMap((d) => d.slice(half));
-    const spread = settled.length >= 3 ? 1.4826 * medianAbsoluteDeviation(settled) : 0;
+    const settled2 = deviations.flatMap((d) => d.slice(half));
+    const spread = settled2.length >= 3 ? 1.4826 * medianAbsoluteDeviation(settled2) : 0;
     const limit = Math.max(TRANSIENT_SDS * spread, TRANSIENT_FLOOR);
     let last = -1;
     let late = false;
@@ -69205,9 +69219,12 @@ async function measureHttp(plan) {
         break;
       }
       rounds = Math.max(rounds, round4 + 1);
-      const look = adaptive && round4 + 1 >= plan.rounds && (round4 + 1 - plan.rounds) % adaptive.lookEvery === 0;
+      const look = adaptive && (round4 + 1 >= plan.rounds && (round4 + 1 - plan.rounds) % adaptive.lookEvery === 0 || round4 + 1 === adaptive.earlyLook);
       if (!look) continue;
-      if (adaptive.decided(samples)) break;
+      if (adaptive.decided(samples)) {
+        if (round4 + 1 < plan.rounds) plan.log(`${benchmark.id}: decided at the early look, after ${round4 + 1} rounds`);
+        break;
+      }
       if (round4 + 1 === plan.rounds && maxRounds > plan.rounds)
         plan.log(`${benchmark.id}: no verdict after ${plan.rounds} rounds: adding rounds (up to ${maxRounds})`);
     }
@@ -69508,6 +69525,25 @@ function scheduleLine(schedule) {
   return `schedule: ${describeSchedule(schedule)}`;
 }
 
+// src/stats/early.ts
+function earlyChange(logRatios, lowerAlpha, upperAlpha) {
+  const n = logRatios.length;
+  if (n !== 3) throw new Error(`the early look reads 3 rounds, not ${n}`);
+  const mean3 = logRatios.reduce((sum3, x) => sum3 + x, 0) / n;
+  const sd2 = Math.sqrt(logRatios.reduce((sum3, x) => sum3 + (x - mean3) ** 2, 0) / (n - 1));
+  const se = sd2 / Math.sqrt(n);
+  return {
+    estimate: Math.expm1(mean3),
+    low: Math.expm1(mean3 - tQuantile2(1 - lowerAlpha) * se),
+    high: Math.expm1(mean3 + tQuantile2(1 - upperAlpha) * se),
+    confidence: 1 - lowerAlpha - upperAlpha,
+    achievedConfidence: 1 - lowerAlpha - upperAlpha
+  };
+}
+function tQuantile2(p) {
+  return (2 * p - 1) / Math.sqrt(2 * p * (1 - p));
+}
+
 // src/stats/analyze.ts
 function cpuRatios(benchmark) {
   const ratios = benchmark.cpu;
@@ -69531,6 +69567,13 @@ function analyze(benchmarks, options) {
   });
   const regressionShare = stepDown(pValues, alpha, family).share;
   const otherShare = alpha / Math.max(1, family);
+  const earlyVerdict = (ratios, judge2) => {
+    if (ratios.length < rule.earlyRounds || !ratios.slice(0, rule.earlyRounds).every(Number.isFinite)) return void 0;
+    const change = earlyChange(ratios.slice(0, rule.earlyRounds), rule.earlyAlpha(otherShare), rule.earlyAlpha(otherShare));
+    const verdict = judge2(change);
+    if (verdict === "inconclusive" || verdict === "regression" && ratios.length > rule.earlyRounds) return void 0;
+    return { change, verdict };
+  };
   return benchmarks.map((benchmark) => {
     const budget = options.budgetFor(benchmark.id);
     const base = summarize(benchmark.base?.opsPerSec);
@@ -69572,8 +69615,21 @@ function analyze(benchmarks, options) {
       notes.push(unconfirmed(what, rounds2, first2, again, fresh.length));
       return again.achievedConfidence < again.confidence - 1e-12 ? "unmeasured" : "inconclusive";
     };
-    const throughput = confirm(decide(change, budget), "a regression", change, rounds, benchmark.confirmation, (c) => decide(c, budget));
-    if (first && rounds < first.rounds && throughput !== "regression") {
+    const early = earlyVerdict(benchmark.logRatios, (c) => decide(c, budget));
+    const throughput = confirm(
+      early?.verdict ?? decide(change, budget),
+      "a regression",
+      early?.change ?? change,
+      rounds,
+      benchmark.confirmation,
+      (c) => decide(c, budget)
+    );
+    const perCpu = cpuRatios(benchmark);
+    const gatedOn = perCpu ? gatedFigure(benchmark.logRatios, perCpu, benchmark.requestsNotCost) : void 0;
+    const earlyCpu = perCpu ? earlyVerdict(perCpu, (c) => decide(c, budget)) : void 0;
+    const gatedEarly = gatedOn === "cpu" ? earlyCpu !== void 0 : early !== void 0;
+    const earlyNote = gatedOn === "cpu" ? earlyCpu ? [decidedEarlyNote(earlyCpu.change, "requests per CPU-second's")] : [] : early ? [decidedEarlyNote(early.change, "its")] : [];
+    if (first && rounds < first.rounds && throughput !== "regression" && !gatedEarly) {
       notes.push(tooFewRounds(rounds, first));
       return {
         ...common,
@@ -69581,20 +69637,26 @@ function analyze(benchmarks, options) {
         resolvable: rule.resolvable(roundSpread(benchmark.logRatios), rounds, family),
         regressionP,
         verdict: "unmeasured",
-        note: notes.join("; ")
+        note: [...notes, ...earlyNote].join("; ")
       };
     }
-    const perCpu = cpuRatios(benchmark);
-    const gatedOn = perCpu ? gatedFigure(benchmark.logRatios, perCpu, benchmark.requestsNotCost) : void 0;
     const resolvable = rule.resolvable(roundSpread(gatedOn === "cpu" ? perCpu : benchmark.logRatios), rounds, family);
-    const result = { ...common, change, resolvable, regressionP, ...gatedOn ? { gatedOn } : {} };
+    const result = {
+      ...common,
+      change: early?.change ?? change,
+      resolvable,
+      regressionP,
+      ...gatedOn ? { gatedOn } : {},
+      ...early || earlyCpu ? { decidedEarly: true } : {}
+    };
     let cpu;
     if (perCpu) {
       const n = perCpu.length;
-      const cpuChange = estimateChangeBounds(perCpu, rule.lookAlpha(n, otherShare), rule.lookAlpha(n, regressionShare));
+      const regular = estimateChangeBounds(perCpu, rule.lookAlpha(n, otherShare), rule.lookAlpha(n, regressionShare));
       const judge2 = (c) => decide(c, budget);
+      const cpuChange = earlyCpu?.change ?? regular;
       const verdict = confirm(
-        judge2(cpuChange),
+        earlyCpu?.verdict ?? judge2(cpuChange),
         "a regression of requests per CPU-second",
         cpuChange,
         n,
@@ -69607,7 +69669,8 @@ function analyze(benchmarks, options) {
           `requests per CPU-second of the server's main thread lost more than the budget (${pct(cpuChange.estimate)} [${pct(cpuChange.low)}, ${pct(cpuChange.high)}]): each request costs the server more CPU, which requests/s alone did not show`
         );
     }
-    if (!benchmark.latency && !cpu) return { ...result, verdict: throughput, ...notes.length ? { note: notes.join("; ") } : {} };
+    if (!benchmark.latency && !cpu)
+      return { ...result, verdict: throughput, ...notes.length + earlyNote.length ? { note: [...notes, ...earlyNote].join("; ") } : {} };
     const latency = {};
     const budgets = latencyBudgets(benchmark.id);
     for (const [stat2, ratios] of Object.entries(benchmark.latency ?? {})) {
@@ -69643,7 +69706,7 @@ function analyze(benchmarks, options) {
       verdict: combine(verdicts),
       ...benchmark.latency ? { latency } : {},
       ...cpu ? { cpu } : {},
-      ...notes.length ? { note: notes.join("; ") } : {}
+      ...notes.length + earlyNote.length ? { note: [...notes, ...earlyNote].join("; ") } : {}
     };
   });
 }
@@ -69657,6 +69720,9 @@ function budgetedFigures(benchmarks, latencyBudgetFor) {
     (sum3, b) => sum3 + 1 + (cpuRatios(b) ? 1 : 0) + (b.latency ? Object.keys(latencyBudgetFor?.(b.id) ?? {}).length : 0),
     0
   );
+}
+function decidedEarlyNote(change, whose) {
+  return `decided at the early look: ${whose} first 3 rounds put the whole interval (${pct(change.estimate)} [${pct(change.low)}, ${pct(change.high)}], a t interval at ${(100 * change.confidence).toFixed(2)}%) on one side of the budget`;
 }
 function tooFewRounds(rounds, first) {
   return `measured in ${rounds} of the ${first.rounds} rounds its first look needs: too few for a verdict, and an unmeasured benchmark is never a pass: ${first.hint}`;
@@ -70782,12 +70848,16 @@ async function listBenchmarks(options) {
     tree.dispose();
   }
 }
+function settled(c) {
+  if (c.verdict === "inconclusive") return false;
+  return !(c.decidedEarly && c.verdict === "regression" && c.logRatios.length <= EARLY_ROUNDS);
+}
 async function measureMicroStage(run, files) {
   const { config, plan, options } = run;
   const family = plan.familyFigures === void 0 ? { otherFigures: plan.httpFigures } : { figures: plan.familyFigures };
   const verdicts = (partial) => analyze(partial, { ...plan.analyzeOptions, ...family });
   const ids = (partial, keep) => new Set(
-    verdicts(partial).filter((c) => keep(c.verdict)).map((c) => c.id)
+    verdicts(partial).filter(keep).map((c) => c.id)
   );
   const micro = await measureMicro({
     base: run.tree.base,
@@ -70805,9 +70875,10 @@ async function measureMicroStage(run, files) {
     adaptive: {
       maxRounds: config.maxRounds,
       lookEvery: DEFAULTS.lookEvery,
-      decided: (partial) => ids(partial, (verdict) => verdict !== "inconclusive"),
-      toConfirm: (partial) => config.confirm ? ids(partial, (verdict) => verdict === "regression") : /* @__PURE__ */ new Set(),
-      confirmRounds: config.confirm ? plan.rounds : 0
+      decided: (partial) => ids(partial, settled),
+      toConfirm: (partial) => config.confirm ? ids(partial, (c) => c.verdict === "regression") : /* @__PURE__ */ new Set(),
+      confirmRounds: config.confirm ? plan.rounds : 0,
+      earlyLook: plan.rule.earlyRounds
     },
     timeLimitMs: plan.microLimitMs,
     runnerPath: options.runnerPath,
@@ -70867,7 +70938,8 @@ function warnIfFirstLooksCannotFit(config, first, log2) {
 async function measureHttpStage(run, micro) {
   const { config, plan, options } = run;
   const figures = plan.familyFigures ?? plan.httpFigures + comparableMicro(micro);
-  const verdict = (samples) => analyze([samples], { ...plan.analyzeOptions, figures })[0].verdict;
+  const judged = (samples) => analyze([samples], { ...plan.analyzeOptions, figures })[0];
+  const verdict = (samples) => judged(samples).verdict;
   const pinning = config.httpPin ? pinLoadGenerator(options.log, config.httpMode === "duet") : void 0;
   const mode = config.httpMode === "duet" && pinning?.sharedCpu === void 0 ? "live" : config.httpMode;
   if (mode !== config.httpMode)
@@ -70889,9 +70961,10 @@ async function measureHttpStage(run, micro) {
       adaptive: {
         maxRounds: config.maxRounds,
         lookEvery: DEFAULTS.lookEvery,
-        decided: (samples) => verdict(samples) !== "inconclusive",
-        toConfirm: (samples) => config.confirm && verdict(samples) === "regression",
-        confirmRounds: config.confirm ? plan.rounds : 0
+        decided: (samples) => settled(judged(samples)),
+        toConfirm: (samples) => config.confirm && judged(samples).verdict === "regression",
+        confirmRounds: config.confirm ? plan.rounds : 0,
+        earlyLook: plan.rule.earlyRounds
       },
       deadline: run.started + config.timeLimitMs,
       probePath: options.probePath,
@@ -75748,7 +75821,7 @@ async function runBisect(command, io) {
     const each = (Date.now() - started) / done;
     if (done < planned)
       io.gate.log(
-        `bisect: ${done} compare(s) in ${formatDuration(Date.now() - started)}; about ${planned - done} more, ~${formatDuration(each * (planned - done))}`
+        `bisect: ${done} compare(s) in ${formatDuration(Date.now() - started)}; at most ${planned - done} more, up to ~${formatDuration(each * (planned - done))}`
       );
     return result2;
   };

@@ -22,6 +22,7 @@ await build({
     contents: [
       "export { estimateChangeBounds, decide, regressionNominalP } from './src/stats/compare.ts';",
       "export { decisionRule, stepDown, lookCount } from './src/stats/decision.ts';",
+      "export { earlyChange } from './src/stats/early.ts';",
       "export { minimumRounds } from './src/stats/signed-rank.ts';",
       "export { resolvableChange, roundSpread } from './src/stats/power.ts';",
     ].join('\n'),
@@ -44,6 +45,7 @@ const {
   minimumRounds,
   resolvableChange,
   roundSpread,
+  earlyChange,
 } = await import(bundle);
 
 const read = (file) =>
@@ -228,4 +230,137 @@ for (const pool of slowed) {
   console.log(
     `${pool.id.padEnd(22)} ${`-${pool.truth}`.padEnd(12)} ${pct(spreadOf(pool.values)).padStart(12)}  ${cells.map((c) => c.padStart(18)).join('')}`,
   );
+}
+
+// The early look (src/stats/early.ts): a t interval on the first 3 rounds, each side at the early share of the
+// Bonferroni share; a step it decides stops there, a regression without a confirmation. Compared with the rule
+// without it ("after", whose planned looks then spend the whole share) on the same windows. On these files a
+// round spreads 26-34% (one process per revision); benchgate's in-process rounds spread 1.5-3%, so each A/A pool
+// is also replayed scaled to a 2% spread: the same shape of noise (tails, correlation), at the spread the early
+// look meets in a run. A slowed pool is scaled around its median (its change kept, its noise at 2%).
+function earlyRule(family) {
+  const rule = decisionRule({ confidence: CONFIDENCE, rounds: MIN, maxRounds: MAX, lookEvery: EVERY });
+  const share = ALPHA / family;
+  const planned = newRuleWith(rule, family);
+  return {
+    ...planned,
+    early: (pool, start, budget) => decide(earlyChange(take(pool, start, 3), rule.earlyAlpha(share), rule.earlyAlpha(share)), budget),
+  };
+}
+
+function newRuleWith(rule, family) {
+  const share = ALPHA / family;
+  return {
+    first: Math.max(MIN, rule.minimumRounds(family)),
+    look: (pool, start, n, budget) =>
+      decide(estimateChangeBounds(take(pool, start, n), rule.lookAlpha(n, share), rule.lookAlpha(n, share)), budget),
+    final: (benchmarks) => {
+      const ps = benchmarks.map((b) => rule.regressionP(regressionNominalP(take(b.pool, b.start, b.n), b.budget), b.n));
+      const holm = stepDown(ps, ALPHA, family).share;
+      return benchmarks.map(
+        (b) =>
+          decide(estimateChangeBounds(take(b.pool, b.start, b.n), rule.lookAlpha(b.n, share), rule.lookAlpha(b.n, holm)), b.budget) ===
+          'regression',
+      );
+    },
+    confirmAlpha: (1 - rule.confirmationLevel) / 2,
+  };
+}
+
+/** One family's run with or without the early look: verdicts per benchmark (regression, improvement, unchanged, inconclusive) and rounds. */
+function runWith(rule, pools, budget) {
+  const started = pools.map((pool) => {
+    const start = Math.floor(random() * pool.values.length);
+    const early = rule.early ? rule.early(pool, start, budget) : 'inconclusive';
+    // An early unchanged or improvement ends there; a regression seen there measures on, and the planned looks judge it.
+    if (early !== 'inconclusive' && early !== 'regression') return { pool, start, n: 3, budget, early };
+    let n = rule.first;
+    for (; n < MAX; n = Math.min(MAX, n + EVERY)) if (rule.look(pool, start, n, budget) !== 'inconclusive') break;
+    return { pool, start, n: Math.min(n, MAX), budget };
+  });
+  const planned = started.filter((b) => !b.early);
+  const flagged = rule.final(planned);
+  return started.map((b) => {
+    if (b.early) return { ...b, verdict: b.early };
+    const i = planned.indexOf(b);
+    if (!flagged[i])
+      return {
+        ...b,
+        verdict: rule.look(b.pool, b.start, b.n, b.budget) === 'regression' ? 'inconclusive' : rule.look(b.pool, b.start, b.n, b.budget),
+      };
+    const again = decide(estimateChangeBounds(take(b.pool, b.start + b.n, b.n), rule.confirmAlpha, rule.confirmAlpha), b.budget);
+    return { ...b, verdict: again === 'regression' ? 'regression' : 'inconclusive' };
+  });
+}
+
+const scaled = (pool, spread) => {
+  const m = median(pool.values);
+  const k = spread / spreadOf(pool.values);
+  return { ...pool, id: `${pool.id} (2%)`, values: pool.values.map((x) => m + (x - m) * k) };
+};
+const scaledNulls = nulls.map((p) => ({ ...scaled(p, 0.02), values: scaled(p, 0.02).values.map((x) => x - median(p.values) * 0) }));
+const rulesEarly = {
+  planned: (f) => newRuleWith(decisionRule({ confidence: CONFIDENCE, rounds: MIN, maxRounds: MAX, lookEvery: EVERY, early: false }), f),
+  early: earlyRule,
+};
+
+console.log('\nThe early look (3 rounds, a t interval at the early share; a regression seen there goes on to the planned looks)');
+console.log('beside the planned looks alone, on the same windows:');
+console.log("A/A: a false verdict is any regression (or improvement) in the family; rounds: the median over the family's benchmarks\n");
+console.log('noise          family  budget  rule     false regressions  false improvements  decided early  median rounds');
+for (const [label, pools] of [
+  ['raw (~30%)', nulls],
+  ['scaled to 2%', scaledNulls],
+]) {
+  for (const family of [1, 20]) {
+    for (const budget of [0.01, 0.02, 0.05]) {
+      for (const [name, make] of Object.entries(rulesEarly)) {
+        const rule = make(family);
+        const runs = Math.ceil(RUNS / 4);
+        let regressions = 0;
+        let improvements = 0;
+        let early = 0;
+        const rounds = [];
+        for (let i = 0; i < runs; i++) {
+          const result = runWith(
+            rule,
+            Array.from({ length: family }, () => pools[Math.floor(random() * pools.length)]),
+            budget,
+          );
+          if (result.some((b) => b.verdict === 'regression')) regressions++;
+          if (result.some((b) => b.verdict === 'improvement')) improvements++;
+          early += result.filter((b) => b.early).length;
+          rounds.push(median(result.map((b) => b.n)));
+        }
+        console.log(
+          `${label.padEnd(13)}  ${String(family).padStart(6)}  ${pct(budget).padStart(6)}  ${name.padEnd(7)}  ${`${pct(regressions / runs)} of ${runs}`.padStart(17)}  ${`${pct(improvements / runs)}`.padStart(18)}  ${pct(early / (runs * family)).padStart(13)}  ${String(median(rounds)).padStart(13)}`,
+        );
+      }
+    }
+  }
+}
+
+console.log('\nKnown slowdowns scaled to a 2% spread, one benchmark: how often each verdict, planned looks alone → with the early look');
+console.log(
+  `${'data'.padEnd(24)} ${'true'.padEnd(7)} budget  ${['regression', 'unchanged', 'improvement', 'early', 'rounds'].map((h) => h.padStart(22)).join('')}`,
+);
+for (const pool of slowed.map((p) => scaled(p, 0.02))) {
+  for (const budget of [0.01, 0.05]) {
+    const stats = Object.entries(rulesEarly).map(([, make]) => {
+      const rule = make(1);
+      const runs = Math.ceil(RUNS / 4);
+      const count = { regression: 0, unchanged: 0, improvement: 0, early: 0 };
+      const rounds = [];
+      for (let i = 0; i < runs; i++) {
+        const [b] = runWith(rule, [pool], budget);
+        if (b.verdict in count) count[b.verdict]++;
+        if (b.early) count.early++;
+        rounds.push(b.n);
+      }
+      return { ...Object.fromEntries(Object.entries(count).map(([k, v]) => [k, pct(v / runs)])), rounds: median(rounds) };
+    });
+    console.log(
+      `${pool.id.padEnd(24)} ${`-${pool.truth}`.padEnd(7)} ${pct(budget).padStart(6)}  ${['regression', 'unchanged', 'improvement', 'early', 'rounds'].map((k) => `${stats[0][k]} → ${stats[1][k]}`.padStart(22)).join('')}`,
+    );
+  }
 }

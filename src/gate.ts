@@ -21,8 +21,8 @@ import { spikedRounds, type RoundConditions } from './measure/conditions.js';
 import type { BenchmarkSamples, Measurement, MeasureProgress } from './measure/types.js';
 import { httpDetails } from './report/http.js';
 import type { Listing } from './report/listing.js';
-import { analyze, budgetedFigures, type AnalyzeOptions } from './stats/analyze.js';
-import { decisionRule, type DecisionRule } from './stats/decision.js';
+import { analyze, budgetedFigures, type AnalyzeOptions, type Comparison } from './stats/analyze.js';
+import { decisionRule, EARLY_ROUNDS, type DecisionRule } from './stats/decision.js';
 import { decideFamily } from './stats/family.js';
 import { currentEnvironment } from './report/environment.js';
 import {
@@ -405,15 +405,25 @@ export async function listBenchmarks(options: Omit<GateOptions, 'base' | 'probeP
   }
 }
 
+/**
+ * Whether a look ends a benchmark's first group. At the early look a regression does not: its first group goes on
+ * to the first look's rounds, so its confirmation starts as late as any other's (a transient of the first processes,
+ * or of a server's first starts, looks exactly like a loss from 3 rounds). An early `unchanged` or `improvement` does.
+ */
+function settled(c: Comparison): boolean {
+  if (c.verdict === 'inconclusive') return false;
+  return !(c.decidedEarly && c.verdict === 'regression' && c.logRatios.length <= EARLY_ROUNDS);
+}
+
 /** The micro-benchmark rounds; every look judges with the HTTP figures counted in, as they are planned. */
 async function measureMicroStage(run: RunContext, files: { base: string[]; head: string[] }): Promise<Measurement> {
   const { config, plan, options } = run;
   const family = plan.familyFigures === undefined ? { otherFigures: plan.httpFigures } : { figures: plan.familyFigures };
   const verdicts = (partial: BenchmarkSamples[]) => analyze(partial, { ...plan.analyzeOptions, ...family });
-  const ids = (partial: BenchmarkSamples[], keep: (verdict: string) => boolean) =>
+  const ids = (partial: BenchmarkSamples[], keep: (c: Comparison) => boolean) =>
     new Set(
       verdicts(partial)
-        .filter((c) => keep(c.verdict))
+        .filter(keep)
         .map((c) => c.id),
     );
   const micro = await measureMicro({
@@ -433,9 +443,10 @@ async function measureMicroStage(run: RunContext, files: { base: string[]; head:
     adaptive: {
       maxRounds: config.maxRounds,
       lookEvery: DEFAULTS.lookEvery,
-      decided: (partial) => ids(partial, (verdict) => verdict !== 'inconclusive'),
-      toConfirm: (partial) => (config.confirm ? ids(partial, (verdict) => verdict === 'regression') : new Set()),
+      decided: (partial) => ids(partial, settled),
+      toConfirm: (partial) => (config.confirm ? ids(partial, (c) => c.verdict === 'regression') : new Set()),
       confirmRounds: config.confirm ? plan.rounds : 0,
+      earlyLook: plan.rule.earlyRounds,
     },
     timeLimitMs: plan.microLimitMs,
     runnerPath: options.runnerPath,
@@ -541,7 +552,7 @@ function warnIfFirstLooksCannotFit(config: Config, first: FirstLookPlan, log: (l
 async function measureHttpStage(run: RunContext, micro: Measurement | undefined): Promise<HttpMeasurement> {
   const { config, plan, options } = run;
   const figures = plan.familyFigures ?? plan.httpFigures + comparableMicro(micro);
-  const verdict = (samples: BenchmarkSamples) => analyze([samples], { ...plan.analyzeOptions, figures })[0]!.verdict;
+  const judged = (samples: BenchmarkSamples) => analyze([samples], { ...plan.analyzeOptions, figures })[0]!;
   const pinning = config.httpPin ? pinLoadGenerator(options.log, config.httpMode === 'duet') : undefined;
   // A duet needs both servers on one core of their own: without pinning, they would not share one speed.
   const mode: HttpMode = config.httpMode === 'duet' && pinning?.sharedCpu === undefined ? 'live' : config.httpMode;
@@ -567,9 +578,10 @@ async function measureHttpStage(run: RunContext, micro: Measurement | undefined)
       adaptive: {
         maxRounds: config.maxRounds,
         lookEvery: DEFAULTS.lookEvery,
-        decided: (samples) => verdict(samples) !== 'inconclusive',
-        toConfirm: (samples) => config.confirm && verdict(samples) === 'regression',
+        decided: (samples) => settled(judged(samples)),
+        toConfirm: (samples) => config.confirm && judged(samples).verdict === 'regression',
         confirmRounds: config.confirm ? plan.rounds : 0,
+        earlyLook: plan.rule.earlyRounds,
       },
       deadline: run.started + config.timeLimitMs,
       probePath: options.probePath,

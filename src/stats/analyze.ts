@@ -12,6 +12,7 @@ import {
   type Verdict,
 } from './compare.js';
 import { stepDown, type DecisionRule } from './decision.js';
+import { earlyChange } from './early.js';
 import { formatPercent } from '../util/format.js';
 
 /** One revision's summary for one benchmark. */
@@ -59,6 +60,11 @@ export interface Comparison {
    * alone) still fails the benchmark, its doubt does not.
    */
   gatedOn?: 'requests' | 'cpu' | undefined;
+  /**
+   * Decided at the early look (DecisionRule.earlyRounds): the throughput figure's first rounds put its whole
+   * interval beyond (or within) the budget at the early look's share (a regression is still confirmed).
+   */
+  decidedEarly?: boolean | undefined;
   error?: string | undefined;
 }
 
@@ -128,6 +134,16 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
   // The regression side: Holm's share; the other side (improvement, and the lower half of unchanged): Bonferroni's.
   const regressionShare = stepDown(pValues, alpha, family).share;
   const otherShare = alpha / Math.max(1, family);
+  /** A figure decided at the early look from its first rounds (each side at the early share of Bonferroni's), or undefined. */
+  // A regression seen there does not end the first group (gate.ts `settled`): once the group went on, the planned look
+  // judges it, and the early verdict stands only for a group the time limit cut at the early look's rounds.
+  const earlyVerdict = (ratios: readonly number[], judge: (c: Change) => Verdict) => {
+    if (ratios.length < rule.earlyRounds || !ratios.slice(0, rule.earlyRounds).every(Number.isFinite)) return undefined;
+    const change = earlyChange(ratios.slice(0, rule.earlyRounds), rule.earlyAlpha(otherShare), rule.earlyAlpha(otherShare));
+    const verdict = judge(change);
+    if (verdict === 'inconclusive' || (verdict === 'regression' && ratios.length > rule.earlyRounds)) return undefined;
+    return { change, verdict };
+  };
   return benchmarks.map((benchmark) => {
     const budget = options.budgetFor(benchmark.id);
     const base = summarize(benchmark.base?.opsPerSec);
@@ -181,8 +197,32 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       // Too few fresh rounds to reach the level: not disproved, only unmeasured, which fails the run too.
       return again.achievedConfidence < again.confidence - 1e-12 ? 'unmeasured' : 'inconclusive';
     };
-    const throughput = confirm(decide(change, budget), 'a regression', change, rounds, benchmark.confirmation, (c) => decide(c, budget))!;
-    if (first && rounds < first.rounds && throughput !== 'regression') {
+    // The early look: the first rounds alone, at the early share (Bonferroni's), decide a step far beyond or within the budget.
+    const early = earlyVerdict(benchmark.logRatios, (c) => decide(c, budget));
+    // A regression, early or not, must show again in a fresh group (a transient of the first processes looks the same).
+    const throughput = confirm(
+      early?.verdict ?? decide(change, budget),
+      'a regression',
+      early?.change ?? change,
+      rounds,
+      benchmark.confirmation,
+      (c) => decide(c, budget),
+    )!;
+    const perCpu = cpuRatios(benchmark);
+    const gatedOn = perCpu ? gatedFigure(benchmark.logRatios, perCpu, benchmark.requestsNotCost) : undefined;
+    // Short of its first look, the verdict's figure decided at the early look is measured enough.
+    const earlyCpu = perCpu ? earlyVerdict(perCpu, (c) => decide(c, budget)) : undefined;
+    const gatedEarly = gatedOn === 'cpu' ? earlyCpu !== undefined : early !== undefined;
+    // Said last (the notes of the confirmation and the other figures lead): the verdict's figure decided early.
+    const earlyNote =
+      gatedOn === 'cpu'
+        ? earlyCpu
+          ? [decidedEarlyNote(earlyCpu.change, "requests per CPU-second's")]
+          : []
+        : early
+          ? [decidedEarlyNote(early.change, 'its')]
+          : [];
+    if (first && rounds < first.rounds && throughput !== 'regression' && !gatedEarly) {
       notes.push(tooFewRounds(rounds, first));
       return {
         ...common,
@@ -190,21 +230,27 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
         resolvable: rule.resolvable(roundSpread(benchmark.logRatios), rounds, family),
         regressionP,
         verdict: 'unmeasured',
-        note: notes.join('; '),
+        note: [...notes, ...earlyNote].join('; '),
       };
     }
-    const perCpu = cpuRatios(benchmark);
-    const gatedOn = perCpu ? gatedFigure(benchmark.logRatios, perCpu, benchmark.requestsNotCost) : undefined;
     // What the regression side resolves at this look, at the share that does not depend on other figures' outcomes.
     const resolvable = rule.resolvable(roundSpread(gatedOn === 'cpu' ? perCpu! : benchmark.logRatios), rounds, family);
-    const result = { ...common, change, resolvable, regressionP, ...(gatedOn ? { gatedOn } : {}) };
+    const result = {
+      ...common,
+      change: early?.change ?? change,
+      resolvable,
+      regressionP,
+      ...(gatedOn ? { gatedOn } : {}),
+      ...(early || earlyCpu ? { decidedEarly: true } : {}),
+    };
     let cpu: CpuComparison | undefined;
     if (perCpu) {
       const n = perCpu.length;
-      const cpuChange = estimateChangeBounds(perCpu, rule.lookAlpha(n, otherShare), rule.lookAlpha(n, regressionShare));
+      const regular = estimateChangeBounds(perCpu, rule.lookAlpha(n, otherShare), rule.lookAlpha(n, regressionShare));
       const judge = (c: Change) => decide(c, budget);
+      const cpuChange = earlyCpu?.change ?? regular;
       const verdict = confirm(
-        judge(cpuChange),
+        earlyCpu?.verdict ?? judge(cpuChange),
         'a regression of requests per CPU-second',
         cpuChange,
         n,
@@ -217,7 +263,8 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
           `requests per CPU-second of the server's main thread lost more than the budget (${pct(cpuChange.estimate)} [${pct(cpuChange.low)}, ${pct(cpuChange.high)}]): each request costs the server more CPU, which requests/s alone did not show`,
         );
     }
-    if (!benchmark.latency && !cpu) return { ...result, verdict: throughput, ...(notes.length ? { note: notes.join('; ') } : {}) };
+    if (!benchmark.latency && !cpu)
+      return { ...result, verdict: throughput, ...(notes.length + earlyNote.length ? { note: [...notes, ...earlyNote].join('; ') } : {}) };
     const latency: Partial<Record<LatencyStat, LatencyComparison>> = {};
     const budgets = latencyBudgets(benchmark.id);
     for (const [stat, ratios] of Object.entries(benchmark.latency ?? {}) as [LatencyStat, number[]][]) {
@@ -257,7 +304,7 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       verdict: combine(verdicts),
       ...(benchmark.latency ? { latency } : {}),
       ...(cpu ? { cpu } : {}),
-      ...(notes.length ? { note: notes.join('; ') } : {}),
+      ...(notes.length + earlyNote.length ? { note: [...notes, ...earlyNote].join('; ') } : {}),
     };
   });
 }
@@ -282,6 +329,11 @@ export function budgetedFigures(
     (sum, b) => sum + 1 + (cpuRatios(b) ? 1 : 0) + (b.latency ? Object.keys(latencyBudgetFor?.(b.id) ?? {}).length : 0),
     0,
   );
+}
+
+/** What an early decision says of itself. */
+function decidedEarlyNote(change: Change, whose: string): string {
+  return `decided at the early look: ${whose} first 3 rounds put the whole interval (${pct(change.estimate)} [${pct(change.low)}, ${pct(change.high)}], a t interval at ${(100 * change.confidence).toFixed(2)}%) on one side of the budget`;
 }
 
 /** Why a benchmark short of its first look has no verdict, and what would give it one. */

@@ -24,6 +24,12 @@ export interface DecisionRule {
   /** Rounds at which the spending reaches the whole share (information fraction 1). */
   readonly maxRounds: number;
   /**
+   * The early look (Haybittle and Peto's idea): after `earlyRounds` rounds, a figure whose interval at
+   * `earlyAlpha(share)` per side already lies wholly beyond (or within) its budget is decided there (src/stats/early.ts).
+   */
+  readonly earlyRounds: number;
+  earlyAlpha(share: number): number;
+  /**
    * The one-sided error a bound may spend at the look that ends after `rounds` rounds, when the
    * figure's share of the run's error is `share`: the spending function's increment since the look
    * before (a fixed fraction of the share, see `lookWeight`).
@@ -67,6 +73,8 @@ export interface RulePlan {
   lookEvery: number;
   /** The share of the error spent by information fraction t (0..1, with spending(1) = 1); default O'Brien–Fleming-like. */
   spending?: SpendingFunction;
+  /** false: no early look, the planned looks spend the whole share (the rule before it: evaluate-offline compares both). */
+  early?: boolean;
 }
 
 /** Cumulative fraction of a figure's error spent by information fraction t: 0 at 0, 1 at 1, nondecreasing. */
@@ -99,7 +107,7 @@ export function lanDeMetsObrienFleming(alpha: number, t: number): number {
 /**
  * The rule. Across looks, alpha spending (Lan & DeMets 1983) with the O'Brien–Fleming-like
  * Hwang–Shih–DeCani function (γ = -4): the look that ends after n rounds may spend
- * share × (f(n / maxRounds) - f(previous look / maxRounds)). The looks' bounds are each read at that
+ * share × (f(n / maxRounds) - f(previous look / maxRounds)), less the early look's weight at the last look. The looks' bounds are each read at that
  * increment, and the union bound over looks (Bonferroni with unequal shares) makes their sum, at most
  * the share, the chance of any false verdict on that side of the figure, however the rounds stop and
  * whatever the correlation between looks. The sharper group-sequential boundary (solved from the joint
@@ -111,6 +119,18 @@ export function lanDeMetsObrienFleming(alpha: number, t: number): number {
  * rank (`stepDown`); and it spends enough at the first look (3.2% of the share at 10 of 40 rounds) for
  * one benchmark's first look to stay at 10 rounds, where Lan–DeMets' 0.2% needs 15.
  */
+/**
+ * The early look: after EARLY_ROUNDS rounds, each side of a figure may spend EARLY_WEIGHT of its share there (less
+ * when the last planned look's increment is small: at most half of it; EARLY_WEIGHT_ONE_LOOK with one planned look),
+ * taken out of the last planned look's weight (the largest: 40% of the share at 10 to 40 rounds), so the union bound
+ * over all looks still holds the share and the first look needs the rounds it needed.
+ * 3 rounds are the fewest with a spread of their own (2 degrees of freedom).
+ */
+export const EARLY_ROUNDS = 3;
+export const EARLY_WEIGHT = 0.2;
+/** With one planned look (no adaptive rounds), the early look takes less of it: that look is all the others have. */
+export const EARLY_WEIGHT_ONE_LOOK = 0.05;
+
 export function decisionRule(plan: RulePlan): DecisionRule {
   const spending = plan.spending ?? hwangShihDeCani(-4);
   const looks = lookCount(plan.rounds, plan.maxRounds, plan.lookEvery);
@@ -119,11 +139,17 @@ export function decisionRule(plan: RulePlan): DecisionRule {
   const alpha = 1 - plan.confidence;
   // One look: nothing to spend across. Several: the increment since the plan's look before this one
   // (a look past the plan, when the first look had to be raised beyond maxRounds, is the only one and gets the last increment).
-  const lookWeight = (rounds: number) => {
-    if (looks === 1) return 1;
-    const at = Math.min(rounds, maxRounds);
+  const increment = (at: number) => {
     const before = grid.filter((n) => n < at).at(-1) ?? 0;
     return spending(at / maxRounds) - spending(before / maxRounds);
+  };
+  // The early look's weight comes out of the last planned look's, the largest (at most half of it), so the first
+  // look needs no more rounds than without it; with one planned look, out of that one.
+  const earlyWeight = plan.early === false ? 0 : looks === 1 ? EARLY_WEIGHT_ONE_LOOK : Math.min(EARLY_WEIGHT, increment(maxRounds) / 2);
+  const lookWeight = (rounds: number) => {
+    if (looks === 1) return 1 - earlyWeight;
+    const at = Math.min(rounds, maxRounds);
+    return increment(at) - (at >= maxRounds ? earlyWeight : 0);
   };
   const lookAlpha = (rounds: number, share: number) => share * lookWeight(rounds);
   const share = (figures: number) => alpha / Math.max(1, figures);
@@ -132,13 +158,16 @@ export function decisionRule(plan: RulePlan): DecisionRule {
     confidence: plan.confidence,
     looks,
     maxRounds,
+    // No early look: none of its rounds is ever enough.
+    earlyRounds: earlyWeight > 0 ? EARLY_ROUNDS : Infinity,
+    earlyAlpha: (share: number) => share * earlyWeight,
     lookAlpha,
     lookWeight,
     intervalLevel: (figures: number, rounds = maxRounds) => 1 - 2 * lookAlpha(rounds, share(figures)),
     confirmationLevel: 1 - 2 * alpha,
     minimumRounds: (figures: number) =>
       looks === 1
-        ? roundsForOneSided(share(figures))
+        ? roundsForOneSided(lookAlpha(maxRounds, share(figures)))
         : (grid.find((n) => reaches(n, figures)) ?? roundsForOneSided(lookAlpha(maxRounds, share(figures)))),
     regressionP: (nominalP: number, rounds: number) => Math.min(1, nominalP / lookWeight(rounds)),
     resolvable: (spread: number, rounds: number, figures: number) =>

@@ -135,7 +135,8 @@ export default {
     }
     // The other file's task is measured and judged as usual.
     expect(byId['bench/a.bench.js > sum'].change).not.toBeNull();
-    expect(byId['bench/a.bench.js > sum'].rounds.length).toBeGreaterThanOrEqual(5);
+    // (at the early look's 3 rounds at least: an unchanged task can be decided there)
+    expect(byId['bench/a.bench.js > sum'].rounds.length).toBeGreaterThanOrEqual(3);
     expect(leftovers(repo)).toEqual({ worktrees: [], tempDirs: [] });
   });
 

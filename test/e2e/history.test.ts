@@ -165,7 +165,7 @@ describe('history of main, from the CLI', () => {
     expect(run.stderr).toContain(
       `bisect: 7 commit(s) after ${commits[0]!.slice(0, 7)} up to ${commits[7]!.slice(0, 7)}, about 4 compares; 1 dependency set(s), so 1 install(s) reused by every step with the same set; 1 commit(s) install each time they are compared (its own postinstall script)`,
     );
-    expect(run.stderr).toMatch(/^benchgate: bisect: 1 compare\(s\) in \S+; about 3 more, ~\S+$/m);
+    expect(run.stderr).toMatch(/^benchgate: bisect: 1 compare\(s\) in \S+; at most 3 more, up to ~\S+$/m);
     // The run's folder of installs is gone with it.
     expect(folders().filter((name) => !before.includes(name))).toEqual([]);
     const lines = run.stdout.trim().split('\n');

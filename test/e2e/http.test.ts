@@ -401,7 +401,7 @@ describe('requests that are meant to answer something other than 2xx', () => {
     const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
     expect(bench.error, bench.error).toBeUndefined();
     // Identical servers inside a 50% budget: a verdict like any load test's (undecided at most, on a loaded machine), and a pass.
-    expect(['unchanged', 'inconclusive']).toContain(bench.verdict);
+    expect(['unchanged', 'inconclusive'], bench.note).toContain(bench.verdict);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(bench.http.expected).toEqual(['404']);
     // Every answer was a 404 and counted as a success, at both revisions.
@@ -427,7 +427,12 @@ describe('a duet whose duration is not set: the schedule the run chooses', () =>
     const run = await runCli(['compare', '--base', 'main', '--json', 'report.json', '--profile', 'never'], repo);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
-    expect(bench.rounds).toHaveLength(6);
+    // Six rounds planned; identical servers far inside the budget may be decided at the early look, after 3 (the pilot's
+    // 2 and one of the chosen schedule).
+    expect(
+      bench.rounds.length === 6 || (bench.rounds.length === 3 && /decided at the early look/.test(bench.note ?? '')),
+      JSON.stringify({ rounds: bench.rounds.length, note: bench.note, verdict: bench.verdict, gated: bench.http.gatedOn }),
+    ).toBe(true);
     const schedule = bench.http.schedule;
     // What the run chose, within the planner's bounds, from what it measured: the pilot's warm-up on top of the configured
     // 100 ms, costs read from the clock (a pair costs its start and warm-up, a block about its second).
@@ -437,7 +442,7 @@ describe('a duet whose duration is not set: the schedule the run chooses', () =>
     expect(schedule.learnedWarmupMs % 1000).toBe(0);
     expect(schedule.blockCostMs).toBeGreaterThanOrEqual(1000);
     expect(schedule.pairCostMs).toBeGreaterThan(schedule.warmupMs);
-    expect(schedule.pairs).toBe(6);
+    expect(schedule.pairs).toBe(bench.rounds.length);
     // The log says the warm-up found and the schedule chosen; the report's details say the schedule it ended with.
     expect(run.stderr).toMatch(/http > todo lists: warm-up: the pilot's 2 pairs /);
     expect(run.stderr).toMatch(/http > todo lists: schedule: \d blocks of 1\.0s per pair of servers after a /);

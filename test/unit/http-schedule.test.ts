@@ -159,6 +159,22 @@ describe('HTTP rounds', () => {
     expect(result.rounds).toBe(11);
   });
 
+  it('looks early too: a load test decided at the early look stops after its 3 rounds, and says so', async () => {
+    const looks: number[] = [];
+    const lines: string[] = [];
+    const decided = (samples: BenchmarkSamples) => looks.push(samples.logRatios.length) === 1;
+    const result = await measureHttp(
+      planFor(fakeRounds(), {
+        log: (line) => lines.push(line),
+        adaptive: { maxRounds: 16, lookEvery: 5, decided, toConfirm: () => false, confirmRounds: 0, earlyLook: 3 },
+      }),
+    );
+    expect(looks).toEqual([3]);
+    expect(result.rounds).toBe(3);
+    expect(result.limited).toBe(false);
+    expect(lines).toContain('http > todos: decided at the early look, after 3 rounds');
+  });
+
   it('confirms a regression on as many fresh rounds as found it, kept apart, without starting the count again', async () => {
     const fake = fakeRounds();
     const decided = (samples: BenchmarkSamples) => samples.logRatios.length === 11;

@@ -202,6 +202,30 @@ describe('adaptive rounds', () => {
     expect(result.limited).toBe(false);
   });
 
+  it('looks early too, after the early look’s rounds: a benchmark decided there stops measuring at round 3', async () => {
+    const fake = fakeProcesses(['a', 'b']);
+    const looks: number[] = [];
+    const lines: string[] = [];
+    const result = await measureMicro(
+      planFor(fake, {
+        log: (line) => lines.push(line),
+        adaptive: adaptive({
+          maxRounds: 20,
+          earlyLook: 3,
+          // a is a step far beyond its budget: decided at the early look; b needs the planned looks.
+          decided: (benchmarks) => {
+            looks.push(benchmarks.find((b) => b.id === id('b'))!.logRatios.length);
+            return new Set(looks.length >= 3 ? [id('a'), id('b')] : [id('a')]);
+          },
+        }),
+      }),
+    );
+    expect(looks).toEqual([3, 10, 15]);
+    expect(byId(result.benchmarks).a!.logRatios).toHaveLength(3);
+    expect(byId(result.benchmarks).b!.logRatios).toHaveLength(15);
+    expect(lines).toContain('after 3 rounds, 1 benchmark(s) decided at the early look (a step far from its budget); 1 go on');
+  });
+
   it('stops measuring a decided benchmark, and stops when every benchmark is decided', async () => {
     const fake = fakeProcesses(['a', 'b']);
     let look = 0;

@@ -46,10 +46,18 @@ describe('alpha spending across looks', () => {
       // Cumulative spend only grows; on evenly spaced looks, so does each look's increment (back-loaded).
       const cumulative = weights.map((_, k) => weights.slice(0, k + 1).reduce((a, b) => a + b, 0));
       for (let k = 1; k < cumulative.length; k++) expect(cumulative[k]!).toBeGreaterThan(cumulative[k - 1]!);
-      if (plan.maxRounds === 40) for (let k = 1; k < weights.length; k++) expect(weights[k]!).toBeGreaterThan(weights[k - 1]!);
-      expect(weights.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 12);
+      // (The last look gives the early look its weight: the rest of its increment.)
+      if (plan.maxRounds === 40) {
+        for (let k = 1; k < weights.length - 1; k++) expect(weights[k]!).toBeGreaterThan(weights[k - 1]!);
+        expect(weights.at(-1)! + rule.earlyAlpha(1)).toBeGreaterThan(weights.at(-2)!);
+        expect(rule.earlyAlpha(1)).toBeCloseTo(0.2, 12);
+      }
+      // The planned looks spend what the early look leaves (taken from the last look), together the whole share.
+      expect(rule.earlyAlpha(1)).toBeGreaterThan(0);
+      expect(rule.earlyAlpha(1)).toBeLessThanOrEqual(0.2);
+      expect(weights.reduce((a, b) => a + b, 0) + rule.earlyAlpha(1)).toBeCloseTo(1, 12);
       // The run's total, one side, for a family of 7: alpha.
-      expect(looks.reduce((sum, n) => sum + 7 * rule.lookAlpha(n, 0.05 / 7), 0)).toBeCloseTo(0.05, 12);
+      expect(looks.reduce((sum, n) => sum + 7 * rule.lookAlpha(n, 0.05 / 7), 0) + 7 * rule.earlyAlpha(0.05 / 7)).toBeCloseTo(0.05, 12);
     }
   });
 
@@ -65,8 +73,9 @@ describe('alpha spending across looks', () => {
   it("reads the p-value of a figure as its last look's nominal p over that look's weight", () => {
     expect(sevenLooks.regressionP(0.001, 40)).toBeCloseTo(0.001 / sevenLooks.lookWeight(40), 15);
     expect(sevenLooks.regressionP(0.5, 10)).toBe(1);
-    // One look: nothing to spread, the nominal p-value itself.
-    expect(decisionRule({ confidence: 0.95, rounds: 10, maxRounds: 10, lookEvery: 5 }).regressionP(0.02, 10)).toBe(0.02);
+    // One planned look: the nominal p-value over what the early look leaves it.
+    const one = decisionRule({ confidence: 0.95, rounds: 10, maxRounds: 10, lookEvery: 5 });
+    expect(one.regressionP(0.02, 10)).toBeCloseTo(0.02 / (1 - one.earlyAlpha(1)), 15);
   });
 });
 
@@ -143,14 +152,16 @@ describe('one-sided regression decisions', () => {
       id: 'a',
       kind: 'micro',
       file: 'x',
-      logRatios: [-0.3, -0.31, -0.29, -0.32, -0.3],
+      // The first three rounds spread too much for the early look: the planned look (signed-rank) decides.
+      logRatios: [-0.3, -0.1, -0.5, -0.32, -0.3],
       base: { opsPerSec: [1] },
       head: { opsPerSec: [1] },
     };
     const oneLook = decisionRule({ confidence: 0.95, rounds: 5, maxRounds: 5, lookEvery: 5 });
     const [result] = analyze([five], { rule: oneLook, budgetFor: () => 0.05 });
     expect(result!.verdict).toBe('regression');
-    expect(result!.change!.confidence).toBeCloseTo(0.9, 12);
+    expect(result!.change!.confidence).toBeCloseTo(1 - 2 * 0.05 * (1 - oneLook.earlyAlpha(1)), 12);
+    expect(result!.note).toBeUndefined();
     expect(oneLook.minimumRounds(1)).toBe(5);
   });
 });

@@ -47,8 +47,10 @@ describe('change estimate from per-round log ratios', () => {
 
 describe('family-wise error control', () => {
   it("gives each of m one-sided bounds alpha/m at one look (Holm's first step), so each interval is 1 - 2 alpha/m", () => {
-    expect(oneLook.intervalLevel(1)).toBeCloseTo(0.9, 15);
-    expect(oneLook.intervalLevel(10)).toBeCloseTo(0.99, 15);
+    // The one planned look spends what the early look leaves of each share.
+    const kept = 1 - oneLook.earlyAlpha(1);
+    expect(oneLook.intervalLevel(1)).toBeCloseTo(1 - 2 * 0.05 * kept, 15);
+    expect(oneLook.intervalLevel(10)).toBeCloseTo(1 - 2 * 0.005 * kept, 15);
   });
 
   it('widens every interval as benchmarks are added, so ten benchmarks are not ten chances of a false alarm', () => {
@@ -84,7 +86,7 @@ describe('family-wise error control', () => {
     for (const result of results) {
       expect(result.verdict).toBe('regression');
       // Every one rejected: the regression bound at the last step's share (alpha / 1), the other side stays at alpha / 10.
-      expect(result.change!.confidence).toBeCloseTo(1 - 0.05 - 0.005, 12);
+      expect(result.change!.confidence).toBeCloseTo(1 - (0.05 + 0.005) * (1 - oneLook.earlyAlpha(1)), 12);
     }
   });
 
@@ -129,7 +131,7 @@ describe('confirmation of a regression by a fresh group of rounds', () => {
   it('holds when the fresh group shows the loss at the run confidence, however wide the family', () => {
     const [result] = analyze([samples(fresh)], options);
     // Holm: the regression passes 0.05/21, so its regression bound is read at 0.05/20, the other at 0.05/21.
-    expect(result!.change!.confidence).toBeCloseTo(1 - 0.05 / 21 - 0.05 / 20, 9);
+    expect(result!.change!.confidence).toBeCloseTo(1 - (0.05 / 21 + 0.05 / 20) * (1 - oneLook.earlyAlpha(1)), 9);
     expect(result!.verdict).toBe('regression');
     // At the family's level the same fresh rounds would not have confirmed it: that lost half the 5% regressions.
     expect(decide(estimateChange(fresh, 1 - 0.05 / 21), 0.01)).toBe('inconclusive');
@@ -173,8 +175,8 @@ describe('a benchmark short of its first look is unmeasured, never a pass', () =
     id: 'x > task',
     kind: 'micro',
     file: 'x',
-    // Identical code, a few rounds: what a run cut by the time limit has.
-    logRatios: Array.from({ length: rounds }, (_, i) => Math.log1p(offset + ((i % 3) - 1) * 0.001)),
+    // Identical code, a few rounds: what a run cut by the time limit has (rounds ±20% apart: too spread for the early look).
+    logRatios: Array.from({ length: rounds }, (_, i) => Math.log1p(offset + ((i % 3) - 1) * 0.2)),
     base: { opsPerSec: Array.from({ length: rounds }, () => 100) },
     head: { opsPerSec: Array.from({ length: rounds }, () => 100) },
   });
@@ -221,6 +223,44 @@ describe('a benchmark short of its first look is unmeasured, never a pass', () =
       'inconclusive',
       'inconclusive',
     ]);
+  });
+
+  it('decides a step far beyond its budget at the early look, from 3 rounds, and confirms a regression as any other', () => {
+    // A step of -81% whose rounds agree within 1%: 3 rounds put it beyond a 10% budget at the early look's level.
+    const huge: BenchmarkSamples = { ...aa(3), logRatios: [-0.81, -0.8, -0.82].map((x) => Math.log1p(x)) };
+    const [result] = analyze([huge], { rule: tenRounds, budgetFor: () => 0.1, firstLook });
+    expect(result!.verdict).toBe('regression');
+    expect(result!.decidedEarly).toBe(true);
+    expect(result!.change!.high).toBeLessThan(-0.1);
+    // Its interval is the early look's: each side at the early share of alpha (0.05 × its weight), a t interval on 2 df.
+    expect(result!.change!.confidence).toBeCloseTo(1 - 2 * tenRounds.earlyAlpha(0.05), 12);
+    expect(result!.note).toMatch(
+      /^decided at the early look: its first 3 rounds put the whole interval \(-81\.0% \[-8\d\.\d%, -7\d\.\d%\], a t interval at 99\.50%\)/,
+    );
+    // The slow server of a time-limited run (default plan: looks from 10 to 40 rounds, so the early look spends 20% of
+    // the share): 3 HTTP rounds of -72.7% from -79.1% to -65.5%, against a 5% budget.
+    const adaptive = decisionRule({ confidence: 0.95, rounds: 10, maxRounds: 40, lookEvery: 5 });
+    const slow = { ...aa(3), logRatios: [-0.791, -0.727, -0.655].map((x) => Math.log1p(x)) };
+    const [cut] = analyze([slow], { rule: adaptive, budgetFor: () => 0.05, firstLook });
+    expect(cut!.verdict).toBe('regression');
+    expect(cut!.change!.high).toBeLessThan(-0.05);
+    // With one planned look the early look spends less (5%): the same rounds are not enough there.
+    expect(analyze([slow], { rule: tenRounds, budgetFor: () => 0.05, firstLook })[0]!.verdict).toBe('unmeasured');
+    // Its confirmation is a fresh group like any regression's: shown again, it stands; not shown (a transient of the
+    // first processes looks the same from 3 rounds), it is not a regression; cut by the time limit, unmeasured, saying
+    // what the early look saw.
+    const judge = (confirmation: number[]) =>
+      analyze([{ ...huge, confirmation }], { rule: tenRounds, budgetFor: () => 0.1, firstLook })[0]!;
+    expect(judge(Array.from({ length: 10 }, (_, i) => Math.log1p(-0.8 + (i % 3) * 0.01))).verdict).toBe('regression');
+    expect(judge(Array.from({ length: 10 }, (_, i) => (i % 3) * 0.01 - 0.01)).verdict).toBe('inconclusive');
+    const noTime = judge([]);
+    expect(noTime.verdict).toBe('unmeasured');
+    expect(noTime.note).toMatch(
+      /^a regression in the first 3 rounds \(-81\.0%\) could not be confirmed: no fresh round fit.*; decided at the early look: /,
+    );
+    // A 5% step at a 5% budget, rounds 2% apart: nothing near its budget is decided early.
+    const near = { ...aa(3), logRatios: [-0.05, -0.07, -0.03].map((x) => Math.log1p(x)) };
+    expect(analyze([near], { rule: tenRounds, budgetFor: () => 0.05, firstLook })[0]!.verdict).toBe('unmeasured');
   });
 
   it('judges a benchmark that reached its first look as usual', () => {

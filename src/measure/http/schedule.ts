@@ -36,6 +36,8 @@ export interface HttpPlan extends RoundSettings {
     decided: (samples: BenchmarkSamples) => boolean;
     toConfirm: (samples: BenchmarkSamples) => boolean;
     confirmRounds: number;
+    /** The rounds of the early look (the rule's earlyRounds), before the planned ones; none when absent. */
+    earlyLook?: number;
   };
   onProgress?: (progress: MeasureProgress) => void;
   now?: () => number;
@@ -155,9 +157,15 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
         break;
       }
       rounds = Math.max(rounds, round + 1);
-      const look = adaptive && round + 1 >= plan.rounds && (round + 1 - plan.rounds) % adaptive.lookEvery === 0;
+      // The planned looks, and the early look (a step far beyond or within its budget is decided from its first rounds).
+      const look =
+        adaptive &&
+        ((round + 1 >= plan.rounds && (round + 1 - plan.rounds) % adaptive.lookEvery === 0) || round + 1 === adaptive.earlyLook);
       if (!look) continue;
-      if (adaptive.decided(samples)) break;
+      if (adaptive.decided(samples)) {
+        if (round + 1 < plan.rounds) plan.log(`${benchmark.id}: decided at the early look, after ${round + 1} rounds`);
+        break;
+      }
       if (round + 1 === plan.rounds && maxRounds > plan.rounds)
         plan.log(`${benchmark.id}: no verdict after ${plan.rounds} rounds: adding rounds (up to ${maxRounds})`);
     }

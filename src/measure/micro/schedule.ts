@@ -54,6 +54,8 @@ export interface MicroPlan {
     decided: (benchmarks: BenchmarkSamples[]) => Set<string>;
     toConfirm: (benchmarks: BenchmarkSamples[]) => Set<string>;
     confirmRounds: number;
+    /** The rounds of the early look (the rule's earlyRounds), before the planned ones; none when absent. */
+    earlyLook?: number;
   };
   onProgress?: (progress: MeasureProgress) => void;
   log: (line: string) => void;
@@ -298,7 +300,8 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     const measured = new Set([...samples.keys()].filter((id) => !skip.has(id) && !decided.has(id)));
     allocation = reallocate(plan, records, allocation, measured, fit);
     if (!adaptive) continue;
-    const look = rounds >= plannedRounds && (rounds - plannedRounds) % adaptive.lookEvery === 0;
+    // The planned looks, and the early look (a step far beyond or within its budget is decided from its first rounds).
+    const look = (rounds >= plannedRounds && (rounds - plannedRounds) % adaptive.lookEvery === 0) || rounds === adaptive.earlyLook;
     if (look) {
       for (const id of adaptive.decided([...samples.values()])) decided.add(id);
       if (adaptive.confirmRounds > 0) suspects = adaptive.toConfirm([...samples.values()]);
@@ -307,6 +310,10 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     if (!look) continue;
     const open = [...samples.values()].filter((b) => !b.error && !errors.has(b.id) && b.base && b.head && !decided.has(b.id));
     if (open.length === 0) break;
+    if (rounds === adaptive.earlyLook && rounds < plannedRounds && decided.size > 0)
+      plan.log(
+        `after ${rounds} rounds, ${decided.size} benchmark(s) decided at the early look (a step far from its budget); ${open.length} go on`,
+      );
     if (rounds === plannedRounds)
       plan.log(`after ${rounds} rounds, ${open.length} benchmark(s) have no verdict yet: adding rounds for them (up to ${maxRounds()})`);
   }
