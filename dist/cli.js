@@ -70939,7 +70939,6 @@ async function measureHttpStage(run, micro) {
   const { config, plan, options } = run;
   const figures = plan.familyFigures ?? plan.httpFigures + comparableMicro(micro);
   const judged = (samples) => analyze([samples], { ...plan.analyzeOptions, figures })[0];
-  const verdict = (samples) => judged(samples).verdict;
   const pinning = config.httpPin ? pinLoadGenerator(options.log, config.httpMode === "duet") : void 0;
   const mode = config.httpMode === "duet" && pinning?.sharedCpu === void 0 ? "live" : config.httpMode;
   if (mode !== config.httpMode)
