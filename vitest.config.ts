@@ -8,6 +8,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  */
 const LONGEST_FIRST = [
   'http',
+  'http-2',
   'compare',
   'harness-2',
   'harness-1',
