@@ -69529,9 +69529,8 @@ function scheduleLine(schedule) {
 function earlyChange(logRatios, lowerAlpha, upperAlpha) {
   const n = logRatios.length;
   if (n !== 3) throw new Error(`the early look reads 3 rounds, not ${n}`);
-  const mean3 = logRatios.reduce((sum3, x) => sum3 + x, 0) / n;
-  const sd2 = Math.sqrt(logRatios.reduce((sum3, x) => sum3 + (x - mean3) ** 2, 0) / (n - 1));
-  const se = sd2 / Math.sqrt(n);
+  const mean3 = mean([...logRatios]);
+  const se = sampleStandardDeviation([...logRatios]) / Math.sqrt(n);
   return {
     estimate: Math.expm1(mean3),
     low: Math.expm1(mean3 - tQuantile2(1 - lowerAlpha) * se),
@@ -69628,7 +69627,8 @@ function analyze(benchmarks, options) {
     const gatedOn = perCpu ? gatedFigure(benchmark.logRatios, perCpu, benchmark.requestsNotCost) : void 0;
     const earlyCpu = perCpu ? earlyVerdict(perCpu, (c) => decide(c, budget)) : void 0;
     const gatedEarly = gatedOn === "cpu" ? earlyCpu !== void 0 : early !== void 0;
-    const earlyNote = gatedOn === "cpu" ? earlyCpu ? [decidedEarlyNote(earlyCpu.change, "requests per CPU-second's")] : [] : early ? [decidedEarlyNote(early.change, "its")] : [];
+    const earlyNote = gatedOn === "cpu" ? earlyCpu ? [decidedEarlyNote(earlyCpu.change, "requests per CPU-second's", rule.earlyRounds)] : [] : early ? [decidedEarlyNote(early.change, "its", rule.earlyRounds)] : [];
+    const note = () => notes.length + earlyNote.length ? { note: [...notes, ...earlyNote].join("; ") } : {};
     if (first && rounds < first.rounds && throughput !== "regression" && !gatedEarly) {
       notes.push(tooFewRounds(rounds, first));
       return {
@@ -69637,7 +69637,7 @@ function analyze(benchmarks, options) {
         resolvable: rule.resolvable(roundSpread(benchmark.logRatios), rounds, family),
         regressionP,
         verdict: "unmeasured",
-        note: [...notes, ...earlyNote].join("; ")
+        ...note()
       };
     }
     const resolvable = rule.resolvable(roundSpread(gatedOn === "cpu" ? perCpu : benchmark.logRatios), rounds, family);
@@ -69669,8 +69669,7 @@ function analyze(benchmarks, options) {
           `requests per CPU-second of the server's main thread lost more than the budget (${pct(cpuChange.estimate)} [${pct(cpuChange.low)}, ${pct(cpuChange.high)}]): each request costs the server more CPU, which requests/s alone did not show`
         );
     }
-    if (!benchmark.latency && !cpu)
-      return { ...result, verdict: throughput, ...notes.length + earlyNote.length ? { note: [...notes, ...earlyNote].join("; ") } : {} };
+    if (!benchmark.latency && !cpu) return { ...result, verdict: throughput, ...note() };
     const latency = {};
     const budgets = latencyBudgets(benchmark.id);
     for (const [stat2, ratios] of Object.entries(benchmark.latency ?? {})) {
@@ -69706,7 +69705,7 @@ function analyze(benchmarks, options) {
       verdict: combine(verdicts),
       ...benchmark.latency ? { latency } : {},
       ...cpu ? { cpu } : {},
-      ...notes.length + earlyNote.length ? { note: [...notes, ...earlyNote].join("; ") } : {}
+      ...note()
     };
   });
 }
@@ -69721,8 +69720,9 @@ function budgetedFigures(benchmarks, latencyBudgetFor) {
     0
   );
 }
-function decidedEarlyNote(change, whose) {
-  return `decided at the early look: ${whose} first 3 rounds put the whole interval (${pct(change.estimate)} [${pct(change.low)}, ${pct(change.high)}], a t interval at ${(100 * change.confidence).toFixed(2)}%) on one side of the budget`;
+function decidedEarlyNote(change, whose, rounds) {
+  const interval = `${pct(change.estimate)} [${pct(change.low)}, ${pct(change.high)}]`;
+  return `decided at the early look: ${whose} first ${rounds} rounds put the whole interval (${interval}, a t interval at ${(100 * change.confidence).toFixed(2)}%) on one side of the budget`;
 }
 function tooFewRounds(rounds, first) {
   return `measured in ${rounds} of the ${first.rounds} rounds its first look needs: too few for a verdict, and an unmeasured benchmark is never a pass: ${first.hint}`;
@@ -71525,7 +71525,14 @@ function profileSections(id, profile) {
 
 // src/report/native-sections.ts
 var NATIVE_HEADER = ["benchmark", "native base", "native head", "native change", "benchgate", "agreement"];
-var NATIVE_LEGEND = `native: each bench file run as its author runs it (node <file>, or vitest bench), the harness's own ops/s \xB1 its margin of error (within one run); the native change's interval holds the larger of both margins and the noise between whole runs (measured from each revision's repeated runs, over the file's tasks or, from ${OWN_NOISE_RUNS} runs per revision, the task's own if wider; none with one run per revision); it agrees when that interval overlaps benchgate's; a figure above 1G ops/s (under 1 ns a call, marked "optimized away") is the harness's own loop after the compiler removed the call: not the code's cost, never judged`;
+var NATIVE_LEGEND = [
+  "native: each bench file run as its author runs it (node <file>, or vitest bench), the harness's own ops/s \xB1 its margin",
+  "of error (within one run); the native change's interval holds the larger of both margins and the noise between whole",
+  "runs (measured from each revision's repeated runs, over the file's tasks or, from",
+  `${OWN_NOISE_RUNS} runs per revision, the task's own if wider; none with one run per revision); it agrees when that`,
+  `interval overlaps benchgate's; a figure above 1G ops/s (under 1 ns a call, marked "optimized away") is the harness's`,
+  "own loop after the compiler removed the call: not the code's cost, never judged"
+].join(" ");
 function nativeSections(report2) {
   const check = report2.nativeCheck;
   if (!check) return void 0;
@@ -75891,7 +75898,7 @@ function siteFiles(records, options) {
   const alerts = [];
   for (const [g2, key] of gateKeys.entries()) {
     const own = records.filter((r) => r.gate === key);
-    const { chain } = chainOf(own, key, { head: newestTip(own) });
+    const { chain } = chainOf(own, key);
     if (chain.length === 0) continue;
     const gate = gates.length;
     const start = chain[0].parent;
@@ -76092,7 +76099,9 @@ function atomFeed(overview, regressions, siteUrl) {
       `    <title>${xml(`${a.id}: ${change} in ${a.commit.slice(0, 7)} ${a.subject}`)}</title>`,
       `    <updated>${when}</updated>`,
       ...link ? [`    <link rel="alternate" href="${xml(link)}"/>`] : [],
-      `    <summary>${xml(`${a.id} lost more than its ${(100 * a.budget).toFixed(1)}% budget in ${a.commit.slice(0, 7)} ("${a.subject}"): ${change}, measured side by side with ${gate || "the"} gate's parent commit.`)}</summary>`,
+      `    <summary>${xml(
+        `${a.id} lost more than its ${(100 * a.budget).toFixed(1)}% budget in ${a.commit.slice(0, 7)} ("${a.subject}"): ${change}, measured side by side with its parent commit${gate ? ` (gate ${gate})` : ""}.`
+      )}</summary>`,
       "  </entry>"
     ].join("\n");
   });
@@ -76109,13 +76118,21 @@ function atomFeed(overview, regressions, siteUrl) {
     ""
   ].join("\n");
 }
+var CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "form-action 'none'"
+].join("; ");
 function indexHtml(title) {
   const escaped = xml(title);
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'">
+<meta http-equiv="Content-Security-Policy" content="${CSP}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <title>${escaped}</title>
@@ -76126,8 +76143,12 @@ function indexHtml(title) {
 <body>
 <a class="skip" href="#main">Skip to content</a>
 <header><h1 id="title">${escaped}</h1><p id="subtitle"></p></header>
-<main id="main" tabindex="-1"><noscript>This page draws the history with JavaScript; the data are in data/ and the regressions in feed.xml.</noscript><p id="loading">Loading\u2026</p></main>
-<footer><p>Published by benchgate. Each point is a push measured side by side with its parent in one job; bands are 95% intervals of the chained steps. <a href="feed.xml">Regressions feed (Atom)</a></p></footer>
+<main id="main" tabindex="-1">
+<noscript>This page draws the history with JavaScript; the data are in data/ and the regressions in feed.xml.</noscript>
+<p id="loading">Loading\u2026</p>
+</main>
+<footer><p>Published by benchgate. Each point is a push measured side by side with its parent in one job;
+bands are 95% intervals of the chained steps. <a href="feed.xml">Regressions feed (Atom)</a></p></footer>
 </body>
 </html>
 `;

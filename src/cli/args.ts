@@ -300,7 +300,8 @@ function commandOf(values: Values, positionals: string[]): CommandKind {
   }
   if (positionals[0] !== 'compare' || positionals.length > 1) {
     throw new UserError(
-      `Unknown command '${positionals.join(' ')}': the commands are 'compare', 'list', 'merge', 'calibrate', 'record', 'trend', 'drift', 'bisect' and 'publish'.\n\n${USAGE}`,
+      `Unknown command '${positionals.join(' ')}': the commands are 'compare', 'list', 'merge', 'calibrate', ` +
+        `'record', 'trend', 'drift', 'bisect' and 'publish'.\n\n${USAGE}`,
     );
   }
   if (!values.base) throw new UserError(`--base is required: the revision to compare against, e.g. --base main.\n\n${USAGE}`);

@@ -151,7 +151,8 @@ export async function runBisect(command: Extract<Command, { kind: 'bisect' }>, i
     const each = (Date.now() - started) / done;
     if (done < planned)
       io.gate.log(
-        `bisect: ${done} compare(s) in ${formatDuration(Date.now() - started)}; at most ${planned - done} more, up to ~${formatDuration(each * (planned - done))}`,
+        `bisect: ${done} compare(s) in ${formatDuration(Date.now() - started)}; ` +
+          `at most ${planned - done} more, up to ~${formatDuration(each * (planned - done))}`,
       );
     return result;
   };

@@ -55,7 +55,8 @@ export async function runPublish(
       assets: path.join(path.dirname(io.runnerPath), 'site'),
     });
     io.stderr.write(
-      `benchgate: published ${records.length} record(s) from ${files.length} file(s) to ${out}: ${written.files} files, ${(written.bytes / 1024).toFixed(0)} kB; open ${path.join(out, 'index.html')}\n`,
+      `benchgate: published ${records.length} record(s) from ${files.length} file(s) to ${out}: ` +
+        `${written.files} files, ${(written.bytes / 1024).toFixed(0)} kB; open ${path.join(out, 'index.html')}\n`,
     );
     return 0;
   } catch (error) {

@@ -1,5 +1,5 @@
 import picomatch from 'picomatch';
-import { chainOf, chainSteps, newestTip, trendOf, type Interval } from './chain.js';
+import { chainOf, chainSteps, trendOf, type Interval } from './chain.js';
 import { UserError } from '../util/errors.js';
 import type { HistoryRecord } from './record.js';
 import type {
@@ -87,7 +87,7 @@ export function siteFiles(records: readonly HistoryRecord[], options: SiteOption
   const alerts: SiteAlert[] = [];
   for (const [g, key] of gateKeys.entries()) {
     const own = records.filter((r) => r.gate === key);
-    const { chain } = chainOf(own, key, { head: newestTip(own) });
+    const { chain } = chainOf(own, key);
     if (chain.length === 0) continue;
     const gate = gates.length;
     const start = chain[0]!.parent;
@@ -318,7 +318,10 @@ function atomFeed(overview: SiteOverview, regressions: readonly SiteAlert[], sit
       `    <title>${xml(`${a.id}: ${change} in ${a.commit.slice(0, 7)} ${a.subject}`)}</title>`,
       `    <updated>${when}</updated>`,
       ...(link ? [`    <link rel="alternate" href="${xml(link)}"/>`] : []),
-      `    <summary>${xml(`${a.id} lost more than its ${(100 * a.budget).toFixed(1)}% budget in ${a.commit.slice(0, 7)} ("${a.subject}"): ${change}, measured side by side with ${gate || 'the'} gate's parent commit.`)}</summary>`,
+      `    <summary>${xml(
+        `${a.id} lost more than its ${(100 * a.budget).toFixed(1)}% budget in ${a.commit.slice(0, 7)} ("${a.subject}"): ` +
+          `${change}, measured side by side with its parent commit${gate ? ` (gate ${gate})` : ''}.`,
+      )}</summary>`,
       '  </entry>',
     ].join('\n');
   });
@@ -336,6 +339,16 @@ function atomFeed(overview: SiteOverview, regressions: readonly SiteAlert[], sit
   ].join('\n');
 }
 
+/** The page's policy: script, style and images from the site's own files only; no inline script, nothing from elsewhere. */
+const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
 /**
  * The page: static, the same for every history (the title is the publisher's, escaped). Its policy allows
  * scripts and styles from the site's own files only: no inline script, no inline style, nothing from elsewhere.
@@ -346,7 +359,7 @@ function indexHtml(title: string): string {
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'">
+<meta http-equiv="Content-Security-Policy" content="${CSP}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <title>${escaped}</title>
@@ -357,8 +370,12 @@ function indexHtml(title: string): string {
 <body>
 <a class="skip" href="#main">Skip to content</a>
 <header><h1 id="title">${escaped}</h1><p id="subtitle"></p></header>
-<main id="main" tabindex="-1"><noscript>This page draws the history with JavaScript; the data are in data/ and the regressions in feed.xml.</noscript><p id="loading">Loading…</p></main>
-<footer><p>Published by benchgate. Each point is a push measured side by side with its parent in one job; bands are 95% intervals of the chained steps. <a href="feed.xml">Regressions feed (Atom)</a></p></footer>
+<main id="main" tabindex="-1">
+<noscript>This page draws the history with JavaScript; the data are in data/ and the regressions in feed.xml.</noscript>
+<p id="loading">Loading…</p>
+</main>
+<footer><p>Published by benchgate. Each point is a push measured side by side with its parent in one job;
+bands are 95% intervals of the chained steps. <a href="feed.xml">Regressions feed (Atom)</a></p></footer>
 </body>
 </html>
 `;

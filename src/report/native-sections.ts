@@ -29,7 +29,14 @@ export interface NativeSections {
 
 export const NATIVE_HEADER = ['benchmark', 'native base', 'native head', 'native change', 'benchgate', 'agreement'];
 
-export const NATIVE_LEGEND = `native: each bench file run as its author runs it (node <file>, or vitest bench), the harness's own ops/s ± its margin of error (within one run); the native change's interval holds the larger of both margins and the noise between whole runs (measured from each revision's repeated runs, over the file's tasks or, from ${OWN_NOISE_RUNS} runs per revision, the task's own if wider; none with one run per revision); it agrees when that interval overlaps benchgate's; a figure above 1G ops/s (under 1 ns a call, marked "optimized away") is the harness's own loop after the compiler removed the call: not the code's cost, never judged`;
+export const NATIVE_LEGEND = [
+  "native: each bench file run as its author runs it (node <file>, or vitest bench), the harness's own ops/s ± its margin",
+  "of error (within one run); the native change's interval holds the larger of both margins and the noise between whole",
+  "runs (measured from each revision's repeated runs, over the file's tasks or, from",
+  `${OWN_NOISE_RUNS} runs per revision, the task's own if wider; none with one run per revision); it agrees when that`,
+  'interval overlaps benchgate\'s; a figure above 1G ops/s (under 1 ns a call, marked "optimized away") is the harness\'s',
+  "own loop after the compiler removed the call: not the code's cost, never judged",
+].join(' ');
 
 /** The native check's sections, or undefined when the run had none. */
 export function nativeSections(report: Pick<Report, 'nativeCheck' | 'benchmarks'>): NativeSections | undefined {

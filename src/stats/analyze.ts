@@ -217,11 +217,12 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
     const earlyNote =
       gatedOn === 'cpu'
         ? earlyCpu
-          ? [decidedEarlyNote(earlyCpu.change, "requests per CPU-second's")]
+          ? [decidedEarlyNote(earlyCpu.change, "requests per CPU-second's", rule.earlyRounds)]
           : []
         : early
-          ? [decidedEarlyNote(early.change, 'its')]
+          ? [decidedEarlyNote(early.change, 'its', rule.earlyRounds)]
           : [];
+    const note = () => (notes.length + earlyNote.length ? { note: [...notes, ...earlyNote].join('; ') } : {});
     if (first && rounds < first.rounds && throughput !== 'regression' && !gatedEarly) {
       notes.push(tooFewRounds(rounds, first));
       return {
@@ -230,7 +231,7 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
         resolvable: rule.resolvable(roundSpread(benchmark.logRatios), rounds, family),
         regressionP,
         verdict: 'unmeasured',
-        note: [...notes, ...earlyNote].join('; '),
+        ...note(),
       };
     }
     // What the regression side resolves at this look, at the share that does not depend on other figures' outcomes.
@@ -263,8 +264,7 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
           `requests per CPU-second of the server's main thread lost more than the budget (${pct(cpuChange.estimate)} [${pct(cpuChange.low)}, ${pct(cpuChange.high)}]): each request costs the server more CPU, which requests/s alone did not show`,
         );
     }
-    if (!benchmark.latency && !cpu)
-      return { ...result, verdict: throughput, ...(notes.length + earlyNote.length ? { note: [...notes, ...earlyNote].join('; ') } : {}) };
+    if (!benchmark.latency && !cpu) return { ...result, verdict: throughput, ...note() };
     const latency: Partial<Record<LatencyStat, LatencyComparison>> = {};
     const budgets = latencyBudgets(benchmark.id);
     for (const [stat, ratios] of Object.entries(benchmark.latency ?? {}) as [LatencyStat, number[]][]) {
@@ -304,7 +304,7 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       verdict: combine(verdicts),
       ...(benchmark.latency ? { latency } : {}),
       ...(cpu ? { cpu } : {}),
-      ...(notes.length + earlyNote.length ? { note: [...notes, ...earlyNote].join('; ') } : {}),
+      ...note(),
     };
   });
 }
@@ -332,8 +332,12 @@ export function budgetedFigures(
 }
 
 /** What an early decision says of itself. */
-function decidedEarlyNote(change: Change, whose: string): string {
-  return `decided at the early look: ${whose} first 3 rounds put the whole interval (${pct(change.estimate)} [${pct(change.low)}, ${pct(change.high)}], a t interval at ${(100 * change.confidence).toFixed(2)}%) on one side of the budget`;
+function decidedEarlyNote(change: Change, whose: string, rounds: number): string {
+  const interval = `${pct(change.estimate)} [${pct(change.low)}, ${pct(change.high)}]`;
+  return (
+    `decided at the early look: ${whose} first ${rounds} rounds put the whole interval ` +
+    `(${interval}, a t interval at ${(100 * change.confidence).toFixed(2)}%) on one side of the budget`
+  );
 }
 
 /** Why a benchmark short of its first look has no verdict, and what would give it one. */

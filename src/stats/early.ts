@@ -1,3 +1,4 @@
+import { mean as meanOf, sampleStandardDeviation } from 'simple-statistics';
 import type { Change } from './compare.js';
 
 /**
@@ -7,14 +8,13 @@ import type { Change } from './compare.js';
  * can, when the rounds agree far more closely than the change is large: a −81% step whose rounds spread 2%
  * clears a 10% budget at 99.9% from 3 rounds. It assumes the rounds' log ratios are roughly normal; spent at a
  * small share of the error (EARLY_WEIGHT) and checked on the real noise samples (scripts/evaluate-offline.mjs),
- * it adds no false verdict there. Written here: simple-statistics has no quantile of Student's t.
+ * it adds no false verdict there. The quantile is written here: simple-statistics has none of Student's t.
  */
 export function earlyChange(logRatios: readonly number[], lowerAlpha: number, upperAlpha: number): Change {
   const n = logRatios.length;
   if (n !== 3) throw new Error(`the early look reads 3 rounds, not ${n}`);
-  const mean = logRatios.reduce((sum, x) => sum + x, 0) / n;
-  const sd = Math.sqrt(logRatios.reduce((sum, x) => sum + (x - mean) ** 2, 0) / (n - 1));
-  const se = sd / Math.sqrt(n);
+  const mean = meanOf([...logRatios]);
+  const se = sampleStandardDeviation([...logRatios]) / Math.sqrt(n);
   return {
     estimate: Math.expm1(mean),
     low: Math.expm1(mean - tQuantile2(1 - lowerAlpha) * se),

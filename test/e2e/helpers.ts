@@ -23,6 +23,19 @@ export function removeFixtureRepos(): void {
 }
 
 /**
+ * After each test of the file, no process its runs started is left (found by pid and path, never by name), nor a
+ * worktree or temp dir of the repository `current()` names; the file's fixture repositories go after the file.
+ */
+export function checkEachTest(current: () => string): void {
+  afterAll(removeFixtureRepos);
+  afterEach(async () => {
+    expect(await leftoverProcesses()).toEqual([]);
+    const repo = current();
+    if (repo) expect(leftovers(repo)).toEqual({ worktrees: [], tempDirs: [] });
+  });
+}
+
+/**
  * A test file's fixture repositories and one install cache for its compares (--install-cache), both removed
  * after the file; after each test, no process it started is left, nor a worktree or temp dir of its repo.
  */
@@ -32,14 +45,8 @@ export function fixturesWithCache(prefix: string): {
 } {
   let repo = '';
   const cache = mkdtempSync(path.join(os.tmpdir(), prefix));
-  afterAll(() => {
-    removeFixtureRepos();
-    rmSync(cache, { recursive: true, force: true });
-  });
-  afterEach(async () => {
-    expect(await leftoverProcesses()).toEqual([]);
-    if (repo) expect(leftovers(repo)).toEqual({ worktrees: [], tempDirs: [] });
-  });
+  afterAll(() => rmSync(cache, { recursive: true, force: true }));
+  checkEachTest(() => repo);
   return { cache, fixture: (name, options = {}) => (repo = fixtureRepo(name, options)) };
 }
 

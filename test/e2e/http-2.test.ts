@@ -1,20 +1,15 @@
 // HTTP load tests through the real CLI, part 2 (a file of its own so that the test workers share the HTTP e2e time):
 // regressions that must reproduce, broken servers, non-2xx answers, and the duet's chosen schedule.
 import path from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { numbersIn, printedNumbers, showsValue } from '../report-text.js';
-import { inlineRepo, leftoverProcesses, leftovers, readJson, removeFixtureRepos, runCli } from './helpers.js';
+import { checkEachTest, inlineRepo, readJson, runCli } from './helpers.js';
 import { decisionRule } from '../../src/stats/decision.js';
 import { httpConfig, OK_SERVER, SERVER } from './http-fixtures.js';
 
-afterAll(removeFixtureRepos);
-
 let repo = '';
-afterEach(async () => {
-  // Every server and benchmark process the run started is gone, whatever happened (found by pid and path, never by name).
-  expect(await leftoverProcesses()).toEqual([]);
-  if (repo) expect(leftovers(repo)).toEqual({ worktrees: [], tempDirs: [] });
-});
+// Every server and benchmark process the run started is gone after each test, whatever happened, and the repo's worktrees.
+checkEachTest(() => repo);
 
 describe('an HTTP regression must reproduce before it fails the build', () => {
   it('does not fail on a server that is slow only in its first starts', async () => {

@@ -1,21 +1,16 @@
 import os from 'node:os';
 import path from 'node:path';
 import { median } from 'simple-statistics';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { changeShown, numbersIn, printedAs, printedDurations, printedNumbers, showsValue, terminalRow } from '../report-text.js';
-import { fixtureRepo, inlineRepo, leftoverProcesses, leftovers, readJson, removeFixtureRepos, runCli } from './helpers.js';
+import { checkEachTest, fixtureRepo, inlineRepo, readJson, runCli } from './helpers.js';
 import { decisionRule } from '../../src/stats/decision.js';
 import { httpConfig, OK_SERVER } from './http-fixtures.js';
 import { splitCpus } from '../../src/measure/http/pinning.js';
 
-afterAll(removeFixtureRepos);
-
 let repo = '';
-afterEach(async () => {
-  // Every server and benchmark process the run started is gone, whatever happened (found by pid and path, never by name).
-  expect(await leftoverProcesses()).toEqual([]);
-  if (repo) expect(leftovers(repo)).toEqual({ worktrees: [], tempDirs: [] });
-});
+// Every server and benchmark process the run started is gone after each test, whatever happened, and the repo's worktrees.
+checkEachTest(() => repo);
 
 describe('HTTP load tests, through the real CLI', () => {
   it('flags the etag middleware that adds a listener per request, with the probe showing the blocked event loop', async () => {

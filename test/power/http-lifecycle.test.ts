@@ -1,17 +1,13 @@
 // Power claims: a moderate effect caught live, which takes long loads and many rounds. They run in
 // `npm run test:power` (and in .ci/run), not in `npm test`, which stays quick enough to run before every commit.
 import path from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { fixtureRepo, leftoverProcesses, leftovers, readJson, removeFixtureRepos, runCli } from '../e2e/helpers.js';
+import { describe, expect, it } from 'vitest';
+import { checkEachTest, fixtureRepo, readJson, runCli } from '../e2e/helpers.js';
 import { httpConfig } from '../e2e/http-fixtures.js';
 
-afterAll(removeFixtureRepos);
-
 let repo = '';
-afterEach(async () => {
-  expect(await leftoverProcesses()).toEqual([]);
-  if (repo) expect(leftovers(repo)).toEqual({ worktrees: [], tempDirs: [] });
-});
+// Every server and benchmark process the run started is gone after each test, whatever happened, and the repo's worktrees.
+checkEachTest(() => repo);
 
 describe('HTTP load tests catch a moderate loss', () => {
   it('flags a lifecycle that awaits every hook instead of only the async ones', async () => {

@@ -158,7 +158,8 @@ function showOverview(): void {
   document.title = overview.title;
   const pushes = overview.gates.reduce((n, g) => n + g.pushes, 0);
   document.getElementById('subtitle')!.textContent =
-    `${overview.rows.length} benchmark(s) in ${overview.gates.length} gate(s), ${pushes} push(es) measured side by side with their parents; published ${day(overview.generated)} by benchgate ${overview.version}.`;
+    `${overview.rows.length} benchmark(s) in ${overview.gates.length} gate(s), ${pushes} push(es) measured side by side ` +
+    `with their parents; published ${day(overview.generated)} by benchgate ${overview.version}.`;
   const filter = el('input', { type: 'search', id: 'filter', placeholder: 'benchmark name contains…' });
   const controls = el(
     'div',
@@ -174,7 +175,8 @@ function showOverview(): void {
     el(
       'caption',
       {},
-      'Every benchmark, worst change since its anchor first. The change is the product of every push’s own step measured side by side with its parent (95% band).',
+      'Every benchmark, worst change since its anchor first. The change is the product of every push’s own step ' +
+        'measured side by side with its parent (95% band).',
     ),
     el(
       'thead',
@@ -259,7 +261,10 @@ function overviewRow(row: SiteRow, n: number, since: SiteInterval | null): HTMLE
 function sparkLabel(row: SiteRow): string {
   const known = row.spark.filter((v): v is number => v !== null);
   if (!known.length) return 'no measured change yet';
-  return `chained change from the first push: from ${percent(known[0]!)} to ${percent(known.at(-1)!)}, lowest ${percent(Math.min(...known))}, highest ${percent(Math.max(...known))}`;
+  return (
+    `chained change from the first push: from ${percent(known[0]!)} to ${percent(known.at(-1)!)}, ` +
+    `lowest ${percent(Math.min(...known))}, highest ${percent(Math.max(...known))}`
+  );
 }
 
 /** Sparklines are drawn when their row scrolls into view: a page of 200 rows draws only those on screen. */
@@ -377,7 +382,8 @@ async function showBenchmark(row: SiteRow, n: number): Promise<void> {
         el(
           'p',
           {},
-          `Drift, measured side by side with ${gate.drift!.anchor.label} (${short(gate.drift!.anchor.commit)}) at ${short(gate.drift!.commit)} on ${day(gate.drift!.recorded)}: `,
+          `Drift, measured side by side with ${gate.drift!.anchor.label} (${short(gate.drift!.anchor.commit)}) ` +
+            `at ${short(gate.drift!.commit)} on ${day(gate.drift!.recorded)}: `,
           verdictBadge(drift.verdict),
           ` ${interval(drift.change)} (drift budget ${(100 * gate.drift!.driftBudget).toFixed(1)}%)`,
         ),
@@ -437,18 +443,23 @@ function chartLabel(data: SiteBenchmark, pushes: readonly SitePush[], kind: 'cum
   const steps = data.step.estimate.map((e, i) => ({ e, i })).filter((s): s is { e: number; i: number } => s.e !== null);
   if (kind === 'cumulative') {
     const last = data.cumulative.estimate.findLast((v) => v !== null);
-    return `Chart of the chained change over ${pushes.length} pushes, ending at ${last === undefined || last === null ? 'no figure' : percent(last)}; the table below lists every push.`;
+    const ending = last === undefined || last === null ? 'no figure' : percent(last);
+    return `Chart of the chained change over ${pushes.length} pushes, ending at ${ending}; the table below lists every push.`;
   }
   const worst = steps.reduce<{ e: number; i: number } | undefined>((w, s) => (!w || s.e < w.e ? s : w), undefined);
-  return `Chart of each push's step; the largest loss ${worst ? `${percent(worst.e)} at ${short(pushes[worst.i]!.commit)}` : 'none'}; the table below lists every push.`;
+  const largest = worst ? `${percent(worst.e)} at ${short(pushes[worst.i]!.commit)}` : 'none';
+  return `Chart of each push's step; the largest loss ${largest}; the table below lists every push.`;
+}
+
+/** Push i's interval from a benchmark's columns (its step, or its chained change), or null where it has none. */
+function intervalAt(columns: SiteBenchmark['step' | 'cumulative'], i: number): SiteInterval | null {
+  const estimate = columns.estimate[i];
+  return estimate === null || estimate === undefined ? null : { estimate, low: columns.low[i]!, high: columns.high[i]! };
 }
 
 function pushInfo(data: SiteBenchmark, push: SitePush, i: number): Child[] {
-  const step = data.step.estimate[i];
-  const stepInterval = step === null || step === undefined ? null : { estimate: step, low: data.step.low[i]!, high: data.step.high[i]! };
-  const cum = data.cumulative.estimate[i];
-  const cumInterval =
-    cum === null || cum === undefined ? null : { estimate: cum, low: data.cumulative.low[i]!, high: data.cumulative.high[i]! };
+  const stepInterval = intervalAt(data.step, i);
+  const cumInterval = intervalAt(data.cumulative, i);
   return [
     el(
       'p',
@@ -482,10 +493,8 @@ function pushInfo(data: SiteBenchmark, push: SitePush, i: number): Child[] {
 const FIRST_ROWS = 300;
 
 function pushRow(data: SiteBenchmark, push: SitePush, i: number): HTMLElement {
-  const e = data.step.estimate[i];
-  const step = e === null || e === undefined ? null : { estimate: e, low: data.step.low[i]!, high: data.step.high[i]! };
-  const c = data.cumulative.estimate[i];
-  const cum = c === null || c === undefined ? null : { estimate: c, low: data.cumulative.low[i]!, high: data.cumulative.high[i]! };
+  const step = intervalAt(data.step, i);
+  const cum = intervalAt(data.cumulative, i);
   return el(
     'tr',
     {},
