@@ -95,11 +95,12 @@ describe('HTTP load tests, through the real CLI', () => {
       const memory = printedNumbers(serverRow('peak RSS / heap used (MB)')[i]!);
       expect([server.peakRssMb, server.peakHeapUsedMb].every((mb, k) => showsValue(memory[k]!, mb))).toBe(true);
     }
-    // Head's loop is blocked by the hashing, and the probe sees it: head's p99 delay is the higher. How far above base
-    // depends on the machine's load and the monitor (1 ms: p99 3× and more when quiet; the 10 ms monitor, which does not
-    // cost the servers CPU: p99 1.2-1.4×, p50 up to 5×, each server's p99 holding the other's time slices on the shared
-    // core; on Node 24 in CI neither reached the 1.5× the diagnosis needs). When the diagnosis reads it, it says so below.
-    expect(bench.http.server.head.eventLoopDelayMs.p99).toBeGreaterThan(bench.http.server.base.eventLoopDelayMs.p99);
+    // Head's loop is blocked by the hashing, and the probe sees it: head's median delay is the higher. The median, not
+    // p99: a timer's median lateness is about half a macrotask, and head's (a request hashing a growing list of
+    // listeners) are far longer than base's (p50 4-12× base's, quiet or beside two busy loops, Node 20 and 24). p99 holds
+    // the other server's time slices on the shared core (1.2-1.4× when quiet; equal at 32 ms in one Node 24 CI run).
+    // When the diagnosis reads it, it says so below.
+    expect(bench.http.server.head.eventLoopDelayMs.p50).toBeGreaterThan(bench.http.server.base.eventLoopDelayMs.p50);
     const delayMoved = bench.http.moved.find((line: string) => /^event-loop delay p(99|50) /.test(line));
     expect(bench.http.traffic.base.non2xx + bench.http.traffic.head.non2xx).toBe(0);
     // The servers' CPU per request, read from /proc/<pid>/task/<tid>/schedstat around each block: the hashing of a
