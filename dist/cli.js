@@ -374,16 +374,16 @@ var require_scan = __commonJS({
       let token = { value: "", depth: 0, isGlob: false };
       const eos = () => index >= length;
       const peek = () => str.charCodeAt(index + 1);
-      const advance = () => {
+      const advance2 = () => {
         prev = code;
         return str.charCodeAt(++index);
       };
       while (index < length) {
-        code = advance();
+        code = advance2();
         let next;
         if (code === CHAR_BACKWARD_SLASH) {
           backslashes = token.backslashes = true;
-          code = advance();
+          code = advance2();
           if (code === CHAR_LEFT_CURLY_BRACE) {
             braceEscaped = true;
           }
@@ -391,17 +391,17 @@ var require_scan = __commonJS({
         }
         if (braceEscaped === true || code === CHAR_LEFT_CURLY_BRACE) {
           braces++;
-          while (eos() !== true && (code = advance())) {
+          while (eos() !== true && (code = advance2())) {
             if (code === CHAR_BACKWARD_SLASH) {
               backslashes = token.backslashes = true;
-              advance();
+              advance2();
               continue;
             }
             if (code === CHAR_LEFT_CURLY_BRACE) {
               braces++;
               continue;
             }
-            if (braceEscaped !== true && code === CHAR_DOT && (code = advance()) === CHAR_DOT) {
+            if (braceEscaped !== true && code === CHAR_DOT && (code = advance2()) === CHAR_DOT) {
               isBrace = token.isBrace = true;
               isGlob = token.isGlob = true;
               finished = true;
@@ -457,10 +457,10 @@ var require_scan = __commonJS({
             }
             if (scanToEnd === true) {
               let parens = 0;
-              while (eos() !== true && (code = advance())) {
+              while (eos() !== true && (code = advance2())) {
                 if (code === CHAR_BACKWARD_SLASH) {
                   backslashes = token.backslashes = true;
-                  advance();
+                  advance2();
                   continue;
                 }
                 if (code === CHAR_LEFT_PARENTHESES) {
@@ -495,10 +495,10 @@ var require_scan = __commonJS({
           break;
         }
         if (code === CHAR_LEFT_SQUARE_BRACKET) {
-          while (eos() !== true && (next = advance())) {
+          while (eos() !== true && (next = advance2())) {
             if (next === CHAR_BACKWARD_SLASH) {
               backslashes = token.backslashes = true;
-              advance();
+              advance2();
               continue;
             }
             if (next === CHAR_RIGHT_SQUARE_BRACKET) {
@@ -522,10 +522,10 @@ var require_scan = __commonJS({
           isGlob = token.isGlob = true;
           if (scanToEnd === true) {
             let parens = 1;
-            while (eos() !== true && (code = advance())) {
+            while (eos() !== true && (code = advance2())) {
               if (code === CHAR_BACKWARD_SLASH) {
                 backslashes = token.backslashes = true;
-                advance();
+                advance2();
                 continue;
               }
               if (code === CHAR_LEFT_PARENTHESES) {
@@ -553,7 +553,7 @@ var require_scan = __commonJS({
         isExtglob = false;
         isGlob = false;
       }
-      let base = str;
+      let base2 = str;
       let prefix = "";
       let glob2 = "";
       if (start > 0) {
@@ -561,31 +561,31 @@ var require_scan = __commonJS({
         str = str.slice(start);
         lastIndex -= start;
       }
-      if (base && isGlob === true && lastIndex > 0) {
-        base = str.slice(0, lastIndex);
+      if (base2 && isGlob === true && lastIndex > 0) {
+        base2 = str.slice(0, lastIndex);
         glob2 = str.slice(lastIndex);
       } else if (isGlob === true) {
-        base = "";
+        base2 = "";
         glob2 = str;
       } else {
-        base = str;
+        base2 = str;
       }
-      if (base && base !== "" && base !== "/" && base !== str) {
-        if (isPathSeparator(base.charCodeAt(base.length - 1))) {
-          base = base.slice(0, -1);
+      if (base2 && base2 !== "" && base2 !== "/" && base2 !== str) {
+        if (isPathSeparator(base2.charCodeAt(base2.length - 1))) {
+          base2 = base2.slice(0, -1);
         }
       }
       if (opts.unescape === true) {
         if (glob2) glob2 = utils.removeBackslashes(glob2);
-        if (base && backslashes === true) {
-          base = utils.removeBackslashes(base);
+        if (base2 && backslashes === true) {
+          base2 = utils.removeBackslashes(base2);
         }
       }
       const state = {
         prefix,
         input,
         start,
-        base,
+        base: base2,
         glob: glob2,
         isBrace,
         isBracket,
@@ -606,8 +606,8 @@ var require_scan = __commonJS({
         let prevIndex;
         for (let idx = 0; idx < slashes.length; idx++) {
           const n2 = prevIndex !== void 0 ? prevIndex + 1 : start;
-          const i = slashes[idx];
-          const value2 = input.slice(n2, i);
+          const i2 = slashes[idx];
+          const value2 = input.slice(n2, i2);
           if (opts.tokens) {
             if (idx === 0 && start !== 0) {
               tokens[idx].isPrefix = true;
@@ -618,9 +618,9 @@ var require_scan = __commonJS({
             depth(tokens[idx]);
             state.maxDepth += tokens[idx].depth;
           }
-          if (i >= start) {
+          if (i2 >= start) {
             parts.push(value2);
-            prevIndex = i;
+            prevIndex = i2;
           }
         }
         const n = prevIndex !== void 0 ? prevIndex + 1 : start;
@@ -748,9 +748,9 @@ var require_parse = __commonJS({
     };
     var hasRepeatedCharPrefixOverlap = (branches) => {
       const values = branches.map(normalizeSimpleBranch).filter(Boolean);
-      for (let i = 0; i < values.length; i++) {
-        for (let j = i + 1; j < values.length; j++) {
-          const a = values[i];
+      for (let i2 = 0; i2 < values.length; i2++) {
+        for (let j = i2 + 1; j < values.length; j++) {
+          const a = values[i2];
           const b = values[j];
           const char = a[0];
           if (!char || a !== char.repeat(a.length) || b !== char.repeat(b.length)) {
@@ -771,8 +771,8 @@ var require_parse = __commonJS({
       let paren = 0;
       let quote = 0;
       let escaped = false;
-      for (let i = 1; i < pattern.length; i++) {
-        const ch = pattern[i];
+      for (let i2 = 1; i2 < pattern.length; i2++) {
+        const ch = pattern[i2];
         if (escaped === true) {
           escaped = false;
           continue;
@@ -806,13 +806,13 @@ var require_parse = __commonJS({
         if (ch === ")") {
           paren--;
           if (paren === 0) {
-            if (requireEnd === true && i !== pattern.length - 1) {
+            if (requireEnd === true && i2 !== pattern.length - 1) {
               return;
             }
             return {
               type: pattern[0],
-              body: pattern.slice(2, i),
-              end: i
+              body: pattern.slice(2, i2),
+              end: i2
             };
           }
         }
@@ -878,9 +878,9 @@ var require_parse = __commonJS({
           safeChars.push(...chars);
           continue;
         }
-        const literal = normalizeSimpleBranch(branch);
-        if (literal && literal.length === 1) {
-          safeChars.push(literal);
+        const literal2 = normalizeSimpleBranch(branch);
+        if (literal2 && literal2.length === 1) {
+          safeChars.push(literal2);
           continue;
         }
         combinable = false;
@@ -893,7 +893,7 @@ var require_parse = __commonJS({
       }
       return { risky: false };
     };
-    var parse2 = (input, options) => {
+    var parse5 = (input, options) => {
       if (typeof input !== "string") {
         throw new TypeError("Expected a string");
       }
@@ -961,7 +961,7 @@ var require_parse = __commonJS({
       let value;
       const eos = () => state.index === len - 1;
       const peek = state.peek = (n = 1) => input[state.index + n];
-      const advance = state.advance = () => input[++state.index] || "";
+      const advance2 = state.advance = () => input[++state.index] || "";
       const remaining = () => input.slice(state.index + 1);
       const consume = (value2 = "", num = 0) => {
         state.consumed += value2;
@@ -974,7 +974,7 @@ var require_parse = __commonJS({
       const negate = () => {
         let count3 = 1;
         while (peek() === "!" && (peek(2) !== "(" || peek(3) === "?")) {
-          advance();
+          advance2();
           state.start++;
           count3++;
         }
@@ -1028,23 +1028,23 @@ var require_parse = __commonJS({
         const output = (opts.capture ? "(" : "") + token.open;
         increment("parens");
         push({ type, value: value2, output: state.output ? "" : ONE_CHAR });
-        push({ type: "paren", extglob: true, value: advance(), output });
+        push({ type: "paren", extglob: true, value: advance2(), output });
         extglobs.push(token);
       };
       const extglobClose = (token) => {
-        const literal = input.slice(token.startIndex, state.index + 1);
+        const literal2 = input.slice(token.startIndex, state.index + 1);
         const body = input.slice(token.startIndex + 2, state.index);
         const analysis = analyzeRepeatedExtglob(body, opts);
         if ((token.type === "plus" || token.type === "star") && analysis.risky) {
           const safeOutput = analysis.safeOutput ? (token.output ? "" : ONE_CHAR) + (opts.capture ? `(${analysis.safeOutput})` : analysis.safeOutput) : void 0;
           const open = tokens[token.tokensIndex];
           open.type = "text";
-          open.value = literal;
-          open.output = safeOutput || utils.escapeRegex(literal);
-          for (let i = token.tokensIndex + 1; i < tokens.length; i++) {
-            tokens[i].value = "";
-            tokens[i].output = "";
-            delete tokens[i].suffix;
+          open.value = literal2;
+          open.output = safeOutput || utils.escapeRegex(literal2);
+          for (let i2 = token.tokensIndex + 1; i2 < tokens.length; i2++) {
+            tokens[i2].value = "";
+            tokens[i2].output = "";
+            delete tokens[i2].suffix;
           }
           state.output = token.output + open.output;
           state.backtrack = true;
@@ -1063,7 +1063,7 @@ var require_parse = __commonJS({
             output = token.close = `)$))${extglobStar}`;
           }
           if (token.inner.includes("*") && (rest = remaining()) && /^\.[^\\/.]+$/.test(rest)) {
-            const expression = parse2(rest, { ...options, fastpaths: false }).output;
+            const expression = parse5(rest, { ...options, fastpaths: false }).output;
             output = token.close = `)${expression})${extglobStar})`;
           }
           if (token.prev.type === "bos") {
@@ -1117,7 +1117,7 @@ var require_parse = __commonJS({
         return state;
       }
       while (!eos()) {
-        value = advance();
+        value = advance2();
         if (value === "\0") {
           continue;
         }
@@ -1144,9 +1144,9 @@ var require_parse = __commonJS({
             }
           }
           if (opts.unescape === true) {
-            value = advance();
+            value = advance2();
           } else {
-            value += advance();
+            value += advance2();
           }
           if (state.brackets === 0) {
             push({ type: "text", value });
@@ -1166,7 +1166,7 @@ var require_parse = __commonJS({
                 if (posix2) {
                   prev.value = pre2 + posix2;
                   state.backtrack = true;
-                  advance();
+                  advance2();
                   if (!bos.output && tokens.indexOf(prev) === 1) {
                     bos.output = ONE_CHAR;
                   }
@@ -1287,13 +1287,13 @@ var require_parse = __commonJS({
           if (brace.dots === true) {
             const arr = tokens.slice();
             const range = [];
-            for (let i = arr.length - 1; i >= 0; i--) {
+            for (let i2 = arr.length - 1; i2 >= 0; i2--) {
               tokens.pop();
-              if (arr[i].type === "brace") {
+              if (arr[i2].type === "brace") {
                 break;
               }
-              if (arr[i].type !== "dots") {
-                range.unshift(arr[i].value);
+              if (arr[i2].type !== "dots") {
+                range.unshift(arr[i2].value);
               }
             }
             output = expandRange(range, opts);
@@ -1502,7 +1502,7 @@ var require_parse = __commonJS({
             prev.value += value;
             state.output += prior.output + prev.output;
             state.globstar = true;
-            consume(value + advance());
+            consume(value + advance2());
             push({ type: "slash", value: "/", output: "" });
             continue;
           }
@@ -1512,7 +1512,7 @@ var require_parse = __commonJS({
             prev.output = `(?:^|${SLASH_LITERAL}|${globstar(opts)}${SLASH_LITERAL})`;
             state.output = prev.output;
             state.globstar = true;
-            consume(value + advance());
+            consume(value + advance2());
             push({ type: "slash", value: "/", output: "" });
             continue;
           }
@@ -1586,7 +1586,7 @@ var require_parse = __commonJS({
       }
       return state;
     };
-    parse2.fastpaths = (input, options) => {
+    parse5.fastpaths = (input, options) => {
       const opts = { ...options };
       const max2 = typeof opts.maxLength === "number" ? Math.min(MAX_LENGTH, opts.maxLength) : MAX_LENGTH;
       const len = input.length;
@@ -1651,7 +1651,7 @@ var require_parse = __commonJS({
       }
       return source;
     };
-    module2.exports = parse2;
+    module2.exports = parse5;
   }
 });
 
@@ -1660,7 +1660,7 @@ var require_picomatch = __commonJS({
   "node_modules/picomatch/lib/picomatch.js"(exports2, module2) {
     "use strict";
     var scan = require_scan();
-    var parse2 = require_parse();
+    var parse5 = require_parse();
     var utils = require_utils();
     var constants = require_constants();
     var isObject2 = (val) => val && typeof val === "object" && !Array.isArray(val);
@@ -1748,7 +1748,7 @@ var require_picomatch = __commonJS({
     picomatch6.isMatch = (str, patterns, options) => picomatch6(patterns, options)(str);
     picomatch6.parse = (pattern, options) => {
       if (Array.isArray(pattern)) return pattern.map((p) => picomatch6.parse(p, options));
-      return parse2(pattern, { ...options, fastpaths: false });
+      return parse5(pattern, { ...options, fastpaths: false });
     };
     picomatch6.scan = (input, options) => scan(input, options);
     picomatch6.compileRe = (state, options, returnOutput = false, returnState = false) => {
@@ -1774,10 +1774,10 @@ var require_picomatch = __commonJS({
       }
       let parsed2 = { negated: false, fastpaths: true };
       if (options.fastpaths !== false && (input[0] === "." || input[0] === "*")) {
-        parsed2.output = parse2.fastpaths(input, options);
+        parsed2.output = parse5.fastpaths(input, options);
       }
       if (!parsed2.output) {
-        parsed2 = parse2(input, options);
+        parsed2 = parse5(input, options);
       }
       return picomatch6.compileRe(parsed2, options, returnOutput, returnState);
     };
@@ -1871,10 +1871,10 @@ var require_code = __commonJS({
     exports2.nil = new _Code("");
     function _(strs, ...args) {
       const code = [strs[0]];
-      let i = 0;
-      while (i < args.length) {
-        addCodeArg(code, args[i]);
-        code.push(strs[++i]);
+      let i2 = 0;
+      while (i2 < args.length) {
+        addCodeArg(code, args[i2]);
+        code.push(strs[++i2]);
       }
       return new _Code(code);
     }
@@ -1882,11 +1882,11 @@ var require_code = __commonJS({
     var plus = new _Code("+");
     function str(strs, ...args) {
       const expr = [safeStringify(strs[0])];
-      let i = 0;
-      while (i < args.length) {
+      let i2 = 0;
+      while (i2 < args.length) {
         expr.push(plus);
-        addCodeArg(expr, args[i]);
-        expr.push(plus, safeStringify(strs[++i]));
+        addCodeArg(expr, args[i2]);
+        expr.push(plus, safeStringify(strs[++i2]));
       }
       optimize(expr);
       return new _Code(expr);
@@ -1902,17 +1902,17 @@ var require_code = __commonJS({
     }
     exports2.addCodeArg = addCodeArg;
     function optimize(expr) {
-      let i = 1;
-      while (i < expr.length - 1) {
-        if (expr[i] === plus) {
-          const res = mergeExprItems(expr[i - 1], expr[i + 1]);
+      let i2 = 1;
+      while (i2 < expr.length - 1) {
+        if (expr[i2] === plus) {
+          const res = mergeExprItems(expr[i2 - 1], expr[i2 + 1]);
           if (res !== void 0) {
-            expr.splice(i - 1, 3, res);
+            expr.splice(i2 - 1, 3, res);
             continue;
           }
-          expr[i++] = "+";
+          expr[i2++] = "+";
         }
-        i++;
+        i2++;
       }
     }
     function mergeExprItems(a, b) {
@@ -1989,7 +1989,7 @@ var require_scope = __commonJS({
       let: new code_1.Name("let"),
       var: new code_1.Name("var")
     };
-    var Scope = class {
+    var Scope3 = class {
       constructor({ prefixes, parent } = {}) {
         this._names = {};
         this._prefixes = prefixes;
@@ -2013,7 +2013,7 @@ var require_scope = __commonJS({
         return this._names[prefix] = { prefix, index: 0 };
       }
     };
-    exports2.Scope = Scope;
+    exports2.Scope = Scope3;
     var ValueScopeName = class extends code_1.Name {
       constructor(prefix, nameStr) {
         super(nameStr);
@@ -2026,7 +2026,7 @@ var require_scope = __commonJS({
     };
     exports2.ValueScopeName = ValueScopeName;
     var line = (0, code_1._)`\n`;
-    var ValueScope = class extends Scope {
+    var ValueScope = class extends Scope3 {
       constructor(opts) {
         super(opts);
         this._values = {};
@@ -2169,7 +2169,7 @@ var require_codegen = __commonJS({
       AND: new code_1._Code("&&"),
       ADD: new code_1._Code("+")
     };
-    var Node = class {
+    var Node3 = class {
       optimizeNodes() {
         return this;
       }
@@ -2177,7 +2177,7 @@ var require_codegen = __commonJS({
         return this;
       }
     };
-    var Def = class extends Node {
+    var Def = class extends Node3 {
       constructor(varKind, name2, rhs) {
         super();
         this.varKind = varKind;
@@ -2200,7 +2200,7 @@ var require_codegen = __commonJS({
         return this.rhs instanceof code_1._CodeOrName ? this.rhs.names : {};
       }
     };
-    var Assign = class extends Node {
+    var Assign = class extends Node3 {
       constructor(lhs, rhs, sideEffects) {
         super();
         this.lhs = lhs;
@@ -2230,7 +2230,7 @@ var require_codegen = __commonJS({
         return `${this.lhs} ${this.op}= ${this.rhs};` + _n;
       }
     };
-    var Label = class extends Node {
+    var Label = class extends Node3 {
       constructor(label2) {
         super();
         this.label = label2;
@@ -2240,7 +2240,7 @@ var require_codegen = __commonJS({
         return `${this.label}:` + _n;
       }
     };
-    var Break = class extends Node {
+    var Break = class extends Node3 {
       constructor(label2) {
         super();
         this.label = label2;
@@ -2251,7 +2251,7 @@ var require_codegen = __commonJS({
         return `break${label2};` + _n;
       }
     };
-    var Throw = class extends Node {
+    var Throw = class extends Node3 {
       constructor(error) {
         super();
         this.error = error;
@@ -2263,7 +2263,7 @@ var require_codegen = __commonJS({
         return this.error.names;
       }
     };
-    var AnyCode = class extends Node {
+    var AnyCode = class extends Node3 {
       constructor(code) {
         super();
         this.code = code;
@@ -2282,7 +2282,7 @@ var require_codegen = __commonJS({
         return this.code instanceof code_1._CodeOrName ? this.code.names : {};
       }
     };
-    var ParentNode = class extends Node {
+    var ParentNode = class extends Node3 {
       constructor(nodes = []) {
         super();
         this.nodes = nodes;
@@ -2292,27 +2292,27 @@ var require_codegen = __commonJS({
       }
       optimizeNodes() {
         const { nodes } = this;
-        let i = nodes.length;
-        while (i--) {
-          const n = nodes[i].optimizeNodes();
+        let i2 = nodes.length;
+        while (i2--) {
+          const n = nodes[i2].optimizeNodes();
           if (Array.isArray(n))
-            nodes.splice(i, 1, ...n);
+            nodes.splice(i2, 1, ...n);
           else if (n)
-            nodes[i] = n;
+            nodes[i2] = n;
           else
-            nodes.splice(i, 1);
+            nodes.splice(i2, 1);
         }
         return nodes.length > 0 ? this : void 0;
       }
       optimizeNames(names, constants) {
         const { nodes } = this;
-        let i = nodes.length;
-        while (i--) {
-          const n = nodes[i];
+        let i2 = nodes.length;
+        while (i2--) {
+          const n = nodes[i2];
           if (n.optimizeNames(names, constants))
             continue;
           subtractNames(names, n.names);
-          nodes.splice(i, 1);
+          nodes.splice(i2, 1);
         }
         return nodes.length > 0 ? this : void 0;
       }
@@ -2639,8 +2639,8 @@ var require_codegen = __commonJS({
         const name2 = this._scope.toName(nameOrPrefix);
         if (this.opts.es5) {
           const arr = iterable instanceof code_1.Name ? iterable : this.var("_arr", iterable);
-          return this.forRange("_i", 0, (0, code_1._)`${arr}.length`, (i) => {
-            this.var(name2, (0, code_1._)`${arr}[${i}]`);
+          return this.forRange("_i", 0, (0, code_1._)`${arr}.length`, (i2) => {
+            this.var(name2, (0, code_1._)`${arr}[${i2}]`);
             forBody(name2);
           });
         }
@@ -3078,17 +3078,17 @@ var require_errors = __commonJS({
       gen.if((0, codegen_1._)`${names_1.default.vErrors} !== null`, () => gen.if(errsCount, () => gen.assign((0, codegen_1._)`${names_1.default.vErrors}.length`, errsCount), () => gen.assign(names_1.default.vErrors, null)));
     }
     exports2.resetErrorsCount = resetErrorsCount;
-    function extendErrors({ gen, keyword, schemaValue, data, errsCount, it }) {
+    function extendErrors({ gen, keyword, schemaValue, data: data2, errsCount, it }) {
       if (errsCount === void 0)
         throw new Error("ajv implementation error");
       const err = gen.name("err");
-      gen.forRange("i", errsCount, names_1.default.errors, (i) => {
-        gen.const(err, (0, codegen_1._)`${names_1.default.vErrors}[${i}]`);
+      gen.forRange("i", errsCount, names_1.default.errors, (i2) => {
+        gen.const(err, (0, codegen_1._)`${names_1.default.vErrors}[${i2}]`);
         gen.if((0, codegen_1._)`${err}.instancePath === undefined`, () => gen.assign((0, codegen_1._)`${err}.instancePath`, (0, codegen_1.strConcat)(names_1.default.instancePath, it.errorPath)));
         gen.assign((0, codegen_1._)`${err}.schemaPath`, (0, codegen_1.str)`${it.errSchemaPath}/${keyword}`);
         if (it.opts.verbose) {
           gen.assign((0, codegen_1._)`${err}.schema`, schemaValue);
-          gen.assign((0, codegen_1._)`${err}.data`, data);
+          gen.assign((0, codegen_1._)`${err}.data`, data2);
         }
       });
     }
@@ -3144,14 +3144,14 @@ var require_errors = __commonJS({
       return [E.schemaPath, schPath];
     }
     function extraErrorProps(cxt, { params, message }, keyValues) {
-      const { keyword, data, schemaValue, it } = cxt;
+      const { keyword, data: data2, schemaValue, it } = cxt;
       const { opts, propertyName, topSchemaRef, schemaPath } = it;
       keyValues.push([E.keyword, keyword], [E.params, typeof params == "function" ? params(cxt) : params || (0, codegen_1._)`{}`]);
       if (opts.messages) {
         keyValues.push([E.message, typeof message == "function" ? message(cxt) : message]);
       }
       if (opts.verbose) {
-        keyValues.push([E.schema, schemaValue], [E.parentSchema, (0, codegen_1._)`${topSchemaRef}${schemaPath}`], [names_1.default.data, data]);
+        keyValues.push([E.schema, schemaValue], [E.parentSchema, (0, codegen_1._)`${topSchemaRef}${schemaPath}`], [names_1.default.data, data2]);
       }
       if (propertyName)
         keyValues.push([E.propertyName, propertyName]);
@@ -3194,11 +3194,11 @@ var require_boolSchema = __commonJS({
     }
     exports2.boolOrEmptySchema = boolOrEmptySchema;
     function falseSchemaError(it, overrideAllErrors) {
-      const { gen, data } = it;
+      const { gen, data: data2 } = it;
       const cxt = {
         gen,
         keyword: "false schema",
-        data,
+        data: data2,
         schema: false,
         schemaCode: false,
         schemaValue: false,
@@ -3281,37 +3281,37 @@ var require_dataType = __commonJS({
       DataType2[DataType2["Wrong"] = 1] = "Wrong";
     })(DataType || (exports2.DataType = DataType = {}));
     function getSchemaTypes(schema2) {
-      const types = getJSONTypes(schema2.type);
-      const hasNull = types.includes("null");
+      const types2 = getJSONTypes(schema2.type);
+      const hasNull = types2.includes("null");
       if (hasNull) {
         if (schema2.nullable === false)
           throw new Error("type: null contradicts nullable: false");
       } else {
-        if (!types.length && schema2.nullable !== void 0) {
+        if (!types2.length && schema2.nullable !== void 0) {
           throw new Error('"nullable" cannot be used without "type"');
         }
         if (schema2.nullable === true)
-          types.push("null");
+          types2.push("null");
       }
-      return types;
+      return types2;
     }
     exports2.getSchemaTypes = getSchemaTypes;
     function getJSONTypes(ts) {
-      const types = Array.isArray(ts) ? ts : ts ? [ts] : [];
-      if (types.every(rules_1.isJSONType))
-        return types;
-      throw new Error("type must be JSONType or JSONType[]: " + types.join(","));
+      const types2 = Array.isArray(ts) ? ts : ts ? [ts] : [];
+      if (types2.every(rules_1.isJSONType))
+        return types2;
+      throw new Error("type must be JSONType or JSONType[]: " + types2.join(","));
     }
     exports2.getJSONTypes = getJSONTypes;
-    function coerceAndCheckDataType(it, types) {
-      const { gen, data, opts } = it;
-      const coerceTo = coerceToTypes(types, opts.coerceTypes);
-      const checkTypes = types.length > 0 && !(coerceTo.length === 0 && types.length === 1 && (0, applicability_1.schemaHasRulesForType)(it, types[0]));
+    function coerceAndCheckDataType(it, types2) {
+      const { gen, data: data2, opts } = it;
+      const coerceTo = coerceToTypes(types2, opts.coerceTypes);
+      const checkTypes = types2.length > 0 && !(coerceTo.length === 0 && types2.length === 1 && (0, applicability_1.schemaHasRulesForType)(it, types2[0]));
       if (checkTypes) {
-        const wrongType = checkDataTypes(types, data, opts.strictNumbers, DataType.Wrong);
+        const wrongType = checkDataTypes(types2, data2, opts.strictNumbers, DataType.Wrong);
         gen.if(wrongType, () => {
           if (coerceTo.length)
-            coerceData(it, types, coerceTo);
+            coerceData(it, types2, coerceTo);
           else
             reportTypeError(it);
         });
@@ -3320,15 +3320,15 @@ var require_dataType = __commonJS({
     }
     exports2.coerceAndCheckDataType = coerceAndCheckDataType;
     var COERCIBLE = /* @__PURE__ */ new Set(["string", "number", "integer", "boolean", "null"]);
-    function coerceToTypes(types, coerceTypes) {
-      return coerceTypes ? types.filter((t) => COERCIBLE.has(t) || coerceTypes === "array" && t === "array") : [];
+    function coerceToTypes(types2, coerceTypes) {
+      return coerceTypes ? types2.filter((t) => COERCIBLE.has(t) || coerceTypes === "array" && t === "array") : [];
     }
-    function coerceData(it, types, coerceTo) {
-      const { gen, data, opts } = it;
-      const dataType = gen.let("dataType", (0, codegen_1._)`typeof ${data}`);
+    function coerceData(it, types2, coerceTo) {
+      const { gen, data: data2, opts } = it;
+      const dataType = gen.let("dataType", (0, codegen_1._)`typeof ${data2}`);
       const coerced = gen.let("coerced", (0, codegen_1._)`undefined`);
       if (opts.coerceTypes === "array") {
-        gen.if((0, codegen_1._)`${dataType} == 'object' && Array.isArray(${data}) && ${data}.length == 1`, () => gen.assign(data, (0, codegen_1._)`${data}[0]`).assign(dataType, (0, codegen_1._)`typeof ${data}`).if(checkDataTypes(types, data, opts.strictNumbers), () => gen.assign(coerced, data)));
+        gen.if((0, codegen_1._)`${dataType} == 'object' && Array.isArray(${data2}) && ${data2}.length == 1`, () => gen.assign(data2, (0, codegen_1._)`${data2}[0]`).assign(dataType, (0, codegen_1._)`typeof ${data2}`).if(checkDataTypes(types2, data2, opts.strictNumbers), () => gen.assign(coerced, data2)));
       }
       gen.if((0, codegen_1._)`${coerced} !== undefined`);
       for (const t of coerceTo) {
@@ -3340,84 +3340,84 @@ var require_dataType = __commonJS({
       reportTypeError(it);
       gen.endIf();
       gen.if((0, codegen_1._)`${coerced} !== undefined`, () => {
-        gen.assign(data, coerced);
+        gen.assign(data2, coerced);
         assignParentData(it, coerced);
       });
       function coerceSpecificType(t) {
         switch (t) {
           case "string":
-            gen.elseIf((0, codegen_1._)`${dataType} == "number" || ${dataType} == "boolean"`).assign(coerced, (0, codegen_1._)`"" + ${data}`).elseIf((0, codegen_1._)`${data} === null`).assign(coerced, (0, codegen_1._)`""`);
+            gen.elseIf((0, codegen_1._)`${dataType} == "number" || ${dataType} == "boolean"`).assign(coerced, (0, codegen_1._)`"" + ${data2}`).elseIf((0, codegen_1._)`${data2} === null`).assign(coerced, (0, codegen_1._)`""`);
             return;
           case "number":
-            gen.elseIf((0, codegen_1._)`${dataType} == "boolean" || ${data} === null
-              || (${dataType} == "string" && ${data} && ${data} == +${data})`).assign(coerced, (0, codegen_1._)`+${data}`);
+            gen.elseIf((0, codegen_1._)`${dataType} == "boolean" || ${data2} === null
+              || (${dataType} == "string" && ${data2} && ${data2} == +${data2})`).assign(coerced, (0, codegen_1._)`+${data2}`);
             return;
           case "integer":
-            gen.elseIf((0, codegen_1._)`${dataType} === "boolean" || ${data} === null
-              || (${dataType} === "string" && ${data} && ${data} == +${data} && !(${data} % 1))`).assign(coerced, (0, codegen_1._)`+${data}`);
+            gen.elseIf((0, codegen_1._)`${dataType} === "boolean" || ${data2} === null
+              || (${dataType} === "string" && ${data2} && ${data2} == +${data2} && !(${data2} % 1))`).assign(coerced, (0, codegen_1._)`+${data2}`);
             return;
           case "boolean":
-            gen.elseIf((0, codegen_1._)`${data} === "false" || ${data} === 0 || ${data} === null`).assign(coerced, false).elseIf((0, codegen_1._)`${data} === "true" || ${data} === 1`).assign(coerced, true);
+            gen.elseIf((0, codegen_1._)`${data2} === "false" || ${data2} === 0 || ${data2} === null`).assign(coerced, false).elseIf((0, codegen_1._)`${data2} === "true" || ${data2} === 1`).assign(coerced, true);
             return;
           case "null":
-            gen.elseIf((0, codegen_1._)`${data} === "" || ${data} === 0 || ${data} === false`);
+            gen.elseIf((0, codegen_1._)`${data2} === "" || ${data2} === 0 || ${data2} === false`);
             gen.assign(coerced, null);
             return;
           case "array":
             gen.elseIf((0, codegen_1._)`${dataType} === "string" || ${dataType} === "number"
-              || ${dataType} === "boolean" || ${data} === null`).assign(coerced, (0, codegen_1._)`[${data}]`);
+              || ${dataType} === "boolean" || ${data2} === null`).assign(coerced, (0, codegen_1._)`[${data2}]`);
         }
       }
     }
     function assignParentData({ gen, parentData, parentDataProperty }, expr) {
       gen.if((0, codegen_1._)`${parentData} !== undefined`, () => gen.assign((0, codegen_1._)`${parentData}[${parentDataProperty}]`, expr));
     }
-    function checkDataType(dataType, data, strictNums, correct = DataType.Correct) {
+    function checkDataType(dataType, data2, strictNums, correct = DataType.Correct) {
       const EQ = correct === DataType.Correct ? codegen_1.operators.EQ : codegen_1.operators.NEQ;
       let cond;
       switch (dataType) {
         case "null":
-          return (0, codegen_1._)`${data} ${EQ} null`;
+          return (0, codegen_1._)`${data2} ${EQ} null`;
         case "array":
-          cond = (0, codegen_1._)`Array.isArray(${data})`;
+          cond = (0, codegen_1._)`Array.isArray(${data2})`;
           break;
         case "object":
-          cond = (0, codegen_1._)`${data} && typeof ${data} == "object" && !Array.isArray(${data})`;
+          cond = (0, codegen_1._)`${data2} && typeof ${data2} == "object" && !Array.isArray(${data2})`;
           break;
         case "integer":
-          cond = numCond((0, codegen_1._)`!(${data} % 1) && !isNaN(${data})`);
+          cond = numCond((0, codegen_1._)`!(${data2} % 1) && !isNaN(${data2})`);
           break;
         case "number":
           cond = numCond();
           break;
         default:
-          return (0, codegen_1._)`typeof ${data} ${EQ} ${dataType}`;
+          return (0, codegen_1._)`typeof ${data2} ${EQ} ${dataType}`;
       }
       return correct === DataType.Correct ? cond : (0, codegen_1.not)(cond);
       function numCond(_cond = codegen_1.nil) {
-        return (0, codegen_1.and)((0, codegen_1._)`typeof ${data} == "number"`, _cond, strictNums ? (0, codegen_1._)`isFinite(${data})` : codegen_1.nil);
+        return (0, codegen_1.and)((0, codegen_1._)`typeof ${data2} == "number"`, _cond, strictNums ? (0, codegen_1._)`isFinite(${data2})` : codegen_1.nil);
       }
     }
     exports2.checkDataType = checkDataType;
-    function checkDataTypes(dataTypes, data, strictNums, correct) {
+    function checkDataTypes(dataTypes, data2, strictNums, correct) {
       if (dataTypes.length === 1) {
-        return checkDataType(dataTypes[0], data, strictNums, correct);
+        return checkDataType(dataTypes[0], data2, strictNums, correct);
       }
       let cond;
-      const types = (0, util_1.toHash)(dataTypes);
-      if (types.array && types.object) {
-        const notObj = (0, codegen_1._)`typeof ${data} != "object"`;
-        cond = types.null ? notObj : (0, codegen_1._)`!${data} || ${notObj}`;
-        delete types.null;
-        delete types.array;
-        delete types.object;
+      const types2 = (0, util_1.toHash)(dataTypes);
+      if (types2.array && types2.object) {
+        const notObj = (0, codegen_1._)`typeof ${data2} != "object"`;
+        cond = types2.null ? notObj : (0, codegen_1._)`!${data2} || ${notObj}`;
+        delete types2.null;
+        delete types2.array;
+        delete types2.object;
       } else {
         cond = codegen_1.nil;
       }
-      if (types.number)
-        delete types.integer;
-      for (const t in types)
-        cond = (0, codegen_1.and)(cond, checkDataType(t, data, strictNums, correct));
+      if (types2.number)
+        delete types2.integer;
+      for (const t in types2)
+        cond = (0, codegen_1.and)(cond, checkDataType(t, data2, strictNums, correct));
       return cond;
     }
     exports2.checkDataTypes = checkDataTypes;
@@ -3431,12 +3431,12 @@ var require_dataType = __commonJS({
     }
     exports2.reportTypeError = reportTypeError;
     function getTypeErrorContext(it) {
-      const { gen, data, schema: schema2 } = it;
+      const { gen, data: data2, schema: schema2 } = it;
       const schemaCode = (0, util_1.schemaRefOrVal)(it, schema2, "type");
       return {
         gen,
         keyword: "type",
-        data,
+        data: data2,
         schema: schema2.type,
         schemaCode,
         schemaValue: schemaCode,
@@ -3463,15 +3463,15 @@ var require_defaults = __commonJS({
           assignDefault(it, key, properties[key].default);
         }
       } else if (ty === "array" && Array.isArray(items)) {
-        items.forEach((sch, i) => assignDefault(it, i, sch.default));
+        items.forEach((sch, i2) => assignDefault(it, i2, sch.default));
       }
     }
     exports2.assignDefaults = assignDefaults;
     function assignDefault(it, prop, defaultValue) {
-      const { gen, compositeRule, data, opts } = it;
+      const { gen, compositeRule, data: data2, opts } = it;
       if (defaultValue === void 0)
         return;
-      const childData = (0, codegen_1._)`${data}${(0, codegen_1.getProperty)(prop)}`;
+      const childData = (0, codegen_1._)`${data2}${(0, codegen_1.getProperty)(prop)}`;
       if (compositeRule) {
         (0, util_1.checkStrictMode)(it, `default is ignored for: ${childData}`);
         return;
@@ -3496,15 +3496,15 @@ var require_code2 = __commonJS({
     var names_1 = require_names();
     var util_2 = require_util();
     function checkReportMissingProp(cxt, prop) {
-      const { gen, data, it } = cxt;
-      gen.if(noPropertyInData(gen, data, prop, it.opts.ownProperties), () => {
+      const { gen, data: data2, it } = cxt;
+      gen.if(noPropertyInData(gen, data2, prop, it.opts.ownProperties), () => {
         cxt.setParams({ missingProperty: (0, codegen_1._)`${prop}` }, true);
         cxt.error();
       });
     }
     exports2.checkReportMissingProp = checkReportMissingProp;
-    function checkMissingProp({ gen, data, it: { opts } }, properties, missing) {
-      return (0, codegen_1.or)(...properties.map((prop) => (0, codegen_1.and)(noPropertyInData(gen, data, prop, opts.ownProperties), (0, codegen_1._)`${missing} = ${prop}`)));
+    function checkMissingProp({ gen, data: data2, it: { opts } }, properties, missing) {
+      return (0, codegen_1.or)(...properties.map((prop) => (0, codegen_1.and)(noPropertyInData(gen, data2, prop, opts.ownProperties), (0, codegen_1._)`${missing} = ${prop}`)));
     }
     exports2.checkMissingProp = checkMissingProp;
     function reportMissingProp(cxt, missing) {
@@ -3520,18 +3520,18 @@ var require_code2 = __commonJS({
       });
     }
     exports2.hasPropFunc = hasPropFunc;
-    function isOwnProperty(gen, data, property) {
-      return (0, codegen_1._)`${hasPropFunc(gen)}.call(${data}, ${property})`;
+    function isOwnProperty(gen, data2, property) {
+      return (0, codegen_1._)`${hasPropFunc(gen)}.call(${data2}, ${property})`;
     }
     exports2.isOwnProperty = isOwnProperty;
-    function propertyInData(gen, data, property, ownProperties) {
-      const cond = (0, codegen_1._)`${data}${(0, codegen_1.getProperty)(property)} !== undefined`;
-      return ownProperties ? (0, codegen_1._)`${cond} && ${isOwnProperty(gen, data, property)}` : cond;
+    function propertyInData(gen, data2, property, ownProperties) {
+      const cond = (0, codegen_1._)`${data2}${(0, codegen_1.getProperty)(property)} !== undefined`;
+      return ownProperties ? (0, codegen_1._)`${cond} && ${isOwnProperty(gen, data2, property)}` : cond;
     }
     exports2.propertyInData = propertyInData;
-    function noPropertyInData(gen, data, property, ownProperties) {
-      const cond = (0, codegen_1._)`${data}${(0, codegen_1.getProperty)(property)} === undefined`;
-      return ownProperties ? (0, codegen_1.or)(cond, (0, codegen_1.not)(isOwnProperty(gen, data, property))) : cond;
+    function noPropertyInData(gen, data2, property, ownProperties) {
+      const cond = (0, codegen_1._)`${data2}${(0, codegen_1.getProperty)(property)} === undefined`;
+      return ownProperties ? (0, codegen_1.or)(cond, (0, codegen_1.not)(isOwnProperty(gen, data2, property))) : cond;
     }
     exports2.noPropertyInData = noPropertyInData;
     function allSchemaProperties(schemaMap) {
@@ -3542,8 +3542,8 @@ var require_code2 = __commonJS({
       return allSchemaProperties(schemaMap).filter((p) => !(0, util_1.alwaysValidSchema)(it, schemaMap[p]));
     }
     exports2.schemaProperties = schemaProperties;
-    function callValidateCode({ schemaCode, data, it: { gen, topSchemaRef, schemaPath, errorPath }, it }, func, context, passSchema) {
-      const dataAndSchema = passSchema ? (0, codegen_1._)`${schemaCode}, ${data}, ${topSchemaRef}${schemaPath}` : data;
+    function callValidateCode({ schemaCode, data: data2, it: { gen, topSchemaRef, schemaPath, errorPath }, it }, func, context, passSchema) {
+      const dataAndSchema = passSchema ? (0, codegen_1._)`${schemaCode}, ${data2}, ${topSchemaRef}${schemaPath}` : data2;
       const valCxt = [
         [names_1.default.instancePath, (0, codegen_1.strConcat)(names_1.default.instancePath, errorPath)],
         [names_1.default.parentData, it.parentData],
@@ -3569,7 +3569,7 @@ var require_code2 = __commonJS({
     }
     exports2.usePattern = usePattern;
     function validateArray(cxt) {
-      const { gen, data, keyword, it } = cxt;
+      const { gen, data: data2, keyword, it } = cxt;
       const valid = gen.name("valid");
       if (it.allErrors) {
         const validArr = gen.let("valid", true);
@@ -3580,11 +3580,11 @@ var require_code2 = __commonJS({
       validateItems(() => gen.break());
       return valid;
       function validateItems(notValid) {
-        const len = gen.const("len", (0, codegen_1._)`${data}.length`);
-        gen.forRange("i", 0, len, (i) => {
+        const len = gen.const("len", (0, codegen_1._)`${data2}.length`);
+        gen.forRange("i", 0, len, (i2) => {
           cxt.subschema({
             keyword,
-            dataProp: i,
+            dataProp: i2,
             dataPropType: util_1.Type.Num
           }, valid);
           gen.if((0, codegen_1.not)(valid), notValid);
@@ -3601,10 +3601,10 @@ var require_code2 = __commonJS({
         return;
       const valid = gen.let("valid", false);
       const schValid = gen.name("_valid");
-      gen.block(() => schema2.forEach((_sch, i) => {
+      gen.block(() => schema2.forEach((_sch, i2) => {
         const schCxt = cxt.subschema({
           keyword,
-          schemaProp: i,
+          schemaProp: i2,
           compositeRule: true
         }, schValid);
         gen.assign(valid, (0, codegen_1._)`${valid} || ${schValid}`);
@@ -3690,8 +3690,8 @@ var require_keyword = __commonJS({
     }
     exports2.funcKeywordCode = funcKeywordCode;
     function modifyData(cxt) {
-      const { gen, data, it } = cxt;
-      gen.if(it.parentData, () => gen.assign(data, (0, codegen_1._)`${it.parentData}[${it.parentDataProperty}]`));
+      const { gen, data: data2, it } = cxt;
+      gen.if(it.parentData, () => gen.assign(data2, (0, codegen_1._)`${it.parentData}[${it.parentDataProperty}]`));
     }
     function addErrs(cxt, errs) {
       const { gen } = cxt;
@@ -3774,8 +3774,8 @@ var require_subschema = __commonJS({
       throw new Error('either "keyword" or "schema" must be passed');
     }
     exports2.getSubschema = getSubschema;
-    function extendSubschemaData(subschema, it, { dataProp, dataPropType: dpType, data, dataTypes, propertyName }) {
-      if (data !== void 0 && dataProp !== void 0) {
+    function extendSubschemaData(subschema, it, { dataProp, dataPropType: dpType, data: data2, dataTypes, propertyName }) {
+      if (data2 !== void 0 && dataProp !== void 0) {
         throw new Error('both "data" and "dataProp" passed, only one allowed');
       }
       const { gen } = it;
@@ -3787,8 +3787,8 @@ var require_subschema = __commonJS({
         subschema.parentDataProperty = (0, codegen_1._)`${dataProp}`;
         subschema.dataPathArr = [...dataPathArr, subschema.parentDataProperty];
       }
-      if (data !== void 0) {
-        const nextData = data instanceof codegen_1.Name ? data : gen.let("data", data, true);
+      if (data2 !== void 0) {
+        const nextData = data2 instanceof codegen_1.Name ? data2 : gen.let("data", data2, true);
         dataContextProps(nextData);
         if (propertyName !== void 0)
           subschema.propertyName = propertyName;
@@ -3827,12 +3827,12 @@ var require_fast_deep_equal = __commonJS({
       if (a === b) return true;
       if (a && b && typeof a == "object" && typeof b == "object") {
         if (a.constructor !== b.constructor) return false;
-        var length, i, keys;
+        var length, i2, keys;
         if (Array.isArray(a)) {
           length = a.length;
           if (length != b.length) return false;
-          for (i = length; i-- !== 0; )
-            if (!equal(a[i], b[i])) return false;
+          for (i2 = length; i2-- !== 0; )
+            if (!equal(a[i2], b[i2])) return false;
           return true;
         }
         if (a.constructor === RegExp) return a.source === b.source && a.flags === b.flags;
@@ -3841,10 +3841,10 @@ var require_fast_deep_equal = __commonJS({
         keys = Object.keys(a);
         length = keys.length;
         if (length !== Object.keys(b).length) return false;
-        for (i = length; i-- !== 0; )
-          if (!Object.prototype.hasOwnProperty.call(b, keys[i])) return false;
-        for (i = length; i-- !== 0; ) {
-          var key = keys[i];
+        for (i2 = length; i2-- !== 0; )
+          if (!Object.prototype.hasOwnProperty.call(b, keys[i2])) return false;
+        for (i2 = length; i2-- !== 0; ) {
+          var key = keys[i2];
           if (!equal(a[key], b[key])) return false;
         }
         return true;
@@ -3921,8 +3921,8 @@ var require_json_schema_traverse = __commonJS({
           var sch = schema2[key];
           if (Array.isArray(sch)) {
             if (key in traverse.arrayKeywords) {
-              for (var i = 0; i < sch.length; i++)
-                _traverse(opts, pre2, post, sch[i], jsonPtr + "/" + key + "/" + i, rootSchema, jsonPtr, key, schema2, i);
+              for (var i2 = 0; i2 < sch.length; i2++)
+                _traverse(opts, pre2, post, sch[i2], jsonPtr + "/" + key + "/" + i2, rootSchema, jsonPtr, key, schema2, i2);
             }
           } else if (key in traverse.propsKeywords) {
             if (sch && typeof sch == "object") {
@@ -4056,26 +4056,26 @@ var require_resolve = __commonJS({
         addAnchor.call(this, sch.$anchor);
         addAnchor.call(this, sch.$dynamicAnchor);
         baseIds[jsonPtr] = innerBaseId;
-        function addRef(ref) {
+        function addRef(ref2) {
           const _resolve = this.opts.uriResolver.resolve;
-          ref = normalizeId(innerBaseId ? _resolve(innerBaseId, ref) : ref);
-          if (schemaRefs.has(ref))
-            throw ambiguos(ref);
-          schemaRefs.add(ref);
-          let schOrRef = this.refs[ref];
+          ref2 = normalizeId(innerBaseId ? _resolve(innerBaseId, ref2) : ref2);
+          if (schemaRefs.has(ref2))
+            throw ambiguos(ref2);
+          schemaRefs.add(ref2);
+          let schOrRef = this.refs[ref2];
           if (typeof schOrRef == "string")
             schOrRef = this.refs[schOrRef];
           if (typeof schOrRef == "object") {
-            checkAmbiguosRef(sch, schOrRef.schema, ref);
-          } else if (ref !== normalizeId(fullPath)) {
-            if (ref[0] === "#") {
-              checkAmbiguosRef(sch, localRefs[ref], ref);
-              localRefs[ref] = sch;
+            checkAmbiguosRef(sch, schOrRef.schema, ref2);
+          } else if (ref2 !== normalizeId(fullPath)) {
+            if (ref2[0] === "#") {
+              checkAmbiguosRef(sch, localRefs[ref2], ref2);
+              localRefs[ref2] = sch;
             } else {
-              this.refs[ref] = fullPath;
+              this.refs[ref2] = fullPath;
             }
           }
-          return ref;
+          return ref2;
         }
         function addAnchor(anchor) {
           if (typeof anchor == "string") {
@@ -4086,12 +4086,12 @@ var require_resolve = __commonJS({
         }
       });
       return localRefs;
-      function checkAmbiguosRef(sch1, sch2, ref) {
+      function checkAmbiguosRef(sch1, sch2, ref2) {
         if (sch2 !== void 0 && !equal(sch1, sch2))
-          throw ambiguos(ref);
+          throw ambiguos(ref2);
       }
-      function ambiguos(ref) {
-        return new Error(`reference "${ref}" resolves to more than one schema`);
+      function ambiguos(ref2) {
+        return new Error(`reference "${ref2}" resolves to more than one schema`);
       }
     }
     exports2.getSchemaRefs = getSchemaRefs;
@@ -4221,9 +4221,9 @@ var require_validate = __commonJS({
     function typeAndKeywords(it, errsCount) {
       if (it.opts.jtd)
         return schemaKeywords(it, [], false, errsCount);
-      const types = (0, dataType_1.getSchemaTypes)(it.schema);
-      const checkedTypes = (0, dataType_1.coerceAndCheckDataType)(it, types);
-      schemaKeywords(it, types, !checkedTypes, errsCount);
+      const types2 = (0, dataType_1.getSchemaTypes)(it.schema);
+      const checkedTypes = (0, dataType_1.coerceAndCheckDataType)(it, types2);
+      schemaKeywords(it, types2, !checkedTypes, errsCount);
     }
     function checkRefsAndKeywords(it) {
       const { schema: schema2, errSchemaPath, opts, self: self2 } = it;
@@ -4273,15 +4273,15 @@ var require_validate = __commonJS({
       if (items instanceof codegen_1.Name)
         gen.assign((0, codegen_1._)`${evaluated}.items`, items);
     }
-    function schemaKeywords(it, types, typeErrors, errsCount) {
-      const { gen, schema: schema2, data, allErrors, opts, self: self2 } = it;
+    function schemaKeywords(it, types2, typeErrors, errsCount) {
+      const { gen, schema: schema2, data: data2, allErrors, opts, self: self2 } = it;
       const { RULES } = self2;
       if (schema2.$ref && (opts.ignoreKeywordsWithRef || !(0, util_1.schemaHasRulesButRef)(schema2, RULES))) {
         gen.block(() => keywordCode(it, "$ref", RULES.all.$ref.definition));
         return;
       }
       if (!opts.jtd)
-        checkStrictTypes(it, types);
+        checkStrictTypes(it, types2);
       gen.block(() => {
         for (const group of RULES.rules)
           groupKeywords(group);
@@ -4291,9 +4291,9 @@ var require_validate = __commonJS({
         if (!(0, applicability_1.shouldUseGroup)(schema2, group))
           return;
         if (group.type) {
-          gen.if((0, dataType_2.checkDataType)(group.type, data, opts.strictNumbers));
+          gen.if((0, dataType_2.checkDataType)(group.type, data2, opts.strictNumbers));
           iterateKeywords(it, group);
-          if (types.length === 1 && types[0] === group.type && typeErrors) {
+          if (types2.length === 1 && types2[0] === group.type && typeErrors) {
             gen.else();
             (0, dataType_2.reportTypeError)(it);
           }
@@ -4317,27 +4317,27 @@ var require_validate = __commonJS({
         }
       });
     }
-    function checkStrictTypes(it, types) {
+    function checkStrictTypes(it, types2) {
       if (it.schemaEnv.meta || !it.opts.strictTypes)
         return;
-      checkContextTypes(it, types);
+      checkContextTypes(it, types2);
       if (!it.opts.allowUnionTypes)
-        checkMultipleTypes(it, types);
+        checkMultipleTypes(it, types2);
       checkKeywordTypes(it, it.dataTypes);
     }
-    function checkContextTypes(it, types) {
-      if (!types.length)
+    function checkContextTypes(it, types2) {
+      if (!types2.length)
         return;
       if (!it.dataTypes.length) {
-        it.dataTypes = types;
+        it.dataTypes = types2;
         return;
       }
-      types.forEach((t) => {
+      types2.forEach((t) => {
         if (!includesType(it.dataTypes, t)) {
           strictTypesError(it, `type "${t}" not allowed by context "${it.dataTypes.join(",")}"`);
         }
       });
-      narrowSchemaTypes(it, types);
+      narrowSchemaTypes(it, types2);
     }
     function checkMultipleTypes(it, ts) {
       if (ts.length > 1 && !(ts.length === 2 && ts.includes("null"))) {
@@ -4564,14 +4564,14 @@ var require_validate = __commonJS({
     var RELATIVE_JSON_POINTER = /^([0-9]+)(#|\/(?:[^~]|~0|~1)*)?$/;
     function getData($data, { dataLevel, dataNames, dataPathArr }) {
       let jsonPointer;
-      let data;
+      let data2;
       if ($data === "")
         return names_1.default.rootData;
       if ($data[0] === "/") {
         if (!JSON_POINTER.test($data))
           throw new Error(`Invalid JSON-pointer: ${$data}`);
         jsonPointer = $data;
-        data = names_1.default.rootData;
+        data2 = names_1.default.rootData;
       } else {
         const matches = RELATIVE_JSON_POINTER.exec($data);
         if (!matches)
@@ -4585,16 +4585,16 @@ var require_validate = __commonJS({
         }
         if (up > dataLevel)
           throw new Error(errorMsg("data", up));
-        data = dataNames[dataLevel - up];
+        data2 = dataNames[dataLevel - up];
         if (!jsonPointer)
-          return data;
+          return data2;
       }
-      let expr = data;
+      let expr = data2;
       const segments = jsonPointer.split("/");
       for (const segment of segments) {
         if (segment) {
-          data = (0, codegen_1._)`${data}${(0, codegen_1.getProperty)((0, util_1.unescapeJsonPointer)(segment))}`;
-          expr = (0, codegen_1._)`${expr} && ${data}`;
+          data2 = (0, codegen_1._)`${data2}${(0, codegen_1.getProperty)((0, util_1.unescapeJsonPointer)(segment))}`;
+          expr = (0, codegen_1._)`${expr} && ${data2}`;
         }
       }
       return expr;
@@ -4629,9 +4629,9 @@ var require_ref_error = __commonJS({
     Object.defineProperty(exports2, "__esModule", { value: true });
     var resolve_1 = require_resolve();
     var MissingRefError = class extends Error {
-      constructor(resolver, baseId, ref, msg) {
-        super(msg || `can't resolve reference ${ref} from id ${baseId}`);
-        this.missingRef = (0, resolve_1.resolveUrl)(resolver, baseId, ref);
+      constructor(resolver, baseId, ref2, msg) {
+        super(msg || `can't resolve reference ${ref2} from id ${baseId}`);
+        this.missingRef = (0, resolve_1.resolveUrl)(resolver, baseId, ref2);
         this.missingSchema = (0, resolve_1.normalizeId)((0, resolve_1.getFullPath)(resolver, this.missingRef));
       }
     };
@@ -4757,22 +4757,22 @@ var require_compile = __commonJS({
       }
     }
     exports2.compileSchema = compileSchema;
-    function resolveRef2(root, baseId, ref) {
+    function resolveRef2(root, baseId, ref2) {
       var _a;
-      ref = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, ref);
-      const schOrFunc = root.refs[ref];
+      ref2 = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, ref2);
+      const schOrFunc = root.refs[ref2];
       if (schOrFunc)
         return schOrFunc;
-      let _sch = resolve3.call(this, root, ref);
+      let _sch = resolve3.call(this, root, ref2);
       if (_sch === void 0) {
-        const schema2 = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref];
+        const schema2 = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref2];
         const { schemaId } = this.opts;
         if (schema2)
           _sch = new SchemaEnv({ schema: schema2, schemaId, root, baseId });
       }
       if (_sch === void 0)
         return;
-      return root.refs[ref] = inlineOrCompile.call(this, _sch);
+      return root.refs[ref2] = inlineOrCompile.call(this, _sch);
     }
     exports2.resolveRef = resolveRef2;
     function inlineOrCompile(sch) {
@@ -4790,14 +4790,14 @@ var require_compile = __commonJS({
     function sameSchemaEnv(s1, s2) {
       return s1.schema === s2.schema && s1.root === s2.root && s1.baseId === s2.baseId;
     }
-    function resolve3(root, ref) {
+    function resolve3(root, ref2) {
       let sch;
-      while (typeof (sch = this.refs[ref]) == "string")
-        ref = sch;
-      return sch || this.schemas[ref] || resolveSchema.call(this, root, ref);
+      while (typeof (sch = this.refs[ref2]) == "string")
+        ref2 = sch;
+      return sch || this.schemas[ref2] || resolveSchema.call(this, root, ref2);
     }
-    function resolveSchema(root, ref) {
-      const p = this.opts.uriResolver.parse(ref);
+    function resolveSchema(root, ref2) {
+      const p = this.opts.uriResolver.parse(ref2);
       const refPath = (0, resolve_1._getFullPath)(this.opts.uriResolver, p);
       let baseId = (0, resolve_1.getFullPath)(this.opts.uriResolver, root.baseId, void 0);
       if (Object.keys(root.schema).length > 0 && refPath === baseId) {
@@ -4815,7 +4815,7 @@ var require_compile = __commonJS({
         return;
       if (!schOrRef.validate)
         compileSchema.call(this, schOrRef);
-      if (id === (0, resolve_1.normalizeId)(ref)) {
+      if (id === (0, resolve_1.normalizeId)(ref2)) {
         const { schema: schema2 } = schOrRef;
         const { schemaId } = this.opts;
         const schId = schema2[schemaId];
@@ -4897,8 +4897,8 @@ var require_utils2 = __commonJS({
     var BYTE_HEX = new Array(256);
     {
       const HEX_DIGITS = "0123456789ABCDEF";
-      for (let i = 0; i < 256; i++) {
-        BYTE_HEX[i] = "%" + HEX_DIGITS[i >> 4] + HEX_DIGITS[i & 15];
+      for (let i2 = 0; i2 < 256; i2++) {
+        BYTE_HEX[i2] = "%" + HEX_DIGITS[i2 >> 4] + HEX_DIGITS[i2 & 15];
       }
     }
     function percentEncodeNonAscii(cp) {
@@ -4913,24 +4913,24 @@ var require_utils2 = __commonJS({
     function stringArrayToHexStripped(input) {
       let acc = "";
       let code = 0;
-      let i = 0;
-      for (i = 0; i < input.length; i++) {
-        code = input[i].charCodeAt(0);
+      let i2 = 0;
+      for (i2 = 0; i2 < input.length; i2++) {
+        code = input[i2].charCodeAt(0);
         if (code === 48) {
           continue;
         }
         if (!(code >= 48 && code <= 57 || code >= 65 && code <= 70 || code >= 97 && code <= 102)) {
           return "";
         }
-        acc += input[i];
+        acc += input[i2];
         break;
       }
-      for (i += 1; i < input.length; i++) {
-        code = input[i].charCodeAt(0);
+      for (i2 += 1; i2 < input.length; i2++) {
+        code = input[i2].charCodeAt(0);
         if (!(code >= 48 && code <= 57 || code >= 65 && code <= 70 || code >= 97 && code <= 102)) {
           return "";
         }
-        acc += input[i];
+        acc += input[i2];
       }
       return acc;
     }
@@ -4940,10 +4940,10 @@ var require_utils2 = __commonJS({
     var nonSimpleDomain = RegExp.prototype.test.bind(/[^!"$&'()*+,\-.;=_`a-z{}~]/u);
     function isZoneIdentifier(zone) {
       if (zone.length === 0) return false;
-      for (let i = 0; i < zone.length; i++) {
-        if (isZoneCharacter(zone[i])) continue;
-        if (zone[i] === "%" && i + 2 < zone.length && isHexPair(zone.slice(i + 1, i + 3))) {
-          i += 2;
+      for (let i2 = 0; i2 < zone.length; i2++) {
+        if (isZoneCharacter(zone[i2])) continue;
+        if (zone[i2] === "%" && i2 + 2 < zone.length && isHexPair(zone.slice(i2 + 1, i2 + 3))) {
+          i2 += 2;
           continue;
         }
         return false;
@@ -4955,9 +4955,9 @@ var require_utils2 = __commonJS({
       let bestLength = 0;
       let runStart = -1;
       let runLength = 0;
-      for (let i = 0; i < hextets.length; i++) {
-        if (hextets[i] === "0") {
-          if (runStart === -1) runStart = i;
+      for (let i2 = 0; i2 < hextets.length; i2++) {
+        if (hextets[i2] === "0") {
+          if (runStart === -1) runStart = i2;
           runLength++;
           if (runLength > bestLength) {
             bestLength = runLength;
@@ -4984,16 +4984,16 @@ var require_utils2 = __commonJS({
       }
       const parts = left.concat(right);
       let hextetCount = 0;
-      for (let i = 0; i < parts.length; i++) {
-        const part = parts[i];
+      for (let i2 = 0; i2 < parts.length; i2++) {
+        const part = parts[i2];
         if (part === "") return void 0;
         if (part.indexOf(".") !== -1) {
-          if (i !== parts.length - 1 || compression !== -1 && right.length === 0 || !isIPv4(part)) return void 0;
+          if (i2 !== parts.length - 1 || compression !== -1 && right.length === 0 || !isIPv4(part)) return void 0;
           hextetCount += 2;
           continue;
         }
         if (!isHextet(part)) return void 0;
-        parts[i] = parseInt(part, 16).toString(16);
+        parts[i2] = parseInt(part, 16).toString(16);
         hextetCount++;
       }
       if (compression === -1) {
@@ -5002,8 +5002,8 @@ var require_utils2 = __commonJS({
       }
       if (hextetCount >= 8) return void 0;
       const expanded = parts.slice(0, left.length);
-      for (let i = hextetCount; i < 8; i++) expanded.push("0");
-      for (let i = left.length; i < parts.length; i++) expanded.push(parts[i]);
+      for (let i2 = hextetCount; i2 < 8; i2++) expanded.push("0");
+      for (let i2 = left.length; i2 < parts.length; i2++) expanded.push(parts[i2]);
       return compressIPv6ZeroRun(expanded);
     }
     function normalizeIPv6(host) {
@@ -5036,8 +5036,8 @@ var require_utils2 = __commonJS({
     }
     function findToken(str, token) {
       let ind = 0;
-      for (let i = 0; i < str.length; i++) {
-        if (str[i] === token) ind++;
+      for (let i2 = 0; i2 < str.length; i2++) {
+        if (str[i2] === token) ind++;
       }
       return ind;
     }
@@ -5124,8 +5124,8 @@ var require_utils2 = __commonJS({
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
-      for (let i = 0; i <= last; i++) {
-        const segment = segments[i];
+      for (let i2 = 0; i2 <= last; i2++) {
+        const segment = segments[i2];
         if (segment === "." || segment === "..") {
           if (segment === "..") {
             if (output.length !== 0 && output[output.length - 1] !== "..") {
@@ -5134,7 +5134,7 @@ var require_utils2 = __commonJS({
               output.push("..");
             }
           }
-          trailingDirectory = i === last;
+          trailingDirectory = i2 === last;
         } else {
           output.push(segment);
         }
@@ -5160,9 +5160,9 @@ var require_utils2 = __commonJS({
         return input;
       }
       let output = "";
-      for (let i = 0; i < input.length; i++) {
-        if (input[i] === "%" && i + 2 < input.length) {
-          const hex = input.slice(i + 1, i + 3);
+      for (let i2 = 0; i2 < input.length; i2++) {
+        if (input[i2] === "%" && i2 + 2 < input.length) {
+          const hex = input.slice(i2 + 1, i2 + 3);
           if (isHexPair(hex)) {
             const normalizedHex = hex.toUpperCase();
             const decoded = String.fromCharCode(parseInt(normalizedHex, 16));
@@ -5171,20 +5171,20 @@ var require_utils2 = __commonJS({
             } else {
               output += "%" + normalizedHex;
             }
-            i += 2;
+            i2 += 2;
             continue;
           }
         }
-        output += input[i];
+        output += input[i2];
       }
       return output;
     }
     function normalizePathEncoding(input) {
       let output = "";
-      for (let i = 0; i < input.length; i++) {
-        const ch = input[i];
-        if (ch === "%" && i + 2 < input.length) {
-          const hex = input.slice(i + 1, i + 3);
+      for (let i2 = 0; i2 < input.length; i2++) {
+        const ch = input[i2];
+        if (ch === "%" && i2 + 2 < input.length) {
+          const hex = input.slice(i2 + 1, i2 + 3);
           if (isHexPair(hex)) {
             const normalizedHex = hex.toUpperCase();
             const decoded = String.fromCharCode(parseInt(normalizedHex, 16));
@@ -5193,23 +5193,23 @@ var require_utils2 = __commonJS({
             } else {
               output += "%" + normalizedHex;
             }
-            i += 2;
+            i2 += 2;
             continue;
           }
         }
         if (isPathCharacter(ch)) {
           output += ch;
         } else {
-          const code = input.charCodeAt(i);
+          const code = input.charCodeAt(i2);
           if (code < 128) {
             output += isEscapeSafe(code) ? ch : BYTE_HEX[code];
           } else if (code < 55296 || code > 57343) {
             output += percentEncodeNonAscii(code);
-          } else if (code <= 56319 && i + 1 < input.length) {
-            const low = input.charCodeAt(i + 1);
+          } else if (code <= 56319 && i2 + 1 < input.length) {
+            const low = input.charCodeAt(i2 + 1);
             if (low >= 56320 && low <= 57343) {
               output += percentEncodeNonAscii(65536 + (code - 55296 << 10) + (low - 56320));
-              i++;
+              i2++;
             } else {
               output += percentEncodeNonAscii(65533);
             }
@@ -5223,13 +5223,13 @@ var require_utils2 = __commonJS({
     function serializePathEncoding(input, pathNoScheme = false) {
       let output = "";
       let firstSegment = pathNoScheme && input[0] !== "/";
-      for (let i = 0; i < input.length; i++) {
-        const ch = input[i];
-        if (ch === "%" && i + 2 < input.length) {
-          const hex = input.slice(i + 1, i + 3);
+      for (let i2 = 0; i2 < input.length; i2++) {
+        const ch = input[i2];
+        if (ch === "%" && i2 + 2 < input.length) {
+          const hex = input.slice(i2 + 1, i2 + 3);
           if (isHexPair(hex)) {
             output += "%" + hex.toUpperCase();
-            i += 2;
+            i2 += 2;
             continue;
           }
         }
@@ -5239,16 +5239,16 @@ var require_utils2 = __commonJS({
         if (isPathCharacter(ch) && (ch !== ":" || !firstSegment)) {
           output += ch;
         } else {
-          const code = input.charCodeAt(i);
+          const code = input.charCodeAt(i2);
           if (code < 128) {
             output += BYTE_HEX[code];
           } else if (code < 55296 || code > 57343) {
             output += percentEncodeNonAscii(code);
-          } else if (code <= 56319 && i + 1 < input.length) {
-            const low = input.charCodeAt(i + 1);
+          } else if (code <= 56319 && i2 + 1 < input.length) {
+            const low = input.charCodeAt(i2 + 1);
             if (low >= 56320 && low <= 57343) {
               output += percentEncodeNonAscii(65536 + (code - 55296 << 10) + (low - 56320));
-              i++;
+              i2++;
             } else {
               output += percentEncodeNonAscii(65533);
             }
@@ -5261,29 +5261,29 @@ var require_utils2 = __commonJS({
     }
     function encodeComponent(input, isAllowed) {
       let output = "";
-      for (let i = 0; i < input.length; i++) {
-        const ch = input[i];
-        if (ch === "%" && i + 2 < input.length) {
-          const hex = input.slice(i + 1, i + 3);
+      for (let i2 = 0; i2 < input.length; i2++) {
+        const ch = input[i2];
+        if (ch === "%" && i2 + 2 < input.length) {
+          const hex = input.slice(i2 + 1, i2 + 3);
           if (isHexPair(hex)) {
             output += "%" + hex.toUpperCase();
-            i += 2;
+            i2 += 2;
             continue;
           }
         }
         if (isAllowed(ch)) {
           output += ch;
         } else {
-          const code = input.charCodeAt(i);
+          const code = input.charCodeAt(i2);
           if (code < 128) {
             output += BYTE_HEX[code];
           } else if (code < 55296 || code > 57343) {
             output += percentEncodeNonAscii(code);
-          } else if (code <= 56319 && i + 1 < input.length) {
-            const low = input.charCodeAt(i + 1);
+          } else if (code <= 56319 && i2 + 1 < input.length) {
+            const low = input.charCodeAt(i2 + 1);
             if (low >= 56320 && low <= 57343) {
               output += percentEncodeNonAscii(65536 + (code - 55296 << 10) + (low - 56320));
-              i++;
+              i2++;
             } else {
               output += percentEncodeNonAscii(65533);
             }
@@ -5308,10 +5308,10 @@ var require_utils2 = __commonJS({
     }
     function normalizeQueryFragmentEncoding(input) {
       let output = "";
-      for (let i = 0; i < input.length; i++) {
-        const ch = input[i];
-        if (ch === "%" && i + 2 < input.length) {
-          const hex = input.slice(i + 1, i + 3);
+      for (let i2 = 0; i2 < input.length; i2++) {
+        const ch = input[i2];
+        if (ch === "%" && i2 + 2 < input.length) {
+          const hex = input.slice(i2 + 1, i2 + 3);
           if (isHexPair(hex)) {
             const normalizedHex = hex.toUpperCase();
             const decoded = String.fromCharCode(parseInt(normalizedHex, 16));
@@ -5320,23 +5320,23 @@ var require_utils2 = __commonJS({
             } else {
               output += "%" + normalizedHex;
             }
-            i += 2;
+            i2 += 2;
             continue;
           }
         }
         if (isQueryFragmentCharacter(ch)) {
           output += ch;
         } else {
-          const code = input.charCodeAt(i);
+          const code = input.charCodeAt(i2);
           if (code < 128) {
             output += isEscapeSafe(code) ? ch : BYTE_HEX[code];
           } else if (code < 55296 || code > 57343) {
             output += percentEncodeNonAscii(code);
-          } else if (code <= 56319 && i + 1 < input.length) {
-            const low = input.charCodeAt(i + 1);
+          } else if (code <= 56319 && i2 + 1 < input.length) {
+            const low = input.charCodeAt(i2 + 1);
             if (low >= 56320 && low <= 57343) {
               output += percentEncodeNonAscii(65536 + (code - 55296 << 10) + (low - 56320));
-              i++;
+              i2++;
             } else {
               output += percentEncodeNonAscii(65533);
             }
@@ -5349,16 +5349,16 @@ var require_utils2 = __commonJS({
     }
     function escapePreservingEscapes(input) {
       let output = "";
-      for (let i = 0; i < input.length; i++) {
-        if (input[i] === "%" && i + 2 < input.length) {
-          const hex = input.slice(i + 1, i + 3);
+      for (let i2 = 0; i2 < input.length; i2++) {
+        if (input[i2] === "%" && i2 + 2 < input.length) {
+          const hex = input.slice(i2 + 1, i2 + 3);
           if (isHexPair(hex)) {
             output += "%" + hex.toUpperCase();
-            i += 2;
+            i2 += 2;
             continue;
           }
         }
-        output += escape(input[i]);
+        output += escape(input[i2]);
       }
       return output;
     }
@@ -5650,7 +5650,7 @@ var require_fast_uri = __commonJS({
         normalizeString(uri, options);
       } else if (typeof uri === "object") {
         uri = /** @type {T} */
-        parse2(serialize(uri, options), options);
+        parse5(serialize(uri, options), options);
       }
       return uri;
     }
@@ -5690,11 +5690,11 @@ var require_fast_uri = __commonJS({
       schemelessOptions.skipEscape = true;
       return serialize(resolved, schemelessOptions);
     }
-    function resolveComponent(base, relative2, options, skipNormalization) {
+    function resolveComponent(base2, relative2, options, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
-        base = parse2(serialize(base, options), options);
-        relative2 = parse2(serialize(relative2, options), options);
+        base2 = parse5(serialize(base2, options), options);
+        relative2 = parse5(serialize(relative2, options), options);
       }
       options = options || {};
       if (!options.tolerant && relative2.scheme) {
@@ -5713,33 +5713,33 @@ var require_fast_uri = __commonJS({
           target.query = relative2.query;
         } else {
           if (!relative2.path) {
-            target.path = base.path;
+            target.path = base2.path;
             if (relative2.query !== void 0) {
               target.query = relative2.query;
             } else {
-              target.query = base.query;
+              target.query = base2.query;
             }
           } else {
             if (relative2.path[0] === "/") {
               target.path = removeDotSegments(relative2.path);
             } else {
-              const baseHasAuthority = base.userinfo !== void 0 || base.host !== void 0 || base.port !== void 0;
-              if (baseHasAuthority && !base.path) {
+              const baseHasAuthority = base2.userinfo !== void 0 || base2.host !== void 0 || base2.port !== void 0;
+              if (baseHasAuthority && !base2.path) {
                 target.path = "/" + relative2.path;
-              } else if (!base.path) {
+              } else if (!base2.path) {
                 target.path = relative2.path;
               } else {
-                target.path = base.path.slice(0, base.path.lastIndexOf("/") + 1) + relative2.path;
+                target.path = base2.path.slice(0, base2.path.lastIndexOf("/") + 1) + relative2.path;
               }
-              target.path = base.scheme === void 0 && !baseHasAuthority && target.path[0] !== "/" ? removeDotSegmentsRelative(target.path) : removeDotSegments(target.path);
+              target.path = base2.scheme === void 0 && !baseHasAuthority && target.path[0] !== "/" ? removeDotSegmentsRelative(target.path) : removeDotSegments(target.path);
             }
             target.query = relative2.query;
           }
-          target.userinfo = base.userinfo;
-          target.host = base.host;
-          target.port = base.port;
+          target.userinfo = base2.userinfo;
+          target.host = base2.host;
+          target.port = base2.port;
         }
-        target.scheme = base.scheme;
+        target.scheme = base2.scheme;
       }
       target.fragment = relative2.fragment;
       return target;
@@ -6012,7 +6012,7 @@ var require_fast_uri = __commonJS({
       }
       return { parsed: parsed2, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme };
     }
-    function parse2(uri, opts) {
+    function parse5(uri, opts) {
       return parseWithStatus(uri, opts).parsed;
     }
     function normalizeString(uri, opts) {
@@ -6049,7 +6049,7 @@ var require_fast_uri = __commonJS({
       resolveComponent,
       equal,
       serialize,
-      parse: parse2
+      parse: parse5
     };
     module2.exports = fastUri;
     module2.exports.default = fastUri;
@@ -6223,7 +6223,7 @@ var require_core = __commonJS({
         const { meta, schemaId } = this.opts;
         return this.opts.defaultMeta = typeof meta == "object" ? meta[schemaId] || meta : void 0;
       }
-      validate(schemaKeyRef, data) {
+      validate(schemaKeyRef, data2) {
         let v;
         if (typeof schemaKeyRef == "string") {
           v = this.getSchema(schemaKeyRef);
@@ -6232,7 +6232,7 @@ var require_core = __commonJS({
         } else {
           v = this.compile(schemaKeyRef);
         }
-        const valid = v(data);
+        const valid = v(data2);
         if (!("$async" in v))
           this.errors = v.errors;
         return valid;
@@ -6268,26 +6268,26 @@ var require_core = __commonJS({
             return _compileAsync.call(this, sch);
           }
         }
-        function checkLoaded({ missingSchema: ref, missingRef }) {
-          if (this.refs[ref]) {
-            throw new Error(`AnySchema ${ref} is loaded but ${missingRef} cannot be resolved`);
+        function checkLoaded({ missingSchema: ref2, missingRef }) {
+          if (this.refs[ref2]) {
+            throw new Error(`AnySchema ${ref2} is loaded but ${missingRef} cannot be resolved`);
           }
         }
-        async function loadMissingSchema(ref) {
-          const _schema = await _loadSchema.call(this, ref);
-          if (!this.refs[ref])
+        async function loadMissingSchema(ref2) {
+          const _schema = await _loadSchema.call(this, ref2);
+          if (!this.refs[ref2])
             await loadMetaSchema.call(this, _schema.$schema);
-          if (!this.refs[ref])
-            this.addSchema(_schema, ref, meta);
+          if (!this.refs[ref2])
+            this.addSchema(_schema, ref2, meta);
         }
-        async function _loadSchema(ref) {
-          const p = this._loading[ref];
+        async function _loadSchema(ref2) {
+          const p = this._loading[ref2];
           if (p)
             return p;
           try {
-            return await (this._loading[ref] = loadSchema(ref));
+            return await (this._loading[ref2] = loadSchema(ref2));
           } finally {
-            delete this._loading[ref];
+            delete this._loading[ref2];
           }
         }
       }
@@ -6444,9 +6444,9 @@ var require_core = __commonJS({
         delete RULES.keywords[keyword];
         delete RULES.all[keyword];
         for (const group of RULES.rules) {
-          const i = group.rules.findIndex((rule) => rule.keyword === keyword);
-          if (i >= 0)
-            group.rules.splice(i, 1);
+          const i2 = group.rules.findIndex((rule) => rule.keyword === keyword);
+          if (i2 >= 0)
+            group.rules.splice(i2, 1);
         }
         return this;
       }
@@ -6467,17 +6467,17 @@ var require_core = __commonJS({
         metaSchema = JSON.parse(JSON.stringify(metaSchema));
         for (const jsonPointer of keywordsJsonPointers) {
           const segments = jsonPointer.split("/").slice(1);
-          let keywords = metaSchema;
+          let keywords2 = metaSchema;
           for (const seg of segments)
-            keywords = keywords[seg];
+            keywords2 = keywords2[seg];
           for (const key in rules) {
             const rule = rules[key];
             if (typeof rule != "object")
               continue;
             const { $data } = rule.definition;
-            const schema2 = keywords[key];
+            const schema2 = keywords2[key];
             if ($data && schema2)
-              keywords[key] = schemaOrData(schema2);
+              keywords2[key] = schemaOrData(schema2);
           }
         }
         return metaSchema;
@@ -6654,9 +6654,9 @@ var require_core = __commonJS({
       (_a = definition.implements) === null || _a === void 0 ? void 0 : _a.forEach((kwd) => this.addKeyword(kwd));
     }
     function addBeforeRule(ruleGroup, rule, before) {
-      const i = ruleGroup.rules.findIndex((_rule) => _rule.keyword === before);
-      if (i >= 0) {
-        ruleGroup.rules.splice(i, 0, rule);
+      const i2 = ruleGroup.rules.findIndex((_rule) => _rule.keyword === before);
+      if (i2 >= 0) {
+        ruleGroup.rules.splice(i2, 0, rule);
       } else {
         ruleGroup.rules.push(rule);
         this.logger.warn(`rule ${before} is not defined`);
@@ -6861,8 +6861,8 @@ var require_limitNumber = __commonJS({
       $data: true,
       error,
       code(cxt) {
-        const { keyword, data, schemaCode } = cxt;
-        cxt.fail$data((0, codegen_1._)`${data} ${KWDs[keyword].fail} ${schemaCode} || isNaN(${data})`);
+        const { keyword, data: data2, schemaCode } = cxt;
+        cxt.fail$data((0, codegen_1._)`${data2} ${KWDs[keyword].fail} ${schemaCode} || isNaN(${data2})`);
       }
     };
     exports2.default = def;
@@ -6886,11 +6886,11 @@ var require_multipleOf = __commonJS({
       $data: true,
       error,
       code(cxt) {
-        const { gen, data, schemaCode, it } = cxt;
+        const { gen, data: data2, schemaCode, it } = cxt;
         const prec = it.opts.multipleOfPrecision;
         const res = gen.let("res");
         const invalid = prec ? (0, codegen_1._)`Math.abs(Math.round(${res}) - ${res}) > 1e-${prec}` : (0, codegen_1._)`${res} !== parseInt(${res})`;
-        cxt.fail$data((0, codegen_1._)`(${schemaCode} === 0 || (${res} = ${data}/${schemaCode}, ${invalid}))`);
+        cxt.fail$data((0, codegen_1._)`(${schemaCode} === 0 || (${res} = ${data2}/${schemaCode}, ${invalid}))`);
       }
     };
     exports2.default = def;
@@ -6945,9 +6945,9 @@ var require_limitLength = __commonJS({
       $data: true,
       error,
       code(cxt) {
-        const { keyword, data, schemaCode, it } = cxt;
+        const { keyword, data: data2, schemaCode, it } = cxt;
         const op = keyword === "maxLength" ? codegen_1.operators.GT : codegen_1.operators.LT;
-        const len = it.opts.unicode === false ? (0, codegen_1._)`${data}.length` : (0, codegen_1._)`${(0, util_1.useFunc)(cxt.gen, ucs2length_1.default)}(${data})`;
+        const len = it.opts.unicode === false ? (0, codegen_1._)`${data2}.length` : (0, codegen_1._)`${(0, util_1.useFunc)(cxt.gen, ucs2length_1.default)}(${data2})`;
         cxt.fail$data((0, codegen_1._)`${len} ${op} ${schemaCode}`);
       }
     };
@@ -6974,17 +6974,17 @@ var require_pattern = __commonJS({
       $data: true,
       error,
       code(cxt) {
-        const { gen, data, $data, schema: schema2, schemaCode, it } = cxt;
+        const { gen, data: data2, $data, schema: schema2, schemaCode, it } = cxt;
         const u = it.opts.unicodeRegExp ? "u" : "";
         if ($data) {
           const { regExp } = it.opts.code;
           const regExpCode = regExp.code === "new RegExp" ? (0, codegen_1._)`new RegExp` : (0, util_1.useFunc)(gen, regExp);
           const valid = gen.let("valid");
-          gen.try(() => gen.assign(valid, (0, codegen_1._)`${regExpCode}(${schemaCode}, ${u}).test(${data})`), () => gen.assign(valid, false));
+          gen.try(() => gen.assign(valid, (0, codegen_1._)`${regExpCode}(${schemaCode}, ${u}).test(${data2})`), () => gen.assign(valid, false));
           cxt.fail$data((0, codegen_1._)`!${valid}`);
         } else {
           const regExp = (0, code_1.usePattern)(cxt, schema2);
-          cxt.fail$data((0, codegen_1._)`!${regExp}.test(${data})`);
+          cxt.fail$data((0, codegen_1._)`!${regExp}.test(${data2})`);
         }
       }
     };
@@ -7012,9 +7012,9 @@ var require_limitProperties = __commonJS({
       $data: true,
       error,
       code(cxt) {
-        const { keyword, data, schemaCode } = cxt;
+        const { keyword, data: data2, schemaCode } = cxt;
         const op = keyword === "maxProperties" ? codegen_1.operators.GT : codegen_1.operators.LT;
-        cxt.fail$data((0, codegen_1._)`Object.keys(${data}).length ${op} ${schemaCode}`);
+        cxt.fail$data((0, codegen_1._)`Object.keys(${data2}).length ${op} ${schemaCode}`);
       }
     };
     exports2.default = def;
@@ -7040,7 +7040,7 @@ var require_required = __commonJS({
       $data: true,
       error,
       code(cxt) {
-        const { gen, schema: schema2, schemaCode, data, $data, it } = cxt;
+        const { gen, schema: schema2, schemaCode, data: data2, $data, it } = cxt;
         const { opts } = it;
         if (!$data && schema2.length === 0)
           return;
@@ -7084,13 +7084,13 @@ var require_required = __commonJS({
         function loopAllRequired() {
           gen.forOf("prop", schemaCode, (prop) => {
             cxt.setParams({ missingProperty: prop });
-            gen.if((0, code_1.noPropertyInData)(gen, data, prop, opts.ownProperties), () => cxt.error());
+            gen.if((0, code_1.noPropertyInData)(gen, data2, prop, opts.ownProperties), () => cxt.error());
           });
         }
         function loopUntilMissing(missing, valid) {
           cxt.setParams({ missingProperty: missing });
           gen.forOf(missing, schemaCode, () => {
-            gen.assign(valid, (0, code_1.propertyInData)(gen, data, missing, opts.ownProperties));
+            gen.assign(valid, (0, code_1.propertyInData)(gen, data2, missing, opts.ownProperties));
             gen.if((0, codegen_1.not)(valid), () => {
               cxt.error();
               gen.break();
@@ -7123,9 +7123,9 @@ var require_limitItems = __commonJS({
       $data: true,
       error,
       code(cxt) {
-        const { keyword, data, schemaCode } = cxt;
+        const { keyword, data: data2, schemaCode } = cxt;
         const op = keyword === "maxItems" ? codegen_1.operators.GT : codegen_1.operators.LT;
-        cxt.fail$data((0, codegen_1._)`${data}.length ${op} ${schemaCode}`);
+        cxt.fail$data((0, codegen_1._)`${data2}.length ${op} ${schemaCode}`);
       }
     };
     exports2.default = def;
@@ -7153,8 +7153,8 @@ var require_uniqueItems = __commonJS({
     var util_1 = require_util();
     var equal_1 = require_equal();
     var error = {
-      message: ({ params: { i, j } }) => (0, codegen_1.str)`must NOT have duplicate items (items ## ${j} and ${i} are identical)`,
-      params: ({ params: { i, j } }) => (0, codegen_1._)`{i: ${i}, j: ${j}}`
+      message: ({ params: { i: i2, j } }) => (0, codegen_1.str)`must NOT have duplicate items (items ## ${j} and ${i2} are identical)`,
+      params: ({ params: { i: i2, j } }) => (0, codegen_1._)`{i: ${i2}, j: ${j}}`
     };
     var def = {
       keyword: "uniqueItems",
@@ -7163,7 +7163,7 @@ var require_uniqueItems = __commonJS({
       $data: true,
       error,
       code(cxt) {
-        const { gen, data, $data, schema: schema2, parentSchema, schemaCode, it } = cxt;
+        const { gen, data: data2, $data, schema: schema2, parentSchema, schemaCode, it } = cxt;
         if (!$data && !schema2)
           return;
         const valid = gen.let("valid");
@@ -7171,21 +7171,21 @@ var require_uniqueItems = __commonJS({
         cxt.block$data(valid, validateUniqueItems, (0, codegen_1._)`${schemaCode} === false`);
         cxt.ok(valid);
         function validateUniqueItems() {
-          const i = gen.let("i", (0, codegen_1._)`${data}.length`);
+          const i2 = gen.let("i", (0, codegen_1._)`${data2}.length`);
           const j = gen.let("j");
-          cxt.setParams({ i, j });
+          cxt.setParams({ i: i2, j });
           gen.assign(valid, true);
-          gen.if((0, codegen_1._)`${i} > 1`, () => (canOptimize() ? loopN : loopN2)(i, j));
+          gen.if((0, codegen_1._)`${i2} > 1`, () => (canOptimize() ? loopN : loopN2)(i2, j));
         }
         function canOptimize() {
           return itemTypes.length > 0 && !itemTypes.some((t) => t === "object" || t === "array");
         }
-        function loopN(i, j) {
+        function loopN(i2, j) {
           const item = gen.name("item");
           const wrongType = (0, dataType_1.checkDataTypes)(itemTypes, item, it.opts.strictNumbers, dataType_1.DataType.Wrong);
           const indices = gen.const("indices", (0, codegen_1._)`{}`);
-          gen.for((0, codegen_1._)`;${i}--;`, () => {
-            gen.let(item, (0, codegen_1._)`${data}[${i}]`);
+          gen.for((0, codegen_1._)`;${i2}--;`, () => {
+            gen.let(item, (0, codegen_1._)`${data2}[${i2}]`);
             gen.if(wrongType, (0, codegen_1._)`continue`);
             if (itemTypes.length > 1)
               gen.if((0, codegen_1._)`typeof ${item} == "string"`, (0, codegen_1._)`${item} += "_"`);
@@ -7193,13 +7193,13 @@ var require_uniqueItems = __commonJS({
               gen.assign(j, (0, codegen_1._)`${indices}[${item}]`);
               cxt.error();
               gen.assign(valid, false).break();
-            }).code((0, codegen_1._)`${indices}[${item}] = ${i}`);
+            }).code((0, codegen_1._)`${indices}[${item}] = ${i2}`);
           });
         }
-        function loopN2(i, j) {
+        function loopN2(i2, j) {
           const eql = (0, util_1.useFunc)(gen, equal_1.default);
           const outer = gen.name("outer");
-          gen.label(outer).for((0, codegen_1._)`;${i}--;`, () => gen.for((0, codegen_1._)`${j} = ${i}; ${j}--;`, () => gen.if((0, codegen_1._)`${eql}(${data}[${i}], ${data}[${j}])`, () => {
+          gen.label(outer).for((0, codegen_1._)`;${i2}--;`, () => gen.for((0, codegen_1._)`${j} = ${i2}; ${j}--;`, () => gen.if((0, codegen_1._)`${eql}(${data2}[${i2}], ${data2}[${j}])`, () => {
             cxt.error();
             gen.assign(valid, false).break(outer);
           })));
@@ -7227,11 +7227,11 @@ var require_const = __commonJS({
       $data: true,
       error,
       code(cxt) {
-        const { gen, data, $data, schemaCode, schema: schema2 } = cxt;
+        const { gen, data: data2, $data, schemaCode, schema: schema2 } = cxt;
         if ($data || schema2 && typeof schema2 == "object") {
-          cxt.fail$data((0, codegen_1._)`!${(0, util_1.useFunc)(gen, equal_1.default)}(${data}, ${schemaCode})`);
+          cxt.fail$data((0, codegen_1._)`!${(0, util_1.useFunc)(gen, equal_1.default)}(${data2}, ${schemaCode})`);
         } else {
-          cxt.fail((0, codegen_1._)`${schema2} !== ${data}`);
+          cxt.fail((0, codegen_1._)`${schema2} !== ${data2}`);
         }
       }
     };
@@ -7257,7 +7257,7 @@ var require_enum = __commonJS({
       $data: true,
       error,
       code(cxt) {
-        const { gen, data, $data, schema: schema2, schemaCode, it } = cxt;
+        const { gen, data: data2, $data, schema: schema2, schemaCode, it } = cxt;
         if (!$data && schema2.length === 0)
           throw new Error("enum must have non-empty array");
         const useLoop = schema2.length >= it.opts.loopEnum;
@@ -7271,16 +7271,16 @@ var require_enum = __commonJS({
           if (!Array.isArray(schema2))
             throw new Error("ajv implementation error");
           const vSchema = gen.const("vSchema", schemaCode);
-          valid = (0, codegen_1.or)(...schema2.map((_x, i) => equalCode(vSchema, i)));
+          valid = (0, codegen_1.or)(...schema2.map((_x, i2) => equalCode(vSchema, i2)));
         }
         cxt.pass(valid);
         function loopEnum() {
           gen.assign(valid, false);
-          gen.forOf("v", schemaCode, (v) => gen.if((0, codegen_1._)`${getEql()}(${data}, ${v})`, () => gen.assign(valid, true).break()));
+          gen.forOf("v", schemaCode, (v) => gen.if((0, codegen_1._)`${getEql()}(${data2}, ${v})`, () => gen.assign(valid, true).break()));
         }
-        function equalCode(vSchema, i) {
-          const sch = schema2[i];
-          return typeof sch === "object" && sch !== null ? (0, codegen_1._)`${getEql()}(${data}, ${vSchema}[${i}])` : (0, codegen_1._)`${data} === ${sch}`;
+        function equalCode(vSchema, i2) {
+          const sch = schema2[i2];
+          return typeof sch === "object" && sch !== null ? (0, codegen_1._)`${getEql()}(${data2}, ${vSchema}[${i2}])` : (0, codegen_1._)`${data2} === ${sch}`;
         }
       }
     };
@@ -7355,9 +7355,9 @@ var require_additionalItems = __commonJS({
       }
     };
     function validateAdditionalItems(cxt, items) {
-      const { gen, schema: schema2, data, keyword, it } = cxt;
+      const { gen, schema: schema2, data: data2, keyword, it } = cxt;
       it.items = true;
-      const len = gen.const("len", (0, codegen_1._)`${data}.length`);
+      const len = gen.const("len", (0, codegen_1._)`${data2}.length`);
       if (schema2 === false) {
         cxt.setParams({ len: items.length });
         cxt.pass((0, codegen_1._)`${len} <= ${items.length}`);
@@ -7367,8 +7367,8 @@ var require_additionalItems = __commonJS({
         cxt.ok(valid);
       }
       function validateItems(valid) {
-        gen.forRange("i", items.length, len, (i) => {
-          cxt.subschema({ keyword, dataProp: i, dataPropType: util_1.Type.Num }, valid);
+        gen.forRange("i", items.length, len, (i2) => {
+          cxt.subschema({ keyword, dataProp: i2, dataPropType: util_1.Type.Num }, valid);
           if (!it.allErrors)
             gen.if((0, codegen_1.not)(valid), () => gen.break());
         });
@@ -7404,20 +7404,20 @@ var require_items = __commonJS({
       }
     };
     function validateTuple(cxt, extraItems, schArr = cxt.schema) {
-      const { gen, parentSchema, data, keyword, it } = cxt;
+      const { gen, parentSchema, data: data2, keyword, it } = cxt;
       checkStrictTuple(parentSchema);
       if (it.opts.unevaluated && schArr.length && it.items !== true) {
         it.items = util_1.mergeEvaluated.items(gen, schArr.length, it.items);
       }
       const valid = gen.name("valid");
-      const len = gen.const("len", (0, codegen_1._)`${data}.length`);
-      schArr.forEach((sch, i) => {
+      const len = gen.const("len", (0, codegen_1._)`${data2}.length`);
+      schArr.forEach((sch, i2) => {
         if ((0, util_1.alwaysValidSchema)(it, sch))
           return;
-        gen.if((0, codegen_1._)`${len} > ${i}`, () => cxt.subschema({
+        gen.if((0, codegen_1._)`${len} > ${i2}`, () => cxt.subschema({
           keyword,
-          schemaProp: i,
-          dataProp: i
+          schemaProp: i2,
+          dataProp: i2
         }, valid));
         cxt.ok(valid);
       });
@@ -7507,7 +7507,7 @@ var require_contains = __commonJS({
       trackErrors: true,
       error,
       code(cxt) {
-        const { gen, schema: schema2, parentSchema, data, it } = cxt;
+        const { gen, schema: schema2, parentSchema, data: data2, it } = cxt;
         let min;
         let max2;
         const { minContains, maxContains } = parentSchema;
@@ -7517,7 +7517,7 @@ var require_contains = __commonJS({
         } else {
           min = 1;
         }
-        const len = gen.const("len", (0, codegen_1._)`${data}.length`);
+        const len = gen.const("len", (0, codegen_1._)`${data2}.length`);
         cxt.setParams({ min, max: max2 });
         if (max2 === void 0 && min === 0) {
           (0, util_1.checkStrictMode)(it, `"minContains" == 0 without "maxContains": "contains" keyword ignored`);
@@ -7542,7 +7542,7 @@ var require_contains = __commonJS({
         } else if (min === 0) {
           gen.let(valid, true);
           if (max2 !== void 0)
-            gen.if((0, codegen_1._)`${data}.length > 0`, validateItemsWithCount);
+            gen.if((0, codegen_1._)`${data2}.length > 0`, validateItemsWithCount);
         } else {
           gen.let(valid, false);
           validateItemsWithCount();
@@ -7554,10 +7554,10 @@ var require_contains = __commonJS({
           validateItems(schValid, () => gen.if(schValid, () => checkLimits(count3)));
         }
         function validateItems(_valid, block) {
-          gen.forRange("i", 0, len, (i) => {
+          gen.forRange("i", 0, len, (i2) => {
             cxt.subschema({
               keyword: "contains",
-              dataProp: i,
+              dataProp: i2,
               dataPropType: util_1.Type.Num,
               compositeRule: true
             }, _valid);
@@ -7625,7 +7625,7 @@ var require_dependencies = __commonJS({
       return [propertyDeps, schemaDeps];
     }
     function validatePropertyDeps(cxt, propertyDeps = cxt.schema) {
-      const { gen, data, it } = cxt;
+      const { gen, data: data2, it } = cxt;
       if (Object.keys(propertyDeps).length === 0)
         return;
       const missing = gen.let("missing");
@@ -7633,7 +7633,7 @@ var require_dependencies = __commonJS({
         const deps = propertyDeps[prop];
         if (deps.length === 0)
           continue;
-        const hasProperty = (0, code_1.propertyInData)(gen, data, prop, it.opts.ownProperties);
+        const hasProperty = (0, code_1.propertyInData)(gen, data2, prop, it.opts.ownProperties);
         cxt.setParams({
           property: prop,
           depsCount: deps.length,
@@ -7654,13 +7654,13 @@ var require_dependencies = __commonJS({
     }
     exports2.validatePropertyDeps = validatePropertyDeps;
     function validateSchemaDeps(cxt, schemaDeps = cxt.schema) {
-      const { gen, data, keyword, it } = cxt;
+      const { gen, data: data2, keyword, it } = cxt;
       const valid = gen.name("valid");
       for (const prop in schemaDeps) {
         if ((0, util_1.alwaysValidSchema)(it, schemaDeps[prop]))
           continue;
         gen.if(
-          (0, code_1.propertyInData)(gen, data, prop, it.opts.ownProperties),
+          (0, code_1.propertyInData)(gen, data2, prop, it.opts.ownProperties),
           () => {
             const schCxt = cxt.subschema({ keyword, schemaProp: prop }, valid);
             cxt.mergeValidEvaluated(schCxt, valid);
@@ -7693,11 +7693,11 @@ var require_propertyNames = __commonJS({
       schemaType: ["object", "boolean"],
       error,
       code(cxt) {
-        const { gen, schema: schema2, data, it } = cxt;
+        const { gen, schema: schema2, data: data2, it } = cxt;
         if ((0, util_1.alwaysValidSchema)(it, schema2))
           return;
         const valid = gen.name("valid");
-        gen.forIn("key", data, (key) => {
+        gen.forIn("key", data2, (key) => {
           cxt.setParams({ propertyName: key });
           cxt.subschema({
             keyword: "propertyNames",
@@ -7740,7 +7740,7 @@ var require_additionalProperties = __commonJS({
       trackErrors: true,
       error,
       code(cxt) {
-        const { gen, schema: schema2, parentSchema, data, errsCount, it } = cxt;
+        const { gen, schema: schema2, parentSchema, data: data2, errsCount, it } = cxt;
         if (!errsCount)
           throw new Error("ajv implementation error");
         const { allErrors, opts } = it;
@@ -7752,7 +7752,7 @@ var require_additionalProperties = __commonJS({
         checkAdditionalProperties();
         cxt.ok((0, codegen_1._)`${errsCount} === ${names_1.default.errors}`);
         function checkAdditionalProperties() {
-          gen.forIn("key", data, (key) => {
+          gen.forIn("key", data2, (key) => {
             if (!props.length && !patProps.length)
               additionalPropertyCode(key);
             else
@@ -7775,7 +7775,7 @@ var require_additionalProperties = __commonJS({
           return (0, codegen_1.not)(definedProp);
         }
         function deleteAdditional(key) {
-          gen.code((0, codegen_1._)`delete ${data}[${key}]`);
+          gen.code((0, codegen_1._)`delete ${data2}[${key}]`);
         }
         function additionalPropertyCode(key) {
           if (opts.removeAdditional === "all" || opts.removeAdditional && schema2 === false) {
@@ -7839,7 +7839,7 @@ var require_properties = __commonJS({
       type: "object",
       schemaType: "object",
       code(cxt) {
-        const { gen, schema: schema2, parentSchema, data, it } = cxt;
+        const { gen, schema: schema2, parentSchema, data: data2, it } = cxt;
         if (it.opts.removeAdditional === "all" && parentSchema.additionalProperties === void 0) {
           additionalProperties_1.default.code(new validate_1.KeywordCxt(it, additionalProperties_1.default, "additionalProperties"));
         }
@@ -7858,7 +7858,7 @@ var require_properties = __commonJS({
           if (hasDefault(prop)) {
             applyPropertySchema(prop);
           } else {
-            gen.if((0, code_1.propertyInData)(gen, data, prop, it.opts.ownProperties));
+            gen.if((0, code_1.propertyInData)(gen, data2, prop, it.opts.ownProperties));
             applyPropertySchema(prop);
             if (!it.allErrors)
               gen.else().var(valid, true);
@@ -7897,7 +7897,7 @@ var require_patternProperties = __commonJS({
       type: "object",
       schemaType: "object",
       code(cxt) {
-        const { gen, schema: schema2, data, parentSchema, it } = cxt;
+        const { gen, schema: schema2, data: data2, parentSchema, it } = cxt;
         const { opts } = it;
         const patterns = (0, code_1.allSchemaProperties)(schema2);
         const alwaysValidPatterns = patterns.filter((p) => (0, util_1.alwaysValidSchema)(it, schema2[p]));
@@ -7932,7 +7932,7 @@ var require_patternProperties = __commonJS({
           }
         }
         function validateProperties(pat) {
-          gen.forIn("key", data, (key) => {
+          gen.forIn("key", data2, (key) => {
             gen.if((0, codegen_1._)`${(0, code_1.usePattern)(cxt, pat)}.test(${key})`, () => {
               const alwaysValid = alwaysValidPatterns.includes(pat);
               if (!alwaysValid) {
@@ -8035,23 +8035,23 @@ var require_oneOf = __commonJS({
         gen.block(validateOneOf);
         cxt.result(valid, () => cxt.reset(), () => cxt.error(true));
         function validateOneOf() {
-          schArr.forEach((sch, i) => {
+          schArr.forEach((sch, i2) => {
             let schCxt;
             if ((0, util_1.alwaysValidSchema)(it, sch)) {
               gen.var(schValid, true);
             } else {
               schCxt = cxt.subschema({
                 keyword: "oneOf",
-                schemaProp: i,
+                schemaProp: i2,
                 compositeRule: true
               }, schValid);
             }
-            if (i > 0) {
-              gen.if((0, codegen_1._)`${schValid} && ${valid}`).assign(valid, false).assign(passing, (0, codegen_1._)`[${passing}, ${i}]`).else();
+            if (i2 > 0) {
+              gen.if((0, codegen_1._)`${schValid} && ${valid}`).assign(valid, false).assign(passing, (0, codegen_1._)`[${passing}, ${i2}]`).else();
             }
             gen.if(schValid, () => {
               gen.assign(valid, true);
-              gen.assign(passing, i);
+              gen.assign(passing, i2);
               if (schCxt)
                 cxt.mergeEvaluated(schCxt, codegen_1.Name);
             });
@@ -8077,10 +8077,10 @@ var require_allOf = __commonJS({
         if (!Array.isArray(schema2))
           throw new Error("ajv implementation error");
         const valid = gen.name("valid");
-        schema2.forEach((sch, i) => {
+        schema2.forEach((sch, i2) => {
           if ((0, util_1.alwaysValidSchema)(it, sch))
             return;
-          const schCxt = cxt.subschema({ keyword: "allOf", schemaProp: i }, valid);
+          const schCxt = cxt.subschema({ keyword: "allOf", schemaProp: i2 }, valid);
           cxt.ok(valid);
           cxt.mergeEvaluated(schCxt);
         });
@@ -8242,7 +8242,7 @@ var require_format = __commonJS({
       $data: true,
       error,
       code(cxt, ruleType) {
-        const { gen, data, $data, schema: schema2, schemaCode, it } = cxt;
+        const { gen, data: data2, $data, schema: schema2, schemaCode, it } = cxt;
         const { opts, errSchemaPath, schemaEnv, self: self2 } = it;
         if (!opts.validateFormats)
           return;
@@ -8266,8 +8266,8 @@ var require_format = __commonJS({
             return (0, codegen_1._)`${schemaCode} && !${format}`;
           }
           function invalidFmt() {
-            const callFormat = schemaEnv.$async ? (0, codegen_1._)`(${fDef}.async ? await ${format}(${data}) : ${format}(${data}))` : (0, codegen_1._)`${format}(${data})`;
-            const validData = (0, codegen_1._)`(typeof ${format} == "function" ? ${callFormat} : ${format}.test(${data}))`;
+            const callFormat = schemaEnv.$async ? (0, codegen_1._)`(${fDef}.async ? await ${format}(${data2}) : ${format}(${data2}))` : (0, codegen_1._)`${format}(${data2})`;
+            const validData = (0, codegen_1._)`(typeof ${format} == "function" ? ${callFormat} : ${format}.test(${data2}))`;
             return (0, codegen_1._)`${format} && ${format} !== true && ${fType} === ${ruleType} && !${validData}`;
           }
         }
@@ -8304,9 +8304,9 @@ var require_format = __commonJS({
             if (typeof formatDef == "object" && !(formatDef instanceof RegExp) && formatDef.async) {
               if (!schemaEnv.$async)
                 throw new Error("async format in sync schema");
-              return (0, codegen_1._)`await ${fmtRef}(${data})`;
+              return (0, codegen_1._)`await ${fmtRef}(${data2})`;
             }
-            return typeof format == "function" ? (0, codegen_1._)`${fmtRef}(${data})` : (0, codegen_1._)`${fmtRef}.test(${data})`;
+            return typeof format == "function" ? (0, codegen_1._)`${fmtRef}(${data2})` : (0, codegen_1._)`${fmtRef}.test(${data2})`;
           }
         }
       }
@@ -8405,7 +8405,7 @@ var require_discriminator = __commonJS({
       schemaType: "object",
       error,
       code(cxt) {
-        const { gen, data, schema: schema2, parentSchema, it } = cxt;
+        const { gen, data: data2, schema: schema2, parentSchema, it } = cxt;
         const { oneOf } = parentSchema;
         if (!it.opts.discriminator) {
           throw new Error("discriminator: requires discriminator option");
@@ -8418,7 +8418,7 @@ var require_discriminator = __commonJS({
         if (!oneOf)
           throw new Error("discriminator: requires oneOf keyword");
         const valid = gen.let("valid", false);
-        const tag = gen.const("tag", (0, codegen_1._)`${data}${(0, codegen_1.getProperty)(tagName)}`);
+        const tag = gen.const("tag", (0, codegen_1._)`${data2}${(0, codegen_1.getProperty)(tagName)}`);
         gen.if((0, codegen_1._)`typeof ${tag} == "string"`, () => validateMapping(), () => cxt.error(false, { discrError: types_1.DiscrError.Tag, tag, tagName }));
         cxt.ok(valid);
         function validateMapping() {
@@ -8443,22 +8443,22 @@ var require_discriminator = __commonJS({
           const oneOfMapping = {};
           const topRequired = hasRequired(parentSchema);
           let tagRequired = true;
-          for (let i = 0; i < oneOf.length; i++) {
-            let sch = oneOf[i];
+          for (let i2 = 0; i2 < oneOf.length; i2++) {
+            let sch = oneOf[i2];
             if ((sch === null || sch === void 0 ? void 0 : sch.$ref) && !(0, util_1.schemaHasRulesButRef)(sch, it.self.RULES)) {
-              const ref = sch.$ref;
-              sch = compile_1.resolveRef.call(it.self, it.schemaEnv.root, it.baseId, ref);
+              const ref2 = sch.$ref;
+              sch = compile_1.resolveRef.call(it.self, it.schemaEnv.root, it.baseId, ref2);
               if (sch instanceof compile_1.SchemaEnv)
                 sch = sch.schema;
               if (sch === void 0)
-                throw new ref_error_1.default(it.opts.uriResolver, it.baseId, ref);
+                throw new ref_error_1.default(it.opts.uriResolver, it.baseId, ref2);
             }
             const propSch = (_a = sch === null || sch === void 0 ? void 0 : sch.properties) === null || _a === void 0 ? void 0 : _a[tagName];
             if (typeof propSch != "object") {
               throw new Error(`discriminator: oneOf subschemas (or referenced schemas) must have "properties/${tagName}"`);
             }
             tagRequired = tagRequired && (topRequired || hasRequired(sch));
-            addMappings(propSch, i);
+            addMappings(propSch, i2);
           }
           if (!tagRequired)
             throw new Error(`discriminator: "${tagName}" must be required`);
@@ -8466,22 +8466,22 @@ var require_discriminator = __commonJS({
           function hasRequired({ required }) {
             return Array.isArray(required) && required.includes(tagName);
           }
-          function addMappings(sch, i) {
+          function addMappings(sch, i2) {
             if (sch.const) {
-              addMapping(sch.const, i);
+              addMapping(sch.const, i2);
             } else if (sch.enum) {
               for (const tagValue of sch.enum) {
-                addMapping(tagValue, i);
+                addMapping(tagValue, i2);
               }
             } else {
               throw new Error(`discriminator: "properties/${tagName}" must have "const" or "enum"`);
             }
           }
-          function addMapping(tagValue, i) {
+          function addMapping(tagValue, i2) {
             if (typeof tagValue != "string" || tagValue in oneOfMapping) {
               throw new Error(`discriminator: "${tagName}" values must be unique strings`);
             }
-            oneOfMapping[tagValue] = i;
+            oneOfMapping[tagValue] = i2;
           }
         }
       }
@@ -8731,12 +8731,12 @@ var require_mod = __commonJS({
       var pv = -1;
       var mv = 0;
       var sc = n;
-      var i = n;
-      while (i--) {
-        peq[a.charCodeAt(i)] |= 1 << i;
+      var i2 = n;
+      while (i2--) {
+        peq[a.charCodeAt(i2)] |= 1 << i2;
       }
-      for (i = 0; i < m; i++) {
-        var eq = peq[b.charCodeAt(i)];
+      for (i2 = 0; i2 < m; i2++) {
+        var eq = peq[b.charCodeAt(i2)];
         var xv = eq | mv;
         eq |= (eq & pv) + pv ^ pv;
         mv |= ~(eq | pv);
@@ -8751,9 +8751,9 @@ var require_mod = __commonJS({
         pv = pv << 1 | ~(xv | mv);
         mv &= xv;
       }
-      i = n;
-      while (i--) {
-        peq[a.charCodeAt(i)] = 0;
+      i2 = n;
+      while (i2--) {
+        peq[a.charCodeAt(i2)] = 0;
       }
       return sc;
     };
@@ -8764,9 +8764,9 @@ var require_mod = __commonJS({
       var phc = [];
       var hsize = Math.ceil(n / 32);
       var vsize = Math.ceil(m / 32);
-      for (var i = 0; i < hsize; i++) {
-        phc[i] = -1;
-        mhc[i] = 0;
+      for (var i2 = 0; i2 < hsize; i2++) {
+        phc[i2] = -1;
+        mhc[i2] = 0;
       }
       var j = 0;
       for (; j < vsize - 1; j++) {
@@ -8777,19 +8777,19 @@ var require_mod = __commonJS({
         for (var k = start_1; k < vlen_1; k++) {
           peq[b.charCodeAt(k)] |= 1 << k;
         }
-        for (var i = 0; i < n; i++) {
-          var eq = peq[a.charCodeAt(i)];
-          var pb = phc[i / 32 | 0] >>> i & 1;
-          var mb = mhc[i / 32 | 0] >>> i & 1;
+        for (var i2 = 0; i2 < n; i2++) {
+          var eq = peq[a.charCodeAt(i2)];
+          var pb = phc[i2 / 32 | 0] >>> i2 & 1;
+          var mb = mhc[i2 / 32 | 0] >>> i2 & 1;
           var xv = eq | mv_1;
           var xh = ((eq | mb) & pv_1) + pv_1 ^ pv_1 | eq | mb;
           var ph = mv_1 | ~(xh | pv_1);
           var mh = pv_1 & xh;
           if (ph >>> 31 ^ pb) {
-            phc[i / 32 | 0] ^= 1 << i;
+            phc[i2 / 32 | 0] ^= 1 << i2;
           }
           if (mh >>> 31 ^ mb) {
-            mhc[i / 32 | 0] ^= 1 << i;
+            mhc[i2 / 32 | 0] ^= 1 << i2;
           }
           ph = ph << 1 | pb;
           mh = mh << 1 | mb;
@@ -8808,10 +8808,10 @@ var require_mod = __commonJS({
         peq[b.charCodeAt(k)] |= 1 << k;
       }
       var score2 = m;
-      for (var i = 0; i < n; i++) {
-        var eq = peq[a.charCodeAt(i)];
-        var pb = phc[i / 32 | 0] >>> i & 1;
-        var mb = mhc[i / 32 | 0] >>> i & 1;
+      for (var i2 = 0; i2 < n; i2++) {
+        var eq = peq[a.charCodeAt(i2)];
+        var pb = phc[i2 / 32 | 0] >>> i2 & 1;
+        var mb = mhc[i2 / 32 | 0] >>> i2 & 1;
         var xv = eq | mv;
         var xh = ((eq | mb) & pv) + pv ^ pv | eq | mb;
         var ph = mv | ~(xh | pv);
@@ -8819,10 +8819,10 @@ var require_mod = __commonJS({
         score2 += ph >>> m - 1 & 1;
         score2 -= mh >>> m - 1 & 1;
         if (ph >>> 31 ^ pb) {
-          phc[i / 32 | 0] ^= 1 << i;
+          phc[i2 / 32 | 0] ^= 1 << i2;
         }
         if (mh >>> 31 ^ mb) {
-          mhc[i / 32 | 0] ^= 1 << i;
+          mhc[i2 / 32 | 0] ^= 1 << i2;
         }
         ph = ph << 1 | pb;
         mh = mh << 1 | mb;
@@ -8852,11 +8852,11 @@ var require_mod = __commonJS({
     var closest2 = function(str, arr) {
       var min_distance = Infinity;
       var min_index = 0;
-      for (var i = 0; i < arr.length; i++) {
-        var dist = distance2(str, arr[i]);
+      for (var i2 = 0; i2 < arr.length; i2++) {
+        var dist = distance2(str, arr[i2]);
         if (dist < min_distance) {
           min_distance = dist;
-          min_index = i;
+          min_index = i2;
         }
       }
       return arr[min_index];
@@ -8951,15 +8951,15 @@ var require_visit = __commonJS({
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
           path20 = Object.freeze(path20.concat(node));
-          for (let i = 0; i < node.items.length; ++i) {
-            const ci = visit_(i, node.items[i], visitor, path20);
+          for (let i2 = 0; i2 < node.items.length; ++i2) {
+            const ci = visit_(i2, node.items[i2], visitor, path20);
             if (typeof ci === "number")
-              i = ci - 1;
+              i2 = ci - 1;
             else if (ci === BREAK)
               return BREAK;
             else if (ci === REMOVE) {
-              node.items.splice(i, 1);
-              i -= 1;
+              node.items.splice(i2, 1);
+              i2 -= 1;
             }
           }
         } else if (identity.isPair(node)) {
@@ -8999,15 +8999,15 @@ var require_visit = __commonJS({
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
           path20 = Object.freeze(path20.concat(node));
-          for (let i = 0; i < node.items.length; ++i) {
-            const ci = await visitAsync_(i, node.items[i], visitor, path20);
+          for (let i2 = 0; i2 < node.items.length; ++i2) {
+            const ci = await visitAsync_(i2, node.items[i2], visitor, path20);
             if (typeof ci === "number")
-              i = ci - 1;
+              i2 = ci - 1;
             else if (ci === BREAK)
               return BREAK;
             else if (ci === REMOVE) {
-              node.items.splice(i, 1);
-              i -= 1;
+              node.items.splice(i2, 1);
+              i2 -= 1;
             }
           }
         } else if (identity.isPair(node)) {
@@ -9157,13 +9157,13 @@ var require_directives = __commonJS({
               onError(0, "%YAML directive should contain exactly one part");
               return false;
             }
-            const [version] = parts;
-            if (version === "1.1" || version === "1.2") {
-              this.yaml.version = version;
+            const [version2] = parts;
+            if (version2 === "1.1" || version2 === "1.2") {
+              this.yaml.version = version2;
               return true;
             } else {
-              const isValid = /^\d+\.\d+$/.test(version);
-              onError(6, `Unsupported YAML version ${version}`, isValid);
+              const isValid = /^\d+\.\d+$/.test(version2);
+              onError(6, `Unsupported YAML version ${version2}`, isValid);
               return false;
             }
           }
@@ -9276,8 +9276,8 @@ var require_anchors = __commonJS({
       return anchors;
     }
     function findNewAnchor(prefix, exclude) {
-      for (let i = 1; true; ++i) {
-        const name2 = `${prefix}${i}`;
+      for (let i2 = 1; true; ++i2) {
+        const name2 = `${prefix}${i2}`;
         if (!exclude.has(name2))
           return name2;
       }
@@ -9301,9 +9301,9 @@ var require_anchors = __commonJS({
          */
         setAnchors: () => {
           for (const source of aliasObjects) {
-            const ref = sourceObjects.get(source);
-            if (typeof ref === "object" && ref.anchor && (identity.isScalar(ref.node) || identity.isCollection(ref.node))) {
-              ref.node.anchor = ref.anchor;
+            const ref2 = sourceObjects.get(source);
+            if (typeof ref2 === "object" && ref2.anchor && (identity.isScalar(ref2.node) || identity.isCollection(ref2.node))) {
+              ref2.node.anchor = ref2.anchor;
             } else {
               const error = new Error("Failed to resolve repeated object (this should not happen)");
               error.source = source;
@@ -9328,13 +9328,13 @@ var require_applyReviver = __commonJS({
     function applyReviver(reviver, obj, key, val) {
       if (val && typeof val === "object") {
         if (Array.isArray(val)) {
-          for (let i = 0, len = val.length; i < len; ++i) {
-            const v0 = val[i];
-            const v1 = applyReviver(reviver, val, String(i), v0);
+          for (let i2 = 0, len = val.length; i2 < len; ++i2) {
+            const v0 = val[i2];
+            const v1 = applyReviver(reviver, val, String(i2), v0);
             if (v1 === void 0)
-              delete val[i];
+              delete val[i2];
             else if (v1 !== v0)
-              val[i] = v1;
+              val[i2] = v1;
           }
         } else if (val instanceof Map) {
           for (const k of Array.from(val.keys())) {
@@ -9378,14 +9378,14 @@ var require_toJS = __commonJS({
     var identity = require_identity();
     function toJS(value, arg, ctx) {
       if (Array.isArray(value))
-        return value.map((v, i) => toJS(v, String(i), ctx));
+        return value.map((v, i2) => toJS(v, String(i2), ctx));
       if (value && typeof value.toJSON === "function") {
         if (!ctx || !identity.hasAnchor(value))
           return value.toJSON(arg, ctx);
-        const data = { aliasCount: 0, count: 1, res: void 0 };
-        ctx.anchors.set(value, data);
+        const data2 = { aliasCount: 0, count: 1, res: void 0 };
+        ctx.anchors.set(value, data2);
         ctx.onCreate = (res2) => {
-          data.res = res2;
+          data2.res = res2;
           delete ctx.onCreate;
         };
         const res = value.toJSON(arg, ctx);
@@ -9449,9 +9449,9 @@ var require_Alias = __commonJS({
     var anchors = require_anchors();
     var visit = require_visit();
     var identity = require_identity();
-    var Node = require_Node();
+    var Node3 = require_Node();
     var toJS = require_toJS();
-    var Alias = class extends Node.NodeBase {
+    var Alias = class extends Node3.NodeBase {
       constructor(source) {
         super(identity.ALIAS);
         this.source = source;
@@ -9491,20 +9491,20 @@ var require_Alias = __commonJS({
         }
         if (found && ctx) {
           const { anchors: anchors2, doc: doc2, maxAliasCount } = ctx;
-          let data = anchors2.get(found);
-          if (!data) {
+          let data2 = anchors2.get(found);
+          if (!data2) {
             toJS.toJS(found, null, ctx);
-            data = anchors2.get(found);
+            data2 = anchors2.get(found);
           }
-          if (data?.res === void 0) {
+          if (data2?.res === void 0) {
             const msg = "This should not happen: Alias anchor was not resolved?";
             throw new ReferenceError(msg);
           }
           if (maxAliasCount >= 0) {
-            data.count += 1;
-            if (data.aliasCount === 0)
-              data.aliasCount = getAliasCount(doc2, found, anchors2);
-            if (data.count * data.aliasCount > maxAliasCount) {
+            data2.count += 1;
+            if (data2.aliasCount === 0)
+              data2.aliasCount = getAliasCount(doc2, found, anchors2);
+            if (data2.count * data2.aliasCount > maxAliasCount) {
               const msg = "Excessive alias count indicates a resource exhaustion attack";
               throw new ReferenceError(msg);
             }
@@ -9565,10 +9565,10 @@ var require_Scalar = __commonJS({
   "node_modules/yaml/dist/nodes/Scalar.js"(exports2) {
     "use strict";
     var identity = require_identity();
-    var Node = require_Node();
+    var Node3 = require_Node();
     var toJS = require_toJS();
     var isScalarValue = (value) => !value || typeof value !== "function" && typeof value !== "object";
-    var Scalar = class extends Node.NodeBase {
+    var Scalar = class extends Node3.NodeBase {
       constructor(value) {
         super(identity.SCALAR);
         this.value = value;
@@ -9622,15 +9622,15 @@ var require_createNode = __commonJS({
         value = value.valueOf();
       }
       const { aliasDuplicateObjects, onAnchor, onTagObj, schema: schema2, sourceObjects } = ctx;
-      let ref = void 0;
+      let ref2 = void 0;
       if (aliasDuplicateObjects && value && typeof value === "object") {
-        ref = sourceObjects.get(value);
-        if (ref) {
-          ref.anchor ?? (ref.anchor = onAnchor(value));
-          return new Alias.Alias(ref.anchor);
+        ref2 = sourceObjects.get(value);
+        if (ref2) {
+          ref2.anchor ?? (ref2.anchor = onAnchor(value));
+          return new Alias.Alias(ref2.anchor);
         } else {
-          ref = { anchor: null, node: null };
-          sourceObjects.set(value, ref);
+          ref2 = { anchor: null, node: null };
+          sourceObjects.set(value, ref2);
         }
       }
       if (tagName?.startsWith("!!"))
@@ -9642,8 +9642,8 @@ var require_createNode = __commonJS({
         }
         if (!value || typeof value !== "object") {
           const node2 = new Scalar.Scalar(value);
-          if (ref)
-            ref.node = node2;
+          if (ref2)
+            ref2.node = node2;
           return node2;
         }
         tagObj = value instanceof Map ? schema2[identity.MAP] : Symbol.iterator in Object(value) ? schema2[identity.SEQ] : schema2[identity.MAP];
@@ -9657,8 +9657,8 @@ var require_createNode = __commonJS({
         node.tag = tagName;
       else if (!tagObj.default)
         node.tag = tagObj.tag;
-      if (ref)
-        ref.node = node;
+      if (ref2)
+        ref2.node = node;
       return node;
     }
     exports2.createNode = createNode;
@@ -9671,11 +9671,11 @@ var require_Collection = __commonJS({
     "use strict";
     var createNode = require_createNode();
     var identity = require_identity();
-    var Node = require_Node();
+    var Node3 = require_Node();
     function collectionFromPath(schema2, path20, value) {
       let v = value;
-      for (let i = path20.length - 1; i >= 0; --i) {
-        const k = path20[i];
+      for (let i2 = path20.length - 1; i2 >= 0; --i2) {
+        const k = path20[i2];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -9695,7 +9695,7 @@ var require_Collection = __commonJS({
       });
     }
     var isEmptyPath = (path20) => path20 == null || typeof path20 === "object" && !!path20[Symbol.iterator]().next().done;
-    var Collection = class extends Node.NodeBase {
+    var Collection = class extends Node3.NodeBase {
       constructor(type, schema2) {
         super(type);
         Object.defineProperty(this, "schema", {
@@ -9852,44 +9852,44 @@ var require_foldFlowLines = __commonJS({
       let split = void 0;
       let prev = void 0;
       let overflow = false;
-      let i = -1;
+      let i2 = -1;
       let escStart = -1;
       let escEnd = -1;
       if (mode === FOLD_BLOCK) {
-        i = consumeMoreIndentedLines(text2, i, indent2.length);
-        if (i !== -1)
-          end = i + endStep;
+        i2 = consumeMoreIndentedLines(text2, i2, indent2.length);
+        if (i2 !== -1)
+          end = i2 + endStep;
       }
-      for (let ch; ch = text2[i += 1]; ) {
+      for (let ch; ch = text2[i2 += 1]; ) {
         if (mode === FOLD_QUOTED && ch === "\\") {
-          escStart = i;
-          switch (text2[i + 1]) {
+          escStart = i2;
+          switch (text2[i2 + 1]) {
             case "x":
-              i += 3;
+              i2 += 3;
               break;
             case "u":
-              i += 5;
+              i2 += 5;
               break;
             case "U":
-              i += 9;
+              i2 += 9;
               break;
             default:
-              i += 1;
+              i2 += 1;
           }
-          escEnd = i;
+          escEnd = i2;
         }
         if (ch === "\n") {
           if (mode === FOLD_BLOCK)
-            i = consumeMoreIndentedLines(text2, i, indent2.length);
-          end = i + indent2.length + endStep;
+            i2 = consumeMoreIndentedLines(text2, i2, indent2.length);
+          end = i2 + indent2.length + endStep;
           split = void 0;
         } else {
           if (ch === " " && prev && prev !== " " && prev !== "\n" && prev !== "	") {
-            const next = text2[i + 1];
+            const next = text2[i2 + 1];
             if (next && next !== " " && next !== "\n" && next !== "	")
-              split = i;
+              split = i2;
           }
-          if (i >= end) {
+          if (i2 >= end) {
             if (split) {
               folds.push(split);
               end = split + endStep;
@@ -9897,10 +9897,10 @@ var require_foldFlowLines = __commonJS({
             } else if (mode === FOLD_QUOTED) {
               while (prev === " " || prev === "	") {
                 prev = ch;
-                ch = text2[i += 1];
+                ch = text2[i2 += 1];
                 overflow = true;
               }
-              const j = i > escEnd + 1 ? i - 2 : escStart - 1;
+              const j = i2 > escEnd + 1 ? i2 - 2 : escStart - 1;
               if (escapedFolds[j])
                 return text2;
               folds.push(j);
@@ -9921,9 +9921,9 @@ var require_foldFlowLines = __commonJS({
       if (onFold)
         onFold();
       let res = text2.slice(0, folds[0]);
-      for (let i2 = 0; i2 < folds.length; ++i2) {
-        const fold = folds[i2];
-        const end2 = folds[i2 + 1] || text2.length;
+      for (let i3 = 0; i3 < folds.length; ++i3) {
+        const fold = folds[i3];
+        const end2 = folds[i3 + 1] || text2.length;
         if (fold === 0)
           res = `
 ${indent2}${text2.slice(0, end2)}`;
@@ -9936,19 +9936,19 @@ ${indent2}${text2.slice(fold + 1, end2)}`;
       }
       return res;
     }
-    function consumeMoreIndentedLines(text2, i, indent2) {
-      let end = i;
-      let start = i + 1;
+    function consumeMoreIndentedLines(text2, i2, indent2) {
+      let end = i2;
+      let start = i2 + 1;
       let ch = text2[start];
       while (ch === " " || ch === "	") {
-        if (i < start + indent2) {
-          ch = text2[++i];
+        if (i2 < start + indent2) {
+          ch = text2[++i2];
         } else {
           do {
-            ch = text2[++i];
+            ch = text2[++i2];
           } while (ch && ch !== "\n");
-          end = i;
-          start = i + 1;
+          end = i2;
+          start = i2 + 1;
           ch = text2[start];
         }
       }
@@ -9980,11 +9980,11 @@ var require_stringifyString = __commonJS({
       const strLen = str.length;
       if (strLen <= limit)
         return false;
-      for (let i = 0, start = 0; i < strLen; ++i) {
-        if (str[i] === "\n") {
-          if (i - start > limit)
+      for (let i2 = 0, start = 0; i2 < strLen; ++i2) {
+        if (str[i2] === "\n") {
+          if (i2 - start > limit)
             return true;
-          start = i + 1;
+          start = i2 + 1;
           if (strLen - start <= limit)
             return false;
         }
@@ -10000,19 +10000,19 @@ var require_stringifyString = __commonJS({
       const indent2 = ctx.indent || (containsDocumentMarker(value) ? "  " : "");
       let str = "";
       let start = 0;
-      for (let i = 0, ch = json[i]; ch; ch = json[++i]) {
-        if (ch === " " && json[i + 1] === "\\" && json[i + 2] === "n") {
-          str += json.slice(start, i) + "\\ ";
-          i += 1;
-          start = i;
+      for (let i2 = 0, ch = json[i2]; ch; ch = json[++i2]) {
+        if (ch === " " && json[i2 + 1] === "\\" && json[i2 + 2] === "n") {
+          str += json.slice(start, i2) + "\\ ";
+          i2 += 1;
+          start = i2;
           ch = "\\";
         }
         if (ch === "\\")
-          switch (json[i + 1]) {
+          switch (json[i2 + 1]) {
             case "u":
               {
-                str += json.slice(start, i);
-                const code = json.substr(i + 2, 4);
+                str += json.slice(start, i2);
+                const code = json.substr(i2 + 2, 4);
                 switch (code) {
                   case "0000":
                     str += "\\0";
@@ -10042,30 +10042,30 @@ var require_stringifyString = __commonJS({
                     if (code.substr(0, 2) === "00")
                       str += "\\x" + code.substr(2);
                     else
-                      str += json.substr(i, 6);
+                      str += json.substr(i2, 6);
                 }
-                i += 5;
-                start = i + 1;
+                i2 += 5;
+                start = i2 + 1;
               }
               break;
             case "n":
-              if (implicitKey || json[i + 2] === '"' || json.length < minMultiLineLength) {
-                i += 1;
+              if (implicitKey || json[i2 + 2] === '"' || json.length < minMultiLineLength) {
+                i2 += 1;
               } else {
-                str += json.slice(start, i) + "\n\n";
-                while (json[i + 2] === "\\" && json[i + 3] === "n" && json[i + 4] !== '"') {
+                str += json.slice(start, i2) + "\n\n";
+                while (json[i2 + 2] === "\\" && json[i2 + 3] === "n" && json[i2 + 4] !== '"') {
                   str += "\n";
-                  i += 2;
+                  i2 += 2;
                 }
                 str += indent2;
-                if (json[i + 2] === " ")
+                if (json[i2 + 2] === " ")
                   str += "\\";
-                i += 1;
-                start = i + 1;
+                i2 += 1;
+                start = i2 + 1;
               }
               break;
             default:
-              i += 1;
+              i2 += 1;
           }
       }
       str = start ? str + json.slice(start) : json;
@@ -10108,9 +10108,9 @@ ${indent2}`) + "'";
         return quotedString(value, ctx);
       }
       const indent2 = ctx.indent || (ctx.forceBlockIndent || containsDocumentMarker(value) ? "  " : "");
-      const literal = blockQuote === "literal" ? true : blockQuote === "folded" || type === Scalar.Scalar.BLOCK_FOLDED ? false : type === Scalar.Scalar.BLOCK_LITERAL ? true : !lineLengthOverLimit(value, lineWidth, indent2.length);
+      const literal2 = blockQuote === "literal" ? true : blockQuote === "folded" || type === Scalar.Scalar.BLOCK_FOLDED ? false : type === Scalar.Scalar.BLOCK_LITERAL ? true : !lineLengthOverLimit(value, lineWidth, indent2.length);
       if (!value)
-        return literal ? "|\n" : ">\n";
+        return literal2 ? "|\n" : ">\n";
       let chomp;
       let endStart;
       for (endStart = value.length; endStart > 0; --endStart) {
@@ -10159,7 +10159,7 @@ ${indent2}`) + "'";
         if (onComment)
           onComment();
       }
-      if (!literal) {
+      if (!literal2) {
         const foldedValue = value.replace(/\n+/g, "\n$&").replace(/(?:^|\n)([\t ].*)(?:([\n\t ]*)\n(?![\n\t ]))?/g, "$1$2").replace(/\n+/g, `$&${indent2}`);
         let literalFallback = false;
         const foldOptions = getFoldOptions(ctx, true);
@@ -10704,8 +10704,8 @@ var require_stringifyCollection = __commonJS({
       const itemCtx = Object.assign({}, ctx, { indent: itemIndent, type: null });
       let chompKeep = false;
       const lines = [];
-      for (let i = 0; i < items.length; ++i) {
-        const item = items[i];
+      for (let i2 = 0; i2 < items.length; ++i2) {
+        const item = items[i2];
         let comment2 = null;
         if (identity.isNode(item)) {
           if (!chompKeep && item.spaceBefore)
@@ -10734,8 +10734,8 @@ var require_stringifyCollection = __commonJS({
         str = flowChars.start + flowChars.end;
       } else {
         str = lines[0];
-        for (let i = 1; i < lines.length; ++i) {
-          const line = lines[i];
+        for (let i2 = 1; i2 < lines.length; ++i2) {
+          const line = lines[i2];
           str += line ? `
 ${indent2}${line}` : "\n";
         }
@@ -10759,8 +10759,8 @@ ${indent2}${line}` : "\n";
       let reqNewline = false;
       let linesAtValue = 0;
       const lines = [];
-      for (let i = 0; i < items.length; ++i) {
-        const item = items[i];
+      for (let i2 = 0; i2 < items.length; ++i2) {
+        const item = items[i2];
         let comment = null;
         if (identity.isNode(item)) {
           if (item.spaceBefore)
@@ -10791,7 +10791,7 @@ ${indent2}${line}` : "\n";
           reqNewline = true;
         let str = stringify.stringify(item, itemCtx, () => comment = null);
         reqNewline || (reqNewline = lines.length > linesAtValue || str.includes("\n"));
-        if (i < items.length - 1) {
+        if (i2 < items.length - 1) {
           str += ",";
         } else if (ctx.options.trailingComma) {
           if (ctx.options.lineWidth > 0) {
@@ -10919,11 +10919,11 @@ var require_YAMLMap = __commonJS({
           else
             prev.value = _pair.value;
         } else if (sortEntries) {
-          const i = this.items.findIndex((item) => sortEntries(_pair, item) < 0);
-          if (i === -1)
+          const i2 = this.items.findIndex((item) => sortEntries(_pair, item) < 0);
+          if (i2 === -1)
             this.items.push(_pair);
           else
-            this.items.splice(i, 0, _pair);
+            this.items.splice(i2, 0, _pair);
         } else {
           this.items.push(_pair);
         }
@@ -11078,9 +11078,9 @@ var require_YAMLSeq = __commonJS({
         const seq = [];
         if (ctx?.onCreate)
           ctx.onCreate(seq);
-        let i = 0;
+        let i2 = 0;
         for (const item of this.items)
-          seq.push(toJS.toJS(item, String(i++), ctx));
+          seq.push(toJS.toJS(item, String(i2++), ctx));
         return seq;
       }
       toString(ctx, onComment, onChompKeep) {
@@ -11098,10 +11098,10 @@ var require_YAMLSeq = __commonJS({
         const { replacer } = ctx;
         const seq = new this(schema2);
         if (obj && Symbol.iterator in Object(obj)) {
-          let i = 0;
+          let i2 = 0;
           for (let it of obj) {
             if (typeof replacer === "function") {
-              const key = obj instanceof Set ? it : String(i++);
+              const key = obj instanceof Set ? it : String(i2++);
               it = replacer.call(obj, key, it);
             }
             seq.items.push(createNode.createNode(it, void 0, ctx));
@@ -11215,12 +11215,12 @@ var require_stringifyNumber = __commonJS({
         return isNaN(num) ? ".nan" : num < 0 ? "-.inf" : ".inf";
       let n = Object.is(value, -0) ? "-0" : JSON.stringify(value);
       if (!format && minFractionDigits && (!tag || tag === "tag:yaml.org,2002:float") && /^-?\d/.test(n) && !n.includes("e")) {
-        let i = n.indexOf(".");
-        if (i < 0) {
-          i = n.length;
+        let i2 = n.indexOf(".");
+        if (i2 < 0) {
+          i2 = n.length;
           n += ".";
         }
-        let d = minFractionDigits - (n.length - i - 1);
+        let d = minFractionDigits - (n.length - i2 - 1);
         while (d-- > 0)
           n += "0";
       }
@@ -11282,7 +11282,7 @@ var require_int = __commonJS({
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
-    var intResolve = (str, offset, radix, { intAsBigInt }) => intAsBigInt ? BigInt(str) : parseInt(str.substring(offset), radix);
+    var intResolve = (str, offset2, radix, { intAsBigInt }) => intAsBigInt ? BigInt(str) : parseInt(str.substring(offset2), radix);
     function intStringify(node, radix, prefix) {
       const { value } = node;
       if (intIdentify(value) && value >= 0)
@@ -11442,8 +11442,8 @@ var require_binary = __commonJS({
         } else if (typeof atob === "function") {
           const str = atob(src.replace(/[\n\r]/g, ""));
           const buffer = new Uint8Array(str.length);
-          for (let i = 0; i < str.length; ++i)
-            buffer[i] = str.charCodeAt(i);
+          for (let i2 = 0; i2 < str.length; ++i2)
+            buffer[i2] = str.charCodeAt(i2);
           return buffer;
         } else {
           onError("This environment does not support reading binary tags; either Buffer or atob is required");
@@ -11459,8 +11459,8 @@ var require_binary = __commonJS({
           str = buf instanceof node_buffer.Buffer ? buf.toString("base64") : node_buffer.Buffer.from(buf.buffer).toString("base64");
         } else if (typeof btoa === "function") {
           let s = "";
-          for (let i = 0; i < buf.length; ++i)
-            s += String.fromCharCode(buf[i]);
+          for (let i2 = 0; i2 < buf.length; ++i2)
+            s += String.fromCharCode(buf[i2]);
           str = btoa(s);
         } else {
           throw new Error("This environment does not support writing binary tags; either Buffer or btoa is required");
@@ -11470,8 +11470,8 @@ var require_binary = __commonJS({
           const lineWidth = Math.max(ctx.options.lineWidth - ctx.indent.length, ctx.options.minContentWidth);
           const n = Math.ceil(str.length / lineWidth);
           const lines = new Array(n);
-          for (let i = 0, o = 0; i < n; ++i, o += lineWidth) {
-            lines[i] = str.substr(o, lineWidth);
+          for (let i2 = 0, o = 0; i2 < n; ++i2, o += lineWidth) {
+            lines[i2] = str.substr(o, lineWidth);
           }
           str = lines.join(type === Scalar.Scalar.BLOCK_LITERAL ? "\n" : " ");
         }
@@ -11492,8 +11492,8 @@ var require_pairs = __commonJS({
     var YAMLSeq = require_YAMLSeq();
     function resolvePairs(seq, onError) {
       if (identity.isSeq(seq)) {
-        for (let i = 0; i < seq.items.length; ++i) {
-          let item = seq.items[i];
+        for (let i2 = 0; i2 < seq.items.length; ++i2) {
+          let item = seq.items[i2];
           if (identity.isPair(item))
             continue;
           else if (identity.isMap(item)) {
@@ -11510,7 +11510,7 @@ ${cn.comment}` : item.comment;
             }
             item = pair;
           }
-          seq.items[i] = identity.isPair(item) ? item : new Pair.Pair(item);
+          seq.items[i2] = identity.isPair(item) ? item : new Pair.Pair(item);
         }
       } else
         onError("Expected a sequence for this tag");
@@ -11520,11 +11520,11 @@ ${cn.comment}` : item.comment;
       const { replacer } = ctx;
       const pairs2 = new YAMLSeq.YAMLSeq(schema2);
       pairs2.tag = "tag:yaml.org,2002:pairs";
-      let i = 0;
+      let i2 = 0;
       if (iterable && Symbol.iterator in Object(iterable))
         for (let it of iterable) {
           if (typeof replacer === "function")
-            it = replacer.call(iterable, String(i++), it);
+            it = replacer.call(iterable, String(i2++), it);
           let key, value;
           if (Array.isArray(it)) {
             if (it.length === 2) {
@@ -11725,11 +11725,11 @@ var require_int2 = __commonJS({
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
-    function intResolve(str, offset, radix, { intAsBigInt }) {
+    function intResolve(str, offset2, radix, { intAsBigInt }) {
       const sign = str[0];
       if (sign === "-" || sign === "+")
-        offset += 1;
-      str = str.substring(offset).replace(/_/g, "");
+        offset2 += 1;
+      str = str.substring(offset2).replace(/_/g, "");
       if (intAsBigInt) {
         switch (radix) {
           case 2:
@@ -12265,14 +12265,14 @@ var require_Document = __commonJS({
           version: "1.2"
         }, options);
         this.options = opt;
-        let { version } = opt;
+        let { version: version2 } = opt;
         if (options?._directives) {
           this.directives = options._directives.atDocument();
           if (this.directives.yaml.explicit)
-            version = this.directives.yaml.version;
+            version2 = this.directives.yaml.version;
         } else
-          this.directives = new directives.Directives({ version });
-        this.setSchema(version, options);
+          this.directives = new directives.Directives({ version: version2 });
+        this.setSchema(version2, options);
         this.contents = value === void 0 ? null : this.createNode(value, _replacer, options);
       }
       /**
@@ -12452,11 +12452,11 @@ var require_Document = __commonJS({
        *
        * Overrides all previously set schema options.
        */
-      setSchema(version, options = {}) {
-        if (typeof version === "number")
-          version = String(version);
+      setSchema(version2, options = {}) {
+        if (typeof version2 === "number")
+          version2 = String(version2);
         let opt;
-        switch (version) {
+        switch (version2) {
           case "1.1":
             if (this.directives)
               this.directives.yaml.version = "1.1";
@@ -12467,9 +12467,9 @@ var require_Document = __commonJS({
           case "1.2":
           case "next":
             if (this.directives)
-              this.directives.yaml.version = version;
+              this.directives.yaml.version = version2;
             else
-              this.directives = new directives.Directives({ version });
+              this.directives = new directives.Directives({ version: version2 });
             opt = { resolveKnownTags: true, schema: "core" };
             break;
           case null:
@@ -12478,7 +12478,7 @@ var require_Document = __commonJS({
             opt = null;
             break;
           default: {
-            const sv = JSON.stringify(version);
+            const sv = JSON.stringify(version2);
             throw new Error(`Expected '1.1', '1.2' or null as first argument, but found: ${sv}`);
           }
         }
@@ -12603,7 +12603,7 @@ ${pointer}
 var require_resolve_props = __commonJS({
   "node_modules/yaml/dist/compose/resolve-props.js"(exports2) {
     "use strict";
-    function resolveProps(tokens, { flow, indicator, next, offset, onError, parentIndent, startOnNewline }) {
+    function resolveProps(tokens, { flow, indicator, next, offset: offset2, onError, parentIndent, startOnNewline }) {
       let spaceBefore = false;
       let atNewline = startOnNewline;
       let hasSpace = startOnNewline;
@@ -12710,7 +12710,7 @@ var require_resolve_props = __commonJS({
         }
       }
       const last = tokens[tokens.length - 1];
-      const end = last ? last.offset + last.source.length : offset;
+      const end = last ? last.offset + last.source.length : offset2;
       if (reqSpace && next && next.type !== "space" && next.type !== "newline" && next.type !== "comma" && (next.type !== "scalar" || next.source !== "")) {
         onError(next.offset, "MISSING_CHAR", "Tags and anchors must be separated from the next token by white space");
       }
@@ -12825,14 +12825,14 @@ var require_resolve_block_map = __commonJS({
       const map = new NodeClass(ctx.schema);
       if (ctx.atRoot)
         ctx.atRoot = false;
-      let offset = bm.offset;
+      let offset2 = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
         const { start, key, sep: sep2, value } = collItem;
         const keyProps = resolveProps.resolveProps(start, {
           indicator: "explicit-key-ind",
           next: key ?? sep2?.[0],
-          offset,
+          offset: offset2,
           onError,
           parentIndent: bm.indent,
           startOnNewline: true
@@ -12841,9 +12841,9 @@ var require_resolve_block_map = __commonJS({
         if (implicitKey) {
           if (key) {
             if (key.type === "block-seq")
-              onError(offset, "BLOCK_AS_IMPLICIT_KEY", "A block sequence may not be used as an implicit map key");
+              onError(offset2, "BLOCK_AS_IMPLICIT_KEY", "A block sequence may not be used as an implicit map key");
             else if ("indent" in key && key.indent !== bm.indent)
-              onError(offset, "BAD_INDENT", startColMsg);
+              onError(offset2, "BAD_INDENT", startColMsg);
           }
           if (!keyProps.anchor && !keyProps.tag && !sep2) {
             commentEnd = keyProps.end;
@@ -12859,7 +12859,7 @@ var require_resolve_block_map = __commonJS({
             onError(key ?? start[start.length - 1], "MULTILINE_IMPLICIT_KEY", "Implicit keys need to be on a single line");
           }
         } else if (keyProps.found?.indent !== bm.indent) {
-          onError(offset, "BAD_INDENT", startColMsg);
+          onError(offset2, "BAD_INDENT", startColMsg);
         }
         ctx.atKey = true;
         const keyStart = keyProps.end;
@@ -12877,18 +12877,18 @@ var require_resolve_block_map = __commonJS({
           parentIndent: bm.indent,
           startOnNewline: !key || key.type === "block-scalar"
         });
-        offset = valueProps.end;
+        offset2 = valueProps.end;
         if (valueProps.found) {
           if (implicitKey) {
             if (value?.type === "block-map" && !valueProps.hasNewline)
-              onError(offset, "BLOCK_AS_IMPLICIT_KEY", "Nested mappings are not allowed in compact mappings");
+              onError(offset2, "BLOCK_AS_IMPLICIT_KEY", "Nested mappings are not allowed in compact mappings");
             if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
               onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep2, null, valueProps, onError);
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset2, sep2, null, valueProps, onError);
           if (ctx.schema.compat)
             utilFlowIndentCheck.flowIndentCheck(bm.indent, value, onError);
-          offset = valueNode.range[2];
+          offset2 = valueNode.range[2];
           const pair = new Pair.Pair(keyNode, valueNode);
           if (ctx.options.keepSourceTokens)
             pair.srcToken = collItem;
@@ -12908,9 +12908,9 @@ var require_resolve_block_map = __commonJS({
           map.items.push(pair);
         }
       }
-      if (commentEnd && commentEnd < offset)
+      if (commentEnd && commentEnd < offset2)
         onError(commentEnd, "IMPOSSIBLE", "Map comment with trailing content");
-      map.range = [bm.offset, offset, commentEnd ?? offset];
+      map.range = [bm.offset, offset2, commentEnd ?? offset2];
       return map;
     }
     exports2.resolveBlockMap = resolveBlockMap;
@@ -12931,13 +12931,13 @@ var require_resolve_block_seq = __commonJS({
         ctx.atRoot = false;
       if (ctx.atKey)
         ctx.atKey = false;
-      let offset = bs.offset;
+      let offset2 = bs.offset;
       let commentEnd = null;
       for (const { start, value } of bs.items) {
         const props = resolveProps.resolveProps(start, {
           indicator: "seq-item-ind",
           next: value,
-          offset,
+          offset: offset2,
           onError,
           parentIndent: bs.indent,
           startOnNewline: true
@@ -12947,7 +12947,7 @@ var require_resolve_block_seq = __commonJS({
             if (value?.type === "block-seq")
               onError(props.end, "BAD_INDENT", "All sequence items must start at the same column");
             else
-              onError(offset, "MISSING_CHAR", "Sequence item without - indicator");
+              onError(offset2, "MISSING_CHAR", "Sequence item without - indicator");
           } else {
             commentEnd = props.end;
             if (props.comment)
@@ -12958,10 +12958,10 @@ var require_resolve_block_seq = __commonJS({
         const node = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, start, null, props, onError);
         if (ctx.schema.compat)
           utilFlowIndentCheck.flowIndentCheck(bs.indent, value, onError);
-        offset = node.range[2];
+        offset2 = node.range[2];
         seq.items.push(node);
       }
-      seq.range = [bs.offset, offset, commentEnd ?? offset];
+      seq.range = [bs.offset, offset2, commentEnd ?? offset2];
       return seq;
     }
     exports2.resolveBlockSeq = resolveBlockSeq;
@@ -12972,7 +12972,7 @@ var require_resolve_block_seq = __commonJS({
 var require_resolve_end = __commonJS({
   "node_modules/yaml/dist/compose/resolve-end.js"(exports2) {
     "use strict";
-    function resolveEnd(end, offset, reqSpace, onError) {
+    function resolveEnd(end, offset2, reqSpace, onError) {
       let comment = "";
       if (end) {
         let hasSpace = false;
@@ -13002,10 +13002,10 @@ var require_resolve_end = __commonJS({
             default:
               onError(token, "UNEXPECTED_TOKEN", `Unexpected ${type} at node end`);
           }
-          offset += source.length;
+          offset2 += source.length;
         }
       }
-      return { comment, offset };
+      return { comment, offset: offset2 };
     }
     exports2.resolveEnd = resolveEnd;
   }
@@ -13036,24 +13036,24 @@ var require_resolve_flow_collection = __commonJS({
         ctx.atRoot = false;
       if (ctx.atKey)
         ctx.atKey = false;
-      let offset = fc.offset + fc.start.source.length;
-      for (let i = 0; i < fc.items.length; ++i) {
-        const collItem = fc.items[i];
+      let offset2 = fc.offset + fc.start.source.length;
+      for (let i2 = 0; i2 < fc.items.length; ++i2) {
+        const collItem = fc.items[i2];
         const { start, key, sep: sep2, value } = collItem;
         const props = resolveProps.resolveProps(start, {
           flow: fcName,
           indicator: "explicit-key-ind",
           next: key ?? sep2?.[0],
-          offset,
+          offset: offset2,
           onError,
           parentIndent: fc.indent,
           startOnNewline: false
         });
         if (!props.found) {
           if (!props.anchor && !props.tag && !sep2 && !value) {
-            if (i === 0 && props.comma)
+            if (i2 === 0 && props.comma)
               onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
-            else if (i < fc.items.length - 1)
+            else if (i2 < fc.items.length - 1)
               onError(props.start, "UNEXPECTED_TOKEN", `Unexpected empty item in ${fcName}`);
             if (props.comment) {
               if (coll.comment)
@@ -13061,7 +13061,7 @@ var require_resolve_flow_collection = __commonJS({
               else
                 coll.comment = props.comment;
             }
-            offset = props.end;
+            offset2 = props.end;
             continue;
           }
           if (!isMap2 && ctx.options.strict && utilContainsNewline.containsNewline(key))
@@ -13072,7 +13072,7 @@ var require_resolve_flow_collection = __commonJS({
               "Implicit keys of flow sequence pairs need to be on a single line"
             );
         }
-        if (i === 0) {
+        if (i2 === 0) {
           if (props.comma)
             onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
         } else {
@@ -13107,7 +13107,7 @@ var require_resolve_flow_collection = __commonJS({
         if (!isMap2 && !sep2 && !props.found) {
           const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep2, null, props, onError);
           coll.items.push(valueNode);
-          offset = valueNode.range[2];
+          offset2 = valueNode.range[2];
           if (isBlock(value))
             onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
         } else {
@@ -13172,18 +13172,18 @@ var require_resolve_flow_collection = __commonJS({
             map.range = [keyNode.range[0], endRange[1], endRange[2]];
             coll.items.push(map);
           }
-          offset = valueNode ? valueNode.range[2] : valueProps.end;
+          offset2 = valueNode ? valueNode.range[2] : valueProps.end;
         }
       }
       const expectedEnd = isMap2 ? "}" : "]";
       const [ce, ...ee] = fc.end;
-      let cePos = offset;
+      let cePos = offset2;
       if (ce?.source === expectedEnd)
         cePos = ce.offset + ce.source.length;
       else {
         const name2 = fcName[0].toUpperCase() + fcName.substring(1);
         const msg = atRoot ? `${name2} must end with a ${expectedEnd}` : `${name2} in block collection must be sufficiently indented and end with a ${expectedEnd}`;
-        onError(offset, atRoot ? "MISSING_CHAR" : "BAD_INDENT", msg);
+        onError(offset2, atRoot ? "MISSING_CHAR" : "BAD_INDENT", msg);
         if (ce && ce.source.length !== 1)
           ee.unshift(ce);
       }
@@ -13283,10 +13283,10 @@ var require_resolve_block_scalar = __commonJS({
       const type = header.mode === ">" ? Scalar.Scalar.BLOCK_FOLDED : Scalar.Scalar.BLOCK_LITERAL;
       const lines = scalar.source ? splitLines(scalar.source) : [];
       let chompStart = lines.length;
-      for (let i = lines.length - 1; i >= 0; --i) {
-        const content = lines[i][1];
+      for (let i2 = lines.length - 1; i2 >= 0; --i2) {
+        const content = lines[i2][1];
         if (content === "" || content === "\r")
-          chompStart = i;
+          chompStart = i2;
         else
           break;
       }
@@ -13298,48 +13298,48 @@ var require_resolve_block_scalar = __commonJS({
         return { value: value2, type, comment: header.comment, range: [start, end2, end2] };
       }
       let trimIndent = scalar.indent + header.indent;
-      let offset = scalar.offset + header.length;
+      let offset2 = scalar.offset + header.length;
       let contentStart = 0;
-      for (let i = 0; i < chompStart; ++i) {
-        const [indent2, content] = lines[i];
+      for (let i2 = 0; i2 < chompStart; ++i2) {
+        const [indent2, content] = lines[i2];
         if (content === "" || content === "\r") {
           if (header.indent === 0 && indent2.length > trimIndent)
             trimIndent = indent2.length;
         } else {
           if (indent2.length < trimIndent) {
             const message = "Block scalars with more-indented leading empty lines must use an explicit indentation indicator";
-            onError(offset + indent2.length, "MISSING_CHAR", message);
+            onError(offset2 + indent2.length, "MISSING_CHAR", message);
           }
           if (header.indent === 0)
             trimIndent = indent2.length;
-          contentStart = i;
+          contentStart = i2;
           if (trimIndent === 0 && !ctx.atRoot) {
             const message = "Block scalar values in collections must be indented";
-            onError(offset, "BAD_INDENT", message);
+            onError(offset2, "BAD_INDENT", message);
           }
           break;
         }
-        offset += indent2.length + content.length + 1;
+        offset2 += indent2.length + content.length + 1;
       }
-      for (let i = lines.length - 1; i >= chompStart; --i) {
-        if (lines[i][0].length > trimIndent)
-          chompStart = i + 1;
+      for (let i2 = lines.length - 1; i2 >= chompStart; --i2) {
+        if (lines[i2][0].length > trimIndent)
+          chompStart = i2 + 1;
       }
       let value = "";
       let sep2 = "";
       let prevMoreIndented = false;
-      for (let i = 0; i < contentStart; ++i)
-        value += lines[i][0].slice(trimIndent) + "\n";
-      for (let i = contentStart; i < chompStart; ++i) {
-        let [indent2, content] = lines[i];
-        offset += indent2.length + content.length + 1;
+      for (let i2 = 0; i2 < contentStart; ++i2)
+        value += lines[i2][0].slice(trimIndent) + "\n";
+      for (let i2 = contentStart; i2 < chompStart; ++i2) {
+        let [indent2, content] = lines[i2];
+        offset2 += indent2.length + content.length + 1;
         const crlf = content[content.length - 1] === "\r";
         if (crlf)
           content = content.slice(0, -1);
         if (content && indent2.length < trimIndent) {
           const src = header.indent ? "explicit indentation indicator" : "first line";
           const message = `Block scalar lines must not be less indented than their ${src}`;
-          onError(offset - content.length - (crlf ? 2 : 1), "BAD_INDENT", message);
+          onError(offset2 - content.length - (crlf ? 2 : 1), "BAD_INDENT", message);
           indent2 = "";
         }
         if (type === Scalar.Scalar.BLOCK_LITERAL) {
@@ -13368,8 +13368,8 @@ var require_resolve_block_scalar = __commonJS({
         case "-":
           break;
         case "+":
-          for (let i = chompStart; i < lines.length; ++i)
-            value += "\n" + lines[i][0].slice(trimIndent);
+          for (let i2 = chompStart; i2 < lines.length; ++i2)
+            value += "\n" + lines[i2][0].slice(trimIndent);
           if (value[value.length - 1] !== "\n")
             value += "\n";
           break;
@@ -13379,7 +13379,7 @@ var require_resolve_block_scalar = __commonJS({
       const end = start + header.length + scalar.source.length;
       return { value, type, comment: header.comment, range: [start, end, end] };
     }
-    function parseBlockScalarHeader({ offset, props }, strict, onError) {
+    function parseBlockScalarHeader({ offset: offset2, props }, strict, onError) {
       if (props[0].type !== "block-scalar-header") {
         onError(props[0], "IMPOSSIBLE", "Block scalar header not found");
         return null;
@@ -13389,8 +13389,8 @@ var require_resolve_block_scalar = __commonJS({
       let indent2 = 0;
       let chomp = "";
       let error = -1;
-      for (let i = 1; i < source.length; ++i) {
-        const ch = source[i];
+      for (let i2 = 1; i2 < source.length; ++i2) {
+        const ch = source[i2];
         if (!chomp && (ch === "-" || ch === "+"))
           chomp = ch;
         else {
@@ -13398,7 +13398,7 @@ var require_resolve_block_scalar = __commonJS({
           if (!indent2 && n)
             indent2 = n;
           else if (error === -1)
-            error = offset + i;
+            error = offset2 + i2;
         }
       }
       if (error !== -1)
@@ -13406,8 +13406,8 @@ var require_resolve_block_scalar = __commonJS({
       let hasSpace = false;
       let comment = "";
       let length = source.length;
-      for (let i = 1; i < props.length; ++i) {
-        const token = props[i];
+      for (let i2 = 1; i2 < props.length; ++i2) {
+        const token = props[i2];
         switch (token.type) {
           case "space":
             hasSpace = true;
@@ -13445,8 +13445,8 @@ var require_resolve_block_scalar = __commonJS({
       const m = first.match(/^( *)/);
       const line0 = m?.[1] ? [m[1], first.slice(m[1].length)] : ["", first];
       const lines = [line0];
-      for (let i = 1; i < split.length; i += 2)
-        lines.push([split[i], split[i + 1]]);
+      for (let i2 = 1; i2 < split.length; i2 += 2)
+        lines.push([split[i2], split[i2 + 1]]);
       return lines;
     }
     exports2.resolveBlockScalar = resolveBlockScalar;
@@ -13460,10 +13460,10 @@ var require_resolve_flow_scalar = __commonJS({
     var Scalar = require_Scalar();
     var resolveEnd = require_resolve_end();
     function resolveFlowScalar(scalar, strict, onError) {
-      const { offset, type, source, end } = scalar;
+      const { offset: offset2, type, source, end } = scalar;
       let _type;
       let value;
-      const _onError = (rel, code, msg) => onError(offset + rel, code, msg);
+      const _onError = (rel, code, msg) => onError(offset2 + rel, code, msg);
       switch (type) {
         case "scalar":
           _type = Scalar.Scalar.PLAIN;
@@ -13484,16 +13484,16 @@ var require_resolve_flow_scalar = __commonJS({
             value: "",
             type: null,
             comment: "",
-            range: [offset, offset + source.length, offset + source.length]
+            range: [offset2, offset2 + source.length, offset2 + source.length]
           };
       }
-      const valueEnd = offset + source.length;
+      const valueEnd = offset2 + source.length;
       const re = resolveEnd.resolveEnd(end, valueEnd, strict, onError);
       return {
         value,
         type: _type,
         comment: re.comment,
-        range: [offset, valueEnd, re.offset]
+        range: [offset2, valueEnd, re.offset]
       };
     }
     function plainValue(source, onError) {
@@ -13565,43 +13565,43 @@ var require_resolve_flow_scalar = __commonJS({
     }
     function doubleQuotedValue(source, onError) {
       let res = "";
-      for (let i = 1; i < source.length - 1; ++i) {
-        const ch = source[i];
-        if (ch === "\r" && source[i + 1] === "\n")
+      for (let i2 = 1; i2 < source.length - 1; ++i2) {
+        const ch = source[i2];
+        if (ch === "\r" && source[i2 + 1] === "\n")
           continue;
         if (ch === "\n") {
-          const { fold, offset } = foldNewline(source, i);
+          const { fold, offset: offset2 } = foldNewline(source, i2);
           res += fold;
-          i = offset;
+          i2 = offset2;
         } else if (ch === "\\") {
-          let next = source[++i];
+          let next = source[++i2];
           const cc = escapeCodes[next];
           if (cc)
             res += cc;
           else if (next === "\n") {
-            next = source[i + 1];
+            next = source[i2 + 1];
             while (next === " " || next === "	")
-              next = source[++i + 1];
-          } else if (next === "\r" && source[i + 1] === "\n") {
-            next = source[++i + 1];
+              next = source[++i2 + 1];
+          } else if (next === "\r" && source[i2 + 1] === "\n") {
+            next = source[++i2 + 1];
             while (next === " " || next === "	")
-              next = source[++i + 1];
+              next = source[++i2 + 1];
           } else if (next === "x" || next === "u" || next === "U") {
             const length = next === "x" ? 2 : next === "u" ? 4 : 8;
-            res += parseCharCode(source, i + 1, length, onError);
-            i += length;
+            res += parseCharCode(source, i2 + 1, length, onError);
+            i2 += length;
           } else {
-            const raw = source.substr(i - 1, 2);
-            onError(i - 1, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw}`);
+            const raw = source.substr(i2 - 1, 2);
+            onError(i2 - 1, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw}`);
             res += raw;
           }
         } else if (ch === " " || ch === "	") {
-          const wsStart = i;
-          let next = source[i + 1];
+          const wsStart = i2;
+          let next = source[i2 + 1];
           while (next === " " || next === "	")
-            next = source[++i + 1];
-          if (next !== "\n" && !(next === "\r" && source[i + 2] === "\n"))
-            res += i > wsStart ? source.slice(wsStart, i + 1) : ch;
+            next = source[++i2 + 1];
+          if (next !== "\n" && !(next === "\r" && source[i2 + 2] === "\n"))
+            res += i2 > wsStart ? source.slice(wsStart, i2 + 1) : ch;
         } else {
           res += ch;
         }
@@ -13610,20 +13610,20 @@ var require_resolve_flow_scalar = __commonJS({
         onError(source.length, "MISSING_CHAR", 'Missing closing "quote');
       return res;
     }
-    function foldNewline(source, offset) {
+    function foldNewline(source, offset2) {
       let fold = "";
-      let ch = source[offset + 1];
+      let ch = source[offset2 + 1];
       while (ch === " " || ch === "	" || ch === "\n" || ch === "\r") {
-        if (ch === "\r" && source[offset + 2] !== "\n")
+        if (ch === "\r" && source[offset2 + 2] !== "\n")
           break;
         if (ch === "\n")
           fold += "\n";
-        offset += 1;
-        ch = source[offset + 1];
+        offset2 += 1;
+        ch = source[offset2 + 1];
       }
       if (!fold)
         fold = " ";
-      return { fold, offset };
+      return { fold, offset: offset2 };
     }
     var escapeCodes = {
       "0": "\0",
@@ -13658,15 +13658,15 @@ var require_resolve_flow_scalar = __commonJS({
       "\\": "\\",
       "	": "	"
     };
-    function parseCharCode(source, offset, length, onError) {
-      const cc = source.substr(offset, length);
+    function parseCharCode(source, offset2, length, onError) {
+      const cc = source.substr(offset2, length);
       const ok = cc.length === length && /^[0-9a-fA-F]+$/.test(cc);
       const code = ok ? parseInt(cc, 16) : NaN;
       try {
         return String.fromCodePoint(code);
       } catch {
-        const raw = source.substr(offset - 2, length + 2);
-        onError(offset - 2, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw}`);
+        const raw = source.substr(offset2 - 2, length + 2);
+        onError(offset2 - 2, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw}`);
         return raw;
       }
     }
@@ -13759,27 +13759,27 @@ var require_compose_scalar = __commonJS({
 var require_util_empty_scalar_position = __commonJS({
   "node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports2) {
     "use strict";
-    function emptyScalarPosition(offset, before, pos) {
+    function emptyScalarPosition(offset2, before, pos) {
       if (before) {
         pos ?? (pos = before.length);
-        for (let i = pos - 1; i >= 0; --i) {
-          let st = before[i];
+        for (let i2 = pos - 1; i2 >= 0; --i2) {
+          let st = before[i2];
           switch (st.type) {
             case "space":
             case "comment":
             case "newline":
-              offset -= st.source.length;
+              offset2 -= st.source.length;
               continue;
           }
-          st = before[++i];
+          st = before[++i2];
           while (st?.type === "space") {
-            offset += st.source.length;
-            st = before[++i];
+            offset2 += st.source.length;
+            st = before[++i2];
           }
           break;
         }
       }
-      return offset;
+      return offset2;
     }
     exports2.emptyScalarPosition = emptyScalarPosition;
   }
@@ -13852,10 +13852,10 @@ var require_compose_node = __commonJS({
         node.srcToken = token;
       return node;
     }
-    function composeEmptyNode(ctx, offset, before, pos, { spaceBefore, comment, anchor, tag, end }, onError) {
+    function composeEmptyNode(ctx, offset2, before, pos, { spaceBefore, comment, anchor, tag, end }, onError) {
       const token = {
         type: "scalar",
-        offset: utilEmptyScalarPosition.emptyScalarPosition(offset, before, pos),
+        offset: utilEmptyScalarPosition.emptyScalarPosition(offset2, before, pos),
         indent: -1,
         source: ""
       };
@@ -13873,15 +13873,15 @@ var require_compose_node = __commonJS({
       }
       return node;
     }
-    function composeAlias({ options }, { offset, source, end }, onError) {
+    function composeAlias({ options }, { offset: offset2, source, end }, onError) {
       const alias = new Alias.Alias(source.substring(1));
       if (alias.source === "")
-        onError(offset, "BAD_ALIAS", "Alias cannot be an empty string");
+        onError(offset2, "BAD_ALIAS", "Alias cannot be an empty string");
       if (alias.source.endsWith(":"))
-        onError(offset + source.length - 1, "BAD_ALIAS", "Alias ending in : is ambiguous", true);
-      const valueEnd = offset + source.length;
+        onError(offset2 + source.length - 1, "BAD_ALIAS", "Alias ending in : is ambiguous", true);
+      const valueEnd = offset2 + source.length;
       const re = resolveEnd.resolveEnd(end, valueEnd, options.strict, onError);
-      alias.range = [offset, valueEnd, re.offset];
+      alias.range = [offset2, valueEnd, re.offset];
       if (re.comment)
         alias.comment = re.comment;
       return alias;
@@ -13899,7 +13899,7 @@ var require_compose_doc = __commonJS({
     var composeNode = require_compose_node();
     var resolveEnd = require_resolve_end();
     var resolveProps = require_resolve_props();
-    function composeDoc(options, directives, { offset, start, value, end }, onError) {
+    function composeDoc(options, directives, { offset: offset2, start, value, end }, onError) {
       const opts = Object.assign({ _directives: directives }, options);
       const doc = new Document.Document(void 0, opts);
       const ctx = {
@@ -13912,7 +13912,7 @@ var require_compose_doc = __commonJS({
       const props = resolveProps.resolveProps(start, {
         indicator: "doc-start",
         next: value ?? end?.[0],
-        offset,
+        offset: offset2,
         onError,
         parentIndent: 0,
         startOnNewline: true
@@ -13927,7 +13927,7 @@ var require_compose_doc = __commonJS({
       const re = resolveEnd.resolveEnd(end, contentEnd, false, onError);
       if (re.comment)
         doc.comment = re.comment;
-      doc.range = [offset, contentEnd, re.offset];
+      doc.range = [offset2, contentEnd, re.offset];
       return doc;
     }
     exports2.composeDoc = composeDoc;
@@ -13950,15 +13950,15 @@ var require_composer = __commonJS({
         return [src, src + 1];
       if (Array.isArray(src))
         return src.length === 2 ? src : [src[0], src[1]];
-      const { offset, source } = src;
-      return [offset, offset + (typeof source === "string" ? source.length : 1)];
+      const { offset: offset2, source } = src;
+      return [offset2, offset2 + (typeof source === "string" ? source.length : 1)];
     }
     function parsePrelude(prelude) {
       let comment = "";
       let atComment = false;
       let afterEmptyLine = false;
-      for (let i = 0; i < prelude.length; ++i) {
-        const source = prelude[i];
+      for (let i2 = 0; i2 < prelude.length; ++i2) {
+        const source = prelude[i2];
         switch (source[0]) {
           case "#":
             comment += (comment === "" ? "" : afterEmptyLine ? "\n\n" : "\n") + (source.substring(1) || " ");
@@ -13966,8 +13966,8 @@ var require_composer = __commonJS({
             afterEmptyLine = false;
             break;
           case "%":
-            if (prelude[i + 1]?.[0] !== "#")
-              i += 1;
+            if (prelude[i2 + 1]?.[0] !== "#")
+              i2 += 1;
             atComment = false;
             break;
           default:
@@ -14018,10 +14018,10 @@ ${cb}` : comment;
           }
         }
         if (afterDoc) {
-          for (let i = 0; i < this.errors.length; ++i)
-            doc.errors.push(this.errors[i]);
-          for (let i = 0; i < this.warnings.length; ++i)
-            doc.warnings.push(this.warnings[i]);
+          for (let i2 = 0; i2 < this.errors.length; ++i2)
+            doc.errors.push(this.errors[i2]);
+          for (let i2 = 0; i2 < this.warnings.length; ++i2)
+            doc.warnings.push(this.warnings[i2]);
         } else {
           doc.errors = this.errors;
           doc.warnings = this.warnings;
@@ -14060,9 +14060,9 @@ ${cb}` : comment;
           console.dir(token, { depth: null });
         switch (token.type) {
           case "directive":
-            this.directives.add(token.source, (offset, message, warning) => {
+            this.directives.add(token.source, (offset2, message, warning) => {
               const pos = getErrorPos(token);
-              pos[0] += offset;
+              pos[0] += offset2;
               this.onError(pos, "BAD_DIRECTIVE", message, warning);
             });
             this.prelude.push(token.source);
@@ -14153,11 +14153,11 @@ var require_cst_scalar = __commonJS({
     function resolveAsScalar(token, strict = true, onError) {
       if (token) {
         const _onError = (pos, code, message) => {
-          const offset = typeof pos === "number" ? pos : Array.isArray(pos) ? pos[0] : pos.offset;
+          const offset2 = typeof pos === "number" ? pos : Array.isArray(pos) ? pos[0] : pos.offset;
           if (onError)
-            onError(offset, code, message);
+            onError(offset2, code, message);
           else
-            throw new errors.YAMLParseError([offset, offset + 1], code, message);
+            throw new errors.YAMLParseError([offset2, offset2 + 1], code, message);
         };
         switch (token.type) {
           case "scalar":
@@ -14171,7 +14171,7 @@ var require_cst_scalar = __commonJS({
       return null;
     }
     function createScalarToken(value, context) {
-      const { implicitKey = false, indent: indent2, inFlow = false, offset = -1, type = "PLAIN" } = context;
+      const { implicitKey = false, indent: indent2, inFlow = false, offset: offset2 = -1, type = "PLAIN" } = context;
       const source = stringifyString.stringifyString({ type, value }, {
         implicitKey,
         indent: indent2 > 0 ? " ".repeat(indent2) : "",
@@ -14188,18 +14188,18 @@ var require_cst_scalar = __commonJS({
           const head = source.substring(0, he);
           const body = source.substring(he + 1) + "\n";
           const props = [
-            { type: "block-scalar-header", offset, indent: indent2, source: head }
+            { type: "block-scalar-header", offset: offset2, indent: indent2, source: head }
           ];
           if (!addEndtoBlockProps(props, end))
             props.push({ type: "newline", offset: -1, indent: indent2, source: "\n" });
-          return { type: "block-scalar", offset, indent: indent2, props, source: body };
+          return { type: "block-scalar", offset: offset2, indent: indent2, props, source: body };
         }
         case '"':
-          return { type: "double-quoted-scalar", offset, indent: indent2, source, end };
+          return { type: "double-quoted-scalar", offset: offset2, indent: indent2, source, end };
         case "'":
-          return { type: "single-quoted-scalar", offset, indent: indent2, source, end };
+          return { type: "single-quoted-scalar", offset: offset2, indent: indent2, source, end };
         default:
-          return { type: "scalar", offset, indent: indent2, source, end };
+          return { type: "scalar", offset: offset2, indent: indent2, source, end };
       }
     }
     function setScalarValue(token, value, context = {}) {
@@ -14257,10 +14257,10 @@ var require_cst_scalar = __commonJS({
         header.source = head;
         token.source = body;
       } else {
-        const { offset } = token;
+        const { offset: offset2 } = token;
         const indent2 = "indent" in token ? token.indent : -1;
         const props = [
-          { type: "block-scalar-header", offset, indent: indent2, source: head }
+          { type: "block-scalar-header", offset: offset2, indent: indent2, source: head }
         ];
         if (!addEndtoBlockProps(props, "end" in token ? token.end : void 0))
           props.push({ type: "newline", offset: -1, indent: indent2, source: "\n" });
@@ -14305,8 +14305,8 @@ var require_cst_scalar = __commonJS({
         }
         case "block-map":
         case "block-seq": {
-          const offset = token.offset + source.length;
-          const nl = { type: "newline", offset, indent: token.indent, source: "\n" };
+          const offset2 = token.offset + source.length;
+          const nl = { type: "newline", offset: offset2, indent: token.indent, source: "\n" };
           delete token.items;
           Object.assign(token, { type, source, end: [nl] });
           break;
@@ -14429,15 +14429,15 @@ var require_cst_visit = __commonJS({
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
-          for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path20.concat([[field, i]])), token.items[i], visitor);
+          for (let i2 = 0; i2 < token.items.length; ++i2) {
+            const ci = _visit(Object.freeze(path20.concat([[field, i2]])), token.items[i2], visitor);
             if (typeof ci === "number")
-              i = ci - 1;
+              i2 = ci - 1;
             else if (ci === BREAK)
               return BREAK;
             else if (ci === REMOVE) {
-              token.items.splice(i, 1);
-              i -= 1;
+              token.items.splice(i2, 1);
+              i2 -= 1;
             }
           }
           if (typeof ctrl === "function" && field === "key")
@@ -14607,38 +14607,38 @@ var require_lexer = __commonJS({
           next = yield* this.parseNext(next);
       }
       atLineEnd() {
-        let i = this.pos;
-        let ch = this.buffer[i];
+        let i2 = this.pos;
+        let ch = this.buffer[i2];
         while (ch === " " || ch === "	")
-          ch = this.buffer[++i];
+          ch = this.buffer[++i2];
         if (!ch || ch === "#" || ch === "\n")
           return true;
         if (ch === "\r")
-          return this.buffer[i + 1] === "\n";
+          return this.buffer[i2 + 1] === "\n";
         return false;
       }
       charAt(n) {
         return this.buffer[this.pos + n];
       }
-      continueScalar(offset) {
-        let ch = this.buffer[offset];
+      continueScalar(offset2) {
+        let ch = this.buffer[offset2];
         if (this.indentNext > 0) {
           let indent2 = 0;
           while (ch === " ")
-            ch = this.buffer[++indent2 + offset];
+            ch = this.buffer[++indent2 + offset2];
           if (ch === "\r") {
-            const next = this.buffer[indent2 + offset + 1];
+            const next = this.buffer[indent2 + offset2 + 1];
             if (next === "\n" || !next && !this.atEnd)
-              return offset + indent2 + 1;
+              return offset2 + indent2 + 1;
           }
-          return ch === "\n" || indent2 >= this.indentNext || !ch && !this.atEnd ? offset + indent2 : -1;
+          return ch === "\n" || indent2 >= this.indentNext || !ch && !this.atEnd ? offset2 + indent2 : -1;
         }
         if (ch === "-" || ch === ".") {
-          const dt = this.buffer.substr(offset, 3);
-          if ((dt === "---" || dt === "...") && isEmpty(this.buffer[offset + 3]))
+          const dt = this.buffer.substr(offset2, 3);
+          if ((dt === "---" || dt === "...") && isEmpty(this.buffer[offset2 + 3]))
             return -1;
         }
-        return offset;
+        return offset2;
       }
       getLine() {
         let end = this.lineEndPos;
@@ -14909,9 +14909,9 @@ var require_lexer = __commonJS({
       *parseBlockScalarHeader() {
         this.blockScalarIndent = -1;
         this.blockScalarKeep = false;
-        let i = this.pos;
+        let i2 = this.pos;
         while (true) {
-          const ch = this.buffer[++i];
+          const ch = this.buffer[++i2];
           if (ch === "+")
             this.blockScalarKeep = true;
           else if (ch > "0" && ch <= "9")
@@ -14925,17 +14925,17 @@ var require_lexer = __commonJS({
         let nl = this.pos - 1;
         let indent2 = 0;
         let ch;
-        loop: for (let i2 = this.pos; ch = this.buffer[i2]; ++i2) {
+        loop: for (let i3 = this.pos; ch = this.buffer[i3]; ++i3) {
           switch (ch) {
             case " ":
               indent2 += 1;
               break;
             case "\n":
-              nl = i2;
+              nl = i3;
               indent2 = 0;
               break;
             case "\r": {
-              const next = this.buffer[i2 + 1];
+              const next = this.buffer[i3 + 1];
               if (!next && !this.atEnd)
                 return this.setNext("block-scalar");
               if (next === "\n")
@@ -14966,25 +14966,25 @@ var require_lexer = __commonJS({
             nl = this.buffer.length;
           }
         }
-        let i = nl + 1;
-        ch = this.buffer[i];
+        let i2 = nl + 1;
+        ch = this.buffer[i2];
         while (ch === " ")
-          ch = this.buffer[++i];
+          ch = this.buffer[++i2];
         if (ch === "	") {
           while (ch === "	" || ch === " " || ch === "\r" || ch === "\n")
-            ch = this.buffer[++i];
-          nl = i - 1;
+            ch = this.buffer[++i2];
+          nl = i2 - 1;
         } else if (!this.blockScalarKeep) {
           do {
-            let i2 = nl - 1;
-            let ch2 = this.buffer[i2];
+            let i3 = nl - 1;
+            let ch2 = this.buffer[i3];
             if (ch2 === "\r")
-              ch2 = this.buffer[--i2];
-            const lastChar = i2;
+              ch2 = this.buffer[--i3];
+            const lastChar = i3;
             while (ch2 === " ")
-              ch2 = this.buffer[--i2];
-            if (ch2 === "\n" && i2 >= this.pos && i2 + 1 + indent2 > lastChar)
-              nl = i2;
+              ch2 = this.buffer[--i3];
+            if (ch2 === "\n" && i3 >= this.pos && i3 + 1 + indent2 > lastChar)
+              nl = i3;
             else
               break;
           } while (true);
@@ -14996,36 +14996,36 @@ var require_lexer = __commonJS({
       *parsePlainScalar() {
         const inFlow = this.flowLevel > 0;
         let end = this.pos - 1;
-        let i = this.pos - 1;
+        let i2 = this.pos - 1;
         let ch;
-        while (ch = this.buffer[++i]) {
+        while (ch = this.buffer[++i2]) {
           if (ch === ":") {
-            const next = this.buffer[i + 1];
+            const next = this.buffer[i2 + 1];
             if (isEmpty(next) || inFlow && flowIndicatorChars.has(next))
               break;
-            end = i;
+            end = i2;
           } else if (isEmpty(ch)) {
-            let next = this.buffer[i + 1];
+            let next = this.buffer[i2 + 1];
             if (ch === "\r") {
               if (next === "\n") {
-                i += 1;
+                i2 += 1;
                 ch = "\n";
-                next = this.buffer[i + 1];
+                next = this.buffer[i2 + 1];
               } else
-                end = i;
+                end = i2;
             }
             if (next === "#" || inFlow && flowIndicatorChars.has(next))
               break;
             if (ch === "\n") {
-              const cs = this.continueScalar(i + 1);
+              const cs = this.continueScalar(i2 + 1);
               if (cs === -1)
                 break;
-              i = Math.max(i, cs - 2);
+              i2 = Math.max(i2, cs - 2);
             }
           } else {
             if (inFlow && flowIndicatorChars.has(ch))
               break;
-            end = i;
+            end = i2;
           }
         }
         if (!ch && !this.atEnd)
@@ -15042,8 +15042,8 @@ var require_lexer = __commonJS({
         }
         return 0;
       }
-      *pushToIndex(i, allowEmpty) {
-        const s = this.buffer.slice(this.pos, i);
+      *pushToIndex(i2, allowEmpty) {
+        const s = this.buffer.slice(this.pos, i2);
         if (s) {
           yield s;
           this.pos += s.length;
@@ -15088,23 +15088,23 @@ var require_lexer = __commonJS({
       }
       *pushTag() {
         if (this.charAt(1) === "<") {
-          let i = this.pos + 2;
-          let ch = this.buffer[i];
+          let i2 = this.pos + 2;
+          let ch = this.buffer[i2];
           while (!isEmpty(ch) && ch !== ">")
-            ch = this.buffer[++i];
-          return yield* this.pushToIndex(ch === ">" ? i + 1 : i, false);
+            ch = this.buffer[++i2];
+          return yield* this.pushToIndex(ch === ">" ? i2 + 1 : i2, false);
         } else {
-          let i = this.pos + 1;
-          let ch = this.buffer[i];
+          let i2 = this.pos + 1;
+          let ch = this.buffer[i2];
           while (ch) {
             if (tagChars.has(ch))
-              ch = this.buffer[++i];
-            else if (ch === "%" && hexDigits.has(this.buffer[i + 1]) && hexDigits.has(this.buffer[i + 2])) {
-              ch = this.buffer[i += 3];
+              ch = this.buffer[++i2];
+            else if (ch === "%" && hexDigits.has(this.buffer[i2 + 1]) && hexDigits.has(this.buffer[i2 + 2])) {
+              ch = this.buffer[i2 += 3];
             } else
               break;
           }
-          return yield* this.pushToIndex(i, false);
+          return yield* this.pushToIndex(i2, false);
         }
       }
       *pushNewline() {
@@ -15117,24 +15117,24 @@ var require_lexer = __commonJS({
           return 0;
       }
       *pushSpaces(allowTabs) {
-        let i = this.pos - 1;
+        let i2 = this.pos - 1;
         let ch;
         do {
-          ch = this.buffer[++i];
+          ch = this.buffer[++i2];
         } while (ch === " " || allowTabs && ch === "	");
-        const n = i - this.pos;
+        const n = i2 - this.pos;
         if (n > 0) {
           yield this.buffer.substr(this.pos, n);
-          this.pos = i;
+          this.pos = i2;
         }
         return n;
       }
       *pushUntil(test) {
-        let i = this.pos;
-        let ch = this.buffer[i];
+        let i2 = this.pos;
+        let ch = this.buffer[i2];
         while (!test(ch))
-          ch = this.buffer[++i];
-        return yield* this.pushToIndex(i, false);
+          ch = this.buffer[++i2];
+        return yield* this.pushToIndex(i2, false);
       }
     };
     exports2.Lexer = Lexer;
@@ -15148,23 +15148,23 @@ var require_line_counter = __commonJS({
     var LineCounter2 = class {
       constructor() {
         this.lineStarts = [];
-        this.addNewLine = (offset) => this.lineStarts.push(offset);
-        this.linePos = (offset) => {
+        this.addNewLine = (offset2) => this.lineStarts.push(offset2);
+        this.linePos = (offset2) => {
           let low = 0;
           let high = this.lineStarts.length;
           while (low < high) {
             const mid = low + high >> 1;
-            if (this.lineStarts[mid] < offset)
+            if (this.lineStarts[mid] < offset2)
               low = mid + 1;
             else
               high = mid;
           }
-          if (this.lineStarts[low] === offset)
+          if (this.lineStarts[low] === offset2)
             return { line: low + 1, col: 1 };
           if (low === 0)
-            return { line: 0, col: offset };
+            return { line: 0, col: offset2 };
           const start = this.lineStarts[low - 1];
-          return { line: low, col: offset - start + 1 };
+          return { line: low, col: offset2 - start + 1 };
         };
       }
     };
@@ -15179,21 +15179,21 @@ var require_parser = __commonJS({
     var node_process = __require("process");
     var cst = require_cst();
     var lexer = require_lexer();
-    function includesToken(list2, type) {
-      for (let i = 0; i < list2.length; ++i)
-        if (list2[i].type === type)
+    function includesToken(list3, type) {
+      for (let i2 = 0; i2 < list3.length; ++i2)
+        if (list3[i2].type === type)
           return true;
       return false;
     }
-    function findNonEmptyIndex(list2) {
-      for (let i = 0; i < list2.length; ++i) {
-        switch (list2[i].type) {
+    function findNonEmptyIndex(list3) {
+      for (let i2 = 0; i2 < list3.length; ++i2) {
+        switch (list3[i2].type) {
           case "space":
           case "comment":
           case "newline":
             break;
           default:
-            return i;
+            return i2;
         }
       }
       return -1;
@@ -15228,9 +15228,9 @@ var require_parser = __commonJS({
     function getFirstKeyStartProps(prev) {
       if (prev.length === 0)
         return [];
-      let i = prev.length;
-      loop: while (--i >= 0) {
-        switch (prev[i].type) {
+      let i2 = prev.length;
+      loop: while (--i2 >= 0) {
+        switch (prev[i2].type) {
           case "doc-start":
           case "explicit-key-ind":
           case "map-value-ind":
@@ -15239,16 +15239,16 @@ var require_parser = __commonJS({
             break loop;
         }
       }
-      while (prev[++i]?.type === "space") {
+      while (prev[++i2]?.type === "space") {
       }
-      return prev.splice(i, prev.length);
+      return prev.splice(i2, prev.length);
     }
     function arrayPushArray(target, source) {
       if (source.length < 1e5)
         Array.prototype.push.apply(target, source);
       else
-        for (let i = 0; i < source.length; ++i)
-          target.push(source[i]);
+        for (let i2 = 0; i2 < source.length; ++i2)
+          target.push(source[i2]);
     }
     function fixFlowSeqItems(fc) {
       if (fc.start.type === "flow-seq-start") {
@@ -15269,7 +15269,7 @@ var require_parser = __commonJS({
         }
       }
     }
-    var Parser = class {
+    var Parser3 = class {
       /**
        * @param onNewLine - If defined, called separately with the start position of
        *   each new line (in `parse()`, including the start of input).
@@ -15634,11 +15634,11 @@ var require_parser = __commonJS({
           let start = [];
           if (atNextItem && it.sep && !it.value) {
             const nl = [];
-            for (let i = 0; i < it.sep.length; ++i) {
-              const st = it.sep[i];
+            for (let i2 = 0; i2 < it.sep.length; ++i2) {
+              const st = it.sep[i2];
               switch (st.type) {
                 case "newline":
-                  nl.push(i);
+                  nl.push(i2);
                   break;
                 case "space":
                   break;
@@ -16042,7 +16042,7 @@ var require_parser = __commonJS({
         }
       }
     };
-    exports2.Parser = Parser;
+    exports2.Parser = Parser3;
   }
 });
 
@@ -16095,7 +16095,7 @@ var require_public_api = __commonJS({
       }
       return doc;
     }
-    function parse2(src, reviver, options) {
+    function parse5(src, reviver, options) {
       let _reviver = void 0;
       if (typeof reviver === "function") {
         _reviver = reviver;
@@ -16136,7 +16136,7 @@ var require_public_api = __commonJS({
         return value.toString(options);
       return new Document.Document(value, _replacer, options).toString(options);
     }
-    exports2.parse = parse2;
+    exports2.parse = parse5;
     exports2.parseAllDocuments = parseAllDocuments;
     exports2.parseDocument = parseDocument2;
     exports2.stringify = stringify;
@@ -16411,8 +16411,8 @@ var require_minimist = __commonJS({
       }
       function setKey(obj, keys, value2) {
         var o = obj;
-        for (var i2 = 0; i2 < keys.length - 1; i2++) {
-          var key2 = keys[i2];
+        for (var i3 = 0; i3 < keys.length - 1; i3++) {
+          var key2 = keys[i3];
           if (isConstructorOrProto(o, key2)) {
             return;
           }
@@ -16465,8 +16465,8 @@ var require_minimist = __commonJS({
         notFlags = args.slice(args.indexOf("--") + 1);
         args = args.slice(0, args.indexOf("--"));
       }
-      for (var i = 0; i < args.length; i++) {
-        var arg = args[i];
+      for (var i2 = 0; i2 < args.length; i2++) {
+        var arg = args[i2];
         var key;
         var next;
         if (/^--.+=/.test(arg)) {
@@ -16482,13 +16482,13 @@ var require_minimist = __commonJS({
           setArg(key, false, arg);
         } else if (/^--.+/.test(arg)) {
           key = arg.match(/^--(.+)/)[1];
-          next = args[i + 1];
+          next = args[i2 + 1];
           if (next !== void 0 && !/^(-|--)[^-]/.test(next) && !flags.bools[key] && !flags.allBools && (aliases[key] ? !aliasIsBoolean(key) : true)) {
             setArg(key, next, arg);
-            i += 1;
+            i2 += 1;
           } else if (/^(true|false)$/.test(next)) {
             setArg(key, next === "true", arg);
-            i += 1;
+            i2 += 1;
           } else {
             setArg(key, flags.strings[key] ? "" : true, arg);
           }
@@ -16521,12 +16521,12 @@ var require_minimist = __commonJS({
           }
           key = arg.slice(-1)[0];
           if (!broken && key !== "-") {
-            if (args[i + 1] && !/^(-|--)[^-]/.test(args[i + 1]) && !flags.bools[key] && (aliases[key] ? !aliasIsBoolean(key) : true)) {
-              setArg(key, args[i + 1], arg);
-              i += 1;
-            } else if (args[i + 1] && /^(true|false)$/.test(args[i + 1])) {
-              setArg(key, args[i + 1] === "true", arg);
-              i += 1;
+            if (args[i2 + 1] && !/^(-|--)[^-]/.test(args[i2 + 1]) && !flags.bools[key] && (aliases[key] ? !aliasIsBoolean(key) : true)) {
+              setArg(key, args[i2 + 1], arg);
+              i2 += 1;
+            } else if (args[i2 + 1] && /^(true|false)$/.test(args[i2 + 1])) {
+              setArg(key, args[i2 + 1] === "true", arg);
+              i2 += 1;
             } else {
               setArg(key, flags.strings[key] ? "" : true, arg);
             }
@@ -16536,7 +16536,7 @@ var require_minimist = __commonJS({
             argv._.push(flags.strings._ || !isNumber(arg) ? arg : Number(arg));
           }
           if (opts.stopEarly) {
-            argv._.push.apply(argv._, args.slice(i + 1));
+            argv._.push.apply(argv._, args.slice(i2 + 1));
             break;
           }
         }
@@ -16565,18 +16565,18 @@ var require_minimist = __commonJS({
 var require_subarg = __commonJS({
   "node_modules/@minimistjs/subarg/index.js"(exports2, module2) {
     var minimist = require_minimist();
-    module2.exports = function parse2(args, opts) {
+    module2.exports = function parse5(args, opts) {
       var level = 0, index;
       var args_ = [];
-      for (var i = 0; i < args.length; i++) {
-        if (typeof args[i] === "string" && /^\[/.test(args[i])) {
+      for (var i2 = 0; i2 < args.length; i2++) {
+        if (typeof args[i2] === "string" && /^\[/.test(args[i2])) {
           if (level++ === 0) {
-            index = i;
+            index = i2;
           }
         }
-        if (typeof args[i] === "string" && /\]$/.test(args[i])) {
+        if (typeof args[i2] === "string" && /\]$/.test(args[i2])) {
           if (--level > 0) continue;
-          var sub = args.slice(index, i + 1);
+          var sub = args.slice(index, i2 + 1);
           if (typeof sub[0] === "string") {
             sub[0] = sub[0].replace(/^\[/, "");
           }
@@ -16586,8 +16586,8 @@ var require_subarg = __commonJS({
             sub[n] = sub[n].replace(/\]$/, "");
           }
           if (sub[n] === "") sub.pop();
-          args_.push(parse2(sub));
-        } else if (level === 0) args_.push(args[i]);
+          args_.push(parse5(sub));
+        } else if (level === 0) args_.push(args[i2]);
       }
       var argv = minimist(args_, opts);
       return argv;
@@ -16705,8 +16705,8 @@ var require_string_width = __commonJS({
       }
       string = string.replace(emojiRegex(), "  ");
       let width = 0;
-      for (let i = 0; i < string.length; i++) {
-        const code = string.codePointAt(i);
+      for (let i2 = 0; i2 < string.length; i2++) {
+        const code = string.codePointAt(i2);
         if (code <= 31 || code >= 127 && code <= 159) {
           continue;
         }
@@ -16714,7 +16714,7 @@ var require_string_width = __commonJS({
           continue;
         }
         if (code > 65535) {
-          i++;
+          i2++;
         }
         width += isFullwidthCodePoint(code) ? 2 : 1;
       }
@@ -16740,8 +16740,8 @@ var require_utils3 = __commonJS({
         return stringWidth(s) > memo ? stringWidth(s) : memo;
       }, 0);
     }
-    function repeat(str, times) {
-      return Array(times + 1).join(str);
+    function repeat(str, times2) {
+      return Array(times2 + 1).join(str);
     }
     function pad(str, len, pad2, dir) {
       let length = strlen(str);
@@ -16790,9 +16790,9 @@ var require_utils3 = __commonJS({
         return;
       }
       if (controlCode === 0) {
-        for (let i in state) {
-          if (Object.prototype.hasOwnProperty.call(state, i)) {
-            delete state[i];
+        for (let i2 in state) {
+          if (Object.prototype.hasOwnProperty.call(state, i2)) {
+            delete state[i2];
           }
         }
         return;
@@ -16899,7 +16899,7 @@ var require_utils3 = __commonJS({
       }
       return ret;
     }
-    function defaultOptions2() {
+    function defaultOptions3() {
       return {
         chars: {
           top: "\u2500",
@@ -16935,7 +16935,7 @@ var require_utils3 = __commonJS({
     }
     function mergeOptions(options, defaults) {
       options = options || {};
-      defaults = defaults || defaultOptions2();
+      defaults = defaults || defaultOptions3();
       let ret = Object.assign({}, defaults, options);
       ret.chars = Object.assign({}, defaults.chars, options.chars);
       ret.style = Object.assign({}, defaults.style, options.style);
@@ -16947,8 +16947,8 @@ var require_utils3 = __commonJS({
       let line = [];
       let lineLength = 0;
       let whitespace;
-      for (let i = 0; i < split.length; i += 2) {
-        let word = split[i];
+      for (let i2 = 0; i2 < split.length; i2 += 2) {
+        let word = split[i2];
         let newLength = lineLength + strlen(word);
         if (lineLength > 0 && whitespace) {
           newLength += whitespace.length;
@@ -16963,7 +16963,7 @@ var require_utils3 = __commonJS({
           line.push(whitespace || "", word);
           lineLength = newLength;
         }
-        whitespace = split[i + 1];
+        whitespace = split[i2 + 1];
       }
       if (lineLength) {
         lines.push(line.join(""));
@@ -16982,8 +16982,8 @@ var require_utils3 = __commonJS({
         }
       }
       let split = input.split(/(\s+)/g);
-      for (let i = 0; i < split.length; i += 2) {
-        pushLine(split[i], i && split[i - 1]);
+      for (let i2 = 0; i2 < split.length; i2 += 2) {
+        pushLine(split[i2], i2 && split[i2 - 1]);
       }
       if (line.length) lines.push(line);
       return lines;
@@ -16992,16 +16992,16 @@ var require_utils3 = __commonJS({
       let output = [];
       input = input.split("\n");
       const handler = wrapOnWordBoundary ? wordWrap : textWrap;
-      for (let i = 0; i < input.length; i++) {
-        output.push.apply(output, handler(maxLength, input[i]));
+      for (let i2 = 0; i2 < input.length; i2++) {
+        output.push.apply(output, handler(maxLength, input[i2]));
       }
       return output;
     }
     function colorizeLines(input) {
       let state = {};
       let output = [];
-      for (let i = 0; i < input.length; i++) {
-        let line = rewindState(state, input[i]);
+      for (let i2 = 0; i2 < input.length; i2++) {
+        let line = rewindState(state, input[i2]);
         state = readState(line);
         let temp = Object.assign({}, state);
         output.push(unwindState(temp, line));
@@ -17168,10 +17168,10 @@ var require_supports_colors = __commonJS({
         return /^(9\.(0*[1-9]\d*)\.|\d{2,}\.)/.test(env.TEAMCITY_VERSION) ? 1 : 0;
       }
       if ("TERM_PROGRAM" in env) {
-        var version = parseInt((env.TERM_PROGRAM_VERSION || "").split(".")[0], 10);
+        var version2 = parseInt((env.TERM_PROGRAM_VERSION || "").split(".")[0], 10);
         switch (env.TERM_PROGRAM) {
           case "iTerm.app":
-            return version >= 3 ? 3 : 2;
+            return version2 >= 3 ? 3 : 2;
           case "Hyper":
             return 3;
           case "Apple_Terminal":
@@ -17405,8 +17405,8 @@ var require_zalgo = __commonJS({
       }
       function isChar(character) {
         var bool = false;
-        all.filter(function(i) {
-          bool = i === character;
+        all.filter(function(i2) {
+          bool = i2 === character;
         });
         return bool;
       }
@@ -17446,7 +17446,7 @@ var require_zalgo = __commonJS({
           var arr = ["up", "mid", "down"];
           for (var d in arr) {
             var index = arr[d];
-            for (var i = 0; i <= counts[index]; i++) {
+            for (var i2 = 0; i2 <= counts[index]; i2++) {
               if (options2[index]) {
                 result = result + soul[index][randomNumber(soul[index].length)];
               }
@@ -17464,9 +17464,9 @@ var require_zalgo = __commonJS({
 var require_america = __commonJS({
   "node_modules/@colors/colors/lib/maps/america.js"(exports2, module2) {
     module2["exports"] = function(colors) {
-      return function(letter, i, exploded) {
+      return function(letter, i2, exploded) {
         if (letter === " ") return letter;
-        switch (i % 3) {
+        switch (i2 % 3) {
           case 0:
             return colors.red(letter);
           case 1:
@@ -17483,8 +17483,8 @@ var require_america = __commonJS({
 var require_zebra = __commonJS({
   "node_modules/@colors/colors/lib/maps/zebra.js"(exports2, module2) {
     module2["exports"] = function(colors) {
-      return function(letter, i, exploded) {
-        return i % 2 === 0 ? letter : colors.inverse(letter);
+      return function(letter, i2, exploded) {
+        return i2 % 2 === 0 ? letter : colors.inverse(letter);
       };
     };
   }
@@ -17495,11 +17495,11 @@ var require_rainbow = __commonJS({
   "node_modules/@colors/colors/lib/maps/rainbow.js"(exports2, module2) {
     module2["exports"] = function(colors) {
       var rainbowColors = ["red", "yellow", "green", "blue", "magenta"];
-      return function(letter, i, exploded) {
+      return function(letter, i2, exploded) {
         if (letter === " ") {
           return letter;
         } else {
-          return colors[rainbowColors[i++ % rainbowColors.length]](letter);
+          return colors[rainbowColors[i2++ % rainbowColors.length]](letter);
         }
       };
     };
@@ -17529,7 +17529,7 @@ var require_random = __commonJS({
         "brightCyan",
         "brightMagenta"
       ];
-      return function(letter, i, exploded) {
+      return function(letter, i2, exploded) {
         return letter === " " ? letter : colors[available[Math.round(Math.random() * (available.length - 2))]](letter);
       };
     };
@@ -17613,9 +17613,9 @@ var require_colors = __commonJS({
       }
       var newLinesPresent = str.indexOf("\n") != -1;
       var nestedStyles = this._styles;
-      var i = nestedStyles.length;
-      while (i--) {
-        var code = ansiStyles[nestedStyles[i]];
+      var i2 = nestedStyles.length;
+      while (i2--) {
+        var code = ansiStyles[nestedStyles[i2]];
         str = code.open + str.replace(code.closeRe, code.open) + code.close;
         if (newLinesPresent) {
           str = str.replace(newLineRegex, function(match) {
@@ -17635,8 +17635,8 @@ var require_colors = __commonJS({
           colors[style2] = function(str) {
             if (typeof theme[style2] === "object") {
               var out = str;
-              for (var i in theme[style2]) {
-                out = colors[theme[style2][i]](out);
+              for (var i2 in theme[style2]) {
+                out = colors[theme[style2][i2]](out);
               }
               return out;
             }
@@ -17756,10 +17756,10 @@ var require_cell = __commonJS({
         if (this.fixedWidth && wordWrap) {
           this.fixedWidth -= this.paddingLeft + this.paddingRight;
           if (this.colSpan) {
-            let i = 1;
-            while (i < this.colSpan) {
-              this.fixedWidth += tableOptions.colWidths[this.x + i];
-              i++;
+            let i2 = 1;
+            while (i2 < this.colSpan) {
+              this.fixedWidth += tableOptions.colWidths[this.x + i2];
+              i2++;
             }
           }
           const { wrapOnWordBoundary: tableWrapOnWordBoundary = true } = tableOptions;
@@ -17850,27 +17850,27 @@ var require_cell = __commonJS({
         }
         return this.wrapWithStyleColors("border", content.join(""));
       }
-      _topLeftChar(offset) {
-        let x = this.x + offset;
+      _topLeftChar(offset2) {
+        let x = this.x + offset2;
         let leftChar;
         if (this.y == 0) {
-          leftChar = x == 0 ? "topLeft" : offset == 0 ? "topMid" : "top";
+          leftChar = x == 0 ? "topLeft" : offset2 == 0 ? "topMid" : "top";
         } else {
           if (x == 0) {
             leftChar = "leftMid";
           } else {
-            leftChar = offset == 0 ? "midMid" : "bottomMid";
+            leftChar = offset2 == 0 ? "midMid" : "bottomMid";
             if (this.cells) {
               let spanAbove = this.cells[this.y - 1][x] instanceof _Cell.ColSpanCell;
               if (spanAbove) {
-                leftChar = offset == 0 ? "topMid" : "mid";
+                leftChar = offset2 == 0 ? "topMid" : "mid";
               }
-              if (offset == 0) {
-                let i = 1;
-                while (this.cells[this.y][x - i] instanceof _Cell.ColSpanCell) {
-                  i++;
+              if (offset2 == 0) {
+                let i2 = 1;
+                while (this.cells[this.y][x - i2] instanceof _Cell.ColSpanCell) {
+                  i2++;
                 }
-                if (this.cells[this.y][x - i] instanceof _Cell.RowSpanCell) {
+                if (this.cells[this.y][x - i2] instanceof _Cell.RowSpanCell) {
                   leftChar = "leftMid";
                 }
               }
@@ -17883,8 +17883,8 @@ var require_cell = __commonJS({
         if (this[styleProperty] && this[styleProperty].length) {
           try {
             let colors = require_safe();
-            for (let i = this[styleProperty].length - 1; i >= 0; i--) {
-              colors = colors[this[styleProperty][i]];
+            for (let i2 = this[styleProperty].length - 1; i2 >= 0; i2--) {
+              colors = colors[this[styleProperty][i2]];
             }
             return colors(content);
           } catch (e) {
@@ -18031,8 +18031,8 @@ var require_cell = __commonJS({
     }
     function findDimension(dimensionTable, startingIndex, span) {
       let ret = dimensionTable[startingIndex];
-      for (let i = 1; i < span; i++) {
-        ret += 1 + dimensionTable[startingIndex + i];
+      for (let i2 = 1; i2 < span; i2++) {
+        ret += 1 + dimensionTable[startingIndex + i2];
       }
       return ret;
     }
@@ -18125,8 +18125,8 @@ var require_layout_manager = __commonJS({
       function conflictExists(rows, x, y) {
         let i_max = Math.min(rows.length - 1, y);
         let cell = { x, y };
-        for (let i = 0; i <= i_max; i++) {
-          let row = rows[i];
+        for (let i2 = 0; i2 <= i_max; i2++) {
+          let row = rows[i2];
           for (let j = 0; j < row.length; j++) {
             if (cellsConflict(cell, row[j])) {
               return true;
@@ -18146,12 +18146,12 @@ var require_layout_manager = __commonJS({
       function addRowSpanCells(table2) {
         table2.forEach(function(row, rowIndex) {
           row.forEach(function(cell) {
-            for (let i = 1; i < cell.rowSpan; i++) {
+            for (let i2 = 1; i2 < cell.rowSpan; i2++) {
               let rowSpanCell = new RowSpanCell(cell);
               rowSpanCell.x = cell.x;
-              rowSpanCell.y = cell.y + i;
+              rowSpanCell.y = cell.y + i2;
               rowSpanCell.colSpan = cell.colSpan;
-              insertCell(rowSpanCell, table2[rowIndex + i]);
+              insertCell(rowSpanCell, table2[rowIndex + i2]);
             }
           });
         });
@@ -18265,9 +18265,9 @@ var require_layout_manager = __commonJS({
           let existingWidth = result[col];
           let editableCols = typeof vals[col] === "number" ? 0 : 1;
           if (typeof existingWidth === "number") {
-            for (let i = 1; i < span; i++) {
-              existingWidth += 1 + result[col + i];
-              if (typeof vals[col + i] !== "number") {
+            for (let i2 = 1; i2 < span; i2++) {
+              existingWidth += 1 + result[col + i2];
+              if (typeof vals[col + i2] !== "number") {
                 editableCols++;
               }
             }
@@ -18278,15 +18278,15 @@ var require_layout_manager = __commonJS({
             }
           }
           if (cell[desiredWidth] > existingWidth) {
-            let i = 0;
+            let i2 = 0;
             while (editableCols > 0 && cell[desiredWidth] > existingWidth) {
-              if (typeof vals[col + i] !== "number") {
+              if (typeof vals[col + i2] !== "number") {
                 let dif = Math.round((cell[desiredWidth] - existingWidth) / editableCols);
                 existingWidth += dif;
-                result[col + i] += dif;
+                result[col + i2] += dif;
                 editableCols--;
               }
-              i++;
+              i2++;
             }
           }
         }
@@ -18760,8 +18760,8 @@ var require_conversions = __commonJS({
       }
       const t1 = 2 * l - t2;
       const rgb = [0, 0, 0];
-      for (let i = 0; i < 3; i++) {
-        t3 = h + 1 / 3 * -(i - 1);
+      for (let i2 = 0; i2 < 3; i2++) {
+        t3 = h + 1 / 3 * -(i2 - 1);
         if (t3 < 0) {
           t3++;
         }
@@ -18777,7 +18777,7 @@ var require_conversions = __commonJS({
         } else {
           val = t1;
         }
-        rgb[i] = val * 255;
+        rgb[i2] = val * 255;
       }
       return rgb;
     };
@@ -18844,17 +18844,17 @@ var require_conversions = __commonJS({
         wh /= ratio;
         bl /= ratio;
       }
-      const i = Math.floor(6 * h);
+      const i2 = Math.floor(6 * h);
       const v = 1 - bl;
-      f = 6 * h - i;
-      if ((i & 1) !== 0) {
+      f = 6 * h - i2;
+      if ((i2 & 1) !== 0) {
         f = 1 - f;
       }
       const n = wh + f * (v - wh);
       let r;
       let g2;
       let b;
-      switch (i) {
+      switch (i2) {
         default:
         case 6:
         case 0:
@@ -19235,8 +19235,8 @@ var require_route = __commonJS({
     function buildGraph() {
       const graph = {};
       const models = Object.keys(conversions);
-      for (let len = models.length, i = 0; i < len; i++) {
-        graph[models[i]] = {
+      for (let len = models.length, i2 = 0; i2 < len; i2++) {
+        graph[models[i2]] = {
           // http://jsperf.com/1-vs-infinity
           // micro-opt, but this is simple.
           distance: -1,
@@ -19250,14 +19250,14 @@ var require_route = __commonJS({
       const queue = [fromModel];
       graph[fromModel].distance = 0;
       while (queue.length) {
-        const current = queue.pop();
-        const adjacents = Object.keys(conversions[current]);
-        for (let len = adjacents.length, i = 0; i < len; i++) {
-          const adjacent = adjacents[i];
+        const current2 = queue.pop();
+        const adjacents = Object.keys(conversions[current2]);
+        for (let len = adjacents.length, i2 = 0; i2 < len; i2++) {
+          const adjacent = adjacents[i2];
           const node = graph[adjacent];
           if (node.distance === -1) {
-            node.distance = graph[current].distance + 1;
-            node.parent = current;
+            node.distance = graph[current2].distance + 1;
+            node.parent = current2;
             queue.unshift(adjacent);
           }
         }
@@ -19285,8 +19285,8 @@ var require_route = __commonJS({
       const graph = deriveBFS(fromModel);
       const conversion = {};
       const models = Object.keys(graph);
-      for (let len = models.length, i = 0; i < len; i++) {
-        const toModel = models[i];
+      for (let len = models.length, i2 = 0; i2 < len; i2++) {
+        const toModel = models[i2];
         const node = graph[toModel];
         if (node.parent === null) {
           continue;
@@ -19332,8 +19332,8 @@ var require_color_convert = __commonJS({
         }
         const result = fn(args);
         if (typeof result === "object") {
-          for (let len = result.length, i = 0; i < len; i++) {
-            result[i] = Math.round(result[i]);
+          for (let len = result.length, i2 = 0; i2 < len; i2++) {
+            result[i2] = Math.round(result[i2]);
           }
         }
         return result;
@@ -19363,17 +19363,17 @@ var require_color_convert = __commonJS({
 var require_ansi_styles = __commonJS({
   "node_modules/ansi-styles/index.js"(exports2, module2) {
     "use strict";
-    var wrapAnsi16 = (fn, offset) => (...args) => {
+    var wrapAnsi16 = (fn, offset2) => (...args) => {
       const code = fn(...args);
-      return `\x1B[${code + offset}m`;
+      return `\x1B[${code + offset2}m`;
     };
-    var wrapAnsi256 = (fn, offset) => (...args) => {
+    var wrapAnsi256 = (fn, offset2) => (...args) => {
       const code = fn(...args);
-      return `\x1B[${38 + offset};5;${code}m`;
+      return `\x1B[${38 + offset2};5;${code}m`;
     };
-    var wrapAnsi16m = (fn, offset) => (...args) => {
+    var wrapAnsi16m = (fn, offset2) => (...args) => {
       const rgb = fn(...args);
-      return `\x1B[${38 + offset};2;${rgb[0]};${rgb[1]};${rgb[2]}m`;
+      return `\x1B[${38 + offset2};2;${rgb[0]};${rgb[1]};${rgb[2]}m`;
     };
     var ansi2ansi = (n) => n;
     var rgb2rgb = (r, g2, b) => [r, g2, b];
@@ -19397,14 +19397,14 @@ var require_ansi_styles = __commonJS({
       if (colorConvert === void 0) {
         colorConvert = require_color_convert();
       }
-      const offset = isBackground ? 10 : 0;
+      const offset2 = isBackground ? 10 : 0;
       const styles = {};
       for (const [sourceSpace, suite] of Object.entries(colorConvert)) {
         const name2 = sourceSpace === "ansi16" ? "ansi" : sourceSpace;
         if (sourceSpace === targetSpace) {
-          styles[name2] = wrap(identity, offset);
+          styles[name2] = wrap(identity, offset2);
         } else if (typeof suite === "object") {
-          styles[name2] = wrap(suite[targetSpace], offset);
+          styles[name2] = wrap(suite[targetSpace], offset2);
         }
       }
       return styles;
@@ -19585,10 +19585,10 @@ var require_supports_color = __commonJS({
         return 3;
       }
       if ("TERM_PROGRAM" in env) {
-        const version = parseInt((env.TERM_PROGRAM_VERSION || "").split(".")[0], 10);
+        const version2 = parseInt((env.TERM_PROGRAM_VERSION || "").split(".")[0], 10);
         switch (env.TERM_PROGRAM) {
           case "iTerm.app":
-            return version >= 3 ? 3 : 2;
+            return version2 >= 3 ? 3 : 2;
           case "Apple_Terminal":
             return 2;
         }
@@ -19724,17 +19724,17 @@ var require_templates = __commonJS({
           enabled[style[0]] = layer.inverse ? null : style.slice(1);
         }
       }
-      let current = chalk;
+      let current2 = chalk;
       for (const [styleName, styles2] of Object.entries(enabled)) {
         if (!Array.isArray(styles2)) {
           continue;
         }
-        if (!(styleName in current)) {
+        if (!(styleName in current2)) {
           throw new Error(`Unknown Chalk style: ${styleName}`);
         }
-        current = styles2.length > 0 ? current[styleName](...styles2) : current[styleName];
+        current2 = styles2.length > 0 ? current2[styleName](...styles2) : current2[styleName];
       }
-      return current;
+      return current2;
     }
     module2.exports = (chalk, temporary) => {
       const styles = [];
@@ -19779,7 +19779,7 @@ var require_source = __commonJS({
       stringReplaceAll,
       stringEncaseCRLFWithFirstIndex
     } = require_util2();
-    var { isArray } = Array;
+    var { isArray: isArray2 } = Array;
     var levelMapping = [
       "ansi",
       "ansi",
@@ -19887,7 +19887,7 @@ var require_source = __commonJS({
     };
     var createBuilder = (self2, _styler, _isEmpty) => {
       const builder = (...arguments_) => {
-        if (isArray(arguments_[0]) && isArray(arguments_[0].raw)) {
+        if (isArray2(arguments_[0]) && isArray2(arguments_[0].raw)) {
           return applyStyle(builder, chalkTag(builder, ...arguments_));
         }
         return applyStyle(builder, arguments_.length === 1 ? "" + arguments_[0] : arguments_.join(" "));
@@ -19922,15 +19922,15 @@ var require_source = __commonJS({
     var template;
     var chalkTag = (chalk2, ...strings) => {
       const [firstString] = strings;
-      if (!isArray(firstString) || !isArray(firstString.raw)) {
+      if (!isArray2(firstString) || !isArray2(firstString.raw)) {
         return strings.join(" ");
       }
       const arguments_ = strings.slice(1);
       const parts = [firstString.raw[0]];
-      for (let i = 1; i < firstString.length; i++) {
+      for (let i2 = 1; i2 < firstString.length; i2++) {
         parts.push(
-          String(arguments_[i - 1]).replace(/[{}\\]/g, "\\$&"),
-          String(firstString.raw[i])
+          String(arguments_[i2 - 1]).replace(/[{}\\]/g, "\\$&"),
+          String(firstString.raw[i2])
         );
       }
       if (template === void 0) {
@@ -20162,9 +20162,9 @@ var require_ByteBuffer = __commonJS({
       static allocate(size = 16) {
         return new _ByteBuffer(new Uint8Array(size));
       }
-      constructor(data) {
+      constructor(data2) {
         this.position = 0;
-        this.data = data;
+        this.data = data2;
         this.int32ArrayForConvert = new Uint32Array(1);
         this.int8ArrayForConvert = new Uint8Array(this.int32ArrayForConvert.buffer);
       }
@@ -20749,10 +20749,10 @@ var require_JsHistogram = __commonJS({
           // Make sure we at least reach the first recorded entry
         );
         let totalToCurrentIndex = 0;
-        for (let i = 0; i < this.countsArrayLength; i++) {
-          totalToCurrentIndex += this.getCountAtIndex(i);
+        for (let i2 = 0; i2 < this.countsArrayLength; i2++) {
+          totalToCurrentIndex += this.getCountAtIndex(i2);
           if (totalToCurrentIndex >= countAtPercentile) {
-            var valueAtIndex = this.valueFromIndex(i);
+            var valueAtIndex = this.valueFromIndex(i2);
             return percentile === 0 ? this.lowestEquivalentValue(valueAtIndex) : this.highestEquivalentValue(valueAtIndex);
           }
         }
@@ -21081,10 +21081,10 @@ var require_JsHistogram = __commonJS({
         }
         if (this.bucketCount === otherHistogram.bucketCount && this.subBucketCount === otherHistogram.subBucketCount && this.unitMagnitude === otherHistogram.unitMagnitude) {
           let observedOtherTotalCount = 0;
-          for (let i = 0; i < otherHistogram.countsArrayLength; i++) {
-            const otherCount = otherHistogram.getCountAtIndex(i);
+          for (let i2 = 0; i2 < otherHistogram.countsArrayLength; i2++) {
+            const otherCount = otherHistogram.getCountAtIndex(i2);
             if (otherCount > 0) {
-              this.addToCountAtIndex(i, otherCount);
+              this.addToCountAtIndex(i2, otherCount);
               observedOtherTotalCount += otherCount;
             }
           }
@@ -21095,10 +21095,10 @@ var require_JsHistogram = __commonJS({
           const otherMaxIndex = otherHistogram.countsArrayIndex(otherHistogram.maxValue);
           let otherCount = otherHistogram.getCountAtIndex(otherMaxIndex);
           this.recordCountAtValue(otherCount, otherHistogram.valueFromIndex(otherMaxIndex));
-          for (let i = 0; i < otherMaxIndex; i++) {
-            otherCount = otherHistogram.getCountAtIndex(i);
+          for (let i2 = 0; i2 < otherMaxIndex; i2++) {
+            otherCount = otherHistogram.getCountAtIndex(i2);
             if (otherCount > 0) {
-              this.recordCountAtValue(otherCount, otherHistogram.valueFromIndex(i));
+              this.recordCountAtValue(otherCount, otherHistogram.valueFromIndex(i2));
             }
           }
         }
@@ -21138,19 +21138,19 @@ var require_JsHistogram = __commonJS({
         }
         if (this.bucketCount === otherHistogram.bucketCount && this.subBucketCount === otherHistogram.subBucketCount && this.unitMagnitude === otherHistogram.unitMagnitude) {
           let observedOtherTotalCount = 0;
-          for (let i = 0; i < otherHistogram.countsArrayLength; i++) {
-            const otherCount = otherHistogram.getCountAtIndex(i);
+          for (let i2 = 0; i2 < otherHistogram.countsArrayLength; i2++) {
+            const otherCount = otherHistogram.getCountAtIndex(i2);
             if (otherCount > 0) {
-              this.addToCountAtIndex(i, -otherCount);
+              this.addToCountAtIndex(i2, -otherCount);
               observedOtherTotalCount += otherCount;
             }
           }
           this.setTotalCount(this.totalCount - observedOtherTotalCount);
         } else {
-          for (let i = 0; i < otherHistogram.countsArrayLength; i++) {
-            const otherCount = otherHistogram.getCountAtIndex(i);
+          for (let i2 = 0; i2 < otherHistogram.countsArrayLength; i2++) {
+            const otherCount = otherHistogram.getCountAtIndex(i2);
             if (otherCount > 0) {
-              const otherValue = otherHistogram.valueFromIndex(i);
+              const otherValue = otherHistogram.valueFromIndex(i2);
               if (this.getCountAtValue(otherValue) < otherCount) {
                 throw new Error("otherHistogram count (" + otherCount + ") at value " + otherValue + " is larger than this one's (" + this.getCountAtValue(otherValue) + ")");
               }
@@ -21224,11 +21224,11 @@ var require_base64_js = __commonJS({
     var revLookup = [];
     var Arr = typeof Uint8Array !== "undefined" ? Uint8Array : Array;
     var code = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    for (i = 0, len = code.length; i < len; ++i) {
-      lookup2[i] = code[i];
-      revLookup[code.charCodeAt(i)] = i;
+    for (i2 = 0, len = code.length; i2 < len; ++i2) {
+      lookup2[i2] = code[i2];
+      revLookup[code.charCodeAt(i2)] = i2;
     }
-    var i;
+    var i2;
     var len;
     revLookup["-".charCodeAt(0)] = 62;
     revLookup["_".charCodeAt(0)] = 63;
@@ -21259,19 +21259,19 @@ var require_base64_js = __commonJS({
       var arr = new Arr(_byteLength(b64, validLen, placeHoldersLen));
       var curByte = 0;
       var len2 = placeHoldersLen > 0 ? validLen - 4 : validLen;
-      var i2;
-      for (i2 = 0; i2 < len2; i2 += 4) {
-        tmp = revLookup[b64.charCodeAt(i2)] << 18 | revLookup[b64.charCodeAt(i2 + 1)] << 12 | revLookup[b64.charCodeAt(i2 + 2)] << 6 | revLookup[b64.charCodeAt(i2 + 3)];
+      var i3;
+      for (i3 = 0; i3 < len2; i3 += 4) {
+        tmp = revLookup[b64.charCodeAt(i3)] << 18 | revLookup[b64.charCodeAt(i3 + 1)] << 12 | revLookup[b64.charCodeAt(i3 + 2)] << 6 | revLookup[b64.charCodeAt(i3 + 3)];
         arr[curByte++] = tmp >> 16 & 255;
         arr[curByte++] = tmp >> 8 & 255;
         arr[curByte++] = tmp & 255;
       }
       if (placeHoldersLen === 2) {
-        tmp = revLookup[b64.charCodeAt(i2)] << 2 | revLookup[b64.charCodeAt(i2 + 1)] >> 4;
+        tmp = revLookup[b64.charCodeAt(i3)] << 2 | revLookup[b64.charCodeAt(i3 + 1)] >> 4;
         arr[curByte++] = tmp & 255;
       }
       if (placeHoldersLen === 1) {
-        tmp = revLookup[b64.charCodeAt(i2)] << 10 | revLookup[b64.charCodeAt(i2 + 1)] << 4 | revLookup[b64.charCodeAt(i2 + 2)] >> 2;
+        tmp = revLookup[b64.charCodeAt(i3)] << 10 | revLookup[b64.charCodeAt(i3 + 1)] << 4 | revLookup[b64.charCodeAt(i3 + 2)] >> 2;
         arr[curByte++] = tmp >> 8 & 255;
         arr[curByte++] = tmp & 255;
       }
@@ -21283,8 +21283,8 @@ var require_base64_js = __commonJS({
     function encodeChunk(uint8, start, end) {
       var tmp;
       var output = [];
-      for (var i2 = start; i2 < end; i2 += 3) {
-        tmp = (uint8[i2] << 16 & 16711680) + (uint8[i2 + 1] << 8 & 65280) + (uint8[i2 + 2] & 255);
+      for (var i3 = start; i3 < end; i3 += 3) {
+        tmp = (uint8[i3] << 16 & 16711680) + (uint8[i3 + 1] << 8 & 65280) + (uint8[i3 + 2] & 255);
         output.push(tripletToBase64(tmp));
       }
       return output.join("");
@@ -21295,8 +21295,8 @@ var require_base64_js = __commonJS({
       var extraBytes = len2 % 3;
       var parts = [];
       var maxChunkLength = 16383;
-      for (var i2 = 0, len22 = len2 - extraBytes; i2 < len22; i2 += maxChunkLength) {
-        parts.push(encodeChunk(uint8, i2, i2 + maxChunkLength > len22 ? len22 : i2 + maxChunkLength));
+      for (var i3 = 0, len22 = len2 - extraBytes; i3 < len22; i3 += maxChunkLength) {
+        parts.push(encodeChunk(uint8, i3, i3 + maxChunkLength > len22 ? len22 : i3 + maxChunkLength));
       }
       if (extraBytes === 1) {
         tmp = uint8[len2 - 1];
@@ -21356,21 +21356,21 @@ var require_common = __commonJS({
           dest.set(src.subarray(src_offs, src_offs + len), dest_offs);
           return;
         }
-        for (var i = 0; i < len; i++) {
-          dest[dest_offs + i] = src[src_offs + i];
+        for (var i2 = 0; i2 < len; i2++) {
+          dest[dest_offs + i2] = src[src_offs + i2];
         }
       },
       // Join array of chunks to single array.
       flattenChunks: function(chunks) {
-        var i, l, len, pos, chunk, result;
+        var i2, l, len, pos, chunk, result;
         len = 0;
-        for (i = 0, l = chunks.length; i < l; i++) {
-          len += chunks[i].length;
+        for (i2 = 0, l = chunks.length; i2 < l; i2++) {
+          len += chunks[i2].length;
         }
         result = new Uint8Array(len);
         pos = 0;
-        for (i = 0, l = chunks.length; i < l; i++) {
-          chunk = chunks[i];
+        for (i2 = 0, l = chunks.length; i2 < l; i2++) {
+          chunk = chunks[i2];
           result.set(chunk, pos);
           pos += chunk.length;
         }
@@ -21379,8 +21379,8 @@ var require_common = __commonJS({
     };
     var fnUntyped = {
       arraySet: function(dest, src, src_offs, len, dest_offs) {
-        for (var i = 0; i < len; i++) {
-          dest[dest_offs + i] = src[src_offs + i];
+        for (var i2 = 0; i2 < len; i2++) {
+          dest[dest_offs + i2] = src[src_offs + i2];
         }
       },
       // Join array of chunks to single array.
@@ -21532,7 +21532,7 @@ var require_trees = __commonJS({
       var stree = desc.stat_desc.static_tree;
       var has_stree = desc.stat_desc.has_stree;
       var extra = desc.stat_desc.extra_bits;
-      var base = desc.stat_desc.extra_base;
+      var base2 = desc.stat_desc.extra_base;
       var max_length = desc.stat_desc.max_length;
       var h;
       var n, m;
@@ -21557,8 +21557,8 @@ var require_trees = __commonJS({
         }
         s.bl_count[bits]++;
         xbits = 0;
-        if (n >= base) {
-          xbits = extra[n - base];
+        if (n >= base2) {
+          xbits = extra[n - base2];
         }
         f = tree[n * 2];
         s.opt_len += f * (bits + xbits);
@@ -22088,8 +22088,8 @@ var require_crc32 = __commonJS({
     function crc32(crc, buf, len, pos) {
       var t = crcTable, end = pos + len;
       crc ^= -1;
-      for (var i = pos; i < end; i++) {
-        crc = crc >>> 8 ^ t[(crc ^ buf[i]) & 255];
+      for (var i2 = pos; i2 < end; i2++) {
+        crc = crc >>> 8 ^ t[(crc ^ buf[i2]) & 255];
       }
       return crc ^ -1;
     }
@@ -23197,7 +23197,7 @@ var require_strings = __commonJS({
     var q;
     _utf8len[254] = _utf8len[254] = 1;
     exports2.string2buf = function(str) {
-      var buf, c, c2, m_pos, i, str_len = str.length, buf_len = 0;
+      var buf, c, c2, m_pos, i2, str_len = str.length, buf_len = 0;
       for (m_pos = 0; m_pos < str_len; m_pos++) {
         c = str.charCodeAt(m_pos);
         if ((c & 64512) === 55296 && m_pos + 1 < str_len) {
@@ -23210,7 +23210,7 @@ var require_strings = __commonJS({
         buf_len += c < 128 ? 1 : c < 2048 ? 2 : c < 65536 ? 3 : 4;
       }
       buf = new utils.Buf8(buf_len);
-      for (i = 0, m_pos = 0; i < buf_len; m_pos++) {
+      for (i2 = 0, m_pos = 0; i2 < buf_len; m_pos++) {
         c = str.charCodeAt(m_pos);
         if ((c & 64512) === 55296 && m_pos + 1 < str_len) {
           c2 = str.charCodeAt(m_pos + 1);
@@ -23220,19 +23220,19 @@ var require_strings = __commonJS({
           }
         }
         if (c < 128) {
-          buf[i++] = c;
+          buf[i2++] = c;
         } else if (c < 2048) {
-          buf[i++] = 192 | c >>> 6;
-          buf[i++] = 128 | c & 63;
+          buf[i2++] = 192 | c >>> 6;
+          buf[i2++] = 128 | c & 63;
         } else if (c < 65536) {
-          buf[i++] = 224 | c >>> 12;
-          buf[i++] = 128 | c >>> 6 & 63;
-          buf[i++] = 128 | c & 63;
+          buf[i2++] = 224 | c >>> 12;
+          buf[i2++] = 128 | c >>> 6 & 63;
+          buf[i2++] = 128 | c & 63;
         } else {
-          buf[i++] = 240 | c >>> 18;
-          buf[i++] = 128 | c >>> 12 & 63;
-          buf[i++] = 128 | c >>> 6 & 63;
-          buf[i++] = 128 | c & 63;
+          buf[i2++] = 240 | c >>> 18;
+          buf[i2++] = 128 | c >>> 12 & 63;
+          buf[i2++] = 128 | c >>> 6 & 63;
+          buf[i2++] = 128 | c & 63;
         }
       }
       return buf;
@@ -23244,8 +23244,8 @@ var require_strings = __commonJS({
         }
       }
       var result = "";
-      for (var i = 0; i < len; i++) {
-        result += String.fromCharCode(buf[i]);
+      for (var i2 = 0; i2 < len; i2++) {
+        result += String.fromCharCode(buf[i2]);
       }
       return result;
     }
@@ -23254,17 +23254,17 @@ var require_strings = __commonJS({
     };
     exports2.binstring2buf = function(str) {
       var buf = new utils.Buf8(str.length);
-      for (var i = 0, len = buf.length; i < len; i++) {
-        buf[i] = str.charCodeAt(i);
+      for (var i2 = 0, len = buf.length; i2 < len; i2++) {
+        buf[i2] = str.charCodeAt(i2);
       }
       return buf;
     };
     exports2.buf2string = function(buf, max2) {
-      var i, out, c, c_len;
+      var i2, out, c, c_len;
       var len = max2 || buf.length;
       var utf16buf = new Array(len * 2);
-      for (out = 0, i = 0; i < len; ) {
-        c = buf[i++];
+      for (out = 0, i2 = 0; i2 < len; ) {
+        c = buf[i2++];
         if (c < 128) {
           utf16buf[out++] = c;
           continue;
@@ -23272,12 +23272,12 @@ var require_strings = __commonJS({
         c_len = _utf8len[c];
         if (c_len > 4) {
           utf16buf[out++] = 65533;
-          i += c_len - 1;
+          i2 += c_len - 1;
           continue;
         }
         c &= c_len === 2 ? 31 : c_len === 3 ? 15 : 7;
-        while (c_len > 1 && i < len) {
-          c = c << 6 | buf[i++] & 63;
+        while (c_len > 1 && i2 < len) {
+          c = c << 6 | buf[i2++] & 63;
           c_len--;
         }
         if (c_len > 1) {
@@ -23346,7 +23346,7 @@ var require_deflate2 = __commonJS({
     var strings = require_strings();
     var msg = require_messages();
     var ZStream = require_zstream();
-    var toString = Object.prototype.toString;
+    var toString2 = Object.prototype.toString;
     var Z_NO_FLUSH = 0;
     var Z_FINISH = 4;
     var Z_OK = 0;
@@ -23396,7 +23396,7 @@ var require_deflate2 = __commonJS({
         var dict;
         if (typeof opt.dictionary === "string") {
           dict = strings.string2buf(opt.dictionary);
-        } else if (toString.call(opt.dictionary) === "[object ArrayBuffer]") {
+        } else if (toString2.call(opt.dictionary) === "[object ArrayBuffer]") {
           dict = new Uint8Array(opt.dictionary);
         } else {
           dict = opt.dictionary;
@@ -23408,7 +23408,7 @@ var require_deflate2 = __commonJS({
         this._dict_set = true;
       }
     }
-    Deflate.prototype.push = function(data, mode) {
+    Deflate.prototype.push = function(data2, mode) {
       var strm = this.strm;
       var chunkSize = this.options.chunkSize;
       var status, _mode;
@@ -23416,12 +23416,12 @@ var require_deflate2 = __commonJS({
         return false;
       }
       _mode = mode === ~~mode ? mode : mode === true ? Z_FINISH : Z_NO_FLUSH;
-      if (typeof data === "string") {
-        strm.input = strings.string2buf(data);
-      } else if (toString.call(data) === "[object ArrayBuffer]") {
-        strm.input = new Uint8Array(data);
+      if (typeof data2 === "string") {
+        strm.input = strings.string2buf(data2);
+      } else if (toString2.call(data2) === "[object ArrayBuffer]") {
+        strm.input = new Uint8Array(data2);
       } else {
-        strm.input = data;
+        strm.input = data2;
       }
       strm.next_in = 0;
       strm.avail_in = strm.input.length;
@@ -23892,7 +23892,7 @@ var require_inftrees = __commonJS({
       var low;
       var mask;
       var next;
-      var base = null;
+      var base2 = null;
       var base_index = 0;
       var end;
       var count3 = new utils.Buf16(MAXBITS + 1);
@@ -23950,16 +23950,16 @@ var require_inftrees = __commonJS({
         }
       }
       if (type === CODES) {
-        base = extra = work;
+        base2 = extra = work;
         end = 19;
       } else if (type === LENS) {
-        base = lbase;
+        base2 = lbase;
         base_index -= 257;
         extra = lext;
         extra_index -= 257;
         end = 256;
       } else {
-        base = dbase;
+        base2 = dbase;
         extra = dext;
         end = -1;
       }
@@ -23982,7 +23982,7 @@ var require_inftrees = __commonJS({
           here_val = work[sym];
         } else if (work[sym] > end) {
           here_op = extra[extra_index + work[sym]];
-          here_val = base[base_index + work[sym]];
+          here_val = base2[base_index + work[sym]];
         } else {
           here_op = 32 + 64;
           here_val = 0;
@@ -25360,7 +25360,7 @@ var require_inflate2 = __commonJS({
     var msg = require_messages();
     var ZStream = require_zstream();
     var GZheader = require_gzheader();
-    var toString = Object.prototype.toString;
+    var toString2 = Object.prototype.toString;
     function Inflate(options) {
       if (!(this instanceof Inflate)) return new Inflate(options);
       this.options = utils.assign({
@@ -25401,7 +25401,7 @@ var require_inflate2 = __commonJS({
       if (opt.dictionary) {
         if (typeof opt.dictionary === "string") {
           opt.dictionary = strings.string2buf(opt.dictionary);
-        } else if (toString.call(opt.dictionary) === "[object ArrayBuffer]") {
+        } else if (toString2.call(opt.dictionary) === "[object ArrayBuffer]") {
           opt.dictionary = new Uint8Array(opt.dictionary);
         }
         if (opt.raw) {
@@ -25412,7 +25412,7 @@ var require_inflate2 = __commonJS({
         }
       }
     }
-    Inflate.prototype.push = function(data, mode) {
+    Inflate.prototype.push = function(data2, mode) {
       var strm = this.strm;
       var chunkSize = this.options.chunkSize;
       var dictionary = this.options.dictionary;
@@ -25423,12 +25423,12 @@ var require_inflate2 = __commonJS({
         return false;
       }
       _mode = mode === ~~mode ? mode : mode === true ? c.Z_FINISH : c.Z_NO_FLUSH;
-      if (typeof data === "string") {
-        strm.input = strings.binstring2buf(data);
-      } else if (toString.call(data) === "[object ArrayBuffer]") {
-        strm.input = new Uint8Array(data);
+      if (typeof data2 === "string") {
+        strm.input = strings.binstring2buf(data2);
+      } else if (toString2.call(data2) === "[object ArrayBuffer]") {
+        strm.input = new Uint8Array(data2);
       } else {
-        strm.input = data;
+        strm.input = data2;
       }
       strm.next_in = 0;
       strm.avail_in = strm.input.length;
@@ -25653,7 +25653,7 @@ var require_umd = __commonJS({
           const length = str.length;
           const ptr = __new(length << 1, STRING_ID);
           const U16 = new Uint16Array(memory2.buffer);
-          for (var i = 0, p = ptr >>> 1; i < length; ++i) U16[p + i] = str.charCodeAt(i);
+          for (var i2 = 0, p = ptr >>> 1; i2 < length; ++i2) U16[p + i2] = str.charCodeAt(i2);
           return ptr;
         }
         extendedExports.__newString = __newString;
@@ -25722,8 +25722,8 @@ var require_umd = __commonJS({
             const view = getView(align, info & VAL_SIGNED, info & VAL_FLOAT);
             const start = buf >>> align;
             if (info & VAL_MANAGED) {
-              for (let i = 0; i < length; ++i) {
-                view[start + i] = input[i];
+              for (let i2 = 0; i2 < length; ++i2) {
+                view[start + i2] = input[i2];
               }
             } else {
               view.set(input, start);
@@ -25746,7 +25746,7 @@ var require_umd = __commonJS({
           const input = __getArrayView(arr);
           const len = input.length;
           const out = new Array(len);
-          for (let i = 0; i < len; i++) out[i] = input[i];
+          for (let i2 = 0; i2 < len; i2++) out[i2] = input[i2];
           return out;
         }
         extendedExports.__getArray = __getArray;
@@ -26042,13 +26042,13 @@ var require_wasm = __commonJS({
         const remoteHistogramClass = remoteHistogramClassFor(parameters.bitBucketSize);
         return new _WasmHistogram(new wasm[remoteHistogramClass](parameters.lowestDiscernibleValue, parameters.highestTrackableValue, parameters.numberOfSignificantValueDigits, parameters.autoResize), remoteHistogramClass);
       }
-      static decode(data, bitBucketSize = 32, minBarForHighestTrackableValue = 0) {
+      static decode(data2, bitBucketSize = 32, minBarForHighestTrackableValue = 0) {
         if (!(0, exports2.webAssemblyReady)()) {
           throw new Error("WebAssembly is not ready yet!");
         }
         const remoteHistogramClass = remoteHistogramClassFor(bitBucketSize);
         const decodeFunc = `decode${remoteHistogramClass}`;
-        const ptrArr = wasm.__newArray(wasm.UINT8ARRAY_ID, data);
+        const ptrArr = wasm.__newArray(wasm.UINT8ARRAY_ID, data2);
         const wasmHistogram = new _WasmHistogram(wasm[remoteHistogramClass].wrap(wasm[decodeFunc](ptrArr, minBarForHighestTrackableValue)), remoteHistogramClass);
         return wasmHistogram;
       }
@@ -26226,8 +26226,8 @@ var require_PackedArrayContext = __commonJS({
           return;
         }
         this.populatedShortLength = SET_0_START_INDEX + 8;
-        for (let i = 0; i < NUMBER_OF_SETS; i++) {
-          this.setAtShortIndex(SET_0_START_INDEX + i, 0);
+        for (let i2 = 0; i2 < NUMBER_OF_SETS; i2++) {
+          this.setAtShortIndex(SET_0_START_INDEX + i2, 0);
         }
         this.setVirtualLength(virtualLength);
       }
@@ -26309,8 +26309,8 @@ var require_PackedArrayContext = __commonJS({
         const newEntryIndex = this.populatedShortLength;
         this.expandArrayIfNeeded((entryLengthInShorts >> 2) + 1);
         this.populatedShortLength = newEntryIndex + entryLengthInShorts;
-        for (let i = 0; i < entryLengthInShorts; i++) {
-          this.setAtShortIndex(newEntryIndex + i, -1);
+        for (let i2 = 0; i2 < entryLengthInShorts; i2++) {
+          this.setAtShortIndex(newEntryIndex + i2, -1);
         }
         return newEntryIndex;
       }
@@ -26477,12 +26477,12 @@ var require_PackedArrayContext = __commonJS({
         if (this.virtualLength < other2.getVirtualLength()) {
           throw new Error("Cannot populate array of smaller virtual length");
         }
-        for (let i = 0; i < NUMBER_OF_SETS; i++) {
-          const otherEntryIndex = other2.getAtShortIndex(SET_0_START_INDEX + i);
+        for (let i2 = 0; i2 < NUMBER_OF_SETS; i2++) {
+          const otherEntryIndex = other2.getAtShortIndex(SET_0_START_INDEX + i2);
           if (otherEntryIndex == 0)
             continue;
-          let entryIndexPointer = SET_0_START_INDEX + i;
-          for (let i2 = this.topLevelShift; i2 > other2.topLevelShift; i2 -= 4) {
+          let entryIndexPointer = SET_0_START_INDEX + i2;
+          for (let i3 = this.topLevelShift; i3 > other2.topLevelShift; i3 -= 4) {
             const sizeOfEntry = NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + 1;
             const newEntryIndex = this.newEntry(sizeOfEntry);
             this.setAtShortIndex(entryIndexPointer, newEntryIndex);
@@ -26500,15 +26500,15 @@ var require_PackedArrayContext = __commonJS({
         const entryIndex = this.newEntry(sizeOfEntry);
         this.setAtShortIndex(levelEntryIndexPointer, entryIndex);
         this.setAtShortIndex(entryIndex + NON_LEAF_ENTRY_SLOT_INDICATORS_OFFSET, packedSlotIndicators);
-        for (let i = 0; i < numberOfSlots; i++) {
+        for (let i2 = 0; i2 < numberOfSlots; i2++) {
           if (nextLevelIsLeaf) {
             const leafEntryIndex = this.newLeafEntry();
-            this.setIndexAtEntrySlot(entryIndex, i, leafEntryIndex);
-            const otherNextLevelEntryIndex = other2.getIndexAtEntrySlot(otherLevelEntryIndex, i);
+            this.setIndexAtEntrySlot(entryIndex, i2, leafEntryIndex);
+            const otherNextLevelEntryIndex = other2.getIndexAtEntrySlot(otherLevelEntryIndex, i2);
             this.longArray[leafEntryIndex] = other2.longArray[otherNextLevelEntryIndex];
           } else {
-            const otherNextLevelEntryIndex = other2.getIndexAtEntrySlot(otherLevelEntryIndex, i);
-            this.copyEntriesAtLevelFromOther(other2, otherNextLevelEntryIndex, entryIndex + NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + i, otherIndexShift - 4);
+            const otherNextLevelEntryIndex = other2.getIndexAtEntrySlot(otherLevelEntryIndex, i2);
+            this.copyEntriesAtLevelFromOther(other2, otherNextLevelEntryIndex, entryIndex + NON_LEAF_ENTRY_HEADER_SIZE_IN_SHORTS + i2, otherIndexShift - 4);
           }
         }
       }
@@ -26540,24 +26540,24 @@ var require_PackedArrayContext = __commonJS({
       //
       nonLeafEntryToString(entryIndex, indexShift, indentLevel) {
         let output = "";
-        for (let i = 0; i < indentLevel; i++) {
+        for (let i2 = 0; i2 < indentLevel; i2++) {
           output += "  ";
         }
         try {
           const packedSlotIndicators = this.getPackedSlotIndicators(entryIndex);
           output += `slotIndiators: 0x${toHex(packedSlotIndicators)}, prevVersionIndex: 0: [ `;
           const numberOfslotsInEntry = bitCount(packedSlotIndicators);
-          for (let i = 0; i < numberOfslotsInEntry; i++) {
-            output += this.getIndexAtEntrySlot(entryIndex, i);
-            if (i < numberOfslotsInEntry - 1) {
+          for (let i2 = 0; i2 < numberOfslotsInEntry; i2++) {
+            output += this.getIndexAtEntrySlot(entryIndex, i2);
+            if (i2 < numberOfslotsInEntry - 1) {
               output += ", ";
             }
           }
           output += ` ] (indexShift = ${indexShift})
 `;
           const nextLevelIsLeaf = indexShift == LEAF_LEVEL_SHIFT;
-          for (let i = 0; i < numberOfslotsInEntry; i++) {
-            const nextLevelEntryIndex = this.getIndexAtEntrySlot(entryIndex, i);
+          for (let i2 = 0; i2 < numberOfslotsInEntry; i2++) {
+            const nextLevelEntryIndex = this.getIndexAtEntrySlot(entryIndex, i2);
             if (nextLevelIsLeaf) {
               output += this.leafEntryToString(nextLevelEntryIndex, indentLevel + 4);
             } else {
@@ -26572,13 +26572,13 @@ var require_PackedArrayContext = __commonJS({
       }
       leafEntryToString(entryIndex, indentLevel) {
         let output = "";
-        for (let i = 0; i < indentLevel; i++) {
+        for (let i2 = 0; i2 < indentLevel; i2++) {
           output += "  ";
         }
         try {
           output += "Leaf bytes : ";
-          for (let i = 0; i < 8; i++) {
-            output += `0x${toHex(this.byteArray[entryIndex * 8 + i])} `;
+          for (let i2 = 0; i2 < 8; i2++) {
+            output += `0x${toHex(this.byteArray[entryIndex * 8 + i2])} `;
           }
           output += "\n";
         } catch (ex) {
@@ -27184,8 +27184,8 @@ var require_JsHistogram_encoding = __commonJS({
     }
     exports.deflate = findDeflateFunction();
     exports.inflate = findInflateFunction();
-    function decompress(data) {
-      const buffer = new ByteBuffer_1.default(data);
+    function decompress(data2) {
+      const buffer = new ByteBuffer_1.default(data2);
       const initialTargetPosition = buffer.position;
       const cookie = buffer.getInt32();
       if ((cookie & ~240) !== V2CompressedEncodingCookieBase) {
@@ -27195,8 +27195,8 @@ var require_JsHistogram_encoding = __commonJS({
       const uncompressedBuffer = (0, exports.inflate)(buffer.data.slice(initialTargetPosition + 8, initialTargetPosition + 8 + lengthOfCompressedContents));
       return uncompressedBuffer;
     }
-    function doDecode(data, bitBucketSize = 32, minBarForHighestTrackableValue = 0) {
-      const buffer = new ByteBuffer_1.default(data);
+    function doDecode(data2, bitBucketSize = 32, minBarForHighestTrackableValue = 0) {
+      const buffer = new ByteBuffer_1.default(data2);
       const cookie = buffer.getInt32();
       let payloadLengthInBytes;
       let numberOfSignificantValueDigits;
@@ -27229,8 +27229,8 @@ var require_JsHistogram_encoding = __commonJS({
       targetBuffer.putInt32(compressedEncodingCookie);
       const intermediateUncompressedByteBuffer = ByteBuffer_1.default.allocate();
       const uncompressedLength = encodeIntoByteBuffer(self2, intermediateUncompressedByteBuffer);
-      const data = intermediateUncompressedByteBuffer.data.slice(0, uncompressedLength);
-      const compressedData = (0, exports.deflate)(data, compressionOptions);
+      const data2 = intermediateUncompressedByteBuffer.data.slice(0, uncompressedLength);
+      const compressedData = (0, exports.deflate)(data2, compressionOptions);
       targetBuffer.putInt32(compressedData.byteLength);
       targetBuffer.putArray(compressedData);
       return base64.fromByteArray(targetBuffer.data);
@@ -27254,8 +27254,8 @@ var require_encoding = __commonJS({
     var JsHistogram_encoding_1 = require_JsHistogram_encoding();
     var V2CompressedEncodingCookieBase2 = 478450436;
     var compressedEncodingCookie2 = V2CompressedEncodingCookieBase2 | 16;
-    function decompress2(data) {
-      const buffer = new ByteBuffer_12.default(data);
+    function decompress2(data2) {
+      const buffer = new ByteBuffer_12.default(data2);
       const initialTargetPosition = buffer.position;
       const cookie = buffer.getInt32();
       if ((cookie & ~240) !== V2CompressedEncodingCookieBase2) {
@@ -27266,8 +27266,8 @@ var require_encoding = __commonJS({
       return uncompressedBuffer;
     }
     var decodeFromCompressedBase64 = (base64String, bitBucketSize = 32, useWebAssembly = false, minBarForHighestTrackableValue = 0) => {
-      const data = base642.toByteArray(base64String.trim());
-      const uncompressedData = decompress2(data);
+      const data2 = base642.toByteArray(base64String.trim());
+      const uncompressedData = decompress2(data2);
       if (useWebAssembly) {
         return wasm_1.WasmHistogram.decode(uncompressedData, bitBucketSize, minBarForHighestTrackableValue);
       }
@@ -28120,7 +28120,7 @@ var require_manager = __commonJS({
         throughput: []
       };
       let restart = true;
-      function reset() {
+      function reset2() {
         workers.length = 0;
         results.length = 0;
         histograms.requests.reset();
@@ -28139,7 +28139,7 @@ var require_manager = __commonJS({
       function handleFinish() {
         const result = aggregateResult(results, opts, histograms);
         cb(null, result);
-        reset();
+        reset2();
         if (opts.forever && restart) {
           setImmediate(() => {
             init();
@@ -28151,7 +28151,7 @@ var require_manager = __commonJS({
         for (const w of workers) {
           w.postMessage({ cmd: "STOP" });
         }
-        reset();
+        reset2();
       }
       const workerOpts = {
         ...opts,
@@ -28161,17 +28161,17 @@ var require_manager = __commonJS({
       workerOpts.a = workerOpts.amount;
       workerOpts.c = workerOpts.connections;
       function init() {
-        for (let i = 0; i < numWorkers; i++) {
+        for (let i2 = 0; i2 < numWorkers; i2++) {
           const worker = new Worker(path20.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
           worker.on("message", (msg) => {
-            const { cmd, data, error } = msg;
+            const { cmd, data: data2, error } = msg;
             if (cmd === "RESULT") {
-              results.push(data);
+              results.push(data2);
               if (results.length === workers.length) {
                 handleFinish();
               }
             } else if (cmd === "UPDATE_HIST") {
-              const { name: name2, value } = data;
+              const { name: name2, value } = data2;
               histData[name2].push(value);
               if (histData[name2].length === workers.length) {
                 const total = histData[name2].reduce((acc, v) => acc + v, 0);
@@ -28179,7 +28179,7 @@ var require_manager = __commonJS({
                 histograms[name2].recordValue(total);
               }
             } else if (cmd === "RESET_HIST") {
-              const { name: name2 } = data;
+              const { name: name2 } = data2;
               histograms[name2].reset();
             } else if (cmd === "ERROR") {
               tracker.emit("error", error);
@@ -28209,7 +28209,7 @@ var require_manager = __commonJS({
 var require_defaultOptions = __commonJS({
   "node_modules/autocannon/lib/defaultOptions.js"(exports2, module2) {
     "use strict";
-    var defaultOptions2 = {
+    var defaultOptions3 = {
       headers: {},
       method: "GET",
       duration: 10,
@@ -28229,7 +28229,7 @@ var require_defaultOptions = __commonJS({
       servername: void 0,
       excludeErrorStats: false
     };
-    module2.exports = defaultOptions2;
+    module2.exports = defaultOptions3;
   }
 });
 
@@ -28526,8 +28526,8 @@ var require_combined_stream = __commonJS({
         self2._emitError(err);
       });
     };
-    CombinedStream.prototype.write = function(data) {
-      this.emit("data", data);
+    CombinedStream.prototype.write = function(data2) {
+      this.emit("data", data2);
     };
     CombinedStream.prototype.pause = function() {
       if (!this.pauseStreams) {
@@ -37183,7 +37183,7 @@ var require_mime_types = __commonJS({
       }
       return exports2.types[extension2] || false;
     }
-    function populateMaps(extensions, types) {
+    function populateMaps(extensions, types2) {
       var preference = ["nginx", "apache", void 0, "iana"];
       Object.keys(db).forEach(function forEachMimeType(type) {
         var mime = db[type];
@@ -37192,16 +37192,16 @@ var require_mime_types = __commonJS({
           return;
         }
         extensions[type] = exts;
-        for (var i = 0; i < exts.length; i++) {
-          var extension2 = exts[i];
-          if (types[extension2]) {
-            var from = preference.indexOf(db[types[extension2]].source);
+        for (var i2 = 0; i2 < exts.length; i2++) {
+          var extension2 = exts[i2];
+          if (types2[extension2]) {
+            var from = preference.indexOf(db[types2[extension2]].source);
             var to = preference.indexOf(mime.source);
-            if (types[extension2] !== "application/octet-stream" && (from > to || from === to && types[extension2].substr(0, 12) === "application/")) {
+            if (types2[extension2] !== "application/octet-stream" && (from > to || from === to && types2[extension2].substr(0, 12) === "application/")) {
               continue;
             }
           }
-          types[extension2] = type;
+          types2[extension2] = type;
         }
       });
     }
@@ -37268,9 +37268,9 @@ var require_iterate = __commonJS({
     var async = require_async();
     var abort = require_abort();
     module2.exports = iterate;
-    function iterate(list2, iterator, state, callback2) {
+    function iterate(list3, iterator, state, callback2) {
       var key = state["keyedList"] ? state["keyedList"][state.index] : state.index;
-      state.jobs[key] = runJob(iterator, key, list2[key], function(error, output) {
+      state.jobs[key] = runJob(iterator, key, list3[key], function(error, output) {
         if (!(key in state.jobs)) {
           return;
         }
@@ -37299,17 +37299,17 @@ var require_iterate = __commonJS({
 var require_state = __commonJS({
   "node_modules/asynckit/lib/state.js"(exports2, module2) {
     module2.exports = state;
-    function state(list2, sortMethod) {
-      var isNamedList = !Array.isArray(list2), initState = {
+    function state(list3, sortMethod) {
+      var isNamedList = !Array.isArray(list3), initState = {
         index: 0,
-        keyedList: isNamedList || sortMethod ? Object.keys(list2) : null,
+        keyedList: isNamedList || sortMethod ? Object.keys(list3) : null,
         jobs: {},
         results: isNamedList ? {} : [],
-        size: isNamedList ? Object.keys(list2).length : list2.length
+        size: isNamedList ? Object.keys(list3).length : list3.length
       };
       if (sortMethod) {
         initState.keyedList.sort(isNamedList ? sortMethod : function(a, b) {
-          return sortMethod(list2[a], list2[b]);
+          return sortMethod(list3[a], list3[b]);
         });
       }
       return initState;
@@ -37341,10 +37341,10 @@ var require_parallel = __commonJS({
     var initState = require_state();
     var terminator = require_terminator();
     module2.exports = parallel;
-    function parallel(list2, iterator, callback2) {
-      var state = initState(list2);
-      while (state.index < (state["keyedList"] || list2).length) {
-        iterate(list2, iterator, state, function(error, result) {
+    function parallel(list3, iterator, callback2) {
+      var state = initState(list3);
+      while (state.index < (state["keyedList"] || list3).length) {
+        iterate(list3, iterator, state, function(error, result) {
           if (error) {
             callback2(error, result);
             return;
@@ -37370,16 +37370,16 @@ var require_serialOrdered = __commonJS({
     module2.exports = serialOrdered;
     module2.exports.ascending = ascending;
     module2.exports.descending = descending;
-    function serialOrdered(list2, iterator, sortMethod, callback2) {
-      var state = initState(list2, sortMethod);
-      iterate(list2, iterator, state, function iteratorHandler(error, result) {
+    function serialOrdered(list3, iterator, sortMethod, callback2) {
+      var state = initState(list3, sortMethod);
+      iterate(list3, iterator, state, function iteratorHandler(error, result) {
         if (error) {
           callback2(error, result);
           return;
         }
         state.index++;
-        if (state.index < (state["keyedList"] || list2).length) {
-          iterate(list2, iterator, state, iteratorHandler);
+        if (state.index < (state["keyedList"] || list3).length) {
+          iterate(list3, iterator, state, iteratorHandler);
           return;
         }
         callback2(null, state.results);
@@ -37400,8 +37400,8 @@ var require_serial = __commonJS({
   "node_modules/asynckit/serial.js"(exports2, module2) {
     var serialOrdered = require_serialOrdered();
     module2.exports = serial;
-    function serial(list2, iterator, callback2) {
-      return serialOrdered(list2, iterator, null, callback2);
+    function serial(list3, iterator, callback2) {
+      return serialOrdered(list3, iterator, null, callback2);
     }
   }
 });
@@ -37699,26 +37699,26 @@ var require_implementation = __commonJS({
     var funcType = "[object Function]";
     var concatty = function concatty2(a, b) {
       var arr = [];
-      for (var i = 0; i < a.length; i += 1) {
-        arr[i] = a[i];
+      for (var i2 = 0; i2 < a.length; i2 += 1) {
+        arr[i2] = a[i2];
       }
       for (var j = 0; j < b.length; j += 1) {
         arr[j + a.length] = b[j];
       }
       return arr;
     };
-    var slicy = function slicy2(arrLike, offset) {
+    var slicy = function slicy2(arrLike, offset2) {
       var arr = [];
-      for (var i = offset || 0, j = 0; i < arrLike.length; i += 1, j += 1) {
-        arr[j] = arrLike[i];
+      for (var i2 = offset2 || 0, j = 0; i2 < arrLike.length; i2 += 1, j += 1) {
+        arr[j] = arrLike[i2];
       }
       return arr;
     };
     var joiny = function(arr, joiner) {
       var str = "";
-      for (var i = 0; i < arr.length; i += 1) {
-        str += arr[i];
-        if (i + 1 < arr.length) {
+      for (var i2 = 0; i2 < arr.length; i2 += 1) {
+        str += arr[i2];
+        if (i2 + 1 < arr.length) {
           str += joiner;
         }
       }
@@ -37749,8 +37749,8 @@ var require_implementation = __commonJS({
       };
       var boundLength = max2(0, target.length - args.length);
       var boundArgs = [];
-      for (var i = 0; i < boundLength; i++) {
-        boundArgs[i] = "$" + i;
+      for (var i2 = 0; i2 < boundLength; i2++) {
+        boundArgs[i2] = "$" + i2;
       }
       bound = Function("binder", "return function (" + joiny(boundArgs, ",") + "){ return binder.apply(this,arguments); }")(binder);
       if (target.prototype) {
@@ -38146,7 +38146,7 @@ var require_get_intrinsic = __commonJS({
       "%WeakSetPrototype%": ["WeakSet", "prototype"]
     };
     var bind = require_function_bind();
-    var hasOwn = require_hasown();
+    var hasOwn2 = require_hasown();
     var $concat = bind.call($call, Array.prototype.concat);
     var $spliceApply = bind.call($apply, Array.prototype.splice);
     var $replace = bind.call($call, String.prototype.replace);
@@ -38171,11 +38171,11 @@ var require_get_intrinsic = __commonJS({
     var getBaseIntrinsic = function getBaseIntrinsic2(name2, allowMissing) {
       var intrinsicName = name2;
       var alias;
-      if (hasOwn(LEGACY_ALIASES, intrinsicName)) {
+      if (hasOwn2(LEGACY_ALIASES, intrinsicName)) {
         alias = LEGACY_ALIASES[intrinsicName];
         intrinsicName = "%" + alias[0] + "%";
       }
-      if (hasOwn(INTRINSICS, intrinsicName)) {
+      if (hasOwn2(INTRINSICS, intrinsicName)) {
         var value = INTRINSICS[intrinsicName];
         if (value === needsEval) {
           value = doEval(intrinsicName);
@@ -38212,8 +38212,8 @@ var require_get_intrinsic = __commonJS({
         intrinsicBaseName = alias[0];
         $spliceApply(parts, $concat([0, 1], alias));
       }
-      for (var i = 1, isOwn = true; i < parts.length; i += 1) {
-        var part = parts[i];
+      for (var i2 = 1, isOwn = true; i2 < parts.length; i2 += 1) {
+        var part = parts[i2];
         var first = $strSlice(part, 0, 1);
         var last = $strSlice(part, -1);
         if ((first === '"' || first === "'" || first === "`" || (last === '"' || last === "'" || last === "`")) && first !== last) {
@@ -38224,7 +38224,7 @@ var require_get_intrinsic = __commonJS({
         }
         intrinsicBaseName += "." + part;
         intrinsicRealName = "%" + intrinsicBaseName + "%";
-        if (hasOwn(INTRINSICS, intrinsicRealName)) {
+        if (hasOwn2(INTRINSICS, intrinsicRealName)) {
           value = INTRINSICS[intrinsicRealName];
         } else if (value != null) {
           if (!(part in value)) {
@@ -38233,7 +38233,7 @@ var require_get_intrinsic = __commonJS({
             }
             return void undefined2;
           }
-          if ($gOPD && i + 1 >= parts.length) {
+          if ($gOPD && i2 + 1 >= parts.length) {
             var desc = $gOPD(value, part);
             isOwn = !!desc;
             if (isOwn && "get" in desc && !("originalValue" in desc.get)) {
@@ -38242,7 +38242,7 @@ var require_get_intrinsic = __commonJS({
               value = value[part];
             }
           } else {
-            isOwn = hasOwn(value, part);
+            isOwn = hasOwn2(value, part);
             value = value[part];
           }
           if (isOwn && !skipFurtherCaching) {
@@ -38273,7 +38273,7 @@ var require_es_set_tostringtag = __commonJS({
     var GetIntrinsic = require_get_intrinsic();
     var $defineProperty = GetIntrinsic("%Object.defineProperty%", true);
     var hasToStringTag = require_shams2()();
-    var hasOwn = require_hasown();
+    var hasOwn2 = require_hasown();
     var $TypeError = require_type();
     var toStringTag = hasToStringTag ? Symbol.toStringTag : null;
     module2.exports = function setToStringTag(object, value) {
@@ -38282,7 +38282,7 @@ var require_es_set_tostringtag = __commonJS({
       if (typeof overrideIfSet !== "undefined" && typeof overrideIfSet !== "boolean" || typeof nonConfigurable !== "undefined" && typeof nonConfigurable !== "boolean") {
         throw new $TypeError("if provided, the `overrideIfSet` and `nonConfigurable` options must be booleans");
       }
-      if (toStringTag && (overrideIfSet || !hasOwn(object, toStringTag))) {
+      if (toStringTag && (overrideIfSet || !hasOwn2(object, toStringTag))) {
         if ($defineProperty) {
           $defineProperty(object, toStringTag, {
             configurable: !nonConfigurable,
@@ -38327,7 +38327,7 @@ var require_form_data = __commonJS({
     var mime = require_mime_types();
     var asynckit = require_asynckit();
     var setToStringTag = require_es_set_tostringtag();
-    var hasOwn = require_hasown();
+    var hasOwn2 = require_hasown();
     var populate = require_populate();
     function escapeHeaderParam(str) {
       return String(str).replace(/\r/g, "%0D").replace(/\n/g, "%0A").replace(/"/g, "%22");
@@ -38379,7 +38379,7 @@ var require_form_data = __commonJS({
       }
       this._valueLength += valueLength;
       this._overheadLength += Buffer.byteLength(header) + FormData.LINE_BREAK.length;
-      if (!value || !value.path && !(value.readable && hasOwn(value, "httpVersion")) && !(value instanceof Stream)) {
+      if (!value || !value.path && !(value.readable && hasOwn2(value, "httpVersion")) && !(value instanceof Stream)) {
         return;
       }
       if (!options.knownLength) {
@@ -38387,7 +38387,7 @@ var require_form_data = __commonJS({
       }
     };
     FormData.prototype._lengthRetriever = function(value, callback2) {
-      if (hasOwn(value, "fd")) {
+      if (hasOwn2(value, "fd")) {
         if (value.end != void 0 && value.end != Infinity && value.start != void 0) {
           callback2(null, value.end + 1 - (value.start ? value.start : 0));
         } else {
@@ -38400,9 +38400,9 @@ var require_form_data = __commonJS({
             callback2(null, fileSize);
           });
         }
-      } else if (hasOwn(value, "httpVersion")) {
+      } else if (hasOwn2(value, "httpVersion")) {
         callback2(null, Number(value.headers["content-length"]));
-      } else if (hasOwn(value, "httpModule")) {
+      } else if (hasOwn2(value, "httpModule")) {
         value.on("response", function(response) {
           value.pause();
           callback2(null, Number(response.headers["content-length"]));
@@ -38430,7 +38430,7 @@ var require_form_data = __commonJS({
       }
       var header;
       for (var prop in headers) {
-        if (hasOwn(headers, prop)) {
+        if (hasOwn2(headers, prop)) {
           header = headers[prop];
           if (header == null) {
             continue;
@@ -38451,7 +38451,7 @@ var require_form_data = __commonJS({
         filename = path20.normalize(options.filepath).replace(/\\/g, "/");
       } else if (options.filename || value && (value.name || value.path)) {
         filename = path20.basename(options.filename || value && (value.name || value.path));
-      } else if (value && value.readable && hasOwn(value, "httpVersion")) {
+      } else if (value && value.readable && hasOwn2(value, "httpVersion")) {
         filename = path20.basename(value.client._httpMessage.path || "");
       }
       if (filename) {
@@ -38466,7 +38466,7 @@ var require_form_data = __commonJS({
       if (!contentType && value && value.path) {
         contentType = mime.lookup(value.path);
       }
-      if (!contentType && value && value.readable && hasOwn(value, "httpVersion")) {
+      if (!contentType && value && value.readable && hasOwn2(value, "httpVersion")) {
         contentType = value.headers["content-type"];
       }
       if (!contentType && (options.filepath || options.filename)) {
@@ -38496,7 +38496,7 @@ var require_form_data = __commonJS({
         "content-type": "multipart/form-data; boundary=" + this.getBoundary()
       };
       for (header in userHeaders) {
-        if (hasOwn(userHeaders, header)) {
+        if (hasOwn2(userHeaders, header)) {
           formHeaders[header.toLowerCase()] = userHeaders[header];
         }
       }
@@ -38517,14 +38517,14 @@ var require_form_data = __commonJS({
     FormData.prototype.getBuffer = function() {
       var dataBuffer = new Buffer.alloc(0);
       var boundary = this.getBoundary();
-      for (var i = 0, len = this._streams.length; i < len; i++) {
-        if (typeof this._streams[i] !== "function") {
-          if (Buffer.isBuffer(this._streams[i])) {
-            dataBuffer = Buffer.concat([dataBuffer, this._streams[i]]);
+      for (var i2 = 0, len = this._streams.length; i2 < len; i2++) {
+        if (typeof this._streams[i2] !== "function") {
+          if (Buffer.isBuffer(this._streams[i2])) {
+            dataBuffer = Buffer.concat([dataBuffer, this._streams[i2]]);
           } else {
-            dataBuffer = Buffer.concat([dataBuffer, Buffer.from(this._streams[i])]);
+            dataBuffer = Buffer.concat([dataBuffer, Buffer.from(this._streams[i2])]);
           }
-          if (typeof this._streams[i] !== "string" || this._streams[i].substring(2, boundary.length + 2) !== boundary) {
+          if (typeof this._streams[i2] !== "string" || this._streams[i2].substring(2, boundary.length + 2) !== boundary) {
             dataBuffer = Buffer.concat([dataBuffer, Buffer.from(FormData.LINE_BREAK)]);
           }
         }
@@ -38638,7 +38638,7 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve3, basename: basename2 } = __require("path");
-    var { readFileSync: readFileSync15 } = __require("fs");
+    var { readFileSync: readFileSync16 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string) {
       try {
@@ -38646,8 +38646,8 @@ var require_multipart = __commonJS({
       } catch (error) {
         try {
           const path20 = resolve3(string);
-          const data = readFileSync15(path20, "utf8");
-          return JSON.parse(data);
+          const data2 = readFileSync16(path20, "utf8");
+          return JSON.parse(data2);
         } catch (error2) {
           throw new Error("Invalid JSON or file where to get form data");
         }
@@ -38665,7 +38665,7 @@ var require_multipart = __commonJS({
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync15(path20);
+            const buffer = readFileSync16(path20);
             form.append(key, buffer, Object.assign({}, {
               filename: basename2(path20)
             }, opts));
@@ -38699,22 +38699,22 @@ var require_parseHAR = __commonJS({
         if (!har || typeof har !== "object" || typeof har.log !== "object" || !Array.isArray(har.log.entries) || !har.log.entries.length) {
           throw new Error("no entries found");
         }
-        let i = 0;
+        let i2 = 0;
         for (const entry of har.log.entries) {
-          i++;
+          i2++;
           if (!entry || typeof entry !== "object" || !entry.request || typeof entry.request !== "object") {
-            throw new Error(`invalid request in entry #${i}`);
+            throw new Error(`invalid request in entry #${i2}`);
           }
           const { request: { method, url, headers: headerArray, postData } } = entry;
           const headers = {};
           if (!Array.isArray(headerArray)) {
-            throw new Error(`invalid headers array in entry #${i}`);
+            throw new Error(`invalid headers array in entry #${i2}`);
           }
           let j = 0;
           for (const header of headerArray) {
             j++;
             if (!header || typeof header !== "object" || typeof header.name !== "string" || typeof header.value !== "string") {
-              throw new Error(`invalid name or value in header #${j} of entry #${i}`);
+              throw new Error(`invalid name or value in header #${j} of entry #${i2}`);
             }
             const { name: name2, value } = header;
             headers[name2] = value;
@@ -38962,39 +38962,39 @@ var require_semver = __commonJS({
       if (identifiers.length > prerelease.length) {
         return false;
       }
-      for (let i = 0; i < identifiers.length; i++) {
-        if (compareIdentifiers(prerelease[i], identifiers[i]) !== 0) {
+      for (let i2 = 0; i2 < identifiers.length; i2++) {
+        if (compareIdentifiers(prerelease[i2], identifiers[i2]) !== 0) {
           return false;
         }
       }
       return true;
     };
     var SemVer = class _SemVer {
-      constructor(version, options) {
+      constructor(version2, options) {
         options = parseOptions(options);
-        if (version instanceof _SemVer) {
-          if (version.loose === !!options.loose && version.includePrerelease === !!options.includePrerelease) {
-            return version;
+        if (version2 instanceof _SemVer) {
+          if (version2.loose === !!options.loose && version2.includePrerelease === !!options.includePrerelease) {
+            return version2;
           } else {
-            version = version.version;
+            version2 = version2.version;
           }
-        } else if (typeof version !== "string") {
-          throw new TypeError(`Invalid version. Must be a string. Got type "${typeof version}".`);
+        } else if (typeof version2 !== "string") {
+          throw new TypeError(`Invalid version. Must be a string. Got type "${typeof version2}".`);
         }
-        if (version.length > MAX_LENGTH) {
+        if (version2.length > MAX_LENGTH) {
           throw new TypeError(
             `version is longer than ${MAX_LENGTH} characters`
           );
         }
-        debug("SemVer", version, options);
+        debug("SemVer", version2, options);
         this.options = options;
         this.loose = !!options.loose;
         this.includePrerelease = !!options.includePrerelease;
-        const m = version.trim().match(options.loose ? re[t.LOOSE] : re[t.FULL]);
+        const m = version2.trim().match(options.loose ? re[t.LOOSE] : re[t.FULL]);
         if (!m) {
-          throw new TypeError(`Invalid Version: ${version}`);
+          throw new TypeError(`Invalid Version: ${version2}`);
         }
-        this.raw = version;
+        this.raw = version2;
         this.major = +m[1];
         this.minor = +m[2];
         this.patch = +m[3];
@@ -39081,11 +39081,11 @@ var require_semver = __commonJS({
         } else if (!this.prerelease.length && !other2.prerelease.length) {
           return 0;
         }
-        let i = 0;
+        let i2 = 0;
         do {
-          const a = this.prerelease[i];
-          const b = other2.prerelease[i];
-          debug("prerelease compare", i, a, b);
+          const a = this.prerelease[i2];
+          const b = other2.prerelease[i2];
+          debug("prerelease compare", i2, a, b);
           if (a === void 0 && b === void 0) {
             return 0;
           } else if (b === void 0) {
@@ -39097,17 +39097,17 @@ var require_semver = __commonJS({
           } else {
             return compareIdentifiers(a, b);
           }
-        } while (++i);
+        } while (++i2);
       }
       compareBuild(other2) {
         if (!(other2 instanceof _SemVer)) {
           other2 = new _SemVer(other2, this.options);
         }
-        let i = 0;
+        let i2 = 0;
         do {
-          const a = this.build[i];
-          const b = other2.build[i];
-          debug("build compare", i, a, b);
+          const a = this.build[i2];
+          const b = other2.build[i2];
+          debug("build compare", i2, a, b);
           if (a === void 0 && b === void 0) {
             return 0;
           } else if (b === void 0) {
@@ -39119,7 +39119,7 @@ var require_semver = __commonJS({
           } else {
             return compareIdentifiers(a, b);
           }
-        } while (++i);
+        } while (++i2);
       }
       // preminor will bump the version up to the next minor release, and immediately
       // down to pre-release. premajor and prepatch work the same way.
@@ -39192,26 +39192,26 @@ var require_semver = __commonJS({
           // This probably shouldn't be used publicly.
           // 1.0.0 'pre' would become 1.0.0-0 which is the wrong direction.
           case "pre": {
-            const base = Number(identifierBase) ? 1 : 0;
+            const base2 = Number(identifierBase) ? 1 : 0;
             if (this.prerelease.length === 0) {
-              this.prerelease = [base];
+              this.prerelease = [base2];
             } else {
-              let i = this.prerelease.length;
-              while (--i >= 0) {
-                if (typeof this.prerelease[i] === "number") {
-                  this.prerelease[i]++;
-                  i = -2;
+              let i2 = this.prerelease.length;
+              while (--i2 >= 0) {
+                if (typeof this.prerelease[i2] === "number") {
+                  this.prerelease[i2]++;
+                  i2 = -2;
                 }
               }
-              if (i === -1) {
+              if (i2 === -1) {
                 if (identifier === this.prerelease.join(".") && identifierBase === false) {
                   throw new Error("invalid increment argument: identifier already exists");
                 }
-                this.prerelease.push(base);
+                this.prerelease.push(base2);
               }
             }
             if (identifier) {
-              let prerelease = [identifier, base];
+              let prerelease = [identifier, base2];
               if (identifierBase === false) {
                 prerelease = [identifier];
               }
@@ -39245,12 +39245,12 @@ var require_parse2 = __commonJS({
   "node_modules/semver/functions/parse.js"(exports2, module2) {
     "use strict";
     var SemVer = require_semver();
-    var parse2 = (version, options, throwErrors = false) => {
-      if (version instanceof SemVer) {
-        return version;
+    var parse5 = (version2, options, throwErrors = false) => {
+      if (version2 instanceof SemVer) {
+        return version2;
       }
       try {
-        return new SemVer(version, options);
+        return new SemVer(version2, options);
       } catch (er) {
         if (!throwErrors) {
           return null;
@@ -39258,7 +39258,7 @@ var require_parse2 = __commonJS({
         throw er;
       }
     };
-    module2.exports = parse2;
+    module2.exports = parse5;
   }
 });
 
@@ -39266,9 +39266,9 @@ var require_parse2 = __commonJS({
 var require_valid = __commonJS({
   "node_modules/semver/functions/valid.js"(exports2, module2) {
     "use strict";
-    var parse2 = require_parse2();
-    var valid = (version, options) => {
-      const v = parse2(version, options);
+    var parse5 = require_parse2();
+    var valid = (version2, options) => {
+      const v = parse5(version2, options);
       return v ? v.version : null;
     };
     module2.exports = valid;
@@ -39279,9 +39279,9 @@ var require_valid = __commonJS({
 var require_clean = __commonJS({
   "node_modules/semver/functions/clean.js"(exports2, module2) {
     "use strict";
-    var parse2 = require_parse2();
-    var clean = (version, options) => {
-      const s = parse2(version.trim().replace(/^[=v]+/, ""), options);
+    var parse5 = require_parse2();
+    var clean = (version2, options) => {
+      const s = parse5(version2.trim().replace(/^[=v]+/, ""), options);
       return s ? s.version : null;
     };
     module2.exports = clean;
@@ -39293,7 +39293,7 @@ var require_inc = __commonJS({
   "node_modules/semver/functions/inc.js"(exports2, module2) {
     "use strict";
     var SemVer = require_semver();
-    var inc = (version, release, options, identifier, identifierBase) => {
+    var inc = (version2, release, options, identifier, identifierBase) => {
       if (typeof options === "string") {
         identifierBase = identifier;
         identifier = options;
@@ -39301,7 +39301,7 @@ var require_inc = __commonJS({
       }
       try {
         return new SemVer(
-          version instanceof SemVer ? version.version : version,
+          version2 instanceof SemVer ? version2.version : version2,
           options
         ).inc(release, identifier, identifierBase).version;
       } catch (er) {
@@ -39316,10 +39316,10 @@ var require_inc = __commonJS({
 var require_diff = __commonJS({
   "node_modules/semver/functions/diff.js"(exports2, module2) {
     "use strict";
-    var parse2 = require_parse2();
+    var parse5 = require_parse2();
     var diff = (version1, version2) => {
-      const v1 = parse2(version1, null, true);
-      const v2 = parse2(version2, null, true);
+      const v1 = parse5(version1, null, true);
+      const v2 = parse5(version2, null, true);
       const comparison = v1.compare(v2);
       if (comparison === 0) {
         return null;
@@ -39390,9 +39390,9 @@ var require_patch = __commonJS({
 var require_prerelease = __commonJS({
   "node_modules/semver/functions/prerelease.js"(exports2, module2) {
     "use strict";
-    var parse2 = require_parse2();
-    var prerelease = (version, options) => {
-      const parsed2 = parse2(version, options);
+    var parse5 = require_parse2();
+    var prerelease = (version2, options) => {
+      const parsed2 = parse5(version2, options);
       return parsed2 && parsed2.prerelease.length ? parsed2.prerelease : null;
     };
     module2.exports = prerelease;
@@ -39448,7 +39448,7 @@ var require_sort = __commonJS({
   "node_modules/semver/functions/sort.js"(exports2, module2) {
     "use strict";
     var compareBuild = require_compare_build();
-    var sort = (list2, loose) => list2.sort((a, b) => compareBuild(a, b, loose));
+    var sort = (list3, loose) => list3.sort((a, b) => compareBuild(a, b, loose));
     module2.exports = sort;
   }
 });
@@ -39458,7 +39458,7 @@ var require_rsort = __commonJS({
   "node_modules/semver/functions/rsort.js"(exports2, module2) {
     "use strict";
     var compareBuild = require_compare_build();
-    var rsort = (list2, loose) => list2.sort((a, b) => compareBuild(b, a, loose));
+    var rsort = (list3, loose) => list3.sort((a, b) => compareBuild(b, a, loose));
     module2.exports = rsort;
   }
 });
@@ -39578,26 +39578,26 @@ var require_coerce = __commonJS({
   "node_modules/semver/functions/coerce.js"(exports2, module2) {
     "use strict";
     var SemVer = require_semver();
-    var parse2 = require_parse2();
+    var parse5 = require_parse2();
     var { safeRe: re, t } = require_re();
-    var coerce = (version, options) => {
-      if (version instanceof SemVer) {
-        return version;
+    var coerce = (version2, options) => {
+      if (version2 instanceof SemVer) {
+        return version2;
       }
-      if (typeof version === "number") {
-        version = String(version);
+      if (typeof version2 === "number") {
+        version2 = String(version2);
       }
-      if (typeof version !== "string") {
+      if (typeof version2 !== "string") {
         return null;
       }
       options = options || {};
       let match = null;
       if (!options.rtl) {
-        match = version.match(options.includePrerelease ? re[t.COERCEFULL] : re[t.COERCE]);
+        match = version2.match(options.includePrerelease ? re[t.COERCEFULL] : re[t.COERCE]);
       } else {
         const coerceRtlRegex = options.includePrerelease ? re[t.COERCERTLFULL] : re[t.COERCERTL];
         let next;
-        while ((next = coerceRtlRegex.exec(version)) && (!match || match.index + match[0].length !== version.length)) {
+        while ((next = coerceRtlRegex.exec(version2)) && (!match || match.index + match[0].length !== version2.length)) {
           if (!match || next.index + next[0].length !== match.index + match[0].length) {
             match = next;
           }
@@ -39613,7 +39613,7 @@ var require_coerce = __commonJS({
       const patch = match[4] || "0";
       const prerelease = options.includePrerelease && match[5] ? `-${match[5]}` : "";
       const build2 = options.includePrerelease && match[6] ? `+${match[6]}` : "";
-      return parse2(`${major}.${minor}.${patch}${prerelease}${build2}`, options);
+      return parse5(`${major}.${minor}.${patch}${prerelease}${build2}`, options);
     };
     module2.exports = coerce;
   }
@@ -39623,35 +39623,35 @@ var require_coerce = __commonJS({
 var require_truncate = __commonJS({
   "node_modules/semver/functions/truncate.js"(exports2, module2) {
     "use strict";
-    var parse2 = require_parse2();
+    var parse5 = require_parse2();
     var constants = require_constants3();
     var SemVer = require_semver();
-    var truncate = (version, truncation, options) => {
+    var truncate = (version2, truncation, options) => {
       if (!constants.RELEASE_TYPES.includes(truncation)) {
         return null;
       }
-      const clonedVersion = cloneInputVersion(version, options);
+      const clonedVersion = cloneInputVersion(version2, options);
       return clonedVersion && doTruncation(clonedVersion, truncation);
     };
-    var cloneInputVersion = (version, options) => {
-      const versionStringToParse = version instanceof SemVer ? version.version : version;
-      return parse2(versionStringToParse, options);
+    var cloneInputVersion = (version2, options) => {
+      const versionStringToParse = version2 instanceof SemVer ? version2.version : version2;
+      return parse5(versionStringToParse, options);
     };
-    var doTruncation = (version, truncation) => {
+    var doTruncation = (version2, truncation) => {
       if (isPrerelease(truncation)) {
-        return version.version;
+        return version2.version;
       }
-      version.prerelease = [];
+      version2.prerelease = [];
       switch (truncation) {
         case "major":
-          version.minor = 0;
-          version.patch = 0;
+          version2.minor = 0;
+          version2.patch = 0;
           break;
         case "minor":
-          version.patch = 0;
+          version2.patch = 0;
           break;
       }
-      return version.format();
+      return version2.format();
     };
     var isPrerelease = (type) => {
       return type.startsWith("pre");
@@ -39937,11 +39937,11 @@ var require_range2 = __commonJS({
       get range() {
         if (this.formatted === void 0) {
           this.formatted = "";
-          for (let i = 0; i < this.set.length; i++) {
-            if (i > 0) {
+          for (let i2 = 0; i2 < this.set.length; i2++) {
+            if (i2 > 0) {
               this.formatted += "||";
             }
-            const comps = this.set[i];
+            const comps = this.set[i2];
             for (let k = 0; k < comps.length; k++) {
               if (k > 0) {
                 this.formatted += " ";
@@ -40014,19 +40014,19 @@ var require_range2 = __commonJS({
         });
       }
       // if ANY of the sets match ALL of its comparators, then pass
-      test(version) {
-        if (!version) {
+      test(version2) {
+        if (!version2) {
           return false;
         }
-        if (typeof version === "string") {
+        if (typeof version2 === "string") {
           try {
-            version = new SemVer(version, this.options);
+            version2 = new SemVer(version2, this.options);
           } catch (er) {
             return false;
           }
         }
-        for (let i = 0; i < this.set.length; i++) {
-          if (testSet(this.set[i], version, this.options)) {
+        for (let i2 = 0; i2 < this.set.length; i2++) {
+          if (testSet(this.set[i2], version2, this.options)) {
             return true;
           }
         }
@@ -40248,21 +40248,21 @@ var require_range2 = __commonJS({
       }
       return `${from} ${to}`.trim();
     };
-    var testSet = (set, version, options) => {
-      for (let i = 0; i < set.length; i++) {
-        if (!set[i].test(version)) {
+    var testSet = (set, version2, options) => {
+      for (let i2 = 0; i2 < set.length; i2++) {
+        if (!set[i2].test(version2)) {
           return false;
         }
       }
-      if (version.prerelease.length && !options.includePrerelease) {
-        for (let i = 0; i < set.length; i++) {
-          debug(set[i].semver);
-          if (set[i].semver === Comparator.ANY) {
+      if (version2.prerelease.length && !options.includePrerelease) {
+        for (let i2 = 0; i2 < set.length; i2++) {
+          debug(set[i2].semver);
+          if (set[i2].semver === Comparator.ANY) {
             continue;
           }
-          if (set[i].semver.prerelease.length > 0) {
-            const allowed = set[i].semver;
-            if (allowed.major === version.major && allowed.minor === version.minor && allowed.patch === version.patch) {
+          if (set[i2].semver.prerelease.length > 0) {
+            const allowed = set[i2].semver;
+            if (allowed.major === version2.major && allowed.minor === version2.minor && allowed.patch === version2.patch) {
               return true;
             }
           }
@@ -40323,19 +40323,19 @@ var require_comparator = __commonJS({
       toString() {
         return this.value;
       }
-      test(version) {
-        debug("Comparator.test", version, this.options.loose);
-        if (this.semver === ANY || version === ANY) {
+      test(version2) {
+        debug("Comparator.test", version2, this.options.loose);
+        if (this.semver === ANY || version2 === ANY) {
           return true;
         }
-        if (typeof version === "string") {
+        if (typeof version2 === "string") {
           try {
-            version = new SemVer(version, this.options);
+            version2 = new SemVer(version2, this.options);
           } catch (er) {
             return false;
           }
         }
-        return cmp(version, this.operator, this.semver, this.options);
+        return cmp(version2, this.operator, this.semver, this.options);
       }
       intersects(comp, options) {
         if (!(comp instanceof _Comparator)) {
@@ -40392,13 +40392,13 @@ var require_satisfies = __commonJS({
   "node_modules/semver/functions/satisfies.js"(exports2, module2) {
     "use strict";
     var Range = require_range2();
-    var satisfies = (version, range, options) => {
+    var satisfies = (version2, range, options) => {
       try {
         range = new Range(range, options);
       } catch (er) {
         return false;
       }
-      return range.test(version);
+      return range.test(version2);
     };
     module2.exports = satisfies;
   }
@@ -40490,8 +40490,8 @@ var require_min_version = __commonJS({
         return minver;
       }
       minver = null;
-      for (let i = 0; i < range.set.length; ++i) {
-        const comparators = range.set[i];
+      for (let i2 = 0; i2 < range.set.length; ++i2) {
+        const comparators = range.set[i2];
         let setMin = null;
         comparators.forEach((comparator) => {
           const compver = new SemVer(comparator.semver.version);
@@ -40560,8 +40560,8 @@ var require_outside = __commonJS({
     var lt = require_lt();
     var lte = require_lte();
     var gte = require_gte();
-    var outside = (version, range, hilo, options) => {
-      version = new SemVer(version, options);
+    var outside = (version2, range, hilo, options) => {
+      version2 = new SemVer(version2, options);
       range = new Range(range, options);
       let gtfn, ltefn, ltfn, comp, ecomp;
       switch (hilo) {
@@ -40582,11 +40582,11 @@ var require_outside = __commonJS({
         default:
           throw new TypeError('Must provide a hilo val of "<" or ">"');
       }
-      if (satisfies(version, range, options)) {
+      if (satisfies(version2, range, options)) {
         return false;
       }
-      for (let i = 0; i < range.set.length; ++i) {
-        const comparators = range.set[i];
+      for (let i2 = 0; i2 < range.set.length; ++i2) {
+        const comparators = range.set[i2];
         let high = null;
         let low = null;
         comparators.forEach((comparator) => {
@@ -40604,9 +40604,9 @@ var require_outside = __commonJS({
         if (high.operator === comp || high.operator === ecomp) {
           return false;
         }
-        if ((!low.operator || low.operator === comp) && ltefn(version, low.semver)) {
+        if ((!low.operator || low.operator === comp) && ltefn(version2, low.semver)) {
           return false;
-        } else if (low.operator === ecomp && ltfn(version, low.semver)) {
+        } else if (low.operator === ecomp && ltfn(version2, low.semver)) {
           return false;
         }
       }
@@ -40621,7 +40621,7 @@ var require_gtr = __commonJS({
   "node_modules/semver/ranges/gtr.js"(exports2, module2) {
     "use strict";
     var outside = require_outside();
-    var gtr = (version, range, options) => outside(version, range, ">", options);
+    var gtr = (version2, range, options) => outside(version2, range, ">", options);
     module2.exports = gtr;
   }
 });
@@ -40631,7 +40631,7 @@ var require_ltr = __commonJS({
   "node_modules/semver/ranges/ltr.js"(exports2, module2) {
     "use strict";
     var outside = require_outside();
-    var ltr = (version, range, options) => outside(version, range, "<", options);
+    var ltr = (version2, range, options) => outside(version2, range, "<", options);
     module2.exports = ltr;
   }
 });
@@ -40661,12 +40661,12 @@ var require_simplify = __commonJS({
       let first = null;
       let prev = null;
       const v = versions.sort((a, b) => compare3(a, b, options));
-      for (const version of v) {
-        const included = satisfies(version, range, options);
+      for (const version2 of v) {
+        const included = satisfies(version2, range, options);
         if (included) {
-          prev = version;
+          prev = version2;
           if (!first) {
-            first = version;
+            first = version2;
           }
         } else {
           if (prev) {
@@ -40870,7 +40870,7 @@ var require_semver2 = __commonJS({
     var constants = require_constants3();
     var SemVer = require_semver();
     var identifiers = require_identifiers();
-    var parse2 = require_parse2();
+    var parse5 = require_parse2();
     var valid = require_valid();
     var clean = require_clean();
     var inc = require_inc();
@@ -40909,7 +40909,7 @@ var require_semver2 = __commonJS({
     var simplifyRange = require_simplify();
     var subset = require_subset();
     module2.exports = {
-      parse: parse2,
+      parse: parse5,
       valid,
       clean,
       inc,
@@ -40978,7 +40978,7 @@ var require_util3 = __commonJS({
 var require_validate2 = __commonJS({
   "node_modules/autocannon/lib/validate.js"(exports2, module2) {
     "use strict";
-    var defaultOptions2 = require_defaultOptions();
+    var defaultOptions3 = require_defaultOptions();
     var timestring = require_timestring();
     var { checkURL } = require_url();
     var multipart = require_multipart();
@@ -41010,7 +41010,7 @@ var require_validate2 = __commonJS({
         };
       }) : void 0;
       return {
-        ...defaultOptions2,
+        ...defaultOptions3,
         ...opts,
         ...setupClient ? { setupClient } : void 0,
         ...verifyBody ? { verifyBody } : void 0,
@@ -41073,13 +41073,13 @@ var require_validate2 = __commonJS({
       if (opts.sampleInt < 0) {
         return new Error("sample interval can not be less than 0");
       }
-      if (opts.expectBody && opts.requests !== defaultOptions2.requests) {
+      if (opts.expectBody && opts.requests !== defaultOptions3.requests) {
         return new Error("expectBody cannot be used in conjunction with requests");
       }
       if (opts.form) {
         try {
-          const data = multipart(opts.form);
-          opts.form = opts.workers ? opts.form : data;
+          const data2 = multipart(opts.form);
+          opts.form = opts.workers ? opts.form : data2;
         } catch (error) {
           return error;
         }
@@ -41156,8 +41156,8 @@ var require_reinterval = __commonJS({
       var args;
       if (arguments.length > 0) {
         args = new Array(arguments.length - 2);
-        for (var i = 0; i < args.length; i++) {
-          args[i] = arguments[i + 2];
+        for (var i2 = 0; i2 < args.length; i2++) {
+          args[i2] = arguments[i2 + 2];
         }
       }
       return new ReInterval(arguments[0], arguments[1], args);
@@ -41237,8 +41237,8 @@ var require_retimer = __commonJS({
       let args;
       if (arguments.length > 0) {
         args = new Array(arguments.length - 2);
-        for (var i = 0; i < args.length; i++) {
-          args[i] = arguments[i + 2];
+        for (var i2 = 0; i2 < args.length; i2++) {
+          args[i2] = arguments[i2 + 2];
         }
       }
       return new Retimer(arguments[0], arguments[1], args);
@@ -41410,14 +41410,14 @@ var require_http_parser = __commonJS({
     };
     HTTPParser.prototype.consumeLine = function() {
       var end = this.end, chunk = this.chunk;
-      for (var i = this.offset; i < end; i++) {
-        if (chunk[i] === 10) {
-          var line = this.line + chunk.toString(HTTPParser.encoding, this.offset, i);
+      for (var i2 = this.offset; i2 < end; i2++) {
+        if (chunk[i2] === 10) {
+          var line = this.line + chunk.toString(HTTPParser.encoding, this.offset, i2);
           if (line.charAt(line.length - 1) === "\r") {
             line = line.substr(0, line.length - 1);
           }
           this.line = "";
-          this.offset = i + 1;
+          this.offset = i2 + 1;
           return line;
         }
       }
@@ -41510,13 +41510,13 @@ var require_http_parser = __commonJS({
         var hasContentLength = false;
         var currentContentLengthValue;
         var hasUpgradeHeader = false;
-        for (var i = 0; i < headers.length; i += 2) {
-          switch (headers[i].toLowerCase()) {
+        for (var i2 = 0; i2 < headers.length; i2 += 2) {
+          switch (headers[i2].toLowerCase()) {
             case "transfer-encoding":
-              this.isChunked = headers[i + 1].toLowerCase() === "chunked";
+              this.isChunked = headers[i2 + 1].toLowerCase() === "chunked";
               break;
             case "content-length":
-              currentContentLengthValue = +headers[i + 1];
+              currentContentLengthValue = +headers[i2 + 1];
               if (hasContentLength) {
                 if (currentContentLengthValue !== this.body_bytes) {
                   throw parseErrorCode("HPE_UNEXPECTED_CONTENT_LENGTH");
@@ -41527,7 +41527,7 @@ var require_http_parser = __commonJS({
               }
               break;
             case "connection":
-              this.connection += headers[i + 1].toLowerCase();
+              this.connection += headers[i2 + 1].toLowerCase();
               break;
             case "upgrade":
               hasUpgradeHeader = true;
@@ -41669,25 +41669,25 @@ var require_uuid_node = __commonJS({
 // node_modules/ieee754/index.js
 var require_ieee754 = __commonJS({
   "node_modules/ieee754/index.js"(exports2) {
-    exports2.read = function(buffer, offset, isLE, mLen, nBytes) {
+    exports2.read = function(buffer, offset2, isLE, mLen, nBytes) {
       var e, m;
       var eLen = nBytes * 8 - mLen - 1;
       var eMax = (1 << eLen) - 1;
       var eBias = eMax >> 1;
       var nBits = -7;
-      var i = isLE ? nBytes - 1 : 0;
+      var i2 = isLE ? nBytes - 1 : 0;
       var d = isLE ? -1 : 1;
-      var s = buffer[offset + i];
-      i += d;
+      var s = buffer[offset2 + i2];
+      i2 += d;
       e = s & (1 << -nBits) - 1;
       s >>= -nBits;
       nBits += eLen;
-      for (; nBits > 0; e = e * 256 + buffer[offset + i], i += d, nBits -= 8) {
+      for (; nBits > 0; e = e * 256 + buffer[offset2 + i2], i2 += d, nBits -= 8) {
       }
       m = e & (1 << -nBits) - 1;
       e >>= -nBits;
       nBits += mLen;
-      for (; nBits > 0; m = m * 256 + buffer[offset + i], i += d, nBits -= 8) {
+      for (; nBits > 0; m = m * 256 + buffer[offset2 + i2], i2 += d, nBits -= 8) {
       }
       if (e === 0) {
         e = 1 - eBias;
@@ -41699,13 +41699,13 @@ var require_ieee754 = __commonJS({
       }
       return (s ? -1 : 1) * m * Math.pow(2, e - mLen);
     };
-    exports2.write = function(buffer, value, offset, isLE, mLen, nBytes) {
+    exports2.write = function(buffer, value, offset2, isLE, mLen, nBytes) {
       var e, m, c;
       var eLen = nBytes * 8 - mLen - 1;
       var eMax = (1 << eLen) - 1;
       var eBias = eMax >> 1;
       var rt = mLen === 23 ? Math.pow(2, -24) - Math.pow(2, -77) : 0;
-      var i = isLE ? 0 : nBytes - 1;
+      var i2 = isLE ? 0 : nBytes - 1;
       var d = isLE ? 1 : -1;
       var s = value < 0 || value === 0 && 1 / value < 0 ? 1 : 0;
       value = Math.abs(value);
@@ -41738,13 +41738,13 @@ var require_ieee754 = __commonJS({
           e = 0;
         }
       }
-      for (; mLen >= 8; buffer[offset + i] = m & 255, i += d, m /= 256, mLen -= 8) {
+      for (; mLen >= 8; buffer[offset2 + i2] = m & 255, i2 += d, m /= 256, mLen -= 8) {
       }
       e = e << mLen | m;
       eLen += mLen;
-      for (; eLen > 0; buffer[offset + i] = e & 255, i += d, e /= 256, eLen -= 8) {
+      for (; eLen > 0; buffer[offset2 + i2] = e & 255, i2 += d, e /= 256, eLen -= 8) {
       }
-      buffer[offset + i - d] |= s * 128;
+      buffer[offset2 + i2 - d] |= s * 128;
     };
   }
 });
@@ -41903,8 +41903,8 @@ var require_buffer = __commonJS({
     function fromArrayLike(array) {
       const length = array.length < 0 ? 0 : checked(array.length) | 0;
       const buf = createBuffer(length);
-      for (let i = 0; i < length; i += 1) {
-        buf[i] = array[i] & 255;
+      for (let i2 = 0; i2 < length; i2 += 1) {
+        buf[i2] = array[i2] & 255;
       }
       return buf;
     }
@@ -41979,10 +41979,10 @@ var require_buffer = __commonJS({
       if (a === b) return 0;
       let x = a.length;
       let y = b.length;
-      for (let i = 0, len = Math.min(x, y); i < len; ++i) {
-        if (a[i] !== b[i]) {
-          x = a[i];
-          y = b[i];
+      for (let i2 = 0, len = Math.min(x, y); i2 < len; ++i2) {
+        if (a[i2] !== b[i2]) {
+          x = a[i2];
+          y = b[i2];
           break;
         }
       }
@@ -42008,24 +42008,24 @@ var require_buffer = __commonJS({
           return false;
       }
     };
-    Buffer2.concat = function concat(list2, length) {
-      if (!Array.isArray(list2)) {
+    Buffer2.concat = function concat(list3, length) {
+      if (!Array.isArray(list3)) {
         throw new TypeError('"list" argument must be an Array of Buffers');
       }
-      if (list2.length === 0) {
+      if (list3.length === 0) {
         return Buffer2.alloc(0);
       }
-      let i;
+      let i2;
       if (length === void 0) {
         length = 0;
-        for (i = 0; i < list2.length; ++i) {
-          length += list2[i].length;
+        for (i2 = 0; i2 < list3.length; ++i2) {
+          length += list3[i2].length;
         }
       }
       const buffer = Buffer2.allocUnsafe(length);
       let pos = 0;
-      for (i = 0; i < list2.length; ++i) {
-        let buf = list2[i];
+      for (i2 = 0; i2 < list3.length; ++i2) {
+        let buf = list3[i2];
         if (isInstance(buf, Uint8Array)) {
           if (pos + buf.length > buffer.length) {
             if (!Buffer2.isBuffer(buf)) buf = Buffer2.from(buf);
@@ -42138,17 +42138,17 @@ var require_buffer = __commonJS({
     }
     Buffer2.prototype._isBuffer = true;
     function swap2(b, n, m) {
-      const i = b[n];
+      const i2 = b[n];
       b[n] = b[m];
-      b[m] = i;
+      b[m] = i2;
     }
     Buffer2.prototype.swap16 = function swap16() {
       const len = this.length;
       if (len % 2 !== 0) {
         throw new RangeError("Buffer size must be a multiple of 16-bits");
       }
-      for (let i = 0; i < len; i += 2) {
-        swap2(this, i, i + 1);
+      for (let i2 = 0; i2 < len; i2 += 2) {
+        swap2(this, i2, i2 + 1);
       }
       return this;
     };
@@ -42157,9 +42157,9 @@ var require_buffer = __commonJS({
       if (len % 4 !== 0) {
         throw new RangeError("Buffer size must be a multiple of 32-bits");
       }
-      for (let i = 0; i < len; i += 4) {
-        swap2(this, i, i + 3);
-        swap2(this, i + 1, i + 2);
+      for (let i2 = 0; i2 < len; i2 += 4) {
+        swap2(this, i2, i2 + 3);
+        swap2(this, i2 + 1, i2 + 2);
       }
       return this;
     };
@@ -42168,15 +42168,15 @@ var require_buffer = __commonJS({
       if (len % 8 !== 0) {
         throw new RangeError("Buffer size must be a multiple of 64-bits");
       }
-      for (let i = 0; i < len; i += 8) {
-        swap2(this, i, i + 7);
-        swap2(this, i + 1, i + 6);
-        swap2(this, i + 2, i + 5);
-        swap2(this, i + 3, i + 4);
+      for (let i2 = 0; i2 < len; i2 += 8) {
+        swap2(this, i2, i2 + 7);
+        swap2(this, i2 + 1, i2 + 6);
+        swap2(this, i2 + 2, i2 + 5);
+        swap2(this, i2 + 3, i2 + 4);
       }
       return this;
     };
-    Buffer2.prototype.toString = function toString() {
+    Buffer2.prototype.toString = function toString2() {
       const length = this.length;
       if (length === 0) return "";
       if (arguments.length === 0) return utf8Slice(this, 0, length);
@@ -42241,10 +42241,10 @@ var require_buffer = __commonJS({
       const len = Math.min(x, y);
       const thisCopy = this.slice(thisStart, thisEnd);
       const targetCopy = target.slice(start, end);
-      for (let i = 0; i < len; ++i) {
-        if (thisCopy[i] !== targetCopy[i]) {
-          x = thisCopy[i];
-          y = targetCopy[i];
+      for (let i2 = 0; i2 < len; ++i2) {
+        if (thisCopy[i2] !== targetCopy[i2]) {
+          x = thisCopy[i2];
+          y = targetCopy[i2];
           break;
         }
       }
@@ -42311,36 +42311,36 @@ var require_buffer = __commonJS({
           byteOffset /= 2;
         }
       }
-      function read(buf, i2) {
+      function read(buf, i3) {
         if (indexSize === 1) {
-          return buf[i2];
+          return buf[i3];
         } else {
-          return buf.readUInt16BE(i2 * indexSize);
+          return buf.readUInt16BE(i3 * indexSize);
         }
       }
-      let i;
+      let i2;
       if (dir) {
         let foundIndex = -1;
-        for (i = byteOffset; i < arrLength; i++) {
-          if (read(arr, i) === read(val, foundIndex === -1 ? 0 : i - foundIndex)) {
-            if (foundIndex === -1) foundIndex = i;
-            if (i - foundIndex + 1 === valLength) return foundIndex * indexSize;
+        for (i2 = byteOffset; i2 < arrLength; i2++) {
+          if (read(arr, i2) === read(val, foundIndex === -1 ? 0 : i2 - foundIndex)) {
+            if (foundIndex === -1) foundIndex = i2;
+            if (i2 - foundIndex + 1 === valLength) return foundIndex * indexSize;
           } else {
-            if (foundIndex !== -1) i -= i - foundIndex;
+            if (foundIndex !== -1) i2 -= i2 - foundIndex;
             foundIndex = -1;
           }
         }
       } else {
         if (byteOffset + valLength > arrLength) byteOffset = arrLength - valLength;
-        for (i = byteOffset; i >= 0; i--) {
+        for (i2 = byteOffset; i2 >= 0; i2--) {
           let found = true;
           for (let j = 0; j < valLength; j++) {
-            if (read(arr, i + j) !== read(val, j)) {
+            if (read(arr, i2 + j) !== read(val, j)) {
               found = false;
               break;
             }
           }
-          if (found) return i;
+          if (found) return i2;
         }
       }
       return -1;
@@ -42354,9 +42354,9 @@ var require_buffer = __commonJS({
     Buffer2.prototype.lastIndexOf = function lastIndexOf(val, byteOffset, encoding) {
       return bidirectionalIndexOf(this, val, byteOffset, encoding, false);
     };
-    function hexWrite(buf, string, offset, length) {
-      offset = Number(offset) || 0;
-      const remaining = buf.length - offset;
+    function hexWrite(buf, string, offset2, length) {
+      offset2 = Number(offset2) || 0;
+      const remaining = buf.length - offset2;
       if (!length) {
         length = remaining;
       } else {
@@ -42369,37 +42369,37 @@ var require_buffer = __commonJS({
       if (length > strLen / 2) {
         length = strLen / 2;
       }
-      let i;
-      for (i = 0; i < length; ++i) {
-        const parsed2 = parseInt(string.substr(i * 2, 2), 16);
-        if (numberIsNaN(parsed2)) return i;
-        buf[offset + i] = parsed2;
+      let i2;
+      for (i2 = 0; i2 < length; ++i2) {
+        const parsed2 = parseInt(string.substr(i2 * 2, 2), 16);
+        if (numberIsNaN(parsed2)) return i2;
+        buf[offset2 + i2] = parsed2;
       }
-      return i;
+      return i2;
     }
-    function utf8Write(buf, string, offset, length) {
-      return blitBuffer(utf8ToBytes(string, buf.length - offset), buf, offset, length);
+    function utf8Write(buf, string, offset2, length) {
+      return blitBuffer(utf8ToBytes(string, buf.length - offset2), buf, offset2, length);
     }
-    function asciiWrite(buf, string, offset, length) {
-      return blitBuffer(asciiToBytes(string), buf, offset, length);
+    function asciiWrite(buf, string, offset2, length) {
+      return blitBuffer(asciiToBytes(string), buf, offset2, length);
     }
-    function base64Write(buf, string, offset, length) {
-      return blitBuffer(base64ToBytes(string), buf, offset, length);
+    function base64Write(buf, string, offset2, length) {
+      return blitBuffer(base64ToBytes(string), buf, offset2, length);
     }
-    function ucs2Write(buf, string, offset, length) {
-      return blitBuffer(utf16leToBytes(string, buf.length - offset), buf, offset, length);
+    function ucs2Write(buf, string, offset2, length) {
+      return blitBuffer(utf16leToBytes(string, buf.length - offset2), buf, offset2, length);
     }
-    Buffer2.prototype.write = function write2(string, offset, length, encoding) {
-      if (offset === void 0) {
+    Buffer2.prototype.write = function write2(string, offset2, length, encoding) {
+      if (offset2 === void 0) {
         encoding = "utf8";
         length = this.length;
-        offset = 0;
-      } else if (length === void 0 && typeof offset === "string") {
-        encoding = offset;
+        offset2 = 0;
+      } else if (length === void 0 && typeof offset2 === "string") {
+        encoding = offset2;
         length = this.length;
-        offset = 0;
-      } else if (isFinite(offset)) {
-        offset = offset >>> 0;
+        offset2 = 0;
+      } else if (isFinite(offset2)) {
+        offset2 = offset2 >>> 0;
         if (isFinite(length)) {
           length = length >>> 0;
           if (encoding === void 0) encoding = "utf8";
@@ -42412,9 +42412,9 @@ var require_buffer = __commonJS({
           "Buffer.write(string, encoding, offset[, length]) is no longer supported"
         );
       }
-      const remaining = this.length - offset;
+      const remaining = this.length - offset2;
       if (length === void 0 || length > remaining) length = remaining;
-      if (string.length > 0 && (length < 0 || offset < 0) || offset > this.length) {
+      if (string.length > 0 && (length < 0 || offset2 < 0) || offset2 > this.length) {
         throw new RangeError("Attempt to write outside buffer bounds");
       }
       if (!encoding) encoding = "utf8";
@@ -42422,21 +42422,21 @@ var require_buffer = __commonJS({
       for (; ; ) {
         switch (encoding) {
           case "hex":
-            return hexWrite(this, string, offset, length);
+            return hexWrite(this, string, offset2, length);
           case "utf8":
           case "utf-8":
-            return utf8Write(this, string, offset, length);
+            return utf8Write(this, string, offset2, length);
           case "ascii":
           case "latin1":
           case "binary":
-            return asciiWrite(this, string, offset, length);
+            return asciiWrite(this, string, offset2, length);
           case "base64":
-            return base64Write(this, string, offset, length);
+            return base64Write(this, string, offset2, length);
           case "ucs2":
           case "ucs-2":
           case "utf16le":
           case "utf-16le":
-            return ucs2Write(this, string, offset, length);
+            return ucs2Write(this, string, offset2, length);
           default:
             if (loweredCase) throw new TypeError("Unknown encoding: " + encoding);
             encoding = ("" + encoding).toLowerCase();
@@ -42460,12 +42460,12 @@ var require_buffer = __commonJS({
     function utf8Slice(buf, start, end) {
       end = Math.min(buf.length, end);
       const res = [];
-      let i = start;
-      while (i < end) {
-        const firstByte = buf[i];
+      let i2 = start;
+      while (i2 < end) {
+        const firstByte = buf[i2];
         let codePoint = null;
         let bytesPerSequence = firstByte > 239 ? 4 : firstByte > 223 ? 3 : firstByte > 191 ? 2 : 1;
-        if (i + bytesPerSequence <= end) {
+        if (i2 + bytesPerSequence <= end) {
           let secondByte, thirdByte, fourthByte, tempCodePoint;
           switch (bytesPerSequence) {
             case 1:
@@ -42474,7 +42474,7 @@ var require_buffer = __commonJS({
               }
               break;
             case 2:
-              secondByte = buf[i + 1];
+              secondByte = buf[i2 + 1];
               if ((secondByte & 192) === 128) {
                 tempCodePoint = (firstByte & 31) << 6 | secondByte & 63;
                 if (tempCodePoint > 127) {
@@ -42483,8 +42483,8 @@ var require_buffer = __commonJS({
               }
               break;
             case 3:
-              secondByte = buf[i + 1];
-              thirdByte = buf[i + 2];
+              secondByte = buf[i2 + 1];
+              thirdByte = buf[i2 + 2];
               if ((secondByte & 192) === 128 && (thirdByte & 192) === 128) {
                 tempCodePoint = (firstByte & 15) << 12 | (secondByte & 63) << 6 | thirdByte & 63;
                 if (tempCodePoint > 2047 && (tempCodePoint < 55296 || tempCodePoint > 57343)) {
@@ -42493,9 +42493,9 @@ var require_buffer = __commonJS({
               }
               break;
             case 4:
-              secondByte = buf[i + 1];
-              thirdByte = buf[i + 2];
-              fourthByte = buf[i + 3];
+              secondByte = buf[i2 + 1];
+              thirdByte = buf[i2 + 2];
+              fourthByte = buf[i2 + 3];
               if ((secondByte & 192) === 128 && (thirdByte & 192) === 128 && (fourthByte & 192) === 128) {
                 tempCodePoint = (firstByte & 15) << 18 | (secondByte & 63) << 12 | (thirdByte & 63) << 6 | fourthByte & 63;
                 if (tempCodePoint > 65535 && tempCodePoint < 1114112) {
@@ -42513,7 +42513,7 @@ var require_buffer = __commonJS({
           codePoint = 56320 | codePoint & 1023;
         }
         res.push(codePoint);
-        i += bytesPerSequence;
+        i2 += bytesPerSequence;
       }
       return decodeCodePointsArray(res);
     }
@@ -42524,11 +42524,11 @@ var require_buffer = __commonJS({
         return String.fromCharCode.apply(String, codePoints);
       }
       let res = "";
-      let i = 0;
-      while (i < len) {
+      let i2 = 0;
+      while (i2 < len) {
         res += String.fromCharCode.apply(
           String,
-          codePoints.slice(i, i += MAX_ARGUMENTS_LENGTH)
+          codePoints.slice(i2, i2 += MAX_ARGUMENTS_LENGTH)
         );
       }
       return res;
@@ -42536,16 +42536,16 @@ var require_buffer = __commonJS({
     function asciiSlice(buf, start, end) {
       let ret = "";
       end = Math.min(buf.length, end);
-      for (let i = start; i < end; ++i) {
-        ret += String.fromCharCode(buf[i] & 127);
+      for (let i2 = start; i2 < end; ++i2) {
+        ret += String.fromCharCode(buf[i2] & 127);
       }
       return ret;
     }
     function latin1Slice(buf, start, end) {
       let ret = "";
       end = Math.min(buf.length, end);
-      for (let i = start; i < end; ++i) {
-        ret += String.fromCharCode(buf[i]);
+      for (let i2 = start; i2 < end; ++i2) {
+        ret += String.fromCharCode(buf[i2]);
       }
       return ret;
     }
@@ -42554,16 +42554,16 @@ var require_buffer = __commonJS({
       if (!start || start < 0) start = 0;
       if (!end || end < 0 || end > len) end = len;
       let out = "";
-      for (let i = start; i < end; ++i) {
-        out += hexSliceLookupTable[buf[i]];
+      for (let i2 = start; i2 < end; ++i2) {
+        out += hexSliceLookupTable[buf[i2]];
       }
       return out;
     }
     function utf16leSlice(buf, start, end) {
       const bytes = buf.slice(start, end);
       let res = "";
-      for (let i = 0; i < bytes.length - 1; i += 2) {
-        res += String.fromCharCode(bytes[i] + bytes[i + 1] * 256);
+      for (let i2 = 0; i2 < bytes.length - 1; i2 += 2) {
+        res += String.fromCharCode(bytes[i2] + bytes[i2 + 1] * 256);
       }
       return res;
     }
@@ -42588,431 +42588,431 @@ var require_buffer = __commonJS({
       Object.setPrototypeOf(newBuf, Buffer2.prototype);
       return newBuf;
     };
-    function checkOffset(offset, ext, length) {
-      if (offset % 1 !== 0 || offset < 0) throw new RangeError("offset is not uint");
-      if (offset + ext > length) throw new RangeError("Trying to access beyond buffer length");
+    function checkOffset(offset2, ext, length) {
+      if (offset2 % 1 !== 0 || offset2 < 0) throw new RangeError("offset is not uint");
+      if (offset2 + ext > length) throw new RangeError("Trying to access beyond buffer length");
     }
-    Buffer2.prototype.readUintLE = Buffer2.prototype.readUIntLE = function readUIntLE(offset, byteLength2, noAssert) {
-      offset = offset >>> 0;
+    Buffer2.prototype.readUintLE = Buffer2.prototype.readUIntLE = function readUIntLE(offset2, byteLength2, noAssert) {
+      offset2 = offset2 >>> 0;
       byteLength2 = byteLength2 >>> 0;
-      if (!noAssert) checkOffset(offset, byteLength2, this.length);
-      let val = this[offset];
+      if (!noAssert) checkOffset(offset2, byteLength2, this.length);
+      let val = this[offset2];
       let mul = 1;
-      let i = 0;
-      while (++i < byteLength2 && (mul *= 256)) {
-        val += this[offset + i] * mul;
+      let i2 = 0;
+      while (++i2 < byteLength2 && (mul *= 256)) {
+        val += this[offset2 + i2] * mul;
       }
       return val;
     };
-    Buffer2.prototype.readUintBE = Buffer2.prototype.readUIntBE = function readUIntBE(offset, byteLength2, noAssert) {
-      offset = offset >>> 0;
+    Buffer2.prototype.readUintBE = Buffer2.prototype.readUIntBE = function readUIntBE(offset2, byteLength2, noAssert) {
+      offset2 = offset2 >>> 0;
       byteLength2 = byteLength2 >>> 0;
       if (!noAssert) {
-        checkOffset(offset, byteLength2, this.length);
+        checkOffset(offset2, byteLength2, this.length);
       }
-      let val = this[offset + --byteLength2];
+      let val = this[offset2 + --byteLength2];
       let mul = 1;
       while (byteLength2 > 0 && (mul *= 256)) {
-        val += this[offset + --byteLength2] * mul;
+        val += this[offset2 + --byteLength2] * mul;
       }
       return val;
     };
-    Buffer2.prototype.readUint8 = Buffer2.prototype.readUInt8 = function readUInt8(offset, noAssert) {
-      offset = offset >>> 0;
-      if (!noAssert) checkOffset(offset, 1, this.length);
-      return this[offset];
+    Buffer2.prototype.readUint8 = Buffer2.prototype.readUInt8 = function readUInt8(offset2, noAssert) {
+      offset2 = offset2 >>> 0;
+      if (!noAssert) checkOffset(offset2, 1, this.length);
+      return this[offset2];
     };
-    Buffer2.prototype.readUint16LE = Buffer2.prototype.readUInt16LE = function readUInt16LE(offset, noAssert) {
-      offset = offset >>> 0;
-      if (!noAssert) checkOffset(offset, 2, this.length);
-      return this[offset] | this[offset + 1] << 8;
+    Buffer2.prototype.readUint16LE = Buffer2.prototype.readUInt16LE = function readUInt16LE(offset2, noAssert) {
+      offset2 = offset2 >>> 0;
+      if (!noAssert) checkOffset(offset2, 2, this.length);
+      return this[offset2] | this[offset2 + 1] << 8;
     };
-    Buffer2.prototype.readUint16BE = Buffer2.prototype.readUInt16BE = function readUInt16BE(offset, noAssert) {
-      offset = offset >>> 0;
-      if (!noAssert) checkOffset(offset, 2, this.length);
-      return this[offset] << 8 | this[offset + 1];
+    Buffer2.prototype.readUint16BE = Buffer2.prototype.readUInt16BE = function readUInt16BE(offset2, noAssert) {
+      offset2 = offset2 >>> 0;
+      if (!noAssert) checkOffset(offset2, 2, this.length);
+      return this[offset2] << 8 | this[offset2 + 1];
     };
-    Buffer2.prototype.readUint32LE = Buffer2.prototype.readUInt32LE = function readUInt32LE(offset, noAssert) {
-      offset = offset >>> 0;
-      if (!noAssert) checkOffset(offset, 4, this.length);
-      return (this[offset] | this[offset + 1] << 8 | this[offset + 2] << 16) + this[offset + 3] * 16777216;
+    Buffer2.prototype.readUint32LE = Buffer2.prototype.readUInt32LE = function readUInt32LE(offset2, noAssert) {
+      offset2 = offset2 >>> 0;
+      if (!noAssert) checkOffset(offset2, 4, this.length);
+      return (this[offset2] | this[offset2 + 1] << 8 | this[offset2 + 2] << 16) + this[offset2 + 3] * 16777216;
     };
-    Buffer2.prototype.readUint32BE = Buffer2.prototype.readUInt32BE = function readUInt32BE(offset, noAssert) {
-      offset = offset >>> 0;
-      if (!noAssert) checkOffset(offset, 4, this.length);
-      return this[offset] * 16777216 + (this[offset + 1] << 16 | this[offset + 2] << 8 | this[offset + 3]);
+    Buffer2.prototype.readUint32BE = Buffer2.prototype.readUInt32BE = function readUInt32BE(offset2, noAssert) {
+      offset2 = offset2 >>> 0;
+      if (!noAssert) checkOffset(offset2, 4, this.length);
+      return this[offset2] * 16777216 + (this[offset2 + 1] << 16 | this[offset2 + 2] << 8 | this[offset2 + 3]);
     };
-    Buffer2.prototype.readBigUInt64LE = defineBigIntMethod(function readBigUInt64LE(offset) {
-      offset = offset >>> 0;
-      validateNumber(offset, "offset");
-      const first = this[offset];
-      const last = this[offset + 7];
+    Buffer2.prototype.readBigUInt64LE = defineBigIntMethod(function readBigUInt64LE(offset2) {
+      offset2 = offset2 >>> 0;
+      validateNumber(offset2, "offset");
+      const first = this[offset2];
+      const last = this[offset2 + 7];
       if (first === void 0 || last === void 0) {
-        boundsError(offset, this.length - 8);
+        boundsError(offset2, this.length - 8);
       }
-      const lo = first + this[++offset] * 2 ** 8 + this[++offset] * 2 ** 16 + this[++offset] * 2 ** 24;
-      const hi = this[++offset] + this[++offset] * 2 ** 8 + this[++offset] * 2 ** 16 + last * 2 ** 24;
+      const lo = first + this[++offset2] * 2 ** 8 + this[++offset2] * 2 ** 16 + this[++offset2] * 2 ** 24;
+      const hi = this[++offset2] + this[++offset2] * 2 ** 8 + this[++offset2] * 2 ** 16 + last * 2 ** 24;
       return BigInt(lo) + (BigInt(hi) << BigInt(32));
     });
-    Buffer2.prototype.readBigUInt64BE = defineBigIntMethod(function readBigUInt64BE(offset) {
-      offset = offset >>> 0;
-      validateNumber(offset, "offset");
-      const first = this[offset];
-      const last = this[offset + 7];
+    Buffer2.prototype.readBigUInt64BE = defineBigIntMethod(function readBigUInt64BE(offset2) {
+      offset2 = offset2 >>> 0;
+      validateNumber(offset2, "offset");
+      const first = this[offset2];
+      const last = this[offset2 + 7];
       if (first === void 0 || last === void 0) {
-        boundsError(offset, this.length - 8);
+        boundsError(offset2, this.length - 8);
       }
-      const hi = first * 2 ** 24 + this[++offset] * 2 ** 16 + this[++offset] * 2 ** 8 + this[++offset];
-      const lo = this[++offset] * 2 ** 24 + this[++offset] * 2 ** 16 + this[++offset] * 2 ** 8 + last;
+      const hi = first * 2 ** 24 + this[++offset2] * 2 ** 16 + this[++offset2] * 2 ** 8 + this[++offset2];
+      const lo = this[++offset2] * 2 ** 24 + this[++offset2] * 2 ** 16 + this[++offset2] * 2 ** 8 + last;
       return (BigInt(hi) << BigInt(32)) + BigInt(lo);
     });
-    Buffer2.prototype.readIntLE = function readIntLE(offset, byteLength2, noAssert) {
-      offset = offset >>> 0;
+    Buffer2.prototype.readIntLE = function readIntLE(offset2, byteLength2, noAssert) {
+      offset2 = offset2 >>> 0;
       byteLength2 = byteLength2 >>> 0;
-      if (!noAssert) checkOffset(offset, byteLength2, this.length);
-      let val = this[offset];
+      if (!noAssert) checkOffset(offset2, byteLength2, this.length);
+      let val = this[offset2];
       let mul = 1;
-      let i = 0;
-      while (++i < byteLength2 && (mul *= 256)) {
-        val += this[offset + i] * mul;
+      let i2 = 0;
+      while (++i2 < byteLength2 && (mul *= 256)) {
+        val += this[offset2 + i2] * mul;
       }
       mul *= 128;
       if (val >= mul) val -= Math.pow(2, 8 * byteLength2);
       return val;
     };
-    Buffer2.prototype.readIntBE = function readIntBE(offset, byteLength2, noAssert) {
-      offset = offset >>> 0;
+    Buffer2.prototype.readIntBE = function readIntBE(offset2, byteLength2, noAssert) {
+      offset2 = offset2 >>> 0;
       byteLength2 = byteLength2 >>> 0;
-      if (!noAssert) checkOffset(offset, byteLength2, this.length);
-      let i = byteLength2;
+      if (!noAssert) checkOffset(offset2, byteLength2, this.length);
+      let i2 = byteLength2;
       let mul = 1;
-      let val = this[offset + --i];
-      while (i > 0 && (mul *= 256)) {
-        val += this[offset + --i] * mul;
+      let val = this[offset2 + --i2];
+      while (i2 > 0 && (mul *= 256)) {
+        val += this[offset2 + --i2] * mul;
       }
       mul *= 128;
       if (val >= mul) val -= Math.pow(2, 8 * byteLength2);
       return val;
     };
-    Buffer2.prototype.readInt8 = function readInt8(offset, noAssert) {
-      offset = offset >>> 0;
-      if (!noAssert) checkOffset(offset, 1, this.length);
-      if (!(this[offset] & 128)) return this[offset];
-      return (255 - this[offset] + 1) * -1;
+    Buffer2.prototype.readInt8 = function readInt8(offset2, noAssert) {
+      offset2 = offset2 >>> 0;
+      if (!noAssert) checkOffset(offset2, 1, this.length);
+      if (!(this[offset2] & 128)) return this[offset2];
+      return (255 - this[offset2] + 1) * -1;
     };
-    Buffer2.prototype.readInt16LE = function readInt16LE(offset, noAssert) {
-      offset = offset >>> 0;
-      if (!noAssert) checkOffset(offset, 2, this.length);
-      const val = this[offset] | this[offset + 1] << 8;
+    Buffer2.prototype.readInt16LE = function readInt16LE(offset2, noAssert) {
+      offset2 = offset2 >>> 0;
+      if (!noAssert) checkOffset(offset2, 2, this.length);
+      const val = this[offset2] | this[offset2 + 1] << 8;
       return val & 32768 ? val | 4294901760 : val;
     };
-    Buffer2.prototype.readInt16BE = function readInt16BE(offset, noAssert) {
-      offset = offset >>> 0;
-      if (!noAssert) checkOffset(offset, 2, this.length);
-      const val = this[offset + 1] | this[offset] << 8;
+    Buffer2.prototype.readInt16BE = function readInt16BE(offset2, noAssert) {
+      offset2 = offset2 >>> 0;
+      if (!noAssert) checkOffset(offset2, 2, this.length);
+      const val = this[offset2 + 1] | this[offset2] << 8;
       return val & 32768 ? val | 4294901760 : val;
     };
-    Buffer2.prototype.readInt32LE = function readInt32LE(offset, noAssert) {
-      offset = offset >>> 0;
-      if (!noAssert) checkOffset(offset, 4, this.length);
-      return this[offset] | this[offset + 1] << 8 | this[offset + 2] << 16 | this[offset + 3] << 24;
+    Buffer2.prototype.readInt32LE = function readInt32LE(offset2, noAssert) {
+      offset2 = offset2 >>> 0;
+      if (!noAssert) checkOffset(offset2, 4, this.length);
+      return this[offset2] | this[offset2 + 1] << 8 | this[offset2 + 2] << 16 | this[offset2 + 3] << 24;
     };
-    Buffer2.prototype.readInt32BE = function readInt32BE(offset, noAssert) {
-      offset = offset >>> 0;
-      if (!noAssert) checkOffset(offset, 4, this.length);
-      return this[offset] << 24 | this[offset + 1] << 16 | this[offset + 2] << 8 | this[offset + 3];
+    Buffer2.prototype.readInt32BE = function readInt32BE(offset2, noAssert) {
+      offset2 = offset2 >>> 0;
+      if (!noAssert) checkOffset(offset2, 4, this.length);
+      return this[offset2] << 24 | this[offset2 + 1] << 16 | this[offset2 + 2] << 8 | this[offset2 + 3];
     };
-    Buffer2.prototype.readBigInt64LE = defineBigIntMethod(function readBigInt64LE(offset) {
-      offset = offset >>> 0;
-      validateNumber(offset, "offset");
-      const first = this[offset];
-      const last = this[offset + 7];
+    Buffer2.prototype.readBigInt64LE = defineBigIntMethod(function readBigInt64LE(offset2) {
+      offset2 = offset2 >>> 0;
+      validateNumber(offset2, "offset");
+      const first = this[offset2];
+      const last = this[offset2 + 7];
       if (first === void 0 || last === void 0) {
-        boundsError(offset, this.length - 8);
+        boundsError(offset2, this.length - 8);
       }
-      const val = this[offset + 4] + this[offset + 5] * 2 ** 8 + this[offset + 6] * 2 ** 16 + (last << 24);
-      return (BigInt(val) << BigInt(32)) + BigInt(first + this[++offset] * 2 ** 8 + this[++offset] * 2 ** 16 + this[++offset] * 2 ** 24);
+      const val = this[offset2 + 4] + this[offset2 + 5] * 2 ** 8 + this[offset2 + 6] * 2 ** 16 + (last << 24);
+      return (BigInt(val) << BigInt(32)) + BigInt(first + this[++offset2] * 2 ** 8 + this[++offset2] * 2 ** 16 + this[++offset2] * 2 ** 24);
     });
-    Buffer2.prototype.readBigInt64BE = defineBigIntMethod(function readBigInt64BE(offset) {
-      offset = offset >>> 0;
-      validateNumber(offset, "offset");
-      const first = this[offset];
-      const last = this[offset + 7];
+    Buffer2.prototype.readBigInt64BE = defineBigIntMethod(function readBigInt64BE(offset2) {
+      offset2 = offset2 >>> 0;
+      validateNumber(offset2, "offset");
+      const first = this[offset2];
+      const last = this[offset2 + 7];
       if (first === void 0 || last === void 0) {
-        boundsError(offset, this.length - 8);
+        boundsError(offset2, this.length - 8);
       }
       const val = (first << 24) + // Overflow
-      this[++offset] * 2 ** 16 + this[++offset] * 2 ** 8 + this[++offset];
-      return (BigInt(val) << BigInt(32)) + BigInt(this[++offset] * 2 ** 24 + this[++offset] * 2 ** 16 + this[++offset] * 2 ** 8 + last);
+      this[++offset2] * 2 ** 16 + this[++offset2] * 2 ** 8 + this[++offset2];
+      return (BigInt(val) << BigInt(32)) + BigInt(this[++offset2] * 2 ** 24 + this[++offset2] * 2 ** 16 + this[++offset2] * 2 ** 8 + last);
     });
-    Buffer2.prototype.readFloatLE = function readFloatLE(offset, noAssert) {
-      offset = offset >>> 0;
-      if (!noAssert) checkOffset(offset, 4, this.length);
-      return ieee754.read(this, offset, true, 23, 4);
+    Buffer2.prototype.readFloatLE = function readFloatLE(offset2, noAssert) {
+      offset2 = offset2 >>> 0;
+      if (!noAssert) checkOffset(offset2, 4, this.length);
+      return ieee754.read(this, offset2, true, 23, 4);
     };
-    Buffer2.prototype.readFloatBE = function readFloatBE(offset, noAssert) {
-      offset = offset >>> 0;
-      if (!noAssert) checkOffset(offset, 4, this.length);
-      return ieee754.read(this, offset, false, 23, 4);
+    Buffer2.prototype.readFloatBE = function readFloatBE(offset2, noAssert) {
+      offset2 = offset2 >>> 0;
+      if (!noAssert) checkOffset(offset2, 4, this.length);
+      return ieee754.read(this, offset2, false, 23, 4);
     };
-    Buffer2.prototype.readDoubleLE = function readDoubleLE(offset, noAssert) {
-      offset = offset >>> 0;
-      if (!noAssert) checkOffset(offset, 8, this.length);
-      return ieee754.read(this, offset, true, 52, 8);
+    Buffer2.prototype.readDoubleLE = function readDoubleLE(offset2, noAssert) {
+      offset2 = offset2 >>> 0;
+      if (!noAssert) checkOffset(offset2, 8, this.length);
+      return ieee754.read(this, offset2, true, 52, 8);
     };
-    Buffer2.prototype.readDoubleBE = function readDoubleBE(offset, noAssert) {
-      offset = offset >>> 0;
-      if (!noAssert) checkOffset(offset, 8, this.length);
-      return ieee754.read(this, offset, false, 52, 8);
+    Buffer2.prototype.readDoubleBE = function readDoubleBE(offset2, noAssert) {
+      offset2 = offset2 >>> 0;
+      if (!noAssert) checkOffset(offset2, 8, this.length);
+      return ieee754.read(this, offset2, false, 52, 8);
     };
-    function checkInt(buf, value, offset, ext, max2, min) {
+    function checkInt(buf, value, offset2, ext, max2, min) {
       if (!Buffer2.isBuffer(buf)) throw new TypeError('"buffer" argument must be a Buffer instance');
       if (value > max2 || value < min) throw new RangeError('"value" argument is out of bounds');
-      if (offset + ext > buf.length) throw new RangeError("Index out of range");
+      if (offset2 + ext > buf.length) throw new RangeError("Index out of range");
     }
-    Buffer2.prototype.writeUintLE = Buffer2.prototype.writeUIntLE = function writeUIntLE(value, offset, byteLength2, noAssert) {
+    Buffer2.prototype.writeUintLE = Buffer2.prototype.writeUIntLE = function writeUIntLE(value, offset2, byteLength2, noAssert) {
       value = +value;
-      offset = offset >>> 0;
+      offset2 = offset2 >>> 0;
       byteLength2 = byteLength2 >>> 0;
       if (!noAssert) {
         const maxBytes = Math.pow(2, 8 * byteLength2) - 1;
-        checkInt(this, value, offset, byteLength2, maxBytes, 0);
+        checkInt(this, value, offset2, byteLength2, maxBytes, 0);
       }
       let mul = 1;
-      let i = 0;
-      this[offset] = value & 255;
-      while (++i < byteLength2 && (mul *= 256)) {
-        this[offset + i] = value / mul & 255;
+      let i2 = 0;
+      this[offset2] = value & 255;
+      while (++i2 < byteLength2 && (mul *= 256)) {
+        this[offset2 + i2] = value / mul & 255;
       }
-      return offset + byteLength2;
+      return offset2 + byteLength2;
     };
-    Buffer2.prototype.writeUintBE = Buffer2.prototype.writeUIntBE = function writeUIntBE(value, offset, byteLength2, noAssert) {
+    Buffer2.prototype.writeUintBE = Buffer2.prototype.writeUIntBE = function writeUIntBE(value, offset2, byteLength2, noAssert) {
       value = +value;
-      offset = offset >>> 0;
+      offset2 = offset2 >>> 0;
       byteLength2 = byteLength2 >>> 0;
       if (!noAssert) {
         const maxBytes = Math.pow(2, 8 * byteLength2) - 1;
-        checkInt(this, value, offset, byteLength2, maxBytes, 0);
+        checkInt(this, value, offset2, byteLength2, maxBytes, 0);
       }
-      let i = byteLength2 - 1;
+      let i2 = byteLength2 - 1;
       let mul = 1;
-      this[offset + i] = value & 255;
-      while (--i >= 0 && (mul *= 256)) {
-        this[offset + i] = value / mul & 255;
+      this[offset2 + i2] = value & 255;
+      while (--i2 >= 0 && (mul *= 256)) {
+        this[offset2 + i2] = value / mul & 255;
       }
-      return offset + byteLength2;
+      return offset2 + byteLength2;
     };
-    Buffer2.prototype.writeUint8 = Buffer2.prototype.writeUInt8 = function writeUInt8(value, offset, noAssert) {
+    Buffer2.prototype.writeUint8 = Buffer2.prototype.writeUInt8 = function writeUInt8(value, offset2, noAssert) {
       value = +value;
-      offset = offset >>> 0;
-      if (!noAssert) checkInt(this, value, offset, 1, 255, 0);
-      this[offset] = value & 255;
-      return offset + 1;
+      offset2 = offset2 >>> 0;
+      if (!noAssert) checkInt(this, value, offset2, 1, 255, 0);
+      this[offset2] = value & 255;
+      return offset2 + 1;
     };
-    Buffer2.prototype.writeUint16LE = Buffer2.prototype.writeUInt16LE = function writeUInt16LE(value, offset, noAssert) {
+    Buffer2.prototype.writeUint16LE = Buffer2.prototype.writeUInt16LE = function writeUInt16LE(value, offset2, noAssert) {
       value = +value;
-      offset = offset >>> 0;
-      if (!noAssert) checkInt(this, value, offset, 2, 65535, 0);
-      this[offset] = value & 255;
-      this[offset + 1] = value >>> 8;
-      return offset + 2;
+      offset2 = offset2 >>> 0;
+      if (!noAssert) checkInt(this, value, offset2, 2, 65535, 0);
+      this[offset2] = value & 255;
+      this[offset2 + 1] = value >>> 8;
+      return offset2 + 2;
     };
-    Buffer2.prototype.writeUint16BE = Buffer2.prototype.writeUInt16BE = function writeUInt16BE(value, offset, noAssert) {
+    Buffer2.prototype.writeUint16BE = Buffer2.prototype.writeUInt16BE = function writeUInt16BE(value, offset2, noAssert) {
       value = +value;
-      offset = offset >>> 0;
-      if (!noAssert) checkInt(this, value, offset, 2, 65535, 0);
-      this[offset] = value >>> 8;
-      this[offset + 1] = value & 255;
-      return offset + 2;
+      offset2 = offset2 >>> 0;
+      if (!noAssert) checkInt(this, value, offset2, 2, 65535, 0);
+      this[offset2] = value >>> 8;
+      this[offset2 + 1] = value & 255;
+      return offset2 + 2;
     };
-    Buffer2.prototype.writeUint32LE = Buffer2.prototype.writeUInt32LE = function writeUInt32LE(value, offset, noAssert) {
+    Buffer2.prototype.writeUint32LE = Buffer2.prototype.writeUInt32LE = function writeUInt32LE(value, offset2, noAssert) {
       value = +value;
-      offset = offset >>> 0;
-      if (!noAssert) checkInt(this, value, offset, 4, 4294967295, 0);
-      this[offset + 3] = value >>> 24;
-      this[offset + 2] = value >>> 16;
-      this[offset + 1] = value >>> 8;
-      this[offset] = value & 255;
-      return offset + 4;
+      offset2 = offset2 >>> 0;
+      if (!noAssert) checkInt(this, value, offset2, 4, 4294967295, 0);
+      this[offset2 + 3] = value >>> 24;
+      this[offset2 + 2] = value >>> 16;
+      this[offset2 + 1] = value >>> 8;
+      this[offset2] = value & 255;
+      return offset2 + 4;
     };
-    Buffer2.prototype.writeUint32BE = Buffer2.prototype.writeUInt32BE = function writeUInt32BE(value, offset, noAssert) {
+    Buffer2.prototype.writeUint32BE = Buffer2.prototype.writeUInt32BE = function writeUInt32BE(value, offset2, noAssert) {
       value = +value;
-      offset = offset >>> 0;
-      if (!noAssert) checkInt(this, value, offset, 4, 4294967295, 0);
-      this[offset] = value >>> 24;
-      this[offset + 1] = value >>> 16;
-      this[offset + 2] = value >>> 8;
-      this[offset + 3] = value & 255;
-      return offset + 4;
+      offset2 = offset2 >>> 0;
+      if (!noAssert) checkInt(this, value, offset2, 4, 4294967295, 0);
+      this[offset2] = value >>> 24;
+      this[offset2 + 1] = value >>> 16;
+      this[offset2 + 2] = value >>> 8;
+      this[offset2 + 3] = value & 255;
+      return offset2 + 4;
     };
-    function wrtBigUInt64LE(buf, value, offset, min, max2) {
-      checkIntBI(value, min, max2, buf, offset, 7);
+    function wrtBigUInt64LE(buf, value, offset2, min, max2) {
+      checkIntBI(value, min, max2, buf, offset2, 7);
       let lo = Number(value & BigInt(4294967295));
-      buf[offset++] = lo;
+      buf[offset2++] = lo;
       lo = lo >> 8;
-      buf[offset++] = lo;
+      buf[offset2++] = lo;
       lo = lo >> 8;
-      buf[offset++] = lo;
+      buf[offset2++] = lo;
       lo = lo >> 8;
-      buf[offset++] = lo;
+      buf[offset2++] = lo;
       let hi = Number(value >> BigInt(32) & BigInt(4294967295));
-      buf[offset++] = hi;
+      buf[offset2++] = hi;
       hi = hi >> 8;
-      buf[offset++] = hi;
+      buf[offset2++] = hi;
       hi = hi >> 8;
-      buf[offset++] = hi;
+      buf[offset2++] = hi;
       hi = hi >> 8;
-      buf[offset++] = hi;
-      return offset;
+      buf[offset2++] = hi;
+      return offset2;
     }
-    function wrtBigUInt64BE(buf, value, offset, min, max2) {
-      checkIntBI(value, min, max2, buf, offset, 7);
+    function wrtBigUInt64BE(buf, value, offset2, min, max2) {
+      checkIntBI(value, min, max2, buf, offset2, 7);
       let lo = Number(value & BigInt(4294967295));
-      buf[offset + 7] = lo;
+      buf[offset2 + 7] = lo;
       lo = lo >> 8;
-      buf[offset + 6] = lo;
+      buf[offset2 + 6] = lo;
       lo = lo >> 8;
-      buf[offset + 5] = lo;
+      buf[offset2 + 5] = lo;
       lo = lo >> 8;
-      buf[offset + 4] = lo;
+      buf[offset2 + 4] = lo;
       let hi = Number(value >> BigInt(32) & BigInt(4294967295));
-      buf[offset + 3] = hi;
+      buf[offset2 + 3] = hi;
       hi = hi >> 8;
-      buf[offset + 2] = hi;
+      buf[offset2 + 2] = hi;
       hi = hi >> 8;
-      buf[offset + 1] = hi;
+      buf[offset2 + 1] = hi;
       hi = hi >> 8;
-      buf[offset] = hi;
-      return offset + 8;
+      buf[offset2] = hi;
+      return offset2 + 8;
     }
-    Buffer2.prototype.writeBigUInt64LE = defineBigIntMethod(function writeBigUInt64LE(value, offset = 0) {
-      return wrtBigUInt64LE(this, value, offset, BigInt(0), BigInt("0xffffffffffffffff"));
+    Buffer2.prototype.writeBigUInt64LE = defineBigIntMethod(function writeBigUInt64LE(value, offset2 = 0) {
+      return wrtBigUInt64LE(this, value, offset2, BigInt(0), BigInt("0xffffffffffffffff"));
     });
-    Buffer2.prototype.writeBigUInt64BE = defineBigIntMethod(function writeBigUInt64BE(value, offset = 0) {
-      return wrtBigUInt64BE(this, value, offset, BigInt(0), BigInt("0xffffffffffffffff"));
+    Buffer2.prototype.writeBigUInt64BE = defineBigIntMethod(function writeBigUInt64BE(value, offset2 = 0) {
+      return wrtBigUInt64BE(this, value, offset2, BigInt(0), BigInt("0xffffffffffffffff"));
     });
-    Buffer2.prototype.writeIntLE = function writeIntLE(value, offset, byteLength2, noAssert) {
+    Buffer2.prototype.writeIntLE = function writeIntLE(value, offset2, byteLength2, noAssert) {
       value = +value;
-      offset = offset >>> 0;
+      offset2 = offset2 >>> 0;
       if (!noAssert) {
         const limit = Math.pow(2, 8 * byteLength2 - 1);
-        checkInt(this, value, offset, byteLength2, limit - 1, -limit);
+        checkInt(this, value, offset2, byteLength2, limit - 1, -limit);
       }
-      let i = 0;
+      let i2 = 0;
       let mul = 1;
       let sub = 0;
-      this[offset] = value & 255;
-      while (++i < byteLength2 && (mul *= 256)) {
-        if (value < 0 && sub === 0 && this[offset + i - 1] !== 0) {
+      this[offset2] = value & 255;
+      while (++i2 < byteLength2 && (mul *= 256)) {
+        if (value < 0 && sub === 0 && this[offset2 + i2 - 1] !== 0) {
           sub = 1;
         }
-        this[offset + i] = (value / mul >> 0) - sub & 255;
+        this[offset2 + i2] = (value / mul >> 0) - sub & 255;
       }
-      return offset + byteLength2;
+      return offset2 + byteLength2;
     };
-    Buffer2.prototype.writeIntBE = function writeIntBE(value, offset, byteLength2, noAssert) {
+    Buffer2.prototype.writeIntBE = function writeIntBE(value, offset2, byteLength2, noAssert) {
       value = +value;
-      offset = offset >>> 0;
+      offset2 = offset2 >>> 0;
       if (!noAssert) {
         const limit = Math.pow(2, 8 * byteLength2 - 1);
-        checkInt(this, value, offset, byteLength2, limit - 1, -limit);
+        checkInt(this, value, offset2, byteLength2, limit - 1, -limit);
       }
-      let i = byteLength2 - 1;
+      let i2 = byteLength2 - 1;
       let mul = 1;
       let sub = 0;
-      this[offset + i] = value & 255;
-      while (--i >= 0 && (mul *= 256)) {
-        if (value < 0 && sub === 0 && this[offset + i + 1] !== 0) {
+      this[offset2 + i2] = value & 255;
+      while (--i2 >= 0 && (mul *= 256)) {
+        if (value < 0 && sub === 0 && this[offset2 + i2 + 1] !== 0) {
           sub = 1;
         }
-        this[offset + i] = (value / mul >> 0) - sub & 255;
+        this[offset2 + i2] = (value / mul >> 0) - sub & 255;
       }
-      return offset + byteLength2;
+      return offset2 + byteLength2;
     };
-    Buffer2.prototype.writeInt8 = function writeInt8(value, offset, noAssert) {
+    Buffer2.prototype.writeInt8 = function writeInt8(value, offset2, noAssert) {
       value = +value;
-      offset = offset >>> 0;
-      if (!noAssert) checkInt(this, value, offset, 1, 127, -128);
+      offset2 = offset2 >>> 0;
+      if (!noAssert) checkInt(this, value, offset2, 1, 127, -128);
       if (value < 0) value = 255 + value + 1;
-      this[offset] = value & 255;
-      return offset + 1;
+      this[offset2] = value & 255;
+      return offset2 + 1;
     };
-    Buffer2.prototype.writeInt16LE = function writeInt16LE(value, offset, noAssert) {
+    Buffer2.prototype.writeInt16LE = function writeInt16LE(value, offset2, noAssert) {
       value = +value;
-      offset = offset >>> 0;
-      if (!noAssert) checkInt(this, value, offset, 2, 32767, -32768);
-      this[offset] = value & 255;
-      this[offset + 1] = value >>> 8;
-      return offset + 2;
+      offset2 = offset2 >>> 0;
+      if (!noAssert) checkInt(this, value, offset2, 2, 32767, -32768);
+      this[offset2] = value & 255;
+      this[offset2 + 1] = value >>> 8;
+      return offset2 + 2;
     };
-    Buffer2.prototype.writeInt16BE = function writeInt16BE(value, offset, noAssert) {
+    Buffer2.prototype.writeInt16BE = function writeInt16BE(value, offset2, noAssert) {
       value = +value;
-      offset = offset >>> 0;
-      if (!noAssert) checkInt(this, value, offset, 2, 32767, -32768);
-      this[offset] = value >>> 8;
-      this[offset + 1] = value & 255;
-      return offset + 2;
+      offset2 = offset2 >>> 0;
+      if (!noAssert) checkInt(this, value, offset2, 2, 32767, -32768);
+      this[offset2] = value >>> 8;
+      this[offset2 + 1] = value & 255;
+      return offset2 + 2;
     };
-    Buffer2.prototype.writeInt32LE = function writeInt32LE(value, offset, noAssert) {
+    Buffer2.prototype.writeInt32LE = function writeInt32LE(value, offset2, noAssert) {
       value = +value;
-      offset = offset >>> 0;
-      if (!noAssert) checkInt(this, value, offset, 4, 2147483647, -2147483648);
-      this[offset] = value & 255;
-      this[offset + 1] = value >>> 8;
-      this[offset + 2] = value >>> 16;
-      this[offset + 3] = value >>> 24;
-      return offset + 4;
+      offset2 = offset2 >>> 0;
+      if (!noAssert) checkInt(this, value, offset2, 4, 2147483647, -2147483648);
+      this[offset2] = value & 255;
+      this[offset2 + 1] = value >>> 8;
+      this[offset2 + 2] = value >>> 16;
+      this[offset2 + 3] = value >>> 24;
+      return offset2 + 4;
     };
-    Buffer2.prototype.writeInt32BE = function writeInt32BE(value, offset, noAssert) {
+    Buffer2.prototype.writeInt32BE = function writeInt32BE(value, offset2, noAssert) {
       value = +value;
-      offset = offset >>> 0;
-      if (!noAssert) checkInt(this, value, offset, 4, 2147483647, -2147483648);
+      offset2 = offset2 >>> 0;
+      if (!noAssert) checkInt(this, value, offset2, 4, 2147483647, -2147483648);
       if (value < 0) value = 4294967295 + value + 1;
-      this[offset] = value >>> 24;
-      this[offset + 1] = value >>> 16;
-      this[offset + 2] = value >>> 8;
-      this[offset + 3] = value & 255;
-      return offset + 4;
+      this[offset2] = value >>> 24;
+      this[offset2 + 1] = value >>> 16;
+      this[offset2 + 2] = value >>> 8;
+      this[offset2 + 3] = value & 255;
+      return offset2 + 4;
     };
-    Buffer2.prototype.writeBigInt64LE = defineBigIntMethod(function writeBigInt64LE(value, offset = 0) {
-      return wrtBigUInt64LE(this, value, offset, -BigInt("0x8000000000000000"), BigInt("0x7fffffffffffffff"));
+    Buffer2.prototype.writeBigInt64LE = defineBigIntMethod(function writeBigInt64LE(value, offset2 = 0) {
+      return wrtBigUInt64LE(this, value, offset2, -BigInt("0x8000000000000000"), BigInt("0x7fffffffffffffff"));
     });
-    Buffer2.prototype.writeBigInt64BE = defineBigIntMethod(function writeBigInt64BE(value, offset = 0) {
-      return wrtBigUInt64BE(this, value, offset, -BigInt("0x8000000000000000"), BigInt("0x7fffffffffffffff"));
+    Buffer2.prototype.writeBigInt64BE = defineBigIntMethod(function writeBigInt64BE(value, offset2 = 0) {
+      return wrtBigUInt64BE(this, value, offset2, -BigInt("0x8000000000000000"), BigInt("0x7fffffffffffffff"));
     });
-    function checkIEEE754(buf, value, offset, ext, max2, min) {
-      if (offset + ext > buf.length) throw new RangeError("Index out of range");
-      if (offset < 0) throw new RangeError("Index out of range");
+    function checkIEEE754(buf, value, offset2, ext, max2, min) {
+      if (offset2 + ext > buf.length) throw new RangeError("Index out of range");
+      if (offset2 < 0) throw new RangeError("Index out of range");
     }
-    function writeFloat(buf, value, offset, littleEndian, noAssert) {
+    function writeFloat(buf, value, offset2, littleEndian, noAssert) {
       value = +value;
-      offset = offset >>> 0;
+      offset2 = offset2 >>> 0;
       if (!noAssert) {
-        checkIEEE754(buf, value, offset, 4, 34028234663852886e22, -34028234663852886e22);
+        checkIEEE754(buf, value, offset2, 4, 34028234663852886e22, -34028234663852886e22);
       }
-      ieee754.write(buf, value, offset, littleEndian, 23, 4);
-      return offset + 4;
+      ieee754.write(buf, value, offset2, littleEndian, 23, 4);
+      return offset2 + 4;
     }
-    Buffer2.prototype.writeFloatLE = function writeFloatLE(value, offset, noAssert) {
-      return writeFloat(this, value, offset, true, noAssert);
+    Buffer2.prototype.writeFloatLE = function writeFloatLE(value, offset2, noAssert) {
+      return writeFloat(this, value, offset2, true, noAssert);
     };
-    Buffer2.prototype.writeFloatBE = function writeFloatBE(value, offset, noAssert) {
-      return writeFloat(this, value, offset, false, noAssert);
+    Buffer2.prototype.writeFloatBE = function writeFloatBE(value, offset2, noAssert) {
+      return writeFloat(this, value, offset2, false, noAssert);
     };
-    function writeDouble(buf, value, offset, littleEndian, noAssert) {
+    function writeDouble(buf, value, offset2, littleEndian, noAssert) {
       value = +value;
-      offset = offset >>> 0;
+      offset2 = offset2 >>> 0;
       if (!noAssert) {
-        checkIEEE754(buf, value, offset, 8, 17976931348623157e292, -17976931348623157e292);
+        checkIEEE754(buf, value, offset2, 8, 17976931348623157e292, -17976931348623157e292);
       }
-      ieee754.write(buf, value, offset, littleEndian, 52, 8);
-      return offset + 8;
+      ieee754.write(buf, value, offset2, littleEndian, 52, 8);
+      return offset2 + 8;
     }
-    Buffer2.prototype.writeDoubleLE = function writeDoubleLE(value, offset, noAssert) {
-      return writeDouble(this, value, offset, true, noAssert);
+    Buffer2.prototype.writeDoubleLE = function writeDoubleLE(value, offset2, noAssert) {
+      return writeDouble(this, value, offset2, true, noAssert);
     };
-    Buffer2.prototype.writeDoubleBE = function writeDoubleBE(value, offset, noAssert) {
-      return writeDouble(this, value, offset, false, noAssert);
+    Buffer2.prototype.writeDoubleBE = function writeDoubleBE(value, offset2, noAssert) {
+      return writeDouble(this, value, offset2, false, noAssert);
     };
     Buffer2.prototype.copy = function copy(target, targetStart, start, end) {
       if (!Buffer2.isBuffer(target)) throw new TypeError("argument should be a Buffer");
@@ -43080,10 +43080,10 @@ var require_buffer = __commonJS({
       start = start >>> 0;
       end = end === void 0 ? this.length : end >>> 0;
       if (!val) val = 0;
-      let i;
+      let i2;
       if (typeof val === "number") {
-        for (i = start; i < end; ++i) {
-          this[i] = val;
+        for (i2 = start; i2 < end; ++i2) {
+          this[i2] = val;
         }
       } else {
         const bytes = Buffer2.isBuffer(val) ? val : Buffer2.from(val, encoding);
@@ -43091,8 +43091,8 @@ var require_buffer = __commonJS({
         if (len === 0) {
           throw new TypeError('The value "' + val + '" is invalid for argument "value"');
         }
-        for (i = 0; i < end - start; ++i) {
-          this[i + start] = bytes[i % len];
+        for (i2 = 0; i2 < end - start; ++i2) {
+          this[i2 + start] = bytes[i2 % len];
         }
       }
       return this;
@@ -43165,20 +43165,20 @@ var require_buffer = __commonJS({
     );
     function addNumericalSeparator(val) {
       let res = "";
-      let i = val.length;
+      let i2 = val.length;
       const start = val[0] === "-" ? 1 : 0;
-      for (; i >= start + 4; i -= 3) {
-        res = `_${val.slice(i - 3, i)}${res}`;
+      for (; i2 >= start + 4; i2 -= 3) {
+        res = `_${val.slice(i2 - 3, i2)}${res}`;
       }
-      return `${val.slice(0, i)}${res}`;
+      return `${val.slice(0, i2)}${res}`;
     }
-    function checkBounds(buf, offset, byteLength2) {
-      validateNumber(offset, "offset");
-      if (buf[offset] === void 0 || buf[offset + byteLength2] === void 0) {
-        boundsError(offset, buf.length - (byteLength2 + 1));
+    function checkBounds(buf, offset2, byteLength2) {
+      validateNumber(offset2, "offset");
+      if (buf[offset2] === void 0 || buf[offset2 + byteLength2] === void 0) {
+        boundsError(offset2, buf.length - (byteLength2 + 1));
       }
     }
-    function checkIntBI(value, min, max2, buf, offset, byteLength2) {
+    function checkIntBI(value, min, max2, buf, offset2, byteLength2) {
       if (value > max2 || value < min) {
         const n = typeof min === "bigint" ? "n" : "";
         let range;
@@ -43193,7 +43193,7 @@ var require_buffer = __commonJS({
         }
         throw new errors.ERR_OUT_OF_RANGE("value", range, value);
       }
-      checkBounds(buf, offset, byteLength2);
+      checkBounds(buf, offset2, byteLength2);
     }
     function validateNumber(value, name2) {
       if (typeof value !== "number") {
@@ -43230,14 +43230,14 @@ var require_buffer = __commonJS({
       const length = string.length;
       let leadSurrogate = null;
       const bytes = [];
-      for (let i = 0; i < length; ++i) {
-        codePoint = string.charCodeAt(i);
+      for (let i2 = 0; i2 < length; ++i2) {
+        codePoint = string.charCodeAt(i2);
         if (codePoint > 55295 && codePoint < 57344) {
           if (!leadSurrogate) {
             if (codePoint > 56319) {
               if ((units -= 3) > -1) bytes.push(239, 191, 189);
               continue;
-            } else if (i + 1 === length) {
+            } else if (i2 + 1 === length) {
               if ((units -= 3) > -1) bytes.push(239, 191, 189);
               continue;
             }
@@ -43286,17 +43286,17 @@ var require_buffer = __commonJS({
     }
     function asciiToBytes(str) {
       const byteArray = [];
-      for (let i = 0; i < str.length; ++i) {
-        byteArray.push(str.charCodeAt(i) & 255);
+      for (let i2 = 0; i2 < str.length; ++i2) {
+        byteArray.push(str.charCodeAt(i2) & 255);
       }
       return byteArray;
     }
     function utf16leToBytes(str, units) {
       let c, hi, lo;
       const byteArray = [];
-      for (let i = 0; i < str.length; ++i) {
+      for (let i2 = 0; i2 < str.length; ++i2) {
         if ((units -= 2) < 0) break;
-        c = str.charCodeAt(i);
+        c = str.charCodeAt(i2);
         hi = c >> 8;
         lo = c % 256;
         byteArray.push(lo);
@@ -43307,13 +43307,13 @@ var require_buffer = __commonJS({
     function base64ToBytes(str) {
       return base642.toByteArray(base64clean(str));
     }
-    function blitBuffer(src, dst, offset, length) {
-      let i;
-      for (i = 0; i < length; ++i) {
-        if (i + offset >= dst.length || i >= src.length) break;
-        dst[i + offset] = src[i];
+    function blitBuffer(src, dst, offset2, length) {
+      let i2;
+      for (i2 = 0; i2 < length; ++i2) {
+        if (i2 + offset2 >= dst.length || i2 >= src.length) break;
+        dst[i2 + offset2] = src[i2];
       }
-      return i;
+      return i2;
     }
     function isInstance(obj, type) {
       return obj instanceof type || obj != null && obj.constructor != null && obj.constructor.name != null && obj.constructor.name === type.name;
@@ -43324,10 +43324,10 @@ var require_buffer = __commonJS({
     var hexSliceLookupTable = (function() {
       const alphabet = "0123456789abcdef";
       const table2 = new Array(256);
-      for (let i = 0; i < 16; ++i) {
-        const i16 = i * 16;
+      for (let i2 = 0; i2 < 16; ++i2) {
+        const i16 = i2 * 16;
         for (let j = 0; j < 16; ++j) {
-          table2[i16 + j] = alphabet[i] + alphabet[j];
+          table2[i16 + j] = alphabet[i2] + alphabet[j];
         }
       }
       return table2;
@@ -43594,9 +43594,9 @@ var require_lodash = __commonJS({
       return array;
     }
     function arrayPush(array, values) {
-      var index = -1, length = values.length, offset = array.length;
+      var index = -1, length = values.length, offset2 = array.length;
       while (++index < length) {
-        array[offset + index] = values[index];
+        array[offset2 + index] = values[index];
       }
       return array;
     }
@@ -43658,10 +43658,10 @@ var require_lodash = __commonJS({
       return uid ? "Symbol(src)_1." + uid : "";
     })();
     var funcToString = funcProto.toString;
-    var hasOwnProperty = objectProto.hasOwnProperty;
+    var hasOwnProperty2 = objectProto.hasOwnProperty;
     var objectToString = objectProto.toString;
     var reIsNative = RegExp(
-      "^" + funcToString.call(hasOwnProperty).replace(reRegExpChar, "\\$&").replace(/hasOwnProperty|(function).*?(?=\\\()| for .+?(?=\\\])/g, "$1.*?") + "$"
+      "^" + funcToString.call(hasOwnProperty2).replace(reRegExpChar, "\\$&").replace(/hasOwnProperty|(function).*?(?=\\\()| for .+?(?=\\\])/g, "$1.*?") + "$"
     );
     var Buffer2 = moduleExports ? root.Buffer : void 0;
     var Symbol2 = root.Symbol;
@@ -43701,20 +43701,20 @@ var require_lodash = __commonJS({
       return this.has(key) && delete this.__data__[key];
     }
     function hashGet(key) {
-      var data = this.__data__;
+      var data2 = this.__data__;
       if (nativeCreate) {
-        var result = data[key];
+        var result = data2[key];
         return result === HASH_UNDEFINED ? void 0 : result;
       }
-      return hasOwnProperty.call(data, key) ? data[key] : void 0;
+      return hasOwnProperty2.call(data2, key) ? data2[key] : void 0;
     }
     function hashHas(key) {
-      var data = this.__data__;
-      return nativeCreate ? data[key] !== void 0 : hasOwnProperty.call(data, key);
+      var data2 = this.__data__;
+      return nativeCreate ? data2[key] !== void 0 : hasOwnProperty2.call(data2, key);
     }
     function hashSet(key, value) {
-      var data = this.__data__;
-      data[key] = nativeCreate && value === void 0 ? HASH_UNDEFINED : value;
+      var data2 = this.__data__;
+      data2[key] = nativeCreate && value === void 0 ? HASH_UNDEFINED : value;
       return this;
     }
     Hash.prototype.clear = hashClear;
@@ -43734,31 +43734,31 @@ var require_lodash = __commonJS({
       this.__data__ = [];
     }
     function listCacheDelete(key) {
-      var data = this.__data__, index = assocIndexOf(data, key);
+      var data2 = this.__data__, index = assocIndexOf(data2, key);
       if (index < 0) {
         return false;
       }
-      var lastIndex = data.length - 1;
+      var lastIndex = data2.length - 1;
       if (index == lastIndex) {
-        data.pop();
+        data2.pop();
       } else {
-        splice.call(data, index, 1);
+        splice.call(data2, index, 1);
       }
       return true;
     }
     function listCacheGet(key) {
-      var data = this.__data__, index = assocIndexOf(data, key);
-      return index < 0 ? void 0 : data[index][1];
+      var data2 = this.__data__, index = assocIndexOf(data2, key);
+      return index < 0 ? void 0 : data2[index][1];
     }
     function listCacheHas(key) {
       return assocIndexOf(this.__data__, key) > -1;
     }
     function listCacheSet(key, value) {
-      var data = this.__data__, index = assocIndexOf(data, key);
+      var data2 = this.__data__, index = assocIndexOf(data2, key);
       if (index < 0) {
-        data.push([key, value]);
+        data2.push([key, value]);
       } else {
-        data[index][1] = value;
+        data2[index][1] = value;
       }
       return this;
     }
@@ -43834,10 +43834,10 @@ var require_lodash = __commonJS({
     Stack.prototype.has = stackHas;
     Stack.prototype.set = stackSet;
     function arrayLikeKeys(value, inherited) {
-      var result = isArray(value) || isArguments(value) ? baseTimes(value.length, String) : [];
+      var result = isArray2(value) || isArguments(value) ? baseTimes(value.length, String) : [];
       var length = result.length, skipIndexes = !!length;
       for (var key in value) {
-        if ((inherited || hasOwnProperty.call(value, key)) && !(skipIndexes && (key == "length" || isIndex(key, length)))) {
+        if ((inherited || hasOwnProperty2.call(value, key)) && !(skipIndexes && (key == "length" || isIndex(key, length)))) {
           result.push(key);
         }
       }
@@ -43845,7 +43845,7 @@ var require_lodash = __commonJS({
     }
     function assignValue(object, key, value) {
       var objValue = object[key];
-      if (!(hasOwnProperty.call(object, key) && eq(objValue, value)) || value === void 0 && !(key in object)) {
+      if (!(hasOwnProperty2.call(object, key) && eq(objValue, value)) || value === void 0 && !(key in object)) {
         object[key] = value;
       }
     }
@@ -43872,7 +43872,7 @@ var require_lodash = __commonJS({
       if (!isObject2(value)) {
         return value;
       }
-      var isArr = isArray(value);
+      var isArr = isArray2(value);
       if (isArr) {
         result = initCloneArray(value);
         if (!isDeep) {
@@ -43921,7 +43921,7 @@ var require_lodash = __commonJS({
     }
     function baseGetAllKeys(object, keysFunc, symbolsFunc) {
       var result = keysFunc(object);
-      return isArray(object) ? result : arrayPush(result, symbolsFunc(object));
+      return isArray2(object) ? result : arrayPush(result, symbolsFunc(object));
     }
     function baseGetTag(value) {
       return objectToString.call(value);
@@ -43930,7 +43930,7 @@ var require_lodash = __commonJS({
       if (!isObject2(value) || isMasked(value)) {
         return false;
       }
-      var pattern = isFunction(value) || isHostObject(value) ? reIsNative : reIsHostCtor;
+      var pattern = isFunction2(value) || isHostObject(value) ? reIsNative : reIsHostCtor;
       return pattern.test(toSource(value));
     }
     function baseKeys(object) {
@@ -43939,7 +43939,7 @@ var require_lodash = __commonJS({
       }
       var result = [];
       for (var key in Object(object)) {
-        if (hasOwnProperty.call(object, key) && key != "constructor") {
+        if (hasOwnProperty2.call(object, key) && key != "constructor") {
           result.push(key);
         }
       }
@@ -44007,8 +44007,8 @@ var require_lodash = __commonJS({
       return baseGetAllKeys(object, keys, getSymbols);
     }
     function getMapData(map, key) {
-      var data = map.__data__;
-      return isKeyable(key) ? data[typeof key == "string" ? "string" : "hash"] : data.map;
+      var data2 = map.__data__;
+      return isKeyable(key) ? data2[typeof key == "string" ? "string" : "hash"] : data2.map;
     }
     function getNative(object, key) {
       var value = getValue(object, key);
@@ -44038,7 +44038,7 @@ var require_lodash = __commonJS({
     }
     function initCloneArray(array) {
       var length = array.length, result = array.constructor(length);
-      if (length && typeof array[0] == "string" && hasOwnProperty.call(array, "index")) {
+      if (length && typeof array[0] == "string" && hasOwnProperty2.call(array, "index")) {
         result.index = array.index;
         result.input = array.input;
       }
@@ -44115,17 +44115,17 @@ var require_lodash = __commonJS({
       return value === other2 || value !== value && other2 !== other2;
     }
     function isArguments(value) {
-      return isArrayLikeObject(value) && hasOwnProperty.call(value, "callee") && (!propertyIsEnumerable.call(value, "callee") || objectToString.call(value) == argsTag);
+      return isArrayLikeObject(value) && hasOwnProperty2.call(value, "callee") && (!propertyIsEnumerable.call(value, "callee") || objectToString.call(value) == argsTag);
     }
-    var isArray = Array.isArray;
+    var isArray2 = Array.isArray;
     function isArrayLike(value) {
-      return value != null && isLength(value.length) && !isFunction(value);
+      return value != null && isLength(value.length) && !isFunction2(value);
     }
     function isArrayLikeObject(value) {
       return isObjectLike(value) && isArrayLike(value);
     }
     var isBuffer = nativeIsBuffer || stubFalse;
-    function isFunction(value) {
+    function isFunction2(value) {
       var tag = isObject2(value) ? objectToString.call(value) : "";
       return tag == funcTag || tag == genTag;
     }
@@ -44223,9 +44223,9 @@ var require_lodash2 = __commonJS({
       return value === other2 || value !== value && other2 !== other2;
     }
     function isArrayLike(value) {
-      return value != null && isLength(value.length) && !isFunction(value);
+      return value != null && isLength(value.length) && !isFunction2(value);
     }
-    function isFunction(value) {
+    function isFunction2(value) {
       var tag = isObject2(value) ? objectToString.call(value) : "";
       return tag == funcTag || tag == genTag;
     }
@@ -44290,14 +44290,14 @@ var require_lodash3 = __commonJS({
     var freeSelf = typeof self == "object" && self && self.Object === Object && self;
     var root = freeGlobal || freeSelf || Function("return this")();
     function arrayPush(array, values) {
-      var index = -1, length = values.length, offset = array.length;
+      var index = -1, length = values.length, offset2 = array.length;
       while (++index < length) {
-        array[offset + index] = values[index];
+        array[offset2 + index] = values[index];
       }
       return array;
     }
     var objectProto = Object.prototype;
-    var hasOwnProperty = objectProto.hasOwnProperty;
+    var hasOwnProperty2 = objectProto.hasOwnProperty;
     var objectToString = objectProto.toString;
     var Symbol2 = root.Symbol;
     var propertyIsEnumerable = objectProto.propertyIsEnumerable;
@@ -44321,23 +44321,23 @@ var require_lodash3 = __commonJS({
       return result;
     }
     function isFlattenable(value) {
-      return isArray(value) || isArguments(value) || !!(spreadableSymbol && value && value[spreadableSymbol]);
+      return isArray2(value) || isArguments(value) || !!(spreadableSymbol && value && value[spreadableSymbol]);
     }
     function flatten(array) {
       var length = array ? array.length : 0;
       return length ? baseFlatten(array, 1) : [];
     }
     function isArguments(value) {
-      return isArrayLikeObject(value) && hasOwnProperty.call(value, "callee") && (!propertyIsEnumerable.call(value, "callee") || objectToString.call(value) == argsTag);
+      return isArrayLikeObject(value) && hasOwnProperty2.call(value, "callee") && (!propertyIsEnumerable.call(value, "callee") || objectToString.call(value) == argsTag);
     }
-    var isArray = Array.isArray;
+    var isArray2 = Array.isArray;
     function isArrayLike(value) {
-      return value != null && isLength(value.length) && !isFunction(value);
+      return value != null && isLength(value.length) && !isFunction2(value);
     }
     function isArrayLikeObject(value) {
       return isObjectLike(value) && isArrayLike(value);
     }
-    function isFunction(value) {
+    function isFunction2(value) {
       var tag = isObject2(value) ? objectToString.call(value) : "";
       return tag == funcTag || tag == genTag;
     }
@@ -44416,9 +44416,9 @@ var require_requestIterator = __commonJS({
       this.resetted = false;
       this.requests = newRequests || [{}];
       this.currentRequestIndex = 0;
-      this.requests.forEach((request, i) => {
+      this.requests.forEach((request, i2) => {
         this.currentRequest = request;
-        if (i === 0 || typeof request.setupRequest !== "function") {
+        if (i2 === 0 || typeof request.setupRequest !== "function") {
           this.rebuildRequest();
         }
       });
@@ -44444,14 +44444,14 @@ var require_requestIterator = __commonJS({
       this.rebuildRequest();
     };
     RequestIterator.prototype.rebuildRequest = function() {
-      let data;
+      let data2;
       this.resetted = false;
       if (this.currentRequest) {
         this.currentRequest.headers = this.currentRequest.headers || this.headers;
-        data = this.requestBuilder(this.currentRequest, this.context);
-        if (data) {
+        data2 = this.requestBuilder(this.currentRequest, this.context);
+        if (data2) {
           const hyperid2 = this.hyperid();
-          this.currentRequest.requestBuffer = this.reqDefaults.idReplacement ? Buffer.from(data.toString().replace(/\[<id>\]/g, hyperid2).replace(/^.+/, (m) => m.replace(/\[%3Cid%3E]/g, hyperid2))) : data;
+          this.currentRequest.requestBuffer = this.reqDefaults.idReplacement ? Buffer.from(data2.toString().replace(/\[<id>\]/g, hyperid2).replace(/^.+/, (m) => m.replace(/\[%3Cid%3E]/g, hyperid2))) : data2;
         } else if (this.currentRequestIndex === 0) {
           throw new Error("First setupRequest() failed did not returned valid request. Stopping");
         } else {
@@ -44460,7 +44460,7 @@ var require_requestIterator = __commonJS({
           this.resetted = true;
         }
       }
-      return data;
+      return data2;
     };
     RequestIterator.prototype.recordBody = function(request, status, body, headers) {
       if (request && typeof request.onResponse === "function") {
@@ -44499,10 +44499,10 @@ var require_pipelinedRequestsQueue = __commonJS({
           req.bytes += count3;
         }
       }
-      addBody(data) {
+      addBody(data2) {
         const req = this.peek();
         if (req) {
-          req.body += data;
+          req.body += data2;
         }
       }
       setHeaders(headers) {
@@ -44519,10 +44519,10 @@ var require_pipelinedRequestsQueue = __commonJS({
        **/
       terminateRequest() {
         if (this.pendingRequests.length > 0) {
-          const data = this.pendingRequests.shift();
-          const hrduration = process.hrtime(data.startTime);
-          data.duration = hrduration[0] * 1e3 + hrduration[1] / 1e6;
-          return data;
+          const data2 = this.pendingRequests.shift();
+          const hrduration = process.hrtime(data2.startTime);
+          data2.duration = hrduration[0] * 1e3 + hrduration[1] / 1e6;
+          return data2;
         }
       }
       clear() {
@@ -44581,7 +44581,7 @@ var require_httpClient = __commonJS({
         this._destroyConnection();
         this.timeoutTicker.reschedule(this.timeout);
         this._connect();
-        for (let i = 0; i < this.opts.pipelining; i++) {
+        for (let i2 = 0; i2 < this.opts.pipelining; i2++) {
           this.emit("timeout");
         }
       };
@@ -44655,7 +44655,7 @@ var require_httpClient = __commonJS({
       this.conn.on("end", () => {
         if (!this.destroyed) this._connect();
       });
-      for (let i = 0; i < this.opts.pipelining; i++) {
+      for (let i2 = 0; i2 < this.opts.pipelining; i2++) {
         this._doRequest();
       }
     };
@@ -44898,19 +44898,19 @@ var require_run = __commonJS({
         }
       }
       function initialiseClients(clients2) {
-        for (let i = 0; i < opts.connections; i++) {
-          const url = urls[i % urls.length];
+        for (let i2 = 0; i2 < opts.connections; i2++) {
+          const url = urls[i2 % urls.length];
           if (!amount && !opts.maxConnectionRequests && opts.maxOverallRequests) {
-            url.responseMax = distributeNums(opts.maxOverallRequests, i);
+            url.responseMax = distributeNums(opts.maxOverallRequests, i2);
           }
           if (amount) {
-            url.responseMax = distributeNums(amount, i);
+            url.responseMax = distributeNums(amount, i2);
             if (url.responseMax === 0) {
               throw Error("connections cannot be greater than amount");
             }
           }
           if (!opts.connectionRate && opts.overallRate) {
-            url.rate = distributeNums(opts.overallRate, i);
+            url.rate = distributeNums(opts.overallRate, i2);
           }
           if (opts.initialContext) {
             url.initialContext = opts.initialContext;
@@ -44933,8 +44933,8 @@ var require_run = __commonJS({
           clients2.push(client);
           totalRequests += url.pipelining < url.rate ? url.rate : url.pipelining;
         }
-        function distributeNums(x, i) {
-          return Math.floor(x / opts.connections) + (i + 1 <= x % opts.connections ? 1 : 0);
+        function distributeNums(x, i2) {
+          return Math.floor(x / opts.connections) + (i2 + 1 <= x % opts.connections ? 1 : 0);
         }
         function onResponse(statusCode, resBytes, responseTime, rate) {
           tracker.emit("response", this, statusCode, resBytes, responseTime);
@@ -44956,13 +44956,13 @@ var require_run = __commonJS({
           counter2++;
         }
         function onError(error) {
-          for (let i = 0; i < opts.pipelining; i++) tracker.emit("reqError", error);
+          for (let i2 = 0; i2 < opts.pipelining; i2++) tracker.emit("reqError", error);
           errors++;
           if (opts.debug) console.error(error);
           if (opts.bailout && errors >= opts.bailout) stop = true;
         }
         function onExpectMismatch(bpdyStr) {
-          for (let i = 0; i < opts.pipelining; i++) {
+          for (let i2 = 0; i2 < opts.pipelining; i2++) {
             tracker.emit("reqMismatch", bpdyStr);
           }
           mismatches++;
@@ -44970,7 +44970,7 @@ var require_run = __commonJS({
         }
         function onTimeout() {
           const error = new Error("request timed out");
-          for (let i = 0; i < opts.pipelining; i++) tracker.emit("reqError", error);
+          for (let i2 = 0; i2 < opts.pipelining; i2++) tracker.emit("reqError", error);
           errors++;
           timeouts++;
           if (opts.bailout && errors >= opts.bailout) stop = true;
@@ -46128,11 +46128,11 @@ var require_errors3 = __commonJS({
     };
     var kHTTPParserError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_HTTP_PARSER");
     var HTTPParserError = class extends Error {
-      constructor(message, code, data) {
+      constructor(message, code, data2) {
         super(message);
         this.name = "HTTPParserError";
         this.code = code ? `HPE_${code}` : void 0;
-        this.data = data ? data.toString() : void 0;
+        this.data = data2 ? data2.toString() : void 0;
       }
       static [Symbol.hasInstance](instance) {
         return instance && instance[kHTTPParserError] === true;
@@ -46154,13 +46154,13 @@ var require_errors3 = __commonJS({
     };
     var kRequestRetryError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_REQ_RETRY");
     var RequestRetryError = class extends UndiciError {
-      constructor(message, code, { headers, data }) {
+      constructor(message, code, { headers, data: data2 }) {
         super(message);
         this.name = "RequestRetryError";
         this.message = message || "Request retry error";
         this.code = "UND_ERR_REQ_RETRY";
         this.statusCode = code;
-        this.data = data;
+        this.data = data2;
         this.headers = headers;
       }
       static [Symbol.hasInstance](instance) {
@@ -46170,13 +46170,13 @@ var require_errors3 = __commonJS({
     };
     var kResponseError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_RESPONSE");
     var ResponseError = class extends UndiciError {
-      constructor(message, code, { headers, data }) {
+      constructor(message, code, { headers, data: data2 }) {
         super(message);
         this.name = "ResponseError";
         this.message = message || "Response error";
         this.code = "UND_ERR_RESPONSE";
         this.statusCode = code;
-        this.data = data;
+        this.data = data2;
         this.headers = headers;
       }
       static [Symbol.hasInstance](instance) {
@@ -46344,8 +46344,8 @@ var require_constants4 = __commonJS({
       "X-Requested-With",
       "X-XSS-Protection"
     ];
-    for (let i = 0; i < wellknownHeaderNames.length; ++i) {
-      const key = wellknownHeaderNames[i];
+    for (let i2 = 0; i2 < wellknownHeaderNames.length; ++i2) {
+      const key = wellknownHeaderNames[i2];
       const lowerCasedKey = key.toLowerCase();
       headerNameLowerCasedRecord[key] = headerNameLowerCasedRecord[lowerCasedKey] = lowerCasedKey;
     }
@@ -46486,8 +46486,8 @@ var require_tree = __commonJS({
       }
     };
     var tree = new TernarySearchTree();
-    for (let i = 0; i < wellknownHeaderNames.length; ++i) {
-      const key = headerNameLowerCasedRecord[wellknownHeaderNames[i]];
+    for (let i2 = 0; i2 < wellknownHeaderNames.length; ++i2) {
+      const key = headerNameLowerCasedRecord[wellknownHeaderNames[i2]];
       tree.insert(key, key);
     }
     module2.exports = {
@@ -46711,17 +46711,17 @@ var require_util4 = __commonJS({
     }
     function parseHeaders(headers, obj) {
       if (obj === void 0) obj = {};
-      for (let i = 0; i < headers.length; i += 2) {
-        const key = headerNameToString(headers[i]);
+      for (let i2 = 0; i2 < headers.length; i2 += 2) {
+        const key = headerNameToString(headers[i2]);
         let val = obj[key];
         if (val) {
           if (typeof val === "string") {
             val = [val];
             obj[key] = val;
           }
-          val.push(headers[i + 1].toString("utf8"));
+          val.push(headers[i2 + 1].toString("utf8"));
         } else {
-          const headersValue = headers[i + 1];
+          const headersValue = headers[i2 + 1];
           if (typeof headersValue === "string") {
             obj[key] = headersValue;
           } else {
@@ -46890,8 +46890,8 @@ var require_util4 = __commonJS({
       if (characters.length === 0) {
         return false;
       }
-      for (let i = 0; i < characters.length; ++i) {
-        if (!isTokenCharCode(characters.charCodeAt(i))) {
+      for (let i2 = 0; i2 < characters.length; ++i2) {
+        if (!isTokenCharCode(characters.charCodeAt(i2))) {
           return false;
         }
       }
@@ -47036,36 +47036,36 @@ var require_diagnostics = __commonJS({
       const debuglog = fetchDebuglog.enabled ? fetchDebuglog : undiciDebugLog;
       diagnosticsChannel.channel("undici:client:beforeConnect").subscribe((evt) => {
         const {
-          connectParams: { version, protocol, port, host }
+          connectParams: { version: version2, protocol, port, host }
         } = evt;
         debuglog(
           "connecting to %s using %s%s",
           `${host}${port ? `:${port}` : ""}`,
           protocol,
-          version
+          version2
         );
       });
       diagnosticsChannel.channel("undici:client:connected").subscribe((evt) => {
         const {
-          connectParams: { version, protocol, port, host }
+          connectParams: { version: version2, protocol, port, host }
         } = evt;
         debuglog(
           "connected to %s using %s%s",
           `${host}${port ? `:${port}` : ""}`,
           protocol,
-          version
+          version2
         );
       });
       diagnosticsChannel.channel("undici:client:connectError").subscribe((evt) => {
         const {
-          connectParams: { version, protocol, port, host },
+          connectParams: { version: version2, protocol, port, host },
           error
         } = evt;
         debuglog(
           "connection to %s using %s%s errored - %s",
           `${host}${port ? `:${port}` : ""}`,
           protocol,
-          version,
+          version2,
           error.message
         );
       });
@@ -47114,31 +47114,31 @@ var require_diagnostics = __commonJS({
         const debuglog = undiciDebugLog.enabled ? undiciDebugLog : websocketDebuglog;
         diagnosticsChannel.channel("undici:client:beforeConnect").subscribe((evt) => {
           const {
-            connectParams: { version, protocol, port, host }
+            connectParams: { version: version2, protocol, port, host }
           } = evt;
           debuglog(
             "connecting to %s%s using %s%s",
             host,
             port ? `:${port}` : "",
             protocol,
-            version
+            version2
           );
         });
         diagnosticsChannel.channel("undici:client:connected").subscribe((evt) => {
           const {
-            connectParams: { version, protocol, port, host }
+            connectParams: { version: version2, protocol, port, host }
           } = evt;
           debuglog(
             "connected to %s%s using %s%s",
             host,
             port ? `:${port}` : "",
             protocol,
-            version
+            version2
           );
         });
         diagnosticsChannel.channel("undici:client:connectError").subscribe((evt) => {
           const {
-            connectParams: { version, protocol, port, host },
+            connectParams: { version: version2, protocol, port, host },
             error
           } = evt;
           debuglog(
@@ -47146,7 +47146,7 @@ var require_diagnostics = __commonJS({
             host,
             port ? `:${port}` : "",
             protocol,
-            version,
+            version2,
             error.message
           );
         });
@@ -47227,7 +47227,7 @@ var require_request = __commonJS({
         upgrade,
         headersTimeout,
         bodyTimeout,
-        reset,
+        reset: reset2,
         throwOnError,
         expectContinue,
         servername
@@ -47256,7 +47256,7 @@ var require_request = __commonJS({
         if (bodyTimeout != null && (!Number.isFinite(bodyTimeout) || bodyTimeout < 0)) {
           throw new InvalidArgumentError("invalid bodyTimeout");
         }
-        if (reset != null && typeof reset !== "boolean") {
+        if (reset2 != null && typeof reset2 !== "boolean") {
           throw new InvalidArgumentError("invalid reset");
         }
         if (expectContinue != null && typeof expectContinue !== "boolean") {
@@ -47306,7 +47306,7 @@ var require_request = __commonJS({
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
-        this.reset = reset == null ? null : reset;
+        this.reset = reset2 == null ? null : reset2;
         this.host = null;
         this.contentLength = null;
         this.contentType = null;
@@ -47316,8 +47316,8 @@ var require_request = __commonJS({
           if (headers.length % 2 !== 0) {
             throw new InvalidArgumentError("headers array must be even");
           }
-          for (let i = 0; i < headers.length; i += 2) {
-            processHeader(this, headers[i], headers[i + 1]);
+          for (let i2 = 0; i2 < headers.length; i2 += 2) {
+            processHeader(this, headers[i2], headers[i2 + 1]);
           }
         } else if (headers && typeof headers === "object") {
           if (headers[Symbol.iterator]) {
@@ -47329,8 +47329,8 @@ var require_request = __commonJS({
             }
           } else {
             const keys = Object.keys(headers);
-            for (let i = 0; i < keys.length; ++i) {
-              processHeader(this, keys[i], headers[keys[i]]);
+            for (let i2 = 0; i2 < keys.length; ++i2) {
+              processHeader(this, keys[i2], headers[keys[i2]]);
             }
           }
         } else if (headers != null) {
@@ -47514,18 +47514,18 @@ var require_request = __commonJS({
       }
       if (Array.isArray(val)) {
         const arr = [];
-        for (let i = 0; i < val.length; i++) {
-          if (typeof val[i] === "string") {
-            if (!isValidHeaderValue(val[i])) {
+        for (let i2 = 0; i2 < val.length; i2++) {
+          if (typeof val[i2] === "string") {
+            if (!isValidHeaderValue(val[i2])) {
               throw new InvalidArgumentError(`invalid ${key} header`);
             }
-            arr.push(val[i]);
-          } else if (val[i] === null) {
+            arr.push(val[i2]);
+          } else if (val[i2] === null) {
             arr.push("");
-          } else if (typeof val[i] === "object") {
+          } else if (typeof val[i2] === "object") {
             throw new InvalidArgumentError(`invalid ${key} header`);
           } else {
-            const str = `${val[i]}`;
+            const str = `${val[i2]}`;
             if (!isValidHeaderValue(str)) {
               throw new InvalidArgumentError(`invalid ${key} header`);
             }
@@ -47688,8 +47688,8 @@ var require_dispatcher_base = __commonJS({
       }
       set interceptors(newInterceptors) {
         if (newInterceptors) {
-          for (let i = newInterceptors.length - 1; i >= 0; i--) {
-            const interceptor = this[kInterceptors][i];
+          for (let i2 = newInterceptors.length - 1; i2 >= 0; i2--) {
+            const interceptor = this[kInterceptors][i2];
             if (typeof interceptor !== "function") {
               throw new InvalidArgumentError("interceptor must be an function");
             }
@@ -47700,8 +47700,8 @@ var require_dispatcher_base = __commonJS({
       close(callback2) {
         if (callback2 === void 0) {
           return new Promise((resolve3, reject) => {
-            this.close((err, data) => {
-              return err ? reject(err) : resolve3(data);
+            this.close((err, data2) => {
+              return err ? reject(err) : resolve3(data2);
             });
           });
         }
@@ -47725,8 +47725,8 @@ var require_dispatcher_base = __commonJS({
         const onClosed = () => {
           const callbacks = this[kOnClosed];
           this[kOnClosed] = null;
-          for (let i = 0; i < callbacks.length; i++) {
-            callbacks[i](null, null);
+          for (let i2 = 0; i2 < callbacks.length; i2++) {
+            callbacks[i2](null, null);
           }
         };
         this[kClose]().then(() => this.destroy()).then(() => {
@@ -47740,11 +47740,11 @@ var require_dispatcher_base = __commonJS({
         }
         if (callback2 === void 0) {
           return new Promise((resolve3, reject) => {
-            this.destroy(err, (err2, data) => {
+            this.destroy(err, (err2, data2) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve3(data);
+              ) : resolve3(data2);
             });
           });
         }
@@ -47768,8 +47768,8 @@ var require_dispatcher_base = __commonJS({
         const onDestroyed = () => {
           const callbacks = this[kOnDestroyed];
           this[kOnDestroyed] = null;
-          for (let i = 0; i < callbacks.length; i++) {
-            callbacks[i](null, null);
+          for (let i2 = 0; i2 < callbacks.length; i2++) {
+            callbacks[i2](null, null);
           }
         };
         this[kDestroy](err).then(() => {
@@ -47782,8 +47782,8 @@ var require_dispatcher_base = __commonJS({
           return this[kDispatch](opts, handler);
         }
         let dispatch = this[kDispatch].bind(this);
-        for (let i = this[kInterceptors].length - 1; i >= 0; i--) {
-          dispatch = this[kInterceptors][i](dispatch);
+        for (let i2 = this[kInterceptors].length - 1; i2 >= 0; i2--) {
+          dispatch = this[kInterceptors][i2](dispatch);
         }
         this[kInterceptedDispatch] = dispatch;
         return dispatch(opts, handler);
@@ -48069,15 +48069,15 @@ var require_connect = __commonJS({
             if (this._sessionCache.size < this._maxCachedSessions) {
               return;
             }
-            const ref = this._sessionCache.get(key);
-            if (ref !== void 0 && ref.deref() === void 0) {
+            const ref2 = this._sessionCache.get(key);
+            if (ref2 !== void 0 && ref2.deref() === void 0) {
               this._sessionCache.delete(key);
             }
           });
         }
         get(sessionKey) {
-          const ref = this._sessionCache.get(sessionKey);
-          return ref ? ref.deref() : null;
+          const ref2 = this._sessionCache.get(sessionKey);
+          return ref2 ? ref2.deref() : null;
         }
         set(sessionKey, session) {
           if (this._maxCachedSessions === 0) {
@@ -48427,9 +48427,9 @@ var require_constants5 = __commonJS({
       FINISH2[FINISH2["UNSAFE"] = 2] = "UNSAFE";
     })(FINISH = exports2.FINISH || (exports2.FINISH = {}));
     exports2.ALPHA = [];
-    for (let i = "A".charCodeAt(0); i <= "Z".charCodeAt(0); i++) {
-      exports2.ALPHA.push(String.fromCharCode(i));
-      exports2.ALPHA.push(String.fromCharCode(i + 32));
+    for (let i2 = "A".charCodeAt(0); i2 <= "Z".charCodeAt(0); i2++) {
+      exports2.ALPHA.push(String.fromCharCode(i2));
+      exports2.ALPHA.push(String.fromCharCode(i2 + 32));
     }
     exports2.NUM_MAP = {
       0: 0,
@@ -48515,8 +48515,8 @@ var require_constants5 = __commonJS({
       "~"
     ].concat(exports2.ALPHANUM);
     exports2.URL_CHAR = exports2.STRICT_URL_CHAR.concat(["	", "\f"]);
-    for (let i = 128; i <= 255; i++) {
-      exports2.URL_CHAR.push(i);
+    for (let i2 = 128; i2 <= 255; i2++) {
+      exports2.URL_CHAR.push(i2);
     }
     exports2.HEX = exports2.NUM.concat(["a", "b", "c", "d", "e", "f", "A", "B", "C", "D", "E", "F"]);
     exports2.STRICT_TOKEN = [
@@ -48538,9 +48538,9 @@ var require_constants5 = __commonJS({
     ].concat(exports2.ALPHANUM);
     exports2.TOKEN = exports2.STRICT_TOKEN.concat([" "]);
     exports2.HEADER_CHARS = ["	"];
-    for (let i = 32; i <= 255; i++) {
-      if (i !== 127) {
-        exports2.HEADER_CHARS.push(i);
+    for (let i2 = 32; i2 <= 255; i2++) {
+      if (i2 !== 127) {
+        exports2.HEADER_CHARS.push(i2);
       }
     }
     exports2.CONNECTION_TOKEN_CHARS = exports2.HEADER_CHARS.filter((c) => c !== 44);
@@ -48934,15 +48934,15 @@ var require_data_url = __commonJS({
       const length = input.length;
       const output = new Uint8Array(length);
       let j = 0;
-      for (let i = 0; i < length; ++i) {
-        const byte = input[i];
+      for (let i2 = 0; i2 < length; ++i2) {
+        const byte = input[i2];
         if (byte !== 37) {
           output[j++] = byte;
-        } else if (byte === 37 && !(isHexCharByte(input[i + 1]) && isHexCharByte(input[i + 2]))) {
+        } else if (byte === 37 && !(isHexCharByte(input[i2 + 1]) && isHexCharByte(input[i2 + 2]))) {
           output[j++] = 37;
         } else {
-          output[j++] = hexByteToNumber(input[i + 1]) << 4 | hexByteToNumber(input[i + 2]);
-          i += 2;
+          output[j++] = hexByteToNumber(input[i2 + 1]) << 4 | hexByteToNumber(input[i2 + 2]);
+          i2 += 2;
         }
       }
       return length === j ? output : output.subarray(0, j);
@@ -49029,13 +49029,13 @@ var require_data_url = __commonJS({
       }
       return mimeType;
     }
-    function forgivingBase64(data) {
-      data = data.replace(ASCII_WHITESPACE_REPLACE_REGEX, "");
-      let dataLength = data.length;
+    function forgivingBase64(data2) {
+      data2 = data2.replace(ASCII_WHITESPACE_REPLACE_REGEX, "");
+      let dataLength = data2.length;
       if (dataLength % 4 === 0) {
-        if (data.charCodeAt(dataLength - 1) === 61) {
+        if (data2.charCodeAt(dataLength - 1) === 61) {
           --dataLength;
-          if (data.charCodeAt(dataLength - 1) === 61) {
+          if (data2.charCodeAt(dataLength - 1) === 61) {
             --dataLength;
           }
         }
@@ -49043,10 +49043,10 @@ var require_data_url = __commonJS({
       if (dataLength % 4 === 1) {
         return "failure";
       }
-      if (/[^+/0-9A-Za-z]/.test(data.length === dataLength ? data : data.substring(0, dataLength))) {
+      if (/[^+/0-9A-Za-z]/.test(data2.length === dataLength ? data2 : data2.substring(0, dataLength))) {
         return "failure";
       }
-      const buffer = Buffer.from(data, "base64");
+      const buffer = Buffer.from(data2, "base64");
       return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
     }
     function collectAnHTTPQuotedString(input, position2, extractValue) {
@@ -49128,13 +49128,13 @@ var require_data_url = __commonJS({
         return String.fromCharCode.apply(null, input);
       }
       let result = "";
-      let i = 0;
+      let i2 = 0;
       let addition = (2 << 15) - 1;
-      while (i < length) {
-        if (i + addition > length) {
-          addition = length - i;
+      while (i2 < length) {
+        if (i2 + addition > length) {
+          addition = length - i2;
         }
-        result += String.fromCharCode.apply(null, input.subarray(i, i += addition));
+        result += String.fromCharCode.apply(null, input.subarray(i2, i2 += addition));
       }
       return result;
     }
@@ -49196,7 +49196,7 @@ var require_data_url = __commonJS({
 var require_webidl = __commonJS({
   "node_modules/undici/lib/web/fetch/webidl.js"(exports2, module2) {
     "use strict";
-    var { types, inspect } = __require("node:util");
+    var { types: types2, inspect } = __require("node:util");
     var { markAsUncloneable } = __require("node:worker_threads");
     var { toUSVString } = require_util4();
     var webidl = {};
@@ -49386,7 +49386,7 @@ var require_webidl = __commonJS({
           });
         }
         const result = {};
-        if (!types.isProxy(O)) {
+        if (!types2.isProxy(O)) {
           const keys2 = [...Object.getOwnPropertyNames(O), ...Object.getOwnPropertySymbols(O)];
           for (const key of keys2) {
             const typedKey = keyConverter(key, prefix, argument);
@@ -49407,12 +49407,12 @@ var require_webidl = __commonJS({
         return result;
       };
     };
-    webidl.interfaceConverter = function(i) {
+    webidl.interfaceConverter = function(i2) {
       return (V, prefix, argument, opts) => {
-        if (opts?.strict !== false && !(V instanceof i)) {
+        if (opts?.strict !== false && !(V instanceof i2)) {
           throw webidl.errors.exception({
             header: prefix,
-            message: `Expected ${argument} ("${webidl.util.Stringify(V)}") to be an instance of ${i.name}.`
+            message: `Expected ${argument} ("${webidl.util.Stringify(V)}") to be an instance of ${i2.name}.`
           });
         }
         return V;
@@ -49515,14 +49515,14 @@ var require_webidl = __commonJS({
       return x;
     };
     webidl.converters.ArrayBuffer = function(V, prefix, argument, opts) {
-      if (webidl.util.Type(V) !== "Object" || !types.isAnyArrayBuffer(V)) {
+      if (webidl.util.Type(V) !== "Object" || !types2.isAnyArrayBuffer(V)) {
         throw webidl.errors.conversionFailed({
           prefix,
           argument: `${argument} ("${webidl.util.Stringify(V)}")`,
           types: ["ArrayBuffer"]
         });
       }
-      if (opts?.allowShared === false && types.isSharedArrayBuffer(V)) {
+      if (opts?.allowShared === false && types2.isSharedArrayBuffer(V)) {
         throw webidl.errors.exception({
           header: "ArrayBuffer",
           message: "SharedArrayBuffer is not allowed."
@@ -49537,14 +49537,14 @@ var require_webidl = __commonJS({
       return V;
     };
     webidl.converters.TypedArray = function(V, T, prefix, name2, opts) {
-      if (webidl.util.Type(V) !== "Object" || !types.isTypedArray(V) || V.constructor.name !== T.name) {
+      if (webidl.util.Type(V) !== "Object" || !types2.isTypedArray(V) || V.constructor.name !== T.name) {
         throw webidl.errors.conversionFailed({
           prefix,
           argument: `${name2} ("${webidl.util.Stringify(V)}")`,
           types: [T.name]
         });
       }
-      if (opts?.allowShared === false && types.isSharedArrayBuffer(V.buffer)) {
+      if (opts?.allowShared === false && types2.isSharedArrayBuffer(V.buffer)) {
         throw webidl.errors.exception({
           header: "ArrayBuffer",
           message: "SharedArrayBuffer is not allowed."
@@ -49559,13 +49559,13 @@ var require_webidl = __commonJS({
       return V;
     };
     webidl.converters.DataView = function(V, prefix, name2, opts) {
-      if (webidl.util.Type(V) !== "Object" || !types.isDataView(V)) {
+      if (webidl.util.Type(V) !== "Object" || !types2.isDataView(V)) {
         throw webidl.errors.exception({
           header: prefix,
           message: `${name2} is not a DataView.`
         });
       }
-      if (opts?.allowShared === false && types.isSharedArrayBuffer(V.buffer)) {
+      if (opts?.allowShared === false && types2.isSharedArrayBuffer(V.buffer)) {
         throw webidl.errors.exception({
           header: "ArrayBuffer",
           message: "SharedArrayBuffer is not allowed."
@@ -49580,13 +49580,13 @@ var require_webidl = __commonJS({
       return V;
     };
     webidl.converters.BufferSource = function(V, prefix, name2, opts) {
-      if (types.isAnyArrayBuffer(V)) {
+      if (types2.isAnyArrayBuffer(V)) {
         return webidl.converters.ArrayBuffer(V, prefix, name2, { ...opts, allowShared: false });
       }
-      if (types.isTypedArray(V)) {
+      if (types2.isTypedArray(V)) {
         return webidl.converters.TypedArray(V, V.constructor, prefix, name2, { ...opts, allowShared: false });
       }
-      if (types.isDataView(V)) {
+      if (types2.isDataView(V)) {
         return webidl.converters.DataView(V, prefix, name2, { ...opts, allowShared: false });
       }
       throw webidl.errors.conversionFailed({
@@ -49655,8 +49655,8 @@ var require_util5 = __commonJS({
       return location;
     }
     function isValidEncodedURL(url) {
-      for (let i = 0; i < url.length; ++i) {
-        const code = url.charCodeAt(i);
+      for (let i2 = 0; i2 < url.length; ++i2) {
+        const code = url.charCodeAt(i2);
         if (code > 126 || // Non-US-ASCII + DEL
         code < 32) {
           return false;
@@ -49681,8 +49681,8 @@ var require_util5 = __commonJS({
       return object instanceof Error || (object?.constructor?.name === "Error" || object?.constructor?.name === "DOMException");
     }
     function isValidReasonPhrase(statusText2) {
-      for (let i = 0; i < statusText2.length; ++i) {
-        const c = statusText2.charCodeAt(i);
+      for (let i2 = 0; i2 < statusText2.length; ++i2) {
+        const c = statusText2.charCodeAt(i2);
         if (!(c === 9 || // HTAB
         c >= 32 && c <= 126 || // SP / VCHAR
         c >= 128 && c <= 255)) {
@@ -49700,8 +49700,8 @@ var require_util5 = __commonJS({
       const policyHeader = (headersList.get("referrer-policy", true) ?? "").split(",");
       let policy = "";
       if (policyHeader.length > 0) {
-        for (let i = policyHeader.length; i !== 0; i--) {
-          const token = policyHeader[i - 1].trim();
+        for (let i2 = policyHeader.length; i2 !== 0; i2--) {
+          const token = policyHeader[i2 - 1].trim();
           if (referrerPolicyTokens.has(token)) {
             policy = token;
             break;
@@ -49935,9 +49935,9 @@ var require_util5 = __commonJS({
     var parseHashWithOptions = /(?<algo>sha256|sha384|sha512)-((?<hash>[A-Za-z0-9+/]+|[A-Za-z0-9_-]+)={0,2}(?:\s|$)( +[!-~]*)?)?/i;
     function parseMetadata(metadata) {
       const result = [];
-      let empty2 = true;
+      let empty3 = true;
       for (const token of metadata.split(" ")) {
-        empty2 = false;
+        empty3 = false;
         const parsedToken = parseHashWithOptions.exec(token);
         if (parsedToken === null || parsedToken.groups === void 0 || parsedToken.groups.algo === void 0) {
           continue;
@@ -49947,7 +49947,7 @@ var require_util5 = __commonJS({
           result.push(parsedToken.groups);
         }
       }
-      if (empty2 === true) {
+      if (empty3 === true) {
         return "no metadata";
       }
       return result;
@@ -49957,8 +49957,8 @@ var require_util5 = __commonJS({
       if (algorithm[3] === "5") {
         return algorithm;
       }
-      for (let i = 1; i < metadataList.length; ++i) {
-        const metadata = metadataList[i];
+      for (let i2 = 1; i2 < metadataList.length; ++i2) {
+        const metadata = metadataList[i2];
         if (metadata.algo[3] === "5") {
           algorithm = "sha512";
           break;
@@ -49975,9 +49975,9 @@ var require_util5 = __commonJS({
         return metadataList;
       }
       let pos = 0;
-      for (let i = 0; i < metadataList.length; ++i) {
-        if (metadataList[i].algo === algorithm) {
-          metadataList[pos++] = metadataList[i];
+      for (let i2 = 0; i2 < metadataList.length; ++i2) {
+        if (metadataList[i2].algo === algorithm) {
+          metadataList[pos++] = metadataList[i2];
         }
       }
       metadataList.length = pos;
@@ -49987,9 +49987,9 @@ var require_util5 = __commonJS({
       if (actualValue.length !== expectedValue.length) {
         return false;
       }
-      for (let i = 0; i < actualValue.length; ++i) {
-        if (actualValue[i] !== expectedValue[i]) {
-          if (actualValue[i] === "+" && expectedValue[i] === "-" || actualValue[i] === "/" && expectedValue[i] === "_") {
+      for (let i2 = 0; i2 < actualValue.length; ++i2) {
+        if (actualValue[i2] !== expectedValue[i2]) {
+          if (actualValue[i2] === "+" && expectedValue[i2] === "-" || actualValue[i2] === "/" && expectedValue[i2] === "_") {
             continue;
           }
           return false;
@@ -50224,26 +50224,26 @@ var require_util5 = __commonJS({
       return protocol === "http:" || protocol === "https:";
     }
     function simpleRangeHeaderValue(value, allowWhitespace) {
-      const data = value;
-      if (!data.startsWith("bytes")) {
+      const data2 = value;
+      if (!data2.startsWith("bytes")) {
         return "failure";
       }
       const position2 = { position: 5 };
       if (allowWhitespace) {
         collectASequenceOfCodePoints(
           (char) => char === "	" || char === " ",
-          data,
+          data2,
           position2
         );
       }
-      if (data.charCodeAt(position2.position) !== 61) {
+      if (data2.charCodeAt(position2.position) !== 61) {
         return "failure";
       }
       position2.position++;
       if (allowWhitespace) {
         collectASequenceOfCodePoints(
           (char) => char === "	" || char === " ",
-          data,
+          data2,
           position2
         );
       }
@@ -50252,25 +50252,25 @@ var require_util5 = __commonJS({
           const code = char.charCodeAt(0);
           return code >= 48 && code <= 57;
         },
-        data,
+        data2,
         position2
       );
       const rangeStartValue = rangeStart.length ? Number(rangeStart) : null;
       if (allowWhitespace) {
         collectASequenceOfCodePoints(
           (char) => char === "	" || char === " ",
-          data,
+          data2,
           position2
         );
       }
-      if (data.charCodeAt(position2.position) !== 45) {
+      if (data2.charCodeAt(position2.position) !== 45) {
         return "failure";
       }
       position2.position++;
       if (allowWhitespace) {
         collectASequenceOfCodePoints(
           (char) => char === "	" || char === " ",
-          data,
+          data2,
           position2
         );
       }
@@ -50279,11 +50279,11 @@ var require_util5 = __commonJS({
           const code = char.charCodeAt(0);
           return code >= 48 && code <= 57;
         },
-        data,
+        data2,
         position2
       );
       const rangeEndValue = rangeEnd.length ? Number(rangeEnd) : null;
-      if (position2.position < data.length) {
+      if (position2.position < data2.length) {
         return "failure";
       }
       if (rangeEndValue === null && rangeStartValue === null) {
@@ -50394,8 +50394,8 @@ var require_util5 = __commonJS({
       }
       return values;
     }
-    function getDecodeSplit(name2, list2) {
-      const value = list2.get(name2, true);
+    function getDecodeSplit(name2, list3) {
+      const value = list3.get(name2, true);
       if (value === null) {
         return null;
       }
@@ -50722,8 +50722,8 @@ var require_formdata_parser = __commonJS({
     var dd = Buffer.from("--");
     var ddcrlf = Buffer.from("--\r\n");
     function isAsciiString(chars) {
-      for (let i = 0; i < chars.length; ++i) {
-        if ((chars.charCodeAt(i) & ~127) !== 0) {
+      for (let i2 = 0; i2 < chars.length; ++i2) {
+        if ((chars.charCodeAt(i2) & ~127) !== 0) {
           return false;
         }
       }
@@ -50734,8 +50734,8 @@ var require_formdata_parser = __commonJS({
       if (length < 27 || length > 70) {
         return false;
       }
-      for (let i = 0; i < length; ++i) {
-        const cp = boundary.charCodeAt(i);
+      for (let i2 = 0; i2 < length; ++i2) {
+        const cp = boundary.charCodeAt(i2);
         if (!(cp >= 48 && cp <= 57 || cp >= 65 && cp <= 90 || cp >= 97 && cp <= 122 || cp === 39 || cp === 45 || cp === 95)) {
           return false;
         }
@@ -50942,8 +50942,8 @@ var require_formdata_parser = __commonJS({
       if (buffer.length < start.length) {
         return false;
       }
-      for (let i = 0; i < start.length; i++) {
-        if (start[i] !== buffer[position2.position + i]) {
+      for (let i2 = 0; i2 < start.length; i2++) {
+        if (start[i2] !== buffer[position2.position + i2]) {
           return false;
         }
       }
@@ -51229,9 +51229,9 @@ Content-Type: ${value.type || "application/octet-stream"}\r
       throwIfAborted(object[kState]);
       const promise2 = createDeferredPromise();
       const errorSteps = (error) => promise2.reject(error);
-      const successSteps = (data) => {
+      const successSteps = (data2) => {
         try {
-          promise2.resolve(convertBytesToJSValue(data));
+          promise2.resolve(convertBytesToJSValue(data2));
         } catch (e) {
           errorSteps(e);
         }
@@ -51344,35 +51344,35 @@ var require_client_h1 = __commonJS({
       return await WebAssembly.instantiate(mod, {
         env: {
           /* eslint-disable camelcase */
-          wasm_on_url: (p, at, len) => {
+          wasm_on_url: (p, at2, len) => {
             return 0;
           },
-          wasm_on_status: (p, at, len) => {
+          wasm_on_status: (p, at2, len) => {
             assert(currentParser.ptr === p);
-            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
+            const start = at2 - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onStatus(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
           },
           wasm_on_message_begin: (p) => {
             assert(currentParser.ptr === p);
             return currentParser.onMessageBegin() || 0;
           },
-          wasm_on_header_field: (p, at, len) => {
+          wasm_on_header_field: (p, at2, len) => {
             assert(currentParser.ptr === p);
-            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
+            const start = at2 - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onHeaderField(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
           },
-          wasm_on_header_value: (p, at, len) => {
+          wasm_on_header_value: (p, at2, len) => {
             assert(currentParser.ptr === p);
-            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
+            const start = at2 - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onHeaderValue(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
           },
           wasm_on_headers_complete: (p, statusCode, upgrade, shouldKeepAlive) => {
             assert(currentParser.ptr === p);
             return currentParser.onHeadersComplete(statusCode, Boolean(upgrade), Boolean(shouldKeepAlive)) || 0;
           },
-          wasm_on_body: (p, at, len) => {
+          wasm_on_body: (p, at2, len) => {
             assert(currentParser.ptr === p);
-            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
+            const start = at2 - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onBody(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
           },
           wasm_on_message_complete: (p) => {
@@ -51395,7 +51395,7 @@ var require_client_h1 = __commonJS({
     var TIMEOUT_HEADERS = 2 | USE_FAST_TIMER;
     var TIMEOUT_BODY = 4 | USE_FAST_TIMER;
     var TIMEOUT_KEEP_ALIVE = 8 | USE_NATIVE_TIMER;
-    var Parser = class {
+    var Parser3 = class {
       constructor(client, socket, { exports: exports3 }) {
         assert(Number.isFinite(client[kMaxHeadersSize]) && client[kMaxHeadersSize] > 0);
         this.llhttp = exports3;
@@ -51468,34 +51468,34 @@ var require_client_h1 = __commonJS({
           this.execute(chunk);
         }
       }
-      execute(data) {
+      execute(data2) {
         assert(this.ptr != null);
         assert(currentParser == null);
         assert(!this.paused);
         const { socket, llhttp } = this;
-        if (data.length > currentBufferSize) {
+        if (data2.length > currentBufferSize) {
           if (currentBufferPtr) {
             llhttp.free(currentBufferPtr);
           }
-          currentBufferSize = Math.ceil(data.length / 4096) * 4096;
+          currentBufferSize = Math.ceil(data2.length / 4096) * 4096;
           currentBufferPtr = llhttp.malloc(currentBufferSize);
         }
-        new Uint8Array(llhttp.memory.buffer, currentBufferPtr, currentBufferSize).set(data);
+        new Uint8Array(llhttp.memory.buffer, currentBufferPtr, currentBufferSize).set(data2);
         try {
           let ret;
           try {
-            currentBufferRef = data;
+            currentBufferRef = data2;
             currentParser = this;
-            ret = llhttp.llhttp_execute(this.ptr, currentBufferPtr, data.length);
+            ret = llhttp.llhttp_execute(this.ptr, currentBufferPtr, data2.length);
           } catch (err) {
             throw err;
           } finally {
             currentParser = null;
             currentBufferRef = null;
           }
-          const offset = llhttp.llhttp_get_error_pos(this.ptr) - currentBufferPtr;
+          const offset2 = llhttp.llhttp_get_error_pos(this.ptr) - currentBufferPtr;
           if (ret !== constants.ERROR.OK) {
-            const body = data.subarray(offset);
+            const body = data2.subarray(offset2);
             if (ret === constants.ERROR.PAUSED_UPGRADE) {
               this.onUpgrade(body);
             } else if (ret === constants.ERROR.PAUSED) {
@@ -51530,7 +51530,7 @@ var require_client_h1 = __commonJS({
         }
         return this.createError(ret, EMPTY_BUF);
       }
-      createError(ret, data) {
+      createError(ret, data2) {
         const { llhttp, contentLength, bytesRead } = this;
         if (contentLength && bytesRead !== parseInt(contentLength, 10)) {
           return new ResponseContentLengthMismatchError();
@@ -51541,7 +51541,7 @@ var require_client_h1 = __commonJS({
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
           message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message, constants.ERROR[ret], data);
+        return new HTTPParserError(message, constants.ERROR[ret], data2);
       }
       destroy() {
         assert(this.ptr != null);
@@ -51822,7 +51822,7 @@ var require_client_h1 = __commonJS({
       socket[kIdleSocketValidation] = 0;
       socket[kIdleSocketValidationTimeout] = null;
       socket[kSocketUsed] = false;
-      socket[kParser] = new Parser(client, socket, llhttpInstance);
+      socket[kParser] = new Parser3(client, socket, llhttpInstance);
       addListener(socket, "error", function(err) {
         const parser = this[kParser];
         if (err.code === "ECONNRESET" && parser.statusCode && !parser.shouldKeepAlive) {
@@ -51870,8 +51870,8 @@ var require_client_h1 = __commonJS({
         if (client2.destroyed) {
           assert(client2[kPending] === 0);
           const requests = client2[kQueue].splice(client2[kRunningIdx]);
-          for (let i = 0; i < requests.length; i++) {
-            const request = requests[i];
+          for (let i2 = 0; i2 < requests.length; i2++) {
+            const request = requests[i2];
             util.errorRequest(client2, request, err);
           }
         } else if (client2[kRunning] > 0 && err.code !== "UND_ERR_INFO") {
@@ -51995,7 +51995,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request) {
-      const { method, path: path20, host, upgrade, blocking, reset } = request;
+      const { method, path: path20, host, upgrade, blocking, reset: reset2 } = request;
       let { body, headers, contentLength } = request;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -52067,8 +52067,8 @@ var require_client_h1 = __commonJS({
       if (upgrade || method === "CONNECT") {
         socket[kReset] = true;
       }
-      if (reset != null) {
-        socket[kReset] = reset;
+      if (reset2 != null) {
+        socket[kReset] = reset2;
       }
       if (client[kMaxRequests] && socket[kCounter]++ >= client[kMaxRequests]) {
         socket[kReset] = true;
@@ -52098,8 +52098,8 @@ upgrade: ${upgrade}\r
           const key = headers[n + 0];
           const val = headers[n + 1];
           if (Array.isArray(val)) {
-            for (let i = 0; i < val.length; i++) {
-              header += `${key}: ${val[i]}\r
+            for (let i2 = 0; i2 < val.length; i2++) {
+              header += `${key}: ${val[i2]}\r
 `;
             }
           } else {
@@ -52497,8 +52497,8 @@ var require_client_h2 = __commonJS({
         if (client2.destroyed) {
           assert(client2[kPending] === 0);
           const requests = client2[kQueue].splice(client2[kRunningIdx]);
-          for (let i = 0; i < requests.length; i++) {
-            const request = requests[i];
+          for (let i2 = 0; i2 < requests.length; i2++) {
+            const request = requests[i2];
             util.errorRequest(client2, request, err);
           }
         }
@@ -52616,11 +52616,11 @@ var require_client_h2 = __commonJS({
         const key = reqHeaders[n + 0];
         const val = reqHeaders[n + 1];
         if (Array.isArray(val)) {
-          for (let i = 0; i < val.length; i++) {
+          for (let i2 = 0; i2 < val.length; i2++) {
             if (headers[key]) {
-              headers[key] += `,${val[i]}`;
+              headers[key] += `,${val[i2]}`;
             } else {
-              headers[key] = val[i];
+              headers[key] = val[i2];
             }
           }
         } else {
@@ -53091,9 +53091,9 @@ var require_redirect_handler = __commonJS({
       if (redirectableStatusCodes.indexOf(statusCode) === -1) {
         return null;
       }
-      for (let i = 0; i < headers.length; i += 2) {
-        if (headers[i].length === 8 && util.headerNameToString(headers[i]) === "location") {
-          return headers[i + 1];
+      for (let i2 = 0; i2 < headers.length; i2 += 2) {
+        if (headers[i2].length === 8 && util.headerNameToString(headers[i2]) === "location") {
+          return headers[i2 + 1];
         }
       }
     }
@@ -53113,9 +53113,9 @@ var require_redirect_handler = __commonJS({
     function cleanRequestHeaders(headers, removeContent, unknownOrigin) {
       const ret = [];
       if (Array.isArray(headers)) {
-        for (let i = 0; i < headers.length; i += 2) {
-          if (!shouldRemoveHeader(headers[i], removeContent, unknownOrigin)) {
-            ret.push(headers[i], headers[i + 1]);
+        for (let i2 = 0; i2 < headers.length; i2 += 2) {
+          if (!shouldRemoveHeader(headers[i2], removeContent, unknownOrigin)) {
+            ret.push(headers[i2], headers[i2 + 1]);
           }
         }
       } else if (headers && typeof headers === "object") {
@@ -53433,8 +53433,8 @@ var require_client = __commonJS({
       async [kDestroy](err) {
         return new Promise((resolve3) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
-          for (let i = 0; i < requests.length; i++) {
-            const request = requests[i];
+          for (let i2 = 0; i2 < requests.length; i2++) {
+            const request = requests[i2];
             util.errorRequest(this, request, err);
           }
           const callback2 = () => {
@@ -53459,8 +53459,8 @@ var require_client = __commonJS({
       if (client[kRunning] === 0 && err.code !== "UND_ERR_INFO" && err.code !== "UND_ERR_SOCKET") {
         assert(client[kPendingIdx] === client[kRunningIdx]);
         const requests = client[kQueue].splice(client[kRunningIdx]);
-        for (let i = 0; i < requests.length; i++) {
-          const request = requests[i];
+        for (let i2 = 0; i2 < requests.length; i2++) {
+          const request = requests[i2];
           util.errorRequest(client, request, err);
         }
         assert(client[kSize] === 0);
@@ -53676,8 +53676,8 @@ var require_fixed_queue = __commonJS({
       isFull() {
         return (this.top + 1 & kMask) === this.bottom;
       }
-      push(data) {
-        this.list[this.top] = data;
+      push(data2) {
+        this.list[this.top] = data2;
         this.top = this.top + 1 & kMask;
       }
       shift() {
@@ -53696,11 +53696,11 @@ var require_fixed_queue = __commonJS({
       isEmpty() {
         return this.head.isEmpty();
       }
-      push(data) {
+      push(data2) {
         if (this.head.isFull()) {
           this.head = this.head.next = new FixedCircularBuffer();
         }
-        this.head.push(data);
+        this.head.push(data2);
       }
       shift() {
         const tail = this.tail;
@@ -54081,8 +54081,8 @@ var require_balanced_pool = __commonJS({
       }
       _updateBalancedPoolStats() {
         let result = 0;
-        for (let i = 0; i < this[kClients].length; i++) {
-          result = getGreatestCommonDivisor(this[kClients][i][kWeight], result);
+        for (let i2 = 0; i2 < this[kClients].length; i2++) {
+          result = getGreatestCommonDivisor(this[kClients][i2][kWeight], result);
         }
         this[kGreatestCommonDivisor] = result;
       }
@@ -54285,14 +54285,14 @@ var require_proxy_agent = __commonJS({
       }
       [kDispatch](opts, handler) {
         const onHeaders = handler.onHeaders;
-        handler.onHeaders = function(statusCode, data, resume) {
+        handler.onHeaders = function(statusCode, data2, resume) {
           if (statusCode === 407) {
             if (typeof handler.onError === "function") {
               handler.onError(new InvalidArgumentError("Proxy Authentication Required (407)"));
             }
             return;
           }
-          if (onHeaders) onHeaders.call(this, statusCode, data, resume);
+          if (onHeaders) onHeaders.call(this, statusCode, data2, resume);
         };
         const {
           origin,
@@ -54442,8 +54442,8 @@ var require_proxy_agent = __commonJS({
     function buildHeaders(headers) {
       if (Array.isArray(headers)) {
         const headersPair = {};
-        for (let i = 0; i < headers.length; i += 2) {
-          headersPair[headers[i]] = headers[i + 1];
+        for (let i2 = 0; i2 < headers.length; i2 += 2) {
+          headersPair[headers[i2]] = headers[i2 + 1];
         }
         return headersPair;
       }
@@ -54546,8 +54546,8 @@ var require_env_http_proxy_agent = __commonJS({
         if (this.#noProxyValue === "*") {
           return false;
         }
-        for (let i = 0; i < this.#noProxyEntries.length; i++) {
-          const entry = this.#noProxyEntries[i];
+        for (let i2 = 0; i2 < this.#noProxyEntries.length; i2++) {
+          const entry = this.#noProxyEntries[i2];
           if (entry.port && entry.port !== port) {
             continue;
           }
@@ -54567,8 +54567,8 @@ var require_env_http_proxy_agent = __commonJS({
         const noProxyValue = this.#opts.noProxy ?? this.#noProxyEnv;
         const noProxySplit = noProxyValue.split(/[,\s]/);
         const noProxyEntries = [];
-        for (let i = 0; i < noProxySplit.length; i++) {
-          const entry = noProxySplit[i];
+        for (let i2 = 0; i2 < noProxySplit.length; i2++) {
+          const entry = noProxySplit[i2];
           if (!entry) {
             continue;
           }
@@ -54609,8 +54609,8 @@ var require_retry_handler = __commonJS({
       wrapRequestBody
     } = require_util4();
     function calculateRetryAfterHeader(retryAfter) {
-      const current = Date.now();
-      return new Date(retryAfter).getTime() - current;
+      const current2 = Date.now();
+      return new Date(retryAfter).getTime() - current2;
     }
     function validatePartialResponseContentLength(headers, range, statusCode, retryCount) {
       const contentLength = headers["content-length"];
@@ -55221,11 +55221,11 @@ var require_readable = __commonJS({
         return new Uint8Array(chunks[0]);
       }
       const buffer = new Uint8Array(Buffer.allocUnsafeSlow(length).buffer);
-      let offset = 0;
-      for (let i = 0; i < chunks.length; ++i) {
-        const chunk = chunks[i];
-        buffer.set(chunk, offset);
-        offset += chunk.length;
+      let offset2 = 0;
+      for (let i2 = 0; i2 < chunks.length; ++i2) {
+        const chunk = chunks[i2];
+        buffer.set(chunk, offset2);
+        offset2 += chunk.length;
       }
       return buffer;
     }
@@ -55499,8 +55499,8 @@ var require_api_request = __commonJS({
     function request(opts, callback2) {
       if (callback2 === void 0) {
         return new Promise((resolve3, reject) => {
-          request.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve3(data);
+          request.call(this, opts, (err, data2) => {
+            return err ? reject(err) : resolve3(data2);
           });
         });
       }
@@ -55724,8 +55724,8 @@ var require_api_stream = __commonJS({
     function stream(opts, factory, callback2) {
       if (callback2 === void 0) {
         return new Promise((resolve3, reject) => {
-          stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve3(data);
+          stream.call(this, opts, factory, (err, data2) => {
+            return err ? reject(err) : resolve3(data2);
           });
         });
       }
@@ -56011,8 +56011,8 @@ var require_api_upgrade = __commonJS({
     function upgrade(opts, callback2) {
       if (callback2 === void 0) {
         return new Promise((resolve3, reject) => {
-          upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve3(data);
+          upgrade.call(this, opts, (err, data2) => {
+            return err ? reject(err) : resolve3(data2);
           });
         });
       }
@@ -56105,8 +56105,8 @@ var require_api_connect = __commonJS({
     function connect(opts, callback2) {
       if (callback2 === void 0) {
         return new Promise((resolve3, reject) => {
-          connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve3(data);
+          connect.call(this, opts, (err, data2) => {
+            return err ? reject(err) : resolve3(data2);
           });
         });
       }
@@ -56230,9 +56230,9 @@ var require_mock_utils = __commonJS({
     }
     function getHeaderByName(headers, key) {
       if (Array.isArray(headers)) {
-        for (let i = 0; i < headers.length; i += 2) {
-          if (headers[i].toLocaleLowerCase() === key.toLocaleLowerCase()) {
-            return headers[i + 1];
+        for (let i2 = 0; i2 < headers.length; i2 += 2) {
+          if (headers[i2].toLocaleLowerCase() === key.toLocaleLowerCase()) {
+            return headers[i2 + 1];
           }
         }
         return void 0;
@@ -56290,17 +56290,17 @@ var require_mock_utils = __commonJS({
       const headersMatch = matchHeaders(mockDispatch2, headers);
       return pathMatch && methodMatch && bodyMatch && headersMatch;
     }
-    function getResponseData(data) {
-      if (Buffer.isBuffer(data)) {
-        return data;
-      } else if (data instanceof Uint8Array) {
-        return data;
-      } else if (data instanceof ArrayBuffer) {
-        return data;
-      } else if (typeof data === "object") {
-        return JSON.stringify(data);
+    function getResponseData(data2) {
+      if (Buffer.isBuffer(data2)) {
+        return data2;
+      } else if (data2 instanceof Uint8Array) {
+        return data2;
+      } else if (data2 instanceof ArrayBuffer) {
+        return data2;
+      } else if (typeof data2 === "object") {
+        return JSON.stringify(data2);
       } else {
-        return data.toString();
+        return data2.toString();
       }
     }
     function getMockDispatch(mockDispatches, key) {
@@ -56325,9 +56325,9 @@ var require_mock_utils = __commonJS({
       }
       return matchedMockDispatches[0];
     }
-    function addMockDispatch(mockDispatches, key, data) {
+    function addMockDispatch(mockDispatches, key, data2) {
       const baseData = { timesInvoked: 0, times: 1, persist: false, consumed: false };
-      const replyData = typeof data === "function" ? { callback: data } : { ...data };
+      const replyData = typeof data2 === "function" ? { callback: data2 } : { ...data2 };
       const newMockDispatch = { ...baseData, ...key, pending: true, data: { error: null, ...replyData } };
       mockDispatches.push(newMockDispatch);
       return newMockDispatch;
@@ -56353,12 +56353,12 @@ var require_mock_utils = __commonJS({
         query
       };
     }
-    function generateKeyValues(data) {
-      const keys = Object.keys(data);
+    function generateKeyValues(data2) {
+      const keys = Object.keys(data2);
       const result = [];
-      for (let i = 0; i < keys.length; ++i) {
-        const key = keys[i];
-        const value = data[key];
+      for (let i2 = 0; i2 < keys.length; ++i2) {
+        const key = keys[i2];
+        const value = data2[key];
         const name2 = Buffer.from(`${key}`);
         if (Array.isArray(value)) {
           for (let j = 0; j < value.length; ++j) {
@@ -56375,8 +56375,8 @@ var require_mock_utils = __commonJS({
     }
     async function getResponse(body) {
       const buffers = [];
-      for await (const data of body) {
-        buffers.push(data);
+      for await (const data2 of body) {
+        buffers.push(data2);
       }
       return Buffer.concat(buffers).toString("utf8");
     }
@@ -56387,10 +56387,10 @@ var require_mock_utils = __commonJS({
       if (mockDispatch2.data.callback) {
         mockDispatch2.data = { ...mockDispatch2.data, ...mockDispatch2.data.callback(opts) };
       }
-      const { data: { statusCode, data, headers, trailers, error }, delay, persist } = mockDispatch2;
-      const { timesInvoked, times } = mockDispatch2;
-      mockDispatch2.consumed = !persist && timesInvoked >= times;
-      mockDispatch2.pending = timesInvoked < times;
+      const { data: { statusCode, data: data2, headers, trailers, error }, delay, persist } = mockDispatch2;
+      const { timesInvoked, times: times2 } = mockDispatch2;
+      mockDispatch2.consumed = !persist && timesInvoked >= times2;
+      mockDispatch2.pending = timesInvoked < times2;
       if (error !== null) {
         deleteMockDispatch(this[kDispatches], key);
         handler.onError(error);
@@ -56403,7 +56403,7 @@ var require_mock_utils = __commonJS({
       } else {
         handleReply(this[kDispatches]);
       }
-      function handleReply(mockDispatches, _data = data) {
+      function handleReply(mockDispatches, _data = data2) {
         const optsHeaders = Array.isArray(opts.headers) ? buildHeadersFromArray(opts.headers) : opts.headers;
         const body = typeof _data === "function" ? _data({ ...opts, headers: optsHeaders }) : _data;
         if (isPromise(body)) {
@@ -56561,12 +56561,12 @@ var require_mock_interceptor = __commonJS({
         this[kDefaultTrailers] = {};
         this[kContentLength] = false;
       }
-      createMockScopeDispatchData({ statusCode, data, responseOptions }) {
-        const responseData = getResponseData(data);
+      createMockScopeDispatchData({ statusCode, data: data2, responseOptions }) {
+        const responseData = getResponseData(data2);
         const contentLength = this[kContentLength] ? { "content-length": responseData.length } : {};
         const headers = { ...this[kDefaultHeaders], ...contentLength, ...responseOptions.headers };
         const trailers = { ...this[kDefaultTrailers], ...responseOptions.trailers };
-        return { statusCode, data, headers, trailers };
+        return { statusCode, data: data2, headers, trailers };
       }
       validateReplyParameters(replyParameters) {
         if (typeof replyParameters.statusCode === "undefined") {
@@ -56809,14 +56809,14 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path20, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path20, data: { statusCode }, persist, times: times2, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
             Path: path20,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
-            Remaining: persist ? Infinity : times - timesInvoked
+            Remaining: persist ? Infinity : times2 - timesInvoked
           })
         );
         this.logger.table(withPrettyHeaders);
@@ -57291,11 +57291,11 @@ var require_dns = __commonJS({
       }
       #defaultPick(origin, hostnameRecords, affinity) {
         let ip = null;
-        const { records, offset } = hostnameRecords;
+        const { records, offset: offset2 } = hostnameRecords;
         let family;
         if (this.dualStack) {
           if (affinity == null) {
-            if (offset == null || offset === maxInt) {
+            if (offset2 == null || offset2 === maxInt) {
               hostnameRecords.offset = 0;
               affinity = 4;
             } else {
@@ -57484,16 +57484,16 @@ var require_headers = __commonJS({
       return code === 10 || code === 13 || code === 9 || code === 32;
     }
     function headerValueNormalize(potentialValue) {
-      let i = 0;
+      let i2 = 0;
       let j = potentialValue.length;
-      while (j > i && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(j - 1))) --j;
-      while (j > i && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(i))) ++i;
-      return i === 0 && j === potentialValue.length ? potentialValue : potentialValue.substring(i, j);
+      while (j > i2 && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(j - 1))) --j;
+      while (j > i2 && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(i2))) ++i2;
+      return i2 === 0 && j === potentialValue.length ? potentialValue : potentialValue.substring(i2, j);
     }
     function fill(headers, object) {
       if (Array.isArray(object)) {
-        for (let i = 0; i < object.length; ++i) {
-          const header = object[i];
+        for (let i2 = 0; i2 < object.length; ++i2) {
+          const header = object[i2];
           if (header.length !== 2) {
             throw webidl.errors.exception({
               header: "Headers constructor",
@@ -57504,8 +57504,8 @@ var require_headers = __commonJS({
         }
       } else if (typeof object === "object" && object !== null) {
         const keys = Object.keys(object);
-        for (let i = 0; i < keys.length; ++i) {
-          appendHeader(headers, keys[i], object[keys[i]]);
+        for (let i2 = 0; i2 < keys.length; ++i2) {
+          appendHeader(headers, keys[i2], object[keys[i2]]);
         }
       } else {
         throw webidl.errors.conversionFailed({
@@ -57667,12 +57667,12 @@ var require_headers = __commonJS({
           const firstValue = iterator.next().value;
           array[0] = [firstValue[0], firstValue[1].value];
           assert(firstValue[1].value !== null);
-          for (let i = 1, j = 0, right = 0, left = 0, pivot = 0, x, value; i < size; ++i) {
+          for (let i2 = 1, j = 0, right = 0, left = 0, pivot = 0, x, value; i2 < size; ++i2) {
             value = iterator.next().value;
-            x = array[i] = [value[0], value[1].value];
+            x = array[i2] = [value[0], value[1].value];
             assert(x[1] !== null);
             left = 0;
-            right = i;
+            right = i2;
             while (left < right) {
               pivot = left + (right - left >> 1);
               if (array[pivot][0] <= x[0]) {
@@ -57681,8 +57681,8 @@ var require_headers = __commonJS({
                 right = pivot;
               }
             }
-            if (i !== pivot) {
-              j = i;
+            if (i2 !== pivot) {
+              j = i2;
               while (j > left) {
                 array[j] = array[--j];
               }
@@ -57694,9 +57694,9 @@ var require_headers = __commonJS({
           }
           return array;
         } else {
-          let i = 0;
+          let i2 = 0;
           for (const { 0: name2, 1: { value } } of this[kHeadersMap]) {
-            array[i++] = [name2, value];
+            array[i2++] = [name2, value];
             assert(value !== null);
           }
           return array.sort(compareHeaderName);
@@ -57807,9 +57807,9 @@ var require_headers = __commonJS({
       // https://fetch.spec.whatwg.org/#dom-headers-getsetcookie
       getSetCookie() {
         webidl.brandCheck(this, _Headers);
-        const list2 = this.#headersList.cookies;
-        if (list2) {
-          return [...list2];
+        const list3 = this.#headersList.cookies;
+        if (list3) {
+          return [...list3];
         }
         return [];
       }
@@ -57824,8 +57824,8 @@ var require_headers = __commonJS({
         if (cookies === null || cookies.length === 1) {
           return this.#headersList[kHeadersSortedMap] = names;
         }
-        for (let i = 0; i < names.length; ++i) {
-          const { 0: name2, 1: value } = names[i];
+        for (let i2 = 0; i2 < names.length; ++i2) {
+          const { 0: name2, 1: value } = names[i2];
           if (name2 === "set-cookie") {
             for (let j = 0; j < cookies.length; ++j) {
               headers.push([name2, cookies[j]]);
@@ -57849,8 +57849,8 @@ var require_headers = __commonJS({
       static getHeadersList(o) {
         return o.#headersList;
       }
-      static setHeadersList(o, list2) {
-        o.#headersList = list2;
+      static setHeadersList(o, list3) {
+        o.#headersList = list3;
       }
     };
     var { getHeadersGuard, setHeadersGuard, getHeadersList, setHeadersList } = Headers;
@@ -57937,7 +57937,7 @@ var require_response = __commonJS({
     var { URLSerializer } = require_data_url();
     var { kConstruct } = require_symbols();
     var assert = __require("node:assert");
-    var { types } = __require("node:util");
+    var { types: types2 } = __require("node:util");
     var textEncoder = new TextEncoder("utf-8");
     var Response2 = class _Response {
       // Creates network error Response.
@@ -57946,13 +57946,13 @@ var require_response = __commonJS({
         return responseObject;
       }
       // https://fetch.spec.whatwg.org/#dom-response-json
-      static json(data, init = {}) {
+      static json(data2, init = {}) {
         webidl.argumentLengthCheck(arguments, 1, "Response.json");
         if (init !== null) {
           init = webidl.converters.ResponseInit(init);
         }
         const bytes = textEncoder.encode(
-          serializeJavascriptValueToJSONString(data)
+          serializeJavascriptValueToJSONString(data2)
         );
         const body = extractBody(bytes);
         const responseObject = fromInnerResponse(makeResponse({}), "response");
@@ -58258,7 +58258,7 @@ var require_response = __commonJS({
       if (isBlobLike(V)) {
         return webidl.converters.Blob(V, prefix, name2, { strict: false });
       }
-      if (ArrayBuffer.isView(V) || types.isArrayBuffer(V)) {
+      if (ArrayBuffer.isView(V) || types2.isArrayBuffer(V)) {
         return webidl.converters.BufferSource(V, prefix, name2);
       }
       if (util.isFormDataLike(V)) {
@@ -58396,8 +58396,8 @@ var require_request2 = __commonJS({
           const controllerList = dependentControllerMap.get(ac.signal);
           if (controllerList !== void 0) {
             if (controllerList.size !== 0) {
-              for (const ref of controllerList) {
-                const ctrl = ref.deref();
+              for (const ref2 of controllerList) {
+                const ctrl = ref2.deref();
                 if (ctrl !== void 0) {
                   ctrl.abort(this.reason);
                 }
@@ -58818,13 +58818,13 @@ var require_request2 = __commonJS({
         if (this.signal.aborted) {
           ac.abort(this.signal.reason);
         } else {
-          let list2 = dependentControllerMap.get(this.signal);
-          if (list2 === void 0) {
-            list2 = /* @__PURE__ */ new Set();
-            dependentControllerMap.set(this.signal, list2);
+          let list3 = dependentControllerMap.get(this.signal);
+          if (list3 === void 0) {
+            list3 = /* @__PURE__ */ new Set();
+            dependentControllerMap.set(this.signal, list3);
           }
           const acRef = new WeakRef(ac);
-          list2.add(acRef);
+          list3.add(acRef);
           util.addAbortListener(
             ac.signal,
             buildAbort(acRef)
@@ -60002,8 +60002,8 @@ var require_fetch = __commonJS({
               }
               let location = "";
               const headersList = new HeadersList();
-              for (let i = 0; i < rawHeaders.length; i += 2) {
-                headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
+              for (let i2 = 0; i2 < rawHeaders.length; i2 += 2) {
+                headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i2]), rawHeaders[i2 + 1].toString("latin1"), true);
               }
               location = headersList.get("location", true);
               const decoders = [];
@@ -60016,8 +60016,8 @@ var require_fetch = __commonJS({
                   this.abort(new Error(`too many content-encodings in response: ${codings.length}, maximum allowed is ${maxContentEncodings}`));
                   return true;
                 }
-                for (let i = codings.length - 1; i >= 0; --i) {
-                  const coding = codings[i].trim();
+                for (let i2 = codings.length - 1; i2 >= 0; --i2) {
+                  const coding = codings[i2].trim();
                   if (coding === "x-gzip" || coding === "gzip") {
                     decoders.push(zlib.createGunzip({
                       // Be less strict when decoding compressed responses, since sometimes
@@ -60085,8 +60085,8 @@ var require_fetch = __commonJS({
                 return;
               }
               const headersList = new HeadersList();
-              for (let i = 0; i < rawHeaders.length; i += 2) {
-                headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
+              for (let i2 = 0; i2 < rawHeaders.length; i2 += 2) {
+                headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i2]), rawHeaders[i2 + 1].toString("latin1"), true);
               }
               resolve3({
                 status,
@@ -60492,7 +60492,7 @@ var require_util7 = __commonJS({
     var { ProgressEvent } = require_progressevent();
     var { getEncoding } = require_encoding2();
     var { serializeAMimeType, parseMIMEType } = require_data_url();
-    var { types } = __require("node:util");
+    var { types: types2 } = __require("node:util");
     var { StringDecoder } = __require("string_decoder");
     var { btoa: btoa2 } = __require("node:buffer");
     var staticPropertyDescriptors = {
@@ -60522,7 +60522,7 @@ var require_util7 = __commonJS({
               });
             }
             isFirstChunk = false;
-            if (!done && types.isUint8Array(value)) {
+            if (!done && types2.isUint8Array(value)) {
               bytes.push(value);
               if ((fr[kLastProgressEventFired] === void 0 || Date.now() - fr[kLastProgressEventFired] >= 50) && !fr[kAborted]) {
                 fr[kLastProgressEventFired] = Date.now();
@@ -60648,10 +60648,10 @@ var require_util7 = __commonJS({
       const size = sequences.reduce((a, b) => {
         return a + b.byteLength;
       }, 0);
-      let offset = 0;
+      let offset2 = 0;
       return sequences.reduce((a, b) => {
-        a.set(b, offset);
-        offset += b.byteLength;
+        a.set(b, offset2);
+        offset2 += b.byteLength;
         return a;
       }, new Uint8Array(size));
     }
@@ -61635,8 +61635,8 @@ var require_util9 = __commonJS({
   "node_modules/undici/lib/web/cookies/util.js"(exports2, module2) {
     "use strict";
     function isCTLExcludingHtab(value) {
-      for (let i = 0; i < value.length; ++i) {
-        const code = value.charCodeAt(i);
+      for (let i2 = 0; i2 < value.length; ++i2) {
+        const code = value.charCodeAt(i2);
         if (code >= 0 && code <= 8 || code >= 10 && code <= 31 || code === 127) {
           return true;
         }
@@ -61644,8 +61644,8 @@ var require_util9 = __commonJS({
       return false;
     }
     function validateCookieName(name2) {
-      for (let i = 0; i < name2.length; ++i) {
-        const code = name2.charCodeAt(i);
+      for (let i2 = 0; i2 < name2.length; ++i2) {
+        const code = name2.charCodeAt(i2);
         if (code < 33 || // exclude CTLs (0-31), SP and HT
         code > 126 || // exclude non-ascii and DEL
         code === 34 || // "
@@ -61671,16 +61671,16 @@ var require_util9 = __commonJS({
     }
     function validateCookieValue(value) {
       let len = value.length;
-      let i = 0;
+      let i2 = 0;
       if (value[0] === '"') {
         if (len === 1 || value[len - 1] !== '"') {
           throw new Error("Invalid cookie value");
         }
         --len;
-        ++i;
+        ++i2;
       }
-      while (i < len) {
-        const code = value.charCodeAt(i++);
+      while (i2 < len) {
+        const code = value.charCodeAt(i2++);
         if (code < 33 || // exclude CTLs (0-31)
         code > 126 || // non-ascii and DEL (127)
         code === 34 || // "
@@ -61692,8 +61692,8 @@ var require_util9 = __commonJS({
       }
     }
     function validateCookiePath(path20) {
-      for (let i = 0; i < path20.length; ++i) {
-        const code = path20.charCodeAt(i);
+      for (let i2 = 0; i2 < path20.length; ++i2) {
+        const code = path20.charCodeAt(i2);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -61714,13 +61714,13 @@ var require_util9 = __commonJS({
         throw new Error("Invalid cookie domain");
       }
       let labelLength = 0;
-      for (let i = 0; i < domain.length; ++i) {
-        const code = domain.charCodeAt(i);
+      for (let i2 = 0; i2 < domain.length; ++i2) {
+        const code = domain.charCodeAt(i2);
         if (code === 46) {
           if (labelLength === 0) {
             throw new Error("Invalid cookie domain");
           }
-          if (domain.charCodeAt(i - 1) === 45) {
+          if (domain.charCodeAt(i2 - 1) === 45) {
             throw new Error("Invalid cookie domain");
           }
           labelLength = 0;
@@ -61763,7 +61763,7 @@ var require_util9 = __commonJS({
       "Nov",
       "Dec"
     ];
-    var IMFPaddedNumbers = Array(61).fill(0).map((_, i) => i.toString().padStart(2, "0"));
+    var IMFPaddedNumbers = Array(61).fill(0).map((_, i2) => i2.toString().padStart(2, "0"));
     function toIMFDate(date) {
       if (typeof date === "number") {
         date = new Date(date);
@@ -62150,13 +62150,13 @@ var require_events = __commonJS({
         }
         return this.#eventInit.ports;
       }
-      initMessageEvent(type, bubbles = false, cancelable = false, data = null, origin = "", lastEventId = "", source = null, ports = []) {
+      initMessageEvent(type, bubbles = false, cancelable = false, data2 = null, origin = "", lastEventId = "", source = null, ports = []) {
         webidl.brandCheck(this, _MessageEvent);
         webidl.argumentLengthCheck(arguments, 1, "MessageEvent.initMessageEvent");
         return new _MessageEvent(type, {
           bubbles,
           cancelable,
-          data,
+          data: data2,
           origin,
           lastEventId,
           source,
@@ -62468,23 +62468,23 @@ var require_util10 = __commonJS({
       const event = eventFactory(e, eventInitDict);
       target.dispatchEvent(event);
     }
-    function websocketMessageReceived(ws, type, data) {
+    function websocketMessageReceived(ws, type, data2) {
       if (ws[kReadyState] !== states.OPEN) {
         return;
       }
       let dataForEvent;
       if (type === opcodes.TEXT) {
         try {
-          dataForEvent = utf8Decode(data);
+          dataForEvent = utf8Decode(data2);
         } catch {
           failWebsocketConnection(ws, "Received invalid UTF-8 in text frame.");
           return;
         }
       } else if (type === opcodes.BINARY) {
         if (ws[kBinaryType] === "blob") {
-          dataForEvent = new Blob([data]);
+          dataForEvent = new Blob([data2]);
         } else {
-          dataForEvent = toArrayBuffer(data);
+          dataForEvent = toArrayBuffer(data2);
         }
       }
       fireEvent("message", ws, createFastMessageEvent, {
@@ -62502,8 +62502,8 @@ var require_util10 = __commonJS({
       if (protocol.length === 0) {
         return false;
       }
-      for (let i = 0; i < protocol.length; ++i) {
-        const code = protocol.charCodeAt(i);
+      for (let i2 = 0; i2 < protocol.length; ++i2) {
+        const code = protocol.charCodeAt(i2);
         if (code < 33 || // CTL, contains SP (0x20) and HT (0x09)
         code > 126 || code === 34 || // "
         code === 40 || // (
@@ -62578,8 +62578,8 @@ var require_util10 = __commonJS({
       if (value.length === 0) {
         return false;
       }
-      for (let i = 0; i < value.length; i++) {
-        const byte = value.charCodeAt(i);
+      for (let i2 = 0; i2 < value.length; i2++) {
+        const byte = value.charCodeAt(i2);
         if (byte < 48 || byte > 57) {
           return false;
         }
@@ -62631,8 +62631,8 @@ var require_frame = __commonJS({
       crypto = {
         // not full compatibility, but minimum.
         randomFillSync: function randomFillSync(buffer2, _offset, _size) {
-          for (let i = 0; i < buffer2.length; ++i) {
-            buffer2[i] = Math.random() * 255 | 0;
+          for (let i2 = 0; i2 < buffer2.length; ++i2) {
+            buffer2[i2] = Math.random() * 255 | 0;
           }
           return buffer2;
         }
@@ -62649,30 +62649,30 @@ var require_frame = __commonJS({
       /**
        * @param {Buffer|undefined} data
        */
-      constructor(data) {
-        this.frameData = data;
+      constructor(data2) {
+        this.frameData = data2;
       }
       createFrame(opcode) {
         const frameData = this.frameData;
         const maskKey = generateMask();
         const bodyLength = frameData?.byteLength ?? 0;
         let payloadLength = bodyLength;
-        let offset = 6;
+        let offset2 = 6;
         if (bodyLength > maxUnsigned16Bit) {
-          offset += 8;
+          offset2 += 8;
           payloadLength = 127;
         } else if (bodyLength > 125) {
-          offset += 2;
+          offset2 += 2;
           payloadLength = 126;
         }
-        const buffer2 = Buffer.allocUnsafe(bodyLength + offset);
+        const buffer2 = Buffer.allocUnsafe(bodyLength + offset2);
         buffer2[0] = buffer2[1] = 0;
         buffer2[0] |= 128;
         buffer2[0] = (buffer2[0] & 240) + opcode;
-        buffer2[offset - 4] = maskKey[0];
-        buffer2[offset - 3] = maskKey[1];
-        buffer2[offset - 2] = maskKey[2];
-        buffer2[offset - 1] = maskKey[3];
+        buffer2[offset2 - 4] = maskKey[0];
+        buffer2[offset2 - 3] = maskKey[1];
+        buffer2[offset2 - 2] = maskKey[2];
+        buffer2[offset2 - 1] = maskKey[3];
         buffer2[1] = payloadLength;
         if (payloadLength === 126) {
           buffer2.writeUInt16BE(bodyLength, 2);
@@ -62681,8 +62681,8 @@ var require_frame = __commonJS({
           buffer2.writeUIntBE(bodyLength, 4, 6);
         }
         buffer2[1] |= 128;
-        for (let i = 0; i < bodyLength; ++i) {
-          buffer2[offset + i] = frameData[i] ^ maskKey[i & 3];
+        for (let i2 = 0; i2 < bodyLength; ++i2) {
+          buffer2[offset2 + i2] = frameData[i2] ^ maskKey[i2 & 3];
         }
         return buffer2;
       }
@@ -62925,8 +62925,8 @@ var require_permessage_deflate = __commonJS({
           }
           this.#inflate[kBuffer] = [];
           this.#inflate[kLength] = 0;
-          this.#inflate.on("data", (data) => {
-            this.#inflate[kLength] += data.length;
+          this.#inflate.on("data", (data2) => {
+            this.#inflate[kLength] += data2.length;
             if (this.#maxPayloadSize > 0 && this.#inflate[kLength] > this.#maxPayloadSize) {
               callback2(new MessageSizeExceededError());
               this.#inflate.removeAllListeners();
@@ -62934,7 +62934,7 @@ var require_permessage_deflate = __commonJS({
               this.#inflate = null;
               return;
             }
-            this.#inflate[kBuffer].push(data);
+            this.#inflate[kBuffer].push(data2);
           });
           this.#inflate.on("error", (err) => {
             this.#inflate = null;
@@ -63169,13 +63169,13 @@ var require_receiver = __commonJS({
                 this.#extensions.get("permessage-deflate").decompress(
                   body,
                   this.#info.fin,
-                  (error, data) => {
+                  (error, data2) => {
                     if (error) {
                       const code = error instanceof MessageSizeExceededError ? 1009 : 1007;
                       failWebsocketConnectionWithCode(this.ws, code, error.message);
                       return;
                     }
-                    if (!this.writeFragments(data)) {
+                    if (!this.writeFragments(data2)) {
                       return;
                     }
                     if (this.#maxPayloadSize > 0 && this.#fragmentsBytes > this.#maxPayloadSize) {
@@ -63217,20 +63217,20 @@ var require_receiver = __commonJS({
           return this.#buffers.shift();
         }
         const buffer = Buffer.allocUnsafe(n);
-        let offset = 0;
-        while (offset !== n) {
+        let offset2 = 0;
+        while (offset2 !== n) {
           const next = this.#buffers[0];
           const { length } = next;
-          if (length + offset === n) {
-            buffer.set(this.#buffers.shift(), offset);
+          if (length + offset2 === n) {
+            buffer.set(this.#buffers.shift(), offset2);
             break;
-          } else if (length + offset > n) {
-            buffer.set(next.subarray(0, n - offset), offset);
-            this.#buffers[0] = next.subarray(n - offset);
+          } else if (length + offset2 > n) {
+            buffer.set(next.subarray(0, n - offset2), offset2);
+            this.#buffers[0] = next.subarray(n - offset2);
             break;
           } else {
-            buffer.set(this.#buffers.shift(), offset);
-            offset += next.length;
+            buffer.set(this.#buffers.shift(), offset2);
+            offset2 += next.length;
           }
         }
         this.#byteOffset -= n;
@@ -63256,16 +63256,16 @@ var require_receiver = __commonJS({
         this.#fragmentsBytes = 0;
         return output;
       }
-      parseCloseBody(data) {
-        assert(data.length !== 1);
+      parseCloseBody(data2) {
+        assert(data2.length !== 1);
         let code;
-        if (data.length >= 2) {
-          code = data.readUInt16BE(0);
+        if (data2.length >= 2) {
+          code = data2.readUInt16BE(0);
         }
         if (code !== void 0 && !isValidStatusCode(code)) {
           return { code: 1002, reason: "Invalid status code", error: true };
         }
-        let reason = data.subarray(2);
+        let reason = data2.subarray(2);
         if (reason[0] === 239 && reason[1] === 187 && reason[2] === 191) {
           reason = reason.subarray(3);
         }
@@ -63406,18 +63406,18 @@ var require_sender = __commonJS({
         this.#running = false;
       }
     };
-    function createFrame(data, hint) {
-      return new WebsocketFrameSend(toBuffer(data, hint)).createFrame(hint === sendHints.string ? opcodes.TEXT : opcodes.BINARY);
+    function createFrame(data2, hint) {
+      return new WebsocketFrameSend(toBuffer(data2, hint)).createFrame(hint === sendHints.string ? opcodes.TEXT : opcodes.BINARY);
     }
-    function toBuffer(data, hint) {
+    function toBuffer(data2, hint) {
       switch (hint) {
         case sendHints.string:
-          return Buffer.from(data);
+          return Buffer.from(data2);
         case sendHints.arrayBuffer:
         case sendHints.blob:
-          return new FastBuffer(data);
+          return new FastBuffer(data2);
         case sendHints.typedArray:
-          return new FastBuffer(data.buffer, data.byteOffset, data.byteLength);
+          return new FastBuffer(data2.buffer, data2.byteOffset, data2.byteLength);
       }
     }
     module2.exports = { SendQueue };
@@ -63452,7 +63452,7 @@ var require_websocket = __commonJS({
     var { ByteParser } = require_receiver();
     var { kEnumerableProperty, isBlobLike } = require_util4();
     var { getGlobalDispatcher } = require_global2();
-    var { types } = __require("node:util");
+    var { types: types2 } = __require("node:util");
     var { ErrorEvent, CloseEvent } = require_events();
     var { SendQueue } = require_sender();
     var WebSocket = class _WebSocket extends EventTarget {
@@ -63558,37 +63558,37 @@ var require_websocket = __commonJS({
        * @see https://websockets.spec.whatwg.org/#dom-websocket-send
        * @param {NodeJS.TypedArray|ArrayBuffer|Blob|string} data
        */
-      send(data) {
+      send(data2) {
         webidl.brandCheck(this, _WebSocket);
         const prefix = "WebSocket.send";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        data = webidl.converters.WebSocketSendData(data, prefix, "data");
+        data2 = webidl.converters.WebSocketSendData(data2, prefix, "data");
         if (isConnecting(this)) {
           throw new DOMException("Sent before connected.", "InvalidStateError");
         }
         if (!isEstablished(this) || isClosing(this)) {
           return;
         }
-        if (typeof data === "string") {
-          const length = Buffer.byteLength(data);
+        if (typeof data2 === "string") {
+          const length = Buffer.byteLength(data2);
           this.#bufferedAmount += length;
-          this.#sendQueue.add(data, () => {
+          this.#sendQueue.add(data2, () => {
             this.#bufferedAmount -= length;
           }, sendHints.string);
-        } else if (types.isArrayBuffer(data)) {
-          this.#bufferedAmount += data.byteLength;
-          this.#sendQueue.add(data, () => {
-            this.#bufferedAmount -= data.byteLength;
+        } else if (types2.isArrayBuffer(data2)) {
+          this.#bufferedAmount += data2.byteLength;
+          this.#sendQueue.add(data2, () => {
+            this.#bufferedAmount -= data2.byteLength;
           }, sendHints.arrayBuffer);
-        } else if (ArrayBuffer.isView(data)) {
-          this.#bufferedAmount += data.byteLength;
-          this.#sendQueue.add(data, () => {
-            this.#bufferedAmount -= data.byteLength;
+        } else if (ArrayBuffer.isView(data2)) {
+          this.#bufferedAmount += data2.byteLength;
+          this.#sendQueue.add(data2, () => {
+            this.#bufferedAmount -= data2.byteLength;
           }, sendHints.typedArray);
-        } else if (isBlobLike(data)) {
-          this.#bufferedAmount += data.size;
-          this.#sendQueue.add(data, () => {
-            this.#bufferedAmount -= data.size;
+        } else if (isBlobLike(data2)) {
+          this.#bufferedAmount += data2.size;
+          this.#sendQueue.add(data2, () => {
+            this.#bufferedAmount -= data2.size;
           }, sendHints.blob);
         }
       }
@@ -63787,7 +63787,7 @@ var require_websocket = __commonJS({
         if (isBlobLike(V)) {
           return webidl.converters.Blob(V, { strict: false });
         }
-        if (ArrayBuffer.isView(V) || types.isArrayBuffer(V)) {
+        if (ArrayBuffer.isView(V) || types2.isArrayBuffer(V)) {
           return webidl.converters.BufferSource(V);
         }
       }
@@ -63823,8 +63823,8 @@ var require_util11 = __commonJS({
     }
     function isASCIINumber(value) {
       if (value.length === 0) return false;
-      for (let i = 0; i < value.length; i++) {
-        if (value.charCodeAt(i) < 48 || value.charCodeAt(i) > 57) return false;
+      for (let i2 = 0; i2 < value.length; i2++) {
+        if (value.charCodeAt(i2) < 48 || value.charCodeAt(i2) > 57) return false;
       }
       return true;
     }
@@ -63865,16 +63865,16 @@ var require_eventsource_stream = __commonJS({
       if (start >= buffer2.length) {
         return false;
       }
-      for (let i = start; i < buffer2.length; i++) {
-        if (buffer2[i] < 48 || buffer2[i] > 57) {
+      for (let i2 = start; i2 < buffer2.length; i2++) {
+        if (buffer2[i2] < 48 || buffer2[i2] > 57) {
           return false;
         }
       }
       return true;
     }
     function isValidLastEventIdBytes(buffer2, start) {
-      for (let i = start; i < buffer2.length; i++) {
-        if (buffer2[i] === 0) {
+      for (let i2 = start; i2 < buffer2.length; i2++) {
+        if (buffer2[i2] === 0) {
           return false;
         }
       }
@@ -63884,8 +63884,8 @@ var require_eventsource_stream = __commonJS({
       if (length !== field.length) {
         return false;
       }
-      for (let i = 0; i < length; i++) {
-        if (line[i] !== field[i]) {
+      for (let i2 = 0; i2 < length; i2++) {
+        if (line[i2] !== field[i2]) {
           return false;
         }
       }
@@ -64174,26 +64174,26 @@ ${value}`;
         }
         const chunks = [];
         let length = 0;
-        for (let i = this.lineChunkIndex; i <= this.chunkIndex; i++) {
-          const chunk = this.chunks[i];
-          const start = i === this.lineChunkIndex ? this.linePos : 0;
-          const end = i === this.chunkIndex ? this.pos : chunk.length;
+        for (let i2 = this.lineChunkIndex; i2 <= this.chunkIndex; i2++) {
+          const chunk = this.chunks[i2];
+          const start = i2 === this.lineChunkIndex ? this.linePos : 0;
+          const end = i2 === this.chunkIndex ? this.pos : chunk.length;
           const slice = chunk.subarray(start, end);
           length += slice.length;
           chunks.push(slice);
         }
         return Buffer.concat(chunks, length);
       }
-      peekBufferedByte(offset) {
+      peekBufferedByte(offset2) {
         let chunkIndex = this.lineChunkIndex;
         let pos = this.linePos;
         while (chunkIndex < this.chunks.length) {
           const chunk = this.chunks[chunkIndex];
           const remaining = chunk.length - pos;
-          if (offset < remaining) {
-            return chunk[pos + offset];
+          if (offset2 < remaining) {
+            return chunk[pos + offset2];
           }
-          offset -= remaining;
+          offset2 -= remaining;
           chunkIndex++;
           pos = 0;
         }
@@ -65445,8 +65445,8 @@ function pickErrors(errors) {
   const byField = /* @__PURE__ */ new Map();
   for (const error of errors) {
     const key = error.keyword === "additionalProperties" ? `${error.instancePath}/${String(error.params.additionalProperty)}` : error.keyword === "required" ? `${error.instancePath}/${String(error.params.missingProperty)}?` : error.instancePath;
-    const current = byField.get(key);
-    if (!current || !titleOf(current) && titleOf(error)) byField.set(key, error);
+    const current2 = byField.get(key);
+    if (!current2 || !titleOf(current2) && titleOf(error)) byField.set(key, error);
   }
   return [...byField.values()];
 }
@@ -65464,18 +65464,18 @@ function describe(error, doc, lines, file) {
     const where2 = fieldName([...segments, key]);
     return `${file}:${position(doc, lines, segments, key)}: unknown key '${where2}'${hint}. Known keys${segments.length ? ` of ${fieldName(segments)}` : ""}: ${known.join(", ")}.`;
   }
-  const at = `${file}:${position(doc, lines, segments)}`;
+  const at2 = `${file}:${position(doc, lines, segments)}`;
   if (error.keyword === "required") {
     const missing = String(error.params.missingProperty);
-    return `${at}: ${segments.length ? fieldName(segments) : "the file"} has no '${missing}', which is required.`;
+    return `${at2}: ${segments.length ? fieldName(segments) : "the file"} has no '${missing}', which is required.`;
   }
-  if (segments.length === 0) return `${at}: the file must be a mapping of keys to values (like "budget: 5%").`;
+  if (segments.length === 0) return `${at2}: the file must be a mapping of keys to values (like "budget: 5%").`;
   const expected = titleOf(error) ?? error.message ?? "a valid value";
-  return `${at}: ${fieldName(segments)}: ${showValue(error.data)} is not ${expected}.`;
+  return `${at2}: ${fieldName(segments)}: ${showValue(error.data)} is not ${expected}.`;
 }
 function fieldName(segments) {
   return segments.map(
-    (segment, i) => /^\d+$/.test(segment) ? `[${segment}]` : /^[A-Za-z_$][\w$-]*$/.test(segment) ? i ? `.${segment}` : segment : `[${JSON.stringify(segment)}]`
+    (segment, i2) => /^\d+$/.test(segment) ? `[${segment}]` : /^[A-Za-z_$][\w$-]*$/.test(segment) ? i2 ? `.${segment}` : segment : `[${JSON.stringify(segment)}]`
   ).join("");
 }
 function showValue(value) {
@@ -65483,19 +65483,19 @@ function showValue(value) {
   return JSON.stringify(value) ?? String(value);
 }
 function position(doc, lines, segments, key) {
-  let offset;
+  let offset2;
   if (key !== void 0) {
     const parent = segments.length ? doc.getIn(segments, true) : doc.contents;
     if ((0, import_yaml.isMap)(parent)) {
       const pair = parent.items.find((item) => item.key?.value === key);
-      offset = pair?.key?.range?.[0];
+      offset2 = pair?.key?.range?.[0];
     }
   } else {
     const node = doc.getIn(segments, true);
-    offset = node?.range?.[0];
+    offset2 = node?.range?.[0];
   }
-  if (offset === void 0) return "1:1";
-  const { line, col } = lines.linePos(offset);
+  if (offset2 === void 0) return "1:1";
+  const { line, col } = lines.linePos(offset2);
   return `${line}:${col}`;
 }
 
@@ -65519,22 +65519,22 @@ function policyOf(config) {
   }
   return settings;
 }
-function policyChanges(base, head) {
-  const [before, after] = [policyOf(base), policyOf(head)];
+function policyChanges(base2, head) {
+  const [before, after] = [policyOf(base2), policyOf(head)];
   return [.../* @__PURE__ */ new Set([...before.keys(), ...after.keys()])].filter((setting) => before.get(setting) !== after.get(setting)).map((setting) => ({ setting, base: before.get(setting) ?? "none", head: after.get(setting) ?? "none" }));
 }
-function withPolicyOf(head, base) {
-  const baseTests = new Map(base.http.map((test) => [test.id, test]));
+function withPolicyOf(head, base2) {
+  const baseTests = new Map(base2.http.map((test) => [test.id, test]));
   return Object.freeze({
     ...head,
-    budget: base.budget,
-    budgets: base.budgets,
-    confidence: base.confidence,
-    rounds: base.rounds,
-    maxRounds: base.maxRounds,
-    confirm: base.confirm,
-    timeLimitMs: base.timeLimitMs,
-    micro: Object.freeze({ ...head.micro, taskTimeMs: base.micro.taskTimeMs, maxProcesses: base.micro.maxProcesses }),
+    budget: base2.budget,
+    budgets: base2.budgets,
+    confidence: base2.confidence,
+    rounds: base2.rounds,
+    maxRounds: base2.maxRounds,
+    confirm: base2.confirm,
+    timeLimitMs: base2.timeLimitMs,
+    micro: Object.freeze({ ...head.micro, taskTimeMs: base2.micro.taskTimeMs, maxProcesses: base2.micro.maxProcesses }),
     http: head.http.map(
       (test) => Object.freeze({ ...test, budget: baseTests.get(test.id)?.budget, latencyBudget: baseTests.get(test.id)?.latencyBudget ?? {} })
     )
@@ -65764,7 +65764,7 @@ async function checkout(options) {
       return dir;
     };
     const baseTree = await addWorktree("base", baseSha);
-    const base = {
+    const base2 = {
       label: "base",
       ref: options.base,
       sha: baseSha,
@@ -65780,8 +65780,8 @@ async function checkout(options) {
       head = { label: "head", ref: options.head, sha: headSha, root: path3.join(headTree, projectDir), worktree: headTree, dirty: false };
     }
     const installs = options.installs ?? new Installs();
-    for (const revision of [base, head]) await prepare(revision, options, installs);
-    return { base, head, dispose };
+    for (const revision of [base2, head]) await prepare(revision, options, installs);
+    return { base: base2, head, dispose };
   } catch (error) {
     dispose();
     throw error;
@@ -65803,15 +65803,15 @@ async function findRepoRoot(run, cwd) {
     throw error;
   }
 }
-async function resolveRef(run, repoRoot, ref, flag) {
-  if (!isRevisionName(ref))
-    throw new UserError(`${flag} '${ref}' is not a git revision: give a branch, tag or commit sha (e.g. main, origin/main, v1.2.0).`);
+async function resolveRef(run, repoRoot, ref2, flag) {
+  if (!isRevisionName(ref2))
+    throw new UserError(`${flag} '${ref2}' is not a git revision: give a branch, tag or commit sha (e.g. main, origin/main, v1.2.0).`);
   try {
-    return await run(["rev-parse", "--verify", "--end-of-options", `${ref}^{commit}`], repoRoot);
+    return await run(["rev-parse", "--verify", "--end-of-options", `${ref2}^{commit}`], repoRoot);
   } catch (error) {
     if (!(error instanceof GitError)) throw error;
-    const hint = flag === "HEAD" ? "Make a first commit." : `Check the name, or fetch it first (e.g. git fetch origin ${ref}).`;
-    throw new UserError(`${flag} '${ref}' does not resolve to a commit in ${repoRoot}. ${hint}`);
+    const hint = flag === "HEAD" ? "Make a first commit." : `Check the name, or fetch it first (e.g. git fetch origin ${ref2}).`;
+    throw new UserError(`${flag} '${ref2}' does not resolve to a commit in ${repoRoot}. ${hint}`);
   }
 }
 var DEFAULT_COMMAND_TIMEOUT_MS = 15 * 6e4;
@@ -66207,8 +66207,8 @@ var Walker = class {
     const { paths, options: { filters, resolveSymlinks: resolveSymlinks$1, excludeSymlinks, exclude, maxFiles, signal, useRealPaths, pathSeparator }, controller } = this.state;
     if (controller.aborted || signal && signal.aborted || maxFiles && paths.length > maxFiles) return;
     const files = this.getArray(this.state.paths);
-    for (let i = 0; i < entries.length; ++i) {
-      const entry = entries[i];
+    for (let i2 = 0; i2 < entries.length; ++i2) {
+      const entry = entries[i2];
       if (entry.isFile() || entry.isSymbolicLink() && !resolveSymlinks$1 && !excludeSymlinks) {
         const filename = this.joinPath(entry.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
@@ -66407,21 +66407,21 @@ function getPartialMatcher(patterns, options = {}) {
   const patternsCount = patterns.length;
   const patternsParts = Array(patternsCount);
   const matchers = Array(patternsCount);
-  let i, j;
-  for (i = 0; i < patternsCount; i++) {
-    const parts = splitPattern(patterns[i]);
-    patternsParts[i] = parts;
+  let i2, j;
+  for (i2 = 0; i2 < patternsCount; i2++) {
+    const parts = splitPattern(patterns[i2]);
+    patternsParts[i2] = parts;
     const partsCount = parts.length;
     const partMatchers = Array(partsCount);
     for (j = 0; j < partsCount; j++) partMatchers[j] = (0, import_picomatch2.default)(parts[j], options);
-    matchers[i] = partMatchers;
+    matchers[i2] = partMatchers;
   }
   return (input) => {
     const inputParts = input.split("/");
     if (inputParts[0] === ".." && ONLY_PARENT_DIRECTORIES.test(input)) return true;
-    for (i = 0; i < patternsCount; i++) {
-      const patternParts = patternsParts[i];
-      const matcher = matchers[i];
+    for (i2 = 0; i2 < patternsCount; i2++) {
+      const patternParts = patternsParts[i2];
+      const matcher = matchers[i2];
       const inputPatternCount = inputParts.length;
       const minParts = Math.min(inputPatternCount, patternParts.length);
       j = 0;
@@ -66505,16 +66505,16 @@ function normalizePattern(pattern, opts, props, isIgnore) {
   const parts = splitPattern(result);
   if (parentDir) {
     const n = (parentDir.length + 1) / 3;
-    let i = 0;
+    let i2 = 0;
     const cwdParts = escapedCwd.split("/");
-    while (i < n && parts[i + n] === cwdParts[cwdParts.length + i - n]) {
-      result = result.slice(0, (n - i - 1) * 3) + result.slice((n - i) * 3 + parts[i + n].length + 1) || ".";
-      i++;
+    while (i2 < n && parts[i2 + n] === cwdParts[cwdParts.length + i2 - n]) {
+      result = result.slice(0, (n - i2 - 1) * 3) + result.slice((n - i2) * 3 + parts[i2 + n].length + 1) || ".";
+      i2++;
     }
-    const potentialRoot = posix.join(cwd, parentDir.slice(i * 3));
+    const potentialRoot = posix.join(cwd, parentDir.slice(i2 * 3));
     if (potentialRoot[0] !== "." && props.root.length > potentialRoot.length) {
       props.root = ensureNonDriveRelativePath(potentialRoot);
-      props.depthOffset = -n + i;
+      props.depthOffset = -n + i2;
     }
   }
   if (!isIgnore && props.depthOffset >= 0) {
@@ -66522,13 +66522,13 @@ function normalizePattern(pattern, opts, props, isIgnore) {
     (_props$commonPath = props.commonPath) !== null && _props$commonPath !== void 0 || (props.commonPath = parts);
     const newCommonPath = [];
     const length = Math.min(props.commonPath.length, parts.length);
-    for (let i = 0; i < length; i++) {
-      const part = parts[i];
-      if (part === "**" && !parts[i + 1]) {
+    for (let i2 = 0; i2 < length; i2++) {
+      const part = parts[i2];
+      if (part === "**" && !parts[i2 + 1]) {
         newCommonPath.pop();
         break;
       }
-      if (i === parts.length - 1 || part !== props.commonPath[i] || isDynamicPattern(part)) break;
+      if (i2 === parts.length - 1 || part !== props.commonPath[i2] || isDynamicPattern(part)) break;
       newCommonPath.push(part);
     }
     props.depthOffset = newCommonPath.length;
@@ -66573,25 +66573,25 @@ function buildCrawler(options, patterns) {
     posix: true
   };
   const matcher = (0, import_picomatch2.default)(processed.match, matchOptions);
-  const ignore = (0, import_picomatch2.default)(processed.ignore, matchOptions);
+  const ignore2 = (0, import_picomatch2.default)(processed.ignore, matchOptions);
   const partialMatcher = getPartialMatcher(processed.match, matchOptions);
   const format = buildFormat(cwd, root, absolute);
   const excludeFormatter = absolute ? format : buildFormat(cwd, root, true);
   const excludePredicate = (_, p) => {
     const relativePath = excludeFormatter(p, true);
-    return relativePath !== "." && !partialMatcher(relativePath) || ignore(relativePath);
+    return relativePath !== "." && !partialMatcher(relativePath) || ignore2(relativePath);
   };
   let maxDepth;
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug ? (p, isDirectory) => {
       const path20 = format(p, isDirectory);
-      const matches = matcher(path20) && !ignore(path20);
+      const matches = matcher(path20) && !ignore2(path20);
       if (matches) log(`matched ${path20}`);
       return matches;
     } : (p, isDirectory) => {
       const path20 = format(p, isDirectory);
-      return matcher(path20) && !ignore(path20);
+      return matcher(path20) && !ignore2(path20);
     }],
     exclude: debug ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -66617,7 +66617,7 @@ function buildCrawler(options, patterns) {
   return [crawler, cwd !== root && !absolute && buildRelative(cwd, root)];
 }
 function formatPaths(paths, mapper) {
-  if (mapper) for (let i = paths.length - 1; i >= 0; i--) paths[i] = mapper(paths[i]);
+  if (mapper) for (let i2 = paths.length - 1; i2 >= 0; i2--) paths[i2] = mapper(paths[i2]);
   return paths;
 }
 var defaultOptions = {
@@ -66663,7 +66663,7 @@ function globSync(globInput, options) {
 // src/measure/micro/discover.ts
 var DEFAULT_EXCLUDED = ["**/dist/**", "**/.cache/**", "**/.idea/**"];
 async function discoverBenchFiles(root, patterns) {
-  const isDefault = patterns.length === DEFAULTS.files.length && patterns.every((p, i) => p === DEFAULTS.files[i]);
+  const isDefault = patterns.length === DEFAULTS.files.length && patterns.every((p, i2) => p === DEFAULTS.files[i2]);
   const files = await glob([...patterns], {
     cwd: root,
     onlyFiles: true,
@@ -66687,7 +66687,14 @@ var schema = {
   oneOf: [
     { type: "object", required: ["type"], properties: { type: { const: "ready" } } },
     { type: "object", required: ["type", "id"], properties: { type: { const: "progress" }, id: text, revision: label } },
-    { type: "object", required: ["type", "calls"], properties: { type: { const: "profiled" }, calls: count } },
+    {
+      type: "object",
+      required: ["type", "calls"],
+      properties: {
+        type: { const: "profiled" },
+        calls: { type: "object", properties: { base: count, head: count }, additionalProperties: false }
+      }
+    },
     { type: "object", required: ["type", "message"], properties: { type: { const: "fatal" }, message: text } },
     {
       type: "object",
@@ -66754,7 +66761,7 @@ function runBenchmarkProcess(job, settings) {
     });
     child.stdout?.on("data", (chunk) => tail.push(chunk));
     child.stderr?.on("data", (chunk) => tail.push(chunk));
-    let current = {};
+    let current2 = {};
     let ready = false;
     let settled2 = false;
     const finish = (outcome) => {
@@ -66772,7 +66779,7 @@ function runBenchmarkProcess(job, settings) {
         message: output ? `${message}
 Last lines of its output:
 ${output}` : message,
-        ...current,
+        ...current2,
         durationMs: Date.now() - started
       });
     };
@@ -66783,7 +66790,7 @@ ${output}` : message,
         return fail(
           `the benchmark process (pid ${child.pid}) did not start within ${settings.stallTimeoutMs / 1e3}s (no handshake) and was killed`
         );
-      const what = current.id ? `while running '${current.id}'${current.revision ? ` (${current.revision})` : ""}` : "while loading bench files";
+      const what = current2.id ? `while running '${current2.id}'${current2.revision ? ` (${current2.revision})` : ""}` : "while loading bench files";
       fail(`the benchmark process (pid ${child.pid}) showed no progress for ${settings.stallTimeoutMs / 1e3}s ${what} and was killed`);
     }
     child.on("message", (raw) => {
@@ -66791,7 +66798,7 @@ ${output}` : message,
       timer = setTimeout(stalled, settings.stallTimeoutMs);
       const checked = checkRunnerMessage(raw);
       if (!checked.ok) {
-        const where2 = current.id ? ` while running '${current.id}'` : ready ? " while loading bench files" : " before its handshake";
+        const where2 = current2.id ? ` while running '${current2.id}'` : ready ? " while loading bench files" : " before its handshake";
         return fail(
           `the benchmark process (pid ${child.pid}) sent a message that is not benchgate's${where2}: ${checked.preview} (does the bench file call process.send itself?)`
         );
@@ -66801,7 +66808,7 @@ ${output}` : message,
         ready = true;
         child.send(job);
       } else if (message.type === "progress")
-        current = { id: message.id, revision: message.revision ?? (message.id === current.id ? current.revision : void 0) };
+        current2 = { id: message.id, revision: message.revision ?? (message.id === current2.id ? current2.revision : void 0) };
       else if (message.type === "result")
         finish({
           ok: true,
@@ -66816,7 +66823,7 @@ ${output}` : message,
     });
     child.once("error", (error) => fail(`could not start the benchmark process: ${error.message}`));
     const exited = (code, signal) => fail(
-      `the benchmark process (pid ${child.pid}) exited with ${signal ? `signal ${signal}` : `code ${code}`} ${current.id ? `while running '${current.id}'` : ready ? "while loading bench files" : "before its handshake"}`
+      `the benchmark process (pid ${child.pid}) exited with ${signal ? `signal ${signal}` : `code ${code}`} ${current2.id ? `while running '${current2.id}'` : ready ? "while loading bench files" : "before its handshake"}`
     );
     child.once("exit", (code, signal) => {
       killGroup(child);
@@ -66897,6 +66904,165 @@ function planSuite(census, http3, costs, count3) {
 import os3 from "node:os";
 
 // node_modules/simple-statistics/dist/simple-statistics.mjs
+function makeMatrix(columns, rows) {
+  var matrix = [];
+  for (var i2 = 0; i2 < columns; i2++) {
+    var column = [];
+    for (var j = 0; j < rows; j++) {
+      column.push(0);
+    }
+    matrix.push(column);
+  }
+  return matrix;
+}
+function numericSort(x) {
+  return x.slice().sort(function(a, b) {
+    return a - b;
+  });
+}
+function uniqueCountSorted(x) {
+  var uniqueValueCount = 0;
+  var lastSeenValue;
+  for (var i2 = 0; i2 < x.length; i2++) {
+    if (i2 === 0 || x[i2] !== lastSeenValue) {
+      lastSeenValue = x[i2];
+      uniqueValueCount++;
+    }
+  }
+  return uniqueValueCount;
+}
+function ssq(j, i2, sums, sumsOfSquares) {
+  var sji;
+  if (j > 0) {
+    var muji = (sums[i2] - sums[j - 1]) / (i2 - j + 1);
+    sji = sumsOfSquares[i2] - sumsOfSquares[j - 1] - (i2 - j + 1) * muji * muji;
+  } else {
+    sji = sumsOfSquares[i2] - sums[i2] * sums[i2] / (i2 + 1);
+  }
+  if (sji < 0) {
+    return 0;
+  }
+  return sji;
+}
+function fillMatrixColumn(iMin, iMax, cluster, matrix, backtrackMatrix, sums, sumsOfSquares) {
+  if (iMin > iMax) {
+    return;
+  }
+  var i2 = Math.floor((iMin + iMax) / 2);
+  matrix[cluster][i2] = matrix[cluster - 1][i2 - 1];
+  backtrackMatrix[cluster][i2] = i2;
+  var jlow = cluster;
+  if (iMin > cluster) {
+    jlow = Math.max(jlow, backtrackMatrix[cluster][iMin - 1] || 0);
+  }
+  jlow = Math.max(jlow, backtrackMatrix[cluster - 1][i2] || 0);
+  var jhigh = i2 - 1;
+  if (iMax < matrix[0].length - 1) {
+    jhigh = Math.min(jhigh, backtrackMatrix[cluster][iMax + 1] || 0);
+  }
+  var sji;
+  var sjlowi;
+  var ssqjlow;
+  var ssqj;
+  for (var j = jhigh; j >= jlow; --j) {
+    sji = ssq(j, i2, sums, sumsOfSquares);
+    if (sji + matrix[cluster - 1][jlow - 1] >= matrix[cluster][i2]) {
+      break;
+    }
+    sjlowi = ssq(jlow, i2, sums, sumsOfSquares);
+    ssqjlow = sjlowi + matrix[cluster - 1][jlow - 1];
+    if (ssqjlow < matrix[cluster][i2]) {
+      matrix[cluster][i2] = ssqjlow;
+      backtrackMatrix[cluster][i2] = jlow;
+    }
+    jlow++;
+    ssqj = sji + matrix[cluster - 1][j - 1];
+    if (ssqj < matrix[cluster][i2]) {
+      matrix[cluster][i2] = ssqj;
+      backtrackMatrix[cluster][i2] = j;
+    }
+  }
+  fillMatrixColumn(
+    iMin,
+    i2 - 1,
+    cluster,
+    matrix,
+    backtrackMatrix,
+    sums,
+    sumsOfSquares
+  );
+  fillMatrixColumn(
+    i2 + 1,
+    iMax,
+    cluster,
+    matrix,
+    backtrackMatrix,
+    sums,
+    sumsOfSquares
+  );
+}
+function fillMatrices(data2, matrix, backtrackMatrix) {
+  var nValues = matrix[0].length;
+  var shift = data2[Math.floor(nValues / 2)];
+  var sums = [];
+  var sumsOfSquares = [];
+  for (var i2 = 0, shiftedValue = void 0; i2 < nValues; ++i2) {
+    shiftedValue = data2[i2] - shift;
+    if (i2 === 0) {
+      sums.push(shiftedValue);
+      sumsOfSquares.push(shiftedValue * shiftedValue);
+    } else {
+      sums.push(sums[i2 - 1] + shiftedValue);
+      sumsOfSquares.push(
+        sumsOfSquares[i2 - 1] + shiftedValue * shiftedValue
+      );
+    }
+    matrix[0][i2] = ssq(0, i2, sums, sumsOfSquares);
+    backtrackMatrix[0][i2] = 0;
+  }
+  var iMin;
+  for (var cluster = 1; cluster < matrix.length; ++cluster) {
+    if (cluster < matrix.length - 1) {
+      iMin = cluster;
+    } else {
+      iMin = nValues - 1;
+    }
+    fillMatrixColumn(
+      iMin,
+      nValues - 1,
+      cluster,
+      matrix,
+      backtrackMatrix,
+      sums,
+      sumsOfSquares
+    );
+  }
+}
+function ckmeans(x, nClusters) {
+  if (nClusters > x.length) {
+    throw new Error(
+      "cannot generate more classes than there are data values"
+    );
+  }
+  var sorted = numericSort(x);
+  var uniqueCount = uniqueCountSorted(sorted);
+  if (uniqueCount === 1) {
+    return [sorted];
+  }
+  var matrix = makeMatrix(nClusters, sorted.length);
+  var backtrackMatrix = makeMatrix(nClusters, sorted.length);
+  fillMatrices(sorted, matrix, backtrackMatrix);
+  var clusters = [];
+  var clusterRight = backtrackMatrix[0].length - 1;
+  for (var cluster = backtrackMatrix.length - 1; cluster >= 0; cluster--) {
+    var clusterLeft = backtrackMatrix[cluster][clusterRight];
+    clusters[cluster] = sorted.slice(clusterLeft, clusterRight + 1);
+    if (cluster > 0) {
+      clusterRight = clusterLeft - 1;
+    }
+  }
+  return clusters;
+}
 function sum(x) {
   if (x.length === 0) {
     return 0;
@@ -66907,15 +67073,15 @@ function sum(x) {
   if (typeof sum3 !== "number") {
     return Number.NaN;
   }
-  for (var i = 1; i < x.length; i++) {
-    if (typeof x[i] !== "number") {
+  for (var i2 = 1; i2 < x.length; i2++) {
+    if (typeof x[i2] !== "number") {
       return Number.NaN;
     }
-    transition = sum3 + x[i];
-    if (Math.abs(sum3) >= Math.abs(x[i])) {
-      correction += sum3 - transition + x[i];
+    transition = sum3 + x[i2];
+    if (Math.abs(sum3) >= Math.abs(x[i2])) {
+      correction += sum3 - transition + x[i2];
     } else {
-      correction += x[i] - transition + sum3;
+      correction += x[i2] - transition + sum3;
     }
     sum3 = transition;
   }
@@ -66931,15 +67097,15 @@ function sumNthPowerDeviations(x, n) {
   var meanValue = mean(x);
   var sum3 = 0;
   var tempValue;
-  var i;
+  var i2;
   if (n === 2) {
-    for (i = 0; i < x.length; i++) {
-      tempValue = x[i] - meanValue;
+    for (i2 = 0; i2 < x.length; i2++) {
+      tempValue = x[i2] - meanValue;
       sum3 += tempValue * tempValue;
     }
   } else {
-    for (i = 0; i < x.length; i++) {
-      sum3 += Math.pow(x[i] - meanValue, n);
+    for (i2 = 0; i2 < x.length; i2++) {
+      sum3 += Math.pow(x[i2] - meanValue, n);
     }
   }
   return sum3;
@@ -66996,18 +67162,18 @@ function quickselect(arr, k, left, right) {
       quickselect(arr, k, newLeft, newRight);
     }
     var t = arr[k];
-    var i = left;
+    var i2 = left;
     var j = right;
     swap(arr, left, k);
     if (arr[right] > t) {
       swap(arr, left, right);
     }
-    while (i < j) {
-      swap(arr, i, j);
-      i++;
+    while (i2 < j) {
+      swap(arr, i2, j);
+      i2++;
       j--;
-      while (arr[i] < t) {
-        i++;
+      while (arr[i2] < t) {
+        i2++;
       }
       while (arr[j] > t) {
         j--;
@@ -67027,9 +67193,9 @@ function quickselect(arr, k, left, right) {
     }
   }
 }
-function swap(arr, i, j) {
-  var tmp = arr[i];
-  arr[i] = arr[j];
+function swap(arr, i2, j) {
+  var tmp = arr[i2];
+  arr[i2] = arr[j];
   arr[j] = tmp;
 }
 function quantile(x, p) {
@@ -67037,8 +67203,8 @@ function quantile(x, p) {
   if (Array.isArray(p)) {
     multiQuantileSelect(copy, p);
     var results = [];
-    for (var i = 0; i < p.length; i++) {
-      results[i] = quantileSorted(copy, p[i]);
+    for (var i2 = 0; i2 < p.length; i2++) {
+      results[i2] = quantileSorted(copy, p[i2]);
     }
     return results;
   } else {
@@ -67058,8 +67224,8 @@ function quantileSelect(arr, k, left, right) {
 }
 function multiQuantileSelect(arr, p) {
   var positions = /* @__PURE__ */ new Set();
-  for (var i = 0; i < p.length; i++) {
-    var idx = quantileIndex(arr.length, p[i]);
+  for (var i2 = 0; i2 < p.length; i2++) {
+    var idx = quantileIndex(arr.length, p[i2]);
     positions.add(Math.floor(idx));
     positions.add(Math.ceil(idx));
   }
@@ -67096,8 +67262,8 @@ function median(x) {
 function medianAbsoluteDeviation(x) {
   var medianValue = median(x);
   var medianAbsoluteDeviations = [];
-  for (var i = 0; i < x.length; i++) {
-    medianAbsoluteDeviations.push(Math.abs(x[i] - medianValue));
+  for (var i2 = 0; i2 < x.length; i2++) {
+    medianAbsoluteDeviations.push(Math.abs(x[i2] - medianValue));
   }
   return median(medianAbsoluteDeviations);
 }
@@ -67156,8 +67322,8 @@ var SQRT_2PI$1 = Math.sqrt(2 * Math.PI);
 function cumulativeDistribution(z2) {
   var sum3 = z2;
   var tmp = z2;
-  for (var i = 1; i < 30; i++) {
-    tmp *= z2 * z2 / (2 * i + 1);
+  for (var i2 = 1; i2 < 30; i2++) {
+    tmp *= z2 * z2 / (2 * i2 + 1);
     sum3 += tmp;
   }
   return Math.round((0.5 + sum3 / SQRT_2PI$1 * Math.exp(-z2 * z2 / 2)) * 1e4) / 1e4;
@@ -67201,8 +67367,8 @@ PerceptronModel.prototype.predict = function predict(features) {
     return null;
   }
   var score2 = 0;
-  for (var i = 0; i < this.weights.length; i++) {
-    score2 += this.weights[i] * features[i];
+  for (var i2 = 0; i2 < this.weights.length; i2++) {
+    score2 += this.weights[i2] * features[i2];
   }
   score2 += this.bias;
   if (score2 > 0) {
@@ -67222,8 +67388,8 @@ PerceptronModel.prototype.train = function train2(features, label2) {
   var prediction = this.predict(features);
   if (typeof prediction === "number" && prediction !== label2) {
     var gradient = label2 - prediction;
-    for (var i = 0; i < this.weights.length; i++) {
-      this.weights[i] += gradient * features[i];
+    for (var i2 = 0; i2 < this.weights.length; i2++) {
+      this.weights[i2] += gradient * features[i2];
     }
     this.bias += gradient;
   }
@@ -67305,8 +67471,8 @@ function normalCdf(z2) {
 }
 function walshAverages(values) {
   const out = [];
-  for (let i = 0; i < values.length; i++) {
-    for (let j = i; j < values.length; j++) out.push((values[i] + values[j]) / 2);
+  for (let i2 = 0; i2 < values.length; i2++) {
+    for (let j = i2; j < values.length; j++) out.push((values[i2] + values[j]) / 2);
   }
   return out.sort((a, b) => a - b);
 }
@@ -67367,15 +67533,15 @@ function decisionRule(plan) {
   const maxRounds = Math.max(plan.rounds, plan.maxRounds);
   const grid = lookRounds(plan.rounds, plan.maxRounds, plan.lookEvery);
   const alpha = 1 - plan.confidence;
-  const increment = (at) => {
-    const before = grid.filter((n) => n < at).at(-1) ?? 0;
-    return spending(at / maxRounds) - spending(before / maxRounds);
+  const increment = (at2) => {
+    const before = grid.filter((n) => n < at2).at(-1) ?? 0;
+    return spending(at2 / maxRounds) - spending(before / maxRounds);
   };
   const earlyWeight = plan.early === false ? 0 : looks === 1 ? EARLY_WEIGHT_ONE_LOOK : Math.min(EARLY_WEIGHT, increment(maxRounds) / 2);
   const lookWeight = (rounds) => {
     if (looks === 1) return 1 - earlyWeight;
-    const at = Math.min(rounds, maxRounds);
-    return increment(at) - (at >= maxRounds ? earlyWeight : 0);
+    const at2 = Math.min(rounds, maxRounds);
+    return increment(at2) - (at2 >= maxRounds ? earlyWeight : 0);
   };
   const lookAlpha = (rounds, share3) => share3 * lookWeight(rounds);
   const share2 = (figures) => alpha / Math.max(1, figures);
@@ -67443,7 +67609,7 @@ function spikedRounds(rounds) {
   if (rounds.length < 3) return [];
   const sorted = rounds.map((r) => r.busy).sort((a, b) => a - b);
   const median2 = sorted[Math.floor(sorted.length / 2)];
-  return rounds.flatMap((r, i) => r.busy > median2 + 0.2 ? [i + 1] : []);
+  return rounds.flatMap((r, i2) => r.busy > median2 + 0.2 ? [i2 + 1] : []);
 }
 
 // src/measure/micro/protocol.ts
@@ -67468,7 +67634,7 @@ function allocateTaskTimes(rounds, bounds, open) {
   );
   const roundMsOf = (blocks2) => overheadMs + sum2(ids.map((id) => noise[id].blockMs * blocks2[id]));
   let [low, high] = [-40, 40];
-  for (let i = 0; i < 200; i++) {
+  for (let i2 = 0; i2 < 200; i2++) {
     const mid = (low + high) / 2;
     if (Math.exp(mid) * roundMsOf(blocksAt(Math.exp(mid))) < ids.length) low = mid;
     else high = mid;
@@ -67481,7 +67647,7 @@ function allocateTaskTimes(rounds, bounds, open) {
   };
   if (bounds.fit && fitMs(blocksAt(Math.exp(lambda))) > bounds.fit.timeMs) {
     [low, high] = [lambda, 40];
-    for (let i = 0; i < 200; i++) {
+    for (let i2 = 0; i2 < 200; i2++) {
       const mid = (low + high) / 2;
       if (fitMs(blocksAt(Math.exp(mid))) > bounds.fit.timeMs) low = mid;
       else high = mid;
@@ -67553,13 +67719,13 @@ function alternateStrategy(plan, spawn3) {
   };
 }
 function processStrategy(plan, spawn3) {
-  const base = { revision: "base", root: plan.base.root, files: plan.baseFiles };
+  const base2 = { revision: "base", root: plan.base.root, files: plan.baseFiles };
   const head = { revision: "head", root: plan.head.root, files: plan.headFiles };
   return {
     async run(order2, job) {
       const outcomes = [];
       const batches = { ...job.batches };
-      for (const side2 of order2 % 2 === 0 ? [base, head] : [head, base]) {
+      for (const side2 of order2 % 2 === 0 ? [base2, head] : [head, base2]) {
         const outcome = await spawn3({ ...job, batches, sides: [side2] });
         if (!outcome.ok) return outcome;
         outcomes.push(outcome);
@@ -67571,9 +67737,9 @@ function processStrategy(plan, spawn3) {
   };
 }
 function isolationLine({ files, pinned, reason }) {
-  const list2 = files.length > 3 ? `${files.slice(0, 3).join(", ")} and ${files.length - 3} more` : files.join(", ");
+  const list3 = files.length > 3 ? `${files.slice(0, 3).join(", ")} and ${files.length - 3} more` : files.join(", ");
   const why = reason ? `; every file, because ${reason}` : "";
-  return pinned ? `${list2}: measured in isolates of their own (a worker thread per revision and per worker the file starts), taking turns on one CPU${why}` : `${list2}: measured in isolates of their own${why}, but the benchmark process could not be pinned to one CPU (taskset is missing or not permitted): its threads may run on different cores, whose speeds differ, which adds noise`;
+  return pinned ? `${list3}: measured in isolates of their own (a worker thread per revision and per worker the file starts), taking turns on one CPU${why}` : `${list3}: measured in isolates of their own${why}, but the benchmark process could not be pinned to one CPU (taskset is missing or not permitted): its threads may run on different cores, whose speeds differ, which adds noise`;
 }
 function mergePair(tasks) {
   const merged = /* @__PURE__ */ new Map();
@@ -67610,6 +67776,7 @@ async function measureMicro(plan) {
   let processes = 0;
   let perRound = 1;
   let family = 0;
+  let isolatedFiles;
   let suspects2 = /* @__PURE__ */ new Set();
   const records = [];
   let allocation;
@@ -67621,8 +67788,8 @@ async function measureMicro(plan) {
   const confirmationRounds = (done) => adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plannedRounds, done) : 0;
   const confirmProcessMs = (fallback) => {
     if (!allocation) return fallback;
-    const times = Object.values(allocation.taskTimeMs);
-    const typical = times.length ? median(times) : 0;
+    const times2 = Object.values(allocation.taskTimeMs);
+    const typical = times2.length ? median(times2) : 0;
     const measured = (id) => records.findLast((record3) => record3.tasks.has(id))?.tasks.get(id)?.measureMs ?? typical;
     return allocation.overheadMs + typical + [...suspects2].reduce((sum3, id) => sum3 + measured(id), 0);
   };
@@ -67654,6 +67821,7 @@ async function measureMicro(plan) {
     if (round4 === 0) {
       const isolated = outcomes.find((o) => o.isolated)?.isolated;
       if (isolated) plan.log(isolationLine(isolated));
+      isolatedFiles = isolated?.files;
       await explainLoadErrors(outcome.files, plan, spawn3, errors, skip);
       family = comparable(outcome.tasks, errors);
       plannedRounds = Math.max(plannedRounds, plan.minimumRounds(family));
@@ -67727,12 +67895,12 @@ async function measureMicro(plan) {
       if (entry) entry.confirmation ??= [];
     }
     const others = new Set([...samples.keys()].filter((id) => !confirming.has(id)));
-    for (let i = 0; i < confirmTarget; i++) {
+    for (let i2 = 0; i2 < confirmTarget; i2++) {
       const elapsed = now() - started;
       const roundMs = roundLength(elapsed);
       if (elapsed + roundMs > plan.timeLimitMs) break;
-      plan.onProgress?.({ round: i + 1, rounds: confirmTarget, elapsedMs: elapsed, remainingMs: roundMs * (confirmTarget - i) });
-      await runOne(rounds + i, others, "confirmation");
+      plan.onProgress?.({ round: i2 + 1, rounds: confirmTarget, elapsedMs: elapsed, remainingMs: roundMs * (confirmTarget - i2) });
+      await runOne(rounds + i2, others, "confirmation");
       confirmRounds++;
     }
   }
@@ -67748,6 +67916,7 @@ async function measureMicro(plan) {
     limited,
     durationMs: now() - started,
     isolation: plan.isolation,
+    ...isolatedFiles ? { isolatedFiles } : {},
     conditions,
     confirmRounds,
     processes
@@ -67793,10 +67962,10 @@ function reallocate(plan, records, before, open, fit) {
 }
 function describeAllocation(allocation, records, taskTimeMs) {
   const noise = Object.entries(allocation.noise);
-  const times = Object.values(allocation.taskTimeMs);
+  const times2 = Object.values(allocation.taskTimeMs);
   const between = noise.filter(([, n]) => n.between >= n.within / Math.max(1, taskTimeMs / n.blockMs)).length;
   const ms = (x) => x >= 1e3 ? `${(x / 1e3).toFixed(1)}s` : `${Math.round(x)}ms`;
-  const [low, high] = [Math.min(...times), Math.max(...times)];
+  const [low, high] = [Math.min(...times2), Math.max(...times2)];
   const last = records.at(-1).durationMs;
   return `after ${records.length} rounds: between-process noise dominates in ${between} of ${noise.length} tasks; task time ${ms(taskTimeMs)} \u2192 ${low === high ? ms(low) : `${ms(low)}\u2013${ms(high)}`}, a round \u2248${ms(last)} \u2192 ${ms(allocation.roundMs)}`;
 }
@@ -67865,6 +68034,67 @@ async function explainLoadErrors(files, plan, spawn3, errors, skip) {
   }
 }
 
+// src/stats/solo.ts
+function soloChange(base2, head, confidence = 0.95) {
+  const b = base2.filter((x) => x > 0).map(Math.log);
+  const h = head.filter((x) => x > 0).map(Math.log);
+  if (b.length < 2 || h.length < 2) return void 0;
+  const differences = b.flatMap((x) => h.map((y) => y - x)).sort((x, y) => x - y);
+  const n = b.length;
+  const m = h.length;
+  const z2 = probit(1 - (1 - confidence) / 2);
+  const k = Math.max(0, Math.floor(n * m / 2 - z2 * Math.sqrt(n * m * (n + m + 1) / 12)));
+  return {
+    estimate: Math.expm1(median(differences)),
+    low: Math.expm1(differences[k]),
+    high: Math.expm1(differences[differences.length - 1 - k]),
+    confidence
+  };
+}
+var LEVEL_GAP = 0.05;
+var LEVEL_SEPARATION = 4;
+function processLevels(opsPerSec) {
+  const logs = opsPerSec.filter((x) => x > 0).map(Math.log);
+  if (logs.length < 6) return void 0;
+  let found;
+  for (const k of [2, 3]) {
+    if (logs.length < 2 * k) break;
+    const groups = ckmeans(logs, k);
+    if (groups.every((g2) => g2.length >= Math.max(2, logs.length / 6)) && separated(groups)) found = groups;
+  }
+  if (!found) return void 0;
+  return { levels: found.map((g2) => ({ opsPerSec: Math.exp(median(g2)), processes: g2.length })) };
+}
+function separated(groups) {
+  const spread = (g2) => g2.length >= 2 ? sampleStandardDeviation(g2) : 0;
+  for (let i2 = 1; i2 < groups.length; i2++) {
+    const [a, b] = [groups[i2 - 1], groups[i2]];
+    const gap = median(b) - median(a);
+    const pooled = Math.sqrt((spread(a) ** 2 + spread(b) ** 2) / 2);
+    if (gap < LEVEL_GAP || gap < LEVEL_SEPARATION * pooled) return false;
+  }
+  return true;
+}
+
+// src/report/solo.ts
+function soloComparison(samples, shared) {
+  const side2 = (of) => {
+    const ops = (of?.opsPerSec ?? []).filter((x) => x > 0);
+    if (!ops.length) return null;
+    const levels = processLevels(ops);
+    return { processes: ops.length, opsPerSec: median(ops), ...levels ? { levels } : {} };
+  };
+  const change = soloChange(samples.base?.opsPerSec ?? [], samples.head?.opsPerSec ?? []) ?? null;
+  const agreement2 = !change ? "unknown" : change.high < shared.low || change.low > shared.high ? "disagrees" : "agrees";
+  return {
+    base: side2(samples.base),
+    head: side2(samples.head),
+    change,
+    agreement: agreement2,
+    ...samples.error ? { error: samples.error } : {}
+  };
+}
+
 // src/util/affinity.ts
 import { execFileSync as execFileSync2 } from "node:child_process";
 function setAffinity(cpus, pid = process.pid) {
@@ -67892,7 +68122,7 @@ function pinLoadGenerator(log2, duet = false) {
     log2("CPU pinning skipped: taskset is not available (install util-linux) or not permitted");
     return void 0;
   }
-  const cpus = (list2) => `CPU${list2.includes("-") ? "s" : ""} ${list2}`;
+  const cpus = (list3) => `CPU${list3.includes("-") ? "s" : ""} ${list3}`;
   return {
     serverPrefix: `taskset -c ${server} `,
     split: `servers on ${cpus(server)} (base and head ${duet ? "at once, sharing it" : "in turn"}), load generator on ${cpus(load)}`,
@@ -68209,7 +68439,7 @@ var ServerProcess = class _ServerProcess {
     const deadline = Date.now() + graceMs;
     while (groupAlive(pid) && Date.now() < deadline) await sleep(20);
     if (groupAlive(pid)) killGroup(this.child, "SIGKILL");
-    for (let i = 0; i < 100 && groupAlive(pid); i++) await sleep(20);
+    for (let i2 = 0; i2 < 100 && groupAlive(pid); i2++) await sleep(20);
     if (groupAlive(pid)) throw new ServerError(`${this.label}'s server (process group ${pid}) survived SIGKILL`);
   }
   output() {
@@ -68282,7 +68512,7 @@ var import_hdr_histogram_js = __toESM(require_dist3(), 1);
 import http2 from "node:http";
 function runLoad(options) {
   return new Promise((resolve3, reject) => {
-    const times = [];
+    const times2 = [];
     let ok = 0;
     let responses = 0;
     let bodyBytes = 0;
@@ -68298,7 +68528,7 @@ function runLoad(options) {
         // autocannon only checks for the end of a run on its sample tick (1 s by default): a short tick ends loads on time.
         sampleInt: 50,
         timeout: 10,
-        requests: options.requests.map((request, i) => ({
+        requests: options.requests.map((request, i2) => ({
           method: request.method,
           path: request.path,
           headers: { ...request.headers },
@@ -68306,7 +68536,7 @@ function runLoad(options) {
           onResponse: (status, body) => {
             expected = expectsStatus(request.status, status);
             pendingBody = body ? Buffer.byteLength(body) : 0;
-            if (!expected) unexpected[i][status] = (unexpected[i][status] ?? 0) + 1;
+            if (!expected) unexpected[i2][status] = (unexpected[i2][status] ?? 0) + 1;
           }
         }))
       },
@@ -68315,8 +68545,8 @@ function runLoad(options) {
         const elapsedMs = performance.now() - started;
         resolve3({
           requestsPerSec: ok / elapsedMs * 1e3,
-          times,
-          latency: latencyOf(times),
+          times: times2,
+          latency: latencyOf(times2),
           traffic: {
             responses,
             ok,
@@ -68337,7 +68567,7 @@ function runLoad(options) {
       if (!expected) return;
       ok++;
       bodyBytes += pendingBody;
-      times.push(responseTime);
+      times2.push(responseTime);
     });
   });
 }
@@ -68359,8 +68589,8 @@ function preflight(port, requests) {
     )
   );
 }
-function latencyOf(times) {
-  if (times.length === 0) return { p50: Number.NaN, p90: Number.NaN, p99: Number.NaN, mean: Number.NaN };
+function latencyOf(times2) {
+  if (times2.length === 0) return { p50: Number.NaN, p90: Number.NaN, p99: Number.NaN, mean: Number.NaN };
   const histogram = (0, import_hdr_histogram_js.build)({
     bitBucketSize: 64,
     lowestDiscernibleValue: 1,
@@ -68368,7 +68598,7 @@ function latencyOf(times) {
     numberOfSignificantValueDigits: 3,
     useWebAssembly: false
   });
-  for (const ms of times) histogram.recordValue(Math.max(1, Math.round(ms * 1e3)));
+  for (const ms of times2) histogram.recordValue(Math.max(1, Math.round(ms * 1e3)));
   const figures = {
     p50: histogram.getValueAtPercentile(50) / 1e3,
     p90: histogram.getValueAtPercentile(90) / 1e3,
@@ -68398,9 +68628,9 @@ function addTraffic(a, b) {
   if (a.bodyBytes !== void 0 || b.bodyBytes !== void 0) sum3.bodyBytes = (a.bodyBytes ?? 0) + (b.bodyBytes ?? 0);
   if (a.unexpected || b.unexpected) {
     const length = Math.max(a.unexpected?.length ?? 0, b.unexpected?.length ?? 0);
-    sum3.unexpected = Array.from({ length }, (_, i) => {
-      const counts = { ...a.unexpected?.[i] };
-      for (const [status, n] of Object.entries(b.unexpected?.[i] ?? {})) counts[status] = (counts[status] ?? 0) + n;
+    sum3.unexpected = Array.from({ length }, (_, i2) => {
+      const counts = { ...a.unexpected?.[i2] };
+      for (const [status, n] of Object.entries(b.unexpected?.[i2] ?? {})) counts[status] = (counts[status] ?? 0) + n;
       return counts;
     });
   }
@@ -68410,12 +68640,12 @@ function meanBodyBytes(t) {
   return t.bodyBytes === void 0 || t.ok === 0 ? void 0 : t.bodyBytes / t.ok;
 }
 var BODY_SIZE_RATIO = 2;
-function bodySizeMismatch(base, head) {
-  const [b, h] = [meanBodyBytes(base), meanBodyBytes(head)];
+function bodySizeMismatch(base2, head) {
+  const [b, h] = [meanBodyBytes(base2), meanBodyBytes(head)];
   if (b === void 0 || h === void 0) return void 0;
-  const empty2 = b === 0 !== (h === 0);
+  const empty3 = b === 0 !== (h === 0);
   const apart = b > 0 && h > 0 && Math.max(b / h, h / b) > BODY_SIZE_RATIO;
-  if (!empty2 && !apart) return void 0;
+  if (!empty3 && !apart) return void 0;
   return `head answered ${formatBytes(h)} per response where base answered ${formatBytes(b)}: different answers, not a faster or slower server (a body ${BODY_SIZE_RATIO}\xD7 larger or smaller, or empty on one side only, is not compared). Check what head's server sends for these requests.`;
 }
 function formatBytes(bytes) {
@@ -68431,14 +68661,14 @@ function failedRequests(t) {
   return failedResponses(t) + t.errors + t.timeouts + t.resets;
 }
 function describeTraffic(t, requests = []) {
-  const parts = Array.isArray(t.unexpected) ? t.unexpected.flatMap((counts, i) => {
+  const parts = Array.isArray(t.unexpected) ? t.unexpected.flatMap((counts, i2) => {
     const statuses = Object.entries(counts).sort(([, x], [, y]) => y - x);
     if (!statuses.length) return [];
     const total = statuses.reduce((sum3, [, n]) => sum3 + n, 0);
-    const request = requests[i];
-    const list2 = statuses.map(([status, n]) => `${status} \xD7${n}`).join(", ");
+    const request = requests[i2];
+    const list3 = statuses.map(([status, n]) => `${status} \xD7${n}`).join(", ");
     return [
-      `${total} unexpected responses to ${request?.label ?? `requests[${i}]`} (${list2}${request ? `; expected ${request.expected}` : ""})`
+      `${total} unexpected responses to ${request?.label ?? `requests[${i2}]`} (${list3}${request ? `; expected ${request.expected}` : ""})`
     ];
   }) : Object.entries(t.byClass).filter(([k]) => k !== "3xx" && k !== "1xx").map(([k, v]) => `${v} ${k} responses`);
   if (t.errors) parts.push(`${t.errors} connection errors`);
@@ -68463,14 +68693,14 @@ var Schedule = class {
   sent = 0;
   total;
   due(now) {
-    const times = [];
+    const times2 = [];
     while (this.sent < this.total) {
-      const at = this.start + this.sent * 1e3 / this.rate;
-      if (at > now) break;
-      times.push(at);
+      const at2 = this.start + this.sent * 1e3 / this.rate;
+      if (at2 > now) break;
+      times2.push(at2);
       this.sent++;
     }
-    return times;
+    return times2;
   }
   get done() {
     return this.sent >= this.total;
@@ -68489,7 +68719,7 @@ function runRateLoad(options) {
     headersTimeout: 1e4,
     bodyTimeout: 1e4
   });
-  const times = [];
+  const times2 = [];
   const unexpected = requests.map(() => ({}));
   const byClass = {};
   let ok = 0;
@@ -68505,8 +68735,8 @@ function runRateLoad(options) {
   const started = performance.now();
   const schedule = new Schedule(started, options.rate, options.durationMs);
   const send = (sentAt) => {
-    const i = next++ % requests.length;
-    const request = requests[i];
+    const i2 = next++ % requests.length;
+    const request = requests[i2];
     pending++;
     pool2.request({
       method: request.method,
@@ -68524,12 +68754,12 @@ function runRateLoad(options) {
         byClass[kind] = (byClass[kind] ?? 0) + 1;
       }
       if (!expectsStatus(request.status, status)) {
-        unexpected[i][status] = (unexpected[i][status] ?? 0) + 1;
+        unexpected[i2][status] = (unexpected[i2][status] ?? 0) + 1;
         return;
       }
       ok++;
       bodyBytes += body.length;
-      times.push(done - sentAt);
+      times2.push(done - sentAt);
     }).catch((error) => {
       if (error.code === "UND_ERR_HEADERS_TIMEOUT" || error.code === "UND_ERR_BODY_TIMEOUT") timeouts++;
       else if (error.code === "ECONNRESET" || error.code === "UND_ERR_SOCKET") resets++;
@@ -68550,8 +68780,8 @@ function runRateLoad(options) {
       };
       resolve3({
         requestsPerSec: rate.reached,
-        times,
-        latency: latencyOf(times),
+        times: times2,
+        latency: latencyOf(times2),
         traffic: {
           responses,
           ok,
@@ -68619,9 +68849,9 @@ function perRequest(blocks) {
     ...counted ? { instructions: blocks.reduce((total, b) => total + b.instructions, 0) / ok } : {}
   };
 }
-function cpuLogRatio(base, head) {
-  if (!base || !head || !(base.mainNs > 0) || !(head.mainNs > 0)) return void 0;
-  return Math.log(base.mainNs / head.mainNs);
+function cpuLogRatio(base2, head) {
+  if (!base2 || !head || !(base2.mainNs > 0) || !(head.mainNs > 0)) return void 0;
+  return Math.log(base2.mainNs / head.mainNs);
 }
 function loadOn(server, benchmark, durationMs) {
   const options = { port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs };
@@ -68680,23 +68910,23 @@ async function checkRequests(benchmark, server, side2, revisions, plan) {
   preflightStatus.set(benchmark, statuses);
   if (!statuses.base || !statuses.head) return;
   const file = benchmark.where.split(":")[0];
-  benchmark.requests.forEach((request, i) => {
-    const base = statuses.base[i];
-    const head = statuses.head[i];
+  benchmark.requests.forEach((request, i2) => {
+    const base2 = statuses.base[i2];
+    const head = statuses.head[i2];
     const ok = (status) => expectsStatus(request.status, status);
     const expected = describeExpected(request.status);
-    const what = `${request.method} ${formatPath(request.path)} (${benchmark.where}.requests[${i}])`;
-    if (!ok(base) && !ok(head)) {
-      const sameAnswer = base === head && base !== 0;
+    const what = `${request.method} ${formatPath(request.path)} (${benchmark.where}.requests[${i2}])`;
+    if (!ok(base2) && !ok(head)) {
+      const sameAnswer = base2 === head && base2 !== 0;
       throw new BenchmarkFailure(
-        `config error: ${what} answered ${statusText(base)} at base and ${statusText(head)} at head, where ${expected} is expected: ` + (sameAnswer ? `check the request's path in ${file}, or set its status: ${base} if that is the answer to load-test.` : `check the request in ${file}.`)
+        `config error: ${what} answered ${statusText(base2)} at base and ${statusText(head)} at head, where ${expected} is expected: ` + (sameAnswer ? `check the request's path in ${file}, or set its status: ${base2} if that is the answer to load-test.` : `check the request in ${file}.`)
       );
     }
     if (!ok(head))
       throw new BenchmarkFailure(
-        `head is broken: ${what} answered ${statusText(head)} at head (${revisions.head.ref}) but ${base} at base (expected ${expected}).`
+        `head is broken: ${what} answered ${statusText(head)} at head (${revisions.head.ref}) but ${base2} at base (expected ${expected}).`
       );
-    if (!ok(base)) plan.log(`${benchmark.id}: ${what} answered ${statusText(base)} at base but ${head} at head (expected ${expected})`);
+    if (!ok(base2)) plan.log(`${benchmark.id}: ${what} answered ${statusText(base2)} at base but ${head} at head (expected ${expected})`);
   });
 }
 function statusText(status) {
@@ -68707,13 +68937,13 @@ function endsSilent(blocks) {
   return last !== void 0 && !(last.base && last.head);
 }
 function leaveOutPaused(blocks) {
-  const answersLater = (side2, i) => blocks.slice(i + 1).some((b) => b[side2]);
+  const answersLater = (side2, i2) => blocks.slice(i2 + 1).some((b) => b[side2]);
   const leftOut = { base: 0, head: 0 };
   const kept = [];
-  blocks.forEach((block, i) => {
-    const paused = ["base", "head"].filter((side2) => !block[side2] && answersLater(side2, i));
+  blocks.forEach((block, i2) => {
+    const paused = ["base", "head"].filter((side2) => !block[side2] && answersLater(side2, i2));
     for (const side2 of paused) leftOut[side2]++;
-    if (paused.length === 0) kept.push(i);
+    if (paused.length === 0) kept.push(i2);
   });
   return { kept, leftOut };
 }
@@ -68724,7 +68954,7 @@ function keepAnswered(pairs, benchmarkId, round4, blockMs, log2) {
   const { kept, leftOut } = leaveOutPaused(pairs.map(answeredIn));
   const paused = pausedLine(benchmarkId, round4, leftOut, pairs.length, blockMs);
   if (paused) log2(paused);
-  return kept.map((i) => pairs[i]);
+  return kept.map((i2) => pairs[i2]);
 }
 function pausedLine(benchmarkId, round4, leftOut, blocks, blockMs) {
   const sides = ["base", "head"].filter((side2) => leftOut[side2] > 0);
@@ -68732,28 +68962,28 @@ function pausedLine(benchmarkId, round4, leftOut, blocks, blockMs) {
   const what = sides.map((side2) => `${side2}'s server answered nothing in ${leftOut[side2]} of ${blocks} ${(blockMs / 1e3).toFixed(1)}s blocks`).join(" and ");
   return `${benchmarkId} round ${round4 + 1}: ${what}, then answered again: left out of the round (starved of the CPU or paused for a whole block; a pause of its own shows in its latency and event-loop delay)`;
 }
-function judgeTraffic(benchmark, base, head, logRatio, silent, servers) {
+function judgeTraffic(benchmark, base2, head, logRatio, silent, servers) {
   const bad = failedRequests;
   const tolerated = (t) => Math.max(5, 1e-3 * (t.responses + t.errors));
   const labels = requestLabels(benchmark.requests);
-  if (bad(head.traffic) > tolerated(head.traffic) && bad(head.traffic) > 2 * bad(base.traffic)) {
+  if (bad(head.traffic) > tolerated(head.traffic) && bad(head.traffic) > 2 * bad(base2.traffic)) {
     throw new BenchmarkFailure(
-      `head is broken under load: ${describeTraffic(head.traffic, labels)} (base: ${bad(base.traffic) ? describeTraffic(base.traffic, labels) : "none"}).`
+      `head is broken under load: ${describeTraffic(head.traffic, labels)} (base: ${bad(base2.traffic) ? describeTraffic(base2.traffic, labels) : "none"}).`
     );
   }
   for (const side2 of ["head", "base"]) {
     const loads = silent[side2];
     if (!loads.length) continue;
-    const figures = side2 === "base" ? base : head;
+    const figures = side2 === "base" ? base2 : head;
     throw new BenchmarkFailure(
       `${servers?.[side2]?.label ?? side2}'s server answered no request with an expected status in ${loads.length === 1 ? "a" : loads.length} ${(loads[0] / 1e3).toFixed(1)}s load${loads.length === 1 ? "" : "s"} (${describeTraffic(figures.traffic, labels)}; requests still waiting at the deadline count as unanswered): a hung server, not a measurement.${servers?.[side2]?.output() ?? ""}`
     );
   }
-  const mismatch = bodySizeMismatch(base.traffic, head.traffic);
+  const mismatch = bodySizeMismatch(base2.traffic, head.traffic);
   if (mismatch) throw new BenchmarkFailure(mismatch);
   if (!(logRatio > -Infinity && logRatio < Infinity))
-    throw new BenchmarkFailure(`${benchmark.id}: no successful responses to compare (base ${base.traffic.ok}, head ${head.traffic.ok}).`);
-  return { base, head, logRatio };
+    throw new BenchmarkFailure(`${benchmark.id}: no successful responses to compare (base ${base2.traffic.ok}, head ${head.traffic.ok}).`);
+  return { base: base2, head, logRatio };
 }
 
 // src/measure/http/alternate.ts
@@ -68907,7 +69137,7 @@ async function duetRound(benchmark, revisions, round4, settings, deps = REAL) {
     const count3 = plan ? plan.blocks : Math.max(2, Math.round(benchmark.durationMs / blockMs));
     const blocks = [];
     const blocksStart = performance.now();
-    for (let i = 0; i < count3 || i < 2 * count3 && endsSilent(blocks.map(answeredIn)); i++) {
+    for (let i2 = 0; i2 < count3 || i2 < 2 * count3 && endsSilent(blocks.map(answeredIn)); i2++) {
       blocks.push(await load(blockMs));
       for (const side2 of sides) both[side2].checkAlive("under load");
     }
@@ -69003,21 +69233,21 @@ function duetFigures(blocks, fixedRate) {
 }
 
 // src/stats/components.ts
-function varianceComponents(data) {
-  const depth = levelsOf(data);
+function varianceComponents(data2) {
+  const depth = levelsOf(data2);
   const groups = Array.from({ length: depth }, () => []);
   const walk = (node, level) => {
     const values = node.map((child) => typeof child === "number" ? child : walk(child, level - 1));
     groups[level - 1].push(values);
     return mean(values);
   };
-  const grand = walk(data, depth);
+  const grand = walk(data2, depth);
   const spreads = groups.map((level) => {
     const withSpread = level.filter((values) => values.length >= 2);
     return withSpread.length === 0 ? NaN : mean(withSpread.map((values) => sampleVariance(values)));
   });
   const repetitions = groups.slice(0, -1).map((level) => mean(level.map((values) => values.length)));
-  const variances = spreads.map((s, i) => Math.max(0, i === 0 ? s : s - spreads[i - 1] / repetitions[i - 1]));
+  const variances = spreads.map((s, i2) => Math.max(0, i2 === 0 ? s : s - spreads[i2 - 1] / repetitions[i2 - 1]));
   return { mean: grand, variances, spreads, repetitions };
 }
 function levelsOf(node) {
@@ -69102,9 +69332,9 @@ var DuetPlanner = class {
     let last = -1;
     let late = false;
     for (const d of deviations)
-      d.forEach((x, i) => {
+      d.forEach((x, i2) => {
         if (Math.abs(x) <= limit) return;
-        if (i < half) last = Math.max(last, i);
+        if (i2 < half) last = Math.max(last, i2);
         else late = true;
       });
     this.warmupBlocks = last + 1;
@@ -69179,7 +69409,7 @@ async function measureHttp(plan) {
     const planner = plan.mode === "duet" && benchmark.schedule === "auto" ? new DuetPlanner({ id: benchmark.id, warmupMs: benchmark.warmupMs, blockMs: plan.blockMs ?? 1e3 }, plan.log) : void 0;
     const recent = [];
     let done = 0;
-    const reserved = plan.benchmarks.slice(index + 1).reduce((sum3, _b, i) => sum3 + 2 * perRound[index + 1 + i], 0);
+    const reserved = plan.benchmarks.slice(index + 1).reduce((sum3, _b, i2) => sum3 + 2 * perRound[index + 1 + i2], 0);
     const estimate = () => recent.length > 0 ? recent.reduce((a, b) => a + b, 0) / recent.length : perRound[index];
     const runRound2 = async (round4, target2, into, keepBack) => {
       if (now() + estimate() + reserved + keepBack > plan.deadline) return false;
@@ -69331,7 +69561,7 @@ var MEANINGS = {
   waiting: "the server works less but answers slower: requests wait on I/O, timers, a queue or a lock rather than on the CPU",
   memory: "memory grows under load: something is kept across requests (an unbounded cache, listeners or closures added per request)"
 };
-function diagnose(base, head, throughputChange) {
+function diagnose(base2, head, throughputChange) {
   const lines = [];
   const ms = (x) => `${x.toFixed(1)} ms`;
   const pct4 = (x) => formatShare(x, 0);
@@ -69339,26 +69569,26 @@ function diagnose(base, head, throughputChange) {
   const say = (figure, worse, meaning) => lines.push(worse ? `${figure}: ${meaning}` : figure);
   const factor = (a, b, floor) => Math.max(a, b) >= floor && (b >= a * FACTOR || a >= b * FACTOR);
   for (const stat2 of ["p99", "p50"]) {
-    const delay = [base.eventLoopDelayMs[stat2], head.eventLoopDelayMs[stat2]];
+    const delay = [base2.eventLoopDelayMs[stat2], head.eventLoopDelayMs[stat2]];
     if (!factor(...delay, FLOORS.eventLoopDelayP99Ms)) continue;
     say(`event-loop delay ${stat2} ${ms(delay[0])} \u2192 ${ms(delay[1])}`, delay[1] > delay[0], MEANINGS.blocked);
     break;
   }
-  const gc2 = [base.gc.share, head.gc.share];
+  const gc2 = [base2.gc.share, head.gc.share];
   if (Math.abs(gc2[1] - gc2[0]) >= POINTS.gcShare && factor(...gc2, FLOORS.gcShare)) {
     say(
-      `time in GC ${pct4(gc2[0])} \u2192 ${pct4(gc2[1])} of the window (${base.gc.totalMs.toFixed(0)} \u2192 ${head.gc.totalMs.toFixed(0)} ms)`,
+      `time in GC ${pct4(gc2[0])} \u2192 ${pct4(gc2[1])} of the window (${base2.gc.totalMs.toFixed(0)} \u2192 ${head.gc.totalMs.toFixed(0)} ms)`,
       gc2[1] > gc2[0],
       MEANINGS.allocation
     );
   }
-  const elu = [base.eventLoopUtilization, head.eventLoopUtilization];
+  const elu = [base2.eventLoopUtilization, head.eventLoopUtilization];
   if (Math.abs(elu[1] - elu[0]) >= POINTS.eventLoopUtilization) {
     const slower = throughputChange !== void 0 && throughputChange < 0;
     say(`event-loop utilisation ${pct4(elu[0])} \u2192 ${pct4(elu[1])}`, slower, elu[1] > elu[0] ? MEANINGS.busier : MEANINGS.waiting);
   }
-  const rss = [base.peakRssMb, head.peakRssMb];
-  const heap = [base.peakHeapUsedMb, head.peakHeapUsedMb];
+  const rss = [base2.peakRssMb, head.peakRssMb];
+  const heap = [base2.peakHeapUsedMb, head.peakHeapUsedMb];
   if (factor(...heap, FLOORS.heapMb)) say(`peak heap used ${mb(heap[0])} \u2192 ${mb(heap[1])}`, heap[1] > heap[0], MEANINGS.memory);
   else if (factor(...rss, FLOORS.rssMb)) say(`peak RSS ${mb(rss[0])} \u2192 ${mb(rss[1])}`, rss[1] > rss[0], MEANINGS.memory);
   return lines;
@@ -69382,7 +69612,7 @@ function httpDetails(samples, comparison) {
       ...compared.regressionP !== void 0 ? { regressionP: compared.regressionP } : {}
     };
   }
-  const base = summarizeServer(http3.base);
+  const base2 = summarizeServer(http3.base);
   const head = summarizeServer(http3.head);
   return {
     requests: http3.config.requests.map((r) => `${r.method} ${r.path}`),
@@ -69392,12 +69622,12 @@ function httpDetails(samples, comparison) {
     warmupMs: http3.config.warmupMs,
     latency,
     traffic: { base: sumTraffic(http3.base), head: sumTraffic(http3.head) },
-    server: base || head ? { base, head } : {
+    server: base2 || head ? { base: base2, head } : {
       base: null,
       head: null,
       note: "server-side figures need a server started with `node \u2026` (the probe is preloaded through NODE_OPTIONS); this one is not, so the probe was skipped"
     },
-    moved: base && head ? diagnose(base, head, comparison.change?.estimate) : [],
+    moved: base2 && head ? diagnose(base2, head, comparison.change?.estimate) : [],
     ...cpuDetails(samples, comparison),
     ...rateDetails(http3),
     ...duetDetails(http3),
@@ -69466,9 +69696,9 @@ function cpuDetails(samples, comparison) {
       ...counted ? { instructions: median(cpu.map((c) => c.instructions)) } : {}
     };
   };
-  const base = summary(http3.base);
+  const base2 = summary(http3.base);
   const head = summary(http3.head);
-  if (!base || !head || ratios.length !== http3.base.length || !ratios.every(Number.isFinite))
+  if (!base2 || !head || ratios.length !== http3.base.length || !ratios.every(Number.isFinite))
     return {
       cpu: null,
       cpuNote: "the servers' CPU per request was not read: it needs Linux's /proc/<pid>/task/<tid>/schedstat and a server process of the load test's own (started with `node \u2026`, or a simple command)"
@@ -69478,12 +69708,12 @@ function cpuDetails(samples, comparison) {
   if (judged) {
     const { estimate: estimate2, low: low2, high: high2, confidence } = judged.change;
     return {
-      cpu: { base, head, change: { estimate: estimate2, low: low2, high: high2, confidence }, rounds, verdict: judged.verdict, regressionP: judged.regressionP }
+      cpu: { base: base2, head, change: { estimate: estimate2, low: low2, high: high2, confidence }, rounds, verdict: judged.verdict, regressionP: judged.regressionP }
     };
   }
   const { estimate, low, high, achievedConfidence } = estimateChange(ratios, 0.95);
   const change = ratios.length >= 2 ? { estimate, low, high, confidence: Math.min(0.95, achievedConfidence) } : null;
-  return { cpu: { base, head, change, rounds } };
+  return { cpu: { base: base2, head, change, rounds } };
 }
 function summarizeServer(rounds) {
   const probes = rounds.map((r) => r.probe).filter((p) => p !== void 0);
@@ -69575,14 +69805,14 @@ function analyze(benchmarks, options) {
   };
   return benchmarks.map((benchmark) => {
     const budget = options.budgetFor(benchmark.id);
-    const base = summarize(benchmark.base?.opsPerSec);
+    const base2 = summarize(benchmark.base?.opsPerSec);
     const head = summarize(benchmark.head?.opsPerSec);
     const common = {
       id: benchmark.id,
       kind: benchmark.kind,
       file: benchmark.file,
       budget,
-      base,
+      base: base2,
       head,
       logRatios: benchmark.logRatios,
       confirmation: benchmark.confirmation
@@ -69825,9 +70055,36 @@ function summarize2(benchmarks) {
   return `error: ${counts}`;
 }
 
+// src/explain/agreement.ts
+var METHOD_FLOOR = 0.1;
+var METHOD_SHARE = 0.25;
+function agreement(profile, measured) {
+  const { perOpUs, gcPerOpUs, samples } = profile;
+  if (!(perOpUs.base > 0 && perOpUs.head > 0 && measured.baseUs > 0 && measured.headUs > 0)) return void 0;
+  if (!(samples.base > 0 && samples.head > 0)) return void 0;
+  const logRounds = measured.rounds.filter((r) => r > -1).map((r) => Math.log1p(r));
+  const spread = logRounds.length >= 3 ? sampleStandardDeviation(logRounds) : 0;
+  const sampling = Math.sqrt(1 / samples.base + 1 / samples.head);
+  const method = Math.max(METHOD_FLOOR, METHOD_SHARE * Math.abs(Math.log1p(measured.change.estimate)));
+  const allowance = 2 * Math.hypot(spread, sampling) + method;
+  const low = Math.log1p(measured.change.low) - allowance;
+  const high = Math.log1p(measured.change.high) + allowance;
+  const within = (change) => Math.log1p(change) >= low && Math.log1p(change) <= high;
+  const profileChange = perOpUs.head / perOpUs.base - 1;
+  const withoutGc = (side2) => Math.max(perOpUs[side2] - gcPerOpUs[side2], 1e-9);
+  const profileChangeWithoutGc = withoutGc("head") / withoutGc("base") - 1;
+  const factor = { base: perOpUs.base / measured.baseUs, head: perOpUs.head / measured.headUs };
+  const agrees = within(profileChange);
+  const result = { profileChange, profileChangeWithoutGc, measured: measured.change, allowance, factor, agrees };
+  if (agrees) return result;
+  const decided = measured.change.low > 0 || measured.change.high < 0;
+  const opposite = decided && Math.sign(profileChange) !== Math.sign(measured.change.estimate);
+  return { ...result, disagrees: opposite ? "direction" : "size", reason: within(profileChangeWithoutGc) ? "gc" : "level" };
+}
+
 // src/explain/run.ts
-import { createHash as createHash3 } from "node:crypto";
-import { mkdirSync as mkdirSync2, readFileSync as readFileSync7 } from "node:fs";
+import { createHash as createHash4 } from "node:crypto";
+import { mkdirSync as mkdirSync2, readFileSync as readFileSync8 } from "node:fs";
 import path7 from "node:path";
 
 // src/measure/http/profile.ts
@@ -69854,23 +70111,6178 @@ async function profileServer(benchmark, revision, plan, profile) {
   }
 }
 
+// src/explain/functions.ts
+import { createHash as createHash3 } from "node:crypto";
+import { readFileSync as readFileSync6, statSync as statSync3 } from "node:fs";
+
+// node_modules/acorn/dist/acorn.mjs
+var astralIdentifierCodes = [509, 0, 227, 0, 150, 4, 294, 9, 1368, 2, 2, 1, 6, 3, 41, 2, 5, 0, 166, 1, 574, 3, 9, 9, 7, 9, 32, 4, 318, 1, 31, 4, 33, 15, 71, 10, 50, 3, 123, 2, 54, 14, 32, 10, 3, 1, 11, 3, 46, 10, 8, 0, 46, 9, 7, 2, 37, 13, 2, 9, 6, 1, 45, 0, 13, 2, 49, 13, 9, 3, 2, 11, 83, 11, 7, 0, 3, 0, 158, 11, 6, 9, 7, 3, 56, 1, 2, 6, 3, 1, 3, 2, 10, 0, 11, 1, 3, 6, 4, 4, 68, 8, 2, 0, 3, 0, 2, 3, 2, 4, 2, 0, 15, 1, 83, 17, 10, 9, 5, 0, 82, 19, 13, 9, 214, 6, 3, 8, 28, 1, 83, 16, 16, 9, 82, 12, 9, 9, 7, 19, 58, 14, 5, 9, 243, 14, 166, 9, 71, 5, 2, 1, 3, 3, 2, 0, 2, 1, 13, 9, 120, 6, 3, 6, 4, 0, 29, 9, 41, 6, 2, 3, 9, 0, 10, 10, 47, 15, 199, 7, 137, 9, 54, 7, 2, 7, 17, 9, 57, 21, 2, 13, 123, 5, 4, 0, 2, 1, 2, 6, 2, 0, 9, 9, 49, 4, 2, 1, 2, 4, 9, 9, 55, 9, 7, 0, 259, 3, 10, 1, 2, 0, 49, 6, 4, 4, 14, 10, 5350, 0, 7, 14, 11465, 27, 2343, 9, 87, 9, 39, 4, 60, 6, 26, 9, 535, 9, 470, 0, 2, 54, 8, 3, 82, 0, 12, 1, 19628, 1, 4178, 9, 519, 45, 3, 22, 481, 1, 61, 4, 4, 5, 9, 7, 3, 6, 31, 3, 149, 2, 12, 2, 9, 1, 3, 0, 33, 1, 1357, 49, 513, 54, 5, 49, 9, 0, 15, 0, 23, 4, 2, 14, 1361, 6, 2, 16, 3, 6, 2, 1, 2, 4, 101, 0, 161, 6, 10, 9, 357, 0, 62, 13, 499, 13, 245, 1, 2, 9, 233, 0, 3, 0, 8, 1, 6, 0, 475, 6, 110, 6, 6, 9, 4759, 9, 787719, 239];
+var astralIdentifierStartCodes = [0, 11, 2, 25, 2, 18, 2, 1, 2, 14, 3, 13, 35, 122, 70, 52, 268, 28, 4, 48, 48, 31, 14, 29, 6, 37, 11, 29, 3, 35, 5, 7, 2, 4, 43, 157, 19, 35, 5, 35, 5, 39, 9, 51, 13, 10, 2, 14, 2, 6, 2, 1, 2, 10, 2, 14, 2, 6, 2, 1, 4, 51, 13, 310, 10, 21, 11, 7, 25, 5, 2, 41, 2, 13, 65, 5, 3, 0, 2, 43, 2, 1, 4, 0, 3, 22, 11, 22, 10, 30, 66, 18, 2, 1, 11, 21, 11, 25, 7, 25, 39, 55, 7, 1, 65, 0, 16, 3, 2, 2, 2, 28, 43, 28, 4, 28, 36, 7, 2, 27, 28, 53, 11, 21, 11, 18, 14, 17, 111, 72, 56, 50, 14, 50, 14, 35, 39, 27, 10, 22, 251, 41, 7, 1, 17, 5, 18, 21, 18, 28, 11, 0, 9, 21, 43, 17, 47, 20, 28, 22, 13, 52, 58, 1, 3, 0, 14, 44, 33, 24, 27, 35, 30, 0, 3, 0, 9, 34, 4, 0, 13, 47, 15, 3, 22, 0, 2, 0, 36, 17, 2, 24, 20, 1, 64, 6, 2, 0, 2, 3, 2, 14, 2, 9, 8, 46, 39, 7, 3, 1, 3, 21, 2, 6, 2, 1, 2, 4, 4, 0, 19, 0, 13, 4, 31, 9, 2, 0, 3, 0, 2, 37, 2, 0, 26, 0, 2, 0, 45, 52, 19, 3, 21, 2, 31, 47, 21, 1, 2, 0, 185, 46, 42, 3, 37, 47, 21, 0, 60, 42, 14, 0, 72, 26, 38, 6, 186, 43, 117, 63, 32, 7, 3, 0, 3, 7, 2, 1, 2, 23, 16, 0, 2, 0, 95, 7, 3, 38, 17, 0, 2, 0, 29, 0, 11, 39, 8, 0, 22, 0, 12, 45, 20, 0, 19, 72, 18, 0, 182, 32, 32, 8, 2, 36, 18, 0, 50, 29, 113, 6, 2, 1, 2, 37, 22, 0, 26, 5, 2, 1, 2, 31, 15, 0, 24, 43, 22, 0, 239, 18, 16, 0, 2, 12, 2, 33, 125, 0, 80, 921, 103, 111, 6, 206, 13, 310, 2314, 96, 16, 1071, 18, 5, 26, 3994, 6, 582, 6842, 29, 1763, 568, 8, 30, 18, 78, 18, 29, 19, 47, 17, 3, 32, 20, 6, 18, 433, 44, 212, 63, 33, 24, 3, 24, 45, 74, 6, 0, 67, 12, 65, 1, 2, 0, 15, 4, 10, 7386, 37, 33, 96, 114, 14, 913, 15, 50, 7710, 3, 2, 6, 2, 1, 2, 296, 10, 0, 30, 2, 3, 0, 15, 4, 8, 395, 2309, 106, 6, 12, 4, 8, 8, 9, 5991, 84, 2, 70, 2, 1, 3, 0, 3, 1, 3, 3, 2, 11, 2, 0, 2, 6, 2, 64, 2, 3, 3, 7, 2, 6, 2, 27, 2, 3, 2, 4, 2, 0, 4, 6, 2, 340, 2, 24, 2, 24, 2, 30, 2, 24, 2, 30, 2, 24, 2, 30, 2, 24, 2, 30, 2, 24, 2, 7, 1845, 129, 15, 6, 55, 50, 49, 61, 147, 44, 11, 6, 17, 0, 322, 29, 19, 43, 485, 27, 229, 29, 3, 0, 208, 30, 2, 2, 2, 1, 2, 6, 3, 4, 10, 1, 225, 6, 2, 3, 2, 1, 2, 14, 2, 196, 60, 67, 8, 0, 1205, 3, 2, 26, 2, 1, 2, 0, 3, 0, 2, 9, 2, 3, 2, 0, 2, 0, 7, 0, 5, 0, 2, 0, 2, 0, 2, 2, 2, 1, 2, 0, 3, 0, 2, 0, 2, 0, 2, 0, 2, 0, 2, 1, 2, 0, 3, 3, 2, 6, 2, 3, 2, 3, 2, 0, 2, 9, 2, 16, 6, 2, 2, 4, 2, 16, 4421, 42719, 33, 4382, 2, 5773, 3, 7472, 16, 621, 2467, 541, 1507, 4938, 6, 8489, 39815, 11327];
+var nonASCIIidentifierChars = "\u200C\u200D\xB7\u0300-\u036F\u0387\u0483-\u0487\u0591-\u05BD\u05BF\u05C1\u05C2\u05C4\u05C5\u05C7-\u05C9\u0610-\u061A\u064B-\u0669\u0670\u06D6-\u06DC\u06DF-\u06E4\u06E7\u06E8\u06EA-\u06ED\u06F0-\u06F9\u0711\u0730-\u074A\u07A6-\u07B0\u07C0-\u07C9\u07EB-\u07F3\u07FD\u0816-\u0819\u081B-\u0823\u0825-\u0827\u0829-\u082D\u0859-\u085B\u0897-\u089F\u08CA-\u08E1\u08E3-\u0903\u093A-\u093C\u093E-\u094F\u0951-\u0957\u0962\u0963\u0966-\u096F\u0981-\u0983\u09BC\u09BE-\u09C4\u09C7\u09C8\u09CB-\u09CD\u09D7\u09E2\u09E3\u09E6-\u09EF\u09FE\u0A01-\u0A03\u0A3C\u0A3E-\u0A42\u0A47\u0A48\u0A4B-\u0A4D\u0A51\u0A66-\u0A71\u0A75\u0A81-\u0A83\u0ABC\u0ABE-\u0AC5\u0AC7-\u0AC9\u0ACB-\u0ACD\u0AE2\u0AE3\u0AE6-\u0AEF\u0AFA-\u0AFF\u0B01-\u0B03\u0B3C\u0B3E-\u0B44\u0B47\u0B48\u0B4B-\u0B4D\u0B53-\u0B57\u0B62\u0B63\u0B66-\u0B6F\u0B82\u0BBE-\u0BC2\u0BC6-\u0BC8\u0BCA-\u0BCD\u0BD7\u0BE6-\u0BEF\u0C00-\u0C04\u0C3C\u0C3E-\u0C44\u0C46-\u0C48\u0C4A-\u0C4D\u0C55\u0C56\u0C62\u0C63\u0C66-\u0C6F\u0C81-\u0C83\u0CBC\u0CBE-\u0CC4\u0CC6-\u0CC8\u0CCA-\u0CCD\u0CD5\u0CD6\u0CE2\u0CE3\u0CE6-\u0CEF\u0CF3\u0D00-\u0D03\u0D3B\u0D3C\u0D3E-\u0D44\u0D46-\u0D48\u0D4A-\u0D4D\u0D57\u0D62\u0D63\u0D66-\u0D6F\u0D81-\u0D83\u0DCA\u0DCF-\u0DD4\u0DD6\u0DD8-\u0DDF\u0DE6-\u0DEF\u0DF2\u0DF3\u0E31\u0E34-\u0E3A\u0E47-\u0E4E\u0E50-\u0E59\u0EB1\u0EB4-\u0EBC\u0EC8-\u0ECE\u0ED0-\u0ED9\u0F18\u0F19\u0F20-\u0F29\u0F35\u0F37\u0F39\u0F3E\u0F3F\u0F71-\u0F84\u0F86\u0F87\u0F8D-\u0F97\u0F99-\u0FBC\u0FC6\u102B-\u103E\u1040-\u1049\u1056-\u1059\u105E-\u1060\u1062-\u1064\u1067-\u106D\u1071-\u1074\u1082-\u108D\u108F-\u109D\u135D-\u135F\u1369-\u1371\u1712-\u1715\u1732-\u1734\u1752\u1753\u1772\u1773\u17B4-\u17D3\u17DD\u17E0-\u17E9\u180B-\u180D\u180F-\u1819\u18A9\u1920-\u192B\u1930-\u193B\u1946-\u194F\u19D0-\u19DA\u1A17-\u1A1B\u1A55-\u1A5E\u1A60-\u1A7C\u1A7F-\u1A89\u1A90-\u1A99\u1AB0-\u1ABD\u1ABF-\u1AF0\u1B00-\u1B04\u1B34-\u1B44\u1B50-\u1B59\u1B6B-\u1B73\u1B80-\u1B82\u1BA1-\u1BAD\u1BB0-\u1BB9\u1BE6-\u1BF3\u1C24-\u1C37\u1C40-\u1C49\u1C50-\u1C59\u1CD0-\u1CD2\u1CD4-\u1CE8\u1CED\u1CF4\u1CF7-\u1CF9\u1DC0-\u1DFF\u200C\u200D\u203F\u2040\u2054\u20D0-\u20DC\u20E1\u20E5-\u20F0\u2CEF-\u2CF1\u2D7F\u2DE0-\u2DFF\u302A-\u302F\u3099\u309A\u30FB\uA620-\uA629\uA66F\uA674-\uA67D\uA69E\uA69F\uA6F0\uA6F1\uA802\uA806\uA80B\uA823-\uA827\uA82C\uA880\uA881\uA8B4-\uA8C5\uA8D0-\uA8D9\uA8E0-\uA8F1\uA8FF-\uA909\uA926-\uA92D\uA947-\uA953\uA980-\uA983\uA9B3-\uA9C0\uA9D0-\uA9D9\uA9E5\uA9F0-\uA9F9\uAA29-\uAA36\uAA43\uAA4C\uAA4D\uAA50-\uAA59\uAA7B-\uAA7D\uAAB0\uAAB2-\uAAB4\uAAB7\uAAB8\uAABE\uAABF\uAAC1\uAAEB-\uAAEF\uAAF5\uAAF6\uABE3-\uABEA\uABEC\uABED\uABF0-\uABF9\uFB1E\uFE00-\uFE0F\uFE20-\uFE2F\uFE33\uFE34\uFE4D-\uFE4F\uFF10-\uFF19\uFF3F\uFF65";
+var nonASCIIidentifierStartChars = "\xAA\xB5\xBA\xC0-\xD6\xD8-\xF6\xF8-\u02C1\u02C6-\u02D1\u02E0-\u02E4\u02EC\u02EE\u0370-\u0374\u0376\u0377\u037A-\u037D\u037F\u0386\u0388-\u038A\u038C\u038E-\u03A1\u03A3-\u03F5\u03F7-\u0481\u048A-\u052F\u0531-\u0556\u0558\u0559\u0560-\u0588\u058B\u058C\u05D0-\u05EA\u05EF-\u05F2\u0620-\u064A\u066E\u066F\u0671-\u06D3\u06D5\u06E5\u06E6\u06EE\u06EF\u06FA-\u06FC\u06FF\u0710\u0712-\u072F\u074D-\u07A5\u07B1\u07CA-\u07EA\u07F4\u07F5\u07FA\u0800-\u0815\u081A\u0824\u0828\u0840-\u0858\u0860-\u086A\u0870-\u0887\u0889-\u088F\u08A0-\u08C9\u0904-\u0939\u093D\u0950\u0958-\u0961\u0971-\u0980\u0985-\u098C\u098F\u0990\u0993-\u09A8\u09AA-\u09B0\u09B2\u09B6-\u09B9\u09BD\u09CE\u09DC\u09DD\u09DF-\u09E1\u09F0\u09F1\u09FC\u0A05-\u0A0A\u0A0F\u0A10\u0A13-\u0A28\u0A2A-\u0A30\u0A32\u0A33\u0A35\u0A36\u0A38\u0A39\u0A59-\u0A5C\u0A5E\u0A72-\u0A74\u0A85-\u0A8D\u0A8F-\u0A91\u0A93-\u0AA8\u0AAA-\u0AB0\u0AB2\u0AB3\u0AB5-\u0AB9\u0ABD\u0AD0\u0AE0\u0AE1\u0AF9\u0B05-\u0B0C\u0B0F\u0B10\u0B13-\u0B28\u0B2A-\u0B30\u0B32\u0B33\u0B35-\u0B39\u0B3D\u0B5C\u0B5D\u0B5F-\u0B61\u0B71\u0B83\u0B85-\u0B8A\u0B8E-\u0B90\u0B92-\u0B95\u0B99\u0B9A\u0B9C\u0B9E\u0B9F\u0BA3\u0BA4\u0BA8-\u0BAA\u0BAE-\u0BB9\u0BD0\u0C05-\u0C0C\u0C0E-\u0C10\u0C12-\u0C28\u0C2A-\u0C39\u0C3D\u0C58-\u0C5A\u0C5C\u0C5D\u0C60\u0C61\u0C80\u0C85-\u0C8C\u0C8E-\u0C90\u0C92-\u0CA8\u0CAA-\u0CB3\u0CB5-\u0CB9\u0CBD\u0CDC-\u0CDE\u0CE0\u0CE1\u0CF1\u0CF2\u0D04-\u0D0C\u0D0E-\u0D10\u0D12-\u0D3A\u0D3D\u0D4E\u0D54-\u0D56\u0D5F-\u0D61\u0D7A-\u0D7F\u0D85-\u0D96\u0D9A-\u0DB1\u0DB3-\u0DBB\u0DBD\u0DC0-\u0DC6\u0E01-\u0E30\u0E32\u0E33\u0E40-\u0E46\u0E81\u0E82\u0E84\u0E86-\u0E8A\u0E8C-\u0EA3\u0EA5\u0EA7-\u0EB0\u0EB2\u0EB3\u0EBD\u0EC0-\u0EC4\u0EC6\u0EDC-\u0EDF\u0F00\u0F40-\u0F47\u0F49-\u0F6C\u0F88-\u0F8C\u1000-\u102A\u103F\u1050-\u1055\u105A-\u105D\u1061\u1065\u1066\u106E-\u1070\u1075-\u1081\u108E\u10A0-\u10C5\u10C7\u10CD\u10D0-\u10FA\u10FC-\u1248\u124A-\u124D\u1250-\u1256\u1258\u125A-\u125D\u1260-\u1288\u128A-\u128D\u1290-\u12B0\u12B2-\u12B5\u12B8-\u12BE\u12C0\u12C2-\u12C5\u12C8-\u12D6\u12D8-\u1310\u1312-\u1315\u1318-\u135A\u1380-\u138F\u13A0-\u13F5\u13F8-\u13FD\u1401-\u166C\u166F-\u167F\u1681-\u169A\u16A0-\u16EA\u16EE-\u16F8\u1700-\u1711\u171F-\u1731\u1740-\u1751\u1760-\u176C\u176E-\u1770\u1780-\u17B3\u17D7\u17DC\u1820-\u1878\u1880-\u18A8\u18AA\u18B0-\u18F5\u1900-\u191E\u1950-\u196D\u1970-\u1974\u1980-\u19AB\u19B0-\u19C9\u1A00-\u1A16\u1A20-\u1A54\u1AA7\u1B05-\u1B33\u1B45-\u1B4C\u1B83-\u1BA0\u1BAE\u1BAF\u1BBA-\u1BE5\u1C00-\u1C23\u1C4D-\u1C4F\u1C5A-\u1C7D\u1C80-\u1C8A\u1C90-\u1CBA\u1CBD-\u1CBF\u1CE9-\u1CEC\u1CEE-\u1CF3\u1CF5\u1CF6\u1CFA\u1D00-\u1DBF\u1E00-\u1F15\u1F18-\u1F1D\u1F20-\u1F45\u1F48-\u1F4D\u1F50-\u1F57\u1F59\u1F5B\u1F5D\u1F5F-\u1F7D\u1F80-\u1FB4\u1FB6-\u1FBC\u1FBE\u1FC2-\u1FC4\u1FC6-\u1FCC\u1FD0-\u1FD3\u1FD6-\u1FDB\u1FE0-\u1FEC\u1FF2-\u1FF4\u1FF6-\u1FFC\u2071\u207F\u208F-\u209F\u2102\u2107\u210A-\u2113\u2115\u2118-\u211D\u2124\u2126\u2128\u212A-\u2139\u213C-\u213F\u2145-\u2149\u214E\u2160-\u2188\u2C00-\u2CE4\u2CEB-\u2CEE\u2CF2\u2CF3\u2D00-\u2D25\u2D27\u2D2D\u2D30-\u2D67\u2D6F\u2D80-\u2D96\u2DA0-\u2DA6\u2DA8-\u2DAE\u2DB0-\u2DB6\u2DB8-\u2DBE\u2DC0-\u2DC6\u2DC8-\u2DCE\u2DD0-\u2DD6\u2DD8-\u2DDE\u3005-\u3007\u3021-\u3029\u3031-\u3035\u3038-\u303C\u3041-\u3096\u309B-\u309F\u30A1-\u30FA\u30FC-\u30FF\u3105-\u312F\u3131-\u318E\u31A0-\u31BF\u31F0-\u31FF\u3400-\u4DBF\u4E00-\uA48C\uA4D0-\uA4FD\uA500-\uA60C\uA610-\uA61F\uA62A\uA62B\uA640-\uA66E\uA67F-\uA69D\uA6A0-\uA6EF\uA717-\uA71F\uA722-\uA788\uA78B-\uA7DD\uA7E2\uA7F1-\uA801\uA803-\uA805\uA807-\uA80A\uA80C-\uA822\uA840-\uA873\uA882-\uA8B3\uA8F2-\uA8F7\uA8FB\uA8FD\uA8FE\uA90A-\uA925\uA930-\uA946\uA960-\uA97C\uA984-\uA9B2\uA9CF\uA9E0-\uA9E4\uA9E6-\uA9EF\uA9FA-\uA9FE\uAA00-\uAA28\uAA40-\uAA42\uAA44-\uAA4B\uAA60-\uAA76\uAA7A\uAA7E-\uAAAF\uAAB1\uAAB5\uAAB6\uAAB9-\uAABD\uAAC0\uAAC2\uAADB-\uAADD\uAAE0-\uAAEA\uAAF2-\uAAF4\uAB01-\uAB06\uAB09-\uAB0E\uAB11-\uAB16\uAB20-\uAB26\uAB28-\uAB2E\uAB30-\uAB5A\uAB5C-\uAB69\uAB6C\uAB6D\uAB70-\uABE2\uAC00-\uD7A3\uD7B0-\uD7C6\uD7CB-\uD7FB\uF900-\uFA6D\uFA70-\uFAD9\uFB00-\uFB06\uFB13-\uFB17\uFB1D\uFB1F-\uFB28\uFB2A-\uFB36\uFB38-\uFB3C\uFB3E\uFB40\uFB41\uFB43\uFB44\uFB46-\uFBB1\uFBD3-\uFD3D\uFD50-\uFD8F\uFD92-\uFDC7\uFDF0-\uFDFB\uFE70-\uFE74\uFE76-\uFEFC\uFF21-\uFF3A\uFF41-\uFF5A\uFF66-\uFFBE\uFFC2-\uFFC7\uFFCA-\uFFCF\uFFD2-\uFFD7\uFFDA-\uFFDC";
+var reservedWords = {
+  3: "abstract boolean byte char class double enum export extends final float goto implements import int interface long native package private protected public short static super synchronized throws transient volatile",
+  5: "class enum extends super const export import",
+  6: "enum",
+  strict: "implements interface let package private protected public static yield",
+  strictBind: "eval arguments"
+};
+var ecma5AndLessKeywords = "break case catch continue debugger default do else finally for function if return switch throw try var while with null true false instanceof typeof void delete new in this";
+var keywords$1 = {
+  5: ecma5AndLessKeywords,
+  "5module": ecma5AndLessKeywords + " export import",
+  6: ecma5AndLessKeywords + " const class extends export import super"
+};
+var keywordRelationalOperator = /^in(stanceof)?$/;
+var nonASCIIidentifierStart = new RegExp("[" + nonASCIIidentifierStartChars + "]");
+var nonASCIIidentifier = new RegExp("[" + nonASCIIidentifierStartChars + nonASCIIidentifierChars + "]");
+function isInAstralSet(code, set) {
+  var pos = 65536;
+  for (var i2 = 0; i2 < set.length; i2 += 2) {
+    pos += set[i2];
+    if (pos > code) {
+      return false;
+    }
+    pos += set[i2 + 1];
+    if (pos >= code) {
+      return true;
+    }
+  }
+  return false;
+}
+function isIdentifierStart(code, astral) {
+  if (code < 65) {
+    return code === 36;
+  }
+  if (code < 91) {
+    return true;
+  }
+  if (code < 97) {
+    return code === 95;
+  }
+  if (code < 123) {
+    return true;
+  }
+  if (code <= 65535) {
+    return code >= 170 && nonASCIIidentifierStart.test(String.fromCharCode(code));
+  }
+  if (astral === false) {
+    return false;
+  }
+  return isInAstralSet(code, astralIdentifierStartCodes);
+}
+function isIdentifierChar(code, astral) {
+  if (code < 48) {
+    return code === 36;
+  }
+  if (code < 58) {
+    return true;
+  }
+  if (code < 65) {
+    return false;
+  }
+  if (code < 91) {
+    return true;
+  }
+  if (code < 97) {
+    return code === 95;
+  }
+  if (code < 123) {
+    return true;
+  }
+  if (code <= 65535) {
+    return code >= 170 && nonASCIIidentifier.test(String.fromCharCode(code));
+  }
+  if (astral === false) {
+    return false;
+  }
+  return isInAstralSet(code, astralIdentifierStartCodes) || isInAstralSet(code, astralIdentifierCodes);
+}
+var TokenType = function TokenType2(label2, conf) {
+  if (conf === void 0) conf = {};
+  this.label = label2;
+  this.keyword = conf.keyword;
+  this.beforeExpr = !!conf.beforeExpr;
+  this.startsExpr = !!conf.startsExpr;
+  this.isLoop = !!conf.isLoop;
+  this.isAssign = !!conf.isAssign;
+  this.prefix = !!conf.prefix;
+  this.postfix = !!conf.postfix;
+  this.binop = conf.binop || null;
+  this.updateContext = null;
+};
+function binop(name2, prec) {
+  return new TokenType(name2, { beforeExpr: true, binop: prec });
+}
+var beforeExpr = { beforeExpr: true };
+var startsExpr = { startsExpr: true };
+var keywords = {};
+function kw(name2, options) {
+  if (options === void 0) options = {};
+  options.keyword = name2;
+  return keywords[name2] = new TokenType(name2, options);
+}
+var types$1 = {
+  num: new TokenType("num", startsExpr),
+  regexp: new TokenType("regexp", startsExpr),
+  string: new TokenType("string", startsExpr),
+  name: new TokenType("name", startsExpr),
+  privateId: new TokenType("privateId", startsExpr),
+  eof: new TokenType("eof"),
+  // Punctuation token types.
+  bracketL: new TokenType("[", { beforeExpr: true, startsExpr: true }),
+  bracketR: new TokenType("]"),
+  braceL: new TokenType("{", { beforeExpr: true, startsExpr: true }),
+  braceR: new TokenType("}"),
+  parenL: new TokenType("(", { beforeExpr: true, startsExpr: true }),
+  parenR: new TokenType(")"),
+  comma: new TokenType(",", beforeExpr),
+  semi: new TokenType(";", beforeExpr),
+  colon: new TokenType(":", beforeExpr),
+  dot: new TokenType("."),
+  question: new TokenType("?", beforeExpr),
+  questionDot: new TokenType("?."),
+  arrow: new TokenType("=>", beforeExpr),
+  template: new TokenType("template"),
+  invalidTemplate: new TokenType("invalidTemplate"),
+  ellipsis: new TokenType("...", beforeExpr),
+  backQuote: new TokenType("`", startsExpr),
+  dollarBraceL: new TokenType("${", { beforeExpr: true, startsExpr: true }),
+  // Operators. These carry several kinds of properties to help the
+  // parser use them properly (the presence of these properties is
+  // what categorizes them as operators).
+  //
+  // `binop`, when present, specifies that this operator is a binary
+  // operator, and will refer to its precedence.
+  //
+  // `prefix` and `postfix` mark the operator as a prefix or postfix
+  // unary operator.
+  //
+  // `isAssign` marks all of `=`, `+=`, `-=` etcetera, which act as
+  // binary operators with a very low precedence, that should result
+  // in AssignmentExpression nodes.
+  eq: new TokenType("=", { beforeExpr: true, isAssign: true }),
+  assign: new TokenType("_=", { beforeExpr: true, isAssign: true }),
+  incDec: new TokenType("++/--", { prefix: true, postfix: true, startsExpr: true }),
+  prefix: new TokenType("!/~", { beforeExpr: true, prefix: true, startsExpr: true }),
+  logicalOR: binop("||", 1),
+  logicalAND: binop("&&", 2),
+  bitwiseOR: binop("|", 3),
+  bitwiseXOR: binop("^", 4),
+  bitwiseAND: binop("&", 5),
+  equality: binop("==/!=/===/!==", 6),
+  relational: binop("</>/<=/>=", 7),
+  bitShift: binop("<</>>/>>>", 8),
+  plusMin: new TokenType("+/-", { beforeExpr: true, binop: 9, prefix: true, startsExpr: true }),
+  modulo: binop("%", 10),
+  star: binop("*", 10),
+  slash: binop("/", 10),
+  starstar: new TokenType("**", { beforeExpr: true }),
+  coalesce: binop("??", 1),
+  // Keyword token types.
+  _break: kw("break"),
+  _case: kw("case", beforeExpr),
+  _catch: kw("catch"),
+  _continue: kw("continue"),
+  _debugger: kw("debugger"),
+  _default: kw("default", beforeExpr),
+  _do: kw("do", { isLoop: true, beforeExpr: true }),
+  _else: kw("else", beforeExpr),
+  _finally: kw("finally"),
+  _for: kw("for", { isLoop: true }),
+  _function: kw("function", startsExpr),
+  _if: kw("if"),
+  _return: kw("return", beforeExpr),
+  _switch: kw("switch"),
+  _throw: kw("throw", beforeExpr),
+  _try: kw("try"),
+  _var: kw("var"),
+  _const: kw("const"),
+  _while: kw("while", { isLoop: true }),
+  _with: kw("with"),
+  _new: kw("new", { beforeExpr: true, startsExpr: true }),
+  _this: kw("this", startsExpr),
+  _super: kw("super", startsExpr),
+  _class: kw("class", startsExpr),
+  _extends: kw("extends", beforeExpr),
+  _export: kw("export"),
+  _import: kw("import", startsExpr),
+  _null: kw("null", startsExpr),
+  _true: kw("true", startsExpr),
+  _false: kw("false", startsExpr),
+  _in: kw("in", { beforeExpr: true, binop: 7 }),
+  _instanceof: kw("instanceof", { beforeExpr: true, binop: 7 }),
+  _typeof: kw("typeof", { beforeExpr: true, prefix: true, startsExpr: true }),
+  _void: kw("void", { beforeExpr: true, prefix: true, startsExpr: true }),
+  _delete: kw("delete", { beforeExpr: true, prefix: true, startsExpr: true })
+};
+var lineBreak = /\r\n?|\n|\u2028|\u2029/;
+var lineBreakG = new RegExp(lineBreak.source, "g");
+function isNewLine(code) {
+  return code === 10 || code === 13 || code === 8232 || code === 8233;
+}
+function nextLineBreak(code, from, end) {
+  if (end === void 0) end = code.length;
+  for (var i2 = from; i2 < end; i2++) {
+    var next = code.charCodeAt(i2);
+    if (isNewLine(next)) {
+      return i2 < end - 1 && next === 13 && code.charCodeAt(i2 + 1) === 10 ? i2 + 2 : i2 + 1;
+    }
+  }
+  return -1;
+}
+var nonASCIIwhitespace = /[\u1680\u2000-\u200a\u202f\u205f\u3000\ufeff]/;
+var skipWhiteSpace = /(?:\s|\/\/.*|\/\*[^]*?\*\/)*/g;
+var ref = Object.prototype;
+var hasOwnProperty = ref.hasOwnProperty;
+var toString = ref.toString;
+var hasOwn = Object.hasOwn || (function(obj, propName) {
+  return hasOwnProperty.call(obj, propName);
+});
+var isArray = Array.isArray || (function(obj) {
+  return toString.call(obj) === "[object Array]";
+});
+var regexpCache = /* @__PURE__ */ Object.create(null);
+function wordsRegexp(words) {
+  return regexpCache[words] || (regexpCache[words] = new RegExp("^(?:" + words.replace(/ /g, "|") + ")$"));
+}
+function codePointToString(code) {
+  if (code <= 65535) {
+    return String.fromCharCode(code);
+  }
+  code -= 65536;
+  return String.fromCharCode((code >> 10) + 55296, (code & 1023) + 56320);
+}
+var loneSurrogate = /(?:[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:[^\uD800-\uDBFF]|^)[\uDC00-\uDFFF])/;
+var Position = function Position2(line, col) {
+  this.line = line;
+  this.column = col;
+};
+Position.prototype.offset = function offset(n) {
+  return new Position(this.line, this.column + n);
+};
+var SourceLocation = function SourceLocation2(p, start, end) {
+  this.start = start;
+  this.end = end;
+  if (p.sourceFile !== null) {
+    this.source = p.sourceFile;
+  }
+};
+function getLineInfo(input, offset2) {
+  for (var line = 1, cur = 0; ; ) {
+    var nextBreak = nextLineBreak(input, cur, offset2);
+    if (nextBreak < 0) {
+      return new Position(line, offset2 - cur);
+    }
+    ++line;
+    cur = nextBreak;
+  }
+}
+var defaultOptions2 = {
+  // `ecmaVersion` indicates the ECMAScript version to parse. Must be
+  // either 3, 5, 6 (or 2015), 7 (2016), 8 (2017), 9 (2018), 10
+  // (2019), 11 (2020), 12 (2021), 13 (2022), 14 (2023), or `"latest"`
+  // (the latest version the library supports). This influences
+  // support for strict mode, the set of reserved words, and support
+  // for new syntax features.
+  ecmaVersion: null,
+  // `sourceType` indicates the mode the code should be parsed in.
+  // Can be either `"script"`, `"module"` or `"commonjs"`. This influences global
+  // strict mode and parsing of `import` and `export` declarations.
+  sourceType: "script",
+  // When set to true, enable strict parsing mode even if `sourceType`
+  // is `"script"`.
+  strict: false,
+  // `onInsertedSemicolon` can be a callback that will be called when
+  // a semicolon is automatically inserted. It will be passed the
+  // position of the inserted semicolon as an offset, and if
+  // `locations` is enabled, it is given the location as a `{line,
+  // column}` object as second argument.
+  onInsertedSemicolon: null,
+  // `onTrailingComma` is similar to `onInsertedSemicolon`, but for
+  // trailing commas.
+  onTrailingComma: null,
+  // By default, reserved words are only enforced if ecmaVersion >= 5.
+  // Set `allowReserved` to a boolean value to explicitly turn this on
+  // an off. When this option has the value "never", reserved words
+  // and keywords can also not be used as property names.
+  allowReserved: null,
+  // When enabled, a return at the top level is not considered an
+  // error.
+  allowReturnOutsideFunction: false,
+  // When enabled, import/export statements are not constrained to
+  // appearing at the top of the program, and an import.meta expression
+  // in a script isn't considered an error.
+  allowImportExportEverywhere: false,
+  // By default, await identifiers are allowed to appear at the top-level scope only if ecmaVersion >= 2022.
+  // When enabled, await identifiers are allowed to appear at the top-level scope,
+  // but they are still not allowed in non-async functions.
+  allowAwaitOutsideFunction: null,
+  // When enabled, super identifiers are not constrained to
+  // appearing in methods and do not raise an error when they appear elsewhere.
+  allowSuperOutsideMethod: null,
+  // When enabled, hashbang directive in the beginning of file is
+  // allowed and treated as a line comment. Enabled by default when
+  // `ecmaVersion` >= 2023.
+  allowHashBang: false,
+  // By default, the parser will verify that private properties are
+  // only used in places where they are valid and have been declared.
+  // Set this to false to turn such checks off.
+  checkPrivateFields: true,
+  // When `locations` is on, `loc` properties holding objects with
+  // `start` and `end` properties in `{line, column}` form (with
+  // line being 1-based and column 0-based) will be attached to the
+  // nodes.
+  locations: false,
+  // Pass an optional `{line, column}` object to use for the start of
+  // the parse. This is mostly useful when using `parseExpressionAt`
+  // with `locations: true`, to prevent the parser from having to
+  // determine the line position at the start position.
+  startLocation: null,
+  // A function can be passed as `onToken` option, which will
+  // cause Acorn to call that function with object in the same
+  // format as tokens returned from `tokenizer().getToken()`. Note
+  // that you are not allowed to call the parser from the
+  // callback—that will corrupt its internal state.
+  onToken: null,
+  // A function can be passed as `onComment` option, which will
+  // cause Acorn to call that function with `(block, text, start,
+  // end)` parameters whenever a comment is skipped. `block` is a
+  // boolean indicating whether this is a block (`/* */`) comment,
+  // `text` is the content of the comment, and `start` and `end` are
+  // character offsets that denote the start and end of the comment.
+  // When the `locations` option is on, two more parameters are
+  // passed, the full `{line, column}` locations of the start and
+  // end of the comments. Note that you are not allowed to call the
+  // parser from the callback—that will corrupt its internal state.
+  // When this option has an array as value, objects representing the
+  // comments are pushed to it.
+  onComment: null,
+  // Nodes have their start and end characters offsets recorded in
+  // `start` and `end` properties (directly on the node, rather than
+  // the `loc` object, which holds line/column data. To also add a
+  // [semi-standardized][range] `range` property holding a `[start,
+  // end]` array with the same numbers, set the `ranges` option to
+  // `true`.
+  //
+  // [range]: https://bugzilla.mozilla.org/show_bug.cgi?id=745678
+  ranges: false,
+  // It is possible to parse multiple files into a single AST by
+  // passing the tree produced by parsing the first file as
+  // `program` option in subsequent parses. This will add the
+  // toplevel forms of the parsed file to the `Program` (top) node
+  // of an existing parse tree.
+  program: null,
+  // When `locations` is on, you can pass this to record the source
+  // file in every node's `loc` object.
+  sourceFile: null,
+  // This value, if given, is stored in every node, whether
+  // `locations` is on or off.
+  directSourceFile: null,
+  // When enabled, parenthesized expressions are represented by
+  // (non-standard) ParenthesizedExpression nodes
+  preserveParens: false
+};
+var warnedAboutEcmaVersion = false;
+function getOptions2(opts) {
+  var options = {};
+  for (var opt in defaultOptions2) {
+    options[opt] = opts && hasOwn(opts, opt) ? opts[opt] : defaultOptions2[opt];
+  }
+  if (options.ecmaVersion === "latest") {
+    options.ecmaVersion = 1e8;
+  } else if (options.ecmaVersion == null) {
+    if (!warnedAboutEcmaVersion && typeof console === "object" && console.warn) {
+      warnedAboutEcmaVersion = true;
+      console.warn("Since Acorn 8.0.0, options.ecmaVersion is required.\nDefaulting to 2020, but this will stop working in the future.");
+    }
+    options.ecmaVersion = 11;
+  } else if (options.ecmaVersion >= 2015) {
+    options.ecmaVersion -= 2009;
+  }
+  if (options.allowReserved == null) {
+    options.allowReserved = options.ecmaVersion < 5;
+  }
+  if (!opts || opts.allowHashBang == null) {
+    options.allowHashBang = options.ecmaVersion >= 14;
+  }
+  if (isArray(options.onToken)) {
+    var tokens = options.onToken;
+    options.onToken = function(token) {
+      return tokens.push(token);
+    };
+  }
+  if (isArray(options.onComment)) {
+    options.onComment = pushComment(options, options.onComment);
+  }
+  if (options.sourceType === "commonjs" && options.allowAwaitOutsideFunction) {
+    throw new Error("Cannot use allowAwaitOutsideFunction with sourceType: commonjs");
+  }
+  return options;
+}
+function pushComment(options, array) {
+  return function(block, text2, start, end, startLoc, endLoc) {
+    var comment = {
+      type: block ? "Block" : "Line",
+      value: text2,
+      start,
+      end
+    };
+    if (options.locations) {
+      comment.loc = new SourceLocation(this, startLoc, endLoc);
+    }
+    if (options.ranges) {
+      comment.range = [start, end];
+    }
+    array.push(comment);
+  };
+}
+var SCOPE_TOP = 1;
+var SCOPE_FUNCTION = 2;
+var SCOPE_ASYNC = 4;
+var SCOPE_GENERATOR = 8;
+var SCOPE_ARROW = 16;
+var SCOPE_SIMPLE_CATCH = 32;
+var SCOPE_SUPER = 64;
+var SCOPE_DIRECT_SUPER = 128;
+var SCOPE_CLASS_STATIC_BLOCK = 256;
+var SCOPE_CLASS_FIELD_INIT = 512;
+var SCOPE_SWITCH = 1024;
+var SCOPE_VAR = SCOPE_TOP | SCOPE_FUNCTION | SCOPE_CLASS_STATIC_BLOCK;
+function functionFlags(async, generator) {
+  return SCOPE_FUNCTION | (async ? SCOPE_ASYNC : 0) | (generator ? SCOPE_GENERATOR : 0);
+}
+var BIND_NONE = 0;
+var BIND_VAR = 1;
+var BIND_LEXICAL = 2;
+var BIND_FUNCTION = 3;
+var BIND_SIMPLE_CATCH = 4;
+var BIND_OUTSIDE = 5;
+var Parser = function Parser2(options, input, startPos) {
+  this.options = options = getOptions2(options);
+  this.sourceFile = options.sourceFile;
+  this.keywords = wordsRegexp(keywords$1[options.ecmaVersion >= 6 ? 6 : options.sourceType === "module" ? "5module" : 5]);
+  var reserved = "";
+  if (options.allowReserved !== true) {
+    reserved = reservedWords[options.ecmaVersion >= 6 ? 6 : options.ecmaVersion === 5 ? 5 : 3];
+    if (options.sourceType === "module") {
+      reserved += " await";
+    }
+  }
+  this.reservedWords = wordsRegexp(reserved);
+  var reservedStrict = (reserved ? reserved + " " : "") + reservedWords.strict;
+  this.reservedWordsStrict = wordsRegexp(reservedStrict);
+  this.reservedWordsStrictBind = wordsRegexp(reservedStrict + " " + reservedWords.strictBind);
+  this.input = String(input);
+  this.containsEsc = false;
+  this.pos = startPos || 0;
+  this.curLine = 1;
+  if (options.startLocation) {
+    this.lineStart = this.pos - options.startLocation.column;
+    this.curLine = options.startLocation.line;
+  } else if (startPos) {
+    this.lineStart = this.input.lastIndexOf("\n", startPos - 1) + 1;
+    if (this.options.locations) {
+      this.curLine = this.input.slice(0, this.lineStart).split(lineBreak).length;
+    }
+  } else {
+    this.lineStart = 0;
+  }
+  this.type = types$1.eof;
+  this.value = null;
+  this.start = this.end = this.pos;
+  this.startLoc = this.endLoc = this.curPosition();
+  this.lastTokEndLoc = this.lastTokStartLoc = null;
+  this.lastTokStart = this.lastTokEnd = this.pos;
+  this.context = this.initialContext();
+  this.exprAllowed = true;
+  this.inModule = options.sourceType === "module";
+  this.strict = this.inModule || options.strict === true || this.strictDirective(this.pos);
+  this.potentialArrowAt = -1;
+  this.potentialArrowInForAwait = false;
+  this.yieldPos = this.awaitPos = this.awaitIdentPos = 0;
+  this.labels = [];
+  this.undefinedExports = /* @__PURE__ */ Object.create(null);
+  if (this.pos === 0 && options.allowHashBang && this.input.slice(0, 2) === "#!") {
+    this.skipLineComment(2);
+  }
+  this.scopeStack = [];
+  this.enterScope(
+    this.options.sourceType === "commonjs" ? SCOPE_FUNCTION : SCOPE_TOP
+  );
+  this.regexpState = null;
+  this.privateNameStack = [];
+};
+var prototypeAccessors = { inFunction: { configurable: true }, inGenerator: { configurable: true }, inAsync: { configurable: true }, canAwait: { configurable: true }, allowReturn: { configurable: true }, allowSuper: { configurable: true }, allowDirectSuper: { configurable: true }, treatFunctionsAsVar: { configurable: true }, allowNewDotTarget: { configurable: true }, allowUsing: { configurable: true }, inClassStaticBlock: { configurable: true } };
+Parser.prototype.parse = function parse() {
+  var this$1$1 = this;
+  var node = this.options.program || this.startNode();
+  this.nextToken();
+  return this.catchStackOverflow(function() {
+    return this$1$1.parseTopLevel(node);
+  });
+};
+prototypeAccessors.inFunction.get = function() {
+  return (this.currentVarScope().flags & SCOPE_FUNCTION) > 0;
+};
+prototypeAccessors.inGenerator.get = function() {
+  return (this.currentVarScope().flags & SCOPE_GENERATOR) > 0;
+};
+prototypeAccessors.inAsync.get = function() {
+  return (this.currentVarScope().flags & SCOPE_ASYNC) > 0;
+};
+prototypeAccessors.canAwait.get = function() {
+  for (var i2 = this.scopeStack.length - 1; i2 >= 0; i2--) {
+    var ref2 = this.scopeStack[i2];
+    var flags = ref2.flags;
+    if (flags & (SCOPE_CLASS_STATIC_BLOCK | SCOPE_CLASS_FIELD_INIT)) {
+      return false;
+    }
+    if (flags & SCOPE_FUNCTION) {
+      return (flags & SCOPE_ASYNC) > 0;
+    }
+  }
+  return this.inModule && this.options.ecmaVersion >= 13 || this.options.allowAwaitOutsideFunction;
+};
+prototypeAccessors.allowReturn.get = function() {
+  if (this.inFunction) {
+    return true;
+  }
+  if (this.options.allowReturnOutsideFunction && this.currentVarScope().flags & SCOPE_TOP) {
+    return true;
+  }
+  return false;
+};
+prototypeAccessors.allowSuper.get = function() {
+  var ref2 = this.currentThisScope();
+  var flags = ref2.flags;
+  return (flags & SCOPE_SUPER) > 0 || this.options.allowSuperOutsideMethod;
+};
+prototypeAccessors.allowDirectSuper.get = function() {
+  return (this.currentThisScope().flags & SCOPE_DIRECT_SUPER) > 0;
+};
+prototypeAccessors.treatFunctionsAsVar.get = function() {
+  return this.treatFunctionsAsVarInScope(this.currentScope());
+};
+prototypeAccessors.allowNewDotTarget.get = function() {
+  for (var i2 = this.scopeStack.length - 1; i2 >= 0; i2--) {
+    var ref2 = this.scopeStack[i2];
+    var flags = ref2.flags;
+    if (flags & (SCOPE_CLASS_STATIC_BLOCK | SCOPE_CLASS_FIELD_INIT) || flags & SCOPE_FUNCTION && !(flags & SCOPE_ARROW)) {
+      return true;
+    }
+  }
+  return false;
+};
+prototypeAccessors.allowUsing.get = function() {
+  var ref2 = this.currentScope();
+  var flags = ref2.flags;
+  if (flags & SCOPE_SWITCH) {
+    return false;
+  }
+  if (!this.inModule && flags & SCOPE_TOP) {
+    return false;
+  }
+  return true;
+};
+prototypeAccessors.inClassStaticBlock.get = function() {
+  return (this.currentVarScope().flags & SCOPE_CLASS_STATIC_BLOCK) > 0;
+};
+Parser.extend = function extend() {
+  var plugins = [], len = arguments.length;
+  while (len--) plugins[len] = arguments[len];
+  var cls = this;
+  for (var i2 = 0; i2 < plugins.length; i2++) {
+    cls = plugins[i2](cls);
+  }
+  return cls;
+};
+Parser.parse = function parse2(input, options) {
+  return new this(options, input).parse();
+};
+Parser.parseExpressionAt = function parseExpressionAt(input, pos, options) {
+  var parser = new this(options, input, pos);
+  parser.nextToken();
+  return parser.parseExpression();
+};
+Parser.tokenizer = function tokenizer(input, options) {
+  return new this(options, input);
+};
+Object.defineProperties(Parser.prototype, prototypeAccessors);
+var pp$9 = Parser.prototype;
+var literal = /^(?:'((?:\\[^]|[^'\\])*?)'|"((?:\\[^]|[^"\\])*?)")/;
+pp$9.strictDirective = function(start) {
+  if (this.options.ecmaVersion < 5) {
+    return false;
+  }
+  for (; ; ) {
+    skipWhiteSpace.lastIndex = start;
+    start += skipWhiteSpace.exec(this.input)[0].length;
+    var match = literal.exec(this.input.slice(start));
+    if (!match) {
+      return false;
+    }
+    if ((match[1] || match[2]) === "use strict") {
+      skipWhiteSpace.lastIndex = start + match[0].length;
+      var spaceAfter = skipWhiteSpace.exec(this.input), end = spaceAfter.index + spaceAfter[0].length;
+      var next = this.input.charAt(end);
+      return next === ";" || next === "}" || lineBreak.test(spaceAfter[0]) && !(/[(`.[+\-/*%<>=,?^&]/.test(next) || next === "!" && this.input.charAt(end + 1) === "=" || next === "i" && keywordOpAt(this, end));
+    }
+    start += match[0].length;
+    skipWhiteSpace.lastIndex = start;
+    start += skipWhiteSpace.exec(this.input)[0].length;
+    if (this.input[start] === ";") {
+      start++;
+    }
+  }
+};
+function keywordOpAt(parser, pos) {
+  var end = pos + 1, stop = Math.min(parser.input.length, pos + 11);
+  while (end < stop) {
+    var ch = parser.fullCharCodeAt(end);
+    if (!isIdentifierChar(ch, true)) {
+      break;
+    }
+    end += ch <= 65535 ? 1 : 2;
+  }
+  return end === pos + 2 && parser.input.slice(pos, end) === "in" || end === pos + 10 && parser.input.slice(pos, end) === "instanceof";
+}
+pp$9.eat = function(type) {
+  if (this.type === type) {
+    this.next();
+    return true;
+  } else {
+    return false;
+  }
+};
+pp$9.isContextual = function(name2) {
+  return this.type === types$1.name && this.value === name2 && !this.containsEsc;
+};
+pp$9.eatContextual = function(name2) {
+  if (!this.isContextual(name2)) {
+    return false;
+  }
+  this.next();
+  return true;
+};
+pp$9.catchStackOverflow = function(f) {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof Error && (/\bstack\b.*\b(exceeded|overflow)\b/i.test(e.message) || /\btoo much recursion\b/i.test(e.message))) {
+      this.raise(this.start, "Not enough stack space to parse input");
+    } else {
+      throw e;
+    }
+  }
+};
+pp$9.expectContextual = function(name2) {
+  if (!this.eatContextual(name2)) {
+    this.unexpected();
+  }
+};
+pp$9.canInsertSemicolon = function() {
+  return this.type === types$1.eof || this.type === types$1.braceR || lineBreak.test(this.input.slice(this.lastTokEnd, this.start));
+};
+pp$9.insertSemicolon = function() {
+  if (this.canInsertSemicolon()) {
+    if (this.options.onInsertedSemicolon) {
+      this.options.onInsertedSemicolon(this.lastTokEnd, this.lastTokEndLoc);
+    }
+    return true;
+  }
+};
+pp$9.semicolon = function() {
+  if (!this.eat(types$1.semi) && !this.insertSemicolon()) {
+    this.unexpected();
+  }
+};
+pp$9.afterTrailingComma = function(tokType, notNext) {
+  if (this.type === tokType) {
+    if (this.options.onTrailingComma) {
+      this.options.onTrailingComma(this.lastTokStart, this.lastTokStartLoc);
+    }
+    if (!notNext) {
+      this.next();
+    }
+    return true;
+  }
+};
+pp$9.expect = function(type) {
+  this.eat(type) || this.unexpected();
+};
+pp$9.unexpected = function(pos) {
+  this.raise(pos != null ? pos : this.start, "Unexpected token");
+};
+var DestructuringErrors = function DestructuringErrors2() {
+  this.shorthandAssign = this.trailingComma = this.parenthesizedAssign = this.parenthesizedBind = this.doubleProto = -1;
+};
+pp$9.checkPatternErrors = function(refDestructuringErrors, isAssign) {
+  if (!refDestructuringErrors) {
+    return;
+  }
+  if (refDestructuringErrors.trailingComma > -1) {
+    this.raiseRecoverable(refDestructuringErrors.trailingComma, "Comma is not permitted after the rest element");
+  }
+  var parens = isAssign ? refDestructuringErrors.parenthesizedAssign : refDestructuringErrors.parenthesizedBind;
+  if (parens > -1) {
+    this.raiseRecoverable(parens, isAssign ? "Assigning to rvalue" : "Parenthesized pattern");
+  }
+};
+pp$9.checkExpressionErrors = function(refDestructuringErrors, andThrow) {
+  if (!refDestructuringErrors) {
+    return false;
+  }
+  var shorthandAssign = refDestructuringErrors.shorthandAssign;
+  var doubleProto = refDestructuringErrors.doubleProto;
+  if (!andThrow) {
+    return shorthandAssign >= 0 || doubleProto >= 0;
+  }
+  if (shorthandAssign >= 0) {
+    this.raise(shorthandAssign, "Shorthand property assignments are valid only in destructuring patterns");
+  }
+  if (doubleProto >= 0) {
+    this.raiseRecoverable(doubleProto, "Redefinition of __proto__ property");
+  }
+};
+pp$9.checkYieldAwaitInDefaultParams = function() {
+  if (this.yieldPos && (!this.awaitPos || this.yieldPos < this.awaitPos)) {
+    this.raise(this.yieldPos, "Yield expression cannot be a default value");
+  }
+  if (this.awaitPos) {
+    this.raise(this.awaitPos, "Await expression cannot be a default value");
+  }
+};
+pp$9.isSimpleAssignTarget = function(expr) {
+  if (expr.type === "ParenthesizedExpression") {
+    return this.isSimpleAssignTarget(expr.expression);
+  }
+  return expr.type === "Identifier" || expr.type === "MemberExpression";
+};
+var pp$8 = Parser.prototype;
+pp$8.parseTopLevel = function(node) {
+  var exports$1 = /* @__PURE__ */ Object.create(null);
+  if (!node.body) {
+    node.body = [];
+  }
+  while (this.type !== types$1.eof) {
+    var stmt = this.parseStatement(null, true, exports$1);
+    node.body.push(stmt);
+  }
+  if (this.inModule) {
+    for (var i2 = 0, list3 = Object.keys(this.undefinedExports); i2 < list3.length; i2 += 1) {
+      var name2 = list3[i2];
+      this.raiseRecoverable(this.undefinedExports[name2].start, "Export '" + name2 + "' is not defined");
+    }
+  }
+  this.adaptDirectivePrologue(node.body);
+  this.next();
+  node.sourceType = this.options.sourceType === "commonjs" ? "script" : this.options.sourceType;
+  return this.finishNode(node, "Program");
+};
+var loopLabel = { kind: "loop" };
+var switchLabel = { kind: "switch" };
+pp$8.isLet = function(context) {
+  if (this.options.ecmaVersion < 6 || !this.isContextual("let")) {
+    return false;
+  }
+  skipWhiteSpace.lastIndex = this.pos;
+  var skip = skipWhiteSpace.exec(this.input);
+  var next = this.pos + skip[0].length, nextCh = this.fullCharCodeAt(next);
+  if (nextCh === 91 || nextCh === 92) {
+    return true;
+  }
+  if (context) {
+    return false;
+  }
+  if (nextCh === 123) {
+    return true;
+  }
+  if (isIdentifierStart(nextCh)) {
+    var start = next;
+    do {
+      next += nextCh <= 65535 ? 1 : 2;
+    } while (isIdentifierChar(nextCh = this.fullCharCodeAt(next)));
+    if (nextCh === 92) {
+      return true;
+    }
+    var ident = this.input.slice(start, next);
+    if (!keywordRelationalOperator.test(ident)) {
+      return true;
+    }
+  }
+  return false;
+};
+pp$8.isAsyncFunction = function() {
+  if (this.options.ecmaVersion < 8 || !this.isContextual("async")) {
+    return false;
+  }
+  skipWhiteSpace.lastIndex = this.pos;
+  var skip = skipWhiteSpace.exec(this.input);
+  var next = this.pos + skip[0].length, after;
+  return !lineBreak.test(this.input.slice(this.pos, next)) && this.input.slice(next, next + 8) === "function" && (next + 8 === this.input.length || !(isIdentifierChar(after = this.fullCharCodeAt(next + 8)) || after === 92));
+};
+pp$8.isUsingKeyword = function(isAwaitUsing, isFor) {
+  if (this.options.ecmaVersion < 17 || !this.isContextual(isAwaitUsing ? "await" : "using")) {
+    return false;
+  }
+  skipWhiteSpace.lastIndex = this.pos;
+  var skip = skipWhiteSpace.exec(this.input);
+  var next = this.pos + skip[0].length;
+  if (lineBreak.test(this.input.slice(this.pos, next))) {
+    return false;
+  }
+  if (isAwaitUsing) {
+    var usingEndPos = next + 5, after;
+    if (this.input.slice(next, usingEndPos) !== "using" || usingEndPos === this.input.length || isIdentifierChar(after = this.fullCharCodeAt(usingEndPos)) || after === 92) {
+      return false;
+    }
+    skipWhiteSpace.lastIndex = usingEndPos;
+    var skipAfterUsing = skipWhiteSpace.exec(this.input);
+    next = usingEndPos + skipAfterUsing[0].length;
+    if (skipAfterUsing && lineBreak.test(this.input.slice(usingEndPos, next))) {
+      return false;
+    }
+  }
+  var ch = this.fullCharCodeAt(next);
+  if (!isIdentifierStart(ch) && ch !== 92) {
+    return false;
+  }
+  var idStart = next;
+  do {
+    next += ch <= 65535 ? 1 : 2;
+  } while (isIdentifierChar(ch = this.fullCharCodeAt(next)));
+  if (ch === 92) {
+    return true;
+  }
+  var id = this.input.slice(idStart, next);
+  if (keywordRelationalOperator.test(id)) {
+    return false;
+  }
+  if (isFor && !isAwaitUsing && id === "of") {
+    skipWhiteSpace.lastIndex = next;
+    var skipAfterOf = skipWhiteSpace.exec(this.input);
+    next = next + skipAfterOf[0].length;
+    if (this.input.charCodeAt(next) !== 61 || // Check for ==, === and => operators
+    (ch = this.input.charCodeAt(next + 1)) === 61 || ch === 62) {
+      return false;
+    }
+  }
+  return true;
+};
+pp$8.isAwaitUsing = function(isFor) {
+  return this.isUsingKeyword(true, isFor);
+};
+pp$8.isUsing = function(isFor) {
+  return this.isUsingKeyword(false, isFor);
+};
+pp$8.parseStatement = function(context, topLevel, exports$1) {
+  var starttype = this.type, node = this.startNode(), kind;
+  if (this.isLet(context)) {
+    starttype = types$1._var;
+    kind = "let";
+  }
+  switch (starttype) {
+    case types$1._break:
+    case types$1._continue:
+      return this.parseBreakContinueStatement(node, starttype.keyword);
+    case types$1._debugger:
+      return this.parseDebuggerStatement(node);
+    case types$1._do:
+      return this.parseDoStatement(node);
+    case types$1._for:
+      return this.parseForStatement(node);
+    case types$1._function:
+      if (context && (this.strict || context !== "if" && context !== "label") && this.options.ecmaVersion >= 6) {
+        this.unexpected();
+      }
+      return this.parseFunctionStatement(node, false, !context);
+    case types$1._class:
+      if (context) {
+        this.unexpected();
+      }
+      return this.parseClass(node, true);
+    case types$1._if:
+      return this.parseIfStatement(node);
+    case types$1._return:
+      return this.parseReturnStatement(node);
+    case types$1._switch:
+      return this.parseSwitchStatement(node);
+    case types$1._throw:
+      return this.parseThrowStatement(node);
+    case types$1._try:
+      return this.parseTryStatement(node);
+    case types$1._const:
+    case types$1._var:
+      kind = kind || this.value;
+      if (context && kind !== "var") {
+        this.unexpected();
+      }
+      return this.parseVarStatement(node, kind);
+    case types$1._while:
+      return this.parseWhileStatement(node);
+    case types$1._with:
+      return this.parseWithStatement(node);
+    case types$1.braceL:
+      return this.parseBlock(true, node);
+    case types$1.semi:
+      return this.parseEmptyStatement(node);
+    case types$1._export:
+    case types$1._import:
+      if (this.options.ecmaVersion > 10 && starttype === types$1._import) {
+        skipWhiteSpace.lastIndex = this.pos;
+        var skip = skipWhiteSpace.exec(this.input);
+        var next = this.pos + skip[0].length, nextCh = this.input.charCodeAt(next);
+        if (nextCh === 40 || nextCh === 46) {
+          return this.parseExpressionStatement(node, this.parseExpression());
+        }
+      }
+      if (!this.options.allowImportExportEverywhere) {
+        if (!topLevel) {
+          this.raise(this.start, "'import' and 'export' may only appear at the top level");
+        }
+        if (!this.inModule) {
+          this.raise(this.start, "'import' and 'export' may appear only with 'sourceType: module'");
+        }
+      }
+      return starttype === types$1._import ? this.parseImport(node) : this.parseExport(node, exports$1);
+    // If the statement does not start with a statement keyword or a
+    // brace, it's an ExpressionStatement or LabeledStatement. We
+    // simply start parsing an expression, and afterwards, if the
+    // next token is a colon and the expression was a simple
+    // Identifier node, we switch to interpreting it as a label.
+    default:
+      if (this.isAsyncFunction()) {
+        if (context) {
+          this.unexpected();
+        }
+        this.next();
+        return this.parseFunctionStatement(node, true, !context);
+      }
+      var usingKind = this.isAwaitUsing(false) ? "await using" : this.isUsing(false) ? "using" : null;
+      if (usingKind) {
+        if (!this.allowUsing) {
+          this.raise(this.start, "Using declaration cannot appear in the top level when source type is `script` or in the bare case statement");
+        }
+        if (context) {
+          this.raise(this.start, "Using declaration is not allowed in single-statement positions");
+        }
+        if (usingKind === "await using") {
+          if (!this.canAwait) {
+            this.raise(this.start, "Await using cannot appear outside of async function");
+          }
+          this.next();
+        }
+        this.next();
+        this.parseVar(node, false, usingKind);
+        this.semicolon();
+        return this.finishNode(node, "VariableDeclaration");
+      }
+      var maybeName = this.value, expr = this.parseExpression();
+      if (starttype === types$1.name && expr.type === "Identifier" && this.eat(types$1.colon)) {
+        return this.parseLabeledStatement(node, maybeName, expr, context);
+      } else {
+        return this.parseExpressionStatement(node, expr);
+      }
+  }
+};
+pp$8.parseBreakContinueStatement = function(node, keyword) {
+  var isBreak = keyword === "break";
+  this.next();
+  if (this.eat(types$1.semi) || this.insertSemicolon()) {
+    node.label = null;
+  } else if (this.type !== types$1.name) {
+    this.unexpected();
+  } else {
+    node.label = this.parseIdent();
+    this.semicolon();
+  }
+  var i2 = 0;
+  for (; i2 < this.labels.length; ++i2) {
+    var lab = this.labels[i2];
+    if (node.label == null || lab.name === node.label.name) {
+      if (lab.kind != null && (isBreak || lab.kind === "loop")) {
+        break;
+      }
+      if (node.label && isBreak) {
+        break;
+      }
+    }
+  }
+  if (i2 === this.labels.length) {
+    this.raise(node.start, "Unsyntactic " + keyword);
+  }
+  return this.finishNode(node, isBreak ? "BreakStatement" : "ContinueStatement");
+};
+pp$8.parseDebuggerStatement = function(node) {
+  this.next();
+  this.semicolon();
+  return this.finishNode(node, "DebuggerStatement");
+};
+pp$8.parseDoStatement = function(node) {
+  this.next();
+  this.labels.push(loopLabel);
+  node.body = this.parseStatement("do");
+  this.labels.pop();
+  this.expect(types$1._while);
+  node.test = this.parseParenExpression();
+  if (this.options.ecmaVersion >= 6) {
+    this.eat(types$1.semi);
+  } else {
+    this.semicolon();
+  }
+  return this.finishNode(node, "DoWhileStatement");
+};
+pp$8.parseForStatement = function(node) {
+  this.next();
+  var awaitAt = this.options.ecmaVersion >= 9 && this.canAwait && this.eatContextual("await") ? this.lastTokStart : -1;
+  this.labels.push(loopLabel);
+  this.enterScope(0);
+  this.expect(types$1.parenL);
+  if (this.type === types$1.semi) {
+    if (awaitAt > -1) {
+      this.unexpected(awaitAt);
+    }
+    return this.parseFor(node, null);
+  }
+  var isLet = this.isLet();
+  if (this.type === types$1._var || this.type === types$1._const || isLet) {
+    var init$1 = this.startNode(), kind = isLet ? "let" : this.value;
+    this.next();
+    this.parseVar(init$1, true, kind);
+    this.finishNode(init$1, "VariableDeclaration");
+    return this.parseForAfterInit(node, init$1, awaitAt);
+  }
+  var startsWithLet = this.isContextual("let"), isForOf = false;
+  var usingKind = this.isUsing(true) ? "using" : this.isAwaitUsing(true) ? "await using" : null;
+  if (usingKind) {
+    var init$2 = this.startNode();
+    this.next();
+    if (usingKind === "await using") {
+      if (!this.canAwait) {
+        this.raise(this.start, "Await using cannot appear outside of async function");
+      }
+      this.next();
+    }
+    this.parseVar(init$2, true, usingKind);
+    this.finishNode(init$2, "VariableDeclaration");
+    return this.parseForAfterInit(node, init$2, awaitAt);
+  }
+  var containsEsc = this.containsEsc;
+  var refDestructuringErrors = new DestructuringErrors();
+  var initPos = this.start;
+  var init = awaitAt > -1 ? this.parseExprSubscripts(refDestructuringErrors, "await") : this.parseExpression(true, refDestructuringErrors);
+  if (this.type === types$1._in || (isForOf = this.options.ecmaVersion >= 6 && this.isContextual("of"))) {
+    if (awaitAt > -1) {
+      if (this.type === types$1._in) {
+        this.unexpected(awaitAt);
+      }
+      node.await = true;
+    } else if (isForOf && this.options.ecmaVersion >= 8) {
+      if (init.start === initPos && !containsEsc && init.type === "Identifier" && init.name === "async") {
+        this.unexpected();
+      } else if (this.options.ecmaVersion >= 9) {
+        node.await = false;
+      }
+    }
+    if (startsWithLet && isForOf) {
+      this.raise(init.start, "The left-hand side of a for-of loop may not start with 'let'.");
+    }
+    this.toAssignable(init, false, refDestructuringErrors);
+    this.checkLValPattern(init);
+    return this.parseForIn(node, init);
+  } else {
+    this.checkExpressionErrors(refDestructuringErrors, true);
+  }
+  if (awaitAt > -1) {
+    this.unexpected(awaitAt);
+  }
+  return this.parseFor(node, init);
+};
+pp$8.parseForAfterInit = function(node, init, awaitAt) {
+  if ((this.type === types$1._in || this.options.ecmaVersion >= 6 && this.isContextual("of")) && init.declarations.length === 1) {
+    if (this.type === types$1._in) {
+      if ((init.kind === "using" || init.kind === "await using") && !init.declarations[0].init) {
+        this.raise(this.start, "Using declaration is not allowed in for-in loops");
+      }
+      if (this.options.ecmaVersion >= 9 && awaitAt > -1) {
+        this.unexpected(awaitAt);
+      }
+    } else if (this.options.ecmaVersion >= 9) {
+      node.await = awaitAt > -1;
+    }
+    return this.parseForIn(node, init);
+  }
+  if (awaitAt > -1) {
+    this.unexpected(awaitAt);
+  }
+  return this.parseFor(node, init);
+};
+pp$8.parseFunctionStatement = function(node, isAsync, declarationPosition) {
+  this.next();
+  return this.parseFunction(node, FUNC_STATEMENT | (declarationPosition ? 0 : FUNC_HANGING_STATEMENT), false, isAsync);
+};
+pp$8.parseIfStatement = function(node) {
+  this.next();
+  node.test = this.parseParenExpression();
+  node.consequent = this.parseStatement("if");
+  node.alternate = this.eat(types$1._else) ? this.parseStatement("if") : null;
+  return this.finishNode(node, "IfStatement");
+};
+pp$8.parseReturnStatement = function(node) {
+  if (!this.allowReturn) {
+    this.raise(this.start, "'return' outside of function");
+  }
+  this.next();
+  if (this.eat(types$1.semi) || this.insertSemicolon()) {
+    node.argument = null;
+  } else {
+    node.argument = this.parseExpression();
+    this.semicolon();
+  }
+  return this.finishNode(node, "ReturnStatement");
+};
+pp$8.parseSwitchStatement = function(node) {
+  this.next();
+  node.discriminant = this.parseParenExpression();
+  node.cases = [];
+  this.expect(types$1.braceL);
+  this.labels.push(switchLabel);
+  this.enterScope(SCOPE_SWITCH);
+  var cur;
+  for (var sawDefault = false; this.type !== types$1.braceR; ) {
+    if (this.type === types$1._case || this.type === types$1._default) {
+      var isCase = this.type === types$1._case;
+      if (cur) {
+        this.finishNode(cur, "SwitchCase");
+      }
+      node.cases.push(cur = this.startNode());
+      cur.consequent = [];
+      this.next();
+      if (isCase) {
+        cur.test = this.parseExpression();
+      } else {
+        if (sawDefault) {
+          this.raiseRecoverable(this.lastTokStart, "Multiple default clauses");
+        }
+        sawDefault = true;
+        cur.test = null;
+      }
+      this.expect(types$1.colon);
+    } else {
+      if (!cur) {
+        this.unexpected();
+      }
+      cur.consequent.push(this.parseStatement(null));
+    }
+  }
+  this.exitScope();
+  if (cur) {
+    this.finishNode(cur, "SwitchCase");
+  }
+  this.next();
+  this.labels.pop();
+  return this.finishNode(node, "SwitchStatement");
+};
+pp$8.parseThrowStatement = function(node) {
+  this.next();
+  if (lineBreak.test(this.input.slice(this.lastTokEnd, this.start))) {
+    this.raise(this.lastTokEnd, "Illegal newline after throw");
+  }
+  node.argument = this.parseExpression();
+  this.semicolon();
+  return this.finishNode(node, "ThrowStatement");
+};
+var empty$12 = [];
+pp$8.parseCatchClauseParam = function() {
+  var param = this.parseBindingAtom();
+  var simple = param.type === "Identifier";
+  this.enterScope(simple ? SCOPE_SIMPLE_CATCH : 0);
+  this.checkLValPattern(param, simple ? BIND_SIMPLE_CATCH : BIND_LEXICAL);
+  this.expect(types$1.parenR);
+  return param;
+};
+pp$8.parseTryStatement = function(node) {
+  this.next();
+  node.block = this.parseBlock();
+  node.handler = null;
+  if (this.type === types$1._catch) {
+    var clause = this.startNode();
+    this.next();
+    if (this.eat(types$1.parenL)) {
+      clause.param = this.parseCatchClauseParam();
+    } else {
+      if (this.options.ecmaVersion < 10) {
+        this.unexpected();
+      }
+      clause.param = null;
+      this.enterScope(0);
+    }
+    clause.body = this.parseBlock(false);
+    this.exitScope();
+    node.handler = this.finishNode(clause, "CatchClause");
+  }
+  node.finalizer = this.eat(types$1._finally) ? this.parseBlock() : null;
+  if (!node.handler && !node.finalizer) {
+    this.raise(node.start, "Missing catch or finally clause");
+  }
+  return this.finishNode(node, "TryStatement");
+};
+pp$8.parseVarStatement = function(node, kind, allowMissingInitializer) {
+  this.next();
+  this.parseVar(node, false, kind, allowMissingInitializer);
+  this.semicolon();
+  return this.finishNode(node, "VariableDeclaration");
+};
+pp$8.parseWhileStatement = function(node) {
+  this.next();
+  node.test = this.parseParenExpression();
+  this.labels.push(loopLabel);
+  node.body = this.parseStatement("while");
+  this.labels.pop();
+  return this.finishNode(node, "WhileStatement");
+};
+pp$8.parseWithStatement = function(node) {
+  if (this.strict) {
+    this.raise(this.start, "'with' in strict mode");
+  }
+  this.next();
+  node.object = this.parseParenExpression();
+  node.body = this.parseStatement("with");
+  return this.finishNode(node, "WithStatement");
+};
+pp$8.parseEmptyStatement = function(node) {
+  this.next();
+  return this.finishNode(node, "EmptyStatement");
+};
+pp$8.parseLabeledStatement = function(node, maybeName, expr, context) {
+  for (var i$1 = 0, list3 = this.labels; i$1 < list3.length; i$1 += 1) {
+    var label2 = list3[i$1];
+    if (label2.name === maybeName) {
+      this.raise(expr.start, "Label '" + maybeName + "' is already declared");
+    }
+  }
+  var kind = this.type.isLoop ? "loop" : this.type === types$1._switch ? "switch" : null;
+  for (var i2 = this.labels.length - 1; i2 >= 0; i2--) {
+    var label$1 = this.labels[i2];
+    if (label$1.statementStart === node.start) {
+      label$1.statementStart = this.start;
+      label$1.kind = kind;
+    } else {
+      break;
+    }
+  }
+  this.labels.push({ name: maybeName, kind, statementStart: this.start });
+  node.body = this.parseStatement(context ? context.indexOf("label") === -1 ? context + "label" : context : "label");
+  this.labels.pop();
+  node.label = expr;
+  return this.finishNode(node, "LabeledStatement");
+};
+pp$8.parseExpressionStatement = function(node, expr) {
+  node.expression = expr;
+  this.semicolon();
+  return this.finishNode(node, "ExpressionStatement");
+};
+pp$8.parseBlock = function(createNewLexicalScope, node, exitStrict) {
+  if (createNewLexicalScope === void 0) createNewLexicalScope = true;
+  if (node === void 0) node = this.startNode();
+  node.body = [];
+  this.expect(types$1.braceL);
+  if (createNewLexicalScope) {
+    this.enterScope(0);
+  }
+  while (this.type !== types$1.braceR) {
+    var stmt = this.parseStatement(null);
+    node.body.push(stmt);
+  }
+  if (exitStrict) {
+    this.strict = false;
+  }
+  this.next();
+  if (createNewLexicalScope) {
+    this.exitScope();
+  }
+  return this.finishNode(node, "BlockStatement");
+};
+pp$8.parseFor = function(node, init) {
+  node.init = init;
+  this.expect(types$1.semi);
+  node.test = this.type === types$1.semi ? null : this.parseExpression();
+  this.expect(types$1.semi);
+  node.update = this.type === types$1.parenR ? null : this.parseExpression();
+  this.expect(types$1.parenR);
+  node.body = this.parseStatement("for");
+  this.exitScope();
+  this.labels.pop();
+  return this.finishNode(node, "ForStatement");
+};
+pp$8.parseForIn = function(node, init) {
+  var isForIn = this.type === types$1._in;
+  this.next();
+  if (init.type === "VariableDeclaration" && init.declarations[0].init != null && (!isForIn || this.options.ecmaVersion < 8 || this.strict || init.kind !== "var" || init.declarations[0].id.type !== "Identifier")) {
+    this.raise(
+      init.start,
+      (isForIn ? "for-in" : "for-of") + " loop variable declaration may not have an initializer"
+    );
+  }
+  node.left = init;
+  node.right = isForIn ? this.parseExpression() : this.parseMaybeAssign();
+  this.expect(types$1.parenR);
+  node.body = this.parseStatement("for");
+  this.exitScope();
+  this.labels.pop();
+  return this.finishNode(node, isForIn ? "ForInStatement" : "ForOfStatement");
+};
+pp$8.parseVar = function(node, isFor, kind, allowMissingInitializer) {
+  node.declarations = [];
+  node.kind = kind;
+  for (; ; ) {
+    var decl = this.startNode();
+    this.parseVarId(decl, kind);
+    if (this.eat(types$1.eq)) {
+      decl.init = this.parseMaybeAssign(isFor);
+    } else if (!allowMissingInitializer && kind === "const" && !(this.type === types$1._in || this.options.ecmaVersion >= 6 && this.isContextual("of"))) {
+      this.unexpected();
+    } else if (!allowMissingInitializer && (kind === "using" || kind === "await using") && this.options.ecmaVersion >= 17 && this.type !== types$1._in && !this.isContextual("of")) {
+      this.raise(this.lastTokEnd, "Missing initializer in " + kind + " declaration");
+    } else if (!allowMissingInitializer && decl.id.type !== "Identifier" && !(isFor && (this.type === types$1._in || this.isContextual("of")))) {
+      this.raise(this.lastTokEnd, "Complex binding patterns require an initialization value");
+    } else {
+      decl.init = null;
+    }
+    node.declarations.push(this.finishNode(decl, "VariableDeclarator"));
+    if (!this.eat(types$1.comma)) {
+      break;
+    }
+  }
+  return node;
+};
+pp$8.parseVarId = function(decl, kind) {
+  decl.id = kind === "using" || kind === "await using" ? this.parseIdent() : this.parseBindingAtom();
+  this.checkLValPattern(decl.id, kind === "var" ? BIND_VAR : BIND_LEXICAL, false);
+};
+var FUNC_STATEMENT = 1;
+var FUNC_HANGING_STATEMENT = 2;
+var FUNC_NULLABLE_ID = 4;
+pp$8.parseFunction = function(node, statement, allowExpressionBody, isAsync, forInit) {
+  this.initFunction(node);
+  if (this.options.ecmaVersion >= 9 || this.options.ecmaVersion >= 6 && !isAsync) {
+    if (this.type === types$1.star && statement & FUNC_HANGING_STATEMENT) {
+      this.unexpected();
+    }
+    node.generator = this.eat(types$1.star);
+  }
+  if (this.options.ecmaVersion >= 8) {
+    node.async = !!isAsync;
+  }
+  if (statement & FUNC_STATEMENT) {
+    node.id = statement & FUNC_NULLABLE_ID && this.type !== types$1.name ? null : this.parseIdent();
+    if (node.id && !(statement & FUNC_HANGING_STATEMENT)) {
+      this.checkLValSimple(node.id, this.strict || node.generator || node.async ? this.treatFunctionsAsVar ? BIND_VAR : BIND_LEXICAL : BIND_FUNCTION);
+    }
+  }
+  var oldYieldPos = this.yieldPos, oldAwaitPos = this.awaitPos, oldAwaitIdentPos = this.awaitIdentPos;
+  this.yieldPos = 0;
+  this.awaitPos = 0;
+  this.awaitIdentPos = 0;
+  this.enterScope(functionFlags(node.async, node.generator));
+  if (!(statement & FUNC_STATEMENT)) {
+    node.id = this.type === types$1.name ? this.parseIdent() : null;
+  }
+  this.parseFunctionParams(node);
+  this.parseFunctionBody(node, allowExpressionBody, false, forInit);
+  this.yieldPos = oldYieldPos;
+  this.awaitPos = oldAwaitPos;
+  this.awaitIdentPos = oldAwaitIdentPos;
+  return this.finishNode(node, statement & FUNC_STATEMENT ? "FunctionDeclaration" : "FunctionExpression");
+};
+pp$8.parseFunctionParams = function(node) {
+  this.expect(types$1.parenL);
+  node.params = this.parseBindingList(types$1.parenR, false, this.options.ecmaVersion >= 8);
+  this.checkYieldAwaitInDefaultParams();
+};
+pp$8.parseClass = function(node, isStatement) {
+  this.next();
+  var oldStrict = this.strict;
+  this.strict = true;
+  this.parseClassId(node, isStatement);
+  this.parseClassSuper(node);
+  var privateNameMap = this.enterClassBody();
+  var classBody = this.startNode();
+  var hadConstructor = false;
+  classBody.body = [];
+  this.expect(types$1.braceL);
+  while (this.type !== types$1.braceR) {
+    var element = this.parseClassElement(node.superClass !== null);
+    if (element) {
+      classBody.body.push(element);
+      if (element.type === "MethodDefinition" && element.kind === "constructor") {
+        if (hadConstructor) {
+          this.raiseRecoverable(element.start, "Duplicate constructor in the same class");
+        }
+        hadConstructor = true;
+      } else if (element.key && element.key.type === "PrivateIdentifier" && isPrivateNameConflicted(privateNameMap, element)) {
+        this.raiseRecoverable(element.key.start, "Identifier '#" + element.key.name + "' has already been declared");
+      }
+    }
+  }
+  this.strict = oldStrict;
+  this.next();
+  node.body = this.finishNode(classBody, "ClassBody");
+  this.exitClassBody();
+  return this.finishNode(node, isStatement ? "ClassDeclaration" : "ClassExpression");
+};
+pp$8.parseClassElement = function(constructorAllowsSuper) {
+  if (this.eat(types$1.semi)) {
+    return null;
+  }
+  var ecmaVersion2 = this.options.ecmaVersion;
+  var node = this.startNode();
+  var keyName = "";
+  var isGenerator = false;
+  var isAsync = false;
+  var kind = "method";
+  var isStatic = false;
+  if (this.eatContextual("static")) {
+    if (ecmaVersion2 >= 13 && this.eat(types$1.braceL)) {
+      this.parseClassStaticBlock(node);
+      return node;
+    }
+    if (this.isClassElementNameStart() || this.type === types$1.star) {
+      isStatic = true;
+    } else {
+      keyName = "static";
+    }
+  }
+  node.static = isStatic;
+  if (!keyName && ecmaVersion2 >= 8 && this.eatContextual("async")) {
+    if ((this.isClassElementNameStart() || this.type === types$1.star) && !this.canInsertSemicolon()) {
+      isAsync = true;
+    } else {
+      keyName = "async";
+    }
+  }
+  if (!keyName && (ecmaVersion2 >= 9 || !isAsync) && this.eat(types$1.star)) {
+    isGenerator = true;
+  }
+  if (!keyName && !isAsync && !isGenerator) {
+    var lastValue = this.value;
+    if (this.eatContextual("get") || this.eatContextual("set")) {
+      if (this.isClassElementNameStart()) {
+        kind = lastValue;
+      } else {
+        keyName = lastValue;
+      }
+    }
+  }
+  if (keyName) {
+    node.computed = false;
+    node.key = this.startNodeAt(this.lastTokStart, this.lastTokStartLoc);
+    node.key.name = keyName;
+    this.finishNode(node.key, "Identifier");
+  } else {
+    this.parseClassElementName(node);
+  }
+  if (ecmaVersion2 < 13 || this.type === types$1.parenL || kind !== "method" || isGenerator || isAsync) {
+    var isConstructor = !node.static && checkKeyName(node, "constructor");
+    var allowsDirectSuper = isConstructor && constructorAllowsSuper;
+    if (isConstructor && kind !== "method") {
+      this.raise(node.key.start, "Constructor can't have get/set modifier");
+    }
+    node.kind = isConstructor ? "constructor" : kind;
+    this.parseClassMethod(node, isGenerator, isAsync, allowsDirectSuper);
+  } else {
+    this.parseClassField(node);
+  }
+  return node;
+};
+pp$8.isClassElementNameStart = function() {
+  return this.type === types$1.name || this.type === types$1.privateId || this.type === types$1.num || this.type === types$1.string || this.type === types$1.bracketL || this.type.keyword;
+};
+pp$8.parseClassElementName = function(element) {
+  if (this.type === types$1.privateId) {
+    if (this.value === "constructor") {
+      this.raise(this.start, "Classes can't have an element named '#constructor'");
+    }
+    element.computed = false;
+    element.key = this.parsePrivateIdent();
+  } else {
+    this.parsePropertyName(element);
+  }
+};
+pp$8.parseClassMethod = function(method, isGenerator, isAsync, allowsDirectSuper) {
+  var key = method.key;
+  if (method.kind === "constructor") {
+    if (isGenerator) {
+      this.raise(key.start, "Constructor can't be a generator");
+    }
+    if (isAsync) {
+      this.raise(key.start, "Constructor can't be an async method");
+    }
+  } else if (method.static && checkKeyName(method, "prototype")) {
+    this.raise(key.start, "Classes may not have a static property named prototype");
+  }
+  var value = method.value = this.parseMethod(isGenerator, isAsync, allowsDirectSuper);
+  if (method.kind === "get" && value.params.length !== 0) {
+    this.raiseRecoverable(value.start, "getter should have no params");
+  }
+  if (method.kind === "set" && value.params.length !== 1) {
+    this.raiseRecoverable(value.start, "setter should have exactly one param");
+  }
+  if (method.kind === "set" && value.params[0].type === "RestElement") {
+    this.raiseRecoverable(value.params[0].start, "Setter cannot use rest params");
+  }
+  return this.finishNode(method, "MethodDefinition");
+};
+pp$8.parseClassField = function(field) {
+  if (checkKeyName(field, "constructor")) {
+    this.raise(field.key.start, "Classes can't have a field named 'constructor'");
+  } else if (field.static && checkKeyName(field, "prototype")) {
+    this.raise(field.key.start, "Classes can't have a static field named 'prototype'");
+  }
+  if (this.eat(types$1.eq)) {
+    this.enterScope(SCOPE_CLASS_FIELD_INIT | SCOPE_SUPER);
+    field.value = this.parseMaybeAssign();
+    this.exitScope();
+  } else {
+    field.value = null;
+  }
+  this.semicolon();
+  return this.finishNode(field, "PropertyDefinition");
+};
+pp$8.parseClassStaticBlock = function(node) {
+  node.body = [];
+  var oldLabels = this.labels;
+  this.labels = [];
+  this.enterScope(SCOPE_CLASS_STATIC_BLOCK | SCOPE_SUPER);
+  while (this.type !== types$1.braceR) {
+    var stmt = this.parseStatement(null);
+    node.body.push(stmt);
+  }
+  this.next();
+  this.exitScope();
+  this.labels = oldLabels;
+  return this.finishNode(node, "StaticBlock");
+};
+pp$8.parseClassId = function(node, isStatement) {
+  if (this.type === types$1.name) {
+    node.id = this.parseIdent();
+    if (isStatement) {
+      this.checkLValSimple(node.id, BIND_LEXICAL, false);
+    }
+  } else {
+    if (isStatement === true) {
+      this.unexpected();
+    }
+    node.id = null;
+  }
+};
+pp$8.parseClassSuper = function(node) {
+  node.superClass = this.eat(types$1._extends) ? this.parseExprSubscripts(null, false) : null;
+};
+pp$8.enterClassBody = function() {
+  var element = { declared: /* @__PURE__ */ Object.create(null), used: [] };
+  this.privateNameStack.push(element);
+  return element.declared;
+};
+pp$8.exitClassBody = function() {
+  var ref2 = this.privateNameStack.pop();
+  var declared = ref2.declared;
+  var used = ref2.used;
+  if (!this.options.checkPrivateFields) {
+    return;
+  }
+  var len = this.privateNameStack.length;
+  var parent = len === 0 ? null : this.privateNameStack[len - 1];
+  for (var i2 = 0; i2 < used.length; ++i2) {
+    var id = used[i2];
+    if (!hasOwn(declared, id.name)) {
+      if (parent) {
+        parent.used.push(id);
+      } else {
+        this.raiseRecoverable(id.start, "Private field '#" + id.name + "' must be declared in an enclosing class");
+      }
+    }
+  }
+};
+function isPrivateNameConflicted(privateNameMap, element) {
+  var name2 = element.key.name;
+  var curr = privateNameMap[name2];
+  var next = "true";
+  if (element.type === "MethodDefinition" && (element.kind === "get" || element.kind === "set")) {
+    next = (element.static ? "s" : "i") + element.kind;
+  }
+  if (curr === "iget" && next === "iset" || curr === "iset" && next === "iget" || curr === "sget" && next === "sset" || curr === "sset" && next === "sget") {
+    privateNameMap[name2] = "true";
+    return false;
+  } else if (!curr) {
+    privateNameMap[name2] = next;
+    return false;
+  } else {
+    return true;
+  }
+}
+function checkKeyName(node, name2) {
+  var computed = node.computed;
+  var key = node.key;
+  return !computed && (key.type === "Identifier" && key.name === name2 || key.type === "Literal" && key.value === name2);
+}
+pp$8.parseExportAllDeclaration = function(node, exports$1) {
+  if (this.options.ecmaVersion >= 11) {
+    if (this.eatContextual("as")) {
+      node.exported = this.parseModuleExportName();
+      this.checkExport(exports$1, node.exported, this.lastTokStart);
+    } else {
+      node.exported = null;
+    }
+  }
+  this.expectContextual("from");
+  if (this.type !== types$1.string) {
+    this.unexpected();
+  }
+  node.source = this.parseExprAtom();
+  if (this.options.ecmaVersion >= 16) {
+    node.attributes = this.parseWithClause();
+  }
+  this.semicolon();
+  return this.finishNode(node, "ExportAllDeclaration");
+};
+pp$8.parseExport = function(node, exports$1) {
+  this.next();
+  if (this.eat(types$1.star)) {
+    return this.parseExportAllDeclaration(node, exports$1);
+  }
+  if (this.eat(types$1._default)) {
+    this.checkExport(exports$1, "default", this.lastTokStart);
+    node.declaration = this.parseExportDefaultDeclaration();
+    return this.finishNode(node, "ExportDefaultDeclaration");
+  }
+  if (this.shouldParseExportStatement()) {
+    node.declaration = this.parseExportDeclaration(node);
+    if (node.declaration.type === "VariableDeclaration") {
+      this.checkVariableExport(exports$1, node.declaration.declarations);
+    } else {
+      this.checkExport(exports$1, node.declaration.id, node.declaration.id.start);
+    }
+    node.specifiers = [];
+    node.source = null;
+    if (this.options.ecmaVersion >= 16) {
+      node.attributes = [];
+    }
+  } else {
+    node.declaration = null;
+    node.specifiers = this.parseExportSpecifiers(exports$1);
+    if (this.eatContextual("from")) {
+      if (this.type !== types$1.string) {
+        this.unexpected();
+      }
+      node.source = this.parseExprAtom();
+      if (this.options.ecmaVersion >= 16) {
+        node.attributes = this.parseWithClause();
+      }
+    } else {
+      for (var i2 = 0, list3 = node.specifiers; i2 < list3.length; i2 += 1) {
+        var spec = list3[i2];
+        this.checkUnreserved(spec.local);
+        this.checkLocalExport(spec.local);
+        if (spec.local.type === "Literal") {
+          this.raise(spec.local.start, "A string literal cannot be used as an exported binding without `from`.");
+        }
+      }
+      node.source = null;
+      if (this.options.ecmaVersion >= 16) {
+        node.attributes = [];
+      }
+    }
+    this.semicolon();
+  }
+  return this.finishNode(node, "ExportNamedDeclaration");
+};
+pp$8.parseExportDeclaration = function(node) {
+  return this.parseStatement(null);
+};
+pp$8.parseExportDefaultDeclaration = function() {
+  var isAsync;
+  if (this.type === types$1._function || (isAsync = this.isAsyncFunction())) {
+    var fNode = this.startNode();
+    this.next();
+    if (isAsync) {
+      this.next();
+    }
+    return this.parseFunction(fNode, FUNC_STATEMENT | FUNC_NULLABLE_ID, false, isAsync);
+  } else if (this.type === types$1._class) {
+    var cNode = this.startNode();
+    return this.parseClass(cNode, "nullableID");
+  } else {
+    var declaration = this.parseMaybeAssign();
+    this.semicolon();
+    return declaration;
+  }
+};
+pp$8.checkExport = function(exports$1, name2, pos) {
+  if (!exports$1) {
+    return;
+  }
+  if (typeof name2 !== "string") {
+    name2 = name2.type === "Identifier" ? name2.name : name2.value;
+  }
+  if (hasOwn(exports$1, name2)) {
+    this.raiseRecoverable(pos, "Duplicate export '" + name2 + "'");
+  }
+  exports$1[name2] = true;
+};
+pp$8.checkPatternExport = function(exports$1, pat) {
+  var type = pat.type;
+  if (type === "Identifier") {
+    this.checkExport(exports$1, pat, pat.start);
+  } else if (type === "ObjectPattern") {
+    for (var i2 = 0, list3 = pat.properties; i2 < list3.length; i2 += 1) {
+      var prop = list3[i2];
+      this.checkPatternExport(exports$1, prop);
+    }
+  } else if (type === "ArrayPattern") {
+    for (var i$1 = 0, list$1 = pat.elements; i$1 < list$1.length; i$1 += 1) {
+      var elt = list$1[i$1];
+      if (elt) {
+        this.checkPatternExport(exports$1, elt);
+      }
+    }
+  } else if (type === "Property") {
+    this.checkPatternExport(exports$1, pat.value);
+  } else if (type === "AssignmentPattern") {
+    this.checkPatternExport(exports$1, pat.left);
+  } else if (type === "RestElement") {
+    this.checkPatternExport(exports$1, pat.argument);
+  }
+};
+pp$8.checkVariableExport = function(exports$1, decls) {
+  if (!exports$1) {
+    return;
+  }
+  for (var i2 = 0, list3 = decls; i2 < list3.length; i2 += 1) {
+    var decl = list3[i2];
+    this.checkPatternExport(exports$1, decl.id);
+  }
+};
+pp$8.shouldParseExportStatement = function() {
+  return this.type.keyword === "var" || this.type.keyword === "const" || this.type.keyword === "class" || this.type.keyword === "function" || this.isLet() || this.isAsyncFunction();
+};
+pp$8.parseExportSpecifier = function(exports$1) {
+  var node = this.startNode();
+  node.local = this.parseModuleExportName();
+  node.exported = this.eatContextual("as") ? this.parseModuleExportName() : node.local;
+  this.checkExport(
+    exports$1,
+    node.exported,
+    node.exported.start
+  );
+  return this.finishNode(node, "ExportSpecifier");
+};
+pp$8.parseExportSpecifiers = function(exports$1) {
+  var nodes = [], first = true;
+  this.expect(types$1.braceL);
+  while (!this.eat(types$1.braceR)) {
+    if (!first) {
+      this.expect(types$1.comma);
+      if (this.afterTrailingComma(types$1.braceR)) {
+        break;
+      }
+    } else {
+      first = false;
+    }
+    nodes.push(this.parseExportSpecifier(exports$1));
+  }
+  return nodes;
+};
+pp$8.parseImport = function(node) {
+  this.next();
+  if (this.type === types$1.string) {
+    node.specifiers = empty$12;
+    node.source = this.parseExprAtom();
+  } else {
+    node.specifiers = this.parseImportSpecifiers();
+    this.expectContextual("from");
+    node.source = this.type === types$1.string ? this.parseExprAtom() : this.unexpected();
+  }
+  if (this.options.ecmaVersion >= 16) {
+    node.attributes = this.parseWithClause();
+  }
+  this.semicolon();
+  return this.finishNode(node, "ImportDeclaration");
+};
+pp$8.parseImportSpecifier = function() {
+  var node = this.startNode();
+  node.imported = this.parseModuleExportName();
+  if (this.eatContextual("as")) {
+    node.local = this.parseIdent();
+  } else {
+    this.checkUnreserved(node.imported);
+    node.local = node.imported;
+  }
+  this.checkLValSimple(node.local, BIND_LEXICAL);
+  return this.finishNode(node, "ImportSpecifier");
+};
+pp$8.parseImportDefaultSpecifier = function() {
+  var node = this.startNode();
+  node.local = this.parseIdent();
+  this.checkLValSimple(node.local, BIND_LEXICAL);
+  return this.finishNode(node, "ImportDefaultSpecifier");
+};
+pp$8.parseImportNamespaceSpecifier = function() {
+  var node = this.startNode();
+  this.next();
+  this.expectContextual("as");
+  node.local = this.parseIdent();
+  this.checkLValSimple(node.local, BIND_LEXICAL);
+  return this.finishNode(node, "ImportNamespaceSpecifier");
+};
+pp$8.parseImportSpecifiers = function() {
+  var nodes = [], first = true;
+  if (this.type === types$1.name) {
+    nodes.push(this.parseImportDefaultSpecifier());
+    if (!this.eat(types$1.comma)) {
+      return nodes;
+    }
+  }
+  if (this.type === types$1.star) {
+    nodes.push(this.parseImportNamespaceSpecifier());
+    return nodes;
+  }
+  this.expect(types$1.braceL);
+  while (!this.eat(types$1.braceR)) {
+    if (!first) {
+      this.expect(types$1.comma);
+      if (this.afterTrailingComma(types$1.braceR)) {
+        break;
+      }
+    } else {
+      first = false;
+    }
+    nodes.push(this.parseImportSpecifier());
+  }
+  return nodes;
+};
+pp$8.parseWithClause = function() {
+  var nodes = [];
+  if (!this.eat(types$1._with)) {
+    return nodes;
+  }
+  this.expect(types$1.braceL);
+  var attributeKeys = {};
+  var first = true;
+  while (!this.eat(types$1.braceR)) {
+    if (!first) {
+      this.expect(types$1.comma);
+      if (this.afterTrailingComma(types$1.braceR)) {
+        break;
+      }
+    } else {
+      first = false;
+    }
+    var attr = this.parseImportAttribute();
+    var keyName = attr.key.type === "Identifier" ? attr.key.name : attr.key.value;
+    if (hasOwn(attributeKeys, keyName)) {
+      this.raiseRecoverable(attr.key.start, "Duplicate attribute key '" + keyName + "'");
+    }
+    attributeKeys[keyName] = true;
+    nodes.push(attr);
+  }
+  return nodes;
+};
+pp$8.parseImportAttribute = function() {
+  var node = this.startNode();
+  node.key = this.type === types$1.string ? this.parseExprAtom() : this.parseIdent(this.options.allowReserved !== "never");
+  this.expect(types$1.colon);
+  if (this.type !== types$1.string) {
+    this.unexpected();
+  }
+  node.value = this.parseExprAtom();
+  return this.finishNode(node, "ImportAttribute");
+};
+pp$8.parseModuleExportName = function() {
+  if (this.options.ecmaVersion >= 13 && this.type === types$1.string) {
+    var stringLiteral = this.parseLiteral(this.value);
+    if (loneSurrogate.test(stringLiteral.value)) {
+      this.raise(stringLiteral.start, "An export name cannot include a lone surrogate.");
+    }
+    return stringLiteral;
+  }
+  return this.parseIdent(true);
+};
+pp$8.adaptDirectivePrologue = function(statements) {
+  for (var i2 = 0; i2 < statements.length && this.isDirectiveCandidate(statements[i2]); ++i2) {
+    statements[i2].directive = statements[i2].expression.raw.slice(1, -1);
+  }
+};
+pp$8.isDirectiveCandidate = function(statement) {
+  return this.options.ecmaVersion >= 5 && statement.type === "ExpressionStatement" && statement.expression.type === "Literal" && typeof statement.expression.value === "string" && // Reject parenthesized strings.
+  (this.input[statement.start] === '"' || this.input[statement.start] === "'");
+};
+var pp$7 = Parser.prototype;
+pp$7.toAssignable = function(node, isBinding, refDestructuringErrors) {
+  if (this.options.ecmaVersion >= 6 && node) {
+    switch (node.type) {
+      case "Identifier":
+        if (this.inAsync && node.name === "await") {
+          this.raise(node.start, "Cannot use 'await' as identifier inside an async function");
+        }
+        break;
+      case "ObjectPattern":
+      case "ArrayPattern":
+      case "AssignmentPattern":
+      case "RestElement":
+        break;
+      case "ObjectExpression":
+        node.type = "ObjectPattern";
+        if (refDestructuringErrors) {
+          this.checkPatternErrors(refDestructuringErrors, true);
+        }
+        for (var i2 = 0, list3 = node.properties; i2 < list3.length; i2 += 1) {
+          var prop = list3[i2];
+          this.toAssignable(prop, isBinding);
+          if (prop.type === "RestElement" && (prop.argument.type === "ArrayPattern" || prop.argument.type === "ObjectPattern")) {
+            this.raise(prop.argument.start, "Unexpected token");
+          }
+        }
+        break;
+      case "Property":
+        if (node.kind !== "init") {
+          this.raise(node.key.start, "Object pattern can't contain getter or setter");
+        }
+        this.toAssignable(node.value, isBinding);
+        break;
+      case "ArrayExpression":
+        node.type = "ArrayPattern";
+        if (refDestructuringErrors) {
+          this.checkPatternErrors(refDestructuringErrors, true);
+        }
+        this.toAssignableList(node.elements, isBinding);
+        break;
+      case "SpreadElement":
+        node.type = "RestElement";
+        this.toAssignable(node.argument, isBinding);
+        if (node.argument.type === "AssignmentPattern") {
+          this.raise(node.argument.start, "Rest elements cannot have a default value");
+        }
+        break;
+      case "AssignmentExpression":
+        if (node.operator !== "=") {
+          this.raise(node.left.end, "Only '=' operator can be used for specifying default value.");
+        }
+        node.type = "AssignmentPattern";
+        delete node.operator;
+        this.toAssignable(node.left, isBinding);
+        break;
+      case "ParenthesizedExpression":
+        this.toAssignable(node.expression, isBinding, refDestructuringErrors);
+        break;
+      case "ChainExpression":
+        this.raiseRecoverable(node.start, "Optional chaining cannot appear in left-hand side");
+        break;
+      case "MemberExpression":
+        if (!isBinding) {
+          break;
+        }
+      default:
+        this.raise(node.start, "Assigning to rvalue");
+    }
+  } else if (refDestructuringErrors) {
+    this.checkPatternErrors(refDestructuringErrors, true);
+  }
+  return node;
+};
+pp$7.toAssignableList = function(exprList, isBinding) {
+  var end = exprList.length;
+  for (var i2 = 0; i2 < end; i2++) {
+    var elt = exprList[i2];
+    if (elt) {
+      this.toAssignable(elt, isBinding);
+    }
+  }
+  if (end) {
+    var last = exprList[end - 1];
+    if (this.options.ecmaVersion === 6 && isBinding && last && last.type === "RestElement" && last.argument.type !== "Identifier") {
+      this.unexpected(last.argument.start);
+    }
+  }
+  return exprList;
+};
+pp$7.parseSpread = function(refDestructuringErrors) {
+  var node = this.startNode();
+  this.next();
+  node.argument = this.parseMaybeAssign(false, refDestructuringErrors);
+  return this.finishNode(node, "SpreadElement");
+};
+pp$7.parseRestBinding = function() {
+  var node = this.startNode();
+  this.next();
+  if (this.options.ecmaVersion === 6 && this.type !== types$1.name) {
+    this.unexpected();
+  }
+  node.argument = this.parseBindingAtom();
+  return this.finishNode(node, "RestElement");
+};
+pp$7.parseBindingAtom = function() {
+  if (this.options.ecmaVersion >= 6) {
+    switch (this.type) {
+      case types$1.bracketL:
+        var node = this.startNode();
+        this.next();
+        node.elements = this.parseBindingList(types$1.bracketR, true, true);
+        return this.finishNode(node, "ArrayPattern");
+      case types$1.braceL:
+        return this.parseObj(true);
+    }
+  }
+  return this.parseIdent();
+};
+pp$7.parseBindingList = function(close, allowEmpty, allowTrailingComma, allowModifiers) {
+  var elts = [], first = true;
+  while (!this.eat(close)) {
+    if (first) {
+      first = false;
+    } else {
+      this.expect(types$1.comma);
+    }
+    if (allowEmpty && this.type === types$1.comma) {
+      elts.push(null);
+    } else if (allowTrailingComma && this.afterTrailingComma(close)) {
+      break;
+    } else if (this.type === types$1.ellipsis) {
+      var rest = this.parseRestBinding();
+      this.parseBindingListItem(rest);
+      elts.push(rest);
+      if (this.type === types$1.comma) {
+        this.raiseRecoverable(this.start, "Comma is not permitted after the rest element");
+      }
+      this.expect(close);
+      break;
+    } else {
+      elts.push(this.parseAssignableListItem(allowModifiers));
+    }
+  }
+  return elts;
+};
+pp$7.parseAssignableListItem = function(allowModifiers) {
+  var elem = this.parseMaybeDefault(this.start, this.startLoc);
+  this.parseBindingListItem(elem);
+  return elem;
+};
+pp$7.parseBindingListItem = function(param) {
+  return param;
+};
+pp$7.parseMaybeDefault = function(startPos, startLoc, left) {
+  left = left || this.parseBindingAtom();
+  if (this.options.ecmaVersion < 6 || !this.eat(types$1.eq)) {
+    return left;
+  }
+  var node = this.startNodeAt(startPos, startLoc);
+  node.left = left;
+  node.right = this.parseMaybeAssign();
+  return this.finishNode(node, "AssignmentPattern");
+};
+pp$7.checkLValSimple = function(expr, bindingType, checkClashes) {
+  if (bindingType === void 0) bindingType = BIND_NONE;
+  var isBind = bindingType !== BIND_NONE;
+  switch (expr.type) {
+    case "Identifier":
+      if (this.strict && this.reservedWordsStrictBind.test(expr.name)) {
+        this.raiseRecoverable(expr.start, (isBind ? "Binding " : "Assigning to ") + expr.name + " in strict mode");
+      }
+      if (isBind) {
+        if (bindingType === BIND_LEXICAL && expr.name === "let") {
+          this.raiseRecoverable(expr.start, "let is disallowed as a lexically bound name");
+        }
+        if (checkClashes) {
+          if (hasOwn(checkClashes, expr.name)) {
+            this.raiseRecoverable(expr.start, "Argument name clash");
+          }
+          checkClashes[expr.name] = true;
+        }
+        if (bindingType !== BIND_OUTSIDE) {
+          this.declareName(expr.name, bindingType, expr.start);
+        }
+      }
+      break;
+    case "ChainExpression":
+      this.raiseRecoverable(expr.start, "Optional chaining cannot appear in left-hand side");
+      break;
+    case "MemberExpression":
+      if (isBind) {
+        this.raiseRecoverable(expr.start, "Binding member expression");
+      }
+      break;
+    case "ParenthesizedExpression":
+      if (isBind) {
+        this.raiseRecoverable(expr.start, "Binding parenthesized expression");
+      }
+      return this.checkLValSimple(expr.expression, bindingType, checkClashes);
+    default:
+      this.raise(expr.start, (isBind ? "Binding" : "Assigning to") + " rvalue");
+  }
+};
+pp$7.checkLValPattern = function(expr, bindingType, checkClashes) {
+  if (bindingType === void 0) bindingType = BIND_NONE;
+  switch (expr.type) {
+    case "ObjectPattern":
+      for (var i2 = 0, list3 = expr.properties; i2 < list3.length; i2 += 1) {
+        var prop = list3[i2];
+        this.checkLValInnerPattern(prop, bindingType, checkClashes);
+      }
+      break;
+    case "ArrayPattern":
+      for (var i$1 = 0, list$1 = expr.elements; i$1 < list$1.length; i$1 += 1) {
+        var elem = list$1[i$1];
+        if (elem) {
+          this.checkLValInnerPattern(elem, bindingType, checkClashes);
+        }
+      }
+      break;
+    default:
+      this.checkLValSimple(expr, bindingType, checkClashes);
+  }
+};
+pp$7.checkLValInnerPattern = function(expr, bindingType, checkClashes) {
+  if (bindingType === void 0) bindingType = BIND_NONE;
+  switch (expr.type) {
+    case "Property":
+      this.checkLValInnerPattern(expr.value, bindingType, checkClashes);
+      break;
+    case "AssignmentPattern":
+      this.checkLValPattern(expr.left, bindingType, checkClashes);
+      break;
+    case "RestElement":
+      this.checkLValPattern(expr.argument, bindingType, checkClashes);
+      break;
+    default:
+      this.checkLValPattern(expr, bindingType, checkClashes);
+  }
+};
+var TokContext = function TokContext2(token, isExpr, preserveSpace, override, generator) {
+  this.token = token;
+  this.isExpr = !!isExpr;
+  this.preserveSpace = !!preserveSpace;
+  this.override = override;
+  this.generator = !!generator;
+};
+var types = {
+  b_stat: new TokContext("{", false),
+  b_expr: new TokContext("{", true),
+  b_tmpl: new TokContext("${", false),
+  p_stat: new TokContext("(", false),
+  p_expr: new TokContext("(", true),
+  q_tmpl: new TokContext("`", true, true, function(p) {
+    return p.tryReadTemplateToken();
+  }),
+  f_stat: new TokContext("function", false),
+  f_expr: new TokContext("function", true),
+  f_expr_gen: new TokContext("function", true, false, null, true),
+  f_gen: new TokContext("function", false, false, null, true)
+};
+var pp$6 = Parser.prototype;
+pp$6.initialContext = function() {
+  return [types.b_stat];
+};
+pp$6.curContext = function() {
+  return this.context[this.context.length - 1];
+};
+pp$6.braceIsBlock = function(prevType) {
+  var parent = this.curContext();
+  if (parent === types.f_expr || parent === types.f_stat) {
+    return true;
+  }
+  if (prevType === types$1.colon && (parent === types.b_stat || parent === types.b_expr)) {
+    return !parent.isExpr;
+  }
+  if (prevType === types$1._return || prevType === types$1.name && this.exprAllowed) {
+    return lineBreak.test(this.input.slice(this.lastTokEnd, this.start));
+  }
+  if (prevType === types$1._else || prevType === types$1.semi || prevType === types$1.eof || prevType === types$1.parenR || prevType === types$1.arrow) {
+    return true;
+  }
+  if (prevType === types$1.braceL) {
+    return parent === types.b_stat;
+  }
+  if (prevType === types$1._var || prevType === types$1._const || prevType === types$1.name) {
+    return false;
+  }
+  return !this.exprAllowed;
+};
+pp$6.inGeneratorContext = function() {
+  for (var i2 = this.context.length - 1; i2 >= 1; i2--) {
+    var context = this.context[i2];
+    if (context.token === "function") {
+      return context.generator;
+    }
+  }
+  return false;
+};
+pp$6.updateContext = function(prevType) {
+  var update, type = this.type;
+  if (type.keyword && prevType === types$1.dot) {
+    this.exprAllowed = false;
+  } else if (update = type.updateContext) {
+    update.call(this, prevType);
+  } else {
+    this.exprAllowed = type.beforeExpr;
+  }
+};
+pp$6.overrideContext = function(tokenCtx) {
+  if (this.curContext() !== tokenCtx) {
+    this.context[this.context.length - 1] = tokenCtx;
+  }
+};
+types$1.parenR.updateContext = types$1.braceR.updateContext = function() {
+  if (this.context.length === 1) {
+    this.exprAllowed = true;
+    return;
+  }
+  var out = this.context.pop();
+  if (out === types.b_stat && this.curContext().token === "function") {
+    out = this.context.pop();
+  }
+  this.exprAllowed = !out.isExpr;
+};
+types$1.braceL.updateContext = function(prevType) {
+  this.context.push(this.braceIsBlock(prevType) ? types.b_stat : types.b_expr);
+  this.exprAllowed = true;
+};
+types$1.dollarBraceL.updateContext = function() {
+  this.context.push(types.b_tmpl);
+  this.exprAllowed = true;
+};
+types$1.parenL.updateContext = function(prevType) {
+  var statementParens = prevType === types$1._if || prevType === types$1._for || prevType === types$1._with || prevType === types$1._while;
+  this.context.push(statementParens ? types.p_stat : types.p_expr);
+  this.exprAllowed = true;
+};
+types$1.incDec.updateContext = function() {
+};
+types$1._function.updateContext = types$1._class.updateContext = function(prevType) {
+  if (prevType.beforeExpr && prevType !== types$1._else && !(prevType === types$1.semi && this.curContext() !== types.p_stat) && !(prevType === types$1._return && lineBreak.test(this.input.slice(this.lastTokEnd, this.start))) && !((prevType === types$1.colon || prevType === types$1.braceL) && this.curContext() === types.b_stat)) {
+    this.context.push(types.f_expr);
+  } else {
+    this.context.push(types.f_stat);
+  }
+  this.exprAllowed = false;
+};
+types$1.colon.updateContext = function() {
+  if (this.curContext().token === "function") {
+    this.context.pop();
+  }
+  this.exprAllowed = true;
+};
+types$1.backQuote.updateContext = function() {
+  if (this.curContext() === types.q_tmpl) {
+    this.context.pop();
+  } else {
+    this.context.push(types.q_tmpl);
+  }
+  this.exprAllowed = false;
+};
+types$1.star.updateContext = function(prevType) {
+  if (prevType === types$1._function) {
+    var index = this.context.length - 1;
+    if (this.context[index] === types.f_expr) {
+      this.context[index] = types.f_expr_gen;
+    } else {
+      this.context[index] = types.f_gen;
+    }
+  }
+  this.exprAllowed = true;
+};
+types$1.name.updateContext = function(prevType) {
+  var allowed = false;
+  if (this.options.ecmaVersion >= 6 && prevType !== types$1.dot) {
+    if (this.value === "of" && !this.exprAllowed || this.value === "yield" && this.inGeneratorContext()) {
+      allowed = true;
+    }
+  }
+  this.exprAllowed = allowed;
+};
+var pp$5 = Parser.prototype;
+pp$5.checkPropClash = function(prop, propHash, refDestructuringErrors) {
+  if (this.options.ecmaVersion >= 9 && prop.type === "SpreadElement") {
+    return;
+  }
+  if (this.options.ecmaVersion >= 6 && (prop.computed || prop.method || prop.shorthand)) {
+    return;
+  }
+  var key = prop.key;
+  var name2;
+  switch (key.type) {
+    case "Identifier":
+      name2 = key.name;
+      break;
+    case "Literal":
+      name2 = String(key.value);
+      break;
+    default:
+      return;
+  }
+  var kind = prop.kind;
+  if (this.options.ecmaVersion >= 6) {
+    if (name2 === "__proto__" && kind === "init") {
+      if (propHash.proto) {
+        if (refDestructuringErrors) {
+          if (refDestructuringErrors.doubleProto < 0) {
+            refDestructuringErrors.doubleProto = key.start;
+          }
+        } else {
+          this.raiseRecoverable(key.start, "Redefinition of __proto__ property");
+        }
+      }
+      propHash.proto = true;
+    }
+    return;
+  }
+  name2 = "$" + name2;
+  var other2 = propHash[name2];
+  if (other2) {
+    var redefinition;
+    if (kind === "init") {
+      redefinition = this.strict && other2.init || other2.get || other2.set;
+    } else {
+      redefinition = other2.init || other2[kind];
+    }
+    if (redefinition) {
+      this.raiseRecoverable(key.start, "Redefinition of property");
+    }
+  } else {
+    other2 = propHash[name2] = {
+      init: false,
+      get: false,
+      set: false
+    };
+  }
+  other2[kind] = true;
+};
+pp$5.parseExpression = function(forInit, refDestructuringErrors) {
+  var this$1$1 = this;
+  return this.catchStackOverflow(function() {
+    var startPos = this$1$1.start, startLoc = this$1$1.startLoc;
+    var expr = this$1$1.parseMaybeAssign(forInit, refDestructuringErrors);
+    if (this$1$1.type === types$1.comma) {
+      var node = this$1$1.startNodeAt(startPos, startLoc);
+      node.expressions = [expr];
+      while (this$1$1.eat(types$1.comma)) {
+        node.expressions.push(this$1$1.parseMaybeAssign(forInit, refDestructuringErrors));
+      }
+      return this$1$1.finishNode(node, "SequenceExpression");
+    }
+    return expr;
+  });
+};
+pp$5.parseMaybeAssign = function(forInit, refDestructuringErrors, afterLeftParse) {
+  if (this.isContextual("yield")) {
+    if (this.inGenerator) {
+      return this.parseYield(forInit);
+    } else {
+      this.exprAllowed = false;
+    }
+  }
+  var ownDestructuringErrors = false, oldParenAssign = -1, oldTrailingComma = -1, oldDoubleProto = -1;
+  if (refDestructuringErrors) {
+    oldParenAssign = refDestructuringErrors.parenthesizedAssign;
+    oldTrailingComma = refDestructuringErrors.trailingComma;
+    oldDoubleProto = refDestructuringErrors.doubleProto;
+    refDestructuringErrors.parenthesizedAssign = refDestructuringErrors.trailingComma = -1;
+  } else {
+    refDestructuringErrors = new DestructuringErrors();
+    ownDestructuringErrors = true;
+  }
+  var startPos = this.start, startLoc = this.startLoc;
+  if (this.type === types$1.parenL || this.type === types$1.name) {
+    this.potentialArrowAt = this.start;
+    this.potentialArrowInForAwait = forInit === "await";
+  }
+  var left = this.parseMaybeConditional(forInit, refDestructuringErrors);
+  if (afterLeftParse) {
+    left = afterLeftParse.call(this, left, startPos, startLoc);
+  }
+  if (this.type.isAssign) {
+    var node = this.startNodeAt(startPos, startLoc);
+    node.operator = this.value;
+    if (this.type === types$1.eq) {
+      left = this.toAssignable(left, false, refDestructuringErrors);
+    }
+    if (!ownDestructuringErrors) {
+      refDestructuringErrors.parenthesizedAssign = refDestructuringErrors.trailingComma = -1;
+      if (refDestructuringErrors.shorthandAssign >= left.start) {
+        refDestructuringErrors.shorthandAssign = -1;
+      }
+      if (refDestructuringErrors.doubleProto >= left.start) {
+        refDestructuringErrors.doubleProto = -1;
+      }
+    }
+    if (this.type === types$1.eq) {
+      this.checkLValPattern(left);
+    } else {
+      this.checkLValSimple(left);
+    }
+    node.left = left;
+    this.next();
+    node.right = this.parseMaybeAssign(forInit);
+    if (oldDoubleProto > -1) {
+      refDestructuringErrors.doubleProto = oldDoubleProto;
+    }
+    return this.finishNode(node, "AssignmentExpression");
+  } else {
+    if (ownDestructuringErrors) {
+      this.checkExpressionErrors(refDestructuringErrors, true);
+    }
+  }
+  if (oldParenAssign > -1) {
+    refDestructuringErrors.parenthesizedAssign = oldParenAssign;
+  }
+  if (oldTrailingComma > -1) {
+    refDestructuringErrors.trailingComma = oldTrailingComma;
+  }
+  return left;
+};
+pp$5.parseMaybeConditional = function(forInit, refDestructuringErrors) {
+  var startPos = this.start, startLoc = this.startLoc;
+  var expr = this.parseExprOps(forInit, refDestructuringErrors);
+  if (this.checkExpressionErrors(refDestructuringErrors)) {
+    return expr;
+  }
+  if (!(expr.type === "ArrowFunctionExpression" && expr.start === startPos) && this.eat(types$1.question)) {
+    var node = this.startNodeAt(startPos, startLoc);
+    node.test = expr;
+    node.consequent = this.parseMaybeAssign();
+    this.expect(types$1.colon);
+    node.alternate = this.parseMaybeAssign(forInit);
+    return this.finishNode(node, "ConditionalExpression");
+  }
+  return expr;
+};
+pp$5.parseExprOps = function(forInit, refDestructuringErrors) {
+  var startPos = this.start, startLoc = this.startLoc;
+  var expr = this.parseMaybeUnary(refDestructuringErrors, false, false, forInit);
+  if (this.checkExpressionErrors(refDestructuringErrors)) {
+    return expr;
+  }
+  return expr.start === startPos && expr.type === "ArrowFunctionExpression" ? expr : this.parseExprOp(expr, startPos, startLoc, -1, forInit);
+};
+pp$5.parseExprOp = function(left, leftStartPos, leftStartLoc, minPrec, forInit) {
+  var prec = this.type.binop;
+  if (prec != null && (!forInit || this.type !== types$1._in)) {
+    if (prec > minPrec) {
+      var logical = this.type === types$1.logicalOR || this.type === types$1.logicalAND;
+      var coalesce = this.type === types$1.coalesce;
+      if (coalesce) {
+        prec = types$1.logicalAND.binop;
+      }
+      var op = this.value;
+      this.next();
+      var startPos = this.start, startLoc = this.startLoc;
+      var right = this.parseExprOp(this.parseMaybeUnary(null, false, false, forInit), startPos, startLoc, prec, forInit);
+      var node = this.buildBinary(leftStartPos, leftStartLoc, left, right, op, logical || coalesce);
+      if (logical && this.type === types$1.coalesce || coalesce && (this.type === types$1.logicalOR || this.type === types$1.logicalAND)) {
+        this.raiseRecoverable(this.start, "Logical expressions and coalesce expressions cannot be mixed. Wrap either by parentheses");
+      }
+      return this.parseExprOp(node, leftStartPos, leftStartLoc, minPrec, forInit);
+    }
+  }
+  return left;
+};
+pp$5.buildBinary = function(startPos, startLoc, left, right, op, logical) {
+  if (right.type === "PrivateIdentifier") {
+    this.raise(right.start, "Private identifier can only be left side of binary expression");
+  }
+  var node = this.startNodeAt(startPos, startLoc);
+  node.left = left;
+  node.operator = op;
+  node.right = right;
+  return this.finishNode(node, logical ? "LogicalExpression" : "BinaryExpression");
+};
+pp$5.parseMaybeUnary = function(refDestructuringErrors, sawUnary, incDec, forInit) {
+  var startPos = this.start, startLoc = this.startLoc, expr;
+  if (this.isContextual("await") && this.canAwait) {
+    expr = this.parseAwait(forInit);
+    sawUnary = true;
+  } else if (this.type.prefix) {
+    var node = this.startNode(), update = this.type === types$1.incDec;
+    node.operator = this.value;
+    node.prefix = true;
+    this.next();
+    node.argument = this.parseMaybeUnary(null, true, update, forInit);
+    this.checkExpressionErrors(refDestructuringErrors, true);
+    if (update) {
+      this.checkLValSimple(node.argument);
+    } else if (this.strict && node.operator === "delete" && isLocalVariableAccess(node.argument)) {
+      this.raiseRecoverable(node.start, "Deleting local variable in strict mode");
+    } else if (node.operator === "delete" && isPrivateFieldAccess(node.argument)) {
+      this.raiseRecoverable(node.start, "Private fields can not be deleted");
+    } else {
+      sawUnary = true;
+    }
+    expr = this.finishNode(node, update ? "UpdateExpression" : "UnaryExpression");
+  } else if (!sawUnary && this.type === types$1.privateId) {
+    if ((forInit || this.privateNameStack.length === 0) && this.options.checkPrivateFields) {
+      this.unexpected();
+    }
+    expr = this.parsePrivateIdent();
+    if (this.type !== types$1._in) {
+      this.unexpected();
+    }
+  } else {
+    expr = this.parseExprSubscripts(refDestructuringErrors, forInit);
+    if (this.checkExpressionErrors(refDestructuringErrors)) {
+      return expr;
+    }
+    while (this.type.postfix && !this.canInsertSemicolon()) {
+      var node$1 = this.startNodeAt(startPos, startLoc);
+      node$1.operator = this.value;
+      node$1.prefix = false;
+      node$1.argument = expr;
+      this.checkLValSimple(expr);
+      this.next();
+      expr = this.finishNode(node$1, "UpdateExpression");
+    }
+  }
+  if (!incDec && !(expr.type === "ArrowFunctionExpression" && expr.start === startPos) && this.eat(types$1.starstar)) {
+    if (sawUnary) {
+      this.unexpected(this.lastTokStart);
+    } else {
+      return this.buildBinary(startPos, startLoc, expr, this.parseMaybeUnary(null, false, false, forInit), "**", false);
+    }
+  } else {
+    return expr;
+  }
+};
+function isLocalVariableAccess(node) {
+  return node.type === "Identifier" || node.type === "ParenthesizedExpression" && isLocalVariableAccess(node.expression);
+}
+function isPrivateFieldAccess(node) {
+  return node.type === "MemberExpression" && node.property.type === "PrivateIdentifier" || node.type === "ChainExpression" && isPrivateFieldAccess(node.expression) || node.type === "ParenthesizedExpression" && isPrivateFieldAccess(node.expression);
+}
+pp$5.parseExprSubscripts = function(refDestructuringErrors, forInit) {
+  var startPos = this.start, startLoc = this.startLoc;
+  var oldDoubleProto = -1, oldShorthandAssign = -1;
+  if (refDestructuringErrors) {
+    oldDoubleProto = refDestructuringErrors.doubleProto;
+    oldShorthandAssign = refDestructuringErrors.shorthandAssign;
+    refDestructuringErrors.doubleProto = refDestructuringErrors.shorthandAssign = -1;
+  }
+  var expr = this.parseExprAtom(refDestructuringErrors, forInit);
+  if (expr.type === "ArrowFunctionExpression" && this.input.slice(this.lastTokStart, this.lastTokEnd) !== ")") {
+    return expr;
+  }
+  var result = this.parseSubscripts(expr, startPos, startLoc, false, forInit);
+  if (refDestructuringErrors) {
+    if (result.end > expr.end) {
+      this.checkExpressionErrors(refDestructuringErrors, true);
+      if (refDestructuringErrors.parenthesizedAssign >= result.start) {
+        refDestructuringErrors.parenthesizedAssign = -1;
+      }
+      if (refDestructuringErrors.parenthesizedBind >= result.start) {
+        refDestructuringErrors.parenthesizedBind = -1;
+      }
+      if (refDestructuringErrors.trailingComma >= result.start) {
+        refDestructuringErrors.trailingComma = -1;
+      }
+    }
+    if (oldDoubleProto > -1) {
+      refDestructuringErrors.doubleProto = oldDoubleProto;
+    }
+    if (oldShorthandAssign > -1) {
+      refDestructuringErrors.shorthandAssign = oldShorthandAssign;
+    }
+  }
+  return result;
+};
+pp$5.parseSubscripts = function(base2, startPos, startLoc, noCalls, forInit) {
+  var maybeAsyncArrow = this.options.ecmaVersion >= 8 && base2.type === "Identifier" && base2.name === "async" && this.lastTokEnd === base2.end && !this.canInsertSemicolon() && base2.end - base2.start === 5 && this.potentialArrowAt === base2.start;
+  var optionalChained = false;
+  while (true) {
+    var element = this.parseSubscript(base2, startPos, startLoc, noCalls, maybeAsyncArrow, optionalChained, forInit);
+    if (element.optional) {
+      optionalChained = true;
+    }
+    if (element.end === base2.end || element.type === "ArrowFunctionExpression") {
+      if (optionalChained) {
+        var chainNode = this.startNodeAt(startPos, startLoc);
+        chainNode.expression = element;
+        element = this.finishNode(chainNode, "ChainExpression");
+      }
+      return element;
+    }
+    base2 = element;
+    maybeAsyncArrow = false;
+  }
+};
+pp$5.shouldParseAsyncArrow = function() {
+  return !this.canInsertSemicolon() && this.eat(types$1.arrow);
+};
+pp$5.parseSubscriptAsyncArrow = function(startPos, startLoc, exprList, forInit) {
+  return this.parseArrowExpression(this.startNodeAt(startPos, startLoc), exprList, true, forInit);
+};
+pp$5.parseSubscript = function(base2, startPos, startLoc, noCalls, maybeAsyncArrow, optionalChained, forInit) {
+  var optionalSupported = this.options.ecmaVersion >= 11;
+  var optional = optionalSupported && this.eat(types$1.questionDot);
+  if (noCalls && optional) {
+    this.raise(this.lastTokStart, "Optional chaining cannot appear in the callee of new expressions");
+  }
+  var computed = this.eat(types$1.bracketL);
+  if (computed || optional && this.type !== types$1.parenL && this.type !== types$1.backQuote || this.eat(types$1.dot)) {
+    var node = this.startNodeAt(startPos, startLoc);
+    node.object = base2;
+    if (computed) {
+      node.property = this.parseExpression();
+      this.expect(types$1.bracketR);
+    } else if (this.type === types$1.privateId && base2.type !== "Super") {
+      node.property = this.parsePrivateIdent();
+    } else {
+      node.property = this.parseIdent(this.options.allowReserved !== "never");
+    }
+    node.computed = !!computed;
+    if (optionalSupported) {
+      node.optional = optional;
+    }
+    base2 = this.finishNode(node, "MemberExpression");
+  } else if (!noCalls && this.eat(types$1.parenL)) {
+    var refDestructuringErrors = new DestructuringErrors(), oldYieldPos = this.yieldPos, oldAwaitPos = this.awaitPos, oldAwaitIdentPos = this.awaitIdentPos;
+    this.yieldPos = 0;
+    this.awaitPos = 0;
+    this.awaitIdentPos = 0;
+    var exprList = this.parseExprList(types$1.parenR, this.options.ecmaVersion >= 8, false, refDestructuringErrors);
+    if (maybeAsyncArrow && !optional && this.shouldParseAsyncArrow()) {
+      this.checkPatternErrors(refDestructuringErrors, false);
+      this.checkYieldAwaitInDefaultParams();
+      if (this.awaitIdentPos > 0) {
+        this.raise(this.awaitIdentPos, "Cannot use 'await' as identifier inside an async function");
+      }
+      this.yieldPos = oldYieldPos;
+      this.awaitPos = oldAwaitPos;
+      this.awaitIdentPos = oldAwaitIdentPos;
+      return this.parseSubscriptAsyncArrow(startPos, startLoc, exprList, forInit);
+    }
+    this.checkExpressionErrors(refDestructuringErrors, true);
+    this.yieldPos = oldYieldPos || this.yieldPos;
+    this.awaitPos = oldAwaitPos || this.awaitPos;
+    this.awaitIdentPos = oldAwaitIdentPos || this.awaitIdentPos;
+    var node$1 = this.startNodeAt(startPos, startLoc);
+    node$1.callee = base2;
+    node$1.arguments = exprList;
+    if (optionalSupported) {
+      node$1.optional = optional;
+    }
+    base2 = this.finishNode(node$1, "CallExpression");
+  } else if (this.type === types$1.backQuote) {
+    if (optional || optionalChained) {
+      this.raise(this.start, "Optional chaining cannot appear in the tag of tagged template expressions");
+    }
+    var node$2 = this.startNodeAt(startPos, startLoc);
+    node$2.tag = base2;
+    node$2.quasi = this.parseTemplate({ isTagged: true });
+    base2 = this.finishNode(node$2, "TaggedTemplateExpression");
+  }
+  return base2;
+};
+pp$5.parseExprAtom = function(refDestructuringErrors, forInit, forNew) {
+  if (this.type === types$1.slash) {
+    this.readRegexp();
+  }
+  var node, canBeArrow = this.potentialArrowAt === this.start;
+  switch (this.type) {
+    case types$1._super:
+      if (!this.allowSuper) {
+        this.raise(this.start, "'super' keyword outside a method");
+      }
+      node = this.startNode();
+      this.next();
+      if (this.type === types$1.parenL && !this.allowDirectSuper) {
+        this.raise(node.start, "super() call outside constructor of a subclass");
+      }
+      if (this.type !== types$1.dot && this.type !== types$1.bracketL && this.type !== types$1.parenL) {
+        this.unexpected();
+      }
+      return this.finishNode(node, "Super");
+    case types$1._this:
+      node = this.startNode();
+      this.next();
+      return this.finishNode(node, "ThisExpression");
+    case types$1.name:
+      var startPos = this.start, startLoc = this.startLoc, containsEsc = this.containsEsc;
+      var id = this.parseIdent(false);
+      if (this.options.ecmaVersion >= 8 && !containsEsc && id.name === "async" && !this.canInsertSemicolon() && this.eat(types$1._function)) {
+        this.overrideContext(types.f_expr);
+        return this.parseFunction(this.startNodeAt(startPos, startLoc), 0, false, true, forInit);
+      }
+      if (canBeArrow && !this.canInsertSemicolon()) {
+        if (this.eat(types$1.arrow)) {
+          return this.parseArrowExpression(this.startNodeAt(startPos, startLoc), [id], false, forInit);
+        }
+        if (this.options.ecmaVersion >= 8 && id.name === "async" && this.type === types$1.name && !containsEsc && (!this.potentialArrowInForAwait || this.value !== "of" || this.containsEsc)) {
+          id = this.parseIdent(false);
+          if (this.canInsertSemicolon() || !this.eat(types$1.arrow)) {
+            this.unexpected();
+          }
+          return this.parseArrowExpression(this.startNodeAt(startPos, startLoc), [id], true, forInit);
+        }
+      }
+      return id;
+    case types$1.regexp:
+      var value = this.value;
+      node = this.parseLiteral(value.value);
+      node.regex = { pattern: value.pattern, flags: value.flags };
+      return node;
+    case types$1.num:
+    case types$1.string:
+      return this.parseLiteral(this.value);
+    case types$1._null:
+    case types$1._true:
+    case types$1._false:
+      node = this.startNode();
+      node.value = this.type === types$1._null ? null : this.type === types$1._true;
+      node.raw = this.type.keyword;
+      this.next();
+      return this.finishNode(node, "Literal");
+    case types$1.parenL:
+      var start = this.start, expr = this.parseParenAndDistinguishExpression(canBeArrow, forInit);
+      if (refDestructuringErrors) {
+        if (refDestructuringErrors.parenthesizedAssign < 0 && !this.isSimpleAssignTarget(expr)) {
+          refDestructuringErrors.parenthesizedAssign = start;
+        }
+        if (refDestructuringErrors.parenthesizedBind < 0) {
+          refDestructuringErrors.parenthesizedBind = start;
+        }
+      }
+      return expr;
+    case types$1.bracketL:
+      node = this.startNode();
+      this.next();
+      node.elements = this.parseExprList(types$1.bracketR, true, true, refDestructuringErrors);
+      return this.finishNode(node, "ArrayExpression");
+    case types$1.braceL:
+      this.overrideContext(types.b_expr);
+      return this.parseObj(false, refDestructuringErrors);
+    case types$1._function:
+      node = this.startNode();
+      this.next();
+      return this.parseFunction(node, 0);
+    case types$1._class:
+      return this.parseClass(this.startNode(), false);
+    case types$1._new:
+      return this.parseNew();
+    case types$1.backQuote:
+      return this.parseTemplate();
+    case types$1._import:
+      if (this.options.ecmaVersion >= 11) {
+        return this.parseExprImport(forNew);
+      } else {
+        return this.unexpected();
+      }
+    default:
+      return this.parseExprAtomDefault();
+  }
+};
+pp$5.parseExprAtomDefault = function() {
+  this.unexpected();
+};
+pp$5.parseExprImport = function(forNew) {
+  var node = this.startNode();
+  if (this.containsEsc) {
+    this.raiseRecoverable(this.start, "Escape sequence in keyword import");
+  }
+  this.next();
+  if (this.type === types$1.parenL && !forNew) {
+    return this.parseDynamicImport(node);
+  } else if (this.type === types$1.dot) {
+    var meta = this.startNodeAt(node.start, node.loc && node.loc.start);
+    meta.name = "import";
+    node.meta = this.finishNode(meta, "Identifier");
+    return this.parseImportMeta(node);
+  } else {
+    this.unexpected();
+  }
+};
+pp$5.parseDynamicImport = function(node) {
+  this.next();
+  node.source = this.parseMaybeAssign();
+  if (this.options.ecmaVersion >= 16) {
+    if (!this.eat(types$1.parenR)) {
+      this.expect(types$1.comma);
+      if (!this.afterTrailingComma(types$1.parenR)) {
+        node.options = this.parseMaybeAssign();
+        if (!this.eat(types$1.parenR)) {
+          this.expect(types$1.comma);
+          if (!this.afterTrailingComma(types$1.parenR)) {
+            this.unexpected();
+          }
+        }
+      } else {
+        node.options = null;
+      }
+    } else {
+      node.options = null;
+    }
+  } else {
+    if (!this.eat(types$1.parenR)) {
+      var errorPos = this.start;
+      if (this.eat(types$1.comma) && this.eat(types$1.parenR)) {
+        this.raiseRecoverable(errorPos, "Trailing comma is not allowed in import()");
+      } else {
+        this.unexpected(errorPos);
+      }
+    }
+  }
+  return this.finishNode(node, "ImportExpression");
+};
+pp$5.parseImportMeta = function(node) {
+  this.next();
+  var containsEsc = this.containsEsc;
+  node.property = this.parseIdent(true);
+  if (node.property.name !== "meta") {
+    this.raiseRecoverable(node.property.start, "The only valid meta property for import is 'import.meta'");
+  }
+  if (containsEsc) {
+    this.raiseRecoverable(node.start, "'import.meta' must not contain escaped characters");
+  }
+  if (this.options.sourceType !== "module" && !this.options.allowImportExportEverywhere) {
+    this.raiseRecoverable(node.start, "Cannot use 'import.meta' outside a module");
+  }
+  return this.finishNode(node, "MetaProperty");
+};
+pp$5.parseLiteral = function(value) {
+  var node = this.startNode();
+  node.value = value;
+  node.raw = this.input.slice(this.start, this.end);
+  if (node.raw.charCodeAt(node.raw.length - 1) === 110) {
+    node.bigint = node.value != null ? node.value.toString() : node.raw.slice(0, -1).replace(/_/g, "");
+  }
+  this.next();
+  return this.finishNode(node, "Literal");
+};
+pp$5.parseParenExpression = function() {
+  this.expect(types$1.parenL);
+  var val = this.parseExpression();
+  this.expect(types$1.parenR);
+  return val;
+};
+pp$5.shouldParseArrow = function(exprList) {
+  return !this.canInsertSemicolon();
+};
+pp$5.parseParenAndDistinguishExpression = function(canBeArrow, forInit) {
+  var startPos = this.start, startLoc = this.startLoc, val, allowTrailingComma = this.options.ecmaVersion >= 8;
+  if (this.options.ecmaVersion >= 6) {
+    this.next();
+    var innerStartPos = this.start, innerStartLoc = this.startLoc;
+    var exprList = [], first = true, lastIsComma = false;
+    var refDestructuringErrors = new DestructuringErrors(), oldYieldPos = this.yieldPos, oldAwaitPos = this.awaitPos, spreadStart;
+    this.yieldPos = 0;
+    this.awaitPos = 0;
+    while (this.type !== types$1.parenR) {
+      first ? first = false : this.expect(types$1.comma);
+      if (allowTrailingComma && this.afterTrailingComma(types$1.parenR, true)) {
+        lastIsComma = true;
+        break;
+      } else if (this.type === types$1.ellipsis) {
+        spreadStart = this.start;
+        exprList.push(this.parseParenItem(this.parseRestBinding()));
+        if (this.type === types$1.comma) {
+          this.raiseRecoverable(
+            this.start,
+            "Comma is not permitted after the rest element"
+          );
+        }
+        break;
+      } else {
+        exprList.push(this.parseMaybeAssign(false, refDestructuringErrors, this.parseParenItem));
+      }
+    }
+    var innerEndPos = this.lastTokEnd, innerEndLoc = this.lastTokEndLoc;
+    this.expect(types$1.parenR);
+    if (canBeArrow && this.shouldParseArrow(exprList) && this.eat(types$1.arrow)) {
+      this.checkPatternErrors(refDestructuringErrors, false);
+      this.checkYieldAwaitInDefaultParams();
+      this.yieldPos = oldYieldPos;
+      this.awaitPos = oldAwaitPos;
+      return this.parseParenArrowList(startPos, startLoc, exprList, forInit);
+    }
+    if (!exprList.length || lastIsComma) {
+      this.unexpected(this.lastTokStart);
+    }
+    if (spreadStart) {
+      this.unexpected(spreadStart);
+    }
+    this.checkExpressionErrors(refDestructuringErrors, true);
+    this.yieldPos = oldYieldPos || this.yieldPos;
+    this.awaitPos = oldAwaitPos || this.awaitPos;
+    if (exprList.length > 1) {
+      val = this.startNodeAt(innerStartPos, innerStartLoc);
+      val.expressions = exprList;
+      this.finishNodeAt(val, "SequenceExpression", innerEndPos, innerEndLoc);
+    } else {
+      val = exprList[0];
+    }
+  } else {
+    val = this.parseParenExpression();
+  }
+  if (this.options.preserveParens) {
+    var par = this.startNodeAt(startPos, startLoc);
+    par.expression = val;
+    return this.finishNode(par, "ParenthesizedExpression");
+  } else {
+    return val;
+  }
+};
+pp$5.parseParenItem = function(item) {
+  return item;
+};
+pp$5.parseParenArrowList = function(startPos, startLoc, exprList, forInit) {
+  return this.parseArrowExpression(this.startNodeAt(startPos, startLoc), exprList, false, forInit);
+};
+var empty2 = [];
+pp$5.parseNew = function() {
+  if (this.containsEsc) {
+    this.raiseRecoverable(this.start, "Escape sequence in keyword new");
+  }
+  var node = this.startNode();
+  this.next();
+  if (this.options.ecmaVersion >= 6 && this.type === types$1.dot) {
+    var meta = this.startNodeAt(node.start, node.loc && node.loc.start);
+    meta.name = "new";
+    node.meta = this.finishNode(meta, "Identifier");
+    this.next();
+    var containsEsc = this.containsEsc;
+    node.property = this.parseIdent(true);
+    if (node.property.name !== "target") {
+      this.raiseRecoverable(node.property.start, "The only valid meta property for new is 'new.target'");
+    }
+    if (containsEsc) {
+      this.raiseRecoverable(node.start, "'new.target' must not contain escaped characters");
+    }
+    if (!this.allowNewDotTarget) {
+      this.raiseRecoverable(node.start, "'new.target' can only be used in functions and class static block");
+    }
+    return this.finishNode(node, "MetaProperty");
+  }
+  var startPos = this.start, startLoc = this.startLoc;
+  node.callee = this.parseSubscripts(this.parseExprAtom(null, false, true), startPos, startLoc, true, false);
+  if (node.callee.type === "Super") {
+    this.raiseRecoverable(startPos, "Invalid use of 'super'");
+  }
+  if (this.eat(types$1.parenL)) {
+    node.arguments = this.parseExprList(types$1.parenR, this.options.ecmaVersion >= 8, false);
+  } else {
+    node.arguments = empty2;
+  }
+  return this.finishNode(node, "NewExpression");
+};
+pp$5.parseTemplateElement = function(ref2) {
+  var isTagged = ref2.isTagged;
+  var elem = this.startNode();
+  if (this.type === types$1.invalidTemplate) {
+    if (!isTagged) {
+      this.raiseRecoverable(this.start, "Bad escape sequence in untagged template literal");
+    }
+    elem.value = {
+      raw: this.value.replace(/\r\n?/g, "\n"),
+      cooked: null
+    };
+  } else {
+    elem.value = {
+      raw: this.input.slice(this.start, this.end).replace(/\r\n?/g, "\n"),
+      cooked: this.value
+    };
+  }
+  this.next();
+  elem.tail = this.type === types$1.backQuote;
+  return this.finishNode(elem, "TemplateElement");
+};
+pp$5.parseTemplate = function(ref2) {
+  if (ref2 === void 0) ref2 = {};
+  var isTagged = ref2.isTagged;
+  if (isTagged === void 0) isTagged = false;
+  var node = this.startNode();
+  this.next();
+  node.expressions = [];
+  var curElt = this.parseTemplateElement({ isTagged });
+  node.quasis = [curElt];
+  while (!curElt.tail) {
+    if (this.type === types$1.eof) {
+      this.raise(this.pos, "Unterminated template literal");
+    }
+    this.expect(types$1.dollarBraceL);
+    node.expressions.push(this.parseExpression());
+    this.expect(types$1.braceR);
+    node.quasis.push(curElt = this.parseTemplateElement({ isTagged }));
+  }
+  this.next();
+  return this.finishNode(node, "TemplateLiteral");
+};
+pp$5.isAsyncProp = function(prop) {
+  return !prop.computed && prop.key.type === "Identifier" && prop.key.name === "async" && (this.type === types$1.name || this.type === types$1.num || this.type === types$1.string || this.type === types$1.bracketL || this.type.keyword || this.options.ecmaVersion >= 9 && this.type === types$1.star) && !lineBreak.test(this.input.slice(this.lastTokEnd, this.start));
+};
+pp$5.parseObj = function(isPattern, refDestructuringErrors) {
+  var node = this.startNode(), first = true, propHash = {};
+  node.properties = [];
+  this.next();
+  while (!this.eat(types$1.braceR)) {
+    if (!first) {
+      this.expect(types$1.comma);
+      if (this.options.ecmaVersion >= 5 && this.afterTrailingComma(types$1.braceR)) {
+        break;
+      }
+    } else {
+      first = false;
+    }
+    var prop = this.parseProperty(isPattern, refDestructuringErrors);
+    if (!isPattern) {
+      this.checkPropClash(prop, propHash, refDestructuringErrors);
+    }
+    node.properties.push(prop);
+  }
+  return this.finishNode(node, isPattern ? "ObjectPattern" : "ObjectExpression");
+};
+pp$5.parseProperty = function(isPattern, refDestructuringErrors) {
+  var prop = this.startNode(), isGenerator, isAsync, startPos, startLoc;
+  if (this.options.ecmaVersion >= 9 && this.eat(types$1.ellipsis)) {
+    if (isPattern) {
+      prop.argument = this.parseIdent(false);
+      if (this.type === types$1.comma) {
+        this.raiseRecoverable(this.start, "Comma is not permitted after the rest element");
+      }
+      return this.finishNode(prop, "RestElement");
+    }
+    prop.argument = this.parseMaybeAssign(false, refDestructuringErrors);
+    if (this.type === types$1.comma && refDestructuringErrors && refDestructuringErrors.trailingComma < 0) {
+      refDestructuringErrors.trailingComma = this.start;
+    }
+    return this.finishNode(prop, "SpreadElement");
+  }
+  if (this.options.ecmaVersion >= 6) {
+    prop.method = false;
+    prop.shorthand = false;
+    if (isPattern || refDestructuringErrors) {
+      startPos = this.start;
+      startLoc = this.startLoc;
+    }
+    if (!isPattern) {
+      isGenerator = this.eat(types$1.star);
+    }
+  }
+  var containsEsc = this.containsEsc;
+  this.parsePropertyName(prop);
+  if (!isPattern && !containsEsc && this.options.ecmaVersion >= 8 && !isGenerator && this.isAsyncProp(prop)) {
+    isAsync = true;
+    isGenerator = this.options.ecmaVersion >= 9 && this.eat(types$1.star);
+    this.parsePropertyName(prop);
+  } else {
+    isAsync = false;
+  }
+  this.parsePropertyValue(prop, isPattern, isGenerator, isAsync, startPos, startLoc, refDestructuringErrors, containsEsc);
+  return this.finishNode(prop, "Property");
+};
+pp$5.parseGetterSetter = function(prop) {
+  var kind = prop.key.name;
+  this.parsePropertyName(prop);
+  prop.value = this.parseMethod(false);
+  prop.kind = kind;
+  var paramCount = prop.kind === "get" ? 0 : 1;
+  if (prop.value.params.length !== paramCount) {
+    var start = prop.value.start;
+    if (prop.kind === "get") {
+      this.raiseRecoverable(start, "getter should have no params");
+    } else {
+      this.raiseRecoverable(start, "setter should have exactly one param");
+    }
+  } else {
+    if (prop.kind === "set" && prop.value.params[0].type === "RestElement") {
+      this.raiseRecoverable(prop.value.params[0].start, "Setter cannot use rest params");
+    }
+  }
+};
+pp$5.parsePropertyValue = function(prop, isPattern, isGenerator, isAsync, startPos, startLoc, refDestructuringErrors, containsEsc) {
+  if ((isGenerator || isAsync) && this.type === types$1.colon) {
+    this.unexpected();
+  }
+  if (this.eat(types$1.colon)) {
+    prop.value = isPattern ? this.parseMaybeDefault(this.start, this.startLoc) : this.parseMaybeAssign(false, refDestructuringErrors);
+    prop.kind = "init";
+  } else if (this.options.ecmaVersion >= 6 && this.type === types$1.parenL) {
+    if (isPattern) {
+      this.unexpected();
+    }
+    prop.method = true;
+    prop.value = this.parseMethod(isGenerator, isAsync);
+    prop.kind = "init";
+  } else if (!isPattern && !containsEsc && this.options.ecmaVersion >= 5 && !prop.computed && prop.key.type === "Identifier" && (prop.key.name === "get" || prop.key.name === "set") && (this.type !== types$1.comma && this.type !== types$1.braceR && this.type !== types$1.eq)) {
+    if (isGenerator || isAsync) {
+      this.unexpected();
+    }
+    this.parseGetterSetter(prop);
+  } else if (this.options.ecmaVersion >= 6 && !prop.computed && prop.key.type === "Identifier") {
+    if (isGenerator || isAsync) {
+      this.unexpected();
+    }
+    this.checkUnreserved(prop.key);
+    if (prop.key.name === "await" && !this.awaitIdentPos) {
+      this.awaitIdentPos = startPos;
+    }
+    if (isPattern) {
+      prop.value = this.parseMaybeDefault(startPos, startLoc, this.copyNode(prop.key));
+    } else if (this.type === types$1.eq && refDestructuringErrors) {
+      if (refDestructuringErrors.shorthandAssign < 0) {
+        refDestructuringErrors.shorthandAssign = this.start;
+      }
+      prop.value = this.parseMaybeDefault(startPos, startLoc, this.copyNode(prop.key));
+    } else {
+      prop.value = this.copyNode(prop.key);
+    }
+    prop.kind = "init";
+    prop.shorthand = true;
+  } else {
+    this.unexpected();
+  }
+};
+pp$5.parsePropertyName = function(prop) {
+  if (this.options.ecmaVersion >= 6) {
+    if (this.eat(types$1.bracketL)) {
+      prop.computed = true;
+      prop.key = this.parseMaybeAssign();
+      this.expect(types$1.bracketR);
+      return prop.key;
+    } else {
+      prop.computed = false;
+    }
+  }
+  return prop.key = this.type === types$1.num || this.type === types$1.string ? this.parseExprAtom() : this.parseIdent(this.options.allowReserved !== "never");
+};
+pp$5.initFunction = function(node) {
+  node.id = null;
+  if (this.options.ecmaVersion >= 6) {
+    node.generator = node.expression = false;
+  }
+  if (this.options.ecmaVersion >= 8) {
+    node.async = false;
+  }
+};
+pp$5.parseMethod = function(isGenerator, isAsync, allowDirectSuper) {
+  var node = this.startNode(), oldYieldPos = this.yieldPos, oldAwaitPos = this.awaitPos, oldAwaitIdentPos = this.awaitIdentPos;
+  this.initFunction(node);
+  if (this.options.ecmaVersion >= 6) {
+    node.generator = isGenerator;
+  }
+  if (this.options.ecmaVersion >= 8) {
+    node.async = !!isAsync;
+  }
+  this.yieldPos = 0;
+  this.awaitPos = 0;
+  this.awaitIdentPos = 0;
+  this.enterScope(functionFlags(isAsync, node.generator) | SCOPE_SUPER | (allowDirectSuper ? SCOPE_DIRECT_SUPER : 0));
+  this.expect(types$1.parenL);
+  node.params = this.parseBindingList(types$1.parenR, false, this.options.ecmaVersion >= 8);
+  this.checkYieldAwaitInDefaultParams();
+  this.parseFunctionBody(node, false, true, false);
+  this.yieldPos = oldYieldPos;
+  this.awaitPos = oldAwaitPos;
+  this.awaitIdentPos = oldAwaitIdentPos;
+  return this.finishNode(node, "FunctionExpression");
+};
+pp$5.parseArrowExpression = function(node, params, isAsync, forInit) {
+  var oldYieldPos = this.yieldPos, oldAwaitPos = this.awaitPos, oldAwaitIdentPos = this.awaitIdentPos;
+  this.enterScope(functionFlags(isAsync, false) | SCOPE_ARROW);
+  this.initFunction(node);
+  if (this.options.ecmaVersion >= 8) {
+    node.async = !!isAsync;
+  }
+  this.yieldPos = 0;
+  this.awaitPos = 0;
+  this.awaitIdentPos = 0;
+  node.params = this.toAssignableList(params, true);
+  this.parseFunctionBody(node, true, false, forInit);
+  this.yieldPos = oldYieldPos;
+  this.awaitPos = oldAwaitPos;
+  this.awaitIdentPos = oldAwaitIdentPos;
+  return this.finishNode(node, "ArrowFunctionExpression");
+};
+pp$5.parseFunctionBody = function(node, isArrowFunction, isMethod, forInit) {
+  var isExpression = isArrowFunction && this.type !== types$1.braceL;
+  var oldStrict = this.strict, useStrict = false;
+  if (isExpression) {
+    node.body = this.parseMaybeAssign(forInit);
+    node.expression = true;
+    this.checkParams(node, false);
+  } else {
+    var nonSimple = this.options.ecmaVersion >= 7 && !this.isSimpleParamList(node.params);
+    if (!oldStrict || nonSimple) {
+      useStrict = this.strictDirective(this.end);
+      if (useStrict && nonSimple) {
+        this.raiseRecoverable(node.start, "Illegal 'use strict' directive in function with non-simple parameter list");
+      }
+    }
+    var oldLabels = this.labels;
+    this.labels = [];
+    if (useStrict) {
+      this.strict = true;
+    }
+    this.checkParams(node, !oldStrict && !useStrict && !isArrowFunction && !isMethod && this.isSimpleParamList(node.params));
+    if (this.strict && node.id) {
+      this.checkLValSimple(node.id, BIND_OUTSIDE);
+    }
+    node.body = this.parseBlock(false, void 0, useStrict && !oldStrict);
+    node.expression = false;
+    this.adaptDirectivePrologue(node.body.body);
+    this.labels = oldLabels;
+  }
+  this.exitScope();
+};
+pp$5.isSimpleParamList = function(params) {
+  for (var i2 = 0, list3 = params; i2 < list3.length; i2 += 1) {
+    var param = list3[i2];
+    if (param.type !== "Identifier") {
+      return false;
+    }
+  }
+  return true;
+};
+pp$5.checkParams = function(node, allowDuplicates) {
+  var nameHash = /* @__PURE__ */ Object.create(null);
+  for (var i2 = 0, list3 = node.params; i2 < list3.length; i2 += 1) {
+    var param = list3[i2];
+    this.checkLValInnerPattern(param, BIND_VAR, allowDuplicates ? null : nameHash);
+  }
+};
+pp$5.parseExprList = function(close, allowTrailingComma, allowEmpty, refDestructuringErrors) {
+  var elts = [], first = true;
+  while (!this.eat(close)) {
+    if (!first) {
+      this.expect(types$1.comma);
+      if (allowTrailingComma && this.afterTrailingComma(close)) {
+        break;
+      }
+    } else {
+      first = false;
+    }
+    var elt = void 0;
+    if (allowEmpty && this.type === types$1.comma) {
+      elt = null;
+    } else if (this.type === types$1.ellipsis) {
+      elt = this.parseSpread(refDestructuringErrors);
+      if (refDestructuringErrors && this.type === types$1.comma && refDestructuringErrors.trailingComma < 0) {
+        refDestructuringErrors.trailingComma = this.start;
+      }
+    } else {
+      elt = this.parseMaybeAssign(false, refDestructuringErrors);
+    }
+    elts.push(elt);
+  }
+  return elts;
+};
+pp$5.checkUnreserved = function(ref2) {
+  var start = ref2.start;
+  var end = ref2.end;
+  var name2 = ref2.name;
+  if (this.inGenerator && name2 === "yield") {
+    this.raiseRecoverable(start, "Cannot use 'yield' as identifier inside a generator");
+  }
+  if (this.inAsync && name2 === "await") {
+    this.raiseRecoverable(start, "Cannot use 'await' as identifier inside an async function");
+  }
+  if (!(this.currentThisScope().flags & SCOPE_VAR) && name2 === "arguments") {
+    this.raiseRecoverable(start, "Cannot use 'arguments' in class field initializer");
+  }
+  if (this.inClassStaticBlock && (name2 === "arguments" || name2 === "await")) {
+    this.raise(start, "Cannot use " + name2 + " in class static initialization block");
+  }
+  if (this.keywords.test(name2)) {
+    this.raise(start, "Unexpected keyword '" + name2 + "'");
+  }
+  if (this.options.ecmaVersion < 6 && this.input.slice(start, end).indexOf("\\") !== -1) {
+    return;
+  }
+  var re = this.strict ? this.reservedWordsStrict : this.reservedWords;
+  if (re.test(name2)) {
+    if (!this.inAsync && name2 === "await") {
+      this.raiseRecoverable(start, "Cannot use keyword 'await' outside an async function");
+    }
+    this.raiseRecoverable(start, "The keyword '" + name2 + "' is reserved");
+  }
+};
+pp$5.parseIdent = function(liberal) {
+  var node = this.parseIdentNode();
+  this.next(!!liberal);
+  this.finishNode(node, "Identifier");
+  if (!liberal) {
+    this.checkUnreserved(node);
+    if (node.name === "await" && !this.awaitIdentPos) {
+      this.awaitIdentPos = node.start;
+    }
+  }
+  return node;
+};
+pp$5.parseIdentNode = function() {
+  var node = this.startNode();
+  if (this.type === types$1.name) {
+    node.name = this.value;
+  } else if (this.type.keyword) {
+    node.name = this.type.keyword;
+    if ((node.name === "class" || node.name === "function") && (this.lastTokEnd !== this.lastTokStart + 1 || this.input.charCodeAt(this.lastTokStart) !== 46)) {
+      this.context.pop();
+    }
+    this.type = types$1.name;
+  } else {
+    this.unexpected();
+  }
+  return node;
+};
+pp$5.parsePrivateIdent = function() {
+  var node = this.startNode();
+  if (this.type === types$1.privateId) {
+    node.name = this.value;
+  } else {
+    this.unexpected();
+  }
+  this.next();
+  this.finishNode(node, "PrivateIdentifier");
+  if (this.options.checkPrivateFields) {
+    if (this.privateNameStack.length === 0) {
+      this.raise(node.start, "Private field '#" + node.name + "' must be declared in an enclosing class");
+    } else {
+      this.privateNameStack[this.privateNameStack.length - 1].used.push(node);
+    }
+  }
+  return node;
+};
+pp$5.parseYield = function(forInit) {
+  if (!this.yieldPos) {
+    this.yieldPos = this.start;
+  }
+  var node = this.startNode();
+  this.next();
+  if (this.type === types$1.semi || this.canInsertSemicolon() || this.type !== types$1.star && !this.type.startsExpr) {
+    node.delegate = false;
+    node.argument = null;
+  } else {
+    node.delegate = this.eat(types$1.star);
+    node.argument = this.parseMaybeAssign(forInit);
+  }
+  return this.finishNode(node, "YieldExpression");
+};
+pp$5.parseAwait = function(forInit) {
+  if (!this.awaitPos) {
+    this.awaitPos = this.start;
+  }
+  var node = this.startNode();
+  this.next();
+  node.argument = this.parseMaybeUnary(null, true, false, forInit);
+  return this.finishNode(node, "AwaitExpression");
+};
+var pp$4 = Parser.prototype;
+pp$4.raise = function(pos, message) {
+  var loc = getLineInfo(this.input, pos);
+  message += " (" + loc.line + ":" + loc.column + ")";
+  if (this.sourceFile) {
+    message += " in " + this.sourceFile;
+  }
+  var err = new SyntaxError(message);
+  err.pos = pos;
+  err.loc = loc;
+  err.raisedAt = this.pos;
+  throw err;
+};
+pp$4.raiseRecoverable = pp$4.raise;
+pp$4.curPosition = function() {
+  if (this.options.locations) {
+    return new Position(this.curLine, this.pos - this.lineStart);
+  }
+};
+var pp$3 = Parser.prototype;
+var Scope = function Scope2(flags) {
+  this.flags = flags;
+  this.var = [];
+  this.lexical = [];
+  this.functions = [];
+};
+pp$3.enterScope = function(flags) {
+  this.scopeStack.push(new Scope(flags));
+};
+pp$3.exitScope = function() {
+  this.scopeStack.pop();
+};
+pp$3.treatFunctionsAsVarInScope = function(scope) {
+  return scope.flags & SCOPE_FUNCTION || !this.inModule && scope.flags & SCOPE_TOP;
+};
+pp$3.declareName = function(name2, bindingType, pos) {
+  var redeclared = false;
+  if (bindingType === BIND_LEXICAL) {
+    var scope = this.currentScope();
+    redeclared = scope.lexical.indexOf(name2) > -1 || scope.functions.indexOf(name2) > -1 || scope.var.indexOf(name2) > -1;
+    scope.lexical.push(name2);
+    if (this.inModule && scope.flags & SCOPE_TOP) {
+      delete this.undefinedExports[name2];
+    }
+  } else if (bindingType === BIND_SIMPLE_CATCH) {
+    var scope$1 = this.currentScope();
+    scope$1.lexical.push(name2);
+  } else if (bindingType === BIND_FUNCTION) {
+    var scope$2 = this.currentScope();
+    if (this.treatFunctionsAsVar) {
+      redeclared = scope$2.lexical.indexOf(name2) > -1;
+    } else {
+      redeclared = scope$2.lexical.indexOf(name2) > -1 || scope$2.var.indexOf(name2) > -1;
+    }
+    scope$2.functions.push(name2);
+  } else {
+    for (var i2 = this.scopeStack.length - 1; i2 >= 0; --i2) {
+      var scope$3 = this.scopeStack[i2];
+      if (scope$3.lexical.indexOf(name2) > -1 && !(scope$3.flags & SCOPE_SIMPLE_CATCH && scope$3.lexical[0] === name2) || !this.treatFunctionsAsVarInScope(scope$3) && scope$3.functions.indexOf(name2) > -1) {
+        redeclared = true;
+        break;
+      }
+      scope$3.var.push(name2);
+      if (this.inModule && scope$3.flags & SCOPE_TOP) {
+        delete this.undefinedExports[name2];
+      }
+      if (scope$3.flags & SCOPE_VAR) {
+        break;
+      }
+    }
+  }
+  if (redeclared) {
+    this.raiseRecoverable(pos, "Identifier '" + name2 + "' has already been declared");
+  }
+};
+pp$3.checkLocalExport = function(id) {
+  if (this.scopeStack[0].lexical.indexOf(id.name) === -1 && this.scopeStack[0].var.indexOf(id.name) === -1) {
+    this.undefinedExports[id.name] = id;
+  }
+};
+pp$3.currentScope = function() {
+  return this.scopeStack[this.scopeStack.length - 1];
+};
+pp$3.currentVarScope = function() {
+  for (var i2 = this.scopeStack.length - 1; ; i2--) {
+    var scope = this.scopeStack[i2];
+    if (scope.flags & (SCOPE_VAR | SCOPE_CLASS_FIELD_INIT | SCOPE_CLASS_STATIC_BLOCK)) {
+      return scope;
+    }
+  }
+};
+pp$3.currentThisScope = function() {
+  for (var i2 = this.scopeStack.length - 1; ; i2--) {
+    var scope = this.scopeStack[i2];
+    if (scope.flags & (SCOPE_VAR | SCOPE_CLASS_FIELD_INIT | SCOPE_CLASS_STATIC_BLOCK) && !(scope.flags & SCOPE_ARROW)) {
+      return scope;
+    }
+  }
+};
+var Node = function Node2(parser, pos, loc) {
+  this.type = "";
+  this.start = pos;
+  this.end = 0;
+  if (parser.options.locations) {
+    this.loc = new SourceLocation(parser, loc);
+  }
+  if (parser.options.directSourceFile) {
+    this.sourceFile = parser.options.directSourceFile;
+  }
+  if (parser.options.ranges) {
+    this.range = [pos, 0];
+  }
+};
+var pp$2 = Parser.prototype;
+pp$2.startNode = function() {
+  return new Node(this, this.start, this.startLoc);
+};
+pp$2.startNodeAt = function(pos, loc) {
+  return new Node(this, pos, loc);
+};
+function finishNodeAt(node, type, pos, loc) {
+  node.type = type;
+  node.end = pos;
+  if (this.options.locations) {
+    node.loc.end = loc;
+  }
+  if (this.options.ranges) {
+    node.range[1] = pos;
+  }
+  return node;
+}
+pp$2.finishNode = function(node, type) {
+  return finishNodeAt.call(this, node, type, this.lastTokEnd, this.lastTokEndLoc);
+};
+pp$2.finishNodeAt = function(node, type, pos, loc) {
+  return finishNodeAt.call(this, node, type, pos, loc);
+};
+pp$2.copyNode = function(node) {
+  var newNode = new Node(this, node.start, this.startLoc);
+  for (var prop in node) {
+    newNode[prop] = node[prop];
+  }
+  return newNode;
+};
+var scriptValuesAddedInUnicode = "Berf Beria_Erfe Gara Garay Gukh Gurung_Khema Hrkt Katakana_Or_Hiragana Kawi Kirat_Rai Krai Nag_Mundari Nagm Ol_Onal Onao Sidetic Sidt Sunu Sunuwar Tai_Yo Tayo Todhri Todr Tolong_Siki Tols Tulu_Tigalari Tutg Unknown Zzzz";
+var ecma9BinaryProperties = "ASCII ASCII_Hex_Digit AHex Alphabetic Alpha Any Assigned Bidi_Control Bidi_C Bidi_Mirrored Bidi_M Case_Ignorable CI Cased Changes_When_Casefolded CWCF Changes_When_Casemapped CWCM Changes_When_Lowercased CWL Changes_When_NFKC_Casefolded CWKCF Changes_When_Titlecased CWT Changes_When_Uppercased CWU Dash Default_Ignorable_Code_Point DI Deprecated Dep Diacritic Dia Emoji Emoji_Component Emoji_Modifier Emoji_Modifier_Base Emoji_Presentation Extender Ext Grapheme_Base Gr_Base Grapheme_Extend Gr_Ext Hex_Digit Hex IDS_Binary_Operator IDSB IDS_Trinary_Operator IDST ID_Continue IDC ID_Start IDS Ideographic Ideo Join_Control Join_C Logical_Order_Exception LOE Lowercase Lower Math Noncharacter_Code_Point NChar Pattern_Syntax Pat_Syn Pattern_White_Space Pat_WS Quotation_Mark QMark Radical Regional_Indicator RI Sentence_Terminal STerm Soft_Dotted SD Terminal_Punctuation Term Unified_Ideograph UIdeo Uppercase Upper Variation_Selector VS White_Space space XID_Continue XIDC XID_Start XIDS";
+var ecma10BinaryProperties = ecma9BinaryProperties + " Extended_Pictographic";
+var ecma11BinaryProperties = ecma10BinaryProperties;
+var ecma12BinaryProperties = ecma11BinaryProperties + " EBase EComp EMod EPres ExtPict";
+var ecma13BinaryProperties = ecma12BinaryProperties;
+var ecma14BinaryProperties = ecma13BinaryProperties;
+var unicodeBinaryProperties = {
+  9: ecma9BinaryProperties,
+  10: ecma10BinaryProperties,
+  11: ecma11BinaryProperties,
+  12: ecma12BinaryProperties,
+  13: ecma13BinaryProperties,
+  14: ecma14BinaryProperties
+};
+var ecma14BinaryPropertiesOfStrings = "Basic_Emoji Emoji_Keycap_Sequence RGI_Emoji_Modifier_Sequence RGI_Emoji_Flag_Sequence RGI_Emoji_Tag_Sequence RGI_Emoji_ZWJ_Sequence RGI_Emoji";
+var unicodeBinaryPropertiesOfStrings = {
+  9: "",
+  10: "",
+  11: "",
+  12: "",
+  13: "",
+  14: ecma14BinaryPropertiesOfStrings
+};
+var unicodeGeneralCategoryValues = "Cased_Letter LC Close_Punctuation Pe Connector_Punctuation Pc Control Cc cntrl Currency_Symbol Sc Dash_Punctuation Pd Decimal_Number Nd digit Enclosing_Mark Me Final_Punctuation Pf Format Cf Initial_Punctuation Pi Letter L Letter_Number Nl Line_Separator Zl Lowercase_Letter Ll Mark M Combining_Mark Math_Symbol Sm Modifier_Letter Lm Modifier_Symbol Sk Nonspacing_Mark Mn Number N Open_Punctuation Ps Other C Other_Letter Lo Other_Number No Other_Punctuation Po Other_Symbol So Paragraph_Separator Zp Private_Use Co Punctuation P punct Separator Z Space_Separator Zs Spacing_Mark Mc Surrogate Cs Symbol S Titlecase_Letter Lt Unassigned Cn Uppercase_Letter Lu";
+var ecma9ScriptValues = "Adlam Adlm Ahom Anatolian_Hieroglyphs Hluw Arabic Arab Armenian Armn Avestan Avst Balinese Bali Bamum Bamu Bassa_Vah Bass Batak Batk Bengali Beng Bhaiksuki Bhks Bopomofo Bopo Brahmi Brah Braille Brai Buginese Bugi Buhid Buhd Canadian_Aboriginal Cans Carian Cari Caucasian_Albanian Aghb Chakma Cakm Cham Cham Cherokee Cher Common Zyyy Coptic Copt Qaac Cuneiform Xsux Cypriot Cprt Cyrillic Cyrl Deseret Dsrt Devanagari Deva Duployan Dupl Egyptian_Hieroglyphs Egyp Elbasan Elba Ethiopic Ethi Georgian Geor Glagolitic Glag Gothic Goth Grantha Gran Greek Grek Gujarati Gujr Gurmukhi Guru Han Hani Hangul Hang Hanunoo Hano Hatran Hatr Hebrew Hebr Hiragana Hira Imperial_Aramaic Armi Inherited Zinh Qaai Inscriptional_Pahlavi Phli Inscriptional_Parthian Prti Javanese Java Kaithi Kthi Kannada Knda Katakana Kana Kayah_Li Kali Kharoshthi Khar Khmer Khmr Khojki Khoj Khudawadi Sind Lao Laoo Latin Latn Lepcha Lepc Limbu Limb Linear_A Lina Linear_B Linb Lisu Lisu Lycian Lyci Lydian Lydi Mahajani Mahj Malayalam Mlym Mandaic Mand Manichaean Mani Marchen Marc Masaram_Gondi Gonm Meetei_Mayek Mtei Mende_Kikakui Mend Meroitic_Cursive Merc Meroitic_Hieroglyphs Mero Miao Plrd Modi Mongolian Mong Mro Mroo Multani Mult Myanmar Mymr Nabataean Nbat New_Tai_Lue Talu Newa Newa Nko Nkoo Nushu Nshu Ogham Ogam Ol_Chiki Olck Old_Hungarian Hung Old_Italic Ital Old_North_Arabian Narb Old_Permic Perm Old_Persian Xpeo Old_South_Arabian Sarb Old_Turkic Orkh Oriya Orya Osage Osge Osmanya Osma Pahawh_Hmong Hmng Palmyrene Palm Pau_Cin_Hau Pauc Phags_Pa Phag Phoenician Phnx Psalter_Pahlavi Phlp Rejang Rjng Runic Runr Samaritan Samr Saurashtra Saur Sharada Shrd Shavian Shaw Siddham Sidd SignWriting Sgnw Sinhala Sinh Sora_Sompeng Sora Soyombo Soyo Sundanese Sund Syloti_Nagri Sylo Syriac Syrc Tagalog Tglg Tagbanwa Tagb Tai_Le Tale Tai_Tham Lana Tai_Viet Tavt Takri Takr Tamil Taml Tangut Tang Telugu Telu Thaana Thaa Thai Thai Tibetan Tibt Tifinagh Tfng Tirhuta Tirh Ugaritic Ugar Vai Vaii Warang_Citi Wara Yi Yiii Zanabazar_Square Zanb";
+var ecma10ScriptValues = ecma9ScriptValues + " Dogra Dogr Gunjala_Gondi Gong Hanifi_Rohingya Rohg Makasar Maka Medefaidrin Medf Old_Sogdian Sogo Sogdian Sogd";
+var ecma11ScriptValues = ecma10ScriptValues + " Elymaic Elym Nandinagari Nand Nyiakeng_Puachue_Hmong Hmnp Wancho Wcho";
+var ecma12ScriptValues = ecma11ScriptValues + " Chorasmian Chrs Diak Dives_Akuru Khitan_Small_Script Kits Yezi Yezidi";
+var ecma13ScriptValues = ecma12ScriptValues + " Cypro_Minoan Cpmn Old_Uyghur Ougr Tangsa Tnsa Toto Vithkuqi Vith";
+var ecma14ScriptValues = ecma13ScriptValues + " " + scriptValuesAddedInUnicode;
+var unicodeScriptValues = {
+  9: ecma9ScriptValues,
+  10: ecma10ScriptValues,
+  11: ecma11ScriptValues,
+  12: ecma12ScriptValues,
+  13: ecma13ScriptValues,
+  14: ecma14ScriptValues
+};
+var data = {};
+function buildUnicodeData(ecmaVersion2) {
+  var d = data[ecmaVersion2] = {
+    binary: wordsRegexp(unicodeBinaryProperties[ecmaVersion2] + " " + unicodeGeneralCategoryValues),
+    binaryOfStrings: wordsRegexp(unicodeBinaryPropertiesOfStrings[ecmaVersion2]),
+    nonBinary: {
+      General_Category: wordsRegexp(unicodeGeneralCategoryValues),
+      Script: wordsRegexp(unicodeScriptValues[ecmaVersion2])
+    }
+  };
+  d.nonBinary.Script_Extensions = d.nonBinary.Script;
+  d.nonBinary.gc = d.nonBinary.General_Category;
+  d.nonBinary.sc = d.nonBinary.Script;
+  d.nonBinary.scx = d.nonBinary.Script_Extensions;
+}
+for (i = 0, list2 = [9, 10, 11, 12, 13, 14]; i < list2.length; i += 1) {
+  ecmaVersion = list2[i];
+  buildUnicodeData(ecmaVersion);
+}
+var ecmaVersion;
+var i;
+var list2;
+var pp$1 = Parser.prototype;
+var BranchID = function BranchID2(parent, base2) {
+  this.parent = parent;
+  this.base = base2 || this;
+};
+BranchID.prototype.separatedFrom = function separatedFrom(alt) {
+  for (var self2 = this; self2; self2 = self2.parent) {
+    for (var other2 = alt; other2; other2 = other2.parent) {
+      if (self2.base === other2.base && self2 !== other2) {
+        return true;
+      }
+    }
+  }
+  return false;
+};
+BranchID.prototype.sibling = function sibling() {
+  return new BranchID(this.parent, this.base);
+};
+var RegExpValidationState = function RegExpValidationState2(parser) {
+  this.parser = parser;
+  this.validFlags = "gim" + (parser.options.ecmaVersion >= 6 ? "uy" : "") + (parser.options.ecmaVersion >= 9 ? "s" : "") + (parser.options.ecmaVersion >= 13 ? "d" : "") + (parser.options.ecmaVersion >= 15 ? "v" : "");
+  this.unicodeProperties = data[parser.options.ecmaVersion >= 14 ? 14 : parser.options.ecmaVersion];
+  this.source = "";
+  this.flags = "";
+  this.start = 0;
+  this.switchU = false;
+  this.switchV = false;
+  this.switchN = false;
+  this.pos = 0;
+  this.lastIntValue = 0;
+  this.lastStringValue = "";
+  this.lastAssertionIsQuantifiable = false;
+  this.numCapturingParens = 0;
+  this.maxBackReference = 0;
+  this.groupNames = /* @__PURE__ */ Object.create(null);
+  this.backReferenceNames = [];
+  this.branchID = null;
+};
+RegExpValidationState.prototype.reset = function reset(start, pattern, flags) {
+  var unicodeSets = flags.indexOf("v") !== -1;
+  var unicode = flags.indexOf("u") !== -1;
+  this.start = start | 0;
+  this.source = pattern + "";
+  this.flags = flags;
+  if (unicodeSets && this.parser.options.ecmaVersion >= 15) {
+    this.switchU = true;
+    this.switchV = true;
+    this.switchN = true;
+  } else {
+    this.switchU = unicode && this.parser.options.ecmaVersion >= 6;
+    this.switchV = false;
+    this.switchN = unicode && this.parser.options.ecmaVersion >= 9;
+  }
+};
+RegExpValidationState.prototype.raise = function raise(message) {
+  this.parser.raiseRecoverable(this.start, "Invalid regular expression: /" + this.source + "/: " + message);
+};
+RegExpValidationState.prototype.at = function at(i2, forceU) {
+  if (forceU === void 0) forceU = false;
+  var s = this.source;
+  var l = s.length;
+  if (i2 >= l) {
+    return -1;
+  }
+  var c = s.charCodeAt(i2);
+  if (!(forceU || this.switchU) || c <= 55295 || c >= 57344 || i2 + 1 >= l) {
+    return c;
+  }
+  var next = s.charCodeAt(i2 + 1);
+  return next >= 56320 && next <= 57343 ? (c << 10) + next - 56613888 : c;
+};
+RegExpValidationState.prototype.nextIndex = function nextIndex(i2, forceU) {
+  if (forceU === void 0) forceU = false;
+  var s = this.source;
+  var l = s.length;
+  if (i2 >= l) {
+    return l;
+  }
+  var c = s.charCodeAt(i2), next;
+  if (!(forceU || this.switchU) || c <= 55295 || c >= 57344 || i2 + 1 >= l || (next = s.charCodeAt(i2 + 1)) < 56320 || next > 57343) {
+    return i2 + 1;
+  }
+  return i2 + 2;
+};
+RegExpValidationState.prototype.current = function current(forceU) {
+  if (forceU === void 0) forceU = false;
+  return this.at(this.pos, forceU);
+};
+RegExpValidationState.prototype.lookahead = function lookahead(forceU) {
+  if (forceU === void 0) forceU = false;
+  return this.at(this.nextIndex(this.pos, forceU), forceU);
+};
+RegExpValidationState.prototype.advance = function advance(forceU) {
+  if (forceU === void 0) forceU = false;
+  this.pos = this.nextIndex(this.pos, forceU);
+};
+RegExpValidationState.prototype.eat = function eat(ch, forceU) {
+  if (forceU === void 0) forceU = false;
+  if (this.current(forceU) === ch) {
+    this.advance(forceU);
+    return true;
+  }
+  return false;
+};
+RegExpValidationState.prototype.eatChars = function eatChars(chs, forceU) {
+  if (forceU === void 0) forceU = false;
+  var pos = this.pos;
+  for (var i2 = 0, list3 = chs; i2 < list3.length; i2 += 1) {
+    var ch = list3[i2];
+    var current2 = this.at(pos, forceU);
+    if (current2 === -1 || current2 !== ch) {
+      return false;
+    }
+    pos = this.nextIndex(pos, forceU);
+  }
+  this.pos = pos;
+  return true;
+};
+pp$1.validateRegExpFlags = function(state) {
+  var validFlags = state.validFlags;
+  var flags = state.flags;
+  var u = false;
+  var v = false;
+  for (var i2 = 0; i2 < flags.length; i2++) {
+    var flag = flags.charAt(i2);
+    if (validFlags.indexOf(flag) === -1) {
+      this.raise(state.start, "Invalid regular expression flag");
+    }
+    if (flags.indexOf(flag, i2 + 1) > -1) {
+      this.raise(state.start, "Duplicate regular expression flag");
+    }
+    if (flag === "u") {
+      u = true;
+    }
+    if (flag === "v") {
+      v = true;
+    }
+  }
+  if (this.options.ecmaVersion >= 15 && u && v) {
+    this.raise(state.start, "Invalid regular expression flag");
+  }
+};
+function hasProp(obj) {
+  for (var _ in obj) {
+    return true;
+  }
+  return false;
+}
+pp$1.validateRegExpPattern = function(state) {
+  this.regexp_pattern(state);
+  if (!state.switchN && this.options.ecmaVersion >= 9 && hasProp(state.groupNames)) {
+    state.switchN = true;
+    this.regexp_pattern(state);
+  }
+};
+pp$1.regexp_pattern = function(state) {
+  state.pos = 0;
+  state.lastIntValue = 0;
+  state.lastStringValue = "";
+  state.lastAssertionIsQuantifiable = false;
+  state.numCapturingParens = 0;
+  state.maxBackReference = 0;
+  state.groupNames = /* @__PURE__ */ Object.create(null);
+  state.backReferenceNames.length = 0;
+  state.branchID = null;
+  this.regexp_disjunction(state);
+  if (state.pos !== state.source.length) {
+    if (state.eat(
+      41
+      /* ) */
+    )) {
+      state.raise("Unmatched ')'");
+    }
+    if (state.eat(
+      93
+      /* ] */
+    ) || state.eat(
+      125
+      /* } */
+    )) {
+      state.raise("Lone quantifier brackets");
+    }
+  }
+  if (state.maxBackReference > state.numCapturingParens) {
+    state.raise("Invalid escape");
+  }
+  for (var i2 = 0, list3 = state.backReferenceNames; i2 < list3.length; i2 += 1) {
+    var name2 = list3[i2];
+    if (!state.groupNames[name2]) {
+      state.raise("Invalid named capture referenced");
+    }
+  }
+};
+pp$1.regexp_disjunction = function(state) {
+  var trackDisjunction = this.options.ecmaVersion >= 16;
+  if (trackDisjunction) {
+    state.branchID = new BranchID(state.branchID, null);
+  }
+  this.regexp_alternative(state);
+  while (state.eat(
+    124
+    /* | */
+  )) {
+    if (trackDisjunction) {
+      state.branchID = state.branchID.sibling();
+    }
+    this.regexp_alternative(state);
+  }
+  if (trackDisjunction) {
+    state.branchID = state.branchID.parent;
+  }
+  if (this.regexp_eatQuantifier(state, true)) {
+    state.raise("Nothing to repeat");
+  }
+  if (state.eat(
+    123
+    /* { */
+  )) {
+    state.raise("Lone quantifier brackets");
+  }
+};
+pp$1.regexp_alternative = function(state) {
+  while (state.pos < state.source.length && this.regexp_eatTerm(state)) {
+  }
+};
+pp$1.regexp_eatTerm = function(state) {
+  if (this.regexp_eatAssertion(state)) {
+    if (state.lastAssertionIsQuantifiable && this.regexp_eatQuantifier(state)) {
+      if (state.switchU) {
+        state.raise("Invalid quantifier");
+      }
+    }
+    return true;
+  }
+  if (state.switchU ? this.regexp_eatAtom(state) : this.regexp_eatExtendedAtom(state)) {
+    this.regexp_eatQuantifier(state);
+    return true;
+  }
+  return false;
+};
+pp$1.regexp_eatAssertion = function(state) {
+  var start = state.pos;
+  state.lastAssertionIsQuantifiable = false;
+  if (state.eat(
+    94
+    /* ^ */
+  ) || state.eat(
+    36
+    /* $ */
+  )) {
+    return true;
+  }
+  if (state.eat(
+    92
+    /* \ */
+  )) {
+    if (state.eat(
+      66
+      /* B */
+    ) || state.eat(
+      98
+      /* b */
+    )) {
+      return true;
+    }
+    state.pos = start;
+  }
+  if (state.eat(
+    40
+    /* ( */
+  ) && state.eat(
+    63
+    /* ? */
+  )) {
+    var lookbehind = false;
+    if (this.options.ecmaVersion >= 9) {
+      lookbehind = state.eat(
+        60
+        /* < */
+      );
+    }
+    if (state.eat(
+      61
+      /* = */
+    ) || state.eat(
+      33
+      /* ! */
+    )) {
+      this.regexp_disjunction(state);
+      if (!state.eat(
+        41
+        /* ) */
+      )) {
+        state.raise("Unterminated group");
+      }
+      state.lastAssertionIsQuantifiable = !lookbehind;
+      return true;
+    }
+  }
+  state.pos = start;
+  return false;
+};
+pp$1.regexp_eatQuantifier = function(state, noError) {
+  if (noError === void 0) noError = false;
+  if (this.regexp_eatQuantifierPrefix(state, noError)) {
+    state.eat(
+      63
+      /* ? */
+    );
+    return true;
+  }
+  return false;
+};
+pp$1.regexp_eatQuantifierPrefix = function(state, noError) {
+  return state.eat(
+    42
+    /* * */
+  ) || state.eat(
+    43
+    /* + */
+  ) || state.eat(
+    63
+    /* ? */
+  ) || this.regexp_eatBracedQuantifier(state, noError);
+};
+pp$1.regexp_eatBracedQuantifier = function(state, noError) {
+  var start = state.pos;
+  if (state.eat(
+    123
+    /* { */
+  )) {
+    var min = 0, max2 = -1;
+    if (this.regexp_eatDecimalDigits(state)) {
+      min = state.lastIntValue;
+      if (state.eat(
+        44
+        /* , */
+      ) && this.regexp_eatDecimalDigits(state)) {
+        max2 = state.lastIntValue;
+      }
+      if (state.eat(
+        125
+        /* } */
+      )) {
+        if (max2 !== -1 && max2 < min && !noError) {
+          state.raise("numbers out of order in {} quantifier");
+        }
+        return true;
+      }
+    }
+    if (state.switchU && !noError) {
+      state.raise("Incomplete quantifier");
+    }
+    state.pos = start;
+  }
+  return false;
+};
+pp$1.regexp_eatAtom = function(state) {
+  return this.regexp_eatPatternCharacters(state) || state.eat(
+    46
+    /* . */
+  ) || this.regexp_eatReverseSolidusAtomEscape(state) || this.regexp_eatCharacterClass(state) || this.regexp_eatUncapturingGroup(state) || this.regexp_eatCapturingGroup(state);
+};
+pp$1.regexp_eatReverseSolidusAtomEscape = function(state) {
+  var start = state.pos;
+  if (state.eat(
+    92
+    /* \ */
+  )) {
+    if (this.regexp_eatAtomEscape(state)) {
+      return true;
+    }
+    state.pos = start;
+  }
+  return false;
+};
+pp$1.regexp_eatUncapturingGroup = function(state) {
+  var start = state.pos;
+  if (state.eat(
+    40
+    /* ( */
+  )) {
+    if (state.eat(
+      63
+      /* ? */
+    )) {
+      if (this.options.ecmaVersion >= 16) {
+        var addModifiers = this.regexp_eatModifiers(state);
+        var hasHyphen = state.eat(
+          45
+          /* - */
+        );
+        if (addModifiers || hasHyphen) {
+          for (var i2 = 0; i2 < addModifiers.length; i2++) {
+            var modifier = addModifiers.charAt(i2);
+            if (addModifiers.indexOf(modifier, i2 + 1) > -1) {
+              state.raise("Duplicate regular expression modifiers");
+            }
+          }
+          if (hasHyphen) {
+            var removeModifiers = this.regexp_eatModifiers(state);
+            if (!addModifiers && !removeModifiers && state.current() === 58) {
+              state.raise("Invalid regular expression modifiers");
+            }
+            for (var i$1 = 0; i$1 < removeModifiers.length; i$1++) {
+              var modifier$1 = removeModifiers.charAt(i$1);
+              if (removeModifiers.indexOf(modifier$1, i$1 + 1) > -1 || addModifiers.indexOf(modifier$1) > -1) {
+                state.raise("Duplicate regular expression modifiers");
+              }
+            }
+          }
+        }
+      }
+      if (state.eat(
+        58
+        /* : */
+      )) {
+        this.regexp_disjunction(state);
+        if (state.eat(
+          41
+          /* ) */
+        )) {
+          return true;
+        }
+        state.raise("Unterminated group");
+      }
+    }
+    state.pos = start;
+  }
+  return false;
+};
+pp$1.regexp_eatCapturingGroup = function(state) {
+  if (state.eat(
+    40
+    /* ( */
+  )) {
+    if (this.options.ecmaVersion >= 9) {
+      this.regexp_groupSpecifier(state);
+    } else if (state.current() === 63) {
+      state.raise("Invalid group");
+    }
+    this.regexp_disjunction(state);
+    if (state.eat(
+      41
+      /* ) */
+    )) {
+      state.numCapturingParens += 1;
+      return true;
+    }
+    state.raise("Unterminated group");
+  }
+  return false;
+};
+pp$1.regexp_eatModifiers = function(state) {
+  var modifiers = "";
+  var ch = 0;
+  while ((ch = state.current()) !== -1 && isRegularExpressionModifier(ch)) {
+    modifiers += codePointToString(ch);
+    state.advance();
+  }
+  return modifiers;
+};
+function isRegularExpressionModifier(ch) {
+  return ch === 105 || ch === 109 || ch === 115;
+}
+pp$1.regexp_eatExtendedAtom = function(state) {
+  return state.eat(
+    46
+    /* . */
+  ) || this.regexp_eatReverseSolidusAtomEscape(state) || this.regexp_eatCharacterClass(state) || this.regexp_eatUncapturingGroup(state) || this.regexp_eatCapturingGroup(state) || this.regexp_eatInvalidBracedQuantifier(state) || this.regexp_eatExtendedPatternCharacter(state);
+};
+pp$1.regexp_eatInvalidBracedQuantifier = function(state) {
+  if (this.regexp_eatBracedQuantifier(state, true)) {
+    state.raise("Nothing to repeat");
+  }
+  return false;
+};
+pp$1.regexp_eatSyntaxCharacter = function(state) {
+  var ch = state.current();
+  if (isSyntaxCharacter(ch)) {
+    state.lastIntValue = ch;
+    state.advance();
+    return true;
+  }
+  return false;
+};
+function isSyntaxCharacter(ch) {
+  return ch === 36 || ch >= 40 && ch <= 43 || ch === 46 || ch === 63 || ch >= 91 && ch <= 94 || ch >= 123 && ch <= 125;
+}
+pp$1.regexp_eatPatternCharacters = function(state) {
+  var start = state.pos;
+  var ch = 0;
+  while ((ch = state.current()) !== -1 && !isSyntaxCharacter(ch)) {
+    state.advance();
+  }
+  return state.pos !== start;
+};
+pp$1.regexp_eatExtendedPatternCharacter = function(state) {
+  var ch = state.current();
+  if (ch !== -1 && ch !== 36 && !(ch >= 40 && ch <= 43) && ch !== 46 && ch !== 63 && ch !== 91 && ch !== 94 && ch !== 124) {
+    state.advance();
+    return true;
+  }
+  return false;
+};
+pp$1.regexp_groupSpecifier = function(state) {
+  if (state.eat(
+    63
+    /* ? */
+  )) {
+    if (!this.regexp_eatGroupName(state)) {
+      state.raise("Invalid group");
+    }
+    var trackDisjunction = this.options.ecmaVersion >= 16;
+    var known = state.groupNames[state.lastStringValue];
+    if (known) {
+      if (trackDisjunction) {
+        for (var i2 = 0, list3 = known; i2 < list3.length; i2 += 1) {
+          var altID = list3[i2];
+          if (!altID.separatedFrom(state.branchID)) {
+            state.raise("Duplicate capture group name");
+          }
+        }
+      } else {
+        state.raise("Duplicate capture group name");
+      }
+    }
+    if (trackDisjunction) {
+      (known || (state.groupNames[state.lastStringValue] = [])).push(state.branchID);
+    } else {
+      state.groupNames[state.lastStringValue] = true;
+    }
+  }
+};
+pp$1.regexp_eatGroupName = function(state) {
+  state.lastStringValue = "";
+  if (state.eat(
+    60
+    /* < */
+  )) {
+    if (this.regexp_eatRegExpIdentifierName(state) && state.eat(
+      62
+      /* > */
+    )) {
+      return true;
+    }
+    state.raise("Invalid capture group name");
+  }
+  return false;
+};
+pp$1.regexp_eatRegExpIdentifierName = function(state) {
+  state.lastStringValue = "";
+  if (this.regexp_eatRegExpIdentifierStart(state)) {
+    state.lastStringValue += codePointToString(state.lastIntValue);
+    while (this.regexp_eatRegExpIdentifierPart(state)) {
+      state.lastStringValue += codePointToString(state.lastIntValue);
+    }
+    return true;
+  }
+  return false;
+};
+pp$1.regexp_eatRegExpIdentifierStart = function(state) {
+  var start = state.pos;
+  var forceU = this.options.ecmaVersion >= 11;
+  var ch = state.current(forceU);
+  state.advance(forceU);
+  if (ch === 92 && this.regexp_eatRegExpUnicodeEscapeSequence(state, forceU)) {
+    ch = state.lastIntValue;
+  }
+  if (isRegExpIdentifierStart(ch)) {
+    state.lastIntValue = ch;
+    return true;
+  }
+  state.pos = start;
+  return false;
+};
+function isRegExpIdentifierStart(ch) {
+  return isIdentifierStart(ch, true) || ch === 36 || ch === 95;
+}
+pp$1.regexp_eatRegExpIdentifierPart = function(state) {
+  var start = state.pos;
+  var forceU = this.options.ecmaVersion >= 11;
+  var ch = state.current(forceU);
+  state.advance(forceU);
+  if (ch === 92 && this.regexp_eatRegExpUnicodeEscapeSequence(state, forceU)) {
+    ch = state.lastIntValue;
+  }
+  if (isRegExpIdentifierPart(ch)) {
+    state.lastIntValue = ch;
+    return true;
+  }
+  state.pos = start;
+  return false;
+};
+function isRegExpIdentifierPart(ch) {
+  return isIdentifierChar(ch, true) || ch === 36 || ch === 95 || ch === 8204 || ch === 8205;
+}
+pp$1.regexp_eatAtomEscape = function(state) {
+  if (this.regexp_eatBackReference(state) || this.regexp_eatCharacterClassEscape(state) || this.regexp_eatCharacterEscape(state) || state.switchN && this.regexp_eatKGroupName(state)) {
+    return true;
+  }
+  if (state.switchU) {
+    if (state.current() === 99) {
+      state.raise("Invalid unicode escape");
+    }
+    state.raise("Invalid escape");
+  }
+  return false;
+};
+pp$1.regexp_eatBackReference = function(state) {
+  var start = state.pos;
+  if (this.regexp_eatDecimalEscape(state)) {
+    var n = state.lastIntValue;
+    if (state.switchU) {
+      if (n > state.maxBackReference) {
+        state.maxBackReference = n;
+      }
+      return true;
+    }
+    if (n <= state.numCapturingParens) {
+      return true;
+    }
+    state.pos = start;
+  }
+  return false;
+};
+pp$1.regexp_eatKGroupName = function(state) {
+  if (state.eat(
+    107
+    /* k */
+  )) {
+    if (this.regexp_eatGroupName(state)) {
+      state.backReferenceNames.push(state.lastStringValue);
+      return true;
+    }
+    state.raise("Invalid named reference");
+  }
+  return false;
+};
+pp$1.regexp_eatCharacterEscape = function(state) {
+  return this.regexp_eatControlEscape(state) || this.regexp_eatCControlLetter(state) || this.regexp_eatZero(state) || this.regexp_eatHexEscapeSequence(state) || this.regexp_eatRegExpUnicodeEscapeSequence(state, false) || !state.switchU && this.regexp_eatLegacyOctalEscapeSequence(state) || this.regexp_eatIdentityEscape(state);
+};
+pp$1.regexp_eatCControlLetter = function(state) {
+  var start = state.pos;
+  if (state.eat(
+    99
+    /* c */
+  )) {
+    if (this.regexp_eatControlLetter(state)) {
+      return true;
+    }
+    state.pos = start;
+  }
+  return false;
+};
+pp$1.regexp_eatZero = function(state) {
+  if (state.current() === 48 && !isDecimalDigit(state.lookahead())) {
+    state.lastIntValue = 0;
+    state.advance();
+    return true;
+  }
+  return false;
+};
+pp$1.regexp_eatControlEscape = function(state) {
+  var ch = state.current();
+  if (ch === 116) {
+    state.lastIntValue = 9;
+    state.advance();
+    return true;
+  }
+  if (ch === 110) {
+    state.lastIntValue = 10;
+    state.advance();
+    return true;
+  }
+  if (ch === 118) {
+    state.lastIntValue = 11;
+    state.advance();
+    return true;
+  }
+  if (ch === 102) {
+    state.lastIntValue = 12;
+    state.advance();
+    return true;
+  }
+  if (ch === 114) {
+    state.lastIntValue = 13;
+    state.advance();
+    return true;
+  }
+  return false;
+};
+pp$1.regexp_eatControlLetter = function(state) {
+  var ch = state.current();
+  if (isControlLetter(ch)) {
+    state.lastIntValue = ch % 32;
+    state.advance();
+    return true;
+  }
+  return false;
+};
+function isControlLetter(ch) {
+  return ch >= 65 && ch <= 90 || ch >= 97 && ch <= 122;
+}
+pp$1.regexp_eatRegExpUnicodeEscapeSequence = function(state, forceU) {
+  if (forceU === void 0) forceU = false;
+  var start = state.pos;
+  var switchU = forceU || state.switchU;
+  if (state.eat(
+    117
+    /* u */
+  )) {
+    if (this.regexp_eatFixedHexDigits(state, 4)) {
+      var lead = state.lastIntValue;
+      if (switchU && lead >= 55296 && lead <= 56319) {
+        var leadSurrogateEnd = state.pos;
+        if (state.eat(
+          92
+          /* \ */
+        ) && state.eat(
+          117
+          /* u */
+        ) && this.regexp_eatFixedHexDigits(state, 4)) {
+          var trail = state.lastIntValue;
+          if (trail >= 56320 && trail <= 57343) {
+            state.lastIntValue = (lead - 55296) * 1024 + (trail - 56320) + 65536;
+            return true;
+          }
+        }
+        state.pos = leadSurrogateEnd;
+        state.lastIntValue = lead;
+      }
+      return true;
+    }
+    if (switchU && state.eat(
+      123
+      /* { */
+    ) && this.regexp_eatHexDigits(state) && state.eat(
+      125
+      /* } */
+    ) && isValidUnicode(state.lastIntValue)) {
+      return true;
+    }
+    if (switchU) {
+      state.raise("Invalid unicode escape");
+    }
+    state.pos = start;
+  }
+  return false;
+};
+function isValidUnicode(ch) {
+  return ch >= 0 && ch <= 1114111;
+}
+pp$1.regexp_eatIdentityEscape = function(state) {
+  if (state.switchU) {
+    if (this.regexp_eatSyntaxCharacter(state)) {
+      return true;
+    }
+    if (state.eat(
+      47
+      /* / */
+    )) {
+      state.lastIntValue = 47;
+      return true;
+    }
+    return false;
+  }
+  var ch = state.current();
+  if (ch !== 99 && (!state.switchN || ch !== 107)) {
+    state.lastIntValue = ch;
+    state.advance();
+    return true;
+  }
+  return false;
+};
+pp$1.regexp_eatDecimalEscape = function(state) {
+  state.lastIntValue = 0;
+  var ch = state.current();
+  if (ch >= 49 && ch <= 57) {
+    do {
+      state.lastIntValue = 10 * state.lastIntValue + (ch - 48);
+      state.advance();
+    } while ((ch = state.current()) >= 48 && ch <= 57);
+    return true;
+  }
+  return false;
+};
+var CharSetNone = 0;
+var CharSetOk = 1;
+var CharSetString = 2;
+pp$1.regexp_eatCharacterClassEscape = function(state) {
+  var ch = state.current();
+  if (isCharacterClassEscape(ch)) {
+    state.lastIntValue = -1;
+    state.advance();
+    return CharSetOk;
+  }
+  var negate = false;
+  if (state.switchU && this.options.ecmaVersion >= 9 && ((negate = ch === 80) || ch === 112)) {
+    state.lastIntValue = -1;
+    state.advance();
+    var result;
+    if (state.eat(
+      123
+      /* { */
+    ) && (result = this.regexp_eatUnicodePropertyValueExpression(state)) && state.eat(
+      125
+      /* } */
+    )) {
+      if (negate && result === CharSetString) {
+        state.raise("Invalid property name");
+      }
+      return result;
+    }
+    state.raise("Invalid property name");
+  }
+  return CharSetNone;
+};
+function isCharacterClassEscape(ch) {
+  return ch === 100 || ch === 68 || ch === 115 || ch === 83 || ch === 119 || ch === 87;
+}
+pp$1.regexp_eatUnicodePropertyValueExpression = function(state) {
+  var start = state.pos;
+  if (this.regexp_eatUnicodePropertyName(state) && state.eat(
+    61
+    /* = */
+  )) {
+    var name2 = state.lastStringValue;
+    if (this.regexp_eatUnicodePropertyValue(state)) {
+      var value = state.lastStringValue;
+      this.regexp_validateUnicodePropertyNameAndValue(state, name2, value);
+      return CharSetOk;
+    }
+  }
+  state.pos = start;
+  if (this.regexp_eatLoneUnicodePropertyNameOrValue(state)) {
+    var nameOrValue = state.lastStringValue;
+    return this.regexp_validateUnicodePropertyNameOrValue(state, nameOrValue);
+  }
+  return CharSetNone;
+};
+pp$1.regexp_validateUnicodePropertyNameAndValue = function(state, name2, value) {
+  if (!hasOwn(state.unicodeProperties.nonBinary, name2)) {
+    state.raise("Invalid property name");
+  }
+  if (!state.unicodeProperties.nonBinary[name2].test(value)) {
+    state.raise("Invalid property value");
+  }
+};
+pp$1.regexp_validateUnicodePropertyNameOrValue = function(state, nameOrValue) {
+  if (state.unicodeProperties.binary.test(nameOrValue)) {
+    return CharSetOk;
+  }
+  if (state.switchV && state.unicodeProperties.binaryOfStrings.test(nameOrValue)) {
+    return CharSetString;
+  }
+  state.raise("Invalid property name");
+};
+pp$1.regexp_eatUnicodePropertyName = function(state) {
+  var ch = 0;
+  state.lastStringValue = "";
+  while (isUnicodePropertyNameCharacter(ch = state.current())) {
+    state.lastStringValue += codePointToString(ch);
+    state.advance();
+  }
+  return state.lastStringValue !== "";
+};
+function isUnicodePropertyNameCharacter(ch) {
+  return isControlLetter(ch) || ch === 95;
+}
+pp$1.regexp_eatUnicodePropertyValue = function(state) {
+  var ch = 0;
+  state.lastStringValue = "";
+  while (isUnicodePropertyValueCharacter(ch = state.current())) {
+    state.lastStringValue += codePointToString(ch);
+    state.advance();
+  }
+  return state.lastStringValue !== "";
+};
+function isUnicodePropertyValueCharacter(ch) {
+  return isUnicodePropertyNameCharacter(ch) || isDecimalDigit(ch);
+}
+pp$1.regexp_eatLoneUnicodePropertyNameOrValue = function(state) {
+  return this.regexp_eatUnicodePropertyValue(state);
+};
+pp$1.regexp_eatCharacterClass = function(state) {
+  if (state.eat(
+    91
+    /* [ */
+  )) {
+    var negate = state.eat(
+      94
+      /* ^ */
+    );
+    var result = this.regexp_classContents(state);
+    if (!state.eat(
+      93
+      /* ] */
+    )) {
+      state.raise("Unterminated character class");
+    }
+    if (negate && result === CharSetString) {
+      state.raise("Negated character class may contain strings");
+    }
+    return true;
+  }
+  return false;
+};
+pp$1.regexp_classContents = function(state) {
+  if (state.current() === 93) {
+    return CharSetOk;
+  }
+  if (state.switchV) {
+    return this.regexp_classSetExpression(state);
+  }
+  this.regexp_nonEmptyClassRanges(state);
+  return CharSetOk;
+};
+pp$1.regexp_nonEmptyClassRanges = function(state) {
+  while (this.regexp_eatClassAtom(state)) {
+    var left = state.lastIntValue;
+    if (state.eat(
+      45
+      /* - */
+    ) && this.regexp_eatClassAtom(state)) {
+      var right = state.lastIntValue;
+      if (state.switchU && (left === -1 || right === -1)) {
+        state.raise("Invalid character class");
+      }
+      if (left !== -1 && right !== -1 && left > right) {
+        state.raise("Range out of order in character class");
+      }
+    }
+  }
+};
+pp$1.regexp_eatClassAtom = function(state) {
+  var start = state.pos;
+  if (state.eat(
+    92
+    /* \ */
+  )) {
+    if (this.regexp_eatClassEscape(state)) {
+      return true;
+    }
+    if (state.switchU) {
+      var ch$1 = state.current();
+      if (ch$1 === 99 || isOctalDigit(ch$1)) {
+        state.raise("Invalid class escape");
+      }
+      state.raise("Invalid escape");
+    }
+    state.pos = start;
+  }
+  var ch = state.current();
+  if (ch !== 93) {
+    state.lastIntValue = ch;
+    state.advance();
+    return true;
+  }
+  return false;
+};
+pp$1.regexp_eatClassEscape = function(state) {
+  var start = state.pos;
+  if (state.eat(
+    98
+    /* b */
+  )) {
+    state.lastIntValue = 8;
+    return true;
+  }
+  if (state.switchU && state.eat(
+    45
+    /* - */
+  )) {
+    state.lastIntValue = 45;
+    return true;
+  }
+  if (!state.switchU && state.eat(
+    99
+    /* c */
+  )) {
+    if (this.regexp_eatClassControlLetter(state)) {
+      return true;
+    }
+    state.pos = start;
+  }
+  return this.regexp_eatCharacterClassEscape(state) || this.regexp_eatCharacterEscape(state);
+};
+pp$1.regexp_classSetExpression = function(state) {
+  var result = CharSetOk, subResult;
+  if (this.regexp_eatClassSetRange(state)) ;
+  else if (subResult = this.regexp_eatClassSetOperand(state)) {
+    if (subResult === CharSetString) {
+      result = CharSetString;
+    }
+    var start = state.pos;
+    while (state.eatChars(
+      [38, 38]
+      /* && */
+    )) {
+      if (state.current() !== 38 && (subResult = this.regexp_eatClassSetOperand(state))) {
+        if (subResult !== CharSetString) {
+          result = CharSetOk;
+        }
+        continue;
+      }
+      state.raise("Invalid character in character class");
+    }
+    if (start !== state.pos) {
+      return result;
+    }
+    while (state.eatChars(
+      [45, 45]
+      /* -- */
+    )) {
+      if (this.regexp_eatClassSetOperand(state)) {
+        continue;
+      }
+      state.raise("Invalid character in character class");
+    }
+    if (start !== state.pos) {
+      return result;
+    }
+  } else {
+    state.raise("Invalid character in character class");
+  }
+  for (; ; ) {
+    if (this.regexp_eatClassSetRange(state)) {
+      continue;
+    }
+    subResult = this.regexp_eatClassSetOperand(state);
+    if (!subResult) {
+      return result;
+    }
+    if (subResult === CharSetString) {
+      result = CharSetString;
+    }
+  }
+};
+pp$1.regexp_eatClassSetRange = function(state) {
+  var start = state.pos;
+  if (this.regexp_eatClassSetCharacter(state)) {
+    var left = state.lastIntValue;
+    if (state.eat(
+      45
+      /* - */
+    ) && this.regexp_eatClassSetCharacter(state)) {
+      var right = state.lastIntValue;
+      if (left !== -1 && right !== -1 && left > right) {
+        state.raise("Range out of order in character class");
+      }
+      return true;
+    }
+    state.pos = start;
+  }
+  return false;
+};
+pp$1.regexp_eatClassSetOperand = function(state) {
+  if (this.regexp_eatClassSetCharacter(state)) {
+    return CharSetOk;
+  }
+  return this.regexp_eatClassStringDisjunction(state) || this.regexp_eatNestedClass(state);
+};
+pp$1.regexp_eatNestedClass = function(state) {
+  var start = state.pos;
+  if (state.eat(
+    91
+    /* [ */
+  )) {
+    var negate = state.eat(
+      94
+      /* ^ */
+    );
+    var result = this.regexp_classContents(state);
+    if (state.eat(
+      93
+      /* ] */
+    )) {
+      if (negate && result === CharSetString) {
+        state.raise("Negated character class may contain strings");
+      }
+      return result;
+    }
+    state.pos = start;
+  }
+  if (state.eat(
+    92
+    /* \ */
+  )) {
+    var result$1 = this.regexp_eatCharacterClassEscape(state);
+    if (result$1) {
+      return result$1;
+    }
+    state.pos = start;
+  }
+  return null;
+};
+pp$1.regexp_eatClassStringDisjunction = function(state) {
+  var start = state.pos;
+  if (state.eatChars(
+    [92, 113]
+    /* \q */
+  )) {
+    if (state.eat(
+      123
+      /* { */
+    )) {
+      var result = this.regexp_classStringDisjunctionContents(state);
+      if (state.eat(
+        125
+        /* } */
+      )) {
+        return result;
+      }
+    } else {
+      state.raise("Invalid escape");
+    }
+    state.pos = start;
+  }
+  return null;
+};
+pp$1.regexp_classStringDisjunctionContents = function(state) {
+  var result = this.regexp_classString(state);
+  while (state.eat(
+    124
+    /* | */
+  )) {
+    if (this.regexp_classString(state) === CharSetString) {
+      result = CharSetString;
+    }
+  }
+  return result;
+};
+pp$1.regexp_classString = function(state) {
+  var count3 = 0;
+  while (this.regexp_eatClassSetCharacter(state)) {
+    count3++;
+  }
+  return count3 === 1 ? CharSetOk : CharSetString;
+};
+pp$1.regexp_eatClassSetCharacter = function(state) {
+  var start = state.pos;
+  if (state.eat(
+    92
+    /* \ */
+  )) {
+    if (this.regexp_eatCharacterEscape(state) || this.regexp_eatClassSetReservedPunctuator(state)) {
+      return true;
+    }
+    if (state.eat(
+      98
+      /* b */
+    )) {
+      state.lastIntValue = 8;
+      return true;
+    }
+    state.pos = start;
+    return false;
+  }
+  var ch = state.current();
+  if (ch < 0 || ch === state.lookahead() && isClassSetReservedDoublePunctuatorCharacter(ch)) {
+    return false;
+  }
+  if (isClassSetSyntaxCharacter(ch)) {
+    return false;
+  }
+  state.advance();
+  state.lastIntValue = ch;
+  return true;
+};
+function isClassSetReservedDoublePunctuatorCharacter(ch) {
+  return ch === 33 || ch >= 35 && ch <= 38 || ch >= 42 && ch <= 44 || ch === 46 || ch >= 58 && ch <= 64 || ch === 94 || ch === 96 || ch === 126;
+}
+function isClassSetSyntaxCharacter(ch) {
+  return ch === 40 || ch === 41 || ch === 45 || ch === 47 || ch >= 91 && ch <= 93 || ch >= 123 && ch <= 125;
+}
+pp$1.regexp_eatClassSetReservedPunctuator = function(state) {
+  var ch = state.current();
+  if (isClassSetReservedPunctuator(ch)) {
+    state.lastIntValue = ch;
+    state.advance();
+    return true;
+  }
+  return false;
+};
+function isClassSetReservedPunctuator(ch) {
+  return ch === 33 || ch === 35 || ch === 37 || ch === 38 || ch === 44 || ch === 45 || ch >= 58 && ch <= 62 || ch === 64 || ch === 96 || ch === 126;
+}
+pp$1.regexp_eatClassControlLetter = function(state) {
+  var ch = state.current();
+  if (isDecimalDigit(ch) || ch === 95) {
+    state.lastIntValue = ch % 32;
+    state.advance();
+    return true;
+  }
+  return false;
+};
+pp$1.regexp_eatHexEscapeSequence = function(state) {
+  var start = state.pos;
+  if (state.eat(
+    120
+    /* x */
+  )) {
+    if (this.regexp_eatFixedHexDigits(state, 2)) {
+      return true;
+    }
+    if (state.switchU) {
+      state.raise("Invalid escape");
+    }
+    state.pos = start;
+  }
+  return false;
+};
+pp$1.regexp_eatDecimalDigits = function(state) {
+  var start = state.pos;
+  var ch = 0;
+  state.lastIntValue = 0;
+  while (isDecimalDigit(ch = state.current())) {
+    state.lastIntValue = 10 * state.lastIntValue + (ch - 48);
+    state.advance();
+  }
+  return state.pos !== start;
+};
+function isDecimalDigit(ch) {
+  return ch >= 48 && ch <= 57;
+}
+pp$1.regexp_eatHexDigits = function(state) {
+  var start = state.pos;
+  var ch = 0;
+  state.lastIntValue = 0;
+  while (isHexDigit(ch = state.current())) {
+    state.lastIntValue = 16 * state.lastIntValue + hexToInt(ch);
+    state.advance();
+  }
+  return state.pos !== start;
+};
+function isHexDigit(ch) {
+  return ch >= 48 && ch <= 57 || ch >= 65 && ch <= 70 || ch >= 97 && ch <= 102;
+}
+function hexToInt(ch) {
+  if (ch >= 65 && ch <= 70) {
+    return 10 + (ch - 65);
+  }
+  if (ch >= 97 && ch <= 102) {
+    return 10 + (ch - 97);
+  }
+  return ch - 48;
+}
+pp$1.regexp_eatLegacyOctalEscapeSequence = function(state) {
+  if (this.regexp_eatOctalDigit(state)) {
+    var n1 = state.lastIntValue;
+    if (this.regexp_eatOctalDigit(state)) {
+      var n2 = state.lastIntValue;
+      if (n1 <= 3 && this.regexp_eatOctalDigit(state)) {
+        state.lastIntValue = n1 * 64 + n2 * 8 + state.lastIntValue;
+      } else {
+        state.lastIntValue = n1 * 8 + n2;
+      }
+    } else {
+      state.lastIntValue = n1;
+    }
+    return true;
+  }
+  return false;
+};
+pp$1.regexp_eatOctalDigit = function(state) {
+  var ch = state.current();
+  if (isOctalDigit(ch)) {
+    state.lastIntValue = ch - 48;
+    state.advance();
+    return true;
+  }
+  state.lastIntValue = 0;
+  return false;
+};
+function isOctalDigit(ch) {
+  return ch >= 48 && ch <= 55;
+}
+pp$1.regexp_eatFixedHexDigits = function(state, length) {
+  var start = state.pos;
+  state.lastIntValue = 0;
+  for (var i2 = 0; i2 < length; ++i2) {
+    var ch = state.current();
+    if (!isHexDigit(ch)) {
+      state.pos = start;
+      return false;
+    }
+    state.lastIntValue = 16 * state.lastIntValue + hexToInt(ch);
+    state.advance();
+  }
+  return true;
+};
+var Token = function Token2(p) {
+  this.type = p.type;
+  this.value = p.value;
+  this.start = p.start;
+  this.end = p.end;
+  if (p.options.locations) {
+    this.loc = new SourceLocation(p, p.startLoc, p.endLoc);
+  }
+  if (p.options.ranges) {
+    this.range = [p.start, p.end];
+  }
+};
+var pp = Parser.prototype;
+pp.next = function(ignoreEscapeSequenceInKeyword) {
+  if (!ignoreEscapeSequenceInKeyword && this.type.keyword && this.containsEsc) {
+    this.raiseRecoverable(this.start, "Escape sequence in keyword " + this.type.keyword);
+  }
+  if (this.options.onToken) {
+    this.options.onToken(new Token(this));
+  }
+  this.lastTokEnd = this.end;
+  this.lastTokStart = this.start;
+  this.lastTokEndLoc = this.endLoc;
+  this.lastTokStartLoc = this.startLoc;
+  this.nextToken();
+};
+pp.getToken = function() {
+  this.next();
+  return new Token(this);
+};
+if (typeof Symbol !== "undefined") {
+  pp[Symbol.iterator] = function() {
+    var this$1$1 = this;
+    return {
+      next: function() {
+        var token = this$1$1.getToken();
+        return {
+          done: token.type === types$1.eof,
+          value: token
+        };
+      }
+    };
+  };
+}
+pp.nextToken = function() {
+  var curContext = this.curContext();
+  if (!curContext || !curContext.preserveSpace) {
+    this.skipSpace();
+  }
+  this.start = this.pos;
+  if (this.options.locations) {
+    this.startLoc = this.curPosition();
+  }
+  if (this.pos >= this.input.length) {
+    return this.finishToken(types$1.eof);
+  }
+  if (curContext.override) {
+    return curContext.override(this);
+  } else {
+    this.readToken(this.fullCharCodeAtPos());
+  }
+};
+pp.readToken = function(code) {
+  if (isIdentifierStart(code, this.options.ecmaVersion >= 6) || code === 92) {
+    return this.readWord();
+  }
+  return this.getTokenFromCode(code);
+};
+pp.fullCharCodeAt = function(pos) {
+  var code = this.input.charCodeAt(pos);
+  if (code <= 55295 || code >= 56320) {
+    return code;
+  }
+  var next = this.input.charCodeAt(pos + 1);
+  return next <= 56319 || next >= 57344 ? code : (code << 10) + next - 56613888;
+};
+pp.fullCharCodeAtPos = function() {
+  return this.fullCharCodeAt(this.pos);
+};
+pp.skipBlockComment = function() {
+  var startLoc = this.options.onComment && this.curPosition();
+  var start = this.pos, end = this.input.indexOf("*/", this.pos += 2);
+  if (end === -1) {
+    this.raise(this.pos - 2, "Unterminated comment");
+  }
+  this.pos = end + 2;
+  if (this.options.locations) {
+    for (var nextBreak = void 0, pos = start; (nextBreak = nextLineBreak(this.input, pos, this.pos)) > -1; ) {
+      ++this.curLine;
+      pos = this.lineStart = nextBreak;
+    }
+  }
+  if (this.options.onComment) {
+    this.options.onComment(
+      true,
+      this.input.slice(start + 2, end),
+      start,
+      this.pos,
+      startLoc,
+      this.curPosition()
+    );
+  }
+};
+pp.skipLineComment = function(startSkip) {
+  var start = this.pos;
+  var startLoc = this.options.onComment && this.curPosition();
+  var ch = this.input.charCodeAt(this.pos += startSkip);
+  while (this.pos < this.input.length && !isNewLine(ch)) {
+    ch = this.input.charCodeAt(++this.pos);
+  }
+  if (this.options.onComment) {
+    this.options.onComment(
+      false,
+      this.input.slice(start + startSkip, this.pos),
+      start,
+      this.pos,
+      startLoc,
+      this.curPosition()
+    );
+  }
+};
+pp.skipSpace = function() {
+  loop: while (this.pos < this.input.length) {
+    var ch = this.input.charCodeAt(this.pos);
+    switch (ch) {
+      case 32:
+      case 160:
+        ++this.pos;
+        break;
+      case 13:
+        if (this.input.charCodeAt(this.pos + 1) === 10) {
+          ++this.pos;
+        }
+      case 10:
+      case 8232:
+      case 8233:
+        ++this.pos;
+        if (this.options.locations) {
+          ++this.curLine;
+          this.lineStart = this.pos;
+        }
+        break;
+      case 47:
+        switch (this.input.charCodeAt(this.pos + 1)) {
+          case 42:
+            this.skipBlockComment();
+            break;
+          case 47:
+            this.skipLineComment(2);
+            break;
+          default:
+            break loop;
+        }
+        break;
+      default:
+        if (ch > 8 && ch < 14 || ch >= 5760 && nonASCIIwhitespace.test(String.fromCharCode(ch))) {
+          ++this.pos;
+        } else {
+          break loop;
+        }
+    }
+  }
+};
+pp.finishToken = function(type, val) {
+  this.end = this.pos;
+  if (this.options.locations) {
+    this.endLoc = this.curPosition();
+  }
+  var prevType = this.type;
+  this.type = type;
+  this.value = val;
+  this.updateContext(prevType);
+};
+pp.readToken_dot = function() {
+  var next = this.input.charCodeAt(this.pos + 1);
+  if (next >= 48 && next <= 57) {
+    return this.readNumber(true);
+  }
+  var next2 = this.input.charCodeAt(this.pos + 2);
+  if (this.options.ecmaVersion >= 6 && next === 46 && next2 === 46) {
+    this.pos += 3;
+    return this.finishToken(types$1.ellipsis);
+  } else {
+    ++this.pos;
+    return this.finishToken(types$1.dot);
+  }
+};
+pp.readToken_slash = function() {
+  var next = this.input.charCodeAt(this.pos + 1);
+  if (this.exprAllowed) {
+    ++this.pos;
+    return this.readRegexp();
+  }
+  if (next === 61) {
+    return this.finishOp(types$1.assign, 2);
+  }
+  return this.finishOp(types$1.slash, 1);
+};
+pp.readToken_mult_modulo_exp = function(code) {
+  var next = this.input.charCodeAt(this.pos + 1);
+  var size = 1;
+  var tokentype = code === 42 ? types$1.star : types$1.modulo;
+  if (this.options.ecmaVersion >= 7 && code === 42 && next === 42) {
+    ++size;
+    tokentype = types$1.starstar;
+    next = this.input.charCodeAt(this.pos + 2);
+  }
+  if (next === 61) {
+    return this.finishOp(types$1.assign, size + 1);
+  }
+  return this.finishOp(tokentype, size);
+};
+pp.readToken_pipe_amp = function(code) {
+  var next = this.input.charCodeAt(this.pos + 1);
+  if (next === code) {
+    if (this.options.ecmaVersion >= 12) {
+      var next2 = this.input.charCodeAt(this.pos + 2);
+      if (next2 === 61) {
+        return this.finishOp(types$1.assign, 3);
+      }
+    }
+    return this.finishOp(code === 124 ? types$1.logicalOR : types$1.logicalAND, 2);
+  }
+  if (next === 61) {
+    return this.finishOp(types$1.assign, 2);
+  }
+  return this.finishOp(code === 124 ? types$1.bitwiseOR : types$1.bitwiseAND, 1);
+};
+pp.readToken_caret = function() {
+  var next = this.input.charCodeAt(this.pos + 1);
+  if (next === 61) {
+    return this.finishOp(types$1.assign, 2);
+  }
+  return this.finishOp(types$1.bitwiseXOR, 1);
+};
+pp.readToken_plus_min = function(code) {
+  var next = this.input.charCodeAt(this.pos + 1);
+  if (next === code) {
+    if (next === 45 && !this.inModule && this.input.charCodeAt(this.pos + 2) === 62 && (this.lastTokEnd === 0 || lineBreak.test(this.input.slice(this.lastTokEnd, this.pos)))) {
+      this.skipLineComment(3);
+      this.skipSpace();
+      return this.nextToken();
+    }
+    return this.finishOp(types$1.incDec, 2);
+  }
+  if (next === 61) {
+    return this.finishOp(types$1.assign, 2);
+  }
+  return this.finishOp(types$1.plusMin, 1);
+};
+pp.readToken_lt_gt = function(code) {
+  var next = this.input.charCodeAt(this.pos + 1);
+  var size = 1;
+  if (next === code) {
+    size = code === 62 && this.input.charCodeAt(this.pos + 2) === 62 ? 3 : 2;
+    if (this.input.charCodeAt(this.pos + size) === 61) {
+      return this.finishOp(types$1.assign, size + 1);
+    }
+    return this.finishOp(types$1.bitShift, size);
+  }
+  if (next === 33 && code === 60 && !this.inModule && this.input.charCodeAt(this.pos + 2) === 45 && this.input.charCodeAt(this.pos + 3) === 45) {
+    this.skipLineComment(4);
+    this.skipSpace();
+    return this.nextToken();
+  }
+  if (next === 61) {
+    size = 2;
+  }
+  return this.finishOp(types$1.relational, size);
+};
+pp.readToken_eq_excl = function(code) {
+  var next = this.input.charCodeAt(this.pos + 1);
+  if (next === 61) {
+    return this.finishOp(types$1.equality, this.input.charCodeAt(this.pos + 2) === 61 ? 3 : 2);
+  }
+  if (code === 61 && next === 62 && this.options.ecmaVersion >= 6) {
+    this.pos += 2;
+    return this.finishToken(types$1.arrow);
+  }
+  return this.finishOp(code === 61 ? types$1.eq : types$1.prefix, 1);
+};
+pp.readToken_question = function() {
+  var ecmaVersion2 = this.options.ecmaVersion;
+  if (ecmaVersion2 >= 11) {
+    var next = this.input.charCodeAt(this.pos + 1);
+    if (next === 46) {
+      var next2 = this.input.charCodeAt(this.pos + 2);
+      if (next2 < 48 || next2 > 57) {
+        return this.finishOp(types$1.questionDot, 2);
+      }
+    }
+    if (next === 63) {
+      if (ecmaVersion2 >= 12) {
+        var next2$1 = this.input.charCodeAt(this.pos + 2);
+        if (next2$1 === 61) {
+          return this.finishOp(types$1.assign, 3);
+        }
+      }
+      return this.finishOp(types$1.coalesce, 2);
+    }
+  }
+  return this.finishOp(types$1.question, 1);
+};
+pp.readToken_numberSign = function() {
+  var ecmaVersion2 = this.options.ecmaVersion;
+  var code = 35;
+  if (ecmaVersion2 >= 13) {
+    ++this.pos;
+    code = this.fullCharCodeAtPos();
+    if (isIdentifierStart(code, true) || code === 92) {
+      return this.finishToken(types$1.privateId, this.readWord1());
+    }
+  }
+  this.raise(this.pos, "Unexpected character '" + codePointToString(code) + "'");
+};
+pp.getTokenFromCode = function(code) {
+  switch (code) {
+    // The interpretation of a dot depends on whether it is followed
+    // by a digit or another two dots.
+    case 46:
+      return this.readToken_dot();
+    // Punctuation tokens.
+    case 40:
+      ++this.pos;
+      return this.finishToken(types$1.parenL);
+    case 41:
+      ++this.pos;
+      return this.finishToken(types$1.parenR);
+    case 59:
+      ++this.pos;
+      return this.finishToken(types$1.semi);
+    case 44:
+      ++this.pos;
+      return this.finishToken(types$1.comma);
+    case 91:
+      ++this.pos;
+      return this.finishToken(types$1.bracketL);
+    case 93:
+      ++this.pos;
+      return this.finishToken(types$1.bracketR);
+    case 123:
+      ++this.pos;
+      return this.finishToken(types$1.braceL);
+    case 125:
+      ++this.pos;
+      return this.finishToken(types$1.braceR);
+    case 58:
+      ++this.pos;
+      return this.finishToken(types$1.colon);
+    case 96:
+      if (this.options.ecmaVersion < 6) {
+        break;
+      }
+      ++this.pos;
+      return this.finishToken(types$1.backQuote);
+    case 48:
+      var next = this.input.charCodeAt(this.pos + 1);
+      if (next === 120 || next === 88) {
+        return this.readRadixNumber(16);
+      }
+      if (this.options.ecmaVersion >= 6) {
+        if (next === 111 || next === 79) {
+          return this.readRadixNumber(8);
+        }
+        if (next === 98 || next === 66) {
+          return this.readRadixNumber(2);
+        }
+      }
+    // Anything else beginning with a digit is an integer, octal
+    // number, or float.
+    case 49:
+    case 50:
+    case 51:
+    case 52:
+    case 53:
+    case 54:
+    case 55:
+    case 56:
+    case 57:
+      return this.readNumber(false);
+    // Quotes produce strings.
+    case 34:
+    case 39:
+      return this.readString(code);
+    // Operators are parsed inline in tiny state machines. '=' (61) is
+    // often referred to. `finishOp` simply skips the amount of
+    // characters it is given as second argument, and returns a token
+    // of the type given by its first argument.
+    case 47:
+      return this.readToken_slash();
+    case 37:
+    case 42:
+      return this.readToken_mult_modulo_exp(code);
+    case 124:
+    case 38:
+      return this.readToken_pipe_amp(code);
+    case 94:
+      return this.readToken_caret();
+    case 43:
+    case 45:
+      return this.readToken_plus_min(code);
+    case 60:
+    case 62:
+      return this.readToken_lt_gt(code);
+    case 61:
+    case 33:
+      return this.readToken_eq_excl(code);
+    case 63:
+      return this.readToken_question();
+    case 126:
+      return this.finishOp(types$1.prefix, 1);
+    case 35:
+      return this.readToken_numberSign();
+  }
+  this.raise(this.pos, "Unexpected character '" + codePointToString(code) + "'");
+};
+pp.finishOp = function(type, size) {
+  var str = this.input.slice(this.pos, this.pos + size);
+  this.pos += size;
+  return this.finishToken(type, str);
+};
+pp.readRegexp = function() {
+  var escaped, inClass, start = this.pos;
+  for (; ; ) {
+    if (this.pos >= this.input.length) {
+      this.raise(start, "Unterminated regular expression");
+    }
+    var ch = this.input.charAt(this.pos);
+    if (lineBreak.test(ch)) {
+      this.raise(start, "Unterminated regular expression");
+    }
+    if (!escaped) {
+      if (ch === "[") {
+        inClass = true;
+      } else if (ch === "]" && inClass) {
+        inClass = false;
+      } else if (ch === "/" && !inClass) {
+        break;
+      }
+      escaped = ch === "\\";
+    } else {
+      escaped = false;
+    }
+    ++this.pos;
+  }
+  var pattern = this.input.slice(start, this.pos);
+  ++this.pos;
+  var flagsStart = this.pos;
+  var flags = this.readWord1();
+  if (this.containsEsc) {
+    this.unexpected(flagsStart);
+  }
+  var state = this.regexpState || (this.regexpState = new RegExpValidationState(this));
+  state.reset(start, pattern, flags);
+  this.validateRegExpFlags(state);
+  this.validateRegExpPattern(state);
+  var value = null;
+  try {
+    value = new RegExp(pattern, flags);
+  } catch (e) {
+  }
+  return this.finishToken(types$1.regexp, { pattern, flags, value });
+};
+pp.readInt = function(radix, len, maybeLegacyOctalNumericLiteral) {
+  var allowSeparators = this.options.ecmaVersion >= 12 && len === void 0;
+  var isLegacyOctalNumericLiteral = maybeLegacyOctalNumericLiteral && this.input.charCodeAt(this.pos) === 48;
+  var start = this.pos, total = 0, lastCode = 0;
+  for (var i2 = 0, e = len == null ? Infinity : len; i2 < e; ++i2, ++this.pos) {
+    var code = this.input.charCodeAt(this.pos), val = void 0;
+    if (allowSeparators && code === 95) {
+      if (isLegacyOctalNumericLiteral) {
+        this.raiseRecoverable(this.pos, "Numeric separator is not allowed in legacy octal numeric literals");
+      }
+      if (lastCode === 95) {
+        this.raiseRecoverable(this.pos, "Numeric separator must be exactly one underscore");
+      }
+      if (i2 === 0) {
+        this.raiseRecoverable(this.pos, "Numeric separator is not allowed at the first of digits");
+      }
+      lastCode = code;
+      continue;
+    }
+    if (code >= 97) {
+      val = code - 97 + 10;
+    } else if (code >= 65) {
+      val = code - 65 + 10;
+    } else if (code >= 48 && code <= 57) {
+      val = code - 48;
+    } else {
+      val = Infinity;
+    }
+    if (val >= radix) {
+      break;
+    }
+    lastCode = code;
+    total = total * radix + val;
+  }
+  if (allowSeparators && lastCode === 95) {
+    this.raiseRecoverable(this.pos - 1, "Numeric separator is not allowed at the last of digits");
+  }
+  if (this.pos === start || len != null && this.pos - start !== len) {
+    return null;
+  }
+  return total;
+};
+function stringToNumber(str, isLegacyOctalNumericLiteral) {
+  if (isLegacyOctalNumericLiteral) {
+    return parseInt(str, 8);
+  }
+  return parseFloat(str.replace(/_/g, ""));
+}
+function stringToBigInt(str) {
+  if (typeof BigInt !== "function") {
+    return null;
+  }
+  return BigInt(str.replace(/_/g, ""));
+}
+pp.readRadixNumber = function(radix) {
+  var start = this.pos;
+  this.pos += 2;
+  var val = this.readInt(radix);
+  if (val == null) {
+    this.raise(this.start + 2, "Expected number in radix " + radix);
+  }
+  if (this.options.ecmaVersion >= 11 && this.input.charCodeAt(this.pos) === 110) {
+    val = stringToBigInt(this.input.slice(start, this.pos));
+    ++this.pos;
+  } else if (isIdentifierStart(this.fullCharCodeAtPos())) {
+    this.raise(this.pos, "Identifier directly after number");
+  }
+  return this.finishToken(types$1.num, val);
+};
+pp.readNumber = function(startsWithDot) {
+  var start = this.pos;
+  if (!startsWithDot && this.readInt(10, void 0, true) === null) {
+    this.raise(start, "Invalid number");
+  }
+  var octal = this.pos - start >= 2 && this.input.charCodeAt(start) === 48;
+  if (octal && this.strict) {
+    this.raise(start, "Invalid number");
+  }
+  var next = this.input.charCodeAt(this.pos);
+  if (!octal && !startsWithDot && this.options.ecmaVersion >= 11 && next === 110) {
+    var val$1 = stringToBigInt(this.input.slice(start, this.pos));
+    ++this.pos;
+    if (isIdentifierStart(this.fullCharCodeAtPos())) {
+      this.raise(this.pos, "Identifier directly after number");
+    }
+    return this.finishToken(types$1.num, val$1);
+  }
+  if (octal && /[89]/.test(this.input.slice(start, this.pos))) {
+    octal = false;
+  }
+  if (next === 46 && !octal) {
+    ++this.pos;
+    this.readInt(10);
+    next = this.input.charCodeAt(this.pos);
+  }
+  if ((next === 69 || next === 101) && !octal) {
+    next = this.input.charCodeAt(++this.pos);
+    if (next === 43 || next === 45) {
+      ++this.pos;
+    }
+    if (this.readInt(10) === null) {
+      this.raise(start, "Invalid number");
+    }
+  }
+  if (isIdentifierStart(this.fullCharCodeAtPos())) {
+    this.raise(this.pos, "Identifier directly after number");
+  }
+  var val = stringToNumber(this.input.slice(start, this.pos), octal);
+  return this.finishToken(types$1.num, val);
+};
+pp.readCodePoint = function() {
+  var ch = this.input.charCodeAt(this.pos), code;
+  if (ch === 123) {
+    if (this.options.ecmaVersion < 6) {
+      this.unexpected();
+    }
+    var codePos = ++this.pos;
+    code = this.readHexChar(this.input.indexOf("}", this.pos) - this.pos);
+    ++this.pos;
+    if (code > 1114111) {
+      this.invalidStringToken(codePos, "Code point out of bounds");
+    }
+  } else {
+    code = this.readHexChar(4);
+  }
+  return code;
+};
+pp.readString = function(quote) {
+  var out = "", chunkStart = ++this.pos;
+  for (; ; ) {
+    if (this.pos >= this.input.length) {
+      this.raise(this.start, "Unterminated string constant");
+    }
+    var ch = this.input.charCodeAt(this.pos);
+    if (ch === quote) {
+      break;
+    }
+    if (ch === 92) {
+      out += this.input.slice(chunkStart, this.pos);
+      out += this.readEscapedChar(false);
+      chunkStart = this.pos;
+    } else if (ch === 8232 || ch === 8233) {
+      if (this.options.ecmaVersion < 10) {
+        this.raise(this.start, "Unterminated string constant");
+      }
+      ++this.pos;
+      if (this.options.locations) {
+        this.curLine++;
+        this.lineStart = this.pos;
+      }
+    } else {
+      if (isNewLine(ch)) {
+        this.raise(this.start, "Unterminated string constant");
+      }
+      ++this.pos;
+    }
+  }
+  out += this.input.slice(chunkStart, this.pos++);
+  return this.finishToken(types$1.string, out);
+};
+var INVALID_TEMPLATE_ESCAPE_ERROR = {};
+pp.tryReadTemplateToken = function() {
+  this.inTemplateElement = true;
+  try {
+    this.readTmplToken();
+  } catch (err) {
+    if (err === INVALID_TEMPLATE_ESCAPE_ERROR) {
+      this.readInvalidTemplateToken();
+    } else {
+      throw err;
+    }
+  }
+  this.inTemplateElement = false;
+};
+pp.invalidStringToken = function(position2, message) {
+  if (this.inTemplateElement && this.options.ecmaVersion >= 9) {
+    throw INVALID_TEMPLATE_ESCAPE_ERROR;
+  } else {
+    this.raise(position2, message);
+  }
+};
+pp.readTmplToken = function() {
+  var out = "", chunkStart = this.pos;
+  for (; ; ) {
+    if (this.pos >= this.input.length) {
+      this.raise(this.start, "Unterminated template");
+    }
+    var ch = this.input.charCodeAt(this.pos);
+    if (ch === 96 || ch === 36 && this.input.charCodeAt(this.pos + 1) === 123) {
+      if (this.pos === this.start && (this.type === types$1.template || this.type === types$1.invalidTemplate)) {
+        if (ch === 36) {
+          this.pos += 2;
+          return this.finishToken(types$1.dollarBraceL);
+        } else {
+          ++this.pos;
+          return this.finishToken(types$1.backQuote);
+        }
+      }
+      out += this.input.slice(chunkStart, this.pos);
+      return this.finishToken(types$1.template, out);
+    }
+    if (ch === 92) {
+      out += this.input.slice(chunkStart, this.pos);
+      out += this.readEscapedChar(true);
+      chunkStart = this.pos;
+    } else if (isNewLine(ch)) {
+      out += this.input.slice(chunkStart, this.pos);
+      ++this.pos;
+      switch (ch) {
+        case 13:
+          if (this.input.charCodeAt(this.pos) === 10) {
+            ++this.pos;
+          }
+        case 10:
+          out += "\n";
+          break;
+        default:
+          out += String.fromCharCode(ch);
+          break;
+      }
+      if (this.options.locations) {
+        ++this.curLine;
+        this.lineStart = this.pos;
+      }
+      chunkStart = this.pos;
+    } else {
+      ++this.pos;
+    }
+  }
+};
+pp.readInvalidTemplateToken = function() {
+  for (; this.pos < this.input.length; this.pos++) {
+    switch (this.input[this.pos]) {
+      case "\\":
+        ++this.pos;
+        break;
+      case "$":
+        if (this.input[this.pos + 1] !== "{") {
+          break;
+        }
+      // fall through
+      case "`":
+        return this.finishToken(types$1.invalidTemplate, this.input.slice(this.start, this.pos));
+      case "\r":
+        if (this.input[this.pos + 1] === "\n") {
+          ++this.pos;
+        }
+      // fall through
+      case "\n":
+      case "\u2028":
+      case "\u2029":
+        ++this.curLine;
+        this.lineStart = this.pos + 1;
+        break;
+    }
+  }
+  this.raise(this.start, "Unterminated template");
+};
+pp.readEscapedChar = function(inTemplate) {
+  var ch = this.input.charCodeAt(++this.pos);
+  ++this.pos;
+  switch (ch) {
+    case 110:
+      return "\n";
+    // 'n' -> '\n'
+    case 114:
+      return "\r";
+    // 'r' -> '\r'
+    case 120:
+      return String.fromCharCode(this.readHexChar(2));
+    // 'x'
+    case 117:
+      return codePointToString(this.readCodePoint());
+    // 'u'
+    case 116:
+      return "	";
+    // 't' -> '\t'
+    case 98:
+      return "\b";
+    // 'b' -> '\b'
+    case 118:
+      return "\v";
+    // 'v' -> '\u000b'
+    case 102:
+      return "\f";
+    // 'f' -> '\f'
+    case 13:
+      if (this.input.charCodeAt(this.pos) === 10) {
+        ++this.pos;
+      }
+    // '\r\n'
+    case 10:
+      if (this.options.locations) {
+        this.lineStart = this.pos;
+        ++this.curLine;
+      }
+      return "";
+    case 56:
+    case 57:
+      if (this.strict) {
+        this.invalidStringToken(
+          this.pos - 1,
+          "Invalid escape sequence"
+        );
+      }
+      if (inTemplate) {
+        var codePos = this.pos - 1;
+        this.invalidStringToken(
+          codePos,
+          "Invalid escape sequence in template string"
+        );
+      }
+    default:
+      if (ch >= 48 && ch <= 55) {
+        var octalStr = this.input.substr(this.pos - 1, 3).match(/^[0-7]+/)[0];
+        var octal = parseInt(octalStr, 8);
+        if (octal > 255) {
+          octalStr = octalStr.slice(0, -1);
+          octal = parseInt(octalStr, 8);
+        }
+        this.pos += octalStr.length - 1;
+        ch = this.input.charCodeAt(this.pos);
+        if ((octalStr !== "0" || ch === 56 || ch === 57) && (this.strict || inTemplate)) {
+          this.invalidStringToken(
+            this.pos - 1 - octalStr.length,
+            inTemplate ? "Octal literal in template string" : "Octal literal in strict mode"
+          );
+        }
+        return String.fromCharCode(octal);
+      }
+      if (isNewLine(ch)) {
+        if (this.options.locations) {
+          this.lineStart = this.pos;
+          ++this.curLine;
+        }
+        return "";
+      }
+      return String.fromCharCode(ch);
+  }
+};
+pp.readHexChar = function(len) {
+  var codePos = this.pos;
+  var n = this.readInt(16, len);
+  if (n === null) {
+    this.invalidStringToken(codePos, "Bad character escape sequence");
+  }
+  return n;
+};
+pp.readWord1 = function() {
+  this.containsEsc = false;
+  var word = "", first = true, chunkStart = this.pos;
+  var astral = this.options.ecmaVersion >= 6;
+  while (this.pos < this.input.length) {
+    var ch = this.fullCharCodeAtPos();
+    if (isIdentifierChar(ch, astral)) {
+      this.pos += ch <= 65535 ? 1 : 2;
+    } else if (ch === 92) {
+      this.containsEsc = true;
+      word += this.input.slice(chunkStart, this.pos);
+      var escStart = this.pos;
+      if (this.input.charCodeAt(++this.pos) !== 117) {
+        this.invalidStringToken(this.pos, "Expecting Unicode escape sequence \\uXXXX");
+      }
+      ++this.pos;
+      var esc = this.readCodePoint();
+      if (!(first ? isIdentifierStart : isIdentifierChar)(esc, astral)) {
+        this.invalidStringToken(escStart, "Invalid Unicode escape");
+      }
+      word += codePointToString(esc);
+      chunkStart = this.pos;
+    } else {
+      break;
+    }
+    first = false;
+  }
+  return word + this.input.slice(chunkStart, this.pos);
+};
+pp.readWord = function() {
+  var word = this.readWord1();
+  var type = types$1.name;
+  if (this.keywords.test(word)) {
+    type = keywords[word];
+  }
+  return this.finishToken(type, word);
+};
+var version = "8.19.0";
+Parser.acorn = {
+  Parser,
+  version,
+  defaultOptions: defaultOptions2,
+  Position,
+  SourceLocation,
+  getLineInfo,
+  Node,
+  TokenType,
+  tokTypes: types$1,
+  keywordTypes: keywords,
+  TokContext,
+  tokContexts: types,
+  isIdentifierChar,
+  isIdentifierStart,
+  Token,
+  isNewLine,
+  lineBreak,
+  lineBreakG,
+  nonASCIIwhitespace
+};
+function parse3(input, options) {
+  return Parser.parse(input, options);
+}
+function tokenizer2(input, options) {
+  return Parser.tokenizer(input, options);
+}
+
+// node_modules/acorn-walk/dist/walk.mjs
+function fullAncestor(node, callback2, baseVisitor, state) {
+  if (!baseVisitor) {
+    baseVisitor = base;
+  }
+  var ancestors = [], last;
+  (function c(node2, st, override) {
+    var type = override || node2.type;
+    var isNew = node2 !== ancestors[ancestors.length - 1];
+    if (isNew) {
+      ancestors.push(node2);
+    }
+    visitNode(baseVisitor, type, node2, st, c);
+    if (last !== node2) {
+      callback2(node2, st || ancestors, ancestors, type);
+      last = node2;
+    }
+    if (isNew) {
+      ancestors.pop();
+    }
+  })(node, state);
+}
+function skipThrough(node, st, c) {
+  c(node, st);
+}
+function ignore(_node, _st, _c) {
+}
+function visitNode(baseVisitor, type, node, st, c) {
+  if (baseVisitor[type] == null) {
+    throw new Error("No walker function defined for node type " + type);
+  }
+  baseVisitor[type](node, st, c);
+}
+var base = {};
+base.Program = base.BlockStatement = base.StaticBlock = function(node, st, c) {
+  for (var i2 = 0, list3 = node.body; i2 < list3.length; i2 += 1) {
+    var stmt = list3[i2];
+    c(stmt, st, "Statement");
+  }
+};
+base.Statement = skipThrough;
+base.EmptyStatement = ignore;
+base.ExpressionStatement = base.ParenthesizedExpression = base.ChainExpression = function(node, st, c) {
+  return c(node.expression, st, "Expression");
+};
+base.IfStatement = function(node, st, c) {
+  c(node.test, st, "Expression");
+  c(node.consequent, st, "Statement");
+  if (node.alternate) {
+    c(node.alternate, st, "Statement");
+  }
+};
+base.LabeledStatement = function(node, st, c) {
+  return c(node.body, st, "Statement");
+};
+base.BreakStatement = base.ContinueStatement = ignore;
+base.WithStatement = function(node, st, c) {
+  c(node.object, st, "Expression");
+  c(node.body, st, "Statement");
+};
+base.SwitchStatement = function(node, st, c) {
+  c(node.discriminant, st, "Expression");
+  for (var i2 = 0, list3 = node.cases; i2 < list3.length; i2 += 1) {
+    var cs = list3[i2];
+    c(cs, st);
+  }
+};
+base.SwitchCase = function(node, st, c) {
+  if (node.test) {
+    c(node.test, st, "Expression");
+  }
+  for (var i2 = 0, list3 = node.consequent; i2 < list3.length; i2 += 1) {
+    var cons = list3[i2];
+    c(cons, st, "Statement");
+  }
+};
+base.ReturnStatement = base.YieldExpression = base.AwaitExpression = function(node, st, c) {
+  if (node.argument) {
+    c(node.argument, st, "Expression");
+  }
+};
+base.ThrowStatement = base.SpreadElement = function(node, st, c) {
+  return c(node.argument, st, "Expression");
+};
+base.TryStatement = function(node, st, c) {
+  c(node.block, st, "Statement");
+  if (node.handler) {
+    c(node.handler, st);
+  }
+  if (node.finalizer) {
+    c(node.finalizer, st, "Statement");
+  }
+};
+base.CatchClause = function(node, st, c) {
+  if (node.param) {
+    c(node.param, st, "Pattern");
+  }
+  c(node.body, st, "Statement");
+};
+base.WhileStatement = base.DoWhileStatement = function(node, st, c) {
+  c(node.test, st, "Expression");
+  c(node.body, st, "Statement");
+};
+base.ForStatement = function(node, st, c) {
+  if (node.init) {
+    c(node.init, st, "ForInit");
+  }
+  if (node.test) {
+    c(node.test, st, "Expression");
+  }
+  if (node.update) {
+    c(node.update, st, "Expression");
+  }
+  c(node.body, st, "Statement");
+};
+base.ForInStatement = base.ForOfStatement = function(node, st, c) {
+  c(node.left, st, "ForInit");
+  c(node.right, st, "Expression");
+  c(node.body, st, "Statement");
+};
+base.ForInit = function(node, st, c) {
+  if (node.type === "VariableDeclaration") {
+    c(node, st);
+  } else {
+    c(node, st, "Expression");
+  }
+};
+base.DebuggerStatement = ignore;
+base.FunctionDeclaration = function(node, st, c) {
+  return c(node, st, "Function");
+};
+base.VariableDeclaration = function(node, st, c) {
+  for (var i2 = 0, list3 = node.declarations; i2 < list3.length; i2 += 1) {
+    var decl = list3[i2];
+    c(decl, st);
+  }
+};
+base.VariableDeclarator = function(node, st, c) {
+  c(node.id, st, "Pattern");
+  if (node.init) {
+    c(node.init, st, "Expression");
+  }
+};
+base.Function = function(node, st, c) {
+  if (node.id) {
+    c(node.id, st, "Pattern");
+  }
+  for (var i2 = 0, list3 = node.params; i2 < list3.length; i2 += 1) {
+    var param = list3[i2];
+    c(param, st, "Pattern");
+  }
+  c(node.body, st, node.expression ? "Expression" : "Statement");
+};
+base.Pattern = function(node, st, c) {
+  if (node.type === "Identifier") {
+    c(node, st, "VariablePattern");
+  } else if (node.type === "MemberExpression") {
+    c(node, st, "MemberPattern");
+  } else {
+    c(node, st);
+  }
+};
+base.VariablePattern = ignore;
+base.MemberPattern = skipThrough;
+base.RestElement = function(node, st, c) {
+  return c(node.argument, st, "Pattern");
+};
+base.ArrayPattern = function(node, st, c) {
+  for (var i2 = 0, list3 = node.elements; i2 < list3.length; i2 += 1) {
+    var elt = list3[i2];
+    if (elt) {
+      c(elt, st, "Pattern");
+    }
+  }
+};
+base.ObjectPattern = function(node, st, c) {
+  for (var i2 = 0, list3 = node.properties; i2 < list3.length; i2 += 1) {
+    var prop = list3[i2];
+    if (prop.type === "Property") {
+      if (prop.computed) {
+        c(prop.key, st, "Expression");
+      }
+      c(prop.value, st, "Pattern");
+    } else if (prop.type === "RestElement") {
+      c(prop.argument, st, "Pattern");
+    }
+  }
+};
+base.Expression = skipThrough;
+base.ThisExpression = base.Super = base.MetaProperty = ignore;
+base.ArrayExpression = function(node, st, c) {
+  for (var i2 = 0, list3 = node.elements; i2 < list3.length; i2 += 1) {
+    var elt = list3[i2];
+    if (elt) {
+      c(elt, st, "Expression");
+    }
+  }
+};
+base.ObjectExpression = function(node, st, c) {
+  for (var i2 = 0, list3 = node.properties; i2 < list3.length; i2 += 1) {
+    var prop = list3[i2];
+    c(prop, st);
+  }
+};
+base.FunctionExpression = base.ArrowFunctionExpression = base.FunctionDeclaration;
+base.SequenceExpression = function(node, st, c) {
+  for (var i2 = 0, list3 = node.expressions; i2 < list3.length; i2 += 1) {
+    var expr = list3[i2];
+    c(expr, st, "Expression");
+  }
+};
+base.TemplateLiteral = function(node, st, c) {
+  for (var i2 = 0, list3 = node.quasis; i2 < list3.length; i2 += 1) {
+    var quasi = list3[i2];
+    c(quasi, st);
+  }
+  for (var i$1 = 0, list$1 = node.expressions; i$1 < list$1.length; i$1 += 1) {
+    var expr = list$1[i$1];
+    c(expr, st, "Expression");
+  }
+};
+base.TemplateElement = ignore;
+base.UnaryExpression = base.UpdateExpression = function(node, st, c) {
+  c(node.argument, st, "Expression");
+};
+base.BinaryExpression = base.LogicalExpression = function(node, st, c) {
+  c(node.left, st, "Expression");
+  c(node.right, st, "Expression");
+};
+base.AssignmentExpression = base.AssignmentPattern = function(node, st, c) {
+  c(node.left, st, "Pattern");
+  c(node.right, st, "Expression");
+};
+base.ConditionalExpression = function(node, st, c) {
+  c(node.test, st, "Expression");
+  c(node.consequent, st, "Expression");
+  c(node.alternate, st, "Expression");
+};
+base.NewExpression = base.CallExpression = function(node, st, c) {
+  c(node.callee, st, "Expression");
+  if (node.arguments) {
+    for (var i2 = 0, list3 = node.arguments; i2 < list3.length; i2 += 1) {
+      var arg = list3[i2];
+      c(arg, st, "Expression");
+    }
+  }
+};
+base.MemberExpression = function(node, st, c) {
+  c(node.object, st, "Expression");
+  if (node.computed) {
+    c(node.property, st, "Expression");
+  }
+};
+base.ExportNamedDeclaration = base.ExportDefaultDeclaration = function(node, st, c) {
+  if (node.declaration) {
+    c(node.declaration, st, node.type === "ExportNamedDeclaration" || node.declaration.id ? "Statement" : "Expression");
+  }
+  if (node.source) {
+    c(node.source, st, "Expression");
+  }
+  if (node.attributes) {
+    for (var i2 = 0, list3 = node.attributes; i2 < list3.length; i2 += 1) {
+      var attr = list3[i2];
+      c(attr, st);
+    }
+  }
+};
+base.ExportAllDeclaration = function(node, st, c) {
+  if (node.exported) {
+    c(node.exported, st);
+  }
+  c(node.source, st, "Expression");
+  if (node.attributes) {
+    for (var i2 = 0, list3 = node.attributes; i2 < list3.length; i2 += 1) {
+      var attr = list3[i2];
+      c(attr, st);
+    }
+  }
+};
+base.ImportAttribute = function(node, st, c) {
+  c(node.value, st, "Expression");
+};
+base.ImportDeclaration = function(node, st, c) {
+  for (var i2 = 0, list3 = node.specifiers; i2 < list3.length; i2 += 1) {
+    var spec = list3[i2];
+    c(spec, st);
+  }
+  c(node.source, st, "Expression");
+  if (node.attributes) {
+    for (var i$1 = 0, list$1 = node.attributes; i$1 < list$1.length; i$1 += 1) {
+      var attr = list$1[i$1];
+      c(attr, st);
+    }
+  }
+};
+base.ImportExpression = function(node, st, c) {
+  c(node.source, st, "Expression");
+  if (node.options) {
+    c(node.options, st, "Expression");
+  }
+};
+base.ImportSpecifier = base.ImportDefaultSpecifier = base.ImportNamespaceSpecifier = base.Identifier = base.PrivateIdentifier = base.Literal = ignore;
+base.TaggedTemplateExpression = function(node, st, c) {
+  c(node.tag, st, "Expression");
+  c(node.quasi, st, "Expression");
+};
+base.ClassDeclaration = base.ClassExpression = function(node, st, c) {
+  return c(node, st, "Class");
+};
+base.Class = function(node, st, c) {
+  if (node.id) {
+    c(node.id, st, "Pattern");
+  }
+  if (node.superClass) {
+    c(node.superClass, st, "Expression");
+  }
+  c(node.body, st);
+};
+base.ClassBody = function(node, st, c) {
+  for (var i2 = 0, list3 = node.body; i2 < list3.length; i2 += 1) {
+    var elt = list3[i2];
+    c(elt, st);
+  }
+};
+base.MethodDefinition = base.PropertyDefinition = base.Property = function(node, st, c) {
+  if (node.computed) {
+    c(node.key, st, "Expression");
+  }
+  if (node.value) {
+    c(node.value, st, "Expression");
+  }
+};
+
+// src/explain/functions.ts
+var MAX_BYTES = 4 * 1024 * 1024;
+var OPTIONS = { ecmaVersion: "latest", allowHashBang: true, allowReturnOutsideFunction: true, allowAwaitOutsideFunction: true };
+var isFunction = (node) => node.type === "FunctionDeclaration" || node.type === "FunctionExpression" || node.type === "ArrowFunctionExpression";
+var FunctionShapes = class {
+  files = /* @__PURE__ */ new Map();
+  /** The function whose header holds (line, column), both 0-based as V8 gives them; undefined when the file cannot be read or parsed. */
+  identify(file, line, column) {
+    const parsed2 = this.load(file);
+    if (!parsed2 || line < 0 || line >= parsed2.lineStarts.length) return void 0;
+    const offset2 = parsed2.lineStarts[line] + Math.max(0, column);
+    let best;
+    for (const found of parsed2.functions)
+      if (found.start <= offset2 && offset2 <= found.bodyStart && (!best || found.start > best.start)) best = found;
+    return best?.identity;
+  }
+  load(file) {
+    if (this.files.has(file)) return this.files.get(file);
+    let parsed2 = null;
+    try {
+      if (statSync3(file).size <= MAX_BYTES) parsed2 = functionsOf(readFileSync6(file, "utf8"));
+    } catch {
+      parsed2 = null;
+    }
+    this.files.set(file, parsed2);
+    return parsed2;
+  }
+};
+function functionsOf(source) {
+  let program;
+  try {
+    program = parse3(source, { ...OPTIONS, sourceType: "module" });
+  } catch {
+    program = parse3(source, { ...OPTIONS, sourceType: "script" });
+  }
+  const lineStarts = [0];
+  for (let i2 = 0; i2 < source.length; i2++) if (source[i2] === "\n") lineStarts.push(i2 + 1);
+  const raw = [];
+  fullAncestor(program, (node, _state, ancestors) => {
+    if (!isFunction(node)) return;
+    const names = [];
+    ancestors.forEach((ancestor, i2) => {
+      if (isFunction(ancestor)) names.push(nameOf(ancestor, ancestors[i2 - 1], source));
+    });
+    raw.push({
+      start: node.start,
+      bodyStart: node.body.start,
+      end: node.end,
+      nesting: names.join(" > "),
+      hash: shapeOf(source.slice(node.start, node.end))
+    });
+  });
+  const seen = /* @__PURE__ */ new Map();
+  const functions = raw.sort((a, b) => a.start - b.start).map(({ nesting, hash, ...at2 }) => {
+    const rank = seen.get(`${nesting}|${hash}`) ?? 0;
+    seen.set(`${nesting}|${hash}`, rank + 1);
+    return { ...at2, identity: { nesting, shape: rank ? `${hash}#${rank}` : hash } };
+  });
+  return { functions, lineStarts };
+}
+function nameOf(fn, parent, source) {
+  if (fn.id?.name) return fn.id.name;
+  const text2 = (node) => source.slice(node.start, node.end).replace(/\s+/g, "").slice(0, 60);
+  const p = parent;
+  if (!p) return "(anonymous)";
+  if ((p.type === "Property" || p.type === "MethodDefinition" || p.type === "PropertyDefinition") && p.key) return text2(p.key);
+  if (p.type === "VariableDeclarator" && p.id) return text2(p.id);
+  if (p.type === "AssignmentExpression" && p.left) return text2(p.left);
+  if ((p.type === "CallExpression" || p.type === "NewExpression") && p.callee) return `(anonymous in ${text2(p.callee)})`;
+  return "(anonymous)";
+}
+function shapeOf(code) {
+  const hash = createHash3("sha256");
+  try {
+    for (const token of tokenizer2(code, { ...OPTIONS, sourceType: "module" }))
+      hash.update(`${token.type.label}\0${tokenText(token.value)}`);
+  } catch {
+    hash.update(code.replace(/\s+/g, " "));
+  }
+  return hash.digest("hex").slice(0, 12);
+}
+function tokenText(value) {
+  if (value instanceof RegExp) return value.toString();
+  return typeof value === "string" || typeof value === "number" || typeof value === "bigint" || typeof value === "boolean" ? String(value) : "";
+}
+
 // src/explain/profile.ts
-import { existsSync as existsSync4, readFileSync as readFileSync6 } from "node:fs";
+import { existsSync as existsSync4, readFileSync as readFileSync7 } from "node:fs";
 import { SourceMap } from "node:module";
 import path6 from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
+var GC = "(garbage collector)";
 var NOT_WORK = /* @__PURE__ */ new Set(["(root)", "(idle)"]);
 var INLINED = "(task code inlined into the loop)";
 function summarizeProfile(profile, root, options = {}) {
   const maps = options.maps ?? new SourceMaps();
+  const shapes = options.shapes ?? new FunctionShapes();
   const selfUs = /* @__PURE__ */ new Map();
   const { samples, timeDeltas } = profile;
   if (samples?.length && timeDeltas?.length === samples.length) {
     const mean3 = (profile.endTime - profile.startTime) / samples.length;
-    samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + Math.max(0, timeDeltas[i + 1] ?? mean3)));
+    samples.forEach((id, i2) => selfUs.set(id, (selfUs.get(id) ?? 0) + Math.max(0, timeDeltas[i2 + 1] ?? mean3)));
   } else {
-    const hits = profile.nodes.reduce((sum3, node) => sum3 + (node.hitCount ?? 0), 0);
-    const perHit = hits > 0 ? (profile.endTime - profile.startTime) / hits : 0;
+    const hits2 = profile.nodes.reduce((sum3, node) => sum3 + (node.hitCount ?? 0), 0);
+    const perHit = hits2 > 0 ? (profile.endTime - profile.startTime) / hits2 : 0;
     for (const node of profile.nodes) selfUs.set(node.id, (node.hitCount ?? 0) * perHit);
   }
   const parent = /* @__PURE__ */ new Map();
@@ -69884,10 +76296,13 @@ function summarizeProfile(profile, root, options = {}) {
     const place = maps.locate(callFrame.url, callFrame.lineNumber, callFrame.columnNumber, root);
     const loop = !callFrame.url && (options.loops ?? []).includes(callFrame.functionName);
     const name2 = loop ? INLINED : callFrame.functionName || "(anonymous)";
+    const identity = !callFrame.functionName && place.path ? shapes.identify(place.path, place.line, place.column) : void 0;
+    const key = callFrame.functionName ? `${name2}|${place.file}` : identity ? `${name2}|${place.file}|${identity.nesting}|${identity.shape}` : `${name2}|${place.file}:${place.line}`;
     frame = {
       name: name2,
       location: loop ? "JIT-inlined" : place.file ? place.line >= 0 ? `${place.file}:${place.line + 1}` : place.file : "",
-      key: callFrame.functionName ? `${name2}|${place.file}` : `${name2}|${place.file}:${place.line}`,
+      key,
+      looseKey: identity ? `${name2}|${place.file}|${identity.nesting}` : key,
       own: isOwnCode(place.file) && !options.notOwn?.(place.file),
       hidden: options.hidden?.(place.file) ?? false
     };
@@ -69895,22 +76310,32 @@ function summarizeProfile(profile, root, options = {}) {
     return frame;
   };
   const viaOf = (id) => {
-    for (let at = id; at !== void 0; at = parent.get(at)) if (frameOf(at).own) return frameOf(at);
+    for (let at2 = id; at2 !== void 0; at2 = parent.get(at2)) if (frameOf(at2).own) return frameOf(at2);
     return void 0;
   };
   const byKey = /* @__PURE__ */ new Map();
   const ownTotals = /* @__PURE__ */ new Map();
   let totalUs = 0;
+  let work = 0;
+  const hits = /* @__PURE__ */ new Map();
+  for (const id of samples ?? []) hits.set(id, (hits.get(id) ?? 0) + 1);
   for (const node of profile.nodes) {
     const us = selfUs.get(node.id) ?? 0;
     if (us === 0 || NOT_WORK.has(node.callFrame.functionName)) continue;
     totalUs += us;
+    work += samples?.length ? hits.get(node.id) ?? 0 : node.hitCount ?? 0;
     const seen = /* @__PURE__ */ new Set();
-    for (let at = node.id; at !== void 0; at = parent.get(at)) {
-      const frame2 = frameOf(at);
+    for (let at2 = node.id; at2 !== void 0; at2 = parent.get(at2)) {
+      const frame2 = frameOf(at2);
       if (!frame2.own || seen.has(frame2.key)) continue;
       seen.add(frame2.key);
-      const total = ownTotals.get(frame2.key) ?? { function: frame2.name, location: frame2.location, key: frame2.key, selfMs: 0 };
+      const total = ownTotals.get(frame2.key) ?? {
+        function: frame2.name,
+        location: frame2.location,
+        key: frame2.key,
+        ...frame2.looseKey !== frame2.key ? { looseKey: frame2.looseKey } : {},
+        selfMs: 0
+      };
       total.selfMs += us / 1e3;
       ownTotals.set(frame2.key, total);
     }
@@ -69918,10 +76343,12 @@ function summarizeProfile(profile, root, options = {}) {
     if (frame.hidden) continue;
     const via = frame.own ? void 0 : viaOf(node.id);
     const key = via ? `${frame.key}<${via.key}` : frame.key;
+    const looseKey = via ? `${frame.looseKey}<${via.looseKey}` : frame.looseKey;
     const cost = byKey.get(key) ?? {
       function: frame.name,
       location: frame.location,
       key,
+      ...looseKey !== key ? { looseKey } : {},
       selfMs: 0,
       ...via ? { via: { function: via.name, location: via.location } } : {}
     };
@@ -69929,11 +76356,17 @@ function summarizeProfile(profile, root, options = {}) {
     byKey.set(key, cost);
   }
   const bySize = (a, b) => b.selfMs - a.selfMs;
-  return { functions: [...byKey.values()].sort(bySize), ownTotals: [...ownTotals.values()].sort(bySize), totalMs: totalUs / 1e3 };
+  return {
+    functions: [...byKey.values()].sort(bySize),
+    ownTotals: [...ownTotals.values()].sort(bySize),
+    totalMs: totalUs / 1e3,
+    samples: work
+  };
 }
-function diffProfiles(base, head, top = 5, view = "functions") {
-  const baseByKey = new Map(base.summary[view].map((f) => [f.key, f]));
+function diffProfiles(base2, head, top = 5, view = "functions") {
+  const baseByKey = new Map(base2.summary[view].map((f) => [f.key, f]));
   const headByKey = new Map(head.summary[view].map((f) => [f.key, f]));
+  pairEdited(baseByKey, headByKey);
   const perOp = (cost, side2) => cost && side2.ops > 0 ? cost.selfMs * 1e3 / side2.ops : 0;
   const share2 = (cost, side2) => cost && side2.summary.totalMs > 0 ? cost.selfMs / side2.summary.totalMs : 0;
   const rows = [];
@@ -69945,22 +76378,38 @@ function diffProfiles(base, head, top = 5, view = "functions") {
       function: either.function,
       location: either.location,
       ...either.via ? { via: either.via } : {},
-      baseShare: share2(b, base),
+      baseShare: share2(b, base2),
       headShare: share2(h, head),
-      basePerOpUs: perOp(b, base),
+      basePerOpUs: perOp(b, base2),
       headPerOpUs: perOp(h, head)
     });
   }
   return rows.filter((row) => row.headPerOpUs > row.basePerOpUs).sort((a, b) => b.headPerOpUs - b.basePerOpUs - (a.headPerOpUs - a.basePerOpUs)).slice(0, top);
 }
+function pairEdited(base2, head) {
+  const unmatched = (side2, other2) => {
+    const byLoose = /* @__PURE__ */ new Map();
+    for (const cost of side2.values())
+      if (cost.looseKey && !other2.has(cost.key)) byLoose.set(cost.looseKey, [...byLoose.get(cost.looseKey) ?? [], cost]);
+    return byLoose;
+  };
+  const baseLoose = unmatched(base2, head);
+  for (const [loose, heads] of unmatched(head, base2)) {
+    const bases = baseLoose.get(loose);
+    if (heads.length !== 1 || bases?.length !== 1) continue;
+    head.delete(heads[0].key);
+    head.set(bases[0].key, heads[0]);
+  }
+}
 var SourceMaps = class {
   maps = /* @__PURE__ */ new Map();
   locate(url, line, column, root) {
-    if (!url) return { file: "", line: -1 };
-    if (!url.startsWith("file://")) return { file: url, line };
+    if (!url) return { file: "", line: -1, column: -1 };
+    if (!url.startsWith("file://")) return { file: url, line, column };
     const file = fileURLToPath2(url);
     const mapped = this.original(file, line, column);
-    return { file: readable(mapped?.file ?? file, root), line: mapped?.line ?? line };
+    const source = mapped?.file ?? file;
+    return { file: readable(source, root), line: mapped?.line ?? line, column: mapped ? mapped.column : column, path: source };
   }
   original(file, line, column) {
     const entry = this.load(file);
@@ -69968,13 +76417,13 @@ var SourceMaps = class {
     const found = entry.map.findEntry(line, Math.max(0, column));
     if (!found.originalSource) return void 0;
     const source = found.originalSource.startsWith("file://") ? fileURLToPath2(found.originalSource) : path6.resolve(entry.dir, entry.sourceRoot, found.originalSource);
-    return { file: source, line: found.originalLine ?? -1 };
+    return { file: source, line: found.originalLine ?? -1, column: found.originalColumn ?? -1 };
   }
   load(file) {
     if (this.maps.has(file)) return this.maps.get(file);
     let entry = null;
     try {
-      const text2 = readFileSync6(file, "utf8");
+      const text2 = readFileSync7(file, "utf8");
       const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync4(`${file}.map`) ? `${path6.basename(file)}.map` : void 0);
       if (reference) {
         let payload;
@@ -69984,7 +76433,7 @@ var SourceMaps = class {
         else {
           const mapFile = path6.resolve(dir, decodeURIComponent(reference));
           if (!existsSync4(mapFile)) throw new Error("no map file");
-          payload = JSON.parse(readFileSync6(mapFile, "utf8"));
+          payload = JSON.parse(readFileSync7(mapFile, "utf8"));
           dir = path6.dirname(mapFile);
         }
         entry = { map: new SourceMap(payload), dir, sourceRoot: payload.sourceRoot ?? "" };
@@ -70033,25 +76482,28 @@ async function explain(plan) {
 }
 function profileSlug(id) {
   const readable2 = id.replace(/[^\w.-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 100);
-  return `${readable2}-${createHash3("sha256").update(id).digest("hex").slice(0, 8)}`;
+  return `${readable2}-${createHash4("sha256").update(id).digest("hex").slice(0, 8)}`;
 }
 async function profileBoth(target, plan, started) {
   const revisions = { base: plan.base, head: plan.head };
   const slug = profileSlug(target.id);
   const files = { base: path7.join(plan.dir, `${slug}.base.cpuprofile`), head: path7.join(plan.dir, `${slug}.head.cpuprofile`) };
+  const shared = target.kind === "micro" && target.file !== null && (plan.shared?.(target.file) ?? false);
   const ops = { base: 0, head: 0 };
-  for (const side2 of ["base", "head"]) {
-    ops[side2] = target.kind === "http" ? await profileHttp(target, revisions[side2], files[side2], plan) : await profileMicro(target, revisions[side2], files[side2], plan);
-  }
+  if (shared) Object.assign(ops, await profileMicro(target, [revisions.base, revisions.head], files, plan));
+  else
+    for (const side2 of ["base", "head"])
+      ops[side2] = target.kind === "http" ? await profileHttp(target, revisions[side2], files[side2], plan) : (await profileMicro(target, [revisions[side2]], files, plan))[side2] ?? 0;
   const options = {
     maps: new SourceMaps(),
+    shapes: new FunctionShapes(),
     // benchgate's runner and probe frames are not the project's; a micro task's bench file calls everything it does.
     hidden: (file) => file.startsWith(path7.dirname(plan.runnerPath) + path7.sep) || file.startsWith(path7.dirname(plan.probePath) + path7.sep),
     notOwn: (file) => file === target.file,
     // The runner's compiled loops (measure/micro/alternate.ts): V8 may inline the whole task into them.
     loops: ["benchgateLoop", "benchgateBatch"]
   };
-  const read = (side2) => summarizeProfile(JSON.parse(readFileSync7(files[side2], "utf8")), revisions[side2].root, options);
+  const read = (side2) => summarizeProfile(JSON.parse(readFileSync8(files[side2], "utf8")), revisions[side2].root, options);
   const summaries = { base: read("base"), head: read("head") };
   const perOp = (side2) => ops[side2] > 0 ? summaries[side2].totalMs * 1e3 / ops[side2] : 0;
   const sides = [
@@ -70060,30 +76512,39 @@ async function profileBoth(target, plan, started) {
   ];
   const growth = Math.max(0, perOp("head") - perOp("base"));
   const matters = (row) => row.headPerOpUs - row.basePerOpUs >= 0.02 * growth;
+  const gcPerOp = (side2) => ops[side2] > 0 ? (summaries[side2].functions.find((f) => f.function === GC)?.selfMs ?? 0) * (1e3 / ops[side2]) : 0;
   return {
     files,
     unit: target.kind === "http" ? "request" : "call",
     ops,
+    process: shared ? "shared" : "alone",
+    samples: { base: summaries.base.samples, head: summaries.head.samples },
+    gcPerOpUs: { base: gcPerOp("base"), head: gcPerOp("head") },
     perOpUs: { base: perOp("base"), head: perOp("head") },
     top: diffProfiles(...sides).filter(matters),
     ownCode: diffProfiles(...sides, 3, "ownTotals").filter(matters),
     durationMs: Date.now() - started
   };
 }
-async function profileMicro(target, revision, outFile, plan) {
+async function profileMicro(target, revisions, files, plan) {
   if (!target.file) throw new Error(`no bench file is known for ${target.id}`);
   const settings = plan.micro ?? PROFILE_DEFAULTS.micro;
   const job = {
     kind: "profile",
-    side: { revision: revision.label, root: revision.root, files: [target.file] },
+    sides: revisions.map((revision) => ({ revision: revision.label, root: revision.root, files: [target.file] })),
     task: target.id.slice(target.file.length + ID_SEPARATOR.length),
-    durationMs: settings.durationMs,
+    // Each revision gets the profiled time it gets alone.
+    durationMs: settings.durationMs * revisions.length,
     intervalUs: settings.intervalUs,
-    outFile
+    outFiles: Object.fromEntries(revisions.map((revision) => [revision.label, files[revision.label]]))
   };
-  const outcome = await runBenchmarkProcess(job, { runnerPath: plan.runnerPath, stallTimeoutMs: plan.stallTimeoutMs, cwd: revision.root });
-  if (!outcome.ok) throw new Error(`${revision.label}: ${outcome.message}`);
-  return outcome.calls ?? 0;
+  const outcome = await runBenchmarkProcess(job, {
+    runnerPath: plan.runnerPath,
+    stallTimeoutMs: plan.stallTimeoutMs,
+    cwd: revisions[0].root
+  });
+  if (!outcome.ok) throw new Error(`${revisions.map((r) => r.label).join(" and ")}: ${outcome.message}`);
+  return outcome.calls ?? {};
 }
 async function profileHttp(target, revision, outFile, plan) {
   const benchmark = plan.http.find((b) => b.id === target.id);
@@ -70098,14 +76559,14 @@ async function profileHttp(target, revision, outFile, plan) {
 }
 
 // src/measure/native/flags.ts
-import { readFileSync as readFileSync8 } from "node:fs";
+import { readFileSync as readFileSync9 } from "node:fs";
 import path8 from "node:path";
 var FLAG = /^--[a-z0-9][a-z0-9-]*(?:=[A-Za-z0-9._,:/@%+-]*)?$/;
 var REFUSED = /^--(?:eval|print|check|interactive|test|run|watch|inspect|debug|require|import|loader|experimental-loader|env-file|input-type|cpu-prof|heap-prof|prof|redirect-warnings|diagnostic-dir|report)/;
 function authorFlags(root, file) {
   let scripts;
   try {
-    const text2 = readFileSync8(path8.join(root, "package.json"), "utf8");
+    const text2 = readFileSync9(path8.join(root, "package.json"), "utf8");
     scripts = text2.length <= 1 << 20 ? JSON.parse(text2).scripts : void 0;
   } catch {
     return void 0;
@@ -70126,18 +76587,18 @@ function authorFlags(root, file) {
 }
 function nodeFlagsFor(command, target) {
   const words = command.trim().split(/\s+/);
-  let at = 0;
-  while (at < words.length && /^[A-Za-z_][A-Za-z0-9_]*=\S*$/.test(words[at])) at++;
-  if (words[at] !== "node") return void 0;
+  let at2 = 0;
+  while (at2 < words.length && /^[A-Za-z_][A-Za-z0-9_]*=\S*$/.test(words[at2])) at2++;
+  if (words[at2] !== "node") return void 0;
   const flags = [];
-  for (at++; at < words.length && words[at].startsWith("-"); at++) flags.push(words[at]);
-  const script = words[at];
+  for (at2++; at2 < words.length && words[at2].startsWith("-"); at2++) flags.push(words[at2]);
+  const script = words[at2];
   if (!script || path8.posix.normalize(script) !== target) return void 0;
   return flags.every((flag) => FLAG.test(flag) && !REFUSED.test(flag)) ? flags : [];
 }
 
 // src/measure/native/run.ts
-import { mkdtempSync as mkdtempSync2, readFileSync as readFileSync10, rmSync as rmSync3, statSync as statSync3 } from "node:fs";
+import { mkdtempSync as mkdtempSync2, readFileSync as readFileSync11, rmSync as rmSync3, statSync as statSync4 } from "node:fs";
 import path11 from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -70163,9 +76624,9 @@ function parsed(line) {
     return void 0;
   }
 }
-function recordOf(data) {
-  if (typeof data !== "object" || data === null) return void 0;
-  const { harness, thread, suites, name: name2, opsPerSec, rme, samples, error } = data;
+function recordOf(data2) {
+  if (typeof data2 !== "object" || data2 === null) return void 0;
+  const { harness, thread, suites, name: name2, opsPerSec, rme, samples, error } = data2;
   if (typeof harness !== "string" || !HARNESSES.includes(harness) || typeof name2 !== "string") return void 0;
   if (!Array.isArray(suites) || suites.length > 16 || !suites.every((s) => typeof s === "string")) return void 0;
   return {
@@ -70224,13 +76685,13 @@ import Module from "node:module";
 import path10 from "node:path";
 
 // src/util/manifest.ts
-import { readFileSync as readFileSync9 } from "node:fs";
+import { readFileSync as readFileSync10 } from "node:fs";
 import path9 from "node:path";
 function nearestManifest(file, accept) {
   for (let dir = path9.dirname(file); dir !== path9.dirname(dir); dir = path9.dirname(dir)) {
     let manifest;
     try {
-      manifest = JSON.parse(readFileSync9(path9.join(dir, "package.json"), "utf8"));
+      manifest = JSON.parse(readFileSync10(path9.join(dir, "package.json"), "utf8"));
     } catch {
       continue;
     }
@@ -70294,8 +76755,8 @@ function suitesOf(fullName, file) {
   const own = file.split(path10.sep).join("/");
   if (fullName === own) return [];
   if (fullName.startsWith(`${own} > `)) return [fullName.slice(own.length + 3)];
-  const at = fullName.indexOf(" > ");
-  return at < 0 ? [] : [fullName.slice(at + 3)];
+  const at2 = fullName.indexOf(" > ");
+  return at2 < 0 ? [] : [fullName.slice(at2 + 3)];
 }
 function real(file) {
   try {
@@ -70366,12 +76827,12 @@ ${lines}` : "";
 function readCapped(file, what) {
   let size;
   try {
-    size = statSync3(file).size;
+    size = statSync4(file).size;
   } catch {
     return {};
   }
   if (size > MAX_FIGURES_BYTES) return { problem: `its ${what} grew to ${Math.round(size / 1024 / 1024)} MB: not read` };
-  return { text: readFileSync10(file, "utf8") };
+  return { text: readFileSync11(file, "utf8") };
 }
 function readFigures(file) {
   const { text: text2, problem } = readCapped(file, "figures file");
@@ -70397,12 +76858,12 @@ function nativeRunLimits(runs) {
 }
 var RUNNABLE = /* @__PURE__ */ new Set(["benchmark.js", "tinybench", "mitata", "vitest"]);
 function nativeTargets(compared, sides, files, inventory) {
-  const at = (revision, file) => {
+  const at2 = (revision, file) => {
     if (!files[revision.label].includes(file)) return void 0;
     const load = inventory.find((side2) => side2.revision.label === revision.label)?.files.find((f) => f.file === file);
     return { root: revision.root, harness: load?.harness, version: load?.harnesses?.[0]?.version };
   };
-  return [...new Set(compared)].sort().map((file) => ({ file, base: at(sides.base, file), head: at(sides.head, file) }));
+  return [...new Set(compared)].sort().map((file) => ({ file, base: at2(sides.base, file), head: at2(sides.head, file) }));
 }
 function notRunnable(target) {
   const harness = target.head?.harness ?? target.base?.harness;
@@ -70450,8 +76911,8 @@ async function runNativeCheck(targets, options) {
   };
   for (let pair = 0; pair < options.maxRuns; pair++) {
     const order2 = pair % 2 === 1 ? ["head", "base"] : ["base", "head"];
-    for (const [i, target] of targets.entries()) {
-      const result = results[i];
+    for (const [i2, target] of targets.entries()) {
+      const result = results[i2];
       if (result.skipped) continue;
       if (pair > 0 && result.runs.some((r) => r.problem)) continue;
       if (pair > 1 && now() - started + lastPairMs(result) > options.extraUntilMs) continue;
@@ -70542,35 +77003,35 @@ function nativeEntries(results, benchmarks) {
   return { byId, files };
 }
 function compareNative(records, benchmark, result, noise) {
-  const base = combineRuns(records.base);
+  const base2 = combineRuns(records.base);
   const head = combineRuns(records.head);
-  const missing = ["base", "head"].filter((revision) => !(revision === "base" ? base : head));
+  const missing = ["base", "head"].filter((revision) => !(revision === "base" ? base2 : head));
   const why = missing.map((revision) => missingReason(revision, records[revision], result)).filter(Boolean);
-  const change = base && head ? nativeChange(base, head, noise) : null;
+  const change = base2 && head ? nativeChange(base2, head, noise) : null;
   const majors = otherMajors(result.versions);
-  const impossible = impossibleFigure({ base, head });
-  const judged = !change ? { agreement: "unknown", note: why.join("; ") || "no native figure" } : impossible ? { agreement: "unknown", note: impossible } : majors ? { agreement: "unknown", note: majors } : change.low === null && base?.rme !== null && head?.rme !== null && noise === null ? { agreement: "unknown", note: ONE_RUN } : agreementOf(change, benchmark.change);
-  return { base, head, change, agreement: judged.agreement, ...judged.note ? { note: judged.note } : {} };
+  const impossible = impossibleFigure({ base: base2, head });
+  const judged = !change ? { agreement: "unknown", note: why.join("; ") || "no native figure" } : impossible ? { agreement: "unknown", note: impossible } : majors ? { agreement: "unknown", note: majors } : change.low === null && base2?.rme !== null && head?.rme !== null && noise === null ? { agreement: "unknown", note: ONE_RUN } : agreementOf(change, benchmark.change);
+  return { base: base2, head, change, agreement: judged.agreement, ...judged.note ? { note: judged.note } : {} };
 }
 var IMPOSSIBLE_OPS_PER_SEC = 1e9;
 var OPTIMIZED_AWAY = "the harness's loop was optimized away";
 function impossibleFigure(sides) {
   const fast = ["base", "head"].filter((revision) => (sides[revision]?.opsPerSec ?? 0) > IMPOSSIBLE_OPS_PER_SEC);
   if (fast.length === 0) return void 0;
-  const at = fast.map((revision) => {
+  const at2 = fast.map((revision) => {
     const ops = sides[revision].opsPerSec;
     return `${revision} ${(ops / 1e9).toFixed(1)}G ops/s, ${(1e9 / ops).toFixed(2)} ns a call`;
   }).join("; ");
-  return `${OPTIMIZED_AWAY} (${at}: faster than a call can be, 1 ns): its figure is not the code's cost, not judged`;
+  return `${OPTIMIZED_AWAY} (${at2}: faster than a call can be, 1 ns): its figure is not the code's cost, not judged`;
 }
 function otherMajors(versions) {
   const majors = differentMajors(versions);
   return majors ? `${MAJOR_VERSIONS} ${majors.base} and ${majors.head} of the harness, whose figures are not the same measure: not judged` : void 0;
 }
 function differentMajors(versions) {
-  const major = (version) => /^(\d+)\./.exec(version ?? "")?.[1];
-  const [base, head] = [major(versions?.base), major(versions?.head)];
-  return base && head && base !== head ? { base, head } : void 0;
+  const major = (version2) => /^(\d+)\./.exec(version2 ?? "")?.[1];
+  const [base2, head] = [major(versions?.base), major(versions?.head)];
+  return base2 && head && base2 !== head ? { base: base2, head } : void 0;
 }
 function missingReason(revision, records, result) {
   const errored = records.find((r) => r.error !== void 0);
@@ -70605,16 +77066,16 @@ function runNoise(groups) {
   return df > 0 ? { sd: Math.sqrt(squares / df), df } : null;
 }
 var OWN_NOISE_RUNS = 3;
-function ownNoise(base, head) {
-  if (base.length < OWN_NOISE_RUNS || head.length < OWN_NOISE_RUNS) return null;
-  return runNoise([base, head].map((runs) => runs.map((opsPerSec) => ({ opsPerSec }))));
+function ownNoise(base2, head) {
+  if (base2.length < OWN_NOISE_RUNS || head.length < OWN_NOISE_RUNS) return null;
+  return runNoise([base2, head].map((runs) => runs.map((opsPerSec) => ({ opsPerSec }))));
 }
-function nativeChange(base, head, noise) {
-  const ratio = head.opsPerSec / base.opsPerSec;
-  if (base.rme === null || head.rme === null || noise === null) return { estimate: ratio - 1, low: null, high: null };
-  const within = Math.sqrt(base.rme ** 2 + head.rme ** 2) / 100;
-  const runs = Math.sqrt(1 / base.runs.length + 1 / head.runs.length);
-  const between = Math.max(...[noise, ownNoise(base.runs, head.runs)].map((n) => n ? tQuantile95(n.df) * n.sd * runs : 0));
+function nativeChange(base2, head, noise) {
+  const ratio = head.opsPerSec / base2.opsPerSec;
+  if (base2.rme === null || head.rme === null || noise === null) return { estimate: ratio - 1, low: null, high: null };
+  const within = Math.sqrt(base2.rme ** 2 + head.rme ** 2) / 100;
+  const runs = Math.sqrt(1 / base2.runs.length + 1 / head.runs.length);
+  const between = Math.max(...[noise, ownNoise(base2.runs, head.runs)].map((n) => n ? tQuantile95(n.df) * n.sd * runs : 0));
   const half = Math.max(within, between);
   return { estimate: ratio - 1, low: ratio * Math.exp(-half) - 1, high: ratio * Math.exp(half) - 1 };
 }
@@ -70685,9 +77146,11 @@ async function runGate(options) {
     const http3 = run.config.http.length ? await measureHttpStage(run, micro) : void 0;
     const judged = judge(run, micro, http3);
     const measureEnded = now();
-    const explained = await explainStage(run, judged.benchmarks);
+    const explained = await explainStage(run, judged.benchmarks, micro);
     const native = options.nativeCheck && files ? await nativeStage(run, files, inventory, explained.benchmarks) : void 0;
-    const benchmarks = native?.benchmarks ?? explained.benchmarks;
+    const checked = native?.benchmarks ?? explained.benchmarks;
+    const solo = options.soloCheck && files ? await soloStage(run, files, checked, options.soloCheck.processes) : void 0;
+    const benchmarks = solo?.benchmarks ?? checked;
     return {
       version: REPORT_VERSION,
       tool: { name: "benchgate", version: options.toolVersion },
@@ -70700,7 +77163,8 @@ async function runGate(options) {
       environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os7.loadavg() } },
       ...part.shard ? { shard: part.shard } : {},
       ...policy ? { policy } : {},
-      ...native ? { nativeCheck: native.info } : {}
+      ...native ? { nativeCheck: native.info } : {},
+      ...solo ? { soloCheck: solo.info } : {}
     };
   } finally {
     killStrays();
@@ -70713,10 +77177,10 @@ function choosePolicy(own, tree, options) {
   const file = path12.relative(options.cwd, path12.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
   const atBase = path12.join(tree.base.root, file);
   const outside = tree.base.worktree !== void 0 && path12.relative(tree.base.worktree, atBase).startsWith("..");
-  const base = outside ? own : existsSync5(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
+  const base2 = outside ? own : existsSync5(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
   const from = options.policy ?? "head";
-  const changes = policyChanges(base, own);
-  const config = withOverrides(from === "base" ? withPolicyOf(own, base) : own, options.overrides);
+  const changes = policyChanges(base2, own);
+  const config = withOverrides(from === "base" ? withPolicyOf(own, base2) : own, options.overrides);
   if (changes.length)
     options.log(
       `policy changes at head: ${changes.map((c) => `${c.setting} ${c.base} \u2192 ${c.head}`).join(", ")}; ${from === "base" ? "this run uses base's (they apply once merged)" : "this run uses them"}`
@@ -70773,18 +77237,18 @@ function censusOf(files, inventory) {
   const tasksAt = (label2) => new Map(
     inventory.filter((side2) => side2.revision.label === label2).flatMap((side2) => side2.files.map((f) => [f.file, f.error ? void 0 : f.tasks]))
   );
-  const [base, head] = [tasksAt("base"), tasksAt("head")];
-  return [.../* @__PURE__ */ new Set([...files.base, ...files.head])].sort().map((file) => ({ file, base: base.get(file), head: head.get(file) }));
+  const [base2, head] = [tasksAt("base"), tasksAt("head")];
+  return [.../* @__PURE__ */ new Set([...files.base, ...files.head])].sort().map((file) => ({ file, base: base2.get(file), head: head.get(file) }));
 }
 async function findBenchFiles({
   config,
   tree,
   options
 }) {
-  const [base, head] = await Promise.all([tree.base, tree.head].map((revision) => discoverBenchFiles(revision.root, config.micro.files)));
-  if (base.length > 0 || head.length > 0) {
-    options.log(`bench files: ${describeFiles(base, head)}`);
-    return { base, head };
+  const [base2, head] = await Promise.all([tree.base, tree.head].map((revision) => discoverBenchFiles(revision.root, config.micro.files)));
+  if (base2.length > 0 || head.length > 0) {
+    options.log(`bench files: ${describeFiles(base2, head)}`);
+    return { base: base2, head };
   }
   if (config.http.length === 0) {
     throw new UserError(
@@ -70902,8 +77366,8 @@ function timeHint(stage, measured, run) {
 }
 function timeFix(needs, units, limitMs) {
   const shards = Math.max(2, Math.ceil(needs / limitMs));
-  const raise = `raise time-limit to at least ${formatDuration(needs)}`;
-  return units >= shards ? `${raise}, or split the suite into ${shards} or more shards (--shard)` : raise;
+  const raise2 = `raise time-limit to at least ${formatDuration(needs)}`;
+  return units >= shards ? `${raise2}, or split the suite into ${shards} or more shards (--shard)` : raise2;
 }
 var SHORTEST_TASK_MS = (MEASURE_DEFAULTS.warmupBlocks + MEASURE_DEFAULTS.minBlocks) * MEASURE_DEFAULTS.blockMs * 2;
 var PROCESS_START_MS = 150;
@@ -70991,10 +77455,10 @@ function judge(run, micro, http3) {
     return { rounds: measured.plannedRounds, hint: timeHint(benchmark.http ? "http" : "micro", measured, run) };
   };
   const comparisons = analyze(samples, { ...analyzeOptions, figures, firstLook });
-  const benchmarks = comparisons.map((c, i) => toReportBenchmark(c, samples[i].http ? httpDetails(samples[i], c) : void 0));
+  const benchmarks = comparisons.map((c, i2) => toReportBenchmark(c, samples[i2].http ? httpDetails(samples[i2], c) : void 0));
   return { benchmarks: sortBenchmarks(decideFamily(benchmarks, figures)), intervalLevel: rule.intervalLevel(figures), figures };
 }
-async function explainStage(run, judged) {
+async function explainStage(run, judged, micro) {
   const { options, config, tree } = run;
   const mode = options.profile ?? "regressions";
   const targets = judged.filter((b) => b.change && (b.verdict === "regression" || mode === "always") && mode !== "never").slice(0, MAX_PROFILED).map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
@@ -71010,13 +77474,69 @@ async function explainStage(run, judged) {
     probePath: options.probePath,
     socketDir: run.socketDir,
     stallTimeoutMs: config.micro.taskTimeoutMs,
-    log: options.log
+    log: options.log,
+    // Profiled as measured: both revisions in one process, unless the file was measured in isolates or processes of its own.
+    shared: (file) => micro?.isolation === "alternate" && !micro.isolatedFiles?.includes(file)
   });
-  const benchmarks = judged.map((b) => explanations.has(b.id) ? { ...b, profile: explanations.get(b.id) } : b);
+  const benchmarks = judged.map((b) => explanations.has(b.id) ? { ...b, profile: withAgreement(explanations.get(b.id), b) } : b);
   return {
     benchmarks,
     profile: { ...benchmarks.some((b) => b.profile && "files" in b.profile) ? { dir } : {}, benchmarks: targets.length }
   };
+}
+async function soloStage(run, files, judged, processes) {
+  const { config, options } = run;
+  const started = run.now();
+  const compared = new Set(judged.filter((b) => b.kind === "micro" && b.file && b.change).map((b) => b.file));
+  const info = { processes, durationMs: 0 };
+  if (!compared.size) return { benchmarks: judged, info };
+  options.log(`solo check: ${compared.size} bench file(s), each revision alone in ${processes} fresh processes (AB BA pairs)`);
+  try {
+    const solo = await measureMicro({
+      base: run.tree.base,
+      head: run.tree.head,
+      baseFiles: files.base.filter((file) => compared.has(file)),
+      headFiles: files.head.filter((file) => compared.has(file)),
+      isolation: "process",
+      settings: { ...MEASURE_DEFAULTS, taskTimeMs: config.micro.taskTimeMs },
+      stallTimeoutMs: config.micro.taskTimeoutMs,
+      rounds: processes,
+      minimumRounds: () => processes,
+      // Its own time: the verdicts are in, and the check runs every pair it was asked for.
+      timeLimitMs: Number.POSITIVE_INFINITY,
+      runnerPath: options.runnerPath,
+      log: options.log,
+      now: run.now
+    });
+    const byId = new Map(solo.benchmarks.map((b) => [b.id, b]));
+    const benchmarks = judged.map((b) => {
+      const samples = byId.get(b.id);
+      return samples && b.change ? { ...b, solo: soloComparison(samples, b.change) } : b;
+    });
+    return { benchmarks, info: { ...info, durationMs: run.now() - started } };
+  } catch (error) {
+    options.log(`solo check failed (the comparison stands): ${messageOf(error)}`);
+    return { benchmarks: judged, info: { ...info, durationMs: run.now() - started, error: describeFailure(error) } };
+  }
+}
+function withAgreement(profile, benchmark) {
+  const measured = measuredCost(benchmark);
+  const agreed = "error" in profile || !measured ? void 0 : agreement(profile, measured);
+  return agreed ? { ...profile, agreement: agreed } : profile;
+}
+function measuredCost(b) {
+  const ofCost = (c) => ({
+    estimate: 1 / (1 + c.estimate) - 1,
+    low: 1 / (1 + c.high) - 1,
+    high: 1 / (1 + c.low) - 1
+  });
+  const rounds = (of) => of.map((r) => 1 / (1 + r) - 1);
+  if (b.kind === "http") {
+    const cpu = b.http?.cpu;
+    return cpu?.change ? { baseUs: cpu.base.mainUs, headUs: cpu.head.mainUs, change: ofCost(cpu.change), rounds: rounds(cpu.rounds) } : void 0;
+  }
+  if (!b.base || !b.head || !b.change) return void 0;
+  return { baseUs: 1e6 / b.base.opsPerSec, headUs: 1e6 / b.head.opsPerSec, change: ofCost(b.change), rounds: rounds(b.rounds) };
 }
 async function nativeStage(run, files, inventory, judged) {
   const { options, tree } = run;
@@ -71125,9 +77645,9 @@ function withOverrides(config, overrides) {
     httpPin: overrides.httpPin ?? config.httpPin
   });
 }
-function describeFiles(base, head) {
-  const all = [.../* @__PURE__ */ new Set([...base, ...head])].sort();
-  return all.map((file) => base.includes(file) ? head.includes(file) ? file : `${file} (base only)` : `${file} (head only)`).join(", ");
+function describeFiles(base2, head) {
+  const all = [.../* @__PURE__ */ new Set([...base2, ...head])].sort();
+  return all.map((file) => base2.includes(file) ? head.includes(file) ? file : `${file} (base only)` : `${file} (head only)`).join(", ");
 }
 
 // src/calibrate.ts
@@ -71220,7 +77740,7 @@ var Markup = class {
   }
 };
 function md(strings, ...values) {
-  return new Markup(strings.reduce((out, literal, i) => out + interpolate(values[i - 1]) + literal));
+  return new Markup(strings.reduce((out, literal2, i2) => out + interpolate(values[i2 - 1]) + literal2));
 }
 function interpolate(value) {
   return value instanceof Markup ? value.markup : escapeText(value);
@@ -71275,8 +77795,8 @@ function renderCalibration(calibration) {
     pct4(b.suggestedBudget),
     pct4(b.budget)
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells) => cells.map((c, i) => i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])).join("  ");
+  const widths = header.map((h, i2) => Math.max(h.length, ...rows.map((r) => r[i2].length)));
+  const line = (cells) => cells.map((c, i2) => i2 === 0 ? c.padEnd(widths[i2]) : c.padStart(widths[i2])).join("  ");
   const rounds = calibration.benchmarks[0]?.rounds ?? 0;
   const out = [
     `benchgate calibrate: ${terminalText(calibration.ref)} @ ${terminalText(calibration.sha.slice(0, 7))} against itself, ${rounds} rounds in ${formatDuration(calibration.durationMs)}`,
@@ -71352,7 +77872,7 @@ function httpSections(id, details2) {
     l.budget === null ? "" : `${formatBudget(l.budget)} ${l.verdict ?? ""}`.trim()
   ]);
   const failures = failuresLine(details2.traffic.base, details2.traffic.head, labels);
-  const { base, head } = details2.server;
+  const { base: base2, head } = details2.server;
   const cpu = details2.cpu;
   const serverRows = [
     ...cpu ? [
@@ -71360,11 +77880,11 @@ function httpSections(id, details2) {
       ["waiting for a CPU per request (\xB5s)", formatFixed(cpu.base?.waitUs, 1), formatFixed(cpu.head?.waitUs, 1)],
       ...cpu.base?.instructions !== void 0 && cpu.head?.instructions !== void 0 ? [["user-mode instructions per request", formatFixed(cpu.base.instructions, 0), formatFixed(cpu.head.instructions, 0)]] : []
     ] : [],
-    ...base || head ? [
-      ["event-loop delay p50/p99/max (ms)", delays(base), delays(head)],
-      ["event-loop utilisation", pct2(base?.eventLoopUtilization), pct2(head?.eventLoopUtilization)],
-      ["GC time (share of window)", gc(base), gc(head)],
-      ["peak RSS / heap used (MB)", memory(base), memory(head)]
+    ...base2 || head ? [
+      ["event-loop delay p50/p99/max (ms)", delays(base2), delays(head)],
+      ["event-loop utilisation", pct2(base2?.eventLoopUtilization), pct2(head?.eventLoopUtilization)],
+      ["GC time (share of window)", gc(base2), gc(head)],
+      ["peak RSS / heap used (MB)", memory(base2), memory(head)]
     ] : []
   ];
   const server = serverRows.length ? { header: ["server", "base", "head"], rows: serverRows } : void 0;
@@ -71387,22 +77907,22 @@ function httpSections(id, details2) {
 }
 function requestLabels2(details2) {
   const requests = Array.isArray(details2.requests) ? details2.requests : [];
-  return requests.map((request, i) => {
+  return requests.map((request, i2) => {
     const text2 = String(request);
     const space = text2.indexOf(" ");
     const label2 = space < 0 ? formatPath(text2) : `${text2.slice(0, space)} ${formatPath(text2.slice(space + 1))}`;
-    const expected = Array.isArray(details2.expected) && details2.expected[i] !== void 0 ? String(details2.expected[i]) : "2xx";
+    const expected = Array.isArray(details2.expected) && details2.expected[i2] !== void 0 ? String(details2.expected[i2]) : "2xx";
     return { label: label2, expected };
   });
 }
-function failuresLine(base, head, labels) {
+function failuresLine(base2, head, labels) {
   const bad = failedRequests;
-  if (!bad(base) && !bad(head)) {
+  if (!bad(base2) && !bad(head)) {
     const expected = new Set(labels.map((r) => r.expected));
     const answered = expected.size === 1 ? [...expected][0] : "as expected";
-    return `failed requests: none (${base.ok} and ${head.ok} answered ${answered})`;
+    return `failed requests: none (${base2.ok} and ${head.ok} answered ${answered})`;
   }
-  return `failed requests: base ${bad(base) ? describeTraffic(base, labels) : "none"}; head ${bad(head) ? describeTraffic(head, labels) : "none"}`;
+  return `failed requests: base ${bad(base2) ? describeTraffic(base2, labels) : "none"}; head ${bad(head) ? describeTraffic(head, labels) : "none"}`;
 }
 var delays = (s) => s ? `${formatMs(s.eventLoopDelayMs.p50)} / ${formatMs(s.eventLoopDelayMs.p99)} / ${formatMs(s.eventLoopDelayMs.max)}` : "\u2013";
 var pct2 = (x) => formatShare(x, 0);
@@ -71412,8 +77932,8 @@ var memory = (s) => s ? `${formatFixed(s.peakRssMb, 0)} / ${formatFixed(s.peakHe
 
 // src/report/groups.ts
 function fileOf(id) {
-  const at = id.indexOf(ID_SEPARATOR);
-  return at > 0 ? id.slice(0, at) : void 0;
+  const at2 = id.indexOf(ID_SEPARATOR);
+  return at2 > 0 ? id.slice(0, at2) : void 0;
 }
 function groupingHelps(ids, crowded = false) {
   const files = ids.map((id) => fileOf(String(id))).filter((file) => file !== void 0);
@@ -71455,7 +77975,7 @@ function changeChart(benchmarks, options = {}) {
   const reach = rows.flatMap((b) => [Math.abs(b.change.low), Math.abs(b.change.high)]).filter((x) => x <= 5 * budget);
   const widest = Math.round(Math.max(3 * budget, 1.05 * Math.max(0, ...reach)) * 1e6) / 1e4;
   const scale = (SCALES.find((s) => s >= widest) ?? 100) / 100;
-  const at = (fraction) => Math.round(half + fraction / scale * half);
+  const at2 = (fraction) => Math.round(half + fraction / scale * half);
   const groups = options.grouped ? groupByFile(rows) : ungrouped(rows);
   const labels = groups.flatMap((g2) => g2.rows.map((row) => `${g2.file === void 0 ? "" : "  "}${row.name}`));
   const labelWidth = Math.min(options.labelWidth ?? 40, Math.max(...labels.map((label2) => label2.length)));
@@ -71463,16 +77983,16 @@ function changeChart(benchmarks, options = {}) {
     const line = Array.from({ length: cells }, () => "\xB7");
     line[half] = "\xA6";
     const { low, high, estimate } = b.change;
-    const from = Math.max(0, at(low));
-    const to = Math.min(cells - 1, at(high));
+    const from = Math.max(0, at2(low));
+    const to = Math.min(cells - 1, at2(high));
     for (let cell = from; cell <= to; cell++) line[cell] = "\u2500";
-    if (at(low) < 0) line[0] = "\xAB";
-    if (at(high) > cells - 1) line[cells - 1] = "\xBB";
+    if (at2(low) < 0) line[0] = "\xAB";
+    if (at2(high) > cells - 1) line[cells - 1] = "\xBB";
     for (const edge of [-b.budget, b.budget]) {
-      const cell = at(edge);
+      const cell = at2(edge);
       if (cell >= 0 && cell < cells) line[cell] = "\u2502";
     }
-    const point = at(estimate);
+    const point = at2(estimate);
     if (point >= 0 && point < cells) line[point] = "\u25CF";
     else line[point < 0 ? 0 : cells - 1] = point < 0 ? "\xAB" : "\xBB";
     return `${line.join("")}  ${formatPercent(estimate).padStart(7)}`;
@@ -71505,8 +78025,11 @@ function profileSections(id, profile) {
   const took = formatDuration(profile.durationMs);
   if ("error" in profile) return { title: `${id}: no CPU profile`, header: [], rows: [], ownCode: [], files: [], error: profile.error };
   const unit = profile.unit;
+  const how = profile.process === "shared" ? ", both revisions in one process as measured" : profile.process === "alone" ? ", each revision alone" : "";
+  const disagreement = profile.agreement && !profile.agreement.agrees ? disagreementLine(profile, profile.agreement) : void 0;
   return {
-    title: `${id}: CPU per ${unit} ${formatMicros(profile.perOpUs.base)} \u2192 ${formatMicros(profile.perOpUs.head)} (profiled in ${took})`,
+    title: `${id}: CPU per ${unit} ${formatMicros(profile.perOpUs.base)} \u2192 ${formatMicros(profile.perOpUs.head)} (profiled in ${took}${how})`,
+    ...disagreement ? { disagreement } : {},
     header: ["function", "where", "base", "head", `change per ${unit}`],
     rows: profile.top.map((row) => [
       name(row),
@@ -71521,6 +78044,18 @@ function profileSections(id, profile) {
     ),
     files: [profile.files.base, profile.files.head].map((file) => path13.basename(file))
   };
+}
+var costOf = { call: "time a call", request: "main-thread CPU a request" };
+var times = (x) => `${x >= 10 ? x.toFixed(0) : x.toFixed(2)}\xD7`;
+function disagreementLine(profile, agreement2) {
+  const { unit } = profile;
+  const what = agreement2.disagrees === "direction" ? "in direction" : "in size";
+  const head = `the profile disagrees with the measurement ${what}: it reads ${formatPercent(agreement2.profileChange)} CPU a ${unit} where the rounds read ${formatInterval(agreement2.measured)} ${costOf[unit]}`;
+  if (agreement2.reason === "gc")
+    return `${head}; the garbage collector explains it: the profile spent ${formatMicros(profile.gcPerOpUs.base)} \u2192 ${formatMicros(profile.gcPerOpUs.head)} a ${unit} in it, and without it reads ${formatPercent(agreement2.profileChangeWithoutGc)}: a collection fell on one revision while profiling. The verdict is the rounds'.`;
+  if (profile.process === "shared")
+    return `${head}: the profiled process ran the two revisions at another ratio than the measured rounds did (one process can settle on its own speed level). The verdict is the rounds'; read the functions below as leads.`;
+  return `${head}: each revision was profiled alone in a fresh process, which can run at another speed level than the measured ones (base's profiled ${unit} cost ${times(agreement2.factor.base)} its measured cost, head's ${times(agreement2.factor.head)}). The verdict is the rounds'; read the functions below as leads.`;
 }
 
 // src/report/native-sections.ts
@@ -71545,11 +78080,11 @@ function nativeSections(report2) {
       ...file.skipped ? [] : [`${plural(runs("base"), "run")} at base, ${runs("head")} at head`]
     ].join(" \xB7 ");
     const rows = benchmarks.filter((b) => b.file === file.file).map((b) => nativeRow(b, file.file));
-    const { base, head } = file.versions ?? {};
+    const { base: base2, head } = file.versions ?? {};
     const notes = [
       ...file.skipped ? [file.skipped] : [],
-      ...base && head && base !== head ? [
-        differentMajors(file.versions) ? `base runs ${file.harness ?? "its harness"} ${base} and head ${head}, major versions whose figures are not the same measure: the native changes are shown, not judged` : `base runs ${file.harness ?? "its harness"} ${base} and head ${head}: the native change includes what the harness's new version measures differently`
+      ...base2 && head && base2 !== head ? [
+        differentMajors(file.versions) ? `base runs ${file.harness ?? "its harness"} ${base2} and head ${head}, major versions whose figures are not the same measure: the native changes are shown, not judged` : `base runs ${file.harness ?? "its harness"} ${base2} and head ${head}: the native change includes what the harness's new version measures differently`
       ] : [],
       ...file.runs.filter((r) => r.problem).map((r) => `the run at ${r.revision} (${formatDuration(r.durationMs)}) ${r.problem}`),
       ...file.unmatched.length ? [`task names of the native run that match no compared benchmark: ${file.unmatched.join(", ")}`] : [],
@@ -71594,6 +78129,36 @@ function plural(count3, word) {
   return `${count3} ${word}${count3 === 1 ? "" : "s"}`;
 }
 
+// src/report/solo-sections.ts
+function levelsText(levels) {
+  const speeds = levels.levels.map((level) => `${formatMicros(1e6 / level.opsPerSec)}`);
+  const counts = levels.levels.map((level) => level.processes);
+  const total = counts.reduce((sum3, n) => sum3 + n, 0);
+  const or = speeds.length === 2 ? speeds.join(" or ") : `${speeds.slice(0, -1).join(", ")} or ${speeds.at(-1)}`;
+  return `${levels.levels.length} speeds from process to process: ${or} a call (${counts.slice(0, -1).join(", ")} and ${counts.at(-1)} of ${total})`;
+}
+var SOLO_LEGEND = "solo: each revision alone in fresh processes (pairs AB BA), as production runs one revision; its 95% interval is the Hodges-Lehmann one of the processes' figures. shared: the verdict's figure, both revisions alternating in one process. They disagree when the intervals do not meet: the figure then depends on the process a revision runs in.";
+function soloSections(benchmarks, info) {
+  const checked = benchmarks.filter((b) => b.solo);
+  const disagree = checked.filter((b) => b.solo.agreement === "disagrees").length;
+  const heading = info.error ? `solo check (--solo-check): failed: ${info.error}` : `solo check (--solo-check): ${checked.length} compared, ${disagree} disagree${disagree === 1 ? "s" : ""} (${info.processes} processes per revision)`;
+  const rows = checked.map((b) => [
+    b.id,
+    b.change ? formatInterval(b.change) : "\u2013",
+    b.solo.change ? formatInterval(b.solo.change) : "\u2013",
+    b.solo.agreement
+  ]);
+  const notes = [];
+  for (const b of checked) {
+    for (const revision of ["base", "head"]) {
+      const levels = b.solo[revision]?.levels;
+      if (levels) notes.push(`${b.id}: at ${revision}, this call runs at ${levelsText(levels)}`);
+    }
+    if (b.solo.error) notes.push(`${b.id}: ${b.solo.error}`);
+  }
+  return { heading, header: ["benchmark", "shared (verdict)", "solo", "agreement"], rows, notes };
+}
+
 // src/report/terminal.ts
 import { styleText } from "node:util";
 var MARK = {
@@ -71632,8 +78197,8 @@ function renderTerminal(report2, options) {
       formatBudget(b.budget),
       formatResolvable(b)
     ];
-    const allWidths = allHeader.map((h, i) => Math.max(h.length, ...benchmarks.map((b) => allCells(b, terminalText(b.id))[i].length)));
-    const roomFor = (widths2) => Math.max(12, width - widths2.reduce((sum3, w, i) => i === 1 ? sum3 : sum3 + w, 0) - 2 * (widths2.length - 1));
+    const allWidths = allHeader.map((h, i2) => Math.max(h.length, ...benchmarks.map((b) => allCells(b, terminalText(b.id))[i2].length)));
+    const roomFor = (widths2) => Math.max(12, width - widths2.reduce((sum3, w, i2) => i2 === 1 ? sum3 : sum3 + w, 0) - 2 * (widths2.length - 1));
     const resolves = allWidths[1] <= roomFor(allWidths) || allWidths[1] > roomFor(allWidths.slice(0, -1));
     const header = resolves ? allHeader : allHeader.slice(0, -1);
     const cells = (b, name2) => resolves ? allCells(b, name2) : allCells(b, name2).slice(0, -1);
@@ -71647,7 +78212,7 @@ function renderTerminal(report2, options) {
     const indent2 = grouped ? "  " : "";
     const names = groups.flatMap((g2) => g2.rows.map((row) => `${g2.file === void 0 ? "" : indent2}${terminalText(row.name)}`));
     widths[1] = Math.min(room, Math.max(header[1].length, ...names.map((name2) => name2.length)));
-    const align = (row) => row.map((cell, i) => i >= 2 && i !== 4 ? cell.padStart(widths[i]) : cell.padEnd(widths[i])).join("  ").trimEnd();
+    const align = (row) => row.map((cell, i2) => i2 >= 2 && i2 !== 4 ? cell.padStart(widths[i2]) : cell.padEnd(widths[i2])).join("  ").trimEnd();
     const gap = " ".repeat(widths[0] + 2);
     lines.push(paint("bold", align(header)));
     for (const group of groups) {
@@ -71690,7 +78255,9 @@ function renderTerminal(report2, options) {
   }
   for (const b of benchmarks.filter((b2) => b2.profile)) {
     const sections = profileSections(b.id, b.profile);
-    lines.push(paint("bold", fitMiddle(terminalText(sections.title), width)));
+    for (const line of wrapText(terminalText(sections.title), width)) lines.push(paint("bold", line));
+    if (sections.disagreement)
+      for (const line of wrapText(terminalText(sections.disagreement), width - 2)) lines.push(paint("yellow", `  ${line}`));
     if (sections.error)
       lines.push(
         ...terminalText(sections.error, { keepNewlines: true }).split("\n").map((line) => paint("yellow", `  ${line}`))
@@ -71701,7 +78268,7 @@ function renderTerminal(report2, options) {
         ...indentLines(
           plainTable(
             sections.header,
-            sections.rows.map((row) => row.map((cell, i) => fitMiddle(terminalText(cell), i < 2 ? 40 : 16)))
+            sections.rows.map((row) => row.map((cell, i2) => fitMiddle(terminalText(cell), i2 < 2 ? 40 : 16)))
           )
         )
       );
@@ -71711,6 +78278,7 @@ function renderTerminal(report2, options) {
   if (report2.run?.profile?.dir)
     lines.push(paint("dim", `CPU profiles (Chrome DevTools, speedscope): ${terminalText(report2.run.profile.dir)}`), "");
   lines.push(...nativeLines(report2, paint, width));
+  lines.push(...soloLines(report2, paint, width));
   for (const b of benchmarks.filter((b2) => b2.note)) lines.push(paint("yellow", `note: ${terminalText(b.id)}: ${terminalText(b.note)}`));
   for (const b of benchmarks.filter((b2) => b2.warning)) lines.push(paint("yellow", `note: ${terminalText(b.id)}: ${terminalText(b.warning)}`));
   if (benchmarks.some((b) => b.warning || b.note)) lines.push("");
@@ -71759,26 +78327,46 @@ function nativeLines(report2, paint, width) {
   for (const file of sections.files) {
     for (const line of wrapText(terminalText(file.heading), width)) lines.push(paint("bold", line));
     if (file.rows.length) {
-      const rest = sections.header.slice(1).map((h, i) => Math.max(h.length, ...file.rows.map((row) => row[i + 1].length)));
+      const rest = sections.header.slice(1).map((h, i2) => Math.max(h.length, ...file.rows.map((row) => row[i2 + 1].length)));
       const room = Math.max(12, width - 2 - rest.reduce((sum3, w) => sum3 + w + 2, 0));
       const table2 = plainTable(
         sections.header,
-        file.rows.map((row) => row.map((cell, i) => i === 0 ? fitMiddle(terminalText(cell), room) : terminalText(cell)))
+        file.rows.map((row) => row.map((cell, i2) => i2 === 0 ? fitMiddle(terminalText(cell), room) : terminalText(cell)))
       );
-      table2.forEach((line, i) => lines.push(i > 0 && file.rows[i - 1][5] === "disagrees" ? paint("yellow", `  ${line}`) : `  ${line}`));
+      table2.forEach((line, i2) => lines.push(i2 > 0 && file.rows[i2 - 1][5] === "disagrees" ? paint("yellow", `  ${line}`) : `  ${line}`));
     }
     for (const note of file.notes)
       for (const line of terminalText(note, { keepNewlines: true }).split("\n"))
-        for (const [i, part] of wrapText(line, width - 2, width - 4).entries()) lines.push(paint("yellow", `${i ? "    " : "  "}${part}`));
+        for (const [i2, part] of wrapText(line, width - 2, width - 4).entries()) lines.push(paint("yellow", `${i2 ? "    " : "  "}${part}`));
   }
   for (const line of wrapText(NATIVE_LEGEND, width)) lines.push(paint("dim", line));
   lines.push("");
   return lines;
 }
+function soloLines(report2, paint, width) {
+  if (!report2.soloCheck) return [];
+  const sections = soloSections(report2.benchmarks, report2.soloCheck);
+  const lines = wrapText(terminalText(sections.heading), width).map((line) => paint("bold", line));
+  if (sections.rows.length) {
+    const rest = sections.header.slice(1).map((h, i2) => Math.max(h.length, ...sections.rows.map((row) => row[i2 + 1].length)));
+    const room = Math.max(12, width - 2 - rest.reduce((sum3, w) => sum3 + w + 2, 0));
+    const table2 = plainTable(
+      sections.header,
+      sections.rows.map((row) => row.map((cell, i2) => i2 === 0 ? fitMiddle(terminalText(cell), room) : terminalText(cell)))
+    );
+    table2.forEach((line, i2) => lines.push(i2 > 0 && sections.rows[i2 - 1][3] === "disagrees" ? paint("yellow", `  ${line}`) : `  ${line}`));
+  }
+  for (const note of sections.notes)
+    for (const [i2, part] of wrapText(terminalText(note), width - 2, width - 4).entries())
+      lines.push(paint("yellow", `${i2 ? "    " : "  "}${part}`));
+  for (const line of wrapText(SOLO_LEGEND, width)) lines.push(paint("dim", line));
+  lines.push("");
+  return lines;
+}
 function plainTable(header, rows) {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? "").length)));
+  const widths = header.map((h, i2) => Math.max(h.length, ...rows.map((row) => (row[i2] ?? "").length)));
   return [header, ...rows].map(
-    (row) => row.map((cell, i) => i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i])).join("  ").trimEnd()
+    (row) => row.map((cell, i2) => i2 === 0 ? cell.padEnd(widths[i2]) : cell.padStart(widths[i2])).join("  ").trimEnd()
   );
 }
 function printableTable(header, rows) {
@@ -71813,8 +78401,8 @@ function lookup(table2, key) {
 function policyNote(report2) {
   const changes = report2.policy?.changes ?? [];
   if (!changes.length) return void 0;
-  const list2 = changes.map((c) => `${c.setting} ${c.base} \u2192 ${c.head}`).join(", ");
-  return report2.policy.from === "base" ? `This change edits the gate's policy in its config: ${list2}. They apply once merged: this run was judged by base's.` : `This change edits the gate's policy in its config: ${list2}. This run was judged by them (the gate takes its policy from the change itself).`;
+  const list3 = changes.map((c) => `${c.setting} ${c.base} \u2192 ${c.head}`).join(", ");
+  return report2.policy.from === "base" ? `This change edits the gate's policy in its config: ${list3}. They apply once merged: this run was judged by base's.` : `This change edits the gate's policy in its config: ${list3}. This run was judged by them (the gate takes its policy from the change itself).`;
 }
 function renderMarkdown(report2) {
   const out = [md`### ${lookup(HEADLINE, report2.verdict) ?? md`❔ benchgate: ${report2.verdict}`}`, md``];
@@ -71849,6 +78437,8 @@ function renderMarkdown(report2) {
   for (const b of benchmarks.filter((b2) => b2.http)) out.push(details(md`${b.id}: latency and server`, httpMarkdown(b.id, b.http)), md``);
   const native = nativeMarkdown(report2);
   if (native) out.push(native, md``);
+  const solo = soloMarkdown(report2);
+  if (solo) out.push(solo, md``);
   for (const b of benchmarks.filter((b2) => b2.note)) out.push(md`> [!NOTE]\n> ${b.id}: ${b.note}`, md``);
   for (const b of benchmarks.filter((b2) => b2.warning)) out.push(md`> [!NOTE]\n> ${b.id}: ${b.warning}`, md``);
   const errors = benchmarks.filter((b) => b.error);
@@ -71883,6 +78473,7 @@ function httpMarkdown(id, http3) {
 function profileMarkdown(id, profile, report2) {
   const sections = profileSections(id, profile);
   const parts = [md`**${sections.title}**`, md``];
+  if (sections.disagreement) parts.push(md`⚠️ ${sections.disagreement}`, md``);
   if (sections.error) parts.push(pre(sections.error));
   else if (sections.rows.length === 0) parts.push(md`No function costs more per operation at head.`);
   else parts.push(table(sections.header, sections.rows, 2));
@@ -71907,7 +78498,7 @@ function nativeMarkdown(report2) {
     md`| <b>${file.heading}</b> | | | | | |`,
     ...file.rows.map(
       (row) => md`| ${joinMarkup(
-        row.map((cell, i) => i === 5 && cell === "disagrees" ? md`<b>${cell}</b>` : md`${cell}`),
+        row.map((cell, i2) => i2 === 5 && cell === "disagrees" ? md`<b>${cell}</b>` : md`${cell}`),
         " | "
       )} |`
     )
@@ -71932,7 +78523,7 @@ function table(header, rows, left = 1) {
     cells.map((cell) => md`${cell}`),
     " | "
   )} |`;
-  return joinMarkup([row(header), new Markup(`|${header.map((_, i) => i < left ? "---" : "--:").join("|")}|`), ...rows.map(row)]);
+  return joinMarkup([row(header), new Markup(`|${header.map((_, i2) => i2 < left ? "---" : "--:").join("|")}|`), ...rows.map(row)]);
 }
 var CHART_LEGEND = new Markup(
   "<sub>\u25CF estimate, \u2500 its confidence interval, \u2502 the budget either side of \xA6 0; \xAB \xBB past the end of the axis.</sub>"
@@ -71955,6 +78546,15 @@ function details(summary, body) {
 }
 function pre(text2) {
   return new Markup(`<pre>${escapeLines(text2)}</pre>`);
+}
+function soloMarkdown(report2) {
+  if (!report2.soloCheck) return void 0;
+  const sections = soloSections(report2.benchmarks, report2.soloCheck);
+  const parts = [md`${sections.heading}`, md``];
+  if (sections.rows.length) parts.push(table(sections.header, sections.rows, 1));
+  if (sections.notes.length) parts.push(md``, ...sections.notes.map((note) => md`- ${note}`));
+  parts.push(md``, md`${SOLO_LEGEND}`);
+  return joinMarkup(parts);
 }
 
 // src/report/merge.ts
@@ -72018,10 +78618,10 @@ function checkComplete(shards) {
     if (seen) throw new UserError(`Shard ${report2.shard.index}/${count3} appears twice: ${seen} and ${file}.`);
     byIndex.set(report2.shard.index, file);
   }
-  const missing = Array.from({ length: count3 }, (_, i) => i + 1).filter((index) => !byIndex.has(index));
+  const missing = Array.from({ length: count3 }, (_, i2) => i2 + 1).filter((index) => !byIndex.has(index));
   if (missing.length)
     throw new UserError(
-      `Shard ${missing.map((i) => `${i}/${count3}`).join(", ")} ${missing.length === 1 ? "is" : "are"} missing (got ${shards.map((s) => `${s.report.shard.index} from ${s.file}`).join(", ")}): the suite has no verdict without ${missing.length === 1 ? "it" : "them"}. Did a shard's job fail or its artifact not download?`
+      `Shard ${missing.map((i2) => `${i2}/${count3}`).join(", ")} ${missing.length === 1 ? "is" : "are"} missing (got ${shards.map((s) => `${s.report.shard.index} from ${s.file}`).join(", ")}): the suite has no verdict without ${missing.length === 1 ? "it" : "them"}. Did a shard's job fail or its artifact not download?`
     );
 }
 function checkSameRun(shards) {
@@ -72110,7 +78710,7 @@ function mergeRuns(runs) {
 
 // src/report/read.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
-import { existsSync as existsSync6, readFileSync as readFileSync11, statSync as statSync4 } from "node:fs";
+import { existsSync as existsSync6, readFileSync as readFileSync12, statSync as statSync5 } from "node:fs";
 import path14 from "node:path";
 
 // schema/report.schema.json
@@ -72241,6 +78841,10 @@ var report_schema_default = {
         nativeCheck: {
           $ref: "#/definitions/NativeCheckInfo",
           description: "compare --native-check: each bench file's own runs (information: never a verdict)."
+        },
+        soloCheck: {
+          $ref: "#/definitions/SoloCheckInfo",
+          description: "compare --solo-check: how many fresh processes per revision, and how long it took (information: never a verdict)."
         }
       },
       required: [
@@ -72472,6 +79076,10 @@ var report_schema_default = {
         native: {
           $ref: "#/definitions/NativeComparison",
           description: "compare --native-check: the harness's own figures from the bench file's own runs, and whether they agree with benchgate's."
+        },
+        solo: {
+          $ref: "#/definitions/SoloComparison",
+          description: "compare --solo-check: the change with each revision alone in fresh processes, beside this (shared-process) one."
         },
         error: {
           type: "string",
@@ -73626,6 +80234,60 @@ var report_schema_default = {
           additionalProperties: false,
           description: "Operations done while each profile ran."
         },
+        process: {
+          type: "string",
+          enum: [
+            "shared",
+            "alone"
+          ],
+          description: "How the profiles ran: `shared`, both revisions in one process, alternating as a measured round does (the state the verdict measured); `alone`, each revision in a fresh process of its own (HTTP servers, and code measured in isolates or processes of its own)."
+        },
+        samples: {
+          type: "object",
+          properties: {
+            base: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            head: {
+              type: [
+                "number",
+                "null"
+              ]
+            }
+          },
+          required: [
+            "base",
+            "head"
+          ],
+          additionalProperties: false,
+          description: "Profiler samples of work (idle excluded) per revision: the sampling error of perOpUs is about 1/\u221Asamples."
+        },
+        gcPerOpUs: {
+          type: "object",
+          properties: {
+            base: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            head: {
+              type: [
+                "number",
+                "null"
+              ]
+            }
+          },
+          required: [
+            "base",
+            "head"
+          ],
+          additionalProperties: false,
+          description: "Time in the garbage collector per operation, in microseconds (part of perOpUs)."
+        },
         perOpUs: {
           type: "object",
           properties: {
@@ -73670,12 +80332,19 @@ var report_schema_default = {
             "number",
             "null"
           ]
+        },
+        agreement: {
+          $ref: "#/definitions/Agreement",
+          description: "Whether the profiles' change of cost per operation agrees with the rounds' (set once the verdicts are known)."
         }
       },
       required: [
         "files",
         "unit",
         "ops",
+        "process",
+        "samples",
+        "gcPerOpUs",
         "perOpUs",
         "top",
         "ownCode",
@@ -73753,6 +80422,116 @@ var report_schema_default = {
       ],
       additionalProperties: false,
       description: "A project function on the stack above a function that is not the project's."
+    },
+    Agreement: {
+      type: "object",
+      properties: {
+        profileChange: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "The profile's relative change of cost per operation, head against base."
+        },
+        profileChangeWithoutGc: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "The same without the garbage collector's time."
+        },
+        measured: {
+          type: "object",
+          properties: {
+            estimate: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            low: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            high: {
+              type: [
+                "number",
+                "null"
+              ]
+            }
+          },
+          required: [
+            "estimate",
+            "low",
+            "high"
+          ],
+          additionalProperties: false,
+          description: "The measured change of cost per operation and its interval."
+        },
+        allowance: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "How far the profile may stray from the measured interval (on the log scale) and still agree: noise and method."
+        },
+        factor: {
+          type: "object",
+          properties: {
+            base: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            head: {
+              type: [
+                "number",
+                "null"
+              ]
+            }
+          },
+          required: [
+            "base",
+            "head"
+          ],
+          additionalProperties: false,
+          description: "Each revision's profiled cost per operation over its measured cost (the profiler's overhead and the process's level)."
+        },
+        agrees: {
+          type: "boolean"
+        },
+        disagrees: {
+          type: "string",
+          enum: [
+            "direction",
+            "size"
+          ],
+          description: "Disagreeing: in direction (the profile reads a gain where the rounds read a loss, or the reverse), or in size."
+        },
+        reason: {
+          $ref: "#/definitions/DisagreementReason"
+        }
+      },
+      required: [
+        "profileChange",
+        "profileChangeWithoutGc",
+        "measured",
+        "allowance",
+        "factor",
+        "agrees"
+      ],
+      additionalProperties: false
+    },
+    DisagreementReason: {
+      type: "string",
+      enum: [
+        "gc",
+        "level"
+      ],
+      description: "Why a profile reads another change than the rounds. Codes, so an uploaded report cannot turn them into text."
     },
     NativeComparison: {
       type: "object",
@@ -73879,6 +80658,165 @@ var report_schema_default = {
         "disagrees",
         "unknown"
       ]
+    },
+    SoloComparison: {
+      type: "object",
+      properties: {
+        base: {
+          anyOf: [
+            {
+              $ref: "#/definitions/SoloSide"
+            },
+            {
+              type: "null"
+            }
+          ]
+        },
+        head: {
+          anyOf: [
+            {
+              $ref: "#/definitions/SoloSide"
+            },
+            {
+              type: "null"
+            }
+          ]
+        },
+        change: {
+          anyOf: [
+            {
+              $ref: "#/definitions/SoloChange"
+            },
+            {
+              type: "null"
+            }
+          ],
+          description: "The change of ops/s with each revision alone (95%); null when a revision has too few processes."
+        },
+        agreement: {
+          type: "string",
+          enum: [
+            "agrees",
+            "disagrees",
+            "unknown"
+          ],
+          description: "`agrees`: the solo interval meets the shared one; `disagrees`: they are apart; `unknown`: no solo interval."
+        },
+        error: {
+          type: "string",
+          description: "Why a side has no figures (it failed alone).",
+          maxLength: 16384
+        }
+      },
+      required: [
+        "base",
+        "head",
+        "change",
+        "agreement"
+      ],
+      additionalProperties: false
+    },
+    SoloSide: {
+      type: "object",
+      properties: {
+        processes: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "Fresh processes that measured it."
+        },
+        opsPerSec: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "Median ops/s over the processes."
+        },
+        levels: {
+          $ref: "#/definitions/ProcessLevels",
+          description: "Present when its processes sat on 2 or 3 speeds (stats/solo.ts, processLevels)."
+        }
+      },
+      required: [
+        "processes",
+        "opsPerSec"
+      ],
+      additionalProperties: false
+    },
+    ProcessLevels: {
+      type: "object",
+      properties: {
+        levels: {
+          type: "array",
+          items: {
+            type: "object",
+            properties: {
+              opsPerSec: {
+                type: [
+                  "number",
+                  "null"
+                ]
+              },
+              processes: {
+                type: [
+                  "number",
+                  "null"
+                ]
+              }
+            },
+            required: [
+              "opsPerSec",
+              "processes"
+            ],
+            additionalProperties: false
+          },
+          description: "Each level's median ops/s, slowest first, and how many processes sat on it.",
+          maxItems: 1e4
+        }
+      },
+      required: [
+        "levels"
+      ],
+      additionalProperties: false,
+      description: "Speeds a revision's fresh processes settle on, when they are levels and not spread."
+    },
+    SoloChange: {
+      type: "object",
+      properties: {
+        estimate: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "Relative change of ops/s, head against base, with its interval at `confidence`."
+        },
+        low: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        high: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        confidence: {
+          type: [
+            "number",
+            "null"
+          ]
+        }
+      },
+      required: [
+        "estimate",
+        "low",
+        "high",
+        "confidence"
+      ],
+      additionalProperties: false
     },
     RunInfo: {
       type: "object",
@@ -74378,6 +81316,33 @@ var report_schema_default = {
         "base",
         "head"
       ]
+    },
+    SoloCheckInfo: {
+      type: "object",
+      properties: {
+        processes: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "Fresh processes per revision."
+        },
+        durationMs: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        error: {
+          type: "string",
+          maxLength: 16384
+        }
+      },
+      required: [
+        "processes",
+        "durationMs"
+      ],
+      additionalProperties: false
     }
   },
   $comment: "Generated by scripts/report-schema.mjs from src/report/model.ts: do not edit."
@@ -74389,7 +81354,7 @@ var validate3 = new import_ajv4.default({ allErrors: false, strict: false }).com
 function readReport2(file) {
   let size;
   try {
-    size = statSync4(file).size;
+    size = statSync5(file).size;
   } catch (error) {
     throw new UserError(`Cannot read the report ${file}: ${error.code ?? String(error)}.`);
   }
@@ -74397,19 +81362,19 @@ function readReport2(file) {
     throw new UserError(
       `The report ${file} is ${(size / 1024 / 1024).toFixed(1)} MB, more than benchgate writes (at most ${MAX_REPORT_BYTES / 1024 / 1024} MB): refusing it.`
     );
-  let data;
+  let data2;
   try {
-    data = JSON.parse(readFileSync11(file, "utf8"));
+    data2 = JSON.parse(readFileSync12(file, "utf8"));
   } catch {
     throw new UserError(`The report ${file} is not JSON: refusing it.`);
   }
-  if (!validate3(data)) {
+  if (!validate3(data2)) {
     const [first] = validate3.errors ?? [];
     throw new UserError(
       `The report ${file} is not a benchgate report (schema/report.schema.json): ${first?.instancePath || "(root)"} ${first?.message ?? "is invalid"}. Refusing it.`
     );
   }
-  return data;
+  return data2;
 }
 function reportFiles(patterns, cwd) {
   const files = patterns.flatMap((pattern) => {
@@ -74515,6 +81480,11 @@ Options:
   --native-runs <n>     with --native-check: run each file exactly n times per revision (2 to 20),
                         alternating, whatever the time: more runs, a narrower native interval
   --native-timeout <d>  with --native-check: kill a native run after this long (default 2m)
+  --solo-check          then measure each compared micro-benchmark with each revision alone in
+                        fresh processes (pairs AB BA, as production runs one revision), show its
+                        change beside the verdict's shared-process one, and name the speed levels
+                        a revision's processes fall on (information: never the verdict)
+  --solo-processes <n>  with --solo-check: fresh processes per revision (6 to 48, default 12)
   --no-color            plain output even on a terminal
   -h, --help            show this help
   -v, --version         show the version
@@ -74545,7 +81515,7 @@ tag:<pattern> names the releases (default tag:v*), --repository the https URL co
 --bisect <file> (repeatable) a bisect --json result to show on the pages of the benchmarks it searched for.
 
 Exit codes: 0 every budget holds, 1 a budget is broken, 2 an error.`;
-var OPTIONS = {
+var OPTIONS2 = {
   base: { type: "string" },
   head: { type: "string" },
   config: { type: "string" },
@@ -74564,6 +81534,8 @@ var OPTIONS = {
   "native-check": { type: "boolean" },
   "native-timeout": { type: "string" },
   "native-runs": { type: "string" },
+  "solo-check": { type: "boolean" },
+  "solo-processes": { type: "string" },
   history: { type: "string" },
   anchor: { type: "string" },
   "drift-budget": { type: "string" },
@@ -74579,11 +81551,11 @@ var OPTIONS = {
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" }
 };
-var parse = (argv) => parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: OPTIONS });
+var parse4 = (argv) => parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: OPTIONS2 });
 function parseCommand(argv) {
   let parsed2;
   try {
-    parsed2 = parse(argv);
+    parsed2 = parse4(argv);
   } catch (error) {
     throw new UserError(`${error.message}
 
@@ -74691,6 +81663,8 @@ ${USAGE}`);
     throw new UserError("--native-timeout bounds the runs of --native-check: add --native-check, or leave it out.");
   if (values["native-runs"] !== void 0 && !values["native-check"])
     throw new UserError("--native-runs sets how many runs --native-check makes: add --native-check, or leave it out.");
+  if (values["solo-processes"] !== void 0 && !values["solo-check"])
+    throw new UserError("--solo-processes sets how many processes --solo-check runs: add --solo-check, or leave it out.");
   return {
     kind: "compare",
     base: values.base,
@@ -74710,6 +81684,7 @@ ${USAGE}`);
     nativeCheck: values["native-check"] === true,
     nativeTimeoutMs: values["native-timeout"] === void 0 ? void 0 : parseFlagDuration(values["native-timeout"], "--native-timeout"),
     nativeRuns: values["native-runs"] === void 0 ? void 0 : parseNativeRuns(values["native-runs"]),
+    soloProcesses: !values["solo-check"] ? void 0 : values["solo-processes"] === void 0 ? SOLO_PROCESSES : parseSoloProcesses(values["solo-processes"]),
     color: values["no-color"] ? false : void 0
   };
 }
@@ -74727,6 +81702,15 @@ function parseRounds(text2) {
   if (!Number.isInteger(rounds) || rounds < 2 || rounds > 500)
     throw new UserError(`--rounds '${text2}' is not a whole number from 2 to 500.`);
   return rounds;
+}
+var SOLO_PROCESSES = 12;
+function parseSoloProcesses(text2) {
+  const processes = Number(text2);
+  if (!Number.isInteger(processes) || processes < 6 || processes > 48)
+    throw new UserError(
+      `--solo-processes '${text2}' is not a whole number from 6 to 48 (fresh processes per revision; six are the least in which speed levels can be told from spread).`
+    );
+  return processes;
 }
 function parseNativeRuns(text2) {
   const runs = Number(text2);
@@ -74893,9 +81877,9 @@ async function bisect(options) {
     log2(`${commit.sha.slice(0, 7)} ${outcome} (${result.compares} compare${result.compares === 1 ? "" : "s"} so far)`);
     return step;
   };
-  const compareOnce = async (head, extend, only) => {
+  const compareOnce = async (head, extend2, only) => {
     result.compares++;
-    const report2 = await options.compare(good, head, extend, only);
+    const report2 = await options.compare(good, head, extend2, only);
     if (head === commits[commits.length - 1].sha && compareFailed(report2)) {
       result.error = `the compare of ${good.slice(0, 12)} and ${head.slice(0, 12)} failed: ${firstLine(report2.error ?? report2.summary)}`;
       log2(result.error);
@@ -74919,7 +81903,7 @@ async function bisect(options) {
   const largest = () => {
     const indices = [
       -1,
-      ...[...measured.keys()].filter((i) => outcomes.get(i) === "good" || outcomes.get(i) === "bad").sort((a, b) => a - b)
+      ...[...measured.keys()].filter((i2) => outcomes.get(i2) === "good" || outcomes.get(i2) === "bad").sort((a, b) => a - b)
     ];
     return result.targets.flatMap(
       (id) => indices.slice(1).map((to, k) => ({
@@ -74953,10 +81937,10 @@ async function bisect(options) {
   const skipped = /* @__PURE__ */ new Set();
   const between = () => Array.from({ length: Math.max(0, hi - lo - 1) }, (_, k) => lo + 1 + k);
   for (; ; ) {
-    const candidates = between().filter((i) => !skipped.has(i));
+    const candidates = between().filter((i2) => !skipped.has(i2));
     if (candidates.length === 0) break;
     const middle = (lo + hi) / 2;
-    const mid = candidates.reduce((best, i) => Math.abs(i - middle) < Math.abs(best - middle) ? i : best);
+    const mid = candidates.reduce((best, i2) => Math.abs(i2 - middle) < Math.abs(best - middle) ? i2 : best);
     const step = await run(mid, result.targets, scope);
     if (step.outcome === "skipped") {
       skipped.add(mid);
@@ -74972,15 +81956,15 @@ async function bisect(options) {
   }
   const untested = between();
   if (untested.length > 0) {
-    result.undecided = { after: lo < 0 ? good : commits[lo].sha, upTo: commits[hi].sha, skipped: untested.map((i) => commits[i].sha) };
+    result.undecided = { after: lo < 0 ? good : commits[lo].sha, upTo: commits[hi].sha, skipped: untested.map((i2) => commits[i2].sha) };
     result.largestSteps = largest();
     return result;
   }
   const budgets = new Map(measured.get(last).benchmarks.map((b) => [b.id, b.budget]));
   const changes = result.targets.map((id) => {
-    const at = sinceGood(hi, id);
+    const at2 = sinceGood(hi, id);
     const before = sinceGood(lo, id);
-    return { id, sinceGood: strip(at), step: difference(at, before) };
+    return { id, sinceGood: strip(at2), step: difference(at2, before) };
   });
   const alone = changes.some((c) => c.step.high < -(budgets.get(c.id) ?? 0));
   result.firstBad = { commit: commits[hi], changes, alone };
@@ -75079,8 +82063,8 @@ function trendOf(chain, gate, anchor, reached) {
     let sum3 = { log: 0, se: 0 };
     let from = anchor.commit;
     let budget = 0;
-    const points = chain.map((record3, i) => {
-      const b = byId[i].get(id);
+    const points = chain.map((record3, i2) => {
+      const b = byId[i2].get(id);
       if (b) budget = b.budget;
       const step = b?.change ? toLog(b.change) : null;
       if (!step) {
@@ -75220,17 +82204,17 @@ var VERDICTS = ["regression", "improvement", "unchanged", "inconclusive", "unmea
 function parseHistory(text2, source) {
   const records = [];
   const lines = text2.split("\n");
-  for (const [i, line] of lines.entries()) {
+  for (const [i2, line] of lines.entries()) {
     if (!line.trim()) continue;
-    const at = `${source}:${i + 1}`;
+    const at2 = `${source}:${i2 + 1}`;
     let value;
     try {
       value = JSON.parse(line);
     } catch (error) {
-      throw new UserError(`${at}: not a history record (${error.message}).`);
+      throw new UserError(`${at2}: not a history record (${error.message}).`);
     }
     const problem = recordProblem(value);
-    if (problem) throw new UserError(`${at}: not a history record: ${problem}.`);
+    if (problem) throw new UserError(`${at2}: not a history record: ${problem}.`);
     records.push(value);
   }
   return records;
@@ -75243,8 +82227,8 @@ function recordProblem(value) {
   for (const field of ["gate", "date", "recorded", "subject"])
     if (typeof value[field] !== "string") return `${field} is not a string`;
   for (const field of ["tags", "parentTags"]) {
-    const list2 = value[field];
-    if (!Array.isArray(list2) || !list2.every((t) => typeof t === "string")) return `${field} is not a list of strings`;
+    const list3 = value[field];
+    if (!Array.isArray(list3) || !list3.every((t) => typeof t === "string")) return `${field} is not a list of strings`;
   }
   const runner = value.runner;
   if (!isObject(runner) || typeof runner.os !== "string" || typeof runner.node !== "string" || typeof runner.cpus !== "number")
@@ -75321,7 +82305,7 @@ function trendPicture(benchmark, trend, options = {}) {
     lines.push(`${label2.padStart(labelWidth)} ${axis}${cells.join("").trimEnd()}${suffix}`);
   }
   lines.push(`${" ".repeat(labelWidth)} \u2514${tagged.map((tags) => tags.length ? "\u25B2\u2500" : "\u2500\u2500").join("")}`);
-  const releases = tagged.flatMap((tags, i) => tags.length ? [`${" ".repeat(labelWidth + 2 + 2 * i)}${tags[0]}`] : []);
+  const releases = tagged.flatMap((tags, i2) => tags.length ? [`${" ".repeat(labelWidth + 2 + 2 * i2)}${tags[0]}`] : []);
   lines.push(...releases.slice(-3));
   return lines;
 }
@@ -75496,13 +82480,13 @@ function driftMarkdown(options) {
     for (const b of broken) {
       const chained = trend?.benchmarks.find((t) => t.id === b.id);
       const suspected = chained ? suspects(chained) : [];
-      const list2 = suspected.length ? joinMarkup(
+      const list3 = suspected.length ? joinMarkup(
         suspected.map((p) => md`<code>${p.commit.slice(0, 7)}</code> ${p.subject.slice(0, 60)} (${formatPercent(p.step.estimate)})`),
         "<br>"
       ) : md`–`;
       const c = b.change;
       out.push(
-        md`| ${b.id} | ${formatPercent(c.estimate)} [${formatPercent(c.low)}, ${formatPercent(c.high)}] | ${formatBudget(b.budget)} | ${list2} |`
+        md`| ${b.id} | ${formatPercent(c.estimate)} [${formatPercent(c.low)}, ${formatPercent(c.high)}] | ${formatBudget(b.budget)} | ${list3} |`
       );
     }
     out.push(
@@ -75569,7 +82553,7 @@ function fenced(lines, language = "text") {
 }
 
 // src/history/store.ts
-import { closeSync, existsSync as existsSync7, mkdirSync as mkdirSync3, openSync, readFileSync as readFileSync12, renameSync as renameSync2, rmSync as rmSync5, statSync as statSync5, writeFileSync } from "node:fs";
+import { closeSync, existsSync as existsSync7, mkdirSync as mkdirSync3, openSync, readFileSync as readFileSync13, renameSync as renameSync2, rmSync as rmSync5, statSync as statSync6, writeFileSync } from "node:fs";
 import path16 from "node:path";
 import { setTimeout as sleep3 } from "node:timers/promises";
 var HISTORY_CODEC = {
@@ -75578,20 +82562,20 @@ var HISTORY_CODEC = {
   append: appendRecords,
   commits: (records) => records.map((r) => r.commit)
 };
-var MAX_BYTES = 64 * 1024 * 1024;
+var MAX_BYTES2 = 64 * 1024 * 1024;
 var MAX_PUBLISHED_BYTES = 512 * 1024 * 1024;
 var LOCK_WAIT_MS = 3e4;
 var STALE_LOCK_MS = 12e4;
-function fileStore(file, limit, maxBytes = MAX_BYTES) {
+function fileStore(file, limit, maxBytes = MAX_BYTES2) {
   return codecFileStore(file, limit, HISTORY_CODEC, maxBytes);
 }
-function codecFileStore(file, limit, codec, maxBytes = MAX_BYTES) {
+function codecFileStore(file, limit, codec, maxBytes = MAX_BYTES2) {
   const read = () => {
     if (!existsSync7(file)) return [];
-    const size = statSync5(file).size;
+    const size = statSync6(file).size;
     if (size > maxBytes)
       throw new UserError(`${file}: ${size} bytes is more than a history file holds (${maxBytes / 1024 / 1024} MB): is it the right file?`);
-    return codec.parse(readFileSync12(file, "utf8"), file);
+    return codec.parse(readFileSync13(file, "utf8"), file);
   };
   return {
     where: file,
@@ -75634,14 +82618,14 @@ async function lock(lockFile) {
 }
 function readSafe(file) {
   try {
-    return readFileSync12(file, "utf8");
+    return readFileSync13(file, "utf8");
   } catch {
     return void 0;
   }
 }
 function statSafe(file) {
   try {
-    return statSync5(file).mtimeMs;
+    return statSync6(file).mtimeMs;
   } catch {
     return void 0;
   }
@@ -75696,16 +82680,16 @@ function problemOf(value) {
 }
 var DRIFT_CODEC = {
   parse(text2, source) {
-    return text2.split("\n").flatMap((line, i) => {
+    return text2.split("\n").flatMap((line, i2) => {
       if (!line.trim()) return [];
       let value;
       try {
         value = JSON.parse(line);
       } catch (error) {
-        throw new UserError(`${source}:${i + 1}: not a drift record (${error.message}).`);
+        throw new UserError(`${source}:${i2 + 1}: not a drift record (${error.message}).`);
       }
       const problem = problemOf(value);
-      if (problem) throw new UserError(`${source}:${i + 1}: not a drift record: ${problem}.`);
+      if (problem) throw new UserError(`${source}:${i2 + 1}: not a drift record: ${problem}.`);
       return [value];
     });
   },
@@ -75738,11 +82722,11 @@ async function compare2(io, options) {
 }
 async function runRecord(command, io) {
   const head = await commitOf(command.head, io.cwd);
-  const base = await commitOf(command.base ?? `${head}^`, io.cwd);
-  const report2 = await compare2(io, { base, head, configFile: command.config, overrides: { timeLimitMs: command.timeLimitMs } });
+  const base2 = await commitOf(command.base ?? `${head}^`, io.cwd);
+  const report2 = await compare2(io, { base: base2, head, configFile: command.config, overrides: { timeLimitMs: command.timeLimitMs } });
   const code = io.writeReport(report2);
   const gate = await gateKey(io.cwd, command.config);
-  const record3 = recordOf2(report2, gate, await commitInfo(head, base, io.cwd), /* @__PURE__ */ new Date());
+  const record3 = recordOf2(report2, gate, await commitInfo(head, base2, io.cwd), /* @__PURE__ */ new Date());
   if (!record3) {
     io.gate.log(`nothing recorded in ${command.history}: the compare measured nothing`);
     return 2;
@@ -75750,7 +82734,7 @@ async function runRecord(command, io) {
   const store = fileStore(command.history, DEFAULT_HISTORY_LIMIT);
   const written = await store.append([record3]);
   io.gate.log(
-    `recorded ${record3.benchmarks.length} benchmark(s) of ${head.slice(0, 7)} (against ${base.slice(0, 7)}) in ${command.history}`
+    `recorded ${record3.benchmarks.length} benchmark(s) of ${head.slice(0, 7)} (against ${base2.slice(0, 7)}) in ${command.history}`
   );
   const trend = trendSince(written, gate, { head, anchor: void 0 });
   io.print(`
@@ -75837,15 +82821,15 @@ async function runBisect(command, io) {
     commits,
     select,
     log: io.gate.log,
-    compare: (base, head, extend, only) => paced(
+    compare: (base2, head, extend2, only) => paced(
       compare2(io, {
-        base,
+        base: base2,
         head,
         configFile: command.config,
         overrides: {
           only,
-          timeLimitMs: command.timeLimitMs === void 0 ? void 0 : command.timeLimitMs * (extend ? 2 : 1),
-          ...extend ? { maxRounds: config.maxRounds * 2, timeLimitMs: (command.timeLimitMs ?? config.timeLimitMs) * 2 } : {}
+          timeLimitMs: command.timeLimitMs === void 0 ? void 0 : command.timeLimitMs * (extend2 ? 2 : 1),
+          ...extend2 ? { maxRounds: config.maxRounds * 2, timeLimitMs: (command.timeLimitMs ?? config.timeLimitMs) * 2 } : {}
         }
       })
     )
@@ -75859,7 +82843,7 @@ async function runBisect(command, io) {
 }
 
 // src/cli/publish.ts
-import { existsSync as existsSync10, readFileSync as readFileSync13 } from "node:fs";
+import { existsSync as existsSync10, readFileSync as readFileSync14 } from "node:fs";
 import path18 from "node:path";
 
 // src/history/publish.ts
@@ -75871,8 +82855,8 @@ var import_picomatch5 = __toESM(require_picomatch2(), 1);
 var SPARK_POINTS = 60;
 var MAX_ALERTS = 100;
 var MAX_FEED = 50;
-function dataScript(kind, data) {
-  return `benchgateSite(${JSON.stringify(kind)}, ${JSON.stringify(data)});
+function dataScript(kind, data2) {
+  return `benchgateSite(${JSON.stringify(kind)}, ${JSON.stringify(data2)});
 `;
 }
 function pullRequestOf(subject) {
@@ -75935,7 +82919,7 @@ function siteFiles(records, options) {
       const verdicts = byId.map((points) => points.get(b.id)?.verdict ?? null);
       const measured = byId.map((points) => points.get(b.id)?.change ?? null);
       const stepColumn = (pick) => measured.map((c) => c ? round3(pick(c)) : null);
-      const data = {
+      const data2 = {
         gate,
         id: b.id,
         budget: b.budget,
@@ -75952,7 +82936,7 @@ function siteFiles(records, options) {
           high: column((p) => p.cumulative?.high)
         }
       };
-      files.push({ path: file, text: dataScript("benchmark", data) });
+      files.push({ path: file, text: dataScript("benchmark", data2) });
       const steps = b.points.map((p) => p.step);
       rows.push({
         gate,
@@ -75960,25 +82944,25 @@ function siteFiles(records, options) {
         file,
         budget: b.budget,
         since: anchors.map((a) => since(steps, a.after)),
-        spark: thin(data.cumulative.estimate, SPARK_POINTS),
+        spark: thin(data2.cumulative.estimate, SPARK_POINTS),
         last: verdicts.at(-1) ?? null,
         measured: steps.filter(Boolean).length
       });
-      for (const [i, p] of b.points.entries()) {
-        const step = measured[i];
+      for (const [i2, p] of b.points.entries()) {
+        const step = measured[i2];
         if (!step) continue;
-        const broke = verdicts[i] === "regression";
-        const near = step.estimate <= -b.budget / 2 || verdicts[i] === "inconclusive" && step.low < -b.budget;
+        const broke = verdicts[i2] === "regression";
+        const near = step.estimate <= -b.budget / 2 || verdicts[i2] === "inconclusive" && step.low < -b.budget;
         if (broke || near)
           alerts.push({
             gate,
-            push: i,
+            push: i2,
             commit: p.commit,
             subject: p.subject,
             date: p.date,
             id: b.id,
             file,
-            verdict: verdicts[i] ?? "unmeasured",
+            verdict: verdicts[i2] ?? "unmeasured",
             step: { ...rounded(step), confidence: step.confidence },
             budget: b.budget,
             broke
@@ -76016,7 +83000,7 @@ function bisectOf(value, source) {
     return rounded(c);
   };
   const r = object(value, "not an object");
-  const targets = Array.isArray(r.targets) ? r.targets.map((t, i) => text2(t, `targets[${i}]`)) : fail("targets is not a list");
+  const targets = Array.isArray(r.targets) ? r.targets.map((t, i2) => text2(t, `targets[${i2}]`)) : fail("targets is not a list");
   const first = r.firstBad === void 0 ? null : object(r.firstBad, "firstBad is not an object");
   const undecided = r.undecided === void 0 ? null : object(r.undecided, "undecided is not an object");
   return {
@@ -76028,12 +83012,12 @@ function bisectOf(value, source) {
       commit: sha(object(first.commit, "firstBad.commit is not an object").sha, "firstBad.commit.sha"),
       subject: text2(object(first.commit, "firstBad.commit").subject, "firstBad.commit.subject").slice(0, 200),
       alone: first.alone === true,
-      changes: (Array.isArray(first.changes) ? first.changes : fail("firstBad.changes is not a list")).map((c, i) => {
-        const entry = object(c, `firstBad.changes[${i}]`);
+      changes: (Array.isArray(first.changes) ? first.changes : fail("firstBad.changes is not a list")).map((c, i2) => {
+        const entry = object(c, `firstBad.changes[${i2}]`);
         return {
-          id: text2(entry.id, `firstBad.changes[${i}].id`),
-          sinceGood: change(entry.sinceGood, `firstBad.changes[${i}].sinceGood`),
-          step: change(entry.step, `firstBad.changes[${i}].step`)
+          id: text2(entry.id, `firstBad.changes[${i2}].id`),
+          sinceGood: change(entry.sinceGood, `firstBad.changes[${i2}].sinceGood`),
+          step: change(entry.step, `firstBad.changes[${i2}].step`)
         };
       })
     } : null,
@@ -76059,9 +83043,9 @@ function anchorsOf(chain, isRelease) {
     commit: first.parent,
     after: -1
   };
-  const releases = chain.flatMap((r, i) => {
+  const releases = chain.flatMap((r, i2) => {
     const tag = r.tags.find(isRelease);
-    return tag && i < chain.length - 1 ? [{ label: tag, commit: r.commit, after: i }] : [];
+    return tag && i2 < chain.length - 1 ? [{ label: tag, commit: r.commit, after: i2 }] : [];
   });
   return [start, ...releases];
 }
@@ -76073,24 +83057,24 @@ function since(steps, after) {
 }
 function thin(values, count3) {
   if (values.length <= count3) return [...values];
-  return Array.from({ length: count3 }, (_, i) => values[Math.round(i * (values.length - 1) / (count3 - 1))] ?? null);
+  return Array.from({ length: count3 }, (_, i2) => values[Math.round(i2 * (values.length - 1) / (count3 - 1))] ?? null);
 }
 function round3(x) {
   return x === null || x === void 0 ? null : Number(x.toFixed(5));
 }
-function rounded(i) {
-  return { estimate: round3(i.estimate), low: round3(i.low), high: round3(i.high) };
+function rounded(i2) {
+  return { estimate: round3(i2.estimate), low: round3(i2.low), high: round3(i2.high) };
 }
 function xml(text2) {
   return text2.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 var pct3 = (x) => `${x >= 0 ? "+" : ""}${(100 * x).toFixed(1)}%`;
 function atomFeed(overview, regressions, siteUrl) {
-  const base = repositoryUrl(siteUrl);
+  const base2 = repositoryUrl(siteUrl);
   const updated = regressions[0]?.date && Date.parse(regressions[0].date) ? new Date(regressions[0].date).toISOString() : overview.generated;
   const entries = regressions.map((a) => {
     const gate = overview.gates[a.gate].gate;
-    const link = overview.repository ? `${overview.repository}/commit/${a.commit}` : base ? `${base}/` : void 0;
+    const link = overview.repository ? `${overview.repository}/commit/${a.commit}` : base2 ? `${base2}/` : void 0;
     const when = Date.parse(a.date) ? new Date(a.date).toISOString() : overview.generated;
     const change = `${pct3(a.step.estimate)} [${pct3(a.step.low)}, ${pct3(a.step.high)}]`;
     return [
@@ -76112,7 +83096,7 @@ function atomFeed(overview, regressions, siteUrl) {
     `  <title>${xml(`${overview.title}: regressions`)}</title>`,
     `  <updated>${updated}</updated>`,
     "  <author><name>benchgate</name></author>",
-    ...base ? [`  <link rel="alternate" href="${xml(base)}/"/>`] : [],
+    ...base2 ? [`  <link rel="alternate" href="${xml(base2)}/"/>`] : [],
     ...entries,
     "</feed>",
     ""
@@ -76192,7 +83176,7 @@ async function runPublish(command, io) {
     const bisects = reportFiles(command.bisects, io.cwd).map((file) => {
       let value;
       try {
-        value = JSON.parse(readFileSync13(file, "utf8"));
+        value = JSON.parse(readFileSync14(file, "utf8"));
       } catch (error) {
         throw new Error(`${file}: not JSON (${messageOf(error)})`, { cause: error });
       }
@@ -76282,6 +83266,7 @@ async function main(argv, io) {
         runTimeoutMs: command.nativeTimeoutMs,
         runs: command.nativeRuns
       } : void 0,
+      soloCheck: command.soloProcesses === void 0 ? void 0 : { processes: command.soloProcesses },
       ...gateIo(
         io,
         progress,
@@ -76466,7 +83451,7 @@ function progressPrinter(stream) {
 }
 
 // src/util/secrets.ts
-import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync14, readSync, writeSync } from "node:fs";
+import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync15, readSync, writeSync } from "node:fs";
 function forgetSecrets(env = process.env) {
   const jobFiles = Object.fromEntries(
     Object.entries(env).filter((entry) => JOB_FILES.has(entry[0].toUpperCase()) && entry[1] !== void 0)
@@ -76481,7 +83466,7 @@ function forgetSecrets(env = process.env) {
 function wipeInitialEnvironment(names) {
   let fd;
   try {
-    const stat2 = readFileSync14("/proc/self/stat", "utf8");
+    const stat2 = readFileSync15("/proc/self/stat", "utf8");
     const fields = stat2.slice(stat2.lastIndexOf(")") + 2).split(" ");
     const start = Number(fields[50 - 3]);
     const end = Number(fields[51 - 3]);
@@ -76489,18 +83474,18 @@ function wipeInitialEnvironment(names) {
     fd = openSync2("/proc/self/mem", "r+");
     const block = Buffer.alloc(end - start);
     readSync(fd, block, 0, block.length, start);
-    let offset = 0;
-    while (offset < block.length) {
-      let stop = block.indexOf(0, offset);
+    let offset2 = 0;
+    while (offset2 < block.length) {
+      let stop = block.indexOf(0, offset2);
       if (stop < 0) stop = block.length;
-      const entry = block.toString("latin1", offset, stop);
+      const entry = block.toString("latin1", offset2, stop);
       const equals = entry.indexOf("=");
       if (equals > 0 && names.has(entry.slice(0, equals))) {
-        const valueStart = offset + equals + 1;
+        const valueStart = offset2 + equals + 1;
         const length = stop - valueStart;
         if (length > 0) writeSync(fd, Buffer.alloc(length), 0, length, start + valueStart);
       }
-      offset = stop + 1;
+      offset2 = stop + 1;
     }
     return true;
   } catch {

@@ -30,6 +30,52 @@ async function startProfiler(intervalUs) {
     }
   };
 }
+var profileClockUs = () => Number(process.hrtime.bigint() / 1000n);
+function splitProfile(profile, spans) {
+  const samples = profile.samples ?? [];
+  const deltas = profile.timeDeltas ?? [];
+  const parts = new Map(spans.map((s2) => [s2.label, { samples: [], durations: [] }]));
+  const sorted = [...spans].sort((a2, b) => a2.startUs - b.startUs);
+  const mean2 = samples.length ? (profile.endTime - profile.startTime) / samples.length : 0;
+  let time = profile.startTime;
+  let at = 0;
+  samples.forEach((id, i2) => {
+    time += deltas[i2] ?? 0;
+    while (at < sorted.length && sorted[at].endUs <= time) at++;
+    const span = sorted[at];
+    if (!span || time < span.startUs) return;
+    const part = parts.get(span.label);
+    part.samples.push(id);
+    part.durations.push(Math.max(0, deltas[i2 + 1] ?? mean2));
+  });
+  const split = /* @__PURE__ */ new Map();
+  const hitsOf = /* @__PURE__ */ new Map();
+  for (const [label, part] of parts) {
+    const hits = /* @__PURE__ */ new Map();
+    for (const id of part.samples) hits.set(id, (hits.get(id) ?? 0) + 1);
+    hitsOf.set(label, hits);
+  }
+  for (const [label, part] of parts) {
+    const hits = hitsOf.get(label);
+    const nodes = profile.nodes.map((node) => {
+      const { positionTicks, ...rest } = node;
+      const mine = hits.get(node.id) ?? 0;
+      const all = [...hitsOf.values()].reduce((sum2, of) => sum2 + (of.get(node.id) ?? 0), 0);
+      const ticks = mine === 0 || !positionTicks ? void 0 : positionTicks.map((tick) => ({ ...tick, ticks: Math.round(tick.ticks * mine / all) })).filter((tick) => tick.ticks > 0);
+      return { ...rest, hitCount: mine, ...ticks?.length ? { positionTicks: ticks } : {} };
+    });
+    const total = part.durations.reduce((sum2, us) => sum2 + us, 0);
+    split.set(label, {
+      nodes,
+      startTime: profile.startTime,
+      endTime: profile.startTime + total,
+      samples: part.samples,
+      // Sample j starts where sample j-1 ended.
+      timeDeltas: part.durations.map((_2, j2) => j2 === 0 ? 0 : part.durations[j2 - 1])
+    });
+  }
+  return split;
+}
 
 // node_modules/simple-statistics/dist/simple-statistics.mjs
 function sum(x2) {
@@ -1177,23 +1223,35 @@ async function withWarmSides(sides, beat2, work, onFailure) {
     for (const side of sides) await side.finish();
   }
 }
-async function runTaskFor(task, durationMs, window, beat2) {
-  const side = new LocalSide(task);
+async function runTaskFor(tasks, durationMs, window, beat2, blockMs = 10) {
+  const sides = tasks.map((task) => new LocalSide(task));
   return withWarmSides(
-    [side],
+    sides,
     beat2,
-    async ([callMs]) => {
-      const batch = Math.max(1, Math.round(1 / Math.max(callMs, 1e-6)));
-      let calls = 0;
+    async (callMs) => {
+      const batches = callMs.map((ms) => Math.max(1, Math.round(1 / Math.max(ms, 1e-6))));
+      const calls = {};
+      const spans = [];
       await window.open();
       const started = performance.now();
-      while (performance.now() - started < durationMs) {
-        await side.run(batch);
-        calls += batch;
-        beat2();
+      for (let k2 = 0; performance.now() - started < durationMs; k2++) {
+        for (const at of order(sides.length, k2)) {
+          const side = sides[at];
+          const length = sides.length > 1 ? jitter(100) / 100 * blockMs : durationMs;
+          const startUs = profileClockUs();
+          const blockStarted = performance.now();
+          let made = 0;
+          do {
+            await side.run(batches[at]);
+            made += batches[at];
+            beat2();
+          } while (performance.now() - blockStarted < length && performance.now() - started < durationMs);
+          spans.push({ label: side.revision, startUs, endUs: profileClockUs() });
+          calls[side.revision] = (calls[side.revision] ?? 0) + made;
+        }
       }
-      await window.close();
-      return { calls };
+      await window.close({ calls, spans });
+      return { calls, spans };
     },
     (failure) => ({ error: failure.message })
   );
@@ -2743,22 +2801,28 @@ function throttled(beat2) {
   };
 }
 async function runProfile(job) {
-  const { side } = job;
-  const file = side.files[0];
-  current = `loading ${file} (${side.revision})`;
-  const { tasks } = await loadBenchFile(path5.join(side.root, file), side.root);
-  const task = tasks.find((t2) => t2.name === job.task);
-  if (!task) throw new Error(`${file} (${side.revision}) no longer declares the task '${job.task}'`);
-  current = `${file}${ID_SEPARATOR}${task.name}`;
+  const file = job.sides[0].files[0];
+  const id = `${file}${ID_SEPARATOR}${job.task}`;
+  const { files, byId } = await loadSides(job.sides);
+  const failed = files.find((load) => load.error);
+  if (failed) return fatal(`${failed.file} (${failed.revision}) did not load: ${failed.error}`);
+  const tasks = byId.get(id) ?? [];
+  for (const side of job.sides)
+    if (!tasks.some((task) => task.revision === side.revision))
+      throw new Error(`${file} (${side.revision}) no longer declares the task '${job.task}'`);
+  current = id;
   let profiler;
   const outcome = await runTaskFor(
-    { revision: side.revision, root: side.root, fn: task.fn, opts: task.opts },
+    tasks,
     job.durationMs,
     {
       open: async () => void (profiler = await startProfiler(job.intervalUs)),
-      close: async () => writeFileSync(job.outFile, JSON.stringify(atSourceFiles(await profiler.stop())))
+      close: async ({ spans }) => {
+        const whole = atSourceFiles(await profiler.stop());
+        for (const [revision, part] of splitProfile(whole, spans)) writeFileSync(job.outFiles[revision], JSON.stringify(part));
+      }
     },
-    throttled(() => void send({ type: "progress", id: current, revision: side.revision }))
+    throttled(() => void send({ type: "progress", id: current }))
   );
   if ("error" in outcome) return fatal(outcome.error);
   await send({ type: "profiled", calls: outcome.calls });
@@ -2785,7 +2849,7 @@ async function fatal(message) {
   process.exit(1);
 }
 function prepare(job) {
-  const files = "side" in job ? job.side.files : job.sides.flatMap((side) => side.files);
+  const files = job.sides.flatMap((side) => side.files);
   installCapture(files.some((file) => /\.[cm]?tsx?$/.test(file)));
 }
 var doing = () => current.startsWith("loading") ? current : `running '${current}'`;

@@ -13,6 +13,7 @@ import { assertInstalled, loadInventory, type RevisionInventory } from './measur
 import { planSuite, type FileCensus, type ShardSpec } from './measure/shard.js';
 import type { MeasureSettings } from './measure/micro/protocol.js';
 import { measureMicro } from './measure/micro/schedule.js';
+import { soloComparison, type SoloCheckInfo } from './report/solo.js';
 import { pinLoadGenerator } from './measure/http/pinning.js';
 import { cpuReadable } from './measure/http/cpu.js';
 import { probeInstructions } from './measure/http/instructions.js';
@@ -37,7 +38,8 @@ import {
 } from './report/model.js';
 import { describeFailure, messageOf, UserError } from './util/errors.js';
 import { allowChildVariables, killStrays } from './util/processes.js';
-import { explain, type ProfileTarget } from './explain/run.js';
+import { agreement, type MeasuredCost } from './explain/agreement.js';
+import { explain, type Explanation, type ProfileTarget } from './explain/run.js';
 import { formatDuration, formatShare } from './util/format.js';
 import { NATIVE_RUN_TIMEOUT_MS, nativeRunLimits, nativeTargets, runNativeCheck } from './measure/native/check.js';
 import { nativeEntries, type NativeCheckInfo } from './report/native.js';
@@ -109,6 +111,11 @@ export interface GateOptions {
    * observer (dist/native.js) preloaded, each run bounded by runTimeoutMs (default NATIVE_RUN_TIMEOUT_MS).
    */
   nativeCheck?: { observerPath: string; runTimeoutMs?: number | undefined; runs?: number | undefined } | undefined;
+  /**
+   * compare --solo-check: after the verdicts, each revision alone in `processes` fresh processes (process
+   * isolation, AB BA), beside the shared-process figures. Information: never the verdict.
+   */
+  soloCheck?: { processes: number } | undefined;
 }
 
 /**
@@ -164,9 +171,11 @@ export async function runGate(options: GateOptions): Promise<Report> {
     const http = run.config.http.length ? await measureHttpStage(run, micro) : undefined;
     const judged = judge(run, micro, http);
     const measureEnded = now();
-    const explained = await explainStage(run, judged.benchmarks);
+    const explained = await explainStage(run, judged.benchmarks, micro);
     const native = options.nativeCheck && files ? await nativeStage(run, files, inventory, explained.benchmarks) : undefined;
-    const benchmarks = native?.benchmarks ?? explained.benchmarks;
+    const checked = native?.benchmarks ?? explained.benchmarks;
+    const solo = options.soloCheck && files ? await soloStage(run, files, checked, options.soloCheck.processes) : undefined;
+    const benchmarks = solo?.benchmarks ?? checked;
     return {
       version: REPORT_VERSION,
       tool: { name: 'benchgate', version: options.toolVersion },
@@ -180,6 +189,7 @@ export async function runGate(options: GateOptions): Promise<Report> {
       ...(part.shard ? { shard: part.shard } : {}),
       ...(policy ? { policy } : {}),
       ...(native ? { nativeCheck: native.info } : {}),
+      ...(solo ? { soloCheck: solo.info } : {}),
     };
   } finally {
     // What the pull request's code detached from its process group (a daemon, a setsid) goes with the run.
@@ -623,6 +633,7 @@ function judge(
 async function explainStage(
   run: RunContext,
   judged: ReportBenchmark[],
+  micro: Measurement | undefined,
 ): Promise<{ benchmarks: ReportBenchmark[]; profile?: { dir?: string; benchmarks: number } }> {
   const { options, config, tree } = run;
   const mode = options.profile ?? 'regressions';
@@ -643,13 +654,91 @@ async function explainStage(
     socketDir: run.socketDir,
     stallTimeoutMs: config.micro.taskTimeoutMs,
     log: options.log,
+    // Profiled as measured: both revisions in one process, unless the file was measured in isolates or processes of its own.
+    shared: (file) => micro?.isolation === 'alternate' && !micro.isolatedFiles?.includes(file),
   });
-  const benchmarks = judged.map((b) => (explanations.has(b.id) ? { ...b, profile: explanations.get(b.id)! } : b));
+  const benchmarks = judged.map((b) => (explanations.has(b.id) ? { ...b, profile: withAgreement(explanations.get(b.id)!, b) } : b));
   // The folder only when it holds a profile: an output or a line pointing at nothing would mislead.
   return {
     benchmarks,
     profile: { ...(benchmarks.some((b) => b.profile && 'files' in b.profile) ? { dir } : {}), benchmarks: targets.length },
   };
+}
+
+/**
+ * compare --solo-check, after the verdicts and outside the measured rounds: the compared micro-benchmarks' bench
+ * files measured once more with one revision per process (pairs of fresh processes, AB BA), as production runs one
+ * revision; each benchmark's solo change goes beside its shared-process one, with the speed levels its processes
+ * fell on. Whatever happens here leaves the verdicts as they are.
+ */
+async function soloStage(
+  run: RunContext,
+  files: { base: string[]; head: string[] },
+  judged: ReportBenchmark[],
+  processes: number,
+): Promise<{ benchmarks: ReportBenchmark[]; info: SoloCheckInfo }> {
+  const { config, options } = run;
+  const started = run.now();
+  const compared = new Set(judged.filter((b) => b.kind === 'micro' && b.file && b.change).map((b) => b.file!));
+  const info = { processes, durationMs: 0 };
+  if (!compared.size) return { benchmarks: judged, info };
+  options.log(`solo check: ${compared.size} bench file(s), each revision alone in ${processes} fresh processes (AB BA pairs)`);
+  try {
+    const solo = await measureMicro({
+      base: run.tree.base,
+      head: run.tree.head,
+      baseFiles: files.base.filter((file) => compared.has(file)),
+      headFiles: files.head.filter((file) => compared.has(file)),
+      isolation: 'process',
+      settings: { ...MEASURE_DEFAULTS, taskTimeMs: config.micro.taskTimeMs },
+      stallTimeoutMs: config.micro.taskTimeoutMs,
+      rounds: processes,
+      minimumRounds: () => processes,
+      // Its own time: the verdicts are in, and the check runs every pair it was asked for.
+      timeLimitMs: Number.POSITIVE_INFINITY,
+      runnerPath: options.runnerPath,
+      log: options.log,
+      now: run.now,
+    });
+    const byId = new Map(solo.benchmarks.map((b) => [b.id, b]));
+    const benchmarks = judged.map((b) => {
+      const samples = byId.get(b.id);
+      return samples && b.change ? { ...b, solo: soloComparison(samples, b.change) } : b;
+    });
+    return { benchmarks, info: { ...info, durationMs: run.now() - started } };
+  } catch (error) {
+    options.log(`solo check failed (the comparison stands): ${messageOf(error)}`);
+    return { benchmarks: judged, info: { ...info, durationMs: run.now() - started, error: describeFailure(error) } };
+  }
+}
+
+/** A profile, with whether it agrees with what the rounds measured of its benchmark's cost per operation. */
+function withAgreement(profile: Explanation, benchmark: ReportBenchmark): Explanation {
+  const measured = measuredCost(benchmark);
+  const agreed = 'error' in profile || !measured ? undefined : agreement(profile, measured);
+  return agreed ? { ...profile, agreement: agreed } : profile;
+}
+
+/**
+ * What the rounds measured of a benchmark's cost per operation: a micro task's time a call (from its calls per
+ * second), an HTTP server's main-thread CPU a request (what its profile samples). The changes are of cost, so
+ * the inverse of throughput's: -20% of calls per second is +25% of time a call.
+ */
+function measuredCost(b: ReportBenchmark): MeasuredCost | undefined {
+  const ofCost = (c: { estimate: number; low: number; high: number }) => ({
+    estimate: 1 / (1 + c.estimate) - 1,
+    low: 1 / (1 + c.high) - 1,
+    high: 1 / (1 + c.low) - 1,
+  });
+  const rounds = (of: number[]) => of.map((r) => 1 / (1 + r) - 1);
+  if (b.kind === 'http') {
+    const cpu = b.http?.cpu;
+    return cpu?.change
+      ? { baseUs: cpu.base.mainUs, headUs: cpu.head.mainUs, change: ofCost(cpu.change), rounds: rounds(cpu.rounds) }
+      : undefined;
+  }
+  if (!b.base || !b.head || !b.change) return undefined;
+  return { baseUs: 1e6 / b.base.opsPerSec, headUs: 1e6 / b.head.opsPerSec, change: ofCost(b.change), rounds: rounds(b.rounds) };
 }
 
 /**

@@ -48,6 +48,11 @@ Options:
   --native-runs <n>     with --native-check: run each file exactly n times per revision (2 to 20),
                         alternating, whatever the time: more runs, a narrower native interval
   --native-timeout <d>  with --native-check: kill a native run after this long (default 2m)
+  --solo-check          then measure each compared micro-benchmark with each revision alone in
+                        fresh processes (pairs AB BA, as production runs one revision), show its
+                        change beside the verdict's shared-process one, and name the speed levels
+                        a revision's processes fall on (information: never the verdict)
+  --solo-processes <n>  with --solo-check: fresh processes per revision (6 to 48, default 12)
   --no-color            plain output even on a terminal
   -h, --help            show this help
   -v, --version         show the version
@@ -166,6 +171,8 @@ type CommandKind =
       nativeTimeoutMs: number | undefined;
       /** --native-runs: native runs per revision, all of them whatever the time (default: 2, a third while time allows). */
       nativeRuns: number | undefined;
+      /** --solo-check: fresh processes per revision (default SOLO_PROCESSES), or undefined when not asked for. */
+      soloProcesses: number | undefined;
       color: boolean | undefined;
     };
 
@@ -188,6 +195,8 @@ const OPTIONS = {
   'native-check': { type: 'boolean' },
   'native-timeout': { type: 'string' },
   'native-runs': { type: 'string' },
+  'solo-check': { type: 'boolean' },
+  'solo-processes': { type: 'string' },
   history: { type: 'string' },
   anchor: { type: 'string' },
   'drift-budget': { type: 'string' },
@@ -309,6 +318,8 @@ function commandOf(values: Values, positionals: string[]): CommandKind {
     throw new UserError('--native-timeout bounds the runs of --native-check: add --native-check, or leave it out.');
   if (values['native-runs'] !== undefined && !values['native-check'])
     throw new UserError('--native-runs sets how many runs --native-check makes: add --native-check, or leave it out.');
+  if (values['solo-processes'] !== undefined && !values['solo-check'])
+    throw new UserError('--solo-processes sets how many processes --solo-check runs: add --solo-check, or leave it out.');
   return {
     kind: 'compare',
     base: values.base,
@@ -329,6 +340,11 @@ function commandOf(values: Values, positionals: string[]): CommandKind {
     nativeCheck: values['native-check'] === true,
     nativeTimeoutMs: values['native-timeout'] === undefined ? undefined : parseFlagDuration(values['native-timeout'], '--native-timeout'),
     nativeRuns: values['native-runs'] === undefined ? undefined : parseNativeRuns(values['native-runs']),
+    soloProcesses: !values['solo-check']
+      ? undefined
+      : values['solo-processes'] === undefined
+        ? SOLO_PROCESSES
+        : parseSoloProcesses(values['solo-processes']),
     color: values['no-color'] ? false : undefined,
   };
 }
@@ -351,6 +367,18 @@ function parseRounds(text: string): number {
   if (!Number.isInteger(rounds) || rounds < 2 || rounds > 500)
     throw new UserError(`--rounds '${text}' is not a whole number from 2 to 500.`);
   return rounds;
+}
+
+/** Fresh processes per revision of --solo-check: enough to see two levels and bound the change (±3-5% on real fixes). */
+export const SOLO_PROCESSES = 12;
+
+function parseSoloProcesses(text: string): number {
+  const processes = Number(text);
+  if (!Number.isInteger(processes) || processes < 6 || processes > 48)
+    throw new UserError(
+      `--solo-processes '${text}' is not a whole number from 6 to 48 (fresh processes per revision; six are the least in which speed levels can be told from spread).`,
+    );
+  return processes;
 }
 
 function parseNativeRuns(text: string): number {

@@ -89,6 +89,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
             runs: command.nativeRuns,
           }
         : undefined,
+      soloCheck: command.soloProcesses === undefined ? undefined : { processes: command.soloProcesses },
       ...gateIo(
         io,
         progress,

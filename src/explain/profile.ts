@@ -9,6 +9,7 @@ import { SourceMap, type SourceMapPayload } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CpuProfile } from '../measure/profiler.js';
+import { FunctionShapes } from './functions.js';
 
 /** One function's self time in one profile. */
 export interface FunctionCost {
@@ -20,8 +21,13 @@ export interface FunctionCost {
    * caller…), e.g. makeId in src/ids.js:4 above a native crypto call; undefined when there is none.
    */
   via?: Via;
-  /** Matches the same function in the other revision: name and file (and line, for anonymous functions), and `via`. */
+  /**
+   * Matches the same function in the other revision: name and file, and `via`; for an anonymous function also its
+   * nesting and source shape (functions.ts), or its line where its file cannot be parsed.
+   */
   key: string;
+  /** For an anonymous function, its key without its shape: pairs it with the other revision's when its body was edited. */
+  looseKey?: string;
   selfMs: number;
 }
 
@@ -32,7 +38,12 @@ export interface ProfileSummary {
   ownTotals: FunctionCost[];
   /** Sampled time, idle excluded, in ms. */
   totalMs: number;
+  /** Samples of work (idle excluded). */
+  samples: number;
 }
+
+/** V8's name for the garbage collector's samples. */
+export const GC = '(garbage collector)';
 
 /** A function whose cost changed, base against head. */
 /** A project function on the stack above a function that is not the project's. */
@@ -58,6 +69,8 @@ const NOT_WORK = new Set(['(root)', '(idle)']);
 
 export interface SummaryOptions {
   maps?: SourceMaps;
+  /** Names anonymous functions by nesting and shape (functions.ts); one per run, shared by both revisions' profiles. */
+  shapes?: FunctionShapes;
   /** Files whose functions are not listed (benchgate's own runner): their time still counts in the total. */
   hidden?: (file: string) => boolean;
   /** Project files that are not interesting as "own code" (the bench file, whose task calls everything). */
@@ -75,6 +88,7 @@ export const INLINED = '(task code inlined into the loop)';
 /** Self time per function: each sample's time goes to the function on top of its stack. */
 export function summarizeProfile(profile: CpuProfile, root: string, options: SummaryOptions = {}): ProfileSummary {
   const maps = options.maps ?? new SourceMaps();
+  const shapes = options.shapes ?? new FunctionShapes();
   const selfUs = new Map<number, number>();
   const { samples, timeDeltas } = profile;
   if (samples?.length && timeDeltas?.length === samples.length) {
@@ -89,7 +103,7 @@ export function summarizeProfile(profile: CpuProfile, root: string, options: Sum
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  const frames = new Map<number, { name: string; location: string; key: string; own: boolean; hidden: boolean }>();
+  const frames = new Map<number, { name: string; location: string; key: string; looseKey: string; own: boolean; hidden: boolean }>();
   const frameOf = (id: number) => {
     let frame = frames.get(id);
     if (frame) return frame;
@@ -97,34 +111,52 @@ export function summarizeProfile(profile: CpuProfile, root: string, options: Sum
     const place = maps.locate(callFrame.url, callFrame.lineNumber, callFrame.columnNumber, root);
     const loop = !callFrame.url && (options.loops ?? []).includes(callFrame.functionName);
     const name = loop ? INLINED : callFrame.functionName || '(anonymous)';
+    // An anonymous function is named by where it sits and what it is, not by its line, which an edit above it moves.
+    const identity = !callFrame.functionName && place.path ? shapes.identify(place.path, place.line, place.column) : undefined;
+    const key = callFrame.functionName
+      ? `${name}|${place.file}`
+      : identity
+        ? `${name}|${place.file}|${identity.nesting}|${identity.shape}`
+        : `${name}|${place.file}:${place.line}`;
     frame = {
       name,
       location: loop ? 'JIT-inlined' : place.file ? (place.line >= 0 ? `${place.file}:${place.line + 1}` : place.file) : '',
-      key: callFrame.functionName ? `${name}|${place.file}` : `${name}|${place.file}:${place.line}`,
+      key,
+      looseKey: identity ? `${name}|${place.file}|${identity.nesting}` : key,
       own: isOwnCode(place.file) && !options.notOwn?.(place.file),
       hidden: options.hidden?.(place.file) ?? false,
     };
     frames.set(id, frame);
     return frame;
   };
-  const viaOf = (id: number): { name: string; location: string; key: string } | undefined => {
+  const viaOf = (id: number): { name: string; location: string; key: string; looseKey: string } | undefined => {
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) if (frameOf(at).own) return frameOf(at);
     return undefined;
   };
   const byKey = new Map<string, FunctionCost>();
   const ownTotals = new Map<string, FunctionCost>();
   let totalUs = 0;
+  let work = 0;
+  const hits = new Map<number, number>();
+  for (const id of samples ?? []) hits.set(id, (hits.get(id) ?? 0) + 1);
   for (const node of profile.nodes) {
     const us = selfUs.get(node.id) ?? 0;
     if (us === 0 || NOT_WORK.has(node.callFrame.functionName)) continue;
     totalUs += us;
+    work += samples?.length ? (hits.get(node.id) ?? 0) : (node.hitCount ?? 0);
     // Each own function on the stack gets the sample once, however deep its recursion.
     const seen = new Set<string>();
     for (let at: number | undefined = node.id; at !== undefined; at = parent.get(at)) {
       const frame = frameOf(at);
       if (!frame.own || seen.has(frame.key)) continue;
       seen.add(frame.key);
-      const total = ownTotals.get(frame.key) ?? { function: frame.name, location: frame.location, key: frame.key, selfMs: 0 };
+      const total = ownTotals.get(frame.key) ?? {
+        function: frame.name,
+        location: frame.location,
+        key: frame.key,
+        ...(frame.looseKey !== frame.key ? { looseKey: frame.looseKey } : {}),
+        selfMs: 0,
+      };
       total.selfMs += us / 1000;
       ownTotals.set(frame.key, total);
     }
@@ -132,10 +164,12 @@ export function summarizeProfile(profile: CpuProfile, root: string, options: Sum
     if (frame.hidden) continue;
     const via = frame.own ? undefined : viaOf(node.id);
     const key = via ? `${frame.key}<${via.key}` : frame.key;
+    const looseKey = via ? `${frame.looseKey}<${via.looseKey}` : frame.looseKey;
     const cost = byKey.get(key) ?? {
       function: frame.name,
       location: frame.location,
       key,
+      ...(looseKey !== key ? { looseKey } : {}),
       selfMs: 0,
       ...(via ? { via: { function: via.name, location: via.location } } : {}),
     };
@@ -143,7 +177,12 @@ export function summarizeProfile(profile: CpuProfile, root: string, options: Sum
     byKey.set(key, cost);
   }
   const bySize = (a: FunctionCost, b: FunctionCost) => b.selfMs - a.selfMs;
-  return { functions: [...byKey.values()].sort(bySize), ownTotals: [...ownTotals.values()].sort(bySize), totalMs: totalUs / 1000 };
+  return {
+    functions: [...byKey.values()].sort(bySize),
+    ownTotals: [...ownTotals.values()].sort(bySize),
+    totalMs: totalUs / 1000,
+    samples: work,
+  };
 }
 
 export interface ProfiledSide {
@@ -161,6 +200,7 @@ export interface ProfiledSide {
 export function diffProfiles(base: ProfiledSide, head: ProfiledSide, top = 5, view: 'functions' | 'ownTotals' = 'functions'): ProfileRow[] {
   const baseByKey = new Map(base.summary[view].map((f) => [f.key, f]));
   const headByKey = new Map(head.summary[view].map((f) => [f.key, f]));
+  pairEdited(baseByKey, headByKey);
   const perOp = (cost: FunctionCost | undefined, side: { ops: number }) => (cost && side.ops > 0 ? (cost.selfMs * 1000) / side.ops : 0);
   const share = (cost: FunctionCost | undefined, side: { summary: ProfileSummary }) =>
     cost && side.summary.totalMs > 0 ? cost.selfMs / side.summary.totalMs : 0;
@@ -189,6 +229,31 @@ interface Place {
   file: string;
   /** 0-based; -1 when unknown. */
   line: number;
+  /** 0-based; -1 when unknown. */
+  column: number;
+  /** The source file on disk, when the frame is one. */
+  path?: string;
+}
+
+/**
+ * An anonymous function whose body was edited has another shape at head: when its file and nesting single it
+ * out on both sides (one function of that nesting not matched at base, one at head), it is the same function,
+ * and head's entry takes base's key.
+ */
+function pairEdited(base: Map<string, FunctionCost>, head: Map<string, FunctionCost>): void {
+  const unmatched = (side: Map<string, FunctionCost>, other: Map<string, FunctionCost>) => {
+    const byLoose = new Map<string, FunctionCost[]>();
+    for (const cost of side.values())
+      if (cost.looseKey && !other.has(cost.key)) byLoose.set(cost.looseKey, [...(byLoose.get(cost.looseKey) ?? []), cost]);
+    return byLoose;
+  };
+  const baseLoose = unmatched(base, head);
+  for (const [loose, heads] of unmatched(head, base)) {
+    const bases = baseLoose.get(loose);
+    if (heads.length !== 1 || bases?.length !== 1) continue;
+    head.delete(heads[0]!.key);
+    head.set(bases[0]!.key, heads[0]!);
+  }
 }
 
 /**
@@ -201,22 +266,27 @@ export class SourceMaps {
   private readonly maps = new Map<string, { map: SourceMap; dir: string; sourceRoot: string } | null>();
 
   locate(url: string, line: number, column: number, root: string): Place {
-    if (!url) return { file: '', line: -1 };
-    if (!url.startsWith('file://')) return { file: url, line };
+    if (!url) return { file: '', line: -1, column: -1 };
+    if (!url.startsWith('file://')) return { file: url, line, column };
     const file = fileURLToPath(url);
     const mapped = this.original(file, line, column);
-    return { file: readable(mapped?.file ?? file, root), line: mapped?.line ?? line };
+    const source = mapped?.file ?? file;
+    return { file: readable(source, root), line: mapped?.line ?? line, column: mapped ? mapped.column : column, path: source };
   }
 
   private original(file: string, line: number, column: number): Place | undefined {
     const entry = this.load(file);
     if (!entry || line < 0) return undefined;
-    const found = entry.map.findEntry(line, Math.max(0, column)) as { originalSource?: string; originalLine?: number };
+    const found = entry.map.findEntry(line, Math.max(0, column)) as {
+      originalSource?: string;
+      originalLine?: number;
+      originalColumn?: number;
+    };
     if (!found.originalSource) return undefined;
     const source = found.originalSource.startsWith('file://')
       ? fileURLToPath(found.originalSource)
       : path.resolve(entry.dir, entry.sourceRoot, found.originalSource);
-    return { file: source, line: found.originalLine ?? -1 };
+    return { file: source, line: found.originalLine ?? -1, column: found.originalColumn ?? -1 };
   }
 
   private load(file: string) {

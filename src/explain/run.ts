@@ -15,7 +15,9 @@ import { ID_SEPARATOR, type ProfileJob } from '../measure/micro/protocol.js';
 import { runBenchmarkProcess } from '../measure/micro/spawn.js';
 import type { CpuProfile } from '../measure/profiler.js';
 import { messageOf } from '../util/errors.js';
-import { diffProfiles, SourceMaps, summarizeProfile, type ProfileRow } from './profile.js';
+import type { Agreement } from './agreement.js';
+import { FunctionShapes } from './functions.js';
+import { diffProfiles, GC, SourceMaps, summarizeProfile, type ProfileRow } from './profile.js';
 
 /** What the profiles of one benchmark show. */
 export interface ProfileExplanation {
@@ -25,6 +27,16 @@ export interface ProfileExplanation {
   unit: 'call' | 'request';
   /** Operations done while each profile ran. */
   ops: { base: number; head: number };
+  /**
+   * How the profiles ran: `shared`, both revisions in one process, alternating as a measured round does (the state
+   * the verdict measured); `alone`, each revision in a fresh process of its own (HTTP servers, and code measured
+   * in isolates or processes of its own).
+   */
+  process: 'shared' | 'alone';
+  /** Profiler samples of work (idle excluded) per revision: the sampling error of perOpUs is about 1/√samples. */
+  samples: { base: number; head: number };
+  /** Time in the garbage collector per operation, in microseconds (part of perOpUs). */
+  gcPerOpUs: { base: number; head: number };
   /** Sampled (non-idle) time per operation, in microseconds. */
   perOpUs: { base: number; head: number };
   /** The functions whose self time per operation grew most. */
@@ -32,6 +44,8 @@ export interface ProfileExplanation {
   /** The project's own functions whose total time (with what they call) per operation grew most. */
   ownCode: ProfileRow[];
   durationMs: number;
+  /** Whether the profiles' change of cost per operation agrees with the rounds' (set once the verdicts are known). */
+  agreement?: Agreement;
 }
 
 export type Explanation = ProfileExplanation | { error: string; durationMs: number };
@@ -58,6 +72,11 @@ export interface ExplainPlan {
   /** Profiled time per revision, and the sampling interval. */
   micro?: { durationMs: number; intervalUs: number };
   server?: { durationMs: number; intervalUs: number };
+  /**
+   * Whether a micro task's bench file was measured with both revisions in one process (alternate isolation, not
+   * in isolates): then both are profiled so, in one process. Default: never (each alone).
+   */
+  shared?: (file: string) => boolean;
 }
 
 export const PROFILE_DEFAULTS = { micro: { durationMs: 1000, intervalUs: 100 }, server: { durationMs: 3000, intervalUs: 200 } };
@@ -103,15 +122,18 @@ async function profileBoth(target: ProfileTarget, plan: ExplainPlan, started: nu
   const revisions: Record<RevisionLabel, Revision> = { base: plan.base, head: plan.head };
   const slug = profileSlug(target.id);
   const files = { base: path.join(plan.dir, `${slug}.base.cpuprofile`), head: path.join(plan.dir, `${slug}.head.cpuprofile`) };
+  const shared = target.kind === 'micro' && target.file !== null && (plan.shared?.(target.file) ?? false);
   const ops = { base: 0, head: 0 };
-  for (const side of ['base', 'head'] as const) {
-    ops[side] =
-      target.kind === 'http'
-        ? await profileHttp(target, revisions[side], files[side], plan)
-        : await profileMicro(target, revisions[side], files[side], plan);
-  }
+  if (shared) Object.assign(ops, await profileMicro(target, [revisions.base, revisions.head], files, plan));
+  else
+    for (const side of ['base', 'head'] as const)
+      ops[side] =
+        target.kind === 'http'
+          ? await profileHttp(target, revisions[side], files[side], plan)
+          : ((await profileMicro(target, [revisions[side]], files, plan))[side] ?? 0);
   const options = {
     maps: new SourceMaps(),
+    shapes: new FunctionShapes(),
     // benchgate's runner and probe frames are not the project's; a micro task's bench file calls everything it does.
     hidden: (file: string) =>
       file.startsWith(path.dirname(plan.runnerPath) + path.sep) || file.startsWith(path.dirname(plan.probePath) + path.sep),
@@ -130,10 +152,15 @@ async function profileBoth(target: ProfileTarget, plan: ExplainPlan, started: nu
   // A function that explains less than 2% of the whole growth per operation is sampling noise, not a lead.
   const growth = Math.max(0, perOp('head') - perOp('base'));
   const matters = (row: ProfileRow) => row.headPerOpUs - row.basePerOpUs >= 0.02 * growth;
+  const gcPerOp = (side: RevisionLabel) =>
+    ops[side] > 0 ? (summaries[side].functions.find((f) => f.function === GC)?.selfMs ?? 0) * (1000 / ops[side]) : 0;
   return {
     files,
     unit: target.kind === 'http' ? 'request' : 'call',
     ops,
+    process: shared ? 'shared' : 'alone',
+    samples: { base: summaries.base.samples, head: summaries.head.samples },
+    gcPerOpUs: { base: gcPerOp('base'), head: gcPerOp('head') },
     perOpUs: { base: perOp('base'), head: perOp('head') },
     top: diffProfiles(...sides).filter(matters),
     ownCode: diffProfiles(...sides, 3, 'ownTotals').filter(matters),
@@ -141,20 +168,31 @@ async function profileBoth(target: ProfileTarget, plan: ExplainPlan, started: nu
   };
 }
 
-async function profileMicro(target: ProfileTarget, revision: Revision, outFile: string, plan: ExplainPlan): Promise<number> {
+/** Profile a micro task: one revision alone, or both in one process, alternating. Each revision's calls under the profiler. */
+async function profileMicro(
+  target: ProfileTarget,
+  revisions: Revision[],
+  files: Record<RevisionLabel, string>,
+  plan: ExplainPlan,
+): Promise<Partial<Record<RevisionLabel, number>>> {
   if (!target.file) throw new Error(`no bench file is known for ${target.id}`);
   const settings = plan.micro ?? PROFILE_DEFAULTS.micro;
   const job: ProfileJob = {
     kind: 'profile',
-    side: { revision: revision.label, root: revision.root, files: [target.file] },
+    sides: revisions.map((revision) => ({ revision: revision.label, root: revision.root, files: [target.file!] })),
     task: target.id.slice(target.file.length + ID_SEPARATOR.length),
-    durationMs: settings.durationMs,
+    // Each revision gets the profiled time it gets alone.
+    durationMs: settings.durationMs * revisions.length,
     intervalUs: settings.intervalUs,
-    outFile,
+    outFiles: Object.fromEntries(revisions.map((revision) => [revision.label, files[revision.label]])),
   };
-  const outcome = await runBenchmarkProcess(job, { runnerPath: plan.runnerPath, stallTimeoutMs: plan.stallTimeoutMs, cwd: revision.root });
-  if (!outcome.ok) throw new Error(`${revision.label}: ${outcome.message}`);
-  return outcome.calls ?? 0;
+  const outcome = await runBenchmarkProcess(job, {
+    runnerPath: plan.runnerPath,
+    stallTimeoutMs: plan.stallTimeoutMs,
+    cwd: revisions[0]!.root,
+  });
+  if (!outcome.ok) throw new Error(`${revisions.map((r) => r.label).join(' and ')}: ${outcome.message}`);
+  return outcome.calls ?? {};
 }
 
 async function profileHttp(target: ProfileTarget, revision: Revision, outFile: string, plan: ExplainPlan): Promise<number> {

@@ -50,3 +50,71 @@ export async function startProfiler(intervalUs: number): Promise<RunningProfiler
     },
   };
 }
+
+/** A stretch of a profiled run that belongs to one revision, in the profile's clock (µs of the monotonic clock). */
+export interface Span<L extends string = string> {
+  label: L;
+  startUs: number;
+  endUs: number;
+}
+
+/** Now, in the profile's clock: V8 stamps its samples with the monotonic clock that process.hrtime reads, in µs. */
+export const profileClockUs = (): number => Number(process.hrtime.bigint() / 1000n);
+
+/**
+ * One profile of a run that alternated revisions, split into one profile per revision: each sample goes to the
+ * revision whose span holds its time, and keeps its own duration; a sample outside every span (switching from
+ * one revision to the other) goes to neither. Each part is a valid .cpuprofile, its kept samples laid end to end
+ * (so DevTools shows each revision's time, and nothing of the other's). Written here: no package splits profiles.
+ */
+export function splitProfile<L extends string>(profile: CpuProfile, spans: readonly Span<L>[]): Map<L, CpuProfile> {
+  const samples = profile.samples ?? [];
+  const deltas = profile.timeDeltas ?? [];
+  const parts = new Map<L, { samples: number[]; durations: number[] }>(spans.map((s) => [s.label, { samples: [], durations: [] }]));
+  const sorted = [...spans].sort((a, b) => a.startUs - b.startUs);
+  const mean = samples.length ? (profile.endTime - profile.startTime) / samples.length : 0;
+  let time = profile.startTime;
+  let at = 0;
+  samples.forEach((id, i) => {
+    time += deltas[i] ?? 0;
+    while (at < sorted.length && sorted[at]!.endUs <= time) at++;
+    const span = sorted[at];
+    if (!span || time < span.startUs) return;
+    const part = parts.get(span.label)!;
+    part.samples.push(id);
+    // timeDeltas[i] is the time before sample i, so sample i lasted until the next one.
+    part.durations.push(Math.max(0, deltas[i + 1] ?? mean));
+  });
+  const split = new Map<L, CpuProfile>();
+  const hitsOf = new Map<L, Map<number, number>>();
+  for (const [label, part] of parts) {
+    const hits = new Map<number, number>();
+    for (const id of part.samples) hits.set(id, (hits.get(id) ?? 0) + 1);
+    hitsOf.set(label, hits);
+  }
+  for (const [label, part] of parts) {
+    const hits = hitsOf.get(label)!;
+    const nodes = profile.nodes.map((node) => {
+      const { positionTicks, ...rest } = node;
+      const mine = hits.get(node.id) ?? 0;
+      const all = [...hitsOf.values()].reduce((sum, of) => sum + (of.get(node.id) ?? 0), 0);
+      // Line ticks count the node's samples of the whole run: a revision's own function keeps them all; a frame
+      // both revisions ran (Node's, V8's) gets its share of them.
+      const ticks =
+        mine === 0 || !positionTicks
+          ? undefined
+          : positionTicks.map((tick) => ({ ...tick, ticks: Math.round((tick.ticks * mine) / all) })).filter((tick) => tick.ticks > 0);
+      return { ...rest, hitCount: mine, ...(ticks?.length ? { positionTicks: ticks } : {}) };
+    });
+    const total = part.durations.reduce((sum, us) => sum + us, 0);
+    split.set(label, {
+      nodes,
+      startTime: profile.startTime,
+      endTime: profile.startTime + total,
+      samples: part.samples,
+      // Sample j starts where sample j-1 ended.
+      timeDeltas: part.durations.map((_, j) => (j === 0 ? 0 : part.durations[j - 1]!)),
+    });
+  }
+  return split;
+}

@@ -42,6 +42,8 @@ export interface Measurement {
   processes?: number;
   durationMs: number;
   isolation: string;
+  /** Bench files measured in isolates of their own (a worker thread per revision), not with both revisions in one. */
+  isolatedFiles?: string[];
   /** The machine's state in each completed round. */
   conditions: RoundConditions[];
 }

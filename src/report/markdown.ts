@@ -7,6 +7,7 @@ import { changeChart } from './chart.js';
 import { groupByFile, groupingHelps, ungrouped } from './groups.js';
 import { profileSections } from './profile-sections.js';
 import { NATIVE_LEGEND, nativeSections } from './native-sections.js';
+import { SOLO_LEGEND, soloSections } from './solo-sections.js';
 import { sortBenchmarks, verdictCounts, type Report, type ReportBenchmark } from './model.js';
 import { runLine } from './terminal.js';
 
@@ -83,6 +84,8 @@ export function renderMarkdown(report: Report): string {
   for (const b of benchmarks.filter((b) => b.http)) out.push(details(md`${b.id}: latency and server`, httpMarkdown(b.id, b.http!)), md``);
   const native = nativeMarkdown(report);
   if (native) out.push(native, md``);
+  const solo = soloMarkdown(report);
+  if (solo) out.push(solo, md``);
   for (const b of benchmarks.filter((b) => b.note)) out.push(md`> [!NOTE]\n> ${b.id}: ${b.note}`, md``);
   for (const b of benchmarks.filter((b) => b.warning)) out.push(md`> [!NOTE]\n> ${b.id}: ${b.warning}`, md``);
   const errors = benchmarks.filter((b) => b.error);
@@ -122,6 +125,7 @@ function httpMarkdown(id: string, http: NonNullable<ReportBenchmark['http']>): M
 function profileMarkdown(id: string, profile: NonNullable<ReportBenchmark['profile']>, report: Report): Markup {
   const sections = profileSections(id, profile);
   const parts = [md`**${sections.title}**`, md``];
+  if (sections.disagreement) parts.push(md`⚠️ ${sections.disagreement}`, md``);
   if (sections.error) parts.push(pre(sections.error));
   else if (sections.rows.length === 0) parts.push(md`No function costs more per operation at head.`);
   else parts.push(table(sections.header, sections.rows, 2));
@@ -218,4 +222,15 @@ function details(summary: Markup, body: Markup): Markup {
 /** Untrusted text kept as lines, in a `<pre>` (an HTML block that only `</pre>` ends, and that cannot be in it). */
 function pre(text: unknown): Markup {
   return new Markup(`<pre>${escapeLines(text)}</pre>`);
+}
+
+/** compare --solo-check: a table of the shared and solo changes, a line per speed level found, and the legend. */
+function soloMarkdown(report: Report): Markup | undefined {
+  if (!report.soloCheck) return undefined;
+  const sections = soloSections(report.benchmarks, report.soloCheck);
+  const parts = [md`${sections.heading}`, md``];
+  if (sections.rows.length) parts.push(table(sections.header, sections.rows, 1));
+  if (sections.notes.length) parts.push(md``, ...sections.notes.map((note) => md`- ${note}`));
+  parts.push(md``, md`${SOLO_LEGEND}`);
+  return joinMarkup(parts);
 }

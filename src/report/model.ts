@@ -4,6 +4,7 @@ import type { Verdict } from '../stats/compare.js';
 import { duetLine, rateLine, type HttpDetails } from './http.js';
 import type { Explanation } from '../explain/run.js';
 import type { NativeCheckInfo, NativeComparison } from './native.js';
+import type { SoloCheckInfo, SoloComparison } from './solo.js';
 import { formatShortPercent } from '../util/format.js';
 
 /** Version of the JSON report's schema (README, "JSON report"); bumped on any breaking change. */
@@ -50,6 +51,8 @@ export interface ReportBenchmark {
   profile?: Explanation;
   /** compare --native-check: the harness's own figures from the bench file's own runs, and whether they agree with benchgate's. */
   native?: NativeComparison;
+  /** compare --solo-check: the change with each revision alone in fresh processes, beside this (shared-process) one. */
+  solo?: SoloComparison;
   error?: string;
 }
 
@@ -146,6 +149,8 @@ export interface Report {
   policy?: PolicyInfo;
   /** compare --native-check: each bench file's own runs (information: never a verdict). */
   nativeCheck?: NativeCheckInfo;
+  /** compare --solo-check: how many fresh processes per revision, and how long it took (information: never a verdict). */
+  soloCheck?: SoloCheckInfo;
 }
 
 /** Worst first: what needs attention leads every table. */

@@ -1,6 +1,8 @@
 import path from 'node:path';
-import { formatDuration, formatMicros, formatShare } from '../util/format.js';
-import type { Explanation } from '../explain/run.js';
+import { formatDuration, formatMicros, formatPercent, formatShare } from '../util/format.js';
+import type { Agreement } from '../explain/agreement.js';
+import type { Explanation, ProfileExplanation } from '../explain/run.js';
+import { formatInterval } from './format.js';
 import type { ProfileRow } from '../explain/profile.js';
 
 /** What the terminal and markdown reports show of a benchmark's profiles. */
@@ -12,6 +14,8 @@ export interface ProfileSections {
   ownCode: string[];
   /** The .cpuprofile files' names. */
   files: string[];
+  /** Where the profile's change disagrees with the rounds': one line, with the reason found. */
+  disagreement?: string;
   error?: string;
 }
 
@@ -31,8 +35,17 @@ export function profileSections(id: string, profile: Explanation): ProfileSectio
   const took = formatDuration(profile.durationMs);
   if ('error' in profile) return { title: `${id}: no CPU profile`, header: [], rows: [], ownCode: [], files: [], error: profile.error };
   const unit = profile.unit;
+  // Reports made before the profiles said how they ran have no `process`.
+  const how =
+    profile.process === 'shared'
+      ? ', both revisions in one process as measured'
+      : profile.process === 'alone'
+        ? ', each revision alone'
+        : '';
+  const disagreement = profile.agreement && !profile.agreement.agrees ? disagreementLine(profile, profile.agreement) : undefined;
   return {
-    title: `${id}: CPU per ${unit} ${formatMicros(profile.perOpUs.base)} → ${formatMicros(profile.perOpUs.head)} (profiled in ${took})`,
+    title: `${id}: CPU per ${unit} ${formatMicros(profile.perOpUs.base)} → ${formatMicros(profile.perOpUs.head)} (profiled in ${took}${how})`,
+    ...(disagreement ? { disagreement } : {}),
     header: ['function', 'where', 'base', 'head', `change per ${unit}`],
     rows: profile.top.map((row) => [
       name(row),
@@ -48,4 +61,22 @@ export function profileSections(id: string, profile: Explanation): ProfileSectio
     ),
     files: [profile.files.base, profile.files.head].map((file) => path.basename(file)),
   };
+}
+
+const costOf = { call: 'time a call', request: 'main-thread CPU a request' } as const;
+const times = (x: number) => `${x >= 10 ? x.toFixed(0) : x.toFixed(2)}×`;
+
+/**
+ * "the profile disagrees with the measurement: it reads -44.0% CPU a call where the rounds read +9.7% [+8.2%,
+ * +11.0%] time a call; ..." and the reason found, in words chosen here from the reason's code.
+ */
+function disagreementLine(profile: ProfileExplanation, agreement: Agreement): string {
+  const { unit } = profile;
+  const what = agreement.disagrees === 'direction' ? 'in direction' : 'in size';
+  const head = `the profile disagrees with the measurement ${what}: it reads ${formatPercent(agreement.profileChange)} CPU a ${unit} where the rounds read ${formatInterval(agreement.measured)} ${costOf[unit]}`;
+  if (agreement.reason === 'gc')
+    return `${head}; the garbage collector explains it: the profile spent ${formatMicros(profile.gcPerOpUs.base)} → ${formatMicros(profile.gcPerOpUs.head)} a ${unit} in it, and without it reads ${formatPercent(agreement.profileChangeWithoutGc)}: a collection fell on one revision while profiling. The verdict is the rounds'.`;
+  if (profile.process === 'shared')
+    return `${head}: the profiled process ran the two revisions at another ratio than the measured rounds did (one process can settle on its own speed level). The verdict is the rounds'; read the functions below as leads.`;
+  return `${head}: each revision was profiled alone in a fresh process, which can run at another speed level than the measured ones (base's profiled ${unit} cost ${times(agreement.factor.base)} its measured cost, head's ${times(agreement.factor.head)}). The verdict is the rounds'; read the functions below as leads.`;
 }

@@ -6,6 +6,7 @@ import { formatBudget, formatConfidence, formatDuration, formatOps } from '../ut
 import { fitMiddle as fit, formatChange, formatResolvable, RESOLVES_LEGEND, wrapText } from './format.js';
 import { groupByFile, groupingHelps, ungrouped } from './groups.js';
 import { profileSections } from './profile-sections.js';
+import { SOLO_LEGEND, soloSections } from './solo-sections.js';
 import { httpSections } from './http-sections.js';
 import { NATIVE_LEGEND, nativeSections } from './native-sections.js';
 import { sortBenchmarks, verdictCounts, type Report, type ReportBenchmark } from './model.js';
@@ -133,7 +134,9 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
   }
   for (const b of benchmarks.filter((b) => b.profile)) {
     const sections = profileSections(b.id, b.profile!);
-    lines.push(paint('bold', fit(printable(sections.title), width)));
+    for (const line of wrapText(printable(sections.title), width)) lines.push(paint('bold', line));
+    if (sections.disagreement)
+      for (const line of wrapText(printable(sections.disagreement), width - 2)) lines.push(paint('yellow', `  ${line}`));
     if (sections.error)
       lines.push(
         ...printable(sections.error, { keepNewlines: true })
@@ -156,6 +159,7 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
   if (report.run?.profile?.dir)
     lines.push(paint('dim', `CPU profiles (Chrome DevTools, speedscope): ${printable(report.run.profile.dir)}`), '');
   lines.push(...nativeLines(report, paint, width));
+  lines.push(...soloLines(report, paint, width));
   for (const b of benchmarks.filter((b) => b.note)) lines.push(paint('yellow', `note: ${printable(b.id)}: ${printable(b.note)}`));
   for (const b of benchmarks.filter((b) => b.warning)) lines.push(paint('yellow', `note: ${printable(b.id)}: ${printable(b.warning)}`));
   if (benchmarks.some((b) => b.warning || b.note)) lines.push('');
@@ -237,6 +241,27 @@ function nativeLines(report: Report, paint: (style: Style, text: string) => stri
         for (const [i, part] of wrapText(line, width - 2, width - 4).entries()) lines.push(paint('yellow', `${i ? '    ' : '  '}${part}`));
   }
   for (const line of wrapText(NATIVE_LEGEND, width)) lines.push(paint('dim', line));
+  lines.push('');
+  return lines;
+}
+
+function soloLines(report: Report, paint: (style: Style, text: string) => string, width: number): string[] {
+  if (!report.soloCheck) return [];
+  const sections = soloSections(report.benchmarks, report.soloCheck);
+  const lines = wrapText(printable(sections.heading), width).map((line) => paint('bold', line));
+  if (sections.rows.length) {
+    const rest = sections.header.slice(1).map((h, i) => Math.max(h.length, ...sections.rows.map((row) => row[i + 1]!.length)));
+    const room = Math.max(12, width - 2 - rest.reduce((sum, w) => sum + w + 2, 0));
+    const table = plainTable(
+      sections.header,
+      sections.rows.map((row) => row.map((cell, i) => (i === 0 ? fit(printable(cell), room) : printable(cell)))),
+    );
+    table.forEach((line, i) => lines.push(i > 0 && sections.rows[i - 1]![3] === 'disagrees' ? paint('yellow', `  ${line}`) : `  ${line}`));
+  }
+  for (const note of sections.notes)
+    for (const [i, part] of wrapText(printable(note), width - 2, width - 4).entries())
+      lines.push(paint('yellow', `${i ? '    ' : '  '}${part}`));
+  for (const line of wrapText(SOLO_LEGEND, width)) lines.push(paint('dim', line));
   lines.push('');
   return lines;
 }

@@ -102,13 +102,24 @@ describe('benchgate compare, through the real CLI', () => {
     expect(report.run.profile.durationMs).toBeGreaterThan(1000);
     const { profile } = bench;
     expect(profile.unit).toBe('call');
+    // Both revisions in one process, alternating, as the rounds measured them; one profile split by revision.
+    expect(profile.process).toBe('shared');
     for (const side of ['base', 'head'] as const) {
       const cpuprofile = readJson(profile.files[side]);
       expect(cpuprofile.nodes.length).toBeGreaterThan(3);
-      // Each side's task ran its whole second under the profiler (V8 times are in µs).
-      expect(cpuprofile.endTime - cpuprofile.startTime).toBeGreaterThanOrEqual(1_000_000);
+      // Each side ran about a second of the two under the profiler, its own samples only (V8 times are in µs): a
+      // profile not split would hold both seconds, a split that gave one side the other's samples would not be even.
+      const sampledUs = cpuprofile.endTime - cpuprofile.startTime;
+      expect(sampledUs).toBeGreaterThan(600_000);
+      expect(sampledUs).toBeLessThan(1_400_000);
       expect(cpuprofile.samples.length).toBe(cpuprofile.timeDeltas.length);
+      expect(profile.samples[side]).toBeGreaterThan(1000);
+      expect(profile.samples[side]).toBeLessThanOrEqual(cpuprofile.samples.length);
     }
+    // The profile reads what the rounds read (over 50× the time a call), so no line says otherwise.
+    expect(profile.agreement).toMatchObject({ agrees: true });
+    expect(profile.agreement.profileChange).toBeGreaterThan(10);
+    expect(run.stdout).not.toContain('the profile disagrees');
     expect(profile.ops.base).toBeGreaterThan(10 * profile.ops.head);
     // 16 random bytes per id cost more than the counter did: the top function, called from the new makeId.
     expect(profile.top[0]).toMatchObject({ via: { function: 'makeId', location: expect.stringMatching(/^src\/ids\.js:\d+$/) } });
@@ -142,13 +153,37 @@ describe('benchgate compare, through the real CLI', () => {
 
   it('flags a defensive clone in serialization, declared with the Bench function form and tinybench hooks', async () => {
     repo = fixtureRepo('serialization', { config: FAST });
-    const run = await runCli(['compare', '--base', 'main', '--profile', 'never', '--json', 'report.json'], repo);
+    const run = await runCli(
+      ['compare', '--base', 'main', '--profile', 'never', '--solo-check', '--solo-processes', '6', '--json', 'report.json'],
+      repo,
+    );
     expect(run.code, run.stderr).toBe(1);
     const report = readJson(path.join(repo, 'report.json'));
     expect(report.benchmarks.map((b: { id: string; verdict: string }) => [b.id, b.verdict])).toEqual([
       ['bench/serialize.bench.js > serialize a fresh list', 'regression'],
       ['bench/serialize.bench.js > serialize todo list', 'regression'],
     ]);
+    // The solo check: each revision alone in 6 fresh processes, its change beside the verdict's (about -80% in both).
+    expect(report.soloCheck).toMatchObject({ processes: 6 });
+    expect(run.stdout).toContain('solo check (--solo-check): 2 compared, ');
+    for (const bench of report.benchmarks) {
+      expect(bench.solo.base.processes).toBe(6);
+      expect(bench.solo.head.processes).toBe(6);
+      // Alone, base answers more calls a second than head does, as in the shared process.
+      expect(bench.solo.base.opsPerSec).toBeGreaterThan(2 * bench.solo.head.opsPerSec);
+      expect(bench.solo.change.high).toBeLessThan(-0.5);
+      expect(bench.solo.change.low).toBeLessThanOrEqual(bench.solo.change.estimate);
+      // The agreement is what the two intervals say.
+      const apart = bench.solo.change.high < bench.change.low || bench.solo.change.low > bench.change.high;
+      expect(bench.solo.agreement).toBe(apart ? 'disagrees' : 'agrees');
+      // The row shows both intervals as the JSON holds them.
+      const row = run.stdout
+        .split('\n')
+        .find((line) => line.includes(bench.id.slice(-12)) && line.trimEnd().endsWith(bench.solo.agreement))!;
+      const [shared, solo] = row.split(/\s{2,}/).slice(-3, -1);
+      expect(changeShown(shared!, bench.change), row).toBe(true);
+      expect(changeShown(solo!, bench.solo.change), row).toBe(true);
+    }
   });
 
   it('passes a change that touches nothing measured', async () => {

@@ -69,6 +69,17 @@ describe('command line', () => {
       expect(error(['compare', '--base', 'main', '--native-check', '--native-runs', bad])).toContain(
         `--native-runs '${bad}' is not a whole number from 2 to 20`,
       );
+    // --solo-check: 12 fresh processes per revision unless told; --solo-processes alone is a mistake.
+    expect(parseCommand(['compare', '--base', 'main'])).toMatchObject({ soloProcesses: undefined });
+    expect(parseCommand(['compare', '--base', 'main', '--solo-check'])).toMatchObject({ soloProcesses: 12 });
+    expect(parseCommand(['compare', '--base', 'main', '--solo-check', '--solo-processes', '24'])).toMatchObject({ soloProcesses: 24 });
+    expect(error(['compare', '--base', 'main', '--solo-processes', '24'])).toContain(
+      '--solo-processes sets how many processes --solo-check runs',
+    );
+    for (const bad of ['5', '49', '12.5', 'lots'])
+      expect(error(['compare', '--base', 'main', '--solo-check', '--solo-processes', bad])).toContain(
+        `--solo-processes '${bad}' is not a whole number from 6 to 48`,
+      );
   });
   it('reads --files, repeated, for compare and list', () => {
     const compare = parseCommand(['compare', '--base', 'main', '--files', 'benchmark/*.js', '--files', 'bench/**/*.ts']);

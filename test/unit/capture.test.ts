@@ -58,7 +58,14 @@ function runner(
         if (message.type === 'ready')
           child.send(
             typeof measure === 'object' && 'task' in measure
-              ? { kind: 'profile', side, task: measure.task, durationMs: 300, intervalUs: 100, outFile: measure.outFile }
+              ? {
+                  kind: 'profile',
+                  sides: [side],
+                  task: measure.task,
+                  durationMs: 300,
+                  intervalUs: 100,
+                  outFiles: { [side.revision]: measure.outFile },
+                }
               : measure
                 ? {
                     sides: [side],

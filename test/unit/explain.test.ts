@@ -167,16 +167,30 @@ describe('source maps', () => {
       const compiled = readFileSync(outfile, 'utf8').split('\n');
       const line = compiled.findIndex((text) => text.includes('randomUUID()'));
       const column = compiled[line]!.indexOf('randomUUID()');
-      expect(maps.locate(pathToFileURL(outfile).href, line, column, dir)).toEqual({ file: 'src/ids.ts', line: 5 });
+      // The source's line and column (`randomUUID()` at 5:18, 0-based), and the source file on disk to read it from.
+      expect(maps.locate(pathToFileURL(outfile).href, line, column, dir)).toEqual({
+        file: 'src/ids.ts',
+        line: 5,
+        column: 18,
+        path: path.join(dir, 'src/ids.ts'),
+      });
     }
     // No map: the compiled place, relative to the root; dependencies from node_modules/ on.
     writeFileSync(path.join(dir, 'plain.js'), 'export const a = 1;\n');
-    expect(maps.locate(pathToFileURL(path.join(dir, 'plain.js')).href, 0, 0, dir)).toEqual({ file: 'plain.js', line: 0 });
+    expect(maps.locate(pathToFileURL(path.join(dir, 'plain.js')).href, 0, 0, dir)).toEqual({
+      file: 'plain.js',
+      line: 0,
+      column: 0,
+      path: path.join(dir, 'plain.js'),
+    });
     expect(maps.locate('file:///elsewhere/node_modules/uuid/dist/v4.js', 4, 0, dir)).toEqual({
       file: 'node_modules/uuid/dist/v4.js',
       line: 4,
+      column: 0,
+      path: '/elsewhere/node_modules/uuid/dist/v4.js',
     });
-    expect(maps.locate('node:internal/crypto/hash', 100, 0, dir)).toEqual({ file: 'node:internal/crypto/hash', line: 100 });
+    // Not a file: nothing to read.
+    expect(maps.locate('node:internal/crypto/hash', 100, 7, dir)).toEqual({ file: 'node:internal/crypto/hash', line: 100, column: 7 });
   });
 });
 

@@ -122,6 +122,9 @@ const explained = (over: Partial<ReportBenchmark> = {}): ReportBenchmark =>
       files: { base: '/tmp/p/ids.base.cpuprofile', head: '/tmp/p/ids.head.cpuprofile' },
       unit: 'call',
       ops: { base: 58_000_000, head: 480_000 },
+      process: 'shared',
+      samples: { base: 4000, head: 4000 },
+      gcPerOpUs: { base: 0.002, head: 0.3 },
       perOpUs: { base: 0.017, head: 2.06 },
       top: [
         {
@@ -152,7 +155,11 @@ describe('where the time went', () => {
   it('shows the functions that cost more per call, with the project function they were called from', () => {
     const withRun = { ...report([explained()]), run: { ...report([]).run!, profile: { dir: '/tmp/p', benchmarks: 1, durationMs: 2235 } } };
     const terminal = renderTerminal(withRun, { color: false });
-    expect(terminal).toContain('bench/ids.bench.js > make request id: CPU per call 17 ns → 2.06 µs (profiled in 2.2s)');
+    // The title wraps at the terminal's width, never cut: read it joined.
+    expect(terminal.replace(/\n(?=\S)/g, ' ')).toContain(
+      'bench/ids.bench.js > make request id: CPU per call 17 ns → 2.06 µs (profiled in 2.2s, both revisions in one process as measured)',
+    );
+    expect(terminal).not.toContain('the profile disagrees');
     expect(terminal).toMatch(/run ← makeId +native +0\.0% +88\.9% +\+1\.83 µs/);
     expect(terminal).toContain("in the project's code: makeId (src/ids.js:4): 15 ns → 1.84 µs per call, with what it calls");
     expect(terminal).toContain('CPU profiles (Chrome DevTools, speedscope): /tmp/p');

@@ -316,7 +316,7 @@ describe('what code under test sends benchgate is checked before it is read', ()
     for (const good of [
       { type: 'ready' },
       { type: 'progress', id: 'a > b', revision: 'head' },
-      { type: 'profiled', calls: 12 },
+      { type: 'profiled', calls: { base: 12, head: 9 } },
       { type: 'fatal', message: 'boom' },
       { type: 'result', files: [{ revision: 'base', file: 'a', tasks: ['b'] }], tasks: [task] },
     ])
@@ -338,7 +338,9 @@ describe('what code under test sends benchgate is checked before it is read', ()
       { type: 'result', files: [], tasks: [{ ...task, base: { opsPerSec: null, calls: 1 } }] },
       { type: 'result', files: [{ revision: 'base', file: 'a', tasks: [1] }], tasks: [] },
       { type: 'fatal', message: 'x'.repeat(20_000) },
-      { type: 'profiled', calls: -3 },
+      { type: 'profiled', calls: { base: -3 } },
+      { type: 'profiled', calls: 12 },
+      { type: 'profiled', calls: { main: 1 } },
     ]) {
       const checked = checkRunnerMessage(bad);
       expect(checked.ok, JSON.stringify(bad)?.slice(0, 80)).toBe(false);

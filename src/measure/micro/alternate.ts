@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { messageOf } from '../../util/errors.js';
 import type { MeasureSettings, SideFigures, TaskOutcome } from './protocol.js';
 import { GRAPH_PARAMETER } from './harness/packages.js';
+import { profileClockUs, type Span } from '../profiler.js';
 
 /** One revision's version of a task, inside a benchmark process. */
 export interface SideTask {
@@ -218,39 +219,60 @@ async function withWarmSides<T>(
   }
 }
 
-/** Where a profiled run's window opens and closes (around the CPU profiler). */
+/** What a profiled run did: the calls each revision made inside the window, and when each revision ran (profile clock). */
+export interface ProfiledRun {
+  calls: Partial<Record<RevisionLabel, number>>;
+  spans: Span<RevisionLabel>[];
+}
+
+/** Where a profiled run's window opens and closes (around the CPU profiler); close is told what ran inside. */
 export interface Window {
   open(): Promise<void>;
-  close(): Promise<void>;
+  close(run: ProfiledRun): Promise<void>;
 }
 
 /**
- * Run one side's task for `durationMs` inside `window`, after the same hooks
- * and warm-up as a measured round, in batches of about 1 ms. Returns the calls
- * made inside the window. Used to profile a task, never to measure it.
+ * Run a task for `durationMs` inside `window`, after the same hooks and warm-up as a measured round, in batches
+ * of about 1 ms. With both revisions' versions, they alternate as in a measured round (blocks of `blockMs`,
+ * jittered, AB BA), so a profile of the window sees both in the state the verdict measured them (one process,
+ * the same heap and JIT). Returns each revision's calls inside the window and its spans. Used to profile a task,
+ * never to measure it.
  */
 export async function runTaskFor(
-  task: SideTask,
+  tasks: SideTask[],
   durationMs: number,
   window: Window,
   beat: Heartbeat,
-): Promise<{ calls: number } | { error: string }> {
-  const side = new LocalSide(task);
-  return withWarmSides<{ calls: number } | { error: string }>(
-    [side],
+  blockMs = 10,
+): Promise<ProfiledRun | { error: string }> {
+  const sides = tasks.map((task) => new LocalSide(task));
+  return withWarmSides<ProfiledRun | { error: string }>(
+    sides,
     beat,
-    async ([callMs]) => {
-      const batch = Math.max(1, Math.round(1 / Math.max(callMs!, 1e-6)));
-      let calls = 0;
+    async (callMs) => {
+      const batches = callMs.map((ms) => Math.max(1, Math.round(1 / Math.max(ms, 1e-6))));
+      const calls: ProfiledRun['calls'] = {};
+      const spans: ProfiledRun['spans'] = [];
       await window.open();
       const started = performance.now();
-      while (performance.now() - started < durationMs) {
-        await side.run(batch);
-        calls += batch;
-        beat();
+      for (let k = 0; performance.now() - started < durationMs; k++) {
+        for (const at of order(sides.length, k)) {
+          const side = sides[at]!;
+          const length = sides.length > 1 ? (jitter(100) / 100) * blockMs : durationMs;
+          const startUs = profileClockUs();
+          const blockStarted = performance.now();
+          let made = 0;
+          do {
+            await side.run(batches[at]!);
+            made += batches[at]!;
+            beat();
+          } while (performance.now() - blockStarted < length && performance.now() - started < durationMs);
+          spans.push({ label: side.revision, startUs, endUs: profileClockUs() });
+          calls[side.revision] = (calls[side.revision] ?? 0) + made;
+        }
       }
-      await window.close();
-      return { calls };
+      await window.close({ calls, spans });
+      return { calls, spans };
     },
     (failure) => ({ error: failure.message }),
   );

@@ -17,7 +17,14 @@ const schema = {
   oneOf: [
     { type: 'object', required: ['type'], properties: { type: { const: 'ready' } } },
     { type: 'object', required: ['type', 'id'], properties: { type: { const: 'progress' }, id: text, revision: label } },
-    { type: 'object', required: ['type', 'calls'], properties: { type: { const: 'profiled' }, calls: count } },
+    {
+      type: 'object',
+      required: ['type', 'calls'],
+      properties: {
+        type: { const: 'profiled' },
+        calls: { type: 'object', properties: { base: count, head: count }, additionalProperties: false },
+      },
+    },
     { type: 'object', required: ['type', 'message'], properties: { type: { const: 'fatal' }, message: text } },
     {
       type: 'object',

@@ -55,13 +55,17 @@ export interface MicroJob {
 /** Run one task of one revision under the CPU profiler and write the profile to `outFile`. */
 export interface ProfileJob {
   kind: 'profile';
-  /** The revision, with the one bench file that declares the task. */
-  side: SideJob;
+  /**
+   * The revisions to profile, each with the one bench file that declares the task. Two: both loaded in this
+   * process and alternated as a measured round alternates them, one profiler over both, split by revision.
+   */
+  sides: SideJob[];
   task: string;
   durationMs: number;
   /** The profiler's sampling interval, in microseconds. */
   intervalUs: number;
-  outFile: string;
+  /** Where each revision's profile goes. */
+  outFiles: Partial<Record<RevisionLabel, string>>;
 }
 
 /** Load every bench file of each side and say what it declares, measuring nothing (`benchgate list`, and the check before measuring). */
@@ -120,5 +124,5 @@ export type RunnerMessage =
   | { type: 'progress'; id: string; revision?: RevisionLabel }
   | { type: 'result'; files: FileLoad[]; tasks: TaskOutcome[]; isolated?: IsolatedFiles }
   /** A profile job's answer: the calls made while the profiler ran (the profile is in its outFile). */
-  | { type: 'profiled'; calls: number }
+  | { type: 'profiled'; calls: Partial<Record<RevisionLabel, number>> }
   | { type: 'fatal'; message: string };

@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { findSourceMap } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startProfiler, type CpuProfile, type RunningProfiler } from '../profiler.js';
+import { splitProfile, startProfiler, type CpuProfile, type RunningProfiler } from '../profiler.js';
 import type { RevisionLabel } from '../../checkout/revisions.js';
 import { describeThrown, LocalSide, measureTask, runTaskFor, withoutGraph, type Heartbeat, type Side, type SideTask } from './alternate.js';
 import { installCapture } from './capture-setup.js';
@@ -191,22 +191,29 @@ function throttled(beat: () => void): () => void {
 }
 
 async function runProfile(job: ProfileJob): Promise<void> {
-  const { side } = job;
-  const file = side.files[0]!;
-  current = `loading ${file} (${side.revision})`;
-  const { tasks } = await loadBenchFile(path.join(side.root, file), side.root);
-  const task = tasks.find((t) => t.name === job.task);
-  if (!task) throw new Error(`${file} (${side.revision}) no longer declares the task '${job.task}'`);
-  current = `${file}${ID_SEPARATOR}${task.name}`;
+  const file = job.sides[0]!.files[0]!;
+  const id = `${file}${ID_SEPARATOR}${job.task}`;
+  // Both revisions load here as a measured round loads them (each in its own module graph).
+  const { files, byId } = await loadSides(job.sides);
+  const failed = files.find((load) => load.error);
+  if (failed) return fatal(`${failed.file} (${failed.revision}) did not load: ${failed.error}`);
+  const tasks = byId.get(id) ?? [];
+  for (const side of job.sides)
+    if (!tasks.some((task) => task.revision === side.revision))
+      throw new Error(`${file} (${side.revision}) no longer declares the task '${job.task}'`);
+  current = id;
   let profiler: RunningProfiler | undefined;
   const outcome = await runTaskFor(
-    { revision: side.revision, root: side.root, fn: task.fn, opts: task.opts },
+    tasks,
     job.durationMs,
     {
       open: async () => void (profiler = await startProfiler(job.intervalUs)),
-      close: async () => writeFileSync(job.outFile, JSON.stringify(atSourceFiles(await profiler!.stop()))),
+      close: async ({ spans }) => {
+        const whole = atSourceFiles(await profiler!.stop());
+        for (const [revision, part] of splitProfile(whole, spans)) writeFileSync(job.outFiles[revision]!, JSON.stringify(part));
+      },
     },
-    throttled(() => void send({ type: 'progress', id: current, revision: side.revision })),
+    throttled(() => void send({ type: 'progress', id: current })),
   );
   if ('error' in outcome) return fatal(outcome.error);
   await send({ type: 'profiled', calls: outcome.calls });
@@ -245,7 +252,7 @@ async function fatal(message: string): Promise<never> {
 
 /** Before any bench file: the module hooks and the capture (capture-setup.ts). */
 function prepare(job: MicroJob | ProfileJob | LoadJob): void {
-  const files = 'side' in job ? job.side.files : job.sides.flatMap((side) => side.files);
+  const files = job.sides.flatMap((side) => side.files);
   installCapture(files.some((file) => /\.[cm]?tsx?$/.test(file)));
 }
 

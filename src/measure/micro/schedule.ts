@@ -190,6 +190,7 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
   let processes = 0;
   let perRound = 1;
   let family = 0;
+  let isolatedFiles: string[] | undefined;
   // The regressions of the last look (the confirmation's tasks).
   let suspects = new Set<string>();
   // Alternate isolation: each round's within-process figures, from which the task times are chosen (allocate.ts).
@@ -246,6 +247,7 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     if (round === 0) {
       const isolated = outcomes.find((o) => o.isolated)?.isolated;
       if (isolated) plan.log(isolationLine(isolated));
+      isolatedFiles = isolated?.files;
       await explainLoadErrors(outcome.files, plan, spawn, errors, skip);
       family = comparable(outcome.tasks, errors);
       plannedRounds = Math.max(plannedRounds, plan.minimumRounds(family));
@@ -358,6 +360,7 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     limited,
     durationMs: now() - started,
     isolation: plan.isolation,
+    ...(isolatedFiles ? { isolatedFiles } : {}),
     conditions,
     confirmRounds,
     processes,

@@ -9,7 +9,8 @@ export type ProcessOutcome =
       files: FileLoad[];
       tasks: TaskOutcome[];
       durationMs: number;
-      /** Profile jobs: calls made under the profiler. */ calls?: number;
+      /** Profile jobs: each revision's calls made under the profiler. */
+      calls?: Partial<Record<RevisionLabel, number>>;
       /** Bench files measured in isolates of their own (isolates.ts). */
       isolated?: IsolatedFiles;
     }

@@ -1,0 +1,139 @@
+/**
+ * Which function of a source file a profile's frame is, in terms that survive an edit elsewhere in the file:
+ * the functions it is nested in (by name) and its own source shape (its tokens, so whitespace and comments do
+ * not count), not its line. An anonymous function that moved because lines were added above it is the same
+ * function at both revisions, and its rows must be matched (issue 41: cheerio's render.js:76 read "0.0% →
+ * 11.6%" for a function that existed at base a few lines higher). Parsing is acorn's; the nesting and the shape
+ * are ours (no package names a function this way).
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
+import { parse, tokenizer, type Node, type Options } from 'acorn';
+import { fullAncestor } from 'acorn-walk';
+
+export interface FunctionIdentity {
+  /** The enclosing functions' names, outermost first, then its own: "render > (anonymous in each)". */
+  nesting: string;
+  /** A hash of its tokens, and its rank among the functions of the same nesting and shape. */
+  shape: string;
+}
+
+interface Found {
+  start: number;
+  /** Where its body begins: a frame's position lies in the header, before it. */
+  bodyStart: number;
+  end: number;
+  identity: FunctionIdentity;
+}
+
+/** Larger files are not parsed (a bundle's frames keep their line in the key). */
+const MAX_BYTES = 4 * 1024 * 1024;
+const OPTIONS: Options = { ecmaVersion: 'latest', allowHashBang: true, allowReturnOutsideFunction: true, allowAwaitOutsideFunction: true };
+
+type FunctionNode = Node & {
+  type: 'FunctionDeclaration' | 'FunctionExpression' | 'ArrowFunctionExpression';
+  id?: { name: string } | null;
+  body: Node;
+};
+
+const isFunction = (node: Node): node is FunctionNode =>
+  node.type === 'FunctionDeclaration' || node.type === 'FunctionExpression' || node.type === 'ArrowFunctionExpression';
+
+export class FunctionShapes {
+  private readonly files = new Map<string, { functions: Found[]; lineStarts: number[] } | null>();
+
+  /** The function whose header holds (line, column), both 0-based as V8 gives them; undefined when the file cannot be read or parsed. */
+  identify(file: string, line: number, column: number): FunctionIdentity | undefined {
+    const parsed = this.load(file);
+    if (!parsed || line < 0 || line >= parsed.lineStarts.length) return undefined;
+    const offset = parsed.lineStarts[line]! + Math.max(0, column);
+    let best: Found | undefined;
+    for (const found of parsed.functions)
+      if (found.start <= offset && offset <= found.bodyStart && (!best || found.start > best.start)) best = found;
+    return best?.identity;
+  }
+
+  private load(file: string) {
+    if (this.files.has(file)) return this.files.get(file)!;
+    let parsed: { functions: Found[]; lineStarts: number[] } | null = null;
+    try {
+      if (statSync(file).size <= MAX_BYTES) parsed = functionsOf(readFileSync(file, 'utf8'));
+    } catch {
+      // Not readable, or not JavaScript acorn parses (TypeScript): the frame keeps its line in the key.
+      parsed = null;
+    }
+    this.files.set(file, parsed);
+    return parsed;
+  }
+}
+
+/** Every function of a source text, with its nesting and shape. */
+export function functionsOf(source: string): { functions: Found[]; lineStarts: number[] } {
+  let program: Node;
+  try {
+    program = parse(source, { ...OPTIONS, sourceType: 'module' });
+  } catch {
+    program = parse(source, { ...OPTIONS, sourceType: 'script' });
+  }
+  const lineStarts = [0];
+  for (let i = 0; i < source.length; i++) if (source[i] === '\n') lineStarts.push(i + 1);
+  const raw: { start: number; bodyStart: number; end: number; nesting: string; hash: string }[] = [];
+  fullAncestor(program, (node, _state, ancestors) => {
+    if (!isFunction(node)) return;
+    const names: string[] = [];
+    ancestors.forEach((ancestor, i) => {
+      if (isFunction(ancestor)) names.push(nameOf(ancestor, ancestors[i - 1], source));
+    });
+    raw.push({
+      start: node.start,
+      bodyStart: node.body.start,
+      end: node.end,
+      nesting: names.join(' > '),
+      hash: shapeOf(source.slice(node.start, node.end)),
+    });
+  });
+  // Two functions of the same nesting and shape (two identical callbacks in one function) keep their order.
+  const seen = new Map<string, number>();
+  const functions = raw
+    .sort((a, b) => a.start - b.start)
+    .map(({ nesting, hash, ...at }) => {
+      const rank = seen.get(`${nesting}|${hash}`) ?? 0;
+      seen.set(`${nesting}|${hash}`, rank + 1);
+      return { ...at, identity: { nesting, shape: rank ? `${hash}#${rank}` : hash } };
+    });
+  return { functions, lineStarts };
+}
+
+/** A function's name as a reader finds it: its own, the property, variable or assignment it is the value of, or the call it is passed to. */
+function nameOf(fn: FunctionNode, parent: Node | undefined, source: string): string {
+  if (fn.id?.name) return fn.id.name;
+  const text = (node: Node) => source.slice(node.start, node.end).replace(/\s+/g, '').slice(0, 60);
+  const p = parent as (Node & Record<string, Node | undefined>) | undefined;
+  if (!p) return '(anonymous)';
+  if ((p.type === 'Property' || p.type === 'MethodDefinition' || p.type === 'PropertyDefinition') && p.key) return text(p.key);
+  if (p.type === 'VariableDeclarator' && p.id) return text(p.id);
+  if (p.type === 'AssignmentExpression' && p.left) return text(p.left);
+  if ((p.type === 'CallExpression' || p.type === 'NewExpression') && p.callee) return `(anonymous in ${text(p.callee)})`;
+  return '(anonymous)';
+}
+
+/** Its tokens, hashed: the same code reads the same wherever it sits and however it is indented or commented. */
+function shapeOf(code: string): string {
+  const hash = createHash('sha256');
+  try {
+    for (const token of tokenizer(code, { ...OPTIONS, sourceType: 'module' }))
+      hash.update(`${token.type.label}\u0000${tokenText((token as { value?: unknown }).value)}\u0001`);
+  } catch {
+    // A slice the tokenizer reads otherwise than in its file (a regular expression after a bracket): its text, unspaced.
+    hash.update(code.replace(/\s+/g, ' '));
+  }
+  return hash.digest('hex').slice(0, 12);
+}
+
+/** A token's value as text: names, strings and numbers as written; a regular expression by its pattern and flags. */
+function tokenText(value: unknown): string {
+  if (value instanceof RegExp) return value.toString();
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean'
+    ? String(value)
+    : '';
+}

@@ -1,0 +1,51 @@
+/** compare --solo-check's sections of the terminal and markdown reports. */
+import { formatMicros } from '../util/format.js';
+import type { ProcessLevels } from '../stats/solo.js';
+import { formatInterval } from './format.js';
+import type { ReportBenchmark } from './model.js';
+import type { SoloCheckInfo } from './solo.js';
+
+/** "2 speeds from process to process: 1.10 ms or 1.65 ms a call (7 and 5 of 12)". */
+export function levelsText(levels: ProcessLevels): string {
+  const speeds = levels.levels.map((level) => `${formatMicros(1e6 / level.opsPerSec)}`);
+  const counts = levels.levels.map((level) => level.processes);
+  const total = counts.reduce((sum, n) => sum + n, 0);
+  const or = speeds.length === 2 ? speeds.join(' or ') : `${speeds.slice(0, -1).join(', ')} or ${speeds.at(-1)!}`;
+  return `${levels.levels.length} speeds from process to process: ${or} a call (${counts.slice(0, -1).join(', ')} and ${counts.at(-1)!} of ${total})`;
+}
+
+/** What the solo check adds to the reports: a heading, one row per checked benchmark, and a line per level or disagreement. */
+export interface SoloSections {
+  heading: string;
+  header: string[];
+  rows: string[][];
+  notes: string[];
+}
+
+export const SOLO_LEGEND =
+  'solo: each revision alone in fresh processes (pairs AB BA), as production runs one revision; its 95% interval is the ' +
+  "Hodges-Lehmann one of the processes' figures. shared: the verdict's figure, both revisions alternating in one process. " +
+  'They disagree when the intervals do not meet: the figure then depends on the process a revision runs in.';
+
+export function soloSections(benchmarks: readonly ReportBenchmark[], info: SoloCheckInfo): SoloSections {
+  const checked = benchmarks.filter((b) => b.solo);
+  const disagree = checked.filter((b) => b.solo!.agreement === 'disagrees').length;
+  const heading = info.error
+    ? `solo check (--solo-check): failed: ${info.error}`
+    : `solo check (--solo-check): ${checked.length} compared, ${disagree} disagree${disagree === 1 ? 's' : ''} (${info.processes} processes per revision)`;
+  const rows = checked.map((b) => [
+    b.id,
+    b.change ? formatInterval(b.change) : '–',
+    b.solo!.change ? formatInterval(b.solo!.change) : '–',
+    b.solo!.agreement,
+  ]);
+  const notes: string[] = [];
+  for (const b of checked) {
+    for (const revision of ['base', 'head'] as const) {
+      const levels = b.solo![revision]?.levels;
+      if (levels) notes.push(`${b.id}: at ${revision}, this call runs at ${levelsText(levels)}`);
+    }
+    if (b.solo!.error) notes.push(`${b.id}: ${b.solo!.error}`);
+  }
+  return { heading, header: ['benchmark', 'shared (verdict)', 'solo', 'agreement'], rows, notes };
+}

@@ -1,0 +1,54 @@
+/**
+ * compare --solo-check in the report: each benchmark's change with each revision alone in fresh processes,
+ * beside the shared process's (the verdict's), the speed levels those processes fell on, and whether the two
+ * changes agree. Information only: never a verdict.
+ */
+import { median } from 'simple-statistics';
+import type { BenchmarkSamples } from '../measure/types.js';
+import { processLevels, soloChange, type ProcessLevels, type SoloChange } from '../stats/solo.js';
+
+export interface SoloSide {
+  /** Fresh processes that measured it. */
+  processes: number;
+  /** Median ops/s over the processes. */
+  opsPerSec: number;
+  /** Present when its processes sat on 2 or 3 speeds (stats/solo.ts, processLevels). */
+  levels?: ProcessLevels;
+}
+
+export interface SoloComparison {
+  base: SoloSide | null;
+  head: SoloSide | null;
+  /** The change of ops/s with each revision alone (95%); null when a revision has too few processes. */
+  change: SoloChange | null;
+  /** `agrees`: the solo interval meets the shared one; `disagrees`: they are apart; `unknown`: no solo interval. */
+  agreement: 'agrees' | 'disagrees' | 'unknown';
+  /** Why a side has no figures (it failed alone). */
+  error?: string;
+}
+
+export interface SoloCheckInfo {
+  /** Fresh processes per revision. */
+  processes: number;
+  durationMs: number;
+  error?: string;
+}
+
+/** The solo figures of one benchmark, against its shared-process change (the verdict's interval). */
+export function soloComparison(samples: BenchmarkSamples, shared: { low: number; high: number }): SoloComparison {
+  const side = (of: BenchmarkSamples['base']): SoloSide | null => {
+    const ops = (of?.opsPerSec ?? []).filter((x) => x > 0);
+    if (!ops.length) return null;
+    const levels = processLevels(ops);
+    return { processes: ops.length, opsPerSec: median(ops), ...(levels ? { levels } : {}) };
+  };
+  const change = soloChange(samples.base?.opsPerSec ?? [], samples.head?.opsPerSec ?? []) ?? null;
+  const agreement = !change ? 'unknown' : change.high < shared.low || change.low > shared.high ? 'disagrees' : 'agrees';
+  return {
+    base: side(samples.base),
+    head: side(samples.head),
+    change,
+    agreement,
+    ...(samples.error ? { error: samples.error } : {}),
+  };
+}

@@ -1,0 +1,325 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { agreement, type MeasuredCost } from '../../src/explain/agreement.js';
+import { functionsOf } from '../../src/explain/functions.js';
+import { diffProfiles, summarizeProfile, type FunctionCost, type ProfileSummary } from '../../src/explain/profile.js';
+import type { ProfileExplanation } from '../../src/explain/run.js';
+import { splitProfile, type CpuProfile } from '../../src/measure/profiler.js';
+import { profileSections } from '../../src/report/profile-sections.js';
+
+/** What the rounds measured, from calls per second and the throughput change, as the gate turns them into cost. */
+function measured(opsPerSec: { base: number; head: number }, change: [number, number, number], spread = 0.01): MeasuredCost {
+  const cost = (c: number) => 1 / (1 + c) - 1;
+  const [estimate, low, high] = change;
+  // Ten rounds around the estimate, `spread` apart (on the cost's scale).
+  const rounds = Array.from({ length: 10 }, (_, i) => Math.expm1(Math.log1p(cost(estimate)) + (i % 2 ? spread : -spread)));
+  return {
+    baseUs: 1e6 / opsPerSec.base,
+    headUs: 1e6 / opsPerSec.head,
+    change: { estimate: cost(estimate), low: cost(high), high: cost(low) },
+    rounds,
+  };
+}
+
+function explanation(over: Partial<ProfileExplanation>): ProfileExplanation {
+  return {
+    files: { base: '/tmp/p/x.base.cpuprofile', head: '/tmp/p/x.head.cpuprofile' },
+    unit: 'call',
+    ops: { base: 1000, head: 1000 },
+    process: 'alone',
+    samples: { base: 8000, head: 8000 },
+    gcPerOpUs: { base: 0, head: 0 },
+    perOpUs: { base: 100, head: 100 },
+    top: [],
+    ownCode: [],
+    durationMs: 2300,
+    ...over,
+  };
+}
+
+const judged = (profile: ProfileExplanation, m: MeasuredCost) => {
+  const agreed = agreement(profile, m)!;
+  return { agreed, line: profileSections('bench > task', { ...profile, agreement: agreed }).disagreement };
+};
+
+describe("a profile against the rounds' verdict", () => {
+  it("names the issue's cheerio contradiction: a regression the profile read as 44% cheaper, base profiled at twice its measured time", () => {
+    // html(): ✗ regression -8.5% [-9.8%, -8.0%], 420 → 383 ops/s; each revision profiled alone: 5.26 ms → 2.95 ms a call.
+    const { agreed, line } = judged(
+      explanation({ perOpUs: { base: 5260, head: 2950 } }),
+      measured({ base: 420, head: 383 }, [-0.085, -0.098, -0.08]),
+    );
+    expect(agreed).toMatchObject({ agrees: false, disagrees: 'direction', reason: 'level' });
+    expect(agreed.profileChange).toBeCloseTo(2950 / 5260 - 1, 6);
+    expect(agreed.factor.base).toBeCloseTo(5260 / (1e6 / 420), 6);
+    expect(line).toMatch(
+      /^the profile disagrees with the measurement in direction: it reads -43\.9% CPU a call where the rounds read \+9\.3% \[\+8\.7%, \+10\.9%\] time a call/,
+    );
+    expect(line).toContain("base's profiled call cost 2.21× its measured cost, head's 1.13×");
+    expect(line).toContain('each revision was profiled alone in a fresh process');
+    // The title says how the profiles ran.
+    expect(profileSections('bench > task', explanation({})).title).toContain(', each revision alone)');
+  });
+
+  it("names the issue's mocha and request figures: the right direction, several times the size", () => {
+    // mocha: -7.2% regression, CPU per call 3.73 ms → 6.92 ms (+86%); request: -7.4%, 663 µs → 983 µs (+48%).
+    for (const [ops, change, perOpUs] of [
+      [{ base: 300, head: 278.4 }, [-0.072, -0.085, -0.06], { base: 3730, head: 6920 }],
+      [{ base: 1600, head: 1481.6 }, [-0.074, -0.083, -0.065], { base: 663, head: 983 }],
+    ] as const) {
+      const { agreed, line } = judged(explanation({ perOpUs }), measured(ops, [...change]));
+      expect(agreed).toMatchObject({ agrees: false, disagrees: 'size', reason: 'level' });
+      expect(line).toMatch(/^the profile disagrees with the measurement in size: it reads \+(85|48)\.\d% CPU a call/);
+    }
+  });
+
+  it('agrees within the noise and the method: an unchanged task read +7% by its profile, a 100× loss read 92×', () => {
+    // The fixtures' figures: parse body -0.1% measured, +7.4% profiled; make request id +9953% measured, +9118% profiled.
+    expect(
+      agreement(explanation({ perOpUs: { base: 100, head: 107.4 } }), measured({ base: 1e4, head: 1e4 }, [0.001, -0.01, 0.012])),
+    ).toMatchObject({
+      agrees: true,
+    });
+    const huge = measured({ base: 4e7, head: 4e5 }, [-0.99, -0.9904, -0.9898]);
+    expect(agreement(explanation({ perOpUs: { base: 0.0274, head: 2.53 } }), huge)).toMatchObject({ agrees: true });
+    // What it would not let pass: the unchanged task profiled 25% dearer at head.
+    const off = agreement(explanation({ perOpUs: { base: 100, head: 125 } }), measured({ base: 1e4, head: 1e4 }, [0.001, -0.01, 0.012]))!;
+    expect(off).toMatchObject({ agrees: false, disagrees: 'size' });
+    // Rounds that spread widely from process to process leave one profiled process more room.
+    const spread = agreement(
+      explanation({ perOpUs: { base: 100, head: 125 } }),
+      measured({ base: 1e4, head: 1e4 }, [0.001, -0.05, 0.05], 0.08),
+    )!;
+    expect(spread.agrees).toBe(true);
+    expect(spread.allowance).toBeGreaterThan(off.allowance);
+  });
+
+  it("says when a collection on one side explains the difference, and shows the profile's figure without it", () => {
+    // Measured +10% time a call; profiled +50%, of which 40 µs a call is the garbage collector at head only.
+    const profile = explanation({ perOpUs: { base: 100, head: 150 }, gcPerOpUs: { base: 0, head: 40 } });
+    const { agreed, line } = judged(profile, measured({ base: 1e4, head: 1e4 / 1.1 }, [-0.0909, -0.1, -0.08]));
+    expect(agreed).toMatchObject({ agrees: false, disagrees: 'size', reason: 'gc' });
+    expect(agreed.profileChangeWithoutGc).toBeCloseTo(0.1, 6);
+    expect(line).toContain('the garbage collector explains it: the profile spent 0 ns → 40 µs a call in it, and without it reads +10.0%');
+  });
+
+  it('in one shared process, names that process, not fresh ones', () => {
+    const { agreed, line } = judged(
+      explanation({ process: 'shared', perOpUs: { base: 100, head: 60 } }),
+      measured({ base: 1e4, head: 9e3 }, [-0.1, -0.12, -0.08]),
+    );
+    expect(agreed).toMatchObject({ disagrees: 'direction', reason: 'level' });
+    expect(line).toContain('the profiled process ran the two revisions at another ratio than the measured rounds did');
+    expect(line).not.toContain('fresh process');
+  });
+
+  it('has nothing to say without figures on both sides', () => {
+    expect(
+      agreement(explanation({ perOpUs: { base: 0, head: 10 } }), measured({ base: 1e4, head: 1e4 }, [0, -0.01, 0.01])),
+    ).toBeUndefined();
+    expect(
+      agreement(explanation({ samples: { base: 0, head: 10 } }), measured({ base: 1e4, head: 1e4 }, [0, -0.01, 0.01])),
+    ).toBeUndefined();
+  });
+});
+
+describe('one profile of both revisions, split by revision', () => {
+  // Samples every 100 µs from t = 1000 µs; nodes 2 and 3 are base's and head's functions, node 4 one they share.
+  const profile: CpuProfile = {
+    nodes: [
+      { id: 1, callFrame: { functionName: '(root)', url: '', lineNumber: -1, columnNumber: -1 }, children: [2, 3, 4] },
+      {
+        id: 2,
+        callFrame: { functionName: 'f', url: 'file:///base/f.js', lineNumber: 0, columnNumber: 0 },
+        positionTicks: [{ line: 2, ticks: 4 }],
+      },
+      {
+        id: 3,
+        callFrame: { functionName: 'f', url: 'file:///head/f.js', lineNumber: 0, columnNumber: 0 },
+        positionTicks: [{ line: 2, ticks: 3 }],
+      },
+      {
+        id: 4,
+        callFrame: { functionName: 'hash', url: 'node:crypto', lineNumber: 0, columnNumber: 0 },
+        positionTicks: [{ line: 9, ticks: 2 }],
+      },
+    ],
+    startTime: 1000,
+    endTime: 2000,
+    // t = 1000, 1100, ..., 1900
+    samples: [2, 2, 4, 2, 2, 3, 3, 4, 3, 1],
+    timeDeltas: [0, 100, 100, 100, 100, 100, 100, 100, 100, 100],
+  };
+
+  it('gives each revision the samples of its own spans, with their durations, and none of the switch between them', () => {
+    const parts = splitProfile(profile, [
+      { label: 'base', startUs: 1000, endUs: 1450 },
+      { label: 'head', startUs: 1500, endUs: 1850 },
+    ]);
+    const base = parts.get('base')!;
+    const head = parts.get('head')!;
+    // 1000-1400 are base's (5 samples); 1500-1800 head's (4); 1900 lies in no span.
+    expect(base.samples).toEqual([2, 2, 4, 2, 2]);
+    expect(head.samples).toEqual([3, 3, 4, 3]);
+    expect(base.endTime - base.startTime).toBe(500);
+    expect(head.endTime - head.startTime).toBe(400);
+    expect(base.timeDeltas).toEqual([0, 100, 100, 100, 100]);
+    expect(base.nodes.find((n) => n.id === 2)!.hitCount).toBe(4);
+    expect(head.nodes.find((n) => n.id === 2)!.hitCount).toBe(0);
+    // A revision's own function keeps its line ticks; one both ran shares them; the other revision's has none.
+    expect(base.nodes.find((n) => n.id === 2)!.positionTicks).toEqual([{ line: 2, ticks: 4 }]);
+    expect(head.nodes.find((n) => n.id === 2)!.positionTicks).toBeUndefined();
+    expect(base.nodes.find((n) => n.id === 4)!.positionTicks).toEqual([{ line: 9, ticks: 1 }]);
+    expect(head.nodes.find((n) => n.id === 4)!.positionTicks).toEqual([{ line: 9, ticks: 1 }]);
+  });
+
+  it('splits alternating spans in any order', () => {
+    const parts = splitProfile(profile, [
+      { label: 'head', startUs: 1200, endUs: 1400 },
+      { label: 'base', startUs: 1000, endUs: 1200 },
+      { label: 'base', startUs: 1400, endUs: 2000 },
+    ]);
+    expect(parts.get('head')!.samples).toEqual([4, 2]);
+    expect(parts.get('base')!.samples).toEqual([2, 2, 2, 3, 3, 4, 3, 1]);
+  });
+});
+
+describe('functions matched across revisions when lines move', () => {
+  // A real edit: scripts/evaluate-http.mjs before and after 248e005 (86 lines added, 12 removed, functions moved).
+  const fixture = (side: string) => readFileSync(path.join(import.meta.dirname, '../../fixtures/profile-match', `${side}.mjs`), 'utf8');
+  const base = fixture('base');
+  const head = fixture('head');
+
+  it('names every function that exists unchanged at both revisions alike, wherever it moved', () => {
+    const atBase = functionsOf(base);
+    const atHead = functionsOf(head);
+    let unchanged = 0;
+    let moved = 0;
+    for (const fn of atBase.functions) {
+      const text = base.slice(fn.start, fn.end);
+      const at = head.indexOf(text);
+      // Unchanged: its text once in each file.
+      if (at < 0 || head.indexOf(text, at + 1) >= 0 || base.indexOf(text, base.indexOf(text) + 1) >= 0) continue;
+      const there = atHead.functions.find((f) => f.start === at);
+      expect(there, text.slice(0, 60)).toBeDefined();
+      expect(there!.identity).toEqual(fn.identity);
+      unchanged++;
+      const lineOf = (source: string, offset: number) => source.slice(0, offset).split('\n').length;
+      if (lineOf(base, fn.start) !== lineOf(head, at)) moved++;
+    }
+    expect(unchanged).toBeGreaterThanOrEqual(15);
+    expect(moved).toBeGreaterThanOrEqual(10);
+  });
+
+  it('tells two functions apart that differ only in where they are nested or in their code', () => {
+    const { functions } = functionsOf(
+      [
+        'export function a(xs) { return xs.map((x) => x + 1) }',
+        'export function b(xs) { return xs.map((x) => x + 1) }',
+        'const c = (xs) => xs.map((x) => x * 2)',
+      ].join('\n'),
+    );
+    const callbacks = functions.filter((f) => f.identity.nesting.endsWith('(anonymous in xs.map)'));
+    expect(callbacks.map((f) => f.identity.nesting)).toEqual([
+      'a > (anonymous in xs.map)',
+      'b > (anonymous in xs.map)',
+      'c > (anonymous in xs.map)',
+    ]);
+    expect(callbacks[0]!.identity.shape).toBe(callbacks[1]!.identity.shape);
+    expect(callbacks[2]!.identity.shape).not.toBe(callbacks[0]!.identity.shape);
+  });
+
+  it('pairs an anonymous function whose body was edited when its nesting singles it out, and only then', () => {
+    const cost = (key: string, looseKey: string, selfMs: number): FunctionCost => ({
+      function: '(anonymous)',
+      location: 'lib/render.js:80',
+      key,
+      looseKey,
+      selfMs,
+    });
+    const summary = (functions: FunctionCost[]): ProfileSummary => ({ functions, ownTotals: [], totalMs: 100, samples: 1000 });
+    // render's callback changed its code (shape a1 → b2): one function of that nesting on each side.
+    const rows = diffProfiles(
+      {
+        summary: summary([
+          cost('(anonymous)|lib/render.js|render > (anonymous in each)|a1', '(anonymous)|lib/render.js|render > (anonymous in each)', 10),
+        ]),
+        ops: 1000,
+      },
+      {
+        summary: summary([
+          cost('(anonymous)|lib/render.js|render > (anonymous in each)|b2', '(anonymous)|lib/render.js|render > (anonymous in each)', 30),
+        ]),
+        ops: 1000,
+      },
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ basePerOpUs: 10, headPerOpUs: 30 });
+    // Two candidates at head for one at base: which one is base's is not known, so none is paired.
+    const loose = '(anonymous)|lib/render.js|render > (anonymous in each)';
+    const ambiguous = diffProfiles(
+      { summary: summary([cost(`${loose}|a1`, loose, 10)]), ops: 1000 },
+      { summary: summary([cost(`${loose}|b2`, loose, 30), cost(`${loose}|c3`, loose, 20)]), ops: 1000 },
+    );
+    expect(ambiguous.map((row) => row.basePerOpUs)).toEqual([0, 0]);
+  });
+});
+
+describe('a real profile of a function that moved', () => {
+  // Profiled in a plain node process (vitest runs modules through its own transform, which moves their lines).
+  const PROFILE = `import { Session } from 'node:inspector';
+import { writeFileSync } from 'node:fs';
+import { total } from './lib.mjs';
+const session = new Session();
+session.connect();
+const post = (method, params) => new Promise((resolve, reject) => session.post(method, params, (e, r) => (e ? reject(e) : resolve(r))));
+const items = Array.from({ length: 100 }, (_, i) => i);
+for (let i = 0; i < 200; i++) total(items);
+await post('Profiler.enable');
+await post('Profiler.setSamplingInterval', { interval: 100 });
+await post('Profiler.start');
+let calls = 0;
+const until = performance.now() + 300;
+while (performance.now() < until) (total(items), calls++);
+const { profile } = await post('Profiler.stop');
+writeFileSync('profile.json', JSON.stringify({ profile, calls }));
+`;
+
+  it('matches an anonymous callback that lines added above it moved, and sees what it costs at both revisions', () => {
+    // The callback's own loop keeps it out of its caller (not inlined): a frame of its own in the profile.
+    const lib = (above: string, rounds: number) =>
+      `${above}export function total(items) {\n  return items.reduce(function (sum, item) {\n    let x = 0;\n    for (let i = 0; i < ${rounds}; i++) x += (item * i) % 7;\n    return sum + x;\n  }, 0);\n}\n`;
+    const roots = [lib('', 200), lib('// a comment\nconst unused = 1;\n\n\n\n// more lines above it\n', 400)].map((text) => {
+      const root = mkdtempSync(path.join(os.tmpdir(), 'benchgate-moved-'));
+      writeFileSync(path.join(root, 'lib.mjs'), text);
+      writeFileSync(path.join(root, 'profile.mjs'), PROFILE);
+      return root;
+    });
+    try {
+      const sides = roots.map((root) => {
+        execFileSync(process.execPath, ['profile.mjs'], { cwd: root });
+        const { profile, calls } = JSON.parse(readFileSync(path.join(root, 'profile.json'), 'utf8')) as {
+          profile: CpuProfile;
+          calls: number;
+        };
+        return { summary: summarizeProfile(profile, root), ops: calls };
+      });
+      const callback = (summary: ProfileSummary) =>
+        summary.functions.find((f) => f.function === '(anonymous)' && f.location.startsWith('lib.mjs:'));
+      const [atBase, atHead] = sides.map((side) => callback(side.summary)!);
+      // It moved 6 lines, and its own loop doubled: one row with both figures.
+      expect(atBase!.location).toBe('lib.mjs:2');
+      expect(atHead!.location).toBe('lib.mjs:8');
+      expect(atHead!.key).not.toBe(atBase!.key); // its code changed (200 → 400)...
+      expect(atHead!.looseKey).toBe(atBase!.looseKey); // ...in the same place: paired as the same function
+      const [row] = diffProfiles(sides[0]!, sides[1]!).filter((r) => r.function === '(anonymous)');
+      expect(row!.basePerOpUs).toBeGreaterThan(0);
+      expect(row!.headPerOpUs).toBeGreaterThan(row!.basePerOpUs);
+    } finally {
+      for (const root of roots) rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

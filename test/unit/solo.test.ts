@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { processLevels, soloChange } from '../../src/stats/solo.js';
+import { soloComparison } from '../../src/report/solo.js';
+import { levelsText, soloSections } from '../../src/report/solo-sections.js';
+import type { BenchmarkSamples } from '../../src/measure/types.js';
+import type { ReportBenchmark } from '../../src/report/model.js';
+
+/** A deterministic spread: n values around `center`, ±`spread` (relative), evenly. */
+const around = (center: number, n: number, spread: number) =>
+  Array.from({ length: n }, (_, i) => center * (1 + spread * ((2 * i) / (n - 1) - 1)));
+
+describe('the solo change: two independent samples of processes', () => {
+  it('reads a 10% loss from two spreads, with an interval that holds it and excludes none', () => {
+    const change = soloChange(around(1000, 12, 0.02), around(900, 12, 0.02))!;
+    expect(change.estimate).toBeCloseTo(-0.1, 2);
+    expect(change.low).toBeLessThan(-0.1);
+    expect(change.high).toBeGreaterThan(-0.1);
+    expect(change.high).toBeLessThan(-0.07);
+    expect(change.confidence).toBe(0.95);
+  });
+
+  it('reads no change between identical samples, and its interval is as wide as the spread allows', () => {
+    const same = soloChange(around(1000, 12, 0.05), around(1000, 12, 0.05))!;
+    expect(same.estimate).toBeCloseTo(0, 6);
+    expect(same.low).toBeLessThan(0);
+    expect(same.high).toBeGreaterThan(0);
+    const tight = soloChange(around(1000, 12, 0.01), around(1000, 12, 0.01))!;
+    expect(tight.high - tight.low).toBeLessThan(same.high - same.low);
+  });
+
+  it('holds a change between processes on levels: its interval covers the change of the levels mixed', () => {
+    // Base: half its processes at 1.1 ms a call, half at 1.65 ms; head the same levels 10% slower.
+    const base = [...around(1 / 1.1e-3, 6, 0.005), ...around(1 / 1.65e-3, 6, 0.005)];
+    const head = base.map((x) => x / 1.1);
+    const change = soloChange(base, head)!;
+    expect(change.low).toBeLessThan(-0.0909);
+    expect(change.high).toBeGreaterThan(-0.0909);
+  });
+
+  it('needs two processes a side', () => {
+    expect(soloChange([1000], [900, 910])).toBeUndefined();
+    expect(soloChange([1000, 0], [900, 910])).toBeUndefined();
+  });
+});
+
+describe('speed levels of processes', () => {
+  it('finds two levels, slowest first, with their counts', () => {
+    const levels = processLevels([...around(1 / 1.65e-3, 5, 0.01), ...around(1 / 1.1e-3, 7, 0.01)])!;
+    expect(levels.levels.map((l) => l.processes)).toEqual([5, 7]);
+    expect(1e3 / levels.levels[0]!.opsPerSec).toBeCloseTo(1.65, 2);
+    expect(1e3 / levels.levels[1]!.opsPerSec).toBeCloseTo(1.1, 2);
+    expect(levelsText(levels)).toBe('2 speeds from process to process: 1.65 ms or 1.1 ms a call (5 and 7 of 12)');
+  });
+
+  it('finds three levels', () => {
+    const levels = processLevels([...around(1000, 4, 0.005), ...around(1300, 4, 0.005), ...around(1700, 4, 0.005)])!;
+    expect(levels.levels).toHaveLength(3);
+    expect(levelsText(levels)).toMatch(/^3 speeds from process to process: .+, .+ or .+ a call \(4, 4 and 4 of 12\)$/);
+  });
+
+  it('sees one spread as one level: even, wide, or with one odd process', () => {
+    expect(processLevels(around(1000, 12, 0.1))).toBeUndefined();
+    expect(processLevels(around(1000, 24, 0.02))).toBeUndefined();
+    // One process far off is an outlier, not a level: a level needs 2 processes and a sixth of them.
+    expect(processLevels([...around(1000, 11, 0.01), 1500])).toBeUndefined();
+    // Two groups 3% apart are too close to be told from spread.
+    expect(processLevels([...around(1000, 6, 0.003), ...around(1030, 6, 0.003)])).toBeUndefined();
+    expect(processLevels([1000, 2000, 1000])).toBeUndefined();
+  });
+});
+
+describe('the solo check in the report', () => {
+  const shared = { estimate: -0.085, low: -0.098, high: -0.08, confidence: 0.95 };
+  const samples = (base: number[], head: number[]): BenchmarkSamples => ({
+    id: 'bench/render.bench.js > html()',
+    kind: 'micro',
+    file: 'bench/render.bench.js',
+    logRatios: [],
+    base: { opsPerSec: base },
+    head: { opsPerSec: head },
+  });
+
+  it('agrees when the solo interval meets the shared one, and names the levels of each revision', () => {
+    const base = [...around(1 / 2.45e-3, 6, 0.005), ...around(1 / 4.3e-3, 6, 0.005)];
+    const solo = soloComparison(
+      samples(
+        base,
+        base.map((x) => x * 0.92),
+      ),
+      shared,
+    );
+    expect(solo.agreement).toBe('agrees');
+    expect(solo.base!.levels!.levels).toHaveLength(2);
+    expect(solo.base!.processes).toBe(12);
+    const bench = { id: 'bench/render.bench.js > html()', kind: 'micro', change: shared, solo } as unknown as ReportBenchmark;
+    const sections = soloSections([bench], { processes: 12, durationMs: 30_000 });
+    expect(sections.heading).toBe('solo check (--solo-check): 1 compared, 0 disagree (12 processes per revision)');
+    expect(sections.rows).toEqual([
+      ['bench/render.bench.js > html()', '-8.5% [-9.8%, -8.0%]', expect.stringMatching(/^-8\.0% \[/), 'agrees'],
+    ]);
+    expect(sections.notes).toEqual([
+      'bench/render.bench.js > html(): at base, this call runs at 2 speeds from process to process: 4.3 ms or 2.45 ms a call (6 and 6 of 12)',
+      expect.stringMatching(/^bench\/render\.bench\.js > html\(\): at head, this call runs at 2 speeds/),
+    ]);
+  });
+
+  it('disagrees when the solo interval lies apart from the shared one', () => {
+    const solo = soloComparison(samples(around(1000, 12, 0.01), around(1000, 12, 0.01)), shared);
+    expect(solo.agreement).toBe('disagrees');
+    expect(solo.base!.levels).toBeUndefined();
+  });
+
+  it('says unknown without a solo interval, and keeps a revision that failed alone', () => {
+    const failed = soloComparison({ ...samples([1000, 1010], []), head: undefined, error: 'head: TypeError: x is not a function' }, shared);
+    expect(failed).toMatchObject({ agreement: 'unknown', change: null, head: null, error: 'head: TypeError: x is not a function' });
+  });
+});
