@@ -1,0 +1,153 @@
+// npm run evaluate:corpus -- <folder of cases> [case ...]: the real gate on real performance fixes kept OUTSIDE this
+// repository (fetched code is never committed). A case is a folder with base/ (the library at the fix's parent),
+// head/ (at the fix), bench.mjs (one bench file through the library's public API, placed at
+// benchgate-corpus/bench.mjs of each revision) and case.json ({ library, fix, title, expected, ... }).
+// For each case it builds a two-commit git repository, runs `benchgate compare --profile always --solo-check` on it
+// (runtime dependencies installed by benchgate, `npm install --omit=dev`), and prints one row per benchmark: the
+// verdict and the shared-process change, the solo change (each revision alone in fresh processes) and its levels,
+// the profile's change of CPU a call and whether it agrees, and the top-5 profile rows that read 0 at base although
+// their file exists at both revisions (candidates for an unmatched function, for a person to read).
+// BENCHGATE=<path to a cli.js> runs another build (an older commit's dist, for a before/after table).
+// SOLO=<n> sets --solo-processes (default 24); BUDGET the budget (default 5%); JSON=<file> writes every row.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gitRepo, machine } from './evaluate-lib.mjs';
+
+const [folder, ...only] = process.argv.slice(2);
+if (!folder) {
+  console.error('usage: node scripts/evaluate-corpus.mjs <folder of cases> [case ...]');
+  process.exit(2);
+}
+const cli = process.env.BENCHGATE ?? fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+const solo = process.env.SOLO ?? '24';
+const budget = process.env.BUDGET ?? '5%';
+const CONFIG = `budget: ${budget}
+micro:
+  files: benchgate-corpus/bench.mjs
+install: npm install --omit=dev --no-audit --no-fund --no-package-lock --ignore-scripts
+`;
+
+/** Every file of a folder, relative to it, as { path: text } (node_modules left out). */
+function filesOf(dir, prefix = '') {
+  const out = {};
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'node_modules' || entry.name === '.git') continue;
+    const full = path.join(dir, entry.name);
+    const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) Object.assign(out, filesOf(full, rel));
+    else out[rel] = readFileSync(full);
+  }
+  return out;
+}
+
+const pct = (x) => (x === undefined || x === null || !Number.isFinite(x) ? '–' : `${x > 0 ? '+' : ''}${(x * 100).toFixed(1)}%`);
+const interval = (c) => (c ? `${pct(c.estimate)} [${pct(c.low)}, ${pct(c.high)}]` : '–');
+const levels = (side) =>
+  side?.levels ? side.levels.levels.map((l) => `${(1e3 / l.opsPerSec).toFixed(3)} ms×${l.processes}`).join(' | ') : '';
+
+const cases = readdirSync(folder)
+  .filter((name) => existsSync(path.join(folder, name, 'case.json')))
+  .filter((name) => !only.length || only.includes(name))
+  .sort();
+console.log(`${cases.length} cases from ${folder}, ${cli}, --solo-processes ${solo}, budget ${budget}; ${machine()}`);
+const rows = [];
+for (const name of cases) {
+  const dir = path.join(folder, name);
+  const meta = JSON.parse(readFileSync(path.join(dir, 'case.json'), 'utf8'));
+  const bench = readFileSync(path.join(dir, 'bench.mjs'));
+  const side = (which) => ({ ...filesOf(path.join(dir, which)), 'benchgate-corpus/bench.mjs': bench, 'benchgate.yml': CONFIG });
+  const repo = gitRepo(`benchgate-corpus-${name}-`, side('base'), side('head'));
+  const started = Date.now();
+  const run = spawnSync(
+    process.execPath,
+    [
+      cli,
+      'compare',
+      '--base',
+      'main',
+      '--head',
+      'feature',
+      '--json',
+      'report.json',
+      '--profile',
+      'always',
+      '--solo-check',
+      '--solo-processes',
+      solo,
+    ],
+    { cwd: repo, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+  );
+  const seconds = (Date.now() - started) / 1000;
+  const reportFile = path.join(repo, 'report.json');
+  if (!existsSync(reportFile)) {
+    console.log(`${name}: no report (exit ${run.status}): ${(run.stderr || run.stdout).split('\n').slice(-4).join(' / ')}`);
+    rows.push({ case: name, error: run.stderr.slice(-2000) });
+    rmSync(repo, { recursive: true, force: true });
+    continue;
+  }
+  const report = JSON.parse(readFileSync(reportFile, 'utf8'));
+  for (const b of report.benchmarks) {
+    const profile = b.profile && !b.profile.error ? b.profile : undefined;
+    const profileChange = profile ? profile.perOpUs.head / profile.perOpUs.base - 1 : undefined;
+    // The measured change of time a call, for the direction check of profiles that carry no agreement (older builds).
+    const timeChange = b.change ? 1 / (1 + b.change.estimate) - 1 : undefined;
+    const contradicts =
+      b.change &&
+      profileChange !== undefined &&
+      (b.change.low > 0 || b.change.high < 0) &&
+      Math.sign(profileChange) !== Math.sign(timeChange);
+    const zeroAtBase = (profile?.top ?? [])
+      .slice(0, 5)
+      .filter((row) => row.basePerOpUs === 0 && row.location && /:\d+$/.test(row.location))
+      .filter((row) => existsSync(path.join(dir, 'base', row.location.replace(/:\d+$/, ''))))
+      .map((row) => `${row.function} ${row.location}`);
+    const row = {
+      case: name,
+      library: meta.library,
+      expected: meta.expected,
+      id: b.id,
+      verdict: b.verdict,
+      shared: b.change,
+      solo: b.solo?.change ?? null,
+      soloAgreement: b.solo?.agreement ?? null,
+      levels: { base: levels(b.solo?.base), head: levels(b.solo?.head) },
+      profile: profile
+        ? { process: profile.process ?? 'alone', base: profile.perOpUs.base, head: profile.perOpUs.head, change: profileChange }
+        : null,
+      agreement: profile?.agreement ?? null,
+      contradicts,
+      zeroAtBase,
+      seconds,
+    };
+    rows.push(row);
+    console.log(
+      [
+        name,
+        b.id.replace('benchgate-corpus/bench.mjs > ', ''),
+        b.verdict,
+        `shared ${interval(b.change)}`,
+        `solo ${interval(b.solo?.change)} ${b.solo?.agreement ?? ''}`,
+        row.levels.base && `levels base ${row.levels.base}`,
+        row.levels.head && `levels head ${row.levels.head}`,
+        profile
+          ? `profile(${row.profile.process}) ${pct(profileChange)}${profile.agreement ? (profile.agreement.agrees ? ' agrees' : ` disagrees:${profile.agreement.disagrees}/${profile.agreement.reason}`) : ''}`
+          : 'no profile',
+        contradicts ? 'CONTRADICTS' : '',
+        zeroAtBase.length ? `zero-at-base: ${zeroAtBase.join('; ')}` : '',
+        `${seconds.toFixed(0)} s`,
+      ]
+        .filter(Boolean)
+        .join(' · '),
+    );
+  }
+  rmSync(repo, { recursive: true, force: true });
+}
+if (process.env.JSON) writeFileSync(process.env.JSON, JSON.stringify(rows, null, 2));
+const decided = rows.filter((r) => r.verdict === 'regression' || r.verdict === 'improvement');
+console.log(
+  `\n${rows.length} benchmarks; decided ${decided.length}; profile contradicts a decided verdict's direction: ${decided.filter((r) => r.contradicts).length}; ` +
+    `profile disagrees (any): ${rows.filter((r) => r.agreement && !r.agreement.agrees).length}; solo disagrees: ${rows.filter((r) => r.soloAgreement === 'disagrees').length}; ` +
+    `levels seen: ${rows.filter((r) => r.levels.base || r.levels.head).length}; top-5 rows at 0 at base with their file at both: ${rows.reduce((n, r) => n + (r.zeroAtBase?.length ?? 0), 0)}`,
+);
