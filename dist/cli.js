@@ -77455,7 +77455,9 @@ function judge(run, micro, http3) {
     return { rounds: measured.plannedRounds, hint: timeHint(benchmark.http ? "http" : "micro", measured, run) };
   };
   const comparisons = analyze(samples, { ...analyzeOptions, figures, firstLook });
-  const benchmarks = comparisons.map((c, i2) => toReportBenchmark(c, samples[i2].http ? httpDetails(samples[i2], c) : void 0));
+  const benchmarks = comparisons.map(
+    (c, i2) => withRoundLevels(toReportBenchmark(c, samples[i2].http ? httpDetails(samples[i2], c) : void 0), samples[i2])
+  );
   return { benchmarks: sortBenchmarks(decideFamily(benchmarks, figures)), intervalLevel: rule.intervalLevel(figures), figures };
 }
 async function explainStage(run, judged, micro) {
@@ -77483,6 +77485,12 @@ async function explainStage(run, judged, micro) {
     benchmarks,
     profile: { ...benchmarks.some((b) => b.profile && "files" in b.profile) ? { dir } : {}, benchmarks: targets.length }
   };
+}
+function withRoundLevels(benchmark, samples) {
+  if (benchmark.kind !== "micro" || !benchmark.change) return benchmark;
+  const base2 = processLevels(samples.base?.opsPerSec ?? []);
+  const head = processLevels(samples.head?.opsPerSec ?? []);
+  return base2 || head ? { ...benchmark, levels: { ...base2 ? { base: base2 } : {}, ...head ? { head } : {} } } : benchmark;
 }
 async function soloStage(run, files, judged, processes) {
   const { config, options } = run;
@@ -78129,7 +78137,7 @@ function plural(count3, word) {
   return `${count3} ${word}${count3 === 1 ? "" : "s"}`;
 }
 
-// src/report/solo-sections.ts
+// src/report/levels.ts
 function levelsText(levels) {
   const speeds = levels.levels.map((level) => `${formatMicros(1e6 / level.opsPerSec)}`);
   const counts = levels.levels.map((level) => level.processes);
@@ -78137,6 +78145,12 @@ function levelsText(levels) {
   const or = speeds.length === 2 ? speeds.join(" or ") : `${speeds.slice(0, -1).join(", ")} or ${speeds.at(-1)}`;
   return `${levels.levels.length} speeds from process to process: ${or} a call (${counts.slice(0, -1).join(", ")} and ${counts.at(-1)} of ${total})`;
 }
+function roundLevelsLine(levels) {
+  const sides = ["base", "head"].filter((side2) => levels[side2]).map((side2) => `at ${side2} it ran at ${levelsText(levels[side2])}`);
+  return `${sides.join("; ")}: its figure depends on the process it runs in (both revisions share each process, so the change may still hold); compare --solo-check measures each revision alone in fresh processes`;
+}
+
+// src/report/solo-sections.ts
 var SOLO_LEGEND = "solo: each revision alone in fresh processes (pairs AB BA), as production runs one revision; its 95% interval is the Hodges-Lehmann one of the processes' figures. shared: the verdict's figure, both revisions alternating in one process. They disagree when the intervals do not meet: the figure then depends on the process a revision runs in.";
 function soloSections(benchmarks, info) {
   const checked = benchmarks.filter((b) => b.solo);
@@ -78281,7 +78295,9 @@ function renderTerminal(report2, options) {
   lines.push(...soloLines(report2, paint, width));
   for (const b of benchmarks.filter((b2) => b2.note)) lines.push(paint("yellow", `note: ${terminalText(b.id)}: ${terminalText(b.note)}`));
   for (const b of benchmarks.filter((b2) => b2.warning)) lines.push(paint("yellow", `note: ${terminalText(b.id)}: ${terminalText(b.warning)}`));
-  if (benchmarks.some((b) => b.warning || b.note)) lines.push("");
+  for (const b of benchmarks.filter((b2) => b2.levels))
+    lines.push(paint("yellow", `note: ${terminalText(b.id)}: ${terminalText(roundLevelsLine(b.levels))}`));
+  if (benchmarks.some((b) => b.warning || b.note || b.levels)) lines.push("");
   for (const b of benchmarks.filter((b2) => b2.error)) {
     lines.push(
       paint(MARK.error.style, `! ${terminalText(b.id)}`),
@@ -78441,6 +78457,7 @@ function renderMarkdown(report2) {
   if (solo) out.push(solo, md``);
   for (const b of benchmarks.filter((b2) => b2.note)) out.push(md`> [!NOTE]\n> ${b.id}: ${b.note}`, md``);
   for (const b of benchmarks.filter((b2) => b2.warning)) out.push(md`> [!NOTE]\n> ${b.id}: ${b.warning}`, md``);
+  for (const b of benchmarks.filter((b2) => b2.levels)) out.push(md`> [!NOTE]\n> ${b.id}: ${roundLevelsLine(b.levels)}`, md``);
   const errors = benchmarks.filter((b) => b.error);
   if (errors.length)
     out.push(details(md`Errors (${errors.length})`, joinMarkup(errors.map((b) => md`<b>${b.id}</b>\n${pre(b.error)}`))), md``);
@@ -79076,6 +79093,19 @@ var report_schema_default = {
         native: {
           $ref: "#/definitions/NativeComparison",
           description: "compare --native-check: the harness's own figures from the bench file's own runs, and whether they agree with benchgate's."
+        },
+        levels: {
+          type: "object",
+          properties: {
+            base: {
+              $ref: "#/definitions/ProcessLevels"
+            },
+            head: {
+              $ref: "#/definitions/ProcessLevels"
+            }
+          },
+          additionalProperties: false,
+          description: "Micro: the speeds a revision's rounds sat on, when they are levels and not spread (stats/solo.ts): the call's speed depends on the process it runs in."
         },
         solo: {
           $ref: "#/definitions/SoloComparison",
@@ -80659,6 +80689,43 @@ var report_schema_default = {
         "unknown"
       ]
     },
+    ProcessLevels: {
+      type: "object",
+      properties: {
+        levels: {
+          type: "array",
+          items: {
+            type: "object",
+            properties: {
+              opsPerSec: {
+                type: [
+                  "number",
+                  "null"
+                ]
+              },
+              processes: {
+                type: [
+                  "number",
+                  "null"
+                ]
+              }
+            },
+            required: [
+              "opsPerSec",
+              "processes"
+            ],
+            additionalProperties: false
+          },
+          description: "Each level's median ops/s, slowest first, and how many processes sat on it.",
+          maxItems: 1e4
+        }
+      },
+      required: [
+        "levels"
+      ],
+      additionalProperties: false,
+      description: "Speeds a revision's fresh processes settle on, when they are levels and not spread."
+    },
     SoloComparison: {
       type: "object",
       properties: {
@@ -80743,43 +80810,6 @@ var report_schema_default = {
         "opsPerSec"
       ],
       additionalProperties: false
-    },
-    ProcessLevels: {
-      type: "object",
-      properties: {
-        levels: {
-          type: "array",
-          items: {
-            type: "object",
-            properties: {
-              opsPerSec: {
-                type: [
-                  "number",
-                  "null"
-                ]
-              },
-              processes: {
-                type: [
-                  "number",
-                  "null"
-                ]
-              }
-            },
-            required: [
-              "opsPerSec",
-              "processes"
-            ],
-            additionalProperties: false
-          },
-          description: "Each level's median ops/s, slowest first, and how many processes sat on it.",
-          maxItems: 1e4
-        }
-      },
-      required: [
-        "levels"
-      ],
-      additionalProperties: false,
-      description: "Speeds a revision's fresh processes settle on, when they are levels and not spread."
     },
     SoloChange: {
       type: "object",

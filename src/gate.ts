@@ -14,6 +14,7 @@ import { planSuite, type FileCensus, type ShardSpec } from './measure/shard.js';
 import type { MeasureSettings } from './measure/micro/protocol.js';
 import { measureMicro } from './measure/micro/schedule.js';
 import { soloComparison, type SoloCheckInfo } from './report/solo.js';
+import { processLevels } from './stats/solo.js';
 import { pinLoadGenerator } from './measure/http/pinning.js';
 import { cpuReadable } from './measure/http/cpu.js';
 import { probeInstructions } from './measure/http/instructions.js';
@@ -625,7 +626,9 @@ function judge(
     return { rounds: measured.plannedRounds, hint: timeHint(benchmark.http ? 'http' : 'micro', measured, run) };
   };
   const comparisons = analyze(samples, { ...analyzeOptions, figures, firstLook });
-  const benchmarks = comparisons.map((c, i) => toReportBenchmark(c, samples[i]!.http ? httpDetails(samples[i]!, c) : undefined));
+  const benchmarks = comparisons.map((c, i) =>
+    withRoundLevels(toReportBenchmark(c, samples[i]!.http ? httpDetails(samples[i]!, c) : undefined), samples[i]!),
+  );
   return { benchmarks: sortBenchmarks(decideFamily(benchmarks, figures)), intervalLevel: rule.intervalLevel(figures), figures };
 }
 
@@ -663,6 +666,14 @@ async function explainStage(
     benchmarks,
     profile: { ...(benchmarks.some((b) => b.profile && 'files' in b.profile) ? { dir } : {}), benchmarks: targets.length },
   };
+}
+
+/** A micro-benchmark whose rounds sat on speed levels at a revision (not a spread) says so (ReportBenchmark.levels). */
+function withRoundLevels(benchmark: ReportBenchmark, samples: BenchmarkSamples): ReportBenchmark {
+  if (benchmark.kind !== 'micro' || !benchmark.change) return benchmark;
+  const base = processLevels(samples.base?.opsPerSec ?? []);
+  const head = processLevels(samples.head?.opsPerSec ?? []);
+  return base || head ? { ...benchmark, levels: { ...(base ? { base } : {}), ...(head ? { head } : {}) } } : benchmark;
 }
 
 /**

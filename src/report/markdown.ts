@@ -7,6 +7,7 @@ import { changeChart } from './chart.js';
 import { groupByFile, groupingHelps, ungrouped } from './groups.js';
 import { profileSections } from './profile-sections.js';
 import { NATIVE_LEGEND, nativeSections } from './native-sections.js';
+import { roundLevelsLine } from './levels.js';
 import { SOLO_LEGEND, soloSections } from './solo-sections.js';
 import { sortBenchmarks, verdictCounts, type Report, type ReportBenchmark } from './model.js';
 import { runLine } from './terminal.js';
@@ -88,6 +89,7 @@ export function renderMarkdown(report: Report): string {
   if (solo) out.push(solo, md``);
   for (const b of benchmarks.filter((b) => b.note)) out.push(md`> [!NOTE]\n> ${b.id}: ${b.note}`, md``);
   for (const b of benchmarks.filter((b) => b.warning)) out.push(md`> [!NOTE]\n> ${b.id}: ${b.warning}`, md``);
+  for (const b of benchmarks.filter((b) => b.levels)) out.push(md`> [!NOTE]\n> ${b.id}: ${roundLevelsLine(b.levels!)}`, md``);
   const errors = benchmarks.filter((b) => b.error);
   if (errors.length)
     out.push(details(md`Errors (${errors.length})`, joinMarkup(errors.map((b) => md`<b>${b.id}</b>\n${pre(b.error)}`))), md``);

@@ -5,6 +5,7 @@ import { duetLine, rateLine, type HttpDetails } from './http.js';
 import type { Explanation } from '../explain/run.js';
 import type { NativeCheckInfo, NativeComparison } from './native.js';
 import type { SoloCheckInfo, SoloComparison } from './solo.js';
+import type { ProcessLevels } from '../stats/solo.js';
 import { formatShortPercent } from '../util/format.js';
 
 /** Version of the JSON report's schema (README, "JSON report"); bumped on any breaking change. */
@@ -51,6 +52,11 @@ export interface ReportBenchmark {
   profile?: Explanation;
   /** compare --native-check: the harness's own figures from the bench file's own runs, and whether they agree with benchgate's. */
   native?: NativeComparison;
+  /**
+   * Micro: the speeds a revision's rounds sat on, when they are levels and not spread (stats/solo.ts): the
+   * call's speed depends on the process it runs in.
+   */
+  levels?: { base?: ProcessLevels; head?: ProcessLevels };
   /** compare --solo-check: the change with each revision alone in fresh processes, beside this (shared-process) one. */
   solo?: SoloComparison;
   error?: string;

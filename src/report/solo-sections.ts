@@ -1,18 +1,8 @@
 /** compare --solo-check's sections of the terminal and markdown reports. */
-import { formatMicros } from '../util/format.js';
-import type { ProcessLevels } from '../stats/solo.js';
 import { formatInterval } from './format.js';
 import type { ReportBenchmark } from './model.js';
+import { levelsText } from './levels.js';
 import type { SoloCheckInfo } from './solo.js';
-
-/** "2 speeds from process to process: 1.10 ms or 1.65 ms a call (7 and 5 of 12)". */
-export function levelsText(levels: ProcessLevels): string {
-  const speeds = levels.levels.map((level) => `${formatMicros(1e6 / level.opsPerSec)}`);
-  const counts = levels.levels.map((level) => level.processes);
-  const total = counts.reduce((sum, n) => sum + n, 0);
-  const or = speeds.length === 2 ? speeds.join(' or ') : `${speeds.slice(0, -1).join(', ')} or ${speeds.at(-1)!}`;
-  return `${levels.levels.length} speeds from process to process: ${or} a call (${counts.slice(0, -1).join(', ')} and ${counts.at(-1)!} of ${total})`;
-}
 
 /** What the solo check adds to the reports: a heading, one row per checked benchmark, and a line per level or disagreement. */
 export interface SoloSections {

@@ -6,6 +6,7 @@ import { formatBudget, formatConfidence, formatDuration, formatOps } from '../ut
 import { fitMiddle as fit, formatChange, formatResolvable, RESOLVES_LEGEND, wrapText } from './format.js';
 import { groupByFile, groupingHelps, ungrouped } from './groups.js';
 import { profileSections } from './profile-sections.js';
+import { roundLevelsLine } from './levels.js';
 import { SOLO_LEGEND, soloSections } from './solo-sections.js';
 import { httpSections } from './http-sections.js';
 import { NATIVE_LEGEND, nativeSections } from './native-sections.js';
@@ -162,7 +163,9 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
   lines.push(...soloLines(report, paint, width));
   for (const b of benchmarks.filter((b) => b.note)) lines.push(paint('yellow', `note: ${printable(b.id)}: ${printable(b.note)}`));
   for (const b of benchmarks.filter((b) => b.warning)) lines.push(paint('yellow', `note: ${printable(b.id)}: ${printable(b.warning)}`));
-  if (benchmarks.some((b) => b.warning || b.note)) lines.push('');
+  for (const b of benchmarks.filter((b) => b.levels))
+    lines.push(paint('yellow', `note: ${printable(b.id)}: ${printable(roundLevelsLine(b.levels!))}`));
+  if (benchmarks.some((b) => b.warning || b.note || b.levels)) lines.push('');
   for (const b of benchmarks.filter((b) => b.error)) {
     lines.push(
       paint(MARK.error.style, `! ${printable(b.id)}`),

@@ -422,3 +422,27 @@ describe('what a run resolves, per benchmark', () => {
     expect(shown).toEqual(expect.arrayContaining(lookupIds.map(squash)));
   });
 });
+
+describe('speed levels of the rounds', () => {
+  it("adds a note under the table in both reports, the benchmark's name escaped in markdown", () => {
+    const levels = {
+      base: {
+        levels: [
+          { opsPerSec: 606, processes: 5 },
+          { opsPerSec: 909, processes: 7 },
+        ],
+      },
+    };
+    const one = report([bench({ id: 'bench/a.js > <b>x</b>', levels })]);
+    const terminal = renderTerminal(one, { color: false });
+    expect(terminal).toContain(
+      'note: bench/a.js > <b>x</b>: at base it ran at 2 speeds from process to process: 1.65 ms or 1.1 ms a call (5 and 7 of 12)',
+    );
+    // Markdown escapes the colons (so no text of a report turns into a link or an emoji code).
+    const markdown = renderMarkdown(one).replaceAll('&#58;', ':');
+    expect(markdown).toContain(
+      '> bench/a.js &gt; &lt;b&gt;x&lt;/b&gt;: at base it ran at 2 speeds from process to process: 1.65 ms or 1.1 ms',
+    );
+    expect(renderTerminal(report([bench({ id: 'bench/a.js > y' })]), { color: false })).not.toContain('speeds from process to process');
+  });
+});

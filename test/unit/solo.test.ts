@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { processLevels, soloChange } from '../../src/stats/solo.js';
 import { soloComparison } from '../../src/report/solo.js';
-import { levelsText, soloSections } from '../../src/report/solo-sections.js';
+import { soloSections } from '../../src/report/solo-sections.js';
+import { levelsText } from '../../src/report/levels.js';
 import type { BenchmarkSamples } from '../../src/measure/types.js';
 import type { ReportBenchmark } from '../../src/report/model.js';
 
@@ -113,5 +114,18 @@ describe('the solo check in the report', () => {
   it('says unknown without a solo interval, and keeps a revision that failed alone', () => {
     const failed = soloComparison({ ...samples([1000, 1010], []), head: undefined, error: 'head: TypeError: x is not a function' }, shared);
     expect(failed).toMatchObject({ agreement: 'unknown', change: null, head: null, error: 'head: TypeError: x is not a function' });
+  });
+});
+
+describe("levels in the shared process's rounds", () => {
+  it('says which revision ran at which speeds, and what to run to see each alone', async () => {
+    const { roundLevelsLine } = await import('../../src/report/levels.js');
+    const base = processLevels([...around(1 / 1.1e-3, 6, 0.005), ...around(1 / 1.65e-3, 6, 0.005)])!;
+    expect(roundLevelsLine({ base })).toBe(
+      'at base it ran at 2 speeds from process to process: 1.65 ms or 1.1 ms a call (6 and 6 of 12): its figure depends on the ' +
+        'process it runs in (both revisions share each process, so the change may still hold); compare --solo-check measures ' +
+        'each revision alone in fresh processes',
+    );
+    expect(roundLevelsLine({ base, head: base })).toMatch(/^at base it ran at 2 speeds .*; at head it ran at 2 speeds /);
   });
 });
