@@ -77294,42 +77294,68 @@ async function explainLoadErrors(files, plan, spawn4, errors, skip) {
 
 // src/stats/solo.ts
 function soloChange(base2, head, confidence = 0.95) {
-  const b = base2.filter((x) => x > 0).map(Math.log);
-  const h = head.filter((x) => x > 0).map(Math.log);
+  const b = base2.filter((x) => x > 0 && Number.isFinite(x)).map(Math.log);
+  const h = head.filter((x) => x > 0 && Number.isFinite(x)).map(Math.log);
   if (b.length < 2 || h.length < 2) return void 0;
   const differences = b.flatMap((x) => h.map((y) => y - x)).sort((x, y) => x - y);
-  const n = b.length;
-  const m = h.length;
-  const z2 = probit(1 - (1 - confidence) / 2);
-  const k = Math.max(0, Math.floor(n * m / 2 - z2 * Math.sqrt(n * m * (n + m + 1) / 12)));
+  const c = Math.max(1, criticalCount(b.length, h.length, (1 - confidence) / 2));
   return {
     estimate: Math.expm1(median(differences)),
-    low: Math.expm1(differences[k]),
-    high: Math.expm1(differences[differences.length - 1 - k]),
+    low: Math.expm1(differences[c - 1]),
+    high: Math.expm1(differences[differences.length - c]),
     confidence
   };
 }
+var EXACT_PRODUCT = 48 * 48;
+function criticalCount(n, m, tail) {
+  if (n * m > EXACT_PRODUCT) {
+    const z2 = probit(1 - tail);
+    return Math.floor(n * m / 2 - z2 * Math.sqrt(n * m * (n + m + 1) / 12));
+  }
+  const cdf = uDistribution(n, m);
+  let total = 0;
+  let u = 0;
+  for (; u < cdf.length; u++) {
+    total += cdf[u];
+    if (total > tail) break;
+  }
+  return u;
+}
+function uDistribution(n, m) {
+  let row = Array.from({ length: m + 1 }, () => [1]);
+  for (let i2 = 1; i2 <= n; i2++) {
+    const next = [[1]];
+    for (let j = 1; j <= m; j++) {
+      const p = new Array(i2 * j + 1).fill(0);
+      const fromFirst = row[j];
+      const fromSecond = next[j - 1];
+      for (let u = 0; u <= i2 * j; u++) p[u] = i2 / (i2 + j) * (u >= j ? fromFirst[u - j] ?? 0 : 0) + j / (i2 + j) * (fromSecond[u] ?? 0);
+      next.push(p);
+    }
+    row = next;
+  }
+  return row[m];
+}
 var LEVEL_GAP = 0.05;
-var LEVEL_SEPARATION = 4;
+var LEVEL_SEPARATION = 6;
 function processLevels(opsPerSec) {
-  const logs = opsPerSec.filter((x) => x > 0).map(Math.log);
+  const logs = opsPerSec.filter((x) => x > 0 && Number.isFinite(x)).map(Math.log);
   if (logs.length < 6) return void 0;
   let found;
   for (const k of [2, 3]) {
     if (logs.length < 2 * k) break;
     const groups2 = ckmeans(logs, k);
-    if (groups2.every((g2) => g2.length >= Math.max(2, logs.length / 6)) && separated(groups2)) found = groups2;
+    if (groups2.length === k && groups2.every((g2) => g2.length >= Math.max(2, logs.length / 6)) && separated(groups2)) found = groups2;
   }
   if (!found) return void 0;
   return { levels: found.map((g2) => ({ opsPerSec: Math.exp(median(g2)), processes: g2.length })) };
 }
 function separated(groups2) {
-  const spread = (g2) => g2.length >= 2 ? sampleStandardDeviation(g2) : 0;
+  const df = groups2.reduce((sum3, g2) => sum3 + g2.length - 1, 0);
+  const within = Math.sqrt(groups2.reduce((sum3, g2) => sum3 + (g2.length - 1) * sampleVariance(g2), 0) / df);
   for (let i2 = 1; i2 < groups2.length; i2++) {
-    const [a, b] = [groups2[i2 - 1], groups2[i2]];
-    const gap = median(b) - median(a);
-    const pooled = Math.sqrt((spread(a) ** 2 + spread(b) ** 2) / 2);
-    if (gap < LEVEL_GAP || gap < LEVEL_SEPARATION * pooled) return false;
+    const gap = median(groups2[i2]) - median(groups2[i2 - 1]);
+    if (gap < LEVEL_GAP || gap < LEVEL_SEPARATION * within) return false;
   }
   return true;
 }
@@ -77340,7 +77366,7 @@ function soloComparison(samples, shared) {
     const ops = (of?.opsPerSec ?? []).filter((x) => x > 0);
     if (!ops.length) return null;
     const levels = processLevels(ops);
-    return { processes: ops.length, opsPerSec: median(ops), ...levels ? { levels } : {} };
+    return { processes: ops.length, opsPerSec: median(ops), runs: ops, ...levels ? { levels } : {} };
   };
   const change = soloChange(samples.base?.opsPerSec ?? [], samples.head?.opsPerSec ?? []) ?? null;
   const agreement2 = !change ? "unknown" : change.high < shared.low || change.low > shared.high ? "disagrees" : "agrees";
@@ -79318,6 +79344,7 @@ var METHOD_FLOOR = 0.1;
 var METHOD_SHARE = 0.25;
 function agreement(profile, measured) {
   const { perOpUs, gcPerOpUs, samples } = profile;
+  if (!gcPerOpUs || !samples) return void 0;
   if (!(perOpUs.base > 0 && perOpUs.head > 0 && measured.baseUs > 0 && measured.headUs > 0)) return void 0;
   if (!(samples.base > 0 && samples.head > 0)) return void 0;
   const logRounds = measured.rounds.filter((r) => r > -1).map((r) => Math.log1p(r));
@@ -85437,7 +85464,8 @@ base.MethodDefinition = base.PropertyDefinition = base.Property = function(node,
 };
 
 // src/explain/functions.ts
-var MAX_BYTES = 4 * 1024 * 1024;
+var MAX_BYTES = 2 * 1024 * 1024;
+var MAX_FUNCTIONS = 2e4;
 var OPTIONS = { ecmaVersion: "latest", allowHashBang: true, allowReturnOutsideFunction: true, allowAwaitOutsideFunction: true };
 var isFunction = (node) => node.type === "FunctionDeclaration" || node.type === "FunctionExpression" || node.type === "ArrowFunctionExpression";
 var FunctionShapes = class {
@@ -85472,19 +85500,25 @@ function functionsOf(source) {
     program = parse5(source, { ...OPTIONS, sourceType: "script" });
   }
   const lineStarts = [0];
-  for (let i2 = 0; i2 < source.length; i2++) if (source[i2] === "\n") lineStarts.push(i2 + 1);
+  for (const match of source.matchAll(/\r\n?|[\n\u2028\u2029]/g)) lineStarts.push(match.index + match[0].length);
   const raw = [];
+  const names = /* @__PURE__ */ new Map();
+  let count3 = 0;
   fullAncestor(program, (node, _state, ancestors) => {
     if (!isFunction(node)) return;
-    const names = [];
+    if (++count3 > MAX_FUNCTIONS) throw new Error(`more than ${MAX_FUNCTIONS} functions`);
+    const nesting = [];
     ancestors.forEach((ancestor, i2) => {
-      if (isFunction(ancestor)) names.push(nameOf(ancestor, ancestors[i2 - 1], source));
+      if (!isFunction(ancestor)) return;
+      let name2 = names.get(ancestor);
+      if (name2 === void 0) names.set(ancestor, name2 = nameOf(ancestor, ancestors[i2 - 1], source));
+      nesting.push(name2);
     });
     raw.push({
       start: node.start,
       bodyStart: node.body.start,
       end: node.end,
-      nesting: names.join(" > "),
+      nesting: nesting.join(" > "),
       hash: shapeOf(source.slice(node.start, node.end))
     });
   });
@@ -85498,13 +85532,14 @@ function functionsOf(source) {
 }
 function nameOf(fn, parent, source) {
   if (fn.id?.name) return fn.id.name;
-  const text2 = (node) => source.slice(node.start, node.end).replace(/\s+/g, "").slice(0, 60);
+  const text2 = (node) => source.slice(node.start, Math.min(node.end, node.start + 200)).replace(/\s+/g, "").slice(0, 60);
   const p = parent;
   if (!p) return "(anonymous)";
   if ((p.type === "Property" || p.type === "MethodDefinition" || p.type === "PropertyDefinition") && p.key) return text2(p.key);
   if (p.type === "VariableDeclarator" && p.id) return text2(p.id);
   if (p.type === "AssignmentExpression" && p.left) return text2(p.left);
-  if ((p.type === "CallExpression" || p.type === "NewExpression") && p.callee) return `(anonymous in ${text2(p.callee)})`;
+  if ((p.type === "CallExpression" || p.type === "NewExpression") && p.callee)
+    return p.callee === fn ? "(called where it is written)" : `(anonymous in ${text2(p.callee)})`;
   return "(anonymous)";
 }
 function shapeOf(code) {
@@ -85770,7 +85805,7 @@ async function profileBoth(target, plan, started) {
   ];
   const growth = Math.max(0, perOp("head") - perOp("base"));
   const matters = (row) => row.headPerOpUs - row.basePerOpUs >= 0.02 * growth;
-  const gcPerOp = (side2) => ops[side2] > 0 ? (summaries[side2].functions.find((f) => f.function === GC)?.selfMs ?? 0) * (1e3 / ops[side2]) : 0;
+  const gcPerOp = (side2) => ops[side2] > 0 ? summaries[side2].functions.filter((f) => f.function === GC).reduce((sum3, f) => sum3 + f.selfMs, 0) * (1e3 / ops[side2]) : 0;
   return {
     files,
     unit: target.kind === "http" ? "request" : "call",
@@ -85796,11 +85831,8 @@ async function profileMicro(target, revisions, files, plan) {
     intervalUs: settings.intervalUs,
     outFiles: Object.fromEntries(revisions.map((revision) => [revision.label, files[revision.label]]))
   };
-  const outcome = await runBenchmarkProcess(job, {
-    runnerPath: plan.runnerPath,
-    stallTimeoutMs: plan.stallTimeoutMs,
-    cwd: revisions[0].root
-  });
+  const cwd = revisions.find((revision) => revision.label === "head")?.root ?? revisions[0].root;
+  const outcome = await runBenchmarkProcess(job, { runnerPath: plan.runnerPath, stallTimeoutMs: plan.stallTimeoutMs, cwd });
   if (!outcome.ok) throw new Error(`${revisions.map((r) => r.label).join(" and ")}: ${outcome.message}`);
   return outcome.calls ?? {};
 }
@@ -87273,13 +87305,13 @@ function profileSections(id, profile) {
   };
 }
 var costOf = { call: "time a call", request: "main-thread CPU a request" };
-var times = (x) => `${x >= 10 ? x.toFixed(0) : x.toFixed(2)}\xD7`;
+var times = (x) => isFiniteNumber(x) ? `${x >= 10 ? x.toFixed(0) : x.toFixed(2)}\xD7` : "\u2013";
 function disagreementLine(profile, agreement2) {
   const { unit } = profile;
   const what = agreement2.disagrees === "direction" ? "in direction" : "in size";
   const head = `the profile disagrees with the measurement ${what}: it reads ${formatPercent(agreement2.profileChange)} CPU a ${unit} where the rounds read ${formatInterval(agreement2.measured)} ${costOf[unit]}`;
   if (agreement2.reason === "gc")
-    return `${head}; the garbage collector explains it: the profile spent ${formatMicros(profile.gcPerOpUs.base)} \u2192 ${formatMicros(profile.gcPerOpUs.head)} a ${unit} in it, and without it reads ${formatPercent(agreement2.profileChangeWithoutGc)}: a collection fell on one revision while profiling. The verdict is the rounds'.`;
+    return `${head}; the garbage collector explains it: the profile spent ${formatMicros(profile.gcPerOpUs?.base ?? Number.NaN)} \u2192 ${formatMicros(profile.gcPerOpUs?.head ?? Number.NaN)} a ${unit} in it, and without it reads ${formatPercent(agreement2.profileChangeWithoutGc)}: a collection fell on one revision while profiling. The verdict is the rounds'.`;
   if (profile.process === "shared")
     return `${head}: the profiled process ran the two revisions at another ratio than the measured rounds did (one process can settle on its own speed level). The verdict is the rounds'; read the functions below as leads.`;
   return `${head}: each revision was profiled alone in a fresh process, which can run at another speed level than the measured ones (base's profiled ${unit} cost ${times(agreement2.factor.base)} its measured cost, head's ${times(agreement2.factor.head)}). The verdict is the rounds'; read the functions below as leads.`;
@@ -87366,7 +87398,7 @@ function levelsText(levels) {
 }
 function roundLevelsLine(levels) {
   const sides = ["base", "head"].filter((side2) => levels[side2]).map((side2) => `at ${side2} it ran at ${levelsText(levels[side2])}`);
-  return `${sides.join("; ")}: its figure depends on the process it runs in (both revisions share each process, so the change may still hold); compare --solo-check measures each revision alone in fresh processes`;
+  return `${sides.join("; ")}: its figure depends on the process it runs in; compare --solo-check measures each revision alone in fresh processes`;
 }
 
 // src/report/solo-sections.ts
@@ -89389,9 +89421,6 @@ var report_schema_default = {
         "files",
         "unit",
         "ops",
-        "process",
-        "samples",
-        "gcPerOpUs",
         "perOpUs",
         "top",
         "ownCode",
@@ -89817,6 +89846,17 @@ var report_schema_default = {
           ],
           description: "Median ops/s over the processes."
         },
+        runs: {
+          type: "array",
+          items: {
+            type: [
+              "number",
+              "null"
+            ]
+          },
+          description: "Each process's ops/s, in the order they ran.",
+          maxItems: 1e4
+        },
         levels: {
           $ref: "#/definitions/ProcessLevels",
           description: "Present when its processes sat on 2 or 3 speeds (stats/solo.ts, processLevels)."
@@ -89824,7 +89864,8 @@ var report_schema_default = {
       },
       required: [
         "processes",
-        "opsPerSec"
+        "opsPerSec",
+        "runs"
       ],
       additionalProperties: false
     },

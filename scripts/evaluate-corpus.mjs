@@ -8,7 +8,7 @@
 // the profile's change of CPU a call and whether it agrees, and the top-5 profile rows that read 0 at base although
 // their file exists at both revisions (candidates for an unmatched function, for a person to read).
 // BENCHGATE=<path to a cli.js> runs another build (an older commit's dist, for a before/after table).
-// SOLO=<n> sets --solo-processes (default 24); BUDGET the budget (default 5%); JSON=<file> writes every row.
+// SOLO=<n> sets --solo-processes (default 24; 0: no solo check, for builds before it); BUDGET the budget (default 5%); JSON=<file> writes every row.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -47,6 +47,22 @@ const interval = (c) => (c ? `${pct(c.estimate)} [${pct(c.low)}, ${pct(c.high)}]
 const levels = (side) =>
   side?.levels ? side.levels.levels.map((l) => `${(1e3 / l.opsPerSec).toFixed(3)} ms×${l.processes}`).join(' | ') : '';
 
+/** "name|file" of every frame a .cpuprofile sampled as its own (self samples), files relative to their revision's root. */
+function sampledFrames(file) {
+  const out = new Set();
+  if (!existsSync(file)) return out;
+  const profile = JSON.parse(readFileSync(file, 'utf8'));
+  const hit = new Set(profile.samples ?? []);
+  for (const node of profile.nodes)
+    if (hit.has(node.id) && node.callFrame.url) {
+      // The revisions are checked out at <temp>/benchgate-XXXX/base and …/head.
+      const rel = node.callFrame.url.replace(/^file:\/\/.*?\/benchgate-[^/]+\/(?:base|head)\//, '');
+      out.add(frameName(node.callFrame.functionName || '(anonymous)', rel));
+    }
+  return out;
+}
+const frameName = (name, file) => `${name}|${file}`;
+
 const cases = readdirSync(folder)
   .filter((name) => existsSync(path.join(folder, name, 'case.json')))
   .filter((name) => !only.length || only.includes(name))
@@ -55,6 +71,8 @@ console.log(`${cases.length} cases from ${folder}, ${cli}, --solo-processes ${so
 const rows = [];
 for (const name of cases) {
   const dir = path.join(folder, name);
+  // A case moved away while the others ran is left out, not the end of the evaluation.
+  if (!existsSync(path.join(dir, 'case.json'))) continue;
   const meta = JSON.parse(readFileSync(path.join(dir, 'case.json'), 'utf8'));
   const bench = readFileSync(path.join(dir, 'bench.mjs'));
   const side = (which) => ({ ...filesOf(path.join(dir, which)), 'benchgate-corpus/bench.mjs': bench, 'benchgate.yml': CONFIG });
@@ -73,9 +91,7 @@ for (const name of cases) {
       'report.json',
       '--profile',
       'always',
-      '--solo-check',
-      '--solo-processes',
-      solo,
+      ...(solo === '0' ? [] : ['--solo-check', '--solo-processes', solo]),
     ],
     { cwd: repo, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
   );
@@ -98,11 +114,16 @@ for (const name of cases) {
       profileChange !== undefined &&
       (b.change.low > 0 || b.change.high < 0) &&
       Math.sign(profileChange) !== Math.sign(timeChange);
+    // A top-5 row at 0 at base whose file exists at both revisions is unmatched only if base's profile sampled a
+    // function of that name in that file as a frame of its own (under another key); otherwise V8 inlined it into its
+    // caller at base, or base never called it.
+    const sampledAtBase = profile ? sampledFrames(profile.files.base) : new Set();
     const zeroAtBase = (profile?.top ?? [])
       .slice(0, 5)
       .filter((row) => row.basePerOpUs === 0 && row.location && /:\d+$/.test(row.location))
-      .filter((row) => existsSync(path.join(dir, 'base', row.location.replace(/:\d+$/, ''))))
-      .map((row) => `${row.function} ${row.location}`);
+      .filter((row) => existsSync(path.join(dir, 'base', row.location.replace(/:\d+$/, ''))));
+    const unmatched = zeroAtBase.filter((row) => sampledAtBase.has(frameName(row.function, row.location.replace(/:\d+$/, ''))));
+    const notSampled = zeroAtBase.filter((row) => !unmatched.includes(row)).map((row) => `${row.function} ${row.location}`);
     const row = {
       case: name,
       library: meta.library,
@@ -113,12 +134,15 @@ for (const name of cases) {
       solo: b.solo?.change ?? null,
       soloAgreement: b.solo?.agreement ?? null,
       levels: { base: levels(b.solo?.base), head: levels(b.solo?.head) },
+      soloRuns: { base: b.solo?.base?.runs ?? null, head: b.solo?.head?.runs ?? null },
+      roundLevels: b.levels ?? null,
       profile: profile
         ? { process: profile.process ?? 'alone', base: profile.perOpUs.base, head: profile.perOpUs.head, change: profileChange }
         : null,
       agreement: profile?.agreement ?? null,
       contradicts,
-      zeroAtBase,
+      unmatched: unmatched.map((row) => `${row.function} ${row.location}`),
+      notSampledAtBase: notSampled,
       seconds,
     };
     rows.push(row);
@@ -135,7 +159,8 @@ for (const name of cases) {
           ? `profile(${row.profile.process}) ${pct(profileChange)}${profile.agreement ? (profile.agreement.agrees ? ' agrees' : ` disagrees:${profile.agreement.disagrees}/${profile.agreement.reason}`) : ''}`
           : 'no profile',
         contradicts ? 'CONTRADICTS' : '',
-        zeroAtBase.length ? `zero-at-base: ${zeroAtBase.join('; ')}` : '',
+        row.unmatched.length ? `UNMATCHED: ${row.unmatched.join('; ')}` : '',
+        notSampled.length ? `not sampled at base (inlined there, or new): ${notSampled.join('; ')}` : '',
         `${seconds.toFixed(0)} s`,
       ]
         .filter(Boolean)
@@ -149,5 +174,5 @@ const decided = rows.filter((r) => r.verdict === 'regression' || r.verdict === '
 console.log(
   `\n${rows.length} benchmarks; decided ${decided.length}; profile contradicts a decided verdict's direction: ${decided.filter((r) => r.contradicts).length}; ` +
     `profile disagrees (any): ${rows.filter((r) => r.agreement && !r.agreement.agrees).length}; solo disagrees: ${rows.filter((r) => r.soloAgreement === 'disagrees').length}; ` +
-    `levels seen: ${rows.filter((r) => r.levels.base || r.levels.head).length}; top-5 rows at 0 at base with their file at both: ${rows.reduce((n, r) => n + (r.zeroAtBase?.length ?? 0), 0)}`,
+    `levels seen: ${rows.filter((r) => r.levels?.base || r.levels?.head).length}; top-5 rows unmatched: ${rows.reduce((n, r) => n + (r.unmatched?.length ?? 0), 0)}, not sampled at base: ${rows.reduce((n, r) => n + (r.notSampledAtBase?.length ?? 0), 0)}`,
 );

@@ -20,8 +20,9 @@ export interface MeasuredCost {
 /** What the profiles read of each revision's cost per operation (ProfileExplanation's figures). */
 export interface ProfiledCost {
   perOpUs: { base: number; head: number };
-  gcPerOpUs: { base: number; head: number };
-  samples: { base: number; head: number };
+  /** Absent from profiles made before these were kept: then no agreement is judged. */
+  gcPerOpUs?: { base: number; head: number } | undefined;
+  samples?: { base: number; head: number } | undefined;
 }
 
 /** Why a profile reads another change than the rounds. Codes, so an uploaded report cannot turn them into text. */
@@ -64,6 +65,7 @@ const METHOD_SHARE = 0.25;
  */
 export function agreement(profile: ProfiledCost, measured: MeasuredCost): Agreement | undefined {
   const { perOpUs, gcPerOpUs, samples } = profile;
+  if (!gcPerOpUs || !samples) return undefined;
   if (!(perOpUs.base > 0 && perOpUs.head > 0 && measured.baseUs > 0 && measured.headUs > 0)) return undefined;
   if (!(samples.base > 0 && samples.head > 0)) return undefined;
   const logRounds = measured.rounds.filter((r) => r > -1).map((r) => Math.log1p(r));

@@ -26,8 +26,9 @@ interface Found {
   identity: FunctionIdentity;
 }
 
-/** Larger files are not parsed (a bundle's frames keep their line in the key). */
-const MAX_BYTES = 4 * 1024 * 1024;
+/** Larger files, or files of more functions, are not parsed (a bundle's frames keep their line in the key). */
+const MAX_BYTES = 2 * 1024 * 1024;
+const MAX_FUNCTIONS = 20_000;
 const OPTIONS: Options = { ecmaVersion: 'latest', allowHashBang: true, allowReturnOutsideFunction: true, allowAwaitOutsideFunction: true };
 
 type FunctionNode = Node & {
@@ -75,20 +76,28 @@ export function functionsOf(source: string): { functions: Found[]; lineStarts: n
   } catch {
     program = parse(source, { ...OPTIONS, sourceType: 'script' });
   }
+  // Lines as V8 counts them: a line ends at \n, \r\n, a lone \r, U+2028 or U+2029.
   const lineStarts = [0];
-  for (let i = 0; i < source.length; i++) if (source[i] === '\n') lineStarts.push(i + 1);
+  for (const match of source.matchAll(/\r\n?|[\n\u2028\u2029]/g)) lineStarts.push(match.index + match[0].length);
   const raw: { start: number; bodyStart: number; end: number; nesting: string; hash: string }[] = [];
+  // Each function's name once (a function wrapping a whole bundle is every other one's ancestor).
+  const names = new Map<Node, string>();
+  let count = 0;
   fullAncestor(program, (node, _state, ancestors) => {
     if (!isFunction(node)) return;
-    const names: string[] = [];
+    if (++count > MAX_FUNCTIONS) throw new Error(`more than ${MAX_FUNCTIONS} functions`);
+    const nesting: string[] = [];
     ancestors.forEach((ancestor, i) => {
-      if (isFunction(ancestor)) names.push(nameOf(ancestor, ancestors[i - 1], source));
+      if (!isFunction(ancestor)) return;
+      let name = names.get(ancestor);
+      if (name === undefined) names.set(ancestor, (name = nameOf(ancestor, ancestors[i - 1], source)));
+      nesting.push(name);
     });
     raw.push({
       start: node.start,
       bodyStart: node.body.start,
       end: node.end,
-      nesting: names.join(' > '),
+      nesting: nesting.join(' > '),
       hash: shapeOf(source.slice(node.start, node.end)),
     });
   });
@@ -107,13 +116,19 @@ export function functionsOf(source: string): { functions: Found[]; lineStarts: n
 /** A function's name as a reader finds it: its own, the property, variable or assignment it is the value of, or the call it is passed to. */
 function nameOf(fn: FunctionNode, parent: Node | undefined, source: string): string {
   if (fn.id?.name) return fn.id.name;
-  const text = (node: Node) => source.slice(node.start, node.end).replace(/\s+/g, '').slice(0, 60);
+  // A name reads in 60 characters: cut before squeezing the spaces out (a callee can be a whole bundle's wrapper).
+  const text = (node: Node) =>
+    source
+      .slice(node.start, Math.min(node.end, node.start + 200))
+      .replace(/\s+/g, '')
+      .slice(0, 60);
   const p = parent as (Node & Record<string, Node | undefined>) | undefined;
   if (!p) return '(anonymous)';
   if ((p.type === 'Property' || p.type === 'MethodDefinition' || p.type === 'PropertyDefinition') && p.key) return text(p.key);
   if (p.type === 'VariableDeclarator' && p.id) return text(p.id);
   if (p.type === 'AssignmentExpression' && p.left) return text(p.left);
-  if ((p.type === 'CallExpression' || p.type === 'NewExpression') && p.callee) return `(anonymous in ${text(p.callee)})`;
+  if ((p.type === 'CallExpression' || p.type === 'NewExpression') && p.callee)
+    return p.callee === fn ? '(called where it is written)' : `(anonymous in ${text(p.callee)})`;
   return '(anonymous)';
 }
 

@@ -32,11 +32,11 @@ export interface ProfileExplanation {
    * the verdict measured); `alone`, each revision in a fresh process of its own (HTTP servers, and code measured
    * in isolates or processes of its own).
    */
-  process: 'shared' | 'alone';
+  process?: 'shared' | 'alone';
   /** Profiler samples of work (idle excluded) per revision: the sampling error of perOpUs is about 1/√samples. */
-  samples: { base: number; head: number };
+  samples?: { base: number; head: number };
   /** Time in the garbage collector per operation, in microseconds (part of perOpUs). */
-  gcPerOpUs: { base: number; head: number };
+  gcPerOpUs?: { base: number; head: number };
   /** Sampled (non-idle) time per operation, in microseconds. */
   perOpUs: { base: number; head: number };
   /** The functions whose self time per operation grew most. */
@@ -153,7 +153,9 @@ async function profileBoth(target: ProfileTarget, plan: ExplainPlan, started: nu
   const growth = Math.max(0, perOp('head') - perOp('base'));
   const matters = (row: ProfileRow) => row.headPerOpUs - row.basePerOpUs >= 0.02 * growth;
   const gcPerOp = (side: RevisionLabel) =>
-    ops[side] > 0 ? (summaries[side].functions.find((f) => f.function === GC)?.selfMs ?? 0) * (1000 / ops[side]) : 0;
+    ops[side] > 0
+      ? summaries[side].functions.filter((f) => f.function === GC).reduce((sum, f) => sum + f.selfMs, 0) * (1000 / ops[side])
+      : 0;
   return {
     files,
     unit: target.kind === 'http' ? 'request' : 'call',
@@ -186,11 +188,9 @@ async function profileMicro(
     intervalUs: settings.intervalUs,
     outFiles: Object.fromEntries(revisions.map((revision) => [revision.label, files[revision.label]])),
   };
-  const outcome = await runBenchmarkProcess(job, {
-    runnerPath: plan.runnerPath,
-    stallTimeoutMs: plan.stallTimeoutMs,
-    cwd: revisions[0]!.root,
-  });
+  // Where a measured round runs (schedule.ts, workingDirectory): a process of both revisions in head's folder.
+  const cwd = revisions.find((revision) => revision.label === 'head')?.root ?? revisions[0]!.root;
+  const outcome = await runBenchmarkProcess(job, { runnerPath: plan.runnerPath, stallTimeoutMs: plan.stallTimeoutMs, cwd });
   if (!outcome.ok) throw new Error(`${revisions.map((r) => r.label).join(' and ')}: ${outcome.message}`);
   return outcome.calls ?? {};
 }

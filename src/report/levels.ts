@@ -16,5 +16,5 @@ export function roundLevelsLine(levels: { base?: ProcessLevels; head?: ProcessLe
   const sides = (['base', 'head'] as const)
     .filter((side) => levels[side])
     .map((side) => `at ${side} it ran at ${levelsText(levels[side]!)}`);
-  return `${sides.join('; ')}: its figure depends on the process it runs in (both revisions share each process, so the change may still hold); compare --solo-check measures each revision alone in fresh processes`;
+  return `${sides.join('; ')}: its figure depends on the process it runs in; compare --solo-check measures each revision alone in fresh processes`;
 }

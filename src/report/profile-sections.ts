@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { formatDuration, formatMicros, formatPercent, formatShare } from '../util/format.js';
+import { formatDuration, formatMicros, formatPercent, formatShare, isFiniteNumber } from '../util/format.js';
 import type { Agreement } from '../explain/agreement.js';
 import type { Explanation, ProfileExplanation } from '../explain/run.js';
 import { formatInterval } from './format.js';
@@ -64,7 +64,8 @@ export function profileSections(id: string, profile: Explanation): ProfileSectio
 }
 
 const costOf = { call: 'time a call', request: 'main-thread CPU a request' } as const;
-const times = (x: number) => `${x >= 10 ? x.toFixed(0) : x.toFixed(2)}×`;
+// A report read from a file may hold null where a number was (the schema allows it): shown as '–', never a crash.
+const times = (x: number | null | undefined) => (isFiniteNumber(x) ? `${x >= 10 ? x.toFixed(0) : x.toFixed(2)}×` : '–');
 
 /**
  * "the profile disagrees with the measurement: it reads -44.0% CPU a call where the rounds read +9.7% [+8.2%,
@@ -75,7 +76,7 @@ function disagreementLine(profile: ProfileExplanation, agreement: Agreement): st
   const what = agreement.disagrees === 'direction' ? 'in direction' : 'in size';
   const head = `the profile disagrees with the measurement ${what}: it reads ${formatPercent(agreement.profileChange)} CPU a ${unit} where the rounds read ${formatInterval(agreement.measured)} ${costOf[unit]}`;
   if (agreement.reason === 'gc')
-    return `${head}; the garbage collector explains it: the profile spent ${formatMicros(profile.gcPerOpUs.base)} → ${formatMicros(profile.gcPerOpUs.head)} a ${unit} in it, and without it reads ${formatPercent(agreement.profileChangeWithoutGc)}: a collection fell on one revision while profiling. The verdict is the rounds'.`;
+    return `${head}; the garbage collector explains it: the profile spent ${formatMicros(profile.gcPerOpUs?.base ?? Number.NaN)} → ${formatMicros(profile.gcPerOpUs?.head ?? Number.NaN)} a ${unit} in it, and without it reads ${formatPercent(agreement.profileChangeWithoutGc)}: a collection fell on one revision while profiling. The verdict is the rounds'.`;
   if (profile.process === 'shared')
     return `${head}: the profiled process ran the two revisions at another ratio than the measured rounds did (one process can settle on its own speed level). The verdict is the rounds'; read the functions below as leads.`;
   return `${head}: each revision was profiled alone in a fresh process, which can run at another speed level than the measured ones (base's profiled ${unit} cost ${times(agreement.factor.base)} its measured cost, head's ${times(agreement.factor.head)}). The verdict is the rounds'; read the functions below as leads.`;

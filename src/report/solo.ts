@@ -12,6 +12,8 @@ export interface SoloSide {
   processes: number;
   /** Median ops/s over the processes. */
   opsPerSec: number;
+  /** Each process's ops/s, in the order they ran. */
+  runs: number[];
   /** Present when its processes sat on 2 or 3 speeds (stats/solo.ts, processLevels). */
   levels?: ProcessLevels;
 }
@@ -40,7 +42,7 @@ export function soloComparison(samples: BenchmarkSamples, shared: { low: number;
     const ops = (of?.opsPerSec ?? []).filter((x) => x > 0);
     if (!ops.length) return null;
     const levels = processLevels(ops);
-    return { processes: ops.length, opsPerSec: median(ops), ...(levels ? { levels } : {}) };
+    return { processes: ops.length, opsPerSec: median(ops), runs: ops, ...(levels ? { levels } : {}) };
   };
   const change = soloChange(samples.base?.opsPerSec ?? [], samples.head?.opsPerSec ?? []) ?? null;
   const agreement = !change ? 'unknown' : change.high < shared.low || change.low > shared.high ? 'disagrees' : 'agrees';

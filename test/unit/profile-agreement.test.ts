@@ -323,3 +323,42 @@ writeFileSync('profile.json', JSON.stringify({ profile, calls }));
     }
   });
 });
+
+describe('large or unusual source files', () => {
+  it('names a function called where it is written, and gives up on a file of over 20,000 functions', () => {
+    const { functions } = functionsOf('(function () {\n  var f = function (a) { return [a].map((x) => x + 1); };\n})();\n');
+    expect(functions.map((f) => f.identity.nesting)).toEqual([
+      '(called where it is written)',
+      '(called where it is written) > f',
+      '(called where it is written) > f > (anonymous in [a].map)',
+    ]);
+    const huge = `(function () {\n${Array.from({ length: 20_001 }, (_, i) => `  var f${i} = function () { return ${i}; };`).join('\n')}\n})();\n`;
+    expect(() => functionsOf(huge)).toThrow(/more than 20000 functions/);
+  });
+
+  it('counts lines as V8 does: a lone \\r and U+2028 end a line too', () => {
+    const { functions, lineStarts } = functionsOf('var a = 1;\r\nvar b = 2;\rvar c = 3;\u2028var f = function (x) { return x; };\n');
+    expect(lineStarts).toEqual([0, 12, 23, 34, 70]);
+    expect(functions[0]!.start).toBe(lineStarts[3]! + 8);
+  });
+});
+
+describe('a profile read from an older report', () => {
+  it('renders without the fields it lacks, and a null factor as a dash', () => {
+    const older = explanation({});
+    delete older.process;
+    delete older.samples;
+    delete older.gcPerOpUs;
+    const sections = profileSections('bench > task', older);
+    expect(sections.title).toBe('bench > task: CPU per call 100 µs → 100 µs (profiled in 2.3s)');
+    expect(sections.disagreement).toBeUndefined();
+    expect(agreement(older, measured({ base: 1e4, head: 1e4 }, [0, -0.01, 0.01]))).toBeUndefined();
+    const forged = { ...explanation({ perOpUs: { base: 100, head: 50 } }) };
+    const judgedForged = agreement(forged, measured({ base: 1e4, head: 9e3 }, [-0.1, -0.12, -0.08]))!;
+    const line = profileSections('bench > task', {
+      ...forged,
+      agreement: { ...judgedForged, factor: { base: null, head: null } as unknown as { base: number; head: number } },
+    }).disagreement;
+    expect(line).toContain("base's profiled call cost – its measured cost, head's –");
+  });
+});

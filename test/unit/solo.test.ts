@@ -123,9 +123,63 @@ describe("levels in the shared process's rounds", () => {
     const base = processLevels([...around(1 / 1.1e-3, 6, 0.005), ...around(1 / 1.65e-3, 6, 0.005)])!;
     expect(roundLevelsLine({ base })).toBe(
       'at base it ran at 2 speeds from process to process: 1.65 ms or 1.1 ms a call (6 and 6 of 12): its figure depends on the ' +
-        'process it runs in (both revisions share each process, so the change may still hold); compare --solo-check measures ' +
-        'each revision alone in fresh processes',
+        'process it runs in; compare --solo-check measures each revision alone in fresh processes',
     );
     expect(roundLevelsLine({ base, head: base })).toMatch(/^at base it ran at 2 speeds .*; at head it ran at 2 speeds /);
+  });
+});
+
+describe('calibration on random draws (seeded)', () => {
+  // A linear congruential generator and Box-Muller: the same draws every run.
+  const draws = (seed: number) => {
+    let state = seed;
+    const uniform = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648 || 1e-9;
+    return () => Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
+  };
+
+  it('calls one log-normal spread levels in under 2.5% of draws, and finds two levels 15% apart in most', () => {
+    const normal = draws(7);
+    for (const n of [10, 12, 24])
+      for (const sd of [0.03, 0.05, 0.1]) {
+        let found = 0;
+        for (let t = 0; t < 400; t++) if (processLevels(Array.from({ length: n }, () => 1000 * Math.exp(sd * normal())))) found++;
+        expect(found / 400, `n=${n} sd=${sd}`).toBeLessThan(0.025);
+      }
+    for (const n of [12, 24]) {
+      let found = 0;
+      for (let t = 0; t < 400; t++)
+        if (processLevels(Array.from({ length: n }, (_, i) => 1000 * Math.exp((i % 2 ? 0.15 : 0) + 0.02 * normal())))) found++;
+      expect(found / 400, `n=${n}`).toBeGreaterThan(0.75);
+    }
+  });
+
+  it("puts the interval's ends at the order statistics of R's wilcox.test: the 38th and 107th of 144 differences for 12 and 12", () => {
+    const base = Array.from({ length: 12 }, (_, i) => Math.exp(i * 0.001));
+    const head = Array.from({ length: 12 }, (_, i) => Math.exp(1 + i * 0.0137));
+    const differences = base.flatMap((b) => head.map((h) => Math.log(h) - Math.log(b))).sort((a, b) => a - b);
+    const change = soloChange(base, head)!;
+    expect(Math.log1p(change.low)).toBeCloseTo(differences[37]!, 12);
+    expect(Math.log1p(change.high)).toBeCloseTo(differences[106]!, 12);
+    // 10 and 10: the 24th and 77th of 100.
+    const ten = soloChange(base.slice(0, 10), head.slice(0, 10))!;
+    const tens = base
+      .slice(0, 10)
+      .flatMap((b) => head.slice(0, 10).map((h) => Math.log(h) - Math.log(b)))
+      .sort((a, b) => a - b);
+    expect(Math.log1p(ten.low)).toBeCloseTo(tens[23]!, 12);
+    expect(Math.log1p(ten.high)).toBeCloseTo(tens[76]!, 12);
+  });
+
+  it('covers the true change in about 95% of draws of 12 and 12 processes', () => {
+    const normal = draws(11);
+    let covered = 0;
+    for (let t = 0; t < 1000; t++) {
+      const base = Array.from({ length: 12 }, () => 1000 * Math.exp(0.05 * normal()));
+      const head = Array.from({ length: 12 }, () => 900 * Math.exp(0.05 * normal()));
+      const change = soloChange(base, head)!;
+      if (change.low <= -0.1 && change.high >= -0.1) covered++;
+    }
+    expect(covered / 1000).toBeGreaterThan(0.93);
+    expect(covered / 1000).toBeLessThan(0.98);
   });
 });
