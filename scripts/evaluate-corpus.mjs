@@ -45,7 +45,7 @@ function filesOf(dir, prefix = '') {
 const pct = (x) => (x === undefined || x === null || !Number.isFinite(x) ? '–' : `${x > 0 ? '+' : ''}${(x * 100).toFixed(1)}%`);
 const interval = (c) => (c ? `${pct(c.estimate)} [${pct(c.low)}, ${pct(c.high)}]` : '–');
 const levels = (side) =>
-  side?.levels ? side.levels.levels.map((l) => `${(1e3 / l.opsPerSec).toFixed(3)} ms×${l.processes}`).join(' | ') : '';
+  side?.levels ? side.levels.levels.map((l) => `${(1e3 / l.opsPerSec).toFixed(3)} ms×${l.processes}`).join(', ') : '';
 
 /** "name|file" of every frame a .cpuprofile sampled as its own (self samples), files relative to their revision's root. */
 function sampledFrames(file) {
