@@ -289,10 +289,12 @@ writeFileSync('profile.json', JSON.stringify({ profile, calls }));
 `;
 
   it('matches an anonymous callback that lines added above it moved, and sees what it costs at both revisions', () => {
-    // The callback's own loop keeps it out of its caller (not inlined): a frame of its own in the profile.
+    // Sixty loops: too big for V8 to inline into its caller, so the callback keeps a frame of its own at both revisions.
+    const loops = (rounds: number) =>
+      Array.from({ length: 60 }, (_, k) => `    for (let i = 0; i < ${rounds}; i++) x += (item * i + ${k}) % ${k + 7};`).join('\n');
     const lib = (above: string, rounds: number) =>
-      `${above}export function total(items) {\n  return items.reduce(function (sum, item) {\n    let x = 0;\n    for (let i = 0; i < ${rounds}; i++) x += (item * i) % 7;\n    return sum + x;\n  }, 0);\n}\n`;
-    const roots = [lib('', 200), lib('// a comment\nconst unused = 1;\n\n\n\n// more lines above it\n', 400)].map((text) => {
+      `${above}export function total(items) {\n  return items.reduce(function (sum, item) {\n    let x = 0;\n${loops(rounds)}\n    return sum + x;\n  }, 0);\n}\n`;
+    const roots = [lib('', 5), lib('// a comment\nconst unused = 1;\n\n\n\n// more lines above it\n', 20)].map((text) => {
       const root = mkdtempSync(path.join(os.tmpdir(), 'benchgate-moved-'));
       writeFileSync(path.join(root, 'lib.mjs'), text);
       writeFileSync(path.join(root, 'profile.mjs'), PROFILE);
@@ -300,7 +302,9 @@ writeFileSync('profile.json', JSON.stringify({ profile, calls }));
     });
     try {
       const sides = roots.map((root) => {
-        execFileSync(process.execPath, ['profile.mjs'], { cwd: root });
+        // Without inlining, the callback is always a frame of its own: what is tested is the matching, not the JIT's
+        // choice to inline it into its caller at one revision (which moves its time to another row).
+        execFileSync(process.execPath, ['--no-turbo-inlining', '--no-maglev-inlining', 'profile.mjs'], { cwd: root });
         const { profile, calls } = JSON.parse(readFileSync(path.join(root, 'profile.json'), 'utf8')) as {
           profile: CpuProfile;
           calls: number;
@@ -310,12 +314,14 @@ writeFileSync('profile.json', JSON.stringify({ profile, calls }));
       const callback = (summary: ProfileSummary) =>
         summary.functions.find((f) => f.function === '(anonymous)' && f.location.startsWith('lib.mjs:'));
       const [atBase, atHead] = sides.map((side) => callback(side.summary)!);
-      // It moved 6 lines, and its own loop doubled: one row with both figures.
+      // It moved 6 lines, and its own loop grew fourfold: one row with both figures.
       expect(atBase!.location).toBe('lib.mjs:2');
       expect(atHead!.location).toBe('lib.mjs:8');
-      expect(atHead!.key).not.toBe(atBase!.key); // its code changed (200 → 400)...
+      expect(atHead!.key).not.toBe(atBase!.key); // its code changed (5 → 20 rounds a loop)...
       expect(atHead!.looseKey).toBe(atBase!.looseKey); // ...in the same place: paired as the same function
-      const [row] = diffProfiles(sides[0]!, sides[1]!).filter((r) => r.function === '(anonymous)');
+      // The callback's row (the script's own anonymous functions, sampled by chance at one side, are other rows).
+      const [row] = diffProfiles(sides[0]!, sides[1]!, 50).filter((r) => r.function === '(anonymous)' && r.location.startsWith('lib.mjs:'));
+      // Head's callback does four times the work a call: its row grows, and reads base's cost beside head's.
       expect(row!.basePerOpUs).toBeGreaterThan(0);
       expect(row!.headPerOpUs).toBeGreaterThan(row!.basePerOpUs);
     } finally {
