@@ -86578,14 +86578,9 @@ async function measureMicroStage(run, files) {
     verdicts(partial).filter(keep).map((c) => c.id)
   );
   const micro = await measureMicro({
-    base: run.tree.base,
-    head: run.tree.head,
-    baseFiles: files.base,
-    headFiles: files.head,
+    ...microProcesses(run, files),
     isolation: config.micro.isolation,
     maxProcesses: config.micro.maxProcesses,
-    settings: { ...MEASURE_DEFAULTS, taskTimeMs: config.micro.taskTimeMs },
-    stallTimeoutMs: config.micro.taskTimeoutMs,
     rounds: plan.rounds,
     minimumRounds: (benchmarks) => plan.rule.minimumRounds(plan.familyFigures ?? benchmarks + plan.httpFigures),
     // A round of several processes when a budget needs it: resolving it means catching a loss of twice the budget with 95% power.
@@ -86599,16 +86594,27 @@ async function measureMicroStage(run, files) {
       earlyLook: plan.rule.earlyRounds
     },
     timeLimitMs: plan.microLimitMs,
-    runnerPath: options.runnerPath,
-    log: options.log,
-    ...options.onProgress ? { onProgress: options.onProgress } : {},
-    now: run.now
+    ...options.onProgress ? { onProgress: options.onProgress } : {}
   });
   if (micro.limited)
     options.log(
       `the time limit cut the micro-benchmarks to ${micro.rounds} of ${micro.plannedRounds} rounds: ${timeHint("micro", micro, run)}`
     );
   return micro;
+}
+function microProcesses(run, files) {
+  const { config, options } = run;
+  return {
+    base: run.tree.base,
+    head: run.tree.head,
+    baseFiles: files.base,
+    headFiles: files.head,
+    settings: { ...MEASURE_DEFAULTS, taskTimeMs: config.micro.taskTimeMs },
+    stallTimeoutMs: config.micro.taskTimeoutMs,
+    runnerPath: options.runnerPath,
+    log: options.log,
+    now: run.now
+  };
 }
 function timeHint(stage, measured, run) {
   const perRound = stage === "micro" ? run.firstLook.microRoundMs : run.firstLook.httpRoundMs;
@@ -86747,7 +86753,7 @@ function withRoundLevels(benchmark, samples) {
   return base2 || head ? { ...benchmark, levels: { ...base2 ? { base: base2 } : {}, ...head ? { head } : {} } } : benchmark;
 }
 async function soloStage(run, files, judged, processes) {
-  const { config, options } = run;
+  const { options } = run;
   const started = run.now();
   const compared = new Set(judged.filter((b) => b.kind === "micro" && b.file && b.change).map((b) => b.file));
   const info2 = { processes, durationMs: 0 };
@@ -86755,20 +86761,15 @@ async function soloStage(run, files, judged, processes) {
   options.log(`solo check: ${compared.size} bench file(s), each revision alone in ${processes} fresh processes (AB BA pairs)`);
   try {
     const solo = await measureMicro({
-      base: run.tree.base,
-      head: run.tree.head,
-      baseFiles: files.base.filter((file) => compared.has(file)),
-      headFiles: files.head.filter((file) => compared.has(file)),
+      ...microProcesses(run, {
+        base: files.base.filter((file) => compared.has(file)),
+        head: files.head.filter((file) => compared.has(file))
+      }),
       isolation: "process",
-      settings: { ...MEASURE_DEFAULTS, taskTimeMs: config.micro.taskTimeMs },
-      stallTimeoutMs: config.micro.taskTimeoutMs,
       rounds: processes,
       minimumRounds: () => processes,
       // Its own time: the verdicts are in, and the check runs every pair it was asked for.
-      timeLimitMs: Number.POSITIVE_INFINITY,
-      runnerPath: options.runnerPath,
-      log: options.log,
-      now: run.now
+      timeLimitMs: Number.POSITIVE_INFINITY
     });
     const byId = new Map(solo.benchmarks.map((b) => [b.id, b]));
     const benchmarks = judged.map((b) => {
@@ -86787,12 +86788,13 @@ function withAgreement(profile, benchmark) {
   return agreed ? { ...profile, agreement: agreed } : profile;
 }
 function measuredCost(b) {
+  const cost = (throughput) => 1 / (1 + throughput) - 1;
   const ofCost = (c) => ({
-    estimate: 1 / (1 + c.estimate) - 1,
-    low: 1 / (1 + c.high) - 1,
-    high: 1 / (1 + c.low) - 1
+    estimate: cost(c.estimate),
+    low: cost(c.high),
+    high: cost(c.low)
   });
-  const rounds = (of) => of.map((r) => 1 / (1 + r) - 1);
+  const rounds = (of) => of.map(cost);
   if (b.kind === "http") {
     const cpu = b.http?.cpu;
     return cpu?.change ? { baseUs: cpu.base.mainUs, headUs: cpu.head.mainUs, change: ofCost(cpu.change), rounds: rounds(cpu.rounds) } : void 0;
@@ -87305,16 +87307,19 @@ function profileSections(id, profile) {
   };
 }
 var costOf = { call: "time a call", request: "main-thread CPU a request" };
+var VERDICT = "The verdict is the rounds'";
+var LEADS = "read the functions below as leads.";
 var times = (x) => isFiniteNumber(x) ? `${x >= 10 ? x.toFixed(0) : x.toFixed(2)}\xD7` : "\u2013";
 function disagreementLine(profile, agreement2) {
   const { unit } = profile;
   const what = agreement2.disagrees === "direction" ? "in direction" : "in size";
   const head = `the profile disagrees with the measurement ${what}: it reads ${formatPercent(agreement2.profileChange)} CPU a ${unit} where the rounds read ${formatInterval(agreement2.measured)} ${costOf[unit]}`;
+  const gc2 = (side2) => formatMicros(profile.gcPerOpUs?.[side2] ?? Number.NaN);
   if (agreement2.reason === "gc")
-    return `${head}; the garbage collector explains it: the profile spent ${formatMicros(profile.gcPerOpUs?.base ?? Number.NaN)} \u2192 ${formatMicros(profile.gcPerOpUs?.head ?? Number.NaN)} a ${unit} in it, and without it reads ${formatPercent(agreement2.profileChangeWithoutGc)}: a collection fell on one revision while profiling. The verdict is the rounds'.`;
+    return `${head}; the garbage collector explains it: the profile spent ${gc2("base")} \u2192 ${gc2("head")} a ${unit} in it, and without it reads ${formatPercent(agreement2.profileChangeWithoutGc)}: a collection fell on one revision while profiling. ${VERDICT}.`;
   if (profile.process === "shared")
-    return `${head}: the profiled process ran the two revisions at another ratio than the measured rounds did (one process can settle on its own speed level). The verdict is the rounds'; read the functions below as leads.`;
-  return `${head}: each revision was profiled alone in a fresh process, which can run at another speed level than the measured ones (base's profiled ${unit} cost ${times(agreement2.factor.base)} its measured cost, head's ${times(agreement2.factor.head)}). The verdict is the rounds'; read the functions below as leads.`;
+    return `${head}: the profiled process ran the two revisions at another ratio than the measured rounds did (one process can settle on its own speed level). ${VERDICT}; ${LEADS}`;
+  return `${head}: each revision was profiled alone in a fresh process, which can run at another speed level than the measured ones (base's profiled ${unit} cost ${times(agreement2.factor.base)} its measured cost, head's ${times(agreement2.factor.head)}). ${VERDICT}; ${LEADS}`;
 }
 
 // src/report/native-sections.ts

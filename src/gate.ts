@@ -12,7 +12,7 @@ import { discoverBenchFiles, exactFile } from './measure/micro/discover.js';
 import { assertInstalled, loadInventory, type RevisionInventory } from './measure/micro/inventory.js';
 import { planSuite, type FileCensus, type ShardSpec } from './measure/shard.js';
 import type { MeasureSettings } from './measure/micro/protocol.js';
-import { measureMicro } from './measure/micro/schedule.js';
+import { measureMicro, type MicroPlan } from './measure/micro/schedule.js';
 import { soloComparison, type SoloCheckInfo } from './report/solo.js';
 import { processLevels } from './stats/solo.js';
 import { pinLoadGenerator } from './measure/http/pinning.js';
@@ -438,14 +438,9 @@ async function measureMicroStage(run: RunContext, files: { base: string[]; head:
         .map((c) => c.id),
     );
   const micro = await measureMicro({
-    base: run.tree.base,
-    head: run.tree.head,
-    baseFiles: files.base,
-    headFiles: files.head,
+    ...microProcesses(run, files),
     isolation: config.micro.isolation,
     maxProcesses: config.micro.maxProcesses,
-    settings: { ...MEASURE_DEFAULTS, taskTimeMs: config.micro.taskTimeMs },
-    stallTimeoutMs: config.micro.taskTimeoutMs,
     rounds: plan.rounds,
     minimumRounds: (benchmarks) => plan.rule.minimumRounds(plan.familyFigures ?? benchmarks + plan.httpFigures),
     // A round of several processes when a budget needs it: resolving it means catching a loss of twice the budget with 95% power.
@@ -460,16 +455,32 @@ async function measureMicroStage(run: RunContext, files: { base: string[]; head:
       earlyLook: plan.rule.earlyRounds,
     },
     timeLimitMs: plan.microLimitMs,
-    runnerPath: options.runnerPath,
-    log: options.log,
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-    now: run.now,
   });
   if (micro.limited)
     options.log(
       `the time limit cut the micro-benchmarks to ${micro.rounds} of ${micro.plannedRounds} rounds: ${timeHint('micro', micro, run)}`,
     );
   return micro;
+}
+
+/** What every measuring of micro-benchmarks in this run shares: the checkouts, the bench files, the runner and its settings. */
+function microProcesses(
+  run: RunContext,
+  files: { base: string[]; head: string[] },
+): Pick<MicroPlan, 'base' | 'head' | 'baseFiles' | 'headFiles' | 'settings' | 'stallTimeoutMs' | 'runnerPath' | 'log' | 'now'> {
+  const { config, options } = run;
+  return {
+    base: run.tree.base,
+    head: run.tree.head,
+    baseFiles: files.base,
+    headFiles: files.head,
+    settings: { ...MEASURE_DEFAULTS, taskTimeMs: config.micro.taskTimeMs },
+    stallTimeoutMs: config.micro.taskTimeoutMs,
+    runnerPath: options.runnerPath,
+    log: options.log,
+    now: run.now,
+  };
 }
 
 /**
@@ -688,7 +699,7 @@ async function soloStage(
   judged: ReportBenchmark[],
   processes: number,
 ): Promise<{ benchmarks: ReportBenchmark[]; info: SoloCheckInfo }> {
-  const { config, options } = run;
+  const { options } = run;
   const started = run.now();
   const compared = new Set(judged.filter((b) => b.kind === 'micro' && b.file && b.change).map((b) => b.file!));
   const info = { processes, durationMs: 0 };
@@ -696,20 +707,15 @@ async function soloStage(
   options.log(`solo check: ${compared.size} bench file(s), each revision alone in ${processes} fresh processes (AB BA pairs)`);
   try {
     const solo = await measureMicro({
-      base: run.tree.base,
-      head: run.tree.head,
-      baseFiles: files.base.filter((file) => compared.has(file)),
-      headFiles: files.head.filter((file) => compared.has(file)),
+      ...microProcesses(run, {
+        base: files.base.filter((file) => compared.has(file)),
+        head: files.head.filter((file) => compared.has(file)),
+      }),
       isolation: 'process',
-      settings: { ...MEASURE_DEFAULTS, taskTimeMs: config.micro.taskTimeMs },
-      stallTimeoutMs: config.micro.taskTimeoutMs,
       rounds: processes,
       minimumRounds: () => processes,
       // Its own time: the verdicts are in, and the check runs every pair it was asked for.
       timeLimitMs: Number.POSITIVE_INFINITY,
-      runnerPath: options.runnerPath,
-      log: options.log,
-      now: run.now,
     });
     const byId = new Map(solo.benchmarks.map((b) => [b.id, b]));
     const benchmarks = judged.map((b) => {
@@ -736,12 +742,13 @@ function withAgreement(profile: Explanation, benchmark: ReportBenchmark): Explan
  * the inverse of throughput's: -20% of calls per second is +25% of time a call.
  */
 function measuredCost(b: ReportBenchmark): MeasuredCost | undefined {
+  const cost = (throughput: number) => 1 / (1 + throughput) - 1;
   const ofCost = (c: { estimate: number; low: number; high: number }) => ({
-    estimate: 1 / (1 + c.estimate) - 1,
-    low: 1 / (1 + c.high) - 1,
-    high: 1 / (1 + c.low) - 1,
+    estimate: cost(c.estimate),
+    low: cost(c.high),
+    high: cost(c.low),
   });
-  const rounds = (of: number[]) => of.map((r) => 1 / (1 + r) - 1);
+  const rounds = (of: number[]) => of.map(cost);
   if (b.kind === 'http') {
     const cpu = b.http?.cpu;
     return cpu?.change

@@ -362,33 +362,30 @@ function parseFlagBudget(text: string): number {
   }
 }
 
-function parseRounds(text: string): number {
-  const rounds = Number(text);
-  if (!Number.isInteger(rounds) || rounds < 2 || rounds > 500)
-    throw new UserError(`--rounds '${text}' is not a whole number from 2 to 500.`);
-  return rounds;
+/** A flag's whole number within [min, max], or an error naming the flag, the bounds and (when given) why they are so. */
+function parseWholeNumber(text: string, flag: string, min: number, max: number, why?: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new UserError(`${flag} '${text}' is not a whole number from ${min} to ${max}${why ? ` (${why})` : ''}.`);
+  return value;
 }
+
+const parseRounds = (text: string) => parseWholeNumber(text, '--rounds', 2, 500);
 
 /** Fresh processes per revision of --solo-check: enough to see two levels and bound the change (±3-5% on real fixes). */
 export const SOLO_PROCESSES = 12;
 
-function parseSoloProcesses(text: string): number {
-  const processes = Number(text);
-  if (!Number.isInteger(processes) || processes < 6 || processes > 48)
-    throw new UserError(
-      `--solo-processes '${text}' is not a whole number from 6 to 48 (fresh processes per revision; six are the least in which speed levels can be told from spread).`,
-    );
-  return processes;
-}
+const parseSoloProcesses = (text: string) =>
+  parseWholeNumber(
+    text,
+    '--solo-processes',
+    6,
+    48,
+    'fresh processes per revision; six are the least in which speed levels can be told from spread',
+  );
 
-function parseNativeRuns(text: string): number {
-  const runs = Number(text);
-  if (!Number.isInteger(runs) || runs < 2 || runs > 20)
-    throw new UserError(
-      `--native-runs '${text}' is not a whole number from 2 to 20 (runs per revision; two are the least a figure of the noise between runs needs).`,
-    );
-  return runs;
-}
+const parseNativeRuns = (text: string) =>
+  parseWholeNumber(text, '--native-runs', 2, 20, 'runs per revision; two are the least a figure of the noise between runs needs');
 
 function parseFlagDuration(text: string, flag = '--time-limit'): number {
   try {

@@ -64,6 +64,8 @@ export function profileSections(id: string, profile: Explanation): ProfileSectio
 }
 
 const costOf = { call: 'time a call', request: 'main-thread CPU a request' } as const;
+const VERDICT = "The verdict is the rounds'";
+const LEADS = 'read the functions below as leads.';
 // A report read from a file may hold null where a number was (the schema allows it): shown as '–', never a crash.
 const times = (x: number | null | undefined) => (isFiniteNumber(x) ? `${x >= 10 ? x.toFixed(0) : x.toFixed(2)}×` : '–');
 
@@ -74,10 +76,24 @@ const times = (x: number | null | undefined) => (isFiniteNumber(x) ? `${x >= 10 
 function disagreementLine(profile: ProfileExplanation, agreement: Agreement): string {
   const { unit } = profile;
   const what = agreement.disagrees === 'direction' ? 'in direction' : 'in size';
-  const head = `the profile disagrees with the measurement ${what}: it reads ${formatPercent(agreement.profileChange)} CPU a ${unit} where the rounds read ${formatInterval(agreement.measured)} ${costOf[unit]}`;
+  const head =
+    `the profile disagrees with the measurement ${what}: it reads ${formatPercent(agreement.profileChange)} CPU a ${unit} ` +
+    `where the rounds read ${formatInterval(agreement.measured)} ${costOf[unit]}`;
+  const gc = (side: 'base' | 'head') => formatMicros(profile.gcPerOpUs?.[side] ?? Number.NaN);
   if (agreement.reason === 'gc')
-    return `${head}; the garbage collector explains it: the profile spent ${formatMicros(profile.gcPerOpUs?.base ?? Number.NaN)} → ${formatMicros(profile.gcPerOpUs?.head ?? Number.NaN)} a ${unit} in it, and without it reads ${formatPercent(agreement.profileChangeWithoutGc)}: a collection fell on one revision while profiling. The verdict is the rounds'.`;
+    return (
+      `${head}; the garbage collector explains it: the profile spent ${gc('base')} → ${gc('head')} a ${unit} in it, and ` +
+      `without it reads ${formatPercent(agreement.profileChangeWithoutGc)}: a collection fell on one revision while profiling. ` +
+      `${VERDICT}.`
+    );
   if (profile.process === 'shared')
-    return `${head}: the profiled process ran the two revisions at another ratio than the measured rounds did (one process can settle on its own speed level). The verdict is the rounds'; read the functions below as leads.`;
-  return `${head}: each revision was profiled alone in a fresh process, which can run at another speed level than the measured ones (base's profiled ${unit} cost ${times(agreement.factor.base)} its measured cost, head's ${times(agreement.factor.head)}). The verdict is the rounds'; read the functions below as leads.`;
+    return (
+      `${head}: the profiled process ran the two revisions at another ratio than the measured rounds did (one process can ` +
+      `settle on its own speed level). ${VERDICT}; ${LEADS}`
+    );
+  return (
+    `${head}: each revision was profiled alone in a fresh process, which can run at another speed level than the measured ` +
+    `ones (base's profiled ${unit} cost ${times(agreement.factor.base)} its measured cost, head's ${times(agreement.factor.head)}). ` +
+    `${VERDICT}; ${LEADS}`
+  );
 }
