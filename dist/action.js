@@ -74047,6 +74047,33 @@ function parseAnchor(text2, what = "anchor") {
   return { kind: "ref", ref: value };
 }
 
+// src/config/types.ts
+var MAX_PROCESSES_PER_ROUND = 8;
+var SOLO_PROCESSES = 12;
+var SOLO_PROCESSES_RANGE = [6, 48];
+var LATENCY_STATS = ["p50", "p90", "p99", "mean"];
+var DEFAULTS2 = {
+  budget: 0.05,
+  // vitest's default bench file names: x.bench.js, x.benchmark.mts, x.bench.ts, ... anywhere in the project.
+  files: ["**/*.{bench,benchmark}.?(c|m)[jt]s?(x)"],
+  isolation: "alternate",
+  taskTimeMs: 400,
+  taskTimeoutMs: 3e4,
+  confidence: 0.95,
+  timeLimitMs: 5 * 6e4,
+  installTimeoutMs: 15 * 6e4,
+  rounds: 10,
+  maxRounds: 40,
+  lookEvery: 5,
+  httpConnections: 10,
+  httpDurationMs: 3e3,
+  httpWarmupMs: 1e3,
+  httpReadyTimeoutMs: 15e3,
+  httpMode: "duet",
+  httpPin: true,
+  httpStatus: ["2xx"]
+};
+
 // src/config/units.ts
 var BUDGET_FORM = /^\d{1,2}(\.\d+)?%$/;
 function parseBudget(text2) {
@@ -74117,6 +74144,7 @@ function parseActionInputs(input, env) {
     commentKey: commentKeyOf(path6.relative(env.workspace, workingDirectory2), config, input("comment-key")),
     reportDir: path6.join(env.runnerTemp, "benchgate"),
     profile: oneOf(input, "profile", ["regressions", "always", "never"], "regressions"),
+    soloProcesses: soloCheckInput(input("solo-check")),
     allowUntrustedEvent,
     pullRequest,
     repository: { owner: env.repository.split("/")[0] ?? "", repo: env.repository.split("/")[1] ?? "" },
@@ -74212,6 +74240,17 @@ function durationInput(name2, value) {
   } catch {
     throw new UserError(`Input '${name2}' must be a duration like 90s or 5m, but got '${value}'.`);
   }
+}
+function soloCheckInput(value) {
+  if (value === "" || value === "false") return void 0;
+  if (value === "true") return SOLO_PROCESSES;
+  const [min, max2] = SOLO_PROCESSES_RANGE;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max2)
+    throw new UserError(
+      `Input 'solo-check' must be true, false, or the fresh processes per revision, a whole number from ${min} to ${max2}, but got '${value}'.`
+    );
+  return n;
 }
 function booleanInput(input, name2, fallback) {
   const value = input(name2);
@@ -74549,31 +74588,6 @@ var benchgate_schema_default = {
       ]
     }
   }
-};
-
-// src/config/types.ts
-var MAX_PROCESSES_PER_ROUND = 8;
-var LATENCY_STATS = ["p50", "p90", "p99", "mean"];
-var DEFAULTS2 = {
-  budget: 0.05,
-  // vitest's default bench file names: x.bench.js, x.benchmark.mts, x.bench.ts, ... anywhere in the project.
-  files: ["**/*.{bench,benchmark}.?(c|m)[jt]s?(x)"],
-  isolation: "alternate",
-  taskTimeMs: 400,
-  taskTimeoutMs: 3e4,
-  confidence: 0.95,
-  timeLimitMs: 5 * 6e4,
-  installTimeoutMs: 15 * 6e4,
-  rounds: 10,
-  maxRounds: 40,
-  lookEvery: 5,
-  httpConnections: 10,
-  httpDurationMs: 3e3,
-  httpWarmupMs: 1e3,
-  httpReadyTimeoutMs: 15e3,
-  httpMode: "duet",
-  httpPin: true,
-  httpStatus: ["2xx"]
 };
 
 // src/config/load.ts
@@ -77292,6 +77306,39 @@ async function explainLoadErrors(files, plan, spawn4, errors, skip) {
   }
 }
 
+// src/stats/compare.ts
+function estimateChange(logRatios, confidence) {
+  const alpha = 1 - confidence;
+  return estimateChangeBounds(logRatios, alpha / 2, alpha / 2);
+}
+function estimateChangeBounds(logRatios, lowerAlpha, upperAlpha) {
+  return toChange(hodgesLehmannBounds(logRatios, lowerAlpha, upperAlpha), 1 - lowerAlpha - upperAlpha);
+}
+function toChange(interval, confidence) {
+  return {
+    estimate: Math.expm1(interval.estimate),
+    low: Math.expm1(interval.low),
+    high: Math.expm1(interval.high),
+    confidence,
+    achievedConfidence: interval.achievedConfidence
+  };
+}
+function regressionNominalP(logRatios, budget, lowerIsBetter = false) {
+  if (logRatios.length === 0 || !logRatios.every(Number.isFinite) || !lowerIsBetter && budget >= 1) return 1;
+  return lowerIsBetter ? signedRankP(logRatios, Math.log1p(budget), "above") : signedRankP(logRatios, Math.log1p(-budget), "below");
+}
+function decide(change, budget) {
+  if (change.achievedConfidence < change.confidence - 1e-12) return "inconclusive";
+  if (change.high < -budget) return "regression";
+  if (change.low > budget) return "improvement";
+  if (change.low >= -budget && change.high <= budget) return "unchanged";
+  return "inconclusive";
+}
+function decideLowerIsBetter(change, budget) {
+  const mirrored = { ...change, estimate: -change.estimate, low: -change.high, high: -change.low };
+  return decide(mirrored, budget);
+}
+
 // src/stats/solo.ts
 function soloChange(base2, head, confidence = 0.95) {
   const b = base2.filter((x) => x > 0 && Number.isFinite(x)).map(Math.log);
@@ -77360,6 +77407,40 @@ function separated(groups2) {
   return true;
 }
 
+// src/report/format.ts
+function formatChange(benchmark) {
+  const { change } = benchmark;
+  if (!change || !isFiniteNumber(change.estimate)) return "\u2013";
+  return formatInterval(change);
+}
+function formatInterval(change) {
+  return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
+}
+function formatResolvable(benchmark) {
+  const { resolvable } = benchmark;
+  if (!isFiniteNumber(resolvable)) return "\u2013";
+  return `\u2248${formatShortPercent(resolvable, resolvable < 0.1 ? 1 : 0)}`;
+}
+var RESOLVES_LEGEND = "resolves: the smallest change this run's rounds catch with 95% power, from their own spread";
+function fitMiddle(text2, width) {
+  if (text2.length <= width) return text2;
+  const keep = width - 1;
+  const start = Math.ceil(keep / 2);
+  return `${text2.slice(0, start)}\u2026${text2.slice(text2.length - (keep - start))}`;
+}
+function wrapText(text2, width, restWidth = width) {
+  const lines = [];
+  let rest = text2;
+  for (let room = Math.max(1, width); rest.length > room; room = Math.max(1, restWidth)) {
+    const space = rest.lastIndexOf(" ", room);
+    const cut = space > 0 ? space : room;
+    lines.push(rest.slice(0, cut));
+    rest = rest.slice(space > 0 ? cut + 1 : cut);
+  }
+  lines.push(rest);
+  return lines;
+}
+
 // src/report/solo.ts
 function soloComparison(samples, shared) {
   const side2 = (of) => {
@@ -77377,6 +77458,17 @@ function soloComparison(samples, shared) {
     agreement: agreement2,
     ...samples.error ? { error: samples.error } : {}
   };
+}
+var FROM_INTERVAL = /* @__PURE__ */ new Set(["regression", "improvement", "unchanged", "inconclusive"]);
+function judgedWithSolo(benchmark, samples) {
+  const shared = benchmark.change;
+  if (!shared) return benchmark;
+  const solo = soloComparison(samples, shared);
+  if (solo.agreement !== "disagrees" || !solo.change || !FROM_INTERVAL.has(benchmark.verdict)) return { ...benchmark, solo };
+  const change = { ...shared, low: Math.min(shared.low, solo.change.low), high: Math.max(shared.high, solo.change.high) };
+  const verdict = decide({ ...change, achievedConfidence: change.confidence }, benchmark.budget);
+  const said = `each revision alone in fresh processes reads ${formatInterval(solo.change)}, apart from the shared process's ${formatInterval(shared)}: the verdict is read from both intervals together${verdict === benchmark.verdict ? "" : ` (${benchmark.verdict} in the shared process alone)`}`;
+  return { ...benchmark, change, verdict, note: [benchmark.note, said].filter(Boolean).join("; "), solo: { ...solo, shared } };
 }
 
 // src/util/affinity.ts
@@ -78799,39 +78891,6 @@ function noLatency() {
 }
 function pushLatencyRatios(into, pair) {
   for (const stat3 of LATENCY_STATS) into[stat3].push(Math.log(pair.head.latency[stat3] / pair.base.latency[stat3]));
-}
-
-// src/stats/compare.ts
-function estimateChange(logRatios, confidence) {
-  const alpha = 1 - confidence;
-  return estimateChangeBounds(logRatios, alpha / 2, alpha / 2);
-}
-function estimateChangeBounds(logRatios, lowerAlpha, upperAlpha) {
-  return toChange(hodgesLehmannBounds(logRatios, lowerAlpha, upperAlpha), 1 - lowerAlpha - upperAlpha);
-}
-function toChange(interval, confidence) {
-  return {
-    estimate: Math.expm1(interval.estimate),
-    low: Math.expm1(interval.low),
-    high: Math.expm1(interval.high),
-    confidence,
-    achievedConfidence: interval.achievedConfidence
-  };
-}
-function regressionNominalP(logRatios, budget, lowerIsBetter = false) {
-  if (logRatios.length === 0 || !logRatios.every(Number.isFinite) || !lowerIsBetter && budget >= 1) return 1;
-  return lowerIsBetter ? signedRankP(logRatios, Math.log1p(budget), "above") : signedRankP(logRatios, Math.log1p(-budget), "below");
-}
-function decide(change, budget) {
-  if (change.achievedConfidence < change.confidence - 1e-12) return "inconclusive";
-  if (change.high < -budget) return "regression";
-  if (change.low > budget) return "improvement";
-  if (change.low >= -budget && change.high <= budget) return "unchanged";
-  return "inconclusive";
-}
-function decideLowerIsBetter(change, budget) {
-  const mirrored = { ...change, estimate: -change.estimate, low: -change.high, high: -change.low };
-  return decide(mirrored, budget);
 }
 
 // src/explain/rules.ts
@@ -86774,7 +86833,7 @@ async function soloStage(run, files, judged, processes) {
     const byId = new Map(solo.benchmarks.map((b) => [b.id, b]));
     const benchmarks = judged.map((b) => {
       const samples = byId.get(b.id);
-      return samples && b.change ? { ...b, solo: soloComparison(samples, b.change) } : b;
+      return samples ? judgedWithSolo(b, samples) : b;
     });
     return { benchmarks, info: { ...info2, durationMs: run.now() - started } };
   } catch (error2) {
@@ -86917,42 +86976,6 @@ function describeFiles(base2, head) {
 // src/report/github.ts
 import { existsSync as existsSync8, readFileSync as readFileSync13 } from "node:fs";
 import path19 from "node:path";
-
-// src/report/format.ts
-function formatChange(benchmark) {
-  const { change } = benchmark;
-  if (!change || !isFiniteNumber(change.estimate)) return "\u2013";
-  return formatInterval(change);
-}
-function formatInterval(change) {
-  return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
-}
-function formatResolvable(benchmark) {
-  const { resolvable } = benchmark;
-  if (!isFiniteNumber(resolvable)) return "\u2013";
-  return `\u2248${formatShortPercent(resolvable, resolvable < 0.1 ? 1 : 0)}`;
-}
-var RESOLVES_LEGEND = "resolves: the smallest change this run's rounds catch with 95% power, from their own spread";
-function fitMiddle(text2, width) {
-  if (text2.length <= width) return text2;
-  const keep = width - 1;
-  const start = Math.ceil(keep / 2);
-  return `${text2.slice(0, start)}\u2026${text2.slice(text2.length - (keep - start))}`;
-}
-function wrapText(text2, width, restWidth = width) {
-  const lines = [];
-  let rest = text2;
-  for (let room = Math.max(1, width); rest.length > room; room = Math.max(1, restWidth)) {
-    const space = rest.lastIndexOf(" ", room);
-    const cut = space > 0 ? space : room;
-    lines.push(rest.slice(0, cut));
-    rest = rest.slice(space > 0 ? cut + 1 : cut);
-  }
-  lines.push(rest);
-  return lines;
-}
-
-// src/report/github.ts
 var COMMENT_LIMIT = 65536;
 function commentMarker(gateKey) {
   return `<!-- benchgate: ${gateKey.replace(/-{2,}/g, "-").replace(/>/g, "")} -->`;
@@ -87407,14 +87430,14 @@ function roundLevelsLine(levels) {
 }
 
 // src/report/solo-sections.ts
-var SOLO_LEGEND = "solo: each revision alone in fresh processes (pairs AB BA), as production runs one revision; its 95% interval is the Hodges-Lehmann one of the processes' figures. shared: the verdict's figure, both revisions alternating in one process. They disagree when the intervals do not meet: the figure then depends on the process a revision runs in.";
+var SOLO_LEGEND = "solo: each revision alone in fresh processes (pairs AB BA), as production runs one revision; its 95% interval is the Hodges-Lehmann one of the processes' figures. shared: the verdict's figure, both revisions alternating in one process. They disagree when the intervals do not meet: the figure then depends on the process a revision runs in, and the verdict is read from both intervals together.";
 function soloSections(benchmarks, info2) {
   const checked = benchmarks.filter((b) => b.solo);
   const disagree = checked.filter((b) => b.solo.agreement === "disagrees").length;
-  const heading = info2.error ? `solo check (--solo-check): failed: ${info2.error}` : `solo check (--solo-check): ${checked.length} compared, ${disagree} disagree${disagree === 1 ? "s" : ""} (${info2.processes} processes per revision)`;
+  const heading = info2.error ? `solo check: failed: ${info2.error}` : `solo check: ${checked.length} compared, ${disagree} disagree${disagree === 1 ? "s" : ""} (${info2.processes} processes per revision)`;
   const rows = checked.map((b) => [
     b.id,
-    b.change ? formatInterval(b.change) : "\u2013",
+    b.solo.shared ? formatInterval(b.solo.shared) : b.change ? formatInterval(b.change) : "\u2013",
     b.solo.change ? formatInterval(b.solo.change) : "\u2013",
     b.solo.agreement
   ]);
@@ -87426,7 +87449,7 @@ function soloSections(benchmarks, info2) {
     }
     if (b.solo.error) notes.push(`${b.id}: ${b.solo.error}`);
   }
-  return { heading, header: ["benchmark", "shared (verdict)", "solo", "agreement"], rows, notes };
+  return { heading, header: ["benchmark", "shared", "solo", "agreement"], rows, notes };
 }
 
 // src/report/terminal.ts
@@ -87915,7 +87938,7 @@ var report_schema_default = {
         },
         soloCheck: {
           $ref: "#/definitions/SoloCheckInfo",
-          description: "compare --solo-check: how many fresh processes per revision, and how long it took (information: never a verdict)."
+          description: "compare --solo-check: how many fresh processes per revision, and how long it took."
         }
       },
       required: [
@@ -89824,6 +89847,43 @@ var report_schema_default = {
           type: "string",
           description: "Why a side has no figures (it failed alone).",
           maxLength: 16384
+        },
+        shared: {
+          type: "object",
+          properties: {
+            estimate: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            low: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            high: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            confidence: {
+              type: [
+                "number",
+                "null"
+              ]
+            }
+          },
+          required: [
+            "estimate",
+            "low",
+            "high",
+            "confidence"
+          ],
+          additionalProperties: false,
+          description: "Set when the two disagree: the shared process's own interval, before the benchmark's change became the span of both (`judgedWithSolo`)."
         }
       },
       required: [
@@ -91740,6 +91800,7 @@ async function runAction(deps) {
       probePath: deps.probePath,
       toolVersion: deps.version,
       profile: settings.profile,
+      soloCheck: settings.soloProcesses === void 0 ? void 0 : { processes: settings.soloProcesses },
       childEnv: settings.env,
       policy: settings.policy,
       profileDir: path23.join(settings.reportDir, "profiles"),

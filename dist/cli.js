@@ -65296,6 +65296,8 @@ function runShell(command, options) {
 
 // src/config/types.ts
 var MAX_PROCESSES_PER_ROUND = 8;
+var SOLO_PROCESSES = 12;
+var SOLO_PROCESSES_RANGE = [6, 48];
 var LATENCY_STATS = ["p50", "p90", "p99", "mean"];
 var DEFAULTS = {
   budget: 0.05,
@@ -68034,6 +68036,39 @@ async function explainLoadErrors(files, plan, spawn3, errors, skip) {
   }
 }
 
+// src/stats/compare.ts
+function estimateChange(logRatios, confidence) {
+  const alpha = 1 - confidence;
+  return estimateChangeBounds(logRatios, alpha / 2, alpha / 2);
+}
+function estimateChangeBounds(logRatios, lowerAlpha, upperAlpha) {
+  return toChange(hodgesLehmannBounds(logRatios, lowerAlpha, upperAlpha), 1 - lowerAlpha - upperAlpha);
+}
+function toChange(interval, confidence) {
+  return {
+    estimate: Math.expm1(interval.estimate),
+    low: Math.expm1(interval.low),
+    high: Math.expm1(interval.high),
+    confidence,
+    achievedConfidence: interval.achievedConfidence
+  };
+}
+function regressionNominalP(logRatios, budget, lowerIsBetter = false) {
+  if (logRatios.length === 0 || !logRatios.every(Number.isFinite) || !lowerIsBetter && budget >= 1) return 1;
+  return lowerIsBetter ? signedRankP(logRatios, Math.log1p(budget), "above") : signedRankP(logRatios, Math.log1p(-budget), "below");
+}
+function decide(change, budget) {
+  if (change.achievedConfidence < change.confidence - 1e-12) return "inconclusive";
+  if (change.high < -budget) return "regression";
+  if (change.low > budget) return "improvement";
+  if (change.low >= -budget && change.high <= budget) return "unchanged";
+  return "inconclusive";
+}
+function decideLowerIsBetter(change, budget) {
+  const mirrored = { ...change, estimate: -change.estimate, low: -change.high, high: -change.low };
+  return decide(mirrored, budget);
+}
+
 // src/stats/solo.ts
 function soloChange(base2, head, confidence = 0.95) {
   const b = base2.filter((x) => x > 0 && Number.isFinite(x)).map(Math.log);
@@ -68102,6 +68137,40 @@ function separated(groups) {
   return true;
 }
 
+// src/report/format.ts
+function formatChange(benchmark) {
+  const { change } = benchmark;
+  if (!change || !isFiniteNumber(change.estimate)) return "\u2013";
+  return formatInterval(change);
+}
+function formatInterval(change) {
+  return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
+}
+function formatResolvable(benchmark) {
+  const { resolvable } = benchmark;
+  if (!isFiniteNumber(resolvable)) return "\u2013";
+  return `\u2248${formatShortPercent(resolvable, resolvable < 0.1 ? 1 : 0)}`;
+}
+var RESOLVES_LEGEND = "resolves: the smallest change this run's rounds catch with 95% power, from their own spread";
+function fitMiddle(text2, width) {
+  if (text2.length <= width) return text2;
+  const keep = width - 1;
+  const start = Math.ceil(keep / 2);
+  return `${text2.slice(0, start)}\u2026${text2.slice(text2.length - (keep - start))}`;
+}
+function wrapText(text2, width, restWidth = width) {
+  const lines = [];
+  let rest = text2;
+  for (let room = Math.max(1, width); rest.length > room; room = Math.max(1, restWidth)) {
+    const space = rest.lastIndexOf(" ", room);
+    const cut = space > 0 ? space : room;
+    lines.push(rest.slice(0, cut));
+    rest = rest.slice(space > 0 ? cut + 1 : cut);
+  }
+  lines.push(rest);
+  return lines;
+}
+
 // src/report/solo.ts
 function soloComparison(samples, shared) {
   const side2 = (of) => {
@@ -68119,6 +68188,17 @@ function soloComparison(samples, shared) {
     agreement: agreement2,
     ...samples.error ? { error: samples.error } : {}
   };
+}
+var FROM_INTERVAL = /* @__PURE__ */ new Set(["regression", "improvement", "unchanged", "inconclusive"]);
+function judgedWithSolo(benchmark, samples) {
+  const shared = benchmark.change;
+  if (!shared) return benchmark;
+  const solo = soloComparison(samples, shared);
+  if (solo.agreement !== "disagrees" || !solo.change || !FROM_INTERVAL.has(benchmark.verdict)) return { ...benchmark, solo };
+  const change = { ...shared, low: Math.min(shared.low, solo.change.low), high: Math.max(shared.high, solo.change.high) };
+  const verdict = decide({ ...change, achievedConfidence: change.confidence }, benchmark.budget);
+  const said = `each revision alone in fresh processes reads ${formatInterval(solo.change)}, apart from the shared process's ${formatInterval(shared)}: the verdict is read from both intervals together${verdict === benchmark.verdict ? "" : ` (${benchmark.verdict} in the shared process alone)`}`;
+  return { ...benchmark, change, verdict, note: [benchmark.note, said].filter(Boolean).join("; "), solo: { ...solo, shared } };
 }
 
 // src/util/affinity.ts
@@ -69541,39 +69621,6 @@ function noLatency() {
 }
 function pushLatencyRatios(into, pair) {
   for (const stat2 of LATENCY_STATS) into[stat2].push(Math.log(pair.head.latency[stat2] / pair.base.latency[stat2]));
-}
-
-// src/stats/compare.ts
-function estimateChange(logRatios, confidence) {
-  const alpha = 1 - confidence;
-  return estimateChangeBounds(logRatios, alpha / 2, alpha / 2);
-}
-function estimateChangeBounds(logRatios, lowerAlpha, upperAlpha) {
-  return toChange(hodgesLehmannBounds(logRatios, lowerAlpha, upperAlpha), 1 - lowerAlpha - upperAlpha);
-}
-function toChange(interval, confidence) {
-  return {
-    estimate: Math.expm1(interval.estimate),
-    low: Math.expm1(interval.low),
-    high: Math.expm1(interval.high),
-    confidence,
-    achievedConfidence: interval.achievedConfidence
-  };
-}
-function regressionNominalP(logRatios, budget, lowerIsBetter = false) {
-  if (logRatios.length === 0 || !logRatios.every(Number.isFinite) || !lowerIsBetter && budget >= 1) return 1;
-  return lowerIsBetter ? signedRankP(logRatios, Math.log1p(budget), "above") : signedRankP(logRatios, Math.log1p(-budget), "below");
-}
-function decide(change, budget) {
-  if (change.achievedConfidence < change.confidence - 1e-12) return "inconclusive";
-  if (change.high < -budget) return "regression";
-  if (change.low > budget) return "improvement";
-  if (change.low >= -budget && change.high <= budget) return "unchanged";
-  return "inconclusive";
-}
-function decideLowerIsBetter(change, budget) {
-  const mirrored = { ...change, estimate: -change.estimate, low: -change.high, high: -change.low };
-  return decide(mirrored, budget);
 }
 
 // src/explain/rules.ts
@@ -77552,7 +77599,7 @@ async function soloStage(run, files, judged, processes) {
     const byId = new Map(solo.benchmarks.map((b) => [b.id, b]));
     const benchmarks = judged.map((b) => {
       const samples = byId.get(b.id);
-      return samples && b.change ? { ...b, solo: soloComparison(samples, b.change) } : b;
+      return samples ? judgedWithSolo(b, samples) : b;
     });
     return { benchmarks, info: { ...info, durationMs: run.now() - started } };
   } catch (error) {
@@ -77858,40 +77905,6 @@ function renderCalibration(calibration) {
   return out.join("\n");
 }
 
-// src/report/format.ts
-function formatChange(benchmark) {
-  const { change } = benchmark;
-  if (!change || !isFiniteNumber(change.estimate)) return "\u2013";
-  return formatInterval(change);
-}
-function formatInterval(change) {
-  return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
-}
-function formatResolvable(benchmark) {
-  const { resolvable } = benchmark;
-  if (!isFiniteNumber(resolvable)) return "\u2013";
-  return `\u2248${formatShortPercent(resolvable, resolvable < 0.1 ? 1 : 0)}`;
-}
-var RESOLVES_LEGEND = "resolves: the smallest change this run's rounds catch with 95% power, from their own spread";
-function fitMiddle(text2, width) {
-  if (text2.length <= width) return text2;
-  const keep = width - 1;
-  const start = Math.ceil(keep / 2);
-  return `${text2.slice(0, start)}\u2026${text2.slice(text2.length - (keep - start))}`;
-}
-function wrapText(text2, width, restWidth = width) {
-  const lines = [];
-  let rest = text2;
-  for (let room = Math.max(1, width); rest.length > room; room = Math.max(1, restWidth)) {
-    const space = rest.lastIndexOf(" ", room);
-    const cut = space > 0 ? space : room;
-    lines.push(rest.slice(0, cut));
-    rest = rest.slice(space > 0 ? cut + 1 : cut);
-  }
-  lines.push(rest);
-  return lines;
-}
-
 // src/report/http-sections.ts
 var GATED_BECAUSE = {
   rate: "a fixed rate sets requests/s, so it does not compare cost",
@@ -78188,14 +78201,14 @@ function roundLevelsLine(levels) {
 }
 
 // src/report/solo-sections.ts
-var SOLO_LEGEND = "solo: each revision alone in fresh processes (pairs AB BA), as production runs one revision; its 95% interval is the Hodges-Lehmann one of the processes' figures. shared: the verdict's figure, both revisions alternating in one process. They disagree when the intervals do not meet: the figure then depends on the process a revision runs in.";
+var SOLO_LEGEND = "solo: each revision alone in fresh processes (pairs AB BA), as production runs one revision; its 95% interval is the Hodges-Lehmann one of the processes' figures. shared: the verdict's figure, both revisions alternating in one process. They disagree when the intervals do not meet: the figure then depends on the process a revision runs in, and the verdict is read from both intervals together.";
 function soloSections(benchmarks, info) {
   const checked = benchmarks.filter((b) => b.solo);
   const disagree = checked.filter((b) => b.solo.agreement === "disagrees").length;
-  const heading = info.error ? `solo check (--solo-check): failed: ${info.error}` : `solo check (--solo-check): ${checked.length} compared, ${disagree} disagree${disagree === 1 ? "s" : ""} (${info.processes} processes per revision)`;
+  const heading = info.error ? `solo check: failed: ${info.error}` : `solo check: ${checked.length} compared, ${disagree} disagree${disagree === 1 ? "s" : ""} (${info.processes} processes per revision)`;
   const rows = checked.map((b) => [
     b.id,
-    b.change ? formatInterval(b.change) : "\u2013",
+    b.solo.shared ? formatInterval(b.solo.shared) : b.change ? formatInterval(b.change) : "\u2013",
     b.solo.change ? formatInterval(b.solo.change) : "\u2013",
     b.solo.agreement
   ]);
@@ -78207,7 +78220,7 @@ function soloSections(benchmarks, info) {
     }
     if (b.solo.error) notes.push(`${b.id}: ${b.solo.error}`);
   }
-  return { heading, header: ["benchmark", "shared (verdict)", "solo", "agreement"], rows, notes };
+  return { heading, header: ["benchmark", "shared", "solo", "agreement"], rows, notes };
 }
 
 // src/report/terminal.ts
@@ -78898,7 +78911,7 @@ var report_schema_default = {
         },
         soloCheck: {
           $ref: "#/definitions/SoloCheckInfo",
-          description: "compare --solo-check: how many fresh processes per revision, and how long it took (information: never a verdict)."
+          description: "compare --solo-check: how many fresh processes per revision, and how long it took."
         }
       },
       required: [
@@ -80807,6 +80820,43 @@ var report_schema_default = {
           type: "string",
           description: "Why a side has no figures (it failed alone).",
           maxLength: 16384
+        },
+        shared: {
+          type: "object",
+          properties: {
+            estimate: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            low: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            high: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            confidence: {
+              type: [
+                "number",
+                "null"
+              ]
+            }
+          },
+          required: [
+            "estimate",
+            "low",
+            "high",
+            "confidence"
+          ],
+          additionalProperties: false,
+          description: "Set when the two disagree: the shared process's own interval, before the benchmark's change became the span of both (`judgedWithSolo`)."
         }
       },
       required: [
@@ -81558,8 +81608,9 @@ Options:
   --native-timeout <d>  with --native-check: kill a native run after this long (default 2m)
   --solo-check          then measure each compared micro-benchmark with each revision alone in
                         fresh processes (pairs AB BA, as production runs one revision), show its
-                        change beside the verdict's shared-process one, and name the speed levels
-                        a revision's processes fall on (information: never the verdict)
+                        change beside the shared-process one, and name the speed levels a
+                        revision's processes fall on; where the two intervals lie apart, the verdict
+                        is read from both together (more cautious, never bolder)
   --solo-processes <n>  with --solo-check: fresh processes per revision (6 to 48, default 12)
   --no-color            plain output even on a terminal
   -h, --help            show this help
@@ -81780,12 +81831,10 @@ function parseWholeNumber(text2, flag, min, max2, why) {
   return value;
 }
 var parseRounds = (text2) => parseWholeNumber(text2, "--rounds", 2, 500);
-var SOLO_PROCESSES = 12;
 var parseSoloProcesses = (text2) => parseWholeNumber(
   text2,
   "--solo-processes",
-  6,
-  48,
+  ...SOLO_PROCESSES_RANGE,
   "fresh processes per revision; six are the least in which speed levels can be told from spread"
 );
 var parseNativeRuns = (text2) => parseWholeNumber(text2, "--native-runs", 2, 20, "runs per revision; two are the least a figure of the noise between runs needs");

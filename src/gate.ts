@@ -13,7 +13,7 @@ import { assertInstalled, loadInventory, type RevisionInventory } from './measur
 import { planSuite, type FileCensus, type ShardSpec } from './measure/shard.js';
 import type { MeasureSettings } from './measure/micro/protocol.js';
 import { measureMicro, type MicroPlan } from './measure/micro/schedule.js';
-import { soloComparison, type SoloCheckInfo } from './report/solo.js';
+import { judgedWithSolo, type SoloCheckInfo } from './report/solo.js';
 import { processLevels } from './stats/solo.js';
 import { pinLoadGenerator } from './measure/http/pinning.js';
 import { cpuReadable } from './measure/http/cpu.js';
@@ -114,7 +114,8 @@ export interface GateOptions {
   nativeCheck?: { observerPath: string; runTimeoutMs?: number | undefined; runs?: number | undefined } | undefined;
   /**
    * compare --solo-check: after the verdicts, each revision alone in `processes` fresh processes (process
-   * isolation, AB BA), beside the shared-process figures. Information: never the verdict.
+   * isolation, AB BA), beside the shared-process figures; a benchmark whose solo interval lies apart from its
+   * shared one is judged on both.
    */
   soloCheck?: { processes: number } | undefined;
 }
@@ -691,7 +692,8 @@ function withRoundLevels(benchmark: ReportBenchmark, samples: BenchmarkSamples):
  * compare --solo-check, after the verdicts and outside the measured rounds: the compared micro-benchmarks' bench
  * files measured once more with one revision per process (pairs of fresh processes, AB BA), as production runs one
  * revision; each benchmark's solo change goes beside its shared-process one, with the speed levels its processes
- * fell on. Whatever happens here leaves the verdicts as they are.
+ * fell on. A benchmark whose solo interval lies apart from its shared one is judged on both (judgedWithSolo); a check
+ * that fails leaves the verdicts as they are.
  */
 async function soloStage(
   run: RunContext,
@@ -720,7 +722,7 @@ async function soloStage(
     const byId = new Map(solo.benchmarks.map((b) => [b.id, b]));
     const benchmarks = judged.map((b) => {
       const samples = byId.get(b.id);
-      return samples && b.change ? { ...b, solo: soloComparison(samples, b.change) } : b;
+      return samples ? judgedWithSolo(b, samples) : b;
     });
     return { benchmarks, info: { ...info, durationMs: run.now() - started } };
   } catch (error) {

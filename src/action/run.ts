@@ -97,6 +97,7 @@ export async function runAction(deps: ActionDeps): Promise<void> {
       probePath: deps.probePath,
       toolVersion: deps.version,
       profile: settings.profile,
+      soloCheck: settings.soloProcesses === undefined ? undefined : { processes: settings.soloProcesses },
       childEnv: settings.env,
       policy: settings.policy,
       profileDir: path.join(settings.reportDir, 'profiles'),

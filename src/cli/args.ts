@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { HttpMode, Isolation, ProfileMode } from '../config/types.js';
+import { SOLO_PROCESSES, SOLO_PROCESSES_RANGE, type HttpMode, type Isolation, type ProfileMode } from '../config/types.js';
 import { parseBudget, parseDuration } from '../config/units.js';
 import { parseShardSpec, type ShardSpec } from '../measure/shard.js';
 import { UserError } from '../util/errors.js';
@@ -50,8 +50,9 @@ Options:
   --native-timeout <d>  with --native-check: kill a native run after this long (default 2m)
   --solo-check          then measure each compared micro-benchmark with each revision alone in
                         fresh processes (pairs AB BA, as production runs one revision), show its
-                        change beside the verdict's shared-process one, and name the speed levels
-                        a revision's processes fall on (information: never the verdict)
+                        change beside the shared-process one, and name the speed levels a
+                        revision's processes fall on; where the two intervals lie apart, the verdict
+                        is read from both together (more cautious, never bolder)
   --solo-processes <n>  with --solo-check: fresh processes per revision (6 to 48, default 12)
   --no-color            plain output even on a terminal
   -h, --help            show this help
@@ -372,15 +373,11 @@ function parseWholeNumber(text: string, flag: string, min: number, max: number, 
 
 const parseRounds = (text: string) => parseWholeNumber(text, '--rounds', 2, 500);
 
-/** Fresh processes per revision of --solo-check: enough to see two levels and bound the change (±3-5% on real fixes). */
-export const SOLO_PROCESSES = 12;
-
 const parseSoloProcesses = (text: string) =>
   parseWholeNumber(
     text,
     '--solo-processes',
-    6,
-    48,
+    ...SOLO_PROCESSES_RANGE,
     'fresh processes per revision; six are the least in which speed levels can be told from spread',
   );
 

@@ -4,7 +4,7 @@ import { parseAnchor, type AnchorSpec } from './anchor.js';
 import { UserError } from '../util/errors.js';
 import { neverPassed } from '../util/processes.js';
 import type { PolicySource } from './policy.js';
-import type { BudgetRule, ProfileMode } from './types.js';
+import { SOLO_PROCESSES, SOLO_PROCESSES_RANGE, type BudgetRule, type ProfileMode } from './types.js';
 import { BUDGET_FORM, parseBudget, parseDuration } from './units.js';
 
 export type CommentMode = 'always' | 'on-change' | 'on-regression' | 'never';
@@ -43,6 +43,8 @@ export interface ActionSettings {
   /** Where the report files go; the .cpuprofile files go to its profiles/ folder. */
   readonly reportDir: string;
   readonly profile: ProfileMode;
+  /** The solo-check input: fresh processes per revision for compare --solo-check's check, or undefined for none. */
+  readonly soloProcesses: number | undefined;
   /** Gate mode under an event that runs with a write token (UNTRUSTED_EVENTS), allowed by the workflow. */
   readonly allowUntrustedEvent: boolean;
   /** The pull request to comment on, when there is one. */
@@ -158,6 +160,7 @@ export function parseActionInputs(input: (name: string) => string, env: ActionEn
     commentKey: commentKeyOf(path.relative(env.workspace, workingDirectory), config, input('comment-key')),
     reportDir: path.join(env.runnerTemp, 'benchgate'),
     profile: oneOf(input, 'profile', ['regressions', 'always', 'never'], 'regressions') as ProfileMode,
+    soloProcesses: soloCheckInput(input('solo-check')),
     allowUntrustedEvent,
     pullRequest,
     repository: { owner: env.repository.split('/')[0] ?? '', repo: env.repository.split('/')[1] ?? '' },
@@ -292,6 +295,19 @@ function durationInput(name: string, value: string): number {
   } catch {
     throw new UserError(`Input '${name}' must be a duration like 90s or 5m, but got '${value}'.`);
   }
+}
+
+/** The solo-check input: false or empty (none), true (SOLO_PROCESSES processes per revision), or how many. */
+function soloCheckInput(value: string): number | undefined {
+  if (value === '' || value === 'false') return undefined;
+  if (value === 'true') return SOLO_PROCESSES;
+  const [min, max] = SOLO_PROCESSES_RANGE;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max)
+    throw new UserError(
+      `Input 'solo-check' must be true, false, or the fresh processes per revision, a whole number from ${min} to ${max}, but got '${value}'.`,
+    );
+  return n;
 }
 
 function booleanInput(input: (name: string) => string, name: string, fallback: boolean): boolean {

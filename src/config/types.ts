@@ -20,6 +20,10 @@ export interface MicroConfig {
 
 /** micro.processes: auto means up to this many. */
 export const MAX_PROCESSES_PER_ROUND = 8;
+/** Fresh processes per revision of the solo check: enough to see two levels and bound the change (±3-5% on real fixes). */
+export const SOLO_PROCESSES = 12;
+/** The fewest (six are the least in which speed levels can be told from spread) and the most processes per revision. */
+export const SOLO_PROCESSES_RANGE = [6, 48] as const;
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
 

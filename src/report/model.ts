@@ -155,7 +155,7 @@ export interface Report {
   policy?: PolicyInfo;
   /** compare --native-check: each bench file's own runs (information: never a verdict). */
   nativeCheck?: NativeCheckInfo;
-  /** compare --solo-check: how many fresh processes per revision, and how long it took (information: never a verdict). */
+  /** compare --solo-check: how many fresh processes per revision, and how long it took. */
   soloCheck?: SoloCheckInfo;
 }
 

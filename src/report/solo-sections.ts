@@ -15,17 +15,18 @@ export interface SoloSections {
 export const SOLO_LEGEND =
   'solo: each revision alone in fresh processes (pairs AB BA), as production runs one revision; its 95% interval is the ' +
   "Hodges-Lehmann one of the processes' figures. shared: the verdict's figure, both revisions alternating in one process. " +
-  'They disagree when the intervals do not meet: the figure then depends on the process a revision runs in.';
+  'They disagree when the intervals do not meet: the figure then depends on the process a revision runs in, and the ' +
+  'verdict is read from both intervals together.';
 
 export function soloSections(benchmarks: readonly ReportBenchmark[], info: SoloCheckInfo): SoloSections {
   const checked = benchmarks.filter((b) => b.solo);
   const disagree = checked.filter((b) => b.solo!.agreement === 'disagrees').length;
   const heading = info.error
-    ? `solo check (--solo-check): failed: ${info.error}`
-    : `solo check (--solo-check): ${checked.length} compared, ${disagree} disagree${disagree === 1 ? 's' : ''} (${info.processes} processes per revision)`;
+    ? `solo check: failed: ${info.error}`
+    : `solo check: ${checked.length} compared, ${disagree} disagree${disagree === 1 ? 's' : ''} (${info.processes} processes per revision)`;
   const rows = checked.map((b) => [
     b.id,
-    b.change ? formatInterval(b.change) : '–',
+    b.solo!.shared ? formatInterval(b.solo!.shared) : b.change ? formatInterval(b.change) : '–',
     b.solo!.change ? formatInterval(b.solo!.change) : '–',
     b.solo!.agreement,
   ]);
@@ -37,5 +38,5 @@ export function soloSections(benchmarks: readonly ReportBenchmark[], info: SoloC
     }
     if (b.solo!.error) notes.push(`${b.id}: ${b.solo!.error}`);
   }
-  return { heading, header: ['benchmark', 'shared (verdict)', 'solo', 'agreement'], rows, notes };
+  return { heading, header: ['benchmark', 'shared', 'solo', 'agreement'], rows, notes };
 }

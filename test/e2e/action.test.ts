@@ -108,16 +108,23 @@ describe('the GitHub Action, run from its bundle', () => {
     try {
       const run = await runAction(
         workspace,
-        { 'fail-on-regression': 'true' },
+        // The solo-check input reaches the gate: each revision alone in 6 fresh processes, in the report and the summary.
+        { 'fail-on-regression': 'true', 'solo-check': '6' },
         { name: 'pull_request', payload: pullRequestEvent(8, baseSha, headSha) },
       );
       expect(run.code, run.stdout).toBe(0);
+      const report = JSON.parse(readFileSync(run.outputs['report-json']!, 'utf8'));
+      expect(report.soloCheck).toMatchObject({ processes: 6 });
+      const soloed = report.benchmarks.filter((b: { solo?: unknown }) => b.solo);
+      expect(soloed.length).toBeGreaterThan(0);
+      for (const b of soloed) expect([b.solo.base.processes, b.solo.head.processes]).toEqual([6, 6]);
       expect(run.stdout).toMatch(
         /::warning::benchgate could not comment on pull request #8: HTTP 403: the token may not write comments here\. On a pull request from a fork the token is read-only/,
       );
       // The summary says why there is no comment; the verdict stands.
       const shown = run.summary.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code))).replace(/\u200b/g, '');
       expect(shown).toContain('> benchgate could not comment on pull request #8: HTTP 403: the token may not write comments here.');
+      expect(shown).toMatch(/solo check: \d+ compared, \d+ disagrees? \(6 processes per revision\)/);
       expect(run.outputs.verdict).toBe('pass');
       expect(existsSync(run.outputs['report-json']!)).toBe(true);
       expect(run.summary).toContain('### ✅ benchgate: pass');

@@ -165,7 +165,7 @@ describe('benchgate compare, through the real CLI', () => {
     ]);
     // The solo check: each revision alone in 6 fresh processes, its change beside the verdict's (about -80% in both).
     expect(report.soloCheck).toMatchObject({ processes: 6 });
-    expect(run.stdout).toContain('solo check (--solo-check): 2 compared, ');
+    expect(run.stdout).toContain('solo check: 2 compared, ');
     for (const bench of report.benchmarks) {
       expect(bench.solo.base.processes).toBe(6);
       expect(bench.solo.head.processes).toBe(6);
@@ -176,15 +176,20 @@ describe('benchgate compare, through the real CLI', () => {
       expect(bench.solo.change.estimate).toBeLessThan(-0.5);
       expect(bench.solo.change.high).toBeLessThan(0);
       expect(bench.solo.change.low).toBeLessThanOrEqual(bench.solo.change.estimate);
-      // The agreement is what the two intervals say.
-      const apart = bench.solo.change.high < bench.change.low || bench.solo.change.low > bench.change.high;
+      // The agreement is what the two intervals say; where they lie apart, the benchmark's interval is the span of both
+      // (the shared one kept beside the solo figures), else the shared one.
+      const sharedChange = bench.solo.shared ?? bench.change;
+      const apart = bench.solo.change.high < sharedChange.low || bench.solo.change.low > sharedChange.high;
       expect(bench.solo.agreement).toBe(apart ? 'disagrees' : 'agrees');
+      expect(bench.solo.shared !== undefined).toBe(apart);
+      expect(bench.change.low).toBeCloseTo(Math.min(sharedChange.low, apart ? bench.solo.change.low : Infinity), 9);
+      expect(bench.change.high).toBeCloseTo(Math.max(sharedChange.high, apart ? bench.solo.change.high : -Infinity), 9);
       // The row shows both intervals as the JSON holds them.
       const row = run.stdout
         .split('\n')
         .find((line) => line.includes(bench.id.slice(-12)) && line.trimEnd().endsWith(bench.solo.agreement))!;
       const [shared, solo] = row.split(/\s{2,}/).slice(-3, -1);
-      expect(changeShown(shared!, bench.change), row).toBe(true);
+      expect(changeShown(shared!, sharedChange), row).toBe(true);
       expect(changeShown(solo!, bench.solo.change), row).toBe(true);
     }
   });

@@ -37,6 +37,17 @@ describe('action inputs', () => {
     });
   });
 
+  it('reads solo-check as off, the default processes, or a number of them, and names the input when it is neither', () => {
+    expect(parseActionInputs(inputs({}), env()).soloProcesses).toBeUndefined();
+    expect(parseActionInputs(inputs({ 'solo-check': 'false' }), env()).soloProcesses).toBeUndefined();
+    expect(parseActionInputs(inputs({ 'solo-check': 'true' }), env()).soloProcesses).toBe(12);
+    expect(parseActionInputs(inputs({ 'solo-check': '24' }), env()).soloProcesses).toBe(24);
+    for (const bad of ['5', '49', '12.5', 'yes', '-6'])
+      expect(() => parseActionInputs(inputs({ 'solo-check': bad }), env())).toThrow(
+        `Input 'solo-check' must be true, false, or the fresh processes per revision, a whole number from 6 to 48, but got '${bad}'.`,
+      );
+  });
+
   it('defines each event: its base, its pull request, and gate mode refused where it would hand the pull request a write token', () => {
     const c = 'c'.repeat(40);
     // merge_group: the queue's base, and no pull request to comment on.

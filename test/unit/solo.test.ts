@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { processLevels, soloChange } from '../../src/stats/solo.js';
-import { soloComparison } from '../../src/report/solo.js';
+import { judgedWithSolo, soloComparison } from '../../src/report/solo.js';
 import { soloSections } from '../../src/report/solo-sections.js';
 import { levelsText } from '../../src/report/levels.js';
 import type { BenchmarkSamples } from '../../src/measure/types.js';
@@ -95,7 +95,7 @@ describe('the solo check in the report', () => {
     expect(solo.base!.processes).toBe(12);
     const bench = { id: 'bench/render.bench.js > html()', kind: 'micro', change: shared, solo } as unknown as ReportBenchmark;
     const sections = soloSections([bench], { processes: 12, durationMs: 30_000 });
-    expect(sections.heading).toBe('solo check (--solo-check): 1 compared, 0 disagree (12 processes per revision)');
+    expect(sections.heading).toBe('solo check: 1 compared, 0 disagree (12 processes per revision)');
     expect(sections.rows).toEqual([
       ['bench/render.bench.js > html()', '-8.5% [-9.8%, -8.0%]', expect.stringMatching(/^-8\.0% \[/), 'agrees'],
     ]);
@@ -114,6 +114,71 @@ describe('the solo check in the report', () => {
   it('says unknown without a solo interval, and keeps a revision that failed alone', () => {
     const failed = soloComparison({ ...samples([1000, 1010], []), head: undefined, error: 'head: TypeError: x is not a function' }, shared);
     expect(failed).toMatchObject({ agreement: 'unknown', change: null, head: null, error: 'head: TypeError: x is not a function' });
+  });
+});
+
+describe('a verdict read from both intervals where the solo interval lies apart from the shared one', () => {
+  const shared = { estimate: -0.111, low: -0.163, high: -0.058, confidence: 0.998 };
+  const bench = (verdict: string, change = shared) =>
+    ({ id: 'bench/parse.bench.js > skipEmptyLines', kind: 'micro', budget: 0.05, verdict, change, note: 'confirmed' }) as unknown as ReportBenchmark;
+  const samples = (base: number[], head: number[]): BenchmarkSamples => ({
+    id: 'bench/parse.bench.js > skipEmptyLines',
+    kind: 'micro',
+    file: 'bench/parse.bench.js',
+    logRatios: [],
+    base: { opsPerSec: base },
+    head: { opsPerSec: head },
+  });
+
+  it("turns a regression that fresh processes do not show inconclusive, over the span of both, and says why", () => {
+    // papaparse a93c5c9's shape: -11.1% in the shared process, about -1.5% with each revision alone.
+    const judged = judgedWithSolo(bench('regression'), samples(around(1000, 12, 0.01), around(985, 12, 0.01)));
+    expect(judged.verdict).toBe('inconclusive');
+    const solo = judged.solo!.change!;
+    expect(solo.high).toBeGreaterThan(-0.05);
+    // The interval printed spans both: the shared estimate, the shared low, the solo high.
+    expect(judged.change).toEqual({ ...shared, high: solo.high });
+    expect(judged.solo!.shared).toEqual(shared);
+    expect(judged.note).toMatch(/^confirmed; each revision alone in fresh processes reads -1\.\d% \[.*\], apart from the shared process's -11\.1% \[-16\.3%, -5\.8%\]: the verdict is read from both intervals together \(regression in the shared process alone\)$/);
+    // The report's table shows the shared process's own interval beside the solo one.
+    const sections = soloSections([judged], { processes: 12, durationMs: 10_000 });
+    expect(sections.rows[0]!.slice(1, 3)).toEqual(['-11.1% [-16.3%, -5.8%]', expect.stringMatching(/^-1\.\d% \[/)]);
+  });
+
+  it('keeps a regression both kinds of process put beyond the budget, and a pass both put inside it', () => {
+    // Alone, head loses 20%: apart from the shared interval, but the span still lies wholly beyond -5%.
+    const beyond = judgedWithSolo(bench('regression'), samples(around(1000, 12, 0.01), around(800, 12, 0.01)));
+    expect(beyond.verdict).toBe('regression');
+    expect(beyond.change!.low).toBeLessThan(-0.19);
+    expect(beyond.change!.high).toBe(shared.high);
+    expect(beyond.note).toMatch(/read from both intervals together$/);
+    // An unchanged figure whose solo change lies inside the budget too stays unchanged.
+    const flat = { estimate: 0.002, low: -0.01, high: 0.015, confidence: 0.998 };
+    const inside = judgedWithSolo(bench('unchanged', flat), samples(around(1000, 12, 0.005), around(1025, 12, 0.005)));
+    expect(inside.verdict).toBe('unchanged');
+    expect(inside.change!.high).toBeGreaterThan(0.02);
+  });
+
+  it('leaves a benchmark alone where the intervals meet, even with the solo estimate outside, or no interval decides it', () => {
+    const within = judgedWithSolo(bench('regression'), samples(around(1000, 12, 0.05), around(890, 12, 0.05)));
+    expect(within.verdict).toBe('regression');
+    expect(within.change).toBe(shared);
+    expect(within.solo!.shared).toBeUndefined();
+    expect(within.note).toBe('confirmed');
+    // A few noisy processes put the solo estimate (-1%) outside the shared interval while the intervals meet: no
+    // evidence of a difference, so the regression stands on the shared interval.
+    const noisy = judgedWithSolo(bench('regression'), samples(around(1000, 6, 0.3), around(990, 6, 0.3)));
+    expect(noisy.solo!.change!.estimate).toBeGreaterThan(shared.high);
+    expect(noisy.solo!.agreement).toBe('agrees');
+    expect(noisy.verdict).toBe('regression');
+    expect(noisy.change).toBe(shared);
+    // Unmeasured is what the time limit left: no solo figure makes it measured.
+    const unmeasured = judgedWithSolo(bench('unmeasured'), samples(around(1000, 12, 0.01), around(1000, 12, 0.01)));
+    expect(unmeasured.verdict).toBe('unmeasured');
+    expect(unmeasured.change).toBe(shared);
+    // A revision that failed alone gives no solo interval: nothing to read.
+    const failed = judgedWithSolo(bench('regression'), { ...samples(around(1000, 12, 0.01), []), head: undefined });
+    expect(failed.verdict).toBe('regression');
   });
 });
 
