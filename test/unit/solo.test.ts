@@ -120,7 +120,14 @@ describe('the solo check in the report', () => {
 describe('a verdict read from both intervals where the solo interval lies apart from the shared one', () => {
   const shared = { estimate: -0.111, low: -0.163, high: -0.058, confidence: 0.998 };
   const bench = (verdict: string, change = shared) =>
-    ({ id: 'bench/parse.bench.js > skipEmptyLines', kind: 'micro', budget: 0.05, verdict, change, note: 'confirmed' }) as unknown as ReportBenchmark;
+    ({
+      id: 'bench/parse.bench.js > skipEmptyLines',
+      kind: 'micro',
+      budget: 0.05,
+      verdict,
+      change,
+      note: 'confirmed',
+    }) as unknown as ReportBenchmark;
   const samples = (base: number[], head: number[]): BenchmarkSamples => ({
     id: 'bench/parse.bench.js > skipEmptyLines',
     kind: 'micro',
@@ -130,7 +137,7 @@ describe('a verdict read from both intervals where the solo interval lies apart 
     head: { opsPerSec: head },
   });
 
-  it("turns a regression that fresh processes do not show inconclusive, over the span of both, and says why", () => {
+  it('turns a regression that fresh processes do not show inconclusive, over the span of both, and says why', () => {
     // papaparse a93c5c9's shape: -11.1% in the shared process, about -1.5% with each revision alone.
     const judged = judgedWithSolo(bench('regression'), samples(around(1000, 12, 0.01), around(985, 12, 0.01)));
     expect(judged.verdict).toBe('inconclusive');
@@ -139,7 +146,9 @@ describe('a verdict read from both intervals where the solo interval lies apart 
     // The interval printed spans both: the shared estimate, the shared low, the solo high.
     expect(judged.change).toEqual({ ...shared, high: solo.high });
     expect(judged.solo!.shared).toEqual(shared);
-    expect(judged.note).toMatch(/^confirmed; each revision alone in fresh processes reads -1\.\d% \[.*\], apart from the shared process's -11\.1% \[-16\.3%, -5\.8%\]: the verdict is read from both intervals together \(regression in the shared process alone\)$/);
+    expect(judged.note).toMatch(
+      /^confirmed; each revision alone in fresh processes reads -1\.\d% \[.*\], apart from the shared process's -11\.1% \[-16\.3%, -5\.8%\]: the verdict is read from both intervals together \(regression in the shared process alone\)$/,
+    );
     // The report's table shows the shared process's own interval beside the solo one.
     const sections = soloSections([judged], { processes: 12, durationMs: 10_000 });
     expect(sections.rows[0]!.slice(1, 3)).toEqual(['-11.1% [-16.3%, -5.8%]', expect.stringMatching(/^-1\.\d% \[/)]);
