@@ -68069,6 +68069,40 @@ function decideLowerIsBetter(change, budget) {
   return decide(mirrored, budget);
 }
 
+// src/report/format.ts
+function formatChange(benchmark) {
+  const { change } = benchmark;
+  if (!change || !isFiniteNumber(change.estimate)) return "\u2013";
+  return formatInterval(change);
+}
+function formatInterval(change) {
+  return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
+}
+function formatResolvable(benchmark) {
+  const { resolvable } = benchmark;
+  if (!isFiniteNumber(resolvable)) return "\u2013";
+  return `\u2248${formatShortPercent(resolvable, resolvable < 0.1 ? 1 : 0)}`;
+}
+var RESOLVES_LEGEND = "resolves: the smallest change this run's rounds catch with 95% power, from their own spread";
+function fitMiddle(text2, width) {
+  if (text2.length <= width) return text2;
+  const keep = width - 1;
+  const start = Math.ceil(keep / 2);
+  return `${text2.slice(0, start)}\u2026${text2.slice(text2.length - (keep - start))}`;
+}
+function wrapText(text2, width, restWidth = width) {
+  const lines = [];
+  let rest = text2;
+  for (let room = Math.max(1, width); rest.length > room; room = Math.max(1, restWidth)) {
+    const space = rest.lastIndexOf(" ", room);
+    const cut = space > 0 ? space : room;
+    lines.push(rest.slice(0, cut));
+    rest = rest.slice(space > 0 ? cut + 1 : cut);
+  }
+  lines.push(rest);
+  return lines;
+}
+
 // src/stats/solo.ts
 function soloChange(base2, head, confidence = 0.95) {
   const b = base2.filter((x) => x > 0 && Number.isFinite(x)).map(Math.log);
@@ -68137,40 +68171,6 @@ function separated(groups) {
   return true;
 }
 
-// src/report/format.ts
-function formatChange(benchmark) {
-  const { change } = benchmark;
-  if (!change || !isFiniteNumber(change.estimate)) return "\u2013";
-  return formatInterval(change);
-}
-function formatInterval(change) {
-  return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
-}
-function formatResolvable(benchmark) {
-  const { resolvable } = benchmark;
-  if (!isFiniteNumber(resolvable)) return "\u2013";
-  return `\u2248${formatShortPercent(resolvable, resolvable < 0.1 ? 1 : 0)}`;
-}
-var RESOLVES_LEGEND = "resolves: the smallest change this run's rounds catch with 95% power, from their own spread";
-function fitMiddle(text2, width) {
-  if (text2.length <= width) return text2;
-  const keep = width - 1;
-  const start = Math.ceil(keep / 2);
-  return `${text2.slice(0, start)}\u2026${text2.slice(text2.length - (keep - start))}`;
-}
-function wrapText(text2, width, restWidth = width) {
-  const lines = [];
-  let rest = text2;
-  for (let room = Math.max(1, width); rest.length > room; room = Math.max(1, restWidth)) {
-    const space = rest.lastIndexOf(" ", room);
-    const cut = space > 0 ? space : room;
-    lines.push(rest.slice(0, cut));
-    rest = rest.slice(space > 0 ? cut + 1 : cut);
-  }
-  lines.push(rest);
-  return lines;
-}
-
 // src/report/solo.ts
 function soloComparison(samples, shared) {
   const side2 = (of) => {
@@ -68189,6 +68189,8 @@ function soloComparison(samples, shared) {
     ...samples.error ? { error: samples.error } : {}
   };
 }
+
+// src/report/solo-verdict.ts
 var FROM_INTERVAL = /* @__PURE__ */ new Set(["regression", "improvement", "unchanged", "inconclusive"]);
 function judgedWithSolo(benchmark, samples) {
   const shared = benchmark.change;

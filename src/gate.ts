@@ -13,7 +13,8 @@ import { assertInstalled, loadInventory, type RevisionInventory } from './measur
 import { planSuite, type FileCensus, type ShardSpec } from './measure/shard.js';
 import type { MeasureSettings } from './measure/micro/protocol.js';
 import { measureMicro, type MicroPlan } from './measure/micro/schedule.js';
-import { judgedWithSolo, type SoloCheckInfo } from './report/solo.js';
+import type { SoloCheckInfo } from './report/solo.js';
+import { judgedWithSolo } from './report/solo-verdict.js';
 import { processLevels } from './stats/solo.js';
 import { pinLoadGenerator } from './measure/http/pinning.js';
 import { cpuReadable } from './measure/http/cpu.js';

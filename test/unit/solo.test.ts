@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { processLevels, soloChange } from '../../src/stats/solo.js';
-import { judgedWithSolo, soloComparison } from '../../src/report/solo.js';
+import { soloComparison } from '../../src/report/solo.js';
+import { judgedWithSolo } from '../../src/report/solo-verdict.js';
 import { soloSections } from '../../src/report/solo-sections.js';
 import { levelsText } from '../../src/report/levels.js';
 import type { BenchmarkSamples } from '../../src/measure/types.js';

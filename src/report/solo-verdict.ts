@@ -1,0 +1,36 @@
+/**
+ * compare --solo-check's one effect on a verdict: where each revision alone in fresh processes reads a change apart from
+ * the shared process's, the verdict is read from both intervals together. The check can make a verdict more cautious,
+ * never bolder.
+ */
+import type { BenchmarkSamples } from '../measure/types.js';
+import { decide } from '../stats/compare.js';
+import { formatInterval } from './format.js';
+import type { ReportBenchmark } from './model.js';
+import { soloComparison } from './solo.js';
+
+/** Verdicts read from an interval against the budget; the others (unmeasured, error, new, removed) stay as they are. */
+const FROM_INTERVAL = new Set(['regression', 'improvement', 'unchanged', 'inconclusive']);
+
+/**
+ * A benchmark with its solo figures. Where the solo interval lies apart from the shared one, the figure depends on
+ * the process a revision runs in and the shared interval does not cover what fresh processes of each revision
+ * measure: the benchmark's change becomes the span of both intervals (the shared estimate kept) and its verdict is
+ * read from that span. Intervals that meet are no evidence of a difference: a solo estimate outside a narrow shared
+ * interval is what a few noisy processes give (6 processes of a loaded run read +18.9% [-16.0%, +54.1%] beside
+ * +0.9% [-2.7%, +9.0%]), and widening there would turn verdicts inconclusive for the check's own noise.
+ * A span holds each interval, so it can only turn a verdict `inconclusive` (a regression or a pass that one kind of
+ * process does not show), never make one: the run's error rates stay what the rule gives them.
+ */
+export function judgedWithSolo(benchmark: ReportBenchmark, samples: BenchmarkSamples): ReportBenchmark {
+  const shared = benchmark.change;
+  if (!shared) return benchmark;
+  const solo = soloComparison(samples, shared);
+  if (solo.agreement !== 'disagrees' || !solo.change || !FROM_INTERVAL.has(benchmark.verdict)) return { ...benchmark, solo };
+  const change = { ...shared, low: Math.min(shared.low, solo.change.low), high: Math.max(shared.high, solo.change.high) };
+  const verdict = decide({ ...change, achievedConfidence: change.confidence }, benchmark.budget);
+  const said =
+    `each revision alone in fresh processes reads ${formatInterval(solo.change)}, apart from the shared process's ` +
+    `${formatInterval(shared)}: the verdict is read from both intervals together${verdict === benchmark.verdict ? '' : ` (${benchmark.verdict} in the shared process alone)`}`;
+  return { ...benchmark, change, verdict, note: [benchmark.note, said].filter(Boolean).join('; '), solo: { ...solo, shared } };
+}
