@@ -70164,26 +70164,42 @@ import { mkdirSync as mkdirSync2, readFileSync as readFileSync8 } from "node:fs"
 import path7 from "node:path";
 
 // src/measure/http/profile.ts
-async function profileServer(benchmark, revision, plan, profile) {
+async function profileServers(benchmark, revisions, plan, profile) {
   if (!runsNode(benchmark.start))
     throw new ServerError("profiling needs a server started with `node \u2026`, which the probe can join; this one is not");
-  const server = await ServerProcess.start(serverOptions(benchmark, revision, plan));
+  const order2 = Math.random() < 0.5 ? [...revisions] : [...revisions].reverse();
+  const servers = [];
   try {
-    const load = (durationMs) => runLoad({ port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs });
-    await load(benchmark.warmupMs);
-    const started = await server.probe(`profile-start ${profile.intervalUs}`, 5e3);
-    if (!started?.ok)
-      throw new ServerError(
-        `the probe in ${server.label}'s server could not start the profiler${started?.error ? `: ${started.error}` : ""}`
-      );
-    const result = await load(profile.durationMs);
-    const stopped = await server.probe(`profile-stop ${profile.outFile}`, 2e4);
-    server.checkAlive("while profiled");
-    if (!stopped?.ok)
-      throw new ServerError(`the probe in ${server.label}'s server did not write its profile${stopped?.error ? `: ${stopped.error}` : ""}`);
-    return { requests: result.traffic.responses };
+    for (const revision of order2) servers.push(await ServerProcess.start(serverOptions(benchmark, revision, plan)));
+    const load = (durationMs) => Promise.all(
+      servers.map(
+        (server) => runLoad({ port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs })
+      )
+    );
+    for (const server of servers) await server.probe("start");
+    await load(profile.warmupMs);
+    for (const server of servers) {
+      const started = await server.probe(`profile-start ${profile.intervalUs}`, 5e3);
+      if (!started?.ok)
+        throw new ServerError(
+          `the probe in ${server.label}'s server could not start the profiler${started?.error ? `: ${started.error}` : ""}`
+        );
+    }
+    const results = await load(profile.durationMs);
+    const answered = {};
+    for (const [i2, server] of servers.entries()) {
+      const label2 = order2[i2].label;
+      const stopped = await server.probe(`profile-stop ${profile.outFiles[label2]}`, 2e4);
+      server.checkAlive("while profiled");
+      if (!stopped?.ok)
+        throw new ServerError(
+          `the probe in ${server.label}'s server did not write its profile${stopped?.error ? `: ${stopped.error}` : ""}`
+        );
+      answered[label2] = results[i2].traffic.responses;
+    }
+    return answered;
   } finally {
-    await server.stop();
+    for (const server of servers) await server.stop();
   }
 }
 
@@ -76573,11 +76589,14 @@ async function profileBoth(target, plan, started) {
   const slug = profileSlug(target.id);
   const files = { base: path7.join(plan.dir, `${slug}.base.cpuprofile`), head: path7.join(plan.dir, `${slug}.head.cpuprofile`) };
   const shared = target.kind === "micro" && target.file !== null && (plan.shared?.(target.file) ?? false);
+  const duet = target.kind === "http" ? plan.duet?.(target.id) : void 0;
   const ops = { base: 0, head: 0 };
-  if (shared) Object.assign(ops, await profileMicro(target, [revisions.base, revisions.head], files, plan));
+  const both = [revisions.base, revisions.head];
+  if (shared) Object.assign(ops, await profileMicro(target, both, files, plan));
+  else if (duet) Object.assign(ops, await profileHttp(target, both, files, plan, duet));
   else
     for (const side2 of ["base", "head"])
-      ops[side2] = target.kind === "http" ? await profileHttp(target, revisions[side2], files[side2], plan) : (await profileMicro(target, [revisions[side2]], files, plan))[side2] ?? 0;
+      ops[side2] = (target.kind === "http" ? await profileHttp(target, [revisions[side2]], files, plan) : await profileMicro(target, [revisions[side2]], files, plan))[side2] ?? 0;
   const options = {
     maps: new SourceMaps(),
     shapes: new FunctionShapes(),
@@ -76601,7 +76620,7 @@ async function profileBoth(target, plan, started) {
     files,
     unit: target.kind === "http" ? "request" : "call",
     ops,
-    process: shared ? "shared" : "alone",
+    process: shared ? "shared" : duet ? "duet" : "alone",
     samples: { base: summaries.base.samples, head: summaries.head.samples },
     gcPerOpUs: { base: gcPerOp("base"), head: gcPerOp("head") },
     perOpUs: { base: perOp("base"), head: perOp("head") },
@@ -76627,16 +76646,16 @@ async function profileMicro(target, revisions, files, plan) {
   if (!outcome.ok) throw new Error(`${revisions.map((r) => r.label).join(" and ")}: ${outcome.message}`);
   return outcome.calls ?? {};
 }
-async function profileHttp(target, revision, outFile, plan) {
+async function profileHttp(target, revisions, files, plan, duet) {
   const benchmark = plan.http.find((b) => b.id === target.id);
   if (!benchmark) throw new Error(`no http benchmark is declared as ${target.id}`);
   const settings = plan.server ?? PROFILE_DEFAULTS.server;
-  const { requests } = await profileServer(benchmark, revision, plan, {
+  return profileServers(benchmark, revisions, duet ? { ...plan, serverPrefix: duet.serverPrefix } : plan, {
     durationMs: Math.min(settings.durationMs, Math.max(benchmark.durationMs, 1e3)),
     intervalUs: settings.intervalUs,
-    outFile
+    warmupMs: duet?.warmupMs ?? benchmark.warmupMs,
+    outFiles: Object.fromEntries(revisions.map((revision) => [revision.label, files[revision.label]]))
   });
-  return requests;
 }
 
 // src/measure/native/flags.ts
@@ -77227,7 +77246,7 @@ async function runGate(options) {
     const http3 = run.config.http.length ? await measureHttpStage(run, micro) : void 0;
     const judged = judge(run, micro, http3);
     const measureEnded = now();
-    const explained = await explainStage(run, judged.benchmarks, micro);
+    const explained = await explainStage(run, judged.benchmarks, micro, http3);
     const native = options.nativeCheck && files ? await nativeStage(run, files, inventory, explained.benchmarks) : void 0;
     const checked = native?.benchmarks ?? explained.benchmarks;
     const solo = options.soloCheck && files ? await soloStage(run, files, checked, options.soloCheck.processes) : void 0;
@@ -77547,12 +77566,18 @@ function judge(run, micro, http3) {
   );
   return { benchmarks: sortBenchmarks(decideFamily(benchmarks, figures)), intervalLevel: rule.intervalLevel(figures), figures };
 }
-async function explainStage(run, judged, micro) {
+async function explainStage(run, judged, micro, http3) {
   const { options, config, tree } = run;
   const mode = options.profile ?? "regressions";
   const targets = judged.filter((b) => b.change && (b.verdict === "regression" || mode === "always") && mode !== "never").slice(0, MAX_PROFILED).map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
   if (!targets.length) return { benchmarks: judged };
   const dir = path12.resolve(options.cwd, options.profileDir ?? path12.join(".benchgate", "profiles"));
+  const pinning = http3?.mode === "duet" && targets.some((t) => t.kind === "http") ? pinLoadGenerator(options.log, true) : void 0;
+  const warmups = new Map(http3?.benchmarks.map((b) => [b.id, b.http?.schedule?.warmupMs]));
+  const duetOf = (id) => {
+    const declared = config.http.find((b) => b.id === id);
+    return pinning?.sharedCpu !== void 0 && declared ? { serverPrefix: pinning.serverPrefix, warmupMs: warmups.get(id) ?? declared.warmupMs } : void 0;
+  };
   const explanations = await explain({
     targets,
     base: tree.base,
@@ -77565,8 +77590,9 @@ async function explainStage(run, judged, micro) {
     stallTimeoutMs: config.micro.taskTimeoutMs,
     log: options.log,
     // Profiled as measured: both revisions in one process, unless the file was measured in isolates or processes of its own.
-    shared: (file) => micro?.isolation === "alternate" && !micro.isolatedFiles?.includes(file)
-  });
+    shared: (file) => micro?.isolation === "alternate" && !micro.isolatedFiles?.includes(file),
+    duet: duetOf
+  }).finally(() => pinning?.release());
   const benchmarks = judged.map((b) => explanations.has(b.id) ? { ...b, profile: withAgreement(explanations.get(b.id), b) } : b);
   return {
     benchmarks,
@@ -78082,7 +78108,7 @@ function profileSections(id, profile) {
   const took = formatDuration(profile.durationMs);
   if ("error" in profile) return { title: `${id}: no CPU profile`, header: [], rows: [], ownCode: [], files: [], error: profile.error };
   const unit = profile.unit;
-  const how = profile.process === "shared" ? ", both revisions in one process as measured" : profile.process === "alone" ? ", each revision alone" : "";
+  const how = profile.process === "shared" ? ", both revisions in one process as measured" : profile.process === "duet" ? ", both servers at once on one shared core as measured" : profile.process === "alone" ? ", each revision alone" : "";
   const disagreement = profile.agreement && !profile.agreement.agrees ? disagreementLine(profile, profile.agreement) : void 0;
   return {
     title: `${id}: CPU per ${unit} ${formatMicros(profile.perOpUs.base)} \u2192 ${formatMicros(profile.perOpUs.head)} (profiled in ${took}${how})`,
@@ -78115,6 +78141,8 @@ function disagreementLine(profile, agreement2) {
     return `${head}; the garbage collector explains it: the profile spent ${gc2("base")} \u2192 ${gc2("head")} a ${unit} in it, and without it reads ${formatPercent(agreement2.profileChangeWithoutGc)}: a collection fell on one revision while profiling. ${VERDICT}.`;
   if (profile.process === "shared")
     return `${head}: the profiled process ran the two revisions at another ratio than the measured rounds did (one process can settle on its own speed level). ${VERDICT}; ${LEADS}`;
+  if (profile.process === "duet")
+    return `${head}: the profiled pair of servers ran at another ratio than the measured rounds did (each fresh pair of processes settles on its own level). ${VERDICT}; ${LEADS}`;
   return `${head}: each revision was profiled alone in a fresh process, which can run at another speed level than the measured ones (base's profiled ${unit} cost ${times(agreement2.factor.base)} its measured cost, head's ${times(agreement2.factor.head)}). ${VERDICT}; ${LEADS}`;
 }
 
@@ -80320,9 +80348,10 @@ var report_schema_default = {
           type: "string",
           enum: [
             "shared",
+            "duet",
             "alone"
           ],
-          description: "How the profiles ran: `shared`, both revisions in one process, alternating as a measured round does (the state the verdict measured); `alone`, each revision in a fresh process of its own (HTTP servers, and code measured in isolates or processes of its own)."
+          description: "How the profiles ran: `shared`, both revisions in one process, alternating as a measured round does (the state the verdict measured); `duet`, both revisions' servers at once on one shared core after the learned warm-up, as a duet round measures them; `alone`, each revision in a fresh process of its own (code measured in isolates or processes of its own, servers measured live)."
         },
         samples: {
           type: "object",

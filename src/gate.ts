@@ -174,7 +174,7 @@ export async function runGate(options: GateOptions): Promise<Report> {
     const http = run.config.http.length ? await measureHttpStage(run, micro) : undefined;
     const judged = judge(run, micro, http);
     const measureEnded = now();
-    const explained = await explainStage(run, judged.benchmarks, micro);
+    const explained = await explainStage(run, judged.benchmarks, micro, http);
     const native = options.nativeCheck && files ? await nativeStage(run, files, inventory, explained.benchmarks) : undefined;
     const checked = native?.benchmarks ?? explained.benchmarks;
     const solo = options.soloCheck && files ? await soloStage(run, files, checked, options.soloCheck.processes) : undefined;
@@ -650,6 +650,7 @@ async function explainStage(
   run: RunContext,
   judged: ReportBenchmark[],
   micro: Measurement | undefined,
+  http: HttpMeasurement | undefined,
 ): Promise<{ benchmarks: ReportBenchmark[]; profile?: { dir?: string; benchmarks: number } }> {
   const { options, config, tree } = run;
   const mode = options.profile ?? 'regressions';
@@ -659,6 +660,16 @@ async function explainStage(
     .map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
   if (!targets.length) return { benchmarks: judged };
   const dir = path.resolve(options.cwd, options.profileDir ?? path.join('.benchgate', 'profiles'));
+  // Load tests measured in a duet are profiled in one: both servers pinned to the shared core again, after the warm-up
+  // their rounds ran (the learned one where the schedule was chosen per run).
+  const pinning = http?.mode === 'duet' && targets.some((t) => t.kind === 'http') ? pinLoadGenerator(options.log, true) : undefined;
+  const warmups = new Map(http?.benchmarks.map((b) => [b.id, b.http?.schedule?.warmupMs]));
+  const duetOf = (id: string) => {
+    const declared = config.http.find((b) => b.id === id);
+    return pinning?.sharedCpu !== undefined && declared
+      ? { serverPrefix: pinning.serverPrefix, warmupMs: warmups.get(id) ?? declared.warmupMs }
+      : undefined;
+  };
   const explanations = await explain({
     targets,
     base: tree.base,
@@ -672,7 +683,8 @@ async function explainStage(
     log: options.log,
     // Profiled as measured: both revisions in one process, unless the file was measured in isolates or processes of its own.
     shared: (file) => micro?.isolation === 'alternate' && !micro.isolatedFiles?.includes(file),
-  });
+    duet: duetOf,
+  }).finally(() => pinning?.release());
   const benchmarks = judged.map((b) => (explanations.has(b.id) ? { ...b, profile: withAgreement(explanations.get(b.id)!, b) } : b));
   // The folder only when it holds a profile: an output or a line pointing at nothing would mislead.
   return {

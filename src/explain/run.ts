@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Revision, RevisionLabel } from '../checkout/revisions.js';
 import type { HttpBenchmarkConfig } from '../config/types.js';
-import { profileServer } from '../measure/http/profile.js';
+import { profileServers } from '../measure/http/profile.js';
 import { ID_SEPARATOR, type ProfileJob } from '../measure/micro/protocol.js';
 import { runBenchmarkProcess } from '../measure/micro/spawn.js';
 import type { CpuProfile } from '../measure/profiler.js';
@@ -29,10 +29,11 @@ export interface ProfileExplanation {
   ops: { base: number; head: number };
   /**
    * How the profiles ran: `shared`, both revisions in one process, alternating as a measured round does (the state
-   * the verdict measured); `alone`, each revision in a fresh process of its own (HTTP servers, and code measured
-   * in isolates or processes of its own).
+   * the verdict measured); `duet`, both revisions' servers at once on one shared core after the learned warm-up, as
+   * a duet round measures them; `alone`, each revision in a fresh process of its own (code measured in isolates or
+   * processes of its own, servers measured live).
    */
-  process?: 'shared' | 'alone';
+  process?: 'shared' | 'duet' | 'alone';
   /** Profiler samples of work (idle excluded) per revision: the sampling error of perOpUs is about 1/√samples. */
   samples?: { base: number; head: number };
   /** Time in the garbage collector per operation, in microseconds (part of perOpUs). */
@@ -77,6 +78,11 @@ export interface ExplainPlan {
    * in isolates): then both are profiled so, in one process. Default: never (each alone).
    */
   shared?: (file: string) => boolean;
+  /**
+   * How a load test was measured in a duet: the prefix that pins its servers to the shared core and the warm-up its
+   * rounds ran (the learned one); both servers are then profiled at once so. Undefined (the default): each alone.
+   */
+  duet?: (id: string) => { serverPrefix: string; warmupMs: number } | undefined;
 }
 
 export const PROFILE_DEFAULTS = { micro: { durationMs: 1000, intervalUs: 100 }, server: { durationMs: 3000, intervalUs: 200 } };
@@ -123,14 +129,17 @@ async function profileBoth(target: ProfileTarget, plan: ExplainPlan, started: nu
   const slug = profileSlug(target.id);
   const files = { base: path.join(plan.dir, `${slug}.base.cpuprofile`), head: path.join(plan.dir, `${slug}.head.cpuprofile`) };
   const shared = target.kind === 'micro' && target.file !== null && (plan.shared?.(target.file) ?? false);
+  const duet = target.kind === 'http' ? plan.duet?.(target.id) : undefined;
   const ops = { base: 0, head: 0 };
-  if (shared) Object.assign(ops, await profileMicro(target, [revisions.base, revisions.head], files, plan));
+  const both = [revisions.base, revisions.head];
+  if (shared) Object.assign(ops, await profileMicro(target, both, files, plan));
+  else if (duet) Object.assign(ops, await profileHttp(target, both, files, plan, duet));
   else
     for (const side of ['base', 'head'] as const)
       ops[side] =
-        target.kind === 'http'
-          ? await profileHttp(target, revisions[side], files[side], plan)
-          : ((await profileMicro(target, [revisions[side]], files, plan))[side] ?? 0);
+        (target.kind === 'http'
+          ? await profileHttp(target, [revisions[side]], files, plan)
+          : await profileMicro(target, [revisions[side]], files, plan))[side] ?? 0;
   const options = {
     maps: new SourceMaps(),
     shapes: new FunctionShapes(),
@@ -160,7 +169,7 @@ async function profileBoth(target: ProfileTarget, plan: ExplainPlan, started: nu
     files,
     unit: target.kind === 'http' ? 'request' : 'call',
     ops,
-    process: shared ? 'shared' : 'alone',
+    process: shared ? 'shared' : duet ? 'duet' : 'alone',
     samples: { base: summaries.base.samples, head: summaries.head.samples },
     gcPerOpUs: { base: gcPerOp('base'), head: gcPerOp('head') },
     perOpUs: { base: perOp('base'), head: perOp('head') },
@@ -195,14 +204,21 @@ async function profileMicro(
   return outcome.calls ?? {};
 }
 
-async function profileHttp(target: ProfileTarget, revision: Revision, outFile: string, plan: ExplainPlan): Promise<number> {
+/** Profile a load test's servers: one revision's alone, or both at once on the shared core as a duet measured them. */
+async function profileHttp(
+  target: ProfileTarget,
+  revisions: Revision[],
+  files: Record<RevisionLabel, string>,
+  plan: ExplainPlan,
+  duet?: { serverPrefix: string; warmupMs: number },
+): Promise<Partial<Record<RevisionLabel, number>>> {
   const benchmark = plan.http.find((b) => b.id === target.id);
   if (!benchmark) throw new Error(`no http benchmark is declared as ${target.id}`);
   const settings = plan.server ?? PROFILE_DEFAULTS.server;
-  const { requests } = await profileServer(benchmark, revision, plan, {
+  return profileServers(benchmark, revisions, duet ? { ...plan, serverPrefix: duet.serverPrefix } : plan, {
     durationMs: Math.min(settings.durationMs, Math.max(benchmark.durationMs, 1000)),
     intervalUs: settings.intervalUs,
-    outFile,
+    warmupMs: duet?.warmupMs ?? benchmark.warmupMs,
+    outFiles: Object.fromEntries(revisions.map((revision) => [revision.label, files[revision.label]])),
   });
-  return requests;
 }

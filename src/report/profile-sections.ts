@@ -39,9 +39,11 @@ export function profileSections(id: string, profile: Explanation): ProfileSectio
   const how =
     profile.process === 'shared'
       ? ', both revisions in one process as measured'
-      : profile.process === 'alone'
-        ? ', each revision alone'
-        : '';
+      : profile.process === 'duet'
+        ? ', both servers at once on one shared core as measured'
+        : profile.process === 'alone'
+          ? ', each revision alone'
+          : '';
   const disagreement = profile.agreement && !profile.agreement.agrees ? disagreementLine(profile, profile.agreement) : undefined;
   return {
     title: `${id}: CPU per ${unit} ${formatMicros(profile.perOpUs.base)} → ${formatMicros(profile.perOpUs.head)} (profiled in ${took}${how})`,
@@ -90,6 +92,11 @@ function disagreementLine(profile: ProfileExplanation, agreement: Agreement): st
     return (
       `${head}: the profiled process ran the two revisions at another ratio than the measured rounds did (one process can ` +
       `settle on its own speed level). ${VERDICT}; ${LEADS}`
+    );
+  if (profile.process === 'duet')
+    return (
+      `${head}: the profiled pair of servers ran at another ratio than the measured rounds did (each fresh pair of ` +
+      `processes settles on its own level). ${VERDICT}; ${LEADS}`
     );
   return (
     `${head}: each revision was profiled alone in a fresh process, which can run at another speed level than the measured ` +

@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { median } from 'simple-statistics';
 import { describe, expect, it } from 'vitest';
@@ -123,11 +124,16 @@ describe('HTTP load tests, through the real CLI', () => {
     }
     const { profile } = bench;
     expect(profile.unit).toBe('request');
+    // Measured in a duet (where the servers can be pinned), profiled in one: both servers at once on the shared core.
+    expect(profile.process).toBe(report.run.httpMode === 'duet' ? 'duet' : 'alone');
     expect(profile.ops.base).toBeGreaterThan(profile.ops.head);
     // Head's cost per request grows with the listeners its earlier requests left, so the ratio depends on how many
     // requests the profiled server had answered (5× on a loaded machine, over 10× on a quiet one): twice is certain.
     expect(profile.perOpUs.head).toBeGreaterThan(2 * profile.perOpUs.base);
     const title = run.stdout.split('\n').find((line) => line.startsWith('http > todo lists: CPU per request '))!;
+    // How it was profiled, in the PR comment's title of the profile (the terminal wraps it).
+    if (profile.process === 'duet')
+      expect(readFileSync(path.join(repo, 'report.md'), 'utf8')).toContain('both servers at once on one shared core as measured');
     const [perRequestBase, perRequestHead] = printedDurations(title.slice(0, title.indexOf(' (profiled')));
     expect(showsValue(perRequestBase!, profile.perOpUs.base), title).toBe(true);
     expect(showsValue(perRequestHead!, profile.perOpUs.head), title).toBe(true);

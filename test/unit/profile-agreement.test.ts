@@ -116,6 +116,17 @@ describe("a profile against the rounds' verdict", () => {
     expect(line).not.toContain('fresh process');
   });
 
+  it('in a duet, names the pair of servers profiled at once, and says so in the title', () => {
+    const profile = explanation({ process: 'duet', unit: 'request', perOpUs: { base: 100, head: 60 } });
+    const { agreed, line } = judged(profile, measured({ base: 1e4, head: 9e3 }, [-0.1, -0.12, -0.08]));
+    expect(agreed).toMatchObject({ disagrees: 'direction', reason: 'level' });
+    expect(line).toContain('the profiled pair of servers ran at another ratio than the measured rounds did');
+    expect(line).not.toContain('alone in a fresh process');
+    expect(profileSections('http > x', profile).title).toBe(
+      'http > x: CPU per request 100 µs → 60 µs (profiled in 2.3s, both servers at once on one shared core as measured)',
+    );
+  });
+
   it('has nothing to say without figures on both sides', () => {
     expect(
       agreement(explanation({ perOpUs: { base: 0, head: 10 } }), measured({ base: 1e4, head: 1e4 }, [0, -0.01, 0.01])),
