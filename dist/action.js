@@ -49355,7 +49355,7 @@ var require_manager = __commonJS({
           });
         }
       }
-      function stopAll() {
+      function stopAll2() {
         for (const w of workers) {
           w.postMessage({ cmd: "STOP" });
         }
@@ -49395,7 +49395,7 @@ var require_manager = __commonJS({
           });
           worker.on("error", (err) => {
             console.log("Worker error:", err);
-            stopAll();
+            stopAll2();
             cb(err);
           });
           workers.push(worker);
@@ -49405,7 +49405,7 @@ var require_manager = __commonJS({
       startAll();
       tracker.stop = () => {
         restart = false;
-        stopAll();
+        stopAll2();
       };
       return tracker;
     }
@@ -77461,14 +77461,14 @@ function soloComparison(samples, shared) {
 }
 
 // src/report/solo-verdict.ts
-var FROM_INTERVAL = /* @__PURE__ */ new Set(["regression", "improvement", "unchanged", "inconclusive"]);
+var DECIDED = /* @__PURE__ */ new Set(["regression", "improvement", "unchanged"]);
 function judgedWithSolo(benchmark, samples) {
   const shared = benchmark.change;
   if (!shared) return benchmark;
   const solo = soloComparison(samples, shared);
-  if (solo.agreement !== "disagrees" || !solo.change || !FROM_INTERVAL.has(benchmark.verdict)) return { ...benchmark, solo };
+  if (solo.agreement !== "disagrees" || !solo.change || !DECIDED.has(benchmark.verdict)) return { ...benchmark, solo };
   const change = { ...shared, low: Math.min(shared.low, solo.change.low), high: Math.max(shared.high, solo.change.high) };
-  const verdict = decide({ ...change, achievedConfidence: change.confidence }, benchmark.budget);
+  const verdict = decide({ ...change, achievedConfidence: change.confidence }, benchmark.budget) === benchmark.verdict ? benchmark.verdict : "inconclusive";
   const said = `each revision alone in fresh processes reads ${formatInterval(solo.change)}, apart from the shared process's ${formatInterval(shared)}: the verdict is read from both intervals together${verdict === benchmark.verdict ? "" : ` (${benchmark.verdict} in the shared process alone)`}`;
   return { ...benchmark, change, verdict, note: [benchmark.note, said].filter(Boolean).join("; "), solo: { ...solo, shared } };
 }
@@ -77870,6 +77870,11 @@ function answers2xx(port, readyPath) {
     request2.on("timeout", () => request2.destroy());
     request2.on("error", () => resolve4(false));
   });
+}
+async function stopAll(servers) {
+  const failures = [];
+  for (const server of servers) await server.stop().catch((error2) => failures.push(error2));
+  if (failures.length) throw failures[0];
 }
 
 // src/measure/http/alternate.ts
@@ -78471,7 +78476,7 @@ async function liveRound(benchmark, revisions, round4, plan) {
     const measuredCpu = cpuRatios2.filter((x) => x !== void 0);
     return measuredCpu.length === cpuRatios2.length ? { ...pair, cpuLogRatio: median(measuredCpu) } : pair;
   } finally {
-    for (const server of Object.values(servers)) await server.stop();
+    await stopAll(Object.values(servers));
   }
 }
 function pairOrders(pairs, random) {
@@ -78552,7 +78557,7 @@ async function duetRound(benchmark, revisions, round4, settings, deps = REAL) {
     const withSeries = { ...pair, series: { requests: series.requests, cpu: series.cpu, blocksMs } };
     return ratios.cpu ? { ...withSeries, cpuLogRatio: median(ratios.cpu) } : withSeries;
   } finally {
-    for (const server of Object.values(servers)) await server.stop();
+    await stopAll(Object.values(servers));
   }
 }
 async function duetBlock(servers, benchmark, durationMs, random, settings, deps = REAL) {
@@ -79441,11 +79446,12 @@ async function profileServers(benchmark, revisions, plan, profile) {
   const servers = [];
   try {
     for (const revision of order2) servers.push(await ServerProcess.start(serverOptions(benchmark, revision, plan)));
-    const load = (durationMs) => Promise.all(
-      servers.map(
-        (server) => runLoad({ port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs })
-      )
-    );
+    const load = async (durationMs) => {
+      const settled2 = await Promise.allSettled(servers.map((server) => loadOn(server, benchmark, durationMs)));
+      const failed = settled2.find((s) => s.status === "rejected");
+      if (failed) throw failed.reason;
+      return settled2.map((s) => s.value);
+    };
     for (const server of servers) await server.probe("start");
     await load(profile.warmupMs);
     for (const server of servers) {
@@ -79469,7 +79475,7 @@ async function profileServers(benchmark, revisions, plan, profile) {
     }
     return answered;
   } finally {
-    for (const server of servers) await server.stop();
+    await stopAll(servers);
   }
 }
 
@@ -86806,14 +86812,8 @@ async function explainStage(run, judged, micro, http4) {
   const targets = judged.filter((b) => b.change && (b.verdict === "regression" || mode === "always") && mode !== "never").slice(0, MAX_PROFILED).map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
   if (!targets.length) return { benchmarks: judged };
   const dir = path18.resolve(options.cwd, options.profileDir ?? path18.join(".benchgate", "profiles"));
-  const pinning = http4?.mode === "duet" && targets.some((t) => t.kind === "http") ? pinLoadGenerator(options.log, true) : void 0;
   const warmups = new Map(http4?.benchmarks.map((b) => [b.id, b.http?.schedule?.warmupMs]));
-  const duetOf = (id) => {
-    const declared = config.http.find((b) => b.id === id);
-    return pinning?.sharedCpu !== void 0 && declared ? { serverPrefix: pinning.serverPrefix, warmupMs: warmups.get(id) ?? declared.warmupMs } : void 0;
-  };
-  const explanations = await explain({
-    targets,
+  const common = {
     base: tree.base,
     head: tree.head,
     http: config.http,
@@ -86824,9 +86824,18 @@ async function explainStage(run, judged, micro, http4) {
     stallTimeoutMs: config.micro.taskTimeoutMs,
     log: options.log,
     // Profiled as measured: both revisions in one process, unless the file was measured in isolates or processes of its own.
-    shared: (file) => micro?.isolation === "alternate" && !micro.isolatedFiles?.includes(file),
-    duet: duetOf
-  }).finally(() => pinning?.release());
+    shared: (file) => micro?.isolation === "alternate" && !micro.isolatedFiles?.includes(file)
+  };
+  const explanations = await explain({ ...common, targets: targets.filter((t) => t.kind !== "http") });
+  const loads = targets.filter((t) => t.kind === "http");
+  const pinning = http4?.mode === "duet" && loads.length ? pinLoadGenerator(options.log, true) : void 0;
+  const duet = (id) => {
+    const declared = config.http.find((b) => b.id === id);
+    return pinning?.sharedCpu !== void 0 && declared ? { serverPrefix: pinning.serverPrefix, warmupMs: warmups.get(id) ?? declared.warmupMs } : void 0;
+  };
+  if (loads.length)
+    for (const [id, explanation] of await explain({ ...common, targets: loads, duet }).finally(() => pinning?.release()))
+      explanations.set(id, explanation);
   const benchmarks = judged.map((b) => explanations.has(b.id) ? { ...b, profile: withAgreement(explanations.get(b.id), b) } : b);
   return {
     benchmarks,
@@ -87460,7 +87469,7 @@ function roundLevelsLine(levels) {
 }
 
 // src/report/solo-sections.ts
-var SOLO_LEGEND = "solo: each revision alone in fresh processes (pairs AB BA), as production runs one revision; its 95% interval is the Hodges-Lehmann one of the processes' figures. shared: the verdict's figure, both revisions alternating in one process. They disagree when the intervals do not meet: the figure then depends on the process a revision runs in, and the verdict is read from both intervals together.";
+var SOLO_LEGEND = "solo: each revision alone in fresh processes (pairs AB BA), as production runs one revision; its 95% interval is the Hodges-Lehmann one of the processes' figures. shared: both revisions alternating in one process, as the rounds measured. They disagree when the intervals do not meet: the figure then depends on the process a revision runs in, and the verdict is read from both intervals together.";
 function soloSections(benchmarks, info2) {
   const checked = benchmarks.filter((b) => b.solo);
   const disagree = checked.filter((b) => b.solo.agreement === "disagrees").length;
@@ -89914,7 +89923,7 @@ var report_schema_default = {
             "confidence"
           ],
           additionalProperties: false,
-          description: "Set when the two disagree: the shared process's own interval, before the benchmark's change became the span of both (`judgedWithSolo`)."
+          description: "Set when the verdict was read from both (the two disagree on a decided verdict): the shared process's own interval, before the benchmark's change became the span of both (`judgedWithSolo`)."
         }
       },
       required: [

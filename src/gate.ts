@@ -660,18 +660,8 @@ async function explainStage(
     .map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
   if (!targets.length) return { benchmarks: judged };
   const dir = path.resolve(options.cwd, options.profileDir ?? path.join('.benchgate', 'profiles'));
-  // Load tests measured in a duet are profiled in one: both servers pinned to the shared core again, after the warm-up
-  // their rounds ran (the learned one where the schedule was chosen per run).
-  const pinning = http?.mode === 'duet' && targets.some((t) => t.kind === 'http') ? pinLoadGenerator(options.log, true) : undefined;
   const warmups = new Map(http?.benchmarks.map((b) => [b.id, b.http?.schedule?.warmupMs]));
-  const duetOf = (id: string) => {
-    const declared = config.http.find((b) => b.id === id);
-    return pinning?.sharedCpu !== undefined && declared
-      ? { serverPrefix: pinning.serverPrefix, warmupMs: warmups.get(id) ?? declared.warmupMs }
-      : undefined;
-  };
-  const explanations = await explain({
-    targets,
+  const common = {
     base: tree.base,
     head: tree.head,
     http: config.http,
@@ -682,9 +672,22 @@ async function explainStage(
     stallTimeoutMs: config.micro.taskTimeoutMs,
     log: options.log,
     // Profiled as measured: both revisions in one process, unless the file was measured in isolates or processes of its own.
-    shared: (file) => micro?.isolation === 'alternate' && !micro.isolatedFiles?.includes(file),
-    duet: duetOf,
-  }).finally(() => pinning?.release());
+    shared: (file: string) => micro?.isolation === 'alternate' && !micro.isolatedFiles?.includes(file),
+  };
+  const explanations = await explain({ ...common, targets: targets.filter((t) => t.kind !== 'http') });
+  // Load tests measured in a duet are profiled in one: both servers pinned to the shared core again (only while they
+  // are: a micro profile's process would inherit the pinning), after the warm-up their rounds ran (the learned one).
+  const loads = targets.filter((t) => t.kind === 'http');
+  const pinning = http?.mode === 'duet' && loads.length ? pinLoadGenerator(options.log, true) : undefined;
+  const duet = (id: string) => {
+    const declared = config.http.find((b) => b.id === id);
+    return pinning?.sharedCpu !== undefined && declared
+      ? { serverPrefix: pinning.serverPrefix, warmupMs: warmups.get(id) ?? declared.warmupMs }
+      : undefined;
+  };
+  if (loads.length)
+    for (const [id, explanation] of await explain({ ...common, targets: loads, duet }).finally(() => pinning?.release()))
+      explanations.set(id, explanation);
   const benchmarks = judged.map((b) => (explanations.has(b.id) ? { ...b, profile: withAgreement(explanations.get(b.id)!, b) } : b));
   // The folder only when it holds a profile: an output or a line pointing at nothing would mislead.
   return {

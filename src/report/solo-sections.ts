@@ -14,7 +14,7 @@ export interface SoloSections {
 
 export const SOLO_LEGEND =
   'solo: each revision alone in fresh processes (pairs AB BA), as production runs one revision; its 95% interval is the ' +
-  "Hodges-Lehmann one of the processes' figures. shared: the verdict's figure, both revisions alternating in one process. " +
+  "Hodges-Lehmann one of the processes' figures. shared: both revisions alternating in one process, as the rounds measured. " +
   'They disagree when the intervals do not meet: the figure then depends on the process a revision runs in, and the ' +
   'verdict is read from both intervals together.';
 

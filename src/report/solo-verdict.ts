@@ -9,8 +9,12 @@ import { formatInterval } from './format.js';
 import type { ReportBenchmark } from './model.js';
 import { soloComparison } from './solo.js';
 
-/** Verdicts read from an interval against the budget; the others (unmeasured, error, new, removed) stay as they are. */
-const FROM_INTERVAL = new Set(['regression', 'improvement', 'unchanged', 'inconclusive']);
+/**
+ * The verdicts the check may take back: those an interval decided. An `inconclusive` stays one (its interval may lie
+ * beyond the budget with a confirmation that did not reproduce it, or fall short of its level: a span must not
+ * decide it), and so do the verdicts no interval gave (unmeasured, error, new, removed).
+ */
+const DECIDED = new Set(['regression', 'improvement', 'unchanged']);
 
 /**
  * A benchmark with its solo figures. Where the solo interval lies apart from the shared one, the figure depends on
@@ -19,16 +23,22 @@ const FROM_INTERVAL = new Set(['regression', 'improvement', 'unchanged', 'inconc
  * read from that span. Intervals that meet are no evidence of a difference: a solo estimate outside a narrow shared
  * interval is what a few noisy processes give (6 processes of a loaded run read +18.9% [-16.0%, +54.1%] beside
  * +0.9% [-2.7%, +9.0%]), and widening there would turn verdicts inconclusive for the check's own noise.
- * A span holds each interval, so it can only turn a verdict `inconclusive` (a regression or a pass that one kind of
- * process does not show), never make one: the run's error rates stay what the rule gives them.
+ * A regression, improvement or unchanged verdict the span does not give again becomes `inconclusive` (a regression or a
+ * pass that one kind of process does not show); nothing else changes, so the run's error rates stay the rule's. The
+ * span keeps the shared interval's level in its `confidence`: one of its ends may be the solo interval's 95% bound,
+ * and a span of the two is wider than either.
  */
 export function judgedWithSolo(benchmark: ReportBenchmark, samples: BenchmarkSamples): ReportBenchmark {
   const shared = benchmark.change;
   if (!shared) return benchmark;
   const solo = soloComparison(samples, shared);
-  if (solo.agreement !== 'disagrees' || !solo.change || !FROM_INTERVAL.has(benchmark.verdict)) return { ...benchmark, solo };
+  if (solo.agreement !== 'disagrees' || !solo.change || !DECIDED.has(benchmark.verdict)) return { ...benchmark, solo };
   const change = { ...shared, low: Math.min(shared.low, solo.change.low), high: Math.max(shared.high, solo.change.high) };
-  const verdict = decide({ ...change, achievedConfidence: change.confidence }, benchmark.budget);
+  // The span holds the shared interval, so it can only keep the verdict or lose it: never a verdict of its own.
+  const verdict =
+    decide({ ...change, achievedConfidence: change.confidence }, benchmark.budget) === benchmark.verdict
+      ? benchmark.verdict
+      : 'inconclusive';
   const said =
     `each revision alone in fresh processes reads ${formatInterval(solo.change)}, apart from the shared process's ` +
     `${formatInterval(shared)}: the verdict is read from both intervals together${verdict === benchmark.verdict ? '' : ` (${benchmark.verdict} in the shared process alone)`}`;

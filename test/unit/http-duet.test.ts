@@ -407,3 +407,19 @@ describe('how the CPUs are split for a duet', () => {
     expect(splitCpus(4)).toEqual({ server: '2-3', load: '0-1' });
   });
 });
+
+describe('stopping the servers of a round', () => {
+  it('stops every server even when one could not be stopped, then throws that failure', async () => {
+    const { stopAll } = await import('../../src/measure/http/server.js');
+    const stopped: string[] = [];
+    const server = (label: string, fails = false) => ({
+      stop: async () => {
+        stopped.push(label);
+        if (fails) throw new Error(`${label}'s server (process group 1) survived SIGKILL`);
+      },
+    });
+    await expect(stopAll([server('base', true), server('head')])).rejects.toThrow("base's server (process group 1) survived SIGKILL");
+    expect(stopped).toEqual(['base', 'head']);
+    await expect(stopAll([server('base'), server('head')])).resolves.toBeUndefined();
+  });
+});

@@ -186,6 +186,16 @@ describe('a verdict read from both intervals where the solo interval lies apart 
     const unmeasured = judgedWithSolo(bench('unmeasured'), samples(around(1000, 12, 0.01), around(1000, 12, 0.01)));
     expect(unmeasured.verdict).toBe('unmeasured');
     expect(unmeasured.change).toBe(shared);
+    // An inconclusive verdict stays one: a regression its confirmation did not reproduce keeps the first group's
+    // interval beyond the budget, and a solo interval apart from it on the far side must not make it a regression.
+    const unconfirmed = judgedWithSolo(bench('inconclusive'), samples(around(1000, 12, 0.01), around(700, 12, 0.01)));
+    expect(unconfirmed.solo!.agreement).toBe('disagrees');
+    expect(unconfirmed.verdict).toBe('inconclusive');
+    expect(unconfirmed.change).toBe(shared);
+    // An improvement whose span still lies beyond the budget is kept; a span that reaches the budget takes it back.
+    const up = { estimate: 0.3, low: 0.2, high: 0.4, confidence: 0.998 };
+    expect(judgedWithSolo(bench('improvement', up), samples(around(1000, 12, 0.01), around(1600, 12, 0.01))).verdict).toBe('improvement');
+    expect(judgedWithSolo(bench('improvement', up), samples(around(1000, 12, 0.01), around(1010, 12, 0.01))).verdict).toBe('inconclusive');
     // A revision that failed alone gives no solo interval: nothing to read.
     const failed = judgedWithSolo(bench('regression'), { ...samples(around(1000, 12, 0.01), []), head: undefined });
     expect(failed.verdict).toBe('regression');

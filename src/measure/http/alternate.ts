@@ -4,7 +4,7 @@ import type { Revision } from '../../checkout/revisions.js';
 import type { HttpBenchmarkConfig } from '../../config/types.js';
 import type { LoadResult } from './load.js';
 import { checkProbeFigures } from './probe-client.js';
-import { ServerProcess } from './server.js';
+import { ServerProcess, stopAll } from './server.js';
 import type { HttpRoundFigures } from './types.js';
 import {
   autoRates,
@@ -160,7 +160,7 @@ export async function liveRound(
     const measuredCpu = cpuRatios.filter((x): x is number => x !== undefined);
     return measuredCpu.length === cpuRatios.length ? { ...pair, cpuLogRatio: median(measuredCpu) } : pair;
   } finally {
-    for (const server of Object.values(servers)) await server.stop();
+    await stopAll(Object.values(servers));
   }
 }
 

@@ -4,7 +4,7 @@ import type { HttpBenchmarkConfig } from '../../config/types.js';
 import { busyBetween, sampleCore, type CpuSample } from '../conditions.js';
 import type { LoadResult } from './load.js';
 import { checkProbeFigures } from './probe-client.js';
-import { ServerProcess } from './server.js';
+import { ServerProcess, stopAll } from './server.js';
 import type { DuetFigures, HttpRoundFigures } from './types.js';
 import { cpuBetween } from './cpu.js';
 import {
@@ -159,7 +159,7 @@ export async function duetRound(
     const withSeries = { ...pair, series: { requests: series.requests, cpu: series.cpu, blocksMs } };
     return ratios.cpu ? { ...withSeries, cpuLogRatio: median(ratios.cpu) } : withSeries;
   } finally {
-    for (const server of Object.values(servers)) await server.stop();
+    await stopAll(Object.values(servers));
   }
 }
 

@@ -1,8 +1,7 @@
 import type { Revision, RevisionLabel } from '../../checkout/revisions.js';
 import type { HttpBenchmarkConfig } from '../../config/types.js';
-import { runLoad } from './load.js';
-import { serverOptions, type RoundSettings } from './round.js';
-import { runsNode, ServerError, ServerProcess } from './server.js';
+import { loadOn, serverOptions, type RoundSettings } from './round.js';
+import { runsNode, ServerError, ServerProcess, stopAll } from './server.js';
 
 type ServerPlan = Pick<RoundSettings, 'serverPrefix' | 'probePath' | 'socketDir'>;
 export interface ServerProfile {
@@ -31,12 +30,14 @@ export async function profileServers(
   const servers: ServerProcess[] = [];
   try {
     for (const revision of order) servers.push(await ServerProcess.start(serverOptions(benchmark, revision, plan)));
-    const load = (durationMs: number) =>
-      Promise.all(
-        servers.map((server) =>
-          runLoad({ port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs }),
-        ),
-      );
+    // Each server's own client, as a measured round loads it (a fixed rate or `rate: auto`'s where the test has one); every
+    // client ends before a failure is thrown, so none keeps loading a server being stopped.
+    const load = async (durationMs: number) => {
+      const settled = await Promise.allSettled(servers.map((server) => loadOn(server, benchmark, durationMs)));
+      const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+      if (failed) throw failed.reason;
+      return settled.map((s) => (s as PromiseFulfilledResult<Awaited<ReturnType<typeof loadOn>>>).value);
+    };
     // As a measured duet round: the probe's monitors run from the warm-up on, so what they move settles in it.
     for (const server of servers) await server.probe('start');
     await load(profile.warmupMs);
@@ -61,6 +62,6 @@ export async function profileServers(
     }
     return answered;
   } finally {
-    for (const server of servers) await server.stop();
+    await stopAll(servers);
   }
 }

@@ -232,3 +232,13 @@ function answers2xx(port: number, readyPath: string): Promise<boolean> {
     request.on('error', () => resolve(false));
   });
 }
+
+/**
+ * Stop every server, each even when one before it could not be stopped, then throw the first failure: a server that
+ * survived SIGKILL must not leave the others running.
+ */
+export async function stopAll(servers: Iterable<Pick<ServerProcess, 'stop'>>): Promise<void> {
+  const failures: unknown[] = [];
+  for (const server of servers) await server.stop().catch((error: unknown) => failures.push(error));
+  if (failures.length) throw failures[0];
+}
