@@ -69384,18 +69384,20 @@ var TRANSIENT_FLOOR = 0.015;
 function describeSchedule(choice) {
   const d = formatDuration;
   const optimum = typeof choice.optimum === "number" && choice.optimum === Infinity ? "\u221E" : formatFixed(choice.optimum, 1);
-  const bounded = !(choice.optimum >= MIN_BLOCKS && choice.optimum <= MAX_BLOCKS) ? `, bounded to ${MIN_BLOCKS}\u2013${MAX_BLOCKS}` : "";
+  const bounded = choice.timeBound !== void 0 ? `, bounded to ${formatFixed(choice.blocks, 0)} so that the ${formatFixed(choice.timeBound, 0)} rounds still needed (to the first look and a confirmation) fit in the time limit` : !(choice.optimum >= MIN_BLOCKS && choice.optimum <= MAX_BLOCKS) ? `, bounded to ${MIN_BLOCKS}\u2013${MAX_BLOCKS}` : "";
   const learned = choice.learnedWarmupMs > 0 ? ` (${d(choice.learnedWarmupMs)} of it learned from the pilot's blocks)` : "";
   return `${formatFixed(choice.blocks, 0)} blocks of ${d(choice.blockMs)} per pair of servers after a ${d(choice.warmupMs)} warm-up${learned}, for ${choice.figure === "cpu" ? "requests per CPU-second" : "requests/s"}: a pair costs ${d(choice.pairCostMs)} (start, warm-up, stop), a block ${d(choice.blockCostMs)}; pairs differ by ${sd(choice.pairSd)}, blocks within a pair by ${sd(choice.blockSd)} (from ${formatFixed(choice.pairs, 0)} pairs): Kalibera & Jones' optimum \u221A(${d(choice.pairCostMs)} / ${d(choice.blockCostMs)} \xD7 (${sd(choice.blockSd)} / ${sd(choice.pairSd)})\xB2) = ${optimum} blocks per pair${bounded}`;
 }
 var sd = (x) => formatShortPercent(x, 1);
 var DuetPlanner = class {
-  constructor(config, log2) {
+  constructor(config, log2, timeLeft) {
     this.config = config;
     this.log = log2;
+    this.timeLeft = timeLeft;
   }
   config;
   log;
+  timeLeft;
   rounds = [];
   warmupBlocks;
   choice;
@@ -69470,7 +69472,10 @@ var DuetPlanner = class {
       )
     );
     const optimum = optimalRepetitions(pairCostMs, blockCostMs, pairVar, blockVar);
-    const blocks = Math.min(MAX_BLOCKS, Math.max(MIN_BLOCKS, Number.isFinite(optimum) ? Math.round(optimum) : MAX_BLOCKS));
+    const best = Math.min(MAX_BLOCKS, Math.max(MIN_BLOCKS, Number.isFinite(optimum) ? Math.round(optimum) : MAX_BLOCKS));
+    const left = this.timeLeft?.();
+    const fit = left && left.rounds > 0 ? Math.floor((left.ms / left.rounds - pairCostMs) / blockCostMs) : Infinity;
+    const blocks = Math.max(MIN_BLOCKS, Math.min(best, fit));
     const [pairSd, blockSd] = [Math.sqrt(pairVar), Math.sqrt(blockVar)];
     const changed = this.choice?.blocks !== blocks;
     this.choice = {
@@ -69484,7 +69489,8 @@ var DuetPlanner = class {
       pairSd,
       blockSd,
       optimum,
-      pairs: this.rounds.length
+      pairs: this.rounds.length,
+      ...blocks < best && left ? { timeBound: left.rounds } : {}
     };
     if (changed) this.log(`${this.config.id}: schedule: ${describeSchedule(this.choice)}`);
   }
@@ -69519,10 +69525,17 @@ async function measureHttp(plan) {
     const samples = emptySamples2(benchmark);
     results.push(samples);
     const revisions = { base: plan.base, head: plan.head };
-    const planner = plan.mode === "duet" && benchmark.schedule === "auto" ? new DuetPlanner({ id: benchmark.id, warmupMs: benchmark.warmupMs, blockMs: plan.blockMs ?? 1e3 }, plan.log) : void 0;
     const recent = [];
     let done = 0;
     const reserved = plan.benchmarks.slice(index + 1).reduce((sum3, _b, i2) => sum3 + 2 * perRound[index + 1 + i2], 0);
+    const timeLeft = () => {
+      const confirm = adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plan.rounds) : 0;
+      return {
+        rounds: Math.max(0, plan.rounds - samples.logRatios.length) + Math.max(0, confirm - (samples.confirmation?.length ?? 0)),
+        ms: plan.deadline - now() - reserved
+      };
+    };
+    const planner = plan.mode === "duet" && benchmark.schedule === "auto" ? new DuetPlanner({ id: benchmark.id, warmupMs: benchmark.warmupMs, blockMs: plan.blockMs ?? 1e3 }, plan.log, timeLeft) : void 0;
     const estimate = () => recent.length > 0 ? recent.reduce((a, b) => a + b, 0) / recent.length : perRound[index];
     const runRound2 = async (round4, target2, into, keepBack) => {
       if (now() + estimate() + reserved + keepBack > plan.deadline) return false;
@@ -80255,6 +80268,13 @@ var report_schema_default = {
             "null"
           ],
           description: "The pairs the components were read from."
+        },
+        timeBound: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "The most blocks per pair that let the rounds still needed fit in the time left (TimeLeft), when that bound is below the optimum; absent when the optimum fits."
         }
       },
       required: [

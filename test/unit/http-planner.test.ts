@@ -8,6 +8,7 @@ import {
   PILOT_ROUNDS,
   describeSchedule,
   type RoundSeries,
+  type TimeLeft,
 } from '../../src/measure/http/planner.js';
 
 /**
@@ -15,10 +16,18 @@ import {
  * (blockSd), the pilot's blocks before `transientUntil` are off by ±15% (a JIT settling), and a round costs
  * startMs plus its warm-up and blocks of 1 s.
  */
-function simulate(o: { pairSd: number; blockSd: number; startMs: number; transientUntil?: number; rounds: number; seed?: number }) {
+function simulate(o: {
+  pairSd: number;
+  blockSd: number;
+  startMs: number;
+  transientUntil?: number;
+  rounds: number;
+  seed?: number;
+  timeLeft?: () => TimeLeft;
+}) {
   const random = seeded(o.seed ?? 1);
   const log: string[] = [];
-  const planner = new DuetPlanner({ id: 'http > x', warmupMs: 1000, blockMs: 1000 }, (line) => log.push(line));
+  const planner = new DuetPlanner({ id: 'http > x', warmupMs: 1000, blockMs: 1000 }, (line) => log.push(line), o.timeLeft);
   const plans = [];
   for (let r = 0; r < o.rounds; r++) {
     const plan = planner.next();
@@ -69,6 +78,26 @@ describe('the duet planner: warm-up and blocks per pair from what the run measur
     expect(blocksNoisy.planner.schedule?.blocks).toBe(MAX_BLOCKS);
     // The log names the choice and the components it came from.
     expect(blocksNoisy.log.at(-1)).toMatch(/^http > x: schedule: 6 blocks of 1\.0s per pair .*Kalibera & Jones/);
+  });
+
+  it('bounds the blocks per pair so that the rounds still needed fit in the time left, and says so', () => {
+    // Blocks are the noise and a pair costs seconds: the optimum is the most blocks (6).
+    const free = simulate({ pairSd: 0.002, blockSd: 0.04, startMs: 2000, rounds: 3 });
+    const { pairCostMs, blockCostMs } = free.planner.schedule!;
+    expect(free.planner.schedule).toMatchObject({ blocks: MAX_BLOCKS });
+    expect(free.planner.schedule!.timeBound).toBeUndefined();
+    // The same rounds with 28 still needed (13 to the first look, 15 to confirm) and time for rounds of a pair and 4.5
+    // blocks each: 4 blocks a pair.
+    const ms = 28 * (pairCostMs + 4.5 * blockCostMs);
+    const tight = simulate({ pairSd: 0.002, blockSd: 0.04, startMs: 2000, rounds: 3, timeLeft: () => ({ rounds: 28, ms }) });
+    expect(tight.planner.schedule).toMatchObject({ blocks: 4, timeBound: 28, pairCostMs });
+    expect(tight.planner.schedule!.optimum).toBeGreaterThan(MAX_BLOCKS);
+    expect(tight.log.at(-1)).toMatch(
+      /bounded to 4 so that the 28 rounds still needed \(to the first look and a confirmation\) fit in the time limit$/,
+    );
+    // However little time is left, a pair is measured in at least MIN_BLOCKS blocks (its own spread is then seen).
+    const none = simulate({ pairSd: 0.002, blockSd: 0.04, startMs: 2000, rounds: 3, timeLeft: () => ({ rounds: 28, ms: 10_000 }) });
+    expect(none.planner.schedule!.blocks).toBe(MIN_BLOCKS);
   });
 
   it('gives a server that starts in 2 s more blocks per pair than one that starts in 50 ms, the variances being equal', () => {

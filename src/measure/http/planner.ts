@@ -65,6 +65,20 @@ export interface ScheduleChoice {
   optimum: number;
   /** The pairs the components were read from. */
   pairs: number;
+  /**
+   * The most blocks per pair that let the rounds still needed fit in the time left (TimeLeft), when that bound is
+   * below the optimum; absent when the optimum fits.
+   */
+  timeBound?: number;
+}
+
+/**
+ * What the run's time limit leaves a load test: the rounds it still needs (to its first look, and a confirmation as
+ * long as the first group) and the time left for them.
+ */
+export interface TimeLeft {
+  rounds: number;
+  ms: number;
 }
 
 /**
@@ -74,7 +88,12 @@ export interface ScheduleChoice {
 export function describeSchedule(choice: ScheduleChoice): string {
   const d = formatDuration;
   const optimum = typeof choice.optimum === 'number' && choice.optimum === Infinity ? '∞' : formatFixed(choice.optimum, 1);
-  const bounded = !(choice.optimum >= MIN_BLOCKS && choice.optimum <= MAX_BLOCKS) ? `, bounded to ${MIN_BLOCKS}–${MAX_BLOCKS}` : '';
+  const bounded =
+    choice.timeBound !== undefined
+      ? `, bounded to ${formatFixed(choice.blocks, 0)} so that the ${formatFixed(choice.timeBound, 0)} rounds still needed (to the first look and a confirmation) fit in the time limit`
+      : !(choice.optimum >= MIN_BLOCKS && choice.optimum <= MAX_BLOCKS)
+        ? `, bounded to ${MIN_BLOCKS}–${MAX_BLOCKS}`
+        : '';
   const learned = choice.learnedWarmupMs > 0 ? ` (${d(choice.learnedWarmupMs)} of it learned from the pilot's blocks)` : '';
   return `${formatFixed(choice.blocks, 0)} blocks of ${d(choice.blockMs)} per pair of servers after a ${d(choice.warmupMs)} warm-up${learned}, for ${choice.figure === 'cpu' ? 'requests per CPU-second' : 'requests/s'}: a pair costs ${d(choice.pairCostMs)} (start, warm-up, stop), a block ${d(choice.blockCostMs)}; pairs differ by ${sd(choice.pairSd)}, blocks within a pair by ${sd(choice.blockSd)} (from ${formatFixed(choice.pairs, 0)} pairs): Kalibera & Jones' optimum √(${d(choice.pairCostMs)} / ${d(choice.blockCostMs)} × (${sd(choice.blockSd)} / ${sd(choice.pairSd)})²) = ${optimum} blocks per pair${bounded}`;
 }
@@ -90,6 +109,8 @@ export class DuetPlanner {
   constructor(
     private readonly config: { warmupMs: number; blockMs: number; id: string },
     private readonly log: (line: string) => void,
+    /** What the time limit leaves (measuredHttp's deadline): blocks per pair are bounded so the rounds still needed fit. */
+    private readonly timeLeft?: () => TimeLeft,
   ) {}
 
   /** The plan of the next round. */
@@ -178,7 +199,13 @@ export class DuetPlanner {
       ),
     );
     const optimum = optimalRepetitions(pairCostMs, blockCostMs, pairVar, blockVar);
-    const blocks = Math.min(MAX_BLOCKS, Math.max(MIN_BLOCKS, Number.isFinite(optimum) ? Math.round(optimum) : MAX_BLOCKS));
+    const best = Math.min(MAX_BLOCKS, Math.max(MIN_BLOCKS, Number.isFinite(optimum) ? Math.round(optimum) : MAX_BLOCKS));
+    // Kalibera & Jones' optimum lets the pairs be as few as the precision needs; the first look and a confirmation need
+    // a number of them whatever the blocks, so when the time left cannot hold them at the optimum, fewer blocks a pair
+    // (the variance per time is convex in the blocks: the bound is the constrained optimum), at least MIN_BLOCKS.
+    const left = this.timeLeft?.();
+    const fit = left && left.rounds > 0 ? Math.floor((left.ms / left.rounds - pairCostMs) / blockCostMs) : Infinity;
+    const blocks = Math.max(MIN_BLOCKS, Math.min(best, fit));
     const [pairSd, blockSd] = [Math.sqrt(pairVar), Math.sqrt(blockVar)];
     const changed = this.choice?.blocks !== blocks;
     this.choice = {
@@ -193,6 +220,7 @@ export class DuetPlanner {
       blockSd,
       optimum,
       pairs: this.rounds.length,
+      ...(blocks < best && left ? { timeBound: left.rounds } : {}),
     };
     if (changed) this.log(`${this.config.id}: schedule: ${describeSchedule(this.choice)}`);
   }

@@ -103,16 +103,24 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
     const samples = emptySamples(benchmark);
     results.push(samples);
     const revisions = { base: plan.base, head: plan.head };
-    // A duet with no duration set learns its warm-up and blocks per pair from its own rounds (planner.ts).
-    const planner =
-      plan.mode === 'duet' && benchmark.schedule === 'auto'
-        ? new DuetPlanner({ id: benchmark.id, warmupMs: benchmark.warmupMs, blockMs: plan.blockMs ?? 1000 }, plan.log)
-        : undefined;
     // What the last rounds took: a duet's pilot rounds are longer than the rounds its schedule runs after them.
     const recent: number[] = [];
     let done = 0;
     // Leave room for the rounds of the benchmarks still to come: each gets at least 2.
     const reserved = plan.benchmarks.slice(index + 1).reduce((sum, _b, i) => sum + 2 * perRound[index + 1 + i]!, 0);
+    // A duet with no duration set learns its warm-up and blocks per pair from its own rounds (planner.ts), the blocks
+    // bounded so that the rounds still needed (to the first look, and a confirmation as long) fit in the time left.
+    const timeLeft = () => {
+      const confirm = adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plan.rounds) : 0;
+      return {
+        rounds: Math.max(0, plan.rounds - samples.logRatios.length) + Math.max(0, confirm - (samples.confirmation?.length ?? 0)),
+        ms: plan.deadline - now() - reserved,
+      };
+    };
+    const planner =
+      plan.mode === 'duet' && benchmark.schedule === 'auto'
+        ? new DuetPlanner({ id: benchmark.id, warmupMs: benchmark.warmupMs, blockMs: plan.blockMs ?? 1000 }, plan.log, timeLeft)
+        : undefined;
     const estimate = () => (recent.length > 0 ? recent.reduce((a, b) => a + b, 0) / recent.length : perRound[index]!);
     /** One round into the main samples or the confirmation group; false when it did not fit or failed. */
     const runRound = async (round: number, target: number, into: 'main' | 'confirmation', keepBack: number): Promise<boolean> => {
