@@ -78130,7 +78130,7 @@ function profileSections(id, profile) {
   const took = formatDuration(profile.durationMs);
   if ("error" in profile) return { title: `${id}: no CPU profile`, header: [], rows: [], ownCode: [], files: [], error: profile.error };
   const unit = profile.unit;
-  const how = profile.process === "shared" ? ", both revisions in one process as measured" : profile.process === "duet" ? ", both servers at once on one shared core as measured" : profile.process === "alone" ? ", each revision alone" : "";
+  const how = profile.process === "shared" ? ", both revisions in one process as measured" : profile.process === "duet" ? ", both servers at once on one shared core as measured: a sample counts the time a server waited for the core too, so read the change, not the size" : profile.process === "alone" ? ", each revision alone" : "";
   const disagreement = profile.agreement && !profile.agreement.agrees ? disagreementLine(profile, profile.agreement) : void 0;
   return {
     title: `${id}: CPU per ${unit} ${formatMicros(profile.perOpUs.base)} \u2192 ${formatMicros(profile.perOpUs.head)} (profiled in ${took}${how})`,

@@ -40,7 +40,8 @@ export function profileSections(id: string, profile: Explanation): ProfileSectio
     profile.process === 'shared'
       ? ', both revisions in one process as measured'
       : profile.process === 'duet'
-        ? ', both servers at once on one shared core as measured'
+        ? ', both servers at once on one shared core as measured: a sample counts the time a server waited for the core ' +
+          'too, so read the change, not the size'
         : profile.process === 'alone'
           ? ', each revision alone'
           : '';

@@ -123,7 +123,8 @@ describe("a profile against the rounds' verdict", () => {
     expect(line).toContain('the profiled pair of servers ran at another ratio than the measured rounds did');
     expect(line).not.toContain('alone in a fresh process');
     expect(profileSections('http > x', profile).title).toBe(
-      'http > x: CPU per request 100 µs → 60 µs (profiled in 2.3s, both servers at once on one shared core as measured)',
+      'http > x: CPU per request 100 µs → 60 µs (profiled in 2.3s, both servers at once on one shared core as measured: a ' +
+        'sample counts the time a server waited for the core too, so read the change, not the size)',
     );
   });
 
