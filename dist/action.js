@@ -77469,7 +77469,8 @@ function judgedWithSolo(benchmark, samples) {
   if (solo.agreement !== "disagrees" || !solo.change || !DECIDED.has(benchmark.verdict)) return { ...benchmark, solo };
   const change = { ...shared, low: Math.min(shared.low, solo.change.low), high: Math.max(shared.high, solo.change.high) };
   const verdict = decide({ ...change, achievedConfidence: change.confidence }, benchmark.budget) === benchmark.verdict ? benchmark.verdict : "inconclusive";
-  const said = `each revision alone in fresh processes reads ${formatInterval(solo.change)}, apart from the shared process's ${formatInterval(shared)}: the verdict is read from both intervals together${verdict === benchmark.verdict ? "" : ` (${benchmark.verdict} in the shared process alone)`}`;
+  const lost = verdict === benchmark.verdict ? "" : ` (${benchmark.verdict} in the shared process alone)`;
+  const said = `each revision alone in fresh processes reads ${formatInterval(solo.change)}, apart from the shared process's ${formatInterval(shared)}: the verdict is read from both intervals together${lost}`;
   return { ...benchmark, change, verdict, note: [benchmark.note, said].filter(Boolean).join("; "), solo: { ...solo, shared } };
 }
 
@@ -78798,13 +78799,11 @@ async function measureHttp(plan) {
     const recent = [];
     let done = 0;
     const reserved = plan.benchmarks.slice(index + 1).reduce((sum3, _b, i2) => sum3 + 2 * perRound[index + 1 + i2], 0);
-    const timeLeft = () => {
-      const confirm = adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plan.rounds) : 0;
-      return {
-        rounds: Math.max(0, plan.rounds - samples.logRatios.length) + Math.max(0, confirm - (samples.confirmation?.length ?? 0)),
-        ms: plan.deadline - now() - reserved
-      };
-    };
+    const confirmTarget = () => adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plan.rounds, samples.logRatios.length) : 0;
+    const timeLeft = () => ({
+      rounds: Math.max(0, plan.rounds - samples.logRatios.length) + Math.max(0, confirmTarget() - (samples.confirmation?.length ?? 0)),
+      ms: plan.deadline - now() - reserved
+    });
     const planner = plan.mode === "duet" && benchmark.schedule === "auto" ? new DuetPlanner({ id: benchmark.id, warmupMs: benchmark.warmupMs, blockMs: plan.blockMs ?? 1e3 }, plan.log, timeLeft) : void 0;
     const estimate = () => recent.length > 0 ? recent.reduce((a, b) => a + b, 0) / recent.length : perRound[index];
     const runRound2 = async (round4, target2, into, keepBack) => {
@@ -78834,7 +78833,6 @@ async function measureHttp(plan) {
       return true;
     };
     const maxRounds = adaptive ? Math.max(plan.rounds, adaptive.maxRounds) : plan.rounds;
-    const confirmTarget = () => adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plan.rounds, samples.logRatios.length) : 0;
     for (let round4 = 0; round4 < maxRounds; round4++) {
       const extra = round4 >= plan.rounds;
       if (!await runRound2(round4, extra ? maxRounds : plan.rounds, "main", extra ? confirmTarget() * estimate() : 0)) {

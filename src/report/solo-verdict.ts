@@ -39,8 +39,9 @@ export function judgedWithSolo(benchmark: ReportBenchmark, samples: BenchmarkSam
     decide({ ...change, achievedConfidence: change.confidence }, benchmark.budget) === benchmark.verdict
       ? benchmark.verdict
       : 'inconclusive';
+  const lost = verdict === benchmark.verdict ? '' : ` (${benchmark.verdict} in the shared process alone)`;
   const said =
     `each revision alone in fresh processes reads ${formatInterval(solo.change)}, apart from the shared process's ` +
-    `${formatInterval(shared)}: the verdict is read from both intervals together${verdict === benchmark.verdict ? '' : ` (${benchmark.verdict} in the shared process alone)`}`;
+    `${formatInterval(shared)}: the verdict is read from both intervals together${lost}`;
   return { ...benchmark, change, verdict, note: [benchmark.note, said].filter(Boolean).join('; '), solo: { ...solo, shared } };
 }

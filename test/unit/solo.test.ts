@@ -7,6 +7,16 @@ import { levelsText } from '../../src/report/levels.js';
 import type { BenchmarkSamples } from '../../src/measure/types.js';
 import type { ReportBenchmark } from '../../src/report/model.js';
 
+/** One benchmark's solo samples: each revision's processes' ops/s. */
+const samplesOf = (id: string, base: number[], head: number[]): BenchmarkSamples => ({
+  id,
+  kind: 'micro',
+  file: id.slice(0, id.indexOf(' > ')),
+  logRatios: [],
+  base: { opsPerSec: base },
+  head: { opsPerSec: head },
+});
+
 /** A deterministic spread: n values around `center`, ±`spread` (relative), evenly. */
 const around = (center: number, n: number, spread: number) =>
   Array.from({ length: n }, (_, i) => center * (1 + spread * ((2 * i) / (n - 1) - 1)));
@@ -73,14 +83,7 @@ describe('speed levels of processes', () => {
 
 describe('the solo check in the report', () => {
   const shared = { estimate: -0.085, low: -0.098, high: -0.08, confidence: 0.95 };
-  const samples = (base: number[], head: number[]): BenchmarkSamples => ({
-    id: 'bench/render.bench.js > html()',
-    kind: 'micro',
-    file: 'bench/render.bench.js',
-    logRatios: [],
-    base: { opsPerSec: base },
-    head: { opsPerSec: head },
-  });
+  const samples = (base: number[], head: number[]) => samplesOf('bench/render.bench.js > html()', base, head);
 
   it('agrees when the solo interval meets the shared one, and names the levels of each revision', () => {
     const base = [...around(1 / 2.45e-3, 6, 0.005), ...around(1 / 4.3e-3, 6, 0.005)];
@@ -129,14 +132,7 @@ describe('a verdict read from both intervals where the solo interval lies apart 
       change,
       note: 'confirmed',
     }) as unknown as ReportBenchmark;
-  const samples = (base: number[], head: number[]): BenchmarkSamples => ({
-    id: 'bench/parse.bench.js > skipEmptyLines',
-    kind: 'micro',
-    file: 'bench/parse.bench.js',
-    logRatios: [],
-    base: { opsPerSec: base },
-    head: { opsPerSec: head },
-  });
+  const samples = (base: number[], head: number[]) => samplesOf('bench/parse.bench.js > skipEmptyLines', base, head);
 
   it('turns a regression that fresh processes do not show inconclusive, over the span of both, and says why', () => {
     // papaparse a93c5c9's shape: -11.1% in the shared process, about -1.5% with each revision alone.

@@ -90,7 +90,8 @@ export function describeSchedule(choice: ScheduleChoice): string {
   const optimum = typeof choice.optimum === 'number' && choice.optimum === Infinity ? '∞' : formatFixed(choice.optimum, 1);
   const bounded =
     choice.timeBound !== undefined
-      ? `, bounded to ${formatFixed(choice.blocks, 0)} so that the ${formatFixed(choice.timeBound, 0)} rounds still needed (to the first look and a confirmation) fit in the time limit`
+      ? `, bounded to ${formatFixed(choice.blocks, 0)} so that the ${formatFixed(choice.timeBound, 0)} rounds still needed ` +
+        '(to the first look and a confirmation) fit in the time limit'
       : !(choice.optimum >= MIN_BLOCKS && choice.optimum <= MAX_BLOCKS)
         ? `, bounded to ${MIN_BLOCKS}–${MAX_BLOCKS}`
         : '';

@@ -3,12 +3,6 @@ import type { HttpBenchmarkConfig } from '../../config/types.js';
 import { loadOn, serverOptions, type RoundSettings } from './round.js';
 import { runsNode, ServerError, ServerProcess, stopAll } from './server.js';
 
-type ServerPlan = Pick<RoundSettings, 'serverPrefix' | 'probePath' | 'socketDir'>;
-export interface ServerProfile {
-  durationMs: number;
-  intervalUs: number;
-}
-
 /**
  * Profile the servers of `revisions` under the benchmark's load, all at once: fresh servers (in a random order, as a
  * duet round starts them), each loaded by its own client at the same time for `warmupMs`, then for
@@ -20,8 +14,8 @@ export interface ServerProfile {
 export async function profileServers(
   benchmark: HttpBenchmarkConfig,
   revisions: readonly Revision[],
-  plan: ServerPlan,
-  profile: ServerProfile & { warmupMs: number; outFiles: Partial<Record<RevisionLabel, string>> },
+  plan: Pick<RoundSettings, 'serverPrefix' | 'probePath' | 'socketDir'>,
+  profile: { durationMs: number; intervalUs: number; warmupMs: number; outFiles: Partial<Record<RevisionLabel, string>> },
 ): Promise<Partial<Record<RevisionLabel, number>>> {
   // Only a server run by node gets the probe, which holds the profiler: anything else is not worth starting.
   if (!runsNode(benchmark.start))

@@ -108,15 +108,15 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
     let done = 0;
     // Leave room for the rounds of the benchmarks still to come: each gets at least 2.
     const reserved = plan.benchmarks.slice(index + 1).reduce((sum, _b, i) => sum + 2 * perRound[index + 1 + i]!, 0);
+    // As many fresh rounds as the first group ran (at least the first look's): as strong a test, on new servers.
+    const confirmTarget = () =>
+      adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plan.rounds, samples.logRatios.length) : 0;
     // A duet with no duration set learns its warm-up and blocks per pair from its own rounds (planner.ts), the blocks
-    // bounded so that the rounds still needed (to the first look, and a confirmation as long) fit in the time left.
-    const timeLeft = () => {
-      const confirm = adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plan.rounds) : 0;
-      return {
-        rounds: Math.max(0, plan.rounds - samples.logRatios.length) + Math.max(0, confirm - (samples.confirmation?.length ?? 0)),
-        ms: plan.deadline - now() - reserved,
-      };
-    };
+    // bounded so that the rounds still needed (to the first look, and the confirmation it would run) fit in the time left.
+    const timeLeft = () => ({
+      rounds: Math.max(0, plan.rounds - samples.logRatios.length) + Math.max(0, confirmTarget() - (samples.confirmation?.length ?? 0)),
+      ms: plan.deadline - now() - reserved,
+    });
     const planner =
       plan.mode === 'duet' && benchmark.schedule === 'auto'
         ? new DuetPlanner({ id: benchmark.id, warmupMs: benchmark.warmupMs, blockMs: plan.blockMs ?? 1000 }, plan.log, timeLeft)
@@ -151,9 +151,6 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
     };
 
     const maxRounds = adaptive ? Math.max(plan.rounds, adaptive.maxRounds) : plan.rounds;
-    // As many fresh rounds as the first group ran (at least the first look's): as strong a test, on new servers.
-    const confirmTarget = () =>
-      adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plan.rounds, samples.logRatios.length) : 0;
     for (let round = 0; round < maxRounds; round++) {
       const extra = round >= plan.rounds;
       // Extra rounds keep back the time a confirmation would need.
