@@ -69887,11 +69887,15 @@ function analyze(benchmarks, options) {
   });
   const regressionShare = stepDown(pValues, alpha, family).share;
   const otherShare = alpha / Math.max(1, family);
-  const earlyVerdict = (ratios, judge2) => {
+  const earlyVerdict = (ratios, judge2, cutShort) => {
     if (ratios.length < rule.earlyRounds || !ratios.slice(0, rule.earlyRounds).every(Number.isFinite)) return void 0;
     const change = earlyChange(ratios.slice(0, rule.earlyRounds), rule.earlyAlpha(otherShare), rule.earlyAlpha(otherShare));
     const verdict = judge2(change);
-    if (verdict === "inconclusive" || verdict === "regression" && ratios.length > rule.earlyRounds) return void 0;
+    if (verdict === "inconclusive") return void 0;
+    if (verdict === "regression" && ratios.length > rule.earlyRounds) {
+      const later = ratios.slice(rule.earlyRounds);
+      if (!cutShort || !later.every(Number.isFinite) || judge2(pointChange(median([...later]))) !== "regression") return void 0;
+    }
     return { change, verdict };
   };
   return benchmarks.map((benchmark) => {
@@ -69912,46 +69916,74 @@ function analyze(benchmarks, options) {
     if (!benchmark.base) return { ...common, verdict: "new", change: void 0 };
     if (!benchmark.head) return { ...common, verdict: "removed", change: void 0 };
     const rounds = benchmark.logRatios.length;
-    const first = options.firstLook?.(benchmark);
+    const firstLook = options.firstLook?.(benchmark);
+    const cutShort = firstLook !== void 0 && rounds < firstLook.rounds;
     if (rounds === 0) {
-      if (!first) return { ...common, verdict: "inconclusive", change: void 0 };
-      return { ...common, verdict: "unmeasured", change: void 0, note: tooFewRounds(0, first) };
+      if (!firstLook) return { ...common, verdict: "inconclusive", change: void 0 };
+      return { ...common, verdict: "unmeasured", change: void 0, note: tooFewRounds(0, firstLook) };
     }
     const change = estimateChangeBounds(benchmark.logRatios, rule.lookAlpha(rounds, otherShare), rule.lookAlpha(rounds, regressionShare));
     const regressionP = pOf(benchmark.logRatios, budget, false);
     const notes = [];
+    const regressions = [];
+    let raiseTimeLimit;
     const noFreshRound = benchmark.confirmation?.length === 0 ? [] : void 0;
-    const confirm = (verdict, what, first2, rounds2, fresh, judge2) => {
-      if (verdict !== "regression" || fresh === void 0) return verdict;
-      if (fresh.length === 0) {
-        notes.push(
-          `${what} in the first ${rounds2} rounds (${pct(first2.estimate)}) could not be confirmed: no fresh round fit in the time limit: unmeasured, which fails the run (raise time-limit)`
-        );
-        return "unmeasured";
+    const confirm = (verdict2, what, first, rounds2, fresh, judge2) => {
+      if (verdict2 !== "regression") return verdict2;
+      if (fresh === void 0) {
+        if (cutShort) {
+          const why = `the time limit cut the first group at ${benchmark.logRatios.length} of the ${firstLook.rounds} rounds its first look needs`;
+          notes.push(notConfirmed(what, rounds2, first, why));
+          raiseTimeLimit = firstLook.hint;
+        }
+        regressions.push(!cutShort);
+        return verdict2;
       }
-      if (!fresh.every(Number.isFinite)) return verdict;
+      if (fresh.length === 0) {
+        notes.push(notConfirmed(what, rounds2, first, "no fresh round fit in the time limit"));
+        raiseTimeLimit ??= CONFIRM_HINT;
+        regressions.push(false);
+        return "regression";
+      }
+      if (!fresh.every(Number.isFinite)) return verdict2;
       const again = estimateChange(fresh, rule.confirmationLevel);
-      if (judge2(again) === "regression") return verdict;
-      notes.push(unconfirmed(what, rounds2, first2, again, fresh.length));
-      return again.achievedConfidence < again.confidence - 1e-12 ? "unmeasured" : "inconclusive";
+      if (judge2(again) === "regression") {
+        regressions.push(true);
+        return verdict2;
+      }
+      const cut = again.achievedConfidence < again.confidence - 1e-12;
+      if (cut && judge2(pointChange(Math.log1p(again.estimate))) === "regression") {
+        notes.push(
+          notConfirmed(what, rounds2, first, `only ${fresh.length} fresh rounds fit in the time limit (${pct(again.estimate)}), too few for the interval's level`)
+        );
+        raiseTimeLimit ??= CONFIRM_HINT;
+        regressions.push(false);
+        return "regression";
+      }
+      notes.push(unconfirmed(what, rounds2, first, again, fresh.length));
+      return cut ? "unmeasured" : "inconclusive";
     };
-    const early = earlyVerdict(benchmark.logRatios, (c) => decide(c, budget));
+    const early = earlyVerdict(benchmark.logRatios, (c) => decide(c, budget), cutShort);
     const throughput = confirm(
       early?.verdict ?? decide(change, budget),
       "a regression",
       early?.change ?? change,
-      rounds,
+      early ? rule.earlyRounds : rounds,
       benchmark.confirmation,
       (c) => decide(c, budget)
     );
     const perCpu = cpuRatios(benchmark);
     const gatedOn = perCpu ? gatedFigure(benchmark.logRatios, perCpu, benchmark.requestsNotCost) : void 0;
-    const earlyCpu = perCpu ? earlyVerdict(perCpu, (c) => decide(c, budget)) : void 0;
+    const earlyCpu = perCpu ? earlyVerdict(perCpu, (c) => decide(c, budget), cutShort) : void 0;
     const gatedEarly = gatedOn === "cpu" ? earlyCpu !== void 0 : early !== void 0;
     const earlyNote = gatedOn === "cpu" ? earlyCpu ? [decidedEarlyNote(earlyCpu.change, "requests per CPU-second's", rule.earlyRounds)] : [] : early ? [decidedEarlyNote(early.change, "its", rule.earlyRounds)] : [];
-    const note = () => notes.length + earlyNote.length ? { note: [...notes, ...earlyNote].join("; ") } : {};
-    if (first && rounds < first.rounds && throughput !== "regression" && !gatedEarly) {
-      notes.push(tooFewRounds(rounds, first));
+    const note = () => {
+      const all = [...notes, ...earlyNote, ...raiseTimeLimit ? [raiseTimeLimit] : []];
+      return all.length ? { note: all.join("; ") } : {};
+    };
+    const unconfirmedIf = (verdict2) => verdict2 === "regression" && regressions.length > 0 && !regressions.includes(true) ? { unconfirmed: true } : {};
+    if (cutShort && throughput !== "regression" && !gatedEarly) {
+      notes.push(tooFewRounds(rounds, firstLook));
       return {
         ...common,
         change,
@@ -69976,21 +70008,21 @@ function analyze(benchmarks, options) {
       const regular = estimateChangeBounds(perCpu, rule.lookAlpha(n, otherShare), rule.lookAlpha(n, regressionShare));
       const judge2 = (c) => decide(c, budget);
       const cpuChange = earlyCpu?.change ?? regular;
-      const verdict = confirm(
+      const verdict2 = confirm(
         earlyCpu?.verdict ?? judge2(cpuChange),
         "a regression of requests per CPU-second",
         cpuChange,
-        n,
+        earlyCpu ? rule.earlyRounds : n,
         benchmark.confirmationCpu ?? noFreshRound,
         judge2
       );
-      cpu = { change: cpuChange, verdict, regressionP: pOf(perCpu, budget, false) };
-      if (verdict === "regression" && throughput !== "regression")
+      cpu = { change: cpuChange, verdict: verdict2, regressionP: pOf(perCpu, budget, false) };
+      if (verdict2 === "regression" && throughput !== "regression")
         notes.push(
           `requests per CPU-second of the server's main thread lost more than the budget (${pct(cpuChange.estimate)} [${pct(cpuChange.low)}, ${pct(cpuChange.high)}]): each request costs the server more CPU, which requests/s alone did not show`
         );
     }
-    if (!benchmark.latency && !cpu) return { ...result, verdict: throughput, ...note() };
+    if (!benchmark.latency && !cpu) return { ...result, verdict: throughput, ...unconfirmedIf(throughput), ...note() };
     const latency = {};
     const budgets = latencyBudgets(benchmark.id);
     for (const [stat2, ratios] of Object.entries(benchmark.latency ?? {})) {
@@ -70003,7 +70035,7 @@ function analyze(benchmarks, options) {
         rule.lookAlpha(n, otherShare)
       );
       const judge2 = (c) => decideLowerIsBetter(c, statBudget);
-      const verdict = confirm(
+      const verdict2 = confirm(
         statBudget === void 0 ? void 0 : judge2(latencyChange),
         `a ${stat2} latency regression`,
         latencyChange,
@@ -70014,16 +70046,18 @@ function analyze(benchmarks, options) {
       latency[stat2] = {
         change: latencyChange,
         budget: statBudget,
-        verdict,
+        verdict: verdict2,
         ...statBudget === void 0 ? {} : { regressionP: pOf(ratios, statBudget, true) }
       };
     }
-    const guard = (verdict) => verdict === "regression" || verdict === "unmeasured" ? [verdict] : [];
+    const guard = (verdict2) => verdict2 === "regression" || verdict2 === "unmeasured" ? [verdict2] : [];
     const figures = cpu === void 0 ? [throughput] : gatedOn === "cpu" ? [cpu.verdict, ...guard(throughput)] : [throughput, ...guard(cpu.verdict)];
     const verdicts = [...figures, ...Object.values(latency).flatMap((l) => l.verdict ? [l.verdict] : [])];
+    const verdict = combine(verdicts);
     return {
       ...result,
-      verdict: combine(verdicts),
+      verdict,
+      ...unconfirmedIf(verdict),
       ...benchmark.latency ? { latency } : {},
       ...cpu ? { cpu } : {},
       ...note()
@@ -70047,6 +70081,14 @@ function decidedEarlyNote(change, whose, rounds) {
 }
 function tooFewRounds(rounds, first) {
   return `measured in ${rounds} of the ${first.rounds} rounds its first look needs: too few for a verdict, and an unmeasured benchmark is never a pass: ${first.hint}`;
+}
+function pointChange(logRatio) {
+  const estimate = Math.expm1(logRatio);
+  return { estimate, low: estimate, high: estimate, confidence: 1, achievedConfidence: 1 };
+}
+var CONFIRM_HINT = "raise time-limit to confirm it";
+function notConfirmed(what, rounds, first, why) {
+  return `${what} in the first ${rounds} rounds (${pct(first.estimate)} [${pct(first.low)}, ${pct(first.high)}]) could not be confirmed: ${why}: a loss as measured, not shown again in fresh rounds (a transient of the first rounds would look the same): it fails the run, unconfirmed`;
 }
 function unconfirmed(what, rounds, first, again, freshRounds) {
   if (again.achievedConfidence < again.confidence) {
@@ -70115,6 +70157,7 @@ function toReportBenchmark(comparison, http3) {
     ...comparison.regressionP !== void 0 ? { regressionP: comparison.regressionP } : {},
     resolvable: Number.isFinite(comparison.resolvable) ? comparison.resolvable : null,
     ...comparison.confirmation ? { confirmation: comparison.confirmation.map((x) => Math.expm1(x)) } : {},
+    ...comparison.unconfirmed && comparison.verdict === "regression" ? { unconfirmed: true } : {},
     ...comparison.note ? { note: comparison.note } : {},
     ...warning ? { warning } : {},
     ...http3 ? { http: http3 } : {},
@@ -78303,7 +78346,7 @@ function renderTerminal(report2, options) {
     const level = report2.run ? formatConfidence(report2.run.intervalConfidence) : "95%";
     const allHeader = ["verdict", "benchmark", "base", "head", `change [${level} CI]`, "budget", "resolves"];
     const allCells = (b, name2) => [
-      `${markOf(b.verdict).mark} ${terminalText(b.verdict)}`,
+      `${markOf(b.verdict).mark} ${terminalText(b.verdict)}${b.unconfirmed === true ? " (unconfirmed)" : ""}`,
       name2,
       formatOps(b.base?.opsPerSec),
       formatOps(b.head?.opsPerSec),
@@ -78541,7 +78584,7 @@ function renderMarkdown(report2) {
       if (group.file !== void 0) out.push(md`| | <b>${group.file}</b> | | | | | |`);
       for (const { item: b, name: name2 } of group.rows)
         out.push(
-          md`| ${verdictCell(b.verdict)} | ${name2} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${formatChange(b)} | ${formatBudget(b.budget)} | ${formatResolvable(b)} |`
+          md`| ${verdictCell(b.verdict)}${b.unconfirmed === true ? " (unconfirmed)" : ""} | ${name2} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${formatChange(b)} | ${formatBudget(b.budget)} | ${formatResolvable(b)} |`
         );
     }
     out.push(md``, md`<sub>${RESOLVES_LEGEND}</sub>`, md``);
@@ -78713,7 +78756,8 @@ function measuredOrNot(benchmark, file) {
   const compared = !["error", "new", "removed", "unmeasured"].includes(benchmark.verdict);
   if (!compared || Array.isArray(benchmark.rounds) && benchmark.rounds.length > 0) return benchmark;
   const note = `${file} measured no round of it: no figure, and an unmeasured benchmark is never a pass: raise that shard's time-limit, or split the suite into more shards`;
-  return { ...benchmark, verdict: "unmeasured", change: null, note };
+  const { unconfirmed: _, ...rest } = benchmark;
+  return { ...rest, verdict: "unmeasured", change: null, note };
 }
 function checkShard({ file, report: report2 }) {
   if (report2.verdict === "error" && report2.error)
@@ -79177,6 +79221,10 @@ var report_schema_default = {
           },
           description: "Rounds of the fresh group that had to reproduce a regression, and why a verdict is not plain from its interval.",
           maxItems: 1e4
+        },
+        unconfirmed: {
+          type: "boolean",
+          description: "A `regression` not shown again in fresh rounds, as planned: the time limit cut its first group or its confirmation (the note says which). It fails the run as any regression; bisect and drift do not act on it alone."
         },
         note: {
           type: "string",
@@ -82064,7 +82112,7 @@ async function bisect(options) {
   };
   const outcomeOf = (report2, targets) => {
     const chosen = report2.benchmarks.filter((b) => targets ? targets.includes(b.id) : select(b.id));
-    if (chosen.some((b) => b.verdict === "regression")) return "bad";
+    if (chosen.some((b) => b.verdict === "regression" && !b.unconfirmed)) return "bad";
     if (report2.error || chosen.some((b) => b.verdict === "error") || targets && chosen.length < targets.length) return "undecided";
     const compared = chosen.filter((b) => b.verdict !== "new" && b.verdict !== "removed");
     if (compared.every((b) => b.verdict === "unchanged" || b.verdict === "improvement")) return "good";
@@ -82626,15 +82674,17 @@ function folded(summary, block) {
   return joinMarkup([md`<details><summary>${summary}</summary>`, md``, block, md``, md`</details>`]);
 }
 function driftState(report2) {
-  if (report2.benchmarks.some((b) => b.verdict === "regression")) return "broken";
+  if (report2.benchmarks.some((b) => b.verdict === "regression" && !b.unconfirmed)) return "broken";
   if (compareFailed(report2)) return "failed";
   const judged = report2.benchmarks.filter((b) => b.verdict !== "new" && b.verdict !== "removed");
   return judged.length > 0 && judged.every((b) => b.verdict === "unchanged" || b.verdict === "improvement") ? "holds" : "undecided";
 }
 function driftMarkdown(options) {
   const { report: report2, trend, driftBudget, anchor } = options;
-  const broken = report2.benchmarks.filter((b) => b.verdict === "regression");
-  const undecided = report2.benchmarks.filter((b) => b.verdict === "inconclusive" || b.verdict === "unmeasured" || b.verdict === "error");
+  const broken = report2.benchmarks.filter((b) => b.verdict === "regression" && !b.unconfirmed);
+  const undecided = report2.benchmarks.filter(
+    (b) => b.verdict === "inconclusive" || b.verdict === "unmeasured" || b.verdict === "error" || b.verdict === "regression" && b.unconfirmed
+  );
   const budget = formatBudget(driftBudget);
   const out = [];
   const head = report2.head ? report2.head.sha.slice(0, 7) : "?";

@@ -137,10 +137,13 @@ export async function bisect(options: {
     }
     return report;
   };
-  /** bad: a target lost its budget; good: every target was measured and did not; anything else (not measured, missing, failed) is undecided. */
+  /**
+   * bad: a target lost its budget, confirmed; good: every target was measured and did not; anything else (not
+   * measured, a regression the time limit kept from its confirmation, missing, failed) is undecided.
+   */
   const outcomeOf = (report: Report, targets: readonly string[] | undefined): BisectStep['outcome'] => {
     const chosen = report.benchmarks.filter((b) => (targets ? targets.includes(b.id) : select(b.id)));
-    if (chosen.some((b) => b.verdict === 'regression')) return 'bad';
+    if (chosen.some((b) => b.verdict === 'regression' && !b.unconfirmed)) return 'bad';
     if (report.error || chosen.some((b) => b.verdict === 'error') || (targets && chosen.length < targets.length)) return 'undecided';
     // A benchmark only one side has (new, removed) has no change to judge: it neither blocks nor decides.
     const compared = chosen.filter((b) => b.verdict !== 'new' && b.verdict !== 'removed');

@@ -127,7 +127,8 @@ function plusMinus(c: Interval): string {
 export type DriftState = 'broken' | 'holds' | 'undecided' | 'failed';
 
 export function driftState(report: Report): DriftState {
-  if (report.benchmarks.some((b) => b.verdict === 'regression')) return 'broken';
+  // A regression the time limit kept from its confirmation fails the run, but opens no drift issue: undecided.
+  if (report.benchmarks.some((b) => b.verdict === 'regression' && !b.unconfirmed)) return 'broken';
   // The compare failed (a build, a crash); a benchmark the time limit left unmeasured is undecided, not failed.
   if (compareFailed(report)) return 'failed';
   // Only what was measured and found within the budget holds; anything else (inconclusive, unmeasured) is no answer.
@@ -144,8 +145,11 @@ export function driftMarkdown(options: {
   marker: string;
 }): string {
   const { report, trend, driftBudget, anchor } = options;
-  const broken = report.benchmarks.filter((b) => b.verdict === 'regression');
-  const undecided = report.benchmarks.filter((b) => b.verdict === 'inconclusive' || b.verdict === 'unmeasured' || b.verdict === 'error');
+  const broken = report.benchmarks.filter((b) => b.verdict === 'regression' && !b.unconfirmed);
+  const undecided = report.benchmarks.filter(
+    (b) =>
+      b.verdict === 'inconclusive' || b.verdict === 'unmeasured' || b.verdict === 'error' || (b.verdict === 'regression' && b.unconfirmed),
+  );
   const budget = formatBudget(driftBudget);
   const out: Markup[] = [];
   const head = report.head ? report.head.sha.slice(0, 7) : '?';

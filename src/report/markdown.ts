@@ -72,7 +72,7 @@ export function renderMarkdown(report: Report): string {
       if (group.file !== undefined) out.push(md`| | <b>${group.file}</b> | | | | | |`);
       for (const { item: b, name } of group.rows)
         out.push(
-          md`| ${verdictCell(b.verdict)} | ${name} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${formatChange(b)} | ${formatBudget(b.budget)} | ${formatResolvable(b)} |`,
+          md`| ${verdictCell(b.verdict)}${b.unconfirmed === true ? ' (unconfirmed)' : ''} | ${name} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${formatChange(b)} | ${formatBudget(b.budget)} | ${formatResolvable(b)} |`,
         );
     }
     out.push(md``, md`<sub>${RESOLVES_LEGEND}</sub>`, md``);

@@ -45,6 +45,11 @@ export interface ReportBenchmark {
   warning?: string;
   /** Rounds of the fresh group that had to reproduce a regression, and why a verdict is not plain from its interval. */
   confirmation?: number[];
+  /**
+   * A `regression` not shown again in fresh rounds, as planned: the time limit cut its first group or its
+   * confirmation (the note says which). It fails the run as any regression; bisect and drift do not act on it alone.
+   */
+  unconfirmed?: boolean;
   note?: string;
   /** HTTP benchmarks: latency, traffic and server-side figures. base/head opsPerSec are successful requests/s (answered with an expected status). */
   http?: HttpDetails;
@@ -206,6 +211,7 @@ export function toReportBenchmark(comparison: Comparison, http?: HttpDetails): R
     ...(comparison.regressionP !== undefined ? { regressionP: comparison.regressionP } : {}),
     resolvable: Number.isFinite(comparison.resolvable) ? comparison.resolvable! : null,
     ...(comparison.confirmation ? { confirmation: comparison.confirmation.map((x) => Math.expm1(x)) } : {}),
+    ...(comparison.unconfirmed && comparison.verdict === 'regression' ? { unconfirmed: true } : {}),
     ...(comparison.note ? { note: comparison.note } : {}),
     ...(warning ? { warning } : {}),
     ...(http ? { http } : {}),

@@ -56,7 +56,7 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
     const level = report.run ? formatConfidence(report.run.intervalConfidence) : '95%';
     const allHeader = ['verdict', 'benchmark', 'base', 'head', `change [${level} CI]`, 'budget', 'resolves'];
     const allCells = (b: ReportBenchmark, name: string) => [
-      `${markOf(b.verdict).mark} ${printable(b.verdict)}`,
+      `${markOf(b.verdict).mark} ${printable(b.verdict)}${b.unconfirmed === true ? ' (unconfirmed)' : ''}`,
       name,
       formatOps(b.base?.opsPerSec),
       formatOps(b.head?.opsPerSec),

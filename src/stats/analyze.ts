@@ -65,6 +65,12 @@ export interface Comparison {
    * interval beyond (or within) the budget at the early look's share (a regression is still confirmed).
    */
   decidedEarly?: boolean | undefined;
+  /**
+   * A `regression` whose failing figures were never shown again in fresh rounds: the time limit cut the first group
+   * short of its first look, or left its confirmation too few rounds. It fails the run as any regression does; bisect
+   * and drift, which act on a regression beyond failing, measure again or leave it undecided.
+   */
+  unconfirmed?: boolean | undefined;
   error?: string | undefined;
 }
 
@@ -136,12 +142,17 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
   const otherShare = alpha / Math.max(1, family);
   /** A figure decided at the early look from its first rounds (each side at the early share of Bonferroni's), or undefined. */
   // A regression seen there does not end the first group (gate.ts `settled`): once the group went on, the planned look
-  // judges it, and the early verdict stands only for a group the time limit cut at the early look's rounds.
-  const earlyVerdict = (ratios: readonly number[], judge: (c: Change) => Verdict) => {
+  // judges it, and the early verdict stands only for a group the time limit cut short of that look (`cutShort`), when
+  // the rounds it measured after the early look read the loss too (their median beyond the budget).
+  const earlyVerdict = (ratios: readonly number[], judge: (c: Change) => Verdict, cutShort: boolean) => {
     if (ratios.length < rule.earlyRounds || !ratios.slice(0, rule.earlyRounds).every(Number.isFinite)) return undefined;
     const change = earlyChange(ratios.slice(0, rule.earlyRounds), rule.earlyAlpha(otherShare), rule.earlyAlpha(otherShare));
     const verdict = judge(change);
-    if (verdict === 'inconclusive' || (verdict === 'regression' && ratios.length > rule.earlyRounds)) return undefined;
+    if (verdict === 'inconclusive') return undefined;
+    if (verdict === 'regression' && ratios.length > rule.earlyRounds) {
+      const later = ratios.slice(rule.earlyRounds);
+      if (!cutShort || !later.every(Number.isFinite) || judge(pointChange(median([...later]))) !== 'regression') return undefined;
+    }
     return { change, verdict };
   };
   return benchmarks.map((benchmark) => {
@@ -162,15 +173,21 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
     if (!benchmark.base) return { ...common, verdict: 'new', change: undefined };
     if (!benchmark.head) return { ...common, verdict: 'removed', change: undefined };
     const rounds = benchmark.logRatios.length;
-    const first = options.firstLook?.(benchmark);
+    const firstLook = options.firstLook?.(benchmark);
+    /** Short of its first look: the time limit cut the first group (the final judgement only). */
+    const cutShort = firstLook !== undefined && rounds < firstLook.rounds;
     if (rounds === 0) {
       // While measuring, no round yet is only "not decided yet"; in the final judgement it is no figure at all.
-      if (!first) return { ...common, verdict: 'inconclusive', change: undefined };
-      return { ...common, verdict: 'unmeasured', change: undefined, note: tooFewRounds(0, first) };
+      if (!firstLook) return { ...common, verdict: 'inconclusive', change: undefined };
+      return { ...common, verdict: 'unmeasured', change: undefined, note: tooFewRounds(0, firstLook) };
     }
     const change = estimateChangeBounds(benchmark.logRatios, rule.lookAlpha(rounds, otherShare), rule.lookAlpha(rounds, regressionShare));
     const regressionP = pOf(benchmark.logRatios, budget, false);
     const notes: string[] = [];
+    /** Per figure judged a regression: whether it was confirmed (false: the time limit cut its confirmation). */
+    const regressions: boolean[] = [];
+    /** What would give a regression the time limit cut short its first look and confirmation (said once). */
+    let raiseTimeLimit: string | undefined;
     // A confirmation that began with no round in it: none of the figures was shown again.
     const noFreshRound = benchmark.confirmation?.length === 0 ? [] : undefined;
     // The regression stands only if the fresh group alone shows it too, at the rule's confirmation level.
@@ -182,36 +199,65 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       fresh: readonly number[] | undefined,
       judge: (c: Change) => Verdict,
     ) => {
-      if (verdict !== 'regression' || fresh === undefined) return verdict;
+      if (verdict !== 'regression') return verdict;
+      if (fresh === undefined) {
+        // No confirmation begun: a run with `confirm: false`, or a first group the time limit cut short of its first look.
+        if (cutShort) {
+          const why = `the time limit cut the first group at ${benchmark.logRatios.length} of the ${firstLook.rounds} rounds its first look needs`;
+          notes.push(notConfirmed(what, rounds, first, why));
+          raiseTimeLimit = firstLook.hint;
+        }
+        regressions.push(!cutShort);
+        return verdict;
+      }
       if (fresh.length === 0) {
-        // The confirmation began and the time limit left it no round: the regression is not shown again, nor disproved.
-        notes.push(
-          `${what} in the first ${rounds} rounds (${pct(first.estimate)}) could not be confirmed: no fresh round fit in the time limit: unmeasured, which fails the run (raise time-limit)`,
-        );
-        return 'unmeasured';
+        // The confirmation began and the time limit left it no round: the loss its first rounds bound beyond the
+        // budget is reported as what it is, a regression, marked unconfirmed (it fails the run either way).
+        notes.push(notConfirmed(what, rounds, first, 'no fresh round fit in the time limit'));
+        raiseTimeLimit ??= CONFIRM_HINT;
+        regressions.push(false);
+        return 'regression';
       }
       if (!fresh.every(Number.isFinite)) return verdict;
       const again = estimateChange(fresh, rule.confirmationLevel);
-      if (judge(again) === 'regression') return verdict;
+      if (judge(again) === 'regression') {
+        regressions.push(true);
+        return verdict;
+      }
+      const cut = again.achievedConfidence < again.confidence - 1e-12;
+      // Too few fresh rounds to reach the level, and they read a loss beyond the budget too: unconfirmed, as above.
+      if (cut && judge(pointChange(Math.log1p(again.estimate))) === 'regression') {
+        notes.push(
+          notConfirmed(
+            what,
+            rounds,
+            first,
+            `only ${fresh.length} fresh rounds fit in the time limit (${pct(again.estimate)}), too few for the interval's level`,
+          ),
+        );
+        raiseTimeLimit ??= CONFIRM_HINT;
+        regressions.push(false);
+        return 'regression';
+      }
       notes.push(unconfirmed(what, rounds, first, again, fresh.length));
-      // Too few fresh rounds to reach the level: not disproved, only unmeasured, which fails the run too.
-      return again.achievedConfidence < again.confidence - 1e-12 ? 'unmeasured' : 'inconclusive';
+      // Too few fresh rounds that do not read the loss: not disproved, only unmeasured, which fails the run too.
+      return cut ? 'unmeasured' : 'inconclusive';
     };
     // The early look: the first rounds alone, at the early share (Bonferroni's), decide a step far beyond or within the budget.
-    const early = earlyVerdict(benchmark.logRatios, (c) => decide(c, budget));
+    const early = earlyVerdict(benchmark.logRatios, (c) => decide(c, budget), cutShort);
     // A regression, early or not, must show again in a fresh group (a transient of the first processes looks the same).
     const throughput = confirm(
       early?.verdict ?? decide(change, budget),
       'a regression',
       early?.change ?? change,
-      rounds,
+      early ? rule.earlyRounds : rounds,
       benchmark.confirmation,
       (c) => decide(c, budget),
     )!;
     const perCpu = cpuRatios(benchmark);
     const gatedOn = perCpu ? gatedFigure(benchmark.logRatios, perCpu, benchmark.requestsNotCost) : undefined;
     // Short of its first look, the verdict's figure decided at the early look is measured enough.
-    const earlyCpu = perCpu ? earlyVerdict(perCpu, (c) => decide(c, budget)) : undefined;
+    const earlyCpu = perCpu ? earlyVerdict(perCpu, (c) => decide(c, budget), cutShort) : undefined;
     const gatedEarly = gatedOn === 'cpu' ? earlyCpu !== undefined : early !== undefined;
     // Said last (the notes of the confirmation and the other figures lead): the verdict's figure decided early.
     const earlyNote =
@@ -222,9 +268,15 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
         : early
           ? [decidedEarlyNote(early.change, 'its', rule.earlyRounds)]
           : [];
-    const note = () => (notes.length + earlyNote.length ? { note: [...notes, ...earlyNote].join('; ') } : {});
-    if (first && rounds < first.rounds && throughput !== 'regression' && !gatedEarly) {
-      notes.push(tooFewRounds(rounds, first));
+    const note = () => {
+      const all = [...notes, ...earlyNote, ...(raiseTimeLimit ? [raiseTimeLimit] : [])];
+      return all.length ? { note: all.join('; ') } : {};
+    };
+    /** A regression none of whose failing figures was confirmed: the time limit cut every confirmation. */
+    const unconfirmedIf = (verdict: Verdict) =>
+      verdict === 'regression' && regressions.length > 0 && !regressions.includes(true) ? { unconfirmed: true } : {};
+    if (cutShort && throughput !== 'regression' && !gatedEarly) {
+      notes.push(tooFewRounds(rounds, firstLook));
       return {
         ...common,
         change,
@@ -254,7 +306,7 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
         earlyCpu?.verdict ?? judge(cpuChange),
         'a regression of requests per CPU-second',
         cpuChange,
-        n,
+        earlyCpu ? rule.earlyRounds : n,
         benchmark.confirmationCpu ?? noFreshRound,
         judge,
       )!;
@@ -264,7 +316,7 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
           `requests per CPU-second of the server's main thread lost more than the budget (${pct(cpuChange.estimate)} [${pct(cpuChange.low)}, ${pct(cpuChange.high)}]): each request costs the server more CPU, which requests/s alone did not show`,
         );
     }
-    if (!benchmark.latency && !cpu) return { ...result, verdict: throughput, ...note() };
+    if (!benchmark.latency && !cpu) return { ...result, verdict: throughput, ...unconfirmedIf(throughput), ...note() };
     const latency: Partial<Record<LatencyStat, LatencyComparison>> = {};
     const budgets = latencyBudgets(benchmark.id);
     for (const [stat, ratios] of Object.entries(benchmark.latency ?? {}) as [LatencyStat, number[]][]) {
@@ -299,9 +351,11 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
     const figures =
       cpu === undefined ? [throughput] : gatedOn === 'cpu' ? [cpu.verdict, ...guard(throughput)] : [throughput, ...guard(cpu.verdict)];
     const verdicts = [...figures, ...Object.values(latency).flatMap((l) => (l.verdict ? [l.verdict] : []))];
+    const verdict = combine(verdicts);
     return {
       ...result,
-      verdict: combine(verdicts),
+      verdict,
+      ...unconfirmedIf(verdict),
       ...(benchmark.latency ? { latency } : {}),
       ...(cpu ? { cpu } : {}),
       ...note(),
@@ -343,6 +397,22 @@ function decidedEarlyNote(change: Change, whose: string, rounds: number): string
 /** Why a benchmark short of its first look has no verdict, and what would give it one. */
 function tooFewRounds(rounds: number, first: { rounds: number; hint: string }): string {
   return `measured in ${rounds} of the ${first.rounds} rounds its first look needs: too few for a verdict, and an unmeasured benchmark is never a pass: ${first.hint}`;
+}
+
+/** A log ratio as a change with no width: to ask which side of the budget a point estimate lies on. */
+function pointChange(logRatio: number): Change {
+  const estimate = Math.expm1(logRatio);
+  return { estimate, low: estimate, high: estimate, confidence: 1, achievedConfidence: 1 };
+}
+
+const CONFIRM_HINT = 'raise time-limit to confirm it';
+
+/** A regression whose first rounds bound it beyond the budget, and whose confirmation the time limit cut. */
+function notConfirmed(what: string, rounds: number, first: Change, why: string): string {
+  return (
+    `${what} in the first ${rounds} rounds (${pct(first.estimate)} [${pct(first.low)}, ${pct(first.high)}]) could not be confirmed: ${why}: ` +
+    'a loss as measured, not shown again in fresh rounds (a transient of the first rounds would look the same): it fails the run, unconfirmed'
+  );
 }
 
 /** "a regression in the first 10 rounds (-7.1%) did not reproduce in 10 fresh rounds (-0.4% [-2.0%, +1.1%]): …" */

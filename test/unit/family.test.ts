@@ -167,9 +167,14 @@ describe('the confirmation level', () => {
     expect(sevenLooks.confirmationLevel).toBeCloseTo(0.9, 15);
     expect(results[0]!.verdict).toBe('regression');
     expect(results[0]!.note).toBeUndefined();
-    // Too few fresh rounds for even the run's level: neither confirmed nor disproved, so unmeasured (never a pass).
+    // Too few fresh rounds for even the run's level, all near -10%: not confirmed, so a regression marked unconfirmed
+    // (it fails the run; bisect and drift do not act on it alone).
     const [short] = analyze([{ ...micro('a'), confirmation: fresh.slice(0, 4) }], { rule: sevenLooks, budgetFor: () => 0.05 });
-    expect(short!.verdict).toBe('unmeasured');
-    expect(short!.note).toMatch(/could not be confirmed: only 4 fresh rounds fit in the time limit/);
+    expect(short!.verdict).toBe('regression');
+    expect(short!.unconfirmed).toBe(true);
+    expect(short!.note).toMatch(/could not be confirmed: only 4 fresh rounds fit in the time limit \(-10\.\d%\)/);
+    // Four fresh rounds near 0%: neither confirmed nor disproved, so unmeasured (never a pass).
+    const [none] = analyze([{ ...micro('a'), confirmation: around(0, 4) }], { rule: sevenLooks, budgetFor: () => 0.05 });
+    expect(none!.verdict).toBe('unmeasured');
   });
 });

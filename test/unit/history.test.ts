@@ -680,7 +680,14 @@ describe('what the review found', () => {
     expect(driftState(report(['unchanged', 'error'], 'error'))).toBe('failed');
     expect(driftState({ ...report([], 'error'), error: 'the build of head failed' })).toBe('failed');
     expect(driftState(report(['regression', 'inconclusive']))).toBe('broken');
+    // A regression the time limit kept from its confirmation fails the run, but opens no drift issue: undecided.
+    const cut = report(['regression', 'unchanged']);
+    (cut.benchmarks[0] as { unconfirmed?: boolean }).unconfirmed = true;
+    expect(driftState(cut)).toBe('undecided');
     const anchor = { commit: sha(1), label: 'v1_2' };
+    expect(driftMarkdown({ report: cut, trend: undefined, driftBudget: 0.1, anchor, marker: '' })).toContain(
+      'undecided, 1 benchmark(s) not shown within 10%',
+    );
     const undecided = driftMarkdown({ report: report(['inconclusive']), trend: undefined, driftBudget: 0.1, anchor, marker: '<!-- m -->' });
     expect(undecided).toContain('### 🟡 benchgate drift: undecided, 1 benchmark(s) not shown within 10% of v1&#95;2');
     expect(undecided).not.toContain('✅');
@@ -726,6 +733,33 @@ describe('what the review found', () => {
       { head: sha(4), extend: false },
       { head: sha(4), extend: true },
     ]);
+  });
+
+  it('bisect: a regression the time limit kept from its confirmation is not bad: the step is compared again, with more rounds', async () => {
+    const commits: BisectCommit[] = Array.from({ length: 8 }, (_, i) => ({ sha: sha(i + 1), subject: `c${i + 1}` }));
+    const calls: { head: string; extend: boolean }[] = [];
+    // The loss comes with commit 6; at commit 4 a transient reads as a loss the short compare could not confirm.
+    const compare = async (_b: string, head: string, extend: boolean): Promise<Report> => {
+      calls.push({ head, extend });
+      const i = Number.parseInt(head, 16);
+      const lost = i >= 6 || (i === 4 && !extend);
+      const work = {
+        id: 'work',
+        verdict: lost ? 'regression' : 'unchanged',
+        budget: 0.05,
+        change: { estimate: lost ? -0.3 : 0, low: lost ? -0.35 : -0.01, high: lost ? -0.25 : 0.01, confidence: 0.95 },
+        ...(i === 4 && !extend ? { unconfirmed: true } : {}),
+      };
+      return { verdict: lost ? 'fail' : 'pass', benchmarks: [work] } as unknown as Report;
+    };
+    const result = await bisect({ good: sha(0), bad: sha(8), commits, compare, select: () => true, log: () => {} });
+    expect(result.firstBad?.commit.sha).toBe(sha(6));
+    expect(calls.slice(0, 3)).toEqual([
+      { head: sha(8), extend: false },
+      { head: sha(4), extend: false },
+      { head: sha(4), extend: true },
+    ]);
+    expect(result.steps.find((s) => s.commit === sha(4))!.outcome).toBe('good');
   });
 
   it('bisect: a commit whose install fails or that lacks a target is skipped (like git bisect skip), never good, and the search goes on', async () => {

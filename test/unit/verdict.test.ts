@@ -147,25 +147,41 @@ describe('confirmation of a regression by a fresh group of rounds', () => {
   });
 
   it('says when the fresh group was cut too short to confirm anything', () => {
-    const [result] = analyze([samples(fresh.slice(0, 3))], options);
-    // Not disproved either: a regression the time limit kept from its confirmation is unmeasured, never a pass.
-    expect(result!.verdict).toBe('unmeasured');
-    expect(result!.note).toMatch(/could not be confirmed: only 3 fresh rounds fit in the time limit/);
+    // Three fresh rounds that read the loss too (-2.4% against 1%): too few for the level, so not confirmed, but the
+    // loss the first group bounds is what was measured: a regression marked unconfirmed, which fails the run.
+    const [short] = analyze([samples(fresh.slice(0, 3))], options);
+    expect(short!.verdict).toBe('regression');
+    expect(short!.unconfirmed).toBe(true);
+    expect(short!.note).toMatch(
+      /^a regression in the first 10 rounds \(-7\.0% \[-\d+\.\d%, -\d+\.\d%\]\) could not be confirmed: only 3 fresh rounds fit in the time limit \(-2\.4%\), too few for the interval's level: a loss as measured, not shown again in fresh rounds \(a transient of the first rounds would look the same\): it fails the run, unconfirmed; raise time-limit to confirm it$/,
+    );
+    // Three fresh rounds that do not read it: not disproved either, so unmeasured (never a pass).
+    const [noLoss] = analyze([samples([0.4, -0.8, 0.1].map((x) => Math.log1p(x / 100)))], options);
+    expect(noLoss!.verdict).toBe('unmeasured');
+    expect(noLoss!.unconfirmed).toBeUndefined();
+    expect(noLoss!.note).toMatch(
+      /could not be confirmed: only 3 fresh rounds fit in the time limit, too few for the interval's level: unmeasured/,
+    );
   });
 
-  it('calls a regression whose confirmation began with no round in the time limit unmeasured, its other figures too', () => {
+  it('calls a regression whose confirmation began with no round in the time limit an unconfirmed regression, its other figures too', () => {
     const [micro] = analyze([samples([])], options);
-    expect(micro!.verdict).toBe('unmeasured');
-    expect(micro!.note).toBe(
-      'a regression in the first 10 rounds (-7.0%) could not be confirmed: no fresh round fit in the time limit: unmeasured, which fails the run (raise time-limit)',
+    expect(micro!.verdict).toBe('regression');
+    expect(micro!.unconfirmed).toBe(true);
+    expect(micro!.note).toMatch(
+      /^a regression in the first 10 rounds \(-7\.0% \[[^\]]+\]\) could not be confirmed: no fresh round fit in the time limit: a loss as measured, not shown again in fresh rounds \(a transient of the first rounds would look the same\): it fails the run, unconfirmed; raise time-limit to confirm it$/,
     );
-    // A load test's CPU figure had no fresh round either: its regression is not shown again, so it cannot fail the run alone.
+    // A load test's CPU figure had no fresh round either: unconfirmed too, and so is the benchmark.
     const [load] = analyze([{ ...samples([]), kind: 'http', cpu: first }], options);
-    expect(load!.cpu!.verdict).toBe('unmeasured');
-    expect(load!.verdict).toBe('unmeasured');
-    // With no confirmation begun (confirm: false), the first group's regression stands.
+    expect(load!.cpu!.verdict).toBe('regression');
+    expect(load!.verdict).toBe('regression');
+    expect(load!.unconfirmed).toBe(true);
+    // With no confirmation begun (confirm: false), the first group's regression stands, confirmed as planned.
     const [unconfirmed] = analyze([{ ...samples([]), confirmation: undefined }], options);
     expect(unconfirmed!.verdict).toBe('regression');
+    expect(unconfirmed!.unconfirmed).toBeUndefined();
+    // Confirmed by its fresh group: no mark.
+    expect(analyze([samples(fresh)], options)[0]!.unconfirmed).toBeUndefined();
   });
 });
 
@@ -234,8 +250,10 @@ describe('a benchmark short of its first look is unmeasured, never a pass', () =
     expect(result!.change!.high).toBeLessThan(-0.1);
     // Its interval is the early look's: each side at the early share of alpha (0.05 × its weight), a t interval on 2 df.
     expect(result!.change!.confidence).toBeCloseTo(1 - 2 * tenRounds.earlyAlpha(0.05), 12);
+    // Cut at 3 of the 10 rounds its first look needs: no confirmation began, so the regression stands unconfirmed.
+    expect(result!.unconfirmed).toBe(true);
     expect(result!.note).toMatch(
-      /^decided at the early look: its first 3 rounds put the whole interval \(-81\.0% \[-8\d\.\d%, -7\d\.\d%\], a t interval at 99\.50%\)/,
+      /^a regression in the first 3 rounds \(-81\.0% \[[^\]]+\]\) could not be confirmed: the time limit cut the first group at 3 of the 10 rounds its first look needs: .*; decided at the early look: its first 3 rounds put the whole interval \(-81\.0% \[-8\d\.\d%, -7\d\.\d%\], a t interval at 99\.50%\)/,
     );
     // The slow server of a time-limited run (default plan: looks from 10 to 40 rounds, so the early look spends 20% of
     // the share): 3 HTTP rounds of -72.7% from -79.1% to -65.5%, against a 5% budget.
@@ -254,9 +272,10 @@ describe('a benchmark short of its first look is unmeasured, never a pass', () =
     expect(judge(Array.from({ length: 10 }, (_, i) => Math.log1p(-0.8 + (i % 3) * 0.01))).verdict).toBe('regression');
     expect(judge(Array.from({ length: 10 }, (_, i) => (i % 3) * 0.01 - 0.01)).verdict).toBe('inconclusive');
     const noTime = judge([]);
-    expect(noTime.verdict).toBe('unmeasured');
+    expect(noTime.verdict).toBe('regression');
+    expect(noTime.unconfirmed).toBe(true);
     expect(noTime.note).toMatch(
-      /^a regression in the first 3 rounds \(-81\.0%\) could not be confirmed: no fresh round fit.*; decided at the early look: /,
+      /^a regression in the first 3 rounds \(-81\.0% \[[^\]]+\]\) could not be confirmed: no fresh round fit.*; decided at the early look: /,
     );
     // A 5% step at a 5% budget, rounds 2% apart: nothing near its budget is decided early.
     const near = { ...aa(3), logRatios: [-0.05, -0.07, -0.03].map((x) => Math.log1p(x)) };
