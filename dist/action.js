@@ -77057,6 +77057,7 @@ async function measureMicro(plan) {
   const conditions = [];
   const adaptive = plan.adaptive;
   const decided = /* @__PURE__ */ new Set();
+  const decidedEarly = /* @__PURE__ */ new Set();
   const confirmationRounds = (done) => adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plannedRounds, done) : 0;
   const confirmProcessMs = (fallback) => {
     if (!allocation) return fallback;
@@ -77141,7 +77142,10 @@ async function measureMicro(plan) {
     if (!adaptive) continue;
     const look = rounds >= plannedRounds && (rounds - plannedRounds) % adaptive.lookEvery === 0 || rounds === adaptive.earlyLook;
     if (look) {
-      for (const id of adaptive.decided([...samples.values()])) decided.add(id);
+      for (const id of adaptive.decided([...samples.values()])) {
+        if (!decided.has(id) && rounds === adaptive.earlyLook && rounds < plannedRounds) decidedEarly.add(id);
+        decided.add(id);
+      }
       if (adaptive.confirmRounds > 0) suspects2 = adaptive.toConfirm([...samples.values()]);
     }
     replan();
@@ -77157,7 +77161,9 @@ async function measureMicro(plan) {
   }
   let confirmRounds = 0;
   const confirming = adaptive && adaptive.confirmRounds > 0 ? adaptive.toConfirm([...samples.values()]) : /* @__PURE__ */ new Set();
-  const confirmTarget = adaptive ? Math.max(adaptive.confirmRounds, plannedRounds, ...[...confirming].map((id) => samples.get(id)?.logRatios.length ?? 0)) : 0;
+  const fullGroup = (id) => Math.max(adaptive.confirmRounds, plannedRounds, samples.get(id)?.logRatios.length ?? 0);
+  const groupOf2 = (id) => decidedEarly.has(id) ? adaptive.earlyLook : fullGroup(id);
+  const confirmTarget = adaptive && confirming.size > 0 ? Math.max(...[...confirming].map(groupOf2)) : 0;
   if (confirming.size > 0) {
     plan.log(`confirming ${confirming.size} regression(s) with ${confirmTarget} fresh rounds`);
     allocation = reallocate(plan, records, allocation, confirming);
@@ -77166,14 +77172,28 @@ async function measureMicro(plan) {
       const entry = samples.get(id);
       if (entry) entry.confirmation ??= [];
     }
-    const others = new Set([...samples.keys()].filter((id) => !confirming.has(id)));
-    for (let i2 = 0; i2 < confirmTarget; i2++) {
-      const elapsed = now() - started;
-      const roundMs = roundLength(elapsed);
-      if (elapsed + roundMs > plan.timeLimitMs) break;
-      plan.onProgress?.({ round: i2 + 1, rounds: confirmTarget, elapsedMs: elapsed, remainingMs: roundMs * (confirmTarget - i2) });
-      await runOne(rounds + i2, others, "confirmation");
-      confirmRounds++;
+    const confirmUpTo = async (target, measuring) => {
+      const others = new Set([...samples.keys()].filter((id) => !measuring.has(id)));
+      for (let i2 = confirmRounds; i2 < target; i2++) {
+        const elapsed = now() - started;
+        const roundMs = roundLength(elapsed);
+        if (elapsed + roundMs > plan.timeLimitMs) return;
+        plan.onProgress?.({ round: i2 + 1, rounds: target, elapsedMs: elapsed, remainingMs: roundMs * (target - i2) });
+        await runOne(rounds + i2, others, "confirmation");
+        confirmRounds++;
+      }
+    };
+    await confirmUpTo(confirmTarget, confirming);
+    const shown = adaptive.toConfirm([...samples.values()]);
+    const goOn = new Set([...confirming].filter((id) => decidedEarly.has(id) && !shown.has(id) && !skip.has(id)));
+    const longer = goOn.size > 0 ? Math.max(...[...goOn].map(fullGroup)) : 0;
+    if (longer > confirmRounds && confirmRounds === confirmTarget) {
+      plan.log(
+        `${goOn.size} regression(s) from the early look not shown again in ${confirmRounds} fresh rounds: the fresh group goes on to ${longer}`
+      );
+      allocation = reallocate(plan, records, allocation, goOn);
+      suspects2 = goOn;
+      await confirmUpTo(longer, goOn);
     }
   }
   for (const [id, message] of errors) {
@@ -78799,7 +78819,9 @@ async function measureHttp(plan) {
     const recent = [];
     let done = 0;
     const reserved = plan.benchmarks.slice(index + 1).reduce((sum3, _b, i2) => sum3 + 2 * perRound[index + 1 + i2], 0);
-    const confirmTarget = () => adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plan.rounds, samples.logRatios.length) : 0;
+    let endedEarly = false;
+    const fullGroup = () => adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plan.rounds, samples.logRatios.length) : 0;
+    const confirmTarget = () => endedEarly && fullGroup() > 0 ? samples.logRatios.length : fullGroup();
     const timeLeft = () => ({
       rounds: Math.max(0, plan.rounds - samples.logRatios.length) + Math.max(0, confirmTarget() - (samples.confirmation?.length ?? 0)),
       ms: plan.deadline - now() - reserved
@@ -78846,7 +78868,8 @@ async function measureHttp(plan) {
       const look = adaptive && (round4 + 1 >= plan.rounds && (round4 + 1 - plan.rounds) % adaptive.lookEvery === 0 || round4 + 1 === adaptive.earlyLook);
       if (!look) continue;
       if (adaptive.decided(samples)) {
-        if (round4 + 1 < plan.rounds) plan.log(`${benchmark.id}: decided at the early look, after ${round4 + 1} rounds`);
+        endedEarly = round4 + 1 < plan.rounds;
+        if (endedEarly) plan.log(`${benchmark.id}: decided at the early look, after ${round4 + 1} rounds`);
         break;
       }
       if (round4 + 1 === plan.rounds && maxRounds > plan.rounds)
@@ -78858,6 +78881,12 @@ async function measureHttp(plan) {
       samples.confirmation ??= [];
       let confirmed = 0;
       while (confirmed < target && await runRound2(confirmed, target, "confirmation", 0)) confirmed++;
+      if (endedEarly && confirmed === target && fullGroup() > target && !samples.error && !adaptive.toConfirm(samples)) {
+        plan.log(
+          `${benchmark.id}: the regression was not shown again in ${target} fresh rounds: the fresh group goes on to ${fullGroup()}`
+        );
+        while (confirmed < fullGroup() && await runRound2(confirmed, fullGroup(), "confirmation", 0)) confirmed++;
+      }
       confirmRounds = Math.max(confirmRounds, confirmed);
     }
   }
@@ -79187,13 +79216,19 @@ function analyze(benchmarks, options) {
     if (!benchmark.head) return { ...common, verdict: "removed", change: void 0 };
     const rounds = benchmark.logRatios.length;
     const firstLook = options.firstLook?.(benchmark);
-    const cutShort = firstLook !== void 0 && rounds < firstLook.rounds;
+    const shortOfFirstLook = firstLook !== void 0 && rounds < firstLook.rounds;
     if (rounds === 0) {
       if (!firstLook) return { ...common, verdict: "inconclusive", change: void 0 };
       return { ...common, verdict: "unmeasured", change: void 0, note: tooFewRounds(0, firstLook) };
     }
     const change = estimateChangeBounds(benchmark.logRatios, rule.lookAlpha(rounds, otherShare), rule.lookAlpha(rounds, regressionShare));
     const regressionP = pOf(benchmark.logRatios, budget, false);
+    const early = earlyVerdict(benchmark.logRatios, (c) => decide(c, budget), shortOfFirstLook);
+    const perCpu = cpuRatios(benchmark);
+    const earlyCpu = perCpu ? earlyVerdict(perCpu, (c) => decide(c, budget), shortOfFirstLook) : void 0;
+    const gatedOn = perCpu ? gatedFigure(benchmark.logRatios, perCpu, benchmark.requestsNotCost) : void 0;
+    const endedEarly = rounds === rule.earlyRounds && ((gatedOn === "cpu" ? earlyCpu : early) !== void 0 || early?.verdict === "regression" || earlyCpu?.verdict === "regression");
+    const cutShort = shortOfFirstLook && !endedEarly;
     const notes = [];
     const regressions = [];
     let raiseTimeLimit;
@@ -79216,7 +79251,8 @@ function analyze(benchmarks, options) {
         return "regression";
       }
       if (!fresh.every(Number.isFinite)) return verdict2;
-      const again = estimateChange(fresh, rule.confirmationLevel);
+      const confirmAlpha = (1 - rule.confirmationLevel) / 2;
+      const again = endedEarly && fresh.length === rule.earlyRounds ? earlyChange(fresh, confirmAlpha, confirmAlpha) : estimateChange(fresh, rule.confirmationLevel);
       if (judge2(again) === "regression") {
         regressions.push(true);
         return verdict2;
@@ -79224,7 +79260,12 @@ function analyze(benchmarks, options) {
       const cut = again.achievedConfidence < again.confidence - 1e-12;
       if (cut && judge2(pointChange(Math.log1p(again.estimate))) === "regression") {
         notes.push(
-          notConfirmed(what, rounds2, first, `only ${fresh.length} fresh rounds fit in the time limit (${pct(again.estimate)}), too few for the interval's level`)
+          notConfirmed(
+            what,
+            rounds2,
+            first,
+            `only ${fresh.length} fresh rounds fit in the time limit (${pct(again.estimate)}), too few for the interval's level`
+          )
         );
         raiseTimeLimit ??= CONFIRM_HINT;
         regressions.push(false);
@@ -79233,7 +79274,6 @@ function analyze(benchmarks, options) {
       notes.push(unconfirmed(what, rounds2, first, again, fresh.length));
       return cut ? "unmeasured" : "inconclusive";
     };
-    const early = earlyVerdict(benchmark.logRatios, (c) => decide(c, budget), cutShort);
     const throughput = confirm(
       early?.verdict ?? decide(change, budget),
       "a regression",
@@ -79242,9 +79282,6 @@ function analyze(benchmarks, options) {
       benchmark.confirmation,
       (c) => decide(c, budget)
     );
-    const perCpu = cpuRatios(benchmark);
-    const gatedOn = perCpu ? gatedFigure(benchmark.logRatios, perCpu, benchmark.requestsNotCost) : void 0;
-    const earlyCpu = perCpu ? earlyVerdict(perCpu, (c) => decide(c, budget), cutShort) : void 0;
     const gatedEarly = gatedOn === "cpu" ? earlyCpu !== void 0 : early !== void 0;
     const earlyNote = gatedOn === "cpu" ? earlyCpu ? [decidedEarlyNote(earlyCpu.change, "requests per CPU-second's", rule.earlyRounds)] : [] : early ? [decidedEarlyNote(early.change, "its", rule.earlyRounds)] : [];
     const note = () => {
@@ -86707,8 +86744,7 @@ async function checkBenchFiles(run, files) {
   return inventory;
 }
 function settled(c) {
-  if (c.verdict === "inconclusive") return false;
-  return !(c.decidedEarly && c.verdict === "regression" && c.logRatios.length <= EARLY_ROUNDS);
+  return c.verdict !== "inconclusive";
 }
 async function measureMicroStage(run, files) {
   const { config, plan, options } = run;
@@ -87783,8 +87819,7 @@ function measuredOrNot(benchmark, file) {
   const compared = !["error", "new", "removed", "unmeasured"].includes(benchmark.verdict);
   if (!compared || Array.isArray(benchmark.rounds) && benchmark.rounds.length > 0) return benchmark;
   const note = `${file} measured no round of it: no figure, and an unmeasured benchmark is never a pass: raise that shard's time-limit, or split the suite into more shards`;
-  const { unconfirmed: _, ...rest } = benchmark;
-  return { ...rest, verdict: "unmeasured", change: null, note };
+  return { ...benchmark, verdict: "unmeasured", change: null, unconfirmed: void 0, note };
 }
 function checkShard({ file, report: report2 }) {
   if (report2.verdict === "error" && report2.error)

@@ -233,7 +233,7 @@ for (const pool of slowed) {
 }
 
 // The early look (src/stats/early.ts): a t interval on the first 3 rounds, each side at the early share of the
-// Bonferroni share; a step it decides stops there, a regression without a confirmation. Compared with the rule
+// Bonferroni share; a step it decides stops there, a regression after a confirmation of 3 fresh rounds. Compared with the rule
 // without it ("after", whose planned looks then spend the whole share) on the same windows. On these files a
 // round spreads 26-34% (one process per revision); benchgate's in-process rounds spread 1.5-3%, so each A/A pool
 // is also replayed scaled to a 2% spread: the same shape of noise (tails, correlation), at the spread the early
@@ -272,8 +272,16 @@ function runWith(rule, pools, budget) {
   const started = pools.map((pool) => {
     const start = Math.floor(random() * pool.values.length);
     const early = rule.early ? rule.early(pool, start, budget) : 'inconclusive';
-    // An early unchanged or improvement ends there; a regression seen there measures on, and the planned looks judge it.
-    if (early !== 'inconclusive' && early !== 'regression') return { pool, start, n: 3, budget, early };
+    // A figure decided there ends there; a regression seen there is confirmed by the 3 fresh rounds after it, read by
+    // the same t interval at the confirmation's level (stats/analyze.ts).
+    // Where those 3 do not show it, the fresh group goes on to the first look's size, read by its signed-rank bound.
+    if (early === 'regression') {
+      const quick = decide(earlyChange(take(pool, start + 3, 3), rule.confirmAlpha, rule.confirmAlpha), budget);
+      if (quick === 'regression') return { pool, start, n: 6, budget, early: 'regression' };
+      const again = decide(estimateChangeBounds(take(pool, start + 3, rule.first), rule.confirmAlpha, rule.confirmAlpha), budget);
+      return { pool, start, n: 3 + rule.first, budget, early: again === 'regression' ? 'regression' : 'inconclusive' };
+    }
+    if (early !== 'inconclusive') return { pool, start, n: 3, budget, early };
     let n = rule.first;
     for (; n < MAX; n = Math.min(MAX, n + EVERY)) if (rule.look(pool, start, n, budget) !== 'inconclusive') break;
     return { pool, start, n: Math.min(n, MAX), budget };
@@ -304,7 +312,7 @@ const rulesEarly = {
   early: earlyRule,
 };
 
-console.log('\nThe early look (3 rounds, a t interval at the early share; a regression seen there goes on to the planned looks)');
+console.log('\nThe early look (3 rounds, a t interval at the early share; a regression seen there is confirmed by 3 fresh rounds)');
 console.log('beside the planned looks alone, on the same windows:');
 console.log("A/A: a false verdict is any regression (or improvement) in the family; rounds: the median over the family's benchmarks\n");
 console.log('noise          family  budget  rule     false regressions  false improvements  decided early  median rounds');

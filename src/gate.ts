@@ -25,7 +25,7 @@ import type { BenchmarkSamples, Measurement, MeasureProgress } from './measure/t
 import { httpDetails } from './report/http.js';
 import type { Listing } from './report/listing.js';
 import { analyze, budgetedFigures, type AnalyzeOptions, type Comparison } from './stats/analyze.js';
-import { decisionRule, EARLY_ROUNDS, type DecisionRule } from './stats/decision.js';
+import { decisionRule, type DecisionRule } from './stats/decision.js';
 import { decideFamily } from './stats/family.js';
 import { currentEnvironment } from './report/environment.js';
 import {
@@ -419,13 +419,12 @@ export async function listBenchmarks(options: Omit<GateOptions, 'base' | 'probeP
 }
 
 /**
- * Whether a look ends a benchmark's first group. At the early look a regression does not: its first group goes on
- * to the first look's rounds, so its confirmation starts as late as any other's (a transient of the first processes,
- * or of a server's first starts, looks exactly like a loss from 3 rounds). An early `unchanged` or `improvement` does.
+ * Whether a look ends a benchmark's first group: any verdict but `inconclusive`. At the early look a regression
+ * does too (a step far beyond its budget): its confirmation is then a fresh group as large as the first, 3 rounds,
+ * right after it, read as the early look reads (stats/analyze.ts), so a huge step is decided in 6 rounds.
  */
 function settled(c: Comparison): boolean {
-  if (c.verdict === 'inconclusive') return false;
-  return !(c.decidedEarly && c.verdict === 'regression' && c.logRatios.length <= EARLY_ROUNDS);
+  return c.verdict !== 'inconclusive';
 }
 
 /** The micro-benchmark rounds; every look judges with the HTTP figures counted in, as they are planned. */

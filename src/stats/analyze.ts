@@ -141,9 +141,10 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
   const regressionShare = stepDown(pValues, alpha, family).share;
   const otherShare = alpha / Math.max(1, family);
   /** A figure decided at the early look from its first rounds (each side at the early share of Bonferroni's), or undefined. */
-  // A regression seen there does not end the first group (gate.ts `settled`): once the group went on, the planned look
-  // judges it, and the early verdict stands only for a group the time limit cut short of that look (`cutShort`), when
-  // the rounds it measured after the early look read the loss too (their median beyond the budget).
+  // A figure decided there ends its first group (gate.ts `settled`), a regression too: its confirmation is a fresh group
+  // as large (`confirm`). A group that went on past the early look (another figure of a load test kept it open) is
+  // judged by its planned look, and the early verdict stands only for a group the time limit cut short of that look
+  // (`cutShort`), when the rounds it measured after the early look read the loss too (their median beyond the budget).
   const earlyVerdict = (ratios: readonly number[], judge: (c: Change) => Verdict, cutShort: boolean) => {
     if (ratios.length < rule.earlyRounds || !ratios.slice(0, rule.earlyRounds).every(Number.isFinite)) return undefined;
     const change = earlyChange(ratios.slice(0, rule.earlyRounds), rule.earlyAlpha(otherShare), rule.earlyAlpha(otherShare));
@@ -174,8 +175,8 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
     if (!benchmark.head) return { ...common, verdict: 'removed', change: undefined };
     const rounds = benchmark.logRatios.length;
     const firstLook = options.firstLook?.(benchmark);
-    /** Short of its first look: the time limit cut the first group (the final judgement only). */
-    const cutShort = firstLook !== undefined && rounds < firstLook.rounds;
+    /** Short of its first look (the final judgement only): the early look ended the first group, or the time limit cut it. */
+    const shortOfFirstLook = firstLook !== undefined && rounds < firstLook.rounds;
     if (rounds === 0) {
       // While measuring, no round yet is only "not decided yet"; in the final judgement it is no figure at all.
       if (!firstLook) return { ...common, verdict: 'inconclusive', change: undefined };
@@ -183,6 +184,20 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
     }
     const change = estimateChangeBounds(benchmark.logRatios, rule.lookAlpha(rounds, otherShare), rule.lookAlpha(rounds, regressionShare));
     const regressionP = pOf(benchmark.logRatios, budget, false);
+    // The early look: the first rounds alone, at the early share (Bonferroni's), decide a step far beyond or within the budget.
+    const early = earlyVerdict(benchmark.logRatios, (c) => decide(c, budget), shortOfFirstLook);
+    const perCpu = cpuRatios(benchmark);
+    const earlyCpu = perCpu ? earlyVerdict(perCpu, (c) => decide(c, budget), shortOfFirstLook) : undefined;
+    const gatedOn = perCpu ? gatedFigure(benchmark.logRatios, perCpu, benchmark.requestsNotCost) : undefined;
+    /**
+     * The early look ended the first group (gate.ts `settled`): the verdict's figure was decided there, or any figure
+     * read a regression (a regression's confirmation is then a fresh group as large).
+     */
+    const endedEarly =
+      rounds === rule.earlyRounds &&
+      ((gatedOn === 'cpu' ? earlyCpu : early) !== undefined || early?.verdict === 'regression' || earlyCpu?.verdict === 'regression');
+    /** The time limit cut the first group short of its first look. */
+    const cutShort = shortOfFirstLook && !endedEarly;
     const notes: string[] = [];
     /** Per figure judged a regression: whether it was confirmed (false: the time limit cut its confirmation). */
     const regressions: boolean[] = [];
@@ -219,7 +234,13 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
         return 'regression';
       }
       if (!fresh.every(Number.isFinite)) return verdict;
-      const again = estimateChange(fresh, rule.confirmationLevel);
+      // A first group the early look ended is confirmed by a fresh group as large, read as the early look reads (a t
+      // interval), at the confirmation's level; a larger fresh group (run for other regressions too) by its signed-rank bound.
+      const confirmAlpha = (1 - rule.confirmationLevel) / 2;
+      const again =
+        endedEarly && fresh.length === rule.earlyRounds
+          ? earlyChange(fresh, confirmAlpha, confirmAlpha)
+          : estimateChange(fresh, rule.confirmationLevel);
       if (judge(again) === 'regression') {
         regressions.push(true);
         return verdict;
@@ -243,8 +264,6 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       // Too few fresh rounds that do not read the loss: not disproved, only unmeasured, which fails the run too.
       return cut ? 'unmeasured' : 'inconclusive';
     };
-    // The early look: the first rounds alone, at the early share (Bonferroni's), decide a step far beyond or within the budget.
-    const early = earlyVerdict(benchmark.logRatios, (c) => decide(c, budget), cutShort);
     // A regression, early or not, must show again in a fresh group (a transient of the first processes looks the same).
     const throughput = confirm(
       early?.verdict ?? decide(change, budget),
@@ -254,10 +273,7 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       benchmark.confirmation,
       (c) => decide(c, budget),
     )!;
-    const perCpu = cpuRatios(benchmark);
-    const gatedOn = perCpu ? gatedFigure(benchmark.logRatios, perCpu, benchmark.requestsNotCost) : undefined;
     // Short of its first look, the verdict's figure decided at the early look is measured enough.
-    const earlyCpu = perCpu ? earlyVerdict(perCpu, (c) => decide(c, budget), cutShort) : undefined;
     const gatedEarly = gatedOn === 'cpu' ? earlyCpu !== undefined : early !== undefined;
     // Said last (the notes of the confirmation and the other figures lead): the verdict's figure decided early.
     const earlyNote =

@@ -128,13 +128,14 @@ describe('time-limit bounds measuring, and nothing unmeasured passes', () => {
     expect(run.stdout).toContain('… unmeasured');
   });
 
-  it('fails a load test the time limit cut after the early look as a regression, unconfirmed, saying what would confirm it', async () => {
-    // Head answers twenty times slower, and the time limit leaves a few rounds of the 15 its first look needs: the
-    // early look's 3 rounds bound the loss far beyond the budget, the rounds after it read it too. The user is told
-    // the loss the rounds show (exit 1), unconfirmed, not "not measured".
+  it('fails a load test the time limit cuts short of its first look as a regression, from the early look', async () => {
+    // Head answers twenty times slower, and the time limit leaves a few rounds of the 15 its first look needs: the early
+    // look's 3 rounds bound the loss far beyond the budget and end the first group. Its fresh group of 3 confirms it where
+    // the time limit leaves them, and where not, the regression stands unconfirmed: either way the user is told the
+    // loss the rounds show (exit 1), not "not measured".
     const slow = "const t = Date.now(); while (Date.now() - t < 2) {} res.end('[]');";
     const config =
-      'time-limit: 9s\nhttp:\n  - name: list\n    start: node server.js\n    ready: /health\n    requests:\n      - path: /list\n    duration: 300ms\n    warmup: 100ms\n';
+      'time-limit: 12s\nhttp:\n  - name: list\n    start: node server.js\n    ready: /health\n    requests:\n      - path: /list\n    duration: 300ms\n    warmup: 100ms\n';
     const repo = inlineRepo(
       { 'benchgate.yml': config, 'server.js': SERVER("res.end(req.url === '/health' ? 'ok' : '[]');") },
       { 'server.js': SERVER(`if (req.url === '/health') return res.end('ok'); ${slow}`) },
@@ -145,16 +146,19 @@ describe('time-limit bounds measuring, and nothing unmeasured passes', () => {
     expect(report.verdict).toBe('fail');
     const [bench] = report.benchmarks;
     expect(bench.verdict).toBe('regression');
-    expect(bench.unconfirmed).toBe(true);
-    const cut = /the time limit cut the first group at (\d+) of the (\d+) rounds its first look needs/.exec(bench.note);
-    expect(cut, bench.note).not.toBeNull();
-    expect(Number(cut![1])).toBe(bench.rounds.length);
-    expect(bench.rounds.length).toBeGreaterThanOrEqual(3);
-    expect(bench.rounds.length).toBeLessThan(Number(cut![2]));
+    expect(bench.rounds).toHaveLength(3);
     expect(bench.change.high).toBeLessThan(-0.05);
-    expect(bench.note).toMatch(/raise time-limit to at least \S+$/);
-    expect(run.stdout).toMatch(/✗ regression \(unconfirmed\)/);
+    expect(bench.note).toMatch(/decided at the early look: /);
     expect(run.stdout).toContain('FAIL: 1 regression');
+    if (bench.unconfirmed) {
+      // The time limit left the fresh group fewer than 3 rounds: said, with what would confirm it.
+      expect(bench.note).toMatch(/could not be confirmed: (no fresh round fit|only [12] fresh rounds fit) in the time limit/);
+      expect(bench.note).toMatch(/raise time-limit to confirm it$/);
+      expect(run.stdout).toMatch(/✗ regression \(unconfirmed\)/);
+    } else {
+      expect(bench.confirmation).toHaveLength(3);
+      for (const round of bench.confirmation) expect(round).toBeLessThan(-0.05);
+    }
   });
 
   it('fails a load test the time limit left without a single round: unmeasured, exit 2, with the time its first look needs', async () => {

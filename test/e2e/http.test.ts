@@ -27,20 +27,24 @@ describe('HTTP load tests, through the real CLI', () => {
     const [bench] = report.benchmarks;
     expect(bench).toMatchObject({ id: 'http > todo lists', kind: 'http', verdict: 'regression', budget: 0.1 });
     expect(bench.change.high).toBeLessThan(-0.1);
-    // Three budgeted figures (requests/s, requests per CPU-second, p99): the rounds stop at a look of the plan
-    // (6, 11, 16), at least the first look the rule allows for them.
+    // Three budgeted figures (requests/s, requests per CPU-second, p99): the rounds stop at the early look (3, where
+    // its rounds put the loss far beyond the budget) or at a look of the plan (6, 11, 16), at least the first look the
+    // rule allows for them.
     const plan = decisionRule({ confidence: 0.95, rounds: 6, maxRounds: 16, lookEvery: 5 });
-    expect([6, 11, 16]).toContain(report.run.httpRounds);
+    expect([3, 6, 11, 16]).toContain(report.run.httpRounds);
     expect(report.run.figures).toBe(3);
-    expect(report.run.httpRounds).toBeGreaterThanOrEqual(plan.minimumRounds(3));
+    if (report.run.httpRounds > 3) expect(report.run.httpRounds).toBeGreaterThanOrEqual(plan.minimumRounds(3));
     expect(bench.rounds).toHaveLength(report.run.httpRounds);
     // Before failing the build, the regression reproduced in fresh rounds, on servers started anew: a loss of about 75%.
+    // As many as the first group ran (an early step's 3, going on to the first look's 6 only where those did not show it).
     expect(bench.confirmation).toHaveLength(report.run.httpConfirmRounds);
-    expect(report.run.httpConfirmRounds).toBeGreaterThanOrEqual(6);
+    expect(report.run.httpConfirmRounds).toBeGreaterThanOrEqual(Math.min(report.run.httpRounds, 6));
     expect(median(bench.confirmation)).toBeLessThan(-0.5);
     // Throughput's loss (over 50%) reproduces every time; p99's fivefold growth nearly always does, but on a
     // loaded machine one slow round at base can keep its confirmation short of the budget: then it says so.
-    if (bench.note) expect(bench.note).toMatch(/^a p99 latency regression in the first .* did not reproduce/);
+    // (An early decision says so in the note too.)
+    const unreproduced = /^a p99 latency regression in the first .* did not reproduce/.test(bench.note ?? '');
+    if (bench.note && !unreproduced) expect(bench.note).toMatch(/^decided at the early look: /);
     // Latency in milliseconds with its fractional digits (hrtime, not autocannon's whole milliseconds).
     const { p50, p99 } = bench.http.latency;
     expect(p50.base).toBeGreaterThan(0.01);
@@ -51,11 +55,12 @@ describe('HTTP load tests, through the real CLI', () => {
     // holds whatever the load: head's p99 is the higher, and p99's verdict is what its interval says at its budget
     // (the rounds stop once throughput's loss decides the benchmark, which can leave p99 undecided).
     expect(p99.change.estimate).toBeGreaterThan(0);
-    if (bench.note) expect(p99.verdict).toBe('inconclusive');
+    if (unreproduced) expect(p99.verdict).toBe('inconclusive');
     if (p99.verdict === 'regression') expect(p99.change.low).toBeGreaterThan(0.25);
     // A p99 regression the fresh rounds did not reproduce (the note) keeps the first group's interval, above the
     // budget, and is inconclusive (a Node 24 CI run: low +51%, note, inconclusive); otherwise no regression has it.
-    else if (!bench.note) expect(p99.change.low).toBeLessThanOrEqual(0.25 + 1e-9);
+    // (From the early look's 3 rounds a signed-rank interval reaches no level, so p99 stays undecided whatever it reads.)
+    else if (!unreproduced && report.run.httpRounds > 3) expect(p99.change.low).toBeLessThanOrEqual(0.25 + 1e-9);
     if (p99.verdict === 'unchanged') expect(p99.change.high).toBeLessThan(0.25);
     // The latency table shows those figures, whatever their size: "+784.7%" and "+1065%" alike.
     const p99Row = terminalRow(run.stdout, 'p99');

@@ -193,6 +193,42 @@ describe('HTTP rounds', () => {
     expect(fake.calls.map(([, round]) => round)).toEqual(Array.from({ length: 22 }, (_, i) => i));
   });
 
+  it("confirms a regression the early look decided on as many fresh rounds: 3, not the first look's", async () => {
+    const fake = fakeRounds();
+    const lines: string[] = [];
+    const decided = (samples: BenchmarkSamples) => samples.logRatios.length === 3;
+    const result = await measureHttp(
+      planFor(fake, {
+        log: (line) => lines.push(line),
+        adaptive: { maxRounds: 16, lookEvery: 5, decided, toConfirm: () => true, confirmRounds: 6, earlyLook: 3 },
+      }),
+    );
+    const [todos] = result.benchmarks;
+    expect(result.rounds).toBe(3);
+    expect(result.confirmRounds).toBe(3);
+    expect(todos!.confirmation).toEqual(Array(3).fill(Math.log(0.8)));
+    expect(fake.calls.map(([, round]) => round)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(lines).toContain('http > todos: confirming the regression with 3 more rounds on new servers');
+  });
+
+  it("goes on to the first look's size where the 3 fresh rounds of an early step do not show it again", async () => {
+    const fake = fakeRounds();
+    const lines: string[] = [];
+    const decided = (samples: BenchmarkSamples) => samples.logRatios.length === 3;
+    // A regression at the end of the first group; after its 3 fresh rounds, not one any more.
+    const toConfirm = (samples: BenchmarkSamples) => (samples.confirmation?.length ?? 0) < 3;
+    const result = await measureHttp(
+      planFor(fake, {
+        log: (line) => lines.push(line),
+        adaptive: { maxRounds: 16, lookEvery: 5, decided, toConfirm, confirmRounds: 6, earlyLook: 3 },
+      }),
+    );
+    expect(result.rounds).toBe(3);
+    expect(result.confirmRounds).toBe(6);
+    expect(result.benchmarks[0]!.confirmation).toHaveLength(6);
+    expect(lines).toContain('http > todos: the regression was not shown again in 3 fresh rounds: the fresh group goes on to 6');
+  });
+
   it('does not confirm what needs no confirming', async () => {
     const fake = fakeRounds();
     const result = await measureHttp(

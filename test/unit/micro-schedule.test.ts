@@ -268,6 +268,66 @@ describe('adaptive rounds', () => {
     expect(fake.jobs.slice(15).every((job) => job.decided?.includes(id('b')) && !job.decided.includes(id('a')))).toBe(true);
   });
 
+  it('confirms a regression the early look decided with a fresh group as large: 3 rounds, or more beside a later one', async () => {
+    // a and b are steps far beyond their budget, decided at the early look; alone, their fresh group is 3 rounds.
+    const alone = fakeProcesses(['a', 'b']);
+    const early = await measureMicro(
+      planFor(alone, {
+        adaptive: adaptive({
+          maxRounds: 40,
+          earlyLook: 3,
+          decided: () => new Set([id('a'), id('b')]),
+          toConfirm: (bs) => new Set(bs.map((b) => b.id)),
+          confirmRounds: 10,
+        }),
+      }),
+    );
+    expect(early.rounds).toBe(3);
+    expect(early.confirmRounds).toBe(3);
+    expect(byId(early.benchmarks).a!.confirmation).toHaveLength(3);
+    expect(alone.jobs).toHaveLength(6);
+    // Beside a regression the planned looks found (c, at round 10), the fresh group is the larger one, for every suspect.
+    const mixed = fakeProcesses(['a', 'c']);
+    let look = 0;
+    const later = await measureMicro(
+      planFor(mixed, {
+        adaptive: adaptive({
+          maxRounds: 40,
+          earlyLook: 3,
+          decided: () => new Set(++look === 1 ? [id('a')] : [id('a'), id('c')]),
+          toConfirm: () => new Set([id('a'), id('c')]),
+          confirmRounds: 10,
+        }),
+      }),
+    );
+    expect(later.rounds).toBe(10);
+    expect(later.confirmRounds).toBe(10);
+    expect(byId(later.benchmarks).a!.logRatios).toHaveLength(3);
+    expect(byId(later.benchmarks).a!.confirmation).toHaveLength(10);
+  });
+
+  it("goes on to the first look's size where the 3 fresh rounds of an early step do not show it again", async () => {
+    const fake = fakeProcesses(['a']);
+    const lines: string[] = [];
+    const result = await measureMicro(
+      planFor(fake, {
+        log: (line) => lines.push(line),
+        adaptive: adaptive({
+          maxRounds: 40,
+          earlyLook: 3,
+          decided: () => new Set([id('a')]),
+          // A regression at the end of the first group; after its 3 fresh rounds, not one any more.
+          toConfirm: (bs) => new Set(bs.filter((b) => (b.confirmation?.length ?? 0) < 3).map((b) => b.id)),
+          confirmRounds: 10,
+        }),
+      }),
+    );
+    expect(result.rounds).toBe(3);
+    expect(result.confirmRounds).toBe(10);
+    expect(byId(result.benchmarks).a!.confirmation).toHaveLength(10);
+    expect(lines).toContain('1 regression(s) from the early look not shown again in 3 fresh rounds: the fresh group goes on to 10');
+  });
+
   it('confirms nothing when confirmation is off', async () => {
     let asked = false;
     const result = await measureMicro(

@@ -108,9 +108,12 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
     let done = 0;
     // Leave room for the rounds of the benchmarks still to come: each gets at least 2.
     const reserved = plan.benchmarks.slice(index + 1).reduce((sum, _b, i) => sum + 2 * perRound[index + 1 + i]!, 0);
-    // As many fresh rounds as the first group ran (at least the first look's): as strong a test, on new servers.
-    const confirmTarget = () =>
+    // As many fresh rounds as the first group ran (at least the first look's, unless the early look ended it): as
+    // strong a test, on new servers.
+    let endedEarly = false;
+    const fullGroup = () =>
       adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plan.rounds, samples.logRatios.length) : 0;
+    const confirmTarget = () => (endedEarly && fullGroup() > 0 ? samples.logRatios.length : fullGroup());
     // A duet with no duration set learns its warm-up and blocks per pair from its own rounds (planner.ts), the blocks
     // bounded so that the rounds still needed (to the first look, and the confirmation it would run) fit in the time left.
     const timeLeft = () => ({
@@ -168,7 +171,8 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
         ((round + 1 >= plan.rounds && (round + 1 - plan.rounds) % adaptive.lookEvery === 0) || round + 1 === adaptive.earlyLook);
       if (!look) continue;
       if (adaptive.decided(samples)) {
-        if (round + 1 < plan.rounds) plan.log(`${benchmark.id}: decided at the early look, after ${round + 1} rounds`);
+        endedEarly = round + 1 < plan.rounds;
+        if (endedEarly) plan.log(`${benchmark.id}: decided at the early look, after ${round + 1} rounds`);
         break;
       }
       if (round + 1 === plan.rounds && maxRounds > plan.rounds)
@@ -181,6 +185,13 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
       samples.confirmation ??= [];
       let confirmed = 0;
       while (confirmed < target && (await runRound(confirmed, target, 'confirmation', 0))) confirmed++;
+      // A step the early look decided, not shown again in as many fresh rounds: the fresh group goes on to the first look's size.
+      if (endedEarly && confirmed === target && fullGroup() > target && !samples.error && !adaptive!.toConfirm(samples)) {
+        plan.log(
+          `${benchmark.id}: the regression was not shown again in ${target} fresh rounds: the fresh group goes on to ${fullGroup()}`,
+        );
+        while (confirmed < fullGroup() && (await runRound(confirmed, fullGroup(), 'confirmation', 0))) confirmed++;
+      }
       confirmRounds = Math.max(confirmRounds, confirmed);
     }
   }

@@ -201,6 +201,8 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
   const conditions: RoundConditions[] = [];
   const adaptive = plan.adaptive;
   const decided = new Set<string>();
+  // Decided at the early look: a regression among them is confirmed by a fresh group as large (the early look's rounds).
+  const decidedEarly = new Set<string>();
   // A confirmation runs as many rounds as the first group did (at least the first look's), so the time it needs grows with the rounds.
   const confirmationRounds = (done: number) =>
     adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plannedRounds, done) : 0;
@@ -305,7 +307,10 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     // The planned looks, and the early look (a step far beyond or within its budget is decided from its first rounds).
     const look = (rounds >= plannedRounds && (rounds - plannedRounds) % adaptive.lookEvery === 0) || rounds === adaptive.earlyLook;
     if (look) {
-      for (const id of adaptive.decided([...samples.values()])) decided.add(id);
+      for (const id of adaptive.decided([...samples.values()])) {
+        if (!decided.has(id) && rounds === adaptive.earlyLook && rounds < plannedRounds) decidedEarly.add(id);
+        decided.add(id);
+      }
       if (adaptive.confirmRounds > 0) suspects = adaptive.toConfirm([...samples.values()]);
     }
     replan();
@@ -324,10 +329,12 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
   let confirmRounds = 0;
   const confirming = adaptive && adaptive.confirmRounds > 0 ? adaptive.toConfirm([...samples.values()]) : new Set<string>();
   // As many fresh rounds as the first group took to find it (at least the first look's): a small loss that
-  // needed 25 rounds to stand out needs as many to show again, and fewer would let most of them through.
-  const confirmTarget = adaptive
-    ? Math.max(adaptive.confirmRounds, plannedRounds, ...[...confirming].map((id) => samples.get(id)?.logRatios.length ?? 0))
-    : 0;
+  // needed 25 rounds to stand out needs as many to show again, and fewer would let most of them through. A step the
+  // early look found far beyond its budget took the early look's rounds: its fresh group is as large, and where those
+  // do not show it again, it goes on to the first look's size (the other suspects' rounds are never cut short).
+  const fullGroup = (id: string) => Math.max(adaptive!.confirmRounds, plannedRounds, samples.get(id)?.logRatios.length ?? 0);
+  const groupOf = (id: string) => (decidedEarly.has(id) ? adaptive!.earlyLook! : fullGroup(id));
+  const confirmTarget = adaptive && confirming.size > 0 ? Math.max(...[...confirming].map(groupOf)) : 0;
   if (confirming.size > 0) {
     plan.log(`confirming ${confirming.size} regression(s) with ${confirmTarget} fresh rounds`);
     // The suspects alone share the fresh processes (they were decided, so the last allocation left them out).
@@ -338,14 +345,29 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
       const entry = samples.get(id);
       if (entry) entry.confirmation ??= [];
     }
-    const others = new Set([...samples.keys()].filter((id) => !confirming.has(id)));
-    for (let i = 0; i < confirmTarget; i++) {
-      const elapsed = now() - started;
-      const roundMs = roundLength(elapsed);
-      if (elapsed + roundMs > plan.timeLimitMs) break;
-      plan.onProgress?.({ round: i + 1, rounds: confirmTarget, elapsedMs: elapsed, remainingMs: roundMs * (confirmTarget - i) });
-      await runOne(rounds + i, others, 'confirmation');
-      confirmRounds++;
+    const confirmUpTo = async (target: number, measuring: Set<string>) => {
+      const others = new Set([...samples.keys()].filter((id) => !measuring.has(id)));
+      for (let i = confirmRounds; i < target; i++) {
+        const elapsed = now() - started;
+        const roundMs = roundLength(elapsed);
+        if (elapsed + roundMs > plan.timeLimitMs) return;
+        plan.onProgress?.({ round: i + 1, rounds: target, elapsedMs: elapsed, remainingMs: roundMs * (target - i) });
+        await runOne(rounds + i, others, 'confirmation');
+        confirmRounds++;
+      }
+    };
+    await confirmUpTo(confirmTarget, confirming);
+    // The early steps their 3 fresh rounds did not show again: the fresh group goes on to the first look's size.
+    const shown = adaptive!.toConfirm([...samples.values()]);
+    const goOn = new Set([...confirming].filter((id) => decidedEarly.has(id) && !shown.has(id) && !skip.has(id)));
+    const longer = goOn.size > 0 ? Math.max(...[...goOn].map(fullGroup)) : 0;
+    if (longer > confirmRounds && confirmRounds === confirmTarget) {
+      plan.log(
+        `${goOn.size} regression(s) from the early look not shown again in ${confirmRounds} fresh rounds: the fresh group goes on to ${longer}`,
+      );
+      allocation = reallocate(plan, records, allocation, goOn);
+      suspects = goOn;
+      await confirmUpTo(longer, goOn);
     }
   }
   for (const [id, message] of errors) {
