@@ -87588,7 +87588,7 @@ function runLine(report2) {
   const adaptive = run.maxRounds && run.maxRounds > run.plannedRounds ? ` (adaptive, ${run.plannedRounds} to ${run.maxRounds})` : "";
   const confirmed = run.confirmRounds ? ` + ${run.confirmRounds} to confirm` : "";
   const processes = run.processes && run.processes > run.rounds + (run.confirmRounds ?? 0) ? `, ${run.processes} processes` : "";
-  const rounds = run.rounds < run.plannedRounds ? `${run.rounds} of ${run.plannedRounds} rounds${processes}` : `${run.rounds} rounds${adaptive}${confirmed}${processes}`;
+  const rounds = run.rounds < run.plannedRounds && run.limited !== false ? `${run.rounds} of ${run.plannedRounds} rounds${processes}` : `${run.rounds} rounds${run.rounds < run.plannedRounds ? " (decided at the early look)" : adaptive}${confirmed}${processes}`;
   const confidence = family > 1 ? run.figures !== void 0 ? `${formatConfidence(run.confidence)} for all ${family} budgeted figures together (Holm, one-sided; each interval ${formatConfidence(run.intervalConfidence)} at the last look)` : `each interval ${formatConfidence(run.intervalConfidence)}, so ${formatConfidence(run.confidence)} for all ${family} budgeted figures together` : `${formatConfidence(run.confidence)} confidence`;
   const parts = [];
   if (run.plannedRounds > 0) parts.push(`${rounds} (${run.isolation} isolation)`);

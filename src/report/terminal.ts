@@ -197,10 +197,11 @@ export function runLine(report: Report): string {
   const confirmed = run.confirmRounds ? ` + ${run.confirmRounds} to confirm` : '';
   // Rounds of several processes (noise per process): how many processes the rounds took in all.
   const processes = run.processes && run.processes > run.rounds + (run.confirmRounds ?? 0) ? `, ${run.processes} processes` : '';
+  // Fewer rounds than planned: the time limit cut them, or the early look decided every benchmark (by design).
   const rounds =
-    run.rounds < run.plannedRounds
+    run.rounds < run.plannedRounds && run.limited !== false
       ? `${run.rounds} of ${run.plannedRounds} rounds${processes}`
-      : `${run.rounds} rounds${adaptive}${confirmed}${processes}`;
+      : `${run.rounds} rounds${run.rounds < run.plannedRounds ? ' (decided at the early look)' : adaptive}${confirmed}${processes}`;
   const confidence =
     family > 1
       ? run.figures !== undefined

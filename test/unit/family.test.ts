@@ -122,6 +122,11 @@ describe('the family', () => {
     // A report written before figures were recorded: the Bonferroni level reads back as before.
     const old = runLine({ run: { ...run, figures: undefined, intervalConfidence: 1 - 0.05 / 21 } } as unknown as Report);
     expect(old).toMatch(/each interval .*, so 95% for all 21 budgeted figures together$/);
+    // Fewer rounds than planned: by design at the early look (with its confirmation), or cut by the time limit.
+    expect(runLine({ run: { ...run, rounds: 3, confirmRounds: 3 } } as Report)).toMatch(
+      /^3 rounds \(decided at the early look\) \+ 3 to confirm \(alternate isolation\)/,
+    );
+    expect(runLine({ run: { ...run, rounds: 3, limited: true } } as Report)).toMatch(/^3 of 10 rounds \(alternate isolation\)/);
   });
 });
 
