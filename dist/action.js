@@ -77143,7 +77143,11 @@ async function measureMicro(plan) {
     const look = rounds >= plannedRounds && (rounds - plannedRounds) % adaptive.lookEvery === 0 || rounds === adaptive.earlyLook;
     if (look) {
       for (const id of adaptive.decided([...samples.values()])) {
-        if (!decided.has(id) && rounds === adaptive.earlyLook && rounds < plannedRounds) decidedEarly.add(id);
+        if (!decided.has(id) && rounds === adaptive.earlyLook && rounds < plannedRounds) {
+          decidedEarly.add(id);
+          const entry = samples.get(id);
+          if (entry) entry.endedEarly = true;
+        }
         decided.add(id);
       }
       if (adaptive.confirmRounds > 0) suspects2 = adaptive.toConfirm([...samples.values()]);
@@ -77491,7 +77495,9 @@ function judgedWithSolo(benchmark, samples) {
   const verdict = decide({ ...change, achievedConfidence: change.confidence }, benchmark.budget) === benchmark.verdict ? benchmark.verdict : "inconclusive";
   const lost = verdict === benchmark.verdict ? "" : ` (${benchmark.verdict} in the shared process alone)`;
   const said = `each revision alone in fresh processes reads ${formatInterval(solo.change)}, apart from the shared process's ${formatInterval(shared)}: the verdict is read from both intervals together${lost}`;
-  return { ...benchmark, change, verdict, note: [benchmark.note, said].filter(Boolean).join("; "), solo: { ...solo, shared } };
+  const judged = { ...benchmark, change, verdict, note: [benchmark.note, said].filter(Boolean).join("; "), solo: { ...solo, shared } };
+  if (verdict !== "regression") delete judged.unconfirmed;
+  return judged;
 }
 
 // src/util/affinity.ts
@@ -78869,7 +78875,10 @@ async function measureHttp(plan) {
       if (!look) continue;
       if (adaptive.decided(samples)) {
         endedEarly = round4 + 1 < plan.rounds;
-        if (endedEarly) plan.log(`${benchmark.id}: decided at the early look, after ${round4 + 1} rounds`);
+        if (endedEarly) {
+          samples.endedEarly = true;
+          plan.log(`${benchmark.id}: decided at the early look, after ${round4 + 1} rounds`);
+        }
         break;
       }
       if (round4 + 1 === plan.rounds && maxRounds > plan.rounds)
@@ -79191,9 +79200,10 @@ function analyze(benchmarks, options) {
     const change = earlyChange(ratios.slice(0, rule.earlyRounds), rule.earlyAlpha(otherShare), rule.earlyAlpha(otherShare));
     const verdict = judge2(change);
     if (verdict === "inconclusive") return void 0;
-    if (verdict === "regression" && ratios.length > rule.earlyRounds) {
+    if (ratios.length > rule.earlyRounds) {
       const later = ratios.slice(rule.earlyRounds);
-      if (!cutShort || !later.every(Number.isFinite) || judge2(pointChange(median([...later]))) !== "regression") return void 0;
+      if (verdict !== "regression" || !cutShort || !later.every(Number.isFinite) || judge2(pointChange(median([...later]))) !== "regression")
+        return void 0;
     }
     return { change, verdict };
   };
@@ -79227,12 +79237,12 @@ function analyze(benchmarks, options) {
     const perCpu = cpuRatios(benchmark);
     const earlyCpu = perCpu ? earlyVerdict(perCpu, (c) => decide(c, budget), shortOfFirstLook) : void 0;
     const gatedOn = perCpu ? gatedFigure(benchmark.logRatios, perCpu, benchmark.requestsNotCost) : void 0;
-    const endedEarly = rounds === rule.earlyRounds && ((gatedOn === "cpu" ? earlyCpu : early) !== void 0 || early?.verdict === "regression" || earlyCpu?.verdict === "regression");
+    const endedEarly = benchmark.endedEarly === true && rounds === rule.earlyRounds;
     const cutShort = shortOfFirstLook && !endedEarly;
     const notes = [];
     const regressions = [];
     let raiseTimeLimit;
-    const noFreshRound = benchmark.confirmation?.length === 0 ? [] : void 0;
+    const noFreshRound = benchmark.confirmation !== void 0 ? [] : void 0;
     const confirm = (verdict2, what, first, rounds2, fresh, judge2) => {
       if (verdict2 !== "regression") return verdict2;
       if (fresh === void 0) {
@@ -79250,14 +79260,19 @@ function analyze(benchmarks, options) {
         regressions.push(false);
         return "regression";
       }
-      if (!fresh.every(Number.isFinite)) return verdict2;
+      if (!fresh.every(Number.isFinite)) {
+        notes.push(notConfirmed(what, rounds2, first, "its fresh rounds have no figure"));
+        regressions.push(false);
+        return verdict2;
+      }
       const confirmAlpha = (1 - rule.confirmationLevel) / 2;
-      const again = endedEarly && fresh.length === rule.earlyRounds ? earlyChange(fresh, confirmAlpha, confirmAlpha) : estimateChange(fresh, rule.confirmationLevel);
+      const quick = endedEarly && fresh.length === rule.earlyRounds;
+      const again = quick ? earlyChange(fresh, confirmAlpha, confirmAlpha) : estimateChange(fresh, rule.confirmationLevel);
       if (judge2(again) === "regression") {
         regressions.push(true);
         return verdict2;
       }
-      const cut = again.achievedConfidence < again.confidence - 1e-12;
+      const cut = again.achievedConfidence < again.confidence - 1e-12 || quick && firstLook !== void 0;
       if (cut && judge2(pointChange(Math.log1p(again.estimate))) === "regression") {
         notes.push(
           notConfirmed(
@@ -79271,7 +79286,7 @@ function analyze(benchmarks, options) {
         regressions.push(false);
         return "regression";
       }
-      notes.push(unconfirmed(what, rounds2, first, again, fresh.length));
+      notes.push(unconfirmed(what, rounds2, first, again, fresh.length, cut));
       return cut ? "unmeasured" : "inconclusive";
     };
     const throughput = confirm(
@@ -79361,10 +79376,16 @@ function analyze(benchmarks, options) {
     const figures = cpu === void 0 ? [throughput] : gatedOn === "cpu" ? [cpu.verdict, ...guard(throughput)] : [throughput, ...guard(cpu.verdict)];
     const verdicts = [...figures, ...Object.values(latency).flatMap((l) => l.verdict ? [l.verdict] : [])];
     const verdict = combine(verdicts);
+    const open2 = [
+      throughput,
+      ...cpu ? [cpu.verdict] : [],
+      ...Object.values(latency).flatMap((l) => l.budget === void 0 ? [] : [l.verdict])
+    ];
     return {
       ...result,
       verdict,
       ...unconfirmedIf(verdict),
+      ...open2.includes("inconclusive") ? { openFigures: true } : {},
       ...benchmark.latency ? { latency } : {},
       ...cpu ? { cpu } : {},
       ...note()
@@ -79397,8 +79418,8 @@ var CONFIRM_HINT = "raise time-limit to confirm it";
 function notConfirmed(what, rounds, first, why) {
   return `${what} in the first ${rounds} rounds (${pct(first.estimate)} [${pct(first.low)}, ${pct(first.high)}]) could not be confirmed: ${why}: a loss as measured, not shown again in fresh rounds (a transient of the first rounds would look the same): it fails the run, unconfirmed`;
 }
-function unconfirmed(what, rounds, first, again, freshRounds) {
-  if (again.achievedConfidence < again.confidence) {
+function unconfirmed(what, rounds, first, again, freshRounds, cut) {
+  if (cut) {
     return `${what} in the first ${rounds} rounds (${pct(first.estimate)}) could not be confirmed: only ${freshRounds} fresh rounds fit in the time limit, too few for the interval's level: unmeasured, which fails the run (raise time-limit)`;
   }
   return `${what} in the first ${rounds} rounds (${pct(first.estimate)}) did not reproduce in ${freshRounds} fresh rounds (${pct(again.estimate)} [${pct(again.low)}, ${pct(again.high)}]): not failing the build on it`;
@@ -79437,6 +79458,9 @@ var REPORT_VERSION = 1;
 var ORDER = ["error", "unmeasured", "regression", "inconclusive", "improvement", "new", "removed", "unchanged"];
 function sortBenchmarks(benchmarks) {
   return [...benchmarks].sort((a, b) => ORDER.indexOf(a.verdict) - ORDER.indexOf(b.verdict) || a.id.localeCompare(b.id));
+}
+function confirmedRegression(b) {
+  return b.verdict === "regression" && !b.unconfirmed;
 }
 function compareFailed(report2) {
   return Boolean(report2.error) || report2.benchmarks.some((b) => b.verdict === "error");
@@ -86744,7 +86768,8 @@ async function checkBenchFiles(run, files) {
   return inventory;
 }
 function settled(c) {
-  return c.verdict !== "inconclusive";
+  if (c.verdict === "inconclusive") return false;
+  return !(c.verdict === "regression" && c.openFigures && c.logRatios.length <= EARLY_ROUNDS);
 }
 async function measureMicroStage(run, files) {
   const { config, plan, options } = run;
@@ -87588,7 +87613,7 @@ function runLine(report2) {
   const adaptive = run.maxRounds && run.maxRounds > run.plannedRounds ? ` (adaptive, ${run.plannedRounds} to ${run.maxRounds})` : "";
   const confirmed = run.confirmRounds ? ` + ${run.confirmRounds} to confirm` : "";
   const processes = run.processes && run.processes > run.rounds + (run.confirmRounds ?? 0) ? `, ${run.processes} processes` : "";
-  const rounds = run.rounds < run.plannedRounds && run.limited !== false ? `${run.rounds} of ${run.plannedRounds} rounds${processes}` : `${run.rounds} rounds${run.rounds < run.plannedRounds ? " (decided at the early look)" : adaptive}${confirmed}${processes}`;
+  const rounds = run.rounds < run.plannedRounds && run.limited !== false ? `${run.rounds} of ${run.plannedRounds} rounds${processes}` : `${run.rounds} rounds${run.rounds < run.plannedRounds ? " (ended at the early look)" : adaptive}${confirmed}${processes}`;
   const confidence = family > 1 ? run.figures !== void 0 ? `${formatConfidence(run.confidence)} for all ${family} budgeted figures together (Holm, one-sided; each interval ${formatConfidence(run.intervalConfidence)} at the last look)` : `each interval ${formatConfidence(run.intervalConfidence)}, so ${formatConfidence(run.confidence)} for all ${family} budgeted figures together` : `${formatConfidence(run.confidence)} confidence`;
   const parts = [];
   if (run.plannedRounds > 0) parts.push(`${rounds} (${run.isolation} isolation)`);
@@ -87647,7 +87672,7 @@ function renderMarkdown(report2) {
       if (group2.file !== void 0) out.push(md`| | <b>${group2.file}</b> | | | | | |`);
       for (const { item: b, name: name2 } of group2.rows)
         out.push(
-          md`| ${verdictCell(b.verdict)}${b.unconfirmed === true ? " (unconfirmed)" : ""} | ${name2} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${formatChange(b)} | ${formatBudget(b.budget)} | ${formatResolvable(b)} |`
+          md`| ${verdictCell(b.verdict, b.unconfirmed)} | ${name2} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${formatChange(b)} | ${formatBudget(b.budget)} | ${formatResolvable(b)} |`
         );
     }
     out.push(md``, md`<sub>${RESOLVES_LEGEND}</sub>`, md``);
@@ -87672,9 +87697,10 @@ function renderMarkdown(report2) {
   out.push(details(md`How to read this`, HOW_TO_READ), md``);
   return joinMarkup(out).markup;
 }
-function verdictCell(verdict) {
+function verdictCell(verdict, unconfirmed2) {
   const icon = lookup(ICON, verdict);
-  return icon ? md`${icon} ${verdict}` : md`❔ ${verdict}`;
+  const mark = unconfirmed2 === true && verdict === "regression" ? " (unconfirmed)" : "";
+  return icon ? md`${icon} ${verdict}${mark}` : md`❔ ${verdict}`;
 }
 function shortSha(sha) {
   return typeof sha === "string" ? sha.slice(0, 7) : "";
@@ -91559,16 +91585,16 @@ function plusMinus(c) {
   return formatPercent((c.high - c.low) / 2).replace(/^\+/, "");
 }
 function driftState(report2) {
-  if (report2.benchmarks.some((b) => b.verdict === "regression" && !b.unconfirmed)) return "broken";
+  if (report2.benchmarks.some(confirmedRegression)) return "broken";
   if (compareFailed(report2)) return "failed";
   const judged = report2.benchmarks.filter((b) => b.verdict !== "new" && b.verdict !== "removed");
   return judged.length > 0 && judged.every((b) => b.verdict === "unchanged" || b.verdict === "improvement") ? "holds" : "undecided";
 }
 function driftMarkdown(options) {
   const { report: report2, trend, driftBudget, anchor } = options;
-  const broken = report2.benchmarks.filter((b) => b.verdict === "regression" && !b.unconfirmed);
+  const broken = report2.benchmarks.filter(confirmedRegression);
   const undecided = report2.benchmarks.filter(
-    (b) => b.verdict === "inconclusive" || b.verdict === "unmeasured" || b.verdict === "error" || b.verdict === "regression" && b.unconfirmed
+    (b) => b.verdict === "inconclusive" || b.verdict === "unmeasured" || b.verdict === "error" || b.verdict === "regression" && !confirmedRegression(b)
   );
   const budget = formatBudget(driftBudget);
   const out = [];

@@ -25,7 +25,7 @@ import type { BenchmarkSamples, Measurement, MeasureProgress } from './measure/t
 import { httpDetails } from './report/http.js';
 import type { Listing } from './report/listing.js';
 import { analyze, budgetedFigures, type AnalyzeOptions, type Comparison } from './stats/analyze.js';
-import { decisionRule, type DecisionRule } from './stats/decision.js';
+import { decisionRule, EARLY_ROUNDS, type DecisionRule } from './stats/decision.js';
 import { decideFamily } from './stats/family.js';
 import { currentEnvironment } from './report/environment.js';
 import {
@@ -420,11 +420,14 @@ export async function listBenchmarks(options: Omit<GateOptions, 'base' | 'probeP
 
 /**
  * Whether a look ends a benchmark's first group: any verdict but `inconclusive`. At the early look a regression
- * does too (a step far beyond its budget): its confirmation is then a fresh group as large as the first, 3 rounds,
- * right after it, read as the early look reads (stats/analyze.ts), so a huge step is decided in 6 rounds.
+ * does too (a step far beyond its budget) once every budgeted figure of it is decided there (a load test's other
+ * throughput figure, its latency budgets): its confirmation is then a fresh group as large as the first, 3 rounds,
+ * right after it, read as the early look reads (stats/analyze.ts), so a huge step is decided in 6 rounds. Where a
+ * figure is still open, the group goes on to its planned looks, which judge every figure.
  */
 function settled(c: Comparison): boolean {
-  return c.verdict !== 'inconclusive';
+  if (c.verdict === 'inconclusive') return false;
+  return !(c.verdict === 'regression' && c.openFigures && c.logRatios.length <= EARLY_ROUNDS);
 }
 
 /** The micro-benchmark rounds; every look judges with the HTTP figures counted in, as they are planned. */

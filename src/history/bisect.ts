@@ -1,6 +1,6 @@
 import picomatch from 'picomatch';
 import { probit } from 'simple-statistics';
-import { compareFailed, type Report, type ReportBenchmark } from '../report/model.js';
+import { compareFailed, confirmedRegression, type Report, type ReportBenchmark } from '../report/model.js';
 import { UserError } from '../util/errors.js';
 import type { Interval } from './chain.js';
 
@@ -143,7 +143,7 @@ export async function bisect(options: {
    */
   const outcomeOf = (report: Report, targets: readonly string[] | undefined): BisectStep['outcome'] => {
     const chosen = report.benchmarks.filter((b) => (targets ? targets.includes(b.id) : select(b.id)));
-    if (chosen.some((b) => b.verdict === 'regression' && !b.unconfirmed)) return 'bad';
+    if (chosen.some(confirmedRegression)) return 'bad';
     if (report.error || chosen.some((b) => b.verdict === 'error') || (targets && chosen.length < targets.length)) return 'undecided';
     // A benchmark only one side has (new, removed) has no change to judge: it neither blocks nor decides.
     const compared = chosen.filter((b) => b.verdict !== 'new' && b.verdict !== 'removed');

@@ -1,6 +1,6 @@
 import { codeBlockText, joinMarkup, Markup, md } from '../report/escape.js';
 import { formatInterval } from '../report/format.js';
-import { compareFailed, type Report } from '../report/model.js';
+import { compareFailed, confirmedRegression, type Report } from '../report/model.js';
 import { formatBudget, formatPercent } from '../util/format.js';
 import type { BisectResult } from './bisect.js';
 import { suspects, type BenchmarkTrend, type Interval, type MeasuredChange, type Trend } from './chain.js';
@@ -128,7 +128,7 @@ export type DriftState = 'broken' | 'holds' | 'undecided' | 'failed';
 
 export function driftState(report: Report): DriftState {
   // A regression the time limit kept from its confirmation fails the run, but opens no drift issue: undecided.
-  if (report.benchmarks.some((b) => b.verdict === 'regression' && !b.unconfirmed)) return 'broken';
+  if (report.benchmarks.some(confirmedRegression)) return 'broken';
   // The compare failed (a build, a crash); a benchmark the time limit left unmeasured is undecided, not failed.
   if (compareFailed(report)) return 'failed';
   // Only what was measured and found within the budget holds; anything else (inconclusive, unmeasured) is no answer.
@@ -145,10 +145,13 @@ export function driftMarkdown(options: {
   marker: string;
 }): string {
   const { report, trend, driftBudget, anchor } = options;
-  const broken = report.benchmarks.filter((b) => b.verdict === 'regression' && !b.unconfirmed);
+  const broken = report.benchmarks.filter(confirmedRegression);
   const undecided = report.benchmarks.filter(
     (b) =>
-      b.verdict === 'inconclusive' || b.verdict === 'unmeasured' || b.verdict === 'error' || (b.verdict === 'regression' && b.unconfirmed),
+      b.verdict === 'inconclusive' ||
+      b.verdict === 'unmeasured' ||
+      b.verdict === 'error' ||
+      (b.verdict === 'regression' && !confirmedRegression(b)),
   );
   const budget = formatBudget(driftBudget);
   const out: Markup[] = [];

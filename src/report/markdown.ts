@@ -72,7 +72,7 @@ export function renderMarkdown(report: Report): string {
       if (group.file !== undefined) out.push(md`| | <b>${group.file}</b> | | | | | |`);
       for (const { item: b, name } of group.rows)
         out.push(
-          md`| ${verdictCell(b.verdict)}${b.unconfirmed === true ? ' (unconfirmed)' : ''} | ${name} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${formatChange(b)} | ${formatBudget(b.budget)} | ${formatResolvable(b)} |`,
+          md`| ${verdictCell(b.verdict, b.unconfirmed)} | ${name} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${formatChange(b)} | ${formatBudget(b.budget)} | ${formatResolvable(b)} |`,
         );
     }
     out.push(md``, md`<sub>${RESOLVES_LEGEND}</sub>`, md``);
@@ -100,9 +100,10 @@ export function renderMarkdown(report: Report): string {
 }
 
 /** "🔴 regression"; a verdict that is not one of ours shows as text, inert. */
-function verdictCell(verdict: unknown): Markup {
+function verdictCell(verdict: unknown, unconfirmed?: boolean): Markup {
   const icon = lookup(ICON, verdict);
-  return icon ? md`${icon} ${verdict}` : md`❔ ${verdict}`;
+  const mark = unconfirmed === true && verdict === 'regression' ? ' (unconfirmed)' : '';
+  return icon ? md`${icon} ${verdict}${mark}` : md`❔ ${verdict}`;
 }
 
 function shortSha(sha: unknown): string {

@@ -172,6 +172,11 @@ export function sortBenchmarks(benchmarks: readonly ReportBenchmark[]): ReportBe
 }
 
 /** error (exit 2) when anything could not be judged, an error or a benchmark left unmeasured; fail (exit 1) on a regression. */
+/** A regression its fresh group showed again (or that needed none): what bisect and drift act on. */
+export function confirmedRegression(b: Pick<ReportBenchmark, 'verdict' | 'unconfirmed'>): boolean {
+  return b.verdict === 'regression' && !b.unconfirmed;
+}
+
 /**
  * Whether a run failed to compare (a build, a crash, a benchmark in error), as opposed to a run whose verdict is
  * `error` only because the time limit left benchmarks unmeasured: that one may be run again with more time.

@@ -43,5 +43,8 @@ export function judgedWithSolo(benchmark: ReportBenchmark, samples: BenchmarkSam
   const said =
     `each revision alone in fresh processes reads ${formatInterval(solo.change)}, apart from the shared process's ` +
     `${formatInterval(shared)}: the verdict is read from both intervals together${lost}`;
-  return { ...benchmark, change, verdict, note: [benchmark.note, said].filter(Boolean).join('; '), solo: { ...solo, shared } };
+  const judged = { ...benchmark, change, verdict, note: [benchmark.note, said].filter(Boolean).join('; '), solo: { ...solo, shared } };
+  // The unconfirmed mark belongs to a regression only.
+  if (verdict !== 'regression') delete judged.unconfirmed;
+  return judged;
 }

@@ -56,7 +56,7 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
     const level = report.run ? formatConfidence(report.run.intervalConfidence) : '95%';
     const allHeader = ['verdict', 'benchmark', 'base', 'head', `change [${level} CI]`, 'budget', 'resolves'];
     const allCells = (b: ReportBenchmark, name: string) => [
-      `${markOf(b.verdict).mark} ${printable(b.verdict)}${b.unconfirmed === true ? ' (unconfirmed)' : ''}`,
+      `${markOf(b.verdict).mark} ${printable(b.verdict)}${b.unconfirmed === true && b.verdict === 'regression' ? ' (unconfirmed)' : ''}`,
       name,
       formatOps(b.base?.opsPerSec),
       formatOps(b.head?.opsPerSec),
@@ -201,7 +201,7 @@ export function runLine(report: Report): string {
   const rounds =
     run.rounds < run.plannedRounds && run.limited !== false
       ? `${run.rounds} of ${run.plannedRounds} rounds${processes}`
-      : `${run.rounds} rounds${run.rounds < run.plannedRounds ? ' (decided at the early look)' : adaptive}${confirmed}${processes}`;
+      : `${run.rounds} rounds${run.rounds < run.plannedRounds ? ' (ended at the early look)' : adaptive}${confirmed}${processes}`;
   const confidence =
     family > 1
       ? run.figures !== undefined

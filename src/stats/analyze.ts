@@ -71,6 +71,8 @@ export interface Comparison {
    * and drift, which act on a regression beyond failing, measure again or leave it undecided.
    */
   unconfirmed?: boolean | undefined;
+  /** Some budgeted figure (requests/s, requests per CPU-second, a latency) is still undecided: its group must go on. */
+  openFigures?: boolean | undefined;
   error?: string | undefined;
 }
 
@@ -141,18 +143,20 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
   const regressionShare = stepDown(pValues, alpha, family).share;
   const otherShare = alpha / Math.max(1, family);
   /** A figure decided at the early look from its first rounds (each side at the early share of Bonferroni's), or undefined. */
-  // A figure decided there ends its first group (gate.ts `settled`), a regression too: its confirmation is a fresh group
-  // as large (`confirm`). A group that went on past the early look (another figure of a load test kept it open) is
-  // judged by its planned look, and the early verdict stands only for a group the time limit cut short of that look
-  // (`cutShort`), when the rounds it measured after the early look read the loss too (their median beyond the budget).
+  // A figure decided there ends its first group (gate.ts `settled`; a regression only once every budgeted figure is
+  // decided), and a regression's confirmation is then a fresh group as large (`confirm`). A group that went on past the
+  // early look is judged by its planned look; the early verdict stands there only for a regression the time limit cut
+  // short of that look (`cutShort`), when the rounds it measured after the early look read the loss too (their median
+  // beyond the budget).
   const earlyVerdict = (ratios: readonly number[], judge: (c: Change) => Verdict, cutShort: boolean) => {
     if (ratios.length < rule.earlyRounds || !ratios.slice(0, rule.earlyRounds).every(Number.isFinite)) return undefined;
     const change = earlyChange(ratios.slice(0, rule.earlyRounds), rule.earlyAlpha(otherShare), rule.earlyAlpha(otherShare));
     const verdict = judge(change);
     if (verdict === 'inconclusive') return undefined;
-    if (verdict === 'regression' && ratios.length > rule.earlyRounds) {
+    if (ratios.length > rule.earlyRounds) {
       const later = ratios.slice(rule.earlyRounds);
-      if (!cutShort || !later.every(Number.isFinite) || judge(pointChange(median([...later]))) !== 'regression') return undefined;
+      if (verdict !== 'regression' || !cutShort || !later.every(Number.isFinite) || judge(pointChange(median([...later]))) !== 'regression')
+        return undefined;
     }
     return { change, verdict };
   };
@@ -189,13 +193,8 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
     const perCpu = cpuRatios(benchmark);
     const earlyCpu = perCpu ? earlyVerdict(perCpu, (c) => decide(c, budget), shortOfFirstLook) : undefined;
     const gatedOn = perCpu ? gatedFigure(benchmark.logRatios, perCpu, benchmark.requestsNotCost) : undefined;
-    /**
-     * The early look ended the first group (gate.ts `settled`): the verdict's figure was decided there, or any figure
-     * read a regression (a regression's confirmation is then a fresh group as large).
-     */
-    const endedEarly =
-      rounds === rule.earlyRounds &&
-      ((gatedOn === 'cpu' ? earlyCpu : early) !== undefined || early?.verdict === 'regression' || earlyCpu?.verdict === 'regression');
+    /** The early look ended the first group (its schedule says so): a regression's confirmation is then as large. */
+    const endedEarly = benchmark.endedEarly === true && rounds === rule.earlyRounds;
     /** The time limit cut the first group short of its first look. */
     const cutShort = shortOfFirstLook && !endedEarly;
     const notes: string[] = [];
@@ -203,8 +202,8 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
     const regressions: boolean[] = [];
     /** What would give a regression the time limit cut short its first look and confirmation (said once). */
     let raiseTimeLimit: string | undefined;
-    // A confirmation that began with no round in it: none of the figures was shown again.
-    const noFreshRound = benchmark.confirmation?.length === 0 ? [] : undefined;
+    // A confirmation that began but gave a figure no fresh round of its own: that figure was not shown again.
+    const noFreshRound = benchmark.confirmation !== undefined ? [] : undefined;
     // The regression stands only if the fresh group alone shows it too, at the rule's confirmation level.
     const confirm = (
       verdict: Verdict | undefined,
@@ -233,19 +232,23 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
         regressions.push(false);
         return 'regression';
       }
-      if (!fresh.every(Number.isFinite)) return verdict;
+      if (!fresh.every(Number.isFinite)) {
+        notes.push(notConfirmed(what, rounds, first, 'its fresh rounds have no figure'));
+        regressions.push(false);
+        return verdict;
+      }
       // A first group the early look ended is confirmed by a fresh group as large, read as the early look reads (a t
       // interval), at the confirmation's level; a larger fresh group (run for other regressions too) by its signed-rank bound.
       const confirmAlpha = (1 - rule.confirmationLevel) / 2;
-      const again =
-        endedEarly && fresh.length === rule.earlyRounds
-          ? earlyChange(fresh, confirmAlpha, confirmAlpha)
-          : estimateChange(fresh, rule.confirmationLevel);
+      const quick = endedEarly && fresh.length === rule.earlyRounds;
+      const again = quick ? earlyChange(fresh, confirmAlpha, confirmAlpha) : estimateChange(fresh, rule.confirmationLevel);
       if (judge(again) === 'regression') {
         regressions.push(true);
         return verdict;
       }
-      const cut = again.achievedConfidence < again.confidence - 1e-12;
+      // Those 3 not showing it is no disproof: the schedule goes on to the first look's size. In the final judgement
+      // a quick group that stayed 3 rounds was cut by the time limit, as one too short for its level is.
+      const cut = again.achievedConfidence < again.confidence - 1e-12 || (quick && firstLook !== undefined);
       // Too few fresh rounds to reach the level, and they read a loss beyond the budget too: unconfirmed, as above.
       if (cut && judge(pointChange(Math.log1p(again.estimate))) === 'regression') {
         notes.push(
@@ -260,7 +263,7 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
         regressions.push(false);
         return 'regression';
       }
-      notes.push(unconfirmed(what, rounds, first, again, fresh.length));
+      notes.push(unconfirmed(what, rounds, first, again, fresh.length, cut));
       // Too few fresh rounds that do not read the loss: not disproved, only unmeasured, which fails the run too.
       return cut ? 'unmeasured' : 'inconclusive';
     };
@@ -368,10 +371,16 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       cpu === undefined ? [throughput] : gatedOn === 'cpu' ? [cpu.verdict, ...guard(throughput)] : [throughput, ...guard(cpu.verdict)];
     const verdicts = [...figures, ...Object.values(latency).flatMap((l) => (l.verdict ? [l.verdict] : []))];
     const verdict = combine(verdicts);
+    const open = [
+      throughput,
+      ...(cpu ? [cpu.verdict] : []),
+      ...Object.values(latency).flatMap((l) => (l.budget === undefined ? [] : [l.verdict])),
+    ];
     return {
       ...result,
       verdict,
       ...unconfirmedIf(verdict),
+      ...(open.includes('inconclusive') ? { openFigures: true } : {}),
       ...(benchmark.latency ? { latency } : {}),
       ...(cpu ? { cpu } : {}),
       ...note(),
@@ -432,8 +441,8 @@ function notConfirmed(what: string, rounds: number, first: Change, why: string):
 }
 
 /** "a regression in the first 10 rounds (-7.1%) did not reproduce in 10 fresh rounds (-0.4% [-2.0%, +1.1%]): …" */
-function unconfirmed(what: string, rounds: number, first: Change, again: Change, freshRounds: number): string {
-  if (again.achievedConfidence < again.confidence) {
+function unconfirmed(what: string, rounds: number, first: Change, again: Change, freshRounds: number, cut: boolean): string {
+  if (cut) {
     return `${what} in the first ${rounds} rounds (${pct(first.estimate)}) could not be confirmed: only ${freshRounds} fresh rounds fit in the time limit, too few for the interval's level: unmeasured, which fails the run (raise time-limit)`;
   }
   return `${what} in the first ${rounds} rounds (${pct(first.estimate)}) did not reproduce in ${freshRounds} fresh rounds (${pct(again.estimate)} [${pct(again.low)}, ${pct(again.high)}]): not failing the build on it`;

@@ -18,6 +18,11 @@ export interface Samples {
   logRatios: number[];
   /** Log ratios of the fresh group of processes (new servers, for HTTP) that had to reproduce a regression. */
   confirmation?: number[] | undefined;
+  /**
+   * Set by the schedule when the early look ended the first group (its figures decided there): a regression's
+   * fresh group is then as large, 3 rounds, read as the early look reads, going on where those do not show it.
+   */
+  endedEarly?: boolean | undefined;
   /** HTTP only: the confirmation group's latency ratios. */
   confirmationLatency?: Record<LatencyStat, number[]> | undefined;
   /** Undefined when the benchmark does not exist at that revision. */

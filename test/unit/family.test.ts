@@ -124,7 +124,7 @@ describe('the family', () => {
     expect(old).toMatch(/each interval .*, so 95% for all 21 budgeted figures together$/);
     // Fewer rounds than planned: by design at the early look (with its confirmation), or cut by the time limit.
     expect(runLine({ run: { ...run, rounds: 3, confirmRounds: 3 } } as Report)).toMatch(
-      /^3 rounds \(decided at the early look\) \+ 3 to confirm \(alternate isolation\)/,
+      /^3 rounds \(ended at the early look\) \+ 3 to confirm \(alternate isolation\)/,
     );
     expect(runLine({ run: { ...run, rounds: 3, limited: true } } as Report)).toMatch(/^3 of 10 rounds \(alternate isolation\)/);
   });

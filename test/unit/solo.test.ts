@@ -143,6 +143,10 @@ describe('a verdict read from both intervals where the solo interval lies apart 
     // The interval printed spans both: the shared estimate, the shared low, the solo high.
     expect(judged.change).toEqual({ ...shared, high: solo.high });
     expect(judged.solo!.shared).toEqual(shared);
+    // A regression marked unconfirmed loses the mark with the verdict.
+    expect(
+      judgedWithSolo({ ...bench('regression'), unconfirmed: true }, samples(around(1000, 12, 0.01), around(985, 12, 0.01))).unconfirmed,
+    ).toBeUndefined();
     expect(judged.note).toMatch(
       /^confirmed; each revision alone in fresh processes reads -1\.\d% \[.*\], apart from the shared process's -11\.1% \[-16\.3%, -5\.8%\]: the verdict is read from both intervals together \(regression in the shared process alone\)$/,
     );

@@ -243,7 +243,8 @@ describe('a benchmark short of its first look is unmeasured, never a pass', () =
 
   it('decides a step far beyond its budget at the early look, from 3 rounds, and confirms a regression as any other', () => {
     // A step of -81% whose rounds agree within 1%: 3 rounds put it beyond a 10% budget at the early look's level.
-    const huge: BenchmarkSamples = { ...aa(3), logRatios: [-0.81, -0.8, -0.82].map((x) => Math.log1p(x)) };
+    // Its schedule ended the first group there (endedEarly).
+    const huge: BenchmarkSamples = { ...aa(3), logRatios: [-0.81, -0.8, -0.82].map((x) => Math.log1p(x)), endedEarly: true };
     const [result] = analyze([huge], { rule: tenRounds, budgetFor: () => 0.1, firstLook });
     expect(result!.verdict).toBe('regression');
     expect(result!.decidedEarly).toBe(true);
@@ -264,19 +265,40 @@ describe('a benchmark short of its first look is unmeasured, never a pass', () =
     expect(cut!.change!.high).toBeLessThan(-0.05);
     // With one planned look the early look spends less (5%): the same rounds are not enough there.
     expect(analyze([slow], { rule: tenRounds, budgetFor: () => 0.05, firstLook })[0]!.verdict).toBe('unmeasured');
+    // The same rounds with no early end recorded: the time limit cut the group at 3 rounds, so no confirmation began
+    // and the regression stands unconfirmed.
+    const [cutAt3] = analyze([{ ...huge, endedEarly: undefined }], { rule: tenRounds, budgetFor: () => 0.1, firstLook });
+    expect(cutAt3!.verdict).toBe('regression');
+    expect(cutAt3!.unconfirmed).toBe(true);
+    expect(cutAt3!.note).toMatch(/could not be confirmed: the time limit cut the first group at 3 of the 10 rounds its first look needs/);
     // Its confirmation is a fresh group as large as its first (3 rounds), read as the early look reads, at the
-    // confirmation's level: shown again, it stands; not shown (a transient of the first processes looks the same from
-    // 3 rounds), it is not a regression; cut by the time limit, an unconfirmed regression, saying what the early look saw.
-    const judge = (confirmation: number[]) =>
-      analyze([{ ...huge, confirmation }], { rule: tenRounds, budgetFor: () => 0.1, firstLook })[0]!;
+    // confirmation's level: shown again, it stands. While measuring (no first look given), 3 fresh rounds that do
+    // not show it leave it undecided (the schedule's fresh group goes on to the first look's size); in the final
+    // judgement a quick group that stayed 3 rounds was cut by the time limit: unmeasured where the fresh rounds do not
+    // read the loss, an unconfirmed regression where they do.
+    const judge = (confirmation: number[], final = true) =>
+      analyze([{ ...huge, confirmation }], { rule: tenRounds, budgetFor: () => 0.1, ...(final ? { firstLook } : {}) })[0]!;
     const shown = judge([-0.8, -0.79, -0.81].map((x) => Math.log1p(x)));
     expect(shown.verdict).toBe('regression');
     expect(shown.unconfirmed).toBeUndefined();
+    expect(judge([0.01, -0.01, 0.0], false).verdict).toBe('inconclusive');
     const transient = judge([0.01, -0.01, 0.0]);
-    expect(transient.verdict).toBe('inconclusive');
-    expect(transient.note).toMatch(/^a regression in the first 3 rounds \(-81\.0%\) did not reproduce in 3 fresh rounds/);
+    expect(transient.verdict).toBe('unmeasured');
+    expect(transient.note).toMatch(/^a regression in the first 3 rounds \(-81\.0%\) could not be confirmed: only 3 fresh rounds fit/);
     // Three fresh rounds that spread too much for the t interval to clear the budget at the confirmation's level.
-    expect(judge([-0.8, 0.05, -0.5].map((x) => Math.log1p(x))).verdict).toBe('inconclusive');
+    expect(
+      judge(
+        [-0.8, 0.05, -0.5].map((x) => Math.log1p(x)),
+        false,
+      ).verdict,
+    ).toBe('inconclusive');
+    const spread = judge([-0.8, 0.05, -0.5].map((x) => Math.log1p(x)));
+    expect(spread.verdict).toBe('regression');
+    expect(spread.unconfirmed).toBe(true);
+    // Gone on to the first look's size and not showing it: disproved, not failing the build.
+    const goneOn = judge([0.01, -0.01, 0.0, 0.005, -0.005, 0.0, 0.01, -0.01, 0.0, 0.002]);
+    expect(goneOn.verdict).toBe('inconclusive');
+    expect(goneOn.note).toMatch(/^a regression in the first 3 rounds \(-81\.0%\) did not reproduce in 10 fresh rounds/);
     // A larger fresh group (other regressions needed one) is read by its signed-rank bound, as any.
     expect(judge(Array.from({ length: 10 }, (_, i) => Math.log1p(-0.8 + (i % 3) * 0.01))).verdict).toBe('regression');
     expect(judge(Array.from({ length: 10 }, (_, i) => (i % 3) * 0.01 - 0.01)).verdict).toBe('inconclusive');
@@ -293,6 +315,23 @@ describe('a benchmark short of its first look is unmeasured, never a pass', () =
     // A 5% step at a 5% budget, rounds 2% apart: nothing near its budget is decided early.
     const near = { ...aa(3), logRatios: [-0.05, -0.07, -0.03].map((x) => Math.log1p(x)) };
     expect(analyze([near], { rule: tenRounds, budgetFor: () => 0.05, firstLook })[0]!.verdict).toBe('unmeasured');
+  });
+
+  it('keeps a load test open at the early look while one of its budgeted figures is undecided', () => {
+    // Requests/s far beyond the budget from 3 rounds; requests per CPU-second 3 rounds apart, undecided: the group must
+    // go on (gate.ts settled), so that the planned looks judge every figure.
+    const load: BenchmarkSamples = {
+      ...aa(3),
+      kind: 'http',
+      logRatios: [-0.81, -0.8, -0.82].map((x) => Math.log1p(x)),
+      cpu: [-0.3, 0.2, -0.05].map((x) => Math.log1p(x)),
+    };
+    const [open] = analyze([load], { rule: tenRounds, budgetFor: () => 0.1 });
+    expect(open!.verdict).toBe('regression');
+    expect(open!.openFigures).toBe(true);
+    // Both figures far beyond it: nothing open.
+    const [closed] = analyze([{ ...load, cpu: [-0.8, -0.79, -0.81].map((x) => Math.log1p(x)) }], { rule: tenRounds, budgetFor: () => 0.1 });
+    expect(closed!.openFigures).toBeUndefined();
   });
 
   it('judges a benchmark that reached its first look as usual', () => {

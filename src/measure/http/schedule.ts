@@ -172,7 +172,10 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
       if (!look) continue;
       if (adaptive.decided(samples)) {
         endedEarly = round + 1 < plan.rounds;
-        if (endedEarly) plan.log(`${benchmark.id}: decided at the early look, after ${round + 1} rounds`);
+        if (endedEarly) {
+          samples.endedEarly = true;
+          plan.log(`${benchmark.id}: decided at the early look, after ${round + 1} rounds`);
+        }
         break;
       }
       if (round + 1 === plan.rounds && maxRounds > plan.rounds)

@@ -308,7 +308,11 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     const look = (rounds >= plannedRounds && (rounds - plannedRounds) % adaptive.lookEvery === 0) || rounds === adaptive.earlyLook;
     if (look) {
       for (const id of adaptive.decided([...samples.values()])) {
-        if (!decided.has(id) && rounds === adaptive.earlyLook && rounds < plannedRounds) decidedEarly.add(id);
+        if (!decided.has(id) && rounds === adaptive.earlyLook && rounds < plannedRounds) {
+          decidedEarly.add(id);
+          const entry = samples.get(id);
+          if (entry) entry.endedEarly = true;
+        }
         decided.add(id);
       }
       if (adaptive.confirmRounds > 0) suspects = adaptive.toConfirm([...samples.values()]);
