@@ -86617,7 +86617,7 @@ async function runGate(options) {
     const found = await findBenchFiles({ config, tree, options });
     const inventory = found ? await checkBenchFiles({ config, tree, options }, found) : [];
     const part = options.shard ? planShard(options.shard, { config, tree, options }, found, inventory) : { config, files: found, shard: void 0 };
-    const plan = planRun(part.config, part.shard?.familySize);
+    const plan = planRun(part.config, part.shard?.familySize, !options.untilTimeLimit);
     const firstLook = planFirstLook(part.config, plan, inventory, part.files);
     if (!options.untilTimeLimit) warnIfFirstLooksCannotFit(part.config, firstLook, options.log);
     const run = {
@@ -86678,9 +86678,9 @@ function choosePolicy(own, tree, options) {
     );
   return { config, policy: changes.length || from === "base" ? { from, changes } : void 0 };
 }
-function planRun(config, familyFigures) {
+function planRun(config, familyFigures, early) {
   const rounds = config.rounds ?? 10;
-  const rule = decisionRule({ confidence: config.confidence, rounds, maxRounds: config.maxRounds, lookEvery: DEFAULTS2.lookEvery });
+  const rule = decisionRule({ confidence: config.confidence, rounds, maxRounds: config.maxRounds, lookEvery: DEFAULTS2.lookEvery, early });
   const httpById = new Map(config.http.map((b) => [b.id, b]));
   const httpPlannedMs = config.http.reduce((sum3, b) => sum3 + rounds * estimatedRoundMs(b), 0) + (config.confirm && config.http.length ? rounds * Math.max(...config.http.map(estimatedRoundMs)) : 0);
   return {

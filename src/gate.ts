@@ -154,7 +154,8 @@ export async function runGate(options: GateOptions): Promise<Report> {
     const part = options.shard
       ? planShard(options.shard, { config, tree, options }, found, inventory)
       : { config, files: found, shard: undefined };
-    const plan = planRun(part.config, part.shard?.familySize);
+    // calibrate measures every benchmark to the time limit: nothing is decided early there.
+    const plan = planRun(part.config, part.shard?.familySize, !options.untilTimeLimit);
     const firstLook = planFirstLook(part.config, plan, inventory, part.files);
     if (!options.untilTimeLimit) warnIfFirstLooksCannotFit(part.config, firstLook, options.log);
     const run: RunContext = {
@@ -256,9 +257,9 @@ interface RunPlan {
   familyFigures: number | undefined;
 }
 
-function planRun(config: Config, familyFigures?: number): RunPlan {
+function planRun(config: Config, familyFigures: number | undefined, early: boolean): RunPlan {
   const rounds = config.rounds ?? 10;
-  const rule = decisionRule({ confidence: config.confidence, rounds, maxRounds: config.maxRounds, lookEvery: DEFAULTS.lookEvery });
+  const rule = decisionRule({ confidence: config.confidence, rounds, maxRounds: config.maxRounds, lookEvery: DEFAULTS.lookEvery, early });
   const httpById = new Map(config.http.map((b) => [b.id, b]));
   // HTTP rounds are long and fixed in length; with confirm, a regression found there must be able to reproduce.
   const httpPlannedMs =
