@@ -67787,7 +67787,6 @@ async function measureMicro(plan) {
   const conditions = [];
   const adaptive = plan.adaptive;
   const decided = /* @__PURE__ */ new Set();
-  const decidedEarly = /* @__PURE__ */ new Set();
   const confirmationRounds = (done) => adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plannedRounds, done) : 0;
   const confirmProcessMs = (fallback) => {
     if (!allocation) return fallback;
@@ -67873,11 +67872,8 @@ async function measureMicro(plan) {
     const look = rounds >= plannedRounds && (rounds - plannedRounds) % adaptive.lookEvery === 0 || rounds === adaptive.earlyLook;
     if (look) {
       for (const id of adaptive.decided([...samples.values()])) {
-        if (!decided.has(id) && rounds === adaptive.earlyLook && rounds < plannedRounds) {
-          decidedEarly.add(id);
-          const entry = samples.get(id);
-          if (entry) entry.endedEarly = true;
-        }
+        const entry = samples.get(id);
+        if (entry && !decided.has(id) && rounds === adaptive.earlyLook && rounds < plannedRounds) entry.endedEarly = true;
         decided.add(id);
       }
       if (adaptive.confirmRounds > 0) suspects2 = adaptive.toConfirm([...samples.values()]);
@@ -67895,8 +67891,9 @@ async function measureMicro(plan) {
   }
   let confirmRounds = 0;
   const confirming = adaptive && adaptive.confirmRounds > 0 ? adaptive.toConfirm([...samples.values()]) : /* @__PURE__ */ new Set();
-  const fullGroup = (id) => Math.max(adaptive.confirmRounds, plannedRounds, samples.get(id)?.logRatios.length ?? 0);
-  const groupOf2 = (id) => decidedEarly.has(id) ? adaptive.earlyLook : fullGroup(id);
+  const endedEarly = (id) => samples.get(id)?.endedEarly === true;
+  const fullGroup = (id) => confirmationRounds(samples.get(id)?.logRatios.length ?? 0);
+  const groupOf2 = (id) => endedEarly(id) ? adaptive.earlyLook : fullGroup(id);
   const confirmTarget = adaptive && confirming.size > 0 ? Math.max(...[...confirming].map(groupOf2)) : 0;
   if (confirming.size > 0) {
     plan.log(`confirming ${confirming.size} regression(s) with ${confirmTarget} fresh rounds`);
@@ -67919,7 +67916,7 @@ async function measureMicro(plan) {
     };
     await confirmUpTo(confirmTarget, confirming);
     const shown = adaptive.toConfirm([...samples.values()]);
-    const goOn = new Set([...confirming].filter((id) => decidedEarly.has(id) && !shown.has(id) && !skip.has(id)));
+    const goOn = new Set([...confirming].filter((id) => endedEarly(id) && !shown.has(id) && !skip.has(id)));
     const longer = goOn.size > 0 ? Math.max(...[...goOn].map(fullGroup)) : 0;
     if (longer > confirmRounds && confirmRounds === confirmTarget) {
       plan.log(
@@ -69555,9 +69552,8 @@ async function measureHttp(plan) {
     const recent = [];
     let done = 0;
     const reserved = plan.benchmarks.slice(index + 1).reduce((sum3, _b, i2) => sum3 + 2 * perRound[index + 1 + i2], 0);
-    let endedEarly = false;
     const fullGroup = () => adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plan.rounds, samples.logRatios.length) : 0;
-    const confirmTarget = () => endedEarly && fullGroup() > 0 ? samples.logRatios.length : fullGroup();
+    const confirmTarget = () => samples.endedEarly && fullGroup() > 0 ? samples.logRatios.length : fullGroup();
     const timeLeft = () => ({
       rounds: Math.max(0, plan.rounds - samples.logRatios.length) + Math.max(0, confirmTarget() - (samples.confirmation?.length ?? 0)),
       ms: plan.deadline - now() - reserved
@@ -69604,8 +69600,7 @@ async function measureHttp(plan) {
       const look = adaptive && (round4 + 1 >= plan.rounds && (round4 + 1 - plan.rounds) % adaptive.lookEvery === 0 || round4 + 1 === adaptive.earlyLook);
       if (!look) continue;
       if (adaptive.decided(samples)) {
-        endedEarly = round4 + 1 < plan.rounds;
-        if (endedEarly) {
+        if (round4 + 1 < plan.rounds) {
           samples.endedEarly = true;
           plan.log(`${benchmark.id}: decided at the early look, after ${round4 + 1} rounds`);
         }
@@ -69620,7 +69615,7 @@ async function measureHttp(plan) {
       samples.confirmation ??= [];
       let confirmed = 0;
       while (confirmed < target && await runRound2(confirmed, target, "confirmation", 0)) confirmed++;
-      if (endedEarly && confirmed === target && fullGroup() > target && !samples.error && !adaptive.toConfirm(samples)) {
+      if (samples.endedEarly && confirmed === target && fullGroup() > target && !samples.error && !adaptive.toConfirm(samples)) {
         plan.log(
           `${benchmark.id}: the regression was not shown again in ${target} fresh rounds: the fresh group goes on to ${fullGroup()}`
         );
@@ -70189,8 +70184,11 @@ var ORDER = ["error", "unmeasured", "regression", "inconclusive", "improvement",
 function sortBenchmarks(benchmarks) {
   return [...benchmarks].sort((a, b) => ORDER.indexOf(a.verdict) - ORDER.indexOf(b.verdict) || a.id.localeCompare(b.id));
 }
+function unconfirmedRegression(b) {
+  return b.verdict === "regression" && b.unconfirmed === true;
+}
 function confirmedRegression(b) {
-  return b.verdict === "regression" && !b.unconfirmed;
+  return b.verdict === "regression" && !unconfirmedRegression(b);
 }
 function compareFailed(report2) {
   return Boolean(report2.error) || report2.benchmarks.some((b) => b.verdict === "error");
@@ -70218,7 +70216,7 @@ function toReportBenchmark(comparison, http3) {
     ...comparison.regressionP !== void 0 ? { regressionP: comparison.regressionP } : {},
     resolvable: Number.isFinite(comparison.resolvable) ? comparison.resolvable : null,
     ...comparison.confirmation ? { confirmation: comparison.confirmation.map((x) => Math.expm1(x)) } : {},
-    ...comparison.unconfirmed && comparison.verdict === "regression" ? { unconfirmed: true } : {},
+    ...unconfirmedRegression(comparison) ? { unconfirmed: true } : {},
     ...comparison.note ? { note: comparison.note } : {},
     ...warning ? { warning } : {},
     ...http3 ? { http: http3 } : {},
@@ -78407,7 +78405,7 @@ function renderTerminal(report2, options) {
     const level = report2.run ? formatConfidence(report2.run.intervalConfidence) : "95%";
     const allHeader = ["verdict", "benchmark", "base", "head", `change [${level} CI]`, "budget", "resolves"];
     const allCells = (b, name2) => [
-      `${markOf(b.verdict).mark} ${terminalText(b.verdict)}${b.unconfirmed === true && b.verdict === "regression" ? " (unconfirmed)" : ""}`,
+      `${markOf(b.verdict).mark} ${terminalText(b.verdict)}${unconfirmedRegression(b) ? " (unconfirmed)" : ""}`,
       name2,
       formatOps(b.base?.opsPerSec),
       formatOps(b.head?.opsPerSec),
@@ -78643,10 +78641,12 @@ function renderMarkdown(report2) {
     const grouped = groupingHelps(benchmarks.map((b) => b.id));
     for (const group of grouped ? groupByFile(benchmarks) : ungrouped(benchmarks)) {
       if (group.file !== void 0) out.push(md`| | <b>${group.file}</b> | | | | | |`);
-      for (const { item: b, name: name2 } of group.rows)
+      for (const { item: b, name: name2 } of group.rows) {
+        const [base2, head] = [formatOps(b.base?.opsPerSec), formatOps(b.head?.opsPerSec)];
         out.push(
-          md`| ${verdictCell(b.verdict, b.unconfirmed)} | ${name2} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${formatChange(b)} | ${formatBudget(b.budget)} | ${formatResolvable(b)} |`
+          md`| ${verdictCell(b)} | ${name2} | ${base2} | ${head} | ${formatChange(b)} | ${formatBudget(b.budget)} | ${formatResolvable(b)} |`
         );
+      }
     }
     out.push(md``, md`<sub>${RESOLVES_LEGEND}</sub>`, md``);
     const chart = changeChart(benchmarks, { grouped });
@@ -78670,10 +78670,10 @@ function renderMarkdown(report2) {
   out.push(details(md`How to read this`, HOW_TO_READ), md``);
   return joinMarkup(out).markup;
 }
-function verdictCell(verdict, unconfirmed2) {
-  const icon = lookup(ICON, verdict);
-  const mark = unconfirmed2 === true && verdict === "regression" ? " (unconfirmed)" : "";
-  return icon ? md`${icon} ${verdict}${mark}` : md`❔ ${verdict}`;
+function verdictCell(b) {
+  const icon = lookup(ICON, b.verdict);
+  const mark = unconfirmedRegression(b) ? md` (unconfirmed)` : md``;
+  return icon ? md`${icon} ${b.verdict}${mark}` : md`❔ ${b.verdict}`;
 }
 function shortSha(sha) {
   return typeof sha === "string" ? sha.slice(0, 7) : "";
@@ -82744,7 +82744,7 @@ function driftMarkdown(options) {
   const { report: report2, trend, driftBudget, anchor } = options;
   const broken = report2.benchmarks.filter(confirmedRegression);
   const undecided = report2.benchmarks.filter(
-    (b) => b.verdict === "inconclusive" || b.verdict === "unmeasured" || b.verdict === "error" || b.verdict === "regression" && !confirmedRegression(b)
+    (b) => b.verdict === "inconclusive" || b.verdict === "unmeasured" || b.verdict === "error" || unconfirmedRegression(b)
   );
   const budget = formatBudget(driftBudget);
   const out = [];

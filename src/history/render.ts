@@ -1,6 +1,6 @@
 import { codeBlockText, joinMarkup, Markup, md } from '../report/escape.js';
 import { formatInterval } from '../report/format.js';
-import { compareFailed, confirmedRegression, type Report } from '../report/model.js';
+import { compareFailed, confirmedRegression, unconfirmedRegression, type Report } from '../report/model.js';
 import { formatBudget, formatPercent } from '../util/format.js';
 import type { BisectResult } from './bisect.js';
 import { suspects, type BenchmarkTrend, type Interval, type MeasuredChange, type Trend } from './chain.js';
@@ -147,11 +147,7 @@ export function driftMarkdown(options: {
   const { report, trend, driftBudget, anchor } = options;
   const broken = report.benchmarks.filter(confirmedRegression);
   const undecided = report.benchmarks.filter(
-    (b) =>
-      b.verdict === 'inconclusive' ||
-      b.verdict === 'unmeasured' ||
-      b.verdict === 'error' ||
-      (b.verdict === 'regression' && !confirmedRegression(b)),
+    (b) => b.verdict === 'inconclusive' || b.verdict === 'unmeasured' || b.verdict === 'error' || unconfirmedRegression(b),
   );
   const budget = formatBudget(driftBudget);
   const out: Markup[] = [];

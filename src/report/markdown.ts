@@ -9,7 +9,7 @@ import { profileSections } from './profile-sections.js';
 import { NATIVE_LEGEND, nativeSections } from './native-sections.js';
 import { roundLevelsLine } from './levels.js';
 import { SOLO_LEGEND, soloSections } from './solo-sections.js';
-import { sortBenchmarks, verdictCounts, type Report, type ReportBenchmark } from './model.js';
+import { sortBenchmarks, unconfirmedRegression, verdictCounts, type Report, type ReportBenchmark } from './model.js';
 import { runLine } from './terminal.js';
 
 const ICON: Record<Verdict, string> = {
@@ -70,10 +70,12 @@ export function renderMarkdown(report: Report): string {
     const grouped = groupingHelps(benchmarks.map((b) => b.id));
     for (const group of grouped ? groupByFile(benchmarks) : ungrouped(benchmarks)) {
       if (group.file !== undefined) out.push(md`| | <b>${group.file}</b> | | | | | |`);
-      for (const { item: b, name } of group.rows)
+      for (const { item: b, name } of group.rows) {
+        const [base, head] = [formatOps(b.base?.opsPerSec), formatOps(b.head?.opsPerSec)];
         out.push(
-          md`| ${verdictCell(b.verdict, b.unconfirmed)} | ${name} | ${formatOps(b.base?.opsPerSec)} | ${formatOps(b.head?.opsPerSec)} | ${formatChange(b)} | ${formatBudget(b.budget)} | ${formatResolvable(b)} |`,
+          md`| ${verdictCell(b)} | ${name} | ${base} | ${head} | ${formatChange(b)} | ${formatBudget(b.budget)} | ${formatResolvable(b)} |`,
         );
+      }
     }
     out.push(md``, md`<sub>${RESOLVES_LEGEND}</sub>`, md``);
     const chart = changeChart(benchmarks, { grouped });
@@ -99,11 +101,11 @@ export function renderMarkdown(report: Report): string {
   return joinMarkup(out).markup;
 }
 
-/** "🔴 regression"; a verdict that is not one of ours shows as text, inert. */
-function verdictCell(verdict: unknown, unconfirmed?: boolean): Markup {
-  const icon = lookup(ICON, verdict);
-  const mark = unconfirmed === true && verdict === 'regression' ? ' (unconfirmed)' : '';
-  return icon ? md`${icon} ${verdict}${mark}` : md`❔ ${verdict}`;
+/** "🔴 regression", "🔴 regression (unconfirmed)"; a verdict that is not one of ours shows as text, inert. */
+function verdictCell(b: ReportBenchmark): Markup {
+  const icon = lookup(ICON, b.verdict);
+  const mark = unconfirmedRegression(b) ? md` (unconfirmed)` : md``;
+  return icon ? md`${icon} ${b.verdict}${mark}` : md`❔ ${b.verdict}`;
 }
 
 function shortSha(sha: unknown): string {

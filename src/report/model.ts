@@ -171,10 +171,14 @@ export function sortBenchmarks(benchmarks: readonly ReportBenchmark[]): ReportBe
   return [...benchmarks].sort((a, b) => ORDER.indexOf(a.verdict) - ORDER.indexOf(b.verdict) || a.id.localeCompare(b.id));
 }
 
-/** error (exit 2) when anything could not be judged, an error or a benchmark left unmeasured; fail (exit 1) on a regression. */
+/** A regression the time limit kept from its confirmation: it fails the run, but bisect and drift do not act on it alone. */
+export function unconfirmedRegression(b: { verdict: Verdict; unconfirmed?: boolean | undefined }): boolean {
+  return b.verdict === 'regression' && b.unconfirmed === true;
+}
+
 /** A regression its fresh group showed again (or that needed none): what bisect and drift act on. */
-export function confirmedRegression(b: Pick<ReportBenchmark, 'verdict' | 'unconfirmed'>): boolean {
-  return b.verdict === 'regression' && !b.unconfirmed;
+export function confirmedRegression(b: { verdict: Verdict; unconfirmed?: boolean | undefined }): boolean {
+  return b.verdict === 'regression' && !unconfirmedRegression(b);
 }
 
 /**
@@ -185,6 +189,7 @@ export function compareFailed(report: Pick<Report, 'error' | 'benchmarks'>): boo
   return Boolean(report.error) || report.benchmarks.some((b) => b.verdict === 'error');
 }
 
+/** error (exit 2) when anything could not be judged, an error or a benchmark left unmeasured; fail (exit 1) on a regression. */
 export function runVerdict(benchmarks: readonly ReportBenchmark[]): RunVerdict {
   if (benchmarks.some((b) => b.verdict === 'error' || b.verdict === 'unmeasured')) return 'error';
   if (benchmarks.some((b) => b.verdict === 'regression')) return 'fail';
@@ -216,7 +221,7 @@ export function toReportBenchmark(comparison: Comparison, http?: HttpDetails): R
     ...(comparison.regressionP !== undefined ? { regressionP: comparison.regressionP } : {}),
     resolvable: Number.isFinite(comparison.resolvable) ? comparison.resolvable! : null,
     ...(comparison.confirmation ? { confirmation: comparison.confirmation.map((x) => Math.expm1(x)) } : {}),
-    ...(comparison.unconfirmed && comparison.verdict === 'regression' ? { unconfirmed: true } : {}),
+    ...(unconfirmedRegression(comparison) ? { unconfirmed: true } : {}),
     ...(comparison.note ? { note: comparison.note } : {}),
     ...(warning ? { warning } : {}),
     ...(http ? { http } : {}),

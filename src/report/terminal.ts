@@ -10,7 +10,7 @@ import { roundLevelsLine } from './levels.js';
 import { SOLO_LEGEND, soloSections } from './solo-sections.js';
 import { httpSections } from './http-sections.js';
 import { NATIVE_LEGEND, nativeSections } from './native-sections.js';
-import { sortBenchmarks, verdictCounts, type Report, type ReportBenchmark } from './model.js';
+import { sortBenchmarks, unconfirmedRegression, verdictCounts, type Report, type ReportBenchmark } from './model.js';
 
 export interface TerminalOptions {
   color: boolean;
@@ -56,7 +56,7 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
     const level = report.run ? formatConfidence(report.run.intervalConfidence) : '95%';
     const allHeader = ['verdict', 'benchmark', 'base', 'head', `change [${level} CI]`, 'budget', 'resolves'];
     const allCells = (b: ReportBenchmark, name: string) => [
-      `${markOf(b.verdict).mark} ${printable(b.verdict)}${b.unconfirmed === true && b.verdict === 'regression' ? ' (unconfirmed)' : ''}`,
+      `${markOf(b.verdict).mark} ${printable(b.verdict)}${unconfirmedRegression(b) ? ' (unconfirmed)' : ''}`,
       name,
       formatOps(b.base?.opsPerSec),
       formatOps(b.head?.opsPerSec),

@@ -51,6 +51,18 @@ describe('every wait has a deadline', () => {
   });
 });
 
+/** A load test whose head server answers twenty times slower (2 ms of spinning a request), under a time limit. */
+function slowServerRepo(options: { limit: string; duration: string; warmup: string }): string {
+  const slow = "const t = Date.now(); while (Date.now() - t < 2) {} res.end('[]');";
+  const config =
+    `time-limit: ${options.limit}\nhttp:\n  - name: list\n    start: node server.js\n    ready: /health\n    requests:\n` +
+    `      - path: /list\n    duration: ${options.duration}\n    warmup: ${options.warmup}\n`;
+  return inlineRepo(
+    { 'benchgate.yml': config, 'server.js': SERVER("res.end(req.url === '/health' ? 'ok' : '[]');") },
+    { 'server.js': SERVER(`if (req.url === '/health') return res.end('ok'); ${slow}`) },
+  );
+}
+
 describe('time-limit bounds measuring, and nothing unmeasured passes', () => {
   // Head does twenty times the work: a loss no noise hides, decided at the first look.
   const SUM = (n: string) => `export default { 'sum': () => { let s = 0; for (let i = 0; i < ${n}; i++) s += i; return s; } };\n`;
@@ -133,13 +145,7 @@ describe('time-limit bounds measuring, and nothing unmeasured passes', () => {
     // look's 3 rounds bound the loss far beyond the budget and end the first group. Its fresh group of 3 confirms it where
     // the time limit leaves them, and where not, the regression stands unconfirmed: either way the user is told the
     // loss the rounds show (exit 1), not "not measured".
-    const slow = "const t = Date.now(); while (Date.now() - t < 2) {} res.end('[]');";
-    const config =
-      'time-limit: 12s\nhttp:\n  - name: list\n    start: node server.js\n    ready: /health\n    requests:\n      - path: /list\n    duration: 300ms\n    warmup: 100ms\n';
-    const repo = inlineRepo(
-      { 'benchgate.yml': config, 'server.js': SERVER("res.end(req.url === '/health' ? 'ok' : '[]');") },
-      { 'server.js': SERVER(`if (req.url === '/health') return res.end('ok'); ${slow}`) },
-    );
+    const repo = slowServerRepo({ limit: '12s', duration: '300ms', warmup: '100ms' });
     const run = await runCli(['compare', '--base', 'main', '--head', 'feature', '--profile', 'never', '--json', 'report.json'], repo);
     expect(run.code, run.stdout + run.stderr).toBe(1);
     const report = readJson(path.join(repo, 'report.json'));
@@ -174,13 +180,7 @@ describe('time-limit bounds measuring, and nothing unmeasured passes', () => {
 
   it('fails a load test the time limit left without a single round: unmeasured, exit 2, with the time its first look needs', async () => {
     // Head answers twenty times slower: were 0 rounds a pass, this regression would ship.
-    const slow = "const t = Date.now(); while (Date.now() - t < 2) {} res.end('[]');";
-    const config = (limit: string) =>
-      `time-limit: ${limit}\nhttp:\n  - name: list\n    start: node server.js\n    ready: /health\n    requests:\n      - path: /list\n    duration: 2s\n    warmup: 1s\n`;
-    const repo = inlineRepo(
-      { 'benchgate.yml': config('4s'), 'server.js': SERVER("res.end(req.url === '/health' ? 'ok' : '[]');") },
-      { 'server.js': SERVER(`if (req.url === '/health') return res.end('ok'); ${slow}`) },
-    );
+    const repo = slowServerRepo({ limit: '4s', duration: '2s', warmup: '1s' });
     const run = await runCli(['compare', '--base', 'main', '--head', 'feature', '--profile', 'never', '--json', 'report.json'], repo);
     expect(run.code, run.stdout + run.stderr).toBe(2);
     const report = readJson(path.join(repo, 'report.json'));

@@ -112,6 +112,18 @@ describe('markdown report', () => {
     );
     expect(text).toContain('(with uncommitted changes)');
   });
+
+  it('marks a regression the time limit kept from its confirmation, and only a regression', () => {
+    const change = { estimate: -0.5, low: -0.52, high: -0.48, confidence: 0.95 };
+    const marked = renderMarkdown(report([bench({ verdict: 'regression', unconfirmed: true, change })]));
+    expect(marked).toContain('| 🔴 regression (unconfirmed) | bench/ids.bench.js &gt; make request id |');
+    expect(renderTerminal(report([bench({ verdict: 'regression', unconfirmed: true, change })]), { color: false, width: 120 })).toMatch(
+      /✗ regression \(unconfirmed\)/,
+    );
+    // An uploaded report's mark on another verdict is not shown.
+    const forged = renderMarkdown(report([bench({ verdict: 'inconclusive', unconfirmed: true, change })]));
+    expect(forged).not.toContain('(unconfirmed)');
+  });
 });
 
 const explained = (over: Partial<ReportBenchmark> = {}): ReportBenchmark =>

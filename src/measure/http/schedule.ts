@@ -110,10 +110,9 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
     const reserved = plan.benchmarks.slice(index + 1).reduce((sum, _b, i) => sum + 2 * perRound[index + 1 + i]!, 0);
     // As many fresh rounds as the first group ran (at least the first look's, unless the early look ended it): as
     // strong a test, on new servers.
-    let endedEarly = false;
     const fullGroup = () =>
       adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plan.rounds, samples.logRatios.length) : 0;
-    const confirmTarget = () => (endedEarly && fullGroup() > 0 ? samples.logRatios.length : fullGroup());
+    const confirmTarget = () => (samples.endedEarly && fullGroup() > 0 ? samples.logRatios.length : fullGroup());
     // A duet with no duration set learns its warm-up and blocks per pair from its own rounds (planner.ts), the blocks
     // bounded so that the rounds still needed (to the first look, and the confirmation it would run) fit in the time left.
     const timeLeft = () => ({
@@ -171,8 +170,7 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
         ((round + 1 >= plan.rounds && (round + 1 - plan.rounds) % adaptive.lookEvery === 0) || round + 1 === adaptive.earlyLook);
       if (!look) continue;
       if (adaptive.decided(samples)) {
-        endedEarly = round + 1 < plan.rounds;
-        if (endedEarly) {
+        if (round + 1 < plan.rounds) {
           samples.endedEarly = true;
           plan.log(`${benchmark.id}: decided at the early look, after ${round + 1} rounds`);
         }
@@ -189,7 +187,7 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
       let confirmed = 0;
       while (confirmed < target && (await runRound(confirmed, target, 'confirmation', 0))) confirmed++;
       // A step the early look decided, not shown again in as many fresh rounds: the fresh group goes on to the first look's size.
-      if (endedEarly && confirmed === target && fullGroup() > target && !samples.error && !adaptive!.toConfirm(samples)) {
+      if (samples.endedEarly && confirmed === target && fullGroup() > target && !samples.error && !adaptive!.toConfirm(samples)) {
         plan.log(
           `${benchmark.id}: the regression was not shown again in ${target} fresh rounds: the fresh group goes on to ${fullGroup()}`,
         );

@@ -201,8 +201,6 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
   const conditions: RoundConditions[] = [];
   const adaptive = plan.adaptive;
   const decided = new Set<string>();
-  // Decided at the early look: a regression among them is confirmed by a fresh group as large (the early look's rounds).
-  const decidedEarly = new Set<string>();
   // A confirmation runs as many rounds as the first group did (at least the first look's), so the time it needs grows with the rounds.
   const confirmationRounds = (done: number) =>
     adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plannedRounds, done) : 0;
@@ -308,11 +306,9 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     const look = (rounds >= plannedRounds && (rounds - plannedRounds) % adaptive.lookEvery === 0) || rounds === adaptive.earlyLook;
     if (look) {
       for (const id of adaptive.decided([...samples.values()])) {
-        if (!decided.has(id) && rounds === adaptive.earlyLook && rounds < plannedRounds) {
-          decidedEarly.add(id);
-          const entry = samples.get(id);
-          if (entry) entry.endedEarly = true;
-        }
+        // Decided at the early look: a regression among them is confirmed by a fresh group as large (its rounds).
+        const entry = samples.get(id);
+        if (entry && !decided.has(id) && rounds === adaptive.earlyLook && rounds < plannedRounds) entry.endedEarly = true;
         decided.add(id);
       }
       if (adaptive.confirmRounds > 0) suspects = adaptive.toConfirm([...samples.values()]);
@@ -336,8 +332,9 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
   // needed 25 rounds to stand out needs as many to show again, and fewer would let most of them through. A step the
   // early look found far beyond its budget took the early look's rounds: its fresh group is as large, and where those
   // do not show it again, it goes on to the first look's size (the other suspects' rounds are never cut short).
-  const fullGroup = (id: string) => Math.max(adaptive!.confirmRounds, plannedRounds, samples.get(id)?.logRatios.length ?? 0);
-  const groupOf = (id: string) => (decidedEarly.has(id) ? adaptive!.earlyLook! : fullGroup(id));
+  const endedEarly = (id: string) => samples.get(id)?.endedEarly === true;
+  const fullGroup = (id: string) => confirmationRounds(samples.get(id)?.logRatios.length ?? 0);
+  const groupOf = (id: string) => (endedEarly(id) ? adaptive!.earlyLook! : fullGroup(id));
   const confirmTarget = adaptive && confirming.size > 0 ? Math.max(...[...confirming].map(groupOf)) : 0;
   if (confirming.size > 0) {
     plan.log(`confirming ${confirming.size} regression(s) with ${confirmTarget} fresh rounds`);
@@ -363,7 +360,7 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     await confirmUpTo(confirmTarget, confirming);
     // The early steps their 3 fresh rounds did not show again: the fresh group goes on to the first look's size.
     const shown = adaptive!.toConfirm([...samples.values()]);
-    const goOn = new Set([...confirming].filter((id) => decidedEarly.has(id) && !shown.has(id) && !skip.has(id)));
+    const goOn = new Set([...confirming].filter((id) => endedEarly(id) && !shown.has(id) && !skip.has(id)));
     const longer = goOn.size > 0 ? Math.max(...[...goOn].map(fullGroup)) : 0;
     if (longer > confirmRounds && confirmRounds === confirmTarget) {
       plan.log(
