@@ -385,14 +385,18 @@ describe('a regression must reproduce before it fails the build', () => {
     // Head's task is slow only in the first 3 measuring processes (a transient host offset, staged):
     // each process that loads head's bench file counts itself in a file next to it, the one load
     // before measuring (the check that every revision is installed) included. A hundred times slower there: a loss the
-    // early look's 3 rounds put far past the 50% budget, even on a heavily loaded machine, so they end the first group.
+    // early look's 3 rounds put far past the 50% budget, so they end the first group. The task waits on the clock
+    // (20 µs a call, 2 ms while slow) rather than computing: its time a call is the clock's whatever the load and
+    // whichever tier the JIT runs it in, so the three rounds agree as the early look's t interval needs (a loop of
+    // additions once read one of them far off under a loaded CI run, and the early look rightly did not decide).
+    const wait = (us: number) => `{ const end = performance.now() + ${us / 1000}; while (performance.now() < end); }`;
     const transient = `import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 const counter = new URL('./.processes', import.meta.url);
 const seen = existsSync(counter) ? Number(readFileSync(counter, 'utf8')) : 0;
 writeFileSync(counter, String(seen + 1));
 const slow = seen < 4;
 export default {
-  'sum': () => { let s = 0; for (let i = 0; i < (slow ? 10000 : 100); i++) s += i; return s; },
+  'sum': slow ? () => ${wait(2000)} : () => ${wait(20)},
 };
 `;
     repo = inlineRepo(
@@ -401,7 +405,7 @@ export default {
         // bound is read past the few rounds an odd process could spoil. (Free to add processes, and looking first at 10 of
         // 40 rounds, where one round decides the bound, a run under a load of 13 once left the first look undecided.)
         'benchgate.yml': 'budget: 50%\nrounds: 10\nmax-rounds: 10\nmicro:\n  task-time: 150ms\n  processes: 1\n',
-        'bench/a.bench.js': "export default {\n  'sum': () => { let s = 0; for (let i = 0; i < 100; i++) s += i; return s; },\n};\n",
+        'bench/a.bench.js': `export default {\n  'sum': () => ${wait(20)},\n};\n`,
         '.gitignore': '.processes\n',
       },
       { 'bench/a.bench.js': transient },
@@ -411,7 +415,7 @@ export default {
     const [sum] = report.benchmarks;
     expect(run.code, run.stdout).toBe(0);
     expect(sum.verdict).toBe('inconclusive');
-    expect(sum.change.high).toBeLessThan(-0.5); // the first rounds alone said "regression" (past the 50% budget)…
+    expect(sum.change.high, `${run.stderr}\n${JSON.stringify(sum.rounds)}`).toBeLessThan(-0.5); // the first rounds alone said "regression" (past the 50% budget)…
     expect(sum.rounds).toHaveLength(3); // …at the early look, which ended the first group there…
     // …so a fresh group as large ran; it did not show the loss, so it went on to the first look's rounds, and did not either.
     expect(run.stderr).toContain('1 regression(s) from the early look not shown again in 3 fresh rounds: the fresh group goes on to 10');
