@@ -79550,6 +79550,7 @@ function agreement(profile, measured) {
 import { createHash as createHash4 } from "node:crypto";
 import { mkdirSync as mkdirSync2, readFileSync as readFileSync9 } from "node:fs";
 import path13 from "node:path";
+import { pathToFileURL } from "node:url";
 
 // src/measure/http/profile.ts
 async function profileServers(benchmark, revisions, plan, profile) {
@@ -79595,6 +79596,7 @@ async function profileServers(benchmark, revisions, plan, profile) {
 // src/explain/functions.ts
 import { createHash as createHash3 } from "node:crypto";
 import { readFileSync as readFileSync7, statSync as statSync3 } from "node:fs";
+import { SourceMap } from "node:module";
 
 // node_modules/acorn/dist/acorn.mjs
 var astralIdentifierCodes = [509, 0, 227, 0, 150, 4, 294, 9, 1368, 2, 2, 1, 6, 3, 41, 2, 5, 0, 166, 1, 574, 3, 9, 9, 7, 9, 32, 4, 318, 1, 31, 4, 33, 15, 71, 10, 50, 3, 123, 2, 54, 14, 32, 10, 3, 1, 11, 3, 46, 10, 8, 0, 46, 9, 7, 2, 37, 13, 2, 9, 6, 1, 45, 0, 13, 2, 49, 13, 9, 3, 2, 11, 83, 11, 7, 0, 3, 0, 158, 11, 6, 9, 7, 3, 56, 1, 2, 6, 3, 1, 3, 2, 10, 0, 11, 1, 3, 6, 4, 4, 68, 8, 2, 0, 3, 0, 2, 3, 2, 4, 2, 0, 15, 1, 83, 17, 10, 9, 5, 0, 82, 19, 13, 9, 214, 6, 3, 8, 28, 1, 83, 16, 16, 9, 82, 12, 9, 9, 7, 19, 58, 14, 5, 9, 243, 14, 166, 9, 71, 5, 2, 1, 3, 3, 2, 0, 2, 1, 13, 9, 120, 6, 3, 6, 4, 0, 29, 9, 41, 6, 2, 3, 9, 0, 10, 10, 47, 15, 199, 7, 137, 9, 54, 7, 2, 7, 17, 9, 57, 21, 2, 13, 123, 5, 4, 0, 2, 1, 2, 6, 2, 0, 9, 9, 49, 4, 2, 1, 2, 4, 9, 9, 55, 9, 7, 0, 259, 3, 10, 1, 2, 0, 49, 6, 4, 4, 14, 10, 5350, 0, 7, 14, 11465, 27, 2343, 9, 87, 9, 39, 4, 60, 6, 26, 9, 535, 9, 470, 0, 2, 54, 8, 3, 82, 0, 12, 1, 19628, 1, 4178, 9, 519, 45, 3, 22, 481, 1, 61, 4, 4, 5, 9, 7, 3, 6, 31, 3, 149, 2, 12, 2, 9, 1, 3, 0, 33, 1, 1357, 49, 513, 54, 5, 49, 9, 0, 15, 0, 23, 4, 2, 14, 1361, 6, 2, 16, 3, 6, 2, 1, 2, 4, 101, 0, 161, 6, 10, 9, 357, 0, 62, 13, 499, 13, 245, 1, 2, 9, 233, 0, 3, 0, 8, 1, 6, 0, 475, 6, 110, 6, 6, 9, 4759, 9, 787719, 239];
@@ -85664,7 +85666,12 @@ var MAX_BYTES = 2 * 1024 * 1024;
 var MAX_FUNCTIONS = 2e4;
 var OPTIONS = { ecmaVersion: "latest", allowHashBang: true, allowReturnOutsideFunction: true, allowAwaitOutsideFunction: true };
 var isFunction = (node) => node.type === "FunctionDeclaration" || node.type === "FunctionExpression" || node.type === "ArrowFunctionExpression";
+var isTypeScript = (pathOrUrl) => /\.(?:ts|mts|cts)$/.test(pathOrUrl.replace(/[?#].*$/s, ""));
 var FunctionShapes = class {
+  constructor(options = {}) {
+    this.options = options;
+  }
+  options;
   files = /* @__PURE__ */ new Map();
   /** The function whose header holds (line, column), both 0-based as V8 gives them; undefined when the file cannot be read or parsed. */
   identify(file, line, column) {
@@ -85680,7 +85687,12 @@ var FunctionShapes = class {
     if (this.files.has(file)) return this.files.get(file);
     let parsed2 = null;
     try {
-      if (statSync3(file).size <= MAX_BYTES) parsed2 = functionsOf(readFileSync7(file, "utf8"));
+      if (statSync3(file).size <= MAX_BYTES) {
+        const text2 = readFileSync7(file, "utf8");
+        const { typeScript } = this.options;
+        if (!isTypeScript(file)) parsed2 = functionsOf(text2);
+        else if (typeScript) parsed2 = inTypeScript(text2, typeScript(text2, file));
+      }
     } catch {
       parsed2 = null;
     }
@@ -85688,6 +85700,29 @@ var FunctionShapes = class {
     return parsed2;
   }
 };
+function inTypeScript(source, code) {
+  const found = functionsOf(code);
+  const inline = /\/\/# sourceMappingURL=data:application\/json;base64,([A-Za-z0-9+/=]+)\s*$/.exec(code);
+  if (!inline) return found;
+  const map = new SourceMap(JSON.parse(Buffer.from(inline[1], "base64").toString("utf8")));
+  const lineStarts = lineStartsOf(source);
+  const toSource = (offset2) => {
+    let line = 0;
+    while (line + 1 < found.lineStarts.length && found.lineStarts[line + 1] <= offset2) line++;
+    const entry = map.findEntry(line, offset2 - found.lineStarts[line]);
+    return entry.originalLine === void 0 || entry.originalColumn === void 0 || entry.originalLine >= lineStarts.length ? void 0 : lineStarts[entry.originalLine] + entry.originalColumn;
+  };
+  const functions = found.functions.flatMap((fn) => {
+    const [start, bodyStart, end] = [toSource(fn.start), toSource(fn.bodyStart), toSource(fn.end)];
+    return start === void 0 || bodyStart === void 0 || end === void 0 ? [] : [{ ...fn, start, bodyStart: Math.max(start, bodyStart), end }];
+  });
+  return { functions, lineStarts };
+}
+function lineStartsOf(source) {
+  const lineStarts = [0];
+  for (const match of source.matchAll(/\r\n?|[\n\u2028\u2029]/g)) lineStarts.push(match.index + match[0].length);
+  return lineStarts;
+}
 function functionsOf(source) {
   let program;
   try {
@@ -85695,8 +85730,7 @@ function functionsOf(source) {
   } catch {
     program = parse5(source, { ...OPTIONS, sourceType: "script" });
   }
-  const lineStarts = [0];
-  for (const match of source.matchAll(/\r\n?|[\n\u2028\u2029]/g)) lineStarts.push(match.index + match[0].length);
+  const lineStarts = lineStartsOf(source);
   const raw = [];
   const names = /* @__PURE__ */ new Map();
   let count3 = 0;
@@ -85755,7 +85789,7 @@ function tokenText(value) {
 
 // src/explain/profile.ts
 import { existsSync as existsSync6, readFileSync as readFileSync8 } from "node:fs";
-import { SourceMap } from "node:module";
+import { SourceMap as SourceMap2 } from "node:module";
 import path12 from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 var GC = "(garbage collector)";
@@ -85925,7 +85959,7 @@ var SourceMaps = class {
           payload = JSON.parse(readFileSync8(mapFile, "utf8"));
           dir = path12.dirname(mapFile);
         }
-        entry = { map: new SourceMap(payload), dir, sourceRoot: payload.sourceRoot ?? "" };
+        entry = { map: new SourceMap2(payload), dir, sourceRoot: payload.sourceRoot ?? "" };
       }
     } catch {
       entry = null;
@@ -85973,6 +86007,16 @@ function profileSlug(id) {
   const readable2 = id.replace(/[^\w.-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 100);
   return `${readable2}-${createHash4("sha256").update(id).digest("hex").slice(0, 8)}`;
 }
+async function typeScriptFor(profiles, runnerPath) {
+  if (!profiles.some((profile) => profile.nodes.some((node) => isTypeScript(node.callFrame.url)))) return void 0;
+  const transform = path13.join(path13.dirname(runnerPath), "typescript.js");
+  try {
+    const { transformTypeScript } = await import(pathToFileURL(transform).href);
+    return (source, file) => transformTypeScript(source, file).code;
+  } catch {
+    return void 0;
+  }
+}
 async function profileBoth(target, plan, started) {
   const revisions = { base: plan.base, head: plan.head };
   const slug = profileSlug(target.id);
@@ -85986,16 +86030,20 @@ async function profileBoth(target, plan, started) {
   else
     for (const side2 of ["base", "head"])
       ops[side2] = (target.kind === "http" ? await profileHttp(target, [revisions[side2]], files, plan) : await profileMicro(target, [revisions[side2]], files, plan))[side2] ?? 0;
+  const profiles = {
+    base: JSON.parse(readFileSync9(files.base, "utf8")),
+    head: JSON.parse(readFileSync9(files.head, "utf8"))
+  };
   const options = {
     maps: new SourceMaps(),
-    shapes: new FunctionShapes(),
+    shapes: new FunctionShapes({ typeScript: await typeScriptFor([profiles.base, profiles.head], plan.runnerPath) }),
     // benchgate's runner and probe frames are not the project's; a micro task's bench file calls everything it does.
     hidden: (file) => file.startsWith(path13.dirname(plan.runnerPath) + path13.sep) || file.startsWith(path13.dirname(plan.probePath) + path13.sep),
     notOwn: (file) => file === target.file,
     // The runner's compiled loops (measure/micro/alternate.ts): V8 may inline the whole task into them.
     loops: ["benchgateLoop", "benchgateBatch"]
   };
-  const read = (side2) => summarizeProfile(JSON.parse(readFileSync9(files[side2], "utf8")), revisions[side2].root, options);
+  const read = (side2) => summarizeProfile(profiles[side2], revisions[side2].root, options);
   const summaries = { base: read("base"), head: read("head") };
   const perOp = (side2) => ops[side2] > 0 ? summaries[side2].totalMs * 1e3 / ops[side2] : 0;
   const sides = [
@@ -86089,7 +86137,7 @@ function nodeFlagsFor(command, target) {
 // src/measure/native/run.ts
 import { mkdtempSync as mkdtempSync2, readFileSync as readFileSync12, rmSync as rmSync3, statSync as statSync4 } from "node:fs";
 import path17 from "node:path";
-import { pathToFileURL } from "node:url";
+import { pathToFileURL as pathToFileURL2 } from "node:url";
 
 // src/measure/native/figures.ts
 var MAX_RECORDS = 5e3;
@@ -86271,7 +86319,7 @@ function runNative(options) {
   }
   const read = (ended) => cli ? readReport(out, options.root, options.file, ended) : readFigures(out);
   return new Promise((resolve4) => {
-    const args = cli ? vitestArgs(cli, options.file, out) : [...options.nodeFlags ?? [], "--import", pathToFileURL(options.observerPath).href, `./${options.file}`];
+    const args = cli ? vitestArgs(cli, options.file, out) : [...options.nodeFlags ?? [], "--import", pathToFileURL2(options.observerPath).href, `./${options.file}`];
     const child2 = spawnTracked(options.node ?? process.execPath, args, {
       cwd: options.root,
       env: { ...process.env, BENCHGATE_NATIVE_OUT: out },

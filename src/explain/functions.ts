@@ -5,9 +5,16 @@
  * function at both revisions, and its rows must be matched (issue 41: cheerio's render.js:76 read "0.0% →
  * 11.6%" for a function that existed at base a few lines higher). Parsing is acorn's; the nesting and the shape
  * are ours (no package names a function this way).
+ *
+ * A TypeScript file is read as the JavaScript V8 ran for it: the transform its bench files load through
+ * (measure/micro/harness/typescript.ts, given as `typeScript`). Types stripped to spaces keep every position, so
+ * the profile's frames point into it as into the .ts file; a file with TypeScript-only runtime syntax (an enum) is
+ * transformed with an inline source map, which the runner applies to its frames (runner.ts), and which maps its
+ * functions back to the .ts file here.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
+import { SourceMap, type SourceMapPayload } from 'node:module';
 import { parse, tokenizer, type Node, type Options } from 'acorn';
 import { fullAncestor } from 'acorn-walk';
 
@@ -40,8 +47,18 @@ type FunctionNode = Node & {
 const isFunction = (node: Node): node is FunctionNode =>
   node.type === 'FunctionDeclaration' || node.type === 'FunctionExpression' || node.type === 'ArrowFunctionExpression';
 
+/** A TypeScript file, by its path or its URL (whose query may name its module graph), as the bench files' hooks load them (harness/hooks.ts). */
+export const isTypeScript = (pathOrUrl: string): boolean => /\.(?:ts|mts|cts)$/.test(pathOrUrl.replace(/[?#].*$/s, ''));
+
+export interface ShapeOptions {
+  /** The JavaScript V8 ran for a TypeScript file; without it, a TypeScript file's frames keep their line in the key. */
+  typeScript?: (source: string, file: string) => string;
+}
+
 export class FunctionShapes {
   private readonly files = new Map<string, { functions: Found[]; lineStarts: number[] } | null>();
+
+  constructor(private readonly options: ShapeOptions = {}) {}
 
   /** The function whose header holds (line, column), both 0-based as V8 gives them; undefined when the file cannot be read or parsed. */
   identify(file: string, line: number, column: number): FunctionIdentity | undefined {
@@ -58,14 +75,50 @@ export class FunctionShapes {
     if (this.files.has(file)) return this.files.get(file)!;
     let parsed: { functions: Found[]; lineStarts: number[] } | null = null;
     try {
-      if (statSync(file).size <= MAX_BYTES) parsed = functionsOf(readFileSync(file, 'utf8'));
+      if (statSync(file).size <= MAX_BYTES) {
+        const text = readFileSync(file, 'utf8');
+        const { typeScript } = this.options;
+        if (!isTypeScript(file)) parsed = functionsOf(text);
+        else if (typeScript) parsed = inTypeScript(text, typeScript(text, file));
+      }
     } catch {
-      // Not readable, or not JavaScript acorn parses (TypeScript): the frame keeps its line in the key.
+      // Not readable, or not JavaScript acorn parses (a syntax error, JSX): the frame keeps its line in the key.
       parsed = null;
     }
     this.files.set(file, parsed);
     return parsed;
   }
+}
+
+/** The functions of a TypeScript file's JavaScript, at their places in the .ts file (through its inline source map, if it has one). */
+function inTypeScript(source: string, code: string): { functions: Found[]; lineStarts: number[] } {
+  const found = functionsOf(code);
+  const inline = /\/\/# sourceMappingURL=data:application\/json;base64,([A-Za-z0-9+/=]+)\s*$/.exec(code);
+  if (!inline) return found;
+  const map = new SourceMap(JSON.parse(Buffer.from(inline[1]!, 'base64').toString('utf8')) as SourceMapPayload);
+  const lineStarts = lineStartsOf(source);
+  const toSource = (offset: number) => {
+    let line = 0;
+    while (line + 1 < found.lineStarts.length && found.lineStarts[line + 1]! <= offset) line++;
+    const entry = map.findEntry(line, offset - found.lineStarts[line]!) as { originalLine?: number; originalColumn?: number };
+    return entry.originalLine === undefined || entry.originalColumn === undefined || entry.originalLine >= lineStarts.length
+      ? undefined
+      : lineStarts[entry.originalLine]! + entry.originalColumn;
+  };
+  const functions = found.functions.flatMap((fn) => {
+    const [start, bodyStart, end] = [toSource(fn.start), toSource(fn.bodyStart), toSource(fn.end)];
+    return start === undefined || bodyStart === undefined || end === undefined
+      ? []
+      : [{ ...fn, start, bodyStart: Math.max(start, bodyStart), end }];
+  });
+  return { functions, lineStarts };
+}
+
+/** Lines as V8 counts them: a line ends at \n, \r\n, a lone \r, U+2028 or U+2029. */
+function lineStartsOf(source: string): number[] {
+  const lineStarts = [0];
+  for (const match of source.matchAll(/\r\n?|[\n\u2028\u2029]/g)) lineStarts.push(match.index + match[0].length);
+  return lineStarts;
 }
 
 /** Every function of a source text, with its nesting and shape. */
@@ -76,9 +129,7 @@ export function functionsOf(source: string): { functions: Found[]; lineStarts: n
   } catch {
     program = parse(source, { ...OPTIONS, sourceType: 'script' });
   }
-  // Lines as V8 counts them: a line ends at \n, \r\n, a lone \r, U+2028 or U+2029.
-  const lineStarts = [0];
-  for (const match of source.matchAll(/\r\n?|[\n\u2028\u2029]/g)) lineStarts.push(match.index + match[0].length);
+  const lineStarts = lineStartsOf(source);
   const raw: { start: number; bodyStart: number; end: number; nesting: string; hash: string }[] = [];
   // Each function's name once (a function wrapping a whole bundle is every other one's ancestor).
   const names = new Map<Node, string>();

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Revision, RevisionLabel } from '../checkout/revisions.js';
 import type { HttpBenchmarkConfig } from '../config/types.js';
 import { profileServers } from '../measure/http/profile.js';
@@ -16,7 +17,7 @@ import { runBenchmarkProcess } from '../measure/micro/spawn.js';
 import type { CpuProfile } from '../measure/profiler.js';
 import { messageOf } from '../util/errors.js';
 import type { Agreement } from './agreement.js';
-import { FunctionShapes } from './functions.js';
+import { FunctionShapes, isTypeScript } from './functions.js';
 import { diffProfiles, GC, SourceMaps, summarizeProfile, type ProfileRow } from './profile.js';
 
 /** What the profiles of one benchmark show. */
@@ -124,6 +125,25 @@ export function profileSlug(id: string): string {
   return `${readable}-${createHash('sha256').update(id).digest('hex').slice(0, 8)}`;
 }
 
+/**
+ * The transform TypeScript bench files and the sources they import were loaded through (dist/typescript.js, beside
+ * the runner), where a profile has a frame in a TypeScript file: the functions of its file are read from the
+ * JavaScript V8 ran (functions.ts). Loaded only then (amaro is 3.7 MB of WebAssembly).
+ */
+async function typeScriptFor(profiles: CpuProfile[], runnerPath: string): Promise<((source: string, file: string) => string) | undefined> {
+  if (!profiles.some((profile) => profile.nodes.some((node) => isTypeScript(node.callFrame.url)))) return undefined;
+  const transform = path.join(path.dirname(runnerPath), 'typescript.js');
+  try {
+    const { transformTypeScript } = (await import(pathToFileURL(transform).href)) as {
+      transformTypeScript: (source: string, file: string) => { code: string };
+    };
+    return (source, file) => transformTypeScript(source, file).code;
+  } catch {
+    // Not built beside the runner: TypeScript frames keep their line in the key.
+    return undefined;
+  }
+}
+
 async function profileBoth(target: ProfileTarget, plan: ExplainPlan, started: number): Promise<ProfileExplanation> {
   const revisions: Record<RevisionLabel, Revision> = { base: plan.base, head: plan.head };
   const slug = profileSlug(target.id);
@@ -140,9 +160,13 @@ async function profileBoth(target: ProfileTarget, plan: ExplainPlan, started: nu
         (target.kind === 'http'
           ? await profileHttp(target, [revisions[side]], files, plan)
           : await profileMicro(target, [revisions[side]], files, plan))[side] ?? 0;
+  const profiles = {
+    base: JSON.parse(readFileSync(files.base, 'utf8')) as CpuProfile,
+    head: JSON.parse(readFileSync(files.head, 'utf8')) as CpuProfile,
+  };
   const options = {
     maps: new SourceMaps(),
-    shapes: new FunctionShapes(),
+    shapes: new FunctionShapes({ typeScript: await typeScriptFor([profiles.base, profiles.head], plan.runnerPath) }),
     // benchgate's runner and probe frames are not the project's; a micro task's bench file calls everything it does.
     hidden: (file: string) =>
       file.startsWith(path.dirname(plan.runnerPath) + path.sep) || file.startsWith(path.dirname(plan.probePath) + path.sep),
@@ -150,8 +174,7 @@ async function profileBoth(target: ProfileTarget, plan: ExplainPlan, started: nu
     // The runner's compiled loops (measure/micro/alternate.ts): V8 may inline the whole task into them.
     loops: ['benchgateLoop', 'benchgateBatch'],
   };
-  const read = (side: RevisionLabel) =>
-    summarizeProfile(JSON.parse(readFileSync(files[side], 'utf8')) as CpuProfile, revisions[side].root, options);
+  const read = (side: RevisionLabel) => summarizeProfile(profiles[side], revisions[side].root, options);
   const summaries = { base: read('base'), head: read('head') };
   const perOp = (side: RevisionLabel) => (ops[side] > 0 ? (summaries[side].totalMs * 1000) / ops[side] : 0);
   const sides = [

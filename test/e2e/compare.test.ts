@@ -290,6 +290,37 @@ describe('benchgate compare, through the real CLI', () => {
     expect(report.run.isolation).toBe('process');
     expect(report.benchmarks[0].verdict).toBe('regression');
   });
+
+  it("matches a TypeScript file's anonymous function across revisions in the profile, where lines above it moved it", async () => {
+    // total()'s reduce callback, four lines lower at head, and slower (8 rounds a loop for 5). Sixty loops: too big for
+    // V8 to inline into its caller, so it is a frame of its own at both revisions. Head also declares an enum, which
+    // only a transform (not type stripping) runs: its frames come back at their .ts places through the source map.
+    const loops = (rounds: number) =>
+      Array.from({ length: 60 }, (_, k) => `    for (let i: number = 0; i < ${rounds}; i++) x += (item * i + ${k}) % ${k + 7};`).join('\n');
+    const lib = (above: string, rounds: number) =>
+      `${above}export function total(items: readonly number[]): number {\n  return items.reduce(function (sum: number, item: number): number {\n    let x: number = 0;\n${loops(rounds)}\n    return sum + x;\n  }, 0);\n}\n`;
+    repo = inlineRepo(
+      {
+        'benchgate.yml': 'budget: 5%\n',
+        'src/lib.ts': lib('', 5),
+        'bench/total.bench.ts':
+          "import { total } from '../src/lib.ts';\nconst items: number[] = Array.from({ length: 20 }, (_, i) => i);\nexport default {\n  'total of 20 items': () => total(items),\n};\n",
+      },
+      { 'src/lib.ts': lib('// the units\nexport enum Unit { Call, Request }\ntype Items = number[];\n\n', 8) },
+    );
+    const run = await runCli(['compare', '--base', 'main', '--profile', 'always', '--json', 'report.json'], repo);
+    expect(run.code, run.stderr).toBe(1);
+    const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
+    expect(bench.verdict).toBe('regression');
+    const rows = bench.profile.top.filter(
+      (row: { function: string; location: string }) => row.function === '(anonymous)' && row.location.startsWith('src/lib.ts:'),
+    );
+    // One row for the callback, with its cost at both revisions (by line, base's would read 0 there and head's be another row).
+    expect(rows, JSON.stringify(bench.profile.top)).toHaveLength(1);
+    expect(rows[0].location).toBe('src/lib.ts:6'); // head's line in the .ts file (2 at base)
+    expect(rows[0].basePerOpUs).toBeGreaterThan(0);
+    expect(rows[0].headPerOpUs).toBeGreaterThan(rows[0].basePerOpUs);
+  });
 });
 
 describe('benchgate calibrate, and what a compare can resolve', () => {

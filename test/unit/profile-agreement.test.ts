@@ -2,9 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { agreement, type MeasuredCost } from '../../src/explain/agreement.js';
-import { functionsOf } from '../../src/explain/functions.js';
+import { FunctionShapes, functionsOf } from '../../src/explain/functions.js';
+import { transformTypeScript } from '../../src/measure/micro/harness/typescript.js';
 import { diffProfiles, summarizeProfile, type FunctionCost, type ProfileSummary } from '../../src/explain/profile.js';
 import type { ProfileExplanation } from '../../src/explain/run.js';
 import { splitProfile, type CpuProfile } from '../../src/measure/profiler.js';
@@ -226,6 +228,57 @@ describe('functions matched across revisions when lines move', () => {
     expect(moved).toBeGreaterThanOrEqual(10);
   });
 
+  it('reads a TypeScript file as the JavaScript V8 ran for it, and names its moved functions alike too', () => {
+    // A real edit of a TypeScript file: src/report/merge.ts before and after 3fb10bc (22 lines added, 2 removed), read
+    // through the transform its bench files load with (types stripped to spaces: every position kept).
+    const ts = (side: string) => path.join(import.meta.dirname, '../../fixtures/profile-match', `${side}.ts`);
+    const [baseTs, headTs] = [readFileSync(ts('base'), 'utf8'), readFileSync(ts('head'), 'utf8')];
+    const shapes = new FunctionShapes({ typeScript: (source, file) => transformTypeScript(source, file).code });
+    const position = (source: string, offset: number) => {
+      const before = source.slice(0, offset).split('\n');
+      return [before.length - 1, before.at(-1)!.length] as const;
+    };
+    let unchanged = 0;
+    let moved = 0;
+    let anonymous = 0;
+    // Each function where the stripped JavaScript has it, which is where it is in the TypeScript source: its text
+    // (with its types) once in each file is a function unchanged by the edit, wherever the edit moved it.
+    const atHeadFunctions = functionsOf(transformTypeScript(headTs, 'head.ts').code).functions;
+    for (const fn of functionsOf(transformTypeScript(baseTs, 'base.ts').code).functions) {
+      const text = baseTs.slice(fn.start, fn.end);
+      const at = headTs.indexOf(text);
+      if (at < 0 || headTs.indexOf(text, at + 1) >= 0 || baseTs.indexOf(text, fn.start + 1) >= 0) continue;
+      // The text a whole function at head too (not the start of a longer one).
+      if (!atHeadFunctions.some((f) => f.start === at && f.end === at + text.length)) continue;
+      const atBase = shapes.identify(ts('base'), ...position(baseTs, fn.start));
+      const atHead = shapes.identify(ts('head'), ...position(headTs, at));
+      expect(atBase, text.slice(0, 60)).toEqual(fn.identity);
+      expect(atHead, text.slice(0, 60)).toEqual(atBase);
+      unchanged++;
+      if (position(baseTs, fn.start)[0] !== position(headTs, at)[0]) moved++;
+      if (fn.identity.nesting.split(' > ').at(-1)!.startsWith('(anonymous')) anonymous++;
+    }
+    expect(unchanged).toBeGreaterThanOrEqual(25);
+    expect(moved).toBeGreaterThanOrEqual(25);
+    expect(anonymous).toBeGreaterThanOrEqual(20);
+    // Without the transform a TypeScript file is not parsed (acorn reads JavaScript): its frames keep their line.
+    expect(new FunctionShapes().identify(ts('base'), ...position(baseTs, baseTs.indexOf('export function mergeShards')))).toBeUndefined();
+    // A file with TypeScript-only runtime syntax (an enum) is transformed, not stripped: V8 runs the transform's code,
+    // whose frames the runner maps back to the .ts file (runner.ts); its functions are mapped back alike.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'benchgate-enum-'));
+    try {
+      const source =
+        'enum Side {\n  Base,\n  Head,\n}\nexport const f = (xs: number[]): number[] =>\n  xs.map((x: number) => x + Side.Head);\n';
+      writeFileSync(path.join(dir, 'enum.ts'), source);
+      expect(transformTypeScript(source, 'enum.ts').code).not.toContain('xs.map((x: number)'); // transformed, not stripped
+      const callback = source.indexOf('(x: number)');
+      expect(shapes.identify(path.join(dir, 'enum.ts'), ...position(source, callback))?.nesting).toBe('f > (anonymous in xs.map)');
+      expect(shapes.identify(path.join(dir, 'enum.ts'), ...position(source, source.indexOf('(xs: number[])')))?.nesting).toBe('f');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('tells two functions apart that differ only in where they are nested or in their code', () => {
     const { functions } = functionsOf(
       [
@@ -282,9 +335,10 @@ describe('functions matched across revisions when lines move', () => {
 
 describe('a real profile of a function that moved', () => {
   // Profiled in a plain node process (vitest runs modules through its own transform, which moves their lines).
-  const PROFILE = `import { Session } from 'node:inspector';
+  // `load`: how the script gets total() from its lib (a TypeScript lib through the hooks bench files load with).
+  const PROFILE = (load = "const { total } = await import('./lib.mjs');") => `import { Session } from 'node:inspector';
 import { writeFileSync } from 'node:fs';
-import { total } from './lib.mjs';
+${load}
 const session = new Session();
 session.connect();
 const post = (method, params) => new Promise((resolve, reject) => session.post(method, params, (e, r) => (e ? reject(e) : resolve(r))));
@@ -309,7 +363,7 @@ writeFileSync('profile.json', JSON.stringify({ profile, calls }));
     const roots = [lib('', 5), lib('// a comment\nconst unused = 1;\n\n\n\n// more lines above it\n', 20)].map((text) => {
       const root = mkdtempSync(path.join(os.tmpdir(), 'benchgate-moved-'));
       writeFileSync(path.join(root, 'lib.mjs'), text);
-      writeFileSync(path.join(root, 'profile.mjs'), PROFILE);
+      writeFileSync(path.join(root, 'profile.mjs'), PROFILE());
       return root;
     });
     try {
@@ -336,6 +390,56 @@ writeFileSync('profile.json', JSON.stringify({ profile, calls }));
       // Head's callback does four times the work a call: its row grows, and reads base's cost beside head's.
       expect(row!.basePerOpUs).toBeGreaterThan(0);
       expect(row!.headPerOpUs).toBeGreaterThan(row!.basePerOpUs);
+    } finally {
+      for (const root of roots) rmSync(root, { recursive: true, force: true });
+    }
+  });
+  it('matches it in a TypeScript file loaded as bench files load it (types stripped: the .ts positions)', () => {
+    const dist = path.join(import.meta.dirname, '../../dist');
+    const load = `import { register } from 'node:module';
+register(${JSON.stringify(pathToFileURL(path.join(dist, 'hooks.js')).href)}, { data: { transform: ${JSON.stringify(pathToFileURL(path.join(dist, 'typescript.js')).href)} } });
+const { total } = await import('./lib.ts');`;
+    const loops = (rounds: number) =>
+      Array.from({ length: 60 }, (_, k) => `    for (let i: number = 0; i < ${rounds}; i++) x += (item * i + ${k}) % ${k + 7};`).join('\n');
+    const lib = (above: string, rounds: number) =>
+      `${above}export function total(items: readonly number[]): number {\n  return items.reduce(function (sum: number, item: number): number {\n    let x: number = 0;\n${loops(rounds)}\n    return sum + x;\n  }, 0);\n}\n`;
+    // (A file the transform must rewrite, an enum's, has its frames mapped back by the runner: the compare e2e tests it.)
+    const texts = [lib('', 5), lib('// a comment\ntype Items = number[];\nconst unused: Items = [];\n\n\n', 20)];
+    const roots = texts.map((text) => {
+      const root = mkdtempSync(path.join(os.tmpdir(), 'benchgate-moved-ts-'));
+      writeFileSync(path.join(root, 'package.json'), '{ "type": "module" }\n');
+      writeFileSync(path.join(root, 'lib.ts'), text);
+      writeFileSync(path.join(root, 'profile.mjs'), PROFILE(load));
+      return root;
+    });
+    try {
+      const typeScript = (source: string, file: string) => transformTypeScript(source, file).code;
+      const read = (shapes: FunctionShapes) =>
+        roots.map((root) => {
+          const { profile, calls } = JSON.parse(readFileSync(path.join(root, 'profile.json'), 'utf8')) as {
+            profile: CpuProfile;
+            calls: number;
+          };
+          return { summary: summarizeProfile(profile, root, { shapes }), ops: calls };
+        });
+      for (const root of roots)
+        execFileSync(process.execPath, ['--no-turbo-inlining', '--no-maglev-inlining', 'profile.mjs'], { cwd: root });
+      const callback = (summary: ProfileSummary) =>
+        summary.functions.find((f) => f.function === '(anonymous)' && f.location.startsWith('lib.ts:'));
+      const sides = read(new FunctionShapes({ typeScript }));
+      const [atBase, atHead] = sides.map((side) => callback(side.summary)!);
+      expect(atBase!.location).toBe('lib.ts:2');
+      expect(atHead!.location).toBe('lib.ts:7'); // moved five lines
+      expect(atHead!.key).not.toBe(atBase!.key); // its code changed (5 → 20 rounds a loop)...
+      expect(atHead!.looseKey).toBe(atBase!.looseKey); // ...in the same place: paired as the same function
+      expect(atBase!.looseKey).toContain('total > (anonymous in items.reduce)');
+      const [row] = diffProfiles(sides[0]!, sides[1]!, 50).filter((r) => r.function === '(anonymous)' && r.location.startsWith('lib.ts:'));
+      expect(row!.basePerOpUs).toBeGreaterThan(0);
+      expect(row!.headPerOpUs).toBeGreaterThan(row!.basePerOpUs);
+      // Without the transform, the TypeScript file's frames keep their lines: two rows, base's read 0 at head.
+      const byLine = read(new FunctionShapes()).map((side) => callback(side.summary)!);
+      expect(byLine[0]!.key).toMatch(/^\(anonymous\)\|lib.ts:\d+$/);
+      expect(byLine[1]!.key).not.toBe(byLine[0]!.key);
     } finally {
       for (const root of roots) rmSync(root, { recursive: true, force: true });
     }
