@@ -77487,11 +77487,15 @@ function judgedWithSolo(benchmark, samples) {
   const shared = benchmark.change;
   if (!shared) return benchmark;
   const solo = soloComparison(samples, shared);
-  if (solo.agreement !== "disagrees" || !solo.change || !DECIDED.has(benchmark.verdict)) return { ...benchmark, solo };
+  if (!solo.change || !DECIDED.has(benchmark.verdict)) return { ...benchmark, solo };
+  const levels = [solo.base?.levels, solo.head?.levels].some(Boolean);
+  const outside = solo.change.estimate < shared.low || solo.change.estimate > shared.high;
+  if (solo.agreement !== "disagrees" && !(levels && outside)) return { ...benchmark, solo };
   const change = { ...shared, low: Math.min(shared.low, solo.change.low), high: Math.max(shared.high, solo.change.high) };
   const verdict = decide({ ...change, achievedConfidence: change.confidence }, benchmark.budget) === benchmark.verdict ? benchmark.verdict : "inconclusive";
   const lost = verdict === benchmark.verdict ? "" : ` (${benchmark.verdict} in the shared process alone)`;
-  const said = `each revision alone in fresh processes reads ${formatInterval(solo.change)}, apart from the shared process's ${formatInterval(shared)}: the verdict is read from both intervals together${lost}`;
+  const apart = solo.agreement === "disagrees" ? "apart from" : "on speed levels, its estimate outside";
+  const said = `each revision alone in fresh processes reads ${formatInterval(solo.change)}, ${apart} the shared process's ${formatInterval(shared)}: the verdict is read from both intervals together${lost}`;
   const judged = { ...benchmark, change, verdict, note: [benchmark.note, said].filter(Boolean).join("; "), solo: { ...solo, shared } };
   if (verdict !== "regression") delete judged.unconfirmed;
   return judged;

@@ -20,9 +20,11 @@ const DECIDED = new Set(['regression', 'improvement', 'unchanged']);
  * A benchmark with its solo figures. Where the solo interval lies apart from the shared one, the figure depends on
  * the process a revision runs in and the shared interval does not cover what fresh processes of each revision
  * measure: the benchmark's change becomes the span of both intervals (the shared estimate kept) and its verdict is
- * read from that span. Intervals that meet are no evidence of a difference: a solo estimate outside a narrow shared
- * interval is what a few noisy processes give (6 processes of a loaded run read +18.9% [-16.0%, +54.1%] beside
- * +0.9% [-2.7%, +9.0%]), and widening there would turn verdicts inconclusive for the check's own noise.
+ * read from that span. So it does where the solo processes of a revision sat on speed levels and the solo estimate
+ * lies outside the shared interval. Otherwise intervals that meet are no evidence of a difference: a solo estimate
+ * outside a narrow shared interval is what a few noisy processes give (6 processes of a loaded run read +18.9%
+ * [-16.0%, +54.1%] beside +0.9% [-2.7%, +9.0%]), and widening there would turn verdicts inconclusive for the check's
+ * own noise.
  * A regression, improvement or unchanged verdict the span does not give again becomes `inconclusive` (a regression or a
  * pass that one kind of process does not show); nothing else changes, so the run's error rates stay the rule's. The
  * span keeps the shared interval's level in its `confidence`: one of its ends may be the solo interval's 95% bound,
@@ -32,7 +34,13 @@ export function judgedWithSolo(benchmark: ReportBenchmark, samples: BenchmarkSam
   const shared = benchmark.change;
   if (!shared) return benchmark;
   const solo = soloComparison(samples, shared);
-  if (solo.agreement !== 'disagrees' || !solo.change || !DECIDED.has(benchmark.verdict)) return { ...benchmark, solo };
+  if (!solo.change || !DECIDED.has(benchmark.verdict)) return { ...benchmark, solo };
+  // Where a revision's fresh processes sat on distinct speeds, the shared process ran on one of them: a solo estimate
+  // outside its interval is then the level's doing, not a few noisy processes' (issue 41: papaparse a93c5c9 with empty
+  // lines, base at 8.8, 7.6 or 6.7 ms a call, read +55.7% [+37.5%, +78.3%] shared and +81.5% alone).
+  const levels = [solo.base?.levels, solo.head?.levels].some(Boolean);
+  const outside = solo.change.estimate < shared.low || solo.change.estimate > shared.high;
+  if (solo.agreement !== 'disagrees' && !(levels && outside)) return { ...benchmark, solo };
   const change = { ...shared, low: Math.min(shared.low, solo.change.low), high: Math.max(shared.high, solo.change.high) };
   // The span holds the shared interval, so it can only keep the verdict or lose it: never a verdict of its own.
   const verdict =
@@ -40,8 +48,9 @@ export function judgedWithSolo(benchmark: ReportBenchmark, samples: BenchmarkSam
       ? benchmark.verdict
       : 'inconclusive';
   const lost = verdict === benchmark.verdict ? '' : ` (${benchmark.verdict} in the shared process alone)`;
+  const apart = solo.agreement === 'disagrees' ? 'apart from' : 'on speed levels, its estimate outside';
   const said =
-    `each revision alone in fresh processes reads ${formatInterval(solo.change)}, apart from the shared process's ` +
+    `each revision alone in fresh processes reads ${formatInterval(solo.change)}, ${apart} the shared process's ` +
     `${formatInterval(shared)}: the verdict is read from both intervals together${lost}`;
   const judged = { ...benchmark, change, verdict, note: [benchmark.note, said].filter(Boolean).join('; '), solo: { ...solo, shared } };
   // The unconfirmed mark belongs to a regression only.

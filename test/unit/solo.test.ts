@@ -169,6 +169,31 @@ describe('a verdict read from both intervals where the solo interval lies apart 
     expect(inside.change!.high).toBeGreaterThan(0.02);
   });
 
+  it('reads the span where a revision sat on speed levels alone and the solo estimate lies outside the shared interval', () => {
+    // papaparse a93c5c9 with empty lines (issue 41): shared +55.7% [+37.5%, +78.3%]; alone, base's processes sat at
+    // 8.8, 7.6 or 6.7 ms a call (5, 11 and 8 of 24) and the change read +81.5%: the intervals meet, the estimate does not.
+    const up = { estimate: 0.557, low: 0.375, high: 0.783, confidence: 0.998 };
+    const level = (ms: number, n: number) => around(1000 / ms, n, 0.004);
+    const base = [...level(8.817, 5), ...level(7.597, 11), ...level(6.691, 8)];
+    const head = around((1000 / 7.597) * 1.87, 24, 0.08);
+    const judged = judgedWithSolo(bench('improvement', up), samples(base, head));
+    expect(judged.solo!.base!.levels).toBeDefined();
+    expect(judged.solo!.agreement).toBe('agrees');
+    expect(judged.solo!.change!.estimate).toBeGreaterThan(up.high);
+    // The printed interval holds what fresh processes of each revision measure; an improvement it still is.
+    expect(judged.change).toEqual({ ...up, high: judged.solo!.change!.high });
+    expect(judged.verdict).toBe('improvement');
+    expect(judged.note).toMatch(
+      /each revision alone in fresh processes reads \+8\d\.\d% \[.*\], on speed levels, its estimate outside the shared process's \+55\.7% \[\+37\.5%, \+78\.3%\]: the verdict is read from both intervals together$/,
+    );
+    // The same figures from processes on one spread: no level, and intervals that meet are left alone.
+    const spread = judgedWithSolo(bench('improvement', up), samples(around(1000 / 7.597, 24, 0.3), head));
+    expect(spread.solo!.agreement).toBe('agrees');
+    expect(spread.solo!.change!.estimate).toBeGreaterThan(up.high);
+    expect(spread.solo!.base!.levels).toBeUndefined();
+    expect(spread.change).toBe(up);
+  });
+
   it('leaves a benchmark alone where the intervals meet, even with the solo estimate outside, or no interval decides it', () => {
     const within = judgedWithSolo(bench('regression'), samples(around(1000, 12, 0.05), around(890, 12, 0.05)));
     expect(within.verdict).toBe('regression');
