@@ -76770,7 +76770,11 @@ async function profileBoth(target, plan, started) {
   };
   const options = {
     maps: new SourceMaps(),
-    shapes: new FunctionShapes({ typeScript: await typeScriptFor([profiles.base, profiles.head], plan.runnerPath) }),
+    // A micro-benchmark's TypeScript ran through benchgate's own transform, at positions it can read again; a server's
+    // ran through the user's loader (tsx, ts-node, Node's own), whose positions it cannot know: those keep their lines.
+    shapes: new FunctionShapes({
+      typeScript: target.kind === "micro" ? await typeScriptFor([profiles.base, profiles.head], plan.runnerPath) : void 0
+    }),
     // benchgate's runner and probe frames are not the project's; a micro task's bench file calls everything it does.
     hidden: (file) => file.startsWith(path7.dirname(plan.runnerPath) + path7.sep) || file.startsWith(path7.dirname(plan.probePath) + path7.sep),
     notOwn: (file) => file === target.file,

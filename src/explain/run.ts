@@ -166,7 +166,11 @@ async function profileBoth(target: ProfileTarget, plan: ExplainPlan, started: nu
   };
   const options = {
     maps: new SourceMaps(),
-    shapes: new FunctionShapes({ typeScript: await typeScriptFor([profiles.base, profiles.head], plan.runnerPath) }),
+    // A micro-benchmark's TypeScript ran through benchgate's own transform, at positions it can read again; a server's
+    // ran through the user's loader (tsx, ts-node, Node's own), whose positions it cannot know: those keep their lines.
+    shapes: new FunctionShapes({
+      typeScript: target.kind === 'micro' ? await typeScriptFor([profiles.base, profiles.head], plan.runnerPath) : undefined,
+    }),
     // benchgate's runner and probe frames are not the project's; a micro task's bench file calls everything it does.
     hidden: (file: string) =>
       file.startsWith(path.dirname(plan.runnerPath) + path.sep) || file.startsWith(path.dirname(plan.probePath) + path.sep),
