@@ -85704,23 +85704,31 @@ var FunctionShapes = class {
     return parsed2;
   }
 };
-function inTypeScript(source, code) {
+function inTypeScript(source, { code, map }) {
+  if (!map) return { functions: [], lineStarts: lineStartsOf(source) };
   const found = functionsOf(code);
-  const inline = /\/\/# sourceMappingURL=data:application\/json;base64,([A-Za-z0-9+/=]+)\s*$/.exec(code);
-  if (!inline) return found;
-  const map = new SourceMap(JSON.parse(Buffer.from(inline[1], "base64").toString("utf8")));
+  const sourceMap = new SourceMap(JSON.parse(map));
   const lineStarts = lineStartsOf(source);
   const toSource = (offset2) => {
-    let line = 0;
-    while (line + 1 < found.lineStarts.length && found.lineStarts[line + 1] <= offset2) line++;
-    const entry = map.findEntry(line, offset2 - found.lineStarts[line]);
+    const line = lineAt(found.lineStarts, offset2);
+    const entry = sourceMap.findEntry(line, offset2 - found.lineStarts[line]);
     return entry.originalLine === void 0 || entry.originalColumn === void 0 || entry.originalLine >= lineStarts.length ? void 0 : lineStarts[entry.originalLine] + entry.originalColumn;
   };
   const functions = found.functions.flatMap((fn) => {
-    const [start, bodyStart, end] = [toSource(fn.start), toSource(fn.bodyStart), toSource(fn.end)];
-    return start === void 0 || bodyStart === void 0 || end === void 0 ? [] : [{ ...fn, start, bodyStart: Math.max(start, bodyStart), end }];
+    const [start, bodyStart] = [toSource(fn.start), toSource(fn.bodyStart)];
+    return start === void 0 || bodyStart === void 0 ? [] : [{ ...fn, start, bodyStart: Math.max(start, bodyStart), end: toSource(fn.end) ?? bodyStart }];
   });
   return { functions, lineStarts };
+}
+function lineAt(lineStarts, offset2) {
+  let low = 0;
+  let high = lineStarts.length - 1;
+  while (low < high) {
+    const mid = low + high + 1 >> 1;
+    if (lineStarts[mid] <= offset2) low = mid;
+    else high = mid - 1;
+  }
+  return low;
 }
 function lineStartsOf(source) {
   const lineStarts = [0];
@@ -86015,8 +86023,7 @@ async function typeScriptFor(profiles, runnerPath) {
   if (!profiles.some((profile) => profile.nodes.some((node) => isTypeScript(node.callFrame.url)))) return void 0;
   const transform = path13.join(path13.dirname(runnerPath), "typescript.js");
   try {
-    const { transformTypeScript } = await import(pathToFileURL(transform).href);
-    return (source, file) => transformTypeScript(source, file).code;
+    return (await import(pathToFileURL(transform).href)).transformWithMap;
   } catch {
     return void 0;
   }

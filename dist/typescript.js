@@ -751,6 +751,11 @@ function syntaxError(error, file) {
   return new SyntaxError(`${where}: ${String(message)}${typeof snippet === "string" ? `
 ${snippet}` : ""}`);
 }
+function transformWithMap(source, file) {
+  const { code, map } = (0, import_amaro.transformSync)(source, { mode: "transform", sourceMap: true, filename: file });
+  return { code, map };
+}
 export {
-  transformTypeScript
+  transformTypeScript,
+  transformWithMap
 };

@@ -6,11 +6,11 @@
  * 11.6%" for a function that existed at base a few lines higher). Parsing is acorn's; the nesting and the shape
  * are ours (no package names a function this way).
  *
- * A TypeScript file is read as the JavaScript V8 ran for it: the transform its bench files load through
- * (measure/micro/harness/typescript.ts, given as `typeScript`). Types stripped to spaces keep every position, so
- * the profile's frames point into it as into the .ts file; a file with TypeScript-only runtime syntax (an enum) is
- * transformed with an inline source map, which the runner applies to its frames (runner.ts), and which maps its
- * functions back to the .ts file here.
+ * A TypeScript file is read through the transform its bench files load with (amaro, in transform mode, given as
+ * `typeScript`), and its functions are placed in the .ts file through the transform's source map: a profile's frames
+ * point into the .ts file (types stripped to spaces keep every position; a file the transform rewrote, for an enum,
+ * has its frames mapped back by the runner, runner.ts). One printing for every file, so a function reads the same
+ * whether its file was stripped or rewritten at a revision.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
@@ -52,7 +52,7 @@ export const isTypeScript = (pathOrUrl: string): boolean => /\.(?:ts|mts|cts)$/.
 
 export interface ShapeOptions {
   /** The JavaScript V8 ran for a TypeScript file; without it, a TypeScript file's frames keep their line in the key. */
-  typeScript?: (source: string, file: string) => string;
+  typeScript?: (source: string, file: string) => { code: string; map: string | undefined };
 }
 
 export class FunctionShapes {
@@ -90,28 +90,47 @@ export class FunctionShapes {
   }
 }
 
-/** The functions of a TypeScript file's JavaScript, at their places in the .ts file (through its inline source map, if it has one). */
-function inTypeScript(source: string, code: string): { functions: Found[]; lineStarts: number[] } {
+/**
+ * The functions of a TypeScript file, read from the transform's JavaScript and placed in the .ts file through the
+ * transform's source map (node:module's SourceMap, as the runner maps its frames). Without a map, none: the file's
+ * frames keep their lines. Only a function's header is placed (where a frame's position lies); a mapping lands on the
+ * same entry for the function as for its frame, both looked up in the same map. (A lone \r or U+2028 inside a string
+ * counts as a line break here as in V8, not in the map: the printed line may be off by one, both revisions alike.)
+ */
+function inTypeScript(
+  source: string,
+  { code, map }: { code: string; map: string | undefined },
+): { functions: Found[]; lineStarts: number[] } {
+  if (!map) return { functions: [], lineStarts: lineStartsOf(source) };
   const found = functionsOf(code);
-  const inline = /\/\/# sourceMappingURL=data:application\/json;base64,([A-Za-z0-9+/=]+)\s*$/.exec(code);
-  if (!inline) return found;
-  const map = new SourceMap(JSON.parse(Buffer.from(inline[1]!, 'base64').toString('utf8')) as SourceMapPayload);
+  const sourceMap = new SourceMap(JSON.parse(map) as SourceMapPayload);
   const lineStarts = lineStartsOf(source);
   const toSource = (offset: number) => {
-    let line = 0;
-    while (line + 1 < found.lineStarts.length && found.lineStarts[line + 1]! <= offset) line++;
-    const entry = map.findEntry(line, offset - found.lineStarts[line]!) as { originalLine?: number; originalColumn?: number };
+    const line = lineAt(found.lineStarts, offset);
+    const entry = sourceMap.findEntry(line, offset - found.lineStarts[line]!) as { originalLine?: number; originalColumn?: number };
     return entry.originalLine === undefined || entry.originalColumn === undefined || entry.originalLine >= lineStarts.length
       ? undefined
       : lineStarts[entry.originalLine]! + entry.originalColumn;
   };
   const functions = found.functions.flatMap((fn) => {
-    const [start, bodyStart, end] = [toSource(fn.start), toSource(fn.bodyStart), toSource(fn.end)];
-    return start === undefined || bodyStart === undefined || end === undefined
+    const [start, bodyStart] = [toSource(fn.start), toSource(fn.bodyStart)];
+    return start === undefined || bodyStart === undefined
       ? []
-      : [{ ...fn, start, bodyStart: Math.max(start, bodyStart), end }];
+      : [{ ...fn, start, bodyStart: Math.max(start, bodyStart), end: toSource(fn.end) ?? bodyStart }];
   });
   return { functions, lineStarts };
+}
+
+/** The line of an offset: the last line start at or before it (binary search; `lineStarts` begins with 0). */
+function lineAt(lineStarts: readonly number[], offset: number): number {
+  let low = 0;
+  let high = lineStarts.length - 1;
+  while (low < high) {
+    const mid = (low + high + 1) >> 1;
+    if (lineStarts[mid]! <= offset) low = mid;
+    else high = mid - 1;
+  }
+  return low;
 }
 
 /** Lines as V8 counts them: a line ends at \n, \r\n, a lone \r, U+2028 or U+2029. */

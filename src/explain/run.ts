@@ -130,14 +130,14 @@ export function profileSlug(id: string): string {
  * the runner), where a profile has a frame in a TypeScript file: the functions of its file are read from the
  * JavaScript V8 ran (functions.ts). Loaded only then (amaro is 3.7 MB of WebAssembly).
  */
-async function typeScriptFor(profiles: CpuProfile[], runnerPath: string): Promise<((source: string, file: string) => string) | undefined> {
+async function typeScriptFor(
+  profiles: CpuProfile[],
+  runnerPath: string,
+): Promise<((source: string, file: string) => { code: string; map: string | undefined }) | undefined> {
   if (!profiles.some((profile) => profile.nodes.some((node) => isTypeScript(node.callFrame.url)))) return undefined;
   const transform = path.join(path.dirname(runnerPath), 'typescript.js');
   try {
-    const { transformTypeScript } = (await import(pathToFileURL(transform).href)) as {
-      transformTypeScript: (source: string, file: string) => { code: string };
-    };
-    return (source, file) => transformTypeScript(source, file).code;
+    return ((await import(pathToFileURL(transform).href)) as typeof import('../measure/micro/harness/typescript.js')).transformWithMap;
   } catch {
     // Not built beside the runner: TypeScript frames keep their line in the key.
     return undefined;

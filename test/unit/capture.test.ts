@@ -98,9 +98,13 @@ describe('benchmark.js', () => {
       'benchmark/bench.js': `'use strict'
 ${LOG}
 const Benchmark = require('benchmark')
+// How many deferred calls were ever waiting at once: 1 where each call waits for its resolve, as benchmark.js runs them.
+let outstanding = 0
+let most = 0
+process.on('exit', () => log('most outstanding: ' + most))
 new Benchmark.Suite('strings')
   .add('indexOf', function () { 'Hello World!'.indexOf('o') })
-  .add('deferred', { defer: true, fn (deferred) { setImmediate(() => deferred.resolve()) } })
+  .add('deferred', { defer: true, fn (deferred) { most = Math.max(most, ++outstanding); setImmediate(() => { outstanding--; deferred.resolve() }) } })
   .add('with setup', { setup () { log('setup') }, teardown () { log('teardown') }, fn () { return 1 + 1 } })
   .on('cycle', (event) => console.log(String(event.target)))
   .on('complete', function () { console.log('Fastest is ' + this.filter('fastest').map('name')) })
@@ -111,10 +115,12 @@ new Benchmark.Suite('strings')
     expect(files[0]).toMatchObject({ harness: 'benchmark.js', tasks: ['strings > indexOf', 'strings > deferred', 'strings > with setup'] });
     expect(files[0]!.harnesses![0]!.path).toBe(realpathSync(path.join(root, 'node_modules/benchmark/benchmark.js')));
     for (const task of tasks) expect(task.error).toBeUndefined();
-    // A deferred call waits for setImmediate: far fewer calls per second than indexOf.
+    // A deferred call is measured as one: each waits for its resolve (after a setImmediate) before the next begins, so
+    // never more than one waits at once; a call timed as it returns would leave thousands waiting. (Counted, not timed:
+    // a ratio of the two tasks' figures held quiet, but a loaded machine once measured indexOf 100× slower in its 20 ms.)
     const ops = Object.fromEntries(tasks.map((t) => [t.id, t.head!.opsPerSec]));
-    expect(ops['benchmark/bench.js > strings > deferred']!).toBeLessThan(ops['benchmark/bench.js > strings > indexOf']! / 10);
-    expect(logOf(root)).toEqual(['setup', 'teardown']);
+    expect(ops['benchmark/bench.js > strings > deferred']!).toBeGreaterThan(0);
+    expect(logOf(root)).toEqual(['setup', 'teardown', 'most outstanding: 1']);
   });
 
   it('follows a chain of suites started from complete, and refuses code given as a string', async () => {

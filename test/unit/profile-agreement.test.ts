@@ -2,11 +2,12 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { SourceMap, type SourceMapPayload } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { agreement, type MeasuredCost } from '../../src/explain/agreement.js';
 import { FunctionShapes, functionsOf } from '../../src/explain/functions.js';
-import { transformTypeScript } from '../../src/measure/micro/harness/typescript.js';
+import { transformTypeScript, transformWithMap } from '../../src/measure/micro/harness/typescript.js';
 import { diffProfiles, summarizeProfile, type FunctionCost, type ProfileSummary } from '../../src/explain/profile.js';
 import type { ProfileExplanation } from '../../src/explain/run.js';
 import { splitProfile, type CpuProfile } from '../../src/measure/profiler.js';
@@ -201,6 +202,12 @@ describe('one profile of both revisions, split by revision', () => {
   });
 });
 
+/** A text offset as V8 gives a position: its 0-based line and column. */
+const position = (source: string, offset: number) => {
+  const before = source.slice(0, offset).split('\n');
+  return [before.length - 1, before.at(-1)!.length] as const;
+};
+
 describe('functions matched across revisions when lines move', () => {
   // A real edit: scripts/evaluate-http.mjs before and after 248e005 (86 lines added, 12 removed, functions moved).
   const fixture = (side: string) => readFileSync(path.join(import.meta.dirname, '../../fixtures/profile-match', `${side}.mjs`), 'utf8');
@@ -228,21 +235,17 @@ describe('functions matched across revisions when lines move', () => {
     expect(moved).toBeGreaterThanOrEqual(10);
   });
 
-  it('reads a TypeScript file as the JavaScript V8 ran for it, and names its moved functions alike too', () => {
+  it('reads a TypeScript file through its transform, and names its moved functions alike too', () => {
     // A real edit of a TypeScript file: src/report/merge.ts before and after 3fb10bc (22 lines added, 2 removed), read
-    // through the transform its bench files load with (types stripped to spaces: every position kept).
+    // through the transform its bench files load with, its functions placed in the .ts file through the transform's map.
     const ts = (side: string) => path.join(import.meta.dirname, '../../fixtures/profile-match', `${side}.ts`);
     const [baseTs, headTs] = [readFileSync(ts('base'), 'utf8'), readFileSync(ts('head'), 'utf8')];
-    const shapes = new FunctionShapes({ typeScript: (source, file) => transformTypeScript(source, file).code });
-    const position = (source: string, offset: number) => {
-      const before = source.slice(0, offset).split('\n');
-      return [before.length - 1, before.at(-1)!.length] as const;
-    };
+    const shapes = new FunctionShapes({ typeScript: transformWithMap });
     let unchanged = 0;
     let moved = 0;
     let anonymous = 0;
-    // Each function where the stripped JavaScript has it, which is where it is in the TypeScript source: its text
-    // (with its types) once in each file is a function unchanged by the edit, wherever the edit moved it.
+    // Each function where the stripped JavaScript has it, which is where it is in the TypeScript source (a frame of
+    // a stripped file points there): its text (with its types) once in each file is a function the edit left alone.
     const atHeadFunctions = functionsOf(transformTypeScript(headTs, 'head.ts').code).functions;
     for (const fn of functionsOf(transformTypeScript(baseTs, 'base.ts').code).functions) {
       const text = baseTs.slice(fn.start, fn.end);
@@ -252,7 +255,7 @@ describe('functions matched across revisions when lines move', () => {
       if (!atHeadFunctions.some((f) => f.start === at && f.end === at + text.length)) continue;
       const atBase = shapes.identify(ts('base'), ...position(baseTs, fn.start));
       const atHead = shapes.identify(ts('head'), ...position(headTs, at));
-      expect(atBase, text.slice(0, 60)).toEqual(fn.identity);
+      expect(atBase?.nesting, text.slice(0, 60)).toBe(fn.identity.nesting);
       expect(atHead, text.slice(0, 60)).toEqual(atBase);
       unchanged++;
       if (position(baseTs, fn.start)[0] !== position(headTs, at)[0]) moved++;
@@ -263,17 +266,30 @@ describe('functions matched across revisions when lines move', () => {
     expect(anonymous).toBeGreaterThanOrEqual(20);
     // Without the transform a TypeScript file is not parsed (acorn reads JavaScript): its frames keep their line.
     expect(new FunctionShapes().identify(ts('base'), ...position(baseTs, baseTs.indexOf('export function mergeShards')))).toBeUndefined();
-    // A file with TypeScript-only runtime syntax (an enum) is transformed, not stripped: V8 runs the transform's code,
-    // whose frames the runner maps back to the .ts file (runner.ts); its functions are mapped back alike.
+  });
+
+  it('names a TypeScript function alike whether its file was stripped or rewritten for an enum, where the runner maps its frame', () => {
+    // Base only strips types; head adds an enum, which the transform must rewrite: V8 runs the transform's code, and
+    // the runner maps a frame's position there back to the .ts file through the same map (runner.ts, atSourceFiles).
+    const f = 'export const f = (xs: number[]): number[] =>\n  (xs as number[]).map((x: number) => x + 1);\n';
+    const sources = { base: f, head: `enum Side {\n  Base,\n  Head,\n}\n${f}` };
     const dir = mkdtempSync(path.join(os.tmpdir(), 'benchgate-enum-'));
     try {
-      const source =
-        'enum Side {\n  Base,\n  Head,\n}\nexport const f = (xs: number[]): number[] =>\n  xs.map((x: number) => x + Side.Head);\n';
-      writeFileSync(path.join(dir, 'enum.ts'), source);
-      expect(transformTypeScript(source, 'enum.ts').code).not.toContain('xs.map((x: number)'); // transformed, not stripped
-      const callback = source.indexOf('(x: number)');
-      expect(shapes.identify(path.join(dir, 'enum.ts'), ...position(source, callback))?.nesting).toBe('f > (anonymous in xs.map)');
-      expect(shapes.identify(path.join(dir, 'enum.ts'), ...position(source, source.indexOf('(xs: number[])')))?.nesting).toBe('f');
+      const shapes = new FunctionShapes({ typeScript: transformWithMap });
+      expect(() => transformTypeScript(sources.base, 'base.ts')).not.toThrow();
+      expect(transformTypeScript(sources.head, 'head.ts').code).not.toContain('(x: number)'); // rewritten, not stripped
+      const identities = (['base', 'head'] as const).map((side) => {
+        const file = path.join(dir, `${side}.ts`);
+        writeFileSync(file, sources[side]);
+        const ran = side === 'base' ? transformTypeScript(sources[side], file) : transformWithMap(sources[side], file);
+        // The callback's frame: its position in the code V8 ran, mapped back as the runner maps it.
+        const [line, column] = position(ran.code, ran.code.search(/\(x\s*\)/));
+        const map = 'map' in ran && ran.map ? new SourceMap(JSON.parse(ran.map) as SourceMapPayload) : undefined;
+        const entry = map?.findEntry(line, column) as { originalLine: number; originalColumn: number } | undefined;
+        return shapes.identify(file, entry?.originalLine ?? line, entry?.originalColumn ?? column);
+      });
+      expect(identities[0]?.nesting).toBe('f > (anonymous in xs.map)');
+      expect(identities[1]).toEqual(identities[0]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -413,7 +429,7 @@ const { total } = await import('./lib.ts');`;
       return root;
     });
     try {
-      const typeScript = (source: string, file: string) => transformTypeScript(source, file).code;
+      const typeScript = transformWithMap;
       const read = (shapes: FunctionShapes) =>
         roots.map((root) => {
           const { profile, calls } = JSON.parse(readFileSync(path.join(root, 'profile.json'), 'utf8')) as {

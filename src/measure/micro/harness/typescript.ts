@@ -47,3 +47,14 @@ function syntaxError(error: unknown, file: string): Error {
   const where = typeof startLine === 'number' ? `${file}:${startLine}` : file;
   return new SyntaxError(`${where}: ${String(message)}${typeof snippet === 'string' ? `\n${snippet}` : ''}`);
 }
+
+/**
+ * The transform's code and source map for any TypeScript file, as `transform` mode prints it (profiles' function
+ * identities, explain/functions.ts): one printing for every file, so a function reads the same at a revision whose
+ * file is only stripped as at one where an enum makes the transform rewrite it (stripped code keeps the source's own
+ * semicolons and parentheses, the transform reprints them). Throws what amaro throws.
+ */
+export function transformWithMap(source: string, file: string): { code: string; map: string | undefined } {
+  const { code, map } = transformSync(source, { mode: 'transform', sourceMap: true, filename: file });
+  return { code, map };
+}
