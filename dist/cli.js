@@ -78416,16 +78416,18 @@ function roundLevelsLine(levels) {
 }
 
 // src/report/solo-sections.ts
-var SOLO_LEGEND = "solo: each revision alone in fresh processes (pairs AB BA), as production runs one revision; its 95% interval is the Hodges-Lehmann one of the processes' figures. shared: both revisions alternating in one process, as the rounds measured. They disagree when the intervals do not meet: the figure then depends on the process a revision runs in, and the verdict is read from both intervals together.";
+var SOLO_LEGEND = `solo: each revision alone in fresh processes (pairs AB BA), as production runs one revision; its 95% interval is the Hodges-Lehmann one of the processes' figures. shared: both revisions alternating in one process, as the rounds measured. They disagree when the intervals do not meet: the figure then depends on the process a revision runs in, and the verdict is read from both intervals together. So it is, marked "levels", where a revision's solo processes sat on distinct speeds and the solo estimate lies outside the shared interval.`;
 function soloSections(benchmarks, info) {
   const checked = benchmarks.filter((b) => b.solo);
   const disagree = checked.filter((b) => b.solo.agreement === "disagrees").length;
-  const heading = info.error ? `solo check: failed: ${info.error}` : `solo check: ${checked.length} compared, ${disagree} disagree${disagree === 1 ? "s" : ""} (${info.processes} processes per revision)`;
+  const onLevels = (b) => b.solo.shared !== void 0 && b.solo.agreement === "agrees";
+  const levelled = checked.filter(onLevels).length;
+  const heading = info.error ? `solo check: failed: ${info.error}` : `solo check: ${checked.length} compared, ${disagree} disagree${disagree === 1 ? "s" : ""}${levelled ? `, ${levelled} read on speed levels` : ""} (${info.processes} processes per revision)`;
   const rows = checked.map((b) => [
     b.id,
     b.solo.shared ? formatInterval(b.solo.shared) : b.change ? formatInterval(b.change) : "\u2013",
     b.solo.change ? formatInterval(b.solo.change) : "\u2013",
-    b.solo.agreement
+    onLevels(b) ? "levels" : b.solo.agreement
   ]);
   const notes = [];
   for (const b of checked) {
@@ -81086,7 +81088,7 @@ var report_schema_default = {
             "confidence"
           ],
           additionalProperties: false,
-          description: "Set when the verdict was read from both (the two disagree on a decided verdict): the shared process's own interval, before the benchmark's change became the span of both (`judgedWithSolo`)."
+          description: "Set when the verdict was read from both (the two disagree on a decided verdict, or a revision sat on speed levels and the solo estimate lies outside the shared interval): the shared process's own interval, before the benchmark's change became the span of both (`judgedWithSolo`)."
         }
       },
       required: [

@@ -711,8 +711,9 @@ function withRoundLevels(benchmark: ReportBenchmark, samples: BenchmarkSamples):
  * compare --solo-check, after the verdicts and outside the measured rounds: the compared micro-benchmarks' bench
  * files measured once more with one revision per process (pairs of fresh processes, AB BA), as production runs one
  * revision; each benchmark's solo change goes beside its shared-process one, with the speed levels its processes
- * fell on. A benchmark whose solo interval lies apart from its shared one is judged on both (judgedWithSolo); a check
- * that fails leaves the verdicts as they are.
+ * fell on. A benchmark whose solo interval lies apart from its shared one (or whose revision sat on speed levels alone,
+ * the solo estimate outside the shared interval) is judged on both (judgedWithSolo); a check that fails leaves the
+ * verdicts as they are.
  */
 async function soloStage(
   run: RunContext,

@@ -16,19 +16,24 @@ export const SOLO_LEGEND =
   'solo: each revision alone in fresh processes (pairs AB BA), as production runs one revision; its 95% interval is the ' +
   "Hodges-Lehmann one of the processes' figures. shared: both revisions alternating in one process, as the rounds measured. " +
   'They disagree when the intervals do not meet: the figure then depends on the process a revision runs in, and the ' +
-  'verdict is read from both intervals together.';
+  'verdict is read from both intervals together. So it is, marked "levels", where a revision\'s solo processes sat on ' +
+  'distinct speeds and the solo estimate lies outside the shared interval.';
 
 export function soloSections(benchmarks: readonly ReportBenchmark[], info: SoloCheckInfo): SoloSections {
   const checked = benchmarks.filter((b) => b.solo);
   const disagree = checked.filter((b) => b.solo!.agreement === 'disagrees').length;
+  // Read from both where the intervals meet: a revision on speed levels, the solo estimate outside (judgedWithSolo).
+  const onLevels = (b: ReportBenchmark) => b.solo!.shared !== undefined && b.solo!.agreement === 'agrees';
+  const levelled = checked.filter(onLevels).length;
   const heading = info.error
     ? `solo check: failed: ${info.error}`
-    : `solo check: ${checked.length} compared, ${disagree} disagree${disagree === 1 ? 's' : ''} (${info.processes} processes per revision)`;
+    : `solo check: ${checked.length} compared, ${disagree} disagree${disagree === 1 ? 's' : ''}` +
+      `${levelled ? `, ${levelled} read on speed levels` : ''} (${info.processes} processes per revision)`;
   const rows = checked.map((b) => [
     b.id,
     b.solo!.shared ? formatInterval(b.solo!.shared) : b.change ? formatInterval(b.change) : '–',
     b.solo!.change ? formatInterval(b.solo!.change) : '–',
-    b.solo!.agreement,
+    onLevels(b) ? 'levels' : b.solo!.agreement,
   ]);
   const notes: string[] = [];
   for (const b of checked) {

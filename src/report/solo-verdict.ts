@@ -1,7 +1,7 @@
 /**
  * compare --solo-check's one effect on a verdict: where each revision alone in fresh processes reads a change apart from
- * the shared process's, the verdict is read from both intervals together. The check can make a verdict more cautious,
- * never bolder.
+ * the shared process's (or sat on speed levels, its estimate outside the shared interval), the verdict is read from both
+ * intervals together. The check can make a verdict more cautious, never bolder.
  */
 import type { BenchmarkSamples } from '../measure/types.js';
 import { decide } from '../stats/compare.js';

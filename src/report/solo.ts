@@ -28,7 +28,8 @@ export interface SoloComparison {
   /** Why a side has no figures (it failed alone). */
   error?: string;
   /**
-   * Set when the verdict was read from both (the two disagree on a decided verdict): the shared process's own
+   * Set when the verdict was read from both (the two disagree on a decided verdict, or a revision sat on speed levels
+   * and the solo estimate lies outside the shared interval): the shared process's own
    * interval, before the benchmark's change became the span of both (`judgedWithSolo`).
    */
   shared?: { estimate: number; low: number; high: number; confidence: number };

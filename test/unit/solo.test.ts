@@ -186,12 +186,18 @@ describe('a verdict read from both intervals where the solo interval lies apart 
     expect(judged.note).toMatch(
       /each revision alone in fresh processes reads \+8\d\.\d% \[.*\], on speed levels, its estimate outside the shared process's \+55\.7% \[\+37\.5%, \+78\.3%\]: the verdict is read from both intervals together$/,
     );
+    // The solo table marks the row and counts it in its heading (its intervals meet: it does not "disagree").
+    const sections = soloSections([judged], { processes: 24, durationMs: 10_000 });
+    expect(sections.heading).toBe('solo check: 1 compared, 0 disagree, 1 read on speed levels (24 processes per revision)');
+    expect(sections.rows[0]![1]).toBe('+55.7% [+37.5%, +78.3%]');
+    expect(sections.rows[0]![3]).toBe('levels');
     // The same figures from processes on one spread: no level, and intervals that meet are left alone.
     const spread = judgedWithSolo(bench('improvement', up), samples(around(1000 / 7.597, 24, 0.3), head));
     expect(spread.solo!.agreement).toBe('agrees');
     expect(spread.solo!.change!.estimate).toBeGreaterThan(up.high);
     expect(spread.solo!.base!.levels).toBeUndefined();
     expect(spread.change).toBe(up);
+    expect(soloSections([spread], { processes: 24, durationMs: 10_000 }).rows[0]![3]).toBe('agrees');
   });
 
   it('leaves a benchmark alone where the intervals meet, even with the solo estimate outside, or no interval decides it', () => {
