@@ -70327,6 +70327,9 @@ async function profileServers(benchmark, revisions, plan, profile) {
   }
 }
 
+// src/measure/micro/harness/typescript-files.ts
+var isTypeScript = (pathOrUrl) => /\.(?:ts|mts|cts)$/.test(pathOrUrl.replace(/[?#].*$/s, ""));
+
 // src/explain/functions.ts
 import { createHash as createHash3 } from "node:crypto";
 import { readFileSync as readFileSync6, statSync as statSync3 } from "node:fs";
@@ -76400,7 +76403,6 @@ var MAX_BYTES = 2 * 1024 * 1024;
 var MAX_FUNCTIONS = 2e4;
 var OPTIONS = { ecmaVersion: "latest", allowHashBang: true, allowReturnOutsideFunction: true, allowAwaitOutsideFunction: true };
 var isFunction = (node) => node.type === "FunctionDeclaration" || node.type === "FunctionExpression" || node.type === "ArrowFunctionExpression";
-var isTypeScript = (pathOrUrl) => /\.(?:ts|mts|cts)$/.test(pathOrUrl.replace(/[?#].*$/s, ""));
 var FunctionShapes = class {
   constructor(options = {}) {
     this.options = options;

@@ -10,9 +10,11 @@ import vm from "node:vm";
 var HARNESS_PACKAGES = ["benchmark", "tinybench", "mitata", "vitest"];
 var GRAPH_PARAMETER = "benchgate-graph";
 
+// src/measure/micro/harness/typescript-files.ts
+var isTypeScript = (pathOrUrl) => /\.(?:ts|mts|cts)$/.test(pathOrUrl.replace(/[?#].*$/s, ""));
+
 // src/measure/micro/harness/hooks.ts
 var SCHEME = "benchgate-harness:";
-var TYPESCRIPT = /\.(?:ts|mts|cts)$/;
 var transformUrl = "";
 var answerKey = "benchgate.capture";
 function initialize(data) {
@@ -40,7 +42,7 @@ async function resolveOnce(specifier, context, next) {
     const real = await next(specifier, context);
     return { url: `${SCHEME}${specifier}?${encodeURIComponent(real.url)}`, shortCircuit: true };
   }
-  if (parent?.startsWith("file:") && TYPESCRIPT.test(new URL(parent).pathname) && isPathLike(specifier))
+  if (parent?.startsWith("file:") && isTypeScript(new URL(parent).pathname) && isPathLike(specifier))
     return resolveFromTypeScript(specifier, context, next);
   return next(specifier, context);
 }
@@ -70,7 +72,7 @@ function isPathLike(specifier) {
 }
 async function load(url, context, next) {
   if (url.startsWith(SCHEME)) return { format: "module", source: await captureModule(url, next), shortCircuit: true };
-  if (url.startsWith("file:") && TYPESCRIPT.test(new URL(url).pathname)) return loadTypeScript(url);
+  if (url.startsWith("file:") && isTypeScript(new URL(url).pathname)) return loadTypeScript(url);
   return next(url, context);
 }
 async function captureModule(url, next) {

@@ -2571,6 +2571,9 @@ function changes(before, after, limit = 3) {
   return found;
 }
 
+// src/measure/micro/harness/typescript-files.ts
+var isTypeScript = (pathOrUrl) => /\.(?:ts|mts|cts)$/.test(pathOrUrl.replace(/[?#].*$/s, ""));
+
 // src/measure/micro/load.ts
 import path4 from "node:path";
 
@@ -2832,7 +2835,7 @@ function atSourceFiles(profile) {
     const { callFrame } = node;
     const loaded = callFrame.url;
     callFrame.url = withoutGraph(loaded);
-    if (!/\.[cm]?ts$/.test(callFrame.url)) continue;
+    if (!isTypeScript(callFrame.url)) continue;
     const map = findSourceMap(loaded) ?? (loaded.startsWith("file:") ? findSourceMap(fileURLToPath3(loaded)) : void 0);
     if (!map) continue;
     const entry2 = map.findEntry(callFrame.lineNumber, callFrame.columnNumber);

@@ -17,6 +17,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { SourceMap, type SourceMapPayload } from 'node:module';
 import { parse, tokenizer, type Node, type Options } from 'acorn';
 import { fullAncestor } from 'acorn-walk';
+import { isTypeScript } from '../measure/micro/harness/typescript-files.js';
 
 export interface FunctionIdentity {
   /** The enclosing functions' names, outermost first, then its own: "render > (anonymous in each)". */
@@ -46,9 +47,6 @@ type FunctionNode = Node & {
 
 const isFunction = (node: Node): node is FunctionNode =>
   node.type === 'FunctionDeclaration' || node.type === 'FunctionExpression' || node.type === 'ArrowFunctionExpression';
-
-/** A TypeScript file, by its path or its URL (whose query may name its module graph), as the bench files' hooks load them (harness/hooks.ts). */
-export const isTypeScript = (pathOrUrl: string): boolean => /\.(?:ts|mts|cts)$/.test(pathOrUrl.replace(/[?#].*$/s, ''));
 
 export interface ShapeOptions {
   /** The JavaScript V8 ran for a TypeScript file; without it, a TypeScript file's frames keep their line in the key. */

@@ -13,11 +13,12 @@ import type { Revision, RevisionLabel } from '../checkout/revisions.js';
 import type { HttpBenchmarkConfig } from '../config/types.js';
 import { profileServers } from '../measure/http/profile.js';
 import { ID_SEPARATOR, type ProfileJob } from '../measure/micro/protocol.js';
+import { isTypeScript } from '../measure/micro/harness/typescript-files.js';
 import { runBenchmarkProcess } from '../measure/micro/spawn.js';
 import type { CpuProfile } from '../measure/profiler.js';
 import { messageOf } from '../util/errors.js';
 import type { Agreement } from './agreement.js';
-import { FunctionShapes, isTypeScript } from './functions.js';
+import { FunctionShapes, type ShapeOptions } from './functions.js';
 import { diffProfiles, GC, SourceMaps, summarizeProfile, type ProfileRow } from './profile.js';
 
 /** What the profiles of one benchmark show. */
@@ -130,10 +131,7 @@ export function profileSlug(id: string): string {
  * the runner), where a profile has a frame in a TypeScript file: the functions of its file are read from the
  * JavaScript V8 ran (functions.ts). Loaded only then (amaro is 3.7 MB of WebAssembly).
  */
-async function typeScriptFor(
-  profiles: CpuProfile[],
-  runnerPath: string,
-): Promise<((source: string, file: string) => { code: string; map: string | undefined }) | undefined> {
+async function typeScriptFor(profiles: CpuProfile[], runnerPath: string): Promise<ShapeOptions['typeScript']> {
   if (!profiles.some((profile) => profile.nodes.some((node) => isTypeScript(node.callFrame.url)))) return undefined;
   const transform = path.join(path.dirname(runnerPath), 'typescript.js');
   try {

@@ -15,6 +15,7 @@ import { installCapture } from './capture-setup.js';
 import { Affinity, IsolateCrash, Isolates, keyOf, type IsolateKey } from './isolates.js';
 import { changes, fingerprint } from './shared-state.js';
 import { harnessCapture } from './harness/capture.js';
+import { isTypeScript } from './harness/typescript-files.js';
 import { loadBenchFile } from './load.js';
 import {
   ID_SEPARATOR,
@@ -231,7 +232,7 @@ function atSourceFiles(profile: CpuProfile): CpuProfile {
     const { callFrame } = node;
     const loaded = callFrame.url;
     callFrame.url = withoutGraph(loaded);
-    if (!/\.[cm]?ts$/.test(callFrame.url)) continue;
+    if (!isTypeScript(callFrame.url)) continue;
     const map = findSourceMap(loaded) ?? (loaded.startsWith('file:') ? findSourceMap(fileURLToPath(loaded)) : undefined);
     if (!map) continue;
     const entry = map.findEntry(callFrame.lineNumber, callFrame.columnNumber);

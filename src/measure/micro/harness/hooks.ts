@@ -19,9 +19,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 import { GRAPH_PARAMETER, HARNESS_PACKAGES } from './packages.js';
+import { isTypeScript } from './typescript-files.js';
 
 const SCHEME = 'benchgate-harness:';
-const TYPESCRIPT = /\.(?:ts|mts|cts)$/;
 
 interface ResolveContext {
   parentURL?: string;
@@ -89,7 +89,7 @@ async function resolveOnce(specifier: string, context: ResolveContext, next: Nex
     const real = await next(specifier, context);
     return { url: `${SCHEME}${specifier}?${encodeURIComponent(real.url)}`, shortCircuit: true };
   }
-  if (parent?.startsWith('file:') && TYPESCRIPT.test(new URL(parent).pathname) && isPathLike(specifier))
+  if (parent?.startsWith('file:') && isTypeScript(new URL(parent).pathname) && isPathLike(specifier))
     return resolveFromTypeScript(specifier, context, next);
   return next(specifier, context);
 }
@@ -129,7 +129,7 @@ function isPathLike(specifier: string): boolean {
 
 export async function load(url: string, context: LoadContext, next: NextLoad): Promise<LoadResult> {
   if (url.startsWith(SCHEME)) return { format: 'module', source: await captureModule(url, next), shortCircuit: true };
-  if (url.startsWith('file:') && TYPESCRIPT.test(new URL(url).pathname)) return loadTypeScript(url);
+  if (url.startsWith('file:') && isTypeScript(new URL(url).pathname)) return loadTypeScript(url);
   return next(url, context);
 }
 
