@@ -177,18 +177,23 @@ describe('benchgate compare, through the real CLI', () => {
       expect(bench.solo.change.estimate).toBeLessThan(-0.5);
       expect(bench.solo.change.high).toBeLessThan(0);
       expect(bench.solo.change.low).toBeLessThanOrEqual(bench.solo.change.estimate);
-      // The agreement is what the two intervals say; where they lie apart, the benchmark's interval is the span of both
-      // (the shared one kept beside the solo figures), else the shared one.
+      // The agreement is what the two intervals say; where they lie apart, or where a revision's solo processes sat on
+      // speed levels and the solo estimate lies outside the shared interval, the benchmark's interval is the span of
+      // both (the shared one kept beside the solo figures), else the shared one.
       const sharedChange = bench.solo.shared ?? bench.change;
       const apart = bench.solo.change.high < sharedChange.low || bench.solo.change.low > sharedChange.high;
+      const levels = Boolean(bench.solo.base.levels || bench.solo.head.levels);
+      const outside = bench.solo.change.estimate < sharedChange.low || bench.solo.change.estimate > sharedChange.high;
+      const widened = apart || (levels && outside);
       expect(bench.solo.agreement).toBe(apart ? 'disagrees' : 'agrees');
-      expect(bench.solo.shared !== undefined).toBe(apart);
-      expect(bench.change.low).toBeCloseTo(Math.min(sharedChange.low, apart ? bench.solo.change.low : Infinity), 9);
-      expect(bench.change.high).toBeCloseTo(Math.max(sharedChange.high, apart ? bench.solo.change.high : -Infinity), 9);
-      // The row shows both intervals as the JSON holds them.
+      expect(bench.solo.shared !== undefined).toBe(widened);
+      expect(bench.change.low).toBeCloseTo(Math.min(sharedChange.low, widened ? bench.solo.change.low : Infinity), 9);
+      expect(bench.change.high).toBeCloseTo(Math.max(sharedChange.high, widened ? bench.solo.change.high : -Infinity), 9);
+      // The row shows both intervals as the JSON holds them, and says "levels" where they were read on speed levels.
+      const mark = widened && !apart ? 'levels' : bench.solo.agreement;
       const row = run.stdout
         .split('\n')
-        .find((line) => line.includes(bench.id.slice(-12)) && line.trimEnd().endsWith(bench.solo.agreement))!;
+        .find((line) => line.includes(bench.id.slice(-12)) && line.trimEnd().endsWith(mark))!;
       const [shared, solo] = row.split(/\s{2,}/).slice(-3, -1);
       expect(changeShown(shared!, sharedChange), row).toBe(true);
       expect(changeShown(solo!, bench.solo.change), row).toBe(true);
