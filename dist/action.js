@@ -78541,10 +78541,12 @@ async function duetRound(benchmark, revisions, round4, settings, deps = REAL) {
       await load(benchmark.warmupMs);
     }
     const plan = settings.duetPlan;
-    if (plan && plan.warmupMs > benchmark.warmupMs) await load(plan.warmupMs - benchmark.warmupMs);
+    const blockMs = Math.min(settings.blockMs ?? 1e3, plan ? Infinity : benchmark.durationMs);
+    const warming = [];
+    for (let left = plan ? plan.warmupMs - benchmark.warmupMs : 0; left > 0; left -= blockMs)
+      warming.push(await load(Math.min(blockMs, left)));
     for (const side2 of sides) both[side2].checkAlive("during the warm-up");
     for (const side2 of sides) await both[side2].probe("start");
-    const blockMs = Math.min(settings.blockMs ?? 1e3, plan ? Infinity : benchmark.durationMs);
     const count3 = plan ? plan.blocks : Math.max(2, Math.round(benchmark.durationMs / blockMs));
     const blocks = [];
     const blocksStart = performance.now();
@@ -78582,7 +78584,8 @@ async function duetRound(benchmark, revisions, round4, settings, deps = REAL) {
         head: { label: both.head.label, output: () => both.head.output() }
       }
     );
-    const withSeries = { ...pair, series: { requests: series.requests, cpu: series.cpu, blocksMs } };
+    const warm = blockRatios(warming.filter((b) => b.base.load.traffic.ok > 0 && b.head.load.traffic.ok > 0));
+    const withSeries = { ...pair, series: { requests: series.requests, cpu: series.cpu, blocksMs, warmup: warm } };
     return ratios.cpu ? { ...withSeries, cpuLogRatio: median(ratios.cpu) } : withSeries;
   } finally {
     await stopAll(Object.values(servers));
@@ -78675,7 +78678,7 @@ function optimalRepetitions(upperCost, lowerCost, upperVariance, lowerVariance) 
 // src/measure/http/planner.ts
 var PILOT_ROUNDS2 = 2;
 var PILOT_BLOCKS = 10;
-var MIN_BLOCKS = 2;
+var MIN_BLOCKS = 3;
 var MAX_BLOCKS = 6;
 var TRANSIENT_SDS = 4;
 var TRANSIENT_FLOOR = 0.015;
@@ -78843,7 +78846,7 @@ async function measureHttp(plan) {
       try {
         const duetPlan = planner?.next();
         const pair = await measureRound(benchmark, revisions, done, duetPlan ? { ...plan, duetPlan } : plan);
-        if (into === "main") record2(samples, pair);
+        if (into === "main") record2(samples, pair, duetPlan);
         else recordConfirmation(samples, pair);
         if (planner && duetPlan && pair.series) {
           planner.record({ ...pair.series, roundMs: now() - roundStart }, duetPlan);
@@ -78927,8 +78930,9 @@ function pushCpu(ratios, pair, rounds) {
   ratios.push(pair.cpuLogRatio);
   return ratios;
 }
-function record2(samples, pair) {
+function record2(samples, pair, plan) {
   samples.logRatios.push(pair.logRatio);
+  if (plan && pair.series) (samples.http.blocks ??= []).push(roundBlocks(pair.series, plan));
   if (pair.base.rate) samples.requestsNotCost ??= "a fixed rate sets requests/s";
   else if (pair.base.duet?.saturated === false)
     samples.requestsNotCost ??= "a saturating load left the shared CPU idle in a round: requests/s compares what the load allowed, not the servers' cost";
@@ -78940,6 +78944,12 @@ function record2(samples, pair) {
   const cpu = pushCpu(samples.cpu, pair, samples.logRatios.length);
   if (cpu) samples.cpu = cpu;
   else delete samples.cpu;
+}
+function roundBlocks(series, plan) {
+  const warm = series.warmup ?? { requests: [], cpu: [] };
+  const cpu = series.cpu && warm.cpu ? [...warm.cpu, ...series.cpu] : null;
+  const measuredFrom = warm.requests.length;
+  return { requests: [...warm.requests, ...series.requests], cpu, measuredFrom, figureFrom: measuredFrom + plan.figureFrom };
 }
 function noLatency() {
   return { p50: [], p90: [], p99: [], mean: [] };
@@ -79031,7 +79041,8 @@ function httpDetails(samples, comparison) {
     ...duetDetails(http4),
     ...comparison.gatedOn ? { gatedOn: comparison.gatedOn } : {},
     ...comparison.gatedOn === "cpu" ? { gatedBecause: samples.http?.base.some((r) => r.rate) ? "rate" : samples.requestsNotCost ? "unsaturated" : "spread" } : {},
-    ...http4.schedule ? { schedule: http4.schedule } : {}
+    ...http4.schedule ? { schedule: http4.schedule } : {},
+    ...http4.blocks ? { blocks: http4.blocks } : {}
   };
 }
 function duetDetails(http4) {
@@ -89150,6 +89161,14 @@ var report_schema_default = {
           $ref: "#/definitions/ScheduleChoice",
           description: "A duet whose `duration` was not set: the warm-up and blocks per pair the run chose, from what it measured, and why."
         },
+        blocks: {
+          type: "array",
+          items: {
+            $ref: "#/definitions/RoundBlocks"
+          },
+          description: "\u2026and each round's blocks (the first group's), for a reader who wants to see where each pair settled.",
+          maxItems: 1e4
+        },
         moved: {
           type: "array",
           items: {
@@ -89493,6 +89512,58 @@ var report_schema_default = {
       ],
       additionalProperties: false,
       description: "The schedule a load test ran with and why, for the log and the report."
+    },
+    RoundBlocks: {
+      type: "object",
+      properties: {
+        requests: {
+          type: "array",
+          items: {
+            type: [
+              "number",
+              "null"
+            ]
+          },
+          maxItems: 1e4
+        },
+        cpu: {
+          anyOf: [
+            {
+              type: "array",
+              items: {
+                type: [
+                  "number",
+                  "null"
+                ]
+              },
+              maxItems: 1e4
+            },
+            {
+              type: "null"
+            }
+          ]
+        },
+        measuredFrom: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        figureFrom: {
+          type: [
+            "number",
+            "null"
+          ]
+        }
+      },
+      required: [
+        "requests",
+        "cpu",
+        "measuredFrom",
+        "figureFrom"
+      ],
+      additionalProperties: false,
+      description: "One duet round's blocks after the configured warm-up, as ln(head / base) of requests/s and of requests per CPU-second (null where the CPU was not read): the learned warm-up's blocks, then the measured ones from `measuredFrom`, of which the round's figure is the median of those from `figureFrom` (a pilot's settled half)."
     },
     Explanation: {
       anyOf: [

@@ -10,12 +10,13 @@
 // RUNS_AA, RUNS_EFFECT, EFFECTS (throughput drops), BUDGET and DURATION (load per revision per round; unset: the
 // schedule the gate chooses per run) tune it;
 // RUNS_WAIT adds runs where head only waits (a WAIT_MS timer per request, no extra CPU work; SERVER=todos only).
+// KEEP_BLOCKS=file.jsonl appends each run's duet blocks (the report's http.blocks) and schedule, a line a run.
 // RATE (a number or auto) makes the load test fixed-rate; LATENCY_BUDGET (e.g. 25%) adds a p50 latency budget.
 // For each row it also prints which gated figure failed it (requests/s, requests per CPU-second of the servers'
 // main threads, latency), the per-round spread (SD of the per-round log ratios) of both throughput figures on
 // the same rounds, and the median of what a run resolves beyond the budget (of the figure the verdict is read from).
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import net from 'node:net';
 import os from 'node:os';
@@ -230,6 +231,12 @@ function newTally() {
 function tally(t, { report, seconds }) {
   t.times.push(seconds);
   const [bench] = report.benchmarks;
+  // KEEP_BLOCKS=file.jsonl: each run's duet blocks and schedule, one line a run (http-variance.mjs --gate-blocks reads them).
+  if (process.env.KEEP_BLOCKS && bench?.http?.blocks)
+    appendFileSync(
+      process.env.KEEP_BLOCKS,
+      `${JSON.stringify({ server: kind, seconds, verdict: bench.verdict, resolvable: bench.resolvable, schedule: bench.http.schedule, blocks: bench.http.blocks })}\n`,
+    );
   if (bench?.verdict === 'regression') t.fails++;
   if (bench?.verdict === 'inconclusive') t.inconclusive++;
   if (bench?.change) t.estimates.push(bench.change.estimate);

@@ -2,6 +2,7 @@
 // reasonable time", ISMM 2013) on two checkouts of a project with a benchgate.yml load test.
 //   node scripts/http-variance.mjs BASE_DIR HEAD_DIR [LABEL]     measure (OUT=file.jsonl keeps the blocks)
 //   node scripts/http-variance.mjs --analyze FILE.jsonl...       the same figures from kept blocks (another WARMUP)
+//   node scripts/http-variance.mjs --schedules FILE.jsonl...     the gate's schedules replayed on kept blocks (below)
 // PAIRS fresh pairs of server processes (default 8), each started as benchgate starts them (both pinned to the last
 // CPU, which starts first drawn at random), then BLOCKS duet blocks of BLOCK_MS (default 16 of 1000 ms: both servers
 // loaded at once, each by its own autocannon client on the other CPUs), each block's answers counted in WINDOWS
@@ -23,8 +24,13 @@ import { importSrc } from './evaluate-lib.mjs';
 
 const { varianceComponents } = await importSrc('src/stats/components.ts');
 const warmup = Number(process.env.WARMUP ?? 2);
-const rows = process.argv[2] === '--analyze' ? readRows(process.argv.slice(3)) : await experiment(...process.argv.slice(2));
-console.log(JSON.stringify(analyze(rows)));
+if (process.argv[2] === '--schedules') {
+  const planner = await importSrc('src/measure/http/planner.ts');
+  for (const file of process.argv.slice(3)) console.log(JSON.stringify(replaySchedules(readRows([file]), planner)));
+} else {
+  const rows = process.argv[2] === '--analyze' ? readRows(process.argv.slice(3)) : await experiment(...process.argv.slice(2));
+  console.log(JSON.stringify(analyze(rows)));
+}
 
 function readRows(files) {
   return files.flatMap((file) =>
@@ -180,5 +186,99 @@ function analyze(rows) {
     warmupCpu: curve(cpuRatio),
     worstRequests: worst(ratio),
     worstCpu: worst(cpuRatio),
+  };
+}
+
+/**
+ * --schedules: the duet planner (src/measure/http/planner.ts, the gate's own code) replayed on one server's kept
+ * blocks. DRAWS times (default 400, a fixed seed), two pairs drawn at random are the pilot: their blocks after the
+ * first (block 0 is the configured 1 s warm-up) are fed to a DuetPlanner as the pilot's rounds, which learns the
+ * warm-up from them. Every other pair is then one round measured after that warm-up, its figure the median of its
+ * next r blocks (requests per CPU-second), for r = 2, 3, 4 and the planner's own choice. Printed per schedule: the
+ * warm-up learned (mean), the per-round SD (pooled over draws, about each draw's mean), what a round costs (the
+ * pair's start, warm-up and blocks, at the measured block cost) and their product, the variance of a round for the
+ * time spent (smaller is better: intervals at equal time scale with its square root). Rounds that run past the
+ * kept blocks are left out and counted.
+ */
+function replaySchedules(rows, { DuetPlanner, PILOT_BLOCKS, PILOT_ROUNDS }) {
+  const pairs = [...new Set(rows.map((r) => r.pair))];
+  const n = (s) => s.windows.reduce((a, b) => a + b, 0);
+  const perCpu = (row) => Math.log(n(row.head) / row.head.cpuNs / (n(row.base) / row.base.cpuNs));
+  const series = pairs.map((p) => rows.filter((r) => r.pair === p).sort((a, b) => a.block - b.block));
+  const blockMs = rows[0].blockMs ?? 1000;
+  const blockCost = [...rows.map((r) => r.wallMs)].sort((a, b) => a - b)[Math.floor(rows.length / 2)];
+  const median = (xs) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  };
+  let seed = 1;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const draws = Number(process.env.DRAWS ?? 400);
+  const schedules = ['2', '3', '4', 'planner'];
+  const out = Object.fromEntries(schedules.map((k) => [k, { deviations: [], costs: [], warmups: [], blocks: [], cut: 0 }]));
+  for (let d = 0; d < draws; d++) {
+    const order = pairs.map((_, i) => i);
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [order[i], order[j]] = [order[j], order[i]];
+    }
+    const planner = new DuetPlanner({ id: 'replay', warmupMs: blockMs, blockMs }, () => {});
+    for (const p of order.slice(0, PILOT_ROUNDS)) {
+      const plan = planner.next();
+      const pilot = series[p].slice(1, 1 + PILOT_BLOCKS);
+      const roundMs = series[p][0].startMs + (1 + pilot.length) * blockCost;
+      planner.record(
+        {
+          requests: pilot.map((r) => Math.log(n(r.head) / n(r.base))),
+          cpu: pilot.map(perCpu),
+          roundMs,
+          blocksMs: pilot.length * blockCost,
+        },
+        plan,
+      );
+    }
+    const next = planner.next();
+    const from = Math.round(next.warmupMs / blockMs);
+    for (const k of schedules) {
+      const r = k === 'planner' ? next.blocks : Number(k);
+      const figures = [];
+      for (const p of order.slice(PILOT_ROUNDS)) {
+        const blocks = series[p].slice(from, from + r);
+        if (blocks.length < r) {
+          out[k].cut++;
+          continue;
+        }
+        figures.push(median(blocks.map(perCpu)));
+        out[k].costs.push(series[p][0].startMs + (from + r) * blockCost);
+      }
+      const mean = figures.reduce((a, b) => a + b, 0) / Math.max(1, figures.length);
+      if (figures.length > 1) out[k].deviations.push(...figures.map((x) => x - mean));
+      out[k].warmups.push(from * blockMs);
+      out[k].blocks.push(r);
+    }
+  }
+  const avg = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  return {
+    label: rows[0].label,
+    pairs: pairs.length,
+    draws,
+    schedules: Object.fromEntries(
+      schedules.map((k) => {
+        const o = out[k];
+        const sd = Math.sqrt(avg(o.deviations.map((x) => x * x)));
+        const cost = avg(o.costs) / 1000;
+        return [
+          k === 'planner' ? 'planner' : `${k} blocks`,
+          {
+            warmupS: +(avg(o.warmups) / 1000).toFixed(1),
+            blocks: +avg(o.blocks).toFixed(1),
+            roundSdPct: +(100 * sd).toFixed(2),
+            roundCostS: +cost.toFixed(1),
+            varianceTimesCost: +(1e4 * sd * sd * cost).toFixed(1),
+            cut: o.cut,
+          },
+        ];
+      }),
+    ),
   };
 }

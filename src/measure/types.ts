@@ -17,8 +17,22 @@ export interface BenchmarkSamples extends Samples {
         config: HttpBenchmarkConfig;
         /** A duet's schedule chosen per run (planner.ts), once its pilot is done. */
         schedule?: ScheduleChoice | undefined;
+        /** A duet's blocks, per round of the first group (rounds whose servers were planned by the run's schedule). */
+        blocks?: RoundBlocks[] | undefined;
       }
     | undefined;
+}
+
+/**
+ * One duet round's blocks after the configured warm-up, as ln(head / base) of requests/s and of requests per
+ * CPU-second (null where the CPU was not read): the learned warm-up's blocks, then the measured ones from
+ * `measuredFrom`, of which the round's figure is the median of those from `figureFrom` (a pilot's settled half).
+ */
+export interface RoundBlocks {
+  requests: number[];
+  cpu: number[] | null;
+  measuredFrom: number;
+  figureFrom: number;
 }
 
 export interface MeasureProgress {

@@ -14,7 +14,7 @@ import type {
 } from '../measure/http/types.js';
 import { checkRate } from '../measure/http/rate.js';
 import { describeSchedule, type ScheduleChoice } from '../measure/http/planner.js';
-import type { BenchmarkSamples } from '../measure/types.js';
+import type { BenchmarkSamples, RoundBlocks } from '../measure/types.js';
 import type { Comparison } from '../stats/analyze.js';
 import { estimateChange, type Verdict } from '../stats/compare.js';
 import { diagnose } from '../explain/rules.js';
@@ -93,6 +93,8 @@ export interface HttpDetails {
   gatedBecause?: 'rate' | 'unsaturated' | 'spread';
   /** A duet whose `duration` was not set: the warm-up and blocks per pair the run chose, from what it measured, and why. */
   schedule?: ScheduleChoice;
+  /** …and each round's blocks (the first group's), for a reader who wants to see where each pair settled. */
+  blocks?: RoundBlocks[];
   /** Server-side figures that moved notably, in words, with what they point to: "event-loop delay p99 2.1 ms → 45.0 ms: something blocks the event loop: …". */
   moved: string[];
 }
@@ -141,6 +143,7 @@ export function httpDetails(samples: BenchmarkSamples, comparison: Comparison): 
       ? { gatedBecause: samples.http?.base.some((r) => r.rate) ? 'rate' : samples.requestsNotCost ? 'unsaturated' : 'spread' }
       : {}),
     ...(http.schedule ? { schedule: http.schedule } : {}),
+    ...(http.blocks ? { blocks: http.blocks } : {}),
   };
 }
 

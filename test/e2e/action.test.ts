@@ -126,7 +126,9 @@ describe('the GitHub Action, run from its bundle', () => {
       expect(shown).toContain('> benchgate could not comment on pull request #8: HTTP 403: the token may not write comments here.');
       // The heading's counts are the report's (a revision whose solo processes sat on speed levels adds ", N read on
       // speed levels": seen on CI's loaded Node 24 run).
-      const heading = /solo check: (\d+) compared, (\d+) disagrees?(?:, (\d+) read on speed levels)? \(6 processes per revision\)/.exec(shown);
+      const heading = /solo check: (\d+) compared, (\d+) disagrees?(?:, (\d+) read on speed levels)? \(6 processes per revision\)/.exec(
+        shown,
+      );
       expect(heading, shown).not.toBeNull();
       type Soloed = { solo: { agreement: string; shared?: unknown } };
       const count = (keep: (b: Soloed) => boolean) => (soloed as Soloed[]).filter(keep).length;

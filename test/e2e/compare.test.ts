@@ -191,9 +191,7 @@ describe('benchgate compare, through the real CLI', () => {
       expect(bench.change.high).toBeCloseTo(Math.max(sharedChange.high, widened ? bench.solo.change.high : -Infinity), 9);
       // The row shows both intervals as the JSON holds them, and says "levels" where they were read on speed levels.
       const mark = widened && !apart ? 'levels' : bench.solo.agreement;
-      const row = run.stdout
-        .split('\n')
-        .find((line) => line.includes(bench.id.slice(-12)) && line.trimEnd().endsWith(mark))!;
+      const row = run.stdout.split('\n').find((line) => line.includes(bench.id.slice(-12)) && line.trimEnd().endsWith(mark))!;
       const [shared, solo] = row.split(/\s{2,}/).slice(-3, -1);
       expect(changeShown(shared!, sharedChange), row).toBe(true);
       expect(changeShown(solo!, bench.solo.change), row).toBe(true);

@@ -181,10 +181,10 @@ describe('duet rounds: both servers at once on one shared CPU', () => {
 
   it("follows the planner's plan: the learned warm-up loaded before the blocks, its blocks, its figure from their settled part", async () => {
     const events: Events = { log: [] };
-    // Blocks 0 (warm-up 500 ms), 1 (the learned 2.5 s more), then six measured: head 20% slower in the first three
-    // measured blocks (still warming up), 10% slower after.
+    // Blocks 0 (warm-up 500 ms), 1-3 (the learned 2.5 s more), then six measured: head 20% slower until the first
+    // three measured blocks are over (still warming up), 10% slower after.
     const deps = fakeDeps(
-      { base: steady(1000, 50_000), head: { requestsPerSec: (n) => (n < 5 ? 800 : 900), cpuNsPerRequest: () => 50_000 } },
+      { base: steady(1000, 50_000), head: { requestsPerSec: (n) => (n < 7 ? 800 : 900), cpuNsPerRequest: () => 50_000 } },
       events,
     );
     const durations: number[] = [];
@@ -200,8 +200,12 @@ describe('duet rounds: both servers at once on one shared CPU', () => {
       settings(sequence(0.5), { duetPlan: { warmupMs: 3000, blocks: 6, figureFrom: 3 } }),
       deps,
     );
-    // Per client: the configured warm-up, the rest of the learned one in one load, then the six blocks of 1 s.
-    expect(durations.filter((_, i) => i % 2 === 0)).toEqual([500, 2500, 1000, 1000, 1000, 1000, 1000, 1000]);
+    // Per client: the configured warm-up, the rest of the learned one in blocks of 1 s (the last one what is left), then
+    // the six blocks of 1 s.
+    expect(durations.filter((_, i) => i % 2 === 0)).toEqual([500, 1000, 1000, 500, 1000, 1000, 1000, 1000, 1000, 1000]);
+    // The learned warm-up's blocks are in the series too (head 20% slower there), apart from the measured ones.
+    expect(pair.series!.warmup!.requests.map((x) => Math.exp(x))).toEqual([0.8, 0.8, 0.8].map((x) => expect.closeTo(x, 10)));
+    expect(pair.series!.warmup!.cpu).toHaveLength(3);
     // The figure is the median of the last three blocks (head 10% slower); the series is every measured block, for the planner.
     expect(pair.logRatio).toBeCloseTo(Math.log(0.9), 10);
     expect(pair.series!.requests.map((x) => Math.exp(x))).toEqual([0.8, 0.8, 0.8, 0.9, 0.9, 0.9].map((x) => expect.closeTo(x, 10)));

@@ -143,6 +143,6 @@ describe('the duet planner: warm-up and blocks per pair from what the run measur
     });
     expect(text).not.toContain('<img');
     expect(text).toMatch(/^3 blocks of 1\.0s per pair of servers after a – warm-up \(4\.0s of it learned/);
-    expect(text).toContain('bounded to 2–6');
+    expect(text).toContain(`bounded to ${MIN_BLOCKS}–${MAX_BLOCKS}`);
   });
 });

@@ -97,7 +97,13 @@ describe('a duet whose duration is not set: the schedule the run chooses', () =>
           head: figures(1000, 4),
           logRatio: 0,
           cpuLogRatio: 0,
-          series: { requests: series, cpu: series, blocksMs: plan.blocks * 1000 },
+          // After the pilot, the learned warm-up's two blocks (still 4% off) come apart from the measured ones.
+          series: {
+            requests: series,
+            cpu: series,
+            blocksMs: plan.blocks * 1000,
+            ...(plan.figureFrom > 0 ? {} : { warmup: { requests: [0.04, -0.04], cpu: [0.04, -0.04] } }),
+          },
         };
       },
     });
@@ -109,6 +115,20 @@ describe('a duet whose duration is not set: the schedule the run chooses', () =>
     expect(plans.slice(2).every((p) => (p as { warmupMs: number }).warmupMs === 250 + 2000)).toBe(true);
     expect(result.benchmarks[0]!.http!.schedule).toMatchObject({ warmupMs: 2250, learnedWarmupMs: 2000, figure: 'cpu' });
     expect(log.some((line) => line.startsWith('http > todos: schedule: '))).toBe(true);
+    // Each round's blocks are kept for the report: the pilot's ten (its figure from the sixth), then each later
+    // round's warm-up blocks before its measured ones.
+    const blocks = result.benchmarks[0]!.http!.blocks!;
+    expect(blocks).toHaveLength(6);
+    expect(blocks[0]).toMatchObject({ measuredFrom: 0, figureFrom: 5 });
+    expect(blocks[0]!.requests).toHaveLength(10);
+    expect(blocks[0]!.requests[1]).toBe(-0.15);
+    const later = plans[2] as { blocks: number };
+    expect(blocks[2]).toEqual({
+      requests: [0.04, -0.04, ...Array.from({ length: later.blocks }, (_, i) => (i % 2 ? 0.005 : -0.005))],
+      cpu: [0.04, -0.04, ...Array.from({ length: later.blocks }, (_, i) => (i % 2 ? 0.005 : -0.005))],
+      measuredFrom: 2,
+      figureFrom: 2,
+    });
   });
 
   it('leaves a fixed duration, and the other modes, as they were: no plan', async () => {

@@ -111,12 +111,15 @@ export async function duetRound(
       settleAutoRate(benchmark, { base: capacity.base.load, head: capacity.head.load }, settings);
       await load(benchmark.warmupMs);
     }
-    // A learned warm-up (plan.warmupMs) is the configured one plus what the pilot found; both load at once, as blocks do.
+    // A learned warm-up (plan.warmupMs) is the configured one plus what the pilot found; both load at once, in blocks
+    // like the measured ones, so that the round's series shows where this pair settled (the report keeps it).
     const plan = settings.duetPlan;
-    if (plan && plan.warmupMs > benchmark.warmupMs) await load(plan.warmupMs - benchmark.warmupMs);
+    const blockMs = Math.min(settings.blockMs ?? 1000, plan ? Infinity : benchmark.durationMs);
+    const warming: DuetBlock[] = [];
+    for (let left = plan ? plan.warmupMs - benchmark.warmupMs : 0; left > 0; left -= blockMs)
+      warming.push(await load(Math.min(blockMs, left)));
     for (const side of sides) both[side].checkAlive('during the warm-up');
     for (const side of sides) await both[side].probe('start');
-    const blockMs = Math.min(settings.blockMs ?? 1000, plan ? Infinity : benchmark.durationMs);
     const count = plan ? plan.blocks : Math.max(2, Math.round(benchmark.durationMs / blockMs));
     const blocks: DuetBlock[] = [];
     const blocksStart = performance.now();
@@ -156,7 +159,9 @@ export async function duetRound(
         head: { label: both.head.label, output: () => both.head.output() },
       },
     );
-    const withSeries = { ...pair, series: { requests: series.requests, cpu: series.cpu, blocksMs } };
+    // The warm-up's blocks that both servers answered in (a block either side was silent in has no ratio).
+    const warm = blockRatios(warming.filter((b) => b.base.load.traffic.ok > 0 && b.head.load.traffic.ok > 0));
+    const withSeries = { ...pair, series: { requests: series.requests, cpu: series.cpu, blocksMs, warmup: warm } };
     return ratios.cpu ? { ...withSeries, cpuLogRatio: median(ratios.cpu) } : withSeries;
   } finally {
     await stopAll(Object.values(servers));

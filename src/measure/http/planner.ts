@@ -19,8 +19,16 @@ import { formatDuration, formatFixed, formatShortPercent } from '../../util/form
  */
 export const PILOT_ROUNDS = 2;
 export const PILOT_BLOCKS = 10;
-/** The fewest blocks a pair is measured in (two: a pair's own spread is then seen every round), and the most. */
-export const MIN_BLOCKS = 2;
+/**
+ * The fewest blocks a pair is measured in, and the most. Three, not two: the round's figure is the median of its
+ * blocks, and a JIT transient the learned warm-up did not reach (fastify's and hapi's land 2 to 4 s into a pair, in
+ * a different block each pair, ±13-17% off the pair's level) moves a median of two by half its size, a median of
+ * three not at all. Replayed on the nested experiment's blocks (docs/evaluation.md, "Three blocks a pair"), a pair
+ * of three blocks costs a second more and spreads 2.4% where two spread 3.6-3.8% (fastify) and 1.5% where two spread
+ * 2.8-2.9% (hapi 21): the variance for the time spent halves or better; a bare server or express, which have no such
+ * transient, lose up to a fifth.
+ */
+export const MIN_BLOCKS = 3;
 export const MAX_BLOCKS = 6;
 /** A block farther than this many robust SDs of the settled blocks from its pair's settled level is still warming up. */
 const TRANSIENT_SDS = 4;
@@ -41,6 +49,8 @@ export interface RoundSeries {
   /** Per measured block (paused blocks left out), of requests/s and of requests per CPU-second (where read). */
   requests: readonly number[];
   cpu: readonly number[] | undefined;
+  /** The learned warm-up's blocks (after the configured warm-up, before the measured ones), the same two figures. */
+  warmup?: { requests: readonly number[]; cpu: readonly number[] | undefined };
   /** Wall time of the whole round (start, checks, warm-up, blocks, stop), and of its measured blocks. */
   roundMs: number;
   blocksMs: number;

@@ -3,13 +3,13 @@ import { busyBetween, sampleCpu, type RoundConditions } from '../conditions.js';
 import type { Revision } from '../../checkout/revisions.js';
 import { LATENCY_STATS, type HttpBenchmarkConfig, type HttpMode, type LatencyStat } from '../../config/types.js';
 import { messageOf } from '../../util/errors.js';
-import type { BenchmarkSamples, MeasureProgress } from '../types.js';
+import type { BenchmarkSamples, MeasureProgress, RoundBlocks } from '../types.js';
 import { ServerError } from './server.js';
 import { cpuReadable } from './cpu.js';
 import { freshRound, liveRound } from './alternate.js';
 import { duetRound } from './duet.js';
 import { BenchmarkFailure, type RoundPair, type RoundSettings, type Side } from './round.js';
-import { DuetPlanner } from './planner.js';
+import { DuetPlanner, type DuetPlan } from './planner.js';
 
 /** How many of a load test's last rounds estimate what its next round takes. */
 const RECENT_ROUNDS = 5;
@@ -134,7 +134,7 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
       try {
         const duetPlan = planner?.next();
         const pair = await measureRound(benchmark, revisions, done, duetPlan ? { ...plan, duetPlan } : plan);
-        if (into === 'main') record(samples, pair);
+        if (into === 'main') record(samples, pair, duetPlan);
         else recordConfirmation(samples, pair);
         if (planner && duetPlan && pair.series) {
           planner.record({ ...pair.series, roundMs: now() - roundStart }, duetPlan);
@@ -231,8 +231,9 @@ function pushCpu(ratios: number[] | undefined, pair: RoundPair, rounds: number):
   return ratios;
 }
 
-function record(samples: BenchmarkSamples, pair: RoundPair): void {
+function record(samples: BenchmarkSamples, pair: RoundPair, plan: DuetPlan | undefined): void {
   samples.logRatios.push(pair.logRatio);
+  if (plan && pair.series) (samples.http!.blocks ??= []).push(roundBlocks(pair.series, plan));
   if (pair.base.rate) samples.requestsNotCost ??= 'a fixed rate sets requests/s';
   else if (pair.base.duet?.saturated === false)
     samples.requestsNotCost ??=
@@ -245,6 +246,14 @@ function record(samples: BenchmarkSamples, pair: RoundPair): void {
   const cpu = pushCpu(samples.cpu, pair, samples.logRatios.length);
   if (cpu) samples.cpu = cpu;
   else delete samples.cpu;
+}
+
+/** A planned round's series as the report keeps it: the learned warm-up's blocks, then the measured ones. */
+function roundBlocks(series: NonNullable<RoundPair['series']>, plan: DuetPlan): RoundBlocks {
+  const warm = series.warmup ?? { requests: [], cpu: [] };
+  const cpu = series.cpu && warm.cpu ? [...warm.cpu, ...series.cpu] : null;
+  const measuredFrom = warm.requests.length;
+  return { requests: [...warm.requests, ...series.requests], cpu, measuredFrom, figureFrom: measuredFrom + plan.figureFrom };
 }
 
 function noLatency(): Record<LatencyStat, number[]> {
