@@ -69263,8 +69263,9 @@ async function duetRound(benchmark, revisions, round4, settings, deps = REAL) {
     const both = servers;
     if (round4 === 0) for (const side2 of sides) await deps.checkRequests(benchmark, both[side2], side2, revisions, settings);
     const load = (durationMs) => duetBlock(both, benchmark, durationMs, random, settings, deps);
+    const warmLoad = (durationMs) => duetBlock(both, benchmark, durationMs, random, { ...settings, instructions: void 0 }, deps);
     for (const side2 of sides) await both[side2].probe("start");
-    await load(benchmark.warmupMs);
+    await warmLoad(benchmark.warmupMs);
     if (benchmark.rate === "auto" && !autoRates.has(benchmark)) {
       const capacity = await load(capacityMs(benchmark));
       settleAutoRate(benchmark, { base: capacity.base.load, head: capacity.head.load }, settings);
@@ -69273,8 +69274,8 @@ async function duetRound(benchmark, revisions, round4, settings, deps = REAL) {
     const plan = settings.duetPlan;
     const blockMs = Math.min(settings.blockMs ?? 1e3, plan ? Infinity : benchmark.durationMs);
     const warming = [];
-    for (let left = plan ? plan.warmupMs - benchmark.warmupMs : 0; left > 0; left -= blockMs)
-      warming.push(await load(Math.min(blockMs, left)));
+    for (let left = plan && blockMs > 0 ? plan.warmupMs - benchmark.warmupMs : 0; left > 0; left -= blockMs)
+      warming.push(await warmLoad(Math.min(blockMs, left)));
     for (const side2 of sides) both[side2].checkAlive("during the warm-up");
     for (const side2 of sides) await both[side2].probe("start");
     const count3 = plan ? plan.blocks : Math.max(2, Math.round(benchmark.durationMs / blockMs));
@@ -69315,7 +69316,7 @@ async function duetRound(benchmark, revisions, round4, settings, deps = REAL) {
       }
     );
     const warm = blockRatios(warming.filter((b) => b.base.load.traffic.ok > 0 && b.head.load.traffic.ok > 0));
-    const withSeries = { ...pair, series: { requests: series.requests, cpu: series.cpu, blocksMs, warmup: warm } };
+    const withSeries = { ...pair, series: { requests: series.requests, cpu: series.cpu, blocksMs, warmup: warm, figureFrom: from } };
     return ratios.cpu ? { ...withSeries, cpuLogRatio: median(ratios.cpu) } : withSeries;
   } finally {
     await stopAll(Object.values(servers));
@@ -69677,9 +69678,11 @@ function record2(samples, pair, plan) {
 }
 function roundBlocks(series, plan) {
   const warm = series.warmup ?? { requests: [], cpu: [] };
-  const cpu = series.cpu && warm.cpu ? [...warm.cpu, ...series.cpu] : null;
+  const kept = (xs) => xs.map((x) => Number(x.toPrecision(5)));
+  const cpu = series.cpu && warm.cpu ? kept([...warm.cpu, ...series.cpu]) : null;
   const measuredFrom = warm.requests.length;
-  return { requests: [...warm.requests, ...series.requests], cpu, measuredFrom, figureFrom: measuredFrom + plan.figureFrom };
+  const figureFrom = measuredFrom + (series.figureFrom ?? plan.figureFrom);
+  return { requests: kept([...warm.requests, ...series.requests]), cpu, measuredFrom, figureFrom };
 }
 function noLatency() {
   return { p50: [], p90: [], p99: [], mean: [] };
@@ -80536,7 +80539,7 @@ var report_schema_default = {
         "figureFrom"
       ],
       additionalProperties: false,
-      description: "One duet round's blocks after the configured warm-up, as ln(head / base) of requests/s and of requests per CPU-second (null where the CPU was not read): the learned warm-up's blocks, then the measured ones from `measuredFrom`, of which the round's figure is the median of those from `figureFrom` (a pilot's settled half)."
+      description: "One duet round's blocks after the configured warm-up, as ln(head / base) of requests/s and of requests per CPU-second (null where a block's CPU was not read): the learned warm-up's blocks (those both servers answered in), then the measured ones from `measuredFrom`, of which the round's figure is the median of those from `figureFrom` (a pilot's settled half)."
     },
     Explanation: {
       anyOf: [

@@ -3,6 +3,7 @@
 //   node scripts/http-variance.mjs BASE_DIR HEAD_DIR [LABEL]     measure (OUT=file.jsonl keeps the blocks)
 //   node scripts/http-variance.mjs --analyze FILE.jsonl...       the same figures from kept blocks (another WARMUP)
 //   node scripts/http-variance.mjs --schedules FILE.jsonl...     the gate's schedules replayed on kept blocks (below)
+//   node scripts/http-variance.mjs --gate-blocks FILE.jsonl      the gate's own rounds (evaluate:http's KEEP_BLOCKS)
 // PAIRS fresh pairs of server processes (default 8), each started as benchgate starts them (both pinned to the last
 // CPU, which starts first drawn at random), then BLOCKS duet blocks of BLOCK_MS (default 16 of 1000 ms: both servers
 // loaded at once, each by its own autocannon client on the other CPUs), each block's answers counted in WINDOWS
@@ -24,7 +25,9 @@ import { importSrc } from './evaluate-lib.mjs';
 
 const { varianceComponents } = await importSrc('src/stats/components.ts');
 const warmup = Number(process.env.WARMUP ?? 2);
-if (process.argv[2] === '--schedules') {
+if (process.argv[2] === '--gate-blocks') {
+  for (const line of readRows(process.argv.slice(3))) console.log(JSON.stringify(gateBlocks(line)));
+} else if (process.argv[2] === '--schedules') {
   const planner = await importSrc('src/measure/http/planner.ts');
   for (const file of process.argv.slice(3)) console.log(JSON.stringify(replaySchedules(readRows([file]), planner)));
 } else {
@@ -280,5 +283,35 @@ function replaySchedules(rows, { DuetPlanner, PILOT_BLOCKS, PILOT_ROUNDS }) {
         ];
       }),
     ),
+  };
+}
+
+/**
+ * --gate-blocks: one gate run's rounds (a line of evaluate:http's KEEP_BLOCKS file: the report's http.blocks), after
+ * its two pilot rounds: how far its blocks after the warm-up spread within a round (the pooled SD), how far the
+ * rounds' figures spread, and the pairs' own component (K&J's, from the rounds' block means), of requests per
+ * CPU-second where read, else requests/s, as percentages.
+ */
+function gateBlocks(run) {
+  const rounds = run.blocks.slice(2).map((r) => ({ ...r, xs: r.cpu ?? r.requests }));
+  const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const variance = (xs) => xs.reduce((a, x) => a + (x - mean(xs)) ** 2, 0) / (xs.length - 1);
+  const median = (xs) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  };
+  const pct = (v) => +(100 * Math.sqrt(Math.max(0, v))).toFixed(1);
+  const measured = rounds.map((r) => r.xs.slice(r.measuredFrom));
+  const components = measured.length >= 2 ? varianceComponents(measured.filter((xs) => xs.length >= 2)) : undefined;
+  return {
+    server: run.server,
+    verdict: run.verdict,
+    resolvable: +(100 * run.resolvable).toFixed(1),
+    seconds: Math.round(run.seconds),
+    warmupMs: run.schedule?.warmupMs,
+    rounds: rounds.length,
+    figureSd: rounds.length >= 2 ? pct(variance(rounds.map((r) => median(r.xs.slice(r.figureFrom))))) : null,
+    blocksSd: components ? pct(components.variances[0]) : null,
+    pairsSd: components ? pct(components.variances[1]) : null,
   };
 }

@@ -25,8 +25,9 @@ export interface BenchmarkSamples extends Samples {
 
 /**
  * One duet round's blocks after the configured warm-up, as ln(head / base) of requests/s and of requests per
- * CPU-second (null where the CPU was not read): the learned warm-up's blocks, then the measured ones from
- * `measuredFrom`, of which the round's figure is the median of those from `figureFrom` (a pilot's settled half).
+ * CPU-second (null where a block's CPU was not read): the learned warm-up's blocks (those both servers answered in),
+ * then the measured ones from `measuredFrom`, of which the round's figure is the median of those from `figureFrom`
+ * (a pilot's settled half).
  */
 export interface RoundBlocks {
   requests: number[];

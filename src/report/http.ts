@@ -292,7 +292,7 @@ export function rateLine(rate: HttpDetails['rate']): string | undefined {
     : `${head}; both kept the rate`;
 }
 
-/** "schedule: 2 blocks of 1.0s per pair …" for a duet whose schedule the run chose; undefined otherwise. */
+/** "schedule: 3 blocks of 1.0s per pair …" for a duet whose schedule the run chose; undefined otherwise. */
 export function scheduleLine(schedule: HttpDetails['schedule']): string | undefined {
   if (!schedule || typeof schedule !== 'object') return undefined;
   return `schedule: ${describeSchedule(schedule)}`;

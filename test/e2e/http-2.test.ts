@@ -251,8 +251,19 @@ describe('a duet whose duration is not set: the schedule the run chooses', () =>
     const schedule = bench.http.schedule;
     // What the run chose, within the planner's bounds, from what it measured: the pilot's warm-up on top of the configured
     // 100 ms, costs read from the clock (a pair costs its start and warm-up, a block about its second).
-    expect(schedule.blocks).toBeGreaterThanOrEqual(2);
+    expect(schedule.blocks).toBeGreaterThanOrEqual(3);
     expect(schedule.blocks).toBeLessThanOrEqual(6);
+    // Each round's blocks are in the report: the pilot's two of ten (the figure from their settled half), then each
+    // later round's learned warm-up blocks before the measured ones (as many as the schedule's blocks, or more).
+    const blocks = bench.http.blocks as { requests: number[]; cpu: number[] | null; measuredFrom: number; figureFrom: number }[];
+    expect(blocks).toHaveLength(bench.rounds.length);
+    for (const [i, round] of blocks.entries()) {
+      const warm = i < 2 ? 0 : schedule.learnedWarmupMs / 1000;
+      expect(round.measuredFrom, JSON.stringify(round)).toBe(warm);
+      expect(round.figureFrom).toBe(warm + (i < 2 ? 5 : 0));
+      expect(round.requests.length).toBeGreaterThanOrEqual(warm + (i < 2 ? 10 : 3));
+      expect(round.requests.every(Number.isFinite)).toBe(true);
+    }
     expect(schedule.warmupMs).toBe(100 + schedule.learnedWarmupMs);
     expect(schedule.learnedWarmupMs % 1000).toBe(0);
     expect(schedule.blockCostMs).toBeGreaterThanOrEqual(1000);

@@ -100,11 +100,13 @@ export async function duetRound(
     const both = servers as Record<Side, DuetServer>;
     if (round === 0) for (const side of sides) await deps.checkRequests(benchmark, both[side], side, revisions, settings);
     const load = (durationMs: number) => duetBlock(both, benchmark, durationMs, random, settings, deps);
+    // A warm-up's load, read for its ratios only: no instruction counting (two perf processes a block, thrown away).
+    const warmLoad = (durationMs: number) => duetBlock(both, benchmark, durationMs, random, { ...settings, instructions: undefined }, deps);
     // The probe records from the warm-up on, and starts afresh before the measured blocks: turning its monitors on
     // (a 1 ms event-loop timer, a memory sampler) moves a framework's JIT, which must settle in the warm-up, not in a
     // measured block (hapi: a round in five read +5% instead of +25% when the probe started after the warm-up).
     for (const side of sides) await both[side].probe('start');
-    await load(benchmark.warmupMs);
+    await warmLoad(benchmark.warmupMs);
     if (benchmark.rate === 'auto' && !autoRates.has(benchmark)) {
       // Each server's capacity while sharing the CPU with the other, saturated; then a warm-up at the rate it sets.
       const capacity = await load(capacityMs(benchmark));
@@ -116,8 +118,8 @@ export async function duetRound(
     const plan = settings.duetPlan;
     const blockMs = Math.min(settings.blockMs ?? 1000, plan ? Infinity : benchmark.durationMs);
     const warming: DuetBlock[] = [];
-    for (let left = plan ? plan.warmupMs - benchmark.warmupMs : 0; left > 0; left -= blockMs)
-      warming.push(await load(Math.min(blockMs, left)));
+    for (let left = plan && blockMs > 0 ? plan.warmupMs - benchmark.warmupMs : 0; left > 0; left -= blockMs)
+      warming.push(await warmLoad(Math.min(blockMs, left)));
     for (const side of sides) both[side].checkAlive('during the warm-up');
     for (const side of sides) await both[side].probe('start');
     const count = plan ? plan.blocks : Math.max(2, Math.round(benchmark.durationMs / blockMs));
@@ -161,7 +163,7 @@ export async function duetRound(
     );
     // The warm-up's blocks that both servers answered in (a block either side was silent in has no ratio).
     const warm = blockRatios(warming.filter((b) => b.base.load.traffic.ok > 0 && b.head.load.traffic.ok > 0));
-    const withSeries = { ...pair, series: { requests: series.requests, cpu: series.cpu, blocksMs, warmup: warm } };
+    const withSeries = { ...pair, series: { requests: series.requests, cpu: series.cpu, blocksMs, warmup: warm, figureFrom: from } };
     return ratios.cpu ? { ...withSeries, cpuLogRatio: median(ratios.cpu) } : withSeries;
   } finally {
     await stopAll(Object.values(servers));

@@ -23,10 +23,10 @@ export const PILOT_BLOCKS = 10;
  * The fewest blocks a pair is measured in, and the most. Three, not two: the round's figure is the median of its
  * blocks, and a JIT transient the learned warm-up did not reach (fastify's and hapi's land 2 to 4 s into a pair, in
  * a different block each pair, ±13-17% off the pair's level) moves a median of two by half its size, a median of
- * three not at all. Replayed on the nested experiment's blocks (docs/evaluation.md, "Three blocks a pair"), a pair
- * of three blocks costs a second more and spreads 2.4% where two spread 3.6-3.8% (fastify) and 1.5% where two spread
- * 2.8-2.9% (hapi 21): the variance for the time spent halves or better; a bare server or express, which have no such
- * transient, lose up to a fifth.
+ * three no more than the other two blocks differ. Replayed on the nested experiment's blocks (docs/evaluation.md,
+ * "Three blocks a pair"), a pair of three blocks costs a second more and spreads 2.3-2.4% where two spread 3.6-3.7%
+ * (fastify) and 1.5-1.6% where two spread 2.7-2.8% (hapi 21): the variance for the time spent halves (fastify) or
+ * falls to a third (hapi 21); a bare server or express, which have no such transient, pay up to 40% more.
  */
 export const MIN_BLOCKS = 3;
 export const MAX_BLOCKS = 6;
@@ -49,8 +49,13 @@ export interface RoundSeries {
   /** Per measured block (paused blocks left out), of requests/s and of requests per CPU-second (where read). */
   requests: readonly number[];
   cpu: readonly number[] | undefined;
-  /** The learned warm-up's blocks (after the configured warm-up, before the measured ones), the same two figures. */
+  /**
+   * The learned warm-up's blocks (after the configured warm-up, before the measured ones), the same two figures; a
+   * block either server was silent in is left out (it has no ratio).
+   */
   warmup?: { requests: readonly number[]; cpu: readonly number[] | undefined };
+  /** The first measured block in the round's figure: the plan's, less where paused blocks were left out. */
+  figureFrom?: number;
   /** Wall time of the whole round (start, checks, warm-up, blocks, stop), and of its measured blocks. */
   roundMs: number;
   blocksMs: number;

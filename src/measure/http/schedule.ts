@@ -248,12 +248,17 @@ function record(samples: BenchmarkSamples, pair: RoundPair, plan: DuetPlan | und
   else delete samples.cpu;
 }
 
-/** A planned round's series as the report keeps it: the learned warm-up's blocks, then the measured ones. */
+/**
+ * A planned round's series as the report keeps it: the learned warm-up's blocks, then the measured ones, each to 5
+ * significant digits (a report's size grows with the rounds; a ratio's sixth digit is far inside its noise).
+ */
 function roundBlocks(series: NonNullable<RoundPair['series']>, plan: DuetPlan): RoundBlocks {
   const warm = series.warmup ?? { requests: [], cpu: [] };
-  const cpu = series.cpu && warm.cpu ? [...warm.cpu, ...series.cpu] : null;
+  const kept = (xs: readonly number[]) => xs.map((x) => Number(x.toPrecision(5)));
+  const cpu = series.cpu && warm.cpu ? kept([...warm.cpu, ...series.cpu]) : null;
   const measuredFrom = warm.requests.length;
-  return { requests: [...warm.requests, ...series.requests], cpu, measuredFrom, figureFrom: measuredFrom + plan.figureFrom };
+  const figureFrom = measuredFrom + (series.figureFrom ?? plan.figureFrom);
+  return { requests: kept([...warm.requests, ...series.requests]), cpu, measuredFrom, figureFrom };
 }
 
 function noLatency(): Record<LatencyStat, number[]> {
