@@ -172,11 +172,13 @@ describe('benchgate compare, through the real CLI', () => {
       expect(bench.solo.head.processes).toBe(6);
       // Alone, base answers more calls a second than head does, as in the shared process.
       expect(bench.solo.base.opsPerSec).toBeGreaterThan(2 * bench.solo.head.opsPerSec);
-      // A 5× loss: every head process slower than every base process, so the interval excludes no change whatever the
-      // machine's load (one loaded run's 6 against 6 read high -42.6%), and its median difference is beyond -50%.
+      // A 5× loss: the median difference of the processes is beyond -50%. Its interval's upper end is not asserted:
+      // from 6 processes a side it is set by the few whose minute was the machine's worst (CI, with two more test files
+      // on both cores, read an upper end of +44%: base processes slowed to about head's speed), and saying so is the
+      // interval's job.
       expect(bench.solo.change.estimate).toBeLessThan(-0.5);
-      expect(bench.solo.change.high).toBeLessThan(0);
       expect(bench.solo.change.low).toBeLessThanOrEqual(bench.solo.change.estimate);
+      expect(bench.solo.change.high).toBeGreaterThanOrEqual(bench.solo.change.estimate);
       // The agreement is what the two intervals say; where they lie apart, or where a revision's solo processes sat on
       // speed levels and the solo estimate lies outside the shared interval, the benchmark's interval is the span of
       // both (the shared one kept beside the solo figures), else the shared one.
