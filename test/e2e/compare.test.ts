@@ -158,12 +158,21 @@ describe('benchgate compare, through the real CLI', () => {
       ['compare', '--base', 'main', '--profile', 'never', '--solo-check', '--solo-processes', '6', '--json', 'report.json'],
       repo,
     );
-    expect(run.code, run.stderr).toBe(1);
     const report = readJson(path.join(repo, 'report.json'));
-    expect(report.benchmarks.map((b: { id: string; verdict: string }) => [b.id, b.verdict])).toEqual([
-      ['bench/serialize.bench.js > serialize a fresh list', 'regression'],
-      ['bench/serialize.bench.js > serialize todo list', 'regression'],
+    expect(report.benchmarks.map((b: { id: string }) => b.id)).toEqual([
+      'bench/serialize.bench.js > serialize a fresh list',
+      'bench/serialize.bench.js > serialize todo list',
     ]);
+    // Both regressed in the shared process. The solo check may take a verdict back to inconclusive, and only where it
+    // read the benchmark from both intervals together (kept as solo.shared): on a busy machine, 6 processes a side can
+    // read an interval reaching past zero, and a revision's processes can sit on speed levels.
+    for (const bench of report.benchmarks) {
+      const shared = bench.solo.shared ?? bench.change;
+      expect(shared.high, JSON.stringify(bench.change)).toBeLessThan(-bench.budget);
+      expect(bench.solo.shared ? ['regression', 'inconclusive'] : ['regression']).toContain(bench.verdict);
+    }
+    const regressed = report.benchmarks.some((b: { verdict: string }) => b.verdict === 'regression');
+    expect(run.code, run.stderr).toBe(regressed ? 1 : 0);
     // The solo check: each revision alone in 6 fresh processes, its change beside the verdict's (about -80% in both).
     expect(report.soloCheck).toMatchObject({ processes: 6 });
     expect(run.stdout).toContain('solo check: 2 compared, ');
