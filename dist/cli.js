@@ -69269,7 +69269,7 @@ async function duetRound(benchmark, revisions, round4, settings, deps = REAL) {
     if (benchmark.rate === "auto" && !autoRates.has(benchmark)) {
       const capacity = await load(capacityMs(benchmark));
       settleAutoRate(benchmark, { base: capacity.base.load, head: capacity.head.load }, settings);
-      await load(benchmark.warmupMs);
+      await warmLoad(benchmark.warmupMs);
     }
     const plan = settings.duetPlan;
     const blockMs = Math.min(settings.blockMs ?? 1e3, plan ? Infinity : benchmark.durationMs);
@@ -69315,7 +69315,7 @@ async function duetRound(benchmark, revisions, round4, settings, deps = REAL) {
         head: { label: both.head.label, output: () => both.head.output() }
       }
     );
-    const warm = blockRatios(warming.filter((b) => b.base.load.traffic.ok > 0 && b.head.load.traffic.ok > 0));
+    const warm = blockRatios(warming.filter((b) => Object.values(answeredIn(b)).every(Boolean)));
     const withSeries = { ...pair, series: { requests: series.requests, cpu: series.cpu, blocksMs, warmup: warm, figureFrom: from } };
     return ratios.cpu ? { ...withSeries, cpuLogRatio: median(ratios.cpu) } : withSeries;
   } finally {

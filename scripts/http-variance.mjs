@@ -20,6 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
+import { mean, median, sampleVariance } from 'simple-statistics';
 import { parse } from 'yaml';
 import { importSrc } from './evaluate-lib.mjs';
 
@@ -120,7 +121,7 @@ async function experiment(baseDir, headDir, label = path.basename(path.resolve(h
       const sides = Math.random() < 0.5 ? ['base', 'head'] : ['head', 'base'];
       const counts = await Promise.all(sides.map((side) => load(servers[side].port, t0)));
       const wallMs = performance.now() - t0;
-      const row = { label, pair: p, block: b, startMs, wallMs, blockMs, load1: os.loadavg()[0] };
+      const row = { label, pair: p, block: b, startMs, wallMs, blockMs, load1: os.loadmean()[0] };
       for (const [i, side] of sides.entries()) row[side] = { windows: counts[i], cpuNs: cpuOf(servers[side].pid) - before[side] };
       rows.push(row);
       if (out) appendFileSync(out, `${JSON.stringify(row)}\n`);
@@ -210,10 +211,6 @@ function replaySchedules(rows, { DuetPlanner, PILOT_BLOCKS, PILOT_ROUNDS }) {
   const series = pairs.map((p) => rows.filter((r) => r.pair === p).sort((a, b) => a.block - b.block));
   const blockMs = rows[0].blockMs ?? 1000;
   const blockCost = [...rows.map((r) => r.wallMs)].sort((a, b) => a - b)[Math.floor(rows.length / 2)];
-  const median = (xs) => {
-    const s = [...xs].sort((a, b) => a - b);
-    return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-  };
   let seed = 1;
   const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   const draws = Number(process.env.DRAWS ?? 400);
@@ -254,13 +251,14 @@ function replaySchedules(rows, { DuetPlanner, PILOT_BLOCKS, PILOT_ROUNDS }) {
         figures.push(median(blocks.map(perCpu)));
         out[k].costs.push(series[p][0].startMs + (from + r) * blockCost);
       }
-      const mean = figures.reduce((a, b) => a + b, 0) / Math.max(1, figures.length);
-      if (figures.length > 1) out[k].deviations.push(...figures.map((x) => x - mean));
+      if (figures.length > 1) {
+        const level = mean(figures);
+        out[k].deviations.push(...figures.map((x) => x - level));
+      }
       out[k].warmups.push(from * blockMs);
       out[k].blocks.push(r);
     }
   }
-  const avg = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
   return {
     label: rows[0].label,
     pairs: pairs.length,
@@ -268,13 +266,13 @@ function replaySchedules(rows, { DuetPlanner, PILOT_BLOCKS, PILOT_ROUNDS }) {
     schedules: Object.fromEntries(
       schedules.map((k) => {
         const o = out[k];
-        const sd = Math.sqrt(avg(o.deviations.map((x) => x * x)));
-        const cost = avg(o.costs) / 1000;
+        const sd = Math.sqrt(mean(o.deviations.map((x) => x * x)));
+        const cost = mean(o.costs) / 1000;
         return [
           k === 'planner' ? 'planner' : `${k} blocks`,
           {
-            warmupS: +(avg(o.warmups) / 1000).toFixed(1),
-            blocks: +avg(o.blocks).toFixed(1),
+            warmupS: +(mean(o.warmups) / 1000).toFixed(1),
+            blocks: +mean(o.blocks).toFixed(1),
             roundSdPct: +(100 * sd).toFixed(2),
             roundCostS: +cost.toFixed(1),
             varianceTimesCost: +(1e4 * sd * sd * cost).toFixed(1),
@@ -294,12 +292,6 @@ function replaySchedules(rows, { DuetPlanner, PILOT_BLOCKS, PILOT_ROUNDS }) {
  */
 function gateBlocks(run) {
   const rounds = run.blocks.slice(2).map((r) => ({ ...r, xs: r.cpu ?? r.requests }));
-  const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const variance = (xs) => xs.reduce((a, x) => a + (x - mean(xs)) ** 2, 0) / (xs.length - 1);
-  const median = (xs) => {
-    const s = [...xs].sort((a, b) => a - b);
-    return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-  };
   const pct = (v) => +(100 * Math.sqrt(Math.max(0, v))).toFixed(1);
   const measured = rounds.map((r) => r.xs.slice(r.measuredFrom));
   const components = measured.length >= 2 ? varianceComponents(measured.filter((xs) => xs.length >= 2)) : undefined;
@@ -310,7 +302,7 @@ function gateBlocks(run) {
     seconds: Math.round(run.seconds),
     warmupMs: run.schedule?.warmupMs,
     rounds: rounds.length,
-    figureSd: rounds.length >= 2 ? pct(variance(rounds.map((r) => median(r.xs.slice(r.figureFrom))))) : null,
+    figureSd: rounds.length >= 2 ? pct(sampleVariance(rounds.map((r) => median(r.xs.slice(r.figureFrom))))) : null,
     blocksSd: components ? pct(components.variances[0]) : null,
     pairsSd: components ? pct(components.variances[1]) : null,
   };

@@ -111,7 +111,7 @@ export async function duetRound(
       // Each server's capacity while sharing the CPU with the other, saturated; then a warm-up at the rate it sets.
       const capacity = await load(capacityMs(benchmark));
       settleAutoRate(benchmark, { base: capacity.base.load, head: capacity.head.load }, settings);
-      await load(benchmark.warmupMs);
+      await warmLoad(benchmark.warmupMs);
     }
     // A learned warm-up (plan.warmupMs) is the configured one plus what the pilot found; both load at once, in blocks
     // like the measured ones, so that the round's series shows where this pair settled (the report keeps it).
@@ -162,7 +162,7 @@ export async function duetRound(
       },
     );
     // The warm-up's blocks that both servers answered in (a block either side was silent in has no ratio).
-    const warm = blockRatios(warming.filter((b) => b.base.load.traffic.ok > 0 && b.head.load.traffic.ok > 0));
+    const warm = blockRatios(warming.filter((b) => Object.values(answeredIn(b)).every(Boolean)));
     const withSeries = { ...pair, series: { requests: series.requests, cpu: series.cpu, blocksMs, warmup: warm, figureFrom: from } };
     return ratios.cpu ? { ...withSeries, cpuLogRatio: median(ratios.cpu) } : withSeries;
   } finally {
