@@ -76676,18 +76676,6 @@ function probit(p) {
   return Math.sqrt(2) * inverseErrorFunction(2 * p - 1);
 }
 
-// src/stats/power.ts
-function roundSpread(logRatios) {
-  if (logRatios.length < 3) return Number.NaN;
-  const mad = 1.4826 * medianAbsoluteDeviation([...logRatios]);
-  return mad > 0 ? mad : sampleStandardDeviation([...logRatios]);
-}
-function resolvableChange(spread, rounds, confidence, power = 0.95) {
-  if (!(spread >= 0) || rounds < 1) return Number.NaN;
-  const z2 = probit(1 - (1 - confidence) / 2) + probit(power);
-  return Math.expm1(z2 * spread / Math.sqrt(rounds) / Math.sqrt(0.955));
-}
-
 // src/stats/signed-rank.ts
 var EXACT_LIMIT = 400;
 var cdfCache = /* @__PURE__ */ new Map();
@@ -76763,14 +76751,17 @@ function hodgesLehmannBounds(values, lowerAlpha, upperAlpha) {
   };
   const low = missed(lower, lowerAlpha);
   const high = missed(upper, upperAlpha);
-  const achievedAlpha = low.achieved + high.achieved;
+  const achievedAlpha2 = low.achieved + high.achieved;
   return {
     estimate: medianSorted(walsh),
     low: walsh[lower - 1],
     high: walsh[max2 - upper],
     // A bound that cannot reach its level (too few rounds) leaves the interval short by what it misses.
-    achievedConfidence: low.short + high.short > 0 ? Math.min(1 - achievedAlpha, 1 - lowerAlpha - upperAlpha - low.short - high.short) : 1 - Math.min(1, achievedAlpha)
+    achievedConfidence: low.short + high.short > 0 ? Math.min(1 - achievedAlpha2, 1 - lowerAlpha - upperAlpha - low.short - high.short) : 1 - Math.min(1, achievedAlpha2)
   };
+}
+function achievedAlpha(alpha, n) {
+  return psignrank(boundRank(alpha, n) - 1, n);
 }
 function boundRank(alpha, n) {
   const rank = qsignrank(alpha, n);
@@ -76786,6 +76777,43 @@ function signedRankP(values, centre, side2) {
 function minimumRounds(confidence) {
   const alpha = 1 - confidence;
   return Math.max(2, Math.ceil(1 + Math.log2(1 / alpha)));
+}
+
+// src/stats/power.ts
+function roundSpread(logRatios) {
+  if (logRatios.length < 3) return Number.NaN;
+  const mad = 1.4826 * medianAbsoluteDeviation([...logRatios]);
+  return mad > 0 ? mad : sampleStandardDeviation([...logRatios]);
+}
+function resolvableChange(spread, rounds, confidence, power = 0.95) {
+  if (!(spread >= 0) || rounds < 1) return Number.NaN;
+  const z2 = probit(1 - (1 - confidence) / 2) + probit(power);
+  return Math.expm1(z2 * spread / Math.sqrt(rounds) / Math.sqrt(0.955));
+}
+function tQuantile(p, df) {
+  const z2 = probit(p);
+  const [z3, z5, z7, z9] = [z2 ** 3, z2 ** 5, z2 ** 7, z2 ** 9];
+  const terms = [
+    (z3 + z2) / 4,
+    (5 * z5 + 16 * z3 + 3 * z2) / 96,
+    (3 * z7 + 19 * z5 + 17 * z3 - 15 * z2) / 384,
+    (79 * z9 + 776 * z7 + 1482 * z5 - 1920 * z3 - 945 * z2) / 92160
+  ];
+  return terms.reduce((t, term, i2) => t + term / df ** (i2 + 1), z2);
+}
+function roundsToConfirm(logRatios, budget, confidence, full, power = 0.9) {
+  const least = minimumRounds(confidence);
+  if (full <= least || logRatios.length < 3 || !logRatios.every(Number.isFinite) || !(budget < 1)) return full;
+  const estimate = median([...logRatios]);
+  const distance2 = Math.log1p(-budget) - estimate;
+  const spread = roundSpread(logRatios);
+  if (!(distance2 > 0) || !(spread >= 0)) return full;
+  const zPower = probit(power);
+  for (let n = least; n < full; n++) {
+    const error2 = achievedAlpha((1 - confidence) / 2, n);
+    if ((tQuantile(1 - error2, n - 1) + zPower) * spread / Math.sqrt(0.955 * n) <= distance2) return n;
+  }
+  return full;
 }
 
 // src/stats/decision.ts
@@ -77163,7 +77191,11 @@ async function measureMicro(plan) {
   const confirming = adaptive && adaptive.confirmRounds > 0 ? adaptive.toConfirm([...samples.values()]) : /* @__PURE__ */ new Set();
   const endedEarly = (id) => samples.get(id)?.endedEarly === true;
   const fullGroup = (id) => confirmationRounds(samples.get(id)?.logRatios.length ?? 0);
-  const groupOf2 = (id) => endedEarly(id) ? adaptive.earlyLook : fullGroup(id);
+  const groupOf2 = (id) => {
+    const entry = samples.get(id);
+    if (endedEarly(id)) return adaptive.earlyLook;
+    return entry && adaptive?.confirmSize ? Math.min(fullGroup(id), adaptive.confirmSize(entry, fullGroup(id))) : fullGroup(id);
+  };
   const confirmTarget = adaptive && confirming.size > 0 ? Math.max(...[...confirming].map(groupOf2)) : 0;
   if (confirming.size > 0) {
     plan.log(`confirming ${confirming.size} regression(s) with ${confirmTarget} fresh rounds`);
@@ -77186,11 +77218,11 @@ async function measureMicro(plan) {
     };
     await confirmUpTo(confirmTarget, confirming);
     const shown = adaptive.toConfirm([...samples.values()]);
-    const goOn = new Set([...confirming].filter((id) => endedEarly(id) && !shown.has(id) && !skip.has(id)));
+    const goOn = new Set([...confirming].filter((id) => fullGroup(id) > confirmRounds && !shown.has(id) && !skip.has(id)));
     const longer = goOn.size > 0 ? Math.max(...[...goOn].map(fullGroup)) : 0;
     if (longer > confirmRounds && confirmRounds === confirmTarget) {
       plan.log(
-        `${goOn.size} regression(s) from the early look not shown again in ${confirmRounds} fresh rounds: the fresh group goes on to ${longer}`
+        `${goOn.size} regression(s)${[...goOn].every(endedEarly) ? " from the early look" : ""} not shown again in ${confirmRounds} fresh rounds: the fresh group goes on to ${longer}`
       );
       allocation = reallocate(plan, records, allocation, goOn);
       suspects2 = goOn;
@@ -78887,13 +78919,18 @@ async function measureHttp(plan) {
       if (round4 + 1 === plan.rounds && maxRounds > plan.rounds)
         plan.log(`${benchmark.id}: no verdict after ${plan.rounds} rounds: adding rounds (up to ${maxRounds})`);
     }
-    const target = confirmTarget();
+    const sized = () => {
+      if (samples.endedEarly || !adaptive?.confirmSize) return confirmTarget();
+      return Math.min(confirmTarget(), adaptive.confirmSize(samples, confirmTarget()));
+    };
+    const target = confirmTarget() > 0 ? sized() : 0;
     if (!samples.error && target > 0 && adaptive.toConfirm(samples)) {
-      plan.log(`${benchmark.id}: confirming the regression with ${target} more rounds on new servers`);
+      const why = target < confirmTarget() ? ` (as many as the loss its first ${samples.logRatios.length} rounds measured needs to show again)` : "";
+      plan.log(`${benchmark.id}: confirming the regression with ${target} more rounds on new servers${why}`);
       samples.confirmation ??= [];
       let confirmed = 0;
       while (confirmed < target && await runRound2(confirmed, target, "confirmation", 0)) confirmed++;
-      if (samples.endedEarly && confirmed === target && fullGroup() > target && !samples.error && !adaptive.toConfirm(samples)) {
+      if (confirmed === target && fullGroup() > target && !samples.error && !adaptive.toConfirm(samples)) {
         plan.log(
           `${benchmark.id}: the regression was not shown again in ${target} fresh rounds: the fresh group goes on to ${fullGroup()}`
         );
@@ -79408,6 +79445,11 @@ function analyze(benchmarks, options) {
 function gatedFigure(requests, cpu, requestsNotCost) {
   if (requestsNotCost !== void 0) return "cpu";
   return roundSpread(cpu) <= roundSpread(requests) ? "cpu" : "requests";
+}
+function confirmationSize(benchmark, budget, confidence, full) {
+  const cpu = cpuRatios(benchmark);
+  const figures = [benchmark.logRatios, ...cpu ? [cpu] : []];
+  return Math.min(...figures.map((ratios) => roundsToConfirm(ratios, budget, confidence, full)));
 }
 function budgetedFigures(benchmarks, latencyBudgetFor) {
   const compared = benchmarks.filter((b) => !b.error && b.base && b.head && b.logRatios.length > 0);
@@ -86869,6 +86911,7 @@ async function measureMicroStage(run, files) {
       decided: (partial) => ids(partial, settled),
       toConfirm: (partial) => config.confirm ? ids(partial, (c) => c.verdict === "regression") : /* @__PURE__ */ new Set(),
       confirmRounds: config.confirm ? plan.rounds : 0,
+      confirmSize: sizeConfirmation(plan),
       earlyLook: plan.rule.earlyRounds
     },
     timeLimitMs: plan.microLimitMs,
@@ -86937,6 +86980,9 @@ function warnIfFirstLooksCannotFit(config, first, log2) {
     `warning: the first look needs ${first.rounds} rounds of every benchmark, at least ${formatDuration(needs)} of measuring (${parts.join("; ")}), but time-limit is ${formatDuration(config.timeLimitMs)}: what it leaves unmeasured fails the run: ${timeFix(needs, first.files + config.http.length, config.timeLimitMs)}.`
   );
 }
+function sizeConfirmation(plan) {
+  return (samples, full) => confirmationSize(samples, plan.analyzeOptions.budgetFor(samples.id), plan.rule.confirmationLevel, full);
+}
 async function measureHttpStage(run, micro) {
   const { config, plan, options } = run;
   const figures = plan.familyFigures ?? plan.httpFigures + comparableMicro(micro);
@@ -86965,6 +87011,7 @@ async function measureHttpStage(run, micro) {
         decided: (samples) => settled(judged(samples)),
         toConfirm: (samples) => config.confirm && judged(samples).verdict === "regression",
         confirmRounds: config.confirm ? plan.rounds : 0,
+        confirmSize: sizeConfirmation(plan),
         earlyLook: plan.rule.earlyRounds
       },
       deadline: run.started + config.timeLimitMs,

@@ -24,7 +24,7 @@ await build({
       "export { decisionRule, stepDown, lookCount } from './src/stats/decision.ts';",
       "export { earlyChange } from './src/stats/early.ts';",
       "export { minimumRounds } from './src/stats/signed-rank.ts';",
-      "export { resolvableChange, roundSpread } from './src/stats/power.ts';",
+      "export { resolvableChange, roundSpread, roundsToConfirm } from './src/stats/power.ts';",
     ].join('\n'),
     resolveDir: root,
     loader: 'ts',
@@ -45,6 +45,7 @@ const {
   minimumRounds,
   resolvableChange,
   roundSpread,
+  roundsToConfirm,
   earlyChange,
 } = await import(bundle);
 
@@ -168,68 +169,75 @@ for (const [file, truth] of [
     slowed.push({ id: `${task} ${variant}`, truth: truth[variant], values: pairs(rows, variant, task) });
 }
 const pickNull = () => nulls[Math.floor(random() * nulls.length)];
+// ONLY=sized prints the last section alone (it draws from a seed of its own, so its figures are the same either way;
+// the sections before it share one stream, so they print together).
+const show = (section) => !process.env.ONLY || process.env.ONLY === section;
 
-console.log(`Decision rules on process-level samples (${dir}); ${RUNS} seeded runs per row`);
-console.log(
-  `rounds ${MIN}, a look every ${EVERY} up to ${MAX} (${LOOKS} looks), confidence ${CONFIDENCE}, a regression confirmed by as many fresh rounds`,
-);
-console.log(`A/A pools (spread of a round): ${nulls.map((p) => `${p.id.slice(3)} ${pct(spreadOf(p.values))}`).join(', ')}\n`);
-console.log('before: two-sided intervals, Bonferroni over figures × looks; after: one-sided, Hwang–Shih–DeCani(-4) spending, Holm\n');
+if (show('rules')) {
+  console.log(`Decision rules on process-level samples (${dir}); ${RUNS} seeded runs per row`);
+  console.log(
+    `rounds ${MIN}, a look every ${EVERY} up to ${MAX} (${LOOKS} looks), confidence ${CONFIDENCE}, a regression confirmed by as many fresh rounds`,
+  );
+  console.log(`A/A pools (spread of a round): ${nulls.map((p) => `${p.id.slice(3)} ${pct(spreadOf(p.values))}`).join(', ')}\n`);
+  console.log('before: two-sided intervals, Bonferroni over figures × looks; after: one-sided, Hwang–Shih–DeCani(-4) spending, Holm\n');
 
-const rules = { before: oldRule, after: newRule };
-console.log('A/A: identical code; a false verdict is any regression in the family (first group alone: before the fresh group confirms)\n');
-console.log(
-  'family  rule    first look  first group alone (b 0%)  A/A false verdicts (b 0%)  A/A false verdicts (b 2%)  median resolvable  median rounds',
-);
-for (const family of [1, 20, 200]) {
-  const runs = family === 200 ? Math.ceil(RUNS / 4) : RUNS;
-  for (const [name, make] of Object.entries(rules)) {
-    const rule = make(family);
-    const rates = [];
-    const resolvable = [];
-    const rounds = [];
-    for (const budget of [0, 0.02]) {
-      let false_ = 0;
-      let flaggedRuns = 0;
-      for (let i = 0; i < runs; i++) {
-        const result = runFamily(rule, Array.from({ length: family }, pickNull), budget);
-        if (result.some((b) => b.regression)) false_++;
-        if (result.some((b) => b.flagged)) flaggedRuns++;
-        if (budget === 0.02)
-          for (const b of result.slice(0, 5)) {
-            resolvable.push(resolvableChange(roundSpread(take(b.pool, b.start, b.n)), b.n, rule.resolvableLevel(b.n)));
-            rounds.push(b.n);
-          }
-      }
-      if (budget === 0) rates.push(`${pct(flaggedRuns / runs)} of ${runs}`);
-      rates.push(`${pct(false_ / runs)} of ${runs}`);
-    }
-    console.log(
-      `${String(family).padStart(6)}  ${name.padEnd(6)}  ${String(rule.first).padStart(10)}  ${rates[0].padStart(24)}  ${rates[1].padStart(25)}  ${rates[2].padStart(25)}  ${pct(median(resolvable)).padStart(17)}  ${String(median(rounds)).padStart(13)}`,
-    );
-  }
-}
-
-console.log('\nDetection of one slowed benchmark (budget 2%) in a family of 1, 20 or 200 (the rest A/A), before → after:');
-console.log(
-  `${'data'.padEnd(22)} ${'true change'.padEnd(12)} spread/round  ${[1, 20, 200].map((f) => `family ${f}`.padStart(18)).join('')}`,
-);
-for (const pool of slowed) {
-  const cells = [];
+  const rules = { before: oldRule, after: newRule };
+  console.log(
+    'A/A: identical code; a false verdict is any regression in the family (first group alone: before the fresh group confirms)\n',
+  );
+  console.log(
+    'family  rule    first look  first group alone (b 0%)  A/A false verdicts (b 0%)  A/A false verdicts (b 2%)  median resolvable  median rounds',
+  );
   for (const family of [1, 20, 200]) {
     const runs = family === 200 ? Math.ceil(RUNS / 4) : RUNS;
-    const rate = (make) => {
+    for (const [name, make] of Object.entries(rules)) {
       const rule = make(family);
-      let caught = 0;
-      for (let i = 0; i < runs; i++)
-        if (runFamily(rule, [pool, ...Array.from({ length: family - 1 }, pickNull)], 0.02)[0].regression) caught++;
-      return caught / runs;
-    };
-    cells.push(`${pct(rate(oldRule))} → ${pct(rate(newRule))}`);
+      const rates = [];
+      const resolvable = [];
+      const rounds = [];
+      for (const budget of [0, 0.02]) {
+        let false_ = 0;
+        let flaggedRuns = 0;
+        for (let i = 0; i < runs; i++) {
+          const result = runFamily(rule, Array.from({ length: family }, pickNull), budget);
+          if (result.some((b) => b.regression)) false_++;
+          if (result.some((b) => b.flagged)) flaggedRuns++;
+          if (budget === 0.02)
+            for (const b of result.slice(0, 5)) {
+              resolvable.push(resolvableChange(roundSpread(take(b.pool, b.start, b.n)), b.n, rule.resolvableLevel(b.n)));
+              rounds.push(b.n);
+            }
+        }
+        if (budget === 0) rates.push(`${pct(flaggedRuns / runs)} of ${runs}`);
+        rates.push(`${pct(false_ / runs)} of ${runs}`);
+      }
+      console.log(
+        `${String(family).padStart(6)}  ${name.padEnd(6)}  ${String(rule.first).padStart(10)}  ${rates[0].padStart(24)}  ${rates[1].padStart(25)}  ${rates[2].padStart(25)}  ${pct(median(resolvable)).padStart(17)}  ${String(median(rounds)).padStart(13)}`,
+      );
+    }
   }
+
+  console.log('\nDetection of one slowed benchmark (budget 2%) in a family of 1, 20 or 200 (the rest A/A), before → after:');
   console.log(
-    `${pool.id.padEnd(22)} ${`-${pool.truth}`.padEnd(12)} ${pct(spreadOf(pool.values)).padStart(12)}  ${cells.map((c) => c.padStart(18)).join('')}`,
+    `${'data'.padEnd(22)} ${'true change'.padEnd(12)} spread/round  ${[1, 20, 200].map((f) => `family ${f}`.padStart(18)).join('')}`,
   );
+  for (const pool of slowed) {
+    const cells = [];
+    for (const family of [1, 20, 200]) {
+      const runs = family === 200 ? Math.ceil(RUNS / 4) : RUNS;
+      const rate = (make) => {
+        const rule = make(family);
+        let caught = 0;
+        for (let i = 0; i < runs; i++)
+          if (runFamily(rule, [pool, ...Array.from({ length: family - 1 }, pickNull)], 0.02)[0].regression) caught++;
+        return caught / runs;
+      };
+      cells.push(`${pct(rate(oldRule))} → ${pct(rate(newRule))}`);
+    }
+    console.log(
+      `${pool.id.padEnd(22)} ${`-${pool.truth}`.padEnd(12)} ${pct(spreadOf(pool.values)).padStart(12)}  ${cells.map((c) => c.padStart(18)).join('')}`,
+    );
+  }
 }
 
 // The early look (src/stats/early.ts): a t interval on the first 3 rounds, each side at the early share of the
@@ -312,63 +320,120 @@ const rulesEarly = {
   early: earlyRule,
 };
 
-console.log('\nThe early look (3 rounds, a t interval at the early share; a regression seen there is confirmed by 3 fresh rounds)');
-console.log('beside the planned looks alone, on the same windows:');
-console.log("A/A: a false verdict is any regression (or improvement) in the family; rounds: the median over the family's benchmarks\n");
-console.log('noise          family  budget  rule     false regressions  false improvements  decided early  median rounds');
-for (const [label, pools] of [
-  ['raw (~30%)', nulls],
-  ['scaled to 2%', scaledNulls],
-]) {
-  for (const family of [1, 20]) {
-    for (const budget of [0.01, 0.02, 0.05]) {
-      for (const [name, make] of Object.entries(rulesEarly)) {
-        const rule = make(family);
+if (show('early')) {
+  console.log('\nThe early look (3 rounds, a t interval at the early share; a regression seen there is confirmed by 3 fresh rounds)');
+  console.log('beside the planned looks alone, on the same windows:');
+  console.log("A/A: a false verdict is any regression (or improvement) in the family; rounds: the median over the family's benchmarks\n");
+  console.log('noise          family  budget  rule     false regressions  false improvements  decided early  median rounds');
+  for (const [label, pools] of [
+    ['raw (~30%)', nulls],
+    ['scaled to 2%', scaledNulls],
+  ]) {
+    for (const family of [1, 20]) {
+      for (const budget of [0.01, 0.02, 0.05]) {
+        for (const [name, make] of Object.entries(rulesEarly)) {
+          const rule = make(family);
+          const runs = Math.ceil(RUNS / 4);
+          let regressions = 0;
+          let improvements = 0;
+          let early = 0;
+          const rounds = [];
+          for (let i = 0; i < runs; i++) {
+            const result = runWith(
+              rule,
+              Array.from({ length: family }, () => pools[Math.floor(random() * pools.length)]),
+              budget,
+            );
+            if (result.some((b) => b.verdict === 'regression')) regressions++;
+            if (result.some((b) => b.verdict === 'improvement')) improvements++;
+            early += result.filter((b) => b.early).length;
+            rounds.push(median(result.map((b) => b.n)));
+          }
+          console.log(
+            `${label.padEnd(13)}  ${String(family).padStart(6)}  ${pct(budget).padStart(6)}  ${name.padEnd(7)}  ${`${pct(regressions / runs)} of ${runs}`.padStart(17)}  ${`${pct(improvements / runs)}`.padStart(18)}  ${pct(early / (runs * family)).padStart(13)}  ${String(median(rounds)).padStart(13)}`,
+          );
+        }
+      }
+    }
+  }
+
+  console.log('\nKnown slowdowns scaled to a 2% spread, one benchmark: how often each verdict, planned looks alone → with the early look');
+  console.log(
+    `${'data'.padEnd(24)} ${'true'.padEnd(7)} budget  ${['regression', 'unchanged', 'improvement', 'early', 'rounds'].map((h) => h.padStart(22)).join('')}`,
+  );
+  for (const pool of slowed.map((p) => scaled(p, 0.02))) {
+    for (const budget of [0.01, 0.05]) {
+      const stats = Object.entries(rulesEarly).map(([, make]) => {
+        const rule = make(1);
         const runs = Math.ceil(RUNS / 4);
-        let regressions = 0;
-        let improvements = 0;
-        let early = 0;
+        const count = { regression: 0, unchanged: 0, improvement: 0, early: 0 };
         const rounds = [];
         for (let i = 0; i < runs; i++) {
-          const result = runWith(
-            rule,
-            Array.from({ length: family }, () => pools[Math.floor(random() * pools.length)]),
-            budget,
-          );
-          if (result.some((b) => b.verdict === 'regression')) regressions++;
-          if (result.some((b) => b.verdict === 'improvement')) improvements++;
-          early += result.filter((b) => b.early).length;
-          rounds.push(median(result.map((b) => b.n)));
+          const [b] = runWith(rule, [pool], budget);
+          if (b.verdict in count) count[b.verdict]++;
+          if (b.early) count.early++;
+          rounds.push(b.n);
         }
-        console.log(
-          `${label.padEnd(13)}  ${String(family).padStart(6)}  ${pct(budget).padStart(6)}  ${name.padEnd(7)}  ${`${pct(regressions / runs)} of ${runs}`.padStart(17)}  ${`${pct(improvements / runs)}`.padStart(18)}  ${pct(early / (runs * family)).padStart(13)}  ${String(median(rounds)).padStart(13)}`,
-        );
-      }
+        return { ...Object.fromEntries(Object.entries(count).map(([k, v]) => [k, pct(v / runs)])), rounds: median(rounds) };
+      });
+      console.log(
+        `${pool.id.padEnd(24)} ${`-${pool.truth}`.padEnd(7)} ${pct(budget).padStart(6)}  ${['regression', 'unchanged', 'improvement', 'early', 'rounds'].map((k) => `${stats[0][k]} → ${stats[1][k]}`.padStart(22)).join('')}`,
+      );
     }
   }
 }
 
-console.log('\nKnown slowdowns scaled to a 2% spread, one benchmark: how often each verdict, planned looks alone → with the early look');
-console.log(
-  `${'data'.padEnd(24)} ${'true'.padEnd(7)} budget  ${['regression', 'unchanged', 'improvement', 'early', 'rounds'].map((h) => h.padStart(22)).join('')}`,
-);
-for (const pool of slowed.map((p) => scaled(p, 0.02))) {
-  for (const budget of [0.01, 0.05]) {
-    const stats = Object.entries(rulesEarly).map(([, make]) => {
-      const rule = make(1);
-      const runs = Math.ceil(RUNS / 4);
-      const count = { regression: 0, unchanged: 0, improvement: 0, early: 0 };
-      const rounds = [];
-      for (let i = 0; i < runs; i++) {
-        const [b] = runWith(rule, [pool], budget);
-        if (b.verdict in count) count[b.verdict]++;
-        if (b.early) count.early++;
-        rounds.push(b.n);
+// A confirmation sized from the loss (src/stats/power.ts roundsToConfirm): a regression the first group found is
+// shown again first in the fewest fresh rounds its loss needs, and only where those do not show it, in a fresh group
+// as large as the first, read there as before (src/measure/*/schedule.ts). Replayed on each A/A pool scaled to the
+// spread of an HTTP round at three blocks a pair (3%) and shifted: the first group's 15 rounds (the HTTP first
+// look's, read at that look's share for a family of two figures) around the loss it reads, the fresh rounds right
+// after them around the true change: the same loss (a real one), or the budget itself (the first group's loss was a
+// transient of its processes, what confirmation guards against: every confirmation is then a false one, so this is
+// the confirmation's own error, its second look included). One-sided at the confirmation's level.
+if (show('sized')) {
+  seed = 20261127;
+  const FIRST = 15;
+  const BUDGET = 0.03;
+  const rule = decisionRule({ confidence: CONFIDENCE, rounds: MIN, maxRounds: MAX, lookEvery: EVERY });
+  const lookAlpha = rule.lookAlpha(FIRST, ALPHA / 2);
+  const confirmAlpha = (1 - rule.confirmationLevel) / 2;
+  const shifted = (pool, change) => {
+    const m = median(pool.values);
+    const k = 0.03 / spreadOf(pool.values);
+    return { ...pool, values: pool.values.map((x) => Math.log1p(change) + (x - m) * k) };
+  };
+  const confirms = (fresh) => decide(estimateChangeBounds(fresh, confirmAlpha, confirmAlpha), BUDGET) === 'regression';
+  console.log(
+    `\nA confirmation sized from the loss: ${FIRST} rounds in the first group, budget ${pct(BUDGET)}, one-sided ${pct(1 - confirmAlpha)}; A/A pools scaled to a 3% round spread; ${RUNS} runs a row`,
+  );
+  console.log(
+    'first group reads  fresh rounds: true change  first group flags  shown again: whole group → sized first  fresh rounds (mean): whole → sized',
+  );
+  for (const reads of [-0.05, -0.065, -0.08, -0.1]) {
+    for (const truth of [reads, -BUDGET]) {
+      let flagged = 0;
+      let whole = 0;
+      let sized = 0;
+      let rounds = 0;
+      for (let i = 0; i < RUNS; i++) {
+        const pool = nulls[Math.floor(random() * nulls.length)];
+        const start = Math.floor(random() * pool.values.length);
+        const first = take(shifted(pool, reads), start, FIRST);
+        if (decide(estimateChangeBounds(first, lookAlpha, lookAlpha), BUDGET) !== 'regression') continue;
+        flagged++;
+        const fresh = (n) => take(shifted(pool, truth), start + FIRST, n);
+        const size = roundsToConfirm(first, BUDGET, rule.confirmationLevel, FIRST);
+        const all = confirms(fresh(FIRST));
+        const quick = size < FIRST && confirms(fresh(size));
+        whole += all ? 1 : 0;
+        sized += quick || all ? 1 : 0;
+        rounds += quick ? size : FIRST;
       }
-      return { ...Object.fromEntries(Object.entries(count).map(([k, v]) => [k, pct(v / runs)])), rounds: median(rounds) };
-    });
-    console.log(
-      `${pool.id.padEnd(24)} ${`-${pool.truth}`.padEnd(7)} ${pct(budget).padStart(6)}  ${['regression', 'unchanged', 'improvement', 'early', 'rounds'].map((k) => `${stats[0][k]} → ${stats[1][k]}`.padStart(22)).join('')}`,
-    );
+      const of = (k) => pct(k / Math.max(1, flagged));
+      console.log(
+        `${pct(reads).padStart(17)}  ${pct(truth).padStart(24)}  ${pct(flagged / RUNS).padStart(16)}  ${`${of(whole)} → ${of(sized)}`.padStart(39)}  ${`${FIRST.toFixed(1)} → ${(rounds / Math.max(1, flagged)).toFixed(1)}`.padStart(35)}`,
+      );
+    }
   }
 }

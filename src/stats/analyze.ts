@@ -1,7 +1,7 @@
 import { median } from 'simple-statistics';
 import type { LatencyStat } from '../config/types.js';
 import type { BenchmarkKind, Samples as BenchmarkSamples } from './samples.js';
-import { roundSpread } from './power.js';
+import { roundsToConfirm, roundSpread } from './power.js';
 import {
   decide,
   decideLowerIsBetter,
@@ -396,6 +396,19 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
 export function gatedFigure(requests: readonly number[], cpu: readonly number[], requestsNotCost?: string): 'requests' | 'cpu' {
   if (requestsNotCost !== undefined) return 'cpu';
   return roundSpread(cpu) <= roundSpread(requests) ? 'cpu' : 'requests';
+}
+
+/**
+ * The fresh rounds a benchmark's regression is confirmed with first: the fewest that would show again the loss
+ * its first group measured (power.ts roundsToConfirm), on whichever throughput figure (requests/s, or a load
+ * test's requests per CPU-second) shows it soonest, as the analysis confirms a regression on any figure that
+ * failed. `full` (the first group's size) where neither lies beyond the budget: a latency budget's loss is confirmed
+ * by a group as large as before. A group that does not show it goes on to `full` (the schedules).
+ */
+export function confirmationSize(benchmark: BenchmarkSamples, budget: number, confidence: number, full: number): number {
+  const cpu = cpuRatios(benchmark);
+  const figures = [benchmark.logRatios, ...(cpu ? [cpu] : [])];
+  return Math.min(...figures.map((ratios) => roundsToConfirm(ratios, budget, confidence, full)));
 }
 
 /** The budgeted figures of the compared benchmarks: throughput of each, plus a load test's requests per CPU-second and each latency budget. */

@@ -138,6 +138,11 @@ export function hodgesLehmannBounds(values: readonly number[], lowerAlpha: numbe
   };
 }
 
+/** The one-sided error the signed-rank bound of n rounds really has when `alpha` is asked (ranks come in steps: at most alpha, once reachable). */
+export function achievedAlpha(alpha: number, n: number): number {
+  return psignrank(boundRank(alpha, n) - 1, n);
+}
+
 /** The rank of the Walsh average that bounds at one-sided error alpha (the widest, rank 1, when none reaches it). */
 function boundRank(alpha: number, n: number): number {
   const rank = qsignrank(alpha, n);

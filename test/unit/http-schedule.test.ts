@@ -258,6 +258,71 @@ describe('HTTP rounds', () => {
     expect(lines).toContain('http > todos: the regression was not shown again in 3 fresh rounds: the fresh group goes on to 6');
   });
 
+  it('confirms a regression a planned look found on the fewer fresh rounds its loss needs, when it says how many', async () => {
+    const fake = fakeRounds();
+    const lines: string[] = [];
+    const decided = (samples: BenchmarkSamples) => samples.logRatios.length === 11;
+    const sizes: number[] = [];
+    const confirmSize = (samples: BenchmarkSamples, full: number) => (sizes.push(full), samples.logRatios.length === 11 ? 7 : full);
+    const result = await measureHttp(
+      planFor(fake, {
+        log: (line) => lines.push(line),
+        adaptive: { maxRounds: 16, lookEvery: 5, decided, toConfirm: () => true, confirmRounds: 6, confirmSize },
+      }),
+    );
+    // Sized against the first group's 11 rounds; confirmed in 7 of them (the fake's loss shows in every round).
+    expect(sizes).toContain(11);
+    expect(result.confirmRounds).toBe(7);
+    expect(result.benchmarks[0]!.confirmation).toHaveLength(7);
+    expect(fake.calls.map(([, round]) => round)).toEqual(Array.from({ length: 18 }, (_, i) => i));
+    expect(lines).toContain(
+      'http > todos: confirming the regression with 7 more rounds on new servers (as many as the loss its first 11 rounds measured needs to show again)',
+    );
+  });
+
+  it("goes on to the first group's size where the sized fresh rounds do not show the loss again", async () => {
+    const fake = fakeRounds();
+    const lines: string[] = [];
+    const decided = (samples: BenchmarkSamples) => samples.logRatios.length === 11;
+    // A regression at the end of the first group; after 7 fresh rounds, not one any more.
+    const toConfirm = (samples: BenchmarkSamples) => (samples.confirmation?.length ?? 0) < 7;
+    const result = await measureHttp(
+      planFor(fake, {
+        log: (line) => lines.push(line),
+        adaptive: { maxRounds: 16, lookEvery: 5, decided, toConfirm, confirmRounds: 6, confirmSize: () => 7 },
+      }),
+    );
+    expect(result.confirmRounds).toBe(11);
+    expect(result.benchmarks[0]!.confirmation).toHaveLength(11);
+    expect(lines).toContain('http > todos: the regression was not shown again in 7 fresh rounds: the fresh group goes on to 11');
+  });
+
+  it('never sizes a fresh group beyond the first group, nor sizes one the early look decided', async () => {
+    const big = fakeRounds();
+    const decided = (samples: BenchmarkSamples) => samples.logRatios.length === 6;
+    const result = await measureHttp(
+      planFor(big, { adaptive: { maxRounds: 16, lookEvery: 5, decided, toConfirm: () => true, confirmRounds: 6, confirmSize: () => 40 } }),
+    );
+    expect(result.confirmRounds).toBe(6);
+    const early = fakeRounds();
+    let asked = 0;
+    const quick = await measureHttp(
+      planFor(early, {
+        adaptive: {
+          maxRounds: 16,
+          lookEvery: 5,
+          decided: (samples) => samples.logRatios.length === 3,
+          toConfirm: () => true,
+          confirmRounds: 6,
+          earlyLook: 3,
+          confirmSize: () => (asked++, 5),
+        },
+      }),
+    );
+    expect(quick.confirmRounds).toBe(3);
+    expect(asked).toBe(0);
+  });
+
   it('does not confirm what needs no confirming', async () => {
     const fake = fakeRounds();
     const result = await measureHttp(

@@ -328,6 +328,44 @@ describe('adaptive rounds', () => {
     expect(lines).toContain('1 regression(s) from the early look not shown again in 3 fresh rounds: the fresh group goes on to 10');
   });
 
+  it('confirms a regression on the fewer fresh rounds its loss needs, and goes on to the first group where they do not show it', async () => {
+    const sized = fakeProcesses(['a']);
+    const lines: string[] = [];
+    const result = await measureMicro(
+      planFor(sized, {
+        log: (line) => lines.push(line),
+        adaptive: adaptive({
+          maxRounds: 40,
+          decided: () => new Set([id('a')]),
+          toConfirm: () => new Set([id('a')]),
+          confirmRounds: 10,
+          confirmSize: (_samples, full) => (full === 10 ? 6 : full),
+        }),
+      }),
+    );
+    expect(result.confirmRounds).toBe(6);
+    expect(byId(result.benchmarks).a!.confirmation).toHaveLength(6);
+    expect(lines).toContain('confirming 1 regression(s) with 6 fresh rounds');
+    // Not shown again in those 6: the fresh group goes on to the first group's 10.
+    const notShown = fakeProcesses(['a']);
+    const more: string[] = [];
+    const longer = await measureMicro(
+      planFor(notShown, {
+        log: (line) => more.push(line),
+        adaptive: adaptive({
+          maxRounds: 40,
+          decided: () => new Set([id('a')]),
+          toConfirm: (bs) => new Set(bs.filter((b) => (b.confirmation?.length ?? 0) < 6).map((b) => b.id)),
+          confirmRounds: 10,
+          confirmSize: () => 6,
+        }),
+      }),
+    );
+    expect(longer.confirmRounds).toBe(10);
+    expect(byId(longer.benchmarks).a!.confirmation).toHaveLength(10);
+    expect(more).toContain('1 regression(s) not shown again in 6 fresh rounds: the fresh group goes on to 10');
+  });
+
   it('confirms nothing when confirmation is off', async () => {
     let asked = false;
     const result = await measureMicro(

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { resolvableChange, roundSpread, roundsToResolve } from '../../src/stats/power.js';
+import { estimateChange, decide } from '../../src/stats/compare.js';
+import { confirmationSize } from '../../src/stats/analyze.js';
+import { resolvableChange, roundSpread, roundsToConfirm, roundsToResolve, tQuantile } from '../../src/stats/power.js';
+import { achievedAlpha, minimumRounds } from '../../src/stats/signed-rank.js';
 
 describe('what a run can resolve', () => {
   it('uses a robust spread, so one wild round does not blow it up', () => {
@@ -21,6 +24,105 @@ describe('what a run can resolve', () => {
     const rounds = roundsToResolve(0.03, 0.05, 0.95);
     expect(resolvableChange(0.03, rounds, 0.95)).toBeLessThanOrEqual(0.05);
     expect(resolvableChange(0.03, rounds - 1, 0.95)).toBeGreaterThan(0.05);
+  });
+});
+
+describe('how many fresh rounds a confirmation needs first', () => {
+  // A small seeded generator (mulberry32) and Box–Muller normals, so the draws are the same on every run.
+  const normals = (seed: number) => {
+    const random = () => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    return () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  };
+  /** n rounds around `centre` (a log ratio), spread `spread`, exactly: the first group a size is read from. */
+  const group = (centre: number, spread: number, n = 15) => {
+    const draw = normals(7);
+    const raw = Array.from({ length: n }, draw);
+    const mean = raw.reduce((a, b) => a + b, 0) / n;
+    const sd = Math.sqrt(raw.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - 1));
+    return raw.map((x) => centre + ((x - mean) / sd) * spread);
+  };
+
+  it("reads Student's t to within 0.5% of the table from 5 degrees of freedom", () => {
+    for (const [p, df, table] of [
+      [0.975, 5, 2.5706],
+      [0.975, 10, 2.2281],
+      [0.975, 29, 2.0452],
+      [0.99, 6, 3.1427],
+      [0.995, 14, 2.9768],
+    ] as const)
+      expect(Math.abs(tQuantile(p, df) / table - 1)).toBeLessThan(0.005);
+  });
+
+  it("sizes from how far the loss lies beyond the budget against the rounds' spread, between the fewest the level allows and the first group", () => {
+    const least = minimumRounds(0.95);
+    expect(least).toBe(6);
+    // A step far beyond the budget, rounds that agree: the fewest the signed-rank interval allows.
+    expect(roundsToConfirm(group(Math.log(0.7), 0.01), 0.05, 0.95, 15)).toBe(least);
+    // A 5% loss read at −7.4% against a 3% budget, rounds spreading 3% (fastify's): between the two.
+    const middle = roundsToConfirm(group(Math.log(0.926), 0.03), 0.03, 0.95, 15);
+    expect(middle).toBeGreaterThan(least);
+    expect(middle).toBeLessThan(15);
+    // More spread, or a loss nearer the budget, needs more rounds; just beyond the budget, the whole group.
+    expect(roundsToConfirm(group(Math.log(0.926), 0.04), 0.03, 0.95, 15)).toBeGreaterThan(middle);
+    expect(roundsToConfirm(group(Math.log(0.945), 0.03), 0.03, 0.95, 15)).toBeGreaterThan(middle);
+    expect(roundsToConfirm(group(Math.log(0.965), 0.03), 0.03, 0.95, 15)).toBe(15);
+    // Nothing beyond the budget to size from, too few rounds, a figure missing, or a first group no larger than the least: the whole group.
+    expect(roundsToConfirm(group(Math.log(0.99), 0.01), 0.03, 0.95, 15)).toBe(15);
+    expect(roundsToConfirm([Math.log(0.7), Math.log(0.7)], 0.05, 0.95, 15)).toBe(15);
+    expect(roundsToConfirm([...group(Math.log(0.7), 0.01), Number.NaN], 0.05, 0.95, 15)).toBe(15);
+    expect(roundsToConfirm(group(Math.log(0.7), 0.01), 0.05, 0.95, 5)).toBe(5);
+  });
+
+  it('is the fewest rounds whose sized interval clears the budget: one fewer would not', () => {
+    const ratios = group(Math.log(0.93), 0.03);
+    const n = roundsToConfirm(ratios, 0.03, 0.95, 40);
+    const reach = (k: number) => ((tQuantile(1 - achievedAlpha(0.025, k), k - 1) + 1.2816) * roundSpread(ratios)) / Math.sqrt(0.955 * k);
+    const distance = Math.log(0.97) - [...ratios].sort((a, b) => a - b)[7]!;
+    expect(reach(n)).toBeLessThanOrEqual(distance);
+    expect(reach(n - 1)).toBeGreaterThan(distance);
+  });
+
+  it('gives a fresh group that shows the loss again at the confirmation level in most draws, where the loss is what the first group read', () => {
+    // First groups reading −6.5% to −9% with rounds spreading 3% against a 3% budget; fresh groups of the size drawn
+    // as the size assumes (around the first group's median, at its spread).
+    const draw = normals(11);
+    const trials = 400;
+    const shownIn = (ratios: number[], n: number) => {
+      const centre = [...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)]!;
+      let shown = 0;
+      for (let t = 0; t < trials; t++) {
+        const fresh = Array.from({ length: n }, () => centre + roundSpread(ratios) * draw());
+        if (decide(estimateChange(fresh, 0.95), 0.03) === 'regression') shown++;
+      }
+      return shown / trials;
+    };
+    const sizes: number[] = [];
+    for (const loss of [0.935, 0.945, 0.93, 0.925, 0.92, 0.91]) {
+      const ratios = group(Math.log(loss), 0.03);
+      const n = roundsToConfirm(ratios, 0.03, 0.95, 15);
+      sizes.push(n);
+      // Sized for 90% power by the t approximation at the error the exact ranks reach.
+      if (n === 15) continue; // no size within the first group's: the whole group, as before
+      expect(shownIn(ratios, n)).toBeGreaterThan(0.8);
+      // Not padded: a round fewer (where the level allows one) shows it less often.
+      if (n > minimumRounds(0.95)) expect(shownIn(ratios, n - 1)).toBeLessThan(shownIn(ratios, n) + 0.02);
+    }
+    expect(new Set(sizes.filter((n) => n < 15)).size).toBeGreaterThan(2);
+  });
+
+  it('sizes a load test from whichever throughput figure shows its loss soonest', () => {
+    const requests = group(Math.log(0.95), 0.03);
+    const cpu = group(Math.log(0.9), 0.02);
+    const samples = { id: 'http > t', kind: 'http' as const, logRatios: requests, cpu } as Parameters<typeof confirmationSize>[0];
+    const byCpu = roundsToConfirm(cpu, 0.03, 0.95, 15);
+    expect(byCpu).toBeLessThan(roundsToConfirm(requests, 0.03, 0.95, 15));
+    expect(confirmationSize(samples, 0.03, 0.95, 15)).toBe(byCpu);
+    expect(confirmationSize({ ...samples, cpu: undefined }, 0.03, 0.95, 15)).toBe(roundsToConfirm(requests, 0.03, 0.95, 15));
   });
 });
 

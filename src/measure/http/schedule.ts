@@ -36,6 +36,11 @@ export interface HttpPlan extends RoundSettings {
     decided: (samples: BenchmarkSamples) => boolean;
     toConfirm: (samples: BenchmarkSamples) => boolean;
     confirmRounds: number;
+    /**
+     * The fresh rounds a regression is confirmed with first (stats/analyze.ts confirmationSize), given the first
+     * group's size: where they do not show it, the fresh group goes on to that size. Absent: the whole size at once.
+     */
+    confirmSize?: (samples: BenchmarkSamples, full: number) => number;
     /** The rounds of the early look (the rule's earlyRounds), before the planned ones; none when absent. */
     earlyLook?: number;
   };
@@ -179,15 +184,24 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
       if (round + 1 === plan.rounds && maxRounds > plan.rounds)
         plan.log(`${benchmark.id}: no verdict after ${plan.rounds} rounds: adding rounds (up to ${maxRounds})`);
     }
-    const target = confirmTarget();
+    // The fresh group starts as large as the early look's (a step it decided), or as the first group's loss needs
+    // to show again (confirmSize); where that does not show it, it goes on to the first group's size. The time
+    // kept back for it above is the larger (confirmTarget), so the group can always go on.
+    const sized = () => {
+      if (samples.endedEarly || !adaptive?.confirmSize) return confirmTarget();
+      return Math.min(confirmTarget(), adaptive.confirmSize(samples, confirmTarget()));
+    };
+    const target = confirmTarget() > 0 ? sized() : 0;
     if (!samples.error && target > 0 && adaptive!.toConfirm(samples)) {
-      plan.log(`${benchmark.id}: confirming the regression with ${target} more rounds on new servers`);
+      const why =
+        target < confirmTarget() ? ` (as many as the loss its first ${samples.logRatios.length} rounds measured needs to show again)` : '';
+      plan.log(`${benchmark.id}: confirming the regression with ${target} more rounds on new servers${why}`);
       // An empty fresh group, until its rounds come: a confirmation that no round fits in is no confirmation (analyze).
       samples.confirmation ??= [];
       let confirmed = 0;
       while (confirmed < target && (await runRound(confirmed, target, 'confirmation', 0))) confirmed++;
-      // A step the early look decided, not shown again in as many fresh rounds: the fresh group goes on to the first look's size.
-      if (samples.endedEarly && confirmed === target && fullGroup() > target && !samples.error && !adaptive!.toConfirm(samples)) {
+      // Not shown again in the first fresh rounds: the fresh group goes on to the first group's size (the first look's).
+      if (confirmed === target && fullGroup() > target && !samples.error && !adaptive!.toConfirm(samples)) {
         plan.log(
           `${benchmark.id}: the regression was not shown again in ${target} fresh rounds: the fresh group goes on to ${fullGroup()}`,
         );

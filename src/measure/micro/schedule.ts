@@ -54,6 +54,11 @@ export interface MicroPlan {
     decided: (benchmarks: BenchmarkSamples[]) => Set<string>;
     toConfirm: (benchmarks: BenchmarkSamples[]) => Set<string>;
     confirmRounds: number;
+    /**
+     * The fresh rounds a regression is confirmed with first (stats/analyze.ts confirmationSize), given the first
+     * group's size: where they do not show it, the fresh group goes on to that size. Absent: the whole size at once.
+     */
+    confirmSize?: (samples: BenchmarkSamples, full: number) => number;
     /** The rounds of the early look (the rule's earlyRounds), before the planned ones; none when absent. */
     earlyLook?: number;
   };
@@ -329,12 +334,18 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
   let confirmRounds = 0;
   const confirming = adaptive && adaptive.confirmRounds > 0 ? adaptive.toConfirm([...samples.values()]) : new Set<string>();
   // As many fresh rounds as the first group took to find it (at least the first look's): a small loss that
-  // needed 25 rounds to stand out needs as many to show again, and fewer would let most of them through. A step the
-  // early look found far beyond its budget took the early look's rounds: its fresh group is as large, and where those
-  // do not show it again, it goes on to the first look's size (the other suspects' rounds are never cut short).
+  // needed 25 rounds to stand out needs as many to show again, and fewer would let most of them through. So the
+  // fresh group starts smaller only where the loss shows how few would do: a step the early look found far beyond
+  // its budget, with the early look's rounds; a loss far enough beyond its budget for its spread, with as many as
+  // it needs (confirmSize). Where those do not show it again, it goes on to the first group's size (the other
+  // suspects' rounds are never cut short).
   const endedEarly = (id: string) => samples.get(id)?.endedEarly === true;
   const fullGroup = (id: string) => confirmationRounds(samples.get(id)?.logRatios.length ?? 0);
-  const groupOf = (id: string) => (endedEarly(id) ? adaptive!.earlyLook! : fullGroup(id));
+  const groupOf = (id: string) => {
+    const entry = samples.get(id);
+    if (endedEarly(id)) return adaptive!.earlyLook!;
+    return entry && adaptive?.confirmSize ? Math.min(fullGroup(id), adaptive.confirmSize(entry, fullGroup(id))) : fullGroup(id);
+  };
   const confirmTarget = adaptive && confirming.size > 0 ? Math.max(...[...confirming].map(groupOf)) : 0;
   if (confirming.size > 0) {
     plan.log(`confirming ${confirming.size} regression(s) with ${confirmTarget} fresh rounds`);
@@ -358,13 +369,13 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
       }
     };
     await confirmUpTo(confirmTarget, confirming);
-    // The early steps their 3 fresh rounds did not show again: the fresh group goes on to the first look's size.
+    // The regressions their first fresh rounds did not show again: the fresh group goes on to the first group's size.
     const shown = adaptive!.toConfirm([...samples.values()]);
-    const goOn = new Set([...confirming].filter((id) => endedEarly(id) && !shown.has(id) && !skip.has(id)));
+    const goOn = new Set([...confirming].filter((id) => fullGroup(id) > confirmRounds && !shown.has(id) && !skip.has(id)));
     const longer = goOn.size > 0 ? Math.max(...[...goOn].map(fullGroup)) : 0;
     if (longer > confirmRounds && confirmRounds === confirmTarget) {
       plan.log(
-        `${goOn.size} regression(s) from the early look not shown again in ${confirmRounds} fresh rounds: the fresh group goes on to ${longer}`,
+        `${goOn.size} regression(s)${[...goOn].every(endedEarly) ? ' from the early look' : ''} not shown again in ${confirmRounds} fresh rounds: the fresh group goes on to ${longer}`,
       );
       allocation = reallocate(plan, records, allocation, goOn);
       suspects = goOn;
