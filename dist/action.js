@@ -77194,7 +77194,8 @@ async function measureMicro(plan) {
   const groupOf2 = (id) => {
     const entry = samples.get(id);
     if (endedEarly(id)) return adaptive.earlyLook;
-    return entry && adaptive?.confirmSize ? Math.min(fullGroup(id), adaptive.confirmSize(entry, fullGroup(id))) : fullGroup(id);
+    const size = entry && adaptive?.confirmSize ? adaptive.confirmSize(entry, fullGroup(id)) : void 0;
+    return size !== void 0 && Number.isInteger(size) && size > 0 ? Math.min(fullGroup(id), size) : fullGroup(id);
   };
   const confirmTarget = adaptive && confirming.size > 0 ? Math.max(...[...confirming].map(groupOf2)) : 0;
   if (confirming.size > 0) {
@@ -77203,7 +77204,10 @@ async function measureMicro(plan) {
     suspects2 = confirming;
     for (const id of confirming) {
       const entry = samples.get(id);
-      if (entry) entry.confirmation ??= [];
+      if (entry) {
+        entry.confirmation ??= [];
+        entry.confirmationPlanned = fullGroup(id);
+      }
     }
     const confirmUpTo = async (target, measuring) => {
       const others = new Set([...samples.keys()].filter((id) => !measuring.has(id)));
@@ -78921,13 +78925,15 @@ async function measureHttp(plan) {
     }
     const sized = () => {
       if (samples.endedEarly || !adaptive?.confirmSize) return confirmTarget();
-      return Math.min(confirmTarget(), adaptive.confirmSize(samples, confirmTarget()));
+      const size = adaptive.confirmSize(samples, confirmTarget());
+      return Number.isInteger(size) && size > 0 ? Math.min(confirmTarget(), size) : confirmTarget();
     };
     const target = confirmTarget() > 0 ? sized() : 0;
     if (!samples.error && target > 0 && adaptive.toConfirm(samples)) {
       const why = target < confirmTarget() ? ` (as many as the loss its first ${samples.logRatios.length} rounds measured needs to show again)` : "";
       plan.log(`${benchmark.id}: confirming the regression with ${target} more rounds on new servers${why}`);
       samples.confirmation ??= [];
+      samples.confirmationPlanned = fullGroup();
       let confirmed = 0;
       while (confirmed < target && await runRound2(confirmed, target, "confirmation", 0)) confirmed++;
       if (confirmed === target && fullGroup() > target && !samples.error && !adaptive.toConfirm(samples)) {
@@ -79293,9 +79299,11 @@ function analyze(benchmarks, options) {
     const regressions = [];
     let raiseTimeLimit;
     const noFreshRound = benchmark.confirmation !== void 0 ? [] : void 0;
-    const confirm = (verdict2, what, first, rounds2, fresh, judge2) => {
+    const firstSizes = [];
+    const confirm = (verdict2, what, first, rounds2, fresh, judge2, ratios) => {
       if (verdict2 !== "regression") return verdict2;
       if (fresh === void 0) {
+        firstSizes.push(ratios ? roundsToConfirm(ratios, budget, rule.confirmationLevel, rule.maxRounds) : Infinity);
         if (cutShort) {
           const why = `the time limit cut the first group at ${benchmark.logRatios.length} of the ${firstLook.rounds} rounds its first look needs`;
           notes.push(notConfirmed(what, rounds2, first, why));
@@ -79322,21 +79330,19 @@ function analyze(benchmarks, options) {
         regressions.push(true);
         return verdict2;
       }
-      const cut = again.achievedConfidence < again.confidence - 1e-12 || quick && firstLook !== void 0;
+      const shortOfLevel = again.achievedConfidence < again.confidence - 1e-12 || quick && firstLook !== void 0;
+      const shortOfPlan = firstLook !== void 0 && fresh.length < (benchmark.confirmationPlanned ?? 0);
+      const cut = shortOfLevel || shortOfPlan;
+      const tooFew = shortOfLevel ? "too few for the interval's level" : `fewer than the ${benchmark.confirmationPlanned} it goes on to where its first do not show the loss`;
       if (cut && judge2(pointChange(Math.log1p(again.estimate))) === "regression") {
         notes.push(
-          notConfirmed(
-            what,
-            rounds2,
-            first,
-            `only ${fresh.length} fresh rounds fit in the time limit (${pct(again.estimate)}), too few for the interval's level`
-          )
+          notConfirmed(what, rounds2, first, `only ${fresh.length} fresh rounds fit in the time limit (${pct(again.estimate)}), ${tooFew}`)
         );
         raiseTimeLimit ??= CONFIRM_HINT;
         regressions.push(false);
         return "regression";
       }
-      notes.push(unconfirmed(what, rounds2, first, again, fresh.length, cut));
+      notes.push(unconfirmed(what, rounds2, first, again, fresh.length, cut ? tooFew : void 0));
       return cut ? "unmeasured" : "inconclusive";
     };
     const throughput = confirm(
@@ -79345,13 +79351,18 @@ function analyze(benchmarks, options) {
       early?.change ?? change,
       early ? rule.earlyRounds : rounds,
       benchmark.confirmation,
-      (c) => decide(c, budget)
+      (c) => decide(c, budget),
+      benchmark.logRatios
     );
     const gatedEarly = gatedOn === "cpu" ? earlyCpu !== void 0 : early !== void 0;
     const earlyNote = gatedOn === "cpu" ? earlyCpu ? [decidedEarlyNote(earlyCpu.change, "requests per CPU-second's", rule.earlyRounds)] : [] : early ? [decidedEarlyNote(early.change, "its", rule.earlyRounds)] : [];
     const note = () => {
       const all = [...notes, ...earlyNote, ...raiseTimeLimit ? [raiseTimeLimit] : []];
       return all.length ? { note: all.join("; ") } : {};
+    };
+    const sizedFirst = () => {
+      const size = Math.min(...firstSizes);
+      return Number.isFinite(size) ? { confirmFirst: size } : {};
     };
     const unconfirmedIf = (verdict2) => verdict2 === "regression" && regressions.length > 0 && !regressions.includes(true) ? { unconfirmed: true } : {};
     if (cutShort && throughput !== "regression" && !gatedEarly) {
@@ -79386,7 +79397,8 @@ function analyze(benchmarks, options) {
         cpuChange,
         earlyCpu ? rule.earlyRounds : n,
         benchmark.confirmationCpu ?? noFreshRound,
-        judge2
+        judge2,
+        perCpu
       );
       cpu = { change: cpuChange, verdict: verdict2, regressionP: pOf(perCpu, budget, false) };
       if (verdict2 === "regression" && throughput !== "regression")
@@ -79394,7 +79406,7 @@ function analyze(benchmarks, options) {
           `requests per CPU-second of the server's main thread lost more than the budget (${pct(cpuChange.estimate)} [${pct(cpuChange.low)}, ${pct(cpuChange.high)}]): each request costs the server more CPU, which requests/s alone did not show`
         );
     }
-    if (!benchmark.latency && !cpu) return { ...result, verdict: throughput, ...unconfirmedIf(throughput), ...note() };
+    if (!benchmark.latency && !cpu) return { ...result, verdict: throughput, ...unconfirmedIf(throughput), ...sizedFirst(), ...note() };
     const latency = {};
     const budgets = latencyBudgets(benchmark.id);
     for (const [stat3, ratios] of Object.entries(benchmark.latency ?? {})) {
@@ -79438,6 +79450,7 @@ function analyze(benchmarks, options) {
       ...open2.includes("inconclusive") ? { openFigures: true } : {},
       ...benchmark.latency ? { latency } : {},
       ...cpu ? { cpu } : {},
+      ...sizedFirst(),
       ...note()
     };
   });
@@ -79445,11 +79458,6 @@ function analyze(benchmarks, options) {
 function gatedFigure(requests, cpu, requestsNotCost) {
   if (requestsNotCost !== void 0) return "cpu";
   return roundSpread(cpu) <= roundSpread(requests) ? "cpu" : "requests";
-}
-function confirmationSize(benchmark, budget, confidence, full) {
-  const cpu = cpuRatios(benchmark);
-  const figures = [benchmark.logRatios, ...cpu ? [cpu] : []];
-  return Math.min(...figures.map((ratios) => roundsToConfirm(ratios, budget, confidence, full)));
 }
 function budgetedFigures(benchmarks, latencyBudgetFor) {
   const compared = benchmarks.filter((b) => !b.error && b.base && b.head && b.logRatios.length > 0);
@@ -79474,8 +79482,8 @@ function notConfirmed(what, rounds, first, why) {
   return `${what} in the first ${rounds} rounds (${pct(first.estimate)} [${pct(first.low)}, ${pct(first.high)}]) could not be confirmed: ${why}: a loss as measured, not shown again in fresh rounds (a transient of the first rounds would look the same): it fails the run, unconfirmed`;
 }
 function unconfirmed(what, rounds, first, again, freshRounds, cut) {
-  if (cut) {
-    return `${what} in the first ${rounds} rounds (${pct(first.estimate)}) could not be confirmed: only ${freshRounds} fresh rounds fit in the time limit, too few for the interval's level: unmeasured, which fails the run (raise time-limit)`;
+  if (cut !== void 0) {
+    return `${what} in the first ${rounds} rounds (${pct(first.estimate)}) could not be confirmed: only ${freshRounds} fresh rounds fit in the time limit, ${cut}: unmeasured, which fails the run (raise time-limit)`;
   }
   return `${what} in the first ${rounds} rounds (${pct(first.estimate)}) did not reproduce in ${freshRounds} fresh rounds (${pct(again.estimate)} [${pct(again.low)}, ${pct(again.high)}]): not failing the build on it`;
 }
@@ -86911,7 +86919,8 @@ async function measureMicroStage(run, files) {
       decided: (partial) => ids(partial, settled),
       toConfirm: (partial) => config.confirm ? ids(partial, (c) => c.verdict === "regression") : /* @__PURE__ */ new Set(),
       confirmRounds: config.confirm ? plan.rounds : 0,
-      confirmSize: sizeConfirmation(plan),
+      // A micro-benchmark has one figure: the one its regression failed on.
+      confirmSize: (samples, full) => roundsToConfirm(samples.logRatios, plan.analyzeOptions.budgetFor(samples.id), plan.rule.confirmationLevel, full),
       earlyLook: plan.rule.earlyRounds
     },
     timeLimitMs: plan.microLimitMs,
@@ -86980,9 +86989,6 @@ function warnIfFirstLooksCannotFit(config, first, log2) {
     `warning: the first look needs ${first.rounds} rounds of every benchmark, at least ${formatDuration(needs)} of measuring (${parts.join("; ")}), but time-limit is ${formatDuration(config.timeLimitMs)}: what it leaves unmeasured fails the run: ${timeFix(needs, first.files + config.http.length, config.timeLimitMs)}.`
   );
 }
-function sizeConfirmation(plan) {
-  return (samples, full) => confirmationSize(samples, plan.analyzeOptions.budgetFor(samples.id), plan.rule.confirmationLevel, full);
-}
 async function measureHttpStage(run, micro) {
   const { config, plan, options } = run;
   const figures = plan.familyFigures ?? plan.httpFigures + comparableMicro(micro);
@@ -87011,7 +87017,8 @@ async function measureHttpStage(run, micro) {
         decided: (samples) => settled(judged(samples)),
         toConfirm: (samples) => config.confirm && judged(samples).verdict === "regression",
         confirmRounds: config.confirm ? plan.rounds : 0,
-        confirmSize: sizeConfirmation(plan),
+        // Sized from the throughput figures that failed (analyze's confirmFirst); a whole group where only a latency did.
+        confirmSize: (samples, full) => Math.min(full, judged(samples).confirmFirst ?? full),
         earlyLook: plan.rule.earlyRounds
       },
       deadline: run.started + config.timeLimitMs,

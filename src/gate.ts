@@ -24,7 +24,8 @@ import { spikedRounds, type RoundConditions } from './measure/conditions.js';
 import type { BenchmarkSamples, Measurement, MeasureProgress } from './measure/types.js';
 import { httpDetails } from './report/http.js';
 import type { Listing } from './report/listing.js';
-import { analyze, budgetedFigures, confirmationSize, type AnalyzeOptions, type Comparison } from './stats/analyze.js';
+import { roundsToConfirm } from './stats/power.js';
+import { analyze, budgetedFigures, type AnalyzeOptions, type Comparison } from './stats/analyze.js';
 import { decisionRule, EARLY_ROUNDS, type DecisionRule } from './stats/decision.js';
 import { decideFamily } from './stats/family.js';
 import { currentEnvironment } from './report/environment.js';
@@ -457,7 +458,9 @@ async function measureMicroStage(run: RunContext, files: { base: string[]; head:
       decided: (partial) => ids(partial, settled),
       toConfirm: (partial) => (config.confirm ? ids(partial, (c) => c.verdict === 'regression') : new Set()),
       confirmRounds: config.confirm ? plan.rounds : 0,
-      confirmSize: sizeConfirmation(plan),
+      // A micro-benchmark has one figure: the one its regression failed on.
+      confirmSize: (samples, full) =>
+        roundsToConfirm(samples.logRatios, plan.analyzeOptions.budgetFor(samples.id), plan.rule.confirmationLevel, full),
       earlyLook: plan.rule.earlyRounds,
     },
     timeLimitMs: plan.microLimitMs,
@@ -576,11 +579,6 @@ function warnIfFirstLooksCannotFit(config: Config, first: FirstLookPlan, log: (l
   );
 }
 
-/** The fresh rounds a regression is confirmed with first, from its first group's loss and its budget, at the confirmation's level. */
-function sizeConfirmation(plan: RunContext['plan']): (samples: BenchmarkSamples, full: number) => number {
-  return (samples, full) => confirmationSize(samples, plan.analyzeOptions.budgetFor(samples.id), plan.rule.confirmationLevel, full);
-}
-
 /** The HTTP load tests, after the micro-benchmarks: each look uses the whole run's figures (micro measured, HTTP planned). */
 async function measureHttpStage(run: RunContext, micro: Measurement | undefined): Promise<HttpMeasurement> {
   const { config, plan, options } = run;
@@ -614,7 +612,8 @@ async function measureHttpStage(run: RunContext, micro: Measurement | undefined)
         decided: (samples) => settled(judged(samples)),
         toConfirm: (samples) => config.confirm && judged(samples).verdict === 'regression',
         confirmRounds: config.confirm ? plan.rounds : 0,
-        confirmSize: sizeConfirmation(plan),
+        // Sized from the throughput figures that failed (analyze's confirmFirst); a whole group where only a latency did.
+        confirmSize: (samples, full) => Math.min(full, judged(samples).confirmFirst ?? full),
         earlyLook: plan.rule.earlyRounds,
       },
       deadline: run.started + config.timeLimitMs,

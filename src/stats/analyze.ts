@@ -73,6 +73,12 @@ export interface Comparison {
   unconfirmed?: boolean | undefined;
   /** Some budgeted figure (requests/s, requests per CPU-second, a latency) is still undecided: its group must go on. */
   openFigures?: boolean | undefined;
+  /**
+   * A regression no fresh group has begun to confirm: the fresh rounds that would show it again first (power.ts
+   * roundsToConfirm, up to the rule's max rounds), the fewest over its failing throughput figures (requests/s, a load
+   * test's requests per CPU-second). Absent where only a latency figure fails: that one is confirmed by a whole group.
+   */
+  confirmFirst?: number | undefined;
   error?: string | undefined;
 }
 
@@ -205,6 +211,8 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
     // A confirmation that began but gave a figure no fresh round of its own: that figure was not shown again.
     const noFreshRound = benchmark.confirmation !== undefined ? [] : undefined;
     // The regression stands only if the fresh group alone shows it too, at the rule's confirmation level.
+    /** Per failing figure not yet confirmed: the fresh rounds that would show it again (Infinity: a whole group). */
+    const firstSizes: number[] = [];
     const confirm = (
       verdict: Verdict | undefined,
       what: string,
@@ -212,9 +220,11 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       rounds: number,
       fresh: readonly number[] | undefined,
       judge: (c: Change) => Verdict,
+      ratios?: readonly number[],
     ) => {
       if (verdict !== 'regression') return verdict;
       if (fresh === undefined) {
+        firstSizes.push(ratios ? roundsToConfirm(ratios, budget, rule.confirmationLevel, rule.maxRounds) : Infinity);
         // No confirmation begun: a run with `confirm: false`, or a first group the time limit cut short of its first look.
         if (cutShort) {
           const why = `the time limit cut the first group at ${benchmark.logRatios.length} of the ${firstLook.rounds} rounds its first look needs`;
@@ -248,22 +258,24 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       }
       // Those 3 not showing it is no disproof: the schedule goes on to the first look's size. In the final judgement
       // a quick group that stayed 3 rounds was cut by the time limit, as one too short for its level is.
-      const cut = again.achievedConfidence < again.confidence - 1e-12 || (quick && firstLook !== undefined);
+      // So is a fresh group that stopped short of the size it goes on to where its first rounds do not show the loss
+      // (the schedule's confirmationPlanned: the first group's size, after an early step's 3 or a sized group).
+      const shortOfLevel = again.achievedConfidence < again.confidence - 1e-12 || (quick && firstLook !== undefined);
+      const shortOfPlan = firstLook !== undefined && fresh.length < (benchmark.confirmationPlanned ?? 0);
+      const cut = shortOfLevel || shortOfPlan;
+      const tooFew = shortOfLevel
+        ? "too few for the interval's level"
+        : `fewer than the ${benchmark.confirmationPlanned} it goes on to where its first do not show the loss`;
       // Too few fresh rounds to reach the level, and they read a loss beyond the budget too: unconfirmed, as above.
       if (cut && judge(pointChange(Math.log1p(again.estimate))) === 'regression') {
         notes.push(
-          notConfirmed(
-            what,
-            rounds,
-            first,
-            `only ${fresh.length} fresh rounds fit in the time limit (${pct(again.estimate)}), too few for the interval's level`,
-          ),
+          notConfirmed(what, rounds, first, `only ${fresh.length} fresh rounds fit in the time limit (${pct(again.estimate)}), ${tooFew}`),
         );
         raiseTimeLimit ??= CONFIRM_HINT;
         regressions.push(false);
         return 'regression';
       }
-      notes.push(unconfirmed(what, rounds, first, again, fresh.length, cut));
+      notes.push(unconfirmed(what, rounds, first, again, fresh.length, cut ? tooFew : undefined));
       // Too few fresh rounds that do not read the loss: not disproved, only unmeasured, which fails the run too.
       return cut ? 'unmeasured' : 'inconclusive';
     };
@@ -275,6 +287,7 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       early ? rule.earlyRounds : rounds,
       benchmark.confirmation,
       (c) => decide(c, budget),
+      benchmark.logRatios,
     )!;
     // Short of its first look, the verdict's figure decided at the early look is measured enough.
     const gatedEarly = gatedOn === 'cpu' ? earlyCpu !== undefined : early !== undefined;
@@ -290,6 +303,10 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
     const note = () => {
       const all = [...notes, ...earlyNote, ...(raiseTimeLimit ? [raiseTimeLimit] : [])];
       return all.length ? { note: all.join('; ') } : {};
+    };
+    const sizedFirst = () => {
+      const size = Math.min(...firstSizes);
+      return Number.isFinite(size) ? { confirmFirst: size } : {};
     };
     /** A regression none of whose failing figures was confirmed: the time limit cut every confirmation. */
     const unconfirmedIf = (verdict: Verdict) =>
@@ -328,6 +345,7 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
         earlyCpu ? rule.earlyRounds : n,
         benchmark.confirmationCpu ?? noFreshRound,
         judge,
+        perCpu,
       )!;
       cpu = { change: cpuChange, verdict, regressionP: pOf(perCpu, budget, false) };
       if (verdict === 'regression' && throughput !== 'regression')
@@ -335,7 +353,7 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
           `requests per CPU-second of the server's main thread lost more than the budget (${pct(cpuChange.estimate)} [${pct(cpuChange.low)}, ${pct(cpuChange.high)}]): each request costs the server more CPU, which requests/s alone did not show`,
         );
     }
-    if (!benchmark.latency && !cpu) return { ...result, verdict: throughput, ...unconfirmedIf(throughput), ...note() };
+    if (!benchmark.latency && !cpu) return { ...result, verdict: throughput, ...unconfirmedIf(throughput), ...sizedFirst(), ...note() };
     const latency: Partial<Record<LatencyStat, LatencyComparison>> = {};
     const budgets = latencyBudgets(benchmark.id);
     for (const [stat, ratios] of Object.entries(benchmark.latency ?? {}) as [LatencyStat, number[]][]) {
@@ -383,6 +401,7 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       ...(open.includes('inconclusive') ? { openFigures: true } : {}),
       ...(benchmark.latency ? { latency } : {}),
       ...(cpu ? { cpu } : {}),
+      ...sizedFirst(),
       ...note(),
     };
   });
@@ -396,19 +415,6 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
 export function gatedFigure(requests: readonly number[], cpu: readonly number[], requestsNotCost?: string): 'requests' | 'cpu' {
   if (requestsNotCost !== undefined) return 'cpu';
   return roundSpread(cpu) <= roundSpread(requests) ? 'cpu' : 'requests';
-}
-
-/**
- * The fresh rounds a benchmark's regression is confirmed with first: the fewest that would show again the loss
- * its first group measured (power.ts roundsToConfirm), on whichever throughput figure (requests/s, or a load
- * test's requests per CPU-second) shows it soonest, as the analysis confirms a regression on any figure that
- * failed. `full` (the first group's size) where neither lies beyond the budget: a latency budget's loss is confirmed
- * by a group as large as before. A group that does not show it goes on to `full` (the schedules).
- */
-export function confirmationSize(benchmark: BenchmarkSamples, budget: number, confidence: number, full: number): number {
-  const cpu = cpuRatios(benchmark);
-  const figures = [benchmark.logRatios, ...(cpu ? [cpu] : [])];
-  return Math.min(...figures.map((ratios) => roundsToConfirm(ratios, budget, confidence, full)));
 }
 
 /** The budgeted figures of the compared benchmarks: throughput of each, plus a load test's requests per CPU-second and each latency budget. */
@@ -454,9 +460,9 @@ function notConfirmed(what: string, rounds: number, first: Change, why: string):
 }
 
 /** "a regression in the first 10 rounds (-7.1%) did not reproduce in 10 fresh rounds (-0.4% [-2.0%, +1.1%]): …" */
-function unconfirmed(what: string, rounds: number, first: Change, again: Change, freshRounds: number, cut: boolean): string {
-  if (cut) {
-    return `${what} in the first ${rounds} rounds (${pct(first.estimate)}) could not be confirmed: only ${freshRounds} fresh rounds fit in the time limit, too few for the interval's level: unmeasured, which fails the run (raise time-limit)`;
+function unconfirmed(what: string, rounds: number, first: Change, again: Change, freshRounds: number, cut: string | undefined): string {
+  if (cut !== undefined) {
+    return `${what} in the first ${rounds} rounds (${pct(first.estimate)}) could not be confirmed: only ${freshRounds} fresh rounds fit in the time limit, ${cut}: unmeasured, which fails the run (raise time-limit)`;
   }
   return `${what} in the first ${rounds} rounds (${pct(first.estimate)}) did not reproduce in ${freshRounds} fresh rounds (${pct(again.estimate)} [${pct(again.low)}, ${pct(again.high)}]): not failing the build on it`;
 }

@@ -23,6 +23,12 @@ export interface Samples {
    * fresh group is then as large, 3 rounds, read as the early look reads, going on where those do not show it.
    */
   endedEarly?: boolean | undefined;
+  /**
+   * Set by the schedule when a regression's fresh group starts smaller than the first group (an early step's 3, or
+   * the rounds its loss needs): the size it goes on to where those do not show it. A final judgement that finds
+   * fewer fresh rounds than this, not showing the loss, was cut by the time limit: not measured, never a pass.
+   */
+  confirmationPlanned?: number | undefined;
   /** HTTP only: the confirmation group's latency ratios. */
   confirmationLatency?: Record<LatencyStat, number[]> | undefined;
   /** Undefined when the benchmark does not exist at that revision. */

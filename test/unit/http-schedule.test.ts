@@ -274,6 +274,8 @@ describe('HTTP rounds', () => {
     expect(sizes).toContain(11);
     expect(result.confirmRounds).toBe(7);
     expect(result.benchmarks[0]!.confirmation).toHaveLength(7);
+    // The size it would have gone on to, for the final judgement (a group the time limit stops short of it is cut).
+    expect(result.benchmarks[0]!.confirmationPlanned).toBe(11);
     expect(fake.calls.map(([, round]) => round)).toEqual(Array.from({ length: 18 }, (_, i) => i));
     expect(lines).toContain(
       'http > todos: confirming the regression with 7 more rounds on new servers (as many as the loss its first 11 rounds measured needs to show again)',

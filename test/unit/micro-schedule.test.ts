@@ -345,6 +345,7 @@ describe('adaptive rounds', () => {
     );
     expect(result.confirmRounds).toBe(6);
     expect(byId(result.benchmarks).a!.confirmation).toHaveLength(6);
+    expect(byId(result.benchmarks).a!.confirmationPlanned).toBe(10);
     expect(lines).toContain('confirming 1 regression(s) with 6 fresh rounds');
     // Not shown again in those 6: the fresh group goes on to the first group's 10.
     const notShown = fakeProcesses(['a']);

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { estimateChange, decide } from '../../src/stats/compare.js';
-import { confirmationSize } from '../../src/stats/analyze.js';
+import { analyze } from '../../src/stats/analyze.js';
+import { decisionRule } from '../../src/stats/decision.js';
+import type { BenchmarkSamples } from '../../src/measure/types.js';
 import { resolvableChange, roundSpread, roundsToConfirm, roundsToResolve, tQuantile } from '../../src/stats/power.js';
 import { achievedAlpha, minimumRounds } from '../../src/stats/signed-rank.js';
 
@@ -63,6 +65,8 @@ describe('how many fresh rounds a confirmation needs first', () => {
     expect(least).toBe(6);
     // A step far beyond the budget, rounds that agree: the fewest the signed-rank interval allows.
     expect(roundsToConfirm(group(Math.log(0.7), 0.01), 0.05, 0.95, 15)).toBe(least);
+    // At the gate's confirmation level (95% one-sided, 90% two-sided) the least is 5.
+    expect(roundsToConfirm(group(Math.log(0.7), 0.01), 0.05, 0.9, 15)).toBe(5);
     // A 5% loss read at −7.4% against a 3% budget, rounds spreading 3% (fastify's): between the two.
     const middle = roundsToConfirm(group(Math.log(0.926), 0.03), 0.03, 0.95, 15);
     expect(middle).toBeGreaterThan(least);
@@ -109,20 +113,42 @@ describe('how many fresh rounds a confirmation needs first', () => {
       // Sized for 90% power by the t approximation at the error the exact ranks reach.
       if (n === 15) continue; // no size within the first group's: the whole group, as before
       expect(shownIn(ratios, n)).toBeGreaterThan(0.8);
-      // Not padded: a round fewer (where the level allows one) shows it less often.
-      if (n > minimumRounds(0.95)) expect(shownIn(ratios, n - 1)).toBeLessThan(shownIn(ratios, n) + 0.02);
     }
     expect(new Set(sizes.filter((n) => n < 15)).size).toBeGreaterThan(2);
   });
 
-  it('sizes a load test from whichever throughput figure shows its loss soonest', () => {
-    const requests = group(Math.log(0.95), 0.03);
-    const cpu = group(Math.log(0.9), 0.02);
-    const samples = { id: 'http > t', kind: 'http' as const, logRatios: requests, cpu } as Parameters<typeof confirmationSize>[0];
-    const byCpu = roundsToConfirm(cpu, 0.03, 0.95, 15);
-    expect(byCpu).toBeLessThan(roundsToConfirm(requests, 0.03, 0.95, 15));
-    expect(confirmationSize(samples, 0.03, 0.95, 15)).toBe(byCpu);
-    expect(confirmationSize({ ...samples, cpu: undefined }, 0.03, 0.95, 15)).toBe(roundsToConfirm(requests, 0.03, 0.95, 15));
+  it('sizes a load test from the throughput figures that failed, the soonest of them, and a latency loss not at all', () => {
+    const rule = decisionRule({ confidence: 0.95, rounds: 15, maxRounds: 15, lookEvery: 5 });
+    const options = { rule, budgetFor: () => 0.03, latencyBudgetFor: () => ({ p99: 0.25 }) };
+    const flat = group(0, 0.01);
+    const load = (figures: Partial<BenchmarkSamples>): BenchmarkSamples => ({
+      id: 'http > t',
+      kind: 'http',
+      file: undefined,
+      logRatios: flat,
+      base: { opsPerSec: [1] },
+      head: { opsPerSec: [1] },
+      ...figures,
+    });
+    const requests = group(Math.log(0.93), 0.035);
+    const cpu = group(Math.log(0.88), 0.015);
+    // Both figures failed: the one that shows its loss soonest (CPU: farther beyond, less spread) sizes the group.
+    const [both] = analyze([load({ logRatios: requests, cpu })], options);
+    expect([both!.verdict, both!.cpu!.verdict]).toEqual(['regression', 'regression']);
+    const byCpu = roundsToConfirm(cpu, 0.03, rule.confirmationLevel, rule.maxRounds);
+    expect(byCpu).toBeLessThan(roundsToConfirm(requests, 0.03, rule.confirmationLevel, rule.maxRounds));
+    expect(both!.confirmFirst).toBe(byCpu);
+    // Only requests/s failed (CPU within the budget): it alone sizes the group.
+    const [one] = analyze([load({ logRatios: requests, cpu: flat })], options);
+    expect(one!.cpu!.verdict).not.toBe('regression');
+    expect(one!.confirmFirst).toBe(roundsToConfirm(requests, 0.03, rule.confirmationLevel, rule.maxRounds));
+    // Only a latency failed: no size, a whole group.
+    const [latency] = analyze([load({ cpu: flat, latency: { p50: flat, p90: flat, p99: group(Math.log(2), 0.05), mean: flat } })], options);
+    expect(latency!.latency!.p99!.verdict).toBe('regression');
+    expect(latency!.confirmFirst).toBeUndefined();
+    // Nothing failed, or a fresh group has begun: no size either.
+    expect(analyze([load({ cpu: flat })], options)[0]!.confirmFirst).toBeUndefined();
+    expect(analyze([load({ logRatios: requests, cpu, confirmation: [], confirmationCpu: [] })], options)[0]!.confirmFirst).toBeUndefined();
   });
 });
 

@@ -164,6 +164,31 @@ describe('confirmation of a regression by a fresh group of rounds', () => {
     );
   });
 
+  it('takes a fresh group the time limit stopped short of the size it goes on to as cut: unmeasured, or an unconfirmed regression', () => {
+    const transient = [0.4, -0.8, 0.1, -0.3, 0.6, -0.2, 0.9, -0.5, 0.2, -0.1].map((x) => Math.log1p(x / 100));
+    const planned = (confirmation: number[]) => ({ ...samples(confirmation), confirmationPlanned: 10 });
+    const final = { ...options, firstLook: () => ({ rounds: 10, hint: 'raise time-limit' }) };
+    // Six fresh rounds (enough for the level) that do not show the loss, where the group goes on to 10: while
+    // measuring, not shown (so the schedule goes on); in the final judgement, cut by the time limit: unmeasured.
+    expect(analyze([planned(transient.slice(0, 6))], options)[0]!.verdict).toBe('inconclusive');
+    const [cut] = analyze([planned(transient.slice(0, 6))], final);
+    expect(cut!.verdict).toBe('unmeasured');
+    expect(cut!.note).toMatch(
+      /could not be confirmed: only 6 fresh rounds fit in the time limit, fewer than the 10 it goes on to where its first do not show the loss: unmeasured/,
+    );
+    // Six that read the loss without confirming it: what was measured, a regression marked unconfirmed.
+    const [loss] = analyze([planned([1.5, -6.7, -2.1, 2.0, -5.3, -7.7].map((x) => Math.log1p(x / 100)))], final);
+    expect(loss!.verdict).toBe('regression');
+    expect(loss!.unconfirmed).toBe(true);
+    // The whole 10 not showing it: it did not reproduce, measured.
+    expect(analyze([planned(transient)], final)[0]!.verdict).toBe('inconclusive');
+    // Six that show it are enough: confirmed.
+    const clear = [-6.1, -7.2, -5.9, -6.6, -7.0, -6.4].map((x) => Math.log1p(x / 100));
+    const [shown] = analyze([planned(clear)], final);
+    expect(shown!.verdict).toBe('regression');
+    expect(shown!.unconfirmed).toBeUndefined();
+  });
+
   it('calls a regression whose confirmation began with no round in the time limit an unconfirmed regression, its other figures too', () => {
     const [micro] = analyze([samples([])], options);
     expect(micro!.verdict).toBe('regression');

@@ -189,15 +189,18 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
     // kept back for it above is the larger (confirmTarget), so the group can always go on.
     const sized = () => {
       if (samples.endedEarly || !adaptive?.confirmSize) return confirmTarget();
-      return Math.min(confirmTarget(), adaptive.confirmSize(samples, confirmTarget()));
+      const size = adaptive.confirmSize(samples, confirmTarget());
+      return Number.isInteger(size) && size > 0 ? Math.min(confirmTarget(), size) : confirmTarget();
     };
     const target = confirmTarget() > 0 ? sized() : 0;
     if (!samples.error && target > 0 && adaptive!.toConfirm(samples)) {
       const why =
         target < confirmTarget() ? ` (as many as the loss its first ${samples.logRatios.length} rounds measured needs to show again)` : '';
       plan.log(`${benchmark.id}: confirming the regression with ${target} more rounds on new servers${why}`);
-      // An empty fresh group, until its rounds come: a confirmation that no round fits in is no confirmation (analyze).
+      // An empty fresh group, until its rounds come: a confirmation that no round fits in is no confirmation (analyze);
+      // one the time limit stops short of the size it would go on to is none either.
       samples.confirmation ??= [];
+      samples.confirmationPlanned = fullGroup();
       let confirmed = 0;
       while (confirmed < target && (await runRound(confirmed, target, 'confirmation', 0))) confirmed++;
       // Not shown again in the first fresh rounds: the fresh group goes on to the first group's size (the first look's).

@@ -344,7 +344,8 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
   const groupOf = (id: string) => {
     const entry = samples.get(id);
     if (endedEarly(id)) return adaptive!.earlyLook!;
-    return entry && adaptive?.confirmSize ? Math.min(fullGroup(id), adaptive.confirmSize(entry, fullGroup(id))) : fullGroup(id);
+    const size = entry && adaptive?.confirmSize ? adaptive.confirmSize(entry, fullGroup(id)) : undefined;
+    return size !== undefined && Number.isInteger(size) && size > 0 ? Math.min(fullGroup(id), size) : fullGroup(id);
   };
   const confirmTarget = adaptive && confirming.size > 0 ? Math.max(...[...confirming].map(groupOf)) : 0;
   if (confirming.size > 0) {
@@ -352,10 +353,14 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     // The suspects alone share the fresh processes (they were decided, so the last allocation left them out).
     allocation = reallocate(plan, records, allocation, confirming);
     suspects = confirming;
-    // An empty fresh group per suspect, until its rounds come: a confirmation that no round fits in is no confirmation (analyze).
+    // An empty fresh group per suspect, until its rounds come: a confirmation that no round fits in is no confirmation
+    // (analyze); one the time limit stops short of the size it would go on to is none either.
     for (const id of confirming) {
       const entry = samples.get(id);
-      if (entry) entry.confirmation ??= [];
+      if (entry) {
+        entry.confirmation ??= [];
+        entry.confirmationPlanned = fullGroup(id);
+      }
     }
     const confirmUpTo = async (target: number, measuring: Set<string>) => {
       const others = new Set([...samples.keys()].filter((id) => !measuring.has(id)));
