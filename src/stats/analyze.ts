@@ -210,9 +210,9 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
     let raiseTimeLimit: string | undefined;
     // A confirmation that began but gave a figure no fresh round of its own: that figure was not shown again.
     const noFreshRound = benchmark.confirmation !== undefined ? [] : undefined;
-    // The regression stands only if the fresh group alone shows it too, at the rule's confirmation level.
     /** Per failing figure not yet confirmed: the fresh rounds that would show it again (Infinity: a whole group). */
     const firstSizes: number[] = [];
+    // The regression stands only if the fresh group alone shows it too, at the rule's confirmation level.
     const confirm = (
       verdict: Verdict | undefined,
       what: string,

@@ -32,7 +32,8 @@ export function roundsToResolve(spread: number, change: number, confidence: numb
 /**
  * Student's t quantile for `df` degrees of freedom, by the Cornish–Fisher expansion of the normal quantile
  * (Abramowitz & Stegun 26.7.5, to the 1/df⁴ term; simple-statistics' probit for z): within 0.5% of the table from
- * 5 degrees of freedom on, which is all a size needs. Written here: simple-statistics has no t quantile (early.ts has the exact one for 2).
+ * 4 degrees of freedom on (5 rounds, the fewest a confirmation reads), which is all a size needs. Written here:
+ * simple-statistics has no t quantile (early.ts has the exact one for 2).
  */
 export function tQuantile(p: number, df: number): number {
   const z = probit(p);
@@ -50,7 +51,9 @@ export function tQuantile(p: number, df: number): number {
  * How many fresh rounds a confirmation needs to show again the loss the first group measured: the fewest
  * whose interval at `confidence` would clear the budget with the given power, if the fresh rounds spread as
  * the first group's did around its estimate ((t_{n−1} + z_power) · σ / √(0.955 n) ≤ the estimate's distance
- * beyond the budget, t at the error the signed-rank bound of n rounds really has), and at least the fewest whose signed-rank interval reaches `confidence` at all. The
+ * beyond the budget, t at the error the signed-rank bound of n rounds really has), and at least the fewest whose
+ * signed-rank interval reaches `confidence` at all. The power is nominal: the exact bound of 5 rounds (their
+ * largest) reaches about 82% where the formula says 90%, which costs time (the group goes on), not a verdict. The
  * first group's estimate of a loss it found is more often too large than too small, so this is a first
  * size, never the last word: a fresh group that does not show the loss goes on to the first group's size
  * (`full`), as large as it was before there was a first size. `full` too when the first group has no loss

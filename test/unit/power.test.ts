@@ -49,8 +49,10 @@ describe('how many fresh rounds a confirmation needs first', () => {
     return raw.map((x) => centre + ((x - mean) / sd) * spread);
   };
 
-  it("reads Student's t to within 0.5% of the table from 5 degrees of freedom", () => {
+  it("reads Student's t to within 0.5% of the table from 4 degrees of freedom", () => {
     for (const [p, df, table] of [
+      [0.95, 4, 2.1318],
+      [0.975, 4, 2.7764],
       [0.975, 5, 2.5706],
       [0.975, 10, 2.2281],
       [0.975, 29, 2.0452],
