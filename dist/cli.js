@@ -67952,6 +67952,11 @@ async function measureMicro(plan) {
     };
     await confirmUpTo(confirmTarget, confirming);
     const shown = adaptive.toConfirm([...samples.values()]);
+    if (confirmRounds === confirmTarget)
+      for (const id of confirming) {
+        const entry = samples.get(id);
+        if (entry && shown.has(id)) entry.confirmationPlanned = confirmRounds;
+      }
     const goOn = new Set([...confirming].filter((id) => fullGroup(id) > confirmRounds && !shown.has(id) && !skip.has(id)));
     const longer = goOn.size > 0 ? Math.max(...[...goOn].map(fullGroup)) : 0;
     if (longer > confirmRounds && confirmRounds === confirmTarget) {
@@ -69666,7 +69671,9 @@ async function measureHttp(plan) {
       samples.confirmationPlanned = fullGroup();
       let confirmed = 0;
       while (confirmed < target && await runRound2(confirmed, target, "confirmation", 0)) confirmed++;
-      if (confirmed === target && fullGroup() > target && !samples.error && !adaptive.toConfirm(samples)) {
+      const shown = confirmed === target && !samples.error && adaptive.toConfirm(samples);
+      if (shown) samples.confirmationPlanned = confirmed;
+      if (confirmed === target && fullGroup() > target && !samples.error && !shown) {
         plan.log(
           `${benchmark.id}: the regression was not shown again in ${target} fresh rounds: the fresh group goes on to ${fullGroup()}`
         );

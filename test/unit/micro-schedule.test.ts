@@ -345,7 +345,8 @@ describe('adaptive rounds', () => {
     );
     expect(result.confirmRounds).toBe(6);
     expect(byId(result.benchmarks).a!.confirmation).toHaveLength(6);
-    expect(byId(result.benchmarks).a!.confirmationPlanned).toBe(10);
+    // Shown again in them: whole at 6 for the final judgement.
+    expect(byId(result.benchmarks).a!.confirmationPlanned).toBe(6);
     expect(lines).toContain('confirming 1 regression(s) with 6 fresh rounds');
     // Not shown again in those 6: the fresh group goes on to the first group's 10.
     const notShown = fakeProcesses(['a']);
@@ -364,6 +365,8 @@ describe('adaptive rounds', () => {
     );
     expect(longer.confirmRounds).toBe(10);
     expect(byId(longer.benchmarks).a!.confirmation).toHaveLength(10);
+    // The size it went on to: a group the time limit stopped short of it would be cut.
+    expect(byId(longer.benchmarks).a!.confirmationPlanned).toBe(10);
     expect(more).toContain('1 regression(s) not shown again in 6 fresh rounds: the fresh group goes on to 10');
   });
 

@@ -203,8 +203,11 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
       samples.confirmationPlanned = fullGroup();
       let confirmed = 0;
       while (confirmed < target && (await runRound(confirmed, target, 'confirmation', 0))) confirmed++;
+      // Shown again in all its first fresh rounds: the group is whole (its other figures did not reproduce, not cut).
+      const shown = confirmed === target && !samples.error && adaptive!.toConfirm(samples);
+      if (shown) samples.confirmationPlanned = confirmed;
       // Not shown again in the first fresh rounds: the fresh group goes on to the first group's size (the first look's).
-      if (confirmed === target && fullGroup() > target && !samples.error && !adaptive!.toConfirm(samples)) {
+      if (confirmed === target && fullGroup() > target && !samples.error && !shown) {
         plan.log(
           `${benchmark.id}: the regression was not shown again in ${target} fresh rounds: the fresh group goes on to ${fullGroup()}`,
         );

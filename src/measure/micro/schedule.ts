@@ -375,7 +375,13 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     };
     await confirmUpTo(confirmTarget, confirming);
     // The regressions their first fresh rounds did not show again: the fresh group goes on to the first group's size.
+    // Those it showed again are whole as they are (a figure they did not reproduce was measured, not cut).
     const shown = adaptive!.toConfirm([...samples.values()]);
+    if (confirmRounds === confirmTarget)
+      for (const id of confirming) {
+        const entry = samples.get(id);
+        if (entry && shown.has(id)) entry.confirmationPlanned = confirmRounds;
+      }
     const goOn = new Set([...confirming].filter((id) => fullGroup(id) > confirmRounds && !shown.has(id) && !skip.has(id)));
     const longer = goOn.size > 0 ? Math.max(...[...goOn].map(fullGroup)) : 0;
     if (longer > confirmRounds && confirmRounds === confirmTarget) {
