@@ -76912,6 +76912,14 @@ function spikedRounds(rounds) {
   return rounds.flatMap((r, i2) => r.busy > median2 + 0.2 ? [i2 + 1] : []);
 }
 
+// src/measure/confirmation.ts
+function wholeGroup(confirmRounds, plannedRounds, done) {
+  return confirmRounds > 0 ? Math.max(confirmRounds, plannedRounds, done) : 0;
+}
+function firstGroup(size, whole) {
+  return size !== void 0 && Number.isInteger(size) && size > 0 ? Math.min(whole, size) : whole;
+}
+
 // src/measure/micro/protocol.ts
 var ID_SEPARATOR = " > ";
 
@@ -77085,7 +77093,7 @@ async function measureMicro(plan) {
   const conditions = [];
   const adaptive = plan.adaptive;
   const decided = /* @__PURE__ */ new Set();
-  const confirmationRounds = (done) => adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plannedRounds, done) : 0;
+  const confirmationRounds = (done) => wholeGroup(adaptive?.confirmRounds ?? 0, plannedRounds, done);
   const confirmProcessMs = (fallback) => {
     if (!allocation) return fallback;
     const times2 = Object.values(allocation.taskTimeMs);
@@ -77194,8 +77202,7 @@ async function measureMicro(plan) {
   const groupOf2 = (id) => {
     const entry = samples.get(id);
     if (endedEarly(id)) return adaptive.earlyLook;
-    const size = entry && adaptive?.confirmSize ? adaptive.confirmSize(entry, fullGroup(id)) : void 0;
-    return size !== void 0 && Number.isInteger(size) && size > 0 ? Math.min(fullGroup(id), size) : fullGroup(id);
+    return firstGroup(entry && adaptive?.confirmSize?.(entry, fullGroup(id)), fullGroup(id));
   };
   const confirmTarget = adaptive && confirming.size > 0 ? Math.max(...[...confirming].map(groupOf2)) : 0;
   if (confirming.size > 0) {
@@ -78871,7 +78878,7 @@ async function measureHttp(plan) {
     const recent = [];
     let done = 0;
     const reserved = plan.benchmarks.slice(index + 1).reduce((sum3, _b, i2) => sum3 + 2 * perRound[index + 1 + i2], 0);
-    const fullGroup = () => adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plan.rounds, samples.logRatios.length) : 0;
+    const fullGroup = () => wholeGroup(adaptive?.confirmRounds ?? 0, plan.rounds, samples.logRatios.length);
     const confirmTarget = () => samples.endedEarly && fullGroup() > 0 ? samples.logRatios.length : fullGroup();
     const timeLeft = () => ({
       rounds: Math.max(0, plan.rounds - samples.logRatios.length) + Math.max(0, confirmTarget() - (samples.confirmation?.length ?? 0)),
@@ -78928,11 +78935,7 @@ async function measureHttp(plan) {
       if (round4 + 1 === plan.rounds && maxRounds > plan.rounds)
         plan.log(`${benchmark.id}: no verdict after ${plan.rounds} rounds: adding rounds (up to ${maxRounds})`);
     }
-    const sized = () => {
-      if (samples.endedEarly || !adaptive?.confirmSize) return confirmTarget();
-      const size = adaptive.confirmSize(samples, confirmTarget());
-      return Number.isInteger(size) && size > 0 ? Math.min(confirmTarget(), size) : confirmTarget();
-    };
+    const sized = () => samples.endedEarly ? confirmTarget() : firstGroup(adaptive?.confirmSize?.(samples, confirmTarget()), confirmTarget());
     const target = confirmTarget() > 0 ? sized() : 0;
     if (!samples.error && target > 0 && adaptive.toConfirm(samples)) {
       const why = target < confirmTarget() ? ` (as many as the loss its first ${samples.logRatios.length} rounds measured needs to show again)` : "";

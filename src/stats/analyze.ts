@@ -462,7 +462,10 @@ function notConfirmed(what: string, rounds: number, first: Change, why: string):
 /** "a regression in the first 10 rounds (-7.1%) did not reproduce in 10 fresh rounds (-0.4% [-2.0%, +1.1%]): …" */
 function unconfirmed(what: string, rounds: number, first: Change, again: Change, freshRounds: number, cut: string | undefined): string {
   if (cut !== undefined) {
-    return `${what} in the first ${rounds} rounds (${pct(first.estimate)}) could not be confirmed: only ${freshRounds} fresh rounds fit in the time limit, ${cut}: unmeasured, which fails the run (raise time-limit)`;
+    return (
+      `${what} in the first ${rounds} rounds (${pct(first.estimate)}) could not be confirmed: ` +
+      `only ${freshRounds} fresh rounds fit in the time limit, ${cut}: unmeasured, which fails the run (raise time-limit)`
+    );
   }
   return `${what} in the first ${rounds} rounds (${pct(first.estimate)}) did not reproduce in ${freshRounds} fresh rounds (${pct(again.estimate)} [${pct(again.low)}, ${pct(again.high)}]): not failing the build on it`;
 }

@@ -10,6 +10,7 @@ import { freshRound, liveRound } from './alternate.js';
 import { duetRound } from './duet.js';
 import { BenchmarkFailure, type RoundPair, type RoundSettings, type Side } from './round.js';
 import { DuetPlanner, type DuetPlan } from './planner.js';
+import { firstGroup, wholeGroup } from '../confirmation.js';
 
 /** How many of a load test's last rounds estimate what its next round takes. */
 const RECENT_ROUNDS = 5;
@@ -37,8 +38,9 @@ export interface HttpPlan extends RoundSettings {
     toConfirm: (samples: BenchmarkSamples) => boolean;
     confirmRounds: number;
     /**
-     * The fresh rounds a regression is confirmed with first (stats/analyze.ts confirmationSize), given the first
-     * group's size: where they do not show it, the fresh group goes on to that size. Absent: the whole size at once.
+     * The fresh rounds a regression is confirmed with first (the gate's, from stats/power.ts roundsToConfirm), given
+     * the whole group's size (confirmation.ts firstGroup): where they do not show it, the fresh group goes on to the
+     * whole. Absent: the whole group at once.
      */
     confirmSize?: (samples: BenchmarkSamples, full: number) => number;
     /** The rounds of the early look (the rule's earlyRounds), before the planned ones; none when absent. */
@@ -115,8 +117,7 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
     const reserved = plan.benchmarks.slice(index + 1).reduce((sum, _b, i) => sum + 2 * perRound[index + 1 + i]!, 0);
     // As many fresh rounds as the first group ran (at least the first look's, unless the early look ended it): as
     // strong a test, on new servers.
-    const fullGroup = () =>
-      adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plan.rounds, samples.logRatios.length) : 0;
+    const fullGroup = () => wholeGroup(adaptive?.confirmRounds ?? 0, plan.rounds, samples.logRatios.length);
     const confirmTarget = () => (samples.endedEarly && fullGroup() > 0 ? samples.logRatios.length : fullGroup());
     // A duet with no duration set learns its warm-up and blocks per pair from its own rounds (planner.ts), the blocks
     // bounded so that the rounds still needed (to the first look, and the confirmation it would run) fit in the time left.
@@ -187,11 +188,8 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
     // The fresh group starts as large as the early look's (a step it decided), or as the first group's loss needs
     // to show again (confirmSize); where that does not show it, it goes on to the first group's size. The time
     // kept back for it above is the larger (confirmTarget), so the group can always go on.
-    const sized = () => {
-      if (samples.endedEarly || !adaptive?.confirmSize) return confirmTarget();
-      const size = adaptive.confirmSize(samples, confirmTarget());
-      return Number.isInteger(size) && size > 0 ? Math.min(confirmTarget(), size) : confirmTarget();
-    };
+    const sized = () =>
+      samples.endedEarly ? confirmTarget() : firstGroup(adaptive?.confirmSize?.(samples, confirmTarget()), confirmTarget());
     const target = confirmTarget() > 0 ? sized() : 0;
     if (!samples.error && target > 0 && adaptive!.toConfirm(samples)) {
       const why =

@@ -3,6 +3,7 @@ import { mean, median } from 'simple-statistics';
 import { lookRounds } from '../../stats/decision.js';
 import { MAX_PROCESSES_PER_ROUND, type Isolation } from '../../config/types.js';
 import { busyBetween, sampleCpu, type RoundConditions } from '../conditions.js';
+import { firstGroup, wholeGroup } from '../confirmation.js';
 import type { Revision } from '../../checkout/revisions.js';
 import { UserError } from '../../util/errors.js';
 import type { BenchmarkSamples, Measurement, MeasureProgress } from '../types.js';
@@ -55,8 +56,9 @@ export interface MicroPlan {
     toConfirm: (benchmarks: BenchmarkSamples[]) => Set<string>;
     confirmRounds: number;
     /**
-     * The fresh rounds a regression is confirmed with first (stats/analyze.ts confirmationSize), given the first
-     * group's size: where they do not show it, the fresh group goes on to that size. Absent: the whole size at once.
+     * The fresh rounds a regression is confirmed with first (the gate's, from stats/power.ts roundsToConfirm), given
+     * the whole group's size (confirmation.ts firstGroup): where they do not show it, the fresh group goes on to the
+     * whole. Absent: the whole group at once.
      */
     confirmSize?: (samples: BenchmarkSamples, full: number) => number;
     /** The rounds of the early look (the rule's earlyRounds), before the planned ones; none when absent. */
@@ -207,8 +209,7 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
   const adaptive = plan.adaptive;
   const decided = new Set<string>();
   // A confirmation runs as many rounds as the first group did (at least the first look's), so the time it needs grows with the rounds.
-  const confirmationRounds = (done: number) =>
-    adaptive && adaptive.confirmRounds > 0 ? Math.max(adaptive.confirmRounds, plannedRounds, done) : 0;
+  const confirmationRounds = (done: number) => wholeGroup(adaptive?.confirmRounds ?? 0, plannedRounds, done);
   // One process of a confirmation: it measures only the regressions (the last look's, and room for one more),
   // so with an allocation it costs the process's fixed part and their task times, not a whole round.
   const confirmProcessMs = (fallback: number) => {
@@ -344,8 +345,7 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
   const groupOf = (id: string) => {
     const entry = samples.get(id);
     if (endedEarly(id)) return adaptive!.earlyLook!;
-    const size = entry && adaptive?.confirmSize ? adaptive.confirmSize(entry, fullGroup(id)) : undefined;
-    return size !== undefined && Number.isInteger(size) && size > 0 ? Math.min(fullGroup(id), size) : fullGroup(id);
+    return firstGroup(entry && adaptive?.confirmSize?.(entry, fullGroup(id)), fullGroup(id));
   };
   const confirmTarget = adaptive && confirming.size > 0 ? Math.max(...[...confirming].map(groupOf)) : 0;
   if (confirming.size > 0) {
@@ -386,7 +386,8 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     const longer = goOn.size > 0 ? Math.max(...[...goOn].map(fullGroup)) : 0;
     if (longer > confirmRounds && confirmRounds === confirmTarget) {
       plan.log(
-        `${goOn.size} regression(s)${[...goOn].every(endedEarly) ? ' from the early look' : ''} not shown again in ${confirmRounds} fresh rounds: the fresh group goes on to ${longer}`,
+        `${goOn.size} regression(s)${[...goOn].every(endedEarly) ? ' from the early look' : ''} not shown again in ${confirmRounds} ` +
+          `fresh rounds: the fresh group goes on to ${longer}`,
       );
       allocation = reallocate(plan, records, allocation, goOn);
       suspects = goOn;
