@@ -38,6 +38,7 @@ import {
   type Report,
   type ReportBenchmark,
   type ShardInfo,
+  withAnswer,
 } from './report/model.js';
 import { describeFailure, messageOf, UserError } from './util/errors.js';
 import { allowChildVariables, killStrays } from './util/processes.js';
@@ -180,7 +181,7 @@ export async function runGate(options: GateOptions): Promise<Report> {
     const native = options.nativeCheck && files ? await nativeStage(run, files, inventory, explained.benchmarks) : undefined;
     const checked = native?.benchmarks ?? explained.benchmarks;
     const solo = options.soloCheck && files ? await soloStage(run, files, checked, options.soloCheck.processes) : undefined;
-    const benchmarks = solo?.benchmarks ?? checked;
+    const benchmarks = (solo?.benchmarks ?? checked).map(withAnswer);
     return {
       version: REPORT_VERSION,
       tool: { name: 'benchgate', version: options.toolVersion },

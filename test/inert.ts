@@ -87,7 +87,7 @@ const OUR_LINE_STARTS = [
   /^- native run of /,
   /^No function costs more/,
   /^failed requests/,
-  /^(Each benchmark|Change is head|A load test is judged)/,
+  /^(Each benchmark|Change is head|A load test is judged|The gate asks one question)/,
   /^… the report is longer/,
 ];
 

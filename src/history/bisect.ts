@@ -1,6 +1,7 @@
 import picomatch from 'picomatch';
 import { probit } from 'simple-statistics';
 import { compareFailed, confirmedRegression, type Report, type ReportBenchmark } from '../report/model.js';
+import { certainPass } from '../stats/compare.js';
 import { UserError } from '../util/errors.js';
 import type { Interval } from './chain.js';
 
@@ -147,7 +148,7 @@ export async function bisect(options: {
     if (report.error || chosen.some((b) => b.verdict === 'error') || (targets && chosen.length < targets.length)) return 'undecided';
     // A benchmark only one side has (new, removed) has no change to judge: it neither blocks nor decides.
     const compared = chosen.filter((b) => b.verdict !== 'new' && b.verdict !== 'removed');
-    if (compared.every((b) => b.verdict === 'unchanged' || b.verdict === 'improvement')) return 'good';
+    if (compared.every((b) => certainPass(b.verdict))) return 'good';
     return 'undecided';
   };
 

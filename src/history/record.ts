@@ -125,7 +125,17 @@ export function serializeHistory(records: readonly HistoryRecord[]): string {
 }
 
 const SHA = /^[0-9a-f]{40}$/;
-const VERDICTS: readonly string[] = ['regression', 'improvement', 'unchanged', 'inconclusive', 'unmeasured', 'error', 'new', 'removed'];
+const VERDICTS: readonly string[] = [
+  'regression',
+  'improvement',
+  'unchanged',
+  'within-budget',
+  'inconclusive',
+  'unmeasured',
+  'error',
+  'new',
+  'removed',
+];
 
 /**
  * Parse a history file strictly (it may have been edited by hand, or come from a branch anyone with write

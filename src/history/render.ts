@@ -1,6 +1,7 @@
 import { codeBlockText, joinMarkup, Markup, md } from '../report/escape.js';
 import { formatInterval } from '../report/format.js';
 import { compareFailed, confirmedRegression, unconfirmedRegression, type Report } from '../report/model.js';
+import { certainPass } from '../stats/compare.js';
 import { formatBudget, formatPercent } from '../util/format.js';
 import type { BisectResult } from './bisect.js';
 import { suspects, type BenchmarkTrend, type Interval, type MeasuredChange, type Trend } from './chain.js';
@@ -133,7 +134,7 @@ export function driftState(report: Report): DriftState {
   if (compareFailed(report)) return 'failed';
   // Only what was measured and found within the budget holds; anything else (inconclusive, unmeasured) is no answer.
   const judged = report.benchmarks.filter((b) => b.verdict !== 'new' && b.verdict !== 'removed');
-  return judged.length > 0 && judged.every((b) => b.verdict === 'unchanged' || b.verdict === 'improvement') ? 'holds' : 'undecided';
+  return judged.length > 0 && judged.every((b) => certainPass(b.verdict)) ? 'holds' : 'undecided';
 }
 
 /** Shared by the drift issue and the drift summary: what broke, by how much since the anchor, and who the history suspects. */

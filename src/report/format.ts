@@ -21,7 +21,22 @@ export function formatResolvable(benchmark: ReportBenchmark): string {
 }
 
 /** The table's footnote for the resolves column, the same in both reports. */
-export const RESOLVES_LEGEND = "resolves: the smallest change this run's rounds catch with 95% power, from their own spread";
+export const RESOLVES_LEGEND =
+  "resolves: the smallest change this run's rounds catch with 95% power beyond the budget, from their spread and never less than their interval shows";
+
+/** The table's footnote for the base and head columns, the same in both reports: the columns agree with the change. */
+export const COLUMNS_LEGEND =
+  "base and head in operations per second: base the median over rounds, head base's figure moved by the change (head against base, paired round by round)";
+
+/** The verdict words in one line, the same in both reports (the markdown's in its "How to read this"). */
+export const VERDICTS_LEGEND =
+  'regression: the whole interval lies below -budget (fails); inconclusive: it straddles -budget, so a loss beyond the budget is possible (not a failure, not a pass to rely on); ' +
+  'certain passes: improvement (the whole interval above 0), unchanged (it holds 0), within budget (slower, wholly between -budget and 0)';
+
+/** A verdict as a reader sees it: "within budget" for `within-budget`, the others as they are. */
+export function verdictWord(verdict: string): string {
+  return verdict === 'within-budget' ? 'within budget' : verdict;
+}
 
 /** The sentence a verdict stands for, used by both reports. */
 export function explainVerdict(benchmark: ReportBenchmark): string {
@@ -30,11 +45,13 @@ export function explainVerdict(benchmark: ReportBenchmark): string {
     case 'regression':
       return `throughput fell by more than its ${budget} budget`;
     case 'improvement':
-      return `throughput rose by more than ${budget}`;
+      return 'throughput rose: the whole interval lies above 0';
     case 'unchanged':
-      return `within ±${budget}`;
+      return `no change shown, and no loss beyond the ${budget} budget`;
+    case 'within-budget':
+      return `throughput fell, by no more than the ${budget} budget`;
     case 'inconclusive':
-      return `the interval straddles the ${budget} budget: more rounds would decide`;
+      return `the interval straddles -${budget}: a loss beyond the budget is possible, more rounds would decide`;
     case 'unmeasured':
       return 'too few rounds for a verdict: not a pass';
     case 'new':

@@ -68,7 +68,10 @@ function wantsComment(mode: CommentMode, report: Report): boolean {
     case 'on-regression':
       return report.verdict !== 'pass';
     case 'on-change':
-      return report.verdict !== 'pass' || report.benchmarks.some((b) => b.verdict !== 'unchanged' && b.verdict !== 'inconclusive');
+      return (
+        report.verdict !== 'pass' ||
+        report.benchmarks.some((b) => b.verdict !== 'unchanged' && b.verdict !== 'within-budget' && b.verdict !== 'inconclusive')
+      );
   }
 }
 

@@ -1,7 +1,7 @@
 import type { Verdict } from '../stats/compare.js';
 import { codeBlockText, escapeLines, joinMarkup, Markup, md } from './escape.js';
 import { formatBudget, formatConfidence, formatFixed, formatOps } from '../util/format.js';
-import { formatChange, formatResolvable, RESOLVES_LEGEND } from './format.js';
+import { COLUMNS_LEGEND, formatChange, formatResolvable, RESOLVES_LEGEND, verdictWord } from './format.js';
 import { httpSections } from './http-sections.js';
 import { changeChart } from './chart.js';
 import { groupByFile, groupingHelps, ungrouped } from './groups.js';
@@ -21,6 +21,7 @@ const ICON: Record<Verdict, string> = {
   new: '🆕',
   removed: '➖',
   unchanged: '⚪',
+  'within-budget': '⚪',
 };
 
 const HEADLINE: Record<string, Markup> = {
@@ -77,7 +78,7 @@ export function renderMarkdown(report: Report): string {
         );
       }
     }
-    out.push(md``, md`<sub>${RESOLVES_LEGEND}</sub>`, md``);
+    out.push(md``, md`<sub>${COLUMNS_LEGEND}. ${RESOLVES_LEGEND}</sub>`, md``);
     const chart = changeChart(benchmarks, { grouped });
     // A code block shows its characters as they are: nothing in it is markdown or HTML, once no line can close it.
     if (chart.length) out.push(new Markup(['```text', ...chart.map(codeBlockText), '```'].join('\n')), CHART_LEGEND, md``);
@@ -105,7 +106,7 @@ export function renderMarkdown(report: Report): string {
 function verdictCell(b: ReportBenchmark): Markup {
   const icon = lookup(ICON, b.verdict);
   const mark = unconfirmedRegression(b) ? md` (unconfirmed)` : md``;
-  return icon ? md`${icon} ${b.verdict}${mark}` : md`❔ ${b.verdict}`;
+  return icon ? md`${icon} ${verdictWord(b.verdict)}${mark}` : md`❔ ${b.verdict}`;
 }
 
 function shortSha(sha: unknown): string {
@@ -215,7 +216,7 @@ const HOW_TO_READ = new Markup(
     'Each benchmark runs base and head in the same processes, alternating short timed blocks; every round is a fresh process.',
     'Change is head against base in operations per second, with a distribution-free confidence interval (Hodges–Lehmann estimate, Wilcoxon signed-rank interval over rounds), widened so the whole table shares one false-alarm rate.',
     "A load test is judged at its budget on two throughput figures: successful requests/s (its row) and requests per CPU-second of the server's main thread (in its details, where Linux shows the servers' CPU); losing more than the budget in either is a regression.",
-    '<b>regression</b>: the whole interval lies below −budget. <b>improvement</b>: above +budget. <b>unchanged</b>: inside ±budget. <b>inconclusive</b>: anything else — not a failure. <b>unmeasured</b>: too few rounds for a verdict (the time limit cut it short) — a failure, never a pass.',
+    'The gate asks one question of each interval: did throughput fall by more than the budget? <b>regression</b>: yes, the whole interval lies below −budget (fails). <b>inconclusive</b>: open, the interval straddles −budget, so a loss beyond the budget is possible — not a failure, and not a pass to rely on. Certain passes (no loss beyond the budget): <b>improvement</b>, the whole interval lies above 0; <b>unchanged</b>, it holds 0; <b>within budget</b>, slower, the whole interval between −budget and 0. <b>unmeasured</b>: too few rounds for a verdict (the time limit cut it short) — a failure, never a pass.',
   ].join('<br>\n'),
 );
 

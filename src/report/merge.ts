@@ -71,7 +71,7 @@ function measuredOrNot(benchmark: ReportBenchmark, file: string): ReportBenchmar
   const compared = !['error', 'new', 'removed', 'unmeasured'].includes(benchmark.verdict);
   if (!compared || (Array.isArray(benchmark.rounds) && benchmark.rounds.length > 0)) return benchmark;
   const note = `${file} measured no round of it: no figure, and an unmeasured benchmark is never a pass: raise that shard's time-limit, or split the suite into more shards`;
-  return { ...benchmark, verdict: 'unmeasured', change: null, unconfirmed: undefined, note };
+  return { ...benchmark, verdict: 'unmeasured', beyondBudget: 'open', change: null, unconfirmed: undefined, note };
 }
 
 function checkShard({ file, report }: ShardReport): Shard {

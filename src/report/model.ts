@@ -6,7 +6,8 @@ import type { Explanation } from '../explain/run.js';
 import type { NativeCheckInfo, NativeComparison } from './native.js';
 import type { SoloCheckInfo, SoloComparison } from './solo.js';
 import type { ProcessLevels } from '../stats/solo.js';
-import { formatShortPercent } from '../util/format.js';
+import { formatOps, formatShortPercent } from '../util/format.js';
+import { beyondBudget } from '../stats/compare.js';
 
 /** Version of the JSON report's schema (README, "JSON report"); bumped on any breaking change. */
 export const REPORT_VERSION = 1;
@@ -26,10 +27,21 @@ export interface ReportBenchmark {
   kind: Comparison['kind'];
   file: string | null;
   verdict: Verdict;
+  /**
+   * The gate's question, for machines: did it lose more than its budget? yes (a regression), no (a certain pass:
+   * improvement, unchanged, within-budget), open (inconclusive, unmeasured); null where nothing was compared.
+   */
+  beyondBudget?: 'yes' | 'no' | 'open' | null;
   /** Allowed loss of throughput, as a fraction (0.05 = 5%). */
   budget: number;
+  /** Base's operations per second: the median over its rounds. */
   base: { opsPerSec: number; samples: number } | null;
-  head: { opsPerSec: number; samples: number } | null;
+  /**
+   * Head's operations per second as the table shows it: base's median moved by the change (so the columns agree with
+   * the change, which is paired round by round); `measured` is head's own median over its rounds, which differs
+   * where the rounds ran at different speeds (a note then says so). Without a change, head's own median.
+   */
+  head: { opsPerSec: number; samples: number; measured?: number } | null;
   /** Relative change of ops/s, head against base: -0.12 means 12% fewer. */
   change: { estimate: number; low: number; high: number; confidence: number } | null;
   /** Per-round relative changes (head against base), the samples the interval comes from. */
@@ -39,8 +51,16 @@ export interface ReportBenchmark {
    * share of the spending): merged shard reports feed these to Holm's step-down (stats/decision.ts, stepDown).
    */
   regressionP?: number;
-  /** The smallest change this run resolves beyond the budget with 95% power (relative), from its own spread; null when unknown. */
+  /**
+   * The smallest change this run resolves beyond the budget with 95% power (relative), from its own spread and never
+   * less than its interval shows; null when unknown.
+   */
   resolvable: number | null;
+  /**
+   * The rounds of the verdict's throughput figure fell in groups (a change of one size in some processes, another in
+   * others): each group's median change and rounds. The interval holds every group, and the verdict with it.
+   */
+  groups?: { change: number; rounds: number }[];
   /** Set when the budget is below what the run resolves: a regression between the two would pass unnoticed. */
   warning?: string;
   /** Rounds of the fresh group that had to reproduce a regression, and why a verdict is not plain from its interval. */
@@ -165,7 +185,17 @@ export interface Report {
 }
 
 /** Worst first: what needs attention leads every table. */
-const ORDER: Verdict[] = ['error', 'unmeasured', 'regression', 'inconclusive', 'improvement', 'new', 'removed', 'unchanged'];
+const ORDER: Verdict[] = [
+  'error',
+  'unmeasured',
+  'regression',
+  'inconclusive',
+  'within-budget',
+  'improvement',
+  'new',
+  'removed',
+  'unchanged',
+];
 
 export function sortBenchmarks(benchmarks: readonly ReportBenchmark[]): ReportBenchmark[] {
   return [...benchmarks].sort((a, b) => ORDER.indexOf(a.verdict) - ORDER.indexOf(b.verdict) || a.id.localeCompare(b.id));
@@ -208,24 +238,53 @@ export function toReportBenchmark(comparison: Comparison, http?: HttpDetails): R
       .filter((part): part is string => Boolean(part))
       .map((part) => part.replace(/\.$/, ''))
       .join('; ') || undefined;
+  const groups = comparison.gatedOn === 'cpu' ? comparison.cpu?.groups : comparison.groups;
+  const columns = agreeingColumns(comparison);
   return {
     id: comparison.id,
     kind: comparison.kind,
     file: comparison.file ?? null,
     verdict: comparison.verdict,
+    beyondBudget: beyondBudget(comparison.verdict),
     budget: comparison.budget,
     base: comparison.base ?? null,
-    head: comparison.head ?? null,
+    head: columns.head,
     change: change ? { estimate: change.estimate, low: change.low, high: change.high, confidence: change.confidence } : null,
     rounds: comparison.logRatios.map((x) => Math.expm1(x)),
     ...(comparison.regressionP !== undefined ? { regressionP: comparison.regressionP } : {}),
     resolvable: Number.isFinite(comparison.resolvable) ? comparison.resolvable! : null,
     ...(comparison.confirmation ? { confirmation: comparison.confirmation.map((x) => Math.expm1(x)) } : {}),
     ...(unconfirmedRegression(comparison) ? { unconfirmed: true } : {}),
-    ...(comparison.note ? { note: comparison.note } : {}),
+    ...(groups ? { groups } : {}),
+    ...(comparison.note || columns.note ? { note: [comparison.note, columns.note].filter(Boolean).join('; ') } : {}),
     ...(warning ? { warning } : {}),
     ...(http ? { http } : {}),
     ...(comparison.error ? { error: comparison.error } : {}),
+  };
+}
+
+/**
+ * Head's column as base's median moved by the change, so a reader checking the columns against the change finds
+ * them agree: each side's own median over rounds is not the paired change (fast-uri's `resolve` read 262k → 218k
+ * beside a paired −0.2%: its rounds ran at different speeds, and each side's median picked another round). Where
+ * head's own median lies outside the interval's reach of base's, a note gives it and says why the two differ.
+ */
+function agreeingColumns(comparison: Comparison): { head: ReportBenchmark['head']; note?: string } {
+  const { base, head, change } = comparison;
+  if (!base || !head || !change || !(change.estimate > -1) || !(base.opsPerSec > 0)) return { head: head ?? null };
+  const shown = base.opsPerSec * (1 + change.estimate);
+  const own = head.opsPerSec / base.opsPerSec - 1;
+  const apart = own < change.low || own > change.high;
+  const pct = (x: number) => formatShortPercent(x, Math.abs(x) < 0.1 ? 1 : 0);
+  return {
+    head: { opsPerSec: shown, samples: head.samples, measured: head.opsPerSec },
+    ...(apart
+      ? {
+          note:
+            `head's own median over its rounds is ${formatOps(head.opsPerSec)} (${own >= 0 ? '+' : ''}${pct(own)} from base's ${formatOps(base.opsPerSec)}), outside the interval: ` +
+            "the rounds ran at different speeds, so each side's median comes from other rounds; the change is paired within each round, and the table's head is base's median moved by it",
+        }
+      : {}),
   };
 }
 
@@ -244,6 +303,11 @@ function resolutionWarning(comparison: Comparison): string | undefined {
   return `budget ${pct(budget)} is below what this run resolves beyond it (≈${pct(resolvable!)} with ${logRatios.length} rounds): a regression between ${pct(budget)} and ${pct(budget + resolvable!)} would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both)`;
 }
 
+/** A benchmark with its machine-readable answer agreeing with its verdict (set again after a stage that re-judged it). */
+export function withAnswer(benchmark: ReportBenchmark): ReportBenchmark {
+  return { ...benchmark, beyondBudget: beyondBudget(benchmark.verdict) };
+}
+
 /** Counts of each verdict, in table order, e.g. "1 regression, 2 unchanged". */
 export function verdictCounts(benchmarks: readonly ReportBenchmark[]): string {
   const parts: string[] = [];
@@ -251,18 +315,20 @@ export function verdictCounts(benchmarks: readonly ReportBenchmark[]): string {
     const count = benchmarks.filter((b) => b.verdict === verdict).length;
     if (count === 0) continue;
     const word =
-      verdict === 'error'
-        ? count === 1
-          ? 'error'
-          : 'errors'
-        : count === 1 ||
-            verdict === 'unchanged' ||
-            verdict === 'inconclusive' ||
-            verdict === 'unmeasured' ||
-            verdict === 'new' ||
-            verdict === 'removed'
-          ? verdict
-          : `${verdict}s`;
+      verdict === 'within-budget'
+        ? 'within budget'
+        : verdict === 'error'
+          ? count === 1
+            ? 'error'
+            : 'errors'
+          : count === 1 ||
+              verdict === 'unchanged' ||
+              verdict === 'inconclusive' ||
+              verdict === 'unmeasured' ||
+              verdict === 'new' ||
+              verdict === 'removed'
+            ? verdict
+            : `${verdict}s`;
     parts.push(`${count} ${word}`);
   }
   return parts.join(', ') || 'no benchmarks';

@@ -4,7 +4,7 @@
  * intervals together. The check can make a verdict more cautious, never bolder.
  */
 import type { BenchmarkSamples } from '../measure/types.js';
-import { decide } from '../stats/compare.js';
+import { certainPass, decide } from '../stats/compare.js';
 import { formatInterval } from './format.js';
 import type { ReportBenchmark } from './model.js';
 import { soloComparison } from './solo.js';
@@ -14,7 +14,7 @@ import { soloComparison } from './solo.js';
  * beyond the budget with a confirmation that did not reproduce it, or fall short of its level: a span must not
  * decide it), and so do the verdicts no interval gave (unmeasured, error, new, removed).
  */
-const DECIDED = new Set(['regression', 'improvement', 'unchanged']);
+const DECIDED = new Set(['regression', 'improvement', 'unchanged', 'within-budget']);
 
 /**
  * A benchmark with its solo figures. Where the solo interval lies apart from the shared one, the figure depends on
@@ -43,10 +43,9 @@ export function judgedWithSolo(benchmark: ReportBenchmark, samples: BenchmarkSam
   if (solo.agreement !== 'disagrees' && !(levels && outside)) return { ...benchmark, solo };
   const change = { ...shared, low: Math.min(shared.low, solo.change.low), high: Math.max(shared.high, solo.change.high) };
   // The span holds the shared interval, so it can only keep the verdict or lose it: never a verdict of its own.
-  const verdict =
-    decide({ ...change, achievedConfidence: change.confidence }, benchmark.budget) === benchmark.verdict
-      ? benchmark.verdict
-      : 'inconclusive';
+  // A pass the span still passes keeps passing, in the span's words (a loss within the budget may now hold 0).
+  const spanned = decide({ ...change, achievedConfidence: change.confidence }, benchmark.budget);
+  const verdict = spanned === benchmark.verdict || (certainPass(spanned) && certainPass(benchmark.verdict)) ? spanned : 'inconclusive';
   const lost = verdict === benchmark.verdict ? '' : ` (${benchmark.verdict} in the shared process alone)`;
   const apart = solo.agreement === 'disagrees' ? 'apart from' : 'on speed levels, its estimate outside';
   const said =

@@ -3,7 +3,16 @@ import type { Verdict } from '../stats/compare.js';
 
 import { terminalText as printable } from './escape.js';
 import { formatBudget, formatConfidence, formatDuration, formatOps } from '../util/format.js';
-import { fitMiddle as fit, formatChange, formatResolvable, RESOLVES_LEGEND, wrapText } from './format.js';
+import {
+  COLUMNS_LEGEND,
+  fitMiddle as fit,
+  formatChange,
+  formatResolvable,
+  RESOLVES_LEGEND,
+  VERDICTS_LEGEND,
+  verdictWord,
+  wrapText,
+} from './format.js';
 import { groupByFile, groupingHelps, ungrouped } from './groups.js';
 import { profileSections } from './profile-sections.js';
 import { roundLevelsLine } from './levels.js';
@@ -29,6 +38,7 @@ const MARK: Record<Verdict, { mark: string; style: Style }> = {
   new: { mark: '+', style: 'cyan' },
   removed: { mark: '-', style: 'cyan' },
   unchanged: { mark: '✓', style: 'dim' },
+  'within-budget': { mark: '✓', style: 'dim' },
 };
 
 /** A verdict's mark and style; a verdict that is not one of ours gets a plain '?'. */
@@ -56,7 +66,7 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
     const level = report.run ? formatConfidence(report.run.intervalConfidence) : '95%';
     const allHeader = ['verdict', 'benchmark', 'base', 'head', `change [${level} CI]`, 'budget', 'resolves'];
     const allCells = (b: ReportBenchmark, name: string) => [
-      `${markOf(b.verdict).mark} ${printable(b.verdict)}${unconfirmedRegression(b) ? ' (unconfirmed)' : ''}`,
+      `${markOf(b.verdict).mark} ${printable(verdictWord(b.verdict))}${unconfirmedRegression(b) ? ' (unconfirmed)' : ''}`,
       name,
       formatOps(b.base?.opsPerSec),
       formatOps(b.head?.opsPerSec),
@@ -104,8 +114,9 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
         for (const rest of more) lines.push(`${gap}${rowIndent}  ${rest}`.trimEnd());
       }
     }
-    lines.push(paint('dim', 'base and head in operations per second, median over rounds; change is head against base'));
-    if (resolves) lines.push(paint('dim', RESOLVES_LEGEND));
+    for (const line of wrapText(COLUMNS_LEGEND, width)) lines.push(paint('dim', line));
+    if (resolves) for (const line of wrapText(RESOLVES_LEGEND, width)) lines.push(paint('dim', line));
+    for (const line of wrapText(VERDICTS_LEGEND, width)) lines.push(paint('dim', line));
     if (benchmarks.some((b) => b.kind === 'http'))
       lines.push(
         paint(

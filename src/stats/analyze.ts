@@ -1,16 +1,9 @@
 import { median } from 'simple-statistics';
 import type { LatencyStat } from '../config/types.js';
 import type { BenchmarkKind, Samples as BenchmarkSamples } from './samples.js';
-import { roundsToConfirm, roundSpread } from './power.js';
-import {
-  decide,
-  decideLowerIsBetter,
-  estimateChange,
-  estimateChangeBounds,
-  regressionNominalP,
-  type Change,
-  type Verdict,
-} from './compare.js';
+import { resolvableFromInterval, roundsToConfirm, roundSpread } from './power.js';
+import { describeGroups, groupsText, holdGroups, roundGroups, type RoundGroup } from './mixture.js';
+import { decide, decideLowerIsBetter, estimateChangeBounds, regressionNominalP, type Change, type Verdict } from './compare.js';
 import { stepDown, type DecisionRule } from './decision.js';
 import { earlyChange } from './early.js';
 import { formatPercent } from '../util/format.js';
@@ -37,8 +30,16 @@ export interface Comparison {
   logRatios: readonly number[];
   /** Log ratios of the confirmation group, when a regression had to reproduce. */
   confirmation?: readonly number[] | undefined;
-  /** The smallest change beyond the budget this run's rounds detect with 95% power (relative); NaN when unknown. */
+  /**
+   * The smallest change beyond the budget this run's rounds detect with 95% power (relative); NaN when unknown.
+   * Never less than the interval printed beside it shows: at least what its half-width needs to clear the budget.
+   */
   resolvable?: number | undefined;
+  /**
+   * The verdict's throughput rounds fell in groups (stats/mixture.ts): a change one size in some processes and another
+   * in others. The interval holds every group's, and the verdict with it.
+   */
+  groups?: RoundGroup[] | undefined;
   /** Why the verdict is what it is, when that is not plain from the interval (an unconfirmed regression). */
   note?: string | undefined;
   /**
@@ -93,6 +94,8 @@ export interface LatencyComparison {
 export interface CpuComparison {
   change: Change;
   verdict: Verdict;
+  /** Its rounds fell in groups (see Comparison.groups). */
+  groups?: RoundGroup[] | undefined;
   /** The p-value Holm's step-down ranks (see Comparison.regressionP). */
   regressionP: number;
 }
@@ -134,8 +137,22 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
   const family = options.figures ?? budgetedFigures(benchmarks, options.latencyBudgetFor) + (options.otherFigures ?? 0);
   const alpha = 1 - rule.confidence;
   const compared = (b: BenchmarkSamples) => !b.error && b.base && b.head && b.logRatios.length > 0;
+  // A figure whose rounds fall in groups loses its budget only if every group does: its p-value is the largest of
+  // the whole's and each group's (each group tested alone), so Holm ranks it as its widened interval reads.
   const pOf = (ratios: readonly number[], budget: number, lowerIsBetter: boolean) =>
-    rule.regressionP(regressionNominalP(ratios, budget, lowerIsBetter), ratios.length);
+    rule.regressionP(
+      Math.max(
+        regressionNominalP(ratios, budget, lowerIsBetter),
+        ...(roundGroups(ratios) ?? []).map((g) => regressionNominalP(g, budget, lowerIsBetter)),
+      ),
+      ratios.length,
+    );
+  /** A figure's change with each bound one-sided at its error, widened to hold every group its rounds fall in (mixture.ts). */
+  const bounded = (ratios: readonly number[], lowerAlpha: number, upperAlpha: number): { change: Change; groups?: RoundGroup[] } => {
+    const change = estimateChangeBounds(ratios, lowerAlpha, upperAlpha);
+    const groups = roundGroups(ratios);
+    return groups ? { change: holdGroups(change, groups, lowerAlpha, upperAlpha), groups: describeGroups(groups) } : { change };
+  };
   const pValues = benchmarks.filter(compared).flatMap((b) => {
     const budgets = b.latency ? latencyBudgets(b.id) : {};
     const latency = Object.entries(budgets).map(([stat, budget]) => {
@@ -192,7 +209,8 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       if (!firstLook) return { ...common, verdict: 'inconclusive', change: undefined };
       return { ...common, verdict: 'unmeasured', change: undefined, note: tooFewRounds(0, firstLook) };
     }
-    const change = estimateChangeBounds(benchmark.logRatios, rule.lookAlpha(rounds, otherShare), rule.lookAlpha(rounds, regressionShare));
+    const measured = bounded(benchmark.logRatios, rule.lookAlpha(rounds, otherShare), rule.lookAlpha(rounds, regressionShare));
+    const change = measured.change;
     const regressionP = pOf(benchmark.logRatios, budget, false);
     // The early look: the first rounds alone, at the early share (Bonferroni's), decide a step far beyond or within the budget.
     const early = earlyVerdict(benchmark.logRatios, (c) => decide(c, budget), shortOfFirstLook);
@@ -251,7 +269,8 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       // interval), at the confirmation's level; a larger fresh group (run for other regressions too) by its signed-rank bound.
       const confirmAlpha = (1 - rule.confirmationLevel) / 2;
       const quick = endedEarly && fresh.length === rule.earlyRounds;
-      const again = quick ? earlyChange(fresh, confirmAlpha, confirmAlpha) : estimateChange(fresh, rule.confirmationLevel);
+      // A fresh group whose rounds fall in groups shows the loss only if every group does (its interval holds them all).
+      const again = quick ? earlyChange(fresh, confirmAlpha, confirmAlpha) : bounded(fresh, confirmAlpha, confirmAlpha).change;
       if (judge(again) === 'regression') {
         regressions.push(true);
         return verdict;
@@ -291,6 +310,15 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
     )!;
     // Short of its first look, the verdict's figure decided at the early look is measured enough.
     const gatedEarly = gatedOn === 'cpu' ? earlyCpu !== undefined : early !== undefined;
+    // Rounds in groups: said for whichever throughput figure shows them (the verdict is bounded over them).
+    const groupsNote: string[] = [];
+    const sayGroups = (groups: readonly RoundGroup[] | undefined, whose: string) => {
+      if (groups)
+        groupsNote.push(
+          `${whose} rounds fell in ${groups.length} groups, ${groupsText(groups, pct)}: the change differs from process to process, so the interval holds every group and the verdict holds for all of them`,
+        );
+    };
+    if (!early) sayGroups(measured.groups, 'its');
     // Said last (the notes of the confirmation and the other figures lead): the verdict's figure decided early.
     const earlyNote =
       gatedOn === 'cpu'
@@ -301,7 +329,7 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
           ? [decidedEarlyNote(early.change, 'its', rule.earlyRounds)]
           : [];
     const note = () => {
-      const all = [...notes, ...earlyNote, ...(raiseTimeLimit ? [raiseTimeLimit] : [])];
+      const all = [...notes, ...groupsNote, ...earlyNote, ...(raiseTimeLimit ? [raiseTimeLimit] : [])];
       return all.length ? { note: all.join('; ') } : {};
     };
     const sizedFirst = () => {
@@ -316,28 +344,37 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       return {
         ...common,
         change,
-        resolvable: rule.resolvable(roundSpread(benchmark.logRatios), rounds, family),
+        resolvable: honestResolvable(
+          rule.resolvable(roundSpread(benchmark.logRatios), rounds, family),
+          change,
+          rule.lookAlpha(rounds, otherShare),
+        ),
         regressionP,
+        ...(measured.groups ? { groups: measured.groups } : {}),
         verdict: 'unmeasured',
         ...note(),
       };
     }
-    // What the regression side resolves at this look, at the share that does not depend on other figures' outcomes.
-    const resolvable = rule.resolvable(roundSpread(gatedOn === 'cpu' ? perCpu! : benchmark.logRatios), rounds, family);
+    // What the regression side resolves at this look, at the share that does not depend on other figures' outcomes,
+    // from the rounds' robust spread, and never less than the interval printed beside it shows (set below, once the
+    // gated figure's interval is known).
+    const spreadResolvable = rule.resolvable(roundSpread(gatedOn === 'cpu' ? perCpu! : benchmark.logRatios), rounds, family);
+    const shown = early?.change ?? change;
     const result = {
       ...common,
-      change: early?.change ?? change,
-      resolvable,
+      change: shown,
+      resolvable: honestResolvable(spreadResolvable, shown, rule.lookAlpha(rounds, otherShare)),
       regressionP,
+      ...(measured.groups && !early ? { groups: measured.groups } : {}),
       ...(gatedOn ? { gatedOn } : {}),
       ...(early || earlyCpu ? { decidedEarly: true } : {}),
     };
     let cpu: CpuComparison | undefined;
     if (perCpu) {
       const n = perCpu.length;
-      const regular = estimateChangeBounds(perCpu, rule.lookAlpha(n, otherShare), rule.lookAlpha(n, regressionShare));
+      const regular = bounded(perCpu, rule.lookAlpha(n, otherShare), rule.lookAlpha(n, regressionShare));
       const judge = (c: Change) => decide(c, budget);
-      const cpuChange = earlyCpu?.change ?? regular;
+      const cpuChange = earlyCpu?.change ?? regular.change;
       const verdict = confirm(
         earlyCpu?.verdict ?? judge(cpuChange),
         'a regression of requests per CPU-second',
@@ -347,7 +384,14 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
         judge,
         perCpu,
       )!;
-      cpu = { change: cpuChange, verdict, regressionP: pOf(perCpu, budget, false) };
+      if (!earlyCpu) sayGroups(regular.groups, "requests per CPU-second's");
+      cpu = {
+        change: cpuChange,
+        verdict,
+        regressionP: pOf(perCpu, budget, false),
+        ...(regular.groups && !earlyCpu ? { groups: regular.groups } : {}),
+      };
+      if (gatedOn === 'cpu') result.resolvable = honestResolvable(spreadResolvable, cpuChange, rule.lookAlpha(n, otherShare));
       if (verdict === 'regression' && throughput !== 'regression')
         notes.push(
           `requests per CPU-second of the server's main thread lost more than the budget (${pct(cpuChange.estimate)} [${pct(cpuChange.low)}, ${pct(cpuChange.high)}]): each request costs the server more CPU, which requests/s alone did not show`,
@@ -361,11 +405,11 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       const statBudget = budgets[stat];
       const n = ratios.length;
       // Higher latency is worse: the lower bound is the regression side. An unbudgeted figure is reported at the other side's share.
-      const latencyChange = estimateChangeBounds(
+      const latencyChange = bounded(
         ratios,
         rule.lookAlpha(n, statBudget === undefined ? otherShare : regressionShare),
         rule.lookAlpha(n, otherShare),
-      );
+      ).change;
       const judge = (c: Change) => decideLowerIsBetter(c, statBudget!);
       const verdict = confirm(
         statBudget === undefined ? undefined : judge(latencyChange),
@@ -482,4 +526,16 @@ function combine(verdicts: Verdict[]): Verdict {
 function summarize(values: number[] | undefined): SideSummary | undefined {
   if (!values || values.length === 0) return undefined;
   return { opsPerSec: median(values), samples: values.length };
+}
+
+/**
+ * What a run resolves, as the reader checks it against the interval beside it: the figure from the rounds' robust
+ * spread (power.ts, a normal approximation), raised to what the printed interval itself needs (resolvableFromInterval:
+ * a loss its half-width beyond the budget clears it half the time; 95% power needs more). A mixture of groups, a few
+ * wild rounds or an early look's 3 rounds widen the interval far beyond what the spread of the bulk says.
+ */
+function honestResolvable(fromSpread: number, shown: Change, alpha: number): number {
+  const fromInterval = resolvableFromInterval(shown, alpha);
+  if (!Number.isFinite(fromInterval)) return fromSpread;
+  return Number.isFinite(fromSpread) ? Math.max(fromSpread, fromInterval) : fromInterval;
 }

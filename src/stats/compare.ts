@@ -1,12 +1,27 @@
 import { hodgesLehmannBounds, signedRankP, type LocationInterval } from './signed-rank.js';
 
-/** What a comparison concludes about one benchmark. */
 /**
+ * What a comparison concludes about one benchmark. The gate asks one question of an interval, whether throughput
+ * fell by more than the budget, and words every answer: `regression` (yes: the whole interval lies below -budget),
+ * `inconclusive` (open: the interval straddles -budget, so a loss beyond the budget is possible), and three certain
+ * passes, worded by what else the interval shows: `improvement` (faster: the whole interval lies above 0, as
+ * benchstat and most peers read a change), `unchanged` (no change shown: the interval holds 0) and `within-budget`
+ * (slower, certainly, but by no more than the budget: the whole interval lies between -budget and 0).
+ *
  * unmeasured: compared at both revisions, but with too few rounds for the decision rule to judge it (the time
  * limit stopped the run before its first look, or before a regression's confirmation could reach its level).
  * It is never a pass: a result that was not measured is not a result.
  */
-export type Verdict = 'regression' | 'improvement' | 'unchanged' | 'inconclusive' | 'unmeasured' | 'error' | 'new' | 'removed';
+export type Verdict =
+  'regression' | 'improvement' | 'unchanged' | 'within-budget' | 'inconclusive' | 'unmeasured' | 'error' | 'new' | 'removed';
+
+/** The verdicts of a certain pass: no loss beyond the budget is possible at the interval's level. */
+export const PASSES: readonly Verdict[] = ['improvement', 'unchanged', 'within-budget'];
+
+/** Whether a verdict is a certain pass (the gate's question answered: no). */
+export function certainPass(verdict: Verdict): boolean {
+  return PASSES.includes(verdict);
+}
 
 /** A relative change of throughput: -0.12 means head does 12% fewer operations per second than base. */
 export interface Change {
@@ -59,15 +74,25 @@ export function regressionNominalP(logRatios: readonly number[], budget: number,
 /**
  * The verdict for a change against a budget (a fraction, 0.05 for 5%).
  * regression: confident throughput fell by more than the budget (the whole interval lies below -budget);
- * improvement: confident it rose by more than the budget; unchanged: the interval lies within ±budget;
- * inconclusive: anything else, including an interval that could not reach the asked confidence.
+ * inconclusive: the interval straddles -budget (a loss beyond the budget is possible, and so is none), or it could
+ * not reach the asked confidence; otherwise a certain pass: improvement when the whole interval lies above 0,
+ * within-budget when it lies wholly below 0 (a loss, within the budget), unchanged when it holds 0.
  */
 export function decide(change: Change, budget: number): Verdict {
   if (change.achievedConfidence < change.confidence - 1e-12) return 'inconclusive';
   if (change.high < -budget) return 'regression';
-  if (change.low > budget) return 'improvement';
-  if (change.low >= -budget && change.high <= budget) return 'unchanged';
-  return 'inconclusive';
+  if (change.low < -budget) return 'inconclusive';
+  if (change.low > 0) return 'improvement';
+  if (change.high < 0) return 'within-budget';
+  return 'unchanged';
+}
+
+/** The gate's question of a verdict, for machines: did the benchmark lose more than its budget (yes, no, open)? */
+export function beyondBudget(verdict: Verdict): 'yes' | 'no' | 'open' | null {
+  if (verdict === 'regression') return 'yes';
+  if (certainPass(verdict)) return 'no';
+  if (verdict === 'inconclusive' || verdict === 'unmeasured') return 'open';
+  return null;
 }
 
 /** The verdict for a figure where higher is worse (latency): a rise beyond the budget is the regression. */

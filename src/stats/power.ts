@@ -23,6 +23,19 @@ export function resolvableChange(spread: number, rounds: number, confidence: num
   return Math.expm1((z * spread) / Math.sqrt(rounds) / Math.sqrt(0.955));
 }
 
+/**
+ * What an interval itself resolves: the change beyond the budget whose regression bound clears it with the given
+ * power if the rounds spread as this interval says (its half-width on the log scale, h, read at one-sided error
+ * `alpha`: a loss h beyond the budget clears it half the time, h · (z_α + z_power) / z_α with that power). Checks
+ * `resolvableChange` against the interval beside it: never smaller than the half-width a reader sees.
+ */
+export function resolvableFromInterval(change: { low: number; high: number }, alpha: number, power = 0.95): number {
+  if (!(change.low > -1 && change.high > -1 && alpha > 0 && alpha < 0.5)) return Number.NaN;
+  const half = (Math.log1p(change.high) - Math.log1p(change.low)) / 2;
+  const z = probit(1 - alpha);
+  return Math.expm1((half * (z + probit(power))) / z);
+}
+
 /** Rounds needed to resolve `change` (relative) with this spread: the inverse of resolvableChange. */
 export function roundsToResolve(spread: number, change: number, confidence: number, power = 0.95): number {
   const z = probit(1 - (1 - confidence) / 2) + probit(power);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { analyze } from '../../src/stats/analyze.js';
-import { decide, estimateChange, type Change } from '../../src/stats/compare.js';
+import { beyondBudget, decide, estimateChange, type Change, type Verdict } from '../../src/stats/compare.js';
 import { decisionRule } from '../../src/stats/decision.js';
 
 /** One look at 95% (no adaptive rounds): the family is the budgeted figures alone. */
@@ -21,12 +21,29 @@ describe('verdict against a 5% budget', () => {
     expect(decide(change(-0.2, -0.06), 0.05)).toBe('regression');
     expect(decide(change(-0.2, -0.04), 0.05)).toBe('inconclusive');
   });
-  it('is an improvement only when the whole interval lies above +5%', () => {
+  it('is an improvement when the whole interval lies above 0, as benchstat reads a change', () => {
     expect(decide(change(0.06, 0.3), 0.05)).toBe('improvement');
-    expect(decide(change(0.04, 0.3), 0.05)).toBe('inconclusive');
+    expect(decide(change(0.001, 0.03), 0.05)).toBe('improvement');
+    expect(decide(change(-0.001, 0.3), 0.05)).toBe('unchanged');
   });
-  it('is unchanged when the interval lies inside ±5%', () => {
+  it('is unchanged when the interval holds 0 and lies above -5%, however far above +5% it reaches', () => {
     expect(decide(change(-0.049, 0.03), 0.05)).toBe('unchanged');
+    expect(decide(change(-0.03, 0.4), 0.05)).toBe('unchanged');
+  });
+  it('is within budget when the whole interval lies between -5% and 0: a loss, certainly, and certainly within the budget', () => {
+    expect(decide(change(-0.049, -0.01), 0.05)).toBe('within-budget');
+    expect(decide(change(-0.051, -0.01), 0.05)).toBe('inconclusive');
+  });
+  it('keeps inconclusive for an interval that straddles -5%: a loss beyond the budget is possible', () => {
+    expect(decide(change(-0.06, 0.3), 0.05)).toBe('inconclusive');
+    expect(decide(change(-0.06, -0.04), 0.05)).toBe('inconclusive');
+  });
+  it("answers the gate's question for machines: yes, no or open", () => {
+    expect(
+      ['regression', 'improvement', 'unchanged', 'within-budget', 'inconclusive', 'unmeasured', 'error'].map((v) =>
+        beyondBudget(v as Verdict),
+      ),
+    ).toEqual(['yes', 'no', 'no', 'no', 'open', 'open', null]);
   });
   it('claims nothing when too few rounds kept the interval below its confidence', () => {
     expect(decide(change(-0.5, -0.4, 0.75), 0.05)).toBe('inconclusive');
@@ -361,7 +378,8 @@ describe('a benchmark short of its first look is unmeasured, never a pass', () =
 
   it('judges a benchmark that reached its first look as usual', () => {
     expect(analyze([aa(10)], { rule: tenRounds, budgetFor: () => 0.5, firstLook })[0]!.verdict).toBe('unchanged');
-    expect(analyze([aa(10)], { rule: tenRounds, budgetFor: () => 0.5, firstLook })[0]!.note).toBeUndefined();
+    // No word of too few rounds (its rounds, at exactly -20%, 0 and +20%, are three groups, which the note names).
+    expect(analyze([aa(10)], { rule: tenRounds, budgetFor: () => 0.5, firstLook })[0]!.note).not.toMatch(/first look|unmeasured/);
   });
 
   it('keeps a regression a regression, and leaves errors, new and removed benchmarks as they are', () => {

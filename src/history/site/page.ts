@@ -98,6 +98,7 @@ const VERDICT: Record<string, { symbol: string; word: string; tone: string }> = 
   regression: { symbol: '✗', word: 'regression', tone: 'bad' },
   improvement: { symbol: '▲', word: 'improvement', tone: 'good' },
   unchanged: { symbol: '✓', word: 'unchanged', tone: 'calm' },
+  'within-budget': { symbol: '✓', word: 'within budget', tone: 'calm' },
   inconclusive: { symbol: '?', word: 'inconclusive', tone: 'warn' },
   unmeasured: { symbol: '!', word: 'unmeasured', tone: 'warn' },
   error: { symbol: '!', word: 'error', tone: 'warn' },

@@ -1,0 +1,94 @@
+/**
+ * Rounds whose changes fall in groups: a change that is one size in some processes and another in others (JIT
+ * tiers, inlining decisions and GC timing settle per process, so a revision's code can run at a few speed levels,
+ * and the change between two revisions with it). The median of such a mixture is no change any process had, and a
+ * signed-rank interval over it assumes one distribution symmetric about one centre: it can lie wholly inside one
+ * group and call that confident (uuid's v4 at 14 rounds near 0% and 20 near +130% read "+54.4% [+42.5%, +135.8%]").
+ * So the groups are found in every figure's rounds (simple-statistics' ckmeans, optimal 1-D k-means, then the tests
+ * below, written here: no package has a mixture test for 6 to 80 points), and a figure whose rounds fall in groups
+ * is bounded over all of them: its interval is widened to hold each group's own interval, and a verdict stands only
+ * if it holds for every group.
+ */
+import { ckmeans, median, medianAbsoluteDeviation, sampleStandardDeviation } from 'simple-statistics';
+import { achievedAlpha, hodgesLehmannBounds } from './signed-rank.js';
+import type { Change } from './compare.js';
+
+/** One group of rounds: its median change (relative) and how many rounds fell in it. */
+export interface RoundGroup {
+  change: number;
+  rounds: number;
+}
+
+/** The fewest rounds in which groups are looked for. */
+const LEAST_ROUNDS = 8;
+/** The least gap between neighbouring groups' medians (ln): closer groups are one group's spread. */
+const LEAST_GAP = 0.03;
+/**
+ * How far apart neighbouring groups' medians must be, in robust SDs within the groups (1.4826 MAD, pooled).
+ * Calibrated by simulation (test/unit/mixture.test.ts): a normal or t(3) spread of 8 to 40 rounds is split in at
+ * most 5% of draws at 8-10 rounds and under 2% from 16 on (a split only widens an interval: no false verdict can
+ * come of it), while a uuid-like mixture (40% near 0, 60% near +130%) is found in every draw of 35 rounds and a
+ * hapi-like one (69% near +5.5%, 31% near +22%, 2-2.5% spread) in about two of three draws of 16.
+ */
+const SEPARATION = 6;
+
+/**
+ * The groups a figure's rounds (ln ratios) fall in, slowest first, when they are groups and not one spread: the
+ * best split into 2 (or 3) by ckmeans, kept when every group holds at least 3 rounds and an eighth of them, and
+ * each neighbouring pair of medians lies at least LEAST_GAP and SEPARATION pooled robust SDs apart. Undefined
+ * when they are one spread (or too few, or not all finite).
+ */
+export function roundGroups(logRatios: readonly number[]): number[][] | undefined {
+  const n = logRatios.length;
+  if (n < LEAST_ROUNDS || !logRatios.every(Number.isFinite)) return undefined;
+  let found: number[][] | undefined;
+  for (const k of [2, 3]) {
+    if (n < 3 * k) break;
+    const groups = ckmeans([...logRatios], k);
+    if (groups.length === k && groups.every((g) => g.length >= Math.max(3, Math.ceil(n / 8))) && apart(groups)) found = groups;
+  }
+  return found;
+}
+
+function robustSd(values: number[]): number {
+  const mad = 1.4826 * medianAbsoluteDeviation(values);
+  return mad > 0 ? mad : sampleStandardDeviation(values);
+}
+
+function apart(groups: number[][]): boolean {
+  const df = groups.reduce((sum, g) => sum + g.length - 1, 0);
+  const within = Math.sqrt(groups.reduce((sum, g) => sum + (g.length - 1) * robustSd(g) ** 2, 0) / df);
+  for (let i = 1; i < groups.length; i++) {
+    const gap = median(groups[i]!) - median(groups[i - 1]!);
+    if (gap < LEAST_GAP || gap < SEPARATION * within) return false;
+  }
+  return true;
+}
+
+/** A figure's rounds as groups for the report: each group's median change and size. */
+export function describeGroups(groups: readonly number[][]): RoundGroup[] {
+  return groups.map((g) => ({ change: Math.expm1(median(g)), rounds: g.length }));
+}
+
+/**
+ * The interval that holds every group: from the lowest group's lower bound to the highest group's upper bound,
+ * each group's bound one-sided at the same error as the figure's (its own signed-rank bound; the group's extreme
+ * round where it has too few rounds to reach that error), and never narrower than the figure's own interval. The
+ * estimate stays the figure's own (what the rounds measured together); the verdict is read from the bounds.
+ */
+export function holdGroups(change: Change, groups: readonly number[][], lowerAlpha: number, upperAlpha: number): Change {
+  const bound = (g: readonly number[], side: 'low' | 'high') => {
+    const alpha = side === 'low' ? lowerAlpha : upperAlpha;
+    if (achievedAlpha(alpha, g.length) > alpha) return Math.expm1(side === 'low' ? Math.min(...g) : Math.max(...g));
+    return Math.expm1(hodgesLehmannBounds(g, alpha, alpha)[side]);
+  };
+  const low = Math.min(change.low, ...groups.map((g) => bound(g, 'low')));
+  const high = Math.max(change.high, ...groups.map((g) => bound(g, 'high')));
+  return { ...change, low, high };
+}
+
+/** "in 14 of 35 rounds −2.1%, in 21 +130%". */
+export function groupsText(groups: readonly RoundGroup[], format: (x: number) => string): string {
+  const total = groups.reduce((sum, g) => sum + g.rounds, 0);
+  return groups.map((g, i) => `in ${g.rounds}${i === 0 ? ` of ${total}` : ''} rounds ${format(g.change)}`).join(', ');
+}

@@ -1,0 +1,156 @@
+import { describe, expect, it } from 'vitest';
+import { analyze } from '../../src/stats/analyze.js';
+import { decisionRule } from '../../src/stats/decision.js';
+import { estimateChangeBounds } from '../../src/stats/compare.js';
+import { holdGroups, roundGroups } from '../../src/stats/mixture.js';
+import type { BenchmarkSamples } from '../../src/measure/types.js';
+import { toReportBenchmark } from '../../src/report/model.js';
+
+/** A small seeded generator (mulberry32): the same draws on every run. */
+function generator(seed: number) {
+  const uniform = () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const normal = () => Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform());
+  /** Student's t with 3 degrees of freedom: the heavy tails of a loaded machine's rounds. */
+  const t3 = () => normal() / Math.sqrt((normal() ** 2 + normal() ** 2 + normal() ** 2) / 3);
+  return { uniform, normal, t3 };
+}
+
+/** uuid's v4 with its old code at head (issue 48): 40% of rounds near 0%, 60% near +130%, in ln. */
+const uuidLike = (g: ReturnType<typeof generator>) => () =>
+  g.uniform() < 0.4 ? -0.02 + 0.02 * g.normal() : Math.log(2.3) + 0.06 * g.normal();
+/** hapi 6b67d24 (issue 48): 11 of 16 rounds near +5.5%, 5 near +22%. */
+const hapiLike = (g: ReturnType<typeof generator>) => () =>
+  g.uniform() < 0.69 ? Math.log(1.055) + 0.02 * g.normal() : Math.log(1.22) + 0.025 * g.normal();
+
+const share = (draws: number, n: number, make: () => () => number) => {
+  let found = 0;
+  for (let i = 0; i < draws; i++) {
+    const next = make();
+    if (roundGroups(Array.from({ length: n }, next))) found++;
+  }
+  return found / draws;
+};
+
+describe('rounds whose change falls in groups', () => {
+  it('splits one spread of rounds rarely (normal or heavy-tailed), so a split costs width, not verdicts', () => {
+    for (const [kind, seed] of [
+      ['normal', 1],
+      ['t3', 2],
+    ] as const) {
+      const g = generator(seed);
+      const draw = () => () => 0.02 * (kind === 'normal' ? g.normal() : g.t3());
+      expect(share(2000, 8, draw), `${kind}, 8 rounds`).toBeLessThan(0.06);
+      expect(share(2000, 10, draw), `${kind}, 10 rounds`).toBeLessThan(0.06);
+      expect(share(2000, 16, draw), `${kind}, 16 rounds`).toBeLessThan(0.025);
+      expect(share(2000, 35, draw), `${kind}, 35 rounds`).toBeLessThan(0.005);
+    }
+  });
+
+  it("finds uuid's two groups in every draw of 35 rounds and hapi's in most draws of 16", () => {
+    const g = generator(3);
+    expect(share(500, 35, () => uuidLike(g))).toBe(1);
+    expect(share(500, 16, () => hapiLike(g))).toBeGreaterThan(0.6);
+  });
+
+  it('looks at no fewer than 8 rounds, and at none that is not a number', () => {
+    expect(roundGroups([0, 0, 0, 1, 1, 1, 1])).toBeUndefined();
+    expect(roundGroups([0, 0, 0, 0, 1, 1, 1, 1])).toHaveLength(2);
+    expect(roundGroups([0, 0, 0, 0, 1, 1, 1, NaN])).toBeUndefined();
+  });
+
+  it('widens an interval to hold every group: the lowest group from below, the highest from above', () => {
+    const rounds = [-0.05, -0.04, -0.03, -0.02, -0.01, 0, 0.8, 0.81, 0.82, 0.83, 0.84, 0.85, 0.86, 0.87];
+    const groups = roundGroups(rounds)!;
+    const whole = estimateChangeBounds(rounds, 0.01, 0.01);
+    const held = holdGroups(whole, groups, 0.01, 0.01);
+    expect(held.low).toBeLessThanOrEqual(Math.expm1(-0.05) + 1e-12);
+    expect(held.high).toBeGreaterThanOrEqual(Math.expm1(0.85));
+    expect(held.estimate).toBe(whole.estimate);
+    // Never narrower than the whole's own interval.
+    expect(held.low).toBeLessThanOrEqual(whole.low);
+    expect(held.high).toBeGreaterThanOrEqual(whole.high);
+  });
+});
+
+describe('a figure whose rounds fall in groups is judged over all of them', () => {
+  const rule = decisionRule({ confidence: 0.95, rounds: 10, maxRounds: 40, lookEvery: 5 });
+  const samples = (logRatios: number[], confirmation?: number[]): BenchmarkSamples => ({
+    id: 'node.js > uuid.v4() w/out crypto.randomUUID',
+    kind: 'micro',
+    file: 'node.js',
+    logRatios,
+    ...(confirmation ? { confirmation } : {}),
+    base: { opsPerSec: logRatios.map(() => 3e6) },
+    head: { opsPerSec: logRatios.map((r) => 3e6 * Math.exp(r)) },
+  });
+
+  it("gives uuid's mixture no confident change either way, and names the groups and their shares", () => {
+    let decided = 0;
+    const verdicts = new Set<string>();
+    for (let seed = 10; seed < 60; seed++) {
+      const g = generator(seed);
+      const next = uuidLike(g);
+      const rounds = Array.from({ length: 35 }, next);
+      const [forward] = analyze([samples(rounds)], { rule, budgetFor: () => 0.05 });
+      const [reverse] = analyze([samples(rounds.map((r) => -r))], { rule, budgetFor: () => 0.05 });
+      // Forward (a group near 0, one near +130%): no group lost more than the budget, a certain pass that holds 0, never
+      // an improvement; reverse (near 0 and near -57%): a loss beyond the budget is possible, never a pass.
+      expect(['unchanged', 'inconclusive']).toContain(forward!.verdict);
+      expect(reverse!.verdict).toBe('inconclusive');
+      for (const result of [forward!, reverse!]) {
+        verdicts.add(result.verdict);
+        if (result.verdict === 'regression' || result.verdict === 'improvement') decided++;
+        expect(result.groups).toHaveLength(2);
+        expect(result.note).toMatch(/rounds fell in 2 groups, in \d+ of 35 rounds [-+][\d.]+%, in \d+ rounds [-+][\d.]+%/);
+        // The interval holds both groups' centres.
+        expect(result.change!.low).toBeLessThan(Math.min(...result.groups!.map((x) => x.change)));
+        expect(result.change!.high).toBeGreaterThan(Math.max(...result.groups!.map((x) => x.change)));
+      }
+    }
+    expect(decided).toBe(0);
+    expect([...verdicts].sort()).toEqual(['inconclusive', 'unchanged']);
+  });
+
+  it("reads hapi's two levels of one gain as an improvement bounded over both, not one level's interval", () => {
+    const rounds = [2.6, 3.5, 4.1, 4.8, 5.2, 5.6, 6.0, 6.6, 7.3, 8.1, 8.8, 18.5, 20.1, 21.9, 23.6, 25.4].map((x) => Math.log1p(x / 100));
+    const [result] = analyze([samples(rounds)], { rule, budgetFor: () => 0.05 });
+    expect(result!.verdict).toBe('improvement');
+    expect(result!.groups!.map((x) => x.rounds)).toEqual([11, 5]);
+    expect(result!.change!.high).toBeGreaterThan(0.22);
+    expect(result!.change!.low).toBeLessThan(0.05);
+  });
+
+  it('still finds a regression whose every group lies beyond the budget', () => {
+    const rounds = [
+      ...Array.from({ length: 10 }, (_, i) => Math.log(0.8) + i * 0.001),
+      ...Array.from({ length: 10 }, (_, i) => Math.log(0.5) + i * 0.001),
+    ];
+    const [result] = analyze([samples(rounds)], { rule, budgetFor: () => 0.05 });
+    expect(result!.groups).toHaveLength(2);
+    expect(result!.verdict).toBe('regression');
+  });
+
+  it('does not confirm a regression with a fresh group whose own rounds fall in groups that straddle the budget', () => {
+    const first = Array.from({ length: 15 }, (_, i) => Math.log(0.8) + (i % 5) * 0.002);
+    const fresh = [...Array.from({ length: 8 }, (_, i) => Math.log(0.8) + i * 0.002), ...Array.from({ length: 7 }, (_, i) => i * 0.002)];
+    const [result] = analyze([samples(first, fresh)], { rule, budgetFor: () => 0.05 });
+    expect(result!.verdict).not.toBe('regression');
+    expect(result!.note).toMatch(/did not reproduce/);
+  });
+
+  it('says no more resolution than the interval beside it shows, and its columns agree with the change', () => {
+    const g = generator(5);
+    const next = uuidLike(g);
+    const [result] = analyze([samples(Array.from({ length: 35 }, next))], { rule, budgetFor: () => 0.05 });
+    const { low, high } = result!.change!;
+    const halfWidth = (Math.log1p(high) - Math.log1p(low)) / 2;
+    expect(Math.log1p(result!.resolvable!)).toBeGreaterThanOrEqual(halfWidth);
+    const row = toReportBenchmark(result!);
+    expect(row.head!.opsPerSec / row.base!.opsPerSec - 1).toBeCloseTo(row.change!.estimate, 10);
+  });
+});
