@@ -5,7 +5,7 @@ import type { ReportBenchmark } from './model.js';
 export function formatChange(benchmark: ReportBenchmark): string {
   const { change } = benchmark;
   if (!change || !isFiniteNumber(change.estimate)) return '–';
-  return formatInterval(change);
+  return benchmark.coarse === true ? `${formatInterval(change)} (coarse)` : formatInterval(change);
 }
 
 /** An estimate and its interval: "-12.3% [-14.1%, -10.2%]" (each figure "–" when it is not a number). */

@@ -160,7 +160,7 @@ function nativeMarkdown(report: Report): Markup | undefined {
   if (!sections) return undefined;
   const summary = sections.error
     ? md`Native runs (--native-check): failed`
-    : md`Native runs (--native-check): ${sections.compared} compared, ${sections.disagree} disagree${sections.disagree === 1 ? 's' : ''}`;
+    : md`Native runs (--native-check): ${sections.compared} compared, ${sections.disagree} disagree${sections.disagree === 1 ? 's' : ''}${sections.tooNoisy ? `, ${sections.tooNoisy} too noisy to judge` : ''}`;
   const parts: Markup[] = [];
   if (sections.error) parts.push(pre(sections.error));
   const rows = sections.files.flatMap((file) => [

@@ -52,6 +52,11 @@ export interface ReportBenchmark {
    */
   regressionP?: number;
   /**
+   * The change is an early look's (3 rounds, a t interval: stats/early.ts): a safe verdict, a coarse estimate. The
+   * table marks it "(coarse)".
+   */
+  coarse?: boolean;
+  /**
    * The smallest change this run resolves beyond the budget with 95% power (relative), from its own spread and never
    * less than its interval shows; null when unknown.
    */
@@ -256,6 +261,7 @@ export function toReportBenchmark(comparison: Comparison, http?: HttpDetails): R
     ...(comparison.confirmation ? { confirmation: comparison.confirmation.map((x) => Math.expm1(x)) } : {}),
     ...(unconfirmedRegression(comparison) ? { unconfirmed: true } : {}),
     ...(groups ? { groups } : {}),
+    ...(comparison.coarse ? { coarse: true } : {}),
     ...(comparison.note || columns.note ? { note: [comparison.note, columns.note].filter(Boolean).join('; ') } : {}),
     ...(warning ? { warning } : {}),
     ...(http ? { http } : {}),

@@ -22,6 +22,8 @@ export interface NativeSections {
   files: NativeFileSection[];
   /** Benchmarks whose native change disagrees with benchgate's. */
   disagree: number;
+  /** Benchmarks whose native interval meets benchgate's but is too wide to judge by (native.ts TOO_WIDE). */
+  tooNoisy: number;
   /** Benchmarks with both figures. */
   compared: number;
   error: string | undefined;
@@ -34,7 +36,8 @@ export const NATIVE_LEGEND = [
   "of error (within one run); the native change's interval holds the larger of both margins and the noise between whole",
   "runs (measured from each revision's repeated runs, over the file's tasks or, from",
   `${OWN_NOISE_RUNS} runs per revision, the task's own if wider; none with one run per revision); it agrees when that`,
-  'interval overlaps benchgate\'s; a figure above 1G ops/s (under 1 ns a call, marked "optimized away") is the harness\'s',
+  "interval overlaps benchgate's, unless it is too wide to judge by (over 20 points and twice benchgate's: too noisy to judge);",
+  'a figure above 1G ops/s (under 1 ns a call, marked "optimized away") is the harness\'s',
   "own loop after the compiler removed the call: not the code's cost, never judged",
 ].join(' ');
 
@@ -74,6 +77,7 @@ export function nativeSections(report: Pick<Report, 'nativeCheck' | 'benchmarks'
     header: NATIVE_HEADER,
     files,
     disagree: benchmarks.filter((b) => b.native?.agreement === 'disagrees').length,
+    tooNoisy: benchmarks.filter((b) => b.native?.agreement === 'too-noisy').length,
     compared: benchmarks.filter((b) => b.native?.change).length,
     error: check.error,
   };
@@ -87,7 +91,7 @@ function nativeRow(b: ReportBenchmark, file: string): string[] {
     formatSide(native.head),
     formatNativeChange(native.change),
     b.change && isFiniteNumber(b.change.estimate) ? formatPercent(b.change.estimate) : '–',
-    String(native.agreement),
+    native.agreement === 'too-noisy' ? 'too noisy to judge' : String(native.agreement),
   ];
 }
 

@@ -31,7 +31,15 @@ export interface NativeSide {
   runs: number[];
 }
 
-export type NativeAgreement = 'agrees' | 'disagrees' | 'unknown';
+/** too-noisy: the intervals meet, but the native one is too wide for that to say anything (TOO_WIDE). */
+export type NativeAgreement = 'agrees' | 'disagrees' | 'too-noisy' | 'unknown';
+
+/**
+ * A native interval whose half-width (ln) is above this, and above twice benchgate's, cannot tell a change of 10
+ * points from none: it meets benchgate's whatever the truth, so its meeting is no agreement (cookie's native intervals
+ * about 30 points wide read "6 compared, 0 disagree" beside changes of 10 to 40%).
+ */
+export const TOO_WIDE = 0.1;
 
 export interface NativeChange {
   estimate: number;
@@ -283,7 +291,16 @@ export function agreementOf(
     return { agreement: 'unknown', note: 'benchgate has no change to compare it with' };
   if (!isFiniteNumber(native.low) || !isFiniteNumber(native.high))
     return { agreement: 'unknown', note: 'the harness gave no margin of error' };
-  if (native.low <= benchgate.high && benchgate.low <= native.high) return { agreement: 'agrees' };
+  if (native.low <= benchgate.high && benchgate.low <= native.high) {
+    const half = (change: { low: number; high: number }) => (Math.log1p(change.high) - Math.log1p(change.low)) / 2;
+    const nativeHalf = half({ low: native.low, high: native.high });
+    if (nativeHalf > TOO_WIDE && nativeHalf > 2 * half(benchgate))
+      return {
+        agreement: 'too-noisy',
+        note: `native too noisy to judge: its interval [${formatPercent(native.low)}, ${formatPercent(native.high)}] meets benchgate's, but is ${Math.round(100 * (native.high - native.low))} points wide (more --native-runs narrow it)`,
+      };
+    return { agreement: 'agrees' };
+  }
   const opposite = Math.sign(native.estimate) * Math.sign(benchgate.estimate) < 0 ? ' (opposite directions)' : '';
   return {
     agreement: 'disagrees',

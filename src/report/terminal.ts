@@ -237,7 +237,7 @@ function nativeLines(report: Report, paint: (style: Style, text: string) => stri
   if (!sections) return [];
   const summary = sections.error
     ? `failed: ${printable(sections.error)}`
-    : `${sections.compared} compared, ${sections.disagree} disagree${sections.disagree === 1 ? 's' : ''}`;
+    : `${sections.compared} compared, ${sections.disagree} disagree${sections.disagree === 1 ? 's' : ''}${sections.tooNoisy ? `, ${sections.tooNoisy} too noisy to judge` : ''}`;
   const lines = [paint('bold', `native runs (--native-check): ${summary}`)];
   for (const file of sections.files) {
     for (const line of wrapText(printable(file.heading), width)) lines.push(paint('bold', line));

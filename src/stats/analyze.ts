@@ -66,6 +66,8 @@ export interface Comparison {
    * interval beyond (or within) the budget at the early look's share (a regression is still confirmed).
    */
   decidedEarly?: boolean | undefined;
+  /** The change shown is the early look's 3-round interval: a safe verdict, a coarse estimate. */
+  coarse?: boolean | undefined;
   /**
    * A `regression` whose failing figures were never shown again in fresh rounds: the time limit cut the first group
    * short of its first look, or left its confirmation too few rounds. It fails the run as any regression does; bisect
@@ -368,6 +370,7 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       ...(measured.groups && !early ? { groups: measured.groups } : {}),
       ...(gatedOn ? { gatedOn } : {}),
       ...(early || earlyCpu ? { decidedEarly: true } : {}),
+      ...(early ? { coarse: true } : {}),
     };
     let cpu: CpuComparison | undefined;
     if (perCpu) {
@@ -478,7 +481,8 @@ function decidedEarlyNote(change: Change, whose: string, rounds: number): string
   const interval = `${pct(change.estimate)} [${pct(change.low)}, ${pct(change.high)}]`;
   return (
     `decided at the early look: ${whose} first ${rounds} rounds put the whole interval ` +
-    `(${interval}, a t interval at ${(100 * change.confidence).toFixed(2)}%) on one side of the budget`
+    `(${interval}, a t interval at ${(100 * change.confidence).toFixed(2)}%) on one side of the budget: the verdict is safe at that level, ` +
+    'the estimate is coarse (3 rounds, marked so in the table): quote it with its interval, or compare again with more rounds for a precise one'
   );
 }
 
