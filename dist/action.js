@@ -76790,6 +76790,12 @@ function resolvableChange(spread, rounds, confidence, power = 0.95) {
   const z2 = probit(1 - (1 - confidence) / 2) + probit(power);
   return Math.expm1(z2 * spread / Math.sqrt(rounds) / Math.sqrt(0.955));
 }
+function resolvableFromInterval(change, alpha, power = 0.95) {
+  if (!(change.low > -1 && change.high > -1 && alpha > 0 && alpha < 0.5)) return Number.NaN;
+  const half = (Math.log1p(change.high) - Math.log1p(change.low)) / 2;
+  const z2 = probit(1 - alpha);
+  return Math.expm1(half * (z2 + probit(power)) / z2);
+}
 function tQuantile(p, df) {
   const z2 = probit(p);
   const [z3, z5, z7, z9] = [z2 ** 3, z2 ** 5, z2 ** 7, z2 ** 9];
@@ -77376,6 +77382,10 @@ async function explainLoadErrors(files, plan, spawn4, errors, skip) {
 }
 
 // src/stats/compare.ts
+var PASSES = ["improvement", "unchanged", "within-budget"];
+function certainPass(verdict) {
+  return PASSES.includes(verdict);
+}
 function estimateChange(logRatios, confidence) {
   const alpha = 1 - confidence;
   return estimateChangeBounds(logRatios, alpha / 2, alpha / 2);
@@ -77399,9 +77409,16 @@ function regressionNominalP(logRatios, budget, lowerIsBetter = false) {
 function decide(change, budget) {
   if (change.achievedConfidence < change.confidence - 1e-12) return "inconclusive";
   if (change.high < -budget) return "regression";
-  if (change.low > budget) return "improvement";
-  if (change.low >= -budget && change.high <= budget) return "unchanged";
-  return "inconclusive";
+  if (change.low < -budget) return "inconclusive";
+  if (change.low > 0) return "improvement";
+  if (change.high < 0) return "within-budget";
+  return "unchanged";
+}
+function beyondBudget(verdict) {
+  if (verdict === "regression") return "yes";
+  if (certainPass(verdict)) return "no";
+  if (verdict === "inconclusive" || verdict === "unmeasured") return "open";
+  return null;
 }
 function decideLowerIsBetter(change, budget) {
   const mirrored = { ...change, estimate: -change.estimate, low: -change.high, high: -change.low };
@@ -77412,7 +77429,7 @@ function decideLowerIsBetter(change, budget) {
 function formatChange(benchmark) {
   const { change } = benchmark;
   if (!change || !isFiniteNumber(change.estimate)) return "\u2013";
-  return formatInterval(change);
+  return benchmark.coarse === true ? `${formatInterval(change)} (coarse)` : formatInterval(change);
 }
 function formatInterval(change) {
   return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
@@ -77422,7 +77439,11 @@ function formatResolvable(benchmark) {
   if (!isFiniteNumber(resolvable)) return "\u2013";
   return `\u2248${formatShortPercent(resolvable, resolvable < 0.1 ? 1 : 0)}`;
 }
-var RESOLVES_LEGEND = "resolves: the smallest change this run's rounds catch with 95% power, from their own spread";
+var RESOLVES_LEGEND = "resolves: the smallest change this run's rounds catch with 95% power beyond the budget, from their spread and never less than their interval shows";
+var COLUMNS_LEGEND = "base and head in operations per second: base the median over rounds, head base's figure moved by the change (head against base, paired round by round)";
+function verdictWord(verdict) {
+  return verdict === "within-budget" ? "within budget" : verdict;
+}
 function fitMiddle(text2, width) {
   if (text2.length <= width) return text2;
   const keep = width - 1;
@@ -77530,7 +77551,7 @@ function soloComparison(samples, shared) {
 }
 
 // src/report/solo-verdict.ts
-var DECIDED = /* @__PURE__ */ new Set(["regression", "improvement", "unchanged"]);
+var DECIDED = /* @__PURE__ */ new Set(["regression", "improvement", "unchanged", "within-budget"]);
 function judgedWithSolo(benchmark, samples) {
   const shared = benchmark.change;
   if (!shared) return benchmark;
@@ -77540,10 +77561,11 @@ function judgedWithSolo(benchmark, samples) {
   const outside = solo.change.estimate < shared.low || solo.change.estimate > shared.high;
   if (solo.agreement !== "disagrees" && !(levels && outside)) return { ...benchmark, solo };
   const change = { ...shared, low: Math.min(shared.low, solo.change.low), high: Math.max(shared.high, solo.change.high) };
-  const verdict = decide({ ...change, achievedConfidence: change.confidence }, benchmark.budget) === benchmark.verdict ? benchmark.verdict : "inconclusive";
+  const spanned = decide({ ...change, achievedConfidence: change.confidence }, benchmark.budget);
+  const verdict = spanned === benchmark.verdict || certainPass(spanned) && certainPass(benchmark.verdict) ? spanned : "inconclusive";
   const lost = verdict === benchmark.verdict ? "" : ` (${benchmark.verdict} in the shared process alone)`;
-  const apart = solo.agreement === "disagrees" ? "apart from" : "on speed levels, its estimate outside";
-  const said = `each revision alone in fresh processes reads ${formatInterval(solo.change)}, ${apart} the shared process's ${formatInterval(shared)}: the verdict is read from both intervals together${lost}`;
+  const apart2 = solo.agreement === "disagrees" ? "apart from" : "on speed levels, its estimate outside";
+  const said = `each revision alone in fresh processes reads ${formatInterval(solo.change)}, ${apart2} the shared process's ${formatInterval(shared)}: the verdict is read from both intervals together${lost}`;
   const judged = { ...benchmark, change, verdict, note: [benchmark.note, said].filter(Boolean).join("; "), solo: { ...solo, shared } };
   if (verdict !== "regression") delete judged.unconfirmed;
   return judged;
@@ -78103,8 +78125,8 @@ function bodySizeMismatch(base2, head) {
   const [b, h] = [meanBodyBytes(base2), meanBodyBytes(head)];
   if (b === void 0 || h === void 0) return void 0;
   const empty3 = b === 0 !== (h === 0);
-  const apart = b > 0 && h > 0 && Math.max(b / h, h / b) > BODY_SIZE_RATIO;
-  if (!empty3 && !apart) return void 0;
+  const apart2 = b > 0 && h > 0 && Math.max(b / h, h / b) > BODY_SIZE_RATIO;
+  if (!empty3 && !apart2) return void 0;
   return `head answered ${formatBytes(h)} per response where base answered ${formatBytes(b)}: different answers, not a faster or slower server (a body ${BODY_SIZE_RATIO}\xD7 larger or smaller, or empty on one side only, is not compared). Check what head's server sends for these requests.`;
 }
 function formatBytes(bytes) {
@@ -79220,6 +79242,52 @@ function scheduleLine(schedule) {
   return `schedule: ${describeSchedule(schedule)}`;
 }
 
+// src/stats/mixture.ts
+var LEAST_ROUNDS = 8;
+var LEAST_GAP = 0.03;
+var SEPARATION = 6;
+function roundGroups(logRatios) {
+  const n = logRatios.length;
+  if (n < LEAST_ROUNDS || !logRatios.every(Number.isFinite)) return void 0;
+  let found;
+  for (const k of [2, 3]) {
+    if (n < 3 * k) break;
+    const groups2 = ckmeans([...logRatios], k);
+    if (groups2.length === k && groups2.every((g2) => g2.length >= Math.max(3, Math.ceil(n / 8))) && apart(groups2)) found = groups2;
+  }
+  return found;
+}
+function robustSd(values) {
+  const mad = 1.4826 * medianAbsoluteDeviation(values);
+  return mad > 0 ? mad : sampleStandardDeviation(values);
+}
+function apart(groups2) {
+  const df = groups2.reduce((sum3, g2) => sum3 + g2.length - 1, 0);
+  const within = Math.sqrt(groups2.reduce((sum3, g2) => sum3 + (g2.length - 1) * robustSd(g2) ** 2, 0) / df);
+  for (let i2 = 1; i2 < groups2.length; i2++) {
+    const gap = median(groups2[i2]) - median(groups2[i2 - 1]);
+    if (gap < LEAST_GAP || gap < SEPARATION * within) return false;
+  }
+  return true;
+}
+function describeGroups(groups2) {
+  return groups2.map((g2) => ({ change: Math.expm1(median(g2)), rounds: g2.length }));
+}
+function holdGroups(change, groups2, lowerAlpha, upperAlpha) {
+  const bound = (g2, side2) => {
+    const alpha = side2 === "low" ? lowerAlpha : upperAlpha;
+    if (achievedAlpha(alpha, g2.length) > alpha) return Math.expm1(side2 === "low" ? Math.min(...g2) : Math.max(...g2));
+    return Math.expm1(hodgesLehmannBounds(g2, alpha, alpha)[side2]);
+  };
+  const low = Math.min(change.low, ...groups2.map((g2) => bound(g2, "low")));
+  const high = Math.max(change.high, ...groups2.map((g2) => bound(g2, "high")));
+  return { ...change, low, high };
+}
+function groupsText(groups2, format) {
+  const total = groups2.reduce((sum3, g2) => sum3 + g2.rounds, 0);
+  return groups2.map((g2, i2) => `in ${g2.rounds}${i2 === 0 ? ` of ${total}` : ""} rounds ${format(g2.change)}`).join(", ");
+}
+
 // src/stats/early.ts
 function earlyChange(logRatios, lowerAlpha, upperAlpha) {
   const n = logRatios.length;
@@ -79249,7 +79317,18 @@ function analyze(benchmarks, options) {
   const family = options.figures ?? budgetedFigures(benchmarks, options.latencyBudgetFor) + (options.otherFigures ?? 0);
   const alpha = 1 - rule.confidence;
   const compared = (b) => !b.error && b.base && b.head && b.logRatios.length > 0;
-  const pOf = (ratios, budget, lowerIsBetter) => rule.regressionP(regressionNominalP(ratios, budget, lowerIsBetter), ratios.length);
+  const pOf = (ratios, budget, lowerIsBetter) => rule.regressionP(
+    Math.max(
+      regressionNominalP(ratios, budget, lowerIsBetter),
+      ...(roundGroups(ratios) ?? []).map((g2) => regressionNominalP(g2, budget, lowerIsBetter))
+    ),
+    ratios.length
+  );
+  const bounded = (ratios, lowerAlpha, upperAlpha) => {
+    const change = estimateChangeBounds(ratios, lowerAlpha, upperAlpha);
+    const groups2 = roundGroups(ratios);
+    return groups2 ? { change: holdGroups(change, groups2, lowerAlpha, upperAlpha), groups: describeGroups(groups2) } : { change };
+  };
   const pValues = benchmarks.filter(compared).flatMap((b) => {
     const budgets = b.latency ? latencyBudgets(b.id) : {};
     const latency = Object.entries(budgets).map(([stat3, budget]) => {
@@ -79297,7 +79376,8 @@ function analyze(benchmarks, options) {
       if (!firstLook) return { ...common, verdict: "inconclusive", change: void 0 };
       return { ...common, verdict: "unmeasured", change: void 0, note: tooFewRounds(0, firstLook) };
     }
-    const change = estimateChangeBounds(benchmark.logRatios, rule.lookAlpha(rounds, otherShare), rule.lookAlpha(rounds, regressionShare));
+    const measured = bounded(benchmark.logRatios, rule.lookAlpha(rounds, otherShare), rule.lookAlpha(rounds, regressionShare));
+    const change = measured.change;
     const regressionP = pOf(benchmark.logRatios, budget, false);
     const early = earlyVerdict(benchmark.logRatios, (c) => decide(c, budget), shortOfFirstLook);
     const perCpu = cpuRatios(benchmark);
@@ -79335,7 +79415,7 @@ function analyze(benchmarks, options) {
       }
       const confirmAlpha = (1 - rule.confirmationLevel) / 2;
       const quick = endedEarly && fresh.length === rule.earlyRounds;
-      const again = quick ? earlyChange(fresh, confirmAlpha, confirmAlpha) : estimateChange(fresh, rule.confirmationLevel);
+      const again = quick ? earlyChange(fresh, confirmAlpha, confirmAlpha) : bounded(fresh, confirmAlpha, confirmAlpha).change;
       if (judge2(again) === "regression") {
         regressions.push(true);
         return verdict2;
@@ -79365,9 +79445,17 @@ function analyze(benchmarks, options) {
       benchmark.logRatios
     );
     const gatedEarly = gatedOn === "cpu" ? earlyCpu !== void 0 : early !== void 0;
+    const groupsNote = [];
+    const sayGroups = (groups2, whose) => {
+      if (groups2)
+        groupsNote.push(
+          `${whose} rounds fell in ${groups2.length} groups, ${groupsText(groups2, pct)}: the change differs from process to process, so the interval holds every group and the verdict holds for all of them`
+        );
+    };
+    if (!early) sayGroups(measured.groups, "its");
     const earlyNote = gatedOn === "cpu" ? earlyCpu ? [decidedEarlyNote(earlyCpu.change, "requests per CPU-second's", rule.earlyRounds)] : [] : early ? [decidedEarlyNote(early.change, "its", rule.earlyRounds)] : [];
     const note = () => {
-      const all = [...notes, ...earlyNote, ...raiseTimeLimit ? [raiseTimeLimit] : []];
+      const all = [...notes, ...groupsNote, ...earlyNote, ...raiseTimeLimit ? [raiseTimeLimit] : []];
       return all.length ? { note: all.join("; ") } : {};
     };
     const sizedFirst = () => {
@@ -79380,27 +79468,35 @@ function analyze(benchmarks, options) {
       return {
         ...common,
         change,
-        resolvable: rule.resolvable(roundSpread(benchmark.logRatios), rounds, family),
+        resolvable: honestResolvable(
+          rule.resolvable(roundSpread(benchmark.logRatios), rounds, family),
+          change,
+          rule.lookAlpha(rounds, otherShare)
+        ),
         regressionP,
+        ...measured.groups ? { groups: measured.groups } : {},
         verdict: "unmeasured",
         ...note()
       };
     }
-    const resolvable = rule.resolvable(roundSpread(gatedOn === "cpu" ? perCpu : benchmark.logRatios), rounds, family);
+    const spreadResolvable = rule.resolvable(roundSpread(gatedOn === "cpu" ? perCpu : benchmark.logRatios), rounds, family);
+    const shown = early?.change ?? change;
     const result = {
       ...common,
-      change: early?.change ?? change,
-      resolvable,
+      change: shown,
+      resolvable: honestResolvable(spreadResolvable, shown, rule.lookAlpha(rounds, otherShare)),
       regressionP,
+      ...measured.groups && !early ? { groups: measured.groups } : {},
       ...gatedOn ? { gatedOn } : {},
-      ...early || earlyCpu ? { decidedEarly: true } : {}
+      ...early || earlyCpu ? { decidedEarly: true } : {},
+      ...early ? { coarse: true } : {}
     };
     let cpu;
     if (perCpu) {
       const n = perCpu.length;
-      const regular = estimateChangeBounds(perCpu, rule.lookAlpha(n, otherShare), rule.lookAlpha(n, regressionShare));
+      const regular = bounded(perCpu, rule.lookAlpha(n, otherShare), rule.lookAlpha(n, regressionShare));
       const judge2 = (c) => decide(c, budget);
-      const cpuChange = earlyCpu?.change ?? regular;
+      const cpuChange = earlyCpu?.change ?? regular.change;
       const verdict2 = confirm(
         earlyCpu?.verdict ?? judge2(cpuChange),
         "a regression of requests per CPU-second",
@@ -79410,7 +79506,14 @@ function analyze(benchmarks, options) {
         judge2,
         perCpu
       );
-      cpu = { change: cpuChange, verdict: verdict2, regressionP: pOf(perCpu, budget, false) };
+      if (!earlyCpu) sayGroups(regular.groups, "requests per CPU-second's");
+      cpu = {
+        change: cpuChange,
+        verdict: verdict2,
+        regressionP: pOf(perCpu, budget, false),
+        ...regular.groups && !earlyCpu ? { groups: regular.groups } : {}
+      };
+      if (gatedOn === "cpu") result.resolvable = honestResolvable(spreadResolvable, cpuChange, rule.lookAlpha(n, otherShare));
       if (verdict2 === "regression" && throughput !== "regression")
         notes.push(
           `requests per CPU-second of the server's main thread lost more than the budget (${pct(cpuChange.estimate)} [${pct(cpuChange.low)}, ${pct(cpuChange.high)}]): each request costs the server more CPU, which requests/s alone did not show`
@@ -79423,11 +79526,11 @@ function analyze(benchmarks, options) {
       if (ratios.length === 0 || ratios.some((r) => !Number.isFinite(r))) continue;
       const statBudget = budgets[stat3];
       const n = ratios.length;
-      const latencyChange = estimateChangeBounds(
+      const latencyChange = bounded(
         ratios,
         rule.lookAlpha(n, statBudget === void 0 ? otherShare : regressionShare),
         rule.lookAlpha(n, otherShare)
-      );
+      ).change;
       const judge2 = (c) => decideLowerIsBetter(c, statBudget);
       const verdict2 = confirm(
         statBudget === void 0 ? void 0 : judge2(latencyChange),
@@ -79478,7 +79581,7 @@ function budgetedFigures(benchmarks, latencyBudgetFor) {
 }
 function decidedEarlyNote(change, whose, rounds) {
   const interval = `${pct(change.estimate)} [${pct(change.low)}, ${pct(change.high)}]`;
-  return `decided at the early look: ${whose} first ${rounds} rounds put the whole interval (${interval}, a t interval at ${(100 * change.confidence).toFixed(2)}%) on one side of the budget`;
+  return `decided at the early look: ${whose} first ${rounds} rounds put the whole interval (${interval}, a t interval at ${(100 * change.confidence).toFixed(2)}%) on one side of the budget: the verdict is safe at that level, the estimate is coarse (3 rounds, marked so in the table): quote it with its interval, or compare again with more rounds for a precise one`;
 }
 function tooFewRounds(rounds, first) {
   return `measured in ${rounds} of the ${first.rounds} rounds its first look needs: too few for a verdict, and an unmeasured benchmark is never a pass: ${first.hint}`;
@@ -79507,6 +79610,11 @@ function summarize(values) {
   if (!values || values.length === 0) return void 0;
   return { opsPerSec: median(values), samples: values.length };
 }
+function honestResolvable(fromSpread, shown, alpha) {
+  const fromInterval = resolvableFromInterval(shown, alpha);
+  if (!Number.isFinite(fromInterval)) return fromSpread;
+  return Number.isFinite(fromSpread) ? Math.max(fromSpread, fromInterval) : fromInterval;
+}
 
 // src/stats/family.ts
 function decideFamily(results, familySize) {
@@ -79528,7 +79636,17 @@ function currentEnvironment() {
 
 // src/report/model.ts
 var REPORT_VERSION = 1;
-var ORDER = ["error", "unmeasured", "regression", "inconclusive", "improvement", "new", "removed", "unchanged"];
+var ORDER = [
+  "error",
+  "unmeasured",
+  "regression",
+  "inconclusive",
+  "within-budget",
+  "improvement",
+  "new",
+  "removed",
+  "unchanged"
+];
 function sortBenchmarks(benchmarks) {
   return [...benchmarks].sort((a, b) => ORDER.indexOf(a.verdict) - ORDER.indexOf(b.verdict) || a.id.localeCompare(b.id));
 }
@@ -79551,24 +79669,43 @@ function toReportBenchmark(comparison, http4) {
   const behind = http4?.rate?.behind.length ? rateLine(http4.rate) : void 0;
   const unsaturated = http4?.duet?.unsaturated ? duetLine(http4.duet) : void 0;
   const warning3 = [resolutionWarning(comparison), behind, unsaturated].filter((part) => Boolean(part)).map((part) => part.replace(/\.$/, "")).join("; ") || void 0;
+  const groups2 = comparison.gatedOn === "cpu" ? comparison.cpu?.groups : comparison.groups;
+  const columns = agreeingColumns(comparison);
   return {
     id: comparison.id,
     kind: comparison.kind,
     file: comparison.file ?? null,
     verdict: comparison.verdict,
+    beyondBudget: beyondBudget(comparison.verdict),
     budget: comparison.budget,
     base: comparison.base ?? null,
-    head: comparison.head ?? null,
+    head: columns.head,
     change: change ? { estimate: change.estimate, low: change.low, high: change.high, confidence: change.confidence } : null,
     rounds: comparison.logRatios.map((x) => Math.expm1(x)),
     ...comparison.regressionP !== void 0 ? { regressionP: comparison.regressionP } : {},
     resolvable: Number.isFinite(comparison.resolvable) ? comparison.resolvable : null,
     ...comparison.confirmation ? { confirmation: comparison.confirmation.map((x) => Math.expm1(x)) } : {},
     ...unconfirmedRegression(comparison) ? { unconfirmed: true } : {},
-    ...comparison.note ? { note: comparison.note } : {},
+    ...groups2 ? { groups: groups2 } : {},
+    ...comparison.coarse ? { coarse: true } : {},
+    ...comparison.note || columns.note ? { note: [comparison.note, columns.note].filter(Boolean).join("; ") } : {},
     ...warning3 ? { warning: warning3 } : {},
     ...http4 ? { http: http4 } : {},
     ...comparison.error ? { error: comparison.error } : {}
+  };
+}
+function agreeingColumns(comparison) {
+  const { base: base2, head, change } = comparison;
+  if (!base2 || !head || !change || !(change.estimate > -1) || !(base2.opsPerSec > 0)) return { head: head ?? null };
+  const shown = base2.opsPerSec * (1 + change.estimate);
+  const own = head.opsPerSec / base2.opsPerSec - 1;
+  const apart2 = own < change.low || own > change.high;
+  const pct4 = (x) => formatShortPercent(x, Math.abs(x) < 0.1 ? 1 : 0);
+  return {
+    head: { opsPerSec: shown, samples: head.samples, measured: head.opsPerSec },
+    ...apart2 ? {
+      note: `head's own median over its rounds is ${formatOps(head.opsPerSec)} (${own >= 0 ? "+" : ""}${pct4(own)} from base's ${formatOps(base2.opsPerSec)}), outside the interval: the rounds ran at different speeds, so each side's median comes from other rounds; the change is paired within each round, and the table's head is base's median moved by it`
+    } : {}
   };
 }
 function resolutionWarning(comparison) {
@@ -79578,12 +79715,15 @@ function resolutionWarning(comparison) {
   const pct4 = (x) => formatShortPercent(x, x < 0.1 ? 1 : 0);
   return `budget ${pct4(budget)} is below what this run resolves beyond it (\u2248${pct4(resolvable)} with ${logRatios.length} rounds): a regression between ${pct4(budget)} and ${pct4(budget + resolvable)} would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both)`;
 }
+function withAnswer(benchmark) {
+  return { ...benchmark, beyondBudget: beyondBudget(benchmark.verdict) };
+}
 function verdictCounts(benchmarks) {
   const parts = [];
   for (const verdict of ORDER) {
     const count3 = benchmarks.filter((b) => b.verdict === verdict).length;
     if (count3 === 0) continue;
-    const word = verdict === "error" ? count3 === 1 ? "error" : "errors" : count3 === 1 || verdict === "unchanged" || verdict === "inconclusive" || verdict === "unmeasured" || verdict === "new" || verdict === "removed" ? verdict : `${verdict}s`;
+    const word = verdict === "within-budget" ? "within budget" : verdict === "error" ? count3 === 1 ? "error" : "errors" : count3 === 1 || verdict === "unchanged" || verdict === "inconclusive" || verdict === "unmeasured" || verdict === "new" || verdict === "removed" ? verdict : `${verdict}s`;
     parts.push(`${count3} ${word}`);
   }
   return parts.join(", ") || "no benchmarks";
@@ -86592,6 +86732,7 @@ function matchRun(file, records, ids) {
 }
 
 // src/report/native.ts
+var TOO_WIDE = 0.1;
 function nativeEntries(results, benchmarks) {
   const byId = /* @__PURE__ */ new Map();
   const matched = results.map((result) => {
@@ -86712,7 +86853,16 @@ function agreementOf(native, benchgate) {
     return { agreement: "unknown", note: "benchgate has no change to compare it with" };
   if (!isFiniteNumber(native.low) || !isFiniteNumber(native.high))
     return { agreement: "unknown", note: "the harness gave no margin of error" };
-  if (native.low <= benchgate.high && benchgate.low <= native.high) return { agreement: "agrees" };
+  if (native.low <= benchgate.high && benchgate.low <= native.high) {
+    const half = (change) => (Math.log1p(change.high) - Math.log1p(change.low)) / 2;
+    const nativeHalf = half({ low: native.low, high: native.high });
+    if (nativeHalf > TOO_WIDE && nativeHalf > 2 * half(benchgate))
+      return {
+        agreement: "too-noisy",
+        note: `native too noisy to judge: its interval [${formatPercent(native.low)}, ${formatPercent(native.high)}] meets benchgate's, but is ${Math.round(100 * (native.high - native.low))} points wide (more --native-runs narrow it)`
+      };
+    return { agreement: "agrees" };
+  }
   const opposite = Math.sign(native.estimate) * Math.sign(benchgate.estimate) < 0 ? " (opposite directions)" : "";
   return {
     agreement: "disagrees",
@@ -86778,7 +86928,7 @@ async function runGate(options) {
     const native = options.nativeCheck && files ? await nativeStage(run, files, inventory, explained.benchmarks) : void 0;
     const checked = native?.benchmarks ?? explained.benchmarks;
     const solo = options.soloCheck && files ? await soloStage(run, files, checked, options.soloCheck.processes) : void 0;
-    const benchmarks = solo?.benchmarks ?? checked;
+    const benchmarks = (solo?.benchmarks ?? checked).map(withAnswer);
     return {
       version: REPORT_VERSION,
       tool: { name: "benchgate", version: options.toolVersion },
@@ -87299,7 +87449,7 @@ function wantsComment(mode, report2) {
     case "on-regression":
       return report2.verdict !== "pass";
     case "on-change":
-      return report2.verdict !== "pass" || report2.benchmarks.some((b) => b.verdict !== "unchanged" && b.verdict !== "inconclusive");
+      return report2.verdict !== "pass" || report2.benchmarks.some((b) => b.verdict !== "unchanged" && b.verdict !== "within-budget" && b.verdict !== "inconclusive");
   }
 }
 function fitComment(markdown, runUrl, { marker = "", limit = COMMENT_LIMIT - (marker ? marker.length + 1 : 0) } = {}) {
@@ -87647,7 +87797,8 @@ var NATIVE_LEGEND = [
   "of error (within one run); the native change's interval holds the larger of both margins and the noise between whole",
   "runs (measured from each revision's repeated runs, over the file's tasks or, from",
   `${OWN_NOISE_RUNS} runs per revision, the task's own if wider; none with one run per revision); it agrees when that`,
-  `interval overlaps benchgate's; a figure above 1G ops/s (under 1 ns a call, marked "optimized away") is the harness's`,
+  "interval overlaps benchgate's, unless it is too wide to judge by (over 20 points and twice benchgate's: too noisy to judge);",
+  `a figure above 1G ops/s (under 1 ns a call, marked "optimized away") is the harness's`,
   "own loop after the compiler removed the call: not the code's cost, never judged"
 ].join(" ");
 function nativeSections(report2) {
@@ -87679,6 +87830,7 @@ function nativeSections(report2) {
     header: NATIVE_HEADER,
     files,
     disagree: benchmarks.filter((b) => b.native?.agreement === "disagrees").length,
+    tooNoisy: benchmarks.filter((b) => b.native?.agreement === "too-noisy").length,
     compared: benchmarks.filter((b) => b.native?.change).length,
     error: check.error
   };
@@ -87691,7 +87843,7 @@ function nativeRow(b, file) {
     formatSide(native.head),
     formatNativeChange(native.change),
     b.change && isFiniteNumber(b.change.estimate) ? formatPercent(b.change.estimate) : "\u2013",
-    String(native.agreement)
+    native.agreement === "too-noisy" ? "too noisy to judge" : String(native.agreement)
   ];
 }
 function taskName2(id, file) {
@@ -87778,7 +87930,8 @@ var ICON = {
   improvement: "\u{1F7E2}",
   new: "\u{1F195}",
   removed: "\u2796",
-  unchanged: "\u26AA"
+  unchanged: "\u26AA",
+  "within-budget": "\u26AA"
 };
 var HEADLINE = {
   pass: md`✅ benchgate: pass`,
@@ -87820,7 +87973,7 @@ function renderMarkdown(report2) {
         );
       }
     }
-    out.push(md``, md`<sub>${RESOLVES_LEGEND}</sub>`, md``);
+    out.push(md``, md`<sub>${COLUMNS_LEGEND}. ${RESOLVES_LEGEND}</sub>`, md``);
     const chart = changeChart(benchmarks, { grouped });
     if (chart.length) out.push(new Markup(["```text", ...chart.map(codeBlockText), "```"].join("\n")), CHART_LEGEND, md``);
   }
@@ -87845,7 +87998,7 @@ function renderMarkdown(report2) {
 function verdictCell(b) {
   const icon = lookup(ICON, b.verdict);
   const mark = unconfirmedRegression(b) ? md` (unconfirmed)` : md``;
-  return icon ? md`${icon} ${b.verdict}${mark}` : md`❔ ${b.verdict}`;
+  return icon ? md`${icon} ${verdictWord(b.verdict)}${mark}` : md`❔ ${b.verdict}`;
 }
 function shortSha(sha) {
   return typeof sha === "string" ? sha.slice(0, 7) : "";
@@ -87885,7 +88038,7 @@ function profileMarkdown(id, profile, report2) {
 function nativeMarkdown(report2) {
   const sections = nativeSections(report2);
   if (!sections) return void 0;
-  const summary2 = sections.error ? md`Native runs (--native-check): failed` : md`Native runs (--native-check): ${sections.compared} compared, ${sections.disagree} disagree${sections.disagree === 1 ? "s" : ""}`;
+  const summary2 = sections.error ? md`Native runs (--native-check): failed` : md`Native runs (--native-check): ${sections.compared} compared, ${sections.disagree} disagree${sections.disagree === 1 ? "s" : ""}${sections.tooNoisy ? `, ${sections.tooNoisy} too noisy to judge` : ""}`;
   const parts = [];
   if (sections.error) parts.push(pre(sections.error));
   const rows = sections.files.flatMap((file) => [
@@ -87932,7 +88085,7 @@ var HOW_TO_READ = new Markup(
     "Each benchmark runs base and head in the same processes, alternating short timed blocks; every round is a fresh process.",
     "Change is head against base in operations per second, with a distribution-free confidence interval (Hodges\u2013Lehmann estimate, Wilcoxon signed-rank interval over rounds), widened so the whole table shares one false-alarm rate.",
     "A load test is judged at its budget on two throughput figures: successful requests/s (its row) and requests per CPU-second of the server's main thread (in its details, where Linux shows the servers' CPU); losing more than the budget in either is a regression.",
-    "<b>regression</b>: the whole interval lies below \u2212budget. <b>improvement</b>: above +budget. <b>unchanged</b>: inside \xB1budget. <b>inconclusive</b>: anything else \u2014 not a failure. <b>unmeasured</b>: too few rounds for a verdict (the time limit cut it short) \u2014 a failure, never a pass."
+    "The gate asks one question of each interval: did throughput fall by more than the budget? <b>regression</b>: yes, the whole interval lies below \u2212budget (fails). <b>inconclusive</b>: open, the interval straddles \u2212budget, so a loss beyond the budget is possible \u2014 not a failure, and not a pass to rely on. Certain passes (no loss beyond the budget): <b>improvement</b>, the whole interval lies above 0; <b>unchanged</b>, it holds 0; <b>within budget</b>, slower, the whole interval between \u2212budget and 0. <b>unmeasured</b>: too few rounds for a verdict (the time limit cut it short) \u2014 a failure, never a pass."
   ].join("<br>\n")
 );
 function details(summary2, body) {
@@ -87990,7 +88143,7 @@ function measuredOrNot(benchmark, file) {
   const compared = !["error", "new", "removed", "unmeasured"].includes(benchmark.verdict);
   if (!compared || Array.isArray(benchmark.rounds) && benchmark.rounds.length > 0) return benchmark;
   const note = `${file} measured no round of it: no figure, and an unmeasured benchmark is never a pass: raise that shard's time-limit, or split the suite into more shards`;
-  return { ...benchmark, verdict: "unmeasured", change: null, unconfirmed: void 0, note };
+  return { ...benchmark, verdict: "unmeasured", beyondBudget: "open", change: null, unconfirmed: void 0, note };
 }
 function checkShard({ file, report: report2 }) {
   if (report2.verdict === "error" && report2.error)
@@ -88305,6 +88458,19 @@ var report_schema_default = {
         verdict: {
           $ref: "#/definitions/Verdict"
         },
+        beyondBudget: {
+          type: [
+            "string",
+            "null"
+          ],
+          enum: [
+            "yes",
+            "no",
+            "open",
+            null
+          ],
+          description: "The gate's question, for machines: did it lose more than its budget? yes (a regression), no (a certain pass: improvement, unchanged, within-budget), open (inconclusive, unmeasured); null where nothing was compared."
+        },
         budget: {
           type: [
             "number",
@@ -88339,7 +88505,8 @@ var report_schema_default = {
             {
               type: "null"
             }
-          ]
+          ],
+          description: "Base's operations per second: the median over its rounds."
         },
         head: {
           anyOf: [
@@ -88357,6 +88524,12 @@ var report_schema_default = {
                     "number",
                     "null"
                   ]
+                },
+                measured: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
                 }
               },
               required: [
@@ -88368,7 +88541,8 @@ var report_schema_default = {
             {
               type: "null"
             }
-          ]
+          ],
+          description: "Head's operations per second as the table shows it: base's median moved by the change (so the columns agree with the change, which is paired round by round); `measured` is head's own median over its rounds, which differs where the rounds ran at different speeds (a note then says so). Without a change, head's own median."
         },
         change: {
           anyOf: [
@@ -88432,12 +88606,43 @@ var report_schema_default = {
           ],
           description: `The one-sided p-value of "it lost no more than its budget" at its last look (nominal p over the look's share of the spending): merged shard reports feed these to Holm's step-down (stats/decision.ts, stepDown).`
         },
+        coarse: {
+          type: "boolean",
+          description: `The change is an early look's (3 rounds, a t interval: stats/early.ts): a safe verdict, a coarse estimate. The table marks it "(coarse)".`
+        },
         resolvable: {
           type: [
             "number",
             "null"
           ],
-          description: "The smallest change this run resolves beyond the budget with 95% power (relative), from its own spread; null when unknown."
+          description: "The smallest change this run resolves beyond the budget with 95% power (relative), from its own spread and never less than its interval shows; null when unknown."
+        },
+        groups: {
+          type: "array",
+          items: {
+            type: "object",
+            properties: {
+              change: {
+                type: [
+                  "number",
+                  "null"
+                ]
+              },
+              rounds: {
+                type: [
+                  "number",
+                  "null"
+                ]
+              }
+            },
+            required: [
+              "change",
+              "rounds"
+            ],
+            additionalProperties: false
+          },
+          description: "The rounds of the verdict's throughput figure fell in groups (a change of one size in some processes, another in others): each group's median change and rounds. The interval holds every group, and the verdict with it.",
+          maxItems: 1e4
         },
         warning: {
           type: "string",
@@ -88525,13 +88730,14 @@ var report_schema_default = {
         "regression",
         "improvement",
         "unchanged",
+        "within-budget",
         "inconclusive",
         "unmeasured",
         "error",
         "new",
         "removed"
       ],
-      description: "unmeasured: compared at both revisions, but with too few rounds for the decision rule to judge it (the time limit stopped the run before its first look, or before a regression's confirmation could reach its level). It is never a pass: a result that was not measured is not a result."
+      description: "What a comparison concludes about one benchmark. The gate asks one question of an interval, whether throughput fell by more than the budget, and words every answer: `regression` (yes: the whole interval lies below -budget), `inconclusive` (open: the interval straddles -budget, so a loss beyond the budget is possible), and three certain passes, worded by what else the interval shows: `improvement` (faster: the whole interval lies above 0, as benchstat and most peers read a change), `unchanged` (no change shown: the interval holds 0) and `within-budget` (slower, certainly, but by no more than the budget: the whole interval lies between -budget and 0).\n\nunmeasured: compared at both revisions, but with too few rounds for the decision rule to judge it (the time limit stopped the run before its first look, or before a regression's confirmation could reach its level). It is never a pass: a result that was not measured is not a result."
     },
     HttpDetails: {
       type: "object",
@@ -90132,8 +90338,10 @@ var report_schema_default = {
       enum: [
         "agrees",
         "disagrees",
+        "too-noisy",
         "unknown"
-      ]
+      ],
+      description: "too-noisy: the intervals meet, but the native one is too wide for that to say anything (TOO_WIDE)."
     },
     ProcessLevels: {
       type: "object",
@@ -91512,7 +91720,17 @@ function serializeHistory(records) {
 `).join("");
 }
 var SHA = /^[0-9a-f]{40}$/;
-var VERDICTS = ["regression", "improvement", "unchanged", "inconclusive", "unmeasured", "error", "new", "removed"];
+var VERDICTS = [
+  "regression",
+  "improvement",
+  "unchanged",
+  "within-budget",
+  "inconclusive",
+  "unmeasured",
+  "error",
+  "new",
+  "removed"
+];
 function parseHistory(text2, source) {
   const records = [];
   const lines = text2.split("\n");
@@ -91793,7 +92011,7 @@ function driftState(report2) {
   if (report2.benchmarks.some(confirmedRegression)) return "broken";
   if (compareFailed(report2)) return "failed";
   const judged = report2.benchmarks.filter((b) => b.verdict !== "new" && b.verdict !== "removed");
-  return judged.length > 0 && judged.every((b) => b.verdict === "unchanged" || b.verdict === "improvement") ? "holds" : "undecided";
+  return judged.length > 0 && judged.every((b) => certainPass(b.verdict)) ? "holds" : "undecided";
 }
 function driftMarkdown(options) {
   const { report: report2, trend, driftBudget, anchor } = options;

@@ -31,7 +31,7 @@ export const COLUMNS_LEGEND =
 /** The verdict words in one line, the same in both reports (the markdown's in its "How to read this"). */
 export const VERDICTS_LEGEND =
   'regression: the whole interval lies below -budget (fails); inconclusive: it straddles -budget, so a loss beyond the budget is possible (not a failure, not a pass to rely on); ' +
-  'certain passes: improvement (the whole interval above 0), unchanged (it holds 0), within budget (slower, wholly between -budget and 0)';
+  'certain passes: improvement (the whole interval above +budget), unchanged (within ±budget), within budget (above -budget, reaching past +budget)';
 
 /** A verdict as a reader sees it: "within budget" for `within-budget`, the others as they are. */
 export function verdictWord(verdict: string): string {
@@ -45,11 +45,11 @@ export function explainVerdict(benchmark: ReportBenchmark): string {
     case 'regression':
       return `throughput fell by more than its ${budget} budget`;
     case 'improvement':
-      return 'throughput rose: the whole interval lies above 0';
+      return `throughput rose by more than ${budget}`;
     case 'unchanged':
-      return `no change shown, and no loss beyond the ${budget} budget`;
+      return `within ±${budget}`;
     case 'within-budget':
-      return `throughput fell, by no more than the ${budget} budget`;
+      return `no loss beyond the ${budget} budget (a gain beyond it is possible)`;
     case 'inconclusive':
       return `the interval straddles -${budget}: a loss beyond the budget is possible, more rounds would decide`;
     case 'unmeasured':

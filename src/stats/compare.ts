@@ -4,9 +4,11 @@ import { hodgesLehmannBounds, signedRankP, type LocationInterval } from './signe
  * What a comparison concludes about one benchmark. The gate asks one question of an interval, whether throughput
  * fell by more than the budget, and words every answer: `regression` (yes: the whole interval lies below -budget),
  * `inconclusive` (open: the interval straddles -budget, so a loss beyond the budget is possible), and three certain
- * passes, worded by what else the interval shows: `improvement` (faster: the whole interval lies above 0, as
- * benchstat and most peers read a change), `unchanged` (no change shown: the interval holds 0) and `within-budget`
- * (slower, certainly, but by no more than the budget: the whole interval lies between -budget and 0).
+ * passes, worded by what else the interval shows at the budget's scale, as a regression is: `improvement` (a gain
+ * beyond the budget: the whole interval lies above +budget), `unchanged` (the interval lies within ±budget) and
+ * `within-budget` (no loss beyond the budget, and a gain up to beyond it possible: the interval lies above -budget and
+ * reaches past +budget). An improvement is read at the budget, not at 0: identical code must not be called faster
+ * (or slower) once in every twenty runs, which a bound at 0 would do for one figure in twenty.
  *
  * unmeasured: compared at both revisions, but with too few rounds for the decision rule to judge it (the time
  * limit stopped the run before its first look, or before a regression's confirmation could reach its level).
@@ -75,16 +77,16 @@ export function regressionNominalP(logRatios: readonly number[], budget: number,
  * The verdict for a change against a budget (a fraction, 0.05 for 5%).
  * regression: confident throughput fell by more than the budget (the whole interval lies below -budget);
  * inconclusive: the interval straddles -budget (a loss beyond the budget is possible, and so is none), or it could
- * not reach the asked confidence; otherwise a certain pass: improvement when the whole interval lies above 0,
- * within-budget when it lies wholly below 0 (a loss, within the budget), unchanged when it holds 0.
+ * not reach the asked confidence; otherwise a certain pass: improvement when the whole interval lies above +budget,
+ * unchanged when it lies within ±budget, within-budget when it lies above -budget and reaches past +budget.
  */
 export function decide(change: Change, budget: number): Verdict {
   if (change.achievedConfidence < change.confidence - 1e-12) return 'inconclusive';
   if (change.high < -budget) return 'regression';
   if (change.low < -budget) return 'inconclusive';
-  if (change.low > 0) return 'improvement';
-  if (change.high < 0) return 'within-budget';
-  return 'unchanged';
+  if (change.low > budget) return 'improvement';
+  if (change.high <= budget) return 'unchanged';
+  return 'within-budget';
 }
 
 /** The gate's question of a verdict, for machines: did the benchmark lose more than its budget (yes, no, open)? */

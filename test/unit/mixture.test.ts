@@ -98,9 +98,9 @@ describe('a figure whose rounds fall in groups is judged over all of them', () =
       const rounds = Array.from({ length: 35 }, next);
       const [forward] = analyze([samples(rounds)], { rule, budgetFor: () => 0.05 });
       const [reverse] = analyze([samples(rounds.map((r) => -r))], { rule, budgetFor: () => 0.05 });
-      // Forward (a group near 0, one near +130%): no group lost more than the budget, a certain pass that holds 0, never
-      // an improvement; reverse (near 0 and near -57%): a loss beyond the budget is possible, never a pass.
-      expect(['unchanged', 'inconclusive']).toContain(forward!.verdict);
+      // Forward (a group near 0, one near +130%): no group lost more than the budget, a certain pass, never an
+      // improvement; reverse (near 0 and near -57%): a loss beyond the budget is possible, never a pass.
+      expect(['within-budget', 'inconclusive']).toContain(forward!.verdict);
       expect(reverse!.verdict).toBe('inconclusive');
       for (const result of [forward!, reverse!]) {
         verdicts.add(result.verdict);
@@ -113,13 +113,13 @@ describe('a figure whose rounds fall in groups is judged over all of them', () =
       }
     }
     expect(decided).toBe(0);
-    expect([...verdicts].sort()).toEqual(['inconclusive', 'unchanged']);
+    expect([...verdicts].sort()).toEqual(['inconclusive', 'within-budget']);
   });
 
-  it("reads hapi's two levels of one gain as an improvement bounded over both, not one level's interval", () => {
+  it("reads hapi's two levels of one gain as a certain pass bounded over both, not one level's interval", () => {
     const rounds = [2.6, 3.5, 4.1, 4.8, 5.2, 5.6, 6.0, 6.6, 7.3, 8.1, 8.8, 18.5, 20.1, 21.9, 23.6, 25.4].map((x) => Math.log1p(x / 100));
     const [result] = analyze([samples(rounds)], { rule, budgetFor: () => 0.05 });
-    expect(result!.verdict).toBe('improvement');
+    expect(result!.verdict).toBe('within-budget');
     expect(result!.groups!.map((x) => x.rounds)).toEqual([11, 5]);
     expect(result!.change!.high).toBeGreaterThan(0.22);
     expect(result!.change!.low).toBeLessThan(0.05);
