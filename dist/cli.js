@@ -68140,9 +68140,9 @@ function decide(change, budget) {
   if (change.achievedConfidence < change.confidence - 1e-12) return "inconclusive";
   if (change.high < -budget) return "regression";
   if (change.low < -budget) return "inconclusive";
-  if (change.low > 0) return "improvement";
-  if (change.high < 0) return "within-budget";
-  return "unchanged";
+  if (change.low > budget) return "improvement";
+  if (change.high <= budget) return "unchanged";
+  return "within-budget";
 }
 function beyondBudget(verdict) {
   if (verdict === "regression") return "yes";
@@ -68156,10 +68156,10 @@ function decideLowerIsBetter(change, budget) {
 }
 
 // src/report/format.ts
-function formatChange(benchmark) {
+function formatChange(benchmark, options = {}) {
   const { change } = benchmark;
   if (!change || !isFiniteNumber(change.estimate)) return "\u2013";
-  return benchmark.coarse === true ? `${formatInterval(change)} (coarse)` : formatInterval(change);
+  return benchmark.coarse === true && options.markCoarse ? `${formatInterval(change)} (coarse)` : formatInterval(change);
 }
 function formatInterval(change) {
   return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
@@ -68170,8 +68170,8 @@ function formatResolvable(benchmark) {
   return `\u2248${formatShortPercent(resolvable, resolvable < 0.1 ? 1 : 0)}`;
 }
 var RESOLVES_LEGEND = "resolves: the smallest change this run's rounds catch with 95% power beyond the budget, from their spread and never less than their interval shows";
-var COLUMNS_LEGEND = "base and head in operations per second: base the median over rounds, head base's figure moved by the change (head against base, paired round by round)";
-var VERDICTS_LEGEND = "regression: the whole interval lies below -budget (fails); inconclusive: it straddles -budget, so a loss beyond the budget is possible (not a failure, not a pass to rely on); certain passes: improvement (the whole interval above 0), unchanged (it holds 0), within budget (slower, wholly between -budget and 0)";
+var COLUMNS_LEGEND = "base and head in operations per second: base the median over rounds, head base moved by the change";
+var VERDICTS_LEGEND = "inconclusive: the interval straddles -budget, a loss beyond the budget is possible (not a failure, not a pass to rely on); within budget: a certain pass, no loss beyond the budget, the interval reaching past +budget";
 function verdictWord(verdict) {
   return verdict === "within-budget" ? "within budget" : verdict;
 }
@@ -70312,7 +70312,7 @@ function budgetedFigures(benchmarks, latencyBudgetFor) {
 }
 function decidedEarlyNote(change, whose, rounds) {
   const interval = `${pct(change.estimate)} [${pct(change.low)}, ${pct(change.high)}]`;
-  return `decided at the early look: ${whose} first ${rounds} rounds put the whole interval (${interval}, a t interval at ${(100 * change.confidence).toFixed(2)}%) on one side of the budget: the verdict is safe at that level, the estimate is coarse (3 rounds, marked so in the table): quote it with its interval, or compare again with more rounds for a precise one`;
+  return `decided at the early look: ${whose} first ${rounds} rounds put the whole interval (${interval}, a t interval at ${(100 * change.confidence).toFixed(2)}%) on one side of the budget: the verdict is safe at that level, the estimate is coarse (3 rounds: "coarse" in the JSON and the PR comment): quote it with its interval, or compare again with more rounds for a precise one`;
 }
 function tooFewRounds(rounds, first) {
   return `measured in ${rounds} of the ${first.rounds} rounds its first look needs: too few for a verdict, and an unmeasured benchmark is never a pass: ${first.hint}`;
@@ -70399,9 +70399,9 @@ function toReportBenchmark(comparison, http3) {
   const { change } = comparison;
   const behind = http3?.rate?.behind.length ? rateLine(http3.rate) : void 0;
   const unsaturated = http3?.duet?.unsaturated ? duetLine(http3.duet) : void 0;
-  const warning = [resolutionWarning(comparison), behind, unsaturated].filter((part) => Boolean(part)).map((part) => part.replace(/\.$/, "")).join("; ") || void 0;
-  const groups = comparison.gatedOn === "cpu" ? comparison.cpu?.groups : comparison.groups;
   const columns = agreeingColumns(comparison);
+  const warning = [resolutionWarning(comparison), behind, unsaturated, columns.note].filter((part) => Boolean(part)).map((part) => part.replace(/\.$/, "")).join("; ") || void 0;
+  const groups = comparison.gatedOn === "cpu" ? comparison.cpu?.groups : comparison.groups;
   return {
     id: comparison.id,
     kind: comparison.kind,
@@ -70419,7 +70419,7 @@ function toReportBenchmark(comparison, http3) {
     ...unconfirmedRegression(comparison) ? { unconfirmed: true } : {},
     ...groups ? { groups } : {},
     ...comparison.coarse ? { coarse: true } : {},
-    ...comparison.note || columns.note ? { note: [comparison.note, columns.note].filter(Boolean).join("; ") } : {},
+    ...comparison.note ? { note: comparison.note } : {},
     ...warning ? { warning } : {},
     ...http3 ? { http: http3 } : {},
     ...comparison.error ? { error: comparison.error } : {}
@@ -78744,7 +78744,8 @@ function renderTerminal(report2, options) {
     }
     for (const line of wrapText(COLUMNS_LEGEND, width)) lines.push(paint("dim", line));
     if (resolves) for (const line of wrapText(RESOLVES_LEGEND, width)) lines.push(paint("dim", line));
-    for (const line of wrapText(VERDICTS_LEGEND, width)) lines.push(paint("dim", line));
+    if (benchmarks.some((b) => b.verdict === "inconclusive" || b.verdict === "within-budget"))
+      for (const line of wrapText(VERDICTS_LEGEND, width)) lines.push(paint("dim", line));
     if (benchmarks.some((b) => b.kind === "http"))
       lines.push(
         paint(
@@ -78945,7 +78946,7 @@ function renderMarkdown(report2) {
       for (const { item: b, name: name2 } of group.rows) {
         const [base2, head] = [formatOps(b.base?.opsPerSec), formatOps(b.head?.opsPerSec)];
         out.push(
-          md`| ${verdictCell(b)} | ${name2} | ${base2} | ${head} | ${formatChange(b)} | ${formatBudget(b.budget)} | ${formatResolvable(b)} |`
+          md`| ${verdictCell(b)} | ${name2} | ${base2} | ${head} | ${formatChange(b, { markCoarse: true })} | ${formatBudget(b.budget)} | ${formatResolvable(b)} |`
         );
       }
     }
@@ -79061,7 +79062,7 @@ var HOW_TO_READ = new Markup(
     "Each benchmark runs base and head in the same processes, alternating short timed blocks; every round is a fresh process.",
     "Change is head against base in operations per second, with a distribution-free confidence interval (Hodges\u2013Lehmann estimate, Wilcoxon signed-rank interval over rounds), widened so the whole table shares one false-alarm rate.",
     "A load test is judged at its budget on two throughput figures: successful requests/s (its row) and requests per CPU-second of the server's main thread (in its details, where Linux shows the servers' CPU); losing more than the budget in either is a regression.",
-    "The gate asks one question of each interval: did throughput fall by more than the budget? <b>regression</b>: yes, the whole interval lies below \u2212budget (fails). <b>inconclusive</b>: open, the interval straddles \u2212budget, so a loss beyond the budget is possible \u2014 not a failure, and not a pass to rely on. Certain passes (no loss beyond the budget): <b>improvement</b>, the whole interval lies above 0; <b>unchanged</b>, it holds 0; <b>within budget</b>, slower, the whole interval between \u2212budget and 0. <b>unmeasured</b>: too few rounds for a verdict (the time limit cut it short) \u2014 a failure, never a pass."
+    "The gate asks one question of each interval: did throughput fall by more than the budget? <b>regression</b>: yes, the whole interval lies below \u2212budget (fails). <b>inconclusive</b>: open, the interval straddles \u2212budget, so a loss beyond the budget is possible \u2014 not a failure, and not a pass to rely on. Certain passes (no loss beyond the budget): <b>improvement</b>, the whole interval lies above +budget; <b>unchanged</b>, within \xB1budget; <b>within budget</b>, above \u2212budget and reaching past +budget. <b>unmeasured</b>: too few rounds for a verdict (the time limit cut it short) \u2014 a failure, never a pass."
   ].join("<br>\n")
 );
 function details(summary, body) {
@@ -79713,7 +79714,7 @@ var report_schema_default = {
         "new",
         "removed"
       ],
-      description: "What a comparison concludes about one benchmark. The gate asks one question of an interval, whether throughput fell by more than the budget, and words every answer: `regression` (yes: the whole interval lies below -budget), `inconclusive` (open: the interval straddles -budget, so a loss beyond the budget is possible), and three certain passes, worded by what else the interval shows: `improvement` (faster: the whole interval lies above 0, as benchstat and most peers read a change), `unchanged` (no change shown: the interval holds 0) and `within-budget` (slower, certainly, but by no more than the budget: the whole interval lies between -budget and 0).\n\nunmeasured: compared at both revisions, but with too few rounds for the decision rule to judge it (the time limit stopped the run before its first look, or before a regression's confirmation could reach its level). It is never a pass: a result that was not measured is not a result."
+      description: "What a comparison concludes about one benchmark. The gate asks one question of an interval, whether throughput fell by more than the budget, and words every answer: `regression` (yes: the whole interval lies below -budget), `inconclusive` (open: the interval straddles -budget, so a loss beyond the budget is possible), and three certain passes, worded by what else the interval shows at the budget's scale, as a regression is: `improvement` (a gain beyond the budget: the whole interval lies above +budget), `unchanged` (the interval lies within \xB1budget) and `within-budget` (no loss beyond the budget, and a gain up to beyond it possible: the interval lies above -budget and reaches past +budget). An improvement is read at the budget, not at 0: identical code must not be called faster (or slower) once in every twenty runs, which a bound at 0 would do for one figure in twenty.\n\nunmeasured: compared at both revisions, but with too few rounds for the decision rule to judge it (the time limit stopped the run before its first look, or before a regression's confirmation could reach its level). It is never a pass: a result that was not measured is not a result."
     },
     HttpDetails: {
       type: "object",

@@ -2,10 +2,10 @@ import { formatBudget, formatPercent, formatShortPercent, isFiniteNumber } from 
 import type { ReportBenchmark } from './model.js';
 
 /** A benchmark's change, "-12.3% [-14.1%, -10.2%]", or "–" when there is no change to show. */
-export function formatChange(benchmark: ReportBenchmark): string {
+export function formatChange(benchmark: ReportBenchmark, options: { markCoarse?: boolean } = {}): string {
   const { change } = benchmark;
   if (!change || !isFiniteNumber(change.estimate)) return '–';
-  return benchmark.coarse === true ? `${formatInterval(change)} (coarse)` : formatInterval(change);
+  return benchmark.coarse === true && options.markCoarse ? `${formatInterval(change)} (coarse)` : formatInterval(change);
 }
 
 /** An estimate and its interval: "-12.3% [-14.1%, -10.2%]" (each figure "–" when it is not a number). */
@@ -25,13 +25,12 @@ export const RESOLVES_LEGEND =
   "resolves: the smallest change this run's rounds catch with 95% power beyond the budget, from their spread and never less than their interval shows";
 
 /** The table's footnote for the base and head columns, the same in both reports: the columns agree with the change. */
-export const COLUMNS_LEGEND =
-  "base and head in operations per second: base the median over rounds, head base's figure moved by the change (head against base, paired round by round)";
+export const COLUMNS_LEGEND = 'base and head in operations per second: base the median over rounds, head base moved by the change';
 
 /** The verdict words in one line, the same in both reports (the markdown's in its "How to read this"). */
 export const VERDICTS_LEGEND =
-  'regression: the whole interval lies below -budget (fails); inconclusive: it straddles -budget, so a loss beyond the budget is possible (not a failure, not a pass to rely on); ' +
-  'certain passes: improvement (the whole interval above +budget), unchanged (within ±budget), within budget (above -budget, reaching past +budget)';
+  'inconclusive: the interval straddles -budget, a loss beyond the budget is possible (not a failure, not a pass to rely on); ' +
+  'within budget: a certain pass, no loss beyond the budget, the interval reaching past +budget';
 
 /** A verdict as a reader sees it: "within budget" for `within-budget`, the others as they are. */
 export function verdictWord(verdict: string): string {

@@ -74,7 +74,7 @@ export function renderMarkdown(report: Report): string {
       for (const { item: b, name } of group.rows) {
         const [base, head] = [formatOps(b.base?.opsPerSec), formatOps(b.head?.opsPerSec)];
         out.push(
-          md`| ${verdictCell(b)} | ${name} | ${base} | ${head} | ${formatChange(b)} | ${formatBudget(b.budget)} | ${formatResolvable(b)} |`,
+          md`| ${verdictCell(b)} | ${name} | ${base} | ${head} | ${formatChange(b, { markCoarse: true })} | ${formatBudget(b.budget)} | ${formatResolvable(b)} |`,
         );
       }
     }

@@ -238,13 +238,13 @@ export function toReportBenchmark(comparison: Comparison, http?: HttpDetails): R
   // So is a duet whose shared CPU a saturating load left idle: its requests/s is not the servers' cost.
   const unsaturated = http?.duet?.unsaturated ? duetLine(http.duet) : undefined;
   // One sentence each, joined by '; ' (a sentence's own closing period dropped so the join never reads '.;').
+  const columns = agreeingColumns(comparison);
   const warning =
-    [resolutionWarning(comparison), behind, unsaturated]
+    [resolutionWarning(comparison), behind, unsaturated, columns.note]
       .filter((part): part is string => Boolean(part))
       .map((part) => part.replace(/\.$/, ''))
       .join('; ') || undefined;
   const groups = comparison.gatedOn === 'cpu' ? comparison.cpu?.groups : comparison.groups;
-  const columns = agreeingColumns(comparison);
   return {
     id: comparison.id,
     kind: comparison.kind,
@@ -262,7 +262,7 @@ export function toReportBenchmark(comparison: Comparison, http?: HttpDetails): R
     ...(unconfirmedRegression(comparison) ? { unconfirmed: true } : {}),
     ...(groups ? { groups } : {}),
     ...(comparison.coarse ? { coarse: true } : {}),
-    ...(comparison.note || columns.note ? { note: [comparison.note, columns.note].filter(Boolean).join('; ') } : {}),
+    ...(comparison.note ? { note: comparison.note } : {}),
     ...(warning ? { warning } : {}),
     ...(http ? { http } : {}),
     ...(comparison.error ? { error: comparison.error } : {}),

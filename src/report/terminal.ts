@@ -116,7 +116,8 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
     }
     for (const line of wrapText(COLUMNS_LEGEND, width)) lines.push(paint('dim', line));
     if (resolves) for (const line of wrapText(RESOLVES_LEGEND, width)) lines.push(paint('dim', line));
-    for (const line of wrapText(VERDICTS_LEGEND, width)) lines.push(paint('dim', line));
+    if (benchmarks.some((b) => b.verdict === 'inconclusive' || b.verdict === 'within-budget'))
+      for (const line of wrapText(VERDICTS_LEGEND, width)) lines.push(paint('dim', line));
     if (benchmarks.some((b) => b.kind === 'http'))
       lines.push(
         paint(

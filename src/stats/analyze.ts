@@ -482,7 +482,7 @@ function decidedEarlyNote(change: Change, whose: string, rounds: number): string
   return (
     `decided at the early look: ${whose} first ${rounds} rounds put the whole interval ` +
     `(${interval}, a t interval at ${(100 * change.confidence).toFixed(2)}%) on one side of the budget: the verdict is safe at that level, ` +
-    'the estimate is coarse (3 rounds, marked so in the table): quote it with its interval, or compare again with more rounds for a precise one'
+    'the estimate is coarse (3 rounds: "coarse" in the JSON and the PR comment): quote it with its interval, or compare again with more rounds for a precise one'
   );
 }
 

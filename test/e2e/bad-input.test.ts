@@ -183,6 +183,6 @@ export default {
     expect(isolated.code, isolated.stdout).toBe(0);
     const [alone] = readJson(path.join(repo, 'report.json')).benchmarks;
     expect(alone.change).not.toBeNull();
-    expect(['unchanged', 'inconclusive']).toContain(alone.verdict);
+    expect(['unchanged', 'within-budget', 'inconclusive']).toContain(alone.verdict);
   });
 });

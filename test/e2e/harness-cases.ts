@@ -164,7 +164,7 @@ export function describeHarnesses(harnesses: string[]): (name: string, options: 
       const verdicts = Object.fromEntries(report.benchmarks.map((b) => [b.id, b.verdict]));
       expect(verdicts[c.regression]).toBe('regression');
       for (const id of c.tasks.filter((task) => task !== c.regression))
-        expect(['unchanged', 'inconclusive', 'improvement']).toContain(verdicts[id]);
+        expect(['unchanged', 'within-budget', 'inconclusive', 'improvement']).toContain(verdicts[id]);
       expect(run.stderr).toContain(`base bench files use ${c.harness} ${c.versions[0]}`);
       expect(run.stderr).toContain(`head bench files use ${c.harness} ${c.versions[1]}`);
       // The harness neither timed nor printed anything of its own.
@@ -193,7 +193,7 @@ export function describeHarnesses(harnesses: string[]): (name: string, options: 
         for (const b of report.benchmarks) {
           // Every task measured at both revisions, to its first look (or to the early look's 3 rounds, which decided it and
           // says so): no error, nothing unmeasured.
-          expect(['regression', 'unchanged', 'inconclusive', 'improvement'], `${b.id}: ${b.verdict}`).toContain(b.verdict);
+          expect(['regression', 'unchanged', 'within-budget', 'inconclusive', 'improvement'], `${b.id}: ${b.verdict}`).toContain(b.verdict);
           const early = b.rounds.length === 3 && /decided at the early look/.test(b.note ?? '');
           expect(b.rounds.length, b.note).toBeGreaterThanOrEqual(early ? 3 : report.run.plannedRounds);
         }

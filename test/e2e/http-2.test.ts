@@ -208,7 +208,7 @@ const server = http.createServer((req, res) => res.end(req.url === '/health' ? '
     const run = await runCli(['compare', '--base', 'main', '--json', 'report.json'], repo);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
-    expect(['unchanged', 'inconclusive']).toContain(bench.verdict);
+    expect(['unchanged', 'within-budget', 'inconclusive']).toContain(bench.verdict);
     expect(bench.http.server).toEqual({ base: null, head: null, note: expect.stringContaining('the probe was skipped') });
     expect(run.stdout).toContain('the probe was skipped');
   });
@@ -225,7 +225,7 @@ describe('requests that are meant to answer something other than 2xx', () => {
     const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
     expect(bench.error, bench.error).toBeUndefined();
     // Identical servers inside a 50% budget: a verdict like any load test's (undecided at most, on a loaded machine), and a pass.
-    expect(['unchanged', 'inconclusive'], bench.note).toContain(bench.verdict);
+    expect(['unchanged', 'within-budget', 'inconclusive'], bench.note).toContain(bench.verdict);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(bench.http.expected).toEqual(['404']);
     // Every answer was a 404 and counted as a success, at both revisions.

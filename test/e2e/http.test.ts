@@ -45,9 +45,13 @@ describe('HTTP load tests, through the real CLI', () => {
     expect(median(bench.confirmation)).toBeLessThan(-0.5);
     // Throughput's loss (over 50%) reproduces every time; p99's fivefold growth nearly always does, but on a
     // loaded machine one slow round at base can keep its confirmation short of the budget: then it says so.
-    // (An early decision says so in the note too.)
+    // (An early decision says so in the note too, and so do rounds that fell in groups: a loaded machine's rounds of
+    // a loss this large can spread over -70% to -30%.)
     const unreproduced = /^a p99 latency regression in the first .* did not reproduce/.test(bench.note ?? '');
-    if (bench.note && !unreproduced) expect(bench.note).toMatch(/^decided at the early look: /);
+    if (bench.note && !unreproduced)
+      expect(bench.note).toMatch(
+        /^(decided at the early look: |(its|requests per CPU-second's) rounds fell in [23] groups, in \d+ of \d+ rounds )/,
+      );
     // Latency in milliseconds with its fractional digits (hrtime, not autocannon's whole milliseconds).
     const { p50, p99 } = bench.http.latency;
     expect(p50.base).toBeGreaterThan(0.01);
@@ -167,7 +171,7 @@ describe('HTTP load tests, through the real CLI', () => {
     expect(run.code, run.stdout).toBe(0);
     const [bench] = readJson(path.join(repo, 'report.json')).benchmarks;
     // Never a regression or an improvement; on a heavily loaded machine one odd round of 6 can leave it undecided.
-    expect(['unchanged', 'inconclusive']).toContain(bench.verdict);
+    expect(['unchanged', 'within-budget', 'inconclusive']).toContain(bench.verdict);
     expect(bench.change.low).toBeLessThanOrEqual(bench.change.estimate);
     expect(bench.change.estimate).toBeLessThanOrEqual(bench.change.high);
   });
@@ -186,7 +190,7 @@ describe('a fixed-rate load test', () => {
     expect(run.code, run.stdout + run.stderr).toBe(0);
     const report = readJson(path.join(repo, 'report.json'));
     const [bench] = report.benchmarks;
-    expect(['unchanged', 'inconclusive']).toContain(bench.verdict);
+    expect(['unchanged', 'within-budget', 'inconclusive']).toContain(bench.verdict);
     const { rate } = bench.http;
     expect(rate.auto).toBe(true);
     expect(Number.isInteger(rate.asked) && rate.asked > 0).toBe(true);

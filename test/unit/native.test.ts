@@ -169,8 +169,12 @@ describe('the agreement rule: the native interval against benchgate’s', () => 
       const entry = byId.get(id)!;
       expect(entry.change!.estimate).toBeCloseTo(1000 / 850 - 1, 12);
       expect(entry.change!.low).toBeCloseTo((1000 / 850) * Math.exp(-2.776 * sd) - 1, 3);
-      // benchgate: -2% [-4%, 0%]; the native +17.6% is wide enough to hold it.
-      expect(entry.agreement).toBe('agrees');
+      // benchgate: -2% [-4%, 0%]; the native +17.6% is wide enough to hold it, and so wide (over 20 points, more than
+      // twice benchgate's) that holding it says nothing: too noisy to judge, never "agrees".
+      expect(entry.agreement).toBe('too-noisy');
+      expect(entry.note).toMatch(
+        /^native too noisy to judge: its interval \[[-+][\d.]+%, \+[\d.]+%\] meets benchgate's, but is \d+ points wide/,
+      );
     }
   });
 
@@ -203,7 +207,8 @@ describe('the agreement rule: the native interval against benchgate’s', () => 
     const three = check(3).get('bench/a.mjs > noisy')!;
     expect(three.change!.estimate).toBeCloseTo(ratio - 1, 12);
     expect(three.change!.low).toBeCloseTo(ratio * Math.exp(-2.776 * Math.sqrt(ss / 4) * Math.sqrt(2 / 3)) - 1, 3);
-    expect(three.agreement).toBe('agrees');
+    // It holds benchgate's -2% [-4%, 0%], but is far too wide to judge by.
+    expect(three.agreement).toBe('too-noisy');
     // The quiet tasks keep the pooled interval: their own spread is nil, and the wider of the two counts.
     const still = check(3).get('bench/a.mjs > quiet 0')!;
     expect(still.change!.high).toBeCloseTo(Math.exp(pooledHalf) - 1, 3);
@@ -216,6 +221,18 @@ describe('the agreement rule: the native interval against benchgate’s', () => 
     expect(agreementOf({ estimate: -0.1, low: -0.145, high: -0.055 }, bg(-0.03, -0.06, 0))).toEqual({ agreement: 'agrees' });
     // Opposite signs, but within each other's noise: agrees.
     expect(agreementOf({ estimate: 0.01, low: -0.04, high: 0.06 }, bg(-0.01, -0.02, 0))).toEqual({ agreement: 'agrees' });
+  });
+
+  it("is too noisy to judge when the native interval holds benchgate's only by being over 20 points and twice as wide", () => {
+    // cookie's native check: intervals about 30 points wide beside benchgate's 10, read "agrees" before.
+    const wide = { estimate: 0.003, low: -0.306, high: 0.449 };
+    expect(agreementOf(wide, bg(0.099, 0.051, 0.167)).agreement).toBe('too-noisy');
+    // As wide, beside an interval as wide: they can tell each other apart no better, so agreeing means what it says.
+    expect(agreementOf(wide, bg(0.1, -0.3, 0.5)).agreement).toBe('agrees');
+    // Narrow enough (under 20 points): agrees.
+    expect(agreementOf({ estimate: 0.05, low: -0.04, high: 0.14 }, bg(0.02, 0.01, 0.03)).agreement).toBe('agrees');
+    // Wide and apart is still a disagreement.
+    expect(agreementOf({ estimate: 0.8, low: 0.5, high: 1.2 }, bg(0.02, 0.01, 0.03)).agreement).toBe('disagrees');
   });
 
   it('disagrees when they do not overlap, with both estimates', () => {
