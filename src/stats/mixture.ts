@@ -32,22 +32,51 @@ const LEAST_GAP = 0.03;
  */
 const SEPARATION = 6;
 
+/** How groups are told from one spread: each caller's calibration (its own tests). */
+export interface GroupRule {
+  /** The fewest values in which groups are looked for. */
+  least: number;
+  /** The fewest values a group must hold, of n. */
+  smallest: (n: number) => number;
+  /** The least gap between neighbouring groups' medians (ln). */
+  gap: number;
+  /** How far apart neighbouring medians must be, in the within-group spread pooled over every group. */
+  separation: number;
+  /** A group's spread (an SD, or a robust one). */
+  spread: (values: number[]) => number;
+}
+
 /**
- * The groups a figure's rounds (ln ratios) fall in, slowest first, when they are groups and not one spread: the
- * best split into 2 (or 3) by ckmeans, kept when every group holds at least 3 rounds and an eighth of them, and
- * each neighbouring pair of medians lies at least LEAST_GAP and SEPARATION pooled robust SDs apart. Undefined
- * when they are one spread (or too few, or not all finite).
+ * The groups a list of values (ln) falls in, lowest first, when they are groups and not one spread: the best split
+ * into 2 (or 3) by ckmeans, kept when every group holds `smallest` values and each neighbouring pair of medians lies
+ * at least `gap` and `separation` pooled spreads apart. Undefined when they are one spread (or too few, or not all
+ * finite). The solo check's speed levels (solo.ts) and a figure's rounds (below) are read by it.
  */
-export function roundGroups(logRatios: readonly number[]): number[][] | undefined {
-  const n = logRatios.length;
-  if (n < LEAST_ROUNDS || !logRatios.every(Number.isFinite)) return undefined;
+export function groupsOf(values: readonly number[], rule: GroupRule): number[][] | undefined {
+  const n = values.length;
+  if (n < rule.least || !values.every(Number.isFinite)) return undefined;
+  const smallest = rule.smallest(n);
   let found: number[][] | undefined;
   for (const k of [2, 3]) {
-    if (n < 3 * k) break;
-    const groups = ckmeans([...logRatios], k);
-    if (groups.length === k && groups.every((g) => g.length >= Math.max(3, Math.ceil(n / 8))) && apart(groups)) found = groups;
+    if (n < k * smallest) break;
+    const groups = ckmeans([...values], k);
+    if (groups.length === k && groups.every((g) => g.length >= smallest) && apart(groups, rule)) found = groups;
   }
   return found;
+}
+
+/** A figure's rounds: from 8, groups of at least 3 and an eighth, 3% and 6 robust SDs apart (calibration above). */
+const ROUNDS: GroupRule = {
+  least: LEAST_ROUNDS,
+  smallest: (n) => Math.max(3, Math.ceil(n / 8)),
+  gap: LEAST_GAP,
+  separation: SEPARATION,
+  spread: robustSd,
+};
+
+/** The groups a figure's rounds (ln ratios) fall in, slowest first (groupsOf with ROUNDS), or undefined. */
+export function roundGroups(logRatios: readonly number[]): number[][] | undefined {
+  return groupsOf(logRatios, ROUNDS);
 }
 
 function robustSd(values: number[]): number {
@@ -55,12 +84,12 @@ function robustSd(values: number[]): number {
   return mad > 0 ? mad : sampleStandardDeviation(values);
 }
 
-function apart(groups: number[][]): boolean {
+function apart(groups: number[][], rule: GroupRule): boolean {
   const df = groups.reduce((sum, g) => sum + g.length - 1, 0);
-  const within = Math.sqrt(groups.reduce((sum, g) => sum + (g.length - 1) * robustSd(g) ** 2, 0) / df);
+  const within = Math.sqrt(groups.reduce((sum, g) => sum + (g.length - 1) * rule.spread(g) ** 2, 0) / df);
   for (let i = 1; i < groups.length; i++) {
     const gap = median(groups[i]!) - median(groups[i - 1]!);
-    if (gap < LEAST_GAP || gap < SEPARATION * within) return false;
+    if (gap < rule.gap || gap < rule.separation * within) return false;
   }
   return true;
 }

@@ -6,7 +6,8 @@
  * revision's processes fall on a few speed levels, where a mean and SD would not. Levels are found with
  * simple-statistics' ckmeans (optimal one-dimensional k-means).
  */
-import { ckmeans, median, probit, sampleVariance } from 'simple-statistics';
+import { median, probit, sampleStandardDeviation } from 'simple-statistics';
+import { groupsOf } from './mixture.js';
 
 export interface SoloChange {
   /** Relative change of ops/s, head against base, with its interval at `confidence`. */
@@ -94,28 +95,17 @@ const LEVEL_SEPARATION = 6;
 /**
  * Whether a revision's per-process figures sit on 2 or 3 speeds rather than spread around one: the best split
  * into 2 (or 3) groups by ckmeans, kept when every group holds at least 2 processes and a sixth of them, and
- * each neighbouring pair of groups lies at least LEVEL_GAP and LEVEL_SEPARATION pooled SDs apart.
+ * each neighbouring pair of groups lies at least LEVEL_GAP and LEVEL_SEPARATION pooled SDs apart (mixture.ts groupsOf).
  */
 export function processLevels(opsPerSec: readonly number[]): ProcessLevels | undefined {
   const logs = opsPerSec.filter((x) => x > 0 && Number.isFinite(x)).map(Math.log);
-  if (logs.length < 6) return undefined;
-  let found: number[][] | undefined;
-  for (const k of [2, 3]) {
-    if (logs.length < 2 * k) break;
-    const groups = ckmeans(logs, k);
-    if (groups.length === k && groups.every((g) => g.length >= Math.max(2, logs.length / 6)) && separated(groups)) found = groups;
-  }
+  const found = groupsOf(logs, {
+    least: 6,
+    smallest: (n) => Math.max(2, n / 6),
+    gap: LEVEL_GAP,
+    separation: LEVEL_SEPARATION,
+    spread: (g) => sampleStandardDeviation(g),
+  });
   if (!found) return undefined;
   return { levels: found.map((g) => ({ opsPerSec: Math.exp(median(g)), processes: g.length })) };
-}
-
-/** Neighbouring groups at least LEVEL_GAP and LEVEL_SEPARATION within-group SDs apart (the SD pooled over every group). */
-function separated(groups: number[][]): boolean {
-  const df = groups.reduce((sum, g) => sum + g.length - 1, 0);
-  const within = Math.sqrt(groups.reduce((sum, g) => sum + (g.length - 1) * sampleVariance(g), 0) / df);
-  for (let i = 1; i < groups.length; i++) {
-    const gap = median(groups[i]!) - median(groups[i - 1]!);
-    if (gap < LEVEL_GAP || gap < LEVEL_SEPARATION * within) return false;
-  }
-  return true;
 }
