@@ -287,8 +287,8 @@ function agreeingColumns(comparison: Comparison): { head: ReportBenchmark['head'
     ...(apart
       ? {
           note:
-            `head's own median over its rounds is ${formatOps(head.opsPerSec)} (${own >= 0 ? '+' : ''}${pct(own)} from base's ${formatOps(base.opsPerSec)}), outside the interval: ` +
-            "the rounds ran at different speeds, so each side's median comes from other rounds; the change is paired within each round, and the table's head is base's median moved by it",
+            `head's own median over its rounds, ${formatOps(head.opsPerSec)} (${own >= 0 ? '+' : ''}${pct(own)} on base's), lies outside the interval: ` +
+            "the rounds ran at different speeds, and the change is paired within each round (the table's head is base's median moved by it)",
         }
       : {}),
   };

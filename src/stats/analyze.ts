@@ -177,7 +177,11 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
     if (ratios.length < rule.earlyRounds || !ratios.slice(0, rule.earlyRounds).every(Number.isFinite)) return undefined;
     const change = earlyChange(ratios.slice(0, rule.earlyRounds), rule.earlyAlpha(otherShare), rule.earlyAlpha(otherShare));
     const verdict = judge(change);
-    if (verdict === 'inconclusive') return undefined;
+    // Only a regression (which a fresh group must show again) or a step inside ±budget (a bisect's good step, an A/A)
+    // ends a group at 3 rounds. A large gain waits for the planned look: 3 rounds cannot show that they fell in one
+    // group of several (uuid's v4 read +126% [+114%, +140%] from 3 rounds where 4 of 15 rounds sit near 0%), and
+    // from 8 rounds the groups are looked for.
+    if (verdict !== 'regression' && verdict !== 'unchanged') return undefined;
     if (ratios.length > rule.earlyRounds) {
       const later = ratios.slice(rule.earlyRounds);
       if (verdict !== 'regression' || !cutShort || !later.every(Number.isFinite) || judge(pointChange(median([...later]))) !== 'regression')
