@@ -77463,6 +77463,63 @@ function wrapText(text2, width, restWidth = width) {
   return lines;
 }
 
+// src/stats/mixture.ts
+var LEAST_ROUNDS = 8;
+var LEAST_GAP = 0.03;
+var SEPARATION = 6;
+function groupsOf(values, rule) {
+  const n = values.length;
+  if (n < rule.least || !values.every(Number.isFinite)) return void 0;
+  const smallest = rule.smallest(n);
+  let found;
+  for (const k of [2, 3]) {
+    if (n < k * smallest) break;
+    const groups2 = ckmeans([...values], k);
+    if (groups2.length === k && groups2.every((g2) => g2.length >= smallest) && apart(groups2, rule)) found = groups2;
+  }
+  return found;
+}
+var ROUNDS = {
+  least: LEAST_ROUNDS,
+  smallest: (n) => Math.max(3, Math.ceil(n / 8)),
+  gap: LEAST_GAP,
+  separation: SEPARATION,
+  spread: robustSd
+};
+function roundGroups(logRatios) {
+  return groupsOf(logRatios, ROUNDS);
+}
+function robustSd(values) {
+  const mad = 1.4826 * medianAbsoluteDeviation(values);
+  return mad > 0 ? mad : sampleStandardDeviation(values);
+}
+function apart(groups2, rule) {
+  const df = groups2.reduce((sum3, g2) => sum3 + g2.length - 1, 0);
+  const within = Math.sqrt(groups2.reduce((sum3, g2) => sum3 + (g2.length - 1) * rule.spread(g2) ** 2, 0) / df);
+  for (let i2 = 1; i2 < groups2.length; i2++) {
+    const gap = median(groups2[i2]) - median(groups2[i2 - 1]);
+    if (gap < rule.gap || gap < rule.separation * within) return false;
+  }
+  return true;
+}
+function describeGroups(groups2) {
+  return groups2.map((g2) => ({ change: Math.expm1(median(g2)), rounds: g2.length }));
+}
+function holdGroups(change, groups2, lowerAlpha, upperAlpha) {
+  const bound = (g2, side2) => {
+    const alpha = side2 === "low" ? lowerAlpha : upperAlpha;
+    if (achievedAlpha(alpha, g2.length) > alpha) return Math.expm1(side2 === "low" ? Math.min(...g2) : Math.max(...g2));
+    return Math.expm1(hodgesLehmannBounds(g2, alpha, alpha)[side2]);
+  };
+  const low = Math.min(change.low, ...groups2.map((g2) => bound(g2, "low")));
+  const high = Math.max(change.high, ...groups2.map((g2) => bound(g2, "high")));
+  return { ...change, low, high };
+}
+function groupsText(groups2, format) {
+  const total = groups2.reduce((sum3, g2) => sum3 + g2.rounds, 0);
+  return groups2.map((g2, i2) => `in ${g2.rounds}${i2 === 0 ? ` of ${total}` : ""} rounds ${format(g2.change)}`).join(", ");
+}
+
 // src/stats/solo.ts
 function soloChange(base2, head, confidence = 0.95) {
   const b = base2.filter((x) => x > 0 && Number.isFinite(x)).map(Math.log);
@@ -77511,24 +77568,15 @@ var LEVEL_GAP = 0.05;
 var LEVEL_SEPARATION = 6;
 function processLevels(opsPerSec) {
   const logs = opsPerSec.filter((x) => x > 0 && Number.isFinite(x)).map(Math.log);
-  if (logs.length < 6) return void 0;
-  let found;
-  for (const k of [2, 3]) {
-    if (logs.length < 2 * k) break;
-    const groups2 = ckmeans(logs, k);
-    if (groups2.length === k && groups2.every((g2) => g2.length >= Math.max(2, logs.length / 6)) && separated(groups2)) found = groups2;
-  }
+  const found = groupsOf(logs, {
+    least: 6,
+    smallest: (n) => Math.max(2, n / 6),
+    gap: LEVEL_GAP,
+    separation: LEVEL_SEPARATION,
+    spread: (g2) => sampleStandardDeviation(g2)
+  });
   if (!found) return void 0;
   return { levels: found.map((g2) => ({ opsPerSec: Math.exp(median(g2)), processes: g2.length })) };
-}
-function separated(groups2) {
-  const df = groups2.reduce((sum3, g2) => sum3 + g2.length - 1, 0);
-  const within = Math.sqrt(groups2.reduce((sum3, g2) => sum3 + (g2.length - 1) * sampleVariance(g2), 0) / df);
-  for (let i2 = 1; i2 < groups2.length; i2++) {
-    const gap = median(groups2[i2]) - median(groups2[i2 - 1]);
-    if (gap < LEVEL_GAP || gap < LEVEL_SEPARATION * within) return false;
-  }
-  return true;
 }
 
 // src/report/solo.ts
@@ -77907,6 +77955,18 @@ var ServerProcess = class _ServerProcess {
   checkAlive(during) {
     if (this.exit) throw new ServerError(`${this.label}'s server crashed ${during} (${describeExit(this.exit)}).${this.output()}`);
   }
+  /**
+   * The same, for a server some of whose requests failed: a crash at a block's end reaches us after its connections'
+   * errors, so its exit gets a moment (up to `graceMs`) to be seen, and the run says it crashed, with its exit code and
+   * output, rather than that it was broken under load (seen at load 13: "head is broken under load: 7 connection errors").
+   */
+  async checkAliveAfterFailures(during, failed, graceMs = 500) {
+    if (failed && !this.exit) {
+      const exited = new Promise((resolve4) => this.child.once("exit", () => resolve4()));
+      await Promise.race([exited, sleep(graceMs)]);
+    }
+    this.checkAlive(during);
+  }
   /** SIGTERM the group, SIGKILL it after `graceMs`, and wait until no process of the group is left. */
   async stop(graceMs = 2e3) {
     const pid = this.child.pid;
@@ -77985,6 +78045,74 @@ function expectsStatus(expected, status) {
 function describeExpected(expected) {
   const all = expected.map(String);
   return all.length <= 1 ? all[0] ?? "2xx" : `${all.slice(0, -1).join(", ")} or ${all.at(-1)}`;
+}
+
+// src/measure/http/traffic.ts
+function requestLabels(requests) {
+  return requests.map((r) => ({ label: `${r.method} ${formatPath(r.path)}`, expected: describeExpected(r.status) }));
+}
+function addTraffic(a, b) {
+  const byClass = { ...a.byClass };
+  for (const [k, v] of Object.entries(b.byClass)) byClass[k] = (byClass[k] ?? 0) + v;
+  const sum3 = {
+    responses: a.responses + b.responses,
+    ok: a.ok + b.ok,
+    non2xx: a.non2xx + b.non2xx,
+    byClass,
+    errors: a.errors + b.errors,
+    timeouts: a.timeouts + b.timeouts,
+    resets: a.resets + b.resets
+  };
+  if (a.bodyBytes !== void 0 || b.bodyBytes !== void 0) sum3.bodyBytes = (a.bodyBytes ?? 0) + (b.bodyBytes ?? 0);
+  if (a.unexpected || b.unexpected) {
+    const length = Math.max(a.unexpected?.length ?? 0, b.unexpected?.length ?? 0);
+    sum3.unexpected = Array.from({ length }, (_, i2) => {
+      const counts = { ...a.unexpected?.[i2] };
+      for (const [status, n] of Object.entries(b.unexpected?.[i2] ?? {})) counts[status] = (counts[status] ?? 0) + n;
+      return counts;
+    });
+  }
+  return sum3;
+}
+function meanBodyBytes(t) {
+  return t.bodyBytes === void 0 || t.ok === 0 ? void 0 : t.bodyBytes / t.ok;
+}
+var BODY_SIZE_RATIO = 2;
+function bodySizeMismatch(base2, head) {
+  const [b, h] = [meanBodyBytes(base2), meanBodyBytes(head)];
+  if (b === void 0 || h === void 0) return void 0;
+  const empty3 = b === 0 !== (h === 0);
+  const apart2 = b > 0 && h > 0 && Math.max(b / h, h / b) > BODY_SIZE_RATIO;
+  if (!empty3 && !apart2) return void 0;
+  return `head answered ${formatBytes(h)} per response where base answered ${formatBytes(b)}: different answers, not a faster or slower server (a body ${BODY_SIZE_RATIO}\xD7 larger or smaller, or empty on one side only, is not compared). Check what head's server sends for these requests.`;
+}
+function formatBytes(bytes) {
+  if (bytes < 1e3) return `${Math.round(bytes)} B`;
+  if (bytes < 1e6) return `${(bytes / 1e3).toFixed(1)} kB`;
+  return `${(bytes / 1e6).toFixed(1)} MB`;
+}
+function failedResponses(t) {
+  if (!Array.isArray(t.unexpected)) return t.non2xx;
+  return t.unexpected.reduce((sum3, counts) => sum3 + Object.values(counts).reduce((a, b) => a + b, 0), 0);
+}
+function failedRequests(t) {
+  return failedResponses(t) + t.errors + t.timeouts + t.resets;
+}
+function describeTraffic(t, requests = []) {
+  const parts = Array.isArray(t.unexpected) ? t.unexpected.flatMap((counts, i2) => {
+    const statuses = Object.entries(counts).sort(([, x], [, y]) => y - x);
+    if (!statuses.length) return [];
+    const total = statuses.reduce((sum3, [, n]) => sum3 + n, 0);
+    const request2 = requests[i2];
+    const list3 = statuses.map(([status, n]) => `${status} \xD7${n}`).join(", ");
+    return [
+      `${total} unexpected responses to ${request2?.label ?? `requests[${i2}]`} (${list3}${request2 ? `; expected ${request2.expected}` : ""})`
+    ];
+  }) : Object.entries(t.byClass).filter(([k]) => k !== "3xx" && k !== "1xx").map(([k, v]) => `${v} ${k} responses`);
+  if (t.errors) parts.push(`${t.errors} connection errors`);
+  if (t.resets) parts.push(`${t.resets} connection resets`);
+  if (t.timeouts) parts.push(`${t.timeouts} timeouts`);
+  return parts.length ? `${parts.join(", ")} out of ${t.responses + t.errors} requests` : `no failed response among ${t.responses + t.errors} requests`;
 }
 
 // src/measure/http/load.ts
@@ -78088,74 +78216,6 @@ function latencyOf(times2) {
   };
   histogram.destroy();
   return figures;
-}
-
-// src/measure/http/traffic.ts
-function requestLabels(requests) {
-  return requests.map((r) => ({ label: `${r.method} ${formatPath(r.path)}`, expected: describeExpected(r.status) }));
-}
-function addTraffic(a, b) {
-  const byClass = { ...a.byClass };
-  for (const [k, v] of Object.entries(b.byClass)) byClass[k] = (byClass[k] ?? 0) + v;
-  const sum3 = {
-    responses: a.responses + b.responses,
-    ok: a.ok + b.ok,
-    non2xx: a.non2xx + b.non2xx,
-    byClass,
-    errors: a.errors + b.errors,
-    timeouts: a.timeouts + b.timeouts,
-    resets: a.resets + b.resets
-  };
-  if (a.bodyBytes !== void 0 || b.bodyBytes !== void 0) sum3.bodyBytes = (a.bodyBytes ?? 0) + (b.bodyBytes ?? 0);
-  if (a.unexpected || b.unexpected) {
-    const length = Math.max(a.unexpected?.length ?? 0, b.unexpected?.length ?? 0);
-    sum3.unexpected = Array.from({ length }, (_, i2) => {
-      const counts = { ...a.unexpected?.[i2] };
-      for (const [status, n] of Object.entries(b.unexpected?.[i2] ?? {})) counts[status] = (counts[status] ?? 0) + n;
-      return counts;
-    });
-  }
-  return sum3;
-}
-function meanBodyBytes(t) {
-  return t.bodyBytes === void 0 || t.ok === 0 ? void 0 : t.bodyBytes / t.ok;
-}
-var BODY_SIZE_RATIO = 2;
-function bodySizeMismatch(base2, head) {
-  const [b, h] = [meanBodyBytes(base2), meanBodyBytes(head)];
-  if (b === void 0 || h === void 0) return void 0;
-  const empty3 = b === 0 !== (h === 0);
-  const apart2 = b > 0 && h > 0 && Math.max(b / h, h / b) > BODY_SIZE_RATIO;
-  if (!empty3 && !apart2) return void 0;
-  return `head answered ${formatBytes(h)} per response where base answered ${formatBytes(b)}: different answers, not a faster or slower server (a body ${BODY_SIZE_RATIO}\xD7 larger or smaller, or empty on one side only, is not compared). Check what head's server sends for these requests.`;
-}
-function formatBytes(bytes) {
-  if (bytes < 1e3) return `${Math.round(bytes)} B`;
-  if (bytes < 1e6) return `${(bytes / 1e3).toFixed(1)} kB`;
-  return `${(bytes / 1e6).toFixed(1)} MB`;
-}
-function failedResponses(t) {
-  if (!Array.isArray(t.unexpected)) return t.non2xx;
-  return t.unexpected.reduce((sum3, counts) => sum3 + Object.values(counts).reduce((a, b) => a + b, 0), 0);
-}
-function failedRequests(t) {
-  return failedResponses(t) + t.errors + t.timeouts + t.resets;
-}
-function describeTraffic(t, requests = []) {
-  const parts = Array.isArray(t.unexpected) ? t.unexpected.flatMap((counts, i2) => {
-    const statuses = Object.entries(counts).sort(([, x], [, y]) => y - x);
-    if (!statuses.length) return [];
-    const total = statuses.reduce((sum3, [, n]) => sum3 + n, 0);
-    const request2 = requests[i2];
-    const list3 = statuses.map(([status, n]) => `${status} \xD7${n}`).join(", ");
-    return [
-      `${total} unexpected responses to ${request2?.label ?? `requests[${i2}]`} (${list3}${request2 ? `; expected ${request2.expected}` : ""})`
-    ];
-  }) : Object.entries(t.byClass).filter(([k]) => k !== "3xx" && k !== "1xx").map(([k, v]) => `${v} ${k} responses`);
-  if (t.errors) parts.push(`${t.errors} connection errors`);
-  if (t.resets) parts.push(`${t.resets} connection resets`);
-  if (t.timeouts) parts.push(`${t.timeouts} timeouts`);
-  return parts.length ? `${parts.join(", ")} out of ${t.responses + t.errors} requests` : `no failed response among ${t.responses + t.errors} requests`;
 }
 
 // src/measure/http/rate.ts
@@ -78480,7 +78540,7 @@ async function freshRound(benchmark, revisions, round4, plan) {
       await server.probe("start");
       const block = await measuredBlock(server, () => loadOn(server, benchmark, benchmark.durationMs), plan.instructions);
       const probe = checkProbeFigures((await server.probe("stop"))?.figures);
-      server.checkAlive("under load");
+      await server.checkAliveAfterFailures("under load", failedRequests(block.load.traffic) > 0);
       figures[side2] = pool([block], probe);
     } finally {
       await server.stop();
@@ -78562,6 +78622,8 @@ async function liveRound(benchmark, revisions, round4, plan) {
         probe
       );
     }
+    for (const side2 of ["base", "head"])
+      await servers[side2].checkAliveAfterFailures("under load", failedRequests(figures[side2].traffic) > 0);
     const silent = (side2) => measured.filter((pair2) => pair2[side2].load.traffic.ok === 0).map(() => blockMs);
     const pair = judgeTraffic(
       benchmark,
@@ -78641,6 +78703,7 @@ async function duetRound(benchmark, revisions, round4, settings, deps = REAL) {
         duet
       };
     }
+    for (const side2 of sides) await both[side2].checkAliveAfterFailures("under load", failedRequests(figures[side2].traffic) > 0);
     const silent = (side2) => measured.filter((b) => b[side2].load.traffic.ok === 0).map(() => blockMs);
     const ratios = blockRatios(measured);
     const series = blockRatios(kept);
@@ -78870,7 +78933,7 @@ var DuetPlanner = class {
 
 // src/measure/http/schedule.ts
 var RECENT_ROUNDS = 5;
-var ROUNDS = { fresh: freshRound, live: liveRound, duet: duetRound };
+var ROUNDS2 = { fresh: freshRound, live: liveRound, duet: duetRound };
 function plannedFigures(benchmarks, withCpu = cpuReadable()) {
   return benchmarks.reduce((sum3, b) => sum3 + 1 + (withCpu ? 1 : 0) + Object.keys(b.latencyBudget).length, 0);
 }
@@ -78887,7 +78950,7 @@ async function measureHttp(plan) {
   const conditions = [];
   const perRound = plan.benchmarks.map(estimatedRoundMs);
   const adaptive = plan.adaptive;
-  const measureRound = plan.measureRound ?? ROUNDS[plan.mode];
+  const measureRound = plan.measureRound ?? ROUNDS2[plan.mode];
   for (const benchmark of plan.benchmarks)
     if (benchmark.rate !== void 0 && Object.keys(benchmark.latencyBudget).length === 0)
       plan.log(
@@ -79242,52 +79305,6 @@ function scheduleLine(schedule) {
   return `schedule: ${describeSchedule(schedule)}`;
 }
 
-// src/stats/mixture.ts
-var LEAST_ROUNDS = 8;
-var LEAST_GAP = 0.03;
-var SEPARATION = 6;
-function roundGroups(logRatios) {
-  const n = logRatios.length;
-  if (n < LEAST_ROUNDS || !logRatios.every(Number.isFinite)) return void 0;
-  let found;
-  for (const k of [2, 3]) {
-    if (n < 3 * k) break;
-    const groups2 = ckmeans([...logRatios], k);
-    if (groups2.length === k && groups2.every((g2) => g2.length >= Math.max(3, Math.ceil(n / 8))) && apart(groups2)) found = groups2;
-  }
-  return found;
-}
-function robustSd(values) {
-  const mad = 1.4826 * medianAbsoluteDeviation(values);
-  return mad > 0 ? mad : sampleStandardDeviation(values);
-}
-function apart(groups2) {
-  const df = groups2.reduce((sum3, g2) => sum3 + g2.length - 1, 0);
-  const within = Math.sqrt(groups2.reduce((sum3, g2) => sum3 + (g2.length - 1) * robustSd(g2) ** 2, 0) / df);
-  for (let i2 = 1; i2 < groups2.length; i2++) {
-    const gap = median(groups2[i2]) - median(groups2[i2 - 1]);
-    if (gap < LEAST_GAP || gap < SEPARATION * within) return false;
-  }
-  return true;
-}
-function describeGroups(groups2) {
-  return groups2.map((g2) => ({ change: Math.expm1(median(g2)), rounds: g2.length }));
-}
-function holdGroups(change, groups2, lowerAlpha, upperAlpha) {
-  const bound = (g2, side2) => {
-    const alpha = side2 === "low" ? lowerAlpha : upperAlpha;
-    if (achievedAlpha(alpha, g2.length) > alpha) return Math.expm1(side2 === "low" ? Math.min(...g2) : Math.max(...g2));
-    return Math.expm1(hodgesLehmannBounds(g2, alpha, alpha)[side2]);
-  };
-  const low = Math.min(change.low, ...groups2.map((g2) => bound(g2, "low")));
-  const high = Math.max(change.high, ...groups2.map((g2) => bound(g2, "high")));
-  return { ...change, low, high };
-}
-function groupsText(groups2, format) {
-  const total = groups2.reduce((sum3, g2) => sum3 + g2.rounds, 0);
-  return groups2.map((g2, i2) => `in ${g2.rounds}${i2 === 0 ? ` of ${total}` : ""} rounds ${format(g2.change)}`).join(", ");
-}
-
 // src/stats/early.ts
 function earlyChange(logRatios, lowerAlpha, upperAlpha) {
   const n = logRatios.length;
@@ -79344,7 +79361,7 @@ function analyze(benchmarks, options) {
     if (ratios.length < rule.earlyRounds || !ratios.slice(0, rule.earlyRounds).every(Number.isFinite)) return void 0;
     const change = earlyChange(ratios.slice(0, rule.earlyRounds), rule.earlyAlpha(otherShare), rule.earlyAlpha(otherShare));
     const verdict = judge2(change);
-    if (verdict === "inconclusive") return void 0;
+    if (verdict !== "regression" && verdict !== "unchanged") return void 0;
     if (ratios.length > rule.earlyRounds) {
       const later = ratios.slice(rule.earlyRounds);
       if (verdict !== "regression" || !cutShort || !later.every(Number.isFinite) || judge2(pointChange(median([...later]))) !== "regression")
@@ -79704,7 +79721,7 @@ function agreeingColumns(comparison) {
   return {
     head: { opsPerSec: shown, samples: head.samples, measured: head.opsPerSec },
     ...apart2 ? {
-      note: `head's own median over its rounds is ${formatOps(head.opsPerSec)} (${own >= 0 ? "+" : ""}${pct4(own)} from base's ${formatOps(base2.opsPerSec)}), outside the interval: the rounds ran at different speeds, so each side's median comes from other rounds; the change is paired within each round, and the table's head is base's median moved by it`
+      note: `head's own median over its rounds, ${formatOps(head.opsPerSec)} (${own >= 0 ? "+" : ""}${pct4(own)} on base's), lies outside the interval: the rounds ran at different speeds, and the change is paired within each round (the table's head is base's median moved by it)`
     } : {}
   };
 }

@@ -65,6 +65,7 @@ function fakeDeps(
         cpu: (): CpuReading => ({ mainNs, processNs: mainNs, mainWaitNs: 0 }),
         probe: async () => undefined,
         checkAlive: () => {},
+        checkAliveAfterFailures: async () => {},
         stop: async () => {
           events.log.push(`stop ${side} #${id}`);
         },

@@ -4,6 +4,7 @@ import type { HttpBenchmarkConfig } from '../../config/types.js';
 import { busyBetween, sampleCore, type CpuSample } from '../conditions.js';
 import type { LoadResult } from './load.js';
 import { checkProbeFigures } from './probe-client.js';
+import { failedRequests } from './traffic.js';
 import { ServerProcess, stopAll } from './server.js';
 import type { DuetFigures, HttpRoundFigures } from './types.js';
 import { cpuBetween } from './cpu.js';
@@ -30,7 +31,10 @@ import {
 } from './round.js';
 
 /** What a duet round needs of a server: ServerProcess, or a fake in tests. */
-export type DuetServer = Pick<ServerProcess, 'port' | 'cpuPid' | 'cpu' | 'probe' | 'checkAlive' | 'stop' | 'label' | 'output'>;
+export type DuetServer = Pick<
+  ServerProcess,
+  'port' | 'cpuPid' | 'cpu' | 'probe' | 'checkAlive' | 'checkAliveAfterFailures' | 'stop' | 'label' | 'output'
+>;
 
 /** How a duet round starts servers, checks their answers, loads them and reads the shared CPU: the real ones, or fakes in tests. */
 export interface DuetDeps {
@@ -147,6 +151,7 @@ export async function duetRound(
         duet,
       };
     }
+    for (const side of sides) await both[side].checkAliveAfterFailures('under load', failedRequests(figures[side].traffic) > 0);
     const silent = (side: Side) => measured.filter((b) => b[side].load.traffic.ok === 0).map(() => blockMs);
     const ratios = blockRatios(measured);
     const series = blockRatios(kept);
