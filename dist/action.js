@@ -79407,26 +79407,26 @@ function analyze(benchmarks, options) {
     let raiseTimeLimit;
     const noFreshRound = benchmark.confirmation !== void 0 ? [] : void 0;
     const firstSizes = [];
-    const confirm = (verdict2, what, first, rounds2, fresh, judge2, ratios) => {
+    const confirm = (verdict2, what, first2, rounds2, fresh, judge2, ratios) => {
       if (verdict2 !== "regression") return verdict2;
       if (fresh === void 0) {
         firstSizes.push(ratios ? roundsToConfirm(ratios, budget, rule.confirmationLevel, rule.maxRounds) : Infinity);
         if (cutShort) {
           const why = `the time limit cut the first group at ${benchmark.logRatios.length} of the ${firstLook.rounds} rounds its first look needs`;
-          notes.push(notConfirmed(what, rounds2, first, why));
+          notes.push(notConfirmed(what, rounds2, first2, why));
           raiseTimeLimit = firstLook.hint;
         }
         regressions.push(!cutShort);
         return verdict2;
       }
       if (fresh.length === 0) {
-        notes.push(notConfirmed(what, rounds2, first, "no fresh round fit in the time limit"));
+        notes.push(notConfirmed(what, rounds2, first2, "no fresh round fit in the time limit"));
         raiseTimeLimit ??= CONFIRM_HINT;
         regressions.push(false);
         return "regression";
       }
       if (!fresh.every(Number.isFinite)) {
-        notes.push(notConfirmed(what, rounds2, first, "its fresh rounds have no figure"));
+        notes.push(notConfirmed(what, rounds2, first2, "its fresh rounds have no figure"));
         regressions.push(false);
         return verdict2;
       }
@@ -79443,15 +79443,17 @@ function analyze(benchmarks, options) {
       const tooFew = shortOfLevel ? "too few for the interval's level" : `fewer than the ${benchmark.confirmationPlanned} it goes on to where its first do not show the loss`;
       if (cut && judge2(pointChange(Math.log1p(again.estimate))) === "regression") {
         notes.push(
-          notConfirmed(what, rounds2, first, `only ${fresh.length} fresh rounds fit in the time limit (${pct(again.estimate)}), ${tooFew}`)
+          notConfirmed(what, rounds2, first2, `only ${fresh.length} fresh rounds fit in the time limit (${pct(again.estimate)}), ${tooFew}`)
         );
         raiseTimeLimit ??= CONFIRM_HINT;
         regressions.push(false);
         return "regression";
       }
-      notes.push(unconfirmed(what, rounds2, first, again, fresh.length, cut ? tooFew : void 0));
+      notes.push(unconfirmed(what, rounds2, first2, again, fresh.length, cut ? tooFew : void 0));
+      unreproduced = { first: first2, again };
       return cut ? "unmeasured" : "inconclusive";
     };
+    let unreproduced;
     const throughput = confirm(
       early?.verdict ?? decide(change, budget),
       "a regression",
@@ -79461,6 +79463,8 @@ function analyze(benchmarks, options) {
       (c) => decide(c, budget),
       benchmark.logRatios
     );
+    const thenSpan = unreproduced;
+    unreproduced = void 0;
     const gatedEarly = gatedOn === "cpu" ? earlyCpu !== void 0 : early !== void 0;
     const groupsNote = [];
     const sayGroups = (groups2, whose) => {
@@ -79497,7 +79501,8 @@ function analyze(benchmarks, options) {
       };
     }
     const spreadResolvable = rule.resolvable(roundSpread(gatedOn === "cpu" ? perCpu : benchmark.logRatios), rounds, family);
-    const shown = early?.change ?? change;
+    const first = early?.change ?? change;
+    const shown = thenSpan ? { ...first, low: Math.min(first.low, thenSpan.again.low), high: Math.max(first.high, thenSpan.again.high) } : first;
     const result = {
       ...common,
       change: shown,

@@ -301,9 +301,12 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
         return 'regression';
       }
       notes.push(unconfirmed(what, rounds, first, again, fresh.length, cut ? tooFew : undefined));
+      unreproduced = { first, again };
       // Too few fresh rounds that do not read the loss: not disproved, only unmeasured, which fails the run too.
       return cut ? 'unmeasured' : 'inconclusive';
     };
+    /** The last figure whose fresh group did not show its regression again: both groups' intervals. */
+    let unreproduced: { first: Change; again: Change } | undefined;
     // A regression, early or not, must show again in a fresh group (a transient of the first processes looks the same).
     const throughput = confirm(
       early?.verdict ?? decide(change, budget),
@@ -314,6 +317,11 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       (c) => decide(c, budget),
       benchmark.logRatios,
     )!;
+    // A regression its fresh group did not show again is shown with the span of both groups' intervals, so the row's
+    // interval agrees with its verdict (uuid's forward run read "inconclusive -56.6% [-62.1%, -50.4%]" from its first 3
+    // rounds, where 4 of its 15 fresh rounds sat near 0%).
+    const thenSpan = unreproduced;
+    unreproduced = undefined;
     // Short of its first look, the verdict's figure decided at the early look is measured enough.
     const gatedEarly = gatedOn === 'cpu' ? earlyCpu !== undefined : early !== undefined;
     // Rounds in groups: said for whichever throughput figure shows them (the verdict is bounded over them).
@@ -365,7 +373,10 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
     // from the rounds' robust spread, and never less than the interval printed beside it shows (set below, once the
     // gated figure's interval is known).
     const spreadResolvable = rule.resolvable(roundSpread(gatedOn === 'cpu' ? perCpu! : benchmark.logRatios), rounds, family);
-    const shown = early?.change ?? change;
+    const first = early?.change ?? change;
+    const shown = thenSpan
+      ? { ...first, low: Math.min(first.low, thenSpan.again.low), high: Math.max(first.high, thenSpan.again.high) }
+      : first;
     const result = {
       ...common,
       change: shown,

@@ -141,6 +141,9 @@ describe('a figure whose rounds fall in groups is judged over all of them', () =
     const [result] = analyze([samples(first, fresh)], { rule, budgetFor: () => 0.05 });
     expect(result!.verdict).not.toBe('regression');
     expect(result!.note).toMatch(/did not reproduce/);
+    // The row's interval spans both groups, so it agrees with its verdict: it reaches above -5%.
+    expect(result!.change!.low).toBeLessThan(-0.15);
+    expect(result!.change!.high).toBeGreaterThan(-0.05);
   });
 
   it('says no more resolution than the interval beside it shows, and its columns agree with the change', () => {
