@@ -68138,10 +68138,10 @@ function regressionNominalP(logRatios, budget, lowerIsBetter = false) {
 }
 function decide(change, budget) {
   if (change.achievedConfidence < change.confidence - 1e-12) return "inconclusive";
-  if (change.high < -budget) return "regression";
-  if (change.low < -budget) return "inconclusive";
+  if (change.high < -budget) return change.unsure?.high ? "inconclusive" : "regression";
+  if (change.low < -budget || change.unsure?.low) return "inconclusive";
   if (change.low > budget) return "improvement";
-  if (change.high <= budget) return "unchanged";
+  if (change.high <= budget && !change.unsure?.high) return "unchanged";
   return "within-budget";
 }
 function beyondBudget(verdict) {
@@ -68151,7 +68151,13 @@ function beyondBudget(verdict) {
   return null;
 }
 function decideLowerIsBetter(change, budget) {
-  const mirrored = { ...change, estimate: -change.estimate, low: -change.high, high: -change.low };
+  const mirrored = {
+    ...change,
+    estimate: -change.estimate,
+    low: -change.high,
+    high: -change.low,
+    unsure: change.unsure && { low: change.unsure.high, high: change.unsure.low }
+  };
   return decide(mirrored, budget);
 }
 
@@ -68237,14 +68243,23 @@ function describeGroups(groups) {
   return groups.map((g2) => ({ change: Math.expm1(median(g2)), rounds: g2.length }));
 }
 function holdGroups(change, groups, lowerAlpha, upperAlpha) {
-  const bound = (g2, side2) => {
-    const alpha = side2 === "low" ? lowerAlpha : upperAlpha;
-    if (achievedAlpha(alpha, g2.length) > alpha) return Math.expm1(side2 === "low" ? Math.min(...g2) : Math.max(...g2));
-    return Math.expm1(hodgesLehmannBounds(g2, alpha, alpha)[side2]);
+  const side2 = (which) => {
+    const alpha = which === "low" ? lowerAlpha : upperAlpha;
+    let value = which === "low" ? change.low : change.high;
+    let short = 0;
+    for (const g2 of groups) {
+      const reached = achievedAlpha(alpha, g2.length);
+      const bound = Math.expm1(
+        reached > alpha ? which === "low" ? Math.min(...g2) : Math.max(...g2) : hodgesLehmannBounds(g2, alpha, alpha)[which]
+      );
+      if (which === "low" ? bound < value : bound > value) [value, short] = [bound, Math.max(0, reached - alpha)];
+    }
+    return { value, short };
   };
-  const low = Math.min(change.low, ...groups.map((g2) => bound(g2, "low")));
-  const high = Math.max(change.high, ...groups.map((g2) => bound(g2, "high")));
-  return { ...change, low, high };
+  const low = side2("low");
+  const high = side2("high");
+  const unsure = { ...low.short > 0 ? { low: true } : {}, ...high.short > 0 ? { high: true } : {} };
+  return { ...change, low: low.value, high: high.value, ...low.short > 0 || high.short > 0 ? { unsure } : {} };
 }
 function groupsText(groups, format) {
   const total = groups.reduce((sum3, g2) => sum3 + g2.rounds, 0);
@@ -68486,6 +68501,7 @@ import os5 from "node:os";
 
 // src/measure/http/server.ts
 import { readdirSync as readdirSync5, readFileSync as readFileSync5 } from "node:fs";
+import { once } from "node:events";
 import http from "node:http";
 import path5 from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -68693,8 +68709,11 @@ var ServerProcess = class _ServerProcess {
    */
   async checkAliveAfterFailures(during, failed, graceMs = 500) {
     if (failed && !this.exit) {
-      const exited = new Promise((resolve3) => this.child.once("exit", () => resolve3()));
-      await Promise.race([exited, sleep(graceMs)]);
+      const done = new AbortController();
+      await Promise.race([once(this.child, "exit", { signal: done.signal }), sleep(graceMs, void 0, { signal: done.signal })]).catch(
+        () => void 0
+      );
+      done.abort();
     }
     this.checkAlive(during);
   }
@@ -68828,6 +68847,9 @@ function failedResponses(t) {
 }
 function failedRequests(t) {
   return failedResponses(t) + t.errors + t.timeouts + t.resets;
+}
+function tooManyFailures(t) {
+  return failedRequests(t) > Math.max(5, 1e-3 * (t.responses + t.errors));
 }
 function describeTraffic(t, requests = []) {
   const parts = Array.isArray(t.unexpected) ? t.unexpected.flatMap((counts, i2) => {
@@ -69236,9 +69258,8 @@ function pausedLine(benchmarkId, round4, leftOut, blocks, blockMs) {
 }
 function judgeTraffic(benchmark, base2, head, logRatio, silent, servers) {
   const bad = failedRequests;
-  const tolerated = (t) => Math.max(5, 1e-3 * (t.responses + t.errors));
   const labels = requestLabels(benchmark.requests);
-  if (bad(head.traffic) > tolerated(head.traffic) && bad(head.traffic) > 2 * bad(base2.traffic)) {
+  if (tooManyFailures(head.traffic) && bad(head.traffic) > 2 * bad(base2.traffic)) {
     throw new BenchmarkFailure(
       `head is broken under load: ${describeTraffic(head.traffic, labels)} (base: ${bad(base2.traffic) ? describeTraffic(base2.traffic, labels) : "none"}).`
     );
@@ -69271,7 +69292,7 @@ async function freshRound(benchmark, revisions, round4, plan) {
       await server.probe("start");
       const block = await measuredBlock(server, () => loadOn(server, benchmark, benchmark.durationMs), plan.instructions);
       const probe = checkProbeFigures((await server.probe("stop"))?.figures);
-      await server.checkAliveAfterFailures("under load", failedRequests(block.load.traffic) > 0);
+      await server.checkAliveAfterFailures("under load", tooManyFailures(block.load.traffic));
       figures[side2] = pool([block], probe);
     } finally {
       await server.stop();
@@ -69353,8 +69374,11 @@ async function liveRound(benchmark, revisions, round4, plan) {
         probe
       );
     }
-    for (const side2 of ["base", "head"])
-      await servers[side2].checkAliveAfterFailures("under load", failedRequests(figures[side2].traffic) > 0);
+    await Promise.all(
+      ["base", "head"].map(
+        (side2) => servers[side2].checkAliveAfterFailures("under load", tooManyFailures(figures[side2].traffic))
+      )
+    );
     const silent = (side2) => measured.filter((pair2) => pair2[side2].load.traffic.ok === 0).map(() => blockMs);
     const pair = judgeTraffic(
       benchmark,
@@ -69434,7 +69458,7 @@ async function duetRound(benchmark, revisions, round4, settings, deps = REAL) {
         duet
       };
     }
-    for (const side2 of sides) await both[side2].checkAliveAfterFailures("under load", failedRequests(figures[side2].traffic) > 0);
+    await Promise.all(sides.map((side2) => both[side2].checkAliveAfterFailures("under load", tooManyFailures(figures[side2].traffic))));
     const silent = (side2) => measured.filter((b) => b[side2].load.traffic.ok === 0).map(() => blockMs);
     const ratios = blockRatios(measured);
     const series = blockRatios(kept);
@@ -70201,7 +70225,7 @@ function analyze(benchmarks, options) {
     const sayGroups = (groups, whose) => {
       if (groups)
         groupsNote.push(
-          `${whose} rounds fell in ${groups.length} groups, ${groupsText(groups, pct)}: the change differs from process to process, so the interval holds every group and the verdict holds for all of them`
+          `${whose} rounds fell in ${groups.length} groups, ${groupsText(groups, pct)}: the change differs from process to process, so the interval holds every group and the verdict is read from it`
         );
     };
     if (!early) sayGroups(measured.groups, "its");
@@ -70266,7 +70290,8 @@ function analyze(benchmarks, options) {
         regressionP: pOf(perCpu, budget, false),
         ...regular.groups && !earlyCpu ? { groups: regular.groups } : {}
       };
-      if (gatedOn === "cpu") result.resolvable = honestResolvable(spreadResolvable, cpuChange, rule.lookAlpha(n, otherShare));
+      if (gatedOn === "cpu")
+        result.resolvable = Math.max(result.resolvable, honestResolvable(spreadResolvable, cpuChange, rule.lookAlpha(n, otherShare)));
       if (verdict2 === "regression" && throughput !== "regression")
         notes.push(
           `requests per CPU-second of the server's main thread lost more than the budget (${pct(cpuChange.estimate)} [${pct(cpuChange.low)}, ${pct(cpuChange.high)}]): each request costs the server more CPU, which requests/s alone did not show`
@@ -70355,7 +70380,7 @@ function unconfirmed(what, rounds, first, again, freshRounds, cut) {
 }
 var pct = formatPercent;
 function combine(verdicts) {
-  for (const verdict of ["regression", "unmeasured", "inconclusive", "improvement"])
+  for (const verdict of ["regression", "unmeasured", "inconclusive", "within-budget", "improvement"])
     if (verdicts.includes(verdict)) return verdict;
   return "unchanged";
 }
@@ -70423,7 +70448,7 @@ function toReportBenchmark(comparison, http3) {
   const unsaturated = http3?.duet?.unsaturated ? duetLine(http3.duet) : void 0;
   const columns = agreeingColumns(comparison);
   const warning = [resolutionWarning(comparison), behind, unsaturated, columns.note].filter((part) => Boolean(part)).map((part) => part.replace(/\.$/, "")).join("; ") || void 0;
-  const groups = comparison.gatedOn === "cpu" ? comparison.cpu?.groups : comparison.groups;
+  const groups = comparison.groups;
   return {
     id: comparison.id,
     kind: comparison.kind,
@@ -77411,7 +77436,7 @@ async function runNativeCheck(targets, options) {
       ...skipped ? { skipped } : {}
     };
   });
-  const once = async (target, result, revision) => {
+  const once2 = async (target, result, revision) => {
     const side2 = target[revision];
     if (!side2) return;
     const author = side2.harness === "vitest" ? void 0 : authorFlags(side2.root, target.file);
@@ -77437,7 +77462,7 @@ async function runNativeCheck(targets, options) {
       if (result.skipped) continue;
       if (pair > 0 && result.runs.some((r) => r.problem)) continue;
       if (pair > 1 && now() - started + lastPairMs(result) > options.extraUntilMs) continue;
-      for (const revision of order2) await once(target, result, revision);
+      for (const revision of order2) await once2(target, result, revision);
     }
   }
   return results;
@@ -78091,7 +78116,8 @@ function measuredCost(b) {
     return cpu?.change ? { baseUs: cpu.base.mainUs, headUs: cpu.head.mainUs, change: ofCost(cpu.change), rounds: rounds(cpu.rounds) } : void 0;
   }
   if (!b.base || !b.head || !b.change) return void 0;
-  return { baseUs: 1e6 / b.base.opsPerSec, headUs: 1e6 / b.head.opsPerSec, change: ofCost(b.change), rounds: rounds(b.rounds) };
+  const headOps = b.head.measured ?? b.head.opsPerSec;
+  return { baseUs: 1e6 / b.base.opsPerSec, headUs: 1e6 / headOps, change: ofCost(b.change), rounds: rounds(b.rounds) };
 }
 async function nativeStage(run, files, inventory, judged) {
   const { options, tree } = run;
@@ -78235,7 +78261,7 @@ async function calibrate(options) {
       resolvable,
       suggestedBudget: Math.max(0.01, Math.ceil(resolvable * 100 - 1e-9) / 100),
       budget: b.budget,
-      ...b.verdict === "regression" || b.verdict === "improvement" || b.verdict === "within-budget" ? {
+      ...b.verdict === "regression" || b.verdict === "improvement" ? {
         warning: `identical code measured as a ${b.verdict} (${formatPercent(b.change.estimate)}): this benchmark's measurement is biased on this machine`
       } : {}
     };
@@ -82898,7 +82924,7 @@ function recordOf2(report2, gate, commit, recorded) {
         } : null
       ),
       base: b.base ? Number(b.base.opsPerSec.toPrecision(4)) : null,
-      head: b.head ? Number(b.head.opsPerSec.toPrecision(4)) : null
+      head: b.head ? Number((b.head.measured ?? b.head.opsPerSec).toPrecision(4)) : null
     }))
   };
 }

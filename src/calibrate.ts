@@ -39,7 +39,7 @@ export async function calibrate(options: Omit<GateOptions, 'head'> & { compareRo
       resolvable,
       suggestedBudget: Math.max(0.01, Math.ceil(resolvable * 100 - 1e-9) / 100),
       budget: b.budget,
-      ...(b.verdict === 'regression' || b.verdict === 'improvement' || b.verdict === 'within-budget'
+      ...(b.verdict === 'regression' || b.verdict === 'improvement'
         ? {
             warning: `identical code measured as a ${b.verdict} (${formatPercent(b.change!.estimate)}): this benchmark's measurement is biased on this machine`,
           }

@@ -92,7 +92,7 @@ export function recordOf(report: Report, gate: string, commit: CommitInfo, recor
             }
           : null,
       base: b.base ? Number(b.base.opsPerSec.toPrecision(4)) : null,
-      head: b.head ? Number(b.head.opsPerSec.toPrecision(4)) : null,
+      head: b.head ? Number((b.head.measured ?? b.head.opsPerSec).toPrecision(4)) : null,
     })),
   };
 }

@@ -244,7 +244,8 @@ export function toReportBenchmark(comparison: Comparison, http?: HttpDetails): R
       .filter((part): part is string => Boolean(part))
       .map((part) => part.replace(/\.$/, ''))
       .join('; ') || undefined;
-  const groups = comparison.gatedOn === 'cpu' ? comparison.cpu?.groups : comparison.groups;
+  // The row's change is requests/s for a load test too: its groups are that figure's (requests per CPU-second's are in the note).
+  const groups = comparison.groups;
   return {
     id: comparison.id,
     kind: comparison.kind,

@@ -329,7 +329,7 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
     const sayGroups = (groups: readonly RoundGroup[] | undefined, whose: string) => {
       if (groups)
         groupsNote.push(
-          `${whose} rounds fell in ${groups.length} groups, ${groupsText(groups, pct)}: the change differs from process to process, so the interval holds every group and the verdict holds for all of them`,
+          `${whose} rounds fell in ${groups.length} groups, ${groupsText(groups, pct)}: the change differs from process to process, so the interval holds every group and the verdict is read from it`,
         );
     };
     if (!early) sayGroups(measured.groups, 'its');
@@ -409,7 +409,9 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
         regressionP: pOf(perCpu, budget, false),
         ...(regular.groups && !earlyCpu ? { groups: regular.groups } : {}),
       };
-      if (gatedOn === 'cpu') result.resolvable = honestResolvable(spreadResolvable, cpuChange, rule.lookAlpha(n, otherShare));
+      // Never less than either printed interval shows (the row prints requests/s, its details requests per CPU-second).
+      if (gatedOn === 'cpu')
+        result.resolvable = Math.max(result.resolvable, honestResolvable(spreadResolvable, cpuChange, rule.lookAlpha(n, otherShare)));
       if (verdict === 'regression' && throughput !== 'regression')
         notes.push(
           `requests per CPU-second of the server's main thread lost more than the budget (${pct(cpuChange.estimate)} [${pct(cpuChange.low)}, ${pct(cpuChange.high)}]): each request costs the server more CPU, which requests/s alone did not show`,
@@ -535,9 +537,12 @@ function unconfirmed(what: string, rounds: number, first: Change, again: Change,
 
 const pct = formatPercent;
 
-/** The verdict of a benchmark judged on several figures: any regression wins, then anything unmeasured, then any doubt, then any improvement. */
+/**
+ * The verdict of a benchmark judged on several figures: any regression wins, then anything unmeasured, then any doubt,
+ * then a pass that reaches past +budget, then an improvement; unchanged when every figure is.
+ */
 function combine(verdicts: Verdict[]): Verdict {
-  for (const verdict of ['regression', 'unmeasured', 'inconclusive', 'improvement'] as const)
+  for (const verdict of ['regression', 'unmeasured', 'inconclusive', 'within-budget', 'improvement'] as const)
     if (verdicts.includes(verdict)) return verdict;
   return 'unchanged';
 }

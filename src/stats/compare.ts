@@ -34,6 +34,11 @@ export interface Change {
   confidence: number;
   /** Confidence it really has; below `confidence` when there were too few rounds. */
   achievedConfidence: number;
+  /**
+   * A bound set by a group of rounds too small to reach its error (mixture.ts holdGroups): no verdict that rests on
+   * that bound is read (a regression on `high`, a pass on `low`, for throughput; mirrored for latency).
+   */
+  unsure?: { low?: boolean; high?: boolean } | undefined;
 }
 
 /**
@@ -82,10 +87,10 @@ export function regressionNominalP(logRatios: readonly number[], budget: number,
  */
 export function decide(change: Change, budget: number): Verdict {
   if (change.achievedConfidence < change.confidence - 1e-12) return 'inconclusive';
-  if (change.high < -budget) return 'regression';
-  if (change.low < -budget) return 'inconclusive';
+  if (change.high < -budget) return change.unsure?.high ? 'inconclusive' : 'regression';
+  if (change.low < -budget || change.unsure?.low) return 'inconclusive';
   if (change.low > budget) return 'improvement';
-  if (change.high <= budget) return 'unchanged';
+  if (change.high <= budget && !change.unsure?.high) return 'unchanged';
   return 'within-budget';
 }
 
@@ -99,6 +104,12 @@ export function beyondBudget(verdict: Verdict): 'yes' | 'no' | 'open' | null {
 
 /** The verdict for a figure where higher is worse (latency): a rise beyond the budget is the regression. */
 export function decideLowerIsBetter(change: Change, budget: number): Verdict {
-  const mirrored: Change = { ...change, estimate: -change.estimate, low: -change.high, high: -change.low };
+  const mirrored: Change = {
+    ...change,
+    estimate: -change.estimate,
+    low: -change.high,
+    high: -change.low,
+    unsure: change.unsure && { low: change.unsure.high, high: change.unsure.low },
+  };
   return decide(mirrored, budget);
 }

@@ -102,18 +102,32 @@ export function describeGroups(groups: readonly number[][]): RoundGroup[] {
 /**
  * The interval that holds every group: from the lowest group's lower bound to the highest group's upper bound,
  * each group's bound one-sided at the same error as the figure's (its own signed-rank bound; the group's extreme
- * round where it has too few rounds to reach that error), and never narrower than the figure's own interval. The
+ * round where it has too few rounds to reach that error, and then no verdict resting on that bound is read), and never
+ * narrower than the figure's own interval. The
  * estimate stays the figure's own (what the rounds measured together); the verdict is read from the bounds.
  */
 export function holdGroups(change: Change, groups: readonly number[][], lowerAlpha: number, upperAlpha: number): Change {
-  const bound = (g: readonly number[], side: 'low' | 'high') => {
-    const alpha = side === 'low' ? lowerAlpha : upperAlpha;
-    if (achievedAlpha(alpha, g.length) > alpha) return Math.expm1(side === 'low' ? Math.min(...g) : Math.max(...g));
-    return Math.expm1(hodgesLehmannBounds(g, alpha, alpha)[side]);
+  // A group too small for the error (its extreme round holds at 2^-n only) leaves the bound it sets short of its level:
+  // no verdict that rests on that bound is read (compare.ts decide: `unsure`), as its p-value for Holm cannot reach the
+  // share either; a small group of gains does not weaken a pass read from the groups below it.
+  // Only a side an unreached group sets counts: a small group of gains does not weaken the bound below the others.
+  const side = (which: 'low' | 'high') => {
+    const alpha = which === 'low' ? lowerAlpha : upperAlpha;
+    let value = which === 'low' ? change.low : change.high;
+    let short = 0;
+    for (const g of groups) {
+      const reached = achievedAlpha(alpha, g.length);
+      const bound = Math.expm1(
+        reached > alpha ? (which === 'low' ? Math.min(...g) : Math.max(...g)) : hodgesLehmannBounds(g, alpha, alpha)[which],
+      );
+      if (which === 'low' ? bound < value : bound > value) [value, short] = [bound, Math.max(0, reached - alpha)];
+    }
+    return { value, short };
   };
-  const low = Math.min(change.low, ...groups.map((g) => bound(g, 'low')));
-  const high = Math.max(change.high, ...groups.map((g) => bound(g, 'high')));
-  return { ...change, low, high };
+  const low = side('low');
+  const high = side('high');
+  const unsure = { ...(low.short > 0 ? { low: true } : {}), ...(high.short > 0 ? { high: true } : {}) };
+  return { ...change, low: low.value, high: high.value, ...(low.short > 0 || high.short > 0 ? { unsure } : {}) };
 }
 
 /** "in 14 of 35 rounds −2.1%, in 21 +130%". */

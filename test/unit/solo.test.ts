@@ -223,7 +223,7 @@ describe('a verdict read from both intervals where the solo interval lies apart 
     expect(unconfirmed.solo!.agreement).toBe('disagrees');
     expect(unconfirmed.verdict).toBe('inconclusive');
     expect(unconfirmed.change).toBe(shared);
-    // An improvement whose span still lies above 0 is kept; a span that reaches below the budget takes the pass back.
+    // An improvement whose span still lies above +budget is kept; a span that reaches below -budget takes the pass back.
     const up = { estimate: 0.3, low: 0.2, high: 0.4, confidence: 0.998 };
     expect(judgedWithSolo(bench('improvement', up), samples(around(1000, 12, 0.01), around(1600, 12, 0.01))).verdict).toBe('improvement');
     expect(judgedWithSolo(bench('improvement', up), samples(around(1000, 12, 0.01), around(900, 12, 0.01))).verdict).toBe('inconclusive');

@@ -4,7 +4,7 @@ import type { Revision } from '../../checkout/revisions.js';
 import type { HttpBenchmarkConfig } from '../../config/types.js';
 import type { LoadResult } from './load.js';
 import { checkProbeFigures } from './probe-client.js';
-import { failedRequests } from './traffic.js';
+import { tooManyFailures } from './traffic.js';
 import { ServerProcess, stopAll } from './server.js';
 import type { HttpRoundFigures } from './types.js';
 import {
@@ -50,7 +50,7 @@ export async function freshRound(
       await server.probe('start');
       const block = await measuredBlock(server, () => loadOn(server, benchmark, benchmark.durationMs), plan.instructions);
       const probe = checkProbeFigures((await server.probe<{ figures?: unknown }>('stop'))?.figures);
-      await server.checkAliveAfterFailures('under load', failedRequests(block.load.traffic) > 0);
+      await server.checkAliveAfterFailures('under load', tooManyFailures(block.load.traffic));
       figures[side] = pool([block], probe);
     } finally {
       await server.stop();
@@ -149,8 +149,11 @@ export async function liveRound(
         probe,
       );
     }
-    for (const side of ['base', 'head'] as const)
-      await servers[side]!.checkAliveAfterFailures('under load', failedRequests(figures[side].traffic) > 0);
+    await Promise.all(
+      (['base', 'head'] as const).map((side) =>
+        servers[side]!.checkAliveAfterFailures('under load', tooManyFailures(figures[side].traffic)),
+      ),
+    );
     const silent = (side: Side) => measured.filter((pair) => pair[side].load.traffic.ok === 0).map(() => blockMs);
     const pair = judgeTraffic(
       benchmark,

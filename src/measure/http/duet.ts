@@ -4,7 +4,7 @@ import type { HttpBenchmarkConfig } from '../../config/types.js';
 import { busyBetween, sampleCore, type CpuSample } from '../conditions.js';
 import type { LoadResult } from './load.js';
 import { checkProbeFigures } from './probe-client.js';
-import { failedRequests } from './traffic.js';
+import { tooManyFailures } from './traffic.js';
 import { ServerProcess, stopAll } from './server.js';
 import type { DuetFigures, HttpRoundFigures } from './types.js';
 import { cpuBetween } from './cpu.js';
@@ -151,7 +151,7 @@ export async function duetRound(
         duet,
       };
     }
-    for (const side of sides) await both[side].checkAliveAfterFailures('under load', failedRequests(figures[side].traffic) > 0);
+    await Promise.all(sides.map((side) => both[side].checkAliveAfterFailures('under load', tooManyFailures(figures[side].traffic))));
     const silent = (side: Side) => measured.filter((b) => b[side].load.traffic.ok === 0).map(() => blockMs);
     const ratios = blockRatios(measured);
     const series = blockRatios(kept);

@@ -4,7 +4,7 @@ import { describeExpected, expectsStatus } from '../../config/status.js';
 import { formatPath } from '../../util/format.js';
 import { latencyOf, preflight, runLoad, type LoadResult } from './load.js';
 import { ServerProcess } from './server.js';
-import { addTraffic, bodySizeMismatch, describeTraffic, failedRequests, requestLabels } from './traffic.js';
+import { addTraffic, bodySizeMismatch, describeTraffic, failedRequests, requestLabels, tooManyFailures } from './traffic.js';
 import type { CpuFigures, HttpRoundFigures, ProbeFigures, RateFigures, TrafficFigures } from './types.js';
 import { runRateLoad } from './rate.js';
 import type { InstructionCounter } from './instructions.js';
@@ -311,9 +311,8 @@ export function judgeTraffic(
   servers?: Record<Side, Pick<ServerProcess, 'label' | 'output'>>,
 ): RoundPair {
   const bad = failedRequests;
-  const tolerated = (t: TrafficFigures) => Math.max(5, 0.001 * (t.responses + t.errors));
   const labels = requestLabels(benchmark.requests);
-  if (bad(head.traffic) > tolerated(head.traffic) && bad(head.traffic) > 2 * bad(base.traffic)) {
+  if (tooManyFailures(head.traffic) && bad(head.traffic) > 2 * bad(base.traffic)) {
     throw new BenchmarkFailure(
       `head is broken under load: ${describeTraffic(head.traffic, labels)} (base: ${bad(base.traffic) ? describeTraffic(base.traffic, labels) : 'none'}).`,
     );

@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { once } from 'node:events';
 import http from 'node:http';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -158,8 +159,11 @@ export class ServerProcess {
    */
   async checkAliveAfterFailures(during: string, failed: boolean, graceMs = 500): Promise<void> {
     if (failed && !this.exit) {
-      const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
-      await Promise.race([exited, sleep(graceMs)]);
+      const done = new AbortController();
+      await Promise.race([once(this.child, 'exit', { signal: done.signal }), sleep(graceMs, undefined, { signal: done.signal })]).catch(
+        () => undefined,
+      );
+      done.abort();
     }
     this.checkAlive(during);
   }

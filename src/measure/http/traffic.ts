@@ -77,6 +77,11 @@ export function failedRequests(t: TrafficFigures): number {
   return failedResponses(t) + t.errors + t.timeouts + t.resets;
 }
 
+/** More failed requests than a round tolerates (5, or one in a thousand): enough to fail it, at head or to explain at base. */
+export function tooManyFailures(t: TrafficFigures): boolean {
+  return failedRequests(t) > Math.max(5, 0.001 * (t.responses + t.errors));
+}
+
 /**
  * "2950 unexpected responses to GET /todo-lists (503 ×2950; expected 2xx), 3 connection resets out of 3001 requests".
  * `requests` names each request; without it (or for a report that predates expected statuses) the counts stand alone.
