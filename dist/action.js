@@ -79488,7 +79488,6 @@ function analyze(benchmarks, options) {
       benchmark.logRatios
     );
     const thenSpan = unreproduced;
-    unreproduced = void 0;
     const gatedEarly = gatedOn === "cpu" ? earlyCpu !== void 0 : early !== void 0;
     const groupsNote = [];
     const sayGroups = (groups2, whose) => {

@@ -70219,7 +70219,6 @@ function analyze(benchmarks, options) {
       benchmark.logRatios
     );
     const thenSpan = unreproduced;
-    unreproduced = void 0;
     const gatedEarly = gatedOn === "cpu" ? earlyCpu !== void 0 : early !== void 0;
     const groupsNote = [];
     const sayGroups = (groups, whose) => {

@@ -321,7 +321,6 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
     // interval agrees with its verdict (uuid's forward run read "inconclusive -56.6% [-62.1%, -50.4%]" from its first 3
     // rounds, where 4 of its 15 fresh rounds sat near 0%).
     const thenSpan = unreproduced;
-    unreproduced = undefined;
     // Short of its first look, the verdict's figure decided at the early look is measured enough.
     const gatedEarly = gatedOn === 'cpu' ? earlyCpu !== undefined : early !== undefined;
     // Rounds in groups: said for whichever throughput figure shows them (the verdict is bounded over them).

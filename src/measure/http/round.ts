@@ -5,7 +5,7 @@ import { formatPath } from '../../util/format.js';
 import { latencyOf, preflight, runLoad, type LoadResult } from './load.js';
 import { ServerProcess } from './server.js';
 import { addTraffic, bodySizeMismatch, describeTraffic, failedRequests, requestLabels, tooManyFailures } from './traffic.js';
-import type { CpuFigures, HttpRoundFigures, ProbeFigures, RateFigures, TrafficFigures } from './types.js';
+import type { CpuFigures, HttpRoundFigures, ProbeFigures, RateFigures } from './types.js';
 import { runRateLoad } from './rate.js';
 import type { InstructionCounter } from './instructions.js';
 import { cpuBetween, type CpuReading } from './cpu.js';
