@@ -26,7 +26,7 @@ const LEAST_GAP = 0.03;
 /**
  * How far apart neighbouring groups' medians must be, in robust SDs within the groups (1.4826 MAD, pooled).
  * Calibrated by simulation (test/unit/mixture.test.ts): a normal or t(3) spread of 8 to 40 rounds is split in at
- * most 5% of draws at 8-10 rounds and under 2% from 16 on (a split only widens an interval: no false verdict can
+ * most 6% of draws at 8-10 rounds and under 2.5% from 16 on (a split only widens an interval: no false verdict can
  * come of it), while a uuid-like mixture (40% near 0, 60% near +130%) is found in every draw of 35 rounds and a
  * hapi-like one (69% near +5.5%, 31% near +22%, 2-2.5% spread) in about two of three draws of 16.
  */
