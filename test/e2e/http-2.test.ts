@@ -57,7 +57,10 @@ const server = http.createServer((req, res) => { if (req.url !== '/health' && (s
     }
     expect(report.run.httpRounds, `${run.stderr}\n${JSON.stringify({ rounds: bench.rounds, cpu: bench.http?.cpu?.rounds })}`).toBe(3);
     expect(bench.rounds).toHaveLength(3);
-    expect(bench.change.high).toBeLessThan(-0.3); // the first rounds alone said "regression" (past the 30% budget)…
+    // The first rounds alone said "regression" (past the 30% budget); where requests/s was the figure not shown again,
+    // the row shows the span of both groups' intervals, reaching back above the budget, so it agrees with its verdict.
+    expect(bench.change.low).toBeLessThan(-0.3);
+    if (!String(bench.note).startsWith('a regression of requests per CPU-second')) expect(bench.change.high).toBeGreaterThan(-0.3);
     expect(bench.verdict).toBe('inconclusive');
     // As many fresh rounds as the first group ran, on servers started anew, then as many as the first look's: they did not show it.
     expect(run.stderr).toContain(`http > list: the regression was not shown again in 3 fresh rounds: the fresh group goes on to ${first}`);
