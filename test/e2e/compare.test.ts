@@ -269,10 +269,10 @@ describe('benchgate compare, through the real CLI', () => {
     expect(byId['bench/parse.bench.js > parse query'].error).toMatch(
       /^at head: TypeError: query parser not configured\n +at .*bench\/parse\.bench\.js:6:\d+/,
     );
-    expect(byId['bench/parse.bench.js > parse body'].verdict).toMatch(/^(unchanged|inconclusive)$/);
+    expect(byId['bench/parse.bench.js > parse body'].verdict).toMatch(/^(unchanged|within-budget|inconclusive)$/);
     expect(byId['bench/parse.bench.js > parse body'].change).not.toBeNull();
     // An async task is awaited call by call and compared like any other.
-    expect(byId['bench/parse.bench.js > read and parse body'].verdict).toMatch(/^(unchanged|inconclusive)$/);
+    expect(byId['bench/parse.bench.js > read and parse body'].verdict).toMatch(/^(unchanged|within-budget|inconclusive)$/);
     expect(byId['bench/parse.bench.js > read and parse body'].head.opsPerSec).toBeGreaterThan(0);
     expect(byId['bench/format.bench.js > format date']).toMatchObject({ verdict: 'new', base: null, change: null });
     expect(byId['bench/format.bench.js > format date'].head.opsPerSec).toBeGreaterThan(0);
