@@ -78620,6 +78620,10 @@ var NATIVE_LEGEND = [
   `a figure above 1G ops/s (under 1 ns a call, marked "optimized away") is the harness's`,
   "own loop after the compiler removed the call: not the code's cost, never judged"
 ].join(" ");
+function nativeSummary(sections) {
+  const disagree = `${sections.disagree} disagree${sections.disagree === 1 ? "s" : ""}`;
+  return `${sections.compared} compared, ${disagree}${sections.tooNoisy ? `, ${sections.tooNoisy} too noisy to judge` : ""}`;
+}
 function nativeSections(report2) {
   const check = report2.nativeCheck;
   if (!check) return void 0;
@@ -78888,7 +78892,7 @@ function runLine(report2) {
 function nativeLines(report2, paint, width) {
   const sections = nativeSections(report2);
   if (!sections) return [];
-  const summary = sections.error ? `failed: ${terminalText(sections.error)}` : `${sections.compared} compared, ${sections.disagree} disagree${sections.disagree === 1 ? "s" : ""}${sections.tooNoisy ? `, ${sections.tooNoisy} too noisy to judge` : ""}`;
+  const summary = sections.error ? `failed: ${terminalText(sections.error)}` : nativeSummary(sections);
   const lines = [paint("bold", `native runs (--native-check): ${summary}`)];
   for (const file of sections.files) {
     for (const line of wrapText(terminalText(file.heading), width)) lines.push(paint("bold", line));
@@ -79062,7 +79066,7 @@ function profileMarkdown(id, profile, report2) {
 function nativeMarkdown(report2) {
   const sections = nativeSections(report2);
   if (!sections) return void 0;
-  const summary = sections.error ? md`Native runs (--native-check): failed` : md`Native runs (--native-check): ${sections.compared} compared, ${sections.disagree} disagree${sections.disagree === 1 ? "s" : ""}${sections.tooNoisy ? `, ${sections.tooNoisy} too noisy to judge` : ""}`;
+  const summary = sections.error ? md`Native runs (--native-check): failed` : md`Native runs (--native-check): ${nativeSummary(sections)}`;
   const parts = [];
   if (sections.error) parts.push(pre(sections.error));
   const rows = sections.files.flatMap((file) => [

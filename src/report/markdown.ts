@@ -6,7 +6,7 @@ import { httpSections } from './http-sections.js';
 import { changeChart } from './chart.js';
 import { groupByFile, groupingHelps, ungrouped } from './groups.js';
 import { profileSections } from './profile-sections.js';
-import { NATIVE_LEGEND, nativeSections } from './native-sections.js';
+import { NATIVE_LEGEND, nativeSections, nativeSummary } from './native-sections.js';
 import { roundLevelsLine } from './levels.js';
 import { SOLO_LEGEND, soloSections } from './solo-sections.js';
 import { sortBenchmarks, unconfirmedRegression, verdictCounts, type Report, type ReportBenchmark } from './model.js';
@@ -158,9 +158,7 @@ function profileMarkdown(id: string, profile: NonNullable<ReportBenchmark['profi
 function nativeMarkdown(report: Report): Markup | undefined {
   const sections = nativeSections(report);
   if (!sections) return undefined;
-  const summary = sections.error
-    ? md`Native runs (--native-check): failed`
-    : md`Native runs (--native-check): ${sections.compared} compared, ${sections.disagree} disagree${sections.disagree === 1 ? 's' : ''}${sections.tooNoisy ? `, ${sections.tooNoisy} too noisy to judge` : ''}`;
+  const summary = sections.error ? md`Native runs (--native-check): failed` : md`Native runs (--native-check): ${nativeSummary(sections)}`;
   const parts: Markup[] = [];
   if (sections.error) parts.push(pre(sections.error));
   const rows = sections.files.flatMap((file) => [

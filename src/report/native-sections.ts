@@ -41,6 +41,12 @@ export const NATIVE_LEGEND = [
   "own loop after the compiler removed the call: not the code's cost, never judged",
 ].join(' ');
 
+/** "6 compared, 1 disagrees, 2 too noisy to judge": the native check's counts, the same in both reports. */
+export function nativeSummary(sections: Pick<NativeSections, 'compared' | 'disagree' | 'tooNoisy'>): string {
+  const disagree = `${sections.disagree} disagree${sections.disagree === 1 ? 's' : ''}`;
+  return `${sections.compared} compared, ${disagree}${sections.tooNoisy ? `, ${sections.tooNoisy} too noisy to judge` : ''}`;
+}
+
 /** The native check's sections, or undefined when the run had none. */
 export function nativeSections(report: Pick<Report, 'nativeCheck' | 'benchmarks'>): NativeSections | undefined {
   const check = report.nativeCheck;

@@ -18,7 +18,7 @@ import { profileSections } from './profile-sections.js';
 import { roundLevelsLine } from './levels.js';
 import { SOLO_LEGEND, soloSections } from './solo-sections.js';
 import { httpSections } from './http-sections.js';
-import { NATIVE_LEGEND, nativeSections } from './native-sections.js';
+import { NATIVE_LEGEND, nativeSections, nativeSummary } from './native-sections.js';
 import { sortBenchmarks, unconfirmedRegression, verdictCounts, type Report, type ReportBenchmark } from './model.js';
 
 export interface TerminalOptions {
@@ -236,9 +236,7 @@ export function runLine(report: Report): string {
 function nativeLines(report: Report, paint: (style: Style, text: string) => string, width: number): string[] {
   const sections = nativeSections(report);
   if (!sections) return [];
-  const summary = sections.error
-    ? `failed: ${printable(sections.error)}`
-    : `${sections.compared} compared, ${sections.disagree} disagree${sections.disagree === 1 ? 's' : ''}${sections.tooNoisy ? `, ${sections.tooNoisy} too noisy to judge` : ''}`;
+  const summary = sections.error ? `failed: ${printable(sections.error)}` : nativeSummary(sections);
   const lines = [paint('bold', `native runs (--native-check): ${summary}`)];
   for (const file of sections.files) {
     for (const line of wrapText(printable(file.heading), width)) lines.push(paint('bold', line));
