@@ -1078,14 +1078,14 @@ var require_util = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path24 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path26 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path24 && path24[0] !== "/") {
-          path24 = `/${path24}`;
+        if (path26 && path26[0] !== "/") {
+          path26 = `/${path26}`;
         }
-        return new URL(`${origin}${path24}`);
+        return new URL(`${origin}${path26}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -1536,39 +1536,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path24, origin }
+          request: { method, path: path26, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path24);
+        debuglog("sending request to %s %s/%s", method, origin, path26);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path24, origin },
+          request: { method, path: path26, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path24,
+          path26,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path24, origin }
+          request: { method, path: path26, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path24);
+        debuglog("trailers received from %s %s/%s", method, origin, path26);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path24, origin },
+          request: { method, path: path26, origin },
           error: error2
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path24,
+          path26,
           error2.message
         );
       });
@@ -1617,9 +1617,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path24, origin }
+            request: { method, path: path26, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path24);
+          debuglog("sending request to %s %s/%s", method, origin, path26);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -1682,7 +1682,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path24,
+        path: path26,
         method,
         body,
         headers,
@@ -1697,11 +1697,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler2) {
-        if (typeof path24 !== "string") {
+        if (typeof path26 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path24[0] !== "/" && !(path24.startsWith("http://") || path24.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path26[0] !== "/" && !(path26.startsWith("http://") || path26.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path24)) {
+        } else if (invalidPathRegex.test(path26)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -1767,7 +1767,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path24, query) : path24;
+        this.path = query ? buildURL(path26, query) : path26;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -6460,7 +6460,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request2) {
-      const { method, path: path24, host, upgrade, blocking, reset: reset2 } = request2;
+      const { method, path: path26, host, upgrade, blocking, reset: reset2 } = request2;
       let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -6541,7 +6541,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path24} HTTP/1.1\r
+      let header = `${method} ${path26} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -7070,7 +7070,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request2) {
       const session = client[kHTTP2Session];
-      const { method, path: path24, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      const { method, path: path26, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
       let { body } = request2;
       if (upgrade) {
         util.errorRequest(client, request2, new Error("Upgrade not supported for H2"));
@@ -7167,7 +7167,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path24;
+      headers[HTTP2_HEADER_PATH] = path26;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -7520,9 +7520,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText2);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path24 = search ? `${pathname}${search}` : pathname;
+        const path26 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path24;
+        this.opts.path = path26;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -8761,10 +8761,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path24 = "/",
+          path: path26 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path24;
+        opts.path = origin + path26;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -10736,20 +10736,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path24) {
-      if (typeof path24 !== "string") {
-        return path24;
+    function safeUrl(path26) {
+      if (typeof path26 !== "string") {
+        return path26;
       }
-      const pathSegments = path24.split("?");
+      const pathSegments = path26.split("?");
       if (pathSegments.length !== 2) {
-        return path24;
+        return path26;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path24, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path24);
+    function matchKey(mockDispatch2, { path: path26, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path26);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -10771,7 +10771,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path24 }) => matchValue(safeUrl(path24), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path26 }) => matchValue(safeUrl(path26), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -10809,9 +10809,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path24, method, body, headers, query } = opts;
+      const { path: path26, method, body, headers, query } = opts;
       return {
-        path: path24,
+        path: path26,
         method,
         body,
         headers,
@@ -11274,10 +11274,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path24, data: { statusCode }, persist, times: times2, timesInvoked, origin }) => ({
+          ({ method, path: path26, data: { statusCode }, persist, times: times2, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path24,
+            Path: path26,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -16156,9 +16156,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path24) {
-      for (let i2 = 0; i2 < path24.length; ++i2) {
-        const code = path24.charCodeAt(i2);
+    function validateCookiePath(path26) {
+      for (let i2 = 0; i2 < path26.length; ++i2) {
+        const code = path26.charCodeAt(i2);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -19078,11 +19078,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path24 = opts.path;
+          let path26 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path24 = `/${path24}`;
+            path26 = `/${path26}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path24);
+          url = new URL(util.parseOrigin(url).origin + path26);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -24473,8 +24473,8 @@ var require_utils2 = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path24) {
-      let input = path24;
+    function removeDotSegments(path26) {
+      let input = path26;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -24548,11 +24548,11 @@ var require_utils2 = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path24) {
-      if (path24 === "" || path24[0] === "/") {
-        return removeDotSegments(path24);
+    function removeDotSegmentsRelative(path26) {
+      if (path26 === "" || path26[0] === "/") {
+        return removeDotSegments(path26);
       }
-      const segments = path24.split("/");
+      const segments = path26.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -24915,8 +24915,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path24 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path24 && path24 !== "/" ? path24 : void 0;
+        const path26 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path26 && path26 !== "/" ? path26 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -28374,17 +28374,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path24) {
-      const ctrl = callVisitor(key, node, visitor, path24);
+    function visit_(key, node, visitor, path26) {
+      const ctrl = callVisitor(key, node, visitor, path26);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path24, ctrl);
-        return visit_(key, ctrl, visitor, path24);
+        replaceNode(key, path26, ctrl);
+        return visit_(key, ctrl, visitor, path26);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path24 = Object.freeze(path24.concat(node));
+          path26 = Object.freeze(path26.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = visit_(i2, node.items[i2], visitor, path24);
+            const ci = visit_(i2, node.items[i2], visitor, path26);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -28395,13 +28395,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path24 = Object.freeze(path24.concat(node));
-          const ck = visit_("key", node.key, visitor, path24);
+          path26 = Object.freeze(path26.concat(node));
+          const ck = visit_("key", node.key, visitor, path26);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path24);
+          const cv = visit_("value", node.value, visitor, path26);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -28422,17 +28422,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path24) {
-      const ctrl = await callVisitor(key, node, visitor, path24);
+    async function visitAsync_(key, node, visitor, path26) {
+      const ctrl = await callVisitor(key, node, visitor, path26);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path24, ctrl);
-        return visitAsync_(key, ctrl, visitor, path24);
+        replaceNode(key, path26, ctrl);
+        return visitAsync_(key, ctrl, visitor, path26);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path24 = Object.freeze(path24.concat(node));
+          path26 = Object.freeze(path26.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = await visitAsync_(i2, node.items[i2], visitor, path24);
+            const ci = await visitAsync_(i2, node.items[i2], visitor, path26);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -28443,13 +28443,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path24 = Object.freeze(path24.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path24);
+          path26 = Object.freeze(path26.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path26);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path24);
+          const cv = await visitAsync_("value", node.value, visitor, path26);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -28476,23 +28476,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path24) {
+    function callVisitor(key, node, visitor, path26) {
       if (typeof visitor === "function")
-        return visitor(key, node, path24);
+        return visitor(key, node, path26);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path24);
+        return visitor.Map?.(key, node, path26);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path24);
+        return visitor.Seq?.(key, node, path26);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path24);
+        return visitor.Pair?.(key, node, path26);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path24);
+        return visitor.Scalar?.(key, node, path26);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path24);
+        return visitor.Alias?.(key, node, path26);
       return void 0;
     }
-    function replaceNode(key, path24, node) {
-      const parent = path24[path24.length - 1];
+    function replaceNode(key, path26, node) {
+      const parent = path26[path26.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -29104,10 +29104,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node3 = require_Node();
-    function collectionFromPath(schema2, path24, value) {
+    function collectionFromPath(schema2, path26, value) {
       let v = value;
-      for (let i2 = path24.length - 1; i2 >= 0; --i2) {
-        const k = path24[i2];
+      for (let i2 = path26.length - 1; i2 >= 0; --i2) {
+        const k = path26[i2];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -29126,7 +29126,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path24) => path24 == null || typeof path24 === "object" && !!path24[Symbol.iterator]().next().done;
+    var isEmptyPath = (path26) => path26 == null || typeof path26 === "object" && !!path26[Symbol.iterator]().next().done;
     var Collection2 = class extends Node3.NodeBase {
       constructor(type, schema2) {
         super(type);
@@ -29156,11 +29156,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path24, value) {
-        if (isEmptyPath(path24))
+      addIn(path26, value) {
+        if (isEmptyPath(path26))
           this.add(value);
         else {
-          const [key, ...rest] = path24;
+          const [key, ...rest] = path26;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -29174,8 +29174,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path24) {
-        const [key, ...rest] = path24;
+      deleteIn(path26) {
+        const [key, ...rest] = path26;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -29189,8 +29189,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path24, keepScalar) {
-        const [key, ...rest] = path24;
+      getIn(path26, keepScalar) {
+        const [key, ...rest] = path26;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -29208,8 +29208,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path24) {
-        const [key, ...rest] = path24;
+      hasIn(path26) {
+        const [key, ...rest] = path26;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -29219,8 +29219,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path24, value) {
-        const [key, ...rest] = path24;
+      setIn(path26, value) {
+        const [key, ...rest] = path26;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -31735,9 +31735,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path24, value) {
+      addIn(path26, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path24, value);
+          this.contents.addIn(path26, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -31812,14 +31812,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path24) {
-        if (Collection2.isEmptyPath(path24)) {
+      deleteIn(path26) {
+        if (Collection2.isEmptyPath(path26)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path24) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path26) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -31834,10 +31834,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path24, keepScalar) {
-        if (Collection2.isEmptyPath(path24))
+      getIn(path26, keepScalar) {
+        if (Collection2.isEmptyPath(path26))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path24, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path26, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -31848,10 +31848,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path24) {
-        if (Collection2.isEmptyPath(path24))
+      hasIn(path26) {
+        if (Collection2.isEmptyPath(path26))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path24) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path26) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -31868,13 +31868,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path24, value) {
-        if (Collection2.isEmptyPath(path24)) {
+      setIn(path26, value) {
+        if (Collection2.isEmptyPath(path26)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path24), value);
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path26), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path24, value);
+          this.contents.setIn(path26, value);
         }
       }
       /**
@@ -33835,9 +33835,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path24) => {
+    visit.itemAtPath = (cst, path26) => {
       let item = cst;
-      for (const [field, index] of path24) {
+      for (const [field, index] of path26) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -33846,23 +33846,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path24) => {
-      const parent = visit.itemAtPath(cst, path24.slice(0, -1));
-      const field = path24[path24.length - 1][0];
+    visit.parentCollection = (cst, path26) => {
+      const parent = visit.itemAtPath(cst, path26.slice(0, -1));
+      const field = path26[path26.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path24, item, visitor) {
-      let ctrl = visitor(item, path24);
+    function _visit(path26, item, visitor) {
+      let ctrl = visitor(item, path26);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i2 = 0; i2 < token.items.length; ++i2) {
-            const ci = _visit(Object.freeze(path24.concat([[field, i2]])), token.items[i2], visitor);
+            const ci = _visit(Object.freeze(path26.concat([[field, i2]])), token.items[i2], visitor);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -33873,10 +33873,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path24);
+            ctrl = ctrl(item, path26);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path24) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path26) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -35627,1782 +35627,6 @@ var require_dist = __commonJS({
   }
 });
 
-// node_modules/picomatch/lib/constants.js
-var require_constants6 = __commonJS({
-  "node_modules/picomatch/lib/constants.js"(exports2, module2) {
-    "use strict";
-    var WIN_SLASH = "\\\\/";
-    var WIN_NO_SLASH = `[^${WIN_SLASH}]`;
-    var DEFAULT_MAX_EXTGLOB_RECURSION = 0;
-    var DOT_LITERAL = "\\.";
-    var PLUS_LITERAL = "\\+";
-    var QMARK_LITERAL = "\\?";
-    var SLASH_LITERAL = "\\/";
-    var ONE_CHAR = "(?=.)";
-    var QMARK = "[^/]";
-    var END_ANCHOR = `(?:${SLASH_LITERAL}|$)`;
-    var START_ANCHOR = `(?:^|${SLASH_LITERAL})`;
-    var DOTS_SLASH = `${DOT_LITERAL}{1,2}${END_ANCHOR}`;
-    var NO_DOT = `(?!${DOT_LITERAL})`;
-    var NO_DOTS = `(?!${START_ANCHOR}${DOTS_SLASH})`;
-    var NO_DOT_SLASH = `(?!${DOT_LITERAL}{0,1}${END_ANCHOR})`;
-    var NO_DOTS_SLASH = `(?!${DOTS_SLASH})`;
-    var QMARK_NO_DOT = `[^.${SLASH_LITERAL}]`;
-    var STAR = `${QMARK}*?`;
-    var SEP = "/";
-    var POSIX_CHARS = {
-      DOT_LITERAL,
-      PLUS_LITERAL,
-      QMARK_LITERAL,
-      SLASH_LITERAL,
-      ONE_CHAR,
-      QMARK,
-      END_ANCHOR,
-      DOTS_SLASH,
-      NO_DOT,
-      NO_DOTS,
-      NO_DOT_SLASH,
-      NO_DOTS_SLASH,
-      QMARK_NO_DOT,
-      STAR,
-      START_ANCHOR,
-      SEP
-    };
-    var WINDOWS_CHARS = {
-      ...POSIX_CHARS,
-      SLASH_LITERAL: `[${WIN_SLASH}]`,
-      QMARK: WIN_NO_SLASH,
-      STAR: `${WIN_NO_SLASH}*?`,
-      DOTS_SLASH: `${DOT_LITERAL}{1,2}(?:[${WIN_SLASH}]|$)`,
-      NO_DOT: `(?!${DOT_LITERAL})`,
-      NO_DOTS: `(?!(?:^|[${WIN_SLASH}])${DOT_LITERAL}{1,2}(?:[${WIN_SLASH}]|$))`,
-      NO_DOT_SLASH: `(?!${DOT_LITERAL}{0,1}(?:[${WIN_SLASH}]|$))`,
-      NO_DOTS_SLASH: `(?!${DOT_LITERAL}{1,2}(?:[${WIN_SLASH}]|$))`,
-      QMARK_NO_DOT: `[^.${WIN_SLASH}]`,
-      START_ANCHOR: `(?:^|[${WIN_SLASH}])`,
-      END_ANCHOR: `(?:[${WIN_SLASH}]|$)`,
-      SEP: "\\"
-    };
-    var POSIX_REGEX_SOURCE = {
-      __proto__: null,
-      alnum: "a-zA-Z0-9",
-      alpha: "a-zA-Z",
-      ascii: "\\x00-\\x7F",
-      blank: " \\t",
-      cntrl: "\\x00-\\x1F\\x7F",
-      digit: "0-9",
-      graph: "\\x21-\\x7E",
-      lower: "a-z",
-      print: "\\x20-\\x7E ",
-      punct: "\\-!\"#$%&'()\\*+,./:;<=>?@[\\]^_`{|}~",
-      space: " \\t\\r\\n\\v\\f",
-      upper: "A-Z",
-      word: "A-Za-z0-9_",
-      xdigit: "A-Fa-f0-9"
-    };
-    module2.exports = {
-      DEFAULT_MAX_EXTGLOB_RECURSION,
-      MAX_LENGTH: 1024 * 64,
-      POSIX_REGEX_SOURCE,
-      // regular expressions
-      REGEX_BACKSLASH: /\\(?![*+?^${}(|)[\]])/g,
-      REGEX_NON_SPECIAL_CHARS: /^[^@![\].,$*+?^{}()|\\/]+/,
-      REGEX_SPECIAL_CHARS: /[-*+?.^${}(|)[\]]/,
-      REGEX_SPECIAL_CHARS_BACKREF: /(\\?)((\W)(\3*))/g,
-      REGEX_SPECIAL_CHARS_GLOBAL: /([-*+?.^${}(|)[\]])/g,
-      REGEX_REMOVE_BACKSLASH: /(?:\[.*?[^\\]\]|\\(?=.))/g,
-      // Replace globs with equivalent patterns to reduce parsing time.
-      REPLACEMENTS: {
-        __proto__: null,
-        "***": "*",
-        "**/**": "**",
-        "**/**/**": "**"
-      },
-      // Digits
-      CHAR_0: 48,
-      /* 0 */
-      CHAR_9: 57,
-      /* 9 */
-      // Alphabet chars.
-      CHAR_UPPERCASE_A: 65,
-      /* A */
-      CHAR_LOWERCASE_A: 97,
-      /* a */
-      CHAR_UPPERCASE_Z: 90,
-      /* Z */
-      CHAR_LOWERCASE_Z: 122,
-      /* z */
-      CHAR_LEFT_PARENTHESES: 40,
-      /* ( */
-      CHAR_RIGHT_PARENTHESES: 41,
-      /* ) */
-      CHAR_ASTERISK: 42,
-      /* * */
-      // Non-alphabetic chars.
-      CHAR_AMPERSAND: 38,
-      /* & */
-      CHAR_AT: 64,
-      /* @ */
-      CHAR_BACKWARD_SLASH: 92,
-      /* \ */
-      CHAR_CARRIAGE_RETURN: 13,
-      /* \r */
-      CHAR_CIRCUMFLEX_ACCENT: 94,
-      /* ^ */
-      CHAR_COLON: 58,
-      /* : */
-      CHAR_COMMA: 44,
-      /* , */
-      CHAR_DOT: 46,
-      /* . */
-      CHAR_DOUBLE_QUOTE: 34,
-      /* " */
-      CHAR_EQUAL: 61,
-      /* = */
-      CHAR_EXCLAMATION_MARK: 33,
-      /* ! */
-      CHAR_FORM_FEED: 12,
-      /* \f */
-      CHAR_FORWARD_SLASH: 47,
-      /* / */
-      CHAR_GRAVE_ACCENT: 96,
-      /* ` */
-      CHAR_HASH: 35,
-      /* # */
-      CHAR_HYPHEN_MINUS: 45,
-      /* - */
-      CHAR_LEFT_ANGLE_BRACKET: 60,
-      /* < */
-      CHAR_LEFT_CURLY_BRACE: 123,
-      /* { */
-      CHAR_LEFT_SQUARE_BRACKET: 91,
-      /* [ */
-      CHAR_LINE_FEED: 10,
-      /* \n */
-      CHAR_NO_BREAK_SPACE: 160,
-      /* \u00A0 */
-      CHAR_PERCENT: 37,
-      /* % */
-      CHAR_PLUS: 43,
-      /* + */
-      CHAR_QUESTION_MARK: 63,
-      /* ? */
-      CHAR_RIGHT_ANGLE_BRACKET: 62,
-      /* > */
-      CHAR_RIGHT_CURLY_BRACE: 125,
-      /* } */
-      CHAR_RIGHT_SQUARE_BRACKET: 93,
-      /* ] */
-      CHAR_SEMICOLON: 59,
-      /* ; */
-      CHAR_SINGLE_QUOTE: 39,
-      /* ' */
-      CHAR_SPACE: 32,
-      /*   */
-      CHAR_TAB: 9,
-      /* \t */
-      CHAR_UNDERSCORE: 95,
-      /* _ */
-      CHAR_VERTICAL_LINE: 124,
-      /* | */
-      CHAR_ZERO_WIDTH_NOBREAK_SPACE: 65279,
-      /* \uFEFF */
-      /**
-       * Create EXTGLOB_CHARS
-       */
-      extglobChars(chars) {
-        return {
-          "!": { type: "negate", open: "(?:(?!(?:", close: `))${chars.STAR})` },
-          "?": { type: "qmark", open: "(?:", close: ")?" },
-          "+": { type: "plus", open: "(?:", close: ")+" },
-          "*": { type: "star", open: "(?:", close: ")*" },
-          "@": { type: "at", open: "(?:", close: ")" }
-        };
-      },
-      /**
-       * Create GLOB_CHARS
-       */
-      globChars(win32) {
-        return win32 === true ? WINDOWS_CHARS : POSIX_CHARS;
-      }
-    };
-  }
-});
-
-// node_modules/picomatch/lib/utils.js
-var require_utils3 = __commonJS({
-  "node_modules/picomatch/lib/utils.js"(exports2) {
-    "use strict";
-    var {
-      REGEX_BACKSLASH,
-      REGEX_REMOVE_BACKSLASH,
-      REGEX_SPECIAL_CHARS,
-      REGEX_SPECIAL_CHARS_GLOBAL
-    } = require_constants6();
-    exports2.isObject = (val) => val !== null && typeof val === "object" && !Array.isArray(val);
-    exports2.hasRegexChars = (str) => REGEX_SPECIAL_CHARS.test(str);
-    exports2.isRegexChar = (str) => str.length === 1 && exports2.hasRegexChars(str);
-    exports2.escapeRegex = (str) => str.replace(REGEX_SPECIAL_CHARS_GLOBAL, "\\$1");
-    exports2.toPosixSlashes = (str) => str.replace(REGEX_BACKSLASH, "/");
-    exports2.isWindows = () => {
-      if (typeof navigator !== "undefined" && navigator.platform) {
-        const platform2 = navigator.platform.toLowerCase();
-        return platform2 === "win32" || platform2 === "windows";
-      }
-      if (typeof process !== "undefined" && process.platform) {
-        return process.platform === "win32";
-      }
-      return false;
-    };
-    exports2.removeBackslashes = (str) => {
-      return str.replace(REGEX_REMOVE_BACKSLASH, (match) => {
-        return match === "\\" ? "" : match;
-      });
-    };
-    exports2.escapeLast = (input, char, lastIdx) => {
-      const idx = input.lastIndexOf(char, lastIdx);
-      if (idx === -1) return input;
-      if (input[idx - 1] === "\\") return exports2.escapeLast(input, char, idx - 1);
-      return `${input.slice(0, idx)}\\${input.slice(idx)}`;
-    };
-    exports2.removePrefix = (input, state = {}) => {
-      let output = input;
-      if (output.startsWith("./")) {
-        output = output.slice(2);
-        state.prefix = "./";
-      }
-      return output;
-    };
-    exports2.wrapOutput = (input, state = {}, options = {}) => {
-      const prepend = options.contains ? "" : "^";
-      const append = options.contains ? "" : "$";
-      let output = `${prepend}(?:${input})${append}`;
-      if (state.negated === true) {
-        output = `(?:^(?!${output}).*$)`;
-      }
-      return output;
-    };
-    exports2.basename = (path24, { windows } = {}) => {
-      const segs = path24.split(windows ? /[\\/]/ : "/");
-      const last = segs[segs.length - 1];
-      if (last === "") {
-        return segs[segs.length - 2];
-      }
-      return last;
-    };
-  }
-});
-
-// node_modules/picomatch/lib/scan.js
-var require_scan = __commonJS({
-  "node_modules/picomatch/lib/scan.js"(exports2, module2) {
-    "use strict";
-    var utils = require_utils3();
-    var {
-      CHAR_ASTERISK,
-      /* * */
-      CHAR_AT,
-      /* @ */
-      CHAR_BACKWARD_SLASH,
-      /* \ */
-      CHAR_COMMA,
-      /* , */
-      CHAR_DOT,
-      /* . */
-      CHAR_EXCLAMATION_MARK,
-      /* ! */
-      CHAR_FORWARD_SLASH,
-      /* / */
-      CHAR_LEFT_CURLY_BRACE,
-      /* { */
-      CHAR_LEFT_PARENTHESES,
-      /* ( */
-      CHAR_LEFT_SQUARE_BRACKET,
-      /* [ */
-      CHAR_PLUS,
-      /* + */
-      CHAR_QUESTION_MARK,
-      /* ? */
-      CHAR_RIGHT_CURLY_BRACE,
-      /* } */
-      CHAR_RIGHT_PARENTHESES,
-      /* ) */
-      CHAR_RIGHT_SQUARE_BRACKET
-      /* ] */
-    } = require_constants6();
-    var isPathSeparator = (code) => {
-      return code === CHAR_FORWARD_SLASH || code === CHAR_BACKWARD_SLASH;
-    };
-    var depth = (token) => {
-      if (token.isPrefix !== true) {
-        token.depth = token.isGlobstar ? Infinity : 1;
-      }
-    };
-    var scan = (input, options) => {
-      const opts = options || {};
-      const length = input.length - 1;
-      const scanToEnd = opts.parts === true || opts.tokens === true || opts.scanToEnd === true;
-      const slashes = [];
-      const tokens = [];
-      const parts = [];
-      let str = input;
-      let index = -1;
-      let start = 0;
-      let lastIndex = 0;
-      let isBrace = false;
-      let isBracket = false;
-      let isGlob = false;
-      let isExtglob = false;
-      let isGlobstar = false;
-      let braceEscaped = false;
-      let backslashes = false;
-      let negated = false;
-      let negatedExtglob = false;
-      let finished = false;
-      let braces = 0;
-      let prev;
-      let code;
-      let token = { value: "", depth: 0, isGlob: false };
-      const eos = () => index >= length;
-      const peek = () => str.charCodeAt(index + 1);
-      const advance2 = () => {
-        prev = code;
-        return str.charCodeAt(++index);
-      };
-      while (index < length) {
-        code = advance2();
-        let next;
-        if (code === CHAR_BACKWARD_SLASH) {
-          backslashes = token.backslashes = true;
-          code = advance2();
-          if (code === CHAR_LEFT_CURLY_BRACE) {
-            braceEscaped = true;
-          }
-          continue;
-        }
-        if (braceEscaped === true || code === CHAR_LEFT_CURLY_BRACE) {
-          braces++;
-          while (eos() !== true && (code = advance2())) {
-            if (code === CHAR_BACKWARD_SLASH) {
-              backslashes = token.backslashes = true;
-              advance2();
-              continue;
-            }
-            if (code === CHAR_LEFT_CURLY_BRACE) {
-              braces++;
-              continue;
-            }
-            if (braceEscaped !== true && code === CHAR_DOT && (code = advance2()) === CHAR_DOT) {
-              isBrace = token.isBrace = true;
-              isGlob = token.isGlob = true;
-              finished = true;
-              if (scanToEnd === true) {
-                continue;
-              }
-              break;
-            }
-            if (braceEscaped !== true && code === CHAR_COMMA) {
-              isBrace = token.isBrace = true;
-              isGlob = token.isGlob = true;
-              finished = true;
-              if (scanToEnd === true) {
-                continue;
-              }
-              break;
-            }
-            if (code === CHAR_RIGHT_CURLY_BRACE) {
-              braces--;
-              if (braces === 0) {
-                braceEscaped = false;
-                isBrace = token.isBrace = true;
-                finished = true;
-                break;
-              }
-            }
-          }
-          if (scanToEnd === true) {
-            continue;
-          }
-          break;
-        }
-        if (code === CHAR_FORWARD_SLASH) {
-          slashes.push(index);
-          tokens.push(token);
-          token = { value: "", depth: 0, isGlob: false };
-          if (finished === true) continue;
-          if (prev === CHAR_DOT && index === start + 1) {
-            start += 2;
-            continue;
-          }
-          lastIndex = index + 1;
-          continue;
-        }
-        if (opts.noext !== true) {
-          const isExtglobChar = code === CHAR_PLUS || code === CHAR_AT || code === CHAR_ASTERISK || code === CHAR_QUESTION_MARK || code === CHAR_EXCLAMATION_MARK;
-          if (isExtglobChar === true && peek() === CHAR_LEFT_PARENTHESES) {
-            isGlob = token.isGlob = true;
-            isExtglob = token.isExtglob = true;
-            finished = true;
-            if (code === CHAR_EXCLAMATION_MARK && index === start) {
-              negatedExtglob = true;
-            }
-            if (scanToEnd === true) {
-              let parens = 0;
-              while (eos() !== true && (code = advance2())) {
-                if (code === CHAR_BACKWARD_SLASH) {
-                  backslashes = token.backslashes = true;
-                  advance2();
-                  continue;
-                }
-                if (code === CHAR_LEFT_PARENTHESES) {
-                  parens++;
-                  continue;
-                }
-                if (code === CHAR_RIGHT_PARENTHESES && --parens === 0) {
-                  finished = true;
-                  break;
-                }
-              }
-              continue;
-            }
-            break;
-          }
-        }
-        if (code === CHAR_ASTERISK) {
-          if (prev === CHAR_ASTERISK) isGlobstar = token.isGlobstar = true;
-          isGlob = token.isGlob = true;
-          finished = true;
-          if (scanToEnd === true) {
-            continue;
-          }
-          break;
-        }
-        if (code === CHAR_QUESTION_MARK) {
-          isGlob = token.isGlob = true;
-          finished = true;
-          if (scanToEnd === true) {
-            continue;
-          }
-          break;
-        }
-        if (code === CHAR_LEFT_SQUARE_BRACKET) {
-          while (eos() !== true && (next = advance2())) {
-            if (next === CHAR_BACKWARD_SLASH) {
-              backslashes = token.backslashes = true;
-              advance2();
-              continue;
-            }
-            if (next === CHAR_RIGHT_SQUARE_BRACKET) {
-              isBracket = token.isBracket = true;
-              isGlob = token.isGlob = true;
-              finished = true;
-              break;
-            }
-          }
-          if (scanToEnd === true) {
-            continue;
-          }
-          break;
-        }
-        if (opts.nonegate !== true && code === CHAR_EXCLAMATION_MARK && index === start) {
-          negated = token.negated = true;
-          start++;
-          continue;
-        }
-        if (opts.noparen !== true && code === CHAR_LEFT_PARENTHESES) {
-          isGlob = token.isGlob = true;
-          if (scanToEnd === true) {
-            let parens = 1;
-            while (eos() !== true && (code = advance2())) {
-              if (code === CHAR_BACKWARD_SLASH) {
-                backslashes = token.backslashes = true;
-                advance2();
-                continue;
-              }
-              if (code === CHAR_LEFT_PARENTHESES) {
-                parens++;
-                continue;
-              }
-              if (code === CHAR_RIGHT_PARENTHESES && --parens === 0) {
-                finished = true;
-                break;
-              }
-            }
-            continue;
-          }
-          break;
-        }
-        if (isGlob === true) {
-          finished = true;
-          if (scanToEnd === true) {
-            continue;
-          }
-          break;
-        }
-      }
-      if (opts.noext === true) {
-        isExtglob = false;
-        isGlob = false;
-      }
-      let base2 = str;
-      let prefix = "";
-      let glob2 = "";
-      if (start > 0) {
-        prefix = str.slice(0, start);
-        str = str.slice(start);
-        lastIndex -= start;
-      }
-      if (base2 && isGlob === true && lastIndex > 0) {
-        base2 = str.slice(0, lastIndex);
-        glob2 = str.slice(lastIndex);
-      } else if (isGlob === true) {
-        base2 = "";
-        glob2 = str;
-      } else {
-        base2 = str;
-      }
-      if (base2 && base2 !== "" && base2 !== "/" && base2 !== str) {
-        if (isPathSeparator(base2.charCodeAt(base2.length - 1))) {
-          base2 = base2.slice(0, -1);
-        }
-      }
-      if (opts.unescape === true) {
-        if (glob2) glob2 = utils.removeBackslashes(glob2);
-        if (base2 && backslashes === true) {
-          base2 = utils.removeBackslashes(base2);
-        }
-      }
-      const state = {
-        prefix,
-        input,
-        start,
-        base: base2,
-        glob: glob2,
-        isBrace,
-        isBracket,
-        isGlob,
-        isExtglob,
-        isGlobstar,
-        negated,
-        negatedExtglob
-      };
-      if (opts.tokens === true) {
-        state.maxDepth = 0;
-        if (!isPathSeparator(code)) {
-          tokens.push(token);
-        }
-        state.tokens = tokens;
-      }
-      if (opts.parts === true || opts.tokens === true) {
-        let prevIndex;
-        for (let idx = 0; idx < slashes.length; idx++) {
-          const n2 = prevIndex !== void 0 ? prevIndex + 1 : start;
-          const i2 = slashes[idx];
-          const value2 = input.slice(n2, i2);
-          if (opts.tokens) {
-            if (idx === 0 && start !== 0) {
-              tokens[idx].isPrefix = true;
-              tokens[idx].value = prefix;
-            } else {
-              tokens[idx].value = value2;
-            }
-            depth(tokens[idx]);
-            state.maxDepth += tokens[idx].depth;
-          }
-          if (i2 >= start) {
-            parts.push(value2);
-            prevIndex = i2;
-          }
-        }
-        const n = prevIndex !== void 0 ? prevIndex + 1 : start;
-        const value = input.slice(n);
-        parts.push(value);
-        if (opts.tokens && prevIndex && prevIndex + 1 < input.length) {
-          tokens[tokens.length - 1].value = value;
-          depth(tokens[tokens.length - 1]);
-          state.maxDepth += tokens[tokens.length - 1].depth;
-        }
-        state.slashes = slashes;
-        state.parts = parts;
-      }
-      return state;
-    };
-    module2.exports = scan;
-  }
-});
-
-// node_modules/picomatch/lib/parse.js
-var require_parse2 = __commonJS({
-  "node_modules/picomatch/lib/parse.js"(exports2, module2) {
-    "use strict";
-    var constants3 = require_constants6();
-    var utils = require_utils3();
-    var {
-      MAX_LENGTH,
-      POSIX_REGEX_SOURCE,
-      REGEX_NON_SPECIAL_CHARS,
-      REGEX_SPECIAL_CHARS_BACKREF,
-      REPLACEMENTS
-    } = constants3;
-    var expandRange = (args, options) => {
-      if (typeof options.expandRange === "function") {
-        return options.expandRange(...args, options);
-      }
-      args.sort();
-      const value = `[${args.join("-")}]`;
-      try {
-        new RegExp(value);
-      } catch (ex) {
-        return args.map((v) => utils.escapeRegex(v)).join("..");
-      }
-      return value;
-    };
-    var syntaxError = (type, char) => {
-      return `Missing ${type}: "${char}" - use "\\\\${char}" to match literal characters`;
-    };
-    var splitTopLevel = (input) => {
-      const parts = [];
-      let bracket = 0;
-      let paren = 0;
-      let quote = 0;
-      let value = "";
-      let escaped = false;
-      for (const ch of input) {
-        if (escaped === true) {
-          value += ch;
-          escaped = false;
-          continue;
-        }
-        if (ch === "\\") {
-          value += ch;
-          escaped = true;
-          continue;
-        }
-        if (ch === '"') {
-          quote = quote === 1 ? 0 : 1;
-          value += ch;
-          continue;
-        }
-        if (quote === 0) {
-          if (ch === "[") {
-            bracket++;
-          } else if (ch === "]" && bracket > 0) {
-            bracket--;
-          } else if (bracket === 0) {
-            if (ch === "(") {
-              paren++;
-            } else if (ch === ")" && paren > 0) {
-              paren--;
-            } else if (ch === "|" && paren === 0) {
-              parts.push(value);
-              value = "";
-              continue;
-            }
-          }
-        }
-        value += ch;
-      }
-      parts.push(value);
-      return parts;
-    };
-    var isPlainBranch = (branch) => {
-      let escaped = false;
-      for (const ch of branch) {
-        if (escaped === true) {
-          escaped = false;
-          continue;
-        }
-        if (ch === "\\") {
-          escaped = true;
-          continue;
-        }
-        if (/[?*+@!()[\]{}]/.test(ch)) {
-          return false;
-        }
-      }
-      return true;
-    };
-    var normalizeSimpleBranch = (branch) => {
-      let value = branch.trim();
-      let changed = true;
-      while (changed === true) {
-        changed = false;
-        if (/^@\([^\\()[\]{}|]+\)$/.test(value)) {
-          value = value.slice(2, -1);
-          changed = true;
-        }
-      }
-      if (!isPlainBranch(value)) {
-        return;
-      }
-      return value.replace(/\\(.)/g, "$1");
-    };
-    var hasRepeatedCharPrefixOverlap = (branches) => {
-      const values = branches.map(normalizeSimpleBranch).filter(Boolean);
-      for (let i2 = 0; i2 < values.length; i2++) {
-        for (let j = i2 + 1; j < values.length; j++) {
-          const a = values[i2];
-          const b = values[j];
-          const char = a[0];
-          if (!char || a !== char.repeat(a.length) || b !== char.repeat(b.length)) {
-            continue;
-          }
-          if (a === b || a.startsWith(b) || b.startsWith(a)) {
-            return true;
-          }
-        }
-      }
-      return false;
-    };
-    var parseRepeatedExtglob = (pattern, requireEnd = true) => {
-      if (pattern[0] !== "+" && pattern[0] !== "*" || pattern[1] !== "(") {
-        return;
-      }
-      let bracket = 0;
-      let paren = 0;
-      let quote = 0;
-      let escaped = false;
-      for (let i2 = 1; i2 < pattern.length; i2++) {
-        const ch = pattern[i2];
-        if (escaped === true) {
-          escaped = false;
-          continue;
-        }
-        if (ch === "\\") {
-          escaped = true;
-          continue;
-        }
-        if (ch === '"') {
-          quote = quote === 1 ? 0 : 1;
-          continue;
-        }
-        if (quote === 1) {
-          continue;
-        }
-        if (ch === "[") {
-          bracket++;
-          continue;
-        }
-        if (ch === "]" && bracket > 0) {
-          bracket--;
-          continue;
-        }
-        if (bracket > 0) {
-          continue;
-        }
-        if (ch === "(") {
-          paren++;
-          continue;
-        }
-        if (ch === ")") {
-          paren--;
-          if (paren === 0) {
-            if (requireEnd === true && i2 !== pattern.length - 1) {
-              return;
-            }
-            return {
-              type: pattern[0],
-              body: pattern.slice(2, i2),
-              end: i2
-            };
-          }
-        }
-      }
-    };
-    var buildCharClassStar = (chars) => {
-      const source = chars.length === 1 ? utils.escapeRegex(chars[0]) : `[${chars.map((ch) => utils.escapeRegex(ch)).join("")}]`;
-      return `${source}*`;
-    };
-    var getStarExtglobSequenceChars = (pattern) => {
-      let index = 0;
-      const chars = [];
-      while (index < pattern.length) {
-        const match = parseRepeatedExtglob(pattern.slice(index), false);
-        if (!match || match.type !== "*") {
-          return;
-        }
-        const branches = splitTopLevel(match.body).map((branch2) => branch2.trim());
-        if (branches.length !== 1) {
-          return;
-        }
-        const branch = normalizeSimpleBranch(branches[0]);
-        if (!branch || branch.length !== 1) {
-          return;
-        }
-        chars.push(branch);
-        index += match.end + 1;
-      }
-      if (chars.length < 1) {
-        return;
-      }
-      return chars;
-    };
-    var repeatedExtglobRecursion = (pattern) => {
-      let depth = 0;
-      let value = pattern.trim();
-      let match = parseRepeatedExtglob(value);
-      while (match) {
-        depth++;
-        value = match.body.trim();
-        match = parseRepeatedExtglob(value);
-      }
-      return depth;
-    };
-    var analyzeRepeatedExtglob = (body, options) => {
-      if (options.maxExtglobRecursion === false) {
-        return { risky: false };
-      }
-      const max2 = typeof options.maxExtglobRecursion === "number" ? options.maxExtglobRecursion : constants3.DEFAULT_MAX_EXTGLOB_RECURSION;
-      const branches = splitTopLevel(body).map((branch) => branch.trim());
-      if (branches.length > 1) {
-        if (branches.some((branch) => branch === "") || branches.some((branch) => /^[*?]+$/.test(branch)) || hasRepeatedCharPrefixOverlap(branches)) {
-          return { risky: true };
-        }
-      }
-      const safeChars = [];
-      let sawStarSequence = false;
-      let combinable = true;
-      for (const branch of branches) {
-        const chars = getStarExtglobSequenceChars(branch);
-        if (chars) {
-          sawStarSequence = true;
-          safeChars.push(...chars);
-          continue;
-        }
-        const literal2 = normalizeSimpleBranch(branch);
-        if (literal2 && literal2.length === 1) {
-          safeChars.push(literal2);
-          continue;
-        }
-        combinable = false;
-        if (repeatedExtglobRecursion(branch) > max2) {
-          return { risky: true };
-        }
-      }
-      if (sawStarSequence) {
-        return combinable ? { risky: true, safeOutput: buildCharClassStar([...new Set(safeChars)]) } : { risky: true };
-      }
-      return { risky: false };
-    };
-    var parse6 = (input, options) => {
-      if (typeof input !== "string") {
-        throw new TypeError("Expected a string");
-      }
-      input = REPLACEMENTS[input] || input;
-      const opts = { ...options };
-      const max2 = typeof opts.maxLength === "number" ? Math.min(MAX_LENGTH, opts.maxLength) : MAX_LENGTH;
-      let len = input.length;
-      if (len > max2) {
-        throw new SyntaxError(`Input length: ${len}, exceeds maximum allowed length: ${max2}`);
-      }
-      const bos = { type: "bos", value: "", output: opts.prepend || "" };
-      const tokens = [bos];
-      const capture = opts.capture ? "" : "?:";
-      const PLATFORM_CHARS = constants3.globChars(opts.windows);
-      const EXTGLOB_CHARS = constants3.extglobChars(PLATFORM_CHARS);
-      const {
-        DOT_LITERAL,
-        PLUS_LITERAL,
-        SLASH_LITERAL,
-        ONE_CHAR,
-        DOTS_SLASH,
-        NO_DOT,
-        NO_DOT_SLASH,
-        NO_DOTS_SLASH,
-        QMARK,
-        QMARK_NO_DOT,
-        STAR,
-        START_ANCHOR
-      } = PLATFORM_CHARS;
-      const globstar = (opts2) => {
-        return `(${capture}(?:(?!${START_ANCHOR}${opts2.dot ? DOTS_SLASH : DOT_LITERAL}).)*?)`;
-      };
-      const nodot = opts.dot ? "" : NO_DOT;
-      const qmarkNoDot = opts.dot ? QMARK : QMARK_NO_DOT;
-      let star = opts.bash === true ? globstar(opts) : STAR;
-      if (opts.capture) {
-        star = `(${star})`;
-      }
-      if (typeof opts.noext === "boolean") {
-        opts.noextglob = opts.noext;
-      }
-      const state = {
-        input,
-        index: -1,
-        start: 0,
-        dot: opts.dot === true,
-        consumed: "",
-        output: "",
-        prefix: "",
-        backtrack: false,
-        negated: false,
-        brackets: 0,
-        braces: 0,
-        parens: 0,
-        quotes: 0,
-        globstar: false,
-        tokens
-      };
-      input = utils.removePrefix(input, state);
-      len = input.length;
-      const extglobs = [];
-      const braces = [];
-      const stack = [];
-      let prev = bos;
-      let value;
-      const eos = () => state.index === len - 1;
-      const peek = state.peek = (n = 1) => input[state.index + n];
-      const advance2 = state.advance = () => input[++state.index] || "";
-      const remaining = () => input.slice(state.index + 1);
-      const consume = (value2 = "", num = 0) => {
-        state.consumed += value2;
-        state.index += num;
-      };
-      const append = (token) => {
-        state.output += token.output != null ? token.output : token.value;
-        consume(token.value);
-      };
-      const negate = () => {
-        let count3 = 1;
-        while (peek() === "!" && (peek(2) !== "(" || peek(3) === "?")) {
-          advance2();
-          state.start++;
-          count3++;
-        }
-        if (count3 % 2 === 0) {
-          return false;
-        }
-        state.negated = true;
-        state.start++;
-        return true;
-      };
-      const increment = (type) => {
-        state[type]++;
-        stack.push(type);
-      };
-      const decrement = (type) => {
-        state[type]--;
-        stack.pop();
-      };
-      const push = (tok) => {
-        if (prev.type === "globstar") {
-          const isBrace = state.braces > 0 && (tok.type === "comma" || tok.type === "brace");
-          const isExtglob = tok.extglob === true || extglobs.length && (tok.type === "pipe" || tok.type === "paren");
-          if (tok.type !== "slash" && tok.type !== "paren" && !isBrace && !isExtglob) {
-            state.output = state.output.slice(0, -prev.output.length);
-            prev.type = "star";
-            prev.value = "*";
-            prev.output = star;
-            state.output += prev.output;
-          }
-        }
-        if (extglobs.length && tok.type !== "paren") {
-          extglobs[extglobs.length - 1].inner += tok.value;
-        }
-        if (tok.value || tok.output) append(tok);
-        if (prev && prev.type === "text" && tok.type === "text") {
-          prev.output = (prev.output || prev.value) + tok.value;
-          prev.value += tok.value;
-          return;
-        }
-        tok.prev = prev;
-        tokens.push(tok);
-        prev = tok;
-      };
-      const extglobOpen = (type, value2) => {
-        const token = { ...EXTGLOB_CHARS[value2], conditions: 1, inner: "" };
-        token.prev = prev;
-        token.parens = state.parens;
-        token.output = state.output;
-        token.startIndex = state.index;
-        token.tokensIndex = tokens.length;
-        const output = (opts.capture ? "(" : "") + token.open;
-        increment("parens");
-        push({ type, value: value2, output: state.output ? "" : ONE_CHAR });
-        push({ type: "paren", extglob: true, value: advance2(), output });
-        extglobs.push(token);
-      };
-      const extglobClose = (token) => {
-        const literal2 = input.slice(token.startIndex, state.index + 1);
-        const body = input.slice(token.startIndex + 2, state.index);
-        const analysis = analyzeRepeatedExtglob(body, opts);
-        if ((token.type === "plus" || token.type === "star") && analysis.risky) {
-          const safeOutput = analysis.safeOutput ? (token.output ? "" : ONE_CHAR) + (opts.capture ? `(${analysis.safeOutput})` : analysis.safeOutput) : void 0;
-          const open2 = tokens[token.tokensIndex];
-          open2.type = "text";
-          open2.value = literal2;
-          open2.output = safeOutput || utils.escapeRegex(literal2);
-          for (let i2 = token.tokensIndex + 1; i2 < tokens.length; i2++) {
-            tokens[i2].value = "";
-            tokens[i2].output = "";
-            delete tokens[i2].suffix;
-          }
-          state.output = token.output + open2.output;
-          state.backtrack = true;
-          push({ type: "paren", extglob: true, value, output: "" });
-          decrement("parens");
-          return;
-        }
-        let output = token.close + (opts.capture ? ")" : "");
-        let rest;
-        if (token.type === "negate") {
-          let extglobStar = star;
-          if (token.inner && token.inner.length > 1 && token.inner.includes("/")) {
-            extglobStar = globstar(opts);
-          }
-          if (extglobStar !== star || eos() || /^\)+$/.test(remaining())) {
-            output = token.close = `)$))${extglobStar}`;
-          }
-          if (token.inner.includes("*") && (rest = remaining()) && /^\.[^\\/.]+$/.test(rest)) {
-            const expression = parse6(rest, { ...options, fastpaths: false }).output;
-            output = token.close = `)${expression})${extglobStar})`;
-          }
-          if (token.prev.type === "bos") {
-            state.negatedExtglob = true;
-          }
-        }
-        push({ type: "paren", extglob: true, value, output });
-        decrement("parens");
-      };
-      if (opts.fastpaths !== false && !/(^[*!]|[/()[\]{}"])/.test(input)) {
-        let backslashes = false;
-        let output = input.replace(REGEX_SPECIAL_CHARS_BACKREF, (m, esc, chars, first, rest, index) => {
-          if (first === "\\") {
-            backslashes = true;
-            return m;
-          }
-          if (first === "?") {
-            if (esc) {
-              return esc + first + (rest ? QMARK.repeat(rest.length) : "");
-            }
-            if (index === 0) {
-              return qmarkNoDot + (rest ? QMARK.repeat(rest.length) : "");
-            }
-            return QMARK.repeat(chars.length);
-          }
-          if (first === ".") {
-            return DOT_LITERAL.repeat(chars.length);
-          }
-          if (first === "*") {
-            if (esc) {
-              return esc + first + (rest ? star : "");
-            }
-            return star;
-          }
-          return esc ? m : `\\${m}`;
-        });
-        if (backslashes === true) {
-          if (opts.unescape === true) {
-            output = output.replace(/\\/g, "");
-          } else {
-            output = output.replace(/\\+/g, (m) => {
-              return m.length % 2 === 0 ? "\\\\" : m ? "\\" : "";
-            });
-          }
-        }
-        if (output === input && opts.contains === true) {
-          state.output = input;
-          return state;
-        }
-        state.output = utils.wrapOutput(output, state, options);
-        return state;
-      }
-      while (!eos()) {
-        value = advance2();
-        if (value === "\0") {
-          continue;
-        }
-        if (value === "\\") {
-          const next = peek();
-          if (next === "/" && opts.bash !== true) {
-            continue;
-          }
-          if (next === "." || next === ";") {
-            continue;
-          }
-          if (!next) {
-            value += "\\";
-            push({ type: "text", value });
-            continue;
-          }
-          const match = /^\\+/.exec(remaining());
-          let slashes = 0;
-          if (match && match[0].length > 2) {
-            slashes = match[0].length;
-            state.index += slashes;
-            if (slashes % 2 !== 0) {
-              value += "\\";
-            }
-          }
-          if (opts.unescape === true) {
-            value = advance2();
-          } else {
-            value += advance2();
-          }
-          if (state.brackets === 0) {
-            push({ type: "text", value });
-            continue;
-          }
-        }
-        if (state.brackets > 0 && (value !== "]" || prev.value === "[" || prev.value === "[^")) {
-          if (opts.posix !== false && value === ":") {
-            const inner = prev.value.slice(1);
-            if (inner.includes("[")) {
-              prev.posix = true;
-              if (inner.includes(":")) {
-                const idx = prev.value.lastIndexOf("[");
-                const pre2 = prev.value.slice(0, idx);
-                const rest2 = prev.value.slice(idx + 2);
-                const posix2 = POSIX_REGEX_SOURCE[rest2];
-                if (posix2) {
-                  prev.value = pre2 + posix2;
-                  state.backtrack = true;
-                  advance2();
-                  if (!bos.output && tokens.indexOf(prev) === 1) {
-                    bos.output = ONE_CHAR;
-                  }
-                  continue;
-                }
-              }
-            }
-          }
-          if (value === "[" && peek() !== ":" || value === "-" && peek() === "]") {
-            value = `\\${value}`;
-          }
-          if (value === "]" && (prev.value === "[" || prev.value === "[^")) {
-            value = `\\${value}`;
-          }
-          if (opts.posix === true && value === "!" && prev.value === "[") {
-            value = "^";
-          }
-          prev.value += value;
-          append({ value });
-          continue;
-        }
-        if (state.quotes === 1 && value !== '"') {
-          value = utils.escapeRegex(value);
-          prev.value += value;
-          append({ value });
-          continue;
-        }
-        if (value === '"') {
-          state.quotes = state.quotes === 1 ? 0 : 1;
-          if (opts.keepQuotes === true) {
-            push({ type: "text", value });
-          }
-          continue;
-        }
-        if (value === "(") {
-          increment("parens");
-          push({ type: "paren", value });
-          continue;
-        }
-        if (value === ")") {
-          if (state.parens === 0 && opts.strictBrackets === true) {
-            throw new SyntaxError(syntaxError("opening", "("));
-          }
-          const extglob = extglobs[extglobs.length - 1];
-          if (extglob && state.parens === extglob.parens + 1) {
-            extglobClose(extglobs.pop());
-            continue;
-          }
-          push({ type: "paren", value, output: state.parens ? ")" : "\\)" });
-          decrement("parens");
-          continue;
-        }
-        if (value === "[") {
-          if (opts.nobracket === true || !remaining().includes("]")) {
-            if (opts.nobracket !== true && opts.strictBrackets === true) {
-              throw new SyntaxError(syntaxError("closing", "]"));
-            }
-            value = `\\${value}`;
-          } else {
-            increment("brackets");
-          }
-          push({ type: "bracket", value });
-          continue;
-        }
-        if (value === "]") {
-          if (opts.nobracket === true || prev && prev.type === "bracket" && prev.value.length === 1) {
-            push({ type: "text", value, output: `\\${value}` });
-            continue;
-          }
-          if (state.brackets === 0) {
-            if (opts.strictBrackets === true) {
-              throw new SyntaxError(syntaxError("opening", "["));
-            }
-            push({ type: "text", value, output: `\\${value}` });
-            continue;
-          }
-          decrement("brackets");
-          const prevValue = prev.value.slice(1);
-          if (prev.posix !== true && prevValue[0] === "^" && !prevValue.includes("/")) {
-            value = `/${value}`;
-          }
-          prev.value += value;
-          append({ value });
-          if (opts.literalBrackets === false || utils.hasRegexChars(prevValue)) {
-            continue;
-          }
-          const escaped = utils.escapeRegex(prev.value);
-          state.output = state.output.slice(0, -prev.value.length);
-          if (opts.literalBrackets === true) {
-            state.output += escaped;
-            prev.value = escaped;
-            continue;
-          }
-          prev.value = `(${capture}${escaped}|${prev.value})`;
-          state.output += prev.value;
-          continue;
-        }
-        if (value === "{" && opts.nobrace !== true) {
-          increment("braces");
-          const open2 = {
-            type: "brace",
-            value,
-            output: "(",
-            outputIndex: state.output.length,
-            tokensIndex: state.tokens.length
-          };
-          braces.push(open2);
-          push(open2);
-          continue;
-        }
-        if (value === "}") {
-          const brace = braces[braces.length - 1];
-          if (opts.nobrace === true || !brace) {
-            push({ type: "text", value, output: value });
-            continue;
-          }
-          let output = ")";
-          if (brace.dots === true) {
-            const arr = tokens.slice();
-            const range = [];
-            for (let i2 = arr.length - 1; i2 >= 0; i2--) {
-              tokens.pop();
-              if (arr[i2].type === "brace") {
-                break;
-              }
-              if (arr[i2].type !== "dots") {
-                range.unshift(arr[i2].value);
-              }
-            }
-            output = expandRange(range, opts);
-            state.backtrack = true;
-          }
-          if (brace.comma !== true && brace.dots !== true) {
-            const out = state.output.slice(0, brace.outputIndex);
-            const toks = state.tokens.slice(brace.tokensIndex);
-            brace.value = brace.output = "\\{";
-            value = output = "\\}";
-            state.output = out;
-            for (const t of toks) {
-              state.output += t.output || t.value;
-            }
-          }
-          push({ type: "brace", value, output });
-          decrement("braces");
-          braces.pop();
-          continue;
-        }
-        if (value === "|") {
-          if (extglobs.length > 0) {
-            extglobs[extglobs.length - 1].conditions++;
-          }
-          push({ type: "text", value });
-          continue;
-        }
-        if (value === ",") {
-          let output = value;
-          const brace = braces[braces.length - 1];
-          if (brace && stack[stack.length - 1] === "braces") {
-            brace.comma = true;
-            output = "|";
-          }
-          push({ type: "comma", value, output });
-          continue;
-        }
-        if (value === "/") {
-          if (prev.type === "dot" && state.index === state.start + 1) {
-            state.start = state.index + 1;
-            state.consumed = "";
-            state.output = "";
-            tokens.pop();
-            prev = bos;
-            continue;
-          }
-          push({ type: "slash", value, output: SLASH_LITERAL });
-          continue;
-        }
-        if (value === ".") {
-          if (state.braces > 0 && prev.type === "dot") {
-            if (prev.value === ".") prev.output = DOT_LITERAL;
-            const brace = braces[braces.length - 1];
-            prev.type = "dots";
-            prev.output += value;
-            prev.value += value;
-            brace.dots = true;
-            continue;
-          }
-          if (state.braces + state.parens === 0 && prev.type !== "bos" && prev.type !== "slash") {
-            push({ type: "text", value, output: DOT_LITERAL });
-            continue;
-          }
-          push({ type: "dot", value, output: DOT_LITERAL });
-          continue;
-        }
-        if (value === "?") {
-          const isGroup = prev && prev.value === "(";
-          if (!isGroup && opts.noextglob !== true && peek() === "(" && peek(2) !== "?") {
-            extglobOpen("qmark", value);
-            continue;
-          }
-          if (prev && prev.type === "paren") {
-            const next = peek();
-            let output = value;
-            if (prev.value === "(" && !/[!=<:]/.test(next) || next === "<" && !/<([!=]|\w+>)/.test(remaining())) {
-              output = `\\${value}`;
-            }
-            push({ type: "text", value, output });
-            continue;
-          }
-          if (opts.dot !== true && (prev.type === "slash" || prev.type === "bos")) {
-            push({ type: "qmark", value, output: QMARK_NO_DOT });
-            continue;
-          }
-          push({ type: "qmark", value, output: QMARK });
-          continue;
-        }
-        if (value === "!") {
-          if (opts.noextglob !== true && peek() === "(") {
-            if (peek(2) !== "?" || !/[!=<:]/.test(peek(3))) {
-              extglobOpen("negate", value);
-              continue;
-            }
-          }
-          if (opts.nonegate !== true && state.index === 0) {
-            negate();
-            continue;
-          }
-        }
-        if (value === "+") {
-          if (opts.noextglob !== true && peek() === "(" && peek(2) !== "?") {
-            extglobOpen("plus", value);
-            continue;
-          }
-          if (prev && prev.value === "(" || opts.regex === false) {
-            push({ type: "plus", value, output: PLUS_LITERAL });
-            continue;
-          }
-          if (prev && (prev.type === "bracket" || prev.type === "paren" || prev.type === "brace") || state.parens > 0) {
-            push({ type: "plus", value });
-            continue;
-          }
-          push({ type: "plus", value: PLUS_LITERAL });
-          continue;
-        }
-        if (value === "@") {
-          if (opts.noextglob !== true && peek() === "(" && peek(2) !== "?") {
-            push({ type: "at", extglob: true, value, output: "" });
-            continue;
-          }
-          push({ type: "text", value });
-          continue;
-        }
-        if (value !== "*") {
-          if (value === "$" || value === "^") {
-            value = `\\${value}`;
-          }
-          const match = REGEX_NON_SPECIAL_CHARS.exec(remaining());
-          if (match) {
-            value += match[0];
-            state.index += match[0].length;
-          }
-          push({ type: "text", value });
-          continue;
-        }
-        if (prev && (prev.type === "globstar" || prev.star === true)) {
-          prev.type = "star";
-          prev.star = true;
-          prev.value += value;
-          prev.output = star;
-          state.backtrack = true;
-          state.globstar = true;
-          consume(value);
-          continue;
-        }
-        let rest = remaining();
-        if (opts.noextglob !== true && /^\([^?]/.test(rest)) {
-          extglobOpen("star", value);
-          continue;
-        }
-        if (prev.type === "star") {
-          if (opts.noglobstar === true) {
-            consume(value);
-            continue;
-          }
-          const prior = prev.prev;
-          const before = prior.prev;
-          const isStart = prior.type === "slash" || prior.type === "bos";
-          const afterStar = before && (before.type === "star" || before.type === "globstar");
-          if (opts.bash === true && (!isStart || rest[0] && rest[0] !== "/")) {
-            push({ type: "star", value, output: "" });
-            continue;
-          }
-          const isBrace = state.braces > 0 && (prior.type === "comma" || prior.type === "brace");
-          const isExtglob = extglobs.length && (prior.type === "pipe" || prior.type === "paren");
-          if (!isStart && prior.type !== "paren" && !isBrace && !isExtglob) {
-            push({ type: "star", value, output: "" });
-            continue;
-          }
-          while (rest.slice(0, 3) === "/**") {
-            const after = input[state.index + 4];
-            if (after && after !== "/") {
-              break;
-            }
-            rest = rest.slice(3);
-            consume("/**", 3);
-          }
-          const isEnd = eos() || state.parens > 0 && rest === ")".repeat(state.parens) && !extglobs.some((extglob) => extglob.type === "negate");
-          if (prior.type === "bos" && eos()) {
-            prev.type = "globstar";
-            prev.value += value;
-            prev.output = globstar(opts);
-            state.output = prev.output;
-            state.globstar = true;
-            consume(value);
-            continue;
-          }
-          if (prior.type === "slash" && prior.prev.type !== "bos" && !afterStar && isEnd) {
-            state.output = state.output.slice(0, -(prior.output + prev.output).length);
-            prior.output = `(?:${prior.output}`;
-            prev.type = "globstar";
-            prev.output = globstar(opts) + (opts.strictSlashes ? ")" : "|$)");
-            prev.value += value;
-            state.globstar = true;
-            state.output += prior.output + prev.output;
-            consume(value);
-            continue;
-          }
-          if (prior.type === "slash" && prior.prev.type !== "bos" && rest[0] === "/") {
-            const end = rest[1] !== void 0 ? "|$" : "";
-            state.output = state.output.slice(0, -(prior.output + prev.output).length);
-            prior.output = `(?:${prior.output}`;
-            prev.type = "globstar";
-            prev.output = `${globstar(opts)}${SLASH_LITERAL}|${SLASH_LITERAL}${end})`;
-            prev.value += value;
-            state.output += prior.output + prev.output;
-            state.globstar = true;
-            consume(value + advance2());
-            push({ type: "slash", value: "/", output: "" });
-            continue;
-          }
-          if (prior.type === "bos" && rest[0] === "/") {
-            prev.type = "globstar";
-            prev.value += value;
-            prev.output = `(?:^|${SLASH_LITERAL}|${globstar(opts)}${SLASH_LITERAL})`;
-            state.output = prev.output;
-            state.globstar = true;
-            consume(value + advance2());
-            push({ type: "slash", value: "/", output: "" });
-            continue;
-          }
-          state.output = state.output.slice(0, -prev.output.length);
-          prev.type = "globstar";
-          prev.output = globstar(opts);
-          prev.value += value;
-          state.output += prev.output;
-          state.globstar = true;
-          consume(value);
-          continue;
-        }
-        const token = { type: "star", value, output: star };
-        if (opts.bash === true) {
-          token.output = ".*?";
-          if (prev.type === "bos" || prev.type === "slash") {
-            token.output = nodot + token.output;
-          }
-          push(token);
-          continue;
-        }
-        if (prev && (prev.type === "bracket" || prev.type === "paren") && opts.regex === true) {
-          token.output = value;
-          push(token);
-          continue;
-        }
-        if (state.index === state.start || prev.type === "slash" || prev.type === "dot") {
-          if (prev.type === "dot") {
-            state.output += NO_DOT_SLASH;
-            prev.output += NO_DOT_SLASH;
-          } else if (opts.dot === true) {
-            state.output += NO_DOTS_SLASH;
-            prev.output += NO_DOTS_SLASH;
-          } else {
-            state.output += nodot;
-            prev.output += nodot;
-          }
-          if (peek() !== "*") {
-            state.output += ONE_CHAR;
-            prev.output += ONE_CHAR;
-          }
-        }
-        push(token);
-      }
-      while (state.brackets > 0) {
-        if (opts.strictBrackets === true) throw new SyntaxError(syntaxError("closing", "]"));
-        state.output = utils.escapeLast(state.output, "[");
-        decrement("brackets");
-      }
-      while (state.parens > 0) {
-        if (opts.strictBrackets === true) throw new SyntaxError(syntaxError("closing", ")"));
-        state.output = utils.escapeLast(state.output, "(");
-        decrement("parens");
-      }
-      while (state.braces > 0) {
-        if (opts.strictBrackets === true) throw new SyntaxError(syntaxError("closing", "}"));
-        state.output = utils.escapeLast(state.output, "{");
-        decrement("braces");
-      }
-      if (opts.strictSlashes !== true && (prev.type === "star" || prev.type === "bracket")) {
-        push({ type: "maybe_slash", value: "", output: `${SLASH_LITERAL}?` });
-      }
-      if (state.backtrack === true) {
-        state.output = "";
-        for (const token of state.tokens) {
-          state.output += token.output != null ? token.output : token.value;
-          if (token.suffix) {
-            state.output += token.suffix;
-          }
-        }
-      }
-      return state;
-    };
-    parse6.fastpaths = (input, options) => {
-      const opts = { ...options };
-      const max2 = typeof opts.maxLength === "number" ? Math.min(MAX_LENGTH, opts.maxLength) : MAX_LENGTH;
-      const len = input.length;
-      if (len > max2) {
-        throw new SyntaxError(`Input length: ${len}, exceeds maximum allowed length: ${max2}`);
-      }
-      input = REPLACEMENTS[input] || input;
-      const {
-        DOT_LITERAL,
-        SLASH_LITERAL,
-        ONE_CHAR,
-        DOTS_SLASH,
-        NO_DOT,
-        NO_DOTS,
-        NO_DOTS_SLASH,
-        STAR,
-        START_ANCHOR
-      } = constants3.globChars(opts.windows);
-      const nodot = opts.dot ? NO_DOTS : NO_DOT;
-      const slashDot = opts.dot ? NO_DOTS_SLASH : NO_DOT;
-      const capture = opts.capture ? "" : "?:";
-      const state = { negated: false, prefix: "" };
-      let star = opts.bash === true ? ".*?" : STAR;
-      if (opts.capture) {
-        star = `(${star})`;
-      }
-      const globstar = (opts2) => {
-        if (opts2.noglobstar === true) return star;
-        return `(${capture}(?:(?!${START_ANCHOR}${opts2.dot ? DOTS_SLASH : DOT_LITERAL}).)*?)`;
-      };
-      const create = (str) => {
-        switch (str) {
-          case "*":
-            return `${nodot}${ONE_CHAR}${star}`;
-          case ".*":
-            return `${DOT_LITERAL}${ONE_CHAR}${star}`;
-          case "*.*":
-            return `${nodot}${star}${DOT_LITERAL}${ONE_CHAR}${star}`;
-          case "*/*":
-            return `${nodot}${star}${SLASH_LITERAL}${ONE_CHAR}${slashDot}${star}`;
-          case "**":
-            return nodot + globstar(opts);
-          case "**/*":
-            return `(?:${nodot}${globstar(opts)}${SLASH_LITERAL})?${slashDot}${ONE_CHAR}${star}`;
-          case "**/*.*":
-            return `(?:${nodot}${globstar(opts)}${SLASH_LITERAL})?${slashDot}${star}${DOT_LITERAL}${ONE_CHAR}${star}`;
-          case "**/.*":
-            return `(?:${nodot}${globstar(opts)}${SLASH_LITERAL})?${DOT_LITERAL}${ONE_CHAR}${star}`;
-          default: {
-            const match = /^(.*?)\.(\w+)$/.exec(str);
-            if (!match) return;
-            const source2 = create(match[1]);
-            if (!source2) return;
-            return source2 + DOT_LITERAL + match[2];
-          }
-        }
-      };
-      const output = utils.removePrefix(input, state);
-      let source = create(output);
-      if (source && opts.strictSlashes !== true) {
-        source += `${SLASH_LITERAL}?`;
-      }
-      return source;
-    };
-    module2.exports = parse6;
-  }
-});
-
-// node_modules/picomatch/lib/picomatch.js
-var require_picomatch = __commonJS({
-  "node_modules/picomatch/lib/picomatch.js"(exports2, module2) {
-    "use strict";
-    var scan = require_scan();
-    var parse6 = require_parse2();
-    var utils = require_utils3();
-    var constants3 = require_constants6();
-    var isObject2 = (val) => val && typeof val === "object" && !Array.isArray(val);
-    var picomatch5 = (glob2, options, returnState = false) => {
-      if (Array.isArray(glob2)) {
-        const fns = glob2.map((input) => picomatch5(input, options, returnState));
-        const arrayMatcher = (str) => {
-          for (const isMatch of fns) {
-            const state2 = isMatch(str);
-            if (state2) return state2;
-          }
-          return false;
-        };
-        return arrayMatcher;
-      }
-      const isState = isObject2(glob2) && glob2.tokens && glob2.input;
-      if (glob2 === "" || typeof glob2 !== "string" && !isState) {
-        throw new TypeError("Expected pattern to be a non-empty string");
-      }
-      const opts = options || {};
-      const posix2 = opts.windows;
-      const regex2 = isState ? picomatch5.compileRe(glob2, options) : picomatch5.makeRe(glob2, options, false, true);
-      const state = regex2.state;
-      delete regex2.state;
-      let isIgnored = () => false;
-      if (opts.ignore) {
-        const ignoreOpts = { ...options, ignore: null, onMatch: null, onResult: null };
-        isIgnored = picomatch5(opts.ignore, ignoreOpts, returnState);
-      }
-      const matcher = (input, returnObject = false) => {
-        const { isMatch, match, output } = picomatch5.test(input, regex2, options, { glob: glob2, posix: posix2 });
-        const result = { glob: glob2, state, regex: regex2, posix: posix2, input, output, match, isMatch };
-        if (typeof opts.onResult === "function") {
-          opts.onResult(result);
-        }
-        if (isMatch === false) {
-          result.isMatch = false;
-          return returnObject ? result : false;
-        }
-        if (isIgnored(input)) {
-          if (typeof opts.onIgnore === "function") {
-            opts.onIgnore(result);
-          }
-          result.isMatch = false;
-          return returnObject ? result : false;
-        }
-        if (typeof opts.onMatch === "function") {
-          opts.onMatch(result);
-        }
-        return returnObject ? result : true;
-      };
-      if (returnState) {
-        matcher.state = state;
-      }
-      return matcher;
-    };
-    picomatch5.test = (input, regex2, options, { glob: glob2, posix: posix2 } = {}) => {
-      if (typeof input !== "string") {
-        throw new TypeError("Expected input to be a string");
-      }
-      if (input === "") {
-        return { isMatch: false, output: "" };
-      }
-      const opts = options || {};
-      const format = opts.format || (posix2 ? utils.toPosixSlashes : null);
-      let match = input === glob2;
-      let output = match && format ? format(input) : input;
-      if (match === false) {
-        output = format ? format(input) : input;
-        match = output === glob2;
-      }
-      if (match === false || opts.capture === true) {
-        if (opts.matchBase === true || opts.basename === true) {
-          match = picomatch5.matchBase(input, regex2, options, posix2);
-        } else {
-          match = regex2.exec(output);
-        }
-      }
-      return { isMatch: Boolean(match), match, output };
-    };
-    picomatch5.matchBase = (input, glob2, options, posix2 = options && options.windows) => {
-      const regex2 = glob2 instanceof RegExp ? glob2 : picomatch5.makeRe(glob2, options);
-      return regex2.test(utils.basename(input, { windows: posix2 }));
-    };
-    picomatch5.isMatch = (str, patterns, options) => picomatch5(patterns, options)(str);
-    picomatch5.parse = (pattern, options) => {
-      if (Array.isArray(pattern)) return pattern.map((p) => picomatch5.parse(p, options));
-      return parse6(pattern, { ...options, fastpaths: false });
-    };
-    picomatch5.scan = (input, options) => scan(input, options);
-    picomatch5.compileRe = (state, options, returnOutput = false, returnState = false) => {
-      if (returnOutput === true) {
-        return state.output;
-      }
-      const opts = options || {};
-      const prepend = opts.contains ? "" : "^";
-      const append = opts.contains ? "" : "$";
-      let source = `${prepend}(?:${state.output})${append}`;
-      if (state && state.negated === true) {
-        source = `^(?!${source}).*$`;
-      }
-      const regex2 = picomatch5.toRegex(source, options);
-      if (returnState === true) {
-        regex2.state = state;
-      }
-      return regex2;
-    };
-    picomatch5.makeRe = (input, options = {}, returnOutput = false, returnState = false) => {
-      if (!input || typeof input !== "string") {
-        throw new TypeError("Expected a non-empty string");
-      }
-      let parsed2 = { negated: false, fastpaths: true };
-      if (options.fastpaths !== false && (input[0] === "." || input[0] === "*")) {
-        parsed2.output = parse6.fastpaths(input, options);
-      }
-      if (!parsed2.output) {
-        parsed2 = parse6(input, options);
-      }
-      return picomatch5.compileRe(parsed2, options, returnOutput, returnState);
-    };
-    picomatch5.toRegex = (source, options) => {
-      try {
-        const opts = options || {};
-        return new RegExp(source, opts.flags || (opts.nocase ? "i" : ""));
-      } catch (err) {
-        if (options && options.debug === true) throw err;
-        return /$^/;
-      }
-    };
-    picomatch5.constants = constants3;
-    module2.exports = picomatch5;
-  }
-});
-
-// node_modules/picomatch/index.js
-var require_picomatch2 = __commonJS({
-  "node_modules/picomatch/index.js"(exports2, module2) {
-    "use strict";
-    var pico = require_picomatch();
-    var utils = require_utils3();
-    function picomatch5(glob2, options, returnState = false) {
-      if (options && (options.windows === null || options.windows === void 0)) {
-        options = { ...options, windows: utils.isWindows() };
-      }
-      return pico(glob2, options, returnState);
-    }
-    Object.assign(picomatch5, pico);
-    module2.exports = picomatch5;
-  }
-});
-
 // node_modules/cross-argv/index.js
 var require_cross_argv = __commonJS({
   "node_modules/cross-argv/index.js"(exports2, module2) {
@@ -37506,8 +35730,8 @@ var require_dist2 = __commonJS({
         if (!append) {
           paths = paths.reverse();
         }
-        paths.forEach(function(path24) {
-          var pathArray = getPathArray(path24);
+        paths.forEach(function(path26) {
+          var pathArray = getPathArray(path26);
           addExistingPath(pathArray, env[pathVar], append);
           env[pathVar] = pathArray.join(separator);
         });
@@ -37521,14 +35745,14 @@ var require_dist2 = __commonJS({
         return [pathToAdd];
       }
     }
-    function addExistingPath(array, path24, appendMode) {
-      if (!path24) {
+    function addExistingPath(array, path26, appendMode) {
+      if (!path26) {
         return;
       }
       if (appendMode) {
-        array.unshift(path24);
+        array.unshift(path26);
       } else {
-        array.push(path24);
+        array.push(path26);
       }
     }
   }
@@ -37934,7 +36158,7 @@ var require_string_width = __commonJS({
 });
 
 // node_modules/cli-table3/src/utils.js
-var require_utils4 = __commonJS({
+var require_utils3 = __commonJS({
   "node_modules/cli-table3/src/utils.js"(exports2, module2) {
     var stringWidth = require_string_width();
     function codeRegex(capture) {
@@ -38900,7 +37124,7 @@ var require_safe = __commonJS({
 var require_cell = __commonJS({
   "node_modules/cli-table3/src/cell.js"(exports2, module2) {
     var { info: info2, debug: debug2 } = require_debug();
-    var utils = require_utils4();
+    var utils = require_utils3();
     var Cell = class _Cell {
       /**
        * A representation of a cell within the table.
@@ -39511,7 +37735,7 @@ var require_layout_manager = __commonJS({
 var require_table = __commonJS({
   "node_modules/cli-table3/src/table.js"(exports2, module2) {
     var debug2 = require_debug();
-    var utils = require_utils4();
+    var utils = require_utils3();
     var tableLayout = require_layout_manager();
     var Table = class extends Array {
       constructor(opts) {
@@ -40478,15 +38702,15 @@ var require_route = __commonJS({
       };
     }
     function wrapConversion(toModel, graph) {
-      const path24 = [graph[toModel].parent, toModel];
+      const path26 = [graph[toModel].parent, toModel];
       let fn = conversions[graph[toModel].parent][toModel];
       let cur = graph[toModel].parent;
       while (graph[cur].parent) {
-        path24.unshift(graph[cur].parent);
+        path26.unshift(graph[cur].parent);
         fn = link(conversions[graph[cur].parent][cur], fn);
         cur = graph[cur].parent;
       }
-      fn.conversion = path24;
+      fn.conversion = path26;
       return fn;
     }
     module2.exports = function(fromModel) {
@@ -46491,7 +44715,7 @@ var require_inflate = __commonJS({
 });
 
 // node_modules/pako/lib/zlib/constants.js
-var require_constants7 = __commonJS({
+var require_constants6 = __commonJS({
   "node_modules/pako/lib/zlib/constants.js"(exports2, module2) {
     "use strict";
     module2.exports = {
@@ -46564,7 +44788,7 @@ var require_inflate2 = __commonJS({
     var zlib_inflate = require_inflate();
     var utils = require_common();
     var strings = require_strings();
-    var c = require_constants7();
+    var c = require_constants6();
     var msg = require_messages();
     var ZStream = require_zstream();
     var GZheader = require_gzheader();
@@ -46738,7 +44962,7 @@ var require_pako = __commonJS({
     var assign = require_common().assign;
     var deflate = require_deflate2();
     var inflate = require_inflate2();
-    var constants3 = require_constants7();
+    var constants3 = require_constants6();
     var pako2 = {};
     assign(pako2, deflate, inflate, constants3);
     module2.exports = pako2;
@@ -49312,7 +47536,7 @@ var require_aggregateResult = __commonJS({
 var require_manager = __commonJS({
   "node_modules/autocannon/lib/manager.js"(exports2, module2) {
     "use strict";
-    var path24 = __require("path");
+    var path26 = __require("path");
     var EE = __require("events").EventEmitter;
     var aggregateResult = require_aggregateResult();
     var { getHistograms } = require_histUtil();
@@ -49370,7 +47594,7 @@ var require_manager = __commonJS({
       workerOpts.c = workerOpts.connections;
       function init() {
         for (let i2 = 0; i2 < numWorkers; i2++) {
-          const worker = new Worker(path24.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
+          const worker = new Worker(path26.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
           worker.on("message", (msg) => {
             const { cmd, data: data2, error: error2 } = msg;
             if (cmd === "RESULT") {
@@ -58381,11 +56605,11 @@ var require_mime_types = __commonJS({
       }
       return exts[0];
     }
-    function lookup2(path24) {
-      if (!path24 || typeof path24 !== "string") {
+    function lookup2(path26) {
+      if (!path26 || typeof path26 !== "string") {
         return false;
       }
-      var extension2 = extname2("x." + path24).toLowerCase().substr(1);
+      var extension2 = extname2("x." + path26).toLowerCase().substr(1);
       if (!extension2) {
         return false;
       }
@@ -59525,7 +57749,7 @@ var require_form_data = __commonJS({
     "use strict";
     var CombinedStream = require_combined_stream();
     var util = __require("util");
-    var path24 = __require("path");
+    var path26 = __require("path");
     var http4 = __require("http");
     var https2 = __require("https");
     var parseUrl2 = __require("url").parse;
@@ -59656,11 +57880,11 @@ var require_form_data = __commonJS({
     FormData.prototype._getContentDisposition = function(value, options) {
       var filename;
       if (typeof options.filepath === "string") {
-        filename = path24.normalize(options.filepath).replace(/\\/g, "/");
+        filename = path26.normalize(options.filepath).replace(/\\/g, "/");
       } else if (options.filename || value && (value.name || value.path)) {
-        filename = path24.basename(options.filename || value && (value.name || value.path));
+        filename = path26.basename(options.filename || value && (value.name || value.path));
       } else if (value && value.readable && hasOwn2(value, "httpVersion")) {
-        filename = path24.basename(value.client._httpMessage.path || "");
+        filename = path26.basename(value.client._httpMessage.path || "");
       }
       if (filename) {
         return 'filename="' + escapeHeaderParam(filename) + '"';
@@ -59853,8 +58077,8 @@ var require_multipart = __commonJS({
         return JSON.parse(string);
       } catch (error2) {
         try {
-          const path24 = resolve4(string);
-          const data2 = readFileSync17(path24, "utf8");
+          const path26 = resolve4(string);
+          const data2 = readFileSync17(path26, "utf8");
           return JSON.parse(data2);
         } catch (error3) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -59868,14 +58092,14 @@ var require_multipart = __commonJS({
         const type = obj[key] && obj[key].type;
         switch (type) {
           case "file": {
-            const path24 = obj[key] && obj[key].path;
-            if (!path24) {
+            const path26 = obj[key] && obj[key].path;
+            if (!path26) {
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync17(path24);
+            const buffer = readFileSync17(path26);
             form.append(key, buffer, Object.assign({}, {
-              filename: basename4(path24)
+              filename: basename4(path26)
             }, opts));
             break;
           }
@@ -59955,7 +58179,7 @@ var require_parseHAR = __commonJS({
 });
 
 // node_modules/semver/internal/constants.js
-var require_constants8 = __commonJS({
+var require_constants7 = __commonJS({
   "node_modules/semver/internal/constants.js"(exports2, module2) {
     "use strict";
     var SEMVER_SPEC_VERSION = "2.0.0";
@@ -60032,7 +58256,7 @@ var require_re = __commonJS({
       MAX_SAFE_COMPONENT_LENGTH,
       MAX_SAFE_BUILD_LENGTH,
       MAX_LENGTH
-    } = require_constants8();
+    } = require_constants7();
     var debug2 = require_debug2();
     exports2 = module2.exports = {};
     var re = exports2.re = [];
@@ -60161,7 +58385,7 @@ var require_semver = __commonJS({
   "node_modules/semver/classes/semver.js"(exports2, module2) {
     "use strict";
     var debug2 = require_debug2();
-    var { MAX_LENGTH, MAX_SAFE_INTEGER } = require_constants8();
+    var { MAX_LENGTH, MAX_SAFE_INTEGER } = require_constants7();
     var { safeRe: re, t } = require_re();
     var parseOptions = require_parse_options();
     var { compareIdentifiers } = require_identifiers();
@@ -60449,7 +58673,7 @@ var require_semver = __commonJS({
 });
 
 // node_modules/semver/functions/parse.js
-var require_parse3 = __commonJS({
+var require_parse2 = __commonJS({
   "node_modules/semver/functions/parse.js"(exports2, module2) {
     "use strict";
     var SemVer = require_semver();
@@ -60474,7 +58698,7 @@ var require_parse3 = __commonJS({
 var require_valid = __commonJS({
   "node_modules/semver/functions/valid.js"(exports2, module2) {
     "use strict";
-    var parse6 = require_parse3();
+    var parse6 = require_parse2();
     var valid = (version2, options) => {
       const v = parse6(version2, options);
       return v ? v.version : null;
@@ -60487,7 +58711,7 @@ var require_valid = __commonJS({
 var require_clean = __commonJS({
   "node_modules/semver/functions/clean.js"(exports2, module2) {
     "use strict";
-    var parse6 = require_parse3();
+    var parse6 = require_parse2();
     var clean = (version2, options) => {
       const s = parse6(version2.trim().replace(/^[=v]+/, ""), options);
       return s ? s.version : null;
@@ -60524,7 +58748,7 @@ var require_inc = __commonJS({
 var require_diff = __commonJS({
   "node_modules/semver/functions/diff.js"(exports2, module2) {
     "use strict";
-    var parse6 = require_parse3();
+    var parse6 = require_parse2();
     var diff = (version1, version2) => {
       const v1 = parse6(version1, null, true);
       const v2 = parse6(version2, null, true);
@@ -60598,7 +58822,7 @@ var require_patch = __commonJS({
 var require_prerelease = __commonJS({
   "node_modules/semver/functions/prerelease.js"(exports2, module2) {
     "use strict";
-    var parse6 = require_parse3();
+    var parse6 = require_parse2();
     var prerelease = (version2, options) => {
       const parsed2 = parse6(version2, options);
       return parsed2 && parsed2.prerelease.length ? parsed2.prerelease : null;
@@ -60786,7 +59010,7 @@ var require_coerce = __commonJS({
   "node_modules/semver/functions/coerce.js"(exports2, module2) {
     "use strict";
     var SemVer = require_semver();
-    var parse6 = require_parse3();
+    var parse6 = require_parse2();
     var { safeRe: re, t } = require_re();
     var coerce = (version2, options) => {
       if (version2 instanceof SemVer) {
@@ -60831,8 +59055,8 @@ var require_coerce = __commonJS({
 var require_truncate = __commonJS({
   "node_modules/semver/functions/truncate.js"(exports2, module2) {
     "use strict";
-    var parse6 = require_parse3();
-    var constants3 = require_constants8();
+    var parse6 = require_parse2();
+    var constants3 = require_constants7();
     var SemVer = require_semver();
     var truncate = (version2, truncation, options) => {
       if (!constants3.RELEASE_TYPES.includes(truncation)) {
@@ -60914,7 +59138,7 @@ var require_trim_comparator_whitespace = __commonJS({
       MAX_LENGTH,
       MAX_SAFE_BUILD_LENGTH,
       WHITESPACE_CHARACTERS
-    } = require_constants8();
+    } = require_constants7();
     var whitespace = new Uint8Array(65536);
     for (const char of WHITESPACE_CHARACTERS) {
       whitespace[char.charCodeAt(0)] = 1;
@@ -61256,7 +59480,7 @@ var require_range2 = __commonJS({
       tildeTrimReplace,
       caretTrimReplace
     } = require_re();
-    var { FLAG_INCLUDE_PRERELEASE, FLAG_LOOSE } = require_constants8();
+    var { FLAG_INCLUDE_PRERELEASE, FLAG_LOOSE } = require_constants7();
     var BUILDSTRIPRE = new RegExp(src[t.BUILD], "g");
     var isNullSet = (c) => c.value === "<0.0.0-0";
     var isAny = (c) => c.value === "";
@@ -62075,10 +60299,10 @@ var require_semver2 = __commonJS({
   "node_modules/semver/index.js"(exports2, module2) {
     "use strict";
     var internalRe = require_re();
-    var constants3 = require_constants8();
+    var constants3 = require_constants7();
     var SemVer = require_semver();
     var identifiers = require_identifiers();
-    var parse6 = require_parse3();
+    var parse6 = require_parse2();
     var valid = require_valid();
     var clean = require_clean();
     var inc = require_inc();
@@ -62196,14 +60420,14 @@ var require_validate2 = __commonJS({
     var lessThanOneError = (label2) => new Error(`${label2} can not be less than 1`);
     var greaterThanZeroError = (label2) => new Error(`${label2} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
-    function safeRequire(path24) {
-      if (typeof path24 === "string") {
+    function safeRequire(path26) {
+      if (typeof path26 === "string") {
         try {
-          return __require(path24);
+          return __require(path26);
         } catch (err) {
         }
       }
-      return path24;
+      return path26;
     }
     function defaultOpts(opts) {
       const setupClient = opts.workers ? opts.setupClient : safeRequire(opts.setupClient);
@@ -64684,7 +62908,7 @@ var require_httpRequestBuilder = __commonJS({
           return null;
         }
         const method = reqData.method;
-        const path24 = reqData.path;
+        const path26 = reqData.path;
         const headers = reqData.headers;
         const body = reqData.body;
         const headersDefinedHost = getPropertyCaseInsensitive(reqData.headers, "host");
@@ -64695,7 +62919,7 @@ var require_httpRequestBuilder = __commonJS({
           host = hostname + ":" + port;
         }
         const baseReq = [
-          `${method} ${path24} HTTP/1.1`
+          `${method} ${path26} HTTP/1.1`
         ];
         if (!headersDefinedHost) {
           baseReq.push(`Host: ${host}`);
@@ -66743,7 +64967,7 @@ var require_autocannon = __commonJS({
     var fs3 = __require("fs");
     var os14 = __require("os");
     var net3 = __require("net");
-    var path24 = __require("path");
+    var path26 = __require("path");
     var URL2 = __require("url").URL;
     var spawn4 = __require("child_process").spawn;
     var managePath = require_dist2();
@@ -66858,7 +65082,7 @@ var require_autocannon = __commonJS({
         return;
       }
       if (!checkURL(argv.url) || argv.help) {
-        const help = fs3.readFileSync(path24.join(__dirname, "help.txt"), "utf8");
+        const help = fs3.readFileSync(path26.join(__dirname, "help.txt"), "utf8");
         console.error(help);
         return;
       }
@@ -66972,7 +65196,7 @@ var require_autocannon = __commonJS({
           });
         });
         const alterPath = managePath({ PATH: process.env.NODE_PATH });
-        alterPath.unshift(path24.join(__dirname, "lib/preload"));
+        alterPath.unshift(path26.join(__dirname, "lib/preload"));
         const proc = spawn4(argv.spawn[0], argv.spawn.slice(1), {
           stdio: ["ignore", "inherit", "inherit"],
           env: Object.assign({}, process.env, {
@@ -66996,7 +65220,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path24.join(os14.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path26.join(os14.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -67016,6 +65240,1782 @@ var require_autocannon = __commonJS({
       const argv = crossArgv(process.argv.slice(2));
       start(parseArguments(argv));
     }
+  }
+});
+
+// node_modules/picomatch/lib/constants.js
+var require_constants8 = __commonJS({
+  "node_modules/picomatch/lib/constants.js"(exports2, module2) {
+    "use strict";
+    var WIN_SLASH = "\\\\/";
+    var WIN_NO_SLASH = `[^${WIN_SLASH}]`;
+    var DEFAULT_MAX_EXTGLOB_RECURSION = 0;
+    var DOT_LITERAL = "\\.";
+    var PLUS_LITERAL = "\\+";
+    var QMARK_LITERAL = "\\?";
+    var SLASH_LITERAL = "\\/";
+    var ONE_CHAR = "(?=.)";
+    var QMARK = "[^/]";
+    var END_ANCHOR = `(?:${SLASH_LITERAL}|$)`;
+    var START_ANCHOR = `(?:^|${SLASH_LITERAL})`;
+    var DOTS_SLASH = `${DOT_LITERAL}{1,2}${END_ANCHOR}`;
+    var NO_DOT = `(?!${DOT_LITERAL})`;
+    var NO_DOTS = `(?!${START_ANCHOR}${DOTS_SLASH})`;
+    var NO_DOT_SLASH = `(?!${DOT_LITERAL}{0,1}${END_ANCHOR})`;
+    var NO_DOTS_SLASH = `(?!${DOTS_SLASH})`;
+    var QMARK_NO_DOT = `[^.${SLASH_LITERAL}]`;
+    var STAR = `${QMARK}*?`;
+    var SEP = "/";
+    var POSIX_CHARS = {
+      DOT_LITERAL,
+      PLUS_LITERAL,
+      QMARK_LITERAL,
+      SLASH_LITERAL,
+      ONE_CHAR,
+      QMARK,
+      END_ANCHOR,
+      DOTS_SLASH,
+      NO_DOT,
+      NO_DOTS,
+      NO_DOT_SLASH,
+      NO_DOTS_SLASH,
+      QMARK_NO_DOT,
+      STAR,
+      START_ANCHOR,
+      SEP
+    };
+    var WINDOWS_CHARS = {
+      ...POSIX_CHARS,
+      SLASH_LITERAL: `[${WIN_SLASH}]`,
+      QMARK: WIN_NO_SLASH,
+      STAR: `${WIN_NO_SLASH}*?`,
+      DOTS_SLASH: `${DOT_LITERAL}{1,2}(?:[${WIN_SLASH}]|$)`,
+      NO_DOT: `(?!${DOT_LITERAL})`,
+      NO_DOTS: `(?!(?:^|[${WIN_SLASH}])${DOT_LITERAL}{1,2}(?:[${WIN_SLASH}]|$))`,
+      NO_DOT_SLASH: `(?!${DOT_LITERAL}{0,1}(?:[${WIN_SLASH}]|$))`,
+      NO_DOTS_SLASH: `(?!${DOT_LITERAL}{1,2}(?:[${WIN_SLASH}]|$))`,
+      QMARK_NO_DOT: `[^.${WIN_SLASH}]`,
+      START_ANCHOR: `(?:^|[${WIN_SLASH}])`,
+      END_ANCHOR: `(?:[${WIN_SLASH}]|$)`,
+      SEP: "\\"
+    };
+    var POSIX_REGEX_SOURCE = {
+      __proto__: null,
+      alnum: "a-zA-Z0-9",
+      alpha: "a-zA-Z",
+      ascii: "\\x00-\\x7F",
+      blank: " \\t",
+      cntrl: "\\x00-\\x1F\\x7F",
+      digit: "0-9",
+      graph: "\\x21-\\x7E",
+      lower: "a-z",
+      print: "\\x20-\\x7E ",
+      punct: "\\-!\"#$%&'()\\*+,./:;<=>?@[\\]^_`{|}~",
+      space: " \\t\\r\\n\\v\\f",
+      upper: "A-Z",
+      word: "A-Za-z0-9_",
+      xdigit: "A-Fa-f0-9"
+    };
+    module2.exports = {
+      DEFAULT_MAX_EXTGLOB_RECURSION,
+      MAX_LENGTH: 1024 * 64,
+      POSIX_REGEX_SOURCE,
+      // regular expressions
+      REGEX_BACKSLASH: /\\(?![*+?^${}(|)[\]])/g,
+      REGEX_NON_SPECIAL_CHARS: /^[^@![\].,$*+?^{}()|\\/]+/,
+      REGEX_SPECIAL_CHARS: /[-*+?.^${}(|)[\]]/,
+      REGEX_SPECIAL_CHARS_BACKREF: /(\\?)((\W)(\3*))/g,
+      REGEX_SPECIAL_CHARS_GLOBAL: /([-*+?.^${}(|)[\]])/g,
+      REGEX_REMOVE_BACKSLASH: /(?:\[.*?[^\\]\]|\\(?=.))/g,
+      // Replace globs with equivalent patterns to reduce parsing time.
+      REPLACEMENTS: {
+        __proto__: null,
+        "***": "*",
+        "**/**": "**",
+        "**/**/**": "**"
+      },
+      // Digits
+      CHAR_0: 48,
+      /* 0 */
+      CHAR_9: 57,
+      /* 9 */
+      // Alphabet chars.
+      CHAR_UPPERCASE_A: 65,
+      /* A */
+      CHAR_LOWERCASE_A: 97,
+      /* a */
+      CHAR_UPPERCASE_Z: 90,
+      /* Z */
+      CHAR_LOWERCASE_Z: 122,
+      /* z */
+      CHAR_LEFT_PARENTHESES: 40,
+      /* ( */
+      CHAR_RIGHT_PARENTHESES: 41,
+      /* ) */
+      CHAR_ASTERISK: 42,
+      /* * */
+      // Non-alphabetic chars.
+      CHAR_AMPERSAND: 38,
+      /* & */
+      CHAR_AT: 64,
+      /* @ */
+      CHAR_BACKWARD_SLASH: 92,
+      /* \ */
+      CHAR_CARRIAGE_RETURN: 13,
+      /* \r */
+      CHAR_CIRCUMFLEX_ACCENT: 94,
+      /* ^ */
+      CHAR_COLON: 58,
+      /* : */
+      CHAR_COMMA: 44,
+      /* , */
+      CHAR_DOT: 46,
+      /* . */
+      CHAR_DOUBLE_QUOTE: 34,
+      /* " */
+      CHAR_EQUAL: 61,
+      /* = */
+      CHAR_EXCLAMATION_MARK: 33,
+      /* ! */
+      CHAR_FORM_FEED: 12,
+      /* \f */
+      CHAR_FORWARD_SLASH: 47,
+      /* / */
+      CHAR_GRAVE_ACCENT: 96,
+      /* ` */
+      CHAR_HASH: 35,
+      /* # */
+      CHAR_HYPHEN_MINUS: 45,
+      /* - */
+      CHAR_LEFT_ANGLE_BRACKET: 60,
+      /* < */
+      CHAR_LEFT_CURLY_BRACE: 123,
+      /* { */
+      CHAR_LEFT_SQUARE_BRACKET: 91,
+      /* [ */
+      CHAR_LINE_FEED: 10,
+      /* \n */
+      CHAR_NO_BREAK_SPACE: 160,
+      /* \u00A0 */
+      CHAR_PERCENT: 37,
+      /* % */
+      CHAR_PLUS: 43,
+      /* + */
+      CHAR_QUESTION_MARK: 63,
+      /* ? */
+      CHAR_RIGHT_ANGLE_BRACKET: 62,
+      /* > */
+      CHAR_RIGHT_CURLY_BRACE: 125,
+      /* } */
+      CHAR_RIGHT_SQUARE_BRACKET: 93,
+      /* ] */
+      CHAR_SEMICOLON: 59,
+      /* ; */
+      CHAR_SINGLE_QUOTE: 39,
+      /* ' */
+      CHAR_SPACE: 32,
+      /*   */
+      CHAR_TAB: 9,
+      /* \t */
+      CHAR_UNDERSCORE: 95,
+      /* _ */
+      CHAR_VERTICAL_LINE: 124,
+      /* | */
+      CHAR_ZERO_WIDTH_NOBREAK_SPACE: 65279,
+      /* \uFEFF */
+      /**
+       * Create EXTGLOB_CHARS
+       */
+      extglobChars(chars) {
+        return {
+          "!": { type: "negate", open: "(?:(?!(?:", close: `))${chars.STAR})` },
+          "?": { type: "qmark", open: "(?:", close: ")?" },
+          "+": { type: "plus", open: "(?:", close: ")+" },
+          "*": { type: "star", open: "(?:", close: ")*" },
+          "@": { type: "at", open: "(?:", close: ")" }
+        };
+      },
+      /**
+       * Create GLOB_CHARS
+       */
+      globChars(win32) {
+        return win32 === true ? WINDOWS_CHARS : POSIX_CHARS;
+      }
+    };
+  }
+});
+
+// node_modules/picomatch/lib/utils.js
+var require_utils4 = __commonJS({
+  "node_modules/picomatch/lib/utils.js"(exports2) {
+    "use strict";
+    var {
+      REGEX_BACKSLASH,
+      REGEX_REMOVE_BACKSLASH,
+      REGEX_SPECIAL_CHARS,
+      REGEX_SPECIAL_CHARS_GLOBAL
+    } = require_constants8();
+    exports2.isObject = (val) => val !== null && typeof val === "object" && !Array.isArray(val);
+    exports2.hasRegexChars = (str) => REGEX_SPECIAL_CHARS.test(str);
+    exports2.isRegexChar = (str) => str.length === 1 && exports2.hasRegexChars(str);
+    exports2.escapeRegex = (str) => str.replace(REGEX_SPECIAL_CHARS_GLOBAL, "\\$1");
+    exports2.toPosixSlashes = (str) => str.replace(REGEX_BACKSLASH, "/");
+    exports2.isWindows = () => {
+      if (typeof navigator !== "undefined" && navigator.platform) {
+        const platform2 = navigator.platform.toLowerCase();
+        return platform2 === "win32" || platform2 === "windows";
+      }
+      if (typeof process !== "undefined" && process.platform) {
+        return process.platform === "win32";
+      }
+      return false;
+    };
+    exports2.removeBackslashes = (str) => {
+      return str.replace(REGEX_REMOVE_BACKSLASH, (match) => {
+        return match === "\\" ? "" : match;
+      });
+    };
+    exports2.escapeLast = (input, char, lastIdx) => {
+      const idx = input.lastIndexOf(char, lastIdx);
+      if (idx === -1) return input;
+      if (input[idx - 1] === "\\") return exports2.escapeLast(input, char, idx - 1);
+      return `${input.slice(0, idx)}\\${input.slice(idx)}`;
+    };
+    exports2.removePrefix = (input, state = {}) => {
+      let output = input;
+      if (output.startsWith("./")) {
+        output = output.slice(2);
+        state.prefix = "./";
+      }
+      return output;
+    };
+    exports2.wrapOutput = (input, state = {}, options = {}) => {
+      const prepend = options.contains ? "" : "^";
+      const append = options.contains ? "" : "$";
+      let output = `${prepend}(?:${input})${append}`;
+      if (state.negated === true) {
+        output = `(?:^(?!${output}).*$)`;
+      }
+      return output;
+    };
+    exports2.basename = (path26, { windows } = {}) => {
+      const segs = path26.split(windows ? /[\\/]/ : "/");
+      const last = segs[segs.length - 1];
+      if (last === "") {
+        return segs[segs.length - 2];
+      }
+      return last;
+    };
+  }
+});
+
+// node_modules/picomatch/lib/scan.js
+var require_scan = __commonJS({
+  "node_modules/picomatch/lib/scan.js"(exports2, module2) {
+    "use strict";
+    var utils = require_utils4();
+    var {
+      CHAR_ASTERISK,
+      /* * */
+      CHAR_AT,
+      /* @ */
+      CHAR_BACKWARD_SLASH,
+      /* \ */
+      CHAR_COMMA,
+      /* , */
+      CHAR_DOT,
+      /* . */
+      CHAR_EXCLAMATION_MARK,
+      /* ! */
+      CHAR_FORWARD_SLASH,
+      /* / */
+      CHAR_LEFT_CURLY_BRACE,
+      /* { */
+      CHAR_LEFT_PARENTHESES,
+      /* ( */
+      CHAR_LEFT_SQUARE_BRACKET,
+      /* [ */
+      CHAR_PLUS,
+      /* + */
+      CHAR_QUESTION_MARK,
+      /* ? */
+      CHAR_RIGHT_CURLY_BRACE,
+      /* } */
+      CHAR_RIGHT_PARENTHESES,
+      /* ) */
+      CHAR_RIGHT_SQUARE_BRACKET
+      /* ] */
+    } = require_constants8();
+    var isPathSeparator = (code) => {
+      return code === CHAR_FORWARD_SLASH || code === CHAR_BACKWARD_SLASH;
+    };
+    var depth = (token) => {
+      if (token.isPrefix !== true) {
+        token.depth = token.isGlobstar ? Infinity : 1;
+      }
+    };
+    var scan = (input, options) => {
+      const opts = options || {};
+      const length = input.length - 1;
+      const scanToEnd = opts.parts === true || opts.tokens === true || opts.scanToEnd === true;
+      const slashes = [];
+      const tokens = [];
+      const parts = [];
+      let str = input;
+      let index = -1;
+      let start = 0;
+      let lastIndex = 0;
+      let isBrace = false;
+      let isBracket = false;
+      let isGlob = false;
+      let isExtglob = false;
+      let isGlobstar = false;
+      let braceEscaped = false;
+      let backslashes = false;
+      let negated = false;
+      let negatedExtglob = false;
+      let finished = false;
+      let braces = 0;
+      let prev;
+      let code;
+      let token = { value: "", depth: 0, isGlob: false };
+      const eos = () => index >= length;
+      const peek = () => str.charCodeAt(index + 1);
+      const advance2 = () => {
+        prev = code;
+        return str.charCodeAt(++index);
+      };
+      while (index < length) {
+        code = advance2();
+        let next;
+        if (code === CHAR_BACKWARD_SLASH) {
+          backslashes = token.backslashes = true;
+          code = advance2();
+          if (code === CHAR_LEFT_CURLY_BRACE) {
+            braceEscaped = true;
+          }
+          continue;
+        }
+        if (braceEscaped === true || code === CHAR_LEFT_CURLY_BRACE) {
+          braces++;
+          while (eos() !== true && (code = advance2())) {
+            if (code === CHAR_BACKWARD_SLASH) {
+              backslashes = token.backslashes = true;
+              advance2();
+              continue;
+            }
+            if (code === CHAR_LEFT_CURLY_BRACE) {
+              braces++;
+              continue;
+            }
+            if (braceEscaped !== true && code === CHAR_DOT && (code = advance2()) === CHAR_DOT) {
+              isBrace = token.isBrace = true;
+              isGlob = token.isGlob = true;
+              finished = true;
+              if (scanToEnd === true) {
+                continue;
+              }
+              break;
+            }
+            if (braceEscaped !== true && code === CHAR_COMMA) {
+              isBrace = token.isBrace = true;
+              isGlob = token.isGlob = true;
+              finished = true;
+              if (scanToEnd === true) {
+                continue;
+              }
+              break;
+            }
+            if (code === CHAR_RIGHT_CURLY_BRACE) {
+              braces--;
+              if (braces === 0) {
+                braceEscaped = false;
+                isBrace = token.isBrace = true;
+                finished = true;
+                break;
+              }
+            }
+          }
+          if (scanToEnd === true) {
+            continue;
+          }
+          break;
+        }
+        if (code === CHAR_FORWARD_SLASH) {
+          slashes.push(index);
+          tokens.push(token);
+          token = { value: "", depth: 0, isGlob: false };
+          if (finished === true) continue;
+          if (prev === CHAR_DOT && index === start + 1) {
+            start += 2;
+            continue;
+          }
+          lastIndex = index + 1;
+          continue;
+        }
+        if (opts.noext !== true) {
+          const isExtglobChar = code === CHAR_PLUS || code === CHAR_AT || code === CHAR_ASTERISK || code === CHAR_QUESTION_MARK || code === CHAR_EXCLAMATION_MARK;
+          if (isExtglobChar === true && peek() === CHAR_LEFT_PARENTHESES) {
+            isGlob = token.isGlob = true;
+            isExtglob = token.isExtglob = true;
+            finished = true;
+            if (code === CHAR_EXCLAMATION_MARK && index === start) {
+              negatedExtglob = true;
+            }
+            if (scanToEnd === true) {
+              let parens = 0;
+              while (eos() !== true && (code = advance2())) {
+                if (code === CHAR_BACKWARD_SLASH) {
+                  backslashes = token.backslashes = true;
+                  advance2();
+                  continue;
+                }
+                if (code === CHAR_LEFT_PARENTHESES) {
+                  parens++;
+                  continue;
+                }
+                if (code === CHAR_RIGHT_PARENTHESES && --parens === 0) {
+                  finished = true;
+                  break;
+                }
+              }
+              continue;
+            }
+            break;
+          }
+        }
+        if (code === CHAR_ASTERISK) {
+          if (prev === CHAR_ASTERISK) isGlobstar = token.isGlobstar = true;
+          isGlob = token.isGlob = true;
+          finished = true;
+          if (scanToEnd === true) {
+            continue;
+          }
+          break;
+        }
+        if (code === CHAR_QUESTION_MARK) {
+          isGlob = token.isGlob = true;
+          finished = true;
+          if (scanToEnd === true) {
+            continue;
+          }
+          break;
+        }
+        if (code === CHAR_LEFT_SQUARE_BRACKET) {
+          while (eos() !== true && (next = advance2())) {
+            if (next === CHAR_BACKWARD_SLASH) {
+              backslashes = token.backslashes = true;
+              advance2();
+              continue;
+            }
+            if (next === CHAR_RIGHT_SQUARE_BRACKET) {
+              isBracket = token.isBracket = true;
+              isGlob = token.isGlob = true;
+              finished = true;
+              break;
+            }
+          }
+          if (scanToEnd === true) {
+            continue;
+          }
+          break;
+        }
+        if (opts.nonegate !== true && code === CHAR_EXCLAMATION_MARK && index === start) {
+          negated = token.negated = true;
+          start++;
+          continue;
+        }
+        if (opts.noparen !== true && code === CHAR_LEFT_PARENTHESES) {
+          isGlob = token.isGlob = true;
+          if (scanToEnd === true) {
+            let parens = 1;
+            while (eos() !== true && (code = advance2())) {
+              if (code === CHAR_BACKWARD_SLASH) {
+                backslashes = token.backslashes = true;
+                advance2();
+                continue;
+              }
+              if (code === CHAR_LEFT_PARENTHESES) {
+                parens++;
+                continue;
+              }
+              if (code === CHAR_RIGHT_PARENTHESES && --parens === 0) {
+                finished = true;
+                break;
+              }
+            }
+            continue;
+          }
+          break;
+        }
+        if (isGlob === true) {
+          finished = true;
+          if (scanToEnd === true) {
+            continue;
+          }
+          break;
+        }
+      }
+      if (opts.noext === true) {
+        isExtglob = false;
+        isGlob = false;
+      }
+      let base2 = str;
+      let prefix = "";
+      let glob2 = "";
+      if (start > 0) {
+        prefix = str.slice(0, start);
+        str = str.slice(start);
+        lastIndex -= start;
+      }
+      if (base2 && isGlob === true && lastIndex > 0) {
+        base2 = str.slice(0, lastIndex);
+        glob2 = str.slice(lastIndex);
+      } else if (isGlob === true) {
+        base2 = "";
+        glob2 = str;
+      } else {
+        base2 = str;
+      }
+      if (base2 && base2 !== "" && base2 !== "/" && base2 !== str) {
+        if (isPathSeparator(base2.charCodeAt(base2.length - 1))) {
+          base2 = base2.slice(0, -1);
+        }
+      }
+      if (opts.unescape === true) {
+        if (glob2) glob2 = utils.removeBackslashes(glob2);
+        if (base2 && backslashes === true) {
+          base2 = utils.removeBackslashes(base2);
+        }
+      }
+      const state = {
+        prefix,
+        input,
+        start,
+        base: base2,
+        glob: glob2,
+        isBrace,
+        isBracket,
+        isGlob,
+        isExtglob,
+        isGlobstar,
+        negated,
+        negatedExtglob
+      };
+      if (opts.tokens === true) {
+        state.maxDepth = 0;
+        if (!isPathSeparator(code)) {
+          tokens.push(token);
+        }
+        state.tokens = tokens;
+      }
+      if (opts.parts === true || opts.tokens === true) {
+        let prevIndex;
+        for (let idx = 0; idx < slashes.length; idx++) {
+          const n2 = prevIndex !== void 0 ? prevIndex + 1 : start;
+          const i2 = slashes[idx];
+          const value2 = input.slice(n2, i2);
+          if (opts.tokens) {
+            if (idx === 0 && start !== 0) {
+              tokens[idx].isPrefix = true;
+              tokens[idx].value = prefix;
+            } else {
+              tokens[idx].value = value2;
+            }
+            depth(tokens[idx]);
+            state.maxDepth += tokens[idx].depth;
+          }
+          if (i2 >= start) {
+            parts.push(value2);
+            prevIndex = i2;
+          }
+        }
+        const n = prevIndex !== void 0 ? prevIndex + 1 : start;
+        const value = input.slice(n);
+        parts.push(value);
+        if (opts.tokens && prevIndex && prevIndex + 1 < input.length) {
+          tokens[tokens.length - 1].value = value;
+          depth(tokens[tokens.length - 1]);
+          state.maxDepth += tokens[tokens.length - 1].depth;
+        }
+        state.slashes = slashes;
+        state.parts = parts;
+      }
+      return state;
+    };
+    module2.exports = scan;
+  }
+});
+
+// node_modules/picomatch/lib/parse.js
+var require_parse3 = __commonJS({
+  "node_modules/picomatch/lib/parse.js"(exports2, module2) {
+    "use strict";
+    var constants3 = require_constants8();
+    var utils = require_utils4();
+    var {
+      MAX_LENGTH,
+      POSIX_REGEX_SOURCE,
+      REGEX_NON_SPECIAL_CHARS,
+      REGEX_SPECIAL_CHARS_BACKREF,
+      REPLACEMENTS
+    } = constants3;
+    var expandRange = (args, options) => {
+      if (typeof options.expandRange === "function") {
+        return options.expandRange(...args, options);
+      }
+      args.sort();
+      const value = `[${args.join("-")}]`;
+      try {
+        new RegExp(value);
+      } catch (ex) {
+        return args.map((v) => utils.escapeRegex(v)).join("..");
+      }
+      return value;
+    };
+    var syntaxError = (type, char) => {
+      return `Missing ${type}: "${char}" - use "\\\\${char}" to match literal characters`;
+    };
+    var splitTopLevel = (input) => {
+      const parts = [];
+      let bracket = 0;
+      let paren = 0;
+      let quote = 0;
+      let value = "";
+      let escaped = false;
+      for (const ch of input) {
+        if (escaped === true) {
+          value += ch;
+          escaped = false;
+          continue;
+        }
+        if (ch === "\\") {
+          value += ch;
+          escaped = true;
+          continue;
+        }
+        if (ch === '"') {
+          quote = quote === 1 ? 0 : 1;
+          value += ch;
+          continue;
+        }
+        if (quote === 0) {
+          if (ch === "[") {
+            bracket++;
+          } else if (ch === "]" && bracket > 0) {
+            bracket--;
+          } else if (bracket === 0) {
+            if (ch === "(") {
+              paren++;
+            } else if (ch === ")" && paren > 0) {
+              paren--;
+            } else if (ch === "|" && paren === 0) {
+              parts.push(value);
+              value = "";
+              continue;
+            }
+          }
+        }
+        value += ch;
+      }
+      parts.push(value);
+      return parts;
+    };
+    var isPlainBranch = (branch) => {
+      let escaped = false;
+      for (const ch of branch) {
+        if (escaped === true) {
+          escaped = false;
+          continue;
+        }
+        if (ch === "\\") {
+          escaped = true;
+          continue;
+        }
+        if (/[?*+@!()[\]{}]/.test(ch)) {
+          return false;
+        }
+      }
+      return true;
+    };
+    var normalizeSimpleBranch = (branch) => {
+      let value = branch.trim();
+      let changed = true;
+      while (changed === true) {
+        changed = false;
+        if (/^@\([^\\()[\]{}|]+\)$/.test(value)) {
+          value = value.slice(2, -1);
+          changed = true;
+        }
+      }
+      if (!isPlainBranch(value)) {
+        return;
+      }
+      return value.replace(/\\(.)/g, "$1");
+    };
+    var hasRepeatedCharPrefixOverlap = (branches) => {
+      const values = branches.map(normalizeSimpleBranch).filter(Boolean);
+      for (let i2 = 0; i2 < values.length; i2++) {
+        for (let j = i2 + 1; j < values.length; j++) {
+          const a = values[i2];
+          const b = values[j];
+          const char = a[0];
+          if (!char || a !== char.repeat(a.length) || b !== char.repeat(b.length)) {
+            continue;
+          }
+          if (a === b || a.startsWith(b) || b.startsWith(a)) {
+            return true;
+          }
+        }
+      }
+      return false;
+    };
+    var parseRepeatedExtglob = (pattern, requireEnd = true) => {
+      if (pattern[0] !== "+" && pattern[0] !== "*" || pattern[1] !== "(") {
+        return;
+      }
+      let bracket = 0;
+      let paren = 0;
+      let quote = 0;
+      let escaped = false;
+      for (let i2 = 1; i2 < pattern.length; i2++) {
+        const ch = pattern[i2];
+        if (escaped === true) {
+          escaped = false;
+          continue;
+        }
+        if (ch === "\\") {
+          escaped = true;
+          continue;
+        }
+        if (ch === '"') {
+          quote = quote === 1 ? 0 : 1;
+          continue;
+        }
+        if (quote === 1) {
+          continue;
+        }
+        if (ch === "[") {
+          bracket++;
+          continue;
+        }
+        if (ch === "]" && bracket > 0) {
+          bracket--;
+          continue;
+        }
+        if (bracket > 0) {
+          continue;
+        }
+        if (ch === "(") {
+          paren++;
+          continue;
+        }
+        if (ch === ")") {
+          paren--;
+          if (paren === 0) {
+            if (requireEnd === true && i2 !== pattern.length - 1) {
+              return;
+            }
+            return {
+              type: pattern[0],
+              body: pattern.slice(2, i2),
+              end: i2
+            };
+          }
+        }
+      }
+    };
+    var buildCharClassStar = (chars) => {
+      const source = chars.length === 1 ? utils.escapeRegex(chars[0]) : `[${chars.map((ch) => utils.escapeRegex(ch)).join("")}]`;
+      return `${source}*`;
+    };
+    var getStarExtglobSequenceChars = (pattern) => {
+      let index = 0;
+      const chars = [];
+      while (index < pattern.length) {
+        const match = parseRepeatedExtglob(pattern.slice(index), false);
+        if (!match || match.type !== "*") {
+          return;
+        }
+        const branches = splitTopLevel(match.body).map((branch2) => branch2.trim());
+        if (branches.length !== 1) {
+          return;
+        }
+        const branch = normalizeSimpleBranch(branches[0]);
+        if (!branch || branch.length !== 1) {
+          return;
+        }
+        chars.push(branch);
+        index += match.end + 1;
+      }
+      if (chars.length < 1) {
+        return;
+      }
+      return chars;
+    };
+    var repeatedExtglobRecursion = (pattern) => {
+      let depth = 0;
+      let value = pattern.trim();
+      let match = parseRepeatedExtglob(value);
+      while (match) {
+        depth++;
+        value = match.body.trim();
+        match = parseRepeatedExtglob(value);
+      }
+      return depth;
+    };
+    var analyzeRepeatedExtglob = (body, options) => {
+      if (options.maxExtglobRecursion === false) {
+        return { risky: false };
+      }
+      const max2 = typeof options.maxExtglobRecursion === "number" ? options.maxExtglobRecursion : constants3.DEFAULT_MAX_EXTGLOB_RECURSION;
+      const branches = splitTopLevel(body).map((branch) => branch.trim());
+      if (branches.length > 1) {
+        if (branches.some((branch) => branch === "") || branches.some((branch) => /^[*?]+$/.test(branch)) || hasRepeatedCharPrefixOverlap(branches)) {
+          return { risky: true };
+        }
+      }
+      const safeChars = [];
+      let sawStarSequence = false;
+      let combinable = true;
+      for (const branch of branches) {
+        const chars = getStarExtglobSequenceChars(branch);
+        if (chars) {
+          sawStarSequence = true;
+          safeChars.push(...chars);
+          continue;
+        }
+        const literal2 = normalizeSimpleBranch(branch);
+        if (literal2 && literal2.length === 1) {
+          safeChars.push(literal2);
+          continue;
+        }
+        combinable = false;
+        if (repeatedExtglobRecursion(branch) > max2) {
+          return { risky: true };
+        }
+      }
+      if (sawStarSequence) {
+        return combinable ? { risky: true, safeOutput: buildCharClassStar([...new Set(safeChars)]) } : { risky: true };
+      }
+      return { risky: false };
+    };
+    var parse6 = (input, options) => {
+      if (typeof input !== "string") {
+        throw new TypeError("Expected a string");
+      }
+      input = REPLACEMENTS[input] || input;
+      const opts = { ...options };
+      const max2 = typeof opts.maxLength === "number" ? Math.min(MAX_LENGTH, opts.maxLength) : MAX_LENGTH;
+      let len = input.length;
+      if (len > max2) {
+        throw new SyntaxError(`Input length: ${len}, exceeds maximum allowed length: ${max2}`);
+      }
+      const bos = { type: "bos", value: "", output: opts.prepend || "" };
+      const tokens = [bos];
+      const capture = opts.capture ? "" : "?:";
+      const PLATFORM_CHARS = constants3.globChars(opts.windows);
+      const EXTGLOB_CHARS = constants3.extglobChars(PLATFORM_CHARS);
+      const {
+        DOT_LITERAL,
+        PLUS_LITERAL,
+        SLASH_LITERAL,
+        ONE_CHAR,
+        DOTS_SLASH,
+        NO_DOT,
+        NO_DOT_SLASH,
+        NO_DOTS_SLASH,
+        QMARK,
+        QMARK_NO_DOT,
+        STAR,
+        START_ANCHOR
+      } = PLATFORM_CHARS;
+      const globstar = (opts2) => {
+        return `(${capture}(?:(?!${START_ANCHOR}${opts2.dot ? DOTS_SLASH : DOT_LITERAL}).)*?)`;
+      };
+      const nodot = opts.dot ? "" : NO_DOT;
+      const qmarkNoDot = opts.dot ? QMARK : QMARK_NO_DOT;
+      let star = opts.bash === true ? globstar(opts) : STAR;
+      if (opts.capture) {
+        star = `(${star})`;
+      }
+      if (typeof opts.noext === "boolean") {
+        opts.noextglob = opts.noext;
+      }
+      const state = {
+        input,
+        index: -1,
+        start: 0,
+        dot: opts.dot === true,
+        consumed: "",
+        output: "",
+        prefix: "",
+        backtrack: false,
+        negated: false,
+        brackets: 0,
+        braces: 0,
+        parens: 0,
+        quotes: 0,
+        globstar: false,
+        tokens
+      };
+      input = utils.removePrefix(input, state);
+      len = input.length;
+      const extglobs = [];
+      const braces = [];
+      const stack = [];
+      let prev = bos;
+      let value;
+      const eos = () => state.index === len - 1;
+      const peek = state.peek = (n = 1) => input[state.index + n];
+      const advance2 = state.advance = () => input[++state.index] || "";
+      const remaining = () => input.slice(state.index + 1);
+      const consume = (value2 = "", num = 0) => {
+        state.consumed += value2;
+        state.index += num;
+      };
+      const append = (token) => {
+        state.output += token.output != null ? token.output : token.value;
+        consume(token.value);
+      };
+      const negate = () => {
+        let count3 = 1;
+        while (peek() === "!" && (peek(2) !== "(" || peek(3) === "?")) {
+          advance2();
+          state.start++;
+          count3++;
+        }
+        if (count3 % 2 === 0) {
+          return false;
+        }
+        state.negated = true;
+        state.start++;
+        return true;
+      };
+      const increment = (type) => {
+        state[type]++;
+        stack.push(type);
+      };
+      const decrement = (type) => {
+        state[type]--;
+        stack.pop();
+      };
+      const push = (tok) => {
+        if (prev.type === "globstar") {
+          const isBrace = state.braces > 0 && (tok.type === "comma" || tok.type === "brace");
+          const isExtglob = tok.extglob === true || extglobs.length && (tok.type === "pipe" || tok.type === "paren");
+          if (tok.type !== "slash" && tok.type !== "paren" && !isBrace && !isExtglob) {
+            state.output = state.output.slice(0, -prev.output.length);
+            prev.type = "star";
+            prev.value = "*";
+            prev.output = star;
+            state.output += prev.output;
+          }
+        }
+        if (extglobs.length && tok.type !== "paren") {
+          extglobs[extglobs.length - 1].inner += tok.value;
+        }
+        if (tok.value || tok.output) append(tok);
+        if (prev && prev.type === "text" && tok.type === "text") {
+          prev.output = (prev.output || prev.value) + tok.value;
+          prev.value += tok.value;
+          return;
+        }
+        tok.prev = prev;
+        tokens.push(tok);
+        prev = tok;
+      };
+      const extglobOpen = (type, value2) => {
+        const token = { ...EXTGLOB_CHARS[value2], conditions: 1, inner: "" };
+        token.prev = prev;
+        token.parens = state.parens;
+        token.output = state.output;
+        token.startIndex = state.index;
+        token.tokensIndex = tokens.length;
+        const output = (opts.capture ? "(" : "") + token.open;
+        increment("parens");
+        push({ type, value: value2, output: state.output ? "" : ONE_CHAR });
+        push({ type: "paren", extglob: true, value: advance2(), output });
+        extglobs.push(token);
+      };
+      const extglobClose = (token) => {
+        const literal2 = input.slice(token.startIndex, state.index + 1);
+        const body = input.slice(token.startIndex + 2, state.index);
+        const analysis = analyzeRepeatedExtglob(body, opts);
+        if ((token.type === "plus" || token.type === "star") && analysis.risky) {
+          const safeOutput = analysis.safeOutput ? (token.output ? "" : ONE_CHAR) + (opts.capture ? `(${analysis.safeOutput})` : analysis.safeOutput) : void 0;
+          const open2 = tokens[token.tokensIndex];
+          open2.type = "text";
+          open2.value = literal2;
+          open2.output = safeOutput || utils.escapeRegex(literal2);
+          for (let i2 = token.tokensIndex + 1; i2 < tokens.length; i2++) {
+            tokens[i2].value = "";
+            tokens[i2].output = "";
+            delete tokens[i2].suffix;
+          }
+          state.output = token.output + open2.output;
+          state.backtrack = true;
+          push({ type: "paren", extglob: true, value, output: "" });
+          decrement("parens");
+          return;
+        }
+        let output = token.close + (opts.capture ? ")" : "");
+        let rest;
+        if (token.type === "negate") {
+          let extglobStar = star;
+          if (token.inner && token.inner.length > 1 && token.inner.includes("/")) {
+            extglobStar = globstar(opts);
+          }
+          if (extglobStar !== star || eos() || /^\)+$/.test(remaining())) {
+            output = token.close = `)$))${extglobStar}`;
+          }
+          if (token.inner.includes("*") && (rest = remaining()) && /^\.[^\\/.]+$/.test(rest)) {
+            const expression = parse6(rest, { ...options, fastpaths: false }).output;
+            output = token.close = `)${expression})${extglobStar})`;
+          }
+          if (token.prev.type === "bos") {
+            state.negatedExtglob = true;
+          }
+        }
+        push({ type: "paren", extglob: true, value, output });
+        decrement("parens");
+      };
+      if (opts.fastpaths !== false && !/(^[*!]|[/()[\]{}"])/.test(input)) {
+        let backslashes = false;
+        let output = input.replace(REGEX_SPECIAL_CHARS_BACKREF, (m, esc, chars, first, rest, index) => {
+          if (first === "\\") {
+            backslashes = true;
+            return m;
+          }
+          if (first === "?") {
+            if (esc) {
+              return esc + first + (rest ? QMARK.repeat(rest.length) : "");
+            }
+            if (index === 0) {
+              return qmarkNoDot + (rest ? QMARK.repeat(rest.length) : "");
+            }
+            return QMARK.repeat(chars.length);
+          }
+          if (first === ".") {
+            return DOT_LITERAL.repeat(chars.length);
+          }
+          if (first === "*") {
+            if (esc) {
+              return esc + first + (rest ? star : "");
+            }
+            return star;
+          }
+          return esc ? m : `\\${m}`;
+        });
+        if (backslashes === true) {
+          if (opts.unescape === true) {
+            output = output.replace(/\\/g, "");
+          } else {
+            output = output.replace(/\\+/g, (m) => {
+              return m.length % 2 === 0 ? "\\\\" : m ? "\\" : "";
+            });
+          }
+        }
+        if (output === input && opts.contains === true) {
+          state.output = input;
+          return state;
+        }
+        state.output = utils.wrapOutput(output, state, options);
+        return state;
+      }
+      while (!eos()) {
+        value = advance2();
+        if (value === "\0") {
+          continue;
+        }
+        if (value === "\\") {
+          const next = peek();
+          if (next === "/" && opts.bash !== true) {
+            continue;
+          }
+          if (next === "." || next === ";") {
+            continue;
+          }
+          if (!next) {
+            value += "\\";
+            push({ type: "text", value });
+            continue;
+          }
+          const match = /^\\+/.exec(remaining());
+          let slashes = 0;
+          if (match && match[0].length > 2) {
+            slashes = match[0].length;
+            state.index += slashes;
+            if (slashes % 2 !== 0) {
+              value += "\\";
+            }
+          }
+          if (opts.unescape === true) {
+            value = advance2();
+          } else {
+            value += advance2();
+          }
+          if (state.brackets === 0) {
+            push({ type: "text", value });
+            continue;
+          }
+        }
+        if (state.brackets > 0 && (value !== "]" || prev.value === "[" || prev.value === "[^")) {
+          if (opts.posix !== false && value === ":") {
+            const inner = prev.value.slice(1);
+            if (inner.includes("[")) {
+              prev.posix = true;
+              if (inner.includes(":")) {
+                const idx = prev.value.lastIndexOf("[");
+                const pre2 = prev.value.slice(0, idx);
+                const rest2 = prev.value.slice(idx + 2);
+                const posix2 = POSIX_REGEX_SOURCE[rest2];
+                if (posix2) {
+                  prev.value = pre2 + posix2;
+                  state.backtrack = true;
+                  advance2();
+                  if (!bos.output && tokens.indexOf(prev) === 1) {
+                    bos.output = ONE_CHAR;
+                  }
+                  continue;
+                }
+              }
+            }
+          }
+          if (value === "[" && peek() !== ":" || value === "-" && peek() === "]") {
+            value = `\\${value}`;
+          }
+          if (value === "]" && (prev.value === "[" || prev.value === "[^")) {
+            value = `\\${value}`;
+          }
+          if (opts.posix === true && value === "!" && prev.value === "[") {
+            value = "^";
+          }
+          prev.value += value;
+          append({ value });
+          continue;
+        }
+        if (state.quotes === 1 && value !== '"') {
+          value = utils.escapeRegex(value);
+          prev.value += value;
+          append({ value });
+          continue;
+        }
+        if (value === '"') {
+          state.quotes = state.quotes === 1 ? 0 : 1;
+          if (opts.keepQuotes === true) {
+            push({ type: "text", value });
+          }
+          continue;
+        }
+        if (value === "(") {
+          increment("parens");
+          push({ type: "paren", value });
+          continue;
+        }
+        if (value === ")") {
+          if (state.parens === 0 && opts.strictBrackets === true) {
+            throw new SyntaxError(syntaxError("opening", "("));
+          }
+          const extglob = extglobs[extglobs.length - 1];
+          if (extglob && state.parens === extglob.parens + 1) {
+            extglobClose(extglobs.pop());
+            continue;
+          }
+          push({ type: "paren", value, output: state.parens ? ")" : "\\)" });
+          decrement("parens");
+          continue;
+        }
+        if (value === "[") {
+          if (opts.nobracket === true || !remaining().includes("]")) {
+            if (opts.nobracket !== true && opts.strictBrackets === true) {
+              throw new SyntaxError(syntaxError("closing", "]"));
+            }
+            value = `\\${value}`;
+          } else {
+            increment("brackets");
+          }
+          push({ type: "bracket", value });
+          continue;
+        }
+        if (value === "]") {
+          if (opts.nobracket === true || prev && prev.type === "bracket" && prev.value.length === 1) {
+            push({ type: "text", value, output: `\\${value}` });
+            continue;
+          }
+          if (state.brackets === 0) {
+            if (opts.strictBrackets === true) {
+              throw new SyntaxError(syntaxError("opening", "["));
+            }
+            push({ type: "text", value, output: `\\${value}` });
+            continue;
+          }
+          decrement("brackets");
+          const prevValue = prev.value.slice(1);
+          if (prev.posix !== true && prevValue[0] === "^" && !prevValue.includes("/")) {
+            value = `/${value}`;
+          }
+          prev.value += value;
+          append({ value });
+          if (opts.literalBrackets === false || utils.hasRegexChars(prevValue)) {
+            continue;
+          }
+          const escaped = utils.escapeRegex(prev.value);
+          state.output = state.output.slice(0, -prev.value.length);
+          if (opts.literalBrackets === true) {
+            state.output += escaped;
+            prev.value = escaped;
+            continue;
+          }
+          prev.value = `(${capture}${escaped}|${prev.value})`;
+          state.output += prev.value;
+          continue;
+        }
+        if (value === "{" && opts.nobrace !== true) {
+          increment("braces");
+          const open2 = {
+            type: "brace",
+            value,
+            output: "(",
+            outputIndex: state.output.length,
+            tokensIndex: state.tokens.length
+          };
+          braces.push(open2);
+          push(open2);
+          continue;
+        }
+        if (value === "}") {
+          const brace = braces[braces.length - 1];
+          if (opts.nobrace === true || !brace) {
+            push({ type: "text", value, output: value });
+            continue;
+          }
+          let output = ")";
+          if (brace.dots === true) {
+            const arr = tokens.slice();
+            const range = [];
+            for (let i2 = arr.length - 1; i2 >= 0; i2--) {
+              tokens.pop();
+              if (arr[i2].type === "brace") {
+                break;
+              }
+              if (arr[i2].type !== "dots") {
+                range.unshift(arr[i2].value);
+              }
+            }
+            output = expandRange(range, opts);
+            state.backtrack = true;
+          }
+          if (brace.comma !== true && brace.dots !== true) {
+            const out = state.output.slice(0, brace.outputIndex);
+            const toks = state.tokens.slice(brace.tokensIndex);
+            brace.value = brace.output = "\\{";
+            value = output = "\\}";
+            state.output = out;
+            for (const t of toks) {
+              state.output += t.output || t.value;
+            }
+          }
+          push({ type: "brace", value, output });
+          decrement("braces");
+          braces.pop();
+          continue;
+        }
+        if (value === "|") {
+          if (extglobs.length > 0) {
+            extglobs[extglobs.length - 1].conditions++;
+          }
+          push({ type: "text", value });
+          continue;
+        }
+        if (value === ",") {
+          let output = value;
+          const brace = braces[braces.length - 1];
+          if (brace && stack[stack.length - 1] === "braces") {
+            brace.comma = true;
+            output = "|";
+          }
+          push({ type: "comma", value, output });
+          continue;
+        }
+        if (value === "/") {
+          if (prev.type === "dot" && state.index === state.start + 1) {
+            state.start = state.index + 1;
+            state.consumed = "";
+            state.output = "";
+            tokens.pop();
+            prev = bos;
+            continue;
+          }
+          push({ type: "slash", value, output: SLASH_LITERAL });
+          continue;
+        }
+        if (value === ".") {
+          if (state.braces > 0 && prev.type === "dot") {
+            if (prev.value === ".") prev.output = DOT_LITERAL;
+            const brace = braces[braces.length - 1];
+            prev.type = "dots";
+            prev.output += value;
+            prev.value += value;
+            brace.dots = true;
+            continue;
+          }
+          if (state.braces + state.parens === 0 && prev.type !== "bos" && prev.type !== "slash") {
+            push({ type: "text", value, output: DOT_LITERAL });
+            continue;
+          }
+          push({ type: "dot", value, output: DOT_LITERAL });
+          continue;
+        }
+        if (value === "?") {
+          const isGroup = prev && prev.value === "(";
+          if (!isGroup && opts.noextglob !== true && peek() === "(" && peek(2) !== "?") {
+            extglobOpen("qmark", value);
+            continue;
+          }
+          if (prev && prev.type === "paren") {
+            const next = peek();
+            let output = value;
+            if (prev.value === "(" && !/[!=<:]/.test(next) || next === "<" && !/<([!=]|\w+>)/.test(remaining())) {
+              output = `\\${value}`;
+            }
+            push({ type: "text", value, output });
+            continue;
+          }
+          if (opts.dot !== true && (prev.type === "slash" || prev.type === "bos")) {
+            push({ type: "qmark", value, output: QMARK_NO_DOT });
+            continue;
+          }
+          push({ type: "qmark", value, output: QMARK });
+          continue;
+        }
+        if (value === "!") {
+          if (opts.noextglob !== true && peek() === "(") {
+            if (peek(2) !== "?" || !/[!=<:]/.test(peek(3))) {
+              extglobOpen("negate", value);
+              continue;
+            }
+          }
+          if (opts.nonegate !== true && state.index === 0) {
+            negate();
+            continue;
+          }
+        }
+        if (value === "+") {
+          if (opts.noextglob !== true && peek() === "(" && peek(2) !== "?") {
+            extglobOpen("plus", value);
+            continue;
+          }
+          if (prev && prev.value === "(" || opts.regex === false) {
+            push({ type: "plus", value, output: PLUS_LITERAL });
+            continue;
+          }
+          if (prev && (prev.type === "bracket" || prev.type === "paren" || prev.type === "brace") || state.parens > 0) {
+            push({ type: "plus", value });
+            continue;
+          }
+          push({ type: "plus", value: PLUS_LITERAL });
+          continue;
+        }
+        if (value === "@") {
+          if (opts.noextglob !== true && peek() === "(" && peek(2) !== "?") {
+            push({ type: "at", extglob: true, value, output: "" });
+            continue;
+          }
+          push({ type: "text", value });
+          continue;
+        }
+        if (value !== "*") {
+          if (value === "$" || value === "^") {
+            value = `\\${value}`;
+          }
+          const match = REGEX_NON_SPECIAL_CHARS.exec(remaining());
+          if (match) {
+            value += match[0];
+            state.index += match[0].length;
+          }
+          push({ type: "text", value });
+          continue;
+        }
+        if (prev && (prev.type === "globstar" || prev.star === true)) {
+          prev.type = "star";
+          prev.star = true;
+          prev.value += value;
+          prev.output = star;
+          state.backtrack = true;
+          state.globstar = true;
+          consume(value);
+          continue;
+        }
+        let rest = remaining();
+        if (opts.noextglob !== true && /^\([^?]/.test(rest)) {
+          extglobOpen("star", value);
+          continue;
+        }
+        if (prev.type === "star") {
+          if (opts.noglobstar === true) {
+            consume(value);
+            continue;
+          }
+          const prior = prev.prev;
+          const before = prior.prev;
+          const isStart = prior.type === "slash" || prior.type === "bos";
+          const afterStar = before && (before.type === "star" || before.type === "globstar");
+          if (opts.bash === true && (!isStart || rest[0] && rest[0] !== "/")) {
+            push({ type: "star", value, output: "" });
+            continue;
+          }
+          const isBrace = state.braces > 0 && (prior.type === "comma" || prior.type === "brace");
+          const isExtglob = extglobs.length && (prior.type === "pipe" || prior.type === "paren");
+          if (!isStart && prior.type !== "paren" && !isBrace && !isExtglob) {
+            push({ type: "star", value, output: "" });
+            continue;
+          }
+          while (rest.slice(0, 3) === "/**") {
+            const after = input[state.index + 4];
+            if (after && after !== "/") {
+              break;
+            }
+            rest = rest.slice(3);
+            consume("/**", 3);
+          }
+          const isEnd = eos() || state.parens > 0 && rest === ")".repeat(state.parens) && !extglobs.some((extglob) => extglob.type === "negate");
+          if (prior.type === "bos" && eos()) {
+            prev.type = "globstar";
+            prev.value += value;
+            prev.output = globstar(opts);
+            state.output = prev.output;
+            state.globstar = true;
+            consume(value);
+            continue;
+          }
+          if (prior.type === "slash" && prior.prev.type !== "bos" && !afterStar && isEnd) {
+            state.output = state.output.slice(0, -(prior.output + prev.output).length);
+            prior.output = `(?:${prior.output}`;
+            prev.type = "globstar";
+            prev.output = globstar(opts) + (opts.strictSlashes ? ")" : "|$)");
+            prev.value += value;
+            state.globstar = true;
+            state.output += prior.output + prev.output;
+            consume(value);
+            continue;
+          }
+          if (prior.type === "slash" && prior.prev.type !== "bos" && rest[0] === "/") {
+            const end = rest[1] !== void 0 ? "|$" : "";
+            state.output = state.output.slice(0, -(prior.output + prev.output).length);
+            prior.output = `(?:${prior.output}`;
+            prev.type = "globstar";
+            prev.output = `${globstar(opts)}${SLASH_LITERAL}|${SLASH_LITERAL}${end})`;
+            prev.value += value;
+            state.output += prior.output + prev.output;
+            state.globstar = true;
+            consume(value + advance2());
+            push({ type: "slash", value: "/", output: "" });
+            continue;
+          }
+          if (prior.type === "bos" && rest[0] === "/") {
+            prev.type = "globstar";
+            prev.value += value;
+            prev.output = `(?:^|${SLASH_LITERAL}|${globstar(opts)}${SLASH_LITERAL})`;
+            state.output = prev.output;
+            state.globstar = true;
+            consume(value + advance2());
+            push({ type: "slash", value: "/", output: "" });
+            continue;
+          }
+          state.output = state.output.slice(0, -prev.output.length);
+          prev.type = "globstar";
+          prev.output = globstar(opts);
+          prev.value += value;
+          state.output += prev.output;
+          state.globstar = true;
+          consume(value);
+          continue;
+        }
+        const token = { type: "star", value, output: star };
+        if (opts.bash === true) {
+          token.output = ".*?";
+          if (prev.type === "bos" || prev.type === "slash") {
+            token.output = nodot + token.output;
+          }
+          push(token);
+          continue;
+        }
+        if (prev && (prev.type === "bracket" || prev.type === "paren") && opts.regex === true) {
+          token.output = value;
+          push(token);
+          continue;
+        }
+        if (state.index === state.start || prev.type === "slash" || prev.type === "dot") {
+          if (prev.type === "dot") {
+            state.output += NO_DOT_SLASH;
+            prev.output += NO_DOT_SLASH;
+          } else if (opts.dot === true) {
+            state.output += NO_DOTS_SLASH;
+            prev.output += NO_DOTS_SLASH;
+          } else {
+            state.output += nodot;
+            prev.output += nodot;
+          }
+          if (peek() !== "*") {
+            state.output += ONE_CHAR;
+            prev.output += ONE_CHAR;
+          }
+        }
+        push(token);
+      }
+      while (state.brackets > 0) {
+        if (opts.strictBrackets === true) throw new SyntaxError(syntaxError("closing", "]"));
+        state.output = utils.escapeLast(state.output, "[");
+        decrement("brackets");
+      }
+      while (state.parens > 0) {
+        if (opts.strictBrackets === true) throw new SyntaxError(syntaxError("closing", ")"));
+        state.output = utils.escapeLast(state.output, "(");
+        decrement("parens");
+      }
+      while (state.braces > 0) {
+        if (opts.strictBrackets === true) throw new SyntaxError(syntaxError("closing", "}"));
+        state.output = utils.escapeLast(state.output, "{");
+        decrement("braces");
+      }
+      if (opts.strictSlashes !== true && (prev.type === "star" || prev.type === "bracket")) {
+        push({ type: "maybe_slash", value: "", output: `${SLASH_LITERAL}?` });
+      }
+      if (state.backtrack === true) {
+        state.output = "";
+        for (const token of state.tokens) {
+          state.output += token.output != null ? token.output : token.value;
+          if (token.suffix) {
+            state.output += token.suffix;
+          }
+        }
+      }
+      return state;
+    };
+    parse6.fastpaths = (input, options) => {
+      const opts = { ...options };
+      const max2 = typeof opts.maxLength === "number" ? Math.min(MAX_LENGTH, opts.maxLength) : MAX_LENGTH;
+      const len = input.length;
+      if (len > max2) {
+        throw new SyntaxError(`Input length: ${len}, exceeds maximum allowed length: ${max2}`);
+      }
+      input = REPLACEMENTS[input] || input;
+      const {
+        DOT_LITERAL,
+        SLASH_LITERAL,
+        ONE_CHAR,
+        DOTS_SLASH,
+        NO_DOT,
+        NO_DOTS,
+        NO_DOTS_SLASH,
+        STAR,
+        START_ANCHOR
+      } = constants3.globChars(opts.windows);
+      const nodot = opts.dot ? NO_DOTS : NO_DOT;
+      const slashDot = opts.dot ? NO_DOTS_SLASH : NO_DOT;
+      const capture = opts.capture ? "" : "?:";
+      const state = { negated: false, prefix: "" };
+      let star = opts.bash === true ? ".*?" : STAR;
+      if (opts.capture) {
+        star = `(${star})`;
+      }
+      const globstar = (opts2) => {
+        if (opts2.noglobstar === true) return star;
+        return `(${capture}(?:(?!${START_ANCHOR}${opts2.dot ? DOTS_SLASH : DOT_LITERAL}).)*?)`;
+      };
+      const create = (str) => {
+        switch (str) {
+          case "*":
+            return `${nodot}${ONE_CHAR}${star}`;
+          case ".*":
+            return `${DOT_LITERAL}${ONE_CHAR}${star}`;
+          case "*.*":
+            return `${nodot}${star}${DOT_LITERAL}${ONE_CHAR}${star}`;
+          case "*/*":
+            return `${nodot}${star}${SLASH_LITERAL}${ONE_CHAR}${slashDot}${star}`;
+          case "**":
+            return nodot + globstar(opts);
+          case "**/*":
+            return `(?:${nodot}${globstar(opts)}${SLASH_LITERAL})?${slashDot}${ONE_CHAR}${star}`;
+          case "**/*.*":
+            return `(?:${nodot}${globstar(opts)}${SLASH_LITERAL})?${slashDot}${star}${DOT_LITERAL}${ONE_CHAR}${star}`;
+          case "**/.*":
+            return `(?:${nodot}${globstar(opts)}${SLASH_LITERAL})?${DOT_LITERAL}${ONE_CHAR}${star}`;
+          default: {
+            const match = /^(.*?)\.(\w+)$/.exec(str);
+            if (!match) return;
+            const source2 = create(match[1]);
+            if (!source2) return;
+            return source2 + DOT_LITERAL + match[2];
+          }
+        }
+      };
+      const output = utils.removePrefix(input, state);
+      let source = create(output);
+      if (source && opts.strictSlashes !== true) {
+        source += `${SLASH_LITERAL}?`;
+      }
+      return source;
+    };
+    module2.exports = parse6;
+  }
+});
+
+// node_modules/picomatch/lib/picomatch.js
+var require_picomatch = __commonJS({
+  "node_modules/picomatch/lib/picomatch.js"(exports2, module2) {
+    "use strict";
+    var scan = require_scan();
+    var parse6 = require_parse3();
+    var utils = require_utils4();
+    var constants3 = require_constants8();
+    var isObject2 = (val) => val && typeof val === "object" && !Array.isArray(val);
+    var picomatch5 = (glob2, options, returnState = false) => {
+      if (Array.isArray(glob2)) {
+        const fns = glob2.map((input) => picomatch5(input, options, returnState));
+        const arrayMatcher = (str) => {
+          for (const isMatch of fns) {
+            const state2 = isMatch(str);
+            if (state2) return state2;
+          }
+          return false;
+        };
+        return arrayMatcher;
+      }
+      const isState = isObject2(glob2) && glob2.tokens && glob2.input;
+      if (glob2 === "" || typeof glob2 !== "string" && !isState) {
+        throw new TypeError("Expected pattern to be a non-empty string");
+      }
+      const opts = options || {};
+      const posix2 = opts.windows;
+      const regex2 = isState ? picomatch5.compileRe(glob2, options) : picomatch5.makeRe(glob2, options, false, true);
+      const state = regex2.state;
+      delete regex2.state;
+      let isIgnored = () => false;
+      if (opts.ignore) {
+        const ignoreOpts = { ...options, ignore: null, onMatch: null, onResult: null };
+        isIgnored = picomatch5(opts.ignore, ignoreOpts, returnState);
+      }
+      const matcher = (input, returnObject = false) => {
+        const { isMatch, match, output } = picomatch5.test(input, regex2, options, { glob: glob2, posix: posix2 });
+        const result = { glob: glob2, state, regex: regex2, posix: posix2, input, output, match, isMatch };
+        if (typeof opts.onResult === "function") {
+          opts.onResult(result);
+        }
+        if (isMatch === false) {
+          result.isMatch = false;
+          return returnObject ? result : false;
+        }
+        if (isIgnored(input)) {
+          if (typeof opts.onIgnore === "function") {
+            opts.onIgnore(result);
+          }
+          result.isMatch = false;
+          return returnObject ? result : false;
+        }
+        if (typeof opts.onMatch === "function") {
+          opts.onMatch(result);
+        }
+        return returnObject ? result : true;
+      };
+      if (returnState) {
+        matcher.state = state;
+      }
+      return matcher;
+    };
+    picomatch5.test = (input, regex2, options, { glob: glob2, posix: posix2 } = {}) => {
+      if (typeof input !== "string") {
+        throw new TypeError("Expected input to be a string");
+      }
+      if (input === "") {
+        return { isMatch: false, output: "" };
+      }
+      const opts = options || {};
+      const format = opts.format || (posix2 ? utils.toPosixSlashes : null);
+      let match = input === glob2;
+      let output = match && format ? format(input) : input;
+      if (match === false) {
+        output = format ? format(input) : input;
+        match = output === glob2;
+      }
+      if (match === false || opts.capture === true) {
+        if (opts.matchBase === true || opts.basename === true) {
+          match = picomatch5.matchBase(input, regex2, options, posix2);
+        } else {
+          match = regex2.exec(output);
+        }
+      }
+      return { isMatch: Boolean(match), match, output };
+    };
+    picomatch5.matchBase = (input, glob2, options, posix2 = options && options.windows) => {
+      const regex2 = glob2 instanceof RegExp ? glob2 : picomatch5.makeRe(glob2, options);
+      return regex2.test(utils.basename(input, { windows: posix2 }));
+    };
+    picomatch5.isMatch = (str, patterns, options) => picomatch5(patterns, options)(str);
+    picomatch5.parse = (pattern, options) => {
+      if (Array.isArray(pattern)) return pattern.map((p) => picomatch5.parse(p, options));
+      return parse6(pattern, { ...options, fastpaths: false });
+    };
+    picomatch5.scan = (input, options) => scan(input, options);
+    picomatch5.compileRe = (state, options, returnOutput = false, returnState = false) => {
+      if (returnOutput === true) {
+        return state.output;
+      }
+      const opts = options || {};
+      const prepend = opts.contains ? "" : "^";
+      const append = opts.contains ? "" : "$";
+      let source = `${prepend}(?:${state.output})${append}`;
+      if (state && state.negated === true) {
+        source = `^(?!${source}).*$`;
+      }
+      const regex2 = picomatch5.toRegex(source, options);
+      if (returnState === true) {
+        regex2.state = state;
+      }
+      return regex2;
+    };
+    picomatch5.makeRe = (input, options = {}, returnOutput = false, returnState = false) => {
+      if (!input || typeof input !== "string") {
+        throw new TypeError("Expected a non-empty string");
+      }
+      let parsed2 = { negated: false, fastpaths: true };
+      if (options.fastpaths !== false && (input[0] === "." || input[0] === "*")) {
+        parsed2.output = parse6.fastpaths(input, options);
+      }
+      if (!parsed2.output) {
+        parsed2 = parse6(input, options);
+      }
+      return picomatch5.compileRe(parsed2, options, returnOutput, returnState);
+    };
+    picomatch5.toRegex = (source, options) => {
+      try {
+        const opts = options || {};
+        return new RegExp(source, opts.flags || (opts.nocase ? "i" : ""));
+      } catch (err) {
+        if (options && options.debug === true) throw err;
+        return /$^/;
+      }
+    };
+    picomatch5.constants = constants3;
+    module2.exports = picomatch5;
+  }
+});
+
+// node_modules/picomatch/index.js
+var require_picomatch2 = __commonJS({
+  "node_modules/picomatch/index.js"(exports2, module2) {
+    "use strict";
+    var pico = require_picomatch();
+    var utils = require_utils4();
+    function picomatch5(glob2, options, returnState = false) {
+      if (options && (options.windows === null || options.windows === void 0)) {
+        options = { ...options, windows: utils.isWindows() };
+      }
+      return pico(glob2, options, returnState);
+    }
+    Object.assign(picomatch5, pico);
+    module2.exports = picomatch5;
   }
 });
 
@@ -69309,8 +69309,8 @@ var Context = class {
       if (existsSync2(process.env.GITHUB_EVENT_PATH)) {
         this.payload = JSON.parse(readFileSync(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
       } else {
-        const path24 = process.env.GITHUB_EVENT_PATH;
-        process.stdout.write(`GITHUB_EVENT_PATH ${path24} does not exist${EOL6}`);
+        const path26 = process.env.GITHUB_EVENT_PATH;
+        process.stdout.write(`GITHUB_EVENT_PATH ${path26} does not exist${EOL6}`);
       }
     }
     this.eventName = process.env.GITHUB_EVENT_NAME;
@@ -73604,7 +73604,7 @@ var triggers_notification_paths_default = [
 ];
 function routeMatcher(paths) {
   const regexes = paths.map(
-    (path24) => path24.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+    (path26) => path26.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
   );
   const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
   return new RegExp(regex2, "i");
@@ -73766,7 +73766,7 @@ throttling.triggersNotification = triggersNotification;
 
 // src/action/run.ts
 import { existsSync as existsSync11, mkdirSync as mkdirSync4, readFileSync as readFileSync16, writeFileSync as writeFileSync2 } from "node:fs";
-import path23 from "node:path";
+import path25 from "node:path";
 
 // src/checkout/git.ts
 import { execFile, execFileSync } from "node:child_process";
@@ -74752,20 +74752,15 @@ function position(doc, lines, segments, key) {
   return `${line}:${col}`;
 }
 
-// src/config/budgets.ts
-var import_picomatch = __toESM(require_picomatch2(), 1);
-function literalLength(pattern) {
-  return pattern.replace(/[*?[\]{}!()]/g, "").length;
-}
-function budgetFor(id, config) {
-  let best;
-  for (const rule of config.budgets) {
-    if (rule.pattern === id) return rule.budget;
-    if (!import_picomatch.default.isMatch(id, rule.pattern, { bash: true, dot: true })) continue;
-    if (!best || literalLength(rule.pattern) > literalLength(best.pattern)) best = rule;
-  }
-  return best ? best.budget : config.budget;
-}
+// src/gate/run.ts
+import { mkdtempSync as mkdtempSync3, rmSync as rmSync4 } from "node:fs";
+import os12 from "node:os";
+import path20 from "node:path";
+
+// src/checkout/revisions.ts
+import { existsSync as existsSync5, mkdtempSync, realpathSync, rmSync as rmSync2 } from "node:fs";
+import os6 from "node:os";
+import path9 from "node:path";
 
 // src/util/format.ts
 function isFiniteNumber(x) {
@@ -74828,64 +74823,12 @@ function formatDuration(ms) {
   const seconds = Math.round(ms % 6e4 / 1e3);
   return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
 }
-function formatPath(path24, width = 60) {
-  if (path24.length <= width) return path24;
+function formatPath(path26, width = 60) {
+  if (path26.length <= width) return path26;
   const keep = width - 1;
   const start = Math.ceil(keep * 2 / 3);
-  return `${path24.slice(0, start)}\u2026${path24.slice(path24.length - (keep - start))} (${path24.length} characters)`;
+  return `${path26.slice(0, start)}\u2026${path26.slice(path26.length - (keep - start))} (${path26.length} characters)`;
 }
-
-// src/config/policy.ts
-function policyOf(config) {
-  const settings = /* @__PURE__ */ new Map([
-    ["budget", formatBudget(config.budget)],
-    ["confidence", formatConfidence(config.confidence)],
-    ["rounds", config.rounds === void 0 ? "default" : String(config.rounds)],
-    ["max-rounds", String(config.maxRounds)],
-    ["confirm", String(config.confirm)],
-    ["time-limit", formatDuration(config.timeLimitMs)],
-    ["micro.task-time", formatDuration(config.micro.taskTimeMs)],
-    ["micro.processes", config.micro.maxProcesses === MAX_PROCESSES_PER_ROUND ? "auto" : String(config.micro.maxProcesses)]
-  ]);
-  for (const rule of config.budgets) settings.set(`budgets["${rule.pattern}"]`, formatBudget(rule.budget));
-  for (const test of config.http) {
-    if (test.budget !== void 0) settings.set(`http "${test.name}" budget`, formatBudget(test.budget));
-    for (const [stat3, budget] of Object.entries(test.latencyBudget))
-      settings.set(`http "${test.name}" latency-budget ${stat3}`, formatBudget(budget));
-  }
-  return settings;
-}
-function policyChanges(base2, head) {
-  const [before, after] = [policyOf(base2), policyOf(head)];
-  return [.../* @__PURE__ */ new Set([...before.keys(), ...after.keys()])].filter((setting) => before.get(setting) !== after.get(setting)).map((setting) => ({ setting, base: before.get(setting) ?? "none", head: after.get(setting) ?? "none" }));
-}
-function withPolicyOf(head, base2) {
-  const baseTests = new Map(base2.http.map((test) => [test.id, test]));
-  return Object.freeze({
-    ...head,
-    budget: base2.budget,
-    budgets: base2.budgets,
-    confidence: base2.confidence,
-    rounds: base2.rounds,
-    maxRounds: base2.maxRounds,
-    confirm: base2.confirm,
-    timeLimitMs: base2.timeLimitMs,
-    micro: Object.freeze({ ...head.micro, taskTimeMs: base2.micro.taskTimeMs, maxProcesses: base2.micro.maxProcesses }),
-    http: head.http.map(
-      (test) => Object.freeze({ ...test, budget: baseTests.get(test.id)?.budget, latencyBudget: baseTests.get(test.id)?.latencyBudget ?? {} })
-    )
-  });
-}
-
-// src/gate.ts
-import { existsSync as existsSync7, mkdtempSync as mkdtempSync3, rmSync as rmSync4 } from "node:fs";
-import os12 from "node:os";
-import path18 from "node:path";
-
-// src/checkout/revisions.ts
-import { existsSync as existsSync5, mkdtempSync, realpathSync, rmSync as rmSync2 } from "node:fs";
-import os6 from "node:os";
-import path9 from "node:path";
 
 // src/checkout/reuse.ts
 import { createHash, randomBytes as randomBytes2 } from "node:crypto";
@@ -75148,1032 +75091,17 @@ function removeWorktrees(repoRoot, dirs, temp) {
   gitSync(["worktree", "prune"], repoRoot);
 }
 
-// src/config/hash.ts
-import { createHash as createHash2 } from "node:crypto";
-function configHash(config) {
-  return createHash2("sha256").update(stableJson({ ...config, file: void 0 })).digest("hex");
-}
-function stableJson(value) {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
-  if (value && typeof value === "object") {
-    const entries = Object.entries(value).filter(([, v]) => v !== void 0).sort(([a], [b]) => a < b ? -1 : 1);
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
-}
-
-// node_modules/tinyglobby/dist/index.mjs
-import { readdir as readdir2, readdirSync as readdirSync3, realpath, realpathSync as realpathSync2, stat as stat2, statSync as statSync2 } from "fs";
-import { isAbsolute, posix, resolve as resolve3 } from "path";
-import { fileURLToPath } from "url";
-
-// node_modules/fdir/dist/index.mjs
-import { createRequire } from "module";
-import { basename as basename3, dirname as dirname3, normalize, relative as relative2, resolve as resolve2, sep as sep4 } from "path";
-import * as nativeFs from "fs";
-var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path24) {
-  let normalized = normalize(path24);
-  if (normalized.length > 1 && normalized[normalized.length - 1] === sep4) normalized = normalized.substring(0, normalized.length - 1);
-  return normalized;
-}
-var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path24, separator) {
-  return path24.replace(SLASHES_REGEX, separator);
-}
-var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path24) {
-  return path24 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path24);
-}
-function normalizePath(path24, options) {
-  const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path24.includes("/") || path24.startsWith(".");
-  if (resolvePaths) path24 = resolve2(path24);
-  if (normalizePath$1 || pathNeedsCleaning) path24 = cleanPath(path24);
-  if (path24 === ".") return "";
-  const needsSeperator = path24[path24.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path24 + pathSeparator : path24, pathSeparator);
-}
-function joinPathWithBasePath(filename, directoryPath) {
-  return directoryPath + filename;
-}
-function joinPathWithRelativePath(root, options) {
-  return function(filename, directoryPath) {
-    const sameRoot = directoryPath.startsWith(root);
-    if (sameRoot) return directoryPath.slice(root.length) + filename;
-    else return convertSlashes(relative2(root, directoryPath), options.pathSeparator) + options.pathSeparator + filename;
-  };
-}
-function joinPath(filename) {
-  return filename;
-}
-function joinDirectoryPath(filename, directoryPath, separator) {
-  return directoryPath + filename + separator;
-}
-function build$7(root, options) {
-  const { relativePaths, includeBasePath } = options;
-  return relativePaths && root ? joinPathWithRelativePath(root, options) : includeBasePath ? joinPathWithBasePath : joinPath;
-}
-function pushDirectoryWithRelativePath(root) {
-  return function(directoryPath, paths) {
-    paths.push(directoryPath.substring(root.length) || ".");
-  };
-}
-function pushDirectoryFilterWithRelativePath(root) {
-  return function(directoryPath, paths, filters) {
-    const relativePath = directoryPath.substring(root.length) || ".";
-    if (filters.every((filter) => filter(relativePath, true))) paths.push(relativePath);
-  };
-}
-var pushDirectory = (directoryPath, paths) => {
-  paths.push(directoryPath || ".");
-};
-var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path24 = directoryPath || ".";
-  if (filters.every((filter) => filter(path24, true))) paths.push(path24);
-};
-var empty$2 = () => {
-};
-function build$6(root, options) {
-  const { includeDirs, filters, relativePaths } = options;
-  if (!includeDirs) return empty$2;
-  if (relativePaths) return filters && filters.length ? pushDirectoryFilterWithRelativePath(root) : pushDirectoryWithRelativePath(root);
-  return filters && filters.length ? pushDirectoryFilter : pushDirectory;
-}
-var pushFileFilterAndCount = (filename, _paths, counts, filters) => {
-  if (filters.every((filter) => filter(filename, false))) counts.files++;
-};
-var pushFileFilter = (filename, paths, _counts, filters) => {
-  if (filters.every((filter) => filter(filename, false))) paths.push(filename);
-};
-var pushFileCount = (_filename, _paths, counts, _filters) => {
-  counts.files++;
-};
-var pushFile = (filename, paths) => {
-  paths.push(filename);
-};
-var empty$1 = () => {
-};
-function build$5(options) {
-  const { excludeFiles, filters, onlyCounts } = options;
-  if (excludeFiles) return empty$1;
-  if (filters && filters.length) return onlyCounts ? pushFileFilterAndCount : pushFileFilter;
-  else if (onlyCounts) return pushFileCount;
-  else return pushFile;
-}
-var getArray = (paths) => {
-  return paths;
-};
-var getArrayGroup = () => {
-  return [""].slice(0, 0);
-};
-function build$4(options) {
-  return options.group ? getArrayGroup : getArray;
-}
-var groupFiles = (groups2, directory, files) => {
-  groups2.push({
-    directory,
-    files,
-    dir: directory
-  });
-};
-var empty = () => {
-};
-function build$3(options) {
-  return options.group ? groupFiles : empty;
-}
-var resolveSymlinksAsync = function(path24, state, callback$1) {
-  const { queue, fs: fs3, options: { suppressErrors } } = state;
-  queue.enqueue();
-  fs3.realpath(path24, (error2, resolvedPath) => {
-    if (error2) return queue.dequeue(suppressErrors ? null : error2, state);
-    fs3.stat(resolvedPath, (error$1, stat3) => {
-      if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat3.isDirectory() && isRecursive(path24, resolvedPath, state)) return queue.dequeue(null, state);
-      callback$1(stat3, resolvedPath);
-      queue.dequeue(null, state);
-    });
-  });
-};
-var resolveSymlinks = function(path24, state, callback$1) {
-  const { queue, fs: fs3, options: { suppressErrors } } = state;
-  queue.enqueue();
-  try {
-    const resolvedPath = fs3.realpathSync(path24);
-    const stat3 = fs3.statSync(resolvedPath);
-    if (stat3.isDirectory() && isRecursive(path24, resolvedPath, state)) return;
-    callback$1(stat3, resolvedPath);
-  } catch (e) {
-    if (!suppressErrors) throw e;
-  }
-};
-function build$2(options, isSynchronous) {
-  if (!options.resolveSymlinks || options.excludeSymlinks) return null;
-  return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
-}
-function isRecursive(path24, resolved, state) {
-  if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname3(path24);
-  let depth = 1;
-  while (parent !== state.root && depth < 2) {
-    const resolvedPath = state.symlinks.get(parent);
-    const isSameRoot = !!resolvedPath && (resolvedPath === resolved || resolvedPath.startsWith(resolved) || resolved.startsWith(resolvedPath));
-    if (isSameRoot) depth++;
-    else parent = dirname3(parent);
-  }
-  state.symlinks.set(path24, resolved);
-  return depth > 1;
-}
-function isRecursiveUsingRealPaths(resolved, state) {
-  return state.visited.includes(resolved + state.options.pathSeparator);
-}
-var onlyCountsSync = (state) => {
-  return state.counts;
-};
-var groupsSync = (state) => {
-  return state.groups;
-};
-var defaultSync = (state) => {
-  return state.paths;
-};
-var limitFilesSync = (state) => {
-  return state.paths.slice(0, state.options.maxFiles);
-};
-var onlyCountsAsync = (state, error2, callback$1) => {
-  report(error2, callback$1, state.counts, state.options.suppressErrors);
-  return null;
-};
-var defaultAsync = (state, error2, callback$1) => {
-  report(error2, callback$1, state.paths, state.options.suppressErrors);
-  return null;
-};
-var limitFilesAsync = (state, error2, callback$1) => {
-  report(error2, callback$1, state.paths.slice(0, state.options.maxFiles), state.options.suppressErrors);
-  return null;
-};
-var groupsAsync = (state, error2, callback$1) => {
-  report(error2, callback$1, state.groups, state.options.suppressErrors);
-  return null;
-};
-function report(error2, callback$1, output, suppressErrors) {
-  if (error2 && !suppressErrors) callback$1(error2, output);
-  else callback$1(null, output);
-}
-function build$1(options, isSynchronous) {
-  const { onlyCounts, group: group2, maxFiles } = options;
-  if (onlyCounts) return isSynchronous ? onlyCountsSync : onlyCountsAsync;
-  else if (group2) return isSynchronous ? groupsSync : groupsAsync;
-  else if (maxFiles) return isSynchronous ? limitFilesSync : limitFilesAsync;
-  else return isSynchronous ? defaultSync : defaultAsync;
-}
-var readdirOpts = { withFileTypes: true };
-var walkAsync = (state, crawlPath, directoryPath, currentDepth, callback$1) => {
-  state.queue.enqueue();
-  if (currentDepth < 0) return state.queue.dequeue(null, state);
-  const { fs: fs3 } = state;
-  state.visited.push(crawlPath);
-  state.counts.directories++;
-  fs3.readdir(crawlPath || ".", readdirOpts, (error2, entries = []) => {
-    callback$1(entries, directoryPath, currentDepth);
-    state.queue.dequeue(state.options.suppressErrors ? null : error2, state);
-  });
-};
-var walkSync = (state, crawlPath, directoryPath, currentDepth, callback$1) => {
-  const { fs: fs3 } = state;
-  if (currentDepth < 0) return;
-  state.visited.push(crawlPath);
-  state.counts.directories++;
-  let entries = [];
-  try {
-    entries = fs3.readdirSync(crawlPath || ".", readdirOpts);
-  } catch (e) {
-    if (!state.options.suppressErrors) throw e;
-  }
-  callback$1(entries, directoryPath, currentDepth);
-};
-function build(isSynchronous) {
-  return isSynchronous ? walkSync : walkAsync;
-}
-var Queue = class {
-  count = 0;
-  constructor(onQueueEmpty) {
-    this.onQueueEmpty = onQueueEmpty;
-  }
-  enqueue() {
-    this.count++;
-    return this.count;
-  }
-  dequeue(error2, output) {
-    if (this.onQueueEmpty && (--this.count <= 0 || error2)) {
-      this.onQueueEmpty(error2, output);
-      if (error2) {
-        output.controller.abort();
-        this.onQueueEmpty = void 0;
-      }
-    }
-  }
-};
-var Counter = class {
-  _files = 0;
-  _directories = 0;
-  set files(num) {
-    this._files = num;
-  }
-  get files() {
-    return this._files;
-  }
-  set directories(num) {
-    this._directories = num;
-  }
-  get directories() {
-    return this._directories;
-  }
-  /**
-  * @deprecated use `directories` instead
-  */
-  /* c8 ignore next 3 */
-  get dirs() {
-    return this._directories;
-  }
-};
-var Aborter = class {
-  aborted = false;
-  abort() {
-    this.aborted = true;
-  }
-};
-var Walker = class {
-  root;
-  isSynchronous;
-  state;
-  joinPath;
-  pushDirectory;
-  pushFile;
-  getArray;
-  groupFiles;
-  resolveSymlink;
-  walkDirectory;
-  callbackInvoker;
-  constructor(root, options, callback$1) {
-    this.isSynchronous = !callback$1;
-    this.callbackInvoker = build$1(options, this.isSynchronous);
-    this.root = normalizePath(root, options);
-    this.state = {
-      root: isRootDirectory(this.root) ? this.root : this.root.slice(0, -1),
-      paths: [""].slice(0, 0),
-      groups: [],
-      counts: new Counter(),
-      options,
-      queue: new Queue((error2, state) => this.callbackInvoker(state, error2, callback$1)),
-      symlinks: /* @__PURE__ */ new Map(),
-      visited: [""].slice(0, 0),
-      controller: new Aborter(),
-      fs: options.fs || nativeFs
-    };
-    this.joinPath = build$7(this.root, options);
-    this.pushDirectory = build$6(this.root, options);
-    this.pushFile = build$5(options);
-    this.getArray = build$4(options);
-    this.groupFiles = build$3(options);
-    this.resolveSymlink = build$2(options, this.isSynchronous);
-    this.walkDirectory = build(this.isSynchronous);
-  }
-  start() {
-    this.pushDirectory(this.root, this.state.paths, this.state.options.filters);
-    this.walkDirectory(this.state, this.root, this.root, this.state.options.maxDepth, this.walk);
-    return this.isSynchronous ? this.callbackInvoker(this.state, null) : null;
-  }
-  walk = (entries, directoryPath, depth) => {
-    const { paths, options: { filters, resolveSymlinks: resolveSymlinks$1, excludeSymlinks, exclude, maxFiles, signal, useRealPaths, pathSeparator }, controller } = this.state;
-    if (controller.aborted || signal && signal.aborted || maxFiles && paths.length > maxFiles) return;
-    const files = this.getArray(this.state.paths);
-    for (let i2 = 0; i2 < entries.length; ++i2) {
-      const entry = entries[i2];
-      if (entry.isFile() || entry.isSymbolicLink() && !resolveSymlinks$1 && !excludeSymlinks) {
-        const filename = this.joinPath(entry.name, directoryPath);
-        this.pushFile(filename, files, this.state.counts, filters);
-      } else if (entry.isDirectory()) {
-        let path24 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path24)) continue;
-        this.pushDirectory(path24, paths, filters);
-        this.walkDirectory(this.state, path24, path24, depth - 1, this.walk);
-      } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path24 = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path24, this.state, (stat3, resolvedPath) => {
-          if (stat3.isDirectory()) {
-            resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path24 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path24 + pathSeparator, depth - 1, this.walk);
-          } else {
-            resolvedPath = useRealPaths ? resolvedPath : path24;
-            const filename = basename3(resolvedPath);
-            const directoryPath$1 = normalizePath(dirname3(resolvedPath), this.state.options);
-            resolvedPath = this.joinPath(filename, directoryPath$1);
-            this.pushFile(resolvedPath, files, this.state.counts, filters);
-          }
-        });
-      }
-    }
-    this.groupFiles(this.state.groups, directoryPath, files);
-  };
-};
-function promise(root, options) {
-  return new Promise((resolve$1, reject) => {
-    callback(root, options, (err, output) => {
-      if (err) return reject(err);
-      resolve$1(output);
-    });
-  });
-}
-function callback(root, options, callback$1) {
-  let walker = new Walker(root, options, callback$1);
-  walker.start();
-}
-function sync(root, options) {
-  const walker = new Walker(root, options);
-  return walker.start();
-}
-var APIBuilder = class {
-  constructor(root, options) {
-    this.root = root;
-    this.options = options;
-  }
-  withPromise() {
-    return promise(this.root, this.options);
-  }
-  withCallback(cb) {
-    callback(this.root, this.options, cb);
-  }
-  sync() {
-    return sync(this.root, this.options);
-  }
-};
-var pm = null;
-try {
-  __require2.resolve("picomatch");
-  pm = __require2("picomatch");
-} catch {
-}
-var Builder = class {
-  globCache = {};
-  options = {
-    maxDepth: Infinity,
-    suppressErrors: true,
-    pathSeparator: sep4,
-    filters: []
-  };
-  globFunction;
-  constructor(options) {
-    this.options = {
-      ...this.options,
-      ...options
-    };
-    this.globFunction = this.options.globFunction;
-  }
-  group() {
-    this.options.group = true;
-    return this;
-  }
-  withPathSeparator(separator) {
-    this.options.pathSeparator = separator;
-    return this;
-  }
-  withBasePath() {
-    this.options.includeBasePath = true;
-    return this;
-  }
-  withRelativePaths() {
-    this.options.relativePaths = true;
-    return this;
-  }
-  withDirs() {
-    this.options.includeDirs = true;
-    return this;
-  }
-  withMaxDepth(depth) {
-    this.options.maxDepth = depth;
-    return this;
-  }
-  withMaxFiles(limit) {
-    this.options.maxFiles = limit;
-    return this;
-  }
-  withFullPaths() {
-    this.options.resolvePaths = true;
-    this.options.includeBasePath = true;
-    return this;
-  }
-  withErrors() {
-    this.options.suppressErrors = false;
-    return this;
-  }
-  withSymlinks({ resolvePaths = true } = {}) {
-    this.options.resolveSymlinks = true;
-    this.options.useRealPaths = resolvePaths;
-    return this.withFullPaths();
-  }
-  withAbortSignal(signal) {
-    this.options.signal = signal;
-    return this;
-  }
-  normalize() {
-    this.options.normalizePath = true;
-    return this;
-  }
-  filter(predicate) {
-    this.options.filters.push(predicate);
-    return this;
-  }
-  onlyDirs() {
-    this.options.excludeFiles = true;
-    this.options.includeDirs = true;
-    return this;
-  }
-  exclude(predicate) {
-    this.options.exclude = predicate;
-    return this;
-  }
-  onlyCounts() {
-    this.options.onlyCounts = true;
-    return this;
-  }
-  crawl(root) {
-    return new APIBuilder(root || ".", this.options);
-  }
-  withGlobFunction(fn) {
-    this.globFunction = fn;
-    return this;
-  }
-  /**
-  * @deprecated Pass options using the constructor instead:
-  * ```ts
-  * new fdir(options).crawl("/path/to/root");
-  * ```
-  * This method will be removed in v7.0
-  */
-  /* c8 ignore next 4 */
-  crawlWithOptions(root, options) {
-    this.options = {
-      ...this.options,
-      ...options
-    };
-    return new APIBuilder(root || ".", this.options);
-  }
-  glob(...patterns) {
-    if (this.globFunction) return this.globWithOptions(patterns);
-    return this.globWithOptions(patterns, ...[{ dot: true }]);
-  }
-  globWithOptions(patterns, ...options) {
-    const globFn = this.globFunction || pm;
-    if (!globFn) throw new Error("Please specify a glob function to use glob matching.");
-    var isMatch = this.globCache[patterns.join("\0")];
-    if (!isMatch) {
-      isMatch = globFn(patterns, ...options);
-      this.globCache[patterns.join("\0")] = isMatch;
-    }
-    this.options.filters.push((path24) => isMatch(path24));
-    return this;
-  }
-};
-
-// node_modules/tinyglobby/dist/index.mjs
-var import_picomatch2 = __toESM(require_picomatch2(), 1);
-var isReadonlyArray = Array.isArray;
-var BACKSLASHES = /\\/g;
-var DRIVE_RELATIVE_PATH = /^[A-Za-z]:$/;
-var isWin = process.platform === "win32";
-var ONLY_PARENT_DIRECTORIES = /^(\/?\.\.)+$/;
-function getPartialMatcher(patterns, options = {}) {
-  const patternsCount = patterns.length;
-  const patternsParts = Array(patternsCount);
-  const matchers = Array(patternsCount);
-  let i2, j;
-  for (i2 = 0; i2 < patternsCount; i2++) {
-    const parts = splitPattern(patterns[i2]);
-    patternsParts[i2] = parts;
-    const partsCount = parts.length;
-    const partMatchers = Array(partsCount);
-    for (j = 0; j < partsCount; j++) partMatchers[j] = (0, import_picomatch2.default)(parts[j], options);
-    matchers[i2] = partMatchers;
-  }
-  return (input) => {
-    const inputParts = input.split("/");
-    if (inputParts[0] === ".." && ONLY_PARENT_DIRECTORIES.test(input)) return true;
-    for (i2 = 0; i2 < patternsCount; i2++) {
-      const patternParts = patternsParts[i2];
-      const matcher = matchers[i2];
-      const inputPatternCount = inputParts.length;
-      const minParts = Math.min(inputPatternCount, patternParts.length);
-      j = 0;
-      while (j < minParts) {
-        const part = patternParts[j];
-        if (part.includes("/")) return true;
-        if (!matcher[j](inputParts[j])) break;
-        if (!options.noglobstar && part === "**") return true;
-        j++;
-      }
-      if (j === inputPatternCount) return true;
-    }
-    return false;
-  };
-}
-var WIN32_ROOT_DIR = /^[A-Z]:\/$/i;
-var isRoot = isWin ? (p) => WIN32_ROOT_DIR.test(p) : (p) => p === "/";
-function buildFormat(cwd, root, absolute) {
-  if (cwd === root || root.startsWith(`${cwd}/`)) {
-    if (absolute) {
-      const start = cwd.length + +!isRoot(cwd);
-      return (p, isDir) => p.slice(start, isDir ? -1 : void 0) || ".";
-    }
-    const prefix = root.slice(cwd.length + 1);
-    if (prefix) return (p, isDir) => {
-      if (p === ".") return prefix;
-      const result = `${prefix}/${p}`;
-      return isDir ? result.slice(0, -1) : result;
-    };
-    return (p, isDir) => isDir && p !== "." ? p.slice(0, -1) : p;
-  }
-  if (absolute) return (p) => posix.relative(cwd, p) || ".";
-  return (p) => posix.relative(cwd, `${root}/${p}`) || ".";
-}
-function buildRelative(cwd, root) {
-  if (root.startsWith(`${cwd}/`)) {
-    const prefix = root.slice(cwd.length + 1);
-    return (p) => `${prefix}/${p}`;
-  }
-  return (p) => {
-    const result = posix.relative(cwd, `${root}/${p}`);
-    return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
-  };
-}
-function ensureNonDriveRelativePath(path24) {
-  return path24.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
-}
-var splitPatternOptions = { parts: true };
-function splitPattern(path24) {
-  var _result$parts;
-  const result = import_picomatch2.default.scan(path24, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path24];
-}
-var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
-var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path24) => path24.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path24) => path24.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapePath = isWin ? escapeWin32Path : escapePosixPath;
-function isDynamicPattern(pattern, options) {
-  if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
-  const scan = import_picomatch2.default.scan(pattern);
-  return scan.isGlob || scan.negated;
-}
-function log(...tasks) {
-  console.log(`[tinyglobby ${(/* @__PURE__ */ new Date()).toLocaleTimeString("es")}]`, ...tasks);
-}
-function ensureStringArray(value) {
-  return typeof value === "string" ? [value] : value !== null && value !== void 0 ? value : [];
-}
-var PARENT_DIRECTORY = /^(\/?\.\.)+/;
-var ESCAPING_BACKSLASHES = /\\(?=[()[\]{}!*+?@|])/g;
-function normalizePattern(pattern, opts, props, isIgnore) {
-  var _PARENT_DIRECTORY$exe;
-  const cwd = opts.cwd;
-  let result = pattern;
-  if (pattern[pattern.length - 1] === "/") result = pattern.slice(0, -1);
-  if (result[result.length - 1] !== "*" && opts.expandDirectories) result += "/**";
-  const escapedCwd = escapePath(cwd);
-  result = isAbsolute(result.replace(ESCAPING_BACKSLASHES, "")) ? posix.relative(escapedCwd, result) : posix.normalize(result);
-  const parentDir = (_PARENT_DIRECTORY$exe = PARENT_DIRECTORY.exec(result)) === null || _PARENT_DIRECTORY$exe === void 0 ? void 0 : _PARENT_DIRECTORY$exe[0];
-  const parts = splitPattern(result);
-  if (parentDir) {
-    const n = (parentDir.length + 1) / 3;
-    let i2 = 0;
-    const cwdParts = escapedCwd.split("/");
-    while (i2 < n && parts[i2 + n] === cwdParts[cwdParts.length + i2 - n]) {
-      result = result.slice(0, (n - i2 - 1) * 3) + result.slice((n - i2) * 3 + parts[i2 + n].length + 1) || ".";
-      i2++;
-    }
-    const potentialRoot = posix.join(cwd, parentDir.slice(i2 * 3));
-    if (potentialRoot[0] !== "." && props.root.length > potentialRoot.length) {
-      props.root = ensureNonDriveRelativePath(potentialRoot);
-      props.depthOffset = -n + i2;
-    }
-  }
-  if (!isIgnore && props.depthOffset >= 0) {
-    var _props$commonPath;
-    (_props$commonPath = props.commonPath) !== null && _props$commonPath !== void 0 || (props.commonPath = parts);
-    const newCommonPath = [];
-    const length = Math.min(props.commonPath.length, parts.length);
-    for (let i2 = 0; i2 < length; i2++) {
-      const part = parts[i2];
-      if (part === "**" && !parts[i2 + 1]) {
-        newCommonPath.pop();
-        break;
-      }
-      if (i2 === parts.length - 1 || part !== props.commonPath[i2] || isDynamicPattern(part)) break;
-      newCommonPath.push(part);
-    }
-    props.depthOffset = newCommonPath.length;
-    props.commonPath = newCommonPath;
-    props.root = ensureNonDriveRelativePath(newCommonPath.length > 0 ? posix.join(cwd, ...newCommonPath) : cwd);
-  }
-  return result;
-}
-function processPatterns(options, patterns, props) {
-  const matchPatterns = [];
-  const ignorePatterns = [];
-  for (const pattern of options.ignore) {
-    if (!pattern) continue;
-    if (pattern[0] !== "!" || pattern[1] === "(") ignorePatterns.push(normalizePattern(pattern, options, props, true));
-  }
-  for (const pattern of patterns) {
-    if (!pattern) continue;
-    if (pattern[0] !== "!" || pattern[1] === "(") matchPatterns.push(normalizePattern(pattern, options, props, false));
-    else if (pattern[1] !== "!" || pattern[2] === "(") ignorePatterns.push(normalizePattern(pattern.slice(1), options, props, true));
-  }
+// src/report/environment.ts
+import os7 from "node:os";
+function currentEnvironment() {
+  const cpus = os7.cpus();
   return {
-    match: matchPatterns,
-    ignore: ignorePatterns
+    node: process.version,
+    os: `${os7.type()} ${os7.release()}`,
+    arch: process.arch,
+    cpus: { model: cpus[0]?.model.trim() ?? "unknown", count: cpus.length }
   };
 }
-function buildCrawler(options, patterns) {
-  const cwd = options.cwd;
-  const props = {
-    root: cwd,
-    depthOffset: 0
-  };
-  const processed = processPatterns(options, patterns, props);
-  if (options.debug) log("internal processing patterns:", processed);
-  const { absolute, caseSensitiveMatch, debug: debug2, dot, followSymbolicLinks, onlyDirectories } = options;
-  const root = props.root.replace(BACKSLASHES, "");
-  const matchOptions = {
-    dot,
-    nobrace: options.braceExpansion === false,
-    nocase: !caseSensitiveMatch,
-    noextglob: options.extglob === false,
-    noglobstar: options.globstar === false,
-    posix: true
-  };
-  const matcher = (0, import_picomatch2.default)(processed.match, matchOptions);
-  const ignore2 = (0, import_picomatch2.default)(processed.ignore, matchOptions);
-  const partialMatcher = getPartialMatcher(processed.match, matchOptions);
-  const format = buildFormat(cwd, root, absolute);
-  const excludeFormatter = absolute ? format : buildFormat(cwd, root, true);
-  const excludePredicate = (_, p) => {
-    const relativePath = excludeFormatter(p, true);
-    return relativePath !== "." && !partialMatcher(relativePath) || ignore2(relativePath);
-  };
-  let maxDepth;
-  if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
-  const crawler = new Builder({
-    filters: [debug2 ? (p, isDirectory2) => {
-      const path24 = format(p, isDirectory2);
-      const matches = matcher(path24) && !ignore2(path24);
-      if (matches) log(`matched ${path24}`);
-      return matches;
-    } : (p, isDirectory2) => {
-      const path24 = format(p, isDirectory2);
-      return matcher(path24) && !ignore2(path24);
-    }],
-    exclude: debug2 ? (_, p) => {
-      const skipped = excludePredicate(_, p);
-      log(`${skipped ? "skipped" : "crawling"} ${p}`);
-      return skipped;
-    } : excludePredicate,
-    fs: options.fs,
-    pathSeparator: "/",
-    relativePaths: !absolute,
-    resolvePaths: absolute,
-    includeBasePath: absolute,
-    resolveSymlinks: followSymbolicLinks,
-    excludeSymlinks: !followSymbolicLinks,
-    excludeFiles: onlyDirectories,
-    includeDirs: onlyDirectories || !options.onlyFiles,
-    maxDepth,
-    signal: options.signal
-  }).crawl(root);
-  if (options.debug) log("internal properties:", {
-    ...props,
-    root
-  });
-  return [crawler, cwd !== root && !absolute && buildRelative(cwd, root)];
-}
-function formatPaths(paths, mapper) {
-  if (mapper) for (let i2 = paths.length - 1; i2 >= 0; i2--) paths[i2] = mapper(paths[i2]);
-  return paths;
-}
-var defaultOptions = {
-  caseSensitiveMatch: true,
-  debug: !!process.env.TINYGLOBBY_DEBUG,
-  expandDirectories: true,
-  followSymbolicLinks: true,
-  onlyFiles: true
-};
-function getOptions(options) {
-  const opts = Object.assign({}, options);
-  for (const key in defaultOptions) if (opts[key] === void 0) Object.assign(opts, { [key]: defaultOptions[key] });
-  opts.cwd = (opts.cwd instanceof URL ? fileURLToPath(opts.cwd) : resolve3(opts.cwd || process.cwd())).replace(BACKSLASHES, "/");
-  opts.ignore = ensureStringArray(opts.ignore);
-  opts.fs && (opts.fs = {
-    readdir: opts.fs.readdir || readdir2,
-    readdirSync: opts.fs.readdirSync || readdirSync3,
-    realpath: opts.fs.realpath || realpath,
-    realpathSync: opts.fs.realpathSync || realpathSync2,
-    stat: opts.fs.stat || stat2,
-    statSync: opts.fs.statSync || statSync2
-  });
-  if (opts.debug) log("globbing with options:", opts);
-  return opts;
-}
-function getCrawler(globInput, inputOptions = {}) {
-  var _ref;
-  if (globInput && (inputOptions === null || inputOptions === void 0 ? void 0 : inputOptions.patterns)) throw new Error("Cannot pass patterns as both an argument and an option");
-  const isModern = isReadonlyArray(globInput) || typeof globInput === "string";
-  const patterns = ensureStringArray((_ref = isModern ? globInput : globInput.patterns) !== null && _ref !== void 0 ? _ref : "**/*");
-  const options = getOptions(isModern ? inputOptions : globInput);
-  return patterns.length > 0 ? buildCrawler(options, patterns) : [];
-}
-async function glob(globInput, options) {
-  const [crawler, relative3] = getCrawler(globInput, options);
-  return crawler ? formatPaths(await crawler.withPromise(), relative3) : [];
-}
-function globSync(globInput, options) {
-  const [crawler, relative3] = getCrawler(globInput, options);
-  return crawler ? formatPaths(crawler.sync(), relative3) : [];
-}
-
-// src/measure/micro/discover.ts
-var DEFAULT_EXCLUDED = ["**/dist/**", "**/.cache/**", "**/.idea/**"];
-async function discoverBenchFiles(root, patterns) {
-  const isDefault = patterns.length === DEFAULTS2.files.length && patterns.every((p, i2) => p === DEFAULTS2.files[i2]);
-  const files = await glob([...patterns], {
-    cwd: root,
-    onlyFiles: true,
-    ignore: ["**/node_modules/**", "**/.git/**", ...isDefault ? DEFAULT_EXCLUDED : []],
-    expandDirectories: false
-  });
-  return files.map((file) => file.replace(/\\/g, "/")).sort();
-}
-function exactFile(file) {
-  return escapePath(file);
-}
-
-// src/measure/micro/messages.ts
-var import_ajv2 = __toESM(require_ajv(), 1);
-var text = { type: "string", maxLength: 16384 };
-var label = { enum: ["base", "head"] };
-var count = { type: "number", minimum: 0 };
-var side = { type: "object", required: ["opsPerSec", "calls"], properties: { opsPerSec: count, calls: count } };
-var list = (items) => ({ type: "array", maxItems: 1e5, items });
-var schema = {
-  oneOf: [
-    { type: "object", required: ["type"], properties: { type: { const: "ready" } } },
-    { type: "object", required: ["type", "id"], properties: { type: { const: "progress" }, id: text, revision: label } },
-    {
-      type: "object",
-      required: ["type", "calls"],
-      properties: {
-        type: { const: "profiled" },
-        calls: { type: "object", properties: { base: count, head: count }, additionalProperties: false }
-      }
-    },
-    { type: "object", required: ["type", "message"], properties: { type: { const: "fatal" }, message: text } },
-    {
-      type: "object",
-      required: ["type", "files", "tasks"],
-      properties: {
-        type: { const: "result" },
-        isolated: {
-          type: "object",
-          required: ["files", "pinned"],
-          properties: { files: list(text), pinned: { type: "boolean" }, reason: text }
-        },
-        files: list({
-          type: "object",
-          required: ["revision", "file", "tasks"],
-          properties: {
-            revision: label,
-            file: text,
-            tasks: list(text),
-            harness: text,
-            harnesses: list({
-              type: "object",
-              required: ["harness", "path"],
-              properties: { harness: text, version: text, path: text }
-            }),
-            notes: list(text),
-            workerOf: text,
-            error: text
-          }
-        }),
-        tasks: list({
-          type: "object",
-          required: ["id", "batch", "blocks"],
-          properties: {
-            id: text,
-            batch: count,
-            blocks: count,
-            base: side,
-            head: side,
-            logRatio: { type: "number" },
-            blockVariance: count,
-            measureMs: count,
-            error: { type: "object", required: ["revision", "message"], properties: { revision: label, message: text } }
-          }
-        })
-      }
-    }
-  ]
-};
-var validate2 = new import_ajv2.default({ allErrors: false, strict: false }).compile(schema);
-function checkRunnerMessage(message) {
-  if (validate2(message)) return { ok: true, message };
-  return { ok: false, preview: (JSON.stringify(message) ?? String(message)).slice(0, 200) };
-}
-
-// src/measure/micro/spawn.ts
-var DRAIN_MS = 5e3;
-function runBenchmarkProcess(job, settings) {
-  const started = Date.now();
-  return new Promise((resolve4) => {
-    const tail = new OutputTail();
-    const child2 = spawnTracked(process.execPath, [settings.runnerPath], {
-      cwd: settings.cwd,
-      stdio: ["ignore", "pipe", "pipe", "ipc"]
-    });
-    child2.stdout?.on("data", (chunk) => tail.push(chunk));
-    child2.stderr?.on("data", (chunk) => tail.push(chunk));
-    let current2 = {};
-    let ready = false;
-    let settled2 = false;
-    const finish = (outcome) => {
-      if (settled2) return;
-      settled2 = true;
-      clearTimeout(timer);
-      clearTimeout(drain);
-      killGroup(child2);
-      resolve4(outcome);
-    };
-    const fail = (message) => {
-      const output = tail.lines(20);
-      finish({
-        ok: false,
-        message: output ? `${message}
-Last lines of its output:
-${output}` : message,
-        ...current2,
-        durationMs: Date.now() - started
-      });
-    };
-    let timer = setTimeout(stalled, settings.stallTimeoutMs);
-    let drain;
-    function stalled() {
-      if (!ready)
-        return fail(
-          `the benchmark process (pid ${child2.pid}) did not start within ${settings.stallTimeoutMs / 1e3}s (no handshake) and was killed`
-        );
-      const what = current2.id ? `while running '${current2.id}'${current2.revision ? ` (${current2.revision})` : ""}` : "while loading bench files";
-      fail(`the benchmark process (pid ${child2.pid}) showed no progress for ${settings.stallTimeoutMs / 1e3}s ${what} and was killed`);
-    }
-    child2.on("message", (raw) => {
-      clearTimeout(timer);
-      timer = setTimeout(stalled, settings.stallTimeoutMs);
-      const checked = checkRunnerMessage(raw);
-      if (!checked.ok) {
-        const where2 = current2.id ? ` while running '${current2.id}'` : ready ? " while loading bench files" : " before its handshake";
-        return fail(
-          `the benchmark process (pid ${child2.pid}) sent a message that is not benchgate's${where2}: ${checked.preview} (does the bench file call process.send itself?)`
-        );
-      }
-      const message = checked.message;
-      if (message.type === "ready") {
-        ready = true;
-        child2.send(job);
-      } else if (message.type === "progress")
-        current2 = { id: message.id, revision: message.revision ?? (message.id === current2.id ? current2.revision : void 0) };
-      else if (message.type === "result")
-        finish({
-          ok: true,
-          files: message.files,
-          tasks: message.tasks,
-          durationMs: Date.now() - started,
-          ...message.isolated ? { isolated: message.isolated } : {}
-        });
-      else if (message.type === "profiled")
-        finish({ ok: true, files: [], tasks: [], calls: message.calls, durationMs: Date.now() - started });
-      else fail(`the benchmark process (pid ${child2.pid}) failed: ${message.message}`);
-    });
-    child2.once("error", (error2) => fail(`could not start the benchmark process: ${error2.message}`));
-    const exited = (code, signal) => fail(
-      `the benchmark process (pid ${child2.pid}) exited with ${signal ? `signal ${signal}` : `code ${code}`} ${current2.id ? `while running '${current2.id}'` : ready ? "while loading bench files" : "before its handshake"}`
-    );
-    child2.once("exit", (code, signal) => {
-      killGroup(child2);
-      if (!settled2) drain = setTimeout(() => exited(code, signal), DRAIN_MS);
-    });
-    child2.once("close", (code, signal) => exited(code, signal));
-  });
-}
-
-// src/measure/micro/inventory.ts
-async function loadInventory(sides, options) {
-  return Promise.all(
-    sides.map(async ({ revision, files }) => {
-      if (files.length === 0) return { revision, files: [] };
-      const outcome = await runBenchmarkProcess(
-        { kind: "load", sides: [{ revision: revision.label, root: revision.root, files }] },
-        { runnerPath: options.runnerPath, stallTimeoutMs: options.stallTimeoutMs, cwd: revision.root }
-      );
-      if (!outcome.ok) throw new UserError(`${describeRevision(revision)}: loading its bench files failed: ${outcome.message}`);
-      return { revision, files: outcome.files };
-    })
-  );
-}
-var MISSING_PACKAGE = /Cannot find (?:package|module) '((?:@[^/'\s]+\/)?[^./'\s][^/'\s]*)(?:\/[^'\s]*)?'/;
-function assertInstalled(inventory, install) {
-  for (const { revision, files } of inventory) {
-    const missing = files.flatMap((file) => {
-      const match = file.error ? MISSING_PACKAGE.exec(file.error) : null;
-      return match ? [{ file: file.file, name: match[1] }] : [];
-    });
-    if (missing.length === 0) continue;
-    const names = [...new Set(missing.map((m) => m.name))];
-    const where2 = missing.map((m) => `${m.file} imports '${m.name}'`).join("; ");
-    const command = typeof install === "string" ? install : detectInstall(revision.root) ?? "npm install";
-    const fix = revision.worktree === void 0 ? `Install it first: run \`${command}\` in ${revision.root}, then run benchgate again.` : install === false ? `benchgate.yml sets install: false, so nothing was installed in this checkout: set install to the command that installs it (e.g. ${command}).` : `benchgate installed this checkout with \`${command}\`, which left ${names.length > 1 ? "them" : "it"} out: check that the package is in ${revision.label}'s package.json and lockfile, or set install in benchgate.yml.`;
-    throw new UserError(
-      `${describeRevision(revision)} is not installed: ${where2}, and ${names.map((n) => `'${n}'`).join(", ")} ${names.length > 1 ? "are" : "is"} not found from ${revision.root}. ${fix}`
-    );
-  }
-}
-function describeRevision(revision) {
-  return revision.ref === "working tree" ? `${revision.label} (the working tree)` : `${revision.label} (${revision.ref})`;
-}
-
-// src/measure/shard.ts
-function assignShards(units, count3) {
-  const shards = Array.from({ length: count3 }, () => ({ cost: 0, keys: [] }));
-  const ordered = [...units].sort((a, b) => b.cost - a.cost || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  for (const unit of ordered) {
-    const lightest = shards.reduce((best, shard) => shard.cost < best.cost ? shard : best, shards[0]);
-    lightest.cost += unit.cost;
-    lightest.keys.push(unit.key);
-  }
-  return shards.map((shard) => shard.keys.sort());
-}
-function planSuite(census, http4, costs, count3) {
-  const units = [
-    ...census.map((f) => ({ key: f.file, cost: Math.max(1, f.base?.length ?? 0, f.head?.length ?? 0) * costs.taskTimeMs })),
-    ...http4.map((b) => ({ key: b.id, cost: costs.httpRoundMs(b) }))
-  ];
-  const compared = census.reduce((sum3, f) => sum3 + (f.base && f.head ? f.base.filter((task) => f.head.includes(task)).length : 0), 0);
-  return {
-    units: units.map((u) => u.key).sort(),
-    shards: assignShards(units, count3),
-    familySize: compared + costs.httpFigures(http4)
-  };
-}
-
-// src/measure/micro/schedule.ts
-import os8 from "node:os";
 
 // node_modules/simple-statistics/dist/simple-statistics.mjs
 function makeMatrix(columns, rows) {
@@ -76676,1387 +75604,6 @@ function probit(p) {
   return Math.sqrt(2) * inverseErrorFunction(2 * p - 1);
 }
 
-// src/stats/signed-rank.ts
-var EXACT_LIMIT = 400;
-var cdfCache = /* @__PURE__ */ new Map();
-function signedRankCdf(n) {
-  if (!Number.isInteger(n) || n < 1) throw new RangeError(`signedRankCdf needs a positive integer n, got ${n}`);
-  const cached = cdfCache.get(n);
-  if (cached) return cached;
-  const max2 = n * (n + 1) / 2;
-  let pmf = new Float64Array(max2 + 1);
-  pmf[0] = 1;
-  for (let rank = 1; rank <= n; rank++) {
-    const next = new Float64Array(max2 + 1);
-    const top = rank * (rank + 1) / 2;
-    for (let k = 0; k <= top; k++) {
-      const without = pmf[k];
-      const withRank = k >= rank ? pmf[k - rank] : 0;
-      next[k] = (without + withRank) / 2;
-    }
-    pmf = next;
-  }
-  const cdf = new Float64Array(max2 + 1);
-  let sum3 = 0;
-  for (let k = 0; k <= max2; k++) {
-    sum3 += pmf[k];
-    cdf[k] = Math.min(1, sum3);
-  }
-  cdfCache.set(n, cdf);
-  return cdf;
-}
-function psignrank(k, n) {
-  const max2 = n * (n + 1) / 2;
-  if (k < 0) return 0;
-  if (k >= max2) return 1;
-  if (n <= EXACT_LIMIT) return signedRankCdf(n)[Math.floor(k)];
-  const mean3 = max2 / 2;
-  const sd2 = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24);
-  return normalCdf((Math.floor(k) + 0.5 - mean3) / sd2);
-}
-function qsignrank(p, n) {
-  const max2 = n * (n + 1) / 2;
-  if (n <= EXACT_LIMIT) {
-    const cdf = signedRankCdf(n);
-    const target = p * (1 - 64 * Number.EPSILON);
-    for (let k = 0; k <= max2; k++) if (cdf[k] >= target) return k;
-    return max2;
-  }
-  const mean3 = max2 / 2;
-  const sd2 = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24);
-  return Math.max(0, Math.min(max2, Math.ceil(mean3 + probit(p) * sd2 - 0.5)));
-}
-function normalCdf(z2) {
-  return 0.5 * (1 + errorFunction(z2 / Math.SQRT2));
-}
-function walshAverages(values) {
-  const out = [];
-  for (let i2 = 0; i2 < values.length; i2++) {
-    for (let j = i2; j < values.length; j++) out.push((values[i2] + values[j]) / 2);
-  }
-  return out.sort((a, b) => a - b);
-}
-function hodgesLehmannBounds(values, lowerAlpha, upperAlpha) {
-  const n = values.length;
-  if (n === 0) throw new RangeError("hodgesLehmann needs at least one value");
-  for (const a of [lowerAlpha, upperAlpha])
-    if (!(a > 0 && a < 0.5)) throw new RangeError(`a one-sided error must lie in (0, 0.5), got ${a}`);
-  const walsh = walshAverages(values);
-  const max2 = n * (n + 1) / 2;
-  const lower = boundRank(lowerAlpha, n);
-  const upper = boundRank(upperAlpha, n);
-  const missed = (rank, asked) => {
-    const achieved = psignrank(rank - 1, n);
-    return { achieved, short: Math.max(0, achieved - asked) };
-  };
-  const low = missed(lower, lowerAlpha);
-  const high = missed(upper, upperAlpha);
-  const achievedAlpha2 = low.achieved + high.achieved;
-  return {
-    estimate: medianSorted(walsh),
-    low: walsh[lower - 1],
-    high: walsh[max2 - upper],
-    // A bound that cannot reach its level (too few rounds) leaves the interval short by what it misses.
-    achievedConfidence: low.short + high.short > 0 ? Math.min(1 - achievedAlpha2, 1 - lowerAlpha - upperAlpha - low.short - high.short) : 1 - Math.min(1, achievedAlpha2)
-  };
-}
-function achievedAlpha(alpha, n) {
-  return psignrank(boundRank(alpha, n) - 1, n);
-}
-function boundRank(alpha, n) {
-  const rank = qsignrank(alpha, n);
-  return rank === 0 ? 1 : rank;
-}
-function signedRankP(values, centre, side2) {
-  const n = values.length;
-  if (n === 0) return 1;
-  const walsh = walshAverages(values);
-  const against = side2 === "below" ? walsh.filter((w) => w >= centre).length : walsh.filter((w) => w <= centre).length;
-  return psignrank(against, n);
-}
-function minimumRounds(confidence) {
-  const alpha = 1 - confidence;
-  return Math.max(2, Math.ceil(1 + Math.log2(1 / alpha)));
-}
-
-// src/stats/power.ts
-function roundSpread(logRatios) {
-  if (logRatios.length < 3) return Number.NaN;
-  const mad = 1.4826 * medianAbsoluteDeviation([...logRatios]);
-  return mad > 0 ? mad : sampleStandardDeviation([...logRatios]);
-}
-function resolvableChange(spread, rounds, confidence, power = 0.95) {
-  if (!(spread >= 0) || rounds < 1) return Number.NaN;
-  const z2 = probit(1 - (1 - confidence) / 2) + probit(power);
-  return Math.expm1(z2 * spread / Math.sqrt(rounds) / Math.sqrt(0.955));
-}
-function resolvableFromInterval(change, alpha, power = 0.95) {
-  if (!(change.low > -1 && change.high > -1 && alpha > 0 && alpha < 0.5)) return Number.NaN;
-  const half = (Math.log1p(change.high) - Math.log1p(change.low)) / 2;
-  const z2 = probit(1 - alpha);
-  return Math.expm1(half * (z2 + probit(power)) / z2);
-}
-function tQuantile(p, df) {
-  const z2 = probit(p);
-  const [z3, z5, z7, z9] = [z2 ** 3, z2 ** 5, z2 ** 7, z2 ** 9];
-  const terms = [
-    (z3 + z2) / 4,
-    (5 * z5 + 16 * z3 + 3 * z2) / 96,
-    (3 * z7 + 19 * z5 + 17 * z3 - 15 * z2) / 384,
-    (79 * z9 + 776 * z7 + 1482 * z5 - 1920 * z3 - 945 * z2) / 92160
-  ];
-  return terms.reduce((t, term, i2) => t + term / df ** (i2 + 1), z2);
-}
-function roundsToConfirm(logRatios, budget, confidence, full, power = 0.9) {
-  const least = minimumRounds(confidence);
-  if (full <= least || logRatios.length < 3 || !logRatios.every(Number.isFinite) || !(budget < 1)) return full;
-  const estimate = median([...logRatios]);
-  const distance2 = Math.log1p(-budget) - estimate;
-  const spread = roundSpread(logRatios);
-  if (!(distance2 > 0) || !(spread >= 0)) return full;
-  const zPower = probit(power);
-  for (let n = least; n < full; n++) {
-    const error2 = achievedAlpha((1 - confidence) / 2, n);
-    if ((tQuantile(1 - error2, n - 1) + zPower) * spread / Math.sqrt(0.955 * n) <= distance2) return n;
-  }
-  return full;
-}
-
-// src/stats/decision.ts
-function hwangShihDeCani(gamma) {
-  return (t) => {
-    const x = Math.min(1, Math.max(0, t));
-    if (x === 0 || gamma === 0) return x;
-    return (1 - Math.exp(-gamma * x)) / (1 - Math.exp(-gamma));
-  };
-}
-var EARLY_ROUNDS = 3;
-var EARLY_WEIGHT = 0.2;
-var EARLY_WEIGHT_ONE_LOOK = 0.05;
-function decisionRule(plan) {
-  const spending = plan.spending ?? hwangShihDeCani(-4);
-  const looks = lookCount(plan.rounds, plan.maxRounds, plan.lookEvery);
-  const maxRounds = Math.max(plan.rounds, plan.maxRounds);
-  const grid = lookRounds(plan.rounds, plan.maxRounds, plan.lookEvery);
-  const alpha = 1 - plan.confidence;
-  const increment = (at2) => {
-    const before = grid.filter((n) => n < at2).at(-1) ?? 0;
-    return spending(at2 / maxRounds) - spending(before / maxRounds);
-  };
-  const earlyWeight = plan.early === false ? 0 : looks === 1 ? EARLY_WEIGHT_ONE_LOOK : Math.min(EARLY_WEIGHT, increment(maxRounds) / 2);
-  const lookWeight = (rounds) => {
-    if (looks === 1) return 1 - earlyWeight;
-    const at2 = Math.min(rounds, maxRounds);
-    return increment(at2) - (at2 >= maxRounds ? earlyWeight : 0);
-  };
-  const lookAlpha = (rounds, share3) => share3 * lookWeight(rounds);
-  const share2 = (figures) => alpha / Math.max(1, figures);
-  const reaches = (rounds, figures) => roundsForOneSided(lookAlpha(rounds, share2(figures))) <= rounds;
-  return Object.freeze({
-    confidence: plan.confidence,
-    looks,
-    maxRounds,
-    // No early look: none of its rounds is ever enough.
-    earlyRounds: earlyWeight > 0 ? EARLY_ROUNDS : Infinity,
-    earlyAlpha: (share3) => share3 * earlyWeight,
-    lookAlpha,
-    lookWeight,
-    intervalLevel: (figures, rounds = maxRounds) => 1 - 2 * lookAlpha(rounds, share2(figures)),
-    confirmationLevel: 1 - 2 * alpha,
-    minimumRounds: (figures) => looks === 1 ? roundsForOneSided(lookAlpha(maxRounds, share2(figures))) : grid.find((n) => reaches(n, figures)) ?? roundsForOneSided(lookAlpha(maxRounds, share2(figures))),
-    regressionP: (nominalP, rounds) => Math.min(1, nominalP / lookWeight(rounds)),
-    resolvable: (spread, rounds, figures) => resolvableChange(spread, rounds, 1 - 2 * lookAlpha(rounds, share2(figures)))
-  });
-}
-function stepDown(pValues, alpha, family = pValues.length) {
-  const m = Math.max(family, pValues.length, 1);
-  const sorted = pValues.map((p) => Number.isFinite(p) ? p : 1).sort((a, b) => a - b);
-  let rejections = 0;
-  while (rejections < sorted.length && sorted[rejections] <= alpha / (m - rejections)) rejections++;
-  const share2 = alpha / Math.max(1, m - rejections);
-  return { rejected: pValues.map((p) => Number.isFinite(p) && p <= share2), share: share2 };
-}
-function lookCount(rounds, maxRounds, lookEvery) {
-  return lookRounds(rounds, maxRounds, lookEvery).length;
-}
-function lookRounds(rounds, maxRounds, lookEvery) {
-  if (maxRounds <= rounds) return [rounds];
-  const out = [];
-  for (let n = rounds; n < maxRounds; n += lookEvery) out.push(n);
-  return [...out, maxRounds];
-}
-function roundsForOneSided(alpha) {
-  return minimumRounds(1 - 2 * alpha);
-}
-
-// src/measure/conditions.ts
-import os7 from "node:os";
-function sampleCpu() {
-  let busy = 0;
-  let total = 0;
-  for (const cpu of os7.cpus()) {
-    const { user, nice, sys, irq, idle } = cpu.times;
-    busy += user + nice + sys + irq;
-    total += user + nice + sys + irq + idle;
-  }
-  return { busy, total };
-}
-function sampleCore(index) {
-  const cpu = os7.cpus()[index];
-  if (!cpu) return void 0;
-  const { user, nice, sys, irq, idle } = cpu.times;
-  return { busy: user + nice + sys + irq, total: user + nice + sys + irq + idle };
-}
-function busyBetween(start, end) {
-  const total = end.total - start.total;
-  return total > 0 ? (end.busy - start.busy) / total : 0;
-}
-function spikedRounds(rounds) {
-  if (rounds.length < 3) return [];
-  const sorted = rounds.map((r) => r.busy).sort((a, b) => a - b);
-  const median2 = sorted[Math.floor(sorted.length / 2)];
-  return rounds.flatMap((r, i2) => r.busy > median2 + 0.2 ? [i2 + 1] : []);
-}
-
-// src/measure/confirmation.ts
-function wholeGroup(confirmRounds, plannedRounds, done) {
-  return confirmRounds > 0 ? Math.max(confirmRounds, plannedRounds, done) : 0;
-}
-function firstGroup(size, whole) {
-  return size !== void 0 && Number.isInteger(size) && size > 0 ? Math.min(whole, size) : whole;
-}
-
-// src/measure/micro/protocol.ts
-var ID_SEPARATOR = " > ";
-
-// src/measure/micro/allocate.ts
-var PILOT_ROUNDS = 3;
-var MEDIAN_EFFICIENCY = Math.PI / 2;
-function allocateTaskTimes(rounds, bounds, open2) {
-  const noise = estimateNoise(rounds);
-  const ids = Object.keys(noise).filter((id) => !open2 || open2.has(id));
-  if (ids.length === 0) return void 0;
-  const overheadMs = median(
-    rounds.slice(-PILOT_ROUNDS).map((round4) => Math.max(0, round4.durationMs - sum2([...round4.tasks.values()].map((t) => t.measureMs))))
-  );
-  const blocksAt = (lambda2) => Object.fromEntries(
-    ids.map((id) => {
-      const { between: a, within: c, blockMs: b } = noise[id];
-      const upper = Math.max(bounds.minBlocks, bounds.maxTaskMs / b);
-      return [id, clamp(optimalBlocks(a, c, b, lambda2), bounds.minBlocks, upper)];
-    })
-  );
-  const roundMsOf = (blocks2) => overheadMs + sum2(ids.map((id) => noise[id].blockMs * blocks2[id]));
-  let [low, high] = [-40, 40];
-  for (let i2 = 0; i2 < 200; i2++) {
-    const mid = (low + high) / 2;
-    if (Math.exp(mid) * roundMsOf(blocksAt(Math.exp(mid))) < ids.length) low = mid;
-    else high = mid;
-  }
-  let lambda = (low + high) / 2;
-  const fitMs = (blocks2) => {
-    if (!bounds.fit) return 0;
-    const typical = median(ids.map((id) => noise[id].blockMs * blocks2[id]));
-    return bounds.fit.rounds * roundMsOf(blocks2) + bounds.fit.confirmRounds * (overheadMs + 2 * typical);
-  };
-  if (bounds.fit && fitMs(blocksAt(Math.exp(lambda))) > bounds.fit.timeMs) {
-    [low, high] = [lambda, 40];
-    for (let i2 = 0; i2 < 200; i2++) {
-      const mid = (low + high) / 2;
-      if (fitMs(blocksAt(Math.exp(mid))) > bounds.fit.timeMs) low = mid;
-      else high = mid;
-    }
-    lambda = high;
-  }
-  const blocks = blocksAt(Math.exp(lambda));
-  return {
-    taskTimeMs: Object.fromEntries(ids.map((id) => [id, blocks[id] * noise[id].blockMs])),
-    overheadMs,
-    roundMs: roundMsOf(blocks),
-    noise: Object.fromEntries(ids.map((id) => [id, noise[id]]))
-  };
-}
-function optimalBlocks(a, c, b, lambda) {
-  if (!(c > 0)) return 0;
-  const k = c / (lambda * b);
-  if (!(a > 0)) return k / c;
-  return 2 * k / (c + Math.sqrt(c * c + 4 * a * k));
-}
-function estimateNoise(rounds) {
-  const ids = [...new Set(rounds.flatMap((round4) => [...round4.tasks.keys()]))];
-  const out = {};
-  for (const id of ids) {
-    const seen = rounds.map((round4) => round4.tasks.get(id)).filter((t) => t !== void 0 && usable(t));
-    if (seen.length < PILOT_ROUNDS) continue;
-    const within = mean2(seen.map((t) => MEDIAN_EFFICIENCY * t.blockVariance));
-    const explained = mean2(seen.map((t) => MEDIAN_EFFICIENCY * t.blockVariance / t.blocks));
-    const spread = roundSpread(seen.map((t) => t.logRatio));
-    out[id] = {
-      between: Math.max(0, spread * spread - explained),
-      within,
-      blockMs: sum2(seen.map((t) => t.measureMs)) / sum2(seen.map((t) => t.blocks))
-    };
-  }
-  return out;
-}
-function usable(t) {
-  return Number.isFinite(t.logRatio) && t.blocks > 0 && t.measureMs > 0 && Number.isFinite(t.blockVariance) && t.blockVariance >= 0;
-}
-var sum2 = (xs) => xs.reduce((s, x) => s + x, 0);
-var mean2 = (xs) => sum2(xs) / xs.length;
-var clamp = (x, low, high) => Math.min(high, Math.max(low, x));
-function processesPerRound(allocation, plan) {
-  const ids = Object.keys(allocation.taskTimeMs);
-  const spreadAt = (id, k) => {
-    const { between, within, blockMs } = allocation.noise[id];
-    const blocks = Math.max(1, allocation.taskTimeMs[id] / blockMs);
-    return Math.sqrt((between + within / blocks) / k);
-  };
-  let needed = 1;
-  while (needed < plan.maxProcesses && !ids.every((id) => plan.enough(id, spreadAt(id, needed)))) needed++;
-  const perProcess = plan.roundsToGo * allocation.roundMs + plan.confirmRounds * plan.confirmMs;
-  const fits = perProcess > 0 ? Math.floor(plan.remainingMs / perProcess) : plan.maxProcesses;
-  return Math.max(1, Math.min(needed, fits));
-}
-
-// src/measure/micro/schedule.ts
-var MIN_ALLOCATED_BLOCKS = 20;
-function alternateStrategy(plan, spawn4) {
-  const sides = [
-    { revision: "base", root: plan.base.root, files: plan.baseFiles },
-    { revision: "head", root: plan.head.root, files: plan.headFiles }
-  ];
-  return {
-    async run(order2, job) {
-      return spawn4({ ...job, sides: order2 % 2 === 0 ? sides : [...sides].reverse() });
-    }
-  };
-}
-function processStrategy(plan, spawn4) {
-  const base2 = { revision: "base", root: plan.base.root, files: plan.baseFiles };
-  const head = { revision: "head", root: plan.head.root, files: plan.headFiles };
-  return {
-    async run(order2, job) {
-      const outcomes = [];
-      const batches = { ...job.batches };
-      for (const side2 of order2 % 2 === 0 ? [base2, head] : [head, base2]) {
-        const outcome = await spawn4({ ...job, batches, sides: [side2] });
-        if (!outcome.ok) return outcome;
-        outcomes.push(outcome);
-        for (const task of outcome.tasks) batches[task.id] ??= task.batch;
-      }
-      const isolated = outcomes.find((o) => o.isolated)?.isolated;
-      return { ok: true, files: outcomes.flatMap((o) => o.files), tasks: mergePair(outcomes.flatMap((o) => o.tasks)), isolated };
-    }
-  };
-}
-function isolationLine({ files, pinned, reason }) {
-  const list3 = files.length > 3 ? `${files.slice(0, 3).join(", ")} and ${files.length - 3} more` : files.join(", ");
-  const why = reason ? `; every file, because ${reason}` : "";
-  return pinned ? `${list3}: measured in isolates of their own (a worker thread per revision and per worker the file starts), taking turns on one CPU${why}` : `${list3}: measured in isolates of their own${why}, but the benchmark process could not be pinned to one CPU (taskset is missing or not permitted): its threads may run on different cores, whose speeds differ, which adds noise`;
-}
-function mergePair(tasks) {
-  const merged = /* @__PURE__ */ new Map();
-  for (const task of tasks) {
-    const seen = merged.get(task.id);
-    if (!seen) {
-      merged.set(task.id, { ...task });
-      continue;
-    }
-    Object.assign(seen, {
-      base: seen.base ?? task.base,
-      head: seen.head ?? task.head,
-      error: seen.error ?? task.error,
-      blocks: seen.blocks + task.blocks
-    });
-    if (seen.base && seen.head && !seen.error) seen.logRatio = Math.log(seen.head.opsPerSec / seen.base.opsPerSec);
-  }
-  return [...merged.values()];
-}
-function workingDirectory(job, plan) {
-  return job.sides.length === 1 ? job.sides[0].root : plan.head.root;
-}
-async function measureMicro(plan) {
-  const now = plan.now ?? Date.now;
-  const started = now();
-  const spawn4 = plan.spawn ?? ((job) => runBenchmarkProcess(job, { runnerPath: plan.runnerPath, stallTimeoutMs: plan.stallTimeoutMs, cwd: workingDirectory(job, plan) }));
-  const strategy = plan.isolation === "process" ? processStrategy(plan, spawn4) : alternateStrategy(plan, spawn4);
-  const samples = /* @__PURE__ */ new Map();
-  const batches = {};
-  const skip = /* @__PURE__ */ new Set();
-  const errors = /* @__PURE__ */ new Map();
-  let plannedRounds = plan.rounds;
-  let rounds = 0;
-  let processes = 0;
-  let perRound = 1;
-  let family = 0;
-  let isolatedFiles;
-  let suspects2 = /* @__PURE__ */ new Set();
-  const records = [];
-  let allocation;
-  let lastProcessMs = 0;
-  let limited = false;
-  const conditions = [];
-  const adaptive = plan.adaptive;
-  const decided = /* @__PURE__ */ new Set();
-  const confirmationRounds = (done) => wholeGroup(adaptive?.confirmRounds ?? 0, plannedRounds, done);
-  const confirmProcessMs = (fallback) => {
-    if (!allocation) return fallback;
-    const times2 = Object.values(allocation.taskTimeMs);
-    const typical = times2.length ? median(times2) : 0;
-    const measured = (id) => records.findLast((record3) => record3.tasks.has(id))?.tasks.get(id)?.measureMs ?? typical;
-    return allocation.overheadMs + typical + [...suspects2].reduce((sum3, id) => sum3 + measured(id), 0);
-  };
-  const reserve = (roundMs, done) => confirmationRounds(done) * perRound * confirmProcessMs(roundMs / perRound);
-  const runOne = async (round4, unmeasured, into) => {
-    const cpuBefore = sampleCpu();
-    const load1 = os8.loadavg()[0] ?? 0;
-    const taskTimes = allocation?.taskTimeMs;
-    const outcomes = [];
-    const skipNow = new Set(skip);
-    const decidedNow = [...unmeasured].filter((id) => !skip.has(id));
-    for (let p = 0; p < perRound; p++) {
-      const processStarted = now();
-      const job = {
-        settings: plan.settings,
-        batches,
-        skip: [...skipNow],
-        decided: decidedNow,
-        isolates: plan.isolation === "thread" ? "files" : "workers",
-        ...taskTimes ? { taskTimes } : {}
-      };
-      const outcome2 = await runRound(strategy, round4, processes++, job, errors, skipNow, plan.log);
-      lastProcessMs = now() - processStarted;
-      if (into === "main" && plan.isolation === "alternate") records.push(roundRecord(lastProcessMs, outcome2.tasks));
-      outcomes.push(outcome2);
-    }
-    const outcome = meanOfProcesses(outcomes);
-    for (const id of skipNow) skip.add(id);
-    if (round4 === 0) {
-      const isolated = outcomes.find((o) => o.isolated)?.isolated;
-      if (isolated) plan.log(isolationLine(isolated));
-      isolatedFiles = isolated?.files;
-      await explainLoadErrors(outcome.files, plan, spawn4, errors, skip);
-      family = comparable(outcome.tasks, errors);
-      plannedRounds = Math.max(plannedRounds, plan.minimumRounds(family));
-    }
-    for (const task of outcome.tasks) {
-      batches[task.id] ??= task.batch;
-      record(samples, task, errors, skip, into);
-    }
-    conditions.push({ busy: busyBetween(cpuBefore, sampleCpu()), load1 });
-  };
-  const maxRounds = () => Math.max(plannedRounds, adaptive?.maxRounds ?? plannedRounds);
-  const roundLength = (elapsed) => allocation ? lastProcessMs * perRound : rounds ? elapsed / rounds : 0;
-  const nextLook = () => adaptive ? lookRounds(plannedRounds, maxRounds(), adaptive.lookEvery).find((n) => n > rounds) ?? maxRounds() : plannedRounds;
-  const replan = () => {
-    if (!allocation || !plan.resolves || rounds >= maxRounds()) return;
-    const next = processesPerRound(allocation, {
-      maxProcesses: plan.maxProcesses ?? MAX_PROCESSES_PER_ROUND,
-      enough: (id, spread) => plan.resolves(id, spread, nextLook(), family),
-      remainingMs: plan.timeLimitMs - (now() - started),
-      roundsToGo: Math.max(0, maxRounds() - rounds),
-      confirmMs: confirmProcessMs(allocation.roundMs),
-      confirmRounds: confirmationRounds(nextLook())
-    });
-    if (next !== perRound)
-      plan.log(
-        `from round ${rounds + 1}: ${next} process${next > 1 ? "es" : ""} per round (between-process noise; what the budgets need at round ${nextLook()} and the time allows)`
-      );
-    perRound = next;
-  };
-  for (let round4 = 0; round4 < maxRounds(); round4++) {
-    const elapsed = now() - started;
-    const roundMs = roundLength(elapsed);
-    if (rounds > 0 && elapsed + roundMs + (round4 >= plannedRounds ? reserve(roundMs, rounds) : 0) > plan.timeLimitMs) {
-      limited = round4 < plannedRounds;
-      plan.log(`time limit of ${Math.round(plan.timeLimitMs / 1e3)}s: stopping after ${rounds} rounds`);
-      break;
-    }
-    const target = round4 < plannedRounds ? plannedRounds : maxRounds();
-    plan.onProgress?.({ round: round4 + 1, rounds: target, elapsedMs: elapsed, remainingMs: roundMs * (target - round4) });
-    await runOne(round4, decided, "main");
-    rounds++;
-    const fit = rounds < plannedRounds ? { timeMs: plan.timeLimitMs - (now() - started), rounds: plannedRounds - rounds, confirmRounds: confirmationRounds(plannedRounds) } : void 0;
-    const measured = new Set([...samples.keys()].filter((id) => !skip.has(id) && !decided.has(id)));
-    allocation = reallocate(plan, records, allocation, measured, fit);
-    if (!adaptive) continue;
-    const look = rounds >= plannedRounds && (rounds - plannedRounds) % adaptive.lookEvery === 0 || rounds === adaptive.earlyLook;
-    if (look) {
-      for (const id of adaptive.decided([...samples.values()])) {
-        const entry = samples.get(id);
-        if (entry && !decided.has(id) && rounds === adaptive.earlyLook && rounds < plannedRounds) entry.endedEarly = true;
-        decided.add(id);
-      }
-      if (adaptive.confirmRounds > 0) suspects2 = adaptive.toConfirm([...samples.values()]);
-    }
-    replan();
-    if (!look) continue;
-    const open2 = [...samples.values()].filter((b) => !b.error && !errors.has(b.id) && b.base && b.head && !decided.has(b.id));
-    if (open2.length === 0) break;
-    if (rounds === adaptive.earlyLook && rounds < plannedRounds && decided.size > 0)
-      plan.log(
-        `after ${rounds} rounds, ${decided.size} benchmark(s) decided at the early look (a step far from its budget); ${open2.length} go on`
-      );
-    if (rounds === plannedRounds)
-      plan.log(`after ${rounds} rounds, ${open2.length} benchmark(s) have no verdict yet: adding rounds for them (up to ${maxRounds()})`);
-  }
-  let confirmRounds = 0;
-  const confirming = adaptive && adaptive.confirmRounds > 0 ? adaptive.toConfirm([...samples.values()]) : /* @__PURE__ */ new Set();
-  const endedEarly = (id) => samples.get(id)?.endedEarly === true;
-  const fullGroup = (id) => confirmationRounds(samples.get(id)?.logRatios.length ?? 0);
-  const groupOf2 = (id) => {
-    const entry = samples.get(id);
-    if (endedEarly(id)) return adaptive.earlyLook;
-    return firstGroup(entry && adaptive?.confirmSize?.(entry, fullGroup(id)), fullGroup(id));
-  };
-  const confirmTarget = adaptive && confirming.size > 0 ? Math.max(...[...confirming].map(groupOf2)) : 0;
-  if (confirming.size > 0) {
-    plan.log(`confirming ${confirming.size} regression(s) with ${confirmTarget} fresh rounds`);
-    allocation = reallocate(plan, records, allocation, confirming);
-    suspects2 = confirming;
-    for (const id of confirming) {
-      const entry = samples.get(id);
-      if (entry) {
-        entry.confirmation ??= [];
-        entry.confirmationPlanned = fullGroup(id);
-      }
-    }
-    const confirmUpTo = async (target, measuring) => {
-      const others = new Set([...samples.keys()].filter((id) => !measuring.has(id)));
-      for (let i2 = confirmRounds; i2 < target; i2++) {
-        const elapsed = now() - started;
-        const roundMs = roundLength(elapsed);
-        if (elapsed + roundMs > plan.timeLimitMs) return;
-        plan.onProgress?.({ round: i2 + 1, rounds: target, elapsedMs: elapsed, remainingMs: roundMs * (target - i2) });
-        await runOne(rounds + i2, others, "confirmation");
-        confirmRounds++;
-      }
-    };
-    await confirmUpTo(confirmTarget, confirming);
-    const shown = adaptive.toConfirm([...samples.values()]);
-    if (confirmRounds === confirmTarget)
-      for (const id of confirming) {
-        const entry = samples.get(id);
-        if (entry && shown.has(id)) entry.confirmationPlanned = confirmRounds;
-      }
-    const goOn = new Set([...confirming].filter((id) => fullGroup(id) > confirmRounds && !shown.has(id) && !skip.has(id)));
-    const longer = goOn.size > 0 ? Math.max(...[...goOn].map(fullGroup)) : 0;
-    if (longer > confirmRounds && confirmRounds === confirmTarget) {
-      plan.log(
-        `${goOn.size} regression(s)${[...goOn].every(endedEarly) ? " from the early look" : ""} not shown again in ${confirmRounds} fresh rounds: the fresh group goes on to ${longer}`
-      );
-      allocation = reallocate(plan, records, allocation, goOn);
-      suspects2 = goOn;
-      await confirmUpTo(longer, goOn);
-    }
-  }
-  for (const [id, message] of errors) {
-    const entry = samples.get(id) ?? emptySamples(id);
-    entry.error = message;
-    samples.set(id, entry);
-  }
-  return {
-    benchmarks: [...samples.values()],
-    rounds,
-    plannedRounds,
-    limited,
-    durationMs: now() - started,
-    isolation: plan.isolation,
-    ...isolatedFiles ? { isolatedFiles } : {},
-    conditions,
-    confirmRounds,
-    processes
-  };
-}
-function meanOfProcesses(outcomes) {
-  if (outcomes.length === 1) return outcomes[0];
-  const byId = /* @__PURE__ */ new Map();
-  for (const outcome of outcomes) for (const task of outcome.tasks) byId.set(task.id, [...byId.get(task.id) ?? [], task]);
-  const tasks = [...byId.values()].map((seen) => {
-    const task = { ...seen[0], blocks: seen.reduce((sum3, t) => sum3 + t.blocks, 0) };
-    const error2 = seen.find((t) => t.error)?.error;
-    if (error2) return { ...task, error: error2 };
-    for (const side2 of ["base", "head"]) {
-      const figures = seen.map((t) => t[side2]).filter((f) => f !== void 0);
-      if (figures.length) task[side2] = { ...figures[0], opsPerSec: Math.exp(mean(figures.map((f) => Math.log(f.opsPerSec)))) };
-    }
-    const ratios = seen.map((t) => t.logRatio).filter((r) => r !== void 0);
-    if (ratios.length) task.logRatio = mean(ratios);
-    return task;
-  });
-  return { ok: true, files: outcomes[0].files, tasks };
-}
-function roundRecord(durationMs, tasks) {
-  const figures = /* @__PURE__ */ new Map();
-  for (const task of tasks) {
-    const { logRatio, blockVariance, measureMs, blocks } = task;
-    if (task.error || logRatio === void 0 || blockVariance === void 0 || measureMs === void 0) continue;
-    figures.set(task.id, { logRatio, blockVariance, measureMs, blocks });
-  }
-  return { durationMs, tasks: figures };
-}
-function reallocate(plan, records, before, open2, fit) {
-  if (plan.allocate === false) return void 0;
-  const next = allocateTaskTimes(
-    records,
-    { minBlocks: Math.max(MIN_ALLOCATED_BLOCKS, plan.settings.minBlocks), maxTaskMs: plan.settings.taskTimeMs, ...fit ? { fit } : {} },
-    open2
-  );
-  if (!next) return before;
-  if (!before) plan.log(describeAllocation(next, records, plan.settings.taskTimeMs));
-  return next;
-}
-function describeAllocation(allocation, records, taskTimeMs) {
-  const noise = Object.entries(allocation.noise);
-  const times2 = Object.values(allocation.taskTimeMs);
-  const between = noise.filter(([, n]) => n.between >= n.within / Math.max(1, taskTimeMs / n.blockMs)).length;
-  const ms = (x) => x >= 1e3 ? `${(x / 1e3).toFixed(1)}s` : `${Math.round(x)}ms`;
-  const [low, high] = [Math.min(...times2), Math.max(...times2)];
-  const last = records.at(-1).durationMs;
-  return `after ${records.length} rounds: between-process noise dominates in ${between} of ${noise.length} tasks; task time ${ms(taskTimeMs)} \u2192 ${low === high ? ms(low) : `${ms(low)}\u2013${ms(high)}`}, a round \u2248${ms(last)} \u2192 ${ms(allocation.roundMs)}`;
-}
-async function runRound(strategy, round4, order2, job, errors, skip, log2) {
-  for (; ; ) {
-    const outcome = await strategy.run(order2, { ...job, skip: [...skip] });
-    if (outcome.ok) return outcome;
-    if (!outcome.id || skip.has(outcome.id)) {
-      throw new UserError(`Round ${round4 + 1}: ${outcome.message}`);
-    }
-    skip.add(outcome.id);
-    if (job.decided?.includes(outcome.id)) {
-      log2(`round ${round4 + 1}: ${outcome.id}, already decided, failed while warming up and is no longer run (${outcome.message})`);
-      continue;
-    }
-    errors.set(outcome.id, `${outcome.revision ? `at ${outcome.revision}: ` : ""}${outcome.message}`);
-  }
-}
-function comparable(tasks, errors) {
-  return tasks.filter((task) => task.base && task.head && !task.error && !errors.has(task.id)).length;
-}
-function record(samples, task, errors, skip, into) {
-  if (errors.has(task.id)) return;
-  if (task.error) {
-    errors.set(task.id, `at ${task.error.revision}: ${task.error.message}`);
-    skip.add(task.id);
-    return;
-  }
-  const entry = samples.get(task.id) ?? emptySamples(task.id);
-  if (into === "confirmation") {
-    if (task.logRatio !== void 0) (entry.confirmation ??= []).push(task.logRatio);
-    return;
-  }
-  entry.batch = task.batch;
-  if (task.base) (entry.base ??= { opsPerSec: [] }).opsPerSec.push(task.base.opsPerSec);
-  if (task.head) (entry.head ??= { opsPerSec: [] }).opsPerSec.push(task.head.opsPerSec);
-  if (task.logRatio !== void 0) entry.logRatios.push(task.logRatio);
-  samples.set(task.id, entry);
-}
-function emptySamples(id) {
-  const separator = id.indexOf(ID_SEPARATOR);
-  return { id, kind: "micro", file: separator > 0 ? id.slice(0, separator) : id, logRatios: [], base: void 0, head: void 0 };
-}
-async function explainLoadErrors(files, plan, spawn4, errors, skip) {
-  for (const failed of files.filter((file) => file.error)) {
-    const other2 = files.find((file) => file.file === failed.file && file.revision !== failed.revision && !file.error);
-    let message = `${failed.file} failed to load at ${failed.revision}: ${failed.error}`;
-    if (other2 && plan.isolation === "alternate") {
-      const side2 = failed.revision === "base" ? plan.base : plan.head;
-      const alone = await spawn4({
-        sides: [{ revision: failed.revision, root: side2.root, files: [failed.file] }],
-        settings: { ...plan.settings, taskTimeMs: 0, minBlocks: 1, warmupBlocks: 0 },
-        batches: {},
-        skip: []
-      });
-      if (alone.ok && alone.files.every((file) => !file.error)) {
-        message = `${failed.file} loads alone at ${failed.revision} but not in the same process as the other revision (${failed.error?.split("\n")[0]}). This code cannot be loaded twice in one process (global patching, native addons that load once): set micro.isolation: process in benchgate.yml.`;
-      }
-    }
-    plan.log(message);
-    const ids = other2 ? other2.tasks.map((task) => `${failed.file}${ID_SEPARATOR}${task}`) : [failed.file];
-    for (const id of ids) {
-      errors.set(id, message);
-      skip.add(id);
-    }
-  }
-}
-
-// src/stats/compare.ts
-var PASSES = ["improvement", "unchanged", "within-budget"];
-function certainPass(verdict) {
-  return PASSES.includes(verdict);
-}
-function estimateChange(logRatios, confidence) {
-  const alpha = 1 - confidence;
-  return estimateChangeBounds(logRatios, alpha / 2, alpha / 2);
-}
-function estimateChangeBounds(logRatios, lowerAlpha, upperAlpha) {
-  return toChange(hodgesLehmannBounds(logRatios, lowerAlpha, upperAlpha), 1 - lowerAlpha - upperAlpha);
-}
-function toChange(interval, confidence) {
-  return {
-    estimate: Math.expm1(interval.estimate),
-    low: Math.expm1(interval.low),
-    high: Math.expm1(interval.high),
-    confidence,
-    achievedConfidence: interval.achievedConfidence
-  };
-}
-function regressionNominalP(logRatios, budget, lowerIsBetter = false) {
-  if (logRatios.length === 0 || !logRatios.every(Number.isFinite) || !lowerIsBetter && budget >= 1) return 1;
-  return lowerIsBetter ? signedRankP(logRatios, Math.log1p(budget), "above") : signedRankP(logRatios, Math.log1p(-budget), "below");
-}
-function decide(change, budget) {
-  if (change.achievedConfidence < change.confidence - 1e-12) return "inconclusive";
-  if (change.high < -budget) return change.unsure?.high ? "inconclusive" : "regression";
-  if (change.low < -budget || change.unsure?.low) return "inconclusive";
-  if (change.low > budget) return "improvement";
-  if (change.high <= budget && !change.unsure?.high) return "unchanged";
-  return "within-budget";
-}
-function beyondBudget(verdict) {
-  if (verdict === "regression") return "yes";
-  if (certainPass(verdict)) return "no";
-  if (verdict === "inconclusive" || verdict === "unmeasured") return "open";
-  return null;
-}
-function decideLowerIsBetter(change, budget) {
-  const mirrored = {
-    ...change,
-    estimate: -change.estimate,
-    low: -change.high,
-    high: -change.low,
-    unsure: change.unsure && { low: change.unsure.high, high: change.unsure.low }
-  };
-  return decide(mirrored, budget);
-}
-
-// src/report/format.ts
-function formatChange(benchmark, options = {}) {
-  const { change } = benchmark;
-  if (!change || !isFiniteNumber(change.estimate)) return "\u2013";
-  return benchmark.coarse === true && options.markCoarse ? `${formatInterval(change)} (coarse)` : formatInterval(change);
-}
-function formatInterval(change) {
-  return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
-}
-function formatResolvable(benchmark) {
-  const { resolvable } = benchmark;
-  if (!isFiniteNumber(resolvable)) return "\u2013";
-  return `\u2248${formatShortPercent(resolvable, resolvable < 0.1 ? 1 : 0)}`;
-}
-var RESOLVES_LEGEND = "resolves: the smallest change this run's rounds catch with 95% power beyond the budget, from their spread and never less than their interval shows";
-var COLUMNS_LEGEND = "base and head in operations per second: base the median over rounds, head base moved by the change";
-function verdictWord(verdict) {
-  return verdict === "within-budget" ? "within budget" : verdict;
-}
-function fitMiddle(text2, width) {
-  if (text2.length <= width) return text2;
-  const keep = width - 1;
-  const start = Math.ceil(keep / 2);
-  return `${text2.slice(0, start)}\u2026${text2.slice(text2.length - (keep - start))}`;
-}
-function wrapText(text2, width, restWidth = width) {
-  const lines = [];
-  let rest = text2;
-  for (let room = Math.max(1, width); rest.length > room; room = Math.max(1, restWidth)) {
-    const space = rest.lastIndexOf(" ", room);
-    const cut = space > 0 ? space : room;
-    lines.push(rest.slice(0, cut));
-    rest = rest.slice(space > 0 ? cut + 1 : cut);
-  }
-  lines.push(rest);
-  return lines;
-}
-
-// src/stats/mixture.ts
-var LEAST_ROUNDS = 8;
-var LEAST_GAP = 0.03;
-var SEPARATION = 6;
-function groupsOf(values, rule) {
-  const n = values.length;
-  if (n < rule.least || !values.every(Number.isFinite)) return void 0;
-  const smallest = rule.smallest(n);
-  let found;
-  for (const k of [2, 3]) {
-    if (n < k * smallest) break;
-    const groups2 = ckmeans([...values], k);
-    if (groups2.length === k && groups2.every((g2) => g2.length >= smallest) && apart(groups2, rule)) found = groups2;
-  }
-  return found;
-}
-var ROUNDS = {
-  least: LEAST_ROUNDS,
-  smallest: (n) => Math.max(3, Math.ceil(n / 8)),
-  gap: LEAST_GAP,
-  separation: SEPARATION,
-  spread: robustSd
-};
-function roundGroups(logRatios) {
-  return groupsOf(logRatios, ROUNDS);
-}
-function robustSd(values) {
-  const mad = 1.4826 * medianAbsoluteDeviation(values);
-  return mad > 0 ? mad : sampleStandardDeviation(values);
-}
-function apart(groups2, rule) {
-  const df = groups2.reduce((sum3, g2) => sum3 + g2.length - 1, 0);
-  const within = Math.sqrt(groups2.reduce((sum3, g2) => sum3 + (g2.length - 1) * rule.spread(g2) ** 2, 0) / df);
-  for (let i2 = 1; i2 < groups2.length; i2++) {
-    const gap = median(groups2[i2]) - median(groups2[i2 - 1]);
-    if (gap < rule.gap || gap < rule.separation * within) return false;
-  }
-  return true;
-}
-function describeGroups(groups2) {
-  return groups2.map((g2) => ({ change: Math.expm1(median(g2)), rounds: g2.length }));
-}
-function holdGroups(change, groups2, lowerAlpha, upperAlpha) {
-  const side2 = (which2) => {
-    const alpha = which2 === "low" ? lowerAlpha : upperAlpha;
-    let value = which2 === "low" ? change.low : change.high;
-    let short = 0;
-    for (const g2 of groups2) {
-      const reached = achievedAlpha(alpha, g2.length);
-      const bound = Math.expm1(
-        reached > alpha ? which2 === "low" ? Math.min(...g2) : Math.max(...g2) : hodgesLehmannBounds(g2, alpha, alpha)[which2]
-      );
-      if (which2 === "low" ? bound < value : bound > value) [value, short] = [bound, Math.max(0, reached - alpha)];
-    }
-    return { value, short };
-  };
-  const low = side2("low");
-  const high = side2("high");
-  const unsure = { ...low.short > 0 ? { low: true } : {}, ...high.short > 0 ? { high: true } : {} };
-  return { ...change, low: low.value, high: high.value, ...low.short > 0 || high.short > 0 ? { unsure } : {} };
-}
-function groupsText(groups2, format) {
-  const total = groups2.reduce((sum3, g2) => sum3 + g2.rounds, 0);
-  return groups2.map((g2, i2) => `in ${g2.rounds}${i2 === 0 ? ` of ${total}` : ""} rounds ${format(g2.change)}`).join(", ");
-}
-
-// src/stats/solo.ts
-function soloChange(base2, head, confidence = 0.95) {
-  const b = base2.filter((x) => x > 0 && Number.isFinite(x)).map(Math.log);
-  const h = head.filter((x) => x > 0 && Number.isFinite(x)).map(Math.log);
-  if (b.length < 2 || h.length < 2) return void 0;
-  const differences = b.flatMap((x) => h.map((y) => y - x)).sort((x, y) => x - y);
-  const c = Math.max(1, criticalCount(b.length, h.length, (1 - confidence) / 2));
-  return {
-    estimate: Math.expm1(median(differences)),
-    low: Math.expm1(differences[c - 1]),
-    high: Math.expm1(differences[differences.length - c]),
-    confidence
-  };
-}
-var EXACT_PRODUCT = 48 * 48;
-function criticalCount(n, m, tail) {
-  if (n * m > EXACT_PRODUCT) {
-    const z2 = probit(1 - tail);
-    return Math.floor(n * m / 2 - z2 * Math.sqrt(n * m * (n + m + 1) / 12));
-  }
-  const cdf = uDistribution(n, m);
-  let total = 0;
-  let u = 0;
-  for (; u < cdf.length; u++) {
-    total += cdf[u];
-    if (total > tail) break;
-  }
-  return u;
-}
-function uDistribution(n, m) {
-  let row = Array.from({ length: m + 1 }, () => [1]);
-  for (let i2 = 1; i2 <= n; i2++) {
-    const next = [[1]];
-    for (let j = 1; j <= m; j++) {
-      const p = new Array(i2 * j + 1).fill(0);
-      const fromFirst = row[j];
-      const fromSecond = next[j - 1];
-      for (let u = 0; u <= i2 * j; u++) p[u] = i2 / (i2 + j) * (u >= j ? fromFirst[u - j] ?? 0 : 0) + j / (i2 + j) * (fromSecond[u] ?? 0);
-      next.push(p);
-    }
-    row = next;
-  }
-  return row[m];
-}
-var LEVEL_GAP = 0.05;
-var LEVEL_SEPARATION = 6;
-function processLevels(opsPerSec) {
-  const logs = opsPerSec.filter((x) => x > 0 && Number.isFinite(x)).map(Math.log);
-  const found = groupsOf(logs, {
-    least: 6,
-    smallest: (n) => Math.max(2, n / 6),
-    gap: LEVEL_GAP,
-    separation: LEVEL_SEPARATION,
-    spread: (g2) => sampleStandardDeviation(g2)
-  });
-  if (!found) return void 0;
-  return { levels: found.map((g2) => ({ opsPerSec: Math.exp(median(g2)), processes: g2.length })) };
-}
-
-// src/report/solo.ts
-function soloComparison(samples, shared) {
-  const side2 = (of) => {
-    const ops = (of?.opsPerSec ?? []).filter((x) => x > 0);
-    if (!ops.length) return null;
-    const levels = processLevels(ops);
-    return { processes: ops.length, opsPerSec: median(ops), runs: ops, ...levels ? { levels } : {} };
-  };
-  const change = soloChange(samples.base?.opsPerSec ?? [], samples.head?.opsPerSec ?? []) ?? null;
-  const agreement2 = !change ? "unknown" : change.high < shared.low || change.low > shared.high ? "disagrees" : "agrees";
-  return {
-    base: side2(samples.base),
-    head: side2(samples.head),
-    change,
-    agreement: agreement2,
-    ...samples.error ? { error: samples.error } : {}
-  };
-}
-
-// src/report/solo-verdict.ts
-var DECIDED = /* @__PURE__ */ new Set(["regression", "improvement", "unchanged", "within-budget"]);
-function judgedWithSolo(benchmark, samples) {
-  const shared = benchmark.change;
-  if (!shared) return benchmark;
-  const solo = soloComparison(samples, shared);
-  if (!solo.change || !DECIDED.has(benchmark.verdict)) return { ...benchmark, solo };
-  const levels = [solo.base?.levels, solo.head?.levels].some(Boolean);
-  const outside = solo.change.estimate < shared.low || solo.change.estimate > shared.high;
-  if (solo.agreement !== "disagrees" && !(levels && outside)) return { ...benchmark, solo };
-  const change = { ...shared, low: Math.min(shared.low, solo.change.low), high: Math.max(shared.high, solo.change.high) };
-  const spanned = decide({ ...change, achievedConfidence: change.confidence }, benchmark.budget);
-  const verdict = spanned === benchmark.verdict || certainPass(spanned) && certainPass(benchmark.verdict) ? spanned : "inconclusive";
-  const lost = verdict === benchmark.verdict ? "" : ` (${benchmark.verdict} in the shared process alone)`;
-  const apart2 = solo.agreement === "disagrees" ? "apart from" : "on speed levels, its estimate outside";
-  const said = `each revision alone in fresh processes reads ${formatInterval(solo.change)}, ${apart2} the shared process's ${formatInterval(shared)}: the verdict is read from both intervals together${lost}`;
-  const judged = { ...benchmark, change, verdict, note: [benchmark.note, said].filter(Boolean).join("; "), solo: { ...solo, shared } };
-  if (verdict !== "regression") delete judged.unconfirmed;
-  return judged;
-}
-
-// src/util/affinity.ts
-import { execFileSync as execFileSync2 } from "node:child_process";
-function setAffinity(cpus, pid = process.pid) {
-  return taskset(["-a", "-p", "-c", cpus, String(pid)]) !== void 0;
-}
-function taskset(args) {
-  try {
-    return execFileSync2("taskset", args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], env: childEnvironment() });
-  } catch {
-    return void 0;
-  }
-}
-
-// src/measure/http/pinning.ts
-import os9 from "node:os";
-function pinLoadGenerator(log2, duet = false) {
-  const cores = os9.availableParallelism();
-  if (cores < 2) {
-    log2("CPU pinning skipped: it needs at least 2 cores");
-    return void 0;
-  }
-  const all = `0-${cores - 1}`;
-  const { server, load } = splitCpus(cores, duet);
-  if (!setAffinity(load)) {
-    log2("CPU pinning skipped: taskset is not available (install util-linux) or not permitted");
-    return void 0;
-  }
-  const cpus = (list3) => `CPU${list3.includes("-") ? "s" : ""} ${list3}`;
-  return {
-    serverPrefix: `taskset -c ${server} `,
-    split: `servers on ${cpus(server)} (base and head ${duet ? "at once, sharing it" : "in turn"}), load generator on ${cpus(load)}`,
-    ...duet ? { sharedCpu: cores - 1 } : {},
-    // Not permitted any more: the process ends soon anyway.
-    release: () => void setAffinity(all)
-  };
-}
-function splitCpus(cores, duet = false) {
-  const range = (from, to) => from === to ? String(from) : `${from}-${to}`;
-  const serverCores = cores >= 4 && !duet ? 2 : 1;
-  return { server: range(cores - serverCores, cores - 1), load: range(0, cores - serverCores - 1) };
-}
-
-// src/measure/http/cpu.ts
-import { readdirSync as readdirSync4, readFileSync as readFileSync5 } from "node:fs";
-import path10 from "node:path";
-function cpuBetween(start, end) {
-  return {
-    mainNs: end.mainNs - start.mainNs,
-    processNs: end.processNs - start.processNs,
-    mainWaitNs: end.mainWaitNs - start.mainWaitNs
-  };
-}
-function parseSchedstat(text2) {
-  const match = /^(\d+) (\d+) \d+\s*$/.exec(text2);
-  if (!match) return void 0;
-  return { runNs: Number(match[1]), waitNs: Number(match[2]) };
-}
-function readCpu(pid, proc = "/proc") {
-  if (!Number.isSafeInteger(pid) || pid <= 0) return void 0;
-  const tasks = path10.join(proc, String(pid), "task");
-  const read = (tid) => {
-    try {
-      return parseSchedstat(readFileSync5(path10.join(tasks, tid, "schedstat"), "utf8"));
-    } catch {
-      return void 0;
-    }
-  };
-  const main = read(String(pid));
-  if (!main) return void 0;
-  let tids;
-  try {
-    tids = readdirSync4(tasks);
-  } catch {
-    return void 0;
-  }
-  let processNs = 0;
-  for (const tid of tids) processNs += tid === String(pid) ? main.runNs : read(tid)?.runNs ?? 0;
-  return { mainNs: main.runNs, processNs, mainWaitNs: main.waitNs };
-}
-function cpuReadable(proc = "/proc") {
-  return readCpu(process.pid, proc) !== void 0;
-}
-
-// src/measure/http/instructions.ts
-import { spawn as spawn3, spawnSync } from "node:child_process";
-function parsePerfCount(text2) {
-  for (const line of text2.split("\n")) {
-    const [count3, , event] = line.split(",");
-    if (event?.startsWith("instructions") && count3 && /^\d+$/.test(count3.trim())) return Number(count3.trim());
-  }
-  return void 0;
-}
-function probeInstructions(perf = "perf") {
-  const probe = spawnSync(perf, ["stat", "-x,", "-e", "instructions:u", "--", process.execPath, "-e", "0"], {
-    encoding: "utf8",
-    stdio: ["ignore", "ignore", "pipe"],
-    timeout: 1e4,
-    env: childEnvironment()
-  });
-  if (probe.error?.code === "ENOENT") return "perf is not installed";
-  if (parsePerfCount(probe.stderr ?? "") !== void 0) return counter(perf);
-  return /<not supported>|<not counted>/.test(probe.stderr ?? "") ? "no hardware instruction counter on this machine (perf: <not supported>)" : "perf could not count (perf_event_open refused)";
-}
-function counter(perf) {
-  return {
-    start(pid) {
-      const child2 = spawn3(perf, ["stat", "-x,", "-e", "instructions:u", "-p", String(pid)], {
-        stdio: ["ignore", "ignore", "pipe"],
-        env: childEnvironment()
-      });
-      let stderr = "";
-      child2.stderr.setEncoding("utf8").on("data", (chunk) => stderr += chunk);
-      const exited = new Promise((resolve4) => {
-        child2.on("close", () => resolve4());
-        child2.on("error", () => resolve4());
-      });
-      let stopped;
-      return {
-        // Once: a second call (a load that failed, in measuredBlock's finally) gets the first one's count.
-        stop: () => stopped ??= (async () => {
-          child2.kill("SIGINT");
-          const timer = setTimeout(() => child2.kill("SIGKILL"), 2e3);
-          await exited;
-          clearTimeout(timer);
-          return parsePerfCount(stderr);
-        })()
-      };
-    }
-  };
-}
-
-// src/measure/http/schedule.ts
-import os10 from "node:os";
-
-// src/measure/http/server.ts
-import { readdirSync as readdirSync5, readFileSync as readFileSync6 } from "node:fs";
-import { once } from "node:events";
-import http2 from "node:http";
-import path11 from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
-
-// src/measure/http/port.ts
-import net from "node:net";
-function freePort() {
-  return new Promise((resolve4, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => typeof address === "object" && address ? resolve4(address.port) : reject(new Error("no port assigned")));
-    });
-  });
-}
-function isListening(port, timeoutMs = 500) {
-  return new Promise((resolve4) => {
-    const socket = net.connect({ host: "127.0.0.1", port });
-    const done = (result) => {
-      socket.destroy();
-      resolve4(result);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once("connect", () => done(true));
-    socket.once("error", () => done(false));
-  });
-}
-
-// src/measure/http/probe-client.ts
-var import_ajv3 = __toESM(require_ajv(), 1);
-import net2 from "node:net";
-var count2 = { type: "number", minimum: 0 };
-var validFigures = new import_ajv3.default({ strict: false }).compile({
-  type: "object",
-  required: ["windowMs", "eventLoopDelay", "eventLoopUtilization", "gc", "peakRssBytes", "peakHeapUsedBytes"],
-  properties: {
-    windowMs: count2,
-    eventLoopDelay: { type: "object", required: ["p50", "p99", "max"], properties: { p50: count2, p99: count2, max: count2 } },
-    eventLoopUtilization: { type: "number", minimum: 0, maximum: 1 },
-    gc: {
-      type: "object",
-      required: ["count", "totalMs", "byKind"],
-      properties: {
-        count: count2,
-        totalMs: count2,
-        byKind: {
-          type: "object",
-          maxProperties: 32,
-          propertyNames: { maxLength: 64 },
-          additionalProperties: { type: "object", required: ["count", "totalMs"], properties: { count: count2, totalMs: count2 } }
-        }
-      }
-    },
-    peakRssBytes: count2,
-    peakHeapUsedBytes: count2
-  }
-});
-function checkProbeFigures(figures) {
-  return validFigures(figures) ? figures : void 0;
-}
-function probeCommand(socketPath, command, timeoutMs = 2e3) {
-  return new Promise((resolve4, reject) => {
-    const socket = net2.connect(socketPath);
-    let buffer = "";
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new Error(`the probe did not answer '${command}' within ${timeoutMs} ms`));
-    }, timeoutMs);
-    socket.setEncoding("utf8");
-    socket.on("connect", () => socket.write(`${command}
-`));
-    socket.on("data", (chunk) => {
-      buffer += chunk;
-      const end = buffer.indexOf("\n");
-      if (end < 0) return;
-      clearTimeout(timer);
-      socket.end();
-      try {
-        resolve4(JSON.parse(buffer.slice(0, end)));
-      } catch {
-        reject(new Error(`the probe answered '${command}' with something that is not JSON`));
-      }
-    });
-    socket.on("error", (error2) => {
-      clearTimeout(timer);
-      reject(error2);
-    });
-  });
-}
-
-// src/measure/http/server.ts
-var ServerError = class extends Error {
-  name = "ServerError";
-};
-function runsNode(command) {
-  return /^\s*(?:taskset -c \S+ )?(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*(?:\S*\/)?node(?:\s|$)/.test(command);
-}
-var sequence = 0;
-var START_ATTEMPTS = 3;
-var ServerProcess = class _ServerProcess {
-  constructor(child2, port, probeSocket, label2) {
-    this.child = child2;
-    this.port = port;
-    this.probeSocket = probeSocket;
-    this.label = label2;
-    child2.stdout?.on("data", (chunk) => this.tail.push(chunk));
-    child2.stderr?.on("data", (chunk) => this.tail.push(chunk));
-    child2.once("exit", (code, signal) => this.exit = { code, signal });
-  }
-  child;
-  port;
-  probeSocket;
-  label;
-  tail = new OutputTail();
-  exit;
-  /**
-   * The process whose CPU per request is measured: the one the probe answers from (node behind `npm start`
-   * included), or our child when a simple command was exec'd without a probe; only ever a process of the
-   * server's own group (a pid the server's code names is checked, never believed). Undefined: not measured.
-   */
-  cpuPid;
-  /** Start on a free port and wait until ready; a port taken meanwhile by something else is retried on another. */
-  static async start(options) {
-    for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
-      const port = await freePort();
-      if (await isListening(port, 200)) continue;
-      const server = _ServerProcess.spawn(options, port);
-      try {
-        await server.waitReady(options);
-        return server;
-      } catch (error2) {
-        await server.stop();
-        const portTaken = /EADDRINUSE/.test(server.tail.lines(40));
-        if (!portTaken || attempt >= START_ATTEMPTS) throw error2;
-      }
-    }
-    throw new ServerError(
-      `${options.label}'s server could not be started: ${START_ATTEMPTS} free ports in a row were taken by something else before it could listen.`
-    );
-  }
-  static spawn(options, port) {
-    const probe = runsNode(options.command);
-    const socket = probe ? path11.join(options.socketDir, `probe-${process.pid}-${++sequence}.sock`) : void 0;
-    const nodeOptions = [process.env.NODE_OPTIONS, probe ? `--require ${JSON.stringify(options.probePath)}` : void 0].filter(Boolean).join(" ");
-    const env = { ...process.env, PORT: String(port), HOST: "127.0.0.1", NODE_OPTIONS: nodeOptions };
-    if (socket) {
-      env.BENCHGATE_PROBE_SOCKET = socket;
-      env.BENCHGATE_PARENT_PID = String(process.pid);
-    } else {
-      delete env.BENCHGATE_PROBE_SOCKET;
-      delete env.BENCHGATE_PARENT_PID;
-    }
-    const child2 = spawnTracked(execIfSimple(options.command), [], {
-      cwd: options.cwd,
-      env,
-      shell: true,
-      stdio: ["ignore", "pipe", "pipe"]
-    });
-    return new _ServerProcess(child2, port, socket, options.label);
-  }
-  async waitReady(options) {
-    const deadline = Date.now() + options.readyTimeoutMs;
-    while (Date.now() < deadline) {
-      if (this.exit)
-        throw new ServerError(`${this.label}'s server exited before it was ready (${describeExit(this.exit)}).${this.output()}`);
-      if (options.readyPath ? await answers2xx(this.port, options.readyPath) : await isListening(this.port)) {
-        const hello = this.probeSocket ? await this.probe("hello").catch(() => void 0) : void 0;
-        this.cpuPid = this.measuredPid(hello?.pid, options.command);
-        return;
-      }
-      await sleep(50);
-    }
-    const what = options.readyPath ? `GET ${options.readyPath} did not answer 2xx` : `nothing accepted connections on port ${this.port}`;
-    throw new ServerError(`${this.label}'s server was not ready after ${options.readyTimeoutMs / 1e3}s: ${what}.${this.output()}`);
-  }
-  measuredPid(probePid, command) {
-    const group2 = this.child.pid;
-    if (group2 === void 0 || process.platform !== "linux") return void 0;
-    if (typeof probePid === "number" && Number.isSafeInteger(probePid) && groupOf(probePid) === group2) return probePid;
-    return !this.probeSocket && execIfSimple(command) !== command ? group2 : void 0;
-  }
-  /** The measured process's CPU so far (undefined where it cannot be read). */
-  cpu() {
-    return this.cpuPid === void 0 ? void 0 : readCpu(this.cpuPid);
-  }
-  /** Ask the probe something; undefined when there is no probe or it does not answer. */
-  async probe(command, timeoutMs) {
-    if (!this.probeSocket) return void 0;
-    try {
-      return await probeCommand(this.probeSocket, command, timeoutMs);
-    } catch {
-      return void 0;
-    }
-  }
-  /** Throw if the server has died. */
-  checkAlive(during) {
-    if (this.exit) throw new ServerError(`${this.label}'s server crashed ${during} (${describeExit(this.exit)}).${this.output()}`);
-  }
-  /**
-   * The same, for a server some of whose requests failed: a crash at a block's end reaches us after its connections'
-   * errors, so its exit gets a moment (up to `graceMs`) to be seen, and the run says it crashed, with its exit code and
-   * output, rather than that it was broken under load (seen at load 13: "head is broken under load: 7 connection errors").
-   */
-  async checkAliveAfterFailures(during, failed, graceMs = 500) {
-    if (failed && !this.exit) {
-      const done = new AbortController();
-      await Promise.race([once(this.child, "exit", { signal: done.signal }), sleep(graceMs, void 0, { signal: done.signal })]).catch(
-        () => void 0
-      );
-      done.abort();
-    }
-    this.checkAlive(during);
-  }
-  /** SIGTERM the group, SIGKILL it after `graceMs`, and wait until no process of the group is left. */
-  async stop(graceMs = 2e3) {
-    const pid = this.child.pid;
-    if (pid === void 0) return;
-    killGroup(this.child, "SIGTERM");
-    const deadline = Date.now() + graceMs;
-    while (groupAlive(pid) && Date.now() < deadline) await sleep(20);
-    if (groupAlive(pid)) killGroup(this.child, "SIGKILL");
-    for (let i2 = 0; i2 < 100 && groupAlive(pid); i2++) await sleep(20);
-    if (groupAlive(pid)) throw new ServerError(`${this.label}'s server (process group ${pid}) survived SIGKILL`);
-  }
-  output() {
-    const lines = this.tail.lines(20);
-    return lines ? `
-Last lines of its output:
-${lines.split("\n").map((line) => `  ${line}`).join("\n")}` : " It printed nothing.";
-  }
-};
-function execIfSimple(command) {
-  return /^[\w\s./=@%+:,-]+$/.test(command.trim()) ? `exec ${command.trim()}` : command;
-}
-function groupAlive(pgid) {
-  if (process.platform === "linux") return linuxGroupAlive(pgid);
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (error2) {
-    return error2.code === "EPERM";
-  }
-}
-function linuxGroupAlive(pgid) {
-  for (const entry of readdirSync5("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat3 = statOf(Number(entry));
-    if (stat3 && stat3.pgrp === pgid && stat3.state !== "Z" && stat3.state !== "X") return true;
-  }
-  return false;
-}
-function statOf(pid) {
-  let stat3;
-  try {
-    stat3 = readFileSync6(`/proc/${pid}/stat`, "utf8");
-  } catch {
-    return void 0;
-  }
-  const fields = stat3.slice(stat3.lastIndexOf(")") + 2).split(" ");
-  return { state: fields[0], pgrp: Number(fields[2]) };
-}
-var groupOf = (pid) => statOf(pid)?.pgrp;
-function describeExit(exit) {
-  return exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`;
-}
-function answers2xx(port, readyPath) {
-  return new Promise((resolve4) => {
-    const request2 = http2.get({ host: "127.0.0.1", port, path: readyPath, timeout: 1e3, agent: false }, (response) => {
-      response.resume();
-      resolve4((response.statusCode ?? 0) >= 200 && (response.statusCode ?? 0) < 300);
-    });
-    request2.on("timeout", () => request2.destroy());
-    request2.on("error", () => resolve4(false));
-  });
-}
-async function stopAll(servers) {
-  const failures = [];
-  for (const server of servers) await server.stop().catch((error2) => failures.push(error2));
-  if (failures.length) throw failures[0];
-}
-
-// src/measure/http/alternate.ts
-import { setTimeout as sleep2 } from "node:timers/promises";
-
 // src/config/status.ts
 function expectsStatus(expected, status) {
   return expected.some((e) => typeof e === "number" ? e === status : Math.floor(status / 100) === Number(e[0]));
@@ -78137,10 +75684,13 @@ function describeTraffic(t, requests = []) {
   return parts.length ? `${parts.join(", ")} out of ${t.responses + t.errors} requests` : `no failed response among ${t.responses + t.errors} requests`;
 }
 
+// src/measure/http/rate.ts
+var import_undici3 = __toESM(require_undici(), 1);
+
 // src/measure/http/load.ts
 var import_autocannon = __toESM(require_autocannon(), 1);
 var import_hdr_histogram_js = __toESM(require_dist3(), 1);
-import http3 from "node:http";
+import http2 from "node:http";
 function runLoad(options) {
   return new Promise((resolve4, reject) => {
     const times2 = [];
@@ -78206,7 +75756,7 @@ function preflight(port, requests) {
   return Promise.all(
     requests.map(
       (request2) => new Promise((resolve4) => {
-        const req = http3.request(
+        const req = http2.request(
           { host: "127.0.0.1", port, path: request2.path, method: request2.method, headers: request2.headers, timeout: 5e3, agent: false },
           (response) => {
             response.resume();
@@ -78241,7 +75791,6 @@ function latencyOf(times2) {
 }
 
 // src/measure/http/rate.ts
-var import_undici3 = __toESM(require_undici(), 1);
 var LATE_MS = 5;
 var REACHED_SHARE = 0.97;
 var LATE_SHARE = 0.05;
@@ -78373,437 +75922,6 @@ function runRateLoad(options) {
   });
 }
 
-// src/measure/http/round.ts
-var BenchmarkFailure = class extends Error {
-};
-function serverOptions(benchmark, revision, plan) {
-  return {
-    command: `${plan.serverPrefix ?? ""}${benchmark.start}`,
-    cwd: revision.root,
-    readyPath: benchmark.ready,
-    readyTimeoutMs: benchmark.readyTimeoutMs,
-    probePath: plan.probePath,
-    socketDir: plan.socketDir,
-    label: `${revision.label} (${revision.ref} @ ${revision.sha.slice(0, 7)})`
-  };
-}
-var capacityMs = (benchmark) => Math.max(benchmark.warmupMs, 1e3);
-var other = (side2) => side2 === "base" ? "head" : "base";
-async function measuredBlock(server, run, counter2) {
-  const counting = counter2 && server.cpuPid !== void 0 ? counter2.start(server.cpuPid) : void 0;
-  try {
-    const before = server.cpu();
-    const load = await run();
-    const after = server.cpu();
-    return { load, cpu: before && after ? cpuBetween(before, after) : void 0, instructions: await counting?.stop() };
-  } finally {
-    await counting?.stop();
-  }
-}
-function perRequest(blocks) {
-  const ok = blocks.reduce((sum4, b) => sum4 + b.load.traffic.ok, 0);
-  if (ok === 0 || blocks.some((b) => b.cpu === void 0)) return void 0;
-  const sum3 = (f) => blocks.reduce((total, b) => total + f(b.cpu), 0) / ok;
-  const counted = blocks.every((b) => b.instructions !== void 0);
-  return {
-    mainNs: sum3((c) => c.mainNs),
-    processNs: sum3((c) => c.processNs),
-    mainWaitNs: sum3((c) => c.mainWaitNs),
-    ...counted ? { instructions: blocks.reduce((total, b) => total + b.instructions, 0) / ok } : {}
-  };
-}
-function cpuLogRatio(base2, head) {
-  if (!base2 || !head || !(base2.mainNs > 0) || !(head.mainNs > 0)) return void 0;
-  return Math.log(base2.mainNs / head.mainNs);
-}
-function loadOn(server, benchmark, durationMs) {
-  const options = { port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs };
-  const rate = rateOf(benchmark);
-  return rate === void 0 ? runLoad(options) : runRateLoad({ ...options, rate });
-}
-var autoRates = /* @__PURE__ */ new WeakMap();
-var AUTO_RATE_SHARE = 0.5;
-function rateOf(benchmark) {
-  return benchmark.rate === "auto" ? autoRates.get(benchmark) : benchmark.rate;
-}
-function settleAutoRate(benchmark, capacity, plan) {
-  const slower = Math.min(capacity.base.requestsPerSec, capacity.head.requestsPerSec);
-  if (!(slower >= 2))
-    throw new BenchmarkFailure(
-      `${benchmark.where}: rate: auto needs a capacity to take a share of, but the slower server answered ${slower.toFixed(1)} requests/s when saturated: set rate: to a number.`
-    );
-  const rate = Math.max(1, Math.round(slower * AUTO_RATE_SHARE));
-  autoRates.set(benchmark, rate);
-  plan.log(
-    `${benchmark.id}: rate auto: ${rate} requests/s, ${AUTO_RATE_SHARE * 100}% of the slower server's capacity (base ${Math.round(capacity.base.requestsPerSec)}/s, head ${Math.round(capacity.head.requestsPerSec)}/s saturated)`
-  );
-}
-function pool(blocks, probe) {
-  const loads = blocks.map((b) => b.load);
-  const elapsed = loads.reduce((sum3, b) => sum3 + b.elapsedMs, 0);
-  const traffic = loads.map((b) => b.traffic).reduce(addTraffic);
-  const cpu = perRequest(blocks);
-  const rate = poolRate(loads);
-  return {
-    requestsPerSec: traffic.ok / elapsed * 1e3,
-    ...rate ? { rate } : {},
-    ...cpu ? { cpuPerRequest: cpu } : {},
-    latency: latencyOf(loads.flatMap((b) => b.times)),
-    traffic,
-    probe
-  };
-}
-function poolRate(loads) {
-  const rated = loads.filter((l) => l.rate);
-  if (rated.length === 0 || rated.length !== loads.length) return void 0;
-  const window2 = rated.reduce((sum3, l) => sum3 + l.elapsedMs, 0);
-  const ok = rated.reduce((sum3, l) => sum3 + l.traffic.ok, 0);
-  const asked = rated[0].rate.asked;
-  const sent = rated.reduce((sum3, l) => sum3 + l.rate.asked * l.elapsedMs / 1e3, 0);
-  const late = rated.reduce((sum3, l) => sum3 + l.rate.lateShare * l.rate.asked * l.elapsedMs / 1e3, 0);
-  return { asked, reached: window2 > 0 ? ok / window2 * 1e3 : 0, lateShare: sent > 0 ? late / sent : 0 };
-}
-function order(round4) {
-  return round4 % 2 === 0 ? ["base", "head"] : ["head", "base"];
-}
-var preflightStatus = /* @__PURE__ */ new WeakMap();
-async function checkRequests(benchmark, server, side2, revisions, plan) {
-  const statuses = preflightStatus.get(benchmark) ?? {};
-  statuses[side2] = await preflight(server.port, benchmark.requests);
-  preflightStatus.set(benchmark, statuses);
-  if (!statuses.base || !statuses.head) return;
-  const file = benchmark.where.split(":")[0];
-  benchmark.requests.forEach((request2, i2) => {
-    const base2 = statuses.base[i2];
-    const head = statuses.head[i2];
-    const ok = (status) => expectsStatus(request2.status, status);
-    const expected = describeExpected(request2.status);
-    const what = `${request2.method} ${formatPath(request2.path)} (${benchmark.where}.requests[${i2}])`;
-    if (!ok(base2) && !ok(head)) {
-      const sameAnswer = base2 === head && base2 !== 0;
-      throw new BenchmarkFailure(
-        `config error: ${what} answered ${statusText(base2)} at base and ${statusText(head)} at head, where ${expected} is expected: ` + (sameAnswer ? `check the request's path in ${file}, or set its status: ${base2} if that is the answer to load-test.` : `check the request in ${file}.`)
-      );
-    }
-    if (!ok(head))
-      throw new BenchmarkFailure(
-        `head is broken: ${what} answered ${statusText(head)} at head (${revisions.head.ref}) but ${base2} at base (expected ${expected}).`
-      );
-    if (!ok(base2)) plan.log(`${benchmark.id}: ${what} answered ${statusText(base2)} at base but ${head} at head (expected ${expected})`);
-  });
-}
-function statusText(status) {
-  return status === 0 ? "no response" : String(status);
-}
-function endsSilent(blocks) {
-  const last = blocks[blocks.length - 1];
-  return last !== void 0 && !(last.base && last.head);
-}
-function leaveOutPaused(blocks) {
-  const answersLater = (side2, i2) => blocks.slice(i2 + 1).some((b) => b[side2]);
-  const leftOut = { base: 0, head: 0 };
-  const kept = [];
-  blocks.forEach((block, i2) => {
-    const paused = ["base", "head"].filter((side2) => !block[side2] && answersLater(side2, i2));
-    for (const side2 of paused) leftOut[side2]++;
-    if (paused.length === 0) kept.push(i2);
-  });
-  return { kept, leftOut };
-}
-function answeredIn(pair) {
-  return { base: pair.base.load.traffic.ok > 0, head: pair.head.load.traffic.ok > 0 };
-}
-function keepAnswered(pairs, benchmarkId, round4, blockMs, log2) {
-  const { kept, leftOut } = leaveOutPaused(pairs.map(answeredIn));
-  const paused = pausedLine(benchmarkId, round4, leftOut, pairs.length, blockMs);
-  if (paused) log2(paused);
-  return kept.map((i2) => pairs[i2]);
-}
-function pausedLine(benchmarkId, round4, leftOut, blocks, blockMs) {
-  const sides = ["base", "head"].filter((side2) => leftOut[side2] > 0);
-  if (sides.length === 0) return void 0;
-  const what = sides.map((side2) => `${side2}'s server answered nothing in ${leftOut[side2]} of ${blocks} ${(blockMs / 1e3).toFixed(1)}s blocks`).join(" and ");
-  return `${benchmarkId} round ${round4 + 1}: ${what}, then answered again: left out of the round (starved of the CPU or paused for a whole block; a pause of its own shows in its latency and event-loop delay)`;
-}
-function judgeTraffic(benchmark, base2, head, logRatio, silent, servers) {
-  const bad = failedRequests;
-  const labels = requestLabels(benchmark.requests);
-  if (tooManyFailures(head.traffic) && bad(head.traffic) > 2 * bad(base2.traffic)) {
-    throw new BenchmarkFailure(
-      `head is broken under load: ${describeTraffic(head.traffic, labels)} (base: ${bad(base2.traffic) ? describeTraffic(base2.traffic, labels) : "none"}).`
-    );
-  }
-  for (const side2 of ["head", "base"]) {
-    const loads = silent[side2];
-    if (!loads.length) continue;
-    const figures = side2 === "base" ? base2 : head;
-    throw new BenchmarkFailure(
-      `${servers?.[side2]?.label ?? side2}'s server answered no request with an expected status in ${loads.length === 1 ? "a" : loads.length} ${(loads[0] / 1e3).toFixed(1)}s load${loads.length === 1 ? "" : "s"} (${describeTraffic(figures.traffic, labels)}; requests still waiting at the deadline count as unanswered): a hung server, not a measurement.${servers?.[side2]?.output() ?? ""}`
-    );
-  }
-  const mismatch = bodySizeMismatch(base2.traffic, head.traffic);
-  if (mismatch) throw new BenchmarkFailure(mismatch);
-  if (!(logRatio > -Infinity && logRatio < Infinity))
-    throw new BenchmarkFailure(`${benchmark.id}: no successful responses to compare (base ${base2.traffic.ok}, head ${head.traffic.ok}).`);
-  return { base: base2, head, logRatio };
-}
-
-// src/measure/http/alternate.ts
-async function freshRound(benchmark, revisions, round4, plan) {
-  const figures = {};
-  if (benchmark.rate === "auto" && !autoRates.has(benchmark)) await measureCapacity(benchmark, revisions, plan);
-  for (const side2 of order(round4)) {
-    const server = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
-    try {
-      if (round4 === 0) await checkRequests(benchmark, server, side2, revisions, plan);
-      await loadOn(server, benchmark, benchmark.warmupMs);
-      server.checkAlive("during the warm-up");
-      await server.probe("start");
-      const block = await measuredBlock(server, () => loadOn(server, benchmark, benchmark.durationMs), plan.instructions);
-      const probe = checkProbeFigures((await server.probe("stop"))?.figures);
-      await server.checkAliveAfterFailures("under load", tooManyFailures(block.load.traffic));
-      figures[side2] = pool([block], probe);
-    } finally {
-      await server.stop();
-    }
-  }
-  const pair = judgeTraffic(
-    benchmark,
-    figures.base,
-    figures.head,
-    Math.log(figures.head.requestsPerSec / figures.base.requestsPerSec),
-    {
-      base: figures.base.traffic.ok === 0 ? [benchmark.durationMs] : [],
-      head: figures.head.traffic.ok === 0 ? [benchmark.durationMs] : []
-    }
-  );
-  const cpu = cpuLogRatio(figures.base.cpuPerRequest, figures.head.cpuPerRequest);
-  return cpu === void 0 ? pair : { ...pair, cpuLogRatio: cpu };
-}
-async function measureCapacity(benchmark, revisions, plan) {
-  const capacity = {};
-  for (const side2 of order(0)) {
-    const server = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
-    try {
-      await checkRequests(benchmark, server, side2, revisions, plan);
-      await loadOn(server, benchmark, benchmark.warmupMs);
-      capacity[side2] = await loadOn(server, benchmark, capacityMs(benchmark));
-      server.checkAlive("under load");
-    } finally {
-      await server.stop();
-    }
-  }
-  settleAutoRate(benchmark, capacity, plan);
-}
-async function liveRound(benchmark, revisions, round4, plan) {
-  const servers = {};
-  try {
-    for (const side2 of order(round4)) {
-      servers[side2] = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
-      if (round4 === 0) await checkRequests(benchmark, servers[side2], side2, revisions, plan);
-    }
-    const load = (side2, durationMs) => loadOn(servers[side2], benchmark, durationMs);
-    for (const side2 of order(round4)) await load(side2, benchmark.warmupMs);
-    if (benchmark.rate === "auto" && !autoRates.has(benchmark)) {
-      const capacity = {};
-      for (const side2 of order(round4)) capacity[side2] = await load(side2, capacityMs(benchmark));
-      settleAutoRate(benchmark, capacity, plan);
-      for (const side2 of order(round4)) await load(side2, benchmark.warmupMs);
-    }
-    for (const side2 of order(round4)) {
-      await servers[side2].probe("start");
-      await servers[side2].probe("pause");
-    }
-    const blockMs = Math.min(plan.blockMs ?? 1e3, benchmark.durationMs);
-    const blocks = Math.max(2, Math.round(benchmark.durationMs / blockMs));
-    const random = plan.random ?? Math.random;
-    const pairs = [];
-    const measurePair = async (first) => {
-      const pair2 = {};
-      for (const side2 of [first, other(first)]) {
-        await sleep2(plan.settleMs ?? 50);
-        const server = servers[side2];
-        await server.probe("resume");
-        pair2[side2] = await measuredBlock(server, () => load(side2, blockMs), plan.instructions);
-        await server.probe("pause");
-        server.checkAlive("under load");
-      }
-      pairs.push(pair2);
-    };
-    for (const first of pairOrders(blocks, random)) await measurePair(first);
-    for (let extra = 0; extra < blocks && endsSilent(pairs.map(answeredIn)); extra++) await measurePair(pairOrders(1, random)[0]);
-    const measured = keepAnswered(pairs, benchmark.id, round4, blockMs, plan.log);
-    const ratios = measured.map((pair2) => Math.log(pair2.head.load.requestsPerSec / pair2.base.load.requestsPerSec));
-    const cpuRatios2 = measured.map((pair2) => cpuLogRatio(perRequest([pair2.base]), perRequest([pair2.head])));
-    const figures = {};
-    for (const side2 of ["base", "head"]) {
-      const probe = checkProbeFigures((await servers[side2].probe("stop"))?.figures);
-      figures[side2] = pool(
-        measured.map((pair2) => pair2[side2]),
-        probe
-      );
-    }
-    await Promise.all(
-      ["base", "head"].map(
-        (side2) => servers[side2].checkAliveAfterFailures("under load", tooManyFailures(figures[side2].traffic))
-      )
-    );
-    const silent = (side2) => measured.filter((pair2) => pair2[side2].load.traffic.ok === 0).map(() => blockMs);
-    const pair = judgeTraffic(
-      benchmark,
-      figures.base,
-      figures.head,
-      median(ratios),
-      { base: silent("base"), head: silent("head") },
-      servers
-    );
-    const measuredCpu = cpuRatios2.filter((x) => x !== void 0);
-    return measuredCpu.length === cpuRatios2.length ? { ...pair, cpuLogRatio: median(measuredCpu) } : pair;
-  } finally {
-    await stopAll(Object.values(servers));
-  }
-}
-function pairOrders(pairs, random) {
-  return Array.from({ length: pairs }, () => random() < 0.5 ? "base" : "head");
-}
-
-// src/measure/http/duet.ts
-var REAL = {
-  start: (options) => ServerProcess.start(options),
-  checkRequests,
-  load: loadOn,
-  sampleCore,
-  ownClock: () => {
-    const { user, system } = process.cpuUsage();
-    return { cpuUs: user + system, wallUs: performance.now() * 1e3 };
-  }
-};
-var SATURATED = 0.9;
-async function duetRound(benchmark, revisions, round4, settings, deps = REAL) {
-  const random = settings.random ?? Math.random;
-  const servers = {};
-  try {
-    const first = random() < 0.5 ? "base" : "head";
-    const sides = [first, other(first)];
-    for (const side2 of sides) servers[side2] = await deps.start(serverOptions(benchmark, revisions[side2], settings));
-    const both = servers;
-    if (round4 === 0) for (const side2 of sides) await deps.checkRequests(benchmark, both[side2], side2, revisions, settings);
-    const load = (durationMs) => duetBlock(both, benchmark, durationMs, random, settings, deps);
-    const warmLoad = (durationMs) => duetBlock(both, benchmark, durationMs, random, { ...settings, instructions: void 0 }, deps);
-    for (const side2 of sides) await both[side2].probe("start");
-    await warmLoad(benchmark.warmupMs);
-    if (benchmark.rate === "auto" && !autoRates.has(benchmark)) {
-      const capacity = await load(capacityMs(benchmark));
-      settleAutoRate(benchmark, { base: capacity.base.load, head: capacity.head.load }, settings);
-      await warmLoad(benchmark.warmupMs);
-    }
-    const plan = settings.duetPlan;
-    const blockMs = Math.min(settings.blockMs ?? 1e3, plan ? Infinity : benchmark.durationMs);
-    const warming = [];
-    for (let left = plan && blockMs > 0 ? plan.warmupMs - benchmark.warmupMs : 0; left > 0; left -= blockMs)
-      warming.push(await warmLoad(Math.min(blockMs, left)));
-    for (const side2 of sides) both[side2].checkAlive("during the warm-up");
-    for (const side2 of sides) await both[side2].probe("start");
-    const count3 = plan ? plan.blocks : Math.max(2, Math.round(benchmark.durationMs / blockMs));
-    const blocks = [];
-    const blocksStart = performance.now();
-    for (let i2 = 0; i2 < count3 || i2 < 2 * count3 && endsSilent(blocks.map(answeredIn)); i2++) {
-      blocks.push(await load(blockMs));
-      for (const side2 of sides) both[side2].checkAlive("under load");
-    }
-    const blocksMs = performance.now() - blocksStart;
-    const kept = keepAnswered(blocks, benchmark.id, round4, blockMs, settings.log);
-    const from = plan ? Math.min(plan.figureFrom, Math.max(0, kept.length - 2)) : 0;
-    const measured = kept.slice(from);
-    const figures = {};
-    const duet = duetFigures(measured, rateOf(benchmark) !== void 0);
-    for (const side2 of ["base", "head"]) {
-      const probe = checkProbeFigures((await both[side2].probe("stop"))?.figures);
-      figures[side2] = {
-        ...pool(
-          measured.map((b) => b[side2]),
-          probe
-        ),
-        duet
-      };
-    }
-    await Promise.all(sides.map((side2) => both[side2].checkAliveAfterFailures("under load", tooManyFailures(figures[side2].traffic))));
-    const silent = (side2) => measured.filter((b) => b[side2].load.traffic.ok === 0).map(() => blockMs);
-    const ratios = blockRatios(measured);
-    const series = blockRatios(kept);
-    const pair = judgeTraffic(
-      benchmark,
-      figures.base,
-      figures.head,
-      median(ratios.requests),
-      { base: silent("base"), head: silent("head") },
-      {
-        base: { label: both.base.label, output: () => both.base.output() },
-        head: { label: both.head.label, output: () => both.head.output() }
-      }
-    );
-    const warm = blockRatios(warming.filter((b) => Object.values(answeredIn(b)).every(Boolean)));
-    const withSeries = { ...pair, series: { requests: series.requests, cpu: series.cpu, blocksMs, warmup: warm, figureFrom: from } };
-    return ratios.cpu ? { ...withSeries, cpuLogRatio: median(ratios.cpu) } : withSeries;
-  } finally {
-    await stopAll(Object.values(servers));
-  }
-}
-async function duetBlock(servers, benchmark, durationMs, random, settings, deps = REAL) {
-  const first = random() < 0.5 ? "base" : "head";
-  const sides = [first, other(first)];
-  const counter2 = settings.instructions;
-  const counting = Object.fromEntries(
-    sides.map((side2) => [side2, counter2 && servers[side2].cpuPid !== void 0 ? counter2.start(servers[side2].cpuPid) : void 0])
-  );
-  try {
-    const core = settings.sharedCpu === void 0 ? void 0 : deps.sampleCore(settings.sharedCpu);
-    const own = deps.ownClock();
-    const before = { base: servers.base.cpu(), head: servers.head.cpu() };
-    const loads = await Promise.all(sides.map((side2) => deps.load(servers[side2], benchmark, durationMs)));
-    const after = { base: servers.base.cpu(), head: servers.head.cpu() };
-    const ownAfter = deps.ownClock();
-    const elapsedUs = ownAfter.wallUs - own.wallUs;
-    const coreAfter = settings.sharedCpu === void 0 ? void 0 : deps.sampleCore(settings.sharedCpu);
-    const block = async (side2) => {
-      const start = before[side2];
-      const end = after[side2];
-      return {
-        load: loads[sides.indexOf(side2)],
-        cpu: start && end ? cpuBetween(start, end) : void 0,
-        instructions: await counting[side2]?.stop()
-      };
-    };
-    return {
-      base: await block("base"),
-      head: await block("head"),
-      coreBusy: core && coreAfter ? coreBusyBetween(core, coreAfter) : void 0,
-      loadGeneratorBusy: elapsedUs > 0 ? (ownAfter.cpuUs - own.cpuUs) / elapsedUs : 0,
-      first
-    };
-  } finally {
-    for (const side2 of sides) await counting[side2]?.stop();
-  }
-}
-function coreBusyBetween(start, end) {
-  return end.total > start.total ? busyBetween(start, end) : void 0;
-}
-function blockRatios(blocks) {
-  const requests = blocks.map((b) => Math.log(b.head.load.requestsPerSec / b.base.load.requestsPerSec));
-  const cpu = blocks.map((b) => cpuLogRatio(perRequest([b.base]), perRequest([b.head])));
-  return { requests, cpu: cpu.every((x) => x !== void 0) ? cpu : void 0 };
-}
-function duetFigures(blocks, fixedRate) {
-  const busy = blocks.map((b) => b.coreBusy).filter((x) => x !== void 0);
-  const coreBusy = busy.length === blocks.length && busy.length > 0 ? median(busy) : void 0;
-  const loadGeneratorBusy = median(blocks.map((b) => b.loadGeneratorBusy));
-  return {
-    ...coreBusy === void 0 ? {} : { coreBusy },
-    loadGeneratorBusy,
-    saturated: fixedRate || coreBusy === void 0 ? void 0 : coreBusy >= SATURATED
-  };
-}
-
 // src/stats/components.ts
 function varianceComponents(data2) {
   const depth = levelsOf(data2);
@@ -78834,7 +75952,7 @@ function optimalRepetitions(upperCost, lowerCost, upperVariance, lowerVariance) 
 }
 
 // src/measure/http/planner.ts
-var PILOT_ROUNDS2 = 2;
+var PILOT_ROUNDS = 2;
 var PILOT_BLOCKS = 10;
 var MIN_BLOCKS = 3;
 var MAX_BLOCKS = 6;
@@ -78862,15 +75980,15 @@ var DuetPlanner = class {
   choice;
   /** The plan of the next round. */
   next() {
-    if (this.rounds.length < PILOT_ROUNDS2)
+    if (this.rounds.length < PILOT_ROUNDS)
       return { warmupMs: this.config.warmupMs, blocks: PILOT_BLOCKS, figureFrom: Math.floor(PILOT_BLOCKS / 2) };
     return { warmupMs: this.warmupMs(), blocks: this.choice?.blocks ?? MIN_BLOCKS, figureFrom: 0 };
   }
   /** A round's series, measured with the plan next() gave it. */
   record(series, plan) {
     this.rounds.push({ series, figureFrom: plan.figureFrom });
-    if (this.rounds.length === PILOT_ROUNDS2) this.learnWarmup();
-    if (this.rounds.length >= PILOT_ROUNDS2) this.choose();
+    if (this.rounds.length === PILOT_ROUNDS) this.learnWarmup();
+    if (this.rounds.length >= PILOT_ROUNDS) this.choose();
   }
   /** The schedule chosen so far (undefined before the pilot ends). */
   get schedule() {
@@ -78914,7 +76032,7 @@ var DuetPlanner = class {
     this.warmupBlocks = last + 1;
     const what = figure === "cpu" ? "requests per CPU-second" : "requests/s";
     this.log(
-      `${this.config.id}: warm-up: ${last < 0 ? `the pilot's ${PILOT_ROUNDS2} pairs were settled from their first block (${what} within ${sd(limit)} of each pair's level): the configured ${formatDuration(this.config.warmupMs)} is kept` : `the pilot's ${PILOT_ROUNDS2} pairs settled after ${last + 1} block(s) (a block ${sd(Math.max(...deviations.map((d) => Math.max(...d.slice(0, last + 1).map(Math.abs)))))} off its pair's level, where settled blocks spread ${sd(spread)}): each pair is loaded ${formatDuration(this.warmupMs())} before it is measured`}${late ? `; a block in the second half was off its level too (a late JIT or GC transient): the round's figure is a median of its blocks, which such a block does not move much` : ""}`
+      `${this.config.id}: warm-up: ${last < 0 ? `the pilot's ${PILOT_ROUNDS} pairs were settled from their first block (${what} within ${sd(limit)} of each pair's level): the configured ${formatDuration(this.config.warmupMs)} is kept` : `the pilot's ${PILOT_ROUNDS} pairs settled after ${last + 1} block(s) (a block ${sd(Math.max(...deviations.map((d) => Math.max(...d.slice(0, last + 1).map(Math.abs)))))} off its pair's level, where settled blocks spread ${sd(spread)}): each pair is loaded ${formatDuration(this.warmupMs())} before it is measured`}${late ? `; a block in the second half was off its level too (a late JIT or GC transient): the round's figure is a median of its blocks, which such a block does not move much` : ""}`
     );
   }
   /** Kalibera & Jones' blocks per pair for the components and costs so far, rounded and bounded. */
@@ -78923,7 +76041,7 @@ var DuetPlanner = class {
     if (groups2.length < 2) return;
     const components = varianceComponents(groups2);
     const [blockVar, pairVar] = components.variances;
-    const measured = this.rounds.slice(PILOT_ROUNDS2);
+    const measured = this.rounds.slice(PILOT_ROUNDS);
     const blockCostMs = median(this.rounds.map((r) => r.series.blocksMs / Math.max(1, this.seriesOf(r).length)));
     const pairCostMs = median(
       (measured.length ? measured : this.rounds).map(
@@ -78955,172 +76073,157 @@ var DuetPlanner = class {
   }
 };
 
-// src/measure/http/schedule.ts
-var RECENT_ROUNDS = 5;
-var ROUNDS2 = { fresh: freshRound, live: liveRound, duet: duetRound };
-function plannedFigures(benchmarks, withCpu = cpuReadable()) {
-  return benchmarks.reduce((sum3, b) => sum3 + 1 + (withCpu ? 1 : 0) + Object.keys(b.latencyBudget).length, 0);
-}
-function estimatedRoundMs(benchmark) {
-  return 2 * (benchmark.warmupMs + benchmark.durationMs) + 1500;
-}
-async function measureHttp(plan) {
-  const now = plan.now ?? Date.now;
-  const started = now();
-  const results = [];
-  let rounds = 0;
-  let confirmRounds = 0;
-  let limited = false;
-  const conditions = [];
-  const perRound = plan.benchmarks.map(estimatedRoundMs);
-  const adaptive = plan.adaptive;
-  const measureRound = plan.measureRound ?? ROUNDS2[plan.mode];
-  for (const benchmark of plan.benchmarks)
-    if (benchmark.rate !== void 0 && Object.keys(benchmark.latencyBudget).length === 0)
-      plan.log(
-        `${benchmark.id}: a fixed rate without a latency budget: a server that gets slower by waiting (a timer, a slower upstream) keeps the rate and its CPU per request, and only its latency shows it: set latency-budget (p50 or p99) to gate on it`
-      );
-  for (const [index, benchmark] of plan.benchmarks.entries()) {
-    const samples = emptySamples2(benchmark);
-    results.push(samples);
-    const revisions = { base: plan.base, head: plan.head };
-    const recent = [];
-    let done = 0;
-    const reserved = plan.benchmarks.slice(index + 1).reduce((sum3, _b, i2) => sum3 + 2 * perRound[index + 1 + i2], 0);
-    const fullGroup = () => wholeGroup(adaptive?.confirmRounds ?? 0, plan.rounds, samples.logRatios.length);
-    const confirmTarget = () => samples.endedEarly && fullGroup() > 0 ? samples.logRatios.length : fullGroup();
-    const timeLeft = () => ({
-      rounds: Math.max(0, plan.rounds - samples.logRatios.length) + Math.max(0, confirmTarget() - (samples.confirmation?.length ?? 0)),
-      ms: plan.deadline - now() - reserved
-    });
-    const planner = plan.mode === "duet" && benchmark.schedule === "auto" ? new DuetPlanner({ id: benchmark.id, warmupMs: benchmark.warmupMs, blockMs: plan.blockMs ?? 1e3 }, plan.log, timeLeft) : void 0;
-    const estimate = () => recent.length > 0 ? recent.reduce((a, b) => a + b, 0) / recent.length : perRound[index];
-    const runRound2 = async (round4, target2, into, keepBack) => {
-      if (now() + estimate() + reserved + keepBack > plan.deadline) return false;
-      plan.onProgress?.({ round: round4 + 1, rounds: target2, elapsedMs: now() - started, remainingMs: estimate() * (target2 - round4) });
-      const roundStart = now();
-      const cpuBefore = sampleCpu();
-      const load1 = os10.loadavg()[0] ?? 0;
-      try {
-        const duetPlan = planner?.next();
-        const pair = await measureRound(benchmark, revisions, done, duetPlan ? { ...plan, duetPlan } : plan);
-        if (into === "main") record2(samples, pair, duetPlan);
-        else recordConfirmation(samples, pair);
-        if (planner && duetPlan && pair.series) {
-          planner.record({ ...pair.series, roundMs: now() - roundStart }, duetPlan);
-          if (planner.schedule) samples.http.schedule = planner.schedule;
-        }
-        conditions.push({ busy: busyBetween(cpuBefore, sampleCpu()), load1 });
-      } catch (error2) {
-        samples.error = error2 instanceof BenchmarkFailure || error2 instanceof ServerError ? error2.message : `${messageOf(error2)}`;
-        plan.log(`${benchmark.id}: ${samples.error.split("\n")[0]}`);
-        return false;
-      }
-      recent.push(now() - roundStart);
-      if (recent.length > RECENT_ROUNDS) recent.shift();
-      done++;
-      return true;
-    };
-    const maxRounds = adaptive ? Math.max(plan.rounds, adaptive.maxRounds) : plan.rounds;
-    for (let round4 = 0; round4 < maxRounds; round4++) {
-      const extra = round4 >= plan.rounds;
-      if (!await runRound2(round4, extra ? maxRounds : plan.rounds, "main", extra ? confirmTarget() * estimate() : 0)) {
-        if (!samples.error && !extra) {
-          limited = true;
-          plan.log(`${benchmark.id}: the time limit stops it after ${round4} of ${plan.rounds} rounds`);
-        }
-        break;
-      }
-      rounds = Math.max(rounds, round4 + 1);
-      const look = adaptive && (round4 + 1 >= plan.rounds && (round4 + 1 - plan.rounds) % adaptive.lookEvery === 0 || round4 + 1 === adaptive.earlyLook);
-      if (!look) continue;
-      if (adaptive.decided(samples)) {
-        if (round4 + 1 < plan.rounds) {
-          samples.endedEarly = true;
-          plan.log(`${benchmark.id}: decided at the early look, after ${round4 + 1} rounds`);
-        }
-        break;
-      }
-      if (round4 + 1 === plan.rounds && maxRounds > plan.rounds)
-        plan.log(`${benchmark.id}: no verdict after ${plan.rounds} rounds: adding rounds (up to ${maxRounds})`);
+// src/stats/signed-rank.ts
+var EXACT_LIMIT = 400;
+var cdfCache = /* @__PURE__ */ new Map();
+function signedRankCdf(n) {
+  if (!Number.isInteger(n) || n < 1) throw new RangeError(`signedRankCdf needs a positive integer n, got ${n}`);
+  const cached = cdfCache.get(n);
+  if (cached) return cached;
+  const max2 = n * (n + 1) / 2;
+  let pmf = new Float64Array(max2 + 1);
+  pmf[0] = 1;
+  for (let rank = 1; rank <= n; rank++) {
+    const next = new Float64Array(max2 + 1);
+    const top = rank * (rank + 1) / 2;
+    for (let k = 0; k <= top; k++) {
+      const without = pmf[k];
+      const withRank = k >= rank ? pmf[k - rank] : 0;
+      next[k] = (without + withRank) / 2;
     }
-    const sized = () => samples.endedEarly ? confirmTarget() : firstGroup(adaptive?.confirmSize?.(samples, confirmTarget()), confirmTarget());
-    const target = confirmTarget() > 0 ? sized() : 0;
-    if (!samples.error && target > 0 && adaptive.toConfirm(samples)) {
-      const why = target < confirmTarget() ? ` (as many as the loss its first ${samples.logRatios.length} rounds measured needs to show again)` : "";
-      plan.log(`${benchmark.id}: confirming the regression with ${target} more rounds on new servers${why}`);
-      samples.confirmation ??= [];
-      samples.confirmationPlanned = fullGroup();
-      let confirmed = 0;
-      while (confirmed < target && await runRound2(confirmed, target, "confirmation", 0)) confirmed++;
-      const shown = confirmed === target && !samples.error && adaptive.toConfirm(samples);
-      if (shown) samples.confirmationPlanned = confirmed;
-      if (confirmed === target && fullGroup() > target && !samples.error && !shown) {
-        plan.log(
-          `${benchmark.id}: the regression was not shown again in ${target} fresh rounds: the fresh group goes on to ${fullGroup()}`
-        );
-        while (confirmed < fullGroup() && await runRound2(confirmed, fullGroup(), "confirmation", 0)) confirmed++;
-      }
-      confirmRounds = Math.max(confirmRounds, confirmed);
-    }
+    pmf = next;
   }
-  return { benchmarks: results, rounds, plannedRounds: plan.rounds, confirmRounds, limited, durationMs: now() - started, conditions };
+  const cdf = new Float64Array(max2 + 1);
+  let sum3 = 0;
+  for (let k = 0; k <= max2; k++) {
+    sum3 += pmf[k];
+    cdf[k] = Math.min(1, sum3);
+  }
+  cdfCache.set(n, cdf);
+  return cdf;
 }
-function emptySamples2(benchmark) {
+function psignrank(k, n) {
+  const max2 = n * (n + 1) / 2;
+  if (k < 0) return 0;
+  if (k >= max2) return 1;
+  if (n <= EXACT_LIMIT) return signedRankCdf(n)[Math.floor(k)];
+  const mean3 = max2 / 2;
+  const sd2 = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24);
+  return normalCdf((Math.floor(k) + 0.5 - mean3) / sd2);
+}
+function qsignrank(p, n) {
+  const max2 = n * (n + 1) / 2;
+  if (n <= EXACT_LIMIT) {
+    const cdf = signedRankCdf(n);
+    const target = p * (1 - 64 * Number.EPSILON);
+    for (let k = 0; k <= max2; k++) if (cdf[k] >= target) return k;
+    return max2;
+  }
+  const mean3 = max2 / 2;
+  const sd2 = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24);
+  return Math.max(0, Math.min(max2, Math.ceil(mean3 + probit(p) * sd2 - 0.5)));
+}
+function normalCdf(z2) {
+  return 0.5 * (1 + errorFunction(z2 / Math.SQRT2));
+}
+function walshAverages(values) {
+  const out = [];
+  for (let i2 = 0; i2 < values.length; i2++) {
+    for (let j = i2; j < values.length; j++) out.push((values[i2] + values[j]) / 2);
+  }
+  return out.sort((a, b) => a - b);
+}
+function hodgesLehmannBounds(values, lowerAlpha, upperAlpha) {
+  const n = values.length;
+  if (n === 0) throw new RangeError("hodgesLehmann needs at least one value");
+  for (const a of [lowerAlpha, upperAlpha])
+    if (!(a > 0 && a < 0.5)) throw new RangeError(`a one-sided error must lie in (0, 0.5), got ${a}`);
+  const walsh = walshAverages(values);
+  const max2 = n * (n + 1) / 2;
+  const lower = boundRank(lowerAlpha, n);
+  const upper = boundRank(upperAlpha, n);
+  const missed = (rank, asked) => {
+    const achieved = psignrank(rank - 1, n);
+    return { achieved, short: Math.max(0, achieved - asked) };
+  };
+  const low = missed(lower, lowerAlpha);
+  const high = missed(upper, upperAlpha);
+  const achievedAlpha2 = low.achieved + high.achieved;
   return {
-    id: benchmark.id,
-    kind: "http",
-    file: void 0,
-    logRatios: [],
-    base: { opsPerSec: [] },
-    head: { opsPerSec: [] },
-    latency: noLatency(),
-    cpu: [],
-    http: { base: [], head: [], config: benchmark }
+    estimate: medianSorted(walsh),
+    low: walsh[lower - 1],
+    high: walsh[max2 - upper],
+    // A bound that cannot reach its level (too few rounds) leaves the interval short by what it misses.
+    achievedConfidence: low.short + high.short > 0 ? Math.min(1 - achievedAlpha2, 1 - lowerAlpha - upperAlpha - low.short - high.short) : 1 - Math.min(1, achievedAlpha2)
   };
 }
-function recordConfirmation(samples, pair) {
-  (samples.confirmation ??= []).push(pair.logRatio);
-  pushLatencyRatios(samples.confirmationLatency ??= noLatency(), pair);
-  samples.confirmationCpu = pushCpu(
-    samples.confirmationCpu ?? (samples.confirmation.length === 1 ? [] : void 0),
-    pair,
-    samples.confirmation.length
-  );
+function achievedAlpha(alpha, n) {
+  return psignrank(boundRank(alpha, n) - 1, n);
 }
-function pushCpu(ratios, pair, rounds) {
-  if (pair.cpuLogRatio === void 0 || ratios?.length !== rounds - 1) return void 0;
-  ratios.push(pair.cpuLogRatio);
-  return ratios;
+function boundRank(alpha, n) {
+  const rank = qsignrank(alpha, n);
+  return rank === 0 ? 1 : rank;
 }
-function record2(samples, pair, plan) {
-  samples.logRatios.push(pair.logRatio);
-  if (plan && pair.series) (samples.http.blocks ??= []).push(roundBlocks(pair.series, plan));
-  if (pair.base.rate) samples.requestsNotCost ??= "a fixed rate sets requests/s";
-  else if (pair.base.duet?.saturated === false)
-    samples.requestsNotCost ??= "a saturating load left the shared CPU idle in a round: requests/s compares what the load allowed, not the servers' cost";
-  samples.base.opsPerSec.push(pair.base.requestsPerSec);
-  samples.head.opsPerSec.push(pair.head.requestsPerSec);
-  pushLatencyRatios(samples.latency, pair);
-  samples.http.base.push(pair.base);
-  samples.http.head.push(pair.head);
-  const cpu = pushCpu(samples.cpu, pair, samples.logRatios.length);
-  if (cpu) samples.cpu = cpu;
-  else delete samples.cpu;
+function signedRankP(values, centre, side2) {
+  const n = values.length;
+  if (n === 0) return 1;
+  const walsh = walshAverages(values);
+  const against = side2 === "below" ? walsh.filter((w) => w >= centre).length : walsh.filter((w) => w <= centre).length;
+  return psignrank(against, n);
 }
-function roundBlocks(series, plan) {
-  const warm = series.warmup ?? { requests: [], cpu: [] };
-  const kept = (xs) => xs.map((x) => Number(x.toPrecision(5)));
-  const cpu = series.cpu && warm.cpu ? kept([...warm.cpu, ...series.cpu]) : null;
-  const measuredFrom = warm.requests.length;
-  const figureFrom = measuredFrom + (series.figureFrom ?? plan.figureFrom);
-  return { requests: kept([...warm.requests, ...series.requests]), cpu, measuredFrom, figureFrom };
+function minimumRounds(confidence) {
+  const alpha = 1 - confidence;
+  return Math.max(2, Math.ceil(1 + Math.log2(1 / alpha)));
 }
-function noLatency() {
-  return { p50: [], p90: [], p99: [], mean: [] };
+
+// src/stats/compare.ts
+var PASSES = ["improvement", "unchanged", "within-budget"];
+function certainPass(verdict) {
+  return PASSES.includes(verdict);
 }
-function pushLatencyRatios(into, pair) {
-  for (const stat3 of LATENCY_STATS) into[stat3].push(Math.log(pair.head.latency[stat3] / pair.base.latency[stat3]));
+function estimateChange(logRatios, confidence) {
+  const alpha = 1 - confidence;
+  return estimateChangeBounds(logRatios, alpha / 2, alpha / 2);
+}
+function estimateChangeBounds(logRatios, lowerAlpha, upperAlpha) {
+  return toChange(hodgesLehmannBounds(logRatios, lowerAlpha, upperAlpha), 1 - lowerAlpha - upperAlpha);
+}
+function toChange(interval, confidence) {
+  return {
+    estimate: Math.expm1(interval.estimate),
+    low: Math.expm1(interval.low),
+    high: Math.expm1(interval.high),
+    confidence,
+    achievedConfidence: interval.achievedConfidence
+  };
+}
+function regressionNominalP(logRatios, budget, lowerIsBetter = false) {
+  if (logRatios.length === 0 || !logRatios.every(Number.isFinite) || !lowerIsBetter && budget >= 1) return 1;
+  return lowerIsBetter ? signedRankP(logRatios, Math.log1p(budget), "above") : signedRankP(logRatios, Math.log1p(-budget), "below");
+}
+function decide(change, budget) {
+  if (change.achievedConfidence < change.confidence - 1e-12) return "inconclusive";
+  if (change.high < -budget) return change.unsure?.high ? "inconclusive" : "regression";
+  if (change.low < -budget || change.unsure?.low) return "inconclusive";
+  if (change.low > budget) return "improvement";
+  if (change.high <= budget && !change.unsure?.high) return "unchanged";
+  return "within-budget";
+}
+function beyondBudget(verdict) {
+  if (verdict === "regression") return "yes";
+  if (certainPass(verdict)) return "no";
+  if (verdict === "inconclusive" || verdict === "unmeasured") return "open";
+  return null;
+}
+function decideLowerIsBetter(change, budget) {
+  const mirrored = {
+    ...change,
+    estimate: -change.estimate,
+    low: -change.high,
+    high: -change.low,
+    unsure: change.unsure && { low: change.unsure.high, high: change.unsure.low }
+  };
+  return decide(mirrored, budget);
 }
 
 // src/explain/rules.ts
@@ -79329,357 +76432,6 @@ function scheduleLine(schedule) {
   return `schedule: ${describeSchedule(schedule)}`;
 }
 
-// src/stats/early.ts
-function earlyChange(logRatios, lowerAlpha, upperAlpha) {
-  const n = logRatios.length;
-  if (n !== 3) throw new Error(`the early look reads 3 rounds, not ${n}`);
-  const mean3 = mean([...logRatios]);
-  const se = sampleStandardDeviation([...logRatios]) / Math.sqrt(n);
-  return {
-    estimate: Math.expm1(mean3),
-    low: Math.expm1(mean3 - tQuantile2(1 - lowerAlpha) * se),
-    high: Math.expm1(mean3 + tQuantile2(1 - upperAlpha) * se),
-    confidence: 1 - lowerAlpha - upperAlpha,
-    achievedConfidence: 1 - lowerAlpha - upperAlpha
-  };
-}
-function tQuantile2(p) {
-  return (2 * p - 1) / Math.sqrt(2 * p * (1 - p));
-}
-
-// src/stats/analyze.ts
-function cpuRatios(benchmark) {
-  const ratios = benchmark.cpu;
-  return ratios && ratios.length > 0 && ratios.length === benchmark.logRatios.length && ratios.every(Number.isFinite) ? ratios : void 0;
-}
-function analyze(benchmarks, options) {
-  const { rule } = options;
-  const latencyBudgets = (id) => options.latencyBudgetFor?.(id) ?? {};
-  const family = options.figures ?? budgetedFigures(benchmarks, options.latencyBudgetFor) + (options.otherFigures ?? 0);
-  const alpha = 1 - rule.confidence;
-  const compared = (b) => !b.error && b.base && b.head && b.logRatios.length > 0;
-  const pOf = (ratios, budget, lowerIsBetter) => rule.regressionP(
-    Math.max(
-      regressionNominalP(ratios, budget, lowerIsBetter),
-      ...(roundGroups(ratios) ?? []).map((g2) => regressionNominalP(g2, budget, lowerIsBetter))
-    ),
-    ratios.length
-  );
-  const bounded = (ratios, lowerAlpha, upperAlpha) => {
-    const change = estimateChangeBounds(ratios, lowerAlpha, upperAlpha);
-    const groups2 = roundGroups(ratios);
-    return groups2 ? { change: holdGroups(change, groups2, lowerAlpha, upperAlpha), groups: describeGroups(groups2) } : { change };
-  };
-  const pValues = benchmarks.filter(compared).flatMap((b) => {
-    const budgets = b.latency ? latencyBudgets(b.id) : {};
-    const latency = Object.entries(budgets).map(([stat3, budget]) => {
-      const ratios = b.latency?.[stat3];
-      return ratios ? pOf(ratios, budget, true) : 1;
-    });
-    const cpu = cpuRatios(b);
-    return [pOf(b.logRatios, options.budgetFor(b.id), false), ...cpu ? [pOf(cpu, options.budgetFor(b.id), false)] : [], ...latency];
-  });
-  const regressionShare = stepDown(pValues, alpha, family).share;
-  const otherShare = alpha / Math.max(1, family);
-  const earlyVerdict = (ratios, judge2, cutShort) => {
-    if (ratios.length < rule.earlyRounds || !ratios.slice(0, rule.earlyRounds).every(Number.isFinite)) return void 0;
-    const change = earlyChange(ratios.slice(0, rule.earlyRounds), rule.earlyAlpha(otherShare), rule.earlyAlpha(otherShare));
-    const verdict = judge2(change);
-    if (verdict !== "regression" && verdict !== "unchanged") return void 0;
-    if (ratios.length > rule.earlyRounds) {
-      const later = ratios.slice(rule.earlyRounds);
-      if (verdict !== "regression" || !cutShort || !later.every(Number.isFinite) || judge2(pointChange(median([...later]))) !== "regression")
-        return void 0;
-    }
-    return { change, verdict };
-  };
-  return benchmarks.map((benchmark) => {
-    const budget = options.budgetFor(benchmark.id);
-    const base2 = summarize(benchmark.base?.opsPerSec);
-    const head = summarize(benchmark.head?.opsPerSec);
-    const common = {
-      id: benchmark.id,
-      kind: benchmark.kind,
-      file: benchmark.file,
-      budget,
-      base: base2,
-      head,
-      logRatios: benchmark.logRatios,
-      confirmation: benchmark.confirmation
-    };
-    if (benchmark.error) return { ...common, verdict: "error", change: void 0, error: benchmark.error };
-    if (!benchmark.base) return { ...common, verdict: "new", change: void 0 };
-    if (!benchmark.head) return { ...common, verdict: "removed", change: void 0 };
-    const rounds = benchmark.logRatios.length;
-    const firstLook = options.firstLook?.(benchmark);
-    const shortOfFirstLook = firstLook !== void 0 && rounds < firstLook.rounds;
-    if (rounds === 0) {
-      if (!firstLook) return { ...common, verdict: "inconclusive", change: void 0 };
-      return { ...common, verdict: "unmeasured", change: void 0, note: tooFewRounds(0, firstLook) };
-    }
-    const measured = bounded(benchmark.logRatios, rule.lookAlpha(rounds, otherShare), rule.lookAlpha(rounds, regressionShare));
-    const change = measured.change;
-    const regressionP = pOf(benchmark.logRatios, budget, false);
-    const early = earlyVerdict(benchmark.logRatios, (c) => decide(c, budget), shortOfFirstLook);
-    const perCpu = cpuRatios(benchmark);
-    const earlyCpu = perCpu ? earlyVerdict(perCpu, (c) => decide(c, budget), shortOfFirstLook) : void 0;
-    const gatedOn = perCpu ? gatedFigure(benchmark.logRatios, perCpu, benchmark.requestsNotCost) : void 0;
-    const endedEarly = benchmark.endedEarly === true && rounds === rule.earlyRounds;
-    const cutShort = shortOfFirstLook && !endedEarly;
-    const notes = [];
-    const regressions = [];
-    let raiseTimeLimit;
-    const noFreshRound = benchmark.confirmation !== void 0 ? [] : void 0;
-    const firstSizes = [];
-    const confirm = (verdict2, what, first2, rounds2, fresh, judge2, ratios) => {
-      if (verdict2 !== "regression") return verdict2;
-      if (fresh === void 0) {
-        firstSizes.push(ratios ? roundsToConfirm(ratios, budget, rule.confirmationLevel, rule.maxRounds) : Infinity);
-        if (cutShort) {
-          const why = `the time limit cut the first group at ${benchmark.logRatios.length} of the ${firstLook.rounds} rounds its first look needs`;
-          notes.push(notConfirmed(what, rounds2, first2, why));
-          raiseTimeLimit = firstLook.hint;
-        }
-        regressions.push(!cutShort);
-        return verdict2;
-      }
-      if (fresh.length === 0) {
-        notes.push(notConfirmed(what, rounds2, first2, "no fresh round fit in the time limit"));
-        raiseTimeLimit ??= CONFIRM_HINT;
-        regressions.push(false);
-        return "regression";
-      }
-      if (!fresh.every(Number.isFinite)) {
-        notes.push(notConfirmed(what, rounds2, first2, "its fresh rounds have no figure"));
-        regressions.push(false);
-        return verdict2;
-      }
-      const confirmAlpha = (1 - rule.confirmationLevel) / 2;
-      const quick = endedEarly && fresh.length === rule.earlyRounds;
-      const again = quick ? earlyChange(fresh, confirmAlpha, confirmAlpha) : bounded(fresh, confirmAlpha, confirmAlpha).change;
-      if (judge2(again) === "regression") {
-        regressions.push(true);
-        return verdict2;
-      }
-      const shortOfLevel = again.achievedConfidence < again.confidence - 1e-12 || quick && firstLook !== void 0;
-      const shortOfPlan = firstLook !== void 0 && fresh.length < (benchmark.confirmationPlanned ?? 0);
-      const cut = shortOfLevel || shortOfPlan;
-      const tooFew = shortOfLevel ? "too few for the interval's level" : `fewer than the ${benchmark.confirmationPlanned} it goes on to where its first do not show the loss`;
-      if (cut && judge2(pointChange(Math.log1p(again.estimate))) === "regression") {
-        notes.push(
-          notConfirmed(what, rounds2, first2, `only ${fresh.length} fresh rounds fit in the time limit (${pct(again.estimate)}), ${tooFew}`)
-        );
-        raiseTimeLimit ??= CONFIRM_HINT;
-        regressions.push(false);
-        return "regression";
-      }
-      notes.push(unconfirmed(what, rounds2, first2, again, fresh.length, cut ? tooFew : void 0));
-      unreproduced = { first: first2, again };
-      return cut ? "unmeasured" : "inconclusive";
-    };
-    let unreproduced;
-    const throughput = confirm(
-      early?.verdict ?? decide(change, budget),
-      "a regression",
-      early?.change ?? change,
-      early ? rule.earlyRounds : rounds,
-      benchmark.confirmation,
-      (c) => decide(c, budget),
-      benchmark.logRatios
-    );
-    const thenSpan = unreproduced;
-    const gatedEarly = gatedOn === "cpu" ? earlyCpu !== void 0 : early !== void 0;
-    const groupsNote = [];
-    const sayGroups = (groups2, whose) => {
-      if (groups2)
-        groupsNote.push(
-          `${whose} rounds fell in ${groups2.length} groups, ${groupsText(groups2, pct)}: the change differs from process to process, so the interval holds every group and the verdict is read from it`
-        );
-    };
-    if (!early) sayGroups(measured.groups, "its");
-    const earlyNote = gatedOn === "cpu" ? earlyCpu ? [decidedEarlyNote(earlyCpu.change, "requests per CPU-second's", rule.earlyRounds)] : [] : early ? [decidedEarlyNote(early.change, "its", rule.earlyRounds)] : [];
-    const note = () => {
-      const all = [...notes, ...groupsNote, ...earlyNote, ...raiseTimeLimit ? [raiseTimeLimit] : []];
-      return all.length ? { note: all.join("; ") } : {};
-    };
-    const sizedFirst = () => {
-      const size = Math.min(...firstSizes);
-      return Number.isFinite(size) ? { confirmFirst: size } : {};
-    };
-    const unconfirmedIf = (verdict2) => verdict2 === "regression" && regressions.length > 0 && !regressions.includes(true) ? { unconfirmed: true } : {};
-    if (cutShort && throughput !== "regression" && !gatedEarly) {
-      notes.push(tooFewRounds(rounds, firstLook));
-      return {
-        ...common,
-        change,
-        resolvable: honestResolvable(
-          rule.resolvable(roundSpread(benchmark.logRatios), rounds, family),
-          change,
-          rule.lookAlpha(rounds, otherShare)
-        ),
-        regressionP,
-        ...measured.groups ? { groups: measured.groups } : {},
-        verdict: "unmeasured",
-        ...note()
-      };
-    }
-    const spreadResolvable = rule.resolvable(roundSpread(gatedOn === "cpu" ? perCpu : benchmark.logRatios), rounds, family);
-    const first = early?.change ?? change;
-    const shown = thenSpan ? { ...first, low: Math.min(first.low, thenSpan.again.low), high: Math.max(first.high, thenSpan.again.high) } : first;
-    const result = {
-      ...common,
-      change: shown,
-      resolvable: honestResolvable(spreadResolvable, shown, rule.lookAlpha(rounds, otherShare)),
-      regressionP,
-      ...measured.groups && !early ? { groups: measured.groups } : {},
-      ...gatedOn ? { gatedOn } : {},
-      ...early || earlyCpu ? { decidedEarly: true } : {},
-      ...early ? { coarse: true } : {}
-    };
-    let cpu;
-    if (perCpu) {
-      const n = perCpu.length;
-      const regular = bounded(perCpu, rule.lookAlpha(n, otherShare), rule.lookAlpha(n, regressionShare));
-      const judge2 = (c) => decide(c, budget);
-      const cpuChange = earlyCpu?.change ?? regular.change;
-      const verdict2 = confirm(
-        earlyCpu?.verdict ?? judge2(cpuChange),
-        "a regression of requests per CPU-second",
-        cpuChange,
-        earlyCpu ? rule.earlyRounds : n,
-        benchmark.confirmationCpu ?? noFreshRound,
-        judge2,
-        perCpu
-      );
-      if (!earlyCpu) sayGroups(regular.groups, "requests per CPU-second's");
-      cpu = {
-        change: cpuChange,
-        verdict: verdict2,
-        regressionP: pOf(perCpu, budget, false),
-        ...regular.groups && !earlyCpu ? { groups: regular.groups } : {}
-      };
-      if (gatedOn === "cpu")
-        result.resolvable = Math.max(result.resolvable, honestResolvable(spreadResolvable, cpuChange, rule.lookAlpha(n, otherShare)));
-      if (verdict2 === "regression" && throughput !== "regression")
-        notes.push(
-          `requests per CPU-second of the server's main thread lost more than the budget (${pct(cpuChange.estimate)} [${pct(cpuChange.low)}, ${pct(cpuChange.high)}]): each request costs the server more CPU, which requests/s alone did not show`
-        );
-    }
-    if (!benchmark.latency && !cpu) return { ...result, verdict: throughput, ...unconfirmedIf(throughput), ...sizedFirst(), ...note() };
-    const latency = {};
-    const budgets = latencyBudgets(benchmark.id);
-    for (const [stat3, ratios] of Object.entries(benchmark.latency ?? {})) {
-      if (ratios.length === 0 || ratios.some((r) => !Number.isFinite(r))) continue;
-      const statBudget = budgets[stat3];
-      const n = ratios.length;
-      const latencyChange = bounded(
-        ratios,
-        rule.lookAlpha(n, statBudget === void 0 ? otherShare : regressionShare),
-        rule.lookAlpha(n, otherShare)
-      ).change;
-      const judge2 = (c) => decideLowerIsBetter(c, statBudget);
-      const verdict2 = confirm(
-        statBudget === void 0 ? void 0 : judge2(latencyChange),
-        `a ${stat3} latency regression`,
-        latencyChange,
-        n,
-        benchmark.confirmationLatency?.[stat3] ?? noFreshRound,
-        judge2
-      );
-      latency[stat3] = {
-        change: latencyChange,
-        budget: statBudget,
-        verdict: verdict2,
-        ...statBudget === void 0 ? {} : { regressionP: pOf(ratios, statBudget, true) }
-      };
-    }
-    const guard = (verdict2) => verdict2 === "regression" || verdict2 === "unmeasured" ? [verdict2] : [];
-    const figures = cpu === void 0 ? [throughput] : gatedOn === "cpu" ? [cpu.verdict, ...guard(throughput)] : [throughput, ...guard(cpu.verdict)];
-    const verdicts = [...figures, ...Object.values(latency).flatMap((l) => l.verdict ? [l.verdict] : [])];
-    const verdict = combine(verdicts);
-    const open2 = [
-      throughput,
-      ...cpu ? [cpu.verdict] : [],
-      ...Object.values(latency).flatMap((l) => l.budget === void 0 ? [] : [l.verdict])
-    ];
-    return {
-      ...result,
-      verdict,
-      ...unconfirmedIf(verdict),
-      ...open2.includes("inconclusive") ? { openFigures: true } : {},
-      ...benchmark.latency ? { latency } : {},
-      ...cpu ? { cpu } : {},
-      ...sizedFirst(),
-      ...note()
-    };
-  });
-}
-function gatedFigure(requests, cpu, requestsNotCost) {
-  if (requestsNotCost !== void 0) return "cpu";
-  return roundSpread(cpu) <= roundSpread(requests) ? "cpu" : "requests";
-}
-function budgetedFigures(benchmarks, latencyBudgetFor) {
-  const compared = benchmarks.filter((b) => !b.error && b.base && b.head && b.logRatios.length > 0);
-  return compared.reduce(
-    (sum3, b) => sum3 + 1 + (cpuRatios(b) ? 1 : 0) + (b.latency ? Object.keys(latencyBudgetFor?.(b.id) ?? {}).length : 0),
-    0
-  );
-}
-function decidedEarlyNote(change, whose, rounds) {
-  const interval = `${pct(change.estimate)} [${pct(change.low)}, ${pct(change.high)}]`;
-  return `decided at the early look: ${whose} first ${rounds} rounds put the whole interval (${interval}, a t interval at ${(100 * change.confidence).toFixed(2)}%) on one side of the budget: the verdict is safe at that level, the estimate is coarse (3 rounds: "coarse" in the JSON and the PR comment): quote it with its interval, or compare again with more rounds for a precise one`;
-}
-function tooFewRounds(rounds, first) {
-  return `measured in ${rounds} of the ${first.rounds} rounds its first look needs: too few for a verdict, and an unmeasured benchmark is never a pass: ${first.hint}`;
-}
-function pointChange(logRatio) {
-  const estimate = Math.expm1(logRatio);
-  return { estimate, low: estimate, high: estimate, confidence: 1, achievedConfidence: 1 };
-}
-var CONFIRM_HINT = "raise time-limit to confirm it";
-function notConfirmed(what, rounds, first, why) {
-  return `${what} in the first ${rounds} rounds (${pct(first.estimate)} [${pct(first.low)}, ${pct(first.high)}]) could not be confirmed: ${why}: a loss as measured, not shown again in fresh rounds (a transient of the first rounds would look the same): it fails the run, unconfirmed`;
-}
-function unconfirmed(what, rounds, first, again, freshRounds, cut) {
-  if (cut !== void 0) {
-    return `${what} in the first ${rounds} rounds (${pct(first.estimate)}) could not be confirmed: only ${freshRounds} fresh rounds fit in the time limit, ${cut}: unmeasured, which fails the run (raise time-limit)`;
-  }
-  return `${what} in the first ${rounds} rounds (${pct(first.estimate)}) did not reproduce in ${freshRounds} fresh rounds (${pct(again.estimate)} [${pct(again.low)}, ${pct(again.high)}]): not failing the build on it`;
-}
-var pct = formatPercent;
-function combine(verdicts) {
-  for (const verdict of ["regression", "unmeasured", "inconclusive", "within-budget", "improvement"])
-    if (verdicts.includes(verdict)) return verdict;
-  return "unchanged";
-}
-function summarize(values) {
-  if (!values || values.length === 0) return void 0;
-  return { opsPerSec: median(values), samples: values.length };
-}
-function honestResolvable(fromSpread, shown, alpha) {
-  const fromInterval = resolvableFromInterval(shown, alpha);
-  if (!Number.isFinite(fromInterval)) return fromSpread;
-  return Number.isFinite(fromSpread) ? Math.max(fromSpread, fromInterval) : fromInterval;
-}
-
-// src/stats/family.ts
-function decideFamily(results, familySize) {
-  if (!Number.isInteger(familySize) || familySize < 0) throw new RangeError(`family size ${familySize} is not a whole number`);
-  return [...results];
-}
-
-// src/report/environment.ts
-import os11 from "node:os";
-function currentEnvironment() {
-  const cpus = os11.cpus();
-  return {
-    node: process.version,
-    os: `${os11.type()} ${os11.release()}`,
-    arch: process.arch,
-    cpus: { model: cpus[0]?.model.trim() ?? "unknown", count: cpus.length }
-  };
-}
-
 // src/report/model.ts
 var REPORT_VERSION = 1;
 var ORDER = [
@@ -79774,13 +76526,16 @@ function verdictCounts(benchmarks) {
   }
   return parts.join(", ") || "no benchmarks";
 }
-function summarize2(benchmarks) {
+function summarize(benchmarks) {
   const verdict = runVerdict(benchmarks);
   const counts = verdictCounts(benchmarks);
   if (verdict === "pass") return `pass: every budget holds (${counts})`;
   if (verdict === "fail") return `fail: ${counts}`;
   return `error: ${counts}`;
 }
+
+// src/gate/explain.ts
+import path14 from "node:path";
 
 // src/explain/agreement.ts
 var METHOD_FLOOR = 0.1;
@@ -79811,10 +76566,512 @@ function agreement(profile, measured) {
 }
 
 // src/explain/run.ts
-import { createHash as createHash4 } from "node:crypto";
+import { createHash as createHash3 } from "node:crypto";
 import { mkdirSync as mkdirSync2, readFileSync as readFileSync9 } from "node:fs";
 import path13 from "node:path";
 import { pathToFileURL } from "node:url";
+
+// src/measure/http/server.ts
+import { readdirSync as readdirSync4, readFileSync as readFileSync6 } from "node:fs";
+import { once } from "node:events";
+import http3 from "node:http";
+import path11 from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+
+// src/measure/http/port.ts
+import net from "node:net";
+function freePort() {
+  return new Promise((resolve4, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => typeof address === "object" && address ? resolve4(address.port) : reject(new Error("no port assigned")));
+    });
+  });
+}
+function isListening(port, timeoutMs = 500) {
+  return new Promise((resolve4) => {
+    const socket = net.connect({ host: "127.0.0.1", port });
+    const done = (result) => {
+      socket.destroy();
+      resolve4(result);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+  });
+}
+
+// src/measure/http/cpu.ts
+import { readdirSync as readdirSync3, readFileSync as readFileSync5 } from "node:fs";
+import path10 from "node:path";
+function cpuBetween(start, end) {
+  return {
+    mainNs: end.mainNs - start.mainNs,
+    processNs: end.processNs - start.processNs,
+    mainWaitNs: end.mainWaitNs - start.mainWaitNs
+  };
+}
+function parseSchedstat(text2) {
+  const match = /^(\d+) (\d+) \d+\s*$/.exec(text2);
+  if (!match) return void 0;
+  return { runNs: Number(match[1]), waitNs: Number(match[2]) };
+}
+function readCpu(pid, proc = "/proc") {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return void 0;
+  const tasks = path10.join(proc, String(pid), "task");
+  const read = (tid) => {
+    try {
+      return parseSchedstat(readFileSync5(path10.join(tasks, tid, "schedstat"), "utf8"));
+    } catch {
+      return void 0;
+    }
+  };
+  const main = read(String(pid));
+  if (!main) return void 0;
+  let tids;
+  try {
+    tids = readdirSync3(tasks);
+  } catch {
+    return void 0;
+  }
+  let processNs = 0;
+  for (const tid of tids) processNs += tid === String(pid) ? main.runNs : read(tid)?.runNs ?? 0;
+  return { mainNs: main.runNs, processNs, mainWaitNs: main.waitNs };
+}
+function cpuReadable(proc = "/proc") {
+  return readCpu(process.pid, proc) !== void 0;
+}
+
+// src/measure/http/probe-client.ts
+var import_ajv2 = __toESM(require_ajv(), 1);
+import net2 from "node:net";
+var count = { type: "number", minimum: 0 };
+var validFigures = new import_ajv2.default({ strict: false }).compile({
+  type: "object",
+  required: ["windowMs", "eventLoopDelay", "eventLoopUtilization", "gc", "peakRssBytes", "peakHeapUsedBytes"],
+  properties: {
+    windowMs: count,
+    eventLoopDelay: { type: "object", required: ["p50", "p99", "max"], properties: { p50: count, p99: count, max: count } },
+    eventLoopUtilization: { type: "number", minimum: 0, maximum: 1 },
+    gc: {
+      type: "object",
+      required: ["count", "totalMs", "byKind"],
+      properties: {
+        count,
+        totalMs: count,
+        byKind: {
+          type: "object",
+          maxProperties: 32,
+          propertyNames: { maxLength: 64 },
+          additionalProperties: { type: "object", required: ["count", "totalMs"], properties: { count, totalMs: count } }
+        }
+      }
+    },
+    peakRssBytes: count,
+    peakHeapUsedBytes: count
+  }
+});
+function checkProbeFigures(figures) {
+  return validFigures(figures) ? figures : void 0;
+}
+function probeCommand(socketPath, command, timeoutMs = 2e3) {
+  return new Promise((resolve4, reject) => {
+    const socket = net2.connect(socketPath);
+    let buffer = "";
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`the probe did not answer '${command}' within ${timeoutMs} ms`));
+    }, timeoutMs);
+    socket.setEncoding("utf8");
+    socket.on("connect", () => socket.write(`${command}
+`));
+    socket.on("data", (chunk) => {
+      buffer += chunk;
+      const end = buffer.indexOf("\n");
+      if (end < 0) return;
+      clearTimeout(timer);
+      socket.end();
+      try {
+        resolve4(JSON.parse(buffer.slice(0, end)));
+      } catch {
+        reject(new Error(`the probe answered '${command}' with something that is not JSON`));
+      }
+    });
+    socket.on("error", (error2) => {
+      clearTimeout(timer);
+      reject(error2);
+    });
+  });
+}
+
+// src/measure/http/server.ts
+var ServerError = class extends Error {
+  name = "ServerError";
+};
+function runsNode(command) {
+  return /^\s*(?:taskset -c \S+ )?(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*(?:\S*\/)?node(?:\s|$)/.test(command);
+}
+var sequence = 0;
+var START_ATTEMPTS = 3;
+var ServerProcess = class _ServerProcess {
+  constructor(child2, port, probeSocket, label2) {
+    this.child = child2;
+    this.port = port;
+    this.probeSocket = probeSocket;
+    this.label = label2;
+    child2.stdout?.on("data", (chunk) => this.tail.push(chunk));
+    child2.stderr?.on("data", (chunk) => this.tail.push(chunk));
+    child2.once("exit", (code, signal) => this.exit = { code, signal });
+  }
+  child;
+  port;
+  probeSocket;
+  label;
+  tail = new OutputTail();
+  exit;
+  /**
+   * The process whose CPU per request is measured: the one the probe answers from (node behind `npm start`
+   * included), or our child when a simple command was exec'd without a probe; only ever a process of the
+   * server's own group (a pid the server's code names is checked, never believed). Undefined: not measured.
+   */
+  cpuPid;
+  /** Start on a free port and wait until ready; a port taken meanwhile by something else is retried on another. */
+  static async start(options) {
+    for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
+      const port = await freePort();
+      if (await isListening(port, 200)) continue;
+      const server = _ServerProcess.spawn(options, port);
+      try {
+        await server.waitReady(options);
+        return server;
+      } catch (error2) {
+        await server.stop();
+        const portTaken = /EADDRINUSE/.test(server.tail.lines(40));
+        if (!portTaken || attempt >= START_ATTEMPTS) throw error2;
+      }
+    }
+    throw new ServerError(
+      `${options.label}'s server could not be started: ${START_ATTEMPTS} free ports in a row were taken by something else before it could listen.`
+    );
+  }
+  static spawn(options, port) {
+    const probe = runsNode(options.command);
+    const socket = probe ? path11.join(options.socketDir, `probe-${process.pid}-${++sequence}.sock`) : void 0;
+    const nodeOptions = [process.env.NODE_OPTIONS, probe ? `--require ${JSON.stringify(options.probePath)}` : void 0].filter(Boolean).join(" ");
+    const env = { ...process.env, PORT: String(port), HOST: "127.0.0.1", NODE_OPTIONS: nodeOptions };
+    if (socket) {
+      env.BENCHGATE_PROBE_SOCKET = socket;
+      env.BENCHGATE_PARENT_PID = String(process.pid);
+    } else {
+      delete env.BENCHGATE_PROBE_SOCKET;
+      delete env.BENCHGATE_PARENT_PID;
+    }
+    const child2 = spawnTracked(execIfSimple(options.command), [], {
+      cwd: options.cwd,
+      env,
+      shell: true,
+      stdio: ["ignore", "pipe", "pipe"]
+    });
+    return new _ServerProcess(child2, port, socket, options.label);
+  }
+  async waitReady(options) {
+    const deadline = Date.now() + options.readyTimeoutMs;
+    while (Date.now() < deadline) {
+      if (this.exit)
+        throw new ServerError(`${this.label}'s server exited before it was ready (${describeExit(this.exit)}).${this.output()}`);
+      if (options.readyPath ? await answers2xx(this.port, options.readyPath) : await isListening(this.port)) {
+        const hello = this.probeSocket ? await this.probe("hello").catch(() => void 0) : void 0;
+        this.cpuPid = this.measuredPid(hello?.pid, options.command);
+        return;
+      }
+      await sleep(50);
+    }
+    const what = options.readyPath ? `GET ${options.readyPath} did not answer 2xx` : `nothing accepted connections on port ${this.port}`;
+    throw new ServerError(`${this.label}'s server was not ready after ${options.readyTimeoutMs / 1e3}s: ${what}.${this.output()}`);
+  }
+  measuredPid(probePid, command) {
+    const group2 = this.child.pid;
+    if (group2 === void 0 || process.platform !== "linux") return void 0;
+    if (typeof probePid === "number" && Number.isSafeInteger(probePid) && groupOf(probePid) === group2) return probePid;
+    return !this.probeSocket && execIfSimple(command) !== command ? group2 : void 0;
+  }
+  /** The measured process's CPU so far (undefined where it cannot be read). */
+  cpu() {
+    return this.cpuPid === void 0 ? void 0 : readCpu(this.cpuPid);
+  }
+  /** Ask the probe something; undefined when there is no probe or it does not answer. */
+  async probe(command, timeoutMs) {
+    if (!this.probeSocket) return void 0;
+    try {
+      return await probeCommand(this.probeSocket, command, timeoutMs);
+    } catch {
+      return void 0;
+    }
+  }
+  /** Throw if the server has died. */
+  checkAlive(during) {
+    if (this.exit) throw new ServerError(`${this.label}'s server crashed ${during} (${describeExit(this.exit)}).${this.output()}`);
+  }
+  /**
+   * The same, for a server some of whose requests failed: a crash at a block's end reaches us after its connections'
+   * errors, so its exit gets a moment (up to `graceMs`) to be seen, and the run says it crashed, with its exit code and
+   * output, rather than that it was broken under load (seen at load 13: "head is broken under load: 7 connection errors").
+   */
+  async checkAliveAfterFailures(during, failed, graceMs = 500) {
+    if (failed && !this.exit) {
+      const done = new AbortController();
+      await Promise.race([once(this.child, "exit", { signal: done.signal }), sleep(graceMs, void 0, { signal: done.signal })]).catch(
+        () => void 0
+      );
+      done.abort();
+    }
+    this.checkAlive(during);
+  }
+  /** SIGTERM the group, SIGKILL it after `graceMs`, and wait until no process of the group is left. */
+  async stop(graceMs = 2e3) {
+    const pid = this.child.pid;
+    if (pid === void 0) return;
+    killGroup(this.child, "SIGTERM");
+    const deadline = Date.now() + graceMs;
+    while (groupAlive(pid) && Date.now() < deadline) await sleep(20);
+    if (groupAlive(pid)) killGroup(this.child, "SIGKILL");
+    for (let i2 = 0; i2 < 100 && groupAlive(pid); i2++) await sleep(20);
+    if (groupAlive(pid)) throw new ServerError(`${this.label}'s server (process group ${pid}) survived SIGKILL`);
+  }
+  output() {
+    const lines = this.tail.lines(20);
+    return lines ? `
+Last lines of its output:
+${lines.split("\n").map((line) => `  ${line}`).join("\n")}` : " It printed nothing.";
+  }
+};
+function execIfSimple(command) {
+  return /^[\w\s./=@%+:,-]+$/.test(command.trim()) ? `exec ${command.trim()}` : command;
+}
+function groupAlive(pgid) {
+  if (process.platform === "linux") return linuxGroupAlive(pgid);
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error2) {
+    return error2.code === "EPERM";
+  }
+}
+function linuxGroupAlive(pgid) {
+  for (const entry of readdirSync4("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat3 = statOf(Number(entry));
+    if (stat3 && stat3.pgrp === pgid && stat3.state !== "Z" && stat3.state !== "X") return true;
+  }
+  return false;
+}
+function statOf(pid) {
+  let stat3;
+  try {
+    stat3 = readFileSync6(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return void 0;
+  }
+  const fields = stat3.slice(stat3.lastIndexOf(")") + 2).split(" ");
+  return { state: fields[0], pgrp: Number(fields[2]) };
+}
+var groupOf = (pid) => statOf(pid)?.pgrp;
+function describeExit(exit) {
+  return exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`;
+}
+function answers2xx(port, readyPath) {
+  return new Promise((resolve4) => {
+    const request2 = http3.get({ host: "127.0.0.1", port, path: readyPath, timeout: 1e3, agent: false }, (response) => {
+      response.resume();
+      resolve4((response.statusCode ?? 0) >= 200 && (response.statusCode ?? 0) < 300);
+    });
+    request2.on("timeout", () => request2.destroy());
+    request2.on("error", () => resolve4(false));
+  });
+}
+async function stopAll(servers) {
+  const failures = [];
+  for (const server of servers) await server.stop().catch((error2) => failures.push(error2));
+  if (failures.length) throw failures[0];
+}
+
+// src/measure/http/round.ts
+var BenchmarkFailure = class extends Error {
+};
+function serverOptions(benchmark, revision, plan) {
+  return {
+    command: `${plan.serverPrefix ?? ""}${benchmark.start}`,
+    cwd: revision.root,
+    readyPath: benchmark.ready,
+    readyTimeoutMs: benchmark.readyTimeoutMs,
+    probePath: plan.probePath,
+    socketDir: plan.socketDir,
+    label: `${revision.label} (${revision.ref} @ ${revision.sha.slice(0, 7)})`
+  };
+}
+var capacityMs = (benchmark) => Math.max(benchmark.warmupMs, 1e3);
+var other = (side2) => side2 === "base" ? "head" : "base";
+async function measuredBlock(server, run, counter2) {
+  const counting = counter2 && server.cpuPid !== void 0 ? counter2.start(server.cpuPid) : void 0;
+  try {
+    const before = server.cpu();
+    const load = await run();
+    const after = server.cpu();
+    return { load, cpu: before && after ? cpuBetween(before, after) : void 0, instructions: await counting?.stop() };
+  } finally {
+    await counting?.stop();
+  }
+}
+function perRequest(blocks) {
+  const ok = blocks.reduce((sum4, b) => sum4 + b.load.traffic.ok, 0);
+  if (ok === 0 || blocks.some((b) => b.cpu === void 0)) return void 0;
+  const sum3 = (f) => blocks.reduce((total, b) => total + f(b.cpu), 0) / ok;
+  const counted = blocks.every((b) => b.instructions !== void 0);
+  return {
+    mainNs: sum3((c) => c.mainNs),
+    processNs: sum3((c) => c.processNs),
+    mainWaitNs: sum3((c) => c.mainWaitNs),
+    ...counted ? { instructions: blocks.reduce((total, b) => total + b.instructions, 0) / ok } : {}
+  };
+}
+function cpuLogRatio(base2, head) {
+  if (!base2 || !head || !(base2.mainNs > 0) || !(head.mainNs > 0)) return void 0;
+  return Math.log(base2.mainNs / head.mainNs);
+}
+function loadOn(server, benchmark, durationMs) {
+  const options = { port: server.port, requests: benchmark.requests, connections: benchmark.connections, durationMs };
+  const rate = rateOf(benchmark);
+  return rate === void 0 ? runLoad(options) : runRateLoad({ ...options, rate });
+}
+var autoRates = /* @__PURE__ */ new WeakMap();
+var AUTO_RATE_SHARE = 0.5;
+function rateOf(benchmark) {
+  return benchmark.rate === "auto" ? autoRates.get(benchmark) : benchmark.rate;
+}
+function settleAutoRate(benchmark, capacity, plan) {
+  const slower = Math.min(capacity.base.requestsPerSec, capacity.head.requestsPerSec);
+  if (!(slower >= 2))
+    throw new BenchmarkFailure(
+      `${benchmark.where}: rate: auto needs a capacity to take a share of, but the slower server answered ${slower.toFixed(1)} requests/s when saturated: set rate: to a number.`
+    );
+  const rate = Math.max(1, Math.round(slower * AUTO_RATE_SHARE));
+  autoRates.set(benchmark, rate);
+  plan.log(
+    `${benchmark.id}: rate auto: ${rate} requests/s, ${AUTO_RATE_SHARE * 100}% of the slower server's capacity (base ${Math.round(capacity.base.requestsPerSec)}/s, head ${Math.round(capacity.head.requestsPerSec)}/s saturated)`
+  );
+}
+function pool(blocks, probe) {
+  const loads = blocks.map((b) => b.load);
+  const elapsed = loads.reduce((sum3, b) => sum3 + b.elapsedMs, 0);
+  const traffic = loads.map((b) => b.traffic).reduce(addTraffic);
+  const cpu = perRequest(blocks);
+  const rate = poolRate(loads);
+  return {
+    requestsPerSec: traffic.ok / elapsed * 1e3,
+    ...rate ? { rate } : {},
+    ...cpu ? { cpuPerRequest: cpu } : {},
+    latency: latencyOf(loads.flatMap((b) => b.times)),
+    traffic,
+    probe
+  };
+}
+function poolRate(loads) {
+  const rated = loads.filter((l) => l.rate);
+  if (rated.length === 0 || rated.length !== loads.length) return void 0;
+  const window2 = rated.reduce((sum3, l) => sum3 + l.elapsedMs, 0);
+  const ok = rated.reduce((sum3, l) => sum3 + l.traffic.ok, 0);
+  const asked = rated[0].rate.asked;
+  const sent = rated.reduce((sum3, l) => sum3 + l.rate.asked * l.elapsedMs / 1e3, 0);
+  const late = rated.reduce((sum3, l) => sum3 + l.rate.lateShare * l.rate.asked * l.elapsedMs / 1e3, 0);
+  return { asked, reached: window2 > 0 ? ok / window2 * 1e3 : 0, lateShare: sent > 0 ? late / sent : 0 };
+}
+function order(round4) {
+  return round4 % 2 === 0 ? ["base", "head"] : ["head", "base"];
+}
+var preflightStatus = /* @__PURE__ */ new WeakMap();
+async function checkRequests(benchmark, server, side2, revisions, plan) {
+  const statuses = preflightStatus.get(benchmark) ?? {};
+  statuses[side2] = await preflight(server.port, benchmark.requests);
+  preflightStatus.set(benchmark, statuses);
+  if (!statuses.base || !statuses.head) return;
+  const file = benchmark.where.split(":")[0];
+  benchmark.requests.forEach((request2, i2) => {
+    const base2 = statuses.base[i2];
+    const head = statuses.head[i2];
+    const ok = (status) => expectsStatus(request2.status, status);
+    const expected = describeExpected(request2.status);
+    const what = `${request2.method} ${formatPath(request2.path)} (${benchmark.where}.requests[${i2}])`;
+    if (!ok(base2) && !ok(head)) {
+      const sameAnswer = base2 === head && base2 !== 0;
+      throw new BenchmarkFailure(
+        `config error: ${what} answered ${statusText(base2)} at base and ${statusText(head)} at head, where ${expected} is expected: ` + (sameAnswer ? `check the request's path in ${file}, or set its status: ${base2} if that is the answer to load-test.` : `check the request in ${file}.`)
+      );
+    }
+    if (!ok(head))
+      throw new BenchmarkFailure(
+        `head is broken: ${what} answered ${statusText(head)} at head (${revisions.head.ref}) but ${base2} at base (expected ${expected}).`
+      );
+    if (!ok(base2)) plan.log(`${benchmark.id}: ${what} answered ${statusText(base2)} at base but ${head} at head (expected ${expected})`);
+  });
+}
+function statusText(status) {
+  return status === 0 ? "no response" : String(status);
+}
+function endsSilent(blocks) {
+  const last = blocks[blocks.length - 1];
+  return last !== void 0 && !(last.base && last.head);
+}
+function leaveOutPaused(blocks) {
+  const answersLater = (side2, i2) => blocks.slice(i2 + 1).some((b) => b[side2]);
+  const leftOut = { base: 0, head: 0 };
+  const kept = [];
+  blocks.forEach((block, i2) => {
+    const paused = ["base", "head"].filter((side2) => !block[side2] && answersLater(side2, i2));
+    for (const side2 of paused) leftOut[side2]++;
+    if (paused.length === 0) kept.push(i2);
+  });
+  return { kept, leftOut };
+}
+function answeredIn(pair) {
+  return { base: pair.base.load.traffic.ok > 0, head: pair.head.load.traffic.ok > 0 };
+}
+function keepAnswered(pairs, benchmarkId, round4, blockMs, log2) {
+  const { kept, leftOut } = leaveOutPaused(pairs.map(answeredIn));
+  const paused = pausedLine(benchmarkId, round4, leftOut, pairs.length, blockMs);
+  if (paused) log2(paused);
+  return kept.map((i2) => pairs[i2]);
+}
+function pausedLine(benchmarkId, round4, leftOut, blocks, blockMs) {
+  const sides = ["base", "head"].filter((side2) => leftOut[side2] > 0);
+  if (sides.length === 0) return void 0;
+  const what = sides.map((side2) => `${side2}'s server answered nothing in ${leftOut[side2]} of ${blocks} ${(blockMs / 1e3).toFixed(1)}s blocks`).join(" and ");
+  return `${benchmarkId} round ${round4 + 1}: ${what}, then answered again: left out of the round (starved of the CPU or paused for a whole block; a pause of its own shows in its latency and event-loop delay)`;
+}
+function judgeTraffic(benchmark, base2, head, logRatio, silent, servers) {
+  const bad = failedRequests;
+  const labels = requestLabels(benchmark.requests);
+  if (tooManyFailures(head.traffic) && bad(head.traffic) > 2 * bad(base2.traffic)) {
+    throw new BenchmarkFailure(
+      `head is broken under load: ${describeTraffic(head.traffic, labels)} (base: ${bad(base2.traffic) ? describeTraffic(base2.traffic, labels) : "none"}).`
+    );
+  }
+  for (const side2 of ["head", "base"]) {
+    const loads = silent[side2];
+    if (!loads.length) continue;
+    const figures = side2 === "base" ? base2 : head;
+    throw new BenchmarkFailure(
+      `${servers?.[side2]?.label ?? side2}'s server answered no request with an expected status in ${loads.length === 1 ? "a" : loads.length} ${(loads[0] / 1e3).toFixed(1)}s load${loads.length === 1 ? "" : "s"} (${describeTraffic(figures.traffic, labels)}; requests still waiting at the deadline count as unanswered): a hung server, not a measurement.${servers?.[side2]?.output() ?? ""}`
+    );
+  }
+  const mismatch = bodySizeMismatch(base2.traffic, head.traffic);
+  if (mismatch) throw new BenchmarkFailure(mismatch);
+  if (!(logRatio > -Infinity && logRatio < Infinity))
+    throw new BenchmarkFailure(`${benchmark.id}: no successful responses to compare (base ${base2.traffic.ok}, head ${head.traffic.ok}).`);
+  return { base: base2, head, logRatio };
+}
 
 // src/measure/http/profile.ts
 async function profileServers(benchmark, revisions, plan, profile) {
@@ -79857,12 +77114,172 @@ async function profileServers(benchmark, revisions, plan, profile) {
   }
 }
 
+// src/measure/micro/protocol.ts
+var ID_SEPARATOR = " > ";
+
 // src/measure/micro/harness/typescript-files.ts
 var isTypeScript = (pathOrUrl) => /\.(?:ts|mts|cts)$/.test(pathOrUrl.replace(/[?#].*$/s, ""));
 
+// src/measure/micro/messages.ts
+var import_ajv3 = __toESM(require_ajv(), 1);
+var text = { type: "string", maxLength: 16384 };
+var label = { enum: ["base", "head"] };
+var count2 = { type: "number", minimum: 0 };
+var side = { type: "object", required: ["opsPerSec", "calls"], properties: { opsPerSec: count2, calls: count2 } };
+var list = (items) => ({ type: "array", maxItems: 1e5, items });
+var schema = {
+  oneOf: [
+    { type: "object", required: ["type"], properties: { type: { const: "ready" } } },
+    { type: "object", required: ["type", "id"], properties: { type: { const: "progress" }, id: text, revision: label } },
+    {
+      type: "object",
+      required: ["type", "calls"],
+      properties: {
+        type: { const: "profiled" },
+        calls: { type: "object", properties: { base: count2, head: count2 }, additionalProperties: false }
+      }
+    },
+    { type: "object", required: ["type", "message"], properties: { type: { const: "fatal" }, message: text } },
+    {
+      type: "object",
+      required: ["type", "files", "tasks"],
+      properties: {
+        type: { const: "result" },
+        isolated: {
+          type: "object",
+          required: ["files", "pinned"],
+          properties: { files: list(text), pinned: { type: "boolean" }, reason: text }
+        },
+        files: list({
+          type: "object",
+          required: ["revision", "file", "tasks"],
+          properties: {
+            revision: label,
+            file: text,
+            tasks: list(text),
+            harness: text,
+            harnesses: list({
+              type: "object",
+              required: ["harness", "path"],
+              properties: { harness: text, version: text, path: text }
+            }),
+            notes: list(text),
+            workerOf: text,
+            error: text
+          }
+        }),
+        tasks: list({
+          type: "object",
+          required: ["id", "batch", "blocks"],
+          properties: {
+            id: text,
+            batch: count2,
+            blocks: count2,
+            base: side,
+            head: side,
+            logRatio: { type: "number" },
+            blockVariance: count2,
+            measureMs: count2,
+            error: { type: "object", required: ["revision", "message"], properties: { revision: label, message: text } }
+          }
+        })
+      }
+    }
+  ]
+};
+var validate2 = new import_ajv3.default({ allErrors: false, strict: false }).compile(schema);
+function checkRunnerMessage(message) {
+  if (validate2(message)) return { ok: true, message };
+  return { ok: false, preview: (JSON.stringify(message) ?? String(message)).slice(0, 200) };
+}
+
+// src/measure/micro/spawn.ts
+var DRAIN_MS = 5e3;
+function runBenchmarkProcess(job, settings) {
+  const started = Date.now();
+  return new Promise((resolve4) => {
+    const tail = new OutputTail();
+    const child2 = spawnTracked(process.execPath, [settings.runnerPath], {
+      cwd: settings.cwd,
+      stdio: ["ignore", "pipe", "pipe", "ipc"]
+    });
+    child2.stdout?.on("data", (chunk) => tail.push(chunk));
+    child2.stderr?.on("data", (chunk) => tail.push(chunk));
+    let current2 = {};
+    let ready = false;
+    let settled2 = false;
+    const finish = (outcome) => {
+      if (settled2) return;
+      settled2 = true;
+      clearTimeout(timer);
+      clearTimeout(drain);
+      killGroup(child2);
+      resolve4(outcome);
+    };
+    const fail = (message) => {
+      const output = tail.lines(20);
+      finish({
+        ok: false,
+        message: output ? `${message}
+Last lines of its output:
+${output}` : message,
+        ...current2,
+        durationMs: Date.now() - started
+      });
+    };
+    let timer = setTimeout(stalled, settings.stallTimeoutMs);
+    let drain;
+    function stalled() {
+      if (!ready)
+        return fail(
+          `the benchmark process (pid ${child2.pid}) did not start within ${settings.stallTimeoutMs / 1e3}s (no handshake) and was killed`
+        );
+      const what = current2.id ? `while running '${current2.id}'${current2.revision ? ` (${current2.revision})` : ""}` : "while loading bench files";
+      fail(`the benchmark process (pid ${child2.pid}) showed no progress for ${settings.stallTimeoutMs / 1e3}s ${what} and was killed`);
+    }
+    child2.on("message", (raw) => {
+      clearTimeout(timer);
+      timer = setTimeout(stalled, settings.stallTimeoutMs);
+      const checked = checkRunnerMessage(raw);
+      if (!checked.ok) {
+        const where2 = current2.id ? ` while running '${current2.id}'` : ready ? " while loading bench files" : " before its handshake";
+        return fail(
+          `the benchmark process (pid ${child2.pid}) sent a message that is not benchgate's${where2}: ${checked.preview} (does the bench file call process.send itself?)`
+        );
+      }
+      const message = checked.message;
+      if (message.type === "ready") {
+        ready = true;
+        child2.send(job);
+      } else if (message.type === "progress")
+        current2 = { id: message.id, revision: message.revision ?? (message.id === current2.id ? current2.revision : void 0) };
+      else if (message.type === "result")
+        finish({
+          ok: true,
+          files: message.files,
+          tasks: message.tasks,
+          durationMs: Date.now() - started,
+          ...message.isolated ? { isolated: message.isolated } : {}
+        });
+      else if (message.type === "profiled")
+        finish({ ok: true, files: [], tasks: [], calls: message.calls, durationMs: Date.now() - started });
+      else fail(`the benchmark process (pid ${child2.pid}) failed: ${message.message}`);
+    });
+    child2.once("error", (error2) => fail(`could not start the benchmark process: ${error2.message}`));
+    const exited = (code, signal) => fail(
+      `the benchmark process (pid ${child2.pid}) exited with ${signal ? `signal ${signal}` : `code ${code}`} ${current2.id ? `while running '${current2.id}'` : ready ? "while loading bench files" : "before its handshake"}`
+    );
+    child2.once("exit", (code, signal) => {
+      killGroup(child2);
+      if (!settled2) drain = setTimeout(() => exited(code, signal), DRAIN_MS);
+    });
+    child2.once("close", (code, signal) => exited(code, signal));
+  });
+}
+
 // src/explain/functions.ts
-import { createHash as createHash3 } from "node:crypto";
-import { readFileSync as readFileSync7, statSync as statSync3 } from "node:fs";
+import { createHash as createHash2 } from "node:crypto";
+import { readFileSync as readFileSync7, statSync as statSync2 } from "node:fs";
 import { SourceMap } from "node:module";
 
 // node_modules/acorn/dist/acorn.mjs
@@ -80128,7 +77545,7 @@ function getLineInfo(input, offset2) {
     cur = nextBreak;
   }
 }
-var defaultOptions2 = {
+var defaultOptions = {
   // `ecmaVersion` indicates the ECMAScript version to parse. Must be
   // either 3, 5, 6 (or 2015), 7 (2016), 8 (2017), 9 (2018), 10
   // (2019), 11 (2020), 12 (2021), 13 (2022), 14 (2023), or `"latest"`
@@ -80234,10 +77651,10 @@ var defaultOptions2 = {
   preserveParens: false
 };
 var warnedAboutEcmaVersion = false;
-function getOptions2(opts) {
+function getOptions(opts) {
   var options = {};
-  for (var opt in defaultOptions2) {
-    options[opt] = opts && hasOwn(opts, opt) ? opts[opt] : defaultOptions2[opt];
+  for (var opt in defaultOptions) {
+    options[opt] = opts && hasOwn(opts, opt) ? opts[opt] : defaultOptions[opt];
   }
   if (options.ecmaVersion === "latest") {
     options.ecmaVersion = 1e8;
@@ -80309,7 +77726,7 @@ var BIND_FUNCTION = 3;
 var BIND_SIMPLE_CATCH = 4;
 var BIND_OUTSIDE = 5;
 var Parser = function Parser2(options, input, startPos) {
-  this.options = options = getOptions2(options);
+  this.options = options = getOptions(options);
   this.sourceFile = options.sourceFile;
   this.keywords = wordsRegexp(keywords$1[options.ecmaVersion >= 6 ? 6 : options.sourceType === "module" ? "5module" : 5]);
   var reserved = "";
@@ -81043,7 +78460,7 @@ pp$8.parseThrowStatement = function(node) {
   this.semicolon();
   return this.finishNode(node, "ThrowStatement");
 };
-var empty$12 = [];
+var empty$1 = [];
 pp$8.parseCatchClauseParam = function() {
   var param = this.parseBindingAtom();
   var simple = param.type === "Identifier";
@@ -81647,7 +79064,7 @@ pp$8.parseExportSpecifiers = function(exports$1) {
 pp$8.parseImport = function(node) {
   this.next();
   if (this.type === types$1.string) {
-    node.specifiers = empty$12;
+    node.specifiers = empty$1;
     node.source = this.parseExprAtom();
   } else {
     node.specifiers = this.parseImportSpecifiers();
@@ -82784,7 +80201,7 @@ pp$5.parseParenItem = function(item) {
 pp$5.parseParenArrowList = function(startPos, startLoc, exprList, forInit) {
   return this.parseArrowExpression(this.startNodeAt(startPos, startLoc), exprList, false, forInit);
 };
-var empty2 = [];
+var empty = [];
 pp$5.parseNew = function() {
   if (this.containsEsc) {
     this.raiseRecoverable(this.start, "Escape sequence in keyword new");
@@ -82817,7 +80234,7 @@ pp$5.parseNew = function() {
   if (this.eat(types$1.parenL)) {
     node.arguments = this.parseExprList(types$1.parenR, this.options.ecmaVersion >= 8, false);
   } else {
-    node.arguments = empty2;
+    node.arguments = empty;
   }
   return this.finishNode(node, "NewExpression");
 };
@@ -85570,7 +82987,7 @@ var version = "8.19.0";
 Parser.acorn = {
   Parser,
   version,
-  defaultOptions: defaultOptions2,
+  defaultOptions,
   Position,
   SourceLocation,
   getLineInfo,
@@ -85953,7 +83370,7 @@ var FunctionShapes = class {
     if (this.files.has(file)) return this.files.get(file);
     let parsed2 = null;
     try {
-      if (statSync3(file).size <= MAX_BYTES) {
+      if (statSync2(file).size <= MAX_BYTES) {
         const text2 = readFileSync7(file, "utf8");
         const { typeScript } = this.options;
         if (!isTypeScript(file)) parsed2 = functionsOf(text2);
@@ -86047,7 +83464,7 @@ function nameOf(fn, parent, source) {
   return "(anonymous)";
 }
 function shapeOf(code) {
-  const hash = createHash3("sha256");
+  const hash = createHash2("sha256");
   try {
     for (const token of tokenizer2(code, { ...OPTIONS, sourceType: "module" }))
       hash.update(`${token.type.label}\0${tokenText(token.value)}`);
@@ -86065,7 +83482,7 @@ function tokenText(value) {
 import { existsSync as existsSync6, readFileSync as readFileSync8 } from "node:fs";
 import { SourceMap as SourceMap2 } from "node:module";
 import path12 from "node:path";
-import { fileURLToPath as fileURLToPath2 } from "node:url";
+import { fileURLToPath } from "node:url";
 var GC = "(garbage collector)";
 var NOT_WORK = /* @__PURE__ */ new Set(["(root)", "(idle)"]);
 var INLINED = "(task code inlined into the loop)";
@@ -86203,7 +83620,7 @@ var SourceMaps = class {
   locate(url, line, column, root) {
     if (!url) return { file: "", line: -1, column: -1 };
     if (!url.startsWith("file://")) return { file: url, line, column };
-    const file = fileURLToPath2(url);
+    const file = fileURLToPath(url);
     const mapped = this.original(file, line, column);
     const source = mapped?.file ?? file;
     return { file: readable(source, root), line: mapped?.line ?? line, column: mapped ? mapped.column : column, path: source };
@@ -86213,7 +83630,7 @@ var SourceMaps = class {
     if (!entry || line < 0) return void 0;
     const found = entry.map.findEntry(line, Math.max(0, column));
     if (!found.originalSource) return void 0;
-    const source = found.originalSource.startsWith("file://") ? fileURLToPath2(found.originalSource) : path12.resolve(entry.dir, entry.sourceRoot, found.originalSource);
+    const source = found.originalSource.startsWith("file://") ? fileURLToPath(found.originalSource) : path12.resolve(entry.dir, entry.sourceRoot, found.originalSource);
     return { file: source, line: found.originalLine ?? -1, column: found.originalColumn ?? -1 };
   }
   load(file) {
@@ -86279,7 +83696,7 @@ async function explain(plan) {
 }
 function profileSlug(id) {
   const readable2 = id.replace(/[^\w.-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 100);
-  return `${readable2}-${createHash4("sha256").update(id).digest("hex").slice(0, 8)}`;
+  return `${readable2}-${createHash3("sha256").update(id).digest("hex").slice(0, 8)}`;
 }
 async function typeScriptFor(profiles, runnerPath) {
   if (!profiles.some((profile) => profile.nodes.some((node) => isTypeScript(node.callFrame.url)))) return void 0;
@@ -86372,15 +83789,2767 @@ async function profileHttp(target, revisions, files, plan, duet) {
   });
 }
 
+// src/util/affinity.ts
+import { execFileSync as execFileSync2 } from "node:child_process";
+function setAffinity(cpus, pid = process.pid) {
+  return taskset(["-a", "-p", "-c", cpus, String(pid)]) !== void 0;
+}
+function taskset(args) {
+  try {
+    return execFileSync2("taskset", args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], env: childEnvironment() });
+  } catch {
+    return void 0;
+  }
+}
+
+// src/measure/http/pinning.ts
+import os8 from "node:os";
+function pinLoadGenerator(log2, duet = false) {
+  const cores = os8.availableParallelism();
+  if (cores < 2) {
+    log2("CPU pinning skipped: it needs at least 2 cores");
+    return void 0;
+  }
+  const all = `0-${cores - 1}`;
+  const { server, load } = splitCpus(cores, duet);
+  if (!setAffinity(load)) {
+    log2("CPU pinning skipped: taskset is not available (install util-linux) or not permitted");
+    return void 0;
+  }
+  const cpus = (list3) => `CPU${list3.includes("-") ? "s" : ""} ${list3}`;
+  return {
+    serverPrefix: `taskset -c ${server} `,
+    split: `servers on ${cpus(server)} (base and head ${duet ? "at once, sharing it" : "in turn"}), load generator on ${cpus(load)}`,
+    ...duet ? { sharedCpu: cores - 1 } : {},
+    // Not permitted any more: the process ends soon anyway.
+    release: () => void setAffinity(all)
+  };
+}
+function splitCpus(cores, duet = false) {
+  const range = (from, to) => from === to ? String(from) : `${from}-${to}`;
+  const serverCores = cores >= 4 && !duet ? 2 : 1;
+  return { server: range(cores - serverCores, cores - 1), load: range(0, cores - serverCores - 1) };
+}
+
+// src/gate/explain.ts
+var MAX_PROFILED = 10;
+async function explainStage(run, judged, micro, http4) {
+  const { options, config, tree } = run;
+  const mode = options.profile ?? "regressions";
+  const targets = judged.filter((b) => b.change && (b.verdict === "regression" || mode === "always") && mode !== "never").slice(0, MAX_PROFILED).map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
+  if (!targets.length) return { benchmarks: judged };
+  const dir = path14.resolve(options.cwd, options.profileDir ?? path14.join(".benchgate", "profiles"));
+  const warmups = new Map(http4?.benchmarks.map((b) => [b.id, b.http?.schedule?.warmupMs]));
+  const common = {
+    base: tree.base,
+    head: tree.head,
+    http: config.http,
+    dir,
+    runnerPath: options.runnerPath,
+    probePath: options.probePath,
+    socketDir: run.socketDir,
+    stallTimeoutMs: config.micro.taskTimeoutMs,
+    log: options.log,
+    // Profiled as measured: both revisions in one process, unless the file was measured in isolates or processes of its own.
+    shared: (file) => micro?.isolation === "alternate" && !micro.isolatedFiles?.includes(file)
+  };
+  const explanations = await explain({ ...common, targets: targets.filter((t) => t.kind !== "http") });
+  const loads = targets.filter((t) => t.kind === "http");
+  const pinning = http4?.mode === "duet" && loads.length ? pinLoadGenerator(options.log, true) : void 0;
+  const duet = (id) => {
+    const declared = config.http.find((b) => b.id === id);
+    return pinning?.sharedCpu !== void 0 && declared ? { serverPrefix: pinning.serverPrefix, warmupMs: warmups.get(id) ?? declared.warmupMs } : void 0;
+  };
+  if (loads.length)
+    for (const [id, explanation] of await explain({ ...common, targets: loads, duet }).finally(() => pinning?.release()))
+      explanations.set(id, explanation);
+  const benchmarks = judged.map((b) => explanations.has(b.id) ? { ...b, profile: withAgreement(explanations.get(b.id), b) } : b);
+  return {
+    benchmarks,
+    profile: { ...benchmarks.some((b) => b.profile && "files" in b.profile) ? { dir } : {}, benchmarks: targets.length }
+  };
+}
+function withAgreement(profile, benchmark) {
+  const measured = measuredCost(benchmark);
+  const agreed = "error" in profile || !measured ? void 0 : agreement(profile, measured);
+  return agreed ? { ...profile, agreement: agreed } : profile;
+}
+function measuredCost(b) {
+  const cost = (throughput) => 1 / (1 + throughput) - 1;
+  const ofCost = (c) => ({
+    estimate: cost(c.estimate),
+    low: cost(c.high),
+    high: cost(c.low)
+  });
+  const rounds = (of) => of.map(cost);
+  if (b.kind === "http") {
+    const cpu = b.http?.cpu;
+    return cpu?.change ? { baseUs: cpu.base.mainUs, headUs: cpu.head.mainUs, change: ofCost(cpu.change), rounds: rounds(cpu.rounds) } : void 0;
+  }
+  if (!b.base || !b.head || !b.change) return void 0;
+  const headOps = b.head.measured ?? b.head.opsPerSec;
+  return { baseUs: 1e6 / b.base.opsPerSec, headUs: 1e6 / headOps, change: ofCost(b.change), rounds: rounds(b.rounds) };
+}
+
+// node_modules/tinyglobby/dist/index.mjs
+import { readdir as readdir2, readdirSync as readdirSync5, realpath, realpathSync as realpathSync2, stat as stat2, statSync as statSync3 } from "fs";
+import { isAbsolute, posix, resolve as resolve3 } from "path";
+import { fileURLToPath as fileURLToPath2 } from "url";
+
+// node_modules/fdir/dist/index.mjs
+import { createRequire } from "module";
+import { basename as basename3, dirname as dirname3, normalize, relative as relative2, resolve as resolve2, sep as sep4 } from "path";
+import * as nativeFs from "fs";
+var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
+function cleanPath(path26) {
+  let normalized = normalize(path26);
+  if (normalized.length > 1 && normalized[normalized.length - 1] === sep4) normalized = normalized.substring(0, normalized.length - 1);
+  return normalized;
+}
+var SLASHES_REGEX = /[\\/]/g;
+function convertSlashes(path26, separator) {
+  return path26.replace(SLASHES_REGEX, separator);
+}
+var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
+function isRootDirectory(path26) {
+  return path26 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path26);
+}
+function normalizePath(path26, options) {
+  const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
+  const pathNeedsCleaning = process.platform === "win32" && path26.includes("/") || path26.startsWith(".");
+  if (resolvePaths) path26 = resolve2(path26);
+  if (normalizePath$1 || pathNeedsCleaning) path26 = cleanPath(path26);
+  if (path26 === ".") return "";
+  const needsSeperator = path26[path26.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path26 + pathSeparator : path26, pathSeparator);
+}
+function joinPathWithBasePath(filename, directoryPath) {
+  return directoryPath + filename;
+}
+function joinPathWithRelativePath(root, options) {
+  return function(filename, directoryPath) {
+    const sameRoot = directoryPath.startsWith(root);
+    if (sameRoot) return directoryPath.slice(root.length) + filename;
+    else return convertSlashes(relative2(root, directoryPath), options.pathSeparator) + options.pathSeparator + filename;
+  };
+}
+function joinPath(filename) {
+  return filename;
+}
+function joinDirectoryPath(filename, directoryPath, separator) {
+  return directoryPath + filename + separator;
+}
+function build$7(root, options) {
+  const { relativePaths, includeBasePath } = options;
+  return relativePaths && root ? joinPathWithRelativePath(root, options) : includeBasePath ? joinPathWithBasePath : joinPath;
+}
+function pushDirectoryWithRelativePath(root) {
+  return function(directoryPath, paths) {
+    paths.push(directoryPath.substring(root.length) || ".");
+  };
+}
+function pushDirectoryFilterWithRelativePath(root) {
+  return function(directoryPath, paths, filters) {
+    const relativePath = directoryPath.substring(root.length) || ".";
+    if (filters.every((filter) => filter(relativePath, true))) paths.push(relativePath);
+  };
+}
+var pushDirectory = (directoryPath, paths) => {
+  paths.push(directoryPath || ".");
+};
+var pushDirectoryFilter = (directoryPath, paths, filters) => {
+  const path26 = directoryPath || ".";
+  if (filters.every((filter) => filter(path26, true))) paths.push(path26);
+};
+var empty$2 = () => {
+};
+function build$6(root, options) {
+  const { includeDirs, filters, relativePaths } = options;
+  if (!includeDirs) return empty$2;
+  if (relativePaths) return filters && filters.length ? pushDirectoryFilterWithRelativePath(root) : pushDirectoryWithRelativePath(root);
+  return filters && filters.length ? pushDirectoryFilter : pushDirectory;
+}
+var pushFileFilterAndCount = (filename, _paths, counts, filters) => {
+  if (filters.every((filter) => filter(filename, false))) counts.files++;
+};
+var pushFileFilter = (filename, paths, _counts, filters) => {
+  if (filters.every((filter) => filter(filename, false))) paths.push(filename);
+};
+var pushFileCount = (_filename, _paths, counts, _filters) => {
+  counts.files++;
+};
+var pushFile = (filename, paths) => {
+  paths.push(filename);
+};
+var empty$12 = () => {
+};
+function build$5(options) {
+  const { excludeFiles, filters, onlyCounts } = options;
+  if (excludeFiles) return empty$12;
+  if (filters && filters.length) return onlyCounts ? pushFileFilterAndCount : pushFileFilter;
+  else if (onlyCounts) return pushFileCount;
+  else return pushFile;
+}
+var getArray = (paths) => {
+  return paths;
+};
+var getArrayGroup = () => {
+  return [""].slice(0, 0);
+};
+function build$4(options) {
+  return options.group ? getArrayGroup : getArray;
+}
+var groupFiles = (groups2, directory, files) => {
+  groups2.push({
+    directory,
+    files,
+    dir: directory
+  });
+};
+var empty2 = () => {
+};
+function build$3(options) {
+  return options.group ? groupFiles : empty2;
+}
+var resolveSymlinksAsync = function(path26, state, callback$1) {
+  const { queue, fs: fs3, options: { suppressErrors } } = state;
+  queue.enqueue();
+  fs3.realpath(path26, (error2, resolvedPath) => {
+    if (error2) return queue.dequeue(suppressErrors ? null : error2, state);
+    fs3.stat(resolvedPath, (error$1, stat3) => {
+      if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
+      if (stat3.isDirectory() && isRecursive(path26, resolvedPath, state)) return queue.dequeue(null, state);
+      callback$1(stat3, resolvedPath);
+      queue.dequeue(null, state);
+    });
+  });
+};
+var resolveSymlinks = function(path26, state, callback$1) {
+  const { queue, fs: fs3, options: { suppressErrors } } = state;
+  queue.enqueue();
+  try {
+    const resolvedPath = fs3.realpathSync(path26);
+    const stat3 = fs3.statSync(resolvedPath);
+    if (stat3.isDirectory() && isRecursive(path26, resolvedPath, state)) return;
+    callback$1(stat3, resolvedPath);
+  } catch (e) {
+    if (!suppressErrors) throw e;
+  }
+};
+function build$2(options, isSynchronous) {
+  if (!options.resolveSymlinks || options.excludeSymlinks) return null;
+  return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
+}
+function isRecursive(path26, resolved, state) {
+  if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
+  let parent = dirname3(path26);
+  let depth = 1;
+  while (parent !== state.root && depth < 2) {
+    const resolvedPath = state.symlinks.get(parent);
+    const isSameRoot = !!resolvedPath && (resolvedPath === resolved || resolvedPath.startsWith(resolved) || resolved.startsWith(resolvedPath));
+    if (isSameRoot) depth++;
+    else parent = dirname3(parent);
+  }
+  state.symlinks.set(path26, resolved);
+  return depth > 1;
+}
+function isRecursiveUsingRealPaths(resolved, state) {
+  return state.visited.includes(resolved + state.options.pathSeparator);
+}
+var onlyCountsSync = (state) => {
+  return state.counts;
+};
+var groupsSync = (state) => {
+  return state.groups;
+};
+var defaultSync = (state) => {
+  return state.paths;
+};
+var limitFilesSync = (state) => {
+  return state.paths.slice(0, state.options.maxFiles);
+};
+var onlyCountsAsync = (state, error2, callback$1) => {
+  report(error2, callback$1, state.counts, state.options.suppressErrors);
+  return null;
+};
+var defaultAsync = (state, error2, callback$1) => {
+  report(error2, callback$1, state.paths, state.options.suppressErrors);
+  return null;
+};
+var limitFilesAsync = (state, error2, callback$1) => {
+  report(error2, callback$1, state.paths.slice(0, state.options.maxFiles), state.options.suppressErrors);
+  return null;
+};
+var groupsAsync = (state, error2, callback$1) => {
+  report(error2, callback$1, state.groups, state.options.suppressErrors);
+  return null;
+};
+function report(error2, callback$1, output, suppressErrors) {
+  if (error2 && !suppressErrors) callback$1(error2, output);
+  else callback$1(null, output);
+}
+function build$1(options, isSynchronous) {
+  const { onlyCounts, group: group2, maxFiles } = options;
+  if (onlyCounts) return isSynchronous ? onlyCountsSync : onlyCountsAsync;
+  else if (group2) return isSynchronous ? groupsSync : groupsAsync;
+  else if (maxFiles) return isSynchronous ? limitFilesSync : limitFilesAsync;
+  else return isSynchronous ? defaultSync : defaultAsync;
+}
+var readdirOpts = { withFileTypes: true };
+var walkAsync = (state, crawlPath, directoryPath, currentDepth, callback$1) => {
+  state.queue.enqueue();
+  if (currentDepth < 0) return state.queue.dequeue(null, state);
+  const { fs: fs3 } = state;
+  state.visited.push(crawlPath);
+  state.counts.directories++;
+  fs3.readdir(crawlPath || ".", readdirOpts, (error2, entries = []) => {
+    callback$1(entries, directoryPath, currentDepth);
+    state.queue.dequeue(state.options.suppressErrors ? null : error2, state);
+  });
+};
+var walkSync = (state, crawlPath, directoryPath, currentDepth, callback$1) => {
+  const { fs: fs3 } = state;
+  if (currentDepth < 0) return;
+  state.visited.push(crawlPath);
+  state.counts.directories++;
+  let entries = [];
+  try {
+    entries = fs3.readdirSync(crawlPath || ".", readdirOpts);
+  } catch (e) {
+    if (!state.options.suppressErrors) throw e;
+  }
+  callback$1(entries, directoryPath, currentDepth);
+};
+function build(isSynchronous) {
+  return isSynchronous ? walkSync : walkAsync;
+}
+var Queue = class {
+  count = 0;
+  constructor(onQueueEmpty) {
+    this.onQueueEmpty = onQueueEmpty;
+  }
+  enqueue() {
+    this.count++;
+    return this.count;
+  }
+  dequeue(error2, output) {
+    if (this.onQueueEmpty && (--this.count <= 0 || error2)) {
+      this.onQueueEmpty(error2, output);
+      if (error2) {
+        output.controller.abort();
+        this.onQueueEmpty = void 0;
+      }
+    }
+  }
+};
+var Counter = class {
+  _files = 0;
+  _directories = 0;
+  set files(num) {
+    this._files = num;
+  }
+  get files() {
+    return this._files;
+  }
+  set directories(num) {
+    this._directories = num;
+  }
+  get directories() {
+    return this._directories;
+  }
+  /**
+  * @deprecated use `directories` instead
+  */
+  /* c8 ignore next 3 */
+  get dirs() {
+    return this._directories;
+  }
+};
+var Aborter = class {
+  aborted = false;
+  abort() {
+    this.aborted = true;
+  }
+};
+var Walker = class {
+  root;
+  isSynchronous;
+  state;
+  joinPath;
+  pushDirectory;
+  pushFile;
+  getArray;
+  groupFiles;
+  resolveSymlink;
+  walkDirectory;
+  callbackInvoker;
+  constructor(root, options, callback$1) {
+    this.isSynchronous = !callback$1;
+    this.callbackInvoker = build$1(options, this.isSynchronous);
+    this.root = normalizePath(root, options);
+    this.state = {
+      root: isRootDirectory(this.root) ? this.root : this.root.slice(0, -1),
+      paths: [""].slice(0, 0),
+      groups: [],
+      counts: new Counter(),
+      options,
+      queue: new Queue((error2, state) => this.callbackInvoker(state, error2, callback$1)),
+      symlinks: /* @__PURE__ */ new Map(),
+      visited: [""].slice(0, 0),
+      controller: new Aborter(),
+      fs: options.fs || nativeFs
+    };
+    this.joinPath = build$7(this.root, options);
+    this.pushDirectory = build$6(this.root, options);
+    this.pushFile = build$5(options);
+    this.getArray = build$4(options);
+    this.groupFiles = build$3(options);
+    this.resolveSymlink = build$2(options, this.isSynchronous);
+    this.walkDirectory = build(this.isSynchronous);
+  }
+  start() {
+    this.pushDirectory(this.root, this.state.paths, this.state.options.filters);
+    this.walkDirectory(this.state, this.root, this.root, this.state.options.maxDepth, this.walk);
+    return this.isSynchronous ? this.callbackInvoker(this.state, null) : null;
+  }
+  walk = (entries, directoryPath, depth) => {
+    const { paths, options: { filters, resolveSymlinks: resolveSymlinks$1, excludeSymlinks, exclude, maxFiles, signal, useRealPaths, pathSeparator }, controller } = this.state;
+    if (controller.aborted || signal && signal.aborted || maxFiles && paths.length > maxFiles) return;
+    const files = this.getArray(this.state.paths);
+    for (let i2 = 0; i2 < entries.length; ++i2) {
+      const entry = entries[i2];
+      if (entry.isFile() || entry.isSymbolicLink() && !resolveSymlinks$1 && !excludeSymlinks) {
+        const filename = this.joinPath(entry.name, directoryPath);
+        this.pushFile(filename, files, this.state.counts, filters);
+      } else if (entry.isDirectory()) {
+        let path26 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path26)) continue;
+        this.pushDirectory(path26, paths, filters);
+        this.walkDirectory(this.state, path26, path26, depth - 1, this.walk);
+      } else if (this.resolveSymlink && entry.isSymbolicLink()) {
+        let path26 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path26, this.state, (stat3, resolvedPath) => {
+          if (stat3.isDirectory()) {
+            resolvedPath = normalizePath(resolvedPath, this.state.options);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path26 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path26 + pathSeparator, depth - 1, this.walk);
+          } else {
+            resolvedPath = useRealPaths ? resolvedPath : path26;
+            const filename = basename3(resolvedPath);
+            const directoryPath$1 = normalizePath(dirname3(resolvedPath), this.state.options);
+            resolvedPath = this.joinPath(filename, directoryPath$1);
+            this.pushFile(resolvedPath, files, this.state.counts, filters);
+          }
+        });
+      }
+    }
+    this.groupFiles(this.state.groups, directoryPath, files);
+  };
+};
+function promise(root, options) {
+  return new Promise((resolve$1, reject) => {
+    callback(root, options, (err, output) => {
+      if (err) return reject(err);
+      resolve$1(output);
+    });
+  });
+}
+function callback(root, options, callback$1) {
+  let walker = new Walker(root, options, callback$1);
+  walker.start();
+}
+function sync(root, options) {
+  const walker = new Walker(root, options);
+  return walker.start();
+}
+var APIBuilder = class {
+  constructor(root, options) {
+    this.root = root;
+    this.options = options;
+  }
+  withPromise() {
+    return promise(this.root, this.options);
+  }
+  withCallback(cb) {
+    callback(this.root, this.options, cb);
+  }
+  sync() {
+    return sync(this.root, this.options);
+  }
+};
+var pm = null;
+try {
+  __require2.resolve("picomatch");
+  pm = __require2("picomatch");
+} catch {
+}
+var Builder = class {
+  globCache = {};
+  options = {
+    maxDepth: Infinity,
+    suppressErrors: true,
+    pathSeparator: sep4,
+    filters: []
+  };
+  globFunction;
+  constructor(options) {
+    this.options = {
+      ...this.options,
+      ...options
+    };
+    this.globFunction = this.options.globFunction;
+  }
+  group() {
+    this.options.group = true;
+    return this;
+  }
+  withPathSeparator(separator) {
+    this.options.pathSeparator = separator;
+    return this;
+  }
+  withBasePath() {
+    this.options.includeBasePath = true;
+    return this;
+  }
+  withRelativePaths() {
+    this.options.relativePaths = true;
+    return this;
+  }
+  withDirs() {
+    this.options.includeDirs = true;
+    return this;
+  }
+  withMaxDepth(depth) {
+    this.options.maxDepth = depth;
+    return this;
+  }
+  withMaxFiles(limit) {
+    this.options.maxFiles = limit;
+    return this;
+  }
+  withFullPaths() {
+    this.options.resolvePaths = true;
+    this.options.includeBasePath = true;
+    return this;
+  }
+  withErrors() {
+    this.options.suppressErrors = false;
+    return this;
+  }
+  withSymlinks({ resolvePaths = true } = {}) {
+    this.options.resolveSymlinks = true;
+    this.options.useRealPaths = resolvePaths;
+    return this.withFullPaths();
+  }
+  withAbortSignal(signal) {
+    this.options.signal = signal;
+    return this;
+  }
+  normalize() {
+    this.options.normalizePath = true;
+    return this;
+  }
+  filter(predicate) {
+    this.options.filters.push(predicate);
+    return this;
+  }
+  onlyDirs() {
+    this.options.excludeFiles = true;
+    this.options.includeDirs = true;
+    return this;
+  }
+  exclude(predicate) {
+    this.options.exclude = predicate;
+    return this;
+  }
+  onlyCounts() {
+    this.options.onlyCounts = true;
+    return this;
+  }
+  crawl(root) {
+    return new APIBuilder(root || ".", this.options);
+  }
+  withGlobFunction(fn) {
+    this.globFunction = fn;
+    return this;
+  }
+  /**
+  * @deprecated Pass options using the constructor instead:
+  * ```ts
+  * new fdir(options).crawl("/path/to/root");
+  * ```
+  * This method will be removed in v7.0
+  */
+  /* c8 ignore next 4 */
+  crawlWithOptions(root, options) {
+    this.options = {
+      ...this.options,
+      ...options
+    };
+    return new APIBuilder(root || ".", this.options);
+  }
+  glob(...patterns) {
+    if (this.globFunction) return this.globWithOptions(patterns);
+    return this.globWithOptions(patterns, ...[{ dot: true }]);
+  }
+  globWithOptions(patterns, ...options) {
+    const globFn = this.globFunction || pm;
+    if (!globFn) throw new Error("Please specify a glob function to use glob matching.");
+    var isMatch = this.globCache[patterns.join("\0")];
+    if (!isMatch) {
+      isMatch = globFn(patterns, ...options);
+      this.globCache[patterns.join("\0")] = isMatch;
+    }
+    this.options.filters.push((path26) => isMatch(path26));
+    return this;
+  }
+};
+
+// node_modules/tinyglobby/dist/index.mjs
+var import_picomatch = __toESM(require_picomatch2(), 1);
+var isReadonlyArray = Array.isArray;
+var BACKSLASHES = /\\/g;
+var DRIVE_RELATIVE_PATH = /^[A-Za-z]:$/;
+var isWin = process.platform === "win32";
+var ONLY_PARENT_DIRECTORIES = /^(\/?\.\.)+$/;
+function getPartialMatcher(patterns, options = {}) {
+  const patternsCount = patterns.length;
+  const patternsParts = Array(patternsCount);
+  const matchers = Array(patternsCount);
+  let i2, j;
+  for (i2 = 0; i2 < patternsCount; i2++) {
+    const parts = splitPattern(patterns[i2]);
+    patternsParts[i2] = parts;
+    const partsCount = parts.length;
+    const partMatchers = Array(partsCount);
+    for (j = 0; j < partsCount; j++) partMatchers[j] = (0, import_picomatch.default)(parts[j], options);
+    matchers[i2] = partMatchers;
+  }
+  return (input) => {
+    const inputParts = input.split("/");
+    if (inputParts[0] === ".." && ONLY_PARENT_DIRECTORIES.test(input)) return true;
+    for (i2 = 0; i2 < patternsCount; i2++) {
+      const patternParts = patternsParts[i2];
+      const matcher = matchers[i2];
+      const inputPatternCount = inputParts.length;
+      const minParts = Math.min(inputPatternCount, patternParts.length);
+      j = 0;
+      while (j < minParts) {
+        const part = patternParts[j];
+        if (part.includes("/")) return true;
+        if (!matcher[j](inputParts[j])) break;
+        if (!options.noglobstar && part === "**") return true;
+        j++;
+      }
+      if (j === inputPatternCount) return true;
+    }
+    return false;
+  };
+}
+var WIN32_ROOT_DIR = /^[A-Z]:\/$/i;
+var isRoot = isWin ? (p) => WIN32_ROOT_DIR.test(p) : (p) => p === "/";
+function buildFormat(cwd, root, absolute) {
+  if (cwd === root || root.startsWith(`${cwd}/`)) {
+    if (absolute) {
+      const start = cwd.length + +!isRoot(cwd);
+      return (p, isDir) => p.slice(start, isDir ? -1 : void 0) || ".";
+    }
+    const prefix = root.slice(cwd.length + 1);
+    if (prefix) return (p, isDir) => {
+      if (p === ".") return prefix;
+      const result = `${prefix}/${p}`;
+      return isDir ? result.slice(0, -1) : result;
+    };
+    return (p, isDir) => isDir && p !== "." ? p.slice(0, -1) : p;
+  }
+  if (absolute) return (p) => posix.relative(cwd, p) || ".";
+  return (p) => posix.relative(cwd, `${root}/${p}`) || ".";
+}
+function buildRelative(cwd, root) {
+  if (root.startsWith(`${cwd}/`)) {
+    const prefix = root.slice(cwd.length + 1);
+    return (p) => `${prefix}/${p}`;
+  }
+  return (p) => {
+    const result = posix.relative(cwd, `${root}/${p}`);
+    return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
+  };
+}
+function ensureNonDriveRelativePath(path26) {
+  return path26.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+}
+var splitPatternOptions = { parts: true };
+function splitPattern(path26) {
+  var _result$parts;
+  const result = import_picomatch.default.scan(path26, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path26];
+}
+var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
+var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
+var escapePosixPath = (path26) => path26.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path26) => path26.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePath = isWin ? escapeWin32Path : escapePosixPath;
+function isDynamicPattern(pattern, options) {
+  if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
+  const scan = import_picomatch.default.scan(pattern);
+  return scan.isGlob || scan.negated;
+}
+function log(...tasks) {
+  console.log(`[tinyglobby ${(/* @__PURE__ */ new Date()).toLocaleTimeString("es")}]`, ...tasks);
+}
+function ensureStringArray(value) {
+  return typeof value === "string" ? [value] : value !== null && value !== void 0 ? value : [];
+}
+var PARENT_DIRECTORY = /^(\/?\.\.)+/;
+var ESCAPING_BACKSLASHES = /\\(?=[()[\]{}!*+?@|])/g;
+function normalizePattern(pattern, opts, props, isIgnore) {
+  var _PARENT_DIRECTORY$exe;
+  const cwd = opts.cwd;
+  let result = pattern;
+  if (pattern[pattern.length - 1] === "/") result = pattern.slice(0, -1);
+  if (result[result.length - 1] !== "*" && opts.expandDirectories) result += "/**";
+  const escapedCwd = escapePath(cwd);
+  result = isAbsolute(result.replace(ESCAPING_BACKSLASHES, "")) ? posix.relative(escapedCwd, result) : posix.normalize(result);
+  const parentDir = (_PARENT_DIRECTORY$exe = PARENT_DIRECTORY.exec(result)) === null || _PARENT_DIRECTORY$exe === void 0 ? void 0 : _PARENT_DIRECTORY$exe[0];
+  const parts = splitPattern(result);
+  if (parentDir) {
+    const n = (parentDir.length + 1) / 3;
+    let i2 = 0;
+    const cwdParts = escapedCwd.split("/");
+    while (i2 < n && parts[i2 + n] === cwdParts[cwdParts.length + i2 - n]) {
+      result = result.slice(0, (n - i2 - 1) * 3) + result.slice((n - i2) * 3 + parts[i2 + n].length + 1) || ".";
+      i2++;
+    }
+    const potentialRoot = posix.join(cwd, parentDir.slice(i2 * 3));
+    if (potentialRoot[0] !== "." && props.root.length > potentialRoot.length) {
+      props.root = ensureNonDriveRelativePath(potentialRoot);
+      props.depthOffset = -n + i2;
+    }
+  }
+  if (!isIgnore && props.depthOffset >= 0) {
+    var _props$commonPath;
+    (_props$commonPath = props.commonPath) !== null && _props$commonPath !== void 0 || (props.commonPath = parts);
+    const newCommonPath = [];
+    const length = Math.min(props.commonPath.length, parts.length);
+    for (let i2 = 0; i2 < length; i2++) {
+      const part = parts[i2];
+      if (part === "**" && !parts[i2 + 1]) {
+        newCommonPath.pop();
+        break;
+      }
+      if (i2 === parts.length - 1 || part !== props.commonPath[i2] || isDynamicPattern(part)) break;
+      newCommonPath.push(part);
+    }
+    props.depthOffset = newCommonPath.length;
+    props.commonPath = newCommonPath;
+    props.root = ensureNonDriveRelativePath(newCommonPath.length > 0 ? posix.join(cwd, ...newCommonPath) : cwd);
+  }
+  return result;
+}
+function processPatterns(options, patterns, props) {
+  const matchPatterns = [];
+  const ignorePatterns = [];
+  for (const pattern of options.ignore) {
+    if (!pattern) continue;
+    if (pattern[0] !== "!" || pattern[1] === "(") ignorePatterns.push(normalizePattern(pattern, options, props, true));
+  }
+  for (const pattern of patterns) {
+    if (!pattern) continue;
+    if (pattern[0] !== "!" || pattern[1] === "(") matchPatterns.push(normalizePattern(pattern, options, props, false));
+    else if (pattern[1] !== "!" || pattern[2] === "(") ignorePatterns.push(normalizePattern(pattern.slice(1), options, props, true));
+  }
+  return {
+    match: matchPatterns,
+    ignore: ignorePatterns
+  };
+}
+function buildCrawler(options, patterns) {
+  const cwd = options.cwd;
+  const props = {
+    root: cwd,
+    depthOffset: 0
+  };
+  const processed = processPatterns(options, patterns, props);
+  if (options.debug) log("internal processing patterns:", processed);
+  const { absolute, caseSensitiveMatch, debug: debug2, dot, followSymbolicLinks, onlyDirectories } = options;
+  const root = props.root.replace(BACKSLASHES, "");
+  const matchOptions = {
+    dot,
+    nobrace: options.braceExpansion === false,
+    nocase: !caseSensitiveMatch,
+    noextglob: options.extglob === false,
+    noglobstar: options.globstar === false,
+    posix: true
+  };
+  const matcher = (0, import_picomatch.default)(processed.match, matchOptions);
+  const ignore2 = (0, import_picomatch.default)(processed.ignore, matchOptions);
+  const partialMatcher = getPartialMatcher(processed.match, matchOptions);
+  const format = buildFormat(cwd, root, absolute);
+  const excludeFormatter = absolute ? format : buildFormat(cwd, root, true);
+  const excludePredicate = (_, p) => {
+    const relativePath = excludeFormatter(p, true);
+    return relativePath !== "." && !partialMatcher(relativePath) || ignore2(relativePath);
+  };
+  let maxDepth;
+  if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
+  const crawler = new Builder({
+    filters: [debug2 ? (p, isDirectory2) => {
+      const path26 = format(p, isDirectory2);
+      const matches = matcher(path26) && !ignore2(path26);
+      if (matches) log(`matched ${path26}`);
+      return matches;
+    } : (p, isDirectory2) => {
+      const path26 = format(p, isDirectory2);
+      return matcher(path26) && !ignore2(path26);
+    }],
+    exclude: debug2 ? (_, p) => {
+      const skipped = excludePredicate(_, p);
+      log(`${skipped ? "skipped" : "crawling"} ${p}`);
+      return skipped;
+    } : excludePredicate,
+    fs: options.fs,
+    pathSeparator: "/",
+    relativePaths: !absolute,
+    resolvePaths: absolute,
+    includeBasePath: absolute,
+    resolveSymlinks: followSymbolicLinks,
+    excludeSymlinks: !followSymbolicLinks,
+    excludeFiles: onlyDirectories,
+    includeDirs: onlyDirectories || !options.onlyFiles,
+    maxDepth,
+    signal: options.signal
+  }).crawl(root);
+  if (options.debug) log("internal properties:", {
+    ...props,
+    root
+  });
+  return [crawler, cwd !== root && !absolute && buildRelative(cwd, root)];
+}
+function formatPaths(paths, mapper) {
+  if (mapper) for (let i2 = paths.length - 1; i2 >= 0; i2--) paths[i2] = mapper(paths[i2]);
+  return paths;
+}
+var defaultOptions2 = {
+  caseSensitiveMatch: true,
+  debug: !!process.env.TINYGLOBBY_DEBUG,
+  expandDirectories: true,
+  followSymbolicLinks: true,
+  onlyFiles: true
+};
+function getOptions2(options) {
+  const opts = Object.assign({}, options);
+  for (const key in defaultOptions2) if (opts[key] === void 0) Object.assign(opts, { [key]: defaultOptions2[key] });
+  opts.cwd = (opts.cwd instanceof URL ? fileURLToPath2(opts.cwd) : resolve3(opts.cwd || process.cwd())).replace(BACKSLASHES, "/");
+  opts.ignore = ensureStringArray(opts.ignore);
+  opts.fs && (opts.fs = {
+    readdir: opts.fs.readdir || readdir2,
+    readdirSync: opts.fs.readdirSync || readdirSync5,
+    realpath: opts.fs.realpath || realpath,
+    realpathSync: opts.fs.realpathSync || realpathSync2,
+    stat: opts.fs.stat || stat2,
+    statSync: opts.fs.statSync || statSync3
+  });
+  if (opts.debug) log("globbing with options:", opts);
+  return opts;
+}
+function getCrawler(globInput, inputOptions = {}) {
+  var _ref;
+  if (globInput && (inputOptions === null || inputOptions === void 0 ? void 0 : inputOptions.patterns)) throw new Error("Cannot pass patterns as both an argument and an option");
+  const isModern = isReadonlyArray(globInput) || typeof globInput === "string";
+  const patterns = ensureStringArray((_ref = isModern ? globInput : globInput.patterns) !== null && _ref !== void 0 ? _ref : "**/*");
+  const options = getOptions2(isModern ? inputOptions : globInput);
+  return patterns.length > 0 ? buildCrawler(options, patterns) : [];
+}
+async function glob(globInput, options) {
+  const [crawler, relative3] = getCrawler(globInput, options);
+  return crawler ? formatPaths(await crawler.withPromise(), relative3) : [];
+}
+function globSync(globInput, options) {
+  const [crawler, relative3] = getCrawler(globInput, options);
+  return crawler ? formatPaths(crawler.sync(), relative3) : [];
+}
+
+// src/measure/micro/discover.ts
+var DEFAULT_EXCLUDED = ["**/dist/**", "**/.cache/**", "**/.idea/**"];
+async function discoverBenchFiles(root, patterns) {
+  const isDefault = patterns.length === DEFAULTS2.files.length && patterns.every((p, i2) => p === DEFAULTS2.files[i2]);
+  const files = await glob([...patterns], {
+    cwd: root,
+    onlyFiles: true,
+    ignore: ["**/node_modules/**", "**/.git/**", ...isDefault ? DEFAULT_EXCLUDED : []],
+    expandDirectories: false
+  });
+  return files.map((file) => file.replace(/\\/g, "/")).sort();
+}
+function exactFile(file) {
+  return escapePath(file);
+}
+
+// src/measure/micro/inventory.ts
+async function loadInventory(sides, options) {
+  return Promise.all(
+    sides.map(async ({ revision, files }) => {
+      if (files.length === 0) return { revision, files: [] };
+      const outcome = await runBenchmarkProcess(
+        { kind: "load", sides: [{ revision: revision.label, root: revision.root, files }] },
+        { runnerPath: options.runnerPath, stallTimeoutMs: options.stallTimeoutMs, cwd: revision.root }
+      );
+      if (!outcome.ok) throw new UserError(`${describeRevision(revision)}: loading its bench files failed: ${outcome.message}`);
+      return { revision, files: outcome.files };
+    })
+  );
+}
+var MISSING_PACKAGE = /Cannot find (?:package|module) '((?:@[^/'\s]+\/)?[^./'\s][^/'\s]*)(?:\/[^'\s]*)?'/;
+function assertInstalled(inventory, install) {
+  for (const { revision, files } of inventory) {
+    const missing = files.flatMap((file) => {
+      const match = file.error ? MISSING_PACKAGE.exec(file.error) : null;
+      return match ? [{ file: file.file, name: match[1] }] : [];
+    });
+    if (missing.length === 0) continue;
+    const names = [...new Set(missing.map((m) => m.name))];
+    const where2 = missing.map((m) => `${m.file} imports '${m.name}'`).join("; ");
+    const command = typeof install === "string" ? install : detectInstall(revision.root) ?? "npm install";
+    const fix = revision.worktree === void 0 ? `Install it first: run \`${command}\` in ${revision.root}, then run benchgate again.` : install === false ? `benchgate.yml sets install: false, so nothing was installed in this checkout: set install to the command that installs it (e.g. ${command}).` : `benchgate installed this checkout with \`${command}\`, which left ${names.length > 1 ? "them" : "it"} out: check that the package is in ${revision.label}'s package.json and lockfile, or set install in benchgate.yml.`;
+    throw new UserError(
+      `${describeRevision(revision)} is not installed: ${where2}, and ${names.map((n) => `'${n}'`).join(", ")} ${names.length > 1 ? "are" : "is"} not found from ${revision.root}. ${fix}`
+    );
+  }
+}
+function describeRevision(revision) {
+  return revision.ref === "working tree" ? `${revision.label} (the working tree)` : `${revision.label} (${revision.ref})`;
+}
+
+// src/gate/files.ts
+async function findBenchFiles({
+  config,
+  tree,
+  options
+}) {
+  const [base2, head] = await Promise.all([tree.base, tree.head].map((revision) => discoverBenchFiles(revision.root, config.micro.files)));
+  if (base2.length > 0 || head.length > 0) {
+    options.log(`bench files: ${describeFiles(base2, head)}`);
+    return { base: base2, head };
+  }
+  if (config.http.length === 0) {
+    throw new UserError(
+      `No bench files match ${config.micro.files.join(", ")} in base or head, and benchgate.yml declares no http load tests. Add a bench file (see the README's quick start), set micro.files, or declare http benchmarks.`
+    );
+  }
+  return void 0;
+}
+async function checkBenchFiles(run, files) {
+  const { tree, config, options } = run;
+  const inventory = await loadInventory(
+    [
+      { revision: tree.base, files: files.base },
+      { revision: tree.head, files: files.head }
+    ],
+    { runnerPath: options.runnerPath, stallTimeoutMs: config.micro.taskTimeoutMs }
+  );
+  assertInstalled(inventory, config.install);
+  for (const { revision, files: loads } of inventory) {
+    const copies = [
+      ...new Set(loads.flatMap((load) => load.harnesses?.map((h) => `${h.harness}${h.version ? ` ${h.version}` : ""}`) ?? []))
+    ];
+    if (copies.length) options.log(`${revision.label} bench files use ${copies.join(", ")}`);
+    for (const load of loads) for (const note of load.notes ?? []) options.log(`${revision.label}: ${load.file}: ${note}`);
+  }
+  return inventory;
+}
+function describeFiles(base2, head) {
+  const all = [.../* @__PURE__ */ new Set([...base2, ...head])].sort();
+  return all.map((file) => base2.includes(file) ? head.includes(file) ? file : `${file} (base only)` : `${file} (head only)`).join(", ");
+}
+
+// src/measure/http/instructions.ts
+import { spawn as spawn3, spawnSync } from "node:child_process";
+function parsePerfCount(text2) {
+  for (const line of text2.split("\n")) {
+    const [count3, , event] = line.split(",");
+    if (event?.startsWith("instructions") && count3 && /^\d+$/.test(count3.trim())) return Number(count3.trim());
+  }
+  return void 0;
+}
+function probeInstructions(perf = "perf") {
+  const probe = spawnSync(perf, ["stat", "-x,", "-e", "instructions:u", "--", process.execPath, "-e", "0"], {
+    encoding: "utf8",
+    stdio: ["ignore", "ignore", "pipe"],
+    timeout: 1e4,
+    env: childEnvironment()
+  });
+  if (probe.error?.code === "ENOENT") return "perf is not installed";
+  if (parsePerfCount(probe.stderr ?? "") !== void 0) return counter(perf);
+  return /<not supported>|<not counted>/.test(probe.stderr ?? "") ? "no hardware instruction counter on this machine (perf: <not supported>)" : "perf could not count (perf_event_open refused)";
+}
+function counter(perf) {
+  return {
+    start(pid) {
+      const child2 = spawn3(perf, ["stat", "-x,", "-e", "instructions:u", "-p", String(pid)], {
+        stdio: ["ignore", "ignore", "pipe"],
+        env: childEnvironment()
+      });
+      let stderr = "";
+      child2.stderr.setEncoding("utf8").on("data", (chunk) => stderr += chunk);
+      const exited = new Promise((resolve4) => {
+        child2.on("close", () => resolve4());
+        child2.on("error", () => resolve4());
+      });
+      let stopped;
+      return {
+        // Once: a second call (a load that failed, in measuredBlock's finally) gets the first one's count.
+        stop: () => stopped ??= (async () => {
+          child2.kill("SIGINT");
+          const timer = setTimeout(() => child2.kill("SIGKILL"), 2e3);
+          await exited;
+          clearTimeout(timer);
+          return parsePerfCount(stderr);
+        })()
+      };
+    }
+  };
+}
+
+// src/measure/http/schedule.ts
+import os10 from "node:os";
+
+// src/measure/conditions.ts
+import os9 from "node:os";
+function sampleCpu() {
+  let busy = 0;
+  let total = 0;
+  for (const cpu of os9.cpus()) {
+    const { user, nice, sys, irq, idle } = cpu.times;
+    busy += user + nice + sys + irq;
+    total += user + nice + sys + irq + idle;
+  }
+  return { busy, total };
+}
+function sampleCore(index) {
+  const cpu = os9.cpus()[index];
+  if (!cpu) return void 0;
+  const { user, nice, sys, irq, idle } = cpu.times;
+  return { busy: user + nice + sys + irq, total: user + nice + sys + irq + idle };
+}
+function busyBetween(start, end) {
+  const total = end.total - start.total;
+  return total > 0 ? (end.busy - start.busy) / total : 0;
+}
+function spikedRounds(rounds) {
+  if (rounds.length < 3) return [];
+  const sorted = rounds.map((r) => r.busy).sort((a, b) => a - b);
+  const median2 = sorted[Math.floor(sorted.length / 2)];
+  return rounds.flatMap((r, i2) => r.busy > median2 + 0.2 ? [i2 + 1] : []);
+}
+
+// src/measure/http/alternate.ts
+import { setTimeout as sleep2 } from "node:timers/promises";
+async function freshRound(benchmark, revisions, round4, plan) {
+  const figures = {};
+  if (benchmark.rate === "auto" && !autoRates.has(benchmark)) await measureCapacity(benchmark, revisions, plan);
+  for (const side2 of order(round4)) {
+    const server = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
+    try {
+      if (round4 === 0) await checkRequests(benchmark, server, side2, revisions, plan);
+      await loadOn(server, benchmark, benchmark.warmupMs);
+      server.checkAlive("during the warm-up");
+      await server.probe("start");
+      const block = await measuredBlock(server, () => loadOn(server, benchmark, benchmark.durationMs), plan.instructions);
+      const probe = checkProbeFigures((await server.probe("stop"))?.figures);
+      await server.checkAliveAfterFailures("under load", tooManyFailures(block.load.traffic));
+      figures[side2] = pool([block], probe);
+    } finally {
+      await server.stop();
+    }
+  }
+  const pair = judgeTraffic(
+    benchmark,
+    figures.base,
+    figures.head,
+    Math.log(figures.head.requestsPerSec / figures.base.requestsPerSec),
+    {
+      base: figures.base.traffic.ok === 0 ? [benchmark.durationMs] : [],
+      head: figures.head.traffic.ok === 0 ? [benchmark.durationMs] : []
+    }
+  );
+  const cpu = cpuLogRatio(figures.base.cpuPerRequest, figures.head.cpuPerRequest);
+  return cpu === void 0 ? pair : { ...pair, cpuLogRatio: cpu };
+}
+async function measureCapacity(benchmark, revisions, plan) {
+  const capacity = {};
+  for (const side2 of order(0)) {
+    const server = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
+    try {
+      await checkRequests(benchmark, server, side2, revisions, plan);
+      await loadOn(server, benchmark, benchmark.warmupMs);
+      capacity[side2] = await loadOn(server, benchmark, capacityMs(benchmark));
+      server.checkAlive("under load");
+    } finally {
+      await server.stop();
+    }
+  }
+  settleAutoRate(benchmark, capacity, plan);
+}
+async function liveRound(benchmark, revisions, round4, plan) {
+  const servers = {};
+  try {
+    for (const side2 of order(round4)) {
+      servers[side2] = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
+      if (round4 === 0) await checkRequests(benchmark, servers[side2], side2, revisions, plan);
+    }
+    const load = (side2, durationMs) => loadOn(servers[side2], benchmark, durationMs);
+    for (const side2 of order(round4)) await load(side2, benchmark.warmupMs);
+    if (benchmark.rate === "auto" && !autoRates.has(benchmark)) {
+      const capacity = {};
+      for (const side2 of order(round4)) capacity[side2] = await load(side2, capacityMs(benchmark));
+      settleAutoRate(benchmark, capacity, plan);
+      for (const side2 of order(round4)) await load(side2, benchmark.warmupMs);
+    }
+    for (const side2 of order(round4)) {
+      await servers[side2].probe("start");
+      await servers[side2].probe("pause");
+    }
+    const blockMs = Math.min(plan.blockMs ?? 1e3, benchmark.durationMs);
+    const blocks = Math.max(2, Math.round(benchmark.durationMs / blockMs));
+    const random = plan.random ?? Math.random;
+    const pairs = [];
+    const measurePair = async (first) => {
+      const pair2 = {};
+      for (const side2 of [first, other(first)]) {
+        await sleep2(plan.settleMs ?? 50);
+        const server = servers[side2];
+        await server.probe("resume");
+        pair2[side2] = await measuredBlock(server, () => load(side2, blockMs), plan.instructions);
+        await server.probe("pause");
+        server.checkAlive("under load");
+      }
+      pairs.push(pair2);
+    };
+    for (const first of pairOrders(blocks, random)) await measurePair(first);
+    for (let extra = 0; extra < blocks && endsSilent(pairs.map(answeredIn)); extra++) await measurePair(pairOrders(1, random)[0]);
+    const measured = keepAnswered(pairs, benchmark.id, round4, blockMs, plan.log);
+    const ratios = measured.map((pair2) => Math.log(pair2.head.load.requestsPerSec / pair2.base.load.requestsPerSec));
+    const cpuRatios2 = measured.map((pair2) => cpuLogRatio(perRequest([pair2.base]), perRequest([pair2.head])));
+    const figures = {};
+    for (const side2 of ["base", "head"]) {
+      const probe = checkProbeFigures((await servers[side2].probe("stop"))?.figures);
+      figures[side2] = pool(
+        measured.map((pair2) => pair2[side2]),
+        probe
+      );
+    }
+    await Promise.all(
+      ["base", "head"].map(
+        (side2) => servers[side2].checkAliveAfterFailures("under load", tooManyFailures(figures[side2].traffic))
+      )
+    );
+    const silent = (side2) => measured.filter((pair2) => pair2[side2].load.traffic.ok === 0).map(() => blockMs);
+    const pair = judgeTraffic(
+      benchmark,
+      figures.base,
+      figures.head,
+      median(ratios),
+      { base: silent("base"), head: silent("head") },
+      servers
+    );
+    const measuredCpu = cpuRatios2.filter((x) => x !== void 0);
+    return measuredCpu.length === cpuRatios2.length ? { ...pair, cpuLogRatio: median(measuredCpu) } : pair;
+  } finally {
+    await stopAll(Object.values(servers));
+  }
+}
+function pairOrders(pairs, random) {
+  return Array.from({ length: pairs }, () => random() < 0.5 ? "base" : "head");
+}
+
+// src/measure/http/duet.ts
+var REAL = {
+  start: (options) => ServerProcess.start(options),
+  checkRequests,
+  load: loadOn,
+  sampleCore,
+  ownClock: () => {
+    const { user, system } = process.cpuUsage();
+    return { cpuUs: user + system, wallUs: performance.now() * 1e3 };
+  }
+};
+var SATURATED = 0.9;
+async function duetRound(benchmark, revisions, round4, settings, deps = REAL) {
+  const random = settings.random ?? Math.random;
+  const servers = {};
+  try {
+    const first = random() < 0.5 ? "base" : "head";
+    const sides = [first, other(first)];
+    for (const side2 of sides) servers[side2] = await deps.start(serverOptions(benchmark, revisions[side2], settings));
+    const both = servers;
+    if (round4 === 0) for (const side2 of sides) await deps.checkRequests(benchmark, both[side2], side2, revisions, settings);
+    const load = (durationMs) => duetBlock(both, benchmark, durationMs, random, settings, deps);
+    const warmLoad = (durationMs) => duetBlock(both, benchmark, durationMs, random, { ...settings, instructions: void 0 }, deps);
+    for (const side2 of sides) await both[side2].probe("start");
+    await warmLoad(benchmark.warmupMs);
+    if (benchmark.rate === "auto" && !autoRates.has(benchmark)) {
+      const capacity = await load(capacityMs(benchmark));
+      settleAutoRate(benchmark, { base: capacity.base.load, head: capacity.head.load }, settings);
+      await warmLoad(benchmark.warmupMs);
+    }
+    const plan = settings.duetPlan;
+    const blockMs = Math.min(settings.blockMs ?? 1e3, plan ? Infinity : benchmark.durationMs);
+    const warming = [];
+    for (let left = plan && blockMs > 0 ? plan.warmupMs - benchmark.warmupMs : 0; left > 0; left -= blockMs)
+      warming.push(await warmLoad(Math.min(blockMs, left)));
+    for (const side2 of sides) both[side2].checkAlive("during the warm-up");
+    for (const side2 of sides) await both[side2].probe("start");
+    const count3 = plan ? plan.blocks : Math.max(2, Math.round(benchmark.durationMs / blockMs));
+    const blocks = [];
+    const blocksStart = performance.now();
+    for (let i2 = 0; i2 < count3 || i2 < 2 * count3 && endsSilent(blocks.map(answeredIn)); i2++) {
+      blocks.push(await load(blockMs));
+      for (const side2 of sides) both[side2].checkAlive("under load");
+    }
+    const blocksMs = performance.now() - blocksStart;
+    const kept = keepAnswered(blocks, benchmark.id, round4, blockMs, settings.log);
+    const from = plan ? Math.min(plan.figureFrom, Math.max(0, kept.length - 2)) : 0;
+    const measured = kept.slice(from);
+    const figures = {};
+    const duet = duetFigures(measured, rateOf(benchmark) !== void 0);
+    for (const side2 of ["base", "head"]) {
+      const probe = checkProbeFigures((await both[side2].probe("stop"))?.figures);
+      figures[side2] = {
+        ...pool(
+          measured.map((b) => b[side2]),
+          probe
+        ),
+        duet
+      };
+    }
+    await Promise.all(sides.map((side2) => both[side2].checkAliveAfterFailures("under load", tooManyFailures(figures[side2].traffic))));
+    const silent = (side2) => measured.filter((b) => b[side2].load.traffic.ok === 0).map(() => blockMs);
+    const ratios = blockRatios(measured);
+    const series = blockRatios(kept);
+    const pair = judgeTraffic(
+      benchmark,
+      figures.base,
+      figures.head,
+      median(ratios.requests),
+      { base: silent("base"), head: silent("head") },
+      {
+        base: { label: both.base.label, output: () => both.base.output() },
+        head: { label: both.head.label, output: () => both.head.output() }
+      }
+    );
+    const warm = blockRatios(warming.filter((b) => Object.values(answeredIn(b)).every(Boolean)));
+    const withSeries = { ...pair, series: { requests: series.requests, cpu: series.cpu, blocksMs, warmup: warm, figureFrom: from } };
+    return ratios.cpu ? { ...withSeries, cpuLogRatio: median(ratios.cpu) } : withSeries;
+  } finally {
+    await stopAll(Object.values(servers));
+  }
+}
+async function duetBlock(servers, benchmark, durationMs, random, settings, deps = REAL) {
+  const first = random() < 0.5 ? "base" : "head";
+  const sides = [first, other(first)];
+  const counter2 = settings.instructions;
+  const counting = Object.fromEntries(
+    sides.map((side2) => [side2, counter2 && servers[side2].cpuPid !== void 0 ? counter2.start(servers[side2].cpuPid) : void 0])
+  );
+  try {
+    const core = settings.sharedCpu === void 0 ? void 0 : deps.sampleCore(settings.sharedCpu);
+    const own = deps.ownClock();
+    const before = { base: servers.base.cpu(), head: servers.head.cpu() };
+    const loads = await Promise.all(sides.map((side2) => deps.load(servers[side2], benchmark, durationMs)));
+    const after = { base: servers.base.cpu(), head: servers.head.cpu() };
+    const ownAfter = deps.ownClock();
+    const elapsedUs = ownAfter.wallUs - own.wallUs;
+    const coreAfter = settings.sharedCpu === void 0 ? void 0 : deps.sampleCore(settings.sharedCpu);
+    const block = async (side2) => {
+      const start = before[side2];
+      const end = after[side2];
+      return {
+        load: loads[sides.indexOf(side2)],
+        cpu: start && end ? cpuBetween(start, end) : void 0,
+        instructions: await counting[side2]?.stop()
+      };
+    };
+    return {
+      base: await block("base"),
+      head: await block("head"),
+      coreBusy: core && coreAfter ? coreBusyBetween(core, coreAfter) : void 0,
+      loadGeneratorBusy: elapsedUs > 0 ? (ownAfter.cpuUs - own.cpuUs) / elapsedUs : 0,
+      first
+    };
+  } finally {
+    for (const side2 of sides) await counting[side2]?.stop();
+  }
+}
+function coreBusyBetween(start, end) {
+  return end.total > start.total ? busyBetween(start, end) : void 0;
+}
+function blockRatios(blocks) {
+  const requests = blocks.map((b) => Math.log(b.head.load.requestsPerSec / b.base.load.requestsPerSec));
+  const cpu = blocks.map((b) => cpuLogRatio(perRequest([b.base]), perRequest([b.head])));
+  return { requests, cpu: cpu.every((x) => x !== void 0) ? cpu : void 0 };
+}
+function duetFigures(blocks, fixedRate) {
+  const busy = blocks.map((b) => b.coreBusy).filter((x) => x !== void 0);
+  const coreBusy = busy.length === blocks.length && busy.length > 0 ? median(busy) : void 0;
+  const loadGeneratorBusy = median(blocks.map((b) => b.loadGeneratorBusy));
+  return {
+    ...coreBusy === void 0 ? {} : { coreBusy },
+    loadGeneratorBusy,
+    saturated: fixedRate || coreBusy === void 0 ? void 0 : coreBusy >= SATURATED
+  };
+}
+
+// src/measure/confirmation.ts
+function wholeGroup(confirmRounds, plannedRounds, done) {
+  return confirmRounds > 0 ? Math.max(confirmRounds, plannedRounds, done) : 0;
+}
+function firstGroup(size, whole) {
+  return size !== void 0 && Number.isInteger(size) && size > 0 ? Math.min(whole, size) : whole;
+}
+
+// src/measure/http/schedule.ts
+var RECENT_ROUNDS = 5;
+var ROUNDS = { fresh: freshRound, live: liveRound, duet: duetRound };
+function plannedFigures(benchmarks, withCpu = cpuReadable()) {
+  return benchmarks.reduce((sum3, b) => sum3 + 1 + (withCpu ? 1 : 0) + Object.keys(b.latencyBudget).length, 0);
+}
+function estimatedRoundMs(benchmark) {
+  return 2 * (benchmark.warmupMs + benchmark.durationMs) + 1500;
+}
+async function measureHttp(plan) {
+  const now = plan.now ?? Date.now;
+  const started = now();
+  const results = [];
+  let rounds = 0;
+  let confirmRounds = 0;
+  let limited = false;
+  const conditions = [];
+  const perRound = plan.benchmarks.map(estimatedRoundMs);
+  const adaptive = plan.adaptive;
+  const measureRound = plan.measureRound ?? ROUNDS[plan.mode];
+  for (const benchmark of plan.benchmarks)
+    if (benchmark.rate !== void 0 && Object.keys(benchmark.latencyBudget).length === 0)
+      plan.log(
+        `${benchmark.id}: a fixed rate without a latency budget: a server that gets slower by waiting (a timer, a slower upstream) keeps the rate and its CPU per request, and only its latency shows it: set latency-budget (p50 or p99) to gate on it`
+      );
+  for (const [index, benchmark] of plan.benchmarks.entries()) {
+    const samples = emptySamples(benchmark);
+    results.push(samples);
+    const revisions = { base: plan.base, head: plan.head };
+    const recent = [];
+    let done = 0;
+    const reserved = plan.benchmarks.slice(index + 1).reduce((sum3, _b, i2) => sum3 + 2 * perRound[index + 1 + i2], 0);
+    const fullGroup = () => wholeGroup(adaptive?.confirmRounds ?? 0, plan.rounds, samples.logRatios.length);
+    const confirmTarget = () => samples.endedEarly && fullGroup() > 0 ? samples.logRatios.length : fullGroup();
+    const timeLeft = () => ({
+      rounds: Math.max(0, plan.rounds - samples.logRatios.length) + Math.max(0, confirmTarget() - (samples.confirmation?.length ?? 0)),
+      ms: plan.deadline - now() - reserved
+    });
+    const planner = plan.mode === "duet" && benchmark.schedule === "auto" ? new DuetPlanner({ id: benchmark.id, warmupMs: benchmark.warmupMs, blockMs: plan.blockMs ?? 1e3 }, plan.log, timeLeft) : void 0;
+    const estimate = () => recent.length > 0 ? recent.reduce((a, b) => a + b, 0) / recent.length : perRound[index];
+    const runRound2 = async (round4, target2, into, keepBack) => {
+      if (now() + estimate() + reserved + keepBack > plan.deadline) return false;
+      plan.onProgress?.({ round: round4 + 1, rounds: target2, elapsedMs: now() - started, remainingMs: estimate() * (target2 - round4) });
+      const roundStart = now();
+      const cpuBefore = sampleCpu();
+      const load1 = os10.loadavg()[0] ?? 0;
+      try {
+        const duetPlan = planner?.next();
+        const pair = await measureRound(benchmark, revisions, done, duetPlan ? { ...plan, duetPlan } : plan);
+        if (into === "main") record(samples, pair, duetPlan);
+        else recordConfirmation(samples, pair);
+        if (planner && duetPlan && pair.series) {
+          planner.record({ ...pair.series, roundMs: now() - roundStart }, duetPlan);
+          if (planner.schedule) samples.http.schedule = planner.schedule;
+        }
+        conditions.push({ busy: busyBetween(cpuBefore, sampleCpu()), load1 });
+      } catch (error2) {
+        samples.error = error2 instanceof BenchmarkFailure || error2 instanceof ServerError ? error2.message : `${messageOf(error2)}`;
+        plan.log(`${benchmark.id}: ${samples.error.split("\n")[0]}`);
+        return false;
+      }
+      recent.push(now() - roundStart);
+      if (recent.length > RECENT_ROUNDS) recent.shift();
+      done++;
+      return true;
+    };
+    const maxRounds = adaptive ? Math.max(plan.rounds, adaptive.maxRounds) : plan.rounds;
+    for (let round4 = 0; round4 < maxRounds; round4++) {
+      const extra = round4 >= plan.rounds;
+      if (!await runRound2(round4, extra ? maxRounds : plan.rounds, "main", extra ? confirmTarget() * estimate() : 0)) {
+        if (!samples.error && !extra) {
+          limited = true;
+          plan.log(`${benchmark.id}: the time limit stops it after ${round4} of ${plan.rounds} rounds`);
+        }
+        break;
+      }
+      rounds = Math.max(rounds, round4 + 1);
+      const look = adaptive && (round4 + 1 >= plan.rounds && (round4 + 1 - plan.rounds) % adaptive.lookEvery === 0 || round4 + 1 === adaptive.earlyLook);
+      if (!look) continue;
+      if (adaptive.decided(samples)) {
+        if (round4 + 1 < plan.rounds) {
+          samples.endedEarly = true;
+          plan.log(`${benchmark.id}: decided at the early look, after ${round4 + 1} rounds`);
+        }
+        break;
+      }
+      if (round4 + 1 === plan.rounds && maxRounds > plan.rounds)
+        plan.log(`${benchmark.id}: no verdict after ${plan.rounds} rounds: adding rounds (up to ${maxRounds})`);
+    }
+    const sized = () => samples.endedEarly ? confirmTarget() : firstGroup(adaptive?.confirmSize?.(samples, confirmTarget()), confirmTarget());
+    const target = confirmTarget() > 0 ? sized() : 0;
+    if (!samples.error && target > 0 && adaptive.toConfirm(samples)) {
+      const why = target < confirmTarget() ? ` (as many as the loss its first ${samples.logRatios.length} rounds measured needs to show again)` : "";
+      plan.log(`${benchmark.id}: confirming the regression with ${target} more rounds on new servers${why}`);
+      samples.confirmation ??= [];
+      samples.confirmationPlanned = fullGroup();
+      let confirmed = 0;
+      while (confirmed < target && await runRound2(confirmed, target, "confirmation", 0)) confirmed++;
+      const shown = confirmed === target && !samples.error && adaptive.toConfirm(samples);
+      if (shown) samples.confirmationPlanned = confirmed;
+      if (confirmed === target && fullGroup() > target && !samples.error && !shown) {
+        plan.log(
+          `${benchmark.id}: the regression was not shown again in ${target} fresh rounds: the fresh group goes on to ${fullGroup()}`
+        );
+        while (confirmed < fullGroup() && await runRound2(confirmed, fullGroup(), "confirmation", 0)) confirmed++;
+      }
+      confirmRounds = Math.max(confirmRounds, confirmed);
+    }
+  }
+  return { benchmarks: results, rounds, plannedRounds: plan.rounds, confirmRounds, limited, durationMs: now() - started, conditions };
+}
+function emptySamples(benchmark) {
+  return {
+    id: benchmark.id,
+    kind: "http",
+    file: void 0,
+    logRatios: [],
+    base: { opsPerSec: [] },
+    head: { opsPerSec: [] },
+    latency: noLatency(),
+    cpu: [],
+    http: { base: [], head: [], config: benchmark }
+  };
+}
+function recordConfirmation(samples, pair) {
+  (samples.confirmation ??= []).push(pair.logRatio);
+  pushLatencyRatios(samples.confirmationLatency ??= noLatency(), pair);
+  samples.confirmationCpu = pushCpu(
+    samples.confirmationCpu ?? (samples.confirmation.length === 1 ? [] : void 0),
+    pair,
+    samples.confirmation.length
+  );
+}
+function pushCpu(ratios, pair, rounds) {
+  if (pair.cpuLogRatio === void 0 || ratios?.length !== rounds - 1) return void 0;
+  ratios.push(pair.cpuLogRatio);
+  return ratios;
+}
+function record(samples, pair, plan) {
+  samples.logRatios.push(pair.logRatio);
+  if (plan && pair.series) (samples.http.blocks ??= []).push(roundBlocks(pair.series, plan));
+  if (pair.base.rate) samples.requestsNotCost ??= "a fixed rate sets requests/s";
+  else if (pair.base.duet?.saturated === false)
+    samples.requestsNotCost ??= "a saturating load left the shared CPU idle in a round: requests/s compares what the load allowed, not the servers' cost";
+  samples.base.opsPerSec.push(pair.base.requestsPerSec);
+  samples.head.opsPerSec.push(pair.head.requestsPerSec);
+  pushLatencyRatios(samples.latency, pair);
+  samples.http.base.push(pair.base);
+  samples.http.head.push(pair.head);
+  const cpu = pushCpu(samples.cpu, pair, samples.logRatios.length);
+  if (cpu) samples.cpu = cpu;
+  else delete samples.cpu;
+}
+function roundBlocks(series, plan) {
+  const warm = series.warmup ?? { requests: [], cpu: [] };
+  const kept = (xs) => xs.map((x) => Number(x.toPrecision(5)));
+  const cpu = series.cpu && warm.cpu ? kept([...warm.cpu, ...series.cpu]) : null;
+  const measuredFrom = warm.requests.length;
+  const figureFrom = measuredFrom + (series.figureFrom ?? plan.figureFrom);
+  return { requests: kept([...warm.requests, ...series.requests]), cpu, measuredFrom, figureFrom };
+}
+function noLatency() {
+  return { p50: [], p90: [], p99: [], mean: [] };
+}
+function pushLatencyRatios(into, pair) {
+  for (const stat3 of LATENCY_STATS) into[stat3].push(Math.log(pair.head.latency[stat3] / pair.base.latency[stat3]));
+}
+
+// src/stats/power.ts
+function roundSpread(logRatios) {
+  if (logRatios.length < 3) return Number.NaN;
+  const mad = 1.4826 * medianAbsoluteDeviation([...logRatios]);
+  return mad > 0 ? mad : sampleStandardDeviation([...logRatios]);
+}
+function resolvableChange(spread, rounds, confidence, power = 0.95) {
+  if (!(spread >= 0) || rounds < 1) return Number.NaN;
+  const z2 = probit(1 - (1 - confidence) / 2) + probit(power);
+  return Math.expm1(z2 * spread / Math.sqrt(rounds) / Math.sqrt(0.955));
+}
+function resolvableFromInterval(change, alpha, power = 0.95) {
+  if (!(change.low > -1 && change.high > -1 && alpha > 0 && alpha < 0.5)) return Number.NaN;
+  const half = (Math.log1p(change.high) - Math.log1p(change.low)) / 2;
+  const z2 = probit(1 - alpha);
+  return Math.expm1(half * (z2 + probit(power)) / z2);
+}
+function tQuantile(p, df) {
+  const z2 = probit(p);
+  const [z3, z5, z7, z9] = [z2 ** 3, z2 ** 5, z2 ** 7, z2 ** 9];
+  const terms = [
+    (z3 + z2) / 4,
+    (5 * z5 + 16 * z3 + 3 * z2) / 96,
+    (3 * z7 + 19 * z5 + 17 * z3 - 15 * z2) / 384,
+    (79 * z9 + 776 * z7 + 1482 * z5 - 1920 * z3 - 945 * z2) / 92160
+  ];
+  return terms.reduce((t, term, i2) => t + term / df ** (i2 + 1), z2);
+}
+function roundsToConfirm(logRatios, budget, confidence, full, power = 0.9) {
+  const least = minimumRounds(confidence);
+  if (full <= least || logRatios.length < 3 || !logRatios.every(Number.isFinite) || !(budget < 1)) return full;
+  const estimate = median([...logRatios]);
+  const distance2 = Math.log1p(-budget) - estimate;
+  const spread = roundSpread(logRatios);
+  if (!(distance2 > 0) || !(spread >= 0)) return full;
+  const zPower = probit(power);
+  for (let n = least; n < full; n++) {
+    const error2 = achievedAlpha((1 - confidence) / 2, n);
+    if ((tQuantile(1 - error2, n - 1) + zPower) * spread / Math.sqrt(0.955 * n) <= distance2) return n;
+  }
+  return full;
+}
+
+// src/stats/mixture.ts
+var LEAST_ROUNDS = 8;
+var LEAST_GAP = 0.03;
+var SEPARATION = 6;
+function groupsOf(values, rule) {
+  const n = values.length;
+  if (n < rule.least || !values.every(Number.isFinite)) return void 0;
+  const smallest = rule.smallest(n);
+  let found;
+  for (const k of [2, 3]) {
+    if (n < k * smallest) break;
+    const groups2 = ckmeans([...values], k);
+    if (groups2.length === k && groups2.every((g2) => g2.length >= smallest) && apart(groups2, rule)) found = groups2;
+  }
+  return found;
+}
+var ROUNDS2 = {
+  least: LEAST_ROUNDS,
+  smallest: (n) => Math.max(3, Math.ceil(n / 8)),
+  gap: LEAST_GAP,
+  separation: SEPARATION,
+  spread: robustSd
+};
+function roundGroups(logRatios) {
+  return groupsOf(logRatios, ROUNDS2);
+}
+function robustSd(values) {
+  const mad = 1.4826 * medianAbsoluteDeviation(values);
+  return mad > 0 ? mad : sampleStandardDeviation(values);
+}
+function apart(groups2, rule) {
+  const df = groups2.reduce((sum3, g2) => sum3 + g2.length - 1, 0);
+  const within = Math.sqrt(groups2.reduce((sum3, g2) => sum3 + (g2.length - 1) * rule.spread(g2) ** 2, 0) / df);
+  for (let i2 = 1; i2 < groups2.length; i2++) {
+    const gap = median(groups2[i2]) - median(groups2[i2 - 1]);
+    if (gap < rule.gap || gap < rule.separation * within) return false;
+  }
+  return true;
+}
+function describeGroups(groups2) {
+  return groups2.map((g2) => ({ change: Math.expm1(median(g2)), rounds: g2.length }));
+}
+function holdGroups(change, groups2, lowerAlpha, upperAlpha) {
+  const side2 = (which2) => {
+    const alpha = which2 === "low" ? lowerAlpha : upperAlpha;
+    let value = which2 === "low" ? change.low : change.high;
+    let short = 0;
+    for (const g2 of groups2) {
+      const reached = achievedAlpha(alpha, g2.length);
+      const bound = Math.expm1(
+        reached > alpha ? which2 === "low" ? Math.min(...g2) : Math.max(...g2) : hodgesLehmannBounds(g2, alpha, alpha)[which2]
+      );
+      if (which2 === "low" ? bound < value : bound > value) [value, short] = [bound, Math.max(0, reached - alpha)];
+    }
+    return { value, short };
+  };
+  const low = side2("low");
+  const high = side2("high");
+  const unsure = { ...low.short > 0 ? { low: true } : {}, ...high.short > 0 ? { high: true } : {} };
+  return { ...change, low: low.value, high: high.value, ...low.short > 0 || high.short > 0 ? { unsure } : {} };
+}
+function groupsText(groups2, format) {
+  const total = groups2.reduce((sum3, g2) => sum3 + g2.rounds, 0);
+  return groups2.map((g2, i2) => `in ${g2.rounds}${i2 === 0 ? ` of ${total}` : ""} rounds ${format(g2.change)}`).join(", ");
+}
+
+// src/stats/decision.ts
+function hwangShihDeCani(gamma) {
+  return (t) => {
+    const x = Math.min(1, Math.max(0, t));
+    if (x === 0 || gamma === 0) return x;
+    return (1 - Math.exp(-gamma * x)) / (1 - Math.exp(-gamma));
+  };
+}
+var EARLY_ROUNDS = 3;
+var EARLY_WEIGHT = 0.2;
+var EARLY_WEIGHT_ONE_LOOK = 0.05;
+function decisionRule(plan) {
+  const spending = plan.spending ?? hwangShihDeCani(-4);
+  const looks = lookCount(plan.rounds, plan.maxRounds, plan.lookEvery);
+  const maxRounds = Math.max(plan.rounds, plan.maxRounds);
+  const grid = lookRounds(plan.rounds, plan.maxRounds, plan.lookEvery);
+  const alpha = 1 - plan.confidence;
+  const increment = (at2) => {
+    const before = grid.filter((n) => n < at2).at(-1) ?? 0;
+    return spending(at2 / maxRounds) - spending(before / maxRounds);
+  };
+  const earlyWeight = plan.early === false ? 0 : looks === 1 ? EARLY_WEIGHT_ONE_LOOK : Math.min(EARLY_WEIGHT, increment(maxRounds) / 2);
+  const lookWeight = (rounds) => {
+    if (looks === 1) return 1 - earlyWeight;
+    const at2 = Math.min(rounds, maxRounds);
+    return increment(at2) - (at2 >= maxRounds ? earlyWeight : 0);
+  };
+  const lookAlpha = (rounds, share3) => share3 * lookWeight(rounds);
+  const share2 = (figures) => alpha / Math.max(1, figures);
+  const reaches = (rounds, figures) => roundsForOneSided(lookAlpha(rounds, share2(figures))) <= rounds;
+  return Object.freeze({
+    confidence: plan.confidence,
+    looks,
+    maxRounds,
+    // No early look: none of its rounds is ever enough.
+    earlyRounds: earlyWeight > 0 ? EARLY_ROUNDS : Infinity,
+    earlyAlpha: (share3) => share3 * earlyWeight,
+    lookAlpha,
+    lookWeight,
+    intervalLevel: (figures, rounds = maxRounds) => 1 - 2 * lookAlpha(rounds, share2(figures)),
+    confirmationLevel: 1 - 2 * alpha,
+    minimumRounds: (figures) => looks === 1 ? roundsForOneSided(lookAlpha(maxRounds, share2(figures))) : grid.find((n) => reaches(n, figures)) ?? roundsForOneSided(lookAlpha(maxRounds, share2(figures))),
+    regressionP: (nominalP, rounds) => Math.min(1, nominalP / lookWeight(rounds)),
+    resolvable: (spread, rounds, figures) => resolvableChange(spread, rounds, 1 - 2 * lookAlpha(rounds, share2(figures)))
+  });
+}
+function stepDown(pValues, alpha, family = pValues.length) {
+  const m = Math.max(family, pValues.length, 1);
+  const sorted = pValues.map((p) => Number.isFinite(p) ? p : 1).sort((a, b) => a - b);
+  let rejections = 0;
+  while (rejections < sorted.length && sorted[rejections] <= alpha / (m - rejections)) rejections++;
+  const share2 = alpha / Math.max(1, m - rejections);
+  return { rejected: pValues.map((p) => Number.isFinite(p) && p <= share2), share: share2 };
+}
+function lookCount(rounds, maxRounds, lookEvery) {
+  return lookRounds(rounds, maxRounds, lookEvery).length;
+}
+function lookRounds(rounds, maxRounds, lookEvery) {
+  if (maxRounds <= rounds) return [rounds];
+  const out = [];
+  for (let n = rounds; n < maxRounds; n += lookEvery) out.push(n);
+  return [...out, maxRounds];
+}
+function roundsForOneSided(alpha) {
+  return minimumRounds(1 - 2 * alpha);
+}
+
+// src/stats/early.ts
+function earlyChange(logRatios, lowerAlpha, upperAlpha) {
+  const n = logRatios.length;
+  if (n !== 3) throw new Error(`the early look reads 3 rounds, not ${n}`);
+  const mean3 = mean([...logRatios]);
+  const se = sampleStandardDeviation([...logRatios]) / Math.sqrt(n);
+  return {
+    estimate: Math.expm1(mean3),
+    low: Math.expm1(mean3 - tQuantile2(1 - lowerAlpha) * se),
+    high: Math.expm1(mean3 + tQuantile2(1 - upperAlpha) * se),
+    confidence: 1 - lowerAlpha - upperAlpha,
+    achievedConfidence: 1 - lowerAlpha - upperAlpha
+  };
+}
+function tQuantile2(p) {
+  return (2 * p - 1) / Math.sqrt(2 * p * (1 - p));
+}
+
+// src/stats/analyze.ts
+function cpuRatios(benchmark) {
+  const ratios = benchmark.cpu;
+  return ratios && ratios.length > 0 && ratios.length === benchmark.logRatios.length && ratios.every(Number.isFinite) ? ratios : void 0;
+}
+function analyze(benchmarks, options) {
+  const { rule } = options;
+  const latencyBudgets = (id) => options.latencyBudgetFor?.(id) ?? {};
+  const family = options.figures ?? budgetedFigures(benchmarks, options.latencyBudgetFor) + (options.otherFigures ?? 0);
+  const alpha = 1 - rule.confidence;
+  const compared = (b) => !b.error && b.base && b.head && b.logRatios.length > 0;
+  const pOf = (ratios, budget, lowerIsBetter) => rule.regressionP(
+    Math.max(
+      regressionNominalP(ratios, budget, lowerIsBetter),
+      ...(roundGroups(ratios) ?? []).map((g2) => regressionNominalP(g2, budget, lowerIsBetter))
+    ),
+    ratios.length
+  );
+  const bounded = (ratios, lowerAlpha, upperAlpha) => {
+    const change = estimateChangeBounds(ratios, lowerAlpha, upperAlpha);
+    const groups2 = roundGroups(ratios);
+    return groups2 ? { change: holdGroups(change, groups2, lowerAlpha, upperAlpha), groups: describeGroups(groups2) } : { change };
+  };
+  const pValues = benchmarks.filter(compared).flatMap((b) => {
+    const budgets = b.latency ? latencyBudgets(b.id) : {};
+    const latency = Object.entries(budgets).map(([stat3, budget]) => {
+      const ratios = b.latency?.[stat3];
+      return ratios ? pOf(ratios, budget, true) : 1;
+    });
+    const cpu = cpuRatios(b);
+    return [pOf(b.logRatios, options.budgetFor(b.id), false), ...cpu ? [pOf(cpu, options.budgetFor(b.id), false)] : [], ...latency];
+  });
+  const regressionShare = stepDown(pValues, alpha, family).share;
+  const otherShare = alpha / Math.max(1, family);
+  const earlyVerdict = (ratios, judge2, cutShort) => {
+    if (ratios.length < rule.earlyRounds || !ratios.slice(0, rule.earlyRounds).every(Number.isFinite)) return void 0;
+    const change = earlyChange(ratios.slice(0, rule.earlyRounds), rule.earlyAlpha(otherShare), rule.earlyAlpha(otherShare));
+    const verdict = judge2(change);
+    if (verdict !== "regression" && verdict !== "unchanged") return void 0;
+    if (ratios.length > rule.earlyRounds) {
+      const later = ratios.slice(rule.earlyRounds);
+      if (verdict !== "regression" || !cutShort || !later.every(Number.isFinite) || judge2(pointChange(median([...later]))) !== "regression")
+        return void 0;
+    }
+    return { change, verdict };
+  };
+  return benchmarks.map((benchmark) => {
+    const budget = options.budgetFor(benchmark.id);
+    const base2 = summarize2(benchmark.base?.opsPerSec);
+    const head = summarize2(benchmark.head?.opsPerSec);
+    const common = {
+      id: benchmark.id,
+      kind: benchmark.kind,
+      file: benchmark.file,
+      budget,
+      base: base2,
+      head,
+      logRatios: benchmark.logRatios,
+      confirmation: benchmark.confirmation
+    };
+    if (benchmark.error) return { ...common, verdict: "error", change: void 0, error: benchmark.error };
+    if (!benchmark.base) return { ...common, verdict: "new", change: void 0 };
+    if (!benchmark.head) return { ...common, verdict: "removed", change: void 0 };
+    const rounds = benchmark.logRatios.length;
+    const firstLook = options.firstLook?.(benchmark);
+    const shortOfFirstLook = firstLook !== void 0 && rounds < firstLook.rounds;
+    if (rounds === 0) {
+      if (!firstLook) return { ...common, verdict: "inconclusive", change: void 0 };
+      return { ...common, verdict: "unmeasured", change: void 0, note: tooFewRounds(0, firstLook) };
+    }
+    const measured = bounded(benchmark.logRatios, rule.lookAlpha(rounds, otherShare), rule.lookAlpha(rounds, regressionShare));
+    const change = measured.change;
+    const regressionP = pOf(benchmark.logRatios, budget, false);
+    const early = earlyVerdict(benchmark.logRatios, (c) => decide(c, budget), shortOfFirstLook);
+    const perCpu = cpuRatios(benchmark);
+    const earlyCpu = perCpu ? earlyVerdict(perCpu, (c) => decide(c, budget), shortOfFirstLook) : void 0;
+    const gatedOn = perCpu ? gatedFigure(benchmark.logRatios, perCpu, benchmark.requestsNotCost) : void 0;
+    const endedEarly = benchmark.endedEarly === true && rounds === rule.earlyRounds;
+    const cutShort = shortOfFirstLook && !endedEarly;
+    const notes = [];
+    const regressions = [];
+    let raiseTimeLimit;
+    const noFreshRound = benchmark.confirmation !== void 0 ? [] : void 0;
+    const firstSizes = [];
+    const confirm = (verdict2, what, first2, rounds2, fresh, judge2, ratios) => {
+      if (verdict2 !== "regression") return verdict2;
+      if (fresh === void 0) {
+        firstSizes.push(ratios ? roundsToConfirm(ratios, budget, rule.confirmationLevel, rule.maxRounds) : Infinity);
+        if (cutShort) {
+          const why = `the time limit cut the first group at ${benchmark.logRatios.length} of the ${firstLook.rounds} rounds its first look needs`;
+          notes.push(notConfirmed(what, rounds2, first2, why));
+          raiseTimeLimit = firstLook.hint;
+        }
+        regressions.push(!cutShort);
+        return verdict2;
+      }
+      if (fresh.length === 0) {
+        notes.push(notConfirmed(what, rounds2, first2, "no fresh round fit in the time limit"));
+        raiseTimeLimit ??= CONFIRM_HINT;
+        regressions.push(false);
+        return "regression";
+      }
+      if (!fresh.every(Number.isFinite)) {
+        notes.push(notConfirmed(what, rounds2, first2, "its fresh rounds have no figure"));
+        regressions.push(false);
+        return verdict2;
+      }
+      const confirmAlpha = (1 - rule.confirmationLevel) / 2;
+      const quick = endedEarly && fresh.length === rule.earlyRounds;
+      const again = quick ? earlyChange(fresh, confirmAlpha, confirmAlpha) : bounded(fresh, confirmAlpha, confirmAlpha).change;
+      if (judge2(again) === "regression") {
+        regressions.push(true);
+        return verdict2;
+      }
+      const shortOfLevel = again.achievedConfidence < again.confidence - 1e-12 || quick && firstLook !== void 0;
+      const shortOfPlan = firstLook !== void 0 && fresh.length < (benchmark.confirmationPlanned ?? 0);
+      const cut = shortOfLevel || shortOfPlan;
+      const tooFew = shortOfLevel ? "too few for the interval's level" : `fewer than the ${benchmark.confirmationPlanned} it goes on to where its first do not show the loss`;
+      if (cut && judge2(pointChange(Math.log1p(again.estimate))) === "regression") {
+        notes.push(
+          notConfirmed(what, rounds2, first2, `only ${fresh.length} fresh rounds fit in the time limit (${pct(again.estimate)}), ${tooFew}`)
+        );
+        raiseTimeLimit ??= CONFIRM_HINT;
+        regressions.push(false);
+        return "regression";
+      }
+      notes.push(unconfirmed(what, rounds2, first2, again, fresh.length, cut ? tooFew : void 0));
+      unreproduced = { first: first2, again };
+      return cut ? "unmeasured" : "inconclusive";
+    };
+    let unreproduced;
+    const throughput = confirm(
+      early?.verdict ?? decide(change, budget),
+      "a regression",
+      early?.change ?? change,
+      early ? rule.earlyRounds : rounds,
+      benchmark.confirmation,
+      (c) => decide(c, budget),
+      benchmark.logRatios
+    );
+    const thenSpan = unreproduced;
+    const gatedEarly = gatedOn === "cpu" ? earlyCpu !== void 0 : early !== void 0;
+    const groupsNote = [];
+    const sayGroups = (groups2, whose) => {
+      if (groups2)
+        groupsNote.push(
+          `${whose} rounds fell in ${groups2.length} groups, ${groupsText(groups2, pct)}: the change differs from process to process, so the interval holds every group and the verdict is read from it`
+        );
+    };
+    if (!early) sayGroups(measured.groups, "its");
+    const earlyNote = gatedOn === "cpu" ? earlyCpu ? [decidedEarlyNote(earlyCpu.change, "requests per CPU-second's", rule.earlyRounds)] : [] : early ? [decidedEarlyNote(early.change, "its", rule.earlyRounds)] : [];
+    const note = () => {
+      const all = [...notes, ...groupsNote, ...earlyNote, ...raiseTimeLimit ? [raiseTimeLimit] : []];
+      return all.length ? { note: all.join("; ") } : {};
+    };
+    const sizedFirst = () => {
+      const size = Math.min(...firstSizes);
+      return Number.isFinite(size) ? { confirmFirst: size } : {};
+    };
+    const unconfirmedIf = (verdict2) => verdict2 === "regression" && regressions.length > 0 && !regressions.includes(true) ? { unconfirmed: true } : {};
+    if (cutShort && throughput !== "regression" && !gatedEarly) {
+      notes.push(tooFewRounds(rounds, firstLook));
+      return {
+        ...common,
+        change,
+        resolvable: honestResolvable(
+          rule.resolvable(roundSpread(benchmark.logRatios), rounds, family),
+          change,
+          rule.lookAlpha(rounds, otherShare)
+        ),
+        regressionP,
+        ...measured.groups ? { groups: measured.groups } : {},
+        verdict: "unmeasured",
+        ...note()
+      };
+    }
+    const spreadResolvable = rule.resolvable(roundSpread(gatedOn === "cpu" ? perCpu : benchmark.logRatios), rounds, family);
+    const first = early?.change ?? change;
+    const shown = thenSpan ? { ...first, low: Math.min(first.low, thenSpan.again.low), high: Math.max(first.high, thenSpan.again.high) } : first;
+    const result = {
+      ...common,
+      change: shown,
+      resolvable: honestResolvable(spreadResolvable, shown, rule.lookAlpha(rounds, otherShare)),
+      regressionP,
+      ...measured.groups && !early ? { groups: measured.groups } : {},
+      ...gatedOn ? { gatedOn } : {},
+      ...early || earlyCpu ? { decidedEarly: true } : {},
+      ...early ? { coarse: true } : {}
+    };
+    let cpu;
+    if (perCpu) {
+      const n = perCpu.length;
+      const regular = bounded(perCpu, rule.lookAlpha(n, otherShare), rule.lookAlpha(n, regressionShare));
+      const judge2 = (c) => decide(c, budget);
+      const cpuChange = earlyCpu?.change ?? regular.change;
+      const verdict2 = confirm(
+        earlyCpu?.verdict ?? judge2(cpuChange),
+        "a regression of requests per CPU-second",
+        cpuChange,
+        earlyCpu ? rule.earlyRounds : n,
+        benchmark.confirmationCpu ?? noFreshRound,
+        judge2,
+        perCpu
+      );
+      if (!earlyCpu) sayGroups(regular.groups, "requests per CPU-second's");
+      cpu = {
+        change: cpuChange,
+        verdict: verdict2,
+        regressionP: pOf(perCpu, budget, false),
+        ...regular.groups && !earlyCpu ? { groups: regular.groups } : {}
+      };
+      if (gatedOn === "cpu")
+        result.resolvable = Math.max(result.resolvable, honestResolvable(spreadResolvable, cpuChange, rule.lookAlpha(n, otherShare)));
+      if (verdict2 === "regression" && throughput !== "regression")
+        notes.push(
+          `requests per CPU-second of the server's main thread lost more than the budget (${pct(cpuChange.estimate)} [${pct(cpuChange.low)}, ${pct(cpuChange.high)}]): each request costs the server more CPU, which requests/s alone did not show`
+        );
+    }
+    if (!benchmark.latency && !cpu) return { ...result, verdict: throughput, ...unconfirmedIf(throughput), ...sizedFirst(), ...note() };
+    const latency = {};
+    const budgets = latencyBudgets(benchmark.id);
+    for (const [stat3, ratios] of Object.entries(benchmark.latency ?? {})) {
+      if (ratios.length === 0 || ratios.some((r) => !Number.isFinite(r))) continue;
+      const statBudget = budgets[stat3];
+      const n = ratios.length;
+      const latencyChange = bounded(
+        ratios,
+        rule.lookAlpha(n, statBudget === void 0 ? otherShare : regressionShare),
+        rule.lookAlpha(n, otherShare)
+      ).change;
+      const judge2 = (c) => decideLowerIsBetter(c, statBudget);
+      const verdict2 = confirm(
+        statBudget === void 0 ? void 0 : judge2(latencyChange),
+        `a ${stat3} latency regression`,
+        latencyChange,
+        n,
+        benchmark.confirmationLatency?.[stat3] ?? noFreshRound,
+        judge2
+      );
+      latency[stat3] = {
+        change: latencyChange,
+        budget: statBudget,
+        verdict: verdict2,
+        ...statBudget === void 0 ? {} : { regressionP: pOf(ratios, statBudget, true) }
+      };
+    }
+    const guard = (verdict2) => verdict2 === "regression" || verdict2 === "unmeasured" ? [verdict2] : [];
+    const figures = cpu === void 0 ? [throughput] : gatedOn === "cpu" ? [cpu.verdict, ...guard(throughput)] : [throughput, ...guard(cpu.verdict)];
+    const verdicts = [...figures, ...Object.values(latency).flatMap((l) => l.verdict ? [l.verdict] : [])];
+    const verdict = combine(verdicts);
+    const open2 = [
+      throughput,
+      ...cpu ? [cpu.verdict] : [],
+      ...Object.values(latency).flatMap((l) => l.budget === void 0 ? [] : [l.verdict])
+    ];
+    return {
+      ...result,
+      verdict,
+      ...unconfirmedIf(verdict),
+      ...open2.includes("inconclusive") ? { openFigures: true } : {},
+      ...benchmark.latency ? { latency } : {},
+      ...cpu ? { cpu } : {},
+      ...sizedFirst(),
+      ...note()
+    };
+  });
+}
+function gatedFigure(requests, cpu, requestsNotCost) {
+  if (requestsNotCost !== void 0) return "cpu";
+  return roundSpread(cpu) <= roundSpread(requests) ? "cpu" : "requests";
+}
+function budgetedFigures(benchmarks, latencyBudgetFor) {
+  const compared = benchmarks.filter((b) => !b.error && b.base && b.head && b.logRatios.length > 0);
+  return compared.reduce(
+    (sum3, b) => sum3 + 1 + (cpuRatios(b) ? 1 : 0) + (b.latency ? Object.keys(latencyBudgetFor?.(b.id) ?? {}).length : 0),
+    0
+  );
+}
+function decidedEarlyNote(change, whose, rounds) {
+  const interval = `${pct(change.estimate)} [${pct(change.low)}, ${pct(change.high)}]`;
+  return `decided at the early look: ${whose} first ${rounds} rounds put the whole interval (${interval}, a t interval at ${(100 * change.confidence).toFixed(2)}%) on one side of the budget: the verdict is safe at that level, the estimate is coarse (3 rounds: "coarse" in the JSON and the PR comment): quote it with its interval, or compare again with more rounds for a precise one`;
+}
+function tooFewRounds(rounds, first) {
+  return `measured in ${rounds} of the ${first.rounds} rounds its first look needs: too few for a verdict, and an unmeasured benchmark is never a pass: ${first.hint}`;
+}
+function pointChange(logRatio) {
+  const estimate = Math.expm1(logRatio);
+  return { estimate, low: estimate, high: estimate, confidence: 1, achievedConfidence: 1 };
+}
+var CONFIRM_HINT = "raise time-limit to confirm it";
+function notConfirmed(what, rounds, first, why) {
+  return `${what} in the first ${rounds} rounds (${pct(first.estimate)} [${pct(first.low)}, ${pct(first.high)}]) could not be confirmed: ${why}: a loss as measured, not shown again in fresh rounds (a transient of the first rounds would look the same): it fails the run, unconfirmed`;
+}
+function unconfirmed(what, rounds, first, again, freshRounds, cut) {
+  if (cut !== void 0) {
+    return `${what} in the first ${rounds} rounds (${pct(first.estimate)}) could not be confirmed: only ${freshRounds} fresh rounds fit in the time limit, ${cut}: unmeasured, which fails the run (raise time-limit)`;
+  }
+  return `${what} in the first ${rounds} rounds (${pct(first.estimate)}) did not reproduce in ${freshRounds} fresh rounds (${pct(again.estimate)} [${pct(again.low)}, ${pct(again.high)}]): not failing the build on it`;
+}
+var pct = formatPercent;
+function combine(verdicts) {
+  for (const verdict of ["regression", "unmeasured", "inconclusive", "within-budget", "improvement"])
+    if (verdicts.includes(verdict)) return verdict;
+  return "unchanged";
+}
+function summarize2(values) {
+  if (!values || values.length === 0) return void 0;
+  return { opsPerSec: median(values), samples: values.length };
+}
+function honestResolvable(fromSpread, shown, alpha) {
+  const fromInterval = resolvableFromInterval(shown, alpha);
+  if (!Number.isFinite(fromInterval)) return fromSpread;
+  return Number.isFinite(fromSpread) ? Math.max(fromSpread, fromInterval) : fromInterval;
+}
+
+// src/config/budgets.ts
+var import_picomatch2 = __toESM(require_picomatch2(), 1);
+function literalLength(pattern) {
+  return pattern.replace(/[*?[\]{}!()]/g, "").length;
+}
+function budgetFor(id, config) {
+  let best;
+  for (const rule of config.budgets) {
+    if (rule.pattern === id) return rule.budget;
+    if (!import_picomatch2.default.isMatch(id, rule.pattern, { bash: true, dot: true })) continue;
+    if (!best || literalLength(rule.pattern) > literalLength(best.pattern)) best = rule;
+  }
+  return best ? best.budget : config.budget;
+}
+
+// src/gate/options.ts
+var MEASURE_DEFAULTS = {
+  blockMs: 1,
+  warmupBlocks: 10,
+  minSampleMs: 0.02,
+  minBlocks: 10
+};
+function withOverrides(config, overrides) {
+  if (!overrides) return config;
+  return Object.freeze({
+    ...config,
+    rounds: overrides.rounds ?? config.rounds,
+    budget: overrides.driftBudget ?? overrides.budget ?? config.budget,
+    budgets: overrides.driftBudget !== void 0 ? [] : overrides.budgets?.length ? [...overrides.budgets, ...config.budgets.filter((rule) => !overrides.budgets.some((o) => o.pattern === rule.pattern))] : config.budgets,
+    maxRounds: overrides.maxRounds ?? config.maxRounds,
+    // drift judges every benchmark's throughput at the one cumulative budget: an HTTP test's own budgets too.
+    http: (overrides.driftBudget !== void 0 ? config.http.map((b) => Object.freeze({ ...b, budget: overrides.driftBudget, latencyBudget: {} })) : config.http).filter((b) => !overrides.only || overrides.only.http.includes(b.id)),
+    timeLimitMs: overrides.timeLimitMs ?? config.timeLimitMs,
+    installTimeoutMs: overrides.installTimeoutMs ?? config.installTimeoutMs,
+    micro: Object.freeze({
+      ...config.micro,
+      isolation: overrides.isolation ?? config.micro.isolation,
+      files: overrides.only ? overrides.only.files.map(exactFile) : overrides.files?.length ? [...overrides.files] : config.micro.files
+    }),
+    httpMode: overrides.httpMode ?? config.httpMode,
+    httpPin: overrides.httpPin ?? config.httpPin
+  });
+}
+
+// src/gate/plan.ts
+function planRun(config, familyFigures, early) {
+  const rounds = config.rounds ?? 10;
+  const rule = decisionRule({ confidence: config.confidence, rounds, maxRounds: config.maxRounds, lookEvery: DEFAULTS2.lookEvery, early });
+  const httpById = new Map(config.http.map((b) => [b.id, b]));
+  const httpPlannedMs = config.http.reduce((sum3, b) => sum3 + rounds * estimatedRoundMs(b), 0) + (config.confirm && config.http.length ? rounds * Math.max(...config.http.map(estimatedRoundMs)) : 0);
+  return {
+    rule,
+    rounds,
+    httpFigures: plannedFigures(config.http),
+    analyzeOptions: {
+      rule,
+      budgetFor: (id) => httpById.get(id)?.budget ?? budgetFor(id, config),
+      latencyBudgetFor: (id) => httpById.get(id)?.latencyBudget ?? {}
+    },
+    microLimitMs: config.http.length ? Math.max(config.timeLimitMs - httpPlannedMs, config.timeLimitMs * 0.3) : config.timeLimitMs,
+    familyFigures
+  };
+}
+var SHORTEST_TASK_MS = (MEASURE_DEFAULTS.warmupBlocks + MEASURE_DEFAULTS.minBlocks) * MEASURE_DEFAULTS.blockMs * 2;
+var PROCESS_START_MS = 150;
+function planFirstLook(config, plan, inventory, files) {
+  const mine = /* @__PURE__ */ new Set([...files?.base ?? [], ...files?.head ?? []]);
+  const tasks = new Set(
+    inventory.flatMap((side2) => side2.files.filter((f) => mine.has(f.file)).flatMap((f) => (f.tasks ?? []).map((t) => `${f.file}\0${t}`)))
+  ).size;
+  const figures = plan.familyFigures ?? tasks + plan.httpFigures;
+  const processes = config.micro.isolation === "process" ? 2 : 1;
+  return {
+    rounds: Math.max(plan.rounds, plan.rule.minimumRounds(figures)),
+    tasks,
+    files: mine.size,
+    microRoundMs: tasks ? tasks * SHORTEST_TASK_MS + processes * PROCESS_START_MS : 0,
+    httpRoundMs: config.http.reduce((sum3, b) => sum3 + estimatedRoundMs(b), 0)
+  };
+}
+function warnIfFirstLooksCannotFit(config, first, log2) {
+  const microMs = first.rounds * first.microRoundMs;
+  const httpMs = first.rounds * first.httpRoundMs;
+  const needs = microMs + httpMs;
+  if (needs <= config.timeLimitMs) return;
+  const parts = [
+    ...microMs ? [`${first.tasks} micro task(s) at their shortest, ${formatDuration(microMs)}`] : [],
+    ...httpMs ? [`${config.http.length} load test(s), ${formatDuration(httpMs)}`] : []
+  ];
+  log2(
+    `warning: the first look needs ${first.rounds} rounds of every benchmark, at least ${formatDuration(needs)} of measuring (${parts.join("; ")}), but time-limit is ${formatDuration(config.timeLimitMs)}: what it leaves unmeasured fails the run: ${timeFix(needs, first.files + config.http.length, config.timeLimitMs)}.`
+  );
+}
+function timeHint(stage, measured, run) {
+  const perRound = stage === "micro" ? run.firstLook.microRoundMs : run.firstLook.httpRoundMs;
+  const planned = perRound * measured.plannedRounds;
+  const paced = measured.rounds > 0 ? measured.durationMs / measured.rounds * measured.plannedRounds : 0;
+  const needs = Math.max(planned, paced);
+  const how = paced > planned ? `at this run's pace of ${formatDuration(measured.durationMs / measured.rounds)} a round` : "from the configured durations";
+  return `the first look needs ${measured.plannedRounds} rounds, about ${formatDuration(needs)} of measuring (${how}), and time-limit gave ${formatDuration(run.config.timeLimitMs)} (checkout, install and build not counted): ${timeFix(needs, stage === "micro" ? run.firstLook.files : run.config.http.length, run.config.timeLimitMs)}`;
+}
+function timeFix(needs, units, limitMs) {
+  const shards = Math.max(2, Math.ceil(needs / limitMs));
+  const raise2 = `raise time-limit to at least ${formatDuration(needs)}`;
+  return units >= shards ? `${raise2}, or split the suite into ${shards} or more shards (--shard)` : raise2;
+}
+function settled(c) {
+  if (c.verdict === "inconclusive") return false;
+  return !(c.verdict === "regression" && c.openFigures && c.logRatios.length <= EARLY_ROUNDS);
+}
+
+// src/gate/http.ts
+async function measureHttpStage(run, micro) {
+  const { config, plan, options } = run;
+  const figures = plan.familyFigures ?? plan.httpFigures + comparableMicro(micro);
+  const judged = (samples) => analyze([samples], { ...plan.analyzeOptions, figures })[0];
+  const pinning = config.httpPin ? pinLoadGenerator(options.log, config.httpMode === "duet") : void 0;
+  const mode = config.httpMode === "duet" && pinning?.sharedCpu === void 0 ? "live" : config.httpMode;
+  if (mode !== config.httpMode)
+    options.log(
+      `http-mode duet needs the servers pinned to one core of their own (http-pin: true, taskset, 2+ cores): ${config.httpPin ? "pinning is not available here" : "http-pin is false"}, so the load tests alternate (live)`
+    );
+  options.log(`http load tests: ${config.http.map((b) => b.name).join(", ")} (${mode} servers${pinning ? ", pinned" : ""})`);
+  const instructions = cpuReadable() ? probeInstructions() : "the servers' CPU cannot be read here";
+  options.log(
+    typeof instructions === "string" ? `instructions per request: not counted: ${instructions}` : "instructions per request: counted with perf (hardware counters), reported beside CPU per request"
+  );
+  try {
+    const measured = await measureHttp({
+      base: run.tree.base,
+      head: run.tree.head,
+      benchmarks: config.http,
+      mode,
+      rounds: Math.max(plan.rounds, plan.rule.minimumRounds(figures)),
+      adaptive: {
+        maxRounds: config.maxRounds,
+        lookEvery: DEFAULTS2.lookEvery,
+        decided: (samples) => settled(judged(samples)),
+        toConfirm: (samples) => config.confirm && judged(samples).verdict === "regression",
+        confirmRounds: config.confirm ? plan.rounds : 0,
+        // Sized from the throughput figures that failed (analyze's confirmFirst); a whole group where only a latency did.
+        confirmSize: (samples, full) => Math.min(full, judged(samples).confirmFirst ?? full),
+        earlyLook: plan.rule.earlyRounds
+      },
+      deadline: run.started + config.timeLimitMs,
+      probePath: options.probePath,
+      socketDir: run.socketDir,
+      ...pinning ? { serverPrefix: pinning.serverPrefix } : {},
+      ...pinning?.sharedCpu !== void 0 ? { sharedCpu: pinning.sharedCpu } : {},
+      ...typeof instructions === "string" ? {} : { instructions },
+      log: options.log,
+      ...options.onProgress ? { onProgress: options.onProgress } : {},
+      now: run.now
+    });
+    if (measured.limited)
+      options.log(`the time limit cut the load tests short of ${measured.plannedRounds} rounds: ${timeHint("http", measured, run)}`);
+    return { ...measured, mode, ...pinning ? { cpus: pinning.split } : {} };
+  } finally {
+    pinning?.release();
+  }
+}
+function comparableMicro(micro) {
+  return micro ? micro.benchmarks.filter((b) => !b.error && b.logRatios.length > 0).length : 0;
+}
+
+// src/stats/family.ts
+function decideFamily(results, familySize) {
+  if (!Number.isInteger(familySize) || familySize < 0) throw new RangeError(`family size ${familySize} is not a whole number`);
+  return [...results];
+}
+
+// src/stats/solo.ts
+function soloChange(base2, head, confidence = 0.95) {
+  const b = base2.filter((x) => x > 0 && Number.isFinite(x)).map(Math.log);
+  const h = head.filter((x) => x > 0 && Number.isFinite(x)).map(Math.log);
+  if (b.length < 2 || h.length < 2) return void 0;
+  const differences = b.flatMap((x) => h.map((y) => y - x)).sort((x, y) => x - y);
+  const c = Math.max(1, criticalCount(b.length, h.length, (1 - confidence) / 2));
+  return {
+    estimate: Math.expm1(median(differences)),
+    low: Math.expm1(differences[c - 1]),
+    high: Math.expm1(differences[differences.length - c]),
+    confidence
+  };
+}
+var EXACT_PRODUCT = 48 * 48;
+function criticalCount(n, m, tail) {
+  if (n * m > EXACT_PRODUCT) {
+    const z2 = probit(1 - tail);
+    return Math.floor(n * m / 2 - z2 * Math.sqrt(n * m * (n + m + 1) / 12));
+  }
+  const cdf = uDistribution(n, m);
+  let total = 0;
+  let u = 0;
+  for (; u < cdf.length; u++) {
+    total += cdf[u];
+    if (total > tail) break;
+  }
+  return u;
+}
+function uDistribution(n, m) {
+  let row = Array.from({ length: m + 1 }, () => [1]);
+  for (let i2 = 1; i2 <= n; i2++) {
+    const next = [[1]];
+    for (let j = 1; j <= m; j++) {
+      const p = new Array(i2 * j + 1).fill(0);
+      const fromFirst = row[j];
+      const fromSecond = next[j - 1];
+      for (let u = 0; u <= i2 * j; u++) p[u] = i2 / (i2 + j) * (u >= j ? fromFirst[u - j] ?? 0 : 0) + j / (i2 + j) * (fromSecond[u] ?? 0);
+      next.push(p);
+    }
+    row = next;
+  }
+  return row[m];
+}
+var LEVEL_GAP = 0.05;
+var LEVEL_SEPARATION = 6;
+function processLevels(opsPerSec) {
+  const logs = opsPerSec.filter((x) => x > 0 && Number.isFinite(x)).map(Math.log);
+  const found = groupsOf(logs, {
+    least: 6,
+    smallest: (n) => Math.max(2, n / 6),
+    gap: LEVEL_GAP,
+    separation: LEVEL_SEPARATION,
+    spread: (g2) => sampleStandardDeviation(g2)
+  });
+  if (!found) return void 0;
+  return { levels: found.map((g2) => ({ opsPerSec: Math.exp(median(g2)), processes: g2.length })) };
+}
+
+// src/gate/judge.ts
+function judge(run, micro, http4) {
+  const { analyzeOptions, rule, familyFigures } = run.plan;
+  const samples = [...micro?.benchmarks ?? [], ...http4?.benchmarks ?? []];
+  const figures = familyFigures ?? budgetedFigures(samples, analyzeOptions.latencyBudgetFor);
+  const firstLook = (benchmark) => {
+    const measured = (benchmark.http ? http4 : micro) ?? { durationMs: 0, rounds: 0, plannedRounds: run.firstLook.rounds };
+    return { rounds: measured.plannedRounds, hint: timeHint(benchmark.http ? "http" : "micro", measured, run) };
+  };
+  const comparisons = analyze(samples, { ...analyzeOptions, figures, firstLook });
+  const benchmarks = comparisons.map(
+    (c, i2) => withRoundLevels(toReportBenchmark(c, samples[i2].http ? httpDetails(samples[i2], c) : void 0), samples[i2])
+  );
+  return { benchmarks: sortBenchmarks(decideFamily(benchmarks, figures)), intervalLevel: rule.intervalLevel(figures), figures };
+}
+function withRoundLevels(benchmark, samples) {
+  if (benchmark.kind !== "micro" || !benchmark.change) return benchmark;
+  const base2 = processLevels(samples.base?.opsPerSec ?? []);
+  const head = processLevels(samples.head?.opsPerSec ?? []);
+  return base2 || head ? { ...benchmark, levels: { ...base2 ? { base: base2 } : {}, ...head ? { head } : {} } } : benchmark;
+}
+
+// src/measure/micro/schedule.ts
+import os11 from "node:os";
+
+// src/measure/micro/allocate.ts
+var PILOT_ROUNDS2 = 3;
+var MEDIAN_EFFICIENCY = Math.PI / 2;
+function allocateTaskTimes(rounds, bounds, open2) {
+  const noise = estimateNoise(rounds);
+  const ids = Object.keys(noise).filter((id) => !open2 || open2.has(id));
+  if (ids.length === 0) return void 0;
+  const overheadMs = median(
+    rounds.slice(-PILOT_ROUNDS2).map((round4) => Math.max(0, round4.durationMs - sum2([...round4.tasks.values()].map((t) => t.measureMs))))
+  );
+  const blocksAt = (lambda2) => Object.fromEntries(
+    ids.map((id) => {
+      const { between: a, within: c, blockMs: b } = noise[id];
+      const upper = Math.max(bounds.minBlocks, bounds.maxTaskMs / b);
+      return [id, clamp(optimalBlocks(a, c, b, lambda2), bounds.minBlocks, upper)];
+    })
+  );
+  const roundMsOf = (blocks2) => overheadMs + sum2(ids.map((id) => noise[id].blockMs * blocks2[id]));
+  let [low, high] = [-40, 40];
+  for (let i2 = 0; i2 < 200; i2++) {
+    const mid = (low + high) / 2;
+    if (Math.exp(mid) * roundMsOf(blocksAt(Math.exp(mid))) < ids.length) low = mid;
+    else high = mid;
+  }
+  let lambda = (low + high) / 2;
+  const fitMs = (blocks2) => {
+    if (!bounds.fit) return 0;
+    const typical = median(ids.map((id) => noise[id].blockMs * blocks2[id]));
+    return bounds.fit.rounds * roundMsOf(blocks2) + bounds.fit.confirmRounds * (overheadMs + 2 * typical);
+  };
+  if (bounds.fit && fitMs(blocksAt(Math.exp(lambda))) > bounds.fit.timeMs) {
+    [low, high] = [lambda, 40];
+    for (let i2 = 0; i2 < 200; i2++) {
+      const mid = (low + high) / 2;
+      if (fitMs(blocksAt(Math.exp(mid))) > bounds.fit.timeMs) low = mid;
+      else high = mid;
+    }
+    lambda = high;
+  }
+  const blocks = blocksAt(Math.exp(lambda));
+  return {
+    taskTimeMs: Object.fromEntries(ids.map((id) => [id, blocks[id] * noise[id].blockMs])),
+    overheadMs,
+    roundMs: roundMsOf(blocks),
+    noise: Object.fromEntries(ids.map((id) => [id, noise[id]]))
+  };
+}
+function optimalBlocks(a, c, b, lambda) {
+  if (!(c > 0)) return 0;
+  const k = c / (lambda * b);
+  if (!(a > 0)) return k / c;
+  return 2 * k / (c + Math.sqrt(c * c + 4 * a * k));
+}
+function estimateNoise(rounds) {
+  const ids = [...new Set(rounds.flatMap((round4) => [...round4.tasks.keys()]))];
+  const out = {};
+  for (const id of ids) {
+    const seen = rounds.map((round4) => round4.tasks.get(id)).filter((t) => t !== void 0 && usable(t));
+    if (seen.length < PILOT_ROUNDS2) continue;
+    const within = mean2(seen.map((t) => MEDIAN_EFFICIENCY * t.blockVariance));
+    const explained = mean2(seen.map((t) => MEDIAN_EFFICIENCY * t.blockVariance / t.blocks));
+    const spread = roundSpread(seen.map((t) => t.logRatio));
+    out[id] = {
+      between: Math.max(0, spread * spread - explained),
+      within,
+      blockMs: sum2(seen.map((t) => t.measureMs)) / sum2(seen.map((t) => t.blocks))
+    };
+  }
+  return out;
+}
+function usable(t) {
+  return Number.isFinite(t.logRatio) && t.blocks > 0 && t.measureMs > 0 && Number.isFinite(t.blockVariance) && t.blockVariance >= 0;
+}
+var sum2 = (xs) => xs.reduce((s, x) => s + x, 0);
+var mean2 = (xs) => sum2(xs) / xs.length;
+var clamp = (x, low, high) => Math.min(high, Math.max(low, x));
+function processesPerRound(allocation, plan) {
+  const ids = Object.keys(allocation.taskTimeMs);
+  const spreadAt = (id, k) => {
+    const { between, within, blockMs } = allocation.noise[id];
+    const blocks = Math.max(1, allocation.taskTimeMs[id] / blockMs);
+    return Math.sqrt((between + within / blocks) / k);
+  };
+  let needed = 1;
+  while (needed < plan.maxProcesses && !ids.every((id) => plan.enough(id, spreadAt(id, needed)))) needed++;
+  const perProcess = plan.roundsToGo * allocation.roundMs + plan.confirmRounds * plan.confirmMs;
+  const fits = perProcess > 0 ? Math.floor(plan.remainingMs / perProcess) : plan.maxProcesses;
+  return Math.max(1, Math.min(needed, fits));
+}
+
+// src/measure/micro/schedule.ts
+var MIN_ALLOCATED_BLOCKS = 20;
+function alternateStrategy(plan, spawn4) {
+  const sides = [
+    { revision: "base", root: plan.base.root, files: plan.baseFiles },
+    { revision: "head", root: plan.head.root, files: plan.headFiles }
+  ];
+  return {
+    async run(order2, job) {
+      return spawn4({ ...job, sides: order2 % 2 === 0 ? sides : [...sides].reverse() });
+    }
+  };
+}
+function processStrategy(plan, spawn4) {
+  const base2 = { revision: "base", root: plan.base.root, files: plan.baseFiles };
+  const head = { revision: "head", root: plan.head.root, files: plan.headFiles };
+  return {
+    async run(order2, job) {
+      const outcomes = [];
+      const batches = { ...job.batches };
+      for (const side2 of order2 % 2 === 0 ? [base2, head] : [head, base2]) {
+        const outcome = await spawn4({ ...job, batches, sides: [side2] });
+        if (!outcome.ok) return outcome;
+        outcomes.push(outcome);
+        for (const task of outcome.tasks) batches[task.id] ??= task.batch;
+      }
+      const isolated = outcomes.find((o) => o.isolated)?.isolated;
+      return { ok: true, files: outcomes.flatMap((o) => o.files), tasks: mergePair(outcomes.flatMap((o) => o.tasks)), isolated };
+    }
+  };
+}
+function isolationLine({ files, pinned, reason }) {
+  const list3 = files.length > 3 ? `${files.slice(0, 3).join(", ")} and ${files.length - 3} more` : files.join(", ");
+  const why = reason ? `; every file, because ${reason}` : "";
+  return pinned ? `${list3}: measured in isolates of their own (a worker thread per revision and per worker the file starts), taking turns on one CPU${why}` : `${list3}: measured in isolates of their own${why}, but the benchmark process could not be pinned to one CPU (taskset is missing or not permitted): its threads may run on different cores, whose speeds differ, which adds noise`;
+}
+function mergePair(tasks) {
+  const merged = /* @__PURE__ */ new Map();
+  for (const task of tasks) {
+    const seen = merged.get(task.id);
+    if (!seen) {
+      merged.set(task.id, { ...task });
+      continue;
+    }
+    Object.assign(seen, {
+      base: seen.base ?? task.base,
+      head: seen.head ?? task.head,
+      error: seen.error ?? task.error,
+      blocks: seen.blocks + task.blocks
+    });
+    if (seen.base && seen.head && !seen.error) seen.logRatio = Math.log(seen.head.opsPerSec / seen.base.opsPerSec);
+  }
+  return [...merged.values()];
+}
+function workingDirectory(job, plan) {
+  return job.sides.length === 1 ? job.sides[0].root : plan.head.root;
+}
+async function measureMicro(plan) {
+  const now = plan.now ?? Date.now;
+  const started = now();
+  const spawn4 = plan.spawn ?? ((job) => runBenchmarkProcess(job, { runnerPath: plan.runnerPath, stallTimeoutMs: plan.stallTimeoutMs, cwd: workingDirectory(job, plan) }));
+  const strategy = plan.isolation === "process" ? processStrategy(plan, spawn4) : alternateStrategy(plan, spawn4);
+  const samples = /* @__PURE__ */ new Map();
+  const batches = {};
+  const skip = /* @__PURE__ */ new Set();
+  const errors = /* @__PURE__ */ new Map();
+  let plannedRounds = plan.rounds;
+  let rounds = 0;
+  let processes = 0;
+  let perRound = 1;
+  let family = 0;
+  let isolatedFiles;
+  let suspects2 = /* @__PURE__ */ new Set();
+  const records = [];
+  let allocation;
+  let lastProcessMs = 0;
+  let limited = false;
+  const conditions = [];
+  const adaptive = plan.adaptive;
+  const decided = /* @__PURE__ */ new Set();
+  const confirmationRounds = (done) => wholeGroup(adaptive?.confirmRounds ?? 0, plannedRounds, done);
+  const confirmProcessMs = (fallback) => {
+    if (!allocation) return fallback;
+    const times2 = Object.values(allocation.taskTimeMs);
+    const typical = times2.length ? median(times2) : 0;
+    const measured = (id) => records.findLast((record3) => record3.tasks.has(id))?.tasks.get(id)?.measureMs ?? typical;
+    return allocation.overheadMs + typical + [...suspects2].reduce((sum3, id) => sum3 + measured(id), 0);
+  };
+  const reserve = (roundMs, done) => confirmationRounds(done) * perRound * confirmProcessMs(roundMs / perRound);
+  const runOne = async (round4, unmeasured, into) => {
+    const cpuBefore = sampleCpu();
+    const load1 = os11.loadavg()[0] ?? 0;
+    const taskTimes = allocation?.taskTimeMs;
+    const outcomes = [];
+    const skipNow = new Set(skip);
+    const decidedNow = [...unmeasured].filter((id) => !skip.has(id));
+    for (let p = 0; p < perRound; p++) {
+      const processStarted = now();
+      const job = {
+        settings: plan.settings,
+        batches,
+        skip: [...skipNow],
+        decided: decidedNow,
+        isolates: plan.isolation === "thread" ? "files" : "workers",
+        ...taskTimes ? { taskTimes } : {}
+      };
+      const outcome2 = await runRound(strategy, round4, processes++, job, errors, skipNow, plan.log);
+      lastProcessMs = now() - processStarted;
+      if (into === "main" && plan.isolation === "alternate") records.push(roundRecord(lastProcessMs, outcome2.tasks));
+      outcomes.push(outcome2);
+    }
+    const outcome = meanOfProcesses(outcomes);
+    for (const id of skipNow) skip.add(id);
+    if (round4 === 0) {
+      const isolated = outcomes.find((o) => o.isolated)?.isolated;
+      if (isolated) plan.log(isolationLine(isolated));
+      isolatedFiles = isolated?.files;
+      await explainLoadErrors(outcome.files, plan, spawn4, errors, skip);
+      family = comparable(outcome.tasks, errors);
+      plannedRounds = Math.max(plannedRounds, plan.minimumRounds(family));
+    }
+    for (const task of outcome.tasks) {
+      batches[task.id] ??= task.batch;
+      record2(samples, task, errors, skip, into);
+    }
+    conditions.push({ busy: busyBetween(cpuBefore, sampleCpu()), load1 });
+  };
+  const maxRounds = () => Math.max(plannedRounds, adaptive?.maxRounds ?? plannedRounds);
+  const roundLength = (elapsed) => allocation ? lastProcessMs * perRound : rounds ? elapsed / rounds : 0;
+  const nextLook = () => adaptive ? lookRounds(plannedRounds, maxRounds(), adaptive.lookEvery).find((n) => n > rounds) ?? maxRounds() : plannedRounds;
+  const replan = () => {
+    if (!allocation || !plan.resolves || rounds >= maxRounds()) return;
+    const next = processesPerRound(allocation, {
+      maxProcesses: plan.maxProcesses ?? MAX_PROCESSES_PER_ROUND,
+      enough: (id, spread) => plan.resolves(id, spread, nextLook(), family),
+      remainingMs: plan.timeLimitMs - (now() - started),
+      roundsToGo: Math.max(0, maxRounds() - rounds),
+      confirmMs: confirmProcessMs(allocation.roundMs),
+      confirmRounds: confirmationRounds(nextLook())
+    });
+    if (next !== perRound)
+      plan.log(
+        `from round ${rounds + 1}: ${next} process${next > 1 ? "es" : ""} per round (between-process noise; what the budgets need at round ${nextLook()} and the time allows)`
+      );
+    perRound = next;
+  };
+  for (let round4 = 0; round4 < maxRounds(); round4++) {
+    const elapsed = now() - started;
+    const roundMs = roundLength(elapsed);
+    if (rounds > 0 && elapsed + roundMs + (round4 >= plannedRounds ? reserve(roundMs, rounds) : 0) > plan.timeLimitMs) {
+      limited = round4 < plannedRounds;
+      plan.log(`time limit of ${Math.round(plan.timeLimitMs / 1e3)}s: stopping after ${rounds} rounds`);
+      break;
+    }
+    const target = round4 < plannedRounds ? plannedRounds : maxRounds();
+    plan.onProgress?.({ round: round4 + 1, rounds: target, elapsedMs: elapsed, remainingMs: roundMs * (target - round4) });
+    await runOne(round4, decided, "main");
+    rounds++;
+    const fit = rounds < plannedRounds ? { timeMs: plan.timeLimitMs - (now() - started), rounds: plannedRounds - rounds, confirmRounds: confirmationRounds(plannedRounds) } : void 0;
+    const measured = new Set([...samples.keys()].filter((id) => !skip.has(id) && !decided.has(id)));
+    allocation = reallocate(plan, records, allocation, measured, fit);
+    if (!adaptive) continue;
+    const look = rounds >= plannedRounds && (rounds - plannedRounds) % adaptive.lookEvery === 0 || rounds === adaptive.earlyLook;
+    if (look) {
+      for (const id of adaptive.decided([...samples.values()])) {
+        const entry = samples.get(id);
+        if (entry && !decided.has(id) && rounds === adaptive.earlyLook && rounds < plannedRounds) entry.endedEarly = true;
+        decided.add(id);
+      }
+      if (adaptive.confirmRounds > 0) suspects2 = adaptive.toConfirm([...samples.values()]);
+    }
+    replan();
+    if (!look) continue;
+    const open2 = [...samples.values()].filter((b) => !b.error && !errors.has(b.id) && b.base && b.head && !decided.has(b.id));
+    if (open2.length === 0) break;
+    if (rounds === adaptive.earlyLook && rounds < plannedRounds && decided.size > 0)
+      plan.log(
+        `after ${rounds} rounds, ${decided.size} benchmark(s) decided at the early look (a step far from its budget); ${open2.length} go on`
+      );
+    if (rounds === plannedRounds)
+      plan.log(`after ${rounds} rounds, ${open2.length} benchmark(s) have no verdict yet: adding rounds for them (up to ${maxRounds()})`);
+  }
+  let confirmRounds = 0;
+  const confirming = adaptive && adaptive.confirmRounds > 0 ? adaptive.toConfirm([...samples.values()]) : /* @__PURE__ */ new Set();
+  const endedEarly = (id) => samples.get(id)?.endedEarly === true;
+  const fullGroup = (id) => confirmationRounds(samples.get(id)?.logRatios.length ?? 0);
+  const groupOf2 = (id) => {
+    const entry = samples.get(id);
+    if (endedEarly(id)) return adaptive.earlyLook;
+    return firstGroup(entry && adaptive?.confirmSize?.(entry, fullGroup(id)), fullGroup(id));
+  };
+  const confirmTarget = adaptive && confirming.size > 0 ? Math.max(...[...confirming].map(groupOf2)) : 0;
+  if (confirming.size > 0) {
+    plan.log(`confirming ${confirming.size} regression(s) with ${confirmTarget} fresh rounds`);
+    allocation = reallocate(plan, records, allocation, confirming);
+    suspects2 = confirming;
+    for (const id of confirming) {
+      const entry = samples.get(id);
+      if (entry) {
+        entry.confirmation ??= [];
+        entry.confirmationPlanned = fullGroup(id);
+      }
+    }
+    const confirmUpTo = async (target, measuring) => {
+      const others = new Set([...samples.keys()].filter((id) => !measuring.has(id)));
+      for (let i2 = confirmRounds; i2 < target; i2++) {
+        const elapsed = now() - started;
+        const roundMs = roundLength(elapsed);
+        if (elapsed + roundMs > plan.timeLimitMs) return;
+        plan.onProgress?.({ round: i2 + 1, rounds: target, elapsedMs: elapsed, remainingMs: roundMs * (target - i2) });
+        await runOne(rounds + i2, others, "confirmation");
+        confirmRounds++;
+      }
+    };
+    await confirmUpTo(confirmTarget, confirming);
+    const shown = adaptive.toConfirm([...samples.values()]);
+    if (confirmRounds === confirmTarget)
+      for (const id of confirming) {
+        const entry = samples.get(id);
+        if (entry && shown.has(id)) entry.confirmationPlanned = confirmRounds;
+      }
+    const goOn = new Set([...confirming].filter((id) => fullGroup(id) > confirmRounds && !shown.has(id) && !skip.has(id)));
+    const longer = goOn.size > 0 ? Math.max(...[...goOn].map(fullGroup)) : 0;
+    if (longer > confirmRounds && confirmRounds === confirmTarget) {
+      plan.log(
+        `${goOn.size} regression(s)${[...goOn].every(endedEarly) ? " from the early look" : ""} not shown again in ${confirmRounds} fresh rounds: the fresh group goes on to ${longer}`
+      );
+      allocation = reallocate(plan, records, allocation, goOn);
+      suspects2 = goOn;
+      await confirmUpTo(longer, goOn);
+    }
+  }
+  for (const [id, message] of errors) {
+    const entry = samples.get(id) ?? emptySamples2(id);
+    entry.error = message;
+    samples.set(id, entry);
+  }
+  return {
+    benchmarks: [...samples.values()],
+    rounds,
+    plannedRounds,
+    limited,
+    durationMs: now() - started,
+    isolation: plan.isolation,
+    ...isolatedFiles ? { isolatedFiles } : {},
+    conditions,
+    confirmRounds,
+    processes
+  };
+}
+function meanOfProcesses(outcomes) {
+  if (outcomes.length === 1) return outcomes[0];
+  const byId = /* @__PURE__ */ new Map();
+  for (const outcome of outcomes) for (const task of outcome.tasks) byId.set(task.id, [...byId.get(task.id) ?? [], task]);
+  const tasks = [...byId.values()].map((seen) => {
+    const task = { ...seen[0], blocks: seen.reduce((sum3, t) => sum3 + t.blocks, 0) };
+    const error2 = seen.find((t) => t.error)?.error;
+    if (error2) return { ...task, error: error2 };
+    for (const side2 of ["base", "head"]) {
+      const figures = seen.map((t) => t[side2]).filter((f) => f !== void 0);
+      if (figures.length) task[side2] = { ...figures[0], opsPerSec: Math.exp(mean(figures.map((f) => Math.log(f.opsPerSec)))) };
+    }
+    const ratios = seen.map((t) => t.logRatio).filter((r) => r !== void 0);
+    if (ratios.length) task.logRatio = mean(ratios);
+    return task;
+  });
+  return { ok: true, files: outcomes[0].files, tasks };
+}
+function roundRecord(durationMs, tasks) {
+  const figures = /* @__PURE__ */ new Map();
+  for (const task of tasks) {
+    const { logRatio, blockVariance, measureMs, blocks } = task;
+    if (task.error || logRatio === void 0 || blockVariance === void 0 || measureMs === void 0) continue;
+    figures.set(task.id, { logRatio, blockVariance, measureMs, blocks });
+  }
+  return { durationMs, tasks: figures };
+}
+function reallocate(plan, records, before, open2, fit) {
+  if (plan.allocate === false) return void 0;
+  const next = allocateTaskTimes(
+    records,
+    { minBlocks: Math.max(MIN_ALLOCATED_BLOCKS, plan.settings.minBlocks), maxTaskMs: plan.settings.taskTimeMs, ...fit ? { fit } : {} },
+    open2
+  );
+  if (!next) return before;
+  if (!before) plan.log(describeAllocation(next, records, plan.settings.taskTimeMs));
+  return next;
+}
+function describeAllocation(allocation, records, taskTimeMs) {
+  const noise = Object.entries(allocation.noise);
+  const times2 = Object.values(allocation.taskTimeMs);
+  const between = noise.filter(([, n]) => n.between >= n.within / Math.max(1, taskTimeMs / n.blockMs)).length;
+  const ms = (x) => x >= 1e3 ? `${(x / 1e3).toFixed(1)}s` : `${Math.round(x)}ms`;
+  const [low, high] = [Math.min(...times2), Math.max(...times2)];
+  const last = records.at(-1).durationMs;
+  return `after ${records.length} rounds: between-process noise dominates in ${between} of ${noise.length} tasks; task time ${ms(taskTimeMs)} \u2192 ${low === high ? ms(low) : `${ms(low)}\u2013${ms(high)}`}, a round \u2248${ms(last)} \u2192 ${ms(allocation.roundMs)}`;
+}
+async function runRound(strategy, round4, order2, job, errors, skip, log2) {
+  for (; ; ) {
+    const outcome = await strategy.run(order2, { ...job, skip: [...skip] });
+    if (outcome.ok) return outcome;
+    if (!outcome.id || skip.has(outcome.id)) {
+      throw new UserError(`Round ${round4 + 1}: ${outcome.message}`);
+    }
+    skip.add(outcome.id);
+    if (job.decided?.includes(outcome.id)) {
+      log2(`round ${round4 + 1}: ${outcome.id}, already decided, failed while warming up and is no longer run (${outcome.message})`);
+      continue;
+    }
+    errors.set(outcome.id, `${outcome.revision ? `at ${outcome.revision}: ` : ""}${outcome.message}`);
+  }
+}
+function comparable(tasks, errors) {
+  return tasks.filter((task) => task.base && task.head && !task.error && !errors.has(task.id)).length;
+}
+function record2(samples, task, errors, skip, into) {
+  if (errors.has(task.id)) return;
+  if (task.error) {
+    errors.set(task.id, `at ${task.error.revision}: ${task.error.message}`);
+    skip.add(task.id);
+    return;
+  }
+  const entry = samples.get(task.id) ?? emptySamples2(task.id);
+  if (into === "confirmation") {
+    if (task.logRatio !== void 0) (entry.confirmation ??= []).push(task.logRatio);
+    return;
+  }
+  entry.batch = task.batch;
+  if (task.base) (entry.base ??= { opsPerSec: [] }).opsPerSec.push(task.base.opsPerSec);
+  if (task.head) (entry.head ??= { opsPerSec: [] }).opsPerSec.push(task.head.opsPerSec);
+  if (task.logRatio !== void 0) entry.logRatios.push(task.logRatio);
+  samples.set(task.id, entry);
+}
+function emptySamples2(id) {
+  const separator = id.indexOf(ID_SEPARATOR);
+  return { id, kind: "micro", file: separator > 0 ? id.slice(0, separator) : id, logRatios: [], base: void 0, head: void 0 };
+}
+async function explainLoadErrors(files, plan, spawn4, errors, skip) {
+  for (const failed of files.filter((file) => file.error)) {
+    const other2 = files.find((file) => file.file === failed.file && file.revision !== failed.revision && !file.error);
+    let message = `${failed.file} failed to load at ${failed.revision}: ${failed.error}`;
+    if (other2 && plan.isolation === "alternate") {
+      const side2 = failed.revision === "base" ? plan.base : plan.head;
+      const alone = await spawn4({
+        sides: [{ revision: failed.revision, root: side2.root, files: [failed.file] }],
+        settings: { ...plan.settings, taskTimeMs: 0, minBlocks: 1, warmupBlocks: 0 },
+        batches: {},
+        skip: []
+      });
+      if (alone.ok && alone.files.every((file) => !file.error)) {
+        message = `${failed.file} loads alone at ${failed.revision} but not in the same process as the other revision (${failed.error?.split("\n")[0]}). This code cannot be loaded twice in one process (global patching, native addons that load once): set micro.isolation: process in benchgate.yml.`;
+      }
+    }
+    plan.log(message);
+    const ids = other2 ? other2.tasks.map((task) => `${failed.file}${ID_SEPARATOR}${task}`) : [failed.file];
+    for (const id of ids) {
+      errors.set(id, message);
+      skip.add(id);
+    }
+  }
+}
+
+// src/gate/micro.ts
+async function measureMicroStage(run, files) {
+  const { config, plan, options } = run;
+  const family = plan.familyFigures === void 0 ? { otherFigures: plan.httpFigures } : { figures: plan.familyFigures };
+  const verdicts = (partial) => analyze(partial, { ...plan.analyzeOptions, ...family });
+  const ids = (partial, keep) => new Set(
+    verdicts(partial).filter(keep).map((c) => c.id)
+  );
+  const micro = await measureMicro({
+    ...microProcesses(run, files),
+    isolation: config.micro.isolation,
+    maxProcesses: config.micro.maxProcesses,
+    rounds: plan.rounds,
+    minimumRounds: (benchmarks) => plan.rule.minimumRounds(plan.familyFigures ?? benchmarks + plan.httpFigures),
+    // A round of several processes when a budget needs it: resolving it means catching a loss of twice the budget with 95% power.
+    resolves: (id, spread, rounds, benchmarks) => plan.rule.resolvable(spread, rounds, plan.familyFigures ?? benchmarks + plan.httpFigures) <= plan.analyzeOptions.budgetFor(id),
+    adaptive: {
+      maxRounds: config.maxRounds,
+      lookEvery: DEFAULTS2.lookEvery,
+      decided: (partial) => ids(partial, settled),
+      toConfirm: (partial) => config.confirm ? ids(partial, (c) => c.verdict === "regression") : /* @__PURE__ */ new Set(),
+      confirmRounds: config.confirm ? plan.rounds : 0,
+      // A micro-benchmark has one figure: the one its regression failed on.
+      confirmSize: (samples, full) => roundsToConfirm(samples.logRatios, plan.analyzeOptions.budgetFor(samples.id), plan.rule.confirmationLevel, full),
+      earlyLook: plan.rule.earlyRounds
+    },
+    timeLimitMs: plan.microLimitMs,
+    ...options.onProgress ? { onProgress: options.onProgress } : {}
+  });
+  if (micro.limited)
+    options.log(
+      `the time limit cut the micro-benchmarks to ${micro.rounds} of ${micro.plannedRounds} rounds: ${timeHint("micro", micro, run)}`
+    );
+  return micro;
+}
+function microProcesses(run, files) {
+  const { config, options } = run;
+  return {
+    base: run.tree.base,
+    head: run.tree.head,
+    baseFiles: files.base,
+    headFiles: files.head,
+    settings: { ...MEASURE_DEFAULTS, taskTimeMs: config.micro.taskTimeMs },
+    stallTimeoutMs: config.micro.taskTimeoutMs,
+    runnerPath: options.runnerPath,
+    log: options.log,
+    now: run.now
+  };
+}
+
 // src/measure/native/flags.ts
 import { readFileSync as readFileSync10 } from "node:fs";
-import path14 from "node:path";
+import path15 from "node:path";
 var FLAG = /^--[a-z0-9][a-z0-9-]*(?:=[A-Za-z0-9._,:/@%+-]*)?$/;
 var REFUSED = /^--(?:eval|print|check|interactive|test|run|watch|inspect|debug|require|import|loader|experimental-loader|env-file|input-type|cpu-prof|heap-prof|prof|redirect-warnings|diagnostic-dir|report)/;
 function authorFlags(root, file) {
   let scripts;
   try {
-    const text2 = readFileSync10(path14.join(root, "package.json"), "utf8");
+    const text2 = readFileSync10(path15.join(root, "package.json"), "utf8");
     scripts = text2.length <= 1 << 20 ? JSON.parse(text2).scripts : void 0;
   } catch {
     return void 0;
@@ -86390,7 +86559,7 @@ function authorFlags(root, file) {
     (entry) => typeof entry[1] === "string"
   );
   const ordered = [...entries.filter(([name2]) => name2.startsWith("bench")), ...entries.filter(([name2]) => !name2.startsWith("bench"))];
-  const target = path14.posix.normalize(file);
+  const target = path15.posix.normalize(file);
   for (const [script, command] of ordered) {
     for (const part of command.split(/&&|\|\||[;|]/)) {
       const flags = nodeFlagsFor(part, target);
@@ -86407,13 +86576,13 @@ function nodeFlagsFor(command, target) {
   const flags = [];
   for (at2++; at2 < words.length && words[at2].startsWith("-"); at2++) flags.push(words[at2]);
   const script = words[at2];
-  if (!script || path14.posix.normalize(script) !== target) return void 0;
+  if (!script || path15.posix.normalize(script) !== target) return void 0;
   return flags.every((flag) => FLAG.test(flag) && !REFUSED.test(flag)) ? flags : [];
 }
 
 // src/measure/native/run.ts
 import { mkdtempSync as mkdtempSync2, readFileSync as readFileSync12, rmSync as rmSync3, statSync as statSync4 } from "node:fs";
-import path17 from "node:path";
+import path18 from "node:path";
 import { pathToFileURL as pathToFileURL2 } from "node:url";
 
 // src/measure/native/figures.ts
@@ -86496,16 +86665,16 @@ function tQuantile95(df) {
 // src/measure/native/vitest.ts
 import { realpathSync as realpathSync3 } from "node:fs";
 import Module from "node:module";
-import path16 from "node:path";
+import path17 from "node:path";
 
 // src/util/manifest.ts
 import { readFileSync as readFileSync11 } from "node:fs";
-import path15 from "node:path";
+import path16 from "node:path";
 function nearestManifest(file, accept) {
-  for (let dir = path15.dirname(file); dir !== path15.dirname(dir); dir = path15.dirname(dir)) {
+  for (let dir = path16.dirname(file); dir !== path16.dirname(dir); dir = path16.dirname(dir)) {
     let manifest;
     try {
-      manifest = JSON.parse(readFileSync11(path15.join(dir, "package.json"), "utf8"));
+      manifest = JSON.parse(readFileSync11(path16.join(dir, "package.json"), "utf8"));
     } catch {
       continue;
     }
@@ -86519,14 +86688,14 @@ function nearestManifest(file, accept) {
 function vitestCli(root, file) {
   let entry;
   try {
-    entry = Module.createRequire(path16.resolve(root, file)).resolve("vitest");
+    entry = Module.createRequire(path17.resolve(root, file)).resolve("vitest");
   } catch {
     return void 0;
   }
   const found = nearestManifest(entry, (manifest) => manifest.name === "vitest");
   const bin = found?.manifest.bin;
   const command = typeof bin === "string" ? bin : bin?.vitest;
-  return found && typeof command === "string" ? path16.join(found.dir, command) : void 0;
+  return found && typeof command === "string" ? path17.join(found.dir, command) : void 0;
 }
 function vitestArgs(cli, file, out) {
   return [cli, "bench", "--run", "--outputJson", out, `./${file}`];
@@ -86538,7 +86707,7 @@ function vitestRecords(text2, root, file) {
   } catch {
     return { records: [], problem: "its vitest report is not JSON" };
   }
-  const wanted = real(path16.resolve(root, file));
+  const wanted = real(path17.resolve(root, file));
   const records = [];
   let rejected = 0;
   for (const entry of Array.isArray(report2?.files) ? report2.files : []) {
@@ -86566,7 +86735,7 @@ function vitestRecords(text2, root, file) {
 }
 function suitesOf(fullName, file) {
   if (typeof fullName !== "string") return void 0;
-  const own = file.split(path16.sep).join("/");
+  const own = file.split(path17.sep).join("/");
   if (fullName === own) return [];
   if (fullName.startsWith(`${own} > `)) return [fullName.slice(own.length + 3)];
   const at2 = fullName.indexOf(" > ");
@@ -86576,7 +86745,7 @@ function real(file) {
   try {
     return realpathSync3(file);
   } catch {
-    return path16.resolve(file);
+    return path17.resolve(file);
   }
 }
 
@@ -86585,9 +86754,9 @@ var MAX_FIGURES_BYTES = 16 * 1024 * 1024;
 var DRAIN_MS2 = 5e3;
 function runNative(options) {
   const started = performance.now();
-  const dir = mkdtempSync2(path17.join(options.tempDir, "native-"));
+  const dir = mkdtempSync2(path18.join(options.tempDir, "native-"));
   const vitest = options.harness === "vitest";
-  const out = path17.join(dir, vitest ? "report.json" : "figures.jsonl");
+  const out = path18.join(dir, vitest ? "report.json" : "figures.jsonl");
   const cli = vitest ? vitestCli(options.root, options.file) : void 0;
   if (vitest && !cli) {
     rmSync3(dir, { recursive: true, force: true });
@@ -86916,441 +87085,7 @@ function agreementOf(native, benchgate) {
   };
 }
 
-// src/gate.ts
-var MAX_PROFILED = 10;
-var MEASURE_DEFAULTS = {
-  blockMs: 1,
-  warmupBlocks: 10,
-  minSampleMs: 0.02,
-  minBlocks: 10
-};
-async function runGate(options) {
-  const now = options.now ?? Date.now;
-  const begun = now();
-  const own = loadConfig({ root: options.cwd, file: options.configFile });
-  const setup = withOverrides(own, options.overrides);
-  allowChildVariables({ trusted: options.childEnv, fromConfig: setup.env });
-  const tree = await checkout({
-    cwd: options.cwd,
-    base: options.base,
-    head: options.head,
-    install: setup.install,
-    build: setup.build,
-    commandTimeoutMs: setup.installTimeoutMs,
-    installs: options.installs,
-    log: options.log,
-    onCleanup: options.onCleanup
-  });
-  const socketDir = mkdtempSync3(path18.join(os12.tmpdir(), "benchgate-sock-"));
-  const removeSocketDir = () => rmSync4(socketDir, { recursive: true, force: true });
-  const forgetSocketDir = options.onCleanup?.(removeSocketDir);
-  const loadBefore = os12.loadavg();
-  try {
-    const { config, policy } = choosePolicy(own, tree, options);
-    const found = await findBenchFiles({ config, tree, options });
-    const inventory = found ? await checkBenchFiles({ config, tree, options }, found) : [];
-    const part = options.shard ? planShard(options.shard, { config, tree, options }, found, inventory) : { config, files: found, shard: void 0 };
-    const plan = planRun(part.config, part.shard?.familySize, !options.untilTimeLimit);
-    const firstLook = planFirstLook(part.config, plan, inventory, part.files);
-    if (!options.untilTimeLimit) warnIfFirstLooksCannotFit(part.config, firstLook, options.log);
-    const run = {
-      config: part.config,
-      tree,
-      options,
-      plan,
-      firstLook,
-      socketDir,
-      // time-limit bounds measuring only: checkout, install, build and the check of the bench files are behind us.
-      started: now(),
-      begun,
-      now
-    };
-    const files = part.files;
-    const micro = files ? await measureMicroStage(run, files) : void 0;
-    const http4 = run.config.http.length ? await measureHttpStage(run, micro) : void 0;
-    const judged = judge(run, micro, http4);
-    const measureEnded = now();
-    const explained = await explainStage(run, judged.benchmarks, micro, http4);
-    const native = options.nativeCheck && files ? await nativeStage(run, files, inventory, explained.benchmarks) : void 0;
-    const checked = native?.benchmarks ?? explained.benchmarks;
-    const solo = options.soloCheck && files ? await soloStage(run, files, checked, options.soloCheck.processes) : void 0;
-    const benchmarks = (solo?.benchmarks ?? checked).map(withAnswer);
-    return {
-      version: REPORT_VERSION,
-      tool: { name: "benchgate", version: options.toolVersion },
-      verdict: runVerdict(benchmarks),
-      summary: summarize2(benchmarks),
-      base: { ref: tree.base.ref, sha: tree.base.sha },
-      head: { ref: tree.head.ref, sha: tree.head.sha, dirty: tree.head.dirty },
-      benchmarks,
-      run: runInfo(run, micro, http4, judged, explained.profile && { ...explained.profile, durationMs: now() - measureEnded }),
-      environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os12.loadavg() } },
-      ...part.shard ? { shard: part.shard } : {},
-      ...policy ? { policy } : {},
-      ...native ? { nativeCheck: native.info } : {},
-      ...solo ? { soloCheck: solo.info } : {}
-    };
-  } finally {
-    killStrays();
-    forgetSocketDir?.();
-    removeSocketDir();
-    tree.dispose();
-  }
-}
-function choosePolicy(own, tree, options) {
-  const file = path18.relative(options.cwd, path18.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
-  const atBase = path18.join(tree.base.root, file);
-  const outside = tree.base.worktree !== void 0 && path18.relative(tree.base.worktree, atBase).startsWith("..");
-  const base2 = outside ? own : existsSync7(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
-  const from = options.policy ?? "head";
-  const changes = policyChanges(base2, own);
-  const config = withOverrides(from === "base" ? withPolicyOf(own, base2) : own, options.overrides);
-  if (changes.length)
-    options.log(
-      `policy changes at head: ${changes.map((c) => `${c.setting} ${c.base} \u2192 ${c.head}`).join(", ")}; ${from === "base" ? "this run uses base's (they apply once merged)" : "this run uses them"}`
-    );
-  return { config, policy: changes.length || from === "base" ? { from, changes } : void 0 };
-}
-function planRun(config, familyFigures, early) {
-  const rounds = config.rounds ?? 10;
-  const rule = decisionRule({ confidence: config.confidence, rounds, maxRounds: config.maxRounds, lookEvery: DEFAULTS2.lookEvery, early });
-  const httpById = new Map(config.http.map((b) => [b.id, b]));
-  const httpPlannedMs = config.http.reduce((sum3, b) => sum3 + rounds * estimatedRoundMs(b), 0) + (config.confirm && config.http.length ? rounds * Math.max(...config.http.map(estimatedRoundMs)) : 0);
-  return {
-    rule,
-    rounds,
-    httpFigures: plannedFigures(config.http),
-    analyzeOptions: {
-      rule,
-      budgetFor: (id) => httpById.get(id)?.budget ?? budgetFor(id, config),
-      latencyBudgetFor: (id) => httpById.get(id)?.latencyBudget ?? {}
-    },
-    microLimitMs: config.http.length ? Math.max(config.timeLimitMs - httpPlannedMs, config.timeLimitMs * 0.3) : config.timeLimitMs,
-    familyFigures
-  };
-}
-function planShard(spec, { config, options }, files, inventory) {
-  const census = censusOf(files, inventory);
-  const suite = planSuite(
-    census,
-    config.http,
-    { taskTimeMs: config.micro.taskTimeMs, httpRoundMs: estimatedRoundMs, httpFigures: plannedFigures },
-    spec.count
-  );
-  const assigned = suite.shards[spec.index - 1];
-  const mine = new Set(assigned);
-  options.log(
-    `shard ${spec.index}/${spec.count}: ${assigned.length ? assigned.join(", ") : "nothing (more shards than bench files and load tests)"}; judged as a family of ${suite.familySize} budgeted figures, the whole suite's`
-  );
-  const own = files && { base: files.base.filter((f) => mine.has(f)), head: files.head.filter((f) => mine.has(f)) };
-  return {
-    config: Object.freeze({ ...config, http: config.http.filter((b) => mine.has(b.id)) }),
-    files: own && (own.base.length > 0 || own.head.length > 0) ? own : void 0,
-    shard: {
-      index: spec.index,
-      count: spec.count,
-      assigned,
-      suite: suite.units,
-      familySize: suite.familySize,
-      configHash: configHash(config)
-    }
-  };
-}
-function censusOf(files, inventory) {
-  if (!files) return [];
-  const tasksAt = (label2) => new Map(
-    inventory.filter((side2) => side2.revision.label === label2).flatMap((side2) => side2.files.map((f) => [f.file, f.error ? void 0 : f.tasks]))
-  );
-  const [base2, head] = [tasksAt("base"), tasksAt("head")];
-  return [.../* @__PURE__ */ new Set([...files.base, ...files.head])].sort().map((file) => ({ file, base: base2.get(file), head: head.get(file) }));
-}
-async function findBenchFiles({
-  config,
-  tree,
-  options
-}) {
-  const [base2, head] = await Promise.all([tree.base, tree.head].map((revision) => discoverBenchFiles(revision.root, config.micro.files)));
-  if (base2.length > 0 || head.length > 0) {
-    options.log(`bench files: ${describeFiles(base2, head)}`);
-    return { base: base2, head };
-  }
-  if (config.http.length === 0) {
-    throw new UserError(
-      `No bench files match ${config.micro.files.join(", ")} in base or head, and benchgate.yml declares no http load tests. Add a bench file (see the README's quick start), set micro.files, or declare http benchmarks.`
-    );
-  }
-  return void 0;
-}
-async function checkBenchFiles(run, files) {
-  const { tree, config, options } = run;
-  const inventory = await loadInventory(
-    [
-      { revision: tree.base, files: files.base },
-      { revision: tree.head, files: files.head }
-    ],
-    { runnerPath: options.runnerPath, stallTimeoutMs: config.micro.taskTimeoutMs }
-  );
-  assertInstalled(inventory, config.install);
-  for (const { revision, files: loads } of inventory) {
-    const copies = [
-      ...new Set(loads.flatMap((load) => load.harnesses?.map((h) => `${h.harness}${h.version ? ` ${h.version}` : ""}`) ?? []))
-    ];
-    if (copies.length) options.log(`${revision.label} bench files use ${copies.join(", ")}`);
-    for (const load of loads) for (const note of load.notes ?? []) options.log(`${revision.label}: ${load.file}: ${note}`);
-  }
-  return inventory;
-}
-function settled(c) {
-  if (c.verdict === "inconclusive") return false;
-  return !(c.verdict === "regression" && c.openFigures && c.logRatios.length <= EARLY_ROUNDS);
-}
-async function measureMicroStage(run, files) {
-  const { config, plan, options } = run;
-  const family = plan.familyFigures === void 0 ? { otherFigures: plan.httpFigures } : { figures: plan.familyFigures };
-  const verdicts = (partial) => analyze(partial, { ...plan.analyzeOptions, ...family });
-  const ids = (partial, keep) => new Set(
-    verdicts(partial).filter(keep).map((c) => c.id)
-  );
-  const micro = await measureMicro({
-    ...microProcesses(run, files),
-    isolation: config.micro.isolation,
-    maxProcesses: config.micro.maxProcesses,
-    rounds: plan.rounds,
-    minimumRounds: (benchmarks) => plan.rule.minimumRounds(plan.familyFigures ?? benchmarks + plan.httpFigures),
-    // A round of several processes when a budget needs it: resolving it means catching a loss of twice the budget with 95% power.
-    resolves: (id, spread, rounds, benchmarks) => plan.rule.resolvable(spread, rounds, plan.familyFigures ?? benchmarks + plan.httpFigures) <= plan.analyzeOptions.budgetFor(id),
-    adaptive: {
-      maxRounds: config.maxRounds,
-      lookEvery: DEFAULTS2.lookEvery,
-      decided: (partial) => ids(partial, settled),
-      toConfirm: (partial) => config.confirm ? ids(partial, (c) => c.verdict === "regression") : /* @__PURE__ */ new Set(),
-      confirmRounds: config.confirm ? plan.rounds : 0,
-      // A micro-benchmark has one figure: the one its regression failed on.
-      confirmSize: (samples, full) => roundsToConfirm(samples.logRatios, plan.analyzeOptions.budgetFor(samples.id), plan.rule.confirmationLevel, full),
-      earlyLook: plan.rule.earlyRounds
-    },
-    timeLimitMs: plan.microLimitMs,
-    ...options.onProgress ? { onProgress: options.onProgress } : {}
-  });
-  if (micro.limited)
-    options.log(
-      `the time limit cut the micro-benchmarks to ${micro.rounds} of ${micro.plannedRounds} rounds: ${timeHint("micro", micro, run)}`
-    );
-  return micro;
-}
-function microProcesses(run, files) {
-  const { config, options } = run;
-  return {
-    base: run.tree.base,
-    head: run.tree.head,
-    baseFiles: files.base,
-    headFiles: files.head,
-    settings: { ...MEASURE_DEFAULTS, taskTimeMs: config.micro.taskTimeMs },
-    stallTimeoutMs: config.micro.taskTimeoutMs,
-    runnerPath: options.runnerPath,
-    log: options.log,
-    now: run.now
-  };
-}
-function timeHint(stage, measured, run) {
-  const perRound = stage === "micro" ? run.firstLook.microRoundMs : run.firstLook.httpRoundMs;
-  const planned = perRound * measured.plannedRounds;
-  const paced = measured.rounds > 0 ? measured.durationMs / measured.rounds * measured.plannedRounds : 0;
-  const needs = Math.max(planned, paced);
-  const how = paced > planned ? `at this run's pace of ${formatDuration(measured.durationMs / measured.rounds)} a round` : "from the configured durations";
-  return `the first look needs ${measured.plannedRounds} rounds, about ${formatDuration(needs)} of measuring (${how}), and time-limit gave ${formatDuration(run.config.timeLimitMs)} (checkout, install and build not counted): ${timeFix(needs, stage === "micro" ? run.firstLook.files : run.config.http.length, run.config.timeLimitMs)}`;
-}
-function timeFix(needs, units, limitMs) {
-  const shards = Math.max(2, Math.ceil(needs / limitMs));
-  const raise2 = `raise time-limit to at least ${formatDuration(needs)}`;
-  return units >= shards ? `${raise2}, or split the suite into ${shards} or more shards (--shard)` : raise2;
-}
-var SHORTEST_TASK_MS = (MEASURE_DEFAULTS.warmupBlocks + MEASURE_DEFAULTS.minBlocks) * MEASURE_DEFAULTS.blockMs * 2;
-var PROCESS_START_MS = 150;
-function planFirstLook(config, plan, inventory, files) {
-  const mine = /* @__PURE__ */ new Set([...files?.base ?? [], ...files?.head ?? []]);
-  const tasks = new Set(
-    inventory.flatMap((side2) => side2.files.filter((f) => mine.has(f.file)).flatMap((f) => (f.tasks ?? []).map((t) => `${f.file}\0${t}`)))
-  ).size;
-  const figures = plan.familyFigures ?? tasks + plan.httpFigures;
-  const processes = config.micro.isolation === "process" ? 2 : 1;
-  return {
-    rounds: Math.max(plan.rounds, plan.rule.minimumRounds(figures)),
-    tasks,
-    files: mine.size,
-    microRoundMs: tasks ? tasks * SHORTEST_TASK_MS + processes * PROCESS_START_MS : 0,
-    httpRoundMs: config.http.reduce((sum3, b) => sum3 + estimatedRoundMs(b), 0)
-  };
-}
-function warnIfFirstLooksCannotFit(config, first, log2) {
-  const microMs = first.rounds * first.microRoundMs;
-  const httpMs = first.rounds * first.httpRoundMs;
-  const needs = microMs + httpMs;
-  if (needs <= config.timeLimitMs) return;
-  const parts = [
-    ...microMs ? [`${first.tasks} micro task(s) at their shortest, ${formatDuration(microMs)}`] : [],
-    ...httpMs ? [`${config.http.length} load test(s), ${formatDuration(httpMs)}`] : []
-  ];
-  log2(
-    `warning: the first look needs ${first.rounds} rounds of every benchmark, at least ${formatDuration(needs)} of measuring (${parts.join("; ")}), but time-limit is ${formatDuration(config.timeLimitMs)}: what it leaves unmeasured fails the run: ${timeFix(needs, first.files + config.http.length, config.timeLimitMs)}.`
-  );
-}
-async function measureHttpStage(run, micro) {
-  const { config, plan, options } = run;
-  const figures = plan.familyFigures ?? plan.httpFigures + comparableMicro(micro);
-  const judged = (samples) => analyze([samples], { ...plan.analyzeOptions, figures })[0];
-  const pinning = config.httpPin ? pinLoadGenerator(options.log, config.httpMode === "duet") : void 0;
-  const mode = config.httpMode === "duet" && pinning?.sharedCpu === void 0 ? "live" : config.httpMode;
-  if (mode !== config.httpMode)
-    options.log(
-      `http-mode duet needs the servers pinned to one core of their own (http-pin: true, taskset, 2+ cores): ${config.httpPin ? "pinning is not available here" : "http-pin is false"}, so the load tests alternate (live)`
-    );
-  options.log(`http load tests: ${config.http.map((b) => b.name).join(", ")} (${mode} servers${pinning ? ", pinned" : ""})`);
-  const instructions = cpuReadable() ? probeInstructions() : "the servers' CPU cannot be read here";
-  options.log(
-    typeof instructions === "string" ? `instructions per request: not counted: ${instructions}` : "instructions per request: counted with perf (hardware counters), reported beside CPU per request"
-  );
-  try {
-    const measured = await measureHttp({
-      base: run.tree.base,
-      head: run.tree.head,
-      benchmarks: config.http,
-      mode,
-      rounds: Math.max(plan.rounds, plan.rule.minimumRounds(figures)),
-      adaptive: {
-        maxRounds: config.maxRounds,
-        lookEvery: DEFAULTS2.lookEvery,
-        decided: (samples) => settled(judged(samples)),
-        toConfirm: (samples) => config.confirm && judged(samples).verdict === "regression",
-        confirmRounds: config.confirm ? plan.rounds : 0,
-        // Sized from the throughput figures that failed (analyze's confirmFirst); a whole group where only a latency did.
-        confirmSize: (samples, full) => Math.min(full, judged(samples).confirmFirst ?? full),
-        earlyLook: plan.rule.earlyRounds
-      },
-      deadline: run.started + config.timeLimitMs,
-      probePath: options.probePath,
-      socketDir: run.socketDir,
-      ...pinning ? { serverPrefix: pinning.serverPrefix } : {},
-      ...pinning?.sharedCpu !== void 0 ? { sharedCpu: pinning.sharedCpu } : {},
-      ...typeof instructions === "string" ? {} : { instructions },
-      log: options.log,
-      ...options.onProgress ? { onProgress: options.onProgress } : {},
-      now: run.now
-    });
-    if (measured.limited)
-      options.log(`the time limit cut the load tests short of ${measured.plannedRounds} rounds: ${timeHint("http", measured, run)}`);
-    return { ...measured, mode, ...pinning ? { cpus: pinning.split } : {} };
-  } finally {
-    pinning?.release();
-  }
-}
-function judge(run, micro, http4) {
-  const { analyzeOptions, rule, familyFigures } = run.plan;
-  const samples = [...micro?.benchmarks ?? [], ...http4?.benchmarks ?? []];
-  const figures = familyFigures ?? budgetedFigures(samples, analyzeOptions.latencyBudgetFor);
-  const firstLook = (benchmark) => {
-    const measured = (benchmark.http ? http4 : micro) ?? { durationMs: 0, rounds: 0, plannedRounds: run.firstLook.rounds };
-    return { rounds: measured.plannedRounds, hint: timeHint(benchmark.http ? "http" : "micro", measured, run) };
-  };
-  const comparisons = analyze(samples, { ...analyzeOptions, figures, firstLook });
-  const benchmarks = comparisons.map(
-    (c, i2) => withRoundLevels(toReportBenchmark(c, samples[i2].http ? httpDetails(samples[i2], c) : void 0), samples[i2])
-  );
-  return { benchmarks: sortBenchmarks(decideFamily(benchmarks, figures)), intervalLevel: rule.intervalLevel(figures), figures };
-}
-async function explainStage(run, judged, micro, http4) {
-  const { options, config, tree } = run;
-  const mode = options.profile ?? "regressions";
-  const targets = judged.filter((b) => b.change && (b.verdict === "regression" || mode === "always") && mode !== "never").slice(0, MAX_PROFILED).map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
-  if (!targets.length) return { benchmarks: judged };
-  const dir = path18.resolve(options.cwd, options.profileDir ?? path18.join(".benchgate", "profiles"));
-  const warmups = new Map(http4?.benchmarks.map((b) => [b.id, b.http?.schedule?.warmupMs]));
-  const common = {
-    base: tree.base,
-    head: tree.head,
-    http: config.http,
-    dir,
-    runnerPath: options.runnerPath,
-    probePath: options.probePath,
-    socketDir: run.socketDir,
-    stallTimeoutMs: config.micro.taskTimeoutMs,
-    log: options.log,
-    // Profiled as measured: both revisions in one process, unless the file was measured in isolates or processes of its own.
-    shared: (file) => micro?.isolation === "alternate" && !micro.isolatedFiles?.includes(file)
-  };
-  const explanations = await explain({ ...common, targets: targets.filter((t) => t.kind !== "http") });
-  const loads = targets.filter((t) => t.kind === "http");
-  const pinning = http4?.mode === "duet" && loads.length ? pinLoadGenerator(options.log, true) : void 0;
-  const duet = (id) => {
-    const declared = config.http.find((b) => b.id === id);
-    return pinning?.sharedCpu !== void 0 && declared ? { serverPrefix: pinning.serverPrefix, warmupMs: warmups.get(id) ?? declared.warmupMs } : void 0;
-  };
-  if (loads.length)
-    for (const [id, explanation] of await explain({ ...common, targets: loads, duet }).finally(() => pinning?.release()))
-      explanations.set(id, explanation);
-  const benchmarks = judged.map((b) => explanations.has(b.id) ? { ...b, profile: withAgreement(explanations.get(b.id), b) } : b);
-  return {
-    benchmarks,
-    profile: { ...benchmarks.some((b) => b.profile && "files" in b.profile) ? { dir } : {}, benchmarks: targets.length }
-  };
-}
-function withRoundLevels(benchmark, samples) {
-  if (benchmark.kind !== "micro" || !benchmark.change) return benchmark;
-  const base2 = processLevels(samples.base?.opsPerSec ?? []);
-  const head = processLevels(samples.head?.opsPerSec ?? []);
-  return base2 || head ? { ...benchmark, levels: { ...base2 ? { base: base2 } : {}, ...head ? { head } : {} } } : benchmark;
-}
-async function soloStage(run, files, judged, processes) {
-  const { options } = run;
-  const started = run.now();
-  const compared = new Set(judged.filter((b) => b.kind === "micro" && b.file && b.change).map((b) => b.file));
-  const info2 = { processes, durationMs: 0 };
-  if (!compared.size) return { benchmarks: judged, info: info2 };
-  options.log(`solo check: ${compared.size} bench file(s), each revision alone in ${processes} fresh processes (AB BA pairs)`);
-  try {
-    const solo = await measureMicro({
-      ...microProcesses(run, {
-        base: files.base.filter((file) => compared.has(file)),
-        head: files.head.filter((file) => compared.has(file))
-      }),
-      isolation: "process",
-      rounds: processes,
-      minimumRounds: () => processes,
-      // Its own time: the verdicts are in, and the check runs every pair it was asked for.
-      timeLimitMs: Number.POSITIVE_INFINITY
-    });
-    const byId = new Map(solo.benchmarks.map((b) => [b.id, b]));
-    const benchmarks = judged.map((b) => {
-      const samples = byId.get(b.id);
-      return samples ? judgedWithSolo(b, samples) : b;
-    });
-    return { benchmarks, info: { ...info2, durationMs: run.now() - started } };
-  } catch (error2) {
-    options.log(`solo check failed (the comparison stands): ${messageOf(error2)}`);
-    return { benchmarks: judged, info: { ...info2, durationMs: run.now() - started, error: describeFailure(error2) } };
-  }
-}
-function withAgreement(profile, benchmark) {
-  const measured = measuredCost(benchmark);
-  const agreed = "error" in profile || !measured ? void 0 : agreement(profile, measured);
-  return agreed ? { ...profile, agreement: agreed } : profile;
-}
-function measuredCost(b) {
-  const cost = (throughput) => 1 / (1 + throughput) - 1;
-  const ofCost = (c) => ({
-    estimate: cost(c.estimate),
-    low: cost(c.high),
-    high: cost(c.low)
-  });
-  const rounds = (of) => of.map(cost);
-  if (b.kind === "http") {
-    const cpu = b.http?.cpu;
-    return cpu?.change ? { baseUs: cpu.base.mainUs, headUs: cpu.head.mainUs, change: ofCost(cpu.change), rounds: rounds(cpu.rounds) } : void 0;
-  }
-  if (!b.base || !b.head || !b.change) return void 0;
-  const headOps = b.head.measured ?? b.head.opsPerSec;
-  return { baseUs: 1e6 / b.base.opsPerSec, headUs: 1e6 / headOps, change: ofCost(b.change), rounds: rounds(b.rounds) };
-}
+// src/gate/native.ts
 async function nativeStage(run, files, inventory, judged) {
   const { options, tree } = run;
   const runTimeoutMs = options.nativeCheck?.runTimeoutMs ?? NATIVE_RUN_TIMEOUT_MS;
@@ -87378,6 +87113,70 @@ async function nativeStage(run, files, inventory, judged) {
     return { benchmarks: judged, info: { runTimeoutMs, files: [], error: describeFailure(error2) } };
   }
 }
+
+// src/gate/policy.ts
+import { existsSync as existsSync7 } from "node:fs";
+import path19 from "node:path";
+
+// src/config/policy.ts
+function policyOf(config) {
+  const settings = /* @__PURE__ */ new Map([
+    ["budget", formatBudget(config.budget)],
+    ["confidence", formatConfidence(config.confidence)],
+    ["rounds", config.rounds === void 0 ? "default" : String(config.rounds)],
+    ["max-rounds", String(config.maxRounds)],
+    ["confirm", String(config.confirm)],
+    ["time-limit", formatDuration(config.timeLimitMs)],
+    ["micro.task-time", formatDuration(config.micro.taskTimeMs)],
+    ["micro.processes", config.micro.maxProcesses === MAX_PROCESSES_PER_ROUND ? "auto" : String(config.micro.maxProcesses)]
+  ]);
+  for (const rule of config.budgets) settings.set(`budgets["${rule.pattern}"]`, formatBudget(rule.budget));
+  for (const test of config.http) {
+    if (test.budget !== void 0) settings.set(`http "${test.name}" budget`, formatBudget(test.budget));
+    for (const [stat3, budget] of Object.entries(test.latencyBudget))
+      settings.set(`http "${test.name}" latency-budget ${stat3}`, formatBudget(budget));
+  }
+  return settings;
+}
+function policyChanges(base2, head) {
+  const [before, after] = [policyOf(base2), policyOf(head)];
+  return [.../* @__PURE__ */ new Set([...before.keys(), ...after.keys()])].filter((setting) => before.get(setting) !== after.get(setting)).map((setting) => ({ setting, base: before.get(setting) ?? "none", head: after.get(setting) ?? "none" }));
+}
+function withPolicyOf(head, base2) {
+  const baseTests = new Map(base2.http.map((test) => [test.id, test]));
+  return Object.freeze({
+    ...head,
+    budget: base2.budget,
+    budgets: base2.budgets,
+    confidence: base2.confidence,
+    rounds: base2.rounds,
+    maxRounds: base2.maxRounds,
+    confirm: base2.confirm,
+    timeLimitMs: base2.timeLimitMs,
+    micro: Object.freeze({ ...head.micro, taskTimeMs: base2.micro.taskTimeMs, maxProcesses: base2.micro.maxProcesses }),
+    http: head.http.map(
+      (test) => Object.freeze({ ...test, budget: baseTests.get(test.id)?.budget, latencyBudget: baseTests.get(test.id)?.latencyBudget ?? {} })
+    )
+  });
+}
+
+// src/gate/policy.ts
+function choosePolicy(own, tree, options) {
+  const file = path19.relative(options.cwd, path19.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
+  const atBase = path19.join(tree.base.root, file);
+  const outside = tree.base.worktree !== void 0 && path19.relative(tree.base.worktree, atBase).startsWith("..");
+  const base2 = outside ? own : existsSync7(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
+  const from = options.policy ?? "head";
+  const changes = policyChanges(base2, own);
+  const config = withOverrides(from === "base" ? withPolicyOf(own, base2) : own, options.overrides);
+  if (changes.length)
+    options.log(
+      `policy changes at head: ${changes.map((c) => `${c.setting} ${c.base} \u2192 ${c.head}`).join(", ")}; ${from === "base" ? "this run uses base's (they apply once merged)" : "this run uses them"}`
+    );
+  return { config, policy: changes.length || from === "base" ? { from, changes } : void 0 };
+}
+
+// src/gate/run-info.ts
 function runInfo(run, micro, http4, judged, profile) {
   const { config, plan } = run;
   const conditions = [...micro?.conditions ?? [], ...http4?.conditions ?? []];
@@ -87420,8 +87219,265 @@ function spikeNote(conditions, spiked) {
   const which2 = spiked.length === 1 ? `round ${spiked[0]}` : `rounds ${spiked.slice(0, -1).join(", ")} and ${spiked.at(-1)}`;
   return `the machine was much busier in ${which2} (CPU ${spiked.map((r) => pct4(busy[r - 1])).join(", ")} against a median of ${pct4(median2)}): other jobs ran beside benchgate. Their samples still count (the intervals are robust to a few odd rounds), but a surprising verdict is worth a re-run.`;
 }
-function comparableMicro(micro) {
-  return micro ? micro.benchmarks.filter((b) => !b.error && b.logRatios.length > 0).length : 0;
+
+// src/config/hash.ts
+import { createHash as createHash4 } from "node:crypto";
+function configHash(config) {
+  return createHash4("sha256").update(stableJson({ ...config, file: void 0 })).digest("hex");
+}
+function stableJson(value) {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value).filter(([, v]) => v !== void 0).sort(([a], [b]) => a < b ? -1 : 1);
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+// src/measure/shard.ts
+function assignShards(units, count3) {
+  const shards = Array.from({ length: count3 }, () => ({ cost: 0, keys: [] }));
+  const ordered = [...units].sort((a, b) => b.cost - a.cost || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  for (const unit of ordered) {
+    const lightest = shards.reduce((best, shard) => shard.cost < best.cost ? shard : best, shards[0]);
+    lightest.cost += unit.cost;
+    lightest.keys.push(unit.key);
+  }
+  return shards.map((shard) => shard.keys.sort());
+}
+function planSuite(census, http4, costs, count3) {
+  const units = [
+    ...census.map((f) => ({ key: f.file, cost: Math.max(1, f.base?.length ?? 0, f.head?.length ?? 0) * costs.taskTimeMs })),
+    ...http4.map((b) => ({ key: b.id, cost: costs.httpRoundMs(b) }))
+  ];
+  const compared = census.reduce((sum3, f) => sum3 + (f.base && f.head ? f.base.filter((task) => f.head.includes(task)).length : 0), 0);
+  return {
+    units: units.map((u) => u.key).sort(),
+    shards: assignShards(units, count3),
+    familySize: compared + costs.httpFigures(http4)
+  };
+}
+
+// src/gate/shard.ts
+function planShard(spec, { config, options }, files, inventory) {
+  const census = censusOf(files, inventory);
+  const suite = planSuite(
+    census,
+    config.http,
+    { taskTimeMs: config.micro.taskTimeMs, httpRoundMs: estimatedRoundMs, httpFigures: plannedFigures },
+    spec.count
+  );
+  const assigned = suite.shards[spec.index - 1];
+  const mine = new Set(assigned);
+  options.log(
+    `shard ${spec.index}/${spec.count}: ${assigned.length ? assigned.join(", ") : "nothing (more shards than bench files and load tests)"}; judged as a family of ${suite.familySize} budgeted figures, the whole suite's`
+  );
+  const own = files && { base: files.base.filter((f) => mine.has(f)), head: files.head.filter((f) => mine.has(f)) };
+  return {
+    config: Object.freeze({ ...config, http: config.http.filter((b) => mine.has(b.id)) }),
+    files: own && (own.base.length > 0 || own.head.length > 0) ? own : void 0,
+    shard: {
+      index: spec.index,
+      count: spec.count,
+      assigned,
+      suite: suite.units,
+      familySize: suite.familySize,
+      configHash: configHash(config)
+    }
+  };
+}
+function censusOf(files, inventory) {
+  if (!files) return [];
+  const tasksAt = (label2) => new Map(
+    inventory.filter((side2) => side2.revision.label === label2).flatMap((side2) => side2.files.map((f) => [f.file, f.error ? void 0 : f.tasks]))
+  );
+  const [base2, head] = [tasksAt("base"), tasksAt("head")];
+  return [.../* @__PURE__ */ new Set([...files.base, ...files.head])].sort().map((file) => ({ file, base: base2.get(file), head: head.get(file) }));
+}
+
+// src/report/format.ts
+function formatChange(benchmark, options = {}) {
+  const { change } = benchmark;
+  if (!change || !isFiniteNumber(change.estimate)) return "\u2013";
+  return benchmark.coarse === true && options.markCoarse ? `${formatInterval(change)} (coarse)` : formatInterval(change);
+}
+function formatInterval(change) {
+  return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
+}
+function formatResolvable(benchmark) {
+  const { resolvable } = benchmark;
+  if (!isFiniteNumber(resolvable)) return "\u2013";
+  return `\u2248${formatShortPercent(resolvable, resolvable < 0.1 ? 1 : 0)}`;
+}
+var RESOLVES_LEGEND = "resolves: the smallest change this run's rounds catch with 95% power beyond the budget, from their spread and never less than their interval shows";
+var COLUMNS_LEGEND = "base and head in operations per second: base the median over rounds, head base moved by the change";
+function verdictWord(verdict) {
+  return verdict === "within-budget" ? "within budget" : verdict;
+}
+function fitMiddle(text2, width) {
+  if (text2.length <= width) return text2;
+  const keep = width - 1;
+  const start = Math.ceil(keep / 2);
+  return `${text2.slice(0, start)}\u2026${text2.slice(text2.length - (keep - start))}`;
+}
+function wrapText(text2, width, restWidth = width) {
+  const lines = [];
+  let rest = text2;
+  for (let room = Math.max(1, width); rest.length > room; room = Math.max(1, restWidth)) {
+    const space = rest.lastIndexOf(" ", room);
+    const cut = space > 0 ? space : room;
+    lines.push(rest.slice(0, cut));
+    rest = rest.slice(space > 0 ? cut + 1 : cut);
+  }
+  lines.push(rest);
+  return lines;
+}
+
+// src/report/solo.ts
+function soloComparison(samples, shared) {
+  const side2 = (of) => {
+    const ops = (of?.opsPerSec ?? []).filter((x) => x > 0);
+    if (!ops.length) return null;
+    const levels = processLevels(ops);
+    return { processes: ops.length, opsPerSec: median(ops), runs: ops, ...levels ? { levels } : {} };
+  };
+  const change = soloChange(samples.base?.opsPerSec ?? [], samples.head?.opsPerSec ?? []) ?? null;
+  const agreement2 = !change ? "unknown" : change.high < shared.low || change.low > shared.high ? "disagrees" : "agrees";
+  return {
+    base: side2(samples.base),
+    head: side2(samples.head),
+    change,
+    agreement: agreement2,
+    ...samples.error ? { error: samples.error } : {}
+  };
+}
+
+// src/report/solo-verdict.ts
+var DECIDED = /* @__PURE__ */ new Set(["regression", "improvement", "unchanged", "within-budget"]);
+function judgedWithSolo(benchmark, samples) {
+  const shared = benchmark.change;
+  if (!shared) return benchmark;
+  const solo = soloComparison(samples, shared);
+  if (!solo.change || !DECIDED.has(benchmark.verdict)) return { ...benchmark, solo };
+  const levels = [solo.base?.levels, solo.head?.levels].some(Boolean);
+  const outside = solo.change.estimate < shared.low || solo.change.estimate > shared.high;
+  if (solo.agreement !== "disagrees" && !(levels && outside)) return { ...benchmark, solo };
+  const change = { ...shared, low: Math.min(shared.low, solo.change.low), high: Math.max(shared.high, solo.change.high) };
+  const spanned = decide({ ...change, achievedConfidence: change.confidence }, benchmark.budget);
+  const verdict = spanned === benchmark.verdict || certainPass(spanned) && certainPass(benchmark.verdict) ? spanned : "inconclusive";
+  const lost = verdict === benchmark.verdict ? "" : ` (${benchmark.verdict} in the shared process alone)`;
+  const apart2 = solo.agreement === "disagrees" ? "apart from" : "on speed levels, its estimate outside";
+  const said = `each revision alone in fresh processes reads ${formatInterval(solo.change)}, ${apart2} the shared process's ${formatInterval(shared)}: the verdict is read from both intervals together${lost}`;
+  const judged = { ...benchmark, change, verdict, note: [benchmark.note, said].filter(Boolean).join("; "), solo: { ...solo, shared } };
+  if (verdict !== "regression") delete judged.unconfirmed;
+  return judged;
+}
+
+// src/gate/solo.ts
+async function soloStage(run, files, judged, processes) {
+  const { options } = run;
+  const started = run.now();
+  const compared = new Set(judged.filter((b) => b.kind === "micro" && b.file && b.change).map((b) => b.file));
+  const info2 = { processes, durationMs: 0 };
+  if (!compared.size) return { benchmarks: judged, info: info2 };
+  options.log(`solo check: ${compared.size} bench file(s), each revision alone in ${processes} fresh processes (AB BA pairs)`);
+  try {
+    const solo = await measureMicro({
+      ...microProcesses(run, {
+        base: files.base.filter((file) => compared.has(file)),
+        head: files.head.filter((file) => compared.has(file))
+      }),
+      isolation: "process",
+      rounds: processes,
+      minimumRounds: () => processes,
+      // Its own time: the verdicts are in, and the check runs every pair it was asked for.
+      timeLimitMs: Number.POSITIVE_INFINITY
+    });
+    const byId = new Map(solo.benchmarks.map((b) => [b.id, b]));
+    const benchmarks = judged.map((b) => {
+      const samples = byId.get(b.id);
+      return samples ? judgedWithSolo(b, samples) : b;
+    });
+    return { benchmarks, info: { ...info2, durationMs: run.now() - started } };
+  } catch (error2) {
+    options.log(`solo check failed (the comparison stands): ${messageOf(error2)}`);
+    return { benchmarks: judged, info: { ...info2, durationMs: run.now() - started, error: describeFailure(error2) } };
+  }
+}
+
+// src/gate/run.ts
+async function runGate(options) {
+  const now = options.now ?? Date.now;
+  const begun = now();
+  const own = loadConfig({ root: options.cwd, file: options.configFile });
+  const setup = withOverrides(own, options.overrides);
+  allowChildVariables({ trusted: options.childEnv, fromConfig: setup.env });
+  const tree = await checkout({
+    cwd: options.cwd,
+    base: options.base,
+    head: options.head,
+    install: setup.install,
+    build: setup.build,
+    commandTimeoutMs: setup.installTimeoutMs,
+    installs: options.installs,
+    log: options.log,
+    onCleanup: options.onCleanup
+  });
+  const socketDir = mkdtempSync3(path20.join(os12.tmpdir(), "benchgate-sock-"));
+  const removeSocketDir = () => rmSync4(socketDir, { recursive: true, force: true });
+  const forgetSocketDir = options.onCleanup?.(removeSocketDir);
+  const loadBefore = os12.loadavg();
+  try {
+    const { config, policy } = choosePolicy(own, tree, options);
+    const found = await findBenchFiles({ config, tree, options });
+    const inventory = found ? await checkBenchFiles({ config, tree, options }, found) : [];
+    const part = options.shard ? planShard(options.shard, { config, tree, options }, found, inventory) : { config, files: found, shard: void 0 };
+    const plan = planRun(part.config, part.shard?.familySize, !options.untilTimeLimit);
+    const firstLook = planFirstLook(part.config, plan, inventory, part.files);
+    if (!options.untilTimeLimit) warnIfFirstLooksCannotFit(part.config, firstLook, options.log);
+    const run = {
+      config: part.config,
+      tree,
+      options,
+      plan,
+      firstLook,
+      socketDir,
+      // time-limit bounds measuring only: checkout, install, build and the check of the bench files are behind us.
+      started: now(),
+      begun,
+      now
+    };
+    const files = part.files;
+    const micro = files ? await measureMicroStage(run, files) : void 0;
+    const http4 = run.config.http.length ? await measureHttpStage(run, micro) : void 0;
+    const judged = judge(run, micro, http4);
+    const measureEnded = now();
+    const explained = await explainStage(run, judged.benchmarks, micro, http4);
+    const native = options.nativeCheck && files ? await nativeStage(run, files, inventory, explained.benchmarks) : void 0;
+    const checked = native?.benchmarks ?? explained.benchmarks;
+    const solo = options.soloCheck && files ? await soloStage(run, files, checked, options.soloCheck.processes) : void 0;
+    const benchmarks = (solo?.benchmarks ?? checked).map(withAnswer);
+    return {
+      version: REPORT_VERSION,
+      tool: { name: "benchgate", version: options.toolVersion },
+      verdict: runVerdict(benchmarks),
+      summary: summarize(benchmarks),
+      base: { ref: tree.base.ref, sha: tree.base.sha },
+      head: { ref: tree.head.ref, sha: tree.head.sha, dirty: tree.head.dirty },
+      benchmarks,
+      run: runInfo(run, micro, http4, judged, explained.profile && { ...explained.profile, durationMs: now() - measureEnded }),
+      environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os12.loadavg() } },
+      ...part.shard ? { shard: part.shard } : {},
+      ...policy ? { policy } : {},
+      ...native ? { nativeCheck: native.info } : {},
+      ...solo ? { soloCheck: solo.info } : {}
+    };
+  } finally {
+    killStrays();
+    forgetSocketDir?.();
+    removeSocketDir();
+    tree.dispose();
+  }
 }
 function errorReport(message, toolVersion) {
   return {
@@ -87437,35 +87493,10 @@ function errorReport(message, toolVersion) {
     error: message
   };
 }
-function withOverrides(config, overrides) {
-  if (!overrides) return config;
-  return Object.freeze({
-    ...config,
-    rounds: overrides.rounds ?? config.rounds,
-    budget: overrides.driftBudget ?? overrides.budget ?? config.budget,
-    budgets: overrides.driftBudget !== void 0 ? [] : overrides.budgets?.length ? [...overrides.budgets, ...config.budgets.filter((rule) => !overrides.budgets.some((o) => o.pattern === rule.pattern))] : config.budgets,
-    maxRounds: overrides.maxRounds ?? config.maxRounds,
-    // drift judges every benchmark's throughput at the one cumulative budget: an HTTP test's own budgets too.
-    http: (overrides.driftBudget !== void 0 ? config.http.map((b) => Object.freeze({ ...b, budget: overrides.driftBudget, latencyBudget: {} })) : config.http).filter((b) => !overrides.only || overrides.only.http.includes(b.id)),
-    timeLimitMs: overrides.timeLimitMs ?? config.timeLimitMs,
-    installTimeoutMs: overrides.installTimeoutMs ?? config.installTimeoutMs,
-    micro: Object.freeze({
-      ...config.micro,
-      isolation: overrides.isolation ?? config.micro.isolation,
-      files: overrides.only ? overrides.only.files.map(exactFile) : overrides.files?.length ? [...overrides.files] : config.micro.files
-    }),
-    httpMode: overrides.httpMode ?? config.httpMode,
-    httpPin: overrides.httpPin ?? config.httpPin
-  });
-}
-function describeFiles(base2, head) {
-  const all = [.../* @__PURE__ */ new Set([...base2, ...head])].sort();
-  return all.map((file) => base2.includes(file) ? head.includes(file) ? file : `${file} (base only)` : `${file} (head only)`).join(", ");
-}
 
 // src/report/github.ts
 import { existsSync as existsSync8, readFileSync as readFileSync13 } from "node:fs";
-import path19 from "node:path";
+import path21 from "node:path";
 var COMMENT_LIMIT = 65536;
 function commentMarker(gateKey) {
   return `<!-- benchgate: ${gateKey.replace(/-{2,}/g, "-").replace(/>/g, "")} -->`;
@@ -87524,25 +87555,25 @@ function closeOpenBlocks(text2) {
 }
 function regressionAnnotations(report2, projectDir, repoRoot, configFile) {
   return report2.benchmarks.filter((b) => b.verdict === "regression").flatMap((b) => {
-    const [file, needle] = b.kind === "http" ? [configFile, `name: ${b.id.slice("http > ".length)}`] : [path19.join(projectDir, b.file ?? ""), taskName(b)];
+    const [file, needle] = b.kind === "http" ? [configFile, `name: ${b.id.slice("http > ".length)}`] : [path21.join(projectDir, b.file ?? ""), taskName(b)];
     const annotations = [
       {
         level: "error",
         title: `benchgate: ${b.id} regressed`,
         message: `${b.id}: ${formatChange(b)} (budget ${formatBudget(b.budget)})`,
-        file: existsSync8(file) ? path19.relative(repoRoot, file) : void 0,
+        file: existsSync8(file) ? path21.relative(repoRoot, file) : void 0,
         line: existsSync8(file) ? lineOf(file, needle) : void 0
       }
     ];
     const slower = b.profile && "ownCode" in b.profile ? b.profile.ownCode[0] : void 0;
     const place = slower && /^(.+):(\d+)$/.exec(slower.location);
-    if (slower && place && existsSync8(path19.join(projectDir, place[1]))) {
+    if (slower && place && existsSync8(path21.join(projectDir, place[1]))) {
       const unit = b.profile.unit;
       annotations.push({
         level: "notice",
         title: `benchgate: ${slower.function} got slower`,
         message: `${b.id}: ${slower.function} costs ${formatMicros(slower.headPerOpUs)} per ${unit} at head, ${formatMicros(slower.basePerOpUs)} at base (CPU profiles, with what it calls)`,
-        file: path19.relative(repoRoot, path19.join(projectDir, place[1])),
+        file: path21.relative(repoRoot, path21.join(projectDir, place[1])),
         line: Number(place[2])
       });
     }
@@ -87787,7 +87818,7 @@ function changeChart(benchmarks, options = {}) {
 }
 
 // src/report/profile-sections.ts
-import path20 from "node:path";
+import path22 from "node:path";
 var share = (x) => formatShare(x, 1);
 function name(row) {
   return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
@@ -87816,7 +87847,7 @@ function profileSections(id, profile) {
     ownCode: profile.ownCode.map(
       (row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit}, with what it calls`
     ),
-    files: [profile.files.base, profile.files.head].map((file) => path20.basename(file))
+    files: [profile.files.base, profile.files.head].map((file) => path22.basename(file))
   };
 }
 var costOf = { call: "time a call", request: "main-thread CPU a request" };
@@ -88174,7 +88205,7 @@ function mergeShards(reports) {
     ...first.report,
     version: REPORT_VERSION,
     verdict: runVerdict(benchmarks),
-    summary: summarize2(benchmarks),
+    summary: summarize(benchmarks),
     benchmarks,
     run: mergeRuns(shards.map((s) => s.report.run))
   };
@@ -88309,7 +88340,7 @@ function mergeRuns(runs) {
 // src/report/read.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
 import { existsSync as existsSync9, readFileSync as readFileSync14, statSync as statSync5 } from "node:fs";
-import path21 from "node:path";
+import path23 from "node:path";
 
 // schema/report.schema.json
 var report_schema_default = {
@@ -91162,7 +91193,7 @@ function readReport2(file) {
 }
 function reportFiles(patterns, cwd) {
   const files = patterns.flatMap((pattern) => {
-    if (existsSync9(path21.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path21.resolve(cwd, pattern)];
+    if (existsSync9(path23.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path23.resolve(cwd, pattern)];
     const found = globSync(pattern, { cwd, onlyFiles: true, absolute: true, expandDirectories: false }).sort();
     if (found.length === 0) throw new UserError(`No file matches ${pattern} (in ${cwd}).`);
     return found;
@@ -91439,7 +91470,7 @@ ${options.body}`;
 
 // src/history/publish.ts
 import { cpSync as cpSync2, existsSync as existsSync10, mkdirSync as mkdirSync3, readdirSync as readdirSync6, rmSync as rmSync5, writeFileSync } from "node:fs";
-import path22 from "node:path";
+import path24 from "node:path";
 
 // src/history/site.ts
 var import_picomatch4 = __toESM(require_picomatch2(), 1);
@@ -91688,25 +91719,25 @@ bands are 95% intervals of the chained steps. <a href="feed.xml">Regressions fee
 // src/history/publish.ts
 var MARKER = ".benchgate-site";
 function writeSite(out, records, options) {
-  if (!existsSync10(path22.join(options.assets, "site.js")))
+  if (!existsSync10(path24.join(options.assets, "site.js")))
     throw new Error(`the page's script is missing from ${options.assets}: build benchgate (npm run build) first.`);
   if (existsSync10(out)) {
     const entries = readdirSync6(out);
     if (entries.length > 0 && !entries.includes(MARKER))
       throw new UserError(`${out} is not empty and was not written by benchgate publish: choose an empty or new folder.`);
-    for (const entry of entries) rmSync5(path22.join(out, entry), { recursive: true, force: true });
+    for (const entry of entries) rmSync5(path24.join(out, entry), { recursive: true, force: true });
   }
   const files = siteFiles(records, options);
   let bytes = 0;
   for (const file of files) {
-    const target = path22.join(out, file.path);
-    mkdirSync3(path22.dirname(target), { recursive: true });
+    const target = path24.join(out, file.path);
+    mkdirSync3(path24.dirname(target), { recursive: true });
     writeFileSync(target, file.text);
     bytes += Buffer.byteLength(file.text);
   }
-  mkdirSync3(path22.join(out, "assets"), { recursive: true });
-  for (const asset of ["site.js", "site.css"]) cpSync2(path22.join(options.assets, asset), path22.join(out, "assets", asset));
-  writeFileSync(path22.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
+  mkdirSync3(path24.join(out, "assets"), { recursive: true });
+  for (const asset of ["site.js", "site.css"]) cpSync2(path24.join(options.assets, asset), path24.join(out, "assets", asset));
+  writeFileSync(path24.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
   return { files: files.length + 2, bytes };
 }
 
@@ -92416,7 +92447,7 @@ async function runAction(deps) {
       eventName: env.GITHUB_EVENT_NAME ?? "",
       event,
       workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
-      runnerTemp: env.RUNNER_TEMP ?? path23.join(env.GITHUB_WORKSPACE ?? process.cwd(), ".benchgate"),
+      runnerTemp: env.RUNNER_TEMP ?? path25.join(env.GITHUB_WORKSPACE ?? process.cwd(), ".benchgate"),
       repository: env.GITHUB_REPOSITORY ?? "",
       ...env.GITHUB_REF ? { ref: env.GITHUB_REF } : {}
     });
@@ -92446,7 +92477,7 @@ async function runAction(deps) {
       soloCheck: settings.soloProcesses === void 0 ? void 0 : { processes: settings.soloProcesses },
       childEnv: settings.env,
       policy: settings.policy,
-      profileDir: path23.join(settings.reportDir, "profiles"),
+      profileDir: path25.join(settings.reportDir, "profiles"),
       log: (line) => core.info(logLine(line)),
       onProgress: (p) => core.info(`round ${p.round} of ${p.rounds}`),
       onCleanup: (cleanup) => trap.onCleanup(cleanup)
@@ -92489,7 +92520,7 @@ function historyDeps(deps) {
     log: (line) => deps.core.info(logLine(line)),
     warn: (line) => deps.core.warning(logLine(line)),
     site: {
-      assets: path23.join(path23.dirname(deps.runnerPath), "site"),
+      assets: path25.join(path25.dirname(deps.runnerPath), "site"),
       version: deps.version,
       serverUrl: deps.env.GITHUB_SERVER_URL ?? "https://github.com"
     }
@@ -92505,8 +92536,8 @@ async function publish(report2, settings, deps, extra) {
   const markdown = extra ? `${renderMarkdown(report2)}
 ${extra}
 ` : renderMarkdown(report2);
-  const jsonPath = path23.join(settings.reportDir, "report.json");
-  const markdownPath = path23.join(settings.reportDir, "report.md");
+  const jsonPath = path25.join(settings.reportDir, "report.json");
+  const markdownPath = path25.join(settings.reportDir, "report.md");
   writeFileSync2(jsonPath, `${JSON.stringify(report2, null, 2)}
 `);
   writeFileSync2(markdownPath, markdown);
@@ -92516,14 +92547,14 @@ ${extra}
   core.setOutput("report-json", jsonPath);
   core.setOutput("report-markdown", markdownPath);
   core.setOutput("profiles-dir", report2.run?.profile?.dir ?? "");
-  const site = settings.publishDir && existsSync11(path23.join(settings.publishDir, "index.html")) ? settings.publishDir : "";
+  const site = settings.publishDir && existsSync11(path25.join(settings.publishDir, "index.html")) ? settings.publishDir : "";
   core.setOutput("site-dir", site);
   const commentProblem = await comment(report2, markdown, settings, deps);
   await core.summary.addRaw(commentProblem ? `${markdown}
 > [!WARNING]
 > ${escapeText(commentProblem)}
 ` : markdown, true).write();
-  const configFile = path23.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
+  const configFile = path25.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
   const workspace = env.GITHUB_WORKSPACE ?? settings.workingDirectory;
   for (const annotation of regressionAnnotations(report2, settings.workingDirectory, workspace, configFile)) {
     core[annotation.level](annotation.message, {
@@ -92575,7 +92606,7 @@ function mergedReport(settings, version2) {
     if (!settings.shardReports)
       throw new UserError("Input 'shard-reports' is required with mode: merge: the shard reports, e.g. shards/*.json.");
     const files = reportFiles([settings.shardReports], settings.workingDirectory);
-    report2 = mergeShards(files.map((file) => ({ file: path23.relative(settings.workingDirectory, file), report: readReport2(file) })));
+    report2 = mergeShards(files.map((file) => ({ file: path25.relative(settings.workingDirectory, file), report: readReport2(file) })));
     if (settings.base && /^[0-9a-f]{40}$/.test(settings.base) && report2.base?.sha !== settings.base)
       throw new UserError(
         `The shard reports compare against ${report2.base?.sha ?? "no commit"}, but this workflow's base is ${settings.base}: refusing them.`

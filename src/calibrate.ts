@@ -1,4 +1,5 @@
-import { runGate, type GateOptions } from './gate.js';
+import type { GateOptions } from './gate/options.js';
+import { runGate } from './gate/run.js';
 import type { CalibratedBenchmark, Calibration } from './report/calibration.js';
 import { decisionRule } from './stats/decision.js';
 import { resolvableChange, roundSpread } from './stats/power.js';

@@ -1,7 +1,8 @@
 import { git } from '../checkout/git.js';
 import type { AnchorSpec } from '../config/anchor.js';
 import type { ActionSettings } from '../config/action-inputs.js';
-import { runGate, type GateOptions } from '../gate.js';
+import type { GateOptions } from '../gate/options.js';
+import { runGate } from '../gate/run.js';
 import { commitInfo, commitOf, resolveAnchor } from '../history/anchor.js';
 import { newestTip, trendSince } from '../history/chain.js';
 import { DRIFT_LABEL, upsertDriftIssue, type IssueApi } from '../history/issue.js';

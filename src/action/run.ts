@@ -4,7 +4,7 @@ import type * as Core from '@actions/core';
 import { git, GIT_FETCH_TIMEOUT_MS } from '../checkout/git.js';
 import { parseActionInputs, type ActionSettings } from '../config/action-inputs.js';
 import { CONFIG_FILE } from '../config/load.js';
-import { errorReport, runGate } from '../gate.js';
+import { errorReport, runGate } from '../gate/run.js';
 import { commentMarker, fitComment, regressionAnnotations, upsertComment, type CommentApi, type PullRequestApi } from '../report/github.js';
 import { renderMarkdown } from '../report/markdown.js';
 import type { Report } from '../report/model.js';

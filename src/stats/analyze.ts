@@ -168,7 +168,7 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
   const regressionShare = stepDown(pValues, alpha, family).share;
   const otherShare = alpha / Math.max(1, family);
   /** A figure decided at the early look from its first rounds (each side at the early share of Bonferroni's), or undefined. */
-  // A figure decided there ends its first group (gate.ts `settled`; a regression only once every budgeted figure is
+  // A figure decided there ends its first group (gate/plan.ts `settled`; a regression only once every budgeted figure is
   // decided), and a regression's confirmation is then a fresh group as large (`confirm`). A group that went on past the
   // early look is judged by its planned look; the early verdict stands there only for a regression the time limit cut
   // short of that look (`cutShort`), when the rounds it measured after the early look read the loss too (their median

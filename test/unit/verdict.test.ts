@@ -361,7 +361,7 @@ describe('a benchmark short of its first look is unmeasured, never a pass', () =
 
   it('keeps a load test open at the early look while one of its budgeted figures is undecided', () => {
     // Requests/s far beyond the budget from 3 rounds; requests per CPU-second 3 rounds apart, undecided: the group must
-    // go on (gate.ts settled), so that the planned looks judge every figure.
+    // go on (gate/plan.ts settled), so that the planned looks judge every figure.
     const load: BenchmarkSamples = {
       ...aa(3),
       kind: 'http',

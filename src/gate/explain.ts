@@ -1,0 +1,91 @@
+import path from 'node:path';
+import { type MeasuredCost, agreement } from '../explain/agreement.js';
+import { type Explanation, type ProfileTarget, explain } from '../explain/run.js';
+import { pinLoadGenerator } from '../measure/http/pinning.js';
+import type { HttpMeasurement } from '../measure/http/schedule.js';
+import type { Measurement } from '../measure/types.js';
+import type { ReportBenchmark } from '../report/model.js';
+import type { RunContext } from './plan.js';
+
+/** The most benchmarks profiled in one run: each costs a few seconds. */
+const MAX_PROFILED = 10;
+/** After the verdicts, outside the measured rounds: a CPU profile of each revision for the regressions (or all, or none). */
+export async function explainStage(
+  run: RunContext,
+  judged: ReportBenchmark[],
+  micro: Measurement | undefined,
+  http: HttpMeasurement | undefined,
+): Promise<{ benchmarks: ReportBenchmark[]; profile?: { dir?: string; benchmarks: number } }> {
+  const { options, config, tree } = run;
+  const mode = options.profile ?? 'regressions';
+  const targets: ProfileTarget[] = judged
+    .filter((b) => b.change && (b.verdict === 'regression' || mode === 'always') && mode !== 'never')
+    .slice(0, MAX_PROFILED)
+    .map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
+  if (!targets.length) return { benchmarks: judged };
+  const dir = path.resolve(options.cwd, options.profileDir ?? path.join('.benchgate', 'profiles'));
+  const warmups = new Map(http?.benchmarks.map((b) => [b.id, b.http?.schedule?.warmupMs]));
+  const common = {
+    base: tree.base,
+    head: tree.head,
+    http: config.http,
+    dir,
+    runnerPath: options.runnerPath,
+    probePath: options.probePath,
+    socketDir: run.socketDir,
+    stallTimeoutMs: config.micro.taskTimeoutMs,
+    log: options.log,
+    // Profiled as measured: both revisions in one process, unless the file was measured in isolates or processes of its own.
+    shared: (file: string) => micro?.isolation === 'alternate' && !micro.isolatedFiles?.includes(file),
+  };
+  const explanations = await explain({ ...common, targets: targets.filter((t) => t.kind !== 'http') });
+  // Load tests measured in a duet are profiled in one: both servers pinned to the shared core again (only while they
+  // are: a micro profile's process would inherit the pinning), after the warm-up their rounds ran (the learned one).
+  const loads = targets.filter((t) => t.kind === 'http');
+  const pinning = http?.mode === 'duet' && loads.length ? pinLoadGenerator(options.log, true) : undefined;
+  const duet = (id: string) => {
+    const declared = config.http.find((b) => b.id === id);
+    return pinning?.sharedCpu !== undefined && declared
+      ? { serverPrefix: pinning.serverPrefix, warmupMs: warmups.get(id) ?? declared.warmupMs }
+      : undefined;
+  };
+  if (loads.length)
+    for (const [id, explanation] of await explain({ ...common, targets: loads, duet }).finally(() => pinning?.release()))
+      explanations.set(id, explanation);
+  const benchmarks = judged.map((b) => (explanations.has(b.id) ? { ...b, profile: withAgreement(explanations.get(b.id)!, b) } : b));
+  // The folder only when it holds a profile: an output or a line pointing at nothing would mislead.
+  return {
+    benchmarks,
+    profile: { ...(benchmarks.some((b) => b.profile && 'files' in b.profile) ? { dir } : {}), benchmarks: targets.length },
+  };
+}
+/** A profile, with whether it agrees with what the rounds measured of its benchmark's cost per operation. */
+function withAgreement(profile: Explanation, benchmark: ReportBenchmark): Explanation {
+  const measured = measuredCost(benchmark);
+  const agreed = 'error' in profile || !measured ? undefined : agreement(profile, measured);
+  return agreed ? { ...profile, agreement: agreed } : profile;
+}
+/**
+ * What the rounds measured of a benchmark's cost per operation: a micro task's time a call (from its calls per
+ * second), an HTTP server's main-thread CPU a request (what its profile samples). The changes are of cost, so
+ * the inverse of throughput's: -20% of calls per second is +25% of time a call.
+ */
+function measuredCost(b: ReportBenchmark): MeasuredCost | undefined {
+  const cost = (throughput: number) => 1 / (1 + throughput) - 1;
+  const ofCost = (c: { estimate: number; low: number; high: number }) => ({
+    estimate: cost(c.estimate),
+    low: cost(c.high),
+    high: cost(c.low),
+  });
+  const rounds = (of: number[]) => of.map(cost);
+  if (b.kind === 'http') {
+    const cpu = b.http?.cpu;
+    return cpu?.change
+      ? { baseUs: cpu.base.mainUs, headUs: cpu.head.mainUs, change: ofCost(cpu.change), rounds: rounds(cpu.rounds) }
+      : undefined;
+  }
+  if (!b.base || !b.head || !b.change) return undefined;
+  // head's own median: the table's head column is base's moved by the change, which would only restate it.
+  const headOps = b.head.measured ?? b.head.opsPerSec;
+  return { baseUs: 1e6 / b.base.opsPerSec, headUs: 1e6 / headOps, change: ofCost(b.change), rounds: rounds(b.rounds) };
+}

@@ -1,0 +1,35 @@
+import type { HttpMeasurement } from '../measure/http/schedule.js';
+import type { BenchmarkSamples, Measurement } from '../measure/types.js';
+import { httpDetails } from '../report/http.js';
+import { type ReportBenchmark, sortBenchmarks, toReportBenchmark } from '../report/model.js';
+import { analyze, budgetedFigures } from '../stats/analyze.js';
+import { decideFamily } from '../stats/family.js';
+import { processLevels } from '../stats/solo.js';
+import { type RunContext, timeHint } from './plan.js';
+
+/** Every measured benchmark judged once more, together: the final verdicts, at the level the whole run's figures set. */
+export function judge(
+  run: RunContext,
+  micro: Measurement | undefined,
+  http: HttpMeasurement | undefined,
+): { benchmarks: ReportBenchmark[]; intervalLevel: number; figures: number } {
+  const { analyzeOptions, rule, familyFigures } = run.plan;
+  const samples = [...(micro?.benchmarks ?? []), ...(http?.benchmarks ?? [])];
+  const figures = familyFigures ?? budgetedFigures(samples, analyzeOptions.latencyBudgetFor);
+  const firstLook = (benchmark: BenchmarkSamples) => {
+    const measured = (benchmark.http ? http : micro) ?? { durationMs: 0, rounds: 0, plannedRounds: run.firstLook.rounds };
+    return { rounds: measured.plannedRounds, hint: timeHint(benchmark.http ? 'http' : 'micro', measured, run) };
+  };
+  const comparisons = analyze(samples, { ...analyzeOptions, figures, firstLook });
+  const benchmarks = comparisons.map((c, i) =>
+    withRoundLevels(toReportBenchmark(c, samples[i]!.http ? httpDetails(samples[i]!, c) : undefined), samples[i]!),
+  );
+  return { benchmarks: sortBenchmarks(decideFamily(benchmarks, figures)), intervalLevel: rule.intervalLevel(figures), figures };
+}
+/** A micro-benchmark whose rounds sat on speed levels at a revision (not a spread) says so (ReportBenchmark.levels). */
+function withRoundLevels(benchmark: ReportBenchmark, samples: BenchmarkSamples): ReportBenchmark {
+  if (benchmark.kind !== 'micro' || !benchmark.change) return benchmark;
+  const base = processLevels(samples.base?.opsPerSec ?? []);
+  const head = processLevels(samples.head?.opsPerSec ?? []);
+  return base || head ? { ...benchmark, levels: { ...(base ? { base } : {}), ...(head ? { head } : {}) } } : benchmark;
+}

@@ -1,0 +1,49 @@
+import { checkout, workingTree } from '../checkout/revisions.js';
+import { loadConfig } from '../config/load.js';
+import { discoverBenchFiles } from '../measure/micro/discover.js';
+import { loadInventory } from '../measure/micro/inventory.js';
+import type { Listing } from '../report/listing.js';
+import { allowChildVariables, killStrays } from '../util/processes.js';
+import { type GateOptions, withOverrides } from './options.js';
+
+/** Check out (base and head, or only the working tree without a base), install, build, and load every bench file once. */
+export async function listBenchmarks(options: Omit<GateOptions, 'base' | 'probePath'> & { base?: string | undefined }): Promise<Listing> {
+  const config = withOverrides(loadConfig({ root: options.cwd, file: options.configFile }), options.overrides);
+  allowChildVariables({ trusted: options.childEnv, fromConfig: config.env });
+  // Neither revision named: the working tree as it is, with nothing checked out.
+  const tree =
+    options.base === undefined && options.head === undefined
+      ? { base: undefined, head: await workingTree(options.cwd), dispose: () => undefined }
+      : await checkout({
+          cwd: options.cwd,
+          // Only --head: it is checked out, installed and built like any revision (its twin at base goes unused).
+          base: options.base ?? options.head!,
+          head: options.head,
+          install: config.install,
+          build: config.build,
+          installs: options.installs,
+          log: options.log,
+          onCleanup: options.onCleanup,
+        });
+  try {
+    const revisions = options.base === undefined || !tree.base ? [tree.head] : [tree.base, tree.head];
+    const inventory = await loadInventory(
+      await Promise.all(
+        revisions.map(async (revision) => ({ revision, files: await discoverBenchFiles(revision.root, config.micro.files) })),
+      ),
+      { runnerPath: options.runnerPath, stallTimeoutMs: config.micro.taskTimeoutMs },
+    );
+    return {
+      revisions: inventory.map(({ revision, files }) => ({
+        label: revision.label,
+        ref: revision.ref,
+        sha: revision.sha,
+        root: revision.root,
+        files,
+      })),
+    };
+  } finally {
+    killStrays();
+    tree.dispose();
+  }
+}

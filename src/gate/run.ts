@@ -1,0 +1,118 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { checkout } from '../checkout/revisions.js';
+import { loadConfig } from '../config/load.js';
+import { currentEnvironment } from '../report/environment.js';
+import { REPORT_VERSION, type Report, runVerdict, summarize, withAnswer } from '../report/model.js';
+import { allowChildVariables, killStrays } from '../util/processes.js';
+import { explainStage } from './explain.js';
+import { checkBenchFiles, findBenchFiles } from './files.js';
+import { measureHttpStage } from './http.js';
+import { judge } from './judge.js';
+import { measureMicroStage } from './micro.js';
+import { nativeStage } from './native.js';
+import { type GateOptions, withOverrides } from './options.js';
+import { type RunContext, planFirstLook, planRun, warnIfFirstLooksCannotFit } from './plan.js';
+import { choosePolicy } from './policy.js';
+import { runInfo } from './run-info.js';
+import { planShard } from './shard.js';
+import { soloStage } from './solo.js';
+
+/**
+ * The whole gate: config → checkout → measure → statistics → explanations → report model.
+ * Entry points (CLI, action) call this and render the report their own way.
+ */
+export async function runGate(options: GateOptions): Promise<Report> {
+  const now = options.now ?? Date.now;
+  const begun = now();
+  const own = loadConfig({ root: options.cwd, file: options.configFile });
+  const setup = withOverrides(own, options.overrides);
+  allowChildVariables({ trusted: options.childEnv, fromConfig: setup.env });
+  const tree = await checkout({
+    cwd: options.cwd,
+    base: options.base,
+    head: options.head,
+    install: setup.install,
+    build: setup.build,
+    commandTimeoutMs: setup.installTimeoutMs,
+    installs: options.installs,
+    log: options.log,
+    onCleanup: options.onCleanup,
+  });
+  const socketDir = mkdtempSync(path.join(os.tmpdir(), 'benchgate-sock-'));
+  const removeSocketDir = () => rmSync(socketDir, { recursive: true, force: true });
+  // A signal ends the process without running `finally`: the trap removes the folder (and the worktrees) then.
+  const forgetSocketDir = options.onCleanup?.(removeSocketDir);
+  const loadBefore = os.loadavg();
+  try {
+    const { config, policy } = choosePolicy(own, tree, options);
+    const found = await findBenchFiles({ config, tree, options });
+    const inventory = found ? await checkBenchFiles({ config, tree, options }, found) : [];
+    const part = options.shard
+      ? planShard(options.shard, { config, tree, options }, found, inventory)
+      : { config, files: found, shard: undefined };
+    // calibrate measures every benchmark to the time limit: nothing is decided early there.
+    const plan = planRun(part.config, part.shard?.familySize, !options.untilTimeLimit);
+    const firstLook = planFirstLook(part.config, plan, inventory, part.files);
+    if (!options.untilTimeLimit) warnIfFirstLooksCannotFit(part.config, firstLook, options.log);
+    const run: RunContext = {
+      config: part.config,
+      tree,
+      options,
+      plan,
+      firstLook,
+      socketDir,
+      // time-limit bounds measuring only: checkout, install, build and the check of the bench files are behind us.
+      started: now(),
+      begun,
+      now,
+    };
+    const files = part.files;
+    const micro = files ? await measureMicroStage(run, files) : undefined;
+    const http = run.config.http.length ? await measureHttpStage(run, micro) : undefined;
+    const judged = judge(run, micro, http);
+    const measureEnded = now();
+    const explained = await explainStage(run, judged.benchmarks, micro, http);
+    const native = options.nativeCheck && files ? await nativeStage(run, files, inventory, explained.benchmarks) : undefined;
+    const checked = native?.benchmarks ?? explained.benchmarks;
+    const solo = options.soloCheck && files ? await soloStage(run, files, checked, options.soloCheck.processes) : undefined;
+    const benchmarks = (solo?.benchmarks ?? checked).map(withAnswer);
+    return {
+      version: REPORT_VERSION,
+      tool: { name: 'benchgate', version: options.toolVersion },
+      verdict: runVerdict(benchmarks),
+      summary: summarize(benchmarks),
+      base: { ref: tree.base.ref, sha: tree.base.sha },
+      head: { ref: tree.head.ref, sha: tree.head.sha, dirty: tree.head.dirty },
+      benchmarks,
+      run: runInfo(run, micro, http, judged, explained.profile && { ...explained.profile, durationMs: now() - measureEnded }),
+      environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os.loadavg() } },
+      ...(part.shard ? { shard: part.shard } : {}),
+      ...(policy ? { policy } : {}),
+      ...(native ? { nativeCheck: native.info } : {}),
+      ...(solo ? { soloCheck: solo.info } : {}),
+    };
+  } finally {
+    // What the pull request's code detached from its process group (a daemon, a setsid) goes with the run.
+    killStrays();
+    forgetSocketDir?.();
+    removeSocketDir();
+    tree.dispose();
+  }
+}
+/** The report of a run that failed before it could compare anything. */
+export function errorReport(message: string, toolVersion: string): Report {
+  return {
+    version: REPORT_VERSION,
+    tool: { name: 'benchgate', version: toolVersion },
+    verdict: 'error',
+    summary: `error: ${message.split('\n')[0]}`,
+    base: null,
+    head: null,
+    benchmarks: [],
+    run: null,
+    environment: currentEnvironment(),
+    error: message,
+  };
+}
