@@ -3265,8 +3265,8 @@ var require_utils = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path22) {
-      let input = path22;
+    function removeDotSegments(path23) {
+      let input = path23;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -3340,11 +3340,11 @@ var require_utils = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path22) {
-      if (path22 === "" || path22[0] === "/") {
-        return removeDotSegments(path22);
+    function removeDotSegmentsRelative(path23) {
+      if (path23 === "" || path23[0] === "/") {
+        return removeDotSegments(path23);
       }
-      const segments = path22.split("/");
+      const segments = path23.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -3707,8 +3707,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path22 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path22 && path22 !== "/" ? path22 : void 0;
+        const path23 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path23 && path23 !== "/" ? path23 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -7166,17 +7166,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path22) {
-      const ctrl = callVisitor(key, node, visitor, path22);
+    function visit_(key, node, visitor, path23) {
+      const ctrl = callVisitor(key, node, visitor, path23);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path22, ctrl);
-        return visit_(key, ctrl, visitor, path22);
+        replaceNode(key, path23, ctrl);
+        return visit_(key, ctrl, visitor, path23);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path22 = Object.freeze(path22.concat(node));
+          path23 = Object.freeze(path23.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = visit_(i2, node.items[i2], visitor, path22);
+            const ci = visit_(i2, node.items[i2], visitor, path23);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -7187,13 +7187,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path22 = Object.freeze(path22.concat(node));
-          const ck = visit_("key", node.key, visitor, path22);
+          path23 = Object.freeze(path23.concat(node));
+          const ck = visit_("key", node.key, visitor, path23);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path22);
+          const cv = visit_("value", node.value, visitor, path23);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -7214,17 +7214,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path22) {
-      const ctrl = await callVisitor(key, node, visitor, path22);
+    async function visitAsync_(key, node, visitor, path23) {
+      const ctrl = await callVisitor(key, node, visitor, path23);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path22, ctrl);
-        return visitAsync_(key, ctrl, visitor, path22);
+        replaceNode(key, path23, ctrl);
+        return visitAsync_(key, ctrl, visitor, path23);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path22 = Object.freeze(path22.concat(node));
+          path23 = Object.freeze(path23.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = await visitAsync_(i2, node.items[i2], visitor, path22);
+            const ci = await visitAsync_(i2, node.items[i2], visitor, path23);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -7235,13 +7235,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path22 = Object.freeze(path22.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path22);
+          path23 = Object.freeze(path23.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path23);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path22);
+          const cv = await visitAsync_("value", node.value, visitor, path23);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -7268,23 +7268,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path22) {
+    function callVisitor(key, node, visitor, path23) {
       if (typeof visitor === "function")
-        return visitor(key, node, path22);
+        return visitor(key, node, path23);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path22);
+        return visitor.Map?.(key, node, path23);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path22);
+        return visitor.Seq?.(key, node, path23);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path22);
+        return visitor.Pair?.(key, node, path23);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path22);
+        return visitor.Scalar?.(key, node, path23);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path22);
+        return visitor.Alias?.(key, node, path23);
       return void 0;
     }
-    function replaceNode(key, path22, node) {
-      const parent = path22[path22.length - 1];
+    function replaceNode(key, path23, node) {
+      const parent = path23[path23.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -7896,10 +7896,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node3 = require_Node();
-    function collectionFromPath(schema2, path22, value) {
+    function collectionFromPath(schema2, path23, value) {
       let v = value;
-      for (let i2 = path22.length - 1; i2 >= 0; --i2) {
-        const k = path22[i2];
+      for (let i2 = path23.length - 1; i2 >= 0; --i2) {
+        const k = path23[i2];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -7918,7 +7918,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path22) => path22 == null || typeof path22 === "object" && !!path22[Symbol.iterator]().next().done;
+    var isEmptyPath = (path23) => path23 == null || typeof path23 === "object" && !!path23[Symbol.iterator]().next().done;
     var Collection = class extends Node3.NodeBase {
       constructor(type, schema2) {
         super(type);
@@ -7948,11 +7948,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path22, value) {
-        if (isEmptyPath(path22))
+      addIn(path23, value) {
+        if (isEmptyPath(path23))
           this.add(value);
         else {
-          const [key, ...rest] = path22;
+          const [key, ...rest] = path23;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -7966,8 +7966,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path22) {
-        const [key, ...rest] = path22;
+      deleteIn(path23) {
+        const [key, ...rest] = path23;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -7981,8 +7981,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path22, keepScalar) {
-        const [key, ...rest] = path22;
+      getIn(path23, keepScalar) {
+        const [key, ...rest] = path23;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -8000,8 +8000,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path22) {
-        const [key, ...rest] = path22;
+      hasIn(path23) {
+        const [key, ...rest] = path23;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -8011,8 +8011,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path22, value) {
-        const [key, ...rest] = path22;
+      setIn(path23, value) {
+        const [key, ...rest] = path23;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -10527,9 +10527,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path22, value) {
+      addIn(path23, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path22, value);
+          this.contents.addIn(path23, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -10604,14 +10604,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path22) {
-        if (Collection.isEmptyPath(path22)) {
+      deleteIn(path23) {
+        if (Collection.isEmptyPath(path23)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path22) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path23) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -10626,10 +10626,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path22, keepScalar) {
-        if (Collection.isEmptyPath(path22))
+      getIn(path23, keepScalar) {
+        if (Collection.isEmptyPath(path23))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path22, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path23, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -10640,10 +10640,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path22) {
-        if (Collection.isEmptyPath(path22))
+      hasIn(path23) {
+        if (Collection.isEmptyPath(path23))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path22) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path23) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -10660,13 +10660,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path22, value) {
-        if (Collection.isEmptyPath(path22)) {
+      setIn(path23, value) {
+        if (Collection.isEmptyPath(path23)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path22), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path23), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path22, value);
+          this.contents.setIn(path23, value);
         }
       }
       /**
@@ -12627,9 +12627,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path22) => {
+    visit.itemAtPath = (cst, path23) => {
       let item = cst;
-      for (const [field, index] of path22) {
+      for (const [field, index] of path23) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -12638,23 +12638,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path22) => {
-      const parent = visit.itemAtPath(cst, path22.slice(0, -1));
-      const field = path22[path22.length - 1][0];
+    visit.parentCollection = (cst, path23) => {
+      const parent = visit.itemAtPath(cst, path23.slice(0, -1));
+      const field = path23[path23.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path22, item, visitor) {
-      let ctrl = visitor(item, path22);
+    function _visit(path23, item, visitor) {
+      let ctrl = visitor(item, path23);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i2 = 0; i2 < token.items.length; ++i2) {
-            const ci = _visit(Object.freeze(path22.concat([[field, i2]])), token.items[i2], visitor);
+            const ci = _visit(Object.freeze(path23.concat([[field, i2]])), token.items[i2], visitor);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -12665,10 +12665,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path22);
+            ctrl = ctrl(item, path23);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path22) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path23) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -15221,14 +15221,14 @@ var require_util2 = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path22 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path23 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path22 && path22[0] !== "/") {
-          path22 = `/${path22}`;
+        if (path23 && path23[0] !== "/") {
+          path23 = `/${path23}`;
         }
-        return new URL(`${origin}${path22}`);
+        return new URL(`${origin}${path23}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -15679,39 +15679,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path22, origin }
+          request: { method, path: path23, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path22);
+        debuglog("sending request to %s %s/%s", method, origin, path23);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path22, origin },
+          request: { method, path: path23, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path22,
+          path23,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path22, origin }
+          request: { method, path: path23, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path22);
+        debuglog("trailers received from %s %s/%s", method, origin, path23);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path22, origin },
+          request: { method, path: path23, origin },
           error
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path22,
+          path23,
           error.message
         );
       });
@@ -15760,9 +15760,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path22, origin }
+            request: { method, path: path23, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path22);
+          debuglog("sending request to %s %s/%s", method, origin, path23);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -15825,7 +15825,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path22,
+        path: path23,
         method,
         body,
         headers,
@@ -15840,11 +15840,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler) {
-        if (typeof path22 !== "string") {
+        if (typeof path23 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path22[0] !== "/" && !(path22.startsWith("http://") || path22.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path23[0] !== "/" && !(path23.startsWith("http://") || path23.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path22)) {
+        } else if (invalidPathRegex.test(path23)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -15910,7 +15910,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path22, query) : path22;
+        this.path = query ? buildURL(path23, query) : path23;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -20603,7 +20603,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request) {
-      const { method, path: path22, host, upgrade, blocking, reset: reset2 } = request;
+      const { method, path: path23, host, upgrade, blocking, reset: reset2 } = request;
       let { body, headers, contentLength } = request;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -20684,7 +20684,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path22} HTTP/1.1\r
+      let header = `${method} ${path23} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -21213,7 +21213,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request) {
       const session = client[kHTTP2Session];
-      const { method, path: path22, host, upgrade, expectContinue, signal, headers: reqHeaders } = request;
+      const { method, path: path23, host, upgrade, expectContinue, signal, headers: reqHeaders } = request;
       let { body } = request;
       if (upgrade) {
         util.errorRequest(client, request, new Error("Upgrade not supported for H2"));
@@ -21310,7 +21310,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path22;
+      headers[HTTP2_HEADER_PATH] = path23;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -21663,9 +21663,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText2);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path22 = search ? `${pathname}${search}` : pathname;
+        const path23 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path22;
+        this.opts.path = path23;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -22904,10 +22904,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path22 = "/",
+          path: path23 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path22;
+        opts.path = origin + path23;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -24879,20 +24879,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path22) {
-      if (typeof path22 !== "string") {
-        return path22;
+    function safeUrl(path23) {
+      if (typeof path23 !== "string") {
+        return path23;
       }
-      const pathSegments = path22.split("?");
+      const pathSegments = path23.split("?");
       if (pathSegments.length !== 2) {
-        return path22;
+        return path23;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path22, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path22);
+    function matchKey(mockDispatch2, { path: path23, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path23);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -24914,7 +24914,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path22 }) => matchValue(safeUrl(path22), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path23 }) => matchValue(safeUrl(path23), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -24952,9 +24952,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path22, method, body, headers, query } = opts;
+      const { path: path23, method, body, headers, query } = opts;
       return {
-        path: path22,
+        path: path23,
         method,
         body,
         headers,
@@ -25417,10 +25417,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path22, data: { statusCode }, persist, times: times2, timesInvoked, origin }) => ({
+          ({ method, path: path23, data: { statusCode }, persist, times: times2, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path22,
+            Path: path23,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -30299,9 +30299,9 @@ var require_util7 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path22) {
-      for (let i2 = 0; i2 < path22.length; ++i2) {
-        const code = path22.charCodeAt(i2);
+    function validateCookiePath(path23) {
+      for (let i2 = 0; i2 < path23.length; ++i2) {
+        const code = path23.charCodeAt(i2);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -33221,11 +33221,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path22 = opts.path;
+          let path23 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path22 = `/${path22}`;
+            path23 = `/${path23}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path22);
+          url = new URL(util.parseOrigin(url).origin + path23);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -33399,8 +33399,8 @@ var require_dist2 = __commonJS({
         if (!append) {
           paths = paths.reverse();
         }
-        paths.forEach(function(path22) {
-          var pathArray = getPathArray(path22);
+        paths.forEach(function(path23) {
+          var pathArray = getPathArray(path23);
           addExistingPath(pathArray, env[pathVar], append);
           env[pathVar] = pathArray.join(separator);
         });
@@ -33414,14 +33414,14 @@ var require_dist2 = __commonJS({
         return [pathToAdd];
       }
     }
-    function addExistingPath(array, path22, appendMode) {
-      if (!path22) {
+    function addExistingPath(array, path23, appendMode) {
+      if (!path23) {
         return;
       }
       if (appendMode) {
-        array.unshift(path22);
+        array.unshift(path23);
       } else {
-        array.push(path22);
+        array.push(path23);
       }
     }
   }
@@ -34213,7 +34213,7 @@ var require_has_flag = __commonJS({
 var require_supports_colors = __commonJS({
   "node_modules/@colors/colors/lib/system/supports-colors.js"(exports2, module2) {
     "use strict";
-    var os10 = __require("os");
+    var os11 = __require("os");
     var hasFlag = require_has_flag();
     var env = process.env;
     var forceColor = void 0;
@@ -34251,7 +34251,7 @@ var require_supports_colors = __commonJS({
       }
       var min = forceColor ? 1 : 0;
       if (process.platform === "win32") {
-        var osRelease = os10.release().split(".");
+        var osRelease = os11.release().split(".");
         if (Number(process.versions.node.split(".")[0]) >= 8 && Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
           return Number(osRelease[2]) >= 14931 ? 3 : 2;
         }
@@ -36371,15 +36371,15 @@ var require_route = __commonJS({
       };
     }
     function wrapConversion(toModel, graph) {
-      const path22 = [graph[toModel].parent, toModel];
+      const path23 = [graph[toModel].parent, toModel];
       let fn = conversions[graph[toModel].parent][toModel];
       let cur = graph[toModel].parent;
       while (graph[cur].parent) {
-        path22.unshift(graph[cur].parent);
+        path23.unshift(graph[cur].parent);
         fn = link(conversions[graph[cur].parent][cur], fn);
         cur = graph[cur].parent;
       }
-      fn.conversion = path22;
+      fn.conversion = path23;
       return fn;
     }
     module2.exports = function(fromModel) {
@@ -36619,7 +36619,7 @@ var require_has_flag2 = __commonJS({
 var require_supports_color = __commonJS({
   "node_modules/supports-color/index.js"(exports2, module2) {
     "use strict";
-    var os10 = __require("os");
+    var os11 = __require("os");
     var tty = __require("tty");
     var hasFlag = require_has_flag2();
     var { env } = process;
@@ -36667,7 +36667,7 @@ var require_supports_color = __commonJS({
         return min;
       }
       if (process.platform === "win32") {
-        const osRelease = os10.release().split(".");
+        const osRelease = os11.release().split(".");
         if (Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
           return Number(osRelease[2]) >= 14931 ? 3 : 2;
         }
@@ -45205,7 +45205,7 @@ var require_aggregateResult = __commonJS({
 var require_manager = __commonJS({
   "node_modules/autocannon/lib/manager.js"(exports2, module2) {
     "use strict";
-    var path22 = __require("path");
+    var path23 = __require("path");
     var EE = __require("events").EventEmitter;
     var aggregateResult = require_aggregateResult();
     var { getHistograms } = require_histUtil();
@@ -45263,7 +45263,7 @@ var require_manager = __commonJS({
       workerOpts.c = workerOpts.connections;
       function init() {
         for (let i2 = 0; i2 < numWorkers; i2++) {
-          const worker = new Worker(path22.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
+          const worker = new Worker(path23.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
           worker.on("message", (msg) => {
             const { cmd, data: data2, error } = msg;
             if (cmd === "RESULT") {
@@ -54274,11 +54274,11 @@ var require_mime_types = __commonJS({
       }
       return exts[0];
     }
-    function lookup2(path22) {
-      if (!path22 || typeof path22 !== "string") {
+    function lookup2(path23) {
+      if (!path23 || typeof path23 !== "string") {
         return false;
       }
-      var extension2 = extname("x." + path22).toLowerCase().substr(1);
+      var extension2 = extname("x." + path23).toLowerCase().substr(1);
       if (!extension2) {
         return false;
       }
@@ -55418,7 +55418,7 @@ var require_form_data = __commonJS({
     "use strict";
     var CombinedStream = require_combined_stream();
     var util = __require("util");
-    var path22 = __require("path");
+    var path23 = __require("path");
     var http3 = __require("http");
     var https = __require("https");
     var parseUrl = __require("url").parse;
@@ -55549,11 +55549,11 @@ var require_form_data = __commonJS({
     FormData.prototype._getContentDisposition = function(value, options) {
       var filename;
       if (typeof options.filepath === "string") {
-        filename = path22.normalize(options.filepath).replace(/\\/g, "/");
+        filename = path23.normalize(options.filepath).replace(/\\/g, "/");
       } else if (options.filename || value && (value.name || value.path)) {
-        filename = path22.basename(options.filename || value && (value.name || value.path));
+        filename = path23.basename(options.filename || value && (value.name || value.path));
       } else if (value && value.readable && hasOwn2(value, "httpVersion")) {
-        filename = path22.basename(value.client._httpMessage.path || "");
+        filename = path23.basename(value.client._httpMessage.path || "");
       }
       if (filename) {
         return 'filename="' + escapeHeaderParam(filename) + '"';
@@ -55746,8 +55746,8 @@ var require_multipart = __commonJS({
         return JSON.parse(string);
       } catch (error) {
         try {
-          const path22 = resolve3(string);
-          const data2 = readFileSync16(path22, "utf8");
+          const path23 = resolve3(string);
+          const data2 = readFileSync16(path23, "utf8");
           return JSON.parse(data2);
         } catch (error2) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -55761,14 +55761,14 @@ var require_multipart = __commonJS({
         const type = obj[key] && obj[key].type;
         switch (type) {
           case "file": {
-            const path22 = obj[key] && obj[key].path;
-            if (!path22) {
+            const path23 = obj[key] && obj[key].path;
+            if (!path23) {
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync16(path22);
+            const buffer = readFileSync16(path23);
             form.append(key, buffer, Object.assign({}, {
-              filename: basename2(path22)
+              filename: basename2(path23)
             }, opts));
             break;
           }
@@ -58089,14 +58089,14 @@ var require_validate2 = __commonJS({
     var lessThanOneError = (label2) => new Error(`${label2} can not be less than 1`);
     var greaterThanZeroError = (label2) => new Error(`${label2} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
-    function safeRequire(path22) {
-      if (typeof path22 === "string") {
+    function safeRequire(path23) {
+      if (typeof path23 === "string") {
         try {
-          return __require(path22);
+          return __require(path23);
         } catch (err) {
         }
       }
-      return path22;
+      return path23;
     }
     function defaultOpts(opts) {
       const setupClient = opts.workers ? opts.setupClient : safeRequire(opts.setupClient);
@@ -60577,7 +60577,7 @@ var require_httpRequestBuilder = __commonJS({
           return null;
         }
         const method = reqData.method;
-        const path22 = reqData.path;
+        const path23 = reqData.path;
         const headers = reqData.headers;
         const body = reqData.body;
         const headersDefinedHost = getPropertyCaseInsensitive(reqData.headers, "host");
@@ -60588,7 +60588,7 @@ var require_httpRequestBuilder = __commonJS({
           host = hostname + ":" + port;
         }
         const baseReq = [
-          `${method} ${path22} HTTP/1.1`
+          `${method} ${path23} HTTP/1.1`
         ];
         if (!headersDefinedHost) {
           baseReq.push(`Host: ${host}`);
@@ -62634,9 +62634,9 @@ var require_autocannon = __commonJS({
     "use strict";
     var crossArgv = require_cross_argv();
     var fs = __require("fs");
-    var os10 = __require("os");
+    var os11 = __require("os");
     var net3 = __require("net");
-    var path22 = __require("path");
+    var path23 = __require("path");
     var URL2 = __require("url").URL;
     var spawn3 = __require("child_process").spawn;
     var managePath = require_dist2();
@@ -62751,7 +62751,7 @@ var require_autocannon = __commonJS({
         return;
       }
       if (!checkURL(argv.url) || argv.help) {
-        const help = fs.readFileSync(path22.join(__dirname, "help.txt"), "utf8");
+        const help = fs.readFileSync(path23.join(__dirname, "help.txt"), "utf8");
         console.error(help);
         return;
       }
@@ -62865,7 +62865,7 @@ var require_autocannon = __commonJS({
           });
         });
         const alterPath = managePath({ PATH: process.env.NODE_PATH });
-        alterPath.unshift(path22.join(__dirname, "lib/preload"));
+        alterPath.unshift(path23.join(__dirname, "lib/preload"));
         const proc = spawn3(argv.spawn[0], argv.spawn.slice(1), {
           stdio: ["ignore", "inherit", "inherit"],
           env: Object.assign({}, process.env, {
@@ -62889,7 +62889,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path22.join(os10.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path23.join(os11.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -63167,8 +63167,8 @@ var require_utils4 = __commonJS({
       }
       return output;
     };
-    exports2.basename = (path22, { windows } = {}) => {
-      const segs = path22.split(windows ? /[\\/]/ : "/");
+    exports2.basename = (path23, { windows } = {}) => {
+      const segs = path23.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -64688,13 +64688,11722 @@ var require_picomatch2 = __commonJS({
   }
 });
 
+// node_modules/@stdlib/utils-define-property/lib/define_property.js
+var require_define_property = __commonJS({
+  "node_modules/@stdlib/utils-define-property/lib/define_property.js"(exports2, module2) {
+    "use strict";
+    var main2 = typeof Object.defineProperty === "function" ? Object.defineProperty : null;
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/utils-define-property/lib/has_define_property_support.js
+var require_has_define_property_support = __commonJS({
+  "node_modules/@stdlib/utils-define-property/lib/has_define_property_support.js"(exports2, module2) {
+    "use strict";
+    var defineProperty = require_define_property();
+    function hasDefinePropertySupport() {
+      try {
+        defineProperty({}, "x", {});
+        return true;
+      } catch (err) {
+        return false;
+      }
+    }
+    module2.exports = hasDefinePropertySupport;
+  }
+});
+
+// node_modules/@stdlib/utils-define-property/lib/builtin.js
+var require_builtin = __commonJS({
+  "node_modules/@stdlib/utils-define-property/lib/builtin.js"(exports2, module2) {
+    "use strict";
+    var defineProperty = Object.defineProperty;
+    module2.exports = defineProperty;
+  }
+});
+
+// node_modules/@stdlib/string-base-format-interpolate/lib/is_number.js
+var require_is_number = __commonJS({
+  "node_modules/@stdlib/string-base-format-interpolate/lib/is_number.js"(exports2, module2) {
+    "use strict";
+    function isNumber(value) {
+      return typeof value === "number";
+    }
+    module2.exports = isNumber;
+  }
+});
+
+// node_modules/@stdlib/string-base-format-interpolate/lib/zero_pad.js
+var require_zero_pad = __commonJS({
+  "node_modules/@stdlib/string-base-format-interpolate/lib/zero_pad.js"(exports2, module2) {
+    "use strict";
+    function startsWithMinus(str) {
+      return str[0] === "-";
+    }
+    function zeros(n) {
+      var out = "";
+      var i2;
+      for (i2 = 0; i2 < n; i2++) {
+        out += "0";
+      }
+      return out;
+    }
+    function zeroPad(str, width, right) {
+      var negative = false;
+      var pad = width - str.length;
+      if (pad < 0) {
+        return str;
+      }
+      if (startsWithMinus(str)) {
+        negative = true;
+        str = str.substr(1);
+      }
+      str = right ? str + zeros(pad) : zeros(pad) + str;
+      if (negative) {
+        str = "-" + str;
+      }
+      return str;
+    }
+    module2.exports = zeroPad;
+  }
+});
+
+// node_modules/@stdlib/string-base-format-interpolate/lib/format_integer.js
+var require_format_integer = __commonJS({
+  "node_modules/@stdlib/string-base-format-interpolate/lib/format_integer.js"(exports2, module2) {
+    "use strict";
+    var isNumber = require_is_number();
+    var zeroPad = require_zero_pad();
+    var lowercase = String.prototype.toLowerCase;
+    var uppercase = String.prototype.toUpperCase;
+    function formatInteger(token) {
+      var base2;
+      var out;
+      var i2;
+      switch (token.specifier) {
+        case "b":
+          base2 = 2;
+          break;
+        case "o":
+          base2 = 8;
+          break;
+        case "x":
+        case "X":
+          base2 = 16;
+          break;
+        case "d":
+        case "i":
+        case "u":
+        default:
+          base2 = 10;
+          break;
+      }
+      out = token.arg;
+      i2 = parseInt(out, 10);
+      if (!isFinite(i2)) {
+        if (!isNumber(out)) {
+          throw new Error("invalid integer. Value: " + out);
+        }
+        i2 = 0;
+      }
+      if (i2 < 0 && (token.specifier === "u" || base2 !== 10)) {
+        i2 = 4294967295 + i2 + 1;
+      }
+      if (i2 < 0) {
+        out = (-i2).toString(base2);
+        if (token.precision) {
+          out = zeroPad(out, token.precision, token.padRight);
+        }
+        out = "-" + out;
+      } else {
+        out = i2.toString(base2);
+        if (!i2 && !token.precision) {
+          out = "";
+        } else if (token.precision) {
+          out = zeroPad(out, token.precision, token.padRight);
+        }
+        if (token.sign) {
+          out = token.sign + out;
+        }
+      }
+      if (base2 === 16) {
+        if (token.alternate) {
+          out = "0x" + out;
+        }
+        out = token.specifier === uppercase.call(token.specifier) ? uppercase.call(out) : lowercase.call(out);
+      }
+      if (base2 === 8) {
+        if (token.alternate && out.charAt(0) !== "0") {
+          out = "0" + out;
+        }
+      }
+      return out;
+    }
+    module2.exports = formatInteger;
+  }
+});
+
+// node_modules/@stdlib/string-base-format-interpolate/lib/is_string.js
+var require_is_string = __commonJS({
+  "node_modules/@stdlib/string-base-format-interpolate/lib/is_string.js"(exports2, module2) {
+    "use strict";
+    function isString(value) {
+      return typeof value === "string";
+    }
+    module2.exports = isString;
+  }
+});
+
+// node_modules/@stdlib/string-base-format-interpolate/lib/format_double.js
+var require_format_double = __commonJS({
+  "node_modules/@stdlib/string-base-format-interpolate/lib/format_double.js"(exports2, module2) {
+    "use strict";
+    var abs = Math.abs;
+    var lowercase = String.prototype.toLowerCase;
+    var uppercase = String.prototype.toUpperCase;
+    var replace = String.prototype.replace;
+    var RE_EXP_POS_DIGITS = /e\+(\d)$/;
+    var RE_EXP_NEG_DIGITS = /e-(\d)$/;
+    var RE_ONLY_DIGITS = /^(\d+)$/;
+    var RE_DIGITS_BEFORE_EXP = /^(\d+)e/;
+    var RE_TRAILING_PERIOD_ZERO = /\.0$/;
+    var RE_PERIOD_ZERO_EXP = /\.0*e/;
+    var RE_ZERO_BEFORE_EXP = /(\..*[^0])0*e/;
+    function formatDouble(f, token) {
+      var digits;
+      var out;
+      switch (token.specifier) {
+        case "e":
+        case "E":
+          out = f.toExponential(token.precision);
+          break;
+        case "f":
+        case "F":
+          out = f.toFixed(token.precision);
+          break;
+        case "g":
+        case "G":
+          if (abs(f) < 1e-4) {
+            digits = token.precision;
+            if (digits > 0) {
+              digits -= 1;
+            }
+            out = f.toExponential(digits);
+          } else {
+            out = f.toPrecision(token.precision);
+          }
+          if (!token.alternate) {
+            out = replace.call(out, RE_ZERO_BEFORE_EXP, "$1e");
+            out = replace.call(out, RE_PERIOD_ZERO_EXP, "e");
+            out = replace.call(out, RE_TRAILING_PERIOD_ZERO, "");
+          }
+          break;
+        default:
+          throw new Error("invalid double notation. Value: " + token.specifier);
+      }
+      out = replace.call(out, RE_EXP_POS_DIGITS, "e+0$1");
+      out = replace.call(out, RE_EXP_NEG_DIGITS, "e-0$1");
+      if (token.alternate) {
+        out = replace.call(out, RE_ONLY_DIGITS, "$1.");
+        out = replace.call(out, RE_DIGITS_BEFORE_EXP, "$1.e");
+      }
+      if (f >= 0 && token.sign) {
+        out = token.sign + out;
+      }
+      out = token.specifier === uppercase.call(token.specifier) ? uppercase.call(out) : lowercase.call(out);
+      return out;
+    }
+    module2.exports = formatDouble;
+  }
+});
+
+// node_modules/@stdlib/string-base-format-interpolate/lib/space_pad.js
+var require_space_pad = __commonJS({
+  "node_modules/@stdlib/string-base-format-interpolate/lib/space_pad.js"(exports2, module2) {
+    "use strict";
+    function spaces(n) {
+      var out = "";
+      var i2;
+      for (i2 = 0; i2 < n; i2++) {
+        out += " ";
+      }
+      return out;
+    }
+    function spacePad(str, width, right) {
+      var pad = width - str.length;
+      if (pad < 0) {
+        return str;
+      }
+      str = right ? str + spaces(pad) : spaces(pad) + str;
+      return str;
+    }
+    module2.exports = spacePad;
+  }
+});
+
+// node_modules/@stdlib/string-base-format-interpolate/lib/main.js
+var require_main = __commonJS({
+  "node_modules/@stdlib/string-base-format-interpolate/lib/main.js"(exports2, module2) {
+    "use strict";
+    var formatInteger = require_format_integer();
+    var isString = require_is_string();
+    var isNumber = require_is_number();
+    var formatDouble = require_format_double();
+    var spacePad = require_space_pad();
+    var zeroPad = require_zero_pad();
+    var fromCharCode = String.fromCharCode;
+    var isArray2 = Array.isArray;
+    function isnan(value) {
+      return value !== value;
+    }
+    function initialize(token) {
+      var out = {};
+      out.specifier = token.specifier;
+      out.precision = token.precision === void 0 ? 1 : token.precision;
+      out.width = token.width;
+      out.flags = token.flags || "";
+      out.mapping = token.mapping;
+      return out;
+    }
+    function formatInterpolate(tokens) {
+      var hasPeriod;
+      var flags;
+      var token;
+      var flag;
+      var num;
+      var out;
+      var pos;
+      var f;
+      var i2;
+      var j;
+      if (!isArray2(tokens)) {
+        throw new TypeError("invalid argument. First argument must be an array. Value: `" + tokens + "`.");
+      }
+      out = "";
+      pos = 1;
+      for (i2 = 0; i2 < tokens.length; i2++) {
+        token = tokens[i2];
+        if (isString(token)) {
+          out += token;
+        } else {
+          hasPeriod = token.precision !== void 0;
+          token = initialize(token);
+          if (!token.specifier) {
+            throw new TypeError("invalid argument. Token is missing `specifier` property. Index: `" + i2 + "`. Value: `" + token + "`.");
+          }
+          if (token.mapping) {
+            pos = token.mapping;
+          }
+          flags = token.flags;
+          for (j = 0; j < flags.length; j++) {
+            flag = flags.charAt(j);
+            switch (flag) {
+              case " ":
+                token.sign = " ";
+                break;
+              case "+":
+                token.sign = "+";
+                break;
+              case "-":
+                token.padRight = true;
+                token.padZeros = false;
+                break;
+              case "0":
+                token.padZeros = flags.indexOf("-") < 0;
+                break;
+              case "#":
+                token.alternate = true;
+                break;
+              default:
+                throw new Error("invalid flag: " + flag);
+            }
+          }
+          if (token.width === "*") {
+            token.width = parseInt(arguments[pos], 10);
+            pos += 1;
+            if (isnan(token.width)) {
+              throw new TypeError("the argument for * width at position " + pos + " is not a number. Value: `" + token.width + "`.");
+            }
+            if (token.width < 0) {
+              token.padRight = true;
+              token.width = -token.width;
+            }
+          }
+          if (hasPeriod) {
+            if (token.precision === "*") {
+              token.precision = parseInt(arguments[pos], 10);
+              pos += 1;
+              if (isnan(token.precision)) {
+                throw new TypeError("the argument for * precision at position " + pos + " is not a number. Value: `" + token.precision + "`.");
+              }
+              if (token.precision < 0) {
+                token.precision = 1;
+                hasPeriod = false;
+              }
+            }
+          }
+          token.arg = arguments[pos];
+          switch (token.specifier) {
+            case "b":
+            case "o":
+            case "x":
+            case "X":
+            case "d":
+            case "i":
+            case "u":
+              if (hasPeriod) {
+                token.padZeros = false;
+              }
+              token.arg = formatInteger(token);
+              break;
+            case "s":
+              token.maxWidth = hasPeriod ? token.precision : -1;
+              token.arg = String(token.arg);
+              break;
+            case "c":
+              if (!isnan(token.arg)) {
+                num = parseInt(token.arg, 10);
+                if (num < 0 || num > 127) {
+                  throw new Error("invalid character code. Value: " + token.arg);
+                }
+                token.arg = isnan(num) ? String(token.arg) : fromCharCode(num);
+              }
+              break;
+            case "e":
+            case "E":
+            case "f":
+            case "F":
+            case "g":
+            case "G":
+              if (!hasPeriod) {
+                token.precision = 6;
+              }
+              f = parseFloat(token.arg);
+              if (!isFinite(f)) {
+                if (!isNumber(token.arg)) {
+                  throw new Error("invalid floating-point number. Value: " + out);
+                }
+                f = token.arg;
+                token.padZeros = false;
+              }
+              token.arg = formatDouble(f, token);
+              break;
+            default:
+              throw new Error("invalid specifier: " + token.specifier);
+          }
+          if (token.maxWidth >= 0 && token.arg.length > token.maxWidth) {
+            token.arg = token.arg.substring(0, token.maxWidth);
+          }
+          if (token.padZeros) {
+            token.arg = zeroPad(token.arg, token.width || token.precision, token.padRight);
+          } else if (token.width) {
+            token.arg = spacePad(token.arg, token.width, token.padRight);
+          }
+          out += token.arg || "";
+          pos += 1;
+        }
+      }
+      return out;
+    }
+    module2.exports = formatInterpolate;
+  }
+});
+
+// node_modules/@stdlib/string-base-format-interpolate/lib/index.js
+var require_lib = __commonJS({
+  "node_modules/@stdlib/string-base-format-interpolate/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/string-base-format-tokenize/lib/main.js
+var require_main2 = __commonJS({
+  "node_modules/@stdlib/string-base-format-tokenize/lib/main.js"(exports2, module2) {
+    "use strict";
+    var RE = /%(?:([1-9]\d*)\$)?([0 +\-#]*)(\*|\d+)?(?:(\.)(\*|\d+)?)?[hlL]?([%A-Za-z])/g;
+    function parse5(match) {
+      var token = {
+        "mapping": match[1] ? parseInt(match[1], 10) : void 0,
+        "flags": match[2],
+        "width": match[3],
+        "precision": match[5],
+        "specifier": match[6]
+      };
+      if (match[4] === "." && match[5] === void 0) {
+        token.precision = "1";
+      }
+      return token;
+    }
+    function formatTokenize(str) {
+      var content;
+      var tokens;
+      var match;
+      var prev;
+      tokens = [];
+      prev = 0;
+      match = RE.exec(str);
+      while (match) {
+        content = str.slice(prev, RE.lastIndex - match[0].length);
+        if (content.length) {
+          tokens.push(content);
+        }
+        if (match[6] === "%") {
+          tokens.push("%");
+        } else {
+          tokens.push(parse5(match));
+        }
+        prev = RE.lastIndex;
+        match = RE.exec(str);
+      }
+      content = str.slice(prev);
+      if (content.length) {
+        tokens.push(content);
+      }
+      return tokens;
+    }
+    module2.exports = formatTokenize;
+  }
+});
+
+// node_modules/@stdlib/string-base-format-tokenize/lib/index.js
+var require_lib2 = __commonJS({
+  "node_modules/@stdlib/string-base-format-tokenize/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main2();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/string-format/lib/is_string.js
+var require_is_string2 = __commonJS({
+  "node_modules/@stdlib/string-format/lib/is_string.js"(exports2, module2) {
+    "use strict";
+    function isString(value) {
+      return typeof value === "string";
+    }
+    module2.exports = isString;
+  }
+});
+
+// node_modules/@stdlib/string-format/lib/main.js
+var require_main3 = __commonJS({
+  "node_modules/@stdlib/string-format/lib/main.js"(exports2, module2) {
+    "use strict";
+    var interpolate2 = require_lib();
+    var tokenize = require_lib2();
+    var isString = require_is_string2();
+    function format(str) {
+      var args;
+      var i2;
+      if (!isString(str)) {
+        throw new TypeError(format("invalid argument. First argument must be a string. Value: `%s`.", str));
+      }
+      args = [tokenize(str)];
+      for (i2 = 1; i2 < arguments.length; i2++) {
+        args.push(arguments[i2]);
+      }
+      return interpolate2.apply(null, args);
+    }
+    module2.exports = format;
+  }
+});
+
+// node_modules/@stdlib/string-format/lib/index.js
+var require_lib3 = __commonJS({
+  "node_modules/@stdlib/string-format/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main3();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/utils-define-property/lib/polyfill.js
+var require_polyfill = __commonJS({
+  "node_modules/@stdlib/utils-define-property/lib/polyfill.js"(exports2, module2) {
+    "use strict";
+    var format = require_lib3();
+    var objectProtoype = Object.prototype;
+    var toStr = objectProtoype.toString;
+    var defineGetter = objectProtoype.__defineGetter__;
+    var defineSetter = objectProtoype.__defineSetter__;
+    var lookupGetter = objectProtoype.__lookupGetter__;
+    var lookupSetter = objectProtoype.__lookupSetter__;
+    function defineProperty(obj, prop, descriptor) {
+      var prototype;
+      var hasValue;
+      var hasGet;
+      var hasSet;
+      if (typeof obj !== "object" || obj === null || toStr.call(obj) === "[object Array]") {
+        throw new TypeError(format("invalid argument. First argument must be an object. Value: `%s`.", obj));
+      }
+      if (typeof descriptor !== "object" || descriptor === null || toStr.call(descriptor) === "[object Array]") {
+        throw new TypeError(format("invalid argument. Property descriptor must be an object. Value: `%s`.", descriptor));
+      }
+      hasValue = "value" in descriptor;
+      if (hasValue) {
+        if (lookupGetter.call(obj, prop) || lookupSetter.call(obj, prop)) {
+          prototype = obj.__proto__;
+          obj.__proto__ = objectProtoype;
+          delete obj[prop];
+          obj[prop] = descriptor.value;
+          obj.__proto__ = prototype;
+        } else {
+          obj[prop] = descriptor.value;
+        }
+      }
+      hasGet = "get" in descriptor;
+      hasSet = "set" in descriptor;
+      if (hasValue && (hasGet || hasSet)) {
+        throw new Error("invalid argument. Cannot specify one or more accessors and a value or writable attribute in the property descriptor.");
+      }
+      if (hasGet && defineGetter) {
+        defineGetter.call(obj, prop, descriptor.get);
+      }
+      if (hasSet && defineSetter) {
+        defineSetter.call(obj, prop, descriptor.set);
+      }
+      return obj;
+    }
+    module2.exports = defineProperty;
+  }
+});
+
+// node_modules/@stdlib/utils-define-property/lib/index.js
+var require_lib4 = __commonJS({
+  "node_modules/@stdlib/utils-define-property/lib/index.js"(exports2, module2) {
+    "use strict";
+    var hasDefinePropertySupport = require_has_define_property_support();
+    var builtin = require_builtin();
+    var polyfill = require_polyfill();
+    var defineProperty;
+    if (hasDefinePropertySupport()) {
+      defineProperty = builtin;
+    } else {
+      defineProperty = polyfill;
+    }
+    module2.exports = defineProperty;
+  }
+});
+
+// node_modules/@stdlib/utils-define-nonenumerable-read-only-property/lib/main.js
+var require_main4 = __commonJS({
+  "node_modules/@stdlib/utils-define-nonenumerable-read-only-property/lib/main.js"(exports2, module2) {
+    "use strict";
+    var defineProperty = require_lib4();
+    function setNonEnumerableReadOnly(obj, prop, value) {
+      defineProperty(obj, prop, {
+        "configurable": false,
+        "enumerable": false,
+        "writable": false,
+        "value": value
+      });
+    }
+    module2.exports = setNonEnumerableReadOnly;
+  }
+});
+
+// node_modules/@stdlib/utils-define-nonenumerable-read-only-property/lib/index.js
+var require_lib5 = __commonJS({
+  "node_modules/@stdlib/utils-define-nonenumerable-read-only-property/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main4();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-tools-evalpoly/lib/main.js
+var require_main5 = __commonJS({
+  "node_modules/@stdlib/math-base-tools-evalpoly/lib/main.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(c, x) {
+      var p;
+      var i2;
+      i2 = c.length;
+      if (i2 < 2 || x === 0) {
+        if (i2 === 0) {
+          return 0;
+        }
+        return c[0];
+      }
+      i2 -= 1;
+      p = c[i2] * x + c[i2 - 1];
+      i2 -= 2;
+      while (i2 >= 0) {
+        p = p * x + c[i2];
+        i2 -= 1;
+      }
+      return p;
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/function-ctor/lib/main.js
+var require_main6 = __commonJS({
+  "node_modules/@stdlib/function-ctor/lib/main.js"(exports2, module2) {
+    "use strict";
+    var Fcn = Function;
+    module2.exports = Fcn;
+  }
+});
+
+// node_modules/@stdlib/function-ctor/lib/index.js
+var require_lib6 = __commonJS({
+  "node_modules/@stdlib/function-ctor/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main6();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-tools-evalpoly/lib/factory.js
+var require_factory = __commonJS({
+  "node_modules/@stdlib/math-base-tools-evalpoly/lib/factory.js"(exports2, module2) {
+    "use strict";
+    var Fcn = require_lib6();
+    var evalpoly = require_main5();
+    function factory(c) {
+      var f;
+      var n;
+      var m;
+      var i2;
+      if (c.length > 500) {
+        return polyval;
+      }
+      f = "return function evalpoly(x){";
+      n = c.length;
+      if (n === 0) {
+        f += "return 0.0;";
+      } else if (n === 1) {
+        f += "return " + c[0] + ";";
+      } else {
+        f += "if(x===0.0){return " + c[0] + ";}";
+        f += "return " + c[0];
+        m = n - 1;
+        for (i2 = 1; i2 < n; i2++) {
+          f += "+x*";
+          if (i2 < m) {
+            f += "(";
+          }
+          f += c[i2];
+        }
+        for (i2 = 0; i2 < m - 1; i2++) {
+          f += ")";
+        }
+        f += ";";
+      }
+      f += "}";
+      f += "//# sourceURL=evalpoly.factory.js";
+      return new Fcn(f)();
+      function polyval(x) {
+        return evalpoly(c, x);
+      }
+    }
+    module2.exports = factory;
+  }
+});
+
+// node_modules/@stdlib/math-base-tools-evalpoly/lib/index.js
+var require_lib7 = __commonJS({
+  "node_modules/@stdlib/math-base-tools-evalpoly/lib/index.js"(exports2, module2) {
+    "use strict";
+    var setReadOnly = require_lib5();
+    var main2 = require_main5();
+    var factory = require_factory();
+    setReadOnly(main2, "factory", factory);
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-assert-is-nan/lib/main.js
+var require_main7 = __commonJS({
+  "node_modules/@stdlib/math-base-assert-is-nan/lib/main.js"(exports2, module2) {
+    "use strict";
+    function isnan(x) {
+      return x !== x;
+    }
+    module2.exports = isnan;
+  }
+});
+
+// node_modules/@stdlib/math-base-assert-is-nan/lib/index.js
+var require_lib8 = __commonJS({
+  "node_modules/@stdlib/math-base-assert-is-nan/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main7();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/assert-has-symbol-support/lib/main.js
+var require_main8 = __commonJS({
+  "node_modules/@stdlib/assert-has-symbol-support/lib/main.js"(exports2, module2) {
+    "use strict";
+    function hasSymbolSupport() {
+      return typeof Symbol === "function" && typeof /* @__PURE__ */ Symbol("foo") === "symbol";
+    }
+    module2.exports = hasSymbolSupport;
+  }
+});
+
+// node_modules/@stdlib/assert-has-symbol-support/lib/index.js
+var require_lib9 = __commonJS({
+  "node_modules/@stdlib/assert-has-symbol-support/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main8();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/assert-has-tostringtag-support/lib/main.js
+var require_main9 = __commonJS({
+  "node_modules/@stdlib/assert-has-tostringtag-support/lib/main.js"(exports2, module2) {
+    "use strict";
+    var hasSymbols = require_lib9();
+    var FLG = hasSymbols();
+    function hasToStringTagSupport() {
+      return FLG && typeof Symbol.toStringTag === "symbol";
+    }
+    module2.exports = hasToStringTagSupport;
+  }
+});
+
+// node_modules/@stdlib/assert-has-tostringtag-support/lib/index.js
+var require_lib10 = __commonJS({
+  "node_modules/@stdlib/assert-has-tostringtag-support/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main9();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/utils-native-class/lib/tostring.js
+var require_tostring = __commonJS({
+  "node_modules/@stdlib/utils-native-class/lib/tostring.js"(exports2, module2) {
+    "use strict";
+    var toStr = Object.prototype.toString;
+    module2.exports = toStr;
+  }
+});
+
+// node_modules/@stdlib/utils-native-class/lib/main.js
+var require_main10 = __commonJS({
+  "node_modules/@stdlib/utils-native-class/lib/main.js"(exports2, module2) {
+    "use strict";
+    var toStr = require_tostring();
+    function nativeClass(v) {
+      return toStr.call(v);
+    }
+    module2.exports = nativeClass;
+  }
+});
+
+// node_modules/@stdlib/assert-has-own-property/lib/main.js
+var require_main11 = __commonJS({
+  "node_modules/@stdlib/assert-has-own-property/lib/main.js"(exports2, module2) {
+    "use strict";
+    var has = Object.prototype.hasOwnProperty;
+    function hasOwnProp(value, property) {
+      if (value === void 0 || value === null) {
+        return false;
+      }
+      return has.call(value, property);
+    }
+    module2.exports = hasOwnProp;
+  }
+});
+
+// node_modules/@stdlib/assert-has-own-property/lib/index.js
+var require_lib11 = __commonJS({
+  "node_modules/@stdlib/assert-has-own-property/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main11();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/symbol-ctor/lib/main.js
+var require_main12 = __commonJS({
+  "node_modules/@stdlib/symbol-ctor/lib/main.js"(exports2, module2) {
+    "use strict";
+    var Sym = typeof Symbol === "function" ? Symbol : void 0;
+    module2.exports = Sym;
+  }
+});
+
+// node_modules/@stdlib/symbol-ctor/lib/index.js
+var require_lib12 = __commonJS({
+  "node_modules/@stdlib/symbol-ctor/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main12();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/utils-native-class/lib/tostringtag.js
+var require_tostringtag = __commonJS({
+  "node_modules/@stdlib/utils-native-class/lib/tostringtag.js"(exports2, module2) {
+    "use strict";
+    var Symbol2 = require_lib12();
+    var toStrTag = typeof Symbol2 === "function" ? Symbol2.toStringTag : "";
+    module2.exports = toStrTag;
+  }
+});
+
+// node_modules/@stdlib/utils-native-class/lib/polyfill.js
+var require_polyfill2 = __commonJS({
+  "node_modules/@stdlib/utils-native-class/lib/polyfill.js"(exports2, module2) {
+    "use strict";
+    var hasOwnProp = require_lib11();
+    var toStringTag = require_tostringtag();
+    var toStr = require_tostring();
+    function nativeClass(v) {
+      var isOwn;
+      var tag;
+      var out;
+      if (v === null || v === void 0) {
+        return toStr.call(v);
+      }
+      tag = v[toStringTag];
+      isOwn = hasOwnProp(v, toStringTag);
+      try {
+        v[toStringTag] = void 0;
+      } catch (err) {
+        return toStr.call(v);
+      }
+      out = toStr.call(v);
+      if (isOwn) {
+        v[toStringTag] = tag;
+      } else {
+        delete v[toStringTag];
+      }
+      return out;
+    }
+    module2.exports = nativeClass;
+  }
+});
+
+// node_modules/@stdlib/utils-native-class/lib/index.js
+var require_lib13 = __commonJS({
+  "node_modules/@stdlib/utils-native-class/lib/index.js"(exports2, module2) {
+    "use strict";
+    var hasToStringTag = require_lib10();
+    var builtin = require_main10();
+    var polyfill = require_polyfill2();
+    var main2;
+    if (hasToStringTag()) {
+      main2 = polyfill;
+    } else {
+      main2 = builtin;
+    }
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/assert-is-uint32array/lib/main.js
+var require_main13 = __commonJS({
+  "node_modules/@stdlib/assert-is-uint32array/lib/main.js"(exports2, module2) {
+    "use strict";
+    var nativeClass = require_lib13();
+    var hasUint32Array = typeof Uint32Array === "function";
+    function isUint32Array(value) {
+      return hasUint32Array && value instanceof Uint32Array || // eslint-disable-line stdlib/require-globals
+      nativeClass(value) === "[object Uint32Array]";
+    }
+    module2.exports = isUint32Array;
+  }
+});
+
+// node_modules/@stdlib/assert-is-uint32array/lib/index.js
+var require_lib14 = __commonJS({
+  "node_modules/@stdlib/assert-is-uint32array/lib/index.js"(exports2, module2) {
+    "use strict";
+    var isUint32Array = require_main13();
+    module2.exports = isUint32Array;
+  }
+});
+
+// node_modules/@stdlib/constants-uint32-max/lib/index.js
+var require_lib15 = __commonJS({
+  "node_modules/@stdlib/constants-uint32-max/lib/index.js"(exports2, module2) {
+    "use strict";
+    var UINT32_MAX = 4294967295;
+    module2.exports = UINT32_MAX;
+  }
+});
+
+// node_modules/@stdlib/assert-has-uint32array-support/lib/uint32array.js
+var require_uint32array = __commonJS({
+  "node_modules/@stdlib/assert-has-uint32array-support/lib/uint32array.js"(exports2, module2) {
+    "use strict";
+    var main2 = typeof Uint32Array === "function" ? Uint32Array : null;
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/assert-has-uint32array-support/lib/main.js
+var require_main14 = __commonJS({
+  "node_modules/@stdlib/assert-has-uint32array-support/lib/main.js"(exports2, module2) {
+    "use strict";
+    var isUint32Array = require_lib14();
+    var UINT32_MAX = require_lib15();
+    var GlobalUint32Array = require_uint32array();
+    function hasUint32ArraySupport() {
+      var bool;
+      var arr;
+      if (typeof GlobalUint32Array !== "function") {
+        return false;
+      }
+      try {
+        arr = [1, 3.14, -3.14, UINT32_MAX + 1, UINT32_MAX + 2];
+        arr = new GlobalUint32Array(arr);
+        bool = isUint32Array(arr) && arr[0] === 1 && arr[1] === 3 && // truncation
+        arr[2] === UINT32_MAX - 2 && // truncation and wrap around
+        arr[3] === 0 && // wrap around
+        arr[4] === 1;
+      } catch (err) {
+        bool = false;
+      }
+      return bool;
+    }
+    module2.exports = hasUint32ArraySupport;
+  }
+});
+
+// node_modules/@stdlib/assert-has-uint32array-support/lib/index.js
+var require_lib16 = __commonJS({
+  "node_modules/@stdlib/assert-has-uint32array-support/lib/index.js"(exports2, module2) {
+    "use strict";
+    var hasUint32ArraySupport = require_main14();
+    module2.exports = hasUint32ArraySupport;
+  }
+});
+
+// node_modules/@stdlib/array-uint32/lib/main.js
+var require_main15 = __commonJS({
+  "node_modules/@stdlib/array-uint32/lib/main.js"(exports2, module2) {
+    "use strict";
+    var ctor = typeof Uint32Array === "function" ? Uint32Array : void 0;
+    module2.exports = ctor;
+  }
+});
+
+// node_modules/@stdlib/array-uint32/lib/polyfill.js
+var require_polyfill3 = __commonJS({
+  "node_modules/@stdlib/array-uint32/lib/polyfill.js"(exports2, module2) {
+    "use strict";
+    function polyfill() {
+      throw new Error("not implemented");
+    }
+    module2.exports = polyfill;
+  }
+});
+
+// node_modules/@stdlib/array-uint32/lib/index.js
+var require_lib17 = __commonJS({
+  "node_modules/@stdlib/array-uint32/lib/index.js"(exports2, module2) {
+    "use strict";
+    var hasUint32ArraySupport = require_lib16();
+    var builtin = require_main15();
+    var polyfill = require_polyfill3();
+    var ctor;
+    if (hasUint32ArraySupport()) {
+      ctor = builtin;
+    } else {
+      ctor = polyfill;
+    }
+    module2.exports = ctor;
+  }
+});
+
+// node_modules/@stdlib/assert-is-float64array/lib/main.js
+var require_main16 = __commonJS({
+  "node_modules/@stdlib/assert-is-float64array/lib/main.js"(exports2, module2) {
+    "use strict";
+    var nativeClass = require_lib13();
+    var hasFloat64Array = typeof Float64Array === "function";
+    function isFloat64Array(value) {
+      return hasFloat64Array && value instanceof Float64Array || // eslint-disable-line stdlib/require-globals
+      nativeClass(value) === "[object Float64Array]";
+    }
+    module2.exports = isFloat64Array;
+  }
+});
+
+// node_modules/@stdlib/assert-is-float64array/lib/index.js
+var require_lib18 = __commonJS({
+  "node_modules/@stdlib/assert-is-float64array/lib/index.js"(exports2, module2) {
+    "use strict";
+    var isFloat64Array = require_main16();
+    module2.exports = isFloat64Array;
+  }
+});
+
+// node_modules/@stdlib/assert-has-float64array-support/lib/float64array.js
+var require_float64array = __commonJS({
+  "node_modules/@stdlib/assert-has-float64array-support/lib/float64array.js"(exports2, module2) {
+    "use strict";
+    var main2 = typeof Float64Array === "function" ? Float64Array : null;
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/assert-has-float64array-support/lib/main.js
+var require_main17 = __commonJS({
+  "node_modules/@stdlib/assert-has-float64array-support/lib/main.js"(exports2, module2) {
+    "use strict";
+    var isFloat64Array = require_lib18();
+    var GlobalFloat64Array = require_float64array();
+    function hasFloat64ArraySupport() {
+      var bool;
+      var arr;
+      if (typeof GlobalFloat64Array !== "function") {
+        return false;
+      }
+      try {
+        arr = new GlobalFloat64Array([1, 3.14, -3.14, NaN]);
+        bool = isFloat64Array(arr) && arr[0] === 1 && arr[1] === 3.14 && arr[2] === -3.14 && arr[3] !== arr[3];
+      } catch (err) {
+        bool = false;
+      }
+      return bool;
+    }
+    module2.exports = hasFloat64ArraySupport;
+  }
+});
+
+// node_modules/@stdlib/assert-has-float64array-support/lib/index.js
+var require_lib19 = __commonJS({
+  "node_modules/@stdlib/assert-has-float64array-support/lib/index.js"(exports2, module2) {
+    "use strict";
+    var hasFloat64ArraySupport = require_main17();
+    module2.exports = hasFloat64ArraySupport;
+  }
+});
+
+// node_modules/@stdlib/array-float64/lib/main.js
+var require_main18 = __commonJS({
+  "node_modules/@stdlib/array-float64/lib/main.js"(exports2, module2) {
+    "use strict";
+    var ctor = typeof Float64Array === "function" ? Float64Array : void 0;
+    module2.exports = ctor;
+  }
+});
+
+// node_modules/@stdlib/array-float64/lib/polyfill.js
+var require_polyfill4 = __commonJS({
+  "node_modules/@stdlib/array-float64/lib/polyfill.js"(exports2, module2) {
+    "use strict";
+    function polyfill() {
+      throw new Error("not implemented");
+    }
+    module2.exports = polyfill;
+  }
+});
+
+// node_modules/@stdlib/array-float64/lib/index.js
+var require_lib20 = __commonJS({
+  "node_modules/@stdlib/array-float64/lib/index.js"(exports2, module2) {
+    "use strict";
+    var hasFloat64ArraySupport = require_lib19();
+    var builtin = require_main18();
+    var polyfill = require_polyfill4();
+    var ctor;
+    if (hasFloat64ArraySupport()) {
+      ctor = builtin;
+    } else {
+      ctor = polyfill;
+    }
+    module2.exports = ctor;
+  }
+});
+
+// node_modules/@stdlib/assert-is-uint8array/lib/main.js
+var require_main19 = __commonJS({
+  "node_modules/@stdlib/assert-is-uint8array/lib/main.js"(exports2, module2) {
+    "use strict";
+    var nativeClass = require_lib13();
+    var hasUint8Array = typeof Uint8Array === "function";
+    function isUint8Array(value) {
+      return hasUint8Array && value instanceof Uint8Array || // eslint-disable-line stdlib/require-globals
+      nativeClass(value) === "[object Uint8Array]";
+    }
+    module2.exports = isUint8Array;
+  }
+});
+
+// node_modules/@stdlib/assert-is-uint8array/lib/index.js
+var require_lib21 = __commonJS({
+  "node_modules/@stdlib/assert-is-uint8array/lib/index.js"(exports2, module2) {
+    "use strict";
+    var isUint8Array = require_main19();
+    module2.exports = isUint8Array;
+  }
+});
+
+// node_modules/@stdlib/constants-uint8-max/lib/index.js
+var require_lib22 = __commonJS({
+  "node_modules/@stdlib/constants-uint8-max/lib/index.js"(exports2, module2) {
+    "use strict";
+    var UINT8_MAX = 255 | 0;
+    module2.exports = UINT8_MAX;
+  }
+});
+
+// node_modules/@stdlib/assert-has-uint8array-support/lib/uint8array.js
+var require_uint8array = __commonJS({
+  "node_modules/@stdlib/assert-has-uint8array-support/lib/uint8array.js"(exports2, module2) {
+    "use strict";
+    var main2 = typeof Uint8Array === "function" ? Uint8Array : null;
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/assert-has-uint8array-support/lib/main.js
+var require_main20 = __commonJS({
+  "node_modules/@stdlib/assert-has-uint8array-support/lib/main.js"(exports2, module2) {
+    "use strict";
+    var isUint8Array = require_lib21();
+    var UINT8_MAX = require_lib22();
+    var GlobalUint8Array = require_uint8array();
+    function hasUint8ArraySupport() {
+      var bool;
+      var arr;
+      if (typeof GlobalUint8Array !== "function") {
+        return false;
+      }
+      try {
+        arr = [1, 3.14, -3.14, UINT8_MAX + 1, UINT8_MAX + 2];
+        arr = new GlobalUint8Array(arr);
+        bool = isUint8Array(arr) && arr[0] === 1 && arr[1] === 3 && // truncation
+        arr[2] === UINT8_MAX - 2 && // truncation and wrap around
+        arr[3] === 0 && // wrap around
+        arr[4] === 1;
+      } catch (err) {
+        bool = false;
+      }
+      return bool;
+    }
+    module2.exports = hasUint8ArraySupport;
+  }
+});
+
+// node_modules/@stdlib/assert-has-uint8array-support/lib/index.js
+var require_lib23 = __commonJS({
+  "node_modules/@stdlib/assert-has-uint8array-support/lib/index.js"(exports2, module2) {
+    "use strict";
+    var hasUint8ArraySupport = require_main20();
+    module2.exports = hasUint8ArraySupport;
+  }
+});
+
+// node_modules/@stdlib/array-uint8/lib/main.js
+var require_main21 = __commonJS({
+  "node_modules/@stdlib/array-uint8/lib/main.js"(exports2, module2) {
+    "use strict";
+    var ctor = typeof Uint8Array === "function" ? Uint8Array : void 0;
+    module2.exports = ctor;
+  }
+});
+
+// node_modules/@stdlib/array-uint8/lib/polyfill.js
+var require_polyfill5 = __commonJS({
+  "node_modules/@stdlib/array-uint8/lib/polyfill.js"(exports2, module2) {
+    "use strict";
+    function polyfill() {
+      throw new Error("not implemented");
+    }
+    module2.exports = polyfill;
+  }
+});
+
+// node_modules/@stdlib/array-uint8/lib/index.js
+var require_lib24 = __commonJS({
+  "node_modules/@stdlib/array-uint8/lib/index.js"(exports2, module2) {
+    "use strict";
+    var hasUint8ArraySupport = require_lib23();
+    var builtin = require_main21();
+    var polyfill = require_polyfill5();
+    var ctor;
+    if (hasUint8ArraySupport()) {
+      ctor = builtin;
+    } else {
+      ctor = polyfill;
+    }
+    module2.exports = ctor;
+  }
+});
+
+// node_modules/@stdlib/assert-is-uint16array/lib/main.js
+var require_main22 = __commonJS({
+  "node_modules/@stdlib/assert-is-uint16array/lib/main.js"(exports2, module2) {
+    "use strict";
+    var nativeClass = require_lib13();
+    var hasUint16Array = typeof Uint16Array === "function";
+    function isUint16Array(value) {
+      return hasUint16Array && value instanceof Uint16Array || // eslint-disable-line stdlib/require-globals
+      nativeClass(value) === "[object Uint16Array]";
+    }
+    module2.exports = isUint16Array;
+  }
+});
+
+// node_modules/@stdlib/assert-is-uint16array/lib/index.js
+var require_lib25 = __commonJS({
+  "node_modules/@stdlib/assert-is-uint16array/lib/index.js"(exports2, module2) {
+    "use strict";
+    var isUint16Array = require_main22();
+    module2.exports = isUint16Array;
+  }
+});
+
+// node_modules/@stdlib/constants-uint16-max/lib/index.js
+var require_lib26 = __commonJS({
+  "node_modules/@stdlib/constants-uint16-max/lib/index.js"(exports2, module2) {
+    "use strict";
+    var UINT16_MAX = 65535 | 0;
+    module2.exports = UINT16_MAX;
+  }
+});
+
+// node_modules/@stdlib/assert-has-uint16array-support/lib/uint16array.js
+var require_uint16array = __commonJS({
+  "node_modules/@stdlib/assert-has-uint16array-support/lib/uint16array.js"(exports2, module2) {
+    "use strict";
+    var main2 = typeof Uint16Array === "function" ? Uint16Array : null;
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/assert-has-uint16array-support/lib/main.js
+var require_main23 = __commonJS({
+  "node_modules/@stdlib/assert-has-uint16array-support/lib/main.js"(exports2, module2) {
+    "use strict";
+    var isUint16Array = require_lib25();
+    var UINT16_MAX = require_lib26();
+    var GlobalUint16Array = require_uint16array();
+    function hasUint16ArraySupport() {
+      var bool;
+      var arr;
+      if (typeof GlobalUint16Array !== "function") {
+        return false;
+      }
+      try {
+        arr = [1, 3.14, -3.14, UINT16_MAX + 1, UINT16_MAX + 2];
+        arr = new GlobalUint16Array(arr);
+        bool = isUint16Array(arr) && arr[0] === 1 && arr[1] === 3 && // truncation
+        arr[2] === UINT16_MAX - 2 && // truncation and wrap around
+        arr[3] === 0 && // wrap around
+        arr[4] === 1;
+      } catch (err) {
+        bool = false;
+      }
+      return bool;
+    }
+    module2.exports = hasUint16ArraySupport;
+  }
+});
+
+// node_modules/@stdlib/assert-has-uint16array-support/lib/index.js
+var require_lib27 = __commonJS({
+  "node_modules/@stdlib/assert-has-uint16array-support/lib/index.js"(exports2, module2) {
+    "use strict";
+    var hasUint16ArraySupport = require_main23();
+    module2.exports = hasUint16ArraySupport;
+  }
+});
+
+// node_modules/@stdlib/array-uint16/lib/main.js
+var require_main24 = __commonJS({
+  "node_modules/@stdlib/array-uint16/lib/main.js"(exports2, module2) {
+    "use strict";
+    var ctor = typeof Uint16Array === "function" ? Uint16Array : void 0;
+    module2.exports = ctor;
+  }
+});
+
+// node_modules/@stdlib/array-uint16/lib/polyfill.js
+var require_polyfill6 = __commonJS({
+  "node_modules/@stdlib/array-uint16/lib/polyfill.js"(exports2, module2) {
+    "use strict";
+    function polyfill() {
+      throw new Error("not implemented");
+    }
+    module2.exports = polyfill;
+  }
+});
+
+// node_modules/@stdlib/array-uint16/lib/index.js
+var require_lib28 = __commonJS({
+  "node_modules/@stdlib/array-uint16/lib/index.js"(exports2, module2) {
+    "use strict";
+    var hasUint16ArraySupport = require_lib27();
+    var builtin = require_main24();
+    var polyfill = require_polyfill6();
+    var ctor;
+    if (hasUint16ArraySupport()) {
+      ctor = builtin;
+    } else {
+      ctor = polyfill;
+    }
+    module2.exports = ctor;
+  }
+});
+
+// node_modules/@stdlib/assert-is-little-endian/lib/ctors.js
+var require_ctors = __commonJS({
+  "node_modules/@stdlib/assert-is-little-endian/lib/ctors.js"(exports2, module2) {
+    "use strict";
+    var Uint8Array2 = require_lib24();
+    var Uint16Array2 = require_lib28();
+    var ctors = {
+      "uint16": Uint16Array2,
+      "uint8": Uint8Array2
+    };
+    module2.exports = ctors;
+  }
+});
+
+// node_modules/@stdlib/assert-is-little-endian/lib/main.js
+var require_main25 = __commonJS({
+  "node_modules/@stdlib/assert-is-little-endian/lib/main.js"(exports2, module2) {
+    "use strict";
+    var ctors = require_ctors();
+    var bool;
+    function isLittleEndian() {
+      var uint16view;
+      var uint8view;
+      uint16view = new ctors["uint16"](1);
+      uint16view[0] = 4660;
+      uint8view = new ctors["uint8"](uint16view.buffer);
+      return uint8view[0] === 52;
+    }
+    bool = isLittleEndian();
+    module2.exports = bool;
+  }
+});
+
+// node_modules/@stdlib/assert-is-little-endian/lib/index.js
+var require_lib29 = __commonJS({
+  "node_modules/@stdlib/assert-is-little-endian/lib/index.js"(exports2, module2) {
+    "use strict";
+    var IS_LITTLE_ENDIAN = require_main25();
+    module2.exports = IS_LITTLE_ENDIAN;
+  }
+});
+
+// node_modules/@stdlib/number-float64-base-get-high-word/lib/high.js
+var require_high = __commonJS({
+  "node_modules/@stdlib/number-float64-base-get-high-word/lib/high.js"(exports2, module2) {
+    "use strict";
+    var isLittleEndian = require_lib29();
+    var HIGH;
+    if (isLittleEndian === true) {
+      HIGH = 1;
+    } else {
+      HIGH = 0;
+    }
+    module2.exports = HIGH;
+  }
+});
+
+// node_modules/@stdlib/number-float64-base-get-high-word/lib/main.js
+var require_main26 = __commonJS({
+  "node_modules/@stdlib/number-float64-base-get-high-word/lib/main.js"(exports2, module2) {
+    "use strict";
+    var Uint32Array2 = require_lib17();
+    var Float64Array2 = require_lib20();
+    var HIGH = require_high();
+    var FLOAT64_VIEW = new Float64Array2(1);
+    var UINT32_VIEW = new Uint32Array2(FLOAT64_VIEW.buffer);
+    function getHighWord(x) {
+      FLOAT64_VIEW[0] = x;
+      return UINT32_VIEW[HIGH];
+    }
+    module2.exports = getHighWord;
+  }
+});
+
+// node_modules/@stdlib/number-float64-base-get-high-word/lib/index.js
+var require_lib30 = __commonJS({
+  "node_modules/@stdlib/number-float64-base-get-high-word/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main26();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/number-float64-base-set-high-word/lib/high.js
+var require_high2 = __commonJS({
+  "node_modules/@stdlib/number-float64-base-set-high-word/lib/high.js"(exports2, module2) {
+    "use strict";
+    var isLittleEndian = require_lib29();
+    var HIGH;
+    if (isLittleEndian === true) {
+      HIGH = 1;
+    } else {
+      HIGH = 0;
+    }
+    module2.exports = HIGH;
+  }
+});
+
+// node_modules/@stdlib/number-float64-base-set-high-word/lib/main.js
+var require_main27 = __commonJS({
+  "node_modules/@stdlib/number-float64-base-set-high-word/lib/main.js"(exports2, module2) {
+    "use strict";
+    var Uint32Array2 = require_lib17();
+    var Float64Array2 = require_lib20();
+    var HIGH = require_high2();
+    var FLOAT64_VIEW = new Float64Array2(1);
+    var UINT32_VIEW = new Uint32Array2(FLOAT64_VIEW.buffer);
+    function setHighWord(x, high) {
+      FLOAT64_VIEW[0] = x;
+      UINT32_VIEW[HIGH] = high >>> 0;
+      return FLOAT64_VIEW[0];
+    }
+    module2.exports = setHighWord;
+  }
+});
+
+// node_modules/@stdlib/number-float64-base-set-high-word/lib/index.js
+var require_lib31 = __commonJS({
+  "node_modules/@stdlib/number-float64-base-set-high-word/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main27();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/number-float64-base-from-words/lib/indices.js
+var require_indices = __commonJS({
+  "node_modules/@stdlib/number-float64-base-from-words/lib/indices.js"(exports2, module2) {
+    "use strict";
+    var isLittleEndian = require_lib29();
+    var indices;
+    var HIGH;
+    var LOW;
+    if (isLittleEndian === true) {
+      HIGH = 1;
+      LOW = 0;
+    } else {
+      HIGH = 0;
+      LOW = 1;
+    }
+    indices = {
+      "HIGH": HIGH,
+      "LOW": LOW
+    };
+    module2.exports = indices;
+  }
+});
+
+// node_modules/@stdlib/number-float64-base-from-words/lib/main.js
+var require_main28 = __commonJS({
+  "node_modules/@stdlib/number-float64-base-from-words/lib/main.js"(exports2, module2) {
+    "use strict";
+    var Uint32Array2 = require_lib17();
+    var Float64Array2 = require_lib20();
+    var indices = require_indices();
+    var FLOAT64_VIEW = new Float64Array2(1);
+    var UINT32_VIEW = new Uint32Array2(FLOAT64_VIEW.buffer);
+    var HIGH = indices.HIGH;
+    var LOW = indices.LOW;
+    function fromWords(high, low) {
+      UINT32_VIEW[HIGH] = high;
+      UINT32_VIEW[LOW] = low;
+      return FLOAT64_VIEW[0];
+    }
+    module2.exports = fromWords;
+  }
+});
+
+// node_modules/@stdlib/number-float64-base-from-words/lib/index.js
+var require_lib32 = __commonJS({
+  "node_modules/@stdlib/number-float64-base-from-words/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main28();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/constants-float64-pinf/lib/index.js
+var require_lib33 = __commonJS({
+  "node_modules/@stdlib/constants-float64-pinf/lib/index.js"(exports2, module2) {
+    "use strict";
+    var FLOAT64_PINF = Number.POSITIVE_INFINITY;
+    module2.exports = FLOAT64_PINF;
+  }
+});
+
+// node_modules/@stdlib/number-ctor/lib/main.js
+var require_main29 = __commonJS({
+  "node_modules/@stdlib/number-ctor/lib/main.js"(exports2, module2) {
+    "use strict";
+    module2.exports = Number;
+  }
+});
+
+// node_modules/@stdlib/number-ctor/lib/index.js
+var require_lib34 = __commonJS({
+  "node_modules/@stdlib/number-ctor/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main29();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/constants-float64-ninf/lib/index.js
+var require_lib35 = __commonJS({
+  "node_modules/@stdlib/constants-float64-ninf/lib/index.js"(exports2, module2) {
+    "use strict";
+    var Number2 = require_lib34();
+    var FLOAT64_NINF = Number2.NEGATIVE_INFINITY;
+    module2.exports = FLOAT64_NINF;
+  }
+});
+
+// node_modules/@stdlib/constants-float64-exponent-bias/lib/index.js
+var require_lib36 = __commonJS({
+  "node_modules/@stdlib/constants-float64-exponent-bias/lib/index.js"(exports2, module2) {
+    "use strict";
+    var FLOAT64_EXPONENT_BIAS = 1023 | 0;
+    module2.exports = FLOAT64_EXPONENT_BIAS;
+  }
+});
+
+// node_modules/@stdlib/constants-float64-half-ln-two/lib/index.js
+var require_lib37 = __commonJS({
+  "node_modules/@stdlib/constants-float64-half-ln-two/lib/index.js"(exports2, module2) {
+    "use strict";
+    var HALF_LN2 = 0.34657359027997264;
+    module2.exports = HALF_LN2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-expm1/lib/polyval_q.js
+var require_polyval_q = __commonJS({
+  "node_modules/@stdlib/math-base-special-expm1/lib/polyval_q.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return -0.03333333333333313;
+      }
+      return -0.03333333333333313 + x * (0.0015873015872548146 + x * (-793650757867488e-19 + x * (4008217827329362e-21 + x * -20109921818362437e-23)));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-expm1/lib/main.js
+var require_main30 = __commonJS({
+  "node_modules/@stdlib/math-base-special-expm1/lib/main.js"(exports2, module2) {
+    "use strict";
+    var isnan = require_lib8();
+    var getHighWord = require_lib30();
+    var setHighWord = require_lib31();
+    var fromWords = require_lib32();
+    var PINF = require_lib33();
+    var NINF = require_lib35();
+    var FLOAT64_EXPONENT_BIAS = require_lib36();
+    var HALF_LN2 = require_lib37();
+    var polyval = require_polyval_q();
+    var OVERFLOW_THRESHOLD = 709.782712893384;
+    var LN2_HI = 0.6931471803691238;
+    var LN2_LO = 19082149292705877e-26;
+    var LN2_INV = 1.4426950408889634;
+    var LN2x56 = 38.816242111356935;
+    var LN2_HALFX3 = 1.0397207708399179;
+    function expm1(x) {
+      var halfX;
+      var twopk;
+      var sign;
+      var hi;
+      var lo;
+      var hx;
+      var r1;
+      var y;
+      var z2;
+      var c;
+      var t;
+      var e;
+      var k;
+      if (x === PINF || isnan(x)) {
+        return x;
+      }
+      if (x === NINF) {
+        return -1;
+      }
+      if (x === 0) {
+        return x;
+      }
+      if (x < 0) {
+        sign = true;
+        y = -x;
+      } else {
+        sign = false;
+        y = x;
+      }
+      if (y >= LN2x56) {
+        if (sign) {
+          return -1;
+        }
+        if (y >= OVERFLOW_THRESHOLD) {
+          return PINF;
+        }
+      }
+      hx = getHighWord(y) | 0;
+      if (y > HALF_LN2) {
+        if (y < LN2_HALFX3) {
+          if (sign) {
+            hi = x + LN2_HI;
+            lo = -LN2_LO;
+            k = -1;
+          } else {
+            hi = x - LN2_HI;
+            lo = LN2_LO;
+            k = 1;
+          }
+        } else {
+          if (sign) {
+            k = LN2_INV * x - 0.5;
+          } else {
+            k = LN2_INV * x + 0.5;
+          }
+          k |= 0;
+          t = k;
+          hi = x - t * LN2_HI;
+          lo = t * LN2_LO;
+        }
+        x = hi - lo;
+        c = hi - x - lo;
+      } else if (hx < 1016070144) {
+        return x;
+      } else {
+        k = 0;
+      }
+      halfX = 0.5 * x;
+      z2 = x * halfX;
+      r1 = 1 + z2 * polyval(z2);
+      t = 3 - r1 * halfX;
+      e = z2 * ((r1 - t) / (6 - x * t));
+      if (k === 0) {
+        return x - (x * e - z2);
+      }
+      twopk = fromWords(FLOAT64_EXPONENT_BIAS + k << 20, 0);
+      e = x * (e - c) - c;
+      e -= z2;
+      if (k === -1) {
+        return 0.5 * (x - e) - 0.5;
+      }
+      if (k === 1) {
+        if (x < -0.25) {
+          return -2 * (e - (x + 0.5));
+        }
+        return 1 + 2 * (x - e);
+      }
+      if (k <= -2 || k > 56) {
+        y = 1 - (e - x);
+        if (k === 1024) {
+          hi = getHighWord(y) + (k << 20) | 0;
+          y = setHighWord(y, hi);
+        } else {
+          y *= twopk;
+        }
+        return y - 1;
+      }
+      t = 1;
+      if (k < 20) {
+        hi = 1072693248 - (2097152 >> k) | 0;
+        t = setHighWord(t, hi);
+        y = t - (e - x);
+      } else {
+        hi = FLOAT64_EXPONENT_BIAS - k << 20 | 0;
+        t = setHighWord(t, hi);
+        y = x - (e + t);
+        y += 1;
+      }
+      y *= twopk;
+      return y;
+    }
+    module2.exports = expm1;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-expm1/lib/index.js
+var require_lib38 = __commonJS({
+  "node_modules/@stdlib/math-base-special-expm1/lib/index.js"(exports2, module2) {
+    "use strict";
+    var expm1 = require_main30();
+    module2.exports = expm1;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-floor/lib/main.js
+var require_main31 = __commonJS({
+  "node_modules/@stdlib/math-base-special-floor/lib/main.js"(exports2, module2) {
+    "use strict";
+    var floor = Math.floor;
+    module2.exports = floor;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-floor/lib/index.js
+var require_lib39 = __commonJS({
+  "node_modules/@stdlib/math-base-special-floor/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main31();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-log1p/lib/polyval_lp.js
+var require_polyval_lp = __commonJS({
+  "node_modules/@stdlib/math-base-special-log1p/lib/polyval_lp.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 0.6666666666666735;
+      }
+      return 0.6666666666666735 + x * (0.3999999999940942 + x * (0.2857142874366239 + x * (0.22222198432149784 + x * (0.1818357216161805 + x * (0.15313837699209373 + x * 0.14798198605116586)))));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-log1p/lib/main.js
+var require_main32 = __commonJS({
+  "node_modules/@stdlib/math-base-special-log1p/lib/main.js"(exports2, module2) {
+    "use strict";
+    var isnan = require_lib8();
+    var getHighWord = require_lib30();
+    var setHighWord = require_lib31();
+    var PINF = require_lib33();
+    var NINF = require_lib35();
+    var FLOAT64_EXPONENT_BIAS = require_lib36();
+    var polyval = require_polyval_lp();
+    var LN2_HI = 0.6931471803691238;
+    var LN2_LO = 19082149292705877e-26;
+    var SQRT2M1 = 0.41421356237309503;
+    var SQRT2HALFM1 = -0.2928932188134525;
+    var SMALL = 1862645149230957e-24;
+    var TINY = 5551115123125783e-32;
+    var TWO53 = 9007199254740992;
+    var TWO_THIRDS = 0.6666666666666666;
+    function log1p(x) {
+      var hfsq;
+      var hu;
+      var y;
+      var f;
+      var c;
+      var s;
+      var z2;
+      var R;
+      var u;
+      var k;
+      if (x < -1 || isnan(x)) {
+        return NaN;
+      }
+      if (x === -1) {
+        return NINF;
+      }
+      if (x === PINF) {
+        return x;
+      }
+      if (x === 0) {
+        return x;
+      }
+      if (x < 0) {
+        y = -x;
+      } else {
+        y = x;
+      }
+      k = 1;
+      if (y < SQRT2M1) {
+        if (y < SMALL) {
+          if (y < TINY) {
+            return x;
+          }
+          return x - x * x * 0.5;
+        }
+        if (x > SQRT2HALFM1) {
+          k = 0;
+          f = x;
+          hu = 1;
+        }
+      }
+      if (k !== 0) {
+        if (y < TWO53) {
+          u = 1 + x;
+          hu = getHighWord(u);
+          k = (hu >> 20) - FLOAT64_EXPONENT_BIAS;
+          if (k > 0) {
+            c = 1 - (u - x);
+          } else {
+            c = x - (u - 1);
+          }
+          c /= u;
+        } else {
+          u = x;
+          hu = getHighWord(u);
+          k = (hu >> 20) - FLOAT64_EXPONENT_BIAS;
+          c = 0;
+        }
+        hu &= 1048575;
+        if (hu < 434334) {
+          u = setHighWord(u, hu | 1072693248);
+        } else {
+          k += 1;
+          u = setHighWord(u, hu | 1071644672);
+          hu = 1048576 - hu >> 2;
+        }
+        f = u - 1;
+      }
+      hfsq = 0.5 * f * f;
+      if (hu === 0) {
+        if (f === 0) {
+          c += k * LN2_LO;
+          return k * LN2_HI + c;
+        }
+        R = hfsq * (1 - TWO_THIRDS * f);
+        return k * LN2_HI - (R - (k * LN2_LO + c) - f);
+      }
+      s = f / (2 + f);
+      z2 = s * s;
+      R = z2 * polyval(z2);
+      if (k === 0) {
+        return f - (hfsq - s * (hfsq + R));
+      }
+      return k * LN2_HI - (hfsq - (s * (hfsq + R) + (k * LN2_LO + c)) - f);
+    }
+    module2.exports = log1p;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-log1p/lib/index.js
+var require_lib40 = __commonJS({
+  "node_modules/@stdlib/math-base-special-log1p/lib/index.js"(exports2, module2) {
+    "use strict";
+    var log1p = require_main32();
+    module2.exports = log1p;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-sqrt/lib/main.js
+var require_main33 = __commonJS({
+  "node_modules/@stdlib/math-base-special-sqrt/lib/main.js"(exports2, module2) {
+    "use strict";
+    var sqrt = Math.sqrt;
+    module2.exports = sqrt;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-sqrt/lib/index.js
+var require_lib41 = __commonJS({
+  "node_modules/@stdlib/math-base-special-sqrt/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main33();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/constants-float64-fourth-pi/lib/index.js
+var require_lib42 = __commonJS({
+  "node_modules/@stdlib/constants-float64-fourth-pi/lib/index.js"(exports2, module2) {
+    "use strict";
+    var FOURTH_PI = 0.7853981633974483;
+    module2.exports = FOURTH_PI;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-asin/lib/rational_pq.js
+var require_rational_pq = __commonJS({
+  "node_modules/@stdlib/math-base-special-asin/lib/rational_pq.js"(exports2, module2) {
+    "use strict";
+    function evalrational(x) {
+      var ax;
+      var s1;
+      var s2;
+      if (x === 0) {
+        return 0.16666666666666713;
+      }
+      if (x < 0) {
+        ax = -x;
+      } else {
+        ax = x;
+      }
+      if (ax <= 1) {
+        s1 = -8.198089802484825 + x * (19.562619833175948 + x * (-16.262479672107002 + x * (5.444622390564711 + x * (-0.6019598008014124 + x * 0.004253011369004428))));
+        s2 = -49.18853881490881 + x * (139.51056146574857 + x * (-147.1791292232726 + x * (70.49610280856842 + x * (-14.740913729888538 + x * 1))));
+      } else {
+        x = 1 / x;
+        s1 = 0.004253011369004428 + x * (-0.6019598008014124 + x * (5.444622390564711 + x * (-16.262479672107002 + x * (19.562619833175948 + x * -8.198089802484825))));
+        s2 = 1 + x * (-14.740913729888538 + x * (70.49610280856842 + x * (-147.1791292232726 + x * (139.51056146574857 + x * -49.18853881490881))));
+      }
+      return s1 / s2;
+    }
+    module2.exports = evalrational;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-asin/lib/rational_rs.js
+var require_rational_rs = __commonJS({
+  "node_modules/@stdlib/math-base-special-asin/lib/rational_rs.js"(exports2, module2) {
+    "use strict";
+    function evalrational(x) {
+      var ax;
+      var s1;
+      var s2;
+      if (x === 0) {
+        return 0.08333333333333809;
+      }
+      if (x < 0) {
+        ax = -x;
+      } else {
+        ax = x;
+      }
+      if (ax <= 1) {
+        s1 = 28.536655482610616 + x * (-25.56901049652825 + x * (6.968710824104713 + x * (-0.5634242780008963 + x * 0.002967721961301243)));
+        s2 = 342.43986579130785 + x * (-383.8770957603691 + x * (147.0656354026815 + x * (-21.947795316429207 + x * 1)));
+      } else {
+        x = 1 / x;
+        s1 = 0.002967721961301243 + x * (-0.5634242780008963 + x * (6.968710824104713 + x * (-25.56901049652825 + x * 28.536655482610616)));
+        s2 = 1 + x * (-21.947795316429207 + x * (147.0656354026815 + x * (-383.8770957603691 + x * 342.43986579130785)));
+      }
+      return s1 / s2;
+    }
+    module2.exports = evalrational;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-asin/lib/main.js
+var require_main34 = __commonJS({
+  "node_modules/@stdlib/math-base-special-asin/lib/main.js"(exports2, module2) {
+    "use strict";
+    var isnan = require_lib8();
+    var sqrt = require_lib41();
+    var PIO4 = require_lib42();
+    var ratevalPQ = require_rational_pq();
+    var ratevalRS = require_rational_rs();
+    var MOREBITS = 6123233995736766e-32;
+    function asin(x) {
+      var sgn;
+      var zz;
+      var a;
+      var p;
+      var z2;
+      if (isnan(x)) {
+        return NaN;
+      }
+      if (x > 0) {
+        a = x;
+      } else {
+        sgn = true;
+        a = -x;
+      }
+      if (a > 1) {
+        return NaN;
+      }
+      if (a > 0.625) {
+        zz = 1 - a;
+        p = zz * ratevalRS(zz);
+        zz = sqrt(zz + zz);
+        z2 = PIO4 - zz;
+        zz = zz * p - MOREBITS;
+        z2 -= zz;
+        z2 += PIO4;
+      } else {
+        if (a < 1e-8) {
+          return x;
+        }
+        zz = a * a;
+        z2 = zz * ratevalPQ(zz);
+        z2 = a * z2 + a;
+      }
+      return sgn ? -z2 : z2;
+    }
+    module2.exports = asin;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-asin/lib/index.js
+var require_lib43 = __commonJS({
+  "node_modules/@stdlib/math-base-special-asin/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main34();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-abs/lib/main.js
+var require_main35 = __commonJS({
+  "node_modules/@stdlib/math-base-special-abs/lib/main.js"(exports2, module2) {
+    "use strict";
+    function abs(x) {
+      return Math.abs(x);
+    }
+    module2.exports = abs;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-abs/lib/index.js
+var require_lib44 = __commonJS({
+  "node_modules/@stdlib/math-base-special-abs/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main35();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-ceil/lib/main.js
+var require_main36 = __commonJS({
+  "node_modules/@stdlib/math-base-special-ceil/lib/main.js"(exports2, module2) {
+    "use strict";
+    var ceil = Math.ceil;
+    module2.exports = ceil;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-ceil/lib/index.js
+var require_lib45 = __commonJS({
+  "node_modules/@stdlib/math-base-special-ceil/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main36();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-trunc/lib/main.js
+var require_main37 = __commonJS({
+  "node_modules/@stdlib/math-base-special-trunc/lib/main.js"(exports2, module2) {
+    "use strict";
+    var floor = require_lib39();
+    var ceil = require_lib45();
+    function trunc(x) {
+      if (x < 0) {
+        return ceil(x);
+      }
+      return floor(x);
+    }
+    module2.exports = trunc;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-trunc/lib/index.js
+var require_lib46 = __commonJS({
+  "node_modules/@stdlib/math-base-special-trunc/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main37();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/constants-float64-max-base2-exponent/lib/index.js
+var require_lib47 = __commonJS({
+  "node_modules/@stdlib/constants-float64-max-base2-exponent/lib/index.js"(exports2, module2) {
+    "use strict";
+    var FLOAT64_MAX_BASE2_EXPONENT = 1023 | 0;
+    module2.exports = FLOAT64_MAX_BASE2_EXPONENT;
+  }
+});
+
+// node_modules/@stdlib/constants-float64-max-base2-exponent-subnormal/lib/index.js
+var require_lib48 = __commonJS({
+  "node_modules/@stdlib/constants-float64-max-base2-exponent-subnormal/lib/index.js"(exports2, module2) {
+    "use strict";
+    var FLOAT64_MAX_BASE2_EXPONENT_SUBNORMAL = -1023 | 0;
+    module2.exports = FLOAT64_MAX_BASE2_EXPONENT_SUBNORMAL;
+  }
+});
+
+// node_modules/@stdlib/constants-float64-min-base2-exponent-subnormal/lib/index.js
+var require_lib49 = __commonJS({
+  "node_modules/@stdlib/constants-float64-min-base2-exponent-subnormal/lib/index.js"(exports2, module2) {
+    "use strict";
+    var FLOAT64_MIN_BASE2_EXPONENT_SUBNORMAL = -1074 | 0;
+    module2.exports = FLOAT64_MIN_BASE2_EXPONENT_SUBNORMAL;
+  }
+});
+
+// node_modules/@stdlib/math-base-assert-is-infinite/lib/main.js
+var require_main38 = __commonJS({
+  "node_modules/@stdlib/math-base-assert-is-infinite/lib/main.js"(exports2, module2) {
+    "use strict";
+    var PINF = require_lib33();
+    var NINF = require_lib35();
+    function isInfinite(x) {
+      return x === PINF || x === NINF;
+    }
+    module2.exports = isInfinite;
+  }
+});
+
+// node_modules/@stdlib/math-base-assert-is-infinite/lib/index.js
+var require_lib50 = __commonJS({
+  "node_modules/@stdlib/math-base-assert-is-infinite/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main38();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/constants-float64-high-word-sign-mask/lib/index.js
+var require_lib51 = __commonJS({
+  "node_modules/@stdlib/constants-float64-high-word-sign-mask/lib/index.js"(exports2, module2) {
+    "use strict";
+    var FLOAT64_HIGH_WORD_SIGN_MASK = 2147483648 >>> 0;
+    module2.exports = FLOAT64_HIGH_WORD_SIGN_MASK;
+  }
+});
+
+// node_modules/@stdlib/constants-float64-high-word-abs-mask/lib/index.js
+var require_lib52 = __commonJS({
+  "node_modules/@stdlib/constants-float64-high-word-abs-mask/lib/index.js"(exports2, module2) {
+    "use strict";
+    var FLOAT64_HIGH_WORD_ABS_MASK = 2147483647 >>> 0;
+    module2.exports = FLOAT64_HIGH_WORD_ABS_MASK;
+  }
+});
+
+// node_modules/@stdlib/number-float64-base-to-words/lib/indices.js
+var require_indices2 = __commonJS({
+  "node_modules/@stdlib/number-float64-base-to-words/lib/indices.js"(exports2, module2) {
+    "use strict";
+    var isLittleEndian = require_lib29();
+    var indices;
+    var HIGH;
+    var LOW;
+    if (isLittleEndian === true) {
+      HIGH = 1;
+      LOW = 0;
+    } else {
+      HIGH = 0;
+      LOW = 1;
+    }
+    indices = {
+      "HIGH": HIGH,
+      "LOW": LOW
+    };
+    module2.exports = indices;
+  }
+});
+
+// node_modules/@stdlib/number-float64-base-to-words/lib/assign.js
+var require_assign = __commonJS({
+  "node_modules/@stdlib/number-float64-base-to-words/lib/assign.js"(exports2, module2) {
+    "use strict";
+    var Uint32Array2 = require_lib17();
+    var Float64Array2 = require_lib20();
+    var indices = require_indices2();
+    var FLOAT64_VIEW = new Float64Array2(1);
+    var UINT32_VIEW = new Uint32Array2(FLOAT64_VIEW.buffer);
+    var HIGH = indices.HIGH;
+    var LOW = indices.LOW;
+    function toWords(x, out, stride, offset2) {
+      FLOAT64_VIEW[0] = x;
+      out[offset2] = UINT32_VIEW[HIGH];
+      out[offset2 + stride] = UINT32_VIEW[LOW];
+      return out;
+    }
+    module2.exports = toWords;
+  }
+});
+
+// node_modules/@stdlib/number-float64-base-to-words/lib/main.js
+var require_main39 = __commonJS({
+  "node_modules/@stdlib/number-float64-base-to-words/lib/main.js"(exports2, module2) {
+    "use strict";
+    var fcn = require_assign();
+    function toWords(x) {
+      return fcn(x, [0 >>> 0, 0 >>> 0], 1, 0);
+    }
+    module2.exports = toWords;
+  }
+});
+
+// node_modules/@stdlib/number-float64-base-to-words/lib/index.js
+var require_lib53 = __commonJS({
+  "node_modules/@stdlib/number-float64-base-to-words/lib/index.js"(exports2, module2) {
+    "use strict";
+    var setReadOnly = require_lib5();
+    var main2 = require_main39();
+    var assign = require_assign();
+    setReadOnly(main2, "assign", assign);
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-copysign/lib/main.js
+var require_main40 = __commonJS({
+  "node_modules/@stdlib/math-base-special-copysign/lib/main.js"(exports2, module2) {
+    "use strict";
+    var SIGN_MASK = require_lib51();
+    var ABS_MASK = require_lib52();
+    var toWords = require_lib53();
+    var getHighWord = require_lib30();
+    var fromWords = require_lib32();
+    var WORDS = [0, 0];
+    function copysign(x, y) {
+      var hx;
+      var hy;
+      toWords.assign(x, WORDS, 1, 0);
+      hx = WORDS[0];
+      hx &= ABS_MASK;
+      hy = getHighWord(y);
+      hy &= SIGN_MASK;
+      hx |= hy;
+      return fromWords(hx, WORDS[1]);
+    }
+    module2.exports = copysign;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-copysign/lib/index.js
+var require_lib54 = __commonJS({
+  "node_modules/@stdlib/math-base-special-copysign/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main40();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/constants-float64-smallest-normal/lib/index.js
+var require_lib55 = __commonJS({
+  "node_modules/@stdlib/constants-float64-smallest-normal/lib/index.js"(exports2, module2) {
+    "use strict";
+    var FLOAT64_SMALLEST_NORMAL = 22250738585072014e-324;
+    module2.exports = FLOAT64_SMALLEST_NORMAL;
+  }
+});
+
+// node_modules/@stdlib/number-float64-base-normalize/lib/assign.js
+var require_assign2 = __commonJS({
+  "node_modules/@stdlib/number-float64-base-normalize/lib/assign.js"(exports2, module2) {
+    "use strict";
+    var FLOAT64_SMALLEST_NORMAL = require_lib55();
+    var isInfinite = require_lib50();
+    var isnan = require_lib8();
+    var abs = require_lib44();
+    var SCALAR = 4503599627370496;
+    function normalize2(x, out, stride, offset2) {
+      if (isnan(x) || isInfinite(x)) {
+        out[offset2] = x;
+        out[offset2 + stride] = 0;
+        return out;
+      }
+      if (x !== 0 && abs(x) < FLOAT64_SMALLEST_NORMAL) {
+        out[offset2] = x * SCALAR;
+        out[offset2 + stride] = -52;
+        return out;
+      }
+      out[offset2] = x;
+      out[offset2 + stride] = 0;
+      return out;
+    }
+    module2.exports = normalize2;
+  }
+});
+
+// node_modules/@stdlib/number-float64-base-normalize/lib/main.js
+var require_main41 = __commonJS({
+  "node_modules/@stdlib/number-float64-base-normalize/lib/main.js"(exports2, module2) {
+    "use strict";
+    var fcn = require_assign2();
+    function normalize2(x) {
+      return fcn(x, [0, 0], 1, 0);
+    }
+    module2.exports = normalize2;
+  }
+});
+
+// node_modules/@stdlib/number-float64-base-normalize/lib/index.js
+var require_lib56 = __commonJS({
+  "node_modules/@stdlib/number-float64-base-normalize/lib/index.js"(exports2, module2) {
+    "use strict";
+    var setReadOnly = require_lib5();
+    var main2 = require_main41();
+    var assign = require_assign2();
+    setReadOnly(main2, "assign", assign);
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/constants-float64-high-word-exponent-mask/lib/index.js
+var require_lib57 = __commonJS({
+  "node_modules/@stdlib/constants-float64-high-word-exponent-mask/lib/index.js"(exports2, module2) {
+    "use strict";
+    var FLOAT64_HIGH_WORD_EXPONENT_MASK = 2146435072;
+    module2.exports = FLOAT64_HIGH_WORD_EXPONENT_MASK;
+  }
+});
+
+// node_modules/@stdlib/number-float64-base-exponent/lib/main.js
+var require_main42 = __commonJS({
+  "node_modules/@stdlib/number-float64-base-exponent/lib/main.js"(exports2, module2) {
+    "use strict";
+    var getHighWord = require_lib30();
+    var EXP_MASK = require_lib57();
+    var BIAS = require_lib36();
+    function exponent(x) {
+      var high = getHighWord(x);
+      high = (high & EXP_MASK) >>> 20;
+      return high - BIAS | 0;
+    }
+    module2.exports = exponent;
+  }
+});
+
+// node_modules/@stdlib/number-float64-base-exponent/lib/index.js
+var require_lib58 = __commonJS({
+  "node_modules/@stdlib/number-float64-base-exponent/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main42();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-ldexp/lib/main.js
+var require_main43 = __commonJS({
+  "node_modules/@stdlib/math-base-special-ldexp/lib/main.js"(exports2, module2) {
+    "use strict";
+    var PINF = require_lib33();
+    var NINF = require_lib35();
+    var BIAS = require_lib36();
+    var MAX_EXPONENT = require_lib47();
+    var MAX_SUBNORMAL_EXPONENT = require_lib48();
+    var MIN_SUBNORMAL_EXPONENT = require_lib49();
+    var isnan = require_lib8();
+    var isInfinite = require_lib50();
+    var copysign = require_lib54();
+    var normalize2 = require_lib56().assign;
+    var floatExp = require_lib58();
+    var toWords = require_lib53();
+    var fromWords = require_lib32();
+    var TWO52_INV = 2220446049250313e-31;
+    var CLEAR_EXP_MASK = 2148532223 >>> 0;
+    var FRAC = [0, 0];
+    var WORDS = [0, 0];
+    function ldexp(frac, exp) {
+      var high;
+      var m;
+      if (exp === 0 || frac === 0 || // handles +-0
+      isnan(frac) || isInfinite(frac)) {
+        return frac;
+      }
+      normalize2(frac, FRAC, 1, 0);
+      frac = FRAC[0];
+      exp += FRAC[1];
+      exp += floatExp(frac);
+      if (exp < MIN_SUBNORMAL_EXPONENT) {
+        return copysign(0, frac);
+      }
+      if (exp > MAX_EXPONENT) {
+        if (frac < 0) {
+          return NINF;
+        }
+        return PINF;
+      }
+      if (exp <= MAX_SUBNORMAL_EXPONENT) {
+        exp += 52;
+        m = TWO52_INV;
+      } else {
+        m = 1;
+      }
+      toWords.assign(frac, WORDS, 1, 0);
+      high = WORDS[0];
+      high &= CLEAR_EXP_MASK;
+      high |= exp + BIAS << 20;
+      return m * fromWords(high, WORDS[1]);
+    }
+    module2.exports = ldexp;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-ldexp/lib/index.js
+var require_lib59 = __commonJS({
+  "node_modules/@stdlib/math-base-special-ldexp/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main43();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-exp/lib/polyval_p.js
+var require_polyval_p = __commonJS({
+  "node_modules/@stdlib/math-base-special-exp/lib/polyval_p.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 0.16666666666666602;
+      }
+      return 0.16666666666666602 + x * (-0.0027777777777015593 + x * (6613756321437934e-20 + x * (-16533902205465252e-22 + x * 41381367970572385e-24)));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-exp/lib/expmulti.js
+var require_expmulti = __commonJS({
+  "node_modules/@stdlib/math-base-special-exp/lib/expmulti.js"(exports2, module2) {
+    "use strict";
+    var ldexp = require_lib59();
+    var polyvalP = require_polyval_p();
+    function expmulti(hi, lo, k) {
+      var r;
+      var t;
+      var c;
+      var y;
+      r = hi - lo;
+      t = r * r;
+      c = r - t * polyvalP(t);
+      y = 1 - (lo - r * c / (2 - c) - hi);
+      return ldexp(y, k);
+    }
+    module2.exports = expmulti;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-exp/lib/main.js
+var require_main44 = __commonJS({
+  "node_modules/@stdlib/math-base-special-exp/lib/main.js"(exports2, module2) {
+    "use strict";
+    var isnan = require_lib8();
+    var trunc = require_lib46();
+    var NINF = require_lib35();
+    var PINF = require_lib33();
+    var expmulti = require_expmulti();
+    var LN2_HI = 0.6931471803691238;
+    var LN2_LO = 19082149292705877e-26;
+    var LOG2_E = 1.4426950408889634;
+    var OVERFLOW = 709.782712893384;
+    var UNDERFLOW = -745.1332191019411;
+    var NEARZERO = 1 / (1 << 28);
+    var NEG_NEARZERO = -NEARZERO;
+    function exp(x) {
+      var hi;
+      var lo;
+      var k;
+      if (isnan(x) || x === PINF) {
+        return x;
+      }
+      if (x === NINF) {
+        return 0;
+      }
+      if (x > OVERFLOW) {
+        return PINF;
+      }
+      if (x < UNDERFLOW) {
+        return 0;
+      }
+      if (x > NEG_NEARZERO && x < NEARZERO) {
+        return 1 + x;
+      }
+      if (x < 0) {
+        k = trunc(LOG2_E * x - 0.5);
+      } else {
+        k = trunc(LOG2_E * x + 0.5);
+      }
+      hi = x - k * LN2_HI;
+      lo = k * LN2_LO;
+      return expmulti(hi, lo, k);
+    }
+    module2.exports = exp;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-exp/lib/index.js
+var require_lib60 = __commonJS({
+  "node_modules/@stdlib/math-base-special-exp/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main44();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-assert-is-integer/lib/main.js
+var require_main45 = __commonJS({
+  "node_modules/@stdlib/math-base-assert-is-integer/lib/main.js"(exports2, module2) {
+    "use strict";
+    var floor = require_lib39();
+    function isInteger(x) {
+      return floor(x) === x;
+    }
+    module2.exports = isInteger;
+  }
+});
+
+// node_modules/@stdlib/math-base-assert-is-integer/lib/index.js
+var require_lib61 = __commonJS({
+  "node_modules/@stdlib/math-base-assert-is-integer/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main45();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-assert-is-even/lib/main.js
+var require_main46 = __commonJS({
+  "node_modules/@stdlib/math-base-assert-is-even/lib/main.js"(exports2, module2) {
+    "use strict";
+    var isInteger = require_lib61();
+    function isEven(x) {
+      return isInteger(x / 2);
+    }
+    module2.exports = isEven;
+  }
+});
+
+// node_modules/@stdlib/math-base-assert-is-even/lib/index.js
+var require_lib62 = __commonJS({
+  "node_modules/@stdlib/math-base-assert-is-even/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main46();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-assert-is-odd/lib/main.js
+var require_main47 = __commonJS({
+  "node_modules/@stdlib/math-base-assert-is-odd/lib/main.js"(exports2, module2) {
+    "use strict";
+    var isEven = require_lib62();
+    function isOdd(x) {
+      if (x > 0) {
+        return isEven(x - 1);
+      }
+      return isEven(x + 1);
+    }
+    module2.exports = isOdd;
+  }
+});
+
+// node_modules/@stdlib/math-base-assert-is-odd/lib/index.js
+var require_lib63 = __commonJS({
+  "node_modules/@stdlib/math-base-assert-is-odd/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main47();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/number-float64-base-set-low-word/lib/low.js
+var require_low = __commonJS({
+  "node_modules/@stdlib/number-float64-base-set-low-word/lib/low.js"(exports2, module2) {
+    "use strict";
+    var isLittleEndian = require_lib29();
+    var LOW;
+    if (isLittleEndian === true) {
+      LOW = 0;
+    } else {
+      LOW = 1;
+    }
+    module2.exports = LOW;
+  }
+});
+
+// node_modules/@stdlib/number-float64-base-set-low-word/lib/main.js
+var require_main48 = __commonJS({
+  "node_modules/@stdlib/number-float64-base-set-low-word/lib/main.js"(exports2, module2) {
+    "use strict";
+    var Uint32Array2 = require_lib17();
+    var Float64Array2 = require_lib20();
+    var LOW = require_low();
+    var FLOAT64_VIEW = new Float64Array2(1);
+    var UINT32_VIEW = new Uint32Array2(FLOAT64_VIEW.buffer);
+    function setLowWord(x, low) {
+      FLOAT64_VIEW[0] = x;
+      UINT32_VIEW[LOW] = low >>> 0;
+      return FLOAT64_VIEW[0];
+    }
+    module2.exports = setLowWord;
+  }
+});
+
+// node_modules/@stdlib/number-float64-base-set-low-word/lib/index.js
+var require_lib64 = __commonJS({
+  "node_modules/@stdlib/number-float64-base-set-low-word/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main48();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/number-uint32-base-to-int32/lib/main.js
+var require_main49 = __commonJS({
+  "node_modules/@stdlib/number-uint32-base-to-int32/lib/main.js"(exports2, module2) {
+    "use strict";
+    function uint32ToInt32(x) {
+      return x | 0;
+    }
+    module2.exports = uint32ToInt32;
+  }
+});
+
+// node_modules/@stdlib/number-uint32-base-to-int32/lib/index.js
+var require_lib65 = __commonJS({
+  "node_modules/@stdlib/number-uint32-base-to-int32/lib/index.js"(exports2, module2) {
+    "use strict";
+    var uint32ToInt32 = require_main49();
+    module2.exports = uint32ToInt32;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-pow/lib/x_is_zero.js
+var require_x_is_zero = __commonJS({
+  "node_modules/@stdlib/math-base-special-pow/lib/x_is_zero.js"(exports2, module2) {
+    "use strict";
+    var isOdd = require_lib63();
+    var copysign = require_lib54();
+    var NINF = require_lib35();
+    var PINF = require_lib33();
+    function pow(x, y) {
+      if (y === NINF) {
+        return PINF;
+      }
+      if (y === PINF) {
+        return 0;
+      }
+      if (y > 0) {
+        if (isOdd(y)) {
+          return x;
+        }
+        return 0;
+      }
+      if (isOdd(y)) {
+        return copysign(PINF, x);
+      }
+      return PINF;
+    }
+    module2.exports = pow;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-pow/lib/y_is_huge.js
+var require_y_is_huge = __commonJS({
+  "node_modules/@stdlib/math-base-special-pow/lib/y_is_huge.js"(exports2, module2) {
+    "use strict";
+    var ABS_MASK = require_lib52();
+    var getHighWord = require_lib30();
+    var HIGH_MAX_NEAR_UNITY = 1072693247 | 0;
+    var HUGE = 1e300;
+    var TINY = 1e-300;
+    function pow(x, y) {
+      var ahx;
+      var hx;
+      hx = getHighWord(x);
+      ahx = hx & ABS_MASK;
+      if (ahx <= HIGH_MAX_NEAR_UNITY) {
+        if (y < 0) {
+          return HUGE * HUGE;
+        }
+        return TINY * TINY;
+      }
+      if (y > 0) {
+        return HUGE * HUGE;
+      }
+      return TINY * TINY;
+    }
+    module2.exports = pow;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-pow/lib/y_is_infinite.js
+var require_y_is_infinite = __commonJS({
+  "node_modules/@stdlib/math-base-special-pow/lib/y_is_infinite.js"(exports2, module2) {
+    "use strict";
+    var abs = require_lib44();
+    var PINF = require_lib33();
+    function pow(x, y) {
+      if (x === -1) {
+        return (x - x) / (x - x);
+      }
+      if (x === 1) {
+        return 1;
+      }
+      if (abs(x) < 1 === (y === PINF)) {
+        return 0;
+      }
+      return PINF;
+    }
+    module2.exports = pow;
+  }
+});
+
+// node_modules/@stdlib/constants-float64-num-high-word-significand-bits/lib/index.js
+var require_lib66 = __commonJS({
+  "node_modules/@stdlib/constants-float64-num-high-word-significand-bits/lib/index.js"(exports2, module2) {
+    "use strict";
+    var FLOAT64_NUM_HIGH_WORD_SIGNIFICAND_BITS = 20 | 0;
+    module2.exports = FLOAT64_NUM_HIGH_WORD_SIGNIFICAND_BITS;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-pow/lib/polyval_l.js
+var require_polyval_l = __commonJS({
+  "node_modules/@stdlib/math-base-special-pow/lib/polyval_l.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 0.5999999999999946;
+      }
+      return 0.5999999999999946 + x * (0.4285714285785502 + x * (0.33333332981837743 + x * (0.272728123808534 + x * (0.23066074577556175 + x * 0.20697501780033842))));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-pow/lib/log2ax.js
+var require_log2ax = __commonJS({
+  "node_modules/@stdlib/math-base-special-pow/lib/log2ax.js"(exports2, module2) {
+    "use strict";
+    var getHighWord = require_lib30();
+    var setLowWord = require_lib64();
+    var setHighWord = require_lib31();
+    var BIAS = require_lib36();
+    var HIGH_NUM_SIGNIFICAND_BITS = require_lib66();
+    var polyvalL = require_polyval_l();
+    var HIGH_SIGNIFICAND_MASK = 1048575 | 0;
+    var HIGH_MIN_NORMAL_EXP = 1048576 | 0;
+    var HIGH_BIASED_EXP_0 = 1072693248 | 0;
+    var HIGH_BIASED_EXP_NEG_512 = 536870912 | 0;
+    var HIGH_SIGNIFICAND_HALF = 524288 | 0;
+    var TWO53 = 9007199254740992;
+    var CP = 0.9617966939259756;
+    var CP_HI = 0.9617967009544373;
+    var CP_LO = -7028461650952758e-24;
+    var BP = [
+      1,
+      1.5
+    ];
+    var DP_HI = [
+      0,
+      0.5849624872207642
+      // 0x3FE2B803, 0x40000000
+    ];
+    var DP_LO = [
+      0,
+      1350039202129749e-23
+      // 0x3E4CFDEB, 0x43CFD006
+    ];
+    function log2ax(out, ax, ahx) {
+      var tmp;
+      var ss;
+      var s2;
+      var hs;
+      var ls;
+      var ht;
+      var lt;
+      var bp;
+      var dp;
+      var hp;
+      var lp;
+      var hz;
+      var lz;
+      var t1;
+      var t2;
+      var t;
+      var r;
+      var u;
+      var v;
+      var n;
+      var j;
+      var k;
+      n = 0 | 0;
+      if (ahx < HIGH_MIN_NORMAL_EXP) {
+        ax *= TWO53;
+        n -= 53 | 0;
+        ahx = getHighWord(ax);
+      }
+      n += (ahx >> HIGH_NUM_SIGNIFICAND_BITS) - BIAS | 0;
+      j = ahx & HIGH_SIGNIFICAND_MASK | 0;
+      ahx = j | HIGH_BIASED_EXP_0 | 0;
+      if (j <= 235662) {
+        k = 0;
+      } else if (j < 767610) {
+        k = 1;
+      } else {
+        k = 0;
+        n += 1 | 0;
+        ahx -= HIGH_MIN_NORMAL_EXP;
+      }
+      ax = setHighWord(ax, ahx);
+      bp = BP[k];
+      u = ax - bp;
+      v = 1 / (ax + bp);
+      ss = u * v;
+      hs = setLowWord(ss, 0);
+      tmp = (ahx >> 1 | HIGH_BIASED_EXP_NEG_512) + HIGH_SIGNIFICAND_HALF;
+      tmp += k << 18;
+      ht = setHighWord(0, tmp);
+      lt = ax - (ht - bp);
+      ls = v * (u - hs * ht - hs * lt);
+      s2 = ss * ss;
+      r = s2 * s2 * polyvalL(s2);
+      r += ls * (hs + ss);
+      s2 = hs * hs;
+      ht = 3 + s2 + r;
+      ht = setLowWord(ht, 0);
+      lt = r - (ht - 3 - s2);
+      u = hs * ht;
+      v = ls * ht + lt * ss;
+      hp = u + v;
+      hp = setLowWord(hp, 0);
+      lp = v - (hp - u);
+      hz = CP_HI * hp;
+      lz = CP_LO * hp + lp * CP + DP_LO[k];
+      dp = DP_HI[k];
+      t = n;
+      t1 = hz + lz + dp + t;
+      t1 = setLowWord(t1, 0);
+      t2 = lz - (t1 - t - dp - hz);
+      out[0] = t1;
+      out[1] = t2;
+      return out;
+    }
+    module2.exports = log2ax;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-pow/lib/polyval_w.js
+var require_polyval_w = __commonJS({
+  "node_modules/@stdlib/math-base-special-pow/lib/polyval_w.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 0.5;
+      }
+      return 0.5 + x * (-0.3333333333333333 + x * 0.25);
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-pow/lib/logx.js
+var require_logx = __commonJS({
+  "node_modules/@stdlib/math-base-special-pow/lib/logx.js"(exports2, module2) {
+    "use strict";
+    var setLowWord = require_lib64();
+    var polyvalW = require_polyval_w();
+    var INV_LN2 = 1.4426950408889634;
+    var INV_LN2_HI = 1.4426950216293335;
+    var INV_LN2_LO = 19259629911266175e-24;
+    function logx(out, ax) {
+      var t2;
+      var t1;
+      var t;
+      var w;
+      var u;
+      var v;
+      t = ax - 1;
+      w = t * t * polyvalW(t);
+      u = INV_LN2_HI * t;
+      v = t * INV_LN2_LO - w * INV_LN2;
+      t1 = u + v;
+      t1 = setLowWord(t1, 0);
+      t2 = v - (t1 - u);
+      out[0] = t1;
+      out[1] = t2;
+      return out;
+    }
+    module2.exports = logx;
+  }
+});
+
+// node_modules/@stdlib/constants-float64-ln-two/lib/index.js
+var require_lib67 = __commonJS({
+  "node_modules/@stdlib/constants-float64-ln-two/lib/index.js"(exports2, module2) {
+    "use strict";
+    var LN2 = 0.6931471805599453;
+    module2.exports = LN2;
+  }
+});
+
+// node_modules/@stdlib/constants-float64-high-word-significand-mask/lib/index.js
+var require_lib68 = __commonJS({
+  "node_modules/@stdlib/constants-float64-high-word-significand-mask/lib/index.js"(exports2, module2) {
+    "use strict";
+    var FLOAT64_HIGH_WORD_SIGNIFICAND_MASK = 1048575;
+    module2.exports = FLOAT64_HIGH_WORD_SIGNIFICAND_MASK;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-pow/lib/polyval_p.js
+var require_polyval_p2 = __commonJS({
+  "node_modules/@stdlib/math-base-special-pow/lib/polyval_p.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 0.16666666666666602;
+      }
+      return 0.16666666666666602 + x * (-0.0027777777777015593 + x * (6613756321437934e-20 + x * (-16533902205465252e-22 + x * 41381367970572385e-24)));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-pow/lib/pow2.js
+var require_pow2 = __commonJS({
+  "node_modules/@stdlib/math-base-special-pow/lib/pow2.js"(exports2, module2) {
+    "use strict";
+    var getHighWord = require_lib30();
+    var setHighWord = require_lib31();
+    var setLowWord = require_lib64();
+    var uint32ToInt32 = require_lib65();
+    var ldexp = require_lib59();
+    var LN2 = require_lib67();
+    var BIAS = require_lib36();
+    var ABS_MASK = require_lib52();
+    var HIGH_SIGNIFICAND_MASK = require_lib68();
+    var HIGH_NUM_SIGNIFICAND_BITS = require_lib66();
+    var polyvalP = require_polyval_p2();
+    var HIGH_MIN_NORMAL_EXP = 1048576 | 0;
+    var HIGH_BIASED_EXP_NEG_1 = 1071644672 | 0;
+    var LN2_HI = 0.6931471824645996;
+    var LN2_LO = -1904654299957768e-24;
+    function pow2(j, hp, lp) {
+      var tmp;
+      var t1;
+      var t;
+      var r;
+      var u;
+      var v;
+      var w;
+      var z2;
+      var n;
+      var i2;
+      var k;
+      i2 = j & ABS_MASK | 0;
+      k = (i2 >> HIGH_NUM_SIGNIFICAND_BITS) - BIAS | 0;
+      n = 0;
+      if (i2 > HIGH_BIASED_EXP_NEG_1) {
+        n = j + (HIGH_MIN_NORMAL_EXP >> k + 1) >>> 0;
+        k = ((n & ABS_MASK) >> HIGH_NUM_SIGNIFICAND_BITS) - BIAS | 0;
+        tmp = (n & ~(HIGH_SIGNIFICAND_MASK >> k)) >>> 0;
+        t = setHighWord(0, tmp);
+        n = (n & HIGH_SIGNIFICAND_MASK | HIGH_MIN_NORMAL_EXP) >> HIGH_NUM_SIGNIFICAND_BITS - k >>> 0;
+        if (j < 0) {
+          n = -n;
+        }
+        hp -= t;
+      }
+      t = lp + hp;
+      t = setLowWord(t, 0);
+      u = t * LN2_HI;
+      v = (lp - (t - hp)) * LN2 + t * LN2_LO;
+      z2 = u + v;
+      w = v - (z2 - u);
+      t = z2 * z2;
+      t1 = z2 - t * polyvalP(t);
+      r = z2 * t1 / (t1 - 2) - (w + z2 * w);
+      z2 = 1 - (r - z2);
+      j = getHighWord(z2);
+      j = uint32ToInt32(j);
+      j += n << HIGH_NUM_SIGNIFICAND_BITS >>> 0;
+      if (j >> HIGH_NUM_SIGNIFICAND_BITS <= 0) {
+        z2 = ldexp(z2, n);
+      } else {
+        z2 = setHighWord(z2, j);
+      }
+      return z2;
+    }
+    module2.exports = pow2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-pow/lib/main.js
+var require_main50 = __commonJS({
+  "node_modules/@stdlib/math-base-special-pow/lib/main.js"(exports2, module2) {
+    "use strict";
+    var isnan = require_lib8();
+    var isOdd = require_lib63();
+    var isInfinite = require_lib50();
+    var isInteger = require_lib61();
+    var sqrt = require_lib41();
+    var abs = require_lib44();
+    var toWords = require_lib53();
+    var setLowWord = require_lib64();
+    var uint32ToInt32 = require_lib65();
+    var NINF = require_lib35();
+    var PINF = require_lib33();
+    var ABS_MASK = require_lib52();
+    var xIsZero = require_x_is_zero();
+    var yIsHuge = require_y_is_huge();
+    var yIsInfinite = require_y_is_infinite();
+    var log2ax = require_log2ax();
+    var logx = require_logx();
+    var pow2 = require_pow2();
+    var HIGH_MAX_NEAR_UNITY = 1072693247 | 0;
+    var HIGH_BIASED_EXP_31 = 1105199104 | 0;
+    var HIGH_BIASED_EXP_64 = 1139802112 | 0;
+    var HIGH_BIASED_EXP_10 = 1083179008 | 0;
+    var HIGH_BIASED_EXP_0 = 1072693248 | 0;
+    var HIGH_1075 = 1083231232 | 0;
+    var HIGH_NEG_1075 = 3230714880 >>> 0;
+    var HIGH_NUM_NONSIGN_BITS = 31 | 0;
+    var HUGE = 1e300;
+    var TINY = 1e-300;
+    var OVT = 8008566259537294e-32;
+    var WORDS = [0 | 0, 0 | 0];
+    var LOG_WORKSPACE = [0, 0];
+    function pow(x, y) {
+      var ahx;
+      var ahy;
+      var ax;
+      var hx;
+      var lx;
+      var hy;
+      var ly;
+      var sx;
+      var sy;
+      var y1;
+      var hp;
+      var lp;
+      var t;
+      var z2;
+      var j;
+      var i2;
+      if (isnan(x) || isnan(y)) {
+        return NaN;
+      }
+      toWords.assign(y, WORDS, 1, 0);
+      hy = WORDS[0];
+      ly = WORDS[1];
+      if (ly === 0) {
+        if (y === 0) {
+          return 1;
+        }
+        if (y === 1) {
+          return x;
+        }
+        if (y === -1) {
+          return 1 / x;
+        }
+        if (y === 0.5) {
+          return sqrt(x);
+        }
+        if (y === -0.5) {
+          return 1 / sqrt(x);
+        }
+        if (y === 2) {
+          return x * x;
+        }
+        if (y === 3) {
+          return x * x * x;
+        }
+        if (y === 4) {
+          x *= x;
+          return x * x;
+        }
+        if (isInfinite(y)) {
+          return yIsInfinite(x, y);
+        }
+      }
+      toWords.assign(x, WORDS, 1, 0);
+      hx = WORDS[0];
+      lx = WORDS[1];
+      if (lx === 0) {
+        if (hx === 0) {
+          return xIsZero(x, y);
+        }
+        if (x === 1) {
+          return 1;
+        }
+        if (x === -1 && isOdd(y)) {
+          return -1;
+        }
+        if (isInfinite(x)) {
+          if (x === NINF) {
+            return pow(-0, -y);
+          }
+          if (y < 0) {
+            return 0;
+          }
+          return PINF;
+        }
+      }
+      if (x < 0 && isInteger(y) === false) {
+        return (x - x) / (x - x);
+      }
+      ax = abs(x);
+      ahx = hx & ABS_MASK | 0;
+      ahy = hy & ABS_MASK | 0;
+      sx = hx >>> HIGH_NUM_NONSIGN_BITS | 0;
+      sy = hy >>> HIGH_NUM_NONSIGN_BITS | 0;
+      if (sx && isOdd(y)) {
+        sx = -1;
+      } else {
+        sx = 1;
+      }
+      if (ahy > HIGH_BIASED_EXP_31) {
+        if (ahy > HIGH_BIASED_EXP_64) {
+          return yIsHuge(x, y);
+        }
+        if (ahx < HIGH_MAX_NEAR_UNITY) {
+          if (sy === 1) {
+            return sx * HUGE * HUGE;
+          }
+          return sx * TINY * TINY;
+        }
+        if (ahx > HIGH_BIASED_EXP_0) {
+          if (sy === 0) {
+            return sx * HUGE * HUGE;
+          }
+          return sx * TINY * TINY;
+        }
+        t = logx(LOG_WORKSPACE, ax);
+      } else {
+        t = log2ax(LOG_WORKSPACE, ax, ahx);
+      }
+      y1 = setLowWord(y, 0);
+      lp = (y - y1) * t[0] + y * t[1];
+      hp = y1 * t[0];
+      z2 = lp + hp;
+      toWords.assign(z2, WORDS, 1, 0);
+      j = uint32ToInt32(WORDS[0]);
+      i2 = uint32ToInt32(WORDS[1]);
+      if (j >= HIGH_BIASED_EXP_10) {
+        if ((j - HIGH_BIASED_EXP_10 | i2) !== 0) {
+          return sx * HUGE * HUGE;
+        }
+        if (lp + OVT > z2 - hp) {
+          return sx * HUGE * HUGE;
+        }
+      } else if ((j & ABS_MASK) >= HIGH_1075) {
+        if ((j - HIGH_NEG_1075 | i2) !== 0) {
+          return sx * TINY * TINY;
+        }
+        if (lp <= z2 - hp) {
+          return sx * TINY * TINY;
+        }
+      }
+      z2 = pow2(j, hp, lp);
+      return sx * z2;
+    }
+    module2.exports = pow;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-pow/lib/index.js
+var require_lib69 = __commonJS({
+  "node_modules/@stdlib/math-base-special-pow/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main50();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/constants-float64-e/lib/index.js
+var require_lib70 = __commonJS({
+  "node_modules/@stdlib/constants-float64-e/lib/index.js"(exports2, module2) {
+    "use strict";
+    var E = 2.718281828459045;
+    module2.exports = E;
+  }
+});
+
+// node_modules/@stdlib/constants-float64-eps/lib/index.js
+var require_lib71 = __commonJS({
+  "node_modules/@stdlib/constants-float64-eps/lib/index.js"(exports2, module2) {
+    "use strict";
+    var FLOAT64_EPSILON = 2220446049250313e-31;
+    module2.exports = FLOAT64_EPSILON;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-beta/lib/lanczos_sum_expg_scaled.js
+var require_lanczos_sum_expg_scaled = __commonJS({
+  "node_modules/@stdlib/math-base-special-beta/lib/lanczos_sum_expg_scaled.js"(exports2, module2) {
+    "use strict";
+    function evalrational(x) {
+      var ax;
+      var s1;
+      var s2;
+      if (x === 0) {
+        return Infinity;
+      }
+      if (x < 0) {
+        ax = -x;
+      } else {
+        ax = x;
+      }
+      if (ax <= 1) {
+        s1 = 709811.662581658 + x * (679979.8474157227 + x * (293136.7857211597 + x * (74887.54032914672 + x * (12555.290582413863 + x * (1443.4299244417066 + x * (115.24194596137347 + x * (6.309239205732627 + x * (0.22668404630224365 + x * (0.004826466289237662 + x * 4624429436045379e-20)))))))));
+        s2 = 0 + x * (362880 + x * (1026576 + x * (1172700 + x * (723680 + x * (269325 + x * (63273 + x * (9450 + x * (870 + x * (45 + x * 1)))))))));
+      } else {
+        x = 1 / x;
+        s1 = 4624429436045379e-20 + x * (0.004826466289237662 + x * (0.22668404630224365 + x * (6.309239205732627 + x * (115.24194596137347 + x * (1443.4299244417066 + x * (12555.290582413863 + x * (74887.54032914672 + x * (293136.7857211597 + x * (679979.8474157227 + x * 709811.662581658)))))))));
+        s2 = 1 + x * (45 + x * (870 + x * (9450 + x * (63273 + x * (269325 + x * (723680 + x * (1172700 + x * (1026576 + x * (362880 + x * 0)))))))));
+      }
+      return s1 / s2;
+    }
+    module2.exports = evalrational;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-beta/lib/main.js
+var require_main51 = __commonJS({
+  "node_modules/@stdlib/math-base-special-beta/lib/main.js"(exports2, module2) {
+    "use strict";
+    var isnan = require_lib8();
+    var log1p = require_lib40();
+    var sqrt = require_lib41();
+    var abs = require_lib44();
+    var exp = require_lib60();
+    var pow = require_lib69();
+    var E = require_lib70();
+    var EPSILON = require_lib71();
+    var lanczosSumExpGScaled = require_lanczos_sum_expg_scaled();
+    var G = 10.900511;
+    function beta(a, b) {
+      var ambh;
+      var agh;
+      var bgh;
+      var cgh;
+      var res;
+      var tmp;
+      var c;
+      if (isnan(a) || isnan(b)) {
+        return NaN;
+      }
+      if (a < 0 || b < 0) {
+        return NaN;
+      }
+      if (b === 1) {
+        return 1 / a;
+      }
+      if (a === 1) {
+        return 1 / b;
+      }
+      c = a + b;
+      if (c < EPSILON) {
+        res = c / a;
+        res /= b;
+        return res;
+      }
+      if (c === a && b < EPSILON) {
+        return 1 / b;
+      }
+      if (c === b && a < EPSILON) {
+        return 1 / a;
+      }
+      if (a < b) {
+        tmp = b;
+        b = a;
+        a = tmp;
+      }
+      agh = a + G - 0.5;
+      bgh = b + G - 0.5;
+      cgh = c + G - 0.5;
+      res = lanczosSumExpGScaled(a) * (lanczosSumExpGScaled(b) / lanczosSumExpGScaled(c));
+      ambh = a - 0.5 - b;
+      if (abs(b * ambh) < cgh * 100 && a > 100) {
+        res *= exp(ambh * log1p(-b / cgh));
+      } else {
+        res *= pow(agh / cgh, ambh);
+      }
+      if (cgh > 1e10) {
+        res *= pow(agh / cgh * (bgh / cgh), b);
+      } else {
+        res *= pow(agh * bgh / (cgh * cgh), b);
+      }
+      res *= sqrt(E / bgh);
+      return res;
+    }
+    module2.exports = beta;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-beta/lib/index.js
+var require_lib72 = __commonJS({
+  "node_modules/@stdlib/math-base-special-beta/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main51();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-assert-is-positive-zero/lib/main.js
+var require_main52 = __commonJS({
+  "node_modules/@stdlib/math-base-assert-is-positive-zero/lib/main.js"(exports2, module2) {
+    "use strict";
+    var PINF = require_lib33();
+    function isPositiveZero(x) {
+      return x === 0 && 1 / x === PINF;
+    }
+    module2.exports = isPositiveZero;
+  }
+});
+
+// node_modules/@stdlib/math-base-assert-is-positive-zero/lib/index.js
+var require_lib73 = __commonJS({
+  "node_modules/@stdlib/math-base-assert-is-positive-zero/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main52();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-max/lib/main.js
+var require_main53 = __commonJS({
+  "node_modules/@stdlib/math-base-special-max/lib/main.js"(exports2, module2) {
+    "use strict";
+    var isPositiveZero = require_lib73();
+    var isnan = require_lib8();
+    var PINF = require_lib33();
+    function max2(x, y) {
+      if (isnan(x) || isnan(y)) {
+        return NaN;
+      }
+      if (x === PINF || y === PINF) {
+        return PINF;
+      }
+      if (x === y && x === 0) {
+        if (isPositiveZero(x)) {
+          return x;
+        }
+        return y;
+      }
+      if (x > y) {
+        return x;
+      }
+      return y;
+    }
+    module2.exports = max2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-max/lib/index.js
+var require_lib74 = __commonJS({
+  "node_modules/@stdlib/math-base-special-max/lib/index.js"(exports2, module2) {
+    "use strict";
+    var max2 = require_main53();
+    module2.exports = max2;
+  }
+});
+
+// node_modules/@stdlib/math-base-assert-is-negative-zero/lib/main.js
+var require_main54 = __commonJS({
+  "node_modules/@stdlib/math-base-assert-is-negative-zero/lib/main.js"(exports2, module2) {
+    "use strict";
+    var NINF = require_lib35();
+    function isNegativeZero(x) {
+      return x === 0 && 1 / x === NINF;
+    }
+    module2.exports = isNegativeZero;
+  }
+});
+
+// node_modules/@stdlib/math-base-assert-is-negative-zero/lib/index.js
+var require_lib75 = __commonJS({
+  "node_modules/@stdlib/math-base-assert-is-negative-zero/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main54();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-min/lib/main.js
+var require_main55 = __commonJS({
+  "node_modules/@stdlib/math-base-special-min/lib/main.js"(exports2, module2) {
+    "use strict";
+    var isNegativeZero = require_lib75();
+    var isnan = require_lib8();
+    var NINF = require_lib35();
+    function min(x, y) {
+      if (isnan(x) || isnan(y)) {
+        return NaN;
+      }
+      if (x === NINF || y === NINF) {
+        return NINF;
+      }
+      if (x === y && x === 0) {
+        if (isNegativeZero(x)) {
+          return x;
+        }
+        return y;
+      }
+      if (x < y) {
+        return x;
+      }
+      return y;
+    }
+    module2.exports = min;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-min/lib/index.js
+var require_lib76 = __commonJS({
+  "node_modules/@stdlib/math-base-special-min/lib/index.js"(exports2, module2) {
+    "use strict";
+    var min = require_main55();
+    module2.exports = min;
+  }
+});
+
+// node_modules/@stdlib/constants-float64-max/lib/index.js
+var require_lib77 = __commonJS({
+  "node_modules/@stdlib/constants-float64-max/lib/index.js"(exports2, module2) {
+    "use strict";
+    var FLOAT64_MAX = 17976931348623157e292;
+    module2.exports = FLOAT64_MAX;
+  }
+});
+
+// node_modules/@stdlib/constants-int32-max/lib/index.js
+var require_lib78 = __commonJS({
+  "node_modules/@stdlib/constants-int32-max/lib/index.js"(exports2, module2) {
+    "use strict";
+    var INT32_MAX = 2147483647 | 0;
+    module2.exports = INT32_MAX;
+  }
+});
+
+// node_modules/@stdlib/constants-float64-half-pi/lib/index.js
+var require_lib79 = __commonJS({
+  "node_modules/@stdlib/constants-float64-half-pi/lib/index.js"(exports2, module2) {
+    "use strict";
+    var HALF_PI = 1.5707963267948966;
+    module2.exports = HALF_PI;
+  }
+});
+
+// node_modules/@stdlib/constants-float64-pi/lib/index.js
+var require_lib80 = __commonJS({
+  "node_modules/@stdlib/constants-float64-pi/lib/index.js"(exports2, module2) {
+    "use strict";
+    var PI = 3.141592653589793;
+    module2.exports = PI;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-cos/lib/polyval_c13.js
+var require_polyval_c13 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-cos/lib/polyval_c13.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 0.0416666666666666;
+      }
+      return 0.0416666666666666 + x * (-0.001388888888887411 + x * 2480158728947673e-20);
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-cos/lib/polyval_c46.js
+var require_polyval_c46 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-cos/lib/polyval_c46.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return -27557314351390663e-23;
+      }
+      return -27557314351390663e-23 + x * (2087572321298175e-24 + x * -11359647557788195e-27);
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-cos/lib/main.js
+var require_main56 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-cos/lib/main.js"(exports2, module2) {
+    "use strict";
+    var polyval13 = require_polyval_c13();
+    var polyval46 = require_polyval_c46();
+    function kernelCos(x, y) {
+      var hz;
+      var r;
+      var w;
+      var z2;
+      z2 = x * x;
+      w = z2 * z2;
+      r = z2 * polyval13(z2);
+      r += w * w * polyval46(z2);
+      hz = 0.5 * z2;
+      w = 1 - hz;
+      return w + (1 - w - hz + (z2 * r - x * y));
+    }
+    module2.exports = kernelCos;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-cos/lib/index.js
+var require_lib81 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-cos/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main56();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-sin/lib/main.js
+var require_main57 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-sin/lib/main.js"(exports2, module2) {
+    "use strict";
+    var S1 = -0.16666666666666632;
+    var S2 = 0.00833333333332249;
+    var S3 = -1984126982985795e-19;
+    var S4 = 27557313707070068e-22;
+    var S5 = -25050760253406863e-24;
+    var S6 = 158969099521155e-24;
+    function kernelSin(x, y) {
+      var r;
+      var v;
+      var w;
+      var z2;
+      z2 = x * x;
+      w = z2 * z2;
+      r = S2 + z2 * (S3 + z2 * S4) + z2 * w * (S5 + z2 * S6);
+      v = z2 * x;
+      if (y === 0) {
+        return x + v * (S1 + z2 * r);
+      }
+      return x - (z2 * (0.5 * y - v * r) - y - v * S1);
+    }
+    module2.exports = kernelSin;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-sin/lib/index.js
+var require_lib82 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-sin/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main57();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/number-float64-base-get-low-word/lib/low.js
+var require_low2 = __commonJS({
+  "node_modules/@stdlib/number-float64-base-get-low-word/lib/low.js"(exports2, module2) {
+    "use strict";
+    var isLittleEndian = require_lib29();
+    var LOW;
+    if (isLittleEndian === true) {
+      LOW = 0;
+    } else {
+      LOW = 1;
+    }
+    module2.exports = LOW;
+  }
+});
+
+// node_modules/@stdlib/number-float64-base-get-low-word/lib/main.js
+var require_main58 = __commonJS({
+  "node_modules/@stdlib/number-float64-base-get-low-word/lib/main.js"(exports2, module2) {
+    "use strict";
+    var Uint32Array2 = require_lib17();
+    var Float64Array2 = require_lib20();
+    var LOW = require_low2();
+    var FLOAT64_VIEW = new Float64Array2(1);
+    var UINT32_VIEW = new Uint32Array2(FLOAT64_VIEW.buffer);
+    function getLowWord(x) {
+      FLOAT64_VIEW[0] = x;
+      return UINT32_VIEW[LOW];
+    }
+    module2.exports = getLowWord;
+  }
+});
+
+// node_modules/@stdlib/number-float64-base-get-low-word/lib/index.js
+var require_lib83 = __commonJS({
+  "node_modules/@stdlib/number-float64-base-get-low-word/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main58();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/array-base-filled/lib/main.js
+var require_main59 = __commonJS({
+  "node_modules/@stdlib/array-base-filled/lib/main.js"(exports2, module2) {
+    "use strict";
+    function filled(value, len) {
+      var arr;
+      var i2;
+      arr = [];
+      for (i2 = 0; i2 < len; i2++) {
+        arr.push(value);
+      }
+      return arr;
+    }
+    module2.exports = filled;
+  }
+});
+
+// node_modules/@stdlib/array-base-filled/lib/index.js
+var require_lib84 = __commonJS({
+  "node_modules/@stdlib/array-base-filled/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main59();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/array-base-zeros/lib/main.js
+var require_main60 = __commonJS({
+  "node_modules/@stdlib/array-base-zeros/lib/main.js"(exports2, module2) {
+    "use strict";
+    var filled = require_lib84();
+    function zeros(len) {
+      return filled(0, len);
+    }
+    module2.exports = zeros;
+  }
+});
+
+// node_modules/@stdlib/array-base-zeros/lib/index.js
+var require_lib85 = __commonJS({
+  "node_modules/@stdlib/array-base-zeros/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main60();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-rempio2/lib/kernel_rempio2.js
+var require_kernel_rempio2 = __commonJS({
+  "node_modules/@stdlib/math-base-special-rempio2/lib/kernel_rempio2.js"(exports2, module2) {
+    "use strict";
+    var floor = require_lib39();
+    var ldexp = require_lib59();
+    var zeros = require_lib85();
+    var IPIO2 = [
+      10680707,
+      7228996,
+      1387004,
+      2578385,
+      16069853,
+      12639074,
+      9804092,
+      4427841,
+      16666979,
+      11263675,
+      12935607,
+      2387514,
+      4345298,
+      14681673,
+      3074569,
+      13734428,
+      16653803,
+      1880361,
+      10960616,
+      8533493,
+      3062596,
+      8710556,
+      7349940,
+      6258241,
+      3772886,
+      3769171,
+      3798172,
+      8675211,
+      12450088,
+      3874808,
+      9961438,
+      366607,
+      15675153,
+      9132554,
+      7151469,
+      3571407,
+      2607881,
+      12013382,
+      4155038,
+      6285869,
+      7677882,
+      13102053,
+      15825725,
+      473591,
+      9065106,
+      15363067,
+      6271263,
+      9264392,
+      5636912,
+      4652155,
+      7056368,
+      13614112,
+      10155062,
+      1944035,
+      9527646,
+      15080200,
+      6658437,
+      6231200,
+      6832269,
+      16767104,
+      5075751,
+      3212806,
+      1398474,
+      7579849,
+      6349435,
+      12618859
+    ];
+    var PIO2 = [
+      1.570796251296997,
+      // 0x3FF921FB, 0x40000000
+      7549789415861596e-23,
+      // 0x3E74442D, 0x00000000
+      5390302529957765e-30,
+      // 0x3CF84698, 0x80000000
+      3282003415807913e-37,
+      // 0x3B78CC51, 0x60000000
+      1270655753080676e-44,
+      // 0x39F01B83, 0x80000000
+      12293330898111133e-52,
+      // 0x387A2520, 0x40000000
+      27337005381646456e-60,
+      // 0x36E38222, 0x80000000
+      21674168387780482e-67
+      // 0x3569F31D, 0x00000000
+    ];
+    var TWO24 = 16777216;
+    var TWON24 = 5960464477539063e-23;
+    var F = zeros(20);
+    var Q = zeros(20);
+    var FQ = zeros(20);
+    var IQ = zeros(20);
+    function compute(x, y, jz, q, q0, jk, jv, jx, f) {
+      var carry;
+      var fw;
+      var ih;
+      var jp;
+      var i2;
+      var k;
+      var n;
+      var j;
+      var z2;
+      jp = jk;
+      z2 = q[jz];
+      j = jz;
+      for (i2 = 0; j > 0; i2++) {
+        fw = TWON24 * z2 | 0;
+        IQ[i2] = z2 - TWO24 * fw | 0;
+        z2 = q[j - 1] + fw;
+        j -= 1;
+      }
+      z2 = ldexp(z2, q0);
+      z2 -= 8 * floor(z2 * 0.125);
+      n = z2 | 0;
+      z2 -= n;
+      ih = 0;
+      if (q0 > 0) {
+        i2 = IQ[jz - 1] >> 24 - q0;
+        n += i2;
+        IQ[jz - 1] -= i2 << 24 - q0;
+        ih = IQ[jz - 1] >> 23 - q0;
+      } else if (q0 === 0) {
+        ih = IQ[jz - 1] >> 23;
+      } else if (z2 >= 0.5) {
+        ih = 2;
+      }
+      if (ih > 0) {
+        n += 1;
+        carry = 0;
+        for (i2 = 0; i2 < jz; i2++) {
+          j = IQ[i2];
+          if (carry === 0) {
+            if (j !== 0) {
+              carry = 1;
+              IQ[i2] = 16777216 - j;
+            }
+          } else {
+            IQ[i2] = 16777215 - j;
+          }
+        }
+        if (q0 > 0) {
+          switch (q0) {
+            // eslint-disable-line default-case
+            case 1:
+              IQ[jz - 1] &= 8388607;
+              break;
+            case 2:
+              IQ[jz - 1] &= 4194303;
+              break;
+          }
+        }
+        if (ih === 2) {
+          z2 = 1 - z2;
+          if (carry !== 0) {
+            z2 -= ldexp(1, q0);
+          }
+        }
+      }
+      if (z2 === 0) {
+        j = 0;
+        for (i2 = jz - 1; i2 >= jk; i2--) {
+          j |= IQ[i2];
+        }
+        if (j === 0) {
+          for (k = 1; IQ[jk - k] === 0; k++) {
+          }
+          for (i2 = jz + 1; i2 <= jz + k; i2++) {
+            f[jx + i2] = IPIO2[jv + i2];
+            fw = 0;
+            for (j = 0; j <= jx; j++) {
+              fw += x[j] * f[jx + (i2 - j)];
+            }
+            q[i2] = fw;
+          }
+          jz += k;
+          return compute(x, y, jz, q, q0, jk, jv, jx, f);
+        }
+        jz -= 1;
+        q0 -= 24;
+        while (IQ[jz] === 0) {
+          jz -= 1;
+          q0 -= 24;
+        }
+      } else {
+        z2 = ldexp(z2, -q0);
+        if (z2 >= TWO24) {
+          fw = TWON24 * z2 | 0;
+          IQ[jz] = z2 - TWO24 * fw | 0;
+          jz += 1;
+          q0 += 24;
+          IQ[jz] = fw;
+        } else {
+          IQ[jz] = z2 | 0;
+        }
+      }
+      fw = ldexp(1, q0);
+      for (i2 = jz; i2 >= 0; i2--) {
+        q[i2] = fw * IQ[i2];
+        fw *= TWON24;
+      }
+      for (i2 = jz; i2 >= 0; i2--) {
+        fw = 0;
+        for (k = 0; k <= jp && k <= jz - i2; k++) {
+          fw += PIO2[k] * q[i2 + k];
+        }
+        FQ[jz - i2] = fw;
+      }
+      fw = 0;
+      for (i2 = jz; i2 >= 0; i2--) {
+        fw += FQ[i2];
+      }
+      if (ih === 0) {
+        y[0] = fw;
+      } else {
+        y[0] = -fw;
+      }
+      fw = FQ[0] - fw;
+      for (i2 = 1; i2 <= jz; i2++) {
+        fw += FQ[i2];
+      }
+      if (ih === 0) {
+        y[1] = fw;
+      } else {
+        y[1] = -fw;
+      }
+      return n & 7;
+    }
+    function kernelRempio2(x, y, e0, nx) {
+      var fw;
+      var jk;
+      var jv;
+      var jx;
+      var jz;
+      var q0;
+      var i2;
+      var j;
+      var m;
+      jk = 4;
+      jx = nx - 1;
+      jv = (e0 - 3) / 24 | 0;
+      if (jv < 0) {
+        jv = 0;
+      }
+      q0 = e0 - 24 * (jv + 1);
+      j = jv - jx;
+      m = jx + jk;
+      for (i2 = 0; i2 <= m; i2++) {
+        if (j < 0) {
+          F[i2] = 0;
+        } else {
+          F[i2] = IPIO2[j];
+        }
+        j += 1;
+      }
+      for (i2 = 0; i2 <= jk; i2++) {
+        fw = 0;
+        for (j = 0; j <= jx; j++) {
+          fw += x[j] * F[jx + (i2 - j)];
+        }
+        Q[i2] = fw;
+      }
+      jz = jk;
+      return compute(x, y, jz, Q, q0, jk, jv, jx, F);
+    }
+    module2.exports = kernelRempio2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-round/lib/main.js
+var require_main61 = __commonJS({
+  "node_modules/@stdlib/math-base-special-round/lib/main.js"(exports2, module2) {
+    "use strict";
+    var round4 = Math.round;
+    module2.exports = round4;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-round/lib/index.js
+var require_lib86 = __commonJS({
+  "node_modules/@stdlib/math-base-special-round/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main61();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-rempio2/lib/rempio2_medium.js
+var require_rempio2_medium = __commonJS({
+  "node_modules/@stdlib/math-base-special-rempio2/lib/rempio2_medium.js"(exports2, module2) {
+    "use strict";
+    var round4 = require_lib86();
+    var getHighWord = require_lib30();
+    var INVPIO2 = 0.6366197723675814;
+    var PIO2_1 = 1.5707963267341256;
+    var PIO2_1T = 6077100506506192e-26;
+    var PIO2_2 = 6077100506303966e-26;
+    var PIO2_2T = 20222662487959506e-37;
+    var PIO2_3 = 20222662487111665e-37;
+    var PIO2_3T = 84784276603689e-45;
+    var EXPONENT_MASK = 2047 | 0;
+    function rempio2Medium(x, ix, y) {
+      var high;
+      var n;
+      var t;
+      var r;
+      var w;
+      var i2;
+      var j;
+      n = round4(x * INVPIO2);
+      r = x - n * PIO2_1;
+      w = n * PIO2_1T;
+      j = ix >> 20 | 0;
+      y[0] = r - w;
+      high = getHighWord(y[0]);
+      i2 = j - (high >> 20 & EXPONENT_MASK);
+      if (i2 > 16) {
+        t = r;
+        w = n * PIO2_2;
+        r = t - w;
+        w = n * PIO2_2T - (t - r - w);
+        y[0] = r - w;
+        high = getHighWord(y[0]);
+        i2 = j - (high >> 20 & EXPONENT_MASK);
+        if (i2 > 49) {
+          t = r;
+          w = n * PIO2_3;
+          r = t - w;
+          w = n * PIO2_3T - (t - r - w);
+          y[0] = r - w;
+        }
+      }
+      y[1] = r - y[0] - w;
+      return n;
+    }
+    module2.exports = rempio2Medium;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-rempio2/lib/main.js
+var require_main62 = __commonJS({
+  "node_modules/@stdlib/math-base-special-rempio2/lib/main.js"(exports2, module2) {
+    "use strict";
+    var ABS_MASK = require_lib52();
+    var EXPONENT_MASK = require_lib57();
+    var SIGNIFICAND_MASK = require_lib68();
+    var getHighWord = require_lib30();
+    var getLowWord = require_lib83();
+    var fromWords = require_lib32();
+    var rempio2Kernel = require_kernel_rempio2();
+    var rempio2Medium = require_rempio2_medium();
+    var ZERO = 0;
+    var TWO24 = 16777216;
+    var PIO2_1 = 1.5707963267341256;
+    var PIO2_1T = 6077100506506192e-26;
+    var TWO_PIO2_1T = 2 * PIO2_1T;
+    var THREE_PIO2_1T = 3 * PIO2_1T;
+    var FOUR_PIO2_1T = 4 * PIO2_1T;
+    var PI_HIGH_WORD_SIGNIFICAND = 598523 | 0;
+    var PIO4_HIGH_WORD = 1072243195 | 0;
+    var THREE_PIO4_HIGH_WORD = 1073928572 | 0;
+    var FIVE_PIO4_HIGH_WORD = 1074752122 | 0;
+    var THREE_PIO2_HIGH_WORD = 1074977148 | 0;
+    var SEVEN_PIO4_HIGH_WORD = 1075183036 | 0;
+    var TWO_PI_HIGH_WORD = 1075388923 | 0;
+    var NINE_PIO4_HIGH_WORD = 1075594811 | 0;
+    var MEDIUM = 1094263291 | 0;
+    var TX = [0, 0, 0];
+    var TY = [0, 0];
+    function rempio2(x, y) {
+      var low;
+      var e0;
+      var hx;
+      var ix;
+      var nx;
+      var i2;
+      var n;
+      var z2;
+      hx = getHighWord(x) | 0;
+      ix = hx & ABS_MASK | 0;
+      if (ix <= PIO4_HIGH_WORD) {
+        y[0] = x;
+        y[1] = 0;
+        return 0;
+      }
+      if (ix <= FIVE_PIO4_HIGH_WORD) {
+        if ((ix & SIGNIFICAND_MASK) === PI_HIGH_WORD_SIGNIFICAND) {
+          return rempio2Medium(x, ix, y);
+        }
+        if (ix <= THREE_PIO4_HIGH_WORD) {
+          if (hx > 0) {
+            z2 = x - PIO2_1;
+            y[0] = z2 - PIO2_1T;
+            y[1] = z2 - y[0] - PIO2_1T;
+            return 1;
+          }
+          z2 = x + PIO2_1;
+          y[0] = z2 + PIO2_1T;
+          y[1] = z2 - y[0] + PIO2_1T;
+          return -1;
+        }
+        if (hx > 0) {
+          z2 = x - 2 * PIO2_1;
+          y[0] = z2 - TWO_PIO2_1T;
+          y[1] = z2 - y[0] - TWO_PIO2_1T;
+          return 2;
+        }
+        z2 = x + 2 * PIO2_1;
+        y[0] = z2 + TWO_PIO2_1T;
+        y[1] = z2 - y[0] + TWO_PIO2_1T;
+        return -2;
+      }
+      if (ix <= NINE_PIO4_HIGH_WORD) {
+        if (ix <= SEVEN_PIO4_HIGH_WORD) {
+          if (ix === THREE_PIO2_HIGH_WORD) {
+            return rempio2Medium(x, ix, y);
+          }
+          if (hx > 0) {
+            z2 = x - 3 * PIO2_1;
+            y[0] = z2 - THREE_PIO2_1T;
+            y[1] = z2 - y[0] - THREE_PIO2_1T;
+            return 3;
+          }
+          z2 = x + 3 * PIO2_1;
+          y[0] = z2 + THREE_PIO2_1T;
+          y[1] = z2 - y[0] + THREE_PIO2_1T;
+          return -3;
+        }
+        if (ix === TWO_PI_HIGH_WORD) {
+          return rempio2Medium(x, ix, y);
+        }
+        if (hx > 0) {
+          z2 = x - 4 * PIO2_1;
+          y[0] = z2 - FOUR_PIO2_1T;
+          y[1] = z2 - y[0] - FOUR_PIO2_1T;
+          return 4;
+        }
+        z2 = x + 4 * PIO2_1;
+        y[0] = z2 + FOUR_PIO2_1T;
+        y[1] = z2 - y[0] + FOUR_PIO2_1T;
+        return -4;
+      }
+      if (ix < MEDIUM) {
+        return rempio2Medium(x, ix, y);
+      }
+      if (ix >= EXPONENT_MASK) {
+        y[0] = NaN;
+        y[1] = NaN;
+        return 0;
+      }
+      low = getLowWord(x);
+      e0 = (ix >> 20) - 1046;
+      z2 = fromWords(ix - (e0 << 20 | 0), low);
+      for (i2 = 0; i2 < 2; i2++) {
+        TX[i2] = z2 | 0;
+        z2 = (z2 - TX[i2]) * TWO24;
+      }
+      TX[2] = z2;
+      nx = 3;
+      while (TX[nx - 1] === ZERO) {
+        nx -= 1;
+      }
+      n = rempio2Kernel(TX, TY, e0, nx, 1);
+      if (hx < 0) {
+        y[0] = -TY[0];
+        y[1] = -TY[1];
+        return -n;
+      }
+      y[0] = TY[0];
+      y[1] = TY[1];
+      return n;
+    }
+    module2.exports = rempio2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-rempio2/lib/index.js
+var require_lib87 = __commonJS({
+  "node_modules/@stdlib/math-base-special-rempio2/lib/index.js"(exports2, module2) {
+    "use strict";
+    var rempio2 = require_main62();
+    module2.exports = rempio2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-sin/lib/main.js
+var require_main63 = __commonJS({
+  "node_modules/@stdlib/math-base-special-sin/lib/main.js"(exports2, module2) {
+    "use strict";
+    var HIGH_WORD_ABS_MASK = require_lib52();
+    var HIGH_WORD_EXPONENT_MASK = require_lib57();
+    var getHighWord = require_lib30();
+    var kernelCos = require_lib81();
+    var kernelSin = require_lib82();
+    var rempio2 = require_lib87();
+    var PIO4_HIGH_WORD = 1072243195 | 0;
+    var SMALL_HIGH_WORD = 1045430272 | 0;
+    var Y = [0, 0];
+    function sin(x) {
+      var ix;
+      var n;
+      ix = getHighWord(x);
+      ix &= HIGH_WORD_ABS_MASK;
+      if (ix <= PIO4_HIGH_WORD) {
+        if (ix < SMALL_HIGH_WORD) {
+          return x;
+        }
+        return kernelSin(x, 0);
+      }
+      if (ix >= HIGH_WORD_EXPONENT_MASK) {
+        return NaN;
+      }
+      n = rempio2(x, Y);
+      switch (n & 3) {
+        case 0:
+          return kernelSin(Y[0], Y[1]);
+        case 1:
+          return kernelCos(Y[0], Y[1]);
+        case 2:
+          return -kernelSin(Y[0], Y[1]);
+        default:
+          return -kernelCos(Y[0], Y[1]);
+      }
+    }
+    module2.exports = sin;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-sin/lib/index.js
+var require_lib88 = __commonJS({
+  "node_modules/@stdlib/math-base-special-sin/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main63();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/constants-float64-sqrt-two-pi/lib/index.js
+var require_lib89 = __commonJS({
+  "node_modules/@stdlib/constants-float64-sqrt-two-pi/lib/index.js"(exports2, module2) {
+    "use strict";
+    var SQRT_TWO_PI = 2.5066282746310007;
+    module2.exports = SQRT_TWO_PI;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gamma/lib/polyval_s.js
+var require_polyval_s = __commonJS({
+  "node_modules/@stdlib/math-base-special-gamma/lib/polyval_s.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 0.08333333333334822;
+      }
+      return 0.08333333333334822 + x * (0.0034722222160545866 + x * (-0.0026813261780578124 + x * (-22954996161337813e-20 + x * 7873113957930937e-19)));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gamma/lib/stirling_approximation.js
+var require_stirling_approximation = __commonJS({
+  "node_modules/@stdlib/math-base-special-gamma/lib/stirling_approximation.js"(exports2, module2) {
+    "use strict";
+    var SQRT_TWO_PI = require_lib89();
+    var pow = require_lib69();
+    var exp = require_lib60();
+    var polyval = require_polyval_s();
+    var MAX_STIRLING = 143.01608;
+    function gamma(x) {
+      var w;
+      var y;
+      var v;
+      w = 1 / x;
+      w = 1 + w * polyval(w);
+      y = exp(x);
+      if (x > MAX_STIRLING) {
+        v = pow(x, 0.5 * x - 0.25);
+        y = v * (v / y);
+      } else {
+        y = pow(x, x - 0.5) / y;
+      }
+      return SQRT_TWO_PI * y * w;
+    }
+    module2.exports = gamma;
+  }
+});
+
+// node_modules/@stdlib/constants-float64-eulergamma/lib/index.js
+var require_lib90 = __commonJS({
+  "node_modules/@stdlib/constants-float64-eulergamma/lib/index.js"(exports2, module2) {
+    "use strict";
+    var EULERGAMMA = 0.5772156649015329;
+    module2.exports = EULERGAMMA;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gamma/lib/small_approximation.js
+var require_small_approximation = __commonJS({
+  "node_modules/@stdlib/math-base-special-gamma/lib/small_approximation.js"(exports2, module2) {
+    "use strict";
+    var EULER = require_lib90();
+    function gamma(x, z2) {
+      return z2 / ((1 + EULER * x) * x);
+    }
+    module2.exports = gamma;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gamma/lib/rational_pq.js
+var require_rational_pq2 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gamma/lib/rational_pq.js"(exports2, module2) {
+    "use strict";
+    function evalrational(x) {
+      var ax;
+      var s1;
+      var s2;
+      if (x === 0) {
+        return 1;
+      }
+      if (x < 0) {
+        ax = -x;
+      } else {
+        ax = x;
+      }
+      if (ax <= 1) {
+        s1 = 1 + x * (0.4942148268014971 + x * (0.20744822764843598 + x * (0.04763678004571372 + x * (0.010421379756176158 + x * (0.0011913514700658638 + x * (16011952247675185e-20 + x * 0))))));
+        s2 = 1 + x * (0.0714304917030273 + x * (-0.23459179571824335 + x * (0.035823639860549865 + x * (0.011813978522206043 + x * (-0.004456419138517973 + x * (5396055804933034e-19 + x * -23158187332412014e-21))))));
+      } else {
+        x = 1 / x;
+        s1 = 0 + x * (16011952247675185e-20 + x * (0.0011913514700658638 + x * (0.010421379756176158 + x * (0.04763678004571372 + x * (0.20744822764843598 + x * (0.4942148268014971 + x * 1))))));
+        s2 = -23158187332412014e-21 + x * (5396055804933034e-19 + x * (-0.004456419138517973 + x * (0.011813978522206043 + x * (0.035823639860549865 + x * (-0.23459179571824335 + x * (0.0714304917030273 + x * 1))))));
+      }
+      return s1 / s2;
+    }
+    module2.exports = evalrational;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gamma/lib/main.js
+var require_main64 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gamma/lib/main.js"(exports2, module2) {
+    "use strict";
+    var isnan = require_lib8();
+    var isInteger = require_lib61();
+    var isNegativeZero = require_lib75();
+    var abs = require_lib44();
+    var floor = require_lib39();
+    var sin = require_lib88();
+    var PINF = require_lib33();
+    var NINF = require_lib35();
+    var PI = require_lib80();
+    var stirlingApprox = require_stirling_approximation();
+    var smallApprox = require_small_approximation();
+    var rateval = require_rational_pq2();
+    function gamma(x) {
+      var sign;
+      var q;
+      var p;
+      var z2;
+      if (isInteger(x) && x < 0 || x === NINF || isnan(x)) {
+        return NaN;
+      }
+      if (x === 0) {
+        if (isNegativeZero(x)) {
+          return NINF;
+        }
+        return PINF;
+      }
+      if (x > 171.61447887182297) {
+        return PINF;
+      }
+      if (x < -170.5674972726612) {
+        return 0;
+      }
+      q = abs(x);
+      if (q > 33) {
+        if (x >= 0) {
+          return stirlingApprox(x);
+        }
+        p = floor(q);
+        if ((p & 1) === 0) {
+          sign = -1;
+        } else {
+          sign = 1;
+        }
+        z2 = q - p;
+        if (z2 > 0.5) {
+          p += 1;
+          z2 = q - p;
+        }
+        z2 = q * sin(PI * z2);
+        return sign * PI / (abs(z2) * stirlingApprox(q));
+      }
+      z2 = 1;
+      while (x >= 3) {
+        x -= 1;
+        z2 *= x;
+      }
+      while (x < 0) {
+        if (x > -1e-9) {
+          return smallApprox(x, z2);
+        }
+        z2 /= x;
+        x += 1;
+      }
+      while (x < 2) {
+        if (x < 1e-9) {
+          return smallApprox(x, z2);
+        }
+        z2 /= x;
+        x += 1;
+      }
+      if (x === 2) {
+        return z2;
+      }
+      x -= 2;
+      return z2 * rateval(x);
+    }
+    module2.exports = gamma;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gamma/lib/index.js
+var require_lib91 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gamma/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main64();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/constants-float64-max-nth-factorial/lib/index.js
+var require_lib92 = __commonJS({
+  "node_modules/@stdlib/constants-float64-max-nth-factorial/lib/index.js"(exports2, module2) {
+    "use strict";
+    var FLOAT64_MAX_NTH_FACTORIAL = 170 | 0;
+    module2.exports = FLOAT64_MAX_NTH_FACTORIAL;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-factorial/lib/factorials.json
+var require_factorials = __commonJS({
+  "node_modules/@stdlib/math-base-special-factorial/lib/factorials.json"(exports2, module2) {
+    module2.exports = [
+      1,
+      1,
+      2,
+      6,
+      24,
+      120,
+      720,
+      5040,
+      40320,
+      362880,
+      3628800,
+      39916800,
+      479001600,
+      6227020800,
+      87178291200,
+      1307674368e3,
+      20922789888e3,
+      355687428096e3,
+      6402373705728e3,
+      121645100408832e3,
+      243290200817664e4,
+      5109094217170944e4,
+      11240007277776077e5,
+      2585201673888498e7,
+      6204484017332394e8,
+      15511210043330986e9,
+      40329146112660565e10,
+      10888869450418352e12,
+      30488834461171387e13,
+      8841761993739702e15,
+      26525285981219107e16,
+      8222838654177922e18,
+      2631308369336935e20,
+      8683317618811886e21,
+      29523279903960416e22,
+      10333147966386145e24,
+      37199332678990125e25,
+      13763753091226346e27,
+      5230226174666011e29,
+      20397882081197444e30,
+      8159152832478977e32,
+      3345252661316381e34,
+      140500611775288e37,
+      6041526306337383e37,
+      2658271574788449e39,
+      11962222086548019e40,
+      5502622159812089e42,
+      25862324151116818e43,
+      12413915592536073e45,
+      6082818640342675e47,
+      30414093201713376e48,
+      15511187532873822e50,
+      8065817517094388e52,
+      42748832840600255e53,
+      2308436973392414e56,
+      12696403353658276e57,
+      7109985878048635e59,
+      40526919504877214e60,
+      23505613312828785e62,
+      13868311854568984e64,
+      832098711274139e67,
+      5075802138772248e68,
+      3146997326038794e70,
+      198260831540444e73,
+      12688693218588417e73,
+      8247650592082472e75,
+      5443449390774431e77,
+      3647111091818868e79,
+      24800355424368305e80,
+      1711224524281413e83,
+      11978571669969892e84,
+      8504785885678623e86,
+      61234458376886085e87,
+      44701154615126844e89,
+      3307885441519386e92,
+      248091408113954e95,
+      18854947016660504e95,
+      14518309202828587e97,
+      11324281178206297e99,
+      8946182130782976e101,
+      7156945704626381e103,
+      5797126020747368e105,
+      4753643337012842e107,
+      3945523969720659e109,
+      3314240134565353e111,
+      281710411438055e114,
+      24227095383672734e114,
+      2107757298379528e117,
+      18548264225739844e118,
+      1650795516090846e121,
+      14857159644817615e122,
+      1352001527678403e125,
+      12438414054641308e126,
+      11567725070816416e128,
+      1087366156656743e131,
+      1032997848823906e133,
+      9916779348709496e134,
+      9619275968248212e136,
+      9426890448883248e138,
+      9332621544394415e140,
+      9332621544394415e142,
+      942594775983836e145,
+      9614466715035127e146,
+      990290071648618e149,
+      10299016745145628e150,
+      1081396758240291e153,
+      11462805637347084e154,
+      1226520203196138e157,
+      1324641819451829e159,
+      14438595832024937e160,
+      1588245541522743e163,
+      17629525510902446e164,
+      1974506857221074e167,
+      22311927486598138e168,
+      25435597334721877e170,
+      2925093693493016e173,
+      3393108684451898e175,
+      3969937160808721e177,
+      4684525849754291e179,
+      5574585761207606e181,
+      6689502913449127e183,
+      8094298525273444e185,
+      9875044200833601e187,
+      1214630436702533e190,
+      1506141741511141e192,
+      1882677176888926e194,
+      2372173242880047e196,
+      30126600184576594e197,
+      3856204823625804e200,
+      4974504222477287e202,
+      6466855489220474e204,
+      847158069087882e207,
+      11182486511960043e208,
+      14872707060906857e210,
+      19929427461615188e212,
+      26904727073180504e214,
+      3659042881952549e217,
+      5012888748274992e219,
+      6917786472619489e221,
+      9615723196941089e223,
+      13462012475717526e225,
+      1898143759076171e228,
+      2695364137888163e230,
+      3854370717180073e232,
+      55502938327393044e233,
+      8047926057471992e236,
+      11749972043909107e238,
+      1727245890454639e241,
+      25563239178728654e242,
+      380892263763057e246,
+      5713383956445855e247,
+      862720977423324e250,
+      13113358856834524e251,
+      20063439050956823e253,
+      30897696138473508e255,
+      4789142901463394e258,
+      7471062926282894e260,
+      11729568794264145e262,
+      1853271869493735e265,
+      29467022724950384e266,
+      47147236359920616e268,
+      7590705053947219e271,
+      12296942187394494e273,
+      20044015765453026e275,
+      3287218585534296e278,
+      5423910666131589e280,
+      9003691705778438e282,
+      1503616514864999e285,
+      25260757449731984e286,
+      4269068009004705e289,
+      7257415615307999e291
+    ];
+  }
+});
+
+// node_modules/@stdlib/math-base-special-factorial/lib/main.js
+var require_main65 = __commonJS({
+  "node_modules/@stdlib/math-base-special-factorial/lib/main.js"(exports2, module2) {
+    "use strict";
+    var isnan = require_lib8();
+    var isInteger = require_lib61();
+    var gamma = require_lib91();
+    var PINF = require_lib33();
+    var FLOAT64_MAX_NTH_FACTORIAL = require_lib92();
+    var FACTORIALS = require_factorials();
+    function factorial(x) {
+      if (isnan(x)) {
+        return NaN;
+      }
+      if (isInteger(x)) {
+        if (x < 0) {
+          return NaN;
+        }
+        if (x <= FLOAT64_MAX_NTH_FACTORIAL) {
+          return FACTORIALS[x];
+        }
+        return PINF;
+      }
+      return gamma(x + 1);
+    }
+    module2.exports = factorial;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-factorial/lib/index.js
+var require_lib93 = __commonJS({
+  "node_modules/@stdlib/math-base-special-factorial/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main65();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gamma-lanczos-sum/lib/rational_pq.js
+var require_rational_pq3 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gamma-lanczos-sum/lib/rational_pq.js"(exports2, module2) {
+    "use strict";
+    function evalrational(x) {
+      var ax;
+      var s1;
+      var s2;
+      if (x === 0) {
+        return Infinity;
+      }
+      if (x < 0) {
+        ax = -x;
+      } else {
+        ax = x;
+      }
+      if (ax <= 1) {
+        s1 = 3847467039331777e-5 + x * (3685766504351951e-5 + x * (1588920245372942e-5 + x * (4059208354298835e-6 + x * (6805476611834733e-7 + x * (7823975500312005e-8 + x * (6246580776401795e-9 + x * (341986.3488721347 + x * (12287.194511824551 + x * (261.61404416416684 + x * 2.5066282746310007)))))))));
+        s2 = 0 + x * (362880 + x * (1026576 + x * (1172700 + x * (723680 + x * (269325 + x * (63273 + x * (9450 + x * (870 + x * (45 + x * 1)))))))));
+      } else {
+        x = 1 / x;
+        s1 = 2.5066282746310007 + x * (261.61404416416684 + x * (12287.194511824551 + x * (341986.3488721347 + x * (6246580776401795e-9 + x * (7823975500312005e-8 + x * (6805476611834733e-7 + x * (4059208354298835e-6 + x * (1588920245372942e-5 + x * (3685766504351951e-5 + x * 3847467039331777e-5)))))))));
+        s2 = 1 + x * (45 + x * (870 + x * (9450 + x * (63273 + x * (269325 + x * (723680 + x * (1172700 + x * (1026576 + x * (362880 + x * 0)))))))));
+      }
+      return s1 / s2;
+    }
+    module2.exports = evalrational;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gamma-lanczos-sum/lib/main.js
+var require_main66 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gamma-lanczos-sum/lib/main.js"(exports2, module2) {
+    "use strict";
+    var gammaLanczosSum = require_rational_pq3();
+    module2.exports = gammaLanczosSum;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gamma-lanczos-sum/lib/index.js
+var require_lib94 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gamma-lanczos-sum/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main66();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/constants-float64-gamma-lanczos-g/lib/index.js
+var require_lib95 = __commonJS({
+  "node_modules/@stdlib/constants-float64-gamma-lanczos-g/lib/index.js"(exports2, module2) {
+    "use strict";
+    var FLOAT64_GAMMA_LANCZOS_G = 10.900511;
+    module2.exports = FLOAT64_GAMMA_LANCZOS_G;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gamma-delta-ratio/lib/gamma_delta_ratio_lanczos.js
+var require_gamma_delta_ratio_lanczos = __commonJS({
+  "node_modules/@stdlib/math-base-special-gamma-delta-ratio/lib/gamma_delta_ratio_lanczos.js"(exports2, module2) {
+    "use strict";
+    var lanczosSum = require_lib94();
+    var gamma = require_lib91();
+    var log1p = require_lib40();
+    var abs = require_lib44();
+    var exp = require_lib60();
+    var pow = require_lib69();
+    var EPSILON = require_lib71();
+    var E = require_lib70();
+    var G = require_lib95();
+    var FLOAT64_MAX_NTH_FACTORIAL = require_lib92();
+    var FACTORIAL_169 = 4269068009004705e289;
+    function gammaDeltaRatioLanczos(z2, delta) {
+      var result;
+      var ratio;
+      var zgh;
+      if (z2 < EPSILON) {
+        if (delta >= FLOAT64_MAX_NTH_FACTORIAL) {
+          ratio = gammaDeltaRatioLanczos(delta, FLOAT64_MAX_NTH_FACTORIAL - delta);
+          ratio *= z2;
+          ratio *= FACTORIAL_169;
+          return 1 / ratio;
+        }
+        return 1 / (z2 * gamma(z2 + delta));
+      }
+      zgh = z2 + G - 0.5;
+      if (z2 + delta === z2) {
+        if (abs(delta / zgh) < EPSILON) {
+          result = exp(-delta);
+        } else {
+          result = 1;
+        }
+      } else {
+        if (abs(delta) < 10) {
+          result = exp((0.5 - z2) * log1p(delta / zgh));
+        } else {
+          result = pow(zgh / (zgh + delta), z2 - 0.5);
+        }
+        result *= lanczosSum(z2) / lanczosSum(z2 + delta);
+      }
+      result *= pow(E / (zgh + delta), delta);
+      return result;
+    }
+    module2.exports = gammaDeltaRatioLanczos;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gamma-delta-ratio/lib/main.js
+var require_main67 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gamma-delta-ratio/lib/main.js"(exports2, module2) {
+    "use strict";
+    var abs = require_lib44();
+    var floor = require_lib39();
+    var gamma = require_lib91();
+    var factorial = require_lib93();
+    var FLOAT64_MAX_NTH_FACTORIAL = require_lib92();
+    var gammaDeltaRatioLanczos = require_gamma_delta_ratio_lanczos();
+    function gammaDeltaRatio(z2, delta) {
+      var result;
+      var idelta;
+      var iz;
+      if (z2 <= 0 || z2 + delta <= 0) {
+        return gamma(z2) / gamma(z2 + delta);
+      }
+      idelta = floor(delta);
+      if (idelta === delta) {
+        iz = floor(z2);
+        if (iz === z2) {
+          if (z2 <= FLOAT64_MAX_NTH_FACTORIAL && z2 + delta <= FLOAT64_MAX_NTH_FACTORIAL) {
+            return factorial(iz - 1) / factorial(idelta + iz - 1);
+          }
+        }
+        if (abs(delta) < 20) {
+          if (delta === 0) {
+            return 1;
+          }
+          if (delta < 0) {
+            z2 -= 1;
+            result = z2;
+            delta += 1;
+            while (delta !== 0) {
+              z2 -= 1;
+              result *= z2;
+              delta += 1;
+            }
+            return result;
+          }
+          result = 1 / z2;
+          delta -= 1;
+          while (delta !== 0) {
+            z2 += 1;
+            result /= z2;
+            delta -= 1;
+          }
+          return result;
+        }
+      }
+      return gammaDeltaRatioLanczos(z2, delta);
+    }
+    module2.exports = gammaDeltaRatio;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gamma-delta-ratio/lib/index.js
+var require_lib96 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gamma-delta-ratio/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main67();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-ln/lib/polyval_p.js
+var require_polyval_p3 = __commonJS({
+  "node_modules/@stdlib/math-base-special-ln/lib/polyval_p.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 0.3999999999940942;
+      }
+      return 0.3999999999940942 + x * (0.22222198432149784 + x * 0.15313837699209373);
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-ln/lib/polyval_q.js
+var require_polyval_q2 = __commonJS({
+  "node_modules/@stdlib/math-base-special-ln/lib/polyval_q.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 0.6666666666666735;
+      }
+      return 0.6666666666666735 + x * (0.2857142874366239 + x * (0.1818357216161805 + x * 0.14798198605116586));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-ln/lib/main.js
+var require_main68 = __commonJS({
+  "node_modules/@stdlib/math-base-special-ln/lib/main.js"(exports2, module2) {
+    "use strict";
+    var getHighWord = require_lib30();
+    var setHighWord = require_lib31();
+    var isnan = require_lib8();
+    var BIAS = require_lib36();
+    var NINF = require_lib35();
+    var polyvalP = require_polyval_p3();
+    var polyvalQ = require_polyval_q2();
+    var LN2_HI = 0.6931471803691238;
+    var LN2_LO = 19082149292705877e-26;
+    var TWO54 = 18014398509481984;
+    var ONE_THIRD = 0.3333333333333333;
+    var HIGH_SIGNIFICAND_MASK = 1048575 | 0;
+    var HIGH_MAX_NORMAL_EXP = 2146435072 | 0;
+    var HIGH_MIN_NORMAL_EXP = 1048576 | 0;
+    var HIGH_BIASED_EXP_0 = 1072693248 | 0;
+    function ln(x) {
+      var hfsq;
+      var hx;
+      var t2;
+      var t1;
+      var k;
+      var R;
+      var f;
+      var i2;
+      var j;
+      var s;
+      var w;
+      var z2;
+      if (x === 0) {
+        return NINF;
+      }
+      if (isnan(x) || x < 0) {
+        return NaN;
+      }
+      hx = getHighWord(x);
+      k = 0 | 0;
+      if (hx < HIGH_MIN_NORMAL_EXP) {
+        k -= 54 | 0;
+        x *= TWO54;
+        hx = getHighWord(x);
+      }
+      if (hx >= HIGH_MAX_NORMAL_EXP) {
+        return x + x;
+      }
+      k += (hx >> 20) - BIAS | 0;
+      hx &= HIGH_SIGNIFICAND_MASK;
+      i2 = hx + 614244 & 1048576 | 0;
+      x = setHighWord(x, hx | i2 ^ HIGH_BIASED_EXP_0);
+      k += i2 >> 20 | 0;
+      f = x - 1;
+      if ((HIGH_SIGNIFICAND_MASK & 2 + hx) < 3) {
+        if (f === 0) {
+          if (k === 0) {
+            return 0;
+          }
+          return k * LN2_HI + k * LN2_LO;
+        }
+        R = f * f * (0.5 - ONE_THIRD * f);
+        if (k === 0) {
+          return f - R;
+        }
+        return k * LN2_HI - (R - k * LN2_LO - f);
+      }
+      s = f / (2 + f);
+      z2 = s * s;
+      i2 = hx - 398458 | 0;
+      w = z2 * z2;
+      j = 440401 - hx | 0;
+      t1 = w * polyvalP(w);
+      t2 = z2 * polyvalQ(w);
+      i2 |= j;
+      R = t2 + t1;
+      if (i2 > 0) {
+        hfsq = 0.5 * f * f;
+        if (k === 0) {
+          return f - (hfsq - s * (hfsq + R));
+        }
+        return k * LN2_HI - (hfsq - (s * (hfsq + R) + k * LN2_LO) - f);
+      }
+      if (k === 0) {
+        return f - s * (f - R);
+      }
+      return k * LN2_HI - (s * (f - R) - k * LN2_LO - f);
+    }
+    module2.exports = ln;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-ln/lib/index.js
+var require_lib97 = __commonJS({
+  "node_modules/@stdlib/math-base-special-ln/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main68();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-cos/lib/main.js
+var require_main69 = __commonJS({
+  "node_modules/@stdlib/math-base-special-cos/lib/main.js"(exports2, module2) {
+    "use strict";
+    var getHighWord = require_lib30();
+    var kernelCos = require_lib81();
+    var kernelSin = require_lib82();
+    var rempio2 = require_lib87();
+    var ABS_MASK = require_lib52();
+    var EXPONENT_MASK = require_lib57();
+    var buffer = [0, 0];
+    var HIGH_WORD_PIO4 = 1072243195 | 0;
+    var HIGH_WORD_TWO_NEG_27 = 1044381696 | 0;
+    function cos(x) {
+      var ix;
+      var n;
+      ix = getHighWord(x);
+      ix &= ABS_MASK;
+      if (ix <= HIGH_WORD_PIO4) {
+        if (ix < HIGH_WORD_TWO_NEG_27) {
+          return 1;
+        }
+        return kernelCos(x, 0);
+      }
+      if (ix >= EXPONENT_MASK) {
+        return NaN;
+      }
+      n = rempio2(x, buffer);
+      switch (n & 3) {
+        case 0:
+          return kernelCos(buffer[0], buffer[1]);
+        case 1:
+          return -kernelSin(buffer[0], buffer[1]);
+        case 2:
+          return -kernelCos(buffer[0], buffer[1]);
+        default:
+          return kernelSin(buffer[0], buffer[1]);
+      }
+    }
+    module2.exports = cos;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-cos/lib/index.js
+var require_lib98 = __commonJS({
+  "node_modules/@stdlib/math-base-special-cos/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main69();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-sinpi/lib/main.js
+var require_main70 = __commonJS({
+  "node_modules/@stdlib/math-base-special-sinpi/lib/main.js"(exports2, module2) {
+    "use strict";
+    var isnan = require_lib8();
+    var isInfinite = require_lib50();
+    var cos = require_lib98();
+    var sin = require_lib88();
+    var abs = require_lib44();
+    var copysign = require_lib54();
+    var PI = require_lib80();
+    function sinpi(x) {
+      var ar;
+      var r;
+      if (isnan(x)) {
+        return NaN;
+      }
+      if (isInfinite(x)) {
+        return NaN;
+      }
+      r = x % 2;
+      ar = abs(r);
+      if (ar === 0 || ar === 1) {
+        return copysign(0, r);
+      }
+      if (ar < 0.25) {
+        return sin(PI * r);
+      }
+      if (ar < 0.75) {
+        ar = 0.5 - ar;
+        return copysign(cos(PI * ar), r);
+      }
+      if (ar < 1.25) {
+        r = copysign(1, r) - r;
+        return sin(PI * r);
+      }
+      if (ar < 1.75) {
+        ar -= 1.5;
+        return -copysign(cos(PI * ar), r);
+      }
+      r -= copysign(2, r);
+      return sin(PI * r);
+    }
+    module2.exports = sinpi;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-sinpi/lib/index.js
+var require_lib99 = __commonJS({
+  "node_modules/@stdlib/math-base-special-sinpi/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main70();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaln/lib/polyval_a1.js
+var require_polyval_a1 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaln/lib/polyval_a1.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 0.06735230105312927;
+      }
+      return 0.06735230105312927 + x * (0.007385550860814029 + x * (0.0011927076318336207 + x * (22086279071390839e-20 + x * 25214456545125733e-21)));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaln/lib/polyval_a2.js
+var require_polyval_a2 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaln/lib/polyval_a2.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 0.020580808432516733;
+      }
+      return 0.020580808432516733 + x * (0.0028905138367341563 + x * (5100697921535113e-19 + x * (10801156724758394e-20 + x * 44864094961891516e-21)));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaln/lib/polyval_r.js
+var require_polyval_r = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaln/lib/polyval_r.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 1.3920053346762105;
+      }
+      return 1.3920053346762105 + x * (0.7219355475671381 + x * (0.17193386563280308 + x * (0.01864591917156529 + x * (7779424963818936e-19 + x * 7326684307446256e-21))));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaln/lib/polyval_s.js
+var require_polyval_s2 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaln/lib/polyval_s.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 0.21498241596060885;
+      }
+      return 0.21498241596060885 + x * (0.325778796408931 + x * (0.14635047265246445 + x * (0.02664227030336386 + x * (0.0018402845140733772 + x * 3194753265841009e-20))));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaln/lib/polyval_t1.js
+var require_polyval_t1 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaln/lib/polyval_t1.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return -0.032788541075985965;
+      }
+      return -0.032788541075985965 + x * (0.006100538702462913 + x * (-0.0014034646998923284 + x * 31563207090362595e-20));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaln/lib/polyval_t2.js
+var require_polyval_t2 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaln/lib/polyval_t2.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 0.01797067508118204;
+      }
+      return 0.01797067508118204 + x * (-0.0036845201678113826 + x * (881081882437654e-18 + x * -31275416837512086e-20));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaln/lib/polyval_t3.js
+var require_polyval_t3 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaln/lib/polyval_t3.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return -0.010314224129834144;
+      }
+      return -0.010314224129834144 + x * (0.0022596478090061247 + x * (-5385953053567405e-19 + x * 3355291926355191e-19));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaln/lib/polyval_u.js
+var require_polyval_u = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaln/lib/polyval_u.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 0.6328270640250934;
+      }
+      return 0.6328270640250934 + x * (1.4549225013723477 + x * (0.9777175279633727 + x * (0.22896372806469245 + x * 0.013381091853678766)));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaln/lib/polyval_v.js
+var require_polyval_v = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaln/lib/polyval_v.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 2.4559779371304113;
+      }
+      return 2.4559779371304113 + x * (2.128489763798934 + x * (0.7692851504566728 + x * (0.10422264559336913 + x * 0.003217092422824239)));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaln/lib/polyval_w.js
+var require_polyval_w2 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaln/lib/polyval_w.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 0.08333333333333297;
+      }
+      return 0.08333333333333297 + x * (-0.0027777777772877554 + x * (7936505586430196e-19 + x * (-59518755745034e-17 + x * (8363399189962821e-19 + x * -0.0016309293409657527))));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaln/lib/main.js
+var require_main71 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaln/lib/main.js"(exports2, module2) {
+    "use strict";
+    var isnan = require_lib8();
+    var isInfinite = require_lib50();
+    var abs = require_lib44();
+    var ln = require_lib97();
+    var trunc = require_lib46();
+    var sinpi = require_lib99();
+    var PI = require_lib80();
+    var PINF = require_lib33();
+    var polyvalA1 = require_polyval_a1();
+    var polyvalA2 = require_polyval_a2();
+    var polyvalR = require_polyval_r();
+    var polyvalS = require_polyval_s2();
+    var polyvalT1 = require_polyval_t1();
+    var polyvalT2 = require_polyval_t2();
+    var polyvalT3 = require_polyval_t3();
+    var polyvalU = require_polyval_u();
+    var polyvalV = require_polyval_v();
+    var polyvalW = require_polyval_w2();
+    var A1C = 0.07721566490153287;
+    var A2C = 0.3224670334241136;
+    var RC = 1;
+    var SC = -0.07721566490153287;
+    var T1C = 0.48383612272381005;
+    var T2C = -0.1475877229945939;
+    var T3C = 0.06462494023913339;
+    var UC = -0.07721566490153287;
+    var VC = 1;
+    var WC = 0.4189385332046727;
+    var YMIN = 1.4616321449683622;
+    var TWO52 = 4503599627370496;
+    var TWO56 = 72057594037927940;
+    var TINY = 13877787807814457e-33;
+    var TC = 1.4616321449683622;
+    var TF = -0.12148629053584961;
+    var TT = -3638676997039505e-33;
+    function gammaln(x) {
+      var isNegative;
+      var nadj;
+      var flg;
+      var p3;
+      var p2;
+      var p1;
+      var p;
+      var q;
+      var t;
+      var w;
+      var y;
+      var z2;
+      var r;
+      if (isnan(x) || isInfinite(x)) {
+        return x;
+      }
+      if (x === 0) {
+        return PINF;
+      }
+      if (x < 0) {
+        isNegative = true;
+        x = -x;
+      } else {
+        isNegative = false;
+      }
+      if (x < TINY) {
+        return -ln(x);
+      }
+      if (isNegative) {
+        if (x >= TWO52) {
+          return PINF;
+        }
+        t = sinpi(x);
+        if (t === 0) {
+          return PINF;
+        }
+        nadj = ln(PI / abs(t * x));
+      }
+      if (x === 1 || x === 2) {
+        return 0;
+      }
+      if (x < 2) {
+        if (x <= 0.9) {
+          r = -ln(x);
+          if (x >= YMIN - 1 + 0.27) {
+            y = 1 - x;
+            flg = 0;
+          } else if (x >= YMIN - 1 - 0.27) {
+            y = x - (TC - 1);
+            flg = 1;
+          } else {
+            y = x;
+            flg = 2;
+          }
+        } else {
+          r = 0;
+          if (x >= YMIN + 0.27) {
+            y = 2 - x;
+            flg = 0;
+          } else if (x >= YMIN - 0.27) {
+            y = x - TC;
+            flg = 1;
+          } else {
+            y = x - 1;
+            flg = 2;
+          }
+        }
+        switch (flg) {
+          // eslint-disable-line default-case
+          case 0:
+            z2 = y * y;
+            p1 = A1C + z2 * polyvalA1(z2);
+            p2 = z2 * (A2C + z2 * polyvalA2(z2));
+            p = y * p1 + p2;
+            r += p - 0.5 * y;
+            break;
+          case 1:
+            z2 = y * y;
+            w = z2 * y;
+            p1 = T1C + w * polyvalT1(w);
+            p2 = T2C + w * polyvalT2(w);
+            p3 = T3C + w * polyvalT3(w);
+            p = z2 * p1 - (TT - w * (p2 + y * p3));
+            r += TF + p;
+            break;
+          case 2:
+            p1 = y * (UC + y * polyvalU(y));
+            p2 = VC + y * polyvalV(y);
+            r += -0.5 * y + p1 / p2;
+            break;
+        }
+      } else if (x < 8) {
+        flg = trunc(x);
+        y = x - flg;
+        p = y * (SC + y * polyvalS(y));
+        q = RC + y * polyvalR(y);
+        r = 0.5 * y + p / q;
+        z2 = 1;
+        switch (flg) {
+          // eslint-disable-line default-case
+          case 7:
+            z2 *= y + 6;
+          /* Falls through */
+          case 6:
+            z2 *= y + 5;
+          /* Falls through */
+          case 5:
+            z2 *= y + 4;
+          /* Falls through */
+          case 4:
+            z2 *= y + 3;
+          /* Falls through */
+          case 3:
+            z2 *= y + 2;
+            r += ln(z2);
+        }
+      } else if (x < TWO56) {
+        t = ln(x);
+        z2 = 1 / x;
+        y = z2 * z2;
+        w = WC + z2 * polyvalW(y);
+        r = (x - 0.5) * (t - 1) + w;
+      } else {
+        r = x * (ln(x) - 1);
+      }
+      if (isNegative) {
+        r = nadj - r;
+      }
+      return r;
+    }
+    module2.exports = gammaln;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaln/lib/index.js
+var require_lib100 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaln/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main71();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/constants-float64-max-ln/lib/index.js
+var require_lib101 = __commonJS({
+  "node_modules/@stdlib/constants-float64-max-ln/lib/index.js"(exports2, module2) {
+    "use strict";
+    var FLOAT64_MAX_LN = 709.782712893384;
+    module2.exports = FLOAT64_MAX_LN;
+  }
+});
+
+// node_modules/@stdlib/constants-float64-sqrt-eps/lib/index.js
+var require_lib102 = __commonJS({
+  "node_modules/@stdlib/constants-float64-sqrt-eps/lib/index.js"(exports2, module2) {
+    "use strict";
+    var FLOAT64_SQRT_EPSILON = 14901161193847656e-24;
+    module2.exports = FLOAT64_SQRT_EPSILON;
+  }
+});
+
+// node_modules/@stdlib/utils-eval/lib/index.js
+var require_lib103 = __commonJS({
+  "node_modules/@stdlib/utils-eval/lib/index.js"(exports2, module2) {
+    "use strict";
+    var evil = eval;
+    module2.exports = evil;
+  }
+});
+
+// node_modules/@stdlib/assert-has-generator-support/lib/main.js
+var require_main72 = __commonJS({
+  "node_modules/@stdlib/assert-has-generator-support/lib/main.js"(exports2, module2) {
+    "use strict";
+    var evil = require_lib103();
+    function hasGeneratorSupport() {
+      var bool;
+      try {
+        evil('"use strict"; (function* () {})');
+        bool = true;
+      } catch (err) {
+        bool = false;
+      }
+      return bool;
+    }
+    module2.exports = hasGeneratorSupport;
+  }
+});
+
+// node_modules/@stdlib/assert-has-generator-support/lib/index.js
+var require_lib104 = __commonJS({
+  "node_modules/@stdlib/assert-has-generator-support/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main72();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-tools-sum-series/lib/generators.js
+var require_generators = __commonJS({
+  "node_modules/@stdlib/math-base-tools-sum-series/lib/generators.js"(exports2, module2) {
+    "use strict";
+    var abs = require_lib44();
+    var EPS = require_lib71();
+    var MAX_TERMS = 1e6;
+    function sumSeries(generator, options) {
+      var isgenerator;
+      var tolerance;
+      var nextTerm;
+      var counter2;
+      var result;
+      var opts;
+      opts = {};
+      if (arguments.length > 1) {
+        opts = options;
+      }
+      tolerance = opts.tolerance || EPS;
+      counter2 = opts.maxTerms || MAX_TERMS;
+      result = opts.initialValue || 0;
+      isgenerator = typeof generator.next === "function";
+      if (isgenerator === true) {
+        for (nextTerm of generator) {
+          result += nextTerm;
+          if (abs(tolerance * result) >= abs(nextTerm) || --counter2 === 0) {
+            break;
+          }
+        }
+      } else {
+        do {
+          nextTerm = generator();
+          result += nextTerm;
+        } while (abs(tolerance * result) < abs(nextTerm) && --counter2);
+      }
+      return result;
+    }
+    module2.exports = sumSeries;
+  }
+});
+
+// node_modules/@stdlib/math-base-tools-sum-series/lib/basic.js
+var require_basic = __commonJS({
+  "node_modules/@stdlib/math-base-tools-sum-series/lib/basic.js"(exports2, module2) {
+    "use strict";
+    var abs = require_lib44();
+    var EPS = require_lib71();
+    var MAX_TERMS = 1e6;
+    function sumSeries(generator, options) {
+      var tolerance;
+      var nextTerm;
+      var counter2;
+      var result;
+      var opts;
+      opts = {};
+      if (arguments.length > 1) {
+        opts = options;
+      }
+      tolerance = opts.tolerance || EPS;
+      counter2 = opts.maxTerms || MAX_TERMS;
+      result = opts.initialValue || 0;
+      do {
+        nextTerm = generator();
+        result += nextTerm;
+      } while (abs(tolerance * result) < abs(nextTerm) && --counter2);
+      return result;
+    }
+    module2.exports = sumSeries;
+  }
+});
+
+// node_modules/@stdlib/math-base-tools-sum-series/lib/index.js
+var require_lib105 = __commonJS({
+  "node_modules/@stdlib/math-base-tools-sum-series/lib/index.js"(exports2, module2) {
+    "use strict";
+    var hasGeneratorSupport = require_lib104();
+    var generator = require_generators();
+    var basic = require_basic();
+    var sumSeries;
+    if (hasGeneratorSupport()) {
+      sumSeries = generator;
+    } else {
+      sumSeries = basic;
+    }
+    module2.exports = sumSeries;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammainc/lib/tgamma_i_large_x_series.js
+var require_tgamma_i_large_x_series = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammainc/lib/tgamma_i_large_x_series.js"(exports2, module2) {
+    "use strict";
+    function tgammaILargeXSeries(a1, x1) {
+      var result = 1;
+      var a = a1;
+      var x = x1;
+      return next;
+      function next() {
+        var r = result;
+        result *= a / x;
+        a -= 1;
+        return r;
+      }
+    }
+    module2.exports = tgammaILargeXSeries;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammainc/lib/tgamma_i_large_x.js
+var require_tgamma_i_large_x = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammainc/lib/tgamma_i_large_x.js"(exports2, module2) {
+    "use strict";
+    var sumSeries = require_lib105();
+    var tgammaILargeXSeries = require_tgamma_i_large_x_series();
+    function tgammaILargeX(a, x) {
+      var result;
+      var s;
+      s = tgammaILargeXSeries(a, x);
+      result = sumSeries(s);
+      return result;
+    }
+    module2.exports = tgammaILargeX;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammainc/lib/finite_gamma_q.js
+var require_finite_gamma_q = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammainc/lib/finite_gamma_q.js"(exports2, module2) {
+    "use strict";
+    var exp = require_lib60();
+    function finiteGammaQ(a, x) {
+      var term;
+      var sum3;
+      var e;
+      var n;
+      e = exp(-x);
+      sum3 = e;
+      if (sum3 !== 0) {
+        term = sum3;
+        for (n = 1; n < a; ++n) {
+          term /= n;
+          term *= x;
+          sum3 += term;
+        }
+      }
+      return sum3;
+    }
+    module2.exports = finiteGammaQ;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-erfc/lib/polyval_pp.js
+var require_polyval_pp = __commonJS({
+  "node_modules/@stdlib/math-base-special-erfc/lib/polyval_pp.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return -0.3250421072470015;
+      }
+      return -0.3250421072470015 + x * (-0.02848174957559851 + x * (-0.005770270296489442 + x * -23763016656650163e-21));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-erfc/lib/polyval_qq.js
+var require_polyval_qq = __commonJS({
+  "node_modules/@stdlib/math-base-special-erfc/lib/polyval_qq.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 0.39791722395915535;
+      }
+      return 0.39791722395915535 + x * (0.0650222499887673 + x * (0.005081306281875766 + x * (13249473800432164e-20 + x * -3960228278775368e-21)));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-erfc/lib/polyval_pa.js
+var require_polyval_pa = __commonJS({
+  "node_modules/@stdlib/math-base-special-erfc/lib/polyval_pa.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 0.41485611868374833;
+      }
+      return 0.41485611868374833 + x * (-0.3722078760357013 + x * (0.31834661990116175 + x * (-0.11089469428239668 + x * (0.035478304325618236 + x * -0.002166375594868791))));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-erfc/lib/polyval_qa.js
+var require_polyval_qa = __commonJS({
+  "node_modules/@stdlib/math-base-special-erfc/lib/polyval_qa.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 0.10642088040084423;
+      }
+      return 0.10642088040084423 + x * (0.540397917702171 + x * (0.07182865441419627 + x * (0.12617121980876164 + x * (0.01363708391202905 + x * 0.011984499846799107))));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-erfc/lib/polyval_ra.js
+var require_polyval_ra = __commonJS({
+  "node_modules/@stdlib/math-base-special-erfc/lib/polyval_ra.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return -0.6938585727071818;
+      }
+      return -0.6938585727071818 + x * (-10.558626225323291 + x * (-62.375332450326006 + x * (-162.39666946257347 + x * (-184.60509290671104 + x * (-81.2874355063066 + x * -9.814329344169145)))));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-erfc/lib/polyval_sa.js
+var require_polyval_sa = __commonJS({
+  "node_modules/@stdlib/math-base-special-erfc/lib/polyval_sa.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 19.651271667439257;
+      }
+      return 19.651271667439257 + x * (137.65775414351904 + x * (434.56587747522923 + x * (645.3872717332679 + x * (429.00814002756783 + x * (108.63500554177944 + x * (6.570249770319282 + x * -0.0604244152148581))))));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-erfc/lib/polyval_rb.js
+var require_polyval_rb = __commonJS({
+  "node_modules/@stdlib/math-base-special-erfc/lib/polyval_rb.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return -0.799283237680523;
+      }
+      return -0.799283237680523 + x * (-17.757954917754752 + x * (-160.63638485582192 + x * (-637.5664433683896 + x * (-1025.0951316110772 + x * -483.5191916086514))));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-erfc/lib/polyval_sb.js
+var require_polyval_sb = __commonJS({
+  "node_modules/@stdlib/math-base-special-erfc/lib/polyval_sb.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 30.33806074348246;
+      }
+      return 30.33806074348246 + x * (325.7925129965739 + x * (1536.729586084437 + x * (3199.8582195085955 + x * (2553.0504064331644 + x * (474.52854120695537 + x * -22.44095244658582)))));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-erfc/lib/main.js
+var require_main73 = __commonJS({
+  "node_modules/@stdlib/math-base-special-erfc/lib/main.js"(exports2, module2) {
+    "use strict";
+    var isnan = require_lib8();
+    var exp = require_lib60();
+    var setLowWord = require_lib64();
+    var PINF = require_lib33();
+    var NINF = require_lib35();
+    var polyvalPP = require_polyval_pp();
+    var polyvalQQ = require_polyval_qq();
+    var polyvalPA = require_polyval_pa();
+    var polyvalQA = require_polyval_qa();
+    var polyvalRA = require_polyval_ra();
+    var polyvalSA = require_polyval_sa();
+    var polyvalRB = require_polyval_rb();
+    var polyvalSB = require_polyval_sb();
+    var TINY = 1e-300;
+    var SMALL = 13877787807814457e-33;
+    var ERX = 0.8450629115104675;
+    var PPC = 0.12837916709551256;
+    var QQC = 1;
+    var PAC = -0.0023621185607526594;
+    var QAC = 1;
+    var RAC = -0.009864944034847148;
+    var SAC = 1;
+    var RBC = -0.0098649429247001;
+    var SBC = 1;
+    function erfc(x) {
+      var sign;
+      var ax;
+      var z2;
+      var r;
+      var s;
+      var y;
+      var p;
+      var q;
+      if (isnan(x)) {
+        return NaN;
+      }
+      if (x === PINF) {
+        return 0;
+      }
+      if (x === NINF) {
+        return 2;
+      }
+      if (x === 0) {
+        return 1;
+      }
+      if (x < 0) {
+        sign = true;
+        ax = -x;
+      } else {
+        sign = false;
+        ax = x;
+      }
+      if (ax < 0.84375) {
+        if (ax < SMALL) {
+          return 1 - x;
+        }
+        z2 = x * x;
+        r = PPC + z2 * polyvalPP(z2);
+        s = QQC + z2 * polyvalQQ(z2);
+        y = r / s;
+        if (x < 0.25) {
+          return 1 - (x + x * y);
+        }
+        r = x * y;
+        r += x - 0.5;
+        return 0.5 - r;
+      }
+      if (ax < 1.25) {
+        s = ax - 1;
+        p = PAC + s * polyvalPA(s);
+        q = QAC + s * polyvalQA(s);
+        if (sign) {
+          return 1 + ERX + p / q;
+        }
+        return 1 - ERX - p / q;
+      }
+      if (ax < 28) {
+        s = 1 / (ax * ax);
+        if (ax < 2.857142857142857) {
+          r = RAC + s * polyvalRA(s);
+          s = SAC + s * polyvalSA(s);
+        } else {
+          if (x < -6) {
+            return 2 - TINY;
+          }
+          r = RBC + s * polyvalRB(s);
+          s = SBC + s * polyvalSB(s);
+        }
+        z2 = setLowWord(ax, 0);
+        r = exp(-(z2 * z2) - 0.5625) * exp((z2 - ax) * (z2 + ax) + r / s);
+        if (sign) {
+          return 2 - r / ax;
+        }
+        return r / ax;
+      }
+      if (sign) {
+        return 2 - TINY;
+      }
+      return TINY * TINY;
+    }
+    module2.exports = erfc;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-erfc/lib/index.js
+var require_lib106 = __commonJS({
+  "node_modules/@stdlib/math-base-special-erfc/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main73();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammainc/lib/finite_half_gamma_q.js
+var require_finite_half_gamma_q = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammainc/lib/finite_half_gamma_q.js"(exports2, module2) {
+    "use strict";
+    var erfc = require_lib106();
+    var sqrt = require_lib41();
+    var exp = require_lib60();
+    var PI = require_lib80();
+    function finiteHalfGammaQ(a, x) {
+      var half;
+      var term;
+      var sum3;
+      var e;
+      var n;
+      e = erfc(sqrt(x));
+      if (e !== 0 && a > 1) {
+        term = exp(-x) / sqrt(PI * x);
+        term *= x;
+        half = 0.5;
+        term /= half;
+        sum3 = term;
+        for (n = 2; n < a; ++n) {
+          term /= n - half;
+          term *= x;
+          sum3 += term;
+        }
+        e += sum3;
+      }
+      return e;
+    }
+    module2.exports = finiteHalfGammaQ;
+  }
+});
+
+// node_modules/@stdlib/constants-float64-min-ln/lib/index.js
+var require_lib107 = __commonJS({
+  "node_modules/@stdlib/constants-float64-min-ln/lib/index.js"(exports2, module2) {
+    "use strict";
+    var FLOAT64_MIN_LN = -708.3964185322641;
+    module2.exports = FLOAT64_MIN_LN;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammainc/lib/full_igamma_prefix.js
+var require_full_igamma_prefix = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammainc/lib/full_igamma_prefix.js"(exports2, module2) {
+    "use strict";
+    var exp = require_lib60();
+    var pow = require_lib69();
+    var ln = require_lib97();
+    var MAX_LN = require_lib101();
+    var MIN_LN = require_lib107();
+    function fullIGammaPrefix(a, z2) {
+      var prefix;
+      var alz;
+      alz = a * ln(z2);
+      if (z2 >= 1) {
+        if (alz < MAX_LN && -z2 > MIN_LN) {
+          prefix = pow(z2, a) * exp(-z2);
+        } else if (a >= 1) {
+          prefix = pow(z2 / exp(z2 / a), a);
+        } else {
+          prefix = exp(alz - z2);
+        }
+      } else {
+        if (alz > MIN_LN) {
+          prefix = pow(z2, a) * exp(-z2);
+        } else if (z2 / a < MAX_LN) {
+          prefix = pow(z2 / exp(z2 / a), a);
+        } else {
+          prefix = exp(alz - z2);
+        }
+      }
+      return prefix;
+    }
+    module2.exports = fullIGammaPrefix;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-log1pmx/lib/log1p_series.js
+var require_log1p_series = __commonJS({
+  "node_modules/@stdlib/math-base-special-log1pmx/lib/log1p_series.js"(exports2, module2) {
+    "use strict";
+    function log1pSeries(x) {
+      var mMult = -x;
+      var mProd = -1;
+      var k = 0;
+      return next;
+      function next() {
+        mProd *= mMult;
+        k += 1;
+        return mProd / k;
+      }
+    }
+    module2.exports = log1pSeries;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-log1pmx/lib/main.js
+var require_main74 = __commonJS({
+  "node_modules/@stdlib/math-base-special-log1pmx/lib/main.js"(exports2, module2) {
+    "use strict";
+    var abs = require_lib44();
+    var ln = require_lib97();
+    var FLOAT_EPS = require_lib71();
+    var sumSeries = require_lib105();
+    var log1pSeries = require_log1p_series();
+    function log1pmx(x) {
+      var opts;
+      var ax;
+      if (x <= -1) {
+        return NaN;
+      }
+      ax = abs(x);
+      if (ax > 0.95) {
+        return ln(1 + x) - x;
+      }
+      if (ax < FLOAT_EPS) {
+        return -x * x / 2;
+      }
+      opts = {
+        "initialValue": -x
+      };
+      return sumSeries(log1pSeries(x), opts);
+    }
+    module2.exports = log1pmx;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-log1pmx/lib/index.js
+var require_lib108 = __commonJS({
+  "node_modules/@stdlib/math-base-special-log1pmx/lib/index.js"(exports2, module2) {
+    "use strict";
+    var log1pmx = require_main74();
+    module2.exports = log1pmx;
+  }
+});
+
+// node_modules/@stdlib/constants-float64-two-pi/lib/index.js
+var require_lib109 = __commonJS({
+  "node_modules/@stdlib/constants-float64-two-pi/lib/index.js"(exports2, module2) {
+    "use strict";
+    var TWO_PI = 6.283185307179586;
+    module2.exports = TWO_PI;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammainc/lib/polyval_c0.js
+var require_polyval_c0 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammainc/lib/polyval_c0.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return -0.3333333333333333;
+      }
+      return -0.3333333333333333 + x * (0.08333333333333333 + x * (-0.014814814814814815 + x * (0.0011574074074074073 + x * (3527336860670194e-19 + x * (-1787551440329218e-19 + x * (3919263178522438e-20 + x * (-21854485106799924e-22 + x * (-185406221071516e-20 + x * (8296711340953087e-22 + x * (-17665952736826078e-23 + x * (6707853543401498e-24 + x * (10261809784240309e-24 + x * (-4382036018453353e-24 + x * 914769958223679e-24)))))))))))));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammainc/lib/polyval_c1.js
+var require_polyval_c1 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammainc/lib/polyval_c1.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return -0.001851851851851852;
+      }
+      return -0.001851851851851852 + x * (-0.003472222222222222 + x * (0.0026455026455026454 + x * (-9902263374485596e-19 + x * (20576131687242798e-20 + x * (-4018775720164609e-22 + x * (-18098550334489977e-21 + x * (764916091608111e-20 + x * (-16120900894563446e-22 + x * (4647127802807434e-24 + x * (1378633446915721e-22 + x * (-5752545603517705e-23 + x * 11951628599778148e-24)))))))))));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammainc/lib/polyval_c2.js
+var require_polyval_c2 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammainc/lib/polyval_c2.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 0.004133597883597883;
+      }
+      return 0.004133597883597883 + x * (-0.0026813271604938273 + x * (7716049382716049e-19 + x * (20093878600823047e-22 + x * (-10736653226365161e-20 + x * (52923448829120125e-21 + x * (-12760635188618728e-21 + x * (3423578734096138e-23 + x * (13721957309062932e-22 + x * (-6298992138380055e-22 + x * 14280614206064242e-23)))))))));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammainc/lib/polyval_c3.js
+var require_polyval_c3 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammainc/lib/polyval_c3.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 6494341563786008e-19;
+      }
+      return 6494341563786008e-19 + x * (22947209362139917e-20 + x * (-4691894943952557e-19 + x * (26772063206283885e-20 + x * (-7561801671883977e-20 + x * (-2396505113867297e-22 + x * (11082654115347302e-21 + x * (-56749528269915965e-22 + x * 14230900732435883e-22)))))));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammainc/lib/polyval_c4.js
+var require_polyval_c4 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammainc/lib/polyval_c4.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return -8618882909167117e-19;
+      }
+      return -8618882909167117e-19 + x * (7840392217200666e-19 + x * (-2990724803031902e-19 + x * (-14638452578843418e-22 + x * (6641498215465122e-20 + x * (-3968365047179435e-20 + x * 11375726970678419e-21)))));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammainc/lib/polyval_c5.js
+var require_polyval_c5 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammainc/lib/polyval_c5.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return -33679855336635813e-20;
+      }
+      return -33679855336635813e-20 + x * (-6972813758365858e-20 + x * (2772753244959392e-19 + x * (-19932570516188847e-20 + x * (6797780477937208e-20 + x * (1419062920643967e-22 + x * (-13594048189768693e-21 + x * (8018470256334202e-21 + x * -2291481176508095e-21)))))));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammainc/lib/polyval_c6.js
+var require_polyval_c6 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammainc/lib/polyval_c6.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 5313079364639922e-19;
+      }
+      return 5313079364639922e-19 + x * (-5921664373536939e-19 + x * (2708782096718045e-19 + x * (7902353232660328e-22 + x * (-8153969367561969e-20 + x * (561168275310625e-19 + x * -18329116582843375e-21)))));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammainc/lib/polyval_c7.js
+var require_polyval_c7 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammainc/lib/polyval_c7.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 34436760689237765e-20;
+      }
+      return 34436760689237765e-20 + x * (5171790908260592e-20 + x * (-33493161081142234e-20 + x * (2812695154763237e-19 + x * -10976582244684731e-20)));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammainc/lib/polyval_c8.js
+var require_polyval_c8 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammainc/lib/polyval_c8.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return -6526239185953094e-19;
+      }
+      return -6526239185953094e-19 + x * (8394987206720873e-19 + x * -438297098541721e-18);
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammainc/lib/igamma_temme_large.js
+var require_igamma_temme_large = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammainc/lib/igamma_temme_large.js"(exports2, module2) {
+    "use strict";
+    var evalpoly = require_lib7();
+    var log1pmx = require_lib108();
+    var erfc = require_lib106();
+    var sqrt = require_lib41();
+    var exp = require_lib60();
+    var TWO_PI = require_lib109();
+    var polyvalC0 = require_polyval_c0();
+    var polyvalC1 = require_polyval_c1();
+    var polyvalC2 = require_polyval_c2();
+    var polyvalC3 = require_polyval_c3();
+    var polyvalC4 = require_polyval_c4();
+    var polyvalC5 = require_polyval_c5();
+    var polyvalC6 = require_polyval_c6();
+    var polyvalC7 = require_polyval_c7();
+    var polyvalC8 = require_polyval_c8();
+    var workspace = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    function igammaTemmeLarge(a, x) {
+      var result;
+      var sigma;
+      var phi;
+      var y;
+      var z2;
+      sigma = (x - a) / a;
+      phi = -log1pmx(sigma);
+      y = a * phi;
+      z2 = sqrt(2 * phi);
+      if (x < a) {
+        z2 = -z2;
+      }
+      workspace[0] = polyvalC0(z2);
+      workspace[1] = polyvalC1(z2);
+      workspace[2] = polyvalC2(z2);
+      workspace[3] = polyvalC3(z2);
+      workspace[4] = polyvalC4(z2);
+      workspace[5] = polyvalC5(z2);
+      workspace[6] = polyvalC6(z2);
+      workspace[7] = polyvalC7(z2);
+      workspace[8] = polyvalC8(z2);
+      workspace[9] = -5967612901927463e-19;
+      result = evalpoly(workspace, 1 / a);
+      result *= exp(-y) / sqrt(TWO_PI * a);
+      if (x < a) {
+        result = -result;
+      }
+      result += erfc(sqrt(y)) / 2;
+      return result;
+    }
+    module2.exports = igammaTemmeLarge;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammainc/lib/lower_incomplete_gamma_series.js
+var require_lower_incomplete_gamma_series = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammainc/lib/lower_incomplete_gamma_series.js"(exports2, module2) {
+    "use strict";
+    function lowerIncompleteGammaSeries(a1, z1) {
+      var result = 1;
+      var a = a1;
+      var z2 = z1;
+      return next;
+      function next() {
+        var r = result;
+        a += 1;
+        result *= z2 / a;
+        return r;
+      }
+    }
+    module2.exports = lowerIncompleteGammaSeries;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammainc/lib/lower_gamma_series.js
+var require_lower_gamma_series = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammainc/lib/lower_gamma_series.js"(exports2, module2) {
+    "use strict";
+    var sumSeries = require_lib105();
+    var lowerIncompleteGammaSeries = require_lower_incomplete_gamma_series();
+    function lowerGammaSeries(a, z2, initialValue) {
+      var result;
+      var s;
+      initialValue = initialValue || 0;
+      s = lowerIncompleteGammaSeries(a, z2);
+      result = sumSeries(s, {
+        "initialValue": initialValue
+      });
+      return result;
+    }
+    module2.exports = lowerGammaSeries;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gamma-lanczos-sum-expg-scaled/lib/rational_pq.js
+var require_rational_pq4 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gamma-lanczos-sum-expg-scaled/lib/rational_pq.js"(exports2, module2) {
+    "use strict";
+    function evalrational(x) {
+      var ax;
+      var s1;
+      var s2;
+      if (x === 0) {
+        return Infinity;
+      }
+      if (x < 0) {
+        ax = -x;
+      } else {
+        ax = x;
+      }
+      if (ax <= 1) {
+        s1 = 709811.662581658 + x * (679979.8474157227 + x * (293136.7857211597 + x * (74887.54032914672 + x * (12555.290582413863 + x * (1443.4299244417066 + x * (115.24194596137347 + x * (6.309239205732627 + x * (0.22668404630224365 + x * (0.004826466289237662 + x * 4624429436045379e-20)))))))));
+        s2 = 0 + x * (362880 + x * (1026576 + x * (1172700 + x * (723680 + x * (269325 + x * (63273 + x * (9450 + x * (870 + x * (45 + x * 1)))))))));
+      } else {
+        x = 1 / x;
+        s1 = 4624429436045379e-20 + x * (0.004826466289237662 + x * (0.22668404630224365 + x * (6.309239205732627 + x * (115.24194596137347 + x * (1443.4299244417066 + x * (12555.290582413863 + x * (74887.54032914672 + x * (293136.7857211597 + x * (679979.8474157227 + x * 709811.662581658)))))))));
+        s2 = 1 + x * (45 + x * (870 + x * (9450 + x * (63273 + x * (269325 + x * (723680 + x * (1172700 + x * (1026576 + x * (362880 + x * 0)))))))));
+      }
+      return s1 / s2;
+    }
+    module2.exports = evalrational;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gamma-lanczos-sum-expg-scaled/lib/main.js
+var require_main75 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gamma-lanczos-sum-expg-scaled/lib/main.js"(exports2, module2) {
+    "use strict";
+    var gammaLanczosSumExpGScaled = require_rational_pq4();
+    module2.exports = gammaLanczosSumExpGScaled;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gamma-lanczos-sum-expg-scaled/lib/index.js
+var require_lib110 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gamma-lanczos-sum-expg-scaled/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main75();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammainc/lib/regularised_gamma_prefix.js
+var require_regularised_gamma_prefix = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammainc/lib/regularised_gamma_prefix.js"(exports2, module2) {
+    "use strict";
+    var lanczosSumExpGScaled = require_lib110();
+    var gammaln = require_lib100();
+    var gamma = require_lib91();
+    var log1pmx = require_lib108();
+    var sqrt = require_lib41();
+    var abs = require_lib44();
+    var exp = require_lib60();
+    var pow = require_lib69();
+    var max2 = require_lib74();
+    var min = require_lib76();
+    var ln = require_lib97();
+    var FLOAT64_MAX = require_lib77();
+    var MAX_LN = require_lib101();
+    var MIN_LN = require_lib107();
+    var G = require_lib95();
+    var E = require_lib70();
+    function regularisedGammaPrefix(a, z2) {
+      var prefix;
+      var amza;
+      var agh;
+      var alz;
+      var amz;
+      var sq;
+      var d;
+      agh = a + G - 0.5;
+      d = (z2 - a - G + 0.5) / agh;
+      if (a < 1) {
+        if (z2 <= MIN_LN || a < 1 / FLOAT64_MAX) {
+          return exp(a * ln(z2) - z2 - gammaln(a));
+        }
+        return pow(z2, a) * exp(-z2) / gamma(a);
+      }
+      if (abs(d * d * a) <= 100 && a > 150) {
+        prefix = a * log1pmx(d) + z2 * (0.5 - G) / agh;
+        prefix = exp(prefix);
+      } else {
+        alz = a * ln(z2 / agh);
+        amz = a - z2;
+        if (min(alz, amz) <= MIN_LN || max2(alz, amz) >= MAX_LN) {
+          amza = amz / a;
+          if (min(alz, amz) / 2 > MIN_LN && max2(alz, amz) / 2 < MAX_LN) {
+            sq = pow(z2 / agh, a / 2) * exp(amz / 2);
+            prefix = sq * sq;
+          } else if (min(alz, amz) / 4 > MIN_LN && max2(alz, amz) / 4 < MAX_LN && z2 > a) {
+            sq = pow(z2 / agh, a / 4) * exp(amz / 4);
+            prefix = sq * sq;
+            prefix *= prefix;
+          } else if (amza > MIN_LN && amza < MAX_LN) {
+            prefix = pow(z2 * exp(amza) / agh, a);
+          } else {
+            prefix = exp(alz + amz);
+          }
+        } else {
+          prefix = pow(z2 / agh, a) * exp(amz);
+        }
+      }
+      prefix *= sqrt(agh / E) / lanczosSumExpGScaled(a);
+      return prefix;
+    }
+    module2.exports = regularisedGammaPrefix;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-powm1/lib/main.js
+var require_main76 = __commonJS({
+  "node_modules/@stdlib/math-base-special-powm1/lib/main.js"(exports2, module2) {
+    "use strict";
+    var isnan = require_lib8();
+    var isinfinite = require_lib50();
+    var abs = require_lib44();
+    var expm1 = require_lib38();
+    var ln = require_lib97();
+    var pow = require_lib69();
+    var trunc = require_lib46();
+    function powm1(b, x) {
+      var result;
+      var y;
+      if (isnan(b) || isnan(x)) {
+        return NaN;
+      }
+      if (x === 0) {
+        return 0;
+      }
+      if (b === 0) {
+        return -1;
+      }
+      if (b < 0 && x % 2 === 0) {
+        b = -b;
+      }
+      if (b > 0) {
+        if (abs(x * (b - 1)) < 0.5 || abs(x) < 0.2) {
+          y = ln(b) * x;
+          if (y < 0.5) {
+            return expm1(y);
+          }
+        }
+      } else if (trunc(x) !== x) {
+        return NaN;
+      }
+      result = pow(b, x) - 1;
+      if (isinfinite(result) || isnan(result)) {
+        return NaN;
+      }
+      return result;
+    }
+    module2.exports = powm1;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-powm1/lib/index.js
+var require_lib111 = __commonJS({
+  "node_modules/@stdlib/math-base-special-powm1/lib/index.js"(exports2, module2) {
+    "use strict";
+    var powm1 = require_main76();
+    module2.exports = powm1;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gamma1pm1/lib/rational_p1q1.js
+var require_rational_p1q1 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gamma1pm1/lib/rational_p1q1.js"(exports2, module2) {
+    "use strict";
+    function evalrational(x) {
+      var ax;
+      var s1;
+      var s2;
+      if (x === 0) {
+        return -0.01803556856784494;
+      }
+      if (x < 0) {
+        ax = -x;
+      } else {
+        ax = x;
+      }
+      if (ax <= 1) {
+        s1 = -0.01803556856784494 + x * (0.02512664961998968 + x * (0.049410315156753225 + x * (0.0172491608709614 + x * (-2594535632054381e-19 + x * (-5410098692152044e-19 + x * (-3245886498259485e-20 + x * 0))))));
+        s2 = 1 + x * (1.962029871977952 + x * (1.4801966942423133 + x * (0.5413914320717209 + x * (0.09885042511280101 + x * (0.008213096746488934 + x * (22493629192211576e-20 + x * -22335276320861708e-23))))));
+      } else {
+        x = 1 / x;
+        s1 = 0 + x * (-3245886498259485e-20 + x * (-5410098692152044e-19 + x * (-2594535632054381e-19 + x * (0.0172491608709614 + x * (0.049410315156753225 + x * (0.02512664961998968 + x * -0.01803556856784494))))));
+        s2 = -22335276320861708e-23 + x * (22493629192211576e-20 + x * (0.008213096746488934 + x * (0.09885042511280101 + x * (0.5413914320717209 + x * (1.4801966942423133 + x * (1.962029871977952 + x * 1))))));
+      }
+      return s1 / s2;
+    }
+    module2.exports = evalrational;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gamma1pm1/lib/rational_p2q2.js
+var require_rational_p2q2 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gamma1pm1/lib/rational_p2q2.js"(exports2, module2) {
+    "use strict";
+    function evalrational(x) {
+      var ax;
+      var s1;
+      var s2;
+      if (x === 0) {
+        return 0.04906224540690395;
+      }
+      if (x < 0) {
+        ax = -x;
+      } else {
+        ax = x;
+      }
+      if (ax <= 1) {
+        s1 = 0.04906224540690395 + x * (-0.09691175301595212 + x * (-0.4149833583594954 + x * (-0.4065671242119384 + x * (-0.1584135863906922 + x * (-0.024014982064857155 + x * -0.0010034668769627955)))));
+        s2 = 1 + x * (3.0234982984646304 + x * (3.4873958536072385 + x * (1.9141558827442668 + x * (0.5071377386143635 + x * (0.05770397226904519 + x * 0.001957681026011072)))));
+      } else {
+        x = 1 / x;
+        s1 = -0.0010034668769627955 + x * (-0.024014982064857155 + x * (-0.1584135863906922 + x * (-0.4065671242119384 + x * (-0.4149833583594954 + x * (-0.09691175301595212 + x * 0.04906224540690395)))));
+        s2 = 0.001957681026011072 + x * (0.05770397226904519 + x * (0.5071377386143635 + x * (1.9141558827442668 + x * (3.4873958536072385 + x * (3.0234982984646304 + x * 1)))));
+      }
+      return s1 / s2;
+    }
+    module2.exports = evalrational;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gamma1pm1/lib/rational_p3q3.js
+var require_rational_p3q3 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gamma1pm1/lib/rational_p3q3.js"(exports2, module2) {
+    "use strict";
+    function evalrational(x) {
+      var ax;
+      var s1;
+      var s2;
+      if (x === 0) {
+        return -0.029232972183027003;
+      }
+      if (x < 0) {
+        ax = -x;
+      } else {
+        ax = x;
+      }
+      if (ax <= 1) {
+        s1 = -0.029232972183027003 + x * (0.14421626775719232 + x * (-0.14244039073863127 + x * (0.05428096940550536 + x * (-0.008505359768683364 + x * (4311713426792973e-19 + x * 0)))));
+        s2 = 1 + x * (-1.5016935605448505 + x * (0.846973248876495 + x * (-0.22009515181499575 + x * (0.02558279715597587 + x * (-0.0010066679553914337 + x * -8271935218912905e-22)))));
+      } else {
+        x = 1 / x;
+        s1 = 0 + x * (4311713426792973e-19 + x * (-0.008505359768683364 + x * (0.05428096940550536 + x * (-0.14244039073863127 + x * (0.14421626775719232 + x * -0.029232972183027003)))));
+        s2 = -8271935218912905e-22 + x * (-0.0010066679553914337 + x * (0.02558279715597587 + x * (-0.22009515181499575 + x * (0.846973248876495 + x * (-1.5016935605448505 + x * 1)))));
+      }
+      return s1 / s2;
+    }
+    module2.exports = evalrational;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gamma1pm1/lib/lgamma_small_imp.js
+var require_lgamma_small_imp = __commonJS({
+  "node_modules/@stdlib/math-base-special-gamma1pm1/lib/lgamma_small_imp.js"(exports2, module2) {
+    "use strict";
+    var ln = require_lib97();
+    var EPS = require_lib71();
+    var rateval1 = require_rational_p1q1();
+    var rateval2 = require_rational_p2q2();
+    var rateval3 = require_rational_p3q3();
+    var Y1 = 0.15896368026733398;
+    var Y2 = 0.5281534194946289;
+    var Y3 = 0.45201730728149414;
+    function lgammaSmallImp(z2, zm1, zm2) {
+      var prefix;
+      var result;
+      var r;
+      var R;
+      if (z2 < EPS) {
+        return -ln(z2);
+      }
+      if (zm1 === 0 || zm2 === 0) {
+        return 0;
+      }
+      result = 0;
+      if (z2 > 2) {
+        if (z2 >= 3) {
+          do {
+            z2 -= 1;
+            zm2 -= 1;
+            result += ln(z2);
+          } while (z2 >= 3);
+          zm2 = z2 - 2;
+        }
+        r = zm2 * (z2 + 1);
+        R = rateval1(zm2);
+        result += r * Y1 + r * R;
+        return result;
+      }
+      if (z2 < 1) {
+        result += -ln(z2);
+        zm2 = zm1;
+        zm1 = z2;
+        z2 += 1;
+      }
+      if (z2 <= 1.5) {
+        r = rateval2(zm1);
+        prefix = zm1 * zm2;
+        result += prefix * Y2 + prefix * r;
+        return result;
+      }
+      r = zm2 * zm1;
+      R = rateval3(-zm2);
+      result += r * Y3 + r * R;
+      return result;
+    }
+    module2.exports = lgammaSmallImp;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gamma1pm1/lib/main.js
+var require_main77 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gamma1pm1/lib/main.js"(exports2, module2) {
+    "use strict";
+    var gamma = require_lib91();
+    var expm1 = require_lib38();
+    var log1p = require_lib40();
+    var isnan = require_lib8();
+    var lgammaSmallImp = require_lgamma_small_imp();
+    function gamma1pm1(x) {
+      if (isnan(x)) {
+        return NaN;
+      }
+      if (x < 0) {
+        if (x < -0.5) {
+          return gamma(1 + x) - 1;
+        }
+        return expm1(-log1p(x) + lgammaSmallImp(x + 2, x + 1, x));
+      }
+      if (x < 2) {
+        return expm1(lgammaSmallImp(x + 1, x, x - 1));
+      }
+      return gamma(1 + x) - 1;
+    }
+    module2.exports = gamma1pm1;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gamma1pm1/lib/index.js
+var require_lib112 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gamma1pm1/lib/index.js"(exports2, module2) {
+    "use strict";
+    var gamma1pm1 = require_main77();
+    module2.exports = gamma1pm1;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammainc/lib/small_gamma2_series.js
+var require_small_gamma2_series = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammainc/lib/small_gamma2_series.js"(exports2, module2) {
+    "use strict";
+    function smallGamma2Series(a, x) {
+      var result;
+      var apn;
+      var n;
+      var r;
+      result = -x;
+      x = -x;
+      apn = a + 1;
+      n = 1;
+      return next;
+      function next() {
+        r = result / apn;
+        result *= x;
+        n += 1;
+        result /= n;
+        apn += 1;
+        return r;
+      }
+    }
+    module2.exports = smallGamma2Series;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammainc/lib/tgamma_small_upper_part.js
+var require_tgamma_small_upper_part = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammainc/lib/tgamma_small_upper_part.js"(exports2, module2) {
+    "use strict";
+    var powm1 = require_lib111();
+    var sumSeries = require_lib105();
+    var gamma1pm1 = require_lib112();
+    var smallGamma2Series = require_small_gamma2_series();
+    function tgammaSmallUpperPart(a, x, invert) {
+      var initialValue;
+      var result;
+      var pgam;
+      var p;
+      var s;
+      result = gamma1pm1(a);
+      pgam = (result + 1) / a;
+      p = powm1(x, a);
+      result -= p;
+      result /= a;
+      s = smallGamma2Series(a, x);
+      p += 1;
+      initialValue = invert ? pgam : 0;
+      result = -p * sumSeries(s, {
+        "initialValue": (initialValue - result) / p
+      });
+      if (invert) {
+        result = -result;
+      }
+      return [result, pgam];
+    }
+    module2.exports = tgammaSmallUpperPart;
+  }
+});
+
+// node_modules/@stdlib/constants-float32-smallest-normal/lib/index.js
+var require_lib113 = __commonJS({
+  "node_modules/@stdlib/constants-float32-smallest-normal/lib/index.js"(exports2, module2) {
+    "use strict";
+    var FLOAT32_SMALLEST_NORMAL = 11754943508222875e-54;
+    module2.exports = FLOAT32_SMALLEST_NORMAL;
+  }
+});
+
+// node_modules/@stdlib/math-base-tools-continued-fraction/lib/generators.js
+var require_generators2 = __commonJS({
+  "node_modules/@stdlib/math-base-tools-continued-fraction/lib/generators.js"(exports2, module2) {
+    "use strict";
+    var abs = require_lib44();
+    var FLOAT32_SMALLEST_NORMAL = require_lib113();
+    var EPS = require_lib71();
+    var MAX_ITER = 1e6;
+    function continuedFractionA(gen, factor, maxIter) {
+      var isgenerator;
+      var delta;
+      var a0;
+      var f;
+      var C;
+      var D;
+      var v;
+      isgenerator = typeof gen.next === "function";
+      v = isgenerator ? gen.next().value : gen();
+      f = v[1];
+      a0 = v[0];
+      if (f === 0) {
+        f = FLOAT32_SMALLEST_NORMAL;
+      }
+      C = f;
+      D = 0;
+      if (isgenerator === true) {
+        do {
+          v = gen.next().value;
+          if (v) {
+            D = v[1] + v[0] * D;
+            if (D === 0) {
+              D = FLOAT32_SMALLEST_NORMAL;
+            }
+            C = v[1] + v[0] / C;
+            if (C === 0) {
+              C = FLOAT32_SMALLEST_NORMAL;
+            }
+            D = 1 / D;
+            delta = C * D;
+            f *= delta;
+          }
+        } while (abs(delta - 1) > factor && --maxIter);
+      } else {
+        do {
+          v = gen();
+          if (v) {
+            D = v[1] + v[0] * D;
+            if (D === 0) {
+              D = FLOAT32_SMALLEST_NORMAL;
+            }
+            C = v[1] + v[0] / C;
+            if (C === 0) {
+              C = FLOAT32_SMALLEST_NORMAL;
+            }
+            D = 1 / D;
+            delta = C * D;
+            f *= delta;
+          }
+        } while (v && abs(delta - 1) > factor && --maxIter);
+      }
+      return a0 / f;
+    }
+    function continuedFractionB(gen, factor, maxIter) {
+      var isgenerator;
+      var delta;
+      var f;
+      var C;
+      var D;
+      var v;
+      isgenerator = typeof gen.next === "function";
+      v = isgenerator ? gen.next().value : gen();
+      f = v[1];
+      if (f === 0) {
+        f = FLOAT32_SMALLEST_NORMAL;
+      }
+      C = f;
+      D = 0;
+      if (isgenerator === true) {
+        do {
+          v = gen.next().value;
+          if (v) {
+            D = v[1] + v[0] * D;
+            if (D === 0) {
+              D = FLOAT32_SMALLEST_NORMAL;
+            }
+            C = v[1] + v[0] / C;
+            if (C === 0) {
+              C = FLOAT32_SMALLEST_NORMAL;
+            }
+            D = 1 / D;
+            delta = C * D;
+            f *= delta;
+          }
+        } while (v && abs(delta - 1) > factor && --maxIter);
+      } else {
+        do {
+          v = gen();
+          if (v) {
+            D = v[1] + v[0] * D;
+            if (D === 0) {
+              D = FLOAT32_SMALLEST_NORMAL;
+            }
+            C = v[1] + v[0] / C;
+            if (C === 0) {
+              C = FLOAT32_SMALLEST_NORMAL;
+            }
+            D = 1 / D;
+            delta = C * D;
+            f *= delta;
+          }
+        } while (v && abs(delta - 1) > factor && --maxIter);
+      }
+      return f;
+    }
+    function continuedFraction(generator, options) {
+      var maxIter;
+      var opts;
+      var eps;
+      opts = {};
+      if (arguments.length > 1) {
+        opts = options;
+      }
+      maxIter = opts.maxIter || MAX_ITER;
+      eps = opts.tolerance || EPS;
+      if (opts.keep) {
+        return continuedFractionB(generator, eps, maxIter);
+      }
+      return continuedFractionA(generator, eps, maxIter);
+    }
+    module2.exports = continuedFraction;
+  }
+});
+
+// node_modules/@stdlib/math-base-tools-continued-fraction/lib/basic.js
+var require_basic2 = __commonJS({
+  "node_modules/@stdlib/math-base-tools-continued-fraction/lib/basic.js"(exports2, module2) {
+    "use strict";
+    var abs = require_lib44();
+    var EPS = require_lib71();
+    var FLOAT32_SMALLEST_NORMAL = require_lib113();
+    var MAX_ITER = 1e6;
+    function continuedFractionA(gen, factor, maxIter) {
+      var delta;
+      var a0;
+      var C;
+      var D;
+      var f;
+      var v;
+      v = gen();
+      f = v[1];
+      a0 = v[0];
+      if (f === 0) {
+        f = FLOAT32_SMALLEST_NORMAL;
+      }
+      C = f;
+      D = 0;
+      do {
+        v = gen();
+        if (v) {
+          D = v[1] + v[0] * D;
+          if (D === 0) {
+            D = FLOAT32_SMALLEST_NORMAL;
+          }
+          C = v[1] + v[0] / C;
+          if (C === 0) {
+            C = FLOAT32_SMALLEST_NORMAL;
+          }
+          D = 1 / D;
+          delta = C * D;
+          f *= delta;
+        }
+      } while (v && abs(delta - 1) > factor && --maxIter);
+      return a0 / f;
+    }
+    function continuedFractionB(gen, factor, maxIter) {
+      var delta;
+      var C;
+      var D;
+      var f;
+      var v;
+      v = gen();
+      f = v[1];
+      if (f === 0) {
+        f = FLOAT32_SMALLEST_NORMAL;
+      }
+      C = f;
+      D = 0;
+      do {
+        v = gen();
+        if (v) {
+          D = v[1] + v[0] * D;
+          if (D === 0) {
+            D = FLOAT32_SMALLEST_NORMAL;
+          }
+          C = v[1] + v[0] / C;
+          if (C === 0) {
+            C = FLOAT32_SMALLEST_NORMAL;
+          }
+          D = 1 / D;
+          delta = C * D;
+          f *= delta;
+        }
+      } while (v && abs(delta - 1) > factor && --maxIter);
+      return f;
+    }
+    function continuedFraction(generator, options) {
+      var maxIter;
+      var opts;
+      var eps;
+      opts = {};
+      if (arguments.length > 1) {
+        opts = options;
+      }
+      eps = opts.tolerance || EPS;
+      maxIter = opts.maxIter || MAX_ITER;
+      if (opts.keep) {
+        return continuedFractionB(generator, eps, maxIter);
+      }
+      return continuedFractionA(generator, eps, maxIter);
+    }
+    module2.exports = continuedFraction;
+  }
+});
+
+// node_modules/@stdlib/math-base-tools-continued-fraction/lib/index.js
+var require_lib114 = __commonJS({
+  "node_modules/@stdlib/math-base-tools-continued-fraction/lib/index.js"(exports2, module2) {
+    "use strict";
+    var hasGeneratorSupport = require_lib104();
+    var generator = require_generators2();
+    var basic = require_basic2();
+    var continuedFraction;
+    if (hasGeneratorSupport()) {
+      continuedFraction = generator;
+    } else {
+      continuedFraction = basic;
+    }
+    module2.exports = continuedFraction;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammainc/lib/upper_incomplete_gamma_fract.js
+var require_upper_incomplete_gamma_fract = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammainc/lib/upper_incomplete_gamma_fract.js"(exports2, module2) {
+    "use strict";
+    function upperIncompleteGammaFract(a1, z1) {
+      var z2 = z1 - a1 + 1;
+      var a = a1;
+      var k = 0;
+      return next;
+      function next() {
+        k += 1;
+        z2 += 2;
+        return [
+          k * (a - k),
+          z2
+        ];
+      }
+    }
+    module2.exports = upperIncompleteGammaFract;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammainc/lib/upper_gamma_fraction.js
+var require_upper_gamma_fraction = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammainc/lib/upper_gamma_fraction.js"(exports2, module2) {
+    "use strict";
+    var continuedFraction = require_lib114();
+    var upperIncompleteGammaFract = require_upper_incomplete_gamma_fract();
+    function upperGammaFraction(a, z2) {
+      var f = upperIncompleteGammaFract(a, z2);
+      return 1 / (z2 - a + 1 + continuedFraction(f));
+    }
+    module2.exports = upperGammaFraction;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammainc/lib/igamma_final.js
+var require_igamma_final = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammainc/lib/igamma_final.js"(exports2, module2) {
+    "use strict";
+    var floor = require_lib39();
+    var gamma = require_lib91();
+    var abs = require_lib44();
+    var pow = require_lib69();
+    var ln = require_lib97();
+    var SQRT_EPSILON = require_lib102();
+    var FLOAT64_MAX = require_lib77();
+    var MAX_LN = require_lib101();
+    var tgammaILargeX = require_tgamma_i_large_x();
+    var finiteGammaQ = require_finite_gamma_q();
+    var finiteHalfGammaQ = require_finite_half_gamma_q();
+    var fullIGammaPrefix = require_full_igamma_prefix();
+    var igammaTemmeLarge = require_igamma_temme_large();
+    var lowerGammaSeries = require_lower_gamma_series();
+    var regularisedGammaPrefix = require_regularised_gamma_prefix();
+    var tgammaSmallUpperPart = require_tgamma_small_upper_part();
+    var upperGammaFraction = require_upper_gamma_fraction();
+    function igammaFinal(x, a, regularized, upper) {
+      var optimisedInvert;
+      var evalMethod;
+      var isHalfInt;
+      var initValue;
+      var useTemme;
+      var isSmallA;
+      var result;
+      var invert;
+      var isInt;
+      var sigma;
+      var res;
+      var gam;
+      var fa;
+      var g2;
+      result = 0;
+      invert = upper;
+      isSmallA = a < 30 && a <= x + 1 && x < MAX_LN;
+      if (isSmallA) {
+        fa = floor(a);
+        isInt = fa === a;
+        isHalfInt = isInt ? false : abs(fa - a) === 0.5;
+      } else {
+        isInt = false;
+        isHalfInt = false;
+      }
+      if (isInt && x > 0.6) {
+        invert = !invert;
+        evalMethod = 0;
+      } else if (isHalfInt && x > 0.2) {
+        invert = !invert;
+        evalMethod = 1;
+      } else if (x < SQRT_EPSILON && a > 1) {
+        evalMethod = 6;
+      } else if (x > 1e3 && (a < x || abs(a - 50) / x < 1)) {
+        invert = !invert;
+        evalMethod = 7;
+      } else if (x < 0.5) {
+        if (-0.4 / ln(x) < a) {
+          evalMethod = 2;
+        } else {
+          evalMethod = 3;
+        }
+      } else if (x < 1.1) {
+        if (x * 0.75 < a) {
+          evalMethod = 2;
+        } else {
+          evalMethod = 3;
+        }
+      } else {
+        useTemme = false;
+        if (regularized && a > 20) {
+          sigma = abs((x - a) / a);
+          if (a > 200) {
+            if (20 / a > sigma * sigma) {
+              useTemme = true;
+            }
+          } else if (sigma < 0.4) {
+            useTemme = true;
+          }
+        }
+        if (useTemme) {
+          evalMethod = 5;
+        } else if (x - 1 / (3 * x) < a) {
+          evalMethod = 2;
+        } else {
+          evalMethod = 4;
+          invert = !invert;
+        }
+      }
+      switch (evalMethod) {
+        case 0:
+          result = finiteGammaQ(a, x);
+          if (regularized === false) {
+            result *= gamma(a);
+          }
+          break;
+        case 1:
+          result = finiteHalfGammaQ(a, x);
+          if (regularized === false) {
+            result *= gamma(a);
+          }
+          break;
+        case 2:
+          result = regularized ? regularisedGammaPrefix(a, x) : fullIGammaPrefix(a, x);
+          if (result !== 0) {
+            initValue = 0;
+            optimisedInvert = false;
+            if (invert) {
+              initValue = regularized ? 1 : gamma(a);
+              if (regularized || result >= 1 || FLOAT64_MAX * result > initValue) {
+                initValue /= result;
+                if (regularized || a < 1 || FLOAT64_MAX / a > initValue) {
+                  initValue *= -a;
+                  optimisedInvert = true;
+                } else {
+                  initValue = 0;
+                }
+              } else {
+                initValue = 0;
+              }
+            }
+            result *= lowerGammaSeries(a, x, initValue) / a;
+            if (optimisedInvert) {
+              invert = false;
+              result = -result;
+            }
+          }
+          break;
+        case 3:
+          invert = !invert;
+          res = tgammaSmallUpperPart(a, x, invert);
+          result = res[0];
+          g2 = res[1];
+          invert = false;
+          if (regularized) {
+            result /= g2;
+          }
+          break;
+        case 4:
+          result = regularized ? regularisedGammaPrefix(a, x) : fullIGammaPrefix(a, x);
+          if (result !== 0) {
+            result *= upperGammaFraction(a, x);
+          }
+          break;
+        case 5:
+          result = igammaTemmeLarge(a, x);
+          if (x >= a) {
+            invert = !invert;
+          }
+          break;
+        case 6:
+          result = regularized ? pow(x, a) / gamma(a + 1) : pow(x, a) / a;
+          result *= 1 - a * x / (a + 1);
+          break;
+        case 7:
+          result = regularized ? regularisedGammaPrefix(a, x) : fullIGammaPrefix(a, x);
+          result /= x;
+          if (result !== 0) {
+            result *= tgammaILargeX(a, x);
+          }
+          break;
+      }
+      if (regularized && result > 1) {
+        result = 1;
+      }
+      if (invert) {
+        gam = regularized ? 1 : gamma(a);
+        result = gam - result;
+      }
+      return result;
+    }
+    module2.exports = igammaFinal;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammainc/lib/main.js
+var require_main78 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammainc/lib/main.js"(exports2, module2) {
+    "use strict";
+    var gammaln = require_lib100();
+    var exp = require_lib60();
+    var ln = require_lib97();
+    var SQRT_TWO_PI = require_lib89();
+    var MAX_LN = require_lib101();
+    var PINF = require_lib33();
+    var FLOAT64_MAX_NTH_FACTORIAL = require_lib92();
+    var igammaFinal = require_igamma_final();
+    var lowerGammaSeries = require_lower_gamma_series();
+    var upperGammaFraction = require_upper_gamma_fraction();
+    function gammainc(x, a, regularized, upper) {
+      var normalized;
+      var initValue;
+      var invert;
+      var result;
+      if (x < 0 || a <= 0) {
+        return NaN;
+      }
+      normalized = regularized === void 0 ? true : regularized;
+      invert = upper;
+      if (a >= FLOAT64_MAX_NTH_FACTORIAL && !normalized) {
+        if (invert && a * 4 < x) {
+          result = a * ln(x) - x;
+          result += ln(upperGammaFraction(a, x));
+        } else if (!invert && a > 4 * x) {
+          result = a * ln(x) - x;
+          initValue = 0;
+          result += ln(lowerGammaSeries(a, x, initValue) / a);
+        } else {
+          result = igammaFinal(x, a, true, invert);
+          if (result === 0) {
+            if (invert) {
+              result = 1 + 1 / (12 * a) + 1 / (288 * a * a);
+              result = ln(result) - a + (a - 0.5) * ln(a);
+              result += ln(SQRT_TWO_PI);
+            } else {
+              result = a * ln(x) - x;
+              initValue = 0;
+              result += ln(lowerGammaSeries(a, x, initValue) / a);
+            }
+          } else {
+            result = ln(result) + gammaln(a);
+          }
+        }
+        if (result > MAX_LN) {
+          return PINF;
+        }
+        return exp(result);
+      }
+      return igammaFinal(x, a, normalized, invert);
+    }
+    module2.exports = gammainc;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammainc/lib/index.js
+var require_lib115 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammainc/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main78();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betainc/lib/full_igamma_prefix.js
+var require_full_igamma_prefix2 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betainc/lib/full_igamma_prefix.js"(exports2, module2) {
+    "use strict";
+    var exp = require_lib60();
+    var pow = require_lib69();
+    var ln = require_lib97();
+    var MAX_LN = require_lib101();
+    var MIN_LN = require_lib107();
+    function fullIGammaPrefix(a, z2) {
+      var prefix;
+      var alz;
+      alz = a * ln(z2);
+      if (z2 >= 1) {
+        if (alz < MAX_LN && -z2 > MIN_LN) {
+          prefix = pow(z2, a) * exp(-z2);
+        } else if (a >= 1) {
+          prefix = pow(z2 / exp(z2 / a), a);
+        } else {
+          prefix = exp(alz - z2);
+        }
+      } else if (alz > MIN_LN) {
+        prefix = pow(z2, a) * exp(-z2);
+      } else if (z2 / a < MAX_LN) {
+        prefix = pow(z2 / exp(z2 / a), a);
+      } else {
+        prefix = exp(alz - z2);
+      }
+      return prefix;
+    }
+    module2.exports = fullIGammaPrefix;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betainc/lib/regularized_gamma_prefix.js
+var require_regularized_gamma_prefix = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betainc/lib/regularized_gamma_prefix.js"(exports2, module2) {
+    "use strict";
+    var lanczosSumExpGScaled = require_lib110();
+    var gammaln = require_lib100();
+    var gamma = require_lib91();
+    var log1p = require_lib40();
+    var sqrt = require_lib41();
+    var abs = require_lib44();
+    var exp = require_lib60();
+    var pow = require_lib69();
+    var max2 = require_lib74();
+    var min = require_lib76();
+    var ln = require_lib97();
+    var MAX_LN = require_lib101();
+    var MIN_LN = require_lib107();
+    var G = require_lib95();
+    var E = require_lib70();
+    function regularizedGammaPrefix(a, z2) {
+      var prefix;
+      var amza;
+      var agh;
+      var alz;
+      var amz;
+      var sq;
+      var d;
+      agh = a + G - 0.5;
+      d = (z2 - a - G + 0.5) / agh;
+      if (a < 1) {
+        if (z2 <= MIN_LN) {
+          return exp(a * ln(z2) - z2 - gammaln(a));
+        }
+        return pow(z2, a) * exp(-z2) / gamma(a);
+      }
+      if (abs(d * d * a) <= 100 && a > 150) {
+        prefix = a * (log1p(d) - d) + z2 * (0.5 - G) / agh;
+        prefix = exp(prefix);
+      } else {
+        alz = a * ln(z2 / agh);
+        amz = a - z2;
+        if (min(alz, amz) <= MIN_LN || max2(alz, amz) >= MAX_LN) {
+          amza = amz / a;
+          if (min(alz, amz) / 2 > MIN_LN && max2(alz, amz) / 2 < MAX_LN) {
+            sq = pow(z2 / agh, a / 2) * exp(amz / 2);
+            prefix = sq * sq;
+          } else if (min(alz, amz) / 4 > MIN_LN && max2(alz, amz) / 4 < MAX_LN && z2 > a) {
+            sq = pow(z2 / agh, a / 4) * exp(amz / 4);
+            prefix = sq * sq;
+            prefix *= prefix;
+          } else if (amza > MIN_LN && amza < MAX_LN) {
+            prefix = pow(z2 * exp(amza) / agh, a);
+          } else {
+            prefix = exp(alz + amz);
+          }
+        } else {
+          prefix = pow(z2 / agh, a) * exp(amz);
+        }
+      }
+      prefix *= sqrt(agh / E) / lanczosSumExpGScaled(a);
+      return prefix;
+    }
+    module2.exports = regularizedGammaPrefix;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betainc/lib/beta_small_b_large_a_series.js
+var require_beta_small_b_large_a_series = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betainc/lib/beta_small_b_large_a_series.js"(exports2, module2) {
+    "use strict";
+    var gammaDeltaRatio = require_lib96();
+    var factorial = require_lib93();
+    var gammainc = require_lib115();
+    var log1p = require_lib40();
+    var abs = require_lib44();
+    var pow = require_lib69();
+    var ln = require_lib97();
+    var MIN_VALUE = require_lib55();
+    var EPSILON = require_lib71();
+    var fullIGammaPrefix = require_full_igamma_prefix2();
+    var regularizedGammaPrefix = require_regularized_gamma_prefix();
+    var p = new Array(30);
+    function betaSmallBLargeASeries(a, b, x, y, s0, mult, normalized) {
+      var prefix;
+      var tmp1;
+      var tnp1;
+      var sum3;
+      var b2n;
+      var bm1;
+      var lx2;
+      var lxp;
+      var mbn;
+      var lx;
+      var t4;
+      var h;
+      var j;
+      var m;
+      var n;
+      var r;
+      var t;
+      var u;
+      bm1 = b - 1;
+      t = a + bm1 / 2;
+      if (y < 0.35) {
+        lx = log1p(-y);
+      } else {
+        lx = ln(x);
+      }
+      u = -t * lx;
+      h = regularizedGammaPrefix(b, u);
+      if (h <= MIN_VALUE) {
+        return s0;
+      }
+      if (normalized) {
+        prefix = h / gammaDeltaRatio(a, b);
+        prefix /= pow(t, b);
+      } else {
+        prefix = fullIGammaPrefix(b, u) / pow(t, b);
+      }
+      prefix *= mult;
+      p[0] = 1;
+      j = gammainc(u, b, true, true);
+      j /= h;
+      sum3 = s0 + prefix * j;
+      tnp1 = 1;
+      lx2 = lx / 2;
+      lx2 *= lx2;
+      lxp = 1;
+      t4 = 4 * t * t;
+      b2n = b;
+      for (n = 1; n < p.length; ++n) {
+        tnp1 += 2;
+        p[n] = 0;
+        mbn = b - n;
+        tmp1 = 3;
+        for (m = 1; m < n; ++m) {
+          mbn = m * b - n;
+          p[n] += mbn * p[n - m] / factorial(tmp1);
+          tmp1 += 2;
+        }
+        p[n] /= n;
+        p[n] += bm1 / factorial(tnp1);
+        j = (b2n * (b2n + 1) * j + (u + b2n + 1) * lxp) / t4;
+        lxp *= lx2;
+        b2n += 2;
+        r = prefix * p[n] * j;
+        sum3 += r;
+        if (r > 1) {
+          if (abs(r) < abs(EPSILON * sum3)) {
+            break;
+          }
+        } else if (abs(r / EPSILON) < abs(sum3)) {
+          break;
+        }
+      }
+      return sum3;
+    }
+    module2.exports = betaSmallBLargeASeries;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betainc/lib/rising_factorial_ratio.js
+var require_rising_factorial_ratio = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betainc/lib/rising_factorial_ratio.js"(exports2, module2) {
+    "use strict";
+    function risingFactorialRatio(a, b, k) {
+      var result;
+      var i2;
+      if (k === 0) {
+        return 1;
+      }
+      result = 1;
+      for (i2 = 0; i2 < k; i2++) {
+        result *= (a + i2) / (b + i2);
+      }
+      return result;
+    }
+    module2.exports = risingFactorialRatio;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-maxabs/lib/main.js
+var require_main79 = __commonJS({
+  "node_modules/@stdlib/math-base-special-maxabs/lib/main.js"(exports2, module2) {
+    "use strict";
+    var abs = require_lib44();
+    var max2 = require_lib74();
+    function maxabs(x, y) {
+      return max2(abs(x), abs(y));
+    }
+    module2.exports = maxabs;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-maxabs/lib/index.js
+var require_lib116 = __commonJS({
+  "node_modules/@stdlib/math-base-special-maxabs/lib/index.js"(exports2, module2) {
+    "use strict";
+    var maxabs = require_main79();
+    module2.exports = maxabs;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-minabs/lib/main.js
+var require_main80 = __commonJS({
+  "node_modules/@stdlib/math-base-special-minabs/lib/main.js"(exports2, module2) {
+    "use strict";
+    var abs = require_lib44();
+    var min = require_lib76();
+    function minabs(x, y) {
+      return min(abs(x), abs(y));
+    }
+    module2.exports = minabs;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-minabs/lib/index.js
+var require_lib117 = __commonJS({
+  "node_modules/@stdlib/math-base-special-minabs/lib/index.js"(exports2, module2) {
+    "use strict";
+    var minabs = require_main80();
+    module2.exports = minabs;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betainc/lib/ibeta_power_terms.js
+var require_ibeta_power_terms = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betainc/lib/ibeta_power_terms.js"(exports2, module2) {
+    "use strict";
+    var lanczosSumExpGScaled = require_lib110();
+    var maxabs = require_lib116();
+    var minabs = require_lib117();
+    var expm1 = require_lib38();
+    var log1p = require_lib40();
+    var sqrt = require_lib41();
+    var abs = require_lib44();
+    var exp = require_lib60();
+    var pow = require_lib69();
+    var min = require_lib76();
+    var ln = require_lib97();
+    var MAX_LN = require_lib101();
+    var MIN_LN = require_lib107();
+    var G = require_lib95();
+    var E = require_lib70();
+    function ibetaPowerTerms(a, b, x, y, normalized) {
+      var result;
+      var smallA;
+      var ratio;
+      var agh;
+      var bgh;
+      var cgh;
+      var l1;
+      var l2;
+      var l3;
+      var p1;
+      var b1;
+      var b2;
+      var c;
+      var l;
+      if (!normalized) {
+        return pow(x, a) * pow(y, b);
+      }
+      c = a + b;
+      agh = a + G - 0.5;
+      bgh = b + G - 0.5;
+      cgh = c + G - 0.5;
+      result = lanczosSumExpGScaled(c);
+      result /= lanczosSumExpGScaled(a) * lanczosSumExpGScaled(b);
+      result *= sqrt(bgh / E);
+      result *= sqrt(agh / cgh);
+      l1 = (x * b - y * agh) / agh;
+      l2 = (y * a - x * bgh) / bgh;
+      if (minabs(l1, l2) < 0.2) {
+        if (l1 * l2 > 0 || min(a, b) < 1) {
+          if (abs(l1) < 0.1) {
+            result *= exp(a * log1p(l1));
+          } else {
+            result *= pow(x * cgh / agh, a);
+          }
+          if (abs(l2) < 0.1) {
+            result *= exp(b * log1p(l2));
+          } else {
+            result *= pow(y * cgh / bgh, b);
+          }
+        } else if (maxabs(l1, l2) < 0.5) {
+          smallA = a < b;
+          ratio = b / a;
+          if (smallA && ratio * l2 < 0.1 || !smallA && l1 / ratio > 0.1) {
+            l3 = expm1(ratio * log1p(l2));
+            l3 = l1 + l3 + l3 * l1;
+            l3 = a * log1p(l3);
+            result *= exp(l3);
+          } else {
+            l3 = expm1(log1p(l1) / ratio);
+            l3 = l2 + l3 + l3 * l2;
+            l3 = b * log1p(l3);
+            result *= exp(l3);
+          }
+        } else if (abs(l1) < abs(l2)) {
+          l = a * log1p(l1) + b * ln(y * cgh / bgh);
+          if (l <= MIN_LN || l >= MAX_LN) {
+            l += ln(result);
+            if (l >= MAX_LN) {
+              return NaN;
+            }
+            result = exp(l);
+          } else {
+            result *= exp(l);
+          }
+        } else {
+          l = b * log1p(l2) + a * ln(x * cgh / agh);
+          if (l <= MIN_LN || l >= MAX_LN) {
+            l += ln(result);
+            if (l >= MAX_LN) {
+              return NaN;
+            }
+            result = exp(l);
+          } else {
+            result *= exp(l);
+          }
+        }
+      } else {
+        b1 = x * cgh / agh;
+        b2 = y * cgh / bgh;
+        l1 = a * ln(b1);
+        l2 = b * ln(b2);
+        if (l1 >= MAX_LN || l1 <= MIN_LN || l2 >= MAX_LN || l2 <= MIN_LN) {
+          if (a < b) {
+            p1 = pow(b2, b / a);
+            l3 = a * (ln(b1) + ln(p1));
+            if (l3 < MAX_LN && l3 > MIN_LN) {
+              result *= pow(p1 * b1, a);
+            } else {
+              l2 += l1 + ln(result);
+              if (l2 >= MAX_LN) {
+                return NaN;
+              }
+              result = exp(l2);
+            }
+          } else {
+            p1 = pow(b1, a / b);
+            l3 = (ln(p1) + ln(b2)) * b;
+            if (l3 < MAX_LN && l3 > MIN_LN) {
+              result *= pow(p1 * b2, b);
+            } else {
+              l2 += l1 + ln(result);
+              if (l2 >= MAX_LN) {
+                return NaN;
+              }
+              result = exp(l2);
+            }
+          }
+        } else {
+          result *= pow(b1, a) * pow(b2, b);
+        }
+      }
+      return result;
+    }
+    module2.exports = ibetaPowerTerms;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betainc/lib/ibeta_fraction2.js
+var require_ibeta_fraction2 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betainc/lib/ibeta_fraction2.js"(exports2, module2) {
+    "use strict";
+    var continuedFraction = require_lib114();
+    var ibetaPowerTerms = require_ibeta_power_terms();
+    var OPTS = {
+      "keep": true,
+      "maxIter": 1e3
+    };
+    function ibetaFraction2t(a, b, x, y) {
+      var m = 0;
+      return next;
+      function next() {
+        var denom;
+        var aN;
+        var bN;
+        aN = (a + m - 1) * (a + b + m - 1) * m * (b - m) * x * x;
+        denom = a + 2 * m - 1;
+        aN /= denom * denom;
+        bN = m;
+        bN += m * (b - m) * x / (a + 2 * m - 1);
+        bN += (a + m) * (a * y - b * x + 1 + m * (2 - x)) / (a + 2 * m + 1);
+        m += 1;
+        return [aN, bN];
+      }
+    }
+    function ibetaFraction2(a, b, x, y, normalized, out) {
+      var result;
+      var fract;
+      var f;
+      result = ibetaPowerTerms(a, b, x, y, normalized);
+      if (out) {
+        out[1] = result;
+      }
+      if (result === 0) {
+        return result;
+      }
+      f = ibetaFraction2t(a, b, x, y);
+      fract = continuedFraction(f, OPTS);
+      return result / fract;
+    }
+    module2.exports = ibetaFraction2;
+  }
+});
+
+// node_modules/@stdlib/constants-float64-max-safe-integer/lib/index.js
+var require_lib118 = __commonJS({
+  "node_modules/@stdlib/constants-float64-max-safe-integer/lib/index.js"(exports2, module2) {
+    "use strict";
+    var FLOAT64_MAX_SAFE_INTEGER = 9007199254740991;
+    module2.exports = FLOAT64_MAX_SAFE_INTEGER;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gcd/lib/bitwise_binary_gcd.js
+var require_bitwise_binary_gcd = __commonJS({
+  "node_modules/@stdlib/math-base-special-gcd/lib/bitwise_binary_gcd.js"(exports2, module2) {
+    "use strict";
+    function gcd(a, b) {
+      var k = 0;
+      var t;
+      if (a === 0) {
+        return b;
+      }
+      if (b === 0) {
+        return a;
+      }
+      while ((a & 1) === 0 && (b & 1) === 0) {
+        a >>>= 1;
+        b >>>= 1;
+        k += 1;
+      }
+      while ((a & 1) === 0) {
+        a >>>= 1;
+      }
+      while (b) {
+        while ((b & 1) === 0) {
+          b >>>= 1;
+        }
+        if (a > b) {
+          t = b;
+          b = a;
+          a = t;
+        }
+        b -= a;
+      }
+      return a << k;
+    }
+    module2.exports = gcd;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gcd/lib/binary_gcd.js
+var require_binary_gcd = __commonJS({
+  "node_modules/@stdlib/math-base-special-gcd/lib/binary_gcd.js"(exports2, module2) {
+    "use strict";
+    function gcd(a, b) {
+      var k = 1;
+      var t;
+      if (a === 0) {
+        return b;
+      }
+      if (b === 0) {
+        return a;
+      }
+      while (a % 2 === 0 && b % 2 === 0) {
+        a /= 2;
+        b /= 2;
+        k *= 2;
+      }
+      while (a % 2 === 0) {
+        a /= 2;
+      }
+      while (b) {
+        while (b % 2 === 0) {
+          b /= 2;
+        }
+        if (a > b) {
+          t = b;
+          b = a;
+          a = t;
+        }
+        b -= a;
+      }
+      return k * a;
+    }
+    module2.exports = gcd;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gcd/lib/main.js
+var require_main81 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gcd/lib/main.js"(exports2, module2) {
+    "use strict";
+    var isnan = require_lib8();
+    var isInteger = require_lib61();
+    var PINF = require_lib33();
+    var NINF = require_lib35();
+    var INT32_MAX = require_lib78();
+    var bitwise = require_bitwise_binary_gcd();
+    var largeIntegers = require_binary_gcd();
+    function gcd(a, b) {
+      if (isnan(a) || isnan(b)) {
+        return NaN;
+      }
+      if (a === PINF || b === PINF || a === NINF || b === NINF) {
+        return NaN;
+      }
+      if (!(isInteger(a) && isInteger(b))) {
+        return NaN;
+      }
+      if (a < 0) {
+        a = -a;
+      }
+      if (b < 0) {
+        b = -b;
+      }
+      if (a <= INT32_MAX && b <= INT32_MAX) {
+        return bitwise(a, b);
+      }
+      return largeIntegers(a, b);
+    }
+    module2.exports = gcd;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gcd/lib/index.js
+var require_lib119 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gcd/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main81();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-binomcoef/lib/main.js
+var require_main82 = __commonJS({
+  "node_modules/@stdlib/math-base-special-binomcoef/lib/main.js"(exports2, module2) {
+    "use strict";
+    var MAX_SAFE_INTEGER = require_lib118();
+    var PINF = require_lib33();
+    var isInteger = require_lib61();
+    var isnan = require_lib8();
+    var isOdd = require_lib63();
+    var floor = require_lib39();
+    var gcd = require_lib119();
+    function binomcoef(n, k) {
+      var res;
+      var sgn;
+      var b;
+      var c;
+      var d;
+      var g2;
+      var s;
+      if (isnan(n) || isnan(k)) {
+        return NaN;
+      }
+      if (!isInteger(n) || !isInteger(k)) {
+        return NaN;
+      }
+      if (k < 0) {
+        return 0;
+      }
+      sgn = 1;
+      if (n < 0) {
+        n = -n + k - 1;
+        if (isOdd(k)) {
+          sgn *= -1;
+        }
+      }
+      if (k > n) {
+        return 0;
+      }
+      if (k === 0 || k === n) {
+        return sgn;
+      }
+      if (k === 1 || k === n - 1) {
+        return sgn * n;
+      }
+      if (n - k < k) {
+        k = n - k;
+      }
+      s = floor(MAX_SAFE_INTEGER / n);
+      res = 1;
+      for (d = 1; d <= k; d++) {
+        if (res > s) {
+          break;
+        }
+        res *= n;
+        res /= d;
+        n -= 1;
+      }
+      if (d > k) {
+        return sgn * res;
+      }
+      b = binomcoef(n, k - d + 1);
+      if (b === PINF) {
+        return sgn * b;
+      }
+      c = binomcoef(k, k - d + 1);
+      g2 = gcd(b, c);
+      b /= g2;
+      c /= g2;
+      res /= c;
+      return sgn * res * b;
+    }
+    module2.exports = binomcoef;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-binomcoef/lib/index.js
+var require_lib120 = __commonJS({
+  "node_modules/@stdlib/math-base-special-binomcoef/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main82();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betainc/lib/binomial_ccdf.js
+var require_binomial_ccdf = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betainc/lib/binomial_ccdf.js"(exports2, module2) {
+    "use strict";
+    var binomcoef = require_lib120();
+    var floor = require_lib39();
+    var pow = require_lib69();
+    var MIN_VALUE = require_lib55();
+    function binomialCCDF(n, k, x, y) {
+      var startTerm;
+      var result;
+      var start;
+      var term;
+      var i2;
+      result = pow(x, n);
+      if (result > MIN_VALUE) {
+        term = result;
+        for (i2 = floor(n - 1); i2 > k; i2--) {
+          term *= (i2 + 1) * y / ((n - i2) * x);
+          result += term;
+        }
+      } else {
+        start = floor(n * x);
+        if (start <= k + 1) {
+          start = floor(k + 2);
+        }
+        result = pow(x, start) * pow(y, n - start);
+        result *= binomcoef(floor(n), floor(start));
+        if (result === 0) {
+          for (i2 = start - 1; i2 > k; i2--) {
+            result += pow(x, i2) * pow(y, n - i2);
+            result *= binomcoef(floor(n), floor(i2));
+          }
+        } else {
+          term = result;
+          startTerm = result;
+          for (i2 = start - 1; i2 > k; i2--) {
+            term *= (i2 + 1) * y / ((n - i2) * x);
+            result += term;
+          }
+          term = startTerm;
+          for (i2 = start + 1; i2 <= n; i2++) {
+            term *= (n - i2 + 1) * x / (i2 * y);
+            result += term;
+          }
+        }
+      }
+      return result;
+    }
+    module2.exports = binomialCCDF;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betainc/lib/ibeta_a_step.js
+var require_ibeta_a_step = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betainc/lib/ibeta_a_step.js"(exports2, module2) {
+    "use strict";
+    var ibetaPowerTerms = require_ibeta_power_terms();
+    function ibetaAStep(a, b, x, y, k, normalized, out) {
+      var prefix;
+      var term;
+      var sum3;
+      var i2;
+      prefix = ibetaPowerTerms(a, b, x, y, normalized);
+      if (out) {
+        out[1] = prefix;
+      }
+      prefix /= a;
+      if (prefix === 0) {
+        return prefix;
+      }
+      sum3 = 1;
+      term = 1;
+      for (i2 = 0; i2 < k - 1; ++i2) {
+        term *= (a + b + i2) * x / (a + i2 + 1);
+        sum3 += term;
+      }
+      prefix *= sum3;
+      return prefix;
+    }
+    module2.exports = ibetaAStep;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betainc/lib/ibeta_series.js
+var require_ibeta_series = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betainc/lib/ibeta_series.js"(exports2, module2) {
+    "use strict";
+    var lanczosSumExpGScaled = require_lib110();
+    var sumSeries = require_lib105();
+    var log1p = require_lib40();
+    var sqrt = require_lib41();
+    var exp = require_lib60();
+    var pow = require_lib69();
+    var ln = require_lib97();
+    var MIN_VALUE = require_lib55();
+    var MAX_LN = require_lib101();
+    var MIN_LN = require_lib107();
+    var G = require_lib95();
+    var E = require_lib70();
+    var opts = {
+      "maxTerms": 100
+    };
+    function ibetaSeriesT(a, b, x, result) {
+      var poch = 1 - b;
+      var n = 1;
+      return next;
+      function next() {
+        var r = result / a;
+        a += 1;
+        result *= poch * x / n;
+        n += 1;
+        poch += 1;
+        return r;
+      }
+    }
+    function ibetaSeries(a, b, x, s0, normalized, out, y) {
+      var result;
+      var agh;
+      var bgh;
+      var cgh;
+      var l1;
+      var l2;
+      var c;
+      var s;
+      if (normalized) {
+        c = a + b;
+        agh = a + G - 0.5;
+        bgh = b + G - 0.5;
+        cgh = c + G - 0.5;
+        result = lanczosSumExpGScaled(c) / (lanczosSumExpGScaled(a) * lanczosSumExpGScaled(b));
+        l1 = ln(cgh / bgh) * (b - 0.5);
+        l2 = ln(x * cgh / agh) * a;
+        if (l1 > MIN_LN && l1 < MAX_LN && l2 > MIN_LN && l2 < MAX_LN) {
+          if (a * b < bgh * 10) {
+            result *= exp((b - 0.5) * log1p(a / bgh));
+          } else {
+            result *= pow(cgh / bgh, b - 0.5);
+          }
+          result *= pow(x * cgh / agh, a);
+          result *= sqrt(agh / E);
+          if (out) {
+            out[1] = result * pow(y, b);
+          }
+        } else {
+          result = ln(result) + l1 + l2 + (ln(agh) - 1) / 2;
+          if (out) {
+            out[1] = exp(result + b * ln(y));
+          }
+          result = exp(result);
+        }
+      } else {
+        result = pow(x, a);
+      }
+      if (result < MIN_VALUE) {
+        return s0;
+      }
+      s = ibetaSeriesT(a, b, x, result);
+      opts.initialValue = s0;
+      return sumSeries(s, opts);
+    }
+    module2.exports = ibetaSeries;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betainc/lib/assign.js
+var require_assign3 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betainc/lib/assign.js"(exports2, module2) {
+    "use strict";
+    var isnan = require_lib8();
+    var expm1 = require_lib38();
+    var floor = require_lib39();
+    var log1p = require_lib40();
+    var asin = require_lib43();
+    var beta = require_lib72();
+    var sqrt = require_lib41();
+    var exp = require_lib60();
+    var pow = require_lib69();
+    var max2 = require_lib74();
+    var min = require_lib76();
+    var MAX_FLOAT64 = require_lib77();
+    var MIN_FLOAT64 = require_lib55();
+    var MAX_INT32 = require_lib78();
+    var HALF_PI = require_lib79();
+    var PI = require_lib80();
+    var betaSmallBLargeASeries = require_beta_small_b_large_a_series();
+    var risingFactorialRatio = require_rising_factorial_ratio();
+    var ibetaPowerTerms = require_ibeta_power_terms();
+    var ibetaFraction2 = require_ibeta_fraction2();
+    var binomialCCDF = require_binomial_ccdf();
+    var ibetaAStep = require_ibeta_a_step();
+    var ibetaSeries = require_ibeta_series();
+    var ONE_OVER_PI = 1 / PI;
+    function ibetaImp(x, a, b, regularized, upper, out, stride, offset2) {
+      var lambda;
+      var prefix;
+      var fract;
+      var bbar;
+      var div;
+      var tmp;
+      var i0;
+      var i1;
+      var k;
+      var n;
+      var p;
+      var y;
+      y = 1 - x;
+      i0 = offset2;
+      i1 = offset2 + stride;
+      out[i1] = -1;
+      if (isnan(x) || x < 0 || x > 1) {
+        out[i0] = NaN;
+        out[i1] = NaN;
+        return out;
+      }
+      if (regularized) {
+        if (a < 0 || b < 0) {
+          out[i0] = NaN;
+          out[i1] = NaN;
+          return out;
+        }
+        if (a === 0) {
+          if (b === 0) {
+            out[i0] = NaN;
+            out[i1] = NaN;
+            return out;
+          }
+          if (b > 0) {
+            out[i0] = upper ? 0 : 1;
+            return out;
+          }
+        } else if (b === 0) {
+          if (a > 0) {
+            out[i0] = upper ? 1 : 0;
+            return out;
+          }
+        }
+      } else if (a <= 0 || b <= 0) {
+        out[i0] = NaN;
+        out[i1] = NaN;
+        return out;
+      }
+      if (x === 0) {
+        if (a === 1) {
+          out[i1] = 1;
+        } else {
+          out[i1] = a < 1 ? MAX_FLOAT64 / 2 : MIN_FLOAT64 * 2;
+        }
+        if (upper) {
+          out[i0] = regularized ? 1 : beta(a, b);
+          return out;
+        }
+        out[i0] = 0;
+        return out;
+      }
+      if (x === 1) {
+        if (b === 1) {
+          out[i1] = 1;
+        } else {
+          out[i1] = b < 1 ? MAX_FLOAT64 / 2 : MIN_FLOAT64 * 2;
+        }
+        if (upper) {
+          out[i0] = 0;
+        } else {
+          out[i0] = regularized ? 1 : beta(a, b);
+        }
+        return out;
+      }
+      if (a === 0.5 && b === 0.5) {
+        out[i1] = ONE_OVER_PI * sqrt(y * x);
+        p = upper ? asin(sqrt(y)) : asin(sqrt(x));
+        p /= HALF_PI;
+        if (!regularized) {
+          p *= PI;
+        }
+        out[i0] = p;
+        return out;
+      }
+      if (a === 1) {
+        tmp = b;
+        b = a;
+        a = tmp;
+        tmp = y;
+        y = x;
+        x = tmp;
+        upper = !upper;
+      }
+      if (b === 1) {
+        if (a === 1) {
+          out[i0] = upper ? y : x;
+          out[i1] = 1;
+          return out;
+        }
+        out[i1] = a * pow(x, a - 1);
+        if (y < 0.5) {
+          p = upper ? -expm1(a * log1p(-y)) : exp(a * log1p(-y));
+        } else {
+          p = upper ? -(pow(x, a) - 1) : pow(x, a);
+        }
+        if (!regularized) {
+          p /= a;
+        }
+        out[i0] = p;
+        return out;
+      }
+      if (min(a, b) <= 1) {
+        if (x > 0.5) {
+          tmp = b;
+          b = a;
+          a = tmp;
+          tmp = y;
+          y = x;
+          x = tmp;
+          upper = !upper;
+        }
+        if (max2(a, b) <= 1) {
+          if (a >= min(0.2, b) || pow(x, a) <= 0.9) {
+            if (upper) {
+              fract = -(regularized ? 1 : beta(a, b));
+              upper = false;
+              fract = -ibetaSeries(a, b, x, fract, regularized, out, y);
+            } else {
+              fract = ibetaSeries(a, b, x, 0, regularized, out, y);
+            }
+          } else {
+            tmp = b;
+            b = a;
+            a = tmp;
+            tmp = y;
+            y = x;
+            x = tmp;
+            upper = !upper;
+            if (y >= 0.3) {
+              if (upper) {
+                fract = -(regularized ? 1 : beta(a, b));
+                upper = false;
+                fract = -ibetaSeries(a, b, x, fract, regularized, out, y);
+              } else {
+                fract = ibetaSeries(a, b, x, 0, regularized, out, y);
+              }
+            } else {
+              if (regularized) {
+                prefix = 1;
+              } else {
+                prefix = risingFactorialRatio(a + b, a, 20);
+              }
+              fract = ibetaAStep(a, b, x, y, 20, regularized, out);
+              if (upper) {
+                fract -= regularized ? 1 : beta(a, b);
+                upper = false;
+                fract = -betaSmallBLargeASeries(a + 20, b, x, y, fract, prefix, regularized);
+              } else {
+                fract = betaSmallBLargeASeries(a + 20, b, x, y, fract, prefix, regularized);
+              }
+            }
+          }
+        } else if (b <= 1 || x < 0.1 && pow(b * x, a) <= 0.7) {
+          if (upper) {
+            fract = -(regularized ? 1 : beta(a, b));
+            upper = false;
+            fract = -ibetaSeries(a, b, x, fract, regularized, out, y);
+          } else {
+            fract = ibetaSeries(a, b, x, 0, regularized, out, y);
+          }
+        } else {
+          tmp = b;
+          b = a;
+          a = tmp;
+          tmp = y;
+          y = x;
+          x = tmp;
+          upper = !upper;
+          if (y >= 0.3) {
+            if (upper) {
+              fract = -(regularized ? 1 : beta(a, b));
+              upper = false;
+              fract = -ibetaSeries(a, b, x, fract, regularized, out, y);
+            } else {
+              fract = ibetaSeries(a, b, x, 0, regularized, out, y);
+            }
+          } else if (a >= 15) {
+            if (upper) {
+              fract = -(regularized ? 1 : beta(a, b));
+              upper = false;
+              fract = -betaSmallBLargeASeries(a, b, x, y, fract, 1, regularized);
+            } else {
+              fract = betaSmallBLargeASeries(a, b, x, y, 0, 1, regularized);
+            }
+          } else {
+            if (regularized) {
+              prefix = 1;
+            } else {
+              prefix = risingFactorialRatio(a + b, a, 20);
+            }
+            fract = ibetaAStep(a, b, x, y, 20, regularized, out);
+            if (upper) {
+              fract -= regularized ? 1 : beta(a, b);
+              upper = false;
+              fract = -betaSmallBLargeASeries(a + 20, b, x, y, fract, prefix, regularized);
+            } else {
+              fract = betaSmallBLargeASeries(a + 20, b, x, y, fract, prefix, regularized);
+            }
+          }
+        }
+      } else {
+        if (a < b) {
+          lambda = a - (a + b) * x;
+        } else {
+          lambda = (a + b) * y - b;
+        }
+        if (lambda < 0) {
+          tmp = b;
+          b = a;
+          a = tmp;
+          tmp = y;
+          y = x;
+          x = tmp;
+          upper = !upper;
+        }
+        if (b < 40) {
+          if (floor(a) === a && floor(b) === b && a < MAX_INT32 - 100) {
+            k = a - 1;
+            n = b + k;
+            fract = binomialCCDF(n, k, x, y);
+            if (!regularized) {
+              fract *= beta(a, b);
+            }
+          } else if (b * x <= 0.7) {
+            if (upper) {
+              fract = -(regularized ? 1 : beta(a, b));
+              upper = false;
+              fract = -ibetaSeries(a, b, x, fract, regularized, out, y);
+            } else {
+              fract = ibetaSeries(a, b, x, 0, regularized, out, y);
+            }
+          } else if (a > 15) {
+            n = floor(b);
+            if (n === b) {
+              n -= 1;
+            }
+            bbar = b - n;
+            if (regularized) {
+              prefix = 1;
+            } else {
+              prefix = risingFactorialRatio(a + bbar, bbar, n);
+            }
+            fract = ibetaAStep(bbar, a, y, x, n, regularized);
+            fract = betaSmallBLargeASeries(a, bbar, x, y, fract, 1, regularized);
+            fract /= prefix;
+          } else if (regularized) {
+            n = floor(b);
+            bbar = b - n;
+            if (bbar <= 0) {
+              n -= 1;
+              bbar += 1;
+            }
+            fract = ibetaAStep(bbar, a, y, x, n, regularized);
+            fract += ibetaAStep(a, bbar, x, y, 20, regularized);
+            if (upper) {
+              fract -= 1;
+            }
+            fract = betaSmallBLargeASeries(a + 20, bbar, x, y, fract, 1, regularized);
+            if (upper) {
+              fract = -fract;
+              upper = false;
+            }
+          } else {
+            fract = ibetaFraction2(a, b, x, y, regularized, out);
+          }
+        } else {
+          fract = ibetaFraction2(a, b, x, y, regularized, out);
+        }
+      }
+      if (out[i1] < 0) {
+        out[i1] = ibetaPowerTerms(a, b, x, y, true);
+      }
+      div = y * x;
+      if (out[i1] !== 0) {
+        if (MAX_FLOAT64 * div < out[i1]) {
+          out[i1] = MAX_FLOAT64 / 2;
+        } else {
+          out[i1] /= div;
+        }
+      }
+      out[i0] = upper ? (regularized ? 1 : beta(a, b)) - fract : fract;
+      return out;
+    }
+    module2.exports = ibetaImp;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betainc/lib/main.js
+var require_main83 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betainc/lib/main.js"(exports2, module2) {
+    "use strict";
+    var compute = require_assign3();
+    function kernelBetainc(x, a, b, regularized, upper) {
+      return compute(x, a, b, regularized, upper, [0, 0], 1, 0);
+    }
+    module2.exports = kernelBetainc;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betainc/lib/index.js
+var require_lib121 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betainc/lib/index.js"(exports2, module2) {
+    "use strict";
+    var setReadOnly = require_lib5();
+    var main2 = require_main83();
+    var assign = require_assign3();
+    setReadOnly(main2, "assign", assign);
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-betainc/lib/main.js
+var require_main84 = __commonJS({
+  "node_modules/@stdlib/math-base-special-betainc/lib/main.js"(exports2, module2) {
+    "use strict";
+    var kernelBetainc = require_lib121().assign;
+    function betainc(x, a, b, regularized, upper) {
+      var out = [0, 0];
+      regularized = regularized === false ? false : true;
+      upper = upper === true ? true : false;
+      kernelBetainc(x, a, b, regularized, upper, out, 1, 0);
+      return out[0];
+    }
+    module2.exports = betainc;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-betainc/lib/index.js
+var require_lib122 = __commonJS({
+  "node_modules/@stdlib/math-base-special-betainc/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main84();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-erfcinv/lib/rational_p1q1.js
+var require_rational_p1q12 = __commonJS({
+  "node_modules/@stdlib/math-base-special-erfcinv/lib/rational_p1q1.js"(exports2, module2) {
+    "use strict";
+    function evalrational(x) {
+      var ax;
+      var s1;
+      var s2;
+      if (x === 0) {
+        return -5087819496582806e-19;
+      }
+      if (x < 0) {
+        ax = -x;
+      } else {
+        ax = x;
+      }
+      if (ax <= 1) {
+        s1 = -5087819496582806e-19 + x * (-0.008368748197417368 + x * (0.03348066254097446 + x * (-0.012692614766297404 + x * (-0.03656379714117627 + x * (0.02198786811111689 + x * (0.008226878746769157 + x * (-0.005387729650712429 + x * (0 + x * 0))))))));
+        s2 = 1 + x * (-0.9700050433032906 + x * (-1.5657455823417585 + x * (1.5622155839842302 + x * (0.662328840472003 + x * (-0.7122890234154284 + x * (-0.05273963823400997 + x * (0.07952836873415717 + x * (-0.0023339375937419 + x * 8862163904564247e-19))))))));
+      } else {
+        x = 1 / x;
+        s1 = 0 + x * (0 + x * (-0.005387729650712429 + x * (0.008226878746769157 + x * (0.02198786811111689 + x * (-0.03656379714117627 + x * (-0.012692614766297404 + x * (0.03348066254097446 + x * (-0.008368748197417368 + x * -5087819496582806e-19))))))));
+        s2 = 8862163904564247e-19 + x * (-0.0023339375937419 + x * (0.07952836873415717 + x * (-0.05273963823400997 + x * (-0.7122890234154284 + x * (0.662328840472003 + x * (1.5622155839842302 + x * (-1.5657455823417585 + x * (-0.9700050433032906 + x * 1))))))));
+      }
+      return s1 / s2;
+    }
+    module2.exports = evalrational;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-erfcinv/lib/rational_p2q2.js
+var require_rational_p2q22 = __commonJS({
+  "node_modules/@stdlib/math-base-special-erfcinv/lib/rational_p2q2.js"(exports2, module2) {
+    "use strict";
+    function evalrational(x) {
+      var ax;
+      var s1;
+      var s2;
+      if (x === 0) {
+        return -0.20243350835593876;
+      }
+      if (x < 0) {
+        ax = -x;
+      } else {
+        ax = x;
+      }
+      if (ax <= 1) {
+        s1 = -0.20243350835593876 + x * (0.10526468069939171 + x * (8.3705032834312 + x * (17.644729840837403 + x * (-18.851064805871424 + x * (-44.6382324441787 + x * (17.445385985570866 + x * (21.12946554483405 + x * -3.6719225470772936)))))));
+        s2 = 1 + x * (6.242641248542475 + x * (3.971343795334387 + x * (-28.66081804998 + x * (-20.14326346804852 + x * (48.560921310873994 + x * (10.826866735546016 + x * (-22.643693341313973 + x * 1.7211476576120028)))))));
+      } else {
+        x = 1 / x;
+        s1 = -3.6719225470772936 + x * (21.12946554483405 + x * (17.445385985570866 + x * (-44.6382324441787 + x * (-18.851064805871424 + x * (17.644729840837403 + x * (8.3705032834312 + x * (0.10526468069939171 + x * -0.20243350835593876)))))));
+        s2 = 1.7211476576120028 + x * (-22.643693341313973 + x * (10.826866735546016 + x * (48.560921310873994 + x * (-20.14326346804852 + x * (-28.66081804998 + x * (3.971343795334387 + x * (6.242641248542475 + x * 1)))))));
+      }
+      return s1 / s2;
+    }
+    module2.exports = evalrational;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-erfcinv/lib/rational_p3q3.js
+var require_rational_p3q32 = __commonJS({
+  "node_modules/@stdlib/math-base-special-erfcinv/lib/rational_p3q3.js"(exports2, module2) {
+    "use strict";
+    function evalrational(x) {
+      var ax;
+      var s1;
+      var s2;
+      if (x === 0) {
+        return -0.1311027816799519;
+      }
+      if (x < 0) {
+        ax = -x;
+      } else {
+        ax = x;
+      }
+      if (ax <= 1) {
+        s1 = -0.1311027816799519 + x * (-0.16379404719331705 + x * (0.11703015634199525 + x * (0.38707973897260434 + x * (0.3377855389120359 + x * (0.14286953440815717 + x * (0.029015791000532906 + x * (0.0021455899538880526 + x * (-6794655751811263e-22 + x * (28522533178221704e-24 + x * -681149956853777e-24)))))))));
+        s2 = 1 + x * (3.4662540724256723 + x * (5.381683457070069 + x * (4.778465929458438 + x * (2.5930192162362027 + x * (0.848854343457902 + x * (0.15226433829533179 + x * (0.011059242293464892 + x * (0 + x * (0 + x * 0)))))))));
+      } else {
+        x = 1 / x;
+        s1 = -681149956853777e-24 + x * (28522533178221704e-24 + x * (-6794655751811263e-22 + x * (0.0021455899538880526 + x * (0.029015791000532906 + x * (0.14286953440815717 + x * (0.3377855389120359 + x * (0.38707973897260434 + x * (0.11703015634199525 + x * (-0.16379404719331705 + x * -0.1311027816799519)))))))));
+        s2 = 0 + x * (0 + x * (0 + x * (0.011059242293464892 + x * (0.15226433829533179 + x * (0.848854343457902 + x * (2.5930192162362027 + x * (4.778465929458438 + x * (5.381683457070069 + x * (3.4662540724256723 + x * 1)))))))));
+      }
+      return s1 / s2;
+    }
+    module2.exports = evalrational;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-erfcinv/lib/rational_p4q4.js
+var require_rational_p4q4 = __commonJS({
+  "node_modules/@stdlib/math-base-special-erfcinv/lib/rational_p4q4.js"(exports2, module2) {
+    "use strict";
+    function evalrational(x) {
+      var ax;
+      var s1;
+      var s2;
+      if (x === 0) {
+        return -0.0350353787183178;
+      }
+      if (x < 0) {
+        ax = -x;
+      } else {
+        ax = x;
+      }
+      if (ax <= 1) {
+        s1 = -0.0350353787183178 + x * (-0.0022242652921344794 + x * (0.018557330651423107 + x * (0.009508047013259196 + x * (0.0018712349281955923 + x * (15754461742496055e-20 + x * (460469890584318e-20 + x * (-2304047769118826e-25 + x * 26633922742578204e-28)))))));
+        s2 = 1 + x * (1.3653349817554064 + x * (0.7620591645536234 + x * (0.22009110576413124 + x * (0.03415891436709477 + x * (0.00263861676657016 + x * (7646752923027944e-20 + x * (0 + x * 0)))))));
+      } else {
+        x = 1 / x;
+        s1 = 26633922742578204e-28 + x * (-2304047769118826e-25 + x * (460469890584318e-20 + x * (15754461742496055e-20 + x * (0.0018712349281955923 + x * (0.009508047013259196 + x * (0.018557330651423107 + x * (-0.0022242652921344794 + x * -0.0350353787183178)))))));
+        s2 = 0 + x * (0 + x * (7646752923027944e-20 + x * (0.00263861676657016 + x * (0.03415891436709477 + x * (0.22009110576413124 + x * (0.7620591645536234 + x * (1.3653349817554064 + x * 1)))))));
+      }
+      return s1 / s2;
+    }
+    module2.exports = evalrational;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-erfcinv/lib/rational_p5q5.js
+var require_rational_p5q5 = __commonJS({
+  "node_modules/@stdlib/math-base-special-erfcinv/lib/rational_p5q5.js"(exports2, module2) {
+    "use strict";
+    function evalrational(x) {
+      var ax;
+      var s1;
+      var s2;
+      if (x === 0) {
+        return -0.016743100507663373;
+      }
+      if (x < 0) {
+        ax = -x;
+      } else {
+        ax = x;
+      }
+      if (ax <= 1) {
+        s1 = -0.016743100507663373 + x * (-0.0011295143874558028 + x * (0.001056288621524929 + x * (20938631748758808e-20 + x * (14962478375834237e-21 + x * (44969678992770644e-23 + x * (4625961635228786e-24 + x * (-2811287356288318e-29 + x * 9905570997331033e-32)))))));
+        s2 = 1 + x * (0.5914293448864175 + x * (0.1381518657490833 + x * (0.016074608709367652 + x * (9640118070051656e-19 + x * (27533547476472603e-21 + x * (282243172016108e-21 + x * (0 + x * 0)))))));
+      } else {
+        x = 1 / x;
+        s1 = 9905570997331033e-32 + x * (-2811287356288318e-29 + x * (4625961635228786e-24 + x * (44969678992770644e-23 + x * (14962478375834237e-21 + x * (20938631748758808e-20 + x * (0.001056288621524929 + x * (-0.0011295143874558028 + x * -0.016743100507663373)))))));
+        s2 = 0 + x * (0 + x * (282243172016108e-21 + x * (27533547476472603e-21 + x * (9640118070051656e-19 + x * (0.016074608709367652 + x * (0.1381518657490833 + x * (0.5914293448864175 + x * 1)))))));
+      }
+      return s1 / s2;
+    }
+    module2.exports = evalrational;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-erfcinv/lib/main.js
+var require_main85 = __commonJS({
+  "node_modules/@stdlib/math-base-special-erfcinv/lib/main.js"(exports2, module2) {
+    "use strict";
+    var isnan = require_lib8();
+    var sqrt = require_lib41();
+    var ln = require_lib97();
+    var PINF = require_lib33();
+    var NINF = require_lib35();
+    var rationalFcnR1 = require_rational_p1q12();
+    var rationalFcnR2 = require_rational_p2q22();
+    var rationalFcnR3 = require_rational_p3q32();
+    var rationalFcnR4 = require_rational_p4q4();
+    var rationalFcnR5 = require_rational_p5q5();
+    var Y1 = 0.08913147449493408;
+    var Y2 = 2.249481201171875;
+    var Y3 = 0.807220458984375;
+    var Y4 = 0.9399557113647461;
+    var Y5 = 0.9836282730102539;
+    function erfcinv(x) {
+      var sign;
+      var qs;
+      var q;
+      var g2;
+      var r;
+      if (isnan(x)) {
+        return NaN;
+      }
+      if (x === 0) {
+        return PINF;
+      }
+      if (x === 2) {
+        return NINF;
+      }
+      if (x === 1) {
+        return 0;
+      }
+      if (x > 2 || x < 0) {
+        return NaN;
+      }
+      if (x > 1) {
+        sign = -1;
+        q = 2 - x;
+      } else {
+        sign = 1;
+        q = x;
+      }
+      x = 1 - q;
+      if (x <= 0.5) {
+        g2 = x * (x + 10);
+        r = rationalFcnR1(x);
+        return sign * (g2 * Y1 + g2 * r);
+      }
+      if (q >= 0.25) {
+        g2 = sqrt(-2 * ln(q));
+        q -= 0.25;
+        r = rationalFcnR2(q);
+        return sign * (g2 / (Y2 + r));
+      }
+      q = sqrt(-ln(q));
+      if (q < 3) {
+        qs = q - 1.125;
+        r = rationalFcnR3(qs);
+        return sign * (Y3 * q + r * q);
+      }
+      if (q < 6) {
+        qs = q - 3;
+        r = rationalFcnR4(qs);
+        return sign * (Y4 * q + r * q);
+      }
+      qs = q - 6;
+      r = rationalFcnR5(qs);
+      return sign * (Y5 * q + r * q);
+    }
+    module2.exports = erfcinv;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-erfcinv/lib/index.js
+var require_lib123 = __commonJS({
+  "node_modules/@stdlib/math-base-special-erfcinv/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main85();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-acos/lib/main.js
+var require_main86 = __commonJS({
+  "node_modules/@stdlib/math-base-special-acos/lib/main.js"(exports2, module2) {
+    "use strict";
+    var isnan = require_lib8();
+    var asin = require_lib43();
+    var sqrt = require_lib41();
+    var PIO4 = require_lib42();
+    var MOREBITS = 6123233995736766e-32;
+    function acos(x) {
+      var z2;
+      if (isnan(x)) {
+        return NaN;
+      }
+      if (x < -1 || x > 1) {
+        return NaN;
+      }
+      if (x > 0.5) {
+        return 2 * asin(sqrt(0.5 - 0.5 * x));
+      }
+      z2 = PIO4 - asin(x);
+      z2 += MOREBITS;
+      z2 += PIO4;
+      return z2;
+    }
+    module2.exports = acos;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-acos/lib/index.js
+var require_lib124 = __commonJS({
+  "node_modules/@stdlib/math-base-special-acos/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main86();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/constants-float64-sqrt-two/lib/index.js
+var require_lib125 = __commonJS({
+  "node_modules/@stdlib/constants-float64-sqrt-two/lib/index.js"(exports2, module2) {
+    "use strict";
+    var SQRT2 = 1.4142135623730951;
+    module2.exports = SQRT2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co14.js
+var require_polyval_co14 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co14.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 0.16666666666666666;
+      }
+      return 0.16666666666666666 + x * 0.16666666666666666;
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co15.js
+var require_polyval_co15 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co15.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 0.058333333333333334;
+      }
+      return 0.058333333333333334 + x * (0.06666666666666667 + x * 0.008333333333333333);
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co16.js
+var require_polyval_co16 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co16.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 0.0251984126984127;
+      }
+      return 0.0251984126984127 + x * (0.026785714285714284 + x * (0.0017857142857142857 + x * 1984126984126984e-19));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co17.js
+var require_polyval_co17 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co17.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 0.012039792768959435;
+      }
+      return 0.012039792768959435 + x * (0.010559964726631394 + x * (-0.0011078042328042327 + x * (3747795414462081e-19 + x * 27557319223985893e-22)));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co18.js
+var require_polyval_co18 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co18.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 0.003837005972422639;
+      }
+      return 0.003837005972422639 + x * (0.00610392115600449 + x * (-0.0016095979637646305 + x * (5945867404200738e-19 + x * (-6270542728876062e-20 + x * 2505210838544172e-23))));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co19.js
+var require_polyval_co19 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co19.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 0.0032177478835464946;
+      }
+      return 0.0032177478835464946 + x * (0.0010898206731540065 + x * (-0.0012579159844784845 + x * (6908420797309686e-19 + x * (-16376804137220805e-20 + x * (154012654012654e-19 + x * 16059043836821613e-26)))));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co20.js
+var require_polyval_co20 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co20.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 0.001743826229834001;
+      }
+      return 0.001743826229834001 + x * (3353097688001788e-20 + x * (-7624513544032393e-19 + x * (6451304695145635e-19 + x * (-249472580470431e-18 + x * (49255746366361444e-21 + x * (-39851014346715405e-22 + x * 7647163731819816e-28))))));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co21.js
+var require_polyval_co21 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co21.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 9647274732138864e-19;
+      }
+      return 9647274732138864e-19 + x * (-3110108632631878e-19 + x * (-36307660358786886e-20 + x * (5140660578834113e-19 + x * (-29133414466938067e-20 + x * (9086710793521991e-20 + x * (-15303004486655377e-21 + x * (10914179173496788e-22 + x * 28114572543455206e-31)))))));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co22.js
+var require_polyval_co22 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co22.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 5422926281312969e-19;
+      }
+      return 5422926281312969e-19 + x * (-3694266780000966e-19 + x * (-10230378073700413e-20 + x * (35764655430568635e-20 + x * (-28690924218514614e-20 + x * (12645437628698076e-20 + x * (-33202652391372056e-21 + x * (4890304529197534e-21 + x * (-3123956959982987e-22 + x * 822063524662433e-32))))))));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/inverse_students_t_body_series.js
+var require_inverse_students_t_body_series = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/inverse_students_t_body_series.js"(exports2, module2) {
+    "use strict";
+    var gammaDeltaRatio = require_lib96();
+    var evalpoly = require_lib7();
+    var sqrt = require_lib41();
+    var PI = require_lib80();
+    var polyval1 = require_polyval_co14();
+    var polyval2 = require_polyval_co15();
+    var polyval3 = require_polyval_co16();
+    var polyval4 = require_polyval_co17();
+    var polyval5 = require_polyval_co18();
+    var polyval6 = require_polyval_co19();
+    var polyval7 = require_polyval_co20();
+    var polyval8 = require_polyval_co21();
+    var polyval9 = require_polyval_co22();
+    var c0 = 0;
+    var c = [1, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    function inverseStudentsTBodySeries(df, u) {
+      var idf;
+      var v;
+      v = gammaDeltaRatio(df / 2, 0.5) * sqrt(df * PI) * (u - 0.5);
+      idf = 1 / df;
+      c[1] = polyval1(idf);
+      c[2] = polyval2(idf);
+      c[3] = polyval3(idf);
+      c[4] = polyval4(idf);
+      c[5] = polyval5(idf);
+      c[6] = polyval6(idf);
+      c[7] = polyval7(idf);
+      c[8] = polyval8(idf);
+      c[9] = polyval9(idf);
+      return c0 + v * evalpoly(c, v * v);
+    }
+    module2.exports = inverseStudentsTBodySeries;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/inverse_students_t_tail_series.js
+var require_inverse_students_t_tail_series = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/inverse_students_t_tail_series.js"(exports2, module2) {
+    "use strict";
+    var gammaDeltaRatio = require_lib96();
+    var evalpoly = require_lib7();
+    var sqrt = require_lib41();
+    var pow = require_lib69();
+    var PI = require_lib80();
+    var d = [0, 0, 0, 0, 0, 0, 0];
+    function inverseStudentsTTailSeries(df, v) {
+      var result;
+      var power;
+      var div;
+      var np2;
+      var np4;
+      var np6;
+      var rn;
+      var w;
+      w = gammaDeltaRatio(df / 2, 0.5) * sqrt(df * PI) * v;
+      np2 = df + 2;
+      np4 = df + 4;
+      np6 = df + 6;
+      d[0] = 1;
+      d[1] = -(df + 1) / (2 * np2);
+      np2 *= df + 2;
+      d[2] = -df * (df + 1) * (df + 3) / (8 * np2 * np4);
+      np2 *= df + 2;
+      d[3] = -df * (df + 1) * (df + 5) * ((3 * df + 7) * df - 2) / (48 * np2 * np4 * np6);
+      np2 *= df + 2;
+      np4 *= df + 4;
+      d[4] = -df * (df + 1) * (df + 7) * (((((15 * df + 154) * df + 465) * df + 286) * df - 336) * df + 64) / (384 * np2 * np4 * np6 * (df + 8));
+      np2 *= df + 2;
+      d[5] = -df * (df + 1) * (df + 3) * (df + 9) * ((((((35 * df + 452) * df + 1573) * df + 600) * df - 2020) * df + 928) * df - 128) / (1280 * np2 * np4 * np6 * (df + 8) * (df + 10));
+      np2 *= df + 2;
+      np4 *= df + 4;
+      np6 *= df + 6;
+      d[6] = -df * (df + 1) * (df + 11) * (((((((((((945 * df + 31506) * df + 425858) * df + 2980236) * df + 11266745) * df + 20675018) * df + 7747124) * df - 22574632) * df - 8565600) * df + 18108416) * df - 7099392) * df + 884736) / (46080 * np2 * np4 * np6 * (df + 8) * (df + 10) * (df + 12));
+      rn = sqrt(df);
+      div = pow(rn * w, 1 / df);
+      power = div * div;
+      result = evalpoly(d, power);
+      result *= rn;
+      result /= div;
+      return -result;
+    }
+    module2.exports = inverseStudentsTTailSeries;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/inverse_students_t_hill.js
+var require_inverse_students_t_hill = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/inverse_students_t_hill.js"(exports2, module2) {
+    "use strict";
+    var erfcinv = require_lib123();
+    var expm1 = require_lib38();
+    var sqrt = require_lib41();
+    var pow = require_lib69();
+    var HALF_PI = require_lib79();
+    var SQRT2 = require_lib125();
+    function inverseStudentsTHill(ndf, u) {
+      var a;
+      var b;
+      var c;
+      var d;
+      var q;
+      var x;
+      var y;
+      if (ndf > 1e20) {
+        return -erfcinv(2 * u) * SQRT2;
+      }
+      a = 1 / (ndf - 0.5);
+      b = 48 / (a * a);
+      c = ((20700 * a / b - 98) * a - 16) * a + 96.36;
+      d = ((94.5 / (b + c) - 3) / b + 1) * sqrt(a * HALF_PI) * ndf;
+      y = pow(d * 2 * u, 2 / ndf);
+      if (y > 0.05 + a) {
+        x = -erfcinv(2 * u) * SQRT2;
+        y = x * x;
+        if (ndf < 5) {
+          c += 0.3 * (ndf - 4.5) * (x + 0.6);
+        }
+        c += (((0.05 * d * x - 5) * x - 7) * x - 2) * x + b;
+        y = (((((0.4 * y + 6.3) * y + 36) * y + 94.5) / c - y - 3) / b + 1) * x;
+        y = expm1(a * y * y);
+      } else {
+        y = ((1 / (((ndf + 6) / (ndf * y) - 0.089 * d - 0.822) * (ndf + 2) * 3) + 0.5 / (ndf + 4)) * y - 1) * (ndf + 1) / (ndf + 2) + 1 / y;
+      }
+      q = sqrt(ndf * y);
+      return -q;
+    }
+    module2.exports = inverseStudentsTHill;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/inverse_students_t.js
+var require_inverse_students_t = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/inverse_students_t.js"(exports2, module2) {
+    "use strict";
+    var erfcinv = require_lib123();
+    var floor = require_lib39();
+    var ldexp = require_lib59();
+    var round4 = require_lib86();
+    var acos = require_lib124();
+    var sqrt = require_lib41();
+    var abs = require_lib44();
+    var cos = require_lib98();
+    var pow = require_lib69();
+    var sin = require_lib88();
+    var SQRT2 = require_lib125();
+    var PI = require_lib80();
+    var inverseStudentsTBodySeries = require_inverse_students_t_body_series();
+    var inverseStudentsTTailSeries = require_inverse_students_t_tail_series();
+    var inverseStudentsTHill = require_inverse_students_t_hill();
+    var DF_THRESHOLD = 268435456;
+    var ONE_THIRD = 1 / 3;
+    var EXP = 2 * 53 / 3;
+    var C = 0.8549879733383485;
+    function inverseStudentsT(df, u, v) {
+      var crossover;
+      var tolerance;
+      var rootAlpha;
+      var invert;
+      var result;
+      var alpha;
+      var tmp;
+      var p0;
+      var p2;
+      var p4;
+      var p5;
+      var p;
+      var r;
+      var x;
+      var a;
+      var b;
+      result = 0;
+      if (u > v) {
+        tmp = v;
+        v = u;
+        u = tmp;
+        invert = true;
+      } else {
+        invert = false;
+      }
+      if (floor(df) === df && df < 20) {
+        tolerance = ldexp(1, EXP);
+        switch (floor(df)) {
+          case 1:
+            if (u === 0.5) {
+              result = 0;
+            } else {
+              result = -cos(PI * u) / sin(PI * u);
+            }
+            break;
+          case 2:
+            result = (2 * u - 1) / sqrt(2 * u * v);
+            break;
+          case 4:
+            alpha = 4 * u * v;
+            rootAlpha = sqrt(alpha);
+            r = 4 * cos(acos(rootAlpha) / 3) / rootAlpha;
+            x = sqrt(r - 4);
+            result = u - 0.5 < 0 ? -x : x;
+            break;
+          case 6:
+            if (u < 1e-150) {
+              return (invert ? -1 : 1) * inverseStudentsTHill(df, u);
+            }
+            a = 4 * (u - u * u);
+            b = pow(a, ONE_THIRD);
+            p = 6 * (1 + C * (1 / b - 1));
+            do {
+              p2 = p * p;
+              p4 = p2 * p2;
+              p5 = p * p4;
+              p0 = p;
+              p = 2 * (8 * a * p5 - 270 * p2 + 2187) / (5 * (4 * a * p4 - 216 * p - 243));
+            } while (abs((p - p0) / p) > tolerance);
+            p = sqrt(p - df);
+            result = u - 0.5 < 0 ? -p : p;
+            break;
+          default:
+            if (df > DF_THRESHOLD) {
+              result = erfcinv(2 * u) * SQRT2;
+            } else if (df < 3) {
+              crossover = 0.2742 - df * 0.0242143;
+              if (u > crossover) {
+                result = inverseStudentsTBodySeries(df, u);
+              } else {
+                result = inverseStudentsTTailSeries(df, u);
+              }
+            } else {
+              crossover = ldexp(1, round4(df / -0.654));
+              if (u > crossover) {
+                result = inverseStudentsTHill(df, u);
+              } else {
+                result = inverseStudentsTTailSeries(df, u);
+              }
+            }
+        }
+      } else if (df > DF_THRESHOLD) {
+        result = -erfcinv(2 * u) * SQRT2;
+      } else if (df < 3) {
+        crossover = 0.2742 - df * 0.0242143;
+        if (u > crossover) {
+          result = inverseStudentsTBodySeries(df, u);
+        } else {
+          result = inverseStudentsTTailSeries(df, u);
+        }
+      } else {
+        crossover = ldexp(1, round4(df / -0.654));
+        if (u > crossover) {
+          result = inverseStudentsTHill(df, u);
+        } else {
+          result = inverseStudentsTTailSeries(df, u);
+        }
+      }
+      return invert ? -result : result;
+    }
+    module2.exports = inverseStudentsT;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/find_ibeta_inv_from_t_dist.js
+var require_find_ibeta_inv_from_t_dist = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/find_ibeta_inv_from_t_dist.js"(exports2, module2) {
+    "use strict";
+    var inverseStudentsT = require_inverse_students_t();
+    function findIBetaInvFromTDist(a, p, py) {
+      var df;
+      var u;
+      var v;
+      var t;
+      u = p / 2;
+      v = 1 - u;
+      df = a * 2;
+      t = inverseStudentsT(df, u, v);
+      if (py) {
+        py.value = t * t / (df + t * t);
+      }
+      return df / (df + t * t);
+    }
+    module2.exports = findIBetaInvFromTDist;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/temme1.js
+var require_temme1 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/temme1.js"(exports2, module2) {
+    "use strict";
+    var evalpoly = require_lib7();
+    var erfcinv = require_lib123();
+    var sqrt = require_lib41();
+    var exp = require_lib60();
+    var SQRT2 = require_lib125();
+    var workspace = [0, 0, 0, 0, 0, 0, 0];
+    var terms = [0, 0, 0, 0];
+    function temme1(a, b, z2) {
+      var eta0;
+      var eta2;
+      var eta;
+      var B2;
+      var B3;
+      var B;
+      var c;
+      eta0 = erfcinv(2 * z2);
+      eta0 /= -sqrt(a / 2);
+      terms[0] = eta0;
+      B = b - a;
+      B2 = B * B;
+      B3 = B2 * B;
+      workspace[0] = -B * SQRT2 / 2;
+      workspace[1] = (1 - 2 * B) / 8;
+      workspace[2] = -(B * SQRT2 / 48);
+      workspace[3] = -1 / 192;
+      workspace[4] = -B * SQRT2 / 3840;
+      workspace[5] = 0;
+      workspace[6] = 0;
+      terms[1] = evalpoly(workspace, eta0);
+      workspace[0] = B * SQRT2 * (3 * B - 2) / 12;
+      workspace[1] = (20 * B2 - 12 * B + 1) / 128;
+      workspace[2] = B * SQRT2 * (20 * B - 1) / 960;
+      workspace[3] = (16 * B2 + 30 * B - 15) / 4608;
+      workspace[4] = B * SQRT2 * (21 * B + 32) / 53760;
+      workspace[5] = (-(32 * B2) + 63) / 368640;
+      workspace[6] = -B * SQRT2 * (120 * B + 17) / 25804480;
+      terms[2] = evalpoly(workspace, eta0);
+      workspace[0] = B * SQRT2 * (-75 * B2 + 80 * B - 16) / 480;
+      workspace[1] = (-1080 * B3 + 868 * B2 - 90 * B - 45) / 9216;
+      workspace[2] = B * SQRT2 * (-1190 * B2 + 84 * B + 373) / 53760;
+      workspace[3] = (-2240 * B3 - 2508 * B2 + 2100 * B - 165) / 368640;
+      workspace[4] = 0;
+      workspace[5] = 0;
+      workspace[6] = 0;
+      terms[3] = evalpoly(workspace, eta0);
+      eta = evalpoly(terms, 1 / a);
+      eta2 = eta * eta;
+      c = -exp(-eta2 / 2);
+      if (eta2 === 0) {
+        return 0.5;
+      }
+      return (1 + eta * sqrt((1 + c) / eta2)) / 2;
+    }
+    module2.exports = temme1;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/root_finder.js
+var require_root_finder = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/root_finder.js"(exports2, module2) {
+    "use strict";
+    var ln = require_lib97();
+    var MAX_VALUE = require_lib77();
+    var BIG = MAX_VALUE / 4;
+    function temmeRootFinder(t, a) {
+      return roots;
+      function roots(x) {
+        var f1;
+        var f;
+        var y;
+        y = 1 - x;
+        if (y === 0) {
+          return [-BIG, -BIG];
+        }
+        if (x === 0) {
+          return [-BIG, -BIG];
+        }
+        f = ln(x) + a * ln(y) + t;
+        f1 = 1 / x - a / y;
+        return [f, f1];
+      }
+    }
+    module2.exports = temmeRootFinder;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-signum/lib/main.js
+var require_main87 = __commonJS({
+  "node_modules/@stdlib/math-base-special-signum/lib/main.js"(exports2, module2) {
+    "use strict";
+    var isnan = require_lib8();
+    function signum(x) {
+      if (x === 0 || isnan(x)) {
+        return x;
+      }
+      return x < 0 ? -1 : 1;
+    }
+    module2.exports = signum;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-signum/lib/index.js
+var require_lib126 = __commonJS({
+  "node_modules/@stdlib/math-base-special-signum/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main87();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/newton_raphson.js
+var require_newton_raphson = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/newton_raphson.js"(exports2, module2) {
+    "use strict";
+    var sign = require_lib126();
+    var abs = require_lib44();
+    var ldexp = require_lib59();
+    var MAX_VALUE = require_lib77();
+    function newtonRaphsonIterate(fun, guess, min, max2, digits, maxIter) {
+      var f0last;
+      var delta1;
+      var delta2;
+      var factor;
+      var result;
+      var count3;
+      var delta;
+      var res;
+      var f0;
+      var f1;
+      f0 = 0;
+      f0last = 0;
+      result = guess;
+      factor = ldexp(1, 1 - digits);
+      delta = MAX_VALUE;
+      delta1 = MAX_VALUE;
+      delta2 = MAX_VALUE;
+      count3 = maxIter;
+      do {
+        f0last = f0;
+        delta2 = delta1;
+        delta1 = delta;
+        res = fun(result);
+        f0 = res[0];
+        f1 = res[1];
+        count3 -= 1;
+        if (f0 === 0) {
+          break;
+        }
+        if (f1 === 0) {
+          if (f0last === 0) {
+            if (result === min) {
+              guess = max2;
+            } else {
+              guess = min;
+            }
+            f0last = fun(guess);
+            delta = guess - result;
+          }
+          if (sign(f0last) * sign(f0) < 0) {
+            if (delta < 0) {
+              delta = (result - min) / 2;
+            } else {
+              delta = (result - max2) / 2;
+            }
+          } else if (delta < 0) {
+            delta = (result - max2) / 2;
+          } else {
+            delta = (result - min) / 2;
+          }
+        } else {
+          delta = f0 / f1;
+        }
+        if (abs(delta * 2) > abs(delta2)) {
+          delta = delta > 0 ? (result - min) / 2 : (result - max2) / 2;
+        }
+        guess = result;
+        result -= delta;
+        if (result <= min) {
+          delta = 0.5 * (guess - min);
+          result = guess - delta;
+          if (result === min || result === max2) {
+            break;
+          }
+        } else if (result >= max2) {
+          delta = 0.5 * (guess - max2);
+          result = guess - delta;
+          if (result === min || result === max2) {
+            break;
+          }
+        }
+        if (delta > 0) {
+          max2 = guess;
+        } else {
+          min = guess;
+        }
+      } while (count3 && abs(result * factor) < abs(delta));
+      return result;
+    }
+    module2.exports = newtonRaphsonIterate;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co1.js
+var require_polyval_co1 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co1.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return -1;
+      }
+      return -1 + x * (-5 + x * 5);
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co2.js
+var require_polyval_co2 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co2.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 1;
+      }
+      return 1 + x * (21 + x * (-69 + x * 46));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co3.js
+var require_polyval_co3 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co3.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 7;
+      }
+      return 7 + x * (-2 + x * (33 + x * (-62 + x * 31)));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co4.js
+var require_polyval_co4 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co4.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 25;
+      }
+      return 25 + x * (-52 + x * (-17 + x * (88 + x * (-115 + x * 46))));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co5.js
+var require_polyval_co5 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co5.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 7;
+      }
+      return 7 + x * (12 + x * (-78 + x * 52));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co6.js
+var require_polyval_co6 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co6.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return -7;
+      }
+      return -7 + x * (2 + x * (183 + x * (-370 + x * 185)));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co7.js
+var require_polyval_co7 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co7.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return -533;
+      }
+      return -533 + x * (776 + x * (-1835 + x * (10240 + x * (-13525 + x * 5410))));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co8.js
+var require_polyval_co8 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co8.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return -1579;
+      }
+      return -1579 + x * (3747 + x * (-3372 + x * (-15821 + x * (45588 + x * (-45213 + x * 15071)))));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co9.js
+var require_polyval_co9 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co9.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 449;
+      }
+      return 449 + x * (-1259 + x * (-769 + x * (6686 + x * (-9260 + x * 3704))));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co10.js
+var require_polyval_co10 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co10.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 63149;
+      }
+      return 63149 + x * (-151557 + x * (140052 + x * (-727469 + x * (2239932 + x * (-2251437 + x * 750479)))));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co11.js
+var require_polyval_co11 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co11.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 29233;
+      }
+      return 29233 + x * (-78755 + x * (105222 + x * (146879 + x * (-1602610 + x * (3195183 + x * (-2554139 + x * 729754))))));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co12.js
+var require_polyval_co12 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co12.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 1;
+      }
+      return 1 + x * (-13 + x * 13);
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co13.js
+var require_polyval_co13 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/polyval_co13.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 1;
+      }
+      return 1 + x * (21 + x * (-69 + x * 46));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/temme2.js
+var require_temme2 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/temme2.js"(exports2, module2) {
+    "use strict";
+    var evalpoly = require_lib7();
+    var erfcinv = require_lib123();
+    var abs = require_lib44();
+    var exp = require_lib60();
+    var ln = require_lib97();
+    var sqrt = require_lib41();
+    var sin = require_lib88();
+    var cos = require_lib98();
+    var temmeRootFinder = require_root_finder();
+    var newtonRaphsonIterate = require_newton_raphson();
+    var polyval1 = require_polyval_co1();
+    var polyval2 = require_polyval_co2();
+    var polyval3 = require_polyval_co3();
+    var polyval4 = require_polyval_co4();
+    var polyval5 = require_polyval_co5();
+    var polyval6 = require_polyval_co6();
+    var polyval7 = require_polyval_co7();
+    var polyval8 = require_polyval_co8();
+    var polyval9 = require_polyval_co9();
+    var polyval10 = require_polyval_co10();
+    var polyval11 = require_polyval_co11();
+    var polyval12 = require_polyval_co12();
+    var polyval13 = require_polyval_co13();
+    var workspace = [0, 0, 0, 0, 0, 0];
+    var terms = [0, 0, 0, 0];
+    function temme2(z2, r, theta) {
+      var upper;
+      var lower;
+      var alpha;
+      var roots;
+      var eta0;
+      var eta;
+      var sc7;
+      var sc6;
+      var sc5;
+      var sc4;
+      var sc3;
+      var sc2;
+      var sc;
+      var lu;
+      var s2;
+      var c2;
+      var c;
+      var s;
+      var u;
+      var x;
+      eta0 = erfcinv(2 * z2) / -sqrt(r / 2);
+      s = sin(theta);
+      c = cos(theta);
+      terms[0] = eta0;
+      s2 = s * s;
+      c2 = c * c;
+      sc = s * c;
+      sc2 = sc * sc;
+      sc3 = sc2 * sc;
+      sc4 = sc2 * sc2;
+      sc5 = sc2 * sc3;
+      sc6 = sc3 * sc3;
+      sc7 = sc4 * sc3;
+      workspace[0] = (2 * s2 - 1) / (3 * sc);
+      workspace[1] = -polyval1(s2) / (36 * sc2);
+      workspace[2] = polyval2(s2) / (1620 * sc3);
+      workspace[3] = polyval3(s2) / (6480 * sc4);
+      workspace[4] = polyval4(s2) / (90720 * sc5);
+      workspace[5] = 0;
+      terms[1] = evalpoly(workspace, eta0);
+      workspace[0] = -polyval5(s2) / (405 * sc3);
+      workspace[1] = polyval6(s2) / (2592 * sc4);
+      workspace[2] = -polyval7(s2) / (204120 * sc5);
+      workspace[3] = -polyval8(s2) / (2099520 * sc6);
+      workspace[4] = 0;
+      workspace[5] = 0;
+      terms[2] = evalpoly(workspace, eta0);
+      workspace[0] = polyval9(s2) / (102060 * sc5);
+      workspace[1] = -polyval10(s2) / (20995200 * sc6);
+      workspace[2] = polyval11(s2) / (36741600 * sc7);
+      workspace[3] = 0;
+      workspace[4] = 0;
+      workspace[5] = 0;
+      terms[3] = evalpoly(workspace, eta0);
+      eta = evalpoly(terms, 1 / r);
+      alpha = c / s;
+      alpha *= alpha;
+      lu = -(eta * eta) / (2 * s2) + ln(s2) + c2 * ln(c2) / s2;
+      if (abs(eta) < 0.7) {
+        workspace[0] = s2;
+        workspace[1] = sc;
+        workspace[2] = (1 - 2 * s2) / 3;
+        workspace[3] = polyval12(s2) / (36 * sc);
+        workspace[4] = polyval13(s2) / (270 * sc2);
+        workspace[5] = 0;
+        x = evalpoly(workspace, eta);
+      } else {
+        u = exp(lu);
+        workspace[0] = u;
+        workspace[1] = alpha;
+        workspace[2] = 0;
+        workspace[3] = 3 * alpha * (3 * alpha + 1) / 6;
+        workspace[4] = 4 * alpha * (4 * alpha + 1) * (4 * alpha + 2) / 24;
+        workspace[5] = 5 * alpha * (5 * alpha + 1) * (5 * alpha + 2) * (5 * alpha + 3) / 120;
+        x = evalpoly(workspace, u);
+        if ((x - s2) * eta < 0) {
+          x = 1 - x;
+        }
+      }
+      if (eta < 0) {
+        lower = 0;
+        upper = s2;
+      } else {
+        lower = s2;
+        upper = 1;
+      }
+      if (x < lower || x > upper) {
+        x = (lower + upper) / 2;
+      }
+      roots = temmeRootFinder(-lu, alpha);
+      x = newtonRaphsonIterate(roots, x, lower, upper, 32, 100);
+      return x;
+    }
+    module2.exports = temme2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaincinv/node_modules/ms/index.js
+var require_ms = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaincinv/node_modules/ms/index.js"(exports2, module2) {
+    var s = 1e3;
+    var m = s * 60;
+    var h = m * 60;
+    var d = h * 24;
+    var y = d * 365.25;
+    module2.exports = function(val, options) {
+      options = options || {};
+      var type = typeof val;
+      if (type === "string" && val.length > 0) {
+        return parse5(val);
+      } else if (type === "number" && isNaN(val) === false) {
+        return options.long ? fmtLong(val) : fmtShort(val);
+      }
+      throw new Error(
+        "val is not a non-empty string or a valid number. val=" + JSON.stringify(val)
+      );
+    };
+    function parse5(str) {
+      str = String(str);
+      if (str.length > 100) {
+        return;
+      }
+      var match = /^((?:\d+)?\.?\d+) *(milliseconds?|msecs?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|years?|yrs?|y)?$/i.exec(
+        str
+      );
+      if (!match) {
+        return;
+      }
+      var n = parseFloat(match[1]);
+      var type = (match[2] || "ms").toLowerCase();
+      switch (type) {
+        case "years":
+        case "year":
+        case "yrs":
+        case "yr":
+        case "y":
+          return n * y;
+        case "days":
+        case "day":
+        case "d":
+          return n * d;
+        case "hours":
+        case "hour":
+        case "hrs":
+        case "hr":
+        case "h":
+          return n * h;
+        case "minutes":
+        case "minute":
+        case "mins":
+        case "min":
+        case "m":
+          return n * m;
+        case "seconds":
+        case "second":
+        case "secs":
+        case "sec":
+        case "s":
+          return n * s;
+        case "milliseconds":
+        case "millisecond":
+        case "msecs":
+        case "msec":
+        case "ms":
+          return n;
+        default:
+          return void 0;
+      }
+    }
+    function fmtShort(ms) {
+      if (ms >= d) {
+        return Math.round(ms / d) + "d";
+      }
+      if (ms >= h) {
+        return Math.round(ms / h) + "h";
+      }
+      if (ms >= m) {
+        return Math.round(ms / m) + "m";
+      }
+      if (ms >= s) {
+        return Math.round(ms / s) + "s";
+      }
+      return ms + "ms";
+    }
+    function fmtLong(ms) {
+      return plural2(ms, d, "day") || plural2(ms, h, "hour") || plural2(ms, m, "minute") || plural2(ms, s, "second") || ms + " ms";
+    }
+    function plural2(ms, n, name2) {
+      if (ms < n) {
+        return;
+      }
+      if (ms < n * 1.5) {
+        return Math.floor(ms / n) + " " + name2;
+      }
+      return Math.ceil(ms / n) + " " + name2 + "s";
+    }
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaincinv/node_modules/debug/src/debug.js
+var require_debug3 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaincinv/node_modules/debug/src/debug.js"(exports2, module2) {
+    exports2 = module2.exports = createDebug.debug = createDebug["default"] = createDebug;
+    exports2.coerce = coerce;
+    exports2.disable = disable;
+    exports2.enable = enable;
+    exports2.enabled = enabled;
+    exports2.humanize = require_ms();
+    exports2.names = [];
+    exports2.skips = [];
+    exports2.formatters = {};
+    var prevTime;
+    function selectColor(namespace) {
+      var hash = 0, i2;
+      for (i2 in namespace) {
+        hash = (hash << 5) - hash + namespace.charCodeAt(i2);
+        hash |= 0;
+      }
+      return exports2.colors[Math.abs(hash) % exports2.colors.length];
+    }
+    function createDebug(namespace) {
+      function debug() {
+        if (!debug.enabled) return;
+        var self2 = debug;
+        var curr = +/* @__PURE__ */ new Date();
+        var ms = curr - (prevTime || curr);
+        self2.diff = ms;
+        self2.prev = prevTime;
+        self2.curr = curr;
+        prevTime = curr;
+        var args = new Array(arguments.length);
+        for (var i2 = 0; i2 < args.length; i2++) {
+          args[i2] = arguments[i2];
+        }
+        args[0] = exports2.coerce(args[0]);
+        if ("string" !== typeof args[0]) {
+          args.unshift("%O");
+        }
+        var index = 0;
+        args[0] = args[0].replace(/%([a-zA-Z%])/g, function(match, format) {
+          if (match === "%%") return match;
+          index++;
+          var formatter = exports2.formatters[format];
+          if ("function" === typeof formatter) {
+            var val = args[index];
+            match = formatter.call(self2, val);
+            args.splice(index, 1);
+            index--;
+          }
+          return match;
+        });
+        exports2.formatArgs.call(self2, args);
+        var logFn = debug.log || exports2.log || console.log.bind(console);
+        logFn.apply(self2, args);
+      }
+      debug.namespace = namespace;
+      debug.enabled = exports2.enabled(namespace);
+      debug.useColors = exports2.useColors();
+      debug.color = selectColor(namespace);
+      if ("function" === typeof exports2.init) {
+        exports2.init(debug);
+      }
+      return debug;
+    }
+    function enable(namespaces) {
+      exports2.save(namespaces);
+      exports2.names = [];
+      exports2.skips = [];
+      var split = (typeof namespaces === "string" ? namespaces : "").split(/[\s,]+/);
+      var len = split.length;
+      for (var i2 = 0; i2 < len; i2++) {
+        if (!split[i2]) continue;
+        namespaces = split[i2].replace(/\*/g, ".*?");
+        if (namespaces[0] === "-") {
+          exports2.skips.push(new RegExp("^" + namespaces.substr(1) + "$"));
+        } else {
+          exports2.names.push(new RegExp("^" + namespaces + "$"));
+        }
+      }
+    }
+    function disable() {
+      exports2.enable("");
+    }
+    function enabled(name2) {
+      var i2, len;
+      for (i2 = 0, len = exports2.skips.length; i2 < len; i2++) {
+        if (exports2.skips[i2].test(name2)) {
+          return false;
+        }
+      }
+      for (i2 = 0, len = exports2.names.length; i2 < len; i2++) {
+        if (exports2.names[i2].test(name2)) {
+          return true;
+        }
+      }
+      return false;
+    }
+    function coerce(val) {
+      if (val instanceof Error) return val.stack || val.message;
+      return val;
+    }
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaincinv/node_modules/debug/src/browser.js
+var require_browser = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaincinv/node_modules/debug/src/browser.js"(exports2, module2) {
+    exports2 = module2.exports = require_debug3();
+    exports2.log = log2;
+    exports2.formatArgs = formatArgs;
+    exports2.save = save;
+    exports2.load = load;
+    exports2.useColors = useColors;
+    exports2.storage = "undefined" != typeof chrome && "undefined" != typeof chrome.storage ? chrome.storage.local : localstorage();
+    exports2.colors = [
+      "lightseagreen",
+      "forestgreen",
+      "goldenrod",
+      "dodgerblue",
+      "darkorchid",
+      "crimson"
+    ];
+    function useColors() {
+      if (typeof window !== "undefined" && window.process && window.process.type === "renderer") {
+        return true;
+      }
+      return typeof document !== "undefined" && document.documentElement && document.documentElement.style && document.documentElement.style.WebkitAppearance || // is firebug? http://stackoverflow.com/a/398120/376773
+      typeof window !== "undefined" && window.console && (window.console.firebug || window.console.exception && window.console.table) || // is firefox >= v31?
+      // https://developer.mozilla.org/en-US/docs/Tools/Web_Console#Styling_messages
+      typeof navigator !== "undefined" && navigator.userAgent && navigator.userAgent.toLowerCase().match(/firefox\/(\d+)/) && parseInt(RegExp.$1, 10) >= 31 || // double check webkit in userAgent just in case we are in a worker
+      typeof navigator !== "undefined" && navigator.userAgent && navigator.userAgent.toLowerCase().match(/applewebkit\/(\d+)/);
+    }
+    exports2.formatters.j = function(v) {
+      try {
+        return JSON.stringify(v);
+      } catch (err) {
+        return "[UnexpectedJSONParseError]: " + err.message;
+      }
+    };
+    function formatArgs(args) {
+      var useColors2 = this.useColors;
+      args[0] = (useColors2 ? "%c" : "") + this.namespace + (useColors2 ? " %c" : " ") + args[0] + (useColors2 ? "%c " : " ") + "+" + exports2.humanize(this.diff);
+      if (!useColors2) return;
+      var c = "color: " + this.color;
+      args.splice(1, 0, c, "color: inherit");
+      var index = 0;
+      var lastC = 0;
+      args[0].replace(/%[a-zA-Z%]/g, function(match) {
+        if ("%%" === match) return;
+        index++;
+        if ("%c" === match) {
+          lastC = index;
+        }
+      });
+      args.splice(lastC, 0, c);
+    }
+    function log2() {
+      return "object" === typeof console && console.log && Function.prototype.apply.call(console.log, console, arguments);
+    }
+    function save(namespaces) {
+      try {
+        if (null == namespaces) {
+          exports2.storage.removeItem("debug");
+        } else {
+          exports2.storage.debug = namespaces;
+        }
+      } catch (e) {
+      }
+    }
+    function load() {
+      var r;
+      try {
+        r = exports2.storage.debug;
+      } catch (e) {
+      }
+      if (!r && typeof process !== "undefined" && "env" in process) {
+        r = process.env.DEBUG;
+      }
+      return r;
+    }
+    exports2.enable(load());
+    function localstorage() {
+      try {
+        return window.localStorage;
+      } catch (e) {
+      }
+    }
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaincinv/node_modules/debug/src/node.js
+var require_node = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaincinv/node_modules/debug/src/node.js"(exports2, module2) {
+    var tty = __require("tty");
+    var util = __require("util");
+    exports2 = module2.exports = require_debug3();
+    exports2.init = init;
+    exports2.log = log2;
+    exports2.formatArgs = formatArgs;
+    exports2.save = save;
+    exports2.load = load;
+    exports2.useColors = useColors;
+    exports2.colors = [6, 2, 3, 4, 5, 1];
+    exports2.inspectOpts = Object.keys(process.env).filter(function(key) {
+      return /^debug_/i.test(key);
+    }).reduce(function(obj, key) {
+      var prop = key.substring(6).toLowerCase().replace(/_([a-z])/g, function(_, k) {
+        return k.toUpperCase();
+      });
+      var val = process.env[key];
+      if (/^(yes|on|true|enabled)$/i.test(val)) val = true;
+      else if (/^(no|off|false|disabled)$/i.test(val)) val = false;
+      else if (val === "null") val = null;
+      else val = Number(val);
+      obj[prop] = val;
+      return obj;
+    }, {});
+    var fd = parseInt(process.env.DEBUG_FD, 10) || 2;
+    if (1 !== fd && 2 !== fd) {
+      util.deprecate(function() {
+      }, "except for stderr(2) and stdout(1), any other usage of DEBUG_FD is deprecated. Override debug.log if you want to use a different log function (https://git.io/debug_fd)")();
+    }
+    var stream = 1 === fd ? process.stdout : 2 === fd ? process.stderr : createWritableStdioStream(fd);
+    function useColors() {
+      return "colors" in exports2.inspectOpts ? Boolean(exports2.inspectOpts.colors) : tty.isatty(fd);
+    }
+    exports2.formatters.o = function(v) {
+      this.inspectOpts.colors = this.useColors;
+      return util.inspect(v, this.inspectOpts).split("\n").map(function(str) {
+        return str.trim();
+      }).join(" ");
+    };
+    exports2.formatters.O = function(v) {
+      this.inspectOpts.colors = this.useColors;
+      return util.inspect(v, this.inspectOpts);
+    };
+    function formatArgs(args) {
+      var name2 = this.namespace;
+      var useColors2 = this.useColors;
+      if (useColors2) {
+        var c = this.color;
+        var prefix = "  \x1B[3" + c + ";1m" + name2 + " \x1B[0m";
+        args[0] = prefix + args[0].split("\n").join("\n" + prefix);
+        args.push("\x1B[3" + c + "m+" + exports2.humanize(this.diff) + "\x1B[0m");
+      } else {
+        args[0] = (/* @__PURE__ */ new Date()).toUTCString() + " " + name2 + " " + args[0];
+      }
+    }
+    function log2() {
+      return stream.write(util.format.apply(util, arguments) + "\n");
+    }
+    function save(namespaces) {
+      if (null == namespaces) {
+        delete process.env.DEBUG;
+      } else {
+        process.env.DEBUG = namespaces;
+      }
+    }
+    function load() {
+      return process.env.DEBUG;
+    }
+    function createWritableStdioStream(fd2) {
+      var stream2;
+      var tty_wrap = process.binding("tty_wrap");
+      switch (tty_wrap.guessHandleType(fd2)) {
+        case "TTY":
+          stream2 = new tty.WriteStream(fd2);
+          stream2._type = "tty";
+          if (stream2._handle && stream2._handle.unref) {
+            stream2._handle.unref();
+          }
+          break;
+        case "FILE":
+          var fs = __require("fs");
+          stream2 = new fs.SyncWriteStream(fd2, { autoClose: false });
+          stream2._type = "fs";
+          break;
+        case "PIPE":
+        case "TCP":
+          var net3 = __require("net");
+          stream2 = new net3.Socket({
+            fd: fd2,
+            readable: false,
+            writable: true
+          });
+          stream2.readable = false;
+          stream2.read = null;
+          stream2._type = "pipe";
+          if (stream2._handle && stream2._handle.unref) {
+            stream2._handle.unref();
+          }
+          break;
+        default:
+          throw new Error("Implement me. Unknown stream file type!");
+      }
+      stream2.fd = fd2;
+      stream2._isStdio = true;
+      return stream2;
+    }
+    function init(debug) {
+      debug.inspectOpts = {};
+      var keys = Object.keys(exports2.inspectOpts);
+      for (var i2 = 0; i2 < keys.length; i2++) {
+        debug.inspectOpts[keys[i2]] = exports2.inspectOpts[keys[i2]];
+      }
+    }
+    exports2.enable(load());
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaincinv/node_modules/debug/src/index.js
+var require_src = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaincinv/node_modules/debug/src/index.js"(exports2, module2) {
+    if (typeof process !== "undefined" && process.type === "renderer") {
+      module2.exports = require_browser();
+    } else {
+      module2.exports = require_node();
+    }
+  }
+});
+
+// node_modules/@stdlib/constants-float32-max/lib/index.js
+var require_lib127 = __commonJS({
+  "node_modules/@stdlib/constants-float32-max/lib/index.js"(exports2, module2) {
+    "use strict";
+    var FLOAT32_MAX = 34028234663852886e22;
+    module2.exports = FLOAT32_MAX;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaincinv/lib/higher_newton.js
+var require_higher_newton = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaincinv/lib/higher_newton.js"(exports2, module2) {
+    "use strict";
+    var logger = require_src();
+    var gammainc = require_lib115();
+    var abs = require_lib44();
+    var exp = require_lib60();
+    var ln = require_lib97();
+    var MAX_FLOAT32 = require_lib127();
+    var debug = logger("gammaincinv:higher_newton");
+    function higherNewton(x0, a, m, p, q, lgama, invfp, pcase) {
+      var dlnr;
+      var xini;
+      var ck0;
+      var ck1;
+      var ck2;
+      var a2;
+      var x2;
+      var px;
+      var qx;
+      var xr;
+      var t;
+      var n;
+      var r;
+      var x;
+      x = x0;
+      t = 1;
+      n = 1;
+      a2 = a * a;
+      xini = x0;
+      do {
+        x = x0;
+        x2 = x * x;
+        if (m === 0) {
+          dlnr = (1 - a) * ln(x) + x + lgama;
+          if (dlnr > ln(MAX_FLOAT32)) {
+            debug("Warning: overflow problems in one or more steps of the computation. The initial approximation to the root is returned.");
+            return xini;
+          }
+          r = exp(dlnr);
+        } else {
+          r = -invfp * x;
+        }
+        if (pcase) {
+          px = gammainc(x, a, true, false);
+          ck0 = -r * (px - p);
+        } else {
+          qx = gammainc(x, a, true, true);
+          ck0 = r * (qx - q);
+        }
+        r = ck0;
+        if (p > 1e-120 || n > 1) {
+          ck1 = 0.5 * (x - a + 1) / x;
+          ck2 = (2 * x2 - 4 * x * a + 4 * x + 2 * a2 - 3 * a + 1) / x2;
+          ck2 /= 6;
+          x0 = x + r * (1 + r * (ck1 + r * ck2));
+        } else {
+          x0 = x + r;
+        }
+        t = abs(x / x0 - 1);
+        n += 1;
+        x = x0;
+        if (x < 0) {
+          x = xini;
+          n = 100;
+        }
+      } while (t > 2e-14 && n < 35);
+      if (t > 2e-14 || n > 99) {
+        debug("Warning: the number of iterations in the Newton method reached the upper limit N=35. The last value obtained for the root is given as output.");
+      }
+      xr = x || 0;
+      return xr;
+    }
+    module2.exports = higherNewton;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaincinv/lib/polyval_ak1.js
+var require_polyval_ak1 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaincinv/lib/polyval_ak1.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 0;
+      }
+      return 0 + x * (1 + x * (1 + x * (1.5 + x * (2.6666666666666665 + x * (5.208333333333333 + x * 10.8)))));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaincinv/lib/polyval_ak2.js
+var require_polyval_ak2 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaincinv/lib/polyval_ak2.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 1;
+      }
+      return 1 + x * (1 + x * (0.3333333333333333 + x * (0.027777777777777776 + x * (-0.003703703703703704 + x * (2314814814814815e-19 + x * 5878894767783657e-20)))));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaincinv/lib/lambdaeta.js
+var require_lambdaeta = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaincinv/lib/lambdaeta.js"(exports2, module2) {
+    "use strict";
+    var abs = require_lib44();
+    var exp = require_lib60();
+    var ln = require_lib97();
+    var evalpoly = require_lib7();
+    var polyvalAK1 = require_polyval_ak1();
+    var polyvalAK2 = require_polyval_ak2();
+    var THRESHOLD = 1e-8;
+    var ONEO12 = 0.08333333333333333;
+    var ONEO120 = 0.008333333333333333;
+    var AK = [1, 0, 0, 0, 0, 0];
+    function lambdaeta(eta) {
+      var L2;
+      var L3;
+      var L4;
+      var L5;
+      var la;
+      var L;
+      var q;
+      var r;
+      var s;
+      s = eta * eta * 0.5;
+      if (eta === 0) {
+        la = 0;
+      } else if (eta < -1) {
+        r = exp(-1 - s);
+        la = polyvalAK1(r);
+      } else if (eta < 1) {
+        r = eta;
+        la = polyvalAK2(r);
+      } else {
+        r = 11 + s;
+        L = ln(r);
+        la = r + L;
+        r = 1 / r;
+        L2 = L * L;
+        L3 = L2 * L;
+        L4 = L3 * L;
+        L5 = L4 * L;
+        AK[1] = (2 - L) * 0.5;
+        AK[2] = (-9 * L + 6 + 2 * L2) / 6;
+        AK[3] = -(3 * L3 + 36 * L - 22 * L2 - 12) * ONEO12;
+        AK[4] = (60 + 350 * L2 - 300 * L - 125 * L3 + 12 * L4) / 60;
+        AK[5] = -(-120 - 274 * L4 + 900 * L - 1700 * L2 + 1125 * L3 + 20 * L5) * ONEO120;
+        la += L * r * evalpoly(AK, r);
+      }
+      r = 1;
+      if (eta > -3.5 && eta < -0.03 || eta > 0.03 && eta < 40) {
+        r = 1;
+        q = la;
+        do {
+          la = q * (s + ln(q)) / (q - 1);
+          r = abs(q / la - 1);
+          q = la;
+        } while (r > THRESHOLD);
+      }
+      return la;
+    }
+    module2.exports = lambdaeta;
+  }
+});
+
+// node_modules/@stdlib/constants-float64-ln-sqrt-two-pi/lib/index.js
+var require_lib128 = __commonJS({
+  "node_modules/@stdlib/constants-float64-ln-sqrt-two-pi/lib/index.js"(exports2, module2) {
+    "use strict";
+    var LN_SQRT_TWO_PI = 0.9189385332046728;
+    module2.exports = LN_SQRT_TWO_PI;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaincinv/lib/chepolsum.js
+var require_chepolsum = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaincinv/lib/chepolsum.js"(exports2, module2) {
+    "use strict";
+    var A = [
+      1.9963790515900766,
+      -0.0017971032528832887,
+      13129285796384672e-21,
+      -2340875228178749e-22,
+      72291210671127e-22,
+      -3280997607821e-22,
+      19875070901e-21,
+      -1509214183e-21,
+      1375340084e-22,
+      -145728923e-22,
+      17532367e-22,
+      -2351465e-22,
+      346551e-22,
+      -55471e-22,
+      9548e-22,
+      -1748e-22,
+      332e-22,
+      -58e-22
+    ];
+    function chepolsum(n, t) {
+      var tt;
+      var u0;
+      var u1;
+      var u2;
+      var k;
+      u0 = 0;
+      u1 = 0;
+      tt = t + t;
+      k = n;
+      do {
+        u2 = u1;
+        u1 = u0;
+        u0 = tt * u1 - u2 + A[k];
+        k -= 1;
+      } while (k >= 0);
+      return (u0 - u2) / 2;
+    }
+    module2.exports = chepolsum;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaincinv/lib/polyval_c.js
+var require_polyval_c = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaincinv/lib/polyval_c.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 0.025721014990011306;
+      }
+      return 0.025721014990011306 + x * (0.08247596616699963 + x * (-0.0025328157302663564 + x * (6099292666946337e-19 + x * (-33543297638406e-17 + x * 250505279903e-15))));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaincinv/lib/polyval_d.js
+var require_polyval_d = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaincinv/lib/polyval_d.js"(exports2, module2) {
+    "use strict";
+    function evalpoly(x) {
+      if (x === 0) {
+        return 0.08333333333333333;
+      }
+      return 0.08333333333333333 + x * (-0.002777777777777778 + x * (7936507936507937e-19 + x * -5952380952380953e-19));
+    }
+    module2.exports = evalpoly;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaincinv/lib/stirling.js
+var require_stirling = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaincinv/lib/stirling.js"(exports2, module2) {
+    "use strict";
+    var gammaln = require_lib100();
+    var ln = require_lib97();
+    var LN_SQRT_TWO_PI = require_lib128();
+    var SMALLEST_FLOAT32 = require_lib113();
+    var MAX_FLOAT32 = require_lib127();
+    var chepolsum = require_chepolsum();
+    var polyvalC = require_polyval_c();
+    var polyvalD = require_polyval_d();
+    var C6 = 0.30865217988013566;
+    function stirling(x) {
+      var z2;
+      if (x < SMALLEST_FLOAT32) {
+        return MAX_FLOAT32;
+      }
+      if (x < 1) {
+        return gammaln(x + 1) - (x + 0.5) * ln(x) + x - LN_SQRT_TWO_PI;
+      }
+      if (x < 2) {
+        return gammaln(x) - (x - 0.5) * ln(x) + x - LN_SQRT_TWO_PI;
+      }
+      if (x < 3) {
+        return gammaln(x - 1) - (x - 0.5) * ln(x) + x - LN_SQRT_TWO_PI + ln(x - 1);
+      }
+      if (x < 12) {
+        z2 = 18 / (x * x) - 1;
+        return chepolsum(17, z2) / (12 * x);
+      }
+      z2 = 1 / (x * x);
+      if (x < 1e3) {
+        return polyvalC(z2) / (C6 + z2) / x;
+      }
+      return polyvalD(z2) / x;
+    }
+    module2.exports = stirling;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaincinv/lib/gamstar.js
+var require_gamstar = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaincinv/lib/gamstar.js"(exports2, module2) {
+    "use strict";
+    var exp = require_lib60();
+    var gamma = require_lib91();
+    var ln = require_lib97();
+    var FLOAT32_MAX = require_lib127();
+    var SQRT_TWO_PI = require_lib89();
+    var stirling = require_stirling();
+    function gamstar(x) {
+      if (x >= 3) {
+        return exp(stirling(x));
+      }
+      if (x > 0) {
+        return gamma(x) / (exp(-x + (x - 0.5) * ln(x)) * SQRT_TWO_PI);
+      }
+      return FLOAT32_MAX;
+    }
+    module2.exports = gamstar;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaincinv/lib/rational_ak0bk0.js
+var require_rational_ak0bk0 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaincinv/lib/rational_ak0bk0.js"(exports2, module2) {
+    "use strict";
+    function evalrational(x) {
+      var ax;
+      var s1;
+      var s2;
+      if (x === 0) {
+        return -0.3333333333438;
+      }
+      if (x < 0) {
+        ax = -x;
+      } else {
+        ax = x;
+      }
+      if (ax <= 1) {
+        s1 = -0.3333333333438 + x * (-0.2070740359969 + x * (-0.05041806657154 + x * (-0.004923635739372 + x * -4293658292782e-17)));
+        s2 = 1 + x * (0.7045554412463 + x * (0.2118190062224 + x * (0.03048648397436 + x * 0.001605037988091)));
+      } else {
+        x = 1 / x;
+        s1 = -4293658292782e-17 + x * (-0.004923635739372 + x * (-0.05041806657154 + x * (-0.2070740359969 + x * -0.3333333333438)));
+        s2 = 0.001605037988091 + x * (0.03048648397436 + x * (0.2118190062224 + x * (0.7045554412463 + x * 1)));
+      }
+      return s1 / s2;
+    }
+    module2.exports = evalrational;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaincinv/lib/eps1.js
+var require_eps1 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaincinv/lib/eps1.js"(exports2, module2) {
+    "use strict";
+    var abs = require_lib44();
+    var ln = require_lib97();
+    var lambdaeta = require_lambdaeta();
+    var rateval = require_rational_ak0bk0();
+    function eps1(eta) {
+      var la;
+      if (abs(eta) < 1) {
+        return rateval(eta);
+      }
+      la = lambdaeta(eta);
+      return ln(eta / (la - 1)) / eta;
+    }
+    module2.exports = eps1;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaincinv/lib/rational_ak1bk1.js
+var require_rational_ak1bk1 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaincinv/lib/rational_ak1bk1.js"(exports2, module2) {
+    "use strict";
+    function evalrational(x) {
+      var ax;
+      var s1;
+      var s2;
+      if (x === 0) {
+        return -0.0172847633523;
+      }
+      if (x < 0) {
+        ax = -x;
+      } else {
+        ax = x;
+      }
+      if (ax <= 1) {
+        s1 = -0.0172847633523 + x * (-0.0159372646475 + x * (-0.00464910887221 + x * (-60683488776e-14 + x * -614830384279e-17)));
+        s2 = 1 + x * (0.764050615669 + x * (0.297143406325 + x * (0.0579490176079 + x * 0.00574558524851)));
+      } else {
+        x = 1 / x;
+        s1 = -614830384279e-17 + x * (-60683488776e-14 + x * (-0.00464910887221 + x * (-0.0159372646475 + x * -0.0172847633523)));
+        s2 = 0.00574558524851 + x * (0.0579490176079 + x * (0.297143406325 + x * (0.764050615669 + x * 1)));
+      }
+      return s1 / s2;
+    }
+    module2.exports = evalrational;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaincinv/lib/rational_ak2bk2.js
+var require_rational_ak2bk2 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaincinv/lib/rational_ak2bk2.js"(exports2, module2) {
+    "use strict";
+    function evalrational(x) {
+      var ax;
+      var s1;
+      var s2;
+      if (x === 0) {
+        return -0.0172839517431;
+      }
+      if (x < 0) {
+        ax = -x;
+      } else {
+        ax = x;
+      }
+      if (ax <= 1) {
+        s1 = -0.0172839517431 + x * (-0.0146362417966 + x * (-0.00357406772616 + x * (-391032032692e-15 + x * 249634036069e-17)));
+        s2 = 1 + x * (0.690560400696 + x * (0.249962384741 + x * (0.0443843438769 + x * 0.00424073217211)));
+      } else {
+        x = 1 / x;
+        s1 = 249634036069e-17 + x * (-391032032692e-15 + x * (-0.00357406772616 + x * (-0.0146362417966 + x * -0.0172839517431)));
+        s2 = 0.00424073217211 + x * (0.0443843438769 + x * (0.249962384741 + x * (0.690560400696 + x * 1)));
+      }
+      return s1 / s2;
+    }
+    module2.exports = evalrational;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaincinv/lib/rational_ak3bk3.js
+var require_rational_ak3bk3 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaincinv/lib/rational_ak3bk3.js"(exports2, module2) {
+    "use strict";
+    function evalrational(x) {
+      var ax;
+      var s1;
+      var s2;
+      if (x === 0) {
+        return 0.99994466948;
+      }
+      if (x < 0) {
+        ax = -x;
+      } else {
+        ax = x;
+      }
+      if (ax <= 1) {
+        s1 = 0.99994466948 + x * (104.649839762 + x * (857.204033806 + x * (731.901559577 + x * 45.5174411671)));
+        s2 = 1 + x * (104.526456943 + x * (823.313447808 + x * (3119.93802124 + x * 3970.03311219)));
+      } else {
+        x = 1 / x;
+        s1 = 45.5174411671 + x * (731.901559577 + x * (857.204033806 + x * (104.649839762 + x * 0.99994466948)));
+        s2 = 3970.03311219 + x * (3119.93802124 + x * (823.313447808 + x * (104.526456943 + x * 1)));
+      }
+      return s1 / s2;
+    }
+    module2.exports = evalrational;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaincinv/lib/eps2.js
+var require_eps2 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaincinv/lib/eps2.js"(exports2, module2) {
+    "use strict";
+    var ln = require_lib97();
+    var rateval1 = require_rational_ak1bk1();
+    var rateval2 = require_rational_ak2bk2();
+    var rateval3 = require_rational_ak3bk3();
+    function eps2(eta) {
+      var lnmeta;
+      var x;
+      if (eta < -5) {
+        x = eta * eta;
+        lnmeta = ln(-eta);
+        return (12 - x - 6 * (lnmeta * lnmeta)) / (12 * x * eta);
+      }
+      if (eta < -2) {
+        return rateval1(eta);
+      }
+      if (eta < 2) {
+        return rateval2(eta);
+      }
+      if (eta < 1e3) {
+        x = 1 / eta;
+        return rateval3(eta) / (-12 * eta);
+      }
+      return -1 / (12 * eta);
+    }
+    module2.exports = eps2;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaincinv/lib/rational_ak4bk4.js
+var require_rational_ak4bk4 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaincinv/lib/rational_ak4bk4.js"(exports2, module2) {
+    "use strict";
+    function evalrational(x) {
+      var ax;
+      var s1;
+      var s2;
+      if (x === 0) {
+        return 0.0495346498136;
+      }
+      if (x < 0) {
+        ax = -x;
+      } else {
+        ax = x;
+      }
+      if (ax <= 1) {
+        s1 = 0.0495346498136 + x * (0.0299521337141 + x * (0.00688296911516 + x * (512634846317e-15 + x * -201411722031e-16)));
+        s2 = 1 + x * (0.759803615283 + x * (0.261547111595 + x * (0.0464854522477 + x * 0.00403751193496)));
+      } else {
+        x = 1 / x;
+        s1 = -201411722031e-16 + x * (512634846317e-15 + x * (0.00688296911516 + x * (0.0299521337141 + x * 0.0495346498136)));
+        s2 = 0.00403751193496 + x * (0.0464854522477 + x * (0.261547111595 + x * (0.759803615283 + x * 1)));
+      }
+      return s1 / s2;
+    }
+    module2.exports = evalrational;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaincinv/lib/rational_ak5bk5.js
+var require_rational_ak5bk5 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaincinv/lib/rational_ak5bk5.js"(exports2, module2) {
+    "use strict";
+    function evalrational(x) {
+      var ax;
+      var s1;
+      var s2;
+      if (x === 0) {
+        return 0.00452313583942;
+      }
+      if (x < 0) {
+        ax = -x;
+      } else {
+        ax = x;
+      }
+      if (ax <= 1) {
+        s1 = 0.00452313583942 + x * (0.00120744920113 + x * (-789724156582e-16 + x * (-504476066942e-16 + x * -535770949796e-17)));
+        s2 = 1 + x * (0.912203410349 + x * (0.405368773071 + x * (0.0901638932349 + x * 0.00948935714996)));
+      } else {
+        x = 1 / x;
+        s1 = -535770949796e-17 + x * (-504476066942e-16 + x * (-789724156582e-16 + x * (0.00120744920113 + x * 0.00452313583942)));
+        s2 = 0.00948935714996 + x * (0.0901638932349 + x * (0.405368773071 + x * (0.912203410349 + x * 1)));
+      }
+      return s1 / s2;
+    }
+    module2.exports = evalrational;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaincinv/lib/rational_ak6bk6.js
+var require_rational_ak6bk6 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaincinv/lib/rational_ak6bk6.js"(exports2, module2) {
+    "use strict";
+    function evalrational(x) {
+      var ax;
+      var s1;
+      var s2;
+      if (x === 0) {
+        return 0.00439937562904;
+      }
+      if (x < 0) {
+        ax = -x;
+      } else {
+        ax = x;
+      }
+      if (ax <= 1) {
+        s1 = 0.00439937562904 + x * (487225670639e-15 + x * (-128470657374e-15 + x * (529110969589e-17 + x * 15716677175e-17)));
+        s2 = 1 + x * (0.794435257415 + x * (0.333094721709 + x * (0.0703527806143 + x * 0.00806110846078)));
+      } else {
+        x = 1 / x;
+        s1 = 15716677175e-17 + x * (529110969589e-17 + x * (-128470657374e-15 + x * (487225670639e-15 + x * 0.00439937562904)));
+        s2 = 0.00806110846078 + x * (0.0703527806143 + x * (0.333094721709 + x * (0.794435257415 + x * 1)));
+      }
+      return s1 / s2;
+    }
+    module2.exports = evalrational;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaincinv/lib/rational_ak7bk7.js
+var require_rational_ak7bk7 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaincinv/lib/rational_ak7bk7.js"(exports2, module2) {
+    "use strict";
+    function evalrational(x) {
+      var ax;
+      var s1;
+      var s2;
+      if (x === 0) {
+        return -0.0011481191232;
+      }
+      if (x < 0) {
+        ax = -x;
+      } else {
+        ax = x;
+      }
+      if (ax <= 1) {
+        s1 = -0.0011481191232 + x * (-0.112850923276 + x * (1.51623048511 + x * (-0.218472031183 + x * 0.0730002451555)));
+        s2 = 1 + x * (14.2482206905 + x * (69.7360396285 + x * (218.938950816 + x * 277.067027185)));
+      } else {
+        x = 1 / x;
+        s1 = 0.0730002451555 + x * (-0.218472031183 + x * (1.51623048511 + x * (-0.112850923276 + x * -0.0011481191232)));
+        s2 = 277.067027185 + x * (218.938950816 + x * (69.7360396285 + x * (14.2482206905 + x * 1)));
+      }
+      return s1 / s2;
+    }
+    module2.exports = evalrational;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaincinv/lib/rational_ak8bk8.js
+var require_rational_ak8bk8 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaincinv/lib/rational_ak8bk8.js"(exports2, module2) {
+    "use strict";
+    function evalrational(x) {
+      var ax;
+      var s1;
+      var s2;
+      if (x === 0) {
+        return -145727889667e-15;
+      }
+      if (x < 0) {
+        ax = -x;
+      } else {
+        ax = x;
+      }
+      if (ax <= 1) {
+        s1 = -145727889667e-15 + x * (-0.290806748131 + x * (-13.308504545 + x * (199.722374056 + x * -11.4311378756)));
+        s2 = 1 + x * (139.612587808 + x * (2189.01116348 + x * (7115.24019009 + x * 45574.6081453)));
+      } else {
+        x = 1 / x;
+        s1 = -11.4311378756 + x * (199.722374056 + x * (-13.308504545 + x * (-0.290806748131 + x * -145727889667e-15)));
+        s2 = 45574.6081453 + x * (7115.24019009 + x * (2189.01116348 + x * (139.612587808 + x * 1)));
+      }
+      return s1 / s2;
+    }
+    module2.exports = evalrational;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaincinv/lib/eps3.js
+var require_eps3 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaincinv/lib/eps3.js"(exports2, module2) {
+    "use strict";
+    var ln = require_lib97();
+    var rational1 = require_rational_ak4bk4();
+    var rational2 = require_rational_ak5bk5();
+    var rational3 = require_rational_ak6bk6();
+    var rational4 = require_rational_ak7bk7();
+    var rational5 = require_rational_ak8bk8();
+    function eps3(eta) {
+      var x;
+      var y;
+      if (eta < -8) {
+        x = eta * eta;
+        y = ln(-eta) / eta;
+        return (-30 + eta * y * (6 * x * y * y - 12 + x)) / (12 * eta * x * x);
+      }
+      if (eta < -4) {
+        return rational1(eta) / (eta * eta);
+      }
+      if (eta < -2) {
+        return rational2(eta);
+      }
+      if (eta < 2) {
+        return rational3(eta);
+      }
+      if (eta < 10) {
+        x = 1 / eta;
+        return rational4(x) / (eta * eta);
+      }
+      if (eta < 100) {
+        x = 1 / eta;
+        return rational5(x) / (eta * eta);
+      }
+      return -ln(eta) / (12 * eta * eta * eta);
+    }
+    module2.exports = eps3;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaincinv/lib/compute.js
+var require_compute = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaincinv/lib/compute.js"(exports2, module2) {
+    "use strict";
+    var logger = require_src();
+    var evalpoly = require_lib7();
+    var gammaln = require_lib100();
+    var erfcinv = require_lib123();
+    var gamma = require_lib91();
+    var sqrt = require_lib41();
+    var abs = require_lib44();
+    var exp = require_lib60();
+    var min = require_lib76();
+    var pow = require_lib69();
+    var ln = require_lib97();
+    var SQRT_TWO_PI = require_lib89();
+    var MAX_FLOAT32 = require_lib127();
+    var TWO_PI = require_lib109();
+    var higherNewton = require_higher_newton();
+    var lambdaeta = require_lambdaeta();
+    var gamstar = require_gamstar();
+    var eps1 = require_eps1();
+    var eps2 = require_eps2();
+    var eps3 = require_eps3();
+    var debug = logger("gammaincinv:compute");
+    var HALF = 0.5;
+    var ONEO3 = 0.3333333333333333;
+    var ONEO4 = 0.25;
+    var ONEO5 = 0.2;
+    var ONEO6 = 0.16666666666666666;
+    var ONEO12 = 0.08333333333333333;
+    var ONEO24 = 0.041666666666666664;
+    var CK = [0, 0, 0, 0, 0];
+    function compute(a, p, q) {
+      var ap1inv;
+      var invfp;
+      var lgama;
+      var pcase;
+      var porq;
+      var ainv;
+      var logr;
+      var ap22;
+      var ap14;
+      var ap13;
+      var ap12;
+      var vgam;
+      var vmin;
+      var xini;
+      var ap1;
+      var ap2;
+      var ap3;
+      var eta;
+      var p6;
+      var p5;
+      var x0;
+      var a2;
+      var L2;
+      var L3;
+      var L4;
+      var b2;
+      var b3;
+      var p3;
+      var a4;
+      var fp;
+      var p4;
+      var p2;
+      var a3;
+      var xr;
+      var ck;
+      var b;
+      var L;
+      var i2;
+      var k;
+      var m;
+      var r;
+      var s;
+      var t;
+      var y;
+      if (p < HALF) {
+        pcase = true;
+        porq = p;
+        s = -1;
+      } else {
+        pcase = false;
+        porq = q;
+        s = 1;
+      }
+      k = 0;
+      if (abs(a - 1) < 1e-4) {
+        m = 0;
+        if (pcase) {
+          if (p < 1e-3) {
+            p2 = p * p;
+            p3 = p2 * p;
+            p4 = p3 * p;
+            p5 = p4 * p;
+            p6 = p5 * p;
+            x0 = p + p2 * HALF + p3 * ONEO3 + p4 * ONEO4 + p5 * ONEO5 + p6 * ONEO6;
+          } else {
+            x0 = -ln(1 - p);
+          }
+        } else {
+          x0 = -ln(q);
+        }
+        if (a === 1) {
+          k = 2;
+          xr = x0;
+        } else {
+          lgama = gammaln(a);
+          k = 1;
+        }
+      }
+      if (q < 1e-30 && a < HALF) {
+        m = 0;
+        x0 = -ln(q * gamma(a)) + (a - 1) * ln(-ln(q * gamma(a)));
+        k = 1;
+        lgama = gammaln(a);
+      }
+      if (a > 1 && a < 500 && p < 1e-80) {
+        m = 0;
+        ainv = 1 / a;
+        ap1inv = 1 / (a + 1);
+        x0 = (gammaln(a + 1) + ln(p)) * ainv;
+        x0 = exp(x0);
+        xini = x0;
+        for (i2 = 0; i2 < 10; i2++) {
+          x0 = xini * exp(x0 * ainv) * pow(1 - x0 * ap1inv, ainv);
+        }
+        k = 1;
+        lgama = gammaln(a);
+      }
+      logr = 1 / a * (ln(p) + gammaln(a + 1));
+      if (logr < ln(ONEO5 * (1 + a)) && k === 0) {
+        r = exp(logr);
+        m = 0;
+        a2 = a * a;
+        a3 = a2 * a;
+        a4 = a3 * a;
+        ap1 = a + 1;
+        ap12 = ap1 * ap1;
+        ap13 = ap1 * ap12;
+        ap14 = ap12 * ap12;
+        ap2 = a + 2;
+        ap22 = ap2 * ap2;
+        ap3 = a + 3;
+        CK[0] = 1;
+        CK[1] = 1 / ap1;
+        CK[2] = HALF * (3 * a + 5) / (ap12 * ap2);
+        CK[3] = ONEO3 * (31 + 8 * a2 + 33 * a) / (ap13 * ap2 * ap3);
+        CK[4] = ONEO24 * (2888 + 1179 * a3 + 125 * a4 + 3971 * a2 + 5661 * a) / (ap14 * ap22 * ap3 * (a + 4));
+        x0 = r * evalpoly(CK, r);
+        lgama = gammaln(a);
+        k = 1;
+      }
+      if (a < 10 && k === 0) {
+        vgam = sqrt(a) / (gamstar(a) * SQRT_TWO_PI);
+        vmin = min(0.02, vgam);
+        if (q < vmin) {
+          m = 0;
+          b = 1 - a;
+          b2 = b * b;
+          b3 = b2 * b;
+          eta = sqrt(-2 / a * ln(q / vgam));
+          x0 = a * lambdaeta(eta);
+          L = ln(x0);
+          if (x0 > 5) {
+            L2 = L * L;
+            L3 = L2 * L;
+            L4 = L3 * L;
+            r = 1 / x0;
+            CK[0] = L - 1;
+            CK[1] = (3 * b - 2 * b * L + L2 - 2 * L + 2) * HALF;
+            CK[2] = (24 * b * L - 11 * b2 - 24 * b - 6 * L2 + 12 * L - 12 - 9 * b * L2 + 6 * b2 * L + 2 * L3) * ONEO6;
+            CK[3] = (-12 * b3 * L + 8.04 * b * L2 - 114 * b2 * L + (72 + 36 * L2) + (3 * L4 - 72 * L + 162) * (b - 168 * b * L) - (12 * L3 + 25 * b3) - (22 * b * L3 + 36 * b2 * L2 + 120 * b2)) * ONEO12;
+            CK[4] = 0;
+            x0 = x0 - L + b * r * evalpoly(CK, r);
+          } else {
+            r = 1 / x0;
+            L2 = L * L;
+            ck = L - 1;
+            t = L - b * r * ck;
+            if (t < x0) {
+              x0 -= t;
+            }
+          }
+          lgama = gammaln(a);
+          k = 1;
+        }
+      }
+      if (abs(porq - HALF) < 1e-5 && k === 0) {
+        m = 0;
+        ainv = 1 / a;
+        x0 = a - ONEO3 + (0.019753086419753086 + 0.007211444248481286 * ainv) * ainv;
+        lgama = gammaln(a);
+        k = 1;
+      }
+      if (a < 1 && k === 0) {
+        m = 0;
+        if (pcase) {
+          x0 = exp(1 / a * (ln(porq) + gammaln(a + 1)));
+        } else {
+          x0 = exp(1 / a * (ln(1 - porq) + gammaln(a + 1)));
+        }
+        lgama = gammaln(a);
+        k = 1;
+      }
+      if (k === 0) {
+        m = 1;
+        ainv = 1 / a;
+        r = erfcinv(2 * porq);
+        eta = s * r / sqrt(a * HALF);
+        if (r < MAX_FLOAT32) {
+          eta += (eps1(eta) + (eps2(eta) + eps3(eta) * ainv) * ainv) * ainv;
+          x0 = a * lambdaeta(eta);
+          y = eta;
+          fp = -sqrt(a / TWO_PI) * exp(-HALF * a * y * y) / gamstar(a);
+          invfp = 1 / fp;
+        } else {
+          debug("Warning: Overflow problems in one or more steps of the computation.");
+          return NaN;
+        }
+      }
+      if (k < 2) {
+        xr = higherNewton(x0, a, m, p, q, lgama, invfp, pcase);
+      }
+      return xr;
+    }
+    module2.exports = compute;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaincinv/lib/main.js
+var require_main88 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaincinv/lib/main.js"(exports2, module2) {
+    "use strict";
+    var isnan = require_lib8();
+    var FLOAT32_SMALLEST = require_lib113();
+    var PINF = require_lib33();
+    var compute = require_compute();
+    function gammaincinv(p, a, upper) {
+      if (isnan(p) || isnan(a)) {
+        return NaN;
+      }
+      if (a < FLOAT32_SMALLEST) {
+        return NaN;
+      }
+      if (p > 1 || p < 0) {
+        return NaN;
+      }
+      if (upper === true) {
+        if (p === 0) {
+          return PINF;
+        }
+        if (p === 1) {
+          return 0;
+        }
+        return compute(a, 1 - p, p);
+      }
+      if (p === 0) {
+        return 0;
+      }
+      if (p === 1) {
+        return PINF;
+      }
+      return compute(a, p, 1 - p);
+    }
+    module2.exports = gammaincinv;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-gammaincinv/lib/index.js
+var require_lib129 = __commonJS({
+  "node_modules/@stdlib/math-base-special-gammaincinv/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main88();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/constants-float64-smallest-subnormal/lib/index.js
+var require_lib130 = __commonJS({
+  "node_modules/@stdlib/constants-float64-smallest-subnormal/lib/index.js"(exports2, module2) {
+    "use strict";
+    var FLOAT64_SMALLEST_SUBNORMAL = 5e-324;
+    module2.exports = FLOAT64_SMALLEST_SUBNORMAL;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/temme3.js
+var require_temme3 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/temme3.js"(exports2, module2) {
+    "use strict";
+    var gammaincinv = require_lib129();
+    var ln = require_lib97();
+    var sqrt = require_lib41();
+    var SMALLEST_SUBNORMAL = require_lib130();
+    var temmeRootFinder = require_root_finder();
+    var newtonRaphsonIterate = require_newton_raphson();
+    function temme3(a, b, p, q) {
+      var cross;
+      var roots;
+      var lower;
+      var upper;
+      var eta0;
+      var eta;
+      var w10;
+      var w12;
+      var w13;
+      var w14;
+      var e1;
+      var e2;
+      var e3;
+      var mu;
+      var d2;
+      var d3;
+      var d4;
+      var w2;
+      var w3;
+      var w4;
+      var w5;
+      var w6;
+      var w7;
+      var w8;
+      var w9;
+      var w1;
+      var d;
+      var w;
+      var u;
+      var x;
+      if (p < q) {
+        eta0 = gammaincinv(p, b, true);
+      } else {
+        eta0 = gammaincinv(q, b, false);
+      }
+      eta0 /= a;
+      mu = b / a;
+      w = sqrt(1 + mu);
+      w2 = w * w;
+      w3 = w2 * w;
+      w4 = w2 * w2;
+      w5 = w3 * w2;
+      w6 = w3 * w3;
+      w7 = w4 * w3;
+      w8 = w4 * w4;
+      w9 = w5 * w4;
+      w10 = w5 * w5;
+      d = eta0 - mu;
+      d2 = d * d;
+      d3 = d2 * d;
+      d4 = d2 * d2;
+      w1 = w + 1;
+      w12 = w1 * w1;
+      w13 = w1 * w12;
+      w14 = w12 * w12;
+      e1 = (w + 2) * (w - 1) / (3 * w);
+      e1 += (w3 + 9 * w2 + 21 * w + 5) * d / (36 * w2 * w1);
+      e1 -= (w4 - 13 * w3 + 69 * w2 + 167 * w + 46) * d2 / (1620 * w12 * w3);
+      e1 -= (7 * w5 + 21 * w4 + 70 * w3 + 26 * w2 - 93 * w - 31) * d3 / (6480 * w13 * w4);
+      e1 -= (75 * w6 + 202 * w5 + 188 * w4 - 888 * w3 - 1345 * w2 + 118 * w + 138) * d4 / (272160 * w14 * w5);
+      e2 = (28 * w4 + 131 * w3 + 402 * w2 + 581 * w + 208) * (w - 1) / (1620 * w1 * w3);
+      e2 -= (35 * w6 - 154 * w5 - 623 * w4 - 1636 * w3 - 3983 * w2 - 3514 * w - 925) * d / (12960 * w12 * w4);
+      e2 -= (2132 * w7 + 7915 * w6 + 16821 * w5 + 35066 * w4 + 87490 * w3 + 141183 * w2 + 95993 * w + 21640) * d2 / (816480 * w5 * w13);
+      e2 -= (11053 * w8 + 53308 * w7 + 117010 * w6 + 163924 * w5 + 116188 * w4 - 258428 * w3 - 677042 * w2 - 481940 * w - 105497) * d3 / (14696640 * w14 * w6);
+      e3 = -((3592 * w7 + 8375 * w6 - 1323 * w5 - 29198 * w4 - 89578 * w3 - 154413 * w2 - 116063 * w - 29632) * (w - 1)) / (816480 * w5 * w12);
+      e3 -= (442043 * w9 + 2054169 * w8 + 3803094 * w7 + 3470754 * w6 + 2141568 * w5 - 2393568 * w4 - 19904934 * w3 - 34714674 * w2 - 23128299 * w - 5253353) * d / (146966400 * w6 * w13);
+      e3 -= (116932 * w10 + 819281 * w9 + 2378172 * w8 + 4341330 * w7 + 6806004 * w6 + 10622748 * w5 + 18739500 * w4 + 30651894 * w3 + 30869976 * w2 + 15431867 * w + 2919016) * d2 / (146966400 * w14 * w7);
+      eta = eta0 + e1 / a + e2 / (a * a) + e3 / (a * a * a);
+      if (eta <= 0) {
+        eta = SMALLEST_SUBNORMAL;
+      }
+      u = eta - mu * ln(eta) + (1 + mu) * ln(1 + mu) - mu;
+      cross = 1 / (1 + mu);
+      lower = eta < mu ? cross : 0;
+      upper = eta < mu ? 1 : cross;
+      x = (lower + upper) / 2;
+      roots = temmeRootFinder(u, mu);
+      return newtonRaphsonIterate(roots, x, lower, upper, 32, 100);
+    }
+    module2.exports = temme3;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/halley_iterate.js
+var require_halley_iterate = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/halley_iterate.js"(exports2, module2) {
+    "use strict";
+    var abs = require_lib44();
+    var ldexp = require_lib59();
+    var sign = require_lib126();
+    var max2 = require_lib74();
+    var MAX_VALUE = require_lib77();
+    function halleyIterate(fun, guess, minimum, maximum, digits, maxIter) {
+      var convergence;
+      var outOfBounds;
+      var delta1;
+      var delta2;
+      var factor;
+      var result;
+      var f0Last;
+      var count3;
+      var delta;
+      var denom;
+      var diff;
+      var num;
+      var res;
+      var f0;
+      var f1;
+      var f2;
+      f0 = 0;
+      outOfBounds = false;
+      result = guess;
+      factor = ldexp(1, 1 - digits);
+      delta = max2(1e7 * guess, 1e7);
+      f0Last = 0;
+      delta1 = delta;
+      delta2 = delta;
+      count3 = maxIter;
+      do {
+        f0Last = f0;
+        delta2 = delta1;
+        delta1 = delta;
+        res = fun(result);
+        f0 = res[0];
+        f1 = res[1];
+        f2 = res[2];
+        count3 -= 1;
+        if (f0 === 0) {
+          break;
+        }
+        if (f1 === 0) {
+          if (f0Last === 0) {
+            if (result === minimum) {
+              guess = maximum;
+            } else {
+              guess = minimum;
+            }
+            f0Last = fun(guess);
+            delta = guess - result;
+          }
+          if (sign(f0Last) * sign(f0) < 0) {
+            if (delta < 0) {
+              delta = (result - minimum) / 2;
+            } else {
+              delta = (result - maximum) / 2;
+            }
+          } else if (delta < 0) {
+            delta = (result - maximum) / 2;
+          } else {
+            delta = (result - minimum) / 2;
+          }
+        } else if (f2 === 0) {
+          delta = f0 / f1;
+        } else {
+          denom = 2 * f0;
+          num = 2 * f1 - f0 * (f2 / f1);
+          if (abs(num) < 1 && abs(denom) >= abs(num) * MAX_VALUE) {
+            delta = f0 / f1;
+          } else {
+            delta = denom / num;
+          }
+          if (delta * f1 / f0 < 0) {
+            delta = f0 / f1;
+            if (abs(delta) > 2 * abs(guess)) {
+              delta = (delta < 0 ? -1 : 1) * 2 * abs(guess);
+            }
+          }
+        }
+        convergence = abs(delta / delta2);
+        if (convergence > 0.8 && convergence < 2) {
+          delta = delta > 0 ? (result - minimum) / 2 : (result - maximum) / 2;
+          if (abs(delta) > result) {
+            delta = sign(delta) * result;
+          }
+          delta2 = delta * 3;
+        }
+        guess = result;
+        result -= delta;
+        if (result < minimum) {
+          if (abs(minimum) < 1 && abs(result) > 1 && MAX_VALUE / abs(result) < abs(minimum)) {
+            diff = 1e3;
+          } else {
+            diff = result / minimum;
+          }
+          if (abs(diff) < 1) {
+            diff = 1 / diff;
+          }
+          if (!outOfBounds && diff > 0 && diff < 3) {
+            delta = 0.99 * (guess - minimum);
+            result = guess - delta;
+            outOfBounds = true;
+          } else {
+            delta = (guess - minimum) / 2;
+            result = guess - delta;
+            if (result === minimum || result === maximum) {
+              break;
+            }
+          }
+        } else if (result > maximum) {
+          if (abs(maximum) < 1 && abs(result) > 1 && MAX_VALUE / abs(result) < abs(maximum)) {
+            diff = 1e3;
+          } else {
+            diff = result / maximum;
+          }
+          if (abs(diff) < 1) {
+            diff = 1 / diff;
+          }
+          if (!outOfBounds && diff > 0 && diff < 3) {
+            delta = 0.99 * (guess - maximum);
+            result = guess - delta;
+            outOfBounds = true;
+          } else {
+            delta = (guess - maximum) / 2;
+            result = guess - delta;
+            if (result === minimum || result === maximum) {
+              break;
+            }
+          }
+        }
+        if (delta > 0) {
+          maximum = guess;
+        } else {
+          minimum = guess;
+        }
+      } while (count3 && abs(result * factor) < abs(delta));
+      return result;
+    }
+    module2.exports = halleyIterate;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/ibeta_roots.js
+var require_ibeta_roots = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/ibeta_roots.js"(exports2, module2) {
+    "use strict";
+    var kernelBetainc = require_lib121().assign;
+    var abs = require_lib44();
+    var FLOAT64_MAX = require_lib77();
+    var FLOAT64_MIN_NORM = require_lib55();
+    function ibetaRoots(a, b, target, invert) {
+      return roots;
+      function roots(x) {
+        var buf;
+        var f1;
+        var f2;
+        var f;
+        var y;
+        y = 1 - x;
+        buf = [0, 0];
+        kernelBetainc(x, a, b, true, invert, buf, 1, 0);
+        f = buf[0] - target;
+        f1 = buf[1];
+        if (invert) {
+          f1 = -f1;
+        }
+        if (y === 0) {
+          y = FLOAT64_MIN_NORM * 64;
+        }
+        if (x === 0) {
+          x = FLOAT64_MIN_NORM * 64;
+        }
+        f2 = f1 * (-(y * a) + (b - 2) * x + 1);
+        if (abs(f2) < y * x * FLOAT64_MAX) {
+          f2 /= y * x;
+        }
+        if (invert) {
+          f2 = -f2;
+        }
+        if (f1 === 0) {
+          f1 = (invert ? -1 : 1) * FLOAT64_MIN_NORM * 64;
+        }
+        return [f, f1, f2];
+      }
+    }
+    module2.exports = ibetaRoots;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/main.js
+var require_main89 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/main.js"(exports2, module2) {
+    "use strict";
+    var evalpoly = require_lib7();
+    var betainc = require_lib122();
+    var expm1 = require_lib38();
+    var log1p = require_lib40();
+    var asin = require_lib43();
+    var beta = require_lib72();
+    var sqrt = require_lib41();
+    var abs = require_lib44();
+    var exp = require_lib60();
+    var pow = require_lib69();
+    var sin = require_lib88();
+    var max2 = require_lib74();
+    var min = require_lib76();
+    var ln = require_lib97();
+    var FLOAT64_MIN_NORM = require_lib55();
+    var HALF_PI = require_lib79();
+    var EPSILON = require_lib71();
+    var findIBetaInvFromTDist = require_find_ibeta_inv_from_t_dist();
+    var temme1 = require_temme1();
+    var temme2 = require_temme2();
+    var temme3 = require_temme3();
+    var halleyIterate = require_halley_iterate();
+    var ibetaRoots = require_ibeta_roots();
+    var DIGITS = 32;
+    var MAX_ITERATIONS = 1e3;
+    var terms = [0, 0, 0, 0, 0];
+    function ibetaInvImp(a, b, p, q) {
+      var digits;
+      var invert;
+      var lambda;
+      var lower;
+      var theta;
+      var upper;
+      var roots;
+      var maxv;
+      var minv;
+      var bet;
+      var ppa;
+      var tmp;
+      var xs2;
+      var ap1;
+      var bm1;
+      var fs;
+      var lx;
+      var ps;
+      var xg;
+      var xs;
+      var yp;
+      var a2;
+      var a3;
+      var b2;
+      var r;
+      var l;
+      var u;
+      var x;
+      var y;
+      invert = false;
+      if (q === 0) {
+        return [1, 0];
+      }
+      if (p === 0) {
+        return [0, 1];
+      }
+      if (a === 1) {
+        if (b === 1) {
+          return [p, 1 - p];
+        }
+        tmp = b;
+        b = a;
+        a = tmp;
+        tmp = q;
+        q = p;
+        p = tmp;
+        invert = true;
+      }
+      x = 0;
+      lower = 0;
+      upper = 1;
+      if (a === 0.5) {
+        if (b === 0.5) {
+          x = sin(p * HALF_PI);
+          x *= x;
+          y = sin(q * HALF_PI);
+          y *= y;
+          return [x, y];
+        }
+        if (b > 0.5) {
+          tmp = b;
+          b = a;
+          a = tmp;
+          tmp = q;
+          q = p;
+          p = tmp;
+          invert = !invert;
+        }
+      }
+      if (b === 0.5 && a >= 0.5 && p !== 1) {
+        yp = {};
+        x = findIBetaInvFromTDist(a, p, yp);
+        y = yp.value;
+      } else if (b === 1) {
+        if (p < q) {
+          if (a > 1) {
+            x = pow(p, 1 / a);
+            y = -expm1(ln(p) / a);
+          } else {
+            x = pow(p, 1 / a);
+            y = 1 - x;
+          }
+        } else {
+          x = exp(log1p(-q) / a);
+          y = -expm1(log1p(-q) / a);
+        }
+        if (invert) {
+          tmp = y;
+          y = x;
+          x = tmp;
+        }
+        return [x, y];
+      } else if (a + b > 5) {
+        if (p > 0.5) {
+          tmp = b;
+          b = a;
+          a = tmp;
+          tmp = q;
+          q = p;
+          p = tmp;
+          invert = !invert;
+        }
+        minv = min(a, b);
+        maxv = max2(a, b);
+        if (sqrt(minv) > maxv - minv && minv > 5) {
+          x = temme1(a, b, p);
+          y = 1 - x;
+        } else {
+          r = a + b;
+          theta = asin(sqrt(a / r));
+          lambda = minv / r;
+          if (lambda >= 0.2 && lambda <= 0.8 && r >= 10) {
+            ppa = pow(p, 1 / a);
+            if (ppa < 25e-4 && a + b < 200) {
+              x = ppa * pow(a * beta(a, b), 1 / a);
+            } else {
+              x = temme2(p, r, theta);
+            }
+            y = 1 - x;
+          } else {
+            if (a < b) {
+              tmp = b;
+              b = a;
+              a = tmp;
+              tmp = q;
+              q = p;
+              p = tmp;
+              invert = !invert;
+            }
+            bet = 0;
+            if (b < 2) {
+              bet = beta(a, b);
+            }
+            if (bet === 0) {
+              y = 1;
+            } else {
+              y = pow(b * q * bet, 1 / b);
+              x = 1 - y;
+            }
+          }
+          if (y > 1e-5) {
+            x = temme3(a, b, p, q);
+            y = 1 - x;
+          }
+        }
+      } else if (a < 1 && b < 1) {
+        xs = (1 - a) / (2 - a - b);
+        fs = betainc(xs, a, b) - p;
+        if (abs(fs) / p < EPSILON * 3) {
+          if (invert) {
+            return [1 - xs, xs];
+          }
+          return [xs, 1 - xs];
+        }
+        if (fs < 0) {
+          tmp = b;
+          b = a;
+          a = tmp;
+          tmp = q;
+          q = p;
+          p = tmp;
+          invert = !invert;
+          xs = 1 - xs;
+        }
+        xg = pow(a * p * beta(a, b), 1 / a);
+        x = xg / (1 + xg);
+        y = 1 / (1 + xg);
+        if (x > xs) {
+          x = xs;
+        }
+        upper = xs;
+      } else if (a > 1 && b > 1) {
+        xs = (a - 1) / (a + b - 2);
+        xs2 = (b - 1) / (a + b - 2);
+        ps = betainc(xs, a, b) - p;
+        if (ps < 0) {
+          tmp = b;
+          b = a;
+          a = tmp;
+          tmp = q;
+          q = p;
+          p = tmp;
+          tmp = xs2;
+          xs2 = xs;
+          xs = tmp;
+          invert = !invert;
+        }
+        lx = ln(p * a * beta(a, b)) / a;
+        x = exp(lx);
+        y = x < 0.9 ? 1 - x : -expm1(lx);
+        if (b < a && x < 0.2) {
+          ap1 = a - 1;
+          bm1 = b - 1;
+          a2 = a * a;
+          a3 = a * a2;
+          b2 = b * b;
+          terms[0] = 0;
+          terms[1] = 1;
+          terms[2] = bm1 / ap1;
+          ap1 *= ap1;
+          terms[3] = bm1 * (3 * a * b + 5 * b + a2 - a - 4) / (2 * (a + 2) * ap1);
+          ap1 *= a + 1;
+          terms[4] = bm1 * (33 * a * b2 + 31 * b2 + 8 * a2 * b2 - 30 * a * b - 47 * b + 11 * a2 * b + 6 * a3 * b + 18 + 4 * a - a3 + a2 * a2 - 10 * a2);
+          terms[4] /= 3 * (a + 3) * (a + 2) * ap1;
+          x = evalpoly(terms, x);
+        }
+        if (x > xs) {
+          x = xs;
+        }
+        upper = xs;
+      } else {
+        if (b < a) {
+          tmp = b;
+          b = a;
+          a = tmp;
+          tmp = q;
+          q = p;
+          p = tmp;
+          invert = !invert;
+        }
+        if (pow(p, 1 / a) < 0.5) {
+          x = pow(p * a * beta(a, b), 1 / a);
+          if (x === 0) {
+            x = FLOAT64_MIN_NORM;
+          }
+          y = 1 - x;
+        } else {
+          y = pow(1 - pow(p, b * beta(a, b)), 1 / b);
+          if (y === 0) {
+            y = FLOAT64_MIN_NORM;
+          }
+          x = 1 - y;
+        }
+      }
+      if (x > 0.5) {
+        tmp = b;
+        b = a;
+        a = tmp;
+        tmp = q;
+        q = p;
+        p = tmp;
+        tmp = y;
+        y = x;
+        x = tmp;
+        invert = !invert;
+        l = 1 - upper;
+        u = 1 - lower;
+        lower = l;
+        upper = u;
+      }
+      if (lower === 0) {
+        if (invert) {
+          lower = EPSILON;
+          if (x < lower) {
+            x = lower;
+          }
+        } else {
+          lower = FLOAT64_MIN_NORM;
+        }
+        if (x < lower) {
+          x = lower;
+        }
+      }
+      digits = DIGITS;
+      if (x < 1e-50 && (a < 1 || b < 1)) {
+        digits *= 3;
+        digits /= 2;
+      }
+      roots = ibetaRoots(a, b, p < q ? p : q, p >= q);
+      x = halleyIterate(roots, x, lower, upper, digits, MAX_ITERATIONS);
+      if (x === lower) {
+        x = 0;
+      }
+      if (invert) {
+        return [1 - x, x];
+      }
+      return [x, 1 - x];
+    }
+    module2.exports = ibetaInvImp;
+  }
+});
+
+// node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/index.js
+var require_lib131 = __commonJS({
+  "node_modules/@stdlib/math-base-special-kernel-betaincinv/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main89();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/stats-base-dists-t-quantile/lib/main.js
+var require_main90 = __commonJS({
+  "node_modules/@stdlib/stats-base-dists-t-quantile/lib/main.js"(exports2, module2) {
+    "use strict";
+    var kernelBetaincinv = require_lib131();
+    var isnan = require_lib8();
+    var sign = require_lib126();
+    var sqrt = require_lib41();
+    function quantile3(p, v) {
+      var prob;
+      var xs;
+      if (isnan(v) || isnan(p) || v <= 0 || p < 0 || p > 1) {
+        return NaN;
+      }
+      prob = p > 0.5 ? 1 - p : p;
+      xs = kernelBetaincinv(v / 2, 0.5, 2 * prob, 1 - 2 * prob);
+      return sign(p - 0.5) * sqrt(v * xs[1] / xs[0]);
+    }
+    module2.exports = quantile3;
+  }
+});
+
+// node_modules/@stdlib/utils-constant-function/lib/main.js
+var require_main91 = __commonJS({
+  "node_modules/@stdlib/utils-constant-function/lib/main.js"(exports2, module2) {
+    "use strict";
+    function wrap(value) {
+      return constantFunction;
+      function constantFunction() {
+        return value;
+      }
+    }
+    module2.exports = wrap;
+  }
+});
+
+// node_modules/@stdlib/utils-constant-function/lib/index.js
+var require_lib132 = __commonJS({
+  "node_modules/@stdlib/utils-constant-function/lib/index.js"(exports2, module2) {
+    "use strict";
+    var main2 = require_main91();
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/stats-base-dists-t-quantile/lib/factory.js
+var require_factory2 = __commonJS({
+  "node_modules/@stdlib/stats-base-dists-t-quantile/lib/factory.js"(exports2, module2) {
+    "use strict";
+    var constantFunction = require_lib132();
+    var kernelBetaincinv = require_lib131();
+    var isnan = require_lib8();
+    var sign = require_lib126();
+    var sqrt = require_lib41();
+    function factory(v) {
+      if (isnan(v) || v <= 0) {
+        return constantFunction(NaN);
+      }
+      return quantile3;
+      function quantile3(p) {
+        var prob;
+        var xs;
+        if (isnan(p) || p < 0 || p > 1) {
+          return NaN;
+        }
+        prob = p > 0.5 ? 1 - p : p;
+        xs = kernelBetaincinv(v / 2, 0.5, 2 * prob, 1 - 2 * prob);
+        return sign(p - 0.5) * sqrt(v * xs[1] / xs[0]);
+      }
+    }
+    module2.exports = factory;
+  }
+});
+
+// node_modules/@stdlib/stats-base-dists-t-quantile/lib/index.js
+var require_lib133 = __commonJS({
+  "node_modules/@stdlib/stats-base-dists-t-quantile/lib/index.js"(exports2, module2) {
+    "use strict";
+    var setReadOnly = require_lib5();
+    var main2 = require_main90();
+    var factory = require_factory2();
+    setReadOnly(main2, "factory", factory);
+    module2.exports = main2;
+  }
+});
+
+// node_modules/@stdlib/stats-base-dists-t-cdf/lib/main.js
+var require_main92 = __commonJS({
+  "node_modules/@stdlib/stats-base-dists-t-cdf/lib/main.js"(exports2, module2) {
+    "use strict";
+    var betainc = require_lib122();
+    var isnan = require_lib8();
+    var pow = require_lib69();
+    function cdf2(x, v) {
+      var x2;
+      var p;
+      var z2;
+      if (isnan(x) || isnan(v) || v <= 0) {
+        return NaN;
+      }
+      if (x === 0) {
+        return 0.5;
+      }
+      x2 = pow(x, 2);
+      if (v > 2 * x2) {
+        z2 = x2 / (v + x2);
+        p = betainc(z2, 0.5, v / 2, true, true) / 2;
+      } else {
+        z2 = v / (v + x2);
+        p = betainc(z2, v / 2, 0.5, true, false) / 2;
+      }
+      return x > 0 ? 1 - p : p;
+    }
+    module2.exports = cdf2;
+  }
+});
+
+// node_modules/@stdlib/stats-base-dists-t-cdf/lib/factory.js
+var require_factory3 = __commonJS({
+  "node_modules/@stdlib/stats-base-dists-t-cdf/lib/factory.js"(exports2, module2) {
+    "use strict";
+    var constantFunction = require_lib132();
+    var betainc = require_lib122();
+    var isnan = require_lib8();
+    var pow = require_lib69();
+    function factory(v) {
+      if (isnan(v) || v <= 0) {
+        return constantFunction(NaN);
+      }
+      return cdf2;
+      function cdf2(x) {
+        var x2;
+        var p;
+        var z2;
+        if (isnan(x)) {
+          return NaN;
+        }
+        if (x === 0) {
+          return 0.5;
+        }
+        x2 = pow(x, 2);
+        if (v > 2 * x2) {
+          z2 = x2 / (v + x2);
+          p = betainc(z2, 0.5, v / 2, true, true) / 2;
+        } else {
+          z2 = v / (v + x2);
+          p = betainc(z2, v / 2, 0.5, true, false) / 2;
+        }
+        return x > 0 ? 1 - p : p;
+      }
+    }
+    module2.exports = factory;
+  }
+});
+
+// node_modules/@stdlib/stats-base-dists-t-cdf/lib/index.js
+var require_lib134 = __commonJS({
+  "node_modules/@stdlib/stats-base-dists-t-cdf/lib/index.js"(exports2, module2) {
+    "use strict";
+    var setReadOnly = require_lib5();
+    var main2 = require_main92();
+    var factory = require_factory3();
+    setReadOnly(main2, "factory", factory);
+    module2.exports = main2;
+  }
+});
+
 // src/cli.ts
 import { fileURLToPath as fileURLToPath3 } from "node:url";
 
 // src/cli/main.ts
-import { mkdirSync as mkdirSync5, mkdtempSync as mkdtempSync4, rmSync as rmSync7, writeFileSync as writeFileSync3 } from "node:fs";
-import os9 from "node:os";
-import path21 from "node:path";
+import { mkdirSync as mkdirSync5, mkdtempSync as mkdtempSync5, rmSync as rmSync8, writeFileSync as writeFileSync3 } from "node:fs";
+import os10 from "node:os";
+import path22 from "node:path";
 
 // src/util/format.ts
 function isFiniteNumber(x) {
@@ -64757,17 +76466,17 @@ function formatDuration(ms) {
   const seconds = Math.round(ms % 6e4 / 1e3);
   return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
 }
-function formatPath(path22, width = 60) {
-  if (path22.length <= width) return path22;
+function formatPath(path23, width = 60) {
+  if (path23.length <= width) return path23;
   const keep = width - 1;
   const start = Math.ceil(keep * 2 / 3);
-  return `${path22.slice(0, start)}\u2026${path22.slice(path22.length - (keep - start))} (${path22.length} characters)`;
+  return `${path23.slice(0, start)}\u2026${path23.slice(path23.length - (keep - start))} (${path23.length} characters)`;
 }
 
 // src/gate/run.ts
-import { mkdtempSync as mkdtempSync3, rmSync as rmSync4 } from "node:fs";
-import os7 from "node:os";
-import path14 from "node:path";
+import { mkdtempSync as mkdtempSync4, rmSync as rmSync5 } from "node:fs";
+import os8 from "node:os";
+import path15 from "node:path";
 
 // src/checkout/revisions.ts
 import { existsSync as existsSync2, mkdtempSync, realpathSync, rmSync as rmSync2 } from "node:fs";
@@ -65365,6 +77074,18 @@ var benchgate_schema_default = {
           description: "auto (default): once the noise is known (alternate isolation), a round runs as many benchmark processes as the budgets need at the next look, at most 8, within the time limit. A number caps it (1: one process per round).",
           oneOf: [{ const: "auto" }, { type: "integer", minimum: 1, maximum: 8 }]
         },
+        measure: {
+          title: "time or counts",
+          description: "time (default): calls per second, base and head alternating in each process. counts: instructions per call at full tiering, each revision in processes of its own under Valgrind's callgrind (valgrind must be installed; see docs/counts.md): deterministic, blind to neighbours and frequency, but not time (memory, caches and waiting are not in it).",
+          enum: ["time", "counts"]
+        },
+        seeds: {
+          title: "processes per revision in counts mode (1 to 16)",
+          description: "Counts mode runs each revision under this many V8 hash and random seeds, a process each: their spread is the spread between processes, and the interval comes from it. Default 3.",
+          type: "integer",
+          minimum: 1,
+          maximum: 16
+        },
         "task-timeout": {
           $ref: "#/definitions/duration",
           description: "A benchmark process that shows no progress for this long is killed and the task it was running is reported as an error. Default 30s."
@@ -65618,6 +77339,8 @@ var DEFAULTS = {
   isolation: "alternate",
   taskTimeMs: 400,
   taskTimeoutMs: 3e4,
+  // Counts mode's processes per revision (micro.seeds).
+  seeds: 3,
   confidence: 0.95,
   timeLimitMs: 5 * 6e4,
   installTimeoutMs: 15 * 6e4,
@@ -65699,7 +77422,9 @@ function toConfig(raw, file) {
       isolation: raw.micro?.isolation ?? DEFAULTS.isolation,
       taskTimeMs: raw.micro?.["task-time"] ? parseDuration(raw.micro["task-time"]) : DEFAULTS.taskTimeMs,
       taskTimeoutMs: raw.micro?.["task-timeout"] ? parseDuration(raw.micro["task-timeout"]) : DEFAULTS.taskTimeoutMs,
-      maxProcesses: typeof raw.micro?.processes === "number" ? raw.micro.processes : MAX_PROCESSES_PER_ROUND
+      maxProcesses: typeof raw.micro?.processes === "number" ? raw.micro.processes : MAX_PROCESSES_PER_ROUND,
+      measure: raw.micro?.measure ?? "time",
+      seeds: raw.micro?.seeds ?? DEFAULTS.seeds
     }),
     http: Object.freeze((raw.http ?? []).map((entry, index) => toHttp(entry, index, file))),
     httpMode: raw["http-mode"] ?? DEFAULTS.httpMode,
@@ -66815,14 +78540,14 @@ function signedRankCdf(n) {
     }
     pmf = next;
   }
-  const cdf = new Float64Array(max2 + 1);
+  const cdf2 = new Float64Array(max2 + 1);
   let sum3 = 0;
   for (let k = 0; k <= max2; k++) {
     sum3 += pmf[k];
-    cdf[k] = Math.min(1, sum3);
+    cdf2[k] = Math.min(1, sum3);
   }
-  cdfCache.set(n, cdf);
-  return cdf;
+  cdfCache.set(n, cdf2);
+  return cdf2;
 }
 function psignrank(k, n) {
   const max2 = n * (n + 1) / 2;
@@ -66836,9 +78561,9 @@ function psignrank(k, n) {
 function qsignrank(p, n) {
   const max2 = n * (n + 1) / 2;
   if (n <= EXACT_LIMIT) {
-    const cdf = signedRankCdf(n);
+    const cdf2 = signedRankCdf(n);
     const target = p * (1 - 64 * Number.EPSILON);
-    for (let k = 0; k <= max2; k++) if (cdf[k] >= target) return k;
+    for (let k = 0; k <= max2; k++) if (cdf2[k] >= target) return k;
     return max2;
   }
   const mean3 = max2 / 2;
@@ -67103,11 +78828,11 @@ function cpuDetails(samples, comparison) {
       cpuNote: "the servers' CPU per request was not read: it needs Linux's /proc/<pid>/task/<tid>/schedstat and a server process of the load test's own (started with `node \u2026`, or a simple command)"
     };
   const rounds = ratios.map((x) => Math.expm1(x));
-  const judged = comparison.cpu;
-  if (judged) {
-    const { estimate: estimate2, low: low2, high: high2, confidence } = judged.change;
+  const judged2 = comparison.cpu;
+  if (judged2) {
+    const { estimate: estimate2, low: low2, high: high2, confidence } = judged2.change;
     return {
-      cpu: { base: base2, head, change: { estimate: estimate2, low: low2, high: high2, confidence }, rounds, verdict: judged.verdict, regressionP: judged.regressionP }
+      cpu: { base: base2, head, change: { estimate: estimate2, low: low2, high: high2, confidence }, rounds, verdict: judged2.verdict, regressionP: judged2.regressionP }
     };
   }
   const { estimate, low, high, achievedConfidence } = estimateChange(ratios, 0.95);
@@ -67256,42 +78981,37 @@ function summarize(benchmarks) {
   return `error: ${counts}`;
 }
 
-// src/gate/explain.ts
-import path8 from "node:path";
+// src/measure/http/schedule.ts
+import os4 from "node:os";
 
-// src/explain/agreement.ts
-var METHOD_FLOOR = 0.1;
-var METHOD_SHARE = 0.25;
-function agreement(profile, measured) {
-  const { perOpUs, gcPerOpUs, samples } = profile;
-  if (!gcPerOpUs || !samples) return void 0;
-  if (!(perOpUs.base > 0 && perOpUs.head > 0 && measured.baseUs > 0 && measured.headUs > 0)) return void 0;
-  if (!(samples.base > 0 && samples.head > 0)) return void 0;
-  const logRounds = measured.rounds.filter((r) => r > -1).map((r) => Math.log1p(r));
-  const spread = logRounds.length >= 3 ? sampleStandardDeviation(logRounds) : 0;
-  const sampling = Math.sqrt(1 / samples.base + 1 / samples.head);
-  const method = Math.max(METHOD_FLOOR, METHOD_SHARE * Math.abs(Math.log1p(measured.change.estimate)));
-  const allowance = 2 * Math.hypot(spread, sampling) + method;
-  const low = Math.log1p(measured.change.low) - allowance;
-  const high = Math.log1p(measured.change.high) + allowance;
-  const within = (change) => Math.log1p(change) >= low && Math.log1p(change) <= high;
-  const profileChange = perOpUs.head / perOpUs.base - 1;
-  const withoutGc = (side2) => Math.max(perOpUs[side2] - gcPerOpUs[side2], 1e-9);
-  const profileChangeWithoutGc = withoutGc("head") / withoutGc("base") - 1;
-  const factor = { base: perOpUs.base / measured.baseUs, head: perOpUs.head / measured.headUs };
-  const agrees = within(profileChange);
-  const result = { profileChange, profileChangeWithoutGc, measured: measured.change, allowance, factor, agrees };
-  if (agrees) return result;
-  const decided = measured.change.low > 0 || measured.change.high < 0;
-  const opposite = decided && Math.sign(profileChange) !== Math.sign(measured.change.estimate);
-  return { ...result, disagrees: opposite ? "direction" : "size", reason: within(profileChangeWithoutGc) ? "gc" : "level" };
+// src/measure/conditions.ts
+import os3 from "node:os";
+function sampleCpu() {
+  let busy = 0;
+  let total = 0;
+  for (const cpu of os3.cpus()) {
+    const { user, nice, sys, irq, idle } = cpu.times;
+    busy += user + nice + sys + irq;
+    total += user + nice + sys + irq + idle;
+  }
+  return { busy, total };
 }
-
-// src/explain/run.ts
-import { createHash as createHash3 } from "node:crypto";
-import { mkdirSync as mkdirSync2, readFileSync as readFileSync8 } from "node:fs";
-import path7 from "node:path";
-import { pathToFileURL } from "node:url";
+function sampleCore(index) {
+  const cpu = os3.cpus()[index];
+  if (!cpu) return void 0;
+  const { user, nice, sys, irq, idle } = cpu.times;
+  return { busy: user + nice + sys + irq, total: user + nice + sys + irq + idle };
+}
+function busyBetween(start, end) {
+  const total = end.total - start.total;
+  return total > 0 ? (end.busy - start.busy) / total : 0;
+}
+function spikedRounds(rounds) {
+  if (rounds.length < 3) return [];
+  const sorted = rounds.map((r) => r.busy).sort((a, b) => a - b);
+  const median2 = sorted[Math.floor(sorted.length / 2)];
+  return rounds.flatMap((r, i2) => r.busy > median2 + 0.2 ? [i2 + 1] : []);
+}
 
 // src/measure/http/server.ts
 import { readdirSync as readdirSync4, readFileSync as readFileSync5 } from "node:fs";
@@ -67542,8 +79262,8 @@ var ServerProcess = class _ServerProcess {
    * errors, so its exit gets a moment (up to `graceMs`) to be seen, and the run says it crashed, with its exit code and
    * output, rather than that it was broken under load (seen at load 13: "head is broken under load: 7 connection errors").
    */
-  async checkAliveAfterFailures(during, failed, graceMs = 500) {
-    if (failed && !this.exit) {
+  async checkAliveAfterFailures(during, failed2, graceMs = 500) {
+    if (failed2 && !this.exit) {
       const done = new AbortController();
       await Promise.race([once(this.child, "exit", { signal: done.signal }), sleep(graceMs, void 0, { signal: done.signal })]).catch(
         () => void 0
@@ -67619,6 +79339,9 @@ async function stopAll(servers) {
   for (const server of servers) await server.stop().catch((error) => failures.push(error));
   if (failures.length) throw failures[0];
 }
+
+// src/measure/http/alternate.ts
+import { setTimeout as sleep2 } from "node:timers/promises";
 
 // src/measure/http/round.ts
 var BenchmarkFailure = class extends Error {
@@ -67795,6 +79518,475 @@ function judgeTraffic(benchmark, base2, head, logRatio, silent, servers) {
   return { base: base2, head, logRatio };
 }
 
+// src/measure/http/alternate.ts
+async function freshRound(benchmark, revisions, round4, plan) {
+  const figures = {};
+  if (benchmark.rate === "auto" && !autoRates.has(benchmark)) await measureCapacity(benchmark, revisions, plan);
+  for (const side2 of order(round4)) {
+    const server = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
+    try {
+      if (round4 === 0) await checkRequests(benchmark, server, side2, revisions, plan);
+      await loadOn(server, benchmark, benchmark.warmupMs);
+      server.checkAlive("during the warm-up");
+      await server.probe("start");
+      const block = await measuredBlock(server, () => loadOn(server, benchmark, benchmark.durationMs), plan.instructions);
+      const probe = checkProbeFigures((await server.probe("stop"))?.figures);
+      await server.checkAliveAfterFailures("under load", tooManyFailures(block.load.traffic));
+      figures[side2] = pool([block], probe);
+    } finally {
+      await server.stop();
+    }
+  }
+  const pair = judgeTraffic(
+    benchmark,
+    figures.base,
+    figures.head,
+    Math.log(figures.head.requestsPerSec / figures.base.requestsPerSec),
+    {
+      base: figures.base.traffic.ok === 0 ? [benchmark.durationMs] : [],
+      head: figures.head.traffic.ok === 0 ? [benchmark.durationMs] : []
+    }
+  );
+  const cpu = cpuLogRatio(figures.base.cpuPerRequest, figures.head.cpuPerRequest);
+  return cpu === void 0 ? pair : { ...pair, cpuLogRatio: cpu };
+}
+async function measureCapacity(benchmark, revisions, plan) {
+  const capacity = {};
+  for (const side2 of order(0)) {
+    const server = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
+    try {
+      await checkRequests(benchmark, server, side2, revisions, plan);
+      await loadOn(server, benchmark, benchmark.warmupMs);
+      capacity[side2] = await loadOn(server, benchmark, capacityMs(benchmark));
+      server.checkAlive("under load");
+    } finally {
+      await server.stop();
+    }
+  }
+  settleAutoRate(benchmark, capacity, plan);
+}
+async function liveRound(benchmark, revisions, round4, plan) {
+  const servers = {};
+  try {
+    for (const side2 of order(round4)) {
+      servers[side2] = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
+      if (round4 === 0) await checkRequests(benchmark, servers[side2], side2, revisions, plan);
+    }
+    const load = (side2, durationMs) => loadOn(servers[side2], benchmark, durationMs);
+    for (const side2 of order(round4)) await load(side2, benchmark.warmupMs);
+    if (benchmark.rate === "auto" && !autoRates.has(benchmark)) {
+      const capacity = {};
+      for (const side2 of order(round4)) capacity[side2] = await load(side2, capacityMs(benchmark));
+      settleAutoRate(benchmark, capacity, plan);
+      for (const side2 of order(round4)) await load(side2, benchmark.warmupMs);
+    }
+    for (const side2 of order(round4)) {
+      await servers[side2].probe("start");
+      await servers[side2].probe("pause");
+    }
+    const blockMs = Math.min(plan.blockMs ?? 1e3, benchmark.durationMs);
+    const blocks = Math.max(2, Math.round(benchmark.durationMs / blockMs));
+    const random = plan.random ?? Math.random;
+    const pairs = [];
+    const measurePair = async (first) => {
+      const pair2 = {};
+      for (const side2 of [first, other(first)]) {
+        await sleep2(plan.settleMs ?? 50);
+        const server = servers[side2];
+        await server.probe("resume");
+        pair2[side2] = await measuredBlock(server, () => load(side2, blockMs), plan.instructions);
+        await server.probe("pause");
+        server.checkAlive("under load");
+      }
+      pairs.push(pair2);
+    };
+    for (const first of pairOrders(blocks, random)) await measurePair(first);
+    for (let extra = 0; extra < blocks && endsSilent(pairs.map(answeredIn)); extra++) await measurePair(pairOrders(1, random)[0]);
+    const measured = keepAnswered(pairs, benchmark.id, round4, blockMs, plan.log);
+    const ratios = measured.map((pair2) => Math.log(pair2.head.load.requestsPerSec / pair2.base.load.requestsPerSec));
+    const cpuRatios2 = measured.map((pair2) => cpuLogRatio(perRequest([pair2.base]), perRequest([pair2.head])));
+    const figures = {};
+    for (const side2 of ["base", "head"]) {
+      const probe = checkProbeFigures((await servers[side2].probe("stop"))?.figures);
+      figures[side2] = pool(
+        measured.map((pair2) => pair2[side2]),
+        probe
+      );
+    }
+    await Promise.all(
+      ["base", "head"].map(
+        (side2) => servers[side2].checkAliveAfterFailures("under load", tooManyFailures(figures[side2].traffic))
+      )
+    );
+    const silent = (side2) => measured.filter((pair2) => pair2[side2].load.traffic.ok === 0).map(() => blockMs);
+    const pair = judgeTraffic(
+      benchmark,
+      figures.base,
+      figures.head,
+      median(ratios),
+      { base: silent("base"), head: silent("head") },
+      servers
+    );
+    const measuredCpu = cpuRatios2.filter((x) => x !== void 0);
+    return measuredCpu.length === cpuRatios2.length ? { ...pair, cpuLogRatio: median(measuredCpu) } : pair;
+  } finally {
+    await stopAll(Object.values(servers));
+  }
+}
+function pairOrders(pairs, random) {
+  return Array.from({ length: pairs }, () => random() < 0.5 ? "base" : "head");
+}
+
+// src/measure/http/duet.ts
+var REAL = {
+  start: (options) => ServerProcess.start(options),
+  checkRequests,
+  load: loadOn,
+  sampleCore,
+  ownClock: () => {
+    const { user, system } = process.cpuUsage();
+    return { cpuUs: user + system, wallUs: performance.now() * 1e3 };
+  }
+};
+var SATURATED = 0.9;
+async function duetRound(benchmark, revisions, round4, settings, deps = REAL) {
+  const random = settings.random ?? Math.random;
+  const servers = {};
+  try {
+    const first = random() < 0.5 ? "base" : "head";
+    const sides = [first, other(first)];
+    for (const side2 of sides) servers[side2] = await deps.start(serverOptions(benchmark, revisions[side2], settings));
+    const both = servers;
+    if (round4 === 0) for (const side2 of sides) await deps.checkRequests(benchmark, both[side2], side2, revisions, settings);
+    const load = (durationMs) => duetBlock(both, benchmark, durationMs, random, settings, deps);
+    const warmLoad = (durationMs) => duetBlock(both, benchmark, durationMs, random, { ...settings, instructions: void 0 }, deps);
+    for (const side2 of sides) await both[side2].probe("start");
+    await warmLoad(benchmark.warmupMs);
+    if (benchmark.rate === "auto" && !autoRates.has(benchmark)) {
+      const capacity = await load(capacityMs(benchmark));
+      settleAutoRate(benchmark, { base: capacity.base.load, head: capacity.head.load }, settings);
+      await warmLoad(benchmark.warmupMs);
+    }
+    const plan = settings.duetPlan;
+    const blockMs = Math.min(settings.blockMs ?? 1e3, plan ? Infinity : benchmark.durationMs);
+    const warming = [];
+    for (let left = plan && blockMs > 0 ? plan.warmupMs - benchmark.warmupMs : 0; left > 0; left -= blockMs)
+      warming.push(await warmLoad(Math.min(blockMs, left)));
+    for (const side2 of sides) both[side2].checkAlive("during the warm-up");
+    for (const side2 of sides) await both[side2].probe("start");
+    const count3 = plan ? plan.blocks : Math.max(2, Math.round(benchmark.durationMs / blockMs));
+    const blocks = [];
+    const blocksStart = performance.now();
+    for (let i2 = 0; i2 < count3 || i2 < 2 * count3 && endsSilent(blocks.map(answeredIn)); i2++) {
+      blocks.push(await load(blockMs));
+      for (const side2 of sides) both[side2].checkAlive("under load");
+    }
+    const blocksMs = performance.now() - blocksStart;
+    const kept = keepAnswered(blocks, benchmark.id, round4, blockMs, settings.log);
+    const from = plan ? Math.min(plan.figureFrom, Math.max(0, kept.length - 2)) : 0;
+    const measured = kept.slice(from);
+    const figures = {};
+    const duet = duetFigures(measured, rateOf(benchmark) !== void 0);
+    for (const side2 of ["base", "head"]) {
+      const probe = checkProbeFigures((await both[side2].probe("stop"))?.figures);
+      figures[side2] = {
+        ...pool(
+          measured.map((b) => b[side2]),
+          probe
+        ),
+        duet
+      };
+    }
+    await Promise.all(sides.map((side2) => both[side2].checkAliveAfterFailures("under load", tooManyFailures(figures[side2].traffic))));
+    const silent = (side2) => measured.filter((b) => b[side2].load.traffic.ok === 0).map(() => blockMs);
+    const ratios = blockRatios(measured);
+    const series = blockRatios(kept);
+    const pair = judgeTraffic(
+      benchmark,
+      figures.base,
+      figures.head,
+      median(ratios.requests),
+      { base: silent("base"), head: silent("head") },
+      {
+        base: { label: both.base.label, output: () => both.base.output() },
+        head: { label: both.head.label, output: () => both.head.output() }
+      }
+    );
+    const warm = blockRatios(warming.filter((b) => Object.values(answeredIn(b)).every(Boolean)));
+    const withSeries = { ...pair, series: { requests: series.requests, cpu: series.cpu, blocksMs, warmup: warm, figureFrom: from } };
+    return ratios.cpu ? { ...withSeries, cpuLogRatio: median(ratios.cpu) } : withSeries;
+  } finally {
+    await stopAll(Object.values(servers));
+  }
+}
+async function duetBlock(servers, benchmark, durationMs, random, settings, deps = REAL) {
+  const first = random() < 0.5 ? "base" : "head";
+  const sides = [first, other(first)];
+  const counter2 = settings.instructions;
+  const counting = Object.fromEntries(
+    sides.map((side2) => [side2, counter2 && servers[side2].cpuPid !== void 0 ? counter2.start(servers[side2].cpuPid) : void 0])
+  );
+  try {
+    const core = settings.sharedCpu === void 0 ? void 0 : deps.sampleCore(settings.sharedCpu);
+    const own = deps.ownClock();
+    const before = { base: servers.base.cpu(), head: servers.head.cpu() };
+    const loads = await Promise.all(sides.map((side2) => deps.load(servers[side2], benchmark, durationMs)));
+    const after = { base: servers.base.cpu(), head: servers.head.cpu() };
+    const ownAfter = deps.ownClock();
+    const elapsedUs = ownAfter.wallUs - own.wallUs;
+    const coreAfter = settings.sharedCpu === void 0 ? void 0 : deps.sampleCore(settings.sharedCpu);
+    const block = async (side2) => {
+      const start = before[side2];
+      const end = after[side2];
+      return {
+        load: loads[sides.indexOf(side2)],
+        cpu: start && end ? cpuBetween(start, end) : void 0,
+        instructions: await counting[side2]?.stop()
+      };
+    };
+    return {
+      base: await block("base"),
+      head: await block("head"),
+      coreBusy: core && coreAfter ? coreBusyBetween(core, coreAfter) : void 0,
+      loadGeneratorBusy: elapsedUs > 0 ? (ownAfter.cpuUs - own.cpuUs) / elapsedUs : 0,
+      first
+    };
+  } finally {
+    for (const side2 of sides) await counting[side2]?.stop();
+  }
+}
+function coreBusyBetween(start, end) {
+  return end.total > start.total ? busyBetween(start, end) : void 0;
+}
+function blockRatios(blocks) {
+  const requests = blocks.map((b) => Math.log(b.head.load.requestsPerSec / b.base.load.requestsPerSec));
+  const cpu = blocks.map((b) => cpuLogRatio(perRequest([b.base]), perRequest([b.head])));
+  return { requests, cpu: cpu.every((x) => x !== void 0) ? cpu : void 0 };
+}
+function duetFigures(blocks, fixedRate) {
+  const busy = blocks.map((b) => b.coreBusy).filter((x) => x !== void 0);
+  const coreBusy = busy.length === blocks.length && busy.length > 0 ? median(busy) : void 0;
+  const loadGeneratorBusy = median(blocks.map((b) => b.loadGeneratorBusy));
+  return {
+    ...coreBusy === void 0 ? {} : { coreBusy },
+    loadGeneratorBusy,
+    saturated: fixedRate || coreBusy === void 0 ? void 0 : coreBusy >= SATURATED
+  };
+}
+
+// src/measure/confirmation.ts
+function wholeGroup(confirmRounds, plannedRounds, done) {
+  return confirmRounds > 0 ? Math.max(confirmRounds, plannedRounds, done) : 0;
+}
+function firstGroup(size, whole) {
+  return size !== void 0 && Number.isInteger(size) && size > 0 ? Math.min(whole, size) : whole;
+}
+
+// src/measure/http/schedule.ts
+var RECENT_ROUNDS = 5;
+var ROUNDS = { fresh: freshRound, live: liveRound, duet: duetRound };
+function plannedFigures(benchmarks, withCpu = cpuReadable()) {
+  return benchmarks.reduce((sum3, b) => sum3 + 1 + (withCpu ? 1 : 0) + Object.keys(b.latencyBudget).length, 0);
+}
+function estimatedRoundMs(benchmark) {
+  return 2 * (benchmark.warmupMs + benchmark.durationMs) + 1500;
+}
+async function measureHttp(plan) {
+  const now = plan.now ?? Date.now;
+  const started = now();
+  const results = [];
+  let rounds = 0;
+  let confirmRounds = 0;
+  let limited = false;
+  const conditions = [];
+  const perRound = plan.benchmarks.map(estimatedRoundMs);
+  const adaptive = plan.adaptive;
+  const measureRound = plan.measureRound ?? ROUNDS[plan.mode];
+  for (const benchmark of plan.benchmarks)
+    if (benchmark.rate !== void 0 && Object.keys(benchmark.latencyBudget).length === 0)
+      plan.log(
+        `${benchmark.id}: a fixed rate without a latency budget: a server that gets slower by waiting (a timer, a slower upstream) keeps the rate and its CPU per request, and only its latency shows it: set latency-budget (p50 or p99) to gate on it`
+      );
+  for (const [index, benchmark] of plan.benchmarks.entries()) {
+    const samples = emptySamples(benchmark);
+    results.push(samples);
+    const revisions = { base: plan.base, head: plan.head };
+    const recent = [];
+    let done = 0;
+    const reserved = plan.benchmarks.slice(index + 1).reduce((sum3, _b, i2) => sum3 + 2 * perRound[index + 1 + i2], 0);
+    const fullGroup = () => wholeGroup(adaptive?.confirmRounds ?? 0, plan.rounds, samples.logRatios.length);
+    const confirmTarget = () => samples.endedEarly && fullGroup() > 0 ? samples.logRatios.length : fullGroup();
+    const timeLeft = () => ({
+      rounds: Math.max(0, plan.rounds - samples.logRatios.length) + Math.max(0, confirmTarget() - (samples.confirmation?.length ?? 0)),
+      ms: plan.deadline - now() - reserved
+    });
+    const planner = plan.mode === "duet" && benchmark.schedule === "auto" ? new DuetPlanner({ id: benchmark.id, warmupMs: benchmark.warmupMs, blockMs: plan.blockMs ?? 1e3 }, plan.log, timeLeft) : void 0;
+    const estimate = () => recent.length > 0 ? recent.reduce((a, b) => a + b, 0) / recent.length : perRound[index];
+    const runRound2 = async (round4, target2, into, keepBack) => {
+      if (now() + estimate() + reserved + keepBack > plan.deadline) return false;
+      plan.onProgress?.({ round: round4 + 1, rounds: target2, elapsedMs: now() - started, remainingMs: estimate() * (target2 - round4) });
+      const roundStart = now();
+      const cpuBefore = sampleCpu();
+      const load1 = os4.loadavg()[0] ?? 0;
+      try {
+        const duetPlan = planner?.next();
+        const pair = await measureRound(benchmark, revisions, done, duetPlan ? { ...plan, duetPlan } : plan);
+        if (into === "main") record(samples, pair, duetPlan);
+        else recordConfirmation(samples, pair);
+        if (planner && duetPlan && pair.series) {
+          planner.record({ ...pair.series, roundMs: now() - roundStart }, duetPlan);
+          if (planner.schedule) samples.http.schedule = planner.schedule;
+        }
+        conditions.push({ busy: busyBetween(cpuBefore, sampleCpu()), load1 });
+      } catch (error) {
+        samples.error = error instanceof BenchmarkFailure || error instanceof ServerError ? error.message : `${messageOf(error)}`;
+        plan.log(`${benchmark.id}: ${samples.error.split("\n")[0]}`);
+        return false;
+      }
+      recent.push(now() - roundStart);
+      if (recent.length > RECENT_ROUNDS) recent.shift();
+      done++;
+      return true;
+    };
+    const maxRounds = adaptive ? Math.max(plan.rounds, adaptive.maxRounds) : plan.rounds;
+    for (let round4 = 0; round4 < maxRounds; round4++) {
+      const extra = round4 >= plan.rounds;
+      if (!await runRound2(round4, extra ? maxRounds : plan.rounds, "main", extra ? confirmTarget() * estimate() : 0)) {
+        if (!samples.error && !extra) {
+          limited = true;
+          plan.log(`${benchmark.id}: the time limit stops it after ${round4} of ${plan.rounds} rounds`);
+        }
+        break;
+      }
+      rounds = Math.max(rounds, round4 + 1);
+      const look = adaptive && (round4 + 1 >= plan.rounds && (round4 + 1 - plan.rounds) % adaptive.lookEvery === 0 || round4 + 1 === adaptive.earlyLook);
+      if (!look) continue;
+      if (adaptive.decided(samples)) {
+        if (round4 + 1 < plan.rounds) {
+          samples.endedEarly = true;
+          plan.log(`${benchmark.id}: decided at the early look, after ${round4 + 1} rounds`);
+        }
+        break;
+      }
+      if (round4 + 1 === plan.rounds && maxRounds > plan.rounds)
+        plan.log(`${benchmark.id}: no verdict after ${plan.rounds} rounds: adding rounds (up to ${maxRounds})`);
+    }
+    const sized = () => samples.endedEarly ? confirmTarget() : firstGroup(adaptive?.confirmSize?.(samples, confirmTarget()), confirmTarget());
+    const target = confirmTarget() > 0 ? sized() : 0;
+    if (!samples.error && target > 0 && adaptive.toConfirm(samples)) {
+      const why = target < confirmTarget() ? ` (as many as the loss its first ${samples.logRatios.length} rounds measured needs to show again)` : "";
+      plan.log(`${benchmark.id}: confirming the regression with ${target} more rounds on new servers${why}`);
+      samples.confirmation ??= [];
+      samples.confirmationPlanned = fullGroup();
+      let confirmed = 0;
+      while (confirmed < target && await runRound2(confirmed, target, "confirmation", 0)) confirmed++;
+      const shown = confirmed === target && !samples.error && adaptive.toConfirm(samples);
+      if (shown) samples.confirmationPlanned = confirmed;
+      if (confirmed === target && fullGroup() > target && !samples.error && !shown) {
+        plan.log(
+          `${benchmark.id}: the regression was not shown again in ${target} fresh rounds: the fresh group goes on to ${fullGroup()}`
+        );
+        while (confirmed < fullGroup() && await runRound2(confirmed, fullGroup(), "confirmation", 0)) confirmed++;
+      }
+      confirmRounds = Math.max(confirmRounds, confirmed);
+    }
+  }
+  return { benchmarks: results, rounds, plannedRounds: plan.rounds, confirmRounds, limited, durationMs: now() - started, conditions };
+}
+function emptySamples(benchmark) {
+  return {
+    id: benchmark.id,
+    kind: "http",
+    file: void 0,
+    logRatios: [],
+    base: { opsPerSec: [] },
+    head: { opsPerSec: [] },
+    latency: noLatency(),
+    cpu: [],
+    http: { base: [], head: [], config: benchmark }
+  };
+}
+function recordConfirmation(samples, pair) {
+  (samples.confirmation ??= []).push(pair.logRatio);
+  pushLatencyRatios(samples.confirmationLatency ??= noLatency(), pair);
+  samples.confirmationCpu = pushCpu(
+    samples.confirmationCpu ?? (samples.confirmation.length === 1 ? [] : void 0),
+    pair,
+    samples.confirmation.length
+  );
+}
+function pushCpu(ratios, pair, rounds) {
+  if (pair.cpuLogRatio === void 0 || ratios?.length !== rounds - 1) return void 0;
+  ratios.push(pair.cpuLogRatio);
+  return ratios;
+}
+function record(samples, pair, plan) {
+  samples.logRatios.push(pair.logRatio);
+  if (plan && pair.series) (samples.http.blocks ??= []).push(roundBlocks(pair.series, plan));
+  if (pair.base.rate) samples.requestsNotCost ??= "a fixed rate sets requests/s";
+  else if (pair.base.duet?.saturated === false)
+    samples.requestsNotCost ??= "a saturating load left the shared CPU idle in a round: requests/s compares what the load allowed, not the servers' cost";
+  samples.base.opsPerSec.push(pair.base.requestsPerSec);
+  samples.head.opsPerSec.push(pair.head.requestsPerSec);
+  pushLatencyRatios(samples.latency, pair);
+  samples.http.base.push(pair.base);
+  samples.http.head.push(pair.head);
+  const cpu = pushCpu(samples.cpu, pair, samples.logRatios.length);
+  if (cpu) samples.cpu = cpu;
+  else delete samples.cpu;
+}
+function roundBlocks(series, plan) {
+  const warm = series.warmup ?? { requests: [], cpu: [] };
+  const kept = (xs) => xs.map((x) => Number(x.toPrecision(5)));
+  const cpu = series.cpu && warm.cpu ? kept([...warm.cpu, ...series.cpu]) : null;
+  const measuredFrom = warm.requests.length;
+  const figureFrom = measuredFrom + (series.figureFrom ?? plan.figureFrom);
+  return { requests: kept([...warm.requests, ...series.requests]), cpu, measuredFrom, figureFrom };
+}
+function noLatency() {
+  return { p50: [], p90: [], p99: [], mean: [] };
+}
+function pushLatencyRatios(into, pair) {
+  for (const stat2 of LATENCY_STATS) into[stat2].push(Math.log(pair.head.latency[stat2] / pair.base.latency[stat2]));
+}
+
+// src/gate/explain.ts
+import path8 from "node:path";
+
+// src/explain/agreement.ts
+var METHOD_FLOOR = 0.1;
+var METHOD_SHARE = 0.25;
+function agreement(profile, measured) {
+  const { perOpUs, gcPerOpUs, samples } = profile;
+  if (!gcPerOpUs || !samples) return void 0;
+  if (!(perOpUs.base > 0 && perOpUs.head > 0 && measured.baseUs > 0 && measured.headUs > 0)) return void 0;
+  if (!(samples.base > 0 && samples.head > 0)) return void 0;
+  const logRounds = measured.rounds.filter((r) => r > -1).map((r) => Math.log1p(r));
+  const spread = logRounds.length >= 3 ? sampleStandardDeviation(logRounds) : 0;
+  const sampling = Math.sqrt(1 / samples.base + 1 / samples.head);
+  const method = Math.max(METHOD_FLOOR, METHOD_SHARE * Math.abs(Math.log1p(measured.change.estimate)));
+  const allowance = 2 * Math.hypot(spread, sampling) + method;
+  const low = Math.log1p(measured.change.low) - allowance;
+  const high = Math.log1p(measured.change.high) + allowance;
+  const within = (change) => Math.log1p(change) >= low && Math.log1p(change) <= high;
+  const profileChange = perOpUs.head / perOpUs.base - 1;
+  const withoutGc = (side2) => Math.max(perOpUs[side2] - gcPerOpUs[side2], 1e-9);
+  const profileChangeWithoutGc = withoutGc("head") / withoutGc("base") - 1;
+  const factor = { base: perOpUs.base / measured.baseUs, head: perOpUs.head / measured.headUs };
+  const agrees = within(profileChange);
+  const result = { profileChange, profileChangeWithoutGc, measured: measured.change, allowance, factor, agrees };
+  if (agrees) return result;
+  const decided = measured.change.low > 0 || measured.change.high < 0;
+  const opposite = decided && Math.sign(profileChange) !== Math.sign(measured.change.estimate);
+  return { ...result, disagrees: opposite ? "direction" : "size", reason: within(profileChangeWithoutGc) ? "gc" : "level" };
+}
+
+// src/explain/run.ts
+import { createHash as createHash3 } from "node:crypto";
+import { mkdirSync as mkdirSync2, readFileSync as readFileSync8 } from "node:fs";
+import path7 from "node:path";
+import { pathToFileURL } from "node:url";
+
 // src/measure/http/profile.ts
 async function profileServers(benchmark, revisions, plan, profile) {
   if (!runsNode(benchmark.start))
@@ -67805,8 +79997,8 @@ async function profileServers(benchmark, revisions, plan, profile) {
     for (const revision of order2) servers.push(await ServerProcess.start(serverOptions(benchmark, revision, plan)));
     const load = async (durationMs) => {
       const settled2 = await Promise.allSettled(servers.map((server) => loadOn(server, benchmark, durationMs)));
-      const failed = settled2.find((s) => s.status === "rejected");
-      if (failed) throw failed.reason;
+      const failed2 = settled2.find((s) => s.status === "rejected");
+      if (failed2) throw failed2.reason;
       return settled2.map((s) => s.value);
     };
     for (const server of servers) await server.probe("start");
@@ -67849,8 +80041,47 @@ var label = { enum: ["base", "head"] };
 var count2 = { type: "number", minimum: 0 };
 var side = { type: "object", required: ["opsPerSec", "calls"], properties: { opsPerSec: count2, calls: count2 } };
 var list = (items) => ({ type: "array", maxItems: 1e5, items });
+var fileLoad = {
+  type: "object",
+  required: ["revision", "file", "tasks"],
+  properties: {
+    revision: label,
+    file: text,
+    tasks: list(text),
+    harness: text,
+    harnesses: list({
+      type: "object",
+      required: ["harness", "path"],
+      properties: { harness: text, version: text, path: text }
+    }),
+    notes: list(text),
+    workerOf: text,
+    error: text
+  }
+};
 var schema = {
   oneOf: [
+    {
+      type: "object",
+      required: ["type", "files", "counts"],
+      properties: {
+        type: { const: "counted" },
+        files: list(fileLoad),
+        counts: list({
+          type: "object",
+          required: ["id"],
+          properties: {
+            id: text,
+            instructions: count2,
+            floor: count2,
+            calls: count2,
+            warmupBlocks: count2,
+            steady: { type: "boolean" },
+            error: text
+          }
+        })
+      }
+    },
     { type: "object", required: ["type"], properties: { type: { const: "ready" } } },
     { type: "object", required: ["type", "id"], properties: { type: { const: "progress" }, id: text, revision: label } },
     {
@@ -67872,24 +80103,7 @@ var schema = {
           required: ["files", "pinned"],
           properties: { files: list(text), pinned: { type: "boolean" }, reason: text }
         },
-        files: list({
-          type: "object",
-          required: ["revision", "file", "tasks"],
-          properties: {
-            revision: label,
-            file: text,
-            tasks: list(text),
-            harness: text,
-            harnesses: list({
-              type: "object",
-              required: ["harness", "path"],
-              properties: { harness: text, version: text, path: text }
-            }),
-            notes: list(text),
-            workerOf: text,
-            error: text
-          }
-        }),
+        files: list(fileLoad),
         tasks: list({
           type: "object",
           required: ["id", "batch", "blocks"],
@@ -67921,7 +80135,8 @@ function runBenchmarkProcess(job, settings) {
   const started = Date.now();
   return new Promise((resolve3) => {
     const tail = new OutputTail();
-    const child = spawnTracked(process.execPath, [settings.runnerPath], {
+    const command = settings.command ?? { file: process.execPath, args: [] };
+    const child = spawnTracked(command.file, [...command.args, settings.runnerPath], {
       cwd: settings.cwd,
       stdio: ["ignore", "pipe", "pipe", "ipc"]
     });
@@ -67983,6 +80198,8 @@ ${output}` : message,
           durationMs: Date.now() - started,
           ...message.isolated ? { isolated: message.isolated } : {}
         });
+      else if (message.type === "counted")
+        finish({ ok: true, files: message.files, tasks: [], counts: message.counts, durationMs: Date.now() - started });
       else if (message.type === "profiled")
         finish({ ok: true, files: [], tasks: [], calls: message.calls, durationMs: Date.now() - started });
       else fail(`the benchmark process (pid ${child.pid}) failed: ${message.message}`);
@@ -74525,9 +86742,9 @@ function taskset(args) {
 }
 
 // src/measure/http/pinning.ts
-import os3 from "node:os";
+import os5 from "node:os";
 function pinLoadGenerator(log2, duet = false) {
-  const cores = os3.availableParallelism();
+  const cores = os5.availableParallelism();
   if (cores < 2) {
     log2("CPU pinning skipped: it needs at least 2 cores");
     return void 0;
@@ -74555,11 +86772,11 @@ function splitCpus(cores, duet = false) {
 
 // src/gate/explain.ts
 var MAX_PROFILED = 10;
-async function explainStage(run, judged, micro, http3) {
+async function explainStage(run, judged2, micro, http3) {
   const { options, config, tree } = run;
   const mode = options.profile ?? "regressions";
-  const targets = judged.filter((b) => b.change && (b.verdict === "regression" || mode === "always") && mode !== "never").slice(0, MAX_PROFILED).map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
-  if (!targets.length) return { benchmarks: judged };
+  const targets = judged2.filter((b) => b.change && (b.verdict === "regression" || mode === "always") && mode !== "never").slice(0, MAX_PROFILED).map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
+  if (!targets.length) return { benchmarks: judged2 };
   const dir = path8.resolve(options.cwd, options.profileDir ?? path8.join(".benchgate", "profiles"));
   const warmups = new Map(http3?.benchmarks.map((b) => [b.id, b.http?.schedule?.warmupMs]));
   const common = {
@@ -74585,7 +86802,7 @@ async function explainStage(run, judged, micro, http3) {
   if (loads.length)
     for (const [id, explanation] of await explain({ ...common, targets: loads, duet }).finally(() => pinning?.release()))
       explanations.set(id, explanation);
-  const benchmarks = judged.map((b) => explanations.has(b.id) ? { ...b, profile: withAgreement(explanations.get(b.id), b) } : b);
+  const benchmarks = judged2.map((b) => explanations.has(b.id) ? { ...b, profile: withAgreement(explanations.get(b.id), b) } : b);
   return {
     benchmarks,
     profile: { ...benchmarks.some((b) => b.profile && "files" in b.profile) ? { dir } : {}, benchmarks: targets.length }
@@ -74613,6 +86830,262 @@ function measuredCost(b) {
   return { baseUs: 1e6 / b.base.opsPerSec, headUs: 1e6 / headOps, change: ofCost(b.change), rounds: rounds(b.rounds) };
 }
 
+// src/config/budgets.ts
+var import_picomatch = __toESM(require_picomatch2(), 1);
+function literalLength(pattern) {
+  return pattern.replace(/[*?[\]{}!()]/g, "").length;
+}
+function budgetFor(id, config) {
+  let best;
+  for (const rule of config.budgets) {
+    if (rule.pattern === id) return rule.budget;
+    if (!import_picomatch.default.isMatch(id, rule.pattern, { bash: true, dot: true })) continue;
+    if (!best || literalLength(rule.pattern) > literalLength(best.pattern)) best = rule;
+  }
+  return best ? best.budget : config.budget;
+}
+
+// src/measure/counts/callgrind.ts
+import { execFileSync as execFileSync3, spawnSync } from "node:child_process";
+var INSTALL_LINE = "sudo apt-get install -y valgrind";
+function findCallgrind(valgrind = "valgrind") {
+  try {
+    const version2 = execFileSync3(valgrind, ["--version"], {
+      encoding: "utf8",
+      timeout: 1e4,
+      stdio: ["ignore", "pipe", "ignore"]
+    }).trim();
+    return { path: valgrind, version: version2 };
+  } catch {
+    throw new UserError(
+      `measure: counts runs each benchmark process under Valgrind's callgrind, and '${valgrind}' is not found here: install it (${INSTALL_LINE}), or measure time (measure: time, --measure time).`
+    );
+  }
+}
+function callgrindArgs(dumpPrefix, seed, node = process.execPath) {
+  return [
+    "--tool=callgrind",
+    "--quiet",
+    `--callgrind-out-file=${dumpPrefix}`,
+    "--dump-before=uv_os_getpriority",
+    "--dump-instr=no",
+    "--dump-line=no",
+    node,
+    "--predictable",
+    "--predictable-gc-schedule",
+    `--hash-seed=${seed}`,
+    `--random-seed=${seed}`
+  ];
+}
+
+// src/measure/counts/schedule.ts
+import { mkdtempSync as mkdtempSync2, rmSync as rmSync3 } from "node:fs";
+import os6 from "node:os";
+import path9 from "node:path";
+async function measureCounts(plan) {
+  const now = plan.now ?? Date.now;
+  const started = now();
+  const jobs = plan.seeds.flatMap((seed) => [
+    { revision: plan.base, files: plan.baseFiles, seed },
+    { revision: plan.head, files: plan.headFiles, seed }
+  ]);
+  const temp = mkdtempSync2(path9.join(os6.tmpdir(), "benchgate-counts-"));
+  const results = /* @__PURE__ */ new Map();
+  try {
+    const parallel = Math.max(1, Math.min(plan.parallel ?? os6.availableParallelism(), jobs.length));
+    let next = 0;
+    const worker = async () => {
+      while (next < jobs.length) {
+        const job = jobs[next];
+        const dumpPrefix = path9.join(temp, `callgrind.${next++}`);
+        plan.log(`counts: ${job.revision.label} under seed ${job.seed} (callgrind)`);
+        const outcome = await runBenchmarkProcess(
+          { kind: "count", sides: [{ revision: job.revision.label, root: job.revision.root, files: job.files }], dumpPrefix, skip: [] },
+          {
+            runnerPath: plan.runnerPath,
+            stallTimeoutMs: plan.stallTimeoutMs,
+            cwd: job.revision.root,
+            command: { file: plan.valgrind, args: callgrindArgs(dumpPrefix, job.seed) }
+          }
+        );
+        if (!outcome.ok) {
+          results.set(job, { counts: [], error: outcome.message });
+          continue;
+        }
+        const failed2 = outcome.files.filter((load) => load.error).map((load) => `${load.file} did not load: ${load.error}`);
+        results.set(job, { counts: outcome.counts ?? [], ...failed2.length ? { error: failed2.join("; ") } : {} });
+      }
+    };
+    await Promise.all(Array.from({ length: parallel }, worker));
+    const failures = jobs.flatMap((job) => {
+      const error = results.get(job)?.error;
+      return error ? [`${job.revision.label} under seed ${job.seed}: ${error}`] : [];
+    });
+    return { benchmarks: collect(plan, jobs, results), seeds: plan.seeds, processes: jobs.length, failures, durationMs: now() - started };
+  } finally {
+    rmSync3(temp, { recursive: true, force: true });
+  }
+}
+function collect(plan, jobs, results) {
+  const ids = /* @__PURE__ */ new Map();
+  for (const { counts } of results.values())
+    for (const count3 of counts)
+      if (!count3.id.endsWith(`${ID_SEPARATOR}*`)) ids.set(count3.id, count3.id.slice(0, count3.id.indexOf(ID_SEPARATOR)));
+  const side2 = (label2, id, file) => {
+    const own = jobs.filter((job) => job.revision.label === label2);
+    if (!own.some((job) => job.files.includes(file))) return {};
+    const counts = { instructions: [], floor: [], calls: [], unsteady: [] };
+    for (const job of own) {
+      const result = results.get(job);
+      if (!result) return { error: `${label2} under seed ${job.seed} did not run` };
+      const count3 = result.counts.find((c) => c.id === id);
+      if (result.error && !count3) return { error: `${label2} under seed ${job.seed}: ${result.error}` };
+      if (!count3) return {};
+      if (count3.error || count3.instructions === void 0)
+        return { error: `${label2} under seed ${job.seed}: ${count3.error ?? "no count"}` };
+      counts.instructions.push(count3.instructions);
+      counts.floor.push(count3.floor ?? count3.instructions);
+      counts.calls.push(count3.calls ?? 0);
+      if (count3.steady === false) counts.unsteady.push(job.seed);
+    }
+    return { counts };
+  };
+  return [...ids].sort(([a], [b]) => a.localeCompare(b)).map(([id, file]) => {
+    const base2 = side2("base", id, file);
+    const head = side2("head", id, file);
+    const error = base2.error ?? head.error;
+    return { id, file, base: base2.counts, head: head.counts, ...error ? { error } : {} };
+  });
+}
+
+// src/stats/counts.ts
+var import_stats_base_dists_t_quantile = __toESM(require_lib133(), 1);
+var import_stats_base_dists_t_cdf = __toESM(require_lib134(), 1);
+var EXACT = 1e-7;
+function compareCounts(base2, head, budget, level) {
+  if (base2.length === 0 || head.length === 0 || ![...base2, ...head].every((x2) => Number.isFinite(x2) && x2 > 0))
+    throw new RangeError("counts need a positive count for every seed of both revisions");
+  const x = base2.map(Math.log);
+  const y = head.map(Math.log);
+  const estimate = mean(x) - mean(y);
+  const vx = x.length > 1 ? sampleVariance(x) : 0;
+  const vy = y.length > 1 ? sampleVariance(y) : 0;
+  const se = Math.sqrt(vx / x.length + vy / y.length);
+  const logRatios = x.map((value) => value - mean(y));
+  const floor = Math.log1p(-Math.min(budget, 0.999999));
+  if (se < EXACT) {
+    const change2 = {
+      estimate: Math.expm1(estimate),
+      low: Math.expm1(estimate),
+      high: Math.expm1(estimate),
+      confidence: level,
+      achievedConfidence: 1
+    };
+    return { change: change2, verdict: decide(change2, budget), regressionP: estimate < floor ? 0 : 1, logRatios };
+  }
+  const df = welchDf(vx, x.length, vy, y.length);
+  const q = (0, import_stats_base_dists_t_quantile.default)(1 - (1 - level) / 2, df);
+  const change = {
+    estimate: Math.expm1(estimate),
+    low: Math.expm1(estimate - q * se),
+    high: Math.expm1(estimate + q * se),
+    confidence: level,
+    achievedConfidence: level
+  };
+  const regressionP = 1 - (0, import_stats_base_dists_t_cdf.default)((floor - estimate) / se, df);
+  return { change, verdict: decide(change, budget), regressionP, logRatios };
+}
+function welchDf(vx, nx, vy, ny) {
+  const a = nx > 1 ? vx / nx : 0;
+  const b = ny > 1 ? vy / ny : 0;
+  const denominator = (nx > 1 ? a * a / (nx - 1) : 0) + (ny > 1 ? b * b / (ny - 1) : 0);
+  return denominator > 0 ? (a + b) * (a + b) / denominator : Math.max(1, nx + ny - 2);
+}
+
+// src/gate/counts.ts
+var COUNT_STALL_MS = 10 * 6e4;
+async function countsStage(run, files, otherFigures) {
+  const { config, options } = run;
+  const valgrind = callgrind(options.installCallgrind, options.log);
+  const seeds = Array.from({ length: config.micro.seeds }, (_, i2) => i2 + 1);
+  options.log(
+    `counts: instructions per call under ${valgrind.version}'s callgrind, ${seeds.length} seed(s) per revision, a process each (${seeds.length * 2} processes)`
+  );
+  const measured = await measureCounts({
+    base: run.tree.base,
+    head: run.tree.head,
+    baseFiles: files.base,
+    headFiles: files.head,
+    runnerPath: options.runnerPath,
+    valgrind: valgrind.path,
+    seeds,
+    stallTimeoutMs: Math.max(config.micro.taskTimeoutMs, COUNT_STALL_MS),
+    log: options.log,
+    now: run.now
+  });
+  options.log(`counts: ${measured.processes} processes in ${formatDuration(measured.durationMs)}`);
+  const info = { seeds, processes: measured.processes, durationMs: measured.durationMs, valgrind: valgrind.version };
+  if (!measured.benchmarks.length) {
+    const why = measured.failures.join("\n") || "the bench files declare no task";
+    return {
+      benchmarks: [failed("counts", void 0, `no task was counted: ${why}`)],
+      info,
+      figures: otherFigures,
+      level: config.confidence
+    };
+  }
+  const compared = measured.benchmarks.filter((b) => !b.error && b.base && b.head).length;
+  const figures = compared + otherFigures;
+  const level = 1 - 2 * (1 - config.confidence) / Math.max(1, figures);
+  return { benchmarks: measured.benchmarks.map((b) => judged(b, budgetFor(b.id, config), level, seeds)), info, figures, level };
+}
+function callgrind(install, log2) {
+  try {
+    return findCallgrind();
+  } catch (error) {
+    if (!install || !install(log2)) throw error;
+    return findCallgrind();
+  }
+}
+function judged(b, budget, level, seeds) {
+  if (b.error) return failed(b.id, b.file, b.error);
+  const side2 = (of) => of ? { instructions: of.instructions.reduce((sum3, x) => sum3 + x, 0) / of.instructions.length, seeds: of.instructions } : null;
+  const unsteady = {
+    ...b.base?.unsteady.length ? { base: b.base.unsteady } : {},
+    ...b.head?.unsteady.length ? { head: b.head.unsteady } : {}
+  };
+  const counts = { base: side2(b.base), head: side2(b.head), seeds, ...Object.keys(unsteady).length ? { unsteady } : {} };
+  const common = { id: b.id, kind: "micro", file: b.file, budget, base: null, head: null, counts, resolvable: null };
+  if (!b.base || !b.head) return { ...common, verdict: b.base ? "removed" : "new", beyondBudget: null, change: null, rounds: [] };
+  const result = compareCounts(b.base.instructions, b.head.instructions, budget, level);
+  const note = Object.keys(unsteady).length ? `no steady state within the warm-up's bound under seed(s) ${[...unsteady.base ?? [], ...unsteady.head ?? []].join(", ")}: counted as it was then` : void 0;
+  return {
+    ...common,
+    verdict: result.verdict,
+    beyondBudget: beyondBudget(result.verdict),
+    change: { estimate: result.change.estimate, low: result.change.low, high: result.change.high, confidence: result.change.confidence },
+    rounds: result.logRatios.map((x) => Math.expm1(x)),
+    regressionP: result.regressionP,
+    ...note ? { note } : {}
+  };
+}
+function failed(id, file, message) {
+  return {
+    id,
+    kind: "micro",
+    file: file ?? null,
+    verdict: "error",
+    beyondBudget: null,
+    budget: 0,
+    base: null,
+    head: null,
+    change: null,
+    rounds: [],
+    resolvable: null,
+    error: message
+  };
+}
+
 // node_modules/tinyglobby/dist/index.mjs
 import { readdir, readdirSync as readdirSync5, realpath, realpathSync as realpathSync2, stat, statSync as statSync3 } from "fs";
 import { isAbsolute, posix, resolve as resolve2 } from "path";
@@ -74623,27 +87096,27 @@ import { createRequire } from "module";
 import { basename, dirname, normalize, relative, resolve, sep } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path22) {
-  let normalized = normalize(path22);
+function cleanPath(path23) {
+  let normalized = normalize(path23);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path22, separator) {
-  return path22.replace(SLASHES_REGEX, separator);
+function convertSlashes(path23, separator) {
+  return path23.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path22) {
-  return path22 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path22);
+function isRootDirectory(path23) {
+  return path23 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path23);
 }
-function normalizePath(path22, options) {
+function normalizePath(path23, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path22.includes("/") || path22.startsWith(".");
-  if (resolvePaths) path22 = resolve(path22);
-  if (normalizePath$1 || pathNeedsCleaning) path22 = cleanPath(path22);
-  if (path22 === ".") return "";
-  const needsSeperator = path22[path22.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path22 + pathSeparator : path22, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path23.includes("/") || path23.startsWith(".");
+  if (resolvePaths) path23 = resolve(path23);
+  if (normalizePath$1 || pathNeedsCleaning) path23 = cleanPath(path23);
+  if (path23 === ".") return "";
+  const needsSeperator = path23[path23.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path23 + pathSeparator : path23, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -74680,8 +87153,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path22 = directoryPath || ".";
-  if (filters.every((filter) => filter(path22, true))) paths.push(path22);
+  const path23 = directoryPath || ".";
+  if (filters.every((filter) => filter(path23, true))) paths.push(path23);
 };
 var empty$2 = () => {
 };
@@ -74733,26 +87206,26 @@ var empty2 = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty2;
 }
-var resolveSymlinksAsync = function(path22, state, callback$1) {
+var resolveSymlinksAsync = function(path23, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs.realpath(path22, (error, resolvedPath) => {
+  fs.realpath(path23, (error, resolvedPath) => {
     if (error) return queue.dequeue(suppressErrors ? null : error, state);
     fs.stat(resolvedPath, (error$1, stat2) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat2.isDirectory() && isRecursive(path22, resolvedPath, state)) return queue.dequeue(null, state);
+      if (stat2.isDirectory() && isRecursive(path23, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat2, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path22, state, callback$1) {
+var resolveSymlinks = function(path23, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs.realpathSync(path22);
+    const resolvedPath = fs.realpathSync(path23);
     const stat2 = fs.statSync(resolvedPath);
-    if (stat2.isDirectory() && isRecursive(path22, resolvedPath, state)) return;
+    if (stat2.isDirectory() && isRecursive(path23, resolvedPath, state)) return;
     callback$1(stat2, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
@@ -74762,9 +87235,9 @@ function build$2(options, isSynchronous) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path22, resolved, state) {
+function isRecursive(path23, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname(path22);
+  let parent = dirname(path23);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -74772,7 +87245,7 @@ function isRecursive(path22, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname(parent);
   }
-  state.symlinks.set(path22, resolved);
+  state.symlinks.set(path23, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -74944,19 +87417,19 @@ var Walker = class {
         const filename = this.joinPath(entry.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry.isDirectory()) {
-        let path22 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path22)) continue;
-        this.pushDirectory(path22, paths, filters);
-        this.walkDirectory(this.state, path22, path22, depth - 1, this.walk);
+        let path23 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path23)) continue;
+        this.pushDirectory(path23, paths, filters);
+        this.walkDirectory(this.state, path23, path23, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path22 = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path22, this.state, (stat2, resolvedPath) => {
+        let path23 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path23, this.state, (stat2, resolvedPath) => {
           if (stat2.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path22 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path22 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path23 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path23 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path22;
+            resolvedPath = useRealPaths ? resolvedPath : path23;
             const filename = basename(resolvedPath);
             const directoryPath$1 = normalizePath(dirname(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -75122,13 +87595,13 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path22) => isMatch(path22));
+    this.options.filters.push((path23) => isMatch(path23));
     return this;
   }
 };
 
 // node_modules/tinyglobby/dist/index.mjs
-var import_picomatch = __toESM(require_picomatch2(), 1);
+var import_picomatch2 = __toESM(require_picomatch2(), 1);
 var isReadonlyArray = Array.isArray;
 var BACKSLASHES = /\\/g;
 var DRIVE_RELATIVE_PATH = /^[A-Za-z]:$/;
@@ -75144,7 +87617,7 @@ function getPartialMatcher(patterns, options = {}) {
     patternsParts[i2] = parts;
     const partsCount = parts.length;
     const partMatchers = Array(partsCount);
-    for (j = 0; j < partsCount; j++) partMatchers[j] = (0, import_picomatch.default)(parts[j], options);
+    for (j = 0; j < partsCount; j++) partMatchers[j] = (0, import_picomatch2.default)(parts[j], options);
     matchers[i2] = partMatchers;
   }
   return (input) => {
@@ -75197,23 +87670,23 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path22) {
-  return path22.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path23) {
+  return path23.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path22) {
+function splitPattern(path23) {
   var _result$parts;
-  const result = import_picomatch.default.scan(path22, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path22];
+  const result = import_picomatch2.default.scan(path23, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path23];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path22) => path22.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path22) => path22.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path23) => path23.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path23) => path23.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
-  const scan = import_picomatch.default.scan(pattern);
+  const scan = import_picomatch2.default.scan(pattern);
   return scan.isGlob || scan.negated;
 }
 function log(...tasks) {
@@ -75303,8 +87776,8 @@ function buildCrawler(options, patterns) {
     noglobstar: options.globstar === false,
     posix: true
   };
-  const matcher = (0, import_picomatch.default)(processed.match, matchOptions);
-  const ignore2 = (0, import_picomatch.default)(processed.ignore, matchOptions);
+  const matcher = (0, import_picomatch2.default)(processed.match, matchOptions);
+  const ignore2 = (0, import_picomatch2.default)(processed.ignore, matchOptions);
   const partialMatcher = getPartialMatcher(processed.match, matchOptions);
   const format = buildFormat(cwd, root, absolute);
   const excludeFormatter = absolute ? format : buildFormat(cwd, root, true);
@@ -75316,13 +87789,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug ? (p, isDirectory) => {
-      const path22 = format(p, isDirectory);
-      const matches = matcher(path22) && !ignore2(path22);
-      if (matches) log(`matched ${path22}`);
+      const path23 = format(p, isDirectory);
+      const matches = matcher(path23) && !ignore2(path23);
+      if (matches) log(`matched ${path23}`);
       return matches;
     } : (p, isDirectory) => {
-      const path22 = format(p, isDirectory);
-      return matcher(path22) && !ignore2(path22);
+      const path23 = format(p, isDirectory);
+      return matcher(path23) && !ignore2(path23);
     }],
     exclude: debug ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -75485,7 +87958,7 @@ function describeFiles(base2, head) {
 }
 
 // src/measure/http/instructions.ts
-import { spawn as spawn2, spawnSync } from "node:child_process";
+import { spawn as spawn2, spawnSync as spawnSync2 } from "node:child_process";
 function parsePerfCount(text2) {
   for (const line of text2.split("\n")) {
     const [count3, , event] = line.split(",");
@@ -75494,7 +87967,7 @@ function parsePerfCount(text2) {
   return void 0;
 }
 function probeInstructions(perf = "perf") {
-  const probe = spawnSync(perf, ["stat", "-x,", "-e", "instructions:u", "--", process.execPath, "-e", "0"], {
+  const probe = spawnSync2(perf, ["stat", "-x,", "-e", "instructions:u", "--", process.execPath, "-e", "0"], {
     encoding: "utf8",
     stdio: ["ignore", "ignore", "pipe"],
     timeout: 1e4,
@@ -75530,471 +88003,6 @@ function counter(perf) {
       };
     }
   };
-}
-
-// src/measure/http/schedule.ts
-import os5 from "node:os";
-
-// src/measure/conditions.ts
-import os4 from "node:os";
-function sampleCpu() {
-  let busy = 0;
-  let total = 0;
-  for (const cpu of os4.cpus()) {
-    const { user, nice, sys, irq, idle } = cpu.times;
-    busy += user + nice + sys + irq;
-    total += user + nice + sys + irq + idle;
-  }
-  return { busy, total };
-}
-function sampleCore(index) {
-  const cpu = os4.cpus()[index];
-  if (!cpu) return void 0;
-  const { user, nice, sys, irq, idle } = cpu.times;
-  return { busy: user + nice + sys + irq, total: user + nice + sys + irq + idle };
-}
-function busyBetween(start, end) {
-  const total = end.total - start.total;
-  return total > 0 ? (end.busy - start.busy) / total : 0;
-}
-function spikedRounds(rounds) {
-  if (rounds.length < 3) return [];
-  const sorted = rounds.map((r) => r.busy).sort((a, b) => a - b);
-  const median2 = sorted[Math.floor(sorted.length / 2)];
-  return rounds.flatMap((r, i2) => r.busy > median2 + 0.2 ? [i2 + 1] : []);
-}
-
-// src/measure/http/alternate.ts
-import { setTimeout as sleep2 } from "node:timers/promises";
-async function freshRound(benchmark, revisions, round4, plan) {
-  const figures = {};
-  if (benchmark.rate === "auto" && !autoRates.has(benchmark)) await measureCapacity(benchmark, revisions, plan);
-  for (const side2 of order(round4)) {
-    const server = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
-    try {
-      if (round4 === 0) await checkRequests(benchmark, server, side2, revisions, plan);
-      await loadOn(server, benchmark, benchmark.warmupMs);
-      server.checkAlive("during the warm-up");
-      await server.probe("start");
-      const block = await measuredBlock(server, () => loadOn(server, benchmark, benchmark.durationMs), plan.instructions);
-      const probe = checkProbeFigures((await server.probe("stop"))?.figures);
-      await server.checkAliveAfterFailures("under load", tooManyFailures(block.load.traffic));
-      figures[side2] = pool([block], probe);
-    } finally {
-      await server.stop();
-    }
-  }
-  const pair = judgeTraffic(
-    benchmark,
-    figures.base,
-    figures.head,
-    Math.log(figures.head.requestsPerSec / figures.base.requestsPerSec),
-    {
-      base: figures.base.traffic.ok === 0 ? [benchmark.durationMs] : [],
-      head: figures.head.traffic.ok === 0 ? [benchmark.durationMs] : []
-    }
-  );
-  const cpu = cpuLogRatio(figures.base.cpuPerRequest, figures.head.cpuPerRequest);
-  return cpu === void 0 ? pair : { ...pair, cpuLogRatio: cpu };
-}
-async function measureCapacity(benchmark, revisions, plan) {
-  const capacity = {};
-  for (const side2 of order(0)) {
-    const server = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
-    try {
-      await checkRequests(benchmark, server, side2, revisions, plan);
-      await loadOn(server, benchmark, benchmark.warmupMs);
-      capacity[side2] = await loadOn(server, benchmark, capacityMs(benchmark));
-      server.checkAlive("under load");
-    } finally {
-      await server.stop();
-    }
-  }
-  settleAutoRate(benchmark, capacity, plan);
-}
-async function liveRound(benchmark, revisions, round4, plan) {
-  const servers = {};
-  try {
-    for (const side2 of order(round4)) {
-      servers[side2] = await ServerProcess.start(serverOptions(benchmark, revisions[side2], plan));
-      if (round4 === 0) await checkRequests(benchmark, servers[side2], side2, revisions, plan);
-    }
-    const load = (side2, durationMs) => loadOn(servers[side2], benchmark, durationMs);
-    for (const side2 of order(round4)) await load(side2, benchmark.warmupMs);
-    if (benchmark.rate === "auto" && !autoRates.has(benchmark)) {
-      const capacity = {};
-      for (const side2 of order(round4)) capacity[side2] = await load(side2, capacityMs(benchmark));
-      settleAutoRate(benchmark, capacity, plan);
-      for (const side2 of order(round4)) await load(side2, benchmark.warmupMs);
-    }
-    for (const side2 of order(round4)) {
-      await servers[side2].probe("start");
-      await servers[side2].probe("pause");
-    }
-    const blockMs = Math.min(plan.blockMs ?? 1e3, benchmark.durationMs);
-    const blocks = Math.max(2, Math.round(benchmark.durationMs / blockMs));
-    const random = plan.random ?? Math.random;
-    const pairs = [];
-    const measurePair = async (first) => {
-      const pair2 = {};
-      for (const side2 of [first, other(first)]) {
-        await sleep2(plan.settleMs ?? 50);
-        const server = servers[side2];
-        await server.probe("resume");
-        pair2[side2] = await measuredBlock(server, () => load(side2, blockMs), plan.instructions);
-        await server.probe("pause");
-        server.checkAlive("under load");
-      }
-      pairs.push(pair2);
-    };
-    for (const first of pairOrders(blocks, random)) await measurePair(first);
-    for (let extra = 0; extra < blocks && endsSilent(pairs.map(answeredIn)); extra++) await measurePair(pairOrders(1, random)[0]);
-    const measured = keepAnswered(pairs, benchmark.id, round4, blockMs, plan.log);
-    const ratios = measured.map((pair2) => Math.log(pair2.head.load.requestsPerSec / pair2.base.load.requestsPerSec));
-    const cpuRatios2 = measured.map((pair2) => cpuLogRatio(perRequest([pair2.base]), perRequest([pair2.head])));
-    const figures = {};
-    for (const side2 of ["base", "head"]) {
-      const probe = checkProbeFigures((await servers[side2].probe("stop"))?.figures);
-      figures[side2] = pool(
-        measured.map((pair2) => pair2[side2]),
-        probe
-      );
-    }
-    await Promise.all(
-      ["base", "head"].map(
-        (side2) => servers[side2].checkAliveAfterFailures("under load", tooManyFailures(figures[side2].traffic))
-      )
-    );
-    const silent = (side2) => measured.filter((pair2) => pair2[side2].load.traffic.ok === 0).map(() => blockMs);
-    const pair = judgeTraffic(
-      benchmark,
-      figures.base,
-      figures.head,
-      median(ratios),
-      { base: silent("base"), head: silent("head") },
-      servers
-    );
-    const measuredCpu = cpuRatios2.filter((x) => x !== void 0);
-    return measuredCpu.length === cpuRatios2.length ? { ...pair, cpuLogRatio: median(measuredCpu) } : pair;
-  } finally {
-    await stopAll(Object.values(servers));
-  }
-}
-function pairOrders(pairs, random) {
-  return Array.from({ length: pairs }, () => random() < 0.5 ? "base" : "head");
-}
-
-// src/measure/http/duet.ts
-var REAL = {
-  start: (options) => ServerProcess.start(options),
-  checkRequests,
-  load: loadOn,
-  sampleCore,
-  ownClock: () => {
-    const { user, system } = process.cpuUsage();
-    return { cpuUs: user + system, wallUs: performance.now() * 1e3 };
-  }
-};
-var SATURATED = 0.9;
-async function duetRound(benchmark, revisions, round4, settings, deps = REAL) {
-  const random = settings.random ?? Math.random;
-  const servers = {};
-  try {
-    const first = random() < 0.5 ? "base" : "head";
-    const sides = [first, other(first)];
-    for (const side2 of sides) servers[side2] = await deps.start(serverOptions(benchmark, revisions[side2], settings));
-    const both = servers;
-    if (round4 === 0) for (const side2 of sides) await deps.checkRequests(benchmark, both[side2], side2, revisions, settings);
-    const load = (durationMs) => duetBlock(both, benchmark, durationMs, random, settings, deps);
-    const warmLoad = (durationMs) => duetBlock(both, benchmark, durationMs, random, { ...settings, instructions: void 0 }, deps);
-    for (const side2 of sides) await both[side2].probe("start");
-    await warmLoad(benchmark.warmupMs);
-    if (benchmark.rate === "auto" && !autoRates.has(benchmark)) {
-      const capacity = await load(capacityMs(benchmark));
-      settleAutoRate(benchmark, { base: capacity.base.load, head: capacity.head.load }, settings);
-      await warmLoad(benchmark.warmupMs);
-    }
-    const plan = settings.duetPlan;
-    const blockMs = Math.min(settings.blockMs ?? 1e3, plan ? Infinity : benchmark.durationMs);
-    const warming = [];
-    for (let left = plan && blockMs > 0 ? plan.warmupMs - benchmark.warmupMs : 0; left > 0; left -= blockMs)
-      warming.push(await warmLoad(Math.min(blockMs, left)));
-    for (const side2 of sides) both[side2].checkAlive("during the warm-up");
-    for (const side2 of sides) await both[side2].probe("start");
-    const count3 = plan ? plan.blocks : Math.max(2, Math.round(benchmark.durationMs / blockMs));
-    const blocks = [];
-    const blocksStart = performance.now();
-    for (let i2 = 0; i2 < count3 || i2 < 2 * count3 && endsSilent(blocks.map(answeredIn)); i2++) {
-      blocks.push(await load(blockMs));
-      for (const side2 of sides) both[side2].checkAlive("under load");
-    }
-    const blocksMs = performance.now() - blocksStart;
-    const kept = keepAnswered(blocks, benchmark.id, round4, blockMs, settings.log);
-    const from = plan ? Math.min(plan.figureFrom, Math.max(0, kept.length - 2)) : 0;
-    const measured = kept.slice(from);
-    const figures = {};
-    const duet = duetFigures(measured, rateOf(benchmark) !== void 0);
-    for (const side2 of ["base", "head"]) {
-      const probe = checkProbeFigures((await both[side2].probe("stop"))?.figures);
-      figures[side2] = {
-        ...pool(
-          measured.map((b) => b[side2]),
-          probe
-        ),
-        duet
-      };
-    }
-    await Promise.all(sides.map((side2) => both[side2].checkAliveAfterFailures("under load", tooManyFailures(figures[side2].traffic))));
-    const silent = (side2) => measured.filter((b) => b[side2].load.traffic.ok === 0).map(() => blockMs);
-    const ratios = blockRatios(measured);
-    const series = blockRatios(kept);
-    const pair = judgeTraffic(
-      benchmark,
-      figures.base,
-      figures.head,
-      median(ratios.requests),
-      { base: silent("base"), head: silent("head") },
-      {
-        base: { label: both.base.label, output: () => both.base.output() },
-        head: { label: both.head.label, output: () => both.head.output() }
-      }
-    );
-    const warm = blockRatios(warming.filter((b) => Object.values(answeredIn(b)).every(Boolean)));
-    const withSeries = { ...pair, series: { requests: series.requests, cpu: series.cpu, blocksMs, warmup: warm, figureFrom: from } };
-    return ratios.cpu ? { ...withSeries, cpuLogRatio: median(ratios.cpu) } : withSeries;
-  } finally {
-    await stopAll(Object.values(servers));
-  }
-}
-async function duetBlock(servers, benchmark, durationMs, random, settings, deps = REAL) {
-  const first = random() < 0.5 ? "base" : "head";
-  const sides = [first, other(first)];
-  const counter2 = settings.instructions;
-  const counting = Object.fromEntries(
-    sides.map((side2) => [side2, counter2 && servers[side2].cpuPid !== void 0 ? counter2.start(servers[side2].cpuPid) : void 0])
-  );
-  try {
-    const core = settings.sharedCpu === void 0 ? void 0 : deps.sampleCore(settings.sharedCpu);
-    const own = deps.ownClock();
-    const before = { base: servers.base.cpu(), head: servers.head.cpu() };
-    const loads = await Promise.all(sides.map((side2) => deps.load(servers[side2], benchmark, durationMs)));
-    const after = { base: servers.base.cpu(), head: servers.head.cpu() };
-    const ownAfter = deps.ownClock();
-    const elapsedUs = ownAfter.wallUs - own.wallUs;
-    const coreAfter = settings.sharedCpu === void 0 ? void 0 : deps.sampleCore(settings.sharedCpu);
-    const block = async (side2) => {
-      const start = before[side2];
-      const end = after[side2];
-      return {
-        load: loads[sides.indexOf(side2)],
-        cpu: start && end ? cpuBetween(start, end) : void 0,
-        instructions: await counting[side2]?.stop()
-      };
-    };
-    return {
-      base: await block("base"),
-      head: await block("head"),
-      coreBusy: core && coreAfter ? coreBusyBetween(core, coreAfter) : void 0,
-      loadGeneratorBusy: elapsedUs > 0 ? (ownAfter.cpuUs - own.cpuUs) / elapsedUs : 0,
-      first
-    };
-  } finally {
-    for (const side2 of sides) await counting[side2]?.stop();
-  }
-}
-function coreBusyBetween(start, end) {
-  return end.total > start.total ? busyBetween(start, end) : void 0;
-}
-function blockRatios(blocks) {
-  const requests = blocks.map((b) => Math.log(b.head.load.requestsPerSec / b.base.load.requestsPerSec));
-  const cpu = blocks.map((b) => cpuLogRatio(perRequest([b.base]), perRequest([b.head])));
-  return { requests, cpu: cpu.every((x) => x !== void 0) ? cpu : void 0 };
-}
-function duetFigures(blocks, fixedRate) {
-  const busy = blocks.map((b) => b.coreBusy).filter((x) => x !== void 0);
-  const coreBusy = busy.length === blocks.length && busy.length > 0 ? median(busy) : void 0;
-  const loadGeneratorBusy = median(blocks.map((b) => b.loadGeneratorBusy));
-  return {
-    ...coreBusy === void 0 ? {} : { coreBusy },
-    loadGeneratorBusy,
-    saturated: fixedRate || coreBusy === void 0 ? void 0 : coreBusy >= SATURATED
-  };
-}
-
-// src/measure/confirmation.ts
-function wholeGroup(confirmRounds, plannedRounds, done) {
-  return confirmRounds > 0 ? Math.max(confirmRounds, plannedRounds, done) : 0;
-}
-function firstGroup(size, whole) {
-  return size !== void 0 && Number.isInteger(size) && size > 0 ? Math.min(whole, size) : whole;
-}
-
-// src/measure/http/schedule.ts
-var RECENT_ROUNDS = 5;
-var ROUNDS = { fresh: freshRound, live: liveRound, duet: duetRound };
-function plannedFigures(benchmarks, withCpu = cpuReadable()) {
-  return benchmarks.reduce((sum3, b) => sum3 + 1 + (withCpu ? 1 : 0) + Object.keys(b.latencyBudget).length, 0);
-}
-function estimatedRoundMs(benchmark) {
-  return 2 * (benchmark.warmupMs + benchmark.durationMs) + 1500;
-}
-async function measureHttp(plan) {
-  const now = plan.now ?? Date.now;
-  const started = now();
-  const results = [];
-  let rounds = 0;
-  let confirmRounds = 0;
-  let limited = false;
-  const conditions = [];
-  const perRound = plan.benchmarks.map(estimatedRoundMs);
-  const adaptive = plan.adaptive;
-  const measureRound = plan.measureRound ?? ROUNDS[plan.mode];
-  for (const benchmark of plan.benchmarks)
-    if (benchmark.rate !== void 0 && Object.keys(benchmark.latencyBudget).length === 0)
-      plan.log(
-        `${benchmark.id}: a fixed rate without a latency budget: a server that gets slower by waiting (a timer, a slower upstream) keeps the rate and its CPU per request, and only its latency shows it: set latency-budget (p50 or p99) to gate on it`
-      );
-  for (const [index, benchmark] of plan.benchmarks.entries()) {
-    const samples = emptySamples(benchmark);
-    results.push(samples);
-    const revisions = { base: plan.base, head: plan.head };
-    const recent = [];
-    let done = 0;
-    const reserved = plan.benchmarks.slice(index + 1).reduce((sum3, _b, i2) => sum3 + 2 * perRound[index + 1 + i2], 0);
-    const fullGroup = () => wholeGroup(adaptive?.confirmRounds ?? 0, plan.rounds, samples.logRatios.length);
-    const confirmTarget = () => samples.endedEarly && fullGroup() > 0 ? samples.logRatios.length : fullGroup();
-    const timeLeft = () => ({
-      rounds: Math.max(0, plan.rounds - samples.logRatios.length) + Math.max(0, confirmTarget() - (samples.confirmation?.length ?? 0)),
-      ms: plan.deadline - now() - reserved
-    });
-    const planner = plan.mode === "duet" && benchmark.schedule === "auto" ? new DuetPlanner({ id: benchmark.id, warmupMs: benchmark.warmupMs, blockMs: plan.blockMs ?? 1e3 }, plan.log, timeLeft) : void 0;
-    const estimate = () => recent.length > 0 ? recent.reduce((a, b) => a + b, 0) / recent.length : perRound[index];
-    const runRound2 = async (round4, target2, into, keepBack) => {
-      if (now() + estimate() + reserved + keepBack > plan.deadline) return false;
-      plan.onProgress?.({ round: round4 + 1, rounds: target2, elapsedMs: now() - started, remainingMs: estimate() * (target2 - round4) });
-      const roundStart = now();
-      const cpuBefore = sampleCpu();
-      const load1 = os5.loadavg()[0] ?? 0;
-      try {
-        const duetPlan = planner?.next();
-        const pair = await measureRound(benchmark, revisions, done, duetPlan ? { ...plan, duetPlan } : plan);
-        if (into === "main") record(samples, pair, duetPlan);
-        else recordConfirmation(samples, pair);
-        if (planner && duetPlan && pair.series) {
-          planner.record({ ...pair.series, roundMs: now() - roundStart }, duetPlan);
-          if (planner.schedule) samples.http.schedule = planner.schedule;
-        }
-        conditions.push({ busy: busyBetween(cpuBefore, sampleCpu()), load1 });
-      } catch (error) {
-        samples.error = error instanceof BenchmarkFailure || error instanceof ServerError ? error.message : `${messageOf(error)}`;
-        plan.log(`${benchmark.id}: ${samples.error.split("\n")[0]}`);
-        return false;
-      }
-      recent.push(now() - roundStart);
-      if (recent.length > RECENT_ROUNDS) recent.shift();
-      done++;
-      return true;
-    };
-    const maxRounds = adaptive ? Math.max(plan.rounds, adaptive.maxRounds) : plan.rounds;
-    for (let round4 = 0; round4 < maxRounds; round4++) {
-      const extra = round4 >= plan.rounds;
-      if (!await runRound2(round4, extra ? maxRounds : plan.rounds, "main", extra ? confirmTarget() * estimate() : 0)) {
-        if (!samples.error && !extra) {
-          limited = true;
-          plan.log(`${benchmark.id}: the time limit stops it after ${round4} of ${plan.rounds} rounds`);
-        }
-        break;
-      }
-      rounds = Math.max(rounds, round4 + 1);
-      const look = adaptive && (round4 + 1 >= plan.rounds && (round4 + 1 - plan.rounds) % adaptive.lookEvery === 0 || round4 + 1 === adaptive.earlyLook);
-      if (!look) continue;
-      if (adaptive.decided(samples)) {
-        if (round4 + 1 < plan.rounds) {
-          samples.endedEarly = true;
-          plan.log(`${benchmark.id}: decided at the early look, after ${round4 + 1} rounds`);
-        }
-        break;
-      }
-      if (round4 + 1 === plan.rounds && maxRounds > plan.rounds)
-        plan.log(`${benchmark.id}: no verdict after ${plan.rounds} rounds: adding rounds (up to ${maxRounds})`);
-    }
-    const sized = () => samples.endedEarly ? confirmTarget() : firstGroup(adaptive?.confirmSize?.(samples, confirmTarget()), confirmTarget());
-    const target = confirmTarget() > 0 ? sized() : 0;
-    if (!samples.error && target > 0 && adaptive.toConfirm(samples)) {
-      const why = target < confirmTarget() ? ` (as many as the loss its first ${samples.logRatios.length} rounds measured needs to show again)` : "";
-      plan.log(`${benchmark.id}: confirming the regression with ${target} more rounds on new servers${why}`);
-      samples.confirmation ??= [];
-      samples.confirmationPlanned = fullGroup();
-      let confirmed = 0;
-      while (confirmed < target && await runRound2(confirmed, target, "confirmation", 0)) confirmed++;
-      const shown = confirmed === target && !samples.error && adaptive.toConfirm(samples);
-      if (shown) samples.confirmationPlanned = confirmed;
-      if (confirmed === target && fullGroup() > target && !samples.error && !shown) {
-        plan.log(
-          `${benchmark.id}: the regression was not shown again in ${target} fresh rounds: the fresh group goes on to ${fullGroup()}`
-        );
-        while (confirmed < fullGroup() && await runRound2(confirmed, fullGroup(), "confirmation", 0)) confirmed++;
-      }
-      confirmRounds = Math.max(confirmRounds, confirmed);
-    }
-  }
-  return { benchmarks: results, rounds, plannedRounds: plan.rounds, confirmRounds, limited, durationMs: now() - started, conditions };
-}
-function emptySamples(benchmark) {
-  return {
-    id: benchmark.id,
-    kind: "http",
-    file: void 0,
-    logRatios: [],
-    base: { opsPerSec: [] },
-    head: { opsPerSec: [] },
-    latency: noLatency(),
-    cpu: [],
-    http: { base: [], head: [], config: benchmark }
-  };
-}
-function recordConfirmation(samples, pair) {
-  (samples.confirmation ??= []).push(pair.logRatio);
-  pushLatencyRatios(samples.confirmationLatency ??= noLatency(), pair);
-  samples.confirmationCpu = pushCpu(
-    samples.confirmationCpu ?? (samples.confirmation.length === 1 ? [] : void 0),
-    pair,
-    samples.confirmation.length
-  );
-}
-function pushCpu(ratios, pair, rounds) {
-  if (pair.cpuLogRatio === void 0 || ratios?.length !== rounds - 1) return void 0;
-  ratios.push(pair.cpuLogRatio);
-  return ratios;
-}
-function record(samples, pair, plan) {
-  samples.logRatios.push(pair.logRatio);
-  if (plan && pair.series) (samples.http.blocks ??= []).push(roundBlocks(pair.series, plan));
-  if (pair.base.rate) samples.requestsNotCost ??= "a fixed rate sets requests/s";
-  else if (pair.base.duet?.saturated === false)
-    samples.requestsNotCost ??= "a saturating load left the shared CPU idle in a round: requests/s compares what the load allowed, not the servers' cost";
-  samples.base.opsPerSec.push(pair.base.requestsPerSec);
-  samples.head.opsPerSec.push(pair.head.requestsPerSec);
-  pushLatencyRatios(samples.latency, pair);
-  samples.http.base.push(pair.base);
-  samples.http.head.push(pair.head);
-  const cpu = pushCpu(samples.cpu, pair, samples.logRatios.length);
-  if (cpu) samples.cpu = cpu;
-  else delete samples.cpu;
-}
-function roundBlocks(series, plan) {
-  const warm = series.warmup ?? { requests: [], cpu: [] };
-  const kept = (xs) => xs.map((x) => Number(x.toPrecision(5)));
-  const cpu = series.cpu && warm.cpu ? kept([...warm.cpu, ...series.cpu]) : null;
-  const measuredFrom = warm.requests.length;
-  const figureFrom = measuredFrom + (series.figureFrom ?? plan.figureFrom);
-  return { requests: kept([...warm.requests, ...series.requests]), cpu, measuredFrom, figureFrom };
-}
-function noLatency() {
-  return { p50: [], p90: [], p99: [], mean: [] };
-}
-function pushLatencyRatios(into, pair) {
-  for (const stat2 of LATENCY_STATS) into[stat2].push(Math.log(pair.head.latency[stat2] / pair.base.latency[stat2]));
 }
 
 // src/stats/power.ts
@@ -76506,21 +88514,6 @@ function honestResolvable(fromSpread, shown, alpha) {
   return Number.isFinite(fromSpread) ? Math.max(fromSpread, fromInterval) : fromInterval;
 }
 
-// src/config/budgets.ts
-var import_picomatch2 = __toESM(require_picomatch2(), 1);
-function literalLength(pattern) {
-  return pattern.replace(/[*?[\]{}!()]/g, "").length;
-}
-function budgetFor(id, config) {
-  let best;
-  for (const rule of config.budgets) {
-    if (rule.pattern === id) return rule.budget;
-    if (!import_picomatch2.default.isMatch(id, rule.pattern, { bash: true, dot: true })) continue;
-    if (!best || literalLength(rule.pattern) > literalLength(best.pattern)) best = rule;
-  }
-  return best ? best.budget : config.budget;
-}
-
 // src/gate/options.ts
 var MEASURE_DEFAULTS = {
   blockMs: 1,
@@ -76543,6 +88536,7 @@ function withOverrides(config, overrides) {
     micro: Object.freeze({
       ...config.micro,
       isolation: overrides.isolation ?? config.micro.isolation,
+      measure: overrides.measure ?? config.micro.measure,
       files: overrides.only ? overrides.only.files.map(exactFile) : overrides.files?.length ? [...overrides.files] : config.micro.files
     }),
     httpMode: overrides.httpMode ?? config.httpMode,
@@ -76621,7 +88615,7 @@ function settled(c) {
 async function measureHttpStage(run, micro) {
   const { config, plan, options } = run;
   const figures = plan.familyFigures ?? plan.httpFigures + comparableMicro(micro);
-  const judged = (samples) => analyze([samples], { ...plan.analyzeOptions, figures })[0];
+  const judged2 = (samples) => analyze([samples], { ...plan.analyzeOptions, figures })[0];
   const pinning = config.httpPin ? pinLoadGenerator(options.log, config.httpMode === "duet") : void 0;
   const mode = config.httpMode === "duet" && pinning?.sharedCpu === void 0 ? "live" : config.httpMode;
   if (mode !== config.httpMode)
@@ -76643,11 +88637,11 @@ async function measureHttpStage(run, micro) {
       adaptive: {
         maxRounds: config.maxRounds,
         lookEvery: DEFAULTS.lookEvery,
-        decided: (samples) => settled(judged(samples)),
-        toConfirm: (samples) => config.confirm && judged(samples).verdict === "regression",
+        decided: (samples) => settled(judged2(samples)),
+        toConfirm: (samples) => config.confirm && judged2(samples).verdict === "regression",
         confirmRounds: config.confirm ? plan.rounds : 0,
         // Sized from the throughput figures that failed (analyze's confirmFirst); a whole group where only a latency did.
-        confirmSize: (samples, full) => Math.min(full, judged(samples).confirmFirst ?? full),
+        confirmSize: (samples, full) => Math.min(full, judged2(samples).confirmFirst ?? full),
         earlyLook: plan.rule.earlyRounds
       },
       deadline: run.started + config.timeLimitMs,
@@ -76697,11 +88691,11 @@ function criticalCount(n, m, tail) {
     const z2 = probit(1 - tail);
     return Math.floor(n * m / 2 - z2 * Math.sqrt(n * m * (n + m + 1) / 12));
   }
-  const cdf = uDistribution(n, m);
+  const cdf2 = uDistribution(n, m);
   let total = 0;
   let u = 0;
-  for (; u < cdf.length; u++) {
-    total += cdf[u];
+  for (; u < cdf2.length; u++) {
+    total += cdf2[u];
     if (total > tail) break;
   }
   return u;
@@ -76759,7 +88753,7 @@ function withRoundLevels(benchmark, samples) {
 }
 
 // src/measure/micro/schedule.ts
-import os6 from "node:os";
+import os7 from "node:os";
 
 // src/measure/micro/allocate.ts
 var PILOT_ROUNDS2 = 3;
@@ -76942,7 +88936,7 @@ async function measureMicro(plan) {
   const reserve = (roundMs, done) => confirmationRounds(done) * perRound * confirmProcessMs(roundMs / perRound);
   const runOne = async (round4, unmeasured, into) => {
     const cpuBefore = sampleCpu();
-    const load1 = os6.loadavg()[0] ?? 0;
+    const load1 = os7.loadavg()[0] ?? 0;
     const taskTimes = allocation?.taskTimeMs;
     const outcomes = [];
     const skipNow = new Set(skip);
@@ -77189,23 +89183,23 @@ function emptySamples2(id) {
   return { id, kind: "micro", file: separator > 0 ? id.slice(0, separator) : id, logRatios: [], base: void 0, head: void 0 };
 }
 async function explainLoadErrors(files, plan, spawn3, errors, skip) {
-  for (const failed of files.filter((file) => file.error)) {
-    const other2 = files.find((file) => file.file === failed.file && file.revision !== failed.revision && !file.error);
-    let message = `${failed.file} failed to load at ${failed.revision}: ${failed.error}`;
+  for (const failed2 of files.filter((file) => file.error)) {
+    const other2 = files.find((file) => file.file === failed2.file && file.revision !== failed2.revision && !file.error);
+    let message = `${failed2.file} failed to load at ${failed2.revision}: ${failed2.error}`;
     if (other2 && plan.isolation === "alternate") {
-      const side2 = failed.revision === "base" ? plan.base : plan.head;
+      const side2 = failed2.revision === "base" ? plan.base : plan.head;
       const alone = await spawn3({
-        sides: [{ revision: failed.revision, root: side2.root, files: [failed.file] }],
+        sides: [{ revision: failed2.revision, root: side2.root, files: [failed2.file] }],
         settings: { ...plan.settings, taskTimeMs: 0, minBlocks: 1, warmupBlocks: 0 },
         batches: {},
         skip: []
       });
       if (alone.ok && alone.files.every((file) => !file.error)) {
-        message = `${failed.file} loads alone at ${failed.revision} but not in the same process as the other revision (${failed.error?.split("\n")[0]}). This code cannot be loaded twice in one process (global patching, native addons that load once): set micro.isolation: process in benchgate.yml.`;
+        message = `${failed2.file} loads alone at ${failed2.revision} but not in the same process as the other revision (${failed2.error?.split("\n")[0]}). This code cannot be loaded twice in one process (global patching, native addons that load once): set micro.isolation: process in benchgate.yml.`;
       }
     }
     plan.log(message);
-    const ids = other2 ? other2.tasks.map((task) => `${failed.file}${ID_SEPARATOR}${task}`) : [failed.file];
+    const ids = other2 ? other2.tasks.map((task) => `${failed2.file}${ID_SEPARATOR}${task}`) : [failed2.file];
     for (const id of ids) {
       errors.set(id, message);
       skip.add(id);
@@ -77265,13 +89259,13 @@ function microProcesses(run, files) {
 
 // src/measure/native/flags.ts
 import { readFileSync as readFileSync9 } from "node:fs";
-import path9 from "node:path";
+import path10 from "node:path";
 var FLAG = /^--[a-z0-9][a-z0-9-]*(?:=[A-Za-z0-9._,:/@%+-]*)?$/;
 var REFUSED = /^--(?:eval|print|check|interactive|test|run|watch|inspect|debug|require|import|loader|experimental-loader|env-file|input-type|cpu-prof|heap-prof|prof|redirect-warnings|diagnostic-dir|report)/;
 function authorFlags(root, file) {
   let scripts;
   try {
-    const text2 = readFileSync9(path9.join(root, "package.json"), "utf8");
+    const text2 = readFileSync9(path10.join(root, "package.json"), "utf8");
     scripts = text2.length <= 1 << 20 ? JSON.parse(text2).scripts : void 0;
   } catch {
     return void 0;
@@ -77281,7 +89275,7 @@ function authorFlags(root, file) {
     (entry) => typeof entry[1] === "string"
   );
   const ordered = [...entries.filter(([name2]) => name2.startsWith("bench")), ...entries.filter(([name2]) => !name2.startsWith("bench"))];
-  const target = path9.posix.normalize(file);
+  const target = path10.posix.normalize(file);
   for (const [script, command] of ordered) {
     for (const part of command.split(/&&|\|\||[;|]/)) {
       const flags = nodeFlagsFor(part, target);
@@ -77298,13 +89292,13 @@ function nodeFlagsFor(command, target) {
   const flags = [];
   for (at2++; at2 < words.length && words[at2].startsWith("-"); at2++) flags.push(words[at2]);
   const script = words[at2];
-  if (!script || path9.posix.normalize(script) !== target) return void 0;
+  if (!script || path10.posix.normalize(script) !== target) return void 0;
   return flags.every((flag) => FLAG.test(flag) && !REFUSED.test(flag)) ? flags : [];
 }
 
 // src/measure/native/run.ts
-import { mkdtempSync as mkdtempSync2, readFileSync as readFileSync11, rmSync as rmSync3, statSync as statSync4 } from "node:fs";
-import path12 from "node:path";
+import { mkdtempSync as mkdtempSync3, readFileSync as readFileSync11, rmSync as rmSync4, statSync as statSync4 } from "node:fs";
+import path13 from "node:path";
 import { pathToFileURL as pathToFileURL2 } from "node:url";
 
 // src/measure/native/figures.ts
@@ -77387,16 +89381,16 @@ function tQuantile95(df) {
 // src/measure/native/vitest.ts
 import { realpathSync as realpathSync3 } from "node:fs";
 import Module from "node:module";
-import path11 from "node:path";
+import path12 from "node:path";
 
 // src/util/manifest.ts
 import { readFileSync as readFileSync10 } from "node:fs";
-import path10 from "node:path";
+import path11 from "node:path";
 function nearestManifest(file, accept) {
-  for (let dir = path10.dirname(file); dir !== path10.dirname(dir); dir = path10.dirname(dir)) {
+  for (let dir = path11.dirname(file); dir !== path11.dirname(dir); dir = path11.dirname(dir)) {
     let manifest;
     try {
-      manifest = JSON.parse(readFileSync10(path10.join(dir, "package.json"), "utf8"));
+      manifest = JSON.parse(readFileSync10(path11.join(dir, "package.json"), "utf8"));
     } catch {
       continue;
     }
@@ -77410,14 +89404,14 @@ function nearestManifest(file, accept) {
 function vitestCli(root, file) {
   let entry;
   try {
-    entry = Module.createRequire(path11.resolve(root, file)).resolve("vitest");
+    entry = Module.createRequire(path12.resolve(root, file)).resolve("vitest");
   } catch {
     return void 0;
   }
   const found = nearestManifest(entry, (manifest) => manifest.name === "vitest");
   const bin = found?.manifest.bin;
   const command = typeof bin === "string" ? bin : bin?.vitest;
-  return found && typeof command === "string" ? path11.join(found.dir, command) : void 0;
+  return found && typeof command === "string" ? path12.join(found.dir, command) : void 0;
 }
 function vitestArgs(cli, file, out) {
   return [cli, "bench", "--run", "--outputJson", out, `./${file}`];
@@ -77429,7 +89423,7 @@ function vitestRecords(text2, root, file) {
   } catch {
     return { records: [], problem: "its vitest report is not JSON" };
   }
-  const wanted = real(path11.resolve(root, file));
+  const wanted = real(path12.resolve(root, file));
   const records = [];
   let rejected = 0;
   for (const entry of Array.isArray(report2?.files) ? report2.files : []) {
@@ -77457,7 +89451,7 @@ function vitestRecords(text2, root, file) {
 }
 function suitesOf(fullName, file) {
   if (typeof fullName !== "string") return void 0;
-  const own = file.split(path11.sep).join("/");
+  const own = file.split(path12.sep).join("/");
   if (fullName === own) return [];
   if (fullName.startsWith(`${own} > `)) return [fullName.slice(own.length + 3)];
   const at2 = fullName.indexOf(" > ");
@@ -77467,7 +89461,7 @@ function real(file) {
   try {
     return realpathSync3(file);
   } catch {
-    return path11.resolve(file);
+    return path12.resolve(file);
   }
 }
 
@@ -77476,12 +89470,12 @@ var MAX_FIGURES_BYTES = 16 * 1024 * 1024;
 var DRAIN_MS2 = 5e3;
 function runNative(options) {
   const started = performance.now();
-  const dir = mkdtempSync2(path12.join(options.tempDir, "native-"));
+  const dir = mkdtempSync3(path13.join(options.tempDir, "native-"));
   const vitest = options.harness === "vitest";
-  const out = path12.join(dir, vitest ? "report.json" : "figures.jsonl");
+  const out = path13.join(dir, vitest ? "report.json" : "figures.jsonl");
   const cli = vitest ? vitestCli(options.root, options.file) : void 0;
   if (vitest && !cli) {
-    rmSync3(dir, { recursive: true, force: true });
+    rmSync4(dir, { recursive: true, force: true });
     const problem = `vitest is not installed where ${options.file} resolves it: nothing to run it with`;
     return Promise.resolve({ revision: options.revision, durationMs: 0, records: [], problem });
   }
@@ -77503,7 +89497,7 @@ function runNative(options) {
       watch.stop();
       killGroup(child);
       const figures = read(problem === void 0);
-      rmSync3(dir, { recursive: true, force: true });
+      rmSync4(dir, { recursive: true, force: true });
       const problems = [problem, figures.problem].filter(Boolean).join("; ");
       resolve3({
         revision: options.revision,
@@ -77716,8 +89710,8 @@ function compareNative(records, benchmark, result, noise) {
   const change = base2 && head ? nativeChange(base2, head, noise) : null;
   const majors = otherMajors(result.versions);
   const impossible = impossibleFigure({ base: base2, head });
-  const judged = !change ? { agreement: "unknown", note: why.join("; ") || "no native figure" } : impossible ? { agreement: "unknown", note: impossible } : majors ? { agreement: "unknown", note: majors } : change.low === null && base2?.rme !== null && head?.rme !== null && noise === null ? { agreement: "unknown", note: ONE_RUN } : agreementOf(change, benchmark.change);
-  return { base: base2, head, change, agreement: judged.agreement, ...judged.note ? { note: judged.note } : {} };
+  const judged2 = !change ? { agreement: "unknown", note: why.join("; ") || "no native figure" } : impossible ? { agreement: "unknown", note: impossible } : majors ? { agreement: "unknown", note: majors } : change.low === null && base2?.rme !== null && head?.rme !== null && noise === null ? { agreement: "unknown", note: ONE_RUN } : agreementOf(change, benchmark.change);
+  return { base: base2, head, change, agreement: judged2.agreement, ...judged2.note ? { note: judged2.note } : {} };
 }
 var IMPOSSIBLE_OPS_PER_SEC = 1e9;
 var OPTIMIZED_AWAY = "the harness's loop was optimized away";
@@ -77808,11 +89802,11 @@ function agreementOf(native, benchgate) {
 }
 
 // src/gate/native.ts
-async function nativeStage(run, files, inventory, judged) {
+async function nativeStage(run, files, inventory, judged2) {
   const { options, tree } = run;
   const runTimeoutMs = options.nativeCheck?.runTimeoutMs ?? NATIVE_RUN_TIMEOUT_MS;
   try {
-    const compared = judged.filter((b) => b.kind === "micro" && b.file).map((b) => b.file);
+    const compared = judged2.filter((b) => b.kind === "micro" && b.file).map((b) => b.file);
     const targets = nativeTargets(compared, tree, files, inventory);
     options.log(
       `native check: ${targets.length} bench file(s), each run as its author runs it${options.nativeCheck.runs ? `, ${options.nativeCheck.runs} times per revision` : ""}, at most ${formatDuration(runTimeoutMs)} a run`
@@ -77825,20 +89819,20 @@ async function nativeStage(run, files, inventory, judged) {
       ...nativeRunLimits(options.nativeCheck.runs),
       log: options.log
     });
-    const { byId, files: described } = nativeEntries(results, judged);
+    const { byId, files: described } = nativeEntries(results, judged2);
     return {
-      benchmarks: judged.map((b) => byId.has(b.id) ? { ...b, native: byId.get(b.id) } : b),
+      benchmarks: judged2.map((b) => byId.has(b.id) ? { ...b, native: byId.get(b.id) } : b),
       info: { runTimeoutMs, files: described }
     };
   } catch (error) {
     options.log(`native check failed (the comparison stands): ${messageOf(error)}`);
-    return { benchmarks: judged, info: { runTimeoutMs, files: [], error: describeFailure(error) } };
+    return { benchmarks: judged2, info: { runTimeoutMs, files: [], error: describeFailure(error) } };
   }
 }
 
 // src/gate/policy.ts
 import { existsSync as existsSync5 } from "node:fs";
-import path13 from "node:path";
+import path14 from "node:path";
 
 // src/config/policy.ts
 function policyOf(config) {
@@ -77884,9 +89878,9 @@ function withPolicyOf(head, base2) {
 
 // src/gate/policy.ts
 function choosePolicy(own, tree, options) {
-  const file = path13.relative(options.cwd, path13.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
-  const atBase = path13.join(tree.base.root, file);
-  const outside = tree.base.worktree !== void 0 && path13.relative(tree.base.worktree, atBase).startsWith("..");
+  const file = path14.relative(options.cwd, path14.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
+  const atBase = path14.join(tree.base.root, file);
+  const outside = tree.base.worktree !== void 0 && path14.relative(tree.base.worktree, atBase).startsWith("..");
   const base2 = outside ? own : existsSync5(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
   const from = options.policy ?? "head";
   const changes = policyChanges(base2, own);
@@ -77899,7 +89893,7 @@ function choosePolicy(own, tree, options) {
 }
 
 // src/gate/run-info.ts
-function runInfo(run, micro, http3, judged, profile) {
+function runInfo(run, micro, http3, judged2, profile) {
   const { config, plan } = run;
   const conditions = [...micro?.conditions ?? [], ...http3?.conditions ?? []];
   const spiked = spikedRounds(conditions);
@@ -77921,8 +89915,8 @@ function runInfo(run, micro, http3, judged, profile) {
     limited: Boolean(micro?.limited || http3?.limited),
     isolation: config.micro.isolation,
     confidence: config.confidence,
-    intervalConfidence: judged.intervalLevel,
-    figures: judged.figures,
+    intervalConfidence: judged2.intervalLevel,
+    figures: judged2.figures,
     timeLimitMs: config.timeLimitMs,
     measureMs: (micro?.durationMs ?? 0) + (http3?.durationMs ?? 0),
     totalMs: run.now() - run.begun,
@@ -78034,6 +90028,13 @@ function formatChange(benchmark, options = {}) {
 function formatInterval(change) {
   return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
 }
+function formatSide(benchmark, side2) {
+  if (benchmark.counts) {
+    const figure = benchmark.counts[side2]?.instructions;
+    return isFiniteNumber(figure) ? `${formatOps(figure)} instr` : "\u2013";
+  }
+  return formatOps(benchmark[side2]?.opsPerSec);
+}
 function formatResolvable(benchmark) {
   const { resolvable } = benchmark;
   if (!isFiniteNumber(resolvable)) return "\u2013";
@@ -78041,6 +90042,12 @@ function formatResolvable(benchmark) {
 }
 var RESOLVES_LEGEND = "resolves: the smallest change this run's rounds catch with 95% power beyond the budget, from their spread and never less than their interval shows";
 var COLUMNS_LEGEND = "base and head in operations per second: base the median over rounds, head base moved by the change";
+var COUNTS_LEGEND = "counts: base and head in instructions per call at full tiering (Valgrind's callgrind), the mean over each revision's seeds; the change in calls per instruction (fewer instructions a call is faster), its interval from the seeds' spread";
+function columnsLegend(benchmarks) {
+  const counted = benchmarks.some((b) => b.counts);
+  const timed = benchmarks.some((b) => !b.counts);
+  return [...timed ? [COLUMNS_LEGEND] : [], ...counted ? [COUNTS_LEGEND] : []].join(". ");
+}
 var VERDICTS_LEGEND = "inconclusive: the interval straddles -budget, a loss beyond the budget is possible (not a failure, not a pass to rely on); within budget: a certain pass, no loss beyond the budget, the interval reaching past +budget";
 function verdictWord(verdict) {
   return verdict === "within-budget" ? "within budget" : verdict;
@@ -78099,18 +90106,18 @@ function judgedWithSolo(benchmark, samples) {
   const lost = verdict === benchmark.verdict ? "" : ` (${benchmark.verdict} in the shared process alone)`;
   const apart2 = solo.agreement === "disagrees" ? "apart from" : "on speed levels, its estimate outside";
   const said = `each revision alone in fresh processes reads ${formatInterval(solo.change)}, ${apart2} the shared process's ${formatInterval(shared)}: the verdict is read from both intervals together${lost}`;
-  const judged = { ...benchmark, change, verdict, note: [benchmark.note, said].filter(Boolean).join("; "), solo: { ...solo, shared } };
-  if (verdict !== "regression") delete judged.unconfirmed;
-  return judged;
+  const judged2 = { ...benchmark, change, verdict, note: [benchmark.note, said].filter(Boolean).join("; "), solo: { ...solo, shared } };
+  if (verdict !== "regression") delete judged2.unconfirmed;
+  return judged2;
 }
 
 // src/gate/solo.ts
-async function soloStage(run, files, judged, processes) {
+async function soloStage(run, files, judged2, processes) {
   const { options } = run;
   const started = run.now();
-  const compared = new Set(judged.filter((b) => b.kind === "micro" && b.file && b.change).map((b) => b.file));
+  const compared = new Set(judged2.filter((b) => b.kind === "micro" && b.file && b.change).map((b) => b.file));
   const info = { processes, durationMs: 0 };
-  if (!compared.size) return { benchmarks: judged, info };
+  if (!compared.size) return { benchmarks: judged2, info };
   options.log(`solo check: ${compared.size} bench file(s), each revision alone in ${processes} fresh processes (AB BA pairs)`);
   try {
     const solo = await measureMicro({
@@ -78125,14 +90132,14 @@ async function soloStage(run, files, judged, processes) {
       timeLimitMs: Number.POSITIVE_INFINITY
     });
     const byId = new Map(solo.benchmarks.map((b) => [b.id, b]));
-    const benchmarks = judged.map((b) => {
+    const benchmarks = judged2.map((b) => {
       const samples = byId.get(b.id);
       return samples ? judgedWithSolo(b, samples) : b;
     });
     return { benchmarks, info: { ...info, durationMs: run.now() - started } };
   } catch (error) {
     options.log(`solo check failed (the comparison stands): ${messageOf(error)}`);
-    return { benchmarks: judged, info: { ...info, durationMs: run.now() - started, error: describeFailure(error) } };
+    return { benchmarks: judged2, info: { ...info, durationMs: run.now() - started, error: describeFailure(error) } };
   }
 }
 
@@ -78154,10 +90161,10 @@ async function runGate(options) {
     log: options.log,
     onCleanup: options.onCleanup
   });
-  const socketDir = mkdtempSync3(path14.join(os7.tmpdir(), "benchgate-sock-"));
-  const removeSocketDir = () => rmSync4(socketDir, { recursive: true, force: true });
+  const socketDir = mkdtempSync4(path15.join(os8.tmpdir(), "benchgate-sock-"));
+  const removeSocketDir = () => rmSync5(socketDir, { recursive: true, force: true });
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
-  const loadBefore = os7.loadavg();
+  const loadBefore = os8.loadavg();
   try {
     const { config, policy } = choosePolicy(own, tree, options);
     const found = await findBenchFiles({ config, tree, options });
@@ -78165,7 +90172,7 @@ async function runGate(options) {
     const part = options.shard ? planShard(options.shard, { config, tree, options }, found, inventory) : { config, files: found, shard: void 0 };
     const plan = planRun(part.config, part.shard?.familySize, !options.untilTimeLimit);
     const firstLook = planFirstLook(part.config, plan, inventory, part.files);
-    if (!options.untilTimeLimit) warnIfFirstLooksCannotFit(part.config, firstLook, options.log);
+    if (!options.untilTimeLimit && part.config.micro.measure === "time") warnIfFirstLooksCannotFit(part.config, firstLook, options.log);
     const run = {
       config: part.config,
       tree,
@@ -78179,11 +90186,18 @@ async function runGate(options) {
       now
     };
     const files = part.files;
-    const micro = files ? await measureMicroStage(run, files) : void 0;
+    const counting = run.config.micro.measure === "counts";
+    const micro = files && !counting ? await measureMicroStage(run, files) : void 0;
     const http3 = run.config.http.length ? await measureHttpStage(run, micro) : void 0;
-    const judged = judge(run, micro, http3);
+    const counted = files && counting ? await countsStage(run, files, http3 ? plannedFigures(run.config.http) : 0) : void 0;
+    const timed = judge(run, micro, http3);
+    const judged2 = counted ? {
+      benchmarks: sortBenchmarks([...counted.benchmarks, ...timed.benchmarks]),
+      figures: counted.figures,
+      intervalLevel: http3 ? Math.min(timed.intervalLevel, counted.level) : counted.level
+    } : timed;
     const measureEnded = now();
-    const explained = await explainStage(run, judged.benchmarks, micro, http3);
+    const explained = await explainStage(run, judged2.benchmarks, micro, http3);
     const native = options.nativeCheck && files ? await nativeStage(run, files, inventory, explained.benchmarks) : void 0;
     const checked = native?.benchmarks ?? explained.benchmarks;
     const solo = options.soloCheck && files ? await soloStage(run, files, checked, options.soloCheck.processes) : void 0;
@@ -78196,8 +90210,11 @@ async function runGate(options) {
       base: { ref: tree.base.ref, sha: tree.base.sha },
       head: { ref: tree.head.ref, sha: tree.head.sha, dirty: tree.head.dirty },
       benchmarks,
-      run: runInfo(run, micro, http3, judged, explained.profile && { ...explained.profile, durationMs: now() - measureEnded }),
-      environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os7.loadavg() } },
+      run: {
+        ...runInfo(run, micro, http3, judged2, explained.profile && { ...explained.profile, durationMs: now() - measureEnded }),
+        ...counted ? { counts: counted.info, measureMs: (http3?.durationMs ?? 0) + counted.info.durationMs } : {}
+      },
+      environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os8.loadavg() } },
       ...part.shard ? { shard: part.shard } : {},
       ...policy ? { policy } : {},
       ...native ? { nativeCheck: native.info } : {},
@@ -78592,7 +90609,7 @@ function changeChart(benchmarks, options = {}) {
 }
 
 // src/report/profile-sections.ts
-import path15 from "node:path";
+import path16 from "node:path";
 var share = (x) => formatShare(x, 1);
 function name(row) {
   return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
@@ -78621,7 +90638,7 @@ function profileSections(id, profile) {
     ownCode: profile.ownCode.map(
       (row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit}, with what it calls`
     ),
-    files: [profile.files.base, profile.files.head].map((file) => path15.basename(file))
+    files: [profile.files.base, profile.files.head].map((file) => path16.basename(file))
   };
 }
 var costOf = { call: "time a call", request: "main-thread CPU a request" };
@@ -78695,8 +90712,8 @@ function nativeRow(b, file) {
   const native = b.native;
   return [
     taskName(b.id, file),
-    formatSide(native.base),
-    formatSide(native.head),
+    formatSide2(native.base),
+    formatSide2(native.head),
     formatNativeChange(native.change),
     b.change && isFiniteNumber(b.change.estimate) ? formatPercent(b.change.estimate) : "\u2013",
     native.agreement === "too-noisy" ? "too noisy to judge" : String(native.agreement)
@@ -78705,7 +90722,7 @@ function nativeRow(b, file) {
 function taskName(id, file) {
   return id.startsWith(`${file}${ID_SEPARATOR}`) ? id.slice(file.length + ID_SEPARATOR.length) : id;
 }
-function formatSide(side2) {
+function formatSide2(side2) {
   if (!side2 || !isFiniteNumber(side2.opsPerSec)) return "\u2013";
   const figure = isFiniteNumber(side2.rme) ? `${formatOps(side2.opsPerSec)} \xB1${side2.rme.toFixed(1)}%` : formatOps(side2.opsPerSec);
   return side2.opsPerSec > IMPOSSIBLE_OPS_PER_SEC ? `${figure} (optimized away)` : figure;
@@ -78790,8 +90807,8 @@ function renderTerminal(report2, options) {
     const allCells = (b, name2) => [
       `${markOf(b.verdict).mark} ${terminalText(verdictWord(b.verdict))}${unconfirmedRegression(b) ? " (unconfirmed)" : ""}`,
       name2,
-      formatOps(b.base?.opsPerSec),
-      formatOps(b.head?.opsPerSec),
+      formatSide(b, "base"),
+      formatSide(b, "head"),
       formatChange(b),
       formatBudget(b.budget),
       formatResolvable(b)
@@ -78826,7 +90843,7 @@ function renderTerminal(report2, options) {
         for (const rest of more) lines.push(`${gap}${rowIndent}  ${rest}`.trimEnd());
       }
     }
-    for (const line of wrapText(COLUMNS_LEGEND, width)) lines.push(paint("dim", line));
+    for (const line of wrapText(columnsLegend(benchmarks), width)) lines.push(paint("dim", line));
     if (resolves) for (const line of wrapText(RESOLVES_LEGEND, width)) lines.push(paint("dim", line));
     if (benchmarks.some((b) => b.verdict === "inconclusive" || b.verdict === "within-budget"))
       for (const line of wrapText(VERDICTS_LEGEND, width)) lines.push(paint("dim", line));
@@ -78914,6 +90931,7 @@ function runLine(report2) {
   const confidence = family > 1 ? run.figures !== void 0 ? `${formatConfidence(run.confidence)} for all ${family} budgeted figures together (Holm, one-sided; each interval ${formatConfidence(run.intervalConfidence)} at the last look)` : `each interval ${formatConfidence(run.intervalConfidence)}, so ${formatConfidence(run.confidence)} for all ${family} budgeted figures together` : `${formatConfidence(run.confidence)} confidence`;
   const parts = [];
   if (run.plannedRounds > 0) parts.push(`${rounds} (${run.isolation} isolation)`);
+  if (run.counts) parts.push(`counts under ${run.counts.seeds.length} seed(s) a revision (${run.counts.processes} callgrind processes)`);
   if (run.httpRounds !== void 0)
     parts.push(
       `${run.httpRounds} HTTP rounds${run.httpConfirmRounds ? ` + ${run.httpConfirmRounds} to confirm` : ""} (${run.httpMode} servers${typeof run.httpCpus === "string" ? `; ${run.httpCpus}` : ""})`
@@ -79028,13 +91046,13 @@ function renderMarkdown(report2) {
     for (const group of grouped ? groupByFile(benchmarks) : ungrouped(benchmarks)) {
       if (group.file !== void 0) out.push(md`| | <b>${group.file}</b> | | | | | |`);
       for (const { item: b, name: name2 } of group.rows) {
-        const [base2, head] = [formatOps(b.base?.opsPerSec), formatOps(b.head?.opsPerSec)];
+        const [base2, head] = [formatSide(b, "base"), formatSide(b, "head")];
         out.push(
           md`| ${verdictCell(b)} | ${name2} | ${base2} | ${head} | ${formatChange(b, { markCoarse: true })} | ${formatBudget(b.budget)} | ${formatResolvable(b)} |`
         );
       }
     }
-    out.push(md``, md`<sub>${COLUMNS_LEGEND}. ${RESOLVES_LEGEND}</sub>`, md``);
+    out.push(md``, md`<sub>${columnsLegend(benchmarks)}. ${RESOLVES_LEGEND}</sub>`, md``);
     const chart = changeChart(benchmarks, { grouped });
     if (chart.length) out.push(new Markup(["```text", ...chart.map(codeBlockText), "```"].join("\n")), CHART_LEGEND, md``);
   }
@@ -79319,7 +91337,7 @@ function mergeRuns(runs) {
 // src/report/read.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
 import { existsSync as existsSync6, readFileSync as readFileSync12, statSync as statSync5 } from "node:fs";
-import path16 from "node:path";
+import path17 from "node:path";
 
 // schema/report.schema.json
 var report_schema_default = {
@@ -79757,6 +91775,10 @@ var report_schema_default = {
         solo: {
           $ref: "#/definitions/SoloComparison",
           description: "compare --solo-check: the change with each revision alone in fresh processes, beside this (shared-process) one."
+        },
+        counts: {
+          $ref: "#/definitions/CountFigures",
+          description: "Counts mode (micro.measure: counts): instructions per call at each revision, the mean over its seeds (each seed a process under callgrind), with each seed's figure. base/head are then null: nothing was timed. The change is in calls per instruction (fewer instructions a call reads as faster), its rounds one per seed."
         },
         error: {
           type: "string",
@@ -81612,6 +93634,121 @@ var report_schema_default = {
       ],
       additionalProperties: false
     },
+    CountFigures: {
+      type: "object",
+      properties: {
+        base: {
+          anyOf: [
+            {
+              type: "object",
+              properties: {
+                instructions: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                seeds: {
+                  type: "array",
+                  items: {
+                    type: [
+                      "number",
+                      "null"
+                    ]
+                  },
+                  maxItems: 1e4
+                }
+              },
+              required: [
+                "instructions",
+                "seeds"
+              ],
+              additionalProperties: false
+            },
+            {
+              type: "null"
+            }
+          ]
+        },
+        head: {
+          anyOf: [
+            {
+              type: "object",
+              properties: {
+                instructions: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                seeds: {
+                  type: "array",
+                  items: {
+                    type: [
+                      "number",
+                      "null"
+                    ]
+                  },
+                  maxItems: 1e4
+                }
+              },
+              required: [
+                "instructions",
+                "seeds"
+              ],
+              additionalProperties: false
+            },
+            {
+              type: "null"
+            }
+          ]
+        },
+        seeds: {
+          type: "array",
+          items: {
+            type: [
+              "number",
+              "null"
+            ]
+          },
+          description: "The seeds each revision ran under (V8's --hash-seed and --random-seed).",
+          maxItems: 1e4
+        },
+        unsteady: {
+          type: "object",
+          properties: {
+            base: {
+              type: "array",
+              items: {
+                type: [
+                  "number",
+                  "null"
+                ]
+              },
+              maxItems: 1e4
+            },
+            head: {
+              type: "array",
+              items: {
+                type: [
+                  "number",
+                  "null"
+                ]
+              },
+              maxItems: 1e4
+            }
+          },
+          additionalProperties: false,
+          description: "Seeds whose warm-up found no steady state within its bound (measured as it was then)."
+        }
+      },
+      required: [
+        "base",
+        "head",
+        "seeds"
+      ],
+      additionalProperties: false
+    },
     RunInfo: {
       type: "object",
       properties: {
@@ -81679,6 +93816,45 @@ var report_schema_default = {
         limited: {
           type: "boolean",
           description: "The time limit stopped rounds before the plan was done."
+        },
+        counts: {
+          type: "object",
+          properties: {
+            seeds: {
+              type: "array",
+              items: {
+                type: [
+                  "number",
+                  "null"
+                ]
+              },
+              maxItems: 1e4
+            },
+            processes: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            durationMs: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            valgrind: {
+              type: "string",
+              maxLength: 16384
+            }
+          },
+          required: [
+            "seeds",
+            "processes",
+            "durationMs",
+            "valgrind"
+          ],
+          additionalProperties: false,
+          description: "Counts mode: the seeds, the callgrind processes and the time they took."
         },
         isolation: {
           type: "string",
@@ -82172,7 +94348,7 @@ function readReport2(file) {
 }
 function reportFiles(patterns, cwd) {
   const files = patterns.flatMap((pattern) => {
-    if (existsSync6(path16.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path16.resolve(cwd, pattern)];
+    if (existsSync6(path17.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path17.resolve(cwd, pattern)];
     const found = globSync(pattern, { cwd, onlyFiles: true, absolute: true, expandDirectories: false }).sort();
     if (found.length === 0) throw new UserError(`No file matches ${pattern} (in ${cwd}).`);
     return found;
@@ -82181,9 +94357,9 @@ function reportFiles(patterns, cwd) {
 }
 
 // src/util/signals.ts
-import os8 from "node:os";
+import os9 from "node:os";
 function signalExitCode(signal) {
-  return 128 + os8.constants.signals[signal];
+  return 128 + os9.constants.signals[signal];
 }
 var SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];
 var CRASH_REPORT_MS = 6e4;
@@ -82258,6 +94434,8 @@ Options:
   --files <glob>        bench files to run, in place of micro.files (repeatable), e.g.
                         --files 'benchmark/*.js'
   --isolation <mode>    alternate (default), thread or process
+  --measure <what>      time (default) or counts: instructions per call under Valgrind's
+                        callgrind, deterministic (docs/counts.md)
   --http-mode <mode>    duet (default), live or fresh: how HTTP load tests run their servers
   --profile <when>      CPU-profile each revision to show where the time went: regressions
                         (default), always (every compared benchmark) or never
@@ -82321,6 +94499,7 @@ var OPTIONS2 = {
   "install-timeout": { type: "string" },
   "install-cache": { type: "string" },
   isolation: { type: "string" },
+  measure: { type: "string" },
   "http-mode": { type: "string" },
   profile: { type: "string" },
   "profile-dir": { type: "string" },
@@ -82471,6 +94650,7 @@ ${USAGE}`);
     timeLimitMs: values["time-limit"] === void 0 ? void 0 : parseFlagDuration(values["time-limit"]),
     installTimeoutMs: values["install-timeout"] === void 0 ? void 0 : parseFlagDuration(values["install-timeout"], "--install-timeout"),
     isolation: values.isolation === void 0 ? void 0 : parseIsolation(values.isolation),
+    measure: values.measure === void 0 ? void 0 : parseMeasure(values.measure),
     files: values.files,
     httpMode: values["http-mode"] === void 0 ? void 0 : parseHttpMode(values["http-mode"]),
     profile: values.profile === void 0 ? void 0 : parseProfileMode(values.profile),
@@ -82521,6 +94701,10 @@ function parseIsolation(text2) {
   if (text2 === "alternate" || text2 === "thread" || text2 === "process") return text2;
   throw new UserError(`--isolation '${text2}' is not alternate, thread or process.`);
 }
+function parseMeasure(text2) {
+  if (text2 === "time" || text2 === "counts") return text2;
+  throw new UserError(`--measure '${text2}' is not time or counts.`);
+}
 function parseProfileMode(text2) {
   if (text2 === "regressions" || text2 === "always" || text2 === "never") return text2;
   throw new UserError(`--profile '${text2}' is not regressions, always or never.`);
@@ -82530,7 +94714,7 @@ function parseProfileMode(text2) {
 import { existsSync as existsSync8 } from "node:fs";
 
 // src/config/action-inputs.ts
-import path17 from "node:path";
+import path18 from "node:path";
 
 // src/config/anchor.ts
 function parseAnchor(text2, what = "anchor") {
@@ -82553,7 +94737,7 @@ function parseAnchor(text2, what = "anchor") {
 
 // src/config/action-inputs.ts
 function commentKeyOf(directory, config, key) {
-  const file = path17.posix.join(directory.split(path17.sep).join("/") || ".", config ?? "benchgate.yml");
+  const file = path18.posix.join(directory.split(path18.sep).join("/") || ".", config ?? "benchgate.yml");
   return sanitizeCommentKey(key ? `${file}#${key}` : file);
 }
 function sanitizeCommentKey(key) {
@@ -82764,8 +94948,8 @@ function untestable(report2, targets) {
     return !b || b.verdict === "removed";
   });
   if (missing.length) return `${missing.join(", ")} not at this commit`;
-  const failed = report2.benchmarks.find((b) => targets.includes(b.id) && b.verdict === "error");
-  if (failed) return `${failed.id} failed: ${firstLine(failed.error ?? "error")}`;
+  const failed2 = report2.benchmarks.find((b) => targets.includes(b.id) && b.verdict === "error");
+  if (failed2) return `${failed2.id} failed: ${firstLine(failed2.error ?? "error")}`;
   return void 0;
 }
 function scopeOf(report2, targets) {
@@ -83248,8 +95432,8 @@ function folded(summary, block) {
 function driftState(report2) {
   if (report2.benchmarks.some(confirmedRegression)) return "broken";
   if (compareFailed(report2)) return "failed";
-  const judged = report2.benchmarks.filter((b) => b.verdict !== "new" && b.verdict !== "removed");
-  return judged.length > 0 && judged.every((b) => certainPass(b.verdict)) ? "holds" : "undecided";
+  const judged2 = report2.benchmarks.filter((b) => b.verdict !== "new" && b.verdict !== "removed");
+  return judged2.length > 0 && judged2.every((b) => certainPass(b.verdict)) ? "holds" : "undecided";
 }
 function driftMarkdown(options) {
   const { report: report2, trend, driftBudget, anchor } = options;
@@ -83351,8 +95535,8 @@ function fenced(lines, language = "text") {
 }
 
 // src/history/store.ts
-import { closeSync, existsSync as existsSync7, mkdirSync as mkdirSync3, openSync, readFileSync as readFileSync13, renameSync as renameSync2, rmSync as rmSync5, statSync as statSync6, writeFileSync } from "node:fs";
-import path18 from "node:path";
+import { closeSync, existsSync as existsSync7, mkdirSync as mkdirSync3, openSync, readFileSync as readFileSync13, renameSync as renameSync2, rmSync as rmSync6, statSync as statSync6, writeFileSync } from "node:fs";
+import path19 from "node:path";
 import { setTimeout as sleep3 } from "node:timers/promises";
 var HISTORY_CODEC = {
   parse: parseHistory,
@@ -83379,7 +95563,7 @@ function codecFileStore(file, limit, codec, maxBytes = MAX_BYTES2) {
     where: file,
     read: () => Promise.resolve().then(read),
     append: async (records) => {
-      mkdirSync3(path18.dirname(path18.resolve(file)), { recursive: true });
+      mkdirSync3(path19.dirname(path19.resolve(file)), { recursive: true });
       const release = await lock(`${file}.lock`);
       try {
         const written = codec.append(read(), records, limit);
@@ -83402,12 +95586,12 @@ async function lock(lockFile) {
       writeFileSync(fd, token);
       closeSync(fd);
       return () => {
-        if (readSafe(lockFile) === token) rmSync5(lockFile, { force: true });
+        if (readSafe(lockFile) === token) rmSync6(lockFile, { force: true });
       };
     } catch (error) {
       if (error.code !== "EEXIST") throw error;
       const age = Date.now() - (statSafe(lockFile) ?? Date.now());
-      if (age > STALE_LOCK_MS) rmSync5(lockFile, { force: true });
+      if (age > STALE_LOCK_MS) rmSync6(lockFile, { force: true });
       else if (Date.now() - started > LOCK_WAIT_MS)
         throw new UserError(`${lockFile} is held by another benchgate writing the history: remove it if no benchgate is running.`);
       else await sleep3(20 + Math.random() * 30);
@@ -83642,11 +95826,11 @@ async function runBisect(command, io) {
 
 // src/cli/publish.ts
 import { existsSync as existsSync10, readFileSync as readFileSync14 } from "node:fs";
-import path20 from "node:path";
+import path21 from "node:path";
 
 // src/history/publish.ts
-import { cpSync as cpSync2, existsSync as existsSync9, mkdirSync as mkdirSync4, readdirSync as readdirSync6, rmSync as rmSync6, writeFileSync as writeFileSync2 } from "node:fs";
-import path19 from "node:path";
+import { cpSync as cpSync2, existsSync as existsSync9, mkdirSync as mkdirSync4, readdirSync as readdirSync6, rmSync as rmSync7, writeFileSync as writeFileSync2 } from "node:fs";
+import path20 from "node:path";
 
 // src/history/site.ts
 var import_picomatch5 = __toESM(require_picomatch2(), 1);
@@ -83939,25 +96123,25 @@ bands are 95% intervals of the chained steps. <a href="feed.xml">Regressions fee
 // src/history/publish.ts
 var MARKER = ".benchgate-site";
 function writeSite(out, records, options) {
-  if (!existsSync9(path19.join(options.assets, "site.js")))
+  if (!existsSync9(path20.join(options.assets, "site.js")))
     throw new Error(`the page's script is missing from ${options.assets}: build benchgate (npm run build) first.`);
   if (existsSync9(out)) {
     const entries = readdirSync6(out);
     if (entries.length > 0 && !entries.includes(MARKER))
       throw new UserError(`${out} is not empty and was not written by benchgate publish: choose an empty or new folder.`);
-    for (const entry of entries) rmSync6(path19.join(out, entry), { recursive: true, force: true });
+    for (const entry of entries) rmSync7(path20.join(out, entry), { recursive: true, force: true });
   }
   const files = siteFiles(records, options);
   let bytes = 0;
   for (const file of files) {
-    const target = path19.join(out, file.path);
-    mkdirSync4(path19.dirname(target), { recursive: true });
+    const target = path20.join(out, file.path);
+    mkdirSync4(path20.dirname(target), { recursive: true });
     writeFileSync2(target, file.text);
     bytes += Buffer.byteLength(file.text);
   }
-  mkdirSync4(path19.join(out, "assets"), { recursive: true });
-  for (const asset of ["site.js", "site.css"]) cpSync2(path19.join(options.assets, asset), path19.join(out, "assets", asset));
-  writeFileSync2(path19.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
+  mkdirSync4(path20.join(out, "assets"), { recursive: true });
+  for (const asset of ["site.js", "site.css"]) cpSync2(path20.join(options.assets, asset), path20.join(out, "assets", asset));
+  writeFileSync2(path20.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
   return { files: files.length + 2, bytes };
 }
 
@@ -83984,9 +96168,9 @@ async function runPublish(command, io) {
     const repository = repositoryOfRemote(remote) ?? void 0;
     if (command.repository && !repository)
       throw new Error(`--repository must be an https URL such as https://github.com/owner/repo; got '${command.repository}'.`);
-    const out = path20.resolve(io.cwd, command.out);
+    const out = path21.resolve(io.cwd, command.out);
     const written = writeSite(out, records, {
-      title: command.title ?? `${repository ? repository.split("/").slice(-2).join("/") : path20.basename(io.cwd)}: benchmark history`,
+      title: command.title ?? `${repository ? repository.split("/").slice(-2).join("/") : path21.basename(io.cwd)}: benchmark history`,
       version: io.version,
       generated: /* @__PURE__ */ new Date(),
       releases: command.releases,
@@ -83994,10 +96178,10 @@ async function runPublish(command, io) {
       siteUrl: command.siteUrl,
       drift,
       bisects,
-      assets: path20.join(path20.dirname(io.runnerPath), "site")
+      assets: path21.join(path21.dirname(io.runnerPath), "site")
     });
     io.stderr.write(
-      `benchgate: published ${records.length} record(s) from ${files.length} file(s) to ${out}: ${written.files} files, ${(written.bytes / 1024).toFixed(0)} kB; open ${path20.join(out, "index.html")}
+      `benchgate: published ${records.length} record(s) from ${files.length} file(s) to ${out}: ${written.files} files, ${(written.bytes / 1024).toFixed(0)} kB; open ${path21.join(out, "index.html")}
 `
     );
     return 0;
@@ -84052,6 +96236,7 @@ async function main(argv, io) {
         timeLimitMs: command.timeLimitMs,
         installTimeoutMs: command.installTimeoutMs,
         isolation: command.isolation,
+        measure: command.measure,
         files: command.files,
         httpMode: command.httpMode
       },
@@ -84060,7 +96245,7 @@ async function main(argv, io) {
       shard: command.shard,
       // The observer preloaded into each native run is bundled beside the runner, as its module hooks are.
       nativeCheck: command.nativeCheck ? {
-        observerPath: path21.join(path21.dirname(io.runnerPath), "native.js"),
+        observerPath: path22.join(path22.dirname(io.runnerPath), "native.js"),
         runTimeoutMs: command.nativeTimeoutMs,
         runs: command.nativeRuns
       } : void 0,
@@ -84069,7 +96254,7 @@ async function main(argv, io) {
         io,
         progress,
         trap,
-        command.installCache === void 0 ? void 0 : new Installs(path21.resolve(io.cwd, command.installCache))
+        command.installCache === void 0 ? void 0 : new Installs(path22.resolve(io.cwd, command.installCache))
       )
     });
   } catch (error) {
@@ -84122,7 +96307,7 @@ function writeReport(report2, command, color, io) {
 function mergeFiles(patterns, io) {
   try {
     const files = reportFiles(patterns, io.cwd);
-    return mergeShards(files.map((file) => ({ file: path21.relative(io.cwd, file) || file, report: readReport2(file) })));
+    return mergeShards(files.map((file) => ({ file: path22.relative(io.cwd, file) || file, report: readReport2(file) })));
   } catch (error) {
     return errorReport(describeFailure(error), io.version);
   }
@@ -84168,9 +96353,9 @@ async function withProgress(io, command, body) {
   const progress = progressPrinter(io.stderr);
   const trap = cliTrap(io, progress);
   const history = ["record", "drift", "bisect"].includes(command.kind);
-  const runFolder = history ? mkdtempSync4(path21.join(os9.tmpdir(), "benchgate-installs-")) : void 0;
-  const folder = command.installCache !== void 0 ? path21.resolve(io.cwd, command.installCache) : runFolder;
-  const removeFolder = runFolder ? () => rmSync7(runFolder, { recursive: true, force: true }) : () => void 0;
+  const runFolder = history ? mkdtempSync5(path22.join(os10.tmpdir(), "benchgate-installs-")) : void 0;
+  const folder = command.installCache !== void 0 ? path22.resolve(io.cwd, command.installCache) : runFolder;
+  const removeFolder = runFolder ? () => rmSync8(runFolder, { recursive: true, force: true }) : () => void 0;
   const forget = trap.onCleanup(removeFolder);
   try {
     return await body(gateIo(io, progress, trap, folder === void 0 ? void 0 : new Installs(folder, runFolder)), progress);
@@ -84216,8 +96401,8 @@ benchgate: crashed (${messageOf(error)}): benchmark processes stopped and worktr
   });
 }
 function write(cwd, file, text2) {
-  const target = path21.resolve(cwd, file);
-  mkdirSync5(path21.dirname(target), { recursive: true });
+  const target = path22.resolve(cwd, file);
+  mkdirSync5(path22.dirname(target), { recursive: true });
   writeFileSync3(target, text2);
 }
 function progressPrinter(stream) {

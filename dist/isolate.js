@@ -886,6 +886,18 @@ var LocalSide = class {
   async finish() {
     await runHook(this.prepared, "afterAll").catch(() => void 0);
   }
+  /**
+   * Its beforeAll hook and one call, then its loop, reading no clock (counts mode, measure/counts/task.ts: a rerun
+   * makes the same calls). Throws a SideFailure.
+   */
+  async countingLoop() {
+    await runHook(this.prepared, "beforeAll");
+    try {
+      return await firstCall(this.prepared);
+    } catch (error) {
+      throw error instanceof SideFailure ? error : new SideFailure(this.prepared.revision, error, this.prepared.root);
+    }
+  }
   /** `calls` calls of its warmed loop, untimed (a profiled run). */
   async run(calls) {
     await this.prepared.loop(calls);
@@ -904,14 +916,7 @@ async function runBlock(side, iterations) {
 }
 async function probe(side) {
   try {
-    await runHook(side, "beforeEach");
-    const first = side.fn();
-    side.isAsync = isThenable(first);
-    if (side.isAsync) await first;
-    await runHook(side, "afterEach");
-    const hooked = Boolean(side.opts.beforeEach || side.opts.afterEach);
-    const loop = hooked ? hookedLoop(side) : compileLoop(side.fn, side.isAsync);
-    side.loop = loop;
+    const loop = await firstCall(side);
     let count = 1;
     for (; ; count *= 2) {
       const start = performance.now();
@@ -928,6 +933,16 @@ async function probe(side) {
   } catch (error) {
     throw error instanceof SideFailure ? error : new SideFailure(side.revision, error, side.root);
   }
+}
+async function firstCall(side) {
+  await runHook(side, "beforeEach");
+  const first = side.fn();
+  side.isAsync = isThenable(first);
+  if (side.isAsync) await first;
+  await runHook(side, "afterEach");
+  const hooked = Boolean(side.opts.beforeEach || side.opts.afterEach);
+  side.loop = hooked ? hookedLoop(side) : compileLoop(side.fn, side.isAsync);
+  return side.loop;
 }
 function hookedLoop(side) {
   return async (n2) => {

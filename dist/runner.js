@@ -1159,6 +1159,18 @@ var LocalSide = class {
   async finish() {
     await runHook(this.prepared, "afterAll").catch(() => void 0);
   }
+  /**
+   * Its beforeAll hook and one call, then its loop, reading no clock (counts mode, measure/counts/task.ts: a rerun
+   * makes the same calls). Throws a SideFailure.
+   */
+  async countingLoop() {
+    await runHook(this.prepared, "beforeAll");
+    try {
+      return await firstCall(this.prepared);
+    } catch (error) {
+      throw error instanceof SideFailure ? error : new SideFailure(this.prepared.revision, error, this.prepared.root);
+    }
+  }
   /** `calls` calls of its warmed loop, untimed (a profiled run). */
   async run(calls) {
     await this.prepared.loop(calls);
@@ -1284,14 +1296,7 @@ function figures(total, batch) {
 }
 async function probe(side) {
   try {
-    await runHook(side, "beforeEach");
-    const first = side.fn();
-    side.isAsync = isThenable(first);
-    if (side.isAsync) await first;
-    await runHook(side, "afterEach");
-    const hooked = Boolean(side.opts.beforeEach || side.opts.afterEach);
-    const loop = hooked ? hookedLoop(side) : compileLoop(side.fn, side.isAsync);
-    side.loop = loop;
+    const loop = await firstCall(side);
     let count = 1;
     for (; ; count *= 2) {
       const start = performance.now();
@@ -1308,6 +1313,16 @@ async function probe(side) {
   } catch (error) {
     throw error instanceof SideFailure ? error : new SideFailure(side.revision, error, side.root);
   }
+}
+async function firstCall(side) {
+  await runHook(side, "beforeEach");
+  const first = side.fn();
+  side.isAsync = isThenable(first);
+  if (side.isAsync) await first;
+  await runHook(side, "afterEach");
+  const hooked = Boolean(side.opts.beforeEach || side.opts.afterEach);
+  side.loop = hooked ? hookedLoop(side) : compileLoop(side.fn, side.isAsync);
+  return side.loop;
 }
 function hookedLoop(side) {
   return async (n2) => {
@@ -1379,7 +1394,7 @@ var BenchmarkjsHarness = class extends PatchedHarness {
     return { default: loaded };
   }
   patch(Benchmark) {
-    const collect = (suite) => {
+    const collect2 = (suite) => {
       for (let i2 = 0; i2 < suite.length; i2++) this.addBenchmark(suite[i2], typeof suite.name === "string" && suite.name ? [suite.name] : []);
       try {
         suite.emit("complete");
@@ -1389,7 +1404,7 @@ var BenchmarkjsHarness = class extends PatchedHarness {
     };
     const collectOne = (benchmark) => this.addBenchmark(benchmark, []);
     Benchmark.Suite.prototype.run = function() {
-      collect(this);
+      collect2(this);
       return this;
     };
     Benchmark.prototype.run = function() {
@@ -1670,7 +1685,7 @@ var TinybenchHarness = class extends PatchedHarness {
       declared.set(this, list);
       return add.call(this, name, fn, opts);
     };
-    const collect = (bench) => {
+    const collect2 = (bench) => {
       if (collected.has(bench)) return;
       collected.add(bench);
       const present = new Set((bench.tasks ?? []).map((task) => task.name));
@@ -1686,12 +1701,12 @@ var TinybenchHarness = class extends PatchedHarness {
     for (const method of ["run", "runConcurrently"])
       if (typeof proto[method] === "function")
         proto[method] = function() {
-          collect(this);
+          collect2(this);
           return Promise.resolve(this.tasks);
         };
     if (typeof proto.runSync === "function")
       proto.runSync = function() {
-        collect(this);
+        collect2(this);
         return this.tasks;
       };
     for (const method of ["warmup", "warmupConcurrently"])
@@ -1743,7 +1758,7 @@ var VitestHarness = class {
       skipIf: (condition) => condition ? () => void 0 : bench,
       runIf: (condition) => condition ? bench : () => void 0
     });
-    const collect = async (suite) => {
+    const collect2 = async (suite) => {
       for (let i2 = 0; i2 < suite.children.length; i2++) {
         const child = suite.children[i2];
         this.suiteStack.push(child);
@@ -1752,7 +1767,7 @@ var VitestHarness = class {
         } finally {
           this.suiteStack.pop();
         }
-        await collect(child);
+        await collect2(child);
       }
       return [];
     };
@@ -1763,7 +1778,7 @@ var VitestHarness = class {
       const suite = newSuite(label, parent, only || parent.only);
       suite.factory = body;
       parent.children.push(suite);
-      if (parent.parent === void 0 && parent.children.length === 1) this.capture.later(() => collect(parent));
+      if (parent.parent === void 0 && parent.children.length === 1) this.capture.later(() => collect2(parent));
     };
     const describe = Object.assign(describeWith(false), {
       only: describeWith(true),
@@ -2142,9 +2157,9 @@ var Capture = class {
     if (task.only && this.current) this.current.only = true;
   }
   /** A harness that declares its tasks once the file has settled: they belong to the unit that was loading when it was called. */
-  later(collect) {
+  later(collect2) {
     const unit = this.unit;
-    this.current?.pending.push(async () => (await collect()).map((task) => ({ unit, ...task })));
+    this.current?.pending.push(async () => (await collect2()).map((task) => ({ unit, ...task })));
   }
   stir() {
     this.activity++;
@@ -2661,6 +2676,90 @@ function isObject(value) {
   return typeof value === "object" && value !== null;
 }
 
+// src/measure/counts/task.ts
+import { readFileSync as readFileSync2, rmSync } from "node:fs";
+import os2 from "node:os";
+import v8 from "node:v8";
+import vm from "node:vm";
+var BLOCK_INSTRUCTIONS = 4e6;
+var MEASURED_BLOCKS = 8;
+var STEADY_RUN = 3;
+var STEADY_TOLERANCE = 5e-3;
+var MAX_WARMUP_BLOCKS = 60;
+var MAX_BLOCK_CALLS = 1 << 24;
+var Counter = class {
+  constructor(prefix) {
+    this.prefix = prefix;
+  }
+  prefix;
+  dumps = 0;
+  /** Make callgrind dump the counts since the previous mark; the dump's number. */
+  mark() {
+    os2.getPriority();
+    return ++this.dumps;
+  }
+  /** The instructions of the segment that dump `n` ended (read once; the dump and every one before it are removed). */
+  read(n2) {
+    const file = `${this.prefix}.${n2}`;
+    let text;
+    try {
+      text = readFileSync2(file, "utf8");
+    } catch {
+      throw new Error(
+        `callgrind wrote no dump at the marker (${file}): this node binary may not export uv_os_getpriority, or the process is not under callgrind`
+      );
+    }
+    for (let k2 = n2; k2 > 0 && k2 >= n2 - 2; k2--) rmSync(`${this.prefix}.${k2}`, { force: true });
+    const totals = /^(?:totals|summary):\s+(\d+)/m.exec(text);
+    if (!totals) throw new Error(`callgrind's dump ${file} has no totals line`);
+    return Number(totals[1]);
+  }
+  /** The instructions of `run()`, its marker's call included. */
+  async block(run) {
+    youngCollection();
+    this.mark();
+    await run();
+    return this.read(this.mark());
+  }
+};
+var collect = (() => {
+  v8.setFlagsFromString("--expose-gc");
+  return vm.runInNewContext("gc");
+})();
+function youngCollection() {
+  collect({ type: "minor", execution: "sync" });
+}
+async function countTask(loop, counter) {
+  let batch = 1;
+  for (; ; ) {
+    const spent = Math.min(await counter.block(() => loop(batch)), await counter.block(() => loop(batch)));
+    if (spent >= BLOCK_INSTRUCTIONS || batch >= MAX_BLOCK_CALLS) break;
+    batch *= 2;
+  }
+  const perCall = [];
+  let steady = false;
+  while (perCall.length < MAX_WARMUP_BLOCKS) {
+    perCall.push(await counter.block(() => loop(batch)) / batch);
+    if (perCall.length >= 2 * STEADY_RUN) {
+      const last = Math.min(...perCall.slice(-STEADY_RUN));
+      const before = Math.min(...perCall.slice(-2 * STEADY_RUN, -STEADY_RUN));
+      if (Math.abs(last - before) <= STEADY_TOLERANCE * before) {
+        steady = true;
+        break;
+      }
+    }
+  }
+  let total = 0;
+  let floor = Number.POSITIVE_INFINITY;
+  for (let block = 0; block < MEASURED_BLOCKS; block++) {
+    const spent = await counter.block(() => loop(batch));
+    total += spent;
+    floor = Math.min(floor, spent / batch);
+  }
+  const calls = batch * MEASURED_BLOCKS;
+  return { instructions: total / calls, floor, calls, batch, warmupBlocks: perCall.length, steady };
+}
+
 // src/measure/micro/runner.ts
 function send(message) {
   return new Promise((resolve) => {
@@ -2787,6 +2886,31 @@ async function runJob(job) {
   const isolatedResult = { files: isolatedFiles, pinned: affinity.held, ...reason };
   await send({ type: "result", files, tasks, ...isolatedFiles.length ? { isolated: isolatedResult } : {} });
 }
+async function runCount(job) {
+  const counter = new Counter(job.dumpPrefix);
+  counter.read(counter.mark());
+  const { files, byId } = await loadSides(job.sides);
+  const counts = [];
+  for (const [id, [task]] of byId) {
+    if (job.skip.includes(id) || !task) continue;
+    current = id;
+    await send({ type: "progress", id });
+    if ((task.unit ?? 0) !== 0) {
+      counts.push({ id, error: "declared in a worker thread: counts mode counts the main thread's tasks only (use time mode for it)" });
+      continue;
+    }
+    const side = new LocalSide(task);
+    try {
+      const figures2 = await countTask(await side.countingLoop(), counter);
+      counts.push({ id, ...figures2 });
+    } catch (error) {
+      counts.push({ id, error: error instanceof Error ? error.message : describeThrown(error) });
+    } finally {
+      await side.finish();
+    }
+  }
+  await send({ type: "counted", files, counts });
+}
 function beat(id) {
   const tick = throttled(() => void send({ type: "progress", id }));
   return (revision) => revision ? void send({ type: "progress", id, revision }) : tick();
@@ -2867,7 +2991,7 @@ process.on(
 process.once("disconnect", () => process.exit(1));
 process.once("message", (job) => {
   prepare(job);
-  (!("kind" in job) ? runJob(job) : job.kind === "profile" ? runProfile(job) : runLoad(job)).then(
+  (!("kind" in job) ? runJob(job) : job.kind === "profile" ? runProfile(job) : job.kind === "count" ? runCount(job) : runLoad(job)).then(
     // Bench files may leave timers or sockets open: the result is sent, so leave now.
     () => process.exit(0),
     (error) => fatal(`error while ${doing()}: ${describeThrown(error)}`)

@@ -5,6 +5,7 @@ import { git, GIT_FETCH_TIMEOUT_MS } from '../checkout/git.js';
 import { parseActionInputs, type ActionSettings } from '../config/action-inputs.js';
 import { CONFIG_FILE } from '../config/load.js';
 import { errorReport, runGate } from '../gate/run.js';
+import { installValgrind } from '../measure/counts/callgrind.js';
 import { commentMarker, fitComment, regressionAnnotations, upsertComment, type CommentApi, type PullRequestApi } from '../report/github.js';
 import { renderMarkdown } from '../report/markdown.js';
 import type { Report } from '../report/model.js';
@@ -89,6 +90,7 @@ export async function runAction(deps: ActionDeps): Promise<void> {
       configFile: settings.config,
       overrides: {
         timeLimitMs: settings.timeLimitMs,
+        measure: settings.measure,
         installTimeoutMs: settings.installTimeoutMs,
         budget: settings.budget,
         budgets: settings.budgets,
@@ -97,6 +99,8 @@ export async function runAction(deps: ActionDeps): Promise<void> {
       probePath: deps.probePath,
       toolVersion: deps.version,
       profile: settings.profile,
+      // Counts mode on a runner without Valgrind: GitHub's Ubuntu runners install it in about 20 s.
+      installCallgrind: installValgrind,
       soloCheck: settings.soloProcesses === undefined ? undefined : { processes: settings.soloProcesses },
       childEnv: settings.env,
       policy: settings.policy,

@@ -1,5 +1,12 @@
 import { parseArgs } from 'node:util';
-import { SOLO_PROCESSES, SOLO_PROCESSES_RANGE, type HttpMode, type Isolation, type ProfileMode } from '../config/types.js';
+import {
+  SOLO_PROCESSES,
+  SOLO_PROCESSES_RANGE,
+  type HttpMode,
+  type Isolation,
+  type MeasureKind,
+  type ProfileMode,
+} from '../config/types.js';
 import { parseBudget, parseDuration } from '../config/units.js';
 import { parseShardSpec, type ShardSpec } from '../measure/shard.js';
 import { UserError } from '../util/errors.js';
@@ -32,6 +39,8 @@ Options:
   --files <glob>        bench files to run, in place of micro.files (repeatable), e.g.
                         --files 'benchmark/*.js'
   --isolation <mode>    alternate (default), thread or process
+  --measure <what>      time (default) or counts: instructions per call under Valgrind's
+                        callgrind, deterministic (docs/counts.md)
   --http-mode <mode>    duet (default), live or fresh: how HTTP load tests run their servers
   --profile <when>      CPU-profile each revision to show where the time went: regressions
                         (default), always (every compared benchmark) or never
@@ -161,6 +170,7 @@ type CommandKind =
       timeLimitMs: number | undefined;
       installTimeoutMs: number | undefined;
       isolation: Isolation | undefined;
+      measure: MeasureKind | undefined;
       files: string[] | undefined;
       httpMode: HttpMode | undefined;
       profile: ProfileMode | undefined;
@@ -188,6 +198,7 @@ const OPTIONS = {
   'install-timeout': { type: 'string' },
   'install-cache': { type: 'string' },
   isolation: { type: 'string' },
+  measure: { type: 'string' },
   'http-mode': { type: 'string' },
   profile: { type: 'string' },
   'profile-dir': { type: 'string' },
@@ -333,6 +344,7 @@ function commandOf(values: Values, positionals: string[]): CommandKind {
     installTimeoutMs:
       values['install-timeout'] === undefined ? undefined : parseFlagDuration(values['install-timeout'], '--install-timeout'),
     isolation: values.isolation === undefined ? undefined : parseIsolation(values.isolation),
+    measure: values.measure === undefined ? undefined : parseMeasure(values.measure),
     files: values.files,
     httpMode: values['http-mode'] === undefined ? undefined : parseHttpMode(values['http-mode']),
     profile: values.profile === undefined ? undefined : parseProfileMode(values.profile),
@@ -400,6 +412,11 @@ function parseHttpMode(text: string): HttpMode {
 function parseIsolation(text: string): Isolation {
   if (text === 'alternate' || text === 'thread' || text === 'process') return text;
   throw new UserError(`--isolation '${text}' is not alternate, thread or process.`);
+}
+
+function parseMeasure(text: string): MeasureKind {
+  if (text === 'time' || text === 'counts') return text;
+  throw new UserError(`--measure '${text}' is not time or counts.`);
 }
 
 function parseProfileMode(text: string): ProfileMode {

@@ -76,6 +76,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         timeLimitMs: command.timeLimitMs,
         installTimeoutMs: command.installTimeoutMs,
         isolation: command.isolation,
+        measure: command.measure,
         files: command.files,
         httpMode: command.httpMode,
       },

@@ -4,7 +4,7 @@ import { parseAnchor, type AnchorSpec } from './anchor.js';
 import { UserError } from '../util/errors.js';
 import { neverPassed } from '../util/processes.js';
 import type { PolicySource } from './policy.js';
-import { SOLO_PROCESSES, SOLO_PROCESSES_RANGE, type BudgetRule, type ProfileMode } from './types.js';
+import { SOLO_PROCESSES, SOLO_PROCESSES_RANGE, type BudgetRule, type MeasureKind, type ProfileMode } from './types.js';
 import { BUDGET_FORM, parseBudget, parseDuration } from './units.js';
 
 export type CommentMode = 'always' | 'on-change' | 'on-regression' | 'never';
@@ -29,6 +29,8 @@ export interface ActionSettings {
   readonly comment: CommentMode;
   readonly githubToken: string;
   readonly timeLimitMs: number | undefined;
+  /** The measure input: time or counts, in place of micro.measure. */
+  readonly measure: MeasureKind | undefined;
   readonly installTimeoutMs: number | undefined;
   /** Whose config decides pass or fail: base's (default: a pull request cannot loosen its own gate) or head's. */
   readonly policy: PolicySource;
@@ -152,6 +154,7 @@ export function parseActionInputs(input: (name: string) => string, env: ActionEn
     comment: oneOf(input, 'comment', COMMENT_MODES, 'always') as CommentMode,
     githubToken: input('github-token'),
     timeLimitMs: input('time-limit') ? durationInput('time-limit', input('time-limit')) : undefined,
+    measure: measureInput(input('measure')),
     installTimeoutMs: input('install-timeout') ? durationInput('install-timeout', input('install-timeout')) : undefined,
     env: Object.freeze(envNames(input('env'))),
     policy: oneOf(input, 'policy', ['base', 'head'], 'base') as PolicySource,
@@ -337,4 +340,10 @@ function envNames(text: string): string[] {
       );
   }
   return names;
+}
+
+function measureInput(text: string): MeasureKind | undefined {
+  if (!text) return undefined;
+  if (text === 'time' || text === 'counts') return text;
+  throw new UserError(`Input 'measure' is '${text}': it is time or counts.`);
 }

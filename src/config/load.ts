@@ -30,6 +30,8 @@ interface RawConfig {
     'task-time'?: string;
     'task-timeout'?: string;
     processes?: 'auto' | number;
+    measure?: 'time' | 'counts';
+    seeds?: number;
   };
   http?: RawHttp[];
   'http-mode'?: HttpMode;
@@ -129,6 +131,8 @@ function toConfig(raw: RawConfig, file: string | undefined): Config {
       taskTimeMs: raw.micro?.['task-time'] ? parseDuration(raw.micro['task-time']) : DEFAULTS.taskTimeMs,
       taskTimeoutMs: raw.micro?.['task-timeout'] ? parseDuration(raw.micro['task-timeout']) : DEFAULTS.taskTimeoutMs,
       maxProcesses: typeof raw.micro?.processes === 'number' ? raw.micro.processes : MAX_PROCESSES_PER_ROUND,
+      measure: raw.micro?.measure ?? 'time',
+      seeds: raw.micro?.seeds ?? DEFAULTS.seeds,
     }),
     http: Object.freeze((raw.http ?? []).map((entry, index) => toHttp(entry, index, file))),
     httpMode: raw['http-mode'] ?? DEFAULTS.httpMode,

@@ -6,6 +6,9 @@ export interface BudgetRule {
 
 export type Isolation = 'alternate' | 'thread' | 'process';
 
+/** What a micro-benchmark is measured in: time (calls per second) or counts (instructions per call, under callgrind). */
+export type MeasureKind = 'time' | 'counts';
+
 export interface MicroConfig {
   /** Glob patterns of bench files, relative to a revision's root. */
   readonly files: readonly string[];
@@ -16,6 +19,10 @@ export interface MicroConfig {
   readonly taskTimeoutMs: number;
   /** The most benchmark processes one round may run (micro.processes; 8 for auto). */
   readonly maxProcesses: number;
+  /** micro.measure: time (default) or counts (measure/counts/). */
+  readonly measure: MeasureKind;
+  /** micro.seeds: counts mode's processes per revision, each under its own V8 hash and random seed. */
+  readonly seeds: number;
 }
 
 /** micro.processes: auto means up to this many. */
@@ -110,6 +117,8 @@ export const DEFAULTS = {
   isolation: 'alternate' as Isolation,
   taskTimeMs: 400,
   taskTimeoutMs: 30_000,
+  // Counts mode's processes per revision (micro.seeds).
+  seeds: 3,
   confidence: 0.95,
   timeLimitMs: 5 * 60_000,
   installTimeoutMs: 15 * 60_000,

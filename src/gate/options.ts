@@ -1,6 +1,6 @@
 import type { Installs } from '../checkout/reuse.js';
 import type { PolicySource } from '../config/policy.js';
-import type { BudgetRule, Config, HttpMode, Isolation, ProfileMode } from '../config/types.js';
+import type { BudgetRule, Config, HttpMode, Isolation, MeasureKind, ProfileMode } from '../config/types.js';
 import { exactFile } from '../measure/micro/discover.js';
 import type { MeasureSettings } from '../measure/micro/protocol.js';
 import type { ShardSpec } from '../measure/shard.js';
@@ -26,6 +26,8 @@ export interface GateOptions {
     timeLimitMs?: number | undefined;
     installTimeoutMs?: number | undefined;
     isolation?: Isolation | undefined;
+    /** --measure: time or counts, in place of micro.measure. */
+    measure?: MeasureKind | undefined;
     /** --files: bench file globs in place of micro.files. */
     files?: readonly string[] | undefined;
     httpMode?: HttpMode | undefined;
@@ -53,6 +55,8 @@ export interface GateOptions {
   profileDir?: string | undefined;
   log: (line: string) => void;
   onProgress?: (progress: MeasureProgress) => void;
+  /** Counts mode without valgrind: install it (the action does, with apt-get) and say whether that worked. */
+  installCallgrind?: ((log: (line: string) => void) => boolean) | undefined;
   /** Registers a cleanup for SIGINT/SIGTERM; returns its deregistration. */
   onCleanup?: (cleanup: () => void) => () => void;
   now?: () => number;
@@ -99,6 +103,7 @@ export function withOverrides(config: Config, overrides: GateOptions['overrides'
     micro: Object.freeze({
       ...config.micro,
       isolation: overrides.isolation ?? config.micro.isolation,
+      measure: overrides.measure ?? config.micro.measure,
       files: overrides.only ? overrides.only.files.map(exactFile) : overrides.files?.length ? [...overrides.files] : config.micro.files,
     }),
     httpMode: overrides.httpMode ?? config.httpMode,

@@ -4,9 +4,11 @@ import path from 'node:path';
 import { checkout } from '../checkout/revisions.js';
 import { loadConfig } from '../config/load.js';
 import { currentEnvironment } from '../report/environment.js';
-import { REPORT_VERSION, type Report, runVerdict, summarize, withAnswer } from '../report/model.js';
+import { REPORT_VERSION, type Report, runVerdict, sortBenchmarks, summarize, withAnswer } from '../report/model.js';
+import { plannedFigures } from '../measure/http/schedule.js';
 import { allowChildVariables, killStrays } from '../util/processes.js';
 import { explainStage } from './explain.js';
+import { countsStage } from './counts.js';
 import { checkBenchFiles, findBenchFiles } from './files.js';
 import { measureHttpStage } from './http.js';
 import { judge } from './judge.js';
@@ -55,7 +57,7 @@ export async function runGate(options: GateOptions): Promise<Report> {
     // calibrate measures every benchmark to the time limit: nothing is decided early there.
     const plan = planRun(part.config, part.shard?.familySize, !options.untilTimeLimit);
     const firstLook = planFirstLook(part.config, plan, inventory, part.files);
-    if (!options.untilTimeLimit) warnIfFirstLooksCannotFit(part.config, firstLook, options.log);
+    if (!options.untilTimeLimit && part.config.micro.measure === 'time') warnIfFirstLooksCannotFit(part.config, firstLook, options.log);
     const run: RunContext = {
       config: part.config,
       tree,
@@ -69,9 +71,19 @@ export async function runGate(options: GateOptions): Promise<Report> {
       now,
     };
     const files = part.files;
-    const micro = files ? await measureMicroStage(run, files) : undefined;
+    const counting = run.config.micro.measure === 'counts';
+    const micro = files && !counting ? await measureMicroStage(run, files) : undefined;
     const http = run.config.http.length ? await measureHttpStage(run, micro) : undefined;
-    const judged = judge(run, micro, http);
+    const counted = files && counting ? await countsStage(run, files, http ? plannedFigures(run.config.http) : 0) : undefined;
+    const timed = judge(run, micro, http);
+    // Counts are judged at one look, at the Bonferroni share over the run's figures (theirs and the load tests').
+    const judged = counted
+      ? {
+          benchmarks: sortBenchmarks([...counted.benchmarks, ...timed.benchmarks]),
+          figures: counted.figures,
+          intervalLevel: http ? Math.min(timed.intervalLevel, counted.level) : counted.level,
+        }
+      : timed;
     const measureEnded = now();
     const explained = await explainStage(run, judged.benchmarks, micro, http);
     const native = options.nativeCheck && files ? await nativeStage(run, files, inventory, explained.benchmarks) : undefined;
@@ -86,7 +98,10 @@ export async function runGate(options: GateOptions): Promise<Report> {
       base: { ref: tree.base.ref, sha: tree.base.sha },
       head: { ref: tree.head.ref, sha: tree.head.sha, dirty: tree.head.dirty },
       benchmarks,
-      run: runInfo(run, micro, http, judged, explained.profile && { ...explained.profile, durationMs: now() - measureEnded }),
+      run: {
+        ...runInfo(run, micro, http, judged, explained.profile && { ...explained.profile, durationMs: now() - measureEnded }),
+        ...(counted ? { counts: counted.info, measureMs: (http?.durationMs ?? 0) + counted.info.durationMs } : {}),
+      },
       environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os.loadavg() } },
       ...(part.shard ? { shard: part.shard } : {}),
       ...(policy ? { policy } : {}),

@@ -1,4 +1,4 @@
-import { formatBudget, formatPercent, formatShortPercent, isFiniteNumber } from '../util/format.js';
+import { formatBudget, formatOps, formatPercent, formatShortPercent, isFiniteNumber } from '../util/format.js';
 import type { ReportBenchmark } from './model.js';
 
 /** A benchmark's change, "-12.3% [-14.1%, -10.2%]", or "–" when there is no change to show. */
@@ -14,6 +14,15 @@ export function formatInterval(change: { estimate: number; low: number; high: nu
 }
 
 /** What the run resolves (ReportBenchmark.resolvable): "≈1.4%", "≈12%", or "–" when unknown (too few rounds, no comparison). */
+/** A base or head cell: operations per second, or in counts mode instructions per call ("6.77k instr"). */
+export function formatSide(benchmark: ReportBenchmark, side: 'base' | 'head'): string {
+  if (benchmark.counts) {
+    const figure = benchmark.counts[side]?.instructions;
+    return isFiniteNumber(figure) ? `${formatOps(figure)} instr` : '–';
+  }
+  return formatOps(benchmark[side]?.opsPerSec);
+}
+
 export function formatResolvable(benchmark: ReportBenchmark): string {
   const { resolvable } = benchmark;
   if (!isFiniteNumber(resolvable)) return '–';
@@ -26,6 +35,17 @@ export const RESOLVES_LEGEND =
 
 /** The table's footnote for the base and head columns, the same in both reports: the columns agree with the change. */
 export const COLUMNS_LEGEND = 'base and head in operations per second: base the median over rounds, head base moved by the change';
+
+/** The columns' legend of a counts-mode row (micro.measure: counts). */
+export const COUNTS_LEGEND =
+  "counts: base and head in instructions per call at full tiering (Valgrind's callgrind), the mean over each revision's seeds; the change in calls per instruction (fewer instructions a call is faster), its interval from the seeds' spread";
+
+/** The legends of the columns this report's rows use. */
+export function columnsLegend(benchmarks: readonly ReportBenchmark[]): string {
+  const counted = benchmarks.some((b) => b.counts);
+  const timed = benchmarks.some((b) => !b.counts);
+  return [...(timed ? [COLUMNS_LEGEND] : []), ...(counted ? [COUNTS_LEGEND] : [])].join('. ');
+}
 
 /** The verdict words in one line, the same in both reports (the markdown's in its "How to read this"). */
 export const VERDICTS_LEGEND =

@@ -1,7 +1,7 @@
 import type { Verdict } from '../stats/compare.js';
 import { codeBlockText, escapeLines, joinMarkup, Markup, md } from './escape.js';
-import { formatBudget, formatConfidence, formatFixed, formatOps } from '../util/format.js';
-import { COLUMNS_LEGEND, formatChange, formatResolvable, RESOLVES_LEGEND, verdictWord } from './format.js';
+import { formatBudget, formatConfidence, formatFixed } from '../util/format.js';
+import { columnsLegend, formatChange, formatResolvable, formatSide, RESOLVES_LEGEND, verdictWord } from './format.js';
 import { httpSections } from './http-sections.js';
 import { changeChart } from './chart.js';
 import { groupByFile, groupingHelps, ungrouped } from './groups.js';
@@ -72,13 +72,13 @@ export function renderMarkdown(report: Report): string {
     for (const group of grouped ? groupByFile(benchmarks) : ungrouped(benchmarks)) {
       if (group.file !== undefined) out.push(md`| | <b>${group.file}</b> | | | | | |`);
       for (const { item: b, name } of group.rows) {
-        const [base, head] = [formatOps(b.base?.opsPerSec), formatOps(b.head?.opsPerSec)];
+        const [base, head] = [formatSide(b, 'base'), formatSide(b, 'head')];
         out.push(
           md`| ${verdictCell(b)} | ${name} | ${base} | ${head} | ${formatChange(b, { markCoarse: true })} | ${formatBudget(b.budget)} | ${formatResolvable(b)} |`,
         );
       }
     }
-    out.push(md``, md`<sub>${COLUMNS_LEGEND}. ${RESOLVES_LEGEND}</sub>`, md``);
+    out.push(md``, md`<sub>${columnsLegend(benchmarks)}. ${RESOLVES_LEGEND}</sub>`, md``);
     const chart = changeChart(benchmarks, { grouped });
     // A code block shows its characters as they are: nothing in it is markdown or HTML, once no line can close it.
     if (chart.length) out.push(new Markup(['```text', ...chart.map(codeBlockText), '```'].join('\n')), CHART_LEGEND, md``);

@@ -89,7 +89,22 @@ export interface ReportBenchmark {
   levels?: { base?: ProcessLevels; head?: ProcessLevels };
   /** compare --solo-check: the change with each revision alone in fresh processes, beside this (shared-process) one. */
   solo?: SoloComparison;
+  /**
+   * Counts mode (micro.measure: counts): instructions per call at each revision, the mean over its seeds (each seed a
+   * process under callgrind), with each seed's figure. base/head are then null: nothing was timed. The change is in
+   * calls per instruction (fewer instructions a call reads as faster), its rounds one per seed.
+   */
+  counts?: CountFigures;
   error?: string;
+}
+
+export interface CountFigures {
+  base: { instructions: number; seeds: number[] } | null;
+  head: { instructions: number; seeds: number[] } | null;
+  /** The seeds each revision ran under (V8's --hash-seed and --random-seed). */
+  seeds: number[];
+  /** Seeds whose warm-up found no steady state within its bound (measured as it was then). */
+  unsteady?: { base?: number[]; head?: number[] };
 }
 
 export interface Environment {
@@ -119,6 +134,8 @@ export interface RunInfo {
   httpCpus?: string;
   /** The time limit stopped rounds before the plan was done. */
   limited: boolean;
+  /** Counts mode: the seeds, the callgrind processes and the time they took. */
+  counts?: { seeds: number[]; processes: number; durationMs: number; valgrind: string };
   isolation: string;
   /**
    * Confidence for the whole run (one-sided: 1 - confidence bounds the chance of any false regression),

@@ -2,12 +2,13 @@ import { styleText } from 'node:util';
 import type { Verdict } from '../stats/compare.js';
 
 import { terminalText as printable } from './escape.js';
-import { formatBudget, formatConfidence, formatDuration, formatOps } from '../util/format.js';
+import { formatBudget, formatConfidence, formatDuration } from '../util/format.js';
 import {
-  COLUMNS_LEGEND,
+  columnsLegend,
   fitMiddle as fit,
   formatChange,
   formatResolvable,
+  formatSide,
   RESOLVES_LEGEND,
   VERDICTS_LEGEND,
   verdictWord,
@@ -68,8 +69,8 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
     const allCells = (b: ReportBenchmark, name: string) => [
       `${markOf(b.verdict).mark} ${printable(verdictWord(b.verdict))}${unconfirmedRegression(b) ? ' (unconfirmed)' : ''}`,
       name,
-      formatOps(b.base?.opsPerSec),
-      formatOps(b.head?.opsPerSec),
+      formatSide(b, 'base'),
+      formatSide(b, 'head'),
       formatChange(b),
       formatBudget(b.budget),
       formatResolvable(b),
@@ -114,7 +115,7 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
         for (const rest of more) lines.push(`${gap}${rowIndent}  ${rest}`.trimEnd());
       }
     }
-    for (const line of wrapText(COLUMNS_LEGEND, width)) lines.push(paint('dim', line));
+    for (const line of wrapText(columnsLegend(benchmarks), width)) lines.push(paint('dim', line));
     if (resolves) for (const line of wrapText(RESOLVES_LEGEND, width)) lines.push(paint('dim', line));
     if (benchmarks.some((b) => b.verdict === 'inconclusive' || b.verdict === 'within-budget'))
       for (const line of wrapText(VERDICTS_LEGEND, width)) lines.push(paint('dim', line));
@@ -222,6 +223,7 @@ export function runLine(report: Report): string {
       : `${formatConfidence(run.confidence)} confidence`;
   const parts = [];
   if (run.plannedRounds > 0) parts.push(`${rounds} (${run.isolation} isolation)`);
+  if (run.counts) parts.push(`counts under ${run.counts.seeds.length} seed(s) a revision (${run.counts.processes} callgrind processes)`);
   if (run.httpRounds !== undefined)
     parts.push(
       `${run.httpRounds} HTTP rounds${run.httpConfirmRounds ? ` + ${run.httpConfirmRounds} to confirm` : ''} (${run.httpMode} servers${typeof run.httpCpus === 'string' ? `; ${run.httpCpus}` : ''})`,

@@ -127,6 +127,19 @@ export class LocalSide implements Side {
     await runHook(this.prepared, 'afterAll').catch(() => undefined);
   }
 
+  /**
+   * Its beforeAll hook and one call, then its loop, reading no clock (counts mode, measure/counts/task.ts: a rerun
+   * makes the same calls). Throws a SideFailure.
+   */
+  async countingLoop(): Promise<Loop> {
+    await runHook(this.prepared, 'beforeAll');
+    try {
+      return await firstCall(this.prepared);
+    } catch (error) {
+      throw error instanceof SideFailure ? error : new SideFailure(this.prepared.revision, error, this.prepared.root);
+    }
+  }
+
   /** `calls` calls of its warmed loop, untimed (a profiled run). */
   async run(calls: number): Promise<void> {
     await this.prepared.loop!(calls);
@@ -326,15 +339,7 @@ function figures(total: { runs: number; timeMs: number }, batch: number): SideFi
  */
 async function probe(side: Prepared): Promise<void> {
   try {
-    // The first call tells a sync task from an async one; its per-call hooks run around it as around every other.
-    await runHook(side, 'beforeEach');
-    const first = side.fn();
-    side.isAsync = isThenable(first);
-    if (side.isAsync) await first;
-    await runHook(side, 'afterEach');
-    const hooked = Boolean(side.opts.beforeEach || side.opts.afterEach);
-    const loop = hooked ? hookedLoop(side) : compileLoop(side.fn, side.isAsync);
-    side.loop = loop;
+    const loop = await firstCall(side);
     let count = 1;
     for (; ; count *= 2) {
       const start = performance.now();
@@ -351,6 +356,18 @@ async function probe(side: Prepared): Promise<void> {
   } catch (error) {
     throw error instanceof SideFailure ? error : new SideFailure(side.revision, error, side.root);
   }
+}
+
+/** The first call tells a sync task from an async one (its per-call hooks run around it as around every other); then its loop. */
+async function firstCall(side: Prepared): Promise<Loop> {
+  await runHook(side, 'beforeEach');
+  const first = side.fn();
+  side.isAsync = isThenable(first);
+  if (side.isAsync) await first;
+  await runHook(side, 'afterEach');
+  const hooked = Boolean(side.opts.beforeEach || side.opts.afterEach);
+  side.loop = hooked ? hookedLoop(side) : compileLoop(side.fn, side.isAsync);
+  return side.loop;
 }
 
 /** A probe loop that runs the task's per-call hooks around each call, as tinybench would. */
@@ -379,7 +396,7 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
-type Loop = (n: number) => unknown;
+export type Loop = (n: number) => unknown;
 
 /**
  * A loop of n calls as a freshly compiled function, so each side has its own

@@ -13,8 +13,48 @@ const count = { type: 'number', minimum: 0 };
 const side = { type: 'object', required: ['opsPerSec', 'calls'], properties: { opsPerSec: count, calls: count } };
 const list = (items: object) => ({ type: 'array', maxItems: 100_000, items });
 
+const fileLoad = {
+  type: 'object',
+  required: ['revision', 'file', 'tasks'],
+  properties: {
+    revision: label,
+    file: text,
+    tasks: list(text),
+    harness: text,
+    harnesses: list({
+      type: 'object',
+      required: ['harness', 'path'],
+      properties: { harness: text, version: text, path: text },
+    }),
+    notes: list(text),
+    workerOf: text,
+    error: text,
+  },
+};
+
 const schema = {
   oneOf: [
+    {
+      type: 'object',
+      required: ['type', 'files', 'counts'],
+      properties: {
+        type: { const: 'counted' },
+        files: list(fileLoad),
+        counts: list({
+          type: 'object',
+          required: ['id'],
+          properties: {
+            id: text,
+            instructions: count,
+            floor: count,
+            calls: count,
+            warmupBlocks: count,
+            steady: { type: 'boolean' },
+            error: text,
+          },
+        }),
+      },
+    },
     { type: 'object', required: ['type'], properties: { type: { const: 'ready' } } },
     { type: 'object', required: ['type', 'id'], properties: { type: { const: 'progress' }, id: text, revision: label } },
     {
@@ -36,24 +76,7 @@ const schema = {
           required: ['files', 'pinned'],
           properties: { files: list(text), pinned: { type: 'boolean' }, reason: text },
         },
-        files: list({
-          type: 'object',
-          required: ['revision', 'file', 'tasks'],
-          properties: {
-            revision: label,
-            file: text,
-            tasks: list(text),
-            harness: text,
-            harnesses: list({
-              type: 'object',
-              required: ['harness', 'path'],
-              properties: { harness: text, version: text, path: text },
-            }),
-            notes: list(text),
-            workerOf: text,
-            error: text,
-          },
-        }),
+        files: list(fileLoad),
         tasks: list({
           type: 'object',
           required: ['id', 'batch', 'blocks'],

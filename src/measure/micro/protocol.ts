@@ -74,6 +74,30 @@ export interface LoadJob {
   sides: SideJob[];
 }
 
+/**
+ * Counts mode (measure/counts/): one revision's tasks, each counted in instructions per call under callgrind, which
+ * dumps its counters to `<dumpPrefix>.<n>` at each marker call (measure/counts/task.ts).
+ */
+export interface CountJob {
+  kind: 'count';
+  /** One side: a process counts one revision, under one seed. */
+  sides: SideJob[];
+  dumpPrefix: string;
+  /** Benchmark ids not to count. */
+  skip: string[];
+}
+
+/** One task's count (CountJob), or why it has none. */
+export interface TaskCount {
+  id: string;
+  instructions?: number;
+  floor?: number;
+  calls?: number;
+  warmupBlocks?: number;
+  steady?: boolean;
+  error?: string;
+}
+
 export interface FileLoad {
   revision: RevisionLabel;
   file: string;
@@ -125,4 +149,6 @@ export type RunnerMessage =
   | { type: 'result'; files: FileLoad[]; tasks: TaskOutcome[]; isolated?: IsolatedFiles }
   /** A profile job's answer: the calls made while the profiler ran (the profile is in its outFile). */
   | { type: 'profiled'; calls: Partial<Record<RevisionLabel, number>> }
+  /** A count job's answer. */
+  | { type: 'counted'; files: FileLoad[]; counts: TaskCount[] }
   | { type: 'fatal'; message: string };

@@ -17,8 +17,11 @@ import { changes, fingerprint } from './shared-state.js';
 import { harnessCapture } from './harness/capture.js';
 import { isTypeScript } from './harness/typescript-files.js';
 import { loadBenchFile } from './load.js';
+import { Counter, countTask } from '../counts/task.js';
 import {
   ID_SEPARATOR,
+  type CountJob,
+  type TaskCount,
   type FileLoad,
   type LoadJob,
   type MicroJob,
@@ -170,6 +173,37 @@ async function runJob(job: MicroJob): Promise<void> {
   await send({ type: 'result', files, tasks, ...(isolatedFiles.length ? { isolated: isolatedResult } : {}) });
 }
 
+/**
+ * Counts mode: one revision's tasks in declared order, each warmed and counted in instructions per call
+ * (measure/counts/task.ts); a task that throws is that task's error, the others go on.
+ */
+async function runCount(job: CountJob): Promise<void> {
+  const counter = new Counter(job.dumpPrefix);
+  // The first marker: callgrind is there and dumps at it, or nothing can be counted.
+  counter.read(counter.mark());
+  const { files, byId } = await loadSides(job.sides);
+  const counts: TaskCount[] = [];
+  for (const [id, [task]] of byId) {
+    if (job.skip.includes(id) || !task) continue;
+    current = id;
+    await send({ type: 'progress', id });
+    if ((task.unit ?? 0) !== 0) {
+      counts.push({ id, error: "declared in a worker thread: counts mode counts the main thread's tasks only (use time mode for it)" });
+      continue;
+    }
+    const side = new LocalSide(task);
+    try {
+      const figures = await countTask(await side.countingLoop(), counter);
+      counts.push({ id, ...figures });
+    } catch (error) {
+      counts.push({ id, error: error instanceof Error ? error.message : describeThrown(error) });
+    } finally {
+      await side.finish();
+    }
+  }
+  await send({ type: 'counted', files, counts });
+}
+
 function beat(id: string): Heartbeat {
   const tick = throttled(() => void send({ type: 'progress', id }));
   return (revision?: RevisionLabel) => (revision ? void send({ type: 'progress', id, revision }) : tick());
@@ -252,7 +286,7 @@ async function fatal(message: string): Promise<never> {
 }
 
 /** Before any bench file: the module hooks and the capture (capture-setup.ts). */
-function prepare(job: MicroJob | ProfileJob | LoadJob): void {
+function prepare(job: MicroJob | ProfileJob | LoadJob | CountJob): void {
   const files = job.sides.flatMap((side) => side.files);
   installCapture(files.some((file) => /\.[cm]?tsx?$/.test(file)));
 }
@@ -269,9 +303,9 @@ process.on(
 );
 // benchgate is gone (killed with SIGKILL, so it could not stop us): nobody will read a result, so leave.
 process.once('disconnect', () => process.exit(1));
-process.once('message', (job: MicroJob | ProfileJob | LoadJob) => {
+process.once('message', (job: MicroJob | ProfileJob | LoadJob | CountJob) => {
   prepare(job);
-  (!('kind' in job) ? runJob(job) : job.kind === 'profile' ? runProfile(job) : runLoad(job)).then(
+  (!('kind' in job) ? runJob(job) : job.kind === 'profile' ? runProfile(job) : job.kind === 'count' ? runCount(job) : runLoad(job)).then(
     // Bench files may leave timers or sockets open: the result is sent, so leave now.
     () => process.exit(0),
     (error: unknown) => fatal(`error while ${doing()}: ${describeThrown(error)}`),

@@ -1,7 +1,7 @@
 import type { RevisionLabel } from '../../checkout/revisions.js';
 import { killGroup, OutputTail, spawnTracked } from '../../util/processes.js';
 import { checkRunnerMessage } from './messages.js';
-import type { FileLoad, IsolatedFiles, LoadJob, MicroJob, ProfileJob, TaskOutcome } from './protocol.js';
+import type { CountJob, FileLoad, IsolatedFiles, LoadJob, MicroJob, ProfileJob, TaskCount, TaskOutcome } from './protocol.js';
 
 export type ProcessOutcome =
   | {
@@ -13,6 +13,8 @@ export type ProcessOutcome =
       calls?: Partial<Record<RevisionLabel, number>>;
       /** Bench files measured in isolates of their own (isolates.ts). */
       isolated?: IsolatedFiles;
+      /** Count jobs: each task's instructions per call. */
+      counts?: TaskCount[];
     }
   | {
       ok: false;
@@ -29,6 +31,8 @@ export interface SpawnSettings {
   /** Kill the process when it shows no progress for this long (from its start, until its handshake, too). */
   stallTimeoutMs: number;
   cwd: string;
+  /** What runs the runner: node (the default, process.execPath), or a wrapper with its arguments ending in node's (counts: valgrind). */
+  command?: { file: string; args: string[] } | undefined;
 }
 
 /** Once the process has exited, how long its last messages and output may take to arrive (a grandchild holding its pipes open). */
@@ -39,11 +43,12 @@ const DRAIN_MS = 5_000;
  * The job is sent after the runner's handshake ('ready'), and an exit is judged on 'close' (the IPC
  * channel and pipes drained, so a result sent just before the exit is never lost), bounded by DRAIN_MS.
  */
-export function runBenchmarkProcess(job: MicroJob | ProfileJob | LoadJob, settings: SpawnSettings): Promise<ProcessOutcome> {
+export function runBenchmarkProcess(job: MicroJob | ProfileJob | LoadJob | CountJob, settings: SpawnSettings): Promise<ProcessOutcome> {
   const started = Date.now();
   return new Promise((resolve) => {
     const tail = new OutputTail();
-    const child = spawnTracked(process.execPath, [settings.runnerPath], {
+    const command = settings.command ?? { file: process.execPath, args: [] };
+    const child = spawnTracked(command.file, [...command.args, settings.runnerPath], {
       cwd: settings.cwd,
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
@@ -105,6 +110,8 @@ export function runBenchmarkProcess(job: MicroJob | ProfileJob | LoadJob, settin
           durationMs: Date.now() - started,
           ...(message.isolated ? { isolated: message.isolated } : {}),
         });
+      else if (message.type === 'counted')
+        finish({ ok: true, files: message.files, tasks: [], counts: message.counts, durationMs: Date.now() - started });
       else if (message.type === 'profiled')
         finish({ ok: true, files: [], tasks: [], calls: message.calls, durationMs: Date.now() - started });
       else fail(`the benchmark process (pid ${child.pid}) failed: ${message.message}`);

@@ -1,0 +1,115 @@
+import { budgetFor } from '../config/budgets.js';
+import { findCallgrind } from '../measure/counts/callgrind.js';
+import { measureCounts, type CountedBenchmark, type SideCounts } from '../measure/counts/schedule.js';
+import { beyondBudget } from '../stats/compare.js';
+import { compareCounts } from '../stats/counts.js';
+import { type ReportBenchmark } from '../report/model.js';
+import { formatDuration } from '../util/format.js';
+import type { RunContext } from './plan.js';
+
+/** A benchmark process under callgrind shows progress once a task: a task's count may take minutes there. */
+const COUNT_STALL_MS = 10 * 60_000;
+
+export interface CountsStage {
+  benchmarks: ReportBenchmark[];
+  info: { seeds: number[]; processes: number; durationMs: number; valgrind: string };
+  /** The budgeted figures that shared the run's error, and the two-sided level each interval was read at. */
+  figures: number;
+  level: number;
+}
+
+/**
+ * micro.measure: counts, in place of the timed micro rounds: each revision's tasks counted in instructions per call
+ * under `seeds` seeds (measure/counts/), and each benchmark judged on the seeds' spread (stats/counts.ts) at its
+ * budget. `otherFigures` are the run's other budgeted figures (its load tests'): each interval is read at the
+ * Bonferroni share of the run's error over all of them, as one look spends it.
+ */
+export async function countsStage(run: RunContext, files: { base: string[]; head: string[] }, otherFigures: number): Promise<CountsStage> {
+  const { config, options } = run;
+  const valgrind = callgrind(options.installCallgrind, options.log);
+  const seeds = Array.from({ length: config.micro.seeds }, (_, i) => i + 1);
+  options.log(
+    `counts: instructions per call under ${valgrind.version}'s callgrind, ${seeds.length} seed(s) per revision, a process each (${seeds.length * 2} processes)`,
+  );
+  const measured = await measureCounts({
+    base: run.tree.base,
+    head: run.tree.head,
+    baseFiles: files.base,
+    headFiles: files.head,
+    runnerPath: options.runnerPath,
+    valgrind: valgrind.path,
+    seeds,
+    stallTimeoutMs: Math.max(config.micro.taskTimeoutMs, COUNT_STALL_MS),
+    log: options.log,
+    now: run.now,
+  });
+  options.log(`counts: ${measured.processes} processes in ${formatDuration(measured.durationMs)}`);
+  const info = { seeds, processes: measured.processes, durationMs: measured.durationMs, valgrind: valgrind.version };
+  if (!measured.benchmarks.length) {
+    // Nothing counted: every process failed (or no task was declared), and an unmeasured run is never a pass.
+    const why = measured.failures.join('\n') || 'the bench files declare no task';
+    return {
+      benchmarks: [failed('counts', undefined, `no task was counted: ${why}`)],
+      info,
+      figures: otherFigures,
+      level: config.confidence,
+    };
+  }
+  const compared = measured.benchmarks.filter((b) => !b.error && b.base && b.head).length;
+  const figures = compared + otherFigures;
+  const level = 1 - (2 * (1 - config.confidence)) / Math.max(1, figures);
+  return { benchmarks: measured.benchmarks.map((b) => judged(b, budgetFor(b.id, config), level, seeds)), info, figures, level };
+}
+
+/** valgrind, installed first where the caller can (the action) and it is missing; else the error that says how. */
+function callgrind(install: ((log: (line: string) => void) => boolean) | undefined, log: (line: string) => void) {
+  try {
+    return findCallgrind();
+  } catch (error) {
+    if (!install || !install(log)) throw error;
+    return findCallgrind();
+  }
+}
+
+function judged(b: CountedBenchmark, budget: number, level: number, seeds: number[]): ReportBenchmark {
+  if (b.error) return failed(b.id, b.file, b.error);
+  const side = (of: SideCounts | undefined) =>
+    of ? { instructions: of.instructions.reduce((sum, x) => sum + x, 0) / of.instructions.length, seeds: of.instructions } : null;
+  const unsteady = {
+    ...(b.base?.unsteady.length ? { base: b.base.unsteady } : {}),
+    ...(b.head?.unsteady.length ? { head: b.head.unsteady } : {}),
+  };
+  const counts = { base: side(b.base), head: side(b.head), seeds, ...(Object.keys(unsteady).length ? { unsteady } : {}) };
+  const common = { id: b.id, kind: 'micro' as const, file: b.file, budget, base: null, head: null, counts, resolvable: null };
+  if (!b.base || !b.head) return { ...common, verdict: b.base ? 'removed' : 'new', beyondBudget: null, change: null, rounds: [] };
+  const result = compareCounts(b.base.instructions, b.head.instructions, budget, level);
+  const note = Object.keys(unsteady).length
+    ? `no steady state within the warm-up's bound under seed(s) ${[...(unsteady.base ?? []), ...(unsteady.head ?? [])].join(', ')}: counted as it was then`
+    : undefined;
+  return {
+    ...common,
+    verdict: result.verdict,
+    beyondBudget: beyondBudget(result.verdict),
+    change: { estimate: result.change.estimate, low: result.change.low, high: result.change.high, confidence: result.change.confidence },
+    rounds: result.logRatios.map((x) => Math.expm1(x)),
+    regressionP: result.regressionP,
+    ...(note ? { note } : {}),
+  };
+}
+
+function failed(id: string, file: string | undefined, message: string): ReportBenchmark {
+  return {
+    id,
+    kind: 'micro',
+    file: file ?? null,
+    verdict: 'error',
+    beyondBudget: null,
+    budget: 0,
+    base: null,
+    head: null,
+    change: null,
+    rounds: [],
+    resolvable: null,
+    error: message,
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * Valgrind's callgrind, the CPU simulator counts mode runs each benchmark process under: where to find it, and the
+ * command that starts node in it with its counters dumped at the marker (task.ts) and V8 made reproducible.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { UserError } from '../../util/errors.js';
+
+/** The line that installs it, on Debian and Ubuntu (GitHub's runners too). */
+export const INSTALL_LINE = 'sudo apt-get install -y valgrind';
+
+/** valgrind's path and version, or a UserError that says how to install it. */
+export function findCallgrind(valgrind = 'valgrind'): { path: string; version: string } {
+  try {
+    const version = execFileSync(valgrind, ['--version'], {
+      encoding: 'utf8',
+      timeout: 10_000,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+    return { path: valgrind, version };
+  } catch {
+    throw new UserError(
+      `measure: counts runs each benchmark process under Valgrind's callgrind, and '${valgrind}' is not found here: install it (${INSTALL_LINE}), or measure time (measure: time, --measure time).`,
+    );
+  }
+}
+
+/**
+ * valgrind's arguments before the runner's path: callgrind, dumping at each `os.getPriority()` (its libuv call is
+ * the marker) to `<dumpPrefix>.<n>`, node with V8's predictable mode (no concurrent compiler or collector threads:
+ * the same work in the same order every run) under the seed's hash and random seeds. Full tiering: the optimizing
+ * compilers stay on, as users run.
+ */
+export function callgrindArgs(dumpPrefix: string, seed: number, node = process.execPath): string[] {
+  return [
+    '--tool=callgrind',
+    '--quiet',
+    `--callgrind-out-file=${dumpPrefix}`,
+    '--dump-before=uv_os_getpriority',
+    '--dump-instr=no',
+    '--dump-line=no',
+    node,
+    '--predictable',
+    '--predictable-gc-schedule',
+    `--hash-seed=${seed}`,
+    `--random-seed=${seed}`,
+  ];
+}
+
+/**
+ * The action's installer, on a runner without valgrind: `sudo -n apt-get install -y valgrind` (GitHub's Ubuntu runners
+ * have password-less sudo), bounded in time; false where it could not (the caller then says how to install it).
+ */
+export function installValgrind(log: (line: string) => void): boolean {
+  log(`counts: valgrind is not installed here: ${INSTALL_LINE}`);
+  const run = (args: string[]) =>
+    spawnSync('sudo', ['-n', ...args], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout: 5 * 60_000,
+      encoding: 'utf8',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
+  const installed = run(['apt-get', 'install', '-y', '--no-install-recommends', 'valgrind']);
+  if (installed.status === 0) return true;
+  // A runner image whose package lists are stale: update them once and try again.
+  const updated = run(['apt-get', 'update']);
+  return updated.status === 0 && run(['apt-get', 'install', '-y', '--no-install-recommends', 'valgrind']).status === 0;
+}

@@ -1,0 +1,143 @@
+/**
+ * Counts mode's measuring: every revision under every seed in a benchmark process of its own, under callgrind, all
+ * its tasks counted in one process (task.ts). Counts do not move with neighbours, so the processes run side by side,
+ * as many as the machine has cores.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Revision, RevisionLabel } from '../../checkout/revisions.js';
+import { runBenchmarkProcess } from '../micro/spawn.js';
+import { ID_SEPARATOR, type TaskCount } from '../micro/protocol.js';
+import { callgrindArgs } from './callgrind.js';
+
+export interface CountPlan {
+  base: Revision;
+  head: Revision;
+  baseFiles: string[];
+  headFiles: string[];
+  runnerPath: string;
+  valgrind: string;
+  seeds: readonly number[];
+  /** Processes at once (default: the machine's cores). */
+  parallel?: number | undefined;
+  /** A process that shows no progress for this long is killed (a task under the simulator runs 20-100× slower). */
+  stallTimeoutMs: number;
+  log: (line: string) => void;
+  now?: () => number;
+}
+
+/** One revision's counts of one task: a figure per seed, in the plan's seed order. */
+export interface SideCounts {
+  instructions: number[];
+  floor: number[];
+  calls: number[];
+  /** Seeds whose warm-up found no steady state. */
+  unsteady: number[];
+}
+
+export interface CountedBenchmark {
+  id: string;
+  file: string;
+  base: SideCounts | undefined;
+  head: SideCounts | undefined;
+  /** A revision's process or task failed under some seed: no figure, never a pass. */
+  error?: string;
+}
+
+export interface CountMeasurement {
+  benchmarks: CountedBenchmark[];
+  seeds: readonly number[];
+  processes: number;
+  /** Processes that failed as a whole (their revision's tasks are errors; with no task known at all, the run fails). */
+  failures: string[];
+  durationMs: number;
+}
+
+interface Job {
+  revision: Revision;
+  files: string[];
+  seed: number;
+}
+
+export async function measureCounts(plan: CountPlan): Promise<CountMeasurement> {
+  const now = plan.now ?? Date.now;
+  const started = now();
+  const jobs: Job[] = plan.seeds.flatMap((seed) => [
+    { revision: plan.base, files: plan.baseFiles, seed },
+    { revision: plan.head, files: plan.headFiles, seed },
+  ]);
+  const temp = mkdtempSync(path.join(os.tmpdir(), 'benchgate-counts-'));
+  const results = new Map<Job, { counts: TaskCount[]; error?: string }>();
+  try {
+    const parallel = Math.max(1, Math.min(plan.parallel ?? os.availableParallelism(), jobs.length));
+    let next = 0;
+    const worker = async () => {
+      while (next < jobs.length) {
+        const job = jobs[next]!;
+        const dumpPrefix = path.join(temp, `callgrind.${next++}`);
+        plan.log(`counts: ${job.revision.label} under seed ${job.seed} (callgrind)`);
+        const outcome = await runBenchmarkProcess(
+          { kind: 'count', sides: [{ revision: job.revision.label, root: job.revision.root, files: job.files }], dumpPrefix, skip: [] },
+          {
+            runnerPath: plan.runnerPath,
+            stallTimeoutMs: plan.stallTimeoutMs,
+            cwd: job.revision.root,
+            command: { file: plan.valgrind, args: callgrindArgs(dumpPrefix, job.seed) },
+          },
+        );
+        if (!outcome.ok) {
+          results.set(job, { counts: [], error: outcome.message });
+          continue;
+        }
+        const failed = outcome.files.filter((load) => load.error).map((load) => `${load.file} did not load: ${load.error}`);
+        results.set(job, { counts: outcome.counts ?? [], ...(failed.length ? { error: failed.join('; ') } : {}) });
+      }
+    };
+    await Promise.all(Array.from({ length: parallel }, worker));
+    const failures = jobs.flatMap((job) => {
+      const error = results.get(job)?.error;
+      return error ? [`${job.revision.label} under seed ${job.seed}: ${error}`] : [];
+    });
+    return { benchmarks: collect(plan, jobs, results), seeds: plan.seeds, processes: jobs.length, failures, durationMs: now() - started };
+  } finally {
+    rmSync(temp, { recursive: true, force: true });
+  }
+}
+
+/** Each task's figures per revision and seed; a process that failed fails every task of its revision. */
+function collect(plan: CountPlan, jobs: Job[], results: Map<Job, { counts: TaskCount[]; error?: string }>): CountedBenchmark[] {
+  const ids = new Map<string, string>();
+  for (const { counts } of results.values())
+    for (const count of counts)
+      if (!count.id.endsWith(`${ID_SEPARATOR}*`)) ids.set(count.id, count.id.slice(0, count.id.indexOf(ID_SEPARATOR)));
+  const side = (label: RevisionLabel, id: string, file: string): { counts?: SideCounts; error?: string } => {
+    const own = jobs.filter((job) => job.revision.label === label);
+    if (!own.some((job) => job.files.includes(file))) return {};
+    const counts: SideCounts = { instructions: [], floor: [], calls: [], unsteady: [] };
+    for (const job of own) {
+      const result = results.get(job);
+      if (!result) return { error: `${label} under seed ${job.seed} did not run` };
+      const count = result.counts.find((c) => c.id === id);
+      // A process that failed, or a bench file that did not load, leaves its revision's tasks without a count.
+      if (result.error && !count) return { error: `${label} under seed ${job.seed}: ${result.error}` };
+      if (!count) return {};
+      if (count.error || count.instructions === undefined)
+        return { error: `${label} under seed ${job.seed}: ${count.error ?? 'no count'}` };
+      counts.instructions.push(count.instructions);
+      counts.floor.push(count.floor ?? count.instructions);
+      counts.calls.push(count.calls ?? 0);
+      if (count.steady === false) counts.unsteady.push(job.seed);
+    }
+    return { counts };
+  };
+  // A process that failed before it declared anything leaves its revision's ids unknown: the other revision's stand in.
+  return [...ids]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([id, file]) => {
+      const base = side('base', id, file);
+      const head = side('head', id, file);
+      const error = base.error ?? head.error;
+      return { id, file, base: base.counts, head: head.counts, ...(error ? { error } : {}) };
+    });
+}

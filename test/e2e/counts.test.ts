@@ -1,0 +1,66 @@
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { fixtureRepo, leftoverProcesses, leftovers, readJson, removeFixtureRepos, runCli } from './helpers.js';
+
+// Two seeds a revision keep the file quick (4 callgrind processes a compare); the default is 3.
+const COUNTS = 'budget: 5%\nmicro:\n  measure: counts\n  seeds: 2\n';
+
+afterAll(removeFixtureRepos);
+
+let repo = '';
+afterEach(async () => {
+  expect(await leftoverProcesses()).toEqual([]);
+  if (repo) expect(leftovers(repo)).toEqual({ worktrees: [], tempDirs: [] });
+});
+
+interface CountedRow {
+  id: string;
+  verdict: string;
+  change: { estimate: number; low: number; high: number };
+  counts: { base: { instructions: number; seeds: number[] }; head: { instructions: number; seeds: number[] }; seeds: number[] };
+  base: unknown;
+  rounds: number[];
+}
+
+describe('benchgate compare --measure counts (micro.measure: counts), under callgrind', () => {
+  it('counts the uuid-per-request story as a regression in instructions per call, and says what the columns are', async () => {
+    repo = fixtureRepo('ids', { config: COUNTS });
+    const run = await runCli(
+      ['compare', '--base', 'main', '--profile', 'never', '--json', 'out/report.json', '--markdown', 'out/report.md'],
+      repo,
+    );
+    expect(run.code, run.stderr).toBe(1);
+    const report = readJson(path.join(repo, 'out/report.json'));
+    expect(report.verdict).toBe('fail');
+    const [bench] = report.benchmarks as CountedRow[];
+    expect(bench!.id).toBe('bench/ids.bench.js > make request id');
+    expect(bench!.verdict).toBe('regression');
+    // A counter against 16 random bytes a call: head runs many times the instructions.
+    expect(bench!.counts.head.instructions).toBeGreaterThan(5 * bench!.counts.base.instructions);
+    expect(bench!.change.high).toBeLessThan(-0.5);
+    expect(bench!.change.estimate).toBeCloseTo(bench!.counts.base.instructions / bench!.counts.head.instructions - 1, 2);
+    expect(bench!.counts.seeds).toEqual([1, 2]);
+    expect(bench!.counts.base.seeds).toHaveLength(2);
+    expect(bench!.rounds).toHaveLength(2);
+    // Nothing was timed: no operations per second to show.
+    expect(bench!.base).toBeNull();
+    expect(report.run.counts).toMatchObject({ seeds: [1, 2], processes: 4 });
+    expect(run.stdout).toMatch(/instr/);
+    expect(run.stdout).toContain('instructions per call');
+    expect(run.stdout).toContain('FAIL: 1 regression');
+  });
+
+  it('reads the same code under the same seed as the same count (A/A): unchanged, not a spread', async () => {
+    repo = fixtureRepo('ids', { config: COUNTS });
+    const run = await runCli(['compare', '--base', 'main', '--head', 'main', '--profile', 'never', '--json', 'out/report.json'], repo);
+    expect(run.code, run.stderr).toBe(0);
+    const report = readJson(path.join(repo, 'out/report.json'));
+    const [bench] = report.benchmarks as CountedRow[];
+    expect(bench!.verdict).toBe('unchanged');
+    // Each seed's base and head processes ran the same code: their counts agree to 0.01% (the target), the change with them.
+    bench!.counts.base.seeds.forEach((count, i) => {
+      expect(Math.abs(count / bench!.counts.head.seeds[i]! - 1), `seed ${i + 1}`).toBeLessThan(1e-4);
+    });
+    expect(Math.abs(bench!.change.estimate)).toBeLessThan(1e-4);
+  });
+});
