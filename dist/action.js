@@ -89358,6 +89358,7 @@ var schema = {
             id: text,
             instructions: count2,
             floor: count2,
+            window: count2,
             calls: count2,
             warmupBlocks: count2,
             steady: { type: "boolean" },
@@ -96195,6 +96196,10 @@ async function measureCounts(plan) {
       while (next < jobs.length) {
         const job = jobs[next];
         const dumpPrefix = path15.join(temp, `callgrind.${next++}`);
+        if (plan.deadline !== void 0 && now() > plan.deadline) {
+          results.set(job, { counts: [], error: "not started: the time limit was reached (raise time-limit, or lower micro.seeds)" });
+          continue;
+        }
         plan.log(`counts: ${job.revision.label} under seed ${job.seed} (callgrind)`);
         const outcome = await runBenchmarkProcess(
           { kind: "count", sides: [{ revision: job.revision.label, root: job.revision.root, files: job.files }], dumpPrefix, skip: [] },
@@ -96318,7 +96323,8 @@ async function countsStage(run, files, otherFigures) {
     seeds,
     stallTimeoutMs: Math.max(config.micro.taskTimeoutMs, COUNT_STALL_MS),
     log: options.log,
-    now: run.now
+    now: run.now,
+    deadline: run.started + config.timeLimitMs
   });
   options.log(`counts: ${measured.processes} processes in ${formatDuration(measured.durationMs)}`);
   const info2 = { seeds, processes: measured.processes, durationMs: measured.durationMs, valgrind: valgrind.version };

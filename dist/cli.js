@@ -80074,6 +80074,7 @@ var schema = {
             id: text,
             instructions: count2,
             floor: count2,
+            window: count2,
             calls: count2,
             warmupBlocks: count2,
             steady: { type: "boolean" },
@@ -86898,6 +86899,10 @@ async function measureCounts(plan) {
       while (next < jobs.length) {
         const job = jobs[next];
         const dumpPrefix = path9.join(temp, `callgrind.${next++}`);
+        if (plan.deadline !== void 0 && now() > plan.deadline) {
+          results.set(job, { counts: [], error: "not started: the time limit was reached (raise time-limit, or lower micro.seeds)" });
+          continue;
+        }
         plan.log(`counts: ${job.revision.label} under seed ${job.seed} (callgrind)`);
         const outcome = await runBenchmarkProcess(
           { kind: "count", sides: [{ revision: job.revision.label, root: job.revision.root, files: job.files }], dumpPrefix, skip: [] },
@@ -87021,7 +87026,8 @@ async function countsStage(run, files, otherFigures) {
     seeds,
     stallTimeoutMs: Math.max(config.micro.taskTimeoutMs, COUNT_STALL_MS),
     log: options.log,
-    now: run.now
+    now: run.now,
+    deadline: run.started + config.timeLimitMs
   });
   options.log(`counts: ${measured.processes} processes in ${formatDuration(measured.durationMs)}`);
   const info = { seeds, processes: measured.processes, durationMs: measured.durationMs, valgrind: valgrind.version };

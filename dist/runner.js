@@ -2681,9 +2681,9 @@ import { readFileSync as readFileSync2, rmSync } from "node:fs";
 import os2 from "node:os";
 import v8 from "node:v8";
 import vm from "node:vm";
-var BLOCK_INSTRUCTIONS = 4e6;
-var MEASURED_BLOCKS = 8;
-var STEADY_RUN = 3;
+var BLOCK_INSTRUCTIONS = 1e6;
+var MEASURED_BLOCKS = 7;
+var STEADY_RUN = 2;
 var STEADY_TOLERANCE = 5e-3;
 var MAX_WARMUP_BLOCKS = 60;
 var MAX_BLOCK_CALLS = 1 << 24;
@@ -2698,7 +2698,7 @@ var Counter = class {
     os2.getPriority();
     return ++this.dumps;
   }
-  /** The instructions of the segment that dump `n` ended (read once; the dump and every one before it are removed). */
+  /** The instructions of the segment that dump `n` ended (its file is removed). */
   read(n2) {
     const file = `${this.prefix}.${n2}`;
     let text;
@@ -2709,17 +2709,24 @@ var Counter = class {
         `callgrind wrote no dump at the marker (${file}): this node binary may not export uv_os_getpriority, or the process is not under callgrind`
       );
     }
-    for (let k2 = n2; k2 > 0 && k2 >= n2 - 2; k2--) rmSync(`${this.prefix}.${k2}`, { force: true });
+    rmSync(file, { force: true });
     const totals = /^(?:totals|summary):\s+(\d+)/m.exec(text);
     if (!totals) throw new Error(`callgrind's dump ${file} has no totals line`);
     return Number(totals[1]);
   }
-  /** The instructions of `run()`, its marker's call included. */
-  async block(run) {
+  /**
+   * `count` blocks of `run()` back to back after a young collection (so where their scavenges fall depends on them
+   * alone, not on what the process allocated before): each block's instructions, its marker's call included.
+   */
+  async blocks(count, run) {
     youngCollection();
-    this.mark();
-    await run();
-    return this.read(this.mark());
+    const first = this.mark();
+    for (let k2 = 0; k2 < count; k2++) {
+      await run();
+      this.mark();
+    }
+    rmSync(`${this.prefix}.${first}`, { force: true });
+    return Array.from({ length: count }, (_2, k2) => this.read(first + 1 + k2));
   }
 };
 var collect = (() => {
@@ -2730,16 +2737,20 @@ function youngCollection() {
   collect({ type: "minor", execution: "sync" });
 }
 async function countTask(loop, counter) {
+  const blocks = (count, calls) => counter.blocks(count, () => loop(calls));
+  const empty = async () => Math.min(...await blocks(3, 0));
+  let overhead = await empty();
   let batch = 1;
   for (; ; ) {
-    const spent = Math.min(await counter.block(() => loop(batch)), await counter.block(() => loop(batch)));
+    const spent = Math.min(...await blocks(2, batch)) - overhead;
     if (spent >= BLOCK_INSTRUCTIONS || batch >= MAX_BLOCK_CALLS) break;
-    batch *= 2;
+    const wanted = spent > 0 ? batch * BLOCK_INSTRUCTIONS / spent : batch * 64;
+    batch = Math.min(MAX_BLOCK_CALLS, Math.max(batch * 2, 2 ** Math.ceil(Math.log2(wanted))));
   }
   const perCall = [];
   let steady = false;
   while (perCall.length < MAX_WARMUP_BLOCKS) {
-    perCall.push(await counter.block(() => loop(batch)) / batch);
+    perCall.push(...(await blocks(STEADY_RUN, batch)).map((spent) => (spent - overhead) / batch));
     if (perCall.length >= 2 * STEADY_RUN) {
       const last = Math.min(...perCall.slice(-STEADY_RUN));
       const before = Math.min(...perCall.slice(-2 * STEADY_RUN, -STEADY_RUN));
@@ -2749,15 +2760,17 @@ async function countTask(loop, counter) {
       }
     }
   }
-  let total = 0;
-  let floor = Number.POSITIVE_INFINITY;
-  for (let block = 0; block < MEASURED_BLOCKS; block++) {
-    const spent = await counter.block(() => loop(batch));
-    total += spent;
-    floor = Math.min(floor, spent / batch);
-  }
-  const calls = batch * MEASURED_BLOCKS;
-  return { instructions: total / calls, floor, calls, batch, warmupBlocks: perCall.length, steady };
+  overhead = await empty();
+  const measured = (await blocks(MEASURED_BLOCKS, batch)).map((spent) => (spent - overhead) / batch);
+  return {
+    instructions: median(measured),
+    floor: Math.min(...measured),
+    window: measured.reduce((sum2, x2) => sum2 + x2, 0) / measured.length,
+    calls: batch * MEASURED_BLOCKS,
+    batch,
+    warmupBlocks: perCall.length,
+    steady
+  };
 }
 
 // src/measure/micro/runner.ts
@@ -2888,7 +2901,7 @@ async function runJob(job) {
 }
 async function runCount(job) {
   const counter = new Counter(job.dumpPrefix);
-  counter.read(counter.mark());
+  await counter.blocks(1, () => void 0);
   const { files, byId } = await loadSides(job.sides);
   const counts = [];
   for (const [id, [task]] of byId) {

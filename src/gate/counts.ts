@@ -42,6 +42,7 @@ export async function countsStage(run: RunContext, files: { base: string[]; head
     stallTimeoutMs: Math.max(config.micro.taskTimeoutMs, COUNT_STALL_MS),
     log: options.log,
     now: run.now,
+    deadline: run.started + config.timeLimitMs,
   });
   options.log(`counts: ${measured.processes} processes in ${formatDuration(measured.durationMs)}`);
   const info = { seeds, processes: measured.processes, durationMs: measured.durationMs, valgrind: valgrind.version };

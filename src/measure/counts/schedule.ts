@@ -25,6 +25,8 @@ export interface CountPlan {
   stallTimeoutMs: number;
   log: (line: string) => void;
   now?: () => number;
+  /** No process starts after this (the run's time limit): a revision left uncounted under a seed is an error, never a pass. */
+  deadline?: number | undefined;
 }
 
 /** One revision's counts of one task: a figure per seed, in the plan's seed order. */
@@ -76,6 +78,10 @@ export async function measureCounts(plan: CountPlan): Promise<CountMeasurement> 
       while (next < jobs.length) {
         const job = jobs[next]!;
         const dumpPrefix = path.join(temp, `callgrind.${next++}`);
+        if (plan.deadline !== undefined && now() > plan.deadline) {
+          results.set(job, { counts: [], error: 'not started: the time limit was reached (raise time-limit, or lower micro.seeds)' });
+          continue;
+        }
         plan.log(`counts: ${job.revision.label} under seed ${job.seed} (callgrind)`);
         const outcome = await runBenchmarkProcess(
           { kind: 'count', sides: [{ revision: job.revision.label, root: job.revision.root, files: job.files }], dumpPrefix, skip: [] },

@@ -11,13 +11,17 @@ import { readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import { median } from 'simple-statistics';
 
-/** A block of calls is sized to at least this many instructions, so a marker's own cost (a few thousand) stays below 0.1%. */
-export const BLOCK_INSTRUCTIONS = 4_000_000;
+/**
+ * A block of calls is sized to at least this many instructions (an empty block's cost, the marker's, is taken off):
+ * large against what one call's count may vary by, small enough that a task costs seconds under the simulator.
+ */
+export const BLOCK_INSTRUCTIONS = 1_000_000;
 /** The measured window: this many blocks after steady state, every instruction in them (collections included) counted. */
-export const MEASURED_BLOCKS = 8;
+export const MEASURED_BLOCKS = 7;
 /** Steady state: the floor of the last STEADY_RUN blocks within STEADY_TOLERANCE of the run's before them. */
-const STEADY_RUN = 3;
+const STEADY_RUN = 2;
 const STEADY_TOLERANCE = 0.005;
 /** The most warm-up blocks before the task is measured as it is, said unsteady. */
 export const MAX_WARMUP_BLOCKS = 60;
@@ -25,9 +29,9 @@ export const MAX_WARMUP_BLOCKS = 60;
 const MAX_BLOCK_CALLS = 1 << 24;
 
 /**
- * The marker and the dumps it makes. A block is `mark()`, the calls, `mark()`: callgrind dumps at the second mark what
- * ran since the first, the calls and one marker call; what reading and removing a dump costs falls before a block's
- * first mark, in a segment nobody reads.
+ * The marker and the dumps it makes. Blocks run back to back, each ended by a mark, so callgrind's dump at that mark
+ * holds the block's calls and one marker call; a mark before the first closes what ran before (reading the last
+ * dumps, a message sent), which nobody reads. The dumps are read after the last block.
  */
 export class Counter {
   private dumps = 0;
@@ -40,7 +44,7 @@ export class Counter {
     return ++this.dumps;
   }
 
-  /** The instructions of the segment that dump `n` ended (read once; the dump and every one before it are removed). */
+  /** The instructions of the segment that dump `n` ended (its file is removed). */
   read(n: number): number {
     const file = `${this.prefix}.${n}`;
     let text: string;
@@ -51,18 +55,25 @@ export class Counter {
         `callgrind wrote no dump at the marker (${file}): this node binary may not export uv_os_getpriority, or the process is not under callgrind`,
       );
     }
-    for (let k = n; k > 0 && k >= n - 2; k--) rmSync(`${this.prefix}.${k}`, { force: true });
+    rmSync(file, { force: true });
     const totals = /^(?:totals|summary):\s+(\d+)/m.exec(text);
     if (!totals) throw new Error(`callgrind's dump ${file} has no totals line`);
     return Number(totals[1]);
   }
 
-  /** The instructions of `run()`, its marker's call included. */
-  async block(run: () => unknown): Promise<number> {
+  /**
+   * `count` blocks of `run()` back to back after a young collection (so where their scavenges fall depends on them
+   * alone, not on what the process allocated before): each block's instructions, its marker's call included.
+   */
+  async blocks(count: number, run: () => unknown): Promise<number[]> {
     youngCollection();
-    this.mark();
-    await run();
-    return this.read(this.mark());
+    const first = this.mark();
+    for (let k = 0; k < count; k++) {
+      await run();
+      this.mark();
+    }
+    rmSync(`${this.prefix}.${first}`, { force: true });
+    return Array.from({ length: count }, (_, k) => this.read(first + 1 + k));
   }
 }
 
@@ -81,10 +92,12 @@ function youngCollection(): void {
 }
 
 export interface CountFigures {
-  /** Instructions per call over the measured window (collections and all). */
+  /** Instructions per call: the median of the measured blocks (a rare collection in one block does not move it). */
   instructions: number;
-  /** The fewest instructions per call of one measured block: the code path without a collection in it. */
+  /** The fewest instructions per call of one measured block. */
   floor: number;
+  /** Instructions per call over the whole measured window, collections and all. */
+  window: number;
   calls: number;
   /** Calls per block. */
   batch: number;
@@ -95,22 +108,29 @@ export interface CountFigures {
 
 /**
  * `loop(n)` makes n calls of the task (already warmed by one call and compiled per side, as time mode's loop is).
- * The block doubles until it holds BLOCK_INSTRUCTIONS; blocks then run until their floor stops falling (the optimizing
- * compiler is done with the task), and MEASURED_BLOCKS more are counted.
+ * The block grows by powers of two until it holds BLOCK_INSTRUCTIONS (an empty block's cost, the marker's, taken off);
+ * blocks then run in pairs until their floor stops falling (the optimizing compiler is done with the task), and
+ * MEASURED_BLOCKS more are counted.
  */
 export async function countTask(loop: (n: number) => unknown, counter: Counter): Promise<CountFigures> {
+  const blocks = (count: number, calls: number) => counter.blocks(count, () => loop(calls));
+  // What a block costs with no call in it (the marker's own call, the loop's entry): taken off every block.
+  const empty = async () => Math.min(...(await blocks(3, 0)));
+  let overhead = await empty();
   let batch = 1;
   for (;;) {
     // The fewer of two blocks: a block's first run may hold a compilation the next ones do not.
-    const spent = Math.min(await counter.block(() => loop(batch)), await counter.block(() => loop(batch)));
+    const spent = Math.min(...(await blocks(2, batch))) - overhead;
     if (spent >= BLOCK_INSTRUCTIONS || batch >= MAX_BLOCK_CALLS) break;
-    // Powers of two only: revisions and seeds whose costs are near land on the same block, so collections fall alike.
-    batch *= 2;
+    // Powers of two only, so revisions and seeds of near costs land on the same block and collections fall alike;
+    // at least double, at most to the power that would hold a block's instructions at this cost.
+    const wanted = spent > 0 ? (batch * BLOCK_INSTRUCTIONS) / spent : batch * 64;
+    batch = Math.min(MAX_BLOCK_CALLS, Math.max(batch * 2, 2 ** Math.ceil(Math.log2(wanted))));
   }
   const perCall: number[] = [];
   let steady = false;
   while (perCall.length < MAX_WARMUP_BLOCKS) {
-    perCall.push((await counter.block(() => loop(batch))) / batch);
+    perCall.push(...(await blocks(STEADY_RUN, batch)).map((spent) => (spent - overhead) / batch));
     if (perCall.length >= 2 * STEADY_RUN) {
       const last = Math.min(...perCall.slice(-STEADY_RUN));
       const before = Math.min(...perCall.slice(-2 * STEADY_RUN, -STEADY_RUN));
@@ -120,13 +140,15 @@ export async function countTask(loop: (n: number) => unknown, counter: Counter):
       }
     }
   }
-  let total = 0;
-  let floor = Number.POSITIVE_INFINITY;
-  for (let block = 0; block < MEASURED_BLOCKS; block++) {
-    const spent = await counter.block(() => loop(batch));
-    total += spent;
-    floor = Math.min(floor, spent / batch);
-  }
-  const calls = batch * MEASURED_BLOCKS;
-  return { instructions: total / calls, floor, calls, batch, warmupBlocks: perCall.length, steady };
+  overhead = await empty();
+  const measured = (await blocks(MEASURED_BLOCKS, batch)).map((spent) => (spent - overhead) / batch);
+  return {
+    instructions: median(measured),
+    floor: Math.min(...measured),
+    window: measured.reduce((sum, x) => sum + x, 0) / measured.length,
+    calls: batch * MEASURED_BLOCKS,
+    batch,
+    warmupBlocks: perCall.length,
+    steady,
+  };
 }

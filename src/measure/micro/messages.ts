@@ -47,6 +47,7 @@ const schema = {
             id: text,
             instructions: count,
             floor: count,
+            window: count,
             calls: count,
             warmupBlocks: count,
             steady: { type: 'boolean' },

@@ -92,6 +92,7 @@ export interface TaskCount {
   id: string;
   instructions?: number;
   floor?: number;
+  window?: number;
   calls?: number;
   warmupBlocks?: number;
   steady?: boolean;

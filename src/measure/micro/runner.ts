@@ -180,7 +180,7 @@ async function runJob(job: MicroJob): Promise<void> {
 async function runCount(job: CountJob): Promise<void> {
   const counter = new Counter(job.dumpPrefix);
   // The first marker: callgrind is there and dumps at it, or nothing can be counted.
-  counter.read(counter.mark());
+  await counter.blocks(1, () => undefined);
   const { files, byId } = await loadSides(job.sides);
   const counts: TaskCount[] = [];
   for (const [id, [task]] of byId) {

@@ -1,0 +1,52 @@
+// Counts mode's processes (measure/counts/schedule.ts) where callgrind is not what answers: nothing uncounted passes.
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Revision } from '../../src/checkout/revisions.js';
+import { measureCounts } from '../../src/measure/counts/schedule.js';
+
+const RUNNER = fileURLToPath(new URL('../../dist/runner.js', import.meta.url));
+const root = mkdtempSync(path.join(os.tmpdir(), 'benchgate-counts-test-'));
+writeFileSync(path.join(root, 'a.bench.mjs'), 'export default { add: () => 1 + 1 };\n');
+// A "valgrind" that drops its own options and runs node plainly: the marker then makes no dump.
+const fake = path.join(root, 'fake-valgrind');
+writeFileSync(fake, '#!/bin/sh\nwhile [ "${1#--}" != "$1" ]; do shift; done\nexec "$@"\n');
+chmodSync(fake, 0o755);
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const revision = (label: 'base' | 'head'): Revision => ({
+  label,
+  ref: label,
+  sha: '0'.repeat(40),
+  root,
+  worktree: undefined,
+  dirty: false,
+});
+const plan = {
+  base: revision('base'),
+  head: revision('head'),
+  baseFiles: ['a.bench.mjs'],
+  headFiles: ['a.bench.mjs'],
+  runnerPath: RUNNER,
+  seeds: [1, 2],
+  stallTimeoutMs: 60_000,
+  log: () => undefined,
+};
+
+describe('measureCounts without callgrind answering', () => {
+  it('fails every process whose marker makes no dump, naming why, with no figure', async () => {
+    const measured = await measureCounts({ ...plan, valgrind: fake });
+    expect(measured.processes).toBe(4);
+    expect(measured.failures).toHaveLength(4);
+    for (const failure of measured.failures) expect(failure).toMatch(/callgrind wrote no dump at the marker/);
+    expect(measured.benchmarks).toEqual([]);
+  });
+
+  it('starts no process after the deadline: each is a failure, never a figure', async () => {
+    const measured = await measureCounts({ ...plan, valgrind: fake, deadline: 0, now: () => 1 });
+    expect(measured.failures).toHaveLength(4);
+    for (const failure of measured.failures) expect(failure).toMatch(/not started: the time limit was reached/);
+  });
+});
