@@ -86900,7 +86900,7 @@ async function measureCounts(plan) {
         const job = jobs[next];
         const dumpPrefix = path9.join(temp, `callgrind.${next++}`);
         if (plan.deadline !== void 0 && now() > plan.deadline) {
-          results.set(job, { counts: [], error: "not started: the time limit was reached (raise time-limit, or lower micro.seeds)" });
+          results.set(job, { counts: [], skipped: true });
           continue;
         }
         plan.log(`counts: ${job.revision.label} under seed ${job.seed} (callgrind)`);
@@ -86926,14 +86926,21 @@ async function measureCounts(plan) {
       const error = results.get(job)?.error;
       return error ? [`${job.revision.label} under seed ${job.seed}: ${error}`] : [];
     });
-    return { benchmarks: collect(plan, jobs, results), seeds: plan.seeds, processes: jobs.length, failures, durationMs: now() - started };
+    const skipped = plan.seeds.filter((seed) => jobs.some((job) => job.seed === seed && results.get(job)?.skipped));
+    const seeds = plan.seeds.filter((seed) => !skipped.includes(seed));
+    const benchmarks = collect(
+      jobs.filter((job) => seeds.includes(job.seed)),
+      results
+    );
+    const ran = jobs.filter((job) => !results.get(job)?.skipped).length;
+    return { benchmarks, seeds, skipped, processes: ran, failures, durationMs: now() - started };
   } finally {
     rmSync3(temp, { recursive: true, force: true });
   }
 }
-function collect(plan, jobs, results) {
+function collect(jobs, results) {
   const ids = /* @__PURE__ */ new Map();
-  for (const { counts } of results.values())
+  for (const { counts } of jobs.map((job) => results.get(job)))
     for (const count3 of counts)
       if (!count3.id.endsWith(`${ID_SEPARATOR}*`)) ids.set(count3.id, count3.id.slice(0, count3.id.indexOf(ID_SEPARATOR)));
   const side2 = (label2, id, file) => {
@@ -87030,9 +87037,13 @@ async function countsStage(run, files, otherFigures) {
     deadline: run.started + config.timeLimitMs
   });
   options.log(`counts: ${measured.processes} processes in ${formatDuration(measured.durationMs)}`);
-  const info = { seeds, processes: measured.processes, durationMs: measured.durationMs, valgrind: valgrind.version };
+  if (measured.skipped.length)
+    options.log(
+      `warning: counts: seed(s) ${measured.skipped.join(", ")} not started within the time limit (${formatDuration(config.timeLimitMs)}): ${measured.seeds.length ? `judged on seed(s) ${measured.seeds.join(", ")}, a wider interval` : "nothing is judged"}; raise time-limit or lower micro.seeds`
+    );
+  const info = { seeds: [...measured.seeds], processes: measured.processes, durationMs: measured.durationMs, valgrind: valgrind.version };
   if (!measured.benchmarks.length) {
-    const why = measured.failures.join("\n") || "the bench files declare no task";
+    const why = measured.failures.join("\n") || (measured.seeds.length ? "the bench files declare no task" : `the time limit (${formatDuration(config.timeLimitMs)}) started no seed at both revisions`);
     return {
       benchmarks: [failed("counts", void 0, `no task was counted: ${why}`)],
       info,
@@ -87043,7 +87054,12 @@ async function countsStage(run, files, otherFigures) {
   const compared = measured.benchmarks.filter((b) => !b.error && b.base && b.head).length;
   const figures = compared + otherFigures;
   const level = 1 - 2 * (1 - config.confidence) / Math.max(1, figures);
-  return { benchmarks: measured.benchmarks.map((b) => judged(b, budgetFor(b.id, config), level, seeds)), info, figures, level };
+  return {
+    benchmarks: measured.benchmarks.map((b) => judged(b, budgetFor(b.id, config), level, [...measured.seeds])),
+    info,
+    figures,
+    level
+  };
 }
 function callgrind(install, log2) {
   try {

@@ -45,10 +45,18 @@ export async function countsStage(run: RunContext, files: { base: string[]; head
     deadline: run.started + config.timeLimitMs,
   });
   options.log(`counts: ${measured.processes} processes in ${formatDuration(measured.durationMs)}`);
-  const info = { seeds, processes: measured.processes, durationMs: measured.durationMs, valgrind: valgrind.version };
+  if (measured.skipped.length)
+    options.log(
+      `warning: counts: seed(s) ${measured.skipped.join(', ')} not started within the time limit (${formatDuration(config.timeLimitMs)}): ${measured.seeds.length ? `judged on seed(s) ${measured.seeds.join(', ')}, a wider interval` : 'nothing is judged'}; raise time-limit or lower micro.seeds`,
+    );
+  const info = { seeds: [...measured.seeds], processes: measured.processes, durationMs: measured.durationMs, valgrind: valgrind.version };
   if (!measured.benchmarks.length) {
-    // Nothing counted: every process failed (or no task was declared), and an unmeasured run is never a pass.
-    const why = measured.failures.join('\n') || 'the bench files declare no task';
+    // Nothing counted: every process failed, the time limit started none, or no task was declared: never a pass.
+    const why =
+      measured.failures.join('\n') ||
+      (measured.seeds.length
+        ? 'the bench files declare no task'
+        : `the time limit (${formatDuration(config.timeLimitMs)}) started no seed at both revisions`);
     return {
       benchmarks: [failed('counts', undefined, `no task was counted: ${why}`)],
       info,
@@ -59,7 +67,12 @@ export async function countsStage(run: RunContext, files: { base: string[]; head
   const compared = measured.benchmarks.filter((b) => !b.error && b.base && b.head).length;
   const figures = compared + otherFigures;
   const level = 1 - (2 * (1 - config.confidence)) / Math.max(1, figures);
-  return { benchmarks: measured.benchmarks.map((b) => judged(b, budgetFor(b.id, config), level, seeds)), info, figures, level };
+  return {
+    benchmarks: measured.benchmarks.map((b) => judged(b, budgetFor(b.id, config), level, [...measured.seeds])),
+    info,
+    figures,
+    level,
+  };
 }
 
 /** valgrind, installed first where the caller can (the action) and it is missing; else the error that says how. */

@@ -63,4 +63,15 @@ describe('benchgate compare --measure counts (micro.measure: counts), under call
     });
     expect(Math.abs(bench!.change.estimate)).toBeLessThan(1e-4);
   });
+
+  it('fails loudly, never passes, when the time limit leaves no seed counted', async () => {
+    repo = fixtureRepo('ids', { config: `${COUNTS}time-limit: 1ms\n` });
+    const run = await runCli(['compare', '--base', 'main', '--profile', 'never', '--json', 'out/report.json'], repo);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(/seed\(s\) 1, 2 not started within the time limit/);
+    const report = readJson(path.join(repo, 'out/report.json'));
+    expect(report.verdict).toBe('error');
+    expect(report.benchmarks[0].verdict).toBe('error');
+    expect(report.benchmarks[0].error).toMatch(/started no seed at both revisions/);
+  });
 });

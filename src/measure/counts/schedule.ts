@@ -49,11 +49,21 @@ export interface CountedBenchmark {
 
 export interface CountMeasurement {
   benchmarks: CountedBenchmark[];
+  /** The seeds both revisions were counted under (the plan's, less those the time limit left unstarted). */
   seeds: readonly number[];
+  /** Seeds not started at some revision before the deadline: left out of every figure. */
+  skipped: number[];
   processes: number;
   /** Processes that failed as a whole (their revision's tasks are errors; with no task known at all, the run fails). */
   failures: string[];
   durationMs: number;
+}
+
+interface Outcome {
+  counts: TaskCount[];
+  error?: string;
+  /** Not started: the deadline had passed. */
+  skipped?: boolean;
 }
 
 interface Job {
@@ -70,7 +80,7 @@ export async function measureCounts(plan: CountPlan): Promise<CountMeasurement> 
     { revision: plan.head, files: plan.headFiles, seed },
   ]);
   const temp = mkdtempSync(path.join(os.tmpdir(), 'benchgate-counts-'));
-  const results = new Map<Job, { counts: TaskCount[]; error?: string }>();
+  const results = new Map<Job, Outcome>();
   try {
     const parallel = Math.max(1, Math.min(plan.parallel ?? os.availableParallelism(), jobs.length));
     let next = 0;
@@ -79,7 +89,7 @@ export async function measureCounts(plan: CountPlan): Promise<CountMeasurement> 
         const job = jobs[next]!;
         const dumpPrefix = path.join(temp, `callgrind.${next++}`);
         if (plan.deadline !== undefined && now() > plan.deadline) {
-          results.set(job, { counts: [], error: 'not started: the time limit was reached (raise time-limit, or lower micro.seeds)' });
+          results.set(job, { counts: [], skipped: true });
           continue;
         }
         plan.log(`counts: ${job.revision.label} under seed ${job.seed} (callgrind)`);
@@ -105,16 +115,23 @@ export async function measureCounts(plan: CountPlan): Promise<CountMeasurement> 
       const error = results.get(job)?.error;
       return error ? [`${job.revision.label} under seed ${job.seed}: ${error}`] : [];
     });
-    return { benchmarks: collect(plan, jobs, results), seeds: plan.seeds, processes: jobs.length, failures, durationMs: now() - started };
+    const skipped = plan.seeds.filter((seed) => jobs.some((job) => job.seed === seed && results.get(job)?.skipped));
+    const seeds = plan.seeds.filter((seed) => !skipped.includes(seed));
+    const benchmarks = collect(
+      jobs.filter((job) => seeds.includes(job.seed)),
+      results,
+    );
+    const ran = jobs.filter((job) => !results.get(job)?.skipped).length;
+    return { benchmarks, seeds, skipped, processes: ran, failures, durationMs: now() - started };
   } finally {
     rmSync(temp, { recursive: true, force: true });
   }
 }
 
 /** Each task's figures per revision and seed; a process that failed fails every task of its revision. */
-function collect(plan: CountPlan, jobs: Job[], results: Map<Job, { counts: TaskCount[]; error?: string }>): CountedBenchmark[] {
+function collect(jobs: Job[], results: Map<Job, Outcome>): CountedBenchmark[] {
   const ids = new Map<string, string>();
-  for (const { counts } of results.values())
+  for (const { counts } of jobs.map((job) => results.get(job)!))
     for (const count of counts)
       if (!count.id.endsWith(`${ID_SEPARATOR}*`)) ids.set(count.id, count.id.slice(0, count.id.indexOf(ID_SEPARATOR)));
   const side = (label: RevisionLabel, id: string, file: string): { counts?: SideCounts; error?: string } => {
