@@ -86072,10 +86072,10 @@ var benchgate_schema_default = {
           enum: ["time", "counts"]
         },
         seeds: {
-          title: "processes per revision in counts mode (1 to 16)",
+          title: "processes per revision in counts mode (2 to 16)",
           description: "Counts mode runs each revision under this many V8 hash and random seeds, a process each: their spread is the spread between processes, and the interval comes from it. Default 3.",
           type: "integer",
-          minimum: 1,
+          minimum: 2,
           maximum: 16
         },
         "task-timeout": {
@@ -96183,10 +96183,15 @@ import path15 from "node:path";
 async function measureCounts(plan) {
   const now = plan.now ?? Date.now;
   const started = now();
-  const jobs = plan.seeds.flatMap((seed) => [
-    { revision: plan.base, files: plan.baseFiles, seed },
-    { revision: plan.head, files: plan.headFiles, seed }
-  ]);
+  const union = [.../* @__PURE__ */ new Set([...plan.baseFiles, ...plan.headFiles])].sort();
+  const jobs = plan.seeds.flatMap((seed) => {
+    const order2 = seedOrder(union, seed);
+    const ordered = (files) => order2.filter((file) => files.includes(file));
+    return [
+      { revision: plan.base, files: ordered(plan.baseFiles), seed },
+      { revision: plan.head, files: ordered(plan.headFiles), seed }
+    ];
+  });
   const temp = mkdtempSync2(path15.join(os11.tmpdir(), "benchgate-counts-"));
   const results = /* @__PURE__ */ new Map();
   try {
@@ -96266,6 +96271,20 @@ function collect(jobs, results) {
     return { id, file, base: base2.counts, head: head.counts, ...error2 ? { error: error2 } : {} };
   });
 }
+function seedOrder(items, seed) {
+  const out = [...items];
+  if (seed === 1) return out;
+  let state = seed * 2654435761 >>> 0;
+  const next = () => {
+    state = Math.imul(state, 1664525) + 1013904223 >>> 0;
+    return state / 2 ** 32;
+  };
+  for (let i2 = out.length - 1; i2 > 0; i2--) {
+    const j = Math.floor(next() * (i2 + 1));
+    [out[i2], out[j]] = [out[j], out[i2]];
+  }
+  return out;
+}
 
 // src/stats/counts.ts
 var import_stats_base_dists_t_quantile = __toESM(require_lib134(), 1);
@@ -96282,6 +96301,16 @@ function compareCounts(base2, head, budget, level) {
   const se = Math.sqrt(vx / x.length + vy / y.length);
   const logRatios = x.map((value) => value - mean(y));
   const floor = Math.log1p(-Math.min(budget, 0.999999));
+  if (x.length < 2 || y.length < 2) {
+    const change2 = {
+      estimate: Math.expm1(estimate),
+      low: -1,
+      high: Number.POSITIVE_INFINITY,
+      confidence: level,
+      achievedConfidence: 0
+    };
+    return { change: change2, verdict: "inconclusive", regressionP: 1, logRatios };
+  }
   if (se < EXACT) {
     const change2 = {
       estimate: Math.expm1(estimate),

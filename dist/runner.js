@@ -2736,6 +2736,9 @@ var collect = (() => {
 function youngCollection() {
   collect({ type: "minor", execution: "sync" });
 }
+function fullCollection() {
+  collect({ type: "major", execution: "sync" });
+}
 async function countTask(loop, counter) {
   const blocks = (count, calls) => counter.blocks(count, () => loop(calls));
   const empty = async () => Math.min(...await blocks(3, 0));
@@ -2913,6 +2916,7 @@ async function runCount(job) {
       continue;
     }
     const side = new LocalSide(task);
+    fullCollection();
     try {
       const figures2 = await countTask(await side.countingLoop(), counter);
       counts.push({ id, ...figures2 });

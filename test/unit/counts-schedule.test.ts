@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Revision } from '../../src/checkout/revisions.js';
-import { measureCounts } from '../../src/measure/counts/schedule.js';
+import { measureCounts, seedOrder } from '../../src/measure/counts/schedule.js';
 
 const RUNNER = fileURLToPath(new URL('../../dist/runner.js', import.meta.url));
 const root = mkdtempSync(path.join(os.tmpdir(), 'benchgate-counts-test-'));
@@ -50,5 +50,17 @@ describe('measureCounts without callgrind answering', () => {
     expect(measured.seeds).toEqual([]);
     expect(measured.processes).toBe(0);
     expect(measured.benchmarks).toEqual([]);
+  });
+});
+
+describe('seedOrder', () => {
+  it("keeps the first seed's order as declared and gives other seeds a fixed shuffle of their own", () => {
+    const files = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+    expect(seedOrder(files, 1)).toEqual(files);
+    expect(seedOrder(files, 2)).toEqual(seedOrder(files, 2));
+    expect([...seedOrder(files, 2)].sort()).toEqual(files);
+    const orders = new Set([2, 3, 4, 5].map((seed) => seedOrder(files, seed).join('')));
+    expect(orders.size).toBe(4);
+    expect(orders.has(files.join(''))).toBe(false);
   });
 });

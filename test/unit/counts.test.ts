@@ -16,29 +16,46 @@ describe('compareCounts: a change from each seed of each revision', () => {
     const within = compareCounts([1000, 1000], [1030, 1030], 0.05, 0.99);
     expect(within.verdict).toBe('unchanged');
     expect(within.regressionP).toBe(1);
-    expect(compareCounts([1000], [800], 0.05, 0.99).verdict).toBe('improvement');
+    expect(compareCounts([1000, 1000], [800, 800], 0.05, 0.99).verdict).toBe('improvement');
   });
 
-  it("reads a spread across seeds with Welch's t interval on the log counts", () => {
+  it('gives a revision counted under one seed no interval: one process says nothing of how processes differ', () => {
+    for (const [base, head] of [
+      [[1000], [2000]],
+      [[1000], [1000]],
+      [[1000, 1000], [2000]],
+    ]) {
+      const result = compareCounts(base!, head!, 0.05, 0.99);
+      expect(result.verdict).toBe('inconclusive');
+      expect(result.change.high).toBe(Number.POSITIVE_INFINITY);
+      expect(result.regressionP).toBe(1);
+    }
+  });
+
+  it('pairs the revisions by seed: a level a seed gives both cancels, and the paired t interval reads what is left', () => {
+    // Seed 2 puts both revisions on another level (an untouched task after other files): the pairs agree.
+    const level = compareCounts([1000, 800, 1000], [1000, 800, 1000], 0.05, 0.99);
+    expect(level.verdict).toBe('unchanged');
+    expect(level.change.low).toBe(0);
     const base = [1000, 1010, 990];
-    // head = base × 1.09: the same spread on the log scale at both, so Welch's df is exactly 2 × (3 - 1) = 4.
-    const head = base.map((x) => x * 1.09);
+    const head = [1080, 1100, 1090];
     const result = compareCounts(base, head, 0.05, 0.95);
-    const x = base.map(Math.log);
-    const y = head.map(Math.log);
-    const mean = (v: number[]) => v.reduce((s, a) => s + a, 0) / v.length;
-    const variance = (v: number[]) => v.reduce((s, a) => s + (a - mean(v)) ** 2, 0) / (v.length - 1);
-    const d = mean(x) - mean(y);
-    const se = Math.sqrt(variance(x) / 3 + variance(y) / 3);
-    const df = (variance(x) / 3 + variance(y) / 3) ** 2 / ((variance(x) / 3) ** 2 / 2 + (variance(y) / 3) ** 2 / 2);
-    expect(df).toBeCloseTo(4, 9);
-    // qt(0.975, 4) = 2.776445 (any t table).
-    expect((Math.log1p(result.change.high) - d) / se).toBeCloseTo(2.776445, 5);
-    expect((d - Math.log1p(result.change.low)) / se).toBeCloseTo(2.776445, 5);
-    expect(result.change.estimate).toBeCloseTo(Math.expm1(d), 12);
-    // About -8%: beyond a 5% budget, but the interval's upper bound decides.
+    const d = base.map((b, i) => Math.log(b / head[i]!));
+    const mean = d.reduce((s, a) => s + a, 0) / 3;
+    const se = Math.sqrt(d.reduce((s, a) => s + (a - mean) ** 2, 0) / 2 / 3);
+    // qt(0.975, 2) = 4.302653 (any t table).
+    expect((Math.log1p(result.change.high) - mean) / se).toBeCloseTo(4.302653, 5);
+    expect((mean - Math.log1p(result.change.low)) / se).toBeCloseTo(4.302653, 5);
+    expect(result.change.estimate).toBeCloseTo(Math.expm1(mean), 12);
+    result.logRatios.forEach((x, i) => expect(x).toBeCloseTo(d[i]!, 12));
     expect(result.verdict).toBe(result.change.high < -0.05 ? 'regression' : 'inconclusive');
-    expect(result.logRatios).toHaveLength(3);
+  });
+
+  it("reads revisions of different seeds with Welch's interval, wider than either alone", () => {
+    const result = compareCounts([1000, 1010, 990], [1080, 1100], 0.05, 0.95);
+    expect(result.change.low).toBeLessThan(result.change.estimate);
+    expect(result.change.high).toBeGreaterThan(result.change.estimate);
+    expect(Number.isFinite(result.change.high)).toBe(true);
   });
 
   it('keeps a regression p-value that agrees with the interval: below the side error exactly when the bound is beyond the budget', () => {

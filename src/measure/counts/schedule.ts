@@ -75,10 +75,19 @@ interface Job {
 export async function measureCounts(plan: CountPlan): Promise<CountMeasurement> {
   const now = plan.now ?? Date.now;
   const started = now();
-  const jobs: Job[] = plan.seeds.flatMap((seed) => [
-    { revision: plan.base, files: plan.baseFiles, seed },
-    { revision: plan.head, files: plan.headFiles, seed },
-  ]);
+  // Each seed loads the bench files in an order of its own (the first seed as declared), the same at both revisions:
+  // what a file's tasks inherit from the files before them (compiled code, feedback, the heap) differs between
+  // revisions that share no process, and a fixed order would make that one revision's lasting bias. Shuffled, it is
+  // spread between seeds, where the interval sees it. Tasks keep their order within a file.
+  const union = [...new Set([...plan.baseFiles, ...plan.headFiles])].sort();
+  const jobs: Job[] = plan.seeds.flatMap((seed) => {
+    const order = seedOrder(union, seed);
+    const ordered = (files: string[]) => order.filter((file) => files.includes(file));
+    return [
+      { revision: plan.base, files: ordered(plan.baseFiles), seed },
+      { revision: plan.head, files: ordered(plan.headFiles), seed },
+    ];
+  });
   const temp = mkdtempSync(path.join(os.tmpdir(), 'benchgate-counts-'));
   const results = new Map<Job, Outcome>();
   try {
@@ -163,4 +172,20 @@ function collect(jobs: Job[], results: Map<Job, Outcome>): CountedBenchmark[] {
       const error = base.error ?? head.error;
       return { id, file, base: base.counts, head: head.counts, ...(error ? { error } : {}) };
     });
+}
+
+/** The files in seed 1's order as given, other seeds' a shuffle fixed by the seed (Fisher–Yates on a small LCG). */
+export function seedOrder<T>(items: readonly T[], seed: number): T[] {
+  const out = [...items];
+  if (seed === 1) return out;
+  let state = (seed * 2654435761) >>> 0;
+  const next = () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
 }

@@ -17,7 +17,7 @@ import { changes, fingerprint } from './shared-state.js';
 import { harnessCapture } from './harness/capture.js';
 import { isTypeScript } from './harness/typescript-files.js';
 import { loadBenchFile } from './load.js';
-import { Counter, countTask } from '../counts/task.js';
+import { Counter, countTask, fullCollection } from '../counts/task.js';
 import {
   ID_SEPARATOR,
   type CountJob,
@@ -192,6 +192,7 @@ async function runCount(job: CountJob): Promise<void> {
       continue;
     }
     const side = new LocalSide(task);
+    fullCollection();
     try {
       const figures = await countTask(await side.countingLoop(), counter);
       counts.push({ id, ...figures });
