@@ -96295,11 +96295,9 @@ function compareCounts(base2, head, budget, level) {
     throw new RangeError("counts need a positive count for every seed of both revisions");
   const x = base2.map(Math.log);
   const y = head.map(Math.log);
-  const estimate = mean(x) - mean(y);
-  const vx = x.length > 1 ? sampleVariance(x) : 0;
-  const vy = y.length > 1 ? sampleVariance(y) : 0;
-  const se = Math.sqrt(vx / x.length + vy / y.length);
-  const logRatios = x.map((value) => value - mean(y));
+  const paired = x.length === y.length;
+  const logRatios = paired ? x.map((value, i2) => value - y[i2]) : x.map((value) => value - mean(y));
+  const estimate = paired ? mean(logRatios) : mean(x) - mean(y);
   const floor = Math.log1p(-Math.min(budget, 0.999999));
   if (x.length < 2 || y.length < 2) {
     const change2 = {
@@ -96311,6 +96309,9 @@ function compareCounts(base2, head, budget, level) {
     };
     return { change: change2, verdict: "inconclusive", regressionP: 1, logRatios };
   }
+  const vx = sampleVariance(x);
+  const vy = sampleVariance(y);
+  const se = paired ? Math.sqrt(sampleVariance(logRatios) / logRatios.length) : Math.sqrt(vx / x.length + vy / y.length);
   if (se < EXACT) {
     const change2 = {
       estimate: Math.expm1(estimate),
@@ -96321,7 +96322,7 @@ function compareCounts(base2, head, budget, level) {
     };
     return { change: change2, verdict: decide(change2, budget), regressionP: estimate < floor ? 0 : 1, logRatios };
   }
-  const df = welchDf(vx, x.length, vy, y.length);
+  const df = paired ? logRatios.length - 1 : welchDf(vx, x.length, vy, y.length);
   const q = (0, import_stats_base_dists_t_quantile.default)(1 - (1 - level) / 2, df);
   const change = {
     estimate: Math.expm1(estimate),
