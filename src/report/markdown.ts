@@ -98,7 +98,7 @@ export function renderMarkdown(report: Report): string {
     out.push(details(md`Errors (${errors.length})`, joinMarkup(errors.map((b) => md`<b>${b.id}</b>\n${pre(b.error)}`))), md``);
   if (report.run) out.push(md`<sub>${runLine(report)} · ${environmentLine(report)}</sub>`, md``);
   if (report.run?.conditions?.note) out.push(md`> [!NOTE]\n> ${report.run.conditions.note}`, md``);
-  out.push(details(md`How to read this`, HOW_TO_READ), md``);
+  out.push(details(md`How to read this`, report.benchmarks.some((b) => b.counts) ? HOW_TO_READ_COUNTS : HOW_TO_READ), md``);
   return joinMarkup(out).markup;
 }
 
@@ -215,6 +215,15 @@ const HOW_TO_READ = new Markup(
     'Change is head against base in operations per second, with a distribution-free confidence interval (Hodges–Lehmann estimate, Wilcoxon signed-rank interval over rounds), widened so the whole table shares one false-alarm rate.',
     "A load test is judged at its budget on two throughput figures: successful requests/s (its row) and requests per CPU-second of the server's main thread (in its details, where Linux shows the servers' CPU); losing more than the budget in either is a regression.",
     'The gate asks one question of each interval: did throughput fall by more than the budget? <b>regression</b>: yes, the whole interval lies below −budget (fails). <b>inconclusive</b>: open, the interval straddles −budget, so a loss beyond the budget is possible — not a failure, and not a pass to rely on. Certain passes (no loss beyond the budget): <b>improvement</b>, the whole interval lies above +budget; <b>unchanged</b>, within ±budget; <b>within budget</b>, above −budget and reaching past +budget. <b>unmeasured</b>: too few rounds for a verdict (the time limit cut it short) — a failure, never a pass.',
+  ].join('<br>\n'),
+);
+
+/** The same for a run whose micro-benchmarks were counted (micro.measure: counts): what its rows are instead. */
+const HOW_TO_READ_COUNTS = new Markup(
+  [
+    "Micro-benchmarks were counted, not timed: instructions per call at full tiering under Valgrind's callgrind, each revision in processes of its own, one per seed (V8's hash and random seeds, and the order the bench files load in). The same code under the same seed reads the same count.",
+    "Change is head against base in calls per instruction (fewer instructions a call reads as faster), the mean of each seed's pair, with a paired t interval over seeds, widened so the whole table shares one false-alarm rate; where no seed moves the change, the interval is the estimate itself. Counts do not see memory stalls, waiting or time: docs/counts.md.",
+    ...HOW_TO_READ.markup.split('<br>\n').slice(2),
   ].join('<br>\n'),
 );
 

@@ -458,3 +458,39 @@ describe('speed levels of the rounds', () => {
     expect(renderTerminal(report([bench({ id: 'bench/a.js > y' })]), { color: false })).not.toContain('speeds from process to process');
   });
 });
+
+describe('a counts-mode row (micro.measure: counts)', () => {
+  const counted = bench({
+    verdict: 'regression',
+    base: null,
+    head: null,
+    change: { estimate: 2108 / 2544 - 1, low: -0.176, high: -0.165, confidence: 0.99 },
+    counts: { base: { instructions: 2108, seeds: [2108, 2108] }, head: { instructions: 2544, seeds: [2544, 2544] }, seeds: [1, 2] },
+  });
+  const withRun = (r: Report): Report => ({
+    ...r,
+    run: { ...r.run!, counts: { seeds: [1, 2], processes: 4, durationMs: 70_000, valgrind: 'valgrind-3.19.0' } },
+  });
+
+  it('shows instructions per call in the base and head columns, and says so in both legends', () => {
+    const terminal = renderTerminal(withRun(report([counted])), { color: false, width: 160 });
+    const row = terminalRow(terminal, /✗ regression/);
+    expect(row).toContain('2.11k instr');
+    expect(row).toContain('2.54k instr');
+    expect(terminal).toContain('instructions per call');
+    expect(terminal).toContain('counts under 2 seed(s) a revision (4 callgrind processes)');
+    const markdown = renderMarkdown(withRun(report([counted])));
+    const cells = markdownRow(markdown, /regression/);
+    expect(cells).toContain('2.11k instr');
+    expect(markdown).toContain('instructions per call');
+    // The "How to read this" of a counted run says what its rows are, not time mode's alternation.
+    expect(markdown).toContain('Micro-benchmarks were counted, not timed');
+    expect(markdown).not.toContain('alternating short timed blocks');
+  });
+
+  it('keeps time rows as they were beside no counts', () => {
+    const markdown = renderMarkdown(report([bench({})]));
+    expect(markdown).toContain('alternating short timed blocks');
+    expect(markdown).not.toContain('instr');
+  });
+});
