@@ -86895,7 +86895,7 @@ async function measureCounts(plan) {
       { revision: plan.head, files: ordered(plan.headFiles), seed }
     ];
   });
-  const temp = mkdtempSync2(path9.join(os6.tmpdir(), "benchgate-counts-"));
+  const temp = mkdtempSync2(path9.join(plan.tempDir ?? os6.tmpdir(), "benchgate-counts-"));
   const results = /* @__PURE__ */ new Map();
   try {
     const parallel = Math.max(1, Math.min(plan.parallel ?? os6.availableParallelism(), jobs.length));
@@ -86946,18 +86946,21 @@ async function measureCounts(plan) {
 function collect(jobs, results) {
   const ids = /* @__PURE__ */ new Map();
   for (const { counts } of jobs.map((job) => results.get(job)))
-    for (const count3 of counts)
-      if (!count3.id.endsWith(`${ID_SEPARATOR}*`)) ids.set(count3.id, count3.id.slice(0, count3.id.indexOf(ID_SEPARATOR)));
+    for (const count3 of counts) ids.set(count3.id, count3.id.slice(0, count3.id.indexOf(ID_SEPARATOR)));
   const side2 = (label2, id, file) => {
-    const own = jobs.filter((job) => job.revision.label === label2);
-    if (!own.some((job) => job.files.includes(file))) return {};
+    const own = jobs.filter((job) => job.revision.label === label2 && job.files.includes(file));
+    if (!own.length) return {};
     const counts = { instructions: [], floor: [], calls: [], unsteady: [] };
+    const missing = [];
     for (const job of own) {
       const result = results.get(job);
       if (!result) return { error: `${label2} under seed ${job.seed} did not run` };
       const count3 = result.counts.find((c) => c.id === id);
       if (result.error && !count3) return { error: `${label2} under seed ${job.seed}: ${result.error}` };
-      if (!count3) return {};
+      if (!count3) {
+        missing.push(job.seed);
+        continue;
+      }
       if (count3.error || count3.instructions === void 0)
         return { error: `${label2} under seed ${job.seed}: ${count3.error ?? "no count"}` };
       counts.instructions.push(count3.instructions);
@@ -86965,14 +86968,29 @@ function collect(jobs, results) {
       counts.calls.push(count3.calls ?? 0);
       if (count3.steady === false) counts.unsteady.push(job.seed);
     }
+    if (missing.length === own.length) return {};
+    if (missing.length)
+      return {
+        error: `${label2} declared it under seed(s) ${own.filter((j) => !missing.includes(j.seed)).map((j) => j.seed).join(", ")} only, not ${missing.join(", ")}`
+      };
     return { counts };
   };
-  return [...ids].sort(([a], [b]) => a.localeCompare(b)).map(([id, file]) => {
+  const rows = [...ids].sort(([a], [b]) => a.localeCompare(b)).map(([id, file]) => {
     const base2 = side2("base", id, file);
     const head = side2("head", id, file);
     const error = base2.error ?? head.error;
     return { id, file, base: base2.counts, head: head.counts, ...error ? { error } : {} };
   });
+  const counted = new Set(ids.values());
+  const failedFiles = /* @__PURE__ */ new Map();
+  for (const job of jobs) {
+    const error = results.get(job)?.error;
+    if (!error) continue;
+    for (const file of job.files)
+      if (!counted.has(file) && !failedFiles.has(file)) failedFiles.set(file, `${job.revision.label} under seed ${job.seed}: ${error}`);
+  }
+  const failed2 = [...failedFiles].map(([file, error]) => ({ id: file, file, base: void 0, head: void 0, error }));
+  return [...rows, ...failed2];
 }
 function seedOrder(items, seed) {
   const out = [...items];
@@ -87064,7 +87082,8 @@ async function countsStage(run, files, otherFigures) {
     stallTimeoutMs: Math.max(config.micro.taskTimeoutMs, COUNT_STALL_MS),
     log: options.log,
     now: run.now,
-    deadline: run.started + config.timeLimitMs
+    deadline: run.started + config.timeLimitMs,
+    tempDir: run.socketDir
   });
   options.log(`counts: ${measured.processes} processes in ${formatDuration(measured.durationMs)}`);
   if (measured.skipped.length)
@@ -89896,7 +89915,9 @@ function policyOf(config) {
     ["confirm", String(config.confirm)],
     ["time-limit", formatDuration(config.timeLimitMs)],
     ["micro.task-time", formatDuration(config.micro.taskTimeMs)],
-    ["micro.processes", config.micro.maxProcesses === MAX_PROCESSES_PER_ROUND ? "auto" : String(config.micro.maxProcesses)]
+    ["micro.processes", config.micro.maxProcesses === MAX_PROCESSES_PER_ROUND ? "auto" : String(config.micro.maxProcesses)],
+    ["micro.measure", config.micro.measure],
+    ["micro.seeds", String(config.micro.seeds)]
   ]);
   for (const rule of config.budgets) settings.set(`budgets["${rule.pattern}"]`, formatBudget(rule.budget));
   for (const test of config.http) {
@@ -89921,7 +89942,14 @@ function withPolicyOf(head, base2) {
     maxRounds: base2.maxRounds,
     confirm: base2.confirm,
     timeLimitMs: base2.timeLimitMs,
-    micro: Object.freeze({ ...head.micro, taskTimeMs: base2.micro.taskTimeMs, maxProcesses: base2.micro.maxProcesses }),
+    micro: Object.freeze({
+      ...head.micro,
+      taskTimeMs: base2.micro.taskTimeMs,
+      maxProcesses: base2.micro.maxProcesses,
+      // What the gate measures in, and how many processes a count has: a pull request must not loosen them.
+      measure: base2.micro.measure,
+      seeds: base2.micro.seeds
+    }),
     http: head.http.map(
       (test) => Object.freeze({ ...test, budget: baseTests.get(test.id)?.budget, latencyBudget: baseTests.get(test.id)?.latencyBudget ?? {} })
     )
@@ -90252,7 +90280,8 @@ async function runGate(options) {
     const explained = await explainStage(run, judged2.benchmarks, micro, http3);
     const native = options.nativeCheck && files ? await nativeStage(run, files, inventory, explained.benchmarks) : void 0;
     const checked = native?.benchmarks ?? explained.benchmarks;
-    const solo = options.soloCheck && files ? await soloStage(run, files, checked, options.soloCheck.processes) : void 0;
+    if (options.soloCheck && counting) options.log("solo check: skipped, the micro-benchmarks were counted, not timed");
+    const solo = options.soloCheck && files && !counting ? await soloStage(run, files, checked, options.soloCheck.processes) : void 0;
     const benchmarks = (solo?.benchmarks ?? checked).map(withAnswer);
     return {
       version: REPORT_VERSION,

@@ -34,6 +34,8 @@ function policyOf(config: Config): Map<string, string> {
     ['time-limit', formatDuration(config.timeLimitMs)],
     ['micro.task-time', formatDuration(config.micro.taskTimeMs)],
     ['micro.processes', config.micro.maxProcesses === MAX_PROCESSES_PER_ROUND ? 'auto' : String(config.micro.maxProcesses)],
+    ['micro.measure', config.micro.measure],
+    ['micro.seeds', String(config.micro.seeds)],
   ]);
   for (const rule of config.budgets) settings.set(`budgets["${rule.pattern}"]`, formatBudget(rule.budget));
   for (const test of config.http) {
@@ -54,7 +56,8 @@ export function policyChanges(base: Config, head: Config): PolicyChange[] {
 
 /**
  * Head's config with base's policy: budgets, latency budgets, confidence, rounds, max-rounds, confirm,
- * time-limit, task time and processes per round from base; bench files, load tests, install and build from head. A load test
+ * time-limit, task time, processes per round, what micro-benchmarks are measured in (time or counts) and counts' seeds
+ * from base; bench files, load tests, install and build from head. A load test
  * new at head gets base's budgets (its patterns, or the global budget) and no latency budget.
  */
 export function withPolicyOf(head: Config, base: Config): Config {
@@ -68,7 +71,14 @@ export function withPolicyOf(head: Config, base: Config): Config {
     maxRounds: base.maxRounds,
     confirm: base.confirm,
     timeLimitMs: base.timeLimitMs,
-    micro: Object.freeze({ ...head.micro, taskTimeMs: base.micro.taskTimeMs, maxProcesses: base.micro.maxProcesses }),
+    micro: Object.freeze({
+      ...head.micro,
+      taskTimeMs: base.micro.taskTimeMs,
+      maxProcesses: base.micro.maxProcesses,
+      // What the gate measures in, and how many processes a count has: a pull request must not loosen them.
+      measure: base.micro.measure,
+      seeds: base.micro.seeds,
+    }),
     http: head.http.map((test) =>
       Object.freeze({ ...test, budget: baseTests.get(test.id)?.budget, latencyBudget: baseTests.get(test.id)?.latencyBudget ?? {} }),
     ),

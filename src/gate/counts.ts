@@ -43,6 +43,7 @@ export async function countsStage(run: RunContext, files: { base: string[]; head
     log: options.log,
     now: run.now,
     deadline: run.started + config.timeLimitMs,
+    tempDir: run.socketDir,
   });
   options.log(`counts: ${measured.processes} processes in ${formatDuration(measured.durationMs)}`);
   if (measured.skipped.length)

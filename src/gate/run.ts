@@ -88,7 +88,9 @@ export async function runGate(options: GateOptions): Promise<Report> {
     const explained = await explainStage(run, judged.benchmarks, micro, http);
     const native = options.nativeCheck && files ? await nativeStage(run, files, inventory, explained.benchmarks) : undefined;
     const checked = native?.benchmarks ?? explained.benchmarks;
-    const solo = options.soloCheck && files ? await soloStage(run, files, checked, options.soloCheck.processes) : undefined;
+    // The solo check times what was timed: counted rows keep their counts' verdicts.
+    if (options.soloCheck && counting) options.log('solo check: skipped, the micro-benchmarks were counted, not timed');
+    const solo = options.soloCheck && files && !counting ? await soloStage(run, files, checked, options.soloCheck.processes) : undefined;
     const benchmarks = (solo?.benchmarks ?? checked).map(withAnswer);
     return {
       version: REPORT_VERSION,

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Revision } from '../../src/checkout/revisions.js';
-import { measureCounts, seedOrder } from '../../src/measure/counts/schedule.js';
+import { collect, measureCounts, seedOrder, type Job, type Outcome } from '../../src/measure/counts/schedule.js';
 
 const RUNNER = fileURLToPath(new URL('../../dist/runner.js', import.meta.url));
 const root = mkdtempSync(path.join(os.tmpdir(), 'benchgate-counts-test-'));
@@ -41,7 +41,10 @@ describe('measureCounts without callgrind answering', () => {
     expect(measured.processes).toBe(4);
     expect(measured.failures).toHaveLength(4);
     for (const failure of measured.failures) expect(failure).toMatch(/callgrind wrote no dump at the marker/);
-    expect(measured.benchmarks).toEqual([]);
+    // No task was counted anywhere: the bench file still gets a row, an error, never no row.
+    expect(measured.benchmarks).toHaveLength(1);
+    expect(measured.benchmarks[0]).toMatchObject({ id: 'a.bench.mjs', file: 'a.bench.mjs' });
+    expect(measured.benchmarks[0]!.error).toMatch(/callgrind wrote no dump at the marker/);
   });
 
   it('starts no process after the deadline, and leaves those seeds out of every figure', async () => {
@@ -62,5 +65,50 @@ describe('seedOrder', () => {
     const orders = new Set([2, 3, 4, 5].map((seed) => seedOrder(files, seed).join('')));
     expect(orders.size).toBe(4);
     expect(orders.has(files.join(''))).toBe(false);
+  });
+});
+
+describe('collect: every bench file gets a row, and no uncounted task reads as new or removed', () => {
+  const job = (label: 'base' | 'head', seed: number, files: string[]): Job => ({ revision: revision(label), files, seed });
+  const count = (id: string, instructions = 100) => ({ id, instructions, floor: instructions, calls: 10, steady: true });
+
+  it('gives a file that failed at the only revision that has it an error row', () => {
+    const jobs = [
+      job('base', 1, ['a.js']),
+      job('head', 1, ['a.js', 'new.js']),
+      job('base', 2, ['a.js']),
+      job('head', 2, ['a.js', 'new.js']),
+    ];
+    const results = new Map<Job, Outcome>([
+      [jobs[0]!, { counts: [count('a.js > x')] }],
+      [jobs[1]!, { counts: [count('a.js > x')], error: 'new.js did not load: boom' }],
+      [jobs[2]!, { counts: [count('a.js > x')] }],
+      [jobs[3]!, { counts: [count('a.js > x')], error: 'new.js did not load: boom' }],
+    ]);
+    const rows = collect(jobs, results);
+    expect(rows.find((r) => r.id === 'a.js > x')).toMatchObject({ base: { instructions: [100, 100] }, head: { instructions: [100, 100] } });
+    expect(rows.find((r) => r.id === 'a.js > x')!.error).toBeUndefined();
+    expect(rows.find((r) => r.id === 'new.js')).toMatchObject({ file: 'new.js', error: 'head under seed 1: new.js did not load: boom' });
+  });
+
+  it('makes a task declared under some seeds only an error, not new', () => {
+    const jobs = [job('base', 1, ['a.js']), job('head', 1, ['a.js']), job('base', 2, ['a.js']), job('head', 2, ['a.js'])];
+    const results = new Map<Job, Outcome>([
+      [jobs[0]!, { counts: [count('a.js > x')] }],
+      [jobs[1]!, { counts: [count('a.js > x'), count('a.js > y')] }],
+      [jobs[2]!, { counts: [count('a.js > x')] }],
+      [jobs[3]!, { counts: [count('a.js > x')] }],
+    ]);
+    const y = collect(jobs, results).find((r) => r.id === 'a.js > y')!;
+    expect(y.error).toBe('head declared it under seed(s) 1 only, not 2');
+  });
+
+  it('keeps a task every seed declared at head only as new (no base side), counted', () => {
+    const jobs = [job('base', 1, ['a.js']), job('head', 1, ['a.js']), job('base', 2, ['a.js']), job('head', 2, ['a.js'])];
+    const results = new Map<Job, Outcome>(jobs.map((j) => [j, { counts: j.revision.label === 'head' ? [count('a.js > z', 50)] : [] }]));
+    const z = collect(jobs, results).find((r) => r.id === 'a.js > z')!;
+    expect(z.error).toBeUndefined();
+    expect(z.base).toBeUndefined();
+    expect(z.head?.instructions).toEqual([50, 50]);
   });
 });

@@ -48,4 +48,15 @@ describe("the gate's policy", () => {
       ['new one', undefined, {}],
     ]);
   });
+
+  it("keeps base's measure and seeds: a pull request cannot switch time to counts or thin the seeds out", () => {
+    const timed = config('micro:\n  measure: time\n');
+    const counted = config('micro:\n  measure: counts\n  seeds: 2\n');
+    expect(policyChanges(timed, counted).map((c) => `${c.setting} ${c.base} → ${c.head}`)).toEqual([
+      'micro.measure time → counts',
+      'micro.seeds 3 → 2',
+    ]);
+    expect(withPolicyOf(counted, timed).micro).toMatchObject({ measure: 'time', seeds: 3 });
+    expect(withPolicyOf(timed, config('micro:\n  measure: counts\n  seeds: 5\n')).micro).toMatchObject({ measure: 'counts', seeds: 5 });
+  });
 });

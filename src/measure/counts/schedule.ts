@@ -25,6 +25,8 @@ export interface CountPlan {
   stallTimeoutMs: number;
   log: (line: string) => void;
   now?: () => number;
+  /** Where the dumps go (a folder of it, removed at the end): the gate's temp folder, which its signal trap removes too. */
+  tempDir?: string | undefined;
   /** No process starts after this (the run's time limit): a revision left uncounted under a seed is an error, never a pass. */
   deadline?: number | undefined;
 }
@@ -59,14 +61,14 @@ export interface CountMeasurement {
   durationMs: number;
 }
 
-interface Outcome {
+export interface Outcome {
   counts: TaskCount[];
   error?: string;
   /** Not started: the deadline had passed. */
   skipped?: boolean;
 }
 
-interface Job {
+export interface Job {
   revision: Revision;
   files: string[];
   seed: number;
@@ -88,7 +90,7 @@ export async function measureCounts(plan: CountPlan): Promise<CountMeasurement> 
       { revision: plan.head, files: ordered(plan.headFiles), seed },
     ];
   });
-  const temp = mkdtempSync(path.join(os.tmpdir(), 'benchgate-counts-'));
+  const temp = mkdtempSync(path.join(plan.tempDir ?? os.tmpdir(), 'benchgate-counts-'));
   const results = new Map<Job, Outcome>();
   try {
     const parallel = Math.max(1, Math.min(plan.parallel ?? os.availableParallelism(), jobs.length));
@@ -137,23 +139,29 @@ export async function measureCounts(plan: CountPlan): Promise<CountMeasurement> 
   }
 }
 
-/** Each task's figures per revision and seed; a process that failed fails every task of its revision. */
-function collect(jobs: Job[], results: Map<Job, Outcome>): CountedBenchmark[] {
+/**
+ * Each task's figures per revision and seed. A process that failed fails every task of its revision; a bench file that
+ * failed at a revision whose tasks nobody counted gets a row of its own (an error, as in time mode), never no row.
+ */
+export function collect(jobs: Job[], results: Map<Job, Outcome>): CountedBenchmark[] {
   const ids = new Map<string, string>();
   for (const { counts } of jobs.map((job) => results.get(job)!))
-    for (const count of counts)
-      if (!count.id.endsWith(`${ID_SEPARATOR}*`)) ids.set(count.id, count.id.slice(0, count.id.indexOf(ID_SEPARATOR)));
+    for (const count of counts) ids.set(count.id, count.id.slice(0, count.id.indexOf(ID_SEPARATOR)));
   const side = (label: RevisionLabel, id: string, file: string): { counts?: SideCounts; error?: string } => {
-    const own = jobs.filter((job) => job.revision.label === label);
-    if (!own.some((job) => job.files.includes(file))) return {};
+    const own = jobs.filter((job) => job.revision.label === label && job.files.includes(file));
+    if (!own.length) return {};
     const counts: SideCounts = { instructions: [], floor: [], calls: [], unsteady: [] };
+    const missing: number[] = [];
     for (const job of own) {
       const result = results.get(job);
       if (!result) return { error: `${label} under seed ${job.seed} did not run` };
       const count = result.counts.find((c) => c.id === id);
       // A process that failed, or a bench file that did not load, leaves its revision's tasks without a count.
       if (result.error && !count) return { error: `${label} under seed ${job.seed}: ${result.error}` };
-      if (!count) return {};
+      if (!count) {
+        missing.push(job.seed);
+        continue;
+      }
       if (count.error || count.instructions === undefined)
         return { error: `${label} under seed ${job.seed}: ${count.error ?? 'no count'}` };
       counts.instructions.push(count.instructions);
@@ -161,17 +169,35 @@ function collect(jobs: Job[], results: Map<Job, Outcome>): CountedBenchmark[] {
       counts.calls.push(count.calls ?? 0);
       if (count.steady === false) counts.unsteady.push(job.seed);
     }
+    if (missing.length === own.length) return {};
+    // Declared under some seeds (file orders) and not others: its seeds cannot pair, and it is not new or removed.
+    if (missing.length)
+      return {
+        error: `${label} declared it under seed(s) ${own
+          .filter((j) => !missing.includes(j.seed))
+          .map((j) => j.seed)
+          .join(', ')} only, not ${missing.join(', ')}`,
+      };
     return { counts };
   };
-  // A process that failed before it declared anything leaves its revision's ids unknown: the other revision's stand in.
-  return [...ids]
+  const rows = [...ids]
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([id, file]) => {
+    .map(([id, file]): CountedBenchmark => {
       const base = side('base', id, file);
       const head = side('head', id, file);
       const error = base.error ?? head.error;
       return { id, file, base: base.counts, head: head.counts, ...(error ? { error } : {}) };
     });
+  const counted = new Set(ids.values());
+  const failedFiles = new Map<string, string>();
+  for (const job of jobs) {
+    const error = results.get(job)?.error;
+    if (!error) continue;
+    for (const file of job.files)
+      if (!counted.has(file) && !failedFiles.has(file)) failedFiles.set(file, `${job.revision.label} under seed ${job.seed}: ${error}`);
+  }
+  const failed = [...failedFiles].map(([file, error]): CountedBenchmark => ({ id: file, file, base: undefined, head: undefined, error }));
+  return [...rows, ...failed];
 }
 
 /** The files in seed 1's order as given, other seeds' a shuffle fixed by the seed (Fisher–Yates on a small LCG). */

@@ -7,7 +7,7 @@
  *
  * Written by hand: no library drives callgrind from inside the measured process.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -73,6 +73,9 @@ export class Counter {
       this.mark();
     }
     rmSync(`${this.prefix}.${first}`, { force: true });
+    // A dump beyond the last mark: the task itself called os.getPriority(), and every number after it would be off.
+    if (existsSync(`${this.prefix}.${this.dumps + 1}`))
+      throw new Error('the task calls os.getPriority(), the marker counts mode dumps at: it cannot be counted (measure it in time)');
     return Array.from({ length: count }, (_, k) => this.read(first + 1 + k));
   }
 }
@@ -82,10 +85,16 @@ export class Counter {
  * where its scavenges fall depends on the block alone, never on what the process allocated before (a message sent,
  * a dump read). A young collection only: a full one may flush compiled code (CodSpeed's phantom regressions).
  */
-const collect = (() => {
-  v8.setFlagsFromString('--expose-gc');
-  return vm.runInNewContext('gc') as (options: { type: 'minor' | 'major'; execution: 'sync' }) => void;
-})();
+let collector: ((options: { type: 'minor' | 'major'; execution: 'sync' }) => void) | undefined;
+
+/** Made on first use, in counts mode only: a flag set at import would give time mode's workers a global `gc`. */
+function collect(options: { type: 'minor' | 'major'; execution: 'sync' }): void {
+  if (!collector) {
+    v8.setFlagsFromString('--expose-gc');
+    collector = vm.runInNewContext('gc') as typeof collector;
+  }
+  collector!(options);
+}
 
 function youngCollection(): void {
   collect({ type: 'minor', execution: 'sync' });

@@ -195,7 +195,10 @@ async function runCount(job: CountJob): Promise<void> {
     fullCollection();
     try {
       const figures = await countTask(await side.countingLoop(), counter);
-      counts.push({ id, ...figures });
+      // A call that costs no more than the empty block it is measured against (a call optimized away): no figure.
+      if (!(figures.instructions > 0))
+        counts.push({ id, error: `counted ${figures.instructions} instructions a call beyond an empty block: nothing measurable is left` });
+      else counts.push({ id, ...figures });
     } catch (error) {
       counts.push({ id, error: error instanceof Error ? error.message : describeThrown(error) });
     } finally {
