@@ -282,12 +282,12 @@ describe('benchgate compare, through the real CLI', () => {
   it('compares two named revisions, and measures uncommitted changes of the working tree', async () => {
     repo = fixtureRepo('ids', { config: AA, commitHead: false });
     const dirty = await runCli(['compare', '--base', 'main', '--profile', 'never', '--json', 'dirty.json'], repo);
-    expect(dirty.code, dirty.stderr).toBe(1);
+    expect(dirty.code, `${dirty.stderr}\n${dirty.stdout}`).toBe(1);
     expect(readJson(path.join(repo, 'dirty.json')).head).toMatchObject({ ref: 'working tree', dirty: true });
     expect(dirty.stdout).toContain('(with uncommitted changes)');
     // main against itself, both from worktrees: nothing changed.
     const same = await runCli(['compare', '--base', 'main', '--head', 'main', '--json', 'same.json'], repo);
-    expect(same.code, same.stderr).toBe(0);
+    expect(same.code, `${same.stderr}\n${same.stdout}`).toBe(0);
     const report = readJson(path.join(repo, 'same.json'));
     expect(report.head.ref).toBe('main');
     expect(report.verdict).toBe('pass');
@@ -488,16 +488,18 @@ function expectNoVerdictEitherWay(
   bench: { verdict: string; change: { low: number; estimate: number; high: number } },
   budget: number,
 ): void {
-  expect(['unchanged', 'within-budget', 'inconclusive']).toContain(bench.verdict);
+  // The whole row in every message: a failure on a loaded machine must say what was read.
+  const seen = JSON.stringify({ verdict: bench.verdict, change: bench.change });
+  expect(['unchanged', 'within-budget', 'inconclusive'], seen).toContain(bench.verdict);
   if (bench.verdict === 'unchanged') {
-    expect(bench.change.low).toBeGreaterThan(-budget);
-    expect(bench.change.high).toBeLessThan(budget);
+    expect(bench.change.low, seen).toBeGreaterThan(-budget);
+    expect(bench.change.high, seen).toBeLessThan(budget);
   } else if (bench.verdict === 'within-budget') {
     // A certain pass whose interval reaches past +budget (never wholly beyond it: that would be an improvement).
-    expect(bench.change.low).toBeGreaterThanOrEqual(-budget);
-    expect(bench.change.low).toBeLessThanOrEqual(budget);
-    expect(bench.change.high).toBeGreaterThan(budget);
-  } else expect(bench.change.low).toBeLessThan(-budget);
-  expect(bench.change.low).toBeLessThanOrEqual(bench.change.estimate);
-  expect(bench.change.estimate).toBeLessThanOrEqual(bench.change.high);
+    expect(bench.change.low, seen).toBeGreaterThanOrEqual(-budget);
+    expect(bench.change.low, seen).toBeLessThanOrEqual(budget);
+    expect(bench.change.high, seen).toBeGreaterThan(budget);
+  } else expect(bench.change.low, seen).toBeLessThan(-budget);
+  expect(bench.change.low, seen).toBeLessThanOrEqual(bench.change.estimate);
+  expect(bench.change.estimate, seen).toBeLessThanOrEqual(bench.change.high);
 }

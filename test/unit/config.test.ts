@@ -34,6 +34,8 @@ micro:
   task-time: 250ms
   task-timeout: 5s
   processes: 2
+  measure: counts
+  seeds: 5
 install: pnpm install
 build: npm run build
 rounds: 12
@@ -48,8 +50,13 @@ time-limit: 2m
       taskTimeMs: 250,
       taskTimeoutMs: 5000,
       maxProcesses: 2,
+      measure: 'counts',
+      seeds: 5,
     });
     expect(load('micro:\n  processes: auto\n').micro.maxProcesses).toBe(8);
+    expect(load('budget: 5%\n').micro).toMatchObject({ measure: 'time', seeds: 3 });
+    expect(() => load('micro:\n  seeds: 1\n')).toThrow(/seeds/);
+    expect(() => load('micro:\n  measure: cycles\n')).toThrow(/measure/);
     expect(() => load('micro:\n  processes: 9\n')).toThrow(/processes/);
     expect(config.install).toBe('pnpm install');
     expect(config.build).toBe('npm run build');
