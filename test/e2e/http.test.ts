@@ -42,7 +42,9 @@ describe('HTTP load tests, through the real CLI', () => {
     expect(bench.confirmation).toHaveLength(report.run.httpConfirmRounds);
     expect(report.run.httpConfirmRounds).toBeGreaterThanOrEqual(Math.min(report.run.httpRounds, minimumRounds(plan.confirmationLevel)));
     expect(report.run.httpConfirmRounds).toBeLessThanOrEqual(Math.max(report.run.httpRounds, 6));
-    expect(median(bench.confirmation)).toBeLessThan(-0.5);
+    // About -75% on a quiet machine; -40% once beside two busy loops (Node 24, both cores taken): the fresh group shows a
+    // loss far beyond the 10% budget, its size is the machine's.
+    expect(median(bench.confirmation), JSON.stringify(bench.confirmation)).toBeLessThan(-0.25);
     // Throughput's loss (over 50%) reproduces every time; p99's fivefold growth nearly always does, but on a
     // loaded machine one slow round at base can keep its confirmation short of the budget: then it says so.
     // (An early decision says so in the note too, and so do rounds that fell in groups: a loaded machine's rounds of
