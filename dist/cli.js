@@ -86950,7 +86950,7 @@ function collect(jobs, results) {
   const side2 = (label2, id, file) => {
     const own = jobs.filter((job) => job.revision.label === label2 && job.files.includes(file));
     if (!own.length) return {};
-    const counts = { instructions: [], floor: [], calls: [], unsteady: [] };
+    const counts = { instructions: [], unsteady: [] };
     const missing = [];
     for (const job of own) {
       const result = results.get(job);
@@ -86964,8 +86964,6 @@ function collect(jobs, results) {
       if (count3.error || count3.instructions === void 0)
         return { error: `${label2} under seed ${job.seed}: ${count3.error ?? "no count"}` };
       counts.instructions.push(count3.instructions);
-      counts.floor.push(count3.floor ?? count3.instructions);
-      counts.calls.push(count3.calls ?? 0);
       if (count3.steady === false) counts.unsteady.push(job.seed);
     }
     if (missing.length === own.length) return {};

@@ -48,7 +48,9 @@ export async function countsStage(run: RunContext, files: { base: string[]; head
   options.log(`counts: ${measured.processes} processes in ${formatDuration(measured.durationMs)}`);
   if (measured.skipped.length)
     options.log(
-      `warning: counts: seed(s) ${measured.skipped.join(', ')} not started within the time limit (${formatDuration(config.timeLimitMs)}): ${measured.seeds.length ? `judged on seed(s) ${measured.seeds.join(', ')}, a wider interval` : 'nothing is judged'}; raise time-limit or lower micro.seeds`,
+      `warning: counts: seed(s) ${measured.skipped.join(', ')} not started within the time limit (${formatDuration(config.timeLimitMs)}): ` +
+        `${measured.seeds.length ? `judged on seed(s) ${measured.seeds.join(', ')}, a wider interval` : 'nothing is judged'}; ` +
+        'raise time-limit or lower micro.seeds',
     );
   const info = { seeds: [...measured.seeds], processes: measured.processes, durationMs: measured.durationMs, valgrind: valgrind.version };
   if (!measured.benchmarks.length) {

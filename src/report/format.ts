@@ -38,7 +38,8 @@ export const COLUMNS_LEGEND = 'base and head in operations per second: base the 
 
 /** The columns' legend of a counts-mode row (micro.measure: counts). */
 export const COUNTS_LEGEND =
-  "counts: base and head in instructions per call at full tiering (Valgrind's callgrind), the mean over each revision's seeds; the change in calls per instruction (fewer instructions a call is faster), its interval from the seeds' spread";
+  "counts: base and head in instructions per call at full tiering (Valgrind's callgrind), the mean over each revision's seeds; " +
+  "the change in calls per instruction (fewer instructions a call is faster), its interval from the seeds' spread";
 
 /** The legends of the columns this report's rows use. */
 export function columnsLegend(benchmarks: readonly ReportBenchmark[]): string {

@@ -19,7 +19,8 @@ export function findCallgrind(valgrind = 'valgrind'): { path: string; version: s
     return { path: valgrind, version };
   } catch {
     throw new UserError(
-      `measure: counts runs each benchmark process under Valgrind's callgrind, and '${valgrind}' is not found here: install it (${INSTALL_LINE}), or measure time (measure: time, --measure time).`,
+      `measure: counts runs each benchmark process under Valgrind's callgrind, and '${valgrind}' is not found here: ` +
+        `install it (${INSTALL_LINE}), or measure time (measure: time, --measure time).`,
     );
   }
 }

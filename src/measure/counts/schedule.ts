@@ -34,8 +34,6 @@ export interface CountPlan {
 /** One revision's counts of one task: a figure per seed, in the plan's seed order. */
 export interface SideCounts {
   instructions: number[];
-  floor: number[];
-  calls: number[];
   /** Seeds whose warm-up found no steady state. */
   unsteady: number[];
 }
@@ -150,7 +148,7 @@ export function collect(jobs: Job[], results: Map<Job, Outcome>): CountedBenchma
   const side = (label: RevisionLabel, id: string, file: string): { counts?: SideCounts; error?: string } => {
     const own = jobs.filter((job) => job.revision.label === label && job.files.includes(file));
     if (!own.length) return {};
-    const counts: SideCounts = { instructions: [], floor: [], calls: [], unsteady: [] };
+    const counts: SideCounts = { instructions: [], unsteady: [] };
     const missing: number[] = [];
     for (const job of own) {
       const result = results.get(job);
@@ -165,8 +163,6 @@ export function collect(jobs: Job[], results: Map<Job, Outcome>): CountedBenchma
       if (count.error || count.instructions === undefined)
         return { error: `${label} under seed ${job.seed}: ${count.error ?? 'no count'}` };
       counts.instructions.push(count.instructions);
-      counts.floor.push(count.floor ?? count.instructions);
-      counts.calls.push(count.calls ?? 0);
       if (count.steady === false) counts.unsteady.push(job.seed);
     }
     if (missing.length === own.length) return {};
