@@ -1,9 +1,10 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SourceMap, type SourceMapPayload } from 'node:module';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { agreement, type MeasuredCost } from '../../src/explain/agreement.js';
 import { FunctionShapes, functionsOf } from '../../src/explain/functions.js';
@@ -12,6 +13,8 @@ import { diffProfiles, summarizeProfile, type FunctionCost, type ProfileSummary 
 import type { ProfileExplanation } from '../../src/explain/run.js';
 import { splitProfile, type CpuProfile } from '../../src/measure/profiler.js';
 import { profileSections } from '../../src/report/profile-sections.js';
+
+const execFileAsync = promisify(execFile);
 
 /** What the rounds measured, from calls per second and the throughput change, as the gate turns them into cost. */
 function measured(opsPerSec: { base: number; head: number }, change: [number, number, number], spread = 0.01): MeasuredCost {
@@ -370,23 +373,33 @@ const { profile } = await post('Profiler.stop');
 writeFileSync('profile.json', JSON.stringify({ profile, calls }));
 `;
 
-  it('matches an anonymous callback that lines added above it moved, and sees what it costs at both revisions', () => {
+  /**
+   * Both revisions' scripts profiled at once, so they share whatever else the machine runs: a sample's time is wall
+   * time, and one side profiled alone while the other shared its core with a CI suite can read several times slower
+   * a call (a plain CI run: base's callback read above head's fourfold work; head's is now eightfold, and the row was filtered out).
+   */
+  const profileBoth = (roots: readonly string[]) =>
+    Promise.all(
+      roots.map((root) => execFileAsync(process.execPath, ['--no-turbo-inlining', '--no-maglev-inlining', 'profile.mjs'], { cwd: root })),
+    );
+
+  it('matches an anonymous callback that lines added above it moved, and sees what it costs at both revisions', async () => {
     // Sixty loops: too big for V8 to inline into its caller, so the callback keeps a frame of its own at both revisions.
     const loops = (rounds: number) =>
       Array.from({ length: 60 }, (_, k) => `    for (let i = 0; i < ${rounds}; i++) x += (item * i + ${k}) % ${k + 7};`).join('\n');
     const lib = (above: string, rounds: number) =>
       `${above}export function total(items) {\n  return items.reduce(function (sum, item) {\n    let x = 0;\n${loops(rounds)}\n    return sum + x;\n  }, 0);\n}\n`;
-    const roots = [lib('', 5), lib('// a comment\nconst unused = 1;\n\n\n\n// more lines above it\n', 20)].map((text) => {
+    const roots = [lib('', 5), lib('// a comment\nconst unused = 1;\n\n\n\n// more lines above it\n', 40)].map((text) => {
       const root = mkdtempSync(path.join(os.tmpdir(), 'benchgate-moved-'));
       writeFileSync(path.join(root, 'lib.mjs'), text);
       writeFileSync(path.join(root, 'profile.mjs'), PROFILE());
       return root;
     });
     try {
+      // Without inlining, the callback is always a frame of its own: what is tested is the matching, not the JIT's
+      // choice to inline it into its caller at one revision (which moves its time to another row).
+      await profileBoth(roots);
       const sides = roots.map((root) => {
-        // Without inlining, the callback is always a frame of its own: what is tested is the matching, not the JIT's
-        // choice to inline it into its caller at one revision (which moves its time to another row).
-        execFileSync(process.execPath, ['--no-turbo-inlining', '--no-maglev-inlining', 'profile.mjs'], { cwd: root });
         const { profile, calls } = JSON.parse(readFileSync(path.join(root, 'profile.json'), 'utf8')) as {
           profile: CpuProfile;
           calls: number;
@@ -396,21 +409,23 @@ writeFileSync('profile.json', JSON.stringify({ profile, calls }));
       const callback = (summary: ProfileSummary) =>
         summary.functions.find((f) => f.function === '(anonymous)' && f.location.startsWith('lib.mjs:'));
       const [atBase, atHead] = sides.map((side) => callback(side.summary)!);
-      // It moved 6 lines, and its own loop grew fourfold: one row with both figures.
+      // It moved 6 lines, and its own loop grew eightfold: one row with both figures.
       expect(atBase!.location).toBe('lib.mjs:2');
       expect(atHead!.location).toBe('lib.mjs:8');
-      expect(atHead!.key).not.toBe(atBase!.key); // its code changed (5 → 20 rounds a loop)...
+      expect(atHead!.key).not.toBe(atBase!.key); // its code changed (5 → 40 rounds a loop)...
       expect(atHead!.looseKey).toBe(atBase!.looseKey); // ...in the same place: paired as the same function
       // The callback's row (the script's own anonymous functions, sampled by chance at one side, are other rows).
       const [row] = diffProfiles(sides[0]!, sides[1]!, 50).filter((r) => r.function === '(anonymous)' && r.location.startsWith('lib.mjs:'));
-      // Head's callback does four times the work a call: its row grows, and reads base's cost beside head's.
-      expect(row!.basePerOpUs).toBeGreaterThan(0);
-      expect(row!.headPerOpUs).toBeGreaterThan(row!.basePerOpUs);
+      // Head's callback does eight times the work a call: its row grows, and reads base's cost beside head's.
+      const seen = JSON.stringify(sides.map((side, i) => ({ ops: side.ops, callback: [atBase, atHead][i] })));
+      expect(row, seen).toBeDefined();
+      expect(row!.basePerOpUs, seen).toBeGreaterThan(0);
+      expect(row!.headPerOpUs, seen).toBeGreaterThan(row!.basePerOpUs);
     } finally {
       for (const root of roots) rmSync(root, { recursive: true, force: true });
     }
   });
-  it('matches it in a TypeScript file loaded as bench files load it (types stripped: the .ts positions)', () => {
+  it('matches it in a TypeScript file loaded as bench files load it (types stripped: the .ts positions)', async () => {
     const dist = path.join(import.meta.dirname, '../../dist');
     const load = `import { register } from 'node:module';
 register(${JSON.stringify(pathToFileURL(path.join(dist, 'hooks.js')).href)}, { data: { transform: ${JSON.stringify(pathToFileURL(path.join(dist, 'typescript.js')).href)} } });
@@ -420,7 +435,7 @@ const { total } = await import('./lib.ts');`;
     const lib = (above: string, rounds: number) =>
       `${above}export function total(items: readonly number[]): number {\n  return items.reduce(function (sum: number, item: number): number {\n    let x: number = 0;\n${loops(rounds)}\n    return sum + x;\n  }, 0);\n}\n`;
     // (A file the transform must rewrite, an enum's, has its frames mapped back by the runner: the compare e2e tests it.)
-    const texts = [lib('', 5), lib('// a comment\ntype Items = number[];\nconst unused: Items = [];\n\n\n', 20)];
+    const texts = [lib('', 5), lib('// a comment\ntype Items = number[];\nconst unused: Items = [];\n\n\n', 40)];
     const roots = texts.map((text) => {
       const root = mkdtempSync(path.join(os.tmpdir(), 'benchgate-moved-ts-'));
       writeFileSync(path.join(root, 'package.json'), '{ "type": "module" }\n');
@@ -438,20 +453,21 @@ const { total } = await import('./lib.ts');`;
           };
           return { summary: summarizeProfile(profile, root, { shapes }), ops: calls };
         });
-      for (const root of roots)
-        execFileSync(process.execPath, ['--no-turbo-inlining', '--no-maglev-inlining', 'profile.mjs'], { cwd: root });
+      await profileBoth(roots);
       const callback = (summary: ProfileSummary) =>
         summary.functions.find((f) => f.function === '(anonymous)' && f.location.startsWith('lib.ts:'));
       const sides = read(new FunctionShapes({ typeScript }));
       const [atBase, atHead] = sides.map((side) => callback(side.summary)!);
       expect(atBase!.location).toBe('lib.ts:2');
       expect(atHead!.location).toBe('lib.ts:7'); // moved five lines
-      expect(atHead!.key).not.toBe(atBase!.key); // its code changed (5 → 20 rounds a loop)...
+      expect(atHead!.key).not.toBe(atBase!.key); // its code changed (5 → 40 rounds a loop)...
       expect(atHead!.looseKey).toBe(atBase!.looseKey); // ...in the same place: paired as the same function
       expect(atBase!.looseKey).toContain('total > (anonymous in items.reduce)');
       const [row] = diffProfiles(sides[0]!, sides[1]!, 50).filter((r) => r.function === '(anonymous)' && r.location.startsWith('lib.ts:'));
-      expect(row!.basePerOpUs).toBeGreaterThan(0);
-      expect(row!.headPerOpUs).toBeGreaterThan(row!.basePerOpUs);
+      const seen = JSON.stringify(sides.map((side, i) => ({ ops: side.ops, callback: [atBase, atHead][i] })));
+      expect(row, seen).toBeDefined();
+      expect(row!.basePerOpUs, seen).toBeGreaterThan(0);
+      expect(row!.headPerOpUs, seen).toBeGreaterThan(row!.basePerOpUs);
       // Without the transform, the TypeScript file's frames keep their lines: two rows, base's read 0 at head.
       const byLine = read(new FunctionShapes()).map((side) => callback(side.summary)!);
       expect(byLine[0]!.key).toMatch(/^\(anonymous\)\|lib.ts:\d+$/);
