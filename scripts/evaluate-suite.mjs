@@ -6,7 +6,7 @@
 // compare or shard, TIME_LIMIT_AA (default TIME_LIMIT) each A/A compare; AA_SHARDED=1 runs the A/A in 4 shards.
 // COPIES=9 makes the suite 9 times larger (216 tasks: each bench file also as <name>-2 … -9, the six changed tasks
 // changed in every copy); SHARDS (4) sets the shards of a sharded run, PARALLEL=2 runs that many at a time (on
-// this 2-core machine, each shard a core).
+// this 2-core machine, each shard a core). KEEP=<folder> keeps each single-job report there (run-<n>.json).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -108,10 +108,14 @@ function checkout(head = 'head') {
   return repo;
 }
 
+let kept = 0;
+
 /** A single-job compare of a fresh copy of the fixture. */
 function singleRun(head, limit) {
   const repo = checkout(head);
   const { report, seconds } = gate(repo, [...compareArgs(limit), '--json', 'report.json']);
+  // KEEP=<folder>: every run's report kept there (run-<n>.json), to read its rows again later.
+  if (process.env.KEEP) writeFileSync(path.join(process.env.KEEP, `run-${++kept}.json`), JSON.stringify(report));
   rmSync(repo, { recursive: true, force: true });
   return { report, seconds, shardSeconds: [seconds] };
 }
@@ -172,7 +176,10 @@ function figures({ report, seconds, shardSeconds }, changed) {
     processes: report.run.processes,
     limited: report.run.limited,
     verdicts: Object.fromEntries(
-      ['regression', 'improvement', 'unchanged', 'inconclusive', 'error'].map((v) => [v, benchmarks.filter((b) => b.verdict === v).length]),
+      ['regression', 'improvement', 'unchanged', 'within-budget', 'inconclusive', 'unmeasured', 'error'].map((v) => [
+        v,
+        benchmarks.filter((b) => b.verdict === v).length,
+      ]),
     ),
     medianResolvable: median(resolvables),
     worstResolvable: resolvables.length ? Math.max(...resolvables) : null,
