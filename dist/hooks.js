@@ -73,8 +73,33 @@ function isPathLike(specifier) {
 async function load(url, context, next) {
   if (url.startsWith(SCHEME)) return { format: "module", source: await captureModule(url, next), shortCircuit: true };
   if (url.startsWith("file:") && isTypeScript(new URL(url).pathname)) return loadTypeScript(url);
+  if (isBareJsonImport(url, context)) return loadJson(url);
   return next(url, context);
 }
+function isBareJsonImport(url, context) {
+  if (!url.startsWith("file:") || context.importAttributes?.type !== void 0) return false;
+  const { pathname } = new URL(url);
+  return pathname.endsWith(".json") && !pathname.includes("/node_modules/");
+}
+async function loadJson(url) {
+  const file = fileURLToPath(url);
+  let value;
+  try {
+    value = JSON.parse(await readFile(file, "utf8"));
+  } catch (error) {
+    throw new Error(`${file}: not valid JSON (${error.message})`, { cause: error });
+  }
+  const names = value !== null && typeof value === "object" && !Array.isArray(value) ? Object.keys(value).filter((key) => /^[A-Za-z_$][\w$]*$/.test(key) && !RESERVED.has(key)) : [];
+  const source = [
+    `const value = JSON.parse(${JSON.stringify(JSON.stringify(value))});`,
+    "export default value;",
+    ...names.map((key) => `export const ${key} = value[${JSON.stringify(key)}];`)
+  ].join("\n");
+  return { format: "module", source, shortCircuit: true };
+}
+var RESERVED = new Set(
+  "break case catch class const continue debugger default delete do else enum export extends false finally for function if import in instanceof new null return super switch this throw true try typeof var void while with yield let static implements interface package private protected public await arguments eval".split(" ")
+);
 async function captureModule(url, next) {
   const name = url.slice(SCHEME.length, url.indexOf("?"));
   const real = decodeURIComponent(url.slice(url.indexOf("?") + 1));

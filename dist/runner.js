@@ -1123,7 +1123,7 @@ var SideFailure = class _SideFailure extends Error {
 };
 function describeThrown(thrown, root) {
   if (!(thrown instanceof Error)) return `threw ${messageOf(thrown)}`;
-  const head = `${thrown.name}: ${thrown.message}`;
+  const head = withoutGraph(`${thrown.name}: ${thrown.message}`);
   if (!root || !thrown.stack) return head;
   const prefix = pathToFileURL(root).href + "/";
   const frame = thrown.stack.split("\n").map((line) => line.trim()).find((line) => line.startsWith("at ") && (line.includes(prefix) || line.includes(root + "/")) && !line.includes("/node_modules/"));
@@ -1732,6 +1732,7 @@ function withBenchHooks(bench, name, opts) {
 
 // src/measure/micro/harness/vitest.ts
 import Module2 from "node:module";
+import { format } from "node:util";
 var VitestHarness = class {
   constructor(capture) {
     this.capture = capture;
@@ -1746,18 +1747,21 @@ var VitestHarness = class {
       if (!this.suiteStack.length) this.suiteStack.push(newSuite("", void 0, false));
       return this.suiteStack[this.suiteStack.length - 1];
     };
-    const register2 = (name, fn, options, only) => {
+    const register2 = (name, fn, options, only2) => {
       if (typeof fn !== "function") return;
       const suite = root();
-      this.addVitest(suite, String(name), fn, options ?? {}, only || suite.only);
+      this.addVitest(suite, String(name), fn, options ?? {}, only2 || suite.only);
     };
-    const bench = Object.assign((name, fn, options) => register2(name, fn, options, false), {
-      only: (name, fn, options) => register2(name, fn, options, true),
-      skip: () => void 0,
-      todo: () => void 0,
-      skipIf: (condition) => condition ? () => void 0 : bench,
-      runIf: (condition) => condition ? bench : () => void 0
-    });
+    const bench = Object.assign(
+      (name, fn, options) => register2(name, fn, options, false),
+      {
+        only: (name, fn, options) => register2(name, fn, options, true),
+        skip: SKIPPED,
+        todo: SKIPPED,
+        skipIf: (condition) => condition ? SKIPPED : bench,
+        runIf: (condition) => condition ? bench : SKIPPED
+      }
+    );
     const collect2 = async (suite) => {
       for (let i2 = 0; i2 < suite.children.length; i2++) {
         const child = suite.children[i2];
@@ -1771,22 +1775,27 @@ var VitestHarness = class {
       }
       return [];
     };
-    const describeWith = (only) => (name, fn) => {
+    const describeWith = (only2) => (name, fn) => {
       const body = typeof fn === "function" ? fn : typeof name === "function" ? name : void 0;
       const label = typeof name === "function" ? name.name : String(name);
       const parent = root();
-      const suite = newSuite(label, parent, only || parent.only);
+      const suite = newSuite(label, parent, only2 || parent.only);
       suite.factory = body;
       parent.children.push(suite);
       if (parent.parent === void 0 && parent.children.length === 1) this.capture.later(() => collect2(parent));
     };
-    const describe = Object.assign(describeWith(false), {
-      only: describeWith(true),
-      skip: () => void 0,
-      todo: () => void 0,
-      skipIf: (condition) => condition ? () => void 0 : describe,
-      runIf: (condition) => condition ? describe : () => void 0
+    const plain = describeWith(false);
+    const only = describeWith(true);
+    const describe = Object.assign(plain, {
+      only: Object.assign(only, { each: eachOf(only, true), for: eachOf(only, false) }),
+      skip: SKIPPED,
+      todo: SKIPPED,
+      skipIf: (condition) => condition ? SKIPPED : describe,
+      runIf: (condition) => condition ? describe : SKIPPED,
+      each: eachOf(plain, true),
+      for: eachOf(plain, false)
     });
+    Object.assign(describe, { concurrent: describe, sequential: describe, shuffle: describe });
     const hook = (kind) => (fn) => void root()[kind].push(fn);
     const test = Object.assign(() => void 0, {
       only: () => void 0,
@@ -1803,9 +1812,9 @@ var VitestHarness = class {
       }
     });
     return {
-      bench,
-      describe,
-      suite: describe,
+      bench: supported(bench, "bench"),
+      describe: supported(describe, "describe"),
+      suite: supported(describe, "suite"),
       it: test,
       test,
       beforeAll: hook("beforeAll"),
@@ -1900,6 +1909,49 @@ function resolveFrom(file, specifier) {
   } catch {
     return void 0;
   }
+}
+var SKIPPED = Object.assign(() => void 0, { each: () => () => void 0, for: () => () => void 0 });
+function eachOf(describe, spread) {
+  return (cases, ...rest) => {
+    const form = spread ? "describe.each" : "describe.for";
+    if (!Array.isArray(cases) || rest.length > 0 && Array.isArray(cases.raw))
+      throw new Error(
+        `benchgate runs vitest bench files without vitest: ${form} takes an array of cases here (a template-literal table is not supported)`
+      );
+    const arrays = cases.every(Array.isArray);
+    return (name, fn) => {
+      if (typeof fn !== "function") return;
+      cases.forEach((item, index) => {
+        const items = Array.isArray(item) ? item : [item];
+        const args = spread && arrays ? items : [item];
+        describe(eachTitle(String(name), items, index), () => fn(...args));
+      });
+    };
+  };
+}
+function eachTitle(template, items, index) {
+  const escaped = "\uE000";
+  let title = template.replaceAll("%%", escaped).replaceAll("%#", String(index)).replaceAll("%$", String(index + 1)).replaceAll(escaped, "%%");
+  const placeholders = (title.match(/%[sdifjoOc]/g) ?? []).length;
+  title = placeholders > 0 ? format(title, ...items.slice(0, placeholders)) : title.replace(/%%/g, "%");
+  const first = items[0];
+  if (first === null || typeof first !== "object" || Array.isArray(first)) return title;
+  return title.replace(/\$([\w$.]+)/g, (whole, key) => {
+    let value = first;
+    for (const part of key.split(".")) {
+      if (value === null || typeof value !== "object" || !(part in value)) return whole;
+      value = value[part];
+    }
+    return typeof value === "string" ? value : format("%o", value);
+  });
+}
+function supported(api, name) {
+  return new Proxy(api, {
+    get(target, property, receiver) {
+      if (typeof property === "symbol" || property in target) return Reflect.get(target, property, receiver);
+      throw new Error(`benchgate runs vitest bench files without vitest: '${name}.${property}' is not supported in them`);
+    }
+  });
 }
 
 // src/measure/micro/harness/workers.ts

@@ -318,6 +318,57 @@ describe('later', async () => {
     expect(files[0]!.tasks).toEqual(['s > b']);
     expect(files[1]!.error).toContain("'vi' is not available");
   });
+
+  it('declares describe.each and describe.for suites as vitest names them, skips every skipped form, and imports a bare JSON file as vite does', async () => {
+    const root = project(
+      {
+        'data/top.json': JSON.stringify({ cookies: ['a=1', 'b=2'], 'not-a-name': 1, default: 2 }),
+        'src/each.bench.ts': `import { bench, describe } from 'vitest'
+import top, { cookies } from '../data/top.json'
+describe.each([[1, 'one'], [2, 'two']])('size %i (%s) #%#', (n: number, word: string) => { bench(word + n, () => n) })
+describe.each([{ size: 10 }, { size: 100 }])('object $size', ({ size }: { size: number }) => { bench('x', () => size) })
+describe.for([[3, 'three']])('for %s', ([n, word]: [number, string]) => { bench(word + n, () => n) })
+describe.skip.each([1])('skipped %i', () => { bench('never', () => 0) })
+describe.concurrent('flags', () => { bench.todo('todo'); bench.skip('skip', () => 0); bench('json', () => top.cookies.length + cookies.length) })
+`,
+        'src/unsupported.bench.ts': `import { bench } from 'vitest'\n(bench as any).each([1])('x %i', () => 1)\n`,
+        'src/table.bench.ts':
+          "import { describe, bench } from 'vitest'\ndescribe.each`a | b\n${1} | ${2}`('t', () => bench('x', () => 1))\n",
+      },
+      { type: 'module' },
+    );
+    const { files } = await runner(root, ['src/each.bench.ts', 'src/unsupported.bench.ts', 'src/table.bench.ts']);
+    expect(files[0]!.error).toBeUndefined();
+    expect(files[0]!.tasks).toEqual([
+      'size 1 (one) #0 > one1',
+      'size 2 (two) #1 > two2',
+      'object 10 > x',
+      'object 100 > x',
+      'for 3 > three3',
+      'flags > json',
+    ]);
+    // A member vitest has but we do not provide is named, not a raw "is not a function"; so is a template table.
+    expect(files[1]!.error).toMatch(/'bench\.each' is not supported/);
+    expect(files[1]!.error).not.toMatch(/is not a function/);
+    expect(files[2]!.error).toMatch(/describe\.each takes an array of cases here \(a template-literal table is not supported\)/);
+  });
+
+  it('runs the tasks of a bare JSON import, and never shows the module graph it was loaded in', async () => {
+    const root = project(
+      {
+        'data/top.json': '["a=1", "b=2"]',
+        'bad.json': '{ nope',
+        'a.bench.mjs': `import { bench } from 'vitest'\nimport top from './data/top.json'\nbench('n', () => top.length)\n`,
+        'b.bench.mjs': `import { bench } from 'vitest'\nimport bad from './bad.json'\nbench('n', () => bad)\n`,
+      },
+      { type: 'module' },
+    );
+    const { files, tasks } = await runner(root, ['a.bench.mjs', 'b.bench.mjs'], true);
+    expect(files[0]!.tasks).toEqual(['n']);
+    expect(tasks.filter((t) => t.error)).toEqual([]);
+    expect(files[1]!.error).toMatch(/bad\.json: not valid JSON/);
+    expect(files[1]!.error).not.toContain('benchgate-graph');
+  });
 });
 
 describe('TypeScript', () => {

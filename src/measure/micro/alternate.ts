@@ -44,7 +44,7 @@ export class SideFailure extends Error {
 /** "TypeError: boom\n    at bench/parse.bench.js:7:11": the error and the first frame in the project's own files. */
 export function describeThrown(thrown: unknown, root?: string): string {
   if (!(thrown instanceof Error)) return `threw ${messageOf(thrown)}`;
-  const head = `${thrown.name}: ${thrown.message}`;
+  const head = withoutGraph(`${thrown.name}: ${thrown.message}`);
   if (!root || !thrown.stack) return head;
   const prefix = pathToFileURL(root).href + '/';
   const frame = thrown.stack

@@ -130,8 +130,50 @@ function isPathLike(specifier: string): boolean {
 export async function load(url: string, context: LoadContext, next: NextLoad): Promise<LoadResult> {
   if (url.startsWith(SCHEME)) return { format: 'module', source: await captureModule(url, next), shortCircuit: true };
   if (url.startsWith('file:') && isTypeScript(new URL(url).pathname)) return loadTypeScript(url);
+  if (isBareJsonImport(url, context)) return loadJson(url);
   return next(url, context);
 }
+
+/**
+ * A project's own `.json` file imported without `with { type: 'json' }`: Node refuses it, vitest (through Vite)
+ * loads it, and bench files written for vitest do it (jshttp/cookie's `import topCookies from '../scripts/x.json'`).
+ * Answered as Vite answers it: the parsed value as the default export, and each top-level key that is an identifier
+ * as a named export. A package's own files (under node_modules) keep Node's rule.
+ */
+function isBareJsonImport(url: string, context: LoadContext): boolean {
+  if (!url.startsWith('file:') || context.importAttributes?.type !== undefined) return false;
+  const { pathname } = new URL(url);
+  return pathname.endsWith('.json') && !pathname.includes('/node_modules/');
+}
+
+async function loadJson(url: string): Promise<LoadResult> {
+  const file = fileURLToPath(url);
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    throw new Error(`${file}: not valid JSON (${(error as Error).message})`, { cause: error });
+  }
+  const names =
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? Object.keys(value).filter((key) => /^[A-Za-z_$][\w$]*$/.test(key) && !RESERVED.has(key))
+      : [];
+  const source = [
+    `const value = JSON.parse(${JSON.stringify(JSON.stringify(value))});`,
+    'export default value;',
+    ...names.map((key) => `export const ${key} = value[${JSON.stringify(key)}];`),
+  ].join('\n');
+  return { format: 'module', source, shortCircuit: true };
+}
+
+/** Words a named export cannot be declared as (`export const default = ...` would not parse). */
+const RESERVED = new Set(
+  (
+    'break case catch class const continue debugger default delete do else enum export extends false finally for function if ' +
+    'import in instanceof new null return super switch this throw true try typeof var void while with yield let static ' +
+    'implements interface package private protected public await arguments eval'
+  ).split(' '),
+);
 
 /**
  * The module a bench file gets for `import ... from '<harness>'`: it hands the

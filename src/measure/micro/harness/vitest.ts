@@ -4,6 +4,7 @@
  * file has loaded, hooks per suite), including files written for `globals: true`.
  */
 import Module from 'node:module';
+import { format } from 'node:util';
 import type { Fn, FnOptions } from 'tinybench';
 import type { CaptureContext, CapturedTask, Harness, Hook, Namespace } from './types.js';
 
@@ -25,13 +26,16 @@ export class VitestHarness implements Harness {
       const suite = root();
       this.addVitest(suite, String(name), fn as Fn, options ?? {}, only || suite.only);
     };
-    const bench = Object.assign((name: unknown, fn?: unknown, options?: VitestBenchOptions) => register(name, fn, options, false), {
-      only: (name: unknown, fn?: unknown, options?: VitestBenchOptions) => register(name, fn, options, true),
-      skip: () => undefined,
-      todo: () => undefined,
-      skipIf: (condition: unknown) => (condition ? () => undefined : bench),
-      runIf: (condition: unknown) => (condition ? bench : () => undefined),
-    });
+    const bench: VitestApi = Object.assign(
+      (name: unknown, fn?: unknown, options?: VitestBenchOptions) => register(name, fn, options, false),
+      {
+        only: (name: unknown, fn?: unknown, options?: VitestBenchOptions) => register(name, fn, options, true),
+        skip: SKIPPED,
+        todo: SKIPPED,
+        skipIf: (condition: unknown) => (condition ? SKIPPED : bench),
+        runIf: (condition: unknown) => (condition ? bench : SKIPPED),
+      },
+    );
     // As vitest collects: describe() only registers its factory; factories run after the file has loaded,
     // one at a time in order, each awaited, so an async factory's benches land in its own suite.
     const collect = async (suite: VitestSuite): Promise<CapturedTask[]> => {
@@ -58,13 +62,19 @@ export class VitestHarness implements Harness {
         parent.children.push(suite);
         if (parent.parent === undefined && parent.children.length === 1) this.capture.later(() => collect(parent));
       };
-    const describe = Object.assign(describeWith(false), {
-      only: describeWith(true),
-      skip: () => undefined,
-      todo: () => undefined,
-      skipIf: (condition: unknown) => (condition ? () => undefined : describe),
-      runIf: (condition: unknown) => (condition ? describe : () => undefined),
+    const plain = describeWith(false);
+    const only = describeWith(true);
+    const describe: VitestApi = Object.assign(plain, {
+      only: Object.assign(only, { each: eachOf(only, true), for: eachOf(only, false) }),
+      skip: SKIPPED,
+      todo: SKIPPED,
+      skipIf: (condition: unknown) => (condition ? SKIPPED : describe),
+      runIf: (condition: unknown) => (condition ? describe : SKIPPED),
+      each: eachOf(plain, true),
+      for: eachOf(plain, false),
     });
+    // Flags of how vitest schedules a suite's tests: benches run one at a time whatever they say.
+    Object.assign(describe, { concurrent: describe, sequential: describe, shuffle: describe });
     const hook = (kind: keyof VitestHooks) => (fn: Hook) => void root()[kind].push(fn);
     const test = Object.assign(() => undefined, {
       only: () => undefined,
@@ -82,9 +92,9 @@ export class VitestHarness implements Harness {
         },
       });
     return {
-      bench,
-      describe,
-      suite: describe,
+      bench: supported(bench, 'bench'),
+      describe: supported(describe, 'describe'),
+      suite: supported(describe, 'suite'),
       it: test,
       test,
       beforeAll: hook('beforeAll'),
@@ -208,4 +218,72 @@ function resolveFrom(file: string, specifier: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+type VitestApi = object;
+
+/** `bench.skip`, `describe.todo`, ...: declares nothing, in each of its forms (`describe.skip.each(cases)(...)`). */
+const SKIPPED = Object.assign(() => undefined, { each: () => () => undefined, for: () => () => undefined });
+
+/**
+ * vitest's `describe.each(cases)(name, fn)` (spread: an array case is spread into fn's arguments when every case is
+ * an array) and `describe.for(cases)(name, fn)` (each case as it is): one suite a case, named as vitest names it.
+ * A template-literal table (describe.each`...`) is not supported: a clear error says so.
+ */
+function eachOf(describe: (name: unknown, fn?: unknown) => void, spread: boolean) {
+  return (cases: unknown, ...rest: unknown[]) => {
+    const form = spread ? 'describe.each' : 'describe.for';
+    if (!Array.isArray(cases) || (rest.length > 0 && Array.isArray((cases as unknown as { raw?: unknown }).raw)))
+      throw new Error(
+        `benchgate runs vitest bench files without vitest: ${form} takes an array of cases here (a template-literal table is not supported)`,
+      );
+    const arrays = cases.every(Array.isArray);
+    return (name: unknown, fn?: unknown): void => {
+      if (typeof fn !== 'function') return;
+      cases.forEach((item: unknown, index) => {
+        const items = Array.isArray(item) ? (item as unknown[]) : [item];
+        const args = spread && arrays ? items : [item];
+        describe(eachTitle(String(name), items, index), () => (fn as (...a: unknown[]) => unknown)(...args));
+      });
+    };
+  };
+}
+
+/**
+ * A case's suite name as vitest formats it: `%#` (index) and `%$` (index + 1), printf placeholders (%s, %d, %i, %f,
+ * %j, %o, %%) filled from the case's items, and `$name` (or `$a.b`) from an object case's fields.
+ */
+export function eachTitle(template: string, items: readonly unknown[], index: number): string {
+  // A private-use character holds an escaped '%%' while '%#' and '%$' are filled.
+  const escaped = '\uE000';
+  let title = template
+    .replaceAll('%%', escaped)
+    .replaceAll('%#', String(index))
+    .replaceAll('%$', String(index + 1))
+    .replaceAll(escaped, '%%');
+  const placeholders = (title.match(/%[sdifjoOc]/g) ?? []).length;
+  title = placeholders > 0 ? format(title, ...items.slice(0, placeholders)) : title.replace(/%%/g, '%');
+  const first = items[0];
+  if (first === null || typeof first !== 'object' || Array.isArray(first)) return title;
+  return title.replace(/\$([\w$.]+)/g, (whole, key: string) => {
+    let value: unknown = first;
+    for (const part of key.split('.')) {
+      if (value === null || typeof value !== 'object' || !(part in value)) return whole;
+      value = (value as Record<string, unknown>)[part];
+    }
+    return typeof value === 'string' ? value : format('%o', value);
+  });
+}
+
+/**
+ * vitest's API with a clear error for a member we do not provide (`bench.each`, `describe.skip.concurrent`...), where
+ * the file would otherwise stop on a raw "is not a function" TypeError.
+ */
+function supported<T extends object>(api: T, name: string): T {
+  return new Proxy(api, {
+    get(target, property, receiver) {
+      if (typeof property === 'symbol' || property in target) return Reflect.get(target, property, receiver) as unknown;
+      throw new Error(`benchgate runs vitest bench files without vitest: '${name}.${property}' is not supported in them`);
+    },
+  });
 }
