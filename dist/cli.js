@@ -3265,8 +3265,8 @@ var require_utils = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path23) {
-      let input = path23;
+    function removeDotSegments(path24) {
+      let input = path24;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -3340,11 +3340,11 @@ var require_utils = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path23) {
-      if (path23 === "" || path23[0] === "/") {
-        return removeDotSegments(path23);
+    function removeDotSegmentsRelative(path24) {
+      if (path24 === "" || path24[0] === "/") {
+        return removeDotSegments(path24);
       }
-      const segments = path23.split("/");
+      const segments = path24.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -3707,8 +3707,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path23 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path23 && path23 !== "/" ? path23 : void 0;
+        const path24 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path24 && path24 !== "/" ? path24 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -7166,17 +7166,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path23) {
-      const ctrl = callVisitor(key, node, visitor, path23);
+    function visit_(key, node, visitor, path24) {
+      const ctrl = callVisitor(key, node, visitor, path24);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path23, ctrl);
-        return visit_(key, ctrl, visitor, path23);
+        replaceNode(key, path24, ctrl);
+        return visit_(key, ctrl, visitor, path24);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path23 = Object.freeze(path23.concat(node));
+          path24 = Object.freeze(path24.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = visit_(i2, node.items[i2], visitor, path23);
+            const ci = visit_(i2, node.items[i2], visitor, path24);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -7187,13 +7187,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path23 = Object.freeze(path23.concat(node));
-          const ck = visit_("key", node.key, visitor, path23);
+          path24 = Object.freeze(path24.concat(node));
+          const ck = visit_("key", node.key, visitor, path24);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path23);
+          const cv = visit_("value", node.value, visitor, path24);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -7214,17 +7214,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path23) {
-      const ctrl = await callVisitor(key, node, visitor, path23);
+    async function visitAsync_(key, node, visitor, path24) {
+      const ctrl = await callVisitor(key, node, visitor, path24);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path23, ctrl);
-        return visitAsync_(key, ctrl, visitor, path23);
+        replaceNode(key, path24, ctrl);
+        return visitAsync_(key, ctrl, visitor, path24);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path23 = Object.freeze(path23.concat(node));
+          path24 = Object.freeze(path24.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = await visitAsync_(i2, node.items[i2], visitor, path23);
+            const ci = await visitAsync_(i2, node.items[i2], visitor, path24);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -7235,13 +7235,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path23 = Object.freeze(path23.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path23);
+          path24 = Object.freeze(path24.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path24);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path23);
+          const cv = await visitAsync_("value", node.value, visitor, path24);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -7268,23 +7268,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path23) {
+    function callVisitor(key, node, visitor, path24) {
       if (typeof visitor === "function")
-        return visitor(key, node, path23);
+        return visitor(key, node, path24);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path23);
+        return visitor.Map?.(key, node, path24);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path23);
+        return visitor.Seq?.(key, node, path24);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path23);
+        return visitor.Pair?.(key, node, path24);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path23);
+        return visitor.Scalar?.(key, node, path24);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path23);
+        return visitor.Alias?.(key, node, path24);
       return void 0;
     }
-    function replaceNode(key, path23, node) {
-      const parent = path23[path23.length - 1];
+    function replaceNode(key, path24, node) {
+      const parent = path24[path24.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -7896,10 +7896,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node3 = require_Node();
-    function collectionFromPath(schema2, path23, value) {
+    function collectionFromPath(schema2, path24, value) {
       let v = value;
-      for (let i2 = path23.length - 1; i2 >= 0; --i2) {
-        const k = path23[i2];
+      for (let i2 = path24.length - 1; i2 >= 0; --i2) {
+        const k = path24[i2];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -7918,7 +7918,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path23) => path23 == null || typeof path23 === "object" && !!path23[Symbol.iterator]().next().done;
+    var isEmptyPath = (path24) => path24 == null || typeof path24 === "object" && !!path24[Symbol.iterator]().next().done;
     var Collection = class extends Node3.NodeBase {
       constructor(type, schema2) {
         super(type);
@@ -7948,11 +7948,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path23, value) {
-        if (isEmptyPath(path23))
+      addIn(path24, value) {
+        if (isEmptyPath(path24))
           this.add(value);
         else {
-          const [key, ...rest] = path23;
+          const [key, ...rest] = path24;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -7966,8 +7966,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path23) {
-        const [key, ...rest] = path23;
+      deleteIn(path24) {
+        const [key, ...rest] = path24;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -7981,8 +7981,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path23, keepScalar) {
-        const [key, ...rest] = path23;
+      getIn(path24, keepScalar) {
+        const [key, ...rest] = path24;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -8000,8 +8000,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path23) {
-        const [key, ...rest] = path23;
+      hasIn(path24) {
+        const [key, ...rest] = path24;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -8011,8 +8011,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path23, value) {
-        const [key, ...rest] = path23;
+      setIn(path24, value) {
+        const [key, ...rest] = path24;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -10527,9 +10527,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path23, value) {
+      addIn(path24, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path23, value);
+          this.contents.addIn(path24, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -10604,14 +10604,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path23) {
-        if (Collection.isEmptyPath(path23)) {
+      deleteIn(path24) {
+        if (Collection.isEmptyPath(path24)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path23) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path24) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -10626,10 +10626,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path23, keepScalar) {
-        if (Collection.isEmptyPath(path23))
+      getIn(path24, keepScalar) {
+        if (Collection.isEmptyPath(path24))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path23, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path24, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -10640,10 +10640,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path23) {
-        if (Collection.isEmptyPath(path23))
+      hasIn(path24) {
+        if (Collection.isEmptyPath(path24))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path23) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path24) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -10660,13 +10660,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path23, value) {
-        if (Collection.isEmptyPath(path23)) {
+      setIn(path24, value) {
+        if (Collection.isEmptyPath(path24)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path23), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path24), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path23, value);
+          this.contents.setIn(path24, value);
         }
       }
       /**
@@ -12627,9 +12627,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path23) => {
+    visit.itemAtPath = (cst, path24) => {
       let item = cst;
-      for (const [field, index] of path23) {
+      for (const [field, index] of path24) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -12638,23 +12638,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path23) => {
-      const parent = visit.itemAtPath(cst, path23.slice(0, -1));
-      const field = path23[path23.length - 1][0];
+    visit.parentCollection = (cst, path24) => {
+      const parent = visit.itemAtPath(cst, path24.slice(0, -1));
+      const field = path24[path24.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path23, item, visitor) {
-      let ctrl = visitor(item, path23);
+    function _visit(path24, item, visitor) {
+      let ctrl = visitor(item, path24);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i2 = 0; i2 < token.items.length; ++i2) {
-            const ci = _visit(Object.freeze(path23.concat([[field, i2]])), token.items[i2], visitor);
+            const ci = _visit(Object.freeze(path24.concat([[field, i2]])), token.items[i2], visitor);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -12665,10 +12665,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path23);
+            ctrl = ctrl(item, path24);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path23) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path24) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -15221,14 +15221,14 @@ var require_util2 = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path23 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path24 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path23 && path23[0] !== "/") {
-          path23 = `/${path23}`;
+        if (path24 && path24[0] !== "/") {
+          path24 = `/${path24}`;
         }
-        return new URL(`${origin}${path23}`);
+        return new URL(`${origin}${path24}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -15679,39 +15679,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path23, origin }
+          request: { method, path: path24, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path23);
+        debuglog("sending request to %s %s/%s", method, origin, path24);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path23, origin },
+          request: { method, path: path24, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path23,
+          path24,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path23, origin }
+          request: { method, path: path24, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path23);
+        debuglog("trailers received from %s %s/%s", method, origin, path24);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path23, origin },
+          request: { method, path: path24, origin },
           error
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path23,
+          path24,
           error.message
         );
       });
@@ -15760,9 +15760,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path23, origin }
+            request: { method, path: path24, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path23);
+          debuglog("sending request to %s %s/%s", method, origin, path24);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -15825,7 +15825,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path23,
+        path: path24,
         method,
         body,
         headers,
@@ -15840,11 +15840,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler) {
-        if (typeof path23 !== "string") {
+        if (typeof path24 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path23[0] !== "/" && !(path23.startsWith("http://") || path23.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path24[0] !== "/" && !(path24.startsWith("http://") || path24.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path23)) {
+        } else if (invalidPathRegex.test(path24)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -15910,7 +15910,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path23, query) : path23;
+        this.path = query ? buildURL(path24, query) : path24;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -20603,7 +20603,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request) {
-      const { method, path: path23, host, upgrade, blocking, reset: reset2 } = request;
+      const { method, path: path24, host, upgrade, blocking, reset: reset2 } = request;
       let { body, headers, contentLength } = request;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -20684,7 +20684,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path23} HTTP/1.1\r
+      let header = `${method} ${path24} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -21213,7 +21213,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request) {
       const session = client[kHTTP2Session];
-      const { method, path: path23, host, upgrade, expectContinue, signal, headers: reqHeaders } = request;
+      const { method, path: path24, host, upgrade, expectContinue, signal, headers: reqHeaders } = request;
       let { body } = request;
       if (upgrade) {
         util.errorRequest(client, request, new Error("Upgrade not supported for H2"));
@@ -21310,7 +21310,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path23;
+      headers[HTTP2_HEADER_PATH] = path24;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -21663,9 +21663,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText2);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path23 = search ? `${pathname}${search}` : pathname;
+        const path24 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path23;
+        this.opts.path = path24;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -22904,10 +22904,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path23 = "/",
+          path: path24 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path23;
+        opts.path = origin + path24;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -24879,20 +24879,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path23) {
-      if (typeof path23 !== "string") {
-        return path23;
+    function safeUrl(path24) {
+      if (typeof path24 !== "string") {
+        return path24;
       }
-      const pathSegments = path23.split("?");
+      const pathSegments = path24.split("?");
       if (pathSegments.length !== 2) {
-        return path23;
+        return path24;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path23, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path23);
+    function matchKey(mockDispatch2, { path: path24, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path24);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -24914,7 +24914,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path23 }) => matchValue(safeUrl(path23), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path24 }) => matchValue(safeUrl(path24), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -24952,9 +24952,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path23, method, body, headers, query } = opts;
+      const { path: path24, method, body, headers, query } = opts;
       return {
-        path: path23,
+        path: path24,
         method,
         body,
         headers,
@@ -25417,10 +25417,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path23, data: { statusCode }, persist, times: times2, timesInvoked, origin }) => ({
+          ({ method, path: path24, data: { statusCode }, persist, times: times2, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path23,
+            Path: path24,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -30299,9 +30299,9 @@ var require_util7 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path23) {
-      for (let i2 = 0; i2 < path23.length; ++i2) {
-        const code = path23.charCodeAt(i2);
+    function validateCookiePath(path24) {
+      for (let i2 = 0; i2 < path24.length; ++i2) {
+        const code = path24.charCodeAt(i2);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -33221,11 +33221,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path23 = opts.path;
+          let path24 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path23 = `/${path23}`;
+            path24 = `/${path24}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path23);
+          url = new URL(util.parseOrigin(url).origin + path24);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -33399,8 +33399,8 @@ var require_dist2 = __commonJS({
         if (!append) {
           paths = paths.reverse();
         }
-        paths.forEach(function(path23) {
-          var pathArray = getPathArray(path23);
+        paths.forEach(function(path24) {
+          var pathArray = getPathArray(path24);
           addExistingPath(pathArray, env[pathVar], append);
           env[pathVar] = pathArray.join(separator);
         });
@@ -33414,14 +33414,14 @@ var require_dist2 = __commonJS({
         return [pathToAdd];
       }
     }
-    function addExistingPath(array, path23, appendMode) {
-      if (!path23) {
+    function addExistingPath(array, path24, appendMode) {
+      if (!path24) {
         return;
       }
       if (appendMode) {
-        array.unshift(path23);
+        array.unshift(path24);
       } else {
-        array.push(path23);
+        array.push(path24);
       }
     }
   }
@@ -36371,15 +36371,15 @@ var require_route = __commonJS({
       };
     }
     function wrapConversion(toModel, graph) {
-      const path23 = [graph[toModel].parent, toModel];
+      const path24 = [graph[toModel].parent, toModel];
       let fn = conversions[graph[toModel].parent][toModel];
       let cur = graph[toModel].parent;
       while (graph[cur].parent) {
-        path23.unshift(graph[cur].parent);
+        path24.unshift(graph[cur].parent);
         fn = link(conversions[graph[cur].parent][cur], fn);
         cur = graph[cur].parent;
       }
-      fn.conversion = path23;
+      fn.conversion = path24;
       return fn;
     }
     module2.exports = function(fromModel) {
@@ -45205,7 +45205,7 @@ var require_aggregateResult = __commonJS({
 var require_manager = __commonJS({
   "node_modules/autocannon/lib/manager.js"(exports2, module2) {
     "use strict";
-    var path23 = __require("path");
+    var path24 = __require("path");
     var EE = __require("events").EventEmitter;
     var aggregateResult = require_aggregateResult();
     var { getHistograms } = require_histUtil();
@@ -45263,7 +45263,7 @@ var require_manager = __commonJS({
       workerOpts.c = workerOpts.connections;
       function init() {
         for (let i2 = 0; i2 < numWorkers; i2++) {
-          const worker = new Worker(path23.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
+          const worker = new Worker(path24.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
           worker.on("message", (msg) => {
             const { cmd, data: data2, error } = msg;
             if (cmd === "RESULT") {
@@ -54274,11 +54274,11 @@ var require_mime_types = __commonJS({
       }
       return exts[0];
     }
-    function lookup2(path23) {
-      if (!path23 || typeof path23 !== "string") {
+    function lookup2(path24) {
+      if (!path24 || typeof path24 !== "string") {
         return false;
       }
-      var extension2 = extname("x." + path23).toLowerCase().substr(1);
+      var extension2 = extname("x." + path24).toLowerCase().substr(1);
       if (!extension2) {
         return false;
       }
@@ -55418,7 +55418,7 @@ var require_form_data = __commonJS({
     "use strict";
     var CombinedStream = require_combined_stream();
     var util = __require("util");
-    var path23 = __require("path");
+    var path24 = __require("path");
     var http3 = __require("http");
     var https = __require("https");
     var parseUrl = __require("url").parse;
@@ -55549,11 +55549,11 @@ var require_form_data = __commonJS({
     FormData.prototype._getContentDisposition = function(value, options) {
       var filename;
       if (typeof options.filepath === "string") {
-        filename = path23.normalize(options.filepath).replace(/\\/g, "/");
+        filename = path24.normalize(options.filepath).replace(/\\/g, "/");
       } else if (options.filename || value && (value.name || value.path)) {
-        filename = path23.basename(options.filename || value && (value.name || value.path));
+        filename = path24.basename(options.filename || value && (value.name || value.path));
       } else if (value && value.readable && hasOwn2(value, "httpVersion")) {
-        filename = path23.basename(value.client._httpMessage.path || "");
+        filename = path24.basename(value.client._httpMessage.path || "");
       }
       if (filename) {
         return 'filename="' + escapeHeaderParam(filename) + '"';
@@ -55739,15 +55739,15 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve3, basename: basename2 } = __require("path");
-    var { readFileSync: readFileSync16 } = __require("fs");
+    var { readFileSync: readFileSync17 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string) {
       try {
         return JSON.parse(string);
       } catch (error) {
         try {
-          const path23 = resolve3(string);
-          const data2 = readFileSync16(path23, "utf8");
+          const path24 = resolve3(string);
+          const data2 = readFileSync17(path24, "utf8");
           return JSON.parse(data2);
         } catch (error2) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -55761,14 +55761,14 @@ var require_multipart = __commonJS({
         const type = obj[key] && obj[key].type;
         switch (type) {
           case "file": {
-            const path23 = obj[key] && obj[key].path;
-            if (!path23) {
+            const path24 = obj[key] && obj[key].path;
+            if (!path24) {
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync16(path23);
+            const buffer = readFileSync17(path24);
             form.append(key, buffer, Object.assign({}, {
-              filename: basename2(path23)
+              filename: basename2(path24)
             }, opts));
             break;
           }
@@ -58089,14 +58089,14 @@ var require_validate2 = __commonJS({
     var lessThanOneError = (label2) => new Error(`${label2} can not be less than 1`);
     var greaterThanZeroError = (label2) => new Error(`${label2} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
-    function safeRequire(path23) {
-      if (typeof path23 === "string") {
+    function safeRequire(path24) {
+      if (typeof path24 === "string") {
         try {
-          return __require(path23);
+          return __require(path24);
         } catch (err) {
         }
       }
-      return path23;
+      return path24;
     }
     function defaultOpts(opts) {
       const setupClient = opts.workers ? opts.setupClient : safeRequire(opts.setupClient);
@@ -60577,7 +60577,7 @@ var require_httpRequestBuilder = __commonJS({
           return null;
         }
         const method = reqData.method;
-        const path23 = reqData.path;
+        const path24 = reqData.path;
         const headers = reqData.headers;
         const body = reqData.body;
         const headersDefinedHost = getPropertyCaseInsensitive(reqData.headers, "host");
@@ -60588,7 +60588,7 @@ var require_httpRequestBuilder = __commonJS({
           host = hostname + ":" + port;
         }
         const baseReq = [
-          `${method} ${path23} HTTP/1.1`
+          `${method} ${path24} HTTP/1.1`
         ];
         if (!headersDefinedHost) {
           baseReq.push(`Host: ${host}`);
@@ -62636,7 +62636,7 @@ var require_autocannon = __commonJS({
     var fs = __require("fs");
     var os11 = __require("os");
     var net3 = __require("net");
-    var path23 = __require("path");
+    var path24 = __require("path");
     var URL2 = __require("url").URL;
     var spawn3 = __require("child_process").spawn;
     var managePath = require_dist2();
@@ -62751,7 +62751,7 @@ var require_autocannon = __commonJS({
         return;
       }
       if (!checkURL(argv.url) || argv.help) {
-        const help = fs.readFileSync(path23.join(__dirname, "help.txt"), "utf8");
+        const help = fs.readFileSync(path24.join(__dirname, "help.txt"), "utf8");
         console.error(help);
         return;
       }
@@ -62865,7 +62865,7 @@ var require_autocannon = __commonJS({
           });
         });
         const alterPath = managePath({ PATH: process.env.NODE_PATH });
-        alterPath.unshift(path23.join(__dirname, "lib/preload"));
+        alterPath.unshift(path24.join(__dirname, "lib/preload"));
         const proc = spawn3(argv.spawn[0], argv.spawn.slice(1), {
           stdio: ["ignore", "inherit", "inherit"],
           env: Object.assign({}, process.env, {
@@ -62889,7 +62889,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path23.join(os11.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path24.join(os11.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -63167,8 +63167,8 @@ var require_utils4 = __commonJS({
       }
       return output;
     };
-    exports2.basename = (path23, { windows } = {}) => {
-      const segs = path23.split(windows ? /[\\/]/ : "/");
+    exports2.basename = (path24, { windows } = {}) => {
+      const segs = path24.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -76403,7 +76403,7 @@ import { fileURLToPath as fileURLToPath3 } from "node:url";
 // src/cli/main.ts
 import { mkdirSync as mkdirSync5, mkdtempSync as mkdtempSync5, rmSync as rmSync8, writeFileSync as writeFileSync3 } from "node:fs";
 import os10 from "node:os";
-import path22 from "node:path";
+import path23 from "node:path";
 
 // src/util/format.ts
 function isFiniteNumber(x) {
@@ -76466,17 +76466,17 @@ function formatDuration(ms) {
   const seconds = Math.round(ms % 6e4 / 1e3);
   return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
 }
-function formatPath(path23, width = 60) {
-  if (path23.length <= width) return path23;
+function formatPath(path24, width = 60) {
+  if (path24.length <= width) return path24;
   const keep = width - 1;
   const start = Math.ceil(keep * 2 / 3);
-  return `${path23.slice(0, start)}\u2026${path23.slice(path23.length - (keep - start))} (${path23.length} characters)`;
+  return `${path24.slice(0, start)}\u2026${path24.slice(path24.length - (keep - start))} (${path24.length} characters)`;
 }
 
 // src/gate/run.ts
 import { mkdtempSync as mkdtempSync4, rmSync as rmSync5 } from "node:fs";
 import os8 from "node:os";
-import path15 from "node:path";
+import path16 from "node:path";
 
 // src/checkout/revisions.ts
 import { existsSync as existsSync2, mkdtempSync, realpathSync, rmSync as rmSync2 } from "node:fs";
@@ -76914,6 +76914,7 @@ async function checkout(options) {
       const headTree = await addWorktree("head", headSha);
       head = { label: "head", ref: options.head, sha: headSha, root: path2.join(headTree, projectDir), worktree: headTree, dirty: false };
     }
+    await options.beforeInstall?.({ base: base2, head });
     const installs = options.installs ?? new Installs();
     for (const revision of [base2, head]) await prepare(revision, options, installs);
     return { base: base2, head, dispose };
@@ -87155,8 +87156,92 @@ function failed(id, file, message) {
   };
 }
 
+// src/measure/micro/conventions.ts
+import { existsSync as existsSync5, readFileSync as readFileSync9, readdirSync as readdirSync5, statSync as statSync3 } from "node:fs";
+import path10 from "node:path";
+var NAMES = ["bench", "benchmark", "benchmarks", "perf"];
+var EXTENSIONS = [".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"];
+var SCRIPT = /^(bench|benchmarks?|perf)(:.+)?$/;
+var DECLARES = /\b(tinybench|benchmark|mitata|vitest|Bench|Suite)\b|export\s+default|module\.exports/;
+function conventionalBenchFiles(root) {
+  const scripted = filesOfScripts(root);
+  if (scripted.files.length) return { files: scripted.files, where: `named by the ${scripted.scripts.join(", ")} script` };
+  const atRoot = NAMES.flatMap((name2) => EXTENSIONS.map((ext) => `${name2}${ext}`)).filter((file) => isBenchFile(root, file));
+  if (atRoot.length) return { files: atRoot, where: "at the project root" };
+  for (const dir of NAMES) {
+    const files = scriptFilesIn(root, dir).filter((file) => isBenchFile(root, file));
+    if (files.length) return { files, where: `in ${dir}/` };
+  }
+  return void 0;
+}
+function filesOfScripts(root) {
+  const scripts = Object.entries(manifestScripts(root)).filter(([name2]) => SCRIPT.test(name2));
+  const files = /* @__PURE__ */ new Set();
+  const named = [];
+  for (const [name2, command] of scripts) {
+    const before = files.size;
+    let cwd = "";
+    for (const segment of command.split(/&&|\|\||;|\|/)) {
+      const words = segment.trim().split(/\s+/);
+      if (words[0] === "cd" && words[1]) {
+        cwd = path10.posix.join(cwd, words[1]);
+        continue;
+      }
+      if (words[0] !== "node") continue;
+      const target = scriptOf(words.slice(1));
+      const file = target && resolveScriptFile(root, path10.posix.join(cwd, target));
+      if (file) files.add(file);
+    }
+    if (files.size > before) named.push(`\`${name2}\``);
+  }
+  return { files: [...files].sort(), scripts: named };
+}
+var VALUED = /* @__PURE__ */ new Set(["-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions", "--env-file", "--title"]);
+function scriptOf(words) {
+  for (let i2 = 0; i2 < words.length; i2++) {
+    const word = words[i2];
+    if (!word.startsWith("-")) return word;
+    if (VALUED.has(word)) i2++;
+  }
+  return void 0;
+}
+function manifestScripts(root) {
+  try {
+    const scripts = JSON.parse(readFileSync9(path10.join(root, "package.json"), "utf8")).scripts;
+    if (typeof scripts !== "object" || scripts === null) return {};
+    return Object.fromEntries(Object.entries(scripts).filter((entry) => typeof entry[1] === "string"));
+  } catch {
+    return {};
+  }
+}
+function resolveScriptFile(root, target) {
+  const relative2 = path10.posix.normalize(target.replace(/^\.\//, ""));
+  if (relative2.startsWith("..") || path10.posix.isAbsolute(relative2) || relative2.includes("node_modules")) return void 0;
+  const candidates = [relative2, ...EXTENSIONS.map((ext) => relative2 + ext), ...EXTENSIONS.map((ext) => `${relative2}/index${ext}`)];
+  return candidates.find((file) => EXTENSIONS.includes(path10.posix.extname(file)) && isFile(path10.join(root, file)));
+}
+function scriptFilesIn(root, dir) {
+  try {
+    return readdirSync5(path10.join(root, dir)).filter((name2) => EXTENSIONS.includes(path10.extname(name2)) && !name2.endsWith(".d.ts")).map((name2) => `${dir}/${name2}`).filter((file) => isFile(path10.join(root, file))).sort();
+  } catch {
+    return [];
+  }
+}
+function isBenchFile(root, file) {
+  const full = path10.join(root, file);
+  if (!isFile(full)) return false;
+  try {
+    return DECLARES.test(readFileSync9(full, "utf8"));
+  } catch {
+    return false;
+  }
+}
+function isFile(file) {
+  return existsSync5(file) && statSync3(file).isFile();
+}
+
 // node_modules/tinyglobby/dist/index.mjs
-import { readdir, readdirSync as readdirSync5, realpath, realpathSync as realpathSync2, stat, statSync as statSync3 } from "fs";
+import { readdir, readdirSync as readdirSync6, realpath, realpathSync as realpathSync2, stat, statSync as statSync4 } from "fs";
 import { isAbsolute, posix, resolve as resolve2 } from "path";
 import { fileURLToPath as fileURLToPath2 } from "url";
 
@@ -87165,27 +87250,27 @@ import { createRequire } from "module";
 import { basename, dirname, normalize, relative, resolve, sep } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path23) {
-  let normalized = normalize(path23);
+function cleanPath(path24) {
+  let normalized = normalize(path24);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path23, separator) {
-  return path23.replace(SLASHES_REGEX, separator);
+function convertSlashes(path24, separator) {
+  return path24.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path23) {
-  return path23 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path23);
+function isRootDirectory(path24) {
+  return path24 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path24);
 }
-function normalizePath(path23, options) {
+function normalizePath(path24, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path23.includes("/") || path23.startsWith(".");
-  if (resolvePaths) path23 = resolve(path23);
-  if (normalizePath$1 || pathNeedsCleaning) path23 = cleanPath(path23);
-  if (path23 === ".") return "";
-  const needsSeperator = path23[path23.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path23 + pathSeparator : path23, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path24.includes("/") || path24.startsWith(".");
+  if (resolvePaths) path24 = resolve(path24);
+  if (normalizePath$1 || pathNeedsCleaning) path24 = cleanPath(path24);
+  if (path24 === ".") return "";
+  const needsSeperator = path24[path24.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path24 + pathSeparator : path24, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -87222,8 +87307,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path23 = directoryPath || ".";
-  if (filters.every((filter) => filter(path23, true))) paths.push(path23);
+  const path24 = directoryPath || ".";
+  if (filters.every((filter) => filter(path24, true))) paths.push(path24);
 };
 var empty$2 = () => {
 };
@@ -87275,26 +87360,26 @@ var empty2 = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty2;
 }
-var resolveSymlinksAsync = function(path23, state, callback$1) {
+var resolveSymlinksAsync = function(path24, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs.realpath(path23, (error, resolvedPath) => {
+  fs.realpath(path24, (error, resolvedPath) => {
     if (error) return queue.dequeue(suppressErrors ? null : error, state);
     fs.stat(resolvedPath, (error$1, stat2) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat2.isDirectory() && isRecursive(path23, resolvedPath, state)) return queue.dequeue(null, state);
+      if (stat2.isDirectory() && isRecursive(path24, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat2, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path23, state, callback$1) {
+var resolveSymlinks = function(path24, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs.realpathSync(path23);
+    const resolvedPath = fs.realpathSync(path24);
     const stat2 = fs.statSync(resolvedPath);
-    if (stat2.isDirectory() && isRecursive(path23, resolvedPath, state)) return;
+    if (stat2.isDirectory() && isRecursive(path24, resolvedPath, state)) return;
     callback$1(stat2, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
@@ -87304,9 +87389,9 @@ function build$2(options, isSynchronous) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path23, resolved, state) {
+function isRecursive(path24, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname(path23);
+  let parent = dirname(path24);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -87314,7 +87399,7 @@ function isRecursive(path23, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname(parent);
   }
-  state.symlinks.set(path23, resolved);
+  state.symlinks.set(path24, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -87486,19 +87571,19 @@ var Walker = class {
         const filename = this.joinPath(entry.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry.isDirectory()) {
-        let path23 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path23)) continue;
-        this.pushDirectory(path23, paths, filters);
-        this.walkDirectory(this.state, path23, path23, depth - 1, this.walk);
+        let path24 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path24)) continue;
+        this.pushDirectory(path24, paths, filters);
+        this.walkDirectory(this.state, path24, path24, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path23 = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path23, this.state, (stat2, resolvedPath) => {
+        let path24 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path24, this.state, (stat2, resolvedPath) => {
           if (stat2.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path23 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path23 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path24 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path24 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path23;
+            resolvedPath = useRealPaths ? resolvedPath : path24;
             const filename = basename(resolvedPath);
             const directoryPath$1 = normalizePath(dirname(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -87664,7 +87749,7 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path23) => isMatch(path23));
+    this.options.filters.push((path24) => isMatch(path24));
     return this;
   }
 };
@@ -87739,19 +87824,19 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path23) {
-  return path23.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path24) {
+  return path24.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path23) {
+function splitPattern(path24) {
   var _result$parts;
-  const result = import_picomatch2.default.scan(path23, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path23];
+  const result = import_picomatch2.default.scan(path24, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path24];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path23) => path23.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path23) => path23.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path24) => path24.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path24) => path24.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
@@ -87858,13 +87943,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug ? (p, isDirectory) => {
-      const path23 = format(p, isDirectory);
-      const matches = matcher(path23) && !ignore2(path23);
-      if (matches) log(`matched ${path23}`);
+      const path24 = format(p, isDirectory);
+      const matches = matcher(path24) && !ignore2(path24);
+      if (matches) log(`matched ${path24}`);
       return matches;
     } : (p, isDirectory) => {
-      const path23 = format(p, isDirectory);
-      return matcher(path23) && !ignore2(path23);
+      const path24 = format(p, isDirectory);
+      return matcher(path24) && !ignore2(path24);
     }],
     exclude: debug ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -87907,11 +87992,11 @@ function getOptions2(options) {
   opts.ignore = ensureStringArray(opts.ignore);
   opts.fs && (opts.fs = {
     readdir: opts.fs.readdir || readdir,
-    readdirSync: opts.fs.readdirSync || readdirSync5,
+    readdirSync: opts.fs.readdirSync || readdirSync6,
     realpath: opts.fs.realpath || realpath,
     realpathSync: opts.fs.realpathSync || realpathSync2,
     stat: opts.fs.stat || stat,
-    statSync: opts.fs.statSync || statSync3
+    statSync: opts.fs.statSync || statSync4
   });
   if (opts.debug) log("globbing with options:", opts);
   return opts;
@@ -87936,7 +88021,7 @@ function globSync(globInput, options) {
 // src/measure/micro/discover.ts
 var DEFAULT_EXCLUDED = ["**/dist/**", "**/.cache/**", "**/.idea/**"];
 async function discoverBenchFiles(root, patterns) {
-  const isDefault = patterns.length === DEFAULTS.files.length && patterns.every((p, i2) => p === DEFAULTS.files[i2]);
+  const isDefault = isDefaultPattern(patterns);
   const files = await glob([...patterns], {
     cwd: root,
     onlyFiles: true,
@@ -87944,6 +88029,9 @@ async function discoverBenchFiles(root, patterns) {
     expandDirectories: false
   });
   return files.map((file) => file.replace(/\\/g, "/")).sort();
+}
+function isDefaultPattern(patterns) {
+  return patterns.length === DEFAULTS.files.length && patterns.every((p, i2) => p === DEFAULTS.files[i2]);
 }
 function exactFile(file) {
   return escapePath(file);
@@ -87980,6 +88068,20 @@ function assertInstalled(inventory, install) {
     );
   }
 }
+function withInstallHints(inventory, install) {
+  return inventory.map(({ revision, files }) => ({
+    revision,
+    files: files.map((file) => {
+      const name2 = file.error ? MISSING_PACKAGE.exec(file.error)?.[1] : void 0;
+      if (!name2 || revision.worktree !== void 0) return file;
+      const command = typeof install === "string" ? install : detectInstall(revision.root) ?? "npm install";
+      return {
+        ...file,
+        error: `it imports '${name2}', which is not installed in ${revision.root}: run \`${command}\` there first, then list again`
+      };
+    })
+  }));
+}
 function describeRevision(revision) {
   return revision.ref === "working tree" ? `${revision.label} (the working tree)` : `${revision.label} (${revision.ref})`;
 }
@@ -87995,13 +88097,27 @@ async function findBenchFiles({
     options.log(`bench files: ${describeFiles(base2, head)}`);
     return { base: base2, head };
   }
-  if (config.http.length === 0) {
-    throw new UserError(
-      `No bench files match ${config.micro.files.join(", ")} in base or head, and benchgate.yml declares no http load tests. Add a bench file (see the README's quick start), set micro.files, or declare http benchmarks.`
+  if (config.http.length > 0) return void 0;
+  const [atBase, atHead] = [tree.base, tree.head].map((revision) => conventionalBenchFiles(revision.root));
+  if (isDefaultPattern(config.micro.files) && (atBase || atHead)) {
+    const where2 = atHead?.where ?? atBase.where;
+    options.log(
+      `bench files: none matches micro.files' default pattern (${DEFAULTS.files.join(", ")}); found ${where2}: ${describeFiles(atBase?.files ?? [], atHead?.files ?? [])} (to choose others, set micro.files in benchgate.yml or pass --files)`
     );
+    return { base: atBase?.files ?? [], head: atHead?.files ?? [] };
   }
-  return void 0;
+  const candidates = atHead ?? atBase;
+  const hint = candidates ? `These look like bench files (${candidates.where}): ${candidates.files.join(", ")}. Run with --files '${candidates.files[0]}' (repeatable), or set micro.files in benchgate.yml.` : `Nothing in the usual places either (${CONVENTIONAL_PLACES}). Name yours with --files '<glob>' (repeatable, e.g. --files 'bench/**/*.js') or micro.files in benchgate.yml, add a bench file (the README's quick start), or declare http benchmarks.`;
+  throw new UserError(
+    `No bench files match ${config.micro.files.join(", ")} in base or head, and benchgate.yml declares no http load tests. ${hint}`
+  );
 }
+async function benchFilesOf(root, config) {
+  const files = await discoverBenchFiles(root, config.micro.files);
+  if (files.length || config.http.length || !isDefaultPattern(config.micro.files)) return files;
+  return conventionalBenchFiles(root)?.files ?? [];
+}
+var CONVENTIONAL_PLACES = "a bench, benchmark or perf script run by node; bench.js or benchmark.js at the root; bench/, benchmark/ or benchmarks/";
 async function checkBenchFiles(run, files) {
   const { tree, config, options } = run;
   const inventory = await loadInventory(
@@ -89327,14 +89443,14 @@ function microProcesses(run, files) {
 }
 
 // src/measure/native/flags.ts
-import { readFileSync as readFileSync9 } from "node:fs";
-import path10 from "node:path";
+import { readFileSync as readFileSync10 } from "node:fs";
+import path11 from "node:path";
 var FLAG = /^--[a-z0-9][a-z0-9-]*(?:=[A-Za-z0-9._,:/@%+-]*)?$/;
 var REFUSED = /^--(?:eval|print|check|interactive|test|run|watch|inspect|debug|require|import|loader|experimental-loader|env-file|input-type|cpu-prof|heap-prof|prof|redirect-warnings|diagnostic-dir|report)/;
 function authorFlags(root, file) {
   let scripts;
   try {
-    const text2 = readFileSync9(path10.join(root, "package.json"), "utf8");
+    const text2 = readFileSync10(path11.join(root, "package.json"), "utf8");
     scripts = text2.length <= 1 << 20 ? JSON.parse(text2).scripts : void 0;
   } catch {
     return void 0;
@@ -89344,7 +89460,7 @@ function authorFlags(root, file) {
     (entry) => typeof entry[1] === "string"
   );
   const ordered = [...entries.filter(([name2]) => name2.startsWith("bench")), ...entries.filter(([name2]) => !name2.startsWith("bench"))];
-  const target = path10.posix.normalize(file);
+  const target = path11.posix.normalize(file);
   for (const [script, command] of ordered) {
     for (const part of command.split(/&&|\|\||[;|]/)) {
       const flags = nodeFlagsFor(part, target);
@@ -89361,13 +89477,13 @@ function nodeFlagsFor(command, target) {
   const flags = [];
   for (at2++; at2 < words.length && words[at2].startsWith("-"); at2++) flags.push(words[at2]);
   const script = words[at2];
-  if (!script || path10.posix.normalize(script) !== target) return void 0;
+  if (!script || path11.posix.normalize(script) !== target) return void 0;
   return flags.every((flag) => FLAG.test(flag) && !REFUSED.test(flag)) ? flags : [];
 }
 
 // src/measure/native/run.ts
-import { mkdtempSync as mkdtempSync3, readFileSync as readFileSync11, rmSync as rmSync4, statSync as statSync4 } from "node:fs";
-import path13 from "node:path";
+import { mkdtempSync as mkdtempSync3, readFileSync as readFileSync12, rmSync as rmSync4, statSync as statSync5 } from "node:fs";
+import path14 from "node:path";
 import { pathToFileURL as pathToFileURL2 } from "node:url";
 
 // src/measure/native/figures.ts
@@ -89450,16 +89566,16 @@ function tQuantile95(df) {
 // src/measure/native/vitest.ts
 import { realpathSync as realpathSync3 } from "node:fs";
 import Module from "node:module";
-import path12 from "node:path";
+import path13 from "node:path";
 
 // src/util/manifest.ts
-import { readFileSync as readFileSync10 } from "node:fs";
-import path11 from "node:path";
+import { readFileSync as readFileSync11 } from "node:fs";
+import path12 from "node:path";
 function nearestManifest(file, accept) {
-  for (let dir = path11.dirname(file); dir !== path11.dirname(dir); dir = path11.dirname(dir)) {
+  for (let dir = path12.dirname(file); dir !== path12.dirname(dir); dir = path12.dirname(dir)) {
     let manifest;
     try {
-      manifest = JSON.parse(readFileSync10(path11.join(dir, "package.json"), "utf8"));
+      manifest = JSON.parse(readFileSync11(path12.join(dir, "package.json"), "utf8"));
     } catch {
       continue;
     }
@@ -89473,14 +89589,14 @@ function nearestManifest(file, accept) {
 function vitestCli(root, file) {
   let entry;
   try {
-    entry = Module.createRequire(path12.resolve(root, file)).resolve("vitest");
+    entry = Module.createRequire(path13.resolve(root, file)).resolve("vitest");
   } catch {
     return void 0;
   }
   const found = nearestManifest(entry, (manifest) => manifest.name === "vitest");
   const bin = found?.manifest.bin;
   const command = typeof bin === "string" ? bin : bin?.vitest;
-  return found && typeof command === "string" ? path12.join(found.dir, command) : void 0;
+  return found && typeof command === "string" ? path13.join(found.dir, command) : void 0;
 }
 function vitestArgs(cli, file, out) {
   return [cli, "bench", "--run", "--outputJson", out, `./${file}`];
@@ -89492,7 +89608,7 @@ function vitestRecords(text2, root, file) {
   } catch {
     return { records: [], problem: "its vitest report is not JSON" };
   }
-  const wanted = real(path12.resolve(root, file));
+  const wanted = real(path13.resolve(root, file));
   const records = [];
   let rejected = 0;
   for (const entry of Array.isArray(report2?.files) ? report2.files : []) {
@@ -89520,7 +89636,7 @@ function vitestRecords(text2, root, file) {
 }
 function suitesOf(fullName, file) {
   if (typeof fullName !== "string") return void 0;
-  const own = file.split(path12.sep).join("/");
+  const own = file.split(path13.sep).join("/");
   if (fullName === own) return [];
   if (fullName.startsWith(`${own} > `)) return [fullName.slice(own.length + 3)];
   const at2 = fullName.indexOf(" > ");
@@ -89530,7 +89646,7 @@ function real(file) {
   try {
     return realpathSync3(file);
   } catch {
-    return path12.resolve(file);
+    return path13.resolve(file);
   }
 }
 
@@ -89539,9 +89655,9 @@ var MAX_FIGURES_BYTES = 16 * 1024 * 1024;
 var DRAIN_MS2 = 5e3;
 function runNative(options) {
   const started = performance.now();
-  const dir = mkdtempSync3(path13.join(options.tempDir, "native-"));
+  const dir = mkdtempSync3(path14.join(options.tempDir, "native-"));
   const vitest = options.harness === "vitest";
-  const out = path13.join(dir, vitest ? "report.json" : "figures.jsonl");
+  const out = path14.join(dir, vitest ? "report.json" : "figures.jsonl");
   const cli = vitest ? vitestCli(options.root, options.file) : void 0;
   if (vitest && !cli) {
     rmSync4(dir, { recursive: true, force: true });
@@ -89595,12 +89711,12 @@ ${lines}` : "";
 function readCapped(file, what) {
   let size;
   try {
-    size = statSync4(file).size;
+    size = statSync5(file).size;
   } catch {
     return {};
   }
   if (size > MAX_FIGURES_BYTES) return { problem: `its ${what} grew to ${Math.round(size / 1024 / 1024)} MB: not read` };
-  return { text: readFileSync11(file, "utf8") };
+  return { text: readFileSync12(file, "utf8") };
 }
 function readFigures(file) {
   const { text: text2, problem } = readCapped(file, "figures file");
@@ -89900,8 +90016,8 @@ async function nativeStage(run, files, inventory, judged2) {
 }
 
 // src/gate/policy.ts
-import { existsSync as existsSync5 } from "node:fs";
-import path14 from "node:path";
+import { existsSync as existsSync6 } from "node:fs";
+import path15 from "node:path";
 
 // src/config/policy.ts
 function policyOf(config) {
@@ -89956,10 +90072,10 @@ function withPolicyOf(head, base2) {
 
 // src/gate/policy.ts
 function choosePolicy(own, tree, options) {
-  const file = path14.relative(options.cwd, path14.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
-  const atBase = path14.join(tree.base.root, file);
-  const outside = tree.base.worktree !== void 0 && path14.relative(tree.base.worktree, atBase).startsWith("..");
-  const base2 = outside ? own : existsSync5(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
+  const file = path15.relative(options.cwd, path15.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
+  const atBase = path15.join(tree.base.root, file);
+  const outside = tree.base.worktree !== void 0 && path15.relative(tree.base.worktree, atBase).startsWith("..");
+  const base2 = outside ? own : existsSync6(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
   const from = options.policy ?? "head";
   const changes = policyChanges(base2, own);
   const config = withOverrides(from === "base" ? withPolicyOf(own, base2) : own, options.overrides);
@@ -90228,6 +90344,7 @@ async function runGate(options) {
   const own = loadConfig({ root: options.cwd, file: options.configFile });
   const setup = withOverrides(own, options.overrides);
   allowChildVariables({ trusted: options.childEnv, fromConfig: setup.env });
+  let known;
   const tree = await checkout({
     cwd: options.cwd,
     base: options.base,
@@ -90237,15 +90354,19 @@ async function runGate(options) {
     commandTimeoutMs: setup.installTimeoutMs,
     installs: options.installs,
     log: options.log,
-    onCleanup: options.onCleanup
+    onCleanup: options.onCleanup,
+    beforeInstall: async (checkedOut) => {
+      const chosen = choosePolicy(own, checkedOut, options);
+      known = { chosen, found: await findBenchFiles({ config: chosen.config, tree: checkedOut, options }) };
+    }
   });
-  const socketDir = mkdtempSync4(path15.join(os8.tmpdir(), "benchgate-sock-"));
+  const socketDir = mkdtempSync4(path16.join(os8.tmpdir(), "benchgate-sock-"));
   const removeSocketDir = () => rmSync5(socketDir, { recursive: true, force: true });
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os8.loadavg();
   try {
-    const { config, policy } = choosePolicy(own, tree, options);
-    const found = await findBenchFiles({ config, tree, options });
+    const { config, policy } = known.chosen;
+    const found = known.found;
     const inventory = found ? await checkBenchFiles({ config, tree, options }, found) : [];
     const part = options.shard ? planShard(options.shard, { config, tree, options }, found, inventory) : { config, files: found, shard: void 0 };
     const plan = planRun(part.config, part.shard?.familySize, !options.untilTimeLimit);
@@ -90385,12 +90506,11 @@ async function listBenchmarks(options) {
   });
   try {
     const revisions = options.base === void 0 || !tree.base ? [tree.head] : [tree.base, tree.head];
-    const inventory = await loadInventory(
-      await Promise.all(
-        revisions.map(async (revision) => ({ revision, files: await discoverBenchFiles(revision.root, config.micro.files) }))
-      ),
+    const loaded = await loadInventory(
+      await Promise.all(revisions.map(async (revision) => ({ revision, files: await benchFilesOf(revision.root, config) }))),
       { runnerPath: options.runnerPath, stallTimeoutMs: config.micro.taskTimeoutMs }
     );
+    const inventory = withInstallHints(loaded, config.install);
     return {
       revisions: inventory.map(({ revision, files }) => ({
         label: revision.label,
@@ -90480,7 +90600,10 @@ function renderListing(listing) {
     lines.push(
       `${revision.label} (${terminalText(revision.ref)}, ${revision.sha.slice(0, 7)}): ${revision.files.length} bench file${revision.files.length === 1 ? "" : "s"}, ${tasks} task${tasks === 1 ? "" : "s"}`
     );
-    if (revision.files.length === 0) lines.push("  no bench file matches micro.files");
+    if (revision.files.length === 0)
+      lines.push(
+        "  no bench file matches micro.files, nor any in the usual places (bench/, benchmark/, benchmarks/, bench.js, benchmark.js, a bench script): name yours with --files '<glob>' or micro.files"
+      );
     for (const file of revision.files) {
       const copies = (file.harnesses ?? []).map((h) => `${h.harness}${h.version ? ` ${h.version}` : ""}`);
       const how = file.workerOf ? `a worker of ${file.workerOf}` : file.error ? "did not load" : file.harness === "default export" || copies.length === 0 ? file.harness ?? "" : copies.join(", ");
@@ -90688,7 +90811,7 @@ function changeChart(benchmarks, options = {}) {
 }
 
 // src/report/profile-sections.ts
-import path16 from "node:path";
+import path17 from "node:path";
 var share = (x) => formatShare(x, 1);
 function name(row) {
   return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
@@ -90717,7 +90840,7 @@ function profileSections(id, profile) {
     ownCode: profile.ownCode.map(
       (row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit}, with what it calls`
     ),
-    files: [profile.files.base, profile.files.head].map((file) => path16.basename(file))
+    files: [profile.files.base, profile.files.head].map((file) => path17.basename(file))
   };
 }
 var costOf = { call: "time a call", request: "main-thread CPU a request" };
@@ -91422,8 +91545,8 @@ function mergeRuns(runs) {
 
 // src/report/read.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
-import { existsSync as existsSync6, readFileSync as readFileSync12, statSync as statSync5 } from "node:fs";
-import path17 from "node:path";
+import { existsSync as existsSync7, readFileSync as readFileSync13, statSync as statSync6 } from "node:fs";
+import path18 from "node:path";
 
 // schema/report.schema.json
 var report_schema_default = {
@@ -94410,7 +94533,7 @@ var validate3 = new import_ajv4.default({ allErrors: false, strict: false }).com
 function readReport2(file) {
   let size;
   try {
-    size = statSync5(file).size;
+    size = statSync6(file).size;
   } catch (error) {
     throw new UserError(`Cannot read the report ${file}: ${error.code ?? String(error)}.`);
   }
@@ -94420,7 +94543,7 @@ function readReport2(file) {
     );
   let data2;
   try {
-    data2 = JSON.parse(readFileSync12(file, "utf8"));
+    data2 = JSON.parse(readFileSync13(file, "utf8"));
   } catch {
     throw new UserError(`The report ${file} is not JSON: refusing it.`);
   }
@@ -94434,7 +94557,7 @@ function readReport2(file) {
 }
 function reportFiles(patterns, cwd) {
   const files = patterns.flatMap((pattern) => {
-    if (existsSync6(path17.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path17.resolve(cwd, pattern)];
+    if (existsSync7(path18.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path18.resolve(cwd, pattern)];
     const found = globSync(pattern, { cwd, onlyFiles: true, absolute: true, expandDirectories: false }).sort();
     if (found.length === 0) throw new UserError(`No file matches ${pattern} (in ${cwd}).`);
     return found;
@@ -94797,10 +94920,10 @@ function parseProfileMode(text2) {
 }
 
 // src/cli/history.ts
-import { existsSync as existsSync8 } from "node:fs";
+import { existsSync as existsSync9 } from "node:fs";
 
 // src/config/action-inputs.ts
-import path18 from "node:path";
+import path19 from "node:path";
 
 // src/config/anchor.ts
 function parseAnchor(text2, what = "anchor") {
@@ -94823,7 +94946,7 @@ function parseAnchor(text2, what = "anchor") {
 
 // src/config/action-inputs.ts
 function commentKeyOf(directory, config, key) {
-  const file = path18.posix.join(directory.split(path18.sep).join("/") || ".", config ?? "benchgate.yml");
+  const file = path19.posix.join(directory.split(path19.sep).join("/") || ".", config ?? "benchgate.yml");
   return sanitizeCommentKey(key ? `${file}#${key}` : file);
 }
 function sanitizeCommentKey(key) {
@@ -95621,8 +95744,8 @@ function fenced(lines, language = "text") {
 }
 
 // src/history/store.ts
-import { closeSync, existsSync as existsSync7, mkdirSync as mkdirSync3, openSync, readFileSync as readFileSync13, renameSync as renameSync2, rmSync as rmSync6, statSync as statSync6, writeFileSync } from "node:fs";
-import path19 from "node:path";
+import { closeSync, existsSync as existsSync8, mkdirSync as mkdirSync3, openSync, readFileSync as readFileSync14, renameSync as renameSync2, rmSync as rmSync6, statSync as statSync7, writeFileSync } from "node:fs";
+import path20 from "node:path";
 import { setTimeout as sleep3 } from "node:timers/promises";
 var HISTORY_CODEC = {
   parse: parseHistory,
@@ -95639,17 +95762,17 @@ function fileStore(file, limit, maxBytes = MAX_BYTES2) {
 }
 function codecFileStore(file, limit, codec, maxBytes = MAX_BYTES2) {
   const read = () => {
-    if (!existsSync7(file)) return [];
-    const size = statSync6(file).size;
+    if (!existsSync8(file)) return [];
+    const size = statSync7(file).size;
     if (size > maxBytes)
       throw new UserError(`${file}: ${size} bytes is more than a history file holds (${maxBytes / 1024 / 1024} MB): is it the right file?`);
-    return codec.parse(readFileSync13(file, "utf8"), file);
+    return codec.parse(readFileSync14(file, "utf8"), file);
   };
   return {
     where: file,
     read: () => Promise.resolve().then(read),
     append: async (records) => {
-      mkdirSync3(path19.dirname(path19.resolve(file)), { recursive: true });
+      mkdirSync3(path20.dirname(path20.resolve(file)), { recursive: true });
       const release = await lock(`${file}.lock`);
       try {
         const written = codec.append(read(), records, limit);
@@ -95686,14 +95809,14 @@ async function lock(lockFile) {
 }
 function readSafe(file) {
   try {
-    return readFileSync13(file, "utf8");
+    return readFileSync14(file, "utf8");
   } catch {
     return void 0;
   }
 }
 function statSafe(file) {
   try {
-    return statSync6(file).mtimeMs;
+    return statSync7(file).mtimeMs;
   } catch {
     return void 0;
   }
@@ -95842,7 +95965,7 @@ async function runDrift(command, io) {
   const code = io.writeReport(report2);
   const records = await fileStore(command.history, DEFAULT_HISTORY_LIMIT).read();
   const gate = await gateKey(io.cwd, command.config);
-  const drift = existsSync8(command.history) ? driftRecordOf(report2, gate, anchor, command.driftBudget, /* @__PURE__ */ new Date()) : void 0;
+  const drift = existsSync9(command.history) ? driftRecordOf(report2, gate, anchor, command.driftBudget, /* @__PURE__ */ new Date()) : void 0;
   if (drift) {
     const file = driftFileOf(command.history);
     await codecFileStore(file, DRIFT_LIMIT, DRIFT_CODEC).append([drift]);
@@ -95911,12 +96034,12 @@ async function runBisect(command, io) {
 }
 
 // src/cli/publish.ts
-import { existsSync as existsSync10, readFileSync as readFileSync14 } from "node:fs";
-import path21 from "node:path";
+import { existsSync as existsSync11, readFileSync as readFileSync15 } from "node:fs";
+import path22 from "node:path";
 
 // src/history/publish.ts
-import { cpSync as cpSync2, existsSync as existsSync9, mkdirSync as mkdirSync4, readdirSync as readdirSync6, rmSync as rmSync7, writeFileSync as writeFileSync2 } from "node:fs";
-import path20 from "node:path";
+import { cpSync as cpSync2, existsSync as existsSync10, mkdirSync as mkdirSync4, readdirSync as readdirSync7, rmSync as rmSync7, writeFileSync as writeFileSync2 } from "node:fs";
+import path21 from "node:path";
 
 // src/history/site.ts
 var import_picomatch5 = __toESM(require_picomatch2(), 1);
@@ -96209,25 +96332,25 @@ bands are 95% intervals of the chained steps. <a href="feed.xml">Regressions fee
 // src/history/publish.ts
 var MARKER = ".benchgate-site";
 function writeSite(out, records, options) {
-  if (!existsSync9(path20.join(options.assets, "site.js")))
+  if (!existsSync10(path21.join(options.assets, "site.js")))
     throw new Error(`the page's script is missing from ${options.assets}: build benchgate (npm run build) first.`);
-  if (existsSync9(out)) {
-    const entries = readdirSync6(out);
+  if (existsSync10(out)) {
+    const entries = readdirSync7(out);
     if (entries.length > 0 && !entries.includes(MARKER))
       throw new UserError(`${out} is not empty and was not written by benchgate publish: choose an empty or new folder.`);
-    for (const entry of entries) rmSync7(path20.join(out, entry), { recursive: true, force: true });
+    for (const entry of entries) rmSync7(path21.join(out, entry), { recursive: true, force: true });
   }
   const files = siteFiles(records, options);
   let bytes = 0;
   for (const file of files) {
-    const target = path20.join(out, file.path);
-    mkdirSync4(path20.dirname(target), { recursive: true });
+    const target = path21.join(out, file.path);
+    mkdirSync4(path21.dirname(target), { recursive: true });
     writeFileSync2(target, file.text);
     bytes += Buffer.byteLength(file.text);
   }
-  mkdirSync4(path20.join(out, "assets"), { recursive: true });
-  for (const asset of ["site.js", "site.css"]) cpSync2(path20.join(options.assets, asset), path20.join(out, "assets", asset));
-  writeFileSync2(path20.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
+  mkdirSync4(path21.join(out, "assets"), { recursive: true });
+  for (const asset of ["site.js", "site.css"]) cpSync2(path21.join(options.assets, asset), path21.join(out, "assets", asset));
+  writeFileSync2(path21.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
   return { files: files.length + 2, bytes };
 }
 
@@ -96237,14 +96360,14 @@ async function runPublish(command, io) {
     const files = reportFiles(command.histories, io.cwd);
     const records = (await Promise.all(files.map((file) => fileStore(file, DEFAULT_HISTORY_LIMIT, MAX_PUBLISHED_BYTES).read()))).flat();
     const drift = (await Promise.all(
-      files.map((file) => driftFileOf(file)).filter((file) => existsSync10(file)).map((file) => codecFileStore(file, DRIFT_LIMIT, DRIFT_CODEC).read())
+      files.map((file) => driftFileOf(file)).filter((file) => existsSync11(file)).map((file) => codecFileStore(file, DRIFT_LIMIT, DRIFT_CODEC).read())
     )).flat();
     if (records.length === 0)
       throw new Error(`no history records in ${command.histories.join(", ")}: record some first (benchgate record).`);
     const bisects = reportFiles(command.bisects, io.cwd).map((file) => {
       let value;
       try {
-        value = JSON.parse(readFileSync14(file, "utf8"));
+        value = JSON.parse(readFileSync15(file, "utf8"));
       } catch (error) {
         throw new Error(`${file}: not JSON (${messageOf(error)})`, { cause: error });
       }
@@ -96254,9 +96377,9 @@ async function runPublish(command, io) {
     const repository = repositoryOfRemote(remote) ?? void 0;
     if (command.repository && !repository)
       throw new Error(`--repository must be an https URL such as https://github.com/owner/repo; got '${command.repository}'.`);
-    const out = path21.resolve(io.cwd, command.out);
+    const out = path22.resolve(io.cwd, command.out);
     const written = writeSite(out, records, {
-      title: command.title ?? `${repository ? repository.split("/").slice(-2).join("/") : path21.basename(io.cwd)}: benchmark history`,
+      title: command.title ?? `${repository ? repository.split("/").slice(-2).join("/") : path22.basename(io.cwd)}: benchmark history`,
       version: io.version,
       generated: /* @__PURE__ */ new Date(),
       releases: command.releases,
@@ -96264,10 +96387,10 @@ async function runPublish(command, io) {
       siteUrl: command.siteUrl,
       drift,
       bisects,
-      assets: path21.join(path21.dirname(io.runnerPath), "site")
+      assets: path22.join(path22.dirname(io.runnerPath), "site")
     });
     io.stderr.write(
-      `benchgate: published ${records.length} record(s) from ${files.length} file(s) to ${out}: ${written.files} files, ${(written.bytes / 1024).toFixed(0)} kB; open ${path21.join(out, "index.html")}
+      `benchgate: published ${records.length} record(s) from ${files.length} file(s) to ${out}: ${written.files} files, ${(written.bytes / 1024).toFixed(0)} kB; open ${path22.join(out, "index.html")}
 `
     );
     return 0;
@@ -96331,7 +96454,7 @@ async function main(argv, io) {
       shard: command.shard,
       // The observer preloaded into each native run is bundled beside the runner, as its module hooks are.
       nativeCheck: command.nativeCheck ? {
-        observerPath: path22.join(path22.dirname(io.runnerPath), "native.js"),
+        observerPath: path23.join(path23.dirname(io.runnerPath), "native.js"),
         runTimeoutMs: command.nativeTimeoutMs,
         runs: command.nativeRuns
       } : void 0,
@@ -96340,7 +96463,7 @@ async function main(argv, io) {
         io,
         progress,
         trap,
-        command.installCache === void 0 ? void 0 : new Installs(path22.resolve(io.cwd, command.installCache))
+        command.installCache === void 0 ? void 0 : new Installs(path23.resolve(io.cwd, command.installCache))
       )
     });
   } catch (error) {
@@ -96393,7 +96516,7 @@ function writeReport(report2, command, color, io) {
 function mergeFiles(patterns, io) {
   try {
     const files = reportFiles(patterns, io.cwd);
-    return mergeShards(files.map((file) => ({ file: path22.relative(io.cwd, file) || file, report: readReport2(file) })));
+    return mergeShards(files.map((file) => ({ file: path23.relative(io.cwd, file) || file, report: readReport2(file) })));
   } catch (error) {
     return errorReport(describeFailure(error), io.version);
   }
@@ -96439,8 +96562,8 @@ async function withProgress(io, command, body) {
   const progress = progressPrinter(io.stderr);
   const trap = cliTrap(io, progress);
   const history = ["record", "drift", "bisect"].includes(command.kind);
-  const runFolder = history ? mkdtempSync5(path22.join(os10.tmpdir(), "benchgate-installs-")) : void 0;
-  const folder = command.installCache !== void 0 ? path22.resolve(io.cwd, command.installCache) : runFolder;
+  const runFolder = history ? mkdtempSync5(path23.join(os10.tmpdir(), "benchgate-installs-")) : void 0;
+  const folder = command.installCache !== void 0 ? path23.resolve(io.cwd, command.installCache) : runFolder;
   const removeFolder = runFolder ? () => rmSync8(runFolder, { recursive: true, force: true }) : () => void 0;
   const forget = trap.onCleanup(removeFolder);
   try {
@@ -96487,8 +96610,8 @@ benchgate: crashed (${messageOf(error)}): benchmark processes stopped and worktr
   });
 }
 function write(cwd, file, text2) {
-  const target = path22.resolve(cwd, file);
-  mkdirSync5(path22.dirname(target), { recursive: true });
+  const target = path23.resolve(cwd, file);
+  mkdirSync5(path23.dirname(target), { recursive: true });
   writeFileSync3(target, text2);
 }
 function progressPrinter(stream) {
@@ -96520,7 +96643,7 @@ function progressPrinter(stream) {
 }
 
 // src/util/secrets.ts
-import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync15, readSync, writeSync } from "node:fs";
+import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync16, readSync, writeSync } from "node:fs";
 function forgetSecrets(env = process.env) {
   const jobFiles = Object.fromEntries(
     Object.entries(env).filter((entry) => JOB_FILES.has(entry[0].toUpperCase()) && entry[1] !== void 0)
@@ -96535,7 +96658,7 @@ function forgetSecrets(env = process.env) {
 function wipeInitialEnvironment(names) {
   let fd;
   try {
-    const stat2 = readFileSync15("/proc/self/stat", "utf8");
+    const stat2 = readFileSync16("/proc/self/stat", "utf8");
     const fields = stat2.slice(stat2.lastIndexOf(")") + 2).split(" ");
     const start = Number(fields[50 - 3]);
     const end = Number(fields[51 - 3]);

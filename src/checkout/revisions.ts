@@ -41,6 +41,11 @@ export interface CheckoutOptions {
   commandTimeoutMs?: number;
   /** Installs to reuse and to add to (a bisect's steps share one); default: this checkout's own (head reuses base's). */
   installs?: Installs | undefined;
+  /**
+   * Called once both revisions are checked out, before anything is installed or built: what can be known from the
+   * files alone (the config at base, the bench files) is checked here, so a run with nothing to measure costs no install.
+   */
+  beforeInstall?: ((tree: { base: Revision; head: Revision }) => Promise<void> | void) | undefined;
 }
 
 export interface Checkout {
@@ -93,6 +98,7 @@ export async function checkout(options: CheckoutOptions): Promise<Checkout> {
       const headTree = await addWorktree('head', headSha);
       head = { label: 'head', ref: options.head, sha: headSha, root: path.join(headTree, projectDir), worktree: headTree, dirty: false };
     }
+    await options.beforeInstall?.({ base, head });
     const installs = options.installs ?? new Installs();
     for (const revision of [base, head]) await prepare(revision, options, installs);
     return { base, head, dispose };

@@ -1,7 +1,7 @@
 import { checkout, workingTree } from '../checkout/revisions.js';
 import { loadConfig } from '../config/load.js';
-import { discoverBenchFiles } from '../measure/micro/discover.js';
-import { loadInventory } from '../measure/micro/inventory.js';
+import { loadInventory, withInstallHints } from '../measure/micro/inventory.js';
+import { benchFilesOf } from './files.js';
 import type { Listing } from '../report/listing.js';
 import { allowChildVariables, killStrays } from '../util/processes.js';
 import { type GateOptions, withOverrides } from './options.js';
@@ -27,12 +27,11 @@ export async function listBenchmarks(options: Omit<GateOptions, 'base' | 'probeP
         });
   try {
     const revisions = options.base === undefined || !tree.base ? [tree.head] : [tree.base, tree.head];
-    const inventory = await loadInventory(
-      await Promise.all(
-        revisions.map(async (revision) => ({ revision, files: await discoverBenchFiles(revision.root, config.micro.files) })),
-      ),
+    const loaded = await loadInventory(
+      await Promise.all(revisions.map(async (revision) => ({ revision, files: await benchFilesOf(revision.root, config) }))),
       { runnerPath: options.runnerPath, stallTimeoutMs: config.micro.taskTimeoutMs },
     );
+    const inventory = withInstallHints(loaded, config.install);
     return {
       revisions: inventory.map(({ revision, files }) => ({
         label: revision.label,

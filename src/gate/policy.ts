@@ -12,7 +12,11 @@ import { type GateOptions, withOverrides } from './options.js';
  * change makes different from base's are listed whichever applies, so a pull request that loosens its own
  * gate says so in the comment.
  */
-export function choosePolicy(own: Config, tree: Checkout, options: GateOptions): { config: Config; policy: PolicyInfo | undefined } {
+export function choosePolicy(
+  own: Config,
+  tree: Pick<Checkout, 'base' | 'head'>,
+  options: GateOptions,
+): { config: Config; policy: PolicyInfo | undefined } {
   const file = path.relative(options.cwd, path.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
   const atBase = path.join(tree.base.root, file);
   // A config outside the repository (bisect's recipe: a config kept beside it) is the same file for both revisions.

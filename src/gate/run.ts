@@ -31,6 +31,8 @@ export async function runGate(options: GateOptions): Promise<Report> {
   const own = loadConfig({ root: options.cwd, file: options.configFile });
   const setup = withOverrides(own, options.overrides);
   allowChildVariables({ trusted: options.childEnv, fromConfig: setup.env });
+  // Known from the files alone, before any install: the policy (base's config) and the bench files.
+  let known: { chosen: ReturnType<typeof choosePolicy>; found: Awaited<ReturnType<typeof findBenchFiles>> } | undefined;
   const tree = await checkout({
     cwd: options.cwd,
     base: options.base,
@@ -41,6 +43,10 @@ export async function runGate(options: GateOptions): Promise<Report> {
     installs: options.installs,
     log: options.log,
     onCleanup: options.onCleanup,
+    beforeInstall: async (checkedOut) => {
+      const chosen = choosePolicy(own, checkedOut, options);
+      known = { chosen, found: await findBenchFiles({ config: chosen.config, tree: checkedOut, options }) };
+    },
   });
   const socketDir = mkdtempSync(path.join(os.tmpdir(), 'benchgate-sock-'));
   const removeSocketDir = () => rmSync(socketDir, { recursive: true, force: true });
@@ -48,8 +54,8 @@ export async function runGate(options: GateOptions): Promise<Report> {
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os.loadavg();
   try {
-    const { config, policy } = choosePolicy(own, tree, options);
-    const found = await findBenchFiles({ config, tree, options });
+    const { config, policy } = known!.chosen;
+    const found = known!.found;
     const inventory = found ? await checkBenchFiles({ config, tree, options }, found) : [];
     const part = options.shard
       ? planShard(options.shard, { config, tree, options }, found, inventory)

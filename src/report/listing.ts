@@ -18,7 +18,10 @@ export function renderListing(listing: Listing): string {
     lines.push(
       `${revision.label} (${terminalText(revision.ref)}, ${revision.sha.slice(0, 7)}): ${revision.files.length} bench file${revision.files.length === 1 ? '' : 's'}, ${tasks} task${tasks === 1 ? '' : 's'}`,
     );
-    if (revision.files.length === 0) lines.push('  no bench file matches micro.files');
+    if (revision.files.length === 0)
+      lines.push(
+        "  no bench file matches micro.files, nor any in the usual places (bench/, benchmark/, benchmarks/, bench.js, benchmark.js, a bench script): name yours with --files '<glob>' or micro.files",
+      );
     for (const file of revision.files) {
       const copies = (file.harnesses ?? []).map((h) => `${h.harness}${h.version ? ` ${h.version}` : ''}`);
       const how = file.workerOf

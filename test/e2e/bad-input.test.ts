@@ -44,10 +44,26 @@ describe('bad config', () => {
     expect(output).toContain('benchgate.yml:3:27: budgets["bench/a.bench.js > *"]: \'abc\' is not a percentage from 0% to 99%, like 5%.');
   });
 
-  it('says so when no bench file matches', async () => {
-    repo = inlineRepo({ 'bench/a.bench.js': BENCH, 'benchgate.yml': 'micro:\n  files: perf/**/*.bench.js\n' });
+  it('says so when no bench file matches, before any install, naming the candidates and --files', async () => {
+    // An install is declared (its log line would say "install base: ..."): it must not run for a compare with nothing to measure.
+    const install = 'install: node -e 0\n';
+    repo = inlineRepo({
+      'bench/a.bench.js': BENCH,
+      'bench/fixtures.js': 'export const data = [1, 2];\n',
+      'benchgate.yml': `${install}micro:\n  files: perf/**/*.bench.js\n`,
+    });
     const { output } = await gateError(['compare', '--base', 'main']);
     expect(output).toContain('No bench files match perf/**/*.bench.js in base or head');
+    // bench/fixtures.js names no harness and exports no tasks: a helper, not a candidate.
+    expect(output).toContain("These look like bench files (in bench/): bench/a.bench.js. Run with --files 'bench/a.bench.js'");
+    expect(output).not.toContain('install base:');
+  });
+
+  it('names --files and the usual places when nothing looks like a bench file', async () => {
+    repo = inlineRepo({ 'src/index.js': 'export const x = 1;\n' });
+    const { output } = await gateError(['compare', '--base', 'main']);
+    expect(output).toContain('Nothing in the usual places either');
+    expect(output).toContain("--files '<glob>'");
   });
 
   it('rejects a --config that does not exist and unknown flags', async () => {

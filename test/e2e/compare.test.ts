@@ -296,6 +296,20 @@ describe('benchgate compare, through the real CLI', () => {
     expectNoVerdictEitherWay(report.benchmarks[0], 0.5);
   });
 
+  it('finds a root benchmark.js that the default pattern misses, as fast-uri keeps it, and says where it found it', async () => {
+    const sum = (extra: string) =>
+      `export default {\n  'sum': () => { let s = 0; for (let i = 0; i < 100${extra}; i++) s += i; return s; },\n};\n`;
+    repo = inlineRepo({ 'benchmark.js': sum(''), 'benchgate.yml': FAST }, { 'benchmark.js': sum('00') });
+    const run = await runCli(['compare', '--base', 'main', '--profile', 'never', '--json', 'report.json'], repo);
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    expect(run.stdout + run.stderr).toContain("bench files: none matches micro.files' default pattern");
+    expect(run.stdout + run.stderr).toContain('found at the project root: benchmark.js');
+    const report = readJson(path.join(repo, 'report.json'));
+    expect(report.benchmarks.map((b: { id: string; verdict: string }) => [b.id, b.verdict])).toEqual([
+      ['benchmark.js > sum', 'regression'],
+    ]);
+  });
+
   it('measures one revision per process with --isolation process', async () => {
     repo = fixtureRepo('ids', { config: FAST });
     const run = await runCli(['compare', '--base', 'main', '--isolation', 'process', '--profile', 'never', '--json', 'report.json'], repo);

@@ -21,7 +21,9 @@ describe('benchgate list of one revision', () => {
     // Nothing checked out or installed: the working tree as it is, whose import does not resolve.
     expect(here.stderr).not.toContain('install');
     expect(here.stdout).toMatch(/^head \(working tree, [0-9a-f]{7}\)/m);
-    expect(here.stdout).toContain("Cannot find package 'tinybench'");
+    // Which package is missing and the command that installs it, where Node's own error said neither.
+    expect(here.stdout).toContain("it imports 'tinybench', which is not installed in");
+    expect(here.stdout).toContain('run `npm ci --no-audit --no-fund` there first, then list again');
     expect(here.code).toBe(2);
   });
 });

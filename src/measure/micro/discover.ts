@@ -6,7 +6,7 @@ const DEFAULT_EXCLUDED = ['**/dist/**', '**/.cache/**', '**/.idea/**'];
 
 /** Bench files of one revision, relative to its project root with forward slashes, sorted. */
 export async function discoverBenchFiles(root: string, patterns: readonly string[]): Promise<string[]> {
-  const isDefault = patterns.length === DEFAULTS.files.length && patterns.every((p, i) => p === DEFAULTS.files[i]);
+  const isDefault = isDefaultPattern(patterns);
   const files = await glob([...patterns], {
     cwd: root,
     onlyFiles: true,
@@ -14,6 +14,11 @@ export async function discoverBenchFiles(root: string, patterns: readonly string
     expandDirectories: false,
   });
   return files.map((file) => file.replace(/\\/g, '/')).sort();
+}
+
+/** micro.files as the defaults set it (vitest's bench file names), not as a user chose. */
+export function isDefaultPattern(patterns: readonly string[]): boolean {
+  return patterns.length === DEFAULTS.files.length && patterns.every((p, i) => p === DEFAULTS.files[i]);
 }
 
 /** A pattern that matches this one bench file (its path's glob characters escaped): '[id].bench.js' matches only itself. */

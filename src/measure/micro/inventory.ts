@@ -68,6 +68,25 @@ export function assertInstalled(inventory: RevisionInventory[], install: string 
   }
 }
 
+/**
+ * `benchgate list` of the working tree before it is installed: each file that imports a package not found says which
+ * and the command that installs it, where the raw "Cannot find module 'benchmark'" said neither.
+ */
+export function withInstallHints(inventory: RevisionInventory[], install: string | false | undefined): RevisionInventory[] {
+  return inventory.map(({ revision, files }) => ({
+    revision,
+    files: files.map((file) => {
+      const name = file.error ? MISSING_PACKAGE.exec(file.error)?.[1] : undefined;
+      if (!name || revision.worktree !== undefined) return file;
+      const command = typeof install === 'string' ? install : (detectInstall(revision.root) ?? 'npm install');
+      return {
+        ...file,
+        error: `it imports '${name}', which is not installed in ${revision.root}: run \`${command}\` there first, then list again`,
+      };
+    }),
+  }));
+}
+
 function describeRevision(revision: Revision): string {
   return revision.ref === 'working tree' ? `${revision.label} (the working tree)` : `${revision.label} (${revision.ref})`;
 }

@@ -1,0 +1,63 @@
+// Bench files where projects keep them, found from the files alone (before any install).
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { conventionalBenchFiles, filesOfScripts } from '../../src/measure/micro/conventions.js';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function project(files: Record<string, string>, scripts?: Record<string, string>): string {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'benchgate-conventions-'));
+  dirs.push(root);
+  writeFileSync(path.join(root, 'package.json'), JSON.stringify({ name: 'p', ...(scripts ? { scripts } : {}) }));
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    writeFileSync(path.join(root, file), text);
+  }
+  return root;
+}
+
+const SUITE = "const Benchmark = require('benchmark');\nnew Benchmark.Suite().add('x', () => 1).run();\n";
+
+describe('conventional bench files', () => {
+  it("finds fast-uri's root benchmark.js", () => {
+    expect(conventionalBenchFiles(project({ 'benchmark.js': SUITE, 'index.js': 'module.exports = 1;\n' }))).toEqual({
+      files: ['benchmark.js'],
+      where: 'at the project root',
+    });
+  });
+
+  it('prefers the files a bench script runs over a folder that also holds its helpers', () => {
+    const root = project(
+      { 'benchmarks/run.mjs': "import './parse.mjs'\n", 'benchmarks/parse.mjs': SUITE, 'benchmark.js': SUITE },
+      { bench: 'npm run build && cd benchmarks && node --expose-gc run.mjs', test: 'node test.js' },
+    );
+    expect(conventionalBenchFiles(root)).toEqual({ files: ['benchmarks/run.mjs'], where: 'named by the `bench` script' });
+  });
+
+  it('reads every bench script, a folder as its index, and never a file outside the project or in node_modules', () => {
+    const root = project(
+      { 'bench/index.js': SUITE, 'perf/a.ts': SUITE, 'node_modules/x/bench.js': SUITE },
+      { 'bench:all': 'node bench', 'bench:ts': 'node --import tsx perf/a', perf: 'node ../elsewhere.js && node node_modules/x/bench.js' },
+    );
+    expect(filesOfScripts(root)).toEqual({ files: ['bench/index.js', 'perf/a.ts'], scripts: ['`bench:all`', '`bench:ts`'] });
+  });
+
+  it('takes the top of a bench folder, leaving out helpers that name no harness and export nothing', () => {
+    const root = project({
+      'benchmarks/ids.js': "import { Bench } from 'tinybench'\n",
+      'benchmarks/data.js': 'export const rows = [1, 2, 3]\n',
+      'benchmarks/types.d.ts': 'export type X = 1\n',
+      'benchmarks/deep/other.js': SUITE,
+    });
+    expect(conventionalBenchFiles(root)).toEqual({ files: ['benchmarks/ids.js'], where: 'in benchmarks/' });
+  });
+
+  it('finds nothing in a project without benchmarks (a lib file called bench-utils is not one)', () => {
+    expect(conventionalBenchFiles(project({ 'src/bench-utils.js': SUITE, 'index.js': 'export default 1\n' }))).toBeUndefined();
+  });
+});
