@@ -413,11 +413,11 @@ var require_codegen = __commonJS({
         const rhs = this.rhs === void 0 ? "" : ` = ${this.rhs}`;
         return `${varKind} ${this.name}${rhs};` + _n;
       }
-      optimizeNames(names, constants) {
+      optimizeNames(names, constants2) {
         if (!names[this.name.str])
           return;
         if (this.rhs)
-          this.rhs = optimizeExpr(this.rhs, names, constants);
+          this.rhs = optimizeExpr(this.rhs, names, constants2);
         return this;
       }
       get names() {
@@ -434,10 +434,10 @@ var require_codegen = __commonJS({
       render({ _n }) {
         return `${this.lhs} = ${this.rhs};` + _n;
       }
-      optimizeNames(names, constants) {
+      optimizeNames(names, constants2) {
         if (this.lhs instanceof code_1.Name && !names[this.lhs.str] && !this.sideEffects)
           return;
-        this.rhs = optimizeExpr(this.rhs, names, constants);
+        this.rhs = optimizeExpr(this.rhs, names, constants2);
         return this;
       }
       get names() {
@@ -498,8 +498,8 @@ var require_codegen = __commonJS({
       optimizeNodes() {
         return `${this.code}` ? this : void 0;
       }
-      optimizeNames(names, constants) {
-        this.code = optimizeExpr(this.code, names, constants);
+      optimizeNames(names, constants2) {
+        this.code = optimizeExpr(this.code, names, constants2);
         return this;
       }
       get names() {
@@ -528,12 +528,12 @@ var require_codegen = __commonJS({
         }
         return nodes.length > 0 ? this : void 0;
       }
-      optimizeNames(names, constants) {
+      optimizeNames(names, constants2) {
         const { nodes } = this;
         let i2 = nodes.length;
         while (i2--) {
           const n = nodes[i2];
-          if (n.optimizeNames(names, constants))
+          if (n.optimizeNames(names, constants2))
             continue;
           subtractNames(names, n.names);
           nodes.splice(i2, 1);
@@ -586,12 +586,12 @@ var require_codegen = __commonJS({
           return void 0;
         return this;
       }
-      optimizeNames(names, constants) {
+      optimizeNames(names, constants2) {
         var _a;
-        this.else = (_a = this.else) === null || _a === void 0 ? void 0 : _a.optimizeNames(names, constants);
-        if (!(super.optimizeNames(names, constants) || this.else))
+        this.else = (_a = this.else) === null || _a === void 0 ? void 0 : _a.optimizeNames(names, constants2);
+        if (!(super.optimizeNames(names, constants2) || this.else))
           return;
-        this.condition = optimizeExpr(this.condition, names, constants);
+        this.condition = optimizeExpr(this.condition, names, constants2);
         return this;
       }
       get names() {
@@ -614,10 +614,10 @@ var require_codegen = __commonJS({
       render(opts) {
         return `for(${this.iteration})` + super.render(opts);
       }
-      optimizeNames(names, constants) {
-        if (!super.optimizeNames(names, constants))
+      optimizeNames(names, constants2) {
+        if (!super.optimizeNames(names, constants2))
           return;
-        this.iteration = optimizeExpr(this.iteration, names, constants);
+        this.iteration = optimizeExpr(this.iteration, names, constants2);
         return this;
       }
       get names() {
@@ -653,10 +653,10 @@ var require_codegen = __commonJS({
       render(opts) {
         return `for(${this.varKind} ${this.name} ${this.loop} ${this.iterable})` + super.render(opts);
       }
-      optimizeNames(names, constants) {
-        if (!super.optimizeNames(names, constants))
+      optimizeNames(names, constants2) {
+        if (!super.optimizeNames(names, constants2))
           return;
-        this.iterable = optimizeExpr(this.iterable, names, constants);
+        this.iterable = optimizeExpr(this.iterable, names, constants2);
         return this;
       }
       get names() {
@@ -698,11 +698,11 @@ var require_codegen = __commonJS({
         (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNodes();
         return this;
       }
-      optimizeNames(names, constants) {
+      optimizeNames(names, constants2) {
         var _a, _b;
-        super.optimizeNames(names, constants);
-        (_a = this.catch) === null || _a === void 0 ? void 0 : _a.optimizeNames(names, constants);
-        (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNames(names, constants);
+        super.optimizeNames(names, constants2);
+        (_a = this.catch) === null || _a === void 0 ? void 0 : _a.optimizeNames(names, constants2);
+        (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNames(names, constants2);
         return this;
       }
       get names() {
@@ -1003,7 +1003,7 @@ var require_codegen = __commonJS({
     function addExprNames(names, from) {
       return from instanceof code_1._CodeOrName ? addNames(names, from.names) : names;
     }
-    function optimizeExpr(expr, names, constants) {
+    function optimizeExpr(expr, names, constants2) {
       if (expr instanceof code_1.Name)
         return replaceName(expr);
       if (!canOptimize(expr))
@@ -1018,14 +1018,14 @@ var require_codegen = __commonJS({
         return items;
       }, []));
       function replaceName(n) {
-        const c = constants[n.str];
+        const c = constants2[n.str];
         if (c === void 0 || names[n.str] !== 1)
           return n;
         delete names[n.str];
         return c;
       }
       function canOptimize(e) {
-        return e instanceof code_1._Code && e._items.some((c) => c instanceof code_1.Name && names[c.str] === 1 && constants[c.str] !== void 0);
+        return e instanceof code_1._Code && e._items.some((c) => c instanceof code_1.Name && names[c.str] === 1 && constants2[c.str] !== void 0);
       }
     }
     function subtractNames(names, from) {
@@ -3265,8 +3265,8 @@ var require_utils = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path24) {
-      let input = path24;
+    function removeDotSegments(path25) {
+      let input = path25;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -3340,11 +3340,11 @@ var require_utils = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path24) {
-      if (path24 === "" || path24[0] === "/") {
-        return removeDotSegments(path24);
+    function removeDotSegmentsRelative(path25) {
+      if (path25 === "" || path25[0] === "/") {
+        return removeDotSegments(path25);
       }
-      const segments = path24.split("/");
+      const segments = path25.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -3707,8 +3707,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path24 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path24 && path24 !== "/" ? path24 : void 0;
+        const path25 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path25 && path25 !== "/" ? path25 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -7166,17 +7166,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path24) {
-      const ctrl = callVisitor(key, node, visitor, path24);
+    function visit_(key, node, visitor, path25) {
+      const ctrl = callVisitor(key, node, visitor, path25);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path24, ctrl);
-        return visit_(key, ctrl, visitor, path24);
+        replaceNode(key, path25, ctrl);
+        return visit_(key, ctrl, visitor, path25);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path24 = Object.freeze(path24.concat(node));
+          path25 = Object.freeze(path25.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = visit_(i2, node.items[i2], visitor, path24);
+            const ci = visit_(i2, node.items[i2], visitor, path25);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -7187,13 +7187,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path24 = Object.freeze(path24.concat(node));
-          const ck = visit_("key", node.key, visitor, path24);
+          path25 = Object.freeze(path25.concat(node));
+          const ck = visit_("key", node.key, visitor, path25);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path24);
+          const cv = visit_("value", node.value, visitor, path25);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -7214,17 +7214,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path24) {
-      const ctrl = await callVisitor(key, node, visitor, path24);
+    async function visitAsync_(key, node, visitor, path25) {
+      const ctrl = await callVisitor(key, node, visitor, path25);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path24, ctrl);
-        return visitAsync_(key, ctrl, visitor, path24);
+        replaceNode(key, path25, ctrl);
+        return visitAsync_(key, ctrl, visitor, path25);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path24 = Object.freeze(path24.concat(node));
+          path25 = Object.freeze(path25.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = await visitAsync_(i2, node.items[i2], visitor, path24);
+            const ci = await visitAsync_(i2, node.items[i2], visitor, path25);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -7235,13 +7235,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path24 = Object.freeze(path24.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path24);
+          path25 = Object.freeze(path25.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path25);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path24);
+          const cv = await visitAsync_("value", node.value, visitor, path25);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -7268,23 +7268,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path24) {
+    function callVisitor(key, node, visitor, path25) {
       if (typeof visitor === "function")
-        return visitor(key, node, path24);
+        return visitor(key, node, path25);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path24);
+        return visitor.Map?.(key, node, path25);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path24);
+        return visitor.Seq?.(key, node, path25);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path24);
+        return visitor.Pair?.(key, node, path25);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path24);
+        return visitor.Scalar?.(key, node, path25);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path24);
+        return visitor.Alias?.(key, node, path25);
       return void 0;
     }
-    function replaceNode(key, path24, node) {
-      const parent = path24[path24.length - 1];
+    function replaceNode(key, path25, node) {
+      const parent = path25[path25.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -7896,10 +7896,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node3 = require_Node();
-    function collectionFromPath(schema2, path24, value) {
+    function collectionFromPath(schema2, path25, value) {
       let v = value;
-      for (let i2 = path24.length - 1; i2 >= 0; --i2) {
-        const k = path24[i2];
+      for (let i2 = path25.length - 1; i2 >= 0; --i2) {
+        const k = path25[i2];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -7918,7 +7918,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path24) => path24 == null || typeof path24 === "object" && !!path24[Symbol.iterator]().next().done;
+    var isEmptyPath = (path25) => path25 == null || typeof path25 === "object" && !!path25[Symbol.iterator]().next().done;
     var Collection = class extends Node3.NodeBase {
       constructor(type, schema2) {
         super(type);
@@ -7948,11 +7948,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path24, value) {
-        if (isEmptyPath(path24))
+      addIn(path25, value) {
+        if (isEmptyPath(path25))
           this.add(value);
         else {
-          const [key, ...rest] = path24;
+          const [key, ...rest] = path25;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -7966,8 +7966,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path24) {
-        const [key, ...rest] = path24;
+      deleteIn(path25) {
+        const [key, ...rest] = path25;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -7981,8 +7981,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path24, keepScalar) {
-        const [key, ...rest] = path24;
+      getIn(path25, keepScalar) {
+        const [key, ...rest] = path25;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -8000,8 +8000,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path24) {
-        const [key, ...rest] = path24;
+      hasIn(path25) {
+        const [key, ...rest] = path25;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -8011,8 +8011,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path24, value) {
-        const [key, ...rest] = path24;
+      setIn(path25, value) {
+        const [key, ...rest] = path25;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -10527,9 +10527,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path24, value) {
+      addIn(path25, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path24, value);
+          this.contents.addIn(path25, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -10604,14 +10604,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path24) {
-        if (Collection.isEmptyPath(path24)) {
+      deleteIn(path25) {
+        if (Collection.isEmptyPath(path25)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path24) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path25) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -10626,10 +10626,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path24, keepScalar) {
-        if (Collection.isEmptyPath(path24))
+      getIn(path25, keepScalar) {
+        if (Collection.isEmptyPath(path25))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path24, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path25, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -10640,10 +10640,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path24) {
-        if (Collection.isEmptyPath(path24))
+      hasIn(path25) {
+        if (Collection.isEmptyPath(path25))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path24) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path25) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -10660,13 +10660,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path24, value) {
-        if (Collection.isEmptyPath(path24)) {
+      setIn(path25, value) {
+        if (Collection.isEmptyPath(path25)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path24), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path25), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path24, value);
+          this.contents.setIn(path25, value);
         }
       }
       /**
@@ -12627,9 +12627,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path24) => {
+    visit.itemAtPath = (cst, path25) => {
       let item = cst;
-      for (const [field, index] of path24) {
+      for (const [field, index] of path25) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -12638,23 +12638,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path24) => {
-      const parent = visit.itemAtPath(cst, path24.slice(0, -1));
-      const field = path24[path24.length - 1][0];
+    visit.parentCollection = (cst, path25) => {
+      const parent = visit.itemAtPath(cst, path25.slice(0, -1));
+      const field = path25[path25.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path24, item, visitor) {
-      let ctrl = visitor(item, path24);
+    function _visit(path25, item, visitor) {
+      let ctrl = visitor(item, path25);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i2 = 0; i2 < token.items.length; ++i2) {
-            const ci = _visit(Object.freeze(path24.concat([[field, i2]])), token.items[i2], visitor);
+            const ci = _visit(Object.freeze(path25.concat([[field, i2]])), token.items[i2], visitor);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -12665,10 +12665,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path24);
+            ctrl = ctrl(item, path25);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path24) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path25) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -15221,14 +15221,14 @@ var require_util2 = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path24 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path25 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path24 && path24[0] !== "/") {
-          path24 = `/${path24}`;
+        if (path25 && path25[0] !== "/") {
+          path25 = `/${path25}`;
         }
-        return new URL(`${origin}${path24}`);
+        return new URL(`${origin}${path25}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -15679,39 +15679,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path24, origin }
+          request: { method, path: path25, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path24);
+        debuglog("sending request to %s %s/%s", method, origin, path25);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path24, origin },
+          request: { method, path: path25, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path24,
+          path25,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path24, origin }
+          request: { method, path: path25, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path24);
+        debuglog("trailers received from %s %s/%s", method, origin, path25);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path24, origin },
+          request: { method, path: path25, origin },
           error
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path24,
+          path25,
           error.message
         );
       });
@@ -15760,9 +15760,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path24, origin }
+            request: { method, path: path25, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path24);
+          debuglog("sending request to %s %s/%s", method, origin, path25);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -15825,7 +15825,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path24,
+        path: path25,
         method,
         body,
         headers,
@@ -15840,11 +15840,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler) {
-        if (typeof path24 !== "string") {
+        if (typeof path25 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path24[0] !== "/" && !(path24.startsWith("http://") || path24.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path25[0] !== "/" && !(path25.startsWith("http://") || path25.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path24)) {
+        } else if (invalidPathRegex.test(path25)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -15910,7 +15910,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path24, query) : path24;
+        this.path = query ? buildURL(path25, query) : path25;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -19932,7 +19932,7 @@ var require_client_h1 = __commonJS({
       kResume,
       kHTTPContext
     } = require_symbols();
-    var constants = require_constants2();
+    var constants2 = require_constants2();
     var EMPTY_BUF = Buffer.alloc(0);
     var FastBuffer = Buffer[Symbol.species];
     var addListener = util.addListener;
@@ -20007,7 +20007,7 @@ var require_client_h1 = __commonJS({
       constructor(client, socket, { exports: exports3 }) {
         assert(Number.isFinite(client[kMaxHeadersSize]) && client[kMaxHeadersSize] > 0);
         this.llhttp = exports3;
-        this.ptr = this.llhttp.llhttp_alloc(constants.TYPE.RESPONSE);
+        this.ptr = this.llhttp.llhttp_alloc(constants2.TYPE.RESPONSE);
         this.client = client;
         this.socket = socket;
         this.timeout = null;
@@ -20102,11 +20102,11 @@ var require_client_h1 = __commonJS({
             currentBufferRef = null;
           }
           const offset2 = llhttp.llhttp_get_error_pos(this.ptr) - currentBufferPtr;
-          if (ret !== constants.ERROR.OK) {
+          if (ret !== constants2.ERROR.OK) {
             const body = data2.subarray(offset2);
-            if (ret === constants.ERROR.PAUSED_UPGRADE) {
+            if (ret === constants2.ERROR.PAUSED_UPGRADE) {
               this.onUpgrade(body);
-            } else if (ret === constants.ERROR.PAUSED) {
+            } else if (ret === constants2.ERROR.PAUSED) {
               this.paused = true;
               socket.unshift(body);
             } else {
@@ -20129,10 +20129,10 @@ var require_client_h1 = __commonJS({
         } finally {
           currentParser = null;
         }
-        if (ret === constants.ERROR.OK) {
+        if (ret === constants2.ERROR.OK) {
           return null;
         }
-        if (ret === constants.ERROR.PAUSED || ret === constants.ERROR.PAUSED_UPGRADE) {
+        if (ret === constants2.ERROR.PAUSED || ret === constants2.ERROR.PAUSED_UPGRADE) {
           this.paused = true;
           return null;
         }
@@ -20149,7 +20149,7 @@ var require_client_h1 = __commonJS({
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
           message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message, constants.ERROR[ret], data2);
+        return new HTTPParserError(message, constants2.ERROR[ret], data2);
       }
       destroy() {
         assert(this.ptr != null);
@@ -20329,7 +20329,7 @@ var require_client_h1 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause ? constants.ERROR.PAUSED : 0;
+        return pause ? constants2.ERROR.PAUSED : 0;
       }
       onBody(buf) {
         const { client, socket, statusCode, maxResponseSize } = this;
@@ -20351,7 +20351,7 @@ var require_client_h1 = __commonJS({
         }
         this.bytesRead += buf.length;
         if (request.onData(buf) === false) {
-          return constants.ERROR.PAUSED;
+          return constants2.ERROR.PAUSED;
         }
       }
       onMessageComplete() {
@@ -20387,13 +20387,13 @@ var require_client_h1 = __commonJS({
         if (socket[kWriting]) {
           assert(client[kRunning] === 0);
           util.destroy(socket, new InformationalError("reset"));
-          return constants.ERROR.PAUSED;
+          return constants2.ERROR.PAUSED;
         } else if (!shouldKeepAlive) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants.ERROR.PAUSED;
+          return constants2.ERROR.PAUSED;
         } else if (socket[kReset] && client[kRunning] === 0) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants.ERROR.PAUSED;
+          return constants2.ERROR.PAUSED;
         } else if (client[kPipelining] == null || client[kPipelining] === 1) {
           setImmediate(() => client[kResume]());
         } else {
@@ -20603,7 +20603,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request) {
-      const { method, path: path24, host, upgrade, blocking, reset: reset2 } = request;
+      const { method, path: path25, host, upgrade, blocking, reset: reset2 } = request;
       let { body, headers, contentLength } = request;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -20684,7 +20684,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path24} HTTP/1.1\r
+      let header = `${method} ${path25} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -21213,7 +21213,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request) {
       const session = client[kHTTP2Session];
-      const { method, path: path24, host, upgrade, expectContinue, signal, headers: reqHeaders } = request;
+      const { method, path: path25, host, upgrade, expectContinue, signal, headers: reqHeaders } = request;
       let { body } = request;
       if (upgrade) {
         util.errorRequest(client, request, new Error("Upgrade not supported for H2"));
@@ -21310,7 +21310,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path24;
+      headers[HTTP2_HEADER_PATH] = path25;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -21663,9 +21663,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText2);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path24 = search ? `${pathname}${search}` : pathname;
+        const path25 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path24;
+        this.opts.path = path25;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -22904,10 +22904,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path24 = "/",
+          path: path25 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path24;
+        opts.path = origin + path25;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -24879,20 +24879,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path24) {
-      if (typeof path24 !== "string") {
-        return path24;
+    function safeUrl(path25) {
+      if (typeof path25 !== "string") {
+        return path25;
       }
-      const pathSegments = path24.split("?");
+      const pathSegments = path25.split("?");
       if (pathSegments.length !== 2) {
-        return path24;
+        return path25;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path24, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path24);
+    function matchKey(mockDispatch2, { path: path25, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path25);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -24914,7 +24914,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path24 }) => matchValue(safeUrl(path24), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path25 }) => matchValue(safeUrl(path25), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -24952,9 +24952,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path24, method, body, headers, query } = opts;
+      const { path: path25, method, body, headers, query } = opts;
       return {
-        path: path24,
+        path: path25,
         method,
         body,
         headers,
@@ -25417,10 +25417,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path24, data: { statusCode }, persist, times: times2, timesInvoked, origin }) => ({
+          ({ method, path: path25, data: { statusCode }, persist, times: times2, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path24,
+            Path: path25,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -30299,9 +30299,9 @@ var require_util7 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path24) {
-      for (let i2 = 0; i2 < path24.length; ++i2) {
-        const code = path24.charCodeAt(i2);
+    function validateCookiePath(path25) {
+      for (let i2 = 0; i2 < path25.length; ++i2) {
+        const code = path25.charCodeAt(i2);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -33221,11 +33221,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path24 = opts.path;
+          let path25 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path24 = `/${path24}`;
+            path25 = `/${path25}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path24);
+          url = new URL(util.parseOrigin(url).origin + path25);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -33399,8 +33399,8 @@ var require_dist2 = __commonJS({
         if (!append) {
           paths = paths.reverse();
         }
-        paths.forEach(function(path24) {
-          var pathArray = getPathArray(path24);
+        paths.forEach(function(path25) {
+          var pathArray = getPathArray(path25);
           addExistingPath(pathArray, env[pathVar], append);
           env[pathVar] = pathArray.join(separator);
         });
@@ -33414,14 +33414,14 @@ var require_dist2 = __commonJS({
         return [pathToAdd];
       }
     }
-    function addExistingPath(array, path24, appendMode) {
-      if (!path24) {
+    function addExistingPath(array, path25, appendMode) {
+      if (!path25) {
         return;
       }
       if (appendMode) {
-        array.unshift(path24);
+        array.unshift(path25);
       } else {
-        array.push(path24);
+        array.push(path25);
       }
     }
   }
@@ -36371,15 +36371,15 @@ var require_route = __commonJS({
       };
     }
     function wrapConversion(toModel, graph) {
-      const path24 = [graph[toModel].parent, toModel];
+      const path25 = [graph[toModel].parent, toModel];
       let fn = conversions[graph[toModel].parent][toModel];
       let cur = graph[toModel].parent;
       while (graph[cur].parent) {
-        path24.unshift(graph[cur].parent);
+        path25.unshift(graph[cur].parent);
         fn = link(conversions[graph[cur].parent][cur], fn);
         cur = graph[cur].parent;
       }
-      fn.conversion = path24;
+      fn.conversion = path25;
       return fn;
     }
     module2.exports = function(fromModel) {
@@ -42631,9 +42631,9 @@ var require_pako = __commonJS({
     var assign = require_common().assign;
     var deflate = require_deflate2();
     var inflate = require_inflate2();
-    var constants = require_constants6();
+    var constants2 = require_constants6();
     var pako2 = {};
-    assign(pako2, deflate, inflate, constants);
+    assign(pako2, deflate, inflate, constants2);
     module2.exports = pako2;
   }
 });
@@ -45205,7 +45205,7 @@ var require_aggregateResult = __commonJS({
 var require_manager = __commonJS({
   "node_modules/autocannon/lib/manager.js"(exports2, module2) {
     "use strict";
-    var path24 = __require("path");
+    var path25 = __require("path");
     var EE = __require("events").EventEmitter;
     var aggregateResult = require_aggregateResult();
     var { getHistograms } = require_histUtil();
@@ -45263,7 +45263,7 @@ var require_manager = __commonJS({
       workerOpts.c = workerOpts.connections;
       function init() {
         for (let i2 = 0; i2 < numWorkers; i2++) {
-          const worker = new Worker(path24.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
+          const worker = new Worker(path25.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
           worker.on("message", (msg) => {
             const { cmd, data: data2, error } = msg;
             if (cmd === "RESULT") {
@@ -54274,11 +54274,11 @@ var require_mime_types = __commonJS({
       }
       return exts[0];
     }
-    function lookup2(path24) {
-      if (!path24 || typeof path24 !== "string") {
+    function lookup2(path25) {
+      if (!path25 || typeof path25 !== "string") {
         return false;
       }
-      var extension2 = extname("x." + path24).toLowerCase().substr(1);
+      var extension2 = extname("x." + path25).toLowerCase().substr(1);
       if (!extension2) {
         return false;
       }
@@ -55418,7 +55418,7 @@ var require_form_data = __commonJS({
     "use strict";
     var CombinedStream = require_combined_stream();
     var util = __require("util");
-    var path24 = __require("path");
+    var path25 = __require("path");
     var http3 = __require("http");
     var https = __require("https");
     var parseUrl = __require("url").parse;
@@ -55549,11 +55549,11 @@ var require_form_data = __commonJS({
     FormData.prototype._getContentDisposition = function(value, options) {
       var filename;
       if (typeof options.filepath === "string") {
-        filename = path24.normalize(options.filepath).replace(/\\/g, "/");
+        filename = path25.normalize(options.filepath).replace(/\\/g, "/");
       } else if (options.filename || value && (value.name || value.path)) {
-        filename = path24.basename(options.filename || value && (value.name || value.path));
+        filename = path25.basename(options.filename || value && (value.name || value.path));
       } else if (value && value.readable && hasOwn2(value, "httpVersion")) {
-        filename = path24.basename(value.client._httpMessage.path || "");
+        filename = path25.basename(value.client._httpMessage.path || "");
       }
       if (filename) {
         return 'filename="' + escapeHeaderParam(filename) + '"';
@@ -55746,8 +55746,8 @@ var require_multipart = __commonJS({
         return JSON.parse(string);
       } catch (error) {
         try {
-          const path24 = resolve3(string);
-          const data2 = readFileSync17(path24, "utf8");
+          const path25 = resolve3(string);
+          const data2 = readFileSync17(path25, "utf8");
           return JSON.parse(data2);
         } catch (error2) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -55761,14 +55761,14 @@ var require_multipart = __commonJS({
         const type = obj[key] && obj[key].type;
         switch (type) {
           case "file": {
-            const path24 = obj[key] && obj[key].path;
-            if (!path24) {
+            const path25 = obj[key] && obj[key].path;
+            if (!path25) {
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync17(path24);
+            const buffer = readFileSync17(path25);
             form.append(key, buffer, Object.assign({}, {
-              filename: basename2(path24)
+              filename: basename2(path25)
             }, opts));
             break;
           }
@@ -56725,10 +56725,10 @@ var require_truncate = __commonJS({
   "node_modules/semver/functions/truncate.js"(exports2, module2) {
     "use strict";
     var parse5 = require_parse2();
-    var constants = require_constants7();
+    var constants2 = require_constants7();
     var SemVer = require_semver();
     var truncate = (version2, truncation, options) => {
-      if (!constants.RELEASE_TYPES.includes(truncation)) {
+      if (!constants2.RELEASE_TYPES.includes(truncation)) {
         return null;
       }
       const clonedVersion = cloneInputVersion(version2, options);
@@ -57968,7 +57968,7 @@ var require_semver2 = __commonJS({
   "node_modules/semver/index.js"(exports2, module2) {
     "use strict";
     var internalRe = require_re();
-    var constants = require_constants7();
+    var constants2 = require_constants7();
     var SemVer = require_semver();
     var identifiers = require_identifiers();
     var parse5 = require_parse2();
@@ -58052,8 +58052,8 @@ var require_semver2 = __commonJS({
       re: internalRe.re,
       src: internalRe.src,
       tokens: internalRe.t,
-      SEMVER_SPEC_VERSION: constants.SEMVER_SPEC_VERSION,
-      RELEASE_TYPES: constants.RELEASE_TYPES,
+      SEMVER_SPEC_VERSION: constants2.SEMVER_SPEC_VERSION,
+      RELEASE_TYPES: constants2.RELEASE_TYPES,
       compareIdentifiers: identifiers.compareIdentifiers,
       rcompareIdentifiers: identifiers.rcompareIdentifiers
     };
@@ -58089,14 +58089,14 @@ var require_validate2 = __commonJS({
     var lessThanOneError = (label2) => new Error(`${label2} can not be less than 1`);
     var greaterThanZeroError = (label2) => new Error(`${label2} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
-    function safeRequire(path24) {
-      if (typeof path24 === "string") {
+    function safeRequire(path25) {
+      if (typeof path25 === "string") {
         try {
-          return __require(path24);
+          return __require(path25);
         } catch (err) {
         }
       }
-      return path24;
+      return path25;
     }
     function defaultOpts(opts) {
       const setupClient = opts.workers ? opts.setupClient : safeRequire(opts.setupClient);
@@ -60577,7 +60577,7 @@ var require_httpRequestBuilder = __commonJS({
           return null;
         }
         const method = reqData.method;
-        const path24 = reqData.path;
+        const path25 = reqData.path;
         const headers = reqData.headers;
         const body = reqData.body;
         const headersDefinedHost = getPropertyCaseInsensitive(reqData.headers, "host");
@@ -60588,7 +60588,7 @@ var require_httpRequestBuilder = __commonJS({
           host = hostname + ":" + port;
         }
         const baseReq = [
-          `${method} ${path24} HTTP/1.1`
+          `${method} ${path25} HTTP/1.1`
         ];
         if (!headersDefinedHost) {
           baseReq.push(`Host: ${host}`);
@@ -62636,7 +62636,7 @@ var require_autocannon = __commonJS({
     var fs = __require("fs");
     var os11 = __require("os");
     var net3 = __require("net");
-    var path24 = __require("path");
+    var path25 = __require("path");
     var URL2 = __require("url").URL;
     var spawn3 = __require("child_process").spawn;
     var managePath = require_dist2();
@@ -62751,7 +62751,7 @@ var require_autocannon = __commonJS({
         return;
       }
       if (!checkURL(argv.url) || argv.help) {
-        const help = fs.readFileSync(path24.join(__dirname, "help.txt"), "utf8");
+        const help = fs.readFileSync(path25.join(__dirname, "help.txt"), "utf8");
         console.error(help);
         return;
       }
@@ -62865,7 +62865,7 @@ var require_autocannon = __commonJS({
           });
         });
         const alterPath = managePath({ PATH: process.env.NODE_PATH });
-        alterPath.unshift(path24.join(__dirname, "lib/preload"));
+        alterPath.unshift(path25.join(__dirname, "lib/preload"));
         const proc = spawn3(argv.spawn[0], argv.spawn.slice(1), {
           stdio: ["ignore", "inherit", "inherit"],
           env: Object.assign({}, process.env, {
@@ -62889,7 +62889,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path24.join(os11.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path25.join(os11.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -63167,8 +63167,8 @@ var require_utils4 = __commonJS({
       }
       return output;
     };
-    exports2.basename = (path24, { windows } = {}) => {
-      const segs = path24.split(windows ? /[\\/]/ : "/");
+    exports2.basename = (path25, { windows } = {}) => {
+      const segs = path25.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -63520,7 +63520,7 @@ var require_scan = __commonJS({
 var require_parse3 = __commonJS({
   "node_modules/picomatch/lib/parse.js"(exports2, module2) {
     "use strict";
-    var constants = require_constants8();
+    var constants2 = require_constants8();
     var utils = require_utils4();
     var {
       MAX_LENGTH,
@@ -63528,7 +63528,7 @@ var require_parse3 = __commonJS({
       REGEX_NON_SPECIAL_CHARS,
       REGEX_SPECIAL_CHARS_BACKREF,
       REPLACEMENTS
-    } = constants;
+    } = constants2;
     var expandRange = (args, options) => {
       if (typeof options.expandRange === "function") {
         return options.expandRange(...args, options);
@@ -63737,7 +63737,7 @@ var require_parse3 = __commonJS({
       if (options.maxExtglobRecursion === false) {
         return { risky: false };
       }
-      const max2 = typeof options.maxExtglobRecursion === "number" ? options.maxExtglobRecursion : constants.DEFAULT_MAX_EXTGLOB_RECURSION;
+      const max2 = typeof options.maxExtglobRecursion === "number" ? options.maxExtglobRecursion : constants2.DEFAULT_MAX_EXTGLOB_RECURSION;
       const branches = splitTopLevel(body).map((branch) => branch.trim());
       if (branches.length > 1) {
         if (branches.some((branch) => branch === "") || branches.some((branch) => /^[*?]+$/.test(branch)) || hasRepeatedCharPrefixOverlap(branches)) {
@@ -63783,8 +63783,8 @@ var require_parse3 = __commonJS({
       const bos = { type: "bos", value: "", output: opts.prepend || "" };
       const tokens = [bos];
       const capture = opts.capture ? "" : "?:";
-      const PLATFORM_CHARS = constants.globChars(opts.windows);
-      const EXTGLOB_CHARS = constants.extglobChars(PLATFORM_CHARS);
+      const PLATFORM_CHARS = constants2.globChars(opts.windows);
+      const EXTGLOB_CHARS = constants2.extglobChars(PLATFORM_CHARS);
       const {
         DOT_LITERAL,
         PLUS_LITERAL,
@@ -64480,7 +64480,7 @@ var require_parse3 = __commonJS({
         NO_DOTS_SLASH,
         STAR,
         START_ANCHOR
-      } = constants.globChars(opts.windows);
+      } = constants2.globChars(opts.windows);
       const nodot = opts.dot ? NO_DOTS : NO_DOT;
       const slashDot = opts.dot ? NO_DOTS_SLASH : NO_DOT;
       const capture = opts.capture ? "" : "?:";
@@ -64538,7 +64538,7 @@ var require_picomatch = __commonJS({
     var scan = require_scan();
     var parse5 = require_parse3();
     var utils = require_utils4();
-    var constants = require_constants8();
+    var constants2 = require_constants8();
     var isObject2 = (val) => val && typeof val === "object" && !Array.isArray(val);
     var picomatch6 = (glob2, options, returnState = false) => {
       if (Array.isArray(glob2)) {
@@ -64666,7 +64666,7 @@ var require_picomatch = __commonJS({
         return /$^/;
       }
     };
-    picomatch6.constants = constants;
+    picomatch6.constants = constants2;
     module2.exports = picomatch6;
   }
 });
@@ -76403,7 +76403,7 @@ import { fileURLToPath as fileURLToPath3 } from "node:url";
 // src/cli/main.ts
 import { mkdirSync as mkdirSync5, mkdtempSync as mkdtempSync5, rmSync as rmSync8, writeFileSync as writeFileSync3 } from "node:fs";
 import os10 from "node:os";
-import path23 from "node:path";
+import path24 from "node:path";
 
 // src/util/format.ts
 function isFiniteNumber(x) {
@@ -76466,22 +76466,22 @@ function formatDuration(ms) {
   const seconds = Math.round(ms % 6e4 / 1e3);
   return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
 }
-function formatPath(path24, width = 60) {
-  if (path24.length <= width) return path24;
+function formatPath(path25, width = 60) {
+  if (path25.length <= width) return path25;
   const keep = width - 1;
   const start = Math.ceil(keep * 2 / 3);
-  return `${path24.slice(0, start)}\u2026${path24.slice(path24.length - (keep - start))} (${path24.length} characters)`;
+  return `${path25.slice(0, start)}\u2026${path25.slice(path25.length - (keep - start))} (${path25.length} characters)`;
 }
 
 // src/gate/run.ts
 import { mkdtempSync as mkdtempSync4, rmSync as rmSync5 } from "node:fs";
 import os8 from "node:os";
-import path16 from "node:path";
+import path17 from "node:path";
 
 // src/checkout/revisions.ts
 import { existsSync as existsSync2, mkdtempSync, realpathSync, rmSync as rmSync2 } from "node:fs";
 import os from "node:os";
-import path2 from "node:path";
+import path3 from "node:path";
 
 // src/util/errors.ts
 var UserError = class extends Error {
@@ -76738,11 +76738,15 @@ function gitSync(args, cwd) {
   }
 }
 
+// src/checkout/install.ts
+import { accessSync, constants } from "node:fs";
+import path2 from "node:path";
+
 // src/checkout/reuse.ts
 import { createHash, randomBytes as randomBytes2 } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, readdirSync as readdirSync2, readFileSync as readFileSync2, renameSync, rmSync, statSync, utimesSync } from "node:fs";
 import path from "node:path";
-var LOCKFILES = ["npm-shrinkwrap.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock"];
+var LOCKFILES = ["npm-shrinkwrap.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock", "bun.lock", "bun.lockb"];
 var OWN_SCRIPTS = ["preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare", "postprepare"];
 var DEPENDENCY_FIELDS = ["dependencies", "devDependencies", "optionalDependencies", "peerDependencies"];
 var RESOLUTION_FIELDS = ["overrides", "resolutions", "pnpm", "packageManager", "bundleDependencies", "bundledDependencies"];
@@ -76758,21 +76762,21 @@ function installKey(root, command) {
 function installKeyOf(read, command) {
   const lockfile = LOCKFILES.find((name2) => read(name2) !== void 0);
   let manifestText;
-  let manifest;
+  let manifest2;
   try {
     manifestText = read("package.json")?.toString("utf8") ?? "";
-    manifest = JSON.parse(manifestText);
+    manifest2 = JSON.parse(manifestText);
   } catch {
     return { key: void 0, reason: "package.json unreadable" };
   }
-  if (typeof manifest !== "object" || manifest === null || Array.isArray(manifest))
+  if (typeof manifest2 !== "object" || manifest2 === null || Array.isArray(manifest2))
     return { key: void 0, reason: "package.json is not an object" };
-  if (manifest.workspaces !== void 0) return { key: void 0, reason: "workspaces" };
-  const scripts = manifest.scripts ?? {};
+  if (manifest2.workspaces !== void 0) return { key: void 0, reason: "workspaces" };
+  const scripts = manifest2.scripts ?? {};
   const own = OWN_SCRIPTS.find((name2) => typeof scripts[name2] === "string");
   if (own) return { key: void 0, reason: `its own ${own} script` };
   for (const field of DEPENDENCY_FIELDS) {
-    const deps = manifest[field];
+    const deps = manifest2[field];
     if (typeof deps !== "object" || deps === null) continue;
     for (const [name2, spec] of Object.entries(deps))
       if (typeof spec === "string" && /^(file:|link:|\.{0,2}\/)/.test(spec)) return { key: void 0, reason: `'${name2}' from ${spec}` };
@@ -76791,7 +76795,7 @@ function installKeyOf(read, command) {
     return { key: hash.digest("hex").slice(0, 32), same: `the same ${lockfile} and package.json`, acrossRuns: true };
   }
   part("benchgate-install-deps-1");
-  part(JSON.stringify([...DEPENDENCY_FIELDS, ...RESOLUTION_FIELDS].map((field) => [field, manifest[field] ?? null])));
+  part(JSON.stringify([...DEPENDENCY_FIELDS, ...RESOLUTION_FIELDS].map((field) => [field, manifest2[field] ?? null])));
   for (const file of SETTINGS_FILES) part(read(file) ?? `no ${file}`);
   return { key: `run-${hash.digest("hex").slice(0, 28)}`, same: "the same dependency set, no lockfile", acrossRuns: false };
 }
@@ -76854,37 +76858,79 @@ var Installs = class {
 };
 
 // src/checkout/install.ts
-function detectInstall(root) {
-  return detectInstallOf(filesIn(root));
+function detectInstall(root, onPath = isOnPath) {
+  return detectInstallOf(filesIn(root), onPath);
 }
-function detectInstallOf(read) {
+function detectInstallOf(read, onPath = isOnPath) {
   const has = (file) => read(file) !== void 0;
-  if (has("pnpm-lock.yaml")) return "pnpm install --frozen-lockfile";
-  if (has("yarn.lock")) return "yarn install --immutable";
+  const manager = packageManager(read);
+  const through = (tool, args) => {
+    if (manager?.name === tool || !onPath(tool)) {
+      if (!onPath("corepack")) throw missingTool(tool, `${tool} ${args}`);
+      return `corepack ${tool} ${args}`;
+    }
+    return `${tool} ${args}`;
+  };
+  if (has("pnpm-lock.yaml")) return through("pnpm", "install --frozen-lockfile");
+  if (has("yarn.lock")) return through("yarn", isYarnBerry(read, manager) ? "install --immutable" : "install --frozen-lockfile");
+  if (has("bun.lock") || has("bun.lockb")) {
+    if (!onPath("bun")) throw missingTool("bun", "bun install --frozen-lockfile");
+    return "bun install --frozen-lockfile";
+  }
   if (has("package-lock.json") || has("npm-shrinkwrap.json")) return "npm ci --no-audit --no-fund";
   if (hasDependencies(read)) return "npm install --no-audit --no-fund --no-package-lock";
   return void 0;
 }
-function hasDependencies(read) {
+function missingTool(tool, command) {
+  const how = tool === "bun" ? "install bun first (in a workflow: the oven-sh/setup-bun step)" : `install ${tool}, or corepack (npm install -g corepack; Node 20 and 22 ship it), and name the version in package.json ("packageManager": "${tool}@<version>")`;
+  return new UserError(
+    `The project's lockfile is ${tool}'s, and ${tool} is not installed: ${how}, or set install in benchgate.yml (the command it would run: ${command}).`
+  );
+}
+function packageManager(read) {
+  const field = manifest(read)?.packageManager;
+  const match = typeof field === "string" ? /^(npm|pnpm|yarn|bun)@(\d[^+\s]*)/.exec(field) : null;
+  return match ? { name: match[1], version: match[2] } : void 0;
+}
+function isYarnBerry(read, manager) {
+  if (manager?.name === "yarn") return !manager.version.startsWith("1.");
+  if (read(".yarnrc.yml") !== void 0) return true;
+  return /^__metadata:/m.test(read("yarn.lock")?.toString("utf8") ?? "");
+}
+function manifest(read) {
   try {
-    const manifest = JSON.parse(read("package.json")?.toString("utf8") ?? "");
-    return ["dependencies", "devDependencies", "optionalDependencies"].some((field) => {
-      const deps = manifest[field];
-      return typeof deps === "object" && deps !== null && Object.keys(deps).length > 0;
-    });
+    return JSON.parse(read("package.json")?.toString("utf8") ?? "");
   } catch {
-    return false;
+    return void 0;
   }
+}
+function hasDependencies(read) {
+  const found = manifest(read);
+  return ["dependencies", "devDependencies", "optionalDependencies"].some((field) => {
+    const deps = found?.[field];
+    return typeof deps === "object" && deps !== null && Object.keys(deps).length > 0;
+  });
+}
+function isOnPath(command) {
+  for (const dir of (process.env.PATH ?? "").split(path2.delimiter)) {
+    if (!dir) continue;
+    try {
+      accessSync(path2.join(dir, command), constants.X_OK);
+      return true;
+    } catch {
+    }
+  }
+  return false;
 }
 
 // src/checkout/revisions.ts
 async function checkout(options) {
   const run = options.git ?? git;
   const repoRoot = await findRepoRoot(run, options.cwd);
-  const projectDir = path2.relative(repoRoot, realpathSync(options.cwd));
+  const projectDir = path3.relative(repoRoot, realpathSync(options.cwd));
   const baseSha = await resolveRef(run, repoRoot, options.base, "--base");
   const headSha = options.head === void 0 ? await resolveRef(run, repoRoot, "HEAD", "HEAD") : await resolveRef(run, repoRoot, options.head, "--head");
-  const temp = mkdtempSync(path2.join(os.tmpdir(), "benchgate-"));
+  const temp = mkdtempSync(path3.join(os.tmpdir(), "benchgate-"));
   const created = [];
   const dispose = () => {
     forget?.();
@@ -76893,7 +76939,7 @@ async function checkout(options) {
   const forget = options.onCleanup?.(dispose);
   try {
     const addWorktree = async (label2, sha) => {
-      const dir = path2.join(temp, label2);
+      const dir = path3.join(temp, label2);
       await run(["worktree", "add", "--detach", "--force", dir, sha], repoRoot);
       created.push(dir);
       return dir;
@@ -76903,7 +76949,7 @@ async function checkout(options) {
       label: "base",
       ref: options.base,
       sha: baseSha,
-      root: path2.join(baseTree, projectDir),
+      root: path3.join(baseTree, projectDir),
       worktree: baseTree,
       dirty: false
     };
@@ -76912,7 +76958,7 @@ async function checkout(options) {
       head = await describeWorkingTree(run, options.cwd, headSha);
     } else {
       const headTree = await addWorktree("head", headSha);
-      head = { label: "head", ref: options.head, sha: headSha, root: path2.join(headTree, projectDir), worktree: headTree, dirty: false };
+      head = { label: "head", ref: options.head, sha: headSha, root: path3.join(headTree, projectDir), worktree: headTree, dirty: false };
     }
     await options.beforeInstall?.({ base: base2, head });
     const installs = options.installs ?? new Installs();
@@ -76954,7 +77000,7 @@ var DEFAULT_COMMAND_TIMEOUT_MS = 15 * 6e4;
 async function prepare(revision, options, installs) {
   const describe2 = `${revision.label} (${revision.ref} @ ${revision.sha.slice(0, 7)})`;
   if (!existsSync2(revision.root)) {
-    throw new UserError(`The project directory ${path2.basename(revision.root)} does not exist in ${describe2}.`);
+    throw new UserError(`The project directory ${path3.basename(revision.root)} does not exist in ${describe2}.`);
   }
   const install = revision.worktree === void 0 ? void 0 : options.install === void 0 ? detectInstall(revision.root) : options.install || void 0;
   for (const [step, command] of [
@@ -76968,6 +77014,8 @@ async function prepare(revision, options, installs) {
       options.log(`install ${revision.label}: reused the install of ${from} (${reuse.same})`);
       continue;
     }
+    if (reuse && reuse.key === void 0 && revision.label === "head")
+      options.log(`install ${revision.label}: installed anew, never reused (${reuse.reason}: node_modules may not be all it writes)`);
     options.log(`${step} ${revision.label}: ${command}`);
     const started = Date.now();
     const result = await runShell(command, { cwd: revision.root, timeoutMs: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS });
@@ -76991,7 +77039,7 @@ function restore(installs, key, root) {
     installs.restore(found, root);
     return found.what;
   } catch {
-    rmSync2(path2.join(root, "node_modules"), { recursive: true, force: true });
+    rmSync2(path3.join(root, "node_modules"), { recursive: true, force: true });
     return void 0;
   }
 }
@@ -77009,7 +77057,7 @@ var import_ajv = __toESM(require_ajv(), 1);
 var import_fastest_levenshtein = __toESM(require_mod(), 1);
 var import_yaml = __toESM(require_dist(), 1);
 import { existsSync as existsSync3, readFileSync as readFileSync3 } from "node:fs";
-import path3 from "node:path";
+import path4 from "node:path";
 
 // schema/benchgate.schema.json
 var benchgate_schema_default = {
@@ -77379,7 +77427,7 @@ function parseDuration(text2) {
 var CONFIG_FILE = "benchgate.yml";
 var validate = new import_ajv.default({ allErrors: true, verbose: true, strict: true, strictTuples: false }).compile(benchgate_schema_default);
 function loadConfig(options) {
-  const file = options.file ? path3.resolve(options.root, options.file) : path3.join(options.root, CONFIG_FILE);
+  const file = options.file ? path4.resolve(options.root, options.file) : path4.join(options.root, CONFIG_FILE);
   if (!existsSync3(file)) {
     if (options.file) throw new UserError(`Config file ${options.file} does not exist (resolved to ${file}).`);
     return toConfig({}, void 0);
@@ -77478,7 +77526,7 @@ function checkHttpNames(raw, file) {
   });
 }
 function displayPath(file) {
-  const relative2 = path3.relative(process.cwd(), file);
+  const relative2 = path4.relative(process.cwd(), file);
   return relative2 && !relative2.startsWith("..") ? relative2 : file;
 }
 function pickErrors(errors) {
@@ -79018,7 +79066,7 @@ function spikedRounds(rounds) {
 import { readdirSync as readdirSync4, readFileSync as readFileSync5 } from "node:fs";
 import { once } from "node:events";
 import http2 from "node:http";
-import path5 from "node:path";
+import path6 from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
 // src/measure/http/port.ts
@@ -79049,7 +79097,7 @@ function isListening(port, timeoutMs = 500) {
 
 // src/measure/http/cpu.ts
 import { readdirSync as readdirSync3, readFileSync as readFileSync4 } from "node:fs";
-import path4 from "node:path";
+import path5 from "node:path";
 function cpuBetween(start, end) {
   return {
     mainNs: end.mainNs - start.mainNs,
@@ -79064,10 +79112,10 @@ function parseSchedstat(text2) {
 }
 function readCpu(pid, proc = "/proc") {
   if (!Number.isSafeInteger(pid) || pid <= 0) return void 0;
-  const tasks = path4.join(proc, String(pid), "task");
+  const tasks = path5.join(proc, String(pid), "task");
   const read = (tid) => {
     try {
-      return parseSchedstat(readFileSync4(path4.join(tasks, tid, "schedstat"), "utf8"));
+      return parseSchedstat(readFileSync4(path5.join(tasks, tid, "schedstat"), "utf8"));
     } catch {
       return void 0;
     }
@@ -79202,7 +79250,7 @@ var ServerProcess = class _ServerProcess {
   }
   static spawn(options, port) {
     const probe = runsNode(options.command);
-    const socket = probe ? path5.join(options.socketDir, `probe-${process.pid}-${++sequence}.sock`) : void 0;
+    const socket = probe ? path6.join(options.socketDir, `probe-${process.pid}-${++sequence}.sock`) : void 0;
     const nodeOptions = [process.env.NODE_OPTIONS, probe ? `--require ${JSON.stringify(options.probePath)}` : void 0].filter(Boolean).join(" ");
     const env = { ...process.env, PORT: String(port), HOST: "127.0.0.1", NODE_OPTIONS: nodeOptions };
     if (socket) {
@@ -79952,7 +80000,7 @@ function pushLatencyRatios(into, pair) {
 }
 
 // src/gate/explain.ts
-import path8 from "node:path";
+import path9 from "node:path";
 
 // src/explain/agreement.ts
 var METHOD_FLOOR = 0.1;
@@ -79985,7 +80033,7 @@ function agreement(profile, measured) {
 // src/explain/run.ts
 import { createHash as createHash3 } from "node:crypto";
 import { mkdirSync as mkdirSync2, readFileSync as readFileSync8 } from "node:fs";
-import path7 from "node:path";
+import path8 from "node:path";
 import { pathToFileURL } from "node:url";
 
 // src/measure/http/profile.ts
@@ -86422,7 +86470,7 @@ function tokenText(value) {
 // src/explain/profile.ts
 import { existsSync as existsSync4, readFileSync as readFileSync7 } from "node:fs";
 import { SourceMap as SourceMap2 } from "node:module";
-import path6 from "node:path";
+import path7 from "node:path";
 import { fileURLToPath } from "node:url";
 var GC = "(garbage collector)";
 var NOT_WORK = /* @__PURE__ */ new Set(["(root)", "(idle)"]);
@@ -86571,7 +86619,7 @@ var SourceMaps = class {
     if (!entry || line < 0) return void 0;
     const found = entry.map.findEntry(line, Math.max(0, column));
     if (!found.originalSource) return void 0;
-    const source = found.originalSource.startsWith("file://") ? fileURLToPath(found.originalSource) : path6.resolve(entry.dir, entry.sourceRoot, found.originalSource);
+    const source = found.originalSource.startsWith("file://") ? fileURLToPath(found.originalSource) : path7.resolve(entry.dir, entry.sourceRoot, found.originalSource);
     return { file: source, line: found.originalLine ?? -1, column: found.originalColumn ?? -1 };
   }
   load(file) {
@@ -86579,17 +86627,17 @@ var SourceMaps = class {
     let entry = null;
     try {
       const text2 = readFileSync7(file, "utf8");
-      const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync4(`${file}.map`) ? `${path6.basename(file)}.map` : void 0);
+      const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync4(`${file}.map`) ? `${path7.basename(file)}.map` : void 0);
       if (reference) {
         let payload;
-        let dir = path6.dirname(file);
+        let dir = path7.dirname(file);
         const inline = /^data:application\/json[^,]*;base64,(.*)$/.exec(reference);
         if (inline) payload = JSON.parse(Buffer.from(inline[1], "base64").toString("utf8"));
         else {
-          const mapFile = path6.resolve(dir, decodeURIComponent(reference));
+          const mapFile = path7.resolve(dir, decodeURIComponent(reference));
           if (!existsSync4(mapFile)) throw new Error("no map file");
           payload = JSON.parse(readFileSync7(mapFile, "utf8"));
-          dir = path6.dirname(mapFile);
+          dir = path7.dirname(mapFile);
         }
         entry = { map: new SourceMap2(payload), dir, sourceRoot: payload.sourceRoot ?? "" };
       }
@@ -86601,13 +86649,13 @@ var SourceMaps = class {
   }
 };
 function isOwnCode(file) {
-  return file !== "" && !file.startsWith("node:") && !file.startsWith("node_modules/") && !path6.isAbsolute(file) && !file.includes("://");
+  return file !== "" && !file.startsWith("node:") && !file.startsWith("node_modules/") && !path7.isAbsolute(file) && !file.includes("://");
 }
 function readable(file, root) {
-  const relative2 = path6.relative(root, file);
-  if (!relative2.startsWith("..") && !path6.isAbsolute(relative2)) return relative2.split(path6.sep).join("/");
-  const modules = file.lastIndexOf(`${path6.sep}node_modules${path6.sep}`);
-  return modules >= 0 ? file.slice(modules + 1).split(path6.sep).join("/") : file;
+  const relative2 = path7.relative(root, file);
+  if (!relative2.startsWith("..") && !path7.isAbsolute(relative2)) return relative2.split(path7.sep).join("/");
+  const modules = file.lastIndexOf(`${path7.sep}node_modules${path7.sep}`);
+  return modules >= 0 ? file.slice(modules + 1).split(path7.sep).join("/") : file;
 }
 
 // src/explain/run.ts
@@ -86641,7 +86689,7 @@ function profileSlug(id) {
 }
 async function typeScriptFor(profiles, runnerPath) {
   if (!profiles.some((profile) => profile.nodes.some((node) => isTypeScript(node.callFrame.url)))) return void 0;
-  const transform = path7.join(path7.dirname(runnerPath), "typescript.js");
+  const transform = path8.join(path8.dirname(runnerPath), "typescript.js");
   try {
     return (await import(pathToFileURL(transform).href)).transformWithMap;
   } catch {
@@ -86651,7 +86699,7 @@ async function typeScriptFor(profiles, runnerPath) {
 async function profileBoth(target, plan, started) {
   const revisions = { base: plan.base, head: plan.head };
   const slug = profileSlug(target.id);
-  const files = { base: path7.join(plan.dir, `${slug}.base.cpuprofile`), head: path7.join(plan.dir, `${slug}.head.cpuprofile`) };
+  const files = { base: path8.join(plan.dir, `${slug}.base.cpuprofile`), head: path8.join(plan.dir, `${slug}.head.cpuprofile`) };
   const shared = target.kind === "micro" && target.file !== null && (plan.shared?.(target.file) ?? false);
   const duet = target.kind === "http" ? plan.duet?.(target.id) : void 0;
   const ops = { base: 0, head: 0 };
@@ -86673,7 +86721,7 @@ async function profileBoth(target, plan, started) {
       typeScript: target.kind === "micro" ? await typeScriptFor([profiles.base, profiles.head], plan.runnerPath) : void 0
     }),
     // benchgate's runner and probe frames are not the project's; a micro task's bench file calls everything it does.
-    hidden: (file) => file.startsWith(path7.dirname(plan.runnerPath) + path7.sep) || file.startsWith(path7.dirname(plan.probePath) + path7.sep),
+    hidden: (file) => file.startsWith(path8.dirname(plan.runnerPath) + path8.sep) || file.startsWith(path8.dirname(plan.probePath) + path8.sep),
     notOwn: (file) => file === target.file,
     // The runner's compiled loops (measure/micro/alternate.ts): V8 may inline the whole task into them.
     loops: ["benchgateLoop", "benchgateBatch"]
@@ -86779,7 +86827,7 @@ async function explainStage(run, judged2, micro, http3) {
   const mode = options.profile ?? "regressions";
   const targets = judged2.filter((b) => b.change && (b.verdict === "regression" || mode === "always") && mode !== "never").slice(0, MAX_PROFILED).map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
   if (!targets.length) return { benchmarks: judged2 };
-  const dir = path8.resolve(options.cwd, options.profileDir ?? path8.join(".benchgate", "profiles"));
+  const dir = path9.resolve(options.cwd, options.profileDir ?? path9.join(".benchgate", "profiles"));
   const warmups = new Map(http3?.benchmarks.map((b) => [b.id, b.http?.schedule?.warmupMs]));
   const common = {
     base: tree.base,
@@ -86883,7 +86931,7 @@ function callgrindArgs(dumpPrefix, seed, node = process.execPath) {
 // src/measure/counts/schedule.ts
 import { mkdtempSync as mkdtempSync2, rmSync as rmSync3 } from "node:fs";
 import os6 from "node:os";
-import path9 from "node:path";
+import path10 from "node:path";
 async function measureCounts(plan) {
   const now = plan.now ?? Date.now;
   const started = now();
@@ -86896,7 +86944,7 @@ async function measureCounts(plan) {
       { revision: plan.head, files: ordered(plan.headFiles), seed }
     ];
   });
-  const temp = mkdtempSync2(path9.join(plan.tempDir ?? os6.tmpdir(), "benchgate-counts-"));
+  const temp = mkdtempSync2(path10.join(plan.tempDir ?? os6.tmpdir(), "benchgate-counts-"));
   const results = /* @__PURE__ */ new Map();
   try {
     const parallel = Math.max(1, Math.min(plan.parallel ?? os6.availableParallelism(), jobs.length));
@@ -86904,7 +86952,7 @@ async function measureCounts(plan) {
     const worker = async () => {
       while (next < jobs.length) {
         const job = jobs[next];
-        const dumpPrefix = path9.join(temp, `callgrind.${next++}`);
+        const dumpPrefix = path10.join(temp, `callgrind.${next++}`);
         if (plan.deadline !== void 0 && now() > plan.deadline) {
           results.set(job, { counts: [], skipped: true });
           continue;
@@ -87158,7 +87206,7 @@ function failed(id, file, message) {
 
 // src/measure/micro/conventions.ts
 import { existsSync as existsSync5, readFileSync as readFileSync9, readdirSync as readdirSync5, statSync as statSync3 } from "node:fs";
-import path10 from "node:path";
+import path11 from "node:path";
 var NAMES = ["bench", "benchmark", "benchmarks", "perf"];
 var EXTENSIONS = [".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"];
 var SCRIPT = /^(bench|benchmarks?|perf)(:.+)?$/;
@@ -87184,12 +87232,12 @@ function filesOfScripts(root) {
     for (const segment of command.split(/&&|\|\||;|\|/)) {
       const words = segment.trim().split(/\s+/);
       if (words[0] === "cd" && words[1]) {
-        cwd = path10.posix.join(cwd, words[1]);
+        cwd = path11.posix.join(cwd, words[1]);
         continue;
       }
       if (words[0] !== "node") continue;
       const target = scriptOf(words.slice(1));
-      const file = target && resolveScriptFile(root, path10.posix.join(cwd, target));
+      const file = target && resolveScriptFile(root, path11.posix.join(cwd, target));
       if (file) files.add(file);
     }
     if (files.size > before) named.push(`\`${name2}\``);
@@ -87207,7 +87255,7 @@ function scriptOf(words) {
 }
 function manifestScripts(root) {
   try {
-    const scripts = JSON.parse(readFileSync9(path10.join(root, "package.json"), "utf8")).scripts;
+    const scripts = JSON.parse(readFileSync9(path11.join(root, "package.json"), "utf8")).scripts;
     if (typeof scripts !== "object" || scripts === null) return {};
     return Object.fromEntries(Object.entries(scripts).filter((entry) => typeof entry[1] === "string"));
   } catch {
@@ -87215,20 +87263,20 @@ function manifestScripts(root) {
   }
 }
 function resolveScriptFile(root, target) {
-  const relative2 = path10.posix.normalize(target.replace(/^\.\//, ""));
-  if (relative2.startsWith("..") || path10.posix.isAbsolute(relative2) || relative2.includes("node_modules")) return void 0;
+  const relative2 = path11.posix.normalize(target.replace(/^\.\//, ""));
+  if (relative2.startsWith("..") || path11.posix.isAbsolute(relative2) || relative2.includes("node_modules")) return void 0;
   const candidates = [relative2, ...EXTENSIONS.map((ext) => relative2 + ext), ...EXTENSIONS.map((ext) => `${relative2}/index${ext}`)];
-  return candidates.find((file) => EXTENSIONS.includes(path10.posix.extname(file)) && isFile(path10.join(root, file)));
+  return candidates.find((file) => EXTENSIONS.includes(path11.posix.extname(file)) && isFile(path11.join(root, file)));
 }
 function scriptFilesIn(root, dir) {
   try {
-    return readdirSync5(path10.join(root, dir)).filter((name2) => EXTENSIONS.includes(path10.extname(name2)) && !name2.endsWith(".d.ts")).map((name2) => `${dir}/${name2}`).filter((file) => isFile(path10.join(root, file))).sort();
+    return readdirSync5(path11.join(root, dir)).filter((name2) => EXTENSIONS.includes(path11.extname(name2)) && !name2.endsWith(".d.ts")).map((name2) => `${dir}/${name2}`).filter((file) => isFile(path11.join(root, file))).sort();
   } catch {
     return [];
   }
 }
 function isBenchFile(root, file) {
-  const full = path10.join(root, file);
+  const full = path11.join(root, file);
   if (!isFile(full)) return false;
   try {
     return DECLARES.test(readFileSync9(full, "utf8"));
@@ -87250,27 +87298,27 @@ import { createRequire } from "module";
 import { basename, dirname, normalize, relative, resolve, sep } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path24) {
-  let normalized = normalize(path24);
+function cleanPath(path25) {
+  let normalized = normalize(path25);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path24, separator) {
-  return path24.replace(SLASHES_REGEX, separator);
+function convertSlashes(path25, separator) {
+  return path25.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path24) {
-  return path24 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path24);
+function isRootDirectory(path25) {
+  return path25 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path25);
 }
-function normalizePath(path24, options) {
+function normalizePath(path25, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path24.includes("/") || path24.startsWith(".");
-  if (resolvePaths) path24 = resolve(path24);
-  if (normalizePath$1 || pathNeedsCleaning) path24 = cleanPath(path24);
-  if (path24 === ".") return "";
-  const needsSeperator = path24[path24.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path24 + pathSeparator : path24, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path25.includes("/") || path25.startsWith(".");
+  if (resolvePaths) path25 = resolve(path25);
+  if (normalizePath$1 || pathNeedsCleaning) path25 = cleanPath(path25);
+  if (path25 === ".") return "";
+  const needsSeperator = path25[path25.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path25 + pathSeparator : path25, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -87307,8 +87355,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path24 = directoryPath || ".";
-  if (filters.every((filter) => filter(path24, true))) paths.push(path24);
+  const path25 = directoryPath || ".";
+  if (filters.every((filter) => filter(path25, true))) paths.push(path25);
 };
 var empty$2 = () => {
 };
@@ -87360,26 +87408,26 @@ var empty2 = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty2;
 }
-var resolveSymlinksAsync = function(path24, state, callback$1) {
+var resolveSymlinksAsync = function(path25, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs.realpath(path24, (error, resolvedPath) => {
+  fs.realpath(path25, (error, resolvedPath) => {
     if (error) return queue.dequeue(suppressErrors ? null : error, state);
     fs.stat(resolvedPath, (error$1, stat2) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat2.isDirectory() && isRecursive(path24, resolvedPath, state)) return queue.dequeue(null, state);
+      if (stat2.isDirectory() && isRecursive(path25, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat2, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path24, state, callback$1) {
+var resolveSymlinks = function(path25, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs.realpathSync(path24);
+    const resolvedPath = fs.realpathSync(path25);
     const stat2 = fs.statSync(resolvedPath);
-    if (stat2.isDirectory() && isRecursive(path24, resolvedPath, state)) return;
+    if (stat2.isDirectory() && isRecursive(path25, resolvedPath, state)) return;
     callback$1(stat2, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
@@ -87389,9 +87437,9 @@ function build$2(options, isSynchronous) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path24, resolved, state) {
+function isRecursive(path25, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname(path24);
+  let parent = dirname(path25);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -87399,7 +87447,7 @@ function isRecursive(path24, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname(parent);
   }
-  state.symlinks.set(path24, resolved);
+  state.symlinks.set(path25, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -87571,19 +87619,19 @@ var Walker = class {
         const filename = this.joinPath(entry.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry.isDirectory()) {
-        let path24 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path24)) continue;
-        this.pushDirectory(path24, paths, filters);
-        this.walkDirectory(this.state, path24, path24, depth - 1, this.walk);
+        let path25 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path25)) continue;
+        this.pushDirectory(path25, paths, filters);
+        this.walkDirectory(this.state, path25, path25, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path24 = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path24, this.state, (stat2, resolvedPath) => {
+        let path25 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path25, this.state, (stat2, resolvedPath) => {
           if (stat2.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path24 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path24 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path25 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path25 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path24;
+            resolvedPath = useRealPaths ? resolvedPath : path25;
             const filename = basename(resolvedPath);
             const directoryPath$1 = normalizePath(dirname(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -87749,7 +87797,7 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path24) => isMatch(path24));
+    this.options.filters.push((path25) => isMatch(path25));
     return this;
   }
 };
@@ -87824,19 +87872,19 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path24) {
-  return path24.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path25) {
+  return path25.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path24) {
+function splitPattern(path25) {
   var _result$parts;
-  const result = import_picomatch2.default.scan(path24, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path24];
+  const result = import_picomatch2.default.scan(path25, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path25];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path24) => path24.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path24) => path24.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path25) => path25.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path25) => path25.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
@@ -87943,13 +87991,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug ? (p, isDirectory) => {
-      const path24 = format(p, isDirectory);
-      const matches = matcher(path24) && !ignore2(path24);
-      if (matches) log(`matched ${path24}`);
+      const path25 = format(p, isDirectory);
+      const matches = matcher(path25) && !ignore2(path25);
+      if (matches) log(`matched ${path25}`);
       return matches;
     } : (p, isDirectory) => {
-      const path24 = format(p, isDirectory);
-      return matcher(path24) && !ignore2(path24);
+      const path25 = format(p, isDirectory);
+      return matcher(path25) && !ignore2(path25);
     }],
     exclude: debug ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -89444,13 +89492,13 @@ function microProcesses(run, files) {
 
 // src/measure/native/flags.ts
 import { readFileSync as readFileSync10 } from "node:fs";
-import path11 from "node:path";
+import path12 from "node:path";
 var FLAG = /^--[a-z0-9][a-z0-9-]*(?:=[A-Za-z0-9._,:/@%+-]*)?$/;
 var REFUSED = /^--(?:eval|print|check|interactive|test|run|watch|inspect|debug|require|import|loader|experimental-loader|env-file|input-type|cpu-prof|heap-prof|prof|redirect-warnings|diagnostic-dir|report)/;
 function authorFlags(root, file) {
   let scripts;
   try {
-    const text2 = readFileSync10(path11.join(root, "package.json"), "utf8");
+    const text2 = readFileSync10(path12.join(root, "package.json"), "utf8");
     scripts = text2.length <= 1 << 20 ? JSON.parse(text2).scripts : void 0;
   } catch {
     return void 0;
@@ -89460,7 +89508,7 @@ function authorFlags(root, file) {
     (entry) => typeof entry[1] === "string"
   );
   const ordered = [...entries.filter(([name2]) => name2.startsWith("bench")), ...entries.filter(([name2]) => !name2.startsWith("bench"))];
-  const target = path11.posix.normalize(file);
+  const target = path12.posix.normalize(file);
   for (const [script, command] of ordered) {
     for (const part of command.split(/&&|\|\||[;|]/)) {
       const flags = nodeFlagsFor(part, target);
@@ -89477,13 +89525,13 @@ function nodeFlagsFor(command, target) {
   const flags = [];
   for (at2++; at2 < words.length && words[at2].startsWith("-"); at2++) flags.push(words[at2]);
   const script = words[at2];
-  if (!script || path11.posix.normalize(script) !== target) return void 0;
+  if (!script || path12.posix.normalize(script) !== target) return void 0;
   return flags.every((flag) => FLAG.test(flag) && !REFUSED.test(flag)) ? flags : [];
 }
 
 // src/measure/native/run.ts
 import { mkdtempSync as mkdtempSync3, readFileSync as readFileSync12, rmSync as rmSync4, statSync as statSync5 } from "node:fs";
-import path14 from "node:path";
+import path15 from "node:path";
 import { pathToFileURL as pathToFileURL2 } from "node:url";
 
 // src/measure/native/figures.ts
@@ -89566,21 +89614,21 @@ function tQuantile95(df) {
 // src/measure/native/vitest.ts
 import { realpathSync as realpathSync3 } from "node:fs";
 import Module from "node:module";
-import path13 from "node:path";
+import path14 from "node:path";
 
 // src/util/manifest.ts
 import { readFileSync as readFileSync11 } from "node:fs";
-import path12 from "node:path";
+import path13 from "node:path";
 function nearestManifest(file, accept) {
-  for (let dir = path12.dirname(file); dir !== path12.dirname(dir); dir = path12.dirname(dir)) {
-    let manifest;
+  for (let dir = path13.dirname(file); dir !== path13.dirname(dir); dir = path13.dirname(dir)) {
+    let manifest2;
     try {
-      manifest = JSON.parse(readFileSync11(path12.join(dir, "package.json"), "utf8"));
+      manifest2 = JSON.parse(readFileSync11(path13.join(dir, "package.json"), "utf8"));
     } catch {
       continue;
     }
-    if (typeof manifest === "object" && manifest !== null && accept(manifest))
-      return { dir, manifest };
+    if (typeof manifest2 === "object" && manifest2 !== null && accept(manifest2))
+      return { dir, manifest: manifest2 };
   }
   return void 0;
 }
@@ -89589,14 +89637,14 @@ function nearestManifest(file, accept) {
 function vitestCli(root, file) {
   let entry;
   try {
-    entry = Module.createRequire(path13.resolve(root, file)).resolve("vitest");
+    entry = Module.createRequire(path14.resolve(root, file)).resolve("vitest");
   } catch {
     return void 0;
   }
-  const found = nearestManifest(entry, (manifest) => manifest.name === "vitest");
+  const found = nearestManifest(entry, (manifest2) => manifest2.name === "vitest");
   const bin = found?.manifest.bin;
   const command = typeof bin === "string" ? bin : bin?.vitest;
-  return found && typeof command === "string" ? path13.join(found.dir, command) : void 0;
+  return found && typeof command === "string" ? path14.join(found.dir, command) : void 0;
 }
 function vitestArgs(cli, file, out) {
   return [cli, "bench", "--run", "--outputJson", out, `./${file}`];
@@ -89608,7 +89656,7 @@ function vitestRecords(text2, root, file) {
   } catch {
     return { records: [], problem: "its vitest report is not JSON" };
   }
-  const wanted = real(path13.resolve(root, file));
+  const wanted = real(path14.resolve(root, file));
   const records = [];
   let rejected = 0;
   for (const entry of Array.isArray(report2?.files) ? report2.files : []) {
@@ -89636,7 +89684,7 @@ function vitestRecords(text2, root, file) {
 }
 function suitesOf(fullName, file) {
   if (typeof fullName !== "string") return void 0;
-  const own = file.split(path13.sep).join("/");
+  const own = file.split(path14.sep).join("/");
   if (fullName === own) return [];
   if (fullName.startsWith(`${own} > `)) return [fullName.slice(own.length + 3)];
   const at2 = fullName.indexOf(" > ");
@@ -89646,7 +89694,7 @@ function real(file) {
   try {
     return realpathSync3(file);
   } catch {
-    return path13.resolve(file);
+    return path14.resolve(file);
   }
 }
 
@@ -89655,9 +89703,9 @@ var MAX_FIGURES_BYTES = 16 * 1024 * 1024;
 var DRAIN_MS2 = 5e3;
 function runNative(options) {
   const started = performance.now();
-  const dir = mkdtempSync3(path14.join(options.tempDir, "native-"));
+  const dir = mkdtempSync3(path15.join(options.tempDir, "native-"));
   const vitest = options.harness === "vitest";
-  const out = path14.join(dir, vitest ? "report.json" : "figures.jsonl");
+  const out = path15.join(dir, vitest ? "report.json" : "figures.jsonl");
   const cli = vitest ? vitestCli(options.root, options.file) : void 0;
   if (vitest && !cli) {
     rmSync4(dir, { recursive: true, force: true });
@@ -90017,7 +90065,7 @@ async function nativeStage(run, files, inventory, judged2) {
 
 // src/gate/policy.ts
 import { existsSync as existsSync6 } from "node:fs";
-import path15 from "node:path";
+import path16 from "node:path";
 
 // src/config/policy.ts
 function policyOf(config) {
@@ -90072,9 +90120,9 @@ function withPolicyOf(head, base2) {
 
 // src/gate/policy.ts
 function choosePolicy(own, tree, options) {
-  const file = path15.relative(options.cwd, path15.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
-  const atBase = path15.join(tree.base.root, file);
-  const outside = tree.base.worktree !== void 0 && path15.relative(tree.base.worktree, atBase).startsWith("..");
+  const file = path16.relative(options.cwd, path16.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
+  const atBase = path16.join(tree.base.root, file);
+  const outside = tree.base.worktree !== void 0 && path16.relative(tree.base.worktree, atBase).startsWith("..");
   const base2 = outside ? own : existsSync6(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
   const from = options.policy ?? "head";
   const changes = policyChanges(base2, own);
@@ -90360,7 +90408,7 @@ async function runGate(options) {
       known = { chosen, found: await findBenchFiles({ config: chosen.config, tree: checkedOut, options }) };
     }
   });
-  const socketDir = mkdtempSync4(path16.join(os8.tmpdir(), "benchgate-sock-"));
+  const socketDir = mkdtempSync4(path17.join(os8.tmpdir(), "benchgate-sock-"));
   const removeSocketDir = () => rmSync5(socketDir, { recursive: true, force: true });
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os8.loadavg();
@@ -90811,7 +90859,7 @@ function changeChart(benchmarks, options = {}) {
 }
 
 // src/report/profile-sections.ts
-import path17 from "node:path";
+import path18 from "node:path";
 var share = (x) => formatShare(x, 1);
 function name(row) {
   return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
@@ -90840,7 +90888,7 @@ function profileSections(id, profile) {
     ownCode: profile.ownCode.map(
       (row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit}, with what it calls`
     ),
-    files: [profile.files.base, profile.files.head].map((file) => path17.basename(file))
+    files: [profile.files.base, profile.files.head].map((file) => path18.basename(file))
   };
 }
 var costOf = { call: "time a call", request: "main-thread CPU a request" };
@@ -91546,7 +91594,7 @@ function mergeRuns(runs) {
 // src/report/read.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
 import { existsSync as existsSync7, readFileSync as readFileSync13, statSync as statSync6 } from "node:fs";
-import path18 from "node:path";
+import path19 from "node:path";
 
 // schema/report.schema.json
 var report_schema_default = {
@@ -94557,7 +94605,7 @@ function readReport2(file) {
 }
 function reportFiles(patterns, cwd) {
   const files = patterns.flatMap((pattern) => {
-    if (existsSync7(path18.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path18.resolve(cwd, pattern)];
+    if (existsSync7(path19.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path19.resolve(cwd, pattern)];
     const found = globSync(pattern, { cwd, onlyFiles: true, absolute: true, expandDirectories: false }).sort();
     if (found.length === 0) throw new UserError(`No file matches ${pattern} (in ${cwd}).`);
     return found;
@@ -94923,7 +94971,7 @@ function parseProfileMode(text2) {
 import { existsSync as existsSync9 } from "node:fs";
 
 // src/config/action-inputs.ts
-import path19 from "node:path";
+import path20 from "node:path";
 
 // src/config/anchor.ts
 function parseAnchor(text2, what = "anchor") {
@@ -94946,7 +94994,7 @@ function parseAnchor(text2, what = "anchor") {
 
 // src/config/action-inputs.ts
 function commentKeyOf(directory, config, key) {
-  const file = path19.posix.join(directory.split(path19.sep).join("/") || ".", config ?? "benchgate.yml");
+  const file = path20.posix.join(directory.split(path20.sep).join("/") || ".", config ?? "benchgate.yml");
   return sanitizeCommentKey(key ? `${file}#${key}` : file);
 }
 function sanitizeCommentKey(key) {
@@ -95003,7 +95051,7 @@ async function installPlan(commits, cwd, install, run = git) {
     for (const file of INSTALL_FILES)
       if (present.has(file)) contents.set(file, Buffer.from(await run(["show", `${commit}:./${file}`], cwd)));
     const read = (file) => contents.get(file);
-    const command = install === void 0 ? detectInstallOf(read) : install || void 0;
+    const command = install === void 0 ? detectInstallOf(read, () => true) : install || void 0;
     if (!command) {
       none++;
       continue;
@@ -95745,7 +95793,7 @@ function fenced(lines, language = "text") {
 
 // src/history/store.ts
 import { closeSync, existsSync as existsSync8, mkdirSync as mkdirSync3, openSync, readFileSync as readFileSync14, renameSync as renameSync2, rmSync as rmSync6, statSync as statSync7, writeFileSync } from "node:fs";
-import path20 from "node:path";
+import path21 from "node:path";
 import { setTimeout as sleep3 } from "node:timers/promises";
 var HISTORY_CODEC = {
   parse: parseHistory,
@@ -95772,7 +95820,7 @@ function codecFileStore(file, limit, codec, maxBytes = MAX_BYTES2) {
     where: file,
     read: () => Promise.resolve().then(read),
     append: async (records) => {
-      mkdirSync3(path20.dirname(path20.resolve(file)), { recursive: true });
+      mkdirSync3(path21.dirname(path21.resolve(file)), { recursive: true });
       const release = await lock(`${file}.lock`);
       try {
         const written = codec.append(read(), records, limit);
@@ -96035,11 +96083,11 @@ async function runBisect(command, io) {
 
 // src/cli/publish.ts
 import { existsSync as existsSync11, readFileSync as readFileSync15 } from "node:fs";
-import path22 from "node:path";
+import path23 from "node:path";
 
 // src/history/publish.ts
 import { cpSync as cpSync2, existsSync as existsSync10, mkdirSync as mkdirSync4, readdirSync as readdirSync7, rmSync as rmSync7, writeFileSync as writeFileSync2 } from "node:fs";
-import path21 from "node:path";
+import path22 from "node:path";
 
 // src/history/site.ts
 var import_picomatch5 = __toESM(require_picomatch2(), 1);
@@ -96332,25 +96380,25 @@ bands are 95% intervals of the chained steps. <a href="feed.xml">Regressions fee
 // src/history/publish.ts
 var MARKER = ".benchgate-site";
 function writeSite(out, records, options) {
-  if (!existsSync10(path21.join(options.assets, "site.js")))
+  if (!existsSync10(path22.join(options.assets, "site.js")))
     throw new Error(`the page's script is missing from ${options.assets}: build benchgate (npm run build) first.`);
   if (existsSync10(out)) {
     const entries = readdirSync7(out);
     if (entries.length > 0 && !entries.includes(MARKER))
       throw new UserError(`${out} is not empty and was not written by benchgate publish: choose an empty or new folder.`);
-    for (const entry of entries) rmSync7(path21.join(out, entry), { recursive: true, force: true });
+    for (const entry of entries) rmSync7(path22.join(out, entry), { recursive: true, force: true });
   }
   const files = siteFiles(records, options);
   let bytes = 0;
   for (const file of files) {
-    const target = path21.join(out, file.path);
-    mkdirSync4(path21.dirname(target), { recursive: true });
+    const target = path22.join(out, file.path);
+    mkdirSync4(path22.dirname(target), { recursive: true });
     writeFileSync2(target, file.text);
     bytes += Buffer.byteLength(file.text);
   }
-  mkdirSync4(path21.join(out, "assets"), { recursive: true });
-  for (const asset of ["site.js", "site.css"]) cpSync2(path21.join(options.assets, asset), path21.join(out, "assets", asset));
-  writeFileSync2(path21.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
+  mkdirSync4(path22.join(out, "assets"), { recursive: true });
+  for (const asset of ["site.js", "site.css"]) cpSync2(path22.join(options.assets, asset), path22.join(out, "assets", asset));
+  writeFileSync2(path22.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
   return { files: files.length + 2, bytes };
 }
 
@@ -96377,9 +96425,9 @@ async function runPublish(command, io) {
     const repository = repositoryOfRemote(remote) ?? void 0;
     if (command.repository && !repository)
       throw new Error(`--repository must be an https URL such as https://github.com/owner/repo; got '${command.repository}'.`);
-    const out = path22.resolve(io.cwd, command.out);
+    const out = path23.resolve(io.cwd, command.out);
     const written = writeSite(out, records, {
-      title: command.title ?? `${repository ? repository.split("/").slice(-2).join("/") : path22.basename(io.cwd)}: benchmark history`,
+      title: command.title ?? `${repository ? repository.split("/").slice(-2).join("/") : path23.basename(io.cwd)}: benchmark history`,
       version: io.version,
       generated: /* @__PURE__ */ new Date(),
       releases: command.releases,
@@ -96387,10 +96435,10 @@ async function runPublish(command, io) {
       siteUrl: command.siteUrl,
       drift,
       bisects,
-      assets: path22.join(path22.dirname(io.runnerPath), "site")
+      assets: path23.join(path23.dirname(io.runnerPath), "site")
     });
     io.stderr.write(
-      `benchgate: published ${records.length} record(s) from ${files.length} file(s) to ${out}: ${written.files} files, ${(written.bytes / 1024).toFixed(0)} kB; open ${path22.join(out, "index.html")}
+      `benchgate: published ${records.length} record(s) from ${files.length} file(s) to ${out}: ${written.files} files, ${(written.bytes / 1024).toFixed(0)} kB; open ${path23.join(out, "index.html")}
 `
     );
     return 0;
@@ -96454,7 +96502,7 @@ async function main(argv, io) {
       shard: command.shard,
       // The observer preloaded into each native run is bundled beside the runner, as its module hooks are.
       nativeCheck: command.nativeCheck ? {
-        observerPath: path23.join(path23.dirname(io.runnerPath), "native.js"),
+        observerPath: path24.join(path24.dirname(io.runnerPath), "native.js"),
         runTimeoutMs: command.nativeTimeoutMs,
         runs: command.nativeRuns
       } : void 0,
@@ -96463,7 +96511,7 @@ async function main(argv, io) {
         io,
         progress,
         trap,
-        command.installCache === void 0 ? void 0 : new Installs(path23.resolve(io.cwd, command.installCache))
+        command.installCache === void 0 ? void 0 : new Installs(path24.resolve(io.cwd, command.installCache))
       )
     });
   } catch (error) {
@@ -96516,7 +96564,7 @@ function writeReport(report2, command, color, io) {
 function mergeFiles(patterns, io) {
   try {
     const files = reportFiles(patterns, io.cwd);
-    return mergeShards(files.map((file) => ({ file: path23.relative(io.cwd, file) || file, report: readReport2(file) })));
+    return mergeShards(files.map((file) => ({ file: path24.relative(io.cwd, file) || file, report: readReport2(file) })));
   } catch (error) {
     return errorReport(describeFailure(error), io.version);
   }
@@ -96562,8 +96610,8 @@ async function withProgress(io, command, body) {
   const progress = progressPrinter(io.stderr);
   const trap = cliTrap(io, progress);
   const history = ["record", "drift", "bisect"].includes(command.kind);
-  const runFolder = history ? mkdtempSync5(path23.join(os10.tmpdir(), "benchgate-installs-")) : void 0;
-  const folder = command.installCache !== void 0 ? path23.resolve(io.cwd, command.installCache) : runFolder;
+  const runFolder = history ? mkdtempSync5(path24.join(os10.tmpdir(), "benchgate-installs-")) : void 0;
+  const folder = command.installCache !== void 0 ? path24.resolve(io.cwd, command.installCache) : runFolder;
   const removeFolder = runFolder ? () => rmSync8(runFolder, { recursive: true, force: true }) : () => void 0;
   const forget = trap.onCleanup(removeFolder);
   try {
@@ -96610,8 +96658,8 @@ benchgate: crashed (${messageOf(error)}): benchmark processes stopped and worktr
   });
 }
 function write(cwd, file, text2) {
-  const target = path23.resolve(cwd, file);
-  mkdirSync5(path23.dirname(target), { recursive: true });
+  const target = path24.resolve(cwd, file);
+  mkdirSync5(path24.dirname(target), { recursive: true });
   writeFileSync3(target, text2);
 }
 function progressPrinter(stream) {

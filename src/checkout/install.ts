@@ -1,30 +1,94 @@
+import { accessSync, constants } from 'node:fs';
+import path from 'node:path';
+import { UserError } from '../util/errors.js';
 import { filesIn, type ProjectFiles } from './reuse.js';
+
+/** Whether a command is on PATH (an executable file of that name in one of its folders). */
+export type OnPath = (command: string) => boolean;
 
 /**
  * The install command a revision needs when the config does not name one:
  * the package manager its lockfile belongs to, in its reproducible mode.
  */
-export function detectInstall(root: string): string | undefined {
-  return detectInstallOf(filesIn(root));
+export function detectInstall(root: string, onPath: OnPath = isOnPath): string | undefined {
+  return detectInstallOf(filesIn(root), onPath);
 }
 
-export function detectInstallOf(read: ProjectFiles): string | undefined {
+/**
+ * pnpm and yarn run through corepack (shipped with Node 20 and 22, and on GitHub's runners) where package.json's
+ * `packageManager` names them, at that version, or where the tool is not installed (corepack's own default version,
+ * said in the command); yarn's lockfile says classic (`--frozen-lockfile`) or berry (`--immutable`). bun has no
+ * corepack: it must be installed. Where neither the tool nor corepack is there, a clear error says what to do.
+ */
+export function detectInstallOf(read: ProjectFiles, onPath: OnPath = isOnPath): string | undefined {
   const has = (file: string) => read(file) !== undefined;
-  if (has('pnpm-lock.yaml')) return 'pnpm install --frozen-lockfile';
-  if (has('yarn.lock')) return 'yarn install --immutable';
+  const manager = packageManager(read);
+  const through = (tool: 'pnpm' | 'yarn', args: string) => {
+    if (manager?.name === tool || !onPath(tool)) {
+      if (!onPath('corepack')) throw missingTool(tool, `${tool} ${args}`);
+      return `corepack ${tool} ${args}`;
+    }
+    return `${tool} ${args}`;
+  };
+  if (has('pnpm-lock.yaml')) return through('pnpm', 'install --frozen-lockfile');
+  if (has('yarn.lock')) return through('yarn', isYarnBerry(read, manager) ? 'install --immutable' : 'install --frozen-lockfile');
+  if (has('bun.lock') || has('bun.lockb')) {
+    if (!onPath('bun')) throw missingTool('bun', 'bun install --frozen-lockfile');
+    return 'bun install --frozen-lockfile';
+  }
   if (has('package-lock.json') || has('npm-shrinkwrap.json')) return 'npm ci --no-audit --no-fund';
   if (hasDependencies(read)) return 'npm install --no-audit --no-fund --no-package-lock';
   return undefined;
 }
 
-function hasDependencies(read: ProjectFiles): boolean {
+function missingTool(tool: string, command: string): UserError {
+  const how =
+    tool === 'bun'
+      ? 'install bun first (in a workflow: the oven-sh/setup-bun step)'
+      : `install ${tool}, or corepack (npm install -g corepack; Node 20 and 22 ship it), and name the version in package.json ("packageManager": "${tool}@<version>")`;
+  return new UserError(
+    `The project's lockfile is ${tool}'s, and ${tool} is not installed: ${how}, or set install in benchgate.yml (the command it would run: ${command}).`,
+  );
+}
+
+function packageManager(read: ProjectFiles): { name: string; version: string } | undefined {
+  const field = manifest(read)?.packageManager;
+  const match = typeof field === 'string' ? /^(npm|pnpm|yarn|bun)@(\d[^+\s]*)/.exec(field) : null;
+  return match ? { name: match[1]!, version: match[2]! } : undefined;
+}
+
+/** yarn 2+ (berry): named so in packageManager, or its lockfile's `__metadata` header, or its .yarnrc.yml. */
+function isYarnBerry(read: ProjectFiles, manager: { name: string; version: string } | undefined): boolean {
+  if (manager?.name === 'yarn') return !manager.version.startsWith('1.');
+  if (read('.yarnrc.yml') !== undefined) return true;
+  return /^__metadata:/m.test(read('yarn.lock')?.toString('utf8') ?? '');
+}
+
+function manifest(read: ProjectFiles): Record<string, unknown> | undefined {
   try {
-    const manifest = JSON.parse(read('package.json')?.toString('utf8') ?? '') as Record<string, unknown>;
-    return ['dependencies', 'devDependencies', 'optionalDependencies'].some((field) => {
-      const deps = manifest[field];
-      return typeof deps === 'object' && deps !== null && Object.keys(deps).length > 0;
-    });
+    return JSON.parse(read('package.json')?.toString('utf8') ?? '') as Record<string, unknown>;
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+function hasDependencies(read: ProjectFiles): boolean {
+  const found = manifest(read);
+  return ['dependencies', 'devDependencies', 'optionalDependencies'].some((field) => {
+    const deps = found?.[field];
+    return typeof deps === 'object' && deps !== null && Object.keys(deps).length > 0;
+  });
+}
+
+function isOnPath(command: string): boolean {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    try {
+      accessSync(path.join(dir, command), constants.X_OK);
+      return true;
+    } catch {
+      // not in this folder
+    }
+  }
+  return false;
 }

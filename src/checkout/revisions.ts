@@ -168,6 +168,9 @@ async function prepare(revision: Revision, options: CheckoutOptions, installs: I
       options.log(`install ${revision.label}: reused the install of ${from} (${reuse.same})`);
       continue;
     }
+    // Why head installs again after base, where nothing is reused: the log says, as a user asks.
+    if (reuse && reuse.key === undefined && revision.label === 'head')
+      options.log(`install ${revision.label}: installed anew, never reused (${reuse.reason}: node_modules may not be all it writes)`);
     options.log(`${step} ${revision.label}: ${command}`);
     const started = Date.now();
     const result = await runShell(command, { cwd: revision.root, timeoutMs: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS });

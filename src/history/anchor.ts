@@ -98,7 +98,8 @@ export async function installPlan(
     for (const file of INSTALL_FILES)
       if (present.has(file)) contents.set(file, Buffer.from(await run(['show', `${commit}:./${file}`], cwd)));
     const read = (file: string) => contents.get(file);
-    const command = install === undefined ? detectInstallOf(read) : install || undefined;
+    // Which install a commit needs, as a key: whether its tool is on this machine is the run's question, not the plan's.
+    const command = install === undefined ? detectInstallOf(read, () => true) : install || undefined;
     if (!command) {
       none++;
       continue;

@@ -172,15 +172,42 @@ describe('installing and building', () => {
       return dir;
     };
     const manifest = (deps: object) => JSON.stringify({ name: 'x', ...deps });
-    expect(detectInstall(project({ 'package.json': manifest({}), 'pnpm-lock.yaml': '' }))).toBe('pnpm install --frozen-lockfile');
-    expect(detectInstall(project({ 'package.json': manifest({}), 'yarn.lock': '' }))).toBe('yarn install --immutable');
-    expect(detectInstall(project({ 'package.json': manifest({}), 'package-lock.json': '{}' }))).toBe('npm ci --no-audit --no-fund');
-    expect(detectInstall(project({ 'package.json': manifest({}), 'npm-shrinkwrap.json': '{}' }))).toBe('npm ci --no-audit --no-fund');
+    // pnpm and yarn installed (a runner with both on PATH), corepack too.
+    const all = () => true;
+    expect(detectInstall(project({ 'package.json': manifest({}), 'pnpm-lock.yaml': '' }), all)).toBe('pnpm install --frozen-lockfile');
+    // yarn's lockfile: classic (v1 header) or berry (__metadata, or a .yarnrc.yml), each in its frozen mode.
+    expect(detectInstall(project({ 'package.json': manifest({}), 'yarn.lock': '# yarn lockfile v1\n' }), all)).toBe(
+      'yarn install --frozen-lockfile',
+    );
+    expect(detectInstall(project({ 'package.json': manifest({}), 'yarn.lock': '__metadata:\n  version: 8\n' }), all)).toBe(
+      'yarn install --immutable',
+    );
+    expect(detectInstall(project({ 'package.json': manifest({}), 'yarn.lock': '', '.yarnrc.yml': '' }), all)).toBe(
+      'yarn install --immutable',
+    );
+    expect(detectInstall(project({ 'package.json': manifest({}), 'package-lock.json': '{}' }), all)).toBe('npm ci --no-audit --no-fund');
+    expect(detectInstall(project({ 'package.json': manifest({}), 'npm-shrinkwrap.json': '{}' }), all)).toBe('npm ci --no-audit --no-fund');
     // pnpm's lockfile wins over a stray package-lock.json, yarn's too.
-    expect(detectInstall(project({ 'pnpm-lock.yaml': '', 'yarn.lock': '', 'package-lock.json': '{}' }))).toBe(
+    expect(detectInstall(project({ 'pnpm-lock.yaml': '', 'yarn.lock': '', 'package-lock.json': '{}' }), all)).toBe(
       'pnpm install --frozen-lockfile',
     );
-    expect(detectInstall(project({ 'yarn.lock': '', 'package-lock.json': '{}' }))).toBe('yarn install --immutable');
+    expect(detectInstall(project({ 'yarn.lock': '', 'package-lock.json': '{}' }), all)).toBe('yarn install --frozen-lockfile');
+    // packageManager names the tool: corepack runs that version, whatever else is on PATH (nanoid's pnpm, a berry yarn).
+    const named = (pm: string, lock: string, text = '') => project({ 'package.json': manifest({ packageManager: pm }), [lock]: text });
+    expect(detectInstall(named('pnpm@9.15.9', 'pnpm-lock.yaml'), all)).toBe('corepack pnpm install --frozen-lockfile');
+    expect(detectInstall(named('yarn@4.5.3+sha512.abc', 'yarn.lock'), all)).toBe('corepack yarn install --immutable');
+    expect(detectInstall(named('yarn@1.22.22', 'yarn.lock'), all)).toBe('corepack yarn install --frozen-lockfile');
+    // The tool not installed: corepack's own version of it; neither it nor corepack: a clear error, before installing.
+    const only =
+      (...commands: string[]) =>
+      (command: string) =>
+        commands.includes(command);
+    expect(detectInstall(project({ 'pnpm-lock.yaml': '' }), only('corepack'))).toBe('corepack pnpm install --frozen-lockfile');
+    expect(() => detectInstall(project({ 'pnpm-lock.yaml': '' }), only())).toThrow(
+      /lockfile is pnpm's, and pnpm is not installed: install pnpm, or corepack .*"packageManager": "pnpm@<version>".*or set install in benchgate\.yml/,
+    );
+    expect(() => detectInstall(project({ 'bun.lock': '' }), only('corepack'))).toThrow(/bun is not installed: install bun first/);
+    expect(detectInstall(project({ 'bun.lock': '' }), only('bun'))).toBe('bun install --frozen-lockfile');
     // No lockfile: install the dependencies there are, without writing a lockfile; none, nothing to install.
     expect(detectInstall(project({ 'package.json': manifest({ devDependencies: { tinybench: '^6' } }) }))).toBe(
       'npm install --no-audit --no-fund --no-package-lock',
@@ -289,8 +316,11 @@ describe('installs reused', () => {
     expect(installKey(root, 'npm ci')).toEqual({ key: undefined, reason });
     const { command, runs } = installer();
     const repo = repository(npmProject(extra));
-    await checkOut({ cwd: repo, head: 'feature', install: command });
+    const lines: string[] = [];
+    await checkOut({ cwd: repo, head: 'feature', install: command, log: (line) => lines.push(line) });
     expect(runs()).toBe(2);
+    // The log says why head installed again.
+    expect(lines).toContain(`install head: installed anew, never reused (${reason}: node_modules may not be all it writes)`);
   });
 
   it('keys an install by the command, the lockfile and package.json, for later runs too (npm, pnpm and yarn lockfiles)', () => {
