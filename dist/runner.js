@@ -1742,8 +1742,10 @@ var VitestHarness = class {
   package = "vitest";
   suiteStack = [];
   imported(resolved) {
-    this.capture.record("vitest", resolved);
+    const used = () => this.capture.record("vitest", resolved);
+    used();
     const root = () => {
+      used();
       if (!this.suiteStack.length) this.suiteStack.push(newSuite("", void 0, false));
       return this.suiteStack[this.suiteStack.length - 1];
     };

@@ -353,6 +353,22 @@ describe.concurrent('flags', () => { bench.todo('todo'); bench.skip('skip', () =
     expect(files[2]!.error).toMatch(/describe\.each takes an array of cases here \(a template-literal table is not supported\)/);
   });
 
+  it('names vitest, with its version, as the harness of every vitest file in a process, not only the first', async () => {
+    const file = (name: string) => `import { bench, describe } from 'vitest'\ndescribe('${name}', () => { bench('x', () => 1) })\n`;
+    const root = project({
+      'a.bench.mjs': file('a'),
+      'b.bench.mjs': file('b'),
+      'c.bench.mjs': `import { Bench } from 'tinybench'\nconst b = new Bench()\nb.add('t', () => 1)\nawait b.run()\n`,
+    });
+    const { files } = await runner(root, ['a.bench.mjs', 'b.bench.mjs', 'c.bench.mjs']);
+    expect(files.map((f) => [f.harness, f.harnesses?.map((h) => h.harness)])).toEqual([
+      ['vitest', ['vitest']],
+      ['vitest', ['vitest']],
+      ['tinybench', ['tinybench']],
+    ]);
+    expect(files[1]!.harnesses![0]!.version).toBe(files[0]!.harnesses![0]!.version);
+  });
+
   it('runs the tasks of a bare JSON import, and never shows the module graph it was loaded in', async () => {
     const root = project(
       {

@@ -16,8 +16,12 @@ export class VitestHarness implements Harness {
   constructor(private readonly capture: CaptureContext) {}
 
   imported(resolved: string): Namespace {
-    this.capture.record('vitest', resolved);
+    // The module answering `import ... from 'vitest'` is evaluated once a process, at the first file that imports it:
+    // each later file that declares through it is recorded as a vitest file too (else listed as plain tinybench).
+    const used = () => this.capture.record('vitest', resolved);
+    used();
     const root = (): VitestSuite => {
+      used();
       if (!this.suiteStack.length) this.suiteStack.push(newSuite('', undefined, false));
       return this.suiteStack[this.suiteStack.length - 1]!;
     };
