@@ -85474,7 +85474,7 @@ throttling.VERSION = VERSION8;
 throttling.triggersNotification = triggersNotification;
 
 // src/action/run.ts
-import { existsSync as existsSync12, mkdirSync as mkdirSync4, readFileSync as readFileSync17, writeFileSync as writeFileSync2 } from "node:fs";
+import { existsSync as existsSync12, mkdirSync as mkdirSync5, readFileSync as readFileSync17, writeFileSync as writeFileSync3 } from "node:fs";
 import path28 from "node:path";
 
 // src/checkout/git.ts
@@ -86489,7 +86489,7 @@ import os13 from "node:os";
 import path23 from "node:path";
 
 // src/checkout/revisions.ts
-import { existsSync as existsSync5, mkdtempSync, realpathSync, rmSync as rmSync2 } from "node:fs";
+import { cpSync as cpSync2, existsSync as existsSync5, mkdtempSync, readdirSync as readdirSync3, realpathSync, rmSync as rmSync2 } from "node:fs";
 import os6 from "node:os";
 import path10 from "node:path";
 
@@ -86785,7 +86785,12 @@ async function checkout(options) {
     }
     await options.beforeInstall?.({ base: base2, head });
     const installs = options.installs ?? new Installs();
-    for (const revision of [base2, head]) await prepare(revision, options, installs);
+    await prepare(base2, options, installs);
+    if (head.worktree !== void 0 && head.sha === base2.sha && needsPreparing(base2, options)) {
+      copyPrepared(base2, head, options.log);
+    } else {
+      await prepare(head, options, installs);
+    }
     return { base: base2, head, dispose };
   } catch (error2) {
     dispose();
@@ -86850,6 +86855,19 @@ ${indent(result.tail.lines(20))}`
     options.log(`${step} ${revision.label}: done in ${((Date.now() - started) / 1e3).toFixed(1)}s`);
     if (reuse?.key !== void 0) installs.remember(reuse.key, revision.root, describe2, reuse.acrossRuns);
   }
+}
+function needsPreparing(revision, options) {
+  return Boolean(options.build) || Boolean(revision.worktree === void 0 ? void 0 : options.install ?? detectInstall(revision.root));
+}
+function copyPrepared(base2, head, log2) {
+  const started = Date.now();
+  for (const entry of readdirSync3(base2.worktree)) {
+    if (entry === ".git") continue;
+    cpSync2(path10.join(base2.worktree, entry), path10.join(head.worktree, entry), { recursive: true, force: true, verbatimSymlinks: true });
+  }
+  log2(
+    `install head: the same commit as base: base's checkout, installed and built, copied (${((Date.now() - started) / 1e3).toFixed(1)}s), not installed or built again`
+  );
 }
 function restore(installs, key, root) {
   const found = installs.find(key);
@@ -88347,7 +88365,7 @@ function spikedRounds(rounds) {
 }
 
 // src/measure/http/server.ts
-import { readdirSync as readdirSync4, readFileSync as readFileSync6 } from "node:fs";
+import { readdirSync as readdirSync5, readFileSync as readFileSync6 } from "node:fs";
 import { once } from "node:events";
 import http3 from "node:http";
 import path12 from "node:path";
@@ -88380,7 +88398,7 @@ function isListening(port, timeoutMs = 500) {
 }
 
 // src/measure/http/cpu.ts
-import { readdirSync as readdirSync3, readFileSync as readFileSync5 } from "node:fs";
+import { readdirSync as readdirSync4, readFileSync as readFileSync5 } from "node:fs";
 import path11 from "node:path";
 function cpuBetween(start, end) {
   return {
@@ -88408,7 +88426,7 @@ function readCpu(pid, proc = "/proc") {
   if (!main) return void 0;
   let tids;
   try {
-    tids = readdirSync3(tasks);
+    tids = readdirSync4(tasks);
   } catch {
     return void 0;
   }
@@ -88636,7 +88654,7 @@ function groupAlive(pgid) {
   }
 }
 function linuxGroupAlive(pgid) {
-  for (const entry of readdirSync4("/proc")) {
+  for (const entry of readdirSync5("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     const stat3 = statOf(Number(entry));
     if (stat3 && stat3.pgrp === pgid && stat3.state !== "Z" && stat3.state !== "X") return true;
@@ -89284,6 +89302,7 @@ function pushLatencyRatios(into, pair) {
 }
 
 // src/gate/explain.ts
+import { mkdirSync as mkdirSync3, writeFileSync } from "node:fs";
 import path15 from "node:path";
 
 // src/explain/agreement.ts
@@ -96112,6 +96131,10 @@ async function explainStage(run, judged2, micro, http4) {
   const targets = judged2.filter((b) => b.change && (b.verdict === "regression" || mode === "always") && mode !== "never").slice(0, MAX_PROFILED).map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
   if (!targets.length) return { benchmarks: judged2 };
   const dir = path15.resolve(options.cwd, options.profileDir ?? path15.join(".benchgate", "profiles"));
+  if (options.profileDir === void 0) {
+    mkdirSync3(dir, { recursive: true });
+    writeFileSync(path15.join(dir, ".gitignore"), "# benchgate's profiles: not part of the project\n*\n");
+  }
   const warmups = new Map(http4?.benchmarks.map((b) => [b.id, b.http?.schedule?.warmupMs]));
   const common = {
     base: tree.base,
@@ -96502,7 +96525,7 @@ function failed(id, file, message) {
 }
 
 // src/measure/micro/conventions.ts
-import { existsSync as existsSync7, readFileSync as readFileSync10, readdirSync as readdirSync5, statSync as statSync3 } from "node:fs";
+import { existsSync as existsSync7, readFileSync as readFileSync10, readdirSync as readdirSync6, statSync as statSync3 } from "node:fs";
 import path17 from "node:path";
 var NAMES = ["bench", "benchmark", "benchmarks", "perf"];
 var EXTENSIONS = [".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"];
@@ -96567,7 +96590,7 @@ function resolveScriptFile(root, target) {
 }
 function scriptFilesIn(root, dir) {
   try {
-    return readdirSync5(path17.join(root, dir)).filter((name2) => EXTENSIONS.includes(path17.extname(name2)) && !name2.endsWith(".d.ts")).map((name2) => `${dir}/${name2}`).filter((file) => isFile(path17.join(root, file))).sort();
+    return readdirSync6(path17.join(root, dir)).filter((name2) => EXTENSIONS.includes(path17.extname(name2)) && !name2.endsWith(".d.ts")).map((name2) => `${dir}/${name2}`).filter((file) => isFile(path17.join(root, file))).sort();
   } catch {
     return [];
   }
@@ -96586,7 +96609,7 @@ function isFile(file) {
 }
 
 // node_modules/tinyglobby/dist/index.mjs
-import { readdir as readdir2, readdirSync as readdirSync6, realpath, realpathSync as realpathSync2, stat as stat2, statSync as statSync4 } from "fs";
+import { readdir as readdir2, readdirSync as readdirSync7, realpath, realpathSync as realpathSync2, stat as stat2, statSync as statSync4 } from "fs";
 import { isAbsolute, posix, resolve as resolve3 } from "path";
 import { fileURLToPath as fileURLToPath2 } from "url";
 
@@ -97337,7 +97360,7 @@ function getOptions2(options) {
   opts.ignore = ensureStringArray(opts.ignore);
   opts.fs && (opts.fs = {
     readdir: opts.fs.readdir || readdir2,
-    readdirSync: opts.fs.readdirSync || readdirSync6,
+    readdirSync: opts.fs.readdirSync || readdirSync7,
     realpath: opts.fs.realpath || realpath,
     realpathSync: opts.fs.realpathSync || realpathSync2,
     stat: opts.fs.stat || stat2,
@@ -103900,7 +103923,7 @@ ${options.body}`;
 }
 
 // src/history/publish.ts
-import { cpSync as cpSync2, existsSync as existsSync11, mkdirSync as mkdirSync3, readdirSync as readdirSync7, rmSync as rmSync6, writeFileSync } from "node:fs";
+import { cpSync as cpSync3, existsSync as existsSync11, mkdirSync as mkdirSync4, readdirSync as readdirSync8, rmSync as rmSync6, writeFileSync as writeFileSync2 } from "node:fs";
 import path27 from "node:path";
 
 // src/history/site.ts
@@ -104153,7 +104176,7 @@ function writeSite(out, records, options) {
   if (!existsSync11(path27.join(options.assets, "site.js")))
     throw new Error(`the page's script is missing from ${options.assets}: build benchgate (npm run build) first.`);
   if (existsSync11(out)) {
-    const entries = readdirSync7(out);
+    const entries = readdirSync8(out);
     if (entries.length > 0 && !entries.includes(MARKER))
       throw new UserError(`${out} is not empty and was not written by benchgate publish: choose an empty or new folder.`);
     for (const entry of entries) rmSync6(path27.join(out, entry), { recursive: true, force: true });
@@ -104162,13 +104185,13 @@ function writeSite(out, records, options) {
   let bytes = 0;
   for (const file of files) {
     const target = path27.join(out, file.path);
-    mkdirSync3(path27.dirname(target), { recursive: true });
-    writeFileSync(target, file.text);
+    mkdirSync4(path27.dirname(target), { recursive: true });
+    writeFileSync2(target, file.text);
     bytes += Buffer.byteLength(file.text);
   }
-  mkdirSync3(path27.join(out, "assets"), { recursive: true });
-  for (const asset of ["site.js", "site.css"]) cpSync2(path27.join(options.assets, asset), path27.join(out, "assets", asset));
-  writeFileSync(path27.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
+  mkdirSync4(path27.join(out, "assets"), { recursive: true });
+  for (const asset of ["site.js", "site.css"]) cpSync3(path27.join(options.assets, asset), path27.join(out, "assets", asset));
+  writeFileSync2(path27.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
   return { files: files.length + 2, bytes };
 }
 
@@ -104966,15 +104989,15 @@ async function failWithSummary(report2, deps) {
 }
 async function publish(report2, settings, deps, extra) {
   const { core, env } = deps;
-  mkdirSync4(settings.reportDir, { recursive: true });
+  mkdirSync5(settings.reportDir, { recursive: true });
   const markdown = extra ? `${renderMarkdown(report2)}
 ${extra}
 ` : renderMarkdown(report2);
   const jsonPath = path28.join(settings.reportDir, "report.json");
   const markdownPath = path28.join(settings.reportDir, "report.md");
-  writeFileSync2(jsonPath, `${JSON.stringify(report2, null, 2)}
+  writeFileSync3(jsonPath, `${JSON.stringify(report2, null, 2)}
 `);
-  writeFileSync2(markdownPath, markdown);
+  writeFileSync3(markdownPath, markdown);
   const regressions = report2.benchmarks.filter((b) => b.verdict === "regression").length;
   core.setOutput("verdict", report2.verdict);
   core.setOutput("regressions", String(regressions));

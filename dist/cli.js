@@ -76401,7 +76401,7 @@ var require_lib134 = __commonJS({
 import { fileURLToPath as fileURLToPath3 } from "node:url";
 
 // src/cli/main.ts
-import { mkdirSync as mkdirSync5, mkdtempSync as mkdtempSync5, rmSync as rmSync8, writeFileSync as writeFileSync3 } from "node:fs";
+import { mkdirSync as mkdirSync6, mkdtempSync as mkdtempSync5, rmSync as rmSync8, writeFileSync as writeFileSync4 } from "node:fs";
 import os10 from "node:os";
 import path24 from "node:path";
 
@@ -76479,7 +76479,7 @@ import os8 from "node:os";
 import path17 from "node:path";
 
 // src/checkout/revisions.ts
-import { existsSync as existsSync2, mkdtempSync, realpathSync, rmSync as rmSync2 } from "node:fs";
+import { cpSync as cpSync2, existsSync as existsSync2, mkdtempSync, readdirSync as readdirSync3, realpathSync, rmSync as rmSync2 } from "node:fs";
 import os from "node:os";
 import path3 from "node:path";
 
@@ -76962,7 +76962,12 @@ async function checkout(options) {
     }
     await options.beforeInstall?.({ base: base2, head });
     const installs = options.installs ?? new Installs();
-    for (const revision of [base2, head]) await prepare(revision, options, installs);
+    await prepare(base2, options, installs);
+    if (head.worktree !== void 0 && head.sha === base2.sha && needsPreparing(base2, options)) {
+      copyPrepared(base2, head, options.log);
+    } else {
+      await prepare(head, options, installs);
+    }
     return { base: base2, head, dispose };
   } catch (error) {
     dispose();
@@ -77031,6 +77036,19 @@ ${indent(result.tail.lines(20))}`
     options.log(`${step} ${revision.label}: done in ${((Date.now() - started) / 1e3).toFixed(1)}s`);
     if (reuse?.key !== void 0) installs.remember(reuse.key, revision.root, describe2, reuse.acrossRuns);
   }
+}
+function needsPreparing(revision, options) {
+  return Boolean(options.build) || Boolean(revision.worktree === void 0 ? void 0 : options.install ?? detectInstall(revision.root));
+}
+function copyPrepared(base2, head, log2) {
+  const started = Date.now();
+  for (const entry of readdirSync3(base2.worktree)) {
+    if (entry === ".git") continue;
+    cpSync2(path3.join(base2.worktree, entry), path3.join(head.worktree, entry), { recursive: true, force: true, verbatimSymlinks: true });
+  }
+  log2(
+    `install head: the same commit as base: base's checkout, installed and built, copied (${((Date.now() - started) / 1e3).toFixed(1)}s), not installed or built again`
+  );
 }
 function restore(installs, key, root) {
   const found = installs.find(key);
@@ -79063,7 +79081,7 @@ function spikedRounds(rounds) {
 }
 
 // src/measure/http/server.ts
-import { readdirSync as readdirSync4, readFileSync as readFileSync5 } from "node:fs";
+import { readdirSync as readdirSync5, readFileSync as readFileSync5 } from "node:fs";
 import { once } from "node:events";
 import http2 from "node:http";
 import path6 from "node:path";
@@ -79096,7 +79114,7 @@ function isListening(port, timeoutMs = 500) {
 }
 
 // src/measure/http/cpu.ts
-import { readdirSync as readdirSync3, readFileSync as readFileSync4 } from "node:fs";
+import { readdirSync as readdirSync4, readFileSync as readFileSync4 } from "node:fs";
 import path5 from "node:path";
 function cpuBetween(start, end) {
   return {
@@ -79124,7 +79142,7 @@ function readCpu(pid, proc = "/proc") {
   if (!main2) return void 0;
   let tids;
   try {
-    tids = readdirSync3(tasks);
+    tids = readdirSync4(tasks);
   } catch {
     return void 0;
   }
@@ -79352,7 +79370,7 @@ function groupAlive(pgid) {
   }
 }
 function linuxGroupAlive(pgid) {
-  for (const entry of readdirSync4("/proc")) {
+  for (const entry of readdirSync5("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     const stat2 = statOf(Number(entry));
     if (stat2 && stat2.pgrp === pgid && stat2.state !== "Z" && stat2.state !== "X") return true;
@@ -80000,6 +80018,7 @@ function pushLatencyRatios(into, pair) {
 }
 
 // src/gate/explain.ts
+import { mkdirSync as mkdirSync3, writeFileSync } from "node:fs";
 import path9 from "node:path";
 
 // src/explain/agreement.ts
@@ -86828,6 +86847,10 @@ async function explainStage(run, judged2, micro, http3) {
   const targets = judged2.filter((b) => b.change && (b.verdict === "regression" || mode === "always") && mode !== "never").slice(0, MAX_PROFILED).map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
   if (!targets.length) return { benchmarks: judged2 };
   const dir = path9.resolve(options.cwd, options.profileDir ?? path9.join(".benchgate", "profiles"));
+  if (options.profileDir === void 0) {
+    mkdirSync3(dir, { recursive: true });
+    writeFileSync(path9.join(dir, ".gitignore"), "# benchgate's profiles: not part of the project\n*\n");
+  }
   const warmups = new Map(http3?.benchmarks.map((b) => [b.id, b.http?.schedule?.warmupMs]));
   const common = {
     base: tree.base,
@@ -87205,7 +87228,7 @@ function failed(id, file, message) {
 }
 
 // src/measure/micro/conventions.ts
-import { existsSync as existsSync5, readFileSync as readFileSync9, readdirSync as readdirSync5, statSync as statSync3 } from "node:fs";
+import { existsSync as existsSync5, readFileSync as readFileSync9, readdirSync as readdirSync6, statSync as statSync3 } from "node:fs";
 import path11 from "node:path";
 var NAMES = ["bench", "benchmark", "benchmarks", "perf"];
 var EXTENSIONS = [".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"];
@@ -87270,7 +87293,7 @@ function resolveScriptFile(root, target) {
 }
 function scriptFilesIn(root, dir) {
   try {
-    return readdirSync5(path11.join(root, dir)).filter((name2) => EXTENSIONS.includes(path11.extname(name2)) && !name2.endsWith(".d.ts")).map((name2) => `${dir}/${name2}`).filter((file) => isFile(path11.join(root, file))).sort();
+    return readdirSync6(path11.join(root, dir)).filter((name2) => EXTENSIONS.includes(path11.extname(name2)) && !name2.endsWith(".d.ts")).map((name2) => `${dir}/${name2}`).filter((file) => isFile(path11.join(root, file))).sort();
   } catch {
     return [];
   }
@@ -87289,7 +87312,7 @@ function isFile(file) {
 }
 
 // node_modules/tinyglobby/dist/index.mjs
-import { readdir, readdirSync as readdirSync6, realpath, realpathSync as realpathSync2, stat, statSync as statSync4 } from "fs";
+import { readdir, readdirSync as readdirSync7, realpath, realpathSync as realpathSync2, stat, statSync as statSync4 } from "fs";
 import { isAbsolute, posix, resolve as resolve2 } from "path";
 import { fileURLToPath as fileURLToPath2 } from "url";
 
@@ -88040,7 +88063,7 @@ function getOptions2(options) {
   opts.ignore = ensureStringArray(opts.ignore);
   opts.fs && (opts.fs = {
     readdir: opts.fs.readdir || readdir,
-    readdirSync: opts.fs.readdirSync || readdirSync6,
+    readdirSync: opts.fs.readdirSync || readdirSync7,
     realpath: opts.fs.realpath || realpath,
     realpathSync: opts.fs.realpathSync || realpathSync2,
     stat: opts.fs.stat || stat,
@@ -95792,7 +95815,7 @@ function fenced(lines, language = "text") {
 }
 
 // src/history/store.ts
-import { closeSync, existsSync as existsSync8, mkdirSync as mkdirSync3, openSync, readFileSync as readFileSync14, renameSync as renameSync2, rmSync as rmSync6, statSync as statSync7, writeFileSync } from "node:fs";
+import { closeSync, existsSync as existsSync8, mkdirSync as mkdirSync4, openSync, readFileSync as readFileSync14, renameSync as renameSync2, rmSync as rmSync6, statSync as statSync7, writeFileSync as writeFileSync2 } from "node:fs";
 import path21 from "node:path";
 import { setTimeout as sleep3 } from "node:timers/promises";
 var HISTORY_CODEC = {
@@ -95820,12 +95843,12 @@ function codecFileStore(file, limit, codec, maxBytes = MAX_BYTES2) {
     where: file,
     read: () => Promise.resolve().then(read),
     append: async (records) => {
-      mkdirSync3(path21.dirname(path21.resolve(file)), { recursive: true });
+      mkdirSync4(path21.dirname(path21.resolve(file)), { recursive: true });
       const release = await lock(`${file}.lock`);
       try {
         const written = codec.append(read(), records, limit);
         const temp = `${file}.${process.pid}.tmp`;
-        writeFileSync(temp, codec.serialize(written));
+        writeFileSync2(temp, codec.serialize(written));
         renameSync2(temp, file);
         return written;
       } finally {
@@ -95840,7 +95863,7 @@ async function lock(lockFile) {
     try {
       const token = `${process.pid} ${Math.random()}`;
       const fd = openSync(lockFile, "wx");
-      writeFileSync(fd, token);
+      writeFileSync2(fd, token);
       closeSync(fd);
       return () => {
         if (readSafe(lockFile) === token) rmSync6(lockFile, { force: true });
@@ -96086,7 +96109,7 @@ import { existsSync as existsSync11, readFileSync as readFileSync15 } from "node
 import path23 from "node:path";
 
 // src/history/publish.ts
-import { cpSync as cpSync2, existsSync as existsSync10, mkdirSync as mkdirSync4, readdirSync as readdirSync7, rmSync as rmSync7, writeFileSync as writeFileSync2 } from "node:fs";
+import { cpSync as cpSync3, existsSync as existsSync10, mkdirSync as mkdirSync5, readdirSync as readdirSync8, rmSync as rmSync7, writeFileSync as writeFileSync3 } from "node:fs";
 import path22 from "node:path";
 
 // src/history/site.ts
@@ -96383,7 +96406,7 @@ function writeSite(out, records, options) {
   if (!existsSync10(path22.join(options.assets, "site.js")))
     throw new Error(`the page's script is missing from ${options.assets}: build benchgate (npm run build) first.`);
   if (existsSync10(out)) {
-    const entries = readdirSync7(out);
+    const entries = readdirSync8(out);
     if (entries.length > 0 && !entries.includes(MARKER))
       throw new UserError(`${out} is not empty and was not written by benchgate publish: choose an empty or new folder.`);
     for (const entry of entries) rmSync7(path22.join(out, entry), { recursive: true, force: true });
@@ -96392,13 +96415,13 @@ function writeSite(out, records, options) {
   let bytes = 0;
   for (const file of files) {
     const target = path22.join(out, file.path);
-    mkdirSync4(path22.dirname(target), { recursive: true });
-    writeFileSync2(target, file.text);
+    mkdirSync5(path22.dirname(target), { recursive: true });
+    writeFileSync3(target, file.text);
     bytes += Buffer.byteLength(file.text);
   }
-  mkdirSync4(path22.join(out, "assets"), { recursive: true });
-  for (const asset of ["site.js", "site.css"]) cpSync2(path22.join(options.assets, asset), path22.join(out, "assets", asset));
-  writeFileSync2(path22.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
+  mkdirSync5(path22.join(out, "assets"), { recursive: true });
+  for (const asset of ["site.js", "site.css"]) cpSync3(path22.join(options.assets, asset), path22.join(out, "assets", asset));
+  writeFileSync3(path22.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
   return { files: files.length + 2, bytes };
 }
 
@@ -96659,8 +96682,8 @@ benchgate: crashed (${messageOf(error)}): benchmark processes stopped and worktr
 }
 function write(cwd, file, text2) {
   const target = path24.resolve(cwd, file);
-  mkdirSync5(path24.dirname(target), { recursive: true });
-  writeFileSync3(target, text2);
+  mkdirSync6(path24.dirname(target), { recursive: true });
+  writeFileSync4(target, text2);
 }
 function progressPrinter(stream) {
   let pending = false;

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { UserError } from '../util/errors.js';
@@ -100,7 +100,12 @@ export async function checkout(options: CheckoutOptions): Promise<Checkout> {
     }
     await options.beforeInstall?.({ base, head });
     const installs = options.installs ?? new Installs();
-    for (const revision of [base, head]) await prepare(revision, options, installs);
+    await prepare(base, options, installs);
+    if (head.worktree !== undefined && head.sha === base.sha && needsPreparing(base, options)) {
+      copyPrepared(base, head, options.log);
+    } else {
+      await prepare(head, options, installs);
+    }
     return { base, head, dispose };
   } catch (error) {
     dispose();
@@ -188,6 +193,28 @@ async function prepare(revision: Revision, options: CheckoutOptions, installs: I
     options.log(`${step} ${revision.label}: done in ${((Date.now() - started) / 1000).toFixed(1)}s`);
     if (reuse?.key !== undefined) installs.remember(reuse.key, revision.root, describe, reuse.acrossRuns);
   }
+}
+
+function needsPreparing(revision: Revision, options: CheckoutOptions): boolean {
+  return Boolean(options.build) || Boolean(revision.worktree === undefined ? undefined : (options.install ?? detectInstall(revision.root)));
+}
+
+/**
+ * head is base's commit (an A/A compare, `--base X --head X`): base's checkout, installed and built, is copied to head
+ * (node_modules and whatever the install and build wrote anywhere in the tree: a nested benchmark package's own
+ * install, a build folder), where installing and building the same commit again would only take as long and give the
+ * same files. Symbolic links are copied as they are (relative ones point into head's copy).
+ */
+function copyPrepared(base: Revision, head: Revision, log: (line: string) => void): void {
+  const started = Date.now();
+  for (const entry of readdirSync(base.worktree!)) {
+    // .git is the worktree's own link to the repository: head keeps its own.
+    if (entry === '.git') continue;
+    cpSync(path.join(base.worktree!, entry), path.join(head.worktree!, entry), { recursive: true, force: true, verbatimSymlinks: true });
+  }
+  log(
+    `install head: the same commit as base: base's checkout, installed and built, copied (${((Date.now() - started) / 1000).toFixed(1)}s), not installed or built again`,
+  );
 }
 
 /** A known install of `key` copied into `root`: what it came from, or undefined to install (none, or the copy failed). */

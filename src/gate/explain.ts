@@ -1,3 +1,4 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type MeasuredCost, agreement } from '../explain/agreement.js';
 import { type Explanation, type ProfileTarget, explain } from '../explain/run.js';
@@ -24,6 +25,12 @@ export async function explainStage(
     .map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
   if (!targets.length) return { benchmarks: judged };
   const dir = path.resolve(options.cwd, options.profileDir ?? path.join('.benchgate', 'profiles'));
+  // The default folder is in the user's working tree: ignored by git from inside (a `*` that ignores itself too),
+  // so a run leaves no untracked folder behind and needs no line in the project's .gitignore.
+  if (options.profileDir === undefined) {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, '.gitignore'), "# benchgate's profiles: not part of the project\n*\n");
+  }
   const warmups = new Map(http?.benchmarks.map((b) => [b.id, b.http?.schedule?.warmupMs]));
   const common = {
     base: tree.base,

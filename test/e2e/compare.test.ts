@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -100,6 +101,11 @@ describe('benchgate compare, through the real CLI', () => {
 
     // The regression is explained by a CPU profile of each revision, taken after the verdict.
     expect(report.run.profile).toMatchObject({ dir: path.join(repo, '.benchgate/profiles'), benchmarks: 1 });
+    // In the working tree, yet nothing for git to show: the folder ignores itself.
+    expect(readdirSync(path.join(repo, '.benchgate/profiles')).length).toBeGreaterThan(1);
+    expect(
+      execFileSync('git', ['status', '--porcelain', '--untracked-files=all', '--', '.benchgate'], { cwd: repo, encoding: 'utf8' }),
+    ).toBe('');
     expect(report.run.profile.durationMs).toBeGreaterThan(1000);
     const { profile } = bench;
     expect(profile.unit).toBe('call');

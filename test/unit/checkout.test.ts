@@ -281,6 +281,39 @@ describe('installs reused', () => {
     'package.json': `${JSON.stringify({ name: 'x', dependencies: { dep: '1.0.0' }, ...extra })}\n`,
   });
 
+  it('installs and builds the same commit once when head is base (an A/A compare), even where installs are never reused', async () => {
+    const { command, runs } = installer();
+    // A prepare script: no install of it is ever reused between commits, but the same commit is the same tree.
+    const repo = repository(npmProject({ scripts: { prepare: 'node -e 0' } }));
+    const lines: string[] = [];
+    const tree = await checkOut({
+      cwd: repo,
+      head: 'main',
+      install: command,
+      build: 'mkdir -p out && echo $PWD > out/built',
+      log: (line) => lines.push(line),
+    });
+    expect(runs()).toBe(1);
+    expect(lines.filter((line) => line.startsWith('build '))).toEqual([
+      'build base: mkdir -p out && echo $PWD > out/built',
+      expect.stringMatching(/^build base: done in /),
+    ]);
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^install head: the same commit as base: base's checkout, installed and built, copied \(\d+\.\ds\), not installed or built again$/,
+      ),
+    );
+    // head's own tree, with base's install and build output in it; its worktree is still its own (git knows it).
+    expect(tree.head.root).not.toBe(tree.base.root);
+    expect(readFileSync(path.join(tree.head.root, 'node_modules/dep/lock.json'), 'utf8')).toBe(npmProject()['package-lock.json']);
+    expect(realpathSync(path.join(tree.head.root, 'node_modules/dep/.bin/link'))).toBe(
+      realpathSync(path.join(tree.head.root, 'node_modules/dep/lock.json')),
+    );
+    expect(existsSync(path.join(tree.head.root, 'out/built'))).toBe(true);
+    expect(git(tree.head.root, 'rev-parse', '--show-toplevel')).toBe(realpathSync(tree.head.worktree!));
+    tree.dispose();
+  });
+
   it('copies base’s install to head when the lockfile and package.json are the same, and installs head when they differ', async () => {
     const { command, runs } = installer();
     const repo = repository(npmProject());
