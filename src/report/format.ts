@@ -92,19 +92,63 @@ export function fitMiddle(text: string, width: number): string {
 }
 
 /**
+ * Labels of at most `width` characters for texts shown side by side, each fitted as fitMiddle fits it, except where two
+ * different texts would read alike (`cookie.stri…et-cookies` for both 10 and 100 set-cookies): those show the part
+ * where their group first differs, with an ellipsis on each side that was cut.
+ */
+export function fitDistinct(texts: readonly string[], width: number): string[] {
+  const fitted = texts.map((text) => fitMiddle(text, width));
+  const groups = new Map<string, number[]>();
+  fitted.forEach((label, i) => groups.set(label, [...(groups.get(label) ?? []), i]));
+  for (const members of groups.values()) {
+    const originals = new Set(members.map((i) => texts[i]!));
+    if (originals.size < 2) continue;
+    const differ = firstDifference(members.map((i) => texts[i]!));
+    for (const i of members) fitted[i] = windowAround(texts[i]!, differ, width);
+  }
+  return fitted;
+}
+
+function firstDifference(texts: readonly string[]): number {
+  for (let at = 0; ; at++) if (texts.some((text) => text[at] !== texts[0]![at])) return at;
+}
+
+function windowAround(text: string, at: number, width: number): string {
+  if (text.length <= width) return text;
+  const room = Math.max(1, width - 2);
+  const start = Math.max(0, Math.min(at - Math.floor(room / 2), text.length - room));
+  const end = Math.min(text.length, start + room + (start === 0 ? 1 : 0));
+  return `${start > 0 ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`;
+}
+
+/**
  * A text as lines of at most `width` characters (`restWidth` after the first), broken at spaces where it
- * can and inside a word only when one is longer than a line: every other character is kept, so a long id
- * stays whole and identifiable.
+ * can, after a separator (. / - _ : , > | @ #) in a word longer than a line, and inside a word only when it has none:
+ * every other character is kept, so a long id stays whole and identifiable.
  */
 export function wrapText(text: string, width: number, restWidth = width): string[] {
   const lines: string[] = [];
   let rest = text;
   for (let room = Math.max(1, width); rest.length > room; room = Math.max(1, restWidth)) {
     const space = rest.lastIndexOf(' ', room);
-    const cut = space > 0 ? space : room;
+    if (space > 0) {
+      lines.push(rest.slice(0, space));
+      rest = rest.slice(space + 1);
+      continue;
+    }
+    // A word longer than the line (a task id, a path): broken after a separator in it, "cookie." / "stringifySetCookie",
+    // never inside a word where it has one.
+    const at = lastSeparator(rest.slice(0, room));
+    const cut = at > 0 ? at + 1 : room;
     lines.push(rest.slice(0, cut));
-    rest = rest.slice(space > 0 ? cut + 1 : cut);
+    rest = rest.slice(cut);
   }
   lines.push(rest);
   return lines;
+}
+
+/** The last separator a long word may be broken after (not its first character), or -1. */
+function lastSeparator(text: string): number {
+  for (let i = text.length - 1; i > 0; i--) if ('./-_:,>|@#'.includes(text[i]!)) return i;
+  return -1;
 }

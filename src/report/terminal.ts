@@ -5,6 +5,7 @@ import { terminalText as printable } from './escape.js';
 import { formatBudget, formatConfidence, formatDuration } from '../util/format.js';
 import {
   columnsLegend,
+  fitDistinct,
   fitMiddle as fit,
   formatChange,
   formatResolvable,
@@ -245,9 +246,13 @@ function nativeLines(report: Report, paint: (style: Style, text: string) => stri
     if (file.rows.length) {
       const rest = sections.header.slice(1).map((h, i) => Math.max(h.length, ...file.rows.map((row) => row[i + 1]!.length)));
       const room = Math.max(12, width - 2 - rest.reduce((sum, w) => sum + w + 2, 0));
+      const labels = fitDistinct(
+        file.rows.map((row) => printable(row[0]!)),
+        room,
+      );
       const table = plainTable(
         sections.header,
-        file.rows.map((row) => row.map((cell, i) => (i === 0 ? fit(printable(cell), room) : printable(cell)))),
+        file.rows.map((row, r) => row.map((cell, i) => (i === 0 ? labels[r]! : printable(cell)))),
       );
       table.forEach((line, i) => lines.push(i > 0 && file.rows[i - 1]![5] === 'disagrees' ? paint('yellow', `  ${line}`) : `  ${line}`));
     }
@@ -268,9 +273,13 @@ function soloLines(report: Report, paint: (style: Style, text: string) => string
   if (sections.rows.length) {
     const rest = sections.header.slice(1).map((h, i) => Math.max(h.length, ...sections.rows.map((row) => row[i + 1]!.length)));
     const room = Math.max(12, width - 2 - rest.reduce((sum, w) => sum + w + 2, 0));
+    const labels = fitDistinct(
+      sections.rows.map((row) => printable(row[0]!)),
+      room,
+    );
     const table = plainTable(
       sections.header,
-      sections.rows.map((row) => row.map((cell, i) => (i === 0 ? fit(printable(cell), room) : printable(cell)))),
+      sections.rows.map((row, r) => row.map((cell, i) => (i === 0 ? labels[r]! : printable(cell)))),
     );
     table.forEach((line, i) => lines.push(i > 0 && sections.rows[i - 1]![3] === 'disagrees' ? paint('yellow', `  ${line}`) : `  ${line}`));
   }
