@@ -15,6 +15,7 @@ import { readReport, reportFiles } from '../report/read.js';
 import type { Report } from '../report/model.js';
 import { renderTerminal } from '../report/terminal.js';
 import { terminalText } from '../report/escape.js';
+import { steadyTimeLeft } from '../report/format.js';
 import { describeFailure, messageOf } from '../util/errors.js';
 import { killAll } from '../util/processes.js';
 import { signalExitCode, trapSignals } from '../util/signals.js';
@@ -271,6 +272,7 @@ function write(cwd: string, file: string, text: string): void {
 /** Log lines and a progress line on stderr: rewritten in place on a terminal, one line per round elsewhere. */
 function progressPrinter(stream: NodeJS.WriteStream) {
   let pending = false;
+  const steady = steadyTimeLeft();
   const clear = () => {
     if (pending && stream.isTTY) stream.write('\r\x1b[K');
     pending = false;
@@ -282,7 +284,8 @@ function progressPrinter(stream: NodeJS.WriteStream) {
       stream.write(`benchgate: ${terminalText(line, { keepNewlines: true })}\n`);
     },
     update(p: MeasureProgress) {
-      const left = p.round > 1 ? ` · ~${formatDuration(p.remainingMs)} left` : '';
+      const remaining = steady(p);
+      const left = p.round > 1 ? ` · ~${formatDuration(remaining)} left` : '';
       const text = `benchgate: round ${p.round} of ${p.rounds} · ${formatDuration(p.elapsedMs)} elapsed${left}`;
       if (stream.isTTY) {
         clear();

@@ -152,3 +152,20 @@ function lastSeparator(text: string): number {
   for (let i = text.length - 1; i > 0; i--) if ('./-_:,>|@#'.includes(text[i]!)) return i;
   return -1;
 }
+
+/**
+ * The progress line's time left, steadied: half the last estimate (less the time since) and half the new one, so a
+ * round that ran faster or slower than the others (task times reallocated, a busy neighbour) moves it by half, not
+ * all ("~1m55s left" then "~31s left" on the next round). A new target of rounds starts it afresh.
+ */
+export function steadyTimeLeft(): (p: { remainingMs: number; elapsedMs: number; rounds: number }) => number {
+  let last: { remainingMs: number; elapsedMs: number; rounds: number } | undefined;
+  return (p) => {
+    const shown =
+      last && last.rounds === p.rounds && p.elapsedMs >= last.elapsedMs
+        ? Math.max(0, (last.remainingMs - (p.elapsedMs - last.elapsedMs) + p.remainingMs) / 2)
+        : p.remainingMs;
+    last = { remainingMs: shown, elapsedMs: p.elapsedMs, rounds: p.rounds };
+    return shown;
+  };
+}

@@ -1,6 +1,6 @@
 // Long names in logs and comments: wrapped where a reader can follow them, never cut inside a word that has a separator.
 import { describe, expect, it } from 'vitest';
-import { fitDistinct, fitMiddle, wrapText } from '../../src/report/format.js';
+import { fitDistinct, fitMiddle, steadyTimeLeft, wrapText } from '../../src/report/format.js';
 
 describe('wrapText', () => {
   it('breaks at spaces first, keeping every character', () => {
@@ -37,5 +37,18 @@ describe('fitDistinct', () => {
   it('leaves labels that already differ, and identical texts, as fitMiddle fits them', () => {
     const ids = ['a very long task name number one', 'another very long task name, two', 'a very long task name number one'];
     expect(fitDistinct(ids, 12)).toEqual(ids.map((id) => fitMiddle(id, 12)));
+  });
+});
+
+describe('steadyTimeLeft', () => {
+  it('moves half way to a new estimate, counting the time since the last, and starts afresh for a new target', () => {
+    const left = steadyTimeLeft();
+    expect(left({ remainingMs: 115_000, elapsedMs: 20_000, rounds: 15 })).toBe(115_000);
+    // The next round reads 31 s left (task times reallocated): shown half way, from 105 s (115 s less 10 s) to 31 s.
+    expect(left({ remainingMs: 31_000, elapsedMs: 30_000, rounds: 15 })).toBe(68_000);
+    expect(left({ remainingMs: 28_000, elapsedMs: 32_000, rounds: 15 })).toBe(47_000);
+    // Never below zero; a new target (rounds past the first look) is a new estimate.
+    expect(left({ remainingMs: 0, elapsedMs: 200_000, rounds: 15 })).toBe(0);
+    expect(left({ remainingMs: 40_000, elapsedMs: 201_000, rounds: 20 })).toBe(40_000);
   });
 });

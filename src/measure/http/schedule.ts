@@ -133,7 +133,12 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
     /** One round into the main samples or the confirmation group; false when it did not fit or failed. */
     const runRound = async (round: number, target: number, into: 'main' | 'confirmation', keepBack: number): Promise<boolean> => {
       if (now() + estimate() + reserved + keepBack > plan.deadline) return false;
-      plan.onProgress?.({ round: round + 1, rounds: target, elapsedMs: now() - started, remainingMs: estimate() * (target - round) });
+      plan.onProgress?.({
+        round: round + 1,
+        rounds: target,
+        elapsedMs: now() - started,
+        remainingMs: Math.min(estimate() * (target - round), plan.deadline - now()),
+      });
       const roundStart = now();
       const cpuBefore = sampleCpu();
       const load1 = os.loadavg()[0] ?? 0;

@@ -297,7 +297,12 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
       break;
     }
     const target = round < plannedRounds ? plannedRounds : maxRounds();
-    plan.onProgress?.({ round: round + 1, rounds: target, elapsedMs: elapsed, remainingMs: roundMs * (target - round) });
+    plan.onProgress?.({
+      round: round + 1,
+      rounds: target,
+      elapsedMs: elapsed,
+      remainingMs: Math.min(roundMs * (target - round), plan.timeLimitMs - elapsed),
+    });
     await runOne(round, decided, 'main');
     rounds++;
     // Before the first look, its rounds and a confirmation must fit in the time left.
@@ -368,7 +373,12 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
         const elapsed = now() - started;
         const roundMs = roundLength(elapsed);
         if (elapsed + roundMs > plan.timeLimitMs) return;
-        plan.onProgress?.({ round: i + 1, rounds: target, elapsedMs: elapsed, remainingMs: roundMs * (target - i) });
+        plan.onProgress?.({
+          round: i + 1,
+          rounds: target,
+          elapsedMs: elapsed,
+          remainingMs: Math.min(roundMs * (target - i), plan.timeLimitMs - elapsed),
+        });
         await runOne(rounds + i, others, 'confirmation');
         confirmRounds++;
       }
