@@ -46,6 +46,8 @@ export interface CheckoutOptions {
    * files alone (the config at base, the bench files) is checked here, so a run with nothing to measure costs no install.
    */
   beforeInstall?: ((tree: { base: Revision; head: Revision }) => Promise<void> | void) | undefined;
+  /** Folders (relative to a revision's project) of packages of their own to install after its install and build. */
+  packages?: ((revision: Revision) => string[]) | undefined;
 }
 
 export interface Checkout {
@@ -177,26 +179,58 @@ async function prepare(revision: Revision, options: CheckoutOptions, installs: I
     if (reuse && reuse.key === undefined && revision.label === 'head')
       options.log(`install ${revision.label}: installed anew, never reused (${reuse.reason}: node_modules may not be all it writes)`);
     options.log(`${step} ${revision.label}: ${command}`);
-    const started = Date.now();
-    const result = await runShell(command, { cwd: revision.root, timeoutMs: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS });
-    if (result.code !== 0) {
-      const limit = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-      const how = result.timedOut
-        ? `did not finish within install-timeout (${formatDuration(limit)}) and was killed`
-        : result.signal
-          ? `was killed by ${result.signal}`
-          : `exited with code ${result.code}`;
-      throw new UserError(
-        `The ${step} of ${describe} failed: \`${command}\` ${how} in ${revision.root}.\nLast lines of its output:\n${indent(result.tail.lines(20))}`,
-      );
-    }
-    options.log(`${step} ${revision.label}: done in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+    await runStep(step, command, revision.root, { label: revision.label, describe }, options);
     if (reuse?.key !== undefined) installs.remember(reuse.key, revision.root, describe, reuse.acrossRuns);
+  }
+  await installPackages(revision, options, describe);
+}
+
+/** One install or build command in `cwd`: done, or a UserError with its last lines of output. */
+async function runStep(
+  step: string,
+  command: string,
+  cwd: string,
+  { label, describe }: { label: string; describe: string },
+  options: CheckoutOptions,
+): Promise<void> {
+  const started = Date.now();
+  const limit = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+  const result = await runShell(command, { cwd, timeoutMs: limit });
+  if (result.code !== 0) {
+    const how = result.timedOut
+      ? `did not finish within install-timeout (${formatDuration(limit)}) and was killed`
+      : result.signal
+        ? `was killed by ${result.signal}`
+        : `exited with code ${result.code}`;
+    throw new UserError(
+      `The ${step} of ${describe} failed: \`${command}\` ${how} in ${cwd}.\nLast lines of its output:\n${indent(result.tail.lines(20))}`,
+    );
+  }
+  options.log(`${step} ${label}: done in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+}
+
+/**
+ * The packages of their own that bench files live in (uuid's examples/benchmark, whose package.json depends on the
+ * project as built): each installed in its folder, after the project's own install and build, with the command its
+ * lockfile calls for. A worktree's only: the user's working tree is never installed.
+ */
+async function installPackages(revision: Revision, options: CheckoutOptions, describe: string): Promise<void> {
+  if (revision.worktree === undefined) return;
+  for (const dir of options.packages?.(revision) ?? []) {
+    const folder = path.join(revision.root, dir);
+    const command = detectInstall(folder);
+    if (!command) continue;
+    options.log(`install ${revision.label}: ${dir}/, the package its bench files are in: ${command}`);
+    await runStep('install', command, folder, { label: revision.label, describe: `${describe}, in ${dir}/` }, options);
   }
 }
 
 function needsPreparing(revision: Revision, options: CheckoutOptions): boolean {
-  return Boolean(options.build) || Boolean(revision.worktree === undefined ? undefined : (options.install ?? detectInstall(revision.root)));
+  return (
+    Boolean(options.build) ||
+    Boolean(options.packages?.(revision).length) ||
+    Boolean(revision.worktree === undefined ? undefined : (options.install ?? detectInstall(revision.root)))
+  );
 }
 
 /**

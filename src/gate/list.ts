@@ -1,6 +1,7 @@
 import { checkout, workingTree } from '../checkout/revisions.js';
 import { loadConfig } from '../config/load.js';
 import { loadInventory, withInstallHints } from '../measure/micro/inventory.js';
+import { benchPackages } from '../measure/micro/conventions.js';
 import { benchFilesOf } from './files.js';
 import type { Listing } from '../report/listing.js';
 import { allowChildVariables, killStrays } from '../util/processes.js';
@@ -10,6 +11,7 @@ import { type GateOptions, withOverrides } from './options.js';
 export async function listBenchmarks(options: Omit<GateOptions, 'base' | 'probePath'> & { base?: string | undefined }): Promise<Listing> {
   const config = withOverrides(loadConfig({ root: options.cwd, file: options.configFile }), options.overrides);
   allowChildVariables({ trusted: options.childEnv, fromConfig: config.env });
+  const found = new Map<string, string[]>();
   // Neither revision named: the working tree as it is, with nothing checked out.
   const tree =
     options.base === undefined && options.head === undefined
@@ -24,11 +26,18 @@ export async function listBenchmarks(options: Omit<GateOptions, 'base' | 'probeP
           installs: options.installs,
           log: options.log,
           onCleanup: options.onCleanup,
+          // Each revision's bench files, found before it is installed: a package of their own is installed with it.
+          beforeInstall: async ({ base, head }) => {
+            for (const revision of [base, head]) found.set(revision.root, await benchFilesOf(revision.root, config));
+          },
+          packages: (revision) => benchPackages(revision.root, found.get(revision.root) ?? []),
         });
   try {
     const revisions = options.base === undefined || !tree.base ? [tree.head] : [tree.base, tree.head];
     const loaded = await loadInventory(
-      await Promise.all(revisions.map(async (revision) => ({ revision, files: await benchFilesOf(revision.root, config) }))),
+      await Promise.all(
+        revisions.map(async (revision) => ({ revision, files: found.get(revision.root) ?? (await benchFilesOf(revision.root, config)) })),
+      ),
       { runnerPath: options.runnerPath, stallTimeoutMs: config.micro.taskTimeoutMs },
     );
     const inventory = withInstallHints(loaded, config.install);

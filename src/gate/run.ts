@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { checkout } from '../checkout/revisions.js';
+import { benchPackages } from '../measure/micro/conventions.js';
 import { loadConfig } from '../config/load.js';
 import { currentEnvironment } from '../report/environment.js';
 import { REPORT_VERSION, type Report, runVerdict, sortBenchmarks, summarize, withAnswer } from '../report/model.js';
@@ -43,6 +44,11 @@ export async function runGate(options: GateOptions): Promise<Report> {
     installs: options.installs,
     log: options.log,
     onCleanup: options.onCleanup,
+    // A bench file in a package of its own (a nested package.json with dependencies) gets that package installed.
+    packages: (revision) => {
+      const files = revision.label === 'base' ? known?.found?.base : known?.found?.head;
+      return files ? benchPackages(revision.root, files) : [];
+    },
     beforeInstall: async (checkedOut) => {
       const chosen = choosePolicy(own, checkedOut, options);
       known = { chosen, found: await findBenchFiles({ config: chosen.config, tree: checkedOut, options }) };

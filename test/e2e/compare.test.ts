@@ -316,6 +316,41 @@ describe('benchgate compare, through the real CLI', () => {
     ]);
   });
 
+  it("installs a bench file's own package after the build, as uuid's examples/benchmark depends on the built project", async () => {
+    // The root build writes .build/lib (a package); examples/bench is a package of its own that depends on it by path.
+    const build = (loops: string) =>
+      `import { mkdirSync, writeFileSync } from 'node:fs';\nmkdirSync('.build/lib', { recursive: true });\n` +
+      `writeFileSync('.build/lib/package.json', JSON.stringify({ name: 'lib', version: '1.0.0', type: 'module', main: 'index.js' }));\n` +
+      `writeFileSync('.build/lib/index.js', 'export const sum = () => { let s = 0; for (let i = 0; i < ${loops}; i++) s += i; return s; };');\n`;
+    repo = inlineRepo(
+      {
+        'build.mjs': build('100'),
+        'examples/bench/package.json': JSON.stringify({
+          name: 'bench',
+          private: true,
+          type: 'module',
+          dependencies: { lib: 'file:../../.build/lib' },
+        }),
+        'examples/bench/node.js': "import { sum } from 'lib';\nexport default { sum };\n",
+        'benchgate.yml': `${FAST}  files: examples/bench/node.js\nbuild: node build.mjs\n`,
+      },
+      { 'build.mjs': build('10000') },
+    );
+    const run = await runCli(['compare', '--base', 'main', '--head', 'feature', '--profile', 'never', '--json', 'report.json'], repo);
+    const output = run.stdout + run.stderr;
+    expect(run.code, output).toBe(1);
+    for (const side of ['base', 'head'])
+      expect(output).toContain(
+        `install ${side}: examples/bench/, the package its bench files are in: npm install --no-audit --no-fund --no-package-lock`,
+      );
+    // After the build it depends on: the build's line comes first.
+    expect(output.indexOf('build base: node build.mjs')).toBeLessThan(output.indexOf('install base: examples/bench/'));
+    const report = readJson(path.join(repo, 'report.json'));
+    expect(report.benchmarks.map((b: { id: string; verdict: string }) => [b.id, b.verdict])).toEqual([
+      ['examples/bench/node.js > sum', 'regression'],
+    ]);
+  });
+
   it('measures one revision per process with --isolation process', async () => {
     repo = fixtureRepo('ids', { config: FAST });
     const run = await runCli(['compare', '--base', 'main', '--isolation', 'process', '--profile', 'never', '--json', 'report.json'], repo);

@@ -115,3 +115,33 @@ function isBenchFile(root: string, file: string): boolean {
 function isFile(file: string): boolean {
   return existsSync(file) && statSync(file).isFile();
 }
+
+/**
+ * The folders, inside the project, of the packages of their own that bench files live in: a bench file's nearest
+ * package.json below the project's root, where it declares dependencies (uuid's examples/benchmark depends on the
+ * project's build). Relative, forward slashes, sorted.
+ */
+export function benchPackages(root: string, files: readonly string[]): string[] {
+  const found = new Set<string>();
+  for (const file of files) {
+    for (let dir = path.posix.dirname(file); dir !== '.' && dir !== '/' && dir !== ''; dir = path.posix.dirname(dir)) {
+      const manifest = path.join(root, dir, 'package.json');
+      if (!existsSync(manifest)) continue;
+      if (declaresDependencies(manifest)) found.add(dir);
+      break;
+    }
+  }
+  return [...found].sort();
+}
+
+function declaresDependencies(manifest: string): boolean {
+  try {
+    const parsed = JSON.parse(readFileSync(manifest, 'utf8')) as Record<string, unknown>;
+    return ['dependencies', 'devDependencies', 'optionalDependencies'].some((field) => {
+      const deps = parsed[field];
+      return typeof deps === 'object' && deps !== null && Object.keys(deps).length > 0;
+    });
+  } catch {
+    return false;
+  }
+}
